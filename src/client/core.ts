@@ -1,0 +1,269 @@
+import { Agent, request, type Dispatcher } from 'undici';
+import { APIError, ConnectionError, ProtocolError, TimeoutError } from './errors.js';
+
+export const DEFAULT_API_ROOT = 'https://openrouter.ai/api';
+export const DEFAULT_TIMEOUT_MS = 120_000;
+export const DEFAULT_MAX_RETRIES = 2;
+export const VERSION = '0.1.0';
+
+export interface RetryInfo {
+  attempt: number;
+  delayMs: number;
+  reason: string;
+}
+
+export interface ClientOptions {
+  apiKey?: string;
+  /** Root of the HTTP API; `{api_root}/v1` and `{api_root}/alpha` are derived from it. */
+  apiRoot?: string;
+  timeoutMs?: number;
+  maxRetries?: number;
+  userAgent?: string;
+  headers?: Record<string, string>;
+  onRetry?: (info: RetryInfo) => void;
+  dispatcher?: Dispatcher;
+}
+
+export type Base = 'v1' | 'alpha' | 'root';
+
+/**
+ * always: retry every transient failure (idempotent calls, and POSTs that create nothing lasting).
+ * unaccepted: retry only when the server cannot have acted on the request (refused connection, 429, 503).
+ * never: a single attempt.
+ */
+export type RetryPolicy = 'always' | 'unaccepted' | 'never';
+
+export type Query = Record<string, string | number | boolean | string[] | undefined>;
+
+export interface RequestOptions {
+  method: 'GET' | 'POST' | 'DELETE' | 'PATCH' | 'PUT';
+  path: string;
+  base?: Base;
+  query?: Query;
+  /** JSON body. */
+  body?: unknown;
+  /** A body produced afresh for each attempt (for streamed uploads). */
+  bodyFactory?: () => AsyncIterable<Uint8Array | string> | Uint8Array | string;
+  contentType?: string;
+  headers?: Record<string, string | undefined>;
+  signal?: AbortSignal;
+  retry?: RetryPolicy;
+  timeoutMs?: number;
+  accept?: string;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: AsyncIterable<Uint8Array> & { text(): Promise<string>; dump(): Promise<void> };
+  requestId: string | undefined;
+}
+
+const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 524, 529]);
+const UNACCEPTED_STATUS = new Set([429, 503]);
+const NOT_DELIVERED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+const MAX_BACKOFF_MS = 8_000;
+const MAX_RETRY_AFTER_MS = 120_000;
+
+/** Parses `Retry-After` (delta seconds or an HTTP date) into milliseconds from now. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (!v) return undefined;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(v)) return Math.round(Number(v) * 1000);
+  const date = Date.parse(v);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+export function backoffDelay(attempt: number, retryAfterMs: number | undefined, random = Math.random): number {
+  if (retryAfterMs !== undefined) return Math.min(retryAfterMs, MAX_RETRY_AFTER_MS);
+  const ceiling = Math.min(MAX_BACKOFF_MS, 500 * 2 ** attempt);
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}
+
+function errorCode(err: unknown): string | undefined {
+  let e: unknown = err;
+  for (let depth = 0; e && depth < 4; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function isAbort(err: unknown): boolean {
+  return (err as { name?: string })?.name === 'AbortError' || errorCode(err) === 'ABORT_ERR';
+}
+
+/** Maps a low-level undici/socket failure onto the client's error types. */
+export function toConnectionError(err: unknown, url: string): Error {
+  if (isAbort(err) || err instanceof APIError || err instanceof ConnectionError) return err as Error;
+  const code = errorCode(err);
+  const host = new URL(url).host;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return new TimeoutError(`timed out waiting for ${host}`, { cause: err, maybeDelivered: true });
+  }
+  if (code && NOT_DELIVERED_CODES.has(code)) {
+    const what = code === 'ECONNREFUSED' ? 'connection refused' : code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connect timed out' : 'host not reachable';
+    return new ConnectionError(`${what}: ${host}`, { cause: err, maybeDelivered: false });
+  }
+  const detail = (err as Error)?.message || code || 'connection failed';
+  return new ConnectionError(`connection to ${host} failed: ${detail}`, { cause: err, maybeDelivered: true });
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+export class HttpCore {
+  readonly apiRoot: string;
+  readonly timeoutMs: number;
+  readonly maxRetries: number;
+  private readonly apiKey: string | undefined;
+  private readonly userAgent: string;
+  private readonly extraHeaders: Record<string, string>;
+  private readonly onRetry: ((info: RetryInfo) => void) | undefined;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+
+  constructor(opts: ClientOptions = {}) {
+    this.apiKey = opts.apiKey;
+    this.apiRoot = (opts.apiRoot ?? DEFAULT_API_ROOT).replace(/\/+$/, '');
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
+    this.userAgent = opts.userAgent ?? `router-cli/${VERSION} node/${process.versions.node}`;
+    this.extraHeaders = opts.headers ?? {};
+    this.onRetry = opts.onRetry;
+    this.ownsDispatcher = !opts.dispatcher;
+    this.dispatcher = opts.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connect: { timeout: 10_000 } });
+  }
+
+  url(path: string, base: Base = 'v1', query?: Query): string {
+    const prefix = base === 'root' ? '' : `/${base}`;
+    const u = new URL(`${this.apiRoot}${prefix}${path}`);
+    for (const [k, v] of Object.entries(query ?? {})) {
+      if (v === undefined) continue;
+      for (const item of Array.isArray(v) ? v : [v]) u.searchParams.append(k, String(item));
+    }
+    return u.toString();
+  }
+
+  /** Sends a request, retrying per policy; resolves only for a 2xx answer. */
+  async send(opts: RequestOptions): Promise<RawResponse> {
+    const url = this.url(opts.path, opts.base, opts.query);
+    const policy = opts.retry ?? 'always';
+    const maxRetries = policy === 'never' ? 0 : this.maxRetries;
+    for (let attempt = 0; ; attempt++) {
+      let failure: Error;
+      let retryable: boolean;
+      let retryAfterMs: number | undefined;
+      try {
+        const res = await this.attempt(url, opts);
+        if (res.status >= 200 && res.status < 300) return res;
+        failure = await this.readError(res);
+        retryAfterMs = (failure as APIError).retryAfterMs;
+        retryable = (policy === 'unaccepted' ? UNACCEPTED_STATUS : RETRYABLE_STATUS).has(res.status);
+      } catch (err) {
+        failure = toConnectionError(err, url);
+        if (!(failure instanceof ConnectionError)) throw failure;
+        retryable = policy === 'always' || !failure.maybeDelivered;
+      }
+      if (!retryable || attempt >= maxRetries) throw failure;
+      const delayMs = backoffDelay(attempt, retryAfterMs);
+      this.onRetry?.({ attempt: attempt + 1, delayMs, reason: failure.message });
+      await sleep(delayMs, opts.signal);
+    }
+  }
+
+  /** Sends a JSON request and parses the JSON answer. */
+  async json<T>(opts: RequestOptions): Promise<{ data: T; requestId: string | undefined; headers: RawResponse['headers'] }> {
+    const res = await this.send(opts);
+    const text = await res.body.text().catch((err) => {
+      throw toConnectionError(err, this.url(opts.path, opts.base));
+    });
+    try {
+      return { data: JSON.parse(text) as T, requestId: res.requestId, headers: res.headers };
+    } catch {
+      throw new ProtocolError(`server sent malformed JSON (${text.length} bytes): ${text.slice(0, 80)}`);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+
+  private async attempt(url: string, opts: RequestOptions): Promise<RawResponse> {
+    const headers: Record<string, string> = {
+      'user-agent': this.userAgent,
+      accept: opts.accept ?? 'application/json',
+      ...this.extraHeaders,
+    };
+    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
+    let body: Dispatcher.DispatchOptions['body'] = undefined;
+    if (opts.bodyFactory) {
+      headers['content-type'] = opts.contentType ?? 'application/json';
+      body = opts.bodyFactory() as Dispatcher.DispatchOptions['body'];
+    } else if (opts.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(opts.body);
+    }
+    for (const [k, v] of Object.entries(opts.headers ?? {})) if (v !== undefined) headers[k.toLowerCase()] = v;
+    const timeout = opts.timeoutMs ?? this.timeoutMs;
+    const res = await request(url, {
+      method: opts.method,
+      headers,
+      body,
+      signal: opts.signal,
+      dispatcher: this.dispatcher,
+      headersTimeout: timeout,
+      bodyTimeout: timeout,
+    });
+    const rid = res.headers['x-request-id'];
+    return {
+      status: res.statusCode,
+      headers: res.headers,
+      body: res.body,
+      requestId: Array.isArray(rid) ? rid[0] : rid,
+    };
+  }
+
+  private async readError(res: RawResponse): Promise<APIError> {
+    const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
+    let text = '';
+    try {
+      text = await res.body.text();
+    } catch {
+      /* the status alone still tells what happened */
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      const snippet = text.replace(/\s+/g, ' ').trim().slice(0, 120);
+      return new APIError(res.status, snippet ? `HTTP ${res.status}: ${snippet}` : `HTTP ${res.status}`, {
+        requestId: res.requestId,
+        retryAfterMs,
+      });
+    }
+    return APIError.fromBody(res.status, parsed, res.requestId, retryAfterMs);
+  }
+}
+
+/** Iterates a response body, turning socket failures mid-body into ConnectionError. */
+export async function* bodyChunks(res: RawResponse, url = 'http://server/'): AsyncGenerator<Uint8Array> {
+  try {
+    for await (const chunk of res.body) yield chunk;
+  } catch (err) {
+    throw toConnectionError(err, url);
+  }
+}

@@ -1,0 +1,76 @@
+/** Base class of every error the client throws. */
+export class RouterError extends Error {
+  override name = 'RouterError';
+}
+
+export interface ErrorEnvelope {
+  code?: number | string;
+  message?: string;
+  metadata?: Record<string, unknown> & { error_type?: string };
+  error_type?: string;
+  type?: string;
+}
+
+/** The service answered with a non-2xx status, or a stream carried an error event. */
+export class APIError extends RouterError {
+  override name = 'APIError';
+  readonly status: number;
+  /** `error.code` as sent: the HTTP status for most operations, a string for Responses. */
+  readonly code: number | string | undefined;
+  /** Canonical error type (`context_length_exceeded`, `rate_limit_exceeded`, ...) when present. */
+  readonly errorType: string | undefined;
+  readonly requestId: string | undefined;
+  readonly retryAfterMs: number | undefined;
+  readonly body: unknown;
+
+  constructor(
+    status: number,
+    message: string,
+    opts: { code?: number | string; errorType?: string; requestId?: string; retryAfterMs?: number; body?: unknown } = {},
+  ) {
+    super(message);
+    this.status = status;
+    this.code = opts.code;
+    this.errorType = opts.errorType;
+    this.requestId = opts.requestId;
+    this.retryAfterMs = opts.retryAfterMs;
+    this.body = opts.body;
+  }
+
+  static fromBody(status: number, body: unknown, requestId?: string, retryAfterMs?: number): APIError {
+    const env = (body && typeof body === 'object' ? (body as { error?: ErrorEnvelope }).error : undefined) ?? {};
+    const message = typeof env.message === 'string' && env.message ? env.message : `HTTP ${status}`;
+    const errorType = env.error_type ?? env.metadata?.error_type ?? (typeof env.code === 'string' ? env.code : undefined);
+    return new APIError(status, message, { code: env.code, errorType, requestId, retryAfterMs, body });
+  }
+}
+
+/** An error delivered inside a stream after it began (chat error chunk, Responses `error`/`response.failed`). */
+export class StreamError extends APIError {
+  override name = 'StreamError';
+}
+
+/** No HTTP answer: connection refused or reset, DNS failure, malformed answer. */
+export class ConnectionError extends RouterError {
+  override name = 'ConnectionError';
+  /** True when the request body may have reached the server (it may have acted on it). */
+  readonly maybeDelivered: boolean;
+  constructor(message: string, opts: { cause?: unknown; maybeDelivered?: boolean } = {}) {
+    super(message, { cause: opts.cause });
+    this.maybeDelivered = opts.maybeDelivered ?? false;
+  }
+}
+
+export class TimeoutError extends ConnectionError {
+  override name = 'TimeoutError';
+}
+
+/** The server's answer could not be understood (bad JSON, wrong content type). */
+export class ProtocolError extends RouterError {
+  override name = 'ProtocolError';
+}
+
+/** A request was refused before sending because its parameters are invalid. */
+export class ValidationError extends RouterError {
+  override name = 'ValidationError';
+}

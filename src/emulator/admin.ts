@@ -1,0 +1,55 @@
+import type { Ctx } from './http.js';
+import { HttpError } from './http.js';
+import { parseFault, FaultSpecError, type FaultBoard } from './faults.js';
+import type { LoggedRequest } from './http.js';
+
+/**
+ * Emulator-only routes under `{api_root}/_emulator/`, for tests and demos. All need a management key.
+ *   POST credits     {amount}          top up the caller's workspace; answers {balance}
+ *   POST clock       {advance_seconds} move the emulator's clock forward
+ *   POST faults      {faults: ["503,times=2", ...]} replace the server-wide fault rules
+ *   POST workspaces  {credits?}        a new workspace with its own API and management keys
+ *   GET  requests                      the request log (newest last; Authorization never recorded)
+ *   DELETE requests                    clear the request log
+ */
+export function adminRoutes(faults: FaultBoard, log: LoggedRequest[]) {
+  const num = (v: unknown, name: string): number => {
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw new HttpError(400, `${name} must be a number`);
+    return v;
+  };
+  return {
+    'POST /_emulator/credits': async (ctx: Ctx) => {
+      const body = await ctx.json<{ amount?: unknown }>();
+      const balance = ctx.store.topUp(ctx.workspace, num(body.amount, 'amount'));
+      ctx.send(200, { workspace: ctx.workspace, balance });
+    },
+    'POST /_emulator/clock': async (ctx: Ctx) => {
+      const body = await ctx.json<{ advance_seconds?: unknown }>();
+      const offset = ctx.store.advanceClock(num(body.advance_seconds, 'advance_seconds') * 1000);
+      ctx.send(200, { offset_seconds: offset / 1000, now: Math.floor(ctx.store.now() / 1000) });
+    },
+    'POST /_emulator/faults': async (ctx: Ctx) => {
+      const body = await ctx.json<{ faults?: unknown }>();
+      if (!Array.isArray(body.faults)) throw new HttpError(400, 'faults must be an array of fault specs');
+      try {
+        faults.set(body.faults.map((f) => parseFault(String(f))));
+      } catch (err) {
+        if (err instanceof FaultSpecError) throw new HttpError(400, err.message);
+        throw err;
+      }
+      ctx.send(200, { faults: faults.list() });
+    },
+    'POST /_emulator/workspaces': async (ctx: Ctx) => {
+      const body = await ctx.json<{ credits?: unknown }>();
+      const created = ctx.store.createWorkspace(undefined, body.credits === undefined ? undefined : num(body.credits, 'credits'));
+      ctx.send(200, { workspace: created.workspace.id, api_key: created.apiKey, management_key: created.managementKey });
+    },
+    'GET /_emulator/requests': async (ctx: Ctx) => {
+      ctx.send(200, { data: log });
+    },
+    'DELETE /_emulator/requests': async (ctx: Ctx) => {
+      log.length = 0;
+      ctx.send(200, { data: [] });
+    },
+  };
+}

@@ -1,0 +1,212 @@
+import { randomBytes } from 'node:crypto';
+import type { Ctx } from './http.js';
+import { HttpError } from './http.js';
+import { costOf, generate, pieces, seedOf, prng, type Generation, type ModelSpec } from './models.js';
+import { routerMetadata } from './routing.js';
+import { bad, checkMetadata, checkSessionAndUser, optEnum, optNumber, optString, pickProvider, resolveModel } from './validate.js';
+import { chargeable, writeSSE } from './billing.js';
+
+type Body = Record<string, unknown>;
+
+const ROLES = ['system', 'user', 'assistant', 'developer', 'tool'];
+const EFFORTS = ['max', 'xhigh', 'high', 'medium', 'low', 'minimal', 'none', null] as const;
+const SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priority', 'scale', 'ultrafast', null] as const;
+
+export function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part) => (part && typeof part === 'object' && typeof (part as Body).text === 'string' ? ((part as Body).text as string) : ''))
+      .join('');
+  }
+  return '';
+}
+
+/** Checks a chat request against the spec's rules; throws HttpError(400) on the first violation. */
+export function validateChat(body: Body): void {
+  const messages = body.messages;
+  if (!Array.isArray(messages) || messages.length === 0) bad('messages must be an array with at least 1 item');
+  messages.forEach((m, i) => {
+    if (!m || typeof m !== 'object') bad(`messages[${i}] must be an object`);
+    const role = (m as Body).role;
+    if (typeof role !== 'string' || !ROLES.includes(role)) bad(`messages[${i}].role must be one of ${ROLES.join(', ')}`);
+    const content = (m as Body).content;
+    if (content !== null && content !== undefined && typeof content !== 'string' && !Array.isArray(content)) {
+      bad(`messages[${i}].content must be a string or an array of parts`);
+    }
+  });
+  if (body.models !== undefined && (!Array.isArray(body.models) || body.models.some((m) => typeof m !== 'string'))) {
+    bad('models must be an array of model identifiers');
+  }
+  optNumber(body, 'temperature', 0, 2);
+  optNumber(body, 'top_p', 0, 1);
+  optNumber(body, 'top_k', 0, Number.MAX_SAFE_INTEGER, true);
+  optNumber(body, 'min_p', 0, 1);
+  optNumber(body, 'top_a', 0, 1);
+  optNumber(body, 'frequency_penalty', -2, 2);
+  optNumber(body, 'presence_penalty', -2, 2);
+  optNumber(body, 'repetition_penalty', 0, 2);
+  optNumber(body, 'top_logprobs', 0, 20, true);
+  optNumber(body, 'max_tokens', 1, Number.MAX_SAFE_INTEGER, true);
+  optNumber(body, 'max_completion_tokens', 1, Number.MAX_SAFE_INTEGER, true);
+  optNumber(body, 'seed', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, true);
+  const stop = body.stop;
+  if (stop !== undefined && stop !== null) {
+    const list = typeof stop === 'string' ? [stop] : stop;
+    if (!Array.isArray(list) || list.some((s) => typeof s !== 'string')) bad('stop must be a string or an array of strings');
+    if (list.length > 4) bad('stop may hold at most 4 sequences');
+  }
+  if (body.logprobs !== undefined && body.logprobs !== null && typeof body.logprobs !== 'boolean') bad('logprobs must be a boolean');
+  const effort = optEnum(body, 'reasoning_effort', EFFORTS);
+  const reasoning = body.reasoning as Body | undefined;
+  if (effort && reasoning && typeof reasoning === 'object' && reasoning.effort !== undefined && reasoning.effort !== effort) {
+    bad('reasoning_effort conflicts with reasoning.effort');
+  }
+  optEnum(body, 'service_tier', SERVICE_TIERS);
+  checkMetadata(body);
+  checkSessionAndUser(body);
+  optString(body, 'model');
+}
+
+export function stopList(body: Body): string[] {
+  const stop = body.stop;
+  return typeof stop === 'string' ? [stop] : Array.isArray(stop) ? (stop as string[]) : [];
+}
+
+export function maxTokensOf(body: Body, field = 'max_completion_tokens'): number | undefined {
+  return (body[field] as number | undefined) ?? (body.max_tokens as number | undefined) ?? undefined;
+}
+
+export interface Routed {
+  model: ModelSpec;
+  provider: string;
+  attempt: number;
+  requested: string;
+  tried: ModelSpec[];
+}
+
+/** Walks `model` then `models` (fallback), skipping models that are down or have no allowed provider. */
+export function route(body: Body, kind: 'chat'): Routed {
+  const requested = (body.model as string | undefined) ?? (Array.isArray(body.models) ? (body.models[0] as string) : undefined);
+  const chain = [...new Set([requested, ...(Array.isArray(body.models) ? (body.models as string[]) : [])].filter((m): m is string => !!m))];
+  const candidates = chain.length ? chain.map((id) => resolveModel(id, kind)) : [resolveModel(undefined, kind, 'local/echo')];
+  let noProvider = false;
+  for (let i = 0; i < candidates.length; i++) {
+    const model = candidates[i]!;
+    const provider = pickProvider(model, body.provider);
+    if (!provider) {
+      noProvider = true;
+      continue;
+    }
+    if (model.unavailable) continue;
+    return { model, provider, attempt: i + 1, requested: requested ?? model.id, tried: candidates.slice(0, i + 1) };
+  }
+  if (noProvider) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
+  throw new HttpError(502, 'All providers for the requested models are unavailable', 'provider_unavailable');
+}
+
+export interface ChatPlan {
+  routed: Routed;
+  gen: Generation;
+  cost: ReturnType<typeof costOf>;
+}
+
+export function planChat(body: Body): ChatPlan {
+  validateChat(body);
+  const routed = route(body, 'chat');
+  const messages = body.messages as Body[];
+  const promptText = messages.map((m) => `${m.role}: ${textOf(m.content)}`).join('\n');
+  const lastUser = textOf([...messages].reverse().find((m) => m.role === 'user')?.content ?? '');
+  const gen = generate(routed.model, promptText, lastUser, { maxTokens: maxTokensOf(body), seed: body.seed, stop: stopList(body) });
+  return { routed, gen, cost: costOf(routed.model, gen.promptTokens, gen.completionTokens) };
+}
+
+export function chatUsage(plan: ChatPlan) {
+  const { gen, cost } = plan;
+  return {
+    prompt_tokens: gen.promptTokens,
+    completion_tokens: gen.completionTokens,
+    total_tokens: gen.promptTokens + gen.completionTokens,
+    cost: cost.cost,
+    is_byok: false,
+    prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 0, audio_tokens: 0, file_tokens: 0, video_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, image_tokens: 0 },
+    cost_details: {
+      upstream_inference_cost: null,
+      upstream_inference_prompt_cost: cost.prompt,
+      upstream_inference_completions_cost: cost.completion,
+    },
+  };
+}
+
+function logprobsFor(text: string, top: number) {
+  const rand = prng(seedOf(text));
+  return {
+    content: pieces(text).map((token) => ({
+      token,
+      bytes: [...Buffer.from(token)],
+      logprob: -Math.round(rand() * 2000) / 1000,
+      top_logprobs: Array.from({ length: top }, (_, i) => ({ token: i === 0 ? token : `${token.trim()}${i}`, bytes: null, logprob: -i - rand() })),
+    })),
+    refusal: null,
+  };
+}
+
+export const genId = (prefix = 'gen') => `${prefix}-${Math.floor(Date.now() / 1000)}-${randomBytes(10).toString('hex')}`;
+
+export function chatCompletion(body: Body, plan: ChatPlan, created: number, opts: { routerMetadata?: boolean; id?: string } = {}) {
+  const { routed, gen } = plan;
+  const out: Body = {
+    id: opts.id ?? genId(),
+    object: 'chat.completion',
+    created,
+    model: routed.model.id,
+    provider: routed.provider,
+    system_fingerprint: null,
+    service_tier: (body.service_tier as string | undefined) ?? null,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: gen.text, refusal: null, reasoning: null },
+        finish_reason: gen.finishReason,
+        native_finish_reason: gen.finishReason,
+        logprobs: body.logprobs ? logprobsFor(gen.text, (body.top_logprobs as number | undefined) ?? 0) : null,
+      },
+    ],
+    usage: chatUsage(plan),
+  };
+  if (opts.routerMetadata) out.router_metadata = routerMetadata(routed, 'chat');
+  return out;
+}
+
+export async function handleChat(ctx: Ctx): Promise<void> {
+  const body = await ctx.json();
+  ctx.sessionId(body);
+  const plan = planChat(body);
+  chargeable(ctx);
+  const created = Math.floor(ctx.store.now() / 1000);
+  if (body.stream !== true) {
+    ctx.store.debit(ctx.workspace, plan.cost.cost);
+    ctx.send(200, chatCompletion(body, plan, created, { routerMetadata: ctx.wantsRouterMetadata() }));
+    return;
+  }
+  const id = genId();
+  const base = { id, object: 'chat.completion.chunk', created, model: plan.routed.model.id, provider: plan.routed.provider, system_fingerprint: null };
+  const includeUsage = (body.stream_options as Body | undefined)?.include_usage === true;
+  const events: unknown[] = [];
+  const parts = pieces(plan.gen.text);
+  parts.forEach((piece, i) => {
+    const chunk: Body = { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: piece }, finish_reason: null, native_finish_reason: null, logprobs: null }] };
+    if (i === 0 && ctx.wantsRouterMetadata()) chunk.router_metadata = routerMetadata(plan.routed, 'chat');
+    events.push(chunk);
+  });
+  events.push({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: plan.gen.finishReason, native_finish_reason: plan.gen.finishReason, logprobs: null }] });
+  if (includeUsage) events.push({ ...base, choices: [], usage: chatUsage(plan) });
+  const errorChunk = {
+    ...base,
+    error: { code: 502, message: 'Provider returned an error mid-stream', metadata: { error_type: 'provider_unavailable' } },
+    choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error', logprobs: null }],
+  };
+  const delivered = await writeSSE(ctx, events, errorChunk, '[DONE]');
+  if (delivered) ctx.store.debit(ctx.workspace, plan.cost.cost);
+}

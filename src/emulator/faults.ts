@@ -1,0 +1,67 @@
+/**
+ * Switchable faults. A rule comes from the `x-router-fault` request header (that request only),
+ * from `router serve --fault`, or from `POST /_emulator/faults` (server-wide, optionally `times` and `path`).
+ *
+ * Spec syntax: `KIND[,key=value...]`, e.g. `429,retry_after=1`, `503,times=2`, `slow,delay_ms=800`,
+ * `cut,after=3`, `error-chunk,after=2`, `malformed`, `reset`.
+ */
+export type FaultKind = 'status' | 'slow' | 'cut' | 'error-chunk' | 'malformed' | 'reset';
+
+export interface FaultRule {
+  kind: FaultKind;
+  status?: number;
+  retryAfter?: string;
+  delayMs?: number;
+  /** For stream faults: how many chunks (or KiB of audio) go out before the fault. */
+  after?: number;
+  /** How many requests the rule applies to; unlimited when absent. */
+  times?: number;
+  /** Only requests whose path contains this. */
+  path?: string;
+}
+
+export class FaultSpecError extends Error {}
+
+export function parseFault(spec: string): FaultRule {
+  const [head, ...opts] = spec.split(',').map((s) => s.trim());
+  let rule: FaultRule;
+  if (head && /^[45]\d\d$/.test(head)) rule = { kind: 'status', status: Number(head) };
+  else if (head === 'slow' || head === 'cut' || head === 'error-chunk' || head === 'malformed' || head === 'reset') rule = { kind: head };
+  else throw new FaultSpecError(`unknown fault "${head}": use a 4xx/5xx status, slow, cut, error-chunk, malformed or reset`);
+  for (const opt of opts) {
+    const [k, v = ''] = opt.split('=');
+    if (k === 'retry_after') rule.retryAfter = v;
+    else if (k === 'delay_ms') rule.delayMs = Number(v);
+    else if (k === 'after') rule.after = Number(v);
+    else if (k === 'times') rule.times = Number(v);
+    else if (k === 'path') rule.path = v;
+    else throw new FaultSpecError(`unknown fault option "${k}"`);
+  }
+  if (rule.kind === 'slow' && rule.delayMs === undefined) rule.delayMs = 1000;
+  return rule;
+}
+
+export class FaultBoard {
+  private rules: FaultRule[] = [];
+
+  set(rules: FaultRule[]): void {
+    this.rules = rules.map((r) => ({ ...r }));
+  }
+
+  list(): FaultRule[] {
+    return this.rules;
+  }
+
+  /** The fault for one request: the header's if any, else the first matching server rule (consumed once). */
+  take(path: string, header: string | undefined): FaultRule | undefined {
+    if (header) return parseFault(header);
+    const i = this.rules.findIndex((r) => !r.path || path.includes(r.path));
+    if (i === -1) return undefined;
+    const rule = this.rules[i]!;
+    if (rule.times !== undefined) {
+      rule.times -= 1;
+      if (rule.times <= 0) this.rules.splice(i, 1);
+    }
+    return rule;
+  }
+}

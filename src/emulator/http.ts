@@ -1,0 +1,148 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import type { FaultRule } from './faults.js';
+import type { KeyRecord, StateStore } from './store.js';
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly errorType?: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+const TYPE_BY_STATUS: Record<number, string> = {
+  400: 'invalid_request',
+  401: 'authentication',
+  402: 'payment_required',
+  403: 'permission_denied',
+  404: 'not_found',
+  410: 'not_found',
+  413: 'payload_too_large',
+  422: 'unprocessable',
+  429: 'rate_limit_exceeded',
+  500: 'server',
+  502: 'provider_unavailable',
+  503: 'provider_unavailable',
+  524: 'timeout',
+  529: 'provider_overloaded',
+};
+
+export function errorTypeFor(status: number): string {
+  return TYPE_BY_STATUS[status] ?? 'unmapped';
+}
+
+export function errorBody(status: number, message: string, errorType = errorTypeFor(status)) {
+  return { error: { code: status, message, metadata: { error_type: errorType } } };
+}
+
+export const requestId = () => `req_${randomBytes(10).toString('hex')}`;
+
+export interface LoggedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string[]>;
+  headers: Record<string, string>;
+  body: unknown;
+  at: number;
+}
+
+/** Everything a route handler needs about one request. */
+export class Ctx {
+  readonly url: URL;
+  readonly requestId = requestId();
+  key!: KeyRecord;
+  params: Record<string, string> = {};
+  private bodyCache: Buffer | undefined;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly store: StateStore,
+    readonly fault: FaultRule | undefined,
+    readonly log: LoggedRequest | undefined,
+  ) {
+    this.url = new URL(req.url ?? '/', 'http://localhost');
+    res.setHeader('x-request-id', this.requestId);
+  }
+
+  header(name: string): string | undefined {
+    const v = this.req.headers[name.toLowerCase()];
+    return Array.isArray(v) ? v[0] : v;
+  }
+
+  get workspace(): string {
+    return this.key.workspace;
+  }
+
+  async rawBody(limit = 32 * 1024 * 1024): Promise<Buffer> {
+    if (this.bodyCache) return this.bodyCache;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of this.req) {
+      size += (chunk as Buffer).length;
+      if (size > limit) throw new HttpError(413, `request body larger than ${limit} bytes`);
+      chunks.push(chunk as Buffer);
+    }
+    this.bodyCache = Buffer.concat(chunks);
+    return this.bodyCache;
+  }
+
+  async json<T = Record<string, unknown>>(): Promise<T> {
+    const raw = await this.rawBody();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw new HttpError(400, 'request body is not valid JSON');
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new HttpError(400, 'request body must be a JSON object');
+    if (this.log && raw.length <= 1024 * 1024) this.log.body = parsed;
+    return parsed as T;
+  }
+
+  send(status: number, body: unknown, headers: Record<string, string> = {}): void {
+    const text = JSON.stringify(body);
+    const res = this.res;
+    if (this.fault?.kind === 'malformed') {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(text.slice(0, Math.max(1, Math.floor(text.length / 2))));
+      return;
+    }
+    if (this.fault?.kind === 'cut') {
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers });
+      res.write(text.slice(0, Math.floor(text.length / 2)));
+      setTimeout(() => res.destroy(), 10);
+      return;
+    }
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(text);
+  }
+
+  error(status: number, message: string, errorType?: string, headers: Record<string, string> = {}): void {
+    if (this.res.headersSent) {
+      this.res.destroy();
+      return;
+    }
+    this.res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    this.res.end(JSON.stringify(errorBody(status, message, errorType)));
+  }
+
+  /** Resolves the session id: the body's `session_id` wins over the `x-session-id` header. */
+  sessionId(body: { session_id?: unknown }): string | undefined {
+    const fromBody = body.session_id;
+    if (fromBody !== undefined && fromBody !== null) {
+      if (typeof fromBody !== 'string') throw new HttpError(400, 'session_id must be a string');
+      return fromBody;
+    }
+    return this.header('x-session-id');
+  }
+
+  wantsRouterMetadata(): boolean {
+    const v = this.header('x-router-metadata') ?? this.header('x-router-experimental-metadata');
+    return v === 'enabled';
+  }
+}

@@ -1,0 +1,142 @@
+import { createHash } from 'node:crypto';
+
+export type ModelKind = 'chat' | 'embedding' | 'speech' | 'decision';
+
+export interface ModelSpec {
+  id: string;
+  kind: ModelKind;
+  providers: string[];
+  /** USD per prompt token (or per input character for speech). */
+  promptPrice: number;
+  /** USD per completion token. */
+  completionPrice: number;
+  /** Always fails upstream: for exercising `models` fallback. */
+  unavailable?: boolean;
+  speedControl?: boolean;
+  dimensions?: number;
+  voices?: string[];
+}
+
+export const MODELS: ModelSpec[] = [
+  { id: 'local/echo', kind: 'chat', providers: ['local-alpha', 'local-beta'], promptPrice: 1e-6, completionPrice: 2e-6 },
+  { id: 'local/lorem', kind: 'chat', providers: ['local-alpha', 'local-beta'], promptPrice: 5e-7, completionPrice: 1.5e-6 },
+  { id: 'local/unavailable', kind: 'chat', providers: ['local-beta'], promptPrice: 1e-6, completionPrice: 1e-6, unavailable: true },
+  { id: 'local/embed', kind: 'embedding', providers: ['local-alpha'], promptPrice: 2e-8, completionPrice: 0, dimensions: 256 },
+  { id: 'local/tts', kind: 'speech', providers: ['local-alpha'], promptPrice: 1.5e-5, completionPrice: 0, speedControl: true, voices: ['alloy', 'ember', 'sage'] },
+  { id: 'local/tts-basic', kind: 'speech', providers: ['local-beta'], promptPrice: 1e-5, completionPrice: 0, speedControl: false, voices: ['alloy', 'ember', 'sage'] },
+  { id: 'local/judge', kind: 'decision', providers: ['local-alpha'], promptPrice: 3e-7, completionPrice: 1e-6 },
+];
+
+export const PROVIDERS = ['local-alpha', 'local-beta'];
+
+export const MODEL_ID_PATTERN = /^[A-Za-z0-9._~-]+\/[A-Za-z0-9._~:-]+$/;
+
+export function findModel(id: string): ModelSpec | undefined {
+  return MODELS.find((m) => m.id === id);
+}
+
+/** Token pieces: a word with its leading space, or one punctuation mark with its leading space. */
+const PIECE = /\s*[\p{L}\p{N}_]+|\s*[^\s\p{L}\p{N}_]/gu;
+
+export function pieces(text: string): string[] {
+  const out = text.match(PIECE) ?? [];
+  const consumed = out.join('').length;
+  if (consumed < text.length && out.length > 0) out[out.length - 1] += text.slice(consumed);
+  return out;
+}
+
+export function countTokens(text: string): number {
+  return pieces(text).length;
+}
+
+export function seedOf(...parts: unknown[]): number {
+  const h = createHash('sha256').update(JSON.stringify(parts)).digest();
+  return h.readUInt32LE(0);
+}
+
+/** Small fast deterministic PRNG (mulberry32). */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = (
+  'route model token signal river stone light quiet answer window garden paper number field ' +
+  'simple bright careful music little winter green yellow travel morning steady open clear ' +
+  'batch stream voice echo north south harbor engine lantern meadow silver copper orbit ' +
+  'planet pattern thread candle forest summer ocean measure balance gentle rapid'
+).split(' ');
+
+/** Deterministic prose: `words` words in sentences, the same for the same seed. */
+export function loremText(seed: number, words: number): string {
+  const rand = prng(seed);
+  const out: string[] = [];
+  let sentence = 0;
+  let sentenceLength = 6 + Math.floor(rand() * 9);
+  for (let i = 0; i < words; i++) {
+    let w = WORDS[Math.floor(rand() * WORDS.length)]!;
+    if (sentence === 0) w = w[0]!.toUpperCase() + w.slice(1);
+    sentence++;
+    if (sentence >= sentenceLength || i === words - 1) {
+      w += '.';
+      sentence = 0;
+      sentenceLength = 6 + Math.floor(rand() * 9);
+    }
+    out.push(w);
+  }
+  return out.join(' ');
+}
+
+export interface Generation {
+  text: string;
+  finishReason: 'stop' | 'length';
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/**
+ * What a local chat model answers. `local/echo` repeats the last user message;
+ * `local/lorem` writes deterministic prose, as many words as "N words" in the prompt asks
+ * (else 24 to 63), both cut at `maxTokens`.
+ */
+export function generate(model: ModelSpec, promptText: string, lastUser: string, opts: { maxTokens?: number; seed?: unknown; stop?: string[] }): Generation {
+  let text: string;
+  if (model.id === 'local/lorem') {
+    const seed = seedOf(promptText, opts.seed ?? null);
+    const asked = /(\d{1,7})\s+words?\b/i.exec(lastUser);
+    const words = asked ? Number(asked[1]) : 24 + (seed % 40);
+    // A word can be two pieces (word + period); generate enough, cut below.
+    text = loremText(seed, opts.maxTokens !== undefined ? Math.min(words, opts.maxTokens) : words);
+  } else {
+    text = lastUser;
+  }
+  let finishReason: Generation['finishReason'] = 'stop';
+  for (const s of opts.stop ?? []) {
+    const at = s ? text.indexOf(s) : -1;
+    if (at !== -1) text = text.slice(0, at);
+  }
+  if (opts.maxTokens !== undefined) {
+    const p = pieces(text);
+    if (p.length > opts.maxTokens) {
+      text = p.slice(0, opts.maxTokens).join('');
+      finishReason = 'length';
+    }
+  }
+  return { text, finishReason, promptTokens: countTokens(promptText), completionTokens: countTokens(text) };
+}
+
+export function costOf(model: ModelSpec, promptTokens: number, completionTokens: number) {
+  const prompt = round(promptTokens * model.promptPrice);
+  const completion = round(completionTokens * model.completionPrice);
+  return { cost: round(prompt + completion), prompt, completion };
+}
+
+export function round(n: number): number {
+  return Math.round(n * 1e10) / 1e10;
+}

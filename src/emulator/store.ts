@@ -1,0 +1,115 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { writeFileAtomicSync } from './fsutil.js';
+
+export type KeyKind = 'standard' | 'management';
+
+export interface KeyRecord {
+  key: string;
+  kind: KeyKind;
+  workspace: string;
+  name: string;
+  created_at: number;
+}
+
+export interface Workspace {
+  id: string;
+  /** Credits bought, in USD. */
+  total_credits: number;
+  /** Credits spent, in USD. */
+  total_usage: number;
+}
+
+interface StateFile {
+  keys: KeyRecord[];
+  workspaces: Record<string, Workspace>;
+  clock_offset_ms: number;
+}
+
+export const DEFAULT_CREDITS = 5;
+
+const newKey = (kind: KeyKind) => `sk-rt-${kind === 'management' ? 'mgmt' : 'v1'}-${randomBytes(24).toString('hex')}`;
+
+/** Keys, workspaces, balances and the clock offset, kept in `<dir>/state.json` (mode 0600). */
+export class StateStore {
+  readonly dir: string;
+  private state: StateFile;
+
+  constructor(dir: string) {
+    this.dir = dir;
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const file = join(dir, 'state.json');
+    this.state = existsSync(file)
+      ? (JSON.parse(readFileSync(file, 'utf8')) as StateFile)
+      : { keys: [], workspaces: {}, clock_offset_ms: 0 };
+    if (this.state.keys.length === 0) {
+      this.createWorkspace('default');
+    }
+  }
+
+  private save(): void {
+    writeFileAtomicSync(join(this.dir, 'state.json'), JSON.stringify(this.state, null, 2));
+  }
+
+  now(): number {
+    return Date.now() + this.state.clock_offset_ms;
+  }
+
+  advanceClock(ms: number): number {
+    this.state.clock_offset_ms += ms;
+    this.save();
+    return this.state.clock_offset_ms;
+  }
+
+  createWorkspace(id = `ws_${randomBytes(6).toString('hex')}`, credits = DEFAULT_CREDITS): { workspace: Workspace; apiKey: string; managementKey: string } {
+    const workspace: Workspace = { id, total_credits: credits, total_usage: 0 };
+    this.state.workspaces[id] = workspace;
+    const apiKey = this.addKey(id, 'standard', 'demo', false);
+    const managementKey = this.addKey(id, 'management', 'management', false);
+    this.save();
+    return { workspace, apiKey, managementKey };
+  }
+
+  addKey(workspace: string, kind: KeyKind, name: string, persist = true): string {
+    const key = newKey(kind);
+    this.state.keys.push({ key, kind, workspace, name, created_at: Math.floor(this.now() / 1000) });
+    if (persist) this.save();
+    return key;
+  }
+
+  findKey(key: string): KeyRecord | undefined {
+    return this.state.keys.find((k) => k.key === key);
+  }
+
+  firstKeys(workspace = 'default'): { apiKey: string; managementKey: string } {
+    const keys = this.state.keys.filter((k) => k.workspace === workspace);
+    return {
+      apiKey: keys.find((k) => k.kind === 'standard')!.key,
+      managementKey: keys.find((k) => k.kind === 'management')!.key,
+    };
+  }
+
+  workspace(id: string): Workspace {
+    const ws = this.state.workspaces[id];
+    if (!ws) throw new Error(`no workspace ${id}`);
+    return ws;
+  }
+
+  balance(id: string): number {
+    const ws = this.workspace(id);
+    return ws.total_credits - ws.total_usage;
+  }
+
+  debit(id: string, cost: number): void {
+    if (cost <= 0) return;
+    this.workspace(id).total_usage += cost;
+    this.save();
+  }
+
+  topUp(id: string, amount: number): number {
+    this.workspace(id).total_credits += amount;
+    this.save();
+    return this.balance(id);
+  }
+}

@@ -1,0 +1,86 @@
+import { HttpError } from './http.js';
+import { MODEL_ID_PATTERN, PROVIDERS, findModel, type ModelKind, type ModelSpec } from './models.js';
+
+type Body = Record<string, unknown>;
+
+export function bad(message: string): never {
+  throw new HttpError(400, message, 'invalid_request');
+}
+
+export function optNumber(body: Body, field: string, min: number, max: number, integer = false): number | undefined {
+  const v = body[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'number' || !Number.isFinite(v)) bad(`${field} must be a number`);
+  if (integer && !Number.isInteger(v)) bad(`${field} must be an integer`);
+  if (v < min || v > max) bad(`${field} must be between ${min} and ${max}`);
+  return v;
+}
+
+export function optString(body: Body, field: string, maxLength = Infinity): string | undefined {
+  const v = body[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') bad(`${field} must be a string`);
+  if (v.length > maxLength) bad(`${field} must be at most ${maxLength} characters`);
+  return v;
+}
+
+export function optEnum<T extends string>(body: Body, field: string, values: readonly (T | null)[]): T | undefined {
+  const v = body[field];
+  if (v === undefined || v === null) return undefined;
+  if (!values.includes(v as T)) bad(`${field} must be one of ${values.filter(Boolean).join(', ')}`);
+  return v as T;
+}
+
+export function checkMetadata(body: Body): void {
+  const m = body.metadata;
+  if (m === undefined || m === null) return;
+  if (typeof m !== 'object' || Array.isArray(m)) bad('metadata must be an object of strings');
+  const entries = Object.entries(m as Body);
+  if (entries.length > 16) bad('metadata may hold at most 16 pairs');
+  for (const [k, v] of entries) {
+    if (k.length > 64) bad(`metadata key "${k.slice(0, 20)}..." is longer than 64 characters`);
+    if (/[[\]]/.test(k)) bad(`metadata key "${k}" must not contain brackets`);
+    if (typeof v !== 'string') bad(`metadata value of "${k}" must be a string`);
+    if (v.length > 512) bad(`metadata value of "${k}" is longer than 512 characters`);
+  }
+}
+
+export function checkSessionAndUser(body: Body): void {
+  optString(body, 'session_id', 256);
+  optString(body, 'user', 256);
+  optString(body, 'safety_identifier', 256);
+}
+
+/** Resolves a model id of the wanted kind: 400 for a malformed or unknown id. */
+export function resolveModel(id: unknown, kind: ModelKind, fallback?: string): ModelSpec {
+  if (id === undefined || id === null) {
+    if (fallback) return findModel(fallback)!;
+    bad('model is required');
+  }
+  if (typeof id !== 'string' || !MODEL_ID_PATTERN.test(id)) bad(`model must look like <author>/<slug>, got ${JSON.stringify(id)}`);
+  const model = findModel(id);
+  if (!model || model.kind !== kind) bad(`${id} is not a valid model ID`);
+  return model;
+}
+
+/** Picks the provider for a model under the caller's routing preferences; undefined when none is allowed. */
+export function pickProvider(model: ModelSpec, provider: unknown): string | undefined {
+  if (provider === undefined || provider === null) return model.providers[0];
+  if (typeof provider !== 'object' || Array.isArray(provider)) bad('provider must be an object');
+  const p = provider as { only?: unknown; ignore?: unknown; order?: unknown };
+  const list = (field: string, v: unknown): string[] | undefined => {
+    if (v === undefined || v === null) return undefined;
+    if (!Array.isArray(v) || v.some((s) => typeof s !== 'string')) bad(`provider.${field} must be an array of provider slugs`);
+    return v as string[];
+  };
+  const only = list('only', p.only);
+  const ignore = list('ignore', p.ignore) ?? [];
+  const order = list('order', p.order) ?? [];
+  let candidates = model.providers.filter((slug) => (!only || only.includes(slug)) && !ignore.includes(slug));
+  candidates = [...order.filter((s) => candidates.includes(s)), ...candidates.filter((s) => !order.includes(s))];
+  return candidates[0];
+}
+
+export function knownProvider(slug: string): boolean {
+  return PROVIDERS.includes(slug);
+}
