@@ -4,7 +4,7 @@ import { APIError, ConnectionError, ProtocolError, TimeoutError } from './errors
 export const DEFAULT_API_ROOT = 'https://openrouter.ai/api';
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_RETRIES = 2;
-export const VERSION = '0.1.0';
+import { VERSION } from './version.js';
 
 export interface RetryInfo {
   attempt: number;

@@ -1,0 +1,212 @@
+import { Option, type Command } from 'commander';
+import type { ChatCompletionRequest, ChatMessage, ChatUsage } from '../../client/types.js';
+import { action, readStdin, type RunContext } from '../run.js';
+import { collect, commaList, integerIn, keyValue, maxLength, numberIn, oneOf } from '../options.js';
+import { usage } from '../exit-codes.js';
+import type { IO } from '../io.js';
+
+export const REASONING_EFFORTS = ['max', 'xhigh', 'high', 'medium', 'low', 'minimal', 'none'];
+export const SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priority', 'scale', 'ultrafast'];
+
+export interface ChatOptions {
+  model?: string;
+  models?: string[];
+  system?: string;
+  maxTokens?: number;
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  minP?: number;
+  topA?: number;
+  frequencyPenalty?: number;
+  presencePenalty?: number;
+  repetitionPenalty?: number;
+  seed?: number;
+  stop?: string[];
+  logprobs?: boolean;
+  topLogprobs?: number;
+  logitBias?: Record<string, string>;
+  responseFormat?: string;
+  reasoningEffort?: string;
+  serviceTier?: string;
+  session?: string;
+  metadata?: Record<string, string>;
+  user?: string;
+  providerOnly?: string[];
+  providerOrder?: string[];
+  providerIgnore?: string[];
+  fallbacks?: boolean;
+  routerMetadata?: boolean;
+  stream?: boolean;
+  json?: boolean;
+  usage?: boolean;
+  interactive?: boolean;
+}
+
+export function registerChat(program: Command): void {
+  program
+    .command('chat')
+    .summary('send a prompt to a chat model, streaming the answer')
+    .description('Send a prompt (arguments, or stdin when there are none) to a chat model and stream the answer to stdout.')
+    .argument('[prompt...]', 'the prompt; "-" or nothing reads stdin')
+    .option('-m, --model <id>', 'model, <author>/<slug> (default: the profile\'s model)')
+    .option('--models <ids>', 'fallback models, comma-separated, tried in order', commaList)
+    .option('-s, --system <text>', 'system message')
+    .option('--max-tokens <n>', 'maximum completion tokens (>= 1)', integerIn(1))
+    .option('-t, --temperature <t>', 'sampling temperature, 0 to 2', numberIn(0, 2))
+    .option('--top-p <p>', 'nucleus sampling, 0 to 1', numberIn(0, 1))
+    .option('--top-k <k>', 'top-k sampling (>= 0)', integerIn(0))
+    .option('--min-p <p>', 'minimum probability relative to the top token, 0 to 1', numberIn(0, 1))
+    .option('--top-a <p>', 'second relative-probability threshold, 0 to 1', numberIn(0, 1))
+    .option('--frequency-penalty <x>', '-2 to 2', numberIn(-2, 2))
+    .option('--presence-penalty <x>', '-2 to 2', numberIn(-2, 2))
+    .option('--repetition-penalty <x>', '0 to 2 (1 = none)', numberIn(0, 2))
+    .option('--seed <n>', 'random seed (integer)', integerIn(Number.MIN_SAFE_INTEGER))
+    .option('--stop <seq>', 'stop sequence, repeatable (at most 4)', collect)
+    .option('--logprobs', 'return log probabilities (see --json)')
+    .option('--top-logprobs <n>', 'top log probabilities per token, 0 to 20', integerIn(0, 20))
+    .option('--logit-bias <token=bias>', 'token logit bias, repeatable', keyValue)
+    .addOption(new Option('--response-format <type>', 'response format').choices(['text', 'json_object']))
+    .addOption(new Option('--reasoning-effort <level>', 'reasoning effort').choices(REASONING_EFFORTS))
+    .addOption(new Option('--service-tier <tier>', 'service tier').choices(SERVICE_TIERS))
+    .option('--session <id>', 'session id for sticky routing and grouping (<= 256 chars)', maxLength(256))
+    .option('--metadata <key=value>', 'metadata pair, repeatable (<= 16; keys <= 64, values <= 512 chars)', keyValue)
+    .option('--user <id>', 'end-user identifier (<= 256 chars)', maxLength(256))
+    .option('--provider-only <slugs>', 'only these providers, comma-separated', commaList)
+    .option('--provider-order <slugs>', 'try providers in this order, comma-separated', commaList)
+    .option('--provider-ignore <slugs>', 'never these providers, comma-separated', commaList)
+    .option('--no-fallbacks', 'do not fall back to other providers')
+    .option('--router-metadata', 'ask for routing metadata (printed to stderr; in --json output)')
+    .option('--stream', 'stream (default for text; with --json, print chunks as JSONL)')
+    .option('--no-stream', 'wait for the whole answer')
+    .option('--json', 'print the chat.completion object (or chunks as JSONL with --stream)')
+    .option('--usage', 'print token usage and cost to stderr')
+    .option('-i, --interactive', 'conversation in a REPL (/exit, /model, /system, /save FILE)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ router chat "Name three rivers"
+  $ git diff | router chat -s "Review this diff" --model local/lorem
+  $ router chat --json --temperature 0.2 "hi" | jq -r '.choices[0].message.content'`,
+    )
+    .action(action<ChatOptions, [string[]]>(runChat));
+}
+
+export function validateChatOptions(o: ChatOptions): void {
+  if (o.stop && o.stop.length > 4) throw usage('--stop may be given at most 4 times');
+  if (o.metadata) {
+    const entries = Object.entries(o.metadata);
+    if (entries.length > 16) throw usage('--metadata may be given at most 16 times');
+    for (const [k, v] of entries) {
+      if (k.length > 64) throw usage(`--metadata key "${k.slice(0, 20)}…" is longer than 64 characters`);
+      if (/[[\]]/.test(k)) throw usage(`--metadata key "${k}" must not contain brackets`);
+      if (v.length > 512) throw usage(`--metadata value of "${k}" is longer than 512 characters`);
+    }
+  }
+  for (const [token, bias] of Object.entries(o.logitBias ?? {})) {
+    if (!Number.isFinite(Number(bias)) || bias.trim() === '') throw usage(`--logit-bias ${token}: "${bias}" is not a number`);
+  }
+}
+
+/** Turns flags into the wire request (model resolved by the caller). */
+export function buildChatRequest(messages: ChatMessage[], o: ChatOptions, model: string | undefined): ChatCompletionRequest {
+  const req: ChatCompletionRequest = { messages };
+  if (model) req.model = model;
+  if (o.models) req.models = o.models;
+  const numeric: [keyof ChatOptions, string][] = [
+    ['maxTokens', 'max_completion_tokens'],
+    ['temperature', 'temperature'],
+    ['topP', 'top_p'],
+    ['topK', 'top_k'],
+    ['minP', 'min_p'],
+    ['topA', 'top_a'],
+    ['frequencyPenalty', 'frequency_penalty'],
+    ['presencePenalty', 'presence_penalty'],
+    ['repetitionPenalty', 'repetition_penalty'],
+    ['seed', 'seed'],
+    ['topLogprobs', 'top_logprobs'],
+  ];
+  for (const [flag, field] of numeric) if (o[flag] !== undefined) req[field] = o[flag];
+  if (o.stop) req.stop = o.stop;
+  if (o.logprobs || o.topLogprobs !== undefined) req.logprobs = true;
+  if (o.logitBias) req.logit_bias = Object.fromEntries(Object.entries(o.logitBias).map(([k, v]) => [k, Number(v)]));
+  if (o.responseFormat) req.response_format = { type: o.responseFormat };
+  if (o.reasoningEffort) req.reasoning = { effort: o.reasoningEffort };
+  if (o.serviceTier) req.service_tier = o.serviceTier;
+  if (o.session) req.session_id = o.session;
+  if (o.metadata) req.metadata = o.metadata;
+  if (o.user) req.user = o.user;
+  const provider: NonNullable<ChatCompletionRequest['provider']> = {};
+  if (o.providerOnly) provider.only = o.providerOnly;
+  if (o.providerOrder) provider.order = o.providerOrder;
+  if (o.providerIgnore) provider.ignore = o.providerIgnore;
+  if (o.fallbacks === false) provider.allow_fallbacks = false;
+  if (Object.keys(provider).length) req.provider = provider;
+  return req;
+}
+
+export function formatUsage(u: ChatUsage | undefined): string {
+  if (!u) return 'usage: not reported';
+  const cost = typeof u.cost === 'number' ? `, cost $${u.cost.toFixed(6)}` : '';
+  return `usage: ${u.prompt_tokens} prompt + ${u.completion_tokens} completion = ${u.total_tokens} tokens${cost}`;
+}
+
+async function promptFrom(args: string[], io: IO): Promise<string> {
+  const fromArgs = args.filter((a) => a !== '-').join(' ');
+  const wantsStdin = args.length === 0 ? !io.stdinTTY : args.includes('-');
+  const piped = wantsStdin ? (await readStdin()).replace(/\s+$/, '') : '';
+  const prompt = [fromArgs, piped].filter(Boolean).join('\n\n');
+  if (!prompt.trim()) throw usage('no prompt: give it as arguments or on stdin (echo hi | router chat)');
+  return prompt;
+}
+
+async function runChat(ctx: RunContext<ChatOptions>, args: string[]): Promise<void> {
+  const { io, flags, opts, signal } = ctx;
+  validateChatOptions(opts);
+  if (opts.interactive) {
+    const { runRepl } = await import('./chat-repl.js');
+    return runRepl(ctx);
+  }
+  const prompt = await promptFrom(args, io);
+  const { connect } = await import('../context.js');
+  const { client, settings } = await connect(io, flags, { model: opts.model });
+  const messages: ChatMessage[] = [];
+  if (opts.system) messages.push({ role: 'system', content: opts.system });
+  messages.push({ role: 'user', content: prompt });
+  const req = buildChatRequest(messages, opts, settings.model);
+  const call = { signal, routerMetadata: opts.routerMetadata };
+  try {
+    const stream = opts.stream ?? !opts.json;
+    if (!stream) {
+      const completion = await client.chat.create(req, call);
+      if (opts.json) io.json(completion);
+      else {
+        const text = completion.choices[0]?.message.content ?? '';
+        io.out(text.endsWith('\n') ? text : `${text}\n`);
+      }
+      if (opts.routerMetadata && !opts.json && completion.router_metadata) io.note(`router: ${completion.router_metadata.summary}`);
+      if (opts.usage) io.note(formatUsage(completion.usage));
+      return;
+    }
+    let usageSeen: ChatUsage | undefined;
+    let last = '';
+    for await (const chunk of client.chat.stream(req, call)) {
+      if (chunk.usage) usageSeen = chunk.usage;
+      if (opts.json) {
+        if (!io.jsonl(chunk)) await io.drain();
+        continue;
+      }
+      if (chunk.router_metadata && opts.routerMetadata) io.note(`router: ${chunk.router_metadata.summary}`);
+      const piece = chunk.choices[0]?.delta.content;
+      if (piece) {
+        last = piece;
+        if (!io.out(piece)) await io.drain();
+      }
+    }
+    if (!opts.json && !last.endsWith('\n')) io.out('\n');
+    if (opts.usage) io.note(formatUsage(usageSeen));
+  } finally {
+    await client.close();
+  }
+}

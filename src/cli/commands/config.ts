@@ -1,0 +1,213 @@
+import type { Command } from 'commander';
+import { action, readStdin, type RunContext } from '../run.js';
+import { CliError, EXIT, usage } from '../exit-codes.js';
+import type { IO } from '../io.js';
+
+const FIELDS = ['api_key', 'management_key', 'api_root', 'model'] as const;
+type Field = (typeof FIELDS)[number];
+const SECRET: readonly string[] = ['api_key', 'management_key'];
+
+interface ProfileOpt {
+  profile?: string;
+  json?: boolean;
+}
+
+function field(name: string): Field {
+  if (!(FIELDS as readonly string[]).includes(name)) throw usage(`unknown setting "${name}": use one of ${FIELDS.join(', ')}`);
+  return name as Field;
+}
+
+async function store() {
+  const { ProfileStore } = await import('../../config/profiles.js');
+  return new ProfileStore();
+}
+
+/** Reads a secret without putting it on the command line: hidden prompt on a TTY, else stdin. */
+async function readSecret(io: IO, label: string): Promise<string> {
+  let value: string;
+  if (io.stdinTTY) {
+    const { password } = await import('@inquirer/prompts');
+    value = await password({ message: label, mask: '*' }, { output: process.stderr });
+  } else {
+    value = await readStdin();
+  }
+  value = value.trim();
+  if (!value) throw usage(`no ${label.toLowerCase()} given (pipe it on stdin, e.g. router login --with-key < key.txt)`);
+  if (/\s/.test(value)) throw usage(`${label.toLowerCase()} must not contain white space`);
+  return value;
+}
+
+function checkRoot(value: string): string {
+  try {
+    const u = new URL(value);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
+  } catch {
+    throw usage(`api_root must be an http(s) URL, got "${value}"`);
+  }
+  return value.replace(/\/+$/, '');
+}
+
+export function registerConfig(program: Command): void {
+  const config = program
+    .command('config')
+    .summary('manage profiles: API key, API root, default model')
+    .description('Manage named profiles. Keys are stored in a private (0600) file and are never printed in full.')
+    .addHelpText(
+      'after',
+      `
+Settings: ${FIELDS.join(', ')}
+Precedence: flags (--profile, --api-root, --model) > environment (ROUTER_PROFILE, ROUTER_API_KEY,
+ROUTER_MANAGEMENT_KEY, ROUTER_API_ROOT, ROUTER_MODEL) > the profile.
+
+Examples:
+  $ router config set api_root http://127.0.0.1:8080/api
+  $ router config set api_key < key.txt
+  $ router config list --json`,
+    );
+
+  config
+    .command('set')
+    .description('set a setting of a profile; a key is read from stdin (or a hidden prompt) when VALUE is left out')
+    .argument('<setting>', FIELDS.join(' | '))
+    .argument('[value]', 'the value (leave out for keys)')
+    .option('-p, --profile <name>', 'profile (default: the current one)')
+    .addHelpText('after', '\nExamples:\n  $ router config set model local/lorem\n  $ printf %s "$KEY" | router config set api_key --profile work')
+    .action(
+      action<ProfileOpt, [string, string | undefined]>(async ({ io, opts, flags }, name, value) => {
+        const f = field(name);
+        if (f === 'api_root' && value !== undefined) value = checkRoot(value);
+        if (f === 'model' && value !== undefined && !/^[^/\s]+\/[^/\s]+$/.test(value)) throw usage(`model must look like <author>/<slug>, got "${value}"`);
+        if (value === undefined) {
+          if (!SECRET.includes(f)) throw usage(`missing value for ${f}`);
+          value = await readSecret(io, f === 'api_key' ? 'API key' : 'Management key');
+        } else if (SECRET.includes(f)) {
+          io.info('warning: a key given as an argument stays in your shell history; pipe it on stdin instead');
+        }
+        const s = await store();
+        const profile = opts.profile ?? flags.profile ?? s.current();
+        s.set(profile, f, value);
+        io.info(`set ${f} of profile "${profile}"`);
+      }),
+    );
+
+  config
+    .command('get')
+    .description('print one setting (keys masked)')
+    .argument('<setting>', FIELDS.join(' | '))
+    .option('-p, --profile <name>', 'profile (default: the current one)')
+    .option('--json', 'print {"profile", "setting", "value"}')
+    .action(
+      action<ProfileOpt, [string]>(async ({ io, opts, flags }, name) => {
+        const f = field(name);
+        const { maskKey } = await import('../../config/profiles.js');
+        const s = await store();
+        const profile = opts.profile ?? flags.profile ?? s.current();
+        const raw = s.get(profile)?.[f];
+        if (raw === undefined) throw new CliError(`${f} is not set in profile "${profile}"`, EXIT.NOT_FOUND);
+        const value = SECRET.includes(f) ? maskKey(raw) : raw;
+        if (opts.json) io.json({ profile, setting: f, value });
+        else io.out(`${value}\n`);
+      }),
+    );
+
+  config
+    .command('list')
+    .description('list profiles (keys masked); * marks the current one')
+    .option('--json', 'print the profiles as JSON')
+    .action(
+      action<ProfileOpt>(async ({ io, opts }) => {
+        const { maskKey } = await import('../../config/profiles.js');
+        const s = await store();
+        const current = s.current();
+        const rows = s.names().map((name) => {
+          const p = s.get(name)!;
+          return {
+            name,
+            current: name === current,
+            api_key: maskKey(p.api_key) || null,
+            management_key: maskKey(p.management_key) || null,
+            api_root: p.api_root ?? null,
+            model: p.model ?? null,
+          };
+        });
+        if (opts.json) return io.json({ current, path: s.path, profiles: rows });
+        if (rows.length === 0) {
+          io.info('no profiles yet: run "router login"');
+          return;
+        }
+        const { table } = await import('../table.js');
+        io.out(
+          table(io, ['', 'profile', 'api key', 'api root', 'model'], rows.map((r) => [r.current ? '*' : '', r.name, r.api_key ?? '', r.api_root ?? '', r.model ?? ''])),
+        );
+      }),
+    );
+
+  config
+    .command('use')
+    .description('make a profile the current one')
+    .argument('<profile>')
+    .action(
+      action<ProfileOpt, [string]>(async ({ io }, name) => {
+        const s = await store();
+        if (!s.get(name)) throw new CliError(`no profile "${name}" (see router config list)`, EXIT.NOT_FOUND);
+        s.use(name);
+        io.info(`now using profile "${name}"`);
+      }),
+    );
+
+  config
+    .command('delete')
+    .description('delete a profile')
+    .argument('<profile>')
+    .action(
+      action<ProfileOpt, [string]>(async ({ io }, name) => {
+        const s = await store();
+        if (!s.delete(name)) throw new CliError(`no profile "${name}"`, EXIT.NOT_FOUND);
+        io.info(`deleted profile "${name}"`);
+      }),
+    );
+
+  config
+    .command('path')
+    .description('print where the config file is')
+    .action(
+      action(async ({ io }) => {
+        io.out(`${(await store()).path}\n`);
+      }),
+    );
+}
+
+interface LoginOpts {
+  profile?: string;
+  withKey?: boolean;
+  apiRoot?: string;
+  model?: string;
+}
+
+export function registerLogin(program: Command): void {
+  program
+    .command('login')
+    .summary('store an API key in a profile')
+    .description('Store an API key in a profile: asked with a hidden prompt on a TTY, or read from stdin with --with-key, so it never lands in shell history.')
+    .option('-p, --profile <name>', 'profile to write (default: the current one)')
+    .option('--with-key', 'read the key from stdin')
+    .option('--api-root <url>', 'API root to store with it, e.g. http://127.0.0.1:8080/api')
+    .option('-m, --model <id>', 'default model to store with it')
+    .addHelpText('after', '\nExamples:\n  $ router login\n  $ router login --with-key --profile local --api-root http://127.0.0.1:8080/api < key.txt')
+    .action(
+      action<LoginOpts>(async (ctx: RunContext<LoginOpts>) => {
+        const { io, opts, flags } = ctx;
+        if (!opts.withKey && !io.stdinTTY) throw usage('stdin is not a terminal: use --with-key and pipe the key on stdin');
+        const root = opts.apiRoot ?? flags.apiRoot;
+        const apiRoot = root ? checkRoot(root) : undefined;
+        const key = await readSecret(io, 'API key');
+        const s = await store();
+        const profile = opts.profile ?? flags.profile ?? s.current();
+        s.set(profile, 'api_key', key);
+        if (apiRoot) s.set(profile, 'api_root', apiRoot);
+        if (opts.model) s.set(profile, 'model', opts.model);
+        if (!s.names().includes(s.current())) s.use(profile);
+        io.info(`saved the key in profile "${profile}" (${s.path})`);
+      }),
+    );
+}

@@ -1,0 +1,70 @@
+import type { Command } from 'commander';
+import { action } from '../run.js';
+import { collect, integerIn } from '../options.js';
+import { usage } from '../exit-codes.js';
+
+interface ServeOpts {
+  port: number;
+  host: string;
+  state?: string;
+  fault?: string[];
+  json?: boolean;
+}
+
+export function defaultStateDir(): string {
+  const base = process.env.XDG_STATE_HOME ?? `${process.env.HOME ?? '.'}/.local/state`;
+  return `${base}/router/emulator`;
+}
+
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .summary('run the local emulator of the whole API')
+    .description('Run the local emulator of the service on 127.0.0.1. It prints its API root and ready-to-use keys; state (keys, balances, batches) persists in --state.')
+    .option('--port <n>', 'port, 0 for any free one', integerIn(0, 65535), 8080)
+    .option('--host <addr>', 'address to listen on', '127.0.0.1')
+    .option('--state <dir>', 'state folder (default: $XDG_STATE_HOME/router/emulator)')
+    .option('--fault <spec>', 'inject a fault, repeatable: 429,retry_after=1 | 503,times=2 | slow,delay_ms=500 | cut,after=3 | error-chunk | malformed | reset', collect)
+    .option('--json', 'print {api_root, api_key, management_key, state_dir} as one JSON line')
+    .addHelpText('after', '\nExamples:\n  $ router serve --port 8080\n  $ router serve --port 0 --state ./state --json\n  $ router serve --fault "503,times=2"')
+    .action(
+      action<ServeOpts>(async ({ io, opts, signal }) => {
+        const { startEmulator } = await import('../../emulator/server.js');
+        const { FaultSpecError, parseFault } = await import('../../emulator/faults.js');
+        for (const f of opts.fault ?? []) {
+          try {
+            parseFault(f);
+          } catch (err) {
+            if (err instanceof FaultSpecError) throw usage(`--fault: ${err.message}`);
+            throw err;
+          }
+        }
+        const stateDir = opts.state ?? defaultStateDir();
+        const emu = await startEmulator({ stateDir, port: opts.port, host: opts.host, faults: opts.fault });
+        const { apiKey, managementKey } = emu.store.firstKeys();
+        if (opts.json) {
+          io.jsonl({ api_root: emu.apiRoot, api_key: apiKey, management_key: managementKey, state_dir: stateDir, pid: process.pid });
+        } else {
+          io.out(
+            [
+              `router emulator listening on ${emu.apiRoot}`,
+              `  API key:        ${apiKey}`,
+              `  management key: ${managementKey}`,
+              `  state:          ${stateDir}`,
+              '',
+              'Try:',
+              `  export ROUTER_API_ROOT=${emu.apiRoot} ROUTER_API_KEY=${apiKey}`,
+              '  router chat --model local/lorem "write 12 words"',
+              '',
+            ].join('\n'),
+          );
+        }
+        await new Promise<void>((resolve) => {
+          const stop = () => resolve();
+          signal.addEventListener('abort', stop, { once: true });
+          process.once('SIGTERM', stop);
+        });
+        await emu.close();
+      }),
+    );
+}

@@ -1,0 +1,36 @@
+import type { RouterClient } from '../client/index.js';
+import type { Settings } from '../config/profiles.js';
+import { CliError, EXIT } from './exit-codes.js';
+import type { GlobalFlags, IO } from './io.js';
+
+export interface Connected {
+  client: RouterClient;
+  settings: Settings;
+}
+
+/**
+ * Builds the client from flags > env > profile. Call it only after the command's own input
+ * is validated, so that bad input never costs a request.
+ */
+export async function connect(io: IO, flags: GlobalFlags, opts: { management?: boolean; model?: string } = {}): Promise<Connected> {
+  const { resolveSettings } = await import('../config/profiles.js');
+  const settings = resolveSettings({ profile: flags.profile, apiRoot: flags.apiRoot, model: opts.model });
+  io.addSecret(settings.apiKey);
+  io.addSecret(settings.managementKey);
+  const key = opts.management ? (settings.managementKey ?? settings.apiKey) : settings.apiKey;
+  if (!key) {
+    throw new CliError(
+      `no API key for profile "${settings.profile}": set ROUTER_API_KEY, or run "router login"`,
+      EXIT.AUTH,
+    );
+  }
+  const { RouterClient } = await import('../client/index.js');
+  const client = new RouterClient({
+    apiKey: key,
+    apiRoot: settings.apiRoot,
+    timeoutMs: flags.timeout !== undefined ? flags.timeout * 1000 : undefined,
+    maxRetries: flags.maxRetries,
+    onRetry: ({ attempt, delayMs, reason }) => io.info(`retry ${attempt} in ${(delayMs / 1000).toFixed(1)}s: ${reason}`),
+  });
+  return { client, settings };
+}

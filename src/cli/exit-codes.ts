@@ -1,0 +1,50 @@
+/** The one exit-code table of `router` (also in the README). */
+export const EXIT = {
+  OK: 0,
+  /** Anything not listed below. */
+  FAILURE: 1,
+  /** Bad flags, arguments or input files; the server's 400/413/422. Nothing was sent, or the server refused it. */
+  USAGE: 2,
+  /** No key, or the server's 401/403. */
+  AUTH: 3,
+  /** 402: not enough credits (for `batch get`: finalized cost exceeds the balance). */
+  PAYMENT: 4,
+  /** 404 or 410 (batch results deleted after the 30-day retention). */
+  NOT_FOUND: 5,
+  /** 429 after the retries ran out. */
+  RATE_LIMITED: 6,
+  /** 5xx from the server or provider after the retries ran out, or a broken answer. */
+  SERVER: 7,
+  /** Connection failed or timed out. */
+  NETWORK: 8,
+  /** A watched batch ended failed, expired or cancelled. */
+  BATCH_FAILED: 9,
+  /** Ctrl-C. */
+  INTERRUPTED: 130,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+export function exitCodeForStatus(status: number): ExitCode {
+  if (status === 401 || status === 403) return EXIT.AUTH;
+  if (status === 402) return EXIT.PAYMENT;
+  if (status === 404 || status === 410) return EXIT.NOT_FOUND;
+  if (status === 429) return EXIT.RATE_LIMITED;
+  if (status >= 500) return EXIT.SERVER;
+  if (status >= 400) return EXIT.USAGE;
+  return EXIT.FAILURE;
+}
+
+/** An error the CLI reports as one line with a chosen exit code. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: ExitCode = EXIT.USAGE,
+    /** Extra lines shown only with --verbose. */
+    readonly detail?: string,
+  ) {
+    super(message);
+  }
+}
+
+export const usage = (message: string) => new CliError(message, EXIT.USAGE);

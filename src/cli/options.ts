@@ -1,0 +1,58 @@
+import { InvalidArgumentError } from 'commander';
+
+/** Option-argument parsers: range checks happen here, before anything is sent. */
+export function numberIn(min: number, max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('not a number.');
+    if (n < min || n > max) throw new InvalidArgumentError(`must be between ${min} and ${max}.`);
+    return n;
+  };
+}
+
+export function integerIn(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (value: string): number => {
+    if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError('not an integer.');
+    const n = Number(value);
+    if (n < min || n > max) throw new InvalidArgumentError(max === Number.MAX_SAFE_INTEGER ? `must be at least ${min}.` : `must be between ${min} and ${max}.`);
+    return n;
+  };
+}
+
+export function oneOf(values: readonly string[]) {
+  return (value: string): string => {
+    if (!values.includes(value)) throw new InvalidArgumentError(`allowed: ${values.join(', ')}.`);
+    return value;
+  };
+}
+
+/** Repeatable option: collects every occurrence. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** Comma-separated list, also repeatable. */
+export function commaList(value: string, previous: string[] = []): string[] {
+  const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (items.length === 0) throw new InvalidArgumentError('empty list.');
+  return [...previous, ...items];
+}
+
+/** Repeatable `key=value`. */
+export function keyValue(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const eq = value.indexOf('=');
+  if (eq <= 0) throw new InvalidArgumentError('expected key=value.');
+  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+}
+
+export function nonEmpty(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('must not be empty.');
+  return value;
+}
+
+export function maxLength(n: number) {
+  return (value: string): string => {
+    if (value.length > n) throw new InvalidArgumentError(`at most ${n} characters.`);
+    return value;
+  };
+}
