@@ -1,5 +1,5 @@
 import type { RouterClient } from '../client/index.js';
-import type { Settings } from '../config/profiles.js';
+import type { Settings } from '../config/settings.js';
 import { CliError, EXIT } from './exit-codes.js';
 import type { GlobalFlags, IO } from './io.js';
 
@@ -13,8 +13,8 @@ export interface Connected {
  * is validated, so that bad input never costs a request.
  */
 export async function connect(io: IO, flags: GlobalFlags, opts: { management?: boolean; model?: string } = {}): Promise<Connected> {
-  const { resolveSettings } = await import('../config/profiles.js');
-  const settings = resolveSettings({ profile: flags.profile, apiRoot: flags.apiRoot, model: opts.model });
+  const { resolveSettings } = await import('../config/settings.js');
+  const settings = await resolveSettings({ profile: flags.profile, apiRoot: flags.apiRoot, model: opts.model });
   io.addSecret(settings.apiKey);
   io.addSecret(settings.managementKey);
   const key = opts.management ? (settings.managementKey ?? settings.apiKey) : settings.apiKey;

@@ -71,6 +71,36 @@ export class IO {
     process.stderr.write(this.errColor ? `\x1b[31merror:\x1b[0m ${line}\n` : `error: ${line}\n`);
   }
 
+  /**
+   * Streamed text for stdout: pieces that arrive together go out in one write (on the next turn
+   * of the event loop, so a person still sees each token at once); honors backpressure.
+   */
+  streamWriter(): { write(text: string): Promise<void>; end(): Promise<void> } {
+    let pending = '';
+    let scheduled = false;
+    const flush = () => {
+      scheduled = false;
+      if (!pending) return true;
+      const ok = this.out(pending);
+      pending = '';
+      return ok;
+    };
+    return {
+      write: async (text: string) => {
+        pending += text;
+        if (pending.length >= 65_536) {
+          if (!flush()) await this.drain();
+        } else if (!scheduled) {
+          scheduled = true;
+          setImmediate(flush);
+        }
+      },
+      end: async () => {
+        if (!flush()) await this.drain();
+      },
+    };
+  }
+
   /** Waits until stdout has flushed (for large outputs before exit). */
   drain(): Promise<void> {
     return new Promise((resolve) => {

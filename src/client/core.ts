@@ -1,5 +1,6 @@
-import { Agent, request, type Dispatcher } from 'undici';
-import { APIError, ConnectionError, ProtocolError, TimeoutError } from './errors.js';
+import type { Dispatcher } from 'undici';
+import { createAgent, send } from './transport.js';
+import { APIError, ConnectionError, ProtocolError, RouterError, TimeoutError } from './errors.js';
 
 export const DEFAULT_API_ROOT = 'https://openrouter.ai/api';
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -97,7 +98,7 @@ function isAbort(err: unknown): boolean {
 
 /** Maps a low-level undici/socket failure onto the client's error types. */
 export function toConnectionError(err: unknown, url: string): Error {
-  if (isAbort(err) || err instanceof APIError || err instanceof ConnectionError) return err as Error;
+  if (isAbort(err) || err instanceof RouterError) return err as Error;
   const code = errorCode(err);
   const host = new URL(url).host;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
@@ -145,7 +146,7 @@ export class HttpCore {
     this.extraHeaders = opts.headers ?? {};
     this.onRetry = opts.onRetry;
     this.ownsDispatcher = !opts.dispatcher;
-    this.dispatcher = opts.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connect: { timeout: 10_000 } });
+    this.dispatcher = opts.dispatcher ?? createAgent({ keepAliveTimeout: 10_000, connect: { timeout: 10_000 } });
   }
 
   url(path: string, base: Base = 'v1', query?: Query): string {
@@ -219,12 +220,11 @@ export class HttpCore {
     }
     for (const [k, v] of Object.entries(opts.headers ?? {})) if (v !== undefined) headers[k.toLowerCase()] = v;
     const timeout = opts.timeoutMs ?? this.timeoutMs;
-    const res = await request(url, {
+    const res = await send(this.dispatcher, url, {
       method: opts.method,
       headers,
       body,
       signal: opts.signal,
-      dispatcher: this.dispatcher,
       headersTimeout: timeout,
       bodyTimeout: timeout,
     });

@@ -9,84 +9,92 @@ export interface SSEEvent {
 /** Largest single event we buffer before giving up; guards memory against a runaway line. */
 export const MAX_EVENT_BYTES = 64 * 1024 * 1024;
 
+const LINE_END = /\r\n|\r|\n/g;
+
 /**
- * Parses a text/event-stream body (WHATWG rules): any of CRLF, LF or CR ends a line,
+ * Incremental text/event-stream decoder (WHATWG rules): any of CRLF, LF or CR ends a line,
  * lines starting with ':' are comments (keep-alives), a blank line dispatches the event.
  * Chunk boundaries may fall anywhere, including inside a UTF-8 sequence or a CRLF pair.
  */
-export async function* parseSSE(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<SSEEvent> {
-  const decoder = new TextDecoder('utf-8');
-  let buffer = '';
-  let pendingCR = false;
-  let data: string[] = [];
-  let dataBytes = 0;
-  let event: string | undefined;
-  let id: string | undefined;
+export class SSEDecoder {
+  private readonly text = new TextDecoder('utf-8');
+  private buffer = '';
+  /** The previous chunk ended in CR: a LF starting the next one belongs to it. */
+  private pendingCR = false;
+  private data: string[] = [];
+  private dataLength = 0;
+  private event: string | undefined;
+  private id: string | undefined;
 
-  const takeLine = (line: string): SSEEvent | undefined => {
+  push(chunk: Uint8Array | string): SSEEvent[] {
+    const s = typeof chunk === 'string' ? chunk : this.text.decode(chunk, { stream: true });
+    return this.feed(s, false);
+  }
+
+  end(): SSEEvent[] {
+    const out = this.feed(this.text.decode(), true);
+    const last = this.line('');
+    if (last) out.push(last);
+    return out;
+  }
+
+  private feed(s: string, final: boolean): SSEEvent[] {
+    const out: SSEEvent[] = [];
+    if (this.pendingCR && s.charCodeAt(0) === 10) s = s.slice(1);
+    this.pendingCR = false;
+    let text = this.buffer + s;
+    let start = 0;
+    LINE_END.lastIndex = 0;
+    for (let m = LINE_END.exec(text); m; m = LINE_END.exec(text)) {
+      // A CR at the very end may be half of a CRLF split across chunks.
+      if (m[0] === '\r' && m.index === text.length - 1 && !final) {
+        this.pendingCR = true;
+      }
+      const ev = this.line(text.slice(start, m.index));
+      if (ev) out.push(ev);
+      start = m.index + m[0].length;
+    }
+    text = text.slice(start);
+    if (final && text !== '') {
+      const ev = this.line(text);
+      if (ev) out.push(ev);
+      text = '';
+    }
+    if (text.length > MAX_EVENT_BYTES) throw new ProtocolError('stream line larger than 64 MiB');
+    this.buffer = text;
+    return out;
+  }
+
+  private line(line: string): SSEEvent | undefined {
     if (line === '') {
-      if (data.length === 0) {
-        event = undefined;
+      if (this.data.length === 0) {
+        this.event = undefined;
         return undefined;
       }
-      const out = { event, data: data.join('\n'), id };
-      data = [];
-      dataBytes = 0;
-      event = undefined;
+      const out = { event: this.event, data: this.data.length === 1 ? this.data[0]! : this.data.join('\n'), id: this.id };
+      this.data = [];
+      this.dataLength = 0;
+      this.event = undefined;
       return out;
     }
-    if (line.startsWith(':')) return undefined;
+    if (line.charCodeAt(0) === 58 /* : */) return undefined;
     const colon = line.indexOf(':');
     const field = colon === -1 ? line : line.slice(0, colon);
     let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
+    if (value.charCodeAt(0) === 32) value = value.slice(1);
     if (field === 'data') {
-      dataBytes += value.length;
-      if (dataBytes > MAX_EVENT_BYTES) throw new ProtocolError('stream event larger than 64 MiB');
-      data.push(value);
-    } else if (field === 'event') event = value;
-    else if (field === 'id') id = value;
+      this.dataLength += value.length;
+      if (this.dataLength > MAX_EVENT_BYTES) throw new ProtocolError('stream event larger than 64 MiB');
+      this.data.push(value);
+    } else if (field === 'event') this.event = value;
+    else if (field === 'id') this.id = value;
     return undefined;
-  };
+  }
+}
 
-  function* drain(text: string): Generator<SSEEvent> {
-    buffer += text;
-    let start = 0;
-    for (let i = 0; i < buffer.length; i++) {
-      const ch = buffer.charCodeAt(i);
-      if (ch === 10 /* \n */) {
-        if (pendingCR && i === start) {
-          pendingCR = false;
-          start = i + 1;
-          continue;
-        }
-        pendingCR = false;
-        const ev = takeLine(buffer.slice(start, i));
-        if (ev) yield ev;
-        start = i + 1;
-      } else if (ch === 13 /* \r */) {
-        const ev = takeLine(buffer.slice(start, i));
-        if (ev) yield ev;
-        pendingCR = true;
-        start = i + 1;
-      } else if (pendingCR && i === start) {
-        pendingCR = false;
-      }
-    }
-    buffer = buffer.slice(start);
-    if (buffer.length > MAX_EVENT_BYTES) throw new ProtocolError('stream line larger than 64 MiB');
-  }
-
-  for await (const chunk of body) {
-    yield* drain(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
-  }
-  yield* drain(decoder.decode());
-  // A stream that ends without a final blank line still delivers its last event.
-  if (buffer !== '') {
-    const ev = takeLine(buffer);
-    buffer = '';
-    if (ev) yield ev;
-  }
-  const last = takeLine('');
-  if (last) yield last;
+/** Parses a whole event-stream body into events. */
+export async function* parseSSE(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<SSEEvent> {
+  const decoder = new SSEDecoder();
+  for await (const chunk of body) yield* decoder.push(chunk);
+  yield* decoder.end();
 }

@@ -39,14 +39,21 @@ export async function writeSSE(ctx: Ctx, events: unknown[], errorEvent: unknown,
       res.end();
       return false;
     }
-    if (!res.write(frame(events[i]))) {
-      await new Promise((r) => {
-        res.once('drain', r);
-        res.once('close', r);
-      });
-    }
+    if (!res.write(frame(events[i]))) await drainOrClose(res);
   }
   if (terminator) res.write(`data: ${terminator}\n\n`);
   res.end();
   return !closed;
+}
+
+function drainOrClose(res: NodeJS.WritableStream & { once: Function; off: Function }): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
 }

@@ -29,6 +29,8 @@ interface Route {
 
 export interface Emulator {
   server: Server;
+  /** Requests received (not the admin ones), oldest first; Authorization is never recorded. */
+  requestLog: LoggedRequest[];
   store: StateStore;
   faults: FaultBoard;
   apiRoot: string;
@@ -162,6 +164,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
   const host = opts.host ?? '127.0.0.1';
   return {
     server,
+    requestLog: log,
     store,
     faults,
     port,

@@ -3,9 +3,9 @@ import { action, readStdin, type RunContext } from '../run.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import type { IO } from '../io.js';
 
-const FIELDS = ['api_key', 'management_key', 'api_root', 'model'] as const;
-type Field = (typeof FIELDS)[number];
-const SECRET: readonly string[] = ['api_key', 'management_key'];
+import { PROFILE_FIELDS as FIELDS, SECRET_FIELDS, type ProfileField as Field } from '../../config/settings.js';
+
+const SECRET: readonly string[] = SECRET_FIELDS;
 
 interface ProfileOpt {
   profile?: string;
@@ -99,7 +99,7 @@ Examples:
     .action(
       action<ProfileOpt, [string]>(async ({ io, opts, flags }, name) => {
         const f = field(name);
-        const { maskKey } = await import('../../config/profiles.js');
+        const { maskKey } = await import('../../config/settings.js');
         const s = await store();
         const profile = opts.profile ?? flags.profile ?? s.current();
         const raw = s.get(profile)?.[f];
@@ -116,7 +116,7 @@ Examples:
     .option('--json', 'print the profiles as JSON')
     .action(
       action<ProfileOpt>(async ({ io, opts }) => {
-        const { maskKey } = await import('../../config/profiles.js');
+        const { maskKey } = await import('../../config/settings.js');
         const s = await store();
         const current = s.current();
         const rows = s.names().map((name) => {

@@ -1,6 +1,6 @@
 import type { ChatChunk, ChatCompletion, ChatCompletionRequest } from '../types.js';
 import { StreamError } from '../errors.js';
-import { Resource, callHeaders, jsonEvents, type CallOptions } from './shared.js';
+import { EventStream, Resource, callHeaders, type CallOptions } from './shared.js';
 
 export class Chat extends Resource {
   async create(params: ChatCompletionRequest, opts: CallOptions = {}): Promise<ChatCompletion> {
@@ -20,7 +20,7 @@ export class Chat extends Resource {
    * An error after the first token arrives as a chunk with a top-level `error`: it is thrown as StreamError.
    * Retries happen only before the first byte of the answer.
    */
-  async *stream(params: ChatCompletionRequest, opts: CallOptions = {}): AsyncGenerator<ChatChunk> {
+  async stream(params: ChatCompletionRequest, opts: CallOptions = {}): Promise<AsyncIterable<ChatChunk>> {
     const path = '/chat/completions';
     const res = await this.core.send({
       method: 'POST',
@@ -31,18 +31,21 @@ export class Chat extends Resource {
       signal: opts.signal,
       timeoutMs: opts.timeoutMs,
     });
-    for await (const { data } of jsonEvents(res, this.core.url(path), { terminator: '[DONE]' })) {
-      const chunk = data as ChatChunk;
-      if (chunk.error) {
-        const code = chunk.error.code;
-        throw new StreamError(typeof code === 'number' ? code : 500, chunk.error.message, {
-          code,
-          errorType: chunk.error.metadata?.error_type,
-          requestId: res.requestId,
-          body: chunk,
-        });
-      }
-      yield chunk;
-    }
+    return new EventStream<ChatChunk>(res, this.core.url(path), {
+      terminator: '[DONE]',
+      map: ({ data }) => {
+        const chunk = data as ChatChunk;
+        if (chunk.error) {
+          const code = chunk.error.code;
+          throw new StreamError(typeof code === 'number' ? code : 500, chunk.error.message, {
+            code,
+            errorType: chunk.error.metadata?.error_type,
+            requestId: res.requestId,
+            body: chunk,
+          });
+        }
+        return chunk;
+      },
+    });
   }
 }

@@ -1,7 +1,7 @@
 import type { HttpCore, RawResponse } from '../core.js';
-import { bodyChunks } from '../core.js';
+import { toConnectionError } from '../core.js';
 import { ConnectionError, ProtocolError } from '../errors.js';
-import { parseSSE } from '../sse.js';
+import { SSEDecoder } from '../sse.js';
 
 /** Per-call options shared by every resource method. */
 export interface CallOptions {
@@ -26,34 +26,86 @@ export abstract class Resource {
   constructor(protected readonly core: HttpCore) {}
 }
 
+export interface EventStreamOptions<T> {
+  /** The `data:` payload that ends the stream (`[DONE]` for chat). */
+  terminator?: string;
+  /** Turns one parsed event into the item to yield; throw here for in-stream errors. */
+  map: (event: { event: string | undefined; data: unknown }) => T;
+  /** An item after which the stream is complete (Responses' terminal events). */
+  isFinal?: (item: T) => boolean;
+}
+
 /**
- * Yields each JSON `data:` payload of an event stream, stopping at `[DONE]`.
- * A stream that ends without its terminator was cut: that is a ConnectionError.
+ * The JSON events of an event stream, as an async iterable. Events decoded from one network
+ * chunk are handed out from a queue, so a fast stream costs one promise per event and no more.
+ * A stream that ends without its terminator (or final event) was cut: that is a ConnectionError.
  */
-export async function* jsonEvents(
-  res: RawResponse,
-  url: string,
-  opts: { terminator?: string; isFinal?: (event: { event?: string; data: unknown }) => boolean } = {},
-): AsyncGenerator<{ event: string | undefined; data: unknown }> {
-  let finished = false;
-  for await (const ev of parseSSE(bodyChunks(res, url))) {
-    if (opts.terminator !== undefined && ev.data === opts.terminator) {
-      finished = true;
-      break;
-    }
-    let data: unknown;
-    try {
-      data = JSON.parse(ev.data);
-    } catch {
-      throw new ProtocolError(`server sent a malformed stream event: ${ev.data.slice(0, 80)}`);
-    }
-    const item = { event: ev.event, data };
-    yield item;
-    if (opts.isFinal?.(item)) {
-      finished = true;
-      break;
-    }
+export class EventStream<T> implements AsyncIterable<T> {
+  private readonly decoder = new SSEDecoder();
+  private readonly queue: T[] = [];
+  private head = 0;
+  private finished = false;
+  private source: AsyncIterator<Uint8Array> | undefined;
+
+  constructor(
+    private readonly res: RawResponse,
+    private readonly url: string,
+    private readonly opts: EventStreamOptions<T>,
+  ) {}
+
+  [Symbol.asyncIterator](): AsyncIterator<T> {
+    return {
+      next: () => this.next(),
+      return: async () => {
+        this.finished = true;
+        await this.source?.return?.();
+        return { value: undefined, done: true };
+      },
+    };
   }
-  if (!finished) throw new ConnectionError('the stream ended before it was complete', { maybeDelivered: true });
-  await res.body.dump().catch(() => {});
+
+  private async next(): Promise<IteratorResult<T>> {
+    while (this.head >= this.queue.length) {
+      this.queue.length = 0;
+      this.head = 0;
+      if (this.finished) return { value: undefined, done: true };
+      await this.fill();
+    }
+    return { value: this.queue[this.head++]!, done: false };
+  }
+
+  private async fill(): Promise<void> {
+    this.source ??= this.res.body[Symbol.asyncIterator]();
+    let step: IteratorResult<Uint8Array>;
+    try {
+      step = await this.source.next();
+    } catch (err) {
+      throw toConnectionError(err, this.url);
+    }
+    const events = step.done ? this.decoder.end() : this.decoder.push(step.value);
+    for (const ev of events) {
+      if (this.opts.terminator !== undefined && ev.data === this.opts.terminator) {
+        this.finish();
+        return;
+      }
+      let data: unknown;
+      try {
+        data = JSON.parse(ev.data);
+      } catch {
+        throw new ProtocolError(`server sent a malformed stream event: ${ev.data.slice(0, 80)}`);
+      }
+      const item = this.opts.map({ event: ev.event, data });
+      this.queue.push(item);
+      if (this.opts.isFinal?.(item)) {
+        this.finish();
+        return;
+      }
+    }
+    if (step.done) throw new ConnectionError('the stream ended before it was complete', { maybeDelivered: true });
+  }
+
+  private finish(): void {
+    this.finished = true;
+    void this.res.body.dump().catch(() => {});
+  }
 }

@@ -1,0 +1,52 @@
+// Shared helpers of the benchmarks: an emulator in a child process, timing, reporting.
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const BIN = join(ROOT, 'bin', 'router');
+export const WORK = mkdtempSync(join(tmpdir(), 'router-bench-'));
+
+export async function startEmulator() {
+  const server = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--state', join(WORK, 'state'), '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const line = await new Promise((resolve) => createInterface({ input: server.stdout }).once('line', resolve));
+  const info = JSON.parse(line);
+  // Plenty of credit for long runs.
+  await fetch(`${info.api_root}/_emulator/credits`, { method: 'POST', headers: { authorization: `Bearer ${info.management_key}`, 'content-type': 'application/json' }, body: JSON.stringify({ amount: 1e6 }) });
+  return { ...info, stop: () => new Promise((r) => { server.once('exit', r); server.kill('SIGTERM'); }) };
+}
+
+/** Runs a command to completion; resolves with wall time (ms), stdout byte count and peak RSS (KiB, via /usr/bin/time when present). */
+export function timed(cmd, args, { env = process.env, input, stdout = 'count' } = {}) {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    const child = spawn('/usr/bin/time', ['-f', '%M', cmd, ...args], { env, stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    let bytes = 0;
+    let err = '';
+    child.stdout.on('data', (c) => (bytes += c.length));
+    child.stderr.on('data', (c) => (err += c));
+    if (input) child.stdin.end(input);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = Number(process.hrtime.bigint() - start) / 1e6;
+      const rssKiB = Number(err.trim().split('\n').at(-1));
+      if (code !== 0) return reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${err.slice(0, 300)}`));
+      resolve({ ms, bytes, rssKiB });
+    });
+  });
+}
+
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+const rows = [];
+export function report(name, value, goal, pass) {
+  rows.push({ name, value, goal, pass });
+  console.log(`${pass ? 'ok  ' : 'MISS'}  ${name.padEnd(58)} ${value.padEnd(26)} goal ${goal}`);
+}
+export function summary() {
+  const missed = rows.filter((r) => !r.pass).length;
+  console.log(`\n${rows.length - missed} of ${rows.length} goals met`);
+}

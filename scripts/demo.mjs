@@ -1,0 +1,28 @@
+// Starts the built-in emulator, runs `router chat` against it, prints the answer, stops the emulator.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'router');
+const state = mkdtempSync(join(tmpdir(), 'router-demo-'));
+const server = spawn(process.execPath, [bin, 'serve', '--port', '0', '--state', state, '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const first = await new Promise((resolve, reject) => {
+  createInterface({ input: server.stdout }).once('line', resolve);
+  server.once('exit', (code) => reject(new Error(`emulator exited with ${code}`)));
+});
+const { api_root, api_key } = JSON.parse(first);
+const env = { ...process.env, ROUTER_API_ROOT: api_root, ROUTER_API_KEY: api_key, ROUTER_CONFIG_DIR: join(state, 'config') };
+const run = (args, input) => {
+  process.stderr.write(`\n$ router ${args.map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}\n`);
+  const r = spawnSync(process.execPath, [bin, ...args], { env, input, stdio: [input ? 'pipe' : 'ignore', 'inherit', 'inherit'] });
+  if (r.status !== 0) process.exitCode = r.status ?? 1;
+};
+process.stderr.write(`emulator running at ${api_root}\n`);
+run(['chat', '--model', 'local/lorem', '--usage', 'Tell me about rivers in 40 words']);
+run(['chat', '--model', 'local/echo', '--system', 'Repeat after me'], 'Hello from stdin!');
+server.kill('SIGTERM');
+await new Promise((r) => server.once('exit', r));
+rmSync(state, { recursive: true, force: true });

@@ -1,0 +1,73 @@
+import { statSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEnv, type TestEnv } from '../helpers.js';
+
+let t: TestEnv;
+beforeAll(async () => {
+  t = await startTestEnv();
+});
+afterAll(() => t.close());
+
+describe('profiles', () => {
+  it('login --with-key stores the key privately and never prints it', async () => {
+    const env = { ROUTER_API_KEY: '', ROUTER_API_ROOT: '' };
+    const login = await t.run(['login', '--with-key', '--profile', 'local', '--api-root', t.apiRoot], { input: `${t.apiKey}\n`, env });
+    expect(login.code).toBe(0);
+    expect(login.stdout + login.stderr).not.toContain(t.apiKey);
+    const path = (await t.run(['config', 'path'], { env })).stdout.trim();
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readFileSync(path, 'utf8')).toContain(t.apiKey);
+
+    const list = await t.run(['config', 'list', '--json'], { env });
+    expect(list.stdout).not.toContain(t.apiKey);
+    const parsed = JSON.parse(list.stdout);
+    expect(parsed.current).toBe('local');
+    expect(parsed.profiles[0].api_key).toBe(`${t.apiKey.slice(0, 6)}…${t.apiKey.slice(-4)}`);
+    const get = await t.run(['config', 'get', 'api_key', '--profile', 'local'], { env });
+    expect(get.stdout.trim()).toBe(`${t.apiKey.slice(0, 6)}…${t.apiKey.slice(-4)}`);
+
+    const chat = await t.run(['chat', '--model', 'local/echo', 'via profile'], { env });
+    expect(chat.code).toBe(0);
+    expect(chat.stdout).toBe('via profile\n');
+  });
+
+  it('precedence: flags > env > profile', async () => {
+    const env = { ROUTER_API_KEY: '', ROUTER_API_ROOT: '' };
+    await t.run(['login', '--with-key', '--profile', 'broken', '--api-root', 'http://127.0.0.1:9/api'], { input: t.apiKey, env });
+    await t.run(['config', 'set', 'model', 'local/lorem', '--profile', 'broken'], { env });
+    // The profile's root is unreachable: exit 8.
+    const viaProfile = await t.run(['chat', '--profile', 'broken', '--max-retries', '0', 'hi'], { env });
+    expect(viaProfile.code).toBe(8);
+    expect(viaProfile.stderr).toMatch(/connection refused/);
+    // Env overrides the profile's root; the profile's model is still used.
+    t.clearRequests();
+    const viaEnv = await t.run(['chat', '--profile', 'broken', 'write 3 words'], { env: { ...env, ROUTER_API_ROOT: t.apiRoot } });
+    expect(viaEnv.code).toBe(0);
+    expect(t.requests()[0]!.body.model).toBe('local/lorem');
+    // A flag overrides env.
+    const viaFlag = await t.run(['chat', '--profile', 'broken', '--api-root', t.apiRoot, '--model', 'local/echo', 'flag'], {
+      env: { ...env, ROUTER_API_ROOT: 'http://127.0.0.1:9/api', ROUTER_MODEL: 'local/lorem' },
+    });
+    expect(viaFlag.stdout).toBe('flag\n');
+    // ROUTER_PROFILE picks the profile; ROUTER_API_KEY overrides its key.
+    const viaProfileEnv = await t.run(['chat', 'x'], { env: { ...env, ROUTER_PROFILE: 'local', ROUTER_API_KEY: 'sk-rt-v1-notthekeynotthekey' } });
+    expect(viaProfileEnv.code).toBe(3);
+  });
+
+  it('use / delete / unknown settings', async () => {
+    expect((await t.run(['config', 'use', 'nope'])).code).toBe(5);
+    expect((await t.run(['config', 'use', 'local'])).code).toBe(0);
+    const bad = await t.run(['config', 'set', 'colour', 'red']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/unknown setting "colour"/);
+    expect((await t.run(['config', 'set', 'api_root', 'ftp://x'])).code).toBe(2);
+    expect((await t.run(['config', 'delete', 'broken'])).code).toBe(0);
+    expect((await t.run(['config', 'delete', 'broken'])).code).toBe(5);
+  });
+
+  it('login without --with-key on a non-TTY stdin refuses instead of prompting', async () => {
+    const r = await t.run(['login']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--with-key/);
+  });
+});

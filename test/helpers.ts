@@ -1,0 +1,122 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startEmulator, type Emulator } from '../dist/emulator/server.js';
+
+export const BIN = resolve(__dirname, '..', 'bin', 'router');
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  stdoutBytes: Buffer;
+}
+
+export interface RunOptions {
+  input?: string | Buffer;
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  timeoutMs?: number;
+}
+
+/** Spawns the real `bin/router` with stdin closed (or fed `input`). */
+export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult> {
+  return new Promise((resolvePromise, reject) => {
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries({ ...process.env, ...opts.env })) if (v !== undefined) env[k] = v;
+    delete env.FORCE_COLOR;
+    const child = spawn(process.execPath, [BIN, ...args], { env, cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (c) => out.push(c));
+    child.stderr.on('data', (c) => err.push(c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const stdoutBytes = Buffer.concat(out);
+      resolvePromise({ code, stdout: stdoutBytes.toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), stdoutBytes });
+    });
+    child.stdin.on('error', () => {});
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+export interface TestEnv {
+  emu: Emulator;
+  apiRoot: string;
+  apiKey: string;
+  managementKey: string;
+  dir: string;
+  /** Environment for the CLI: emulator root and key, private config dir. */
+  env: Record<string, string>;
+  run(args: string[], opts?: RunOptions): Promise<RunResult>;
+  requests(): { method: string; path: string; headers: Record<string, string>; body: any; query: Record<string, string[]> }[];
+  clearRequests(): void;
+  admin(path: string, body?: unknown, method?: string): Promise<any>;
+  close(): Promise<void>;
+}
+
+export async function startTestEnv(opts: { faults?: string[] } = {}): Promise<TestEnv> {
+  const dir = mkdtempSync(join(tmpdir(), 'router-test-'));
+  const emu = await startEmulator({ stateDir: join(dir, 'state'), port: 0, faults: opts.faults });
+  const { apiKey, managementKey } = emu.store.firstKeys();
+  const env = {
+    ROUTER_API_ROOT: emu.apiRoot,
+    ROUTER_API_KEY: apiKey,
+    ROUTER_CONFIG_DIR: join(dir, 'config'),
+    ROUTER_PROFILE: '',
+    ROUTER_MANAGEMENT_KEY: '',
+    ROUTER_MODEL: '',
+    NO_COLOR: '',
+  };
+  const admin = async (path: string, body?: unknown, method = body === undefined ? 'GET' : 'POST') => {
+    const res = await fetch(`${emu.apiRoot}/_emulator/${path}`, {
+      method,
+      headers: { authorization: `Bearer ${managementKey}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return res.json();
+  };
+  let log: any[] = [];
+  return {
+    emu,
+    apiRoot: emu.apiRoot,
+    apiKey,
+    managementKey,
+    dir,
+    env,
+    run: (args, o = {}) => runCli(args, { ...o, env: { ...env, ...o.env } }),
+    requests: () => {
+      log = emu.requestLog;
+      return log;
+    },
+    clearRequests: () => {
+      const l = emu.requestLog;
+      if (l) l.length = 0;
+    },
+    admin,
+    close: async () => {
+      await emu.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** POSTs JSON to the emulator with a key: for checks that need the raw HTTP answer. */
+export async function post(env: TestEnv, path: string, body: unknown, headers: Record<string, string> = {}, key = env.apiKey) {
+  const res = await fetch(`${env.apiRoot}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
