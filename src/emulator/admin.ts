@@ -2,6 +2,8 @@ import type { Ctx } from './http.js';
 import { HttpError } from './http.js';
 import { parseFault, FaultSpecError, type FaultBoard } from './faults.js';
 import type { LoggedRequest } from './http.js';
+import type { BatchEngine } from './batches.js';
+import type { Handler, RouteTable } from './server.js';
 
 /**
  * Emulator-only routes under `{api_root}/_emulator/`, for tests and demos. All need a management key.
@@ -9,15 +11,16 @@ import type { LoggedRequest } from './http.js';
  *   POST clock       {advance_seconds} move the emulator's clock forward
  *   POST faults      {faults: ["503,times=2", ...]} replace the server-wide fault rules
  *   POST workspaces  {credits?}        a new workspace with its own API and management keys
+ *   POST batches     {delay_ms}        pause of the batch engine before each request
  *   GET  requests                      the request log (newest last; Authorization never recorded)
  *   DELETE requests                    clear the request log
  */
-export function adminRoutes(faults: FaultBoard, log: LoggedRequest[]) {
+export function adminRoutes(faults: FaultBoard, log: LoggedRequest[], batches: BatchEngine): RouteTable {
   const num = (v: unknown, name: string): number => {
     if (typeof v !== 'number' || !Number.isFinite(v)) throw new HttpError(400, `${name} must be a number`);
     return v;
   };
-  return {
+  const routes: Record<string, Handler> = {
     'POST /_emulator/credits': async (ctx: Ctx) => {
       const body = await ctx.json<{ amount?: unknown }>();
       const balance = ctx.store.topUp(ctx.workspace, num(body.amount, 'amount'));
@@ -44,6 +47,11 @@ export function adminRoutes(faults: FaultBoard, log: LoggedRequest[]) {
       const created = ctx.store.createWorkspace(undefined, body.credits === undefined ? undefined : num(body.credits, 'credits'));
       ctx.send(200, { workspace: created.workspace.id, api_key: created.apiKey, management_key: created.managementKey });
     },
+    'POST /_emulator/batches': async (ctx: Ctx) => {
+      const body = await ctx.json<{ delay_ms?: unknown }>();
+      batches.opts.delayMs = num(body.delay_ms, 'delay_ms');
+      ctx.send(200, { delay_ms: batches.opts.delayMs });
+    },
     'GET /_emulator/requests': async (ctx: Ctx) => {
       ctx.send(200, { data: log });
     },
@@ -52,4 +60,5 @@ export function adminRoutes(faults: FaultBoard, log: LoggedRequest[]) {
       ctx.send(200, { data: [] });
     },
   };
+  return Object.fromEntries(Object.entries(routes).map(([k, handler]) => [k, { handler, access: 'management' as const }]));
 }

@@ -5,6 +5,10 @@ import { FaultBoard, parseFault, FaultSpecError, type FaultRule } from './faults
 import { StateStore } from './store.js';
 import { handleChat } from './chat.js';
 import { adminRoutes } from './admin.js';
+import { handleEmbeddings } from './embeddings.js';
+import { handleResponses } from './responses.js';
+import { BatchEngine } from './batches.js';
+import { accountRoutes } from './account.js';
 
 export interface EmulatorOptions {
   stateDir: string;
@@ -14,10 +18,12 @@ export interface EmulatorOptions {
   faults?: string[];
   /** How many requests the request log keeps. */
   logLimit?: number;
+  /** Pause of the batch engine before each request and state change (default 20 ms). */
+  batchDelayMs?: number;
 }
 
-type Handler = (ctx: Ctx) => Promise<void>;
-type Access = 'any' | 'management';
+export type Handler = (ctx: Ctx) => Promise<void>;
+export type Access = 'any' | 'management';
 
 interface Route {
   method: string;
@@ -31,6 +37,7 @@ export interface Emulator {
   server: Server;
   /** Requests received (not the admin ones), oldest first; Authorization is never recorded. */
   requestLog: LoggedRequest[];
+  batches: BatchEngine;
   store: StateStore;
   faults: FaultBoard;
   apiRoot: string;
@@ -51,13 +58,20 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
   const log: LoggedRequest[] = [];
   const logLimit = opts.logLimit ?? 1000;
 
-  const routes: Route[] = [compile('POST', '/v1/chat/completions', handleChat, 'any')];
-  for (const [key, handler] of Object.entries(adminRoutes(faults, log))) {
+  const batches = new BatchEngine(store, { delayMs: opts.batchDelayMs ?? 20 });
+  const routes: Route[] = [
+    compile('POST', '/v1/chat/completions', handleChat, 'any'),
+    compile('POST', '/v1/responses', handleResponses, 'any'),
+    compile('POST', '/v1/embeddings', handleEmbeddings, 'any'),
+    compile('POST', '/v1/batches', (ctx) => batches.create(ctx), 'any'),
+    compile('GET', '/v1/batches', async (ctx) => batches.list(ctx), 'any'),
+    compile('GET', '/v1/batches/:id', (ctx) => batches.get(ctx), 'any'),
+  ];
+  const table = { ...accountRoutes(), ...adminRoutes(faults, log, batches) };
+  for (const [key, { handler, access }] of Object.entries(table)) {
     const [method, path] = key.split(' ') as [string, string];
-    routes.push(compile(method, path, handler, 'management'));
+    routes.push(compile(method, path, handler, access));
   }
-  const extra = await loadResourceRoutes(store);
-  for (const r of extra) routes.push(compile(r.method, r.path, r.handler, r.access));
 
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
@@ -161,31 +175,23 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
     server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  batches.resumeAll();
   const host = opts.host ?? '127.0.0.1';
   return {
     server,
     requestLog: log,
+    batches,
     store,
     faults,
     port,
     apiRoot: `http://${host}:${port}/api`,
     close: () =>
       new Promise<void>((resolve) => {
+        batches.stop();
         server.close(() => resolve());
         for (const s of sockets) s.destroy();
       }),
   };
 }
 
-export interface ResourceRoute {
-  method: string;
-  path: string;
-  handler: Handler;
-  access: Access;
-}
-
-/** Routes of the resources beyond chat; each resource module registers its own. */
-async function loadResourceRoutes(store: StateStore): Promise<ResourceRoute[]> {
-  const modules = await Promise.all([import('./resources.js')]);
-  return modules.flatMap((m) => m.routes(store));
-}
+export type RouteTable = Record<string, { handler: Handler; access: Access }>;

@@ -1,0 +1,148 @@
+import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+import { writeFileAtomicSync } from './fsutil.js';
+
+export type BatchStatus = 'validating' | 'in_progress' | 'finalizing' | 'completed' | 'failed' | 'expired' | 'cancelling' | 'cancelled';
+export const TERMINAL: readonly BatchStatus[] = ['completed', 'failed', 'expired', 'cancelled'];
+
+export interface BatchUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cost: number;
+  is_byok: boolean;
+  [key: string]: unknown;
+}
+
+export interface BatchRecord {
+  id: string;
+  workspace: string;
+  endpoint: string;
+  model: string;
+  completion_window: '24h';
+  created_at: number;
+  finalized_at: number | null;
+  status: BatchStatus;
+  request_counts: { total: number; completed: number; failed: number };
+  error: { message: string } | null;
+  usage: BatchUsage | null;
+  provider: { only?: string[]; allow_fallbacks?: boolean } | null;
+  /** Finalized cost still owed: GET answers 402 until the balance covers it. */
+  payment_due: number | null;
+  results_deleted: boolean;
+}
+
+/** One folder per batch: meta.json, requests.jsonl (input, one request per line), results.jsonl. */
+export class BatchStore {
+  readonly dir: string;
+  private readonly records = new Map<string, BatchRecord>();
+
+  constructor(stateDir: string) {
+    this.dir = join(stateDir, 'batches');
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    for (const name of readdirSync(this.dir)) {
+      if (name.startsWith('.')) {
+        // An upload that never finished: not accepted, so not kept.
+        rmSync(join(this.dir, name), { recursive: true, force: true });
+        continue;
+      }
+      const meta = join(this.dir, name, 'meta.json');
+      if (existsSync(meta)) this.records.set(name, JSON.parse(readFileSync(meta, 'utf8')) as BatchRecord);
+    }
+  }
+
+  all(): BatchRecord[] {
+    return [...this.records.values()];
+  }
+
+  get(id: string): BatchRecord | undefined {
+    return this.records.get(id);
+  }
+
+  path(id: string, file: 'meta.json' | 'requests.jsonl' | 'results.jsonl'): string {
+    return join(this.dir, id, file);
+  }
+
+  /** A folder for an upload in progress; `commit` makes it a batch. */
+  incoming(id: string): string {
+    const dir = join(this.dir, `.incoming-${id}`);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return dir;
+  }
+
+  discard(id: string): void {
+    rmSync(join(this.dir, `.incoming-${id}`), { recursive: true, force: true });
+  }
+
+  commit(record: BatchRecord): void {
+    const incoming = join(this.dir, `.incoming-${record.id}`);
+    writeFileAtomicSync(join(incoming, 'meta.json'), JSON.stringify(record));
+    renameSync(incoming, join(this.dir, record.id));
+    this.records.set(record.id, record);
+  }
+
+  save(record: BatchRecord): void {
+    writeFileAtomicSync(this.path(record.id, 'meta.json'), JSON.stringify(record));
+  }
+
+  deleteResults(record: BatchRecord): void {
+    rmSync(this.path(record.id, 'results.jsonl'), { force: true });
+    rmSync(this.path(record.id, 'requests.jsonl'), { force: true });
+    record.results_deleted = true;
+    this.save(record);
+  }
+
+  async *requests(id: string): AsyncGenerator<{ custom_id: string; body: Record<string, unknown> }> {
+    const rl = createInterface({ input: createReadStream(this.path(id, 'requests.jsonl')), crlfDelay: Infinity });
+    for await (const line of rl) if (line) yield JSON.parse(line);
+  }
+
+  /** Result lines already written; a torn last line (crash mid-write) is cut off. */
+  async completedResults(id: string): Promise<Record<string, unknown>[]> {
+    const file = this.path(id, 'results.jsonl');
+    if (!existsSync(file)) return [];
+    const text = readFileSync(file, 'utf8');
+    const end = text.lastIndexOf('\n') + 1;
+    if (end < text.length) {
+      const fd = openSync(file, 'r+');
+      ftruncateSync(fd, Buffer.byteLength(text.slice(0, end)));
+      closeSync(fd);
+    }
+    return text
+      .slice(0, end)
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  }
+
+  openResults(id: string): ResultWriter {
+    return new ResultWriter(this.path(id, 'results.jsonl'));
+  }
+
+  resultsSize(id: string): number {
+    const f = this.path(id, 'results.jsonl');
+    return existsSync(f) ? statSync(f).size : 0;
+  }
+}
+
+export class ResultWriter {
+  private readonly fd: number;
+  private unsynced = 0;
+  constructor(path: string) {
+    this.fd = openSync(path, 'a', 0o600);
+  }
+  append(item: unknown): void {
+    writeSync(this.fd, `${JSON.stringify(item)}\n`);
+    if (++this.unsynced >= 50) this.sync();
+  }
+  sync(): void {
+    fsyncSync(this.fd);
+    this.unsynced = 0;
+  }
+  close(): void {
+    this.sync();
+    closeSync(this.fd);
+  }
+}

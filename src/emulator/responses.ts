@@ -1,0 +1,153 @@
+import { randomBytes } from 'node:crypto';
+import type { Ctx } from './http.js';
+import { costOf, generate, pieces } from './models.js';
+import { routerMetadata } from './routing.js';
+import { route, textOf } from './chat.js';
+import { bad, checkMetadata, checkSessionAndUser, optEnum, optNumber } from './validate.js';
+import { chargeable, writeSSE } from './billing.js';
+
+type Body = Record<string, unknown>;
+
+const SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priority', 'scale', null] as const;
+const INCLUDES = ['file_search_call.results', 'message.input_image.image_url', 'computer_call_output.output.image_url', 'reasoning.encrypted_content', 'code_interpreter_call.outputs'];
+const STOP_VARIANTS = ['step_count_is', 'has_tool_call', 'max_tokens_used', 'max_cost', 'finish_reason_is'];
+
+export function validateResponses(body: Body): void {
+  const input = body.input;
+  if (typeof input !== 'string' && !Array.isArray(input)) bad('input must be a string or an array of input items');
+  if (Array.isArray(input)) {
+    input.forEach((item, i) => {
+      if (!item || typeof item !== 'object') bad(`input[${i}] must be an object`);
+    });
+  }
+  if (body.previous_response_id !== undefined && body.previous_response_id !== null) {
+    bad('previous_response_id is not supported: each request is independent; send the full history in input');
+  }
+  optNumber(body, 'temperature', 0, 2);
+  optNumber(body, 'top_p', 0, 1);
+  optNumber(body, 'max_output_tokens', 1, Number.MAX_SAFE_INTEGER, true);
+  optNumber(body, 'max_tool_calls', 0, 30, true);
+  optNumber(body, 'top_logprobs', 0, 20, true);
+  optEnum(body, 'service_tier', SERVICE_TIERS);
+  const stops = body.stop_server_tools_when;
+  if (stops !== undefined && stops !== null) {
+    if (!Array.isArray(stops) || stops.length === 0) bad('stop_server_tools_when must be an array of at least 1 condition');
+    for (const c of stops) {
+      const type = (c as Body | null)?.type;
+      if (typeof type !== 'string' || !STOP_VARIANTS.includes(type)) bad(`stop_server_tools_when: unknown condition type ${JSON.stringify(type)}`);
+    }
+  }
+  if (body.include !== undefined) {
+    if (!Array.isArray(body.include) || body.include.some((v) => !INCLUDES.includes(v as string))) bad(`include values must be among ${INCLUDES.join(', ')}`);
+  }
+  checkMetadata(body);
+  checkSessionAndUser(body);
+}
+
+function inputText(input: unknown): { prompt: string; lastUser: string } {
+  if (typeof input === 'string') return { prompt: `user: ${input}`, lastUser: input };
+  const items = input as Body[];
+  const lines = items.map((it) => `${(it.role as string) ?? 'user'}: ${textOf(it.content)}`);
+  const lastUser = [...items].reverse().find((it) => (it.role ?? 'user') === 'user');
+  return { prompt: lines.join('\n'), lastUser: textOf(lastUser?.content) };
+}
+
+export function planResponses(body: Body, created: number, opts: { routerMetadata?: boolean } = {}) {
+  validateResponses(body);
+  const routed = route(body, 'chat');
+  const { prompt, lastUser } = inputText(body.input);
+  const fullPrompt = typeof body.instructions === 'string' ? `system: ${body.instructions}\n${prompt}` : prompt;
+  const gen = generate(routed.model, fullPrompt, lastUser, { maxTokens: body.max_output_tokens as number | undefined, seed: body.seed });
+  const cost = costOf(routed.model, gen.promptTokens, gen.completionTokens);
+  const id = `resp_${randomBytes(12).toString('hex')}`;
+  const messageId = `msg_${randomBytes(12).toString('hex')}`;
+  const incomplete = gen.finishReason === 'length';
+  const message = {
+    type: 'message',
+    id: messageId,
+    role: 'assistant',
+    status: incomplete ? 'incomplete' : 'completed',
+    content: [{ type: 'output_text', text: gen.text, annotations: [], logprobs: [] }],
+  };
+  const result: Body = {
+    id,
+    object: 'response',
+    created_at: created,
+    completed_at: created,
+    model: routed.model.id,
+    status: incomplete ? 'incomplete' : 'completed',
+    output: [message],
+    output_text: gen.text,
+    error: null,
+    incomplete_details: incomplete ? { reason: 'max_output_tokens' } : null,
+    instructions: (body.instructions as string | undefined) ?? null,
+    metadata: (body.metadata as Body | undefined) ?? {},
+    temperature: (body.temperature as number | undefined) ?? null,
+    top_p: (body.top_p as number | undefined) ?? null,
+    presence_penalty: (body.presence_penalty as number | undefined) ?? null,
+    frequency_penalty: (body.frequency_penalty as number | undefined) ?? null,
+    max_output_tokens: (body.max_output_tokens as number | undefined) ?? null,
+    max_tool_calls: (body.max_tool_calls as number | undefined) ?? null,
+    tools: (body.tools as unknown[] | undefined) ?? [],
+    tool_choice: body.tool_choice ?? 'auto',
+    parallel_tool_calls: (body.parallel_tool_calls as boolean | undefined) ?? true,
+    previous_response_id: null,
+    prompt: body.prompt ?? null,
+    prompt_cache_key: body.prompt_cache_key ?? null,
+    reasoning: body.reasoning ?? null,
+    service_tier: (body.service_tier as string | undefined) ?? null,
+    text: body.text ?? { format: { type: 'text' } },
+    truncation: body.truncation ?? 'disabled',
+    store: false,
+    background: false,
+    safety_identifier: body.safety_identifier ?? null,
+    user: body.user ?? null,
+    usage: {
+      input_tokens: gen.promptTokens,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: gen.completionTokens,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: gen.promptTokens + gen.completionTokens,
+      cost: cost.cost,
+      is_byok: false,
+      cost_details: { upstream_inference_cost: null, upstream_inference_input_cost: cost.prompt, upstream_inference_output_cost: cost.completion },
+    },
+  };
+  if (opts.routerMetadata) result.router_metadata = routerMetadata(routed, 'responses');
+  return { result, cost: cost.cost, text: gen.text, messageId };
+}
+
+export async function handleResponses(ctx: Ctx): Promise<void> {
+  const body = await ctx.json();
+  ctx.sessionId(body);
+  const created = Math.floor(ctx.store.now() / 1000);
+  const plan = planResponses(body, created, { routerMetadata: ctx.wantsRouterMetadata() });
+  chargeable(ctx);
+  if (body.stream !== true) {
+    ctx.store.debit(ctx.workspace, plan.cost);
+    ctx.send(200, plan.result);
+    return;
+  }
+  const { result, messageId } = plan;
+  const pending = { ...result, status: 'in_progress', completed_at: null, output: [], output_text: '', usage: null };
+  const item = (result.output as Body[])[0]!;
+  const events: Body[] = [
+    { type: 'response.created', response: pending },
+    { type: 'response.in_progress', response: pending },
+    { type: 'response.output_item.added', output_index: 0, item: { ...item, status: 'in_progress', content: [] } },
+    { type: 'response.content_part.added', item_id: messageId, output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } },
+    ...pieces(plan.text).map((delta) => ({ type: 'response.output_text.delta', item_id: messageId, output_index: 0, content_index: 0, delta, logprobs: [] })),
+    { type: 'response.output_text.done', item_id: messageId, output_index: 0, content_index: 0, text: plan.text, logprobs: [] },
+    { type: 'response.content_part.done', item_id: messageId, output_index: 0, content_index: 0, part: (item.content as Body[])[0] },
+    { type: 'response.output_item.done', output_index: 0, item },
+    { type: result.status === 'incomplete' ? 'response.incomplete' : 'response.completed', response: result },
+  ];
+  events.forEach((e, i) => (e.sequence_number = i));
+  const failed = {
+    type: 'response.failed',
+    sequence_number: events.length,
+    response: { ...pending, status: 'failed', error: { code: 'server_error', message: 'Provider returned an error mid-stream' } },
+  };
+  const delivered = await writeSSE(ctx, events, failed, undefined, (e) => (e as Body).type as string);
+  if (delivered) ctx.store.debit(ctx.workspace, plan.cost);
+}
