@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { EXIT } from './exit-codes.js';
 import { integerIn, numberIn } from './options.js';
 import { registerChat } from './commands/chat.js';
+import { registerBatch } from './commands/batch.js';
 import { registerConfig, registerLogin } from './commands/config.js';
 import { registerServe } from './commands/serve.js';
 import { VERSION } from '../client/version.js';
@@ -32,6 +33,8 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 payment, 5 not found/gone,
   program.configureHelp({ sortSubcommands: false, showGlobalOptions: true });
   program.commandsGroup('Generate:');
   registerChat(program);
+  program.commandsGroup('Batches:');
+  registerBatch(program);
   program.commandsGroup('Setup:');
   registerLogin(program);
   registerConfig(program);
@@ -66,6 +69,8 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = ok ? EXIT.OK : EXIT.USAGE;
       return;
     }
-    throw err;
+    const { reportError } = await import('./errors.js');
+    const { IO } = await import('./io.js');
+    process.exitCode = reportError(err, new IO());
   }
 }

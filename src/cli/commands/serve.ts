@@ -9,6 +9,7 @@ interface ServeOpts {
   state?: string;
   fault?: string[];
   json?: boolean;
+  batchDelayMs: number;
 }
 
 export function defaultStateDir(): string {
@@ -25,6 +26,7 @@ export function registerServe(program: Command): void {
     .option('--host <addr>', 'address to listen on', '127.0.0.1')
     .option('--state <dir>', 'state folder (default: $XDG_STATE_HOME/router/emulator)')
     .option('--fault <spec>', 'inject a fault, repeatable: 429,retry_after=1 | 503,times=2 | slow,delay_ms=500 | cut,after=3 | error-chunk | malformed | reset', collect)
+    .option('--batch-delay-ms <ms>', 'pause of the batch engine before each request', integerIn(0, 600_000), 20)
     .option('--json', 'print {api_root, api_key, management_key, state_dir} as one JSON line')
     .addHelpText('after', '\nExamples:\n  $ router serve --port 8080\n  $ router serve --port 0 --state ./state --json\n  $ router serve --fault "503,times=2"')
     .action(
@@ -40,7 +42,7 @@ export function registerServe(program: Command): void {
           }
         }
         const stateDir = opts.state ?? defaultStateDir();
-        const emu = await startEmulator({ stateDir, port: opts.port, host: opts.host, faults: opts.fault });
+        const emu = await startEmulator({ stateDir, port: opts.port, host: opts.host, faults: opts.fault, batchDelayMs: opts.batchDelayMs });
         const { apiKey, managementKey } = emu.store.firstKeys();
         if (opts.json) {
           io.jsonl({ api_root: emu.apiRoot, api_key: apiKey, management_key: managementKey, state_dir: stateDir, pid: process.pid });

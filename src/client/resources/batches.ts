@@ -1,0 +1,113 @@
+import type { Batch, BatchCreateRequest, BatchList, BatchStatus } from '../types.js';
+import { APIError, ProtocolError } from '../errors.js';
+import { ArraySplitter, JSONSplitError } from '../json-split.js';
+import { toConnectionError } from '../core.js';
+import { Resource, type CallOptions } from './shared.js';
+
+export interface BatchListQuery {
+  limit?: number;
+  after?: string;
+  status?: (Exclude<BatchStatus, 'finalizing' | 'cancelling'>)[];
+  created_after?: string | number;
+  created_before?: string | number;
+}
+
+export type BatchHead = Omit<BatchCreateRequest, 'requests'>;
+
+export class Batches extends Resource {
+  /** Creates a batch from an in-memory request list. */
+  create(params: BatchCreateRequest, opts: CallOptions = {}): Promise<Batch> {
+    const { requests, ...head } = params;
+    return this.createStreaming(head, async function* () {
+      for (let i = 0; i < requests.length; i++) yield (i ? ',' : '') + JSON.stringify(requests[i]);
+    }, opts);
+  }
+
+  /**
+   * Creates a batch whose requests are streamed: `requests()` yields the JSON text of the
+   * array's elements, comma-separated (it is called again for a retry). `endpoint` and `model`
+   * go first in the body, as the service requires. Retried only when the service cannot have
+   * accepted the batch, so that a retry never creates a second one.
+   */
+  async createStreaming(head: BatchHead, requests: () => AsyncIterable<string | Uint8Array>, opts: CallOptions = {}): Promise<Batch> {
+    const { endpoint, model, ...others } = head;
+    const prefix = JSON.stringify({ endpoint, model, ...others }).slice(0, -1) + ',"requests":[';
+    const { data } = await this.core.json<Batch>({
+      method: 'POST',
+      path: '/batches',
+      bodyFactory: async function* () {
+        yield prefix;
+        yield* requests();
+        yield ']}';
+      },
+      retry: 'unaccepted',
+      signal: opts.signal,
+      timeoutMs: opts.timeoutMs,
+      headers: opts.headers,
+    });
+    return data;
+  }
+
+  async list(query: BatchListQuery = {}, opts: CallOptions = {}): Promise<BatchList> {
+    const { data } = await this.core.json<BatchList>({
+      method: 'GET',
+      path: '/batches',
+      query: {
+        limit: query.limit,
+        after: query.after,
+        status: query.status,
+        created_after: query.created_after === undefined ? undefined : String(query.created_after),
+        created_before: query.created_before === undefined ? undefined : String(query.created_before),
+      },
+      signal: opts.signal,
+      timeoutMs: opts.timeoutMs,
+    });
+    return data;
+  }
+
+  /** Follows `last_id`/`has_more` through every page. */
+  async *listAll(query: BatchListQuery = {}, opts: CallOptions = {}): AsyncGenerator<BatchList> {
+    let after = query.after;
+    for (;;) {
+      const page = await this.list({ ...query, after }, opts);
+      yield page;
+      if (!page.has_more || !page.last_id) return;
+      after = page.last_id;
+    }
+  }
+
+  /** The whole batch, results included, parsed in memory. */
+  async get(id: string, opts: CallOptions = {}): Promise<Batch> {
+    const { data } = await this.core.json<Batch>({ method: 'GET', path: `/batches/${encodeURIComponent(id)}`, signal: opts.signal, timeoutMs: opts.timeoutMs });
+    return data;
+  }
+
+  /**
+   * The batch without holding its results in memory: each result item's JSON bytes go to
+   * `onResult` as they arrive (await-able for backpressure); the rest of the batch is returned.
+   */
+  async getStreaming(id: string, onResult: (json: Buffer, index: number) => void | Promise<void>, opts: CallOptions = {}): Promise<Batch> {
+    const path = `/batches/${encodeURIComponent(id)}`;
+    const res = await this.core.send({ method: 'GET', path, signal: opts.signal, timeoutMs: opts.timeoutMs });
+    const pending: Buffer[] = [];
+    const splitter = new ArraySplitter('results', (bytes) => {
+      pending.push(bytes);
+    });
+    let index = 0;
+    try {
+      for await (const chunk of res.body) {
+        splitter.push(chunk as Buffer);
+        for (const item of pending.splice(0)) await onResult(item, index++);
+      }
+    } catch (err) {
+      if (err instanceof JSONSplitError) throw new ProtocolError(`server sent a malformed batch: ${err.message}`);
+      if (err instanceof APIError) throw err;
+      throw toConnectionError(err, this.core.url(path));
+    }
+    try {
+      return splitter.end() as unknown as Batch;
+    } catch (err) {
+      throw new ProtocolError(`server sent a malformed batch: ${(err as Error).message}`);
+    }
+  }
+}
