@@ -56,11 +56,15 @@ export interface TestEnv {
   clearRequests(): void;
   admin(path: string, body?: unknown, method?: string): Promise<any>;
   close(): Promise<void>;
+  /** Stops the emulator and starts a new one on the same state folder and port. */
+  restart(): Promise<void>;
+  /** Spawns the CLI and returns the child, for signals. */
+  spawn(args: string[]): ReturnType<typeof spawn>;
 }
 
-export async function startTestEnv(opts: { faults?: string[] } = {}): Promise<TestEnv> {
+export async function startTestEnv(opts: { faults?: string[]; batchDelayMs?: number } = {}): Promise<TestEnv> {
   const dir = mkdtempSync(join(tmpdir(), 'router-test-'));
-  const emu = await startEmulator({ stateDir: join(dir, 'state'), port: 0, faults: opts.faults });
+  let emu = await startEmulator({ stateDir: join(dir, 'state'), port: 0, faults: opts.faults, batchDelayMs: opts.batchDelayMs ?? 0 });
   const { apiKey, managementKey } = emu.store.firstKeys();
   const env = {
     ROUTER_API_ROOT: emu.apiRoot,
@@ -80,7 +84,7 @@ export async function startTestEnv(opts: { faults?: string[] } = {}): Promise<Te
     return res.json();
   };
   let log: any[] = [];
-  return {
+  const t: TestEnv = {
     emu,
     apiRoot: emu.apiRoot,
     apiKey,
@@ -89,11 +93,11 @@ export async function startTestEnv(opts: { faults?: string[] } = {}): Promise<Te
     env,
     run: (args, o = {}) => runCli(args, { ...o, env: { ...env, ...o.env } }),
     requests: () => {
-      log = emu.requestLog;
+      log = t.emu.requestLog;
       return log;
     },
     clearRequests: () => {
-      const l = emu.requestLog;
+      const l = t.emu.requestLog;
       if (l) l.length = 0;
     },
     admin,
@@ -101,7 +105,18 @@ export async function startTestEnv(opts: { faults?: string[] } = {}): Promise<Te
       await emu.close();
       rmSync(dir, { recursive: true, force: true });
     },
+    restart: async () => {
+      const port = emu.port;
+      await emu.close();
+      emu = await startEmulator({ stateDir: join(dir, 'state'), port, faults: opts.faults, batchDelayMs: opts.batchDelayMs ?? 0 });
+      t.emu = emu;
+    },
+    spawn: (args) => {
+      const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      return child;
+    },
   };
+  return t;
 }
 
 /** POSTs JSON to the emulator with a key: for checks that need the raw HTTP answer. */

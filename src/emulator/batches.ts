@@ -140,9 +140,11 @@ export class BatchEngine {
       },
     );
     let size = 0;
+    const logged: Buffer[] = [];
     try {
       for await (const chunk of ctx.req) {
         size += (chunk as Buffer).length;
+        if (ctx.log && size <= 1024 * 1024) logged.push(chunk as Buffer);
         if (size > MAX_BATCH_BYTES) throw new HttpError(413, 'Batch input larger than 200 MB', 'payload_too_large');
         splitter.push(chunk as Buffer);
         if (lines.length) {
@@ -159,6 +161,7 @@ export class BatchEngine {
       }
       if (!splitter.keys.includes('requests') || !Array.isArray(rest.requests)) bad('requests must be a non-empty array');
       if (splitter.elements === 0) bad('requests must be a non-empty array');
+      if (ctx.log && size <= 1024 * 1024) ctx.log.body = JSON.parse(Buffer.concat(logged).toString('utf8'));
       const fields = checkBatchFields(rest);
       fsyncSync(fd);
       closeSync(fd);
@@ -257,9 +260,9 @@ export class BatchEngine {
         this.store.save(record);
       } else {
         ctx.send(402, {
-          error: { code: 402, message: `The finalized cost of the batch ($${record.payment_due}) exceeds the available balance`, metadata: { error_type: 'payment_required' } },
           ...publicBatch(record),
           results: null,
+          error: { code: 402, message: `The finalized cost of the batch ($${record.payment_due}) exceeds the available balance`, metadata: { error_type: 'payment_required' } },
         });
         return;
       }
