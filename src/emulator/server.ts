@@ -8,6 +8,8 @@ import { adminRoutes } from './admin.js';
 import { handleEmbeddings } from './embeddings.js';
 import { handleResponses } from './responses.js';
 import { BatchEngine } from './batches.js';
+import { handleSpeech } from './speech.js';
+import { handleDecision } from './decisions.js';
 import { accountRoutes } from './account.js';
 
 export interface EmulatorOptions {
@@ -63,6 +65,8 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
     compile('POST', '/v1/chat/completions', handleChat, 'any'),
     compile('POST', '/v1/responses', handleResponses, 'any'),
     compile('POST', '/v1/embeddings', handleEmbeddings, 'any'),
+    compile('POST', '/v1/audio/speech', handleSpeech, 'management'),
+    compile('POST', '/alpha/decisions', handleDecision, 'management'),
     compile('POST', '/v1/batches', (ctx) => batches.create(ctx), 'any'),
     compile('GET', '/v1/batches', async (ctx) => batches.list(ctx), 'any'),
     compile('GET', '/v1/batches/:id', (ctx) => batches.get(ctx), 'any'),
