@@ -1,6 +1,10 @@
 import { HttpCore, type ClientOptions } from './core.js';
 import { Chat } from './resources/chat.js';
 import { Batches } from './resources/batches.js';
+import { Responses } from './resources/responses.js';
+import { Embeddings } from './resources/embeddings.js';
+import { Speech } from './resources/speech.js';
+import { Decisions } from './resources/decisions.js';
 
 export * from './errors.js';
 export * from './types.js';
@@ -9,17 +13,28 @@ export { parseSSE, type SSEEvent } from './sse.js';
 export type { CallOptions } from './resources/shared.js';
 export type { BatchListQuery, BatchHead } from './resources/batches.js';
 export { ArraySplitter } from './json-split.js';
+export { outputText, type ResponsesRequest, type ResponsesResult, type ResponsesEvent } from './resources/responses.js';
+export { decodeEmbedding, type EmbeddingsRequest } from './resources/embeddings.js';
+export type { SpeechRequest, SpeechTurn, SpeechReference, SpeechStream } from './resources/speech.js';
 
 /** Typed client for the Model Routing Service API: one property per resource over one HTTP core. */
 export class RouterClient {
   readonly core: HttpCore;
   readonly chat: Chat;
   readonly batches: Batches;
+  readonly responses: Responses;
+  readonly embeddings: Embeddings;
+  readonly speech: Speech;
+  readonly decisions: Decisions;
 
   constructor(opts: ClientOptions = {}) {
     this.core = new HttpCore(opts);
     this.chat = new Chat(this.core);
     this.batches = new Batches(this.core);
+    this.responses = new Responses(this.core);
+    this.embeddings = new Embeddings(this.core);
+    this.speech = new Speech(this.core);
+    this.decisions = new Decisions(this.core);
   }
 
   close(): Promise<void> {

@@ -1,9 +1,9 @@
 import { Option, type Command } from 'commander';
 import type { ChatCompletionRequest, ChatMessage, ChatUsage } from '../../client/types.js';
-import { action, readStdin, type RunContext } from '../run.js';
+import { action, type RunContext } from '../run.js';
 import { collect, commaList, integerIn, keyValue, maxLength, numberIn, oneOf } from '../options.js';
 import { usage } from '../exit-codes.js';
-import type { IO } from '../io.js';
+import { checkMetadataFlags, providerFrom, textFromArgs } from '../input.js';
 
 export const REASONING_EFFORTS = ['max', 'xhigh', 'high', 'medium', 'low', 'minimal', 'none'];
 export const SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priority', 'scale', 'ultrafast'];
@@ -95,15 +95,7 @@ Examples:
 
 export function validateChatOptions(o: ChatOptions): void {
   if (o.stop && o.stop.length > 4) throw usage('--stop may be given at most 4 times');
-  if (o.metadata) {
-    const entries = Object.entries(o.metadata);
-    if (entries.length > 16) throw usage('--metadata may be given at most 16 times');
-    for (const [k, v] of entries) {
-      if (k.length > 64) throw usage(`--metadata key "${k.slice(0, 20)}…" is longer than 64 characters`);
-      if (/[[\]]/.test(k)) throw usage(`--metadata key "${k}" must not contain brackets`);
-      if (v.length > 512) throw usage(`--metadata value of "${k}" is longer than 512 characters`);
-    }
-  }
+  checkMetadataFlags(o.metadata);
   for (const [token, bias] of Object.entries(o.logitBias ?? {})) {
     if (!Number.isFinite(Number(bias)) || bias.trim() === '') throw usage(`--logit-bias ${token}: "${bias}" is not a number`);
   }
@@ -137,12 +129,8 @@ export function buildChatRequest(messages: ChatMessage[], o: ChatOptions, model:
   if (o.session) req.session_id = o.session;
   if (o.metadata) req.metadata = o.metadata;
   if (o.user) req.user = o.user;
-  const provider: NonNullable<ChatCompletionRequest['provider']> = {};
-  if (o.providerOnly) provider.only = o.providerOnly;
-  if (o.providerOrder) provider.order = o.providerOrder;
-  if (o.providerIgnore) provider.ignore = o.providerIgnore;
-  if (o.fallbacks === false) provider.allow_fallbacks = false;
-  if (Object.keys(provider).length) req.provider = provider;
+  const provider = providerFrom(o);
+  if (provider) req.provider = provider;
   return req;
 }
 
@@ -152,15 +140,6 @@ export function formatUsage(u: ChatUsage | undefined): string {
   return `usage: ${u.prompt_tokens} prompt + ${u.completion_tokens} completion = ${u.total_tokens} tokens${cost}`;
 }
 
-async function promptFrom(args: string[], io: IO): Promise<string> {
-  const fromArgs = args.filter((a) => a !== '-').join(' ');
-  const wantsStdin = args.length === 0 ? !io.stdinTTY : args.includes('-');
-  const piped = wantsStdin ? (await readStdin()).replace(/\s+$/, '') : '';
-  const prompt = [fromArgs, piped].filter(Boolean).join('\n\n');
-  if (!prompt.trim()) throw usage('no prompt: give it as arguments or on stdin (echo hi | router chat)');
-  return prompt;
-}
-
 async function runChat(ctx: RunContext<ChatOptions>, args: string[]): Promise<void> {
   const { io, flags, opts, signal } = ctx;
   validateChatOptions(opts);
@@ -168,7 +147,7 @@ async function runChat(ctx: RunContext<ChatOptions>, args: string[]): Promise<vo
     const { runRepl } = await import('./chat-repl.js');
     return runRepl(ctx);
   }
-  const prompt = await promptFrom(args, io);
+  const prompt = await textFromArgs(args, io);
   const { connect } = await import('../context.js');
   const { client, settings } = await connect(io, flags, { model: opts.model });
   const messages: ChatMessage[] = [];

@@ -1,0 +1,151 @@
+import type { Command } from 'commander';
+import type { DecisionQuestion, DecisionResponse } from '../../client/types.js';
+import { action, type RunContext } from '../run.js';
+import { collect, maxLength } from '../options.js';
+import { usage } from '../exit-codes.js';
+import { readJsonFile } from '../input.js';
+
+interface DecideOpts {
+  state?: string;
+  stateText?: string;
+  questions?: string;
+  model?: string;
+  session?: string;
+  user?: string;
+  json?: boolean;
+}
+
+export function registerDecide(program: Command): void {
+  program
+    .command('decide')
+    .summary('ask structured questions about content (alpha)')
+    .description('Ask yes/no (noul), choice and score questions about some content. Alpha: the shape may change. Needs a management key.')
+    .option('--state <file>', 'the content: a text or JSON file ("-" for stdin)')
+    .option('--state-text <text>', 'the content, inline')
+    .option('--questions <file>', 'questions from a JSON file: {"key": {"type", "instructions", "criteria"}}')
+    .option('--noul <key-and-instructions...>', 'yes/no question: --noul KEY "INSTRUCTIONS" [--true "…"] [--false "…"]')
+    .option('--true <text>', 'what "yes" means (for the last --noul)', collect)
+    .option('--false <text>', 'what "no" means (for the last --noul)', collect)
+    .option('--choice <key-and-instructions...>', 'choice question: --choice KEY "INSTRUCTIONS" --option k="…" (2 or more)')
+    .option('--option <k=description>', 'an option of the last --choice, repeatable', collect)
+    .option('--score <key-and-instructions...>', 'score question: --score KEY "INSTRUCTIONS" --level "…" (2 or more, lowest first)')
+    .option('--level <text>', 'a level of the last --score, repeatable, lowest first', collect)
+    .option('-m, --model <id>', 'decision model, <author>/<slug>')
+    .option('--session <id>', 'session id (<= 256 chars)', maxLength(256))
+    .option('--user <id>', 'end-user identifier', maxLength(256))
+    .option('--json', 'print the decision response')
+    .addHelpText('after', `
+Answers: noul = P(yes) in 0..1; choice = one option with its probabilities; score = the
+probability-weighted level (0..n-1). confidence = how concentrated the distribution is.
+
+Examples:
+  $ router decide --state review.txt --model local/judge --noul spam "Is this spam?"
+  $ router decide --state-text "The food was cold" --model local/judge \\
+      --score sentiment "How positive?" --level negative --level neutral --level positive
+  $ router decide --state ticket.json --questions questions.json --json`)
+    .action(action<DecideOpts>(runDecide));
+}
+
+/** Rebuilds the question flags in the order given, since each detail flag belongs to the question before it. */
+export function questionsFromArgv(argv: string[]): Record<string, DecisionQuestion> {
+  const out: Record<string, DecisionQuestion> = {};
+  let current: { key: string; q: Record<string, unknown> } | undefined;
+  const take = (i: number, flag: string) => {
+    const v = argv[i + 1];
+    if (v === undefined || v.startsWith('--')) throw usage(`${flag} needs a value`);
+    return v;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+    if (flag === '--noul' || flag === '--choice' || flag === '--score') {
+      const key = inline ?? take(i, flag);
+      if (inline === undefined) i++;
+      const instructions = take(i, `${flag} ${key}`);
+      i++;
+      if (out[key]) throw usage(`question "${key}" is given twice`);
+      const type = flag.slice(2) as DecisionQuestion['type'];
+      current = { key, q: { type, instructions } };
+      out[key] = current.q as unknown as DecisionQuestion;
+      continue;
+    }
+    if (flag === '--true' || flag === '--false' || flag === '--option' || flag === '--level') {
+      const value = inline ?? take(i, flag);
+      if (inline === undefined) i++;
+      const want = flag === '--true' || flag === '--false' ? 'noul' : flag === '--option' ? 'choice' : 'score';
+      if (!current || current.q.type !== want) throw usage(`${flag} must follow a --${want} question`);
+      if (want === 'noul') {
+        const c = (current.q.criteria ??= {}) as Record<string, string>;
+        c[flag.slice(2)] = value;
+      } else if (want === 'choice') {
+        const eq = value.indexOf('=');
+        if (eq <= 0) throw usage(`--option must be key=description, got "${value}"`);
+        ((current.q.criteria ??= {}) as Record<string, string>)[value.slice(0, eq)] = value.slice(eq + 1);
+      } else {
+        ((current.q.criteria ??= []) as string[]).push(value);
+      }
+    }
+  }
+  for (const [key, q] of Object.entries(out)) {
+    const c = (q as { criteria?: unknown }).criteria;
+    if (q.type === 'noul' && c && Object.keys(c).length !== 2) throw usage(`--noul ${key}: give both --true and --false, or neither`);
+    if (q.type === 'choice' && (!c || Object.keys(c).length < 2)) throw usage(`--choice ${key}: give at least 2 --option`);
+    if (q.type === 'score' && (!c || (c as string[]).length < 2)) throw usage(`--score ${key}: give at least 2 --level`);
+  }
+  return out;
+}
+
+const fmt = (p: number) => p.toFixed(2);
+
+async function runDecide({ io, opts, flags, signal }: RunContext<DecideOpts>): Promise<void> {
+  if (!opts.model) throw usage('no model: give --model (a decision model, e.g. local/judge)');
+  if ((opts.state === undefined) === (opts.stateText === undefined)) throw usage('give the content with exactly one of --state FILE or --state-text TEXT');
+  let state: unknown = opts.stateText;
+  if (opts.state !== undefined) {
+    const { readFileSync } = await import('node:fs');
+    const { readStdin } = await import('../run.js');
+    let text: string;
+    try {
+      text = opts.state === '-' ? await readStdin() : readFileSync(opts.state, 'utf8');
+    } catch (err) {
+      throw usage(`--state: cannot read ${opts.state} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    if (!text.trim()) throw usage('--state is empty');
+    try {
+      const parsed = JSON.parse(text);
+      state = parsed && typeof parsed === 'object' ? parsed : text;
+    } catch {
+      state = text;
+    }
+  }
+  const rawArgs = process.argv.slice(2);
+  let questions = questionsFromArgv(rawArgs.slice(rawArgs.indexOf('decide') + 1));
+  if (opts.questions !== undefined) {
+    const fromFile = await readJsonFile('--questions', opts.questions);
+    if (!fromFile || typeof fromFile !== 'object' || Array.isArray(fromFile)) throw usage('--questions must hold a JSON object of questions');
+    questions = { ...(fromFile as Record<string, DecisionQuestion>), ...questions };
+  }
+  if (Object.keys(questions).length === 0) throw usage('no questions: use --noul, --choice, --score or --questions FILE');
+  const { connect } = await import('../context.js');
+  const { client } = await connect(io, flags, { management: true });
+  let res: DecisionResponse;
+  try {
+    res = await client.decisions.create(
+      { model: opts.model, state: state as string, questions, ...(opts.session ? { session_id: opts.session } : {}), ...(opts.user ? { user: opts.user } : {}) },
+      { signal },
+    );
+  } finally {
+    await client.close();
+  }
+  if (opts.json) return io.json(res);
+  const rows = Object.entries(res.answers).map(([key, a]) => {
+    if (a.type === 'noul') return [key, 'noul', `P(yes) ${fmt(a.noul)}`, '', ''];
+    const probs = Object.entries(a.probabilities ?? {}).map(([k, p]) => `${k}=${fmt(p)}`).join(' ');
+    if (a.type === 'choice') return [key, 'choice', a.choice, fmt(a.confidence), probs];
+    return [key, 'score', `${fmt(a.score)} (${a.legend?.[String(Math.round(a.score))] ?? ''})`, fmt(a.confidence), probs];
+  });
+  if (io.stdoutTTY) {
+    const { table } = await import('../table.js');
+    io.out(table(io, ['question', 'type', 'answer', 'confidence', 'probabilities'], rows));
+  } else for (const r of rows) io.out(`${r.join('\t')}\n`);
+}

@@ -1,0 +1,103 @@
+import { Option, type Command } from 'commander';
+import { action, type RunContext } from '../run.js';
+import { commaList, integerIn, maxLength } from '../options.js';
+import { usage } from '../exit-codes.js';
+import { providerFrom, textFromArgs, type ProviderFlags } from '../input.js';
+
+interface EmbedOpts extends ProviderFlags {
+  file?: string;
+  model?: string;
+  dimensions?: number;
+  encodingFormat?: 'float' | 'base64';
+  raw?: boolean;
+  inputType?: string;
+  user?: string;
+  json?: boolean;
+  jsonl?: boolean;
+}
+
+export function registerEmbed(program: Command): void {
+  program
+    .command('embed')
+    .summary('embed texts as vectors')
+    .description('Create embeddings: one input per argument, or one per line of --file (plain text, or JSONL of strings or {"input": …}).')
+    .argument('[texts...]', 'texts to embed; "-" or nothing reads stdin (one input per line)')
+    .option('--file <file>', 'inputs, one per line ("-" for stdin)')
+    .option('-m, --model <id>', 'embedding model, <author>/<slug>')
+    .option('--dimensions <n>', 'output dimensions (>= 1)', integerIn(1))
+    .addOption(new Option('--encoding-format <format>', 'wire encoding of the vectors').choices(['float', 'base64']))
+    .option('--raw', 'with --encoding-format base64: keep the base64 strings')
+    .option('--input-type <type>', 'input-type hint, e.g. search_query or search_document')
+    .option('--user <id>', 'end-user identifier (<= 256 chars)', maxLength(256))
+    .option('--provider-only <slugs>', 'only these providers', commaList)
+    .option('--no-fallbacks', 'do not fall back to other providers')
+    .option('--json', 'print the embedding response (the default)')
+    .option('--jsonl', 'print one {"index", "input", "embedding"} per line')
+    .addHelpText('after', `
+Examples:
+  $ router embed "first text" "second text" --model local/embed --dimensions 8
+  $ router embed --file docs.txt --model local/embed --jsonl > vectors.jsonl`)
+    .action(action<EmbedOpts, [string[]]>(runEmbed));
+}
+
+async function inputsFrom(opts: EmbedOpts, args: string[], io: RunContext<EmbedOpts>['io']): Promise<string[]> {
+  if (opts.file !== undefined && args.length) throw usage('give the inputs either as arguments or with --file, not both');
+  if (opts.file === undefined && args.length && !args.includes('-')) return args;
+  let text: string;
+  if (opts.file !== undefined && opts.file !== '-') {
+    const { readFileSync } = await import('node:fs');
+    try {
+      text = readFileSync(opts.file, 'utf8');
+    } catch (err) {
+      throw usage(`--file: cannot read ${opts.file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  } else {
+    text = await textFromArgs(args.includes('-') ? ['-'] : [], io, 'input', 'echo text | router embed --model M');
+  }
+  const inputs: string[] = [];
+  text.split(/\r?\n/).forEach((line, i) => {
+    if (!line.trim()) return;
+    if (/^\s*[{"]/.test(line)) {
+      let v: unknown;
+      try {
+        v = JSON.parse(line);
+      } catch {
+        throw usage(`line ${i + 1}: looks like JSON but is not valid`);
+      }
+      const s = typeof v === 'string' ? v : (v as { input?: unknown; text?: unknown })?.input ?? (v as { text?: unknown })?.text;
+      if (typeof s !== 'string') throw usage(`line ${i + 1}: a JSON line must be a string or an object with "input"`);
+      inputs.push(s);
+    } else inputs.push(line);
+  });
+  if (!inputs.length) throw usage('no input to embed');
+  return inputs;
+}
+
+async function runEmbed({ io, opts, flags, signal }: RunContext<EmbedOpts>, args: string[]): Promise<void> {
+  if (opts.json && opts.jsonl) throw usage('--json and --jsonl cannot be combined');
+  if (opts.raw && opts.encodingFormat !== 'base64') throw usage('--raw goes with --encoding-format base64');
+  if (!opts.model) throw usage('no model: give --model (an embedding model, e.g. local/embed)');
+  const inputs = await inputsFrom(opts, args, io);
+  const { connect } = await import('../context.js');
+  const { client } = await connect(io, flags);
+  try {
+    const res = await client.embeddings.create(
+      {
+        input: inputs.length === 1 ? inputs[0]! : inputs,
+        model: opts.model,
+        ...(opts.dimensions !== undefined ? { dimensions: opts.dimensions } : {}),
+        ...(opts.encodingFormat ? { encoding_format: opts.encodingFormat } : {}),
+        ...(opts.inputType ? { input_type: opts.inputType } : {}),
+        ...(opts.user ? { user: opts.user } : {}),
+        ...(providerFrom(opts) ? { provider: providerFrom(opts) } : {}),
+      },
+      { signal },
+    );
+    const { decodeEmbedding } = await import('../../client/resources/embeddings.js');
+    if (!opts.raw) for (const d of res.data) d.embedding = decodeEmbedding(d.embedding);
+    if (opts.jsonl) for (const d of res.data) io.jsonl({ index: d.index, input: inputs[d.index], embedding: d.embedding });
+    else io.json(res);
+  } finally {
+    await client.close();
+  }
+}

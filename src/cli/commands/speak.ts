@@ -1,0 +1,138 @@
+import { Option, type Command } from 'commander';
+import type { SpeechReference, SpeechRequest, SpeechTurn } from '../../client/resources/speech.js';
+import { action, type RunContext } from '../run.js';
+import { collect, maxLength, nonEmpty, numberIn } from '../options.js';
+import { usage } from '../exit-codes.js';
+import { readJsonFile, textFromArgs } from '../input.js';
+
+interface SpeakOpts {
+  voice?: string;
+  model?: string;
+  format?: 'mp3' | 'pcm';
+  speed?: number;
+  instructions?: string;
+  output?: string;
+  turns?: string;
+  referenceAudio?: string[];
+  referenceText?: string[];
+  referenceImage?: string;
+  session?: string;
+  user?: string;
+  json?: boolean;
+}
+
+const AUDIO_TYPES: Record<string, string> = { '.wav': 'audio/wav', '.mp3': 'audio/mpeg', '.ogg': 'audio/ogg', '.flac': 'audio/flac', '.m4a': 'audio/mp4', '.pcm': 'audio/pcm' };
+const IMAGE_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp', '.gif': 'image/gif' };
+
+export function registerSpeak(program: Command): void {
+  program
+    .command('speak')
+    .summary('synthesize speech: audio bytes to a file or stdout')
+    .description('Synthesize speech. Audio streams to -o FILE (written atomically) or to stdout, never to a terminal. Needs a management key (ROUTER_MANAGEMENT_KEY or the profile\'s management_key).')
+    .argument('[text...]', 'text to speak; "-" or nothing reads stdin')
+    .requiredOption('--voice <id>', 'voice id (provider-specific)', nonEmpty)
+    .option('-m, --model <id>', 'speech model, <author>/<slug>')
+    .addOption(new Option('--format <format>', 'audio format (default: from -o\'s extension, else mp3)').choices(['mp3', 'pcm']))
+    .option('--speed <x>', 'speaking speed, 0.25 to 4 (models without speed control accept only 1)', numberIn(0.25, 4))
+    .option('--instructions <text>', 'delivery instructions: tone, pacing, emotion')
+    .option('-o, --output <file>', 'write the audio here (atomically) instead of stdout')
+    .option('--turns <file>', 'multi-speaker input: JSON array of {"text", "voice"?, "instructions"?}')
+    .option('--reference-audio <file>', 'voice-cloning clip, repeatable (1 to 3)', collect)
+    .option('--reference-text <text>', 'transcript of the clip given before it, repeatable', collect)
+    .option('--reference-image <file>', 'one image for voice design')
+    .option('--session <id>', 'session id (<= 256 chars)', maxLength(256))
+    .option('--user <id>', 'end-user identifier (<= 256 chars)', maxLength(256))
+    .option('--json', 'with -o: print {"file", "bytes", "content_type"}')
+    .addHelpText('after', `
+Examples:
+  $ router speak "Hello there" --voice alloy --model local/tts > hello.mp3
+  $ echo "Quiet please" | router speak --voice sage --model local/tts --format pcm -o quiet.pcm
+  $ router speak "Say it like me" --voice alloy --model local/tts --reference-audio me.wav --reference-text "my words" -o out.mp3`)
+    .action(action<SpeakOpts, [string[]]>(runSpeak));
+}
+
+async function dataUri(flag: string, path: string, types: Record<string, string>): Promise<string> {
+  const { readFileSync } = await import('node:fs');
+  const { extname } = await import('node:path');
+  const type = types[extname(path).toLowerCase()];
+  if (!type) throw usage(`${flag}: ${path} has an unknown type (use ${Object.keys(types).join(', ')})`);
+  try {
+    return `data:${type};base64,${readFileSync(path).toString('base64')}`;
+  } catch (err) {
+    throw usage(`${flag}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+}
+
+/** The reference parts: each clip followed right away by its transcript, or one image. */
+async function references(opts: SpeakOpts): Promise<SpeechReference[] | undefined> {
+  const clips = opts.referenceAudio ?? [];
+  const texts = opts.referenceText ?? [];
+  if (opts.referenceImage && clips.length) throw usage('--reference-image and --reference-audio cannot be mixed');
+  if (opts.referenceImage) {
+    if (texts.length) throw usage('--reference-text goes with --reference-audio');
+    return [{ type: 'image_url', image_url: { url: await dataUri('--reference-image', opts.referenceImage, IMAGE_TYPES) } }];
+  }
+  if (!clips.length) {
+    if (texts.length) throw usage('--reference-text goes with --reference-audio');
+    return undefined;
+  }
+  if (clips.length > 3) throw usage('--reference-audio may be given 1 to 3 times');
+  if (texts.length > clips.length) throw usage('more --reference-text than --reference-audio clips');
+  const parts: SpeechReference[] = [];
+  for (let i = 0; i < clips.length; i++) {
+    parts.push({ type: 'input_audio', input_audio: { data: await dataUri('--reference-audio', clips[i]!, AUDIO_TYPES) } });
+    if (texts[i] !== undefined) parts.push({ type: 'text', text: texts[i]! });
+  }
+  return parts;
+}
+
+async function runSpeak({ io, opts, flags, signal }: RunContext<SpeakOpts>, args: string[]): Promise<void> {
+  if (!opts.model) throw usage('no model: give --model (a speech model, e.g. local/tts)');
+  if (!opts.output && io.stdoutTTY) throw usage('refusing to write audio to a terminal: use -o FILE or redirect stdout');
+  if (opts.json && !opts.output) throw usage('--json goes with -o FILE (stdout carries the audio)');
+  const format = opts.format ?? (opts.output?.toLowerCase().endsWith('.pcm') ? 'pcm' : 'mp3');
+  let input: SpeechRequest['input'];
+  if (opts.turns) {
+    if (args.length) throw usage('give the text either as arguments or with --turns, not both');
+    const turns = await readJsonFile('--turns', opts.turns);
+    if (!Array.isArray(turns) || turns.length === 0 || turns.some((t) => !t || typeof (t as SpeechTurn).text !== 'string')) {
+      throw usage('--turns must hold a non-empty JSON array of {"text", "voice"?, "instructions"?}');
+    }
+    input = turns as SpeechTurn[];
+  } else {
+    input = await textFromArgs(args, io, 'text', 'echo hi | router speak --voice alloy --model M > hi.mp3');
+  }
+  const refs = await references(opts);
+  const req: SpeechRequest = { input, model: opts.model, voice: opts.voice!, response_format: format };
+  if (opts.speed !== undefined) req.speed = opts.speed;
+  if (opts.instructions) req.instructions = opts.instructions;
+  if (refs) req.input_references = refs;
+  if (opts.session) req.session_id = opts.session;
+  if (opts.user) req.user = opts.user;
+  const { connect } = await import('../context.js');
+  const { client } = await connect(io, flags, { management: true });
+  const { AtomicFile } = await import('../atomic.js');
+  const file = opts.output && opts.output !== '-' ? new AtomicFile(opts.output) : undefined;
+  const onAbort = () => file?.abortSync();
+  signal.addEventListener('abort', onAbort, { once: true });
+  let bytes = 0;
+  try {
+    const audio = await client.speech.create(req, { signal });
+    for await (const chunk of audio.chunks) {
+      bytes += chunk.length;
+      if (file) await file.write(chunk);
+      else if (!process.stdout.write(chunk)) await io.drain();
+    }
+    if (file) {
+      await file.commit();
+      if (opts.json) io.json({ file: opts.output, bytes, content_type: audio.contentType });
+      else io.info(`wrote ${bytes} bytes of ${audio.contentType} to ${opts.output}`);
+    }
+  } catch (err) {
+    file?.abortSync();
+    throw err;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    await client.close();
+  }
+}

@@ -1,0 +1,28 @@
+import type { EmbeddingResponse, ProviderPreferences } from '../types.js';
+import { Resource, type CallOptions } from './shared.js';
+
+export interface EmbeddingsRequest {
+  input: string | string[] | number[] | number[][] | unknown[];
+  model: string;
+  dimensions?: number;
+  encoding_format?: 'float' | 'base64';
+  input_type?: string;
+  provider?: ProviderPreferences;
+  user?: string;
+}
+
+/** Decodes a base64 embedding (little-endian float32) back into numbers. */
+export function decodeEmbedding(value: number[] | string): number[] {
+  if (Array.isArray(value)) return value;
+  const bytes = Buffer.from(value, 'base64');
+  const out: number[] = [];
+  for (let i = 0; i + 4 <= bytes.length; i += 4) out.push(bytes.readFloatLE(i));
+  return out;
+}
+
+export class Embeddings extends Resource {
+  async create(params: EmbeddingsRequest, opts: CallOptions = {}): Promise<EmbeddingResponse> {
+    const { data } = await this.core.json<EmbeddingResponse>({ method: 'POST', path: '/embeddings', body: params, signal: opts.signal, timeoutMs: opts.timeoutMs, headers: opts.headers });
+    return data;
+  }
+}

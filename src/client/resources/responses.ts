@@ -1,0 +1,86 @@
+import type { JSONObject } from '../types.js';
+import { StreamError } from '../errors.js';
+import { EventStream, Resource, callHeaders, type CallOptions } from './shared.js';
+
+export interface ResponsesRequest {
+  input: string | JSONObject[];
+  model?: string;
+  [key: string]: unknown;
+}
+
+export interface ResponsesResult {
+  id: string;
+  object: 'response';
+  status: 'completed' | 'incomplete' | 'in_progress' | 'failed' | 'cancelled' | 'queued';
+  output: JSONObject[];
+  output_text?: string;
+  error: { code: string; message: string } | null;
+  usage?: { input_tokens: number; output_tokens: number; total_tokens: number; cost?: number } | null;
+  router_metadata?: JSONObject;
+  [key: string]: unknown;
+}
+
+export interface ResponsesEvent {
+  type: string;
+  sequence_number?: number;
+  delta?: string;
+  response?: ResponsesResult;
+  [key: string]: unknown;
+}
+
+const FINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
+
+/** Text of the assistant's output_text parts. */
+export function outputText(r: ResponsesResult): string {
+  if (typeof r.output_text === 'string') return r.output_text;
+  return r.output
+    .filter((item) => item.type === 'message')
+    .flatMap((item) => (item.content as JSONObject[] | undefined) ?? [])
+    .filter((part) => part.type === 'output_text')
+    .map((part) => part.text as string)
+    .join('');
+}
+
+export class Responses extends Resource {
+  async create(params: ResponsesRequest, opts: CallOptions = {}): Promise<ResponsesResult> {
+    const { data } = await this.core.json<ResponsesResult>({
+      method: 'POST',
+      path: '/responses',
+      body: { ...params, stream: false },
+      headers: callHeaders(opts),
+      signal: opts.signal,
+      timeoutMs: opts.timeoutMs,
+    });
+    return data;
+  }
+
+  /** Typed events; `response.failed` and `error` are thrown as StreamError. */
+  async stream(params: ResponsesRequest, opts: CallOptions = {}): Promise<AsyncIterable<ResponsesEvent>> {
+    const path = '/responses';
+    const res = await this.core.send({
+      method: 'POST',
+      path,
+      body: { ...params, stream: true },
+      headers: callHeaders(opts),
+      accept: 'text/event-stream',
+      signal: opts.signal,
+      timeoutMs: opts.timeoutMs,
+    });
+    return new EventStream<ResponsesEvent>(res, this.core.url(path), {
+      map: ({ data }) => {
+        const ev = data as ResponsesEvent;
+        if (ev.type === 'response.failed' || ev.type === 'error') {
+          const err = (ev.type === 'error' ? ev : ev.response?.error) as { code?: string | number; message?: string } | null | undefined;
+          throw new StreamError(typeof err?.code === 'number' ? err.code : 502, err?.message ?? 'the response failed', {
+            code: err?.code,
+            errorType: typeof err?.code === 'string' ? err.code : undefined,
+            requestId: res.requestId,
+            body: ev,
+          });
+        }
+        return ev;
+      },
+      isFinal: (ev) => FINAL.has(ev.type),
+    });
+  }
+}

@@ -1,0 +1,51 @@
+import { bodyChunks } from '../core.js';
+import { Resource, callHeaders, type CallOptions } from './shared.js';
+
+export interface SpeechTurn {
+  text: string;
+  voice?: string;
+  instructions?: string;
+}
+
+export type SpeechReference =
+  | { type: 'input_audio'; input_audio: { data: string } }
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string } };
+
+export interface SpeechRequest {
+  input: string | SpeechTurn[];
+  model: string;
+  voice: string;
+  response_format?: 'mp3' | 'pcm';
+  speed?: number;
+  instructions?: string;
+  input_references?: SpeechReference[];
+  session_id?: string;
+  user?: string;
+  provider?: Record<string, unknown>;
+}
+
+export interface SpeechStream {
+  contentType: string;
+  requestId: string | undefined;
+  /** Audio bytes as they arrive. */
+  chunks: AsyncIterable<Uint8Array>;
+}
+
+export class Speech extends Resource {
+  /** Starts synthesis; the audio is streamed, never buffered whole. Retried only before the first byte. */
+  async create(params: SpeechRequest, opts: CallOptions = {}): Promise<SpeechStream> {
+    const path = '/audio/speech';
+    const res = await this.core.send({
+      method: 'POST',
+      path,
+      body: params,
+      headers: callHeaders({ ...opts, routerMetadata: false }),
+      accept: 'audio/*',
+      signal: opts.signal,
+      timeoutMs: opts.timeoutMs,
+    });
+    const type = res.headers['content-type'];
+    return { contentType: (Array.isArray(type) ? type[0] : type) ?? 'application/octet-stream', requestId: res.requestId, chunks: bodyChunks(res, this.core.url(path)) };
+  }
+}
