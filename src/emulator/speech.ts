@@ -127,7 +127,8 @@ export async function handleSpeech(ctx: Ctx): Promise<void> {
     const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
     if (sent + bytes.length > cutAfter) {
       res.write(bytes.subarray(0, Math.max(0, cutAfter - sent)));
-      res.destroy();
+      // Let the bytes before the cut reach the client, then drop the connection.
+      setTimeout(() => res.destroy(), 20);
       closed = true;
       return;
     }
