@@ -1,6 +1,6 @@
 // Starts the built-in emulator, runs `router chat` against it, prints the answer, stops the emulator.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -13,8 +13,8 @@ const first = await new Promise((resolve, reject) => {
   createInterface({ input: server.stdout }).once('line', resolve);
   server.once('exit', (code) => reject(new Error(`emulator exited with ${code}`)));
 });
-const { api_root, api_key } = JSON.parse(first);
-const env = { ...process.env, ROUTER_API_ROOT: api_root, ROUTER_API_KEY: api_key, ROUTER_CONFIG_DIR: join(state, 'config') };
+const { api_root, api_key, management_key } = JSON.parse(first);
+const env = { ...process.env, ROUTER_API_ROOT: api_root, ROUTER_API_KEY: api_key, ROUTER_MANAGEMENT_KEY: management_key, ROUTER_CONFIG_DIR: join(state, 'config') };
 const run = (args, input) => {
   process.stderr.write(`\n$ router ${args.map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}\n`);
   const r = spawnSync(process.execPath, [bin, ...args], { env, input, stdio: [input ? 'pipe' : 'ignore', 'inherit', 'inherit'] });
@@ -23,6 +23,16 @@ const run = (args, input) => {
 process.stderr.write(`emulator running at ${api_root}\n`);
 run(['chat', '--model', 'local/lorem', '--usage', 'Tell me about rivers in 40 words']);
 run(['chat', '--model', 'local/echo', '--system', 'Repeat after me'], 'Hello from stdin!');
+const requests = ['Name a river', 'write 6 words', 'Say hello']
+  .map((content, i) => JSON.stringify({ custom_id: `q${i + 1}`, body: { messages: [{ role: 'user', content }] } }))
+  .join('\n');
+writeFileSync(join(state, 'requests.jsonl'), requests);
+run(['batch', 'create', join(state, 'requests.jsonl'), '--model', 'local/lorem', '--watch', '--interval', '0.2', '--results', join(state, 'results.jsonl')]);
+for (const line of readFileSync(join(state, 'results.jsonl'), 'utf8').trim().split('\n')) {
+  const r = JSON.parse(line);
+  process.stdout.write(`${r.custom_id}: ${r.response.body.choices[0].message.content}\n`);
+}
+run(['speak', 'Hello from the router emulator.', '--voice', 'alloy', '--model', 'local/tts', '-o', join(state, 'hello.mp3'), '--json']);
 server.kill('SIGTERM');
 await new Promise((r) => server.once('exit', r));
 rmSync(state, { recursive: true, force: true });
