@@ -2,6 +2,8 @@
 import { BIN, startEmulator, timed, median, report, summary } from './lib.mjs';
 
 const only = process.argv[2];
+process.on('exit', (code) => { if (code === 0 && !finished) console.error('bench: stopped early (the event loop emptied)'); });
+let finished = false;
 const sections = {
   async startup() {
     const node = [];
@@ -43,6 +45,85 @@ const sections = {
   },
 };
 
+sections.batchCreate = async (emu) => {
+  const { writeFileSync, createWriteStream, statSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { WORK } = await import('./lib.mjs');
+  const admin = (path, body) => fetch(`${emu.api_root}/_emulator/${path}`, { method: 'POST', headers: { authorization: `Bearer ${emu.management_key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  // Keep the created batches validating, so that their processing does not load the machine.
+  await admin('batches', { delay_ms: 3_600_000 });
+  const jsonl = join(WORK, 'big.jsonl');
+  const body = join(WORK, 'big.json');
+  const filler = 'lorem ipsum dolor sit amet '.repeat(1500);
+  const lines = 4900;
+  const out = createWriteStream(jsonl);
+  const whole = createWriteStream(body);
+  whole.write('{"endpoint":"/v1/chat/completions","model":"local/echo","completion_window":"24h","requests":[');
+  for (let i = 0; i < lines; i++) {
+    const line = JSON.stringify({ custom_id: `r${i}`, body: { messages: [{ role: 'user', content: `${i} ${filler}` }] } });
+    out.write(line + '\n');
+    whole.write((i ? ',' : '') + line);
+  }
+  whole.write(']}');
+  await Promise.all([new Promise((r) => out.end(r)), new Promise((r) => whole.end(r))]);
+  const mb = statSync(jsonl).size / 1024 / 1024;
+  const env = { ...process.env, ROUTER_API_ROOT: emu.api_root, ROUTER_API_KEY: emu.api_key };
+  const curl = [];
+  const cli = [];
+  let rss = 0;
+  for (let i = 0; i < 2; i++) {
+    curl.push((await timed('curl', ['-s', '-o', '/dev/null', '-H', `Authorization: Bearer ${emu.api_key}`, '-H', 'content-type: application/json', '--data-binary', `@${body}`, `${emu.api_root}/v1/batches`])).ms);
+    const r = await timed(process.execPath, [BIN, 'batch', 'create', jsonl, '--model', 'local/echo', '--yes'], { env });
+    cli.push(r.ms);
+    rss = Math.max(rss, r.rssKiB);
+  }
+  const ratio = median(curl) / median(cli);
+  report(`batch create ${mb.toFixed(0)} MB JSONL rate / curl --data-binary`, `${ratio.toFixed(2)} (${median(cli).toFixed(0)} vs ${median(curl).toFixed(0)} ms)`, '>= 0.8', ratio >= 0.8);
+  report('batch create peak RSS', `${(rss / 1024).toFixed(0)} MB`, '<= 150 MB', rss / 1024 <= 150);
+  await admin('batches', { delay_ms: 0 });
+};
+
+sections.batchResults = async (emu) => {
+  const { writeFileSync, statSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { WORK } = await import('./lib.mjs');
+  await fetch(`${emu.api_root}/_emulator/batches`, { method: 'POST', headers: { authorization: `Bearer ${emu.management_key}`, 'content-type': 'application/json' }, body: JSON.stringify({ delay_ms: 0 }) });
+  const filler = 'results '.repeat(3400);
+  const lines = Array.from({ length: 4000 }, (_, i) => JSON.stringify({ custom_id: `r${i}`, body: { messages: [{ role: 'user', content: `${i} ${filler}` }] } }));
+  const file = join(WORK, 'results-src.jsonl');
+  writeFileSync(file, lines.join('\n'));
+  const env = { ...process.env, ROUTER_API_ROOT: emu.api_root, ROUTER_API_KEY: emu.api_key };
+  const created = await timed(process.execPath, [BIN, 'batch', 'create', file, '--model', 'local/echo', '--watch', '--interval', '0.5', '--quiet'], { env });
+  void created;
+  const out = join(WORK, 'results.jsonl');
+  const r = await timed(process.execPath, [BIN, 'batch', 'get', (await lastBatchId(emu)), '--results', out], { env });
+  const mb = statSync(out).size / 1024 / 1024;
+  report(`batch get --results of ${mb.toFixed(0)} MB: peak RSS`, `${(r.rssKiB / 1024).toFixed(0)} MB (${r.ms.toFixed(0)} ms)`, '<= 200 MB (results >= 100 MB)', r.rssKiB / 1024 <= 200 && mb >= 100);
+};
+
+async function lastBatchId(emu) {
+  const res = await fetch(`${emu.api_root}/v1/batches?limit=1`, { headers: { authorization: `Bearer ${emu.api_key}` } });
+  return (await res.json()).data[0].id;
+}
+
+sections.speak = async (emu) => {
+  const text = Array.from({ length: 600 }, (_, i) => `word${i % 37}`).join(' ');
+  const env = { ...process.env, ROUTER_API_ROOT: emu.api_root, ROUTER_API_KEY: emu.management_key };
+  const body = JSON.stringify({ model: 'local/tts', voice: 'alloy', input: text, response_format: 'mp3' });
+  const curl = [];
+  const cli = [];
+  let bytes = 0;
+  for (let i = 0; i < 3; i++) {
+    const c = await timed('curl', ['-s', '-H', `Authorization: Bearer ${emu.management_key}`, '-H', 'content-type: application/json', '-d', body, `${emu.api_root}/v1/audio/speech`]);
+    curl.push(c.bytes / c.ms);
+    const r = await timed(process.execPath, [BIN, 'speak', text, '--voice', 'alloy', '--model', 'local/tts'], { env });
+    cli.push(r.bytes / r.ms);
+    bytes = r.bytes;
+  }
+  const ratio = median(cli) / median(curl);
+  report(`router speak bytes/s / curl (${(bytes / 1024).toFixed(0)} KiB mp3)`, `${ratio.toFixed(2)} (${median(cli).toFixed(0)} vs ${median(curl).toFixed(0)} KB/s)`, '>= 0.95', ratio >= 0.95);
+};
+
 const emu = await startEmulator();
 try {
   for (const [name, fn] of Object.entries(sections)) {
@@ -52,4 +133,5 @@ try {
 } finally {
   await emu.stop();
 }
+finished = true;
 summary();

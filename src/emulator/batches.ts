@@ -319,7 +319,8 @@ export class BatchEngine {
   }
 
   private sleep(): Promise<void> {
-    return new Promise((r) => setTimeout(r, this.opts.delayMs));
+    // Unref'd: a pending pause must not keep a stopping emulator alive.
+    return new Promise((r) => setTimeout(r, this.opts.delayMs).unref());
   }
 
   private transition(record: BatchRecord, status: BatchStatus, patch: Partial<BatchRecord> = {}): void {
