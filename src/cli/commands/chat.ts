@@ -171,21 +171,25 @@ async function runChat(ctx: RunContext<ChatOptions>, args: string[]): Promise<vo
     let usageSeen: ChatUsage | undefined;
     let last = '';
     const writer = io.streamWriter();
-    for await (const chunk of await client.chat.stream(req, call)) {
-      if (chunk.usage) usageSeen = chunk.usage;
-      if (opts.json) {
-        await writer.write(`${JSON.stringify(chunk)}\n`);
-        continue;
+    try {
+      for await (const chunk of await client.chat.stream(req, call)) {
+        if (chunk.usage) usageSeen = chunk.usage;
+        if (opts.json) {
+          await writer.write(`${JSON.stringify(chunk)}\n`);
+          continue;
+        }
+        if (chunk.router_metadata && opts.routerMetadata) io.note(`router: ${chunk.router_metadata.summary}`);
+        const piece = chunk.choices[0]?.delta.content;
+        if (piece) {
+          last = piece;
+          await writer.write(piece);
+        }
       }
-      if (chunk.router_metadata && opts.routerMetadata) io.note(`router: ${chunk.router_metadata.summary}`);
-      const piece = chunk.choices[0]?.delta.content;
-      if (piece) {
-        last = piece;
-        await writer.write(piece);
-      }
+      if (!opts.json && !last.endsWith('\n')) await writer.write('\n');
+    } finally {
+      // What arrived before a failure still reaches stdout.
+      await writer.end();
     }
-    if (!opts.json && !last.endsWith('\n')) await writer.write('\n');
-    await writer.end();
     if (opts.usage) io.note(formatUsage(usageSeen));
   } finally {
     await client.close();

@@ -151,17 +151,20 @@ async function runResponses({ io, opts, flags, signal }: RunContext<ResponsesOpt
     const writer = io.streamWriter();
     let last = '';
     let final: { usage?: unknown; router_metadata?: { summary?: string } } | undefined;
-    for await (const ev of await client.responses.stream(req, call)) {
-      if (opts.json) {
-        await writer.write(`${JSON.stringify(ev)}\n`);
-      } else if (ev.type === 'response.output_text.delta' && ev.delta) {
-        last = ev.delta;
-        await writer.write(ev.delta);
+    try {
+      for await (const ev of await client.responses.stream(req, call)) {
+        if (opts.json) {
+          await writer.write(`${JSON.stringify(ev)}\n`);
+        } else if (ev.type === 'response.output_text.delta' && ev.delta) {
+          last = ev.delta;
+          await writer.write(ev.delta);
+        }
+        if (ev.type === 'response.completed' || ev.type === 'response.incomplete') final = ev.response as typeof final;
       }
-      if (ev.type === 'response.completed' || ev.type === 'response.incomplete') final = ev.response as typeof final;
+      if (!opts.json && !last.endsWith('\n')) await writer.write('\n');
+    } finally {
+      await writer.end();
     }
-    if (!opts.json && !last.endsWith('\n')) await writer.write('\n');
-    await writer.end();
     if (opts.routerMetadata && !opts.json && final?.router_metadata) io.note(`router: ${final.router_metadata.summary}`);
     if (opts.usage) io.note(usageLine(final?.usage as never));
   } finally {

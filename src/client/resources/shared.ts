@@ -1,6 +1,6 @@
 import type { HttpCore, RawResponse } from '../core.js';
 import { toConnectionError } from '../core.js';
-import { ConnectionError, ProtocolError } from '../errors.js';
+import { ConnectionError, ProtocolError, TimeoutError } from '../errors.js';
 import { SSEDecoder } from '../sse.js';
 
 /** Per-call options shared by every resource method. */
@@ -45,6 +45,8 @@ export class EventStream<T> implements AsyncIterable<T> {
   private readonly queue: T[] = [];
   private head = 0;
   private finished = false;
+  /** An error event, thrown once the items before it have been handed out. */
+  private failure: unknown;
   private source: AsyncIterator<Uint8Array> | undefined;
 
   constructor(
@@ -68,6 +70,7 @@ export class EventStream<T> implements AsyncIterable<T> {
     while (this.head >= this.queue.length) {
       this.queue.length = 0;
       this.head = 0;
+      if (this.failure) throw this.failure;
       if (this.finished) return { value: undefined, done: true };
       await this.fill();
     }
@@ -80,7 +83,11 @@ export class EventStream<T> implements AsyncIterable<T> {
     try {
       step = await this.source.next();
     } catch (err) {
-      throw toConnectionError(err, this.url);
+      const e = toConnectionError(err, this.url);
+      if (e instanceof ConnectionError && !(e instanceof TimeoutError)) {
+        throw new ConnectionError(`the stream was cut before it was complete (${e.message})`, { cause: err, maybeDelivered: true });
+      }
+      throw e;
     }
     const events = step.done ? this.decoder.end() : this.decoder.push(step.value);
     for (const ev of events) {
@@ -94,7 +101,14 @@ export class EventStream<T> implements AsyncIterable<T> {
       } catch {
         throw new ProtocolError(`server sent a malformed stream event: ${ev.data.slice(0, 80)}`);
       }
-      const item = this.opts.map({ event: ev.event, data });
+      let item: T;
+      try {
+        item = this.opts.map({ event: ev.event, data });
+      } catch (err) {
+        this.failure = err;
+        this.finish();
+        return;
+      }
       this.queue.push(item);
       if (this.opts.isFinal?.(item)) {
         this.finish();

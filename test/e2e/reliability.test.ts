@@ -1,0 +1,171 @@
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startTestEnv, type TestEnv, type RunResult } from '../helpers.js';
+
+let t: TestEnv;
+const outputs: RunResult[] = [];
+beforeAll(async () => {
+  t = await startTestEnv();
+});
+afterAll(async () => {
+  // Key safety: nothing any run of this file printed carries a key.
+  for (const r of outputs) {
+    for (const key of [t.apiKey, t.managementKey]) {
+      expect(r.stdout).not.toContain(key);
+      expect(r.stderr).not.toContain(key);
+    }
+  }
+  await t.close();
+});
+beforeEach(async () => {
+  t.clearRequests();
+  await t.admin('faults', { faults: [] });
+});
+
+async function run(args: string[], env: Record<string, string> = {}, input?: string) {
+  const r = await t.run(args, { env, input });
+  outputs.push(r);
+  return r;
+}
+const faults = (...specs: string[]) => t.admin('faults', { faults: specs });
+const count = (path: string) => t.requests().filter((r) => r.path === path).length;
+
+describe('retries', () => {
+  it('recovers from two 503s, saying so with --verbose', async () => {
+    await faults('503,times=2');
+    const r = await run(['chat', '--model', 'local/echo', '--verbose', 'again']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('again\n');
+    expect(r.stderr.match(/^retry \d in \d+\.\ds: Injected fault: HTTP 503$/gm)).toHaveLength(2);
+    expect(count('/v1/chat/completions')).toBe(3);
+  });
+
+  it('honors Retry-After on 429', async () => {
+    await faults('429,retry_after=1,times=1');
+    const started = Date.now();
+    const r = await run(['chat', '--model', 'local/echo', '--verbose', 'later']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/retry 1 in 1\.0s/);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('gives up after --max-retries: 429 exits 6, 500 exits 7, a reset exits 8', async () => {
+    await faults('429,retry_after=0');
+    const a = await run(['chat', '--max-retries', '1', 'x']);
+    expect(a.code).toBe(6);
+    expect(count('/v1/chat/completions')).toBe(2);
+    await faults('500');
+    expect((await run(['chat', '--max-retries', '0', 'x'])).code).toBe(7);
+    await faults('reset');
+    const c = await run(['chat', '--max-retries', '0', 'x']);
+    expect(c.code).toBe(8);
+    expect(c.stderr).toMatch(/^error: connection to 127\.0\.0\.1:\d+ failed/);
+  });
+
+  it('times out on a slow first byte (exit 8)', async () => {
+    await faults('slow,delay_ms=1500');
+    const r = await run(['--timeout', '0.3', '--max-retries', '0', 'chat', 'x']);
+    expect(r.code).toBe(8);
+    expect(r.stderr).toMatch(/timed out/);
+  });
+
+  it('a stream cut after the first bytes is not retried: the text so far, one error line, exit 8', async () => {
+    await faults('cut,after=2');
+    const r = await run(['chat', '--model', 'local/echo', 'one two three four five']);
+    expect(r.code).toBe(8);
+    expect(r.stdout).toBe('one two');
+    expect(r.stderr).toMatch(/^error: the stream was cut before it was complete \(connection to 127\.0\.0\.1:\d+ failed: .+\)\n$/);
+    expect(count('/v1/chat/completions')).toBe(1);
+  });
+
+  it('an error chunk mid-stream: exit 7 with the provider message; --verbose names the error type', async () => {
+    await faults('error-chunk,after=1');
+    const r = await run(['chat', '--model', 'local/echo', '--verbose', 'one two three']);
+    expect(r.code).toBe(7);
+    expect(r.stdout).toBe('one');
+    expect(r.stderr).toMatch(/error: Provider returned an error mid-stream\n\s+status 502, request id req_\w+, error_type provider_unavailable/);
+  });
+
+  it('malformed JSON from the server: exit 7, one line', async () => {
+    await faults('malformed');
+    const r = await run(['chat', '--no-stream', 'x']);
+    expect(r.code).toBe(7);
+    expect(r.stderr).toMatch(/^error: server sent malformed JSON/);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('batch create is retried on 503 but not on 500, so no duplicate batch can appear', async () => {
+    const f = join(t.dir, 'retry.jsonl');
+    writeFileSync(f, '{"custom_id":"a","body":{"messages":[{"role":"user","content":"x"}]}}\n');
+    await faults('503,times=1,path=/v1/batches');
+    const ok = await run(['batch', 'create', f, '--model', 'local/echo']);
+    expect(ok.code).toBe(0);
+    expect(count('/v1/batches')).toBe(2);
+    t.clearRequests();
+    await faults('500,times=1,path=/v1/batches');
+    const no = await run(['batch', 'create', f, '--model', 'local/echo']);
+    expect(no.code).toBe(7);
+    expect(count('/v1/batches')).toBe(1);
+  });
+
+  it('batch create timing out after sending says the batch may exist and how to check', async () => {
+    const f = join(t.dir, 'slow.jsonl');
+    writeFileSync(f, '{"custom_id":"a","body":{"messages":[{"role":"user","content":"x"}]}}\n');
+    await faults('slow,delay_ms=1500,path=/v1/batches');
+    const r = await run(['--timeout', '0.3', 'batch', 'create', f, '--model', 'local/echo']);
+    expect(r.code).toBe(8);
+    expect(r.stderr).toMatch(/the batch may exist\. Check with: router batch list --created-after \d+/);
+    expect(count('/v1/batches')).toBe(1);
+  });
+});
+
+describe('bad-input corpus: refused with its message before any request', () => {
+  const dir = resolve(__dirname, '..', 'corpus');
+  const expected = JSON.parse(readFileSync(join(dir, 'batch', 'expected.json'), 'utf8')) as Record<string, string>;
+  it('has an expectation for every corpus file', () => {
+    expect(readdirSync(join(dir, 'batch')).filter((f) => f.endsWith('.jsonl')).sort()).toEqual(Object.keys(expected).sort());
+  });
+  for (const [file, message] of Object.entries(expected)) {
+    it(`batch create ${file}`, async () => {
+      const r = await run(['batch', 'create', join(dir, 'batch', file)]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(message);
+      expect(t.requests()).toHaveLength(0);
+    });
+  }
+  const flags = JSON.parse(readFileSync(join(dir, 'flags.json'), 'utf8')) as { args: string[]; message: string }[];
+  for (const { args, message } of flags) {
+    it(`router ${args.join(' ')}`, async () => {
+      const r = await run(args, { ROUTER_MANAGEMENT_KEY: t.managementKey });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(message);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(t.requests()).toHaveLength(0);
+    });
+  }
+  it('a broken config file is refused with one line', async () => {
+    const cfgDir = join(t.dir, 'broken-config');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(cfgDir, { recursive: true });
+    writeFileSync(join(cfgDir, 'config.json'), '{ not json');
+    const r = await run(['chat', 'x'], { ROUTER_CONFIG_DIR: cfgDir, ROUTER_API_KEY: '' });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(t.requests()).toHaveLength(0);
+  });
+});
+
+describe('key safety', () => {
+  it('state files of the emulator are private', () => {
+    expect(statSync(join(t.dir, 'state', 'state.json')).mode & 0o777).toBe(0o600);
+  });
+
+  it('errors and --verbose output never carry the key', async () => {
+    await faults('500');
+    const r = await run(['--verbose', '--max-retries', '0', 'chat', `key is ${t.apiKey}`]);
+    expect(r.code).toBe(7);
+    const bad = await run(['--verbose', 'chat', 'x'], { ROUTER_API_ROOT: 'http://127.0.0.1:9/api', ROUTER_API_KEY: t.apiKey });
+    expect(bad.code).toBe(8);
+  });
+});
