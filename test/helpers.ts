@@ -23,9 +23,10 @@ export interface RunOptions {
 /** Spawns the real `bin/router` with stdin closed (or fed `input`). */
 export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
+    const inherited = { ...process.env };
+    delete inherited.FORCE_COLOR;
     const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries({ ...process.env, ...opts.env })) if (v !== undefined) env[k] = v;
-    delete env.FORCE_COLOR;
+    for (const [k, v] of Object.entries({ ...inherited, ...opts.env })) if (v !== undefined) env[k] = v;
     const child = spawn(process.execPath, [BIN, ...args], { env, cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];

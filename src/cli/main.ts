@@ -9,6 +9,7 @@ import { registerSpeak } from './commands/speak.js';
 import { registerDecide } from './commands/decide.js';
 import { registerConfig, registerLogin } from './commands/config.js';
 import { registerServe } from './commands/serve.js';
+import { registerCompletion } from './commands/completion.js';
 import { VERSION } from '../client/version.js';
 
 export function buildProgram(): Command {
@@ -47,6 +48,7 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 payment, 5 not found/gone,
   registerLogin(program);
   registerConfig(program);
   registerServe(program);
+  registerCompletion(program);
   return program;
 }
 

@@ -1,0 +1,131 @@
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+
+let t: TestEnv;
+beforeAll(async () => {
+  t = await startTestEnv();
+});
+afterAll(() => t.close());
+const ROOT = resolve(__dirname, '..', '..');
+
+describe('completions', () => {
+  for (const [shell, file] of [['bash', 'router.bash'], ['zsh', '_router'], ['fish', 'router.fish']]) {
+    it(`the committed ${shell} script matches the command tree (npm run completions regenerates it)`, async () => {
+      const r = await t.run(['completion', shell!]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(readFileSync(join(ROOT, 'completions', file!), 'utf8'));
+    });
+  }
+
+  it('bash completes subcommands, flags, and allowed values', () => {
+    const complete = (words: string[]) =>
+      execFileSync('bash', ['-c', `source ${join(ROOT, 'completions', 'router.bash')}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _router; echo "\${COMPREPLY[*]}"`]).toString().trim();
+    expect(complete(['router', 'ba'])).toBe('batch');
+    expect(complete(['router', 'batch', ''])).toBe('create list get');
+    expect(complete(['router', 'batch', 'list', '--st'])).toBe('--status');
+    expect(complete(['router', 'chat', '--service-tier', 'f'])).toBe('fast flex');
+    expect(complete(['router', 'speak', '--for'])).toBe('--format');
+  });
+
+  it('every flag of every command appears in the bash script', async () => {
+    const { buildProgram } = await import('../../dist/cli/main.js');
+    const script = readFileSync(join(ROOT, 'completions', 'router.bash'), 'utf8');
+    const walk = (cmd: any): string[] => [...cmd.options.map((o: any) => o.long).filter(Boolean), ...cmd.commands.flatMap(walk)];
+    for (const flag of walk(buildProgram())) expect(script).toContain(flag);
+  });
+});
+
+describe('help and output conventions', () => {
+  it('every command has a description, and leaf commands show examples', async () => {
+    const { buildProgram } = await import('../../dist/cli/main.js');
+    const leaves: string[][] = [];
+    const walk = (cmd: any, path: string[]) => {
+      if (cmd.commands.length === 0) leaves.push(path);
+      for (const c of cmd.commands) if (c.name() !== 'help') walk(c, [...path, c.name()]);
+    };
+    walk(buildProgram(), []);
+    for (const path of leaves) {
+      const r = await t.run([...path, '--help']);
+      expect(r.code, path.join(' ')).toBe(0);
+      expect(r.stdout, path.join(' ')).toMatch(/Usage: router/);
+      if (!['config get', 'config list', 'config use', 'config delete', 'config path'].includes(path.join(' '))) {
+        expect(r.stdout, path.join(' ')).toMatch(/Examples?:|Install:/);
+      }
+    }
+  });
+
+  it('--json parses on each command that prints data', async () => {
+    const mgmt = { ROUTER_MANAGEMENT_KEY: t.managementKey };
+    const f = join(t.dir, 'b.jsonl');
+    writeFileSync(f, '{"custom_id":"a","body":{"messages":[{"role":"user","content":"x"}]}}\n');
+    const id = JSON.parse((await t.run(['batch', 'create', f, '--model', 'local/echo', '--json'])).stdout).id;
+    const runs: [string[], Record<string, string>?][] = [
+      [['chat', '--json', 'hi']],
+      [['responses', '--json', '--model', 'local/echo', 'hi']],
+      [['embed', '--json', 'hi', '--model', 'local/embed']],
+      [['decide', '--json', '--state-text', 's', '--model', 'local/judge', '--noul', 'q', 'yes?'], mgmt],
+      [['batch', 'list', '--json']],
+      [['batch', 'get', id, '--json']],
+      [['config', 'list', '--json']],
+      [['speak', 'hi', '--voice', 'alloy', '--model', 'local/tts', '-o', join(t.dir, 'a.mp3'), '--json'], mgmt],
+    ];
+    for (const [args, env] of runs) {
+      const r = await t.run(args, { env });
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(() => JSON.parse(r.stdout), args.join(' ')).not.toThrow();
+    }
+  });
+
+  it('no ANSI codes off a TTY or with NO_COLOR; color only when forced', async () => {
+    const plain = await t.run(['chat', '--temperature', '9', 'x']);
+    expect(plain.stderr).not.toMatch(/\x1b\[/);
+    const noColor = await t.run(['chat', '--no-stream', 'hi'], { env: { NO_COLOR: '1', FORCE_COLOR: '1' } });
+    expect(noColor.stdout + noColor.stderr).not.toMatch(/\x1b\[/);
+    const forced = await t.run(['batch', 'get', 'batch_none'], { env: { FORCE_COLOR: '1' } });
+    expect(forced.stderr).toMatch(/\x1b\[31merror:/);
+    const flag = await t.run(['--no-color', 'batch', 'get', 'batch_none'], { env: { FORCE_COLOR: '1' } });
+    expect(flag.stderr).not.toMatch(/\x1b\[/);
+  });
+
+  it('refuses to write audio to a terminal', () => {
+    const r = spawnSync('script', ['-qfec', `node ${BIN} speak hi --voice alloy --model local/tts`, '/dev/null'], {
+      env: { ...process.env, ...t.env, ROUTER_MANAGEMENT_KEY: t.managementKey },
+      encoding: 'utf8',
+    });
+    expect(r.stdout).toMatch(/refusing to write audio to a terminal/);
+    expect(r.status).toBe(2);
+  });
+});
+
+describe('router chat -i', () => {
+  it('keeps the conversation across turns in a pseudo-terminal, and /save writes it', async () => {
+    t.clearRequests();
+    const saved = join(t.dir, 'conv.json');
+    const feed = `(sleep 0.6; printf 'hello there\\r'; sleep 0.6; printf '/system be brief\\r'; sleep 0.3; printf 'second turn\\r'; sleep 0.6; printf '/save ${saved}\\r'; sleep 0.4; printf '/exit\\r'; sleep 0.3)`;
+    // Asynchronous: the emulator answers from this process, so it must not be blocked.
+    const child = spawn('bash', ['-c', `${feed} | script -qfec "node ${BIN} chat -i --model local/echo" /dev/null`], { env: { ...process.env, ...t.env } });
+    let stdout = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    await new Promise((done) => child.on('close', done));
+    const r = { stdout };
+    expect(r.stdout.replace(/\r/g, '')).toMatch(/hello there\n[\s\S]*second turn\n/);
+    const chats = t.requests().filter((q) => q.path === '/v1/chat/completions');
+    expect(chats).toHaveLength(2);
+    expect(chats[1]!.body.messages).toEqual([
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'hello there' },
+      { role: 'assistant', content: 'hello there' },
+      { role: 'user', content: 'second turn' },
+    ]);
+    expect(JSON.parse(readFileSync(saved, 'utf8')).messages).toHaveLength(5);
+  });
+
+  it('never prompts when stdin is not a terminal', async () => {
+    const r = await t.run(['chat', '-i']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/needs a terminal/);
+  });
+});
