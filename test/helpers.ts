@@ -2,9 +2,10 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startEmulator, type Emulator } from '../dist/emulator/server.js';
 
-export const BIN = resolve(__dirname, '..', 'bin', 'router');
+export const BIN = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', 'bin', 'router');
 
 export interface RunResult {
   code: number | null;

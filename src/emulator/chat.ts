@@ -191,7 +191,7 @@ export async function handleChat(ctx: Ctx): Promise<void> {
     return;
   }
   const id = genId();
-  const base = { id, object: 'chat.completion.chunk', created, model: plan.routed.model.id, provider: plan.routed.provider, system_fingerprint: null };
+  const base = { id, object: 'chat.completion.chunk', created, model: plan.routed.model.id, provider: plan.routed.provider };
   const includeUsage = (body.stream_options as Body | undefined)?.include_usage === true;
   const events: unknown[] = [];
   const parts = pieces(plan.gen.text);

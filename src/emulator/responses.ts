@@ -129,7 +129,9 @@ export async function handleResponses(ctx: Ctx): Promise<void> {
     return;
   }
   const { result, messageId } = plan;
-  const pending = { ...result, status: 'in_progress', completed_at: null, output: [], output_text: '', usage: null };
+  const { usage: _usage, ...rest } = result;
+  // Usage is known only at the end: an in-progress response leaves it out (the schema has no null for it).
+  const pending = { ...rest, status: 'in_progress', completed_at: null, output: [], output_text: '' };
   const item = (result.output as Body[])[0]!;
   const events: Body[] = [
     { type: 'response.created', response: pending },
