@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 
 /** Option-argument parsers: range checks happen here, before anything is sent. */
 export function numberIn(min: number, max: number) {
@@ -55,4 +55,17 @@ export function maxLength(n: number) {
     if (value.length > n) throw new InvalidArgumentError(`at most ${n} characters.`);
     return value;
   };
+}
+
+/** The routing and observability flags that chat and responses share, with the spec's limits. */
+export function addRoutingFlags(cmd: Command): Command {
+  return cmd
+    .option('--session <id>', 'session id for sticky routing and grouping (<= 256 chars)', maxLength(256))
+    .option('--metadata <key=value>', 'metadata pair, repeatable (<= 16; keys <= 64, values <= 512 chars)', keyValue)
+    .option('--user <id>', 'end-user identifier (<= 256 chars)', maxLength(256))
+    .option('--provider-only <slugs>', 'only these providers, comma-separated', commaList)
+    .option('--provider-order <slugs>', 'try providers in this order, comma-separated', commaList)
+    .option('--provider-ignore <slugs>', 'never these providers, comma-separated', commaList)
+    .option('--no-fallbacks', 'do not fall back to other providers')
+    .option('--router-metadata', 'ask for routing metadata (printed to stderr; in --json output)');
 }

@@ -4,8 +4,10 @@ import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { writeFileAtomicSync } from './fsutil.js';
 
-export type BatchStatus = 'validating' | 'in_progress' | 'finalizing' | 'completed' | 'failed' | 'expired' | 'cancelling' | 'cancelled';
-export const TERMINAL: readonly BatchStatus[] = ['completed', 'failed', 'expired', 'cancelled'];
+import { TERMINAL_BATCH_STATUSES, type BatchStatus } from '../client/types.js';
+
+export type { BatchStatus };
+export const TERMINAL = TERMINAL_BATCH_STATUSES;
 
 export interface BatchUsage {
   prompt_tokens: number;

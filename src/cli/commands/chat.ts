@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { ChatCompletionRequest, ChatMessage, ChatUsage } from '../../client/types.js';
 import { action, type RunContext } from '../run.js';
-import { collect, commaList, integerIn, keyValue, maxLength, numberIn, oneOf } from '../options.js';
+import { addRoutingFlags, collect, commaList, integerIn, keyValue, numberIn } from '../options.js';
 import { usage } from '../exit-codes.js';
 import { checkMetadataFlags, providerFrom, textFromArgs } from '../input.js';
 
@@ -44,6 +44,7 @@ export interface ChatOptions {
 }
 
 export function registerChat(program: Command): void {
+  addRoutingFlags(
   program
     .command('chat')
     .summary('send a prompt to a chat model, streaming the answer')
@@ -69,19 +70,12 @@ export function registerChat(program: Command): void {
     .addOption(new Option('--response-format <type>', 'response format').choices(['text', 'json_object']))
     .addOption(new Option('--reasoning-effort <level>', 'reasoning effort').choices(REASONING_EFFORTS))
     .addOption(new Option('--service-tier <tier>', 'service tier').choices(SERVICE_TIERS))
-    .option('--session <id>', 'session id for sticky routing and grouping (<= 256 chars)', maxLength(256))
-    .option('--metadata <key=value>', 'metadata pair, repeatable (<= 16; keys <= 64, values <= 512 chars)', keyValue)
-    .option('--user <id>', 'end-user identifier (<= 256 chars)', maxLength(256))
-    .option('--provider-only <slugs>', 'only these providers, comma-separated', commaList)
-    .option('--provider-order <slugs>', 'try providers in this order, comma-separated', commaList)
-    .option('--provider-ignore <slugs>', 'never these providers, comma-separated', commaList)
-    .option('--no-fallbacks', 'do not fall back to other providers')
-    .option('--router-metadata', 'ask for routing metadata (printed to stderr; in --json output)')
     .option('--stream', 'stream (default for text; with --json, print chunks as JSONL)')
     .option('--no-stream', 'wait for the whole answer')
     .option('--json', 'print the chat.completion object (or chunks as JSONL with --stream)')
     .option('--usage', 'print token usage and cost to stderr')
-    .option('-i, --interactive', 'conversation in a REPL (/exit, /model, /system, /save FILE)')
+    .option('-i, --interactive', 'conversation in a REPL (/exit, /model, /system, /save FILE)'),
+  )
     .addHelpText(
       'after',
       `

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { ResponsesRequest } from '../../client/resources/responses.js';
 import { action, type RunContext } from '../run.js';
-import { collect, commaList, integerIn, keyValue, maxLength, numberIn } from '../options.js';
+import { addRoutingFlags, collect, commaList, integerIn, numberIn } from '../options.js';
 import { usage } from '../exit-codes.js';
 import { checkMetadataFlags, providerFrom, readJsonFile, textFromArgs, type ProviderFlags } from '../input.js';
 import { REASONING_EFFORTS } from './chat.js';
@@ -34,6 +34,7 @@ interface ResponsesOpts extends ProviderFlags {
 }
 
 export function registerResponses(program: Command): void {
+  addRoutingFlags(
   program
     .command('responses')
     .summary('generate in the Responses format, streaming the text')
@@ -55,19 +56,12 @@ export function registerResponses(program: Command): void {
     .addOption(new Option('--service-tier <tier>', 'service tier').choices(['auto', 'default', 'fast', 'flex', 'priority', 'scale']))
     .option('--max-tool-calls <n>', 'server-tool agent steps, 0 to 30 (default 30)', integerIn(0, 30))
     .option('--stop-when <cond>', 'stop the server-tool loop: step_count=N or max_cost=USD (repeatable; overrides --max-tool-calls)', collect)
-    .option('--session <id>', 'session id (<= 256 chars)', maxLength(256))
-    .option('--metadata <key=value>', 'metadata pair, repeatable (<= 16)', keyValue)
-    .option('--user <id>', 'end-user identifier (<= 256 chars)', maxLength(256))
-    .option('--provider-only <slugs>', 'only these providers', commaList)
-    .option('--provider-order <slugs>', 'providers in this order', commaList)
-    .option('--provider-ignore <slugs>', 'never these providers', commaList)
-    .option('--no-fallbacks', 'do not fall back to other providers')
     .option('--previous-response-id <id>', 'not supported by the service: refused (send the history in --input)')
-    .option('--router-metadata', 'ask for routing metadata (stderr; in --json output)')
     .option('--stream', 'stream (default for text; with --json, print events as JSONL)')
     .option('--no-stream', 'wait for the whole response')
     .option('--json', 'print the response object (or events as JSONL with --stream)')
-    .option('--usage', 'print token usage and cost to stderr')
+    .option('--usage', 'print token usage and cost to stderr'),
+  )
     .addHelpText('after', `
 Examples:
   $ router responses "Explain SSE in one sentence" --model local/lorem
