@@ -19,6 +19,7 @@ _router() {
       'batch get') path="$cand" ;;
       'login') path="$cand" ;;
       'config') path="$cand" ;;
+      'config init') path="$cand" ;;
       'config set') path="$cand" ;;
       'config get') path="$cand" ;;
       'config list') path="$cand" ;;
@@ -59,7 +60,8 @@ _router() {
     'batch list') subs=''; flags='--limit --after --status --created-after --created-before --all --json --jsonl --version --profile --api-root --timeout --max-retries --no-color --quiet --verbose --help' ;;
     'batch get') subs=''; flags='--watch --results --interval --json --version --profile --api-root --timeout --max-retries --no-color --quiet --verbose --help' ;;
     'login') subs=''; flags='--profile --with-key --api-root --model --version --profile --api-root --timeout --max-retries --no-color --quiet --verbose --help' ;;
-    'config') subs='set get list use delete path'; flags='--version --profile --api-root --timeout --max-retries --no-color --quiet --verbose --help' ;;
+    'config') subs='init set get list use delete path'; flags='--version --profile --api-root --timeout --max-retries --no-color --quiet --verbose --help' ;;
+    'config init') subs=''; flags='--profile --version --profile --api-root --timeout --max-retries --no-color --quiet --verbose --help' ;;
     'config set') subs=''; flags='--profile --version --profile --api-root --timeout --max-retries --no-color --quiet --verbose --help' ;;
     'config get') subs=''; flags='--profile --json --version --profile --api-root --timeout --max-retries --no-color --quiet --verbose --help' ;;
     'config list') subs=''; flags='--json --version --profile --api-root --timeout --max-retries --no-color --quiet --verbose --help' ;;

@@ -38,6 +38,11 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult
     child.on('close', (code) => {
       clearTimeout(timer);
       const stdoutBytes = Buffer.concat(out);
+      // Key safety, checked on every run of every suite: no output may carry a key it was given.
+      const printed = stdoutBytes.toString('latin1') + Buffer.concat(err).toString('latin1');
+      for (const key of [env.ROUTER_API_KEY, env.ROUTER_MANAGEMENT_KEY]) {
+        if (key && key.length >= 12 && printed.includes(key)) return reject(new Error(`router ${args.join(' ')} printed a key`));
+      }
       resolvePromise({ code, stdout: stdoutBytes.toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), stdoutBytes });
     });
     child.stdin.on('error', () => {});

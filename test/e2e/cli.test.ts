@@ -129,3 +129,19 @@ describe('router chat -i', () => {
     expect(r.stderr).toMatch(/needs a terminal/);
   });
 });
+
+describe('router config init', () => {
+  it('asks for root, hidden key and model in a terminal, and writes the profile', async () => {
+    const cfg = join(t.dir, 'init-config');
+    const feed = `(sleep 0.8; printf '${t.apiRoot}\\r'; sleep 0.4; printf '${t.apiKey}\\r'; sleep 0.4; printf 'local/echo\\r'; sleep 0.5)`;
+    const child = spawn('bash', ['-c', `${feed} | script -qfec "node ${BIN} config init --profile fresh" /dev/null`], { env: { ...process.env, ROUTER_CONFIG_DIR: cfg } });
+    let screen = '';
+    child.stdout.on('data', (c) => (screen += c));
+    await new Promise((done) => child.on('close', done));
+    expect(screen).not.toContain(t.apiKey);
+    const list = await t.run(['config', 'list', '--json'], { env: { ROUTER_CONFIG_DIR: cfg, ROUTER_API_KEY: '', ROUTER_API_ROOT: '' } });
+    expect(JSON.parse(list.stdout).profiles[0]).toMatchObject({ name: 'fresh', api_root: t.apiRoot, model: 'local/echo', api_key: `${t.apiKey.slice(0, 6)}…${t.apiKey.slice(-4)}` });
+    const chat = await t.run(['chat', 'through init'], { env: { ROUTER_CONFIG_DIR: cfg, ROUTER_API_KEY: '', ROUTER_API_ROOT: '' } });
+    expect(chat.stdout).toBe('through init\n');
+  });
+});

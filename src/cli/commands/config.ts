@@ -65,6 +65,8 @@ Examples:
   $ router config list --json`,
     );
 
+  registerConfigInit(config);
+
   config
     .command('set')
     .description('set a setting of a profile; a key is read from stdin (or a hidden prompt) when VALUE is left out')
@@ -208,6 +210,33 @@ export function registerLogin(program: Command): void {
         if (opts.model) s.set(profile, 'model', opts.model);
         if (!s.names().includes(s.current())) s.use(profile);
         io.info(`saved the key in profile "${profile}" (${s.path})`);
+      }),
+    );
+}
+
+export function registerConfigInit(config: Command): void {
+  config
+    .command('init')
+    .description('set up a profile interactively: API root, key (hidden) and default model')
+    .option('-p, --profile <name>', 'profile to write (default: the current one)')
+    .addHelpText('after', '\nExamples:\n  $ router config init\n  $ router config init --profile local')
+    .action(
+      action<ProfileOpt>(async ({ io, opts, flags }) => {
+        if (!io.stdinTTY) throw usage('config init asks questions and needs a terminal; use "router config set" or "router login --with-key" in scripts');
+        const { input, password } = await import('@inquirer/prompts');
+        const s = await store();
+        const profile = opts.profile ?? flags.profile ?? s.current();
+        const current = s.get(profile) ?? {};
+        const out = { output: process.stderr };
+        const apiRoot = await input({ message: 'API root', default: current.api_root ?? 'https://openrouter.ai/api', validate: (v) => { try { checkRoot(v); return true; } catch (e) { return (e as Error).message; } } }, out);
+        const key = await password({ message: current.api_key ? 'API key (empty keeps the stored one)' : 'API key', mask: '*' }, out);
+        const model = await input({ message: 'Default model (<author>/<slug>, empty for none)', default: current.model ?? '', validate: (v) => v === '' || /^[^/\s]+\/[^/\s]+$/.test(v) || 'must look like <author>/<slug>' }, out);
+        s.set(profile, 'api_root', checkRoot(apiRoot));
+        if (key.trim()) s.set(profile, 'api_key', key.trim());
+        else if (!current.api_key) throw usage('no API key given');
+        if (model) s.set(profile, 'model', model);
+        if (!s.names().includes(s.current())) s.use(profile);
+        io.info(`saved profile "${profile}" (${s.path})`);
       }),
     );
 }
