@@ -1,18 +1,58 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, Option } from './commander.js';
 import { EXIT } from './exit-codes.js';
 import { integerIn, numberIn } from './options.js';
-import { registerChat } from './commands/chat.js';
-import { registerBatch } from './commands/batch.js';
-import { registerResponses } from './commands/responses.js';
-import { registerEmbed } from './commands/embed.js';
-import { registerSpeak } from './commands/speak.js';
-import { registerDecide } from './commands/decide.js';
-import { registerConfig, registerLogin } from './commands/config.js';
-import { registerServe } from './commands/serve.js';
-import { registerCompletion } from './commands/completion.js';
 import { VERSION } from '../client/version.js';
 
-export function buildProgram(): Command {
+type Register = (program: Command) => void;
+
+interface Entry {
+  name: string;
+  group: string;
+  /** How the command reads in `router --help`, without loading it. */
+  usage: string;
+  summary: string;
+  load: () => Promise<Register>;
+}
+
+/**
+ * Every command, loaded only when it runs (or for a full tree): `router --help` and
+ * `router --version` stay close to a bare node start.
+ */
+const COMMANDS: Entry[] = [
+  { name: 'chat', group: 'Generate:', usage: '[options] [prompt...]', summary: 'send a prompt to a chat model, streaming the answer', load: async () => (await import('./commands/chat.js')).registerChat },
+  { name: 'responses', group: 'Generate:', usage: '[options] [prompt...]', summary: 'generate in the Responses format, streaming the text', load: async () => (await import('./commands/responses.js')).registerResponses },
+  { name: 'embed', group: 'Generate:', usage: '[options] [texts...]', summary: 'embed texts as vectors', load: async () => (await import('./commands/embed.js')).registerEmbed },
+  { name: 'speak', group: 'Generate:', usage: '[options] [text...]', summary: 'synthesize speech: audio bytes to a file or stdout', load: async () => (await import('./commands/speak.js')).registerSpeak },
+  { name: 'decide', group: 'Generate:', usage: '[options]', summary: 'ask structured questions about content (alpha)', load: async () => (await import('./commands/decide.js')).registerDecide },
+  { name: 'batch', group: 'Batches:', usage: '', summary: 'create, list and follow asynchronous batches', load: async () => (await import('./commands/batch.js')).registerBatch },
+  { name: 'login', group: 'Setup:', usage: '[options]', summary: 'store an API key in a profile', load: async () => (await import('./commands/config.js')).registerLogin },
+  { name: 'config', group: 'Setup:', usage: '', summary: 'manage profiles: API key, API root, default model', load: async () => (await import('./commands/config.js')).registerConfig },
+  { name: 'serve', group: 'Setup:', usage: '[options]', summary: 'run the local emulator of the whole API', load: async () => (await import('./commands/serve.js')).registerServe },
+  { name: 'completion', group: 'Setup:', usage: '<shell>', summary: 'print a shell completion script', load: async () => (await import('./commands/completion.js')).registerCompletion },
+];
+
+const GLOBAL_WITH_VALUE = new Set(['-p', '--profile', '--api-root', '--timeout', '--max-retries']);
+
+/** The command an argv runs (`router help X` counts as X), if any. */
+export function invokedCommand(args: string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (GLOBAL_WITH_VALUE.has(a)) {
+      i++;
+      continue;
+    }
+    if (a.startsWith('-')) continue;
+    if (a === 'help') return args.slice(i + 1).find((x) => !x.startsWith('-'));
+    return a;
+  }
+  return undefined;
+}
+
+/**
+ * The command tree. With `only`, just that command is defined in full and the others are
+ * stand-ins that show in help; without it, the whole tree (for completions).
+ */
+export async function buildProgram(only?: string | null): Promise<Command> {
   const program = new Command('router')
     .description('Command line for the Model Routing Service: chat, batches, responses, embeddings, speech and decisions.')
     .version(VERSION, '-V, --version')
@@ -35,20 +75,20 @@ Examples:
 Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 payment, 5 not found/gone,
 6 rate limited, 7 server, 8 network, 9 batch failed, 130 interrupted.`,
     );
-  program.configureHelp({ sortSubcommands: false, showGlobalOptions: true });
-  program.commandsGroup('Generate:');
-  registerChat(program);
-  registerResponses(program);
-  registerEmbed(program);
-  registerSpeak(program);
-  registerDecide(program);
-  program.commandsGroup('Batches:');
-  registerBatch(program);
-  program.commandsGroup('Setup:');
-  registerLogin(program);
-  registerConfig(program);
-  registerServe(program);
-  registerCompletion(program);
+  const full = only === undefined;
+  for (const entry of COMMANDS) {
+    if (program.commands.length === 0 || program.commands.at(-1)!.helpGroup() !== entry.group) program.commandsGroup(entry.group);
+    if (full || entry.name === only) (await entry.load())(program);
+    else program.command(entry.name).usage(entry.usage).summary(entry.summary);
+  }
+  program.configureHelp({
+    sortSubcommands: false,
+    showGlobalOptions: true,
+    subcommandTerm: (cmd) => {
+      const entry = COMMANDS.find((e) => e.name === cmd.name());
+      return entry ? `${entry.name}${entry.usage ? ` ${entry.usage}` : ''}` : cmd.name();
+    },
+  });
   return program;
 }
 
@@ -64,7 +104,7 @@ function applyExit(cmd: Command): void {
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
+  const program = await buildProgram(invokedCommand(argv.slice(2)) ?? null);
   applyExit(program);
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     // A closed pipe (router chat | head -1) is not an error of ours.

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, type Command } from './commander.js';
 
 /** Option-argument parsers: range checks happen here, before anything is sent. */
 export function numberIn(min: number, max: number) {

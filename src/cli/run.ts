@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import type { Command } from './commander.js';
 import { reportError } from './errors.js';
 import { IO, type GlobalFlags } from './io.js';
 

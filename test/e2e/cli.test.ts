@@ -34,7 +34,7 @@ describe('completions', () => {
     const { buildProgram } = await import('../../dist/cli/main.js');
     const script = readFileSync(join(ROOT, 'completions', 'router.bash'), 'utf8');
     const walk = (cmd: any): string[] => [...cmd.options.map((o: any) => o.long).filter(Boolean), ...cmd.commands.flatMap(walk)];
-    for (const flag of walk(buildProgram())) expect(script).toContain(flag);
+    for (const flag of walk(await buildProgram())) expect(script).toContain(flag);
   });
 });
 
@@ -46,7 +46,7 @@ describe('help and output conventions', () => {
       if (cmd.commands.length === 0) leaves.push(path);
       for (const c of cmd.commands) if (c.name() !== 'help') walk(c, [...path, c.name()]);
     };
-    walk(buildProgram(), []);
+    walk(await buildProgram(), []);
     for (const path of leaves) {
       const r = await t.run([...path, '--help']);
       expect(r.code, path.join(' ')).toBe(0);

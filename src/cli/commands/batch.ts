@@ -1,4 +1,4 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from '../commander.js';
 import type { Batch, BatchEndpoint, BatchList } from '../../client/types.js';
 import { action, type RunContext } from '../run.js';
 import { commaList, integerIn, numberIn } from '../options.js';

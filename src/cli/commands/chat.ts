@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import { Option, type Command } from '../commander.js';
 import type { ChatCompletionRequest, ChatMessage, ChatUsage } from '../../client/types.js';
 import { action, type RunContext } from '../run.js';
 import { addRoutingFlags, collect, commaList, integerIn, keyValue, numberIn } from '../options.js';

@@ -1,4 +1,4 @@
-import { Argument, type Command, type Option } from 'commander';
+import { Argument, type Command, type Option } from '../commander.js';
 import { action } from '../run.js';
 
 interface Node {
@@ -110,7 +110,7 @@ Install:
   fish: router completion fish > ~/.config/fish/completions/router.fish`)
     .action(
       action<Record<string, never>, [string]>(async ({ io }, shell) => {
-        const root = (await import('../main.js')).buildProgram();
+        const root = await (await import('../main.js')).buildProgram();
         io.out(shell === 'bash' ? bashScript(root) : shell === 'zsh' ? zshScript(root) : fishScript(root));
       }),
     );

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import type { Command } from '../commander.js';
 import { action, readStdin, type RunContext } from '../run.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import type { IO } from '../io.js';

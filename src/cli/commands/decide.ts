@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import type { Command } from '../commander.js';
 import type { DecisionQuestion, DecisionResponse } from '../../client/types.js';
 import { action, type RunContext } from '../run.js';
 import { collect, maxLength } from '../options.js';

@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import { Option, type Command } from '../commander.js';
 import { action, type RunContext } from '../run.js';
 import { commaList, integerIn, maxLength } from '../options.js';
 import { usage } from '../exit-codes.js';

@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import { Option, type Command } from '../commander.js';
 import type { ResponsesRequest } from '../../client/resources/responses.js';
 import { action, type RunContext } from '../run.js';
 import { addRoutingFlags, collect, commaList, integerIn, numberIn } from '../options.js';

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import type { Command } from '../commander.js';
 import { action } from '../run.js';
 import { collect, integerIn } from '../options.js';
 import { usage } from '../exit-codes.js';

@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import { Option, type Command } from '../commander.js';
 import type { SpeechReference, SpeechRequest, SpeechTurn } from '../../client/resources/speech.js';
 import { action, type RunContext } from '../run.js';
 import { collect, maxLength, nonEmpty, numberIn } from '../options.js';

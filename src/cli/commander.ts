@@ -1,0 +1,12 @@
+import { createRequire } from 'node:module';
+import type * as CommanderModule from 'commander';
+
+/**
+ * commander, loaded with require: it is CommonJS, and importing it as ESM costs the CLI
+ * about 8 ms more at every start (the ESM loader has to scan its exports).
+ */
+const commander = createRequire(import.meta.url)('commander') as typeof CommanderModule;
+
+export const { Command, Option, Argument, InvalidArgumentError, CommanderError } = commander;
+export type Command = CommanderModule.Command;
+export type Option = CommanderModule.Option;
