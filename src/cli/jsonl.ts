@@ -9,7 +9,7 @@ export interface Line {
 
 /** Reads a file line by line in constant memory (a line is held whole, nothing more). */
 export async function* readLines(source: string | AsyncIterable<Buffer>): AsyncGenerator<Line> {
-  const input = typeof source === 'string' ? createReadStream(source, { highWaterMark: 1024 * 1024 }) : source;
+  const input = typeof source === 'string' ? createReadStream(source, { highWaterMark: 256 * 1024 }) : source;
   let carry: Buffer[] = [];
   let number = 0;
   const finish = (parts: Buffer[]): Line => {

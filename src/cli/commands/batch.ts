@@ -229,7 +229,7 @@ function requestStream(scan: Scan): () => AsyncIterable<string | Uint8Array> {
       first = false;
       out.push(item);
       size += item.length + 1;
-      if (size >= 1024 * 1024) {
+      if (size >= 256 * 1024) {
         yield Buffer.concat(out);
         out = [];
         size = 0;
