@@ -66,7 +66,7 @@ export interface TestEnv {
   /** Stops the emulator and starts a new one on the same state folder and port. */
   restart(): Promise<void>;
   /** Spawns the CLI and returns the child, for signals. */
-  spawn(args: string[]): ReturnType<typeof spawn>;
+  spawn(args: string[], env?: Record<string, string>): ReturnType<typeof spawn>;
 }
 
 export async function startTestEnv(opts: { faults?: string[]; batchDelayMs?: number } = {}): Promise<TestEnv> {
@@ -118,8 +118,8 @@ export async function startTestEnv(opts: { faults?: string[]; batchDelayMs?: num
       emu = await startEmulator({ stateDir: join(dir, 'state'), port, faults: opts.faults, batchDelayMs: opts.batchDelayMs ?? 0 });
       t.emu = emu;
     },
-    spawn: (args) => {
-      const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    spawn: (args, extraEnv = {}) => {
+      const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
       return child;
     },
   };

@@ -22,12 +22,19 @@ export class AtomicFile {
   write(chunk: string | Uint8Array): Promise<void> | void {
     if (!this.stream.write(chunk)) {
       return new Promise((resolve, reject) => {
-        const onError = (err: Error) => reject(err);
-        this.stream.once('error', onError);
-        this.stream.once('drain', () => {
-          this.stream.off('error', onError);
-          resolve();
-        });
+        const settle = (err?: Error) => {
+          this.stream.off('error', settle);
+          this.stream.off('drain', onDrain);
+          this.stream.off('close', onClose);
+          if (err) reject(err);
+          else resolve();
+        };
+        const onDrain = () => settle();
+        // Aborted while waiting: the stream closes without draining.
+        const onClose = () => settle(this.done ? Object.assign(new Error('interrupted'), { name: 'AbortError' }) : undefined);
+        this.stream.once('error', settle);
+        this.stream.once('drain', onDrain);
+        this.stream.once('close', onClose);
       });
     }
   }

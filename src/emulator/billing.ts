@@ -46,7 +46,7 @@ export async function writeSSE(ctx: Ctx, events: unknown[], errorEvent: unknown,
   return !closed;
 }
 
-function drainOrClose(res: NodeJS.WritableStream & { once: Function; off: Function }): Promise<void> {
+export function drainOrClose(res: NodeJS.WritableStream & { once: Function; off: Function }): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       res.off('drain', done);

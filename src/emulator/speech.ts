@@ -2,7 +2,7 @@ import type { Ctx } from './http.js';
 import { HttpError } from './http.js';
 import { costOf, prng, seedOf, type ModelSpec } from './models.js';
 import { bad, optNumber, optString, pickProvider, resolveModel } from './validate.js';
-import { chargeable } from './billing.js';
+import { chargeable, drainOrClose } from './billing.js';
 
 type Body = Record<string, unknown>;
 
@@ -133,7 +133,7 @@ export async function handleSpeech(ctx: Ctx): Promise<void> {
       return;
     }
     sent += bytes.length;
-    if (!res.write(bytes)) await new Promise((r) => { res.once('drain', r); res.once('close', r); });
+    if (!res.write(bytes)) await drainOrClose(res);
   };
   const encoder = plan.format === 'mp3' ? new (await import('@breezystack/lamejs')).Mp3Encoder(1, SAMPLE_RATE, 64) : undefined;
   for (const samples of synthesize(plan.turns, plan.speed)) {
