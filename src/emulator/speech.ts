@@ -138,6 +138,8 @@ export async function handleSpeech(ctx: Ctx): Promise<void> {
   const encoder = plan.format === 'mp3' ? new (await import('@breezystack/lamejs')).Mp3Encoder(1, SAMPLE_RATE, 64) : undefined;
   for (const samples of synthesize(plan.turns, plan.speed)) {
     if (closed) return;
+    // Give other requests (and timers) their turn between words, as a streaming server should.
+    await new Promise((r) => setImmediate(r));
     if (encoder) await write(encoder.encodeBuffer(samples));
     else await write(new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength));
   }

@@ -175,14 +175,16 @@ describe('interruption', () => {
     const { existsSync } = await import('node:fs');
     const out = join(t.dir, 'interrupted.pcm');
     const text = Array.from({ length: 4000 }, (_, i) => `word${i % 50}`).join(' ');
+    await t.admin('credits', { amount: 10 });
     const child = t.spawn(['speak', text, '--voice', 'alloy', '--model', 'local/tts', '--format', 'pcm', '-o', out], { ROUTER_MANAGEMENT_KEY: t.managementKey });
+    const exited = new Promise((r) => child.on('exit', r));
     const env = child as unknown as { stderr: NodeJS.ReadableStream };
     let stderr = '';
     env.stderr.on('data', (c) => (stderr += c));
     // Wait until the temp file exists: audio is flowing.
     for (let i = 0; i < 100 && !readdirSync(t.dir).some((f) => f.startsWith('.interrupted.pcm.')); i++) await new Promise((r) => setTimeout(r, 20));
     child.kill('SIGINT');
-    const code = await new Promise((r) => child.on('exit', r));
+    const code = await exited;
     expect(code).toBe(130);
     expect(stderr).toMatch(/interrupted/);
     expect(existsSync(out)).toBe(false);
