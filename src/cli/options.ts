@@ -19,13 +19,6 @@ export function integerIn(min: number, max = Number.MAX_SAFE_INTEGER) {
   };
 }
 
-export function oneOf(values: readonly string[]) {
-  return (value: string): string => {
-    if (!values.includes(value)) throw new InvalidArgumentError(`allowed: ${values.join(', ')}.`);
-    return value;
-  };
-}
-
 /** Repeatable option: collects every occurrence. */
 export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
