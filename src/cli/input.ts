@@ -16,14 +16,18 @@ export async function textFromArgs(args: string[], io: IO, what = 'prompt', exam
   return text;
 }
 
-/** Reads a JSON file ("-" for stdin) with a one-line error naming the flag. */
-export async function readJsonFile(flag: string, path: string): Promise<unknown> {
-  let text: string;
+/** Reads a text file ("-" for stdin) with a one-line error naming the flag. */
+export async function readTextFile(flag: string, path: string): Promise<string> {
   try {
-    text = path === '-' ? await readStdin() : readFileSync(path, 'utf8');
+    return path === '-' ? await readStdin() : readFileSync(path, 'utf8');
   } catch (err) {
     throw usage(`${flag}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
+}
+
+/** Reads a JSON file ("-" for stdin) with a one-line error naming the flag. */
+export async function readJsonFile(flag: string, path: string): Promise<unknown> {
+  const text = await readTextFile(flag, path);
   try {
     return JSON.parse(text);
   } catch (err) {

@@ -3,7 +3,7 @@ import type { DecisionQuestion, DecisionResponse } from '../../client/types.js';
 import { action, type RunContext } from '../run.js';
 import { collect, maxLength } from '../options.js';
 import { usage } from '../exit-codes.js';
-import { readJsonFile } from '../input.js';
+import { readJsonFile, readTextFile } from '../input.js';
 
 interface DecideOpts {
   state?: string;
@@ -102,14 +102,7 @@ async function runDecide({ io, opts, flags, signal }: RunContext<DecideOpts>): P
   if ((opts.state === undefined) === (opts.stateText === undefined)) throw usage('give the content with exactly one of --state FILE or --state-text TEXT');
   let state: unknown = opts.stateText;
   if (opts.state !== undefined) {
-    const { readFileSync } = await import('node:fs');
-    const { readStdin } = await import('../run.js');
-    let text: string;
-    try {
-      text = opts.state === '-' ? await readStdin() : readFileSync(opts.state, 'utf8');
-    } catch (err) {
-      throw usage(`--state: cannot read ${opts.state} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
+    const text = await readTextFile('--state', opts.state);
     if (!text.trim()) throw usage('--state is empty');
     try {
       const parsed = JSON.parse(text);

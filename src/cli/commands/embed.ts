@@ -2,7 +2,7 @@ import { Option, type Command } from '../commander.js';
 import { action, type RunContext } from '../run.js';
 import { commaList, integerIn, maxLength } from '../options.js';
 import { usage } from '../exit-codes.js';
-import { providerFrom, textFromArgs, type ProviderFlags } from '../input.js';
+import { providerFrom, readTextFile, textFromArgs, type ProviderFlags } from '../input.js';
 
 interface EmbedOpts extends ProviderFlags {
   file?: string;
@@ -45,12 +45,7 @@ async function inputsFrom(opts: EmbedOpts, args: string[], io: RunContext<EmbedO
   if (opts.file === undefined && args.length && !args.includes('-')) return args;
   let text: string;
   if (opts.file !== undefined && opts.file !== '-') {
-    const { readFileSync } = await import('node:fs');
-    try {
-      text = readFileSync(opts.file, 'utf8');
-    } catch (err) {
-      throw usage(`--file: cannot read ${opts.file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
+    text = await readTextFile('--file', opts.file);
   } else {
     text = await textFromArgs(args.includes('-') ? ['-'] : [], io, 'input', 'echo text | router embed --model M');
   }
