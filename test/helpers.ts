@@ -90,7 +90,6 @@ export async function startTestEnv(opts: { faults?: string[]; batchDelayMs?: num
     });
     return res.json();
   };
-  let log: any[] = [];
   const t: TestEnv = {
     emu,
     apiRoot: emu.apiRoot,
@@ -99,10 +98,7 @@ export async function startTestEnv(opts: { faults?: string[]; batchDelayMs?: num
     dir,
     env,
     run: (args, o = {}) => runCli(args, { ...o, env: { ...env, ...o.env } }),
-    requests: () => {
-      log = t.emu.requestLog;
-      return log;
-    },
+    requests: () => t.emu.requestLog as any[],
     clearRequests: () => {
       const l = t.emu.requestLog;
       if (l) l.length = 0;

@@ -10,7 +10,7 @@ import { chatCompletion, genId, planChat, textOf } from './chat.js';
 import { planEmbeddings } from './embeddings.js';
 import { planResponses } from './responses.js';
 import { findModel, MODEL_ID_PATTERN, round } from './models.js';
-import { chargeable } from './billing.js';
+import { chargeable, drainOrClose } from './billing.js';
 import { knownProvider } from './validate.js';
 
 export const BATCH_ENDPOINTS = ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/embeddings'];
@@ -286,7 +286,7 @@ export class BatchEngine {
     stream.on('error', () => {});
     const writeOut = async (text: string) => {
       if (!text) return;
-      if (!res.write(text)) await new Promise((r) => res.once('drain', r));
+      if (!res.write(text)) await drainOrClose(res);
     };
     try {
       for await (const chunk of stream) {

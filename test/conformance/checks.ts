@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import Ajv2020 from 'ajv/dist/2020.js';
-import type { TestEnv } from '../helpers.js';
+import { post, type TestEnv } from '../helpers.js';
 
 export interface Row {
   operation: string;
@@ -77,8 +77,8 @@ export async function runConformance(t: TestEnv): Promise<Row[]> {
   for (const body of sentBodies('/v1/chat/completions')) check(chatReq, v.request('/chat/completions'), body, 'request');
   const chatErr = row('chat completions', 'error envelopes (400/401/402)');
   const raw = async (path: string, body: unknown, key = t.apiKey) => {
-    const res = await fetch(`${t.apiRoot}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    return { status: res.status, body: await res.json().catch(() => undefined) };
+    const r = await post(t, path, body, {}, key);
+    return { status: r.status, body: r.json };
   };
   for (const [body, key] of [[{ messages: [] }, t.apiKey], [{ messages: [{ role: 'user', content: 'x' }] }, 'sk-wrong']] as const) {
     const r = await raw('/v1/chat/completions', body, key);

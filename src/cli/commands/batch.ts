@@ -362,7 +362,7 @@ async function runList({ io, opts, flags, signal }: RunContext<ListOpts>): Promi
   }
 }
 
-function describeBatch(io: IO, b: Batch): string {
+function describeBatch(b: Batch): string {
   const lines: [string, string][] = [
     ['id', b.id],
     ['status', b.status],
@@ -374,7 +374,6 @@ function describeBatch(io: IO, b: Batch): string {
   ];
   if (b.usage && typeof (b.usage as { cost?: number }).cost === 'number') lines.push(['cost', `$${(b.usage as { cost: number }).cost.toFixed(6)}`]);
   if (b.error) lines.push(['error', b.error.message]);
-  void io;
   const width = Math.max(...lines.map(([k]) => k.length));
   return lines.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n') + '\n';
 }
@@ -494,7 +493,7 @@ async function watchAndFinish(ctx: RunContext<GetOpts>, client: Client, id: stri
     let final = done;
     if (opts.results !== undefined) final = await writeResults(io, client, id, opts.results, signal);
     else if (opts.json) io.json(await client.batches.get(id, { signal }).catch((e) => Promise.reject(batchError(e, id))));
-    else if (io.stdoutTTY) io.out(describeBatch(io, final));
+    else if (io.stdoutTTY) io.out(describeBatch(final));
     else io.out(`${id}\t${final.status}\n`);
     if (final.status !== 'completed') {
       throw new CliError(`${id} ${final.status}${final.error ? `: ${final.error.message}` : ''}`, EXIT.BATCH_FAILED);
@@ -524,7 +523,7 @@ async function runGet(ctx: RunContext<GetOpts>, id: string): Promise<void> {
       throw batchError(err, id);
     }
     if (opts.json || !io.stdoutTTY) io.json(b);
-    else io.out(describeBatch(io, b));
+    else io.out(describeBatch(b));
   } finally {
     await client.close();
   }

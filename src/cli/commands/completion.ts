@@ -13,7 +13,7 @@ export function commandTree(program: Command): Node[] {
   const globals = program.options as readonly Option[];
   const visit = (cmd: Command, path: string) => {
     const own = cmd === program ? [] : (cmd.options as readonly Option[]);
-    const flags = [...own, ...globals, ...(cmd.commands.length ? [] : [])]
+    const flags = [...own, ...globals]
       .filter((o) => o.long)
       .map((o) => ({ name: o.long!, summary: o.description, takesValue: o.required || o.optional, choices: o.argChoices }));
     flags.push({ name: '--help', summary: 'display help', takesValue: false, choices: undefined });
