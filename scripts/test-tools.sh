@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
-# Installs the audio decoder the speech tests check against (Debian's sox with MP3 support),
-# where this machine lets us: as root with apt-get. Never fails the test run by itself.
-if command -v sox >/dev/null 2>&1 && sox -h 2>/dev/null | grep -q 'mp3'; then exit 0; fi
+# Installs what the tests drive besides node: tmux (a real pseudo-terminal that sends keys),
+# bash, zsh and fish (completions run in each), and sox with MP3 support (decodes the speech).
+# As root with apt-get; never fails the test run by itself: a test whose tool is missing is
+# skipped with a note that says so.
+need=()
+command -v tmux >/dev/null 2>&1 || need+=(tmux)
+command -v zsh >/dev/null 2>&1 || need+=(zsh)
+command -v fish >/dev/null 2>&1 || need+=(fish)
+command -v script >/dev/null 2>&1 || need+=(bsdutils)
+if ! (command -v sox >/dev/null 2>&1 && sox -h 2>/dev/null | grep -qi 'mp3'); then need+=(sox libsox-fmt-mp3); fi
+[ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-  echo "installing sox (audio decoder for the speech tests)..." >&2
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sox libsox-fmt-mp3) >/dev/null 2>&1 \
-    || echo "could not install sox: the decoder checks will be skipped" >&2
+  echo "installing test tools: ${need[*]}" >&2
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}") >/dev/null 2>&1 \
+    || echo "could not install ${need[*]}: the tests that need them will be skipped" >&2
 else
-  echo "sox not found and not root: the decoder checks of the speech tests will be skipped" >&2
+  echo "missing ${need[*]} and not root: the tests that need them will be skipped" >&2
 fi
 exit 0

@@ -8,13 +8,29 @@ export interface Connected {
   settings: Settings;
 }
 
+export interface ConnectOptions {
+  /** Use the management key (speech, decisions). */
+  management?: boolean;
+  model?: string;
+}
+
+/** Settings from flags > env > profile, with an unknown profile or a malformed API root refused. */
+export async function settingsFor(io: IO, flags: GlobalFlags, model?: string): Promise<Settings> {
+  const { resolveSettings, SettingsError } = await import('../config/settings.js');
+  try {
+    return await resolveSettings({ profile: flags.profile, apiRoot: flags.apiRoot, model }, io.env);
+  } catch (err) {
+    if (err instanceof SettingsError) throw new CliError(err.message, EXIT.USAGE);
+    throw err;
+  }
+}
+
 /**
  * Builds the client from flags > env > profile. Call it only after the command's own input
  * is validated, so that bad input never costs a request.
  */
-export async function connect(io: IO, flags: GlobalFlags, opts: { management?: boolean; model?: string } = {}): Promise<Connected> {
-  const { resolveSettings } = await import('../config/settings.js');
-  const settings = await resolveSettings({ profile: flags.profile, apiRoot: flags.apiRoot, model: opts.model });
+export async function connect(io: IO, flags: GlobalFlags, opts: ConnectOptions = {}): Promise<Connected> {
+  const settings = await settingsFor(io, flags, opts.model);
   io.addSecret(settings.apiKey);
   io.addSecret(settings.managementKey);
   const key = opts.management ? (settings.managementKey ?? settings.apiKey) : settings.apiKey;

@@ -1,62 +1,67 @@
+import { APIError, ConnectionError, ProtocolError, StreamError, ValidationError } from '../client/errors.js';
+import { SettingsError } from '../config/fields.js';
 import { CliError, EXIT, exitCodeForStatus, type ExitCode } from './exit-codes.js';
 import type { IO } from './io.js';
+import { describeSystemError, isPathProblem, isSystemError } from './system-errors.js';
 
-interface Shaped {
-  name?: string;
-  message?: string;
-  status?: number;
-  requestId?: string;
-  errorType?: string;
-  maybeDelivered?: boolean;
+const isAbort = (err: unknown) => (err as { name?: string })?.name === 'AbortError' || (err as { code?: string })?.code === 'ABORT_ERR';
+
+function apiHint(err: APIError): string {
+  if (err.status === 401) return ' (check the API key: router config get api_key, or ROUTER_API_KEY)';
+  if (err.status === 403 && /management key/i.test(err.message)) {
+    return ' (set one: export ROUTER_MANAGEMENT_KEY=…, or printf %s "$KEY" | router config set management_key; router serve prints one)';
+  }
+  return '';
 }
 
-/** Prints one `error: …` line for any failure and returns the exit code. `--verbose` adds the details. */
+/**
+ * The one place where a failure becomes words and an exit code: one `error:` line
+ * (`--verbose` adds the details), the code from the README's table.
+ */
 export function reportError(err: unknown, io: IO): ExitCode {
-  const e = (err ?? {}) as Shaped;
   if (err instanceof CliError) {
     io.error(err.message);
     if (io.verbose && err.detail) io.note(err.detail);
     return err.exitCode;
   }
-  if (e.name === 'AbortError' || (err as { code?: string })?.code === 'ABORT_ERR') {
+  if (isAbort(err)) {
     io.error('interrupted');
     return EXIT.INTERRUPTED;
   }
-  if (e.name === 'ExitPromptError') {
+  if ((err as { name?: string })?.name === 'ExitPromptError') {
     io.error('cancelled');
     return EXIT.INTERRUPTED;
   }
-  if (typeof e.status === 'number' && (e.name === 'APIError' || e.name === 'StreamError')) {
-    const code = exitCodeForStatus(e.status);
-    const hint = e.status === 401 ? ' (check the API key: router config get api_key, or ROUTER_API_KEY)' : '';
-    io.error(`${e.message}${hint}`);
+  if (err instanceof APIError) {
+    io.error(`${err.message}${apiHint(err)}`);
     if (io.verbose) {
-      const parts = [`status ${e.status}`];
-      if (e.requestId) parts.push(`request id ${e.requestId}`);
-      if (e.errorType) parts.push(`error_type ${e.errorType}`);
+      const parts = [`status ${err.status}`];
+      if (err.requestId) parts.push(`request id ${err.requestId}`);
+      if (err.errorType) parts.push(`error_type ${err.errorType}`);
+      if (err instanceof StreamError) parts.push('during the stream');
       io.note(`  ${parts.join(', ')}`);
     }
-    return code;
+    return exitCodeForStatus(err.status);
   }
-  if (e.name === 'TimeoutError' || e.name === 'ConnectionError') {
-    io.error(e.message ?? 'connection failed');
+  if (err instanceof ConnectionError) {
+    io.error(err.message);
     return EXIT.NETWORK;
   }
-  if (e.name === 'ProtocolError') {
-    io.error(e.message ?? 'the server sent an answer that could not be read');
+  if (err instanceof ProtocolError) {
+    io.error(err.message);
     return EXIT.SERVER;
   }
-  if (e.name === 'ValidationError') {
-    io.error(e.message ?? 'invalid request');
+  if (err instanceof ValidationError || err instanceof SettingsError) {
+    io.error(err.message);
     return EXIT.USAGE;
   }
-  const code = (err as { code?: string })?.code;
-  if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') {
-    io.error(e.message ?? String(err));
-    return EXIT.USAGE;
+  if (isSystemError(err)) {
+    if (err.code === 'EPIPE') return EXIT.OK;
+    io.error(describeSystemError(err));
+    return isPathProblem(err.code) ? EXIT.USAGE : EXIT.FAILURE;
   }
-  if (code === 'EPIPE') return EXIT.OK;
-  io.error(e.message ?? String(err));
+  const message = (err as Error)?.message ?? String(err);
+  io.error(message.split('\n')[0] || 'unexpected failure');
   if (io.verbose && (err as Error)?.stack) io.note((err as Error).stack!);
   return EXIT.FAILURE;
 }

@@ -1,33 +1,48 @@
 import { readFileSync } from 'node:fs';
 import { usage } from './exit-codes.js';
 import type { IO } from './io.js';
-import { readStdin } from './run.js';
+import { readAll } from './run.js';
+import { describeCode } from './system-errors.js';
+
+export interface TextOptions {
+  what?: string;
+  example?: string;
+  /**
+   * Piped stdin joins the arguments (stdin first, then the prompt, as llm and mods do).
+   * Without it, stdin is read only when there are no arguments or "-" stands among them.
+   */
+  mergeStdin?: boolean;
+}
 
 /**
- * The prompt from arguments and stdin: stdin is read when there are no arguments
- * (and it is not a terminal), or where "-" stands among them.
+ * The prompt from arguments and stdin. "-" among the arguments stands for stdin at that place;
+ * with no arguments, a piped stdin is the whole prompt.
  */
-export async function textFromArgs(args: string[], io: IO, what = 'prompt', example = 'echo hi | router chat'): Promise<string> {
-  const fromArgs = args.filter((a) => a !== '-').join(' ');
-  const wantsStdin = args.length === 0 ? !io.stdinTTY : args.includes('-');
-  const piped = wantsStdin ? (await readStdin()).replace(/\s+$/, '') : '';
-  const text = [fromArgs, piped].filter(Boolean).join('\n\n');
+export async function textFromArgs(args: string[], io: IO, o: TextOptions = {}): Promise<string> {
+  const { what = 'prompt', example = 'echo hi | router chat', mergeStdin = false } = o;
+  const dash = args.includes('-');
+  const wantsStdin = dash || (!io.stdinTTY && (args.length === 0 || mergeStdin));
+  const piped = wantsStdin ? (await readAll(io.stdin)).replace(/\s+$/, '') : '';
+  const typed = args.filter((a) => a !== '-').join(' ');
+  // "-" keeps the old order (arguments, then stdin); a piped stdin without it comes first.
+  const text = (dash ? [typed, piped] : [piped, typed]).filter(Boolean).join('\n\n');
   if (!text.trim()) throw usage(`no ${what}: give it as arguments or on stdin (${example})`);
   return text;
 }
 
 /** Reads a text file ("-" for stdin) with a one-line error naming the flag. */
-export async function readTextFile(flag: string, path: string): Promise<string> {
+export async function readTextFile(flag: string, path: string, io: IO): Promise<string> {
   try {
-    return path === '-' ? await readStdin() : readFileSync(path, 'utf8');
+    return path === '-' ? await readAll(io.stdin) : readFileSync(path, 'utf8');
   } catch (err) {
-    throw usage(`${flag}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    const code = (err as NodeJS.ErrnoException).code;
+    throw usage(`${flag}: cannot read ${path}${code ? ` (${describeCode(code)})` : ''}`);
   }
 }
 
 /** Reads a JSON file ("-" for stdin) with a one-line error naming the flag. */
-export async function readJsonFile(flag: string, path: string): Promise<unknown> {
-  const text = await readTextFile(flag, path);
+export async function readJsonFile(flag: string, path: string, io: IO): Promise<unknown> {
+  const text = await readTextFile(flag, path, io);
   try {
     return JSON.parse(text);
   } catch (err) {

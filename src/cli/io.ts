@@ -1,3 +1,5 @@
+import type { Readable, Writable } from 'node:stream';
+
 /** Decides what goes where (gh's iostreams): data to stdout; progress, warnings and color only on a TTY. */
 export interface GlobalFlags {
   profile?: string;
@@ -7,23 +9,59 @@ export interface GlobalFlags {
   color?: boolean;
   quiet?: boolean;
   verbose?: boolean;
+  input?: boolean;
+}
+
+export type OutStream = Writable & { isTTY?: boolean; columns?: number };
+export type InStream = Readable & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
+
+/** The process's streams and environment, injected so that commands run in-process in tests. */
+export interface Streams {
+  stdin: InStream;
+  stdout: OutStream;
+  stderr: OutStream;
+  env: NodeJS.ProcessEnv;
+  /** Overrides of the streams' own TTY facts (tests pretend to be a terminal). */
+  tty?: { stdin?: boolean; stdout?: boolean; stderr?: boolean };
+}
+
+export function processStreams(): Streams {
+  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
 }
 
 export class IO {
-  readonly stdoutTTY = !!process.stdout.isTTY;
-  readonly stderrTTY = !!process.stderr.isTTY;
-  readonly stdinTTY = !!process.stdin.isTTY;
+  readonly stdin: InStream;
+  readonly stdout: OutStream;
+  readonly stderr: OutStream;
+  readonly env: NodeJS.ProcessEnv;
+  readonly stdoutTTY: boolean;
+  readonly stderrTTY: boolean;
+  readonly stdinTTY: boolean;
   readonly quiet: boolean;
   readonly verbose: boolean;
+  /** Prompts are allowed: stdin is a terminal and neither --no-input nor ROUTER_NO_INPUT says otherwise. */
+  readonly canPrompt: boolean;
   /** Color on stdout. */
   readonly color: boolean;
   /** Color on stderr. */
   readonly errColor: boolean;
+  /** Text went to stdout on a terminal and its last line is still open (an error must start a new one). */
+  private openLine = false;
   private readonly secrets: string[] = [];
 
-  constructor(flags: GlobalFlags = {}, env: NodeJS.ProcessEnv = process.env) {
+  constructor(flags: GlobalFlags = {}, streams: Streams = processStreams()) {
+    this.stdin = streams.stdin;
+    this.stdout = streams.stdout;
+    this.stderr = streams.stderr;
+    this.env = streams.env;
+    this.stdoutTTY = streams.tty?.stdout ?? !!this.stdout.isTTY;
+    this.stderrTTY = streams.tty?.stderr ?? !!this.stderr.isTTY;
+    this.stdinTTY = streams.tty?.stdin ?? !!this.stdin.isTTY;
     this.quiet = !!flags.quiet;
     this.verbose = !!flags.verbose;
+    const noInput = flags.input === false || ['1', 'true', 'yes'].includes((this.env.ROUTER_NO_INPUT ?? '').toLowerCase());
+    this.canPrompt = this.stdinTTY && !noInput;
+    const env = this.env;
     const decide = (tty: boolean) => {
       if (flags.color === false || (env.NO_COLOR !== undefined && env.NO_COLOR !== '')) return false;
       if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
@@ -44,8 +82,17 @@ export class IO {
     return out;
   }
 
-  out(text: string): boolean {
-    return process.stdout.write(text);
+  /** Width of the terminal on stdout, or undefined when stdout is not one. */
+  get columns(): number | undefined {
+    return this.stdoutTTY ? (this.stdout.columns ?? 80) : undefined;
+  }
+
+  out(data: string | Uint8Array): boolean {
+    if (this.stdoutTTY && data.length > 0) {
+      const last = typeof data === 'string' ? data.charCodeAt(data.length - 1) : data[data.length - 1];
+      this.openLine = last !== 10;
+    }
+    return this.stdout.write(data);
   }
 
   json(value: unknown): void {
@@ -58,17 +105,30 @@ export class IO {
 
   /** Status lines for a person: stderr, TTY only, not with --quiet. */
   info(text: string): void {
-    if ((this.stderrTTY || this.verbose) && !this.quiet) process.stderr.write(`${this.redact(text)}\n`);
+    if ((this.stderrTTY || this.verbose) && !this.quiet) this.err(`${this.redact(text)}\n`);
   }
 
   /** Output the user asked for that is not data (--usage, --router-metadata): stderr, always. */
   note(text: string): void {
-    process.stderr.write(`${this.redact(text)}\n`);
+    this.err(`${this.redact(text)}\n`);
   }
 
   error(text: string): void {
     const line = this.redact(text);
-    process.stderr.write(this.errColor ? `\x1b[31merror:\x1b[0m ${line}\n` : `error: ${line}\n`);
+    this.err(this.errColor ? `\x1b[31merror:\x1b[0m ${line}\n` : `error: ${line}\n`);
+  }
+
+  /** Raw text to stderr; an open line of streamed text on the same terminal is ended first. */
+  err(text: string): void {
+    if (this.openLine && this.stderrTTY) {
+      this.openLine = false;
+      text = `\n${text}`;
+    }
+    try {
+      this.stderr.write(text);
+    } catch {
+      /* stderr itself is gone: nothing is left to tell */
+    }
   }
 
   /**
@@ -101,11 +161,22 @@ export class IO {
     };
   }
 
-  /** Waits until stdout has flushed (for large outputs before exit). */
+  /** Waits until stdout has flushed (for large outputs before exit), or fails with its error. */
   drain(): Promise<void> {
-    return new Promise((resolve) => {
-      if (process.stdout.writableLength === 0) resolve();
-      else process.stdout.once('drain', () => resolve());
+    const out = this.stdout;
+    return new Promise((resolve, reject) => {
+      if (out.writableLength === 0 || out.destroyed) return resolve();
+      const done = (err?: Error) => {
+        out.off('drain', onDrain);
+        out.off('error', done);
+        out.off('close', onDrain);
+        if (err) reject(err);
+        else resolve();
+      };
+      const onDrain = () => done();
+      out.once('drain', onDrain);
+      out.once('close', onDrain);
+      out.once('error', done);
     });
   }
 }

@@ -2,6 +2,8 @@ import { Command, CommanderError, Option } from './commander.js';
 import { EXIT } from './exit-codes.js';
 import { integerIn, numberIn } from './options.js';
 import { VERSION } from '../client/version.js';
+import { attachRuntime, type Runtime } from './run.js';
+import { processStreams, type Streams } from './io.js';
 
 type Register = (program: Command) => void;
 
@@ -24,7 +26,7 @@ const COMMANDS: Entry[] = [
   { name: 'embed', group: 'Generate:', usage: '[options] [texts...]', summary: 'embed texts as vectors', load: async () => (await import('./commands/embed.js')).registerEmbed },
   { name: 'speak', group: 'Generate:', usage: '[options] [text...]', summary: 'synthesize speech: audio bytes to a file or stdout', load: async () => (await import('./commands/speak.js')).registerSpeak },
   { name: 'decide', group: 'Generate:', usage: '[options]', summary: 'ask structured questions about content (alpha)', load: async () => (await import('./commands/decide.js')).registerDecide },
-  { name: 'batch', group: 'Batches:', usage: '', summary: 'create, list and follow asynchronous batches', load: async () => (await import('./commands/batch.js')).registerBatch },
+  { name: 'batch', group: 'Batches:', usage: '', summary: 'create, list and follow asynchronous batches', load: async () => (await import('./commands/batch/index.js')).registerBatch },
   { name: 'login', group: 'Setup:', usage: '[options]', summary: 'store an API key in a profile', load: async () => (await import('./commands/config.js')).registerLogin },
   { name: 'config', group: 'Setup:', usage: '', summary: 'manage profiles: API key, API root, default model', load: async () => (await import('./commands/config.js')).registerConfig },
   { name: 'serve', group: 'Setup:', usage: '[options]', summary: 'run the local emulator of the whole API', load: async () => (await import('./commands/serve.js')).registerServe },
@@ -63,6 +65,7 @@ export async function buildProgram(only?: string | null): Promise<Command> {
     .option('--no-color', 'no colors (also NO_COLOR=1)')
     .option('-q, --quiet', 'no progress or status lines on stderr')
     .option('--verbose', 'more detail on errors: status, request id, error type')
+    .option('--no-input', 'never prompt; fail instead, naming the flag to pass (also ROUTER_NO_INPUT=1)')
     .addHelpText(
       'after',
       `
@@ -70,7 +73,7 @@ Examples:
   $ router serve --port 8080                        # local emulator, prints a key
   $ echo "hi" | router chat --model local/echo
   $ router batch create requests.jsonl --watch
-  $ router speak "hello" --voice alloy -o hello.mp3
+  $ router speak "hello" --voice alloy --model local/tts -o hello.mp3
 
 Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 payment, 5 not found/gone,
 6 rate limited, 7 server, 8 network, 9 batch failed, 130 interrupted.`,
@@ -94,33 +97,88 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 payment, 5 not found/gone,
 
 export { Option };
 
-/** Applies exitOverride to the whole tree so that usage errors exit with EXIT.USAGE. */
-function applyExit(cmd: Command): void {
-  cmd.exitOverride();
-  cmd.configureOutput({
-    outputError: (str, write) => write(str.split('\n')[0]! + '\n'),
-  });
-  for (const sub of cmd.commands) applyExit(sub);
+function commandPath(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
 }
 
-export async function main(argv: string[]): Promise<void> {
-  const program = await buildProgram(invokedCommand(argv.slice(2)) ?? null);
-  applyExit(program);
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    // A closed pipe (router chat | head -1) is not an error of ours.
-    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw err;
+/** Commander's message as one line (its "Did you mean …?" kept), then where to look. */
+export function usageLine(message: string, cmd: Command): string {
+  const [first, ...rest] = message.trim().split('\n').map((l) => l.trim()).filter(Boolean);
+  const text = [first!.replace(/^error:\s*/, ''), ...rest].join(' ');
+  return `error: ${text}; see "${commandPath(cmd)} --help"\n`;
+}
+
+/** Applies exitOverride and the runtime's streams to the whole tree: usage errors exit with EXIT.USAGE. */
+function applyExit(cmd: Command, streams: Streams): void {
+  cmd.exitOverride();
+  cmd.configureOutput({
+    writeOut: (str) => streams.stdout.write(str),
+    writeErr: (str) => streams.stderr.write(str),
+    outputError: (str, write) => write(usageLine(str, cmd)),
   });
+  for (const sub of cmd.commands) applyExit(sub, streams);
+}
+
+/** `router help X` for an X that is not a command is a usage error, not the main help. */
+function unknownHelpTopic(program: Command, args: string[]): string | undefined {
+  const at = args.indexOf('help');
+  if (at < 0 || invokedCommand(args) === undefined || args.slice(0, at).some((a) => !a.startsWith('-'))) return undefined;
+  const topic = args.slice(at + 1).find((a) => !a.startsWith('-'));
+  if (!topic || program.commands.some((c) => c.name() === topic)) return undefined;
+  return topic;
+}
+
+export async function main(argv: string[], streams: Streams = processStreams()): Promise<number> {
+  const args = argv.slice(2);
+  const real = streams.stdout === process.stdout;
+  const runtime: Runtime = { streams, argv: args, exitCode: EXIT.OK, interrupts: real };
+  if (real) installLastResort(runtime);
+  const program = await buildProgram(invokedCommand(args) ?? null);
+  attachRuntime(program, runtime);
+  applyExit(program, streams);
+  const topic = unknownHelpTopic(program, args);
+  if (topic !== undefined) {
+    streams.stderr.write(`error: unknown command '${topic}'; see "router --help"\n`);
+    return EXIT.USAGE;
+  }
   try {
     await program.parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {
       const ok = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help';
-      process.exitCode = ok ? EXIT.OK : EXIT.USAGE;
-      return;
+      return ok ? runtime.exitCode : EXIT.USAGE;
     }
     const { reportError } = await import('./errors.js');
     const { IO } = await import('./io.js');
-    process.exitCode = reportError(err, new IO());
+    return reportError(err, new IO({}, streams));
   }
+  return runtime.exitCode;
+}
+
+/**
+ * The last-resort error path of the real process: a write to stdout that fails (a full disk, a
+ * closed pipe) or anything thrown outside a command becomes one line and an exit code, never a
+ * stack trace.
+ */
+function installLastResort(runtime: Runtime): void {
+  const fail = async (err: unknown) => {
+    const { reportError } = await import('./errors.js');
+    const { IO } = await import('./io.js');
+    process.exitCode = reportError(err, new IO({}, runtime.streams));
+    process.exit();
+  };
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    // A closed pipe (router chat | head -1) is not an error of ours.
+    if (err.code === 'EPIPE') process.exit(runtime.exitCode);
+    void fail(Object.assign(err, { path: 'stdout' }));
+  });
+  process.stderr.on('error', () => process.exit(runtime.exitCode || EXIT.FAILURE));
+  // A plain kill ends the run as Ctrl-C would, so that exit handlers remove temp files (serve has its own).
+  process.on('SIGTERM', () => {
+    if (process.listenerCount('SIGTERM') === 1) process.exit(143);
+  });
+  process.on('uncaughtException', (err) => void fail(err));
+  process.on('unhandledRejection', (err) => void fail(err));
 }

@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { createAgent, send } from './transport.js';
 import { APIError, ConnectionError, ProtocolError, RouterError, TimeoutError } from './errors.js';
+import { sleep } from '../internal/sleep.js';
 
 export const DEFAULT_API_ROOT = 'https://openrouter.ai/api';
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -111,20 +112,6 @@ export function toConnectionError(err: unknown, url: string): Error {
   const detail = (err as Error)?.message || code || 'connection failed';
   return new ConnectionError(`connection to ${host} failed: ${detail}`, { cause: err, maybeDelivered: true });
 }
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 
 export class HttpCore {
   readonly apiRoot: string;

@@ -8,11 +8,11 @@ import { Decisions } from './resources/decisions.js';
 
 export * from './errors.js';
 export * from './types.js';
+export * from './facts.js';
 export { DEFAULT_API_ROOT, HttpCore, parseRetryAfter, type ClientOptions, type RetryInfo } from './core.js';
 export { parseSSE, type SSEEvent } from './sse.js';
 export type { CallOptions } from './resources/shared.js';
 export type { BatchListQuery, BatchHead } from './resources/batches.js';
-export { ArraySplitter } from './json-split.js';
 export { outputText, type ResponsesRequest, type ResponsesResult, type ResponsesEvent } from './resources/responses.js';
 export { decodeEmbedding, type EmbeddingsRequest } from './resources/embeddings.js';
 export type { SpeechRequest, SpeechTurn, SpeechReference, SpeechStream } from './resources/speech.js';

@@ -127,7 +127,6 @@ export interface ChatChunk {
 }
 
 export type BatchEndpoint = '/v1/chat/completions' | '/v1/responses' | '/v1/messages' | '/v1/embeddings';
-export const BATCH_ENDPOINTS: readonly BatchEndpoint[] = ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/embeddings'];
 
 export type BatchStatus =
   | 'validating'
@@ -138,8 +137,6 @@ export type BatchStatus =
   | 'expired'
   | 'cancelling'
   | 'cancelled';
-export const TERMINAL_BATCH_STATUSES: readonly BatchStatus[] = ['completed', 'failed', 'expired', 'cancelled'];
-export const LISTABLE_BATCH_STATUSES = ['validating', 'in_progress', 'completed', 'failed', 'expired', 'cancelled'] as const;
 
 export interface BatchRequestItem {
   custom_id: string;

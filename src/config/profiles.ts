@@ -1,7 +1,7 @@
 import Conf from 'conf';
 import { chmodSync, existsSync } from 'node:fs';
 
-import { DEFAULT_PROFILE, type Profile, type ProfileField } from './settings.js';
+import { DEFAULT_PROFILE, SettingsError, type Profile, type ProfileField } from './fields.js';
 
 interface ConfigShape {
   current: string;
@@ -13,14 +13,18 @@ export class ProfileStore {
   private readonly conf: Conf<ConfigShape>;
 
   constructor(dir = process.env.ROUTER_CONFIG_DIR) {
-    this.conf = new Conf<ConfigShape>({
-      projectName: 'router',
-      projectSuffix: '',
-      ...(dir ? { cwd: dir } : {}),
-      configName: 'config',
-      configFileMode: 0o600,
-      defaults: { current: DEFAULT_PROFILE, profiles: {} },
-    });
+    try {
+      this.conf = new Conf<ConfigShape>({
+        projectName: 'router',
+        projectSuffix: '',
+        ...(dir ? { cwd: dir } : {}),
+        configName: 'config',
+        configFileMode: 0o600,
+        defaults: { current: DEFAULT_PROFILE, profiles: {} },
+      });
+    } catch (err) {
+      throw corrupt(err, dir);
+    }
   }
 
   get path(): string {
@@ -76,3 +80,15 @@ export class ProfileStore {
   }
 }
 
+
+/** A config file that cannot be read: name the file and the position, never echo its contents (it holds keys). */
+function corrupt(err: unknown, dir: string | undefined): Error {
+  const message = (err as Error)?.message ?? '';
+  const where = /position (\d+)/.exec(message)?.[1] ?? /line (\d+) column (\d+)/.exec(message)?.slice(1).join(':');
+  const file = dir ? `${dir.replace(/\/+$/, '')}/config.json` : 'the config file (router config path)';
+  if (err instanceof SyntaxError || /JSON/.test(message)) {
+    return new SettingsError(`${file} is not valid JSON${where ? ` (at ${/:/.test(where) ? 'line:column ' : 'position '}${where})` : ''}: fix it or move it away`);
+  }
+  const code = (err as NodeJS.ErrnoException)?.code;
+  return new SettingsError(`cannot read ${file}${code ? ` (${code})` : ''}`);
+}

@@ -1,19 +1,24 @@
-export interface Profile {
-  api_key?: string;
-  management_key?: string;
-  api_root?: string;
-  model?: string;
-}
+import { DEFAULT_PROFILE, SettingsError } from './fields.js';
 
-export const PROFILE_FIELDS = ['api_key', 'management_key', 'api_root', 'model'] as const;
-export type ProfileField = (typeof PROFILE_FIELDS)[number];
-export const SECRET_FIELDS: readonly ProfileField[] = ['api_key', 'management_key'];
-export const DEFAULT_PROFILE = 'default';
+export { DEFAULT_PROFILE, PROFILE_FIELDS, SECRET_FIELDS, SettingsError, type Profile, type ProfileField } from './fields.js';
 
 /** Shows enough of a key to tell keys apart, never enough to use one. */
 export function maskKey(key: string | undefined): string {
   if (!key) return '';
   return key.length <= 12 ? '****' : `${key.slice(0, 6)}…${key.slice(-4)}`;
+}
+
+/** An API root is an absolute http(s) URL; it is stored and used without a trailing slash. */
+export function checkApiRoot(value: string, from = 'api_root'): string {
+  let ok = false;
+  try {
+    const u = new URL(value);
+    ok = u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new SettingsError(`${from} must be an http(s) URL such as http://127.0.0.1:8080/api, got "${value}"`);
+  return value.replace(/\/+$/, '');
 }
 
 export interface Settings {
@@ -30,19 +35,33 @@ export interface SettingsInput {
   model?: string;
 }
 
+/**
+ * The one profile-resolution rule: the named profile (flag, then ROUTER_PROFILE), else the
+ * current one. A profile named on purpose must exist.
+ */
+export function profileName(store: { current(): string } | undefined, flag?: string, env: NodeJS.ProcessEnv = process.env): string {
+  return flag || env.ROUTER_PROFILE || store?.current() || DEFAULT_PROFILE;
+}
+
 /** Precedence: flags > environment (`ROUTER_*`) > the profile. */
 export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessEnv = process.env): Promise<Settings> {
   // The profile file is read only when env and flags leave something open (conf is slow to load).
-  const needProfile =
-    !!flags.profile || !!env.ROUTER_PROFILE || !env.ROUTER_API_KEY || !(flags.apiRoot ?? env.ROUTER_API_ROOT);
-  const profiles = needProfile ? new (await import('./profiles.js')).ProfileStore() : undefined;
-  const name = flags.profile || env.ROUTER_PROFILE || profiles?.current() || DEFAULT_PROFILE;
-  const profile = profiles?.get(name) ?? {};
+  const named = flags.profile || env.ROUTER_PROFILE;
+  const needProfile = !!named || !env.ROUTER_API_KEY || !(flags.apiRoot ?? env.ROUTER_API_ROOT);
+  const profiles = needProfile ? new (await import('./profiles.js')).ProfileStore(env.ROUTER_CONFIG_DIR) : undefined;
+  const name = profileName(profiles, flags.profile, env);
+  const profile = profiles?.get(name);
+  if (named && !profile) {
+    const known = profiles!.names();
+    throw new SettingsError(`no profile "${name}"${known.length ? ` (profiles: ${known.join(', ')})` : ''}: create it with "router login --profile ${name}"`);
+  }
+  const rootFrom = flags.apiRoot !== undefined ? '--api-root' : env.ROUTER_API_ROOT ? 'ROUTER_API_ROOT' : `api_root of profile "${name}"`;
+  const root = flags.apiRoot ?? (env.ROUTER_API_ROOT || profile?.api_root);
   return {
     profile: name,
-    apiKey: env.ROUTER_API_KEY || profile.api_key,
-    managementKey: env.ROUTER_MANAGEMENT_KEY || profile.management_key,
-    apiRoot: flags.apiRoot ?? (env.ROUTER_API_ROOT || profile.api_root),
-    model: flags.model ?? (env.ROUTER_MODEL || profile.model),
+    apiKey: env.ROUTER_API_KEY || profile?.api_key,
+    managementKey: env.ROUTER_MANAGEMENT_KEY || profile?.management_key,
+    apiRoot: root === undefined ? undefined : checkApiRoot(root, rootFrom),
+    model: flags.model ?? (env.ROUTER_MODEL || profile?.model),
   };
 }

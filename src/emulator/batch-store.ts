@@ -4,10 +4,14 @@ import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { writeFileAtomicSync } from './fsutil.js';
 
-import { TERMINAL_BATCH_STATUSES, type BatchStatus } from '../client/types.js';
+import type { BatchStatus } from '../client/types.js';
 
 export type { BatchStatus };
-export const TERMINAL = TERMINAL_BATCH_STATUSES;
+/**
+ * The emulator states the API's facts (statuses, endpoints, limits, model-id syntax) itself, apart
+ * from the client's `facts.ts`: it is the independent side the conformance suite checks the CLI against.
+ */
+export const TERMINAL: readonly BatchStatus[] = ['completed', 'failed', 'expired', 'cancelled'];
 
 export interface BatchUsage {
   prompt_tokens: number;

@@ -1,7 +1,7 @@
 import { closeSync, createReadStream, fsyncSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { ArraySplitter, JSONSplitError } from '../client/json-split.js';
+import { ArraySplitter, JSONSplitError } from '../internal/json-split.js';
 import type { Ctx } from './http.js';
 import { HttpError, errorTypeFor } from './http.js';
 import { BatchStore, TERMINAL, type BatchRecord, type BatchStatus, type BatchUsage } from './batch-store.js';

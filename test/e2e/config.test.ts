@@ -33,7 +33,7 @@ describe('profiles', () => {
 
   it('precedence: flags > env > profile', async () => {
     const env = { ROUTER_API_KEY: '', ROUTER_API_ROOT: '' };
-    await t.run(['login', '--with-key', '--profile', 'broken', '--api-root', 'http://127.0.0.1:9/api'], { input: t.apiKey, env });
+    await t.run(['login', '--with-key', '--no-verify', '--profile', 'broken', '--api-root', 'http://127.0.0.1:9/api'], { input: t.apiKey, env });
     await t.run(['config', 'set', 'model', 'local/lorem', '--profile', 'broken'], { env });
     // The profile's root is unreachable: exit 8.
     const viaProfile = await t.run(['chat', '--profile', 'broken', '--max-retries', '0', 'hi'], { env });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ArraySplitter } from '../../src/client/json-split.js';
+import { ArraySplitter } from '../../src/internal/json-split.js';
 
 function split(text: string, target: string, cuts: number[] = []) {
   const elements: unknown[] = [];

@@ -1,68 +1,140 @@
-import { createInterface } from 'node:readline/promises';
+import { createInterface } from 'node:readline';
 import type { ChatMessage } from '../../client/types.js';
-import type { RunContext } from '../run.js';
-import { buildChatRequest, type ChatOptions } from './chat.js';
+import { isModelId, MODEL_ID_SYNTAX } from '../../client/facts.js';
+import type { IO } from '../io.js';
+import { interrupted, type RunContext } from '../run.js';
+import { buildChatRequest, type ChatOptions } from './chat-request.js';
 import { usage } from '../exit-codes.js';
 
-const HELP = 'commands: /exit, /model ID, /system TEXT, /save FILE, /clear, /help; end a line with \\ to continue it';
+export const REPL_HELP = 'commands: /exit, /model ID, /system TEXT, /save FILE, /clear, /help; end a line with \\ to continue it. '
+  + 'Ctrl-C stops an answer (the exchange is dropped) or clears the line; Ctrl-C on an empty line exits (130), Ctrl-D exits (0)';
+
+type Asked = { line: string } | { end: 'eof' | 'interrupt' };
+
+/** One prompt with its own readline: the terminal is in its hands only while the user types. */
+function ask(io: IO, prompt: string, history: string[]): Promise<Asked> {
+  return new Promise((resolve) => {
+    const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true, history, historySize: 200, prompt });
+    let settled = false;
+    const done = (a: Asked) => {
+      if (settled) return;
+      settled = true;
+      history.splice(0, history.length, ...((rl as unknown as { history: string[] }).history ?? history));
+      rl.close();
+      resolve(a);
+    };
+    rl.on('SIGINT', () => {
+      if (rl.line) {
+        // Ctrl-C with text on the line clears it, as in a shell.
+        rl.write(null, { ctrl: true, name: 'e' });
+        rl.write(null, { ctrl: true, name: 'u' });
+      } else {
+        io.err('\n');
+        done({ end: 'interrupt' });
+      }
+    });
+    rl.on('line', (line) => done({ line }));
+    rl.on('close', () => done({ end: 'eof' }));
+    rl.prompt();
+  });
+}
+
+/**
+ * While an answer streams, keys are read and dropped (nothing typed leaks to the shell after exit),
+ * and Ctrl-C stops the answer.
+ */
+function swallowKeys(io: IO, onCtrlC: () => void): () => void {
+  const onData = (d: Buffer) => {
+    if (d.includes(3)) onCtrlC();
+  };
+  io.stdin.setRawMode?.(true);
+  io.stdin.on('data', onData);
+  io.stdin.resume();
+  return () => {
+    io.stdin.off('data', onData);
+    io.stdin.setRawMode?.(false);
+    io.stdin.pause();
+  };
+}
+
+interface Conversation {
+  model: string | undefined;
+  history: ChatMessage[];
+}
+
+/** A slash command; returns false for /exit. A failure prints one line and the conversation goes on. */
+async function slash(io: IO, text: string, c: Conversation): Promise<boolean> {
+  const [cmd, ...rest] = text.split(/\s+/);
+  const arg = rest.join(' ');
+  if (cmd === '/exit' || cmd === '/quit') return false;
+  if (cmd === '/help') io.err(`${REPL_HELP}\n`);
+  else if (cmd === '/model') {
+    if (!isModelId(arg)) io.err(`usage: /model ${MODEL_ID_SYNTAX}\n`);
+    else io.err(`model: ${(c.model = arg)}\n`);
+  } else if (cmd === '/system') {
+    const at = c.history.findIndex((m) => m.role === 'system');
+    if (at >= 0) c.history.splice(at, 1);
+    if (arg) c.history.unshift({ role: 'system', content: arg });
+    io.err(arg ? 'system message set\n' : 'system message cleared\n');
+  } else if (cmd === '/clear') {
+    c.history.splice(0, c.history.length, ...c.history.filter((m) => m.role === 'system'));
+    io.err('conversation cleared\n');
+  } else if (cmd === '/save') {
+    if (!arg) io.err('usage: /save FILE\n');
+    else {
+      const { OutputFile } = await import('../output-file.js');
+      const f = OutputFile.open(arg);
+      await f.write(`${JSON.stringify({ model: c.model, messages: c.history }, null, 2)}\n`);
+      await f.commit();
+      io.err(`saved ${c.history.length} messages to ${arg}\n`);
+    }
+  } else io.err(`unknown command ${cmd}; ${REPL_HELP}\n`);
+  return true;
+}
 
 /**
  * `router chat -i`: a conversation that keeps its history, streaming each answer.
  * Needs a terminal on stdin: it never prompts otherwise.
  */
 export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
-  const { io, opts, flags, signal } = ctx;
+  const { io, opts, signal } = ctx;
   if (!io.stdinTTY) throw usage('--interactive needs a terminal on stdin; pipe the prompt instead (echo hi | router chat)');
-  const { connect } = await import('../context.js');
-  const { client, settings } = await connect(io, flags, { model: opts.model });
-  let model = settings.model;
-  const history: ChatMessage[] = [];
-  if (opts.system) history.push({ role: 'system', content: opts.system });
-  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
-  process.stderr.write(`router chat${model ? ` with ${model}` : ''}. ${HELP}\n`);
+  if (!io.canPrompt) throw usage('--interactive asks for input, and --no-input (or ROUTER_NO_INPUT) forbids it: pipe the prompt instead');
+  const { client, settings } = await ctx.connect({ model: opts.model });
+  const { reportError } = await import('../errors.js');
+  const c: Conversation = { model: settings.model, history: [] };
+  if (opts.system) c.history.push({ role: 'system', content: opts.system });
+  const lines: string[] = [];
+  io.err(`router chat${c.model ? ` with ${c.model}` : ''}. ${REPL_HELP}\n`);
   try {
     for (;;) {
-      let line: string;
-      try {
-        line = await rl.question('> ');
-        while (line.endsWith('\\')) line = `${line.slice(0, -1)}\n${await rl.question('. ')}`;
-      } catch {
-        break; // Ctrl-D or Ctrl-C at the prompt
+      let a = await ask(io, '> ', lines);
+      let line = 'line' in a ? a.line : '';
+      while ('line' in a && line.endsWith('\\')) {
+        a = await ask(io, '. ', lines);
+        line = `${line.slice(0, -1)}\n${'line' in a ? a.line : ''}`;
+      }
+      if ('end' in a) {
+        if (a.end === 'interrupt') throw interrupted();
+        return;
       }
       const text = line.trim();
       if (!text) continue;
       if (text.startsWith('/')) {
-        const [cmd, ...rest] = text.split(/\s+/);
-        const arg = rest.join(' ');
-        if (cmd === '/exit' || cmd === '/quit') break;
-        if (cmd === '/help') process.stderr.write(`${HELP}\n`);
-        else if (cmd === '/model') {
-          if (!/^[^/\s]+\/[^/\s]+$/.test(arg)) process.stderr.write('usage: /model <author>/<slug>\n');
-          else process.stderr.write(`model: ${(model = arg)}\n`);
-        } else if (cmd === '/system') {
-          const at = history.findIndex((m) => m.role === 'system');
-          if (at >= 0) history.splice(at, 1);
-          if (arg) history.unshift({ role: 'system', content: arg });
-          process.stderr.write(arg ? 'system message set\n' : 'system message cleared\n');
-        } else if (cmd === '/clear') {
-          history.splice(0, history.length, ...history.filter((m) => m.role === 'system'));
-          process.stderr.write('conversation cleared\n');
-        } else if (cmd === '/save') {
-          if (!arg) process.stderr.write('usage: /save FILE\n');
-          else {
-            const { AtomicFile } = await import('../atomic.js');
-            const f = new AtomicFile(arg);
-            await f.write(`${JSON.stringify({ model, messages: history }, null, 2)}\n`);
-            await f.commit();
-            process.stderr.write(`saved ${history.length} messages to ${arg}\n`);
-          }
-        } else process.stderr.write(`unknown command ${cmd}; ${HELP}\n`);
+        try {
+          if (!(await slash(io, text, c))) return;
+        } catch (err) {
+          reportError(err, io);
+        }
         continue;
       }
-      history.push({ role: 'user', content: text });
+      c.history.push({ role: 'user', content: text });
+      const answerStop = new AbortController();
+      const release = swallowKeys(io, () => answerStop.abort(interrupted()));
       let answer = '';
       try {
-        for await (const chunk of await client.chat.stream(buildChatRequest([...history], opts, model), { signal })) {
+        const req = buildChatRequest([...c.history], opts, c.model);
+        for await (const chunk of await client.chat.stream(req, { signal: AbortSignal.any([signal, answerStop.signal]) })) {
           const piece = chunk.choices[0]?.delta.content;
           if (piece) {
             answer += piece;
@@ -70,16 +142,18 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
           }
         }
         io.out('\n');
-        history.push({ role: 'assistant', content: answer });
+        c.history.push({ role: 'assistant', content: answer });
       } catch (err) {
-        history.pop();
+        c.history.pop();
         if (answer) io.out('\n');
         if (signal.aborted) throw err;
-        process.stderr.write(`error: ${io.redact((err as Error).message)}\n`);
+        if (answerStop.signal.aborted) io.err('(answer stopped)\n');
+        else reportError(err, io);
+      } finally {
+        release();
       }
     }
   } finally {
-    rl.close();
     await client.close();
   }
 }

@@ -1,47 +1,14 @@
 import { Option, type Command } from '../commander.js';
-import type { ChatCompletionRequest, ChatMessage, ChatUsage } from '../../client/types.js';
+import type { ChatMessage, ChatUsage } from '../../client/types.js';
+import { buildChatRequest, formatUsage, validateChatOptions, type ChatOptions } from './chat-request.js';
+
+export type { ChatOptions };
 import { action, type RunContext } from '../run.js';
 import { addRoutingFlags, collect, commaList, integerIn, keyValue, numberIn } from '../options.js';
-import { usage } from '../exit-codes.js';
-import { checkMetadataFlags, providerFrom, textFromArgs } from '../input.js';
+import { textFromArgs } from '../input.js';
 
 export const REASONING_EFFORTS = ['max', 'xhigh', 'high', 'medium', 'low', 'minimal', 'none'];
 export const SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priority', 'scale', 'ultrafast'];
-
-export interface ChatOptions {
-  model?: string;
-  models?: string[];
-  system?: string;
-  maxTokens?: number;
-  temperature?: number;
-  topP?: number;
-  topK?: number;
-  minP?: number;
-  topA?: number;
-  frequencyPenalty?: number;
-  presencePenalty?: number;
-  repetitionPenalty?: number;
-  seed?: number;
-  stop?: string[];
-  logprobs?: boolean;
-  topLogprobs?: number;
-  logitBias?: Record<string, string>;
-  responseFormat?: string;
-  reasoningEffort?: string;
-  serviceTier?: string;
-  session?: string;
-  metadata?: Record<string, string>;
-  user?: string;
-  providerOnly?: string[];
-  providerOrder?: string[];
-  providerIgnore?: string[];
-  fallbacks?: boolean;
-  routerMetadata?: boolean;
-  stream?: boolean;
-  json?: boolean;
-  usage?: boolean;
-  interactive?: boolean;
-}
 
 export function registerChat(program: Command): void {
   addRoutingFlags(
@@ -87,63 +54,15 @@ Examples:
     .action(action<ChatOptions, [string[]]>(runChat));
 }
 
-export function validateChatOptions(o: ChatOptions): void {
-  if (o.stop && o.stop.length > 4) throw usage('--stop may be given at most 4 times');
-  checkMetadataFlags(o.metadata);
-  for (const [token, bias] of Object.entries(o.logitBias ?? {})) {
-    if (!Number.isFinite(Number(bias)) || bias.trim() === '') throw usage(`--logit-bias ${token}: "${bias}" is not a number`);
-  }
-}
-
-/** Turns flags into the wire request (model resolved by the caller). */
-export function buildChatRequest(messages: ChatMessage[], o: ChatOptions, model: string | undefined): ChatCompletionRequest {
-  const req: ChatCompletionRequest = { messages };
-  if (model) req.model = model;
-  if (o.models) req.models = o.models;
-  const numeric: [keyof ChatOptions, string][] = [
-    ['maxTokens', 'max_completion_tokens'],
-    ['temperature', 'temperature'],
-    ['topP', 'top_p'],
-    ['topK', 'top_k'],
-    ['minP', 'min_p'],
-    ['topA', 'top_a'],
-    ['frequencyPenalty', 'frequency_penalty'],
-    ['presencePenalty', 'presence_penalty'],
-    ['repetitionPenalty', 'repetition_penalty'],
-    ['seed', 'seed'],
-    ['topLogprobs', 'top_logprobs'],
-  ];
-  for (const [flag, field] of numeric) if (o[flag] !== undefined) req[field] = o[flag];
-  if (o.stop) req.stop = o.stop;
-  if (o.logprobs || o.topLogprobs !== undefined) req.logprobs = true;
-  if (o.logitBias) req.logit_bias = Object.fromEntries(Object.entries(o.logitBias).map(([k, v]) => [k, Number(v)]));
-  if (o.responseFormat) req.response_format = { type: o.responseFormat };
-  if (o.reasoningEffort) req.reasoning = { effort: o.reasoningEffort };
-  if (o.serviceTier) req.service_tier = o.serviceTier;
-  if (o.session) req.session_id = o.session;
-  if (o.metadata) req.metadata = o.metadata;
-  if (o.user) req.user = o.user;
-  const provider = providerFrom(o);
-  if (provider) req.provider = provider;
-  return req;
-}
-
-export function formatUsage(u: ChatUsage | undefined): string {
-  if (!u) return 'usage: not reported';
-  const cost = typeof u.cost === 'number' ? `, cost $${u.cost.toFixed(6)}` : '';
-  return `usage: ${u.prompt_tokens} prompt + ${u.completion_tokens} completion = ${u.total_tokens} tokens${cost}`;
-}
-
 async function runChat(ctx: RunContext<ChatOptions>, args: string[]): Promise<void> {
-  const { io, flags, opts, signal } = ctx;
+  const { io, flags, opts, signal, connect } = ctx;
   validateChatOptions(opts);
   if (opts.interactive) {
     const { runRepl } = await import('./chat-repl.js');
     return runRepl(ctx);
   }
-  const prompt = await textFromArgs(args, io);
-  const { connect } = await import('../context.js');
-  const { client, settings } = await connect(io, flags, { model: opts.model });
+  const prompt = await textFromArgs(args, io, { mergeStdin: true });
+  const { client, settings } = await connect({ model: opts.model });
   const messages: ChatMessage[] = [];
   if (opts.system) messages.push({ role: 'system', content: opts.system });
   messages.push({ role: 'user', content: prompt });

@@ -97,13 +97,16 @@ export function questionsFromArgv(argv: string[]): Record<string, DecisionQuesti
 
 const fmt = (p: number) => p.toFixed(2);
 
-async function runDecide({ io, opts, flags, signal }: RunContext<DecideOpts>): Promise<void> {
+async function runDecide({ io, opts, argv, signal, connect }: RunContext<DecideOpts>): Promise<void> {
   if (!opts.model) throw usage('no model: give --model (a decision model, e.g. local/judge)');
-  if ((opts.state === undefined) === (opts.stateText === undefined)) throw usage('give the content with exactly one of --state FILE or --state-text TEXT');
+  if (opts.state !== undefined && opts.stateText !== undefined) throw usage('give the content with one of --state FILE or --state-text TEXT, not both');
+  // Piped content is the state when no flag names one (cat review.txt | router decide …).
+  const stateFile = opts.state ?? (opts.stateText === undefined && !io.stdinTTY ? '-' : undefined);
+  if (stateFile === undefined && opts.stateText === undefined) throw usage('no content: give --state FILE, --state-text TEXT, or pipe it on stdin');
   let state: unknown = opts.stateText;
-  if (opts.state !== undefined) {
-    const text = await readTextFile('--state', opts.state);
-    if (!text.trim()) throw usage('--state is empty');
+  if (stateFile !== undefined) {
+    const text = await readTextFile('--state', stateFile, io);
+    if (!text.trim()) throw usage(opts.state === undefined ? 'no content: stdin was empty (give --state FILE or --state-text TEXT)' : '--state is empty');
     try {
       const parsed = JSON.parse(text);
       state = parsed && typeof parsed === 'object' ? parsed : text;
@@ -111,16 +114,14 @@ async function runDecide({ io, opts, flags, signal }: RunContext<DecideOpts>): P
       state = text;
     }
   }
-  const rawArgs = process.argv.slice(2);
-  let questions = questionsFromArgv(rawArgs.slice(rawArgs.indexOf('decide') + 1));
+  let questions = questionsFromArgv(argv.slice(argv.indexOf('decide') + 1));
   if (opts.questions !== undefined) {
-    const fromFile = await readJsonFile('--questions', opts.questions);
+    const fromFile = await readJsonFile('--questions', opts.questions, io);
     if (!fromFile || typeof fromFile !== 'object' || Array.isArray(fromFile)) throw usage('--questions must hold a JSON object of questions');
     questions = { ...(fromFile as Record<string, DecisionQuestion>), ...questions };
   }
   if (Object.keys(questions).length === 0) throw usage('no questions: use --noul, --choice, --score or --questions FILE');
-  const { connect } = await import('../context.js');
-  const { client } = await connect(io, flags, { management: true });
+  const { client } = await connect({ management: true });
   let res: DecisionResponse;
   try {
     res = await client.decisions.create(

@@ -45,9 +45,9 @@ async function inputsFrom(opts: EmbedOpts, args: string[], io: RunContext<EmbedO
   if (opts.file === undefined && args.length && !args.includes('-')) return args;
   let text: string;
   if (opts.file !== undefined && opts.file !== '-') {
-    text = await readTextFile('--file', opts.file);
+    text = await readTextFile('--file', opts.file, io);
   } else {
-    text = await textFromArgs(args.includes('-') ? ['-'] : [], io, 'input', 'echo text | router embed --model M');
+    text = await textFromArgs(args.includes('-') ? ['-'] : [], io, { what: 'input', example: 'echo text | router embed --model local/embed' });
   }
   const inputs: string[] = [];
   text.split(/\r?\n/).forEach((line, i) => {
@@ -68,13 +68,12 @@ async function inputsFrom(opts: EmbedOpts, args: string[], io: RunContext<EmbedO
   return inputs;
 }
 
-async function runEmbed({ io, opts, flags, signal }: RunContext<EmbedOpts>, args: string[]): Promise<void> {
+async function runEmbed({ io, opts, flags, signal, connect }: RunContext<EmbedOpts>, args: string[]): Promise<void> {
   if (opts.json && opts.jsonl) throw usage('--json and --jsonl cannot be combined');
   if (opts.raw && opts.encodingFormat !== 'base64') throw usage('--raw goes with --encoding-format base64');
   if (!opts.model) throw usage('no model: give --model (an embedding model, e.g. local/embed)');
   const inputs = await inputsFrom(opts, args, io);
-  const { connect } = await import('../context.js');
-  const { client } = await connect(io, flags);
+  const { client } = await connect();
   try {
     const res = await client.embeddings.create(
       {

@@ -84,7 +84,7 @@ function stopConditions(list: string[]): Record<string, unknown>[] {
   });
 }
 
-async function runResponses({ io, opts, flags, signal }: RunContext<ResponsesOpts>, args: string[]): Promise<void> {
+async function runResponses({ io, opts, flags, signal, connect }: RunContext<ResponsesOpts>, args: string[]): Promise<void> {
   if (opts.previousResponseId !== undefined) {
     throw usage('--previous-response-id is not supported: each request is independent; put the whole history in --input');
   }
@@ -93,19 +93,18 @@ async function runResponses({ io, opts, flags, signal }: RunContext<ResponsesOpt
   let input: ResponsesRequest['input'];
   if (opts.input !== undefined) {
     if (args.length) throw usage('give the prompt either as arguments or with --input, not both');
-    const parsed = await readJsonFile('--input', opts.input);
+    const parsed = await readJsonFile('--input', opts.input, io);
     if (typeof parsed !== 'string' && !Array.isArray(parsed)) throw usage('--input must hold a string or an array of input items');
     input = parsed as ResponsesRequest['input'];
   } else {
-    input = await textFromArgs(args, io, 'prompt', 'echo hi | router responses');
+    input = await textFromArgs(args, io, { example: 'echo hi | router responses', mergeStdin: true });
   }
   let tools: unknown;
   if (opts.tools !== undefined) {
-    tools = await readJsonFile('--tools', opts.tools);
+    tools = await readJsonFile('--tools', opts.tools, io);
     if (!Array.isArray(tools)) throw usage('--tools must hold a JSON array of tools');
   }
-  const { connect } = await import('../context.js');
-  const { client, settings } = await connect(io, flags, { model: opts.model });
+  const { client, settings } = await connect({ model: opts.model });
   const req: ResponsesRequest = { input };
   if (settings.model) req.model = settings.model;
   if (opts.models) req.models = opts.models;

@@ -12,8 +12,8 @@ interface ServeOpts {
   batchDelayMs: number;
 }
 
-export function defaultStateDir(): string {
-  const base = process.env.XDG_STATE_HOME ?? `${process.env.HOME ?? '.'}/.local/state`;
+export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_STATE_HOME ?? `${env.HOME ?? '.'}/.local/state`;
   return `${base}/router/emulator`;
 }
 
@@ -41,7 +41,13 @@ export function registerServe(program: Command): void {
             throw err;
           }
         }
-        const stateDir = opts.state ?? defaultStateDir();
+        const stateDir = opts.state ?? defaultStateDir(io.env);
+        const { statSync } = await import('node:fs');
+        const st = statSync(stateDir, { throwIfNoEntry: false });
+        if (st && !st.isDirectory()) throw usage(`--state ${stateDir} is a file, not a folder`);
+        if (!['127.0.0.1', 'localhost', '::1'].includes(opts.host) && !opts.host.startsWith('127.')) {
+          io.note(`warning: listening on ${opts.host}: the emulator is a test double, not a secure server; anyone who can reach it can use its keys`);
+        }
         const emu = await startEmulator({ stateDir, port: opts.port, host: opts.host, faults: opts.fault, batchDelayMs: opts.batchDelayMs });
         const { apiKey, managementKey } = emu.store.firstKeys();
         if (opts.json) {
@@ -54,8 +60,8 @@ export function registerServe(program: Command): void {
               `  management key: ${managementKey}`,
               `  state:          ${stateDir}`,
               '',
-              'Try:',
-              `  export ROUTER_API_ROOT=${emu.apiRoot} ROUTER_API_KEY=${apiKey}`,
+              'Paste into a shell (speech and decisions need the management key):',
+              `  export ROUTER_API_ROOT=${emu.apiRoot} ROUTER_API_KEY=${apiKey} ROUTER_MANAGEMENT_KEY=${managementKey}`,
               '  router chat --model local/lorem "write 12 words"',
               '',
             ].join('\n'),

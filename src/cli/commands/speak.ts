@@ -51,6 +51,22 @@ Examples:
     .action(action<SpeakOpts, [string[]]>(runSpeak));
 }
 
+/** The formats the service produces, by file extension. */
+const FORMAT_OF_EXTENSION: Record<string, 'mp3' | 'pcm'> = { '.mp3': 'mp3', '.pcm': 'pcm', '.raw': 'pcm' };
+
+/** --format, else -o's extension, else mp3; an extension whose format the service does not produce is refused. */
+export function audioFormat(opts: { format?: 'mp3' | 'pcm'; output?: string }): 'mp3' | 'pcm' {
+  const out = opts.output && opts.output !== '-' ? opts.output : undefined;
+  const ext = out ? /\.[^./\\]+$/.exec(out)?.[0]?.toLowerCase() : undefined;
+  if (!ext) return opts.format ?? 'mp3';
+  const fromExt = FORMAT_OF_EXTENSION[ext];
+  if (!fromExt) {
+    throw usage(`-o ${out}: the service produces mp3 or pcm (16-bit little-endian), not ${ext.slice(1)}; name the file .mp3 or .pcm`);
+  }
+  if (opts.format && opts.format !== fromExt) throw usage(`--format ${opts.format} does not match -o ${out} (${fromExt})`);
+  return fromExt;
+}
+
 async function dataUri(flag: string, path: string, types: Record<string, string>): Promise<string> {
   const { readFileSync } = await import('node:fs');
   const { extname } = await import('node:path');
@@ -86,21 +102,22 @@ async function references(opts: SpeakOpts): Promise<SpeechReference[] | undefine
   return parts;
 }
 
-async function runSpeak({ io, opts, flags, signal }: RunContext<SpeakOpts>, args: string[]): Promise<void> {
+async function runSpeak({ io, opts, flags, signal, connect }: RunContext<SpeakOpts>, args: string[]): Promise<void> {
   if (!opts.model) throw usage('no model: give --model (a speech model, e.g. local/tts)');
-  if (!opts.output && io.stdoutTTY) throw usage('refusing to write audio to a terminal: use -o FILE or redirect stdout');
-  if (opts.json && !opts.output) throw usage('--json goes with -o FILE (stdout carries the audio)');
-  const format = opts.format ?? (opts.output?.toLowerCase().endsWith('.pcm') ? 'pcm' : 'mp3');
+  const toFile = opts.output !== undefined && opts.output !== '-';
+  if (!toFile && io.stdoutTTY) throw usage('refusing to write audio to a terminal: use -o FILE or redirect stdout');
+  if (opts.json && !toFile) throw usage('--json goes with -o FILE (stdout carries the audio)');
+  const format = audioFormat(opts);
   let input: SpeechRequest['input'];
   if (opts.turns) {
     if (args.length) throw usage('give the text either as arguments or with --turns, not both');
-    const turns = await readJsonFile('--turns', opts.turns);
+    const turns = await readJsonFile('--turns', opts.turns, io);
     if (!Array.isArray(turns) || turns.length === 0 || turns.some((t) => !t || typeof (t as SpeechTurn).text !== 'string')) {
       throw usage('--turns must hold a non-empty JSON array of {"text", "voice"?, "instructions"?}');
     }
     input = turns as SpeechTurn[];
   } else {
-    input = await textFromArgs(args, io, 'text', 'echo hi | router speak --voice alloy --model M > hi.mp3');
+    input = await textFromArgs(args, io, { what: 'text', example: 'echo hi | router speak --voice alloy --model local/tts > hi.mp3' });
   }
   const refs = await references(opts);
   const req: SpeechRequest = { input, model: opts.model, voice: opts.voice!, response_format: format };
@@ -109,10 +126,12 @@ async function runSpeak({ io, opts, flags, signal }: RunContext<SpeakOpts>, args
   if (refs) req.input_references = refs;
   if (opts.session) req.session_id = opts.session;
   if (opts.user) req.user = opts.user;
-  const { connect } = await import('../context.js');
-  const { client } = await connect(io, flags, { management: true });
-  const { AtomicFile } = await import('../atomic.js');
-  const file = opts.output && opts.output !== '-' ? new AtomicFile(opts.output) : undefined;
+  const { OutputFile } = await import('../output-file.js');
+  const file = toFile ? OutputFile.open(opts.output!) : undefined;
+  const { client } = await connect({ management: true }).catch((err) => {
+    file?.abortSync();
+    throw err;
+  });
   const onAbort = () => file?.abortSync();
   signal.addEventListener('abort', onAbort, { once: true });
   let bytes = 0;
@@ -121,7 +140,7 @@ async function runSpeak({ io, opts, flags, signal }: RunContext<SpeakOpts>, args
     for await (const chunk of audio.chunks) {
       bytes += chunk.length;
       if (file) await file.write(chunk);
-      else if (!process.stdout.write(chunk)) await io.drain();
+      else if (!io.out(chunk)) await io.drain();
     }
     if (file) {
       await file.commit();

@@ -1,6 +1,6 @@
 import type { Batch, BatchCreateRequest, BatchList, BatchStatus } from '../types.js';
 import { APIError, ProtocolError } from '../errors.js';
-import { ArraySplitter, JSONSplitError } from '../json-split.js';
+import { ArraySplitter, JSONSplitError } from '../../internal/json-split.js';
 import { toConnectionError } from '../core.js';
 import { Resource, type CallOptions } from './shared.js';
 

@@ -1,0 +1,95 @@
+import type { Batch } from '../../../client/types.js';
+import { ProtocolError } from '../../../client/errors.js';
+import { isModelId, MODEL_ID_SYNTAX } from '../../../client/facts.js';
+import { CliError, EXIT, usage } from '../../exit-codes.js';
+import type { RunContext } from '../../run.js';
+import { scanRequests } from './scan.js';
+import { requestStream, spoolStdin } from './upload.js';
+import { openResults, type ResultsTarget } from './results.js';
+import { watchAndFinish, type WatchOpts } from './watch.js';
+
+export interface CreateOpts extends WatchOpts {
+  endpoint?: string;
+  model?: string;
+  providerOnly?: string[];
+  fallbacks?: boolean;
+  completionWindow: string;
+  watch?: boolean;
+  yes?: boolean;
+}
+
+const CONFIRM_BYTES = 50 * 1024 * 1024;
+
+async function checkedPath(ctx: RunContext<CreateOpts>, file: string): Promise<{ path: string; cleanup: () => void }> {
+  if (file === '-') {
+    if (ctx.io.stdinTTY) throw usage('reading requests from stdin, but stdin is a terminal: pipe a JSONL file in');
+    return spoolStdin(ctx.io.stdin);
+  }
+  const { statSync } = await import('node:fs');
+  let st;
+  try {
+    st = statSync(file);
+  } catch {
+    throw usage(`cannot read ${file}: no such file`);
+  }
+  if (!st.isFile()) throw usage(`${file} is not a file${st.isDirectory() ? ' (it is a folder)' : ''}`);
+  return { path: file, cleanup: () => {} };
+}
+
+async function confirmLarge(ctx: RunContext<CreateOpts>, count: number, bytes: number): Promise<void> {
+  const { io } = ctx;
+  if (bytes <= CONFIRM_BYTES || ctx.opts.yes || !io.stdinTTY || !io.stderrTTY) return;
+  if (!io.canPrompt) throw usage(`--no-input: ${(bytes / 1024 / 1024).toFixed(0)} MB needs confirming; pass --yes`);
+  const { confirm } = await import('@inquirer/prompts');
+  const ok = await confirm({ message: `Send ${count} requests (${(bytes / 1024 / 1024).toFixed(0)} MB) as one batch?`, default: true }, { input: io.stdin, output: io.stderr });
+  if (!ok) throw new CliError('cancelled; nothing was sent', EXIT.USAGE);
+}
+
+export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Promise<void> {
+  const { io, opts, signal } = ctx;
+  if (opts.results !== undefined && !opts.watch) throw usage('--results goes with --watch (or use: router batch get ID --results)');
+  if (opts.model !== undefined && !isModelId(opts.model)) throw usage(`--model must look like ${MODEL_ID_SYNTAX}, got "${opts.model}"`);
+  const { path, cleanup } = await checkedPath(ctx, file);
+  let target: ResultsTarget | undefined;
+  try {
+    const scan = await scanRequests(path, file === '-' ? 'stdin' : file, { endpoint: opts.endpoint, model: opts.model });
+    if (opts.results !== undefined) target = await openResults(opts.results);
+    const { client, settings } = await ctx.connect();
+    const model = scan.model ?? settings.model;
+    if (!model) throw usage('no model: the bodies name none; give --model (or set a default: router config set model …)');
+    if (file !== '-') await confirmLarge(ctx, scan.count, scan.bytes);
+    const provider: { only?: string[]; allow_fallbacks?: boolean } = {};
+    if (opts.providerOnly) provider.only = opts.providerOnly;
+    if (opts.fallbacks === false) provider.allow_fallbacks = false;
+    const head = { endpoint: scan.endpoint, model, completion_window: '24h' as const, ...(Object.keys(provider).length ? { provider } : {}) };
+    const started = Math.floor(Date.now() / 1000) - 1;
+    let created: Batch;
+    try {
+      created = await client.batches.createStreaming(head, requestStream(scan), { signal });
+    } catch (err) {
+      await client.close();
+      // Sent, but no readable answer: the service may have stored it, so it is not sent again.
+      const unreadable = err instanceof ProtocolError;
+      if (unreadable || (err as { maybeDelivered?: boolean }).maybeDelivered) {
+        throw new CliError(
+          `${unreadable ? 'the answer to the upload could not be read' : 'the upload failed after it was sent'} (${(err as Error).message}); the batch may exist. Check with: router batch list --created-after ${started}`,
+          unreadable ? EXIT.SERVER : EXIT.NETWORK,
+        );
+      }
+      throw err;
+    }
+    if (!opts.watch) {
+      await client.close();
+      if (opts.json) io.json(created);
+      else io.out(`${created.id}\n`);
+      io.info(`created ${created.id}: ${scan.count} requests to ${scan.endpoint} with ${model} (${created.status})`);
+      return;
+    }
+    // The id goes out at once, whatever happens next: a watch that is killed never loses it.
+    io.note(`created ${created.id}: ${scan.count} requests to ${scan.endpoint} with ${model}`);
+    await watchAndFinish(ctx, client, created.id, created, target);
+  } finally {
+    if (target && 'file' in target) target.file.abortSync();
+    cleanup();
+  }
+}

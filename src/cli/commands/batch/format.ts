@@ -1,0 +1,69 @@
+import type { Batch } from '../../../client/types.js';
+
+const iso = (seconds: number) => new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
+
+/** "3m ago", "2h ago", "5d ago": for a person on a terminal. */
+export function ago(seconds: number, now = Date.now() / 1000): string {
+  const d = Math.max(0, Math.round(now - seconds));
+  if (d < 60) return `${d}s ago`;
+  if (d < 3600) return `${Math.floor(d / 60)}m ago`;
+  if (d < 86_400) return `${Math.floor(d / 3600)}h ago`;
+  return `${Math.floor(d / 86_400)}d ago`;
+}
+
+const counts = (b: Batch) => `${b.request_counts.completed}/${b.request_counts.failed}/${b.request_counts.total}`;
+
+export const TSV_FIELDS = ['id', 'status', 'endpoint', 'model', 'completed/failed/total', 'created'];
+
+/**
+ * The one rule for piped output of the batch commands (list, get, get --watch): one line per batch,
+ * tab-separated: id, status, endpoint, model, completed/failed/total, created (ISO 8601 UTC).
+ */
+export function tsvLine(b: Batch): string {
+  return `${[b.id, b.status, b.endpoint, b.model, counts(b), iso(b.created_at)].join('\t')}\n`;
+}
+
+/** Columns for the terminal table, dropped from the right (then truncated) to fit `width`. */
+export function tableRows(items: Batch[], width: number): { head: string[]; rows: string[][] } {
+  const all = [
+    { head: 'id', cell: (b: Batch) => b.id },
+    { head: 'status', cell: (b: Batch) => b.status },
+    { head: 'done/failed/total', cell: counts },
+    { head: 'created', cell: (b: Batch) => ago(b.created_at) },
+    { head: 'model', cell: (b: Batch) => b.model },
+    { head: 'endpoint', cell: (b: Batch) => b.endpoint },
+  ];
+  const widthOf = (cols: typeof all) =>
+    cols.reduce((sum, c) => sum + 2 + Math.max(c.head.length, ...items.map((b) => c.cell(b).length)), 0);
+  let cols = all;
+  while (cols.length > 2 && widthOf(cols) > width) cols = cols.slice(0, -1);
+  return { head: cols.map((c) => c.head), rows: items.map((b) => cols.map((c) => c.cell(b))) };
+}
+
+export function describeBatch(b: Batch): string {
+  const lines: [string, string][] = [
+    ['id', b.id],
+    ['status', b.status],
+    ['endpoint', b.endpoint],
+    ['model', b.model],
+    ['requests', `${b.request_counts.completed} completed, ${b.request_counts.failed} failed, ${b.request_counts.total} total`],
+    ['created', `${iso(b.created_at)} (${ago(b.created_at)})`],
+    ['finalized', b.finalized_at ? iso(b.finalized_at) : '-'],
+  ];
+  const cost = (b.usage as { cost?: unknown } | undefined)?.cost;
+  if (typeof cost === 'number') lines.push(['cost', `$${cost.toFixed(6)}`]);
+  if (b.error) lines.push(['error', b.error.message]);
+  const width = Math.max(...lines.map(([k]) => k.length));
+  return lines.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n') + '\n';
+}
+
+/** A borderless table (gh's style) no wider than `width`: the last column is cut with "…" if need be. */
+export function renderTable(head: string[], rows: string[][], width: number, bold = (s: string) => s): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[], style = (s: string) => s) => {
+    const text = cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+    const cut = text.length > width ? `${text.slice(0, Math.max(1, width - 1))}…` : text;
+    return style(cut);
+  };
+  return [line(head, bold), ...rows.map((r) => line(r))].join('\n') + '\n';
+}

@@ -1,0 +1,52 @@
+import { APIError } from '../../../client/errors.js';
+import { isTerminalBatchStatus } from '../../../client/facts.js';
+import type { Batch } from '../../../client/types.js';
+import { CliError, EXIT, usage } from '../../exit-codes.js';
+import type { RunContext } from '../../run.js';
+import { describeBatch, tsvLine } from './format.js';
+import { batchError, openResults, writeResults } from './results.js';
+import { watchAndFinish, type WatchOpts } from './watch.js';
+
+export interface GetOpts extends WatchOpts {
+  watch?: boolean;
+  exitStatus?: boolean;
+}
+
+export async function runGet(ctx: RunContext<GetOpts>, id: string): Promise<void> {
+  const { io, opts, signal } = ctx;
+  if (!id.trim()) throw usage('batch id must not be empty');
+  const toStdout = opts.results === true || opts.results === '-';
+  if (opts.json && opts.results !== undefined && toStdout) throw usage('--json and --results to stdout cannot be combined');
+  const target = opts.results === undefined ? undefined : await openResults(opts.results);
+  const { client } = await ctx.connect();
+  if (opts.watch) return watchAndFinish(ctx, client, id, undefined, target);
+  try {
+    if (target) {
+      const b = await writeResults(io, client, id, target, signal);
+      io.info(`${b.request_counts.completed + b.request_counts.failed} results of ${id} (${b.status})`);
+      return exitStatus(opts, b);
+    }
+    let b: Batch;
+    try {
+      b = await client.batches.get(id, { signal });
+    } catch (err) {
+      // The spec's 402 body is the batch metadata with results null: it is data, so --json prints it.
+      if (opts.json && err instanceof APIError && err.status === 402 && err.body && typeof err.body === 'object' && 'id' in err.body) io.json(err.body);
+      throw batchError(err, id);
+    }
+    if (opts.json) io.json(b);
+    else if (io.stdoutTTY) io.out(describeBatch(b));
+    else io.out(tsvLine(b));
+    exitStatus(opts, b);
+  } finally {
+    if (target && 'file' in target) target.file.abortSync();
+    await client.close();
+  }
+}
+
+/** --exit-status: a batch that ended failed, expired or cancelled exits 9 (as a watch does). */
+function exitStatus(opts: GetOpts, b: Batch): void {
+  if (opts.exitStatus && isTerminalBatchStatus(b.status) && b.status !== 'completed') {
+    throw new CliError(`${b.id} ${b.status}${b.error ? `: ${b.error.message}` : ''}`, EXIT.BATCH_FAILED);
+  }
+}

@@ -1,0 +1,86 @@
+import { Option, type Command } from '../../commander.js';
+import { BATCH_ENDPOINTS, BATCH_MAX_REQUESTS, LISTABLE_BATCH_STATUSES } from '../../../client/facts.js';
+import { action } from '../../run.js';
+import { commaList, integerIn, numberIn } from '../../options.js';
+import type { CreateOpts } from './create.js';
+import type { ListOpts } from './list.js';
+import type { GetOpts } from './get.js';
+import { collectStatus } from './list.js';
+
+/** Flags of every command that follows a batch (create --watch, get --watch). */
+function addWatchFlags(cmd: Command): Command {
+  return cmd
+    .option('--interval <seconds>', 'first polling interval of --watch (grows with backoff)', numberIn(0.05, 3600), 1)
+    .option('--offline-timeout <seconds>', 'with --watch: keep polling through network errors, 429 and 5xx for this long', numberIn(1, 7 * 86_400), 900);
+}
+
+export function registerBatch(program: Command): void {
+  const batch = program
+    .command('batch')
+    .summary('create, list and follow asynchronous batches')
+    .description('Asynchronous batches of requests against one endpoint: create from JSONL, list, get, watch.')
+    .addHelpText('after', '\nPiped (not a terminal), list, get and get --watch print one tab-separated line per batch:\nid, status, endpoint, model, completed/failed/total, created. --json prints JSON.');
+
+  addWatchFlags(
+    batch
+      .command('create')
+      .description('create a batch from a JSONL file: one {"custom_id", "body"} (or {"custom_id", "method", "url", "body"}) per line')
+      .argument('<file>', 'JSONL file, or - for stdin')
+      .addOption(new Option('--endpoint <path>', 'target endpoint (default: the lines\' url, else /v1/chat/completions)').choices(BATCH_ENDPOINTS))
+      .option('-m, --model <id>', 'batch model (default: the model the bodies agree on, else the profile\'s)')
+      .option('--provider-only <slugs>', 'only these providers, comma-separated', commaList)
+      .option('--no-fallbacks', 'do not fall back to other providers')
+      .addOption(new Option('--completion-window <w>', 'completion window').choices(['24h']).default('24h'))
+      .option('-w, --watch', 'follow the batch until it ends (exit 9 if it fails or expires)')
+      .option('--results [file]', 'with --watch: write the results as JSONL (stdout when no file)')
+      .option('--json', 'print the batch object')
+      .option('-y, --yes', 'do not ask for confirmation of a large file'),
+  )
+    .addHelpText(
+      'after',
+      `
+Limits: at most ${BATCH_MAX_REQUESTS} requests and 200 MiB of request body. Every line is checked
+before anything is sent. The new batch id is always printed (on stderr with --watch).
+
+Examples:
+  $ router batch create requests.jsonl --model local/echo
+  $ router batch create requests.jsonl --watch --results results.jsonl
+  $ cat requests.jsonl | router batch create - --endpoint /v1/chat/completions --json`,
+    )
+    .action(action<CreateOpts, [string]>(async (ctx, file) => (await import('./create.js')).runCreate(ctx, file)));
+
+  batch
+    .command('list')
+    .description('list the batches of your workspace, newest first')
+    .option('--limit <n>', 'page size, 1 to 100 (default 20)', integerIn(1, 100))
+    .option('--after <id>', 'start after this batch id (the last_id of the previous page)')
+    .option('--status <status>', `filter, repeatable or comma-separated: ${LISTABLE_BATCH_STATUSES.join(', ')}`, collectStatus)
+    .option('--created-after <when>', 'only batches created after (Unix seconds or a date)')
+    .option('--created-before <when>', 'only batches created before (Unix seconds or a date)')
+    .option('--all', 'follow every page')
+    .option('--json', 'print the page (with --all: every batch in one list)')
+    .option('--jsonl', 'print one batch per line')
+    .addHelpText('after', '\nExamples:\n  $ router batch list --status in_progress --status validating\n  $ router batch list --all --created-after 2026-11-01 --jsonl')
+    .action(action<ListOpts>(async (ctx) => (await import('./list.js')).runList(ctx)));
+
+  addWatchFlags(
+    batch
+      .command('get')
+      .description('show a batch; --results writes its results as JSONL; --watch follows it until it ends')
+      .argument('<id>', 'batch id')
+      .option('-w, --watch', 'poll with backoff until the batch ends (exit 9 if it fails or expires)')
+      .option('--results [file]', 'write the results as JSONL to FILE (atomically) or stdout')
+      .option('--exit-status', 'exit 9 when the batch ended failed, expired or cancelled')
+      .option('--json', 'print the batch object as the service sends it (results included)'),
+  )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ id=$(router batch create requests.jsonl --model local/echo)
+  $ router batch get "$id" --watch
+  $ router batch get "$id" --results out.jsonl
+  $ router batch get "$id" --json --exit-status`,
+    )
+    .action(action<GetOpts, [string]>(async (ctx, id) => (await import('./get.js')).runGet(ctx, id)));
+}

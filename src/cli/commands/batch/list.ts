@@ -1,0 +1,80 @@
+import { InvalidArgumentError } from '../../commander.js';
+import { LISTABLE_BATCH_STATUSES, UNLISTABLE_BATCH_STATUSES } from '../../../client/facts.js';
+import type { BatchList } from '../../../client/types.js';
+import { usage } from '../../exit-codes.js';
+import type { RunContext } from '../../run.js';
+import { renderTable, tableRows, tsvLine } from './format.js';
+
+export interface ListOpts {
+  limit?: number;
+  after?: string;
+  status?: string[];
+  createdAfter?: string;
+  createdBefore?: string;
+  all?: boolean;
+  json?: boolean;
+  jsonl?: boolean;
+}
+
+const LISTABLE: readonly string[] = LISTABLE_BATCH_STATUSES;
+
+export function collectStatus(value: string, previous: string[] = []): string[] {
+  for (const s of value.split(',')) {
+    if ((UNLISTABLE_BATCH_STATUSES as readonly string[]).includes(s)) {
+      throw new InvalidArgumentError(`"${s}" cannot be filtered on: the service collapses it into in_progress (use in_progress).`);
+    }
+    if (!LISTABLE.includes(s)) throw new InvalidArgumentError(`allowed: ${LISTABLE.join(', ')}.`);
+  }
+  return [...previous, ...value.split(',')];
+}
+
+/** Digits pass through as a Unix timestamp; anything else is read as a date. */
+export function toTimestamp(flag: string, value: string): string {
+  if (/^\d+$/.test(value)) return value;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw usage(`${flag} must be a Unix timestamp or a date (e.g. 2026-11-01 or 2026-11-01T12:00:00Z), got "${value}"`);
+  return String(Math.floor(ms / 1000));
+}
+
+export async function runList({ io, opts, signal, connect }: RunContext<ListOpts>): Promise<void> {
+  if (opts.after !== undefined && opts.after === '') throw usage('--after must not be empty');
+  if (opts.json && opts.jsonl) throw usage('--json and --jsonl cannot be combined');
+  const query = {
+    limit: opts.limit,
+    after: opts.after,
+    status: opts.status as (typeof LISTABLE_BATCH_STATUSES)[number][] | undefined,
+    created_after: opts.createdAfter === undefined ? undefined : toTimestamp('--created-after', opts.createdAfter),
+    created_before: opts.createdBefore === undefined ? undefined : toTimestamp('--created-before', opts.createdBefore),
+  };
+  const { client } = await connect();
+  try {
+    const pages: BatchList[] = [];
+    if (opts.all) for await (const page of client.batches.listAll(query, { signal })) pages.push(page);
+    else pages.push(await client.batches.list(query, { signal }));
+    const items = pages.flatMap((p) => p.data);
+    if (opts.json) {
+      if (!opts.all) io.json(pages[0]);
+      else io.json({ object: 'list', data: items, first_id: items[0]?.id ?? null, last_id: items.at(-1)?.id ?? null, has_more: false });
+      return;
+    }
+    if (opts.jsonl) {
+      for (const b of items) io.jsonl(b);
+      return;
+    }
+    if (!io.stdoutTTY) {
+      for (const b of items) io.out(tsvLine(b));
+      return;
+    }
+    if (items.length === 0) {
+      io.info('no batches');
+      return;
+    }
+    const { head, rows } = tableRows(items, io.columns!);
+    const chalk = io.color ? (await import('chalk')).default : undefined;
+    io.out(renderTable(head, rows, io.columns!, chalk ? (s) => chalk.bold(s) : undefined));
+    const last = pages.at(-1)!;
+    if (last.has_more) io.info(`more: router batch list --after ${last.last_id}`);
+  } finally {
+    await client.close();
+  }
+}

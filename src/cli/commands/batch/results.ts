@@ -1,0 +1,67 @@
+import type { RouterClient } from '../../../client/index.js';
+import { APIError } from '../../../client/errors.js';
+import { isTerminalBatchStatus } from '../../../client/facts.js';
+import type { Batch } from '../../../client/types.js';
+import { CliError, EXIT } from '../../exit-codes.js';
+import type { IO } from '../../io.js';
+import type { OutputFile } from '../../output-file.js';
+
+/** Explains the batch-specific answers of Get a batch. */
+export function batchError(err: unknown, id: string): unknown {
+  if (!(err instanceof APIError)) return err;
+  if (err.status === 402) return new CliError(`the finalized cost of ${id} exceeds your balance: add credits, then run "router batch get ${id}" again to get the results`, EXIT.PAYMENT);
+  if (err.status === 410) return new CliError(`the results of ${id} were deleted after the 30-day retention`, EXIT.NOT_FOUND);
+  if (err.status === 404) return new CliError(`no batch ${id} in this workspace`, EXIT.NOT_FOUND);
+  return err;
+}
+
+/** Where results go: an output file opened (and checked) before anything is sent, or stdout. */
+export type ResultsTarget = { file: OutputFile } | { stdout: true };
+
+/** Opens `--results [FILE]`: no FILE or "-" is stdout. */
+export async function openResults(target: string | true): Promise<ResultsTarget> {
+  if (target === true || target === '-') return { stdout: true };
+  const { OutputFile } = await import('../../output-file.js');
+  return { file: OutputFile.open(target) };
+}
+
+/** Writes the results as JSONL, to a file (atomically) or stdout; returns the batch metadata. */
+export async function writeResults(io: IO, client: RouterClient, id: string, target: ResultsTarget, signal: AbortSignal): Promise<Batch> {
+  const file = 'file' in target ? target.file : undefined;
+  const NL = Buffer.from('\n');
+  let pending: Buffer[] = [];
+  let size = 0;
+  const flush = async () => {
+    if (!pending.length) return;
+    const data = Buffer.concat(pending);
+    pending = [];
+    size = 0;
+    if (file) await file.write(data);
+    else if (!io.out(data)) await io.drain();
+  };
+  const onAbort = () => file?.abortSync();
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    const batch = await client.batches.getStreaming(
+      id,
+      async (json) => {
+        const line = json.includes(10) ? Buffer.from(JSON.stringify(JSON.parse(json.toString('utf8')))) : json;
+        pending.push(line, NL);
+        size += line.length + 1;
+        if (size >= 256 * 1024) await flush();
+      },
+      { signal },
+    );
+    await flush();
+    if (!isTerminalBatchStatus(batch.status)) {
+      throw new CliError(`${id} is ${batch.status}: results come once it ends (use --watch)`, EXIT.FAILURE);
+    }
+    if (file) await file.commit();
+    return batch;
+  } catch (err) {
+    file?.abortSync();
+    throw batchError(err, id);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}

@@ -1,0 +1,120 @@
+import type { BatchEndpoint } from '../../../client/types.js';
+import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS } from '../../../client/facts.js';
+import { CliError, EXIT, usage } from '../../exit-codes.js';
+
+export interface Scan {
+  file: string;
+  endpoint: BatchEndpoint;
+  model: string | undefined;
+  count: number;
+  /** Bytes of the request body the CLI will send: the wrapper and every element with its comma. */
+  bytes: number;
+  /** Every line is exactly {custom_id, body}: its text can go out unchanged. */
+  plain: boolean;
+}
+
+export interface ScanLimits {
+  maxBytes?: number;
+  maxRequests?: number;
+}
+
+const ENDPOINTS: readonly string[] = BATCH_ENDPOINTS;
+
+/** Bytes of the JSON wrapper around the requests array, for the size check. */
+export function wrapperBytes(head: Record<string, unknown>): number {
+  return Buffer.byteLength(JSON.stringify({ ...head, requests: [] }));
+}
+
+class Problems {
+  readonly shown: string[] = [];
+  count = 0;
+  constructor(private readonly label: string) {}
+  add(line: number | undefined, text: string): void {
+    this.count++;
+    if (this.shown.length < 20) this.shown.push(line === undefined ? `${this.label}: ${text}` : `${this.label}:${line}: ${text}`);
+  }
+  throwIfAny(): void {
+    if (this.count === 0) return;
+    const more = this.count - this.shown.length;
+    throw new CliError(`${this.shown.join('\nerror: ')}${more > 0 ? `\nerror: … and ${more} more problems` : ''}`, EXIT.USAGE);
+  }
+}
+
+function normalUrl(url: unknown): string {
+  if (typeof url !== 'string') return '';
+  return url.startsWith('/v1/') ? url : `/v1${url.startsWith('/') ? '' : '/'}${url}`;
+}
+
+/** Reads the whole file once and reports every problem with its line number; nothing is sent. */
+export async function scanRequests(file: string, label: string, opts: { endpoint?: string; model?: string } & ScanLimits): Promise<Scan> {
+  const { readLines, isBlank } = await import('../../jsonl.js');
+  const maxBytes = opts.maxBytes ?? BATCH_MAX_BYTES;
+  const maxRequests = opts.maxRequests ?? BATCH_MAX_REQUESTS;
+  const problems = new Problems(label);
+  const seen = new Map<string, number>();
+  let endpointFromUrl: { value: string; line: number } | undefined;
+  const models = new Map<string, number>();
+  let count = 0;
+  let bytes = 0;
+  let plain = true;
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
+  for await (const { number, bytes: raw } of readLines(file)) {
+    if (isBlank(raw)) continue;
+    bytes += raw.length + 1;
+    count++;
+    const report = (text: string) => problems.add(number, text);
+    let text: string;
+    try {
+      text = utf8.decode(raw);
+    } catch {
+      report('not valid UTF-8');
+      continue;
+    }
+    let item: unknown;
+    try {
+      item = JSON.parse(text);
+    } catch (err) {
+      report(`not JSON (${(err as Error).message.replace(/\s+/g, ' ')})`);
+      continue;
+    }
+    if (!item || typeof item !== 'object' || Array.isArray(item)) {
+      report('not a JSON object');
+      continue;
+    }
+    const o = item as Record<string, unknown>;
+    if (Object.keys(o).some((k) => k !== 'custom_id' && k !== 'body')) plain = false;
+    if (o.custom_id === undefined || o.custom_id === null) report('missing custom_id');
+    else if (typeof o.custom_id !== 'string') report('custom_id must be a string');
+    else if (o.custom_id === '') report('empty custom_id');
+    else if (seen.has(o.custom_id)) report(`duplicate custom_id "${o.custom_id}" (first on line ${seen.get(o.custom_id)})`);
+    else seen.set(o.custom_id, number);
+    if (o.body === undefined) report('missing body');
+    else if (!o.body || typeof o.body !== 'object' || Array.isArray(o.body)) report('body must be a JSON object');
+    else {
+      const m = (o.body as Record<string, unknown>).model;
+      if (typeof m === 'string' && !models.has(m)) models.set(m, number);
+      if (opts.model && m !== undefined && m !== opts.model) report(`body.model "${String(m)}" differs from --model "${opts.model}"`);
+    }
+    if (o.method !== undefined && o.method !== 'POST') report(`method must be POST, got ${JSON.stringify(o.method)}`);
+    if (o.url !== undefined) {
+      const url = normalUrl(o.url);
+      if (!ENDPOINTS.includes(url)) report(`url ${JSON.stringify(o.url)} is not a batch endpoint (${ENDPOINTS.join(', ')})`);
+      else if (opts.endpoint && url !== opts.endpoint) report(`url "${url}" differs from --endpoint "${opts.endpoint}"`);
+      else if (endpointFromUrl && endpointFromUrl.value !== url) report(`url "${url}" differs from "${endpointFromUrl.value}" on line ${endpointFromUrl.line}`);
+      else endpointFromUrl ??= { value: url, line: number };
+    }
+  }
+  if (count === 0) throw usage(`${label}: no requests (the file is empty)`);
+  const endpoint = (opts.endpoint ?? endpointFromUrl?.value ?? '/v1/chat/completions') as BatchEndpoint;
+  const model = opts.model ?? [...models.keys()][0];
+  // The body really sent: the wrapper, each element, a comma between elements (a model name is at most as long as the longest given).
+  const total = bytes - 1 + wrapperBytes({ endpoint, model: model ?? 'x/'.padEnd(64, 'x'), completion_window: '24h' });
+  if (count > maxRequests) problems.add(undefined, `${count} requests: a batch holds at most ${maxRequests}`);
+  if (total > maxBytes) problems.add(undefined, `the request body would be ${total} bytes (${(total / 1024 / 1024).toFixed(1)} MiB), over the limit of ${maxBytes} bytes (${(maxBytes / 1024 / 1024).toFixed(0)} MiB)`);
+  if (!opts.model && models.size > 1) {
+    const [[a, la], [b, lb]] = [...models.entries()];
+    problems.add(undefined, `the bodies name different models ("${a}" on line ${la}, "${b}" on line ${lb}): give --model`);
+  }
+  problems.throwIfAny();
+  return { file, endpoint, model, count, bytes: total, plain };
+}

@@ -1,0 +1,87 @@
+import type { ChatCompletionRequest, ChatMessage, ChatUsage } from '../../client/types.js';
+import { usage } from '../exit-codes.js';
+import { checkMetadataFlags, providerFrom } from '../input.js';
+
+/** The wire request of chat (and of each turn of chat -i), built from the flags. */
+export interface ChatOptions {
+  model?: string;
+  models?: string[];
+  system?: string;
+  maxTokens?: number;
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  minP?: number;
+  topA?: number;
+  frequencyPenalty?: number;
+  presencePenalty?: number;
+  repetitionPenalty?: number;
+  seed?: number;
+  stop?: string[];
+  logprobs?: boolean;
+  topLogprobs?: number;
+  logitBias?: Record<string, string>;
+  responseFormat?: string;
+  reasoningEffort?: string;
+  serviceTier?: string;
+  session?: string;
+  metadata?: Record<string, string>;
+  user?: string;
+  providerOnly?: string[];
+  providerOrder?: string[];
+  providerIgnore?: string[];
+  fallbacks?: boolean;
+  routerMetadata?: boolean;
+  stream?: boolean;
+  json?: boolean;
+  usage?: boolean;
+  interactive?: boolean;
+}
+
+export function validateChatOptions(o: ChatOptions): void {
+  if (o.stop && o.stop.length > 4) throw usage('--stop may be given at most 4 times');
+  checkMetadataFlags(o.metadata);
+  for (const [token, bias] of Object.entries(o.logitBias ?? {})) {
+    if (!Number.isFinite(Number(bias)) || bias.trim() === '') throw usage(`--logit-bias ${token}: "${bias}" is not a number`);
+  }
+}
+
+/** Turns flags into the wire request (model resolved by the caller). */
+export function buildChatRequest(messages: ChatMessage[], o: ChatOptions, model: string | undefined): ChatCompletionRequest {
+  const req: ChatCompletionRequest = { messages };
+  if (model) req.model = model;
+  if (o.models) req.models = o.models;
+  const numeric: [keyof ChatOptions, string][] = [
+    ['maxTokens', 'max_completion_tokens'],
+    ['temperature', 'temperature'],
+    ['topP', 'top_p'],
+    ['topK', 'top_k'],
+    ['minP', 'min_p'],
+    ['topA', 'top_a'],
+    ['frequencyPenalty', 'frequency_penalty'],
+    ['presencePenalty', 'presence_penalty'],
+    ['repetitionPenalty', 'repetition_penalty'],
+    ['seed', 'seed'],
+    ['topLogprobs', 'top_logprobs'],
+  ];
+  for (const [flag, field] of numeric) if (o[flag] !== undefined) req[field] = o[flag];
+  if (o.stop) req.stop = o.stop;
+  if (o.logprobs || o.topLogprobs !== undefined) req.logprobs = true;
+  if (o.logitBias) req.logit_bias = Object.fromEntries(Object.entries(o.logitBias).map(([k, v]) => [k, Number(v)]));
+  if (o.responseFormat) req.response_format = { type: o.responseFormat };
+  if (o.reasoningEffort) req.reasoning = { effort: o.reasoningEffort };
+  if (o.serviceTier) req.service_tier = o.serviceTier;
+  if (o.session) req.session_id = o.session;
+  if (o.metadata) req.metadata = o.metadata;
+  if (o.user) req.user = o.user;
+  const provider = providerFrom(o);
+  if (provider) req.provider = provider;
+  return req;
+}
+
+export function formatUsage(u: ChatUsage | undefined): string {
+  if (!u) return 'usage: not reported';
+  const cost = typeof u.cost === 'number' ? `, cost $${u.cost.toFixed(6)}` : '';
+  return `usage: ${u.prompt_tokens} prompt + ${u.completion_tokens} completion = ${u.total_tokens} tokens${cost}`;
+}
+

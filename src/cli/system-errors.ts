@@ -1,0 +1,56 @@
+/** Words a user understands for the errno codes of files, pipes and sockets. */
+const WORDS: Record<string, string> = {
+  ENOSPC: 'disk full',
+  EDQUOT: 'disk quota exceeded',
+  EISDIR: 'is a folder',
+  ENOTDIR: 'a part of the path is not a folder',
+  ENOENT: 'no such file or folder',
+  EACCES: 'permission denied',
+  EPERM: 'not permitted',
+  EROFS: 'read-only file system',
+  EEXIST: 'already exists',
+  EBUSY: 'busy',
+  EIO: 'input/output error',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files',
+  ENAMETOOLONG: 'name too long',
+  EXDEV: 'on another file system',
+  ELOOP: 'too many symbolic links',
+  ETXTBSY: 'busy',
+  EPIPE: 'the reader went away',
+  EADDRNOTAVAIL: 'address not available on this machine',
+};
+
+/** Bad paths the user named: a usage problem (exit 2). The others are failures of the machine (exit 1). */
+const PATH_CODES = new Set(['EISDIR', 'ENOTDIR', 'ENOENT', 'EACCES', 'EPERM', 'EROFS', 'EEXIST', 'ENAMETOOLONG', 'ELOOP']);
+
+export interface SystemError {
+  code: string;
+  syscall?: string;
+  path?: string;
+  port?: number;
+  address?: string;
+  message: string;
+}
+
+export function isSystemError(err: unknown): err is SystemError {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code);
+}
+
+export function describeCode(code: string): string {
+  return WORDS[code] ?? code;
+}
+
+export function isPathProblem(code: string): boolean {
+  return PATH_CODES.has(code);
+}
+
+/** One line for a system error, naming `what` (the user's path) rather than any temp file behind it. */
+export function describeSystemError(err: SystemError, what?: string): string {
+  if (err.code === 'EADDRINUSE') return `port ${err.port ?? ''} is in use: try another --port, or --port 0 for any free one`.replace('port  ', 'the port ');
+  if (err.code === 'EADDRNOTAVAIL') return `cannot listen on ${err.address ?? 'that address'}: ${describeCode(err.code)}`;
+  const target = what ?? err.path;
+  const verb = err.syscall === 'write' || err.syscall === 'open' || err.syscall === 'rename' ? 'cannot write' : 'cannot use';
+  return target ? `${verb} ${target}: ${describeCode(err.code)}` : `${describeCode(err.code)} (${err.syscall ?? 'I/O'})`;
+}

@@ -1,0 +1,25 @@
+import type { BatchEndpoint, BatchStatus } from './types.js';
+
+/*
+ * Facts of the API that the CLI checks before sending, stated once. The emulator keeps its own
+ * copies on purpose: it is the independent side that the conformance suite checks these against.
+ */
+
+export const BATCH_ENDPOINTS: readonly BatchEndpoint[] = ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/embeddings'];
+export const TERMINAL_BATCH_STATUSES: readonly BatchStatus[] = ['completed', 'failed', 'expired', 'cancelled'];
+/** `finalizing` and `cancelling` are stored as `in_progress`, so they cannot be filtered on. */
+export const LISTABLE_BATCH_STATUSES = ['validating', 'in_progress', 'completed', 'failed', 'expired', 'cancelled'] as const;
+export const UNLISTABLE_BATCH_STATUSES: readonly BatchStatus[] = ['finalizing', 'cancelling'];
+
+/** The service documents up to 200 MB and 5,000 requests per batch. */
+export const BATCH_MAX_BYTES = 200 * 1024 * 1024;
+export const BATCH_MAX_REQUESTS = 5000;
+
+/** Model identifiers are `<author>/<slug>`. */
+export const MODEL_ID_SYNTAX = '<author>/<slug>';
+const MODEL_ID = /^[^/\s]+\/[^/\s]+$/;
+export function isModelId(value: string): boolean {
+  return MODEL_ID.test(value);
+}
+
+export const isTerminalBatchStatus = (status: string): boolean => (TERMINAL_BATCH_STATUSES as readonly string[]).includes(status);
