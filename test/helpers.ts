@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +19,11 @@ export interface RunOptions {
   env?: Record<string, string | undefined>;
   cwd?: string;
   timeoutMs?: number;
+  /** Send stdout to this path (e.g. /dev/full) instead of a pipe. */
+  stdoutPath?: string;
 }
+
+export const STACK_FRAME = /^\s+at .+(:\d+:\d+\)?|\(node:.+\))$/m;
 
 /** Spawns the real `bin/router` with stdin closed (or fed `input`). */
 export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult> {
@@ -28,10 +32,12 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult
     delete inherited.FORCE_COLOR;
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries({ ...inherited, ...opts.env })) if (v !== undefined) env[k] = v;
-    const child = spawn(process.execPath, [BIN, ...args], { env, cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const outFd = opts.stdoutPath ? openSync(opts.stdoutPath, 'w') : undefined;
+    const child = spawn(process.execPath, [BIN, ...args], { env, cwd: opts.cwd, stdio: ['pipe', outFd ?? 'pipe', 'pipe'] });
+    if (outFd !== undefined) closeSync(outFd);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on('data', (c) => out.push(c));
+    child.stdout?.on('data', (c) => out.push(c));
     child.stderr.on('data', (c) => err.push(c));
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30_000);
     child.on('error', reject);
@@ -43,6 +49,9 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult
       for (const key of [env.ROUTER_API_KEY, env.ROUTER_MANAGEMENT_KEY]) {
         if (key && key.length >= 12 && printed.includes(key)) return reject(new Error(`router ${args.join(' ')} printed a key`));
       }
+      // Never a stack trace, never a Node warning: checked on every run of every suite.
+      const stderr = Buffer.concat(err).toString('utf8');
+      if (STACK_FRAME.test(stderr) || /Warning:/.test(stderr)) return reject(new Error(`router ${args.join(' ')} printed a stack trace or a warning:\n${stderr}`));
       resolvePromise({ code, stdout: stdoutBytes.toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), stdoutBytes });
     });
     child.stdin.on('error', () => {});
@@ -64,7 +73,7 @@ export interface TestEnv {
   admin(path: string, body?: unknown, method?: string): Promise<any>;
   close(): Promise<void>;
   /** Stops the emulator and starts a new one on the same state folder and port. */
-  restart(): Promise<void>;
+  restart(opts?: { downMs?: number }): Promise<void>;
   /** Spawns the CLI and returns the child, for signals. */
   spawn(args: string[], env?: Record<string, string>): ReturnType<typeof spawn>;
 }
@@ -108,9 +117,10 @@ export async function startTestEnv(opts: { faults?: string[]; batchDelayMs?: num
       await emu.close();
       rmSync(dir, { recursive: true, force: true });
     },
-    restart: async () => {
+    restart: async ({ downMs = 0 } = {}) => {
       const port = emu.port;
       await emu.close();
+      if (downMs) await new Promise((r) => setTimeout(r, downMs));
       emu = await startEmulator({ stateDir: join(dir, 'state'), port, faults: opts.faults, batchDelayMs: opts.batchDelayMs ?? 0 });
       t.emu = emu;
     },

@@ -27,6 +27,8 @@ export function resumeCommand(ctx: RunContext<WatchOpts>, id: string): string {
   if (flags.profile) parts.push('--profile', flags.profile);
   if (flags.apiRoot) parts.push('--api-root', flags.apiRoot);
   parts.push('batch', 'get', id, '--watch');
+  if (opts.interval !== 1) parts.push('--interval', String(opts.interval));
+  if (opts.offlineTimeout !== 900) parts.push('--offline-timeout', String(opts.offlineTimeout));
   if (opts.results === true) parts.push('--results');
   else if (opts.results !== undefined) parts.push('--results', opts.results);
   if (opts.json) parts.push('--json');

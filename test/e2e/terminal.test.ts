@@ -1,0 +1,107 @@
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { HAS_TMUX, Terminal } from '../support/tmux.js';
+
+// Keys pressed on a real terminal (tmux), not signals sent to the process.
+let t: TestEnv;
+let term: Terminal;
+const fresh = () => {
+  term?.close();
+  term = new Terminal({ ...t.env, ROUTER_MANAGEMENT_KEY: t.managementKey });
+};
+const router = `node ${BIN}`;
+
+beforeAll(async () => {
+  t = await startTestEnv({ batchDelayMs: 300 });
+});
+afterAll(async () => {
+  term?.close();
+  await t.close();
+});
+
+const lines = (n: number) => Array.from({ length: n }, (_, i) => JSON.stringify({ custom_id: `r${i}`, body: { model: 'local/echo', messages: [{ role: 'user', content: `m${i}` }] } })).join('\n');
+
+describe.skipIf(!HAS_TMUX)('Ctrl-C on a terminal', () => {
+  it('stops batch get --watch within a second, prints the id and the exact resume command, exit 130', async () => {
+    const file = join(t.dir, 'slow.jsonl');
+    writeFileSync(file, lines(40));
+    const created = await t.run(['batch', 'create', file]);
+    const id = created.stdout.trim();
+    const out = join(t.dir, 'watch-out.jsonl');
+    fresh();
+    term.run(`${router} batch get ${id} --watch --interval 0.1 --results ${out}`);
+    await term.waitFor(new RegExp(`${id} (validating|in_progress)`));
+    const pressed = Date.now();
+    term.keys('C-c');
+    const screen = await term.waitFor(/Resume with: .*\n?.*--results/);
+    expect(Date.now() - pressed).toBeLessThan(1500);
+    expect(screen).toContain(`Resume with: router batch get ${id} --watch --interval 0.1 --results ${out}`);
+    expect(await term.lastExit()).toBe(130);
+    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(t.dir).filter((n) => n.startsWith('.router-tmp-'))).toEqual([]);
+  });
+
+  it('stops batch create --watch the same way; the new id was printed first', async () => {
+    const file = join(t.dir, 'slow2.jsonl');
+    writeFileSync(file, lines(40));
+    fresh();
+    term.run(`${router} batch create ${file} --watch --interval 0.1`);
+    const before = await term.waitFor(/created (batch_\w+)/);
+    const id = /created (batch_\w+)/.exec(before)![1]!;
+    await term.waitFor(new RegExp(`${id} (validating|in_progress)`));
+    term.keys('C-c');
+    await term.waitFor(new RegExp(`Resume with: router batch get ${id} --watch --interval 0.1`));
+    expect(await term.lastExit()).toBe(130);
+  });
+});
+
+describe.skipIf(!HAS_TMUX)('router chat -i on a terminal', () => {
+  it('Ctrl-C stops a pending answer and returns to the prompt; keys typed meanwhile never reach the shell', async () => {
+    fresh();
+    term.run(`${router} chat -i --model local/echo`);
+    await term.waitFor(/^>\s*$/m);
+    await t.admin('faults', { faults: ['slow,delay_ms=4000,times=1,path=/v1/chat/completions'] });
+    term.run('wait for me');
+    await new Promise((r) => setTimeout(r, 400));
+    term.type('echo LEAK');
+    term.keys('Enter');
+    term.keys('C-c');
+    await term.waitFor(/answer stopped/);
+    await term.waitFor(/^>\s*$/m);
+    term.run('second question');
+    await term.waitFor(/^second question$/m);
+    term.keys('C-d');
+    expect(await term.lastExit()).toBe(0);
+    const screen = term.screen();
+    expect(screen).not.toMatch(/^LEAK$/m);
+    expect(screen).not.toMatch(/command not found/);
+  });
+
+  it('Ctrl-C clears a line with text; on an empty line it exits 130', async () => {
+    fresh();
+    term.run(`${router} chat -i --model local/echo`);
+    await term.waitFor(/^>\s*$/m);
+    term.type('half typed');
+    term.keys('C-c');
+    term.run('fresh line');
+    await term.waitFor(/^fresh line$/m);
+    expect(term.screen()).not.toMatch(/^half typed/m);
+    term.keys('C-c');
+    expect(await term.lastExit()).toBe(130);
+  });
+
+  it('a failure inside the REPL is one line and the conversation goes on', async () => {
+    fresh();
+    term.run(`${router} chat -i --model local/echo`);
+    await term.waitFor(/^>\s*$/m);
+    term.run(`/save ${join(t.dir, 'no-such-folder', 'x.json')}`);
+    await term.waitFor(/error: cannot write .*no-such-folder.*does not exist/);
+    term.run('still here');
+    await term.waitFor(/^still here$/m);
+    term.run('/exit');
+    expect(await term.lastExit()).toBe(0);
+    expect(term.screen()).not.toMatch(/^\s+at /m);
+  });
+});

@@ -1,0 +1,224 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEnv, type TestEnv } from '../helpers.js';
+
+let t: TestEnv;
+let requests: string;
+let batchId: string;
+
+beforeAll(async () => {
+  t = await startTestEnv();
+  requests = join(t.dir, 'requests.jsonl');
+  writeFileSync(requests, ['a', 'b'].map((c) => JSON.stringify({ custom_id: c, body: { model: 'local/echo', messages: [{ role: 'user', content: c }] } })).join('\n'));
+  batchId = (await t.run(['batch', 'create', requests])).stdout.trim();
+  expect((await t.run(['batch', 'get', batchId, '--watch', '--interval', '0.05'])).code).toBe(0);
+});
+afterAll(() => t.close());
+
+const mgmt = () => ({ ROUTER_MANAGEMENT_KEY: t.managementKey });
+const chatRequests = () => t.requests().filter((r) => r.method === 'POST').length;
+
+describe('stdout on a full disk: one line on stderr, non-zero exit, for every command', () => {
+  const cases: [string, () => string[]][] = [
+    ['--help', () => ['--help']],
+    ['--version', () => ['--version']],
+    ['chat', () => ['chat', '--model', 'local/lorem', 'write 40 words']],
+    ['chat --json', () => ['chat', '--json', '--model', 'local/echo', 'hi']],
+    ['responses', () => ['responses', '--model', 'local/lorem', 'hi']],
+    ['embed', () => ['embed', '--model', 'local/embed', 'a', 'b']],
+    ['speak', () => ['speak', 'hello', '--voice', 'alloy', '--model', 'local/tts']],
+    ['decide', () => ['decide', '--model', 'local/judge', '--state-text', 'x', '--noul', 'q', 'is it?']],
+    ['batch create', () => ['batch', 'create', requests]],
+    ['batch list', () => ['batch', 'list']],
+    ['batch get', () => ['batch', 'get', batchId, '--json']],
+    ['batch get --results', () => ['batch', 'get', batchId, '--results']],
+    ['config path', () => ['config', 'path']],
+    ['completion bash', () => ['completion', 'bash']],
+    ['chat --help', () => ['chat', '--help']],
+  ];
+  for (const [name, args] of cases) {
+    it(name, async () => {
+      const r = await t.run(args(), { stdoutPath: '/dev/full', env: mgmt() });
+      expect(r.code).not.toBe(0);
+      expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^error: .*disk full/)]);
+    });
+  }
+});
+
+describe('bad output paths: one line, exit 2, nothing sent', () => {
+  it('speak -o into a missing folder, onto a folder, with an extension the service does not produce', async () => {
+    const before = chatRequests();
+    const missing = await t.run(['speak', 'hi', '--voice', 'alloy', '--model', 'local/tts', '-o', join(t.dir, 'nope', 'a.mp3')], { env: mgmt() });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^error: cannot write .*nope\/a\.mp3: folder .* does not exist\n$/);
+    const folder = await t.run(['speak', 'hi', '--voice', 'alloy', '--model', 'local/tts', '-o', t.dir], { env: mgmt() });
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toMatch(/is a folder/);
+    const wav = await t.run(['speak', 'hi', '--voice', 'alloy', '--model', 'local/tts', '-o', join(t.dir, 'a.wav')], { env: mgmt() });
+    expect(wav.code).toBe(2);
+    expect(wav.stderr).toMatch(/produces mp3 or pcm/);
+    expect(chatRequests()).toBe(before);
+  });
+
+  it('--results naming a folder or a missing folder, before the batch is created', async () => {
+    const before = chatRequests();
+    for (const target of [t.dir, join(t.dir, 'missing', 'out.jsonl')]) {
+      const r = await t.run(['batch', 'create', requests, '--watch', '--results', target]);
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      const g = await t.run(['batch', 'get', batchId, '--results', target]);
+      expect(g.code).toBe(2);
+    }
+    expect(chatRequests()).toBe(before);
+  });
+
+  it('a device is written, never replaced; a pcm extension asks for pcm', async () => {
+    const r = await t.run(['batch', 'get', batchId, '--results', '/dev/null']);
+    expect(r.code).toBe(0);
+    expect(statSync('/dev/null').isCharacterDevice()).toBe(true);
+    const pcm = await t.run(['speak', 'hi', '--voice', 'alloy', '--model', 'local/tts', '-o', join(t.dir, 'a.pcm')], { env: mgmt() });
+    expect(pcm.code).toBe(0);
+    expect(t.requests().at(-1)!.body.response_format).toBe('pcm');
+  });
+
+  it('temp files a killed run left behind are swept by the next run to that folder', async () => {
+    const dir = join(t.dir, 'sweep');
+    mkdirSync(dir);
+    writeFileSync(join(dir, '.router-tmp-out.jsonl.999999.abcdef'), 'half');
+    const r = await t.run(['batch', 'get', batchId, '--results', join(dir, 'out.jsonl')]);
+    expect(r.code).toBe(0);
+    expect(readdirSync(dir)).toEqual(['out.jsonl']);
+  });
+});
+
+describe('serve refuses what it cannot use, in words', () => {
+  it('a port in use, a state path that is a file', async () => {
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const port = (blocker.address() as { port: number }).port;
+    const busy = await t.run(['serve', '--port', String(port), '--state', join(t.dir, 'st')]);
+    blocker.close();
+    expect(busy.code).not.toBe(0);
+    expect(busy.stderr).toBe(`error: port ${port} is in use: try another --port, or --port 0 for any free one\n`);
+    const file = join(t.dir, 'state-file');
+    writeFileSync(file, '');
+    const bad = await t.run(['serve', '--port', '0', '--state', file]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--state .* is a file, not a folder/);
+  });
+});
+
+describe('typos and unknown names', () => {
+  it('keeps "Did you mean" on one line and says where to look; help for an unknown command is exit 2', async () => {
+    const cmd = await t.run(['chta', 'hi']);
+    expect(cmd.code).toBe(2);
+    expect(cmd.stderr).toBe(`error: unknown command 'chta' (Did you mean chat?); see "router --help"\n`);
+    const flag = await t.run(['chat', '--modle', 'x', 'hi']);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toBe(`error: unknown option '--modle' (Did you mean --model?); see "router chat --help"\n`);
+    const help = await t.run(['help', 'nope']);
+    expect(help.code).toBe(2);
+    expect(help.stdout).toBe('');
+  });
+
+  it('a malformed API root is a usage error everywhere; an unknown profile is an error even with env keys', async () => {
+    for (const root of ['127.0.0.1:8080/api', 'ftp://host/api']) {
+      const flag = await t.run(['--api-root', root, 'chat', 'hi']);
+      expect(flag.code).toBe(2);
+      const env = await t.run(['batch', 'list'], { env: { ROUTER_API_ROOT: root } });
+      expect(env.code).toBe(2);
+      expect(env.stderr).toMatch(/ROUTER_API_ROOT must be an http\(s\) URL/);
+    }
+    const p = await t.run(['--profile', 'nope', 'chat', 'hi']);
+    expect(p.code).toBe(2);
+    expect(p.stderr).toMatch(/no profile "nope"/);
+  });
+
+  it('a corrupt config file: names the file and position, never echoes its contents', async () => {
+    const dir = join(t.dir, 'corrupt');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'config.json'), '{"profiles": {"x": {"api_key": "sk-secret-fragment-123"}');
+    const r = await t.run(['config', 'list'], { env: { ROUTER_CONFIG_DIR: dir } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/config\.json is not valid JSON/);
+    expect(r.stderr).not.toMatch(/secret-fragment/);
+  });
+});
+
+describe('onboarding as written', () => {
+  it('login checks the key first; config set refuses a key as an argument', async () => {
+    const cfg = { ROUTER_CONFIG_DIR: join(t.dir, 'login-cfg'), ROUTER_API_KEY: '', ROUTER_API_ROOT: '' };
+    const wrong = await t.run(['login', '--with-key', '--api-root', t.apiRoot], { input: 'sk-rt-v1-wrongwrongwrong', env: cfg });
+    expect(wrong.code).toBe(3);
+    expect(wrong.stderr).toMatch(/refused the key \(401\): nothing saved/);
+    const empty = await t.run(['login', '--with-key', '--api-root', t.apiRoot], { input: '', env: cfg });
+    expect(empty.code).toBe(2);
+    const ok = await t.run(['login', '--with-key', '--api-root', t.apiRoot], { input: t.apiKey, env: cfg });
+    expect(ok.code).toBe(0);
+    expect((await t.run(['chat', '--model', 'local/echo', 'saved'], { env: cfg })).stdout).toBe('saved\n');
+    const arg = await t.run(['config', 'set', 'api_key', 'sk-rt-v1-onthecommandline'], { env: cfg });
+    expect(arg.code).toBe(2);
+    expect(arg.stderr).toMatch(/not taken as an argument/);
+  });
+
+  it('serve prints both keys with a line to paste; a 403 on speech says how to set the management key', async () => {
+    const r = await t.run(['speak', 'hi', '--voice', 'alloy', '--model', 'local/tts'], { env: { ROUTER_MANAGEMENT_KEY: '' } });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/ROUTER_MANAGEMENT_KEY/);
+  });
+
+  it('piped stdin and a prompt go together: stdin first, then the prompt (chat, responses, decide)', async () => {
+    const chat = await t.run(['chat', '--model', 'local/echo', 'summarize'], { input: 'the notes\n' });
+    expect(chat.stdout).toBe('the notes\n\nsummarize\n');
+    t.clearRequests();
+    const resp = await t.run(['responses', '--model', 'local/echo', 'summarize'], { input: 'the notes' });
+    expect(resp.code).toBe(0);
+    expect(JSON.stringify(t.requests()[0]!.body.input)).toContain('the notes\\n\\nsummarize');
+    t.clearRequests();
+    const dec = await t.run(['decide', '--model', 'local/judge', '--noul', 'spam', 'Is this spam?'], { input: 'buy now', env: mgmt() });
+    expect(dec.code).toBe(0);
+    expect(t.requests()[0]!.body.state).toBe('buy now');
+  });
+});
+
+describe('--watch and batch ids', () => {
+  it('a watch rides out the emulator going down and coming back, then writes the results', async () => {
+    const s = await startTestEnv({ batchDelayMs: 150 });
+    try {
+      const file = join(s.dir, 'r.jsonl');
+      writeFileSync(file, Array.from({ length: 12 }, (_, i) => JSON.stringify({ custom_id: `k${i}`, body: { model: 'local/echo', messages: [{ role: 'user', content: `m${i}` }] } })).join('\n'));
+      const out = join(s.dir, 'out.jsonl');
+      const child = s.spawn(['batch', 'create', file, '--watch', '--interval', '0.1', '--results', out, '--max-retries', '0']);
+      let stderr = '';
+      child.stderr!.on('data', (c) => (stderr += c));
+      const exited = new Promise<number | null>((r) => child.on('close', r));
+      await new Promise((r) => setTimeout(r, 600));
+      await s.restart({ downMs: 1500 });
+      expect(await exited).toBe(0);
+      expect(stderr).toMatch(/created batch_\w+/);
+      expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(12);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('--exit-status: a failed batch exits 9 even when it ended before the call', async () => {
+    const bad = join(t.dir, 'bad-model.jsonl');
+    writeFileSync(bad, JSON.stringify({ custom_id: 'x', body: { model: 'local/echo', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }] } }));
+    const id = (await t.run(['batch', 'create', bad])).stdout.trim();
+    const w = await t.run(['batch', 'get', id, '--watch', '--interval', '0.05']);
+    expect(w.code).toBe(9);
+    expect((await t.run(['batch', 'get', id])).code).toBe(0);
+    expect((await t.run(['batch', 'get', id, '--exit-status'])).code).toBe(9);
+    expect((await t.run(['batch', 'get', batchId, '--exit-status'])).code).toBe(0);
+  });
+
+  it('piped batch output follows one rule: a TSV line per batch', async () => {
+    const get = (await t.run(['batch', 'get', batchId])).stdout;
+    const list = (await t.run(['batch', 'list', '--limit', '100'])).stdout;
+    expect(get.split('\t')).toHaveLength(6);
+    expect(list.split('\n')).toContain(get.trim());
+  });
+});
