@@ -133,7 +133,7 @@ function unknownHelpTopic(program: Command, args: string[]): string | undefined 
 export async function main(argv: string[], streams: Streams = processStreams()): Promise<number> {
   const args = argv.slice(2);
   const real = streams.stdout === process.stdout;
-  const runtime: Runtime = { streams, argv: args, exitCode: EXIT.OK, interrupts: real };
+  const runtime: Runtime = { streams, argv: args, exitCode: EXIT.OK, interrupts: real, fullProgram: () => buildProgram() };
   if (real) installLastResort(runtime);
   const program = await buildProgram(invokedCommand(args) ?? null);
   attachRuntime(program, runtime);

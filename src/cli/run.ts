@@ -12,6 +12,8 @@ export interface Runtime {
   exitCode: number;
   /** Registered by `main`: takes Ctrl-C away from the default (kill) while a command runs. */
   interrupts: boolean;
+  /** The whole command tree (for completions), from `main` without importing it. */
+  fullProgram?: () => Promise<Command>;
 }
 
 export interface RunContext<O> {

@@ -47,7 +47,7 @@ export function registerChat(program: Command): void {
       'after',
       `
 Examples:
-  $ router chat "Name three rivers"
+  $ router chat "Name three rivers" --model local/lorem
   $ git diff | router chat -s "Review this diff" --model local/lorem
   $ router chat --json --temperature 0.2 "hi" | jq -r '.choices[0].message.content'`,
     )

@@ -1,5 +1,5 @@
 import { Argument, type Command, type Option } from '../commander.js';
-import { action } from '../run.js';
+import { action, runtimeOf } from '../run.js';
 
 interface Node {
   path: string;
@@ -104,13 +104,13 @@ export function registerCompletion(program: Command): void {
     .description('Print the completion script for bash, zsh or fish, generated from the command tree.')
     .addArgument(new Argument('<shell>', 'shell').choices(['bash', 'zsh', 'fish']))
     .addHelpText('after', `
-Install:
-  bash: router completion bash > ~/.local/share/bash-completion/completions/router
-  zsh:  router completion zsh > "\${fpath[1]}/_router"
-  fish: router completion fish > ~/.config/fish/completions/router.fish`)
+Examples (zsh: with fpath+=(~/.zfunc) before compinit in ~/.zshrc):
+  $ router completion bash > ~/.local/share/bash-completion/completions/router
+  $ router completion zsh > ~/.zfunc/_router
+  $ router completion fish > ~/.config/fish/completions/router.fish`)
     .action(
-      action<Record<string, never>, [string]>(async ({ io }, shell) => {
-        const root = await (await import('../main.js')).buildProgram();
+      action<Record<string, never>, [string]>(async ({ io, cmd }, shell) => {
+        const root = await runtimeOf(cmd).fullProgram!();
         io.out(shell === 'bash' ? bashScript(root) : shell === 'zsh' ? zshScript(root) : fishScript(root));
       }),
     );

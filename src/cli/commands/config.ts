@@ -76,7 +76,7 @@ Precedence: flags (--profile, --api-root, --model) > environment (ROUTER_PROFILE
 ROUTER_MANAGEMENT_KEY, ROUTER_API_ROOT, ROUTER_MODEL) > the profile.
 
 Examples:
-  $ router config set api_root http://127.0.0.1:8080/api
+  $ router config set api_root "$ROUTER_API_ROOT"
   $ router config set api_key < key.txt
   $ router config list --json`,
     );
@@ -89,7 +89,7 @@ Examples:
     .argument('<setting>', FIELDS.join(' | '))
     .argument('[value]', 'the value (leave out for keys)')
     .option('-p, --profile <name>', 'profile (default: the current one)')
-    .addHelpText('after', '\nExamples:\n  $ router config set model local/lorem\n  $ printf %s "$KEY" | router config set api_key --profile work')
+    .addHelpText('after', '\nExamples:\n  $ router config set model local/lorem\n  $ printf %s "$ROUTER_API_KEY" | router config set api_key --profile work')
     .action(
       action<ProfileOpt, [string, string | undefined]>(async ({ io, opts, flags }, name, value) => {
         const f = field(name);
@@ -215,7 +215,7 @@ export function registerLogin(program: Command): void {
     .option('--api-root <url>', 'API root to store with it, e.g. http://127.0.0.1:8080/api')
     .option('-m, --model <id>', 'default model to store with it')
     .option('--no-verify', 'save the key without checking it against the service')
-    .addHelpText('after', '\nExamples:\n  $ router login\n  $ router login --with-key --profile local --api-root http://127.0.0.1:8080/api < key.txt')
+    .addHelpText('after', '\nExamples:\n  $ router login\n  $ router login --with-key --profile local --api-root "$ROUTER_API_ROOT" < key.txt')
     .action(action<LoginOpts>(runLogin));
 }
 

@@ -42,7 +42,7 @@ Examples:
   $ router decide --state review.txt --model local/judge --noul spam "Is this spam?"
   $ router decide --state-text "The food was cold" --model local/judge \\
       --score sentiment "How positive?" --level negative --level neutral --level positive
-  $ router decide --state ticket.json --questions questions.json --json`)
+  $ router decide --state ticket.json --questions questions.json --model local/judge --json`)
     .action(action<DecideOpts>(runDecide));
 }
 
