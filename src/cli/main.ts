@@ -13,6 +13,8 @@ interface Entry {
   /** How the command reads in `router --help`, without loading it. */
   usage: string;
   summary: string;
+  /** Not listed in help (the completion scripts' own command). */
+  hidden?: boolean;
   load: () => Promise<Register>;
 }
 
@@ -30,7 +32,8 @@ const COMMANDS: Entry[] = [
   { name: 'login', group: 'Setup:', usage: '[options]', summary: 'store an API key in a profile', load: async () => (await import('./commands/config.js')).registerLogin },
   { name: 'config', group: 'Setup:', usage: '', summary: 'manage profiles: API key, API root, default model', load: async () => (await import('./commands/config.js')).registerConfig },
   { name: 'serve', group: 'Setup:', usage: '[options]', summary: 'run the local emulator of the whole API', load: async () => (await import('./commands/serve.js')).registerServe },
-  { name: 'completion', group: 'Setup:', usage: '<shell>', summary: 'print a shell completion script', load: async () => (await import('./commands/completion.js')).registerCompletion },
+  { name: 'completion', group: 'Setup:', usage: '<shell>', summary: 'print a shell completion script', load: async () => (await import('./commands/completion/index.js')).registerCompletion },
+  { name: '__complete', group: 'Setup:', usage: '<kind>', summary: '', hidden: true, load: async () => (await import('./commands/completion/index.js')).registerComplete },
 ];
 
 const GLOBAL_WITH_VALUE = new Set(['-p', '--profile', '--api-root', '--timeout', '--max-retries']);
@@ -82,7 +85,7 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 payment, 5 not found/gone,
   for (const entry of COMMANDS) {
     if (program.commands.length === 0 || program.commands.at(-1)!.helpGroup() !== entry.group) program.commandsGroup(entry.group);
     if (full || entry.name === only) (await entry.load())(program);
-    else program.command(entry.name).usage(entry.usage).summary(entry.summary);
+    else if (!entry.hidden) program.command(entry.name).usage(entry.usage).summary(entry.summary);
   }
   program.configureHelp({
     sortSubcommands: false,

@@ -5,6 +5,7 @@ import { Responses } from './resources/responses.js';
 import { Embeddings } from './resources/embeddings.js';
 import { Speech } from './resources/speech.js';
 import { Decisions } from './resources/decisions.js';
+import { Models } from './resources/models.js';
 
 export * from './errors.js';
 export * from './types.js';
@@ -15,6 +16,7 @@ export type { CallOptions } from './resources/shared.js';
 export type { BatchListQuery, BatchHead } from './resources/batches.js';
 export { outputText, type ResponsesRequest, type ResponsesResult, type ResponsesEvent } from './resources/responses.js';
 export { decodeEmbedding, type EmbeddingsRequest } from './resources/embeddings.js';
+export type { Model } from './resources/models.js';
 export type { SpeechRequest, SpeechTurn, SpeechReference, SpeechStream } from './resources/speech.js';
 
 /** Typed client for the Model Routing Service API: one property per resource over one HTTP core. */
@@ -26,6 +28,7 @@ export class RouterClient {
   readonly embeddings: Embeddings;
   readonly speech: Speech;
   readonly decisions: Decisions;
+  readonly models: Models;
 
   constructor(opts: ClientOptions = {}) {
     this.core = new HttpCore(opts);
@@ -35,6 +38,7 @@ export class RouterClient {
     this.embeddings = new Embeddings(this.core);
     this.speech = new Speech(this.core);
     this.decisions = new Decisions(this.core);
+    this.models = new Models(this.core);
   }
 
   close(): Promise<void> {

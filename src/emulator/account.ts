@@ -1,10 +1,27 @@
 import type { Ctx } from './http.js';
 import { HttpError } from './http.js';
 import type { RouteTable } from './server.js';
+import { MODELS } from './models.js';
 
-/** The account operations of the real API that the emulator keeps: credits and keys (management keys only). */
+/** The account operations of the real API that the emulator keeps: the model list, credits and keys (management keys only). */
 export function accountRoutes(): RouteTable {
   return {
+    'GET /v1/models': {
+      access: 'any',
+      handler: async (ctx: Ctx) => {
+        ctx.send(200, {
+          data: MODELS.map((m) => ({
+            id: m.id,
+            canonical_slug: m.id,
+            name: m.id,
+            created: 1_767_225_600,
+            description: `${m.kind} model of the local emulator`,
+            context_length: 131_072,
+            pricing: { prompt: String(m.promptPrice), completion: String(m.completionPrice) },
+          })),
+        });
+      },
+    },
     'GET /v1/credits': {
       access: 'management',
       handler: async (ctx: Ctx) => {

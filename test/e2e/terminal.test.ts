@@ -57,6 +57,17 @@ describe.skipIf(!HAS_TMUX)('Ctrl-C on a terminal', () => {
   });
 });
 
+describe.skipIf(!HAS_TMUX)('errors on a terminal', () => {
+  it('an error that cuts streamed text starts on its own line', async () => {
+    fresh();
+    await t.admin('faults', { faults: ['cut,after=3,times=1,path=/v1/chat/completions'] });
+    term.run(`${router} chat --model local/lorem "write 40 words"`);
+    const screen = await term.waitFor(/^error: /m);
+    expect(screen).toMatch(/\S\n(\r)?error: /);
+    expect(await term.lastExit()).toBe(8);
+  });
+});
+
 describe.skipIf(!HAS_TMUX)('router chat -i on a terminal', () => {
   it('Ctrl-C stops a pending answer and returns to the prompt; keys typed meanwhile never reach the shell', async () => {
     fresh();

@@ -198,6 +198,8 @@ describe('--watch and batch ids', () => {
       await s.restart({ downMs: 1500 });
       expect(await exited).toBe(0);
       expect(stderr).toMatch(/created batch_\w+/);
+      // Dozens of polls, a reconnect: no MaxListenersExceededWarning, no stack.
+      expect(stderr).not.toMatch(/Warning|\n\s+at /);
       expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(12);
     } finally {
       await s.close();

@@ -1,0 +1,40 @@
+import { PROFILE_FIELDS } from '../../../config/fields.js';
+import type { RunContext } from '../../run.js';
+import type { DynamicKind } from './tree.js';
+
+/** A completion waits at most this long for the service, with no retries. */
+const TIMEOUT_S = 3;
+
+async function profiles(ctx: RunContext<unknown>): Promise<{ names: string[]; models: string[] }> {
+  const { ProfileStore } = await import('../../../config/profiles.js');
+  const s = new ProfileStore(ctx.env.ROUTER_CONFIG_DIR);
+  const names = s.names();
+  return { names, models: names.map((n) => s.get(n)?.model).filter((m): m is string => !!m) };
+}
+
+export async function candidates(ctx: RunContext<unknown>, kind: DynamicKind): Promise<string[]> {
+  if (kind === 'settings') return [...PROFILE_FIELDS];
+  if (kind === 'profiles') return (await profiles(ctx)).names;
+  const flags = { ...ctx.flags, timeout: TIMEOUT_S, maxRetries: 0 };
+  const { connect } = await import('../../context.js');
+  if (kind === 'batch-ids') {
+    const { client } = await connect(ctx.io, flags);
+    try {
+      return (await client.batches.list({ limit: 50 })).data.map((b) => b.id);
+    } finally {
+      await client.close();
+    }
+  }
+  const known = new Set([...(await profiles(ctx).catch(() => ({ models: [] as string[] }))).models, ...(ctx.env.ROUTER_MODEL ? [ctx.env.ROUTER_MODEL] : [])]);
+  try {
+    const { client } = await connect(ctx.io, flags);
+    try {
+      for (const m of await client.models.list()) known.add(m.id);
+    } finally {
+      await client.close();
+    }
+  } catch {
+    /* offline or no key: the configured models still complete */
+  }
+  return [...known];
+}

@@ -1,0 +1,64 @@
+import type { Command, Option } from '../../commander.js';
+
+/** Values a shell asks `router __complete KIND` for at completion time. */
+export type DynamicKind = 'batch-ids' | 'profiles' | 'settings' | 'models';
+
+export interface Flag {
+  name: string;
+  short?: string;
+  summary: string;
+  takesValue: boolean;
+  choices?: readonly string[];
+  dynamic?: DynamicKind;
+}
+
+export interface Node {
+  path: string;
+  summary: string;
+  subcommands: { name: string; summary: string }[];
+  flags: Flag[];
+  /** What the first positional argument completes to. */
+  arg?: { choices?: readonly string[]; dynamic?: DynamicKind; files?: boolean };
+}
+
+/** Positional arguments whose values are known (the rest are files or free text). */
+const ARG_KINDS: Record<string, DynamicKind> = {
+  'batch get': 'batch-ids',
+  'config use': 'profiles',
+  'config delete': 'profiles',
+  'config set': 'settings',
+  'config get': 'settings',
+};
+const FLAG_KINDS: Record<string, DynamicKind> = { '--profile': 'profiles', '--model': 'models', '--models': 'models' };
+const FILE_ARGS = new Set(['batch create']);
+
+/** Walks the commander tree: every visible command path with its subcommands, flags and argument. */
+export function commandTree(program: Command): Node[] {
+  const nodes: Node[] = [];
+  const globals = program.options as readonly Option[];
+  const visible = (c: Command) => c.name() !== 'help' && !(c as unknown as { _hidden?: boolean })._hidden;
+  const visit = (cmd: Command, path: string) => {
+    const own = cmd === program ? [] : (cmd.options as readonly Option[]);
+    const flags: Flag[] = [...own, ...globals]
+      .filter((o) => o.long && !o.hidden)
+      .map((o) => ({ name: o.long!, short: o.short, summary: o.description, takesValue: o.required || o.optional, choices: o.argChoices, dynamic: FLAG_KINDS[o.long!] }));
+    flags.push({ name: '--help', short: '-h', summary: 'display help', takesValue: false });
+    const subs = cmd.commands.filter(visible).map((c) => ({ name: c.name(), summary: c.summary() || c.description() }));
+    const first = (cmd.registeredArguments ?? [])[0];
+    const arg = ARG_KINDS[path] ? { dynamic: ARG_KINDS[path] } : first?.argChoices ? { choices: first.argChoices } : FILE_ARGS.has(path) ? { files: true } : undefined;
+    nodes.push({ path, summary: cmd.summary() || cmd.description(), subcommands: subs, flags, arg });
+    for (const c of cmd.commands) if (visible(c)) visit(c, path ? `${path} ${c.name()}` : c.name());
+  };
+  visit(program, '');
+  return nodes;
+}
+
+/** Single-quoted for any POSIX shell (and fish). */
+export const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** The argument's completion as one word the scripts branch on: dynamic:KIND, choices:A B C, files, or empty. */
+export function argKind(n: Node): string {
+  if (n.arg?.dynamic) return `dynamic:${n.arg.dynamic}`;
+  if (n.arg?.choices) return `choices:${n.arg.choices.join(' ')}`;
+  return n.arg?.files ? 'files' : '';
+}

@@ -1,0 +1,15 @@
+import { Resource, type CallOptions } from './shared.js';
+
+export interface Model {
+  id: string;
+  name?: string;
+  [key: string]: unknown;
+}
+
+/** The models the service routes to (`GET {base_url}/models`, from the official OpenAPI description). */
+export class Models extends Resource {
+  async list(opts: CallOptions = {}): Promise<Model[]> {
+    const { data } = await this.core.json<{ data: Model[] }>({ method: 'GET', path: '/models', signal: opts.signal, timeoutMs: opts.timeoutMs });
+    return data.data;
+  }
+}

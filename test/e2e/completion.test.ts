@@ -1,0 +1,85 @@
+import { chmodSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { spawnSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { HAS_TMUX, Terminal } from '../support/tmux.js';
+
+// Completions pressed with Tab in the real shells (bash, zsh, fish from Debian's packages).
+const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
+const has = (shell: string) => HAS_TMUX && spawnSync(shell, ['-c', 'exit 0']).status === 0;
+
+let t: TestEnv;
+let env: Record<string, string>;
+let batchId: string;
+
+beforeAll(async () => {
+  t = await startTestEnv();
+  const bin = join(t.dir, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'router'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+  chmodSync(join(bin, 'router'), 0o755);
+  // A workspace of its own, holding exactly one batch, so that the batch id completes in full.
+  const ws = await t.admin('workspaces', {});
+  env = { ...t.env, ROUTER_API_KEY: ws.api_key, PATH: `${bin}:${process.env.PATH}`, HOME: t.dir };
+  const file = join(t.dir, 'one.jsonl');
+  writeFileSync(file, JSON.stringify({ custom_id: 'a', body: { model: 'local/echo', messages: [{ role: 'user', content: 'x' }] } }));
+  batchId = (await t.run(['batch', 'create', file], { env })).stdout.trim();
+  expect((await t.run(['login', '--with-key', '--profile', 'zebra', '--no-verify'], { input: ws.api_key, env })).code).toBe(0);
+});
+afterAll(() => t.close());
+
+const SHELLS: [string, string[], string][] = [
+  ['bash', ['bash', '--norc', '--noprofile'], `source ${join(ROOT, 'completions', 'router.bash')}`],
+  ['zsh', ['zsh', '-f'], `autoload -U compinit && compinit -u && source ${join(ROOT, 'completions', '_router')}`],
+  ['fish', ['fish', '--no-config'], `source ${join(ROOT, 'completions', 'router.fish')}`],
+];
+
+for (const [name, shell, setup] of SHELLS) {
+  describe.skipIf(!has(name))(`${name} completions`, () => {
+    let term: Terminal;
+    beforeAll(async () => {
+      term = new Terminal(env, shell);
+      term.run(setup);
+      term.run('echo READY');
+      await term.waitFor(/^READY/m);
+    });
+    afterAll(() => term?.close());
+
+    /** Types `line`, presses Tab, types a marker, and returns what the line became. */
+    const tab = async (line: string): Promise<string> => {
+      term.run('clear');
+      term.type(line);
+      await term.waitFor(new RegExp(line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').trimEnd()));
+      term.keys('Tab');
+      // Wait for the line to change (the shell may ask the service), then mark where it ends.
+      const current = () => {
+        const row = term.screen().split('\n').filter((l) => l.includes('router')).at(-1) ?? '';
+        return row.slice(row.indexOf('router')).trimEnd();
+      };
+      for (const until = Date.now() + 3000; Date.now() < until && current() === line.trimEnd(); ) await new Promise((r) => setTimeout(r, 50));
+      term.type('@');
+      const screen = await term.waitFor(/@/);
+      term.keys('C-c');
+      const row = screen.split('\n').find((l) => l.includes('@'))!;
+      return row.slice(row.indexOf('router')).replace(/@.*$/, '');
+    };
+
+    it('subcommands, flags and their allowed values', async () => {
+      expect(await tab('router ba')).toBe('router batch ');
+      expect(await tab('router chat --serv')).toBe('router chat --service-tier ');
+      expect(await tab('router chat --service-tier ul')).toBe('router chat --service-tier ultrafast ');
+      expect(await tab('router completion z')).toBe('router completion zsh ');
+    });
+
+    it('live values: batch ids, profile names, setting names, model ids from the service', async () => {
+      expect(await tab('router batch get ')).toBe(`router batch get ${batchId} `);
+      expect(await tab('router --profile ze')).toBe('router --profile zebra ');
+      expect(await tab('router config use ze')).toBe('router config use zebra ');
+      expect(await tab('router config set man')).toBe('router config set management_key ');
+      expect(await tab('router chat --model local/ec')).toBe('router chat --model local/echo ');
+    });
+  });
+}
