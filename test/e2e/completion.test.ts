@@ -59,7 +59,14 @@ for (const [name, shell, setup] of SHELLS) {
         const row = term.screen().split('\n').filter((l) => l.includes('router')).at(-1) ?? '';
         return row.slice(row.indexOf('router')).trimEnd();
       };
-      for (const until = Date.now() + 3000; Date.now() < until && current() === line.trimEnd(); ) await new Promise((r) => setTimeout(r, 50));
+      // Changed, and the same on two looks 150 ms apart (shells redraw the line on their way).
+      let last = line.trimEnd();
+      for (const until = Date.now() + 5000; Date.now() < until; ) {
+        await new Promise((r) => setTimeout(r, 150));
+        const now = current();
+        if (now !== line.trimEnd() && now === last) break;
+        last = now;
+      }
       term.type('@');
       const screen = await term.waitFor(/@/);
       term.keys('C-c');

@@ -9,10 +9,11 @@ export function registerCompletion(program: Command): void {
     .description('Print the completion script for bash, zsh or fish, generated from the command tree. Batch ids, profiles, settings and models are looked up as you press Tab.')
     .addArgument(new Argument('<shell>', 'shell').choices(['bash', 'zsh', 'fish']))
     .addHelpText('after', `
-Examples (zsh: with fpath+=(~/.zfunc) before compinit in ~/.zshrc):
+Examples:
   $ router completion bash > ~/.local/share/bash-completion/completions/router
   $ router completion zsh > ~/.zfunc/_router
-  $ router completion fish > ~/.config/fish/completions/router.fish`)
+  $ router completion fish > ~/.config/fish/completions/router.fish
+(zsh: put fpath+=(~/.zfunc) before compinit in ~/.zshrc)`)
     .action(
       action<Record<string, never>, [string]>(async ({ io, cmd }, shell) => {
         const root = await runtimeOf(cmd).fullProgram!();

@@ -1,0 +1,79 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APIError, ConnectionError, RouterClient, StreamError } from '../../src/client/index.js';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+
+// The exported library, as a program that imports it would use it.
+let emu: Emulator;
+let dir: string;
+let client: RouterClient;
+let mgmt: RouterClient;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'router-client-'));
+  emu = await startEmulator({ stateDir: join(dir, 'state'), port: 0, batchDelayMs: 0 });
+  const { apiKey, managementKey } = emu.store.firstKeys();
+  client = new RouterClient({ apiKey, apiRoot: emu.apiRoot, maxRetries: 1 });
+  mgmt = new RouterClient({ apiKey: managementKey, apiRoot: emu.apiRoot });
+});
+afterAll(async () => {
+  await client.close();
+  await mgmt.close();
+  await emu.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const user = (content: string) => [{ role: 'user' as const, content }];
+
+describe('RouterClient', () => {
+  it('chat: create and stream, with usage and cost', async () => {
+    const c = await client.chat.create({ model: 'local/echo', messages: user('hi') });
+    expect(c.choices[0]!.message.content).toBe('hi');
+    expect(c.usage.cost).toBeGreaterThan(0);
+    let text = '';
+    let sawUsage = false;
+    for await (const chunk of await client.chat.stream({ model: 'local/lorem', messages: user('write 8 words') })) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      if (chunk.usage) sawUsage = true;
+    }
+    expect(text.trim().split(/\s+/)).toHaveLength(8);
+    expect(sawUsage).toBe(true);
+  });
+
+  it('embeddings, models, speech (management key), batches', async () => {
+    const e = await client.embeddings.create({ model: 'local/embed', input: ['a', 'b'], dimensions: 4 });
+    expect(e.data).toHaveLength(2);
+    expect((await client.models.list()).map((m) => m.id)).toContain('local/echo');
+    const audio = await mgmt.speech.create({ model: 'local/tts', voice: 'alloy', input: 'hi', response_format: 'pcm' });
+    let bytes = 0;
+    for await (const chunk of audio.chunks) bytes += chunk.length;
+    expect(bytes).toBeGreaterThan(1000);
+    const page = await client.batches.list({ limit: 1 });
+    expect(page.object).toBe('list');
+  });
+
+  it('typed errors: status classes, a stream error, a refused connection', async () => {
+    const err = await client.batches.get('batch_none').catch((e) => e);
+    expect(err).toBeInstanceOf(APIError);
+    expect(err.status).toBe(404);
+    const forbidden = await client.speech.create({ model: 'local/tts', voice: 'alloy', input: 'x' }).catch((e) => e);
+    expect(forbidden).toBeInstanceOf(APIError);
+    expect(forbidden.status).toBe(403);
+    const stream = await client.chat.stream({ model: 'local/lorem', messages: user('write 30 words') }, { headers: { 'x-router-fault': 'error-chunk,after=2' } }).catch((e) => e);
+    const caught = await (async () => {
+      try {
+        for await (const _ of stream) {
+          /* drain */
+        }
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(caught).toBeInstanceOf(StreamError);
+    const down = new RouterClient({ apiKey: 'x', apiRoot: 'http://127.0.0.1:9/api', maxRetries: 0 });
+    expect(await down.chat.create({ model: 'a/b', messages: user('x') }).catch((e) => e)).toBeInstanceOf(ConnectionError);
+    await down.close();
+  });
+});

@@ -1,0 +1,127 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { backoffDelay, parseRetryAfter } from '../../src/client/core.js';
+import { APIError, ConnectionError, ProtocolError, StreamError, TimeoutError } from '../../src/client/errors.js';
+import { buildChatRequest } from '../../src/cli/commands/chat-request.js';
+import { questionsFromArgv } from '../../src/cli/commands/decide.js';
+import { scanRequests } from '../../src/cli/commands/batch/scan.js';
+import { reportError } from '../../src/cli/errors.js';
+import { CliError, EXIT } from '../../src/cli/exit-codes.js';
+import { IO } from '../../src/cli/io.js';
+import { sleep } from '../../src/internal/sleep.js';
+import { testStreams } from '../support/inprocess.js';
+
+describe('Retry-After and backoff', () => {
+  it('reads seconds and HTTP dates; backoff doubles with jitter and is capped', () => {
+    expect(parseRetryAfter('3')).toBe(3000);
+    expect(parseRetryAfter('0.5')).toBe(500);
+    expect(parseRetryAfter('Wed, 21 Oct 2015 07:28:10 GMT', Date.parse('Wed, 21 Oct 2015 07:28:00 GMT'))).toBe(10_000);
+    expect(parseRetryAfter('soon')).toBeUndefined();
+    expect(parseRetryAfter(undefined)).toBeUndefined();
+    fc.assert(
+      fc.property(fc.nat(20), fc.double({ min: 0, max: 1, noNaN: true }), (attempt, r) => {
+        const d = backoffDelay(attempt, undefined, () => r);
+        const ceiling = Math.min(8000, 500 * 2 ** attempt);
+        return d >= ceiling / 2 && d <= ceiling;
+      }),
+    );
+    expect(backoffDelay(0, 2500)).toBe(2500);
+  });
+});
+
+describe('reportError: one line and the code from the table', () => {
+  const cases: [unknown, number, RegExp][] = [
+    [new CliError('bad flag'), EXIT.USAGE, /^error: bad flag\n$/],
+    [new APIError(401, 'Invalid key'), EXIT.AUTH, /check the API key/],
+    [new APIError(403, 'Only management keys can perform this operation'), EXIT.AUTH, /ROUTER_MANAGEMENT_KEY/],
+    [new APIError(402, 'Insufficient credits'), EXIT.PAYMENT, /Insufficient credits/],
+    [new APIError(410, 'gone'), EXIT.NOT_FOUND, /gone/],
+    [new APIError(429, 'slow down'), EXIT.RATE_LIMITED, /slow down/],
+    [new StreamError(502, 'provider broke'), EXIT.SERVER, /provider broke/],
+    [new APIError(422, 'unprocessable'), EXIT.USAGE, /unprocessable/],
+    [new ConnectionError('connection refused: x'), EXIT.NETWORK, /connection refused/],
+    [new TimeoutError('timed out'), EXIT.NETWORK, /timed out/],
+    [new ProtocolError('bad json'), EXIT.SERVER, /bad json/],
+    [Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', syscall: 'write', path: 'stdout' }), EXIT.FAILURE, /cannot write stdout: disk full/],
+    [Object.assign(new Error('EISDIR'), { code: 'EISDIR', syscall: 'open', path: '/tmp' }), EXIT.USAGE, /is a folder/],
+    [Object.assign(new Error('listen'), { code: 'EADDRINUSE', port: 8080 }), EXIT.FAILURE, /port 8080 is in use/],
+    [Object.assign(new Error('interrupted'), { name: 'AbortError' }), EXIT.INTERRUPTED, /interrupted/],
+    [new Error('something\nwith a second line'), EXIT.FAILURE, /^error: something\n$/],
+  ];
+  for (const [err, code, text] of cases) {
+    it(`${(err as Error).name}: ${(err as Error).message.split('\n')[0]}`, () => {
+      const t = testStreams();
+      expect(reportError(err, new IO({}, t.streams))).toBe(code);
+      expect(t.stderr()).toMatch(text);
+      expect(t.stderr().trim().split('\n')).toHaveLength(1);
+    });
+  }
+});
+
+describe('request builders', () => {
+  it('buildChatRequest puts every flag under its wire name', () => {
+    const req = buildChatRequest([{ role: 'user', content: 'hi' }], { maxTokens: 5, topP: 0.5, stop: ['x'], logitBias: { '42': '-1' }, reasoningEffort: 'low', session: 's', providerOnly: ['a'], fallbacks: false }, 'a/b');
+    expect(req).toEqual({
+      messages: [{ role: 'user', content: 'hi' }],
+      model: 'a/b',
+      max_completion_tokens: 5,
+      top_p: 0.5,
+      stop: ['x'],
+      logit_bias: { '42': -1 },
+      reasoning: { effort: 'low' },
+      session_id: 's',
+      provider: { only: ['a'], allow_fallbacks: false },
+    });
+  });
+
+  it('questionsFromArgv keeps each detail flag with the question before it', () => {
+    const q = questionsFromArgv(['--model', 'x/y', '--score', 'mood', 'How?', '--level', 'bad', '--level', 'good', '--noul', 'spam', 'Spam?']);
+    expect(q).toEqual({
+      mood: { type: 'score', instructions: 'How?', criteria: ['bad', 'good'] },
+      spam: expect.objectContaining({ type: 'noul', instructions: 'Spam?' }),
+    });
+  });
+});
+
+describe('scanRequests', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'router-scan-'));
+  const file = (name: string, content: string | Buffer) => {
+    const p = join(dir, name);
+    writeFileSync(p, content);
+    return p;
+  };
+  const line = (id: string) => JSON.stringify({ custom_id: id, body: { model: 'a/b', messages: [] } });
+
+  it('counts the body it will send, wrapper included, and refuses it over the limit before sending', async () => {
+    const p = file('ok.jsonl', [line('a'), line('b')].join('\n'));
+    const scan = await scanRequests(p, 'ok.jsonl', {});
+    const body = JSON.stringify({ endpoint: scan.endpoint, model: 'a/b', completion_window: '24h', requests: [JSON.parse(line('a')), JSON.parse(line('b'))] });
+    expect(scan.bytes).toBeGreaterThanOrEqual(body.length);
+    await expect(scanRequests(p, 'ok.jsonl', { maxBytes: body.length - 10 })).rejects.toThrow(/over the limit of \d+ bytes/);
+    await expect(scanRequests(p, 'ok.jsonl', { maxRequests: 1 })).rejects.toThrow(/2 requests: a batch holds at most 1/);
+  });
+
+  it('reports invalid UTF-8 with its line number, not as duplicate ids', async () => {
+    const bad = (b: number) => Buffer.concat([Buffer.from('{"custom_id":"'), Buffer.from([b]), Buffer.from('","body":{}}')]);
+    const p = file('utf8.jsonl', Buffer.concat([bad(0xff), Buffer.from('\n'), bad(0xfe)]));
+    const err = await scanRequests(p, 'utf8.jsonl', {}).catch((e) => e as Error);
+    expect(err.message).toMatch(/utf8\.jsonl:1: not valid UTF-8/);
+    expect(err.message).toMatch(/utf8\.jsonl:2: not valid UTF-8/);
+    expect(err.message).not.toMatch(/duplicate/);
+  });
+});
+
+describe('sleep', () => {
+  it('leaves no abort listener behind, however many times it runs', async () => {
+    const c = new AbortController();
+    for (let i = 0; i < 50; i++) await sleep(0, c.signal);
+    const { getEventListeners } = await import('node:events');
+    expect(getEventListeners(c.signal, 'abort')).toHaveLength(0);
+    const pending = sleep(10_000, c.signal);
+    c.abort(new Error('stop'));
+    await expect(pending).rejects.toThrow('stop');
+  });
+});
