@@ -1,6 +1,6 @@
 import type { Ctx } from './http.js';
 import { HttpError } from './http.js';
-import type { RouteTable } from './server.js';
+import type { RouteTable } from './http.js';
 import { MODELS } from './models.js';
 
 /** The account operations of the real API that the emulator keeps: the model list, credits and keys (management keys only). */

@@ -3,7 +3,7 @@ import { HttpError } from './http.js';
 import { parseFault, FaultSpecError, type FaultBoard } from './faults.js';
 import type { LoggedRequest } from './http.js';
 import type { BatchEngine } from './batches.js';
-import type { Handler, RouteTable } from './server.js';
+import type { Handler, RouteTable } from './http.js';
 
 /**
  * Emulator-only routes under `{api_root}/_emulator/`, for tests and demos. All need a management key.

@@ -1,87 +1,21 @@
 import { closeSync, createReadStream, fsyncSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { ArraySplitter, JSONSplitError } from '../internal/json-split.js';
 import type { Ctx } from './http.js';
-import { HttpError, errorTypeFor } from './http.js';
+import { HttpError } from './http.js';
 import { BatchStore, TERMINAL, type BatchRecord, type BatchStatus, type BatchUsage } from './batch-store.js';
 import type { StateStore } from './store.js';
-import { chatCompletion, genId, planChat, textOf } from './chat.js';
-import { planEmbeddings } from './embeddings.js';
-import { planResponses } from './responses.js';
-import { findModel, MODEL_ID_PATTERN, round } from './models.js';
 import { chargeable, drainOrClose } from './billing.js';
-import { knownProvider } from './validate.js';
+import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, bad, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, nonTextPart, publicBatch, type Body } from './batch-rules.js';
+import { executeItem } from './batch-items.js';
+import { listBatches } from './batch-list.js';
 
-export const BATCH_ENDPOINTS = ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/embeddings'];
-export const MAX_BATCH_BYTES = 200 * 1024 * 1024;
-export const MAX_BATCH_REQUESTS = 5000;
-const DAY = 86_400;
-const RETENTION_SECONDS = 30 * DAY;
-const WINDOW_SECONDS = DAY;
-const LISTABLE = ['validating', 'in_progress', 'completed', 'failed', 'expired', 'cancelled'];
-/** Batches are billed at half the per-token price. */
-const BATCH_DISCOUNT = 0.5;
+export { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, publicBatch };
 
-type Body = Record<string, unknown>;
 
 export interface BatchEngineOptions {
   /** Pause before each request (and each state change), so that tests can watch the states. */
   delayMs: number;
-}
-
-const newBatchId = () => `batch_${Date.now().toString(36)}${randomBytes(8).toString('hex')}`;
-
-export function publicBatch(r: BatchRecord): Body {
-  return {
-    id: r.id,
-    object: 'batch',
-    endpoint: r.endpoint,
-    model: r.model,
-    completion_window: r.completion_window,
-    created_at: r.created_at,
-    finalized_at: r.finalized_at,
-    status: r.status,
-    request_counts: r.request_counts,
-    error: r.error,
-    usage: r.usage,
-  };
-}
-
-function bad(message: string): never {
-  throw new HttpError(400, message, 'invalid_request');
-}
-
-function modelKindFor(endpoint: string) {
-  return endpoint === '/v1/embeddings' ? 'embedding' : 'chat';
-}
-
-/** Checks of the batch's own fields, made once the upload is complete. */
-function checkBatchFields(rest: Body): { endpoint: string; model: string; provider: BatchRecord['provider'] } {
-  const endpoint = rest.endpoint;
-  if (typeof endpoint !== 'string' || !BATCH_ENDPOINTS.includes(endpoint)) bad(`endpoint must be one of ${BATCH_ENDPOINTS.join(', ')}`);
-  const model = rest.model;
-  if (typeof model !== 'string' || model === '') bad('model must be a non-empty string');
-  if (!MODEL_ID_PATTERN.test(model)) bad(`model must look like <author>/<slug>, got ${JSON.stringify(model)}`);
-  const spec = findModel(model);
-  if (!spec || spec.kind !== modelKindFor(endpoint)) bad(`${model} is not a valid model ID for ${endpoint}`);
-  if (rest.completion_window !== undefined && rest.completion_window !== '24h') bad('completion_window must be "24h"');
-  let provider: BatchRecord['provider'] = null;
-  if (rest.provider !== undefined && rest.provider !== null) {
-    const p = rest.provider as Body;
-    if (typeof p !== 'object' || Array.isArray(p)) bad('provider must be an object');
-    const extra = Object.keys(p).filter((k) => k !== 'only' && k !== 'allow_fallbacks');
-    if (extra.length) bad(`provider.${extra[0]} is not supported in batches (only "only" and "allow_fallbacks")`);
-    if (p.only !== undefined && (!Array.isArray(p.only) || p.only.some((s) => typeof s !== 'string'))) bad('provider.only must be an array of provider slugs');
-    if (p.allow_fallbacks !== undefined && typeof p.allow_fallbacks !== 'boolean') bad('provider.allow_fallbacks must be a boolean');
-    const only = p.only as string[] | undefined;
-    if (only) {
-      const notAllowed = only.find((slug) => !knownProvider(slug) || !spec.providers.includes(slug));
-      if (notAllowed) throw new HttpError(403, `Provider "${notAllowed}" is not allowed for ${model}`, 'permission_denied');
-    }
-    provider = { ...(only ? { only } : {}), ...(p.allow_fallbacks !== undefined ? { allow_fallbacks: p.allow_fallbacks as boolean } : {}) };
-  }
-  return { endpoint, model, provider };
 }
 
 export class BatchEngine {
@@ -199,49 +133,7 @@ export class BatchEngine {
   }
 
   list(ctx: Ctx): void {
-    const q = ctx.url.searchParams;
-    const limitRaw = q.get('limit');
-    let limit = 20;
-    if (limitRaw !== null) {
-      if (!/^\d+$/.test(limitRaw) || Number(limitRaw) < 1 || Number(limitRaw) > 100) bad('invalid list query: limit must be an integer from 1 to 100');
-      limit = Number(limitRaw);
-    }
-    const statuses = q.getAll('status');
-    for (const s of statuses) {
-      if (s === 'finalizing' || s === 'cancelling') bad(`invalid list query: status "${s}" cannot be filtered on: stored jobs collapse it into in_progress`);
-      if (!LISTABLE.includes(s)) bad(`invalid list query: status must be one of ${LISTABLE.join(', ')}`);
-    }
-    const bound = (name: string): number | undefined => {
-      const v = q.get(name);
-      if (v === null) return undefined;
-      if (!/^\d+$/.test(v)) bad(`invalid list query: ${name} must be digits only (a Unix timestamp)`);
-      return Number(v);
-    };
-    const after = q.get('after');
-    if (after !== null && after === '') bad('invalid list query: after must not be empty');
-    const createdAfter = bound('created_after');
-    const createdBefore = bound('created_before');
-    const collapse = (s: BatchStatus) => (s === 'finalizing' || s === 'cancelling' ? 'in_progress' : s);
-    let items = this.store
-      .all()
-      .filter((r) => r.workspace === ctx.workspace)
-      .filter((r) => statuses.length === 0 || statuses.includes(collapse(r.status)))
-      .filter((r) => createdAfter === undefined || r.created_at > createdAfter)
-      .filter((r) => createdBefore === undefined || r.created_at < createdBefore)
-      .sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1));
-    if (after !== null) {
-      const at = items.findIndex((r) => r.id === after);
-      if (at === -1) bad(`invalid list query: after "${after}" is not a batch of this listing`);
-      items = items.slice(at + 1);
-    }
-    const page = items.slice(0, limit);
-    ctx.send(200, {
-      object: 'list',
-      data: page.map(publicBatch),
-      first_id: page[0]?.id ?? null,
-      last_id: page.at(-1)?.id ?? null,
-      has_more: items.length > limit,
-    });
+    listBatches(ctx, this.store.all());
   }
 
   async get(ctx: Ctx): Promise<void> {
@@ -357,7 +249,7 @@ export class BatchEngine {
       const usage = emptyUsage();
       record.request_counts.completed = 0;
       record.request_counts.failed = 0;
-      for (const r of done) this.count(record, r, usage);
+      for (const r of done) countItem(record, r, usage);
       const writer = this.store.openResults(id);
       try {
         for await (const req of this.store.requests(id)) {
@@ -366,9 +258,9 @@ export class BatchEngine {
           if (this.stopped) return;
           this.expireIfLate(record);
           if ((record.status as BatchStatus) === 'expired') return;
-          const item = this.execute(record, req.custom_id, req.body);
+          const item = executeItem(record, req.custom_id, req.body, this.now());
           writer.append(item);
-          this.count(record, item, usage);
+          countItem(record, item, usage);
         }
       } finally {
         writer.close();
@@ -387,22 +279,6 @@ export class BatchEngine {
     }
   }
 
-  private count(record: BatchRecord, item: Body, usage: BatchUsage): void {
-    const response = item.response as { body: Body } | null;
-    if (item.error || !response) {
-      record.request_counts.failed++;
-      return;
-    }
-    record.request_counts.completed++;
-    const u = (response.body.usage ?? {}) as Body;
-    const prompt = (u.prompt_tokens ?? u.input_tokens ?? 0) as number;
-    const completion = (u.completion_tokens ?? u.output_tokens ?? 0) as number;
-    usage.prompt_tokens += prompt;
-    usage.completion_tokens += completion;
-    usage.total_tokens += prompt + completion;
-    usage.cost += ((u.cost as number | undefined) ?? 0) * BATCH_DISCOUNT;
-  }
-
   /** The checks a batch gets while `validating`: the first problem fails the whole batch. */
   private async validateRequests(record: BatchRecord): Promise<string | undefined> {
     for await (const { custom_id, body } of this.store.requests(record.id)) {
@@ -415,84 +291,6 @@ export class BatchEngine {
     return undefined;
   }
 
-  private execute(record: BatchRecord, customId: string, rawBody: Body): Body {
-    const body: Body = { ...rawBody, model: record.model };
-    if (record.provider) body.provider = { ...(body.provider as Body | undefined), ...record.provider };
-    const requestId = `req_${randomBytes(10).toString('hex')}`;
-    const id = `batch_req_${randomBytes(12).toString('hex')}`;
-    const created = this.now();
-    try {
-      let response: Body;
-      if (record.endpoint === '/v1/chat/completions') {
-        response = chatCompletion(body, planChat(body), created, { id: genId('gen-batch') });
-      } else if (record.endpoint === '/v1/embeddings') {
-        delete body.provider;
-        response = planEmbeddings(body, { batch: true }).response;
-      } else if (record.endpoint === '/v1/responses') {
-        response = planResponses(body, created).result;
-      } else {
-        response = messagesResult(body, created);
-      }
-      return { id, custom_id: customId, response: { status_code: 200, request_id: requestId, body: response }, error: null };
-    } catch (err) {
-      if (!(err instanceof HttpError)) throw err;
-      return {
-        id,
-        custom_id: customId,
-        response: null,
-        error: { type: err.status === 400 ? 'invalid_request_error' : 'api_error', message: err.message, param: null, error_type: err.errorType ?? errorTypeFor(err.status) },
-      };
-    }
-  }
+
 }
 
-function emptyUsage(): BatchUsage {
-  return { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost: 0, is_byok: false };
-}
-
-function finishUsage(u: BatchUsage): BatchUsage {
-  return {
-    ...u,
-    cost: round(u.cost),
-    prompt_tokens_details: { audio_tokens: 0, cache_write_tokens: 0, cached_tokens: 0, file_tokens: 0, video_tokens: 0 },
-    completion_tokens_details: { audio_tokens: 0, image_tokens: 0, reasoning_tokens: 0 },
-  };
-}
-
-const NON_TEXT_PARTS = ['image_url', 'input_audio', 'file', 'input_image', 'input_file', 'image', 'document', 'video_url'];
-
-function nonTextPart(endpoint: string, body: Body): string | undefined {
-  const partsOf = (list: unknown): unknown[] =>
-    Array.isArray(list) ? list.flatMap((m) => (m && typeof m === 'object' && Array.isArray((m as Body).content) ? ((m as Body).content as unknown[]) : [])) : [];
-  const parts = endpoint === '/v1/responses' ? partsOf(body.input) : partsOf(body.messages);
-  const found = parts.find((p) => p && typeof p === 'object' && NON_TEXT_PARTS.includes((p as Body).type as string));
-  if (found) return `content part of type "${(found as Body).type}" is not allowed`;
-  if (endpoint === '/v1/chat/completions') {
-    const mods = body.modalities;
-    if (Array.isArray(mods) && mods.some((m) => m !== 'text')) return 'modalities other than text are not allowed';
-    if (body.audio !== undefined || body.image_config !== undefined) return 'audio and image_config are not allowed';
-  }
-  return undefined;
-}
-
-function messagesResult(body: Body, created: number): Body {
-  if (!Array.isArray(body.messages) || body.messages.length === 0) bad('messages must be a non-empty array');
-  if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1) bad('max_tokens is required (an integer >= 1)');
-  const chatBody: Body = { ...body, messages: [...(typeof body.system === 'string' ? [{ role: 'system', content: body.system }] : []), ...(body.messages as Body[])] };
-  const completion = chatCompletion(chatBody, planChat(chatBody), created);
-  const choice = (completion.choices as Body[])[0]!;
-  const usage = completion.usage as Body;
-  return {
-    id: `msg_${randomBytes(12).toString('hex')}`,
-    type: 'message',
-    role: 'assistant',
-    model: completion.model,
-    content: [{ type: 'text', text: textOf((choice.message as Body).content) }],
-    stop_reason: choice.finish_reason === 'length' ? 'max_tokens' : 'end_turn',
-    stop_sequence: null,
-    stop_details: null,
-    usage: { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens, cost: usage.cost },
-    container: null,
-    input_transformations: [],
-  };
-}

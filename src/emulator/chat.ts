@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { Ctx } from './http.js';
 import { HttpError } from './http.js';
 import { costOf, generate, pieces, seedOf, prng, type Generation, type ModelSpec } from './models.js';
-import { routerMetadata } from './routing.js';
+import { routerMetadata, type Routed } from './routing.js';
+
+export type { Routed };
 import { bad, checkMetadata, checkSessionAndUser, optEnum, optNumber, optString, pickProvider, resolveModel } from './validate.js';
 import { chargeable, writeSSE } from './billing.js';
 
@@ -77,13 +79,6 @@ export function maxTokensOf(body: Body, field = 'max_completion_tokens'): number
   return (body[field] as number | undefined) ?? (body.max_tokens as number | undefined) ?? undefined;
 }
 
-export interface Routed {
-  model: ModelSpec;
-  provider: string;
-  attempt: number;
-  requested: string;
-  tried: ModelSpec[];
-}
 
 /** Walks `model` then `models` (fallback), skipping models that are down or have no allowed provider. */
 export function route(body: Body, kind: 'chat'): Routed {

@@ -146,3 +146,9 @@ export class Ctx {
     return v === 'enabled';
   }
 }
+
+export type Handler = (ctx: Ctx) => Promise<void>;
+/** Who may call a route: any key of a workspace, or only its management key. */
+export type Access = 'any' | 'management';
+/** Routes as `"METHOD /path"` keys, the form account.ts and admin.ts hand to the server. */
+export type RouteTable = Record<string, { handler: Handler; access: Access }>;

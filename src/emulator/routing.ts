@@ -1,4 +1,14 @@
-import type { Routed } from './chat.js';
+import type { ModelSpec } from './models.js';
+
+/** Where a request was routed: the model and provider chosen, after how many attempts. */
+export interface Routed {
+  model: ModelSpec;
+  provider: string;
+  attempt: number;
+  requested: string;
+  tried: ModelSpec[];
+}
+
 
 /** The `router_metadata` object surfaced when the caller opts in. */
 export function routerMetadata(routed: Routed, api: string) {

@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { Ctx, HttpError, errorBody, requestId, type LoggedRequest } from './http.js';
+import { Ctx, HttpError, errorBody, requestId, type Access, type Handler, type LoggedRequest } from './http.js';
+
+export type { Access, Handler, RouteTable } from './http.js';
 import { FaultBoard, parseFault, FaultSpecError, type FaultRule } from './faults.js';
 import { StateStore } from './store.js';
 import { handleChat } from './chat.js';
@@ -24,8 +26,6 @@ export interface EmulatorOptions {
   batchDelayMs?: number;
 }
 
-export type Handler = (ctx: Ctx) => Promise<void>;
-export type Access = 'any' | 'management';
 
 interface Route {
   method: string;
@@ -198,4 +198,3 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
   };
 }
 
-export type RouteTable = Record<string, { handler: Handler; access: Access }>;

@@ -44,7 +44,7 @@ describe('help and output conventions', () => {
     const leaves: string[][] = [];
     const walk = (cmd: any, path: string[]) => {
       if (cmd.commands.length === 0) leaves.push(path);
-      for (const c of cmd.commands) if (c.name() !== 'help') walk(c, [...path, c.name()]);
+      for (const c of cmd.commands) if (c.name() !== 'help' && !c._hidden) walk(c, [...path, c.name()]);
     };
     walk(await buildProgram(), []);
     for (const path of leaves) {

@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import { HttpError, errorTypeFor } from './http.js';
+import type { BatchRecord } from './batch-store.js';
+import { chatCompletion, genId, planChat, textOf } from './chat.js';
+import { planEmbeddings } from './embeddings.js';
+import { planResponses } from './responses.js';
+import { bad, type Body } from './batch-rules.js';
+
+/** Runs one request of a batch: a result item with the response, or with the error a request would get. */
+export function executeItem(record: BatchRecord, customId: string, rawBody: Body, created: number): Body {
+  const body: Body = { ...rawBody, model: record.model };
+  if (record.provider) body.provider = { ...(body.provider as Body | undefined), ...record.provider };
+  const requestId = `req_${randomBytes(10).toString('hex')}`;
+  const id = `batch_req_${randomBytes(12).toString('hex')}`;
+  try {
+    let response: Body;
+    if (record.endpoint === '/v1/chat/completions') {
+      response = chatCompletion(body, planChat(body), created, { id: genId('gen-batch') });
+    } else if (record.endpoint === '/v1/embeddings') {
+      delete body.provider;
+      response = planEmbeddings(body, { batch: true }).response;
+    } else if (record.endpoint === '/v1/responses') {
+      response = planResponses(body, created).result;
+    } else {
+      response = messagesResult(body, created);
+    }
+    return { id, custom_id: customId, response: { status_code: 200, request_id: requestId, body: response }, error: null };
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err;
+    return {
+      id,
+      custom_id: customId,
+      response: null,
+      error: { type: err.status === 400 ? 'invalid_request_error' : 'api_error', message: err.message, param: null, error_type: err.errorType ?? errorTypeFor(err.status) },
+    };
+  }
+}
+
+function messagesResult(body: Body, created: number): Body {
+  if (!Array.isArray(body.messages) || body.messages.length === 0) bad('messages must be a non-empty array');
+  if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1) bad('max_tokens is required (an integer >= 1)');
+  const chatBody: Body = { ...body, messages: [...(typeof body.system === 'string' ? [{ role: 'system', content: body.system }] : []), ...(body.messages as Body[])] };
+  const completion = chatCompletion(chatBody, planChat(chatBody), created);
+  const choice = (completion.choices as Body[])[0]!;
+  const usage = completion.usage as Body;
+  return {
+    id: `msg_${randomBytes(12).toString('hex')}`,
+    type: 'message',
+    role: 'assistant',
+    model: completion.model,
+    content: [{ type: 'text', text: textOf((choice.message as Body).content) }],
+    stop_reason: choice.finish_reason === 'length' ? 'max_tokens' : 'end_turn',
+    stop_sequence: null,
+    stop_details: null,
+    usage: { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens, cost: usage.cost },
+    container: null,
+    input_transformations: [],
+  };
+}
