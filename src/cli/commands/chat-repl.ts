@@ -16,10 +16,10 @@ function ask(io: IO, prompt: string, history: string[]): Promise<Asked> {
   return new Promise((resolve) => {
     const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true, history, historySize: 200, prompt });
     let settled = false;
+    rl.on('history', (h: string[]) => history.splice(0, history.length, ...h));
     const done = (a: Asked) => {
       if (settled) return;
       settled = true;
-      history.splice(0, history.length, ...((rl as unknown as { history: string[] }).history ?? history));
       rl.close();
       resolve(a);
     };

@@ -1,4 +1,4 @@
-import type { ChatCompletionRequest, ChatMessage, ChatUsage } from '../../client/types.js';
+import type { ChatCompletionRequest, ChatMessage } from '../../client/types.js';
 import { usage } from '../exit-codes.js';
 import { checkMetadataFlags, providerFrom } from '../input.js';
 
@@ -79,9 +79,4 @@ export function buildChatRequest(messages: ChatMessage[], o: ChatOptions, model:
   return req;
 }
 
-export function formatUsage(u: ChatUsage | undefined): string {
-  if (!u) return 'usage: not reported';
-  const cost = typeof u.cost === 'number' ? `, cost $${u.cost.toFixed(6)}` : '';
-  return `usage: ${u.prompt_tokens} prompt + ${u.completion_tokens} completion = ${u.total_tokens} tokens${cost}`;
-}
 

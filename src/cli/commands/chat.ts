@@ -1,6 +1,9 @@
 import { Option, type Command } from '../commander.js';
-import type { ChatMessage, ChatUsage } from '../../client/types.js';
-import { buildChatRequest, formatUsage, validateChatOptions, type ChatOptions } from './chat-request.js';
+import type { ChatCompletionRequest, ChatMessage, ChatUsage } from '../../client/types.js';
+import type { RouterClient } from '../../client/index.js';
+import type { IO } from '../io.js';
+import { printText, streamToStdout, usageLine } from '../output.js';
+import { buildChatRequest, validateChatOptions, type ChatOptions } from './chat-request.js';
 
 export type { ChatOptions };
 import { action, type RunContext } from '../run.js';
@@ -69,42 +72,37 @@ async function runChat(ctx: RunContext<ChatOptions>, args: string[]): Promise<vo
   const req = buildChatRequest(messages, opts, settings.model);
   const call = { signal, routerMetadata: opts.routerMetadata };
   try {
-    const stream = opts.stream ?? !opts.json;
-    if (!stream) {
-      const completion = await client.chat.create(req, call);
-      if (opts.json) io.json(completion);
-      else {
-        const text = completion.choices[0]?.message.content ?? '';
-        io.out(text.endsWith('\n') ? text : `${text}\n`);
-      }
-      if (opts.routerMetadata && !opts.json && completion.router_metadata) io.note(`router: ${completion.router_metadata.summary}`);
-      if (opts.usage) io.note(formatUsage(completion.usage));
-      return;
-    }
-    let usageSeen: ChatUsage | undefined;
-    let last = '';
-    const writer = io.streamWriter();
-    try {
-      for await (const chunk of await client.chat.stream(req, call)) {
-        if (chunk.usage) usageSeen = chunk.usage;
-        if (opts.json) {
-          await writer.write(`${JSON.stringify(chunk)}\n`);
-          continue;
-        }
-        if (chunk.router_metadata && opts.routerMetadata) io.note(`router: ${chunk.router_metadata.summary}`);
-        const piece = chunk.choices[0]?.delta.content;
-        if (piece) {
-          last = piece;
-          await writer.write(piece);
-        }
-      }
-      if (!opts.json && !last.endsWith('\n')) await writer.write('\n');
-    } finally {
-      // What arrived before a failure still reaches stdout.
-      await writer.end();
-    }
-    if (opts.usage) io.note(formatUsage(usageSeen));
+    const u = (opts.stream ?? !opts.json) ? await streamChat(io, client, req, opts, call) : await completeChat(io, client, req, opts, call);
+    if (opts.usage) io.note(usageLine(u && { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens, cost: u.cost }, ['prompt', 'completion']));
   } finally {
     await client.close();
   }
+}
+
+type Call = { signal: AbortSignal; routerMetadata?: boolean };
+
+async function completeChat(io: IO, client: RouterClient, req: ChatCompletionRequest, opts: ChatOptions, call: Call): Promise<ChatUsage | undefined> {
+  const completion = await client.chat.create(req, call);
+  if (opts.json) io.json(completion);
+  else printText(io, completion.choices[0]?.message.content ?? '');
+  if (opts.routerMetadata && !opts.json && completion.router_metadata) io.note(`router: ${completion.router_metadata.summary}`);
+  return completion.usage;
+}
+
+/** Text deltas (or, with --json, every chunk as a JSON line) to stdout as they arrive. */
+async function streamChat(io: IO, client: RouterClient, req: ChatCompletionRequest, opts: ChatOptions, call: Call): Promise<ChatUsage | undefined> {
+  let usage: ChatUsage | undefined;
+  const chunks = await client.chat.stream(req, call);
+  async function* pieces() {
+    for await (const chunk of chunks) {
+      if (chunk.usage) usage = chunk.usage;
+      if (opts.json) yield `${JSON.stringify(chunk)}\n`;
+      else {
+        if (chunk.router_metadata && opts.routerMetadata) io.note(`router: ${chunk.router_metadata.summary}`);
+        yield chunk.choices[0]?.delta.content ?? '';
+      }
+    }
+  }
+  await streamToStdout(io, pieces(), { endLine: !opts.json });
+  return usage;
 }

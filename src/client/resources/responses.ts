@@ -20,13 +20,41 @@ export interface ResponsesResult {
   [key: string]: unknown;
 }
 
-export interface ResponsesEvent {
-  type: string;
+interface EventBase {
   sequence_number?: number;
-  delta?: string;
-  response?: ResponsesResult;
+}
+
+/** Events that carry the whole response (created, in progress, and the final ones). */
+export interface ResponseLifecycleEvent extends EventBase {
+  type: 'response.created' | 'response.in_progress' | 'response.completed' | 'response.incomplete' | 'response.failed' | 'response.queued';
+  response: ResponsesResult;
+}
+
+export interface ResponseTextDeltaEvent extends EventBase {
+  type: 'response.output_text.delta';
+  delta: string;
+  item_id?: string;
+  output_index?: number;
+  content_index?: number;
+}
+
+export interface ResponseErrorEvent extends EventBase {
+  type: 'error';
+  code?: string | number;
+  message?: string;
+}
+
+/** Any other of the many event kinds (output items, reasoning, tool calls): passed through as sent. */
+export interface ResponseOtherEvent extends EventBase {
+  type: `response.${string}`;
   [key: string]: unknown;
 }
+
+/** A Responses stream event, discriminated by `type` (as openai-node's ResponseStreamEvent). */
+export type ResponsesEvent = ResponseLifecycleEvent | ResponseTextDeltaEvent | ResponseErrorEvent | ResponseOtherEvent;
+
+export const isTextDelta = (ev: ResponsesEvent): ev is ResponseTextDeltaEvent => ev.type === 'response.output_text.delta';
+export const isFinalResponse = (ev: ResponsesEvent): ev is ResponseLifecycleEvent => ev.type === 'response.completed' || ev.type === 'response.incomplete';
 
 const FINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
 
@@ -70,7 +98,7 @@ export class Responses extends Resource {
       map: ({ data }) => {
         const ev = data as ResponsesEvent;
         if (ev.type === 'response.failed' || ev.type === 'error') {
-          const err = (ev.type === 'error' ? ev : ev.response?.error) as { code?: string | number; message?: string } | null | undefined;
+          const err: { code?: string | number; message?: string } | null | undefined = ev.type === 'error' ? (ev as ResponseErrorEvent) : (ev as ResponseLifecycleEvent).response?.error;
           throw new StreamError(typeof err?.code === 'number' ? err.code : 502, err?.message ?? 'the response failed', {
             code: err?.code,
             errorType: typeof err?.code === 'string' ? err.code : undefined,

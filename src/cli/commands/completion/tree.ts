@@ -36,7 +36,8 @@ const FILE_ARGS = new Set(['batch create']);
 export function commandTree(program: Command): Node[] {
   const nodes: Node[] = [];
   const globals = program.options as readonly Option[];
-  const visible = (c: Command) => c.name() !== 'help' && !(c as unknown as { _hidden?: boolean })._hidden;
+  // Commands named __… are the scripts' own (router __complete), never offered.
+  const visible = (c: Command) => c.name() !== 'help' && !c.name().startsWith('__');
   const visit = (cmd: Command, path: string) => {
     const own = cmd === program ? [] : (cmd.options as readonly Option[]);
     const flags: Flag[] = [...own, ...globals]

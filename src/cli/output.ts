@@ -1,0 +1,40 @@
+import type { IO } from './io.js';
+
+/** Tokens and the cost the service reported, whatever the operation calls them. */
+export interface TokenUsage {
+  input: number;
+  output: number;
+  total: number;
+  cost?: number;
+}
+
+/** The one usage line of `--usage` (stderr): tokens and the service's reported cost, never an estimate. */
+export function usageLine(u: TokenUsage | undefined, words: [string, string] = ['input', 'output']): string {
+  if (!u) return 'usage: not reported';
+  const cost = typeof u.cost === 'number' ? `, cost $${u.cost.toFixed(6)}` : '';
+  return `usage: ${u.input} ${words[0]} + ${u.output} ${words[1]} = ${u.total} tokens${cost}`;
+}
+
+/**
+ * Writes streamed pieces to stdout as they arrive (text, or JSON lines). Text ends with a newline;
+ * what arrived before a failure still reaches stdout before the failure is reported.
+ */
+export async function streamToStdout(io: IO, pieces: AsyncIterable<string>, opts: { endLine: boolean }): Promise<void> {
+  const writer = io.streamWriter();
+  let last = '';
+  try {
+    for await (const piece of pieces) {
+      if (!piece) continue;
+      last = piece;
+      await writer.write(piece);
+    }
+    if (opts.endLine && !last.endsWith('\n')) await writer.write('\n');
+  } finally {
+    await writer.end();
+  }
+}
+
+/** A whole answer printed at once, ending with a newline. */
+export function printText(io: IO, text: string): void {
+  io.out(text.endsWith('\n') ? text : `${text}\n`);
+}
