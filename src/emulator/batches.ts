@@ -1,13 +1,13 @@
-import { closeSync, createReadStream, fsyncSync, openSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, fsyncSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { ArraySplitter, JSONSplitError } from '../internal/json-split.js';
 import type { Ctx } from './http.js';
 import { HttpError } from './http.js';
-import { BatchStore, TERMINAL, type BatchRecord, type BatchStatus, type BatchUsage } from './batch-store.js';
+import { BatchStore, TERMINAL, type BatchRecord, type BatchStatus } from './batch-store.js';
 import type { StateStore } from './store.js';
 import { chargeable, drainOrClose } from './billing.js';
-import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, bad, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, nonTextPart, publicBatch, type Body } from './batch-rules.js';
+import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, nonTextPart, publicBatch } from './batch-rules.js';
 import { executeItem } from './batch-items.js';
+import { receiveRequests } from './batch-upload.js';
 import { listBatches } from './batch-list.js';
 
 export { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, publicBatch };
@@ -47,56 +47,12 @@ export class BatchEngine {
     if (declared > MAX_BATCH_BYTES) throw new HttpError(413, 'Batch input larger than 200 MB', 'payload_too_large');
     chargeable(ctx);
     const id = newBatchId();
-    const dir = this.store.incoming(id);
-    const fd = openSync(join(dir, 'requests.jsonl'), 'w', 0o600);
-    const seen = new Set<string>();
-    let lines: string[] = [];
-    const splitter = new ArraySplitter(
-      'requests',
-      (bytes, i) => {
-        if (i >= MAX_BATCH_REQUESTS) bad(`a batch holds at most ${MAX_BATCH_REQUESTS} requests`);
-        let item: unknown;
-        try {
-          item = JSON.parse(bytes.toString('utf8'));
-        } catch {
-          bad(`requests[${i}] is not valid JSON`);
-        }
-        if (!item || typeof item !== 'object' || Array.isArray(item)) bad(`requests[${i}] must be an object`);
-        const { custom_id, body } = item as Body;
-        if (typeof custom_id !== 'string' || custom_id === '') bad(`requests[${i}] has no custom_id`);
-        if (seen.has(custom_id)) throw new HttpError(422, `duplicate custom_id "${custom_id}" at requests[${i}]`, 'unprocessable');
-        seen.add(custom_id);
-        if (!body || typeof body !== 'object' || Array.isArray(body)) bad(`requests[${i}] (${custom_id}) has no body object`);
-        lines.push(JSON.stringify({ custom_id, body }));
-      },
-      (before) => {
-        if (!before.includes('endpoint') || !before.includes('model')) bad('"endpoint" and "model" must come before "requests" in the JSON body');
-      },
-    );
+    const fd = openSync(join(this.store.incoming(id), 'requests.jsonl'), 'w', 0o600);
     let size = 0;
-    const logged: Buffer[] = [];
     try {
-      for await (const chunk of ctx.req) {
-        size += (chunk as Buffer).length;
-        if (ctx.log && size <= 1024 * 1024) logged.push(chunk as Buffer);
-        if (size > MAX_BATCH_BYTES) throw new HttpError(413, 'Batch input larger than 200 MB', 'payload_too_large');
-        splitter.push(chunk as Buffer);
-        if (lines.length) {
-          writeSync(fd, `${lines.join('\n')}\n`);
-          lines = [];
-        }
-      }
-      let rest: Body;
-      try {
-        rest = splitter.end();
-      } catch (err) {
-        if (err instanceof JSONSplitError) bad(`request body is not a valid batch: ${err.message}`);
-        throw err;
-      }
-      if (!splitter.keys.includes('requests') || !Array.isArray(rest.requests)) bad('requests must be a non-empty array');
-      if (splitter.elements === 0) bad('requests must be a non-empty array');
-      if (ctx.log && size <= 1024 * 1024) ctx.log.body = JSON.parse(Buffer.concat(logged).toString('utf8'));
-      const fields = checkBatchFields(rest);
+      const upload = await receiveRequests(ctx, fd);
+      size = upload.size;
+      const fields = checkBatchFields(upload.rest);
       fsyncSync(fd);
       closeSync(fd);
       const record: BatchRecord = {
@@ -107,7 +63,7 @@ export class BatchEngine {
         created_at: this.now(),
         finalized_at: null,
         status: 'validating',
-        request_counts: { total: splitter.elements, completed: 0, failed: 0 },
+        request_counts: { total: upload.elements, completed: 0, failed: 0 },
         error: null,
         usage: null,
         payment_due: null,
@@ -123,7 +79,7 @@ export class BatchEngine {
         /* already closed */
       }
       this.store.discard(id);
-      if (err instanceof JSONSplitError) bad(`request body is not a valid batch: ${err.message}`);
+      size = (err as { size?: number }).size ?? size;
       if (err instanceof HttpError && (err.status === 413 || size < declared)) {
         // Answer without reading the rest of a body we refuse.
         ctx.res.setHeader('connection', 'close');

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Ctx } from './http.js';
 import { HttpError } from './http.js';
-import { costOf, generate, pieces, seedOf, prng, type Generation, type ModelSpec } from './models.js';
+import { costOf, generate, pieces, seedOf, prng, type Generation } from './models.js';
 import { routerMetadata, type Routed } from './routing.js';
 
 export type { Routed };

@@ -62,7 +62,7 @@ export class Ctx {
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
     readonly store: StateStore,
-    readonly fault: FaultRule | undefined,
+    public fault: FaultRule | undefined,
     readonly log: LoggedRequest | undefined,
   ) {
     this.url = new URL(req.url ?? '/', 'http://localhost');

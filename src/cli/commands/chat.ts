@@ -58,7 +58,7 @@ Examples:
 }
 
 async function runChat(ctx: RunContext<ChatOptions>, args: string[]): Promise<void> {
-  const { io, flags, opts, signal, connect } = ctx;
+  const { io, opts, signal, connect } = ctx;
   validateChatOptions(opts);
   if (opts.interactive) {
     const { runRepl } = await import('./chat-repl.js');

@@ -68,7 +68,7 @@ async function inputsFrom(opts: EmbedOpts, args: string[], io: RunContext<EmbedO
   return inputs;
 }
 
-async function runEmbed({ io, opts, flags, signal, connect }: RunContext<EmbedOpts>, args: string[]): Promise<void> {
+async function runEmbed({ io, opts, signal, connect }: RunContext<EmbedOpts>, args: string[]): Promise<void> {
   if (opts.json && opts.jsonl) throw usage('--json and --jsonl cannot be combined');
   if (opts.raw && opts.encodingFormat !== 'base64') throw usage('--raw goes with --encoding-format base64');
   if (!opts.model) throw usage('no model: give --model (an embedding model, e.g. local/embed)');

@@ -102,7 +102,7 @@ async function references(opts: SpeakOpts): Promise<SpeechReference[] | undefine
   return parts;
 }
 
-async function runSpeak({ io, opts, flags, signal, connect }: RunContext<SpeakOpts>, args: string[]): Promise<void> {
+async function runSpeak({ io, opts, signal, connect }: RunContext<SpeakOpts>, args: string[]): Promise<void> {
   if (!opts.model) throw usage('no model: give --model (a speech model, e.g. local/tts)');
   const toFile = opts.output !== undefined && opts.output !== '-';
   if (!toFile && io.stdoutTTY) throw usage('refusing to write audio to a terminal: use -o FILE or redirect stdout');

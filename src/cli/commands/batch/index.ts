@@ -20,7 +20,12 @@ export function registerBatch(program: Command): void {
     .summary('create, list and follow asynchronous batches')
     .description('Asynchronous batches of requests against one endpoint: create from JSONL, list, get, watch.')
     .addHelpText('after', '\nPiped (not a terminal), list, get and get --watch print one tab-separated line per batch:\nid, status, endpoint, model, completed/failed/total, created. --json prints JSON.');
+  registerCreate(batch);
+  registerList(batch);
+  registerGet(batch);
+}
 
+function registerCreate(batch: Command): void {
   addWatchFlags(
     batch
       .command('create')
@@ -48,7 +53,9 @@ Examples:
   $ cat requests.jsonl | router batch create - --endpoint /v1/chat/completions --json`,
     )
     .action(action<CreateOpts, [string]>(async (ctx, file) => (await import('./create.js')).runCreate(ctx, file)));
+}
 
+function registerList(batch: Command): void {
   batch
     .command('list')
     .description('list the batches of your workspace, newest first')
@@ -62,7 +69,9 @@ Examples:
     .option('--jsonl', 'print one batch per line')
     .addHelpText('after', '\nExamples:\n  $ router batch list --status in_progress --status validating\n  $ router batch list --all --created-after 2026-11-01 --jsonl')
     .action(action<ListOpts>(async (ctx) => (await import('./list.js')).runList(ctx)));
+}
 
+function registerGet(batch: Command): void {
   addWatchFlags(
     batch
       .command('get')

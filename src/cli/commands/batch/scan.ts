@@ -51,12 +51,9 @@ export async function scanRequests(file: string, label: string, opts: { endpoint
   const maxBytes = opts.maxBytes ?? BATCH_MAX_BYTES;
   const maxRequests = opts.maxRequests ?? BATCH_MAX_REQUESTS;
   const problems = new Problems(label);
-  const seen = new Map<string, number>();
-  let endpointFromUrl: { value: string; line: number } | undefined;
-  const models = new Map<string, number>();
+  const state: ScanState = { seen: new Map(), models: new Map(), endpointFromUrl: undefined, plain: true };
   let count = 0;
   let bytes = 0;
-  let plain = true;
   const utf8 = new TextDecoder('utf-8', { fatal: true });
   for await (const { number, bytes: raw } of readLines(file)) {
     if (isBlank(raw)) continue;
@@ -81,40 +78,51 @@ export async function scanRequests(file: string, label: string, opts: { endpoint
       report('not a JSON object');
       continue;
     }
-    const o = item as Record<string, unknown>;
-    if (Object.keys(o).some((k) => k !== 'custom_id' && k !== 'body')) plain = false;
-    if (o.custom_id === undefined || o.custom_id === null) report('missing custom_id');
-    else if (typeof o.custom_id !== 'string') report('custom_id must be a string');
-    else if (o.custom_id === '') report('empty custom_id');
-    else if (seen.has(o.custom_id)) report(`duplicate custom_id "${o.custom_id}" (first on line ${seen.get(o.custom_id)})`);
-    else seen.set(o.custom_id, number);
-    if (o.body === undefined) report('missing body');
-    else if (!o.body || typeof o.body !== 'object' || Array.isArray(o.body)) report('body must be a JSON object');
-    else {
-      const m = (o.body as Record<string, unknown>).model;
-      if (typeof m === 'string' && !models.has(m)) models.set(m, number);
-      if (opts.model && m !== undefined && m !== opts.model) report(`body.model "${String(m)}" differs from --model "${opts.model}"`);
-    }
-    if (o.method !== undefined && o.method !== 'POST') report(`method must be POST, got ${JSON.stringify(o.method)}`);
-    if (o.url !== undefined) {
-      const url = normalUrl(o.url);
-      if (!ENDPOINTS.includes(url)) report(`url ${JSON.stringify(o.url)} is not a batch endpoint (${ENDPOINTS.join(', ')})`);
-      else if (opts.endpoint && url !== opts.endpoint) report(`url "${url}" differs from --endpoint "${opts.endpoint}"`);
-      else if (endpointFromUrl && endpointFromUrl.value !== url) report(`url "${url}" differs from "${endpointFromUrl.value}" on line ${endpointFromUrl.line}`);
-      else endpointFromUrl ??= { value: url, line: number };
-    }
+    checkItem(item as Record<string, unknown>, number, state, opts, report);
   }
   if (count === 0) throw usage(`${label}: no requests (the file is empty)`);
-  const endpoint = (opts.endpoint ?? endpointFromUrl?.value ?? '/v1/chat/completions') as BatchEndpoint;
-  const model = opts.model ?? [...models.keys()][0];
+  const endpoint = (opts.endpoint ?? state.endpointFromUrl?.value ?? '/v1/chat/completions') as BatchEndpoint;
+  const model = opts.model ?? [...state.models.keys()][0];
   // The body really sent: the wrapper, each element, a comma between elements (a model name is at most as long as the longest given).
   const total = bytes - 1 + wrapperBytes({ endpoint, model: model ?? 'x/'.padEnd(64, 'x'), completion_window: '24h' });
   if (count > maxRequests) problems.add(undefined, `${count} requests: a batch holds at most ${maxRequests}`);
   if (total > maxBytes) problems.add(undefined, `the request body would be ${total} bytes (${(total / 1024 / 1024).toFixed(1)} MiB), over the limit of ${maxBytes} bytes (${(maxBytes / 1024 / 1024).toFixed(0)} MiB)`);
-  if (!opts.model && models.size > 1) {
-    const [[a, la], [b, lb]] = [...models.entries()];
+  if (!opts.model && state.models.size > 1) {
+    const [[a, la], [b, lb]] = [...state.models.entries()];
     problems.add(undefined, `the bodies name different models ("${a}" on line ${la}, "${b}" on line ${lb}): give --model`);
   }
   problems.throwIfAny();
-  return { file, endpoint, model, count, bytes: total, plain };
+  return { file, endpoint, model, count, bytes: total, plain: state.plain };
+}
+
+interface ScanState {
+  seen: Map<string, number>;
+  models: Map<string, number>;
+  endpointFromUrl: { value: string; line: number } | undefined;
+  plain: boolean;
+}
+
+/** The checks of one request line (a JSON object): id, body, model, method and url. */
+function checkItem(o: Record<string, unknown>, number: number, state: ScanState, opts: { endpoint?: string; model?: string }, report: (text: string) => void): void {
+  if (Object.keys(o).some((k) => k !== 'custom_id' && k !== 'body')) state.plain = false;
+  if (o.custom_id === undefined || o.custom_id === null) report('missing custom_id');
+  else if (typeof o.custom_id !== 'string') report('custom_id must be a string');
+  else if (o.custom_id === '') report('empty custom_id');
+  else if (state.seen.has(o.custom_id)) report(`duplicate custom_id "${o.custom_id}" (first on line ${state.seen.get(o.custom_id)})`);
+  else state.seen.set(o.custom_id, number);
+  if (o.body === undefined) report('missing body');
+  else if (!o.body || typeof o.body !== 'object' || Array.isArray(o.body)) report('body must be a JSON object');
+  else {
+    const m = (o.body as Record<string, unknown>).model;
+    if (typeof m === 'string' && !state.models.has(m)) state.models.set(m, number);
+    if (opts.model && m !== undefined && m !== opts.model) report(`body.model "${String(m)}" differs from --model "${opts.model}"`);
+  }
+  if (o.method !== undefined && o.method !== 'POST') report(`method must be POST, got ${JSON.stringify(o.method)}`);
+  if (o.url !== undefined) {
+    const url = normalUrl(o.url);
+    if (!ENDPOINTS.includes(url)) report(`url ${JSON.stringify(o.url)} is not a batch endpoint (${ENDPOINTS.join(', ')})`);
+    else if (opts.endpoint && url !== opts.endpoint) report(`url "${url}" differs from --endpoint "${opts.endpoint}"`);
+    else if (state.endpointFromUrl && state.endpointFromUrl.value !== url) report(`url "${url}" differs from "${state.endpointFromUrl.value}" on line ${state.endpointFromUrl.line}`);
+    else state.endpointFromUrl ??= { value: url, line: number };
+  }
 }

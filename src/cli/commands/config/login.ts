@@ -1,0 +1,64 @@
+import type { Command } from '../../commander.js';
+import { action, type RunContext } from '../../run.js';
+import { CliError, EXIT, usage } from '../../exit-codes.js';
+import { checkModel, checkRoot, profileFor, readSecret, store } from './shared.js';
+
+interface LoginOpts {
+  profile?: string;
+  withKey?: boolean;
+  verify?: boolean;
+  apiRoot?: string;
+  model?: string;
+}
+
+export function registerLogin(program: Command): void {
+  program
+    .command('login')
+    .summary('store an API key in a profile')
+    .description('Store an API key in a profile: asked with a hidden prompt on a TTY, or read from stdin with --with-key, so it never lands in shell history. The key is checked against the service first.')
+    .option('-p, --profile <name>', 'profile to write (default: the current one)')
+    .option('--with-key', 'read the key from stdin')
+    .option('--api-root <url>', 'API root to store with it, e.g. http://127.0.0.1:8080/api')
+    .option('-m, --model <id>', 'default model to store with it')
+    .option('--no-verify', 'save the key without checking it against the service')
+    .addHelpText('after', '\nExamples:\n  $ router login\n  $ router login --with-key --profile local --api-root "$ROUTER_API_ROOT" < key.txt')
+    .action(action<LoginOpts>(runLogin));
+}
+
+async function runLogin({ io, opts, flags }: RunContext<LoginOpts>): Promise<void> {
+  if (!opts.withKey && !io.stdinTTY) throw usage('stdin is not a terminal: use --with-key and pipe the key on stdin');
+  const root = opts.apiRoot ?? flags.apiRoot;
+  const apiRoot = root ? checkRoot(root, opts.apiRoot !== undefined ? '--api-root' : 'api_root') : undefined;
+  if (opts.model !== undefined) checkModel(opts.model, '--model');
+  const key = await readSecret(io, 'API key');
+  io.addSecret(key);
+  const s = await store(io);
+  const profile = profileFor(io, s, opts, flags);
+  if (opts.verify !== false) await verifyKey(key, apiRoot ?? io.env.ROUTER_API_ROOT ?? s.get(profile)?.api_root, flags);
+  s.set(profile, 'api_key', key);
+  if (apiRoot) s.set(profile, 'api_root', apiRoot);
+  if (opts.model) s.set(profile, 'model', opts.model);
+  if (!s.names().includes(s.current())) s.use(profile);
+  io.info(`saved the key in profile "${profile}" (${s.path})`);
+}
+
+/** One cheap authenticated call (a one-item batch listing): a refused key is never saved. */
+async function verifyKey(key: string, apiRoot: string | undefined, flags: { timeout?: number }): Promise<void> {
+  const { RouterClient, APIError, ConnectionError } = await import('../../../client/index.js');
+  const client = new RouterClient({ apiKey: key, apiRoot, maxRetries: 1, timeoutMs: (flags.timeout ?? 30) * 1000 });
+  try {
+    await client.batches.list({ limit: 1 });
+  } catch (err) {
+    const where = client.core.apiRoot;
+    if (err instanceof APIError && (err.status === 401 || err.status === 403)) {
+      throw new CliError(`${where} refused the key (${err.status}): nothing saved`, EXIT.AUTH);
+    }
+    if (err instanceof ConnectionError) {
+      throw new CliError(`could not reach ${where} to check the key (${err.message}): nothing saved; give --api-root, or --no-verify to save it unchecked`, EXIT.NETWORK);
+    }
+    throw err;
+  } finally {
+    await client.close();
+  }
+}
+

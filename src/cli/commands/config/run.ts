@@ -1,0 +1,77 @@
+import type { RunContext } from '../../run.js';
+import { CliError, EXIT, usage } from '../../exit-codes.js';
+import { checkModel, checkRoot, field, profileFor, readSecret, SECRET, store, type ProfileOpt } from './shared.js';
+
+/** What each `router config` subcommand does; the flags are in index.ts. */
+export async function runSet({ io, opts, flags }: RunContext<ProfileOpt>, name: string, value: string | undefined): Promise<void> {
+  const f = field(name);
+  if (f === 'api_root' && value !== undefined) value = checkRoot(value);
+  if (f === 'model' && value !== undefined) checkModel(value);
+  if (SECRET.includes(f) && value !== undefined) {
+    // Secrets never on the command line (clig.dev): it stays in shell history and `ps`.
+    throw usage(`${f} is not taken as an argument (it would stay in your shell history): pipe it, e.g. printf %s "$KEY" | router config set ${f}`);
+  }
+  if (value === undefined) {
+    if (!SECRET.includes(f)) throw usage(`missing value for ${f}`);
+    value = await readSecret(io, f === 'api_key' ? 'API key' : 'Management key');
+  }
+  const s = await store(io);
+  const profile = profileFor(io, s, opts, flags);
+  s.set(profile, f, value);
+  io.info(`set ${f} of profile "${profile}"`);
+}
+
+export async function runGet({ io, opts, flags }: RunContext<ProfileOpt>, name: string): Promise<void> {
+  const f = field(name);
+  const { maskKey } = await import('../../../config/settings.js');
+  const s = await store(io);
+  const profile = profileFor(io, s, opts, flags);
+  const raw = s.get(profile)?.[f];
+  if (raw === undefined) throw new CliError(`${f} is not set in profile "${profile}"`, EXIT.NOT_FOUND);
+  const value = SECRET.includes(f) ? maskKey(raw) : raw;
+  if (opts.json) io.json({ profile, setting: f, value });
+  else io.out(`${value}\n`);
+}
+
+export async function runList({ io, opts }: RunContext<ProfileOpt>): Promise<void> {
+  const { maskKey } = await import('../../../config/settings.js');
+  const s = await store(io);
+  const current = s.current();
+  const rows = s.names().map((name) => {
+    const p = s.get(name)!;
+    return {
+      name,
+      current: name === current,
+      api_key: maskKey(p.api_key) || null,
+      management_key: maskKey(p.management_key) || null,
+      api_root: p.api_root ?? null,
+      model: p.model ?? null,
+    };
+  });
+  if (opts.json) return io.json({ current, path: s.path, profiles: rows });
+  if (rows.length === 0) {
+    io.info('no profiles yet: run "router login"');
+    return;
+  }
+  const { table } = await import('../../table.js');
+  io.out(
+    table(io, ['', 'profile', 'api key', 'api root', 'model'], rows.map((r) => [r.current ? '*' : '', r.name, r.api_key ?? '', r.api_root ?? '', r.model ?? ''])),
+  );
+}
+
+export async function runUse({ io }: RunContext<ProfileOpt>, name: string): Promise<void> {
+  const s = await store(io);
+  if (!s.get(name)) throw new CliError(`no profile "${name}" (see router config list)`, EXIT.NOT_FOUND);
+  s.use(name);
+  io.info(`now using profile "${name}"`);
+}
+
+export async function runDelete({ io }: RunContext<ProfileOpt>, name: string): Promise<void> {
+  const s = await store(io);
+  if (!s.delete(name)) throw new CliError(`no profile "${name}"`, EXIT.NOT_FOUND);
+  io.info(`deleted profile "${name}"`);
+}
+
+export async function runPath({ io }: RunContext<unknown>): Promise<void> {
+  io.out(`${(await store(io)).path}\n`);
+}

@@ -1,0 +1,65 @@
+import { readAll } from '../../run.js';
+import { CliError, EXIT, usage } from '../../exit-codes.js';
+import type { IO } from '../../io.js';
+import { checkApiRoot } from '../../../config/settings.js';
+import { PROFILE_FIELDS as FIELDS, SECRET_FIELDS, SettingsError, type ProfileField as Field } from '../../../config/fields.js';
+import { isModelId, MODEL_ID_SYNTAX } from '../../../client/facts.js';
+
+export { FIELDS };
+export type { Field };
+
+export const SECRET: readonly string[] = SECRET_FIELDS;
+
+export interface ProfileOpt {
+  profile?: string;
+  json?: boolean;
+}
+
+export function field(name: string): Field {
+  if (!(FIELDS as readonly string[]).includes(name)) throw usage(`unknown setting "${name}": use one of ${FIELDS.join(', ')}`);
+  return name as Field;
+}
+
+export async function store(io: IO) {
+  const { ProfileStore } = await import('../../../config/profiles.js');
+  try {
+    return new ProfileStore(io.env.ROUTER_CONFIG_DIR);
+  } catch (err) {
+    if (err instanceof SettingsError) throw new CliError(err.message, EXIT.USAGE);
+    throw err;
+  }
+}
+
+/** The profile a config command writes or reads: --profile, then the global flag, then ROUTER_PROFILE, then the current one. */
+export function profileFor(io: IO, s: { current(): string }, opts: ProfileOpt, flags: { profile?: string }): string {
+  return opts.profile || flags.profile || io.env.ROUTER_PROFILE || s.current();
+}
+
+export function checkModel(value: string, flag = 'model'): string {
+  if (!isModelId(value)) throw usage(`${flag} must look like ${MODEL_ID_SYNTAX}, got "${value}"`);
+  return value;
+}
+
+/** Reads a secret without putting it on the command line: hidden prompt on a TTY, else stdin. */
+export async function readSecret(io: IO, label: string): Promise<string> {
+  let value: string;
+  if (io.stdinTTY) {
+    if (!io.canPrompt) throw usage(`--no-input: pipe the ${label.toLowerCase()} on stdin instead of typing it`);
+    const { password } = await import('@inquirer/prompts');
+    value = await password({ message: label, mask: '*' }, { input: io.stdin, output: io.stderr });
+  } else {
+    value = await readAll(io.stdin);
+  }
+  value = value.trim();
+  if (!value) throw usage(`no ${label.toLowerCase()} given (pipe it on stdin, e.g. router login --with-key < key.txt)`);
+  if (/\s/.test(value)) throw usage(`${label.toLowerCase()} must not contain white space`);
+  return value;
+}
+
+export function checkRoot(value: string, from = 'api_root'): string {
+  try {
+    return checkApiRoot(value, from);
+  } catch (err) {
+    throw usage((err as Error).message);
+  }
+}

@@ -1,0 +1,80 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Ctx, HttpError, errorBody, requestId, type LoggedRequest } from './http.js';
+import { FaultSpecError, type FaultBoard, type FaultRule } from './faults.js';
+import type { StateStore } from './store.js';
+import { authenticate, type Routes } from './routes.js';
+
+export interface Dispatch {
+  store: StateStore;
+  routes: Routes;
+  faults: FaultBoard;
+  log: LoggedRequest[];
+  logLimit: number;
+}
+
+function sendError(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': requestId() });
+  res.end(JSON.stringify(errorBody(status, message)));
+}
+
+function logEntry(d: Dispatch, req: IncomingMessage, url: URL, path: string): LoggedRequest {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (k !== 'authorization' && typeof v === 'string') headers[k] = v;
+  const query: Record<string, string[]> = {};
+  for (const [k, v] of url.searchParams) (query[k] ??= []).push(v);
+  const entry = { method: req.method ?? 'GET', path, query, headers, body: undefined, at: Date.now() };
+  d.log.push(entry);
+  if (d.log.length > d.logLimit) d.log.shift();
+  return entry;
+}
+
+/** Applies an injected fault that answers instead of the route: a pause, a reset, a status. */
+async function applyFault(fault: FaultRule | undefined, req: IncomingMessage): Promise<boolean> {
+  if (fault?.kind === 'slow') await new Promise((r) => setTimeout(r, fault.delayMs));
+  if (fault?.kind === 'reset') {
+    req.socket.destroy();
+    return true;
+  }
+  if (fault?.kind === 'status') {
+    const headers: Record<string, string> = {};
+    if (fault.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;
+    throw new HttpError(fault.status!, `Injected fault: HTTP ${fault.status}`, undefined, headers);
+  }
+  return false;
+}
+
+/** One request: the API root, the request log, the route and its key, then faults, then the handler. */
+export async function dispatch(d: Dispatch, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(req.url ?? '/', 'http://localhost');
+  } catch {
+    return sendError(res, 400, 'malformed request target');
+  }
+  if (!url.pathname.startsWith('/api/')) return sendError(res, 404, `Not found: ${url.pathname}; the API root is /api`);
+  const path = url.pathname.slice(4);
+  const admin = path.startsWith('/_emulator/');
+  const entry = admin ? undefined : logEntry(d, req, url, path);
+  const ctx = new Ctx(req, res, d.store, undefined, entry);
+  try {
+    const match = d.routes.find(req.method ?? 'GET', path);
+    // Faults are honoured only for a caller whose key was accepted.
+    authenticate(ctx, d.store, match.access);
+    ctx.params = match.params;
+    if (!admin) {
+      const header = req.headers['x-router-fault'];
+      try {
+        ctx.fault = d.faults.take(path, typeof header === 'string' ? header : undefined);
+      } catch (err) {
+        if (err instanceof FaultSpecError) throw new HttpError(400, err.message);
+        throw err;
+      }
+    }
+    if (await applyFault(ctx.fault, req)) return;
+    await match.handler(ctx);
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err;
+    req.resume();
+    ctx.error(err.status, err.message, err.errorType, err.headers);
+  }
+}

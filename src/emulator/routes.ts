@@ -1,0 +1,65 @@
+import { HttpError, type Access, type Ctx, type Handler } from './http.js';
+import type { StateStore } from './store.js';
+
+interface Route {
+  method: string;
+  pattern: RegExp;
+  names: string[];
+  handler: Handler;
+  access: Access;
+}
+
+export interface Match {
+  handler: Handler;
+  access: Access;
+  params: Record<string, string>;
+}
+
+/** The emulator's routing table: `METHOD /path/:param` patterns, matched in order. */
+export class Routes {
+  private readonly routes: Route[] = [];
+
+  add(method: string, path: string, handler: Handler, access: Access): this {
+    const names: string[] = [];
+    const pattern = new RegExp(`^${path.replace(/:(\w+)/g, (_, n: string) => (names.push(n), '([^/]+)'))}$`);
+    this.routes.push({ method, pattern, names, handler, access });
+    return this;
+  }
+
+  /** A 404 for no such path, a 405 for a path without that method, a 400 for a malformed escape. */
+  find(method: string, path: string): Match {
+    let pathMatched = false;
+    for (const route of this.routes) {
+      const m = route.pattern.exec(path);
+      if (!m) continue;
+      pathMatched = true;
+      if (route.method !== method) continue;
+      const params: Record<string, string> = {};
+      route.names.forEach((n, i) => (params[n] = decodePart(m[i + 1]!)));
+      return { handler: route.handler, access: route.access, params };
+    }
+    if (pathMatched) throw new HttpError(405, `Method ${method} not allowed on ${path}`);
+    throw new HttpError(404, `No route for ${method} ${path}`, 'not_found');
+  }
+}
+
+function decodePart(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw new HttpError(400, `malformed percent-escape in the path: ${JSON.stringify(part.slice(0, 40))}`, 'invalid_request');
+  }
+}
+
+/** Bearer key of the workspace; a route for management keys refuses the others with 403. */
+export function authenticate(ctx: Ctx, store: StateStore, access: Access): void {
+  const auth = ctx.header('authorization');
+  if (!auth) throw new HttpError(401, 'Missing Authentication header', 'authentication');
+  const m = /^Bearer\s+(\S+)$/i.exec(auth);
+  const record = m ? store.findKey(m[1]!) : undefined;
+  if (!record) throw new HttpError(401, 'Invalid API key', 'authentication');
+  if (access === 'management' && record.kind !== 'management') {
+    throw new HttpError(403, 'Only management keys can perform this operation', 'permission_denied');
+  }
+  ctx.key = record;
+}
