@@ -77,3 +77,12 @@ export function providerFrom(o: ProviderFlags): Record<string, unknown> | undefi
   if (o.fallbacks === false) provider.allow_fallbacks = false;
   return Object.keys(provider).length ? provider : undefined;
 }
+
+/** The routing and observability fields chat and responses share: session, metadata, user, provider. */
+export function applyRouting(req: Record<string, unknown>, o: ProviderFlags & { session?: string; metadata?: Record<string, string>; user?: string }): void {
+  if (o.session) req.session_id = o.session;
+  if (o.metadata) req.metadata = o.metadata;
+  if (o.user) req.user = o.user;
+  const provider = providerFrom(o);
+  if (provider) req.provider = provider;
+}

@@ -52,13 +52,27 @@ export function maxLength(n: number) {
 
 /** The routing and observability flags that chat and responses share, with the spec's limits. */
 export function addRoutingFlags(cmd: Command): Command {
-  return cmd
-    .option('--session <id>', 'session id for sticky routing and grouping (<= 256 chars)', maxLength(256))
+  return addSessionFlags(cmd)
     .option('--metadata <key=value>', 'metadata pair, repeatable (<= 16; keys <= 64, values <= 512 chars)', keyValue)
-    .option('--user <id>', 'end-user identifier (<= 256 chars)', maxLength(256))
     .option('--provider-only <slugs>', 'only these providers, comma-separated', commaList)
     .option('--provider-order <slugs>', 'try providers in this order, comma-separated', commaList)
     .option('--provider-ignore <slugs>', 'never these providers, comma-separated', commaList)
     .option('--no-fallbacks', 'do not fall back to other providers')
     .option('--router-metadata', 'ask for routing metadata (printed to stderr; in --json output)');
+}
+
+/** The model and sampling flags chat and responses share. */
+export function addModelFlags(cmd: Command): Command {
+  return cmd
+    .option('-m, --model <id>', "model, <author>/<slug> (default: the profile's model)")
+    .option('--models <ids>', 'fallback models, comma-separated, tried in order', commaList)
+    .option('-t, --temperature <t>', 'sampling temperature, 0 to 2', numberIn(0, 2))
+    .option('--top-p <p>', 'nucleus sampling, 0 to 1', numberIn(0, 1));
+}
+
+/** --session and --user, with the spec's 256-character limits (chat, responses, speech, decisions). */
+export function addSessionFlags(cmd: Command): Command {
+  return cmd
+    .option('--session <id>', 'session id for grouping (and sticky routing), <= 256 chars', maxLength(256))
+    .option('--user <id>', 'end-user identifier, <= 256 chars', maxLength(256));
 }

@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { writeFileAtomicSync } from './fsutil.js';
 
-import type { BatchStatus } from '../client/types.js';
+import type { Batch, BatchStatus } from '../client/types.js';
 
 export type { BatchStatus };
 /**
@@ -22,17 +22,10 @@ export interface BatchUsage {
   [key: string]: unknown;
 }
 
-export interface BatchRecord {
-  id: string;
+/** A stored batch: the wire object's fields (without `object` and `results`) and what the emulator keeps beside them. */
+export interface BatchRecord extends Omit<Batch, 'object' | 'results' | 'usage' | 'endpoint'> {
   workspace: string;
   endpoint: string;
-  model: string;
-  completion_window: '24h';
-  created_at: number;
-  finalized_at: number | null;
-  status: BatchStatus;
-  request_counts: { total: number; completed: number; failed: number };
-  error: { message: string } | null;
   usage: BatchUsage | null;
   provider: { only?: string[]; allow_fallbacks?: boolean } | null;
   /** Finalized cost still owed: GET answers 402 until the balance covers it. */

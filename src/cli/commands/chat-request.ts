@@ -1,6 +1,6 @@
 import type { ChatCompletionRequest, ChatMessage } from '../../client/types.js';
 import { usage } from '../exit-codes.js';
-import { checkMetadataFlags, providerFrom } from '../input.js';
+import { applyRouting, checkMetadataFlags } from '../input.js';
 
 /** The wire request of chat (and of each turn of chat -i), built from the flags. */
 export interface ChatOptions {
@@ -71,11 +71,7 @@ export function buildChatRequest(messages: ChatMessage[], o: ChatOptions, model:
   if (o.responseFormat) req.response_format = { type: o.responseFormat };
   if (o.reasoningEffort) req.reasoning = { effort: o.reasoningEffort };
   if (o.serviceTier) req.service_tier = o.serviceTier;
-  if (o.session) req.session_id = o.session;
-  if (o.metadata) req.metadata = o.metadata;
-  if (o.user) req.user = o.user;
-  const provider = providerFrom(o);
-  if (provider) req.provider = provider;
+  applyRouting(req, o);
   return req;
 }
 

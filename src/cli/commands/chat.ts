@@ -7,7 +7,7 @@ import { buildChatRequest, validateChatOptions, type ChatOptions } from './chat-
 
 export type { ChatOptions };
 import { action, type RunContext } from '../run.js';
-import { addRoutingFlags, collect, commaList, integerIn, keyValue, numberIn } from '../options.js';
+import { addModelFlags, addRoutingFlags, collect, integerIn, keyValue, numberIn } from '../options.js';
 import { textFromArgs } from '../input.js';
 
 export const REASONING_EFFORTS = ['max', 'xhigh', 'high', 'medium', 'low', 'minimal', 'none'];
@@ -15,17 +15,13 @@ export const SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priority', 'sc
 
 export function registerChat(program: Command): void {
   addRoutingFlags(
-  program
+  addModelFlags(program
     .command('chat')
     .summary('send a prompt to a chat model, streaming the answer')
     .description('Send a prompt (arguments, or stdin when there are none) to a chat model and stream the answer to stdout.')
-    .argument('[prompt...]', 'the prompt; "-" or nothing reads stdin')
-    .option('-m, --model <id>', 'model, <author>/<slug> (default: the profile\'s model)')
-    .option('--models <ids>', 'fallback models, comma-separated, tried in order', commaList)
+    .argument('[prompt...]', 'the prompt; "-" or nothing reads stdin'))
     .option('-s, --system <text>', 'system message')
     .option('--max-tokens <n>', 'maximum completion tokens (>= 1)', integerIn(1))
-    .option('-t, --temperature <t>', 'sampling temperature, 0 to 2', numberIn(0, 2))
-    .option('--top-p <p>', 'nucleus sampling, 0 to 1', numberIn(0, 1))
     .option('--top-k <k>', 'top-k sampling (>= 0)', integerIn(0))
     .option('--min-p <p>', 'minimum probability relative to the top token, 0 to 1', numberIn(0, 1))
     .option('--top-a <p>', 'second relative-probability threshold, 0 to 1', numberIn(0, 1))

@@ -1,7 +1,7 @@
 import type { Command } from '../commander.js';
 import type { DecisionQuestion, DecisionResponse } from '../../client/types.js';
 import { action, type RunContext } from '../run.js';
-import { collect, maxLength } from '../options.js';
+import { addSessionFlags, collect } from '../options.js';
 import { usage } from '../exit-codes.js';
 import { readJsonFile, readTextFile } from '../input.js';
 
@@ -16,8 +16,7 @@ interface DecideOpts {
 }
 
 export function registerDecide(program: Command): void {
-  program
-    .command('decide')
+  addSessionFlags(program.command('decide'))
     .summary('ask structured questions about content (alpha)')
     .description('Ask yes/no (noul), choice and score questions about some content. Alpha: the shape may change. Needs a management key.')
     .option('--state <file>', 'the content: a text or JSON file ("-" for stdin)')
@@ -31,8 +30,6 @@ export function registerDecide(program: Command): void {
     .option('--score <key-and-instructions...>', 'score question: --score KEY "INSTRUCTIONS" --level "…" (2 or more, lowest first)')
     .option('--level <text>', 'a level of the last --score, repeatable, lowest first', collect)
     .option('-m, --model <id>', 'decision model, <author>/<slug>')
-    .option('--session <id>', 'session id (<= 256 chars)', maxLength(256))
-    .option('--user <id>', 'end-user identifier', maxLength(256))
     .option('--json', 'print the decision response')
     .addHelpText('after', `
 Answers: noul = P(yes) in 0..1; choice = one option with its probabilities; score = the

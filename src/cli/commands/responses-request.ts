@@ -1,6 +1,6 @@
 import type { ResponsesRequest } from '../../client/resources/responses.js';
 import { usage } from '../exit-codes.js';
-import { providerFrom, type ProviderFlags } from '../input.js';
+import { applyRouting, type ProviderFlags } from '../input.js';
 
 export interface ResponsesOpts extends ProviderFlags {
   input?: string;
@@ -59,10 +59,6 @@ export function buildResponsesRequest(input: ResponsesRequest['input'], opts: Re
   if (opts.serviceTier) req.service_tier = opts.serviceTier;
   if (opts.maxToolCalls !== undefined) req.max_tool_calls = opts.maxToolCalls;
   if (opts.stopWhen) req.stop_server_tools_when = stopConditions(opts.stopWhen);
-  if (opts.session) req.session_id = opts.session;
-  if (opts.metadata) req.metadata = opts.metadata;
-  if (opts.user) req.user = opts.user;
-  const provider = providerFrom(opts);
-  if (provider) req.provider = provider;
+  applyRouting(req, opts);
   return req;
 }

@@ -5,7 +5,7 @@ import type { IO } from '../io.js';
 import { printText, streamToStdout, usageLine } from '../output.js';
 import { buildResponsesRequest, stopConditions, type ResponsesOpts } from './responses-request.js';
 import { action, type RunContext } from '../run.js';
-import { addRoutingFlags, collect, commaList, integerIn, numberIn } from '../options.js';
+import { addModelFlags, addRoutingFlags, collect, integerIn } from '../options.js';
 import { usage } from '../exit-codes.js';
 import { checkMetadataFlags, readJsonFile, textFromArgs } from '../input.js';
 import { REASONING_EFFORTS } from './chat.js';
@@ -13,18 +13,14 @@ import { REASONING_EFFORTS } from './chat.js';
 
 export function registerResponses(program: Command): void {
   addRoutingFlags(
-  program
+  addModelFlags(program
     .command('responses')
     .summary('generate in the Responses format, streaming the text')
     .description('Create a response in the Responses format. Each request is independent: the whole history goes in the input.')
-    .argument('[prompt...]', 'the prompt; "-" or nothing reads stdin')
+    .argument('[prompt...]', 'the prompt; "-" or nothing reads stdin'))
     .option('--input <file>', 'input from a JSON file: a string or an array of input items ("-" for stdin)')
-    .option('-m, --model <id>', 'model, <author>/<slug>')
-    .option('--models <ids>', 'fallback models, comma-separated', commaList)
     .option('--instructions <text>', 'system instructions')
     .option('--max-output-tokens <n>', 'maximum output tokens (>= 1)', integerIn(1))
-    .option('-t, --temperature <t>', '0 to 2', numberIn(0, 2))
-    .option('--top-p <p>', '0 to 1', numberIn(0, 1))
     .option('--tools <file>', 'tools from a JSON file (an array of tool objects)')
     .addOption(new Option('--tool-choice <choice>', 'tool choice').choices(['auto', 'none', 'required']))
     .addOption(new Option('--reasoning-effort <level>', 'reasoning effort').choices(REASONING_EFFORTS))

@@ -1,7 +1,7 @@
 import { Option, type Command } from '../commander.js';
 import type { SpeechReference, SpeechRequest, SpeechTurn } from '../../client/resources/speech.js';
 import { action, type RunContext } from '../run.js';
-import { collect, maxLength, nonEmpty, numberIn } from '../options.js';
+import { addSessionFlags, collect, nonEmpty, numberIn } from '../options.js';
 import { usage } from '../exit-codes.js';
 import { readJsonFile, textFromArgs } from '../input.js';
 
@@ -25,8 +25,7 @@ const AUDIO_TYPES: Record<string, string> = { '.wav': 'audio/wav', '.mp3': 'audi
 const IMAGE_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp', '.gif': 'image/gif' };
 
 export function registerSpeak(program: Command): void {
-  program
-    .command('speak')
+  addSessionFlags(program.command('speak'))
     .summary('synthesize speech: audio bytes to a file or stdout')
     .description('Synthesize speech. Audio streams to -o FILE (written atomically) or to stdout, never to a terminal. Needs a management key (ROUTER_MANAGEMENT_KEY or the profile\'s management_key).')
     .argument('[text...]', 'text to speak; "-" or nothing reads stdin')
@@ -40,8 +39,6 @@ export function registerSpeak(program: Command): void {
     .option('--reference-audio <file>', 'voice-cloning clip, repeatable (1 to 3)', collect)
     .option('--reference-text <text>', 'transcript of the clip given before it, repeatable', collect)
     .option('--reference-image <file>', 'one image for voice design')
-    .option('--session <id>', 'session id (<= 256 chars)', maxLength(256))
-    .option('--user <id>', 'end-user identifier (<= 256 chars)', maxLength(256))
     .option('--json', 'with -o: print {"file", "bytes", "content_type"}')
     .addHelpText('after', `
 Examples:

@@ -1,18 +1,10 @@
 import type { ChatChunk, ChatCompletion, ChatCompletionRequest } from '../types.js';
 import { StreamError } from '../errors.js';
-import { EventStream, Resource, callHeaders, type CallOptions } from './shared.js';
+import { EventStream, Resource, type CallOptions } from './shared.js';
 
 export class Chat extends Resource {
-  async create(params: ChatCompletionRequest, opts: CallOptions = {}): Promise<ChatCompletion> {
-    const { data } = await this.core.json<ChatCompletion>({
-      method: 'POST',
-      path: '/chat/completions',
-      body: { ...params, stream: false },
-      headers: callHeaders(opts),
-      signal: opts.signal,
-      timeoutMs: opts.timeoutMs,
-    });
-    return data;
+  create(params: ChatCompletionRequest, opts: CallOptions = {}): Promise<ChatCompletion> {
+    return this.request('POST', '/chat/completions', opts, { body: { ...params, stream: false } });
   }
 
   /**
@@ -22,15 +14,7 @@ export class Chat extends Resource {
    */
   async stream(params: ChatCompletionRequest, opts: CallOptions = {}): Promise<AsyncIterable<ChatChunk>> {
     const path = '/chat/completions';
-    const res = await this.core.send({
-      method: 'POST',
-      path,
-      body: { ...params, stream: true, stream_options: { include_usage: true, ...params.stream_options } },
-      headers: callHeaders(opts),
-      accept: 'text/event-stream',
-      signal: opts.signal,
-      timeoutMs: opts.timeoutMs,
-    });
+    const res = await this.postStream(path, { ...params, stream: true, stream_options: { include_usage: true, ...params.stream_options } }, opts);
     return new EventStream<ChatChunk>(res, this.core.url(path), {
       terminator: '[DONE]',
       map: ({ data }) => {

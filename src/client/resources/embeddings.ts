@@ -21,8 +21,7 @@ export function decodeEmbedding(value: number[] | string): number[] {
 }
 
 export class Embeddings extends Resource {
-  async create(params: EmbeddingsRequest, opts: CallOptions = {}): Promise<EmbeddingResponse> {
-    const { data } = await this.core.json<EmbeddingResponse>({ method: 'POST', path: '/embeddings', body: params, signal: opts.signal, timeoutMs: opts.timeoutMs, headers: opts.headers });
-    return data;
+  create(params: EmbeddingsRequest, opts: CallOptions = {}): Promise<EmbeddingResponse> {
+    return this.request('POST', '/embeddings', { signal: opts.signal, timeoutMs: opts.timeoutMs, headers: opts.headers }, { body: params });
   }
 }

@@ -9,7 +9,6 @@ export interface Model {
 /** The models the service routes to (`GET {base_url}/models`, from the official OpenAPI description). */
 export class Models extends Resource {
   async list(opts: CallOptions = {}): Promise<Model[]> {
-    const { data } = await this.core.json<{ data: Model[] }>({ method: 'GET', path: '/models', signal: opts.signal, timeoutMs: opts.timeoutMs });
-    return data.data;
+    return (await this.request<{ data: Model[] }>('GET', '/models', opts)).data;
   }
 }

@@ -1,6 +1,6 @@
 import type { JSONObject } from '../types.js';
 import { StreamError } from '../errors.js';
-import { EventStream, Resource, callHeaders, type CallOptions } from './shared.js';
+import { EventStream, Resource, type CallOptions } from './shared.js';
 
 export interface ResponsesRequest {
   input: string | JSONObject[];
@@ -70,30 +70,14 @@ export function outputText(r: ResponsesResult): string {
 }
 
 export class Responses extends Resource {
-  async create(params: ResponsesRequest, opts: CallOptions = {}): Promise<ResponsesResult> {
-    const { data } = await this.core.json<ResponsesResult>({
-      method: 'POST',
-      path: '/responses',
-      body: { ...params, stream: false },
-      headers: callHeaders(opts),
-      signal: opts.signal,
-      timeoutMs: opts.timeoutMs,
-    });
-    return data;
+  create(params: ResponsesRequest, opts: CallOptions = {}): Promise<ResponsesResult> {
+    return this.request('POST', '/responses', opts, { body: { ...params, stream: false } });
   }
 
   /** Typed events; `response.failed` and `error` are thrown as StreamError. */
   async stream(params: ResponsesRequest, opts: CallOptions = {}): Promise<AsyncIterable<ResponsesEvent>> {
     const path = '/responses';
-    const res = await this.core.send({
-      method: 'POST',
-      path,
-      body: { ...params, stream: true },
-      headers: callHeaders(opts),
-      accept: 'text/event-stream',
-      signal: opts.signal,
-      timeoutMs: opts.timeoutMs,
-    });
+    const res = await this.postStream(path, { ...params, stream: true }, opts);
     return new EventStream<ResponsesEvent>(res, this.core.url(path), {
       map: ({ data }) => {
         const ev = data as ResponsesEvent;

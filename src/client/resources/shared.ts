@@ -1,4 +1,4 @@
-import type { HttpCore, RawResponse } from '../core.js';
+import type { HttpCore, RawResponse, RequestOptions } from '../core.js';
 import { toConnectionError } from '../core.js';
 import { ConnectionError, ProtocolError, TimeoutError } from '../errors.js';
 import { SSEDecoder } from '../sse.js';
@@ -24,6 +24,17 @@ export function callHeaders(opts: CallOptions = {}): Record<string, string | und
 
 export abstract class Resource {
   constructor(protected readonly core: HttpCore) {}
+
+  /** A JSON request with the call's signal, timeout and headers; resolves to the parsed answer. */
+  protected async request<T>(method: 'GET' | 'POST', path: string, opts: CallOptions, extra: Partial<RequestOptions> = {}): Promise<T> {
+    const { data } = await this.core.json<T>({ method, path, headers: callHeaders(opts), signal: opts.signal, timeoutMs: opts.timeoutMs, ...extra });
+    return data;
+  }
+
+  /** A POST that answers with an event stream (sent with `accept: text/event-stream`). */
+  protected postStream(path: string, body: unknown, opts: CallOptions): Promise<RawResponse> {
+    return this.core.send({ method: 'POST', path, body, headers: callHeaders(opts), accept: 'text/event-stream', signal: opts.signal, timeoutMs: opts.timeoutMs });
+  }
 }
 
 export interface EventStreamOptions<T> {

@@ -1,0 +1,77 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// The layering of docs/architecture.md, checked on the source.
+const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
+const SRC = join(ROOT, 'src');
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? sources(p) : p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+/** Every relative import (static, dynamic, and type-only), as paths under src/. */
+function imports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specs = [...text.matchAll(/^(?:import|export)[^'";]*?from\s+'(\.[^']+)'|import\('(\.[^']+)'\)/gm)].map((m) => m[1] ?? m[2]!);
+  return specs.map((s) => relative(SRC, resolve(dirname(file), s.replace(/\.js$/, '.ts'))));
+}
+
+const files = sources(SRC);
+const graph = new Map(files.map((f) => [relative(SRC, f), imports(f)]));
+const layer = (path: string) => path.split('/')[0]!;
+
+/** What each folder may import (besides itself). */
+const ALLOWED: Record<string, string[]> = {
+  internal: [],
+  client: ['internal'],
+  config: [],
+  emulator: ['internal', 'client'],
+  cli: ['client', 'config', 'internal', 'emulator'],
+};
+
+describe('architecture', () => {
+  it('no import circles, type-only imports included', () => {
+    const cycles: string[] = [];
+    const state = new Map<string, 1 | 2>();
+    const stack: string[] = [];
+    const visit = (n: string) => {
+      state.set(n, 1);
+      stack.push(n);
+      for (const d of graph.get(n) ?? []) {
+        if (state.get(d) === 1) cycles.push([...stack.slice(stack.indexOf(d)), d].join(' -> '));
+        else if (!state.has(d)) visit(d);
+      }
+      stack.pop();
+      state.set(n, 2);
+    };
+    for (const f of graph.keys()) if (!state.has(f)) visit(f);
+    expect(cycles).toEqual([]);
+  });
+
+  it('each layer imports only the layers below it', () => {
+    const wrong: string[] = [];
+    for (const [file, deps] of graph) {
+      for (const d of deps) if (layer(d) !== layer(file) && !ALLOWED[layer(file)]!.includes(layer(d))) wrong.push(`${file} -> ${d}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('the emulator is reached from the CLI only by the serve command', () => {
+    const users = [...graph].filter(([f, deps]) => layer(f) === 'cli' && deps.some((d) => layer(d) === 'emulator')).map(([f]) => f);
+    expect(users).toEqual(['cli/commands/serve.ts']);
+  });
+
+  it('src/internal is not part of the public client surface', () => {
+    expect(readFileSync(join(SRC, 'client', 'index.ts'), 'utf8')).not.toMatch(/internal\//);
+  });
+
+  it('no source file over 300 lines', () => {
+    const long = files.map((f) => [relative(SRC, f), readFileSync(f, 'utf8').split('\n').length] as const).filter(([, n]) => n > 300);
+    expect(long).toEqual([]);
+  });
+});
