@@ -182,6 +182,10 @@ function installLastResort(runtime: Runtime): void {
   process.on('SIGTERM', () => {
     if (process.listenerCount('SIGTERM') === 1) process.exit(143);
   });
+  // No false success: a command whose work can no longer go on (nothing left to wake it) is a failure.
+  process.on('beforeExit', () => {
+    if ((runtime.running ?? 0) > 0) void fail(new Error('router stopped before the command finished: nothing was left to wait on (this is a bug; please report it)'));
+  });
   process.on('uncaughtException', (err) => void fail(err));
   process.on('unhandledRejection', (err) => void fail(err));
 }

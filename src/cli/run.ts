@@ -12,6 +12,8 @@ export interface Runtime {
   exitCode: number;
   /** Registered by `main`: takes Ctrl-C away from the default (kill) while a command runs. */
   interrupts: boolean;
+  /** Commands under way: the process must not end quietly while one is. */
+  running?: number;
   /** The whole command tree (for completions), from `main` without importing it. */
   fullProgram?: () => Promise<Command>;
 }
@@ -65,12 +67,14 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
       if (runtime.connect) return runtime.connect(io, flags, o);
       return (await import('./context.js')).connect(io, flags, o);
     };
+    runtime.running = (runtime.running ?? 0) + 1;
     try {
       await fn({ io, flags, opts, cmd, argv: runtime.argv, env: runtime.streams.env, signal: controller.signal, connect }, ...args);
     } catch (err) {
       const { reportError } = await import('./errors.js');
       runtime.exitCode = reportError(controller.signal.aborted ? controller.signal.reason : err, io);
     } finally {
+      runtime.running!--;
       if (runtime.interrupts) process.removeListener('SIGINT', onSigint);
     }
   };

@@ -186,8 +186,17 @@ export class HttpCore {
     }
   }
 
-  async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close();
+  /**
+   * Closes the connections: gracefully, but a request still under way (a server that stalls) is
+   * given a moment and then cut, so that closing never waits on a body nobody reads.
+   */
+  async close(graceMs = 500): Promise<void> {
+    if (!this.ownsDispatcher) return;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), graceMs)));
+    const closed = await Promise.race([this.dispatcher.close().then(() => 'closed' as const), late]);
+    clearTimeout(timer);
+    if (closed === 'late') await this.dispatcher.destroy().catch(() => {});
   }
 
   private async attempt(url: string, opts: RequestOptions): Promise<RawResponse> {

@@ -18,7 +18,9 @@ const LINE_END = /\r\n|\r|\n/g;
  */
 export class SSEDecoder {
   private readonly text = new TextDecoder('utf-8');
-  private buffer = '';
+  /** The unfinished line, in the pieces it arrived in (joined once it ends: linear in its length). */
+  private pending: string[] = [];
+  private pendingLength = 0;
   /** The previous chunk ended in CR: a LF starting the next one belongs to it. */
   private pendingCR = false;
   private data: string[] = [];
@@ -42,27 +44,35 @@ export class SSEDecoder {
     const out: SSEEvent[] = [];
     if (this.pendingCR && s.charCodeAt(0) === 10) s = s.slice(1);
     this.pendingCR = false;
-    let text = this.buffer + s;
     let start = 0;
+    // Only the new text is scanned for line ends; earlier pieces of a long line are never rescanned.
     LINE_END.lastIndex = 0;
-    for (let m = LINE_END.exec(text); m; m = LINE_END.exec(text)) {
+    for (let m = LINE_END.exec(s); m; m = LINE_END.exec(s)) {
       // A CR at the very end may be half of a CRLF split across chunks.
-      if (m[0] === '\r' && m.index === text.length - 1 && !final) {
-        this.pendingCR = true;
-      }
-      const ev = this.line(text.slice(start, m.index));
+      if (m[0] === '\r' && m.index === s.length - 1 && !final) this.pendingCR = true;
+      const ev = this.line(this.take(s.slice(start, m.index)));
       if (ev) out.push(ev);
       start = m.index + m[0].length;
     }
-    text = text.slice(start);
-    if (final && text !== '') {
-      const ev = this.line(text);
-      if (ev) out.push(ev);
-      text = '';
+    if (start < s.length) {
+      this.pending.push(start === 0 ? s : s.slice(start));
+      this.pendingLength += s.length - start;
+      if (this.pendingLength > MAX_EVENT_BYTES) throw new ProtocolError('stream line larger than 64 MiB');
     }
-    if (text.length > MAX_EVENT_BYTES) throw new ProtocolError('stream line larger than 64 MiB');
-    this.buffer = text;
+    if (final && this.pendingLength > 0) {
+      const ev = this.line(this.take(''));
+      if (ev) out.push(ev);
+    }
     return out;
+  }
+
+  /** The unfinished line so far, with `tail` after it; clears it. */
+  private take(tail: string): string {
+    if (this.pendingLength === 0) return tail;
+    const line = this.pending.join('') + tail;
+    this.pending = [];
+    this.pendingLength = 0;
+    return line;
   }
 
   private line(line: string): SSEEvent | undefined {

@@ -83,7 +83,13 @@ export class EventStream<T> implements AsyncIterable<T> {
       this.head = 0;
       if (this.failure) throw this.failure;
       if (this.finished) return { value: undefined, done: true };
-      await this.fill();
+      try {
+        await this.fill();
+      } catch (err) {
+        // A stream that cannot be read on is released at once: nothing may wait on its body.
+        this.abort();
+        throw err;
+      }
     }
     return { value: this.queue[this.head++]!, done: false };
   }
@@ -110,14 +116,19 @@ export class EventStream<T> implements AsyncIterable<T> {
       try {
         data = JSON.parse(ev.data);
       } catch {
-        throw new ProtocolError(`server sent a malformed stream event: ${ev.data.slice(0, 80)}`);
+        // Handed out after the items before it, as an error event is.
+        this.failure = new ProtocolError(`server sent a malformed stream event: ${ev.data.slice(0, 80)}`);
+        this.abort();
+        return;
       }
       let item: T;
       try {
         item = this.opts.map({ event: ev.event, data });
       } catch (err) {
+        // An error event: the items before it are handed out first; the server may keep the line open.
         this.failure = err;
-        this.finish();
+        this.finished = true;
+        this.abort();
         return;
       }
       this.queue.push(item);
@@ -132,5 +143,10 @@ export class EventStream<T> implements AsyncIterable<T> {
   private finish(): void {
     this.finished = true;
     void this.res.body.dump().catch(() => {});
+  }
+
+  private abort(): void {
+    this.finished = true;
+    (this.res.body as { destroy?: (err?: Error) => void }).destroy?.();
   }
 }

@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers.js';
+import { startBadServer, type BadServer, type Misbehaviour } from '../support/bad-server.js';
+
+// No false success: a stream that breaks in any way ends with one error line and a non-zero code,
+// promptly, for chat, chat --stream --json and responses.
+const KINDS: [Misbehaviour, RegExp, number][] = [
+  ['malformed-then-flood', /malformed stream event/, 7],
+  ['malformed-then-stall', /malformed stream event/, 7],
+  ['huge-line', /larger than 64 MiB/, 7],
+  ['error-then-stall', /the provider failed mid-stream/, 7],
+  ['headers-then-stall', /timed out/, 8],
+];
+const COMMANDS: [string, string[]][] = [
+  ['chat', ['chat', '--model', 'x/y', 'hi']],
+  ['chat --stream --json', ['chat', '--stream', '--json', '--model', 'x/y', 'hi']],
+  ['responses', ['responses', '--model', 'x/y', 'hi']],
+];
+
+for (const [kind, message, code] of KINDS) {
+  describe(kind, () => {
+    let server: BadServer;
+    beforeAll(async () => {
+      server = await startBadServer(kind);
+    });
+    afterAll(() => server.close());
+    for (const [name, args] of COMMANDS) {
+      it(name, async () => {
+        const started = Date.now();
+        const r = await runCli(['--timeout', '2', '--max-retries', '0', ...args], {
+          env: { ROUTER_API_ROOT: server.apiRoot, ROUTER_API_KEY: 'sk-test-key-000000', ROUTER_CONFIG_DIR: '/nonexistent-router-config', ROUTER_PROFILE: '' },
+          timeoutMs: 20_000,
+        });
+        expect(r.code).toBe(code);
+        expect(r.stderr).toMatch(message);
+        expect(r.stderr.trim().split('\n')).toHaveLength(1);
+        expect(Date.now() - started).toBeLessThan(10_000);
+        if (!args.includes('--json')) expect(r.stdout).toMatch(/^partial/);
+      });
+    }
+  });
+}
