@@ -2,7 +2,7 @@ import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, r
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import { writeFileAtomicSync } from './fsutil.js';
+import { durableWriteDone, writeFileAtomicSync } from './fsutil.js';
 
 import type { Batch, BatchStatus } from '../client/types.js';
 
@@ -139,6 +139,7 @@ export class ResultWriter {
   sync(): void {
     fsyncSync(this.fd);
     this.unsynced = 0;
+    durableWriteDone();
   }
   close(): void {
     this.sync();

@@ -103,7 +103,7 @@ export class BatchEngine {
     const terminal = TERMINAL.includes(record.status);
     if (terminal && record.payment_due !== null) {
       if (ctx.store.balance(record.workspace) >= record.payment_due) {
-        ctx.store.debit(record.workspace, record.payment_due);
+        ctx.store.debitOnce(record.workspace, record.payment_due, `batch:${record.id}`);
         record.payment_due = null;
         this.store.save(record);
       } else {
@@ -229,7 +229,9 @@ export class BatchEngine {
       const cost = record.usage?.cost ?? 0;
       const ws = record.workspace;
       let payment_due: number | null = null;
-      if (this.state.balance(ws) >= cost) this.state.debit(ws, cost);
+      // The charge is idempotent by batch id: a crash before `completed` is saved charges nothing twice.
+      const key = `batch:${id}`;
+      if (this.state.charged(key) || this.state.balance(ws) >= cost) this.state.debitOnce(ws, cost, key);
       else payment_due = cost;
       this.transition(record, 'completed', { payment_due });
     }

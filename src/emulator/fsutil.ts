@@ -2,6 +2,19 @@ import { mkdirSync, openSync, writeSync, fsyncSync, closeSync, renameSync } from
 import { dirname, join, basename } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
+/**
+ * Test hook for crash safety: with ROUTER_EMULATOR_CRASH_AFTER_WRITES=N the process kills itself
+ * (SIGKILL, as kill -9 would) right after its Nth durable write. Never set outside tests.
+ */
+const crashAfter = Number(process.env.ROUTER_EMULATOR_CRASH_AFTER_WRITES ?? 0);
+let durableWrites = 0;
+
+/** Counts a durable write (a rename or an fsync that makes state survive a crash). */
+export function durableWriteDone(): void {
+  durableWrites++;
+  if (crashAfter > 0 && durableWrites === crashAfter) process.kill(process.pid, 'SIGKILL');
+}
+
 /** Writes a file durably: temp file in the same folder, fsync, rename. Mode 0600. */
 export function writeFileAtomicSync(path: string, data: string | Uint8Array): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
@@ -14,4 +27,5 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array): vo
     closeSync(fd);
   }
   renameSync(tmp, path);
+  durableWriteDone();
 }

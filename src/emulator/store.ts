@@ -25,6 +25,8 @@ interface StateFile {
   keys: KeyRecord[];
   workspaces: Record<string, Workspace>;
   clock_offset_ms: number;
+  /** Charges made once each (a batch's finalized cost), by key, saved with the balances they moved. */
+  charges?: Record<string, number>;
 }
 
 export const DEFAULT_CREDITS = 5;
@@ -105,6 +107,23 @@ export class StateStore {
     if (cost <= 0) return;
     this.workspace(id).total_usage += cost;
     this.save();
+  }
+
+  /**
+   * Debits `cost` once for `key`: the charge and its record go to disk in one atomic write, so a
+   * crash on either side of it can neither lose the charge nor make it twice. False if already made.
+   */
+  charged(key: string): boolean {
+    return key in (this.state.charges ?? {});
+  }
+
+  debitOnce(id: string, cost: number, key: string): boolean {
+    const charges = (this.state.charges ??= {});
+    if (key in charges) return false;
+    charges[key] = cost;
+    if (cost > 0) this.workspace(id).total_usage += cost;
+    this.save();
+    return true;
   }
 
   topUp(id: string, amount: number): number {

@@ -1,0 +1,89 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startEmulator } from '../../dist/emulator/server.js';
+import { BIN } from '../helpers.js';
+
+// Exactly-once billing across crashes: the emulator kills itself (SIGKILL) right after its Nth
+// durable write, for every N of a batch's life; after a restart the batch completes and the
+// workspace has paid its cost exactly once.
+interface Serve {
+  child: ChildProcess;
+  apiRoot: string;
+  exited: Promise<number | null>;
+}
+
+async function serve(state: string, crashAfter?: number): Promise<Serve> {
+  const env = { ...process.env, ...(crashAfter ? { ROUTER_EMULATOR_CRASH_AFTER_WRITES: String(crashAfter) } : {}) };
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--state', state, '--json', '--batch-delay-ms', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((r) => child.on('exit', (code, signal) => r(signal ? 137 : code)));
+  const apiRoot = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c) => {
+      out += c;
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve(JSON.parse(line).api_root);
+    });
+    void exited.then(() => reject(new Error('serve exited before it listened')));
+  });
+  return { child, apiRoot, exited };
+}
+
+const api = async (root: string, key: string, path: string, body?: unknown) => {
+  const res = await fetch(`${root}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, json: (await res.json().catch(() => null)) as any };
+};
+
+const BATCH = {
+  endpoint: '/v1/chat/completions',
+  model: 'local/lorem',
+  requests: ['a', 'b', 'c'].map((c) => ({ custom_id: c, body: { messages: [{ role: 'user', content: `write 20 words about ${c}` }] } })),
+};
+
+describe('exactly-once billing across crashes', () => {
+  it('for a kill after every durable write of a batch, the cost is charged once', async () => {
+    let crashes = 0;
+    for (let n = 1; n <= 20; n++) {
+      const state = mkdtempSync(join(tmpdir(), 'router-crash-'));
+      try {
+        const init = await startEmulator({ stateDir: state, port: 0 });
+        const { apiKey, managementKey } = init.store.firstKeys();
+        await init.close();
+        const first = await serve(state, n);
+        await api(first.apiRoot, apiKey, '/v1/batches', BATCH).catch(() => undefined);
+        const died = await Promise.race([first.exited, new Promise<'alive'>((r) => setTimeout(() => r('alive'), 1500))]);
+        if (died === 'alive') {
+          first.child.kill('SIGKILL');
+          await first.exited;
+          if (crashes > 0) break; // N is past the last write of the batch's life: every point was covered.
+        } else crashes++;
+        const second = await serve(state);
+        try {
+          let list: any;
+          for (let i = 0; i < 100; i++) {
+            list = (await api(second.apiRoot, apiKey, '/v1/batches?limit=100')).json;
+            if (list.data.every((b: any) => ['completed', 'failed'].includes(b.status))) break;
+            await new Promise((r) => setTimeout(r, 50));
+          }
+          expect(list.data.length, `kill after write ${n}`).toBeLessThanOrEqual(1);
+          const credits = (await api(second.apiRoot, managementKey, '/v1/credits')).json.data;
+          const charged = list.data.reduce((sum: number, b: any) => sum + (b.status === 'completed' ? b.usage.cost : 0), 0);
+          for (const b of list.data) expect(b.status, `kill after write ${n}`).toBe('completed');
+          expect(credits.total_usage, `kill after write ${n}`).toBeCloseTo(charged, 12);
+        } finally {
+          second.child.kill('SIGTERM');
+          await second.exited;
+        }
+      } finally {
+        rmSync(state, { recursive: true, force: true });
+      }
+    }
+    expect(crashes).toBeGreaterThanOrEqual(4);
+  }, 120_000);
+});
