@@ -356,7 +356,7 @@ complete -c router -n '__fish_seen_subcommand_from serve' -l host -r -F -d 'addr
 complete -c router -n '__fish_seen_subcommand_from serve' -l state -r -F -d 'state folder (default: $XDG_STATE_HOME/router/emulator)'
 complete -c router -n '__fish_seen_subcommand_from serve' -l fault -r -F -d 'inject a fault, repeatable: 429,retry_after=1 | 503,times=2 | slow,delay_ms=500 | cut,after=3 | error-chunk | malformed | reset'
 complete -c router -n '__fish_seen_subcommand_from serve' -l batch-delay-ms -r -F -d 'pause of the batch engine before each request'
-complete -c router -n '__fish_seen_subcommand_from serve' -l json -d 'print {api_root, api_key, management_key, state_dir} as one JSON line'
+complete -c router -n '__fish_seen_subcommand_from serve' -l json -d 'print {api_root, api_key, management_key, operator_key, state_dir} as one JSON line'
 complete -c router -n '__fish_seen_subcommand_from serve' -s V -l version -d 'output the version number'
 complete -c router -n '__fish_seen_subcommand_from serve' -s p -l profile -x -a '(router __complete profiles 2>/dev/null)' -d 'config profile to use (env ROUTER_PROFILE)'
 complete -c router -n '__fish_seen_subcommand_from serve' -l api-root -r -F -d 'API root, e.g. http://127.0.0.1:8080/api (env ROUTER_API_ROOT)'

@@ -64,6 +64,8 @@ export interface TestEnv {
   apiRoot: string;
   apiKey: string;
   managementKey: string;
+  /** The emulator operator's key: every emulator-only route, server-wide. */
+  operatorKey: string;
   dir: string;
   /** Environment for the CLI: emulator root and key, private config dir. */
   env: Record<string, string>;
@@ -82,6 +84,7 @@ export async function startTestEnv(opts: { faults?: string[]; batchDelayMs?: num
   const dir = mkdtempSync(join(tmpdir(), 'router-test-'));
   let emu = await startEmulator({ stateDir: join(dir, 'state'), port: 0, faults: opts.faults, batchDelayMs: opts.batchDelayMs ?? 0 });
   const { apiKey, managementKey } = emu.store.firstKeys();
+  const operatorKey = emu.store.operatorKey();
   const env = {
     ROUTER_API_ROOT: emu.apiRoot,
     ROUTER_API_KEY: apiKey,
@@ -94,7 +97,7 @@ export async function startTestEnv(opts: { faults?: string[]; batchDelayMs?: num
   const admin = async (path: string, body?: unknown, method = body === undefined ? 'GET' : 'POST') => {
     const res = await fetch(`${emu.apiRoot}/_emulator/${path}`, {
       method,
-      headers: { authorization: `Bearer ${managementKey}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${path === 'credits' ? managementKey : operatorKey}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return res.json();
@@ -104,6 +107,7 @@ export async function startTestEnv(opts: { faults?: string[]; batchDelayMs?: num
     apiRoot: emu.apiRoot,
     apiKey,
     managementKey,
+    operatorKey,
     dir,
     env,
     run: (args, o = {}) => runCli(args, { ...o, env: { ...env, ...o.env } }),

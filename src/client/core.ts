@@ -65,7 +65,8 @@ const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 524, 529]);
 const UNACCEPTED_STATUS = new Set([429, 503]);
 const NOT_DELIVERED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 const MAX_BACKOFF_MS = 8_000;
-const MAX_RETRY_AFTER_MS = 120_000;
+/** The longest Retry-After a retry waits for (and never longer than the request timeout). */
+export const MAX_RETRY_AFTER_MS = 60_000;
 
 /** Parses `Retry-After` (delta seconds or an HTTP date) into milliseconds from now. */
 export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
@@ -167,6 +168,11 @@ export class HttpCore {
         retryable = policy === 'always' || !failure.maybeDelivered;
       }
       if (!retryable || attempt >= maxRetries) throw failure;
+      const waitCap = Math.min(MAX_RETRY_AFTER_MS, this.timeoutMs);
+      if (retryAfterMs !== undefined && retryAfterMs > waitCap) {
+        failure.message += ` (the service asked to wait ${Math.ceil(retryAfterMs / 1000)}s before retrying: longer than ${Math.round(waitCap / 1000)}s, so no retry)`;
+        throw failure;
+      }
       const delayMs = backoffDelay(attempt, retryAfterMs);
       this.onRetry?.({ attempt: attempt + 1, delayMs, reason: failure.message });
       await sleep(delayMs, opts.signal);

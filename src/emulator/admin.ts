@@ -3,17 +3,23 @@ import { HttpError } from './http.js';
 import { parseFault, FaultSpecError, type FaultBoard } from './faults.js';
 import type { LoggedRequest } from './http.js';
 import type { BatchEngine } from './batches.js';
-import type { Handler, RouteTable } from './http.js';
+import type { Access, Handler, RouteTable } from './http.js';
+import { OPERATOR_WORKSPACE } from './store.js';
+
+/** The workspace an admin call acts on: the caller's, or undefined (all) for the operator. */
+const scope = (ctx: Ctx): string | undefined => (ctx.key.workspace === OPERATOR_WORKSPACE ? undefined : ctx.key.workspace);
 
 /**
- * Emulator-only routes under `{api_root}/_emulator/`, for tests and demos. All need a management key.
- *   POST credits     {amount}          top up the caller's workspace; answers {balance}
- *   POST clock       {advance_seconds} move the emulator's clock forward
- *   POST faults      {faults: ["503,times=2", ...]} replace the server-wide fault rules
- *   POST workspaces  {credits?}        a new workspace with its own API and management keys
- *   POST batches     {delay_ms}        pause of the batch engine before each request
- *   GET  requests                      the request log (newest last; Authorization never recorded)
- *   DELETE requests                    clear the request log
+ * Emulator-only routes under `{api_root}/_emulator/`, for tests and demos. A workspace's management
+ * key acts on its own workspace only; the operator key (printed by `router serve`) on the server.
+ *   POST credits     {amount}          management: top up the caller's workspace; answers {balance}
+ *   POST faults      {faults: [...]}   management: replace the caller's workspace's fault rules;
+ *                                      operator: the server-wide ones
+ *   GET  requests                      management: the workspace's request log; operator: all of it
+ *   DELETE requests                    clear that same log
+ *   POST clock       {advance_seconds} operator: move the emulator's clock forward
+ *   POST workspaces  {credits?}        operator: a new workspace with its own API and management keys
+ *   POST batches     {delay_ms}        operator: pause of the batch engine before each request
  */
 export function adminRoutes(faults: FaultBoard, log: LoggedRequest[], batches: BatchEngine): RouteTable {
   const num = (v: unknown, name: string): number => {
@@ -35,12 +41,12 @@ export function adminRoutes(faults: FaultBoard, log: LoggedRequest[], batches: B
       const body = await ctx.json<{ faults?: unknown }>();
       if (!Array.isArray(body.faults)) throw new HttpError(400, 'faults must be an array of fault specs');
       try {
-        faults.set(body.faults.map((f) => parseFault(String(f))));
+        faults.set(body.faults.map((f) => parseFault(String(f))), scope(ctx));
       } catch (err) {
         if (err instanceof FaultSpecError) throw new HttpError(400, err.message);
         throw err;
       }
-      ctx.send(200, { faults: faults.list() });
+      ctx.send(200, { faults: faults.list(scope(ctx)) });
     },
     'POST /_emulator/workspaces': async (ctx: Ctx) => {
       const body = await ctx.json<{ credits?: unknown }>();
@@ -53,12 +59,16 @@ export function adminRoutes(faults: FaultBoard, log: LoggedRequest[], batches: B
       ctx.send(200, { delay_ms: batches.opts.delayMs });
     },
     'GET /_emulator/requests': async (ctx: Ctx) => {
-      ctx.send(200, { data: log });
+      const ws = scope(ctx);
+      ctx.send(200, { data: ws === undefined ? log : log.filter((e) => e.workspace === ws) });
     },
     'DELETE /_emulator/requests': async (ctx: Ctx) => {
-      log.length = 0;
+      const ws = scope(ctx);
+      const keep = ws === undefined ? [] : log.filter((e) => e.workspace !== ws);
+      log.splice(0, log.length, ...keep);
       ctx.send(200, { data: [] });
     },
   };
-  return Object.fromEntries(Object.entries(routes).map(([k, handler]) => [k, { handler, access: 'management' as const }]));
+  const access: Record<string, Access> = { credits: 'management', faults: 'admin', requests: 'admin', clock: 'operator', workspaces: 'operator', batches: 'operator' };
+  return Object.fromEntries(Object.entries(routes).map(([k, handler]) => [k, { handler, access: access[k.split('/').at(-1)!]! }]));
 }

@@ -25,8 +25,9 @@ export function executeItem(record: BatchRecord, customId: string, rawBody: Body
       response = messagesResult(body, created);
     }
     return { id, custom_id: customId, response: { status_code: 200, request_id: requestId, body: response }, error: null };
-  } catch (err) {
-    if (!(err instanceof HttpError)) throw err;
+  } catch (caught) {
+    // Whatever goes wrong with one item is that item's failure, never the batch's or the emulator's.
+    const err = caught instanceof HttpError ? caught : new HttpError(500, `the request could not be run: ${(caught as Error)?.message ?? String(caught)}`, 'server');
     return {
       id,
       custom_id: customId,

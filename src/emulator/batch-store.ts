@@ -48,7 +48,15 @@ export class BatchStore {
         continue;
       }
       const meta = join(this.dir, name, 'meta.json');
-      if (existsSync(meta)) this.records.set(name, JSON.parse(readFileSync(meta, 'utf8')) as BatchRecord);
+      if (!existsSync(meta)) continue;
+      try {
+        this.records.set(name, JSON.parse(readFileSync(meta, 'utf8')) as BatchRecord);
+      } catch (err) {
+        // One unreadable batch never stops the emulator: it is set aside, with a line that says where.
+        const aside = join(this.dir, `.corrupt-${name}`);
+        renameSync(join(this.dir, name), aside);
+        process.stderr.write(`emulator: warning: batch ${name} could not be read (${(err as Error).name}); moved to ${aside}\n`);
+      }
     }
   }
 

@@ -1,6 +1,6 @@
 import { writeSync } from 'node:fs';
 import { ArraySplitter, JSONSplitError } from '../internal/json-split.js';
-import { HttpError, type Ctx } from './http.js';
+import { HttpError, LOG_BODY_BYTES, MAX_JSON_DEPTH, logBody, nestedDeeperThan, type Ctx } from './http.js';
 import { MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, bad, type Body } from './batch-rules.js';
 
 export interface Upload {
@@ -10,7 +10,6 @@ export interface Upload {
   size: number;
 }
 
-const LOGGED_BYTES = 1024 * 1024;
 
 /** Checks one element of `requests` and returns its line for the requests file. */
 function requestLine(bytes: Buffer, i: number, seen: Set<string>): string {
@@ -27,6 +26,7 @@ function requestLine(bytes: Buffer, i: number, seen: Set<string>): string {
   if (seen.has(custom_id)) throw new HttpError(422, `duplicate custom_id "${custom_id}" at requests[${i}]`, 'unprocessable');
   seen.add(custom_id);
   if (!body || typeof body !== 'object' || Array.isArray(body)) bad(`requests[${i}] (${custom_id}) has no body object`);
+  if (nestedDeeperThan(body, MAX_JSON_DEPTH)) bad(`requests[${i}] (${custom_id}): body is nested deeper than ${MAX_JSON_DEPTH} levels`);
   return JSON.stringify({ custom_id, body });
 }
 
@@ -50,7 +50,7 @@ export async function receiveRequests(ctx: Ctx, fd: number): Promise<Upload> {
   try {
     for await (const chunk of ctx.req) {
       size += (chunk as Buffer).length;
-      if (ctx.log && size <= LOGGED_BYTES) logged.push(chunk as Buffer);
+      if (ctx.log && size <= LOG_BODY_BYTES) logged.push(chunk as Buffer);
       if (size > MAX_BATCH_BYTES) throw new HttpError(413, 'Batch input larger than 200 MB', 'payload_too_large');
       splitter.push(chunk as Buffer);
       if (lines.length) {
@@ -65,6 +65,6 @@ export async function receiveRequests(ctx: Ctx, fd: number): Promise<Upload> {
   }
   if (!splitter.keys.includes('requests') || !Array.isArray(rest.requests)) bad('requests must be a non-empty array');
   if (splitter.elements === 0) bad('requests must be a non-empty array');
-  if (ctx.log && size <= LOGGED_BYTES) ctx.log.body = JSON.parse(Buffer.concat(logged).toString('utf8'));
+  logBody(ctx.log, size <= LOG_BODY_BYTES ? JSON.parse(Buffer.concat(logged).toString('utf8')) : undefined, size);
   return { rest, elements: splitter.elements, size };
 }

@@ -8,39 +8,58 @@ export function chargeable(ctx: Ctx): void {
   }
 }
 
+/** Frames are gathered into writes of about this size: one syscall for many events. */
+const WRITE_BYTES = 32 * 1024;
+
 /**
- * Writes events as an SSE stream with backpressure, applying stream faults:
- * `cut` drops the connection after N events, `error-chunk` sends `errorEvent` after N events and ends.
+ * Writes events (produced lazily, `count` of them) as an SSE stream with backpressure, many events
+ * per write, yielding to other clients between writes. Stream faults: `cut` drops the connection
+ * after N events, `error-chunk` sends `errorEvent` after N events and ends.
  * Returns true when the whole stream was delivered.
  */
-export async function writeSSE(ctx: Ctx, events: unknown[], errorEvent: unknown, terminator?: string, eventName?: (e: unknown) => string | undefined): Promise<boolean> {
+export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: number, errorEvent: unknown, terminator?: string, eventName?: (e: unknown) => string | undefined): Promise<boolean> {
   const res = ctx.res;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   res.write(': ROUTER PROCESSING\n\n');
   const fault = ctx.fault;
-  const cutAt = fault?.kind === 'cut' ? (fault.after ?? Math.floor(events.length / 2)) : -1;
-  const errorAt = fault?.kind === 'error-chunk' ? (fault.after ?? Math.floor(events.length / 2)) : -1;
+  const cutAt = fault?.kind === 'cut' ? (fault.after ?? Math.floor(count / 2)) : -1;
+  const errorAt = fault?.kind === 'error-chunk' ? (fault.after ?? Math.floor(count / 2)) : -1;
   const frame = (e: unknown) => {
     const name = eventName?.(e);
     return `${name ? `event: ${name}\n` : ''}data: ${JSON.stringify(e)}\n\n`;
   };
   let closed = false;
   res.on('close', () => (closed = true));
-  for (let i = 0; i < events.length; i++) {
+  let buffer = '';
+  const flush = async () => {
+    if (!buffer) return;
+    const ok = res.write(buffer);
+    buffer = '';
+    if (!ok) await drainOrClose(res);
+    // Let other requests and timers run between writes, even when the socket keeps up.
+    else await new Promise((r) => setImmediate(r));
+  };
+  let i = 0;
+  for (const event of events) {
     if (closed) return false;
     if (i === cutAt) {
+      await flush();
       await new Promise((r) => setTimeout(r, 20));
       res.destroy();
       return false;
     }
     if (i === errorAt) {
-      res.write(frame(errorEvent));
-      if (terminator) res.write(`data: ${terminator}\n\n`);
+      res.write(buffer + frame(errorEvent) + (terminator ? `data: ${terminator}\n\n` : ''));
       res.end();
       return false;
     }
-    if (!res.write(frame(events[i]))) await drainOrClose(res);
+    buffer += frame(event);
+    i++;
+    // Small streams go out event by event (a person sees each token); long ones in bigger writes.
+    if (buffer.length >= (i < 64 ? 1 : WRITE_BYTES)) await flush();
   }
+  await flush();
+  if (closed) return false;
   if (terminator) res.write(`data: ${terminator}\n\n`);
   res.end();
   return !closed;

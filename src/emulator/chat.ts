@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Ctx } from './http.js';
 import { HttpError } from './http.js';
-import { costOf, generate, pieces, seedOf, prng, type Generation } from './models.js';
+import { costOf, generate, pieces, seedOf, prng, type Generation, type ModelSpec } from './models.js';
 import { routerMetadata, type Routed } from './routing.js';
 
 export type { Routed };
@@ -80,6 +80,13 @@ export function maxTokensOf(body: Body, field = 'max_completion_tokens'): number
 }
 
 
+/** A model's behaviour, not an API rule: asking for more output than it can give is a 400 naming its limit. */
+export function checkOutputLimit(model: ModelSpec, asked: number | undefined, field: string): void {
+  if (asked !== undefined && model.maxOutputTokens !== undefined && asked > model.maxOutputTokens) {
+    throw new HttpError(400, `${field} (${asked}) exceeds the maximum output of ${model.id}: ${model.maxOutputTokens} tokens`, 'invalid_request');
+  }
+}
+
 /** Walks `model` then `models` (fallback), skipping models that are down or have no allowed provider. */
 export function route(body: Body, kind: 'chat'): Routed {
   const requested = (body.model as string | undefined) ?? (Array.isArray(body.models) ? (body.models[0] as string) : undefined);
@@ -112,7 +119,9 @@ export function planChat(body: Body): ChatPlan {
   const messages = body.messages as Body[];
   const promptText = messages.map((m) => `${m.role}: ${textOf(m.content)}`).join('\n');
   const lastUser = textOf([...messages].reverse().find((m) => m.role === 'user')?.content ?? '');
-  const gen = generate(routed.model, promptText, lastUser, { maxTokens: maxTokensOf(body), seed: body.seed, stop: stopList(body) });
+  const maxTokens = maxTokensOf(body);
+  checkOutputLimit(routed.model, maxTokens, body.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens');
+  const gen = generate(routed.model, promptText, lastUser, { maxTokens, seed: body.seed, stop: stopList(body) });
   return { routed, gen, cost: costOf(routed.model, gen.promptTokens, gen.completionTokens) };
 }
 
@@ -188,20 +197,22 @@ export async function handleChat(ctx: Ctx): Promise<void> {
   const id = genId();
   const base = { id, object: 'chat.completion.chunk', created, model: plan.routed.model.id, provider: plan.routed.provider };
   const includeUsage = (body.stream_options as Body | undefined)?.include_usage === true;
-  const events: unknown[] = [];
   const parts = pieces(plan.gen.text);
-  parts.forEach((piece, i) => {
-    const chunk: Body = { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: piece }, finish_reason: null, native_finish_reason: null, logprobs: null }] };
-    if (i === 0 && ctx.wantsRouterMetadata()) chunk.router_metadata = routerMetadata(plan.routed, 'chat');
-    events.push(chunk);
-  });
-  events.push({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: plan.gen.finishReason, native_finish_reason: plan.gen.finishReason, logprobs: null }] });
-  if (includeUsage) events.push({ ...base, choices: [], usage: chatUsage(plan) });
+  const metadata = ctx.wantsRouterMetadata() ? routerMetadata(plan.routed, 'chat') : undefined;
+  function* events() {
+    for (let i = 0; i < parts.length; i++) {
+      const chunk: Body = { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: parts[i] }, finish_reason: null, native_finish_reason: null, logprobs: null }] };
+      if (i === 0 && metadata) chunk.router_metadata = metadata;
+      yield chunk;
+    }
+    yield { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: plan.gen.finishReason, native_finish_reason: plan.gen.finishReason, logprobs: null }] };
+    if (includeUsage) yield { ...base, choices: [], usage: chatUsage(plan) };
+  }
   const errorChunk = {
     ...base,
     error: { code: 502, message: 'Provider returned an error mid-stream', metadata: { error_type: 'provider_unavailable' } },
     choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error', logprobs: null }],
   };
-  const delivered = await writeSSE(ctx, events, errorChunk, '[DONE]');
+  const delivered = await writeSSE(ctx, events(), parts.length + 1 + (includeUsage ? 1 : 0), errorChunk, '[DONE]');
   if (delivered) ctx.store.debit(ctx.workspace, plan.cost.cost);
 }

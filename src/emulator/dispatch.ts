@@ -4,6 +4,9 @@ import { FaultSpecError, type FaultBoard, type FaultRule } from './faults.js';
 import type { StateStore } from './store.js';
 import { authenticate, type Routes } from './routes.js';
 
+/** The request log keeps at most this many bytes of bodies. */
+const LOG_BYTES = 16 * 1024 * 1024;
+
 export interface Dispatch {
   store: StateStore;
   routes: Routes;
@@ -24,13 +27,16 @@ function logEntry(d: Dispatch, req: IncomingMessage, url: URL, path: string): Lo
   for (const [k, v] of url.searchParams) (query[k] ??= []).push(v);
   const entry = { method: req.method ?? 'GET', path, query, headers, body: undefined, at: Date.now() };
   d.log.push(entry);
-  if (d.log.length > d.logLimit) d.log.shift();
+  // Bounded by count and by the bytes of the bodies kept.
+  let bytes = d.log.reduce((sum, e) => sum + (e.bodyBytes ?? 0), 0);
+  while (d.log.length > 1 && (d.log.length > d.logLimit || bytes > LOG_BYTES)) bytes -= d.log.shift()!.bodyBytes ?? 0;
   return entry;
 }
 
 /** Applies an injected fault that answers instead of the route: a pause, a reset, a status. */
 async function applyFault(fault: FaultRule | undefined, req: IncomingMessage): Promise<boolean> {
-  if (fault?.kind === 'slow') await new Promise((r) => setTimeout(r, fault.delayMs));
+  // Unref'd: a parked slow fault never keeps a stopping emulator alive.
+  if (fault?.kind === 'slow') await new Promise((r) => setTimeout(r, fault.delayMs).unref());
   if (fault?.kind === 'reset') {
     req.socket.destroy();
     return true;
@@ -60,11 +66,12 @@ export async function dispatch(d: Dispatch, req: IncomingMessage, res: ServerRes
     const match = d.routes.find(req.method ?? 'GET', path);
     // Faults are honoured only for a caller whose key was accepted.
     authenticate(ctx, d.store, match.access);
+    if (entry) entry.workspace = ctx.key.workspace;
     ctx.params = match.params;
     if (!admin) {
       const header = req.headers['x-router-fault'];
       try {
-        ctx.fault = d.faults.take(path, typeof header === 'string' ? header : undefined);
+        ctx.fault = d.faults.take(path, typeof header === 'string' ? header : undefined, ctx.key.workspace);
       } catch (err) {
         if (err instanceof FaultSpecError) throw new HttpError(400, err.message);
         throw err;

@@ -18,6 +18,8 @@ export interface FaultRule {
   times?: number;
   /** Only requests whose path contains this. */
   path?: string;
+  /** Only requests of this workspace (rules set through the emulator route); all when absent. */
+  workspace?: string;
 }
 
 export class FaultSpecError extends Error {}
@@ -43,19 +45,33 @@ export function parseFault(spec: string): FaultRule {
 
 export class FaultBoard {
   private rules: FaultRule[] = [];
+  /** Header faults with `times`: how many uses each has left, by workspace and header text. */
+  private readonly headerUses = new Map<string, number>();
 
-  set(rules: FaultRule[]): void {
-    this.rules = rules.map((r) => ({ ...r }));
+  /** Replaces the rules of one workspace (or, with none, the server-wide ones). */
+  set(rules: FaultRule[], workspace?: string): void {
+    this.rules = [...this.rules.filter((r) => r.workspace !== workspace), ...rules.map((r) => ({ ...r, workspace }))];
   }
 
-  list(): FaultRule[] {
-    return this.rules;
+  list(workspace?: string): FaultRule[] {
+    return workspace === undefined ? this.rules : this.rules.filter((r) => r.workspace === workspace);
   }
 
-  /** The fault for one request: the header's if any, else the first matching server rule (consumed once). */
-  take(path: string, header: string | undefined): FaultRule | undefined {
-    if (header) return parseFault(header);
-    const i = this.rules.findIndex((r) => !r.path || path.includes(r.path));
+  /**
+   * The fault for one request: the header's if any (with `times=N`, only the first N requests that
+   * carry it, so a client's retries get through), else the first matching rule (consumed once).
+   */
+  take(path: string, header: string | undefined, workspace?: string): FaultRule | undefined {
+    if (header) {
+      const rule = parseFault(header);
+      if (rule.times === undefined) return rule;
+      const key = `${workspace ?? ''}|${header}`;
+      const left = this.headerUses.get(key) ?? rule.times;
+      if (left <= 0) return undefined;
+      this.headerUses.set(key, left - 1);
+      return rule;
+    }
+    const i = this.rules.findIndex((r) => (!r.path || path.includes(r.path)) && (r.workspace === undefined || r.workspace === workspace));
     if (i === -1) return undefined;
     const rule = this.rules[i]!;
     if (rule.times !== undefined) {

@@ -46,8 +46,37 @@ export interface LoggedRequest {
   path: string;
   query: Record<string, string[]>;
   headers: Record<string, string>;
+  /** The parsed body, or `{ truncated: true, bytes }` for a body over LOG_BODY_BYTES. */
   body: unknown;
+  /** Bytes of the body kept (the request log is bounded by these). */
+  bodyBytes?: number;
   at: number;
+  /** The caller's workspace, once its key was accepted. */
+  workspace?: string;
+}
+
+/** A body larger than this is logged as its size only. */
+export const LOG_BODY_BYTES = 64 * 1024;
+/** JSON nested deeper than this is refused with 400 (documented in docs/conformance.md). */
+export const MAX_JSON_DEPTH = 64;
+
+/** True when a parsed JSON value nests objects or arrays deeper than `max` (walked without recursion). */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (!v || typeof v !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** Records a request's body in the log: small ones whole, large ones by size. */
+export function logBody(entry: LoggedRequest | undefined, parsed: unknown, bytes: number): void {
+  if (!entry) return;
+  entry.body = bytes <= LOG_BODY_BYTES ? parsed : { truncated: true, bytes };
+  entry.bodyBytes = Math.min(bytes, LOG_BODY_BYTES);
 }
 
 /** Everything a route handler needs about one request. */
@@ -100,7 +129,8 @@ export class Ctx {
       throw new HttpError(400, 'request body is not valid JSON');
     }
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new HttpError(400, 'request body must be a JSON object');
-    if (this.log && raw.length <= 1024 * 1024) this.log.body = parsed;
+    if (nestedDeeperThan(parsed, MAX_JSON_DEPTH)) throw new HttpError(400, `request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+    logBody(this.log, parsed, raw.length);
     return parsed as T;
   }
 
@@ -149,6 +179,7 @@ export class Ctx {
 
 export type Handler = (ctx: Ctx) => Promise<void>;
 /** Who may call a route: any key of a workspace, or only its management key. */
-export type Access = 'any' | 'management';
+/** `admin`: a management key (acting on its own workspace) or the operator key (acting on all). */
+export type Access = 'any' | 'management' | 'admin' | 'operator';
 /** Routes as `"METHOD /path"` keys, the form account.ts and admin.ts hand to the server. */
 export type RouteTable = Record<string, { handler: Handler; access: Access }>;

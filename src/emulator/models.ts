@@ -13,13 +13,15 @@ export interface ModelSpec {
   /** Always fails upstream: for exercising `models` fallback. */
   unavailable?: boolean;
   speedControl?: boolean;
+  /** The most tokens one answer can hold (chat models): longer asks stop there with finish_reason "length". */
+  maxOutputTokens?: number;
   dimensions?: number;
   voices?: string[];
 }
 
 export const MODELS: ModelSpec[] = [
-  { id: 'local/echo', kind: 'chat', providers: ['local-alpha', 'local-beta'], promptPrice: 1e-6, completionPrice: 2e-6 },
-  { id: 'local/lorem', kind: 'chat', providers: ['local-alpha', 'local-beta'], promptPrice: 5e-7, completionPrice: 1.5e-6 },
+  { id: 'local/echo', kind: 'chat', providers: ['local-alpha', 'local-beta'], promptPrice: 1e-6, completionPrice: 2e-6, maxOutputTokens: 262_144 },
+  { id: 'local/lorem', kind: 'chat', providers: ['local-alpha', 'local-beta'], promptPrice: 5e-7, completionPrice: 1.5e-6, maxOutputTokens: 262_144 },
   { id: 'local/unavailable', kind: 'chat', providers: ['local-beta'], promptPrice: 1e-6, completionPrice: 1e-6, unavailable: true },
   { id: 'local/embed', kind: 'embedding', providers: ['local-alpha'], promptPrice: 2e-8, completionPrice: 0, dimensions: 256 },
   { id: 'local/tts', kind: 'speech', providers: ['local-alpha'], promptPrice: 1.5e-5, completionPrice: 0, speedControl: true, voices: ['alloy', 'ember', 'sage'] },
@@ -105,12 +107,15 @@ export interface Generation {
  * `local/lorem` writes deterministic prose, as many words as "N words" in the prompt asks
  * (else 24 to 63), both cut at `maxTokens`.
  */
-export function generate(model: ModelSpec, promptText: string, lastUser: string, opts: { maxTokens?: number; seed?: unknown; stop?: string[] }): Generation {
+export function generate(model: ModelSpec, promptText: string, lastUser: string, asked: { maxTokens?: number; seed?: unknown; stop?: string[] }): Generation {
+  // Like a real model, an answer never runs past the model's own maximum.
+  const limit = Math.min(asked.maxTokens ?? Infinity, model.maxOutputTokens ?? Infinity);
+  const opts = { ...asked, maxTokens: Number.isFinite(limit) ? limit : undefined };
   let text: string;
   if (model.id === 'local/lorem') {
     const seed = seedOf(promptText, opts.seed ?? null);
-    const asked = /(\d{1,7})\s+words?\b/i.exec(lastUser);
-    const words = asked ? Number(asked[1]) : 24 + (seed % 40);
+    const wanted = /(\d{1,7})\s+words?\b/i.exec(lastUser);
+    const words = wanted ? Number(wanted[1]) : 24 + (seed % 40);
     // A word can be two pieces (word + period); generate enough, cut below.
     text = loremText(seed, opts.maxTokens !== undefined ? Math.min(words, opts.maxTokens) : words);
   } else {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Ctx } from './http.js';
 import { costOf, generate, pieces } from './models.js';
 import { routerMetadata } from './routing.js';
-import { route, textOf } from './chat.js';
+import { checkOutputLimit, route, textOf } from './chat.js';
 import { bad, checkMetadata, checkSessionAndUser, optEnum, optNumber } from './validate.js';
 import { chargeable, writeSSE } from './billing.js';
 
@@ -57,6 +57,7 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
   const routed = route(body, 'chat');
   const { prompt, lastUser } = inputText(body.input);
   const fullPrompt = typeof body.instructions === 'string' ? `system: ${body.instructions}\n${prompt}` : prompt;
+  checkOutputLimit(routed.model, body.max_output_tokens as number | undefined, 'max_output_tokens');
   const gen = generate(routed.model, fullPrompt, lastUser, { maxTokens: body.max_output_tokens as number | undefined, seed: body.seed });
   const cost = costOf(routed.model, gen.promptTokens, gen.completionTokens);
   const id = `resp_${randomBytes(12).toString('hex')}`;
@@ -133,23 +134,31 @@ export async function handleResponses(ctx: Ctx): Promise<void> {
   // Usage is known only at the end: an in-progress response leaves it out (the schema has no null for it).
   const pending = { ...rest, status: 'in_progress', completed_at: null, output: [], output_text: '' };
   const item = (result.output as Body[])[0]!;
-  const events: Body[] = [
+  const parts = pieces(plan.text);
+  const head: Body[] = [
     { type: 'response.created', response: pending },
     { type: 'response.in_progress', response: pending },
     { type: 'response.output_item.added', output_index: 0, item: { ...item, status: 'in_progress', content: [] } },
     { type: 'response.content_part.added', item_id: messageId, output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } },
-    ...pieces(plan.text).map((delta) => ({ type: 'response.output_text.delta', item_id: messageId, output_index: 0, content_index: 0, delta, logprobs: [] })),
+  ];
+  const tail: Body[] = [
     { type: 'response.output_text.done', item_id: messageId, output_index: 0, content_index: 0, text: plan.text, logprobs: [] },
     { type: 'response.content_part.done', item_id: messageId, output_index: 0, content_index: 0, part: (item.content as Body[])[0] },
     { type: 'response.output_item.done', output_index: 0, item },
     { type: result.status === 'incomplete' ? 'response.incomplete' : 'response.completed', response: result },
   ];
-  events.forEach((e, i) => (e.sequence_number = i));
+  const count = head.length + parts.length + tail.length;
+  function* events() {
+    let sequence_number = 0;
+    for (const e of head) yield { ...e, sequence_number: sequence_number++ };
+    for (const delta of parts) yield { type: 'response.output_text.delta', item_id: messageId, output_index: 0, content_index: 0, delta, logprobs: [], sequence_number: sequence_number++ };
+    for (const e of tail) yield { ...e, sequence_number: sequence_number++ };
+  }
   const failed = {
     type: 'response.failed',
-    sequence_number: events.length,
+    sequence_number: count,
     response: { ...pending, status: 'failed', error: { code: 'server_error', message: 'Provider returned an error mid-stream' } },
   };
-  const delivered = await writeSSE(ctx, events, failed, undefined, (e) => (e as Body).type as string);
+  const delivered = await writeSSE(ctx, events(), count, failed, undefined, (e) => (e as Body).type as string);
   if (delivered) ctx.store.debit(ctx.workspace, plan.cost);
 }

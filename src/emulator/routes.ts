@@ -58,7 +58,13 @@ export function authenticate(ctx: Ctx, store: StateStore, access: Access): void 
   const m = /^Bearer\s+(\S+)$/i.exec(auth);
   const record = m ? store.findKey(m[1]!) : undefined;
   if (!record) throw new HttpError(401, 'Invalid API key', 'authentication');
-  if (access === 'management' && record.kind !== 'management') {
+  if (access === 'operator' && record.kind !== 'operator') {
+    throw new HttpError(403, 'Only the emulator operator key (printed by router serve) can perform this operation', 'permission_denied');
+  }
+  if (record.kind === 'operator' && access !== 'operator' && access !== 'admin') {
+    throw new HttpError(403, 'The operator key belongs to no workspace: use a workspace key', 'permission_denied');
+  }
+  if ((access === 'management' || access === 'admin') && record.kind === 'standard') {
     throw new HttpError(403, 'Only management keys can perform this operation', 'permission_denied');
   }
   ctx.key = record;

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { writeFileAtomicSync } from './fsutil.js';
 
-export type KeyKind = 'standard' | 'management';
+/** `operator` belongs to no workspace: the emulator's own credential for its server-wide routes. */
+export type KeyKind = 'standard' | 'management' | 'operator';
 
 export interface KeyRecord {
   key: string;
@@ -31,7 +32,9 @@ interface StateFile {
 
 export const DEFAULT_CREDITS = 5;
 
-const newKey = (kind: KeyKind) => `sk-rt-${kind === 'management' ? 'mgmt' : 'v1'}-${randomBytes(24).toString('hex')}`;
+const newKey = (kind: KeyKind) => `sk-rt-${kind === 'management' ? 'mgmt' : kind === 'operator' ? 'op' : 'v1'}-${randomBytes(24).toString('hex')}`;
+
+export const OPERATOR_WORKSPACE = '*';
 
 /** Keys, workspaces, balances and the clock offset, kept in `<dir>/state.json` (mode 0600). */
 export class StateStore {
@@ -42,12 +45,11 @@ export class StateStore {
     this.dir = dir;
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const file = join(dir, 'state.json');
-    this.state = existsSync(file)
-      ? (JSON.parse(readFileSync(file, 'utf8')) as StateFile)
-      : { keys: [], workspaces: {}, clock_offset_ms: 0 };
+    this.state = existsSync(file) ? readState(file) : { keys: [], workspaces: {}, clock_offset_ms: 0 };
     if (this.state.keys.length === 0) {
       this.createWorkspace('default');
     }
+    if (!this.state.keys.some((k) => k.kind === 'operator')) this.addKey(OPERATOR_WORKSPACE, 'operator', 'operator');
   }
 
   private save(): void {
@@ -92,6 +94,11 @@ export class StateStore {
     };
   }
 
+  /** The emulator operator's key (clock, batch pace, new workspaces, every workspace's log and faults). */
+  operatorKey(): string {
+    return this.state.keys.find((k) => k.kind === 'operator')!.key;
+  }
+
   workspace(id: string): Workspace {
     const ws = this.state.workspaces[id];
     if (!ws) throw new Error(`no workspace ${id}`);
@@ -130,5 +137,15 @@ export class StateStore {
     this.workspace(id).total_credits += amount;
     this.save();
     return this.balance(id);
+  }
+}
+
+/** The state file, or an error that names it and the position, never its contents (it holds keys). */
+function readState(file: string): StateFile {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as StateFile;
+  } catch (err) {
+    const at = /position (\d+)/.exec((err as Error).message)?.[1];
+    throw new Error(`${file} is not valid JSON${at ? ` (at position ${at})` : ''}: fix it, or move it away to start with new keys`);
   }
 }

@@ -27,7 +27,7 @@ export function registerServe(program: Command): void {
     .option('--state <dir>', 'state folder (default: $XDG_STATE_HOME/router/emulator)')
     .option('--fault <spec>', 'inject a fault, repeatable: 429,retry_after=1 | 503,times=2 | slow,delay_ms=500 | cut,after=3 | error-chunk | malformed | reset', collect)
     .option('--batch-delay-ms <ms>', 'pause of the batch engine before each request', integerIn(0, 600_000), 20)
-    .option('--json', 'print {api_root, api_key, management_key, state_dir} as one JSON line')
+    .option('--json', 'print {api_root, api_key, management_key, operator_key, state_dir} as one JSON line')
     .addHelpText('after', '\nExamples:\n  $ router serve --port 8080\n  $ router serve --port 0 --state ./state --json\n  $ router serve --fault "503,times=2"')
     .action(
       action<ServeOpts>(async ({ io, opts, signal }) => {
@@ -50,14 +50,16 @@ export function registerServe(program: Command): void {
         }
         const emu = await startEmulator({ stateDir, port: opts.port, host: opts.host, faults: opts.fault, batchDelayMs: opts.batchDelayMs });
         const { apiKey, managementKey } = emu.store.firstKeys();
+        const operatorKey = emu.store.operatorKey();
         if (opts.json) {
-          io.jsonl({ api_root: emu.apiRoot, api_key: apiKey, management_key: managementKey, state_dir: stateDir, pid: process.pid });
+          io.jsonl({ api_root: emu.apiRoot, api_key: apiKey, management_key: managementKey, operator_key: operatorKey, state_dir: stateDir, pid: process.pid });
         } else {
           io.out(
             [
               `router emulator listening on ${emu.apiRoot}`,
               `  API key:        ${apiKey}`,
               `  management key: ${managementKey}`,
+              `  operator key:   ${operatorKey}  (emulator-only routes: clock, workspaces, batch pace)`,
               `  state:          ${stateDir}`,
               '',
               'Paste into a shell (speech and decisions need the management key):',

@@ -1,0 +1,163 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, post, startTestEnv, type TestEnv } from '../helpers.js';
+
+// No request can take the emulator down, and its operator routes cross no workspace.
+let t: TestEnv;
+beforeAll(async () => {
+  t = await startTestEnv();
+});
+afterAll(() => t.close());
+
+const get = async (path: string, key?: string) => {
+  const res = await fetch(`${t.apiRoot}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+  return { status: res.status, json: (await res.json().catch(() => null)) as any };
+};
+const admin = async (path: string, key: string, body?: unknown) => {
+  const res = await fetch(`${t.apiRoot}/_emulator/${path}`, { method: body === undefined ? 'GET' : 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: res.status, json: (await res.json().catch(() => null)) as any };
+};
+const chat = (content: string, extra: Record<string, unknown> = {}, key = t.apiKey, headers: Record<string, string> = {}) =>
+  post(t, '/v1/chat/completions', { model: 'local/lorem', messages: [{ role: 'user', content }], ...extra }, headers, key);
+
+describe('bounded resources', () => {
+  it('an enormous ask stops at the model maximum, streams without blocking other clients', async () => {
+    const res = await fetch(`${t.apiRoot}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'local/lorem', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'write 9999999 words' }] }),
+    });
+    const reader = res.body!.getReader();
+    await reader.read();
+    // While that stream is under way (and read slowly), another client is answered at once.
+    const started = Date.now();
+    expect((await chat('write 5 words')).status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(1000);
+    let text = '';
+    const decoder = new TextDecoder();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    const usage = JSON.parse(text.split('\n').filter((l) => l.includes('"usage"')).at(-1)!.slice(6)).usage;
+    expect(usage.completion_tokens).toBe(262_144);
+    expect(text).toMatch(/"finish_reason":"length"/);
+    expect((await chat('hi', { max_tokens: 300_000 })).status).toBe(400);
+  }, 60_000);
+
+  it('an enormous ask in a batch is a result cut at the model maximum, never a crash (no poison batch)', async () => {
+    const created = await post(t, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'local/lorem', requests: [{ custom_id: 'huge', body: { messages: [{ role: 'user', content: 'write 9999999 words' }] } }] });
+    expect(created.status).toBe(202);
+    let batch: any;
+    for (let i = 0; i < 200 && !['completed', 'failed'].includes(batch?.status); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      batch = (await get(`/v1/batches/${created.json.id}`, t.apiKey)).json;
+    }
+    expect(batch.status).toBe('completed');
+    expect(batch.results[0].response.body.choices[0].finish_reason).toBe('length');
+  }, 30_000);
+
+  it('deep nesting is a 400 (the limit is 64), in a body and in a batch item; the log route still works', async () => {
+    // Built as text: JSON.stringify itself cannot go 5,000 levels deep.
+    const deep = `${'['.repeat(5000)}"x"${']'.repeat(5000)}`;
+    const r = await post(t, '/v1/chat/completions', `{"model":"local/lorem","messages":[{"role":"user","content":"hi"}],"tools":${deep}}`);
+    expect(r.status).toBe(400);
+    expect(r.json.error.message).toMatch(/nested deeper than 64/);
+    const b = await post(t, '/v1/batches', `{"endpoint":"/v1/chat/completions","model":"local/echo","requests":[{"custom_id":"a","body":{"messages":[],"tools":${deep}}}]}`);
+    expect(b.status).toBe(400);
+    expect((await admin('requests', t.operatorKey)).status).toBe(200);
+  });
+
+  it('a malformed percent-escape is a 400, with or without a key', async () => {
+    expect((await get('/v1/batches/%', t.apiKey)).status).toBe(400);
+    expect((await get('/v1/batches/%E0%A4%A')).status).toBe(400);
+  });
+
+  it('the request log is bounded by bytes: large bodies are kept by size only', async () => {
+    const big = 'x'.repeat(300 * 1024);
+    for (let i = 0; i < 3; i++) await post(t, '/v1/embeddings', { model: 'local/embed', input: big });
+    const entries = t.emu.requestLog.filter((e: any) => e.path === '/v1/embeddings');
+    expect(entries.at(-1)!.body).toEqual({ truncated: true, bytes: expect.any(Number) });
+    const kept = t.emu.requestLog.reduce((sum: number, e: any) => sum + (e.bodyBytes ?? 0), 0);
+    expect(kept).toBeLessThanOrEqual(16 * 1024 * 1024);
+  });
+});
+
+describe('emulator routes cross no workspace', () => {
+  it('a second workspace sees nothing of the first: its own log and faults; server-wide routes need the operator key', async () => {
+    const b = (await admin('workspaces', t.operatorKey, {})).json;
+    await chat('secret of A');
+    const logB = await admin('requests', b.management_key);
+    expect(logB.status).toBe(200);
+    expect(JSON.stringify(logB.json)).not.toContain('secret of A');
+    expect(JSON.stringify((await admin('requests', t.operatorKey)).json)).toContain('secret of A');
+    // B's faults touch only B.
+    expect((await admin('faults', b.management_key, { faults: ['503'] })).status).toBe(200);
+    expect((await chat('a is fine')).status).toBe(200);
+    expect((await chat('b is not', {}, b.api_key)).status).toBe(503);
+    expect((await admin('faults', b.management_key, { faults: [] })).status).toBe(200);
+    // Server-wide routes: not for a workspace's keys.
+    expect((await admin('clock', t.managementKey, { advance_seconds: 1 })).status).toBe(403);
+    expect((await admin('workspaces', b.management_key, {})).status).toBe(403);
+    expect((await admin('batches', t.managementKey, { delay_ms: 0 })).status).toBe(403);
+    // The operator key is no workspace key.
+    expect((await chat('hi', {}, t.operatorKey)).status).toBe(403);
+  });
+
+  it('fault headers need an accepted key, and times=N limits a header fault to the first N requests', async () => {
+    const none = await post(t, '/v1/chat/completions', { model: 'local/echo', messages: [{ role: 'user', content: 'x' }] }, { 'x-router-fault': '503' }, 'sk-wrong-key-0000000000');
+    expect(none.status).toBe(401);
+    const header = { 'x-router-fault': '503,times=2,retry_after=0' };
+    const codes = [];
+    for (let i = 0; i < 3; i++) codes.push((await chat('x', {}, t.apiKey, header)).status);
+    expect(codes).toEqual([503, 503, 200]);
+  });
+});
+
+describe('serve stops promptly', () => {
+  it('within a second of SIGTERM, with a slow fault parked and a client waiting', async () => {
+    const state = mkdtempSync(join(tmpdir(), 'router-stop-'));
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--state', state, '--json', '--fault', 'slow,delay_ms=60000'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const info = await new Promise<any>((r) => child.stdout!.once('data', (c) => r(JSON.parse(String(c)))));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    void fetch(`${info.api_root}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${info.api_key}`, 'content-type': 'application/json' }, body: '{}' }).catch(() => {});
+    await new Promise((r) => setTimeout(r, 300));
+    const started = Date.now();
+    child.kill('SIGTERM');
+    await exited;
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+});
+
+describe('corrupt state and long waits', () => {
+  it('a corrupt batch file is set aside with a warning; a corrupt state file is named, never echoed', async () => {
+    const { writeFileSync, mkdirSync, readdirSync } = await import('node:fs');
+    const state = mkdtempSync(join(tmpdir(), 'router-corrupt-'));
+    const { startEmulator } = await import('../../dist/emulator/server.js');
+    const emu = await startEmulator({ stateDir: state, port: 0 });
+    await emu.close();
+    mkdirSync(join(state, 'batches', 'batch_broken'), { recursive: true });
+    writeFileSync(join(state, 'batches', 'batch_broken', 'meta.json'), '{"id": "batch_broken", ');
+    const again = await startEmulator({ stateDir: state, port: 0 });
+    await again.close();
+    expect(readdirSync(join(state, 'batches'))).toContain('.corrupt-batch_broken');
+    writeFileSync(join(state, 'state.json'), '{"keys": [{"key": "sk-rt-v1-secretsecret"');
+    const r = await t.run(['serve', '--port', '0', '--state', state]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/state\.json is not valid JSON/);
+    expect(r.stderr).not.toMatch(/secretsecret/);
+  });
+
+  it('a Retry-After longer than the cap (or the timeout) is not waited for', async () => {
+    await t.admin('faults', { faults: ['429,retry_after=3600,times=1'] });
+    const started = Date.now();
+    const r = await t.run(['chat', '--model', 'local/echo', 'hi']);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(r.code).toBe(6);
+    expect(r.stderr).toMatch(/asked to wait 3600s/);
+  });
+});
