@@ -93,6 +93,18 @@ describe('bad output paths: one line, exit 2, nothing sent', () => {
   });
 });
 
+describe('the stdin spool of batch create -', () => {
+  it('is removed after the run, and a killed run\'s spool is swept by the next', async () => {
+    const { tmpdir } = await import('node:os');
+    const stale = join(tmpdir(), 'router-batch-stdin-999999-abcdef');
+    mkdirSync(stale, { recursive: true });
+    writeFileSync(join(stale, 'stdin.jsonl'), 'half');
+    const r = await t.run(['batch', 'create', '-'], { input: readFileSync(requests) });
+    expect(r.code).toBe(0);
+    expect(existsSync(stale)).toBe(false);
+  });
+});
+
 describe('serve refuses what it cannot use, in words', () => {
   it('a port in use, a state path that is a file', async () => {
     const blocker = createServer();

@@ -32,13 +32,29 @@ export function requestStream(scan: Scan): () => AsyncIterable<string | Uint8Arr
   };
 }
 
+const SPOOL_PREFIX = 'router-batch-stdin-';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
 /** Copies stdin to a private temp file (it is read twice: checked, then sent); removed on every exit path. */
 export async function spoolStdin(stdin: InStream): Promise<{ path: string; cleanup: () => void }> {
-  const { mkdtempSync, createWriteStream, rmSync } = await import('node:fs');
+  const { mkdtempSync, createWriteStream, readdirSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
   const { pipeline } = await import('node:stream/promises');
-  const dir = mkdtempSync(join(tmpdir(), 'router-batch-'));
+  // Spools of runs that were killed (kill -9 leaves no chance to clean up) go on the next run.
+  for (const name of readdirSync(tmpdir()).filter((n) => n.startsWith(SPOOL_PREFIX))) {
+    const pid = Number(name.slice(SPOOL_PREFIX.length).split('-')[0]);
+    if (pid && pid !== process.pid && !alive(pid)) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+  }
+  const dir = mkdtempSync(join(tmpdir(), `${SPOOL_PREFIX}${process.pid}-`));
   const path = join(dir, 'stdin.jsonl');
   const cleanup = () => {
     process.off('exit', cleanup);
