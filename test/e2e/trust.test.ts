@@ -218,6 +218,23 @@ describe('--watch and batch ids', () => {
     }
   });
 
+  it('an unreadable 202 on create is ambiguous: the batch may exist, and the CLI says how to check', async () => {
+    await t.admin('faults', { faults: ['malformed,times=1,path=/v1/batches'] });
+    const r = await t.run(['batch', 'create', requests]);
+    expect(r.code).toBe(7);
+    expect(r.stderr).toMatch(/the batch may exist\. Check with: router batch list --created-after \d+/);
+  });
+
+  it('serve on an address other than loopback warns that it is no secure server', async () => {
+    const child = t.spawn(['serve', '--port', '0', '--host', '0.0.0.0', '--state', join(t.dir, 'open-state')]);
+    let stderr = '';
+    child.stderr!.on('data', (c) => (stderr += c));
+    await new Promise((r) => child.stdout!.once('data', r));
+    child.kill('SIGTERM');
+    await new Promise((r) => child.on('close', r));
+    expect(stderr).toMatch(/warning: listening on 0\.0\.0\.0: the emulator is a test double, not a secure server/);
+  });
+
   it('--exit-status: a failed batch exits 9 even when it ended before the call', async () => {
     const bad = join(t.dir, 'bad-model.jsonl');
     writeFileSync(bad, JSON.stringify({ custom_id: 'x', body: { model: 'local/echo', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }] } }));
