@@ -1,4 +1,5 @@
 import { InvalidArgumentError, type Command } from './commander.js';
+import { addFlags, type FlagTable } from './flags.js';
 
 /** Option-argument parsers: range checks happen here, before anything is sent. */
 export function numberIn(min: number, max: number) {
@@ -50,29 +51,32 @@ export function maxLength(n: number) {
   };
 }
 
+/** --session and --user, with the spec's 256-character limits (chat, responses, speech, decisions). */
+export const SESSION_FLAGS = {
+  session: { flags: '--session <id>', help: 'session id for grouping (and sticky routing), <= 256 chars', parse: maxLength(256) },
+  user: { flags: '--user <id>', help: 'end-user identifier, <= 256 chars', parse: maxLength(256) },
+} as const satisfies FlagTable;
+
 /** The routing and observability flags that chat and responses share, with the spec's limits. */
-export function addRoutingFlags(cmd: Command): Command {
-  return addSessionFlags(cmd)
-    .option('--metadata <key=value>', 'metadata pair, repeatable (<= 16; keys <= 64, values <= 512 chars)', keyValue)
-    .option('--provider-only <slugs>', 'only these providers, comma-separated', commaList)
-    .option('--provider-order <slugs>', 'try providers in this order, comma-separated', commaList)
-    .option('--provider-ignore <slugs>', 'never these providers, comma-separated', commaList)
-    .option('--no-fallbacks', 'do not fall back to other providers')
-    .option('--router-metadata', 'ask for routing metadata (printed to stderr; in --json output)');
-}
+export const ROUTING_FLAGS = {
+  ...SESSION_FLAGS,
+  metadata: { flags: '--metadata <key=value>', help: 'metadata pair, repeatable (<= 16; keys <= 64, values <= 512 chars)', parse: keyValue },
+  providerOnly: { flags: '--provider-only <slugs>', help: 'only these providers, comma-separated', parse: commaList },
+  providerOrder: { flags: '--provider-order <slugs>', help: 'try providers in this order, comma-separated', parse: commaList },
+  providerIgnore: { flags: '--provider-ignore <slugs>', help: 'never these providers, comma-separated', parse: commaList },
+  fallbacks: { flags: '--no-fallbacks', help: 'do not fall back to other providers' },
+  routerMetadata: { flags: '--router-metadata', help: 'ask for routing metadata (printed to stderr; in --json output)' },
+} as const satisfies FlagTable;
 
 /** The model and sampling flags chat and responses share. */
-export function addModelFlags(cmd: Command): Command {
-  return cmd
-    .option('-m, --model <id>', "model, <author>/<slug> (default: the profile's model)")
-    .option('--models <ids>', 'fallback models, comma-separated, tried in order', commaList)
-    .option('-t, --temperature <t>', 'sampling temperature, 0 to 2', numberIn(0, 2))
-    .option('--top-p <p>', 'nucleus sampling, 0 to 1', numberIn(0, 1));
-}
+export const MODEL_FLAGS = {
+  model: { flags: '-m, --model <id>', help: "model, <author>/<slug> (default: the profile's model)" },
+  models: { flags: '--models <ids>', help: 'fallback models, comma-separated, tried in order', parse: commaList },
+  temperature: { flags: '-t, --temperature <t>', help: 'sampling temperature, 0 to 2', parse: numberIn(0, 2) },
+  topP: { flags: '--top-p <p>', help: 'nucleus sampling, 0 to 1', parse: numberIn(0, 1) },
+} as const satisfies FlagTable;
 
-/** --session and --user, with the spec's 256-character limits (chat, responses, speech, decisions). */
+/** --session and --user for commands outside chat and responses. */
 export function addSessionFlags(cmd: Command): Command {
-  return cmd
-    .option('--session <id>', 'session id for grouping (and sticky routing), <= 256 chars', maxLength(256))
-    .option('--user <id>', 'end-user identifier, <= 256 chars', maxLength(256));
+  return addFlags(cmd, SESSION_FLAGS);
 }

@@ -125,3 +125,17 @@ describe('sleep', () => {
     await expect(pending).rejects.toThrow('stop');
   });
 });
+
+describe('flag tables', () => {
+  it('every key of a table is the name commander stores its flag under (so the inferred option type is true)', async () => {
+    const { Command } = await import('../../src/cli/commander.js');
+    const { addFlags } = await import('../../src/cli/flags.js');
+    const { CHAT_FLAGS } = await import('../../src/cli/commands/chat-flags.js');
+    const { RESPONSES_FLAGS } = await import('../../src/cli/commands/responses-request.js');
+    for (const table of [CHAT_FLAGS, RESPONSES_FLAGS]) expect(() => addFlags(new Command('x'), table)).not.toThrow();
+    expect(() => addFlags(new Command('x'), { maxToken: { flags: '--max-tokens <n>', help: '' } })).toThrow(/stored as maxTokens, not maxToken/);
+    const cmd = addFlags(new Command('x'), CHAT_FLAGS).exitOverride();
+    cmd.parse(['--max-tokens', '5', '--no-stream', '--stop', 'a', '--stop', 'b'], { from: 'user' });
+    expect(cmd.opts()).toMatchObject({ maxTokens: 5, stream: false, stop: ['a', 'b'] });
+  });
+});

@@ -1,42 +1,11 @@
 import type { ChatCompletionRequest, ChatMessage } from '../../client/types.js';
 import { usage } from '../exit-codes.js';
 import { applyRouting, checkMetadataFlags } from '../input.js';
+import type { ChatOptions } from './chat-flags.js';
+
+export type { ChatOptions };
 
 /** The wire request of chat (and of each turn of chat -i), built from the flags. */
-export interface ChatOptions {
-  model?: string;
-  models?: string[];
-  system?: string;
-  maxTokens?: number;
-  temperature?: number;
-  topP?: number;
-  topK?: number;
-  minP?: number;
-  topA?: number;
-  frequencyPenalty?: number;
-  presencePenalty?: number;
-  repetitionPenalty?: number;
-  seed?: number;
-  stop?: string[];
-  logprobs?: boolean;
-  topLogprobs?: number;
-  logitBias?: Record<string, string>;
-  responseFormat?: string;
-  reasoningEffort?: string;
-  serviceTier?: string;
-  session?: string;
-  metadata?: Record<string, string>;
-  user?: string;
-  providerOnly?: string[];
-  providerOrder?: string[];
-  providerIgnore?: string[];
-  fallbacks?: boolean;
-  routerMetadata?: boolean;
-  stream?: boolean;
-  json?: boolean;
-  usage?: boolean;
-  interactive?: boolean;
-}
 
 export function validateChatOptions(o: ChatOptions): void {
   if (o.stop && o.stop.length > 4) throw usage('--stop may be given at most 4 times');

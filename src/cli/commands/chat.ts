@@ -1,46 +1,26 @@
-import { Option, type Command } from '../commander.js';
+import type { Command } from '../commander.js';
+import { addFlags } from '../flags.js';
 import type { ChatCompletionRequest, ChatMessage, ChatUsage } from '../../client/types.js';
 import type { RouterClient } from '../../client/index.js';
 import type { IO } from '../io.js';
 import { printText, streamToStdout, usageLine } from '../output.js';
-import { buildChatRequest, validateChatOptions, type ChatOptions } from './chat-request.js';
+import { buildChatRequest, validateChatOptions } from './chat-request.js';
+import { CHAT_FLAGS, type ChatOptions } from './chat-flags.js';
 
 export type { ChatOptions };
 import { action, type RunContext } from '../run.js';
-import { addModelFlags, addRoutingFlags, collect, integerIn, keyValue, numberIn } from '../options.js';
 import { textFromArgs } from '../input.js';
 
-export const REASONING_EFFORTS = ['max', 'xhigh', 'high', 'medium', 'low', 'minimal', 'none'];
-export const SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priority', 'scale', 'ultrafast'];
+export { REASONING_EFFORTS, SERVICE_TIERS } from './chat-flags.js';
 
 export function registerChat(program: Command): void {
-  addRoutingFlags(
-  addModelFlags(program
-    .command('chat')
-    .summary('send a prompt to a chat model, streaming the answer')
-    .description('Send a prompt (arguments, or stdin when there are none) to a chat model and stream the answer to stdout.')
-    .argument('[prompt...]', 'the prompt; "-" or nothing reads stdin'))
-    .option('-s, --system <text>', 'system message')
-    .option('--max-tokens <n>', 'maximum completion tokens (>= 1)', integerIn(1))
-    .option('--top-k <k>', 'top-k sampling (>= 0)', integerIn(0))
-    .option('--min-p <p>', 'minimum probability relative to the top token, 0 to 1', numberIn(0, 1))
-    .option('--top-a <p>', 'second relative-probability threshold, 0 to 1', numberIn(0, 1))
-    .option('--frequency-penalty <x>', '-2 to 2', numberIn(-2, 2))
-    .option('--presence-penalty <x>', '-2 to 2', numberIn(-2, 2))
-    .option('--repetition-penalty <x>', '0 to 2 (1 = none)', numberIn(0, 2))
-    .option('--seed <n>', 'random seed (integer)', integerIn(Number.MIN_SAFE_INTEGER))
-    .option('--stop <seq>', 'stop sequence, repeatable (at most 4)', collect)
-    .option('--logprobs', 'return log probabilities (see --json)')
-    .option('--top-logprobs <n>', 'top log probabilities per token, 0 to 20', integerIn(0, 20))
-    .option('--logit-bias <token=bias>', 'token logit bias, repeatable', keyValue)
-    .addOption(new Option('--response-format <type>', 'response format').choices(['text', 'json_object']))
-    .addOption(new Option('--reasoning-effort <level>', 'reasoning effort').choices(REASONING_EFFORTS))
-    .addOption(new Option('--service-tier <tier>', 'service tier').choices(SERVICE_TIERS))
-    .option('--stream', 'stream (default for text; with --json, print chunks as JSONL)')
-    .option('--no-stream', 'wait for the whole answer')
-    .option('--json', 'print the chat.completion object (or chunks as JSONL with --stream)')
-    .option('--usage', 'print token usage and cost to stderr')
-    .option('-i, --interactive', 'conversation in a REPL (/exit, /model, /system, /save FILE)'),
+  addFlags(
+    program
+      .command('chat')
+      .summary('send a prompt to a chat model, streaming the answer')
+      .description('Send a prompt (arguments, or stdin when there are none) to a chat model and stream the answer to stdout.')
+      .argument('[prompt...]', 'the prompt; "-" or nothing reads stdin'),
+    CHAT_FLAGS,
   )
     .addHelpText(
       'after',

@@ -1,33 +1,37 @@
 import type { ResponsesRequest } from '../../client/resources/responses.js';
 import { usage } from '../exit-codes.js';
-import { applyRouting, type ProviderFlags } from '../input.js';
+import { applyRouting } from '../input.js';
+import { collect, integerIn, MODEL_FLAGS, ROUTING_FLAGS } from '../options.js';
+import type { FlagTable, FlagValues } from '../flags.js';
+import { REASONING_EFFORTS } from './chat-flags.js';
 
-export interface ResponsesOpts extends ProviderFlags {
-  input?: string;
-  model?: string;
-  models?: string[];
-  instructions?: string;
-  maxOutputTokens?: number;
-  temperature?: number;
-  topP?: number;
-  tools?: string;
-  toolChoice?: string;
-  reasoningEffort?: string;
-  reasoningSummary?: string;
-  textFormat?: string;
-  verbosity?: string;
-  serviceTier?: string;
-  maxToolCalls?: number;
-  stopWhen?: string[];
-  session?: string;
-  metadata?: Record<string, string>;
-  user?: string;
-  previousResponseId?: string;
-  routerMetadata?: boolean;
-  stream?: boolean;
-  json?: boolean;
-  usage?: boolean;
-}
+/** The flags of `router responses`, in help order; ResponsesOpts is inferred from them. */
+export const RESPONSES_FLAGS = {
+  ...MODEL_FLAGS,
+  input: { flags: '--input <file>', help: 'input from a JSON file: a string or an array of input items ("-" for stdin)' },
+  instructions: { flags: '--instructions <text>', help: 'system instructions' },
+  maxOutputTokens: { flags: '--max-output-tokens <n>', help: 'maximum output tokens (>= 1)', parse: integerIn(1) },
+  tools: { flags: '--tools <file>', help: 'tools from a JSON file (an array of tool objects)' },
+  toolChoice: { flags: '--tool-choice <choice>', help: 'tool choice', choices: ['auto', 'none', 'required'] },
+  reasoningEffort: { flags: '--reasoning-effort <level>', help: 'reasoning effort', choices: REASONING_EFFORTS },
+  reasoningSummary: { flags: '--reasoning-summary <kind>', help: 'reasoning summary', choices: ['auto', 'concise', 'detailed'] },
+  textFormat: { flags: '--text-format <type>', help: 'text output format', choices: ['text', 'json_object'] },
+  verbosity: { flags: '--verbosity <level>', help: 'text verbosity', choices: ['low', 'medium', 'high'] },
+  serviceTier: { flags: '--service-tier <tier>', help: 'service tier', choices: ['auto', 'default', 'fast', 'flex', 'priority', 'scale'] },
+  maxToolCalls: { flags: '--max-tool-calls <n>', help: 'server-tool agent steps, 0 to 30 (default 30)', parse: integerIn(0, 30) },
+  stopWhen: { flags: '--stop-when <cond>', help: 'stop the server-tool loop: step_count=N or max_cost=USD (repeatable; overrides --max-tool-calls)', parse: collect },
+  previousResponseId: { flags: '--previous-response-id <id>', help: 'not supported by the service: refused (send the history in --input)' },
+  stream: [
+    { flags: '--stream', help: 'stream (default for text; with --json, print events as JSONL)' },
+    { flags: '--no-stream', help: 'wait for the whole response' },
+  ],
+  json: { flags: '--json', help: 'print the response object (or events as JSONL with --stream)' },
+  usage: { flags: '--usage', help: 'print token usage and cost to stderr' },
+  ...ROUTING_FLAGS,
+} as const satisfies FlagTable;
+
+export type ResponsesOpts = FlagValues<typeof RESPONSES_FLAGS>;
+
 
 export function stopConditions(list: string[]): Record<string, unknown>[] {
   return list.map((c) => {

@@ -1,40 +1,23 @@
-import { Option, type Command } from '../commander.js';
+import type { Command } from '../commander.js';
+import { addFlags } from '../flags.js';
 import { isFinalResponse, isTextDelta, outputText, type ResponsesRequest, type ResponsesResult } from '../../client/resources/responses.js';
 import type { RouterClient } from '../../client/index.js';
 import type { IO } from '../io.js';
 import { printText, streamToStdout, usageLine } from '../output.js';
-import { buildResponsesRequest, stopConditions, type ResponsesOpts } from './responses-request.js';
+import { buildResponsesRequest, RESPONSES_FLAGS, stopConditions, type ResponsesOpts } from './responses-request.js';
 import { action, type RunContext } from '../run.js';
-import { addModelFlags, addRoutingFlags, collect, integerIn } from '../options.js';
 import { usage } from '../exit-codes.js';
 import { checkMetadataFlags, readJsonFile, textFromArgs } from '../input.js';
-import { REASONING_EFFORTS } from './chat.js';
 
 
 export function registerResponses(program: Command): void {
-  addRoutingFlags(
-  addModelFlags(program
-    .command('responses')
-    .summary('generate in the Responses format, streaming the text')
-    .description('Create a response in the Responses format. Each request is independent: the whole history goes in the input.')
-    .argument('[prompt...]', 'the prompt; "-" or nothing reads stdin'))
-    .option('--input <file>', 'input from a JSON file: a string or an array of input items ("-" for stdin)')
-    .option('--instructions <text>', 'system instructions')
-    .option('--max-output-tokens <n>', 'maximum output tokens (>= 1)', integerIn(1))
-    .option('--tools <file>', 'tools from a JSON file (an array of tool objects)')
-    .addOption(new Option('--tool-choice <choice>', 'tool choice').choices(['auto', 'none', 'required']))
-    .addOption(new Option('--reasoning-effort <level>', 'reasoning effort').choices(REASONING_EFFORTS))
-    .addOption(new Option('--reasoning-summary <kind>', 'reasoning summary').choices(['auto', 'concise', 'detailed']))
-    .addOption(new Option('--text-format <type>', 'text output format').choices(['text', 'json_object']))
-    .addOption(new Option('--verbosity <level>', 'text verbosity').choices(['low', 'medium', 'high']))
-    .addOption(new Option('--service-tier <tier>', 'service tier').choices(['auto', 'default', 'fast', 'flex', 'priority', 'scale']))
-    .option('--max-tool-calls <n>', 'server-tool agent steps, 0 to 30 (default 30)', integerIn(0, 30))
-    .option('--stop-when <cond>', 'stop the server-tool loop: step_count=N or max_cost=USD (repeatable; overrides --max-tool-calls)', collect)
-    .option('--previous-response-id <id>', 'not supported by the service: refused (send the history in --input)')
-    .option('--stream', 'stream (default for text; with --json, print events as JSONL)')
-    .option('--no-stream', 'wait for the whole response')
-    .option('--json', 'print the response object (or events as JSONL with --stream)')
-    .option('--usage', 'print token usage and cost to stderr'),
+  addFlags(
+    program
+      .command('responses')
+      .summary('generate in the Responses format, streaming the text')
+      .description('Create a response in the Responses format. Each request is independent: the whole history goes in the input.')
+      .argument('[prompt...]', 'the prompt; "-" or nothing reads stdin'),
+    RESPONSES_FLAGS,
   )
     .addHelpText('after', `
 Examples:

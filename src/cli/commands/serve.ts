@@ -1,5 +1,5 @@
 import type { Command } from '../commander.js';
-import { action } from '../run.js';
+import { action, type RunContext } from '../run.js';
 import { collect, integerIn } from '../options.js';
 import { usage } from '../exit-codes.js';
 
@@ -29,52 +29,53 @@ export function registerServe(program: Command): void {
     .option('--batch-delay-ms <ms>', 'pause of the batch engine before each request', integerIn(0, 600_000), 20)
     .option('--json', 'print {api_root, api_key, management_key, operator_key, state_dir} as one JSON line')
     .addHelpText('after', '\nExamples:\n  $ router serve --port 8080\n  $ router serve --port 0 --state ./state --json\n  $ router serve --fault "503,times=2"')
-    .action(
-      action<ServeOpts>(async ({ io, opts, signal }) => {
-        const { startEmulator } = await import('../../emulator/server.js');
-        const { FaultSpecError, parseFault } = await import('../../emulator/faults.js');
-        for (const f of opts.fault ?? []) {
-          try {
-            parseFault(f);
-          } catch (err) {
-            if (err instanceof FaultSpecError) throw usage(`--fault: ${err.message}`);
-            throw err;
-          }
-        }
-        const stateDir = opts.state ?? defaultStateDir(io.env);
-        const { statSync } = await import('node:fs');
-        const st = statSync(stateDir, { throwIfNoEntry: false });
-        if (st && !st.isDirectory()) throw usage(`--state ${stateDir} is a file, not a folder`);
-        if (!['127.0.0.1', 'localhost', '::1'].includes(opts.host) && !opts.host.startsWith('127.')) {
-          io.note(`warning: listening on ${opts.host}: the emulator is a test double, not a secure server; anyone who can reach it can use its keys`);
-        }
-        const emu = await startEmulator({ stateDir, port: opts.port, host: opts.host, faults: opts.fault, batchDelayMs: opts.batchDelayMs });
-        const { apiKey, managementKey } = emu.store.firstKeys();
-        const operatorKey = emu.store.operatorKey();
-        if (opts.json) {
-          io.jsonl({ api_root: emu.apiRoot, api_key: apiKey, management_key: managementKey, operator_key: operatorKey, state_dir: stateDir, pid: process.pid });
-        } else {
-          io.out(
-            [
-              `router emulator listening on ${emu.apiRoot}`,
-              `  API key:        ${apiKey}`,
-              `  management key: ${managementKey}`,
-              `  operator key:   ${operatorKey}  (emulator-only routes: clock, workspaces, batch pace)`,
-              `  state:          ${stateDir}`,
-              '',
-              'Paste into a shell (speech and decisions need the management key):',
-              `  export ROUTER_API_ROOT=${emu.apiRoot} ROUTER_API_KEY=${apiKey} ROUTER_MANAGEMENT_KEY=${managementKey}`,
-              '  router chat --model local/lorem "write 12 words"',
-              '',
-            ].join('\n'),
-          );
-        }
-        await new Promise<void>((resolve) => {
-          const stop = () => resolve();
-          signal.addEventListener('abort', stop, { once: true });
-          process.once('SIGTERM', stop);
-        });
-        await emu.close();
-      }),
+    .action(action<ServeOpts>(runServe));
+}
+
+/** Starts the emulator, prints where it is and its keys, and runs until Ctrl-C or SIGTERM. */
+async function runServe({ io, opts, signal }: RunContext<ServeOpts>): Promise<void> {
+  const { startEmulator } = await import('../../emulator/server.js');
+  const { FaultSpecError, parseFault } = await import('../../emulator/faults.js');
+  for (const f of opts.fault ?? []) {
+    try {
+      parseFault(f);
+    } catch (err) {
+      if (err instanceof FaultSpecError) throw usage(`--fault: ${err.message}`);
+      throw err;
+    }
+  }
+  const stateDir = opts.state ?? defaultStateDir(io.env);
+  const { statSync } = await import('node:fs');
+  const st = statSync(stateDir, { throwIfNoEntry: false });
+  if (st && !st.isDirectory()) throw usage(`--state ${stateDir} is a file, not a folder`);
+  if (!['127.0.0.1', 'localhost', '::1'].includes(opts.host) && !opts.host.startsWith('127.')) {
+    io.note(`warning: listening on ${opts.host}: the emulator is a test double, not a secure server; anyone who can reach it can use its keys`);
+  }
+  const emu = await startEmulator({ stateDir, port: opts.port, host: opts.host, faults: opts.fault, batchDelayMs: opts.batchDelayMs });
+  const { apiKey, managementKey } = emu.store.firstKeys();
+  const operatorKey = emu.store.operatorKey();
+  if (opts.json) {
+    io.jsonl({ api_root: emu.apiRoot, api_key: apiKey, management_key: managementKey, operator_key: operatorKey, state_dir: stateDir, pid: process.pid });
+  } else {
+    io.out(
+      [
+        `router emulator listening on ${emu.apiRoot}`,
+        `  API key:        ${apiKey}`,
+        `  management key: ${managementKey}`,
+        `  operator key:   ${operatorKey}  (emulator-only routes: clock, workspaces, batch pace)`,
+        `  state:          ${stateDir}`,
+        '',
+        'Paste into a shell (speech and decisions need the management key):',
+        `  export ROUTER_API_ROOT=${emu.apiRoot} ROUTER_API_KEY=${apiKey} ROUTER_MANAGEMENT_KEY=${managementKey}`,
+        '  router chat --model local/lorem "write 12 words"',
+        '',
+      ].join('\n'),
     );
+  }
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    signal.addEventListener('abort', stop, { once: true });
+    process.once('SIGTERM', stop);
+  });
+  await emu.close();
 }

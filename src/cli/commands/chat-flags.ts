@@ -1,0 +1,36 @@
+import { collect, integerIn, keyValue, MODEL_FLAGS, numberIn, ROUTING_FLAGS } from '../options.js';
+import type { FlagTable, FlagValues } from '../flags.js';
+
+export const REASONING_EFFORTS = ['max', 'xhigh', 'high', 'medium', 'low', 'minimal', 'none'] as const;
+export const SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priority', 'scale', 'ultrafast'] as const;
+
+/** The flags of `router chat`, in help order; ChatOptions is inferred from them. */
+export const CHAT_FLAGS = {
+  ...MODEL_FLAGS,
+  system: { flags: '-s, --system <text>', help: 'system message' },
+  maxTokens: { flags: '--max-tokens <n>', help: 'maximum completion tokens (>= 1)', parse: integerIn(1) },
+  topK: { flags: '--top-k <k>', help: 'top-k sampling (>= 0)', parse: integerIn(0) },
+  minP: { flags: '--min-p <p>', help: 'minimum probability relative to the top token, 0 to 1', parse: numberIn(0, 1) },
+  topA: { flags: '--top-a <p>', help: 'second relative-probability threshold, 0 to 1', parse: numberIn(0, 1) },
+  frequencyPenalty: { flags: '--frequency-penalty <x>', help: '-2 to 2', parse: numberIn(-2, 2) },
+  presencePenalty: { flags: '--presence-penalty <x>', help: '-2 to 2', parse: numberIn(-2, 2) },
+  repetitionPenalty: { flags: '--repetition-penalty <x>', help: '0 to 2 (1 = none)', parse: numberIn(0, 2) },
+  seed: { flags: '--seed <n>', help: 'random seed (integer)', parse: integerIn(Number.MIN_SAFE_INTEGER) },
+  stop: { flags: '--stop <seq>', help: 'stop sequence, repeatable (at most 4)', parse: collect },
+  logprobs: { flags: '--logprobs', help: 'return log probabilities (see --json)' },
+  topLogprobs: { flags: '--top-logprobs <n>', help: 'top log probabilities per token, 0 to 20', parse: integerIn(0, 20) },
+  logitBias: { flags: '--logit-bias <token=bias>', help: 'token logit bias, repeatable', parse: keyValue },
+  responseFormat: { flags: '--response-format <type>', help: 'response format', choices: ['text', 'json_object'] as const },
+  reasoningEffort: { flags: '--reasoning-effort <level>', help: 'reasoning effort', choices: REASONING_EFFORTS },
+  serviceTier: { flags: '--service-tier <tier>', help: 'service tier', choices: SERVICE_TIERS },
+  stream: [
+    { flags: '--stream', help: 'stream (default for text; with --json, print chunks as JSONL)' },
+    { flags: '--no-stream', help: 'wait for the whole answer' },
+  ],
+  json: { flags: '--json', help: 'print the chat.completion object (or chunks as JSONL with --stream)' },
+  usage: { flags: '--usage', help: 'print token usage and cost to stderr' },
+  interactive: { flags: '-i, --interactive', help: 'conversation in a REPL (/exit, /model, /system, /save FILE)' },
+  ...ROUTING_FLAGS,
+} as const satisfies FlagTable;
+
+export type ChatOptions = FlagValues<typeof CHAT_FLAGS>;

@@ -1,0 +1,46 @@
+import { Option, type Command } from './commander.js';
+
+/** One flag: commander's flags string and help, and a parser (whose result is the flag's type) or choices. */
+export interface FlagSpec {
+  flags: string;
+  help: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  parse?: (value: string, previous: any) => unknown;
+  choices?: readonly string[];
+  default?: unknown;
+}
+
+/** A flag, or a flag and its negation (`--stream` and `--no-stream`) that set the same value. */
+export type FlagEntry = FlagSpec | readonly FlagSpec[];
+export type FlagTable = Record<string, FlagEntry>;
+
+type ValueOf<S> = S extends readonly FlagSpec[]
+  ? boolean
+  : S extends { parse: (...args: never[]) => infer R }
+    ? R
+    : S extends { choices: readonly (infer C)[] }
+      ? C
+      : S extends { flags: `${string}<${string}` | `${string}[${string}` }
+        ? string
+        : boolean;
+
+/** The options a table of flags produces, as commander hands them to the command. */
+export type FlagValues<T extends FlagTable> = { -readonly [K in keyof T]?: ValueOf<T[K]> };
+
+/**
+ * Adds a table of flags to a command. Each key is the name commander stores the value under (checked
+ * here), so that the command's option type is inferred from the table (FlagValues) and never kept by hand.
+ */
+export function addFlags(cmd: Command, table: FlagTable): Command {
+  for (const [key, entry] of Object.entries(table)) {
+    for (const spec of Array.isArray(entry) ? (entry as readonly FlagSpec[]) : [entry as FlagSpec]) {
+      const option = new Option(spec.flags, spec.help);
+      if (spec.choices) option.choices(spec.choices);
+      if (spec.parse) option.argParser(spec.parse);
+      if (spec.default !== undefined) option.default(spec.default);
+      if (option.attributeName() !== key) throw new Error(`flag ${spec.flags} is stored as ${option.attributeName()}, not ${key}`);
+      cmd.addOption(option);
+    }
+  }
+  return cmd;
+}
