@@ -84,8 +84,11 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 payment, 5 not found/gone,
   const full = only === undefined;
   for (const entry of COMMANDS) {
     if (program.commands.length === 0 || program.commands.at(-1)!.helpGroup() !== entry.group) program.commandsGroup(entry.group);
-    if (full || entry.name === only) (await entry.load())(program);
-    else if (!entry.hidden) program.command(entry.name).usage(entry.usage).summary(entry.summary);
+    if (full || entry.name === only) {
+      (await entry.load())(program);
+      // The summary is stated once, here: help shows it without loading the command.
+      program.commands.find((c) => c.name() === entry.name)?.summary(entry.summary);
+    } else if (!entry.hidden) program.command(entry.name).usage(entry.usage).summary(entry.summary);
   }
   program.configureHelp({
     sortSubcommands: false,

@@ -17,7 +17,6 @@ export function registerChat(program: Command): void {
   addFlags(
     program
       .command('chat')
-      .summary('send a prompt to a chat model, streaming the answer')
       .description('Send a prompt (arguments, or stdin when there are none) to a chat model and stream the answer to stdout.')
       .argument('[prompt...]', 'the prompt; "-" or nothing reads stdin'),
     CHAT_FLAGS,

@@ -17,7 +17,6 @@ interface DecideOpts {
 
 export function registerDecide(program: Command): void {
   addSessionFlags(program.command('decide'))
-    .summary('ask structured questions about content (alpha)')
     .description('Ask yes/no (noul), choice and score questions about some content. Alpha: the shape may change. Needs a management key.')
     .option('--state <file>', 'the content: a text or JSON file ("-" for stdin)')
     .option('--state-text <text>', 'the content, inline')

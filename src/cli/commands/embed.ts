@@ -19,7 +19,6 @@ interface EmbedOpts extends ProviderFlags {
 export function registerEmbed(program: Command): void {
   program
     .command('embed')
-    .summary('embed texts as vectors')
     .description('Create embeddings: one input per argument, or one per line of --file (plain text, or JSONL of strings or {"input": …}).')
     .argument('[texts...]', 'texts to embed; "-" or nothing reads stdin (one input per line)')
     .option('--file <file>', 'inputs, one per line ("-" for stdin)')

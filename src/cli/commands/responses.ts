@@ -14,7 +14,6 @@ export function registerResponses(program: Command): void {
   addFlags(
     program
       .command('responses')
-      .summary('generate in the Responses format, streaming the text')
       .description('Create a response in the Responses format. Each request is independent: the whole history goes in the input.')
       .argument('[prompt...]', 'the prompt; "-" or nothing reads stdin'),
     RESPONSES_FLAGS,

@@ -20,7 +20,6 @@ export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .summary('run the local emulator of the whole API')
     .description('Run the local emulator of the service on 127.0.0.1. It prints its API root and ready-to-use keys; state (keys, balances, batches) persists in --state.')
     .option('--port <n>', 'port, 0 for any free one', integerIn(0, 65535), 8080)
     .option('--host <addr>', 'address to listen on', '127.0.0.1')

@@ -26,7 +26,6 @@ const IMAGE_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'imag
 
 export function registerSpeak(program: Command): void {
   addSessionFlags(program.command('speak'))
-    .summary('synthesize speech: audio bytes to a file or stdout')
     .description('Synthesize speech. Audio streams to -o FILE (written atomically) or to stdout, never to a terminal. Needs a management key (ROUTER_MANAGEMENT_KEY or the profile\'s management_key).')
     .argument('[text...]', 'text to speak; "-" or nothing reads stdin')
     .requiredOption('--voice <id>', 'voice id (provider-specific)', nonEmpty)

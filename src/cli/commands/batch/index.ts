@@ -17,7 +17,6 @@ function addWatchFlags(cmd: Command): Command {
 export function registerBatch(program: Command): void {
   const batch = program
     .command('batch')
-    .summary('create, list and follow asynchronous batches')
     .description('Asynchronous batches of requests against one endpoint: create from JSONL, list, get, watch.')
     .addHelpText('after', '\nPiped (not a terminal), list, get and get --watch print one tab-separated line per batch:\nid, status, endpoint, model, completed/failed/total, created. --json prints JSON.');
   registerCreate(batch);

@@ -5,7 +5,6 @@ import type { DynamicKind } from './tree.js';
 export function registerCompletion(program: Command): void {
   program
     .command('completion')
-    .summary('print a shell completion script')
     .description('Print the completion script for bash, zsh or fish, generated from the command tree. Batch ids, profiles, settings and models are looked up as you press Tab.')
     .addArgument(new Argument('<shell>', 'shell').choices(['bash', 'zsh', 'fish']))
     .addHelpText('after', `

@@ -9,7 +9,6 @@ export { registerLogin } from './login.js';
 export function registerConfig(program: Command): void {
   const config = program
     .command('config')
-    .summary('manage profiles: API key, API root, default model')
     .description('Manage named profiles. Keys are stored in a private (0600) file and are never printed in full.')
     .addHelpText(
       'after',

@@ -14,7 +14,6 @@ interface LoginOpts {
 export function registerLogin(program: Command): void {
   program
     .command('login')
-    .summary('store an API key in a profile')
     .description('Store an API key in a profile: asked with a hidden prompt on a TTY, or read from stdin with --with-key, so it never lands in shell history. The key is checked against the service first.')
     .option('-p, --profile <name>', 'profile to write (default: the current one)')
     .option('--with-key', 'read the key from stdin')

@@ -1,7 +1,7 @@
 import { readAll } from '../../run.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import type { IO } from '../../io.js';
-import { checkApiRoot } from '../../../config/settings.js';
+import { checkApiRoot, profileName } from '../../../config/settings.js';
 import { PROFILE_FIELDS as FIELDS, SECRET_FIELDS, SettingsError, type ProfileField as Field } from '../../../config/fields.js';
 import { isModelId, MODEL_ID_SYNTAX } from '../../../client/facts.js';
 
@@ -32,7 +32,7 @@ export async function store(io: IO) {
 
 /** The profile a config command writes or reads: --profile, then the global flag, then ROUTER_PROFILE, then the current one. */
 export function profileFor(io: IO, s: { current(): string }, opts: ProfileOpt, flags: { profile?: string }): string {
-  return opts.profile || flags.profile || io.env.ROUTER_PROFILE || s.current();
+  return profileName(s, opts.profile || flags.profile, io.env);
 }
 
 export function checkModel(value: string, flag = 'model'): string {
