@@ -51,12 +51,15 @@ for (const [name, shell, setup] of SHELLS) {
     /** Types `line`, presses Tab, types a marker, and returns what the line became. */
     const tab = async (line: string): Promise<string> => {
       term.run('clear');
+      // The screen is clear (no marker of the last look) before the next line is typed.
+      for (const until = Date.now() + 5000; Date.now() < until && term.screen().includes('@'); ) await new Promise((r) => setTimeout(r, 50));
       term.type(line);
       await term.waitFor(new RegExp(line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').trimEnd()));
       term.keys('Tab');
       // Wait for the line to change (the shell may ask the service), then mark where it ends.
+      const start = line.split(' ').slice(0, 2).join(' ');
       const current = () => {
-        const row = term.screen().split('\n').filter((l) => l.includes('router')).at(-1) ?? '';
+        const row = term.screen().split('\n').filter((l) => l.includes(start)).at(-1) ?? '';
         return row.slice(row.indexOf('router')).trimEnd();
       };
       // Changed, and the same on two looks 150 ms apart (shells redraw the line on their way).

@@ -53,6 +53,8 @@ export class Terminal {
 
   /** Runs `echo EXIT:$?` in the shell and returns the code of the last command. */
   async lastExit(): Promise<number> {
+    // The shell's prompt first: keys sent before it would go to the program that is still exiting.
+    await this.waitFor(/(^|\n)\$\s*$/);
     const marker = `EXIT${randomBytes(2).toString('hex')}`;
     this.run(`echo ${marker}:$?`);
     const s = await this.waitFor(new RegExp(`^${marker}:(\\d+)`, 'm'));

@@ -34,7 +34,11 @@ function ask(io: IO, prompt: string, history: string[]): Promise<Asked> {
       }
     });
     rl.on('line', (line) => done({ line }));
-    rl.on('close', () => done({ end: 'eof' }));
+    rl.on('close', () => {
+      // Ctrl-D: end the prompt's line, as a shell does, so that the next prompt starts clean.
+      if (!settled) io.err('\n');
+      done({ end: 'eof' });
+    });
     rl.prompt();
   });
 }
