@@ -46,13 +46,22 @@ export class SSEDecoder {
     this.pendingCR = false;
     let start = 0;
     // Only the new text is scanned for line ends; earlier pieces of a long line are never rescanned.
-    LINE_END.lastIndex = 0;
-    for (let m = LINE_END.exec(s); m; m = LINE_END.exec(s)) {
-      // A CR at the very end may be half of a CRLF split across chunks.
-      if (m[0] === '\r' && m.index === s.length - 1 && !final) this.pendingCR = true;
-      const ev = this.line(this.take(s.slice(start, m.index)));
-      if (ev) out.push(ev);
-      start = m.index + m[0].length;
+    if (s.indexOf('\r') === -1) {
+      // The common case (LF only): a plain indexOf walk, cheaper than the regular expression.
+      for (let nl = s.indexOf('\n'); nl !== -1; nl = s.indexOf('\n', start)) {
+        const ev = this.line(this.take(s.slice(start, nl)));
+        if (ev) out.push(ev);
+        start = nl + 1;
+      }
+    } else {
+      LINE_END.lastIndex = 0;
+      for (let m = LINE_END.exec(s); m; m = LINE_END.exec(s)) {
+        // A CR at the very end may be half of a CRLF split across chunks.
+        if (m[0] === '\r' && m.index === s.length - 1 && !final) this.pendingCR = true;
+        const ev = this.line(this.take(s.slice(start, m.index)));
+        if (ev) out.push(ev);
+        start = m.index + m[0].length;
+      }
     }
     if (start < s.length) {
       this.pending.push(start === 0 ? s : s.slice(start));

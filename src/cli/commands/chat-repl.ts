@@ -138,7 +138,7 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
       let answer = '';
       try {
         const req = buildChatRequest([...c.history], opts, c.model);
-        for await (const chunk of await client.chat.stream(req, { signal: AbortSignal.any([signal, answerStop.signal]) })) {
+        for await (const chunk of await client.chat.streamText(req, { signal: AbortSignal.any([signal, answerStop.signal]) })) {
           const piece = chunk.choices[0]?.delta.content;
           if (piece) {
             answer += piece;

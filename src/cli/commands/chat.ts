@@ -67,7 +67,7 @@ async function completeChat(io: IO, client: RouterClient, req: ChatCompletionReq
 /** Text deltas (or, with --json, every chunk as a JSON line) to stdout as they arrive. */
 async function streamChat(io: IO, client: RouterClient, req: ChatCompletionRequest, opts: ChatOptions, call: Call): Promise<ChatUsage | undefined> {
   let usage: ChatUsage | undefined;
-  const chunks = await client.chat.stream(req, call);
+  const chunks = opts.json ? await client.chat.stream(req, call) : await client.chat.streamText(req, call);
   async function* pieces() {
     for await (const chunk of chunks) {
       if (chunk.usage) usage = chunk.usage;

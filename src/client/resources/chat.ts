@@ -1,6 +1,7 @@
 import type { ChatChunk, ChatCompletion, ChatCompletionRequest } from '../types.js';
 import { StreamError } from '../errors.js';
 import { EventStream, Resource, type CallOptions } from './shared.js';
+import { TextDeltaReader } from '../fast-delta.js';
 
 export class Chat extends Resource {
   create(params: ChatCompletionRequest, opts: CallOptions = {}): Promise<ChatCompletion> {
@@ -12,13 +13,32 @@ export class Chat extends Resource {
    * An error after the first token arrives as a chunk with a top-level `error`: it is thrown as StreamError.
    * Retries happen only before the first byte of the answer.
    */
-  async stream(params: ChatCompletionRequest, opts: CallOptions = {}): Promise<AsyncIterable<ChatChunk>> {
+  stream(params: ChatCompletionRequest, opts: CallOptions = {}): Promise<AsyncIterable<ChatChunk>> {
+    return this.open(params, opts, false);
+  }
+
+  /**
+   * The same stream for a reader of text: chunks that carry only text are read without a full JSON
+   * parse and hold only `choices[0].delta.content` (the others come whole). Several times cheaper.
+   */
+  streamText(params: ChatCompletionRequest, opts: CallOptions = {}): Promise<AsyncIterable<ChatChunk>> {
+    return this.open(params, opts, true);
+  }
+
+  private async open(params: ChatCompletionRequest, opts: CallOptions, textOnly: boolean): Promise<AsyncIterable<ChatChunk>> {
     const path = '/chat/completions';
     const res = await this.postStream(path, { ...params, stream: true, stream_options: { include_usage: true, ...params.stream_options } }, opts);
+    const reader = textOnly ? new TextDeltaReader() : undefined;
+    const fast = (raw: string): ChatChunk | undefined => {
+      const content = reader!.fast(raw);
+      return content === undefined ? undefined : ({ choices: [{ index: 0, delta: { content }, finish_reason: null }] } as unknown as ChatChunk);
+    };
     return new EventStream<ChatChunk>(res, this.core.url(path), {
       terminator: '[DONE]',
-      map: ({ data }) => {
+      fast: reader ? fast : undefined,
+      map: ({ data, raw }) => {
         const chunk = data as ChatChunk;
+        reader?.learn(raw, chunk);
         if (chunk.error) {
           const code = chunk.error.code;
           throw new StreamError(typeof code === 'number' ? code : 500, chunk.error.message, {

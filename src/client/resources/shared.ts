@@ -41,9 +41,11 @@ export interface EventStreamOptions<T> {
   /** The `data:` payload that ends the stream (`[DONE]` for chat). */
   terminator?: string;
   /** Turns one parsed event into the item to yield; throw here for in-stream errors. */
-  map: (event: { event: string | undefined; data: unknown }) => T;
+  map: (event: { event: string | undefined; data: unknown; raw: string }) => T;
   /** An item after which the stream is complete (Responses' terminal events). */
   isFinal?: (item: T) => boolean;
+  /** A cheaper reading of an event's raw data, tried first; `undefined` means: parse it in full. */
+  fast?: (data: string) => T | undefined;
 }
 
 /**
@@ -112,6 +114,11 @@ export class EventStream<T> implements AsyncIterable<T> {
         this.finish();
         return;
       }
+      const quick = this.opts.fast?.(ev.data);
+      if (quick !== undefined) {
+        this.queue.push(quick);
+        continue;
+      }
       let data: unknown;
       try {
         data = JSON.parse(ev.data);
@@ -123,7 +130,7 @@ export class EventStream<T> implements AsyncIterable<T> {
       }
       let item: T;
       try {
-        item = this.opts.map({ event: ev.event, data });
+        item = this.opts.map({ event: ev.event, data, raw: ev.data });
       } catch (err) {
         // An error event: the items before it are handed out first; the server may keep the line open.
         this.failure = err;
