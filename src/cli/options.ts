@@ -11,6 +11,9 @@ export function numberIn(min: number, max: number) {
   };
 }
 
+/** Any finite number: for values whose range is the provider's or the model's, not the API's. */
+export const anyNumber = numberIn(-Infinity, Infinity);
+
 export function integerIn(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
     if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError('not an integer.');

@@ -42,12 +42,13 @@ export function validateChat(body: Body): void {
   }
   optNumber(body, 'temperature', 0, 2);
   optNumber(body, 'top_p', 0, 1);
-  optNumber(body, 'top_k', 0, Number.MAX_SAFE_INTEGER, true);
-  optNumber(body, 'min_p', 0, 1);
-  optNumber(body, 'top_a', 0, 1);
+  // Provider-dependent in the spec: no range is the API's to set, only the type.
+  optNumber(body, 'top_k', -Infinity, Infinity, true);
+  optNumber(body, 'min_p', -Infinity, Infinity);
+  optNumber(body, 'top_a', -Infinity, Infinity);
   optNumber(body, 'frequency_penalty', -2, 2);
   optNumber(body, 'presence_penalty', -2, 2);
-  optNumber(body, 'repetition_penalty', 0, 2);
+  optNumber(body, 'repetition_penalty', -Infinity, Infinity);
   optNumber(body, 'top_logprobs', 0, 20, true);
   optNumber(body, 'max_tokens', 1, Number.MAX_SAFE_INTEGER, true);
   optNumber(body, 'max_completion_tokens', 1, Number.MAX_SAFE_INTEGER, true);

@@ -43,10 +43,10 @@ function checkQuestion(key: string, q: unknown): Body {
   } else if (type === 'choice') {
     if (!criteria || typeof criteria !== 'object' || Array.isArray(criteria)) bad(`questions.${key}.criteria of a choice question maps each option to a description`);
     const entries = Object.entries(criteria as Body);
-    if (entries.length < 2) bad(`questions.${key}.criteria needs at least 2 options`);
+    if (entries.length < 1) bad(`questions.${key}.criteria needs at least 1 option`);
     for (const [k, v] of entries) if (v !== null && !isText(v)) bad(`questions.${key}.criteria.${k} must be a description`);
   } else if (type === 'score') {
-    if (!Array.isArray(criteria) || criteria.length < 2) bad(`questions.${key}.criteria of a score question is an ordered array of at least 2 levels`);
+    if (!Array.isArray(criteria) || criteria.length < 1) bad(`questions.${key}.criteria of a score question is an ordered array of levels`);
     criteria.forEach((c, i) => isText(c) || bad(`questions.${key}.criteria[${i}] must be a description`));
   } else {
     bad(`questions.${key}.type must be noul, choice or score`);

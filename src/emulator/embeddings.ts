@@ -38,11 +38,16 @@ function inputsOf(input: unknown, strict: boolean): string[] {
   return bad('input is required: a string, an array of strings or token arrays');
 }
 
+/** local/embed's own limit (a model's, not the API's). */
+const MAX_EMBEDDING_DIMENSIONS = 65_536;
+
 export function planEmbeddings(body: Body, opts: { batch?: boolean } = {}) {
   const model = resolveModel(body.model, 'embedding');
-  const dims = optNumber(body, 'dimensions', 1, 8192, true) ?? model.dimensions!;
+  // At least 1 (spec); the upper bound is the model's own (model behaviour, named in the message).
+  const dims = optNumber(body, 'dimensions', 1, Infinity, true) ?? model.dimensions!;
+  if (dims > MAX_EMBEDDING_DIMENSIONS) bad(`${model.id} gives at most ${MAX_EMBEDDING_DIMENSIONS} dimensions, not ${dims}`);
   const format = optEnum(body, 'encoding_format', ['float', 'base64']) ?? 'float';
-  optString(body, 'user', 256);
+  optString(body, 'user');
   if (body.input_type !== undefined && typeof body.input_type !== 'string') bad('input_type must be a string');
   if (opts.batch && (body.input_type !== undefined || body.provider !== undefined)) bad('input_type and provider are not supported in batches');
   const inputs = inputsOf(body.input, !!opts.batch);

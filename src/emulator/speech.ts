@@ -72,8 +72,11 @@ export function planSpeech(body: Body): { model: ModelSpec; turns: Turn[]; forma
   for (const t of turns) if (!model.voices!.includes(t.voice)) bad(`voice "${t.voice}" is not a voice of ${model.id} (${model.voices!.join(', ')})`);
   const format = (body.response_format ?? 'pcm') as string;
   if (format !== 'mp3' && format !== 'pcm') bad('response_format must be mp3 or pcm');
-  const speed = optNumber(body, 'speed', 0.25, 4) ?? 1;
+  // The spec sets no range: a model with no speed control refuses any other value than 1 (spec);
+  // one with it needs a positive speed (model behaviour).
+  const speed = optNumber(body, 'speed', -Infinity, Infinity) ?? 1;
   if (speed !== 1 && !model.speedControl) bad(`${model.id} has no speed control: speed must be 1`);
+  if (speed <= 0) bad(`${model.id}: speed must be above 0`);
   optString(body, 'instructions');
   optString(body, 'session_id', 256);
   optString(body, 'user', 256);

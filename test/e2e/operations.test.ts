@@ -188,7 +188,7 @@ describe('router speak', () => {
     writeFileSync(img, 'png');
     t.clearRequests();
     for (const [args, msg] of [
-      [['x', '--voice', 'alloy', '--model', 'local/tts', '--speed', '5'], /between 0.25 and 4/],
+      [['x', '--voice', 'alloy', '--model', 'local/tts', '--speed', 'fast'], /not a number/],
       [['x', '--voice', 'alloy', '--model', 'local/tts', '--reference-audio', clip, '--reference-image', img], /cannot be mixed/],
       [['x', '--voice', 'alloy', '--model', 'local/tts', ...Array(4).fill(['--reference-audio', clip]).flat()], /1 to 3 times/],
       [['x', '--model', 'local/tts'], /required option '--voice <id>'/],
@@ -260,8 +260,8 @@ describe('router decide', () => {
   it('refuses malformed questions before sending, and the service checks shapes too', async () => {
     t.clearRequests();
     for (const [args, msg] of [
-      [['--choice', 'c', 'pick', '--option', 'a=1'], /at least 2 --option/],
-      [['--score', 's', 'rate', '--level', 'x'], /at least 2 --level/],
+      [['--choice', 'c', 'pick'], /give its options with --option/],
+      [['--score', 's', 'rate'], /give its levels with --level/],
       [['--noul', 'n', 'yes?', '--true', 'y'], /both --true and --false/],
       [['--level', 'x'], /must follow a --score question/],
       [[], /no questions/],
@@ -271,7 +271,7 @@ describe('router decide', () => {
       expect(r.stderr).toMatch(msg);
     }
     expect(t.requests()).toHaveLength(0);
-    const r = await post(t, '/alpha/decisions', { model: 'local/judge', state: 'x', questions: { q: { type: 'score', instructions: 'i', criteria: ['only one'] } } }, {}, t.managementKey);
+    const r = await post(t, '/alpha/decisions', { model: 'local/judge', state: 'x', questions: { q: { type: 'score', instructions: 'i', criteria: [] } } }, {}, t.managementKey);
     expect(r.status).toBe(400);
     const std = await post(t, '/alpha/decisions', { model: 'local/judge', state: 'x', questions: { q: { type: 'noul', instructions: 'i' } } });
     expect(std.status).toBe(403);

@@ -1,4 +1,4 @@
-import { collect, integerIn, keyValue, MODEL_FLAGS, numberIn, ROUTING_FLAGS } from '../options.js';
+import { anyNumber, collect, integerIn, keyValue, MODEL_FLAGS, numberIn, ROUTING_FLAGS } from '../options.js';
 import type { FlagTable, FlagValues } from '../flags.js';
 
 export const REASONING_EFFORTS = ['max', 'xhigh', 'high', 'medium', 'low', 'minimal', 'none'] as const;
@@ -9,12 +9,13 @@ export const CHAT_FLAGS = {
   ...MODEL_FLAGS,
   system: { flags: '-s, --system <text>', help: 'system message' },
   maxTokens: { flags: '--max-tokens <n>', help: 'maximum completion tokens (>= 1)', parse: integerIn(1) },
-  topK: { flags: '--top-k <k>', help: 'top-k sampling (>= 0)', parse: integerIn(0) },
-  minP: { flags: '--min-p <p>', help: 'minimum probability relative to the top token, 0 to 1', parse: numberIn(0, 1) },
-  topA: { flags: '--top-a <p>', help: 'second relative-probability threshold, 0 to 1', parse: numberIn(0, 1) },
+  // Provider-dependent in the spec: the CLI checks the type only.
+  topK: { flags: '--top-k <k>', help: 'top-k sampling (provider-dependent)', parse: integerIn(Number.MIN_SAFE_INTEGER) },
+  minP: { flags: '--min-p <p>', help: 'minimum probability relative to the top token (provider-dependent)', parse: anyNumber },
+  topA: { flags: '--top-a <p>', help: 'second relative-probability threshold (provider-dependent)', parse: anyNumber },
   frequencyPenalty: { flags: '--frequency-penalty <x>', help: '-2 to 2', parse: numberIn(-2, 2) },
   presencePenalty: { flags: '--presence-penalty <x>', help: '-2 to 2', parse: numberIn(-2, 2) },
-  repetitionPenalty: { flags: '--repetition-penalty <x>', help: '0 to 2 (1 = none)', parse: numberIn(0, 2) },
+  repetitionPenalty: { flags: '--repetition-penalty <x>', help: '1 = none, above 1 penalizes repeats more (provider-dependent)', parse: anyNumber },
   seed: { flags: '--seed <n>', help: 'random seed (integer)', parse: integerIn(Number.MIN_SAFE_INTEGER) },
   stop: { flags: '--stop <seq>', help: 'stop sequence, repeatable (at most 4)', parse: collect },
   logprobs: { flags: '--logprobs', help: 'return log probabilities (see --json)' },

@@ -85,8 +85,8 @@ export function questionsFromArgv(argv: string[]): Record<string, DecisionQuesti
   for (const [key, q] of Object.entries(out)) {
     const c = (q as { criteria?: unknown }).criteria;
     if (q.type === 'noul' && c && Object.keys(c).length !== 2) throw usage(`--noul ${key}: give both --true and --false, or neither`);
-    if (q.type === 'choice' && (!c || Object.keys(c).length < 2)) throw usage(`--choice ${key}: give at least 2 --option`);
-    if (q.type === 'score' && (!c || (c as string[]).length < 2)) throw usage(`--score ${key}: give at least 2 --level`);
+    if (q.type === 'choice' && (!c || Object.keys(c).length < 1)) throw usage(`--choice ${key}: give its options with --option`);
+    if (q.type === 'score' && (!c || (c as string[]).length < 1)) throw usage(`--score ${key}: give its levels with --level`);
   }
   return out;
 }

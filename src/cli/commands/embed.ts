@@ -1,6 +1,6 @@
 import { Option, type Command } from '../commander.js';
 import { action, type RunContext } from '../run.js';
-import { commaList, integerIn, maxLength } from '../options.js';
+import { commaList, integerIn } from '../options.js';
 import { usage } from '../exit-codes.js';
 import { providerFrom, readTextFile, textFromArgs, type ProviderFlags } from '../input.js';
 
@@ -27,7 +27,7 @@ export function registerEmbed(program: Command): void {
     .addOption(new Option('--encoding-format <format>', 'wire encoding of the vectors').choices(['float', 'base64']))
     .option('--raw', 'with --encoding-format base64: keep the base64 strings')
     .option('--input-type <type>', 'input-type hint, e.g. search_query or search_document')
-    .option('--user <id>', 'end-user identifier (<= 256 chars)', maxLength(256))
+    .option('--user <id>', 'end-user identifier')
     .option('--provider-only <slugs>', 'only these providers', commaList)
     .option('--no-fallbacks', 'do not fall back to other providers')
     .option('--json', 'print the embedding response (the default)')

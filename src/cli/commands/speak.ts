@@ -1,7 +1,7 @@
 import { Option, type Command } from '../commander.js';
 import type { SpeechReference, SpeechRequest, SpeechTurn } from '../../client/resources/speech.js';
 import { action, type RunContext } from '../run.js';
-import { addSessionFlags, collect, nonEmpty, numberIn } from '../options.js';
+import { addSessionFlags, anyNumber, collect, nonEmpty } from '../options.js';
 import { usage } from '../exit-codes.js';
 import { readJsonFile, textFromArgs } from '../input.js';
 
@@ -31,7 +31,7 @@ export function registerSpeak(program: Command): void {
     .requiredOption('--voice <id>', 'voice id (provider-specific)', nonEmpty)
     .option('-m, --model <id>', 'speech model, <author>/<slug>')
     .addOption(new Option('--format <format>', 'audio format (default: from -o\'s extension, else mp3)').choices(['mp3', 'pcm']))
-    .option('--speed <x>', 'speaking speed, 0.25 to 4 (models without speed control accept only 1)', numberIn(0.25, 4))
+    .option('--speed <x>', 'speaking speed, 1 = normal (honored by models with speed control; the others accept only 1)', anyNumber)
     .option('--instructions <text>', 'delivery instructions: tone, pacing, emotion')
     .option('-o, --output <file>', 'write the audio here (atomically) instead of stdout')
     .option('--turns <file>', 'multi-speaker input: JSON array of {"text", "voice"?, "instructions"?}')

@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { post, startTestEnv, type TestEnv } from '../helpers.js';
+
+// Values the spec allows (it calls them provider-dependent, or sets no limit) are accepted by the
+// CLI and the emulator alike; a model may still answer with its own limit, named in the message.
+let t: TestEnv;
+beforeAll(async () => {
+  t = await startTestEnv();
+});
+afterAll(() => t.close());
+const mgmt = () => ({ ROUTER_MANAGEMENT_KEY: t.managementKey });
+
+describe('limits the spec does not set', () => {
+  it('chat: provider-dependent samplers take any number', async () => {
+    const r = await t.run(['chat', '--model', 'local/echo', '--repetition-penalty', '2.5', '--min-p', '1.5', '--top-a', '3', '--top-k', '-1', 'hi']);
+    expect(r.code).toBe(0);
+    expect(t.requests().at(-1)!.body).toMatchObject({ repetition_penalty: 2.5, min_p: 1.5, top_a: 3, top_k: -1 });
+  });
+
+  it('speech: any speed on a model with speed control; 1 only on one without (the spec\'s 400)', async () => {
+    expect((await t.run(['speak', 'hi', '--voice', 'alloy', '--model', 'local/tts', '--speed', '5'], { env: mgmt() })).code).toBe(0);
+    const basic = await t.run(['speak', 'hi', '--voice', 'alloy', '--model', 'local/tts-basic', '--speed', '5'], { env: mgmt() });
+    expect(basic.code).toBe(2);
+    expect(basic.stderr).toMatch(/no speed control/);
+  });
+
+  it('decisions: a choice with one option and a score with one level', async () => {
+    const r = await t.run(['decide', '--model', 'local/judge', '--state-text', 'x', '--choice', 'c', 'Which?', '--option', 'only=the one', '--score', 's', 'How?', '--level', 'single', '--json'], { env: mgmt() });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).answers.c.choice).toBe('only');
+  });
+
+  it('embeddings: a 257-character user and 10,000 dimensions', async () => {
+    const r = await t.run(['embed', 'a', '--model', 'local/embed', '--dimensions', '10000', '--user', 'u'.repeat(257), '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).data[0].embedding).toHaveLength(10000);
+    const over = await post(t, '/v1/embeddings', { model: 'local/embed', input: 'a', dimensions: 100_000 });
+    expect(over.status).toBe(400);
+    expect(over.json.error.message).toMatch(/local\/embed gives at most 65536 dimensions/);
+  });
+});
+
+describe('batch get --json on 402', () => {
+  it('prints the spec\'s 402 body (the batch with results null) on stdout, exit 4', async () => {
+    const ws = await t.admin('workspaces', { credits: 0.0000001 });
+    const env = { ROUTER_API_KEY: ws.api_key };
+    const { writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const file = join(t.dir, 'pay.jsonl');
+    writeFileSync(file, JSON.stringify({ custom_id: 'a', body: { model: 'local/lorem', messages: [{ role: 'user', content: 'write 300 words' }] } }));
+    const id = (await t.run(['batch', 'create', file], { env })).stdout.trim();
+    await t.run(['batch', 'get', id, '--watch', '--interval', '0.05'], { env });
+    const r = await t.run(['batch', 'get', id, '--json'], { env });
+    expect(r.code).toBe(4);
+    const body = JSON.parse(r.stdout);
+    expect(body).toMatchObject({ id, object: 'batch', results: null });
+  });
+});
