@@ -27,17 +27,18 @@ export function listBatches(ctx: Ctx, all: BatchRecord[]): void {
   const createdAfter = bound('created_after');
   const createdBefore = bound('created_before');
   const collapse = (s: BatchStatus) => (s === 'finalizing' || s === 'cancelling' ? 'in_progress' : s);
-  let items = all
-    .filter((r) => r.workspace === ctx.workspace)
+  // Newest first; a cursor is a position in that order, not a member of the filtered listing, so a
+  // batch that changes status after its page was read still marks where the next page starts.
+  const newestFirst = (a: BatchRecord, b: BatchRecord) => b.created_at - a.created_at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+  const mine = all.filter((r) => r.workspace === ctx.workspace);
+  const cursor = after === null ? undefined : mine.find((r) => r.id === after);
+  if (after !== null && !cursor) bad(`invalid list query: after "${after}" is not a batch of this workspace`);
+  const items = mine
     .filter((r) => statuses.length === 0 || statuses.includes(collapse(r.status)))
     .filter((r) => createdAfter === undefined || r.created_at > createdAfter)
     .filter((r) => createdBefore === undefined || r.created_at < createdBefore)
-    .sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1));
-  if (after !== null) {
-    const at = items.findIndex((r) => r.id === after);
-    if (at === -1) bad(`invalid list query: after "${after}" is not a batch of this listing`);
-    items = items.slice(at + 1);
-  }
+    .filter((r) => !cursor || newestFirst(cursor, r) < 0)
+    .sort(newestFirst);
   const page = items.slice(0, limit);
   ctx.send(200, {
     object: 'list',

@@ -56,3 +56,35 @@ describe('batch get --json on 402', () => {
     expect(body).toMatchObject({ id, object: 'batch', results: null });
   });
 });
+
+describe('pagination across status changes', () => {
+  it('a page\'s last_id still works as after when that batch has changed status: nothing repeated, nothing skipped', async () => {
+    const ws = await t.admin('workspaces', {});
+    const key = ws.api_key;
+    await t.admin('batches', { delay_ms: 100_000 });
+    const ids: string[] = [];
+    try {
+      for (const c of ['a', 'b', 'c']) {
+        const r = await post(t, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'local/echo', requests: [{ custom_id: c, body: { messages: [{ role: 'user', content: c }] } }] }, {}, key);
+        ids.push(r.json.id);
+        await new Promise((r) => setTimeout(r, 1100)); // distinct created_at seconds
+      }
+      const list = async (after?: string) => {
+        const res = await fetch(`${t.apiRoot}/v1/batches?status=validating&limit=1${after ? `&after=${after}` : ''}`, { headers: { authorization: `Bearer ${key}` } });
+        return { status: res.status, json: (await res.json()) as any };
+      };
+      const first = await list();
+      expect(first.json.data.map((b: any) => b.id)).toEqual([ids[2]]);
+      // The batch of that page finishes: it no longer belongs to the filtered listing.
+      t.emu.batches.store.get(ids[2])!.status = 'completed';
+      const second = await list(first.json.last_id);
+      expect(second.status).toBe(200);
+      expect(second.json.data.map((b: any) => b.id)).toEqual([ids[1]]);
+      const third = await list(second.json.last_id);
+      expect(third.json.data.map((b: any) => b.id)).toEqual([ids[0]]);
+      expect(third.json.has_more).toBe(false);
+    } finally {
+      await t.admin('batches', { delay_ms: 0 });
+    }
+  }, 20_000);
+});
