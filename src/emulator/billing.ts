@@ -1,11 +1,25 @@
 import type { Ctx } from './http.js';
 import { HttpError } from './http.js';
 
-/** 402 when the caller's workspace has no credit left. */
+/** 402 when the caller's workspace has no credit left (batches: their cost is known only at the end). */
 export function chargeable(ctx: Ctx): void {
   if (ctx.store.balance(ctx.workspace) <= 0) {
     throw new HttpError(402, 'Insufficient credits. Add more credits to continue.', 'payment_required');
   }
+}
+
+/**
+ * Takes a request's cost before it is served (the emulator knows it up front): 402 when the balance
+ * does not cover it, so the balance never goes below zero, concurrent requests included. A request
+ * that is not delivered in full (a cut stream) is refunded.
+ */
+export function reserve(ctx: Ctx, cost: number): { refund(): void } {
+  const balance = ctx.store.balance(ctx.workspace);
+  if (balance <= 0 || balance < cost) {
+    throw new HttpError(402, `Insufficient credits: this request costs $${cost}, the balance is $${Math.max(0, balance)}. Add more credits to continue.`, 'payment_required');
+  }
+  ctx.store.debit(ctx.workspace, cost);
+  return { refund: () => ctx.store.refund(ctx.workspace, cost) };
 }
 
 /** Frames are gathered into writes of about this size: one syscall for many events. */

@@ -6,7 +6,7 @@ import { routerMetadata, type Routed } from './routing.js';
 
 export type { Routed };
 import { bad, checkMetadata, checkSessionAndUser, optEnum, optNumber, optString, pickProvider, resolveModel } from './validate.js';
-import { chargeable, writeSSE } from './billing.js';
+import { reserve, writeSSE } from './billing.js';
 
 type Body = Record<string, unknown>;
 
@@ -188,10 +188,9 @@ export async function handleChat(ctx: Ctx): Promise<void> {
   const body = await ctx.json();
   ctx.sessionId(body);
   const plan = planChat(body);
-  chargeable(ctx);
+  const charge = reserve(ctx, plan.cost.cost);
   const created = Math.floor(ctx.store.now() / 1000);
   if (body.stream !== true) {
-    ctx.store.debit(ctx.workspace, plan.cost.cost);
     ctx.send(200, chatCompletion(body, plan, created, { routerMetadata: ctx.wantsRouterMetadata() }));
     return;
   }
@@ -215,5 +214,5 @@ export async function handleChat(ctx: Ctx): Promise<void> {
     choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error', logprobs: null }],
   };
   const delivered = await writeSSE(ctx, events(), parts.length + 1 + (includeUsage ? 1 : 0), errorChunk, '[DONE]');
-  if (delivered) ctx.store.debit(ctx.workspace, plan.cost.cost);
+  if (!delivered) charge.refund();
 }

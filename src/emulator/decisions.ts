@@ -3,7 +3,7 @@ import type { Ctx } from './http.js';
 import { HttpError } from './http.js';
 import { costOf, countTokens, prng, seedOf, round } from './models.js';
 import { bad, checkSessionAndUser, pickProvider, resolveModel } from './validate.js';
-import { chargeable } from './billing.js';
+import { reserve } from './billing.js';
 
 type Body = Record<string, unknown>;
 
@@ -106,7 +106,6 @@ export async function handleDecision(ctx: Ctx): Promise<void> {
   const body = await ctx.json();
   ctx.sessionId(body);
   const plan = planDecision(body);
-  chargeable(ctx);
-  ctx.store.debit(ctx.workspace, plan.cost);
+  reserve(ctx, plan.cost);
   ctx.send(200, plan.response);
 }

@@ -1,7 +1,7 @@
 import type { Ctx } from './http.js';
 import { costOf, countTokens, prng, seedOf } from './models.js';
 import { bad, optEnum, optNumber, optString, pickProvider, resolveModel } from './validate.js';
-import { chargeable } from './billing.js';
+import { reserve } from './billing.js';
 import { HttpError } from './http.js';
 import { genId } from './chat.js';
 
@@ -76,7 +76,6 @@ export function planEmbeddings(body: Body, opts: { batch?: boolean } = {}) {
 export async function handleEmbeddings(ctx: Ctx): Promise<void> {
   const body = await ctx.json();
   const plan = planEmbeddings(body);
-  chargeable(ctx);
-  ctx.store.debit(ctx.workspace, plan.cost);
+  reserve(ctx, plan.cost);
   ctx.send(200, plan.response);
 }

@@ -4,7 +4,7 @@ import { costOf, generate, pieces } from './models.js';
 import { routerMetadata } from './routing.js';
 import { checkOutputLimit, route, textOf } from './chat.js';
 import { bad, checkMetadata, checkSessionAndUser, optEnum, optNumber } from './validate.js';
-import { chargeable, writeSSE } from './billing.js';
+import { reserve, writeSSE } from './billing.js';
 
 type Body = Record<string, unknown>;
 
@@ -123,9 +123,8 @@ export async function handleResponses(ctx: Ctx): Promise<void> {
   ctx.sessionId(body);
   const created = Math.floor(ctx.store.now() / 1000);
   const plan = planResponses(body, created, { routerMetadata: ctx.wantsRouterMetadata() });
-  chargeable(ctx);
+  const charge = reserve(ctx, plan.cost);
   if (body.stream !== true) {
-    ctx.store.debit(ctx.workspace, plan.cost);
     ctx.send(200, plan.result);
     return;
   }
@@ -160,5 +159,5 @@ export async function handleResponses(ctx: Ctx): Promise<void> {
     response: { ...pending, status: 'failed', error: { code: 'server_error', message: 'Provider returned an error mid-stream' } },
   };
   const delivered = await writeSSE(ctx, events(), count, failed, undefined, (e) => (e as Body).type as string);
-  if (delivered) ctx.store.debit(ctx.workspace, plan.cost);
+  if (!delivered) charge.refund();
 }

@@ -2,7 +2,7 @@ import type { Ctx } from './http.js';
 import { HttpError } from './http.js';
 import { costOf, prng, seedOf, type ModelSpec } from './models.js';
 import { bad, optNumber, optString, pickProvider, resolveModel } from './validate.js';
-import { chargeable, drainOrClose } from './billing.js';
+import { drainOrClose, reserve } from './billing.js';
 
 type Body = Record<string, unknown>;
 
@@ -117,8 +117,8 @@ export async function handleSpeech(ctx: Ctx): Promise<void> {
   const body = await ctx.json();
   ctx.sessionId(body);
   const plan = planSpeech(body);
-  chargeable(ctx);
   const chars = plan.turns.reduce((n, t) => n + t.text.length, 0);
+  const charge = reserve(ctx, costOf(plan.model, chars, 0).cost);
   const res = ctx.res;
   res.writeHead(200, { 'content-type': plan.format === 'mp3' ? 'audio/mpeg' : 'audio/pcm', 'transfer-encoding': 'chunked' });
   const cutAfter = ctx.fault?.kind === 'cut' ? (ctx.fault.after ?? 4) * 1024 : Infinity;
@@ -140,14 +140,13 @@ export async function handleSpeech(ctx: Ctx): Promise<void> {
   };
   const encoder = plan.format === 'mp3' ? new (await import('@breezystack/lamejs')).Mp3Encoder(1, SAMPLE_RATE, 64) : undefined;
   for (const samples of synthesize(plan.turns, plan.speed)) {
-    if (closed) return;
+    if (closed) return charge.refund();
     // Give other requests (and timers) their turn between words, as a streaming server should.
     await new Promise((r) => setImmediate(r));
     if (encoder) await write(encoder.encodeBuffer(samples));
     else await write(new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength));
   }
   if (encoder) await write(encoder.flush());
-  if (closed) return;
+  if (closed) return charge.refund();
   res.end();
-  ctx.store.debit(ctx.workspace, costOf(plan.model, chars, 0).cost);
 }

@@ -133,6 +133,13 @@ export class StateStore {
     return true;
   }
 
+  /** Gives back a reserved cost that was not used (a stream that was not delivered). */
+  refund(id: string, cost: number): void {
+    if (cost <= 0) return;
+    this.workspace(id).total_usage -= cost;
+    this.save();
+  }
+
   topUp(id: string, amount: number): number {
     this.workspace(id).total_credits += amount;
     this.save();

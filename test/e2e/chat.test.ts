@@ -144,12 +144,12 @@ describe('server answers', () => {
     expect(r.stderr).not.toContain('wrongwrongwrong');
   });
 
-  it('402 when the workspace has no credit left: exit 4', async () => {
-    const ws = await t.admin('workspaces', { credits: 0.00001 });
+  it('402 when the balance does not cover a request: exit 4', async () => {
+    const ws = await t.admin('workspaces', { credits: 0.00015 });
     const env = { ROUTER_API_KEY: ws.api_key };
     const first = await t.run(['chat', '--model', 'local/lorem', 'write 50 words'], { env });
     expect(first.code).toBe(0);
-    const second = await t.run(['chat', 'hi'], { env });
+    const second = await t.run(['chat', '--model', 'local/lorem', 'write 50 words'], { env });
     expect(second.code).toBe(4);
     expect(second.stderr).toMatch(/Insufficient credits/);
   });

@@ -88,3 +88,19 @@ describe('pagination across status changes', () => {
     }
   }, 20_000);
 });
+
+describe('credit: insufficient balance is a 402, and the balance never goes below zero', () => {
+  it('a request that costs more than the balance is refused before it is served, streaming included', async () => {
+    const ws = await t.admin('workspaces', { credits: 0.00001 });
+    const ask = (stream: boolean) => post(t, '/v1/chat/completions', { model: 'local/lorem', stream, messages: [{ role: 'user', content: 'write 5000 words' }] }, {}, ws.api_key);
+    for (const stream of [false, true]) {
+      const r = await ask(stream);
+      expect(r.status).toBe(402);
+      expect(r.json.error.message).toMatch(/this request costs \$[\d.e-]+, the balance is/);
+    }
+    const small = await post(t, '/v1/chat/completions', { model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] }, {}, ws.api_key);
+    expect(small.status).toBe(200);
+    const credits = await fetch(`${t.apiRoot}/v1/credits`, { headers: { authorization: `Bearer ${ws.management_key}` } }).then((r) => r.json() as any);
+    expect(credits.data.total_credits - credits.data.total_usage).toBeGreaterThanOrEqual(0);
+  });
+});
