@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { CliError, EXIT } from './exit-codes.js';
 import { describeCode, isPathProblem, isSystemError } from './system-errors.js';
 import { interrupted } from './run.js';
+import { processAlive } from '../internal/process.js';
 
 const TEMP_PREFIX = '.router-tmp-';
 
@@ -32,12 +33,7 @@ function sweepStale(dir: string): void {
   }
   for (const name of names) {
     const pid = Number(/\.(\d+)\.[0-9a-f]+$/.exec(name)?.[1]);
-    if (!pid || pid === process.pid) continue;
-    try {
-      process.kill(pid, 0);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ESRCH') rmSync(join(dir, name), { force: true });
-    }
+    if (pid && pid !== process.pid && !processAlive(pid)) rmSync(join(dir, name), { force: true });
   }
 }
 

@@ -1,3 +1,4 @@
+import { processAlive } from '../../../internal/process.js';
 import type { Scan } from './scan.js';
 import type { InStream } from '../../io.js';
 
@@ -34,15 +35,6 @@ export function requestStream(scan: Scan): () => AsyncIterable<string | Uint8Arr
 
 const SPOOL_PREFIX = 'router-batch-stdin-';
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
-}
-
 /** Copies stdin to a private temp file (it is read twice: checked, then sent); removed on every exit path. */
 export async function spoolStdin(stdin: InStream): Promise<{ path: string; cleanup: () => void }> {
   const { mkdtempSync, createWriteStream, readdirSync, rmSync } = await import('node:fs');
@@ -52,7 +44,7 @@ export async function spoolStdin(stdin: InStream): Promise<{ path: string; clean
   // Spools of runs that were killed (kill -9 leaves no chance to clean up) go on the next run.
   for (const name of readdirSync(tmpdir()).filter((n) => n.startsWith(SPOOL_PREFIX))) {
     const pid = Number(name.slice(SPOOL_PREFIX.length).split('-')[0]);
-    if (pid && pid !== process.pid && !alive(pid)) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    if (pid && pid !== process.pid && !processAlive(pid)) rmSync(join(tmpdir(), name), { recursive: true, force: true });
   }
   const dir = mkdtempSync(join(tmpdir(), `${SPOOL_PREFIX}${process.pid}-`));
   const path = join(dir, 'stdin.jsonl');
