@@ -5,7 +5,7 @@ import { costOf, generate, pieces, seedOf, prng, type Generation, type ModelSpec
 import { routerMetadata, type Routed } from './routing.js';
 
 export type { Routed };
-import { bad, checkMetadata, checkSessionAndUser, optEnum, optNumber, optString, pickProvider, resolveModel } from './validate.js';
+import { bad, checkMetadata, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, optString, pickProvider, resolveModel, servedTier } from './validate.js';
 import { reserve, writeSSE } from './billing.js';
 
 type Body = Record<string, unknown>;
@@ -66,6 +66,8 @@ export function validateChat(body: Body): void {
     bad('reasoning_effort conflicts with reasoning.effort');
   }
   optEnum(body, 'service_tier', SERVICE_TIERS);
+  checkStopConditions(body);
+  checkRouteAndModalities(body, ['text', 'image', 'audio']);
   checkMetadata(body);
   checkSessionAndUser(body);
   optString(body, 'model');
@@ -168,7 +170,7 @@ export function chatCompletion(body: Body, plan: ChatPlan, created: number, opts
     model: routed.model.id,
     provider: routed.provider,
     system_fingerprint: null,
-    service_tier: (body.service_tier as string | undefined) ?? null,
+    service_tier: servedTier(body.service_tier),
     choices: [
       {
         index: 0,

@@ -3,14 +3,13 @@ import type { Ctx } from './http.js';
 import { costOf, generate, pieces } from './models.js';
 import { routerMetadata } from './routing.js';
 import { checkOutputLimit, route, textOf } from './chat.js';
-import { bad, checkMetadata, checkSessionAndUser, optEnum, optNumber } from './validate.js';
+import { bad, checkMetadata, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, servedTier } from './validate.js';
 import { reserve, writeSSE } from './billing.js';
 
 type Body = Record<string, unknown>;
 
 const SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priority', 'scale', null] as const;
 const INCLUDES = ['file_search_call.results', 'message.input_image.image_url', 'computer_call_output.output.image_url', 'reasoning.encrypted_content', 'code_interpreter_call.outputs'];
-const STOP_VARIANTS = ['step_count_is', 'has_tool_call', 'max_tokens_used', 'max_cost', 'finish_reason_is'];
 
 export function validateResponses(body: Body): void {
   const input = body.input;
@@ -29,14 +28,9 @@ export function validateResponses(body: Body): void {
   optNumber(body, 'max_tool_calls', 0, 30, true);
   optNumber(body, 'top_logprobs', 0, 20, true);
   optEnum(body, 'service_tier', SERVICE_TIERS);
-  const stops = body.stop_server_tools_when;
-  if (stops !== undefined && stops !== null) {
-    if (!Array.isArray(stops) || stops.length === 0) bad('stop_server_tools_when must be an array of at least 1 condition');
-    for (const c of stops) {
-      const type = (c as Body | null)?.type;
-      if (typeof type !== 'string' || !STOP_VARIANTS.includes(type)) bad(`stop_server_tools_when: unknown condition type ${JSON.stringify(type)}`);
-    }
-  }
+  checkStopConditions(body);
+  checkRouteAndModalities(body, ['text', 'image']);
+  optEnum(body, 'truncation', ['auto', 'disabled', null]);
   if (body.include !== undefined) {
     if (!Array.isArray(body.include) || body.include.some((v) => !INCLUDES.includes(v as string))) bad(`include values must be among ${INCLUDES.join(', ')}`);
   }
@@ -95,8 +89,10 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
     previous_response_id: null,
     prompt: body.prompt ?? null,
     prompt_cache_key: body.prompt_cache_key ?? null,
+    // Echoed as given; left out when not given (the schema's object has no null).
+    ...(body.prompt_cache_options !== undefined && body.prompt_cache_options !== null ? { prompt_cache_options: body.prompt_cache_options } : {}),
     reasoning: body.reasoning ?? null,
-    service_tier: (body.service_tier as string | undefined) ?? null,
+    service_tier: servedTier(body.service_tier),
     text: body.text ?? { format: { type: 'text' } },
     truncation: body.truncation ?? 'disabled',
     store: false,

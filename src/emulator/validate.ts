@@ -84,3 +84,30 @@ export function pickProvider(model: ModelSpec, provider: unknown): string | unde
 export function knownProvider(slug: string): boolean {
   return PROVIDERS.includes(slug);
 }
+
+const STOP_VARIANTS = ['step_count_is', 'has_tool_call', 'max_tokens_used', 'max_cost', 'finish_reason_is'];
+
+/** stop_server_tools_when (chat and Responses): at least 1 condition, of the known variants. */
+export function checkStopConditions(body: Body): void {
+  const stops = body.stop_server_tools_when;
+  if (stops === undefined || stops === null) return;
+  if (!Array.isArray(stops) || stops.length === 0) bad('stop_server_tools_when must be an array of at least 1 condition');
+  for (const c of stops) {
+    const type = (c as Body | null)?.type;
+    if (typeof type !== 'string' || !STOP_VARIANTS.includes(type)) bad(`stop_server_tools_when: unknown condition type ${JSON.stringify(type)}`);
+  }
+}
+
+/** The enumerated options chat and Responses share: the deprecated route alias and output modalities. */
+export function checkRouteAndModalities(body: Body, modalities: readonly string[]): void {
+  optEnum(body, 'route', ['fallback', 'sort', null]);
+  const m = body.modalities;
+  if (m === undefined || m === null) return;
+  if (!Array.isArray(m) || m.some((v) => !modalities.includes(v as string))) bad(`modalities must be an array of ${modalities.join(', ')}`);
+}
+
+/** The tier a result reports: the alias "fast" (and chat's "ultrafast", which prefers it) reads back as "priority". */
+export function servedTier(asked: unknown): string | null {
+  if (asked === undefined || asked === null) return null;
+  return asked === 'fast' || asked === 'ultrafast' ? 'priority' : (asked as string);
+}

@@ -104,3 +104,50 @@ describe('credit: insufficient balance is a 402, and the balance never goes belo
     expect(credits.data.total_credits - credits.data.total_usage).toBeGreaterThanOrEqual(0);
   });
 });
+
+describe('speech references follow the order typed', () => {
+  it('each transcript goes with the clip right before it; a transcript with no clip before it is refused', async () => {
+    const { writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const wav = (name: string) => {
+      const p = join(t.dir, name);
+      writeFileSync(p, Buffer.from('RIFF....WAVEfmt '));
+      return p;
+    };
+    const [a, b] = [wav('a.wav'), wav('b.wav')];
+    t.clearRequests();
+    const ok = await t.run(['speak', 'hi', '--voice', 'alloy', '--model', 'local/tts', '--reference-audio', a, '--reference-audio', b, '--reference-text', 'transcript of b'], { env: mgmt() });
+    expect(ok.code).toBe(0);
+    const refs = t.requests().at(-1)!.body.input_references;
+    expect(refs.map((r: any) => r.type)).toEqual(['input_audio', 'input_audio', 'text']);
+    expect(refs[2].text).toBe('transcript of b');
+    const before = t.requests().length;
+    const bad = await t.run(['speak', 'hi', '--voice', 'alloy', '--model', 'local/tts', '--reference-text', 'orphan', '--reference-audio', a, '--reference-audio', b], { env: mgmt() });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/must come right after the --reference-audio clip/);
+    expect(t.requests().length).toBe(before);
+  });
+});
+
+describe('echoes and enumerations', () => {
+  it('Responses echo prompt-cache controls; fast reads back as priority; enumerations are checked', async () => {
+    const r = await post(t, '/v1/responses', { model: 'local/echo', input: 'hi', prompt_cache_options: { mode: 'explicit', ttl: '1h' }, service_tier: 'fast' });
+    expect(r.status).toBe(200);
+    expect(r.json.prompt_cache_options).toEqual({ mode: 'explicit', ttl: '1h' });
+    expect(r.json.service_tier).toBe('priority');
+    const chat = await post(t, '/v1/chat/completions', { model: 'local/echo', messages: [{ role: 'user', content: 'x' }], service_tier: 'fast' });
+    expect(chat.json.service_tier).toBe('priority');
+    for (const [path, extra, field] of [
+      ['/v1/chat/completions', { stop_server_tools_when: [] }, /stop_server_tools_when/],
+      ['/v1/chat/completions', { route: 'cheapest' }, /route must be one of fallback, sort/],
+      ['/v1/chat/completions', { modalities: ['video'] }, /modalities must be an array of text, image, audio/],
+      ['/v1/responses', { truncation: 'sometimes' }, /truncation must be one of auto, disabled/],
+      ['/v1/responses', { modalities: ['audio'] }, /modalities must be an array of text, image/],
+    ] as const) {
+      const body = path === '/v1/responses' ? { model: 'local/echo', input: 'x', ...extra } : { model: 'local/echo', messages: [{ role: 'user', content: 'x' }], ...extra };
+      const res = await post(t, path, body);
+      expect(res.status, JSON.stringify(extra)).toBe(400);
+      expect(res.json.error.message).toMatch(field);
+    }
+  });
+});

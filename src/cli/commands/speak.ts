@@ -76,7 +76,7 @@ async function dataUri(flag: string, path: string, types: Record<string, string>
 }
 
 /** The reference parts: each clip followed right away by its transcript, or one image. */
-async function references(opts: SpeakOpts): Promise<SpeechReference[] | undefined> {
+async function references(opts: SpeakOpts, argv: string[]): Promise<SpeechReference[] | undefined> {
   const clips = opts.referenceAudio ?? [];
   const texts = opts.referenceText ?? [];
   if (opts.referenceImage && clips.length) throw usage('--reference-image and --reference-audio cannot be mixed');
@@ -89,16 +89,38 @@ async function references(opts: SpeakOpts): Promise<SpeechReference[] | undefine
     return undefined;
   }
   if (clips.length > 3) throw usage('--reference-audio may be given 1 to 3 times');
-  if (texts.length > clips.length) throw usage('more --reference-text than --reference-audio clips');
   const parts: SpeechReference[] = [];
-  for (let i = 0; i < clips.length; i++) {
-    parts.push({ type: 'input_audio', input_audio: { data: await dataUri('--reference-audio', clips[i]!, AUDIO_TYPES) } });
-    if (texts[i] !== undefined) parts.push({ type: 'text', text: texts[i]! });
+  for (const ref of referenceOrder(argv, clips.length)) {
+    if (ref.kind === 'text') parts.push({ type: 'text', text: ref.value });
+    else parts.push({ type: 'input_audio', input_audio: { data: await dataUri('--reference-audio', ref.value, AUDIO_TYPES) } });
   }
   return parts;
 }
 
-async function runSpeak({ io, opts, signal, connect }: RunContext<SpeakOpts>, args: string[]): Promise<void> {
+/**
+ * The clips and transcripts in the order typed (the option parser keeps each list apart): each
+ * transcript goes with the clip right before it; a single clip may also have it right before.
+ */
+export function referenceOrder(argv: string[], clipCount: number): { kind: 'audio' | 'text'; value: string }[] {
+  const order: { kind: 'audio' | 'text'; value: string }[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i]!.includes('=') ? [argv[i]!.slice(0, argv[i]!.indexOf('=')), argv[i]!.slice(argv[i]!.indexOf('=') + 1)] : [argv[i]!, undefined];
+    if (flag !== '--reference-audio' && flag !== '--reference-text') continue;
+    const value = inline ?? argv[++i]!;
+    order.push({ kind: flag === '--reference-audio' ? 'audio' : 'text', value });
+  }
+  order.forEach((ref, i) => {
+    if (ref.kind !== 'text') return;
+    const before = order[i - 1];
+    const beforeOnlyClip = clipCount === 1 && i === 0 && order[1]?.kind === 'audio';
+    if (!beforeOnlyClip && before?.kind !== 'audio') {
+      throw usage(`--reference-text "${ref.value.slice(0, 40)}" must come right after the --reference-audio clip it transcribes`);
+    }
+  });
+  return order;
+}
+
+async function runSpeak({ io, opts, argv, signal, connect }: RunContext<SpeakOpts>, args: string[]): Promise<void> {
   if (!opts.model) throw usage('no model: give --model (a speech model, e.g. local/tts)');
   const toFile = opts.output !== undefined && opts.output !== '-';
   if (!toFile && io.stdoutTTY) throw usage('refusing to write audio to a terminal: use -o FILE or redirect stdout');
@@ -115,7 +137,7 @@ async function runSpeak({ io, opts, signal, connect }: RunContext<SpeakOpts>, ar
   } else {
     input = await textFromArgs(args, io, { what: 'text', example: 'echo hi | router speak --voice alloy --model local/tts > hi.mp3' });
   }
-  const refs = await references(opts);
+  const refs = await references(opts, argv);
   const req: SpeechRequest = { input, model: opts.model, voice: opts.voice!, response_format: format };
   if (opts.speed !== undefined) req.speed = opts.speed;
   if (opts.instructions) req.instructions = opts.instructions;
