@@ -10,8 +10,8 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const BIN = join(ROOT, 'bin', 'router');
 export const WORK = mkdtempSync(join(tmpdir(), 'router-bench-'));
 
-export async function startEmulator() {
-  const server = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--state', join(WORK, 'state'), '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+export async function startEmulator(stateDir = join(WORK, 'state')) {
+  const server = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--state', stateDir, '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise((resolve) => createInterface({ input: server.stdout }).once('line', resolve));
   const info = JSON.parse(line);
   // Plenty of credit for long runs.

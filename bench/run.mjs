@@ -130,6 +130,39 @@ sections.speak = async (emu) => {
   report(`router speak bytes/s / curl (${(bytes / 1024).toFixed(0)} KiB mp3)`, `${ratio.toFixed(2)} (${median(cli).toFixed(0)} vs ${median(curl).toFixed(0)} KB/s; ${spread(cli.map((c, i) => c / curl[i]))})`, '>= 0.95', ratio >= 0.95);
 };
 
+/** List latency does not grow with the number of stored batches (10,000 seeded vs 100). */
+sections.batchList = async () => {
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const latency = async (count) => {
+    const state = join(WORK, `list-${count}`);
+    for (let i = 0; i < count; i++) {
+      const id = `batch_seed${String(i).padStart(6, '0')}`;
+      mkdirSync(join(state, 'batches', id), { recursive: true });
+      const record = { id, workspace: 'default', endpoint: '/v1/chat/completions', model: 'local/echo', completion_window: '24h', created_at: 1_700_000_000 + i, finalized_at: 1_700_000_100 + i, status: i % 3 ? 'completed' : 'failed', request_counts: { total: 1, completed: 1, failed: 0 }, error: null, usage: null, provider: null, payment_due: null, results_deleted: false };
+      writeFileSync(join(state, 'batches', id, 'meta.json'), JSON.stringify(record));
+    }
+    const emu = await startEmulator(state);
+    try {
+      const get = async (query) => {
+        const t0 = process.hrtime.bigint();
+        const res = await fetch(`${emu.api_root}/v1/batches?${query}`, { headers: { authorization: `Bearer ${emu.api_key}` } });
+        await res.json();
+        return Number(process.hrtime.bigint() - t0) / 1e6;
+      };
+      const times = [];
+      for (let i = 0; i < 40; i++) times.push(await get(i % 2 ? 'limit=20' : 'limit=20&status=failed'));
+      return median(times);
+    } finally {
+      await emu.stop();
+    }
+  };
+  const small = await latency(100);
+  const large = await latency(10_000);
+  const r = large / small;
+  report('batch list latency, 10,000 stored / 100 stored', `${r.toFixed(2)} (${large.toFixed(2)} vs ${small.toFixed(2)} ms)`, '<= 2', r <= 2);
+};
+
 const emu = await startEmulator();
 try {
   for (const [name, fn] of Object.entries(sections)) {

@@ -1,9 +1,9 @@
 import type { Ctx } from './http.js';
-import type { BatchRecord, BatchStatus } from './batch-store.js';
+import { newestFirst, type BatchRecord, type BatchStatus } from './batch-store.js';
 import { LISTABLE, bad, publicBatch } from './batch-rules.js';
 
 /** GET /v1/batches: the caller's workspace, newest first, filtered and paged. */
-export function listBatches(ctx: Ctx, all: BatchRecord[]): void {
+export function listBatches(ctx: Ctx, sorted: readonly BatchRecord[], find: (id: string) => BatchRecord | undefined): void {
   const q = ctx.url.searchParams;
   const limitRaw = q.get('limit');
   let limit = 20;
@@ -27,18 +27,19 @@ export function listBatches(ctx: Ctx, all: BatchRecord[]): void {
   const createdAfter = bound('created_after');
   const createdBefore = bound('created_before');
   const collapse = (s: BatchStatus) => (s === 'finalizing' || s === 'cancelling' ? 'in_progress' : s);
-  // Newest first; a cursor is a position in that order, not a member of the filtered listing, so a
+  // A cursor is a position in the newest-first order, not a member of the filtered listing, so a
   // batch that changes status after its page was read still marks where the next page starts.
-  const newestFirst = (a: BatchRecord, b: BatchRecord) => b.created_at - a.created_at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
-  const mine = all.filter((r) => r.workspace === ctx.workspace);
-  const cursor = after === null ? undefined : mine.find((r) => r.id === after);
-  if (after !== null && !cursor) bad(`invalid list query: after "${after}" is not a batch of this workspace`);
-  const items = mine
-    .filter((r) => statuses.length === 0 || statuses.includes(collapse(r.status)))
-    .filter((r) => createdAfter === undefined || r.created_at > createdAfter)
-    .filter((r) => createdBefore === undefined || r.created_at < createdBefore)
-    .filter((r) => !cursor || newestFirst(cursor, r) < 0)
-    .sort(newestFirst);
+  const cursor = after === null ? undefined : find(after);
+  if (after !== null && (!cursor || cursor.workspace !== ctx.workspace)) bad(`invalid list query: after "${after}" is not a batch of this workspace`);
+  const matches = (r: BatchRecord) =>
+    (statuses.length === 0 || statuses.includes(collapse(r.status))) &&
+    (createdAfter === undefined || r.created_at > createdAfter) &&
+    (createdBefore === undefined || r.created_at < createdBefore);
+  // The workspace's batches are kept newest first: a page walks from the cursor, one more than asked.
+  const items: BatchRecord[] = [];
+  for (let i = cursor ? positionAfter(sorted, cursor) : 0; i < sorted.length && items.length <= limit; i++) {
+    if (matches(sorted[i]!)) items.push(sorted[i]!);
+  }
   const page = items.slice(0, limit);
   ctx.send(200, {
     object: 'list',
@@ -47,4 +48,16 @@ export function listBatches(ctx: Ctx, all: BatchRecord[]): void {
     last_id: page.at(-1)?.id ?? null,
     has_more: items.length > limit,
   });
+}
+
+/** The index of the first batch after `cursor` in a newest-first list (binary search). */
+function positionAfter(sorted: readonly BatchRecord[], cursor: BatchRecord): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (newestFirst(sorted[mid]!, cursor) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

@@ -37,11 +37,14 @@ export interface BatchRecord extends Omit<Batch, 'object' | 'results' | 'usage' 
 export class BatchStore {
   readonly dir: string;
   private readonly records = new Map<string, BatchRecord>();
+  /** Each workspace's batches, newest first (created_at, then id, descending): listing never sorts. */
+  private readonly byWorkspace = new Map<string, BatchRecord[]>();
 
   constructor(stateDir: string) {
     this.dir = join(stateDir, 'batches');
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     for (const name of readdirSync(this.dir)) {
+      if (name.startsWith('.corrupt-')) continue; // set aside on purpose, for a person to look at
       if (name.startsWith('.')) {
         // An upload that never finished: not accepted, so not kept.
         rmSync(join(this.dir, name), { recursive: true, force: true });
@@ -58,6 +61,31 @@ export class BatchStore {
         process.stderr.write(`emulator: warning: batch ${name} could not be read (${(err as Error).name}); moved to ${aside}\n`);
       }
     }
+    for (const record of this.records.values()) {
+      const list = this.byWorkspace.get(record.workspace) ?? [];
+      list.push(record);
+      this.byWorkspace.set(record.workspace, list);
+    }
+    for (const list of this.byWorkspace.values()) list.sort(newestFirst);
+  }
+
+  /** A workspace's batches, newest first. */
+  newestFirst(workspace: string): readonly BatchRecord[] {
+    return this.byWorkspace.get(workspace) ?? [];
+  }
+
+  private index(record: BatchRecord): void {
+    const list = this.byWorkspace.get(record.workspace) ?? [];
+    this.byWorkspace.set(record.workspace, list);
+    // New batches are the newest: the search ends at once in the usual case.
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (newestFirst(list[mid]!, record) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    list.splice(lo, 0, record);
   }
 
   all(): BatchRecord[] {
@@ -88,6 +116,7 @@ export class BatchStore {
     writeFileAtomicSync(join(incoming, 'meta.json'), JSON.stringify(record));
     renameSync(incoming, join(this.dir, record.id));
     this.records.set(record.id, record);
+    this.index(record);
   }
 
   save(record: BatchRecord): void {
@@ -153,4 +182,9 @@ export class ResultWriter {
     this.sync();
     closeSync(this.fd);
   }
+}
+
+/** The listing order: newest first, then by id (descending). */
+export function newestFirst(a: BatchRecord, b: BatchRecord): number {
+  return b.created_at - a.created_at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 }

@@ -89,7 +89,7 @@ export class BatchEngine {
   }
 
   list(ctx: Ctx): void {
-    listBatches(ctx, this.store.all());
+    listBatches(ctx, this.store.newestFirst(ctx.workspace), (id) => this.store.get(id));
   }
 
   async get(ctx: Ctx): Promise<void> {
