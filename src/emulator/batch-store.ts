@@ -136,7 +136,7 @@ export class BatchStore {
   }
 
   /** Result lines already written; a torn last line (crash mid-write) is cut off. */
-  async completedResults(id: string): Promise<Record<string, unknown>[]> {
+  completedResults(id: string): Record<string, unknown>[] {
     const file = this.path(id, 'results.jsonl');
     if (!existsSync(file)) return [];
     const text = readFileSync(file, 'utf8');

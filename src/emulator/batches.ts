@@ -159,11 +159,30 @@ export class BatchEngine {
 
   private expireIfLate(record: BatchRecord): void {
     if (!TERMINAL.includes(record.status) && this.now() - record.created_at > WINDOW_SECONDS) {
+      this.settle(record);
       record.status = 'expired';
       record.finalized_at = this.now();
       record.error = { message: 'The batch did not complete within the 24h completion window' };
       this.store.save(record);
     }
+  }
+
+  /**
+   * The usage and the charge of a batch that ends without finishing (expired, or failed while it
+   * ran): its completed requests, at the batch price, charged once; one that failed validation ran
+   * none, so its usage is zero. The charge is keyed by batch id, as for a completed batch.
+   */
+  private settle(record: BatchRecord): void {
+    const usage = emptyUsage();
+    record.request_counts.completed = 0;
+    record.request_counts.failed = 0;
+    for (const item of this.store.completedResults(record.id)) countItem(record, item, usage);
+    record.usage = finishUsage(usage);
+    const cost = record.usage.cost;
+    const key = `batch:${record.id}`;
+    if (cost <= 0) return;
+    if (this.state.charged(key) || this.state.balance(record.workspace) >= cost) this.state.debitOnce(record.workspace, cost, key);
+    else record.payment_due = cost;
   }
 
   private sleep(): Promise<void> {
@@ -184,7 +203,10 @@ export class BatchEngine {
     this.drive(id)
       .catch((err) => {
         const record = this.store.get(id);
-        if (record && !this.stopped) this.transition(record, 'failed', { error: { message: `internal error: ${(err as Error).message}` } });
+        if (record && !this.stopped) {
+          this.settle(record);
+          this.transition(record, 'failed', { error: { message: `internal error: ${(err as Error).message}` } });
+        }
       })
       .finally(() => this.running.delete(id));
   }
@@ -196,7 +218,7 @@ export class BatchEngine {
       if (this.stopped) return;
       const problem = await this.validateRequests(record);
       if (this.stopped) return;
-      if (problem) return this.transition(record, 'failed', { error: { message: problem } });
+      if (problem) return this.transition(record, 'failed', { error: { message: problem }, usage: finishUsage(emptyUsage()) });
       this.transition(record, 'in_progress');
     }
     if (record.status === 'in_progress') {

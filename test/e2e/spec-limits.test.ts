@@ -151,3 +151,37 @@ describe('echoes and enumerations', () => {
     }
   });
 });
+
+describe('batch usage when a batch does not complete', () => {
+  it('an expired batch reports and pays for the requests that ran, at the batch price, once; a failed one ran none', async () => {
+    const ws = await t.admin('workspaces', {});
+    const key = ws.api_key;
+    await t.admin('batches', { delay_ms: 150 });
+    try {
+      const requests = Array.from({ length: 30 }, (_, i) => ({ custom_id: `r${i}`, body: { messages: [{ role: 'user', content: `hello ${i}` }] } }));
+      const created = await post(t, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'local/echo', requests }, {}, key);
+      await new Promise((r) => setTimeout(r, 1200));
+      await t.admin('clock', { advance_seconds: 25 * 3600 });
+      const batch = await fetch(`${t.apiRoot}/v1/batches/${created.json.id}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json() as any);
+      expect(batch.status).toBe('expired');
+      const done = batch.results.filter((r: any) => r.response);
+      expect(done.length).toBeGreaterThan(0);
+      expect(done.length).toBeLessThan(30);
+      expect(batch.request_counts.completed).toBe(done.length);
+      const itemCost = done.reduce((sum: number, r: any) => sum + r.response.body.usage.cost, 0);
+      expect(batch.usage.cost).toBeCloseTo(itemCost * 0.5, 9);
+      const credits = await fetch(`${t.apiRoot}/v1/credits`, { headers: { authorization: `Bearer ${ws.management_key}` } }).then((r) => r.json() as any);
+      expect(credits.data.total_usage).toBeCloseTo(batch.usage.cost, 12);
+      const failed = await post(t, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'local/echo', requests: [{ custom_id: 'x', body: { model: 'other/model', messages: [] } }] }, {}, key);
+      let f: any;
+      for (let i = 0; i < 40 && f?.status !== 'failed'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        f = await fetch(`${t.apiRoot}/v1/batches/${failed.json.id}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json());
+      }
+      expect(f.status).toBe('failed');
+      expect(f.usage).toMatchObject({ prompt_tokens: 0, completion_tokens: 0, cost: 0 });
+    } finally {
+      await t.admin('batches', { delay_ms: 0 });
+    }
+  }, 20_000);
+});
