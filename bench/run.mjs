@@ -1,6 +1,6 @@
 // npm run bench: every ratio is measured against its baseline in the same run.
 import { rmSync } from 'node:fs';
-import { BIN, WORK, startEmulator, timed, median, report, summary } from './lib.mjs';
+import { BIN, ROOT, WORK, startEmulator, timed, median, report, summary } from './lib.mjs';
 
 /** Rounds of each interleaved comparison; the ratio is their median, the spread their range. */
 const ROUNDS = 7;
@@ -128,6 +128,42 @@ sections.speak = async (emu) => {
   }
   const ratio = median(cli) / median(curl);
   report(`router speak bytes/s / curl (${(bytes / 1024).toFixed(0)} KiB mp3)`, `${ratio.toFixed(2)} (${median(cli).toFixed(0)} vs ${median(curl).toFixed(0)} KB/s; ${spread(cli.map((c, i) => c / curl[i]))})`, '>= 0.95', ratio >= 0.95);
+};
+
+/** Requests per second at 64 connections for 3 s, measured by autocannon in its own process. */
+async function rate(url, headers, body) {
+  const { execFileSync } = await import('node:child_process');
+  const { join } = await import('node:path');
+  const bin = join(ROOT, 'node_modules', '.bin', 'autocannon');
+  const args = ['-c', '64', '-d', '3', '-m', 'POST', '-b', body, '--json'];
+  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
+  const out = execFileSync(bin, [...args, url], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 * 1024 * 1024 });
+  const result = JSON.parse(out);
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`autocannon: ${result.non2xx} non-2xx answers, ${result.errors} errors on ${url}`);
+  return result.requests.average;
+}
+
+/** Emulator capacity: non-streaming chat at 64 connections / a bare node:http server answering the same bytes. */
+sections.capacity = async (emu) => {
+  const { spawn } = await import('node:child_process');
+  const headers = { authorization: `Bearer ${emu.api_key}`, 'content-type': 'application/json' };
+  const body = JSON.stringify({ model: 'local/echo', messages: [{ role: 'user', content: 'hello there' }] });
+  const url = `${emu.api_root}/v1/chat/completions`;
+  const canned = await (await fetch(url, { method: 'POST', headers, body })).text();
+  const bare = spawn(process.execPath, ['-e', `const b=${JSON.stringify(canned)};require('node:http').createServer((q,s)=>{q.resume();q.on('end',()=>{s.writeHead(200,{'content-type':'application/json'});s.end(b)})}).listen(0,'127.0.0.1',function(){console.log(this.address().port)})`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise((r) => bare.stdout.once('data', (c) => r(String(c).trim())));
+  try {
+    const ratios = [];
+    for (let i = 0; i < 3; i++) {
+      const b = await rate(`http://127.0.0.1:${port}/`, headers, body);
+      const e = await rate(url, headers, body);
+      ratios.push(e / b);
+    }
+    const r = median(ratios);
+    report('emulator chat req/s at 64 connections / bare node:http (autocannon)', `${r.toFixed(2)} (${spread(ratios)})`, '>= 0.5', r >= 0.5);
+  } finally {
+    bare.kill();
+  }
 };
 
 /** List latency does not grow with the number of stored batches (10,000 seeded vs 100). */

@@ -100,6 +100,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
     close: () =>
       new Promise<void>((resolve) => {
         batches.stop();
+        store.flush();
         server.close(() => resolve());
         for (const s of sockets) s.destroy();
       }),

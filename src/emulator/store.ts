@@ -52,7 +52,30 @@ export class StateStore {
     if (!this.state.keys.some((k) => k.kind === 'operator')) this.addKey(OPERATOR_WORKSPACE, 'operator', 'operator');
   }
 
+  private pending: NodeJS.Timeout | undefined;
+
+  /**
+   * Per-request charges are saved at most every 100 ms (one write for many requests: the emulator
+   * serves several times more requests a second). A kill -9 can lose the last 100 ms of them; a
+   * batch's charge (debitOnce) and every other change are saved at once.
+   */
+  private saveSoon(): void {
+    this.pending ??= setTimeout(() => this.flush(), 100).unref();
+  }
+
+  /** Writes what saveSoon holds (on close, and when its time comes). */
+  flush(): void {
+    if (!this.pending) return;
+    clearTimeout(this.pending);
+    this.pending = undefined;
+    this.save();
+  }
+
   private save(): void {
+    if (this.pending) {
+      clearTimeout(this.pending);
+      this.pending = undefined;
+    }
     writeFileAtomicSync(join(this.dir, 'state.json'), JSON.stringify(this.state, null, 2));
   }
 
@@ -113,7 +136,7 @@ export class StateStore {
   debit(id: string, cost: number): void {
     if (cost <= 0) return;
     this.workspace(id).total_usage += cost;
-    this.save();
+    this.saveSoon();
   }
 
   /**
@@ -137,7 +160,7 @@ export class StateStore {
   refund(id: string, cost: number): void {
     if (cost <= 0) return;
     this.workspace(id).total_usage -= cost;
-    this.save();
+    this.saveSoon();
   }
 
   topUp(id: string, amount: number): number {
