@@ -1,9 +1,9 @@
-import { Command, CommanderError, Option } from './commander.js';
+import { Command, CommanderError } from './commander.js';
 import { EXIT } from './exit-codes.js';
 import { integerIn, numberIn } from './options.js';
 import { VERSION } from '../client/version.js';
 import { attachRuntime, type Runtime } from './run.js';
-import { processStreams, type Streams } from './io.js';
+import { IO, processStreams, type Streams } from './io.js';
 
 type Register = (program: Command) => void;
 
@@ -101,8 +101,6 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 payment, 5 not found/gone,
   return program;
 }
 
-export { Option };
-
 function commandPath(cmd: Command): string {
   const names: string[] = [];
   for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
@@ -130,7 +128,7 @@ function applyExit(cmd: Command, streams: Streams): void {
 /** `router help X` for an X that is not a command is a usage error, not the main help. */
 function unknownHelpTopic(program: Command, args: string[]): string | undefined {
   const at = args.indexOf('help');
-  if (at < 0 || invokedCommand(args) === undefined || args.slice(0, at).some((a) => !a.startsWith('-'))) return undefined;
+  if (at < 0 || args.slice(0, at).some((a) => !a.startsWith('-'))) return undefined;
   const topic = args.slice(at + 1).find((a) => !a.startsWith('-'));
   if (!topic || program.commands.some((c) => c.name() === topic)) return undefined;
   return topic;
@@ -156,11 +154,15 @@ export async function main(argv: string[], streams: Streams = processStreams()):
       const ok = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help';
       return ok ? runtime.exitCode : EXIT.USAGE;
     }
-    const { reportError } = await import('./errors.js');
-    const { IO } = await import('./io.js');
-    return reportError(err, new IO({}, streams));
+    return report(err, streams);
   }
   return runtime.exitCode;
+}
+
+/** A failure outside any command's own handling: one line and its exit code. */
+async function report(err: unknown, streams: Streams): Promise<number> {
+  const { reportError } = await import('./errors.js');
+  return reportError(err, new IO({}, streams));
 }
 
 /**
@@ -169,10 +171,12 @@ export async function main(argv: string[], streams: Streams = processStreams()):
  * stack trace.
  */
 function installLastResort(runtime: Runtime): void {
+  let failing = false;
   const fail = async (err: unknown) => {
-    const { reportError } = await import('./errors.js');
-    const { IO } = await import('./io.js');
-    process.exitCode = reportError(err, new IO({}, runtime.streams));
+    // Once: a stream that fails keeps failing (each write to a full disk is one more error event).
+    if (failing) return;
+    failing = true;
+    process.exitCode = await report(err, runtime.streams);
     process.exit();
   };
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
