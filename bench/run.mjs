@@ -54,7 +54,6 @@ const sections = {
 sections.batchCreate = async (emu) => {
   const { writeFileSync, createWriteStream, statSync } = await import('node:fs');
   const { join } = await import('node:path');
-  const { WORK } = await import('./lib.mjs');
   const admin = (path, body) => fetch(`${emu.api_root}/_emulator/${path}`, { method: 'POST', headers: { authorization: `Bearer ${path === 'credits' ? emu.management_key : emu.operator_key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   // Keep the created batches validating, so that their processing does not load the machine.
   await admin('batches', { delay_ms: 3_600_000 });
@@ -92,7 +91,6 @@ sections.batchCreate = async (emu) => {
 sections.batchResults = async (emu) => {
   const { writeFileSync, statSync } = await import('node:fs');
   const { join } = await import('node:path');
-  const { WORK } = await import('./lib.mjs');
   await fetch(`${emu.api_root}/_emulator/batches`, { method: 'POST', headers: { authorization: `Bearer ${emu.operator_key}`, 'content-type': 'application/json' }, body: JSON.stringify({ delay_ms: 0 }) });
   const filler = 'results '.repeat(3400);
   const lines = Array.from({ length: 4000 }, (_, i) => JSON.stringify({ custom_id: `r${i}`, body: { messages: [{ role: 'user', content: `${i} ${filler}` }] } }));

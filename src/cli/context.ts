@@ -14,23 +14,14 @@ export interface ConnectOptions {
   model?: string;
 }
 
-/** Settings from flags > env > profile, with an unknown profile or a malformed API root refused. */
-export async function settingsFor(io: IO, flags: GlobalFlags, model?: string): Promise<Settings> {
-  const { resolveSettings, SettingsError } = await import('../config/settings.js');
-  try {
-    return await resolveSettings({ profile: flags.profile, apiRoot: flags.apiRoot, model }, io.env);
-  } catch (err) {
-    if (err instanceof SettingsError) throw new CliError(err.message, EXIT.USAGE);
-    throw err;
-  }
-}
-
 /**
  * Builds the client from flags > env > profile. Call it only after the command's own input
  * is validated, so that bad input never costs a request.
  */
 export async function connect(io: IO, flags: GlobalFlags, opts: ConnectOptions = {}): Promise<Connected> {
-  const settings = await settingsFor(io, flags, opts.model);
+  // An unknown profile or a malformed API root is a SettingsError: reportError makes it a usage error.
+  const { resolveSettings } = await import('../config/settings.js');
+  const settings = await resolveSettings({ profile: flags.profile, apiRoot: flags.apiRoot, model: opts.model }, io.env);
   io.addSecret(settings.apiKey);
   io.addSecret(settings.managementKey);
   const key = opts.management ? (settings.managementKey ?? settings.apiKey) : settings.apiKey;

@@ -32,8 +32,13 @@ export async function textFromArgs(args: string[], io: IO, o: TextOptions = {}):
 
 /** Reads a text file ("-" for stdin) with a one-line error naming the flag. */
 export async function readTextFile(flag: string, path: string, io: IO): Promise<string> {
+  return path === '-' ? readAll(io.stdin) : readFileFor(flag, path).toString('utf8');
+}
+
+/** Reads a file a flag names, or fails with one line naming the flag and why, in words. */
+export function readFileFor(flag: string, path: string): Buffer {
   try {
-    return path === '-' ? await readAll(io.stdin) : readFileSync(path, 'utf8');
+    return readFileSync(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw usage(`${flag}: cannot read ${path}${code ? ` (${describeCode(code)})` : ''}`);

@@ -46,11 +46,11 @@ export function isPathProblem(code: string): boolean {
   return PATH_CODES.has(code);
 }
 
-/** One line for a system error, naming `what` (the user's path) rather than any temp file behind it. */
-export function describeSystemError(err: SystemError, what?: string): string {
-  if (err.code === 'EADDRINUSE') return `port ${err.port ?? ''} is in use: try another --port, or --port 0 for any free one`.replace('port  ', 'the port ');
+/** One line for a system error. */
+export function describeSystemError(err: SystemError): string {
+  if (err.code === 'EADDRINUSE') return `${err.port !== undefined ? `port ${err.port}` : 'the port'} is in use: try another --port, or --port 0 for any free one`;
   if (err.code === 'EADDRNOTAVAIL') return `cannot listen on ${err.address ?? 'that address'}: ${describeCode(err.code)}`;
-  const target = what ?? err.path;
+  const target = err.path;
   const verb = err.syscall === 'write' || err.syscall === 'open' || err.syscall === 'rename' ? 'cannot write' : 'cannot use';
   return target ? `${verb} ${target}: ${describeCode(err.code)}` : `${describeCode(err.code)} (${err.syscall ?? 'I/O'})`;
 }

@@ -2,7 +2,7 @@ import { closeSync, createReadStream, fsyncSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Ctx } from './http.js';
 import { HttpError } from './http.js';
-import { BatchStore, TERMINAL, type BatchRecord, type BatchStatus } from './batch-store.js';
+import { BatchStore, TERMINAL, type BatchRecord, type BatchStatus, type BatchUsage } from './batch-store.js';
 import type { StateStore } from './store.js';
 import { chargeable, drainOrClose } from './billing.js';
 import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, nonTextPart, publicBatch } from './batch-rules.js';
@@ -173,16 +173,21 @@ export class BatchEngine {
    * none, so its usage is zero. The charge is keyed by batch id, as for a completed batch.
    */
   private settle(record: BatchRecord): void {
-    const usage = emptyUsage();
-    record.request_counts.completed = 0;
-    record.request_counts.failed = 0;
-    for (const item of this.store.completedResults(record.id)) countItem(record, item, usage);
-    record.usage = finishUsage(usage);
-    const cost = record.usage.cost;
+    record.usage = finishUsage(recount(record, this.store.completedResults(record.id)));
+    record.payment_due = this.charge(record);
+  }
+
+  /**
+   * Charges a batch that ended its usage cost, once: keyed by batch id, so a crash before its status
+   * is saved charges nothing twice. Returns what is still owed when the balance does not cover it.
+   */
+  private charge(record: BatchRecord): number | null {
+    const cost = record.usage?.cost ?? 0;
     const key = `batch:${record.id}`;
-    if (cost <= 0) return;
-    if (this.state.charged(key) || this.state.balance(record.workspace) >= cost) this.state.debitOnce(record.workspace, cost, key);
-    else record.payment_due = cost;
+    if (cost <= 0) return null;
+    if (!this.state.charged(key) && this.state.balance(record.workspace) < cost) return cost;
+    this.state.debitOnce(record.workspace, cost, key);
+    return null;
   }
 
   private sleep(): Promise<void> {
@@ -222,12 +227,9 @@ export class BatchEngine {
       this.transition(record, 'in_progress');
     }
     if (record.status === 'in_progress') {
-      const done = await this.store.completedResults(id);
+      const done = this.store.completedResults(id);
       const doneIds = new Set(done.map((r) => r.custom_id as string));
-      const usage = emptyUsage();
-      record.request_counts.completed = 0;
-      record.request_counts.failed = 0;
-      for (const r of done) countItem(record, r, usage);
+      const usage = recount(record, done);
       const writer = this.store.openResults(id);
       try {
         for await (const req of this.store.requests(id)) {
@@ -248,14 +250,7 @@ export class BatchEngine {
       await this.sleep();
     }
     if (record.status === 'finalizing') {
-      const cost = record.usage?.cost ?? 0;
-      const ws = record.workspace;
-      let payment_due: number | null = null;
-      // The charge is idempotent by batch id: a crash before `completed` is saved charges nothing twice.
-      const key = `batch:${id}`;
-      if (this.state.charged(key) || this.state.balance(ws) >= cost) this.state.debitOnce(ws, cost, key);
-      else payment_due = cost;
-      this.transition(record, 'completed', { payment_due });
+      this.transition(record, 'completed', { payment_due: this.charge(record) });
     }
   }
 
@@ -274,3 +269,11 @@ export class BatchEngine {
 
 }
 
+/** The counts and usage of the results written so far (counted afresh: after a restart, the saved ones may lag). */
+function recount(record: BatchRecord, done: Record<string, unknown>[]): BatchUsage {
+  const usage = emptyUsage();
+  record.request_counts.completed = 0;
+  record.request_counts.failed = 0;
+  for (const item of done) countItem(record, item, usage);
+  return usage;
+}

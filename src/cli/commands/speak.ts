@@ -3,7 +3,7 @@ import type { SpeechReference, SpeechRequest, SpeechTurn } from '../../client/re
 import { action, type RunContext } from '../run.js';
 import { addSessionFlags, anyNumber, collect, nonEmpty } from '../options.js';
 import { usage } from '../exit-codes.js';
-import { readJsonFile, textFromArgs } from '../input.js';
+import { readFileFor, readJsonFile, textFromArgs } from '../input.js';
 
 interface SpeakOpts {
   voice?: string;
@@ -64,15 +64,10 @@ export function audioFormat(opts: { format?: 'mp3' | 'pcm'; output?: string }): 
 }
 
 async function dataUri(flag: string, path: string, types: Record<string, string>): Promise<string> {
-  const { readFileSync } = await import('node:fs');
   const { extname } = await import('node:path');
   const type = types[extname(path).toLowerCase()];
   if (!type) throw usage(`${flag}: ${path} has an unknown type (use ${Object.keys(types).join(', ')})`);
-  try {
-    return `data:${type};base64,${readFileSync(path).toString('base64')}`;
-  } catch (err) {
-    throw usage(`${flag}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
+  return `data:${type};base64,${readFileFor(flag, path).toString('base64')}`;
 }
 
 /** The reference parts: each clip followed right away by its transcript, or one image. */

@@ -1,8 +1,8 @@
 import { readAll } from '../../run.js';
-import { CliError, EXIT, usage } from '../../exit-codes.js';
+import { usage } from '../../exit-codes.js';
 import type { IO } from '../../io.js';
 import { checkApiRoot, profileName } from '../../../config/settings.js';
-import { PROFILE_FIELDS as FIELDS, SECRET_FIELDS, SettingsError, type ProfileField as Field } from '../../../config/fields.js';
+import { PROFILE_FIELDS as FIELDS, SECRET_FIELDS, type ProfileField as Field } from '../../../config/fields.js';
 import { isModelId, MODEL_ID_SYNTAX } from '../../../client/facts.js';
 
 export { FIELDS };
@@ -22,12 +22,7 @@ export function field(name: string): Field {
 
 export async function store(io: IO) {
   const { ProfileStore } = await import('../../../config/profiles.js');
-  try {
-    return new ProfileStore(io.env.ROUTER_CONFIG_DIR);
-  } catch (err) {
-    if (err instanceof SettingsError) throw new CliError(err.message, EXIT.USAGE);
-    throw err;
-  }
+  return new ProfileStore(io.env.ROUTER_CONFIG_DIR);
 }
 
 /** The profile a config command writes or reads: --profile, then the global flag, then ROUTER_PROFILE, then the current one. */
@@ -56,10 +51,5 @@ export async function readSecret(io: IO, label: string): Promise<string> {
   return value;
 }
 
-export function checkRoot(value: string, from = 'api_root'): string {
-  try {
-    return checkApiRoot(value, from);
-  } catch (err) {
-    throw usage((err as Error).message);
-  }
-}
+/** An http(s) API root, or a SettingsError (a usage error) naming where it came from. */
+export { checkApiRoot as checkRoot };
