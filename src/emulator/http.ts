@@ -168,7 +168,9 @@ export class Ctx {
       if (typeof fromBody !== 'string') throw new HttpError(400, 'session_id must be a string');
       return fromBody;
     }
-    return this.header('x-session-id');
+    const fromHeader = this.header('x-session-id');
+    if (fromHeader !== undefined && fromHeader.length > 256) throw new HttpError(400, 'the x-session-id header must be at most 256 characters');
+    return fromHeader;
   }
 
   wantsRouterMetadata(): boolean {

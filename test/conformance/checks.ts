@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { post, type TestEnv } from '../helpers.js';
+import { openaiChecks } from './openai-checks.js';
 
 export interface Row {
   operation: string;
@@ -128,6 +129,7 @@ export async function runConformance(t: TestEnv): Promise<Row[]> {
   }
 
   await sdkChecks(t, row);
+  await openaiChecks(t, row);
   return rows;
 }
 
@@ -182,12 +184,12 @@ async function sdkChecks(t: TestEnv, row: (op: string, check: string) => Row): P
 }
 
 export function formatTable(rows: Row[]): string {
-  const lines = [`${'operation'.padEnd(18)} ${'check'.padEnd(40)} ${'checked'.padStart(7)} ${'failed'.padStart(6)}`];
+  const lines = [`${'operation'.padEnd(18)} ${'check'.padEnd(56)} ${'checked'.padStart(7)} ${'failed'.padStart(6)}`];
   for (const r of rows) {
-    lines.push(`${r.operation.padEnd(18)} ${r.check.padEnd(40)} ${String(r.checked).padStart(7)} ${String(r.failed).padStart(6)}`);
+    lines.push(`${r.operation.padEnd(18)} ${r.check.padEnd(56)} ${String(r.checked).padStart(7)} ${String(r.failed).padStart(6)}`);
     for (const f of r.failures) lines.push(`    ${f}`);
   }
   const total = rows.reduce((a, r) => ({ checked: a.checked + r.checked, failed: a.failed + r.failed }), { checked: 0, failed: 0 });
-  lines.push(`${'total'.padEnd(59)} ${String(total.checked).padStart(7)} ${String(total.failed).padStart(6)}`);
+  lines.push(`${'total'.padEnd(75)} ${String(total.checked).padStart(7)} ${String(total.failed).padStart(6)}`);
   return lines.join('\n');
 }

@@ -21,6 +21,7 @@ const batchPosts = () => t.requests().filter((r) => r.path === '/v1/batches' && 
 
 describe('router batch create', () => {
   it('creates a batch from JSONL, prints its id, and the batch runs to completion', async () => {
+    // spec: batch.results-terminal, batch.failed-item, batch.usage-sum
     const f = file('ok.jsonl', [line('a', 'first'), line('b', 'second'), line('c', 'third', { temperature: 7 })]);
     const r = await t.run(['batch', 'create', f, '--model', 'local/echo']);
     expect(r.code).toBe(0);
@@ -52,6 +53,7 @@ describe('router batch create', () => {
   });
 
   it('accepts the {custom_id, method, url, body} format, takes the endpoint from url and the model from the bodies', async () => {
+    // spec: batch.create.202
     const lines = ['x', 'y'].map((id) => JSON.stringify({ custom_id: id, method: 'POST', url: '/v1/embeddings', body: { model: 'local/embed', input: `text ${id}` } }));
     const r = await t.run(['batch', 'create', file('emb.jsonl', lines), '--json']);
     expect(r.code).toBe(0);
@@ -112,6 +114,7 @@ describe('router batch create', () => {
   });
 
   it('more than 5000 requests are refused before sending', async () => {
+    // spec: batch.create.max-requests
     const lines = Array.from({ length: 5001 }, (_, i) => line(`r${i}`, 'x'));
     const r = await t.run(['batch', 'create', file('big.jsonl', lines), '--model', 'local/echo']);
     expect(r.code).toBe(2);
@@ -120,6 +123,7 @@ describe('router batch create', () => {
   });
 
   it('a provider that is not allowed gives 403 (exit 3); an empty balance gives 402 (exit 4)', async () => {
+    // spec: batch.create.403, batch.create.402
     const f = file('p.jsonl', [line('a', 'x')]);
     const r = await t.run(['batch', 'create', f, '--model', 'local/echo', '--provider-only', 'nowhere']);
     expect(r.code).toBe(3);
@@ -130,6 +134,7 @@ describe('router batch create', () => {
   });
 
   it('a batch with a non-text part fails validation: --watch exits 9 with the reason', async () => {
+    // spec: batch.failed-reason
     const f = file('img.jsonl', [line('a', 'x'), JSON.stringify({ custom_id: 'b', body: { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }] } })]);
     const r = await t.run(['batch', 'create', f, '--model', 'local/echo', '--watch', '--interval', '0.05']);
     expect(r.code).toBe(9);
@@ -139,6 +144,7 @@ describe('router batch create', () => {
 
 describe('emulator batch rules over raw HTTP', () => {
   it('endpoint and model must come before requests; missing custom_id 400; duplicate 422; bad window 400', async () => {
+    // spec: batch.create.endpoint, batch.create.model, batch.create.custom-id, batch.create.window, batch.create.field-order
     const reqs = [{ custom_id: 'a', body: { messages: [{ role: 'user', content: 'x' }] } }];
     expect((await post(t, '/v1/batches', `{"requests":${JSON.stringify(reqs)},"endpoint":"/v1/chat/completions","model":"local/echo"}`)).status).toBe(400);
     expect((await post(t, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'local/echo', requests: [{ body: {} }] })).json.error.message).toMatch(/no custom_id/);
@@ -150,6 +156,7 @@ describe('emulator batch rules over raw HTTP', () => {
   });
 
   it('a body over 200 MB is refused with 413 and nothing is kept', async () => {
+    // spec: batch.create.413
     const status = await new Promise<number>((resolve, reject) => {
       const u = new URL(`${t.apiRoot}/v1/batches`);
       const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json', 'content-length': String(201 * 1024 * 1024) } }, (res) => {
@@ -168,6 +175,7 @@ describe('emulator batch rules over raw HTTP', () => {
 
 describe('router batch list', () => {
   it('pages newest first, follows --all, filters by status and time, and refuses bad filters', async () => {
+    // spec: batch.list.order, batch.list.limit, batch.list.after, batch.list.status, batch.list.created-digits, gen.workspace-scope
     const ws = await t.admin('workspaces', { credits: 10 });
     const env = { ROUTER_API_KEY: ws.api_key };
     const ids: string[] = [];
@@ -210,6 +218,7 @@ describe('router batch list', () => {
   });
 
   it('the emulator answers 400 to each invalid list query', async () => {
+    // spec: batch.list.400, batch.list.limit, batch.list.status, batch.list.created-digits
     for (const q of ['limit=0', 'limit=abc', 'status=finalizing', 'status=nope', 'created_after=2026-01-01', 'after=', 'after=batch_unknown']) {
       const res = await fetch(`${t.apiRoot}/v1/batches?${q}`, { headers: { authorization: `Bearer ${t.apiKey}` } });
       expect(res.status, q).toBe(400);
@@ -220,6 +229,7 @@ describe('router batch list', () => {
 
 describe('router batch get', () => {
   it('404 for an unknown id or another workspace\'s batch (exit 5)', async () => {
+    // spec: batch.get.404, gen.workspace-scope
     const r = await t.run(['batch', 'create', file('mine.jsonl', [line('a', 'x')]), '--model', 'local/echo']);
     const ws = await t.admin('workspaces', {});
     const other = await t.run(['batch', 'get', r.stdout.trim()], { env: { ROUTER_API_KEY: ws.api_key } });
@@ -229,6 +239,7 @@ describe('router batch get', () => {
   });
 
   it('402 until the balance covers the finalized cost, then the persisted results', async () => {
+    // spec: batch.get.402
     const ws = await t.admin('workspaces', { credits: 0.00002 });
     const env = { ROUTER_API_KEY: ws.api_key };
     const lines = Array.from({ length: 4 }, (_, i) => line(`p${i}`, 'write 200 words'));
@@ -266,6 +277,7 @@ describe('clock, expiry, retention and restarts', () => {
   afterAll(() => s.close());
 
   it('shows validating and in_progress while it runs, and survives a restart without running anything twice', async () => {
+    // spec: batch.states, batch.create.persisted
     const lines = Array.from({ length: 8 }, (_, i) => line(`r${i}`, `message ${i}`));
     const p = join(s.dir, 'slow.jsonl');
     writeFileSync(p, lines.join('\n'));
@@ -289,6 +301,7 @@ describe('clock, expiry, retention and restarts', () => {
   });
 
   it('a batch past its 24h window expires (exit 9); results are gone after 30 days (410, exit 5)', async () => {
+    // spec: batch.window-24h, batch.get.410
     const p = join(s.dir, 'exp.jsonl');
     writeFileSync(p, Array.from({ length: 20 }, (_, i) => line(`e${i}`, 'x')).join('\n'));
     const id = (await s.run(['batch', 'create', p, '--model', 'local/echo'])).stdout.trim();

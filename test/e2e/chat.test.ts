@@ -46,6 +46,7 @@ describe('router chat', () => {
   });
 
   it('prints chunks as JSONL with --stream --json, usage in the last chunk', async () => {
+    // spec: chat.stream
     const r = await t.run(['chat', '--stream', '--json', '--model', 'local/echo', 'a b c']);
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(lines.every((l) => l.object === 'chat.completion.chunk')).toBe(true);
@@ -93,6 +94,7 @@ describe('router chat', () => {
 });
 
 describe('bad input is refused before any request', () => {
+  // spec: chat.temperature, chat.top-p, chat.penalties, chat.top-logprobs, chat.stop, chat.metadata, chat.session-id
   const cases: [string[], RegExp][] = [
     [['chat', '--temperature', '2.5', 'x'], /temperature.*between 0 and 2/],
     [['chat', '--top-p', '1.2', 'x'], /top-p.*between 0 and 1/],
@@ -145,6 +147,7 @@ describe('server answers', () => {
   });
 
   it('402 when the balance does not cover a request: exit 4', async () => {
+    // spec: gen.credit-402
     const ws = await t.admin('workspaces', { credits: 0.00015 });
     const env = { ROUTER_API_KEY: ws.api_key };
     const first = await t.run(['chat', '--model', 'local/lorem', 'write 50 words'], { env });
@@ -179,6 +182,7 @@ describe('server answers', () => {
   });
 
   it('body session_id wins over the x-session-id header', async () => {
+    // spec: chat.session-header
     t.clearRequests();
     const r = await post(t, '/v1/chat/completions', { messages: [{ role: 'user', content: 'x' }], session_id: 's'.repeat(10) }, { 'x-session-id': 'h'.repeat(300) });
     expect(r.status).toBe(200);

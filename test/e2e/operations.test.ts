@@ -32,6 +32,7 @@ describe('router responses', () => {
   });
 
   it('--json prints the response object with usage and the echoed settings', async () => {
+    // spec: responses.echo
     const r = await t.run(['responses', '--model', 'local/lorem', '--json', '--max-output-tokens', '4', '--temperature', '0.3', '--metadata', 'a=b', '--instructions', 'be short', 'write 20 words']);
     const res = JSON.parse(r.stdout);
     expect(res).toMatchObject({ object: 'response', status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, temperature: 0.3, metadata: { a: 'b' }, instructions: 'be short' });
@@ -41,6 +42,7 @@ describe('router responses', () => {
   });
 
   it('--stream --json prints typed events as JSONL ending in response.completed', async () => {
+    // spec: responses.stream
     const r = await t.run(['responses', '--model', 'local/echo', '--stream', '--json', 'a b']);
     const types = r.stdout.trim().split('\n').map((l) => JSON.parse(l).type);
     expect(types[0]).toBe('response.created');
@@ -125,6 +127,7 @@ describe('router embed', () => {
 
 describe('router speak', () => {
   it('streams real MP3 to stdout; longer text gives longer audio', async () => {
+    // spec: speech.content-type
     const short = await t.run(['speak', 'Hello there.', '--voice', 'alloy', '--model', 'local/tts'], { env: mgmt });
     expect(short.code).toBe(0);
     expect(short.stderr).toBe('');
@@ -183,6 +186,7 @@ describe('router speak', () => {
   });
 
   it('refuses a terminal-less mistake list before sending: bad speed, mixed references, 4 clips, no voice', async () => {
+    // spec: speech.speed, speech.references, speech.required
     const clip = join(t.dir, 'me.wav');
     const img = join(t.dir, 'me.png');
     writeFileSync(img, 'png');
@@ -258,6 +262,7 @@ describe('router decide', () => {
   });
 
   it('refuses malformed questions before sending, and the service checks shapes too', async () => {
+    // spec: decisions.questions
     t.clearRequests();
     for (const [args, msg] of [
       [['--choice', 'c', 'pick'], /give its options with --option/],

@@ -42,6 +42,7 @@ describe('retries', () => {
   });
 
   it('honors Retry-After on 429', async () => {
+    // spec: errors.rate-limit
     await faults('429,retry_after=1,times=1');
     const started = Date.now();
     const r = await run(['chat', '--model', 'local/echo', '--verbose', 'later']);

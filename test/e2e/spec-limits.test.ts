@@ -12,12 +12,14 @@ const mgmt = () => ({ ROUTER_MANAGEMENT_KEY: t.managementKey });
 
 describe('limits the spec does not set', () => {
   it('chat: provider-dependent samplers take any number', async () => {
+    // spec: chat.provider-dependent
     const r = await t.run(['chat', '--model', 'local/echo', '--repetition-penalty', '2.5', '--min-p', '1.5', '--top-a', '3', '--top-k', '-1', 'hi']);
     expect(r.code).toBe(0);
     expect(t.requests().at(-1)!.body).toMatchObject({ repetition_penalty: 2.5, min_p: 1.5, top_a: 3, top_k: -1 });
   });
 
   it('speech: any speed on a model with speed control; 1 only on one without (the spec\'s 400)', async () => {
+    // spec: speech.speed
     expect((await t.run(['speak', 'hi', '--voice', 'alloy', '--model', 'local/tts', '--speed', '5'], { env: mgmt() })).code).toBe(0);
     const basic = await t.run(['speak', 'hi', '--voice', 'alloy', '--model', 'local/tts-basic', '--speed', '5'], { env: mgmt() });
     expect(basic.code).toBe(2);
@@ -25,12 +27,14 @@ describe('limits the spec does not set', () => {
   });
 
   it('decisions: a choice with one option and a score with one level', async () => {
+    // spec: decisions.questions
     const r = await t.run(['decide', '--model', 'local/judge', '--state-text', 'x', '--choice', 'c', 'Which?', '--option', 'only=the one', '--score', 's', 'How?', '--level', 'single', '--json'], { env: mgmt() });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).answers.c.choice).toBe('only');
   });
 
   it('embeddings: a 257-character user and 10,000 dimensions', async () => {
+    // spec: embeddings.user, embeddings.dimensions
     const r = await t.run(['embed', 'a', '--model', 'local/embed', '--dimensions', '10000', '--user', 'u'.repeat(257), '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).data[0].embedding).toHaveLength(10000);
@@ -42,6 +46,7 @@ describe('limits the spec does not set', () => {
 
 describe('batch get --json on 402', () => {
   it('prints the spec\'s 402 body (the batch with results null) on stdout, exit 4', async () => {
+    // spec: batch.get.402
     const ws = await t.admin('workspaces', { credits: 0.0000001 });
     const env = { ROUTER_API_KEY: ws.api_key };
     const { writeFileSync } = await import('node:fs');
@@ -59,6 +64,7 @@ describe('batch get --json on 402', () => {
 
 describe('pagination across status changes', () => {
   it('a page\'s last_id still works as after when that batch has changed status: nothing repeated, nothing skipped', async () => {
+    // spec: batch.list.after
     const ws = await t.admin('workspaces', {});
     const key = ws.api_key;
     await t.admin('batches', { delay_ms: 100_000 });
@@ -91,6 +97,7 @@ describe('pagination across status changes', () => {
 
 describe('credit: insufficient balance is a 402, and the balance never goes below zero', () => {
   it('a request that costs more than the balance is refused before it is served, streaming included', async () => {
+    // spec: gen.credit-402
     const ws = await t.admin('workspaces', { credits: 0.00001 });
     const ask = (stream: boolean) => post(t, '/v1/chat/completions', { model: 'local/lorem', stream, messages: [{ role: 'user', content: 'write 5000 words' }] }, {}, ws.api_key);
     for (const stream of [false, true]) {
@@ -107,6 +114,7 @@ describe('credit: insufficient balance is a 402, and the balance never goes belo
 
 describe('speech references follow the order typed', () => {
   it('each transcript goes with the clip right before it; a transcript with no clip before it is refused', async () => {
+    // spec: speech.references
     const { writeFileSync } = await import('node:fs');
     const { join } = await import('node:path');
     const wav = (name: string) => {
@@ -131,6 +139,7 @@ describe('speech references follow the order typed', () => {
 
 describe('echoes and enumerations', () => {
   it('Responses echo prompt-cache controls; fast reads back as priority; enumerations are checked', async () => {
+    // spec: responses.echo, responses.service-tier, responses.truncation, responses.modalities, chat.modalities, chat.route, chat.stop-conditions
     const r = await post(t, '/v1/responses', { model: 'local/echo', input: 'hi', prompt_cache_options: { mode: 'explicit', ttl: '1h' }, service_tier: 'fast' });
     expect(r.status).toBe(200);
     expect(r.json.prompt_cache_options).toEqual({ mode: 'explicit', ttl: '1h' });
@@ -154,6 +163,7 @@ describe('echoes and enumerations', () => {
 
 describe('batch usage when a batch does not complete', () => {
   it('an expired batch reports and pays for the requests that ran, at the batch price, once; a failed one ran none', async () => {
+    // spec: batch.usage-sum
     const ws = await t.admin('workspaces', {});
     const key = ws.api_key;
     await t.admin('batches', { delay_ms: 150 });
