@@ -89,6 +89,7 @@ export async function startTestEnv(opts: { faults?: string[]; batchDelayMs?: num
     ROUTER_API_ROOT: emu.apiRoot,
     ROUTER_API_KEY: apiKey,
     ROUTER_CONFIG_DIR: join(dir, 'config'),
+    ROUTER_STATE_DIR: join(dir, 'cli-state'),
     ROUTER_PROFILE: '',
     ROUTER_MANAGEMENT_KEY: '',
     ROUTER_MODEL: '',

@@ -33,13 +33,23 @@ function logEntry(d: Dispatch, req: IncomingMessage, url: URL, path: string): Lo
   return entry;
 }
 
-/** Applies an injected fault that answers instead of the route: a pause, a reset, a status. */
-async function applyFault(fault: FaultRule | undefined, req: IncomingMessage): Promise<boolean> {
+/** Applies an injected fault that answers instead of the route (a pause, a reset, a status), or loses its answer. */
+async function applyFault(fault: FaultRule | undefined, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
   // Unref'd: a parked slow fault never keeps a stopping emulator alive.
   if (fault?.kind === 'slow') await new Promise((r) => setTimeout(r, fault.delayMs).unref());
   if (fault?.kind === 'reset') {
     req.socket.destroy();
     return true;
+  }
+  if (fault?.kind === 'lost') {
+    // Carried out in full; the answer never arrives.
+    res.writeHead = (() => res) as typeof res.writeHead;
+    res.write = (() => true) as typeof res.write;
+    res.end = (() => {
+      req.socket.destroy();
+      return res;
+    }) as typeof res.end;
+    return false;
   }
   if (fault?.kind === 'status') {
     const headers: Record<string, string> = {};
@@ -77,7 +87,7 @@ export async function dispatch(d: Dispatch, req: IncomingMessage, res: ServerRes
         throw err;
       }
     }
-    if (await applyFault(ctx.fault, req)) return;
+    if (await applyFault(ctx.fault, req, res)) return;
     await match.handler(ctx);
   } catch (err) {
     if (!(err instanceof HttpError)) throw err;

@@ -1,4 +1,5 @@
 import type { Command } from '../commander.js';
+import { stateHome } from '../../config/state-dir.js';
 import { action, type RunContext } from '../run.js';
 import { collect, integerIn } from '../options.js';
 import { usage } from '../exit-codes.js';
@@ -13,8 +14,7 @@ interface ServeOpts {
 }
 
 export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_STATE_HOME ?? `${env.HOME ?? '.'}/.local/state`;
-  return `${base}/router/emulator`;
+  return `${stateHome(env)}/emulator`;
 }
 
 export function registerServe(program: Command): void {
@@ -24,7 +24,7 @@ export function registerServe(program: Command): void {
     .option('--port <n>', 'port, 0 for any free one', integerIn(0, 65535), 8080)
     .option('--host <addr>', 'address to listen on', '127.0.0.1')
     .option('--state <dir>', 'state folder (default: $XDG_STATE_HOME/router/emulator)')
-    .option('--fault <spec>', 'inject a fault, repeatable: 429,retry_after=1 | 503,times=2 | slow,delay_ms=500 | cut,after=3 | error-chunk | malformed | reset', collect)
+    .option('--fault <spec>', 'inject a fault, repeatable: 429,retry_after=1 | 503,times=2 | slow,delay_ms=500 | cut,after=3 | error-chunk | malformed | reset | lost', collect)
     .option('--batch-delay-ms <ms>', 'pause of the batch engine before each request', integerIn(0, 600_000), 20)
     .option('--json', 'print {api_root, api_key, management_key, operator_key, state_dir} as one JSON line')
     .addHelpText('after', '\nExamples:\n  $ router serve --port 8080\n  $ router serve --port 0 --state ./state --json\n  $ router serve --fault "503,times=2"')

@@ -1,10 +1,11 @@
 import { Option, type Command } from '../../commander.js';
-import { BATCH_ENDPOINTS, BATCH_MAX_REQUESTS, LISTABLE_BATCH_STATUSES } from '../../../client/facts.js';
+import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, LISTABLE_BATCH_STATUSES } from '../../../client/facts.js';
 import { action } from '../../run.js';
 import { commaList, integerIn, numberIn } from '../../options.js';
 import type { CreateOpts } from './create.js';
 import type { ListOpts } from './list.js';
 import type { GetOpts } from './get.js';
+import type { RunJobOpts } from './job/run.js';
 import { collectStatus } from './list.js';
 
 /** Flags of every command that follows a batch (create --watch, get --watch). */
@@ -17,11 +18,64 @@ function addWatchFlags(cmd: Command): Command {
 export function registerBatch(program: Command): void {
   const batch = program
     .command('batch')
-    .description('Asynchronous batches of requests against one endpoint: create from JSONL, list, get, watch.')
+    .description('Asynchronous batches of requests against one endpoint: create from JSONL, list, get, watch; run files of any size as jobs.')
     .addHelpText('after', '\nPiped (not a terminal), list, get and get --watch print one tab-separated line per batch:\nid, status, endpoint, model, completed/failed/total, created. --json prints JSON.');
   registerCreate(batch);
   registerList(batch);
   registerGet(batch);
+  registerRun(batch);
+  registerJobs(batch);
+}
+
+function registerRun(batch: Command): void {
+  batch
+    .command('run')
+    .description('run a JSONL file of any size as a job: split into batches, submit each once, follow, merge results in input order')
+    .argument('[file]', 'JSONL file, as for batch create')
+    .addOption(new Option('--endpoint <path>', 'target endpoint (default: the lines\' url, else /v1/chat/completions)').choices(BATCH_ENDPOINTS))
+    .option('-m, --model <id>', 'model (default: the model the bodies agree on, else the profile\'s)')
+    .option('--provider-only <slugs>', 'only these providers, comma-separated', commaList)
+    .option('--no-fallbacks', 'do not fall back to other providers')
+    .option('--max-requests <n>', `requests per batch (default ${BATCH_MAX_REQUESTS})`, integerIn(1, BATCH_MAX_REQUESTS))
+    .option('--max-bytes <n>', `request body bytes per batch (default ${BATCH_MAX_BYTES}, 200 MiB)`, integerIn(1024, BATCH_MAX_BYTES))
+    .option('--dry-run', 'check every line and print the shards; send nothing')
+    .option('--resume <job>', 'take up a job again (re-running the same command on the same file does too)')
+    .option('--retry-failed', 'with --resume: submit again only the requests that failed or never ran')
+    .option('-w, --watch', 'follow the job until every batch ends (exit 9 if one fails or expires)')
+    .option('--results [file]', 'wait, then write every result in input order as JSONL (stdout when no file)')
+    .option('--line-numbers', 'with --results: add "line" (the input line number) to each result')
+    .option('--join', 'with --results: write {"line", "request", "result"} for each input line')
+    .option('--interval <seconds>', 'first polling interval (grows while nothing changes)', numberIn(0.05, 3600), 2)
+    .option('--json', 'print the job record with its totals')
+    .addHelpText(
+      'after',
+      `
+A job lives in $XDG_STATE_HOME/router/jobs/<id> (job.json, written atomically before each create
+and after each answer). Batches are created one at a time and run on the service in parallel.
+A run that is interrupted (Ctrl-C, kill, network down) is taken up with --resume JOB or by running
+the same command again: a create whose answer was lost is found in the batch listing, never sent twice.
+
+Examples:
+  $ router batch run requests.jsonl --model local/echo --dry-run
+  $ router batch run requests.jsonl --model local/echo --watch --results results.jsonl
+  $ router batch jobs`,
+    )
+    .action(action<RunJobOpts, [string | undefined]>(async (ctx, file) => (await import('./job/run.js')).runJob(ctx, file)));
+}
+
+function registerJobs(batch: Command): void {
+  batch
+    .command('jobs')
+    .description('list the jobs of batch run on this machine, newest first')
+    .option('--json', 'print the job records with their totals')
+    .addHelpText('after', '\nPiped, one tab-separated line per job: id, state, shards ended/total, completed/failed/requests, cost, created, input.')
+    .action(action<{ json?: boolean }>(async (ctx) => (await import('./job/show.js')).runJobs(ctx)));
+  batch
+    .command('job')
+    .description('show one job of batch run: its shards, their batches, counts and cost')
+    .argument('<id>', 'job id (router batch jobs lists them)')
+    .option('--json', 'print the job record with its totals')
+    .action(action<{ json?: boolean }, [string]>(async (ctx, id) => (await import('./job/show.js')).runJobShow(ctx, id)));
 }
 
 function registerCreate(batch: Command): void {

@@ -18,6 +18,13 @@ export interface ScanLimits {
   maxRequests?: number;
 }
 
+export interface ScanHooks {
+  /** Read this instead of the file (e.g. the file through a hash). */
+  source?: AsyncIterable<Buffer>;
+  /** Each request line: its number, the offset past it, and its size as an array element. */
+  onLine?: (number: number, next: number, bytes: number) => void;
+}
+
 const ENDPOINTS: readonly string[] = BATCH_ENDPOINTS;
 
 /** Bytes of the JSON wrapper around the requests array, for the size check. */
@@ -46,7 +53,7 @@ function normalUrl(url: unknown): string {
 }
 
 /** Reads the whole file once and reports every problem with its line number; nothing is sent. */
-export async function scanRequests(file: string, label: string, opts: { endpoint?: string; model?: string } & ScanLimits): Promise<Scan> {
+export async function scanRequests(file: string, label: string, opts: { endpoint?: string; model?: string } & ScanLimits & ScanHooks): Promise<Scan> {
   const { readLines, isBlank } = await import('../../jsonl.js');
   const maxBytes = opts.maxBytes ?? BATCH_MAX_BYTES;
   const maxRequests = opts.maxRequests ?? BATCH_MAX_REQUESTS;
@@ -55,10 +62,11 @@ export async function scanRequests(file: string, label: string, opts: { endpoint
   let count = 0;
   let bytes = 0;
   const utf8 = new TextDecoder('utf-8', { fatal: true });
-  for await (const { number, bytes: raw } of readLines(file)) {
+  for await (const { number, bytes: raw, next } of readLines(opts.source ?? file)) {
     if (isBlank(raw)) continue;
     bytes += raw.length + 1;
     count++;
+    opts.onLine?.(number, next, raw.length + 1);
     const report = (text: string) => problems.add(number, text);
     let text: string;
     try {

@@ -1,0 +1,119 @@
+/**
+ * Results of a job in the order of the input lines, one final result per line: a shard's results
+ * are read into memory (bounded by the shard size), later attempts (retries) replace earlier
+ * failures, and the shard's input lines are read back to put them in order.
+ */
+import type { RouterClient } from '../../../../client/index.js';
+import type { IO } from '../../../io.js';
+import type { ResultsTarget } from '../results.js';
+import { batchError } from '../results.js';
+import { CliError, EXIT } from '../../../exit-codes.js';
+import { customIdOf, shardLines } from './shard-io.js';
+import { isFinished, type JobRecord, type ShardRecord } from './store.js';
+
+export type MergeFormat = 'results' | 'numbered' | 'joined';
+
+interface Outcome {
+  json: Buffer;
+  failed: boolean;
+}
+
+function outcomeOf(json: Buffer): { id: string; outcome: Outcome } {
+  const o = JSON.parse(json.toString('utf8')) as { custom_id: string; error?: unknown; response?: { status_code?: number } | null };
+  const failed = !!o.error || !o.response || (o.response.status_code ?? 200) >= 400;
+  // A result with a raw line break inside (pretty-printed) is made one line again.
+  return { id: o.custom_id, outcome: { json: json.includes(10) ? Buffer.from(JSON.stringify(o)) : json, failed } };
+}
+
+export const originals = (job: JobRecord) => job.shards.filter((s) => s.parent === undefined);
+const attemptsOf = (job: JobRecord, p: ShardRecord) => [p, ...job.shards.filter((s) => s.parent === p.index)];
+
+/** The latest outcome of each request of shard `p`, over its retries. */
+async function finalOutcomes(client: RouterClient, job: JobRecord, p: ShardRecord, signal: AbortSignal): Promise<Map<string, Outcome>> {
+  const map = new Map<string, Outcome>();
+  for (const s of attemptsOf(job, p)) {
+    if (!s.batch_id || !isFinished(s)) continue;
+    try {
+      await client.batches.getStreaming(s.batch_id, (json) => {
+        const { id, outcome } = outcomeOf(json);
+        map.set(id, outcome);
+      }, { signal });
+    } catch (err) {
+      throw batchError(err, s.batch_id);
+    }
+  }
+  return map;
+}
+
+function missingResult(customId: string, shard: ShardRecord): Buffer {
+  const why = shard.batch_id ? `its batch ${shard.batch_id} ended ${shard.status} before this request ran` : 'its shard was never submitted';
+  return Buffer.from(JSON.stringify({ custom_id: customId, id: null, response: null, error: { type: 'missing_result', message: `no result: ${why}`, param: null } }));
+}
+
+export interface MergeCounts {
+  lines: number;
+  failed: number;
+}
+
+/** Writes one line per input line, in input order; returns how many and how many failed. */
+export async function writeMerged(io: IO, client: RouterClient, job: JobRecord, target: ResultsTarget, format: MergeFormat, signal: AbortSignal): Promise<MergeCounts> {
+  const file = 'file' in target ? target.file : undefined;
+  const counts: MergeCounts = { lines: 0, failed: 0 };
+  let pending: Buffer[] = [];
+  let size = 0;
+  const flush = async () => {
+    const data = Buffer.concat(pending);
+    pending = [];
+    size = 0;
+    if (file) await file.write(data);
+    else if (!io.out(data)) await io.drain();
+  };
+  for (const p of originals(job)) {
+    const outcomes = await finalOutcomes(client, job, p, signal);
+    for await (const { number, bytes } of shardLines(job, p)) {
+      const id = customIdOf(bytes);
+      const outcome = outcomes.get(id);
+      const result = outcome?.json ?? missingResult(id, p);
+      counts.lines++;
+      if (!outcome || outcome.failed) counts.failed++;
+      let line: Buffer;
+      if (format === 'results') line = result;
+      else if (format === 'numbered') line = Buffer.concat([Buffer.from(`{"line":${number},`), result.subarray(1)]);
+      else line = Buffer.concat([Buffer.from(`{"line":${number},"request":`), bytes, Buffer.from(',"result":'), result, Buffer.from('}')]);
+      pending.push(line, Buffer.from('\n'));
+      size += line.length + 1;
+      if (size >= 256 * 1024) await flush();
+    }
+  }
+  await flush();
+  if (file) await file.commit();
+  return counts;
+}
+
+/**
+ * New retry shards for the requests whose latest outcome failed or is missing (an expired or
+ * failed batch), one or more per original shard; returns how many requests they carry.
+ */
+export async function addRetryShards(client: RouterClient, job: JobRecord, signal: AbortSignal): Promise<number> {
+  const running = job.shards.filter((s) => !isFinished(s));
+  if (running.length) throw new CliError(`${running.length} shard(s) of ${job.id} have not ended yet: follow it with --watch, then retry what failed`, EXIT.USAGE);
+  let added = 0;
+  for (const p of originals(job)) {
+    const outcomes = await finalOutcomes(client, job, p, signal);
+    let chunk: ShardRecord | undefined;
+    for await (const { number, bytes } of shardLines(job, p)) {
+      const outcome = outcomes.get(customIdOf(bytes));
+      if (outcome && !outcome.failed) continue;
+      if (!chunk || chunk.count >= job.max_requests || chunk.bytes + bytes.length + 1 > job.max_bytes) {
+        chunk = { index: job.shards.length, parent: p.index, first_line: p.first_line, last_line: p.last_line, start: p.start, end: p.end, lines: [], count: 0, bytes: job.wrapper_bytes - 1, failed_before: 0 };
+        job.shards.push(chunk);
+      }
+      chunk.lines!.push(number);
+      chunk.count++;
+      chunk.bytes += bytes.length + 1;
+      if (outcome) chunk.failed_before!++;
+      added++;
+    }
+  }
+  return added;
+}

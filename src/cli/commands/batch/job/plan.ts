@@ -1,0 +1,71 @@
+/**
+ * Plans a job: one pass over the input checks every line as `batch create` does, hashes the file
+ * and cuts it into shards (line ranges) that each respect the request and size limits.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { usage } from '../../../exit-codes.js';
+import { scanRequests, wrapperBytes } from '../scan.js';
+import { newJobId, type JobRecord, type ShardRecord } from './store.js';
+
+export interface PlanOptions {
+  endpoint?: string;
+  model?: string;
+  defaultModel?: string;
+  provider?: JobRecord['provider'];
+  maxRequests: number;
+  maxBytes: number;
+}
+
+async function* hashed(path: string, hash: ReturnType<typeof createHash>): AsyncIterable<Buffer> {
+  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) {
+    hash.update(chunk as Buffer);
+    yield chunk as Buffer;
+  }
+}
+
+export async function planJob(file: string, opts: PlanOptions): Promise<JobRecord> {
+  const path = resolve(file);
+  const st = statSync(path);
+  const hash = createHash('sha256');
+  // The wrapper is sized with the longest model name a head can carry.
+  const wrapper = wrapperBytes({ endpoint: '/v1/chat/completions', model: 'x/'.padEnd(64, 'x'), completion_window: '24h', provider: opts.provider });
+  const shards: ShardRecord[] = [];
+  let open: ShardRecord | undefined;
+  let previousEnd = 0;
+  let tooLong: number | undefined;
+  const onLine = (number: number, next: number, bytes: number) => {
+    if (wrapper + bytes > opts.maxBytes) tooLong ??= number;
+    if (!open || open.count >= opts.maxRequests || wrapper + open.bytes + bytes > opts.maxBytes) {
+      open = { index: shards.length, first_line: number, last_line: number, start: previousEnd, end: next, count: 0, bytes: 0 };
+      shards.push(open);
+    }
+    open.last_line = number;
+    open.end = next;
+    open.count++;
+    open.bytes += bytes;
+    previousEnd = next;
+  };
+  const scan = await scanRequests(path, file, { endpoint: opts.endpoint, model: opts.model, maxRequests: Infinity, maxBytes: Infinity, source: hashed(path, hash), onLine });
+  if (tooLong !== undefined) throw usage(`${file}:${tooLong}: one request is larger than a whole batch may be (${opts.maxBytes} bytes)`);
+  const model = scan.model ?? opts.defaultModel;
+  if (!model) throw usage('no model: the bodies name none; give --model (or set a default: router config set model …)');
+  for (const s of shards) s.bytes += wrapper - 1;
+  const now = Math.floor(Date.now() / 1000);
+  return {
+    id: newJobId(),
+    created_at: now,
+    updated_at: now,
+    input: { path, size: st.size, mtime_ms: st.mtimeMs, sha256: hash.digest('hex') },
+    endpoint: scan.endpoint,
+    model,
+    ...(opts.provider ? { provider: opts.provider } : {}),
+    plain: scan.plain,
+    max_requests: opts.maxRequests,
+    max_bytes: opts.maxBytes,
+    wrapper_bytes: wrapper,
+    requests: scan.count,
+    shards,
+  };
+}

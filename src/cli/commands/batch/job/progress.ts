@@ -1,0 +1,67 @@
+/** Follows a job: one list call per poll (pages only as far as the job's batches go), and its summary. */
+import type { RouterClient } from '../../../../client/index.js';
+import type { Batch } from '../../../../client/types.js';
+import { isFinished, type JobRecord } from './store.js';
+import { track } from './submit.js';
+
+/** Updates every unfinished shard from the listing; returns whether anything changed. */
+export async function refreshJob(client: RouterClient, job: JobRecord, signal: AbortSignal): Promise<boolean> {
+  const wanted = new Map(job.shards.filter((s) => s.batch_id && !isFinished(s)).map((s) => [s.batch_id!, s]));
+  if (wanted.size === 0) return false;
+  let changed = false;
+  const update = (b: Batch) => {
+    const s = wanted.get(b.id);
+    if (!s) return;
+    wanted.delete(b.id);
+    const before = JSON.stringify([s.status, s.request_counts, s.usage]);
+    track(s, b);
+    if (JSON.stringify([s.status, s.request_counts, s.usage]) !== before) changed = true;
+  };
+  for await (const page of client.batches.listAll({ created_after: job.created_at - 1, limit: 100 }, { signal })) {
+    page.data.forEach(update);
+    if (wanted.size === 0) break;
+  }
+  // Not in the listing (another filter window, or a clock that differs): asked one by one.
+  for (const id of [...wanted.keys()]) update(await client.batches.get(id, { signal }));
+  return changed;
+}
+
+export interface JobTotals {
+  shards: number;
+  finished: number;
+  requests: number;
+  completed: number;
+  failed: number;
+  cost: number;
+  tokens: number;
+  /** Shards whose batch ended failed, expired or cancelled. */
+  unsuccessful: number;
+}
+
+export function totals(job: JobRecord): JobTotals {
+  const t: JobTotals = { shards: job.shards.length, finished: 0, requests: job.requests, completed: 0, failed: 0, cost: 0, tokens: 0, unsuccessful: 0 };
+  for (const s of job.shards) {
+    if (isFinished(s)) t.finished++;
+    // A batch that did not complete counts until a later retry of the same shard takes it over.
+    const family = s.parent ?? s.index;
+    const retriedLater = job.shards.some((r) => r.index > s.index && r.parent === family);
+    if (isFinished(s) && s.status !== 'completed' && !retriedLater) t.unsuccessful++;
+    t.completed += s.request_counts?.completed ?? 0;
+    t.failed += s.request_counts?.failed ?? 0;
+    t.cost += s.usage?.cost ?? 0;
+    t.tokens += s.usage?.total_tokens ?? 0;
+  }
+  for (const s of job.shards) t.failed -= s.failed_before ?? 0;
+  return t;
+}
+
+const clock = (seconds: number) => (seconds >= 3600 ? `${Math.floor(seconds / 3600)}h${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}m` : seconds >= 60 ? `${Math.floor(seconds / 60)}m${String(Math.round(seconds % 60)).padStart(2, '0')}s` : `${Math.round(seconds)}s`);
+
+export function progressLine(job: JobRecord, startedMs: number, firstDone: number): string {
+  const t = totals(job);
+  const elapsed = (Date.now() - startedMs) / 1000;
+  const done = t.completed + t.failed;
+  const rate = (done - firstDone) / Math.max(elapsed, 0.001);
+  const eta = rate > 0 && done < t.requests ? ` · ETA ${clock((t.requests - done) / rate)}` : '';
+  return `${job.id}: shards ${t.finished}/${t.shards} · requests ${t.completed.toLocaleString('en-US')} completed, ${t.failed.toLocaleString('en-US')} failed of ${t.requests.toLocaleString('en-US')} · $${t.cost.toFixed(4)} · ${clock(elapsed)}${eta}`;
+}

@@ -1,0 +1,155 @@
+/** `router batch run`: plan (or resume) a job, submit its shards, follow it, merge its results. */
+import { statSync } from 'node:fs';
+import { BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, isModelId, MODEL_ID_SYNTAX } from '../../../../client/facts.js';
+import type { RouterClient } from '../../../../client/index.js';
+import { sleep } from '../../../../internal/sleep.js';
+import { CliError, EXIT, usage } from '../../../exit-codes.js';
+import type { RunContext } from '../../../run.js';
+import { openResults, type ResultsTarget } from '../results.js';
+import { addRetryShards, writeMerged, type MergeFormat } from './merge.js';
+import { planJob } from './plan.js';
+import { progressLine, refreshJob, totals } from './progress.js';
+import { submitShards } from './submit.js';
+import { isFinished, listJobs, loadJob, saveJob, type JobRecord } from './store.js';
+import { describeJob, jobSummary } from './show.js';
+
+export interface RunJobOpts {
+  endpoint?: string;
+  model?: string;
+  providerOnly?: string[];
+  fallbacks?: boolean;
+  maxRequests?: number;
+  maxBytes?: number;
+  resume?: string;
+  retryFailed?: boolean;
+  dryRun?: boolean;
+  watch?: boolean;
+  results?: string | true;
+  lineNumbers?: boolean;
+  join?: boolean;
+  interval: number;
+  json?: boolean;
+}
+
+function checkFlags(opts: RunJobOpts, file: string | undefined): void {
+  if (!file && !opts.resume) throw usage('give a JSONL file, or --resume JOB');
+  if (opts.model !== undefined && !isModelId(opts.model)) throw usage(`--model must look like ${MODEL_ID_SYNTAX}, got "${opts.model}"`);
+  if (opts.retryFailed && !opts.resume) throw usage('--retry-failed goes with --resume JOB');
+  if (opts.dryRun && opts.resume) throw usage('--dry-run plans a new job; it does not go with --resume');
+  if ((opts.join || opts.lineNumbers) && opts.results === undefined) throw usage(`--${opts.join ? 'join' : 'line-numbers'} goes with --results`);
+  if (opts.join && opts.lineNumbers) throw usage('--join already carries the line number; give one of --join and --line-numbers');
+}
+
+/** The unfinished job made from this very file (same path, size, time and hash), if there is one. */
+function sameInput(ctx: RunContext<RunJobOpts>, job: JobRecord): JobRecord | undefined {
+  return listJobs(ctx.env).find(
+    (j) => j.input.path === job.input.path && j.input.sha256 === job.input.sha256 && j.input.size === job.input.size && j.endpoint === job.endpoint && j.model === job.model && j.max_requests === job.max_requests && j.max_bytes === job.max_bytes && JSON.stringify(j.provider) === JSON.stringify(job.provider) && j.shards.some((s) => !isFinished(s)),
+  );
+}
+
+async function newJob(ctx: RunContext<RunJobOpts>, file: string): Promise<JobRecord | undefined> {
+  const { opts } = ctx;
+  let st;
+  try {
+    st = statSync(file);
+  } catch {
+    throw usage(`cannot read ${file}: no such file`);
+  }
+  if (!st.isFile()) throw usage(`${file} is not a file${st.isDirectory() ? ' (it is a folder)' : ''}`);
+  const provider: JobRecord['provider'] = {};
+  if (opts.providerOnly) provider.only = opts.providerOnly;
+  if (opts.fallbacks === false) provider.allow_fallbacks = false;
+  const { resolveSettings } = await import('../../../../config/settings.js');
+  const defaultModel = (await resolveSettings(ctx.flags, ctx.env)).model;
+  const job = await planJob(file, { endpoint: opts.endpoint, model: opts.model, defaultModel, provider: Object.keys(provider).length ? provider : undefined, maxRequests: opts.maxRequests ?? BATCH_MAX_REQUESTS, maxBytes: opts.maxBytes ?? BATCH_MAX_BYTES });
+  if (opts.dryRun) {
+    if (opts.json) ctx.io.json(jobSummary(job));
+    else ctx.io.out(describeJob(job, ctx.io.stdoutTTY));
+    return undefined;
+  }
+  const earlier = sameInput(ctx, job);
+  if (earlier) {
+    ctx.io.note(`resuming ${earlier.id}: it was made from this file and has not ended`);
+    return earlier;
+  }
+  saveJob(ctx.env, job);
+  return job;
+}
+
+async function follow(ctx: RunContext<RunJobOpts>, client: RouterClient, job: JobRecord): Promise<void> {
+  const { io, signal, opts } = ctx;
+  const started = Date.now();
+  const firstDone = totals(job).completed + totals(job).failed;
+  const spinner = io.stderrTTY && !io.quiet ? (await import('ora')).default({ stream: io.stderr, isEnabled: true, discardStdin: false }).start(progressLine(job, started, firstDone)) : undefined;
+  let interval = opts.interval * 1000;
+  try {
+    while (job.shards.some((s) => !isFinished(s))) {
+      await sleep(interval, signal);
+      const changed = await refreshJob(client, job, signal);
+      if (changed) saveJob(ctx.env, job);
+      const line = progressLine(job, started, firstDone);
+      if (spinner) spinner.text = line;
+      else if (changed) io.info(line);
+      interval = changed ? opts.interval * 1000 : Math.min(interval * 1.5, 15_000);
+    }
+    spinner?.stop();
+    io.info(progressLine(job, started, firstDone));
+  } catch (err) {
+    spinner?.stop();
+    if (signal.aborted) io.note(`stopped watching; the batches of ${job.id} keep running. Resume with: router batch run --resume ${job.id} --watch`);
+    throw err;
+  }
+}
+
+export async function runJob(ctx: RunContext<RunJobOpts>, file: string | undefined): Promise<void> {
+  const { io, opts, signal } = ctx;
+  checkFlags(opts, file);
+  let job: JobRecord | undefined;
+  if (opts.resume) {
+    job = loadJob(ctx.env, opts.resume);
+    if (file) throw usage(`--resume ${opts.resume} takes no file: the job remembers ${job.input.path}`);
+  } else {
+    job = await newJob(ctx, file!);
+    if (!job) return;
+  }
+  let target: ResultsTarget | undefined;
+  if (opts.results !== undefined) target = await openResults(opts.results);
+  const { client } = await ctx.connect();
+  try {
+    checkInputUnchanged(job);
+    const waits = opts.watch || opts.results !== undefined;
+    // The id goes out first, whatever happens next: a run that is killed never loses it.
+    if (waits || opts.json) io.note(`job ${job.id}: ${job.requests} requests in ${job.shards.filter((s) => s.parent === undefined).length} shard(s)`);
+    else io.out(`${job.id}\n`);
+    if (opts.retryFailed) {
+      await refreshJob(client, job, signal);
+      const n = await addRetryShards(client, job, signal);
+      saveJob(ctx.env, job);
+      io.note(n ? `retrying ${n} request(s) of ${job.id}` : `nothing of ${job.id} failed: no retry`);
+    }
+    await submitShards({ io, env: ctx.env, signal, client }, job, () => io.info(progressLine(job!, Date.now(), 0)));
+    if (waits) await follow(ctx, client, job);
+    if (target) {
+      const format: MergeFormat = opts.join ? 'joined' : opts.lineNumbers ? 'numbered' : 'results';
+      const counts = await writeMerged(io, client, job, target, format, signal);
+      io.info(`${counts.lines} results in input order${counts.failed ? `, ${counts.failed} failed (retry them: router batch run --resume ${job.id} --retry-failed --watch --results …)` : ''}`);
+    }
+    if (opts.json) io.json(jobSummary(job));
+    const t = totals(job);
+    if (waits && t.unsuccessful > 0) throw new CliError(`${t.unsuccessful} shard(s) of ${job.id} did not complete (see: router batch job ${job.id})`, EXIT.BATCH_FAILED);
+  } finally {
+    if (target && 'file' in target) target.file.abortSync();
+    await client.close();
+  }
+}
+
+/** The shards are read back from the input at send and merge time: it must be the file planned. */
+function checkInputUnchanged(job: JobRecord): void {
+  let st;
+  try {
+    st = statSync(job.input.path);
+  } catch {
+    throw new CliError(`the input of ${job.id}, ${job.input.path}, is gone`, EXIT.USAGE);
+  }
+  if (st.size !== job.input.size || st.mtimeMs !== job.input.mtime_ms) throw new CliError(`the input of ${job.id}, ${job.input.path}, changed since the job was planned`, EXIT.USAGE);
+}

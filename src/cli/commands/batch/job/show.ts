@@ -1,0 +1,60 @@
+/** `router batch jobs` and `router batch job ID`: what the local job records hold. */
+import type { RunContext } from '../../../run.js';
+import { totals } from './progress.js';
+import { listJobs, loadJob, type JobRecord } from './store.js';
+
+/** A job as JSON: the record plus its totals. */
+export function jobSummary(job: JobRecord): Record<string, unknown> {
+  const t = totals(job);
+  return { ...job, totals: { shards: t.shards, finished: t.finished, requests: t.requests, completed: t.completed, failed: t.failed, total_tokens: t.tokens, cost: t.cost } };
+}
+
+function stateOf(job: JobRecord): string {
+  const t = totals(job);
+  if (job.shards.some((s) => !s.batch_id)) return 'submitting';
+  if (t.finished < t.shards) return 'running';
+  return t.unsuccessful ? 'ended with problems' : 'completed';
+}
+
+export function describeJob(job: JobRecord, tty: boolean): string {
+  const t = totals(job);
+  const rows = job.shards.map((s) => [
+    String(s.index + 1) + (s.parent !== undefined ? ` (retry of ${s.parent + 1})` : ''),
+    s.lines ? `${s.count} of ${s.first_line}-${s.last_line}` : `${s.first_line}-${s.last_line}`,
+    String(s.count),
+    String(s.bytes),
+    s.batch_id ?? (s.submitting_since !== undefined ? '(submitting)' : '-'),
+    s.status ?? '-',
+    s.request_counts ? `${s.request_counts.completed}/${s.request_counts.failed}/${s.request_counts.total}` : '-',
+    s.usage?.cost !== undefined ? s.usage.cost.toFixed(6) : '-',
+  ]);
+  if (!tty) return rows.map((r) => r.join('\t')).join('\n') + '\n';
+  const head = ['shard', 'lines', 'requests', 'bytes', 'batch', 'status', 'done/failed/total', 'cost'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const fmt = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [
+    `${job.id}  ${stateOf(job)}  ${job.input.path}`,
+    `${job.requests} requests to ${job.endpoint} with ${job.model}; ${t.completed} completed, ${t.failed} failed; ${t.tokens} tokens, $${t.cost.toFixed(6)}`,
+    '',
+    fmt(head),
+    ...rows.map(fmt),
+    '',
+  ].join('\n');
+}
+
+export async function runJobs(ctx: RunContext<{ json?: boolean }>): Promise<void> {
+  const jobs = listJobs(ctx.env);
+  if (ctx.opts.json) return ctx.io.json(jobs.map(jobSummary));
+  const lines = jobs.map((j) => {
+    const t = totals(j);
+    return [j.id, stateOf(j), `${t.finished}/${t.shards}`, `${t.completed}/${t.failed}/${t.requests}`, t.cost.toFixed(6), new Date(j.created_at * 1000).toISOString(), j.input.path].join('\t');
+  });
+  if (!lines.length) ctx.io.info('no jobs yet: router batch run FILE.jsonl starts one');
+  else ctx.io.out(`${lines.join('\n')}\n`);
+}
+
+export async function runJobShow(ctx: RunContext<{ json?: boolean }>, id: string): Promise<void> {
+  const job = loadJob(ctx.env, id);
+  if (ctx.opts.json) ctx.io.json(jobSummary(job));
+  else ctx.io.out(describeJob(job, ctx.io.stdoutTTY));
+}

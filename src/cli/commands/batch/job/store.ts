@@ -1,0 +1,128 @@
+/**
+ * Job records of `router batch run`: one folder per job under the state folder, holding job.json.
+ * Every change is written whole to a temp file, flushed to disk and renamed over the old one, so
+ * a job killed at any instant is found either before or after a step, never half-written.
+ */
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { BatchEndpoint } from '../../../../client/types.js';
+import { isTerminalBatchStatus } from '../../../../client/facts.js';
+import { stateHome } from '../../../../config/state-dir.js';
+import { CliError, EXIT } from '../../../exit-codes.js';
+
+export interface RequestCounts {
+  total: number;
+  completed: number;
+  failed: number;
+}
+
+export interface ShardRecord {
+  index: number;
+  /** Input lines [first_line, last_line] at byte offsets [start, end). */
+  first_line: number;
+  last_line: number;
+  start: number;
+  end: number;
+  /** A retry shard: only these lines of the range, which failed in shard `parent`. */
+  lines?: number[];
+  parent?: number;
+  /** Of those lines, how many had failed (the others had no result): their failure is replaced by this shard's outcome. */
+  failed_before?: number;
+  count: number;
+  bytes: number;
+  /** Unix seconds just before its create was sent; set until the batch id is known. */
+  submitting_since?: number;
+  batch_id?: string;
+  status?: string;
+  request_counts?: RequestCounts;
+  usage?: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number; cost?: number };
+}
+
+export interface JobRecord {
+  id: string;
+  created_at: number;
+  updated_at: number;
+  input: { path: string; size: number; mtime_ms: number; sha256: string };
+  endpoint: BatchEndpoint;
+  model: string;
+  provider?: { only?: string[]; allow_fallbacks?: boolean };
+  /** Lines are exactly {custom_id, body}: sent unchanged. */
+  plain: boolean;
+  max_requests: number;
+  max_bytes: number;
+  /** Bytes of the JSON around a shard's requests. */
+  wrapper_bytes: number;
+  requests: number;
+  shards: ShardRecord[];
+}
+
+export function jobsDir(env: NodeJS.ProcessEnv): string {
+  return join(stateHome(env), 'jobs');
+}
+
+export function newJobId(): string {
+  const d = new Date();
+  const stamp = `${d.getUTCFullYear()}${String(d.getUTCMonth() + 1).padStart(2, '0')}${String(d.getUTCDate()).padStart(2, '0')}`;
+  return `job_${stamp}_${randomBytes(4).toString('hex')}`;
+}
+
+export function saveJob(env: NodeJS.ProcessEnv, job: JobRecord): void {
+  const dir = join(jobsDir(env), job.id);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  job.updated_at = Math.floor(Date.now() / 1000);
+  const temp = join(dir, `.job.json.${process.pid}`);
+  const fd = openSync(temp, 'w', 0o600);
+  try {
+    writeSync(fd, `${JSON.stringify(job)}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, join(dir, 'job.json'));
+  // The rename itself is made durable too.
+  const dirFd = openSync(dir, 'r');
+  try {
+    fsyncSync(dirFd);
+  } finally {
+    closeSync(dirFd);
+  }
+}
+
+export function loadJob(env: NodeJS.ProcessEnv, id: string): JobRecord {
+  if (!/^job_[\w-]+$/.test(id)) throw new CliError(`"${id}" is not a job id (router batch jobs lists them)`, EXIT.USAGE);
+  let text: string;
+  try {
+    text = readFileSync(join(jobsDir(env), id, 'job.json'), 'utf8');
+  } catch {
+    throw new CliError(`no job ${id} (router batch jobs lists them)`, EXIT.NOT_FOUND);
+  }
+  try {
+    return JSON.parse(text) as JobRecord;
+  } catch {
+    throw new CliError(`the record of ${id} is damaged: ${join(jobsDir(env), id, 'job.json')}`, EXIT.FAILURE);
+  }
+}
+
+/** Every job, newest first; unreadable records are skipped. */
+export function listJobs(env: NodeJS.ProcessEnv): JobRecord[] {
+  let names: string[];
+  try {
+    names = readdirSync(jobsDir(env));
+  } catch {
+    return [];
+  }
+  const jobs: JobRecord[] = [];
+  for (const name of names) {
+    try {
+      jobs.push(loadJob(env, name));
+    } catch {
+      /* not a job folder, or damaged: `batch job ID` names the problem */
+    }
+  }
+  return jobs.sort((a, b) => b.created_at - a.created_at || b.id.localeCompare(a.id));
+}
+
+export function isFinished(shard: ShardRecord): boolean {
+  return shard.status !== undefined && isTerminalBatchStatus(shard.status);
+}

@@ -1,0 +1,239 @@
+/**
+ * `router batch run`: jobs bigger than one batch, through the real binary against the emulator,
+ * including kill -9 at every phase and exactly-once submission.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestEnv, type TestEnv } from '../helpers.js';
+
+let t: TestEnv;
+beforeAll(async () => {
+  t = await startTestEnv({ batchDelayMs: 5 });
+});
+afterAll(() => t.close());
+
+let n = 0;
+interface Space {
+  env: Record<string, string>;
+  key: string;
+  management: string;
+  state: string;
+}
+/** A workspace of its own (so its batches can be counted) and a state folder of its own. */
+async function space(credits = 100): Promise<Space> {
+  const ws = await t.admin('workspaces', { credits });
+  const state = join(t.dir, `jobs-${++n}`);
+  return { env: { ROUTER_API_KEY: ws.api_key, ROUTER_STATE_DIR: state }, key: ws.api_key, management: ws.management_key, state };
+}
+
+function input(name: string, count: number, body: (i: number) => object = (i) => ({ messages: [{ role: 'user', content: `line ${i}` }] })): string {
+  const path = join(t.dir, name);
+  writeFileSync(path, Array.from({ length: count }, (_, i) => JSON.stringify({ custom_id: `c${i + 1}`, body: body(i + 1) })).join('\n') + '\n');
+  return path;
+}
+
+async function batchesOf(s: Space): Promise<any[]> {
+  const all: any[] = [];
+  let after = '';
+  for (;;) {
+    const res = await fetch(`${t.apiRoot}/v1/batches?limit=100${after ? `&after=${after}` : ''}`, { headers: { authorization: `Bearer ${s.key}` } });
+    const page = (await res.json()) as any;
+    all.push(...page.data);
+    if (!page.has_more) return all;
+    after = page.last_id;
+  }
+}
+
+async function faults(s: Space, specs: string[]): Promise<void> {
+  await fetch(`${t.apiRoot}/_emulator/faults`, { method: 'POST', headers: { authorization: `Bearer ${s.management}`, 'content-type': 'application/json' }, body: JSON.stringify({ faults: specs }) });
+}
+
+function jobs(s: Space): any[] {
+  const dir = join(s.state, 'jobs');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).filter((d) => existsSync(join(dir, d, 'job.json'))).map((d) => JSON.parse(readFileSync(join(dir, d, 'job.json'), 'utf8')));
+}
+
+const lines = (path: string) => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+
+/** The merged results are one per input line, in order, each from a batch of the job. */
+function expectMerged(out: string, count: number) {
+  const rows = lines(out);
+  expect(rows.map((r) => r.custom_id)).toEqual(Array.from({ length: count }, (_, i) => `c${i + 1}`));
+  return rows;
+}
+
+/** Every shard submitted exactly once: one batch per shard in the workspace, none extra. */
+async function expectExactlyOnce(s: Space, job: any) {
+  const batches = await batchesOf(s);
+  expect(batches.map((b) => b.id).sort()).toEqual(job.shards.map((x: any) => x.batch_id).sort());
+  expect(batches.reduce((sum, b) => sum + b.request_counts.total, 0)).toBe(job.shards.reduce((sum: number, x: any) => sum + x.count, 0));
+}
+
+async function waitFor(check: () => boolean | Promise<boolean>, what: string, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('router batch run', () => {
+  it('splits a file into shards, runs them, merges results in input order; jobs and job show it', async () => {
+    const s = await space();
+    const file = input('seven.jsonl', 23);
+    const out = join(t.dir, 'seven-out.jsonl');
+    const r = await t.run(['batch', 'run', file, '--model', 'local/echo', '--max-requests', '5', '--watch', '--interval', '0.05', '--results', out], { env: s.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('');
+    const rows = expectMerged(out, 23);
+    expect(rows[6].response.body.choices[0].message.content).toBe('line 7');
+    const [job] = jobs(s);
+    expect(job.shards.map((x: any) => [x.first_line, x.last_line, x.count])).toEqual([[1, 5, 5], [6, 10, 5], [11, 15, 5], [16, 20, 5], [21, 23, 3]]);
+    await expectExactlyOnce(s, job);
+
+    const listed = JSON.parse((await t.run(['batch', 'jobs', '--json'], { env: s.env })).stdout);
+    expect(listed.map((j: any) => j.id)).toEqual([job.id]);
+    const shown = JSON.parse((await t.run(['batch', 'job', job.id, '--json'], { env: s.env })).stdout);
+    expect(shown.totals).toMatchObject({ shards: 5, finished: 5, requests: 23, completed: 23, failed: 0 });
+    const batches = await batchesOf(s);
+    expect(shown.totals.cost).toBeCloseTo(batches.reduce((sum, b) => sum + b.usage.cost, 0), 10);
+    const tsv = (await t.run(['batch', 'jobs'], { env: s.env })).stdout;
+    expect(tsv).toMatch(new RegExp(`^${job.id}\\tcompleted\\t5/5\\t23/0/23\\t`));
+
+    const joined = join(t.dir, 'seven-joined.jsonl');
+    const again = await t.run(['batch', 'run', '--resume', job.id, '--results', joined, '--join'], { env: s.env });
+    expect(again.code, again.stderr).toBe(0);
+    const j = lines(joined);
+    expect(j[22]).toMatchObject({ line: 23, request: { custom_id: 'c23' }, result: { custom_id: 'c23', error: null } });
+    expect((await batchesOf(s)).length).toBe(5);
+  });
+
+  it('--dry-run prints the shards and sends nothing; bad input is refused before anything is sent', async () => {
+    const s = await space();
+    const file = input('dry.jsonl', 12);
+    t.clearRequests();
+    const dry = await t.run(['batch', 'run', file, '--model', 'local/echo', '--max-requests', '5', '--dry-run', '--json'], { env: s.env });
+    expect(dry.code).toBe(0);
+    const plan = JSON.parse(dry.stdout);
+    expect(plan.shards.map((x: any) => x.count)).toEqual([5, 5, 2]);
+    expect(plan.shards.every((x: any) => x.bytes > 0)).toBe(true);
+    const bad = join(t.dir, 'bad.jsonl');
+    writeFileSync(bad, `${readFileSync(file, 'utf8')}{"custom_id": "c1", "body": {}}\nnot json\n`);
+    for (const args of [[bad], [file, '--model', 'nope'], [join(t.dir, 'missing.jsonl')], [t.dir], [file, '--retry-failed'], [file, '--join'], [], ['--resume', 'job_nope']]) {
+      const r = await t.run(['batch', 'run', ...args, ...(args.includes('--model') ? [] : ['--model', 'local/echo'])], { env: s.env });
+      expect(r.code, args.join(' ')).not.toBe(0);
+      expect(r.stderr).toMatch(/^error: /);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+    const refused = await t.run(['batch', 'run', bad, '--model', 'local/echo'], { env: s.env });
+    expect(refused.stderr).toMatch(/bad\.jsonl:13: duplicate custom_id "c1"/);
+    expect(refused.stderr).toMatch(/bad\.jsonl:14: not JSON/);
+    expect(t.requests()).toHaveLength(0);
+    expect(jobs(s)).toEqual([]);
+  });
+
+  it('--retry-failed resubmits only what failed or never ran (an expired shard), keeps the successes', async () => {
+    const s = await space();
+    // Lines 4 and 9 are refused by the service (temperature 9): failed items of completed batches.
+    const file = input('retry.jsonl', 12, (i) => ({ messages: [{ role: 'user', content: `line ${i}` }], ...(i === 4 || i === 9 ? { temperature: 9 } : {}) }));
+    const id = (await t.run(['batch', 'run', file, '--model', 'local/echo', '--max-requests', '4', '--watch', '--interval', '0.05'], { env: s.env })).stderr.match(/job (job_\w+)/)![1]!;
+    const out = join(t.dir, 'retry-out.jsonl');
+    const r = await t.run(['batch', 'run', '--resume', id, '--retry-failed', '--watch', '--interval', '0.05', '--results', out, '--line-numbers'], { env: s.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/retrying 2 request/);
+    const job = jobs(s)[0];
+    expect(job.shards.filter((x: any) => x.parent !== undefined).map((x: any) => [x.parent, x.lines])).toEqual([[0, [4]], [2, [9]]]);
+    const rows = expectMerged(out, 12);
+    expect(rows.map((x) => x.line)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    expect(rows.filter((x) => x.error).map((x) => x.custom_id)).toEqual(['c4', 'c9']);
+    await expectExactlyOnce(s, job);
+  });
+
+  it('a shard that expires exits 9; its unrun requests are retried and the merge has one result per line', async () => {
+    const s = await space();
+    const file = input('expire.jsonl', 9);
+    await t.admin('batches', { delay_ms: 400 });
+    let id: string;
+    try {
+      const submitted = await t.run(['batch', 'run', file, '--model', 'local/echo', '--max-requests', '3'], { env: s.env });
+      id = submitted.stdout.trim();
+      await t.admin('clock', { advance_seconds: 25 * 3600 });
+    } finally {
+      await t.admin('batches', { delay_ms: 5 });
+    }
+    const out = join(t.dir, 'expire-out.jsonl');
+    const first = await t.run(['batch', 'run', '--resume', id, '--watch', '--interval', '0.05', '--results', out], { env: s.env });
+    expect(first.code).toBe(9);
+    const missing = lines(out).filter((x) => x.error?.type === 'missing_result');
+    expect(missing.length).toBeGreaterThan(0);
+    const retried = await t.run(['batch', 'run', '--resume', id, '--retry-failed', '--watch', '--interval', '0.05', '--results', out], { env: s.env });
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(expectMerged(out, 9).every((x) => x.error === null)).toBe(true);
+  });
+});
+
+describe('kill -9 at any point: resumed, every shard submitted exactly once', () => {
+  const run = (s: Space, file: string, out: string) => t.spawn(['batch', 'run', file, '--model', 'local/echo', '--max-requests', '3', '--watch', '--interval', '0.05', '--results', out], s.env);
+  const finish = async (s: Space, file: string, out: string) => {
+    const r = await t.run(['batch', 'run', file, '--model', 'local/echo', '--max-requests', '3', '--watch', '--interval', '0.05', '--results', out], { env: s.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/resuming job_\w+|job job_\w+/);
+  };
+  const killed = (child: ReturnType<typeof t.spawn>) => new Promise<void>((resolve) => {
+    child.on('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+
+  it('during a create (the upload is held), between creates, and while watching', async () => {
+    for (const phase of ['create', 'between', 'watching'] as const) {
+      const s = await space();
+      const file = input(`kill-${phase}.jsonl`, 10);
+      const out = join(t.dir, `kill-${phase}-out.jsonl`);
+      if (phase === 'create') await faults(s, ['slow,delay_ms=2000,times=1,path=/v1/batches']);
+      const child = run(s, file, out);
+      await waitFor(() => {
+        const job = jobs(s)[0];
+        if (!job) return false;
+        if (phase === 'create') return job.shards[0].submitting_since !== undefined;
+        if (phase === 'between') return !!job.shards[1].batch_id && !job.shards[3].batch_id;
+        return job.shards.every((x: any) => x.batch_id);
+      }, phase);
+      await killed(child);
+      await faults(s, []);
+      await finish(s, file, out);
+      expectMerged(out, 10);
+      expect(jobs(s)).toHaveLength(1);
+      await expectExactlyOnce(s, jobs(s)[0]);
+    }
+  });
+
+  it('a create whose answer is lost is found in the listing, not sent again', async () => {
+    const s = await space();
+    const file = input('lost.jsonl', 7);
+    await faults(s, ['lost,times=1,path=/v1/batches']);
+    const out = join(t.dir, 'lost-out.jsonl');
+    const r = await t.run(['batch', 'run', file, '--model', 'local/echo', '--max-requests', '3', '--watch', '--interval', '0.05', '--results', out, '--verbose'], { env: s.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/found its batch batch_\w+/);
+    expectMerged(out, 7);
+    await expectExactlyOnce(s, jobs(s)[0]);
+  });
+
+  it('killed at random points in a loop of runs: nothing missing, nothing twice', async () => {
+    const s = await space();
+    const file = input('random.jsonl', 16);
+    const out = join(t.dir, 'random-out.jsonl');
+    mkdirSync(s.state, { recursive: true });
+    for (let i = 0; i < 10; i++) {
+      const child = run(s, file, out);
+      await new Promise((r) => setTimeout(r, 40 + Math.floor(Math.random() * 260)));
+      await killed(child);
+    }
+    await finish(s, file, out);
+    expectMerged(out, 16);
+    expect(jobs(s)).toHaveLength(1);
+    await expectExactlyOnce(s, jobs(s)[0]);
+  });
+});
