@@ -164,6 +164,34 @@ sections.capacity = async (emu) => {
   }
 };
 
+/** batch run end to end (split, submit, follow, merge) at 20k, 100k and 200k requests (~1 GB): rate and a flat peak RSS. */
+sections.batchRun = async (emu) => {
+  const { createWriteStream, statSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  await fetch(`${emu.api_root}/_emulator/batches`, { method: 'POST', headers: { authorization: `Bearer ${emu.operator_key}`, 'content-type': 'application/json' }, body: JSON.stringify({ delay_ms: 0 }) });
+  const filler = 'lorem ipsum dolor '.repeat(280);
+  const write = async (count) => {
+    const file = join(WORK, `run-${count}.jsonl`);
+    const out = createWriteStream(file);
+    for (let i = 0; i < count; i++) {
+      if (!out.write(`{"custom_id":"r${i}","body":{"messages":[{"role":"user","content":"${i} ${filler}"}]}}\n`)) await new Promise((r) => out.once('drain', r));
+    }
+    await new Promise((r) => out.end(r));
+    return file;
+  };
+  const env = { ...process.env, ROUTER_API_ROOT: emu.api_root, ROUTER_API_KEY: emu.api_key, ROUTER_STATE_DIR: join(WORK, 'cli-state') };
+  const rss = [];
+  for (const count of [20_000, 100_000, 200_000]) {
+    const file = await write(count);
+    const mb = statSync(file).size / 1024 / 1024;
+    const r = await timed(process.execPath, [BIN, 'batch', 'run', file, '--model', 'local/echo', '--watch', '--interval', '0.5', '--results', join(WORK, `run-${count}-out.jsonl`), '--quiet'], { env });
+    rss.push(r.rssKiB / 1024);
+    console.log(`      batch run ${count.toLocaleString('en-US')} requests (${mb.toFixed(0)} MB): ${(count / (r.ms / 1000)).toFixed(0)} requests/s end to end, peak RSS ${(r.rssKiB / 1024).toFixed(0)} MB`);
+  }
+  const flat = Math.max(...rss);
+  report('batch run peak RSS at 20k / 100k / 200k requests', `${rss.map((x) => x.toFixed(0)).join(' / ')} MB`, '<= 200 MB each', flat <= 200);
+};
+
 /** List latency does not grow with the number of stored batches (10,000 seeded vs 100). */
 sections.batchList = async () => {
   const { mkdirSync, writeFileSync } = await import('node:fs');

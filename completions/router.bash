@@ -17,6 +17,9 @@ _router() {
       'batch create') cmdpath="$cand" ;;
       'batch list') cmdpath="$cand" ;;
       'batch get') cmdpath="$cand" ;;
+      'batch run') cmdpath="$cand" ;;
+      'batch jobs') cmdpath="$cand" ;;
+      'batch job') cmdpath="$cand" ;;
       'login') cmdpath="$cand" ;;
       'config') cmdpath="$cand" ;;
       'config init') cmdpath="$cand" ;;
@@ -78,6 +81,16 @@ _router() {
     'batch list|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'batch get|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'batch get|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'batch run|--endpoint') COMPREPLY=( $(compgen -W '/v1/chat/completions /v1/responses /v1/messages /v1/embeddings' -- "$cur") ); return ;;
+    'batch run|--model') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
+    'batch run|-m') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
+    'batch run|--resume') COMPREPLY=( $(compgen -W "$(router __complete job-ids 2>/dev/null)" -- "$cur") ); return ;;
+    'batch run|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'batch run|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'batch jobs|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'batch jobs|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'batch job|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'batch job|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'login|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'login|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'login|--model') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
@@ -112,7 +125,7 @@ _router() {
     'completion|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
   esac
   case "$prev" in
-    '--api-root'|'--timeout'|'--max-retries'|'--temperature'|'-t'|'--top-p'|'--system'|'-s'|'--max-tokens'|'--top-k'|'--min-p'|'--top-a'|'--frequency-penalty'|'--presence-penalty'|'--repetition-penalty'|'--seed'|'--stop'|'--top-logprobs'|'--logit-bias'|'--session'|'--user'|'--metadata'|'--provider-only'|'--provider-order'|'--provider-ignore'|'--input'|'--instructions'|'--max-output-tokens'|'--tools'|'--max-tool-calls'|'--stop-when'|'--previous-response-id'|'--file'|'--dimensions'|'--input-type'|'--voice'|'--speed'|'--output'|'-o'|'--turns'|'--reference-audio'|'--reference-text'|'--reference-image'|'--state'|'--state-text'|'--questions'|'--noul'|'--true'|'--false'|'--choice'|'--option'|'--score'|'--level'|'--results'|'--interval'|'--offline-timeout'|'--limit'|'--after'|'--status'|'--created-after'|'--created-before'|'--port'|'--host'|'--fault'|'--batch-delay-ms') COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
+    '--api-root'|'--timeout'|'--max-retries'|'--temperature'|'-t'|'--top-p'|'--system'|'-s'|'--max-tokens'|'--top-k'|'--min-p'|'--top-a'|'--frequency-penalty'|'--presence-penalty'|'--repetition-penalty'|'--seed'|'--stop'|'--top-logprobs'|'--logit-bias'|'--session'|'--user'|'--metadata'|'--provider-only'|'--provider-order'|'--provider-ignore'|'--input'|'--instructions'|'--max-output-tokens'|'--tools'|'--max-tool-calls'|'--stop-when'|'--previous-response-id'|'--file'|'--dimensions'|'--input-type'|'--voice'|'--speed'|'--output'|'-o'|'--turns'|'--reference-audio'|'--reference-text'|'--reference-image'|'--state'|'--state-text'|'--questions'|'--noul'|'--true'|'--false'|'--choice'|'--option'|'--score'|'--level'|'--results'|'--interval'|'--offline-timeout'|'--limit'|'--after'|'--status'|'--created-after'|'--created-before'|'--max-requests'|'--max-bytes'|'--port'|'--host'|'--fault'|'--batch-delay-ms') COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
   esac
   case "$cmdpath" in
     '') subs='chat responses embed speak decide batch login config serve completion'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='' ;;
@@ -121,10 +134,13 @@ _router() {
     'embed') subs=''; flags='--file --model -m --dimensions --encoding-format --raw --input-type --user --provider-only --no-fallbacks --json --jsonl --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='' ;;
     'speak') subs=''; flags='--session --user --voice --model -m --format --speed --instructions --output -o --turns --reference-audio --reference-text --reference-image --json --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='' ;;
     'decide') subs=''; flags='--session --user --state --state-text --questions --noul --true --false --choice --option --score --level --model -m --json --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='' ;;
-    'batch') subs='create list get'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='' ;;
+    'batch') subs='create list get run jobs job'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='' ;;
     'batch create') subs=''; flags='--endpoint --model -m --provider-only --no-fallbacks --completion-window --watch -w --results --json --yes -y --interval --offline-timeout --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='files' ;;
     'batch list') subs=''; flags='--limit --after --status --created-after --created-before --all --json --jsonl --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='' ;;
     'batch get') subs=''; flags='--watch -w --results --exit-status --json --interval --offline-timeout --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='dynamic:batch-ids' ;;
+    'batch run') subs=''; flags='--endpoint --model -m --provider-only --no-fallbacks --max-requests --max-bytes --dry-run --resume --retry-failed --watch -w --results --line-numbers --join --interval --json --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='files' ;;
+    'batch jobs') subs=''; flags='--json --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='' ;;
+    'batch job') subs=''; flags='--json --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='dynamic:job-ids' ;;
     'login') subs=''; flags='--profile -p --with-key --api-root --model -m --no-verify --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='' ;;
     'config') subs='init set get list use delete path'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='' ;;
     'config init') subs=''; flags='--profile -p --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='' ;;

@@ -24,7 +24,7 @@ describe('completions', () => {
     const complete = (words: string[]) =>
       execFileSync('bash', ['-c', `source ${join(ROOT, 'completions', 'router.bash')}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _router; echo "\${COMPREPLY[*]}"`]).toString().trim();
     expect(complete(['router', 'ba'])).toBe('batch');
-    expect(complete(['router', 'batch', ''])).toBe('create list get');
+    expect(complete(['router', 'batch', ''])).toBe('create list get run jobs job');
     expect(complete(['router', 'batch', 'list', '--st'])).toBe('--status');
     expect(complete(['router', 'chat', '--service-tier', 'f'])).toBe('fast flex');
     expect(complete(['router', 'speak', '--for'])).toBe('--format');

@@ -14,6 +14,7 @@ const has = (shell: string) => HAS_TMUX && spawnSync(shell, ['-c', 'exit 0']).st
 let t: TestEnv;
 let env: Record<string, string>;
 let batchId: string;
+let jobId: string;
 
 beforeAll(async () => {
   t = await startTestEnv();
@@ -27,6 +28,9 @@ beforeAll(async () => {
   const file = join(t.dir, 'one.jsonl');
   writeFileSync(file, JSON.stringify({ custom_id: 'a', body: { model: 'local/echo', messages: [{ role: 'user', content: 'x' }] } }));
   batchId = (await t.run(['batch', 'create', file], { env })).stdout.trim();
+  // The job's batch goes to another workspace (job ids come from this machine's job records).
+  const other = await t.admin('workspaces', {});
+  jobId = (await t.run(['batch', 'run', file], { env: { ...env, ROUTER_API_KEY: other.api_key } })).stdout.trim();
   expect((await t.run(['login', '--with-key', '--profile', 'zebra', '--no-verify'], { input: ws.api_key, env })).code).toBe(0);
 });
 afterAll(() => t.close());
@@ -84,8 +88,10 @@ for (const [name, shell, setup] of SHELLS) {
       expect(await tab('router completion z')).toBe('router completion zsh ');
     });
 
-    it('live values: batch ids, profile names, setting names, model ids from the service', async () => {
+    it('live values: batch ids, job ids, profile names, setting names, model ids from the service', async () => {
       expect(await tab('router batch get ')).toBe(`router batch get ${batchId} `);
+      expect(await tab('router batch job ')).toBe(`router batch job ${jobId} `);
+      expect(await tab('router batch run --resume ')).toBe(`router batch run --resume ${jobId} `);
       expect(await tab('router --profile ze')).toBe('router --profile zebra ');
       expect(await tab('router config use ze')).toBe('router config use zebra ');
       expect(await tab('router config set man')).toBe('router config set management_key ');

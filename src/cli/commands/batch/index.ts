@@ -68,13 +68,14 @@ function registerJobs(batch: Command): void {
     .command('jobs')
     .description('list the jobs of batch run on this machine, newest first')
     .option('--json', 'print the job records with their totals')
-    .addHelpText('after', '\nPiped, one tab-separated line per job: id, state, shards ended/total, completed/failed/requests, cost, created, input.')
+    .addHelpText('after', '\nPiped, one tab-separated line per job: id, state, shards ended/total, completed/failed/requests, cost, created, input.\n\nExamples:\n  $ router batch jobs\n  $ router batch jobs --json')
     .action(action<{ json?: boolean }>(async (ctx) => (await import('./job/show.js')).runJobs(ctx)));
   batch
     .command('job')
     .description('show one job of batch run: its shards, their batches, counts and cost')
     .argument('<id>', 'job id (router batch jobs lists them)')
     .option('--json', 'print the job record with its totals')
+    .addHelpText('after', '\nOn a terminal, a table of shards; piped, one tab-separated line per shard: shard, lines, requests,\nbytes, batch, status, completed/failed/total, cost.\n\nExamples:\n  $ job=$(router batch run requests.jsonl --model local/echo)\n  $ router batch job "$job"\n  $ router batch job "$job" --json')
     .action(action<{ json?: boolean }, [string]>(async (ctx, id) => (await import('./job/show.js')).runJobShow(ctx, id)));
 }
 

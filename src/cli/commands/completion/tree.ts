@@ -1,7 +1,7 @@
 import type { Command, Option } from '../../commander.js';
 
 /** Values a shell asks `router __complete KIND` for at completion time. */
-export type DynamicKind = 'batch-ids' | 'profiles' | 'settings' | 'models';
+export type DynamicKind = 'batch-ids' | 'job-ids' | 'profiles' | 'settings' | 'models';
 
 export interface Flag {
   name: string;
@@ -24,13 +24,14 @@ export interface Node {
 /** Positional arguments whose values are known (the rest are files or free text). */
 const ARG_KINDS: Record<string, DynamicKind> = {
   'batch get': 'batch-ids',
+  'batch job': 'job-ids',
   'config use': 'profiles',
   'config delete': 'profiles',
   'config set': 'settings',
   'config get': 'settings',
 };
-const FLAG_KINDS: Record<string, DynamicKind> = { '--profile': 'profiles', '--model': 'models', '--models': 'models' };
-const FILE_ARGS = new Set(['batch create']);
+const FLAG_KINDS: Record<string, DynamicKind> = { '--profile': 'profiles', '--model': 'models', '--models': 'models', '--resume': 'job-ids' };
+const FILE_ARGS = new Set(['batch create', 'batch run']);
 
 /** Walks the commander tree: every visible command path with its subcommands, flags and argument. */
 export function commandTree(program: Command): Node[] {
