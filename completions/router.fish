@@ -251,6 +251,7 @@ complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcom
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -l max-bytes -r -F -d 'request body bytes per batch (default 209715200, 200 MiB)'
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -l dry-run -d 'check every line and print the shards; send nothing'
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -l resume -x -a '(router __complete job-ids 2>/dev/null)' -d 'take up a job again (re-running the same command on the same file does too)'
+complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -l new -d 'start another job even if one was made from this file with the same settings'
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -l retry-failed -d 'with --resume: submit again only the requests that failed or never ran'
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -s w -l watch -d 'follow the job until every batch ends (exit 9 if one fails or expires)'
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -l results -r -F -d 'wait, then write every result in input order as JSONL (stdout when no file)'

@@ -57,6 +57,25 @@ describe.skipIf(!HAS_TMUX)('Ctrl-C on a terminal', () => {
   });
 });
 
+describe.skipIf(!HAS_TMUX)('batch run on a terminal', () => {
+  it('one progress line for the whole job; Ctrl-C stops watching (exit 130), the resume command finishes it', async () => {
+    const file = join(t.dir, 'job.jsonl');
+    writeFileSync(file, lines(30));
+    const out = join(t.dir, 'job-out.jsonl');
+    fresh();
+    term.run(`${router} batch run ${file} --max-requests 10 --watch --interval 0.1 --results ${out}`);
+    const progress = await term.waitFor(/job_\w+: shards \d\/3 · requests \d+ completed, 0 failed of 30 · \$[\d.]+ · \d+s/);
+    const id = /(job_\w+): shards/.exec(progress)![1]!;
+    term.keys('C-c');
+    const screen = await term.waitFor(/Resume with: .*\n?.*--results/);
+    expect(screen.replace(/\n/g, '')).toContain(`Resume with: router batch run --resume ${id} --watch --interval 0.1 --results ${out}`);
+    expect(await term.lastExit()).toBe(130);
+    expect(existsSync(out)).toBe(false);
+    const resumed = await t.run(['batch', 'run', '--resume', id, '--watch', '--interval', '0.1', '--results', out]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+  });
+});
+
 describe.skipIf(!HAS_TMUX)('errors on a terminal', () => {
   it('an error that cuts streamed text starts on its own line', async () => {
     fresh();

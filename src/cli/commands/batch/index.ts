@@ -40,6 +40,7 @@ function registerRun(batch: Command): void {
     .option('--max-bytes <n>', `request body bytes per batch (default ${BATCH_MAX_BYTES}, 200 MiB)`, integerIn(1024, BATCH_MAX_BYTES))
     .option('--dry-run', 'check every line and print the shards; send nothing')
     .option('--resume <job>', 'take up a job again (re-running the same command on the same file does too)')
+    .option('--new', 'start another job even if one was made from this file with the same settings')
     .option('--retry-failed', 'with --resume: submit again only the requests that failed or never ran')
     .option('-w, --watch', 'follow the job until every batch ends (exit 9 if one fails or expires)')
     .option('--results [file]', 'wait, then write every result in input order as JSONL (stdout when no file)')

@@ -18,7 +18,7 @@ export interface WatchOpts {
 
 const MAX_INTERVAL_MS = 15_000;
 
-const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+export const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 /** The exact command that takes the watch up again, with every flag that matters. */
 export function resumeCommand(ctx: RunContext<WatchOpts>, id: string): string {

@@ -6,6 +6,7 @@ import { sleep } from '../../../../internal/sleep.js';
 import { CliError, EXIT, usage } from '../../../exit-codes.js';
 import type { RunContext } from '../../../run.js';
 import { openResults, type ResultsTarget } from '../results.js';
+import { shellQuote } from '../watch.js';
 import { addRetryShards, writeMerged, type MergeFormat } from './merge.js';
 import { planJob } from './plan.js';
 import { progressLine, refreshJob, totals } from './progress.js';
@@ -23,6 +24,7 @@ export interface RunJobOpts {
   resume?: string;
   retryFailed?: boolean;
   dryRun?: boolean;
+  new?: boolean;
   watch?: boolean;
   results?: string | true;
   lineNumbers?: boolean;
@@ -36,14 +38,15 @@ function checkFlags(opts: RunJobOpts, file: string | undefined): void {
   if (opts.model !== undefined && !isModelId(opts.model)) throw usage(`--model must look like ${MODEL_ID_SYNTAX}, got "${opts.model}"`);
   if (opts.retryFailed && !opts.resume) throw usage('--retry-failed goes with --resume JOB');
   if (opts.dryRun && opts.resume) throw usage('--dry-run plans a new job; it does not go with --resume');
+  if (opts.new && opts.resume) throw usage('--new starts another job; it does not go with --resume');
   if ((opts.join || opts.lineNumbers) && opts.results === undefined) throw usage(`--${opts.join ? 'join' : 'line-numbers'} goes with --results`);
   if (opts.join && opts.lineNumbers) throw usage('--join already carries the line number; give one of --join and --line-numbers');
 }
 
-/** The unfinished job made from this very file (same path, size, time and hash), if there is one. */
+/** The latest job made from this very file (same path, size and hash) with the same settings, if there is one. */
 function sameInput(ctx: RunContext<RunJobOpts>, job: JobRecord): JobRecord | undefined {
   return listJobs(ctx.env).find(
-    (j) => j.input.path === job.input.path && j.input.sha256 === job.input.sha256 && j.input.size === job.input.size && j.endpoint === job.endpoint && j.model === job.model && j.max_requests === job.max_requests && j.max_bytes === job.max_bytes && JSON.stringify(j.provider) === JSON.stringify(job.provider) && j.shards.some((s) => !isFinished(s)),
+    (j) => j.input.path === job.input.path && j.input.sha256 === job.input.sha256 && j.input.size === job.input.size && j.endpoint === job.endpoint && j.model === job.model && j.max_requests === job.max_requests && j.max_bytes === job.max_bytes && JSON.stringify(j.provider) === JSON.stringify(job.provider),
   );
 }
 
@@ -67,9 +70,9 @@ async function newJob(ctx: RunContext<RunJobOpts>, file: string): Promise<JobRec
     else ctx.io.out(describeJob(job, ctx.io.stdoutTTY));
     return undefined;
   }
-  const earlier = sameInput(ctx, job);
+  const earlier = opts.new ? undefined : sameInput(ctx, job);
   if (earlier) {
-    ctx.io.note(`resuming ${earlier.id}: it was made from this file and has not ended`);
+    ctx.io.note(`resuming ${earlier.id}, made from this file (--new starts another job)`);
     return earlier;
   }
   saveJob(ctx.env, job);
@@ -94,11 +97,24 @@ async function follow(ctx: RunContext<RunJobOpts>, client: RouterClient, job: Jo
     }
     spinner?.stop();
     io.info(progressLine(job, started, firstDone));
-  } catch (err) {
+  } finally {
     spinner?.stop();
-    if (signal.aborted) io.note(`stopped watching; the batches of ${job.id} keep running. Resume with: router batch run --resume ${job.id} --watch`);
-    throw err;
   }
+}
+
+/** The command that takes the job up again with the same output flags. */
+function resumeCommand(ctx: RunContext<RunJobOpts>, job: JobRecord): string {
+  const { flags, opts } = ctx;
+  const parts = ['router'];
+  if (flags.profile) parts.push('--profile', flags.profile);
+  if (flags.apiRoot) parts.push('--api-root', flags.apiRoot);
+  parts.push('batch', 'run', '--resume', job.id, '--watch');
+  if (opts.interval !== 2) parts.push('--interval', String(opts.interval));
+  if (opts.results === true) parts.push('--results');
+  else if (opts.results !== undefined) parts.push('--results', opts.results);
+  if (opts.lineNumbers) parts.push('--line-numbers');
+  if (opts.join) parts.push('--join');
+  return parts.map(shellQuote).join(' ');
 }
 
 export async function runJob(ctx: RunContext<RunJobOpts>, file: string | undefined): Promise<void> {
@@ -127,8 +143,14 @@ export async function runJob(ctx: RunContext<RunJobOpts>, file: string | undefin
       saveJob(ctx.env, job);
       io.note(n ? `retrying ${n} request(s) of ${job.id}` : `nothing of ${job.id} failed: no retry`);
     }
-    await submitShards({ io, env: ctx.env, signal, client }, job, () => io.info(progressLine(job!, Date.now(), 0)));
-    if (waits) await follow(ctx, client, job);
+    const submitted = job;
+    try {
+      await submitShards({ io, env: ctx.env, signal, client }, job, (shard) => io.info(`${submitted.id}: shard ${shard.index + 1} of ${submitted.shards.length} is ${shard.batch_id}`));
+      if (waits) await follow(ctx, client, job);
+    } catch (err) {
+      if (signal.aborted) io.note(`stopped; ${job.id} is saved and its batches keep running. Resume with: ${resumeCommand(ctx, job)}`);
+      throw err;
+    }
     if (target) {
       const format: MergeFormat = opts.join ? 'joined' : opts.lineNumbers ? 'numbered' : 'results';
       const counts = await writeMerged(io, client, job, target, format, signal);

@@ -84,10 +84,10 @@ async function submitOne(c: SubmitContext, job: JobRecord, shard: ShardRecord): 
 }
 
 /** Submits every shard that has no batch yet, in order. */
-export async function submitShards(c: SubmitContext, job: JobRecord, onProgress: () => void): Promise<void> {
+export async function submitShards(c: SubmitContext, job: JobRecord, onSubmitted: (shard: ShardRecord) => void): Promise<void> {
   for (const shard of job.shards) {
     if (shard.batch_id) continue;
     await submitOne(c, job, shard);
-    onProgress();
+    onSubmitted(shard);
   }
 }
