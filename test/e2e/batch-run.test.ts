@@ -3,7 +3,7 @@
  * including kill -9 at every phase and exactly-once submission.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestEnv, type TestEnv } from '../helpers.js';
 
@@ -19,12 +19,13 @@ interface Space {
   key: string;
   management: string;
   state: string;
+  workspace: string;
 }
 /** A workspace of its own (so its batches can be counted) and a state folder of its own. */
 async function space(credits = 100): Promise<Space> {
   const ws = await t.admin('workspaces', { credits });
   const state = join(t.dir, `jobs-${++n}`);
-  return { env: { ROUTER_API_KEY: ws.api_key, ROUTER_STATE_DIR: state }, key: ws.api_key, management: ws.management_key, state };
+  return { env: { ROUTER_API_KEY: ws.api_key, ROUTER_STATE_DIR: state }, key: ws.api_key, management: ws.management_key, state, workspace: ws.workspace };
 }
 
 function input(name: string, count: number, body: (i: number) => object = (i) => ({ messages: [{ role: 'user', content: `line ${i}` }] })): string {
@@ -54,6 +55,14 @@ function jobs(s: Space): any[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir).filter((d) => existsSync(join(dir, d, 'job.json'))).map((d) => JSON.parse(readFileSync(join(dir, d, 'job.json'), 'utf8')));
 }
+
+const readlinkSafe = (p: string) => {
+  try {
+    return readlinkSync(p);
+  } catch {
+    return '';
+  }
+};
 
 const lines = (path: string) => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
 
@@ -92,6 +101,10 @@ describe('router batch run', () => {
     const [job] = jobs(s);
     expect(job.shards.map((x: any) => [x.first_line, x.last_line, x.count])).toEqual([[1, 5, 5], [6, 10, 5], [11, 15, 5], [16, 20, 5], [21, 23, 3]]);
     await expectExactlyOnce(s, job);
+    // Following costs one list call per poll; each batch is fetched once, for its results.
+    const gets = t.requests().filter((q: any) => q.method === 'GET' && q.workspace === s.workspace);
+    expect(gets.filter((q) => q.path.startsWith('/v1/batches/')).map((q) => q.path).sort()).toEqual(job.shards.map((x: any) => `/v1/batches/${x.batch_id}`).sort());
+    expect(gets.filter((q) => q.path === '/v1/batches').length).toBeGreaterThan(0);
 
     const listed = JSON.parse((await t.run(['batch', 'jobs', '--json'], { env: s.env })).stdout);
     expect(listed.map((j: any) => j.id)).toEqual([job.id]);
@@ -208,6 +221,34 @@ describe('kill -9 at any point: resumed, every shard submitted exactly once', ()
       await expectExactlyOnce(s, jobs(s)[0]);
     }
   });
+
+  it('while splitting (reading the input, before the job record exists): the next run plans it once', async () => {
+    const s = await space();
+    const file = input('split.jsonl', 40_000);
+    const out = join(t.dir, 'split-out.jsonl');
+    await t.admin('batches', { delay_ms: 0 });
+    try {
+      const child = t.spawn(['batch', 'run', file, '--model', 'local/echo'], s.env);
+      // Killed once it has the input open (Linux: /proc/PID/fd), which happens only while splitting.
+      const reading = () => {
+        try {
+          return readdirSync(`/proc/${child.pid}/fd`).some((fd) => readlinkSafe(`/proc/${child.pid}/fd/${fd}`) === file);
+        } catch {
+          return false;
+        }
+      };
+      await waitFor(reading, 'the input to be opened');
+      await killed(child);
+      expect(jobs(s)).toEqual([]);
+      const r = await t.run(['batch', 'run', file, '--model', 'local/echo', '--watch', '--interval', '0.1', '--results', out], { env: s.env });
+      expect(r.code, r.stderr).toBe(0);
+    } finally {
+      await t.admin('batches', { delay_ms: 5 });
+    }
+    expect(jobs(s)).toHaveLength(1);
+    await expectExactlyOnce(s, jobs(s)[0]);
+    expect(readFileSync(out, 'utf8').split('\n').length).toBe(40_001);
+  }, 60_000);
 
   it('a create whose answer is lost is found in the listing, not sent again', async () => {
     const s = await space();
