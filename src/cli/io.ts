@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import { selectFields } from './json-output.js';
 
 /** Decides what goes where (gh's iostreams): data to stdout; progress, warnings and color only on a TTY. */
 export interface GlobalFlags {
@@ -10,6 +11,8 @@ export interface GlobalFlags {
   quiet?: boolean;
   verbose?: boolean;
   input?: boolean;
+  /** false with --no-log: nothing goes to the usage ledger. */
+  log?: boolean;
 }
 
 export type OutStream = Writable & { isTTY?: boolean; columns?: number };
@@ -95,12 +98,42 @@ export class IO {
     return this.stdout.write(data);
   }
 
+  /** `--json FIELDS` and `--jq`, set by the command runner. */
+  jsonShape: { fields?: string[]; jq?: string } = {};
+  /** Values held for --jq, which runs once the command is done. */
+  private readonly forJq: unknown[] = [];
+
+  private shaped(value: unknown): unknown {
+    return this.jsonShape.fields ? selectFields(value, this.jsonShape.fields) : value;
+  }
+
   json(value: unknown): void {
-    this.out(`${JSON.stringify(value, null, this.stdoutTTY ? 2 : undefined)}\n`);
+    if (this.jsonShape.jq) this.forJq.push(this.shaped(value));
+    else this.out(`${JSON.stringify(this.shaped(value), null, this.stdoutTTY ? 2 : undefined)}\n`);
   }
 
   jsonl(value: unknown): boolean {
-    return this.out(`${JSON.stringify(value)}\n`);
+    return this.out(this.jsonLine(value));
+  }
+
+  /** One value as a JSON line (shaped by --json FIELDS); empty when --jq holds it for later. */
+  jsonLine(value: unknown): string {
+    if (this.jsonShape.jq) {
+      this.forJq.push(this.shaped(value));
+      return '';
+    }
+    return `${JSON.stringify(this.shaped(value))}\n`;
+  }
+
+  /** Runs --jq over the values held, in order. */
+  async flushJq(): Promise<void> {
+    const expr = this.jsonShape.jq;
+    if (!expr) return;
+    const { runJq } = await import('./json-output.js');
+    for (const value of this.forJq.splice(0)) {
+      const text = await runJq(value, expr, this.stdoutTTY);
+      if (text && !this.out(text.endsWith('\n') ? text : `${text}\n`)) await this.drain();
+    }
   }
 
   /** Status lines for a person: stderr, TTY only, not with --quiet. */

@@ -4,6 +4,7 @@ import { integerIn, numberIn } from './options.js';
 import { VERSION } from '../client/version.js';
 import { attachRuntime, type Runtime } from './run.js';
 import { IO, processStreams, type Streams } from './io.js';
+import { addJsonFlags, jsonCommandPath, rewriteJsonFields } from './json-output.js';
 
 type Register = (program: Command) => void;
 
@@ -29,6 +30,8 @@ const COMMANDS: Entry[] = [
   { name: 'speak', group: 'Generate:', usage: '[options] [text...]', summary: 'synthesize speech: audio bytes to a file or stdout', load: async () => (await import('./commands/speak.js')).registerSpeak },
   { name: 'decide', group: 'Generate:', usage: '[options]', summary: 'ask structured questions about content (alpha)', load: async () => (await import('./commands/decide.js')).registerDecide },
   { name: 'batch', group: 'Batches:', usage: '', summary: 'create, list and follow asynchronous batches', load: async () => (await import('./commands/batch/index.js')).registerBatch },
+  { name: 'api', group: 'Scripting:', usage: '[options] [method] <path>', summary: 'call any endpoint with your key (raw access, --paginate, --jq)', load: async () => (await import('./commands/api.js')).registerApi },
+  { name: 'usage', group: 'Scripting:', usage: '[options]', summary: 'totals of tokens and cost from the local usage ledger', load: async () => (await import('./commands/usage.js')).registerUsage },
   { name: 'login', group: 'Setup:', usage: '[options]', summary: 'store an API key in a profile', load: async () => (await import('./commands/config/index.js')).registerLogin },
   { name: 'config', group: 'Setup:', usage: '', summary: 'manage profiles: API key, API root, default model', load: async () => (await import('./commands/config/index.js')).registerConfig },
   { name: 'serve', group: 'Setup:', usage: '[options]', summary: 'run the local emulator of the whole API', load: async () => (await import('./commands/serve.js')).registerServe },
@@ -69,6 +72,7 @@ export async function buildProgram(only?: string | null): Promise<Command> {
     .option('-q, --quiet', 'no progress or status lines on stderr')
     .option('--verbose', 'more detail on errors: status, request id, error type')
     .option('--no-input', 'never prompt; fail instead, naming the flag to pass (also ROUTER_NO_INPUT=1)')
+    .option('--no-log', 'do not write this call to the local usage ledger (also ROUTER_NO_LOG=1, or: router config set log off)')
     .addHelpText(
       'after',
       `
@@ -90,6 +94,8 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 payment, 5 not found/gone,
       program.commands.find((c) => c.name() === entry.name)?.summary(entry.summary);
     } else if (!entry.hidden) program.command(entry.name).usage(entry.usage).summary(entry.summary);
   }
+  const { Option } = await import('./commander.js');
+  addJsonFlags(program, Option);
   program.configureHelp({
     sortSubcommands: false,
     showGlobalOptions: true,
@@ -134,8 +140,9 @@ function unknownHelpTopic(program: Command, args: string[]): string | undefined 
   return topic;
 }
 
-export async function main(argv: string[], streams: Streams = processStreams()): Promise<number> {
-  const args = argv.slice(2);
+export async function main(rawArgv: string[], streams: Streams = processStreams()): Promise<number> {
+  const args = rewriteJsonFields(rawArgv.slice(2), jsonCommandPath(rawArgv.slice(2), GLOBAL_WITH_VALUE));
+  const argv = [...rawArgv.slice(0, 2), ...args];
   const real = streams.stdout === process.stdout;
   const runtime: Runtime = { streams, argv: args, exitCode: EXIT.OK, interrupts: real, fullProgram: () => buildProgram() };
   if (real) installLastResort(runtime);

@@ -3,7 +3,8 @@ import type { IO } from './io.js';
 /** Tokens and the cost the service reported, whatever the operation calls them. */
 export interface TokenUsage {
   input: number;
-  output: number;
+  /** Absent for operations that produce no tokens (embeddings). */
+  output?: number;
   total: number;
   cost?: number;
 }
@@ -11,7 +12,9 @@ export interface TokenUsage {
 /** The one usage line of `--usage` (stderr): tokens and the service's reported cost, never an estimate. */
 export function usageLine(u: TokenUsage | undefined, words: [string, string] = ['input', 'output']): string {
   if (!u) return 'usage: not reported';
-  const cost = typeof u.cost === 'number' ? `, cost $${u.cost.toFixed(6)}` : '';
+  // As reported, to the last digit the service gives (a cost of $0.00000002 is not $0.000000).
+  const cost = typeof u.cost === 'number' ? `, cost $${u.cost < 1e-6 && u.cost > 0 ? u.cost.toFixed(10).replace(/0+$/, '') : u.cost.toFixed(6)}` : '';
+  if (u.output === undefined) return `usage: ${u.input} ${words[0]} tokens${cost}`;
   return `usage: ${u.input} ${words[0]} + ${u.output} ${words[1]} = ${u.total} tokens${cost}`;
 }
 

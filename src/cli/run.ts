@@ -1,6 +1,7 @@
 import type { Command } from './commander.js';
 import { IO, processStreams, type GlobalFlags, type Streams } from './io.js';
 import type { Connected, ConnectOptions } from './context.js';
+import type { UsageRecord } from './ledger.js';
 
 /** What a run of `router` gets from outside: streams, environment, arguments; tests pass their own. */
 export interface Runtime {
@@ -30,6 +31,8 @@ export interface RunContext<O> {
   signal: AbortSignal;
   /** Builds the client; call it only after the command's own input is checked. */
   connect(opts?: ConnectOptions): Promise<Connected>;
+  /** Writes one call to the local usage ledger (unless --no-log or the settings turn it off). */
+  logUsage(record: Omit<UsageRecord, 'time' | 'profile' | 'command'>): void;
 }
 
 const runtimes = new WeakMap<Command, Runtime>();
@@ -63,13 +66,26 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
     const controller = new AbortController();
     const onSigint = () => controller.abort(interrupted());
     if (runtime.interrupts) process.on('SIGINT', onSigint);
+    let connected: Connected | undefined;
     const connect = async (o?: ConnectOptions) => {
-      if (runtime.connect) return runtime.connect(io, flags, o);
-      return (await import('./context.js')).connect(io, flags, o);
+      connected = runtime.connect ? await runtime.connect(io, flags, o) : await (await import('./context.js')).connect(io, flags, o);
+      return connected;
     };
+    const names: string[] = [];
+    for (let c: Command | null = cmd; c?.parent; c = c.parent) names.unshift(c.name());
+    const logUsage = (record: Omit<UsageRecord, 'time' | 'profile' | 'command'>) => {
+      const settings = connected?.settings;
+      if (flags.log === false || !settings?.log) return;
+      const problem = ledger?.appendUsage(runtime.streams.env, { time: new Date().toISOString(), profile: settings.profile, command: names.join(' '), ...record });
+      if (problem) io.info(`warning: ${problem}`);
+    };
+    // The ledger module is small and loaded with the command, never for --help.
+    const ledger = names[0] && LEDGER_COMMANDS.has(names[0]) ? await import('./ledger.js') : undefined;
     runtime.running = (runtime.running ?? 0) + 1;
     try {
-      await fn({ io, flags, opts, cmd, argv: runtime.argv, env: runtime.streams.env, signal: controller.signal, connect }, ...args);
+      await shapeJson(cmd, opts as JsonOpts, io);
+      await fn({ io, flags, opts, cmd, argv: runtime.argv, env: runtime.streams.env, signal: controller.signal, connect, logUsage }, ...args);
+      await io.flushJq();
     } catch (err) {
       const { reportError } = await import('./errors.js');
       runtime.exitCode = reportError(controller.signal.aborted ? controller.signal.reason : err, io);
@@ -78,6 +94,28 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
       if (runtime.interrupts) process.removeListener('SIGINT', onSigint);
     }
   };
+}
+
+const LEDGER_COMMANDS = new Set(['chat', 'responses', 'embed', 'speak', 'decide', 'batch']);
+
+interface JsonOpts {
+  json?: boolean;
+  jsonFields?: string;
+  jq?: string;
+}
+
+/** `--json FIELDS` and `--jq` are checked before the command runs (nothing is sent on a mistake). */
+async function shapeJson(cmd: Command, opts: JsonOpts, io: IO): Promise<void> {
+  if (opts.jsonFields === undefined && opts.jq === undefined) return;
+  const { checkJq, checkedFields } = await import('./json-output.js');
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) names.unshift(c.name());
+  if (opts.jsonFields !== undefined) io.jsonShape.fields = checkedFields(names.join(' '), opts.jsonFields);
+  if (opts.jq !== undefined) {
+    await checkJq(opts.jq);
+    io.jsonShape.jq = opts.jq;
+  }
+  opts.json = true;
 }
 
 /** Reads all of a stream (stdin) as text, for prompts and keys piped in. */

@@ -52,6 +52,8 @@ export interface RequestOptions {
   retry?: RetryPolicy;
   timeoutMs?: number;
   accept?: string;
+  /** Resolve with any answer (after the retries of transient ones), not only a 2xx. */
+  anyStatus?: boolean;
 }
 
 export interface RawResponse {
@@ -159,6 +161,7 @@ export class HttpCore {
       try {
         const res = await this.attempt(url, opts);
         if (res.status >= 200 && res.status < 300) return res;
+        if (opts.anyStatus && (attempt >= maxRetries || !(policy === 'unaccepted' ? UNACCEPTED_STATUS : RETRYABLE_STATUS).has(res.status))) return res;
         failure = await this.readError(res);
         retryAfterMs = (failure as APIError).retryAfterMs;
         retryable = (policy === 'unaccepted' ? UNACCEPTED_STATUS : RETRYABLE_STATUS).has(res.status);

@@ -6,6 +6,7 @@ import { Embeddings } from './resources/embeddings.js';
 import { Speech } from './resources/speech.js';
 import { Decisions } from './resources/decisions.js';
 import { Models } from './resources/models.js';
+import { Raw } from './resources/raw.js';
 
 export * from './errors.js';
 export * from './types.js';
@@ -17,6 +18,7 @@ export type { BatchListQuery, BatchHead } from './resources/batches.js';
 export { outputText, type ResponsesRequest, type ResponsesResult, type ResponsesEvent } from './resources/responses.js';
 export { decodeEmbedding, type EmbeddingsRequest } from './resources/embeddings.js';
 export type { Model } from './resources/models.js';
+export type { RawRequest } from './resources/raw.js';
 export type { SpeechRequest, SpeechTurn, SpeechReference, SpeechStream } from './resources/speech.js';
 
 /** Typed client for the Model Routing Service API: one property per resource over one HTTP core. */
@@ -29,6 +31,8 @@ export class RouterClient {
   readonly speech: Speech;
   readonly decisions: Decisions;
   readonly models: Models;
+  /** Any endpoint, as `router api` uses it. */
+  readonly raw: Raw;
 
   constructor(opts: ClientOptions = {}) {
     this.core = new HttpCore(opts);
@@ -39,6 +43,7 @@ export class RouterClient {
     this.speech = new Speech(this.core);
     this.decisions = new Decisions(this.core);
     this.models = new Models(this.core);
+    this.raw = new Raw(this.core);
   }
 
   close(): Promise<void> {

@@ -4,9 +4,11 @@ export interface Profile {
   management_key?: string;
   api_root?: string;
   model?: string;
+  /** `off`: calls are not written to the local usage ledger. */
+  log?: string;
 }
 
-export const PROFILE_FIELDS = ['api_key', 'management_key', 'api_root', 'model'] as const;
+export const PROFILE_FIELDS = ['api_key', 'management_key', 'api_root', 'model', 'log'] as const;
 export type ProfileField = (typeof PROFILE_FIELDS)[number];
 export const SECRET_FIELDS: readonly ProfileField[] = ['api_key', 'management_key'];
 export const DEFAULT_PROFILE = 'default';

@@ -27,6 +27,8 @@ export interface Settings {
   apiRoot: string | undefined;
   model: string | undefined;
   profile: string;
+  /** Calls go to the local usage ledger (off: --no-log, ROUTER_NO_LOG=1, or the profile's log=off). */
+  log: boolean;
 }
 
 export interface SettingsInput {
@@ -63,5 +65,6 @@ export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessE
     managementKey: env.ROUTER_MANAGEMENT_KEY || profile?.management_key,
     apiRoot: root === undefined ? undefined : checkApiRoot(root, rootFrom),
     model: flags.model ?? (env.ROUTER_MODEL || profile?.model),
+    log: !['1', 'true', 'yes'].includes((env.ROUTER_NO_LOG ?? '').toLowerCase()) && profile?.log !== 'off',
   };
 }

@@ -1,4 +1,5 @@
 import type { Command } from '../commander.js';
+import { usageFields } from '../ledger.js';
 import { addFlags } from '../flags.js';
 import type { ChatCompletionRequest, ChatMessage, ChatUsage } from '../../client/types.js';
 import type { RouterClient } from '../../client/index.js';
@@ -48,6 +49,7 @@ async function runChat(ctx: RunContext<ChatOptions>, args: string[]): Promise<vo
   const call = { signal, routerMetadata: opts.routerMetadata };
   try {
     const u = (opts.stream ?? !opts.json) ? await streamChat(io, client, req, opts, call) : await completeChat(io, client, req, opts, call);
+    ctx.logUsage({ endpoint: '/v1/chat/completions', model: req.model ?? req.models?.[0], ...usageFields(u) });
     if (opts.usage) io.note(usageLine(u && { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens, cost: u.cost }, ['prompt', 'completion']));
   } finally {
     await client.close();
@@ -71,7 +73,7 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
   async function* pieces() {
     for await (const chunk of chunks) {
       if (chunk.usage) usage = chunk.usage;
-      if (opts.json) yield `${JSON.stringify(chunk)}\n`;
+      if (opts.json) yield io.jsonLine(chunk);
       else {
         if (chunk.router_metadata && opts.routerMetadata) io.note(`router: ${chunk.router_metadata.summary}`);
         yield chunk.choices[0]?.delta.content ?? '';

@@ -1,4 +1,6 @@
 import type { Command } from '../commander.js';
+import { usageFields } from '../ledger.js';
+import { usageLine } from '../output.js';
 import type { DecisionQuestion, DecisionResponse } from '../../client/types.js';
 import { action, type RunContext } from '../run.js';
 import { addSessionFlags, collect } from '../options.js';
@@ -6,6 +8,7 @@ import { usage } from '../exit-codes.js';
 import { readJsonFile, readTextFile } from '../input.js';
 
 interface DecideOpts {
+  usage?: boolean;
   state?: string;
   stateText?: string;
   questions?: string;
@@ -30,6 +33,7 @@ export function registerDecide(program: Command): void {
     .option('--level <text>', 'a level of the last --score, repeatable, lowest first', collect)
     .option('-m, --model <id>', 'decision model, <author>/<slug>')
     .option('--json', 'print the decision response')
+    .option('--usage', 'print tokens and the reported cost to stderr')
     .addHelpText('after', `
 Answers: noul = P(yes) in 0..1; choice = one option with its probabilities; score = the
 probability-weighted level (0..n-1). confidence = how concentrated the distribution is.
@@ -93,7 +97,8 @@ export function questionsFromArgv(argv: string[]): Record<string, DecisionQuesti
 
 const fmt = (p: number) => p.toFixed(2);
 
-async function runDecide({ io, opts, argv, signal, connect }: RunContext<DecideOpts>): Promise<void> {
+async function runDecide(ctx: RunContext<DecideOpts>): Promise<void> {
+  const { io, opts, argv, signal, connect } = ctx;
   if (!opts.model) throw usage('no model: give --model (a decision model, e.g. local/judge)');
   if (opts.state !== undefined && opts.stateText !== undefined) throw usage('give the content with one of --state FILE or --state-text TEXT, not both');
   // Piped content is the state when no flag names one (cat review.txt | router decide …).
@@ -127,6 +132,8 @@ async function runDecide({ io, opts, argv, signal, connect }: RunContext<DecideO
   } finally {
     await client.close();
   }
+  ctx.logUsage({ endpoint: '/alpha/decisions', model: res.model, id: res.id, ...usageFields(res.usage as unknown as Record<string, unknown>) });
+  if (opts.usage) io.note(usageLine(res.usage ? { input: res.usage.input_tokens, output: res.usage.output_tokens, total: res.usage.input_tokens + res.usage.output_tokens, cost: res.usage.cost } : undefined));
   if (opts.json) return io.json(res);
   const rows = Object.entries(res.answers).map(([key, a]) => {
     if (a.type === 'noul') return [key, 'noul', `P(yes) ${fmt(a.noul)}`, '', ''];

@@ -1,10 +1,13 @@
 import { Option, type Command } from '../commander.js';
+import { usageFields } from '../ledger.js';
+import { usageLine } from '../output.js';
 import { action, type RunContext } from '../run.js';
 import { commaList, integerIn } from '../options.js';
 import { usage } from '../exit-codes.js';
 import { providerFrom, readTextFile, textFromArgs, type ProviderFlags } from '../input.js';
 
 interface EmbedOpts extends ProviderFlags {
+  usage?: boolean;
   file?: string;
   model?: string;
   dimensions?: number;
@@ -31,6 +34,7 @@ export function registerEmbed(program: Command): void {
     .option('--provider-only <slugs>', 'only these providers', commaList)
     .option('--no-fallbacks', 'do not fall back to other providers')
     .option('--json', 'print the embedding response (the default)')
+    .option('--usage', 'print tokens and the reported cost to stderr')
     .option('--jsonl', 'print one {"index", "input", "embedding"} per line')
     .addHelpText('after', `
 Examples:
@@ -67,7 +71,8 @@ async function inputsFrom(opts: EmbedOpts, args: string[], io: RunContext<EmbedO
   return inputs;
 }
 
-async function runEmbed({ io, opts, signal, connect }: RunContext<EmbedOpts>, args: string[]): Promise<void> {
+async function runEmbed(ctx: RunContext<EmbedOpts>, args: string[]): Promise<void> {
+  const { io, opts, signal, connect } = ctx;
   if (opts.json && opts.jsonl) throw usage('--json and --jsonl cannot be combined');
   if (opts.raw && opts.encodingFormat !== 'base64') throw usage('--raw goes with --encoding-format base64');
   if (!opts.model) throw usage('no model: give --model (an embedding model, e.g. local/embed)');
@@ -86,6 +91,8 @@ async function runEmbed({ io, opts, signal, connect }: RunContext<EmbedOpts>, ar
       },
       { signal },
     );
+    ctx.logUsage({ endpoint: '/v1/embeddings', model: res.model ?? opts.model, ...(res.id ? { id: res.id } : {}), ...usageFields(res.usage as unknown as Record<string, unknown>) });
+    if (opts.usage) io.note(usageLine(res.usage ? { input: res.usage.prompt_tokens, total: res.usage.total_tokens, cost: (res.usage as { cost?: number }).cost } : undefined));
     const { decodeEmbedding } = await import('../../client/resources/embeddings.js');
     if (!opts.raw) for (const d of res.data) d.embedding = decodeEmbedding(d.embedding);
     if (opts.jsonl) for (const d of res.data) io.jsonl({ index: d.index, input: inputs[d.index], embedding: d.embedding });

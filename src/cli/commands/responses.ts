@@ -1,4 +1,5 @@
 import type { Command } from '../commander.js';
+import { usageFields } from '../ledger.js';
 import { addFlags } from '../flags.js';
 import { isFinalResponse, isTextDelta, outputText, type ResponsesRequest, type ResponsesResult } from '../../client/resources/responses.js';
 import type { RouterClient } from '../../client/index.js';
@@ -26,7 +27,8 @@ Examples:
     .action(action<ResponsesOpts, [string[]]>(runResponses));
 }
 
-async function runResponses({ io, opts, signal, connect }: RunContext<ResponsesOpts>, args: string[]): Promise<void> {
+async function runResponses(ctx: RunContext<ResponsesOpts>, args: string[]): Promise<void> {
+  const { io, opts, signal, connect } = ctx;
   if (opts.previousResponseId !== undefined) {
     throw usage('--previous-response-id is not supported: each request is independent; put the whole history in --input');
   }
@@ -46,6 +48,7 @@ async function runResponses({ io, opts, signal, connect }: RunContext<ResponsesO
     if (opts.routerMetadata && !opts.json && final?.router_metadata) io.note(`router: ${String(final.router_metadata.summary)}`);
     if (final?.status === 'incomplete') io.info('note: the response is incomplete (max output tokens reached)');
     const u = final?.usage;
+    ctx.logUsage({ endpoint: '/v1/responses', model: String(final?.model ?? req.model ?? ''), ...(final?.id ? { id: String(final.id) } : {}), ...usageFields(u as Record<string, unknown> | undefined) });
     if (opts.usage) io.note(usageLine(u ? { input: u.input_tokens, output: u.output_tokens, total: u.total_tokens, cost: u.cost } : undefined));
   } finally {
     await client.close();
@@ -76,7 +79,7 @@ async function streamResponse(io: IO, client: RouterClient, req: ResponsesReques
   async function* pieces() {
     for await (const ev of events) {
       if (isFinalResponse(ev)) final = ev.response;
-      if (opts.json) yield `${JSON.stringify(ev)}\n`;
+      if (opts.json) yield io.jsonLine(ev);
       else if (isTextDelta(ev)) yield ev.delta;
     }
   }

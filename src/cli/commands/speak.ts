@@ -6,6 +6,7 @@ import { usage } from '../exit-codes.js';
 import { readFileFor, readJsonFile, textFromArgs } from '../input.js';
 
 interface SpeakOpts {
+  usage?: boolean;
   voice?: string;
   model?: string;
   format?: 'mp3' | 'pcm';
@@ -39,6 +40,7 @@ export function registerSpeak(program: Command): void {
     .option('--reference-text <text>', 'transcript of the clip given before it, repeatable', collect)
     .option('--reference-image <file>', 'one image for voice design')
     .option('--json', 'with -o: print {"file", "bytes", "content_type"}')
+    .option('--usage', 'print what the service reports about usage to stderr (for speech: nothing but the audio)')
     .addHelpText('after', `
 Examples:
   $ router speak "Hello there" --voice alloy --model local/tts > hello.mp3
@@ -115,7 +117,8 @@ export function referenceOrder(argv: string[], clipCount: number): { kind: 'audi
   return order;
 }
 
-async function runSpeak({ io, opts, argv, signal, connect }: RunContext<SpeakOpts>, args: string[]): Promise<void> {
+async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<void> {
+  const { io, opts, argv, signal, connect } = ctx;
   if (!opts.model) throw usage('no model: give --model (a speech model, e.g. local/tts)');
   const toFile = opts.output !== undefined && opts.output !== '-';
   if (!toFile && io.stdoutTTY) throw usage('refusing to write audio to a terminal: use -o FILE or redirect stdout');
@@ -155,6 +158,9 @@ async function runSpeak({ io, opts, argv, signal, connect }: RunContext<SpeakOpt
       if (file) await file.write(chunk);
       else if (!io.out(chunk)) await io.drain();
     }
+    // The service reports no usage for speech: the ledger has the call, with no tokens or cost.
+    ctx.logUsage({ endpoint: '/v1/audio/speech', model: req.model });
+    if (opts.usage) io.note(`usage: ${bytes} bytes of audio for ${typeof input === 'string' ? input.length : input.reduce((n, t) => n + t.text.length, 0)} characters; the service reports no tokens or cost for speech`);
     if (file) {
       await file.commit();
       if (opts.json) io.json({ file: opts.output, bytes, content_type: audio.contentType });

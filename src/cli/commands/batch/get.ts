@@ -4,7 +4,7 @@ import type { Batch } from '../../../client/types.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import type { RunContext } from '../../run.js';
 import { describeBatch, tsvLine } from './format.js';
-import { batchError, openResults, writeResults } from './results.js';
+import { batchError, logBatch, openResults, writeResults } from './results.js';
 import { watchAndFinish, type WatchOpts } from './watch.js';
 
 export interface GetOpts extends WatchOpts {
@@ -23,6 +23,7 @@ export async function runGet(ctx: RunContext<GetOpts>, id: string): Promise<void
   try {
     if (target) {
       const b = await writeResults(io, client, id, target, signal);
+      logBatch(ctx, b);
       io.info(`${b.request_counts.completed + b.request_counts.failed} results of ${id} (${b.status})`);
       return exitStatus(opts, b);
     }
@@ -34,6 +35,7 @@ export async function runGet(ctx: RunContext<GetOpts>, id: string): Promise<void
       if (opts.json && err instanceof APIError && err.status === 402 && err.body && typeof err.body === 'object' && 'id' in err.body) io.json(err.body);
       throw batchError(err, id);
     }
+    logBatch(ctx, b);
     if (opts.json) io.json(b);
     else if (io.stdoutTTY) io.out(describeBatch(b));
     else io.out(tsvLine(b));

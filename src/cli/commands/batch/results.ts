@@ -5,6 +5,8 @@ import type { Batch } from '../../../client/types.js';
 import { CliError, EXIT } from '../../exit-codes.js';
 import type { IO } from '../../io.js';
 import type { OutputFile } from '../../output-file.js';
+import type { RunContext } from '../../run.js';
+import { usageFields } from '../../ledger.js';
 
 /** Explains the batch-specific answers of Get a batch. */
 export function batchError(err: unknown, id: string): unknown {
@@ -65,3 +67,9 @@ export async function writeResults(io: IO, client: RouterClient, id: string, tar
     signal.removeEventListener('abort', onAbort);
   }
 }
+
+/** A batch that ended goes to the usage ledger with its usage (the report keeps the latest record of each batch). */
+export function logBatch(ctx: Pick<RunContext<unknown>, 'logUsage'>, b: Pick<Batch, 'id' | 'model' | 'status' | 'usage'>): void {
+  if (isTerminalBatchStatus(b.status)) ctx.logUsage({ endpoint: '/v1/batches', model: b.model, batch_id: b.id, ...usageFields(b.usage as Record<string, unknown> | undefined) });
+}
+

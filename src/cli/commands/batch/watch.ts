@@ -5,7 +5,7 @@ import type { Batch } from '../../../client/types.js';
 import { sleep } from '../../../internal/sleep.js';
 import { CliError, EXIT } from '../../exit-codes.js';
 import type { RunContext } from '../../run.js';
-import { batchError, openResults, writeResults, type ResultsTarget } from './results.js';
+import { batchError, logBatch, openResults, writeResults, type ResultsTarget } from './results.js';
 import { describeBatch, tsvLine } from './format.js';
 
 export interface WatchOpts {
@@ -107,9 +107,12 @@ export async function watchAndFinish(ctx: RunContext<WatchOpts>, client: RouterC
     const done = await watch(ctx, client, id, first);
     let final = done;
     if (opts.results !== undefined) final = await writeResults(io, client, id, target ?? (await openResults(opts.results)), signal);
-    else if (opts.json) io.json(await client.batches.get(id, { signal }).catch((e) => Promise.reject(batchError(e, id))));
-    else if (io.stdoutTTY) io.out(describeBatch(final));
-    else io.out(tsvLine(final));
+    logBatch(ctx, final);
+    if (opts.results === undefined) {
+      if (opts.json) io.json(await client.batches.get(id, { signal }).catch((e) => Promise.reject(batchError(e, id))));
+      else if (io.stdoutTTY) io.out(describeBatch(final));
+      else io.out(tsvLine(final));
+    }
     if (final.status !== 'completed') {
       throw new CliError(`${id} ${final.status}${final.error ? `: ${final.error.message}` : ''}`, EXIT.BATCH_FAILED);
     }

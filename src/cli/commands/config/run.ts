@@ -7,6 +7,7 @@ export async function runSet({ io, opts, flags }: RunContext<ProfileOpt>, name: 
   const f = field(name);
   if (f === 'api_root' && value !== undefined) value = checkRoot(value);
   if (f === 'model' && value !== undefined) checkModel(value);
+  if (f === 'log' && value !== undefined && value !== 'on' && value !== 'off') throw usage(`log is on or off, got "${value}"`);
   if (SECRET.includes(f) && value !== undefined) {
     // Secrets never on the command line (clig.dev): it stays in shell history and `ps`.
     throw usage(`${f} is not taken as an argument (it would stay in your shell history): pipe it, e.g. printf %s "$KEY" | router config set ${f}`);

@@ -2,10 +2,11 @@
 import { statSync } from 'node:fs';
 import { BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, isModelId, MODEL_ID_SYNTAX } from '../../../../client/facts.js';
 import type { RouterClient } from '../../../../client/index.js';
+import type { Batch } from '../../../../client/types.js';
 import { sleep } from '../../../../internal/sleep.js';
 import { CliError, EXIT, usage } from '../../../exit-codes.js';
 import type { RunContext } from '../../../run.js';
-import { openResults, type ResultsTarget } from '../results.js';
+import { logBatch, openResults, type ResultsTarget } from '../results.js';
 import { shellQuote } from '../watch.js';
 import { addRetryShards, writeMerged, type MergeFormat } from './merge.js';
 import { planJob } from './plan.js';
@@ -147,6 +148,7 @@ export async function runJob(ctx: RunContext<RunJobOpts>, file: string | undefin
     try {
       await submitShards({ io, env: ctx.env, signal, client }, job, (shard) => io.info(`${submitted.id}: shard ${shard.index + 1} of ${submitted.shards.length} is ${shard.batch_id}`));
       if (waits) await follow(ctx, client, job);
+      for (const s of job.shards) if (s.batch_id && s.status) logBatch(ctx, { id: s.batch_id, model: job.model, status: s.status as Batch['status'], usage: s.usage ?? null });
     } catch (err) {
       if (signal.aborted) io.note(`stopped; ${job.id} is saved and its batches keep running. Resume with: ${resumeCommand(ctx, job)}`);
       throw err;

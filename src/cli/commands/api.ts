@@ -1,0 +1,196 @@
+/** `router api [METHOD] PATH`: any endpoint, authenticated with the active profile (gh api). */
+import type { Command } from '../commander.js';
+import type { RawResponse } from '../../client/core.js';
+import { CliError, EXIT, exitCodeForStatus, usage } from '../exit-codes.js';
+import { action, readAll, type RunContext } from '../run.js';
+import { collect } from '../options.js';
+import { readFileFor } from '../input.js';
+
+interface ApiOpts {
+  method?: string;
+  header?: string[];
+  rawField?: string[];
+  field?: string[];
+  input?: string;
+  paginate?: boolean;
+  include?: boolean;
+  management?: boolean;
+  jq?: string;
+}
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+type Method = (typeof METHODS)[number];
+
+export function registerApi(program: Command): void {
+  program
+    .command('api')
+    .description('call any endpoint with the active profile\'s key; prints the answer\'s body')
+    .argument('<method-or-path>', 'HTTP method, or the path when the method is left out')
+    .argument('[path]', 'path relative to the API root, e.g. /v1/batches or /alpha/decisions')
+    .option('-X, --method <method>', `HTTP method: ${METHODS.join(', ')} (default GET; POST with fields or --input, unless --paginate)`)
+    .option('-H, --header <name:value>', 'add a request header (repeatable)', collect)
+    .option('-f, --raw-field <key=value>', 'a string field: in the query for GET, else in the JSON body (repeatable)', collect)
+    .option('-F, --field <key=value>', 'a typed field: true, false, null and numbers as JSON, @file for a file\'s text (repeatable)', collect)
+    .option('--input <file>', 'the request body from a file, or - for stdin (fields then go in the query)')
+    .option('--paginate', 'GET: follow has_more/last_id through every page; prints one list with every item')
+    .option('-i, --include', 'print the status line and the response headers before the body')
+    .option('--management', 'send the management key (the default for /alpha/ and /v1/audio/ paths)')
+    .option('--jq <expr>', 'filter the JSON answer with a jq expression (strings print raw)')
+    .addHelpText(
+      'after',
+      `
+The exit code follows the HTTP status (see "Exit codes" in router --help); the body is printed
+whatever the status.
+
+Examples:
+  $ router api /v1/batches
+  $ router api /v1/batches -f limit=2 --paginate --jq '.data[].id'
+  $ router api POST /v1/chat/completions -F 'messages[][role]=user' -f 'messages[][content]=hi' -f model=local/echo
+  $ echo '{"model": "local/echo", "messages": [{"role": "user", "content": "hi"}]}' | router api POST /v1/chat/completions --input -
+  $ router api -i /v1/models`,
+    )
+    .action(action<ApiOpts, [string, string | undefined]>(async (ctx, first, second) => runApi(ctx, first, second)));
+}
+
+/** Sets `key` (with `a[b]` and `a[]` nesting, as gh does) to `value` in `target`. */
+function setField(target: Record<string, unknown>, key: string, value: unknown): void {
+  const parts = key.match(/^[^[\]]+|\[[^[\]]*\]/g);
+  if (!parts || parts.join('') !== key) throw usage(`field name "${key}" is not key, key[sub] or key[]`);
+  const names = parts.map((p) => (p.startsWith('[') ? p.slice(1, -1) : p));
+  let node: Record<string, unknown> | unknown[] = target;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    const last = i === names.length - 1;
+    const nextIsArray = !last && names[i + 1] === '';
+    if (Array.isArray(node)) {
+      // `a[][k]`: a new element when the last one already has k.
+      const tail = node.at(-1) as Record<string, unknown> | undefined;
+      if (last) node.push(value);
+      else {
+        const sub = names[i + 1]!;
+        if (!tail || typeof tail !== 'object' || sub in tail) node.push({});
+        node = node.at(-1) as Record<string, unknown>;
+      }
+      continue;
+    }
+    if (last) node[name] = value;
+    else {
+      node[name] ??= nextIsArray ? [] : {};
+      node = node[name] as Record<string, unknown> | unknown[];
+    }
+  }
+}
+
+function typed(raw: string): unknown {
+  if (raw === 'true' || raw === 'false' || raw === 'null') return JSON.parse(raw);
+  if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(raw)) return Number(raw);
+  if (raw.startsWith('@')) return readFileFor('-F', raw.slice(1)).toString('utf8');
+  return raw;
+}
+
+function fieldsOf(opts: ApiOpts): [string, unknown][] {
+  const pair = (flag: string, f: string, conv: (v: string) => unknown): [string, unknown] => {
+    const at = f.indexOf('=');
+    if (at <= 0) throw usage(`${flag} ${JSON.stringify(f)}: give key=value`);
+    return [f.slice(0, at), conv(f.slice(at + 1))];
+  };
+  return [...(opts.rawField ?? []).map((f) => pair('-f', f, (v) => v)), ...(opts.field ?? []).map((f) => pair('-F', f, typed))];
+}
+
+function headersOf(list: string[] = []): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const h of list) {
+    const at = h.indexOf(':');
+    if (at <= 0) throw usage(`-H ${JSON.stringify(h)}: give name:value`);
+    out[h.slice(0, at).trim().toLowerCase()] = h.slice(at + 1).trim();
+  }
+  return out;
+}
+
+async function runApi(ctx: RunContext<ApiOpts>, first: string, second: string | undefined): Promise<void> {
+  const { io, opts, signal } = ctx;
+  const upper = first.toUpperCase();
+  const path = second ?? first;
+  if (second !== undefined && !(METHODS as readonly string[]).includes(upper)) throw usage(`"${first}" is not an HTTP method (${METHODS.join(', ')})`);
+  if (!path.startsWith('/')) throw usage(`the path must start with "/" (relative to the API root), got "${path}"`);
+  const fields = fieldsOf(opts);
+  const headers = headersOf(opts.header);
+  let body: string | Buffer | undefined;
+  if (opts.input !== undefined) body = opts.input === '-' ? Buffer.from(await readAll(io.stdin)) : readFileFor('--input', opts.input);
+  const method = (opts.method?.toUpperCase() ?? (second !== undefined ? upper : (fields.length || body !== undefined) && !opts.paginate ? 'POST' : 'GET')) as Method;
+  if (!METHODS.includes(method)) throw usage(`-X ${opts.method}: use one of ${METHODS.join(', ')}`);
+  if (opts.paginate && method !== 'GET') throw usage('--paginate goes with GET');
+  const [pathOnly, queryText] = path.split('?', 2) as [string, string | undefined];
+  const query: Record<string, string[]> = {};
+  for (const [k, v] of new URLSearchParams(queryText ?? '')) (query[k] ??= []).push(v);
+  if (method === 'GET' || body !== undefined) {
+    for (const [k, v] of fields) (query[k] ??= []).push(typeof v === 'string' ? v : JSON.stringify(v));
+  } else if (fields.length) {
+    const obj: Record<string, unknown> = {};
+    for (const [k, v] of fields) setField(obj, k, v);
+    body = JSON.stringify(obj);
+  }
+  if (opts.jq !== undefined) {
+    await (await import('../json-output.js')).checkJq(opts.jq);
+    io.jsonShape.jq = opts.jq;
+  }
+  const management = opts.management ?? /^\/(alpha\/|v1\/audio\/)/.test(pathOnly);
+  const { client } = await ctx.connect({ management });
+  try {
+    const pages: unknown[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const res = await client.raw.send({ method, path: pathOnly, query: { ...query, ...(after ? { after: [after] } : {}) }, headers, body }, { signal });
+      if (io.verbose) io.note(`${method} ${pathOnly} -> ${res.status}${res.requestId ? ` (request ${res.requestId})` : ''}`);
+      if (opts.include) io.out(statusAndHeaders(res));
+      const chunks: Buffer[] = [];
+      for await (const c of res.body) chunks.push(Buffer.from(c));
+      const bytes = Buffer.concat(chunks);
+      if (res.status < 200 || res.status >= 300) return failWith(ctx, res.status, bytes.toString('utf8'));
+      if (!opts.paginate) return print(ctx, bytes, res);
+      const page = parse(bytes.toString('utf8'));
+      pages.push(page);
+      const p = page as { has_more?: boolean; last_id?: string | null };
+      if (!p.has_more || !p.last_id) break;
+      after = p.last_id;
+    }
+    const items = pages.flatMap((p) => ((p as { data?: unknown[] }).data ?? []) as unknown[]);
+    const ids = items.map((i) => (i as { id?: string }).id ?? null);
+    io.json({ object: 'list', data: items, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null, has_more: false });
+  } finally {
+    await client.close();
+  }
+}
+
+function statusAndHeaders(res: RawResponse): string {
+  const lines = [`HTTP/1.1 ${res.status}`];
+  for (const [k, v] of Object.entries(res.headers)) for (const one of Array.isArray(v) ? v : [v]) if (one !== undefined) lines.push(`${k}: ${one}`);
+  return `${lines.join('\r\n')}\r\n\r\n`;
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new CliError(`the answer is not JSON (${text.length} bytes): --paginate and --jq need JSON`, EXIT.SERVER);
+  }
+}
+
+/** JSON is printed as JSON (pretty on a terminal, through --jq when given); anything else byte for byte (audio). */
+function print(ctx: RunContext<ApiOpts>, bytes: Buffer, res: RawResponse): void {
+  const json = /json/.test(String(res.headers['content-type'] ?? ''));
+  if (ctx.opts.jq !== undefined || (json && ctx.io.stdoutTTY)) ctx.io.json(parse(bytes.toString('utf8')));
+  else ctx.io.out(!json || bytes.at(-1) === 10 ? bytes : Buffer.concat([bytes, Buffer.from('\n')]));
+}
+
+function failWith(ctx: RunContext<ApiOpts>, status: number, text: string): never {
+  if (text) ctx.io.out(text.endsWith('\n') ? text : `${text}\n`);
+  let message = `HTTP ${status}`;
+  try {
+    const m = (JSON.parse(text) as { error?: { message?: string } }).error?.message;
+    if (m) message += `: ${m}`;
+  } catch {
+    /* not JSON: the status says it */
+  }
+  throw new CliError(message, exitCodeForStatus(status));
+}

@@ -1,0 +1,110 @@
+/** `router usage`: totals of the local usage ledger, by day, model or command. */
+import { createReadStream, existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { Command } from '../commander.js';
+import { Option } from '../commander.js';
+import { usage } from '../exit-codes.js';
+import { action, type RunContext } from '../run.js';
+import { ledgerPath, type UsageRecord } from '../ledger.js';
+
+interface UsageOpts {
+  since: string;
+  by: 'day' | 'model' | 'command' | 'profile';
+  json?: boolean;
+}
+
+interface Totals {
+  calls: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cost: number;
+}
+
+export function registerUsage(program: Command): void {
+  program
+    .command('usage')
+    .description('totals of what this machine\'s router calls used and cost (the local usage ledger)')
+    .option('--since <when>', 'from this long ago (30m, 12h, 7d) or this date (2026-11-01)', '30d')
+    .addOption(new Option('--by <key>', 'one row per').choices(['day', 'model', 'command', 'profile']).default('day'))
+    .option('--json', 'print {since, until, by, rows, total}')
+    .addHelpText(
+      'after',
+      `
+Every call (chat, responses, embed, speak, decide, and each batch once it ends) is one JSON line in
+$XDG_STATE_HOME/router/usage.jsonl: time, profile, command, endpoint, model, id or batch_id,
+tokens and the cost the service reported. --no-log (or ROUTER_NO_LOG=1, or
+router config set log off) leaves a call out. A batch counts once, with its latest record.
+
+Examples:
+  $ router usage
+  $ router usage --since 7d --by model
+  $ router usage --json --jq '.total.cost'`,
+    )
+    .action(action<UsageOpts>(runUsage));
+}
+
+/** `7d`, `12h`, `30m`, or a date, as Unix milliseconds. */
+export function sinceMs(text: string, now = Date.now()): number {
+  const rel = /^(\d+(?:\.\d+)?)([mhdw])$/.exec(text);
+  if (rel) return now - Number(rel[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[rel[2] as 'm' | 'h' | 'd' | 'w'];
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) throw usage(`--since "${text}": give a span (30m, 12h, 7d, 2w) or a date (2026-11-01)`);
+  return at;
+}
+
+const zero = (): Totals => ({ calls: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost: 0 });
+
+function add(t: Totals, r: UsageRecord): void {
+  t.calls++;
+  t.prompt_tokens += r.prompt_tokens ?? 0;
+  t.completion_tokens += r.completion_tokens ?? 0;
+  t.total_tokens += r.total_tokens ?? 0;
+  t.cost += r.cost ?? 0;
+}
+
+async function runUsage(ctx: RunContext<UsageOpts>): Promise<void> {
+  const { io, opts } = ctx;
+  const from = sinceMs(opts.since);
+  const path = ledgerPath(ctx.env);
+  const records: UsageRecord[] = [];
+  const batches = new Map<string, number>();
+  if (existsSync(path)) {
+    for await (const line of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {
+      let r: UsageRecord;
+      try {
+        r = JSON.parse(line) as UsageRecord;
+      } catch {
+        continue;
+      }
+      if (!r || typeof r.time !== 'string' || Date.parse(r.time) < from) continue;
+      // A batch is recorded each time it is seen ended: the latest record stands.
+      if (r.batch_id) {
+        const at = batches.get(r.batch_id);
+        if (at !== undefined) records[at] = r;
+        else {
+          batches.set(r.batch_id, records.length);
+          records.push(r);
+        }
+      } else records.push(r);
+    }
+  }
+  const groups = new Map<string, Totals>();
+  const total = zero();
+  for (const r of records) {
+    const key = opts.by === 'day' ? r.time.slice(0, 10) : String(r[opts.by] ?? '-');
+    if (!groups.has(key)) groups.set(key, zero());
+    add(groups.get(key)!, r);
+    add(total, r);
+  }
+  const rows = [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, t]) => ({ key, ...t, cost: round(t.cost) }));
+  if (opts.json) return io.json({ since: new Date(from).toISOString(), until: new Date().toISOString(), by: opts.by, rows, total: { ...total, cost: round(total.cost) } });
+  const table = [[opts.by, 'calls', 'prompt', 'completion', 'total tokens', 'cost'], ...rows.map((r) => [r.key, String(r.calls), String(r.prompt_tokens), String(r.completion_tokens), String(r.total_tokens), `$${r.cost.toFixed(6)}`])];
+  table.push(['total', String(total.calls), String(total.prompt_tokens), String(total.completion_tokens), String(total.total_tokens), `$${total.cost.toFixed(6)}`]);
+  if (!io.stdoutTTY) return void io.out(`${table.slice(1).map((r) => r.join('\t')).join('\n')}\n`);
+  const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
+  io.out(`${table.map((r) => r.map((c, i) => (i ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ')).join('\n')}\n`);
+}
+
+/** Sums of floats, to the precision the service reports (no 0.30000000000000004). */
+const round = (x: number) => Math.round(x * 1e10) / 1e10;

@@ -1,0 +1,138 @@
+/**
+ * JSON output for scripts, as gh does it: `--json FIELDS` keeps only those top-level fields (of each
+ * item, for lists) and `--jq EXPR` filters the output with jq (built in; raw strings unquoted).
+ */
+import type { Command, Option } from './commander.js';
+import { CliError, EXIT, usage } from './exit-codes.js';
+
+const BATCH = ['id', 'object', 'endpoint', 'model', 'completion_window', 'created_at', 'finalized_at', 'status', 'request_counts', 'error', 'results', 'usage'];
+const JOB = ['id', 'created_at', 'updated_at', 'input', 'endpoint', 'model', 'provider', 'plain', 'max_requests', 'max_bytes', 'wrapper_bytes', 'requests', 'shards', 'totals'];
+const CHAT = ['id', 'object', 'created', 'model', 'choices', 'usage', 'system_fingerprint', 'provider', 'service_tier', 'router_metadata', 'alignment', 'debug'];
+const RESPONSE = ['id', 'object', 'created_at', 'completed_at', 'model', 'status', 'output', 'output_text', 'error', 'incomplete_details', 'instructions', 'metadata', 'temperature', 'top_p', 'max_output_tokens', 'max_tool_calls', 'tools', 'tool_choice', 'prompt', 'prompt_cache_key', 'prompt_cache_options', 'reasoning', 'service_tier', 'text', 'truncation', 'user', 'usage', 'router_metadata'];
+const RESPONSE_EVENT = ['type', 'sequence_number', 'response', 'delta', 'item_id', 'output_index', 'content_index', 'item', 'part', 'text'];
+
+/** The top-level fields each command's JSON has (for lists: each item's), known before anything is sent. */
+export const JSON_FIELDS: Record<string, readonly string[]> = {
+  chat: CHAT,
+  responses: [...RESPONSE, ...RESPONSE_EVENT.filter((f) => !RESPONSE.includes(f))],
+  embed: ['object', 'data', 'model', 'usage', 'id', 'index', 'input', 'embedding'],
+  decide: ['id', 'model', 'provider', 'usage', 'answers'],
+  speak: ['file', 'bytes', 'content_type'],
+  serve: ['api_root', 'api_key', 'management_key', 'operator_key', 'state_dir'],
+  'config get': ['profile', 'setting', 'value'],
+  'config list': ['current', 'path', 'profiles'],
+  'batch create': BATCH,
+  'batch list': BATCH,
+  'batch get': BATCH,
+  'batch run': JOB,
+  'batch jobs': JOB,
+  'batch job': JOB,
+  'usage': ['since', 'until', 'by', 'rows', 'total'],
+  'conversations list': ['id', 'title', 'model', 'created_at', 'updated_at', 'turns'],
+  'conversations show': ['id', 'title', 'model', 'created_at', 'updated_at', 'messages'],
+};
+
+/** Commands that take no argument: any word after their `--json` is a field list. */
+const NO_ARGUMENTS = new Set(['decide', 'serve', 'config list', 'batch list', 'batch jobs', 'usage', 'conversations list']);
+
+/** The command path an argv runs ("batch get"), skipping global options. */
+export function jsonCommandPath(args: string[], withValue: Set<string>): string | undefined {
+  const words: string[] = [];
+  for (let i = 0; i < args.length && words.length < 2; i++) {
+    const a = args[i]!;
+    if (withValue.has(a)) i++;
+    else if (!a.startsWith('-')) words.push(a);
+  }
+  const two = words.join(' ');
+  return JSON_FIELDS[two] ? two : words[0];
+}
+
+/**
+ * `--json=FIELDS`, and `--json FIELDS` when every name is a field of the command's JSON, become
+ * `--json --json-fields FIELDS`; any other word after `--json` stays an argument (a prompt, an id).
+ */
+export function rewriteJsonFields(args: string[], path: string | undefined): string[] {
+  const known = path ? JSON_FIELDS[path] : undefined;
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') return [...out, ...args.slice(i)];
+    if (a.startsWith('--json=')) out.push('--json', '--json-fields', a.slice(7));
+    else if (a === '--json' && known && args[i + 1] !== undefined && !args[i + 1]!.startsWith('-') && (NO_ARGUMENTS.has(path!) || args[i + 1]!.split(',').every((f) => known.includes(f)))) {
+      out.push('--json', '--json-fields', args[++i]!);
+    } else out.push(a);
+  }
+  return out;
+}
+
+/** Adds `--jq` (and the hidden `--json-fields`) to every command of the tree that has `--json`. */
+export function addJsonFlags(cmd: Command, OptionClass: new (flags: string, description?: string) => Option): void {
+  if (cmd.options.some((o) => o.long === '--json')) {
+    cmd.addOption(new OptionClass('--jq <expr>', 'filter the JSON output with a jq expression (implies --json; strings print raw)'));
+    cmd.addOption(new OptionClass('--json-fields <list>').hideHelp());
+  }
+  for (const sub of cmd.commands) addJsonFlags(sub, OptionClass);
+}
+
+export interface JsonShape {
+  fields?: string[];
+  jq?: string;
+}
+
+/** Checks `--json FIELDS` against the command's fields: a usage error naming the fields there are. */
+export function checkedFields(path: string, list: string): string[] {
+  const fields = list.split(',').map((f) => f.trim()).filter(Boolean);
+  const known = JSON_FIELDS[path];
+  const unknown = known ? fields.filter((f) => !known.includes(f)) : [];
+  if (!fields.length || unknown.length) throw usage(`${unknown.length ? `unknown JSON field "${unknown[0]}"` : 'no JSON fields named'}; fields of "${path}": ${(known ?? []).join(', ')}`);
+  return fields;
+}
+
+function pick(value: unknown, fields: string[]): unknown {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
+  const o = value as Record<string, unknown>;
+  return Object.fromEntries(fields.filter((f) => f in o).map((f) => [f, o[f]]));
+}
+
+/** Only the named fields: of each element of an array, of each item of a list page, else of the object. */
+export function selectFields(value: unknown, fields: string[]): unknown {
+  if (Array.isArray(value)) return value.map((v) => pick(v, fields));
+  const o = value as { object?: unknown; data?: unknown } | null;
+  if (o && o.object === 'list' && Array.isArray(o.data) && !fields.includes('data')) return { ...o, data: o.data.map((v) => pick(v, fields)) };
+  return pick(value, fields);
+}
+
+type JqRun = (input: string, filter: string, flags: string[]) => Promise<string>;
+let jqInstance: Promise<{ raw: JqRun }> | undefined;
+
+async function jq(): Promise<{ raw: JqRun }> {
+  // jq 1.7 compiled to WebAssembly, loaded only when --jq is used.
+  jqInstance ??= import('jq-wasm/dist/build/jq.js').then((m) => (m.default as unknown as () => Promise<{ raw: JqRun }>)());
+  return jqInstance;
+}
+
+const jqMessage = (err: unknown) =>
+  String((err as Error)?.message ?? err)
+    .split('\n')[0]!
+    .replace(/^jq: error(?: \(at [^)]*\))?: /, '')
+    .replace(/ \(Unix shell quoting issues\?\)/, '')
+    .replace(/:$/, '');
+
+/** A jq expression that does not compile is refused before anything is sent. */
+export async function checkJq(expr: string): Promise<void> {
+  try {
+    await (await jq()).raw('null', expr, []);
+  } catch (err) {
+    const text = String((err as Error)?.message ?? err);
+    if (/compile error/.test(text)) throw usage(`--jq: ${jqMessage(err)}`);
+  }
+}
+
+/** Runs the expression over one JSON value; raw strings unquoted, compact unless a terminal. */
+export async function runJq(value: unknown, expr: string, tty: boolean): Promise<string> {
+  try {
+    return await (await jq()).raw(JSON.stringify(value), expr, tty ? ['-r'] : ['-r', '-c']);
+  } catch (err) {
+    throw new CliError(`--jq: ${jqMessage(err)}`, EXIT.FAILURE);
+  }
+}

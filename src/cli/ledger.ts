@@ -1,0 +1,56 @@
+/**
+ * The local usage ledger: one JSON line per call the CLI makes, in $XDG_STATE_HOME/router/usage.jsonl.
+ * Each record is one append (O_APPEND, one write), so concurrent `router` processes never mix lines.
+ */
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { stateHome } from '../config/state-dir.js';
+
+export interface UsageRecord {
+  /** ISO 8601, UTC. */
+  time: string;
+  profile: string;
+  command: string;
+  endpoint: string;
+  model?: string;
+  /** The answer's id (generation, response, decision); for batches the batch id. */
+  id?: string;
+  batch_id?: string;
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+  /** As the service reports it; absent where it reports none (speech). */
+  cost?: number;
+}
+
+export function ledgerPath(env: NodeJS.ProcessEnv): string {
+  return join(stateHome(env), 'usage.jsonl');
+}
+
+/** Appends one record; a ledger that cannot be written never fails the call it records. */
+export function appendUsage(env: NodeJS.ProcessEnv, record: UsageRecord): string | undefined {
+  const path = ledgerPath(env);
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    appendFileSync(path, `${JSON.stringify(record)}\n`, { mode: 0o600, flag: 'a' });
+    return undefined;
+  } catch (err) {
+    return `the usage ledger ${path} could not be written (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+  }
+}
+
+/** Tokens and cost from an answer's `usage`, whichever names it uses. */
+export function usageFields(u: Record<string, unknown> | null | undefined): Pick<UsageRecord, 'prompt_tokens' | 'completion_tokens' | 'total_tokens' | 'cost'> {
+  if (!u) return {};
+  const num = (...keys: string[]) => keys.map((k) => u[k]).find((v): v is number => typeof v === 'number');
+  const prompt = num('prompt_tokens', 'input_tokens');
+  const completion = num('completion_tokens', 'output_tokens');
+  const total = num('total_tokens') ?? (prompt !== undefined || completion !== undefined ? (prompt ?? 0) + (completion ?? 0) : undefined);
+  const out: ReturnType<typeof usageFields> = {};
+  if (prompt !== undefined) out.prompt_tokens = prompt;
+  if (completion !== undefined) out.completion_tokens = completion;
+  if (total !== undefined) out.total_tokens = total;
+  const cost = num('cost');
+  if (cost !== undefined) out.cost = cost;
+  return out;
+}

@@ -1,0 +1,19 @@
+import type { Query, RawResponse } from '../core.js';
+import { Resource, type CallOptions } from './shared.js';
+
+export interface RawRequest {
+  method: 'GET' | 'POST' | 'DELETE' | 'PATCH' | 'PUT';
+  /** Relative to the API root: `/v1/batches`, `/alpha/decisions`. */
+  path: string;
+  query?: Query;
+  headers?: Record<string, string>;
+  /** A body sent as given (JSON text or bytes). */
+  body?: string | Uint8Array;
+}
+
+/** Any endpoint, authenticated: the answer whatever its status (transient ones retried, for GET only). */
+export class Raw extends Resource {
+  send(req: RawRequest, opts: CallOptions = {}): Promise<RawResponse> {
+    return this.core.send({ method: req.method, path: req.path, base: 'root', query: req.query, headers: req.headers, bodyFactory: req.body === undefined ? undefined : () => req.body!, contentType: req.body === undefined ? undefined : 'application/json', anyStatus: true, retry: req.method === 'GET' ? 'always' : 'unaccepted', signal: opts.signal });
+  }
+}
