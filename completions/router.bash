@@ -13,6 +13,10 @@ _router() {
       'embed') cmdpath="$cand" ;;
       'speak') cmdpath="$cand" ;;
       'decide') cmdpath="$cand" ;;
+      'conversations') cmdpath="$cand" ;;
+      'conversations list') cmdpath="$cand" ;;
+      'conversations show') cmdpath="$cand" ;;
+      'conversations delete') cmdpath="$cand" ;;
       'batch') cmdpath="$cand" ;;
       'batch create') cmdpath="$cand" ;;
       'batch list') cmdpath="$cand" ;;
@@ -20,6 +24,8 @@ _router() {
       'batch run') cmdpath="$cand" ;;
       'batch jobs') cmdpath="$cand" ;;
       'batch job') cmdpath="$cand" ;;
+      'api') cmdpath="$cand" ;;
+      'usage') cmdpath="$cand" ;;
       'login') cmdpath="$cand" ;;
       'config') cmdpath="$cand" ;;
       'config init') cmdpath="$cand" ;;
@@ -69,6 +75,14 @@ _router() {
     'decide|-m') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
     'decide|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'decide|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'conversations|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'conversations|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'conversations list|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'conversations list|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'conversations show|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'conversations show|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'conversations delete|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'conversations delete|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'batch|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'batch|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'batch create|--endpoint') COMPREPLY=( $(compgen -W '/v1/chat/completions /v1/responses /v1/messages /v1/embeddings' -- "$cur") ); return ;;
@@ -91,6 +105,11 @@ _router() {
     'batch jobs|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'batch job|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'batch job|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'api|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'api|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'usage|--by') COMPREPLY=( $(compgen -W 'day model command profile' -- "$cur") ); return ;;
+    'usage|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'usage|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'login|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'login|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'login|--model') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
@@ -125,33 +144,39 @@ _router() {
     'completion|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
   esac
   case "$prev" in
-    '--api-root'|'--timeout'|'--max-retries'|'--temperature'|'-t'|'--top-p'|'--system'|'-s'|'--max-tokens'|'--top-k'|'--min-p'|'--top-a'|'--frequency-penalty'|'--presence-penalty'|'--repetition-penalty'|'--seed'|'--stop'|'--top-logprobs'|'--logit-bias'|'--session'|'--user'|'--metadata'|'--provider-only'|'--provider-order'|'--provider-ignore'|'--input'|'--instructions'|'--max-output-tokens'|'--tools'|'--max-tool-calls'|'--stop-when'|'--previous-response-id'|'--file'|'--dimensions'|'--input-type'|'--voice'|'--speed'|'--output'|'-o'|'--turns'|'--reference-audio'|'--reference-text'|'--reference-image'|'--state'|'--state-text'|'--questions'|'--noul'|'--true'|'--false'|'--choice'|'--option'|'--score'|'--level'|'--results'|'--interval'|'--offline-timeout'|'--limit'|'--after'|'--status'|'--created-after'|'--created-before'|'--max-requests'|'--max-bytes'|'--port'|'--host'|'--fault'|'--batch-delay-ms') COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
+    '--api-root'|'--timeout'|'--max-retries'|'--temperature'|'-t'|'--top-p'|'--system'|'-s'|'--max-tokens'|'--top-k'|'--min-p'|'--top-a'|'--frequency-penalty'|'--presence-penalty'|'--repetition-penalty'|'--seed'|'--stop'|'--top-logprobs'|'--logit-bias'|'--conversation'|'--session'|'--user'|'--metadata'|'--provider-only'|'--provider-order'|'--provider-ignore'|'--jq'|'--input'|'--instructions'|'--max-output-tokens'|'--tools'|'--max-tool-calls'|'--stop-when'|'--previous-response-id'|'--file'|'--dimensions'|'--input-type'|'--voice'|'--speed'|'--output'|'-o'|'--turns'|'--reference-audio'|'--reference-text'|'--reference-image'|'--state'|'--state-text'|'--questions'|'--noul'|'--true'|'--false'|'--choice'|'--option'|'--score'|'--level'|'--results'|'--interval'|'--offline-timeout'|'--limit'|'--after'|'--status'|'--created-after'|'--created-before'|'--max-requests'|'--max-bytes'|'--method'|'-X'|'--header'|'-H'|'--raw-field'|'-f'|'--field'|'-F'|'--since'|'--port'|'--host'|'--fault'|'--batch-delay-ms') COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
   esac
   case "$cmdpath" in
-    '') subs='chat responses embed speak decide batch login config serve completion'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='' ;;
-    'chat') subs=''; flags='--model -m --models --temperature -t --top-p --system -s --max-tokens --top-k --min-p --top-a --frequency-penalty --presence-penalty --repetition-penalty --seed --stop --logprobs --top-logprobs --logit-bias --response-format --reasoning-effort --service-tier --stream --no-stream --json --usage --interactive -i --session --user --metadata --provider-only --provider-order --provider-ignore --no-fallbacks --router-metadata --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='' ;;
-    'responses') subs=''; flags='--model -m --models --temperature -t --top-p --input --instructions --max-output-tokens --tools --tool-choice --reasoning-effort --reasoning-summary --text-format --verbosity --service-tier --max-tool-calls --stop-when --previous-response-id --stream --no-stream --json --usage --session --user --metadata --provider-only --provider-order --provider-ignore --no-fallbacks --router-metadata --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='' ;;
-    'embed') subs=''; flags='--file --model -m --dimensions --encoding-format --raw --input-type --user --provider-only --no-fallbacks --json --jsonl --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='' ;;
-    'speak') subs=''; flags='--session --user --voice --model -m --format --speed --instructions --output -o --turns --reference-audio --reference-text --reference-image --json --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='' ;;
-    'decide') subs=''; flags='--session --user --state --state-text --questions --noul --true --false --choice --option --score --level --model -m --json --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='' ;;
-    'batch') subs='create list get run jobs job'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='' ;;
-    'batch create') subs=''; flags='--endpoint --model -m --provider-only --no-fallbacks --completion-window --watch -w --results --json --yes -y --interval --offline-timeout --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='files' ;;
-    'batch list') subs=''; flags='--limit --after --status --created-after --created-before --all --json --jsonl --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='' ;;
-    'batch get') subs=''; flags='--watch -w --results --exit-status --json --interval --offline-timeout --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='dynamic:batch-ids' ;;
-    'batch run') subs=''; flags='--endpoint --model -m --provider-only --no-fallbacks --max-requests --max-bytes --dry-run --resume --new --retry-failed --watch -w --results --line-numbers --join --interval --json --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='files' ;;
-    'batch jobs') subs=''; flags='--json --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='' ;;
-    'batch job') subs=''; flags='--json --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='dynamic:job-ids' ;;
-    'login') subs=''; flags='--profile -p --with-key --api-root --model -m --no-verify --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='' ;;
-    'config') subs='init set get list use delete path'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='' ;;
-    'config init') subs=''; flags='--profile -p --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='' ;;
-    'config set') subs=''; flags='--profile -p --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='dynamic:settings' ;;
-    'config get') subs=''; flags='--profile -p --json --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='dynamic:settings' ;;
-    'config list') subs=''; flags='--json --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='' ;;
-    'config use') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='dynamic:profiles' ;;
-    'config delete') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='dynamic:profiles' ;;
-    'config path') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='' ;;
-    'serve') subs=''; flags='--port --host --state --fault --batch-delay-ms --json --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='' ;;
-    'completion') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --help -h'; arg='choices:bash zsh fish' ;;
+    '') subs='chat responses embed speak decide conversations batch api usage login config serve completion'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'chat') subs=''; flags='--model -m --models --temperature -t --top-p --system -s --max-tokens --top-k --min-p --top-a --frequency-penalty --presence-penalty --repetition-penalty --seed --stop --logprobs --top-logprobs --logit-bias --response-format --reasoning-effort --service-tier --stream --no-stream --json --usage --interactive -i --continue -c --conversation --session --user --metadata --provider-only --provider-order --provider-ignore --no-fallbacks --router-metadata --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'responses') subs=''; flags='--model -m --models --temperature -t --top-p --input --instructions --max-output-tokens --tools --tool-choice --reasoning-effort --reasoning-summary --text-format --verbosity --service-tier --max-tool-calls --stop-when --previous-response-id --stream --no-stream --json --usage --session --user --metadata --provider-only --provider-order --provider-ignore --no-fallbacks --router-metadata --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'embed') subs=''; flags='--file --model -m --dimensions --encoding-format --raw --input-type --user --provider-only --no-fallbacks --json --usage --jsonl --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'speak') subs=''; flags='--session --user --voice --model -m --format --speed --instructions --output -o --turns --reference-audio --reference-text --reference-image --json --usage --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'decide') subs=''; flags='--session --user --state --state-text --questions --noul --true --false --choice --option --score --level --model -m --json --usage --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'conversations') subs='list show delete'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'conversations list') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'conversations show') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'conversations delete') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'batch') subs='create list get run jobs job'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'batch create') subs=''; flags='--endpoint --model -m --provider-only --no-fallbacks --completion-window --watch -w --results --json --yes -y --interval --offline-timeout --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='files' ;;
+    'batch list') subs=''; flags='--limit --after --status --created-after --created-before --all --json --jsonl --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'batch get') subs=''; flags='--watch -w --results --exit-status --json --interval --offline-timeout --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='dynamic:batch-ids' ;;
+    'batch run') subs=''; flags='--endpoint --model -m --provider-only --no-fallbacks --max-requests --max-bytes --dry-run --resume --new --retry-failed --watch -w --results --line-numbers --join --interval --json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='files' ;;
+    'batch jobs') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'batch job') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='dynamic:job-ids' ;;
+    'api') subs=''; flags='--method -X --header -H --raw-field -f --field -F --input --paginate --include -i --management --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'usage') subs=''; flags='--since --by --json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'login') subs=''; flags='--profile -p --with-key --api-root --model -m --no-verify --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'config') subs='init set get list use delete path'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'config init') subs=''; flags='--profile -p --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'config set') subs=''; flags='--profile -p --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='dynamic:settings' ;;
+    'config get') subs=''; flags='--profile -p --json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='dynamic:settings' ;;
+    'config list') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'config use') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='dynamic:profiles' ;;
+    'config delete') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='dynamic:profiles' ;;
+    'config path') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'serve') subs=''; flags='--port --host --state --fault --batch-delay-ms --json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'completion') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='choices:bash zsh fish' ;;
   esac
   if [[ $cur == -* ]]; then
     COMPREPLY=( $(compgen -W "$flags" -- "$cur") )

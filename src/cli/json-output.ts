@@ -94,11 +94,14 @@ function pick(value: unknown, fields: string[]): unknown {
   return Object.fromEntries(fields.filter((f) => f in o).map((f) => [f, o[f]]));
 }
 
-/** Only the named fields: of each element of an array, of each item of a list page, else of the object. */
+/**
+ * Only the named fields: of each element of an array; of each item of a list page (unless the
+ * fields are the page's own, as an embeddings answer's `model,usage`); else of the object.
+ */
 export function selectFields(value: unknown, fields: string[]): unknown {
   if (Array.isArray(value)) return value.map((v) => pick(v, fields));
   const o = value as { object?: unknown; data?: unknown } | null;
-  if (o && o.object === 'list' && Array.isArray(o.data) && !fields.includes('data')) return { ...o, data: o.data.map((v) => pick(v, fields)) };
+  if (o && o.object === 'list' && Array.isArray(o.data) && !fields.some((f) => f in o)) return { ...o, data: o.data.map((v) => pick(v, fields)) };
   return pick(value, fields);
 }
 

@@ -31,6 +31,8 @@ export interface RunContext<O> {
   signal: AbortSignal;
   /** Builds the client; call it only after the command's own input is checked. */
   connect(opts?: ConnectOptions): Promise<Connected>;
+  /** The client and settings of the last connect(), if any. */
+  readonly connected?: Connected;
   /** Writes one call to the local usage ledger (unless --no-log or the settings turn it off). */
   logUsage(record: Omit<UsageRecord, 'time' | 'profile' | 'command'>): void;
 }
@@ -84,7 +86,21 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
     runtime.running = (runtime.running ?? 0) + 1;
     try {
       await shapeJson(cmd, opts as JsonOpts, io);
-      await fn({ io, flags, opts, cmd, argv: runtime.argv, env: runtime.streams.env, signal: controller.signal, connect, logUsage }, ...args);
+      const ctx: RunContext<O> = {
+        io,
+        flags,
+        opts,
+        cmd,
+        argv: runtime.argv,
+        env: runtime.streams.env,
+        signal: controller.signal,
+        connect,
+        logUsage,
+        get connected() {
+          return connected;
+        },
+      };
+      await fn(ctx, ...args);
       await io.flushJq();
     } catch (err) {
       const { reportError } = await import('./errors.js');

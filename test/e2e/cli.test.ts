@@ -33,7 +33,7 @@ describe('completions', () => {
   it('every flag of every command appears in the bash script', async () => {
     const { buildProgram } = await import('../../dist/cli/main.js');
     const script = readFileSync(join(ROOT, 'completions', 'router.bash'), 'utf8');
-    const walk = (cmd: any): string[] => [...cmd.options.map((o: any) => o.long).filter(Boolean), ...cmd.commands.flatMap(walk)];
+    const walk = (cmd: any): string[] => [...cmd.options.filter((o: any) => !o.hidden).map((o: any) => o.long).filter(Boolean), ...cmd.commands.flatMap(walk)];
     for (const flag of walk(await buildProgram())) expect(script).toContain(flag);
   });
 });

@@ -31,6 +31,8 @@ export const CHAT_FLAGS = {
   json: { flags: '--json', help: 'print the chat.completion object (or chunks as JSONL with --stream)' },
   usage: { flags: '--usage', help: 'print token usage and cost to stderr' },
   interactive: { flags: '-i, --interactive', help: 'conversation in a REPL (/exit, /model, /system, /save FILE)' },
+  continue: { flags: '-c, --continue', help: 'continue the last conversation (each chat is kept unless --no-log)' },
+  conversation: { flags: '--conversation <id>', help: 'continue the conversation ID, or start one with that name' },
   ...ROUTING_FLAGS,
 } as const satisfies FlagTable;
 

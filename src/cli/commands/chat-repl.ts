@@ -3,6 +3,7 @@ import type { ChatMessage } from '../../client/types.js';
 import { isModelId, MODEL_ID_SYNTAX } from '../../client/facts.js';
 import type { IO } from '../io.js';
 import { interrupted, type RunContext } from '../run.js';
+import { keepConversation, openConversation, withSystem } from './chat-conversation.js';
 import { buildChatRequest, type ChatOptions } from './chat-request.js';
 import { usage } from '../exit-codes.js';
 
@@ -104,10 +105,12 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
   const { io, opts, signal } = ctx;
   if (!io.stdinTTY) throw usage('--interactive needs a terminal on stdin; pipe the prompt instead (echo hi | router chat)');
   if (!io.canPrompt) throw usage('--interactive asks for input, and --no-input (or ROUTER_NO_INPUT) forbids it: pipe the prompt instead');
-  const { client, settings } = await ctx.connect({ model: opts.model });
+  const saved = openConversation(ctx);
+  const { client, settings } = await ctx.connect({ model: opts.model ?? saved?.model });
   const { reportError } = await import('../errors.js');
-  const c: Conversation = { model: settings.model, history: [] };
-  if (opts.system) c.history.push({ role: 'system', content: opts.system });
+  const c: Conversation = { model: settings.model, history: withSystem(saved?.messages ?? [], opts.system) };
+  let kept = saved;
+  if (saved) io.err(`continuing ${saved.id} (${saved.messages.filter((m) => m.role === 'user').length} turns)\n`);
   const lines: string[] = [];
   io.err(`router chat${c.model ? ` with ${c.model}` : ''}. ${REPL_HELP}\n`);
   try {
@@ -146,6 +149,7 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
           }
         }
         io.out('\n');
+        kept = keepConversation(ctx, kept, c.model, [...c.history], answer, text);
         c.history.push({ role: 'assistant', content: answer });
       } catch (err) {
         c.history.pop();

@@ -11,6 +11,7 @@ import { CHAT_FLAGS, type ChatOptions } from './chat-flags.js';
 export type { ChatOptions };
 import { action, type RunContext } from '../run.js';
 import { textFromArgs } from '../input.js';
+import { keepConversation, openConversation, withSystem } from './chat-conversation.js';
 
 export { REASONING_EFFORTS, SERVICE_TIERS } from './chat-flags.js';
 
@@ -41,15 +42,17 @@ async function runChat(ctx: RunContext<ChatOptions>, args: string[]): Promise<vo
     return runRepl(ctx);
   }
   const prompt = await textFromArgs(args, io, { mergeStdin: true });
-  const { client, settings } = await connect({ model: opts.model });
-  const messages: ChatMessage[] = [];
-  if (opts.system) messages.push({ role: 'system', content: opts.system });
+  const earlier = openConversation(ctx);
+  const { client, settings } = await connect({ model: opts.model ?? earlier?.model });
+  const messages: ChatMessage[] = withSystem(earlier?.messages ?? [], opts.system);
   messages.push({ role: 'user', content: prompt });
   const req = buildChatRequest(messages, opts, settings.model);
   const call = { signal, routerMetadata: opts.routerMetadata };
   try {
-    const u = (opts.stream ?? !opts.json) ? await streamChat(io, client, req, opts, call) : await completeChat(io, client, req, opts, call);
+    const answer = (opts.stream ?? !opts.json) ? await streamChat(io, client, req, opts, call) : await completeChat(io, client, req, opts, call);
+    const u = answer.usage;
     ctx.logUsage({ endpoint: '/v1/chat/completions', model: req.model ?? req.models?.[0], ...usageFields(u) });
+    keepConversation(ctx, earlier, req.model, messages, answer.text, prompt);
     if (opts.usage) io.note(usageLine(u && { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens, cost: u.cost }, ['prompt', 'completion']));
   } finally {
     await client.close();
@@ -58,21 +61,29 @@ async function runChat(ctx: RunContext<ChatOptions>, args: string[]): Promise<vo
 
 type Call = { signal: AbortSignal; routerMetadata?: boolean };
 
-async function completeChat(io: IO, client: RouterClient, req: ChatCompletionRequest, opts: ChatOptions, call: Call): Promise<ChatUsage | undefined> {
+interface Answer {
+  text: string;
+  usage: ChatUsage | undefined;
+}
+
+async function completeChat(io: IO, client: RouterClient, req: ChatCompletionRequest, opts: ChatOptions, call: Call): Promise<Answer> {
   const completion = await client.chat.create(req, call);
+  const text = completion.choices[0]?.message.content ?? '';
   if (opts.json) io.json(completion);
-  else printText(io, completion.choices[0]?.message.content ?? '');
+  else printText(io, text);
   if (opts.routerMetadata && !opts.json && completion.router_metadata) io.note(`router: ${completion.router_metadata.summary}`);
-  return completion.usage;
+  return { text, usage: completion.usage };
 }
 
 /** Text deltas (or, with --json, every chunk as a JSON line) to stdout as they arrive. */
-async function streamChat(io: IO, client: RouterClient, req: ChatCompletionRequest, opts: ChatOptions, call: Call): Promise<ChatUsage | undefined> {
+async function streamChat(io: IO, client: RouterClient, req: ChatCompletionRequest, opts: ChatOptions, call: Call): Promise<Answer> {
   let usage: ChatUsage | undefined;
+  let text = '';
   const chunks = opts.json ? await client.chat.stream(req, call) : await client.chat.streamText(req, call);
   async function* pieces() {
     for await (const chunk of chunks) {
       if (chunk.usage) usage = chunk.usage;
+      text += chunk.choices[0]?.delta.content ?? '';
       if (opts.json) yield io.jsonLine(chunk);
       else {
         if (chunk.router_metadata && opts.routerMetadata) io.note(`router: ${chunk.router_metadata.summary}`);
@@ -81,5 +92,5 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
     }
   }
   await streamToStdout(io, pieces(), { endLine: !opts.json });
-  return usage;
+  return { text, usage };
 }

@@ -1,0 +1,36 @@
+/** Conversations of `router chat` (-c, --conversation, and -i started from one). */
+import type { ChatMessage } from '../../client/types.js';
+import { CliError, EXIT, usage } from '../exit-codes.js';
+import { checkConversationId, lastConversation, loadConversation, newConversation, saveConversation, type Conversation } from '../conversations.js';
+import type { RunContext } from '../run.js';
+import type { ChatOptions } from './chat-flags.js';
+
+/** The conversation -c or --conversation takes up (undefined: a new one, or a named one not yet saved). */
+export function openConversation(ctx: RunContext<ChatOptions>): Conversation | undefined {
+  const { opts, env } = ctx;
+  if (opts.continue && opts.conversation) throw usage('give one of -c/--continue and --conversation ID');
+  if (opts.continue) return lastConversation(env);
+  if (opts.conversation === undefined) return undefined;
+  try {
+    return loadConversation(env, checkConversationId(opts.conversation));
+  } catch (err) {
+    if (err instanceof CliError && err.exitCode === EXIT.NOT_FOUND) return undefined;
+    throw err;
+  }
+}
+
+/** -s replaces the conversation's system message (or starts it). */
+export function withSystem(history: ChatMessage[], system: string | undefined): ChatMessage[] {
+  if (system === undefined) return [...history];
+  return [{ role: 'system', content: system }, ...history.filter((m) => m.role !== 'system')];
+}
+
+/** Saves the turn (unless --no-log or the settings turn logging off). */
+export function keepConversation(ctx: RunContext<ChatOptions>, earlier: Conversation | undefined, model: string | undefined, messages: ChatMessage[], answer: string, prompt: string): Conversation | undefined {
+  if (ctx.flags.log === false || ctx.connected?.settings.log === false) return earlier;
+  const c = earlier ?? { ...newConversation(model, prompt), ...(ctx.opts.conversation ? { id: ctx.opts.conversation } : {}) };
+  c.messages = [...messages, { role: 'assistant', content: answer }];
+  if (model) c.model = model;
+  saveConversation(ctx.env, c);
+  return c;
+}

@@ -1,0 +1,45 @@
+/** `router conversations list|show|delete`: the conversations `router chat` keeps. */
+import type { Command } from '../commander.js';
+import { action, type RunContext } from '../run.js';
+import { deleteConversation, listConversations, loadConversation, type Conversation } from '../conversations.js';
+
+type JsonOpt = { json?: boolean };
+
+const summary = (c: Conversation) => ({ id: c.id, title: c.title, model: c.model ?? null, created_at: c.created_at, updated_at: c.updated_at, turns: c.messages.filter((m) => m.role === 'user').length });
+
+export function registerConversations(program: Command): void {
+  const conv = program
+    .command('conversations')
+    .description('the conversations router chat keeps (continue one with chat -c or --conversation ID)');
+  conv
+    .command('list')
+    .description('list conversations, most recent first')
+    .option('--json', 'print them as JSON')
+    .addHelpText('after', '\nPiped, one tab-separated line each: id, updated, turns, model, title.\n\nExamples:\n  $ router conversations list\n  $ router conversations list --json id,turns')
+    .action(action<JsonOpt>(async ({ io, opts, env }) => {
+      const all = listConversations(env).map(summary);
+      if (opts.json) return io.json(all);
+      if (!all.length) return io.info('no conversations yet: router chat keeps each one (unless --no-log)');
+      io.out(`${all.map((c) => [c.id, c.updated_at, String(c.turns), c.model ?? '-', c.title].join('\t')).join('\n')}\n`);
+    }));
+  conv
+    .command('show')
+    .description('print a conversation')
+    .argument('<id>', 'conversation id')
+    .option('--json', 'print the whole record')
+    .addHelpText('after', '\nExamples:\n  $ router chat --conversation notes "remember: the door code is 4711" --model local/echo\n  $ router conversations show notes\n  $ router conversations show notes --json messages')
+    .action(action<JsonOpt, [string]>(async ({ io, opts, env }: RunContext<JsonOpt>, id: string) => {
+      const c = loadConversation(env, id);
+      if (opts.json) return io.json(c);
+      io.out(`${c.messages.map((m) => `${m.role}: ${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`).join('\n\n')}\n`);
+    }));
+  conv
+    .command('delete')
+    .description('delete a conversation')
+    .argument('<id>', 'conversation id')
+    .addHelpText('after', '\nExamples:\n  $ router chat --conversation scratch "hi" --model local/echo\n  $ router conversations delete scratch')
+    .action(action<object, [string]>(async ({ io, env }, id: string) => {
+      deleteConversation(env, id);
+      io.info(`deleted ${id}`);
+    }));
+}

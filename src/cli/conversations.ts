@@ -1,0 +1,95 @@
+/**
+ * Conversations of `router chat`, kept beside the usage ledger: one JSON file per conversation in
+ * $XDG_STATE_HOME/router/conversations, written whole and renamed into place, and a pointer to
+ * the latest for `--continue`.
+ */
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { ChatMessage } from '../client/types.js';
+import { stateHome } from '../config/state-dir.js';
+import { CliError, EXIT, usage } from './exit-codes.js';
+
+export interface Conversation {
+  id: string;
+  title: string;
+  model?: string;
+  created_at: string;
+  updated_at: string;
+  messages: ChatMessage[];
+}
+
+const dir = (env: NodeJS.ProcessEnv) => join(stateHome(env), 'conversations');
+const NAME = /^[\w.-]{1,64}$/;
+
+export function checkConversationId(id: string): string {
+  if (!NAME.test(id)) throw usage(`conversation id "${id}": use 1 to 64 letters, digits, ".", "_" or "-"`);
+  return id;
+}
+
+export function newConversation(model: string | undefined, first: string): Conversation {
+  const now = new Date().toISOString();
+  const id = `c_${now.slice(0, 10).replace(/-/g, '')}_${randomBytes(3).toString('hex')}`;
+  return { id, title: first.replace(/\s+/g, ' ').trim().slice(0, 60), model, created_at: now, updated_at: now, messages: [] };
+}
+
+export function loadConversation(env: NodeJS.ProcessEnv, id: string): Conversation {
+  checkConversationId(id);
+  let text: string;
+  try {
+    text = readFileSync(join(dir(env), `${id}.json`), 'utf8');
+  } catch {
+    throw new CliError(`no conversation ${id} (router conversations list shows them)`, EXIT.NOT_FOUND);
+  }
+  try {
+    return JSON.parse(text) as Conversation;
+  } catch {
+    throw new CliError(`the conversation file ${join(dir(env), `${id}.json`)} is damaged`, EXIT.FAILURE);
+  }
+}
+
+/** The conversation `--continue` takes up: the last one saved. */
+export function lastConversation(env: NodeJS.ProcessEnv): Conversation {
+  let id: string;
+  try {
+    id = readFileSync(join(dir(env), 'LAST'), 'utf8').trim();
+  } catch {
+    throw new CliError('no conversation to continue yet: run router chat first', EXIT.NOT_FOUND);
+  }
+  return loadConversation(env, id);
+}
+
+export function saveConversation(env: NodeJS.ProcessEnv, c: Conversation): void {
+  mkdirSync(dir(env), { recursive: true, mode: 0o700 });
+  c.updated_at = new Date().toISOString();
+  const write = (name: string, text: string) => {
+    const temp = join(dir(env), `.${name}.${process.pid}`);
+    writeFileSync(temp, text, { mode: 0o600 });
+    renameSync(temp, join(dir(env), name));
+  };
+  write(`${c.id}.json`, `${JSON.stringify(c)}\n`);
+  write('LAST', `${c.id}\n`);
+}
+
+export function listConversations(env: NodeJS.ProcessEnv): Conversation[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir(env)).filter((n) => n.endsWith('.json') && !n.startsWith('.'));
+  } catch {
+    return [];
+  }
+  const out: Conversation[] = [];
+  for (const n of names) {
+    try {
+      out.push(loadConversation(env, n.slice(0, -5)));
+    } catch {
+      /* damaged: `conversations show ID` names it */
+    }
+  }
+  return out.sort((a, b) => b.updated_at.localeCompare(a.updated_at));
+}
+
+export function deleteConversation(env: NodeJS.ProcessEnv, id: string): void {
+  loadConversation(env, id);
+  rmSync(join(dir(env), `${id}.json`));
+}
