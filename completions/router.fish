@@ -321,7 +321,7 @@ complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcom
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from get' -s h -l help -d 'display help'
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from get' -a '(router __complete batch-ids 2>/dev/null)'
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -l endpoint -x -a '/v1/chat/completions /v1/responses /v1/messages /v1/embeddings' -d 'target endpoint (default: the lines'\'' url, else /v1/chat/completions)'
-complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -s m -l model -x -a '(router __complete models 2>/dev/null)' -d 'model (default: the model the bodies agree on, else the profile'\''s)'
+complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -s m -l model -x -a '(router __complete models 2>/dev/null)' -d 'batch model (default: the model the bodies agree on, else the profile'\''s)'
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -l provider-only -r -F -d 'only these providers, comma-separated'
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -l no-fallbacks -d 'do not fall back to other providers'
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -l max-requests -r -F -d 'requests per batch (default 5000)'

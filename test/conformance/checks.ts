@@ -139,16 +139,7 @@ async function sdkChecks(t: TestEnv, row: (op: string, check: string) => Row): P
   const sdk = new OpenRouter({ apiKey: t.apiKey, serverURL: `${t.apiRoot}/v1` });
   const msdk = new OpenRouter({ apiKey: t.managementKey, serverURL: `${t.apiRoot}/v1` });
   const origin = new URL(t.apiRoot).origin;
-  const attempt = async (operation: string, fn: () => Promise<unknown>) => {
-    const r = row(operation, 'official SDK parses the answer');
-    r.checked++;
-    try {
-      await fn();
-    } catch (err) {
-      r.failed++;
-      r.failures.push(String((err as Error).message ?? err).slice(0, 300));
-    }
-  };
+  const attempt = (operation: string, fn: () => Promise<unknown>) => attemptRow(row(operation, 'official SDK parses the answer'), fn);
   await attempt('chat completions', () => sdk.chat.send({ chatRequest: { model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] } }));
   await attempt('chat completions', async () => {
     const s = await sdk.chat.send({ chatRequest: { model: 'local/lorem', stream: true, streamOptions: { includeUsage: true }, messages: [{ role: 'user', content: 'write 5 words' }] } });
@@ -181,6 +172,17 @@ async function sdkChecks(t: TestEnv, row: (op: string, check: string) => Row): P
       { serverURL: origin },
     ),
   );
+}
+
+/** One check that passes when `fn` resolves; its error is the row's failure. */
+export async function attemptRow(r: Row, fn: () => Promise<unknown>): Promise<void> {
+  r.checked++;
+  try {
+    await fn();
+  } catch (err) {
+    r.failed++;
+    r.failures.push(String((err as Error).message ?? err).slice(0, 300));
+  }
 }
 
 export function formatTable(rows: Row[]): string {

@@ -4,7 +4,7 @@
  */
 import OpenAI from 'openai';
 import type { TestEnv } from '../helpers.js';
-import type { Row } from './checks.js';
+import { attemptRow, type Row } from './checks.js';
 
 type RowMaker = (operation: string, check: string) => Row;
 
@@ -12,16 +12,7 @@ export async function openaiChecks(t: TestEnv, row: RowMaker): Promise<void> {
   const baseURL = `${t.apiRoot}/v1`;
   const client = new OpenAI({ apiKey: t.apiKey, baseURL, maxRetries: 0 });
   const management = new OpenAI({ apiKey: t.managementKey, baseURL, maxRetries: 0 });
-  const attempt = async (operation: string, check: string, fn: () => Promise<void>) => {
-    const r = row(operation, `openai npm: ${check}`);
-    r.checked++;
-    try {
-      await fn();
-    } catch (err) {
-      r.failed++;
-      r.failures.push(String((err as Error).message ?? err).slice(0, 300));
-    }
-  };
+  const attempt = (operation: string, check: string, fn: () => Promise<void>) => attemptRow(row(operation, `openai npm: ${check}`), fn);
   const expect = (ok: boolean, what: string) => {
     if (!ok) throw new Error(what);
   };

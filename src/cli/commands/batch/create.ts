@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import type { Batch } from '../../../client/types.js';
 import { ProtocolError } from '../../../client/errors.js';
 import { isModelId, MODEL_ID_SYNTAX } from '../../../client/facts.js';
@@ -25,7 +26,12 @@ async function checkedPath(ctx: RunContext<CreateOpts>, file: string): Promise<{
     if (ctx.io.stdinTTY) throw usage('reading requests from stdin, but stdin is a terminal: pipe a JSONL file in');
     return spoolStdin(ctx.io.stdin);
   }
-  const { statSync } = await import('node:fs');
+  checkInputFile(file);
+  return { path: file, cleanup: () => {} };
+}
+
+/** A requests file must exist and be a file; said in words before anything is read or sent. */
+export function checkInputFile(file: string): void {
   let st;
   try {
     st = statSync(file);
@@ -33,7 +39,6 @@ async function checkedPath(ctx: RunContext<CreateOpts>, file: string): Promise<{
     throw usage(`cannot read ${file}: no such file`);
   }
   if (!st.isFile()) throw usage(`${file} is not a file${st.isDirectory() ? ' (it is a folder)' : ''}`);
-  return { path: file, cleanup: () => {} };
 }
 
 async function confirmLarge(ctx: RunContext<CreateOpts>, count: number, bytes: number): Promise<void> {

@@ -15,6 +15,15 @@ function addWatchFlags(cmd: Command): Command {
     .option('--offline-timeout <seconds>', 'with --watch: keep polling through network errors, 429 and 5xx for this long', numberIn(1, 7 * 86_400), 900);
 }
 
+/** Where the requests of a file go (batch create, batch run). */
+function addTargetFlags(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('--endpoint <path>', 'target endpoint (default: the lines\' url, else /v1/chat/completions)').choices(BATCH_ENDPOINTS))
+    .option('-m, --model <id>', 'batch model (default: the model the bodies agree on, else the profile\'s)')
+    .option('--provider-only <slugs>', 'only these providers, comma-separated', commaList)
+    .option('--no-fallbacks', 'do not fall back to other providers');
+}
+
 export function registerBatch(program: Command): void {
   const batch = program
     .command('batch')
@@ -28,14 +37,12 @@ export function registerBatch(program: Command): void {
 }
 
 function registerRun(batch: Command): void {
-  batch
-    .command('run')
-    .description('run a JSONL file of any size as a job: split into batches, submit each once, follow, merge results in input order')
-    .argument('[file]', 'JSONL file, as for batch create')
-    .addOption(new Option('--endpoint <path>', 'target endpoint (default: the lines\' url, else /v1/chat/completions)').choices(BATCH_ENDPOINTS))
-    .option('-m, --model <id>', 'model (default: the model the bodies agree on, else the profile\'s)')
-    .option('--provider-only <slugs>', 'only these providers, comma-separated', commaList)
-    .option('--no-fallbacks', 'do not fall back to other providers')
+  addTargetFlags(
+    batch
+      .command('run')
+      .description('run a JSONL file of any size as a job: split into batches, submit each once, follow, merge results in input order')
+      .argument('[file]', 'JSONL file, as for batch create'),
+  )
     .option('--max-requests <n>', `requests per batch (default ${BATCH_MAX_REQUESTS})`, integerIn(1, BATCH_MAX_REQUESTS))
     .option('--max-bytes <n>', `request body bytes per batch (default ${BATCH_MAX_BYTES}, 200 MiB)`, integerIn(1024, BATCH_MAX_BYTES))
     .option('--dry-run', 'check every line and print the shards; send nothing')
@@ -82,14 +89,12 @@ function registerJobs(batch: Command): void {
 
 function registerCreate(batch: Command): void {
   addWatchFlags(
-    batch
-      .command('create')
-      .description('create a batch from a JSONL file: one {"custom_id", "body"} (or {"custom_id", "method", "url", "body"}) per line')
-      .argument('<file>', 'JSONL file, or - for stdin')
-      .addOption(new Option('--endpoint <path>', 'target endpoint (default: the lines\' url, else /v1/chat/completions)').choices(BATCH_ENDPOINTS))
-      .option('-m, --model <id>', 'batch model (default: the model the bodies agree on, else the profile\'s)')
-      .option('--provider-only <slugs>', 'only these providers, comma-separated', commaList)
-      .option('--no-fallbacks', 'do not fall back to other providers')
+    addTargetFlags(
+      batch
+        .command('create')
+        .description('create a batch from a JSONL file: one {"custom_id", "body"} (or {"custom_id", "method", "url", "body"}) per line')
+        .argument('<file>', 'JSONL file, or - for stdin'),
+    )
       .addOption(new Option('--completion-window <w>', 'completion window').choices(['24h']).default('24h'))
       .option('-w, --watch', 'follow the batch until it ends (exit 9 if it fails or expires)')
       .option('--results [file]', 'with --watch: write the results as JSONL (stdout when no file)')

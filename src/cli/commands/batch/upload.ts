@@ -4,32 +4,42 @@ import type { InStream } from '../../io.js';
 
 const PIECE_BYTES = 256 * 1024;
 
-/** The requests as JSON array elements, comma-separated, read again from the file in 256 KiB pieces. */
-export function requestStream(scan: Scan): () => AsyncIterable<string | Uint8Array> {
+/**
+ * Request lines as JSON array elements, comma-separated, in 256 KiB pieces; a line that is not
+ * exactly {custom_id, body} (it has method and url) is reduced to those two.
+ */
+export async function* arrayPieces(lines: AsyncIterable<Buffer>, plain: boolean): AsyncIterable<Uint8Array> {
+  const COMMA = Buffer.from(',');
+  let out: Buffer[] = [];
+  let size = 0;
+  let first = true;
+  for await (const bytes of lines) {
+    let item = bytes;
+    if (!plain) {
+      const o = JSON.parse(bytes.toString('utf8')) as { custom_id: string; body: unknown };
+      item = Buffer.from(JSON.stringify({ custom_id: o.custom_id, body: o.body }));
+    }
+    if (!first) out.push(COMMA);
+    first = false;
+    out.push(item);
+    size += item.length + 1;
+    if (size >= PIECE_BYTES) {
+      yield Buffer.concat(out);
+      out = [];
+      size = 0;
+    }
+  }
+  if (out.length) yield Buffer.concat(out);
+}
+
+/** The requests of a checked file, read again from it (for createStreaming). */
+export function requestStream(scan: Scan): () => AsyncIterable<Uint8Array> {
   return async function* () {
     const { readLines, isBlank } = await import('../../jsonl.js');
-    let first = true;
-    let out: Buffer[] = [];
-    let size = 0;
-    const COMMA = Buffer.from(',');
-    for await (const { bytes } of readLines(scan.file)) {
-      if (isBlank(bytes)) continue;
-      let item = bytes;
-      if (!scan.plain) {
-        const o = JSON.parse(bytes.toString('utf8')) as { custom_id: string; body: unknown };
-        item = Buffer.from(JSON.stringify({ custom_id: o.custom_id, body: o.body }));
-      }
-      if (!first) out.push(COMMA);
-      first = false;
-      out.push(item);
-      size += item.length + 1;
-      if (size >= PIECE_BYTES) {
-        yield Buffer.concat(out);
-        out = [];
-        size = 0;
-      }
+    async function* lines() {
+      for await (const { bytes } of readLines(scan.file)) if (!isBlank(bytes)) yield bytes;
     }
-    if (out.length) yield Buffer.concat(out);
+    yield* arrayPieces(lines(), scan.plain);
   };
 }
 

@@ -8,6 +8,7 @@ import { CliError, EXIT, usage } from '../../../exit-codes.js';
 import type { RunContext } from '../../../run.js';
 import { logBatch, openResults, type ResultsTarget } from '../results.js';
 import { shellQuote } from '../watch.js';
+import { checkInputFile } from '../create.js';
 import { addRetryShards, writeMerged, type MergeFormat } from './merge.js';
 import { planJob } from './plan.js';
 import { progressLine, refreshJob, totals } from './progress.js';
@@ -53,13 +54,7 @@ function sameInput(ctx: RunContext<RunJobOpts>, job: JobRecord): JobRecord | und
 
 async function newJob(ctx: RunContext<RunJobOpts>, file: string): Promise<JobRecord | undefined> {
   const { opts } = ctx;
-  let st;
-  try {
-    st = statSync(file);
-  } catch {
-    throw usage(`cannot read ${file}: no such file`);
-  }
-  if (!st.isFile()) throw usage(`${file} is not a file${st.isDirectory() ? ' (it is a folder)' : ''}`);
+  checkInputFile(file);
   const provider: JobRecord['provider'] = {};
   if (opts.providerOnly) provider.only = opts.providerOnly;
   if (opts.fallbacks === false) provider.allow_fallbacks = false;

@@ -2,6 +2,7 @@
 import { createReadStream } from 'node:fs';
 import { isBlank, readLines } from '../../../jsonl.js';
 import type { JobRecord, ShardRecord } from './store.js';
+import { arrayPieces } from '../upload.js';
 
 export interface ShardLine {
   number: number;
@@ -19,30 +20,13 @@ export async function* shardLines(job: JobRecord, shard: ShardRecord): AsyncGene
   }
 }
 
-/** The shard's requests as JSON array elements, comma-separated, in 256 KiB pieces (for createStreaming). */
+/** The shard's requests as JSON array elements (for createStreaming). */
 export function shardRequests(job: JobRecord, shard: ShardRecord): () => AsyncIterable<Uint8Array> {
   return async function* () {
-    const COMMA = Buffer.from(',');
-    let out: Buffer[] = [];
-    let size = 0;
-    let first = true;
-    for await (const { bytes } of shardLines(job, shard)) {
-      let item = bytes;
-      if (!job.plain) {
-        const o = JSON.parse(bytes.toString('utf8')) as { custom_id: string; body: unknown };
-        item = Buffer.from(JSON.stringify({ custom_id: o.custom_id, body: o.body }));
-      }
-      if (!first) out.push(COMMA);
-      first = false;
-      out.push(item);
-      size += item.length + 1;
-      if (size >= 256 * 1024) {
-        yield Buffer.concat(out);
-        out = [];
-        size = 0;
-      }
+    async function* lines() {
+      for await (const { bytes } of shardLines(job, shard)) yield bytes;
     }
-    if (out.length) yield Buffer.concat(out);
+    yield* arrayPieces(lines(), job.plain);
   };
 }
 
