@@ -51,6 +51,37 @@ const sections = {
   },
 };
 
+/** One-shot chat against bare node and a minimal openai npm script; streaming against an openai loop. */
+sections.versusOpenai = async (emu) => {
+  const env = { ...process.env, ROUTER_API_ROOT: emu.api_root, ROUTER_API_KEY: emu.api_key, ROUTER_NO_LOG: '1' };
+  const script = (stream, words) => `
+    const { default: OpenAI } = await import(${JSON.stringify(`${ROOT}/node_modules/openai/index.mjs`)});
+    const c = new OpenAI({ baseURL: ${JSON.stringify(`${emu.api_root}/v1`)}, apiKey: ${JSON.stringify(emu.api_key)} });
+    ${stream
+      ? `const s = await c.chat.completions.create({ model: 'local/lorem', stream: true, messages: [{ role: 'user', content: 'write ${words} words' }] });
+         for await (const chunk of s) process.stdout.write(chunk.choices[0]?.delta?.content ?? '');`
+      : `const r = await c.chat.completions.create({ model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] });
+         process.stdout.write(r.choices[0].message.content + '\\n');`}`;
+  const node = [], cli = [], sdk = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    node.push((await timed(process.execPath, ['-e', '0'])).ms);
+    cli.push((await timed(process.execPath, [BIN, 'chat', '--model', 'local/echo', 'hi'], { env })).ms);
+    sdk.push((await timed(process.execPath, ['--input-type=module', '-e', script(false)])).ms);
+  }
+  const vsNode = median(cli) / median(node);
+  report('one-shot router chat wall time / node -e 0', `${vsNode.toFixed(2)}x (${median(cli).toFixed(0)} vs ${median(node).toFixed(0)} ms; ${spread(cli.map((c, i) => c / node[i]))})`, '<= 2.0x', vsNode <= 2.0);
+  const vsSdk = median(cli) / median(sdk);
+  report('one-shot router chat / minimal openai npm script', `${vsSdk.toFixed(2)}x (${median(sdk).toFixed(0)} ms; ${spread(cli.map((c, i) => c / sdk[i]))})`, '<= 0.6x', vsSdk <= 0.6);
+  const words = 200_000;
+  const cliStream = [], sdkStream = [];
+  for (let i = 0; i < 3; i++) {
+    cliStream.push((await timed(process.execPath, [BIN, 'chat', '--model', 'local/lorem', `write ${words} words`], { env })).ms);
+    sdkStream.push((await timed(process.execPath, ['--input-type=module', '-e', script(true, words)])).ms);
+  }
+  const r = median(sdkStream) / median(cliStream);
+  report(`router chat stream throughput / openai npm streaming loop (${words} words)`, `${r.toFixed(2)} (${median(cliStream).toFixed(0)} vs ${median(sdkStream).toFixed(0)} ms)`, '>= 2.5', r >= 2.5);
+};
+
 sections.batchCreate = async (emu) => {
   const { writeFileSync, createWriteStream, statSync } = await import('node:fs');
   const { join } = await import('node:path');

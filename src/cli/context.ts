@@ -31,6 +31,10 @@ export async function connect(io: IO, flags: GlobalFlags, opts: ConnectOptions =
       EXIT.AUTH,
     );
   }
+  // undici's HTTP parser is WebAssembly: V8's baseline compiler alone (no background optimizing
+  // compile, which the process waited for at exit) makes a one-shot call faster and ~35 MB smaller.
+  // Set here, by the command line, never by the library; only runs that make a request pay for it.
+  (await import('node:v8')).setFlagsFromString('--liftoff-only');
   const { RouterClient } = await import('../client/index.js');
   const client = new RouterClient({
     apiKey: key,

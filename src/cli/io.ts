@@ -1,5 +1,4 @@
 import type { Readable, Writable } from 'node:stream';
-import { selectFields } from './json-output.js';
 
 /** Decides what goes where (gh's iostreams): data to stdout; progress, warnings and color only on a TTY. */
 export interface GlobalFlags {
@@ -99,12 +98,13 @@ export class IO {
   }
 
   /** `--json FIELDS` and `--jq`, set by the command runner. */
-  jsonShape: { fields?: string[]; jq?: string } = {};
+  jsonShape: { fields?: string[]; jq?: string; select?: (value: unknown, fields: string[]) => unknown } = {};
   /** Values held for --jq, which runs once the command is done. */
   private readonly forJq: unknown[] = [];
 
   private shaped(value: unknown): unknown {
-    return this.jsonShape.fields ? selectFields(value, this.jsonShape.fields) : value;
+    const { fields, select } = this.jsonShape;
+    return fields && select ? select(value, fields) : value;
   }
 
   json(value: unknown): void {

@@ -4,7 +4,6 @@ import { integerIn, numberIn } from './options.js';
 import { VERSION } from '../client/version.js';
 import { attachRuntime, type Runtime } from './run.js';
 import { IO, processStreams, type Streams } from './io.js';
-import { addJsonFlags, jsonCommandPath, rewriteJsonFields } from './json-output.js';
 
 type Register = (program: Command) => void;
 
@@ -95,8 +94,11 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 payment, 5 not found/gone,
       program.commands.find((c) => c.name() === entry.name)?.summary(entry.summary);
     } else if (!entry.hidden) program.command(entry.name).usage(entry.usage).summary(entry.summary);
   }
-  const { Option } = await import('./commander.js');
-  addJsonFlags(program, Option);
+  // --jq and --json FIELDS join every command with --json (not needed for the top-level help).
+  if (only !== null) {
+    const [{ Option }, { addJsonFlags }] = await Promise.all([import('./commander.js'), import('./json-output.js')]);
+    addJsonFlags(program, Option);
+  }
   program.configureHelp({
     sortSubcommands: false,
     showGlobalOptions: true,
@@ -142,7 +144,11 @@ function unknownHelpTopic(program: Command, args: string[]): string | undefined 
 }
 
 export async function main(rawArgv: string[], streams: Streams = processStreams()): Promise<number> {
-  const args = rewriteJsonFields(rawArgv.slice(2), jsonCommandPath(rawArgv.slice(2), GLOBAL_WITH_VALUE));
+  let args = rawArgv.slice(2);
+  if (args.some((a) => a.startsWith('--json'))) {
+    const { jsonCommandPath, rewriteJsonFields } = await import('./json-output.js');
+    args = rewriteJsonFields(args, jsonCommandPath(args, GLOBAL_WITH_VALUE));
+  }
   const argv = [...rawArgv.slice(0, 2), ...args];
   const real = streams.stdout === process.stdout;
   const runtime: Runtime = { streams, argv: args, exitCode: EXIT.OK, interrupts: real, fullProgram: () => buildProgram() };

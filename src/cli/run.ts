@@ -123,7 +123,8 @@ interface JsonOpts {
 /** `--json FIELDS` and `--jq` are checked before the command runs (nothing is sent on a mistake). */
 async function shapeJson(cmd: Command, opts: JsonOpts, io: IO): Promise<void> {
   if (opts.jsonFields === undefined && opts.jq === undefined) return;
-  const { checkJq, checkedFields } = await import('./json-output.js');
+  const { checkJq, checkedFields, selectFields } = await import('./json-output.js');
+  io.jsonShape.select = selectFields;
   const names: string[] = [];
   for (let c: Command | null = cmd; c?.parent; c = c.parent) names.unshift(c.name());
   if (opts.jsonFields !== undefined) io.jsonShape.fields = checkedFields(names.join(' '), opts.jsonFields);
