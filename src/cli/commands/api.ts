@@ -53,7 +53,7 @@ Examples:
 }
 
 /** Sets `key` (with `a[b]` and `a[]` nesting, as gh does) to `value` in `target`. */
-function setField(target: Record<string, unknown>, key: string, value: unknown): void {
+export function setField(target: Record<string, unknown>, key: string, value: unknown): void {
   const parts = key.match(/^[^[\]]+|\[[^[\]]*\]/g);
   if (!parts || parts.join('') !== key) throw usage(`field name "${key}" is not key, key[sub] or key[]`);
   const names = parts.map((p) => (p.startsWith('[') ? p.slice(1, -1) : p));

@@ -21,8 +21,8 @@ export interface ScanLimits {
 export interface ScanHooks {
   /** Read this instead of the file (e.g. the file through a hash). */
   source?: AsyncIterable<Buffer>;
-  /** Each request line: its number, the offset past it, and its size as an array element. */
-  onLine?: (number: number, next: number, bytes: number) => void;
+  /** Each request line: its number, its byte offsets [start, next), and its size as an array element. */
+  onLine?: (number: number, start: number, next: number, bytes: number) => void;
 }
 
 const ENDPOINTS: readonly string[] = BATCH_ENDPOINTS;
@@ -62,11 +62,14 @@ export async function scanRequests(file: string, label: string, opts: { endpoint
   let count = 0;
   let bytes = 0;
   const utf8 = new TextDecoder('utf-8', { fatal: true });
+  let start = 0;
   for await (const { number, bytes: raw, next } of readLines(opts.source ?? file)) {
+    const at = start;
+    start = next;
     if (isBlank(raw)) continue;
     bytes += raw.length + 1;
     count++;
-    opts.onLine?.(number, next, raw.length + 1);
+    opts.onLine?.(number, at, next, raw.length + 1);
     const report = (text: string) => problems.add(number, text);
     let text: string;
     try {

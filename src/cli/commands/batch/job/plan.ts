@@ -33,19 +33,17 @@ export async function planJob(file: string, opts: PlanOptions): Promise<JobRecor
   const wrapper = wrapperBytes({ endpoint: '/v1/chat/completions', model: 'x/'.padEnd(64, 'x'), completion_window: '24h', provider: opts.provider });
   const shards: ShardRecord[] = [];
   let open: ShardRecord | undefined;
-  let previousEnd = 0;
   let tooLong: number | undefined;
-  const onLine = (number: number, next: number, bytes: number) => {
+  const onLine = (number: number, start: number, next: number, bytes: number) => {
     if (wrapper + bytes > opts.maxBytes) tooLong ??= number;
     if (!open || open.count >= opts.maxRequests || wrapper + open.bytes + bytes > opts.maxBytes) {
-      open = { index: shards.length, first_line: number, last_line: number, start: previousEnd, end: next, count: 0, bytes: 0 };
+      open = { index: shards.length, first_line: number, last_line: number, start, end: next, count: 0, bytes: 0 };
       shards.push(open);
     }
     open.last_line = number;
     open.end = next;
     open.count++;
     open.bytes += bytes;
-    previousEnd = next;
   };
   const scan = await scanRequests(path, file, { endpoint: opts.endpoint, model: opts.model, maxRequests: Infinity, maxBytes: Infinity, source: hashed(path, hash), onLine });
   if (tooLong !== undefined) throw usage(`${file}:${tooLong}: one request is larger than a whole batch may be (${opts.maxBytes} bytes)`);
