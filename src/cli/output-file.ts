@@ -110,7 +110,12 @@ export class OutputFile {
 
   async commit(): Promise<void> {
     await new Promise<void>((resolvePromise, reject) => {
-      this.stream.end(() => (this.error ? reject(this.error) : resolvePromise()));
+      // The callback may run before the 'error' event (a full device fails on the last write).
+      this.stream.end((err?: Error | null) => {
+        if (err && !this.error) this.error = failure(err, this.path);
+        if (this.error) reject(this.error);
+        else resolvePromise();
+      });
       this.stream.once('error', () => reject(this.error));
     }).catch((err) => {
       this.abortSync();

@@ -205,3 +205,29 @@ describe('conversations', () => {
     expect(none.stderr).toMatch(/no conversation to continue yet/);
   });
 });
+
+describe('trust at the edges of the new commands', () => {
+  it('one line and the table\'s exit code: api with no service, results to a folder or a full disk, a damaged ledger line', async () => {
+    const down = await t.run(['api', '/v1/batches', '--max-retries', '0'], { env: { ROUTER_API_ROOT: 'http://127.0.0.1:9/api' } });
+    expect(down.code).toBe(8);
+    expect(down.stderr.trim().split('\n')).toHaveLength(1);
+    t.clearRequests();
+    const folder = await t.run(['batch', 'run', jsonl, '--results', t.dir, '--new']);
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toMatch(/^error: .*(folder|directory)/);
+    expect(t.requests()).toHaveLength(0);
+    // A full device fails on the last write, after the data went out: never a silent success.
+    for (const args of [['batch', 'run', '--resume', jobId, '--watch', '--interval', '0.05', '--results', '/dev/full'], ['batch', 'get', batchId, '--results', '/dev/full'], ['speak', 'hi', '--voice', 'alloy', '--model', 'local/tts', '-o', '/dev/full']]) {
+      const full = await t.run(args, { env: mgmt });
+      expect(full.code, args.join(' ')).toBe(1);
+      expect(full.stderr).toMatch(/^error: cannot write \/dev\/full: disk full$/m);
+      expect(full.stderr).not.toMatch(/\n\s+at /);
+    }
+    const state = join(t.dir, 'damaged-state');
+    await t.run(['chat', '--model', 'local/echo', 'one'], { env: { ROUTER_STATE_DIR: state } });
+    writeFileSync(join(state, 'usage.jsonl'), `${readFileSync(join(state, 'usage.jsonl'), 'utf8')}{"time": "2026-11-2\n`);
+    const report = parse((await t.run(['usage', '--json'], { env: { ROUTER_STATE_DIR: state } })).stdout) as any;
+    expect(report.total.calls).toBe(1);
+  });
+});
+
