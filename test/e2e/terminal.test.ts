@@ -141,4 +141,23 @@ describe.skipIf(!HAS_TMUX)('router chat -i on a terminal', () => {
     expect(await term.lastExit()).toBe(0);
     expect(term.screen()).not.toMatch(/^\s+at /m);
   });
+
+  it('-i -c starts from the last conversation and keeps adding to it', async () => {
+    const state = join(t.dir, 'repl-state');
+    const first = await t.run(['chat', '--model', 'local/echo', 'remember the code 4711'], { env: { ROUTER_STATE_DIR: state } });
+    expect(first.code).toBe(0);
+    term?.close();
+    term = new Terminal({ ...t.env, ROUTER_STATE_DIR: state });
+    t.clearRequests();
+    term.run(`${router} chat -i -c`);
+    await term.waitFor(/continuing c_\w+ \(1 turns\)/);
+    await term.waitFor(/^>\s*$/m);
+    term.run('and now?');
+    await term.waitFor(/^and now\?\n>\s*$/m);
+    term.run('/exit');
+    expect(await term.lastExit()).toBe(0);
+    expect(t.requests().at(-1)!.body.messages.map((m: any) => m.content)).toEqual(['remember the code 4711', 'remember the code 4711', 'and now?']);
+    const shown = await t.run(['conversations', 'list', '--json', 'turns'], { env: { ROUTER_STATE_DIR: state } });
+    expect(JSON.parse(shown.stdout)).toEqual([{ turns: 2 }]);
+  });
 });
