@@ -72,6 +72,19 @@ describe('--json FIELDS on every command with --json', () => {
     });
   }
 
+  it('serve: only api_root,state_dir on its one JSON line', async () => {
+    const child = t.spawn(['serve', '--port', '0', '--state', join(t.dir, 'serve-fields'), '--json', 'api_root,state_dir']);
+    const line = await new Promise<string>((resolve) => {
+      let out = '';
+      child.stdout!.on('data', (c) => {
+        out += c;
+        if (out.includes('\n')) resolve(out.split('\n')[0]!);
+      });
+    });
+    child.kill('SIGTERM');
+    expect(Object.keys(JSON.parse(line)).sort()).toEqual(['api_root', 'state_dir']);
+  });
+
   it('a word after --json that is not a field list stays the prompt', async () => {
     const r = await t.run(['chat', '--model', 'local/echo', '--json', 'hello']);
     expect((parse(r.stdout) as any).choices[0].message.content).toBe('hello');
