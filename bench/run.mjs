@@ -114,7 +114,7 @@ sections.batchCreate = async (emu) => {
     rss = Math.max(rss, r.rssKiB);
   }
   const ratio = median(curl) / median(cli);
-  report(`batch create ${mb.toFixed(0)} MB JSONL rate / curl --data-binary`, `${ratio.toFixed(2)} (${median(cli).toFixed(0)} vs ${median(curl).toFixed(0)} ms)`, '>= 0.8', ratio >= 0.8);
+  report(`batch create ${mb.toFixed(0)} MB JSONL rate / curl --data-binary`, `${ratio.toFixed(2)} (${median(cli).toFixed(0)} vs ${median(curl).toFixed(0)} ms)`, '>= 0.95', ratio >= 0.95);
   report('batch create peak RSS', `${(rss / 1024).toFixed(0)} MB`, '<= 150 MB', rss / 1024 <= 150);
   await admin('batches', { delay_ms: 0 });
 };
@@ -199,7 +199,10 @@ sections.capacity = async (emu) => {
 sections.batchRun = async (emu) => {
   const { createWriteStream, statSync } = await import('node:fs');
   const { join } = await import('node:path');
-  await fetch(`${emu.api_root}/_emulator/batches`, { method: 'POST', headers: { authorization: `Bearer ${emu.operator_key}`, 'content-type': 'application/json' }, body: JSON.stringify({ delay_ms: 0 }) });
+  // A fresh connection: the capacity row before this one leaves pooled sockets the server has closed.
+  await fetch(`${emu.api_root}/_emulator/batches`, { method: 'POST', headers: { authorization: `Bearer ${emu.operator_key}`, 'content-type': 'application/json', connection: 'close' }, body: JSON.stringify({ delay_ms: 0 }) }).catch(() =>
+    fetch(`${emu.api_root}/_emulator/batches`, { method: 'POST', headers: { authorization: `Bearer ${emu.operator_key}`, 'content-type': 'application/json', connection: 'close' }, body: JSON.stringify({ delay_ms: 0 }) }),
+  );
   const filler = 'lorem ipsum dolor '.repeat(280);
   const write = async (count) => {
     const file = join(WORK, `run-${count}.jsonl`);

@@ -54,6 +54,7 @@ function sameInput(ctx: RunContext<RunJobOpts>, job: JobRecord): JobRecord | und
 
 async function newJob(ctx: RunContext<RunJobOpts>, file: string): Promise<JobRecord | undefined> {
   const { opts } = ctx;
+  if (file === '-') throw usage('batch run reads its file again to resume and merge: save stdin to a file and give its path');
   checkInputFile(file);
   const provider: JobRecord['provider'] = {};
   if (opts.providerOnly) provider.only = opts.providerOnly;
