@@ -134,7 +134,7 @@ describe('router batch run', () => {
     expect(plan.shards.every((x: any) => x.bytes > 0)).toBe(true);
     const bad = join(t.dir, 'bad.jsonl');
     writeFileSync(bad, `${readFileSync(file, 'utf8')}{"custom_id": "c1", "body": {}}\nnot json\n`);
-    for (const args of [[bad], [file, '--model', 'nope'], [join(t.dir, 'missing.jsonl')], [t.dir], [file, '--retry-failed'], [file, '--join'], [], ['--resume', 'job_nope'], ['-']]) {
+    for (const args of [[bad], [file, '--model', 'nope'], [join(t.dir, 'missing.jsonl')], [t.dir], [file, '--retry-failed'], [file, '--join'], [], ['--resume', 'job_nope'], ['-'], [file, '--results', '--json']]) {
       const r = await t.run(['batch', 'run', ...args, ...(args.includes('--model') ? [] : ['--model', 'local/echo'])], { env: s.env });
       expect(r.code, args.join(' ')).not.toBe(0);
       expect(r.stderr).toMatch(/^error: /);

@@ -43,6 +43,7 @@ function checkFlags(opts: RunJobOpts, file: string | undefined): void {
   if (opts.new && opts.resume) throw usage('--new starts another job; it does not go with --resume');
   if ((opts.join || opts.lineNumbers) && opts.results === undefined) throw usage(`--${opts.join ? 'join' : 'line-numbers'} goes with --results`);
   if (opts.join && opts.lineNumbers) throw usage('--join already carries the line number; give one of --join and --line-numbers');
+  if (opts.json && (opts.results === true || opts.results === '-')) throw usage('--json and --results to stdout cannot be combined (give --results a file)');
 }
 
 /** The latest job made from this very file (same path, size and hash) with the same settings, if there is one. */
