@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from './ids.js';
 import { HttpError, errorTypeFor } from './http.js';
 import type { BatchRecord } from './batch-store.js';
 import { chatCompletion, genId, planChat, textOf } from './chat.js';
@@ -10,8 +10,8 @@ import { bad, type Body } from './batch-rules.js';
 export function executeItem(record: BatchRecord, customId: string, rawBody: Body, created: number): Body {
   const body: Body = { ...rawBody, model: record.model };
   if (record.provider) body.provider = { ...(body.provider as Body | undefined), ...record.provider };
-  const requestId = `req_${randomBytes(10).toString('hex')}`;
-  const id = `batch_req_${randomBytes(12).toString('hex')}`;
+  const requestId = `req_${randomHex(10)}`;
+  const id = `batch_req_${randomHex(12)}`;
   try {
     let response: Body;
     if (record.endpoint === '/v1/chat/completions') {
@@ -45,7 +45,7 @@ function messagesResult(body: Body, created: number): Body {
   const choice = (completion.choices as Body[])[0]!;
   const usage = completion.usage as Body;
   return {
-    id: `msg_${randomBytes(12).toString('hex')}`,
+    id: `msg_${randomHex(12)}`,
     type: 'message',
     role: 'assistant',
     model: completion.model,

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from './ids.js';
 import { HttpError } from './http.js';
 import type { BatchRecord, BatchUsage } from './batch-store.js';
 import { findModel, MODEL_ID_PATTERN, round } from './models.js';
@@ -20,7 +20,7 @@ export const BATCH_DISCOUNT = 0.5;
 
 export type Body = Record<string, unknown>;
 
-export const newBatchId = () => `batch_${Date.now().toString(36)}${randomBytes(8).toString('hex')}`;
+export const newBatchId = () => `batch_${Date.now().toString(36)}${randomHex(8)}`;
 
 export function publicBatch(r: BatchRecord): Body {
   return {

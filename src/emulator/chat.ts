@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from './ids.js';
 import type { Ctx } from './http.js';
 import { HttpError } from './http.js';
 import { costOf, generate, pieces, seedOf, prng, type Generation, type ModelSpec } from './models.js';
@@ -159,7 +159,7 @@ function logprobsFor(text: string, top: number) {
   };
 }
 
-export const genId = (prefix = 'gen') => `${prefix}-${Math.floor(Date.now() / 1000)}-${randomBytes(10).toString('hex')}`;
+export const genId = (prefix = 'gen') => `${prefix}-${Math.floor(Date.now() / 1000)}-${randomHex(10)}`;
 
 export function chatCompletion(body: Body, plan: ChatPlan, created: number, opts: { routerMetadata?: boolean; id?: string } = {}) {
   const { routed, gen } = plan;

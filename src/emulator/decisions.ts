@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from './ids.js';
 import type { Ctx } from './http.js';
 import { HttpError } from './http.js';
 import { costOf, countTokens, prng, seedOf, round } from './models.js';
@@ -93,7 +93,7 @@ export function planDecision(body: Body) {
   return {
     cost,
     response: {
-      id: `gen-dec-${randomBytes(10).toString('hex')}`,
+      id: `gen-dec-${randomHex(10)}`,
       model: `${model.id}-20261101`,
       provider,
       answers,

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Ctx, HttpError, errorBody, requestId, type LoggedRequest } from './http.js';
+import { Ctx, HttpError, errorBody, logMeters, requestId, type LoggedRequest } from './http.js';
 import { FaultSpecError, type FaultBoard, type FaultRule } from './faults.js';
 import type { StateStore } from './store.js';
 import { authenticate, type Routes } from './routes.js';
@@ -13,6 +13,8 @@ export interface Dispatch {
   faults: FaultBoard;
   log: LoggedRequest[];
   logLimit: number;
+  /** Bytes of the bodies in `log`, and how many entries it had when they were counted. */
+  logBytes: { bytes: number; entries: number };
 }
 
 function sendError(res: ServerResponse, status: number, message: string): void {
@@ -26,10 +28,13 @@ function logEntry(d: Dispatch, req: IncomingMessage, url: URL, path: string): Lo
   const query: Record<string, string[]> = {};
   for (const [k, v] of url.searchParams) (query[k] ??= []).push(v);
   const entry = { method: req.method ?? 'GET', path, query, headers, body: undefined, at: Date.now() };
+  // Emptied or filtered from outside (the admin route, a test): counted again, once.
+  if (d.log.length !== d.logBytes.entries) d.logBytes.bytes = d.log.reduce((sum, e) => sum + (e.bodyBytes ?? 0), 0);
   d.log.push(entry);
+  logMeters.set(entry, d.logBytes);
   // Bounded by count and by the bytes of the bodies kept.
-  let bytes = d.log.reduce((sum, e) => sum + (e.bodyBytes ?? 0), 0);
-  while (d.log.length > 1 && (d.log.length > d.logLimit || bytes > LOG_BYTES)) bytes -= d.log.shift()!.bodyBytes ?? 0;
+  while (d.log.length > 1 && (d.log.length > d.logLimit || d.logBytes.bytes > LOG_BYTES)) d.logBytes.bytes -= d.log.shift()!.bodyBytes ?? 0;
+  d.logBytes.entries = d.log.length;
   return entry;
 }
 

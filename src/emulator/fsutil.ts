@@ -1,6 +1,6 @@
 import { mkdirSync, openSync, writeSync, fsyncSync, closeSync, renameSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomHex } from './ids.js';
 
 /**
  * Test hook for crash safety: with ROUTER_EMULATOR_CRASH_AFTER_WRITES=N the process kills itself
@@ -18,7 +18,7 @@ export function durableWriteDone(): void {
 /** Writes a file durably: temp file in the same folder, fsync, rename. Mode 0600. */
 export function writeFileAtomicSync(path: string, data: string | Uint8Array): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);
+  const tmp = join(dirname(path), `.${basename(path)}.${randomHex(4)}.tmp`);
   const fd = openSync(tmp, 'w', 0o600);
   try {
     writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { randomBytes } from 'node:crypto';
+import { randomHex } from './ids.js';
 import type { FaultRule } from './faults.js';
 import type { KeyRecord, StateStore } from './store.js';
 
@@ -39,7 +39,7 @@ export function errorBody(status: number, message: string, errorType = errorType
   return { error: { code: status, message, metadata: { error_type: errorType } } };
 }
 
-export const requestId = () => `req_${randomBytes(10).toString('hex')}`;
+export const requestId = () => `req_${randomHex(10)}`;
 
 export interface LoggedRequest {
   method: string;
@@ -73,10 +73,15 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
 }
 
 /** Records a request's body in the log: small ones whole, large ones by size. */
+/** Bytes of bodies a request log holds, kept as bodies arrive (not summed again per request). */
+export const logMeters = new WeakMap<LoggedRequest, { bytes: number; entries: number }>();
+
 export function logBody(entry: LoggedRequest | undefined, parsed: unknown, bytes: number): void {
   if (!entry) return;
   entry.body = bytes <= LOG_BODY_BYTES ? parsed : { truncated: true, bytes };
   entry.bodyBytes = Math.min(bytes, LOG_BODY_BYTES);
+  const meter = logMeters.get(entry);
+  if (meter) meter.bytes += entry.bodyBytes;
 }
 
 /** Everything a route handler needs about one request. */

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from './ids.js';
 import type { Ctx } from './http.js';
 import { costOf, generate, pieces } from './models.js';
 import { routerMetadata } from './routing.js';
@@ -55,8 +55,8 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
   checkOutputLimit(routed.model, body.max_output_tokens as number | undefined, 'max_output_tokens');
   const gen = generate(routed.model, fullPrompt, lastUser, { maxTokens: body.max_output_tokens as number | undefined, seed: body.seed });
   const cost = costOf(routed.model, gen.promptTokens, gen.completionTokens);
-  const id = `resp_${randomBytes(12).toString('hex')}`;
-  const messageId = `msg_${randomBytes(12).toString('hex')}`;
+  const id = `resp_${randomHex(12)}`;
+  const messageId = `msg_${randomHex(12)}`;
   const incomplete = gen.finishReason === 'length';
   const message = {
     type: 'message',

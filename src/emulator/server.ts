@@ -62,7 +62,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
     const [method, path] = key.split(' ') as [string, string];
     routes.add(method, path, handler, access);
   }
-  const d = { store, routes, faults, log, logLimit };
+  const d = { store, routes, faults, log, logLimit, logBytes: { bytes: 0, entries: 0 } };
 
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomHex } from './ids.js';
 import { writeFileAtomicSync } from './fsutil.js';
 
 /** `operator` belongs to no workspace: the emulator's own credential for its server-wide routes. */
@@ -32,7 +32,7 @@ interface StateFile {
 
 export const DEFAULT_CREDITS = 5;
 
-const newKey = (kind: KeyKind) => `sk-rt-${kind === 'management' ? 'mgmt' : kind === 'operator' ? 'op' : 'v1'}-${randomBytes(24).toString('hex')}`;
+const newKey = (kind: KeyKind) => `sk-rt-${kind === 'management' ? 'mgmt' : kind === 'operator' ? 'op' : 'v1'}-${randomHex(24)}`;
 
 export const OPERATOR_WORKSPACE = '*';
 
@@ -89,7 +89,7 @@ export class StateStore {
     return this.state.clock_offset_ms;
   }
 
-  createWorkspace(id = `ws_${randomBytes(6).toString('hex')}`, credits = DEFAULT_CREDITS): { workspace: Workspace; apiKey: string; managementKey: string } {
+  createWorkspace(id = `ws_${randomHex(6)}`, credits = DEFAULT_CREDITS): { workspace: Workspace; apiKey: string; managementKey: string } {
     const workspace: Workspace = { id, total_credits: credits, total_usage: 0 };
     this.state.workspaces[id] = workspace;
     const apiKey = this.addKey(id, 'standard', 'demo', false);
