@@ -99,11 +99,10 @@ async function runUsage(ctx: RunContext<UsageOpts>): Promise<void> {
   }
   const rows = [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, t]) => ({ key, ...t, cost: round(t.cost) }));
   if (opts.json) return io.json({ since: new Date(from).toISOString(), until: new Date().toISOString(), by: opts.by, rows, total: { ...total, cost: round(total.cost) } });
-  const table = [[opts.by, 'calls', 'prompt', 'completion', 'total tokens', 'cost'], ...rows.map((r) => [r.key, String(r.calls), String(r.prompt_tokens), String(r.completion_tokens), String(r.total_tokens), `$${r.cost.toFixed(6)}`])];
-  table.push(['total', String(total.calls), String(total.prompt_tokens), String(total.completion_tokens), String(total.total_tokens), `$${total.cost.toFixed(6)}`]);
-  if (!io.stdoutTTY) return void io.out(`${table.slice(1).map((r) => r.join('\t')).join('\n')}\n`);
-  const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
-  io.out(`${table.map((r) => r.map((c, i) => (i ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ')).join('\n')}\n`);
+  const lines = [...rows, { key: 'total', ...total }].map((r) => [r.key, String(r.calls), String(r.prompt_tokens), String(r.completion_tokens), String(r.total_tokens), `$${r.cost.toFixed(6)}`]);
+  if (!io.stdoutTTY) return void io.out(`${lines.map((r) => r.join('\t')).join('\n')}\n`);
+  const { table } = await import('../table.js');
+  io.out(table(io, [opts.by, 'calls', 'prompt', 'completion', 'total tokens', 'cost'], lines));
 }
 
 /** Sums of floats, to the precision the service reports (no 0.30000000000000004). */

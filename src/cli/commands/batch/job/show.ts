@@ -1,5 +1,6 @@
 /** `router batch jobs` and `router batch job ID`: what the local job records hold. */
 import type { RunContext } from '../../../run.js';
+import type { IO } from '../../../io.js';
 import { totals } from './progress.js';
 import { listJobs, loadJob, type JobRecord } from './store.js';
 
@@ -16,7 +17,8 @@ function stateOf(job: JobRecord): string {
   return t.unsuccessful ? 'ended with problems' : 'completed';
 }
 
-export function describeJob(job: JobRecord, tty: boolean): string {
+/** A job's shards: a table under a two-line summary on a terminal; piped, one tab-separated line per shard. */
+export async function describeJob(job: JobRecord, io: IO): Promise<string> {
   const t = totals(job);
   const rows = job.shards.map((s) => [
     String(s.index + 1) + (s.parent !== undefined ? ` (retry of ${s.parent + 1})` : ''),
@@ -28,17 +30,13 @@ export function describeJob(job: JobRecord, tty: boolean): string {
     s.request_counts ? `${s.request_counts.completed}/${s.request_counts.failed}/${s.request_counts.total}` : '-',
     s.usage?.cost !== undefined ? s.usage.cost.toFixed(6) : '-',
   ]);
-  if (!tty) return rows.map((r) => r.join('\t')).join('\n') + '\n';
-  const head = ['shard', 'lines', 'requests', 'bytes', 'batch', 'status', 'done/failed/total', 'cost'];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const fmt = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  if (!io.stdoutTTY) return rows.map((r) => r.join('\t')).join('\n') + '\n';
+  const { table } = await import('../../../table.js');
   return [
     `${job.id}  ${stateOf(job)}  ${job.input.path}`,
     `${job.requests} requests to ${job.endpoint} with ${job.model}; ${t.completed} completed, ${t.failed} failed; ${t.tokens} tokens, $${t.cost.toFixed(6)}`,
     '',
-    fmt(head),
-    ...rows.map(fmt),
-    '',
+    table(io, ['shard', 'lines', 'requests', 'bytes', 'batch', 'status', 'done/failed/total', 'cost'], rows),
   ].join('\n');
 }
 
@@ -56,5 +54,5 @@ export async function runJobs(ctx: RunContext<{ json?: boolean }>): Promise<void
 export async function runJobShow(ctx: RunContext<{ json?: boolean }>, id: string): Promise<void> {
   const job = loadJob(ctx.env, id);
   if (ctx.opts.json) ctx.io.json(jobSummary(job));
-  else ctx.io.out(describeJob(job, ctx.io.stdoutTTY));
+  else ctx.io.out(await describeJob(job, ctx.io));
 }
