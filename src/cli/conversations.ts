@@ -3,12 +3,13 @@
  * $XDG_STATE_HOME/router/conversations, written whole and renamed into place, and a pointer to
  * the latest for `--continue`.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { ChatMessage } from '../client/types.js';
 import { stateHome } from '../config/state-dir.js';
 import { CliError, EXIT, usage } from './exit-codes.js';
+import { writeAtomic } from './atomic-write.js';
 
 export interface Conversation {
   id: string;
@@ -60,15 +61,9 @@ export function lastConversation(env: NodeJS.ProcessEnv): Conversation {
 }
 
 export function saveConversation(env: NodeJS.ProcessEnv, c: Conversation): void {
-  mkdirSync(dir(env), { recursive: true, mode: 0o700 });
   c.updated_at = new Date().toISOString();
-  const write = (name: string, text: string) => {
-    const temp = join(dir(env), `.${name}.${process.pid}`);
-    writeFileSync(temp, text, { mode: 0o600 });
-    renameSync(temp, join(dir(env), name));
-  };
-  write(`${c.id}.json`, `${JSON.stringify(c)}\n`);
-  write('LAST', `${c.id}\n`);
+  writeAtomic(dir(env), `${c.id}.json`, `${JSON.stringify(c)}\n`);
+  writeAtomic(dir(env), 'LAST', `${c.id}\n`);
 }
 
 export function listConversations(env: NodeJS.ProcessEnv): Conversation[] {

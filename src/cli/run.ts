@@ -31,8 +31,8 @@ export interface RunContext<O> {
   signal: AbortSignal;
   /** Builds the client; call it only after the command's own input is checked. */
   connect(opts?: ConnectOptions): Promise<Connected>;
-  /** The client and settings of the last connect(), if any. */
-  readonly connected?: Connected;
+  /** Calls are written down (ledger, conversations): connected, and neither --no-log nor the settings say no. */
+  readonly logging: boolean;
   /** Writes one call to the local usage ledger (unless --no-log or the settings turn it off). */
   logUsage(record: Omit<UsageRecord, 'time' | 'profile' | 'command'>): void;
 }
@@ -75,17 +75,17 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
     };
     const names: string[] = [];
     for (let c: Command | null = cmd; c?.parent; c = c.parent) names.unshift(c.name());
+    const logging = () => flags.log !== false && !!connected?.settings.log;
     const logUsage = (record: Omit<UsageRecord, 'time' | 'profile' | 'command'>) => {
-      const settings = connected?.settings;
-      if (flags.log === false || !settings?.log) return;
-      const problem = ledger?.appendUsage(runtime.streams.env, { time: new Date().toISOString(), profile: settings.profile, command: names.join(' '), ...record });
+      if (!logging()) return;
+      const problem = ledger?.appendUsage(runtime.streams.env, { time: new Date().toISOString(), profile: connected!.settings.profile, command: names.join(' '), ...record });
       if (problem) io.info(`warning: ${problem}`);
     };
     // The ledger module is small and loaded with the command, never for --help.
     const ledger = names[0] && LEDGER_COMMANDS.has(names[0]) ? await import('./ledger.js') : undefined;
     runtime.running = (runtime.running ?? 0) + 1;
     try {
-      await shapeJson(cmd, opts as JsonOpts, io);
+      await shapeJson(names.join(' '), opts as JsonOpts, io);
       const ctx: RunContext<O> = {
         io,
         flags,
@@ -96,8 +96,8 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
         signal: controller.signal,
         connect,
         logUsage,
-        get connected() {
-          return connected;
+        get logging() {
+          return logging();
         },
       };
       await fn(ctx, ...args);
@@ -121,13 +121,11 @@ interface JsonOpts {
 }
 
 /** `--json FIELDS` and `--jq` are checked before the command runs (nothing is sent on a mistake). */
-async function shapeJson(cmd: Command, opts: JsonOpts, io: IO): Promise<void> {
+async function shapeJson(path: string, opts: JsonOpts, io: IO): Promise<void> {
   if (opts.jsonFields === undefined && opts.jq === undefined) return;
   const { checkJq, checkedFields, selectFields } = await import('./json-output.js');
   io.jsonShape.select = selectFields;
-  const names: string[] = [];
-  for (let c: Command | null = cmd; c?.parent; c = c.parent) names.unshift(c.name());
-  if (opts.jsonFields !== undefined) io.jsonShape.fields = checkedFields(names.join(' '), opts.jsonFields);
+  if (opts.jsonFields !== undefined) io.jsonShape.fields = checkedFields(path, opts.jsonFields);
   if (opts.jq !== undefined) {
     await checkJq(opts.jq);
     io.jsonShape.jq = opts.jq;

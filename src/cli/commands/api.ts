@@ -130,10 +130,6 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string, second: string | 
     for (const [k, v] of fields) setField(obj, k, v);
     body = JSON.stringify(obj);
   }
-  if (opts.jq !== undefined) {
-    await (await import('../json-output.js')).checkJq(opts.jq);
-    io.jsonShape.jq = opts.jq;
-  }
   const management = opts.management ?? /^\/(alpha\/|v1\/audio\/)/.test(pathOnly);
   const { client } = await ctx.connect({ management });
   try {

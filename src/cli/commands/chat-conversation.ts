@@ -27,7 +27,7 @@ export function withSystem(history: ChatMessage[], system: string | undefined): 
 
 /** Saves the turn (unless --no-log or the settings turn logging off). */
 export function keepConversation(ctx: RunContext<ChatOptions>, earlier: Conversation | undefined, model: string | undefined, messages: ChatMessage[], answer: string, prompt: string): Conversation | undefined {
-  if (ctx.flags.log === false || ctx.connected?.settings.log === false) return earlier;
+  if (!ctx.logging) return earlier;
   const c = earlier ?? { ...newConversation(model, prompt), ...(ctx.opts.conversation ? { id: ctx.opts.conversation } : {}) };
   c.messages = [...messages, { role: 'assistant', content: answer }];
   if (model) c.model = model;

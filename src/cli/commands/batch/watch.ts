@@ -18,21 +18,29 @@ export interface WatchOpts {
 
 const MAX_INTERVAL_MS = 15_000;
 
-export const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
-/** The exact command that takes the watch up again, with every flag that matters. */
-export function resumeCommand(ctx: RunContext<WatchOpts>, id: string): string {
-  const { flags, opts } = ctx;
+/**
+ * A command to take a follow up again, as one shell line: the global flags that pick the service,
+ * then `words`, then `--results` as given.
+ */
+export function takeUpCommand(flags: RunContext<unknown>['flags'], words: string[], results: string | true | undefined, extra: string[] = []): string {
   const parts = ['router'];
   if (flags.profile) parts.push('--profile', flags.profile);
   if (flags.apiRoot) parts.push('--api-root', flags.apiRoot);
-  parts.push('batch', 'get', id, '--watch');
-  if (opts.interval !== 1) parts.push('--interval', String(opts.interval));
-  if (opts.offlineTimeout !== 900) parts.push('--offline-timeout', String(opts.offlineTimeout));
-  if (opts.results === true) parts.push('--results');
-  else if (opts.results !== undefined) parts.push('--results', opts.results);
-  if (opts.json) parts.push('--json');
-  return parts.map(shellQuote).join(' ');
+  parts.push(...words);
+  if (results === true) parts.push('--results');
+  else if (results !== undefined) parts.push('--results', results);
+  return [...parts, ...extra].map(shellQuote).join(' ');
+}
+
+/** The exact command that takes the watch up again, with every flag that matters. */
+export function resumeCommand(ctx: RunContext<WatchOpts>, id: string): string {
+  const { opts } = ctx;
+  const words = ['batch', 'get', id, '--watch'];
+  if (opts.interval !== 1) words.push('--interval', String(opts.interval));
+  if (opts.offlineTimeout !== 900) words.push('--offline-timeout', String(opts.offlineTimeout));
+  return takeUpCommand(ctx.flags, words, opts.results, opts.json ? ['--json'] : []);
 }
 
 /** 429, 5xx and connection failures pass; the watch keeps polling through them. */

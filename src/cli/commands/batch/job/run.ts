@@ -7,7 +7,7 @@ import { sleep } from '../../../../internal/sleep.js';
 import { CliError, EXIT, usage } from '../../../exit-codes.js';
 import type { RunContext } from '../../../run.js';
 import { logBatch, openResults, type ResultsTarget } from '../results.js';
-import { shellQuote } from '../watch.js';
+import { takeUpCommand } from '../watch.js';
 import { checkInputFile } from '../create.js';
 import { addRetryShards, writeMerged, type MergeFormat } from './merge.js';
 import { planJob } from './plan.js';
@@ -65,7 +65,7 @@ async function newJob(ctx: RunContext<RunJobOpts>, file: string): Promise<JobRec
   const job = await planJob(file, { endpoint: opts.endpoint, model: opts.model, defaultModel, provider: Object.keys(provider).length ? provider : undefined, maxRequests: opts.maxRequests ?? BATCH_MAX_REQUESTS, maxBytes: opts.maxBytes ?? BATCH_MAX_BYTES });
   if (opts.dryRun) {
     if (opts.json) ctx.io.json(jobSummary(job));
-    else ctx.io.out(describeJob(job, ctx.io.stdoutTTY));
+    else ctx.io.out(await describeJob(job, ctx.io));
     return undefined;
   }
   const earlier = opts.new ? undefined : sameInput(ctx, job);
@@ -80,7 +80,8 @@ async function newJob(ctx: RunContext<RunJobOpts>, file: string): Promise<JobRec
 async function follow(ctx: RunContext<RunJobOpts>, client: RouterClient, job: JobRecord): Promise<void> {
   const { io, signal, opts } = ctx;
   const started = Date.now();
-  const firstDone = totals(job).completed + totals(job).failed;
+  const before = totals(job);
+  const firstDone = before.completed + before.failed;
   const spinner = io.stderrTTY && !io.quiet ? (await import('ora')).default({ stream: io.stderr, isEnabled: true, discardStdin: false }).start(progressLine(job, started, firstDone)) : undefined;
   let interval = opts.interval * 1000;
   try {
@@ -93,26 +94,18 @@ async function follow(ctx: RunContext<RunJobOpts>, client: RouterClient, job: Jo
       else if (changed) io.info(line);
       interval = changed ? opts.interval * 1000 : Math.min(interval * 1.5, 15_000);
     }
-    spinner?.stop();
-    io.info(progressLine(job, started, firstDone));
   } finally {
     spinner?.stop();
   }
+  io.info(progressLine(job, started, firstDone));
 }
 
 /** The command that takes the job up again with the same output flags. */
 function resumeCommand(ctx: RunContext<RunJobOpts>, job: JobRecord): string {
-  const { flags, opts } = ctx;
-  const parts = ['router'];
-  if (flags.profile) parts.push('--profile', flags.profile);
-  if (flags.apiRoot) parts.push('--api-root', flags.apiRoot);
-  parts.push('batch', 'run', '--resume', job.id, '--watch');
-  if (opts.interval !== 2) parts.push('--interval', String(opts.interval));
-  if (opts.results === true) parts.push('--results');
-  else if (opts.results !== undefined) parts.push('--results', opts.results);
-  if (opts.lineNumbers) parts.push('--line-numbers');
-  if (opts.join) parts.push('--join');
-  return parts.map(shellQuote).join(' ');
+  const { opts } = ctx;
+  const words = ['batch', 'run', '--resume', job.id, '--watch'];
+  if (opts.interval !== 2) words.push('--interval', String(opts.interval));
+  return takeUpCommand(ctx.flags, words, opts.results, [...(opts.lineNumbers ? ['--line-numbers'] : []), ...(opts.join ? ['--join'] : [])]);
 }
 
 export async function runJob(ctx: RunContext<RunJobOpts>, file: string | undefined): Promise<void> {

@@ -3,13 +3,14 @@
  * Every change is written whole to a temp file, flushed to disk and renamed over the old one, so
  * a job killed at any instant is found either before or after a step, never half-written.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { BatchEndpoint } from '../../../../client/types.js';
 import { isTerminalBatchStatus } from '../../../../client/facts.js';
 import { stateHome } from '../../../../config/state-dir.js';
 import { CliError, EXIT } from '../../../exit-codes.js';
+import { writeAtomic } from '../../../atomic-write.js';
 
 export interface RequestCounts {
   total: number;
@@ -68,25 +69,8 @@ export function newJobId(): string {
 }
 
 export function saveJob(env: NodeJS.ProcessEnv, job: JobRecord): void {
-  const dir = join(jobsDir(env), job.id);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
   job.updated_at = Math.floor(Date.now() / 1000);
-  const temp = join(dir, `.job.json.${process.pid}`);
-  const fd = openSync(temp, 'w', 0o600);
-  try {
-    writeSync(fd, `${JSON.stringify(job)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temp, join(dir, 'job.json'));
-  // The rename itself is made durable too.
-  const dirFd = openSync(dir, 'r');
-  try {
-    fsyncSync(dirFd);
-  } finally {
-    closeSync(dirFd);
-  }
+  writeAtomic(join(jobsDir(env), job.id), 'job.json', `${JSON.stringify(job)}\n`, true);
 }
 
 export function loadJob(env: NodeJS.ProcessEnv, id: string): JobRecord {

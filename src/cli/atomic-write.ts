@@ -1,0 +1,27 @@
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * Writes `name` in `dir` whole or not at all: a private temp file renamed over it, so a process
+ * killed at any instant leaves the old or the new text. `durable` also flushes both to disk
+ * (job records, where a lost step costs money; not conversations, on every chat's path).
+ */
+export function writeAtomic(dir: string, name: string, text: string, durable = false): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const temp = join(dir, `.${name}.${process.pid}`);
+  const fd = openSync(temp, 'w', 0o600);
+  try {
+    writeSync(fd, text);
+    if (durable) fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, join(dir, name));
+  if (!durable) return;
+  const dirFd = openSync(dir, 'r');
+  try {
+    fsyncSync(dirFd);
+  } finally {
+    closeSync(dirFd);
+  }
+}
