@@ -38,7 +38,8 @@ afterAll(() => t.close());
 const SHELLS: [string, string[], string][] = [
   ['bash', ['bash', '--norc', '--noprofile'], `source ${join(ROOT, 'completions', 'router.bash')}`],
   ['zsh', ['zsh', '-f'], `autoload -U compinit && compinit -u && source ${join(ROOT, 'completions', '_router')}`],
-  ['fish', ['fish', '--no-config'], `source ${join(ROOT, 'completions', 'router.fish')}`],
+  // fish's own prompt (user@host) would read as the marker: the same bare prompt as the other shells.
+  ['fish', ['fish', '--no-config'], `function fish_prompt; echo -n '$ '; end; source ${join(ROOT, 'completions', 'router.fish')}`],
 ];
 
 for (const [name, shell, setup] of SHELLS) {
@@ -55,8 +56,9 @@ for (const [name, shell, setup] of SHELLS) {
     /** Types `line`, presses Tab, types a marker, and returns what the line became. */
     const tab = async (line: string): Promise<string> => {
       term.run('clear');
-      // The screen is clear (no marker of the last look) before the next line is typed.
-      for (const until = Date.now() + 5000; Date.now() < until && term.screen().includes('@'); ) await new Promise((r) => setTimeout(r, 50));
+      // Only the prompt on the screen before the next line is typed: keys typed while `clear` still runs are echoed by
+      // the terminal and then again by the shell's line editor.
+      await term.waitFor(/^\s*\$\s*$/);
       term.type(line);
       await term.waitFor(new RegExp(line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').trimEnd()));
       term.keys('Tab');
