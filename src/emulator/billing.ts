@@ -1,5 +1,6 @@
 import type { Ctx } from './http.js';
 import { HttpError } from './http.js';
+import { Serialized } from './serialized.js';
 
 /** 402 when the caller's workspace has no credit left (batches: their cost is known only at the end). */
 export function chargeable(ctx: Ctx): void {
@@ -39,8 +40,8 @@ export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: numbe
   const cutAt = fault?.kind === 'cut' ? (fault.after ?? Math.floor(count / 2)) : -1;
   const errorAt = fault?.kind === 'error-chunk' ? (fault.after ?? Math.floor(count / 2)) : -1;
   const frame = (e: unknown) => {
-    const name = eventName?.(e);
-    return `${name ? `event: ${name}\n` : ''}data: ${JSON.stringify(e)}\n\n`;
+    const name = e instanceof Serialized ? e.name : eventName?.(e);
+    return `${name ? `event: ${name}\n` : ''}data: ${e instanceof Serialized ? e.json : JSON.stringify(e)}\n\n`;
   };
   let closed = false;
   res.on('close', () => (closed = true));

@@ -7,6 +7,7 @@ import { routerMetadata, type Routed } from './routing.js';
 export type { Routed };
 import { bad, checkMetadata, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, optString, pickProvider, resolveModel, servedTier } from './validate.js';
 import { reserve, writeSSE } from './billing.js';
+import { jsonTemplate, Serialized } from './serialized.js';
 
 type Body = Record<string, unknown>;
 
@@ -201,11 +202,12 @@ export async function handleChat(ctx: Ctx): Promise<void> {
   const includeUsage = (body.stream_options as Body | undefined)?.include_usage === true;
   const parts = pieces(plan.gen.text);
   const metadata = ctx.wantsRouterMetadata() ? routerMetadata(plan.routed, 'chat') : undefined;
+  const textChunk = (content: string): Body => ({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content }, finish_reason: null, native_finish_reason: null, logprobs: null }] });
+  const textChunkJSON = jsonTemplate(textChunk, 1);
   function* events() {
     for (let i = 0; i < parts.length; i++) {
-      const chunk: Body = { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: parts[i] }, finish_reason: null, native_finish_reason: null, logprobs: null }] };
-      if (i === 0 && metadata) chunk.router_metadata = metadata;
-      yield chunk;
+      if (i === 0 && metadata) yield { ...textChunk(parts[i]!), router_metadata: metadata };
+      else yield new Serialized(textChunkJSON(parts[i]));
     }
     yield { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: plan.gen.finishReason, native_finish_reason: plan.gen.finishReason, logprobs: null }] };
     if (includeUsage) yield { ...base, choices: [], usage: chatUsage(plan) };

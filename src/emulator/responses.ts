@@ -5,6 +5,7 @@ import { routerMetadata } from './routing.js';
 import { checkOutputLimit, route, textOf } from './chat.js';
 import { bad, checkMetadata, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, servedTier } from './validate.js';
 import { reserve, writeSSE } from './billing.js';
+import { jsonTemplate, Serialized } from './serialized.js';
 
 type Body = Record<string, unknown>;
 
@@ -144,10 +145,11 @@ export async function handleResponses(ctx: Ctx): Promise<void> {
     { type: result.status === 'incomplete' ? 'response.incomplete' : 'response.completed', response: result },
   ];
   const count = head.length + parts.length + tail.length;
+  const deltaJSON = jsonTemplate((delta, sequence_number) => ({ type: 'response.output_text.delta', item_id: messageId, output_index: 0, content_index: 0, delta, logprobs: [], sequence_number }), 2);
   function* events() {
     let sequence_number = 0;
     for (const e of head) yield { ...e, sequence_number: sequence_number++ };
-    for (const delta of parts) yield { type: 'response.output_text.delta', item_id: messageId, output_index: 0, content_index: 0, delta, logprobs: [], sequence_number: sequence_number++ };
+    for (const delta of parts) yield new Serialized(deltaJSON(delta, sequence_number++), 'response.output_text.delta');
     for (const e of tail) yield { ...e, sequence_number: sequence_number++ };
   }
   const failed = {

@@ -1,0 +1,30 @@
+/** An event already in JSON: written as it is (the many text deltas of a stream are not stringified one by one). */
+export class Serialized {
+  constructor(
+    readonly json: string,
+    /** The SSE `event:` name, when the stream names its events. */
+    readonly name?: string,
+  ) {}
+}
+
+const hole = (i: number) => `\u0000hole${i}\u0000`;
+
+/**
+ * The JSON of `shape(holes)` with its holes filled in by position: the same text as JSON.stringify
+ * of the object holding those values, at the cost of stringifying only the values.
+ */
+export function jsonTemplate(shape: (...holes: string[]) => object, holes: number): (...values: unknown[]) => string {
+  let rest = JSON.stringify(shape(...Array.from({ length: holes }, (_, i) => hole(i))));
+  const parts: string[] = [];
+  for (let i = 0; i < holes; i++) {
+    const at = rest.indexOf(JSON.stringify(hole(i)));
+    parts.push(rest.slice(0, at));
+    rest = rest.slice(at + JSON.stringify(hole(i)).length);
+  }
+  parts.push(rest);
+  return (...values) => {
+    let out = parts[0]!;
+    for (let i = 0; i < holes; i++) out += JSON.stringify(values[i]) + parts[i + 1]!;
+    return out;
+  };
+}
