@@ -1,6 +1,9 @@
+import type { FastPath } from './sse.js';
 import type { ChatChunk } from './types.js';
 
 const CONTENT = '"content":"';
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
 
 /** Where the content string literal of a chunk starts and ends (quotes included), or undefined. */
 function contentLiteral(data: string): [number, number] | undefined {
@@ -24,30 +27,75 @@ function isPlainText(c: ChatChunk): boolean {
 }
 
 /**
- * Reads the text of chat chunks without parsing each one (JSON.parse of every chunk is most of a
- * stream's CPU). A chunk is parsed in full and checked to be plain text; after that, a chunk whose
- * text is all that differs from it (the same "skeleton", compared as one string) is read by slicing
- * out its text. Anything else is parsed in full. Property-tested against JSON.parse.
+ * Reads the text of chat chunks without decoding or parsing them (that is most of a stream's CPU).
+ * A chunk is parsed in full and checked to be plain text; after that, events whose bytes are the
+ * same around their text (compared in place) are read by copying out their text alone, and a run
+ * of them is handed out as one item. Anything else goes to the full parse. Property-tested against
+ * JSON.parse over any chunking of the bytes.
  */
-export class TextDeltaReader {
-  private skeleton: string | undefined;
+export class TextDeltaReader<T> implements FastPath<T> {
+  /** `data: ` and the learned chunk up to its text's opening quote, and from its closing quote to the blank line. */
+  private before: Buffer | undefined;
+  private after = Buffer.alloc(0);
+  /** The text bytes of the run being read. */
+  private scratch = Buffer.allocUnsafe(64 * 1024);
+  end = 0;
 
-  /** The chunk's text when it is a plain text chunk like the last one checked; else undefined. */
-  fast(data: string): string | undefined {
-    const span = contentLiteral(data);
-    if (!span) return undefined;
-    const skeleton = data.slice(0, span[0]) + data.slice(span[1]);
-    if (skeleton !== this.skeleton) return undefined;
-    const literal = data.slice(span[0], span[1]);
-    return literal.includes('\\') ? (JSON.parse(literal) as string) : literal.slice(1, -1);
+  constructor(private readonly item: (text: string) => T) {}
+
+  read(buf: Buffer, start: number, limit: number): T | undefined {
+    const { before, after } = this;
+    if (before === undefined) return undefined;
+    let text = '';
+    let held = 0;
+    let at = start;
+    for (;;) {
+      const open = at + before.length;
+      if (open + after.length > limit || buf.compare(before, 0, before.length, at, open) !== 0) break;
+      let close = buf.indexOf(QUOTE, open);
+      let escaped = false;
+      // Escapes are looked for in the text alone (a search of the whole chunk per event would be quadratic).
+      for (let i = open; i < close; i++) {
+        if (buf[i] !== BACKSLASH) continue;
+        escaped = true;
+        if (++i === close) close = buf.indexOf(QUOTE, close + 1);
+      }
+      const end = close + after.length;
+      if (close === -1 || end > limit || buf.compare(after, 0, after.length, close, end) !== 0) break;
+      if (escaped) {
+        text += this.scratch.toString('utf8', 0, held) + (JSON.parse(buf.toString('utf8', open - 1, close + 1)) as string);
+        held = 0;
+      } else {
+        held = this.hold(buf, open, close, held);
+      }
+      at = end;
+    }
+    if (at === start) return undefined;
+    this.end = at;
+    return this.item(text + this.scratch.toString('utf8', 0, held));
   }
 
-  /** After a full parse: remember the chunk's shape if it is plain text, for the chunks that follow. */
-  learn(data: string, chunk: ChatChunk): void {
+  /** Copies buf[from, to) after the `held` bytes of the scratch buffer; the new count. */
+  private hold(buf: Buffer, from: number, to: number, held: number): number {
+    const n = to - from;
+    if (held + n > this.scratch.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(2 * this.scratch.length, held + n));
+      this.scratch.copy(bigger, 0, 0, held);
+      this.scratch = bigger;
+    }
+    // Token-sized texts: a loop is cheaper than a call into the runtime.
+    if (n < 32) for (let i = 0; i < n; i++) this.scratch[held + i] = buf[from + i]!;
+    else buf.copy(this.scratch, held, from, to);
+    return held + n;
+  }
+
+  learn(data: string, parsed: unknown): void {
+    const chunk = parsed as ChatChunk;
     if (!isPlainText(chunk)) return;
     const span = contentLiteral(data);
     // The literal found must be the delta's content itself, or the shape cannot be trusted.
     if (!span || JSON.parse(data.slice(span[0], span[1])) !== chunk.choices[0]!.delta.content) return;
-    this.skeleton = data.slice(0, span[0]) + data.slice(span[1]);
+    this.before = Buffer.from(`data: ${data.slice(0, span[0] + 1)}`);
+    this.after = Buffer.from(`${data.slice(span[1] - 1)}\n\n`);
   }
 }

@@ -117,3 +117,68 @@ export async function* parseSSE(body: AsyncIterable<Uint8Array | string>): Async
   for await (const chunk of body) yield* decoder.push(chunk);
   yield* decoder.end();
 }
+
+/** A reading of whole events straight from the bytes, tried before the general decoder. */
+export interface FastPath<T> {
+  /** The item of the event that starts at `start` and ends (blank line included) by `limit`, or undefined. */
+  read(buf: Buffer, start: number, limit: number): T | undefined;
+  /** Where the event last read ends. */
+  readonly end: number;
+  /** Every event parsed in full is shown here, to learn the shape it can read. */
+  learn(raw: string, parsed: unknown): void;
+}
+
+const BLANK_LINE = Buffer.from('\n\n');
+const CR = 0x0d;
+/** The most bytes of an unfinished event held back from the decoder (a larger event ends the byte reading). */
+const MAX_HELD = 1024 * 1024;
+
+/**
+ * Cuts an event stream at its blank lines and offers each whole event to a FastPath first; the
+ * others go to the SSEDecoder, whole, so that it never holds half an event. A stream with CR line
+ * ends, or an event larger than MAX_HELD, is left to the decoder from there on.
+ */
+export class EventSplitter<T> {
+  private readonly decoder = new SSEDecoder();
+  /** The unfinished event at the end of the last chunk. */
+  private held: Buffer | undefined;
+  private bytewise: boolean;
+
+  constructor(private readonly fast?: FastPath<T>) {
+    this.bytewise = fast !== undefined;
+  }
+
+  /** Hands each event of the chunk, in order, to `item` (read fast) or `event`; stops when `event` returns false. */
+  push(chunk: Uint8Array, item: (x: T) => void, event: (ev: SSEEvent) => boolean): void {
+    let buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    if (this.held) buf = Buffer.concat([this.held, buf]);
+    this.held = undefined;
+    if (!this.bytewise || buf.indexOf(CR) !== -1) return this.toDecoder(buf, event);
+    const last = buf.lastIndexOf(BLANK_LINE);
+    const whole = last === -1 ? 0 : last + 2;
+    if (buf.length - whole > MAX_HELD) return this.toDecoder(buf, event);
+    if (whole < buf.length) this.held = buf.subarray(whole);
+    for (let at = 0; at < whole; ) {
+      const x = this.fast!.read(buf, at, whole);
+      if (x !== undefined) {
+        item(x);
+        at = this.fast!.end;
+        continue;
+      }
+      const end = buf.indexOf(BLANK_LINE, at) + 2;
+      for (const ev of this.decoder.push(buf.subarray(at, end))) if (!event(ev)) return;
+      at = end;
+    }
+  }
+
+  end(event: (ev: SSEEvent) => boolean): void {
+    const rest = this.held ? this.decoder.push(this.held) : [];
+    this.held = undefined;
+    for (const ev of [...rest, ...this.decoder.end()]) if (!event(ev)) return;
+  }
+
+  private toDecoder(buf: Buffer, event: (ev: SSEEvent) => boolean): void {
+    this.bytewise = false;
+    for (const ev of this.decoder.push(buf)) if (!event(ev)) return;
+  }
+}

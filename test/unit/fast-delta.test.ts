@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TextDeltaReader } from '../../src/client/fast-delta.js';
+import { EventSplitter, type SSEEvent } from '../../src/client/sse.js';
 
-// The fast path must read exactly what a full JSON.parse reads, or decline.
+// The fast path must read exactly what a full JSON.parse of every event reads, in the same order, or decline.
 const base = { id: 'gen-1', object: 'chat.completion.chunk', created: 1, model: 'local/lorem', provider: 'local-alpha' };
 const textChunk = (content: string) => ({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content }, finish_reason: null, native_finish_reason: null, logprobs: null }] });
 
@@ -14,38 +15,98 @@ const otherChunk = fc.oneof(
   fc.string().map((c) => ({ ...base, error: { code: 502, message: c }, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }] })),
   fc.string().map((c) => ({ ...base, model: c, choices: [{ index: 0, delta: { role: 'assistant', content: c }, finish_reason: null, native_finish_reason: null, logprobs: null }] })),
 );
-const chunk = fc.oneof({ weight: 4, arbitrary: fc.string({ unit: 'binary' }).map(textChunk) }, { weight: 1, arbitrary: otherChunk });
+const chunk = fc.oneof({ weight: 6, arbitrary: fc.string({ unit: 'binary' }).map(textChunk) }, { weight: 1, arbitrary: otherChunk });
+/** One event as a server may frame it: a comment before it sometimes, LF or CRLF line ends, a space after `data:` or not. */
+const framed = (c: object, comment: boolean, eol: string, space: boolean) => `${comment ? `: keep-alive${eol}` : ''}data:${space ? ' ' : ''}${JSON.stringify(c)}${eol}${eol}`;
 
-/** What the CLI does with each chunk: the fast reading when it answers, else a full parse. */
-function readAll(lines: string[]): (string | undefined)[] {
-  const reader = new TextDeltaReader();
-  return lines.map((line) => {
-    const quick = reader.fast(line);
-    if (quick !== undefined) return quick;
-    const parsed = JSON.parse(line);
-    reader.learn(line, parsed);
-    return parsed.choices?.[0]?.delta?.content ?? undefined;
-  });
+type Item = { text: string } | Record<string, unknown>;
+/** What EventStream does: each chunk of bytes to the splitter; events read in full are parsed and shown to the reader. */
+function read(pieces: Buffer[], fast: boolean): { items: Item[]; full: number } {
+  const reader = new TextDeltaReader((text) => ({ text }));
+  const splitter = new EventSplitter<Item>(fast ? reader : undefined);
+  const items: Item[] = [];
+  let full = 0;
+  const event = (ev: SSEEvent) => {
+    if (ev.data === '[DONE]') return false;
+    const parsed = JSON.parse(ev.data);
+    full++;
+    reader.learn(ev.data, parsed);
+    items.push(parsed);
+    return true;
+  };
+  for (const p of pieces) splitter.push(p, (x) => items.push(x), event);
+  splitter.end(event);
+  return { items, full };
 }
 
-describe('TextDeltaReader', () => {
-  it('reads the same text as JSON.parse for any sequence of chunks', () => {
+/** Items as a reader of text sees them: runs of text joined, anything else as its JSON. */
+function asText(items: Item[]): string[] {
+  const out: string[] = [];
+  let text: string | undefined;
+  for (const item of items) {
+    const c = item as any;
+    const plain = 'text' in c ? c.text : c.choices?.length === 1 && c.choices[0].finish_reason === null && !c.usage && !c.error && !c.router_metadata && !c.choices[0].delta.tool_calls && c.model === base.model ? c.choices[0].delta.content : undefined;
+    if (typeof plain === 'string') text = (text ?? '') + plain;
+    else {
+      if (text !== undefined) out.push(text);
+      text = undefined;
+      out.push(JSON.stringify(c));
+    }
+  }
+  if (text !== undefined) out.push(text);
+  return out;
+}
+
+function cut(bytes: Buffer, at: number[]): Buffer[] {
+  const points = [...new Set(at.map((x) => x % (bytes.length + 1)))].sort((a, b) => a - b);
+  const out: Buffer[] = [];
+  let from = 0;
+  for (const p of [...points, bytes.length]) {
+    out.push(bytes.subarray(from, p));
+    from = p;
+  }
+  return out;
+}
+
+describe('text deltas read from the bytes', () => {
+  it('reads the same events as a full parse for any stream, cut anywhere', () => {
     fc.assert(
-      fc.property(fc.array(chunk, { maxLength: 30 }), (chunks) => {
-        const lines = chunks.map((c) => JSON.stringify(c));
-        const slow = lines.map((l) => JSON.parse(l).choices?.[0]?.delta?.content ?? undefined);
-        expect(readAll(lines)).toEqual(slow);
-      }),
+      fc.property(
+        fc.array(fc.record({ c: chunk, comment: fc.boolean(), space: fc.boolean() }), { maxLength: 40 }),
+        fc.boolean(),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        (events, crlf, at) => {
+          const eol = crlf ? '\r\n' : '\n';
+          const bytes = Buffer.from(events.map((e) => framed(e.c, e.comment, eol, e.space)).join('') + `data: [DONE]${eol}${eol}`);
+          expect(asText(read(cut(bytes, at), true).items)).toEqual(asText(read([bytes], false).items));
+        },
+      ),
       { numRuns: 500 },
     );
   });
 
+  it('parses only what it cannot read: one event in full, then runs of text', () => {
+    const words = Array.from({ length: 2000 }, (_, i) => ` w${i} "q" \\ é`);
+    const bytes = Buffer.from(words.map((w) => framed(textChunk(w), false, '\n', true)).join('') + 'data: [DONE]\n\n');
+    const { items, full } = read(cut(bytes, Array.from({ length: 40 }, (_, i) => i * 997)), true);
+    expect(full).toBe(1);
+    expect(items.map((x: any) => x.text ?? x.choices[0].delta.content).join('')).toBe(words.join(''));
+  });
+
   it('never reads a chunk that differs from the learned shape by more than its text', () => {
-    const reader = new TextDeltaReader();
-    const first = JSON.stringify(textChunk('a'));
-    reader.learn(first, JSON.parse(first));
-    expect(reader.fast(JSON.stringify(textChunk('b "quoted" \\ \u00e9')))).toBe('b "quoted" \\ \u00e9');
-    expect(reader.fast(JSON.stringify({ ...textChunk('c'), usage: { total_tokens: 1 } }))).toBeUndefined();
-    expect(reader.fast(JSON.stringify({ ...textChunk('d'), choices: [{ ...textChunk('d').choices[0], finish_reason: 'stop' }] }))).toBeUndefined();
+    const first = textChunk('a');
+    const stream = [first, { ...textChunk('c'), usage: { total_tokens: 1 } }, { ...first, choices: [{ ...first.choices[0], finish_reason: 'stop' }] }];
+    const { items, full } = read([Buffer.from(stream.map((c) => framed(c, false, '\n', true)).join(''))], true);
+    expect(full).toBe(3);
+    expect(items).toEqual(stream);
+  });
+
+  it('an event larger than it holds back, and CR line ends, go to the full parse whole', () => {
+    const big = 'x'.repeat(3 * 1024 * 1024);
+    for (const eol of ['\n', '\r\n']) {
+      const bytes = Buffer.from([textChunk('a'), textChunk(big), textChunk('b')].map((c) => framed(c, false, eol, true)).join('') + `data: [DONE]${eol}${eol}`);
+      const { items } = read(cut(bytes, Array.from({ length: 100 }, (_, i) => i * 65536)), true);
+      expect(asText(items)).toEqual([`a${big}b`]);
+    }
   });
 });

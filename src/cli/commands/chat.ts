@@ -80,15 +80,21 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
   let usage: ChatUsage | undefined;
   let text = '';
   const chunks = opts.json ? await client.chat.stream(req, call) : await client.chat.streamText(req, call);
+  // What one read of the network brought goes out in one write.
   async function* pieces() {
-    for await (const chunk of chunks) {
-      if (chunk.usage) usage = chunk.usage;
-      text += chunk.choices[0]?.delta.content ?? '';
-      if (opts.json) yield io.jsonLine(chunk);
-      else {
-        if (chunk.router_metadata && opts.routerMetadata) io.note(`router: ${chunk.router_metadata.summary}`);
-        yield chunk.choices[0]?.delta.content ?? '';
+    for await (const batch of chunks.batches()) {
+      let out = '';
+      for (const chunk of batch) {
+        if (chunk.usage) usage = chunk.usage;
+        const content = chunk.choices[0]?.delta.content ?? '';
+        text += content;
+        if (opts.json) out += io.jsonLine(chunk);
+        else {
+          if (chunk.router_metadata && opts.routerMetadata) io.note(`router: ${chunk.router_metadata.summary}`);
+          out += content;
+        }
       }
+      yield out;
     }
   }
   await streamToStdout(io, pieces(), { endLine: !opts.json });

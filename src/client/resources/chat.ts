@@ -13,32 +13,28 @@ export class Chat extends Resource {
    * An error after the first token arrives as a chunk with a top-level `error`: it is thrown as StreamError.
    * Retries happen only before the first byte of the answer.
    */
-  stream(params: ChatCompletionRequest, opts: CallOptions = {}): Promise<AsyncIterable<ChatChunk>> {
+  stream(params: ChatCompletionRequest, opts: CallOptions = {}): Promise<EventStream<ChatChunk>> {
     return this.open(params, opts, false);
   }
 
   /**
    * The same stream for a reader of text: chunks that carry only text are read without a full JSON
-   * parse and hold only `choices[0].delta.content` (the others come whole). Several times cheaper.
+   * parse and hold only `choices[0].delta.content`, those that arrived together joined into one (the
+   * others come whole). Several times cheaper.
    */
-  streamText(params: ChatCompletionRequest, opts: CallOptions = {}): Promise<AsyncIterable<ChatChunk>> {
+  streamText(params: ChatCompletionRequest, opts: CallOptions = {}): Promise<EventStream<ChatChunk>> {
     return this.open(params, opts, true);
   }
 
-  private async open(params: ChatCompletionRequest, opts: CallOptions, textOnly: boolean): Promise<AsyncIterable<ChatChunk>> {
+  private async open(params: ChatCompletionRequest, opts: CallOptions, textOnly: boolean): Promise<EventStream<ChatChunk>> {
     const path = '/chat/completions';
     const res = await this.postStream(path, { ...params, stream: true, stream_options: { include_usage: true, ...params.stream_options } }, opts);
-    const reader = textOnly ? new TextDeltaReader() : undefined;
-    const fast = (raw: string): ChatChunk | undefined => {
-      const content = reader!.fast(raw);
-      return content === undefined ? undefined : ({ choices: [{ index: 0, delta: { content }, finish_reason: null }] } as unknown as ChatChunk);
-    };
+    const fast = textOnly ? new TextDeltaReader((content) => ({ choices: [{ index: 0, delta: { content }, finish_reason: null }] }) as unknown as ChatChunk) : undefined;
     return new EventStream<ChatChunk>(res, this.core.url(path), {
       terminator: '[DONE]',
-      fast: reader ? fast : undefined,
-      map: ({ data, raw }) => {
+      fast,
+      map: ({ data }) => {
         const chunk = data as ChatChunk;
-        reader?.learn(raw, chunk);
         if (chunk.error) {
           const code = chunk.error.code;
           throw new StreamError(typeof code === 'number' ? code : 500, chunk.error.message, {

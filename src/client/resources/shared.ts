@@ -1,7 +1,7 @@
 import type { HttpCore, RawResponse, RequestOptions } from '../core.js';
 import { toConnectionError } from '../core.js';
 import { ConnectionError, ProtocolError, TimeoutError } from '../errors.js';
-import { SSEDecoder } from '../sse.js';
+import { EventSplitter, type FastPath, type SSEEvent } from '../sse.js';
 
 /** Per-call options shared by every resource method. */
 export interface CallOptions {
@@ -44,8 +44,8 @@ export interface EventStreamOptions<T> {
   map: (event: { event: string | undefined; data: unknown; raw: string }) => T;
   /** An item after which the stream is complete (Responses' terminal events). */
   isFinal?: (item: T) => boolean;
-  /** A cheaper reading of an event's raw data, tried first; `undefined` means: parse it in full. */
-  fast?: (data: string) => T | undefined;
+  /** A cheaper reading of events straight from the bytes, tried first (it declines what it cannot read). */
+  fast?: FastPath<T>;
 }
 
 /**
@@ -54,37 +54,57 @@ export interface EventStreamOptions<T> {
  * A stream that ends without its terminator (or final event) was cut: that is a ConnectionError.
  */
 export class EventStream<T> implements AsyncIterable<T> {
-  private readonly decoder = new SSEDecoder();
-  private readonly queue: T[] = [];
+  private queue: T[] = [];
   private head = 0;
   private finished = false;
   /** An error event, thrown once the items before it have been handed out. */
   private failure: unknown;
   private source: AsyncIterator<Uint8Array> | undefined;
 
+  private readonly events: EventSplitter<T>;
+
   constructor(
     private readonly res: RawResponse,
     private readonly url: string,
     private readonly opts: EventStreamOptions<T>,
-  ) {}
+  ) {
+    this.events = new EventSplitter(opts.fast);
+  }
 
   [Symbol.asyncIterator](): AsyncIterator<T> {
     return {
-      next: () => this.next(),
+      next: async () => ((await this.ready()) ? { value: this.queue[this.head++]!, done: false } : { value: undefined, done: true }),
       return: async () => {
-        this.finished = true;
-        await this.source?.return?.();
+        await this.close();
         return { value: undefined, done: true };
       },
     };
   }
 
-  private async next(): Promise<IteratorResult<T>> {
+  /** The same items, in the arrays decoded from each read of the network: one promise per read, not per item. */
+  async *batches(): AsyncGenerator<T[]> {
+    let ended = false;
+    try {
+      while (await this.ready()) {
+        const batch = this.head === 0 ? this.queue : this.queue.slice(this.head);
+        this.queue = [];
+        this.head = 0;
+        yield batch;
+      }
+      ended = true;
+    } finally {
+      // Left early (a break, an error of the reader): the body is released as the iterator's return() does.
+      if (!ended) await this.close();
+    }
+  }
+
+  /** Whether an item waits in the queue, reading on until one does; false at the end. */
+  private async ready(): Promise<boolean> {
     while (this.head >= this.queue.length) {
       this.queue.length = 0;
       this.head = 0;
       if (this.failure) throw this.failure;
-      if (this.finished) return { value: undefined, done: true };
+      if (this.finished) return false;
       try {
         await this.fill();
       } catch (err) {
@@ -93,7 +113,12 @@ export class EventStream<T> implements AsyncIterable<T> {
         throw err;
       }
     }
-    return { value: this.queue[this.head++]!, done: false };
+    return true;
+  }
+
+  private async close(): Promise<void> {
+    this.finished = true;
+    await this.source?.return?.();
   }
 
   private async fill(): Promise<void> {
@@ -108,44 +133,48 @@ export class EventStream<T> implements AsyncIterable<T> {
       }
       throw e;
     }
-    const events = step.done ? this.decoder.end() : this.decoder.push(step.value);
-    for (const ev of events) {
-      if (this.opts.terminator !== undefined && ev.data === this.opts.terminator) {
-        this.finish();
-        return;
-      }
-      const quick = this.opts.fast?.(ev.data);
-      if (quick !== undefined) {
-        this.queue.push(quick);
-        continue;
-      }
-      let data: unknown;
-      try {
-        data = JSON.parse(ev.data);
-      } catch {
-        // Handed out after the items before it, as an error event is.
-        this.failure = new ProtocolError(`server sent a malformed stream event: ${ev.data.slice(0, 80)}`);
-        this.abort();
-        return;
-      }
-      let item: T;
-      try {
-        item = this.opts.map({ event: ev.event, data, raw: ev.data });
-      } catch (err) {
-        // An error event: the items before it are handed out first; the server may keep the line open.
-        this.failure = err;
-        this.finished = true;
-        this.abort();
-        return;
-      }
-      this.queue.push(item);
-      if (this.opts.isFinal?.(item)) {
-        this.finish();
-        return;
-      }
-    }
-    if (step.done) throw new ConnectionError('the stream ended before it was complete', { maybeDelivered: true });
+    if (step.done) this.events.end(this.onEvent);
+    else this.events.push(step.value, this.onItem, this.onEvent);
+    if (step.done && !this.finished) throw new ConnectionError('the stream ended before it was complete', { maybeDelivered: true });
   }
+
+  private readonly onItem = (item: T): void => {
+    this.queue.push(item);
+  };
+
+  /** One event read in full; false once the stream is over (its end, an error event, a malformed event). */
+  private readonly onEvent = (ev: SSEEvent): boolean => {
+    if (this.opts.terminator !== undefined && ev.data === this.opts.terminator) {
+      this.finish();
+      return false;
+    }
+    let data: unknown;
+    try {
+      data = JSON.parse(ev.data);
+    } catch {
+      // Handed out after the items before it, as an error event is.
+      this.failure = new ProtocolError(`server sent a malformed stream event: ${ev.data.slice(0, 80)}`);
+      this.abort();
+      return false;
+    }
+    this.opts.fast?.learn(ev.data, data);
+    let item: T;
+    try {
+      item = this.opts.map({ event: ev.event, data, raw: ev.data });
+    } catch (err) {
+      // An error event: the items before it are handed out first; the server may keep the line open.
+      this.failure = err;
+      this.finished = true;
+      this.abort();
+      return false;
+    }
+    this.queue.push(item);
+    if (this.opts.isFinal?.(item)) {
+      this.finish();
+      return false;
+    }
+    return true;
+  };
 
   private finish(): void {
     this.finished = true;
