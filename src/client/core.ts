@@ -2,6 +2,8 @@ import type { Dispatcher } from 'undici';
 import { createAgent, send } from './transport.js';
 import { APIError, ConnectionError, ProtocolError, RouterError, TimeoutError } from './errors.js';
 import { sleep } from '../internal/sleep.js';
+import type { Readable } from 'node:stream';
+import { flowingChunks } from './body-chunks.js';
 
 export const DEFAULT_API_ROOT = 'https://openrouter.ai/api';
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -266,9 +268,16 @@ export class HttpCore {
 
 /** Iterates a response body, turning socket failures mid-body into ConnectionError. */
 export async function* bodyChunks(res: RawResponse, url = 'http://server/'): AsyncGenerator<Uint8Array> {
+  const chunks = flowingChunks(res.body as unknown as Readable);
+  let done = false;
   try {
-    for await (const chunk of res.body) yield chunk;
+    for (let step = await chunks.next(); !step.done; step = await chunks.next()) yield step.value;
+    done = true;
   } catch (err) {
+    done = true;
     throw toConnectionError(err, url);
+  } finally {
+    // Left early: the body is released.
+    if (!done) await chunks.return?.();
   }
 }

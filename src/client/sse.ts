@@ -150,25 +150,51 @@ export class EventSplitter<T> {
 
   /** Hands each event of the chunk, in order, to `item` (read fast) or `event`; stops when `event` returns false. */
   push(chunk: Uint8Array, item: (x: T) => void, event: (ev: SSEEvent) => boolean): void {
-    let buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    if (this.held) buf = Buffer.concat([this.held, buf]);
+    const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const held = this.held;
     this.held = undefined;
-    if (!this.bytewise || buf.indexOf(CR) !== -1) return this.toDecoder(buf, event);
-    const last = buf.lastIndexOf(BLANK_LINE);
-    const whole = last === -1 ? 0 : last + 2;
-    if (buf.length - whole > MAX_HELD) return this.toDecoder(buf, event);
-    if (whole < buf.length) this.held = buf.subarray(whole);
-    for (let at = 0; at < whole; ) {
+    if (!this.bytewise || buf.indexOf(CR) !== -1) return this.toDecoder(held ? Buffer.concat([held, buf]) : buf, event);
+    let from = 0;
+    if (held) {
+      // The event begun in the last chunk: only its end is joined to it, not the whole chunk.
+      // (A blank line cut in two is found at the next one: the events up to it are read the same.)
+      const blank = buf.indexOf(BLANK_LINE);
+      if (blank === -1) {
+        this.held = Buffer.concat([held, buf]);
+        if (this.held.length > MAX_HELD) this.toDecoder(this.takeHeld(), event);
+        return;
+      }
+      from = blank + 2;
+      const joint = Buffer.concat([held, buf.subarray(0, from)]);
+      if (!this.walk(joint, 0, joint.length, item, event)) return;
+    }
+    const whole = Math.max(from, buf.lastIndexOf(BLANK_LINE) + 2);
+    if (!this.walk(buf, from, whole, item, event) || whole === buf.length) return;
+    if (buf.length - whole > MAX_HELD) return this.toDecoder(buf.subarray(whole), event);
+    this.held = buf.subarray(whole);
+  }
+
+  /** Events of buf[at, whole) (whole ends a blank line): each read fast when it can be, else decoded. */
+  private walk(buf: Buffer, at: number, whole: number, item: (x: T) => void, event: (ev: SSEEvent) => boolean): boolean {
+    while (at < whole) {
       const x = this.fast!.read(buf, at, whole);
       if (x !== undefined) {
         item(x);
         at = this.fast!.end;
         continue;
       }
-      const end = buf.indexOf(BLANK_LINE, at) + 2;
-      for (const ev of this.decoder.push(buf.subarray(at, end))) if (!event(ev)) return;
+      const blank = buf.indexOf(BLANK_LINE, at);
+      const end = blank === -1 || blank + 2 > whole ? whole : blank + 2;
+      for (const ev of this.decoder.push(buf.subarray(at, end))) if (!event(ev)) return false;
       at = end;
     }
+    return true;
+  }
+
+  private takeHeld(): Buffer {
+    const held = this.held!;
+    this.held = undefined;
+    return held;
   }
 
   end(event: (ev: SSEEvent) => boolean): void {

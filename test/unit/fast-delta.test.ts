@@ -85,6 +85,14 @@ describe('text deltas read from the bytes', () => {
     );
   });
 
+  it('reads the same cut at every single byte, or into one-byte pieces', () => {
+    const stream = [textChunk('a'), textChunk('b\n"c"'), { ...textChunk('d'), usage: { total_tokens: 1 } }, textChunk('é'), textChunk('f')];
+    const bytes = Buffer.from(`: hi\n\n${stream.map((c) => framed(c, false, '\n', true)).join('\n')}data: [DONE]\n\n`);
+    const want = asText(read([bytes], false).items);
+    for (let p = 0; p <= bytes.length; p++) expect(asText(read(cut(bytes, [p]), true).items)).toEqual(want);
+    expect(asText(read(cut(bytes, Array.from(bytes.keys())), true).items)).toEqual(want);
+  });
+
   it('parses only what it cannot read: one event in full, then runs of text', () => {
     const words = Array.from({ length: 2000 }, (_, i) => ` w${i} "q" \\ é`);
     const bytes = Buffer.from(words.map((w) => framed(textChunk(w), false, '\n', true)).join('') + 'data: [DONE]\n\n');

@@ -1,6 +1,8 @@
 import type { HttpCore, RawResponse, RequestOptions } from '../core.js';
 import { toConnectionError } from '../core.js';
 import { ConnectionError, ProtocolError, TimeoutError } from '../errors.js';
+import type { Readable } from 'node:stream';
+import { flowingChunks } from '../body-chunks.js';
 import { EventSplitter, type FastPath, type SSEEvent } from '../sse.js';
 
 /** Per-call options shared by every resource method. */
@@ -122,7 +124,7 @@ export class EventStream<T> implements AsyncIterable<T> {
   }
 
   private async fill(): Promise<void> {
-    this.source ??= this.res.body[Symbol.asyncIterator]();
+    this.source ??= flowingChunks(this.res.body as unknown as Readable);
     let step: IteratorResult<Uint8Array>;
     try {
       step = await this.source.next();
