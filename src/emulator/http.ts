@@ -153,7 +153,8 @@ export class Ctx {
       setTimeout(() => res.destroy(), 10);
       return;
     }
-    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    // With its length, the answer goes out in one write (without it: chunked encoding, several).
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
     res.end(text);
   }
 
@@ -162,8 +163,9 @@ export class Ctx {
       this.res.destroy();
       return;
     }
-    this.res.writeHead(status, { 'content-type': 'application/json', ...headers });
-    this.res.end(JSON.stringify(errorBody(status, message, errorType)));
+    const text = JSON.stringify(errorBody(status, message, errorType));
+    this.res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+    this.res.end(text);
   }
 
   /** Resolves the session id: the body's `session_id` wins over the `x-session-id` header. */
