@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TextDeltaReader } from '../../src/client/fast-delta.js';
 import { EventSplitter, type SSEEvent } from '../../src/client/sse.js';
+import { cutAt } from '../support/cut.js';
 
 // The fast path must read exactly what a full JSON.parse of every event reads, in the same order, or decline.
 const base = { id: 'gen-1', object: 'chat.completion.chunk', created: 1, model: 'local/lorem', provider: 'local-alpha' };
@@ -57,17 +58,6 @@ function asText(items: Item[]): string[] {
   return out;
 }
 
-function cut(bytes: Buffer, at: number[]): Buffer[] {
-  const points = [...new Set(at.map((x) => x % (bytes.length + 1)))].sort((a, b) => a - b);
-  const out: Buffer[] = [];
-  let from = 0;
-  for (const p of [...points, bytes.length]) {
-    out.push(bytes.subarray(from, p));
-    from = p;
-  }
-  return out;
-}
-
 describe('text deltas read from the bytes', () => {
   it('reads the same events as a full parse for any stream, cut anywhere', () => {
     fc.assert(
@@ -78,7 +68,7 @@ describe('text deltas read from the bytes', () => {
         (events, crlf, at) => {
           const eol = crlf ? '\r\n' : '\n';
           const bytes = Buffer.from(events.map((e) => framed(e.c, e.comment, eol, e.space)).join('') + `data: [DONE]${eol}${eol}`);
-          expect(asText(read(cut(bytes, at), true).items)).toEqual(asText(read([bytes], false).items));
+          expect(asText(read(cutAt(bytes, at), true).items)).toEqual(asText(read([bytes], false).items));
         },
       ),
       { numRuns: 500 },
@@ -89,14 +79,14 @@ describe('text deltas read from the bytes', () => {
     const stream = [textChunk('a'), textChunk('b\n"c"'), { ...textChunk('d'), usage: { total_tokens: 1 } }, textChunk('é'), textChunk('f')];
     const bytes = Buffer.from(`: hi\n\n${stream.map((c) => framed(c, false, '\n', true)).join('\n')}data: [DONE]\n\n`);
     const want = asText(read([bytes], false).items);
-    for (let p = 0; p <= bytes.length; p++) expect(asText(read(cut(bytes, [p]), true).items)).toEqual(want);
-    expect(asText(read(cut(bytes, Array.from(bytes.keys())), true).items)).toEqual(want);
+    for (let p = 0; p <= bytes.length; p++) expect(asText(read(cutAt(bytes, [p]), true).items)).toEqual(want);
+    expect(asText(read(cutAt(bytes, Array.from(bytes.keys())), true).items)).toEqual(want);
   });
 
   it('parses only what it cannot read: one event in full, then runs of text', () => {
     const words = Array.from({ length: 2000 }, (_, i) => ` w${i} "q" \\ é`);
     const bytes = Buffer.from(words.map((w) => framed(textChunk(w), false, '\n', true)).join('') + 'data: [DONE]\n\n');
-    const { items, full } = read(cut(bytes, Array.from({ length: 40 }, (_, i) => i * 997)), true);
+    const { items, full } = read(cutAt(bytes, Array.from({ length: 40 }, (_, i) => i * 997)), true);
     expect(full).toBe(1);
     expect(items.map((x: any) => x.text ?? x.choices[0].delta.content).join('')).toBe(words.join(''));
   });
@@ -113,7 +103,7 @@ describe('text deltas read from the bytes', () => {
     const big = 'x'.repeat(3 * 1024 * 1024);
     for (const eol of ['\n', '\r\n']) {
       const bytes = Buffer.from([textChunk('a'), textChunk(big), textChunk('b')].map((c) => framed(c, false, eol, true)).join('') + `data: [DONE]${eol}${eol}`);
-      const { items } = read(cut(bytes, Array.from({ length: 100 }, (_, i) => i * 65536)), true);
+      const { items } = read(cutAt(bytes, Array.from({ length: 100 }, (_, i) => i * 65536)), true);
       expect(asText(items)).toEqual([`a${big}b`]);
     }
   });

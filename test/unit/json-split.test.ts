@@ -1,18 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ArraySplitter } from '../../src/internal/json-split.js';
+import { cutAt } from '../support/cut.js';
 
 function split(text: string, target: string, cuts: number[] = []) {
   const elements: unknown[] = [];
   let keysBefore: string[] | undefined;
   const s = new ArraySplitter(target, (b) => elements.push(JSON.parse(b.toString('utf8'))), (k) => (keysBefore = k));
-  const bytes = Buffer.from(text);
-  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  let prev = 0;
-  for (const p of [...points, bytes.length]) {
-    s.push(bytes.subarray(prev, p));
-    prev = p;
-  }
+  for (const piece of cutAt(Buffer.from(text), cuts)) s.push(piece);
   return { rest: s.end(), elements, keysBefore, keys: s.keys };
 }
 

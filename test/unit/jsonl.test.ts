@@ -1,21 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readLines } from '../../src/cli/jsonl.js';
+import { cutAt } from '../support/cut.js';
 
 async function lines(chunks: Buffer[]) {
   const out: string[] = [];
   for await (const l of readLines((async function* () { yield* chunks; })())) out.push(l.bytes.toString('utf8'));
-  return out;
-}
-
-function cut(bytes: Buffer, cuts: number[]): Buffer[] {
-  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  const out: Buffer[] = [];
-  let prev = 0;
-  for (const p of [...points, bytes.length]) {
-    out.push(bytes.subarray(prev, p));
-    prev = p;
-  }
   return out;
 }
 
@@ -29,7 +19,7 @@ describe('readLines', () => {
         fc.array(fc.nat(), { maxLength: 12 }),
         async (ls, eol, trailing, cuts) => {
           const text = ls.join(eol) + (trailing ? eol : '');
-          const got = await lines(cut(Buffer.from(text), cuts));
+          const got = await lines(cutAt(Buffer.from(text), cuts));
           const expected = trailing || ls.at(-1) !== '' ? ls : ls.slice(0, -1);
           expect(got).toEqual(expected);
         },
@@ -46,7 +36,7 @@ describe('readLines', () => {
 
   it('keeps a huge line whole', async () => {
     const big = 'x'.repeat(3_000_000);
-    expect((await lines(cut(Buffer.from(`${big}\nend\n`), [5, 1_000_000, 2_999_999])))).toEqual([big, 'end']);
+    expect((await lines(cutAt(Buffer.from(`${big}\nend\n`), [5, 1_000_000, 2_999_999])))).toEqual([big, 'end']);
   });
 
   it('passes invalid UTF-8 through as bytes (JSON.parse then reports the line)', async () => {

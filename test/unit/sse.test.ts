@@ -1,22 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseSSE } from '../../src/client/sse.js';
+import { cutAt } from '../support/cut.js';
 
 async function collect(chunks: (string | Uint8Array)[]) {
   const out = [];
   for await (const ev of parseSSE((async function* () { yield* chunks; })())) out.push(ev);
-  return out;
-}
-
-function splitAt(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
-  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  const out: Uint8Array[] = [];
-  let prev = 0;
-  for (const p of points) {
-    out.push(bytes.slice(prev, p));
-    prev = p;
-  }
-  out.push(bytes.slice(prev));
   return out;
 }
 
@@ -45,7 +34,7 @@ describe('parseSSE', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(event, { maxLength: 8 }), fc.constantFrom('\n', '\r\n', '\r'), fc.array(fc.nat(), { maxLength: 12 }), async (events, eol, cuts) => {
         const text = events.map((e) => `${e.comment ? `: ping${eol}` : ''}data: ${e.data}${eol}${eol}`).join('');
-        const chunks = splitAt(new TextEncoder().encode(text), cuts);
+        const chunks = cutAt(new TextEncoder().encode(text), cuts);
         const got = await collect(chunks);
         expect(got.map((g) => g.data)).toEqual(events.map((e) => e.data));
       }),
