@@ -269,15 +269,14 @@ export class HttpCore {
 /** Iterates a response body, turning socket failures mid-body into ConnectionError. */
 export async function* bodyChunks(res: RawResponse, url = 'http://server/'): AsyncGenerator<Uint8Array> {
   const chunks = flowingChunks(res.body as unknown as Readable);
-  let done = false;
+  let ended = false;
   try {
     for (let step = await chunks.next(); !step.done; step = await chunks.next()) yield step.value;
-    done = true;
+    ended = true;
   } catch (err) {
-    done = true;
     throw toConnectionError(err, url);
   } finally {
-    // Left early: the body is released.
-    if (!done) await chunks.return?.();
+    // Left early or failed: the body is released.
+    if (!ended) await chunks.return?.();
   }
 }
