@@ -79,6 +79,9 @@ for (const [name, shell, setup] of SHELLS) {
       term.type('@');
       const screen = await term.waitFor(/@/);
       term.keys('C-c');
+      // The shell's fresh prompt before anything else is typed: keys that arrive while it handles the interrupt can be
+      // lost or land on the abandoned line.
+      await term.waitFor(/(^|\n)\$\s*$/);
       const row = screen.split('\n').find((l) => l.includes('@'))!;
       return row.slice(row.indexOf('router')).replace(/@.*$/, '');
     };
