@@ -129,22 +129,26 @@ export function planChat(body: Body): ChatPlan {
   return { routed, gen, cost: costOf(routed.model, gen.promptTokens, gen.completionTokens) };
 }
 
+/** The usage object by its values (a shape jsonTemplate can fill: every value a parameter). */
+const usageShape = (promptTokens: unknown, completionTokens: unknown, totalTokens: unknown, cost: unknown, promptCost: unknown, completionCost: unknown) => ({
+  prompt_tokens: promptTokens,
+  completion_tokens: completionTokens,
+  total_tokens: totalTokens,
+  cost,
+  is_byok: false,
+  prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 0, audio_tokens: 0, file_tokens: 0, video_tokens: 0 },
+  completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, image_tokens: 0 },
+  cost_details: {
+    upstream_inference_cost: null,
+    upstream_inference_prompt_cost: promptCost,
+    upstream_inference_completions_cost: completionCost,
+  },
+});
+
+const usageValues = ({ gen, cost }: ChatPlan) => [gen.promptTokens, gen.completionTokens, gen.promptTokens + gen.completionTokens, cost.cost, cost.prompt, cost.completion] as const;
+
 export function chatUsage(plan: ChatPlan) {
-  const { gen, cost } = plan;
-  return {
-    prompt_tokens: gen.promptTokens,
-    completion_tokens: gen.completionTokens,
-    total_tokens: gen.promptTokens + gen.completionTokens,
-    cost: cost.cost,
-    is_byok: false,
-    prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 0, audio_tokens: 0, file_tokens: 0, video_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, image_tokens: 0 },
-    cost_details: {
-      upstream_inference_cost: null,
-      upstream_inference_prompt_cost: cost.prompt,
-      upstream_inference_completions_cost: cost.completion,
-    },
-  };
+  return usageShape(...usageValues(plan));
 }
 
 function logprobsFor(text: string, top: number) {
@@ -162,29 +166,36 @@ function logprobsFor(text: string, top: number) {
 
 export const genId = (prefix = 'gen') => `${prefix}-${Math.floor(Date.now() / 1000)}-${randomHex(10)}`;
 
-export function chatCompletion(body: Body, plan: ChatPlan, created: number, opts: { routerMetadata?: boolean; id?: string } = {}) {
+/** A chat completion by its values, in the order they appear in its JSON (see jsonTemplate). */
+const completionShape = (id: unknown, created: unknown, model: unknown, provider: unknown, tier: unknown, content: unknown, finish: unknown, nativeFinish: unknown, logprobs: unknown, ...usage: unknown[]) => ({
+  id,
+  object: 'chat.completion',
+  created,
+  model,
+  provider,
+  system_fingerprint: null,
+  service_tier: tier,
+  choices: [{ index: 0, message: { role: 'assistant', content, refusal: null, reasoning: null }, finish_reason: finish, native_finish_reason: nativeFinish, logprobs }],
+  usage: usageShape(...(usage as Parameters<typeof usageShape>)),
+});
+const completionJSON = jsonTemplate(completionShape, 15);
+
+function completionValues(body: Body, plan: ChatPlan, created: number, id: string) {
   const { routed, gen } = plan;
-  const out: Body = {
-    id: opts.id ?? genId(),
-    object: 'chat.completion',
-    created,
-    model: routed.model.id,
-    provider: routed.provider,
-    system_fingerprint: null,
-    service_tier: servedTier(body.service_tier),
-    choices: [
-      {
-        index: 0,
-        message: { role: 'assistant', content: gen.text, refusal: null, reasoning: null },
-        finish_reason: gen.finishReason,
-        native_finish_reason: gen.finishReason,
-        logprobs: body.logprobs ? logprobsFor(gen.text, (body.top_logprobs as number | undefined) ?? 0) : null,
-      },
-    ],
-    usage: chatUsage(plan),
-  };
-  if (opts.routerMetadata) out.router_metadata = routerMetadata(routed, 'chat');
+  const logprobs = body.logprobs ? logprobsFor(gen.text, (body.top_logprobs as number | undefined) ?? 0) : null;
+  return [id, created, routed.model.id, routed.provider, servedTier(body.service_tier), gen.text, gen.finishReason, gen.finishReason, logprobs, ...usageValues(plan)] as const;
+}
+
+export function chatCompletion(body: Body, plan: ChatPlan, created: number, opts: { routerMetadata?: boolean; id?: string } = {}) {
+  const out: Body = completionShape(...completionValues(body, plan, created, opts.id ?? genId()));
+  if (opts.routerMetadata) out.router_metadata = routerMetadata(plan.routed, 'chat');
   return out;
+}
+
+/** The JSON text of chatCompletion(...), the object never built (the answer of every non-streamed chat). */
+export function chatCompletionText(body: Body, plan: ChatPlan, created: number, opts: { routerMetadata?: boolean; id?: string } = {}): string {
+  if (opts.routerMetadata) return JSON.stringify(chatCompletion(body, plan, created, opts));
+  return completionJSON(...completionValues(body, plan, created, opts.id ?? genId()));
 }
 
 export async function handleChat(ctx: Ctx): Promise<void> {
@@ -194,7 +205,7 @@ export async function handleChat(ctx: Ctx): Promise<void> {
   const charge = reserve(ctx, plan.cost.cost);
   const created = Math.floor(ctx.store.now() / 1000);
   if (body.stream !== true) {
-    ctx.send(200, chatCompletion(body, plan, created, { routerMetadata: ctx.wantsRouterMetadata() }));
+    ctx.send(200, new Serialized(chatCompletionText(body, plan, created, { routerMetadata: ctx.wantsRouterMetadata() })));
     return;
   }
   const id = genId();

@@ -76,7 +76,7 @@ export async function dispatch(d: Dispatch, req: IncomingMessage, res: ServerRes
   const path = url.pathname.slice(4);
   const admin = path.startsWith('/_emulator/');
   const entry = admin ? undefined : logEntry(d, req, url, path);
-  const ctx = new Ctx(req, res, d.store, undefined, entry);
+  const ctx = new Ctx(req, res, d.store, undefined, entry, url);
   try {
     const match = d.routes.find(req.method ?? 'GET', path);
     // Faults are honoured only for a caller whose key was accepted.

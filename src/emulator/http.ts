@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomHex } from './ids.js';
 import type { FaultRule } from './faults.js';
+import { Serialized } from './serialized.js';
 import type { KeyRecord, StateStore } from './store.js';
 
 export class HttpError extends Error {
@@ -90,7 +91,7 @@ export class Ctx {
   readonly requestId = requestId();
   key!: KeyRecord;
   params: Record<string, string> = {};
-  private bodyCache: Buffer | undefined;
+  private bodyCache: Promise<Buffer> | undefined;
 
   constructor(
     readonly req: IncomingMessage,
@@ -98,8 +99,9 @@ export class Ctx {
     readonly store: StateStore,
     public fault: FaultRule | undefined,
     readonly log: LoggedRequest | undefined,
+    url?: URL,
   ) {
-    this.url = new URL(req.url ?? '/', 'http://localhost');
+    this.url = url ?? new URL(req.url ?? '/', 'http://localhost');
     res.setHeader('x-request-id', this.requestId);
   }
 
@@ -112,16 +114,30 @@ export class Ctx {
     return this.key.workspace;
   }
 
-  async rawBody(limit = 32 * 1024 * 1024): Promise<Buffer> {
-    if (this.bodyCache) return this.bodyCache;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of this.req) {
-      size += (chunk as Buffer).length;
-      if (size > limit) throw new HttpError(413, `request body larger than ${limit} bytes`);
-      chunks.push(chunk as Buffer);
-    }
-    this.bodyCache = Buffer.concat(chunks);
+  rawBody(limit = 32 * 1024 * 1024): Promise<Buffer> {
+    // Events, not `for await`: an async iterator per request cost the emulator ~4% of its time under load.
+    this.bodyCache ??= new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const req = this.req;
+      const onData = (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > limit) {
+          req.off('data', onData).off('end', onEnd).off('error', onError);
+          reject(new HttpError(413, `request body larger than ${limit} bytes`));
+          return;
+        }
+        chunks.push(chunk);
+      };
+      const onEnd = () => {
+        req.off('error', onError);
+        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+      };
+      const onError = (err: Error) => reject(err);
+      req.on('data', onData).once('end', onEnd).once('error', onError);
+      // A request that ended without a body never emits 'end' again.
+      if (req.readableEnded) onEnd();
+    });
     return this.bodyCache;
   }
 
@@ -139,8 +155,9 @@ export class Ctx {
     return parsed as T;
   }
 
+  /** Sends `body` as JSON; a Serialized body is already its JSON text. */
   send(status: number, body: unknown, headers: Record<string, string> = {}): void {
-    const text = JSON.stringify(body);
+    const text = body instanceof Serialized ? body.json : JSON.stringify(body);
     const res = this.res;
     if (this.fault?.kind === 'malformed') {
       res.writeHead(status, { 'content-type': 'application/json' });

@@ -18,6 +18,7 @@ export function jsonTemplate(shape: (...holes: string[]) => object, holes: numbe
   const parts: string[] = [];
   for (let i = 0; i < holes; i++) {
     const at = rest.indexOf(JSON.stringify(hole(i)));
+    if (at < 0) throw new Error(`jsonTemplate: value ${i} is not in the shape once, in order`);
     parts.push(rest.slice(0, at));
     rest = rest.slice(at + JSON.stringify(hole(i)).length);
   }

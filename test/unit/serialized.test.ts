@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jsonTemplate } from '../../src/emulator/serialized.js';
+import { chatCompletion, chatCompletionText, planChat } from '../../src/emulator/chat.js';
 
 describe('jsonTemplate', () => {
   it('writes the same text as JSON.stringify of the filled-in object', () => {
@@ -9,6 +10,31 @@ describe('jsonTemplate', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary' }), fc.nat(), (delta, seq) => {
         expect(fill(delta, seq)).toBe(JSON.stringify(shape(delta, seq)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('chatCompletionText', () => {
+  it('is JSON.stringify of chatCompletion for any chat request', () => {
+    const body = fc.record(
+      {
+        model: fc.constantFrom('local/echo', 'local/lorem'),
+        messages: fc.array(fc.record({ role: fc.constantFrom('user', 'system', 'assistant'), content: fc.string({ unit: 'binary' }) }), { minLength: 1, maxLength: 3 }),
+        logprobs: fc.boolean(),
+        top_logprobs: fc.integer({ min: 0, max: 3 }),
+        service_tier: fc.constantFrom('auto', 'flex', 'priority', null),
+        max_tokens: fc.integer({ min: 1, max: 50 }),
+        stop: fc.array(fc.string({ minLength: 1, maxLength: 3 }), { maxLength: 2 }),
+      },
+      { requiredKeys: ['model', 'messages'] },
+    );
+    fc.assert(
+      fc.property(body, fc.nat(), (b, created) => {
+        const plan = planChat(b);
+        expect(chatCompletionText(b, plan, created, { id: 'gen-1' })).toBe(JSON.stringify(chatCompletion(b, plan, created, { id: 'gen-1' })));
+        expect(JSON.parse(chatCompletionText(b, plan, created, { id: 'gen-1', routerMetadata: true })).router_metadata.requested).toBe(b.model);
       }),
       { numRuns: 300 },
     );
