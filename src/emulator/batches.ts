@@ -126,7 +126,7 @@ export class BatchEngine {
   private async streamWithResults(ctx: Ctx, record: BatchRecord): Promise<void> {
     const res = ctx.res;
     const head = JSON.stringify(publicBatch(record));
-    res.writeHead(200, { 'content-type': 'application/json' });
+    ctx.head(200, { 'content-type': 'application/json' });
     res.write(`${head.slice(0, -1)},"results":[`);
     let first = true;
     let carry = '';

@@ -34,7 +34,7 @@ const WRITE_BYTES = 32 * 1024;
  */
 export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: number, errorEvent: unknown, terminator?: string, eventName?: (e: unknown) => string | undefined): Promise<boolean> {
   const res = ctx.res;
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  ctx.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   res.write(': ROUTER PROCESSING\n\n');
   const fault = ctx.fault;
   const cutAt = fault?.kind === 'cut' ? (fault.after ?? Math.floor(count / 2)) : -1;

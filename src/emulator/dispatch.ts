@@ -4,6 +4,8 @@ import { FaultSpecError, type FaultBoard, type FaultRule } from './faults.js';
 import type { StateStore } from './store.js';
 import { authenticate, type Routes } from './routes.js';
 
+const PLAIN_PATH = /^(?:\/[A-Za-z0-9_~-][A-Za-z0-9_.~-]*)+$/;
+
 /** The request log keeps at most this many bytes of bodies. */
 const LOG_BYTES = 16 * 1024 * 1024;
 
@@ -22,11 +24,12 @@ function sendError(res: ServerResponse, status: number, message: string): void {
   res.end(JSON.stringify(errorBody(status, message)));
 }
 
-function logEntry(d: Dispatch, req: IncomingMessage, url: URL, path: string): LoggedRequest {
+function logEntry(d: Dispatch, req: IncomingMessage, path: string, search: URLSearchParams | undefined): LoggedRequest {
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (k !== 'authorization' && typeof v === 'string') headers[k] = v;
+  const all = req.headers;
+  for (const k in all) if (k !== 'authorization' && typeof all[k] === 'string') headers[k] = all[k];
   const query: Record<string, string[]> = {};
-  for (const [k, v] of url.searchParams) (query[k] ??= []).push(v);
+  if (search) for (const [k, v] of search) (query[k] ??= []).push(v);
   const entry = { method: req.method ?? 'GET', path, query, headers, body: undefined, at: Date.now() };
   // Emptied or filtered from outside (the admin route, a test): counted again, once.
   if (d.log.length !== d.logBytes.entries) d.logBytes.bytes = d.log.reduce((sum, e) => sum + (e.bodyBytes ?? 0), 0);
@@ -66,16 +69,21 @@ async function applyFault(fault: FaultRule | undefined, req: IncomingMessage, re
 
 /** One request: the API root, the request log, the route and its key, then faults, then the handler. */
 export async function dispatch(d: Dispatch, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  let url: URL;
-  try {
-    url = new URL(req.url ?? '/', 'http://localhost');
-  } catch {
-    return sendError(res, 400, 'malformed request target');
+  // A plain path (no query, no dot segments, nothing to decode) is its own pathname: no URL to parse.
+  const target = req.url ?? '/';
+  let url: URL | undefined;
+  if (!PLAIN_PATH.test(target)) {
+    try {
+      url = new URL(target, 'http://localhost');
+    } catch {
+      return sendError(res, 400, 'malformed request target');
+    }
   }
-  if (!url.pathname.startsWith('/api/')) return sendError(res, 404, `Not found: ${url.pathname}; the API root is /api`);
-  const path = url.pathname.slice(4);
+  const pathname = url ? url.pathname : target;
+  if (!pathname.startsWith('/api/')) return sendError(res, 404, `Not found: ${pathname}; the API root is /api`);
+  const path = pathname.slice(4);
   const admin = path.startsWith('/_emulator/');
-  const entry = admin ? undefined : logEntry(d, req, url, path);
+  const entry = admin ? undefined : logEntry(d, req, path, url?.search ? url.searchParams : undefined);
   const ctx = new Ctx(req, res, d.store, undefined, entry, url);
   try {
     const match = d.routes.find(req.method ?? 'GET', path);

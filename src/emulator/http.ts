@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { randomHex } from './ids.js';
 import type { FaultRule } from './faults.js';
 import { Serialized } from './serialized.js';
@@ -87,8 +87,8 @@ export function logBody(entry: LoggedRequest | undefined, parsed: unknown, bytes
 
 /** Everything a route handler needs about one request. */
 export class Ctx {
-  readonly url: URL;
   readonly requestId = requestId();
+  private parsedUrl: URL | undefined;
   key!: KeyRecord;
   params: Record<string, string> = {};
   private bodyCache: Promise<Buffer> | undefined;
@@ -101,8 +101,17 @@ export class Ctx {
     readonly log: LoggedRequest | undefined,
     url?: URL,
   ) {
-    this.url = url ?? new URL(req.url ?? '/', 'http://localhost');
-    res.setHeader('x-request-id', this.requestId);
+    this.parsedUrl = url;
+  }
+
+  get url(): URL {
+    return (this.parsedUrl ??= new URL(this.req.url ?? '/', 'http://localhost'));
+  }
+
+  /** The status line and headers, with this request's id (every answer carries it). */
+  head(status: number, headers: OutgoingHttpHeaders): void {
+    headers['x-request-id'] = this.requestId;
+    this.res.writeHead(status, headers);
   }
 
   header(name: string): string | undefined {
@@ -150,7 +159,8 @@ export class Ctx {
       throw new HttpError(400, 'request body is not valid JSON');
     }
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new HttpError(400, 'request body must be a JSON object');
-    if (nestedDeeperThan(parsed, MAX_JSON_DEPTH)) throw new HttpError(400, `request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+    // Nesting deeper than MAX_JSON_DEPTH takes more than two brackets per level.
+    if (raw.length > 2 * MAX_JSON_DEPTH && nestedDeeperThan(parsed, MAX_JSON_DEPTH)) throw new HttpError(400, `request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
     logBody(this.log, parsed, raw.length);
     return parsed as T;
   }
@@ -160,18 +170,18 @@ export class Ctx {
     const text = body instanceof Serialized ? body.json : JSON.stringify(body);
     const res = this.res;
     if (this.fault?.kind === 'malformed') {
-      res.writeHead(status, { 'content-type': 'application/json' });
+      this.head(status, { 'content-type': 'application/json' });
       res.end(text.slice(0, Math.max(1, Math.floor(text.length / 2))));
       return;
     }
     if (this.fault?.kind === 'cut') {
-      res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers });
+      this.head(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers });
       res.write(text.slice(0, Math.floor(text.length / 2)));
       setTimeout(() => res.destroy(), 10);
       return;
     }
     // With its length, the answer goes out in one write (without it: chunked encoding, several).
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+    this.head(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
     res.end(text);
   }
 
@@ -181,7 +191,7 @@ export class Ctx {
       return;
     }
     const text = JSON.stringify(errorBody(status, message, errorType));
-    this.res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+    this.head(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
     this.res.end(text);
   }
 

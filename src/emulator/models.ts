@@ -47,8 +47,26 @@ export function pieces(text: string): string[] {
   return out;
 }
 
+/** ASCII classes of PIECE: 1 a word character, 2 whitespace (JS \\s), 0 anything else. */
+const ASCII_CLASS = Uint8Array.from({ length: 128 }, (_, c) => (/[\p{L}\p{N}_]/u.test(String.fromCharCode(c)) ? 1 : /\s/.test(String.fromCharCode(c)) ? 2 : 0));
+
+/** pieces(text).length, counted without building the pieces (every request counts its prompt). */
 export function countTokens(text: string): number {
-  return pieces(text).length;
+  let count = 0;
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 128) return pieces(text).length;
+    const kind = ASCII_CLASS[c];
+    if (kind === 1) {
+      if (!inWord) count++;
+      inWord = true;
+    } else {
+      inWord = false;
+      if (kind === 0) count++;
+    }
+  }
+  return count;
 }
 
 export function seedOf(...parts: unknown[]): number {
@@ -126,12 +144,9 @@ export function generate(model: ModelSpec, promptText: string, lastUser: string,
     const at = s ? text.indexOf(s) : -1;
     if (at !== -1) text = text.slice(0, at);
   }
-  if (opts.maxTokens !== undefined) {
-    const p = pieces(text);
-    if (p.length > opts.maxTokens) {
-      text = p.slice(0, opts.maxTokens).join('');
-      finishReason = 'length';
-    }
+  if (opts.maxTokens !== undefined && countTokens(text) > opts.maxTokens) {
+    text = pieces(text).slice(0, opts.maxTokens).join('');
+    finishReason = 'length';
   }
   return { text, finishReason, promptTokens: countTokens(promptText), completionTokens: countTokens(text) };
 }

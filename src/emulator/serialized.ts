@@ -7,6 +7,16 @@ export class Serialized {
   ) {}
 }
 
+/** Characters JSON.stringify escapes in a string (controls, quote, backslash, lone surrogates). */
+const ESCAPED = /[\u0000-\u001f"\\\ud800-\udfff]/;
+
+/** JSON.stringify(value), without its call for the plain strings and finite numbers most values are. */
+function jsonValue(value: unknown): string {
+  if (typeof value === 'string') return ESCAPED.test(value) ? JSON.stringify(value) : `"${value}"`;
+  if (typeof value === 'number' && Number.isFinite(value)) return `${value}`;
+  return JSON.stringify(value);
+}
+
 const hole = (i: number) => `\u0000hole${i}\u0000`;
 
 /**
@@ -25,7 +35,7 @@ export function jsonTemplate(shape: (...holes: string[]) => object, holes: numbe
   parts.push(rest);
   return (...values) => {
     let out = parts[0]!;
-    for (let i = 0; i < holes; i++) out += JSON.stringify(values[i]) + parts[i + 1]!;
+    for (let i = 0; i < holes; i++) out += jsonValue(values[i]) + parts[i + 1]!;
     return out;
   };
 }

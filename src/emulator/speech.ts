@@ -120,7 +120,7 @@ export async function handleSpeech(ctx: Ctx): Promise<void> {
   const chars = plan.turns.reduce((n, t) => n + t.text.length, 0);
   const charge = reserve(ctx, costOf(plan.model, chars, 0).cost);
   const res = ctx.res;
-  res.writeHead(200, { 'content-type': plan.format === 'mp3' ? 'audio/mpeg' : 'audio/pcm', 'transfer-encoding': 'chunked' });
+  ctx.head(200, { 'content-type': plan.format === 'mp3' ? 'audio/mpeg' : 'audio/pcm', 'transfer-encoding': 'chunked' });
   const cutAfter = ctx.fault?.kind === 'cut' ? (ctx.fault.after ?? 4) * 1024 : Infinity;
   let sent = 0;
   let closed = false;

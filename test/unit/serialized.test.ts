@@ -2,13 +2,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jsonTemplate } from '../../src/emulator/serialized.js';
 import { chatCompletion, chatCompletionText, planChat } from '../../src/emulator/chat.js';
+import { countTokens, pieces } from '../../src/emulator/models.js';
 
 describe('jsonTemplate', () => {
   it('writes the same text as JSON.stringify of the filled-in object', () => {
     const shape = (delta: unknown, seq: unknown) => ({ type: 'response.output_text.delta', item_id: 'msg_1', delta, logprobs: [], sequence_number: seq });
     const fill = jsonTemplate(shape, 2);
     fc.assert(
-      fc.property(fc.string({ unit: 'binary' }), fc.nat(), (delta, seq) => {
+      fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: fc.constantFrom('a', '"', '\\', '\u0000', '\u001f', '\u007f', '\u2028', '\ud800', '\udc00', '\ud83d\ude00') })), fc.oneof(fc.nat(), fc.double(), fc.constantFrom(-0, 1e21, 5e-7, null, true), fc.string()), (delta, seq) => {
         expect(fill(delta, seq)).toBe(JSON.stringify(shape(delta, seq)));
       }),
       { numRuns: 300 },
@@ -37,6 +38,18 @@ describe('chatCompletionText', () => {
         expect(JSON.parse(chatCompletionText(b, plan, created, { id: 'gen-1', routerMetadata: true })).router_metadata.requested).toBe(b.model);
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('countTokens', () => {
+  it('counts the pieces the tokenizer cuts, for any text', () => {
+    const ascii = fc.string({ unit: fc.constantFrom('a', 'Z', '9', '_', ' ', '\t', '\n', '\r', '\v', '\f', '.', ',', '-', '\u0000', '\u001f', '\u007f') });
+    fc.assert(
+      fc.property(fc.oneof(ascii, fc.string({ unit: 'binary' }), fc.string()), (text) => {
+        expect(countTokens(text)).toBe(pieces(text).length);
+      }),
+      { numRuns: 2000 },
     );
   });
 });
