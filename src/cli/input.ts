@@ -21,7 +21,7 @@ export interface TextOptions {
 export async function textFromArgs(args: string[], io: IO, o: TextOptions = {}): Promise<string> {
   const { what = 'prompt', example = 'echo hi | router chat', mergeStdin = false } = o;
   const dash = args.includes('-');
-  const wantsStdin = dash || (!io.stdinTTY && (args.length === 0 || mergeStdin));
+  const wantsStdin = dash || ((args.length === 0 || mergeStdin) && !io.stdinTTY);
   const piped = wantsStdin ? (await readAll(io.stdin)).replace(/\s+$/, '') : '';
   const typed = args.filter((a) => a !== '-').join(' ');
   // "-" keeps the old order (arguments, then stdin); a piped stdin without it comes first.

@@ -28,21 +28,26 @@ export interface Streams {
 }
 
 export function processStreams(): Streams {
-  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
+  return {
+    // Made on first use: process.stdin builds a stream (and loads its modules), ~7 ms of every start.
+    get stdin() {
+      return process.stdin;
+    },
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+  };
 }
 
 export class IO {
-  readonly stdin: InStream;
   readonly stdout: OutStream;
   readonly stderr: OutStream;
   readonly env: NodeJS.ProcessEnv;
   readonly stdoutTTY: boolean;
   readonly stderrTTY: boolean;
-  readonly stdinTTY: boolean;
   readonly quiet: boolean;
   readonly verbose: boolean;
-  /** Prompts are allowed: stdin is a terminal and neither --no-input nor ROUTER_NO_INPUT says otherwise. */
-  readonly canPrompt: boolean;
+  private readonly noInput: boolean;
   /** Color on stdout. */
   readonly color: boolean;
   /** Color on stderr. */
@@ -51,18 +56,18 @@ export class IO {
   private openLine = false;
   private readonly secrets: string[] = [];
 
-  constructor(flags: GlobalFlags = {}, streams: Streams = processStreams()) {
-    this.stdin = streams.stdin;
+  constructor(
+    flags: GlobalFlags = {},
+    private readonly streams: Streams = processStreams(),
+  ) {
     this.stdout = streams.stdout;
     this.stderr = streams.stderr;
     this.env = streams.env;
     this.stdoutTTY = streams.tty?.stdout ?? !!this.stdout.isTTY;
     this.stderrTTY = streams.tty?.stderr ?? !!this.stderr.isTTY;
-    this.stdinTTY = streams.tty?.stdin ?? !!this.stdin.isTTY;
     this.quiet = !!flags.quiet;
     this.verbose = !!flags.verbose;
-    const noInput = flags.input === false || ['1', 'true', 'yes'].includes((this.env.ROUTER_NO_INPUT ?? '').toLowerCase());
-    this.canPrompt = this.stdinTTY && !noInput;
+    this.noInput = flags.input === false || ['1', 'true', 'yes'].includes((this.env.ROUTER_NO_INPUT ?? '').toLowerCase());
     const env = this.env;
     const decide = (tty: boolean) => {
       if (flags.color === false || (env.NO_COLOR !== undefined && env.NO_COLOR !== '')) return false;
@@ -71,6 +76,20 @@ export class IO {
     };
     this.color = decide(this.stdoutTTY);
     this.errColor = decide(this.stderrTTY);
+  }
+
+  /** stdin, and the facts about it, looked at only by the commands that read it (see processStreams). */
+  get stdin(): InStream {
+    return this.streams.stdin;
+  }
+
+  get stdinTTY(): boolean {
+    return this.streams.tty?.stdin ?? !!this.streams.stdin.isTTY;
+  }
+
+  /** Prompts are allowed: stdin is a terminal and neither --no-input nor ROUTER_NO_INPUT says otherwise. */
+  get canPrompt(): boolean {
+    return !this.noInput && this.stdinTTY;
   }
 
   /** Registers a secret so that no message this process prints can carry it. */

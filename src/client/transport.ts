@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Dispatcher } from 'undici';
+import { requireDeferring } from '../internal/deferred-require.js';
 
 /**
  * undici's Agent and request(), loaded from their own modules: the package entry point also loads
@@ -11,7 +12,8 @@ const require = createRequire(import.meta.url);
 export type AgentOptions = ConstructorParameters<typeof import('undici').Agent>[0];
 
 export function createAgent(opts: AgentOptions): Dispatcher {
-  const Agent = require('undici/lib/dispatcher/agent.js') as typeof import('undici').Agent;
+  // HTTP/2 (and node:http2, ~12 ms to load) only when a server offers it, which needs allowH2: never here.
+  const Agent = requireDeferring<typeof import('undici').Agent>(import.meta.url, 'undici/lib/dispatcher/agent.js', { './client-h2.js': 'function' });
   return new Agent(opts);
 }
 
