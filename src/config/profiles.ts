@@ -1,7 +1,8 @@
 import Conf from 'conf';
 import { chmodSync, existsSync } from 'node:fs';
-
-import { DEFAULT_PROFILE, SettingsError, type Profile, type ProfileField } from './fields.js';
+import { dirname } from 'node:path';
+import { DEFAULT_PROFILE, type Profile, type ProfileField } from './fields.js';
+import { corrupt, profilesPath } from './profile-file.js';
 
 interface ConfigShape {
   current: string;
@@ -16,8 +17,8 @@ export class ProfileStore {
     try {
       this.conf = new Conf<ConfigShape>({
         projectName: 'router',
-        projectSuffix: '',
-        ...(dir ? { cwd: dir } : {}),
+        // The one place the file's path is decided (ProfileFile reads the same file without conf).
+        cwd: dirname(profilesPath(dir)),
         configName: 'config',
         configFileMode: 0o600,
         defaults: { current: DEFAULT_PROFILE, profiles: {} },
@@ -78,17 +79,4 @@ export class ProfileStore {
     // conf's mode applies on creation; make sure an older file is private too.
     if (existsSync(this.conf.path)) chmodSync(this.conf.path, 0o600);
   }
-}
-
-
-/** A config file that cannot be read: name the file and the position, never echo its contents (it holds keys). */
-function corrupt(err: unknown, dir: string | undefined): Error {
-  const message = (err as Error)?.message ?? '';
-  const where = /position (\d+)/.exec(message)?.[1] ?? /line (\d+) column (\d+)/.exec(message)?.slice(1).join(':');
-  const file = dir ? `${dir.replace(/\/+$/, '')}/config.json` : 'the config file (router config path)';
-  if (err instanceof SyntaxError || /JSON/.test(message)) {
-    return new SettingsError(`${file} is not valid JSON${where ? ` (at ${/:/.test(where) ? 'line:column ' : 'position '}${where})` : ''}: fix it or move it away`);
-  }
-  const code = (err as NodeJS.ErrnoException)?.code;
-  return new SettingsError(`cannot read ${file}${code ? ` (${code})` : ''}`);
 }

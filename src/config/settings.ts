@@ -47,10 +47,10 @@ export function profileName(store: { current(): string } | undefined, flag?: str
 
 /** Precedence: flags > environment (`ROUTER_*`) > the profile. */
 export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessEnv = process.env): Promise<Settings> {
-  // The profile file is read only when env and flags leave something open (conf is slow to load).
+  // The profile file is read only when env and flags leave something open.
   const named = flags.profile || env.ROUTER_PROFILE;
   const needProfile = !!named || !env.ROUTER_API_KEY || !(flags.apiRoot ?? env.ROUTER_API_ROOT);
-  const profiles = needProfile ? new (await import('./profiles.js')).ProfileStore(env.ROUTER_CONFIG_DIR) : undefined;
+  const profiles = needProfile ? new (await import('./profile-file.js')).ProfileFile(env.ROUTER_CONFIG_DIR) : undefined;
   const name = profileName(profiles, flags.profile, env);
   const profile = profiles?.get(name);
   if (named && !profile) {

@@ -6,8 +6,8 @@ import type { DynamicKind } from './tree.js';
 const TIMEOUT_S = 3;
 
 async function profiles(ctx: RunContext<unknown>): Promise<{ names: string[]; models: string[] }> {
-  const { ProfileStore } = await import('../../../config/profiles.js');
-  const s = new ProfileStore(ctx.env.ROUTER_CONFIG_DIR);
+  const { ProfileFile } = await import('../../../config/profile-file.js');
+  const s = new ProfileFile(ctx.env.ROUTER_CONFIG_DIR);
   const names = s.names();
   return { names, models: names.map((n) => s.get(n)?.model).filter((m): m is string => !!m) };
 }

@@ -1,0 +1,65 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import envPaths from 'env-paths';
+import { DEFAULT_PROFILE, SettingsError, type Profile } from './fields.js';
+
+/** The file ProfileStore keeps (conf's path for our options: the same env-paths folder, config.json). */
+export function profilesPath(dir?: string): string {
+  return resolve(dir ?? envPaths('router', { suffix: '' }).config, 'config.json');
+}
+
+interface ProfilesShape {
+  current?: string;
+  profiles?: Record<string, Profile>;
+}
+
+/**
+ * The profiles as ProfileStore last wrote them, read without loading conf (its schema validator
+ * and semver cost every command ~70 ms): for runs that only read them. Writes go through ProfileStore.
+ */
+export class ProfileFile {
+  readonly path: string;
+  private readonly data: ProfilesShape;
+
+  constructor(dir = process.env.ROUTER_CONFIG_DIR) {
+    this.path = profilesPath(dir);
+    let text: string | undefined;
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw corrupt(err, dir);
+    }
+    let parsed: unknown = {};
+    try {
+      if (text !== undefined) parsed = JSON.parse(text);
+    } catch (err) {
+      throw corrupt(err, dir);
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw corrupt(new SyntaxError('not a JSON object'), dir);
+    this.data = parsed as ProfilesShape;
+  }
+
+  current(): string {
+    return this.data.current ?? DEFAULT_PROFILE;
+  }
+
+  names(): string[] {
+    return Object.keys(this.data.profiles ?? {});
+  }
+
+  get(name: string): Profile | undefined {
+    return this.data.profiles?.[name];
+  }
+}
+
+/** A config file that cannot be read: name the file and the position, never echo its contents (it holds keys). */
+export function corrupt(err: unknown, dir: string | undefined): Error {
+  const message = (err as Error)?.message ?? '';
+  const where = /position (\d+)/.exec(message)?.[1] ?? /line (\d+) column (\d+)/.exec(message)?.slice(1).join(':');
+  const file = dir ? `${dir.replace(/\/+$/, '')}/config.json` : 'the config file (router config path)';
+  if (err instanceof SyntaxError || /JSON/.test(message)) {
+    return new SettingsError(`${file} is not valid JSON${where ? ` (at ${/:/.test(where) ? 'line:column ' : 'position '}${where})` : ''}: fix it or move it away`);
+  }
+  const code = (err as NodeJS.ErrnoException)?.code;
+  return new SettingsError(`cannot read ${file}${code ? ` (${code})` : ''}`);
+}
