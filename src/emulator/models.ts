@@ -47,7 +47,7 @@ export function pieces(text: string): string[] {
   return out;
 }
 
-/** ASCII classes of PIECE: 1 a word character, 2 whitespace (JS \\s), 0 anything else. */
+/** ASCII classes of PIECE: 1 a word character, 2 whitespace (JS \s), 0 anything else. */
 const ASCII_CLASS = Uint8Array.from({ length: 128 }, (_, c) => (/[\p{L}\p{N}_]/u.test(String.fromCharCode(c)) ? 1 : /\s/.test(String.fromCharCode(c)) ? 2 : 0));
 
 /** pieces(text).length, counted without building the pieces (every request counts its prompt). */
