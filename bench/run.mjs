@@ -283,7 +283,7 @@ sections.batchList = async () => {
 const emu = await startEmulator();
 try {
   for (const [name, fn] of Object.entries(sections)) {
-    if (only && only !== name) continue;
+    if (only && !only.split(",").includes(name)) continue;
     await fn(emu);
   }
 } finally {
