@@ -39,6 +39,16 @@ describe('completions', () => {
 });
 
 describe('help and output conventions', () => {
+  it('router --help off a terminal (the text the build rendered) is what the command tree prints', async () => {
+    const quick = await t.run(['--help']);
+    const live = spawnSync(process.execPath, ['--input-type=module', '-e', `const m = await import(${JSON.stringify(resolve(BIN, '..', '..', 'dist', 'cli', 'main.js'))}); process.exitCode = await m.main(['node', 'router', '--help']);`], { encoding: 'utf8' });
+    expect(quick.code).toBe(0);
+    expect(live.status).toBe(0);
+    expect(live.stdout).toMatch(/^Usage: router \[options\] \[command\]\n/);
+    expect(quick.stdout).toBe(live.stdout);
+    expect((await t.run(['-h'])).stdout).toBe(live.stdout);
+  });
+
   it('every command has a description, and leaf commands show examples', async () => {
     const { buildProgram } = await import('../../dist/cli/main.js');
     const leaves: string[][] = [];
