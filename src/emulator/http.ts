@@ -88,7 +88,6 @@ export function logBody(entry: LoggedRequest | undefined, parsed: unknown, bytes
 /** Everything a route handler needs about one request. */
 export class Ctx {
   readonly requestId = requestId();
-  private parsedUrl: URL | undefined;
   key!: KeyRecord;
   params: Record<string, string> = {};
   private bodyCache: Promise<Buffer> | undefined;
@@ -99,10 +98,9 @@ export class Ctx {
     readonly store: StateStore,
     public fault: FaultRule | undefined,
     readonly log: LoggedRequest | undefined,
-    url?: URL,
-  ) {
-    this.parsedUrl = url;
-  }
+    /** The request target parsed, when dispatch had to; else parsed on first use. */
+    private parsedUrl?: URL,
+  ) {}
 
   get url(): URL {
     return (this.parsedUrl ??= new URL(this.req.url ?? '/', 'http://localhost'));
@@ -180,9 +178,13 @@ export class Ctx {
       setTimeout(() => res.destroy(), 10);
       return;
     }
-    // With its length, the answer goes out in one write (without it: chunked encoding, several).
+    this.endJson(status, text, headers);
+  }
+
+  /** A JSON text with its length: the answer goes out in one write (without it: chunked encoding, several). */
+  private endJson(status: number, text: string, headers: Record<string, string>): void {
     this.head(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
-    res.end(text);
+    this.res.end(text);
   }
 
   error(status: number, message: string, errorType?: string, headers: Record<string, string> = {}): void {
@@ -190,9 +192,7 @@ export class Ctx {
       this.res.destroy();
       return;
     }
-    const text = JSON.stringify(errorBody(status, message, errorType));
-    this.head(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
-    this.res.end(text);
+    this.endJson(status, JSON.stringify(errorBody(status, message, errorType)), headers);
   }
 
   /** Resolves the session id: the body's `session_id` wins over the `x-session-id` header. */

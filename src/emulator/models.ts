@@ -37,8 +37,10 @@ export function findModel(id: string): ModelSpec | undefined {
   return MODELS.find((m) => m.id === id);
 }
 
+/** A word character of the tokenizer. */
+const WORD = '\\p{L}\\p{N}_';
 /** Token pieces: a word with its leading space, or one punctuation mark with its leading space. */
-const PIECE = /\s*[\p{L}\p{N}_]+|\s*[^\s\p{L}\p{N}_]/gu;
+const PIECE = new RegExp(`\\s*[${WORD}]+|\\s*[^\\s${WORD}]`, 'gu');
 
 export function pieces(text: string): string[] {
   const out = text.match(PIECE) ?? [];
@@ -48,7 +50,8 @@ export function pieces(text: string): string[] {
 }
 
 /** ASCII classes of PIECE: 1 a word character, 2 whitespace (JS \s), 0 anything else. */
-const ASCII_CLASS = Uint8Array.from({ length: 128 }, (_, c) => (/[\p{L}\p{N}_]/u.test(String.fromCharCode(c)) ? 1 : /\s/.test(String.fromCharCode(c)) ? 2 : 0));
+const WORD_CHAR = new RegExp(`[${WORD}]`, 'u');
+const ASCII_CLASS = Uint8Array.from({ length: 128 }, (_, c) => (WORD_CHAR.test(String.fromCharCode(c)) ? 1 : /\s/.test(String.fromCharCode(c)) ? 2 : 0));
 
 /** pieces(text).length, counted without building the pieces (every request counts its prompt). */
 export function countTokens(text: string): number {

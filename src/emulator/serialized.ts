@@ -27,10 +27,11 @@ export function jsonTemplate(shape: (...holes: string[]) => object, holes: numbe
   let rest = JSON.stringify(shape(...Array.from({ length: holes }, (_, i) => hole(i))));
   const parts: string[] = [];
   for (let i = 0; i < holes; i++) {
-    const at = rest.indexOf(JSON.stringify(hole(i)));
+    const marker = JSON.stringify(hole(i));
+    const at = rest.indexOf(marker);
     if (at < 0) throw new Error(`jsonTemplate: value ${i} is not in the shape once, in order`);
     parts.push(rest.slice(0, at));
-    rest = rest.slice(at + JSON.stringify(hole(i)).length);
+    rest = rest.slice(at + marker.length);
   }
   parts.push(rest);
   return (...values) => {

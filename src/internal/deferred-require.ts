@@ -17,7 +17,10 @@ export function requireDeferring<T>(from: string, id: string, deferred: Deferred
   const original = loader._load;
   loader._load = function (this: unknown, request, parent, isMain) {
     const kind = deferred[request];
-    if (kind && parent?.filename) return standIn(createRequire(parent.filename).resolve(request), kind, createRequire(parent.filename));
+    if (kind && parent?.filename) {
+      const fromParent = createRequire(parent.filename);
+      return standIn(fromParent.resolve(request), kind, fromParent);
+    }
     return original.call(this, request, parent, isMain);
   };
   try {
