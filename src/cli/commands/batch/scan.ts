@@ -19,8 +19,8 @@ export interface ScanLimits {
 }
 
 export interface ScanHooks {
-  /** Read this instead of the file (e.g. the file through a hash). */
-  source?: AsyncIterable<Buffer>;
+  /** Sees every byte of the file once, in order, as it is read (e.g. to hash it). */
+  onRead?: (bytes: Buffer) => void;
   /** Each request line: its number, its byte offsets [start, next), and its size as an array element. */
   onLine?: (number: number, start: number, next: number, bytes: number) => void;
 }
@@ -54,7 +54,8 @@ function normalUrl(url: unknown): string {
 
 /** Reads the whole file once and reports every problem with its line number; nothing is sent. */
 export async function scanRequests(file: string, label: string, opts: { endpoint?: string; model?: string } & ScanLimits & ScanHooks): Promise<Scan> {
-  const { readLines, isBlank } = await import('../../jsonl.js');
+  const { scanLines, isBlank } = await import('../../jsonl.js');
+  const { isAscii } = await import('node:buffer');
   const maxBytes = opts.maxBytes ?? BATCH_MAX_BYTES;
   const maxRequests = opts.maxRequests ?? BATCH_MAX_REQUESTS;
   const problems = new Problems(label);
@@ -63,7 +64,7 @@ export async function scanRequests(file: string, label: string, opts: { endpoint
   let bytes = 0;
   const utf8 = new TextDecoder('utf-8', { fatal: true });
   let start = 0;
-  for await (const { number, bytes: raw, next } of readLines(opts.source ?? file)) {
+  for await (const { number, bytes: raw, next } of scanLines(file, { onRead: opts.onRead })) {
     const at = start;
     start = next;
     if (isBlank(raw)) continue;
@@ -73,7 +74,8 @@ export async function scanRequests(file: string, label: string, opts: { endpoint
     const report = (text: string) => problems.add(number, text);
     let text: string;
     try {
-      text = utf8.decode(raw);
+      // ASCII reads the same in Latin-1, without the UTF-8 decoder's work.
+      text = isAscii(raw) ? raw.toString('latin1') : utf8.decode(raw);
     } catch {
       report('not valid UTF-8');
       continue;

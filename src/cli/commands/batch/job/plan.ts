@@ -3,7 +3,7 @@
  * and cuts it into shards (line ranges) that each respect the request and size limits.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { usage } from '../../../exit-codes.js';
 import { scanRequests, wrapperBytes } from '../scan.js';
@@ -16,13 +16,6 @@ export interface PlanOptions {
   provider?: JobRecord['provider'];
   maxRequests: number;
   maxBytes: number;
-}
-
-async function* hashed(path: string, hash: ReturnType<typeof createHash>): AsyncIterable<Buffer> {
-  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) {
-    hash.update(chunk as Buffer);
-    yield chunk as Buffer;
-  }
 }
 
 export async function planJob(file: string, opts: PlanOptions): Promise<JobRecord> {
@@ -45,7 +38,7 @@ export async function planJob(file: string, opts: PlanOptions): Promise<JobRecor
     open.count++;
     open.bytes += bytes;
   };
-  const scan = await scanRequests(path, file, { endpoint: opts.endpoint, model: opts.model, maxRequests: Infinity, maxBytes: Infinity, source: hashed(path, hash), onLine });
+  const scan = await scanRequests(path, file, { endpoint: opts.endpoint, model: opts.model, maxRequests: Infinity, maxBytes: Infinity, onRead: (bytes) => hash.update(bytes), onLine });
   if (tooLong !== undefined) throw usage(`${file}:${tooLong}: one request is larger than a whole batch may be (${opts.maxBytes} bytes)`);
   const model = scan.model ?? opts.defaultModel;
   if (!model) throw usage('no model: the bodies name none; give --model (or set a default: router config set model …)');
