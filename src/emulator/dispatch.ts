@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Ctx, HttpError, errorBody, logMeters, requestId, type LoggedRequest } from './http.js';
+import { Ctx, HttpError, answerError, logMeters, type LoggedRequest } from './http.js';
 import { FaultSpecError, type FaultBoard, type FaultRule } from './faults.js';
 import type { StateStore } from './store.js';
 import { authenticate, type Routes } from './routes.js';
@@ -17,11 +17,6 @@ export interface Dispatch {
   logLimit: number;
   /** Bytes of the bodies in `log`, and how many entries it had when they were counted. */
   logBytes: { bytes: number; entries: number };
-}
-
-function sendError(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': requestId() });
-  res.end(JSON.stringify(errorBody(status, message)));
 }
 
 function logEntry(d: Dispatch, req: IncomingMessage, path: string, search: URLSearchParams | undefined): LoggedRequest {
@@ -76,11 +71,11 @@ export async function dispatch(d: Dispatch, req: IncomingMessage, res: ServerRes
     try {
       url = new URL(target, 'http://localhost');
     } catch {
-      return sendError(res, 400, 'malformed request target');
+      return answerError(res, 400, 'malformed request target');
     }
   }
   const pathname = url ? url.pathname : target;
-  if (!pathname.startsWith('/api/')) return sendError(res, 404, `Not found: ${pathname}; the API root is /api`);
+  if (!pathname.startsWith('/api/')) return answerError(res, 404, `Not found: ${pathname}; the API root is /api`);
   const path = pathname.slice(4);
   const admin = path.startsWith('/_emulator/');
   const entry = admin ? undefined : logEntry(d, req, path, url?.search ? url.searchParams : undefined);

@@ -102,6 +102,17 @@ function endAnswers(): void {
   for (let i = 0; i < due.length; i += 2) (due[i] as ServerResponse).end(due[i + 1] as string);
 }
 
+/** A JSON answer with its length (without it: chunked encoding, several writes) and a request id. */
+export function answerJson(res: ServerResponse, status: number, text: string, id: string, headers: OutgoingHttpHeaders = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers, 'x-request-id': id });
+  endThisTurn(res, text);
+}
+
+/** An error answer before any route took the request (a malformed target, an internal failure). */
+export function answerError(res: ServerResponse, status: number, message: string): void {
+  answerJson(res, status, JSON.stringify(errorBody(status, message)), requestId());
+}
+
 /** Everything a route handler needs about one request. */
 export class Ctx {
   readonly requestId = requestId();
@@ -195,13 +206,7 @@ export class Ctx {
       setTimeout(() => res.destroy(), 10);
       return;
     }
-    this.endJson(status, text, headers);
-  }
-
-  /** A JSON text with its length: the answer goes out in one write (without it: chunked encoding, several). */
-  private endJson(status: number, text: string, headers: Record<string, string>): void {
-    this.head(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
-    endThisTurn(this.res, text);
+    answerJson(this.res, status, text, this.requestId, headers);
   }
 
   error(status: number, message: string, errorType?: string, headers: Record<string, string> = {}): void {
@@ -209,7 +214,7 @@ export class Ctx {
       this.res.destroy();
       return;
     }
-    this.endJson(status, JSON.stringify(errorBody(status, message, errorType)), headers);
+    answerJson(this.res, status, JSON.stringify(errorBody(status, message, errorType)), this.requestId, headers);
   }
 
   /** Resolves the session id: the body's `session_id` wins over the `x-session-id` header. */

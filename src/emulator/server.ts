@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { errorBody, requestId, type LoggedRequest } from './http.js';
+import { answerError, type LoggedRequest } from './http.js';
 import { Routes } from './routes.js';
 import { dispatch } from './dispatch.js';
 
@@ -68,8 +68,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
   const server = createServer((req, res) => {
     dispatch(d, req, res).catch((err) => {
       if (!res.headersSent) {
-        res.writeHead(500, { 'content-type': 'application/json', 'x-request-id': requestId() });
-        res.end(JSON.stringify(errorBody(500, 'Internal Server Error')));
+        answerError(res, 500, 'Internal Server Error');
       } else res.destroy();
       // A client that hung up mid-request is not a failure of ours; anything else is one line, no stack.
       const e = err as NodeJS.ErrnoException;
