@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, post, startTestEnv, type TestEnv } from '../helpers.js';
@@ -120,7 +119,7 @@ describe('emulator routes cross no workspace', () => {
 
 describe('serve stops promptly', () => {
   it('within a second of SIGTERM, with a slow fault parked and a client waiting', async () => {
-    const state = mkdtempSync(join(tmpdir(), 'router-stop-'));
+    const state = mkdtempSync(join(t.dir, 'stop-'));
     const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--state', state, '--json', '--fault', 'slow,delay_ms=60000'], { stdio: ['ignore', 'pipe', 'pipe'] });
     const info = await new Promise<any>((r) => child.stdout!.once('data', (c) => r(JSON.parse(String(c)))));
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
@@ -136,7 +135,7 @@ describe('serve stops promptly', () => {
 describe('corrupt state and long waits', () => {
   it('a corrupt batch file is set aside with a warning; a corrupt state file is named, never echoed', async () => {
     const { writeFileSync, mkdirSync, readdirSync } = await import('node:fs');
-    const state = mkdtempSync(join(tmpdir(), 'router-corrupt-'));
+    const state = mkdtempSync(join(t.dir, 'corrupt-'));
     const { startEmulator } = await import('../../dist/emulator/server.js');
     const emu = await startEmulator({ stateDir: state, port: 0 });
     await emu.close();

@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { backoffDelay, parseRetryAfter } from '../../src/client/core.js';
 import { APIError, ConnectionError, ProtocolError, StreamError, TimeoutError } from '../../src/client/errors.js';
 import { buildChatRequest } from '../../src/cli/commands/chat-request.js';
@@ -88,6 +88,7 @@ describe('request builders', () => {
 
 describe('scanRequests', () => {
   const dir = mkdtempSync(join(tmpdir(), 'router-scan-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const file = (name: string, content: string | Buffer) => {
     const p = join(dir, name);
     writeFileSync(p, content);
