@@ -72,8 +72,8 @@ export async function* scanLines(file: string, opts: { bufferBytes?: number; onR
         start = nl + 1;
       }
       if (bytesRead === 0) {
-        number++;
-        if (start < filled.length) yield line(filled.subarray(start), number, base + filled.length, number === 1);
+        // The last line, when the file does not end with one.
+        if (start < filled.length) yield line(filled.subarray(start), number + 1, base + filled.length, number === 0);
         return;
       }
       buf.copyWithin(0, start, filled.length);

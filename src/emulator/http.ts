@@ -85,8 +85,8 @@ export function logBody(entry: LoggedRequest | undefined, parsed: unknown, bytes
   if (meter) meter.bytes += entry.bodyBytes;
 }
 
-/** Answers waiting for the end of this turn of the event loop: each response, then its text. */
-const answers: (ServerResponse | string)[] = [];
+/** Answers waiting for the end of this turn of the event loop. */
+const answers: [ServerResponse, string][] = [];
 
 /**
  * Ends `res` with `text` once every request that arrived with it has been handled: their answers
@@ -94,12 +94,11 @@ const answers: (ServerResponse | string)[] = [];
  * wake a client that had gone back to sleep, which cost the kernel ~3x the write itself.
  */
 function endThisTurn(res: ServerResponse, text: string): void {
-  if (answers.push(res, text) === 2) setImmediate(endAnswers);
+  if (answers.push([res, text]) === 1) setImmediate(endAnswers);
 }
 
 function endAnswers(): void {
-  const due = answers.splice(0);
-  for (let i = 0; i < due.length; i += 2) (due[i] as ServerResponse).end(due[i + 1] as string);
+  for (const [res, text] of answers.splice(0)) res.end(text);
 }
 
 /** A JSON answer with its length (without it: chunked encoding, several writes) and a request id. */

@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import type { BatchEndpoint } from '../../../client/types.js';
 import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS } from '../../../client/facts.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
@@ -55,7 +56,6 @@ function normalUrl(url: unknown): string {
 /** Reads the whole file once and reports every problem with its line number; nothing is sent. */
 export async function scanRequests(file: string, label: string, opts: { endpoint?: string; model?: string } & ScanLimits & ScanHooks): Promise<Scan> {
   const { scanLines, isBlank } = await import('../../jsonl.js');
-  const { isAscii } = await import('node:buffer');
   const maxBytes = opts.maxBytes ?? BATCH_MAX_BYTES;
   const maxRequests = opts.maxRequests ?? BATCH_MAX_REQUESTS;
   const problems = new Problems(label);
