@@ -119,7 +119,8 @@ function commandPath(cmd: Command): string {
 /** Commander's message as one line (its "Did you mean …?" kept), then where to look. */
 export function usageLine(message: string, cmd: Command): string {
   const [first, ...rest] = message.trim().split('\n').map((l) => l.trim()).filter(Boolean);
-  const text = [first!.replace(/^error:\s*/, ''), ...rest].join(' ');
+  // commander's "argument 'x' is invalid." joined to the parser's reason reads as one clause.
+  const text = [first!.replace(/^error:\s*/, ''), ...rest].join(' ').replace(/ is invalid\. (\w)/, (_, c: string) => ` is invalid: ${c.toLowerCase()}`).replace(/\.$/, '');
   return `error: ${text}; see "${commandPath(cmd)} --help"\n`;
 }
 

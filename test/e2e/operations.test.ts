@@ -71,7 +71,7 @@ describe('router responses', () => {
       [['--max-tool-calls', '31', 'x'], /between 0 and 30/],
       [['--stop-when', 'steps=2', 'x'], /step_count=N or max_cost=USD/],
       [['--input', join(t.dir, 'nope.json')], /cannot read/],
-      [['--tool-choice', 'maybe', 'x'], /Allowed choices/],
+      [['--tool-choice', 'maybe', 'x'], /allowed choices/],
     ] as [string[], RegExp][]) {
       const r = await t.run(['responses', ...args]);
       expect(r.code, args.join(' ')).toBe(2);
