@@ -24,7 +24,7 @@ type Method = (typeof METHODS)[number];
 export function registerApi(program: Command): void {
   program
     .command('api')
-    .description('call any endpoint with the active profile\'s key; prints the answer\'s body')
+    .description('Call any endpoint of the API with the active profile\'s key and print the answer\'s body.')
     .argument('<method-or-path>', 'HTTP method, or the path when the method is left out')
     .argument('[path]', 'path relative to the API root, e.g. /v1/batches or /alpha/decisions')
     .option('-X, --method <method>', `HTTP method: ${METHODS.join(', ')} (default GET; POST with fields or --input, unless --paginate)`)

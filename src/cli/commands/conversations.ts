@@ -10,7 +10,7 @@ const summary = (c: Conversation) => ({ id: c.id, title: c.title, model: c.model
 export function registerConversations(program: Command): void {
   const conv = program
     .command('conversations')
-    .description('the conversations router chat keeps (continue one with chat -c or --conversation ID)');
+    .description('The conversations router chat keeps: list, show and delete them. Continue one with router chat -c (the last) or --conversation ID.');
   conv
     .command('list')
     .description('list conversations, most recent first')

@@ -24,7 +24,7 @@ interface Totals {
 export function registerUsage(program: Command): void {
   program
     .command('usage')
-    .description('totals of what this machine\'s router calls used and cost (the local usage ledger)')
+    .description('Totals of what this machine\'s router calls used and cost, from the local usage ledger (rows: tab-separated; --json for one object).')
     .option('--since <when>', 'from this long ago (30m, 12h, 7d) or this date (2026-11-01)', '30d')
     .addOption(new Option('--by <key>', 'one row per').choices(['day', 'model', 'command', 'profile']).default('day'))
     .option('--json', 'print {since, until, by, rows, total}')
