@@ -132,12 +132,27 @@ export class BatchEngine {
     let carry = '';
     const stream = createReadStream(this.store.path(record.id, 'results.jsonl'), { highWaterMark: 256 * 1024 });
     stream.on('error', () => {});
+    // The cut fault: the connection drops after `after` KiB of results (default 1).
+    const cutAfter = ctx.fault?.kind === 'cut' ? (ctx.fault.after ?? 1) * 1024 : Infinity;
+    let sent = 0;
+    let cut = false;
     const writeOut = async (text: string) => {
       if (!text) return;
+      if (sent + text.length > cutAfter) {
+        res.write(text.slice(0, Math.max(0, cutAfter - sent)));
+        setTimeout(() => res.destroy(), 20);
+        cut = true;
+        return;
+      }
+      sent += text.length;
       if (!res.write(text)) await drainOrClose(res);
     };
     try {
       for await (const chunk of stream) {
+        if (cut) {
+          stream.destroy();
+          return;
+        }
         const text = carry + (chunk as Buffer).toString('utf8');
         const end = text.lastIndexOf('\n');
         if (end === -1) {
@@ -154,7 +169,7 @@ export class BatchEngine {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
-    res.end(']}');
+    if (!cut) res.end(']}');
   }
 
   private expireIfLate(record: BatchRecord): void {
