@@ -118,6 +118,15 @@ export function toConnectionError(err: unknown, url: string): Error {
   return new ConnectionError(`connection to ${host} failed: ${detail}`, { cause: err, maybeDelivered: true });
 }
 
+/** A body that fails after its head arrived: cut mid-answer (part may have been used), or timed out. */
+export function bodyError(err: unknown, url: string): Error {
+  const e = toConnectionError(err, url);
+  if (e instanceof ConnectionError && !(e instanceof TimeoutError)) {
+    return new ConnectionError(`the stream was cut before it was complete (${e.message})`, { cause: err, maybeDelivered: true });
+  }
+  return e;
+}
+
 export class HttpCore {
   readonly apiRoot: string;
   readonly timeoutMs: number;
@@ -274,7 +283,7 @@ export async function* bodyChunks(res: RawResponse, url = 'http://server/'): Asy
     for (let step = await chunks.next(); !step.done; step = await chunks.next()) yield step.value;
     ended = true;
   } catch (err) {
-    throw toConnectionError(err, url);
+    throw bodyError(err, url);
   } finally {
     // Left early or failed: the body is released.
     if (!ended) await chunks.return?.();

@@ -80,6 +80,29 @@ describe('retries', () => {
     expect(count('/v1/chat/completions')).toBe(1);
   });
 
+  it('audio and batch results cut mid-body say so in the same words as a cut chat stream (exit 8, no file left)', async () => {
+    const cut = /^error: the stream was cut before it was complete \(connection to 127\.0\.0\.1:\d+ failed: .+\)\n$/;
+    const text = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+    await faults('cut,after=2,path=/audio/speech');
+    const audio = join(t.dir, 'cut.mp3');
+    const speak = await run(['speak', text, '--voice', 'alloy', '--model', 'local/tts', '-o', audio], { ROUTER_API_KEY: t.managementKey });
+    expect(speak.code).toBe(8);
+    expect(speak.stderr).toMatch(cut);
+    expect(readdirSync(t.dir).filter((f) => f.includes('cut.mp3'))).toEqual([]);
+
+    await faults();
+    const f = join(t.dir, 'cut-results.jsonl');
+    writeFileSync(f, Array.from({ length: 40 }, (_, i) => JSON.stringify({ custom_id: `r${i}`, body: { messages: [{ role: 'user', content: `${i} ${'x'.repeat(2000)}` }] } })).join('\n'));
+    const id = (await run(['batch', 'create', f, '--model', 'local/echo', '--watch', '--interval', '0.05', '--jq', '.id'])).stdout.trim();
+    expect(id).toMatch(/^batch_/);
+    await faults('cut,path=/batches/');
+    const out = join(t.dir, 'cut-results.out.jsonl');
+    const results = await run(['batch', 'get', id, '--results', out]);
+    expect(results.code).toBe(8);
+    expect(results.stderr).toMatch(cut);
+    expect(readdirSync(t.dir).filter((n) => n.startsWith('cut-results.out') || n.startsWith('.cut-results.out'))).toEqual([]);
+  });
+
   it('an error chunk mid-stream: exit 7 with the provider message; --verbose names the error type', async () => {
     await faults('error-chunk,after=1');
     const r = await run(['chat', '--model', 'local/echo', '--verbose', 'one two three']);

@@ -54,6 +54,25 @@ describe('RouterClient', () => {
     expect(page.object).toBe('list');
   });
 
+  it('batches.getStreaming: what onResult throws comes out as it is, not as a connection error', async () => {
+    const requests = ['a', 'b', 'c'].map((id) => ({ custom_id: id, body: { messages: user(id) } }));
+    let batch = await client.batches.create({ endpoint: '/v1/chat/completions', model: 'local/echo', completion_window: '24h', requests });
+    for (let i = 0; i < 200 && batch.status !== 'completed'; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      batch = await client.batches.get(batch.id);
+    }
+    expect(batch.status).toBe('completed');
+    const seen: string[] = [];
+    const whole = await client.batches.getStreaming(batch.id, (json) => void seen.push(JSON.parse(json.toString()).custom_id));
+    expect(seen.sort()).toEqual(['a', 'b', 'c']);
+    expect(whole.id).toBe(batch.id);
+    const full = new Error('no room left on the device');
+    const err = await client.batches.getStreaming(batch.id, () => {
+      throw full;
+    }).catch((e) => e);
+    expect(err).toBe(full);
+  });
+
   it('typed errors: status classes, a stream error, a refused connection', async () => {
     const err = await client.batches.get('batch_none').catch((e) => e);
     expect(err).toBeInstanceOf(APIError);

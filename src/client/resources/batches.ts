@@ -1,7 +1,7 @@
 import type { Batch, BatchCreateRequest, BatchList, BatchStatus } from '../types.js';
-import { APIError, ProtocolError } from '../errors.js';
+import { ProtocolError } from '../errors.js';
 import { ArraySplitter, JSONSplitError } from '../../internal/json-split.js';
-import { toConnectionError } from '../core.js';
+import { bodyError } from '../core.js';
 import { Resource, type CallOptions } from './shared.js';
 
 export interface BatchListQuery {
@@ -94,15 +94,28 @@ export class Batches extends Resource {
       pending.push(bytes);
     });
     let index = 0;
+    // Only a failure to read the body is the connection's; what onResult throws goes out as it is.
+    const body = res.body[Symbol.asyncIterator]();
+    let done = false;
     try {
-      for await (const chunk of res.body) {
-        splitter.push(chunk as Buffer);
+      for (;;) {
+        let step: IteratorResult<Uint8Array>;
+        try {
+          step = await body.next();
+        } catch (err) {
+          throw bodyError(err, this.core.url(path));
+        }
+        if ((done = !!step.done)) break;
+        try {
+          splitter.push(step.value as Buffer);
+        } catch (err) {
+          if (err instanceof JSONSplitError) throw new ProtocolError(`server sent a malformed batch: ${err.message}`);
+          throw err;
+        }
         for (const item of pending.splice(0)) await onResult(item, index++);
       }
-    } catch (err) {
-      if (err instanceof JSONSplitError) throw new ProtocolError(`server sent a malformed batch: ${err.message}`);
-      if (err instanceof APIError) throw err;
-      throw toConnectionError(err, this.core.url(path));
+    } finally {
+      if (!done) await body.return?.();
     }
     try {
       return splitter.end() as unknown as Batch;

@@ -1,6 +1,6 @@
 import type { HttpCore, RawResponse, RequestOptions } from '../core.js';
-import { toConnectionError } from '../core.js';
-import { ConnectionError, ProtocolError, TimeoutError } from '../errors.js';
+import { bodyError } from '../core.js';
+import { ConnectionError, ProtocolError } from '../errors.js';
 import type { Readable } from 'node:stream';
 import { flowingChunks } from '../body-chunks.js';
 import { EventSplitter, type FastPath, type SSEEvent } from '../sse.js';
@@ -129,11 +129,7 @@ export class EventStream<T> implements AsyncIterable<T> {
     try {
       step = await this.source.next();
     } catch (err) {
-      const e = toConnectionError(err, this.url);
-      if (e instanceof ConnectionError && !(e instanceof TimeoutError)) {
-        throw new ConnectionError(`the stream was cut before it was complete (${e.message})`, { cause: err, maybeDelivered: true });
-      }
-      throw e;
+      throw bodyError(err, this.url);
     }
     if (step.done) this.events.end(this.onEvent);
     else this.events.push(step.value, this.onItem, this.onEvent);
