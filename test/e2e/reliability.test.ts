@@ -140,7 +140,36 @@ describe('retries', () => {
     const r = await run(['--timeout', '0.3', 'batch', 'create', f, '--model', 'local/echo']);
     expect(r.code).toBe(8);
     expect(r.stderr).toMatch(/the batch may exist\. Check with: router batch list --created-after \d+/);
-    expect(count('/v1/batches')).toBe(1);
+    expect(t.requests().filter((q) => q.path === '/v1/batches' && q.method === 'POST')).toHaveLength(1);
+  });
+
+  it('batch create whose answer is lost finds its batch in the listing: the id on stdout, exit 0, sent once', async () => {
+    const f = join(t.dir, 'lost.jsonl');
+    writeFileSync(f, ['a', 'b', 'c'].map((id) => JSON.stringify({ custom_id: id, body: { messages: [{ role: 'user', content: id }] } })).join('\n'));
+    await faults('lost,times=1,path=/v1/batches');
+    const r = await run(['--verbose', 'batch', 'create', f, '--model', 'local/echo']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^batch_\w+\n$/);
+    expect(r.stderr).toMatch(/the upload failed after it was sent \(.+\); found its batch in the listing: batch_\w+/);
+    const posts = t.requests().filter((q) => q.path === '/v1/batches' && q.method === 'POST');
+    expect(posts).toHaveLength(1);
+    const got = await run(['batch', 'get', r.stdout.trim(), '--jq', '.request_counts.total']);
+    expect(got.stdout).toBe('3\n');
+  });
+
+  it('a lost answer that two batches of the same shape could be is not guessed: both ids, exit 8', async () => {
+    const f = join(t.dir, 'twin.jsonl');
+    writeFileSync(f, ['x', 'y'].map((id) => JSON.stringify({ custom_id: id, body: { messages: [{ role: 'user', content: id }] } })).join('\n'));
+    // The emulator's clock ahead of this machine's: a batch made just before the lost create looks as new as it.
+    await t.admin('clock', { advance_seconds: 600 });
+    const first = await run(['batch', 'create', f, '--model', 'local/echo']);
+    expect(first.code).toBe(0);
+    await faults('lost,times=1,path=/v1/batches');
+    const r = await run(['batch', 'create', f, '--model', 'local/echo']);
+    expect(r.code).toBe(8);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(first.stdout.trim());
+    expect(r.stderr).toMatch(/; 2 batches match it: batch_\w+, batch_\w+\. Check with: router batch list --created-after \d+\n$/);
   });
 });
 

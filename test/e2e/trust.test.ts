@@ -218,11 +218,24 @@ describe('--watch and batch ids', () => {
     }
   });
 
-  it('an unreadable 202 on create is ambiguous: the batch may exist, and the CLI says how to check', async () => {
+  it('an unreadable 202 on create: the batch is found in the listing, its id printed, nothing sent twice', async () => {
     await t.admin('faults', { faults: ['malformed,times=1,path=/v1/batches'] });
-    const r = await t.run(['batch', 'create', requests]);
+    t.clearRequests();
+    const r = await t.run(['--verbose', 'batch', 'create', requests]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/the answer to the upload could not be read \(server sent malformed JSON.*\); found its batch in the listing: batch_\w+/);
+    const posts = t.requests().filter((q) => q.path === '/v1/batches' && q.method === 'POST');
+    expect(posts).toHaveLength(1);
+    expect(r.stdout).toMatch(/^batch_\w+\n$/);
+  });
+
+  it('an unreadable 202 with the listing down too: the batch may exist, and the CLI says how to check (exit 7)', async () => {
+    await t.admin('faults', { faults: ['malformed,times=1,path=/v1/batches', '503,path=/v1/batches'] });
+    const r = await t.run(['--max-retries', '0', 'batch', 'create', requests]);
+    await t.admin('faults', { faults: [] });
     expect(r.code).toBe(7);
-    expect(r.stderr).toMatch(/the batch may exist\. Check with: router batch list --created-after \d+/);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^error: the answer to the upload could not be read \(.+\); the batch may exist\. Check with: router batch list --created-after \d+\n$/);
   });
 
   it('serve on an address other than loopback warns that it is no secure server', async () => {

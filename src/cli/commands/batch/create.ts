@@ -5,6 +5,7 @@ import { isModelId, MODEL_ID_SYNTAX } from '../../../client/facts.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import type { RunContext } from '../../run.js';
 import { scanRequests } from './scan.js';
+import { findCreated } from './find-created.js';
 import { requestStream, spoolStdin } from './upload.js';
 import { openResults, type ResultsTarget } from './results.js';
 import { watchAndFinish, type WatchOpts } from './watch.js';
@@ -20,6 +21,8 @@ export interface CreateOpts extends WatchOpts {
 }
 
 const CONFIRM_BYTES = 50 * 1024 * 1024;
+/** How long a create whose answer was lost looks for its batch in the listing. */
+const LOOKUP_MS = 15_000;
 
 async function checkedPath(ctx: RunContext<CreateOpts>, file: string): Promise<{ path: string; cleanup: () => void }> {
   if (file === '-') {
@@ -72,16 +75,24 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
     try {
       created = await client.batches.createStreaming(head, requestStream(scan), { signal });
     } catch (err) {
-      await client.close();
       // Sent, but no readable answer: the service may have stored it, so it is not sent again.
       const unreadable = err instanceof ProtocolError;
-      if (unreadable || (err as { maybeDelivered?: boolean }).maybeDelivered) {
-        throw new CliError(
-          `${unreadable ? 'the answer to the upload could not be read' : 'the upload failed after it was sent'} (${(err as Error).message}); the batch may exist. Check with: router batch list --created-after ${started}`,
-          unreadable ? EXIT.SERVER : EXIT.NETWORK,
-        );
+      if (signal.aborted || !(unreadable || (err as { maybeDelivered?: boolean }).maybeDelivered)) {
+        await client.close();
+        throw err;
       }
-      throw err;
+      const what = `${unreadable ? 'the answer to the upload could not be read' : 'the upload failed after it was sent'} (${(err as Error).message})`;
+      // The listing knows: one batch of this create's shape made since it began is the one. The
+      // look is short (the network may be what failed): without an answer, the batch may exist.
+      const look = AbortSignal.any([signal, AbortSignal.timeout(LOOKUP_MS)]);
+      const found = await findCreated(client, { since: started + 1, endpoint: scan.endpoint, model, count: scan.count }, look).catch(() => undefined);
+      if (found?.length !== 1) {
+        await client.close();
+        const which = found?.length ? `; ${found.length} batches match it: ${found.map((b) => b.id).join(', ')}` : '; the batch may exist';
+        throw new CliError(`${what}${which}. Check with: router batch list --created-after ${started}`, unreadable ? EXIT.SERVER : EXIT.NETWORK);
+      }
+      created = found[0]!;
+      io.info(`${what}; found its batch in the listing: ${created.id}`);
     }
     if (!opts.watch) {
       await client.close();

@@ -8,6 +8,7 @@ import { APIError } from '../../../../client/errors.js';
 import type { Batch } from '../../../../client/types.js';
 import { sleep } from '../../../../internal/sleep.js';
 import type { IO } from '../../../io.js';
+import { findCreated } from '../find-created.js';
 import { shardRequests } from './shard-io.js';
 import { listJobs, saveJob, type JobRecord, type ShardRecord } from './store.js';
 
@@ -40,15 +41,10 @@ export function track(shard: ShardRecord, b: Pick<Batch, 'status' | 'request_cou
  * oldest such batch is the shard's.
  */
 async function reconcile(c: SubmitContext, job: JobRecord, shard: ShardRecord): Promise<Batch | undefined> {
-  const claimed = new Set(listJobs(c.env).flatMap((j) => j.shards.map((s) => s.batch_id)).filter(Boolean));
-  for (const s of job.shards) if (s.batch_id) claimed.add(s.batch_id);
-  let found: Batch | undefined;
-  for await (const page of c.client.batches.listAll({ created_after: shard.submitting_since! - 1, limit: 100 }, { signal: c.signal })) {
-    for (const b of page.data) {
-      if (b.endpoint === job.endpoint && b.model === job.model && b.request_counts.total === shard.count && !claimed.has(b.id)) found = b;
-    }
-  }
-  return found;
+  const claimed = new Set<string>();
+  for (const s of [...listJobs(c.env).flatMap((j) => j.shards), ...job.shards]) if (s.batch_id) claimed.add(s.batch_id);
+  const found = await findCreated(c.client, { since: shard.submitting_since!, endpoint: job.endpoint, model: job.model, count: shard.count, skip: claimed }, c.signal);
+  return found.at(-1);
 }
 
 async function submitOne(c: SubmitContext, job: JobRecord, shard: ShardRecord): Promise<void> {
