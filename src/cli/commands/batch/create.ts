@@ -72,9 +72,16 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
     const head = { endpoint: scan.endpoint, model, completion_window: '24h' as const, ...(Object.keys(provider).length ? { provider } : {}) };
     const started = Math.floor(Date.now() / 1000) - 1;
     let created: Batch;
+    let uploaded = false;
+    const requests = requestStream(scan);
     try {
-      created = await client.batches.createStreaming(head, requestStream(scan), { signal });
+      created = await client.batches.createStreaming(head, async function* () {
+        uploaded = false;
+        yield* requests();
+        uploaded = true;
+      }, { signal });
     } catch (err) {
+      if (signal.aborted && uploaded) io.note(`stopped after the upload was sent: the batch may exist. Check with: router batch list --created-after ${started}`);
       // Sent, but no readable answer: the service may have stored it, so it is not sent again.
       const unreadable = err instanceof ProtocolError;
       if (signal.aborted || !(unreadable || (err as { maybeDelivered?: boolean }).maybeDelivered)) {
