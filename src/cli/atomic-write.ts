@@ -1,5 +1,6 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeDir } from '../internal/make-dir.js';
 
 /**
  * Writes `name` in `dir` whole or not at all: a private temp file renamed over it, so a process
@@ -7,7 +8,7 @@ import { join } from 'node:path';
  * (job records, where a lost step costs money; not conversations, on every chat's path).
  */
 export function writeAtomic(dir: string, name: string, text: string, durable = false): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDir(dir);
   const temp = join(dir, `.${name}.${process.pid}`);
   const fd = openSync(temp, 'w', 0o600);
   try {

@@ -2,9 +2,10 @@
  * The local usage ledger: one JSON line per call the CLI makes, in $XDG_STATE_HOME/router/usage.jsonl.
  * Each record is one append (O_APPEND, one write), so concurrent `router` processes never mix lines.
  */
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { stateHome } from '../config/state-dir.js';
+import { makeDir } from '../internal/make-dir.js';
 
 export interface UsageRecord {
   /** ISO 8601, UTC. */
@@ -31,7 +32,7 @@ export function ledgerPath(env: NodeJS.ProcessEnv): string {
 export function appendUsage(env: NodeJS.ProcessEnv, record: UsageRecord): string | undefined {
   const path = ledgerPath(env);
   try {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    makeDir(dirname(path));
     appendFileSync(path, `${JSON.stringify(record)}\n`, { mode: 0o600, flag: 'a' });
     return undefined;
   } catch (err) {

@@ -1,7 +1,8 @@
 import Conf from 'conf';
 import { chmodSync, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DEFAULT_PROFILE, type Profile, type ProfileField } from './fields.js';
+import { makeDir } from '../internal/make-dir.js';
+import { DEFAULT_PROFILE, SettingsError, type Profile, type ProfileField } from './fields.js';
 import { corrupt, profilesPath } from './profile-file.js';
 
 interface ConfigShape {
@@ -14,11 +15,18 @@ export class ProfileStore {
   private readonly conf: Conf<ConfigShape>;
 
   constructor(dir = process.env.ROUTER_CONFIG_DIR) {
+    // The one place the file's path is decided (ProfileFile reads the same file without conf).
+    const folder = dirname(profilesPath(dir));
+    try {
+      // Made here, private, before conf would make it (its recursive mkdir can spin forever).
+      makeDir(folder);
+    } catch (err) {
+      throw new SettingsError(`cannot create the config folder ${folder} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    }
     try {
       this.conf = new Conf<ConfigShape>({
         projectName: 'router',
-        // The one place the file's path is decided (ProfileFile reads the same file without conf).
-        cwd: dirname(profilesPath(dir)),
+        cwd: folder,
         configName: 'config',
         configFileMode: 0o600,
         defaults: { current: DEFAULT_PROFILE, profiles: {} },

@@ -1,10 +1,11 @@
-import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { durableWriteDone, writeFileAtomicSync } from './fsutil.js';
 
 import type { Batch, BatchStatus } from '../client/types.js';
+import { makeDir } from '../internal/make-dir.js';
 
 export type { BatchStatus };
 /**
@@ -42,7 +43,7 @@ export class BatchStore {
 
   constructor(stateDir: string) {
     this.dir = join(stateDir, 'batches');
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    makeDir(this.dir);
     for (const name of readdirSync(this.dir)) {
       if (name.startsWith('.corrupt-')) continue; // set aside on purpose, for a person to look at
       if (name.startsWith('.')) {
@@ -103,7 +104,7 @@ export class BatchStore {
   /** A folder for an upload in progress; `commit` makes it a batch. */
   incoming(id: string): string {
     const dir = join(this.dir, `.incoming-${id}`);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDir(dir);
     return dir;
   }
 

@@ -1,6 +1,7 @@
-import { mkdirSync, openSync, writeSync, fsyncSync, closeSync, renameSync } from 'node:fs';
+import { openSync, writeSync, fsyncSync, closeSync, renameSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
 import { randomHex } from './ids.js';
+import { makeDir } from '../internal/make-dir.js';
 
 /**
  * Test hook for crash safety: with ROUTER_EMULATOR_CRASH_AFTER_WRITES=N the process kills itself
@@ -17,7 +18,7 @@ export function durableWriteDone(): void {
 
 /** Writes a file durably: temp file in the same folder, fsync, rename. Mode 0600. */
 export function writeFileAtomicSync(path: string, data: string | Uint8Array): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  makeDir(dirname(path));
   const tmp = join(dirname(path), `.${basename(path)}.${randomHex(4)}.tmp`);
   const fd = openSync(tmp, 'w', 0o600);
   try {

@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomHex } from './ids.js';
 import { writeFileAtomicSync } from './fsutil.js';
+import { makeDir } from '../internal/make-dir.js';
 
 /** `operator` belongs to no workspace: the emulator's own credential for its server-wide routes. */
 export type KeyKind = 'standard' | 'management' | 'operator';
@@ -43,7 +44,7 @@ export class StateStore {
 
   constructor(dir: string) {
     this.dir = dir;
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDir(dir);
     const file = join(dir, 'state.json');
     this.state = existsSync(file) ? readState(file) : { keys: [], workspaces: {}, clock_offset_ms: 0 };
     if (this.state.keys.length === 0) {

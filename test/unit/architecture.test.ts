@@ -29,7 +29,7 @@ const layer = (path: string) => path.split('/')[0]!;
 const ALLOWED: Record<string, string[]> = {
   internal: [],
   client: ['internal'],
-  config: [],
+  config: ['internal'],
   emulator: ['internal', 'client'],
   cli: ['client', 'config', 'internal', 'emulator'],
 };

@@ -1,0 +1,29 @@
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { makeDir } from '../../src/internal/make-dir.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'router-make-dir-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('makeDir', () => {
+  it('makes every missing folder, private, and accepts one that exists', () => {
+    const deep = join(dir, 'a', 'b', 'c');
+    makeDir(deep);
+    for (const p of [join(dir, 'a'), join(dir, 'a', 'b'), deep]) expect(statSync(p).mode & 0o777).toBe(0o700);
+    expect(() => makeDir(deep)).not.toThrow();
+  });
+
+  it('a file in the way is ENOTDIR, a file at the end EEXIST', () => {
+    const file = join(dir, 'file');
+    writeFileSync(file, 'x');
+    expect(() => makeDir(join(file, 'sub'))).toThrow(expect.objectContaining({ code: 'ENOTDIR' }));
+    expect(() => makeDir(file)).toThrow(expect.objectContaining({ code: 'EEXIST' }));
+  });
+
+  // node's mkdirSync(..., { recursive: true }) never returns here: ENOENT, then EEXIST for /proc, forever.
+  it.skipIf(!existsSync('/proc/self'))('a folder that cannot be made under /proc fails at once', () => {
+    expect(() => makeDir('/proc/router-nope/x')).toThrow(expect.objectContaining({ code: 'ENOENT' }));
+  });
+});
