@@ -266,3 +266,33 @@ describe('--watch and batch ids', () => {
     expect(list.split('\n')).toContain(get.trim());
   });
 });
+
+describe('state and config folders that cannot be made', () => {
+  it('a chat whose turn cannot be kept still succeeds: the answer, exit 0, a warning only when asked for', async () => {
+    const env = { ROUTER_STATE_DIR: join(requests, 'router') }; // under a file: nothing can be made there
+    const plain = await t.run(['chat', '--model', 'local/echo', 'hi'], { env });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).toBe('hi\n');
+    expect(plain.stderr).toBe('');
+    const named = await t.run(['chat', '--conversation', 'kept', '--model', 'local/echo', 'hi'], { env });
+    expect(named.code).toBe(0);
+    expect(named.stdout).toBe('hi\n');
+    expect(named.stderr).toMatch(/^warning: this turn was not kept in conversation kept \(cannot use .+: a part of the path is not a folder\)\n$/);
+  });
+
+  // Node's own recursive mkdir spins forever under /proc; each of these used to hang.
+  it.skipIf(!existsSync('/proc/self'))('folders under /proc: one line each, at once', async () => {
+    const config = await t.run(['config', 'set', 'model', 'local/echo'], { env: { ROUTER_CONFIG_DIR: '/proc/router-nope' } });
+    expect(config.code).toBe(2);
+    expect(config.stderr).toBe('error: cannot create the config folder /proc/router-nope (ENOENT)\n');
+    const serve = await t.run(['serve', '--port', '0', '--state', '/proc/router-nope/state']);
+    expect(serve.code).toBe(2);
+    expect(serve.stderr).toBe('error: cannot use /proc/router-nope: no such file or folder\n');
+    const chat = await t.run(['chat', '--model', 'local/echo', 'hi'], { env: { ROUTER_STATE_DIR: '/proc/router-nope' } });
+    expect(chat.code).toBe(0);
+    expect(chat.stdout).toBe('hi\n');
+    const run = await t.run(['batch', 'run', requests], { env: { ROUTER_STATE_DIR: '/proc/router-nope' } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^error: cannot use \/proc\/router-nope: no such file or folder\n$/);
+  });
+});

@@ -3,6 +3,7 @@ import type { ChatMessage } from '../../client/types.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { checkConversationId, lastConversation, loadConversation, newConversation, saveConversation, type Conversation } from '../conversations.js';
 import type { RunContext } from '../run.js';
+import { describeSystemError, isSystemError } from '../system-errors.js';
 import type { ChatOptions } from './chat-flags.js';
 
 /** The conversation -c or --conversation takes up (undefined: a new one, or a named one not yet saved). */
@@ -25,12 +26,23 @@ export function withSystem(history: ChatMessage[], system: string | undefined): 
   return [{ role: 'system', content: system }, ...history.filter((m) => m.role !== 'system')];
 }
 
-/** Saves the turn (unless --no-log or the settings turn logging off). */
+/**
+ * Saves the turn (unless --no-log or the settings turn logging off). The answer was delivered (and
+ * paid for) before: a turn that cannot be kept is a warning, like a ledger line, never a failed call.
+ */
 export function keepConversation(ctx: RunContext<ChatOptions>, earlier: Conversation | undefined, model: string | undefined, messages: ChatMessage[], answer: string, prompt: string): Conversation | undefined {
   if (!ctx.logging) return earlier;
   const c = earlier ?? { ...newConversation(model, prompt), ...(ctx.opts.conversation ? { id: ctx.opts.conversation } : {}) };
   c.messages = [...messages, { role: 'assistant', content: answer }];
   if (model) c.model = model;
-  saveConversation(ctx.env, c);
+  try {
+    saveConversation(ctx.env, c);
+  } catch (err) {
+    const why = isSystemError(err) ? describeSystemError(err) : (err as Error).message;
+    const line = `warning: this turn was not kept in conversation ${c.id} (${why})`;
+    // Asked for by name or with -c: said even off a terminal.
+    if (ctx.opts.continue || ctx.opts.conversation) ctx.io.note(line);
+    else ctx.io.info(line);
+  }
   return c;
 }
