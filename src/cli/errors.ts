@@ -7,6 +7,8 @@ import { describeSystemError, isPathProblem, isSystemError } from './system-erro
 const isAbort = (err: unknown) => (err as { name?: string })?.name === 'AbortError' || (err as { code?: string })?.code === 'ABORT_ERR';
 
 function apiHint(err: APIError): string {
+  const hint = (err as { hint?: unknown }).hint;
+  if (typeof hint === 'string') return hint;
   if (err.status === 401) return ' (check the API key: router config get api_key, or ROUTER_API_KEY)';
   if (err.status === 403 && /management key/i.test(err.message)) {
     return ' (set one: export ROUTER_MANAGEMENT_KEY=…, or printf %s "$KEY" | router config set management_key; router serve prints one)';

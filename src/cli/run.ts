@@ -69,8 +69,10 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
     const onSigint = () => controller.abort(interrupted());
     if (runtime.interrupts) process.on('SIGINT', onSigint);
     let connected: Connected | undefined;
+    let connectedWith: ConnectOptions | undefined;
     const connect = async (o?: ConnectOptions) => {
       connected = runtime.connect ? await runtime.connect(io, flags, o) : await (await import('./context.js')).connect(io, flags, o);
+      connectedWith = o;
       return connected;
     };
     const names: string[] = [];
@@ -104,6 +106,8 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
       await io.flushJq();
     } catch (err) {
       const { reportError } = await import('./errors.js');
+      // The command's client is closed by now: a model it was refused is looked up with a new one.
+      if (!controller.signal.aborted && connected) await (await import('./model-hint.js')).addModelHint(err, () => connect(connectedWith));
       runtime.exitCode = reportError(controller.signal.aborted ? controller.signal.reason : err, io);
     } finally {
       runtime.running!--;

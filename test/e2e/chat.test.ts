@@ -93,6 +93,19 @@ describe('router chat', () => {
   });
 });
 
+describe('a model the service does not know', () => {
+  it('is refused with the nearest known id and where the list is (exit 2)', async () => {
+    t.clearRequests();
+    const r = await t.run(['chat', '--model', 'local/ech', 'hi']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`error: local/ech is not a valid model ID (did you mean local/echo? The list: router api /v1/models --jq '.data[].id')\n`);
+    expect(t.requests().map((q) => `${q.method} ${q.path}`)).toEqual(['POST /v1/chat/completions', 'GET /v1/models']);
+    const far = await t.run(['chat', '--model', 'someone/else', 'hi']);
+    expect(far.stderr).toBe(`error: someone/else is not a valid model ID (the list: router api /v1/models --jq '.data[].id')\n`);
+  });
+});
+
 describe('bad input is refused before any request', () => {
   // spec: chat.temperature, chat.top-p, chat.penalties, chat.top-logprobs, chat.stop, chat.metadata, chat.session-id
   const cases: [string[], RegExp][] = [

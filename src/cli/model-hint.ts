@@ -1,0 +1,51 @@
+import type { RouterClient } from '../client/index.js';
+import { APIError } from '../client/errors.js';
+
+const UNKNOWN_MODEL = /^(\S+) is not a valid model ID/;
+
+/** Edit distance (insertions, deletions, substitutions, transpositions of neighbours). */
+export function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = v;
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/** The known id nearest to a mistyped one, if it is near enough to be the one meant. */
+export function nearestModel(id: string, known: string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const k of known) {
+    const n = distance(id.toLowerCase(), k.toLowerCase());
+    if (k !== id && n < bestDistance) [best, bestDistance] = [k, n];
+  }
+  return bestDistance <= Math.max(2, Math.floor(id.length / 4)) ? best : undefined;
+}
+
+/**
+ * A refused model id gets a suggestion from the service's model list ("did you mean …?"). Looked
+ * up only after the refusal, briefly; without an answer the error stays as it was.
+ */
+export async function addModelHint(err: unknown, connect: () => Promise<{ client: RouterClient }>): Promise<void> {
+  if (!(err instanceof APIError) || err.status !== 400) return;
+  const id = UNKNOWN_MODEL.exec(err.message)?.[1];
+  if (!id) return;
+  let models: { id: string }[] | undefined;
+  try {
+    const { client } = await connect();
+    models = await client.models.list({ signal: AbortSignal.timeout(3000) }).catch(() => undefined);
+    await client.close();
+  } catch {
+    return;
+  }
+  if (!models) return;
+  const near = nearestModel(id, models.map((m) => m.id));
+  Object.assign(err, { hint: near ? ` (did you mean ${near}? The list: router api /v1/models --jq '.data[].id')` : ` (the list: router api /v1/models --jq '.data[].id')` });
+}
