@@ -4,7 +4,7 @@ import type { Ctx } from './http.js';
 import { HttpError } from './http.js';
 import { BatchStore, TERMINAL, type BatchRecord, type BatchStatus, type BatchUsage } from './batch-store.js';
 import type { StateStore } from './store.js';
-import { chargeable, drainOrClose } from './billing.js';
+import { chargeable, cuttableWriter } from './billing.js';
 import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, nonTextPart, publicBatch } from './batch-rules.js';
 import { executeItem } from './batch-items.js';
 import { receiveRequests } from './batch-upload.js';
@@ -132,24 +132,10 @@ export class BatchEngine {
     let carry = '';
     const stream = createReadStream(this.store.path(record.id, 'results.jsonl'), { highWaterMark: 256 * 1024 });
     stream.on('error', () => {});
-    // The cut fault: the connection drops after `after` KiB of results (default 1).
-    const cutAfter = ctx.fault?.kind === 'cut' ? (ctx.fault.after ?? 1) * 1024 : Infinity;
-    let sent = 0;
-    let cut = false;
-    const writeOut = async (text: string) => {
-      if (!text) return;
-      if (sent + text.length > cutAfter) {
-        res.write(text.slice(0, Math.max(0, cutAfter - sent)));
-        setTimeout(() => res.destroy(), 20);
-        cut = true;
-        return;
-      }
-      sent += text.length;
-      if (!res.write(text)) await drainOrClose(res);
-    };
+    const writer = cuttableWriter(ctx, 1);
     try {
       for await (const chunk of stream) {
-        if (cut) {
+        if (writer.cut) {
           stream.destroy();
           return;
         }
@@ -162,14 +148,14 @@ export class BatchEngine {
         carry = text.slice(end + 1);
         const body = text.slice(0, end).split('\n').filter(Boolean).join(',');
         if (body) {
-          await writeOut(first ? body : `,${body}`);
+          await writer.write(first ? body : `,${body}`);
           first = false;
         }
       }
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
-    if (!cut) res.end(']}');
+    if (!writer.cut) res.end(']}');
   }
 
   private expireIfLate(record: BatchRecord): void {

@@ -80,6 +80,33 @@ export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: numbe
   return !closed;
 }
 
+/**
+ * Writes a streamed answer with backpressure. Under the cut fault, the connection drops once
+ * `after` KiB (default `defaultKiB`) have gone out; `cut` says so, and later writes do nothing.
+ */
+export function cuttableWriter(ctx: Ctx, defaultKiB: number): { cut: boolean; write(data: string | Buffer): Promise<void> } {
+  const res = ctx.res;
+  const cutAfter = ctx.fault?.kind === 'cut' ? (ctx.fault.after ?? defaultKiB) * 1024 : Infinity;
+  let sent = 0;
+  const writer = {
+    cut: false,
+    async write(data: string | Buffer): Promise<void> {
+      if (!data.length || writer.cut) return;
+      if (sent + data.length > cutAfter) {
+        const keep = Math.max(0, cutAfter - sent);
+        res.write(typeof data === 'string' ? data.slice(0, keep) : data.subarray(0, keep));
+        // Let the bytes before the cut reach the client, then drop the connection.
+        setTimeout(() => res.destroy(), 20);
+        writer.cut = true;
+        return;
+      }
+      sent += data.length;
+      if (!res.write(data)) await drainOrClose(res);
+    },
+  };
+  return writer;
+}
+
 export function drainOrClose(res: NodeJS.WritableStream & { once: Function; off: Function }): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {

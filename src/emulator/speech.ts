@@ -2,7 +2,7 @@ import type { Ctx } from './http.js';
 import { HttpError } from './http.js';
 import { costOf, prng, seedOf, type ModelSpec } from './models.js';
 import { bad, optNumber, optString, pickProvider, resolveModel } from './validate.js';
-import { drainOrClose, reserve } from './billing.js';
+import { cuttableWriter, reserve } from './billing.js';
 
 type Body = Record<string, unknown>;
 
@@ -121,32 +121,22 @@ export async function handleSpeech(ctx: Ctx): Promise<void> {
   const charge = reserve(ctx, costOf(plan.model, chars, 0).cost);
   const res = ctx.res;
   ctx.head(200, { 'content-type': plan.format === 'mp3' ? 'audio/mpeg' : 'audio/pcm', 'transfer-encoding': 'chunked' });
-  const cutAfter = ctx.fault?.kind === 'cut' ? (ctx.fault.after ?? 4) * 1024 : Infinity;
-  let sent = 0;
-  let closed = false;
-  res.on('close', () => (closed = true));
+  let gone = false;
+  res.on('close', () => (gone = true));
+  const writer = cuttableWriter(ctx, 4);
+  const closed = () => gone || writer.cut;
   const write = async (data: Uint8Array | Int8Array) => {
-    if (!data.length || closed) return;
-    const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-    if (sent + bytes.length > cutAfter) {
-      res.write(bytes.subarray(0, Math.max(0, cutAfter - sent)));
-      // Let the bytes before the cut reach the client, then drop the connection.
-      setTimeout(() => res.destroy(), 20);
-      closed = true;
-      return;
-    }
-    sent += bytes.length;
-    if (!res.write(bytes)) await drainOrClose(res);
+    if (!closed()) await writer.write(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
   };
   const encoder = plan.format === 'mp3' ? new (await import('@breezystack/lamejs')).Mp3Encoder(1, SAMPLE_RATE, 64) : undefined;
   for (const samples of synthesize(plan.turns, plan.speed)) {
-    if (closed) return charge.refund();
+    if (closed()) return charge.refund();
     // Give other requests (and timers) their turn between words, as a streaming server should.
     await new Promise((r) => setImmediate(r));
     if (encoder) await write(encoder.encodeBuffer(samples));
     else await write(new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength));
   }
   if (encoder) await write(encoder.flush());
-  if (closed) return charge.refund();
+  if (closed()) return charge.refund();
   res.end();
 }
