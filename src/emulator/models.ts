@@ -12,7 +12,8 @@ export interface ModelSpec {
   completionPrice: number;
   /** Always fails upstream: for exercising `models` fallback. */
   unavailable?: boolean;
-  speedControl?: boolean;
+  /** The speeds a model with speed control takes (as OpenAI's TTS: 0.25 to 4). */
+  speedRange?: [number, number];
   /** The most tokens one answer can hold (chat models): longer asks stop there with finish_reason "length". */
   maxOutputTokens?: number;
   dimensions?: number;
@@ -24,8 +25,8 @@ export const MODELS: ModelSpec[] = [
   { id: 'local/lorem', kind: 'chat', providers: ['local-alpha', 'local-beta'], promptPrice: 5e-7, completionPrice: 1.5e-6, maxOutputTokens: 262_144 },
   { id: 'local/unavailable', kind: 'chat', providers: ['local-beta'], promptPrice: 1e-6, completionPrice: 1e-6, unavailable: true },
   { id: 'local/embed', kind: 'embedding', providers: ['local-alpha'], promptPrice: 2e-8, completionPrice: 0, dimensions: 256 },
-  { id: 'local/tts', kind: 'speech', providers: ['local-alpha'], promptPrice: 1.5e-5, completionPrice: 0, speedControl: true, voices: ['alloy', 'ember', 'sage'] },
-  { id: 'local/tts-basic', kind: 'speech', providers: ['local-beta'], promptPrice: 1e-5, completionPrice: 0, speedControl: false, voices: ['alloy', 'ember', 'sage'] },
+  { id: 'local/tts', kind: 'speech', providers: ['local-alpha'], promptPrice: 1.5e-5, completionPrice: 0, speedRange: [0.25, 4], voices: ['alloy', 'ember', 'sage'] },
+  { id: 'local/tts-basic', kind: 'speech', providers: ['local-beta'], promptPrice: 1e-5, completionPrice: 0, voices: ['alloy', 'ember', 'sage'] },
   { id: 'local/judge', kind: 'decision', providers: ['local-alpha'], promptPrice: 3e-7, completionPrice: 1e-6 },
 ];
 

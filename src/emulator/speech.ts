@@ -73,10 +73,11 @@ export function planSpeech(body: Body): { model: ModelSpec; turns: Turn[]; forma
   const format = (body.response_format ?? 'pcm') as string;
   if (format !== 'mp3' && format !== 'pcm') bad('response_format must be mp3 or pcm');
   // The spec sets no range: a model with no speed control refuses any other value than 1 (spec);
-  // one with it needs a positive speed (model behaviour).
+  // one with it takes its own range (model behaviour: a speed near 0 would be hours of audio).
   const speed = optNumber(body, 'speed', -Infinity, Infinity) ?? 1;
-  if (speed !== 1 && !model.speedControl) bad(`${model.id} has no speed control: speed must be 1`);
-  if (speed <= 0) bad(`${model.id}: speed must be above 0`);
+  const range = model.speedRange;
+  if (speed !== 1 && !range) bad(`${model.id} has no speed control: speed must be 1`);
+  if (range && (speed < range[0] || speed > range[1])) bad(`${model.id}: speed must be between ${range[0]} and ${range[1]}`);
   optString(body, 'instructions');
   optString(body, 'session_id', 256);
   optString(body, 'user', 256);
