@@ -12,7 +12,9 @@ export function optNumber(body: Body, field: string, min: number, max: number, i
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'number' || !Number.isFinite(v)) bad(`${field} must be a number`);
   if (integer && !Number.isInteger(v)) bad(`${field} must be an integer`);
-  if (v < min || v > max) bad(`${field} must be between ${min} and ${max}`);
+  if (v < min || v > max) {
+    bad(`${field} must be ${max === Infinity ? `at least ${min}` : min === -Infinity ? `at most ${max}` : `between ${min} and ${max}`}`);
+  }
   return v;
 }
 

@@ -60,6 +60,18 @@ describe('bounded resources', () => {
     expect(batch.results[0].response.body.choices[0].finish_reason).toBe('length');
   }, 30_000);
 
+  it('a speech at a speed near 0 is refused at once and never stalls other clients; range errors read as words', async () => {
+    const speech = await post(t, '/v1/audio/speech', { model: 'local/tts', voice: 'alloy', input: 'hello there', speed: 0.0001 }, {}, t.managementKey);
+    expect(speech.status).toBe(400);
+    expect(speech.json.error.message).toBe('local/tts: speed must be between 0.25 and 4');
+    const started = Date.now();
+    expect((await chat('write 5 words')).status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(1000);
+    const dims = await post(t, '/v1/embeddings', { model: 'local/embed', input: 'hi', dimensions: 0 });
+    expect(dims.status).toBe(400);
+    expect(dims.json.error.message).toBe('dimensions must be at least 1');
+  });
+
   it('deep nesting is a 400 (the limit is 64), in a body and in a batch item; the log route still works', async () => {
     // Built as text: JSON.stringify itself cannot go 5,000 levels deep.
     const deep = `${'['.repeat(5000)}"x"${']'.repeat(5000)}`;
