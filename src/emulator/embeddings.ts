@@ -4,6 +4,7 @@ import { bad, optEnum, optNumber, optString, pickProvider, resolveModel } from '
 import { reserve } from './billing.js';
 import { HttpError } from './http.js';
 import { genId } from './chat.js';
+import { Serialized } from './serialized.js';
 
 type Body = Record<string, unknown>;
 
@@ -38,10 +39,15 @@ function inputsOf(input: unknown, strict: boolean): string[] {
   return bad('input is required: a string, an array of strings or token arrays');
 }
 
-/** local/embed's own limit (a model's, not the API's). */
+/** local/embed's own limits (a model's, not the API's): dimensions, inputs (as OpenAI's), numbers per answer. */
 const MAX_EMBEDDING_DIMENSIONS = 65_536;
+const MAX_INPUTS = 2048;
+const MAX_NUMBERS = 4_194_304;
 
-export function planEmbeddings(body: Body, opts: { batch?: boolean } = {}) {
+type EmbeddingPlan = ReturnType<typeof checkEmbeddings>;
+
+/** The request's checks and its cost: everything but the vectors. */
+function checkEmbeddings(body: Body, opts: { batch?: boolean }) {
   const model = resolveModel(body.model, 'embedding');
   // At least 1 (spec); the upper bound is the model's own (model behaviour, named in the message).
   const dims = optNumber(body, 'dimensions', 1, Infinity, true) ?? model.dimensions!;
@@ -51,31 +57,47 @@ export function planEmbeddings(body: Body, opts: { batch?: boolean } = {}) {
   if (body.input_type !== undefined && typeof body.input_type !== 'string') bad('input_type must be a string');
   if (opts.batch && (body.input_type !== undefined || body.provider !== undefined)) bad('input_type and provider are not supported in batches');
   const inputs = inputsOf(body.input, !!opts.batch);
+  if (inputs.length > MAX_INPUTS) bad(`${model.id} takes at most ${MAX_INPUTS} inputs per request, not ${inputs.length}`);
+  if (inputs.length * dims > MAX_NUMBERS) {
+    bad(`${model.id} answers at most ${MAX_NUMBERS} numbers per request (inputs x dimensions): ${inputs.length} x ${dims} is ${inputs.length * dims}`);
+  }
   const provider = pickProvider(model, body.provider);
   if (!provider) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
   const tokens = inputs.reduce((n, s) => n + countTokens(s), 0);
-  const cost = costOf(model, tokens, 0);
-  const response = {
-    object: 'list',
-    id: genId('emb'),
-    model: model.id,
-    provider,
-    data: inputs.map((text, index) => {
-      const v = embedText(text, dims);
-      return {
-        object: 'embedding',
-        index,
-        embedding: format === 'base64' ? Buffer.from(new Float32Array(v).buffer).toString('base64') : v,
-      };
-    }),
-    usage: { prompt_tokens: tokens, total_tokens: tokens, cost: cost.cost },
-  };
-  return { response, cost: cost.cost };
+  return { model, dims, format, inputs, provider, tokens, cost: costOf(model, tokens, 0).cost };
 }
 
+function item(plan: EmbeddingPlan, index: number) {
+  const v = embedText(plan.inputs[index]!, plan.dims);
+  return { object: 'embedding', index, embedding: plan.format === 'base64' ? Buffer.from(new Float32Array(v).buffer).toString('base64') : v };
+}
+
+/** The answer, with its data left to fill in. */
+function answer(plan: EmbeddingPlan, data: unknown) {
+  return { object: 'list', id: genId('emb'), model: plan.model.id, provider: plan.provider, data, usage: { prompt_tokens: plan.tokens, total_tokens: plan.tokens, cost: plan.cost } };
+}
+
+/** A batch item's answer, made at once (the batch engine runs one item at a time). */
+export function planEmbeddings(body: Body, opts: { batch?: boolean } = {}) {
+  const plan = checkEmbeddings(body, opts);
+  return { response: answer(plan, plan.inputs.map((_, i) => item(plan, i))), cost: plan.cost };
+}
+
+/** Vectors are made a slice at a time, so that a large answer never stalls the other clients. */
 export async function handleEmbeddings(ctx: Ctx): Promise<void> {
   const body = await ctx.json();
-  const plan = planEmbeddings(body);
+  const plan = checkEmbeddings(body, {});
   reserve(ctx, plan.cost);
-  ctx.send(200, plan.response);
+  const [before, after] = JSON.stringify(answer(plan, 0)).split('"data":0');
+  const data: string[] = [];
+  let numbers = 0;
+  for (let i = 0; i < plan.inputs.length; i++) {
+    data.push(JSON.stringify(item(plan, i)));
+    numbers += plan.dims;
+    if (numbers >= 32_768) {
+      numbers = 0;
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+  ctx.send(200, new Serialized(`${before}"data":[${data.join(',')}]${after}`));
 }

@@ -72,6 +72,26 @@ describe('bounded resources', () => {
     expect(dims.json.error.message).toBe('dimensions must be at least 1');
   });
 
+  it('embeddings: at most 2048 inputs and 4,194,304 numbers an answer; a large one never stalls other clients', async () => {
+    const inputs = (n: number) => Array.from({ length: n }, (_, i) => `text ${i}`);
+    const many = await post(t, '/v1/embeddings', { model: 'local/embed', input: inputs(2049) });
+    expect(many.status).toBe(400);
+    expect(many.json.error.message).toBe('local/embed takes at most 2048 inputs per request, not 2049');
+    const wide = await post(t, '/v1/embeddings', { model: 'local/embed', input: inputs(2000), dimensions: 65_536 });
+    expect(wide.status).toBe(400);
+    expect(wide.json.error.message).toBe('local/embed answers at most 4194304 numbers per request (inputs x dimensions): 2000 x 65536 is 131072000');
+    const large = post(t, '/v1/embeddings', { model: 'local/embed', input: inputs(2048), dimensions: 1024, encoding_format: 'base64' });
+    await new Promise((r) => setTimeout(r, 50));
+    const started = Date.now();
+    expect((await chat('write 5 words')).status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(1000);
+    const done = await large;
+    expect(done.status).toBe(200);
+    expect(done.json.data).toHaveLength(2048);
+    expect(Object.keys(done.json)).toEqual(['object', 'id', 'model', 'provider', 'data', 'usage']);
+    expect(Buffer.from(done.json.data[2047].embedding, 'base64').length).toBe(1024 * 4);
+  });
+
   it('deep nesting is a 400 (the limit is 64), in a body and in a batch item; the log route still works', async () => {
     // Built as text: JSON.stringify itself cannot go 5,000 levels deep.
     const deep = `${'['.repeat(5000)}"x"${']'.repeat(5000)}`;
