@@ -50,6 +50,21 @@ export function pieces(text: string): string[] {
   return out;
 }
 
+/**
+ * pieces(text).slice(0, n).join(''): the text up to the end of its nth piece, found without
+ * cutting the rest (a 20 MB prompt echoed back is cut at the model's maximum, not split whole).
+ */
+export function firstPieces(text: string, n: number): string {
+  const piece = new RegExp(PIECE.source, 'gu');
+  let end = 0;
+  for (let i = 0; i < n; i++) {
+    if (!piece.exec(text)) return text;
+    end = piece.lastIndex;
+  }
+  // The last piece also holds what follows it unmatched (trailing spaces), as in pieces().
+  return piece.exec(text) ? text.slice(0, end) : text;
+}
+
 /** ASCII classes of PIECE: 1 a word character, 2 whitespace (JS \s), 0 anything else. */
 const WORD_CHAR = new RegExp(`[${WORD}]`, 'u');
 const ASCII_CLASS = Uint8Array.from({ length: 128 }, (_, c) => (WORD_CHAR.test(String.fromCharCode(c)) ? 1 : /\s/.test(String.fromCharCode(c)) ? 2 : 0));
@@ -149,7 +164,7 @@ export function generate(model: ModelSpec, promptText: string, lastUser: string,
     if (at !== -1) text = text.slice(0, at);
   }
   if (opts.maxTokens !== undefined && countTokens(text) > opts.maxTokens) {
-    text = pieces(text).slice(0, opts.maxTokens).join('');
+    text = firstPieces(text, opts.maxTokens);
     finishReason = 'length';
   }
   return { text, finishReason, promptTokens: countTokens(promptText), completionTokens: countTokens(text) };

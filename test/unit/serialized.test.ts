@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jsonTemplate } from '../../src/emulator/serialized.js';
 import { chatCompletion, chatCompletionText, planChat } from '../../src/emulator/chat.js';
-import { countTokens, pieces } from '../../src/emulator/models.js';
+import { countTokens, firstPieces, pieces } from '../../src/emulator/models.js';
 
 describe('jsonTemplate', () => {
   it('writes the same text as JSON.stringify of the filled-in object', () => {
@@ -48,6 +48,16 @@ describe('countTokens', () => {
     fc.assert(
       fc.property(fc.oneof(ascii, fc.string({ unit: 'binary' }), fc.string()), (text) => {
         expect(countTokens(text)).toBe(pieces(text).length);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('firstPieces is the first n pieces joined, for any text and n', () => {
+    const ascii = fc.string({ unit: fc.constantFrom('a', '9', '_', ' ', '\t', '\n', '.', ',', '\u0000') });
+    fc.assert(
+      fc.property(fc.oneof(ascii, fc.string({ unit: 'binary' }), fc.string()), fc.nat(40), (text, n) => {
+        expect(firstPieces(text, n)).toBe(n >= pieces(text).length ? text : pieces(text).slice(0, n).join(''));
       }),
       { numRuns: 2000 },
     );
