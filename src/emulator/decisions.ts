@@ -30,6 +30,10 @@ function distribution(seed: number, k: number): number[] {
   return cents.map((c) => c / 100);
 }
 
+/** local/judge's own limits (a model's, not the API's): questions per request, options or levels per question. */
+const MAX_QUESTIONS = 1000;
+const MAX_OPTIONS = 100;
+
 function checkQuestion(key: string, q: unknown): Body {
   if (!q || typeof q !== 'object' || Array.isArray(q)) bad(`questions.${key} must be an object`);
   const { type, instructions, criteria } = q as Body;
@@ -44,9 +48,11 @@ function checkQuestion(key: string, q: unknown): Body {
     if (!criteria || typeof criteria !== 'object' || Array.isArray(criteria)) bad(`questions.${key}.criteria of a choice question maps each option to a description`);
     const entries = Object.entries(criteria as Body);
     if (entries.length < 1) bad(`questions.${key}.criteria needs at least 1 option`);
+    if (entries.length > MAX_OPTIONS) bad(`questions.${key}.criteria: at most ${MAX_OPTIONS} options, not ${entries.length}`);
     for (const [k, v] of entries) if (v !== null && !isText(v)) bad(`questions.${key}.criteria.${k} must be a description`);
   } else if (type === 'score') {
     if (!Array.isArray(criteria) || criteria.length < 1) bad(`questions.${key}.criteria of a score question is an ordered array of levels`);
+    if (criteria.length > MAX_OPTIONS) bad(`questions.${key}.criteria: at most ${MAX_OPTIONS} levels, not ${criteria.length}`);
     criteria.forEach((c, i) => isText(c) || bad(`questions.${key}.criteria[${i}] must be a description`));
   } else {
     bad(`questions.${key}.type must be noul, choice or score`);
@@ -60,14 +66,18 @@ export function planDecision(body: Body) {
   if (state === undefined || state === null || !(typeof state === 'string' || typeof state === 'object')) bad('state is required: a string, or a JSON object or array');
   const questions = body.questions;
   if (!questions || typeof questions !== 'object' || Array.isArray(questions) || Object.keys(questions).length === 0) bad('questions must be an object with at least one question');
+  const count = Object.keys(questions).length;
+  if (count > MAX_QUESTIONS) bad(`${model.id} answers at most ${MAX_QUESTIONS} questions per request, not ${count}`);
   checkSessionAndUser(body);
   const provider = pickProvider(model, body.provider);
   if (!provider) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
   const stateText = typeof state === 'string' ? state : JSON.stringify(state);
+  // The state is hashed once, not once per question (it can be megabytes).
+  const stateSeed = seedOf(stateText);
   const answers: Record<string, Body> = {};
   for (const [key, raw] of Object.entries(questions as Body)) {
     const q = checkQuestion(key, raw);
-    const seed = seedOf(stateText, key, q.instructions, q.criteria ?? null);
+    const seed = seedOf(stateSeed, key, q.instructions, q.criteria ?? null);
     if (q.type === 'noul') {
       answers[key] = { type: 'noul', noul: distribution(seed, 2)[0]! };
     } else if (q.type === 'choice') {

@@ -92,6 +92,23 @@ describe('bounded resources', () => {
     expect(Buffer.from(done.json.data[2047].embedding, 'base64').length).toBe(1024 * 4);
   });
 
+  it('decisions: at most 1000 questions of at most 100 options; a large state is hashed once, not per question', async () => {
+    const noul = { type: 'noul', instructions: 'is it?', criteria: { true: 'yes', false: 'no' } };
+    const ask = (questions: Record<string, unknown>, state: unknown = 'some content') => post(t, '/alpha/decisions', { model: 'local/judge', state, questions }, {}, t.managementKey);
+    const many = await ask(Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`q${i}`, noul])));
+    expect(many.status).toBe(400);
+    expect(many.json.error.message).toBe('local/judge answers at most 1000 questions per request, not 1001');
+    const wide = await ask({ c: { type: 'choice', instructions: 'which?', criteria: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`o${i}`, `option ${i}`])) } });
+    expect(wide.status).toBe(400);
+    expect(wide.json.error.message).toBe('questions.c.criteria: at most 100 options, not 101');
+    const large = ask(Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`q${i}`, noul])), 'x '.repeat(4_000_000));
+    await new Promise((r) => setTimeout(r, 50));
+    const started = Date.now();
+    expect((await chat('write 5 words')).status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(Object.keys((await large).json.answers)).toHaveLength(1000);
+  });
+
   it('deep nesting is a 400 (the limit is 64), in a body and in a batch item; the log route still works', async () => {
     // Built as text: JSON.stringify itself cannot go 5,000 levels deep.
     const deep = `${'['.repeat(5000)}"x"${']'.repeat(5000)}`;

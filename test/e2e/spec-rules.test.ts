@@ -102,7 +102,7 @@ const CASES: Record<string, Case> = {
     refused: [[{ model: 'local/tts', voice: 'alloy' }, 400, /input/], [{ model: 'local/tts', input: 'hi' }, 400, /voice/], [tts({ voice: '' }), 400, /voice/], [{ input: 'hi', voice: 'alloy' }, 400, /model/]],
   },
   'spec: speech.format': { path: '/v1/audio/speech', key: 'management', ok: [tts({ response_format: 'mp3' }), tts({ response_format: 'pcm' })], refused: [[tts({ response_format: 'flac' }), 400, /mp3 or pcm/]] },
-  'spec: speech.speed': { path: '/v1/audio/speech', key: 'management', ok: [tts({ speed: 5 }), tts({ model: 'local/tts-basic', speed: 1 })], refused: [[tts({ model: 'local/tts-basic', speed: 1.5 }), 400, /speed/]] },
+  'spec: speech.speed': { path: '/v1/audio/speech', key: 'management', ok: [tts({ speed: 4 }), tts({ speed: 0.25 }), tts({ model: 'local/tts-basic', speed: 1 })], refused: [[tts({ model: 'local/tts-basic', speed: 1.5 }), 400, /speed/], [tts({ speed: 0.0001 }), 400, /between 0.25 and 4/]] },
   'spec: speech.session-and-user': { path: '/v1/audio/speech', key: 'management', ok: [tts({ session_id: words(256), user: words(256) })], refused: [[tts({ session_id: words(257) }), 400], [tts({ user: words(257) }), 400]] },
   'spec: speech.references': {
     path: '/v1/audio/speech',
