@@ -7,7 +7,7 @@ import { planResponses } from './responses.js';
 import { bad, type Body } from './batch-rules.js';
 
 /** Runs one request of a batch: a result item with the response, or with the error a request would get. */
-export function executeItem(record: BatchRecord, customId: string, rawBody: Body, created: number): Body {
+export async function executeItem(record: BatchRecord, customId: string, rawBody: Body, created: number): Promise<Body> {
   const body: Body = { ...rawBody, model: record.model };
   if (record.provider) body.provider = { ...(body.provider as Body | undefined), ...record.provider };
   const requestId = `req_${randomHex(10)}`;
@@ -18,7 +18,7 @@ export function executeItem(record: BatchRecord, customId: string, rawBody: Body
       response = chatCompletion(body, planChat(body), created, { id: genId('gen-batch') });
     } else if (record.endpoint === '/v1/embeddings') {
       delete body.provider;
-      response = planEmbeddings(body, { batch: true }).response;
+      response = (await planEmbeddings(body, { batch: true })).response;
     } else if (record.endpoint === '/v1/responses') {
       response = planResponses(body, created).result;
     } else {

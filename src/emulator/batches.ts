@@ -239,7 +239,7 @@ export class BatchEngine {
           if (this.stopped) return;
           this.expireIfLate(record);
           if ((record.status as BatchStatus) === 'expired') return;
-          const item = executeItem(record, req.custom_id, req.body, this.now());
+          const item = await executeItem(record, req.custom_id, req.body, this.now());
           writer.append(item);
           countItem(record, item, usage);
         }

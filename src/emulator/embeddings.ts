@@ -42,7 +42,7 @@ function inputsOf(input: unknown, strict: boolean): string[] {
 /** local/embed's own limits (a model's, not the API's): dimensions, inputs (as OpenAI's), numbers per answer. */
 const MAX_EMBEDDING_DIMENSIONS = 65_536;
 const MAX_INPUTS = 2048;
-const MAX_NUMBERS = 4_194_304;
+const MAX_NUMBERS = 1_048_576;
 
 type EmbeddingPlan = ReturnType<typeof checkEmbeddings>;
 
@@ -77,27 +77,32 @@ function answer(plan: EmbeddingPlan, data: unknown) {
   return { object: 'list', id: genId('emb'), model: plan.model.id, provider: plan.provider, data, usage: { prompt_tokens: plan.tokens, total_tokens: plan.tokens, cost: plan.cost } };
 }
 
-/** A batch item's answer, made at once (the batch engine runs one item at a time). */
-export function planEmbeddings(body: Body, opts: { batch?: boolean } = {}) {
-  const plan = checkEmbeddings(body, opts);
-  return { response: answer(plan, plan.inputs.map((_, i) => item(plan, i))), cost: plan.cost };
-}
-
-/** Vectors are made a slice at a time, so that a large answer never stalls the other clients. */
-export async function handleEmbeddings(ctx: Ctx): Promise<void> {
-  const body = await ctx.json();
-  const plan = checkEmbeddings(body, {});
-  reserve(ctx, plan.cost);
-  const [before, after] = JSON.stringify(answer(plan, 0)).split('"data":0');
-  const data: string[] = [];
+/** One value per input, made a slice at a time: a large answer never stalls the other clients. */
+async function perInput<T>(plan: EmbeddingPlan, make: (index: number) => T): Promise<T[]> {
+  const out: T[] = [];
   let numbers = 0;
   for (let i = 0; i < plan.inputs.length; i++) {
-    data.push(JSON.stringify(item(plan, i)));
+    out.push(make(i));
     numbers += plan.dims;
     if (numbers >= 32_768) {
       numbers = 0;
       await new Promise((r) => setImmediate(r));
     }
   }
+  return out;
+}
+
+/** A batch item's answer. */
+export async function planEmbeddings(body: Body, opts: { batch?: boolean } = {}) {
+  const plan = checkEmbeddings(body, opts);
+  return { response: answer(plan, await perInput(plan, (i) => item(plan, i))), cost: plan.cost };
+}
+
+export async function handleEmbeddings(ctx: Ctx): Promise<void> {
+  const body = await ctx.json();
+  const plan = checkEmbeddings(body, {});
+  reserve(ctx, plan.cost);
+  const [before, after] = JSON.stringify(answer(plan, 0)).split('"data":0');
+  const data = await perInput(plan, (i) => JSON.stringify(item(plan, i)));
   ctx.send(200, new Serialized(`${before}"data":[${data.join(',')}]${after}`));
 }
