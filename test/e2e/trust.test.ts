@@ -206,7 +206,9 @@ describe('--watch and batch ids', () => {
       let stderr = '';
       child.stderr!.on('data', (c) => (stderr += c));
       const exited = new Promise<number | null>((r) => child.on('close', r));
-      await new Promise((r) => setTimeout(r, 600));
+      // Down while it watches (the create answered): on a loaded machine that can take a while.
+      for (let i = 0; i < 200 && !/created batch_/.test(stderr); i++) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 300));
       await s.restart({ downMs: 1500 });
       expect(await exited).toBe(0);
       expect(stderr).toMatch(/created batch_\w+/);
