@@ -112,6 +112,7 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string, second: string | 
   const upper = first.toUpperCase();
   const path = second ?? first;
   if (second !== undefined && !(METHODS as readonly string[]).includes(upper)) throw usage(`"${first}" is not an HTTP method (${METHODS.join(', ')})`);
+  if (second === undefined && (METHODS as readonly string[]).includes(upper)) throw usage(`no path after ${upper}: give one relative to the API root, e.g. router api ${upper} /v1/batches`);
   if (!path.startsWith('/')) throw usage(`the path must start with "/" (relative to the API root), got "${path}"`);
   const fields = fieldsOf(opts);
   const headers = headersOf(opts.header);
