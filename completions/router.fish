@@ -124,6 +124,7 @@ complete -c router -n '__fish_seen_subcommand_from embed' -l no-fallbacks -d 'do
 complete -c router -n '__fish_seen_subcommand_from embed' -l json -d 'print the embedding response (the default)'
 complete -c router -n '__fish_seen_subcommand_from embed' -l usage -d 'print tokens and the reported cost to stderr'
 complete -c router -n '__fish_seen_subcommand_from embed' -l jsonl -d 'print one {"index", "input", "embedding"} per line'
+complete -c router -n '__fish_seen_subcommand_from embed' -l per-request -r -F -d 'inputs per request: more are sent as several requests, answered as one'
 complete -c router -n '__fish_seen_subcommand_from embed' -l jq -r -F -d 'filter the JSON output with a jq expression (implies --json; strings print raw)'
 complete -c router -n '__fish_seen_subcommand_from embed' -s V -l version -d 'output the version number'
 complete -c router -n '__fish_seen_subcommand_from embed' -s p -l profile -x -a '(router __complete profiles 2>/dev/null)' -d 'config profile to use (env ROUTER_PROFILE)'

@@ -114,6 +114,31 @@ describe('router embed', () => {
     expect(typeof raw.data[0].embedding).toBe('string');
   });
 
+  it('more inputs than one request takes go as several requests, answered as one: same vectors, indexes over all, usage summed', async () => {
+    const texts = ['one', 'two', 'three', 'four', 'five'];
+    const single = JSON.parse((await t.run(['embed', ...texts, '--model', 'local/embed', '--dimensions', '4'])).stdout);
+    t.clearRequests();
+    const split = await t.run(['embed', ...texts, '--model', 'local/embed', '--dimensions', '4', '--per-request', '2', '--usage']);
+    expect(split.code, split.stderr).toBe(0);
+    expect(sent('/v1/embeddings').map((q) => q.body.input)).toEqual([['one', 'two'], ['three', 'four'], ['five']]);
+    const joined = JSON.parse(split.stdout);
+    expect(joined.data.map((d: { index: number }) => d.index)).toEqual([0, 1, 2, 3, 4]);
+    expect(joined.data.map((d: { embedding: number[] }) => d.embedding)).toEqual(single.data.map((d: { embedding: number[] }) => d.embedding));
+    expect(joined.usage.prompt_tokens).toBe(single.usage.prompt_tokens);
+    expect(joined.usage.cost).toBeCloseTo(single.usage.cost, 12);
+    expect(split.stderr).toMatch(new RegExp(`^usage: ${single.usage.prompt_tokens} input tokens`));
+    // A file longer than the service takes in one request (2048 inputs) just works.
+    const f = join(t.dir, 'many.txt');
+    writeFileSync(f, Array.from({ length: 2050 }, (_, i) => `line ${i}`).join('\n'));
+    t.clearRequests();
+    const many = await t.run(['embed', '--file', f, '--model', 'local/embed', '--dimensions', '2', '--jsonl']);
+    expect(many.code, many.stderr).toBe(0);
+    const lines = many.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.index)).toEqual(Array.from({ length: 2050 }, (_, i) => i));
+    expect(lines[2049].input).toBe('line 2049');
+    expect(sent('/v1/embeddings').map((q) => q.body.input.length)).toEqual([2048, 2]);
+  });
+
   it('refuses bad input before sending', async () => {
     t.clearRequests();
     for (const args of [['x', '--dimensions', '0', '--model', 'local/embed'], ['x'], ['x', '--model', 'local/embed', '--raw'], ['--file', join(t.dir, 'missing.txt'), '--model', 'local/embed']]) {

@@ -5,6 +5,7 @@ import { action, type RunContext } from '../run.js';
 import { commaList, integerIn } from '../options.js';
 import { usage } from '../exit-codes.js';
 import { providerFrom, readTextFile, textFromArgs, type ProviderFlags } from '../input.js';
+import type { EmbeddingResponse } from '../../client/types.js';
 
 interface EmbedOpts extends ProviderFlags {
   usage?: boolean;
@@ -17,7 +18,11 @@ interface EmbedOpts extends ProviderFlags {
   user?: string;
   json?: boolean;
   jsonl?: boolean;
+  perRequest: number;
 }
+
+/** Inputs per request: OpenAI's limit, and the emulator's. */
+const PER_REQUEST = 2048;
 
 export function registerEmbed(program: Command): void {
   program
@@ -36,6 +41,7 @@ export function registerEmbed(program: Command): void {
     .option('--json', 'print the embedding response (the default)')
     .option('--usage', 'print tokens and the reported cost to stderr')
     .option('--jsonl', 'print one {"index", "input", "embedding"} per line')
+    .option('--per-request <n>', 'inputs per request: more are sent as several requests, answered as one', integerIn(1, 100_000), PER_REQUEST)
     .addHelpText('after', `
 Examples:
   $ router embed "first text" "second text" --model local/embed --dimensions 8
@@ -78,26 +84,45 @@ async function runEmbed(ctx: RunContext<EmbedOpts>, args: string[]): Promise<voi
   if (!opts.model) throw usage('no model: give --model (an embedding model, e.g. local/embed)');
   const inputs = await inputsFrom(opts, args, io);
   const { client } = await connect();
+  const { decodeEmbedding } = await import('../../client/resources/embeddings.js');
+  // More inputs than one request takes go as several, in order; the answer is one (indexes over all inputs, usage summed).
+  let whole: EmbeddingResponse | undefined;
   try {
-    const res = await client.embeddings.create(
-      {
-        input: inputs.length === 1 ? inputs[0]! : inputs,
-        model: opts.model,
-        ...(opts.dimensions !== undefined ? { dimensions: opts.dimensions } : {}),
-        ...(opts.encodingFormat ? { encoding_format: opts.encodingFormat } : {}),
-        ...(opts.inputType ? { input_type: opts.inputType } : {}),
-        ...(opts.user ? { user: opts.user } : {}),
-        ...(providerFrom(opts) ? { provider: providerFrom(opts) } : {}),
-      },
-      { signal },
-    );
-    ctx.logUsage({ endpoint: '/v1/embeddings', model: res.model ?? opts.model, ...(res.id ? { id: res.id } : {}), ...usageFields(res.usage as unknown as Record<string, unknown>) });
-    if (opts.usage) io.note(usageLine(res.usage ? { input: res.usage.prompt_tokens, total: res.usage.total_tokens, cost: (res.usage as { cost?: number }).cost } : undefined));
-    const { decodeEmbedding } = await import('../../client/resources/embeddings.js');
-    if (!opts.raw) for (const d of res.data) d.embedding = decodeEmbedding(d.embedding);
-    if (opts.jsonl) for (const d of res.data) io.jsonl({ index: d.index, input: inputs[d.index], embedding: d.embedding });
-    else io.json(res);
+    for (let from = 0; from < inputs.length; from += opts.perRequest) {
+      const part = inputs.slice(from, from + opts.perRequest);
+      const res = await client.embeddings.create(
+        {
+          input: part.length === 1 && inputs.length === 1 ? part[0]! : part,
+          model: opts.model,
+          ...(opts.dimensions !== undefined ? { dimensions: opts.dimensions } : {}),
+          ...(opts.encodingFormat ? { encoding_format: opts.encodingFormat } : {}),
+          ...(opts.inputType ? { input_type: opts.inputType } : {}),
+          ...(opts.user ? { user: opts.user } : {}),
+          ...(providerFrom(opts) ? { provider: providerFrom(opts) } : {}),
+        },
+        { signal },
+      );
+      ctx.logUsage({ endpoint: '/v1/embeddings', model: res.model ?? opts.model, ...(res.id ? { id: res.id } : {}), ...usageFields(res.usage as unknown as Record<string, unknown>) });
+      for (const d of res.data) {
+        d.index += from;
+        if (!opts.raw) d.embedding = decodeEmbedding(d.embedding);
+      }
+      if (opts.jsonl) for (const d of res.data) io.jsonl({ index: d.index, input: inputs[d.index], embedding: d.embedding });
+      whole = whole ? joined(whole, res) : res;
+    }
   } finally {
     await client.close();
   }
+  const u = whole!.usage as (EmbeddingResponse['usage'] & { cost?: number }) | undefined;
+  if (opts.usage) io.note(usageLine(u ? { input: u.prompt_tokens, total: u.total_tokens, cost: u.cost } : undefined));
+  if (!opts.jsonl) io.json(whole);
+}
+
+/** Two answers as one: the data of both, the usage (tokens and cost) summed. */
+function joined(a: EmbeddingResponse, b: EmbeddingResponse): EmbeddingResponse {
+  const sum = (x: unknown, y: unknown) => (typeof x === 'number' && typeof y === 'number' ? x + y : x ?? y);
+  const ua = (a.usage ?? {}) as unknown as Record<string, unknown>;
+  const ub = (b.usage ?? {}) as unknown as Record<string, unknown>;
+  const usage = Object.fromEntries([...new Set([...Object.keys(ua), ...Object.keys(ub)])].map((k) => [k, sum(ua[k], ub[k])]));
+  return { ...a, data: [...a.data, ...b.data], usage: usage as unknown as EmbeddingResponse['usage'] };
 }
