@@ -1,4 +1,5 @@
 import { statSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from '../helpers.js';
 
@@ -16,6 +17,7 @@ describe('profiles', () => {
     expect(login.stdout + login.stderr).not.toContain(t.apiKey);
     const path = (await t.run(['config', 'path'], { env })).stdout.trim();
     expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(dirname(path)).mode & 0o777).toBe(0o700);
     expect(readFileSync(path, 'utf8')).toContain(t.apiKey);
 
     const list = await t.run(['config', 'list', '--json'], { env });
