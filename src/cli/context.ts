@@ -1,6 +1,7 @@
 import type { RouterClient } from '../client/index.js';
 import type { Settings } from '../config/settings.js';
 import { CliError, EXIT } from './exit-codes.js';
+import { isModelId, MODEL_ID_SYNTAX } from '../client/facts.js';
 import type { GlobalFlags, IO } from './io.js';
 
 export interface Connected {
@@ -22,6 +23,11 @@ export async function connect(io: IO, flags: GlobalFlags, opts: ConnectOptions =
   // An unknown profile or a malformed API root is a SettingsError: reportError makes it a usage error.
   const { resolveSettings } = await import('../config/settings.js');
   const settings = await resolveSettings({ profile: flags.profile, apiRoot: flags.apiRoot, model: opts.model }, io.env);
+  // A --model was checked as it was parsed; one from ROUTER_MODEL or a profile is checked here, before any request.
+  if (settings.model !== undefined && !isModelId(settings.model)) {
+    const from = io.env.ROUTER_MODEL ? 'ROUTER_MODEL' : `the model of profile "${settings.profile}"`;
+    throw new CliError(`${from} must look like ${MODEL_ID_SYNTAX}, got "${settings.model}"`, EXIT.USAGE);
+  }
   io.addSecret(settings.apiKey);
   io.addSecret(settings.managementKey);
   const key = opts.management ? (settings.managementKey ?? settings.apiKey) : settings.apiKey;

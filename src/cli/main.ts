@@ -120,7 +120,7 @@ function commandPath(cmd: Command): string {
 export function usageLine(message: string, cmd: Command): string {
   const [first, ...rest] = message.trim().split('\n').map((l) => l.trim()).filter(Boolean);
   // commander's "argument 'x' is invalid." joined to the parser's reason reads as one clause.
-  const text = [first!.replace(/^error:\s*/, ''), ...rest].join(' ').replace(/ is invalid\. (\w)/, (_, c: string) => ` is invalid: ${c.toLowerCase()}`).replace(/\.$/, '');
+  const text = [first!.replace(/^error:\s*/, ''), ...rest].join(' ').replace(/ is invalid\. (\S)/, (_, c: string) => ` is invalid: ${c.toLowerCase()}`).replace(/\.$/, '');
   return `error: ${text}; see "${commandPath(cmd)} --help"\n`;
 }
 

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from './commander.js';
 import { addFlags, type FlagTable } from './flags.js';
+import { isModelId, MODEL_ID_SYNTAX } from '../client/facts.js';
 
 /** Option-argument parsers: range checks happen here, before anything is sent. */
 export function numberIn(min: number, max: number) {
@@ -21,6 +22,20 @@ export function integerIn(min: number, max = Number.MAX_SAFE_INTEGER) {
     if (n < min || n > max) throw new InvalidArgumentError(max === Number.MAX_SAFE_INTEGER ? `must be at least ${min}.` : `must be between ${min} and ${max}.`);
     return n;
   };
+}
+
+/** A model id (<author>/<slug>): a typo in its shape is refused before anything is sent. */
+export function modelId(value: string): string {
+  if (!isModelId(value)) throw new InvalidArgumentError(`must look like ${MODEL_ID_SYNTAX}.`);
+  return value;
+}
+
+/** Comma-separated model ids, also repeatable. */
+export function modelList(value: string, previous: string[] = []): string[] {
+  const ids = commaList(value, []);
+  const bad = ids.find((id) => !isModelId(id));
+  if (bad !== undefined) throw new InvalidArgumentError(`"${bad}" does not look like ${MODEL_ID_SYNTAX}.`);
+  return [...previous, ...ids];
 }
 
 /** Repeatable option: collects every occurrence. */
@@ -73,8 +88,8 @@ export const ROUTING_FLAGS = {
 
 /** The model and sampling flags chat and responses share. */
 export const MODEL_FLAGS = {
-  model: { flags: '-m, --model <id>', help: "model, <author>/<slug> (default: the profile's model)" },
-  models: { flags: '--models <ids>', help: 'fallback models, comma-separated, tried in order', parse: commaList },
+  model: { flags: '-m, --model <id>', help: "model, <author>/<slug> (default: the profile's model)", parse: modelId },
+  models: { flags: '--models <ids>', help: 'fallback models, comma-separated, tried in order', parse: modelList },
   temperature: { flags: '-t, --temperature <t>', help: 'sampling temperature, 0 to 2', parse: numberIn(0, 2) },
   topP: { flags: '--top-p <p>', help: 'nucleus sampling, 0 to 1', parse: numberIn(0, 1) },
 } as const satisfies FlagTable;

@@ -8,7 +8,10 @@ export function maskKey(key: string | undefined): string {
   return key.length <= 12 ? '****' : `${key.slice(0, 6)}…${key.slice(-4)}`;
 }
 
-/** An API root is an absolute http(s) URL; it is stored and used without a trailing slash. */
+/**
+ * An API root is an absolute http(s) URL; it is stored and used without a trailing slash. Given as
+ * the service's base URL (the root and /v1, as the service's docs write it), it is taken without the /v1.
+ */
 export function checkApiRoot(value: string, from = 'api_root'): string {
   let ok = false;
   try {
@@ -18,7 +21,7 @@ export function checkApiRoot(value: string, from = 'api_root'): string {
     ok = false;
   }
   if (!ok) throw new SettingsError(`${from} must be an http(s) URL such as http://127.0.0.1:8080/api, got "${value}"`);
-  return value.replace(/\/+$/, '');
+  return value.replace(/\/+$/, '').replace(/\/v1$/, '');
 }
 
 export interface Settings {

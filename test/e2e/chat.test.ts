@@ -134,6 +134,14 @@ describe('bad input is refused before any request', () => {
     });
   }
 
+  it('a model of the wrong shape from ROUTER_MODEL is named as such, before any request', async () => {
+    t.clearRequests();
+    const r = await t.run(['chat', 'x'], { env: { ROUTER_MODEL: 'gpt-4o' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('error: ROUTER_MODEL must look like <author>/<slug>, got "gpt-4o"\n');
+    expect(t.requests()).toHaveLength(0);
+  });
+
   it('17 metadata pairs are refused', async () => {
     const args = ['chat'];
     for (let i = 0; i < 17; i++) args.push('--metadata', `k${i}=v`);

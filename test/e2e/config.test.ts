@@ -67,6 +67,16 @@ describe('profiles', () => {
     expect((await t.run(['config', 'delete', 'broken'])).code).toBe(5);
   });
 
+  it('an API root given as the service base URL (…/api/v1, as its docs write it) works as the root', async () => {
+    const env = { ROUTER_API_ROOT: '' };
+    expect((await t.run(['config', 'set', 'api_root', `${t.apiRoot}/v1/`, '--profile', 'based'], { env })).code).toBe(0);
+    expect((await t.run(['config', 'get', 'api_root', '--profile', 'based'], { env })).stdout).toBe(`${t.apiRoot}\n`);
+    const viaEnv = await t.run(['chat', '--model', 'local/echo', 'base url'], { env: { ROUTER_API_ROOT: `${t.apiRoot}/v1` } });
+    expect(viaEnv.stdout).toBe('base url\n');
+    const viaFlag = await t.run(['--api-root', `${t.apiRoot}/v1`, 'chat', '--model', 'local/echo', 'flag'], { env });
+    expect(viaFlag.stdout).toBe('flag\n');
+  });
+
   it('login without --with-key on a non-TTY stdin refuses instead of prompting', async () => {
     const r = await t.run(['login']);
     expect(r.code).toBe(2);

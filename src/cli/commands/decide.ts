@@ -3,7 +3,7 @@ import { usageFields } from '../ledger.js';
 import { usageLine } from '../output.js';
 import type { DecisionQuestion, DecisionResponse } from '../../client/types.js';
 import { action, type RunContext } from '../run.js';
-import { addSessionFlags, collect } from '../options.js';
+import { addSessionFlags, collect, modelId } from '../options.js';
 import { usage } from '../exit-codes.js';
 import { readJsonFile, readTextFile } from '../input.js';
 
@@ -31,7 +31,7 @@ export function registerDecide(program: Command): void {
     .option('--option <k=description>', 'an option of the last --choice, repeatable', collect)
     .option('--score <key-and-instructions...>', 'score question: --score KEY "INSTRUCTIONS" --level "…" (2 or more, lowest first)')
     .option('--level <text>', 'a level of the last --score, repeatable, lowest first', collect)
-    .option('-m, --model <id>', 'decision model, <author>/<slug>')
+    .option('-m, --model <id>', 'decision model, <author>/<slug>', modelId)
     .option('--json', 'print the decision response')
     .option('--usage', 'print tokens and the reported cost to stderr')
     .addHelpText('after', `

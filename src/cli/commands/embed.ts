@@ -2,7 +2,7 @@ import { Option, type Command } from '../commander.js';
 import { usageFields } from '../ledger.js';
 import { usageLine } from '../output.js';
 import { action, type RunContext } from '../run.js';
-import { commaList, integerIn } from '../options.js';
+import { commaList, integerIn, modelId } from '../options.js';
 import { usage } from '../exit-codes.js';
 import { providerFrom, readTextFile, textFromArgs, type ProviderFlags } from '../input.js';
 import type { EmbeddingResponse } from '../../client/types.js';
@@ -30,7 +30,7 @@ export function registerEmbed(program: Command): void {
     .description('Create embeddings: one input per argument, or one per line of --file (plain text, or JSONL of strings or {"input": …}).')
     .argument('[texts...]', 'texts to embed; "-" or nothing reads stdin (one input per line)')
     .option('--file <file>', 'inputs, one per line ("-" for stdin)')
-    .option('-m, --model <id>', 'embedding model, <author>/<slug>')
+    .option('-m, --model <id>', 'embedding model, <author>/<slug>', modelId)
     .option('--dimensions <n>', 'output dimensions (>= 1)', integerIn(1))
     .addOption(new Option('--encoding-format <format>', 'wire encoding of the vectors').choices(['float', 'base64']))
     .option('--raw', 'with --encoding-format base64: keep the base64 strings')

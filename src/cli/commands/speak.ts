@@ -1,7 +1,7 @@
 import { Option, type Command } from '../commander.js';
 import type { SpeechReference, SpeechRequest, SpeechTurn } from '../../client/resources/speech.js';
 import { action, type RunContext } from '../run.js';
-import { addSessionFlags, anyNumber, collect, nonEmpty } from '../options.js';
+import { addSessionFlags, anyNumber, collect, modelId, nonEmpty } from '../options.js';
 import { usage } from '../exit-codes.js';
 import { readFileFor, readJsonFile, textFromArgs } from '../input.js';
 
@@ -30,7 +30,7 @@ export function registerSpeak(program: Command): void {
     .description('Synthesize speech. Audio streams to -o FILE (written atomically) or to stdout, never to a terminal. Needs a management key (ROUTER_MANAGEMENT_KEY or the profile\'s management_key).')
     .argument('[text...]', 'text to speak; "-" or nothing reads stdin')
     .requiredOption('--voice <id>', 'voice id (provider-specific)', nonEmpty)
-    .option('-m, --model <id>', 'speech model, <author>/<slug>')
+    .option('-m, --model <id>', 'speech model, <author>/<slug>', modelId)
     .addOption(new Option('--format <format>', 'audio format (default: from -o\'s extension, else mp3)').choices(['mp3', 'pcm']))
     .option('--speed <x>', 'speaking speed, 1 = normal (honored by models with speed control; the others accept only 1)', anyNumber)
     .option('--instructions <text>', 'delivery instructions: tone, pacing, emotion')

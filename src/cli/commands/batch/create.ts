@@ -1,7 +1,6 @@
 import { statSync } from 'node:fs';
 import type { Batch } from '../../../client/types.js';
 import { ProtocolError } from '../../../client/errors.js';
-import { isModelId, MODEL_ID_SYNTAX } from '../../../client/facts.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import type { RunContext } from '../../run.js';
 import { scanRequests } from './scan.js';
@@ -56,7 +55,6 @@ async function confirmLarge(ctx: RunContext<CreateOpts>, count: number, bytes: n
 export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Promise<void> {
   const { io, opts, signal } = ctx;
   if (opts.results !== undefined && !opts.watch) throw usage('--results goes with --watch (or use: router batch get ID --results)');
-  if (opts.model !== undefined && !isModelId(opts.model)) throw usage(`--model must look like ${MODEL_ID_SYNTAX}, got "${opts.model}"`);
   const { path, cleanup } = await checkedPath(ctx, file);
   let target: ResultsTarget | undefined;
   try {

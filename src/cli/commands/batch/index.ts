@@ -1,7 +1,7 @@
 import { Option, type Command } from '../../commander.js';
 import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, LISTABLE_BATCH_STATUSES } from '../../../client/facts.js';
 import { action } from '../../run.js';
-import { commaList, integerIn, numberIn } from '../../options.js';
+import { commaList, integerIn, modelId, numberIn } from '../../options.js';
 import type { CreateOpts } from './create.js';
 import type { ListOpts } from './list.js';
 import type { GetOpts } from './get.js';
@@ -19,7 +19,7 @@ function addWatchFlags(cmd: Command): Command {
 function addTargetFlags(cmd: Command): Command {
   return cmd
     .addOption(new Option('--endpoint <path>', 'target endpoint (default: the lines\' url, else /v1/chat/completions)').choices(BATCH_ENDPOINTS))
-    .option('-m, --model <id>', 'batch model (default: the model the bodies agree on, else the profile\'s)')
+    .option('-m, --model <id>', 'batch model (default: the model the bodies agree on, else the profile\'s)', modelId)
     .option('--provider-only <slugs>', 'only these providers, comma-separated', commaList)
     .option('--no-fallbacks', 'do not fall back to other providers');
 }

@@ -1,6 +1,6 @@
 /** `router batch run`: plan (or resume) a job, submit its shards, follow it, merge its results. */
 import { statSync } from 'node:fs';
-import { BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, isModelId, MODEL_ID_SYNTAX } from '../../../../client/facts.js';
+import { BATCH_MAX_BYTES, BATCH_MAX_REQUESTS } from '../../../../client/facts.js';
 import type { RouterClient } from '../../../../client/index.js';
 import type { Batch } from '../../../../client/types.js';
 import { sleep } from '../../../../internal/sleep.js';
@@ -37,7 +37,6 @@ export interface RunJobOpts {
 
 function checkFlags(opts: RunJobOpts, file: string | undefined): void {
   if (!file && !opts.resume) throw usage('give a JSONL file, or --resume JOB');
-  if (opts.model !== undefined && !isModelId(opts.model)) throw usage(`--model must look like ${MODEL_ID_SYNTAX}, got "${opts.model}"`);
   if (opts.retryFailed && !opts.resume) throw usage('--retry-failed goes with --resume JOB');
   if (opts.dryRun && opts.resume) throw usage('--dry-run plans a new job; it does not go with --resume');
   if (opts.new && opts.resume) throw usage('--new starts another job; it does not go with --resume');
