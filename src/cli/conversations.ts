@@ -42,11 +42,26 @@ export function loadConversation(env: NodeJS.ProcessEnv, id: string): Conversati
   } catch {
     throw new CliError(`no conversation ${id} (router conversations list shows them)`, EXIT.NOT_FOUND);
   }
+  let c: unknown;
   try {
-    return JSON.parse(text) as Conversation;
+    c = JSON.parse(text);
   } catch {
-    throw new CliError(`the conversation file ${join(dir(env), `${id}.json`)} is damaged`, EXIT.FAILURE);
+    c = undefined;
   }
+  if (!isConversation(c)) throw damaged(env, id);
+  return c;
+}
+
+const damaged = (env: NodeJS.ProcessEnv, id: string) =>
+  new CliError(`the conversation file ${join(dir(env), `${id}.json`)} is damaged (router conversations delete ${id} removes it)`, EXIT.FAILURE);
+
+/** What every reader of a conversation relies on: a file edited by hand may not have it. */
+function isConversation(c: unknown): c is Conversation {
+  const o = c as Partial<Conversation> | null;
+  return (
+    !!o && typeof o === 'object' && typeof o.id === 'string' && typeof o.title === 'string' && typeof o.created_at === 'string' && typeof o.updated_at === 'string' &&
+    Array.isArray(o.messages) && o.messages.every((m) => !!m && typeof m === 'object' && typeof (m as ChatMessage).role === 'string')
+  );
 }
 
 /** The conversation `--continue` takes up: the last one saved. */
@@ -66,25 +81,32 @@ export function saveConversation(env: NodeJS.ProcessEnv, c: Conversation): void 
   writeAtomic(dir(env), 'LAST', `${c.id}\n`);
 }
 
-export function listConversations(env: NodeJS.ProcessEnv): Conversation[] {
+/** The conversations, most recent first, and the ids of files that are damaged. */
+export function listConversations(env: NodeJS.ProcessEnv): { conversations: Conversation[]; damaged: string[] } {
   let names: string[];
   try {
     names = readdirSync(dir(env)).filter((n) => n.endsWith('.json') && !n.startsWith('.'));
   } catch {
-    return [];
+    return { conversations: [], damaged: [] };
   }
-  const out: Conversation[] = [];
+  const conversations: Conversation[] = [];
+  const damagedIds: string[] = [];
   for (const n of names) {
     try {
-      out.push(loadConversation(env, n.slice(0, -5)));
+      conversations.push(loadConversation(env, n.slice(0, -5)));
     } catch {
-      /* damaged: `conversations show ID` names it */
+      damagedIds.push(n.slice(0, -5));
     }
   }
-  return out.sort((a, b) => b.updated_at.localeCompare(a.updated_at));
+  return { conversations: conversations.sort((a, b) => b.updated_at.localeCompare(a.updated_at)), damaged: damagedIds };
 }
 
+/** Removes a conversation, a damaged one too. */
 export function deleteConversation(env: NodeJS.ProcessEnv, id: string): void {
-  loadConversation(env, id);
-  rmSync(join(dir(env), `${id}.json`));
+  checkConversationId(id);
+  try {
+    rmSync(join(dir(env), `${id}.json`));
+  } catch {
+    throw new CliError(`no conversation ${id} (router conversations list shows them)`, EXIT.NOT_FOUND);
+  }
 }

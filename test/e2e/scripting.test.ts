@@ -219,6 +219,30 @@ describe('conversations', () => {
   });
 });
 
+describe('conversation files edited or damaged by hand', () => {
+  it('list warns and goes on, show and -c say which file and how to remove it (nothing sent), delete removes it', async () => {
+    const state = join(t.dir, 'torn-conversation-state');
+    const env = { ROUTER_STATE_DIR: state };
+    await t.run(['chat', '--conversation', 'good', '--model', 'local/echo', 'kept'], { env });
+    await t.run(['chat', '--conversation', 'torn', '--model', 'local/echo', 'soon torn'], { env });
+    writeFileSync(join(state, 'conversations', 'torn.json'), '{"id":"torn"}\n');
+    const list = await t.run(['--verbose', 'conversations', 'list'], { env });
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^good\t/);
+    expect(list.stderr).toBe('warning: the conversation file of torn is damaged (router conversations delete torn removes it)\n');
+    t.clearRequests();
+    for (const args of [['conversations', 'show', 'torn'], ['chat', '-c', 'again']]) {
+      const r = await t.run(args, { env });
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr).toBe(`error: the conversation file ${join(state, 'conversations', 'torn.json')} is damaged (router conversations delete torn removes it)\n`);
+    }
+    expect(t.requests()).toHaveLength(0);
+    expect((await t.run(['conversations', 'delete', 'torn'], { env })).code).toBe(0);
+    expect((await t.run(['conversations', 'delete', 'torn'], { env })).code).toBe(5);
+    expect((await t.run(['--verbose', 'conversations', 'list'], { env })).stderr).toBe('');
+  });
+});
+
 describe('trust at the edges of the new commands', () => {
   it('one line and the table\'s exit code: api with no service, results to a folder or a full disk, a damaged ledger line', async () => {
     const down = await t.run(['api', '/v1/batches', '--max-retries', '0'], { env: { ROUTER_API_ROOT: 'http://127.0.0.1:9/api' } });

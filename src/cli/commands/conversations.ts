@@ -17,7 +17,9 @@ export function registerConversations(program: Command): void {
     .option('--json', 'print them as JSON')
     .addHelpText('after', '\nPiped, one tab-separated line each: id, updated, turns, model, title.\n\nExamples:\n  $ router conversations list\n  $ router conversations list --json id,turns')
     .action(action<JsonOpt>(async ({ io, opts, env }) => {
-      const all = listConversations(env).map(summary);
+      const { conversations, damaged } = listConversations(env);
+      for (const id of damaged) io.info(`warning: the conversation file of ${id} is damaged (router conversations delete ${id} removes it)`);
+      const all = conversations.map(summary);
       if (opts.json) return io.json(all);
       if (!all.length) return io.info('no conversations yet: router chat keeps each one (unless --no-log)');
       io.out(`${all.map((c) => [c.id, c.updated_at, String(c.turns), c.model ?? '-', c.title].join('\t')).join('\n')}\n`);
