@@ -147,6 +147,25 @@ describe('router batch run', () => {
     expect(jobs(s)).toEqual([]);
   });
 
+  it('a job record edited or damaged by hand is named as damaged by every command, never a TypeError', async () => {
+    const s = await space();
+    const file = input('torn.jsonl', 3);
+    expect((await t.run(['batch', 'run', file, '--model', 'local/echo'], { env: s.env })).code).toBe(0);
+    const [job] = jobs(s);
+    const record = join(s.state, 'jobs', job.id, 'job.json');
+    for (const text of ['{"id":"x"}\n', `${JSON.stringify({ ...job, shards: [{ index: 0 }] })}\n`, 'garbage']) {
+      writeFileSync(record, text);
+      for (const args of [['batch', 'job', job.id], ['batch', 'run', '--resume', job.id]]) {
+        const r = await t.run(args, { env: s.env });
+        expect(r.code, `${args.join(' ')} with ${text}`).toBe(1);
+        expect(r.stderr).toBe(`error: the record of ${job.id} is damaged: ${record}\n`);
+      }
+      const list = await t.run(['--verbose', 'batch', 'jobs'], { env: s.env });
+      expect(list.code).toBe(0);
+      expect(list.stderr).toMatch(new RegExp(`^warning: the record of ${job.id} is damaged`));
+    }
+  });
+
   it('--retry-failed resubmits only what failed or never ran (an expired shard), keeps the successes', async () => {
     const s = await space();
     // Lines 4 and 9 are refused by the service (temperature 9): failed items of completed batches.

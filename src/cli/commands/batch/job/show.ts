@@ -2,7 +2,8 @@
 import type { RunContext } from '../../../run.js';
 import type { IO } from '../../../io.js';
 import { totals } from './progress.js';
-import { listJobs, loadJob, type JobRecord } from './store.js';
+import { join } from 'node:path';
+import { jobsDir, listJobs, loadJob, type JobRecord } from './store.js';
 
 /** A job as JSON: the record plus its totals. */
 export function jobSummary(job: JobRecord): Record<string, unknown> {
@@ -41,7 +42,7 @@ export async function describeJob(job: JobRecord, io: IO): Promise<string> {
 }
 
 export async function runJobs(ctx: RunContext<{ json?: boolean }>): Promise<void> {
-  const jobs = listJobs(ctx.env);
+  const jobs = listJobs(ctx.env, (id) => ctx.io.info(`warning: the record of ${id} is damaged: ${join(jobsDir(ctx.env), id, 'job.json')}`));
   if (ctx.opts.json) return ctx.io.json(jobs.map(jobSummary));
   const lines = jobs.map((j) => {
     const t = totals(j);

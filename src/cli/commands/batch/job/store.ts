@@ -82,14 +82,32 @@ export function loadJob(env: NodeJS.ProcessEnv, id: string): JobRecord {
     throw new CliError(`no job ${id} (router batch jobs lists them)`, EXIT.NOT_FOUND);
   }
   try {
-    return JSON.parse(text) as JobRecord;
+    const job: unknown = JSON.parse(text);
+    if (isJobRecord(job)) return job;
   } catch {
-    throw new CliError(`the record of ${id} is damaged: ${join(jobsDir(env), id, 'job.json')}`, EXIT.FAILURE);
+    /* damaged, as below */
   }
+  throw new CliError(`the record of ${id} is damaged: ${join(jobsDir(env), id, 'job.json')}`, EXIT.FAILURE);
+}
+
+const isNumber = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
+
+/** What every reader of a job relies on: a record edited by hand may not have it. */
+function isJobRecord(j: unknown): j is JobRecord {
+  const o = j as Partial<JobRecord> | null;
+  const input = o?.input as Partial<JobRecord['input']> | undefined;
+  return (
+    !!o && typeof o === 'object' && typeof o.id === 'string' && isNumber(o.created_at) && typeof o.endpoint === 'string' && typeof o.model === 'string' &&
+    isNumber(o.requests) && isNumber(o.max_requests) && isNumber(o.max_bytes) && isNumber(o.wrapper_bytes) &&
+    !!input && typeof input === 'object' && typeof input.path === 'string' && isNumber(input.size) && typeof input.sha256 === 'string' &&
+    Array.isArray(o.shards) &&
+    o.shards.every((sh) => !!sh && typeof sh === 'object' && ['index', 'first_line', 'last_line', 'start', 'end', 'count', 'bytes'].every((k) => isNumber((sh as unknown as Record<string, unknown>)[k])))
+  );
 }
 
 /** Every job, newest first; unreadable records are skipped. */
-export function listJobs(env: NodeJS.ProcessEnv): JobRecord[] {
+/** The jobs on this machine, newest first; `onDamaged` hears of each job whose record is damaged. */
+export function listJobs(env: NodeJS.ProcessEnv, onDamaged?: (id: string) => void): JobRecord[] {
   let names: string[];
   try {
     names = readdirSync(jobsDir(env));
@@ -100,8 +118,9 @@ export function listJobs(env: NodeJS.ProcessEnv): JobRecord[] {
   for (const name of names) {
     try {
       jobs.push(loadJob(env, name));
-    } catch {
-      /* not a job folder, or damaged: `batch job ID` names the problem */
+    } catch (err) {
+      // Not a job folder, or one with no record: not a job. A record that cannot be read: damaged.
+      if (err instanceof CliError && err.exitCode === EXIT.FAILURE) onDamaged?.(name);
     }
   }
   return jobs.sort((a, b) => b.created_at - a.created_at || b.id.localeCompare(a.id));
