@@ -3,7 +3,7 @@ import { chmodSync, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { makeDir } from '../internal/make-dir.js';
 import { DEFAULT_PROFILE, SettingsError, type Profile, type ProfileField } from './fields.js';
-import { corrupt, profilesPath } from './profile-file.js';
+import { corrupt, ProfileFile, profilesPath } from './profile-file.js';
 
 interface ConfigShape {
   current: string;
@@ -23,6 +23,8 @@ export class ProfileStore {
     } catch (err) {
       throw new SettingsError(`cannot create the config folder ${folder} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
     }
+    // A file conf cannot use is refused before conf sees it: conf would rewrite it (or reset it) first.
+    new ProfileFile(dir);
     try {
       this.conf = new Conf<ConfigShape>({
         projectName: 'router',
