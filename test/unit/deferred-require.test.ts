@@ -1,13 +1,14 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { requireDeferring } from '../../src/internal/deferred-require.js';
 
 describe('requireDeferring', () => {
   it('loads a deferred module on its first use only, and then it is the module', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'deferred-'));
+    const dir = mkdtempSync(join(tmpdir(), 'router-deferred-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const loads: string[] = [];
     (globalThis as Record<string, unknown>).__deferredLoads = loads;
     writeFileSync(join(dir, 'fn.js'), `globalThis.__deferredLoads.push('fn'); module.exports = (a, b) => a + b;`);

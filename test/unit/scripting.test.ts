@@ -1,12 +1,12 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { JSON_FIELDS, jsonCommandPath, rewriteJsonFields, selectFields } from '../../src/cli/json-output.js';
 import { setField } from '../../src/cli/commands/api.js';
 import { sinceMs } from '../../src/cli/commands/usage.js';
 import { usageFields } from '../../src/cli/ledger.js';
 import { planJob } from '../../src/cli/commands/batch/job/plan.js';
 import { shardLines } from '../../src/cli/commands/batch/job/shard-io.js';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -68,7 +68,8 @@ describe('usage', () => {
 
 describe('batch run plan', () => {
   it('shards cover every request line once, in order, under both limits, for any line sizes and blank lines', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'plan-'));
+    const dir = mkdtempSync(join(tmpdir(), 'router-plan-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(fc.nat(300), fc.boolean()), { minLength: 1, maxLength: 60 }), fc.integer({ min: 1, max: 7 }), fc.boolean(), fc.boolean(), async (spec, maxRequests, crlf, bom) => {
         const file = join(dir, 'in.jsonl');
