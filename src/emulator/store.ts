@@ -173,10 +173,32 @@ export class StateStore {
 
 /** The state file, or an error that names it and the position, never its contents (it holds keys). */
 function readState(file: string): StateFile {
+  let state: unknown;
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as StateFile;
+    state = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
     const at = /position (\d+)/.exec((err as Error).message)?.[1];
     throw new Error(`${file} is not valid JSON${at ? ` (at position ${at})` : ''}: fix it, or move it away to start with new keys`);
   }
+  const problem = stateProblem(state);
+  if (problem) throw new Error(`${file} is not an emulator state (${problem}): fix it, or move it away to start with new keys`);
+  return state as StateFile;
+}
+
+const isNumber = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** What is wrong with the shape of a state file edited by hand, if anything (names places, never a key). */
+function stateProblem(state: unknown): string | undefined {
+  if (!isObject(state)) return 'not a JSON object';
+  if (!Array.isArray(state.keys)) return '"keys" is not a list';
+  const bad = state.keys.findIndex((k) => !isObject(k) || typeof k.key !== 'string' || typeof k.workspace !== 'string' || !['standard', 'management', 'operator'].includes(k.kind as string));
+  if (bad !== -1) return `keys[${bad}] is not a key record`;
+  if (!isObject(state.workspaces)) return '"workspaces" is not an object';
+  for (const [id, w] of Object.entries(state.workspaces)) {
+    if (!isObject(w) || !isNumber(w.total_credits) || !isNumber(w.total_usage)) return `workspace "${id}" is not a workspace record`;
+  }
+  if (!isNumber(state.clock_offset_ms)) return '"clock_offset_ms" is not a number';
+  if (state.charges !== undefined && (!isObject(state.charges) || !Object.values(state.charges).every(isNumber))) return '"charges" is not an object of numbers';
+  return undefined;
 }

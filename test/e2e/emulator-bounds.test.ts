@@ -217,6 +217,19 @@ describe('corrupt state and long waits', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/state\.json is not valid JSON/);
     expect(r.stderr).not.toMatch(/secretsecret/);
+    // Valid JSON of another shape (edited by hand): one line naming the place, never a TypeError.
+    const shapes: [string, string][] = [
+      ['[]', 'not a JSON object'],
+      ['{"keys": 5}', '"keys" is not a list'],
+      ['{"keys": [{"key": "sk-rt-v1-secretsecret", "kind": "boss", "workspace": "default"}], "workspaces": {}, "clock_offset_ms": 0}', 'keys[0] is not a key record'],
+      ['{"keys": [], "workspaces": {"default": {"total_credits": "lots"}}, "clock_offset_ms": 0}', 'workspace "default" is not a workspace record'],
+    ];
+    for (const [text, problem] of shapes) {
+      writeFileSync(join(state, 'state.json'), text);
+      const bad = await t.run(['serve', '--port', '0', '--state', state]);
+      expect(bad.code, text).toBe(1);
+      expect(bad.stderr).toBe(`error: ${join(state, 'state.json')} is not an emulator state (${problem}): fix it, or move it away to start with new keys\n`);
+    }
   });
 
   it('a Retry-After longer than the cap (or the timeout) is not waited for', async () => {
