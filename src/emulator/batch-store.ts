@@ -34,6 +34,17 @@ export interface BatchRecord extends Omit<Batch, 'object' | 'results' | 'usage' 
   results_deleted: boolean;
 }
 
+/** What the engine and the routes rely on in a batch's meta.json (one edited by hand may not have it). */
+function isBatchRecord(r: unknown, name: string): r is BatchRecord {
+  const o = r as Record<string, unknown> | null;
+  const counts = o?.request_counts as Record<string, unknown> | undefined;
+  return (
+    !!o && typeof o === 'object' && o.id === name && typeof o.workspace === 'string' && typeof o.status === 'string' && typeof o.endpoint === 'string' &&
+    typeof o.model === 'string' && typeof o.created_at === 'number' && !!counts && typeof counts === 'object' &&
+    ['total', 'completed', 'failed'].every((k) => typeof counts[k] === 'number')
+  );
+}
+
 /** One folder per batch: meta.json, requests.jsonl (input, one request per line), results.jsonl. */
 export class BatchStore {
   readonly dir: string;
@@ -54,7 +65,9 @@ export class BatchStore {
       const meta = join(this.dir, name, 'meta.json');
       if (!existsSync(meta)) continue;
       try {
-        this.records.set(name, JSON.parse(readFileSync(meta, 'utf8')) as BatchRecord);
+        const record: unknown = JSON.parse(readFileSync(meta, 'utf8'));
+        if (!isBatchRecord(record, name)) throw Object.assign(new Error('not a batch record'), { name: 'not a batch record' });
+        this.records.set(name, record);
       } catch (err) {
         // One unreadable batch never stops the emulator: it is set aside, with a line that says where.
         const aside = join(this.dir, `.corrupt-${name}`);

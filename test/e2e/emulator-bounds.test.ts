@@ -206,9 +206,13 @@ describe('corrupt state and long waits', () => {
     await emu.close();
     mkdirSync(join(state, 'batches', 'batch_broken'), { recursive: true });
     writeFileSync(join(state, 'batches', 'batch_broken', 'meta.json'), '{"id": "batch_broken", ');
+    // Valid JSON of another shape (edited by hand) is set aside the same way.
+    mkdirSync(join(state, 'batches', 'batch_shape'), { recursive: true });
+    writeFileSync(join(state, 'batches', 'batch_shape', 'meta.json'), '{"id": "batch_shape"}');
     const again = await startEmulator({ stateDir: state, port: 0 });
     await again.close();
     expect(readdirSync(join(state, 'batches'))).toContain('.corrupt-batch_broken');
+    expect(readdirSync(join(state, 'batches'))).toContain('.corrupt-batch_shape');
     // Set aside, it stays for a person to look at: a later start does not sweep it.
     await (await startEmulator({ stateDir: state, port: 0 })).close();
     expect(readdirSync(join(state, 'batches'))).toContain('.corrupt-batch_broken');
