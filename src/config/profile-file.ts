@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import envPaths from 'env-paths';
 import { DEFAULT_PROFILE, SettingsError, type Profile } from './fields.js';
+import { isRecord } from '../internal/shape.js';
 
 /** The file ProfileStore keeps (conf's path for our options: the same env-paths folder, config.json). */
 export function profilesPath(dir?: string): string {
@@ -55,19 +56,18 @@ export class ProfileFile {
 
 /** What is wrong with the shape of a parsed config file, if anything (a file edited by hand). */
 export function shapeProblem(parsed: unknown): string | undefined {
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return 'not a JSON object';
-  const { current, profiles } = parsed as { current?: unknown; profiles?: unknown };
+  if (!isRecord(parsed)) return 'not a JSON object';
+  const { current, profiles } = parsed;
   if (current !== undefined && typeof current !== 'string') return '"current" is not a profile name';
   if (profiles === undefined) return undefined;
-  if (!profiles || typeof profiles !== 'object' || Array.isArray(profiles)) return '"profiles" is not an object of profiles';
+  if (!isRecord(profiles)) return '"profiles" is not an object of profiles';
   for (const [name, p] of Object.entries(profiles)) {
-    if (!p || typeof p !== 'object' || Array.isArray(p)) return `profile "${name}" is not an object`;
+    if (!isRecord(p)) return `profile "${name}" is not an object`;
     for (const [field, v] of Object.entries(p)) if (typeof v !== 'string') return `profile "${name}": ${field} is not a string`;
   }
   return undefined;
 }
 
-/** A config file that cannot be read: name the file and the position, never echo its contents (it holds keys). */
 const fileName = (dir: string | undefined) => (dir ? `${dir.replace(/\/+$/, '')}/config.json` : 'the config file (router config path)');
 
 /** Valid JSON, but not what a config holds: names the place (profile and field names, never a value). */
@@ -75,6 +75,7 @@ export function misshapen(problem: string, dir: string | undefined): Error {
   return new SettingsError(`${fileName(dir)} is not a router config (${problem}): fix it or move it away`);
 }
 
+/** A config file that cannot be read: name the file and the position, never echo its contents (it holds keys). */
 export function corrupt(err: unknown, dir: string | undefined): Error {
   const message = (err as Error)?.message ?? '';
   const where = /position (\d+)/.exec(message)?.[1] ?? /line (\d+) column (\d+)/.exec(message)?.slice(1).join(':');
