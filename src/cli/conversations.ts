@@ -10,6 +10,7 @@ import type { ChatMessage } from '../client/types.js';
 import { stateHome } from '../config/state-dir.js';
 import { CliError, EXIT, usage } from './exit-codes.js';
 import { writeAtomic } from './atomic-write.js';
+import { isRecord } from '../internal/shape.js';
 
 export interface Conversation {
   id: string;
@@ -57,10 +58,9 @@ const damaged = (env: NodeJS.ProcessEnv, id: string) =>
 
 /** What every reader of a conversation relies on: a file edited by hand may not have it. */
 function isConversation(c: unknown): c is Conversation {
-  const o = c as Partial<Conversation> | null;
   return (
-    !!o && typeof o === 'object' && typeof o.id === 'string' && typeof o.title === 'string' && typeof o.created_at === 'string' && typeof o.updated_at === 'string' &&
-    Array.isArray(o.messages) && o.messages.every((m) => !!m && typeof m === 'object' && typeof (m as ChatMessage).role === 'string')
+    isRecord(c) && typeof c.id === 'string' && typeof c.title === 'string' && typeof c.created_at === 'string' && typeof c.updated_at === 'string' &&
+    Array.isArray(c.messages) && c.messages.every((m) => isRecord(m) && typeof m.role === 'string')
   );
 }
 

@@ -6,6 +6,7 @@ import { durableWriteDone, writeFileAtomicSync } from './fsutil.js';
 
 import type { Batch, BatchStatus } from '../client/types.js';
 import { makeDir } from '../internal/make-dir.js';
+import { isRecord } from '../internal/shape.js';
 
 export type { BatchStatus };
 /**
@@ -36,12 +37,11 @@ export interface BatchRecord extends Omit<Batch, 'object' | 'results' | 'usage' 
 
 /** What the engine and the routes rely on in a batch's meta.json (one edited by hand may not have it). */
 function isBatchRecord(r: unknown, name: string): r is BatchRecord {
-  const o = r as Record<string, unknown> | null;
-  const counts = o?.request_counts as Record<string, unknown> | undefined;
+  if (!isRecord(r) || !isRecord(r.request_counts)) return false;
+  const counts = r.request_counts;
   return (
-    !!o && typeof o === 'object' && o.id === name && typeof o.workspace === 'string' && typeof o.status === 'string' && typeof o.endpoint === 'string' &&
-    typeof o.model === 'string' && typeof o.created_at === 'number' && !!counts && typeof counts === 'object' &&
-    ['total', 'completed', 'failed'].every((k) => typeof counts[k] === 'number')
+    r.id === name && typeof r.workspace === 'string' && typeof r.status === 'string' && typeof r.endpoint === 'string' &&
+    typeof r.model === 'string' && typeof r.created_at === 'number' && ['total', 'completed', 'failed'].every((k) => typeof counts[k] === 'number')
   );
 }
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { randomHex } from './ids.js';
 import { writeFileAtomicSync } from './fsutil.js';
 import { makeDir } from '../internal/make-dir.js';
+import { isFiniteNumber, isRecord } from '../internal/shape.js';
 
 /** `operator` belongs to no workspace: the emulator's own credential for its server-wide routes. */
 export type KeyKind = 'standard' | 'management' | 'operator';
@@ -185,20 +186,17 @@ function readState(file: string): StateFile {
   return state as StateFile;
 }
 
-const isNumber = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
-const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
-
 /** What is wrong with the shape of a state file edited by hand, if anything (names places, never a key). */
 function stateProblem(state: unknown): string | undefined {
-  if (!isObject(state)) return 'not a JSON object';
+  if (!isRecord(state)) return 'not a JSON object';
   if (!Array.isArray(state.keys)) return '"keys" is not a list';
-  const bad = state.keys.findIndex((k) => !isObject(k) || typeof k.key !== 'string' || typeof k.workspace !== 'string' || !['standard', 'management', 'operator'].includes(k.kind as string));
+  const bad = state.keys.findIndex((k) => !isRecord(k) || typeof k.key !== 'string' || typeof k.workspace !== 'string' || !['standard', 'management', 'operator'].includes(k.kind as string));
   if (bad !== -1) return `keys[${bad}] is not a key record`;
-  if (!isObject(state.workspaces)) return '"workspaces" is not an object';
+  if (!isRecord(state.workspaces)) return '"workspaces" is not an object';
   for (const [id, w] of Object.entries(state.workspaces)) {
-    if (!isObject(w) || !isNumber(w.total_credits) || !isNumber(w.total_usage)) return `workspace "${id}" is not a workspace record`;
+    if (!isRecord(w) || !isFiniteNumber(w.total_credits) || !isFiniteNumber(w.total_usage)) return `workspace "${id}" is not a workspace record`;
   }
-  if (!isNumber(state.clock_offset_ms)) return '"clock_offset_ms" is not a number';
-  if (state.charges !== undefined && (!isObject(state.charges) || !Object.values(state.charges).every(isNumber))) return '"charges" is not an object of numbers';
+  if (!isFiniteNumber(state.clock_offset_ms)) return '"clock_offset_ms" is not a number';
+  if (state.charges !== undefined && (!isRecord(state.charges) || !Object.values(state.charges).every(isFiniteNumber))) return '"charges" is not an object of numbers';
   return undefined;
 }

@@ -11,6 +11,7 @@ import { isTerminalBatchStatus } from '../../../../client/facts.js';
 import { stateHome } from '../../../../config/state-dir.js';
 import { CliError, EXIT } from '../../../exit-codes.js';
 import { writeAtomic } from '../../../atomic-write.js';
+import { isFiniteNumber, isRecord } from '../../../../internal/shape.js';
 
 export interface RequestCounts {
   total: number;
@@ -90,18 +91,16 @@ export function loadJob(env: NodeJS.ProcessEnv, id: string): JobRecord {
   throw new CliError(`the record of ${id} is damaged: ${join(jobsDir(env), id, 'job.json')}`, EXIT.FAILURE);
 }
 
-const isNumber = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
-
 /** What every reader of a job relies on: a record edited by hand may not have it. */
 function isJobRecord(j: unknown): j is JobRecord {
-  const o = j as Partial<JobRecord> | null;
-  const input = o?.input as Partial<JobRecord['input']> | undefined;
+  if (!isRecord(j) || !isRecord(j.input)) return false;
+  const { input } = j;
   return (
-    !!o && typeof o === 'object' && typeof o.id === 'string' && isNumber(o.created_at) && typeof o.endpoint === 'string' && typeof o.model === 'string' &&
-    isNumber(o.requests) && isNumber(o.max_requests) && isNumber(o.max_bytes) && isNumber(o.wrapper_bytes) &&
-    !!input && typeof input === 'object' && typeof input.path === 'string' && isNumber(input.size) && typeof input.sha256 === 'string' &&
-    Array.isArray(o.shards) &&
-    o.shards.every((sh) => !!sh && typeof sh === 'object' && ['index', 'first_line', 'last_line', 'start', 'end', 'count', 'bytes'].every((k) => isNumber((sh as unknown as Record<string, unknown>)[k])))
+    typeof j.id === 'string' && isFiniteNumber(j.created_at) && typeof j.endpoint === 'string' && typeof j.model === 'string' &&
+    isFiniteNumber(j.requests) && isFiniteNumber(j.max_requests) && isFiniteNumber(j.max_bytes) && isFiniteNumber(j.wrapper_bytes) &&
+    typeof input.path === 'string' && isFiniteNumber(input.size) && typeof input.sha256 === 'string' &&
+    Array.isArray(j.shards) &&
+    j.shards.every((sh) => isRecord(sh) && ['index', 'first_line', 'last_line', 'start', 'end', 'count', 'bytes'].every((k) => isFiniteNumber(sh[k])))
   );
 }
 
