@@ -86,7 +86,10 @@ async function runEmbed(ctx: RunContext<EmbedOpts>, args: string[]): Promise<voi
   const { client } = await connect();
   const { decodeEmbedding } = await import('../../client/resources/embeddings.js');
   // More inputs than one request takes go as several, in order; the answer is one (indexes over all inputs, usage summed).
-  let whole: EmbeddingResponse | undefined;
+  // With --jsonl each request's lines go out as they come, and the vectors are not kept.
+  let first: EmbeddingResponse | undefined;
+  const data: EmbeddingResponse['data'] = [];
+  let used: Record<string, unknown> = {};
   try {
     for (let from = 0; from < inputs.length; from += opts.perRequest) {
       const part = inputs.slice(from, from + opts.perRequest);
@@ -108,21 +111,21 @@ async function runEmbed(ctx: RunContext<EmbedOpts>, args: string[]): Promise<voi
         if (!opts.raw) d.embedding = decodeEmbedding(d.embedding);
       }
       if (opts.jsonl) for (const d of res.data) io.jsonl({ index: d.index, input: inputs[d.index], embedding: d.embedding });
-      whole = whole ? joined(whole, res) : res;
+      else for (const d of res.data) data.push(d);
+      used = summed(used, res.usage as unknown as Record<string, unknown> | undefined);
+      first ??= res;
     }
   } finally {
     await client.close();
   }
-  const u = whole!.usage as (EmbeddingResponse['usage'] & { cost?: number }) | undefined;
+  const u = (first!.usage ? used : undefined) as (EmbeddingResponse['usage'] & { cost?: number }) | undefined;
   if (opts.usage) io.note(usageLine(u ? { input: u.prompt_tokens, total: u.total_tokens, cost: u.cost } : undefined));
-  if (!opts.jsonl) io.json(whole);
+  if (!opts.jsonl) io.json({ ...first!, data, usage: u });
 }
 
-/** Two answers as one: the data of both, the usage (tokens and cost) summed. */
-function joined(a: EmbeddingResponse, b: EmbeddingResponse): EmbeddingResponse {
-  const sum = (x: unknown, y: unknown) => (typeof x === 'number' && typeof y === 'number' ? x + y : x ?? y);
-  const ua = (a.usage ?? {}) as unknown as Record<string, unknown>;
-  const ub = (b.usage ?? {}) as unknown as Record<string, unknown>;
-  const usage = Object.fromEntries([...new Set([...Object.keys(ua), ...Object.keys(ub)])].map((k) => [k, sum(ua[k], ub[k])]));
-  return { ...a, data: [...a.data, ...b.data], usage: usage as unknown as EmbeddingResponse['usage'] };
+/** Usage of several answers as one: numbers (tokens, cost) summed, anything else as the first gave it. */
+function summed(a: Record<string, unknown>, b: Record<string, unknown> | undefined): Record<string, unknown> {
+  const out = { ...a };
+  for (const [k, v] of Object.entries(b ?? {})) out[k] = typeof out[k] === 'number' && typeof v === 'number' ? out[k] + v : (out[k] ?? v);
+  return out;
 }
