@@ -4,7 +4,7 @@
  * the latest for `--continue`.
  */
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../internal/random-hex.js';
 import { join } from 'node:path';
 import type { ChatMessage } from '../client/types.js';
 import { stateHome } from '../config/state-dir.js';
@@ -31,7 +31,7 @@ export function checkConversationId(id: string): string {
 
 export function newConversation(model: string | undefined, first: string): Conversation {
   const now = new Date().toISOString();
-  const id = `c_${now.slice(0, 10).replace(/-/g, '')}_${randomBytes(3).toString('hex')}`;
+  const id = `c_${now.slice(0, 10).replace(/-/g, '')}_${randomHex(3)}`;
   return { id, title: first.replace(/\s+/g, ' ').trim().slice(0, 60), model, created_at: now, updated_at: now, messages: [] };
 }
 

@@ -1,6 +1,6 @@
 import { createWriteStream, openSync, readdirSync, realpathSync, renameSync, rmSync, statSync, type Stats, type WriteStream } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../internal/random-hex.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { describeCode, isPathProblem, isSystemError } from './system-errors.js';
 import { interrupted } from './run.js';
@@ -70,7 +70,7 @@ export class OutputFile {
       this.target = st ? realpathSync(path) : path;
       const targetDir = dirname(this.target);
       sweepStale(targetDir);
-      this.tempPath = join(targetDir, `${TEMP_PREFIX}${basename(this.target)}.${process.pid}.${randomBytes(3).toString('hex')}`);
+      this.tempPath = join(targetDir, `${TEMP_PREFIX}${basename(this.target)}.${process.pid}.${randomHex(3)}`);
       fd = openSync(this.tempPath, 'wx', mode);
       process.once('exit', this.cleanup);
     }

@@ -4,7 +4,7 @@
  * a job killed at any instant is found either before or after a step, never half-written.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../../../../internal/random-hex.js';
 import { join } from 'node:path';
 import type { BatchEndpoint } from '../../../../client/types.js';
 import { isTerminalBatchStatus } from '../../../../client/facts.js';
@@ -66,7 +66,7 @@ export function jobsDir(env: NodeJS.ProcessEnv): string {
 export function newJobId(): string {
   const d = new Date();
   const stamp = `${d.getUTCFullYear()}${String(d.getUTCMonth() + 1).padStart(2, '0')}${String(d.getUTCDate()).padStart(2, '0')}`;
-  return `job_${stamp}_${randomBytes(4).toString('hex')}`;
+  return `job_${stamp}_${randomHex(4)}`;
 }
 
 export function saveJob(env: NodeJS.ProcessEnv, job: JobRecord): void {
