@@ -1,7 +1,8 @@
 import Module, { createRequire } from 'node:module';
+import { standIn, type StandInKind } from './stand-in.js';
 
 /** How a deferred module is used: called (its exports are a function) or read (an object). */
-export type Deferred = Record<string, 'function' | 'object'>;
+export type Deferred = Record<string, StandInKind>;
 
 type Load = (request: string, parent: { filename?: string } | undefined, isMain: boolean) => unknown;
 const loader = Module as unknown as { _load: Load };
@@ -19,7 +20,8 @@ export function requireDeferring<T>(from: string, id: string, deferred: Deferred
     const kind = deferred[request];
     if (kind && parent?.filename) {
       const fromParent = createRequire(parent.filename);
-      return standIn(fromParent.resolve(request), kind, fromParent);
+      const resolved = fromParent.resolve(request);
+      return standIn(() => fromParent(resolved), kind);
     }
     return original.call(this, request, parent, isMain);
   };
@@ -30,9 +32,18 @@ export function requireDeferring<T>(from: string, id: string, deferred: Deferred
   }
 }
 
-function standIn(resolved: string, kind: 'function' | 'object', require: NodeJS.Require): unknown {
-  let real: unknown;
-  const load = () => (real ??= require(resolved));
-  if (kind === 'function') return (...args: unknown[]) => (load() as (...a: unknown[]) => unknown)(...args);
-  return new Proxy({}, { get: (_, key) => (load() as Record<PropertyKey, unknown>)[key], has: (_, key) => key in (load() as object) });
+/**
+ * The CommonJS dependencies the CLI loads with require, and the loads each defers. The CLI bundle
+ * (scripts/bundle.mjs) includes these modules and puts the same stand-ins in place.
+ */
+export const DEPENDENCIES = {
+  // Executable subcommands, which router has none of (~7 ms).
+  commander: { 'node:child_process': 'object' },
+  // HTTP/2 and node:http2 (~12 ms), only used when a server offers it, which needs allowH2: never here.
+  'undici/lib/dispatcher/agent.js': { './client-h2.js': 'function' },
+  'undici/lib/api/api-request.js': {},
+} satisfies Record<string, Deferred>;
+
+export function requireDependency<T>(id: keyof typeof DEPENDENCIES): T {
+  return requireDeferring<T>(import.meta.url, id, DEPENDENCIES[id]);
 }

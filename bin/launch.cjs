@@ -1,0 +1,51 @@
+'use strict';
+// Starts the CLI from dist/cli.bundle.cjs with the code V8 compiled for it in a training call
+// (scripts/bundle.mjs makes both): one file read instead of fifty modules, little parsing.
+const { readFileSync, statSync, writeFileSync } = require('node:fs');
+const { createRequire } = require('node:module');
+const { join } = require('node:path');
+const vm = require('node:vm');
+
+const dist = join(__dirname, '..', 'dist');
+const file = join(dist, 'cli.bundle.cjs');
+
+/** Where the code cache of a bundle is: V8 takes a cache only from the node that made it. */
+function cachePath(source) {
+  const id = /^\/\* router (\w+) \*\//.exec(source)?.[1];
+  return join(dist, `cli.bundle.${id}.${process.version}.cache`);
+}
+
+/**
+ * The bundle's exports and its script; undefined when there is no bundle as new as dist/cli, or no
+ * code cache for this node (compiling the whole bundle would be slower than loading the modules).
+ */
+function loadBundle() {
+  let source;
+  let cachedData;
+  try {
+    // A bundle older than the compiled modules (a bare `tsc` since the build) would run old code.
+    if (statSync(file).mtimeMs < statSync(join(dist, 'cli', 'main.js')).mtimeMs) return undefined;
+    source = readFileSync(file, 'latin1'); // the bundle is ASCII
+    cachedData = process.env.ROUTER_TRAIN_CODE_CACHE ? undefined : readFileSync(cachePath(source));
+  } catch {
+    return undefined;
+  }
+  // V8 takes a cache only under the flags it was made with; the CLI sets this one before any request.
+  require('node:v8').setFlagsFromString('--liftoff-only');
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, createRequire(file), module, file, dist);
+  return { main: module.exports.main, script };
+}
+
+/** Runs the CLI from the bundle; undefined when there is none. */
+async function runBundle(argv) {
+  const bundle = loadBundle();
+  if (!bundle) return undefined;
+  const code = await bundle.main(argv);
+  // Set by scripts/bundle.mjs only: record what this call compiled.
+  if (process.env.ROUTER_TRAIN_CODE_CACHE) writeFileSync(cachePath(readFileSync(file, 'latin1')), bundle.script.createCachedData());
+  return code;
+}
+
+module.exports = { loadBundle, runBundle };

@@ -1,0 +1,98 @@
+// Bundles the CLI (dist/cli/main.js and what it loads) into one script, dist/cli.bundle.cjs, and
+// records V8's compiled code for it from one training call (dist/cli.bundle.<id>.<node>.cache):
+// bin/router then starts from one file and skips most parsing and compiling. Should either step
+// fail, there is no bundle and bin/router loads the modules. See docs/architecture.md.
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+
+const dist = fileURLToPath(new URL('../dist/', import.meta.url));
+const bin = fileURLToPath(new URL('../bin/router', import.meta.url));
+const bundle = join(dist, 'cli.bundle.cjs');
+for (const name of readdirSync(dist)) if (name.startsWith('cli.bundle.')) rmSync(join(dist, name));
+
+const { DEPENDENCIES } = await import(pathToFileURL(join(dist, 'internal/deferred-require.js')).href);
+
+/**
+ * The CommonJS dependencies src/internal/deferred-require.ts loads at run time, bundled: the same
+ * modules, with stand-ins for the same deferred loads (made by src/internal/stand-in.ts).
+ */
+function dependencies(table) {
+  const standIn = JSON.stringify(join(dist, 'internal/stand-in.js'));
+  const packageOf = (id) => id.split('/')[0];
+  return {
+    name: 'dependencies',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]dist[\\/]internal[\\/]deferred-require\.js$/ }, () => ({
+        loader: 'js',
+        resolveDir: dist,
+        contents: `export function requireDependency(id) {\n  switch (id) {\n${Object.keys(table).map((id) => `    case ${JSON.stringify(id)}: return require(${JSON.stringify(id)});\n`).join('')}  }\n  throw new Error('not in the bundle: ' + id);\n}\n`,
+      }));
+      b.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.namespace !== 'file' || args.pluginData?.real) return undefined;
+        const from = Object.keys(table).find((id) => args.importer.includes(`/node_modules/${packageOf(id)}/`) && table[id][args.path]);
+        if (!from) return undefined;
+        const real = args.path.startsWith('node:') ? args.path : (await b.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, pluginData: { real: true } })).path;
+        return { path: real, namespace: 'stand-in', pluginData: { kind: table[from][args.path] } };
+      });
+      b.onLoad({ filter: /.*/, namespace: 'stand-in' }, (args) => ({
+        loader: 'js',
+        resolveDir: dist,
+        contents: `module.exports = require(${standIn}).standIn(() => require(${JSON.stringify(args.path)}), ${JSON.stringify(args.pluginData.kind)});\n`,
+      }));
+    },
+  };
+}
+
+// The id names the cache of this bundle (bin/launch.cjs reads it from the banner): V8 itself checks
+// only that the source has the length the cache was made from.
+const id = randomBytes(8).toString('hex');
+await build({
+  entryPoints: [join(dist, 'cli/main.js')],
+  outfile: bundle,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  charset: 'ascii',
+  logLevel: 'warning',
+  // jq-wasm finds its WebAssembly file next to its own script.
+  external: ['jq-wasm'],
+  // Every import() becomes a require(): the script runs outside node's module loader.
+  supported: { 'dynamic-import': false },
+  define: { 'import.meta.url': '__bundleUrl' },
+  plugins: [dependencies(DEPENDENCIES)],
+  banner: { js: `/* router ${id} */ var __bundleUrl = require('node:url').pathToFileURL(__filename).href;` },
+});
+
+/** No bundle, and why: bin/router loads the modules instead. */
+function withoutBundle(why) {
+  for (const name of readdirSync(dist)) if (name.startsWith('cli.bundle.')) rmSync(join(dist, name));
+  process.stderr.write(`warning: ${why}: router will load its modules at each start (slower)\n`);
+}
+
+// The training call: a one-shot streamed chat against the emulator, as `router chat` runs most often.
+const home = mkdtempSync(join(tmpdir(), 'router-bundle-'));
+const { startEmulator } = await import(pathToFileURL(join(dist, 'emulator/server.js')).href);
+const emu = await startEmulator({ stateDir: join(home, 'state'), port: 0 });
+let trained = false;
+try {
+  const env = { PATH: process.env.PATH, HOME: home, ROUTER_CONFIG_DIR: join(home, 'config'), ROUTER_STATE_DIR: join(home, 'cli-state'), ROUTER_NO_LOG: '1', ROUTER_API_KEY: emu.store.firstKeys().apiKey, ROUTER_API_ROOT: emu.apiRoot, ROUTER_TRAIN_CODE_CACHE: '1' };
+  const call = spawn(process.execPath, [bin, 'chat', '--model', 'local/echo', 'hi'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const [code] = await once(call, 'exit');
+  trained = code === 0;
+  if (!trained) withoutBundle(`the training call of the CLI bundle failed (exit ${code})`);
+} finally {
+  await emu.close();
+  rmSync(home, { recursive: true, force: true });
+}
+// A fresh start must take the cache, or every call would compile the whole bundle again.
+if (trained) {
+  const taken = execFileSync(process.execPath, ['-e', `process.stdout.write(String(require(${JSON.stringify(join(dist, '../bin/launch.cjs'))}).loadBundle()?.script.cachedDataRejected))`], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+  if (taken !== 'false') withoutBundle(`V8 did not take the code cache of the CLI bundle (rejected: ${taken})`);
+}

@@ -1,0 +1,66 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+
+const ROOT = resolve(BIN, '..', '..');
+
+/** What loadBundle() of a checkout's bin/launch.cjs gives, seen from a fresh node. */
+function loadBundle(root: string): { main: string; rejected: boolean | null } {
+  const code = `const b = require(${JSON.stringify(join(root, 'bin', 'launch.cjs'))}).loadBundle();
+    process.stdout.write(JSON.stringify({ main: typeof b?.main, rejected: b ? b.script.cachedDataRejected : null }));`;
+  return JSON.parse(execFileSync(process.execPath, ['-e', code], { encoding: 'utf8', env: { PATH: process.env.PATH } }));
+}
+
+describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
+  let t: TestEnv;
+  let dir: string;
+  beforeAll(async () => {
+    t = await startTestEnv();
+    dir = mkdtempSync(join(tmpdir(), 'router-bundle-test-'));
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is what bin/router runs, from a code cache a fresh node takes', () => {
+    expect(loadBundle(ROOT)).toEqual({ main: 'function', rejected: false });
+  });
+
+  it('runs a one-shot chat without loading what the CLI defers: HTTP/2, child processes, crypto', async () => {
+    const preload = join(dir, 'modules.cjs');
+    const list = join(dir, 'modules.json');
+    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify(process.moduleLoadList)));`);
+    const r = await t.run(['chat', '--model', 'local/echo', 'hi there'], { env: { NODE_OPTIONS: `--require ${preload}`, ROUTER_NO_LOG: '1' } });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('hi there\n');
+    const loaded: string[] = JSON.parse(readFileSync(list, 'utf8'));
+    expect(loaded).toContain('NativeModule net');
+    for (const name of ['http2', 'child_process', 'crypto']) expect(loaded).not.toContain(`NativeModule ${name}`);
+  });
+
+  it('is left aside without a code cache for this node, or when dist/cli is newer (a bare tsc since the build): the modules run', async () => {
+    const copy = join(dir, 'checkout');
+    cpSync(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
+    cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true });
+    cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
+    symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+    expect(loadBundle(copy)).toEqual({ main: 'function', rejected: false });
+    const cache = readdirSync(join(copy, 'dist')).find((name) => name.endsWith(`.${process.version}.cache`))!;
+    renameSync(join(copy, 'dist', cache), join(copy, 'dist', cache.replace(process.version, 'v0.0.0')));
+    expect(loadBundle(copy)).toEqual({ main: 'undefined', rejected: null });
+    renameSync(join(copy, 'dist', cache.replace(process.version, 'v0.0.0')), join(copy, 'dist', cache));
+    expect(loadBundle(copy)).toEqual({ main: 'function', rejected: false });
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(join(copy, 'dist', 'cli', 'main.js'), later, later);
+    expect(loadBundle(copy)).toEqual({ main: 'undefined', rejected: null });
+    // Not a sync spawn: the emulator answers from this process.
+    const call = promisify(execFile)(process.execPath, [join(copy, 'bin', 'router'), 'chat', '--model', 'local/echo', 'from the modules'], { encoding: 'utf8', env: { ...process.env, ...t.env, ROUTER_NO_LOG: '1' } });
+    call.child.stdin?.end();
+    expect((await call).stdout).toBe('from the modules\n');
+  });
+});
