@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
@@ -38,12 +38,13 @@ function dependencies(table) {
         const from = Object.keys(table).find((id) => args.importer.includes(`/node_modules/${packageOf(id)}/`) && table[id][args.path]);
         if (!from) return undefined;
         const real = args.path.startsWith('node:') ? args.path : (await b.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, pluginData: { real: true } })).path;
-        return { path: real, namespace: 'stand-in', pluginData: { kind: table[from][args.path] } };
+        // The bundle names modules by path: relative, so that no path of the build machine is in it.
+        return { path: real.startsWith('node:') ? real : relative(dist, real), namespace: 'stand-in', pluginData: { real, kind: table[from][args.path] } };
       });
       b.onLoad({ filter: /.*/, namespace: 'stand-in' }, (args) => ({
         loader: 'js',
         resolveDir: dist,
-        contents: `module.exports = require(${standIn}).standIn(() => require(${JSON.stringify(args.path)}), ${JSON.stringify(args.pluginData.kind)});\n`,
+        contents: `module.exports = require(${standIn}).standIn(() => require(${JSON.stringify(args.pluginData.real)}), ${JSON.stringify(args.pluginData.kind)});\n`,
       }));
     },
   };
