@@ -17,6 +17,31 @@ function contentLiteral(data: string): [number, number] | undefined {
   return end === -1 ? undefined : [start, end + 1];
 }
 
+/**
+ * Bytes compared in place four at a time: Buffer.compare with offsets spent more time checking
+ * its arguments than comparing (a third of the stream's CPU, for two compares per event).
+ */
+class Pattern {
+  private readonly words: Int32Array;
+
+  constructor(private readonly bytes: Buffer) {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.words = Int32Array.from({ length: bytes.length >> 2 }, (_, i) => view.getInt32(i * 4, true));
+  }
+
+  get length(): number {
+    return this.bytes.length;
+  }
+
+  /** Whether buf holds the pattern at `at` (the caller knows it fits). */
+  at(buf: Buffer, view: DataView, at: number): boolean {
+    const { words, bytes } = this;
+    for (let i = 0; i < words.length; i++) if (view.getInt32(at + i * 4, true) !== words[i]) return false;
+    for (let i = words.length * 4; i < bytes.length; i++) if (buf[at + i] !== bytes[i]) return false;
+    return true;
+  }
+}
+
 /** A chunk that holds nothing but one choice's text: no usage, error, metadata, tools or finish. */
 function isPlainText(c: ChatChunk): boolean {
   if (c.usage || c.error || c.router_metadata || c.choices?.length !== 1) return false;
@@ -35,8 +60,8 @@ function isPlainText(c: ChatChunk): boolean {
  */
 export class TextDeltaReader<T> implements FastPath<T> {
   /** `data: ` and the learned chunk up to its text's opening quote, and from its closing quote to the blank line. */
-  private before: Buffer | undefined;
-  private after = Buffer.alloc(0);
+  private before: Pattern | undefined;
+  private after = new Pattern(Buffer.alloc(0));
   /** The text bytes of the run being read. */
   private scratch = Buffer.allocUnsafe(64 * 1024);
   end = 0;
@@ -46,22 +71,26 @@ export class TextDeltaReader<T> implements FastPath<T> {
   read(buf: Buffer, start: number, limit: number): T | undefined {
     const { before, after } = this;
     if (before === undefined) return undefined;
+    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     let text = '';
     let held = 0;
     let at = start;
     for (;;) {
       const open = at + before.length;
-      if (open + after.length > limit || buf.compare(before, 0, before.length, at, open) !== 0) break;
-      let close = buf.indexOf(QUOTE, open);
+      if (open + after.length > limit || !before.at(buf, view, at)) break;
+      // The closing quote, and whether the text has escapes: one pass over the text alone.
+      let close = open;
       let escaped = false;
-      // Escapes are looked for in the text alone (a search of the whole chunk per event would be quadratic).
-      for (let i = open; i < close; i++) {
-        if (buf[i] !== BACKSLASH) continue;
-        escaped = true;
-        if (++i === close) close = buf.indexOf(QUOTE, close + 1);
+      for (; close < limit; close++) {
+        const b = buf[close];
+        if (b === QUOTE) break;
+        if (b === BACKSLASH) {
+          escaped = true;
+          close++;
+        }
       }
       const end = close + after.length;
-      if (close === -1 || end > limit || buf.compare(after, 0, after.length, close, end) !== 0) break;
+      if (end > limit || !this.after.at(buf, view, close)) break;
       if (escaped) {
         text += this.scratch.toString('utf8', 0, held) + (JSON.parse(buf.toString('utf8', open - 1, close + 1)) as string);
         held = 0;
@@ -95,7 +124,7 @@ export class TextDeltaReader<T> implements FastPath<T> {
     const span = contentLiteral(data);
     // The literal found must be the delta's content itself, or the shape cannot be trusted.
     if (!span || JSON.parse(data.slice(span[0], span[1])) !== chunk.choices[0]!.delta.content) return;
-    this.before = Buffer.from(`data: ${data.slice(0, span[0] + 1)}`);
-    this.after = Buffer.from(`${data.slice(span[1] - 1)}\n\n`);
+    this.before = new Pattern(Buffer.from(`data: ${data.slice(0, span[0] + 1)}`));
+    this.after = new Pattern(Buffer.from(`${data.slice(span[1] - 1)}\n\n`));
   }
 }
