@@ -16,8 +16,9 @@ function cachePath(source) {
 }
 
 /**
- * The bundle's exports and its script; undefined when there is no bundle as new as dist/cli, or no
- * code cache for this node (compiling the whole bundle would be slower than loading the modules).
+ * The bundle's exports and its script; undefined when there is no bundle as new as dist/cli, no
+ * code cache for this node (compiling the whole bundle would be slower than loading the modules),
+ * or a bundle that does not load.
  */
 function loadBundle() {
   let source;
@@ -32,10 +33,14 @@ function loadBundle() {
   }
   // V8 takes a cache only under the flags it was made with; the CLI sets this one before any request.
   require('node:v8').setFlagsFromString('--liftoff-only');
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
-  const module = { exports: {} };
-  script.runInThisContext()(module.exports, createRequire(file), module, file, dist);
-  return { main: module.exports.main, script };
+  try {
+    const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
+    const module = { exports: {} };
+    script.runInThisContext()(module.exports, createRequire(file), module, file, dist);
+    return { main: module.exports.main, script };
+  } catch {
+    return undefined; // a damaged bundle: the modules still run
+  }
 }
 
 /** Runs the CLI from the bundle; undefined when there is none. */

@@ -43,7 +43,7 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     for (const name of ['http2', 'child_process', 'crypto']) expect(loaded).not.toContain(`NativeModule ${name}`);
   });
 
-  it('is left aside without a code cache for this node, or when dist/cli is newer (a bare tsc since the build): the modules run', async () => {
+  it('is left aside without a code cache for this node, when damaged, or when dist/cli is newer (a bare tsc since the build): the modules run', async () => {
     const copy = join(dir, 'checkout');
     cpSync(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
     cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true });
@@ -54,6 +54,12 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     renameSync(join(copy, 'dist', cache), join(copy, 'dist', cache.replace(process.version, 'v0.0.0')));
     expect(loadBundle(copy)).toEqual({ main: 'undefined', rejected: null });
     renameSync(join(copy, 'dist', cache.replace(process.version, 'v0.0.0')), join(copy, 'dist', cache));
+    expect(loadBundle(copy)).toEqual({ main: 'function', rejected: false });
+    const bundle = join(copy, 'dist', 'cli.bundle.cjs');
+    const whole = readFileSync(bundle, 'latin1');
+    writeFileSync(bundle, whole.slice(0, whole.length >> 1), 'latin1');
+    expect(loadBundle(copy)).toEqual({ main: 'undefined', rejected: null });
+    writeFileSync(bundle, whole, 'latin1');
     expect(loadBundle(copy)).toEqual({ main: 'function', rejected: false });
     const later = new Date(Date.now() + 60_000);
     utimesSync(join(copy, 'dist', 'cli', 'main.js'), later, later);
