@@ -1,11 +1,10 @@
 import type { Dispatcher } from 'undici';
 import { requireDependency } from '../internal/deferred-require.js';
 
-/**
- * undici's Agent and request(), loaded from their own modules: the package entry point also loads
- * fetch, WebSocket, caches and more, which costs a CLI ~50 ms at every start. The undici version
- * is pinned in package.json because these paths are not its public entry point.
- */
+// undici's Agent and request(), loaded from their own modules: the package entry point also loads
+// fetch, WebSocket, caches and more, which costs a CLI ~50 ms at every start. The undici version
+// is pinned in package.json because these paths are not its public entry point.
+
 export type AgentOptions = ConstructorParameters<typeof import('undici').Agent>[0];
 
 export function createAgent(opts: AgentOptions): Dispatcher {
