@@ -16,18 +16,20 @@ function cachePath(source) {
 }
 
 /**
- * The bundle's exports and its script; undefined when there is no bundle as new as dist/cli, no
- * code cache for this node (compiling the whole bundle would be slower than loading the modules),
- * or a bundle that does not load.
+ * The bundle's exports, its script and where its code cache goes; undefined when there is no
+ * bundle as new as dist/cli, no code cache for this node (compiling the whole bundle would be
+ * slower than loading the modules), or a bundle that does not load.
  */
 function loadBundle() {
   let source;
+  let cache;
   let cachedData;
   try {
     // A bundle older than the compiled modules (a bare `tsc` since the build) would run old code.
     if (statSync(file).mtimeMs < statSync(join(dist, 'cli', 'main.js')).mtimeMs) return undefined;
     source = readFileSync(file, 'latin1'); // the bundle is ASCII
-    cachedData = process.env.ROUTER_TRAIN_CODE_CACHE ? undefined : readFileSync(cachePath(source));
+    cache = cachePath(source);
+    cachedData = process.env.ROUTER_TRAIN_CODE_CACHE ? undefined : readFileSync(cache);
   } catch {
     return undefined;
   }
@@ -37,7 +39,7 @@ function loadBundle() {
     const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
     const module = { exports: {} };
     script.runInThisContext()(module.exports, createRequire(file), module, file, dist);
-    return { main: module.exports.main, script };
+    return { main: module.exports.main, script, cache };
   } catch {
     return undefined; // a damaged bundle: the modules still run
   }
@@ -49,7 +51,7 @@ async function runBundle(argv) {
   if (!bundle) return undefined;
   const code = await bundle.main(argv);
   // Set by scripts/bundle.mjs only: record what this call compiled.
-  if (process.env.ROUTER_TRAIN_CODE_CACHE) writeFileSync(cachePath(readFileSync(file, 'latin1')), bundle.script.createCachedData());
+  if (process.env.ROUTER_TRAIN_CODE_CACHE) writeFileSync(bundle.cache, bundle.script.createCachedData());
   return code;
 }
 

@@ -14,7 +14,10 @@ import { build } from 'esbuild';
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 const bin = fileURLToPath(new URL('../bin/router', import.meta.url));
 const bundle = join(dist, 'cli.bundle.cjs');
-for (const name of readdirSync(dist)) if (name.startsWith('cli.bundle.')) rmSync(join(dist, name));
+const removeBundle = () => {
+  for (const name of readdirSync(dist)) if (name.startsWith('cli.bundle.')) rmSync(join(dist, name));
+};
+removeBundle();
 
 const { DEPENDENCIES } = await import(pathToFileURL(join(dist, 'internal/deferred-require.js')).href);
 
@@ -73,7 +76,7 @@ await build({
 
 /** No bundle, and why: bin/router loads the modules instead. */
 function withoutBundle(why) {
-  for (const name of readdirSync(dist)) if (name.startsWith('cli.bundle.')) rmSync(join(dist, name));
+  removeBundle();
   process.stderr.write(`warning: ${why}: router will load its modules at each start (slower)\n`);
 }
 

@@ -44,6 +44,10 @@ export const DEPENDENCIES = {
   'undici/lib/api/api-request.js': {},
 } satisfies Record<string, Deferred>;
 
+const loaded = new Map<string, unknown>();
+
+/** A dependency of DEPENDENCIES, loaded once (send() asks for undici's request() on every call). */
 export function requireDependency<T>(id: keyof typeof DEPENDENCIES): T {
-  return requireDeferring<T>(import.meta.url, id, DEPENDENCIES[id]);
+  if (!loaded.has(id)) loaded.set(id, requireDeferring<T>(import.meta.url, id, DEPENDENCIES[id]));
+  return loaded.get(id) as T;
 }
