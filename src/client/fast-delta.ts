@@ -24,7 +24,7 @@ function contentLiteral(data: string): [number, number] | undefined {
 class Pattern {
   private readonly words: Int32Array;
 
-  constructor(private readonly bytes: Buffer) {
+  constructor(readonly bytes: Buffer) {
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.words = Int32Array.from({ length: bytes.length >> 2 }, (_, i) => view.getInt32(i * 4, true));
   }
@@ -51,71 +51,147 @@ function isPlainText(c: ChatChunk): boolean {
   return typeof choice!.delta.content === 'string' && keys.every((k) => k === 'content' || k === 'role');
 }
 
+/** Events built and then compared as one: a mismatch wastes at most this many events' work. */
+const SEGMENT = 16;
+
 /**
  * Reads the text of chat chunks without decoding or parsing them (that is most of a stream's CPU).
  * A chunk is parsed in full and checked to be plain text; after that, events whose bytes are the
- * same around their text (compared in place) are read by copying out their text alone, and a run
- * of them is handed out as one item. Anything else goes to the full parse. Property-tested against
- * JSON.parse over any chunking of the bytes.
+ * same around their text are read by copying out their text alone, and a run of them is handed out
+ * as one item. Anything else goes to the full parse. Property-tested against JSON.parse over any
+ * chunking of the bytes.
+ *
+ * The check: SEGMENT events are assumed to have the learned shape, the bytes they would then be are
+ * built (two copies per event: cheap builtins), and those are compared with the real ones in one
+ * call. A segment that differs is read again event by event, each compared in place, up to the
+ * first event that differs.
  */
 export class TextDeltaReader<T> implements FastPath<T> {
   /** `data: ` and the learned chunk up to its text's opening quote, and from its closing quote to the blank line. */
   private before: Pattern | undefined;
   private after = new Pattern(Buffer.alloc(0));
-  /** The text bytes of the run being read. */
-  private scratch = Buffer.allocUnsafe(64 * 1024);
+  /** The bytes a segment has if every event in it has the learned shape. */
+  private expected: Buffer = Buffer.allocUnsafe(64 * 1024);
+  /**
+   * The text of the run read so far: `text`, then the bytes of `scratch` from `decoded` to `held`.
+   * Bytes before `held` are never written again in a run, so going back to an earlier (text,
+   * decoded, held) undoes what came after it.
+   */
+  private text = '';
+  private scratch: Buffer = Buffer.allocUnsafe(64 * 1024);
+  private decoded = 0;
+  private held = 0;
   end = 0;
 
   constructor(private readonly item: (text: string) => T) {}
 
   read(buf: Buffer, start: number, limit: number): T | undefined {
-    const { before, after } = this;
-    if (before === undefined) return undefined;
-    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-    let text = '';
-    let held = 0;
+    if (this.before === undefined) return undefined;
+    this.text = '';
+    this.decoded = 0;
+    this.held = 0;
     let at = start;
     for (;;) {
-      const open = at + before.length;
-      if (open + after.length > limit || !before.at(buf, view, at)) break;
-      // The closing quote, and whether the text has escapes: one pass over the text alone.
-      let close = open;
-      let escaped = false;
-      for (; close < limit; close++) {
-        const b = buf[close];
-        if (b === QUOTE) break;
-        if (b === BACKSLASH) {
-          escaped = true;
-          close++;
-        }
-      }
-      const end = close + after.length;
-      if (end > limit || !this.after.at(buf, view, close)) break;
-      if (escaped) {
-        text += this.scratch.toString('utf8', 0, held) + (JSON.parse(buf.toString('utf8', open - 1, close + 1)) as string);
-        held = 0;
-      } else {
-        held = this.hold(buf, open, close, held);
+      const { text, decoded, held } = this;
+      const end = this.segment(buf, at, limit);
+      if (end === at) break;
+      if (end === -1 || buf.compare(this.expected, 0, end - at, at, end) !== 0) {
+        this.text = text;
+        this.decoded = decoded;
+        this.held = held;
+        at = this.eventByEvent(buf, at, limit);
+        break;
       }
       at = end;
     }
     if (at === start) return undefined;
     this.end = at;
-    return this.item(text + this.scratch.toString('utf8', 0, held));
+    return this.item(this.text + this.scratch.toString('utf8', this.decoded, this.held));
   }
 
-  /** Copies buf[from, to) after the `held` bytes of the scratch buffer; the new count. */
-  private hold(buf: Buffer, from: number, to: number, held: number): number {
-    const n = to - from;
-    if (held + n > this.scratch.length) {
-      const bigger = Buffer.allocUnsafe(Math.max(2 * this.scratch.length, held + n));
-      this.scratch.copy(bigger, 0, 0, held);
-      this.scratch = bigger;
+  /**
+   * Takes up to SEGMENT events from `at` as if each had the learned shape, writing what their bytes
+   * would then be to `expected`; where they end (`at` when none fits), or -1 when a text does not parse.
+   */
+  private segment(buf: Buffer, at: number, limit: number): number {
+    const before = this.before!;
+    const after = this.after;
+    let w = 0;
+    for (let n = 0; n < SEGMENT; n++) {
+      const open = at + before.length;
+      if (open + after.length > limit) break;
+      const close = this.closingQuote(buf, open, limit);
+      const end = close + after.length;
+      if (end > limit) break;
+      if (w + end - at > this.expected.length) this.expected = grow(this.expected, w, w + end - at);
+      const expected = this.expected;
+      expected.set(before.bytes, w);
+      copy(buf, open, close, expected, w + before.length);
+      expected.set(after.bytes, w + before.length + close - open);
+      if (!this.take(buf, open, close, false)) return -1;
+      w += end - at;
+      at = end;
     }
-    // Token-sized texts: a loop is cheaper than a call into the runtime.
-    if (n < 32) for (let i = 0; i < n; i++) this.scratch[held + i] = buf[from + i]!;
-    else buf.copy(this.scratch, held, from, to);
-    return held + n;
+    return at;
+  }
+
+  /** Reads events from `at`, each compared in place, up to the first that differs; where they end. */
+  private eventByEvent(buf: Buffer, at: number, limit: number): number {
+    const before = this.before!;
+    const after = this.after;
+    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    for (;;) {
+      const open = at + before.length;
+      if (open + after.length > limit || !before.at(buf, view, at)) return at;
+      const close = this.closingQuote(buf, open, limit);
+      const end = close + after.length;
+      if (end > limit || !after.at(buf, view, close)) return at;
+      this.take(buf, open, close, true);
+      at = end;
+    }
+  }
+
+  /** Whether the last text scanned has escapes. */
+  private escaped = false;
+
+  /** The first quote not escaped from `open` (or `limit`): one pass over the text alone. */
+  private closingQuote(buf: Buffer, open: number, limit: number): number {
+    let close = open;
+    let escaped = false;
+    for (; close < limit; close++) {
+      const b = buf[close];
+      if (b === QUOTE) break;
+      if (b === BACKSLASH) {
+        escaped = true;
+        close++;
+      }
+    }
+    this.escaped = escaped;
+    return close;
+  }
+
+  /**
+   * Adds the text of buf[open, close) (just scanned) to the run. Bytes not yet checked may not parse:
+   * false then, unless `checked`, where the parse error is the stream's.
+   */
+  private take(buf: Buffer, open: number, close: number, checked: boolean): boolean {
+    if (!this.escaped) {
+      const n = close - open;
+      if (this.held + n > this.scratch.length) this.scratch = grow(this.scratch, this.held, this.held + n);
+      copy(buf, open, close, this.scratch, this.held);
+      this.held += n;
+      return true;
+    }
+    let value: string;
+    try {
+      value = JSON.parse(buf.toString('utf8', open - 1, close + 1)) as string;
+    } catch (err) {
+      if (checked) throw err;
+      return false;
+    }
+    this.text += this.scratch.toString('utf8', this.decoded, this.held) + value;
+    this.decoded = this.held;
+    return true;
   }
 
   learn(data: string, parsed: unknown): void {
@@ -127,4 +203,18 @@ export class TextDeltaReader<T> implements FastPath<T> {
     this.before = new Pattern(Buffer.from(`data: ${data.slice(0, span[0] + 1)}`));
     this.after = new Pattern(Buffer.from(`${data.slice(span[1] - 1)}\n\n`));
   }
+}
+
+/** A copy of buf's first `used` bytes in a buffer of at least `needed` bytes. */
+function grow(buf: Buffer, used: number, needed: number): Buffer {
+  const bigger = Buffer.allocUnsafe(Math.max(2 * buf.length, needed));
+  buf.copy(bigger, 0, 0, used);
+  return bigger;
+}
+
+/** buf[from, to) copied to target at `at`; token-sized texts by a loop, cheaper than a call into the runtime. */
+function copy(buf: Buffer, from: number, to: number, target: Buffer, at: number): void {
+  const n = to - from;
+  if (n < 32) for (let i = 0; i < n; i++) target[at + i] = buf[from + i]!;
+  else buf.copy(target, at, from, to);
 }

@@ -91,6 +91,19 @@ describe('text deltas read from the bytes', () => {
     expect(items.map((x: any) => x.text ?? x.choices[0].delta.content).join('')).toBe(words.join(''));
   });
 
+  it('reads the same when one chunk of a long run differs, wherever it falls among the events checked together', () => {
+    const words = Array.from({ length: 60 }, (_, i) => (i % 7 === 3 ? ` "w${i}"\n` : ` w${i}`));
+    const odd = { ...textChunk('x'), choices: [{ ...textChunk('x').choices[0], finish_reason: 'length' }] };
+    for (let at = 0; at <= words.length; at++) {
+      const stream = words.map(textChunk) as object[];
+      stream.splice(at, 0, odd);
+      const bytes = Buffer.from(stream.map((c) => framed(c, false, '\n', true)).join('') + 'data: [DONE]\n\n');
+      const want = asText(read([bytes], false).items);
+      expect(asText(read([bytes], true).items)).toEqual(want);
+      expect(asText(read(cutAt(bytes, [at * 150, at * 311 + 7]), true).items)).toEqual(want);
+    }
+  });
+
   it('never reads a chunk that differs from the learned shape by more than its text', () => {
     const first = textChunk('a');
     const stream = [first, { ...textChunk('c'), usage: { total_tokens: 1 } }, { ...first, choices: [{ ...first.choices[0], finish_reason: 'stop' }] }];
