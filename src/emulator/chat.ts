@@ -1,7 +1,7 @@
 import { randomHex } from './ids.js';
 import type { Ctx } from './http.js';
 import { HttpError } from './http.js';
-import { costOf, generate, pieces, seedOf, prng, type Generation, type ModelSpec } from './models.js';
+import { costOf, generate, pieces, piecesOf, seedOf, prng, type Generation, type ModelSpec } from './models.js';
 import { routerMetadata, type Routed } from './routing.js';
 
 export type { Routed };
@@ -211,7 +211,7 @@ export async function handleChat(ctx: Ctx): Promise<void> {
   const id = genId();
   const base = { id, object: 'chat.completion.chunk', created, model: plan.routed.model.id, provider: plan.routed.provider };
   const includeUsage = (body.stream_options as Body | undefined)?.include_usage === true;
-  const parts = pieces(plan.gen.text);
+  const parts = piecesOf(plan.gen);
   const metadata = ctx.wantsRouterMetadata() ? routerMetadata(plan.routed, 'chat') : undefined;
   const textChunk = (content: string): Body => ({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content }, finish_reason: null, native_finish_reason: null, logprobs: null }] });
   const textChunkJSON = jsonTemplate(textChunk, 1);

@@ -112,31 +112,49 @@ const WORDS = (
   'planet pattern thread candle forest summer ocean measure balance gentle rapid'
 ).split(' ');
 
-/** Deterministic prose: `words` words in sentences, the same for the same seed. */
-export function loremText(seed: number, words: number): string {
+/** Each word with the space before it, plain and capitalized: the pieces of lorem text, never built twice. */
+const SPACED = WORDS.map((w) => ` ${w}`);
+const SPACED_CAPITAL = WORDS.map((w) => ` ${w[0]!.toUpperCase()}${w.slice(1)}`);
+
+/**
+ * Deterministic prose, `words` words in sentences, the same for the same seed, as its token
+ * pieces: pieces(loremText(seed, words)), without generating and then splitting the text.
+ */
+export function loremPieces(seed: number, words: number): string[] {
   const rand = prng(seed);
   const out: string[] = [];
   let sentence = 0;
   let sentenceLength = 6 + Math.floor(rand() * 9);
   for (let i = 0; i < words; i++) {
-    let w = WORDS[Math.floor(rand() * WORDS.length)]!;
-    if (sentence === 0) w = w[0]!.toUpperCase() + w.slice(1);
+    const k = Math.floor(rand() * WORDS.length);
+    const w = sentence === 0 ? SPACED_CAPITAL[k]! : SPACED[k]!;
+    out.push(i === 0 ? w.slice(1) : w);
     sentence++;
     if (sentence >= sentenceLength || i === words - 1) {
-      w += '.';
+      out.push('.');
       sentence = 0;
       sentenceLength = 6 + Math.floor(rand() * 9);
     }
-    out.push(w);
   }
-  return out.join(' ');
+  return out;
+}
+
+export function loremText(seed: number, words: number): string {
+  return loremPieces(seed, words).join('');
 }
 
 export interface Generation {
   text: string;
+  /** pieces(text), when generating gave them for free. */
+  pieces?: string[];
   finishReason: 'stop' | 'length';
   promptTokens: number;
   completionTokens: number;
+}
+
+/** The token pieces of a generation's text. */
+export function piecesOf(gen: Pick<Generation, 'text' | 'pieces'>): string[] {
+  return gen.pieces ?? pieces(gen.text);
 }
 
 /**
@@ -148,13 +166,20 @@ export function generate(model: ModelSpec, promptText: string, lastUser: string,
   // Like a real model, an answer never runs past the model's own maximum.
   const limit = Math.min(asked.maxTokens ?? Infinity, model.maxOutputTokens ?? Infinity);
   const opts = { ...asked, maxTokens: Number.isFinite(limit) ? limit : undefined };
+  const promptTokens = countTokens(promptText);
   let text: string;
   if (model.id === 'local/lorem') {
     const seed = seedOf(promptText, opts.seed ?? null);
     const wanted = /(\d{1,7})\s+words?\b/i.exec(lastUser);
     const words = wanted ? Number(wanted[1]) : 24 + (seed % 40);
     // A word can be two pieces (word + period); generate enough, cut below.
-    text = loremText(seed, opts.maxTokens !== undefined ? Math.min(words, opts.maxTokens) : words);
+    const parts = loremPieces(seed, opts.maxTokens !== undefined ? Math.min(words, opts.maxTokens) : words);
+    if (!opts.stop?.some((s) => s)) {
+      const cut = opts.maxTokens !== undefined && parts.length > opts.maxTokens;
+      if (cut) parts.length = opts.maxTokens!;
+      return { text: parts.join(''), pieces: parts, finishReason: cut ? 'length' : 'stop', promptTokens, completionTokens: parts.length };
+    }
+    text = parts.join('');
   } else {
     text = lastUser;
   }
@@ -167,7 +192,7 @@ export function generate(model: ModelSpec, promptText: string, lastUser: string,
     text = firstPieces(text, opts.maxTokens);
     finishReason = 'length';
   }
-  return { text, finishReason, promptTokens: countTokens(promptText), completionTokens: countTokens(text) };
+  return { text, finishReason, promptTokens, completionTokens: countTokens(text) };
 }
 
 export function costOf(model: ModelSpec, promptTokens: number, completionTokens: number) {

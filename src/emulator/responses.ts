@@ -1,6 +1,6 @@
 import { randomHex } from './ids.js';
 import type { Ctx } from './http.js';
-import { costOf, generate, pieces } from './models.js';
+import { costOf, generate, piecesOf } from './models.js';
 import { routerMetadata } from './routing.js';
 import { checkOutputLimit, route, textOf } from './chat.js';
 import { bad, checkMetadata, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, servedTier } from './validate.js';
@@ -113,7 +113,7 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
     },
   };
   if (opts.routerMetadata) result.router_metadata = routerMetadata(routed, 'responses');
-  return { result, cost: cost.cost, text: gen.text, messageId };
+  return { result, cost: cost.cost, gen, messageId };
 }
 
 export async function handleResponses(ctx: Ctx): Promise<void> {
@@ -131,7 +131,7 @@ export async function handleResponses(ctx: Ctx): Promise<void> {
   // Usage is known only at the end: an in-progress response leaves it out (the schema has no null for it).
   const pending = { ...rest, status: 'in_progress', completed_at: null, output: [], output_text: '' };
   const item = (result.output as Body[])[0]!;
-  const parts = pieces(plan.text);
+  const parts = piecesOf(plan.gen);
   const head: Body[] = [
     { type: 'response.created', response: pending },
     { type: 'response.in_progress', response: pending },
@@ -139,7 +139,7 @@ export async function handleResponses(ctx: Ctx): Promise<void> {
     { type: 'response.content_part.added', item_id: messageId, output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } },
   ];
   const tail: Body[] = [
-    { type: 'response.output_text.done', item_id: messageId, output_index: 0, content_index: 0, text: plan.text, logprobs: [] },
+    { type: 'response.output_text.done', item_id: messageId, output_index: 0, content_index: 0, text: plan.gen.text, logprobs: [] },
     { type: 'response.content_part.done', item_id: messageId, output_index: 0, content_index: 0, part: (item.content as Body[])[0] },
     { type: 'response.output_item.done', output_index: 0, item },
     { type: result.status === 'incomplete' ? 'response.incomplete' : 'response.completed', response: result },
