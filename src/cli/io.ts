@@ -1,5 +1,8 @@
 import type { Readable, Writable } from 'node:stream';
 
+/** The shortest time between two writes of streamed text to stdout (a person sees no delay under ~15 ms). */
+const STREAM_WRITE_GAP_MS = 10;
+
 /** Decides what goes where (gh's iostreams): data to stdout; progress, warnings and color only on a TTY. */
 export interface GlobalFlags {
   profile?: string;
@@ -184,15 +187,19 @@ export class IO {
   }
 
   /**
-   * Streamed text for stdout: pieces that arrive together go out in one write (on the next turn
-   * of the event loop, so a person still sees each token at once); honors backpressure.
+   * Streamed text for stdout: pieces that arrive together go out in one write, on the next turn of
+   * the event loop, so a person still sees each token at once; but no sooner than
+   * STREAM_WRITE_GAP_MS after the last write, so that a fast stream is a few writes, not one per
+   * network read (each wakes the reader on the pipe). Honors backpressure.
    */
   streamWriter(): { write(text: string): Promise<void>; end(): Promise<void> } {
     let pending = '';
     let scheduled = false;
+    let lastWrite = -Infinity;
     const flush = () => {
       scheduled = false;
       if (!pending) return true;
+      lastWrite = performance.now();
       const ok = this.out(pending);
       pending = '';
       return ok;
@@ -204,7 +211,9 @@ export class IO {
           if (!flush()) await this.drain();
         } else if (!scheduled) {
           scheduled = true;
-          setImmediate(flush);
+          const wait = lastWrite + STREAM_WRITE_GAP_MS - performance.now();
+          if (wait <= 0) setImmediate(flush);
+          else setTimeout(flush, wait).unref();
         }
       },
       end: async () => {
