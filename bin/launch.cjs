@@ -33,10 +33,14 @@ function loadBundle() {
   } catch {
     return undefined;
   }
-  // V8 takes a cache only under the flags it was made with; the CLI sets this one before any request.
-  require('node:v8').setFlagsFromString('--liftoff-only');
+  // V8 takes a cache only under the flags it was made with, and the CLI sets this one before any
+  // request (src/cli/context.ts). It is off again while the bundle runs up to there, so that the
+  // stream fast path's WebAssembly compiles optimizable (src/client/fast-delta.ts).
+  const v8 = require('node:v8');
+  v8.setFlagsFromString('--liftoff-only');
   try {
     const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
+    v8.setFlagsFromString('--no-liftoff-only');
     const module = { exports: {} };
     script.runInThisContext()(module.exports, createRequire(file), module, file, dist);
     return { main: module.exports.main, script, cache };

@@ -1,3 +1,4 @@
+import { ESCAPED, newScanner, type Scanner } from './fast-delta-scanner.js';
 import type { FastPath } from './sse.js';
 import type { ChatChunk } from './types.js';
 
@@ -61,9 +62,10 @@ const SEGMENT = 16;
  * as one item. Anything else goes to the full parse. Property-tested against JSON.parse over any
  * chunking of the bytes.
  *
- * The check: SEGMENT events are assumed to have the learned shape, the bytes they would then be are
- * built (two copies per event: cheap builtins), and those are compared with the real ones in one
- * call. A segment that differs is read again event by event, each compared in place, up to the
+ * Events are read by the WebAssembly loop (Scanner) where there is one; a text with escapes is read
+ * here. Without it, SEGMENT events are assumed to have the learned shape, the bytes they would then
+ * be are built (two copies per event: cheap builtins), and those are compared with the real ones in
+ * one call; a segment that differs is read again event by event, each compared in place, up to the
  * first event that differs.
  */
 export class TextDeltaReader<T> implements FastPath<T> {
@@ -82,11 +84,19 @@ export class TextDeltaReader<T> implements FastPath<T> {
   private decoded = 0;
   private held = 0;
   end = 0;
+  /** The WebAssembly loop, once a shape is learned (none where there is no WebAssembly, or `wasm: false`). */
+  private scanner: Scanner | undefined;
+  /** Whether the scanner reads with the learned shape (it fits in its memory's room). */
+  private scanning = false;
 
-  constructor(private readonly item: (text: string) => T) {}
+  constructor(
+    private readonly item: (text: string) => T,
+    private readonly opts: { wasm?: boolean } = {},
+  ) {}
 
   read(buf: Buffer, start: number, limit: number): T | undefined {
     if (this.before === undefined) return undefined;
+    if (this.scanning) return this.scan(this.scanner!, buf, start, limit);
     this.text = '';
     this.decoded = 0;
     this.held = 0;
@@ -135,20 +145,45 @@ export class TextDeltaReader<T> implements FastPath<T> {
     return at;
   }
 
+  /** read() by the WebAssembly loop; an event whose text has escapes is read here, compared in place. */
+  private scan(scanner: Scanner, buf: Buffer, start: number, limit: number): T | undefined {
+    scanner.load(buf, start, limit);
+    this.text = '';
+    let at = start;
+    for (;;) {
+      const { end, text } = scanner.run(at);
+      this.text += text;
+      at = end;
+      if (scanner.stop !== ESCAPED) break;
+      this.decoded = 0;
+      this.held = 0;
+      const next = this.checkedEvent(buf, new DataView(buf.buffer, buf.byteOffset, buf.byteLength), at, limit);
+      if (next === at) break;
+      at = next;
+    }
+    if (at === start) return undefined;
+    this.end = at;
+    return this.item(this.text);
+  }
+
   /** Reads events from `at`, each compared in place, up to the first that differs; where they end. */
   private eventByEvent(buf: Buffer, at: number, limit: number): number {
+    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    for (let end = this.checkedEvent(buf, view, at, limit); end !== at; end = this.checkedEvent(buf, view, at, limit)) at = end;
+    return at;
+  }
+
+  /** Reads the event at `at` if it has the learned shape (compared in place): where it ends, else `at`. */
+  private checkedEvent(buf: Buffer, view: DataView, at: number, limit: number): number {
     const before = this.before!;
     const after = this.after;
-    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-    for (;;) {
-      const open = at + before.length;
-      if (open + after.length > limit || !before.at(buf, view, at)) return at;
-      const close = this.closingQuote(buf, open, limit);
-      const end = close + after.length;
-      if (end > limit || !after.at(buf, view, close)) return at;
-      this.take(buf, open, close, true);
-      at = end;
-    }
+    const open = at + before.length;
+    if (open + after.length > limit || !before.at(buf, view, at)) return at;
+    const close = this.closingQuote(buf, open, limit);
+    const end = close + after.length;
+    if (end > limit || !after.at(buf, view, close)) return at;
+    this.take(buf, open, close, true);
+    return end;
   }
 
   /** Whether the last text scanned has escapes. */
@@ -202,6 +237,9 @@ export class TextDeltaReader<T> implements FastPath<T> {
     if (!span || JSON.parse(data.slice(span[0], span[1])) !== chunk.choices[0]!.delta.content) return;
     this.before = new Pattern(Buffer.from(`data: ${data.slice(0, span[0] + 1)}`));
     this.after = new Pattern(Buffer.from(`${data.slice(span[1] - 1)}\n\n`));
+    if (this.opts.wasm === false) return;
+    this.scanner ??= newScanner();
+    this.scanning = this.scanner?.learn(this.before.bytes, this.after.bytes) ?? false;
   }
 }
 
