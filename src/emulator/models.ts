@@ -117,8 +117,8 @@ const SPACED = WORDS.map((w) => ` ${w}`);
 const SPACED_CAPITAL = WORDS.map((w) => ` ${w[0]!.toUpperCase()}${w.slice(1)}`);
 
 /**
- * Deterministic prose, `words` words in sentences, the same for the same seed, as its token
- * pieces: pieces(loremText(seed, words)), without generating and then splitting the text.
+ * Deterministic prose, `words` words in sentences, the same for the same seed, as its token pieces
+ * (what pieces() splits their joined text into), without generating and then splitting the text.
  */
 export function loremPieces(seed: number, words: number): string[] {
   const rand = prng(seed);
@@ -137,10 +137,6 @@ export function loremPieces(seed: number, words: number): string[] {
     }
   }
   return out;
-}
-
-export function loremText(seed: number, words: number): string {
-  return loremPieces(seed, words).join('');
 }
 
 export interface Generation {
