@@ -148,16 +148,19 @@ export class TextDeltaReader<T> implements FastPath<T> {
   /** read() by the WebAssembly loop; an event whose text has escapes is read here, compared in place. */
   private scan(scanner: Scanner, buf: Buffer, start: number, limit: number): T | undefined {
     scanner.load(buf, start, limit);
+    // Texts with escapes are parsed whole onto `text`: the scratch bytes stay empty.
     this.text = '';
+    this.decoded = 0;
+    this.held = 0;
+    let view: DataView | undefined;
     let at = start;
     for (;;) {
       const { end, text } = scanner.run(at);
       this.text += text;
       at = end;
       if (scanner.stop !== ESCAPED) break;
-      this.decoded = 0;
-      this.held = 0;
-      const next = this.checkedEvent(buf, new DataView(buf.buffer, buf.byteOffset, buf.byteLength), at, limit);
+      view ??= new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+      const next = this.checkedEvent(buf, view, at, limit);
       if (next === at) break;
       at = next;
     }
