@@ -8,7 +8,7 @@ const HIGH_WATER = 16;
  * which joins every buffered chunk into a new Buffer: a copy of the whole stream when the reader is
  * busy. Here the body flows, and is paused while HIGH_WATER chunks wait.
  */
-export function flowingChunks(body: Readable): AsyncIterator<Buffer> {
+export function flowingChunks(body: Readable): AsyncIterator<Buffer> & { rest(): Buffer[] } {
   const queue: Buffer[] = [];
   let head = 0;
   let ended = false;
@@ -48,6 +48,14 @@ export function flowingChunks(body: Readable): AsyncIterator<Buffer> {
       const chunk = queue[head++]!;
       if (body.isPaused() && queue.length - head < HIGH_WATER / 2) body.resume();
       return { value: chunk, done: false };
+    },
+    /** The chunks that are already queued, taken at once (none when the next one is still to come). */
+    rest() {
+      const taken = head === 0 ? queue.splice(0) : queue.splice(head);
+      queue.length = 0;
+      head = 0;
+      if (body.isPaused()) body.resume();
+      return taken;
     },
     async return() {
       body.destroy();

@@ -61,7 +61,7 @@ export class EventStream<T> implements AsyncIterable<T> {
   private finished = false;
   /** An error event, thrown once the items before it have been handed out. */
   private failure: unknown;
-  private source: AsyncIterator<Uint8Array> | undefined;
+  private source: ReturnType<typeof flowingChunks> | undefined;
 
   private readonly events: EventSplitter<T>;
 
@@ -132,7 +132,14 @@ export class EventStream<T> implements AsyncIterable<T> {
       throw bodyError(err, this.url);
     }
     if (step.done) this.events.end(this.onEvent);
-    else this.events.push(step.value, this.onItem, this.onEvent);
+    else {
+      this.events.push(step.value, this.onItem, this.onEvent);
+      // What else the same read of the network brought is read now, not one wake-up per piece.
+      for (const chunk of this.source.rest()) {
+        if (this.finished) break;
+        this.events.push(chunk, this.onItem, this.onEvent);
+      }
+    }
     if (step.done && !this.finished) throw new ConnectionError('the stream ended before it was complete', { maybeDelivered: true });
   }
 
