@@ -34,7 +34,7 @@ function loadBundle() {
     return undefined;
   }
   // V8 takes a cache only under the flags it was made with, and the CLI sets this one before any
-  // request (src/cli/context.ts). It is off again while the bundle runs up to there, so that the
+  // request (src/cli/jit-flags.ts). It is off again while the bundle runs up to there, so that the
   // stream fast path's WebAssembly compiles optimizable (src/client/fast-delta.ts).
   const v8 = require('node:v8');
   v8.setFlagsFromString('--liftoff-only');
@@ -54,8 +54,13 @@ async function runBundle(argv) {
   const bundle = loadBundle();
   if (!bundle) return undefined;
   const code = await bundle.main(argv);
-  // Set by scripts/bundle.mjs only: record what this call compiled.
-  if (process.env.ROUTER_TRAIN_CODE_CACHE) writeFileSync(bundle.cache, bundle.script.createCachedData());
+  // Set by scripts/bundle.mjs only: record what this call compiled, under the flags it was compiled
+  // with (V8 checks them at load): those the CLI changes as it runs (src/cli/jit-flags.ts) put back.
+  if (process.env.ROUTER_TRAIN_CODE_CACHE) {
+    require('node:v8').setFlagsFromString('--liftoff-only');
+    require('node:v8').setFlagsFromString('--turbofan');
+    writeFileSync(bundle.cache, bundle.script.createCachedData());
+  }
   return code;
 }
 

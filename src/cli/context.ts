@@ -38,12 +38,7 @@ export async function connect(io: IO, flags: GlobalFlags, opts: ConnectOptions =
     );
   }
   const { RouterClient } = await import('../client/index.js');
-  // undici's HTTP parser is WebAssembly: V8's baseline compiler alone (no background optimizing
-  // compile, which the process waited for at exit) makes a one-shot call faster and ~35 MB smaller.
-  // Set here, by the command line, never by the library; only runs that make a request pay for it.
-  // After the client has loaded: the stream fast path's own WebAssembly, compiled as it loads,
-  // stays optimizable (the flag holds for modules compiled after it).
-  (await import('node:v8')).setFlagsFromString('--liftoff-only');
+  (await import('./jit-flags.js')).baselineWebAssembly();
   const client = new RouterClient({
     apiKey: key,
     apiRoot: settings.apiRoot,

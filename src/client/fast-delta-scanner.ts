@@ -3,7 +3,7 @@ import { FAST_DELTA_WASM } from './fast-delta-wasm.js';
 /**
  * The inner loop in WebAssembly (fast-delta.wat), 16 bytes at a time: a third of the JavaScript
  * loop's time once V8 optimizes it. Compiled as this module loads, before the CLI keeps V8's
- * WebAssembly on its baseline compiler for undici's parser (src/cli/context.ts): a module compiled
+ * WebAssembly on its baseline compiler for undici's parser (src/cli/jit-flags.ts): a module compiled
  * after that is never optimized, and would be slower than the JavaScript. Undefined where there is
  * no WebAssembly (node --jitless): the JavaScript loop in fast-delta.ts reads.
  */

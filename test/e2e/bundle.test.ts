@@ -1,4 +1,5 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -68,5 +69,21 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     const call = promisify(execFile)(process.execPath, [join(copy, 'bin', 'router'), 'chat', '--model', 'local/echo', 'from the modules'], { encoding: 'utf8', env: { ...process.env, ...t.env, ROUTER_NO_LOG: '1' } });
     call.child.stdin?.end();
     expect((await call).stdout).toBe('from the modules\n');
+  });
+  it('streams an answer on baseline code: what a stream runs per network read is never optimized (src/cli/jit-flags.ts)', async () => {
+    // V8 prints each function it optimizes; the functions a stream of 100,000 words adds to a 5-word one's.
+    const optimized = async (words: number) => {
+      const child = spawn(process.execPath, ['--trace-opt', BIN, 'chat', '--model', 'local/lorem', `write ${words} words`], {
+        env: { ...t.env, ROUTER_NO_LOG: '1' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let stdout = '';
+      child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+      expect((await once(child, 'close'))[0]).toBe(0);
+      return new Set([...stdout.matchAll(/completed optimizing \S+ <JSFunction (\S*)/g)].map((m) => m[1]));
+    };
+    const short = await optimized(5);
+    const long = await optimized(100_000);
+    expect([...long].filter((name) => !short.has(name))).toEqual([]);
   });
 });
