@@ -25,6 +25,8 @@ export function reserve(ctx: Ctx, cost: number): { refund(): void } {
 
 /** Frames are gathered into writes of about this size: one syscall for many events. */
 const WRITE_BYTES = 32 * 1024;
+/** A stream waits for its client only once this much is written and not yet sent. */
+const LOOKAHEAD_BYTES = 1024 * 1024;
 
 /**
  * Writes events (produced lazily, `count` of them) as an SSE stream with backpressure, many events
@@ -44,13 +46,22 @@ export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: numbe
     return `${name ? `event: ${name}\n` : ''}data: ${e instanceof Serialized ? e.json : JSON.stringify(e)}\n\n`;
   };
   let closed = false;
-  res.on('close', () => (closed = true));
+  const gone = new Promise<void>((resolve) =>
+    res.on('close', () => {
+      closed = true;
+      resolve();
+    }),
+  );
   let buffer = '';
+  /** Settles once the last write has gone to the socket. */
+  let sent = Promise.resolve();
   const flush = async () => {
     if (!buffer) return;
-    const ok = res.write(buffer);
+    const data = buffer;
     buffer = '';
-    if (!ok) await drainOrClose(res);
+    sent = new Promise((resolve) => res.write(data, () => resolve()));
+    // Events are made ahead, up to LOOKAHEAD_BYTES, while the client reads those before them.
+    if (res.writableLength >= LOOKAHEAD_BYTES) await drainOrClose(res);
     // Let other requests and timers run between writes, even when the socket keeps up.
     else await new Promise((r) => setImmediate(r));
   };
@@ -59,6 +70,7 @@ export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: numbe
     if (closed) return false;
     if (i === cutAt) {
       await flush();
+      await Promise.race([sent, gone]);
       await new Promise((r) => setTimeout(r, 20));
       res.destroy();
       return false;

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, post, startTestEnv, type TestEnv } from '../helpers.js';
@@ -194,6 +194,31 @@ describe('serve stops promptly', () => {
     child.kill('SIGTERM');
     await exited;
     expect(Date.now() - started).toBeLessThan(1000);
+  });
+});
+
+describe('a stream the client does not read', () => {
+  it('is made only a little ahead of the client: the server holds about a megabyte, not the 76 MB answer', async () => {
+    const state = mkdtempSync(join(t.dir, 'ahead-'));
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--state', state, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const info = await new Promise<any>((r) => child.stdout!.once('data', (c) => r(JSON.parse(String(c)))));
+      const rssMiB = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024;
+      const before = rssMiB();
+      const res = await fetch(`${info.api_root}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${info.api_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'local/lorem', stream: true, messages: [{ role: 'user', content: 'write 9999999 words' }] }),
+      });
+      const reader = res.body!.getReader();
+      await reader.read();
+      // Long enough for the whole answer to be made, had nothing held the server back.
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(rssMiB() - before).toBeLessThan(40);
+      await reader.cancel();
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 });
 
