@@ -40,7 +40,11 @@ function loadBundle() {
   v8.setFlagsFromString('--liftoff-only');
   try {
     const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
+    // Off, with the two flags it turned off as it was set: else no WebAssembly compiled from here
+    // on is ever optimized.
     v8.setFlagsFromString('--no-liftoff-only');
+    v8.setFlagsFromString('--wasm-tier-up');
+    v8.setFlagsFromString('--wasm-dynamic-tiering');
     const module = { exports: {} };
     script.runInThisContext()(module.exports, createRequire(file), module, file, dist);
     return { main: module.exports.main, script, cache };
