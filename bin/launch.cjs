@@ -61,8 +61,9 @@ async function runBundle(argv) {
   // Set by scripts/bundle.mjs only: record what this call compiled, under the flags it was compiled
   // with (V8 checks them at load): those the CLI changes as it runs (src/cli/jit-flags.ts) put back.
   if (process.env.ROUTER_TRAIN_CODE_CACHE) {
-    require('node:v8').setFlagsFromString('--liftoff-only');
-    require('node:v8').setFlagsFromString('--turbofan');
+    const v8 = require('node:v8');
+    v8.setFlagsFromString('--liftoff-only');
+    v8.setFlagsFromString('--turbofan');
     writeFileSync(bundle.cache, bundle.script.createCachedData());
   }
   return code;

@@ -51,7 +51,7 @@ export function flowingChunks(body: Readable): AsyncIterator<Buffer> & { rest():
     },
     /** The chunks that are already queued, taken at once (none when the next one is still to come). */
     rest() {
-      const taken = head === 0 ? queue.splice(0) : queue.splice(head);
+      const taken = queue.splice(head);
       queue.length = 0;
       head = 0;
       if (body.isPaused()) body.resume();

@@ -104,7 +104,6 @@ function isJobRecord(j: unknown): j is JobRecord {
   );
 }
 
-/** Every job, newest first; unreadable records are skipped. */
 /** The jobs on this machine, newest first; `onDamaged` hears of each job whose record is damaged. */
 export function listJobs(env: NodeJS.ProcessEnv, onDamaged?: (id: string) => void): JobRecord[] {
   let names: string[];
