@@ -1,6 +1,6 @@
 // Shared helpers of the benchmarks: an emulator in a child process, timing, reporting.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -19,14 +19,19 @@ export async function startEmulator(stateDir = join(WORK, 'state')) {
   return { ...info, stop: () => new Promise((r) => { server.once('exit', r); server.kill('SIGTERM'); }) };
 }
 
-/** Runs a command to completion; resolves with wall time (ms), stdout byte count and peak RSS (KiB, via /usr/bin/time when present). */
+/**
+ * Runs a command to completion; resolves with wall time (ms), stdout byte count and peak RSS (KiB, via
+ * /usr/bin/time when present). stdout 'null': straight to /dev/null (nothing counted, no reader process).
+ */
 export function timed(cmd, args, { env = process.env, input, stdout = 'count' } = {}) {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
-    const child = spawn('/usr/bin/time', ['-f', '%M', cmd, ...args], { env, stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    const out = stdout === 'null' ? openSync('/dev/null', 'w') : 'pipe';
+    const child = spawn('/usr/bin/time', ['-f', '%M', cmd, ...args], { env, stdio: [input ? 'pipe' : 'ignore', out, 'pipe'] });
+    if (typeof out === 'number') closeSync(out);
     let bytes = 0;
     let err = '';
-    child.stdout.on('data', (c) => (bytes += c.length));
+    child.stdout?.on('data', (c) => (bytes += c.length));
     child.stderr.on('data', (c) => (err += c));
     if (input) child.stdin.end(input);
     child.on('error', reject);

@@ -31,9 +31,9 @@ const sections = {
     const body = (words) => JSON.stringify({ model: 'local/lorem', stream: true, messages: [{ role: 'user', content: `write ${words} words` }] });
     const url = `${emu.api_root}/v1/chat/completions`;
     await throughput('router chat stream', { short: 50_000, long: 250_000, unit: 'words' }, {
-      curl: (words) => timed('curl', ['-sN', '-H', `Authorization: Bearer ${emu.api_key}`, '-H', 'content-type: application/json', '-d', body(words), url]),
-      router: (words) => timed(process.execPath, [BIN, 'chat', '--model', 'local/lorem', `write ${words} words`], { env }),
-      node: (words) => timed(process.execPath, ['-e', bareNodeReader(url, emu.api_key, body(words))]),
+      curl: (words) => timed('curl', ['-sN', '-H', `Authorization: Bearer ${emu.api_key}`, '-H', 'content-type: application/json', '-d', body(words), url], { stdout: 'null' }),
+      router: (words) => timed(process.execPath, [BIN, 'chat', '--model', 'local/lorem', `write ${words} words`], { env, stdout: 'null' }),
+      node: (words) => timed(process.execPath, ['-e', bareNodeReader(url, emu.api_key, body(words))], { stdout: 'null' }),
     });
   },
 };
@@ -142,9 +142,9 @@ sections.speak = async (emu) => {
   const body = (words) => JSON.stringify({ model: 'local/tts', voice: 'alloy', input: text(words), response_format: 'mp3' });
   const url = `${emu.api_root}/v1/audio/speech`;
   await throughput('router speak (mp3)', { short: 50, long: 300, unit: 'words' }, {
-    curl: (words) => timed('curl', ['-s', '-H', `Authorization: Bearer ${emu.management_key}`, '-H', 'content-type: application/json', '-d', body(words), url]),
-    router: (words) => timed(process.execPath, [BIN, 'speak', text(words), '--voice', 'alloy', '--model', 'local/tts'], { env }),
-    node: (words) => timed(process.execPath, ['-e', bareNodeReader(url, emu.management_key, body(words))]),
+    curl: (words) => timed('curl', ['-s', '-H', `Authorization: Bearer ${emu.management_key}`, '-H', 'content-type: application/json', '-d', body(words), url], { stdout: 'null' }),
+    router: (words) => timed(process.execPath, [BIN, 'speak', text(words), '--voice', 'alloy', '--model', 'local/tts'], { env, stdout: 'null' }),
+    node: (words) => timed(process.execPath, ['-e', bareNodeReader(url, emu.management_key, body(words))], { stdout: 'null' }),
   });
 };
 
