@@ -93,6 +93,9 @@ export async function startTestEnv(opts: { faults?: string[]; batchDelayMs?: num
     ROUTER_PROFILE: '',
     ROUTER_MANAGEMENT_KEY: '',
     ROUTER_MODEL: '',
+    ROUTER_VOICE: '',
+    ROUTER_SPEECH_MODEL: '',
+    ROUTER_EMBED_MODEL: '',
     NO_COLOR: '',
   };
   const admin = async (path: string, body?: unknown, method = body === undefined ? 'GET' : 'POST') => {

@@ -1,5 +1,6 @@
 import type { RouterClient } from '../client/index.js';
 import type { Settings } from '../config/settings.js';
+import { DEFAULT_ENV, type DefaultField } from '../config/fields.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { isModelId, MODEL_ID_SYNTAX } from '../client/facts.js';
 import type { GlobalFlags, IO } from './io.js';
@@ -24,10 +25,7 @@ export async function connect(io: IO, flags: GlobalFlags, opts: ConnectOptions =
   const { resolveSettings } = await import('../config/settings.js');
   const settings = await resolveSettings({ profile: flags.profile, apiRoot: flags.apiRoot, model: opts.model }, io.env);
   // A --model was checked as it was parsed; one from ROUTER_MODEL or a profile is checked here, before any request.
-  if (settings.model !== undefined && !isModelId(settings.model)) {
-    const from = io.env.ROUTER_MODEL ? 'ROUTER_MODEL' : `the model of profile "${settings.profile}"`;
-    throw new CliError(`${from} must look like ${MODEL_ID_SYNTAX}, got "${settings.model}"`, EXIT.USAGE);
-  }
+  if (opts.model === undefined) checkDefault(io, settings.profile, 'model', settings.model);
   io.addSecret(settings.apiKey);
   io.addSecret(settings.managementKey);
   const key = opts.management ? (settings.managementKey ?? settings.apiKey) : settings.apiKey;
@@ -47,4 +45,23 @@ export async function connect(io: IO, flags: GlobalFlags, opts: ConnectOptions =
     onRetry: ({ attempt, delayMs, reason }) => io.info(`retry ${attempt} in ${(delayMs / 1000).toFixed(1)}s: ${reason}`),
   });
   return { client, settings };
+}
+
+/**
+ * What `speak` and `embed` take when their flag is left out: the environment's value (ROUTER_VOICE,
+ * ROUTER_SPEECH_MODEL, ROUTER_EMBED_MODEL), else the profile's; checked before anything is sent.
+ */
+export async function settingDefault(io: IO, flags: GlobalFlags, field: Exclude<DefaultField, 'model'>): Promise<string | undefined> {
+  const { resolveSettings } = await import('../config/settings.js');
+  const settings = await resolveSettings({ profile: flags.profile, apiRoot: flags.apiRoot }, io.env);
+  const value = { voice: settings.voice, speech_model: settings.speechModel, embed_model: settings.embedModel }[field];
+  return checkDefault(io, settings.profile, field, value);
+}
+
+/** A model id from the environment or a profile must look like one, as a --model flag must; the error names where it came from. */
+function checkDefault(io: IO, profile: string, field: DefaultField, value: string | undefined): string | undefined {
+  if (value === undefined || field === 'voice' || isModelId(value)) return value;
+  const env = DEFAULT_ENV[field];
+  const from = io.env[env] ? env : `the ${field} of profile "${profile}"`;
+  throw new CliError(`${from} must look like ${MODEL_ID_SYNTAX}, got "${value}"`, EXIT.USAGE);
 }

@@ -1,6 +1,6 @@
 import { DEFAULT_PROFILE, SettingsError } from './fields.js';
 
-export { DEFAULT_PROFILE, PROFILE_FIELDS, SECRET_FIELDS, SettingsError, type Profile, type ProfileField } from './fields.js';
+export { DEFAULT_ENV, DEFAULT_PROFILE, PROFILE_FIELDS, SECRET_FIELDS, SettingsError, type DefaultField, type Profile, type ProfileField } from './fields.js';
 
 /** Shows enough of a key to tell keys apart, never enough to use one. */
 export function maskKey(key: string | undefined): string {
@@ -29,6 +29,10 @@ export interface Settings {
   managementKey: string | undefined;
   apiRoot: string | undefined;
   model: string | undefined;
+  /** Defaults of `speak` and `embed`, environment first (a flag wins over both where the command reads them). */
+  voice: string | undefined;
+  speechModel: string | undefined;
+  embedModel: string | undefined;
   profile: string;
   /** Calls go to the local usage ledger (off: --no-log, ROUTER_NO_LOG=1, or the profile's log=off). */
   log: boolean;
@@ -50,14 +54,13 @@ export function profileName(store: { current(): string } | undefined, flag?: str
 
 /** Precedence: flags > environment (`ROUTER_*`) > the profile. */
 export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessEnv = process.env): Promise<Settings> {
-  // The profile file is read only when env and flags leave something open.
+  // Read even when the environment holds the key and the root: the profile's other settings still apply.
   const named = flags.profile || env.ROUTER_PROFILE;
-  const needProfile = !!named || !env.ROUTER_API_KEY || !(flags.apiRoot ?? env.ROUTER_API_ROOT);
-  const profiles = needProfile ? new (await import('./profile-file.js')).ProfileFile(env.ROUTER_CONFIG_DIR) : undefined;
+  const profiles = new (await import('./profile-file.js')).ProfileFile(env.ROUTER_CONFIG_DIR);
   const name = profileName(profiles, flags.profile, env);
-  const profile = profiles?.get(name);
+  const profile = profiles.get(name);
   if (named && !profile) {
-    const known = profiles!.names();
+    const known = profiles.names();
     throw new SettingsError(`no profile "${name}"${known.length ? ` (profiles: ${known.join(', ')})` : ''}: create it with "router login --profile ${name}"`);
   }
   const rootFrom = flags.apiRoot !== undefined ? '--api-root' : env.ROUTER_API_ROOT ? 'ROUTER_API_ROOT' : `api_root of profile "${name}"`;
@@ -68,6 +71,9 @@ export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessE
     managementKey: env.ROUTER_MANAGEMENT_KEY || profile?.management_key,
     apiRoot: root === undefined ? undefined : checkApiRoot(root, rootFrom),
     model: flags.model ?? (env.ROUTER_MODEL || profile?.model),
+    voice: env.ROUTER_VOICE || profile?.voice,
+    speechModel: env.ROUTER_SPEECH_MODEL || profile?.speech_model,
+    embedModel: env.ROUTER_EMBED_MODEL || profile?.embed_model,
     log: !['1', 'true', 'yes'].includes((env.ROUTER_NO_LOG ?? '').toLowerCase()) && profile?.log !== 'off',
   };
 }

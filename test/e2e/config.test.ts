@@ -1,5 +1,5 @@
 import { statSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from '../helpers.js';
 
@@ -54,6 +54,49 @@ describe('profiles', () => {
     // ROUTER_PROFILE picks the profile; ROUTER_API_KEY overrides its key.
     const viaProfileEnv = await t.run(['chat', 'x'], { env: { ...env, ROUTER_PROFILE: 'local', ROUTER_API_KEY: 'sk-rt-v1-notthekeynotthekey' } });
     expect(viaProfileEnv.code).toBe(3);
+  });
+
+  it("a profile's settings apply when the environment holds the key and the API root; the environment's win", async () => {
+    const env = { ROUTER_CONFIG_DIR: join(t.dir, 'env-and-profile') };
+    expect((await t.run(['config', 'set', 'model', 'local/lorem'], { env })).code).toBe(0);
+    t.clearRequests();
+    expect((await t.run(['chat', 'write 3 words'], { env })).code).toBe(0);
+    expect(t.requests().at(-1)!.body.model).toBe('local/lorem');
+    expect((await t.run(['chat', 'hi'], { env: { ...env, ROUTER_MODEL: 'local/echo' } })).stdout).toBe('hi\n');
+  });
+
+  it('speak and embed take their voice and models from the environment, else the profile; a flag wins', async () => {
+    const env = { ROUTER_CONFIG_DIR: join(t.dir, 'speech-defaults'), ROUTER_MANAGEMENT_KEY: t.managementKey };
+    t.clearRequests();
+    const none = await t.run(['speak', 'hi'], { env });
+    expect(none).toMatchObject({ code: 2, stdout: '' });
+    expect(none.stderr).toBe('error: no model: give --model (a speech model, e.g. local/tts), or set a default: router config set speech_model local/tts\n');
+    const noVoice = await t.run(['speak', 'hi', '--model', 'local/tts'], { env });
+    expect(noVoice.stderr).toBe('error: no voice: give --voice (e.g. alloy), or set a default: router config set voice alloy\n');
+    expect(t.requests()).toHaveLength(0);
+
+    for (const [setting, value] of [['voice', 'sage'], ['speech_model', 'local/tts'], ['embed_model', 'local/embed']]) {
+      expect((await t.run(['config', 'set', setting!, value!], { env })).code).toBe(0);
+    }
+    const speak = await t.run(['speak', 'hi'], { env });
+    expect(speak.code).toBe(0);
+    expect([speak.stdoutBytes[0], speak.stdoutBytes[1]! & 0xe0]).toEqual([0xff, 0xe0]); // an MPEG frame
+    expect(t.requests().at(-1)!.body).toMatchObject({ model: 'local/tts', voice: 'sage' });
+    await t.run(['speak', 'hi'], { env: { ...env, ROUTER_VOICE: 'alloy' } });
+    expect(t.requests().at(-1)!.body.voice).toBe('alloy');
+    await t.run(['speak', 'hi', '--voice', 'echo', '--model', 'local/tts-basic'], { env: { ...env, ROUTER_VOICE: 'alloy' } });
+    expect(t.requests().at(-1)!.body).toMatchObject({ model: 'local/tts-basic', voice: 'echo' });
+    const embed = await t.run(['embed', 'hello'], { env });
+    expect(JSON.parse(embed.stdout).model).toBe('local/embed');
+
+    // A model of the wrong shape is refused where it is set, and named where it comes from when used.
+    t.clearRequests();
+    const badSet = await t.run(['config', 'set', 'speech_model', 'tts'], { env });
+    expect(badSet).toMatchObject({ code: 2, stderr: 'error: speech_model must look like <author>/<slug>, got "tts"\n' });
+    expect((await t.run(['config', 'set', 'voice', ''], { env })).stderr).toBe('error: voice must not be empty\n');
+    const badEnv = await t.run(['embed', 'hello'], { env: { ...env, ROUTER_EMBED_MODEL: 'embed' } });
+    expect(badEnv).toMatchObject({ code: 2, stderr: 'error: ROUTER_EMBED_MODEL must look like <author>/<slug>, got "embed"\n' });
+    expect(t.requests()).toHaveLength(0);
   });
 
   it('use / delete / unknown settings', async () => {

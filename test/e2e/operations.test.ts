@@ -220,7 +220,7 @@ describe('router speak', () => {
       [['x', '--voice', 'alloy', '--model', 'local/tts', '--speed', 'fast'], /not a number/],
       [['x', '--voice', 'alloy', '--model', 'local/tts', '--reference-audio', clip, '--reference-image', img], /cannot be mixed/],
       [['x', '--voice', 'alloy', '--model', 'local/tts', ...Array(4).fill(['--reference-audio', clip]).flat()], /1 to 3 times/],
-      [['x', '--model', 'local/tts'], /required option '--voice <id>'/],
+      [['x', '--model', 'local/tts'], /^error: no voice: give --voice/],
       [['x', '--voice', 'alloy'], /no model/],
     ] as [string[], RegExp][]) {
       const r = await t.run(['speak', ...args], { env: mgmt });

@@ -14,7 +14,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'router-inproc-'));
   emu = await startEmulator({ stateDir: join(dir, 'state'), port: 0, batchDelayMs: 0 });
   const { apiKey, managementKey } = emu.store.firstKeys();
-  env = { ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: managementKey, ROUTER_CONFIG_DIR: join(dir, 'config'), ROUTER_PROFILE: '', ROUTER_MODEL: '' };
+  env = { ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: managementKey, ROUTER_CONFIG_DIR: join(dir, 'config'), ROUTER_PROFILE: '', ROUTER_MODEL: '', ROUTER_VOICE: '', ROUTER_SPEECH_MODEL: '', ROUTER_EMBED_MODEL: '' };
 });
 afterAll(async () => {
   await emu.close();

@@ -30,7 +30,7 @@ export function registerEmbed(program: Command): void {
     .description('Create embeddings: one input per argument, or one per line of --file (plain text, or JSONL of strings or {"input": …}).')
     .argument('[texts...]', 'texts to embed; "-" or nothing reads stdin (one input per line)')
     .option('--file <file>', 'inputs, one per line ("-" for stdin)')
-    .option('-m, --model <id>', 'embedding model, <author>/<slug>', modelId)
+    .option('-m, --model <id>', 'embedding model, <author>/<slug> (default: ROUTER_EMBED_MODEL, else the profile\'s embed_model)', modelId)
     .option('--dimensions <n>', 'output dimensions (>= 1)', integerIn(1))
     .addOption(new Option('--encoding-format <format>', 'wire encoding of the vectors').choices(['float', 'base64']))
     .option('--raw', 'with --encoding-format base64: keep the base64 strings')
@@ -81,7 +81,9 @@ async function runEmbed(ctx: RunContext<EmbedOpts>, args: string[]): Promise<voi
   const { io, opts, signal, connect } = ctx;
   if (opts.json && opts.jsonl) throw usage('--json and --jsonl cannot be combined');
   if (opts.raw && opts.encodingFormat !== 'base64') throw usage('--raw goes with --encoding-format base64');
-  if (!opts.model) throw usage('no model: give --model (an embedding model, e.g. local/embed)');
+  const { settingDefault } = await import('../context.js');
+  opts.model ??= await settingDefault(io, ctx.flags, 'embed_model');
+  if (!opts.model) throw usage('no model: give --model (an embedding model, e.g. local/embed), or set a default: router config set embed_model local/embed');
   const inputs = await inputsFrom(opts, args, io);
   const { client } = await connect();
   const { decodeEmbedding } = await import('../../client/resources/embeddings.js');

@@ -29,8 +29,8 @@ export function registerSpeak(program: Command): void {
   addSessionFlags(program.command('speak'))
     .description('Synthesize speech. Audio streams to -o FILE (written atomically) or to stdout, never to a terminal. Needs a management key (ROUTER_MANAGEMENT_KEY or the profile\'s management_key).')
     .argument('[text...]', 'text to speak; "-" or nothing reads stdin')
-    .requiredOption('--voice <id>', 'voice id (provider-specific)', nonEmpty)
-    .option('-m, --model <id>', 'speech model, <author>/<slug>', modelId)
+    .option('--voice <id>', 'voice id (provider-specific; default: ROUTER_VOICE, else the profile\'s voice)', nonEmpty)
+    .option('-m, --model <id>', 'speech model, <author>/<slug> (default: ROUTER_SPEECH_MODEL, else the profile\'s speech_model)', modelId)
     .addOption(new Option('--format <format>', 'audio format (default: from -o\'s extension, else mp3)').choices(['mp3', 'pcm']))
     .option('--speed <x>', 'speaking speed, 1 = normal (honored by models with speed control; the others accept only 1)', anyNumber)
     .option('--instructions <text>', 'delivery instructions: tone, pacing, emotion')
@@ -119,7 +119,11 @@ export function referenceOrder(argv: string[], clipCount: number): { kind: 'audi
 
 async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<void> {
   const { io, opts, argv, signal, connect } = ctx;
-  if (!opts.model) throw usage('no model: give --model (a speech model, e.g. local/tts)');
+  const { settingDefault } = await import('../context.js');
+  opts.model ??= await settingDefault(io, ctx.flags, 'speech_model');
+  if (!opts.model) throw usage('no model: give --model (a speech model, e.g. local/tts), or set a default: router config set speech_model local/tts');
+  opts.voice ??= await settingDefault(io, ctx.flags, 'voice');
+  if (!opts.voice) throw usage('no voice: give --voice (e.g. alloy), or set a default: router config set voice alloy');
   const toFile = opts.output !== undefined && opts.output !== '-';
   if (!toFile && io.stdoutTTY) throw usage('refusing to write audio to a terminal: use -o FILE or redirect stdout');
   if (opts.json && !toFile) throw usage('--json goes with -o FILE (stdout carries the audio)');
@@ -136,7 +140,7 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
     input = await textFromArgs(args, io, { what: 'text', example: 'echo hi | router speak --voice alloy --model local/tts > hi.mp3' });
   }
   const refs = await references(opts, argv);
-  const req: SpeechRequest = { input, model: opts.model, voice: opts.voice!, response_format: format };
+  const req: SpeechRequest = { input, model: opts.model, voice: opts.voice, response_format: format };
   if (opts.speed !== undefined) req.speed = opts.speed;
   if (opts.instructions) req.instructions = opts.instructions;
   if (refs) req.input_references = refs;

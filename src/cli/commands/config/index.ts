@@ -14,12 +14,15 @@ export function registerConfig(program: Command): void {
       'after',
       `
 Settings: ${FIELDS.join(', ')}
-Precedence: flags (--profile, --api-root, --model) > environment (ROUTER_PROFILE, ROUTER_API_KEY,
-ROUTER_MANAGEMENT_KEY, ROUTER_API_ROOT, ROUTER_MODEL) > the profile.
+Precedence: flags (--profile, --api-root, --model, --voice) > environment (ROUTER_PROFILE,
+ROUTER_API_KEY, ROUTER_MANAGEMENT_KEY, ROUTER_API_ROOT, ROUTER_MODEL, ROUTER_VOICE,
+ROUTER_SPEECH_MODEL, ROUTER_EMBED_MODEL) > the profile. model is chat's and responses';
+speak takes voice and speech_model, embed takes embed_model.
 
 Examples:
   $ router config set api_root "$ROUTER_API_ROOT"
   $ router config set api_key < key.txt
+  $ router config set voice alloy
   $ router config list --json`,
     );
 

@@ -1,17 +1,19 @@
 import type { RunContext } from '../../run.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
+import { MODEL_FIELDS } from '../../../config/fields.js';
 import { checkModel, checkRoot, field, profileFor, readSecret, SECRET, store, type ProfileOpt } from './shared.js';
 
 /** What each `router config` subcommand does; the flags are in index.ts. */
 export async function runSet({ io, opts, flags }: RunContext<ProfileOpt>, name: string, value: string | undefined): Promise<void> {
   const f = field(name);
   if (f === 'api_root' && value !== undefined) value = checkRoot(value);
-  if (f === 'model' && value !== undefined) checkModel(value);
+  if (MODEL_FIELDS.includes(f) && value !== undefined) checkModel(value, f);
   if (f === 'log' && value !== undefined && value !== 'on' && value !== 'off') throw usage(`log is on or off, got "${value}"`);
   if (SECRET.includes(f) && value !== undefined) {
     // Secrets never on the command line (clig.dev): it stays in shell history and `ps`.
     throw usage(`${f} is not taken as an argument (it would stay in your shell history): pipe it, e.g. printf %s "$KEY" | router config set ${f}`);
   }
+  if (value === '') throw usage(`${f} must not be empty`);
   if (value === undefined) {
     if (!SECRET.includes(f)) throw usage(`missing value for ${f}`);
     value = await readSecret(io, f === 'api_key' ? 'API key' : 'Management key');
@@ -47,6 +49,9 @@ export async function runList({ io, opts }: RunContext<ProfileOpt>): Promise<voi
       management_key: maskKey(p.management_key) || null,
       api_root: p.api_root ?? null,
       model: p.model ?? null,
+      voice: p.voice ?? null,
+      speech_model: p.speech_model ?? null,
+      embed_model: p.embed_model ?? null,
     };
   });
   if (opts.json) return io.json({ current, path: s.path, profiles: rows });
