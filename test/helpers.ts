@@ -21,6 +21,8 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Send stdout to this path (e.g. /dev/full) instead of a pipe. */
   stdoutPath?: string;
+  /** Read stdin from this path (e.g. a folder) instead of a pipe. */
+  stdinPath?: string;
 }
 
 export const STACK_FRAME = /^\s+at .+(:\d+:\d+\)?|\(node:.+\))$/m;
@@ -33,8 +35,9 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries({ ...inherited, ...opts.env })) if (v !== undefined) env[k] = v;
     const outFd = opts.stdoutPath ? openSync(opts.stdoutPath, 'w') : undefined;
-    const child = spawn(process.execPath, [BIN, ...args], { env, cwd: opts.cwd, stdio: ['pipe', outFd ?? 'pipe', 'pipe'] });
-    if (outFd !== undefined) closeSync(outFd);
+    const inFd = opts.stdinPath ? openSync(opts.stdinPath, 'r') : undefined;
+    const child = spawn(process.execPath, [BIN, ...args], { env, cwd: opts.cwd, stdio: [inFd ?? 'pipe', outFd ?? 'pipe', 'pipe'] });
+    for (const fd of [outFd, inFd]) if (fd !== undefined) closeSync(fd);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout?.on('data', (c) => out.push(c));
@@ -54,8 +57,8 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult
       if (STACK_FRAME.test(stderr) || /Warning:/.test(stderr)) return reject(new Error(`router ${args.join(' ')} printed a stack trace or a warning:\n${stderr}`));
       resolvePromise({ code, stdout: stdoutBytes.toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), stdoutBytes });
     });
-    child.stdin.on('error', () => {});
-    child.stdin.end(opts.input ?? '');
+    child.stdin?.on('error', () => {});
+    child.stdin?.end(opts.input ?? '');
   });
 }
 

@@ -2,6 +2,7 @@ import type { Command } from './commander.js';
 import { IO, processStreams, type GlobalFlags, type Streams } from './io.js';
 import type { Connected, ConnectOptions } from './context.js';
 import type { UsageRecord } from './ledger.js';
+import { usage } from './exit-codes.js';
 
 /** What a run of `router` gets from outside: streams, environment, arguments; tests pass their own. */
 export interface Runtime {
@@ -138,7 +139,15 @@ async function shapeJson(path: string, opts: JsonOpts, io: IO): Promise<void> {
 }
 
 /** Reads all of a stream (stdin) as text, for prompts and keys piped in. */
+/** Node reads a folder given as stdin (`< dir`) as empty: it would pass for no input at all. */
+export async function refuseFolderStdin(stream: unknown): Promise<void> {
+  if ((stream as { fd?: unknown }).fd === 0 && (await import('node:fs')).fstatSync(0).isDirectory()) {
+    throw usage('cannot read stdin: it is a folder');
+  }
+}
+
 export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  await refuseFolderStdin(stream);
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   return Buffer.concat(chunks).toString('utf8');

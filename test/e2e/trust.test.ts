@@ -181,6 +181,15 @@ describe('onboarding as written', () => {
     expect(r.stderr).toMatch(/ROUTER_MANAGEMENT_KEY/);
   });
 
+  it('a folder as stdin is named as such, not taken for no input; nothing is sent', async () => {
+    t.clearRequests();
+    for (const args of [['chat', '--model', 'local/echo'], ['embed', '--model', 'local/embed'], ['speak', '--voice', 'alloy', '--model', 'local/tts'], ['batch', 'create', '-']]) {
+      const r = await t.run(args, { stdinPath: t.dir, env: mgmt() });
+      expect(r).toMatchObject({ code: 2, stdout: '', stderr: 'error: cannot read stdin: it is a folder\n' });
+    }
+    expect(t.requests()).toHaveLength(0);
+  });
+
   it('piped stdin and a prompt go together: stdin first, then the prompt (chat, responses, decide)', async () => {
     const chat = await t.run(['chat', '--model', 'local/echo', 'summarize'], { input: 'the notes\n' });
     expect(chat.stdout).toBe('the notes\n\nsummarize\n');

@@ -1,6 +1,7 @@
 import { processAlive } from '../../../internal/process.js';
 import type { Scan } from './scan.js';
 import type { InStream } from '../../io.js';
+import { refuseFolderStdin } from '../../run.js';
 
 const PIECE_BYTES = 256 * 1024;
 
@@ -47,6 +48,7 @@ const SPOOL_PREFIX = 'router-batch-stdin-';
 
 /** Copies stdin to a private temp file (it is read twice: checked, then sent); removed on every exit path. */
 export async function spoolStdin(stdin: InStream): Promise<{ path: string; cleanup: () => void }> {
+  await refuseFolderStdin(stdin);
   const { mkdtempSync, createWriteStream, readdirSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
