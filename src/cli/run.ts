@@ -138,7 +138,6 @@ async function shapeJson(path: string, opts: JsonOpts, io: IO): Promise<void> {
   opts.json = true;
 }
 
-/** Reads all of a stream (stdin) as text, for prompts and keys piped in. */
 /** Node reads a folder given as stdin (`< dir`) as empty: it would pass for no input at all. */
 export async function refuseFolderStdin(stream: unknown): Promise<void> {
   if ((stream as { fd?: unknown }).fd === 0 && (await import('node:fs')).fstatSync(0).isDirectory()) {
@@ -146,6 +145,7 @@ export async function refuseFolderStdin(stream: unknown): Promise<void> {
   }
 }
 
+/** Reads all of a stream (stdin) as text, for prompts and keys piped in. */
 export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   await refuseFolderStdin(stream);
   const chunks: Buffer[] = [];

@@ -1,6 +1,6 @@
 import { DEFAULT_PROFILE, SettingsError } from './fields.js';
 
-export { DEFAULT_ENV, DEFAULT_PROFILE, PROFILE_FIELDS, SECRET_FIELDS, SettingsError, type DefaultField, type Profile, type ProfileField } from './fields.js';
+export { DEFAULT_PROFILE, PROFILE_FIELDS, SECRET_FIELDS, SettingsError, type Profile, type ProfileField } from './fields.js';
 
 /** Shows enough of a key to tell keys apart, never enough to use one. */
 export function maskKey(key: string | undefined): string {
