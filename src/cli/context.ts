@@ -2,7 +2,7 @@ import type { RouterClient } from '../client/index.js';
 import type { Settings } from '../config/settings.js';
 import { DEFAULT_ENV, type DefaultField } from '../config/fields.js';
 import { CliError, EXIT } from './exit-codes.js';
-import { isModelId, MODEL_ID_SYNTAX } from '../client/facts.js';
+import { checkModel } from './options.js';
 import type { GlobalFlags, IO } from './io.js';
 
 export interface Connected {
@@ -60,8 +60,7 @@ export async function settingDefault(io: IO, flags: GlobalFlags, field: Exclude<
 
 /** A model id from the environment or a profile must look like one, as a --model flag must; the error names where it came from. */
 function checkDefault(io: IO, profile: string, field: DefaultField, value: string | undefined): string | undefined {
-  if (value === undefined || field === 'voice' || isModelId(value)) return value;
+  if (value === undefined || field === 'voice') return value;
   const env = DEFAULT_ENV[field];
-  const from = io.env[env] ? env : `the ${field} of profile "${profile}"`;
-  throw new CliError(`${from} must look like ${MODEL_ID_SYNTAX}, got "${value}"`, EXIT.USAGE);
+  return checkModel(value, io.env[env] ? env : `the ${field} of profile "${profile}"`);
 }

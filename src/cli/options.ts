@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from './commander.js';
 import { addFlags, type FlagTable } from './flags.js';
 import { isModelId, MODEL_ID_SYNTAX } from '../client/facts.js';
+import { usage } from './exit-codes.js';
 
 /** Option-argument parsers: range checks happen here, before anything is sent. */
 export function numberIn(min: number, max: number) {
@@ -25,6 +26,12 @@ export function integerIn(min: number, max = Number.MAX_SAFE_INTEGER) {
 }
 
 /** A model id (<author>/<slug>): a typo in its shape is refused before anything is sent. */
+/** A model id that came from elsewhere (a setting, the environment): a usage error names where. */
+export function checkModel(value: string, from: string): string {
+  if (!isModelId(value)) throw usage(`${from} must look like ${MODEL_ID_SYNTAX}, got "${value}"`);
+  return value;
+}
+
 export function modelId(value: string): string {
   if (!isModelId(value)) throw new InvalidArgumentError(`must look like ${MODEL_ID_SYNTAX}.`);
   return value;

@@ -1,7 +1,8 @@
 import type { Command } from '../../commander.js';
 import { action, type RunContext } from '../../run.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
-import { checkModel, checkRoot, profileFor, readSecret, store } from './shared.js';
+import { checkModel } from '../../options.js';
+import { checkRoot, profileFor, readSecret, store } from './shared.js';
 
 interface LoginOpts {
   profile?: string;

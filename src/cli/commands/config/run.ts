@@ -1,7 +1,8 @@
 import type { RunContext } from '../../run.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import { MODEL_FIELDS } from '../../../config/fields.js';
-import { checkModel, checkRoot, field, profileFor, readSecret, SECRET, store, type ProfileOpt } from './shared.js';
+import { checkModel } from '../../options.js';
+import { checkRoot, field, profileFor, readSecret, SECRET, store, type ProfileOpt } from './shared.js';
 
 /** What each `router config` subcommand does; the flags are in index.ts. */
 export async function runSet({ io, opts, flags }: RunContext<ProfileOpt>, name: string, value: string | undefined): Promise<void> {

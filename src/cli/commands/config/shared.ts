@@ -3,7 +3,6 @@ import { usage } from '../../exit-codes.js';
 import type { IO } from '../../io.js';
 import { checkApiRoot, profileName } from '../../../config/settings.js';
 import { PROFILE_FIELDS as FIELDS, SECRET_FIELDS, type ProfileField as Field } from '../../../config/fields.js';
-import { isModelId, MODEL_ID_SYNTAX } from '../../../client/facts.js';
 
 export { FIELDS };
 export type { Field };
@@ -28,11 +27,6 @@ export async function store(io: IO) {
 /** The profile a config command writes or reads: --profile, then the global flag, then ROUTER_PROFILE, then the current one. */
 export function profileFor(io: IO, s: { current(): string }, opts: ProfileOpt, flags: { profile?: string }): string {
   return profileName(s, opts.profile || flags.profile, io.env);
-}
-
-export function checkModel(value: string, flag = 'model'): string {
-  if (!isModelId(value)) throw usage(`${flag} must look like ${MODEL_ID_SYNTAX}, got "${value}"`);
-  return value;
 }
 
 /** Reads a secret without putting it on the command line: hidden prompt on a TTY, else stdin. */
