@@ -34,6 +34,7 @@ const sections = {
       curl: (words) => timed('curl', ['-sN', '-H', `Authorization: Bearer ${emu.api_key}`, '-H', 'content-type: application/json', '-d', body(words), url], { stdout: 'null' }),
       router: (words) => timed(process.execPath, [BIN, 'chat', '--model', 'local/lorem', `write ${words} words`], { env, stdout: 'null' }),
       node: (words) => timed(process.execPath, ['-e', bareNodeReader(url, emu.api_key, body(words))], { stdout: 'null' }),
+      undici: (words) => timed(process.execPath, ['-e', bareUndiciReader(url, emu.api_key, body(words))], { stdout: 'null' }),
     });
   },
 };
@@ -145,12 +146,22 @@ sections.speak = async (emu) => {
     curl: (words) => timed('curl', ['-s', '-H', `Authorization: Bearer ${emu.management_key}`, '-H', 'content-type: application/json', '-d', body(words), url], { stdout: 'null' }),
     router: (words) => timed(process.execPath, [BIN, 'speak', text(words), '--voice', 'alloy', '--model', 'local/tts'], { env, stdout: 'null' }),
     node: (words) => timed(process.execPath, ['-e', bareNodeReader(url, emu.management_key, body(words))], { stdout: 'null' }),
+    undici: (words) => timed(process.execPath, ['-e', bareUndiciReader(url, emu.management_key, body(words))], { stdout: 'null' }),
   });
 };
 
 /** A node program that posts `body` with node:http and reads the answer, counting nothing: the floor of any node client. */
 function bareNodeReader(url, key, body) {
   return `require('node:http').request(${JSON.stringify(url)}, { method: 'POST', headers: { authorization: 'Bearer ${key}', 'content-type': 'application/json' } }, (r) => r.resume()).end(${JSON.stringify(body)})`;
+}
+
+/**
+ * The same with undici, the CLI's HTTP client, as the CLI runs it (its parser on V8's baseline
+ * WebAssembly compiler, src/cli/jit-flags.ts): the floor of the CLI's own reading, nothing parsed.
+ */
+function bareUndiciReader(url, key, body) {
+  const undici = JSON.stringify(`${ROOT}/node_modules/undici`);
+  return `require('node:v8').setFlagsFromString('--liftoff-only'); require(${undici}).request(${JSON.stringify(url)}, { method: 'POST', headers: { authorization: 'Bearer ${key}', 'content-type': 'application/json' }, body: ${JSON.stringify(body)} }).then((r) => r.body.on('data', () => {}))`;
 }
 
 /**
@@ -172,6 +183,7 @@ async function throughput(name, { short, long, unit }, readers) {
   const span = `${(long - short).toLocaleString('en')} ${unit}`;
   report(`${name} throughput / curl (rate, start-up aside)`, `${ratio.toFixed(2)} (${slope('router').toFixed(0)} vs ${slope('curl').toFixed(0)} ms per ${span}; ${spread(perRound('router'))})`, '>= 0.95', ratio >= 0.95);
   report('  the same for bare node:http reading it (a node floor)', `${(slope('curl') / slope('node')).toFixed(2)} (${spread(perRound('node'))})`, 'info');
+  report('  the same for bare undici reading it (the CLI\'s client)', `${(slope('curl') / slope('undici')).toFixed(2)} (${spread(perRound('undici'))}; router at ${(slope('undici') / slope('router')).toFixed(2)} of it)`, 'info');
   const wall = median(ms.curl.long) / median(ms.router.long);
   report(`  wall time / curl, start-up included (${long.toLocaleString('en')} ${unit})`, `${wall.toFixed(2)} (${median(ms.router.long).toFixed(0)} vs ${median(ms.curl.long).toFixed(0)} ms)`, 'info');
 }
