@@ -165,7 +165,7 @@ function bareUndiciReader(url, key, body) {
 }
 
 /**
- * The rate at which curl, the CLI and bare node take in an answer, from the difference between a long
+ * The rate at which curl, the CLI and the bare node readers take in an answer, from the difference between a long
  * and a short one: start-up, a fixed cost that the start-up rows measure, falls out. Interleaved rounds;
  * the ratio of medians, with the spread of the per-round ratios and the wall-time ratio printed beside.
  */
