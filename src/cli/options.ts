@@ -25,13 +25,13 @@ export function integerIn(min: number, max = Number.MAX_SAFE_INTEGER) {
   };
 }
 
-/** A model id (<author>/<slug>): a typo in its shape is refused before anything is sent. */
 /** A model id that came from elsewhere (a setting, the environment): a usage error names where. */
 export function checkModel(value: string, from: string): string {
   if (!isModelId(value)) throw usage(`${from} must look like ${MODEL_ID_SYNTAX}, got "${value}"`);
   return value;
 }
 
+/** A model id (<author>/<slug>): a typo in its shape is refused before anything is sent. */
 export function modelId(value: string): string {
   if (!isModelId(value)) throw new InvalidArgumentError(`must look like ${MODEL_ID_SYNTAX}.`);
   return value;
