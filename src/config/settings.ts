@@ -1,4 +1,4 @@
-import { DEFAULT_PROFILE, SettingsError } from './fields.js';
+import { DEFAULT_ENV, DEFAULT_PROFILE, SettingsError } from './fields.js';
 
 export { DEFAULT_PROFILE, PROFILE_FIELDS, SECRET_FIELDS, SettingsError, type Profile, type ProfileField } from './fields.js';
 
@@ -70,10 +70,10 @@ export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessE
     apiKey: env.ROUTER_API_KEY || profile?.api_key,
     managementKey: env.ROUTER_MANAGEMENT_KEY || profile?.management_key,
     apiRoot: root === undefined ? undefined : checkApiRoot(root, rootFrom),
-    model: flags.model ?? (env.ROUTER_MODEL || profile?.model),
-    voice: env.ROUTER_VOICE || profile?.voice,
-    speechModel: env.ROUTER_SPEECH_MODEL || profile?.speech_model,
-    embedModel: env.ROUTER_EMBED_MODEL || profile?.embed_model,
+    model: flags.model ?? (env[DEFAULT_ENV.model] || profile?.model),
+    voice: env[DEFAULT_ENV.voice] || profile?.voice,
+    speechModel: env[DEFAULT_ENV.speech_model] || profile?.speech_model,
+    embedModel: env[DEFAULT_ENV.embed_model] || profile?.embed_model,
     log: !['1', 'true', 'yes'].includes((env.ROUTER_NO_LOG ?? '').toLowerCase()) && profile?.log !== 'off',
   };
 }
