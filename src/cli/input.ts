@@ -3,6 +3,7 @@ import { usage } from './exit-codes.js';
 import type { IO } from './io.js';
 import { readAll } from './run.js';
 import { describeCode } from './system-errors.js';
+import { utf8Text } from './utf8.js';
 
 export interface TextOptions {
   what?: string;
@@ -32,7 +33,7 @@ export async function textFromArgs(args: string[], io: IO, o: TextOptions = {}):
 
 /** Reads a text file ("-" for stdin) with a one-line error naming the flag. */
 export async function readTextFile(flag: string, path: string, io: IO): Promise<string> {
-  return path === '-' ? readAll(io.stdin) : readFileFor(flag, path).toString('utf8');
+  return path === '-' ? readAll(io.stdin) : utf8Text(readFileFor(flag, path), `${flag}: ${path}`);
 }
 
 /** Reads a file a flag names, or fails with one line naming the flag and why, in words. */

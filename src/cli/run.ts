@@ -3,6 +3,7 @@ import { IO, processStreams, type GlobalFlags, type Streams } from './io.js';
 import type { Connected, ConnectOptions } from './context.js';
 import type { UsageRecord } from './ledger.js';
 import { usage } from './exit-codes.js';
+import { utf8Text } from './utf8.js';
 
 /** What a run of `router` gets from outside: streams, environment, arguments; tests pass their own. */
 export interface Runtime {
@@ -145,10 +146,15 @@ export async function refuseFolderStdin(stream: unknown): Promise<void> {
   }
 }
 
-/** Reads all of a stream (stdin) as text, for prompts and keys piped in. */
-export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+/** Reads all of a stream (stdin) as bytes. */
+export async function readAllBytes(stream: NodeJS.ReadableStream): Promise<Buffer> {
   await refuseFolderStdin(stream);
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+/** Reads all of a stream (stdin) as UTF-8 text, for prompts and keys piped in. */
+export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  return utf8Text(await readAllBytes(stream), 'stdin');
 }

@@ -190,6 +190,41 @@ describe('onboarding as written', () => {
     expect(t.requests()).toHaveLength(0);
   });
 
+  it('text that is not UTF-8 (binary, UTF-16) is refused, from stdin or a file; nothing is sent', async () => {
+    const utf16 = Buffer.from('\ufeffhi there', 'utf16le');
+    const binary = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0xff, 0x00]);
+    const binFile = join(t.dir, 'image.png');
+    const utf16File = join(t.dir, 'notes16.txt');
+    writeFileSync(binFile, binary);
+    writeFileSync(utf16File, utf16);
+    t.clearRequests();
+    const piped: string[][] = [['chat', '--model', 'local/echo'], ['chat', '--model', 'local/echo', 'describe'], ['responses', '--model', 'local/echo'], ['embed', '--model', 'local/embed'], ['speak', '--voice', 'alloy', '--model', 'local/tts', '-o', join(t.dir, 'x.mp3')]];
+    for (const args of piped) {
+      const r = await t.run(args, { input: binary, env: mgmt() });
+      expect(r).toMatchObject({ code: 2, stdout: '', stderr: 'error: stdin is not UTF-8 text\n' });
+    }
+    const u = await t.run(['chat', '--model', 'local/echo'], { input: utf16 });
+    expect(u.stderr).toBe('error: stdin is not UTF-8 text (it is UTF-16: convert it with iconv -f UTF-16 -t UTF-8)\n');
+    const files: [string[], string][] = [
+      [['embed', '--model', 'local/embed', '--file', utf16File], `--file: ${utf16File}`],
+      [['decide', '--model', 'local/judge', '--state', binFile, '--noul', 'spam', 'q'], `--state: ${binFile}`],
+      [['responses', '--model', 'local/echo', '--input', binFile], `--input: ${binFile}`],
+      [['api', 'POST', '/v1/chat/completions', '-F', `messages[][content]=@${binFile}`], `-F: ${binFile}`],
+    ];
+    for (const [args, what] of files) {
+      const r = await t.run(args, { env: mgmt() });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`^error: ${what.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not UTF-8 text`));
+    }
+    expect(t.requests()).toHaveLength(0);
+    // A UTF-8 byte-order mark is no reason to refuse, and is not sent.
+    const bom = await t.run(['chat', '--model', 'local/echo'], { input: Buffer.from('\ufeffhello', 'utf8') });
+    expect(bom).toMatchObject({ code: 0, stdout: 'hello\n' });
+    // A raw body is bytes: `api --input -` sends them, and the service answers.
+    const raw = await t.run(['api', 'POST', '/v1/chat/completions', '--input', '-'], { input: binary });
+    expect(raw).toMatchObject({ code: 2, stderr: 'error: HTTP 400: request body is not valid JSON\n' });
+  });
+
   it('piped stdin and a prompt go together: stdin first, then the prompt (chat, responses, decide)', async () => {
     const chat = await t.run(['chat', '--model', 'local/echo', 'summarize'], { input: 'the notes\n' });
     expect(chat.stdout).toBe('the notes\n\nsummarize\n');

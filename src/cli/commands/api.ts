@@ -2,7 +2,8 @@
 import type { Command } from '../commander.js';
 import type { RawResponse } from '../../client/core.js';
 import { CliError, EXIT, exitCodeForStatus, usage } from '../exit-codes.js';
-import { action, readAll, type RunContext } from '../run.js';
+import { action, readAllBytes, type RunContext } from '../run.js';
+import { utf8Text } from '../utf8.js';
 import { collect } from '../options.js';
 import { readFileFor } from '../input.js';
 
@@ -84,7 +85,7 @@ export function setField(target: Record<string, unknown>, key: string, value: un
 function typed(raw: string): unknown {
   if (raw === 'true' || raw === 'false' || raw === 'null') return JSON.parse(raw);
   if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(raw)) return Number(raw);
-  if (raw.startsWith('@')) return readFileFor('-F', raw.slice(1)).toString('utf8');
+  if (raw.startsWith('@')) return utf8Text(readFileFor('-F', raw.slice(1)), `-F: ${raw.slice(1)}`);
   return raw;
 }
 
@@ -117,7 +118,7 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string, second: string | 
   const fields = fieldsOf(opts);
   const headers = headersOf(opts.header);
   let body: string | Buffer | undefined;
-  if (opts.input !== undefined) body = opts.input === '-' ? Buffer.from(await readAll(io.stdin)) : readFileFor('--input', opts.input);
+  if (opts.input !== undefined) body = opts.input === '-' ? await readAllBytes(io.stdin) : readFileFor('--input', opts.input);
   const method = (opts.method?.toUpperCase() ?? (second !== undefined ? upper : (fields.length || body !== undefined) && !opts.paginate ? 'POST' : 'GET')) as Method;
   if (!METHODS.includes(method)) throw usage(`-X ${opts.method}: use one of ${METHODS.join(', ')}`);
   if (opts.paginate && method !== 'GET') throw usage('--paginate goes with GET');
