@@ -59,7 +59,8 @@ export function reportError(err: unknown, io: IO): ExitCode {
   }
   if (isSystemError(err)) {
     if (err.code === 'EPIPE') return EXIT.OK;
-    io.error(describeSystemError(err));
+    const made = err.path === 'stdout' ? io.madeSoFar.join('; ') : '';
+    io.error(`${describeSystemError(err)}${made ? `; ${made}` : ''}`);
     return isPathProblem(err.code) ? EXIT.USAGE : EXIT.FAILURE;
   }
   const message = (err as Error)?.message ?? String(err);

@@ -42,6 +42,9 @@ export function processStreams(): Streams {
   };
 }
 
+/** What commands made on the service, by the stdout that was to carry its id (see IO.made). */
+const madeThings = new WeakMap<object, string[]>();
+
 export class IO {
   readonly stdout: OutStream;
   readonly stderr: OutStream;
@@ -117,6 +120,21 @@ export class IO {
       this.openLine = last !== 10;
     }
     return this.stdout.write(data);
+  }
+
+  /**
+   * Records a thing that now exists (a batch, a job) whose id is going to stdout: should stdout
+   * fail (a full disk, a closed pipe), the error names it, so that the id is never lost.
+   */
+  made(what: string): void {
+    const list = madeThings.get(this.stdout) ?? [];
+    list.push(what);
+    madeThings.set(this.stdout, list);
+  }
+
+  /** The things recorded with made() by any IO on this stdout. */
+  get madeSoFar(): readonly string[] {
+    return madeThings.get(this.stdout) ?? [];
   }
 
   /** `--json FIELDS` and `--jq`, set by the command runner. */

@@ -195,8 +195,12 @@ function installLastResort(runtime: Runtime): void {
     process.exit();
   };
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    // A closed pipe (router chat | head -1) is not an error of ours.
-    if (err.code === 'EPIPE') process.exit(runtime.exitCode);
+    // A closed pipe (router chat | head -1) is not an error of ours; an id it did not take is still said.
+    if (err.code === 'EPIPE') {
+      const made = new IO({}, runtime.streams).madeSoFar;
+      if (made.length) runtime.streams.stderr.write(`${made.join('\n')}\n`);
+      process.exit(runtime.exitCode);
+    }
     void fail(Object.assign(err, { path: 'stdout' }));
   });
   process.stderr.on('error', () => process.exit(runtime.exitCode || EXIT.FAILURE));

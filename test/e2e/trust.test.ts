@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEnv, type TestEnv } from '../helpers.js';
+import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
 
 let t: TestEnv;
 let requests: string;
@@ -45,6 +45,40 @@ describe('stdout on a full disk: one line on stderr, non-zero exit, for every co
       expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^error: .*disk full/)]);
     });
   }
+});
+
+describe('an id that stdout could not carry is never lost', () => {
+  const latestBatch = async () => JSON.parse((await t.run(['batch', 'list', '--limit', '1', '--json'])).stdout).data[0].id as string;
+
+  it('batch create to a full disk names the batch it made (plain, --json, --jq)', async () => {
+    for (const extra of [[], ['--json'], ['--jq', '.id']]) {
+      const r = await t.run(['batch', 'create', requests, ...extra], { stdoutPath: '/dev/full' });
+      expect(r.code).toBe(1);
+      const id = await latestBatch();
+      expect(r.stderr).toBe(`error: cannot write stdout: disk full; batch ${id} was created (router batch get ${id})\n`);
+    }
+  });
+
+  it('batch create into a pipe closed early says the id on stderr, exit 0', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [BIN, 'batch', 'create', requests], { env: { ...process.env, ...t.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy(); // the reader is gone before the id is written
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    const id = await latestBatch();
+    expect(code).toBe(0);
+    expect(stderr).toBe(`batch ${id} was created (router batch get ${id})\n`);
+  });
+
+  it('batch run to a full disk names the job it started', async () => {
+    const r = await t.run(['batch', 'run', requests, '--new'], { stdoutPath: '/dev/full' });
+    expect(r.code).toBe(1);
+    const id = /job (\S+) was started/.exec(r.stderr)?.[1];
+    expect(id).toBeDefined();
+    expect(r.stderr).toBe(`error: cannot write stdout: disk full; job ${id} was started (router batch job ${id}; router batch run --resume ${id} --watch)\n`);
+    expect((await t.run(['batch', 'job', id!, '--json'])).code).toBe(0);
+  });
 });
 
 describe('bad output paths: one line, exit 2, nothing sent', () => {

@@ -101,6 +101,7 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
     }
     if (!opts.watch) {
       await client.close();
+      io.made(`batch ${created.id} was created (router batch get ${created.id})`);
       if (opts.json) io.json(created);
       else io.out(`${created.id}\n`);
       io.info(`created ${created.id}: ${scan.count} requests to ${scan.endpoint} with ${model} (${created.status})`);

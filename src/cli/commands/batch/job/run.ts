@@ -126,7 +126,10 @@ export async function runJob(ctx: RunContext<RunJobOpts>, file: string | undefin
     const waits = opts.watch || opts.results !== undefined;
     // The id goes out first, whatever happens next: a run that is killed never loses it.
     if (waits || opts.json) io.note(`job ${job.id}: ${job.requests} requests in ${job.shards.filter((s) => s.parent === undefined).length} shard(s)`);
-    else io.out(`${job.id}\n`);
+    else {
+      io.made(`job ${job.id} was started (router batch job ${job.id}; router batch run --resume ${job.id} --watch)`);
+      io.out(`${job.id}\n`);
+    }
     if (opts.retryFailed) {
       await refreshJob(client, job, signal);
       const n = await addRetryShards(client, job, signal);
