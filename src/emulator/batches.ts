@@ -133,6 +133,7 @@ export class BatchEngine {
     const stream = createReadStream(this.store.path(record.id, 'results.jsonl'), { highWaterMark: 256 * 1024 });
     stream.on('error', () => {});
     const writer = cuttableWriter(ctx, 1);
+    const malformed = ctx.fault?.kind === 'malformed';
     try {
       for await (const chunk of stream) {
         if (writer.cut) {
@@ -147,6 +148,12 @@ export class BatchEngine {
         }
         carry = text.slice(end + 1);
         const body = text.slice(0, end).split('\n').filter(Boolean).join(',');
+        if (body && malformed) {
+          // The answer ends, complete as HTTP, in the middle of an item: JSON no reader can finish.
+          stream.destroy();
+          res.end(body.slice(0, Math.ceil(body.length / 2)));
+          return;
+        }
         if (body) {
           await writer.write(first ? body : `,${body}`);
           first = false;
@@ -155,7 +162,8 @@ export class BatchEngine {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
-    if (!writer.cut) res.end(']}');
+    if (malformed) res.end();
+    else if (!writer.cut) res.end(']}');
   }
 
   private expireIfLate(record: BatchRecord): void {

@@ -31,7 +31,8 @@ const LOOKAHEAD_BYTES = 1024 * 1024;
 /**
  * Writes events (produced lazily, `count` of them) as an SSE stream with backpressure, many events
  * per write, yielding to other clients between writes. Stream faults: `cut` drops the connection
- * after N events, `error-chunk` sends `errorEvent` after N events and ends.
+ * after N events, `error-chunk` sends `errorEvent` after N events and ends, `malformed` sends an
+ * event whose data is not JSON after N events and ends.
  * Returns true when the whole stream was delivered.
  */
 export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: number, errorEvent: unknown, terminator?: string, eventName?: (e: unknown) => string | undefined): Promise<boolean> {
@@ -41,6 +42,7 @@ export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: numbe
   const fault = ctx.fault;
   const cutAt = fault?.kind === 'cut' ? (fault.after ?? Math.floor(count / 2)) : -1;
   const errorAt = fault?.kind === 'error-chunk' ? (fault.after ?? Math.floor(count / 2)) : -1;
+  const malformedAt = fault?.kind === 'malformed' ? (fault.after ?? Math.floor(count / 2)) : -1;
   const frame = (e: unknown) => {
     const name = e instanceof Serialized ? e.name : eventName?.(e);
     return `${name ? `event: ${name}\n` : ''}data: ${e instanceof Serialized ? e.json : JSON.stringify(e)}\n\n`;
@@ -78,6 +80,10 @@ export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: numbe
     if (i === errorAt) {
       res.write(buffer + frame(errorEvent) + (terminator ? `data: ${terminator}\n\n` : ''));
       res.end();
+      return false;
+    }
+    if (i === malformedAt) {
+      res.end(`${buffer}data: {"id":"gen-\n\n`);
       return false;
     }
     buffer += frame(event);

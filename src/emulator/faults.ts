@@ -13,7 +13,7 @@ export interface FaultRule {
   status?: number;
   retryAfter?: string;
   delayMs?: number;
-  /** For stream faults: how many chunks (or KiB of audio, or of batch results) go out before the fault. */
+  /** For stream faults (cut, error-chunk, malformed): how many events (or KiB of audio, or of batch results) go out before the fault. */
   after?: number;
   /** How many requests the rule applies to; unlimited when absent. */
   times?: number;

@@ -80,7 +80,7 @@ describe('retries', () => {
     expect(count('/v1/chat/completions')).toBe(1);
   });
 
-  it('audio and batch results cut mid-body say so in the same words as a cut chat stream (exit 8, no file left)', async () => {
+  it('audio and batch results cut mid-body say so in the same words as a cut chat stream (exit 8, no file left); malformed results exit 7', async () => {
     const cut = /^error: the stream was cut before it was complete \(connection to 127\.0\.0\.1:\d+ failed: .+\)\n$/;
     const text = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
     await faults('cut,after=2,path=/audio/speech');
@@ -101,6 +101,12 @@ describe('retries', () => {
     expect(results.code).toBe(8);
     expect(results.stderr).toMatch(cut);
     expect(readdirSync(t.dir).filter((n) => n.startsWith('cut-results.out') || n.startsWith('.cut-results.out'))).toEqual([]);
+
+    // Complete as HTTP, but its JSON ends mid-item: unreadable (exit 7), and still no file.
+    await faults('malformed,path=/batches/');
+    const malformed = await run(['batch', 'get', id, '--results', out]);
+    expect(malformed).toMatchObject({ code: 7, stderr: 'error: server sent a malformed batch: the JSON text ended early\n' });
+    expect(readdirSync(t.dir).filter((n) => n.startsWith('cut-results.out') || n.startsWith('.cut-results.out'))).toEqual([]);
   });
 
   it('an error chunk mid-stream: exit 7 with the provider message; --verbose names the error type', async () => {
@@ -117,6 +123,16 @@ describe('retries', () => {
     expect(r.code).toBe(7);
     expect(r.stderr).toMatch(/^error: server sent malformed JSON/);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('a malformed event mid-stream (chat, responses): the text before it, exit 7, one line', async () => {
+    await faults('malformed,after=2');
+    const chat = await run(['chat', '--model', 'local/echo', 'one two three four five']);
+    expect(chat).toMatchObject({ code: 7, stdout: 'one two', stderr: 'error: server sent a malformed stream event: {"id":"gen-\n' });
+    const responses = await run(['responses', '--model', 'local/echo', '--stream', '--json', 'one two three four five']);
+    expect(responses.code).toBe(7);
+    expect(responses.stdout.trim().split('\n').map((l) => JSON.parse(l).type)).toEqual(['response.created', 'response.in_progress']);
+    expect(responses.stderr).toBe('error: server sent a malformed stream event: {"id":"gen-\n');
   });
 
   it('batch create is retried on 503 but not on 500, so no duplicate batch can appear', async () => {
