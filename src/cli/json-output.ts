@@ -4,6 +4,7 @@
  */
 import type { Command, Option } from './commander.js';
 import { CliError, EXIT, usage } from './exit-codes.js';
+import { didYouMean } from './did-you-mean.js';
 
 const BATCH = ['id', 'object', 'endpoint', 'model', 'completion_window', 'created_at', 'finalized_at', 'status', 'request_counts', 'error', 'results', 'usage'];
 const JOB = ['id', 'created_at', 'updated_at', 'input', 'endpoint', 'model', 'provider', 'plain', 'max_requests', 'max_bytes', 'wrapper_bytes', 'requests', 'shards', 'totals'];
@@ -84,7 +85,7 @@ export function checkedFields(path: string, list: string): string[] {
   const fields = list.split(',').map((f) => f.trim()).filter(Boolean);
   const known = JSON_FIELDS[path];
   const unknown = known ? fields.filter((f) => !known.includes(f)) : [];
-  if (!fields.length || unknown.length) throw usage(`${unknown.length ? `unknown JSON field "${unknown[0]}"` : 'no JSON fields named'}; fields of "${path}": ${(known ?? []).join(', ')}`);
+  if (!fields.length || unknown.length) throw usage(`${unknown.length ? `unknown JSON field "${unknown[0]}"${didYouMean(unknown[0]!, known!)}` : 'no JSON fields named'}; fields of "${path}": ${(known ?? []).join(', ')}`);
   return fields;
 }
 

@@ -4,6 +4,7 @@ import { integerIn, numberIn } from './options.js';
 import { VERSION } from '../client/version.js';
 import { attachRuntime, type Runtime } from './run.js';
 import { IO, processStreams, type Streams } from './io.js';
+import { didYouMean } from './did-you-mean.js';
 
 type Register = (program: Command) => void;
 
@@ -116,12 +117,23 @@ function commandPath(cmd: Command): string {
   return names.join(' ');
 }
 
+/** A value outside an option's or argument's choices: the choice it most likely meant. */
+function choiceHint(text: string): string {
+  const m = /'([^']*)' is invalid.*[Aa]llowed(?: choices are|:) (.+)$/.exec(text);
+  return m ? didYouMean(m[1]!, m[2]!.split(/,\s*/)) : '';
+}
+
 /** Commander's message as one line (its "Did you mean …?" kept), then where to look. */
 export function usageLine(message: string, cmd: Command): string {
   const [first, ...rest] = message.trim().split('\n').map((l) => l.trim()).filter(Boolean);
   // commander's "argument 'x' is invalid." joined to the parser's reason reads as one clause.
-  const text = [first!.replace(/^error:\s*/, ''), ...rest].join(' ').replace(/ is invalid\. (\S)/, (_, c: string) => ` is invalid: ${c.toLowerCase()}`).replace(/\.$/, '');
-  return `error: ${text}; see "${commandPath(cmd)} --help"\n`;
+  const text = [first!.replace(/^error:\s*/, ''), ...rest]
+    .join(' ')
+    // An argument's bad value reads as an option's does.
+    .replace(/^command-argument value '([^']*)' is invalid for argument '([^']*)'\./, "argument '$2' value '$1' is invalid.")
+    .replace(/ is invalid\. (\S)/, (_, c: string) => ` is invalid: ${c.toLowerCase()}`)
+    .replace(/\.$/, '');
+  return `error: ${text}${choiceHint(text)}; see "${commandPath(cmd)} --help"\n`;
 }
 
 /** Applies exitOverride and the runtime's streams to the whole tree: usage errors exit with EXIT.USAGE. */
@@ -159,7 +171,7 @@ export async function main(rawArgv: string[], streams: Streams = processStreams(
   applyExit(program, streams);
   const topic = unknownHelpTopic(program, args);
   if (topic !== undefined) {
-    streams.stderr.write(`error: unknown command '${topic}'; see "router --help"\n`);
+    streams.stderr.write(`error: unknown command '${topic}'${didYouMean(topic, program.commands.map((c) => c.name()))}; see "router --help"\n`);
     return EXIT.USAGE;
   }
   try {

@@ -140,3 +140,14 @@ describe('flag tables', () => {
     expect(cmd.opts()).toMatchObject({ maxTokens: 5, stream: false, stop: ['a', 'b'] });
   });
 });
+
+describe('closest: the candidate a typo meant', () => {
+  it('takes one edit (a transposition too) over more; nothing when no candidate is close', async () => {
+    const { closest } = await import('../../src/cli/did-you-mean.js');
+    expect(closest('modle', ['day', 'model', 'command'])).toBe('model');
+    expect(closest('complete', ['completed', 'cancelled'])).toBe('completed');
+    expect(closest('POTS', ['GET', 'POST', 'PUT'])).toBe('POST');
+    expect(closest('xyz', ['day', 'model', 'command'])).toBeUndefined();
+    fc.assert(fc.property(fc.string({ minLength: 1 }), fc.array(fc.string()), (word, others) => closest(word, [...others, word]) !== undefined));
+  });
+});

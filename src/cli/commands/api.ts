@@ -4,6 +4,7 @@ import type { RawResponse } from '../../client/core.js';
 import { CliError, EXIT, exitCodeForStatus, usage } from '../exit-codes.js';
 import { action, readAllBytes, type RunContext } from '../run.js';
 import { utf8Text } from '../utf8.js';
+import { didYouMean } from '../did-you-mean.js';
 import { collect } from '../options.js';
 import { readFileFor } from '../input.js';
 
@@ -120,7 +121,7 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string, second: string | 
   let body: string | Buffer | undefined;
   if (opts.input !== undefined) body = opts.input === '-' ? await readAllBytes(io.stdin) : readFileFor('--input', opts.input);
   const method = (opts.method?.toUpperCase() ?? (second !== undefined ? upper : (fields.length || body !== undefined) && !opts.paginate ? 'POST' : 'GET')) as Method;
-  if (!METHODS.includes(method)) throw usage(`-X ${opts.method}: use one of ${METHODS.join(', ')}`);
+  if (!METHODS.includes(method)) throw usage(`-X ${opts.method}${didYouMean(method, METHODS)}: use one of ${METHODS.join(', ')}`);
   if (opts.paginate && method !== 'GET') throw usage('--paginate goes with GET');
   const [pathOnly, queryText] = path.split('?', 2) as [string, string | undefined];
   const query: Record<string, string[]> = {};

@@ -3,6 +3,7 @@ import { CliError, EXIT, usage } from '../../exit-codes.js';
 import { MODEL_FIELDS } from '../../../config/fields.js';
 import { checkModel } from '../../options.js';
 import { checkRoot, field, profileFor, readSecret, SECRET, store, type ProfileOpt } from './shared.js';
+import { didYouMean } from '../../did-you-mean.js';
 
 /** What each `router config` subcommand does; the flags are in index.ts. */
 export async function runSet({ io, opts, flags }: RunContext<ProfileOpt>, name: string, value: string | undefined): Promise<void> {
@@ -68,14 +69,14 @@ export async function runList({ io, opts }: RunContext<ProfileOpt>): Promise<voi
 
 export async function runUse({ io }: RunContext<ProfileOpt>, name: string): Promise<void> {
   const s = await store(io);
-  if (!s.get(name)) throw new CliError(`no profile "${name}" (see router config list)`, EXIT.NOT_FOUND);
+  if (!s.get(name)) throw new CliError(`no profile "${name}"${didYouMean(name, s.names())}; see router config list`, EXIT.NOT_FOUND);
   s.use(name);
   io.info(`now using profile "${name}"`);
 }
 
 export async function runDelete({ io }: RunContext<ProfileOpt>, name: string): Promise<void> {
   const s = await store(io);
-  if (!s.delete(name)) throw new CliError(`no profile "${name}"`, EXIT.NOT_FOUND);
+  if (!s.delete(name)) throw new CliError(`no profile "${name}"${didYouMean(name, s.names())}; see router config list`, EXIT.NOT_FOUND);
   io.info(`deleted profile "${name}"`);
 }
 

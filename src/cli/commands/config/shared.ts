@@ -1,6 +1,7 @@
 import { readAll } from '../../run.js';
 import { usage } from '../../exit-codes.js';
 import type { IO } from '../../io.js';
+import { didYouMean } from '../../did-you-mean.js';
 import { checkApiRoot, profileName } from '../../../config/settings.js';
 import { PROFILE_FIELDS as FIELDS, SECRET_FIELDS, type ProfileField as Field } from '../../../config/fields.js';
 
@@ -15,7 +16,7 @@ export interface ProfileOpt {
 }
 
 export function field(name: string): Field {
-  if (!(FIELDS as readonly string[]).includes(name)) throw usage(`unknown setting "${name}": use one of ${FIELDS.join(', ')}`);
+  if (!(FIELDS as readonly string[]).includes(name)) throw usage(`unknown setting "${name}"${didYouMean(name, FIELDS)}: use one of ${FIELDS.join(', ')}`);
   return name as Field;
 }
 

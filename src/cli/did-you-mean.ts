@@ -1,0 +1,34 @@
+/** Edit distance with adjacent transpositions counted as one edit ("modle" is one edit from "model"). */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/** The candidate a mistyped word most likely meant, judged as commander judges options and commands. */
+export function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = 4;
+  for (const candidate of candidates) {
+    const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    const length = Math.max(word.length, candidate.length);
+    if (distance < bestDistance && (length - distance) / length > 0.4) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+/** " (Did you mean X?)" when a close candidate exists, else nothing. */
+export function didYouMean(word: string, candidates: readonly string[]): string {
+  const match = closest(word, candidates);
+  return match && match !== word ? ` (Did you mean ${match}?)` : '';
+}
