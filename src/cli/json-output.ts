@@ -4,7 +4,7 @@
  */
 import type { Command, Option } from './commander.js';
 import { CliError, EXIT, usage } from './exit-codes.js';
-import { didYouMean } from './did-you-mean.js';
+import { didYouMean } from '../internal/did-you-mean.js';
 
 const BATCH = ['id', 'object', 'endpoint', 'model', 'completion_window', 'created_at', 'finalized_at', 'status', 'request_counts', 'error', 'results', 'usage'];
 const JOB = ['id', 'created_at', 'updated_at', 'input', 'endpoint', 'model', 'provider', 'plain', 'max_requests', 'max_bytes', 'wrapper_bytes', 'requests', 'shards', 'totals'];

@@ -4,7 +4,7 @@ import { integerIn, numberIn } from './options.js';
 import { VERSION } from '../client/version.js';
 import { attachRuntime, type Runtime } from './run.js';
 import { IO, processStreams, type Streams } from './io.js';
-import { didYouMean } from './did-you-mean.js';
+import { didYouMean } from '../internal/did-you-mean.js';
 
 type Register = (program: Command) => void;
 

@@ -1,4 +1,5 @@
 import { DEFAULT_ENV, DEFAULT_PROFILE, SettingsError } from './fields.js';
+import { didYouMean } from '../internal/did-you-mean.js';
 
 export { DEFAULT_PROFILE, PROFILE_FIELDS, SECRET_FIELDS, SettingsError, type Profile, type ProfileField } from './fields.js';
 
@@ -61,6 +62,8 @@ export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessE
   const profile = profiles.get(name);
   if (named && !profile) {
     const known = profiles.names();
+    const meant = didYouMean(name, known);
+    if (meant) throw new SettingsError(`no profile "${name}"${meant}`);
     throw new SettingsError(`no profile "${name}"${known.length ? ` (profiles: ${known.join(', ')})` : ''}: create it with "router login --profile ${name}"`);
   }
   const rootFrom = flags.apiRoot !== undefined ? '--api-root' : env.ROUTER_API_ROOT ? 'ROUTER_API_ROOT' : `api_root of profile "${name}"`;

@@ -187,6 +187,7 @@ describe('typos and unknown names', () => {
     // Nothing close: no guess.
     expect((await t.run(['usage', '--by', 'xyz'])).stderr).not.toMatch(/Did you mean/);
     expect((await t.run(['config', 'get', 'zzzzzz'])).stderr).toBe('error: unknown setting "zzzzzz": use one of api_key, management_key, api_root, model, voice, speech_model, embed_model, log\n');
+    expect((await t.run(['--profile', 'locla', 'chat', 'hi'])).stderr).toBe('error: no profile "locla" (Did you mean local?)\n');
     expect(t.requests()).toHaveLength(0);
   });
 

@@ -143,7 +143,7 @@ describe('flag tables', () => {
 
 describe('closest: the candidate a typo meant', () => {
   it('takes one edit (a transposition too) over more; nothing when no candidate is close', async () => {
-    const { closest } = await import('../../src/cli/did-you-mean.js');
+    const { closest } = await import('../../src/internal/did-you-mean.js');
     expect(closest('modle', ['day', 'model', 'command'])).toBe('model');
     expect(closest('complete', ['completed', 'cancelled'])).toBe('completed');
     expect(closest('POTS', ['GET', 'POST', 'PUT'])).toBe('POST');

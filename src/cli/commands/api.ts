@@ -4,7 +4,7 @@ import type { RawResponse } from '../../client/core.js';
 import { CliError, EXIT, exitCodeForStatus, usage } from '../exit-codes.js';
 import { action, readAllBytes, type RunContext } from '../run.js';
 import { utf8Text } from '../utf8.js';
-import { didYouMean } from '../did-you-mean.js';
+import { didYouMean } from '../../internal/did-you-mean.js';
 import { collect } from '../options.js';
 import { readFileFor } from '../input.js';
 

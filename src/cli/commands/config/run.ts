@@ -3,7 +3,7 @@ import { CliError, EXIT, usage } from '../../exit-codes.js';
 import { MODEL_FIELDS } from '../../../config/fields.js';
 import { checkModel } from '../../options.js';
 import { checkRoot, field, profileFor, readSecret, SECRET, store, type ProfileOpt } from './shared.js';
-import { didYouMean } from '../../did-you-mean.js';
+import { didYouMean } from '../../../internal/did-you-mean.js';
 
 /** What each `router config` subcommand does; the flags are in index.ts. */
 export async function runSet({ io, opts, flags }: RunContext<ProfileOpt>, name: string, value: string | undefined): Promise<void> {

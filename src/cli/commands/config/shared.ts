@@ -1,7 +1,7 @@
 import { readAll } from '../../run.js';
 import { usage } from '../../exit-codes.js';
 import type { IO } from '../../io.js';
-import { didYouMean } from '../../did-you-mean.js';
+import { didYouMean } from '../../../internal/did-you-mean.js';
 import { checkApiRoot, profileName } from '../../../config/settings.js';
 import { PROFILE_FIELDS as FIELDS, SECRET_FIELDS, type ProfileField as Field } from '../../../config/fields.js';
 
