@@ -1,29 +1,15 @@
 import type { RouterClient } from '../client/index.js';
 import { APIError } from '../client/errors.js';
+import { editDistance } from '../internal/did-you-mean.js';
 
 const UNKNOWN_MODEL = /^(\S+) is not a valid model ID/;
-
-/** Edit distance (insertions, deletions, substitutions, transpositions of neighbours). */
-export function distance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = v;
-    }
-  }
-  return d[a.length]![b.length]!;
-}
 
 /** The known id nearest to a mistyped one, if it is near enough to be the one meant. */
 export function nearestModel(id: string, known: string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const k of known) {
-    const n = distance(id.toLowerCase(), k.toLowerCase());
+    const n = editDistance(id.toLowerCase(), k.toLowerCase());
     if (k !== id && n < bestDistance) [best, bestDistance] = [k, n];
   }
   return bestDistance <= Math.max(2, Math.floor(id.length / 4)) ? best : undefined;

@@ -1,5 +1,5 @@
-/** Edit distance with adjacent transpositions counted as one edit ("modle" is one edit from "model"). */
-function editDistance(a: string, b: string): number {
+/** Edit distance (insertions, deletions, substitutions, and a swap of neighbours as one edit: "modle" is one from "model"). */
+export function editDistance(a: string, b: string): number {
   const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
   for (let j = 1; j <= b.length; j++) d[0]![j] = j;
   for (let i = 1; i <= a.length; i++) {
