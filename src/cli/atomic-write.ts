@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeDir } from '../internal/make-dir.js';
 
@@ -9,15 +9,22 @@ import { makeDir } from '../internal/make-dir.js';
  */
 export function writeAtomic(dir: string, name: string, text: string, durable = false): void {
   makeDir(dir);
+  const path = join(dir, name);
   const temp = join(dir, `.${name}.${process.pid}`);
-  const fd = openSync(temp, 'w', 0o600);
   try {
-    writeSync(fd, text);
-    if (durable) fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    const fd = openSync(temp, 'w', 0o600);
+    try {
+      writeFileSync(fd, text);
+      if (durable) fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, path);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    // Named by the file the user knows of, not the temp one (a full disk says where it was full).
+    throw Object.assign(err as Error, { path, syscall: 'write' });
   }
-  renameSync(temp, join(dir, name));
   if (!durable) return;
   const dirFd = openSync(dir, 'r');
   try {

@@ -382,6 +382,21 @@ describe('state and config folders that cannot be made', () => {
     expect(named.stderr).toMatch(/^warning: this turn was not kept in conversation kept \(cannot use .+: a part of the path is not a folder\)\n$/);
   });
 
+  it('with logging off, -c or --conversation says the turn was not kept; a plain chat says nothing', async () => {
+    const env = { ROUTER_STATE_DIR: join(t.dir, 'nolog-state') };
+    expect((await t.run(['chat', '--model', 'local/echo', 'first'], { env })).code).toBe(0);
+    const off = "(logging is off: --no-log, ROUTER_NO_LOG or the profile's log setting)";
+    const c = await t.run(['chat', '-c', 'again'], { env: { ...env, ROUTER_NO_LOG: '1' } });
+    expect(c).toMatchObject({ code: 0, stdout: 'again\n' });
+    expect(c.stderr).toMatch(new RegExp(`^warning: this turn was not kept in conversation c_\\w+ ${off.replace(/[()]/g, '\\$&')}\n$`));
+    const named = await t.run(['chat', '--no-log', '--conversation', 'trip', '--model', 'local/echo', 'x'], { env });
+    expect(named).toMatchObject({ code: 0, stdout: 'x\n', stderr: `warning: this turn was not kept in conversation trip ${off}\n` });
+    expect((await t.run(['chat', '--no-log', '--model', 'local/echo', 'x'], { env })).stderr).toBe('');
+    // Nothing was kept: the conversation still holds the first turn only.
+    const shown = JSON.parse((await t.run(['conversations', 'show', '--json', (/c_\w+/.exec(c.stderr) ?? [''])[0]], { env })).stdout);
+    expect(shown.messages.map((m: { content: string }) => m.content)).toEqual(['first', 'first']);
+  });
+
   // Node's own recursive mkdir spins forever under /proc; each of these used to hang.
   it.skipIf(!existsSync('/proc/self'))('folders under /proc: one line each, at once', async () => {
     const config = await t.run(['config', 'set', 'model', 'local/echo'], { env: { ROUTER_CONFIG_DIR: '/proc/router-nope' } });

@@ -26,12 +26,22 @@ export function withSystem(history: ChatMessage[], system: string | undefined): 
   return [{ role: 'system', content: system }, ...history.filter((m) => m.role !== 'system')];
 }
 
+/** Whose run was already told that logging is off (a REPL says it once, not every turn). */
+const toldNotKept = new WeakSet<object>();
+
 /**
  * Saves the turn (unless --no-log or the settings turn logging off). The answer was delivered (and
  * paid for) before: a turn that cannot be kept is a warning, like a ledger line, never a failed call.
  */
 export function keepConversation(ctx: RunContext<ChatOptions>, earlier: Conversation | undefined, model: string | undefined, messages: ChatMessage[], answer: string, prompt: string): Conversation | undefined {
-  if (!ctx.logging) return earlier;
+  if (!ctx.logging) {
+    // Asked for by name or with -c, yet nothing is kept: said, so that the next -c is no surprise.
+    if ((ctx.opts.continue || ctx.opts.conversation) && !toldNotKept.has(ctx.io)) {
+      toldNotKept.add(ctx.io);
+      ctx.io.note(`warning: this turn was not kept in conversation ${earlier?.id ?? ctx.opts.conversation} (logging is off: --no-log, ROUTER_NO_LOG or the profile's log setting)`);
+    }
+    return earlier;
+  }
   const c = earlier ?? { ...newConversation(model, prompt), ...(ctx.opts.conversation ? { id: ctx.opts.conversation } : {}) };
   c.messages = [...messages, { role: 'assistant', content: answer }];
   if (model) c.model = model;

@@ -1,0 +1,32 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { writeAtomic } from '../../src/cli/atomic-write.js';
+import { describeSystemError } from '../../src/cli/system-errors.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'router-atomic-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('writeAtomic', () => {
+  it('replaces a file whole, leaving no temp file', () => {
+    writeAtomic(dir, 'a.json', 'old');
+    writeAtomic(dir, 'a.json', 'new', true);
+    expect(readFileSync(join(dir, 'a.json'), 'utf8')).toBe('new');
+    expect(readdirSync(dir)).toEqual(['a.json']);
+  });
+
+  it('a write that fails is named by the file meant, not the temp one, and its temp file is removed', () => {
+    const sub = join(dir, 'sub');
+    mkdirSync(join(sub, 'job.json'), { recursive: true });
+    writeFileSync(join(sub, 'job.json', 'inside'), 'x'); // a folder in the way: the rename fails
+    let failure: unknown;
+    try {
+      writeAtomic(sub, 'job.json', '{}', true);
+    } catch (err) {
+      failure = err;
+    }
+    expect(describeSystemError(failure as never)).toMatch(new RegExp(`^cannot write ${join(sub, 'job.json')}: `));
+    expect(readdirSync(sub)).toEqual(['job.json']);
+  });
+});
