@@ -12,14 +12,16 @@ export function editDistance(a: string, b: string): number {
   return d[a.length]![b.length]!;
 }
 
-/** The candidate a mistyped word most likely meant, judged as commander judges options and commands. */
+/**
+ * The candidate a mistyped word most likely meant: about one edit per three letters at most ("huge"
+ * is another word, not a typo of "high").
+ */
 export function closest(word: string, candidates: readonly string[]): string | undefined {
   let best: string | undefined;
-  let bestDistance = 4;
+  let bestDistance = Math.max(1, Math.floor(word.length / 3)) + 1;
   for (const candidate of candidates) {
     const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
-    const length = Math.max(word.length, candidate.length);
-    if (distance < bestDistance && (length - distance) / length > 0.4) {
+    if (distance < bestDistance) {
       best = candidate;
       bestDistance = distance;
     }

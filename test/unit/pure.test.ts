@@ -148,6 +148,8 @@ describe('closest: the candidate a typo meant', () => {
     expect(closest('complete', ['completed', 'cancelled'])).toBe('completed');
     expect(closest('POTS', ['GET', 'POST', 'PUT'])).toBe('POST');
     expect(closest('xyz', ['day', 'model', 'command'])).toBeUndefined();
+    expect(closest('huge', ['max', 'high', 'medium', 'low'])).toBeUndefined();
+    expect(closest('temprature', ['temperature', 'top-p'])).toBe('temperature');
     fc.assert(fc.property(fc.string({ minLength: 1 }), fc.array(fc.string()), (word, others) => closest(word, [...others, word]) !== undefined));
   });
 });
