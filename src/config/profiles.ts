@@ -34,7 +34,8 @@ export class ProfileStore {
         defaults: { current: DEFAULT_PROFILE, profiles: {} },
       });
     } catch (err) {
-      throw corrupt(err, dir);
+      // The file was read above: a system error here is conf writing the new file's defaults.
+      throw (err as NodeJS.ErrnoException).code ? writeFailure(err, profilesPath(dir)) : corrupt(err, dir);
     }
   }
 
@@ -85,8 +86,17 @@ export class ProfileStore {
   }
 
   private write(fn: () => void): void {
-    fn();
-    // conf's mode applies on creation; make sure an older file is private too.
-    if (existsSync(this.conf.path)) chmodSync(this.conf.path, 0o600);
+    try {
+      fn();
+      // conf's mode applies on creation; make sure an older file is private too.
+      if (existsSync(this.conf.path)) chmodSync(this.conf.path, 0o600);
+    } catch (err) {
+      throw writeFailure(err, this.conf.path);
+    }
   }
+}
+
+/** A failed write of the config file, named by the file (conf's own errors name its temp file, or none). */
+function writeFailure(err: unknown, path: string): Error {
+  return Object.assign(err as Error, { path, syscall: 'write' });
 }
