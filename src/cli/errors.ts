@@ -2,7 +2,7 @@ import { APIError, ConnectionError, ProtocolError, StreamError, ValidationError 
 import { SettingsError } from '../config/fields.js';
 import { CliError, EXIT, exitCodeForStatus, type ExitCode } from './exit-codes.js';
 import type { IO } from './io.js';
-import { describeSystemError, isPathProblem, isSystemError } from './system-errors.js';
+import { describeSystemError, isPathProblem, isSystemError } from '../internal/system-errors.js';
 
 const isAbort = (err: unknown) => (err as { name?: string })?.name === 'AbortError' || (err as { code?: string })?.code === 'ABORT_ERR';
 

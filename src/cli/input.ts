@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { usage } from './exit-codes.js';
 import type { IO } from './io.js';
 import { readAll } from './run.js';
-import { describeCode } from './system-errors.js';
+import { describeCode } from '../internal/system-errors.js';
 import { utf8Text } from './utf8.js';
 
 export interface TextOptions {

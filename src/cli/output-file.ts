@@ -2,7 +2,7 @@ import { createWriteStream, openSync, readdirSync, realpathSync, renameSync, rmS
 import { basename, dirname, join, resolve } from 'node:path';
 import { randomHex } from '../internal/random-hex.js';
 import { CliError, EXIT } from './exit-codes.js';
-import { describeCode, isPathProblem, isSystemError } from './system-errors.js';
+import { describeCode, isPathProblem, isSystemError } from '../internal/system-errors.js';
 import { interrupted } from './run.js';
 import { processAlive } from '../internal/process.js';
 

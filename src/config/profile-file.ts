@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import envPaths from 'env-paths';
 import { DEFAULT_PROFILE, SettingsError, type Profile } from './fields.js';
 import { isRecord } from '../internal/shape.js';
+import { describeCode } from '../internal/system-errors.js';
 
 /** The file ProfileStore keeps (conf's path for our options: the same env-paths folder, config.json). */
 export function profilesPath(dir?: string): string {
@@ -84,5 +85,5 @@ export function corrupt(err: unknown, dir: string | undefined): Error {
     return new SettingsError(`${file} is not valid JSON${where ? ` (at ${/:/.test(where) ? 'line:column ' : 'position '}${where})` : ''}: fix it or move it away`);
   }
   const code = (err as NodeJS.ErrnoException)?.code;
-  return new SettingsError(`cannot read ${file}${code ? ` (${code})` : ''}`);
+  return new SettingsError(`cannot read ${file}${code ? `: ${describeCode(code)}` : ''}`);
 }

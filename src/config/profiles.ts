@@ -2,6 +2,7 @@ import Conf from 'conf';
 import { chmodSync, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { makeDir } from '../internal/make-dir.js';
+import { describeCode } from '../internal/system-errors.js';
 import { DEFAULT_PROFILE, SettingsError, type Profile, type ProfileField } from './fields.js';
 import { corrupt, ProfileFile, profilesPath } from './profile-file.js';
 
@@ -21,7 +22,9 @@ export class ProfileStore {
       // Made here, private, before conf would make it (its recursive mkdir can spin forever).
       makeDir(folder);
     } catch (err) {
-      throw new SettingsError(`cannot create the config folder ${folder} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      const code = (err as NodeJS.ErrnoException).code;
+      const why = code === 'EEXIST' ? 'it is a file, not a folder' : code ? describeCode(code) : (err as Error).message;
+      throw new SettingsError(`cannot create the config folder ${folder}: ${why}`);
     }
     // A file conf cannot use is refused before conf sees it: conf would rewrite it (or reset it) first.
     new ProfileFile(dir);

@@ -401,7 +401,7 @@ describe('state and config folders that cannot be made', () => {
   it.skipIf(!existsSync('/proc/self'))('folders under /proc: one line each, at once', async () => {
     const config = await t.run(['config', 'set', 'model', 'local/echo'], { env: { ROUTER_CONFIG_DIR: '/proc/router-nope' } });
     expect(config.code).toBe(2);
-    expect(config.stderr).toBe('error: cannot create the config folder /proc/router-nope (ENOENT)\n');
+    expect(config.stderr).toBe('error: cannot create the config folder /proc/router-nope: no such file or folder\n');
     const serve = await t.run(['serve', '--port', '0', '--state', '/proc/router-nope/state']);
     expect(serve.code).toBe(2);
     expect(serve.stderr).toBe('error: cannot use /proc/router-nope: no such file or folder\n');

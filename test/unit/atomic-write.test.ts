@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeAtomic } from '../../src/cli/atomic-write.js';
-import { describeSystemError } from '../../src/cli/system-errors.js';
+import { describeSystemError } from '../../src/internal/system-errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'router-atomic-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

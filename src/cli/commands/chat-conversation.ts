@@ -3,7 +3,7 @@ import type { ChatMessage } from '../../client/types.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { checkConversationId, lastConversation, loadConversation, newConversation, saveConversation, type Conversation } from '../conversations.js';
 import type { RunContext } from '../run.js';
-import { describeSystemError, isSystemError } from '../system-errors.js';
+import { describeSystemError, isSystemError } from '../../internal/system-errors.js';
 import type { ChatOptions } from './chat-flags.js';
 
 /** The conversation -c or --conversation takes up (undefined: a new one, or a named one not yet saved). */
