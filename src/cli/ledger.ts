@@ -6,6 +6,7 @@ import { appendFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { stateHome } from '../config/state-dir.js';
 import { makeDir } from '../internal/make-dir.js';
+import { describeCode } from '../internal/system-errors.js';
 
 export interface UsageRecord {
   /** ISO 8601, UTC. */
@@ -36,7 +37,8 @@ export function appendUsage(env: NodeJS.ProcessEnv, record: UsageRecord): string
     appendFileSync(path, `${JSON.stringify(record)}\n`, { mode: 0o600, flag: 'a' });
     return undefined;
   } catch (err) {
-    return `the usage ledger ${path} could not be written (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+    const code = (err as NodeJS.ErrnoException).code;
+    return `the usage ledger ${path} could not be written (${code ? describeCode(code) : (err as Error).message})`;
   }
 }
 

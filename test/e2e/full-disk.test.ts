@@ -56,6 +56,14 @@ describe.skipIf(!mounted)('a full disk: one line naming the file, exit 1, nothin
     expect(t.requests().filter((q) => q.method === 'POST')).toHaveLength(0);
   });
 
+  it('a chat still answers; the ledger line and the turn it could not keep are warnings, in words', async () => {
+    fill();
+    const state = join(disk, 'chat-state');
+    const r = await t.run(['chat', '--model', 'local/echo', '--verbose', 'hi'], { env: { ROUTER_STATE_DIR: state } });
+    expect(r).toMatchObject({ code: 0, stdout: 'hi\n' });
+    expect(r.stderr).toContain(`warning: the usage ledger ${state}/usage.jsonl could not be written (disk full)`);
+  });
+
   it('results and audio: the file named, no half file left', async () => {
     fill();
     const id = JSON.parse((await t.run(['batch', 'create', requests, '--watch', '--interval', '0.05', '--json'])).stdout).id as string;
