@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { ChatMessage } from '../client/types.js';
 import { stateHome } from '../config/state-dir.js';
 import { CliError, EXIT, usage } from './exit-codes.js';
-import { writeAtomic } from './atomic-write.js';
+import { writeWhole } from '../internal/write-whole.js';
 import { isRecord } from '../internal/shape.js';
 
 export interface Conversation {
@@ -77,8 +77,8 @@ export function lastConversation(env: NodeJS.ProcessEnv): Conversation {
 
 export function saveConversation(env: NodeJS.ProcessEnv, c: Conversation): void {
   c.updated_at = new Date().toISOString();
-  writeAtomic(dir(env), `${c.id}.json`, `${JSON.stringify(c)}\n`);
-  writeAtomic(dir(env), 'LAST', `${c.id}\n`);
+  writeWhole(join(dir(env), `${c.id}.json`), `${JSON.stringify(c)}\n`);
+  writeWhole(join(dir(env), 'LAST'), `${c.id}\n`);
 }
 
 /** The conversations, most recent first, and the ids of files that are damaged. */

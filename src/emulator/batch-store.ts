@@ -180,21 +180,32 @@ export class BatchStore {
 export class ResultWriter {
   private readonly fd: number;
   private unsynced = 0;
-  constructor(path: string) {
+  constructor(private readonly path: string) {
     this.fd = openSync(path, 'a', 0o600);
   }
   append(item: unknown): void {
-    writeSync(this.fd, `${JSON.stringify(item)}\n`);
+    this.named(() => writeSync(this.fd, `${JSON.stringify(item)}\n`));
     if (++this.unsynced >= 50) this.sync();
   }
   sync(): void {
-    fsyncSync(this.fd);
+    this.named(() => fsyncSync(this.fd));
     this.unsynced = 0;
     durableWriteDone();
   }
+  /** A failed write names the results file (a full disk says where). */
+  private named(write: () => unknown): void {
+    try {
+      write();
+    } catch (err) {
+      throw Object.assign(err as Error, { path: this.path, syscall: 'write' });
+    }
+  }
   close(): void {
-    this.sync();
-    closeSync(this.fd);
+    try {
+      this.sync();
+    } finally {
+      closeSync(this.fd);
+    }
   }
 }
 

@@ -9,6 +9,7 @@ import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS
 import { executeItem } from './batch-items.js';
 import { receiveRequests } from './batch-upload.js';
 import { listBatches } from './batch-list.js';
+import { reportStorage, storageFailure } from './storage-failure.js';
 
 export { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, publicBatch };
 
@@ -47,7 +48,8 @@ export class BatchEngine {
     if (declared > MAX_BATCH_BYTES) throw new HttpError(413, 'Batch input larger than 200 MB', 'payload_too_large');
     chargeable(ctx);
     const id = newBatchId();
-    const fd = openSync(join(this.store.incoming(id), 'requests.jsonl'), 'w', 0o600);
+    const requestsFile = join(this.store.incoming(id), 'requests.jsonl');
+    const fd = openSync(requestsFile, 'w', 0o600);
     let size = 0;
     try {
       const upload = await receiveRequests(ctx, fd);
@@ -79,6 +81,7 @@ export class BatchEngine {
         /* already closed */
       }
       this.store.discard(id);
+      if (storageFailure(err)) Object.assign(err as Error, { path: (err as { path?: string }).path ?? requestsFile });
       size = (err as { size?: number }).size ?? size;
       if (err instanceof HttpError && (err.status === 413 || size < declared)) {
         // Answer without reading the rest of a body we refuse.
@@ -214,14 +217,23 @@ export class BatchEngine {
   run(id: string): void {
     if (this.running.has(id)) return;
     this.running.add(id);
+    const waitForDisk = (err: unknown) => {
+      const why = storageFailure(err);
+      if (!why) throw err;
+      // Its state cannot be written: the batch waits, as over a restart, and is driven again.
+      reportStorage(why, 'batches wait and go on once it can');
+      setTimeout(() => this.stopped || this.run(id), 1000).unref();
+    };
     this.drive(id)
       .catch((err) => {
+        if (storageFailure(err)) return waitForDisk(err);
         const record = this.store.get(id);
         if (record && !this.stopped) {
           this.settle(record);
           this.transition(record, 'failed', { error: { message: `internal error: ${(err as Error).message}` } });
         }
       })
+      .catch(waitForDisk)
       .finally(() => this.running.delete(id));
   }
 

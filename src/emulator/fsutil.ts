@@ -1,7 +1,4 @@
-import { openSync, writeSync, fsyncSync, closeSync, renameSync } from 'node:fs';
-import { dirname, join, basename } from 'node:path';
-import { randomHex } from './ids.js';
-import { makeDir } from '../internal/make-dir.js';
+import { writeWhole } from '../internal/write-whole.js';
 
 /**
  * Test hook for crash safety: with ROUTER_EMULATOR_CRASH_AFTER_WRITES=N the process kills itself
@@ -16,17 +13,8 @@ export function durableWriteDone(): void {
   if (crashAfter > 0 && durableWrites === crashAfter) process.kill(process.pid, 'SIGKILL');
 }
 
-/** Writes a file durably: temp file in the same folder, fsync, rename. Mode 0600. */
+/** Writes a file durably and whole (temp file, fsync, rename; mode 0600), counted for the crash hook. */
 export function writeFileAtomicSync(path: string, data: string | Uint8Array): void {
-  makeDir(dirname(path));
-  const tmp = join(dirname(path), `.${basename(path)}.${randomHex(4)}.tmp`);
-  const fd = openSync(tmp, 'w', 0o600);
-  try {
-    writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
+  writeWhole(path, data, true);
   durableWriteDone();
 }

@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { answerError, type LoggedRequest } from './http.js';
 import { Routes } from './routes.js';
 import { dispatch } from './dispatch.js';
+import { storageFailure } from './storage-failure.js';
 
 export type { Access, Handler, RouteTable } from './http.js';
 import { FaultBoard, parseFault } from './faults.js';
@@ -67,13 +68,16 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
     dispatch(d, req, res).catch((err) => {
+      // A state file that cannot be written (a full disk): the request fails in words, the server goes on.
+      const why = storageFailure(err);
+      const what = why ? `the emulator cannot save its state: ${why}` : undefined;
       if (!res.headersSent) {
-        answerError(res, 500, 'Internal Server Error');
+        answerError(res, 500, what ?? 'Internal Server Error');
       } else res.destroy();
       // A client that hung up mid-request is not a failure of ours; anything else is one line, no stack.
       const e = err as NodeJS.ErrnoException;
       if (e?.message === 'aborted' || e?.code === 'ECONNRESET' || e?.code === 'ERR_STREAM_PREMATURE_CLOSE') return;
-      process.stderr.write(`emulator: internal error on ${req.method} ${req.url}: ${e?.message ?? String(err)}\n`);
+      process.stderr.write(why ? `emulator: ${why} (answered 500 to ${req.method} ${req.url})\n` : `emulator: internal error on ${req.method} ${req.url}: ${e?.message ?? String(err)}\n`);
     });
   });
   server.on('connection', (s) => {

@@ -4,6 +4,7 @@ import { randomHex } from './ids.js';
 import { writeFileAtomicSync } from './fsutil.js';
 import { makeDir } from '../internal/make-dir.js';
 import { isFiniteNumber, isRecord } from '../internal/shape.js';
+import { reportStorage, storageFailure } from './storage-failure.js';
 
 /** `operator` belongs to no workspace: the emulator's own credential for its server-wide routes. */
 export type KeyKind = 'standard' | 'management' | 'operator';
@@ -62,7 +63,24 @@ export class StateStore {
    * batch's charge (debitOnce) and every other change are saved at once.
    */
   private saveSoon(): void {
-    this.pending ??= setTimeout(() => this.flush(), 100).unref();
+    this.pending ??= setTimeout(() => this.saveWhenDue(), 100).unref();
+  }
+
+  /**
+   * The timer's save. One that fails (a full disk) does not stop the emulator: the charges stay in
+   * memory, the failure is said once on stderr, and the save is tried again each second.
+   */
+  private saveWhenDue(): void {
+    this.pending = undefined;
+    try {
+      this.save();
+      reportStorage(undefined, '');
+    } catch (err) {
+      const why = storageFailure(err);
+      if (!why) throw err;
+      reportStorage(why, 'charges are kept in memory and saved once it can');
+      this.pending = setTimeout(() => this.saveWhenDue(), 1000).unref();
+    }
   }
 
   /** Writes what saveSoon holds (on close, and when its time comes). */

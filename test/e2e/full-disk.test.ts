@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from '../helpers.js';
+import { startEmulator } from '../../src/emulator/server.js';
 
 // A real full file system: a small tmpfs, filled up. Mounting one needs root (CI has it); elsewhere
 // these tests skip, and /dev/full (trust.test.ts) still covers stdout.
@@ -77,5 +78,35 @@ describe.skipIf(!mounted)('a full disk: one line naming the file, exit 1, nothin
       expect(r.stderr).toMatch(/^error: cannot write .*out\.(jsonl|mp3): disk full\n$/);
     }
     expect(readdirSync(disk).filter((n) => n.includes('out.'))).toEqual([]);
+  });
+});
+
+describe.skipIf(!mounted)('the emulator on a full disk goes on', () => {
+  it('chats are answered, a create fails in words (500), a running batch waits and finishes once there is room', async () => {
+    rmSync(join(disk, 'filler'), { force: true });
+    const emu = await startEmulator({ stateDir: join(disk, 'emu'), port: 0, batchDelayMs: 20 });
+    try {
+      const env = { ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: emu.store.firstKeys().apiKey };
+      const file = join(t.dir, 'hundred.jsonl');
+      writeFileSync(file, Array.from({ length: 100 }, (_, i) => JSON.stringify({ custom_id: `r${i}`, body: { messages: [{ role: 'user', content: `question ${i}` }] } })).join('\n'));
+      const created = await t.run(['batch', 'create', file, '--model', 'local/echo'], { env });
+      expect(created.code).toBe(0);
+      const id = created.stdout.trim();
+      await new Promise((r) => setTimeout(r, 300));
+      fill();
+      expect(await t.run(['chat', '--model', 'local/echo', 'still here'], { env })).toMatchObject({ code: 0, stdout: 'still here\n' });
+      const refused = await t.run(['batch', 'create', requests, '--model', 'local/echo'], { env });
+      expect(refused.code).toBe(7);
+      expect(refused.stderr).toMatch(/^error: the emulator cannot save its state: cannot write .+: disk full\n$/);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect((await t.run(['batch', 'get', id, '--json'], { env })).stdout).toMatch(/"status":"in_progress"/);
+      rmSync(join(disk, 'filler'));
+      expect((await t.run(['batch', 'get', id, '--watch', '--interval', '0.2'], { env })).code).toBe(0);
+      const results = (await t.run(['batch', 'get', id, '--results'], { env })).stdout.trim().split('\n');
+      expect(new Set(results.map((l) => JSON.parse(l).custom_id)).size).toBe(100);
+      expect(results).toHaveLength(100);
+    } finally {
+      await emu.close();
+    }
   });
 });

@@ -10,7 +10,7 @@ import type { BatchEndpoint } from '../../../../client/types.js';
 import { isTerminalBatchStatus } from '../../../../client/facts.js';
 import { stateHome } from '../../../../config/state-dir.js';
 import { CliError, EXIT } from '../../../exit-codes.js';
-import { writeAtomic } from '../../../atomic-write.js';
+import { writeWhole } from '../../../../internal/write-whole.js';
 import { isFiniteNumber, isRecord } from '../../../../internal/shape.js';
 
 export interface RequestCounts {
@@ -71,7 +71,8 @@ export function newJobId(): string {
 
 export function saveJob(env: NodeJS.ProcessEnv, job: JobRecord): void {
   job.updated_at = Math.floor(Date.now() / 1000);
-  writeAtomic(join(jobsDir(env), job.id), 'job.json', `${JSON.stringify(job)}\n`, true);
+  // Durable: a lost step costs money.
+  writeWhole(join(jobsDir(env), job.id, 'job.json'), `${JSON.stringify(job)}\n`, true);
 }
 
 export function loadJob(env: NodeJS.ProcessEnv, id: string): JobRecord {

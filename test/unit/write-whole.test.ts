@@ -2,16 +2,16 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { writeAtomic } from '../../src/cli/atomic-write.js';
+import { writeWhole } from '../../src/internal/write-whole.js';
 import { describeSystemError } from '../../src/internal/system-errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'router-atomic-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('writeAtomic', () => {
+describe('writeWhole', () => {
   it('replaces a file whole, leaving no temp file', () => {
-    writeAtomic(dir, 'a.json', 'old');
-    writeAtomic(dir, 'a.json', 'new', true);
+    writeWhole(join(dir, 'a.json'), 'old');
+    writeWhole(join(dir, 'a.json'), 'new', true);
     expect(readFileSync(join(dir, 'a.json'), 'utf8')).toBe('new');
     expect(readdirSync(dir)).toEqual(['a.json']);
   });
@@ -22,7 +22,7 @@ describe('writeAtomic', () => {
     writeFileSync(join(sub, 'job.json', 'inside'), 'x'); // a folder in the way: the rename fails
     let failure: unknown;
     try {
-      writeAtomic(sub, 'job.json', '{}', true);
+      writeWhole(join(sub, 'job.json'), '{}', true);
     } catch (err) {
       failure = err;
     }
