@@ -13,7 +13,6 @@ import { reportStorage, storageFailure } from './storage-failure.js';
 
 export { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, publicBatch };
 
-
 export interface BatchEngineOptions {
   /** Pause before each request (and each state change), so that tests can watch the states. */
   delayMs: number;
