@@ -38,6 +38,7 @@ export async function readTextFile(flag: string, path: string, io: IO): Promise<
 
 /** Reads a file a flag names, or fails with one line naming the flag and why, in words. */
 export function readFileFor(flag: string, path: string): Buffer {
+  if (!path) throw usage(`${flag}: the path is empty`);
   try {
     return readFileSync(path);
   } catch (err) {

@@ -56,6 +56,8 @@ export class OutputFile {
   private readonly cleanup = () => this.abortSync();
 
   private constructor(readonly path: string, mode: number) {
+    if (!path) throw new CliError('cannot write to an empty path: give a file name', EXIT.USAGE);
+    if (path.endsWith('/')) throw new CliError(`cannot write ${path}: it ends in / as a folder does; give a file name`, EXIT.USAGE);
     const st = statOrUndefined(path);
     if (st?.isDirectory()) throw new CliError(`cannot write ${path}: is a folder`, EXIT.USAGE);
     const dir = dirname(resolve(path));

@@ -108,6 +108,18 @@ describe('bad output paths: one line, exit 2, nothing sent', () => {
     expect(chatRequests()).toBe(before);
   });
 
+  it('an empty path, or one ending in / (a folder to be): one line each, exit 2, nothing sent', async () => {
+    const before = chatRequests();
+    const speak = (o: string) => t.run(['speak', 'hi', '--voice', 'alloy', '--model', 'local/tts', '-o', o], { env: mgmt() });
+    expect(await speak('')).toMatchObject({ code: 2, stderr: 'error: cannot write to an empty path: give a file name\n' });
+    expect(await speak('new-folder/')).toMatchObject({ code: 2, stderr: 'error: cannot write new-folder/: it ends in / as a folder does; give a file name\n' });
+    expect(await t.run(['batch', 'get', batchId, '--results', 'out/'])).toMatchObject({ code: 2, stderr: 'error: cannot write out/: it ends in / as a folder does; give a file name\n' });
+    expect(await t.run(['embed', '--file', '', '--model', 'local/embed'])).toMatchObject({ code: 2, stderr: 'error: --file: the path is empty\n' });
+    expect(await t.run(['batch', 'create', ''])).toMatchObject({ code: 2, stderr: 'error: the requests file name is empty\n' });
+    expect(await t.run(['batch', 'create', join(requests, 'x.jsonl')])).toMatchObject({ code: 2, stderr: `error: cannot read ${requests}/x.jsonl: a part of the path is not a folder\n` });
+    expect(chatRequests()).toBe(before);
+  });
+
   it('a device is written, never replaced; a pcm extension asks for pcm', async () => {
     const r = await t.run(['batch', 'get', batchId, '--results', '/dev/null']);
     expect(r.code).toBe(0);

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import type { Batch } from '../../../client/types.js';
 import { ProtocolError } from '../../../client/errors.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
+import { describeCode } from '../../../internal/system-errors.js';
 import type { RunContext } from '../../run.js';
 import { scanRequests } from './scan.js';
 import { findCreated } from './find-created.js';
@@ -34,11 +35,12 @@ async function checkedPath(ctx: RunContext<CreateOpts>, file: string): Promise<{
 
 /** A requests file must exist and be a file; said in words before anything is read or sent. */
 export function checkInputFile(file: string): void {
+  if (!file) throw usage('the requests file name is empty');
   let st;
   try {
     st = statSync(file);
-  } catch {
-    throw usage(`cannot read ${file}: no such file`);
+  } catch (err) {
+    throw usage(`cannot read ${file}: ${describeCode((err as NodeJS.ErrnoException).code ?? 'ENOENT')}`);
   }
   if (!st.isFile()) throw usage(`${file} is not a file${st.isDirectory() ? ' (it is a folder)' : ''}`);
 }
