@@ -165,6 +165,7 @@ describe('serve refuses what it cannot use, in words', () => {
     const bad = await t.run(['serve', '--port', '0', '--state', file]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--state .* is a file, not a folder/);
+    expect(await t.run(['serve', '--port', '0', '--state', ''])).toMatchObject({ code: 2, stderr: 'error: --state: the path is empty\n' });
   });
 });
 

@@ -43,6 +43,7 @@ async function runServe({ io, opts, signal }: RunContext<ServeOpts>): Promise<vo
       throw err;
     }
   }
+  if (opts.state === '') throw usage('--state: the path is empty');
   const stateDir = opts.state ?? defaultStateDir(io.env);
   const { statSync } = await import('node:fs');
   const st = statSync(stateDir, { throwIfNoEntry: false });
