@@ -173,7 +173,7 @@ export class HttpCore {
         const res = await this.attempt(url, opts);
         if (res.status >= 200 && res.status < 300) return res;
         if (opts.anyStatus && (attempt >= maxRetries || !(policy === 'unaccepted' ? UNACCEPTED_STATUS : RETRYABLE_STATUS).has(res.status))) return res;
-        failure = await this.readError(res);
+        failure = await this.readError(res, url);
         retryAfterMs = (failure as APIError).retryAfterMs;
         retryable = (policy === 'unaccepted' ? UNACCEPTED_STATUS : RETRYABLE_STATUS).has(res.status);
       } catch (err) {
@@ -253,7 +253,7 @@ export class HttpCore {
     };
   }
 
-  private async readError(res: RawResponse): Promise<APIError> {
+  private async readError(res: RawResponse, url: string): Promise<APIError> {
     const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
     let text = '';
     try {
@@ -266,7 +266,10 @@ export class HttpCore {
       parsed = JSON.parse(text);
     } catch {
       const snippet = text.replace(/\s+/g, ' ').trim().slice(0, 120);
-      return new APIError(res.status, snippet ? `HTTP ${res.status}: ${snippet}` : `HTTP ${res.status}`, {
+      // Not the service's JSON error: a 404 then most likely means an API root that is not one.
+      const message =
+        res.status === 404 ? `HTTP 404 from ${url}, not an API answer: is ${this.apiRoot} the API root (the URL before /v1)?` : snippet ? `HTTP ${res.status}: ${snippet}` : `HTTP ${res.status}`;
+      return new APIError(res.status, message, {
         requestId: res.requestId,
         retryAfterMs,
       });

@@ -204,6 +204,19 @@ describe('typos and unknown names', () => {
     expect(t.requests()).toHaveLength(0);
   });
 
+  it('an API root where no API answers (a 404 that is not the service\'s): says to check the root, exit 5', async () => {
+    const { createServer: createHttpServer } = await import('node:http');
+    const other = createHttpServer((_, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<html>Not Found</html>'));
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    const root = `http://127.0.0.1:${(other.address() as { port: number }).port}`;
+    try {
+      const r = await t.run(['chat', '--model', 'local/echo', 'hi'], { env: { ROUTER_API_ROOT: root } });
+      expect(r).toMatchObject({ code: 5, stdout: '', stderr: `error: HTTP 404 from ${root}/v1/chat/completions, not an API answer: is ${root} the API root (the URL before /v1)?\n` });
+    } finally {
+      other.close();
+    }
+  });
+
   it('a malformed API root is a usage error everywhere; an unknown profile is an error even with env keys', async () => {
     for (const root of ['127.0.0.1:8080/api', 'ftp://host/api']) {
       const flag = await t.run(['--api-root', root, 'chat', 'hi']);
