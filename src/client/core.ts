@@ -4,6 +4,7 @@ import { APIError, ConnectionError, ProtocolError, RouterError, TimeoutError } f
 import { sleep } from '../internal/sleep.js';
 import type { Readable } from 'node:stream';
 import { flowingChunks } from './body-chunks.js';
+import { unexpectedContent } from './content-type.js';
 
 export const DEFAULT_API_ROOT = 'https://openrouter.ai/api';
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -171,7 +172,12 @@ export class HttpCore {
       let retryAfterMs: number | undefined;
       try {
         const res = await this.attempt(url, opts);
-        if (res.status >= 200 && res.status < 300) return res;
+        if (res.status >= 200 && res.status < 300) {
+          const wrong = opts.anyStatus ? undefined : unexpectedContent(res.headers['content-type'], opts.accept ?? 'application/json', url, this.apiRoot);
+          if (!wrong) return res;
+          await res.body.dump().catch(() => {});
+          throw wrong;
+        }
         if (opts.anyStatus && (attempt >= maxRetries || !(policy === 'unaccepted' ? UNACCEPTED_STATUS : RETRYABLE_STATUS).has(res.status))) return res;
         failure = await this.readError(res, url);
         retryAfterMs = (failure as APIError).retryAfterMs;

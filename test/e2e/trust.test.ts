@@ -217,6 +217,30 @@ describe('typos and unknown names', () => {
     }
   });
 
+  it('a 200 that is a web page, or not audio where audio was asked: one line, exit 7, no file', async () => {
+    const { createServer: createHttpServer } = await import('node:http');
+    const other = createHttpServer((req, res) => {
+      req.resume();
+      if (req.url!.endsWith('/audio/speech')) res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      else res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><p>Welcome</p>');
+    });
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    const root = `http://127.0.0.1:${(other.address() as { port: number }).port}`;
+    const env = { ROUTER_API_ROOT: root, ROUTER_MANAGEMENT_KEY: 'sk-rt-mgmt-x' };
+    try {
+      for (const args of [['chat', '--model', 'local/echo', 'hi'], ['chat', '--no-stream', '--model', 'local/echo', 'hi'], ['batch', 'list']]) {
+        const path = args[0] === 'chat' ? '/v1/chat/completions' : '/v1/batches';
+        expect(await t.run(args, { env })).toMatchObject({ code: 7, stdout: '', stderr: `error: ${root}${path} answered with a web page, not the API: is ${root} the API root (the URL before /v1)?\n` });
+      }
+      const audio = join(t.dir, 'not-audio.mp3');
+      const speak = await t.run(['speak', 'hi', '--voice', 'alloy', '--model', 'local/tts', '-o', audio], { env });
+      expect(speak).toMatchObject({ code: 7, stderr: 'error: the service sent application/json instead of audio\n' });
+      expect(existsSync(audio)).toBe(false);
+    } finally {
+      other.close();
+    }
+  });
+
   it('a malformed API root is a usage error everywhere; an unknown profile is an error even with env keys', async () => {
     for (const root of ['127.0.0.1:8080/api', 'ftp://host/api']) {
       const flag = await t.run(['--api-root', root, 'chat', 'hi']);
