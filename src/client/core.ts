@@ -5,6 +5,9 @@ import { sleep } from '../internal/sleep.js';
 import type { Readable } from 'node:stream';
 import { flowingChunks } from './body-chunks.js';
 import { unexpectedContent } from './content-type.js';
+import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry.js';
+
+export { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter };
 
 export const DEFAULT_API_ROOT = 'https://openrouter.ai/api';
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -69,26 +72,6 @@ export interface RawResponse {
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 524, 529]);
 const UNACCEPTED_STATUS = new Set([429, 503]);
 const NOT_DELIVERED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
-const MAX_BACKOFF_MS = 8_000;
-/** The longest Retry-After a retry waits for (and never longer than the request timeout). */
-export const MAX_RETRY_AFTER_MS = 60_000;
-
-/** Parses `Retry-After` (delta seconds or an HTTP date) into milliseconds from now. */
-export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
-  const v = Array.isArray(value) ? value[0] : value;
-  if (!v) return undefined;
-  if (/^\s*\d+(\.\d+)?\s*$/.test(v)) return Math.round(Number(v) * 1000);
-  const date = Date.parse(v);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
-}
-
-export function backoffDelay(attempt: number, retryAfterMs: number | undefined, random = Math.random): number {
-  if (retryAfterMs !== undefined) return Math.min(retryAfterMs, MAX_RETRY_AFTER_MS);
-  const ceiling = Math.min(MAX_BACKOFF_MS, 500 * 2 ** attempt);
-  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
-}
-
 function errorCode(err: unknown): string | undefined {
   let e: unknown = err;
   for (let depth = 0; e && depth < 4; depth++) {

@@ -241,6 +241,33 @@ describe('typos and unknown names', () => {
     }
   });
 
+  it('JSON of the wrong shape (not the service\'s answer) is refused in words, exit 7, never printed as a result', async () => {
+    const { createServer: createHttpServer } = await import('node:http');
+    const other = createHttpServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    const env = { ROUTER_API_ROOT: `http://127.0.0.1:${(other.address() as { port: number }).port}`, ROUTER_MANAGEMENT_KEY: 'sk-rt-mgmt-x' };
+    const cases: [string[], string][] = [
+      [['chat', '--no-stream', '--model', 'local/echo', 'hi'], 'the service\'s answer is not a chat completion: it has no "choices"'],
+      [['chat', '--model', 'local/echo', 'hi'], 'the service sent application/json where an event stream was asked for'],
+      [['responses', '--no-stream', '--model', 'local/echo', 'hi'], 'the service\'s answer is not a response: it has no "output"'],
+      [['embed', 'x', '--model', 'local/embed'], 'the service\'s answer is not a list of embeddings: it has no "data"'],
+      [['decide', '--state-text', 'x', '--model', 'local/judge', '--noul', 'q', 'y'], 'the service\'s answer is not a decision: it has no "answers"'],
+      [['batch', 'list'], 'the service\'s answer is not a list of batches: it has no "data"'],
+      [['batch', 'get', 'batch_x'], 'the service\'s answer is not a batch: it has no "id"'],
+    ];
+    try {
+      for (const [args, line] of cases) expect(await t.run(args, { env })).toMatchObject({ code: 7, stdout: '', stderr: `error: ${line}\n` });
+      const create = await t.run(['batch', 'create', requests], { env });
+      expect(create).toMatchObject({ code: 7, stdout: '' });
+      expect(create.stderr).toMatch(/^error: the answer to the upload could not be read \(the service's answer is not a batch: it has no "id"\); the batch may exist/);
+    } finally {
+      other.close();
+    }
+  });
+
   it('a malformed API root is a usage error everywhere; an unknown profile is an error even with env keys', async () => {
     for (const root of ['127.0.0.1:8080/api', 'ftp://host/api']) {
       const flag = await t.run(['--api-root', root, 'chat', 'hi']);

@@ -1,3 +1,4 @@
+import { checkShape, SHAPES } from '../answer-shape.js';
 import type { Batch, BatchCreateRequest, BatchList, BatchStatus } from '../types.js';
 import { ProtocolError } from '../errors.js';
 import { ArraySplitter, JSONSplitError } from '../../internal/json-split.js';
@@ -45,6 +46,7 @@ export class Batches extends Resource {
       timeoutMs: opts.timeoutMs,
       headers: opts.headers,
     });
+    checkShape(data, SHAPES.batch);
     return data;
   }
 
@@ -62,6 +64,7 @@ export class Batches extends Resource {
       signal: opts.signal,
       timeoutMs: opts.timeoutMs,
     });
+    checkShape(data, SHAPES.batchList);
     return data;
   }
 
@@ -79,6 +82,7 @@ export class Batches extends Resource {
   /** The whole batch, results included, parsed in memory. */
   async get(id: string, opts: CallOptions = {}): Promise<Batch> {
     const { data } = await this.core.json<Batch>({ method: 'GET', path: `/batches/${encodeURIComponent(id)}`, signal: opts.signal, timeoutMs: opts.timeoutMs });
+    checkShape(data, SHAPES.batch);
     return data;
   }
 
@@ -117,10 +121,13 @@ export class Batches extends Resource {
     } finally {
       if (!done) await body.return?.();
     }
+    let batch: Batch;
     try {
-      return splitter.end() as unknown as Batch;
+      batch = splitter.end() as unknown as Batch;
     } catch (err) {
       throw new ProtocolError(`server sent a malformed batch: ${(err as Error).message}`);
     }
+    checkShape(batch, SHAPES.batch);
+    return batch;
   }
 }

@@ -2,10 +2,11 @@ import type { ChatChunk, ChatCompletion, ChatCompletionRequest } from '../types.
 import { StreamError } from '../errors.js';
 import { EventStream, Resource, type CallOptions } from './shared.js';
 import { TextDeltaReader } from '../fast-delta.js';
+import { SHAPES } from '../answer-shape.js';
 
 export class Chat extends Resource {
   create(params: ChatCompletionRequest, opts: CallOptions = {}): Promise<ChatCompletion> {
-    return this.request('POST', '/chat/completions', opts, { body: { ...params, stream: false } });
+    return this.request('POST', '/chat/completions', opts, { body: { ...params, stream: false } }, SHAPES.chatCompletion);
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { EmbeddingResponse, ProviderPreferences } from '../types.js';
 import { Resource, type CallOptions } from './shared.js';
+import { SHAPES } from '../answer-shape.js';
 
 export interface EmbeddingsRequest {
   input: string | string[] | number[] | number[][] | unknown[];
@@ -22,6 +23,6 @@ export function decodeEmbedding(value: number[] | string): number[] {
 
 export class Embeddings extends Resource {
   create(params: EmbeddingsRequest, opts: CallOptions = {}): Promise<EmbeddingResponse> {
-    return this.request('POST', '/embeddings', { signal: opts.signal, timeoutMs: opts.timeoutMs, headers: opts.headers }, { body: params });
+    return this.request('POST', '/embeddings', { signal: opts.signal, timeoutMs: opts.timeoutMs, headers: opts.headers }, { body: params }, SHAPES.embeddings);
   }
 }

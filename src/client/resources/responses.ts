@@ -1,6 +1,7 @@
 import type { JSONObject } from '../types.js';
 import { StreamError } from '../errors.js';
 import { EventStream, Resource, type CallOptions } from './shared.js';
+import { SHAPES } from '../answer-shape.js';
 
 export interface ResponsesRequest {
   input: string | JSONObject[];
@@ -71,7 +72,7 @@ export function outputText(r: ResponsesResult): string {
 
 export class Responses extends Resource {
   create(params: ResponsesRequest, opts: CallOptions = {}): Promise<ResponsesResult> {
-    return this.request('POST', '/responses', opts, { body: { ...params, stream: false } });
+    return this.request('POST', '/responses', opts, { body: { ...params, stream: false } }, SHAPES.response);
   }
 
   /** Typed events; `response.failed` and `error` are thrown as StreamError. */

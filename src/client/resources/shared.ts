@@ -3,6 +3,7 @@ import { bodyError } from '../core.js';
 import { ConnectionError, ProtocolError } from '../errors.js';
 import type { Readable } from 'node:stream';
 import { flowingChunks } from '../body-chunks.js';
+import { checkShape, type AnswerShape } from '../answer-shape.js';
 import { EventSplitter, type FastPath, type SSEEvent } from '../sse.js';
 
 /** Per-call options shared by every resource method. */
@@ -28,8 +29,9 @@ export abstract class Resource {
   constructor(protected readonly core: HttpCore) {}
 
   /** A JSON request with the call's signal, timeout and headers; resolves to the parsed answer. */
-  protected async request<T>(method: 'GET' | 'POST', path: string, opts: CallOptions, extra: Partial<RequestOptions> = {}): Promise<T> {
+  protected async request<T>(method: 'GET' | 'POST', path: string, opts: CallOptions, extra: Partial<RequestOptions>, shape: AnswerShape): Promise<T> {
     const { data } = await this.core.json<T>({ method, path, headers: callHeaders(opts), signal: opts.signal, timeoutMs: opts.timeoutMs, ...extra });
+    checkShape(data, shape);
     return data;
   }
 
