@@ -64,7 +64,9 @@ export function reportError(err: unknown, io: IO): ExitCode {
     return isPathProblem(err.code) ? EXIT.USAGE : EXIT.FAILURE;
   }
   const message = (err as Error)?.message ?? String(err);
-  io.error(message.split('\n')[0] || 'unexpected failure');
+  // A slip of our own code, not of the input or the network: said as such.
+  const bug = err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError;
+  io.error(`${bug ? 'internal error: ' : ''}${message.split('\n')[0] || 'unexpected failure'}${bug ? ' (a bug of router; --verbose shows where)' : ''}`);
   if (io.verbose && (err as Error)?.stack) io.note((err as Error).stack!);
   return EXIT.FAILURE;
 }

@@ -50,6 +50,7 @@ describe('reportError: one line and the code from the table', () => {
     [Object.assign(new Error('listen'), { code: 'EADDRINUSE', port: 8080 }), EXIT.FAILURE, /port 8080 is in use/],
     [Object.assign(new Error('interrupted'), { name: 'AbortError' }), EXIT.INTERRUPTED, /interrupted/],
     [new Error('something\nwith a second line'), EXIT.FAILURE, /^error: something\n$/],
+    [new TypeError("Cannot read properties of undefined (reading '0')"), EXIT.FAILURE, /^error: internal error: Cannot read properties of undefined \(reading '0'\) \(a bug of router; --verbose shows where\)\n$/],
   ];
   for (const [err, code, text] of cases) {
     it(`${(err as Error).name}: ${(err as Error).message.split('\n')[0]}`, () => {
