@@ -45,11 +45,13 @@ class Pattern {
 
 /** A chunk that holds nothing but one choice's text: no usage, error, metadata, tools or finish. */
 function isPlainText(c: ChatChunk): boolean {
-  if (c.usage || c.error || c.router_metadata || c.choices?.length !== 1) return false;
+  // Anything else (another shape included) goes whole to the full parse, which says what is wrong.
+  if (!c || typeof c !== 'object' || c.usage || c.error || c.router_metadata || !Array.isArray(c.choices) || c.choices.length !== 1) return false;
   const [choice] = c.choices;
-  if (choice!.finish_reason !== null || (choice!.logprobs ?? null) !== null) return false;
-  const keys = Object.keys(choice!.delta);
-  return typeof choice!.delta.content === 'string' && keys.every((k) => k === 'content' || k === 'role');
+  if (!choice || typeof choice !== 'object' || !choice.delta || typeof choice.delta !== 'object') return false;
+  if (choice.finish_reason !== null || (choice.logprobs ?? null) !== null) return false;
+  const keys = Object.keys(choice.delta);
+  return typeof choice.delta.content === 'string' && keys.every((k) => k === 'content' || k === 'role');
 }
 
 /** Events built and then compared as one: a mismatch wastes at most this many events' work. */

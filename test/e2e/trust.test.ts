@@ -250,19 +250,38 @@ describe('typos and unknown names', () => {
     await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
     const env = { ROUTER_API_ROOT: `http://127.0.0.1:${(other.address() as { port: number }).port}`, ROUTER_MANAGEMENT_KEY: 'sk-rt-mgmt-x' };
     const cases: [string[], string][] = [
-      [['chat', '--no-stream', '--model', 'local/echo', 'hi'], 'the service\'s answer is not a chat completion: it has no "choices"'],
+      [['chat', '--no-stream', '--model', 'local/echo', 'hi'], 'the service\'s answer is not a chat completion: "choices" is missing or not an array'],
       [['chat', '--model', 'local/echo', 'hi'], 'the service sent application/json where an event stream was asked for'],
-      [['responses', '--no-stream', '--model', 'local/echo', 'hi'], 'the service\'s answer is not a response: it has no "output"'],
-      [['embed', 'x', '--model', 'local/embed'], 'the service\'s answer is not a list of embeddings: it has no "data"'],
-      [['decide', '--state-text', 'x', '--model', 'local/judge', '--noul', 'q', 'y'], 'the service\'s answer is not a decision: it has no "answers"'],
-      [['batch', 'list'], 'the service\'s answer is not a list of batches: it has no "data"'],
-      [['batch', 'get', 'batch_x'], 'the service\'s answer is not a batch: it has no "id"'],
+      [['responses', '--no-stream', '--model', 'local/echo', 'hi'], 'the service\'s answer is not a response: "output" is missing or not an array'],
+      [['embed', 'x', '--model', 'local/embed'], 'the service\'s answer is not a list of embeddings: "data" is missing or not an array'],
+      [['decide', '--state-text', 'x', '--model', 'local/judge', '--noul', 'q', 'y'], 'the service\'s answer is not a decision: "answers" is missing or not an object'],
+      [['batch', 'list'], 'the service\'s answer is not a list of batches: "data" is missing or not an array'],
+      [['batch', 'get', 'batch_x'], 'the service\'s answer is not a batch: "id" is missing or not a string'],
     ];
     try {
       for (const [args, line] of cases) expect(await t.run(args, { env })).toMatchObject({ code: 7, stdout: '', stderr: `error: ${line}\n` });
       const create = await t.run(['batch', 'create', requests], { env });
       expect(create).toMatchObject({ code: 7, stdout: '' });
-      expect(create.stderr).toMatch(/^error: the answer to the upload could not be read \(the service's answer is not a batch: it has no "id"\); the batch may exist/);
+      expect(create.stderr).toMatch(/^error: the answer to the upload could not be read \(the service's answer is not a batch: "id" is missing or not a string\); the batch may exist/);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('stream events of the wrong shape: one line, exit 7, the text before them kept', async () => {
+    const { createServer: createHttpServer } = await import('node:http');
+    const chunk = (content: string) => JSON.stringify({ choices: [{ index: 0, delta: { content }, finish_reason: null }] });
+    const other = createHttpServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`data: ${chunk('one ')}\n\ndata: {"ok":true}\n\ndata: [DONE]\n\n`);
+    });
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    const env = { ROUTER_API_ROOT: `http://127.0.0.1:${(other.address() as { port: number }).port}` };
+    try {
+      const chat = await t.run(['chat', '--model', 'local/echo', 'hi'], { env });
+      expect(chat).toMatchObject({ code: 7, stdout: 'one ', stderr: 'error: the service\'s answer is not a chat completion chunk: "choices" is missing or not an array\n' });
+      const responses = await t.run(['responses', '--model', 'local/echo', 'hi'], { env });
+      expect(responses).toMatchObject({ code: 7, stderr: 'error: the service\'s answer is not a Responses stream event: "type" is missing or not a string\n' });
     } finally {
       other.close();
     }

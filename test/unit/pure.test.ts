@@ -154,3 +154,18 @@ describe('closest: the candidate a typo meant', () => {
     fc.assert(fc.property(fc.string({ minLength: 1 }), fc.array(fc.string()), (word, others) => closest(word, [...others, word]) !== undefined));
   });
 });
+
+describe('checkShape: what a reader needs, or a ProtocolError naming the path', () => {
+  it('passes a full answer, names the first missing or mistyped path (elements of arrays included)', async () => {
+    const { checkShape, SHAPES } = await import('../../src/client/answer-shape.js');
+    const batch = { id: 'b', status: 'completed', created_at: 1, request_counts: { total: 1, completed: 1, failed: 0 } };
+    expect(() => checkShape(batch, SHAPES.batch)).not.toThrow();
+    expect(() => checkShape({ data: [batch, batch] }, SHAPES.batchList)).not.toThrow();
+    expect(() => checkShape({ data: [] }, SHAPES.batchList)).not.toThrow();
+    expect(() => checkShape({ data: [batch, { ...batch, request_counts: { total: 1 } }] }, SHAPES.batchList)).toThrow(/"data\[\]\.request_counts\.completed" is missing or not a number/);
+    expect(() => checkShape({ data: [{ embedding: [0.1] }, { embedding: 'AAAA' }] }, SHAPES.embeddings)).not.toThrow();
+    expect(() => checkShape({ data: [{ embedding: 5 }] }, SHAPES.embeddings)).toThrow(/not an array or string/);
+    expect(() => checkShape([], SHAPES.chatCompletion)).toThrow(/it is not a JSON object/);
+    expect(() => checkShape({ choices: [null] }, SHAPES.chatChunk)).toThrow(ProtocolError);
+  });
+});

@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { ChatMessage } from '../../client/types.js';
 import { isModelId, MODEL_ID_SYNTAX } from '../../client/facts.js';
+import { deltaText } from '../../client/resources/chat.js';
 import type { IO } from '../io.js';
 import { interrupted, type RunContext } from '../run.js';
 import { keepConversation, openConversation, withSystem } from './chat-conversation.js';
@@ -142,7 +143,7 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
       try {
         const req = buildChatRequest([...c.history], opts, c.model);
         for await (const chunk of await client.chat.streamText(req, { signal: AbortSignal.any([signal, answerStop.signal]) })) {
-          const piece = chunk.choices[0]?.delta.content;
+          const piece = deltaText(chunk);
           if (piece) {
             answer += piece;
             io.out(piece);

@@ -3,6 +3,7 @@ import { usageFields } from '../ledger.js';
 import { addFlags } from '../flags.js';
 import type { ChatCompletionRequest, ChatMessage, ChatUsage } from '../../client/types.js';
 import type { RouterClient } from '../../client/index.js';
+import { deltaText } from '../../client/resources/chat.js';
 import type { IO } from '../io.js';
 import { printText, streamToStdout, usageLine } from '../output.js';
 import { buildChatRequest, validateChatOptions } from './chat-request.js';
@@ -68,7 +69,8 @@ interface Answer {
 
 async function completeChat(io: IO, client: RouterClient, req: ChatCompletionRequest, opts: ChatOptions, call: Call): Promise<Answer> {
   const completion = await client.chat.create(req, call);
-  const text = completion.choices[0]?.message.content ?? '';
+  const content = completion.choices[0]?.message?.content;
+  const text = typeof content === 'string' ? content : '';
   if (opts.json) io.json(completion);
   else printText(io, text);
   if (opts.routerMetadata && !opts.json && completion.router_metadata) io.note(`router: ${completion.router_metadata.summary}`);
@@ -86,7 +88,7 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
       let out = '';
       for (const chunk of batch) {
         if (chunk.usage) usage = chunk.usage;
-        const content = chunk.choices[0]?.delta.content ?? '';
+        const content = deltaText(chunk);
         text += content;
         if (opts.json) out += io.jsonLine(chunk);
         else {

@@ -95,7 +95,8 @@ export function questionsFromArgv(argv: string[]): Record<string, DecisionQuesti
   return out;
 }
 
-const fmt = (p: number) => p.toFixed(2);
+/** A probability or score with two decimals; '?' for an answer that lacks it. */
+const fmt = (p: unknown) => (typeof p === 'number' ? p.toFixed(2) : '?');
 
 async function runDecide(ctx: RunContext<DecideOpts>): Promise<void> {
   const { io, opts, argv, signal, connect } = ctx;
@@ -136,6 +137,7 @@ async function runDecide(ctx: RunContext<DecideOpts>): Promise<void> {
   if (opts.usage) io.note(usageLine(res.usage ? { input: res.usage.input_tokens, output: res.usage.output_tokens, total: res.usage.input_tokens + res.usage.output_tokens, cost: res.usage.cost } : undefined));
   if (opts.json) return io.json(res);
   const rows = Object.entries(res.answers).map(([key, a]) => {
+    if (!a || typeof a !== 'object') return [key, '?', '', '', ''];
     if (a.type === 'noul') return [key, 'noul', `P(yes) ${fmt(a.noul)}`, '', ''];
     const probs = Object.entries(a.probabilities ?? {}).map(([k, p]) => `${k}=${fmt(p)}`).join(' ');
     if (a.type === 'choice') return [key, 'choice', a.choice, fmt(a.confidence), probs];

@@ -2,7 +2,13 @@ import type { ChatChunk, ChatCompletion, ChatCompletionRequest } from '../types.
 import { StreamError } from '../errors.js';
 import { EventStream, Resource, type CallOptions } from './shared.js';
 import { TextDeltaReader } from '../fast-delta.js';
-import { SHAPES } from '../answer-shape.js';
+import { checkShape, SHAPES } from '../answer-shape.js';
+
+/** The text a chunk adds (its first choice's delta), or '' when it adds none. */
+export function deltaText(chunk: ChatChunk): string {
+  const content = chunk.choices[0]?.delta?.content;
+  return typeof content === 'string' ? content : '';
+}
 
 export class Chat extends Resource {
   create(params: ChatCompletionRequest, opts: CallOptions = {}): Promise<ChatCompletion> {
@@ -36,7 +42,7 @@ export class Chat extends Resource {
       fast,
       map: ({ data }) => {
         const chunk = data as ChatChunk;
-        if (chunk.error) {
+        if (chunk?.error) {
           const code = chunk.error.code;
           throw new StreamError(typeof code === 'number' ? code : 500, chunk.error.message, {
             code,
@@ -45,6 +51,7 @@ export class Chat extends Resource {
             body: chunk,
           });
         }
+        checkShape(chunk, SHAPES.chatChunk);
         return chunk;
       },
     });

@@ -1,7 +1,7 @@
 import type { JSONObject } from '../types.js';
 import { StreamError } from '../errors.js';
 import { EventStream, Resource, type CallOptions } from './shared.js';
-import { SHAPES } from '../answer-shape.js';
+import { checkShape, SHAPES } from '../answer-shape.js';
 
 export interface ResponsesRequest {
   input: string | JSONObject[];
@@ -64,8 +64,8 @@ export function outputText(r: ResponsesResult): string {
   if (typeof r.output_text === 'string') return r.output_text;
   return r.output
     .filter((item) => item.type === 'message')
-    .flatMap((item) => (item.content as JSONObject[] | undefined) ?? [])
-    .filter((part) => part.type === 'output_text')
+    .flatMap((item) => (Array.isArray(item.content) ? (item.content as JSONObject[]) : []))
+    .filter((part) => part?.type === 'output_text' && typeof part.text === 'string')
     .map((part) => part.text as string)
     .join('');
 }
@@ -81,6 +81,7 @@ export class Responses extends Resource {
     const res = await this.postStream(path, { ...params, stream: true }, opts);
     return new EventStream<ResponsesEvent>(res, this.core.url(path), {
       map: ({ data }) => {
+        checkShape(data, SHAPES.responseEvent);
         const ev = data as ResponsesEvent;
         if (ev.type === 'response.failed' || ev.type === 'error') {
           const err: { code?: string | number; message?: string } | null | undefined = ev.type === 'error' ? (ev as ResponseErrorEvent) : (ev as ResponseLifecycleEvent).response?.error;
