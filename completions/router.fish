@@ -326,7 +326,7 @@ complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcom
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -l provider-only -r -F -d 'only these providers, comma-separated'
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -l no-fallbacks -d 'do not fall back to other providers'
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -l max-requests -r -F -d 'requests per batch (default 5000)'
-complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -l max-bytes -r -F -d 'request body bytes per batch (default 209715200, 200 MiB)'
+complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -l max-bytes -r -F -d 'request body bytes per batch: 52428800, 50M, 512K (default 200M, the service'\''s limit)'
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -l dry-run -d 'check every line and print the shards; send nothing'
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -l resume -x -a '(router __complete job-ids 2>/dev/null)' -d 'take up a job again (re-running the same command on the same file does too)'
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -l new -d 'start another job even if one was made from this file with the same settings'

@@ -25,6 +25,20 @@ export function integerIn(min: number, max = Number.MAX_SAFE_INTEGER) {
   };
 }
 
+const SIZE_UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+
+/** A size in bytes: a whole number, or with K, M or G (powers of 1024; KB, MiB and the like too). */
+export function bytesIn(min: number, max: number) {
+  const fmt = (n: number) => (n % 1024 ** 2 === 0 ? `${n / 1024 ** 2} MiB` : n % 1024 === 0 ? `${n / 1024} KiB` : `${n} bytes`);
+  return (value: string): number => {
+    const m = /^\s*(\d+(?:\.\d+)?)\s*([kmg]?)(?:i?b)?\s*$/i.exec(value);
+    if (!m) throw new InvalidArgumentError('not a size (bytes, or with K, M or G: 50M).');
+    const n = Math.floor(Number(m[1]) * SIZE_UNITS[m[2]!.toLowerCase()]!);
+    if (n < min || n > max) throw new InvalidArgumentError(`must be between ${fmt(min)} and ${fmt(max)}.`);
+    return n;
+  };
+}
+
 /** A model id that came from elsewhere (a setting, the environment): a usage error names where. */
 export function checkModel(value: string, from: string): string {
   if (!isModelId(value)) throw usage(`${from} must look like ${MODEL_ID_SYNTAX}, got "${value}"`);

@@ -1,7 +1,7 @@
 import { Option, type Command } from '../../commander.js';
 import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, LISTABLE_BATCH_STATUSES } from '../../../client/facts.js';
 import { action } from '../../run.js';
-import { commaList, integerIn, modelId, numberIn } from '../../options.js';
+import { bytesIn, commaList, integerIn, modelId, numberIn } from '../../options.js';
 import type { CreateOpts } from './create.js';
 import type { ListOpts } from './list.js';
 import type { GetOpts } from './get.js';
@@ -44,7 +44,7 @@ function registerRun(batch: Command): void {
       .argument('[file]', 'JSONL file, as for batch create'),
   )
     .option('--max-requests <n>', `requests per batch (default ${BATCH_MAX_REQUESTS})`, integerIn(1, BATCH_MAX_REQUESTS))
-    .option('--max-bytes <n>', `request body bytes per batch (default ${BATCH_MAX_BYTES}, 200 MiB)`, integerIn(1024, BATCH_MAX_BYTES))
+    .option('--max-bytes <size>', 'request body bytes per batch: 52428800, 50M, 512K (default 200M, the service\'s limit)', bytesIn(1024, BATCH_MAX_BYTES))
     .option('--dry-run', 'check every line and print the shards; send nothing')
     .option('--resume <job>', 'take up a job again (re-running the same command on the same file does too)')
     .option('--new', 'start another job even if one was made from this file with the same settings')
