@@ -1,6 +1,6 @@
 import { Command, CommanderError } from './commander.js';
 import { EXIT } from './exit-codes.js';
-import { integerIn, numberIn } from './options.js';
+import { integerIn, secondsIn } from './options.js';
 import { VERSION } from '../client/version.js';
 import { attachRuntime, type Runtime } from './run.js';
 import { IO, processStreams, type Streams } from './io.js';
@@ -67,7 +67,7 @@ export async function buildProgram(only?: string | null): Promise<Command> {
     .version(VERSION, '-V, --version')
     .option('-p, --profile <name>', 'config profile to use (env ROUTER_PROFILE)')
     .option('--api-root <url>', 'API root, e.g. http://127.0.0.1:8080/api (env ROUTER_API_ROOT)')
-    .option('--timeout <seconds>', 'per-request timeout in seconds (default 120)', numberIn(0.001, 86_400))
+    .option('--timeout <duration>', 'per-request timeout: seconds, or 500ms, 30s, 2m (default 120s)', secondsIn(0.001, 86_400))
     .option('--max-retries <n>', 'retries of transient failures, 0 to 10 (default 2)', integerIn(0, 10))
     .option('--no-color', 'no colors (also NO_COLOR=1)')
     .option('-q, --quiet', 'no progress or status lines on stderr')

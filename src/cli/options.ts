@@ -13,6 +13,20 @@ export function numberIn(min: number, max: number) {
   };
 }
 
+const SECONDS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** A duration in seconds: a number of seconds, or with a unit (500ms, 30s, 2m, 1h, 1d). */
+export function secondsIn(min: number, max: number) {
+  const fmt = (n: number) => (n >= 3600 && n % 3600 === 0 ? `${n / 3600}h` : n >= 60 && n % 60 === 0 ? `${n / 60}m` : n < 1 ? `${Math.round(n * 1000)}ms` : `${n}s`);
+  return (value: string): number => {
+    const m = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|m|h|d)?\s*$/i.exec(value);
+    if (!m) throw new InvalidArgumentError('not a duration (seconds, or with a unit: 500ms, 30s, 2m, 1h).');
+    const n = Number(m[1]) * SECONDS[(m[2] ?? 's').toLowerCase()]!;
+    if (n < min || n > max) throw new InvalidArgumentError(`must be between ${fmt(min)} and ${fmt(max)}.`);
+    return n;
+  };
+}
+
 /** Any finite number: for values whose range is the provider's or the model's, not the API's. */
 export const anyNumber = numberIn(-Infinity, Infinity);
 

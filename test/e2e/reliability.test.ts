@@ -66,7 +66,7 @@ describe('retries', () => {
 
   it('times out on a slow first byte (exit 8)', async () => {
     await faults('slow,delay_ms=1500');
-    const r = await run(['--timeout', '0.3', '--max-retries', '0', 'chat', 'x']);
+    const r = await run(['--timeout', '300ms', '--max-retries', '0', 'chat', 'x']);
     expect(r.code).toBe(8);
     expect(r.stderr).toMatch(/timed out/);
   });

@@ -1,7 +1,7 @@
 import { Option, type Command } from '../../commander.js';
 import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, LISTABLE_BATCH_STATUSES } from '../../../client/facts.js';
 import { action } from '../../run.js';
-import { bytesIn, commaList, integerIn, modelId, numberIn } from '../../options.js';
+import { bytesIn, commaList, integerIn, modelId, secondsIn } from '../../options.js';
 import type { CreateOpts } from './create.js';
 import type { ListOpts } from './list.js';
 import type { GetOpts } from './get.js';
@@ -11,8 +11,8 @@ import { collectStatus } from './list.js';
 /** Flags of every command that follows a batch (create --watch, get --watch). */
 function addWatchFlags(cmd: Command): Command {
   return cmd
-    .option('--interval <seconds>', 'first polling interval of --watch (grows with backoff)', numberIn(0.05, 3600), 1)
-    .option('--offline-timeout <seconds>', 'with --watch: keep polling through network errors, 429 and 5xx for this long', numberIn(1, 7 * 86_400), 900);
+    .option('--interval <duration>', 'first polling interval of --watch, seconds or 500ms, 5s (grows with backoff)', secondsIn(0.05, 3600), 1)
+    .option('--offline-timeout <duration>', 'with --watch: keep polling through network errors, 429 and 5xx for this long (seconds, or 15m, 2h; default 15m)', secondsIn(1, 7 * 86_400), 900);
 }
 
 /** Where the requests of a file go (batch create, batch run). */
@@ -53,7 +53,7 @@ function registerRun(batch: Command): void {
     .option('--results [file]', 'wait, then write every result in input order as JSONL (stdout when no file)')
     .option('--line-numbers', 'with --results: add "line" (the input line number) to each result')
     .option('--join', 'with --results: write {"line", "request", "result"} for each input line')
-    .option('--interval <seconds>', 'first polling interval (grows while nothing changes)', numberIn(0.05, 3600), 2)
+    .option('--interval <duration>', 'first polling interval, seconds or 500ms, 5s (grows while nothing changes)', secondsIn(0.05, 3600), 2)
     .option('--json', 'print the job record with its totals')
     .addHelpText(
       'after',
