@@ -100,13 +100,14 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
     faults,
     port,
     apiRoot: `http://${host}:${port}/api`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        batches.stop();
-        store.flush();
-        server.close(() => resolve());
-        for (const s of sockets) s.destroy();
-      }),
+    close: async () => {
+      batches.stop();
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const s of sockets) s.destroy();
+      await stopped;
+      // Last, so that a save that fails (a full disk) is said but never keeps the server listening.
+      store.flush();
+    },
   };
 }
 

@@ -109,4 +109,20 @@ describe.skipIf(!mounted)('the emulator on a full disk goes on', () => {
       await emu.close();
     }
   });
+
+  it('router serve stopped on a full disk says the save failed (exit 1) and stops: it never keeps listening', async () => {
+    rmSync(join(disk, 'filler'), { force: true });
+    const server = t.spawn(['serve', '--port', '0', '--state', join(disk, 'serve-state'), '--json']);
+    let stderr = '';
+    server.stderr!.on('data', (d) => (stderr += d));
+    const info = JSON.parse(await new Promise<string>((resolve) => server.stdout!.once('data', (d) => resolve(String(d).split('\n')[0]!))));
+    const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
+    fill();
+    // A charge whose save now fails: kept in memory, and still owed a save at the stop.
+    expect((await t.run(['chat', '--model', 'local/echo', 'hi'], { env: { ROUTER_API_ROOT: info.api_root, ROUTER_API_KEY: info.api_key } })).code).toBe(0);
+    server.kill('SIGTERM');
+    expect(await exited).toBe(1);
+    expect(stderr).toMatch(new RegExp(`error: cannot write ${join(disk, 'serve-state', 'state.json')}: disk full\n$`));
+    rmSync(join(disk, 'filler'), { force: true });
+  });
 });
