@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,7 +50,10 @@ describe('readLines', () => {
 });
 
 describe('scanLines (one buffer, read into again)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'router-scanlines-'));
+  let dir = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'router-scanlines-'));
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const copy = (l: Line) => ({ number: l.number, bytes: [...l.bytes], next: l.next });
 

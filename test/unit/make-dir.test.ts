@@ -1,10 +1,13 @@
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDir } from '../../src/internal/make-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'router-make-dir-'));
+let dir = '';
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'router-make-dir-'));
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('makeDir', () => {

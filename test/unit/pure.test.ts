@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backoffDelay, parseRetryAfter } from '../../src/client/core.js';
 import { APIError, ConnectionError, ProtocolError, StreamError, TimeoutError } from '../../src/client/errors.js';
 import { buildChatRequest } from '../../src/cli/commands/chat-request.js';
@@ -88,7 +88,11 @@ describe('request builders', () => {
 });
 
 describe('scanRequests', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'router-scan-'));
+  // Made when the first test runs: a run filtered to other tests (-t) would never remove it.
+  let dir = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'router-scan-'));
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const file = (name: string, content: string | Buffer) => {
     const p = join(dir, name);

@@ -1,11 +1,14 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeWhole } from '../../src/internal/write-whole.js';
 import { describeSystemError } from '../../src/internal/system-errors.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'router-atomic-'));
+let dir = '';
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'router-atomic-'));
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('writeWhole', () => {
