@@ -1,18 +1,12 @@
 import type { RouterClient } from '../client/index.js';
 import { APIError } from '../client/errors.js';
-import { editDistance } from '../internal/did-you-mean.js';
+import { closest } from '../internal/did-you-mean.js';
 
 const UNKNOWN_MODEL = /^(\S+) is not a valid model ID/;
 
-/** The known id nearest to a mistyped one, if it is near enough to be the one meant. */
+/** The known id nearest to a mistyped one (not the id itself), if it is near enough to be the one meant. */
 export function nearestModel(id: string, known: string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const k of known) {
-    const n = editDistance(id.toLowerCase(), k.toLowerCase());
-    if (k !== id && n < bestDistance) [best, bestDistance] = [k, n];
-  }
-  return bestDistance <= Math.max(2, Math.floor(id.length / 4)) ? best : undefined;
+  return closest(id, known.filter((k) => k !== id), Math.max(2, Math.floor(id.length / 4)));
 }
 
 /**

@@ -13,12 +13,12 @@ export function editDistance(a: string, b: string): number {
 }
 
 /**
- * The candidate a mistyped word most likely meant: about one edit per three letters at most ("huge"
- * is another word, not a typo of "high").
+ * The candidate a mistyped word most likely meant, at most `maxDistance` edits away: by default
+ * about one edit per three letters ("huge" is another word, not a typo of "high").
  */
-export function closest(word: string, candidates: readonly string[]): string | undefined {
+export function closest(word: string, candidates: readonly string[], maxDistance = Math.max(1, Math.floor(word.length / 3))): string | undefined {
   let best: string | undefined;
-  let bestDistance = Math.max(1, Math.floor(word.length / 3)) + 1;
+  let bestDistance = maxDistance + 1;
   for (const candidate of candidates) {
     const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
     if (distance < bestDistance) {
