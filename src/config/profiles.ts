@@ -2,7 +2,7 @@ import Conf from 'conf';
 import { chmodSync, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { makeDir } from '../internal/make-dir.js';
-import { describeCode } from '../internal/system-errors.js';
+import { describeCode, failedWriteOf } from '../internal/system-errors.js';
 import { DEFAULT_PROFILE, SettingsError, type Profile, type ProfileField } from './fields.js';
 import { corrupt, ProfileFile, profilesPath } from './profile-file.js';
 
@@ -38,7 +38,7 @@ export class ProfileStore {
       });
     } catch (err) {
       // The file was read above: a system error here is conf writing the new file's defaults.
-      throw (err as NodeJS.ErrnoException).code ? writeFailure(err, profilesPath(dir)) : corrupt(err, dir);
+      throw (err as NodeJS.ErrnoException).code ? failedWriteOf(err, profilesPath(dir)) : corrupt(err, dir);
     }
   }
 
@@ -94,12 +94,7 @@ export class ProfileStore {
       // conf's mode applies on creation; make sure an older file is private too.
       if (existsSync(this.conf.path)) chmodSync(this.conf.path, 0o600);
     } catch (err) {
-      throw writeFailure(err, this.conf.path);
+      throw failedWriteOf(err, this.conf.path);
     }
   }
-}
-
-/** A failed write of the config file, named by the file (conf's own errors name its temp file, or none). */
-function writeFailure(err: unknown, path: string): Error {
-  return Object.assign(err as Error, { path, syscall: 'write' });
 }

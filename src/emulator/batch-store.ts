@@ -6,6 +6,7 @@ import { durableWriteDone, writeFileAtomicSync } from './fsutil.js';
 
 import type { Batch, BatchStatus } from '../client/types.js';
 import { makeDir } from '../internal/make-dir.js';
+import { failedWriteOf } from '../internal/system-errors.js';
 import { isRecord } from '../internal/shape.js';
 
 export type { BatchStatus };
@@ -197,7 +198,7 @@ export class ResultWriter {
     try {
       write();
     } catch (err) {
-      throw Object.assign(err as Error, { path: this.path, syscall: 'write' });
+      throw failedWriteOf(err, this.path);
     }
   }
   close(): void {

@@ -46,6 +46,11 @@ export function isPathProblem(code: string): boolean {
   return PATH_CODES.has(code);
 }
 
+/** A failed write named by the file it was for (not a temp file, or none): said as "cannot write PATH". */
+export function failedWriteOf(err: unknown, path: string): Error {
+  return Object.assign(err as Error, { path, syscall: 'write' });
+}
+
 /** One line for a system error. */
 export function describeSystemError(err: SystemError): string {
   if (err.code === 'EADDRINUSE') return `${err.port !== undefined ? `port ${err.port}` : 'the port'} is in use: try another --port, or --port 0 for any free one`;

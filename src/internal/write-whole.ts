@@ -1,6 +1,7 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { makeDir } from './make-dir.js';
+import { failedWriteOf } from './system-errors.js';
 
 /**
  * Writes a file whole or not at all: a private temp file beside it, renamed over it, so that a
@@ -23,7 +24,7 @@ export function writeWhole(path: string, data: string | Uint8Array, durable = fa
     renameSync(temp, path);
   } catch (err) {
     rmSync(temp, { force: true });
-    throw Object.assign(err as Error, { path, syscall: 'write' });
+    throw failedWriteOf(err, path);
   }
   if (!durable) return;
   const dirFd = openSync(dir, 'r');
