@@ -12,11 +12,12 @@ export interface AnswerShape {
   fields: Record<string, Kind>;
 }
 
+const CHOICES: Record<string, Kind> = { choices: 'array', 'choices[]': 'object' };
 const BATCH: Record<string, Kind> = { id: 'string', status: 'string', request_counts: 'object', 'request_counts.total': 'number', 'request_counts.completed': 'number', 'request_counts.failed': 'number', created_at: 'number' };
 
 export const SHAPES = {
-  chatCompletion: { what: 'a chat completion', fields: { choices: 'array', 'choices[]': 'object' } },
-  chatChunk: { what: 'a chat completion chunk', fields: { choices: 'array', 'choices[]': 'object' } },
+  chatCompletion: { what: 'a chat completion', fields: CHOICES },
+  chatChunk: { what: 'a chat completion chunk', fields: CHOICES },
   response: { what: 'a response', fields: { output: 'array', 'output[]': 'object' } },
   responseEvent: { what: 'a Responses stream event', fields: { type: 'string' } },
   embeddings: { what: 'a list of embeddings', fields: { data: 'array', 'data[]': 'object', 'data[].embedding': 'array|string' } },

@@ -12,16 +12,15 @@ export function storageFailure(err: unknown): string | undefined {
 /** What was said since writes last worked: each once, however often it happens again. */
 const said = new Set<string>();
 
-/**
- * Says on stderr, once until writes work again, that the emulator cannot write its state and what
- * it does meanwhile; with no reason (a write that worked), says once that it is saved again.
- */
-export function reportStorage(why: string | undefined, meanwhile: string): void {
-  if (why === undefined) {
-    if (said.size) process.stderr.write('emulator: its state is saved again\n');
-    said.clear();
-  } else if (!said.has(why)) {
-    said.add(why);
-    process.stderr.write(`emulator: ${why}; ${meanwhile}\n`);
-  }
+/** Says on stderr, once until writes work again, that the emulator cannot write its state and what it does meanwhile. */
+export function reportStorage(why: string, meanwhile: string): void {
+  if (said.has(why)) return;
+  said.add(why);
+  process.stderr.write(`emulator: ${why}; ${meanwhile}\n`);
+}
+
+/** A write worked: said once, if a failure was said before. */
+export function storageSaved(): void {
+  if (said.size) process.stderr.write('emulator: its state is saved again\n');
+  said.clear();
 }

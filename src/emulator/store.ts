@@ -4,7 +4,7 @@ import { randomHex } from './ids.js';
 import { writeFileAtomicSync } from './fsutil.js';
 import { makeDir } from '../internal/make-dir.js';
 import { isFiniteNumber, isRecord } from '../internal/shape.js';
-import { reportStorage, storageFailure } from './storage-failure.js';
+import { reportStorage, storageFailure, storageSaved } from './storage-failure.js';
 
 /** `operator` belongs to no workspace: the emulator's own credential for its server-wide routes. */
 export type KeyKind = 'standard' | 'management' | 'operator';
@@ -74,7 +74,7 @@ export class StateStore {
     this.pending = undefined;
     try {
       this.save();
-      reportStorage(undefined, '');
+      storageSaved();
     } catch (err) {
       const why = storageFailure(err);
       if (!why) throw err;

@@ -67,16 +67,20 @@ export async function runList({ io, opts }: RunContext<ProfileOpt>): Promise<voi
   );
 }
 
+function noProfile(name: string, known: string[]): CliError {
+  return new CliError(`no profile "${name}"${didYouMean(name, known)}; see router config list`, EXIT.NOT_FOUND);
+}
+
 export async function runUse({ io }: RunContext<ProfileOpt>, name: string): Promise<void> {
   const s = await store(io);
-  if (!s.get(name)) throw new CliError(`no profile "${name}"${didYouMean(name, s.names())}; see router config list`, EXIT.NOT_FOUND);
+  if (!s.get(name)) throw noProfile(name, s.names());
   s.use(name);
   io.info(`now using profile "${name}"`);
 }
 
 export async function runDelete({ io }: RunContext<ProfileOpt>, name: string): Promise<void> {
   const s = await store(io);
-  if (!s.delete(name)) throw new CliError(`no profile "${name}"${didYouMean(name, s.names())}; see router config list`, EXIT.NOT_FOUND);
+  if (!s.delete(name)) throw noProfile(name, s.names());
   io.info(`deleted profile "${name}"`);
 }
 
