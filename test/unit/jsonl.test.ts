@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { tempFolder } from '../support/temp-folder.js';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readLines, scanLines, type Line } from '../../src/cli/jsonl.js';
 import { cutAt } from '../support/cut.js';
@@ -50,15 +50,11 @@ describe('readLines', () => {
 });
 
 describe('scanLines (one buffer, read into again)', () => {
-  let dir = '';
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'router-scanlines-'));
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const folder = tempFolder('router-scanlines-');
   const copy = (l: Line) => ({ number: l.number, bytes: [...l.bytes], next: l.next });
 
   it('gives the lines, numbers and offsets readLines gives, for any bytes and any buffer size', async () => {
-    const file = join(dir, 'in.jsonl');
+    const file = join(folder(), 'in.jsonl');
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.oneof(fc.constantFrom(10, 13, 0xef, 0xbb, 0xbf), fc.integer({ min: 0, max: 255 })), { maxLength: 300 }),
@@ -79,7 +75,7 @@ describe('scanLines (one buffer, read into again)', () => {
   });
 
   it('strips a BOM from the first line only, and keeps a line longer than its buffer whole', async () => {
-    const file = join(dir, 'bom.jsonl');
+    const file = join(folder(), 'bom.jsonl');
     const big = 'x'.repeat(100_000);
     writeFileSync(file, `\ufeffa\r\n\ufeffb\n${big}\nend`);
     const got = [];

@@ -1,25 +1,21 @@
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempFolder } from '../support/temp-folder.js';
 import { makeDir } from '../../src/internal/make-dir.js';
 
-let dir = '';
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'router-make-dir-'));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const folder = tempFolder('router-make-dir-');
 
 describe('makeDir', () => {
   it('makes every missing folder, private, and accepts one that exists', () => {
-    const deep = join(dir, 'a', 'b', 'c');
+    const deep = join(folder(), 'a', 'b', 'c');
     makeDir(deep);
-    for (const p of [join(dir, 'a'), join(dir, 'a', 'b'), deep]) expect(statSync(p).mode & 0o777).toBe(0o700);
+    for (const p of [join(folder(), 'a'), join(folder(), 'a', 'b'), deep]) expect(statSync(p).mode & 0o777).toBe(0o700);
     expect(() => makeDir(deep)).not.toThrow();
   });
 
   it('a file in the way is ENOTDIR, a file at the end EEXIST', () => {
-    const file = join(dir, 'file');
+    const file = join(folder(), 'file');
     writeFileSync(file, 'x');
     expect(() => makeDir(join(file, 'sub'))).toThrow(expect.objectContaining({ code: 'ENOTDIR' }));
     expect(() => makeDir(file)).toThrow(expect.objectContaining({ code: 'EEXIST' }));

@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempFolder } from '../support/temp-folder.js';
 import { backoffDelay, parseRetryAfter } from '../../src/client/core.js';
 import { APIError, ConnectionError, ProtocolError, StreamError, TimeoutError } from '../../src/client/errors.js';
 import { buildChatRequest } from '../../src/cli/commands/chat-request.js';
@@ -88,14 +88,9 @@ describe('request builders', () => {
 });
 
 describe('scanRequests', () => {
-  // Made when the first test runs: a run filtered to other tests (-t) would never remove it.
-  let dir = '';
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'router-scan-'));
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const folder = tempFolder('router-scan-');
   const file = (name: string, content: string | Buffer) => {
-    const p = join(dir, name);
+    const p = join(folder(), name);
     writeFileSync(p, content);
     return p;
   };
