@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { constants, createReadStream, openSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { collectBounded, inputTooLarge, MAX_INPUT_BYTES } from './bounded-read.js';
 import { usage } from './exit-codes.js';
 import type { IO } from './io.js';
 import { readAll } from './run.js';
@@ -23,7 +25,7 @@ export async function textFromArgs(args: string[], io: IO, o: TextOptions = {}):
   const { what = 'prompt', example = 'echo hi | router chat', mergeStdin = false } = o;
   const dash = args.includes('-');
   const wantsStdin = dash || ((args.length === 0 || mergeStdin) && !io.stdinTTY);
-  const piped = wantsStdin ? (await readAll(io.stdin)).replace(/\s+$/, '') : '';
+  const piped = wantsStdin ? (await readAll(io.stdin, io.interrupt)).replace(/\s+$/, '') : '';
   const typed = args.filter((a) => a !== '-').join(' ');
   // "-" keeps the old order (arguments, then stdin); a piped stdin without it comes first.
   const text = (dash ? [typed, piped] : [piped, typed]).filter(Boolean).join('\n\n');
@@ -33,18 +35,35 @@ export async function textFromArgs(args: string[], io: IO, o: TextOptions = {}):
 
 /** Reads a text file ("-" for stdin) with a one-line error naming the flag. */
 export async function readTextFile(flag: string, path: string, io: IO): Promise<string> {
-  return path === '-' ? readAll(io.stdin) : utf8Text(readFileFor(flag, path), `${flag}: ${path}`);
+  return path === '-' ? readAll(io.stdin, io.interrupt) : utf8Text(await readFileFor(flag, path, io.interrupt), `${flag}: ${path}`);
 }
 
-/** Reads a file a flag names, or fails with one line naming the flag and why, in words. */
-export function readFileFor(flag: string, path: string): Buffer {
+/**
+ * Reads a file a flag names, or fails with one line naming the flag and why, in words. A file
+ * over the input bound is refused by its size; a device or pipe (/dev/zero) once it has sent that much.
+ */
+export async function readFileFor(flag: string, path: string, signal?: AbortSignal): Promise<Buffer> {
   if (!path) throw usage(`${flag}: the path is empty`);
+  const what = `${flag}: ${path}`;
   try {
-    return readFileSync(path);
+    const st = await stat(path);
+    if (st.isFile() && st.size > MAX_INPUT_BYTES) throw inputTooLarge(what);
+    return await collectBounded(st.isFIFO() ? await fifoStream(path) : createReadStream(path), what, signal);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw usage(`${flag}: cannot read ${path}${code ? ` (${describeCode(code)})` : ''}`);
+    if (typeof code !== 'string' || signal?.aborted) throw err;
+    throw usage(`${flag}: cannot read ${path} (${describeCode(code)})`);
   }
+}
+
+/**
+ * A named pipe, opened without waiting for its writer and read as a pipe: a blocking open waits
+ * in a thread that neither Ctrl-C nor an exit can end.
+ */
+async function fifoStream(path: string): Promise<AsyncIterable<Buffer>> {
+  const { Socket } = await import('node:net');
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  return new Socket({ fd, readable: true, writable: false });
 }
 
 /** Reads a JSON file ("-" for stdin) with a one-line error naming the flag. */

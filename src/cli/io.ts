@@ -61,6 +61,8 @@ export class IO {
   /** Text went to stdout on a terminal and its last line is still open (an error must start a new one). */
   private openLine = false;
   private readonly secrets: string[] = [];
+  /** Aborted by Ctrl-C (set by the command wrapper): a read of input ends on it. */
+  interrupt?: AbortSignal;
 
   constructor(
     flags: GlobalFlags = {},

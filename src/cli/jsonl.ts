@@ -8,6 +8,8 @@ export interface Line {
   bytes: Buffer;
   /** Byte offset, in the source, just past the line and its end. */
   next: number;
+  /** Set (to its length) for a line longer than scanLines' maxLineBytes, whose bytes are not kept. */
+  overLength?: number;
 }
 
 /** Reads a file line by line in constant memory (a line is held whole, nothing more). */
@@ -47,7 +49,8 @@ function line(bytes: Buffer, number: number, next: number, firstOfFile: boolean)
  * once (the check of a whole file), it saves a new buffer per read: ~3x faster on a large file.
  * `onRead` sees every byte of the file once, in order (e.g. to hash it).
  */
-export async function* scanLines(file: string, opts: { bufferBytes?: number; onRead?: (bytes: Buffer) => void } = {}): AsyncGenerator<Line> {
+export async function* scanLines(file: string, opts: { bufferBytes?: number; maxLineBytes?: number; onRead?: (bytes: Buffer) => void } = {}): AsyncGenerator<Line> {
+  const maxLine = opts.maxLineBytes ?? Infinity;
   const handle = await open(file, 'r');
   try {
     let buf = Buffer.allocUnsafe(opts.bufferBytes ?? 4 * 1024 * 1024);
@@ -56,9 +59,30 @@ export async function* scanLines(file: string, opts: { bufferBytes?: number; onR
     let base = 0;
     let number = 0;
     for (;;) {
+      if (held === buf.length && held > maxLine) {
+        // A line longer than any reader takes (a 1 GB JSON array, a binary file): counted, not held.
+        let length = held;
+        let rest = 0;
+        let nl = -1;
+        while (nl === -1) {
+          const { bytesRead } = await handle.read(buf, 0, buf.length, null);
+          if (bytesRead === 0) break;
+          opts.onRead?.(buf.subarray(0, bytesRead));
+          nl = buf.subarray(0, bytesRead).indexOf(10);
+          length += nl === -1 ? bytesRead : nl;
+          rest = nl === -1 ? 0 : bytesRead - nl - 1;
+          if (nl !== -1) buf.copyWithin(0, nl + 1, bytesRead);
+        }
+        number++;
+        base += length + (nl === -1 ? 0 : 1);
+        yield { number, bytes: buf.subarray(0, 0), next: base, overLength: length };
+        if (nl === -1) return;
+        held = rest;
+        continue;
+      }
       if (held === buf.length) {
-        // One line fills the buffer: it grows to hold the line whole.
-        const bigger = Buffer.allocUnsafe(2 * buf.length);
+        // One line fills the buffer: it grows to hold the line whole (or to one byte past the bound).
+        const bigger = Buffer.allocUnsafe(Math.min(2 * buf.length, maxLine + 1));
         buf.copy(bigger, 0, 0, held);
         buf = bigger;
       }

@@ -69,6 +69,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
     const io = new IO(flags, runtime.streams);
     const controller = new AbortController();
     const onSigint = () => controller.abort(interrupted());
+    io.interrupt = controller.signal;
     if (runtime.interrupts) process.on('SIGINT', onSigint);
     let connected: Connected | undefined;
     let connectedWith: ConnectOptions | undefined;
@@ -146,15 +147,14 @@ export async function refuseFolderStdin(stream: unknown): Promise<void> {
   }
 }
 
-/** Reads all of a stream (stdin) as bytes. */
-export async function readAllBytes(stream: NodeJS.ReadableStream): Promise<Buffer> {
+/** Reads all of a stream (stdin) as bytes, up to the bound of any input (src/cli/bounded-read.ts). */
+export async function readAllBytes(stream: NodeJS.ReadableStream, signal?: AbortSignal): Promise<Buffer> {
   await refuseFolderStdin(stream);
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks);
+  const { collectBounded } = await import('./bounded-read.js');
+  return collectBounded(stream as AsyncIterable<Buffer | string>, 'stdin', signal);
 }
 
 /** Reads all of a stream (stdin) as UTF-8 text, for prompts and keys piped in. */
-export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  return utf8Text(await readAllBytes(stream), 'stdin');
+export async function readAll(stream: NodeJS.ReadableStream, signal?: AbortSignal): Promise<string> {
+  return utf8Text(await readAllBytes(stream, signal), 'stdin');
 }

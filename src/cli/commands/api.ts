@@ -83,20 +83,23 @@ export function setField(target: Record<string, unknown>, key: string, value: un
   }
 }
 
-function typed(raw: string): unknown {
+async function typed(raw: string, signal: AbortSignal): Promise<unknown> {
   if (raw === 'true' || raw === 'false' || raw === 'null') return JSON.parse(raw);
   if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(raw)) return Number(raw);
-  if (raw.startsWith('@')) return utf8Text(readFileFor('-F', raw.slice(1)), `-F: ${raw.slice(1)}`);
+  if (raw.startsWith('@')) return utf8Text(await readFileFor('-F', raw.slice(1), signal), `-F: ${raw.slice(1)}`);
   return raw;
 }
 
-function fieldsOf(opts: ApiOpts): [string, unknown][] {
-  const pair = (flag: string, f: string, conv: (v: string) => unknown): [string, unknown] => {
+async function fieldsOf(opts: ApiOpts, signal: AbortSignal): Promise<[string, unknown][]> {
+  const pair = async (flag: string, f: string, conv: (v: string, signal: AbortSignal) => unknown): Promise<[string, unknown]> => {
     const at = f.indexOf('=');
     if (at <= 0) throw usage(`${flag} ${JSON.stringify(f)}: give key=value`);
-    return [f.slice(0, at), conv(f.slice(at + 1))];
+    return [f.slice(0, at), await conv(f.slice(at + 1), signal)];
   };
-  return [...(opts.rawField ?? []).map((f) => pair('-f', f, (v) => v)), ...(opts.field ?? []).map((f) => pair('-F', f, typed))];
+  const fields: [string, unknown][] = [];
+  for (const f of opts.rawField ?? []) fields.push(await pair('-f', f, (v) => v));
+  for (const f of opts.field ?? []) fields.push(await pair('-F', f, typed));
+  return fields;
 }
 
 function headersOf(list: string[] = []): Record<string, string> {
@@ -116,10 +119,10 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string, second: string | 
   if (second !== undefined && !(METHODS as readonly string[]).includes(upper)) throw usage(`"${first}" is not an HTTP method (${METHODS.join(', ')})`);
   if (second === undefined && (METHODS as readonly string[]).includes(upper)) throw usage(`no path after ${upper}: give one relative to the API root, e.g. router api ${upper} /v1/batches`);
   if (!path.startsWith('/')) throw usage(`the path must start with "/" (relative to the API root), got "${path}"`);
-  const fields = fieldsOf(opts);
+  const fields = await fieldsOf(opts, signal);
   const headers = headersOf(opts.header);
   let body: string | Buffer | undefined;
-  if (opts.input !== undefined) body = opts.input === '-' ? await readAllBytes(io.stdin) : readFileFor('--input', opts.input);
+  if (opts.input !== undefined) body = opts.input === '-' ? await readAllBytes(io.stdin, signal) : await readFileFor('--input', opts.input, signal);
   const method = (opts.method?.toUpperCase() ?? (second !== undefined ? upper : (fields.length || body !== undefined) && !opts.paginate ? 'POST' : 'GET')) as Method;
   if (!METHODS.includes(method)) throw usage(`-X ${opts.method}${didYouMean(method, METHODS)}: use one of ${METHODS.join(', ')}`);
   if (opts.paginate && method !== 'GET') throw usage('--paginate goes with GET');

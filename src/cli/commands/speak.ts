@@ -65,21 +65,21 @@ export function audioFormat(opts: { format?: 'mp3' | 'pcm'; output?: string }): 
   return fromExt;
 }
 
-async function dataUri(flag: string, path: string, types: Record<string, string>): Promise<string> {
+async function dataUri(flag: string, path: string, types: Record<string, string>, signal?: AbortSignal): Promise<string> {
   const { extname } = await import('node:path');
   const type = types[extname(path).toLowerCase()];
   if (!type) throw usage(`${flag}: ${path} has an unknown type (use ${Object.keys(types).join(', ')})`);
-  return `data:${type};base64,${readFileFor(flag, path).toString('base64')}`;
+  return `data:${type};base64,${(await readFileFor(flag, path, signal)).toString('base64')}`;
 }
 
 /** The reference parts: each clip followed right away by its transcript, or one image. */
-async function references(opts: SpeakOpts, argv: string[]): Promise<SpeechReference[] | undefined> {
+async function references(opts: SpeakOpts, argv: string[], signal?: AbortSignal): Promise<SpeechReference[] | undefined> {
   const clips = opts.referenceAudio ?? [];
   const texts = opts.referenceText ?? [];
   if (opts.referenceImage && clips.length) throw usage('--reference-image and --reference-audio cannot be mixed');
   if (opts.referenceImage) {
     if (texts.length) throw usage('--reference-text goes with --reference-audio');
-    return [{ type: 'image_url', image_url: { url: await dataUri('--reference-image', opts.referenceImage, IMAGE_TYPES) } }];
+    return [{ type: 'image_url', image_url: { url: await dataUri('--reference-image', opts.referenceImage, IMAGE_TYPES, signal) } }];
   }
   if (!clips.length) {
     if (texts.length) throw usage('--reference-text goes with --reference-audio');
@@ -89,7 +89,7 @@ async function references(opts: SpeakOpts, argv: string[]): Promise<SpeechRefere
   const parts: SpeechReference[] = [];
   for (const ref of referenceOrder(argv, clips.length)) {
     if (ref.kind === 'text') parts.push({ type: 'text', text: ref.value });
-    else parts.push({ type: 'input_audio', input_audio: { data: await dataUri('--reference-audio', ref.value, AUDIO_TYPES) } });
+    else parts.push({ type: 'input_audio', input_audio: { data: await dataUri('--reference-audio', ref.value, AUDIO_TYPES, signal) } });
   }
   return parts;
 }
@@ -139,7 +139,7 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
   } else {
     input = await textFromArgs(args, io, { what: 'text', example: 'echo hi | router speak --voice alloy --model local/tts > hi.mp3' });
   }
-  const refs = await references(opts, argv);
+  const refs = await references(opts, argv, io.interrupt);
   const req: SpeechRequest = { input, model: opts.model, voice: opts.voice, response_format: format };
   if (opts.speed !== undefined) req.speed = opts.speed;
   if (opts.instructions) req.instructions = opts.instructions;

@@ -27,7 +27,7 @@ const LOOKUP_MS = 15_000;
 async function checkedPath(ctx: RunContext<CreateOpts>, file: string): Promise<{ path: string; cleanup: () => void }> {
   if (file === '-') {
     if (ctx.io.stdinTTY) throw usage('reading requests from stdin, but stdin is a terminal: pipe a JSONL file in');
-    return spoolStdin(ctx.io.stdin);
+    return spoolStdin(ctx.io.stdin, ctx.signal);
   }
   checkInputFile(file);
   return { path: file, cleanup: () => {} };

@@ -17,6 +17,8 @@ export interface Scan {
 export interface ScanLimits {
   maxBytes?: number;
   maxRequests?: number;
+  /** The longest line taken (default maxBytes): a longer one is a problem, its bytes never held. */
+  maxLineBytes?: number;
 }
 
 export interface ScanHooks {
@@ -64,14 +66,20 @@ export async function scanRequests(file: string, label: string, opts: { endpoint
   let bytes = 0;
   const utf8 = new TextDecoder('utf-8', { fatal: true });
   let start = 0;
-  for await (const { number, bytes: raw, next } of scanLines(file, { onRead: opts.onRead })) {
+  const maxLine = opts.maxLineBytes ?? maxBytes;
+  for await (const { number, bytes: raw, next, overLength } of scanLines(file, { onRead: opts.onRead, maxLineBytes: maxLine })) {
     const at = start;
     start = next;
-    if (isBlank(raw)) continue;
-    bytes += raw.length + 1;
+    const length = overLength ?? raw.length;
+    if (overLength === undefined && isBlank(raw)) continue;
+    bytes += length + 1;
     count++;
-    opts.onLine?.(number, at, next, raw.length + 1);
+    opts.onLine?.(number, at, next, length + 1);
     const report = (text: string) => problems.add(number, text);
+    if (length > maxLine) {
+      report(`${length} bytes long: one request is larger than a whole batch may be (${maxLine} bytes)`);
+      continue;
+    }
     let text: string;
     try {
       // ASCII reads the same in Latin-1, without the UTF-8 decoder's work.

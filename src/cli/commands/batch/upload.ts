@@ -1,4 +1,6 @@
+import { BATCH_MAX_BYTES } from '../../../client/facts.js';
 import { processAlive } from '../../../internal/process.js';
+import { usage } from '../../exit-codes.js';
 import type { Scan } from './scan.js';
 import type { InStream } from '../../io.js';
 import { refuseFolderStdin } from '../../run.js';
@@ -45,9 +47,23 @@ export function requestStream(scan: Scan): () => AsyncIterable<Uint8Array> {
 }
 
 const SPOOL_PREFIX = 'router-batch-stdin-';
+/** Twice a batch's limit (lines with method and url, spaces): more stdin cannot be one batch. */
+const SPOOL_MAX_BYTES = 2 * BATCH_MAX_BYTES;
+
+/** Stdin as it passes to the spool, refused past SPOOL_MAX_BYTES (`< /dev/zero` would fill the disk). */
+async function* bounded(source: AsyncIterable<Buffer>): AsyncIterable<Buffer> {
+  let size = 0;
+  for await (const chunk of source) {
+    size += chunk.length;
+    if (size > SPOOL_MAX_BYTES) {
+      throw usage(`stdin holds more than ${SPOOL_MAX_BYTES / 1024 / 1024} MiB, more than one batch takes: save it to a file and run "router batch run FILE", which splits it`);
+    }
+    yield chunk;
+  }
+}
 
 /** Copies stdin to a private temp file (it is read twice: checked, then sent); removed on every exit path. */
-export async function spoolStdin(stdin: InStream): Promise<{ path: string; cleanup: () => void }> {
+export async function spoolStdin(stdin: InStream, signal?: AbortSignal): Promise<{ path: string; cleanup: () => void }> {
   await refuseFolderStdin(stdin);
   const { mkdtempSync, createWriteStream, readdirSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
@@ -66,7 +82,7 @@ export async function spoolStdin(stdin: InStream): Promise<{ path: string; clean
   };
   process.once('exit', cleanup);
   try {
-    await pipeline(stdin, createWriteStream(path, { mode: 0o600 }));
+    await pipeline(stdin, bounded, createWriteStream(path, { mode: 0o600 }), { signal });
   } catch (err) {
     cleanup();
     throw err;

@@ -38,7 +38,7 @@ export async function readSecret(io: IO, label: string): Promise<string> {
     const { password } = await import('@inquirer/prompts');
     value = await password({ message: label, mask: '*' }, { input: io.stdin, output: io.stderr });
   } else {
-    value = await readAll(io.stdin);
+    value = await readAll(io.stdin, io.interrupt);
   }
   value = value.trim();
   if (!value) throw usage(`no ${label.toLowerCase()} given (pipe it on stdin, e.g. router login --with-key < key.txt)`);

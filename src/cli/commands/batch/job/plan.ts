@@ -38,7 +38,7 @@ export async function planJob(file: string, opts: PlanOptions): Promise<JobRecor
     open.count++;
     open.bytes += bytes;
   };
-  const scan = await scanRequests(path, file, { endpoint: opts.endpoint, model: opts.model, maxRequests: Infinity, maxBytes: Infinity, onRead: (bytes) => hash.update(bytes), onLine });
+  const scan = await scanRequests(path, file, { endpoint: opts.endpoint, model: opts.model, maxRequests: Infinity, maxBytes: Infinity, maxLineBytes: opts.maxBytes, onRead: (bytes) => hash.update(bytes), onLine });
   if (tooLong !== undefined) throw usage(`${file}:${tooLong}: one request is larger than a whole batch may be (${opts.maxBytes} bytes)`);
   const model = scan.model ?? opts.defaultModel;
   if (!model) throw usage('no model: the bodies name none; give --model (or set a default: router config set model …)');

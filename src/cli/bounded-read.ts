@@ -1,0 +1,54 @@
+import { BATCH_MAX_BYTES } from '../client/facts.js';
+import { usage } from './exit-codes.js';
+
+/**
+ * The most input one call reads: the largest body any request of the service takes (a batch's,
+ * 200 MiB). Without a bound, `--input /dev/zero` or `< /dev/urandom` would take all memory.
+ */
+export const MAX_INPUT_BYTES = BATCH_MAX_BYTES;
+
+/** The one line for an input over the bound; `what` names it ("stdin", "--input: big.json"). */
+export function inputTooLarge(what: string, max = MAX_INPUT_BYTES): Error {
+  return usage(`${what} holds more than ${max / 1024 / 1024} MiB, more than any request of the service takes; nothing was sent`);
+}
+
+/**
+ * A step of reading input that Ctrl-C ends at once: a pipe no one writes to, a FIFO no one opens,
+ * would otherwise keep the command waiting after the interrupt.
+ */
+async function untilInterrupted<T>(step: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return step;
+  signal.throwIfAborted();
+  let stop: () => void = () => {};
+  const stopped = new Promise<never>((_, reject) => {
+    stop = () => reject(signal.reason);
+    signal.addEventListener('abort', stop, { once: true });
+  });
+  try {
+    return await Promise.race([step, stopped]);
+  } finally {
+    signal.removeEventListener('abort', stop);
+  }
+}
+
+/** All the chunks of a source, up to `max` bytes; more is refused without being read. */
+export async function collectBounded(source: AsyncIterable<Buffer | string>, what: string, signal?: AbortSignal, max = MAX_INPUT_BYTES): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const iterator = source[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const next = await untilInterrupted(iterator.next(), signal);
+      if (next.done) break;
+      const bytes = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
+      size += bytes.length;
+      if (size > max) throw inputTooLarge(what, max);
+      chunks.push(bytes);
+    }
+  } finally {
+    // Stops the source when reading ended early; a stream's iterator does not while a read is pending.
+    void iterator.return?.()?.catch(() => {});
+    (source as { destroy?: () => void }).destroy?.();
+  }
+  return Buffer.concat(chunks, size);
+}
