@@ -46,6 +46,11 @@ export class ProfileFile {
     return this.data.current ?? DEFAULT_PROFILE;
   }
 
+  /** The file holds both keys (conf writes the missing ones of its defaults as it starts). */
+  complete(): boolean {
+    return this.data.current !== undefined && this.data.profiles !== undefined;
+  }
+
   names(): string[] {
     return Object.keys(this.data.profiles ?? {});
   }

@@ -1,6 +1,7 @@
 import Conf from 'conf';
 import { chmodSync, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { FileLockTimeout, withFileLock } from '../internal/file-lock.js';
 import { makeDir } from '../internal/make-dir.js';
 import { describeCode, failedWriteOf } from '../internal/system-errors.js';
 import { DEFAULT_PROFILE, SettingsError, type Profile, type ProfileField } from './fields.js';
@@ -27,17 +28,20 @@ export class ProfileStore {
       throw new SettingsError(`cannot create the config folder ${folder}: ${why}`);
     }
     // A file conf cannot use is refused before conf sees it: conf would rewrite it (or reset it) first.
-    new ProfileFile(dir);
+    const complete = new ProfileFile(dir).complete();
     try {
-      this.conf = new Conf<ConfigShape>({
+      const open = () => new Conf<ConfigShape>({
         projectName: 'router',
         cwd: folder,
         configName: 'config',
         configFileMode: 0o600,
         defaults: { current: DEFAULT_PROFILE, profiles: {} },
       });
+      // conf writes its defaults into a file that lacks them: a read and a write, as every change.
+      this.conf = complete ? open() : withFileLock(profilesPath(dir), open);
     } catch (err) {
       // The file was read above: a system error here is conf writing the new file's defaults.
+      if (err instanceof FileLockTimeout) throw err;
       throw (err as NodeJS.ErrnoException).code ? failedWriteOf(err, profilesPath(dir)) : corrupt(err, dir);
     }
   }
@@ -59,18 +63,22 @@ export class ProfileStore {
   }
 
   set(name: string, field: ProfileField, value: string): void {
-    const profiles = { ...this.conf.get('profiles') };
-    profiles[name] = { ...profiles[name], [field]: value };
-    this.write(() => this.conf.set('profiles', profiles));
+    this.write(() => {
+      const profiles = { ...this.conf.get('profiles') };
+      profiles[name] = { ...profiles[name], [field]: value };
+      this.conf.set('profiles', profiles);
+    });
   }
 
   unset(name: string, field: ProfileField): void {
-    const profiles = { ...this.conf.get('profiles') };
-    if (!profiles[name]) return;
-    const p = { ...profiles[name] };
-    delete p[field];
-    profiles[name] = p;
-    this.write(() => this.conf.set('profiles', profiles));
+    this.write(() => {
+      const profiles = { ...this.conf.get('profiles') };
+      if (!profiles[name]) return;
+      const p = { ...profiles[name] };
+      delete p[field];
+      profiles[name] = p;
+      this.conf.set('profiles', profiles);
+    });
   }
 
   use(name: string): void {
@@ -78,23 +86,25 @@ export class ProfileStore {
   }
 
   delete(name: string): boolean {
-    const profiles = { ...this.conf.get('profiles') };
-    if (!profiles[name]) return false;
-    delete profiles[name];
-    this.write(() => {
+    return this.write(() => {
+      const profiles = { ...this.conf.get('profiles') };
+      if (!profiles[name]) return false;
+      delete profiles[name];
       this.conf.set('profiles', profiles);
       if (this.current() === name) this.conf.set('current', DEFAULT_PROFILE);
+      return true;
     });
-    return true;
   }
 
-  private write(fn: () => void): void {
+  /** A read, change and write of the file, one process at a time (src/internal/file-lock.ts). */
+  private write<T>(change: () => T): T {
     try {
-      fn();
+      const result = withFileLock(this.conf.path, change);
       // conf's mode applies on creation; make sure an older file is private too.
       if (existsSync(this.conf.path)) chmodSync(this.conf.path, 0o600);
+      return result;
     } catch (err) {
-      throw failedWriteOf(err, this.conf.path);
+      throw (err as NodeJS.ErrnoException).code ? failedWriteOf(err, this.conf.path) : err;
     }
   }
 }

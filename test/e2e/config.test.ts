@@ -1,4 +1,5 @@
-import { statSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from '../helpers.js';
@@ -124,5 +125,38 @@ describe('profiles', () => {
     const r = await t.run(['login']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--with-key/);
+  });
+});
+
+describe('changes from processes at once', () => {
+  const configIn = (name: string) => ({ ROUTER_CONFIG_DIR: join(t.dir, name) });
+  const models = async (env: Record<string, string>) =>
+    Object.fromEntries((JSON.parse((await t.run(['config', 'list', '--json'], { env })).stdout).profiles as { name: string; model?: string }[]).map((p) => [p.name, p.model]));
+
+  it('sixteen `config set` run together: every change is kept (a read, change and write at a time)', async () => {
+    const env = configIn('parallel');
+    const runs = await Promise.all(Array.from({ length: 16 }, (_, i) => t.run(['config', 'set', 'model', `local/m${i}`, '--profile', `p${i}`], { env })));
+    expect(runs.map((r) => r.code)).toEqual(runs.map(() => 0));
+    expect(await models(env)).toEqual(Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`p${i}`, `local/m${i}`])));
+    expect(readdirSync(join(t.dir, 'parallel'))).toEqual(['config.json']);
+  });
+
+  it('a lock left by a killed process is taken over; one held by a live process is waited for', async () => {
+    const env = configIn('locked');
+    expect((await t.run(['config', 'set', 'model', 'local/a', '--profile', 'x'], { env })).code).toBe(0);
+    const lock = join(t.dir, 'locked', 'config.json.lock');
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    writeFileSync(lock, String(dead));
+    expect((await t.run(['config', 'set', 'model', 'local/b', '--profile', 'x'], { env })).code).toBe(0);
+    expect((await models(env)).x).toBe('local/b');
+    expect(existsSync(lock)).toBe(false);
+
+    writeFileSync(lock, String(process.pid));
+    const pending = t.run(['config', 'set', 'model', 'local/c', '--profile', 'x'], { env });
+    await new Promise((r) => setTimeout(r, 800));
+    expect((await models(env)).x).toBe('local/b');
+    rmSync(lock);
+    expect((await pending).code).toBe(0);
+    expect((await models(env)).x).toBe('local/c');
   });
 });
