@@ -27,13 +27,10 @@ function ageOf(path: string): number {
 }
 
 /**
- * Runs `change` holding `<file>.lock`, so that processes that read, change and write the same
- * file (two `router config set` in a script) take turns and none loses the other's change. A lock
- * left by a killed process is taken over. Synchronous: the changes it guards are.
+ * Takes the lock file `lock` (it holds our pid) if it is free, or left by a process that is gone
+ * (kill -9); else says which process holds it (0: one that is making it right now).
  */
-export function withFileLock<T>(file: string, change: () => T, waitMs = 10_000): T {
-  const lock = `${file}.lock`;
-  const until = Date.now() + waitMs;
+export function takeLock(lock: string): { release: () => void } | { holder: number } {
   for (;;) {
     let fd: number;
     try {
@@ -44,12 +41,8 @@ export function withFileLock<T>(file: string, change: () => T, waitMs = 10_000):
       if (holder === undefined) continue; // released since the open
       // No pid a second after it was made: its maker died between making and writing it.
       const stale = holder ? !processAlive(holder) : ageOf(lock) > 1000;
-      if (stale) {
-        rmSync(lock, { force: true });
-        continue;
-      }
-      if (Date.now() > until) throw new FileLockTimeout(`cannot change ${file}: process ${holder || '(unknown)'} has held its lock for ${waitMs / 1000} s; try again, or remove ${lock} if no router runs`);
-      Atomics.wait(pause, 0, 0, 5);
+      if (!stale) return { holder };
+      rmSync(lock, { force: true });
       continue;
     }
     try {
@@ -57,10 +50,28 @@ export function withFileLock<T>(file: string, change: () => T, waitMs = 10_000):
     } finally {
       closeSync(fd);
     }
-    try {
-      return change();
-    } finally {
-      rmSync(lock, { force: true });
+    return { release: () => rmSync(lock, { force: true }) };
+  }
+}
+
+/**
+ * Runs `change` holding `<file>.lock`, so that processes that read, change and write the same
+ * file (two `router config set` in a script) take turns and none loses the other's change.
+ * Synchronous: the changes it guards are.
+ */
+export function withFileLock<T>(file: string, change: () => T, waitMs = 10_000): T {
+  const lock = `${file}.lock`;
+  const until = Date.now() + waitMs;
+  for (;;) {
+    const taken = takeLock(lock);
+    if ('release' in taken) {
+      try {
+        return change();
+      } finally {
+        taken.release();
+      }
     }
+    if (Date.now() > until) throw new FileLockTimeout(`cannot change ${file}: process ${taken.holder || '(unknown)'} has held its lock for ${waitMs / 1000} s; try again, or remove ${lock} if no router runs`);
+    Atomics.wait(pause, 0, 0, 5);
   }
 }

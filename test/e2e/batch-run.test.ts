@@ -3,6 +3,7 @@
  * including kill -9 at every phase and exactly-once submission.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestEnv, type TestEnv } from '../helpers.js';
@@ -305,5 +306,43 @@ describe('kill -9 at any point: resumed, every shard submitted exactly once', ()
     expectMerged(out, 16);
     expect(jobs(s)).toHaveLength(1);
     await expectExactlyOnce(s, jobs(s)[0]);
+  });
+});
+
+describe('one job, one process running it', () => {
+  it('three runs of one file at once: one runs it, the others say which process does; every shard sent once', async () => {
+    const s = await space();
+    const file = input('together.jsonl', 12);
+    const runs = await Promise.all([1, 2, 3].map(() => t.run(['batch', 'run', file, '--model', 'local/echo', '--max-requests', '1'], { env: s.env })));
+    const ran = runs.filter((r) => r.code === 0);
+    expect(ran).toHaveLength(1);
+    const id = ran[0]!.stdout.trim();
+    for (const r of runs.filter((x) => x.code !== 0)) {
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(new RegExp(`^(resuming ${id}, made from this file \\(--new starts another job\\)\\n)?error: ${id} is being run by process \\d+: follow it with router batch job ${id} \\(if no router runs, remove .*run\\.lock\\)\\n$`));
+    }
+    expect(jobs(s)).toHaveLength(1);
+    await expectExactlyOnce(s, jobs(s)[0]);
+    expect(existsSync(join(s.state, 'jobs', id, 'run.lock'))).toBe(false);
+  });
+
+  it('--resume of a job a live process runs is refused, nothing sent; one a killed process held is taken up', async () => {
+    const s = await space();
+    const file = input('held.jsonl', 4);
+    const planned = await t.run(['batch', 'run', file, '--model', 'local/echo', '--max-requests', '1'], { env: s.env });
+    const id = planned.stdout.trim();
+    const lock = join(s.state, 'jobs', id, 'run.lock');
+    const before = (await batchesOf(s)).length;
+    writeFileSync(lock, String(process.pid));
+    const refused = await t.run(['batch', 'run', '--resume', id, '--watch', '--interval', '0.05'], { env: s.env });
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toContain(`error: ${id} is being run by process ${process.pid}`);
+    expect((await batchesOf(s)).length).toBe(before);
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    writeFileSync(lock, String(dead));
+    const resumed = await t.run(['batch', 'run', '--resume', id, '--watch', '--interval', '0.05'], { env: s.env });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    await expectExactlyOnce(s, jobs(s)[0]);
+    expect(existsSync(lock)).toBe(false);
   });
 });

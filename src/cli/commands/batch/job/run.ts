@@ -13,7 +13,7 @@ import { addRetryShards, writeMerged, type MergeFormat } from './merge.js';
 import { planJob } from './plan.js';
 import { progressLine, refreshJob, totals } from './progress.js';
 import { submitShards } from './submit.js';
-import { isFinished, listJobs, loadJob, saveJob, type JobRecord } from './store.js';
+import { holdJob, isFinished, listJobs, loadJob, pickingJob, saveJob, type JobRecord } from './store.js';
 import { describeJob, jobSummary } from './show.js';
 
 export interface RunJobOpts {
@@ -52,7 +52,7 @@ function sameInput(ctx: RunContext<RunJobOpts>, job: JobRecord): JobRecord | und
   );
 }
 
-async function newJob(ctx: RunContext<RunJobOpts>, file: string): Promise<JobRecord | undefined> {
+async function newJob(ctx: RunContext<RunJobOpts>, file: string): Promise<{ job: JobRecord; release: () => void } | undefined> {
   const { opts } = ctx;
   if (file === '-') throw usage('batch run reads its file again to resume and merge: save stdin to a file and give its path');
   checkInputFile(file);
@@ -67,13 +67,17 @@ async function newJob(ctx: RunContext<RunJobOpts>, file: string): Promise<JobRec
     else ctx.io.out(await describeJob(job, ctx.io));
     return undefined;
   }
-  const earlier = opts.new ? undefined : sameInput(ctx, job);
-  if (earlier) {
-    ctx.io.note(`resuming ${earlier.id}, made from this file (--new starts another job)`);
-    return earlier;
-  }
-  saveJob(ctx.env, job);
-  return job;
+  // Two runs of one file at once: the second finds the first's job, and that it is being run.
+  return pickingJob(ctx.env, () => {
+    const earlier = opts.new ? undefined : sameInput(ctx, job);
+    if (earlier) {
+      const release = holdJob(ctx.env, earlier.id);
+      ctx.io.note(`resuming ${earlier.id}, made from this file (--new starts another job)`);
+      return { job: earlier, release };
+    }
+    saveJob(ctx.env, job);
+    return { job, release: holdJob(ctx.env, job.id) };
+  });
 }
 
 async function follow(ctx: RunContext<RunJobOpts>, client: RouterClient, job: JobRecord): Promise<void> {
@@ -108,16 +112,28 @@ function resumeCommand(ctx: RunContext<RunJobOpts>, job: JobRecord): string {
 }
 
 export async function runJob(ctx: RunContext<RunJobOpts>, file: string | undefined): Promise<void> {
-  const { io, opts, signal } = ctx;
+  const { opts } = ctx;
   checkFlags(opts, file);
-  let job: JobRecord | undefined;
+  let job: JobRecord;
+  let release: () => void;
   if (opts.resume) {
     job = loadJob(ctx.env, opts.resume);
     if (file) throw usage(`--resume ${opts.resume} takes no file: the job remembers ${job.input.path}`);
+    release = holdJob(ctx.env, job.id);
   } else {
-    job = await newJob(ctx, file!);
-    if (!job) return;
+    const picked = await newJob(ctx, file!);
+    if (!picked) return;
+    ({ job, release } = picked);
   }
+  try {
+    await runHeld(ctx, job);
+  } finally {
+    release();
+  }
+}
+
+async function runHeld(ctx: RunContext<RunJobOpts>, job: JobRecord): Promise<void> {
+  const { io, opts, signal } = ctx;
   let target: ResultsTarget | undefined;
   if (opts.results !== undefined) target = await openResults(opts.results);
   const { client } = await ctx.connect();

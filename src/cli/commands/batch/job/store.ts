@@ -11,6 +11,8 @@ import { isTerminalBatchStatus } from '../../../../client/facts.js';
 import { stateHome } from '../../../../config/state-dir.js';
 import { CliError, EXIT } from '../../../exit-codes.js';
 import { writeWhole } from '../../../../internal/write-whole.js';
+import { takeLock, withFileLock } from '../../../../internal/file-lock.js';
+import { makeDir } from '../../../../internal/make-dir.js';
 import { isFiniteNumber, isRecord } from '../../../../internal/shape.js';
 
 export interface RequestCounts {
@@ -61,6 +63,29 @@ export interface JobRecord {
 
 export function jobsDir(env: NodeJS.ProcessEnv): string {
   return join(stateHome(env), 'jobs');
+}
+
+/**
+ * Marks a job as run by this process until it ends (or the returned release): a second run of it,
+ * the same file again or --resume, would send its shards a second time. One left by a killed run is taken over.
+ */
+export function holdJob(env: NodeJS.ProcessEnv, id: string): () => void {
+  const lock = join(jobsDir(env), id, 'run.lock');
+  const taken = takeLock(lock);
+  if ('holder' in taken) {
+    throw new CliError(`${id} is being run by process ${taken.holder || '(starting)'}: follow it with router batch job ${id} (if no router runs, remove ${lock})`, EXIT.FAILURE);
+  }
+  process.once('exit', taken.release);
+  return () => {
+    process.off('exit', taken.release);
+    taken.release();
+  };
+}
+
+/** Runs `pick` (find the job of an input, or save a new one) with no other process picking at once. */
+export function pickingJob<T>(env: NodeJS.ProcessEnv, pick: () => T): T {
+  makeDir(jobsDir(env));
+  return withFileLock(join(jobsDir(env), 'jobs'), pick);
 }
 
 export function newJobId(): string {
