@@ -55,6 +55,20 @@ export function takeLock(lock: string): { release: () => void } | { holder: numb
 }
 
 /**
+ * Holds `lock` while this process works (until the returned release, or its exit); `busy` makes
+ * the error to throw when another live process holds it.
+ */
+export function holdLock(lock: string, busy: (holder: number) => Error): () => void {
+  const taken = takeLock(lock);
+  if ('holder' in taken) throw busy(taken.holder);
+  process.once('exit', taken.release);
+  return () => {
+    process.off('exit', taken.release);
+    taken.release();
+  };
+}
+
+/**
  * Runs `change` holding `<file>.lock`, so that processes that read, change and write the same
  * file (two `router config set` in a script) take turns and none loses the other's change.
  * Synchronous: the changes it guards are.

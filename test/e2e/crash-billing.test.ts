@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -86,4 +86,27 @@ describe('exactly-once billing across crashes', () => {
     }
     expect(crashes).toBeGreaterThanOrEqual(4);
   }, 120_000);
+});
+
+describe('one router serve per state folder', () => {
+  it('a second on the same --state is refused while the first runs (its batches would be saved over); after kill -9 a new one starts', async () => {
+    const state = mkdtempSync(join(tmpdir(), 'router-serve-lock-'));
+    try {
+      const first = await serve(state);
+      const second = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--state', state], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let err = '';
+      second.stderr!.on('data', (c) => (err += c));
+      const code = await new Promise<number | null>((r) => second.on('exit', (c) => r(c)));
+      expect(code).toBe(1);
+      expect(err).toBe(`error: --state ${state} is in use by another router serve (process ${first.child.pid}): stop it, or give another --state\n`);
+      first.child.kill('SIGKILL');
+      await first.exited;
+      const third = await serve(state);
+      third.child.kill('SIGTERM');
+      expect(await third.exited).toBe(0);
+      expect(readdirSync(state)).not.toContain('serve.lock');
+    } finally {
+      rmSync(state, { recursive: true, force: true });
+    }
+  });
 });

@@ -2,7 +2,7 @@ import type { Command } from '../commander.js';
 import { stateHome } from '../../config/state-dir.js';
 import { action, type RunContext } from '../run.js';
 import { collect, integerIn } from '../options.js';
-import { usage } from '../exit-codes.js';
+import { CliError, EXIT, usage } from '../exit-codes.js';
 
 interface ServeOpts {
   port: number;
@@ -51,7 +51,11 @@ async function runServe({ io, opts, signal }: RunContext<ServeOpts>): Promise<vo
   if (!['127.0.0.1', 'localhost', '::1'].includes(opts.host) && !opts.host.startsWith('127.')) {
     io.note(`warning: listening on ${opts.host}: the emulator is a test double, not a secure server; anyone who can reach it can use its keys`);
   }
-  const emu = await startEmulator({ stateDir, port: opts.port, host: opts.host, faults: opts.fault, batchDelayMs: opts.batchDelayMs });
+  const release = await holdState(stateDir);
+  const emu = await startEmulator({ stateDir, port: opts.port, host: opts.host, faults: opts.fault, batchDelayMs: opts.batchDelayMs }).catch((err: unknown) => {
+    release();
+    throw err;
+  });
   const { apiKey, managementKey } = emu.store.firstKeys();
   const operatorKey = emu.store.operatorKey();
   if (opts.json) {
@@ -77,5 +81,21 @@ async function runServe({ io, opts, signal }: RunContext<ServeOpts>): Promise<vo
     signal.addEventListener('abort', stop, { once: true });
     process.once('SIGTERM', stop);
   });
-  await emu.close();
+  try {
+    await emu.close();
+  } finally {
+    release();
+  }
+}
+
+/**
+ * One emulator per state folder: a second would answer from its own copy of the state and save it
+ * over the first's (batches created on one gone from both). A lock left by a killed one is taken over.
+ */
+async function holdState(stateDir: string): Promise<() => void> {
+  const { join } = await import('node:path');
+  const { makeDir } = await import('../../internal/make-dir.js');
+  const { holdLock } = await import('../../internal/file-lock.js');
+  makeDir(stateDir);
+  return holdLock(join(stateDir, 'serve.lock'), (holder) => new CliError(`--state ${stateDir} is in use by another router serve (process ${holder || '(starting)'}): stop it, or give another --state`, EXIT.FAILURE));
 }

@@ -11,7 +11,7 @@ import { isTerminalBatchStatus } from '../../../../client/facts.js';
 import { stateHome } from '../../../../config/state-dir.js';
 import { CliError, EXIT } from '../../../exit-codes.js';
 import { writeWhole } from '../../../../internal/write-whole.js';
-import { takeLock, withFileLock } from '../../../../internal/file-lock.js';
+import { holdLock, withFileLock } from '../../../../internal/file-lock.js';
 import { makeDir } from '../../../../internal/make-dir.js';
 import { isFiniteNumber, isRecord } from '../../../../internal/shape.js';
 
@@ -71,15 +71,7 @@ export function jobsDir(env: NodeJS.ProcessEnv): string {
  */
 export function holdJob(env: NodeJS.ProcessEnv, id: string): () => void {
   const lock = join(jobsDir(env), id, 'run.lock');
-  const taken = takeLock(lock);
-  if ('holder' in taken) {
-    throw new CliError(`${id} is being run by process ${taken.holder || '(starting)'}: follow it with router batch job ${id} (if no router runs, remove ${lock})`, EXIT.FAILURE);
-  }
-  process.once('exit', taken.release);
-  return () => {
-    process.off('exit', taken.release);
-    taken.release();
-  };
+  return holdLock(lock, (holder) => new CliError(`${id} is being run by process ${holder || '(starting)'}: follow it with router batch job ${id} (if no router runs, remove ${lock})`, EXIT.FAILURE));
 }
 
 /** Runs `pick` (find the job of an input, or save a new one) with no other process picking at once. */
