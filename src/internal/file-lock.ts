@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { processAlive } from './process.js';
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -8,49 +8,32 @@ export class FileLockTimeout extends Error {
   override name = 'FileLockTimeout';
 }
 
-/** The pid a lock file names, 0 while its maker has not written it yet, undefined once it is gone. */
+/** The pid a lock names (0: not a lock of ours), undefined once it is gone. */
 function holderOf(lock: string): number | undefined {
   try {
-    return Number(readFileSync(lock, 'utf8')) || 0;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Age in milliseconds of a file (0 when it is gone: not stale). */
-function ageOf(path: string): number {
-  try {
-    return Date.now() - statSync(path).mtimeMs;
-  } catch {
-    return 0;
+    return Number(readlinkSync(lock)) || 0;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : 0;
   }
 }
 
 /**
- * Takes the lock file `lock` (it holds our pid) if it is free, or left by a process that is gone
- * (kill -9); else says which process holds it (0: one that is making it right now).
+ * Takes the lock `lock` if it is free, or left by a process that is gone (kill -9); else says
+ * which process holds it. The lock is a symbolic link to our pid: made in one step, with the pid
+ * in it, and it takes no block of a full disk.
  */
 export function takeLock(lock: string): { release: () => void } | { holder: number } {
   for (;;) {
-    let fd: number;
     try {
-      fd = openSync(lock, 'wx', 0o600);
+      symlinkSync(String(process.pid), lock);
+      return { release: () => rmSync(lock, { force: true }) };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = holderOf(lock);
-      if (holder === undefined) continue; // released since the open
-      // No pid a second after it was made: its maker died between making and writing it.
-      const stale = holder ? !processAlive(holder) : ageOf(lock) > 1000;
-      if (!stale) return { holder };
-      rmSync(lock, { force: true });
-      continue;
     }
-    try {
-      writeSync(fd, String(process.pid));
-    } finally {
-      closeSync(fd);
-    }
-    return { release: () => rmSync(lock, { force: true }) };
+    const holder = holderOf(lock);
+    if (holder === undefined) continue; // released since
+    if (holder && processAlive(holder)) return { holder };
+    rmSync(lock, { force: true });
   }
 }
 
@@ -85,7 +68,7 @@ export function withFileLock<T>(file: string, change: () => T, waitMs = 10_000):
         taken.release();
       }
     }
-    if (Date.now() > until) throw new FileLockTimeout(`cannot change ${file}: process ${taken.holder || '(unknown)'} has held its lock for ${waitMs / 1000} s; try again, or remove ${lock} if no router runs`);
+    if (Date.now() > until) throw new FileLockTimeout(`cannot change ${file}: process ${taken.holder} has held its lock for ${waitMs / 1000} s; try again, or remove ${lock} if no router runs`);
     Atomics.wait(pause, 0, 0, 5);
   }
 }

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestEnv, type TestEnv } from '../helpers.js';
 
@@ -333,13 +333,14 @@ describe('one job, one process running it', () => {
     const id = planned.stdout.trim();
     const lock = join(s.state, 'jobs', id, 'run.lock');
     const before = (await batchesOf(s)).length;
-    writeFileSync(lock, String(process.pid));
+    symlinkSync(String(process.pid), lock);
     const refused = await t.run(['batch', 'run', '--resume', id, '--watch', '--interval', '0.05'], { env: s.env });
     expect(refused).toMatchObject({ code: 1, stdout: '' });
     expect(refused.stderr).toContain(`error: ${id} is being run by process ${process.pid}`);
     expect((await batchesOf(s)).length).toBe(before);
     const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
-    writeFileSync(lock, String(dead));
+    rmSync(lock);
+    symlinkSync(String(dead), lock);
     const resumed = await t.run(['batch', 'run', '--resume', id, '--watch', '--interval', '0.05'], { env: s.env });
     expect(resumed.code, resumed.stderr).toBe(0);
     await expectExactlyOnce(s, jobs(s)[0]);

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -146,12 +146,12 @@ describe('changes from processes at once', () => {
     expect((await t.run(['config', 'set', 'model', 'local/a', '--profile', 'x'], { env })).code).toBe(0);
     const lock = join(t.dir, 'locked', 'config.json.lock');
     const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
-    writeFileSync(lock, String(dead));
+    symlinkSync(String(dead), lock);
     expect((await t.run(['config', 'set', 'model', 'local/b', '--profile', 'x'], { env })).code).toBe(0);
     expect((await models(env)).x).toBe('local/b');
     expect(existsSync(lock)).toBe(false);
 
-    writeFileSync(lock, String(process.pid));
+    symlinkSync(String(process.pid), lock);
     const pending = t.run(['config', 'set', 'model', 'local/c', '--profile', 'x'], { env });
     await new Promise((r) => setTimeout(r, 800));
     expect((await models(env)).x).toBe('local/b');

@@ -97,5 +97,5 @@ async function holdState(stateDir: string): Promise<() => void> {
   const { makeDir } = await import('../../internal/make-dir.js');
   const { holdLock } = await import('../../internal/file-lock.js');
   makeDir(stateDir);
-  return holdLock(join(stateDir, 'serve.lock'), (holder) => new CliError(`--state ${stateDir} is in use by another router serve (process ${holder || '(starting)'}): stop it, or give another --state`, EXIT.FAILURE));
+  return holdLock(join(stateDir, 'serve.lock'), (holder) => new CliError(`--state ${stateDir} is in use by another router serve (process ${holder}): stop it, or give another --state`, EXIT.FAILURE));
 }

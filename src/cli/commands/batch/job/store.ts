@@ -71,7 +71,7 @@ export function jobsDir(env: NodeJS.ProcessEnv): string {
  */
 export function holdJob(env: NodeJS.ProcessEnv, id: string): () => void {
   const lock = join(jobsDir(env), id, 'run.lock');
-  return holdLock(lock, (holder) => new CliError(`${id} is being run by process ${holder || '(starting)'}: follow it with router batch job ${id} (if no router runs, remove ${lock})`, EXIT.FAILURE));
+  return holdLock(lock, (holder) => new CliError(`${id} is being run by process ${holder}: follow it with router batch job ${id} (if no router runs, remove ${lock})`, EXIT.FAILURE));
 }
 
 /** Runs `pick` (find the job of an input, or save a new one) with no other process picking at once. */
