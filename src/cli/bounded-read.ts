@@ -31,24 +31,30 @@ async function untilInterrupted<T>(step: Promise<T>, signal: AbortSignal | undef
   }
 }
 
+/** The chunks of a source as they come, as Buffers; `tooMuch()` is thrown once they pass `max` bytes. */
+export async function* limitBytes(source: AsyncIterable<Buffer | string>, max: number, tooMuch: () => Error): AsyncGenerator<Buffer> {
+  let size = 0;
+  for await (const chunk of source) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    size += bytes.length;
+    if (size > max) throw tooMuch();
+    yield bytes;
+  }
+}
+
 /** All the chunks of a source, up to `max` bytes; more is refused without being read. */
 export async function collectBounded(source: AsyncIterable<Buffer | string>, what: string, signal?: AbortSignal, max = MAX_INPUT_BYTES): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  let size = 0;
-  const iterator = source[Symbol.asyncIterator]();
+  const iterator = limitBytes(source, max, () => inputTooLarge(what, max));
   try {
     for (;;) {
       const next = await untilInterrupted(iterator.next(), signal);
       if (next.done) break;
-      const bytes = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
-      size += bytes.length;
-      if (size > max) throw inputTooLarge(what, max);
-      chunks.push(bytes);
+      chunks.push(next.value);
     }
   } finally {
-    // Stops the source when reading ended early; a stream's iterator does not while a read is pending.
-    void iterator.return?.()?.catch(() => {});
+    // Stops the source when reading ended early: neither iterator does while a read is pending.
     (source as { destroy?: () => void }).destroy?.();
   }
-  return Buffer.concat(chunks, size);
+  return Buffer.concat(chunks);
 }

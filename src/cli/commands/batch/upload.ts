@@ -1,6 +1,7 @@
 import { BATCH_MAX_BYTES } from '../../../client/facts.js';
 import { processAlive } from '../../../internal/process.js';
 import { usage } from '../../exit-codes.js';
+import { limitBytes } from '../../bounded-read.js';
 import type { Scan } from './scan.js';
 import type { InStream } from '../../io.js';
 import { refuseFolderStdin } from '../../run.js';
@@ -51,16 +52,8 @@ const SPOOL_PREFIX = 'router-batch-stdin-';
 const SPOOL_MAX_BYTES = 2 * BATCH_MAX_BYTES;
 
 /** Stdin as it passes to the spool, refused past SPOOL_MAX_BYTES (`< /dev/zero` would fill the disk). */
-async function* bounded(source: AsyncIterable<Buffer>): AsyncIterable<Buffer> {
-  let size = 0;
-  for await (const chunk of source) {
-    size += chunk.length;
-    if (size > SPOOL_MAX_BYTES) {
-      throw usage(`stdin holds more than ${SPOOL_MAX_BYTES / 1024 / 1024} MiB, more than one batch takes: save it to a file and run "router batch run FILE", which splits it`);
-    }
-    yield chunk;
-  }
-}
+const bounded = (source: AsyncIterable<Buffer>) =>
+  limitBytes(source, SPOOL_MAX_BYTES, () => usage(`stdin holds more than ${SPOOL_MAX_BYTES / 1024 / 1024} MiB, more than one batch takes: save it to a file and run "router batch run FILE", which splits it`));
 
 /** Copies stdin to a private temp file (it is read twice: checked, then sent); removed on every exit path. */
 export async function spoolStdin(stdin: InStream, signal?: AbortSignal): Promise<{ path: string; cleanup: () => void }> {
