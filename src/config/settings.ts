@@ -14,15 +14,25 @@ export function maskKey(key: string | undefined): string {
  * the service's base URL (the root and /v1, as the service's docs write it), it is taken without the /v1.
  */
 export function checkApiRoot(value: string, from = 'api_root'): string {
-  let ok = false;
+  let url: URL | undefined;
   try {
-    const u = new URL(value);
-    ok = u.protocol === 'http:' || u.protocol === 'https:';
+    url = new URL(value);
   } catch {
-    ok = false;
+    url = undefined;
   }
-  if (!ok) throw new SettingsError(`${from} must be an http(s) URL such as http://127.0.0.1:8080/api, got "${value}"`);
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new SettingsError(`${from} must be an http(s) URL such as http://127.0.0.1:8080/api, got "${withoutUserinfo(value)}"`);
+  }
+  // The client would drop them without a word (and they would show wherever the root is shown).
+  if (url.username || url.password) {
+    throw new SettingsError(`${from} must not hold a user name or password ("${withoutUserinfo(value)}"): the API key goes in ROUTER_API_KEY or "router login"`);
+  }
   return value.replace(/\/+$/, '').replace(/\/v1$/, '');
+}
+
+/** A URL as it may be shown: a user name and password in it replaced by ***. */
+export function withoutUserinfo(value: string): string {
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/*)[^/?#]*@/i, '$1***@');
 }
 
 export interface Settings {

@@ -217,6 +217,37 @@ describe('typos and unknown names', () => {
     expect(p.stderr).toMatch(/no profile "nope"/);
   });
 
+  it('a user name or password in an API root is refused and never shown, wherever the root comes from', async () => {
+    const secret = 'sk-pass-in-url-42';
+    const withCreds = t.apiRoot.replace('http://', `http://me:${secret}@`);
+    const env = { ROUTER_CONFIG_DIR: join(t.dir, 'userinfo') };
+    const before = t.requests().length;
+    const said = [
+      await t.run(['--api-root', withCreds, 'chat', 'hi'], { env }),
+      await t.run(['chat', 'hi'], { env: { ...env, ROUTER_API_ROOT: withCreds } }),
+      await t.run(['--api-root', `ftp://me:${secret}@host/api`, 'chat', 'hi'], { env }),
+      await t.run(['--api-root', `http://me:${secret}@[bad/api`, 'chat', 'hi'], { env }),
+      await t.run(['config', 'set', 'api_root', withCreds], { env }),
+      await t.run(['login', '--with-key', '--no-verify', '--api-root', withCreds], { env, input: t.apiKey }),
+    ];
+    for (const r of said) {
+      expect(r.code).toBe(2);
+      expect(r.stdout + r.stderr).not.toContain(secret);
+      expect(r.stderr).toMatch(/^error: .*\*\*\*@/);
+    }
+    expect(said[0]!.stderr).toMatch(/--api-root must not hold a user name or password/);
+    // One stored by an older version is not shown either.
+    mkdirSync(env.ROUTER_CONFIG_DIR, { recursive: true });
+    writeFileSync(join(env.ROUTER_CONFIG_DIR, 'config.json'), JSON.stringify({ current: 'default', profiles: { default: { api_root: withCreds } } }));
+    for (const args of [['config', 'list'], ['config', 'list', '--json'], ['config', 'get', 'api_root']]) {
+      const r = await t.run(args, { env });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('***@127.0.0.1');
+      expect(r.stdout + r.stderr).not.toContain(secret);
+    }
+    expect(t.requests()).toHaveLength(before);
+  });
+
   it('a corrupt config file: names the file and position, never echoes its contents', async () => {
     const dir = join(t.dir, 'corrupt');
     mkdirSync(dir);

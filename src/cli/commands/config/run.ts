@@ -28,18 +28,18 @@ export async function runSet({ io, opts, flags }: RunContext<ProfileOpt>, name: 
 
 export async function runGet({ io, opts, flags }: RunContext<ProfileOpt>, name: string): Promise<void> {
   const f = field(name);
-  const { maskKey } = await import('../../../config/settings.js');
+  const { maskKey, withoutUserinfo } = await import('../../../config/settings.js');
   const s = await store(io);
   const profile = profileFor(io, s, opts, flags);
   const raw = s.get(profile)?.[f];
   if (raw === undefined) throw new CliError(`${f} is not set in profile "${profile}"`, EXIT.NOT_FOUND);
-  const value = SECRET.includes(f) ? maskKey(raw) : raw;
+  const value = SECRET.includes(f) ? maskKey(raw) : f === 'api_root' ? withoutUserinfo(raw) : raw;
   if (opts.json) io.json({ profile, setting: f, value });
   else io.out(`${value}\n`);
 }
 
 export async function runList({ io, opts }: RunContext<ProfileOpt>): Promise<void> {
-  const { maskKey } = await import('../../../config/settings.js');
+  const { maskKey, withoutUserinfo } = await import('../../../config/settings.js');
   const s = await store(io);
   const current = s.current();
   const rows = s.names().map((name) => {
@@ -49,7 +49,7 @@ export async function runList({ io, opts }: RunContext<ProfileOpt>): Promise<voi
       current: name === current,
       api_key: maskKey(p.api_key) || null,
       management_key: maskKey(p.management_key) || null,
-      api_root: p.api_root ?? null,
+      api_root: p.api_root === undefined ? null : withoutUserinfo(p.api_root),
       model: p.model ?? null,
       voice: p.voice ?? null,
       speech_model: p.speech_model ?? null,
