@@ -5,6 +5,7 @@ import { usage } from './exit-codes.js';
 import type { IO } from './io.js';
 import { readAll } from './run.js';
 import { describeCode } from '../internal/system-errors.js';
+import { isBlank } from '../internal/blank.js';
 import { utf8Text } from './utf8.js';
 
 export interface TextOptions {
@@ -43,7 +44,7 @@ export async function readTextFile(flag: string, path: string, io: IO): Promise<
  * over the input bound is refused by its size; a device or pipe (/dev/zero) once it has sent that much.
  */
 export async function readFileFor(flag: string, path: string, signal?: AbortSignal): Promise<Buffer> {
-  if (!path) throw usage(`${flag}: the path is empty`);
+  if (isBlank(path)) throw usage(`${flag}: the path is empty`);
   const what = `${flag}: ${path}`;
   try {
     const st = await stat(path);

@@ -1,6 +1,7 @@
 import { createWriteStream, openSync, readdirSync, realpathSync, renameSync, rmSync, statSync, type Stats, type WriteStream } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { randomHex } from '../internal/random-hex.js';
+import { isBlank } from '../internal/blank.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { describeCode, isPathProblem, isSystemError } from '../internal/system-errors.js';
 import { interrupted } from './run.js';
@@ -56,7 +57,7 @@ export class OutputFile {
   private readonly cleanup = () => this.abortSync();
 
   private constructor(readonly path: string, mode: number) {
-    if (!path) throw new CliError('cannot write to an empty path: give a file name', EXIT.USAGE);
+    if (isBlank(path)) throw new CliError('cannot write to an empty path: give a file name', EXIT.USAGE);
     if (path.endsWith('/')) throw new CliError(`cannot write ${path}: it ends in / as a folder does; give a file name`, EXIT.USAGE);
     const st = statOrUndefined(path);
     if (st?.isDirectory()) throw new CliError(`cannot write ${path}: is a folder`, EXIT.USAGE);

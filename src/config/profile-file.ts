@@ -3,11 +3,12 @@ import { resolve } from 'node:path';
 import envPaths from 'env-paths';
 import { DEFAULT_PROFILE, SettingsError, type Profile } from './fields.js';
 import { isRecord } from '../internal/shape.js';
+import { isBlank } from '../internal/blank.js';
 import { describeCode } from '../internal/system-errors.js';
 
 /** The file ProfileStore keeps (conf's path for our options: the same env-paths folder, config.json). */
 export function profilesPath(dir?: string): string {
-  return resolve(dir ?? envPaths('router', { suffix: '' }).config, 'config.json');
+  return resolve(isBlank(dir) ? envPaths('router', { suffix: '' }).config : dir, 'config.json');
 }
 
 interface ProfilesShape {

@@ -99,7 +99,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
     store,
     faults,
     port,
-    apiRoot: `http://${host}:${port}/api`,
+    apiRoot: `http://${host.includes(':') ? `[${host}]` : host}:${port}/api`,
     close: async () => {
       batches.stop();
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));

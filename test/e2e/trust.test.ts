@@ -167,6 +167,26 @@ describe('serve refuses what it cannot use, in words', () => {
     expect(bad.stderr).toMatch(/--state .* is a file, not a folder/);
     expect(await t.run(['serve', '--port', '0', '--state', ''])).toMatchObject({ code: 2, stderr: 'error: --state: the path is empty\n' });
   });
+
+  it('a host that is no address of this machine, or blank, is one line and exit 2 (no warning first); an IPv6 host gives a root that works', async () => {
+    const state = join(t.dir, 'st-host');
+    const cases: [string, string][] = [
+      ['NaN', 'error: --host NaN: no such host name or address'],
+      ['no-such-host.invalid', 'error: --host no-such-host.invalid: no such host name or address'],
+      ['10.9.9.9', 'error: --host 10.9.9.9: not an address of this machine'],
+      ['', 'error: --host: the address is empty (127.0.0.1 is the default)'],
+      [' ', 'error: --host: the address is empty (127.0.0.1 is the default)'],
+    ];
+    for (const [host, line] of cases) expect(await t.run(['serve', '--port', '0', '--host', host, '--state', state])).toMatchObject({ code: 2, stdout: '', stderr: `${line}\n` });
+    const serve = t.spawn(['serve', '--port', '0', '--host', '::1', '--state', state, '--json']);
+    try {
+      const info = JSON.parse(await new Promise<string>((r) => serve.stdout!.once('data', (c) => r(String(c)))));
+      expect(info.api_root).toMatch(/^http:\/\/\[::1\]:\d+\/api$/);
+      expect(await t.run(['chat', '--model', 'local/echo', 'over v6'], { env: { ROUTER_API_ROOT: info.api_root, ROUTER_API_KEY: info.api_key } })).toMatchObject({ code: 0, stdout: 'over v6\n' });
+    } finally {
+      serve.kill('SIGTERM');
+    }
+  });
 });
 
 describe('typos and unknown names', () => {
@@ -246,6 +266,32 @@ describe('typos and unknown names', () => {
       expect(r.stdout + r.stderr).not.toContain(secret);
     }
     expect(t.requests()).toHaveLength(before);
+  });
+
+  it('a blank path (empty or spaces) is refused before any request; a blank ROUTER_CONFIG_DIR or ROUTER_STATE_DIR is unset', async () => {
+    const cwd = join(t.dir, 'blank-cwd');
+    const home = join(t.dir, 'blank-home');
+    mkdirSync(cwd);
+    const before = t.requests().length;
+    const key = { ROUTER_MANAGEMENT_KEY: t.managementKey };
+    const cases: [string[], string][] = [
+      [['speak', 'hi', '--model', 'local/tts', '--voice', 'alloy', '-o', ' '], 'error: cannot write to an empty path: give a file name'],
+      [['batch', 'create', '  ', '--model', 'local/echo'], 'error: the requests file name is empty'],
+      [['batch', 'run', ' ', '--model', 'local/echo'], 'error: the requests file name is empty'],
+      [['embed', '--model', 'local/embed', '--file', ' '], 'error: --file: the path is empty'],
+      [['serve', '--port', '0', '--state', ' '], 'error: --state: the path is empty'],
+    ];
+    for (const [args, line] of cases) expect(await t.run(args, { cwd, env: key })).toMatchObject({ code: 2, stdout: '', stderr: `${line}\n` });
+    expect(t.requests()).toHaveLength(before);
+
+    const env = { HOME: home, XDG_CONFIG_HOME: '', XDG_STATE_HOME: '', ROUTER_NO_LOG: '' };
+    for (const dir of ['', ' ']) {
+      const path = await t.run(['config', 'path'], { cwd, env: { ...env, ROUTER_CONFIG_DIR: dir } });
+      expect(path.stdout).toBe(`${join(home, '.config', 'router', 'config.json')}\n`);
+      expect(await t.run(['chat', '--model', 'local/echo', 'hi'], { cwd, env: { ...env, ROUTER_STATE_DIR: dir } })).toMatchObject({ code: 0, stdout: 'hi\n' });
+    }
+    expect(readdirSync(cwd)).toEqual([]);
+    expect(existsSync(join(home, '.local', 'state', 'router'))).toBe(true);
   });
 
   it('a corrupt config file: names the file and position, never echoes its contents', async () => {

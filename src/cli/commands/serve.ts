@@ -3,6 +3,7 @@ import { stateHome } from '../../config/state-dir.js';
 import { action, type RunContext } from '../run.js';
 import { collect, integerIn } from '../options.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
+import { isBlank } from '../../internal/blank.js';
 
 interface ServeOpts {
   port: number;
@@ -43,19 +44,20 @@ async function runServe({ io, opts, signal }: RunContext<ServeOpts>): Promise<vo
       throw err;
     }
   }
-  if (opts.state === '') throw usage('--state: the path is empty');
+  if (opts.state !== undefined && isBlank(opts.state)) throw usage('--state: the path is empty');
   const stateDir = opts.state ?? defaultStateDir(io.env);
   const { statSync } = await import('node:fs');
   const st = statSync(stateDir, { throwIfNoEntry: false });
   if (st && !st.isDirectory()) throw usage(`--state ${stateDir} is a file, not a folder`);
-  if (!['127.0.0.1', 'localhost', '::1'].includes(opts.host) && !opts.host.startsWith('127.')) {
-    io.note(`warning: listening on ${opts.host}: the emulator is a test double, not a secure server; anyone who can reach it can use its keys`);
-  }
+  if (opts.host.trim() === '') throw usage('--host: the address is empty (127.0.0.1 is the default)');
   const release = await holdState(stateDir);
   const emu = await startEmulator({ stateDir, port: opts.port, host: opts.host, faults: opts.fault, batchDelayMs: opts.batchDelayMs }).catch((err: unknown) => {
     release();
-    throw err;
+    throw badHost(err, opts.host) ?? err;
   });
+  if (!['127.0.0.1', 'localhost', '::1'].includes(opts.host) && !opts.host.startsWith('127.')) {
+    io.note(`warning: listening on ${opts.host}: the emulator is a test double, not a secure server; anyone who can reach it can use its keys`);
+  }
   const { apiKey, managementKey } = emu.store.firstKeys();
   const operatorKey = emu.store.operatorKey();
   if (opts.json) {
@@ -86,6 +88,14 @@ async function runServe({ io, opts, signal }: RunContext<ServeOpts>): Promise<vo
   } finally {
     release();
   }
+}
+
+/** A --host that names no address of this machine: the user's to fix (exit 2), not a failure. */
+function badHost(err: unknown, host: string): CliError | undefined {
+  const code = (err as { code?: unknown })?.code;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL') return usage(`--host ${host}: no such host name or address`);
+  if (code === 'EADDRNOTAVAIL') return usage(`--host ${host}: not an address of this machine`);
+  return undefined;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Batch } from '../../../client/types.js';
 import { ProtocolError } from '../../../client/errors.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import { describeCode } from '../../../internal/system-errors.js';
+import { isBlank } from '../../../internal/blank.js';
 import type { RunContext } from '../../run.js';
 import { scanRequests } from './scan.js';
 import { findCreated } from './find-created.js';
@@ -35,7 +36,7 @@ async function checkedPath(ctx: RunContext<CreateOpts>, file: string): Promise<{
 
 /** A requests file must exist and be a file; said in words before anything is read or sent. */
 export function checkInputFile(file: string): void {
-  if (!file) throw usage('the requests file name is empty');
+  if (isBlank(file)) throw usage('the requests file name is empty');
   let st;
   try {
     st = statSync(file);
