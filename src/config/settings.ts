@@ -30,6 +30,17 @@ export function checkApiRoot(value: string, from = 'api_root'): string {
   return value.replace(/\/+$/, '').replace(/\/v1$/, '');
 }
 
+/** What a key may hold: printable ASCII, no spaces (a key with more could not even be sent as a header). */
+export const KEY_SYNTAX = /^[\x21-\x7e]+$/;
+
+/** A key as it is sent: spaces around it dropped, a blank one is none, one with a character no key has is refused. */
+export function checkKey(value: string | undefined, from: string): string | undefined {
+  const key = value?.trim();
+  if (!key) return undefined;
+  if (!KEY_SYNTAX.test(key)) throw new SettingsError(`${from} holds a character no key has (a space, a line break or a non-ASCII letter): set it again`);
+  return key;
+}
+
 /** A URL as it may be shown: a user name and password in it replaced by ***. */
 export function withoutUserinfo(value: string): string {
   return value.replace(/^([a-z][a-z0-9+.-]*:\/*)[^/?#]*@/i, '$1***@');
@@ -80,8 +91,8 @@ export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessE
   const root = flags.apiRoot ?? (env.ROUTER_API_ROOT || profile?.api_root);
   return {
     profile: name,
-    apiKey: env.ROUTER_API_KEY || profile?.api_key,
-    managementKey: env.ROUTER_MANAGEMENT_KEY || profile?.management_key,
+    apiKey: checkKey(env.ROUTER_API_KEY, 'ROUTER_API_KEY') ?? checkKey(profile?.api_key, `api_key of profile "${name}"`),
+    managementKey: checkKey(env.ROUTER_MANAGEMENT_KEY, 'ROUTER_MANAGEMENT_KEY') ?? checkKey(profile?.management_key, `management_key of profile "${name}"`),
     apiRoot: root === undefined ? undefined : checkApiRoot(root, rootFrom),
     model: flags.model ?? (env[DEFAULT_ENV.model] || profile?.model),
     voice: env[DEFAULT_ENV.voice] || profile?.voice,

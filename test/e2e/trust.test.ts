@@ -294,6 +294,24 @@ describe('typos and unknown names', () => {
     expect(existsSync(join(home, '.local', 'state', 'router'))).toBe(true);
   });
 
+  it('a key with a character no key has is refused in words before any request; a blank one is no key; spaces around one are dropped', async () => {
+    const before = t.requests().length;
+    const bad = [`${t.apiKey}\nX-Injected: 1`, 'sk-clé-1234567890', `sk-${'\t'}tab-1234567890`];
+    for (const key of bad) {
+      for (const env of [{ ROUTER_API_KEY: key }, { ROUTER_MANAGEMENT_KEY: key }]) {
+        const r = await t.run(['chat', '--model', 'local/echo', 'hi'], { env });
+        expect(r).toMatchObject({ code: 2, stdout: '' });
+        expect(r.stderr).toMatch(/^error: ROUTER_(API|MANAGEMENT)_KEY holds a character no key has .*\n$/);
+        expect(r.stderr).not.toContain('1234567890');
+      }
+      const set = await t.run(['config', 'set', 'api_key'], { input: key });
+      expect(set.code).toBe(2);
+    }
+    expect(t.requests()).toHaveLength(before);
+    expect(await t.run(['chat', '--model', 'local/echo', 'hi'], { env: { ROUTER_API_KEY: '  ' } })).toMatchObject({ code: 3, stderr: expect.stringMatching(/no API key/) });
+    expect(await t.run(['chat', '--model', 'local/echo', 'hi'], { env: { ROUTER_API_KEY: ` ${t.apiKey} ` } })).toMatchObject({ code: 0, stdout: 'hi\n' });
+  });
+
   it('a corrupt config file: names the file and position, never echoes its contents', async () => {
     const dir = join(t.dir, 'corrupt');
     mkdirSync(dir);

@@ -2,7 +2,7 @@ import { readAll } from '../../run.js';
 import { usage } from '../../exit-codes.js';
 import type { IO } from '../../io.js';
 import { didYouMean } from '../../../internal/did-you-mean.js';
-import { checkApiRoot, profileName } from '../../../config/settings.js';
+import { checkApiRoot, KEY_SYNTAX, profileName } from '../../../config/settings.js';
 import { PROFILE_FIELDS as FIELDS, SECRET_FIELDS, type ProfileField as Field } from '../../../config/fields.js';
 
 export { FIELDS };
@@ -43,6 +43,7 @@ export async function readSecret(io: IO, label: string): Promise<string> {
   value = value.trim();
   if (!value) throw usage(`no ${label.toLowerCase()} given (pipe it on stdin, e.g. router login --with-key < key.txt)`);
   if (/\s/.test(value)) throw usage(`${label.toLowerCase()} must not contain white space`);
+  if (!KEY_SYNTAX.test(value)) throw usage(`${label.toLowerCase()} holds a character no key has (a control character or a non-ASCII letter)`);
   return value;
 }
 
