@@ -26,3 +26,21 @@ export const DEFAULT_PROFILE = 'default';
 export class SettingsError extends Error {
   override name = 'SettingsError';
 }
+
+const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export function isProfileName(name: string): boolean {
+  return PROFILE_NAME.test(name);
+}
+
+/** A profile about to be made must have a name a user can type back (existing ones are used as they are). */
+export function checkNewProfile(name: string, known: readonly string[]): void {
+  if (known.includes(name) || isProfileName(name)) return;
+  throw new SettingsError(`profile name "${shownName(name)}": use 1 to 64 letters, digits, ".", "-" or "_", starting with a letter or digit`);
+}
+
+/** A profile name as a message shows it: a long one cut, so that one line stays one line. */
+export function shownName(name: string): string {
+  const oneLine = JSON.stringify(name).slice(1, -1);
+  return oneLine.length > 40 ? `${oneLine.slice(0, 40)}…` : oneLine;
+}

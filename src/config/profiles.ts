@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { FileLockTimeout, withFileLock } from '../internal/file-lock.js';
 import { makeDir } from '../internal/make-dir.js';
 import { describeCode, failedWriteOf } from '../internal/system-errors.js';
-import { DEFAULT_PROFILE, SettingsError, type Profile, type ProfileField } from './fields.js';
+import { checkNewProfile, DEFAULT_PROFILE, SettingsError, type Profile, type ProfileField } from './fields.js';
 import { corrupt, ProfileFile, profilesPath } from './profile-file.js';
 
 interface ConfigShape {
@@ -65,6 +65,7 @@ export class ProfileStore {
   set(name: string, field: ProfileField, value: string): void {
     this.write(() => {
       const profiles = { ...this.conf.get('profiles') };
+      checkNewProfile(name, Object.keys(profiles));
       profiles[name] = { ...profiles[name], [field]: value };
       this.conf.set('profiles', profiles);
     });

@@ -1,5 +1,6 @@
-import { DEFAULT_ENV, DEFAULT_PROFILE, SettingsError } from './fields.js';
+import { DEFAULT_ENV, DEFAULT_PROFILE, isProfileName, SettingsError, shownName } from './fields.js';
 import { didYouMean } from '../internal/did-you-mean.js';
+import { isBlank } from '../internal/blank.js';
 
 export { DEFAULT_PROFILE, PROFILE_FIELDS, SECRET_FIELDS, SettingsError, type Profile, type ProfileField } from './fields.js';
 
@@ -71,21 +72,26 @@ export interface SettingsInput {
  * current one. A profile named on purpose must exist.
  */
 export function profileName(store: { current(): string } | undefined, flag?: string, env: NodeJS.ProcessEnv = process.env): string {
-  return flag || env.ROUTER_PROFILE || store?.current() || DEFAULT_PROFILE;
+  return flag || envProfile(env) || store?.current() || DEFAULT_PROFILE;
+}
+
+function envProfile(env: NodeJS.ProcessEnv): string | undefined {
+  return isBlank(env.ROUTER_PROFILE) ? undefined : env.ROUTER_PROFILE;
 }
 
 /** Precedence: flags > environment (`ROUTER_*`) > the profile. */
 export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessEnv = process.env): Promise<Settings> {
   // Read even when the environment holds the key and the root: the profile's other settings still apply.
-  const named = flags.profile || env.ROUTER_PROFILE;
+  const named = flags.profile || envProfile(env);
   const profiles = new (await import('./profile-file.js')).ProfileFile(env.ROUTER_CONFIG_DIR);
   const name = profileName(profiles, flags.profile, env);
   const profile = profiles.get(name);
   if (named && !profile) {
     const known = profiles.names();
     const meant = didYouMean(name, known);
-    if (meant) throw new SettingsError(`no profile "${name}"${meant}`);
-    throw new SettingsError(`no profile "${name}"${known.length ? ` (profiles: ${known.join(', ')})` : ''}: create it with "router login --profile ${name}"`);
+    if (meant) throw new SettingsError(`no profile "${shownName(name)}"${meant}`);
+    const create = isProfileName(name) ? `: create it with "router login --profile ${name}"` : '';
+    throw new SettingsError(`no profile "${shownName(name)}"${known.length ? ` (profiles: ${known.map(shownName).join(', ')})` : ''}${create}`);
   }
   const rootFrom = flags.apiRoot !== undefined ? '--api-root' : env.ROUTER_API_ROOT ? 'ROUTER_API_ROOT' : `api_root of profile "${name}"`;
   const root = flags.apiRoot ?? (env.ROUTER_API_ROOT || profile?.api_root);

@@ -12,6 +12,8 @@ export function editDistance(a: string, b: string): number {
   return d[a.length]![b.length]!;
 }
 
+const MAX_WORD = 100;
+
 /**
  * The candidate a mistyped word most likely meant, at most `maxDistance` edits away: by default
  * about one edit per three letters ("huge" is another word, not a typo of "high").
@@ -19,7 +21,10 @@ export function editDistance(a: string, b: string): number {
 export function closest(word: string, candidates: readonly string[], maxDistance = Math.max(1, Math.floor(word.length / 3))): string | undefined {
   let best: string | undefined;
   let bestDistance = maxDistance + 1;
+  // Its cost grows with the product of the lengths: a pasted paragraph is no typo of a name.
+  if (word.length > MAX_WORD) return undefined;
   for (const candidate of candidates) {
+    if (Math.abs(candidate.length - word.length) > maxDistance) continue;
     const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
     if (distance < bestDistance) {
       best = candidate;

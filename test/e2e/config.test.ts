@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,6 +119,26 @@ describe('profiles', () => {
     expect(viaEnv.stdout).toBe('base url\n');
     const viaFlag = await t.run(['--api-root', `${t.apiRoot}/v1`, 'chat', '--model', 'local/echo', 'flag'], { env });
     expect(viaFlag.stdout).toBe('flag\n');
+  });
+
+  it('a new profile needs a name a user can type back: refused before the key is read or checked; a blank ROUTER_PROFILE is unset', async () => {
+    const env = { ROUTER_CONFIG_DIR: join(t.dir, 'names') };
+    const before = t.requests().length;
+    for (const name of [' ', 'a b', '../x', '-x', 'a\nb', 'é', 'x'.repeat(65)]) {
+      const login = await t.run(['login', '--with-key', '--profile', name], { env, input: t.apiKey });
+      expect(login).toMatchObject({ code: 2, stdout: '' });
+      expect(login.stderr).toMatch(/^error: profile name ".*": use 1 to 64 letters, digits, "\.", "-" or "_", starting with a letter or digit\n$/s);
+      expect((await t.run(['config', 'set', 'model', 'local/echo', '--profile', name], { env })).code).toBe(2);
+      expect((await t.run(['config', 'set', 'api_key', '--profile', name], { env, input: t.apiKey })).code).toBe(2);
+    }
+    expect(t.requests()).toHaveLength(before);
+    expect(JSON.parse((await t.run(['config', 'list', '--json'], { env })).stdout).profiles).toEqual([]);
+    expect((await t.run(['login', '--with-key', '--no-verify', '--profile', 'work-2.eu_1', '--api-root', t.apiRoot], { env, input: t.apiKey })).code).toBe(0);
+    expect(await t.run(['chat', '--model', 'local/echo', 'hi'], { env: { ...env, ROUTER_PROFILE: ' ', ROUTER_API_KEY: '', ROUTER_API_ROOT: '' } })).toMatchObject({ code: 0, stdout: 'hi\n' });
+    // A name of 5,000 letters against a profile of 100,000 (made by hand): no suggestion to compute, one line.
+    writeFileSync(join(env.ROUTER_CONFIG_DIR, 'config.json'), JSON.stringify({ current: 'default', profiles: { default: {}, ['p'.repeat(100_000)]: {} } }));
+    const long = await t.run(['--profile', 'p'.repeat(5000), 'batch', 'list'], { env });
+    expect(long).toMatchObject({ code: 2, stderr: `error: no profile "${'p'.repeat(40)}…" (profiles: default, ${'p'.repeat(40)}…)\n` });
   });
 
   it('login without --with-key on a non-TTY stdin refuses instead of prompting', async () => {

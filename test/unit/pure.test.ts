@@ -150,7 +150,17 @@ describe('closest: the candidate a typo meant', () => {
     expect(closest('xyz', ['day', 'model', 'command'])).toBeUndefined();
     expect(closest('huge', ['max', 'high', 'medium', 'low'])).toBeUndefined();
     expect(closest('temprature', ['temperature', 'top-p'])).toBe('temperature');
-    fc.assert(fc.property(fc.string({ minLength: 1 }), fc.array(fc.string()), (word, others) => closest(word, [...others, word]) !== undefined));
+    fc.assert(fc.property(fc.string({ minLength: 1, maxLength: 100 }), fc.array(fc.string()), (word, others) => closest(word, [...others, word]) !== undefined));
+  });
+
+  it('offers nothing for a word longer than any name, or a name much longer or shorter than the word', async () => {
+    const { closest } = await import('../../src/internal/did-you-mean.js');
+    expect(closest('x'.repeat(5000), ['x'.repeat(5000), 'x'.repeat(100_000)])).toBeUndefined();
+    expect(closest('stage', ['stage'.repeat(1000), 'st'])).toBeUndefined();
+    fc.assert(fc.property(fc.string({ minLength: 1, maxLength: 30 }), fc.string({ maxLength: 30 }), (word, other) => {
+      const got = closest(word, [other]);
+      return got === undefined || Math.abs(got.length - word.length) <= Math.max(1, Math.floor(word.length / 3));
+    }));
   });
 });
 

@@ -3,6 +3,8 @@ import { action, type RunContext } from '../../run.js';
 import { usage } from '../../exit-codes.js';
 import { isModelId, MODEL_ID_SYNTAX } from '../../../client/facts.js';
 import { checkRoot, profileFor, store, type ProfileOpt } from './shared.js';
+import { checkNewProfile } from '../../../config/fields.js';
+import { KEY_SYNTAX } from '../../../config/settings.js';
 
 export function registerConfigInit(config: Command): void {
   config
@@ -19,10 +21,11 @@ async function runInit({ io, opts, flags }: RunContext<ProfileOpt>): Promise<voi
   const { input, password } = await import('@inquirer/prompts');
   const s = await store(io);
   const profile = profileFor(io, s, opts, flags);
+  checkNewProfile(profile, s.names());
   const current = s.get(profile) ?? {};
   const out = { input: io.stdin, output: io.stderr };
   const apiRoot = await input({ message: 'API root', default: current.api_root ?? 'https://openrouter.ai/api', validate: (v) => { try { checkRoot(v); return true; } catch (e) { return (e as Error).message; } } }, out);
-  const key = await password({ message: current.api_key ? 'API key (empty keeps the stored one)' : 'API key', mask: '*' }, out);
+  const key = await password({ message: current.api_key ? 'API key (empty keeps the stored one)' : 'API key', mask: '*', validate: (v) => !v.trim() || KEY_SYNTAX.test(v.trim()) || 'a key is printable ASCII with no spaces' }, out);
   const model = await input({ message: 'Default model (<author>/<slug>, empty for none)', default: current.model ?? '', validate: (v) => v === '' || isModelId(v) || `must look like ${MODEL_ID_SYNTAX}` }, out);
   s.set(profile, 'api_root', checkRoot(apiRoot));
   if (key.trim()) s.set(profile, 'api_key', key.trim());

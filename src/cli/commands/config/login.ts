@@ -3,6 +3,7 @@ import { action, type RunContext } from '../../run.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import { checkModel } from '../../options.js';
 import { checkRoot, profileFor, readSecret, store } from './shared.js';
+import { checkNewProfile } from '../../../config/fields.js';
 
 interface LoginOpts {
   profile?: string;
@@ -30,10 +31,11 @@ async function runLogin({ io, opts, flags }: RunContext<LoginOpts>): Promise<voi
   const root = opts.apiRoot ?? flags.apiRoot;
   const apiRoot = root ? checkRoot(root, opts.apiRoot !== undefined ? '--api-root' : 'api_root') : undefined;
   if (opts.model !== undefined) checkModel(opts.model, '--model');
-  const key = await readSecret(io, 'API key');
-  io.addSecret(key);
   const s = await store(io);
   const profile = profileFor(io, s, opts, flags);
+  checkNewProfile(profile, s.names());
+  const key = await readSecret(io, 'API key');
+  io.addSecret(key);
   if (opts.verify !== false) await verifyKey(key, apiRoot ?? io.env.ROUTER_API_ROOT ?? s.get(profile)?.api_root, flags);
   s.set(profile, 'api_key', key);
   if (apiRoot) s.set(profile, 'api_root', apiRoot);

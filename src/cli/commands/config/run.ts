@@ -3,6 +3,7 @@ import { CliError, EXIT, usage } from '../../exit-codes.js';
 import { MODEL_FIELDS } from '../../../config/fields.js';
 import { checkModel } from '../../options.js';
 import { checkRoot, field, profileFor, readSecret, SECRET, store, type ProfileOpt } from './shared.js';
+import { checkNewProfile, shownName } from '../../../config/fields.js';
 import { didYouMean } from '../../../internal/did-you-mean.js';
 
 /** What each `router config` subcommand does; the flags are in index.ts. */
@@ -16,12 +17,11 @@ export async function runSet({ io, opts, flags }: RunContext<ProfileOpt>, name: 
     throw usage(`${f} is not taken as an argument (it would stay in your shell history): pipe it, e.g. printf %s "$KEY" | router config set ${f}`);
   }
   if (value === '') throw usage(`${f} must not be empty`);
-  if (value === undefined) {
-    if (!SECRET.includes(f)) throw usage(`missing value for ${f}`);
-    value = await readSecret(io, f === 'api_key' ? 'API key' : 'Management key');
-  }
+  if (value === undefined && !SECRET.includes(f)) throw usage(`missing value for ${f}`);
   const s = await store(io);
   const profile = profileFor(io, s, opts, flags);
+  checkNewProfile(profile, s.names());
+  value ??= await readSecret(io, f === 'api_key' ? 'API key' : 'Management key');
   s.set(profile, f, value);
   io.info(`set ${f} of profile "${profile}"`);
 }
@@ -68,7 +68,7 @@ export async function runList({ io, opts }: RunContext<ProfileOpt>): Promise<voi
 }
 
 function noProfile(name: string, known: string[]): CliError {
-  return new CliError(`no profile "${name}"${didYouMean(name, known)}; see router config list`, EXIT.NOT_FOUND);
+  return new CliError(`no profile "${shownName(name)}"${didYouMean(name, known)}; see router config list`, EXIT.NOT_FOUND);
 }
 
 export async function runUse({ io }: RunContext<ProfileOpt>, name: string): Promise<void> {
