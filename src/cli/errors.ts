@@ -22,7 +22,7 @@ function apiHint(err: APIError): string {
  */
 export function reportError(err: unknown, io: IO): ExitCode {
   if (err instanceof CliError) {
-    io.error(err.message);
+    for (const line of err.lines ?? [err.message]) io.error(line);
     if (io.verbose && err.detail) io.note(err.detail);
     return err.exitCode;
   }
@@ -66,7 +66,7 @@ export function reportError(err: unknown, io: IO): ExitCode {
   const message = (err as Error)?.message ?? String(err);
   // A slip of our own code, not of the input or the network: said as such.
   const bug = err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError;
-  io.error(`${bug ? 'internal error: ' : ''}${message.split('\n')[0] || 'unexpected failure'}${bug ? ' (a bug of router; --verbose shows where)' : ''}`);
+  io.error(`${bug ? 'internal error: ' : ''}${message.split('\n')[0]?.trim() || 'unexpected failure'}${bug ? ' (a bug of router; --verbose shows where)' : ''}`);
   if (io.verbose && (err as Error)?.stack) io.note((err as Error).stack!);
   return EXIT.FAILURE;
 }

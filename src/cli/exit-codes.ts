@@ -42,6 +42,8 @@ export class CliError extends Error {
     readonly exitCode: ExitCode = EXIT.USAGE,
     /** Extra lines shown only with --verbose. */
     readonly detail?: string,
+    /** Several `error:` lines, each said on its own (the message joins them). */
+    readonly lines?: string[],
   ) {
     super(message);
   }

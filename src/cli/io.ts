@@ -45,6 +45,11 @@ export function processStreams(): Streams {
 /** What commands made on the service, by the stdout that was to carry its id (see IO.made). */
 const madeThings = new WeakMap<object, string[]>();
 
+/** Longest `error:` line: an input quoted whole (a 10,000-letter id) would bury the words around it. */
+const MAX_ERROR_LINE = 1000;
+const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+const escapeControl = (c: string) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
 export class IO {
   readonly stdout: OutStream;
   readonly stderr: OutStream;
@@ -188,8 +193,10 @@ export class IO {
     this.err(`${this.redact(text)}\n`);
   }
 
+  /** One line, whatever the input it quotes holds: control characters shown escaped, a long one cut. */
   error(text: string): void {
-    const line = this.redact(text);
+    let line = this.redact(text).replace(/[\x00-\x1f\x7f\u2028\u2029]/g, escapeControl);
+    if (line.length > MAX_ERROR_LINE) line = `${line.slice(0, MAX_ERROR_LINE)}…`;
     this.err(this.errColor ? `\x1b[31merror:\x1b[0m ${line}\n` : `error: ${line}\n`);
   }
 

@@ -312,6 +312,24 @@ describe('typos and unknown names', () => {
     expect(await t.run(['chat', '--model', 'local/echo', 'hi'], { env: { ROUTER_API_KEY: ` ${t.apiKey} ` } })).toMatchObject({ code: 0, stdout: 'hi\n' });
   });
 
+  it('an error quoting input stays one line: control characters escaped (no terminal escapes), a long quote cut', async () => {
+    const odd = await t.run(['batch', 'get', 'a\nb\u001b[31mred\r']);
+    expect(odd).toMatchObject({ code: 5, stdout: '', stderr: 'error: no batch a\\nb\\u001b[31mred\\r in this workspace\n' });
+    const long = await t.run(['batch', 'get', 'b'.repeat(3000)]);
+    expect(long.code).toBe(5);
+    expect(long.stderr).toBe(`error: no batch ${'b'.repeat(1000 - 'no batch '.length)}…\n`);
+    // A file's problems are still one line each.
+    const file = join(t.dir, 'two-problems.jsonl');
+    writeFileSync(file, '{"x":1}\nnot json\n');
+    const scan = await t.run(['batch', 'create', file, '--model', 'local/echo']);
+    expect(scan.code).toBe(2);
+    expect(scan.stderr.split('\n').filter(Boolean)).toEqual([
+      expect.stringMatching(/^error: .*two-problems\.jsonl:1: missing custom_id$/),
+      expect.stringMatching(/^error: .*two-problems\.jsonl:1: missing body$/),
+      expect.stringMatching(/^error: .*two-problems\.jsonl:2: not JSON/),
+    ]);
+  });
+
   it('a corrupt config file: names the file and position, never echoes its contents', async () => {
     const dir = join(t.dir, 'corrupt');
     mkdirSync(dir);

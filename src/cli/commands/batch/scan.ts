@@ -46,7 +46,8 @@ class Problems {
   throwIfAny(): void {
     if (this.count === 0) return;
     const more = this.count - this.shown.length;
-    throw new CliError(`${this.shown.join('\nerror: ')}${more > 0 ? `\nerror: … and ${more} more problems` : ''}`, EXIT.USAGE);
+    const lines = more > 0 ? [...this.shown, `… and ${more} more problems`] : this.shown;
+    throw new CliError(lines.join('\n'), EXIT.USAGE, undefined, lines);
   }
 }
 
