@@ -59,6 +59,16 @@ describe('an id that stdout could not carry is never lost', () => {
     }
   });
 
+  it('router api: what a POST made is named when its answer cannot be printed', async () => {
+    const body = join(t.dir, 'api-batch.json');
+    writeFileSync(body, JSON.stringify({ endpoint: '/v1/chat/completions', model: 'local/echo', requests: [{ custom_id: 'a', body: { messages: [{ role: 'user', content: 'hi' }] } }] }));
+    for (const extra of [[], ['--jq', '.id'], ['-i']]) {
+      const r = await t.run(['api', 'POST', '/v1/batches', '--input', body, ...extra], { stdoutPath: '/dev/full' });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(`error: cannot write stdout: disk full; POST /v1/batches made batch ${await latestBatch()}\n`);
+    }
+  });
+
   it('batch create into a pipe closed early says the id on stderr, exit 0', async () => {
     const { spawn } = await import('node:child_process');
     const child = spawn(process.execPath, [BIN, 'batch', 'create', requests], { env: { ...process.env, ...t.env }, stdio: ['ignore', 'pipe', 'pipe'] });

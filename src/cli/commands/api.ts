@@ -149,6 +149,7 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string, second: string | 
       for await (const c of res.body) chunks.push(Buffer.from(c));
       const bytes = Buffer.concat(chunks);
       if (res.status < 200 || res.status >= 300) return failWith(ctx, res.status, bytes.toString('utf8'));
+      if (method !== 'GET') recordMade(ctx, method, pathOnly, bytes);
       if (!opts.paginate) return print(ctx, bytes, res);
       const page = parse(bytes.toString('utf8'));
       pages.push(page);
@@ -176,6 +177,20 @@ function parse(text: string): unknown {
   } catch {
     throw new CliError(`the answer is not JSON (${text.length} bytes): --paginate and --jq need JSON`, EXIT.SERVER);
   }
+}
+
+/** What a call made (a batch, a response), named by the error line if its answer cannot be printed. */
+function recordMade(ctx: RunContext<ApiOpts>, method: string, path: string, bytes: Buffer): void {
+  if (bytes.length > 1024 * 1024 || bytes[0] !== 0x7b /* { */) return;
+  let answer: { id?: unknown; object?: unknown };
+  try {
+    answer = JSON.parse(bytes.toString('utf8')) as typeof answer;
+  } catch {
+    return;
+  }
+  if (typeof answer.id !== 'string') return;
+  const what = typeof answer.object === 'string' ? `${answer.object} ` : '';
+  ctx.io.made(`${method} ${path} made ${what}${answer.id}`);
 }
 
 /** JSON is printed as JSON (pretty on a terminal, through --jq when given); anything else byte for byte (audio). */
