@@ -49,7 +49,7 @@ async function runServe({ io, opts, signal }: RunContext<ServeOpts>): Promise<vo
   const { statSync } = await import('node:fs');
   const st = statSync(stateDir, { throwIfNoEntry: false });
   if (st && !st.isDirectory()) throw usage(`--state ${stateDir} is a file, not a folder`);
-  if (opts.host.trim() === '') throw usage('--host: the address is empty (127.0.0.1 is the default)');
+  if (isBlank(opts.host)) throw usage('--host: the address is empty (127.0.0.1 is the default)');
   const release = await holdState(stateDir);
   const emu = await startEmulator({ stateDir, port: opts.port, host: opts.host, faults: opts.fault, batchDelayMs: opts.batchDelayMs }).catch((err: unknown) => {
     release();
