@@ -21,20 +21,32 @@ const scope = (ctx: Ctx): string | undefined => (ctx.key.workspace === OPERATOR_
  *   POST workspaces  {credits?}        operator: a new workspace with its own API and management keys
  *   POST batches     {delay_ms}        operator: pause of the batch engine before each request
  */
+/** Bounds of the emulator-only knobs: the credits a top-up may leave, and how far the clock may be ahead (100 years). */
+const MAX_CREDITS = 1e12;
+const MAX_CLOCK_OFFSET_S = 100 * 365 * 86_400;
+
 export function adminRoutes(faults: FaultBoard, log: LoggedRequest[], batches: BatchEngine): RouteTable {
   const num = (v: unknown, name: string): number => {
     if (typeof v !== 'number' || !Number.isFinite(v)) throw new HttpError(400, `${name} must be a number`);
     return v;
   };
+  /** A number in [min, max]: a balance or a clock past them no longer fits a date or a JSON number. */
+  const within = (v: unknown, name: string, min: number, max: number): number => {
+    const n = num(v, name);
+    if (n < min || n > max) throw new HttpError(400, `${name} must be between ${min} and ${max}`);
+    return n;
+  };
   const routes: Record<string, Handler> = {
     'POST /_emulator/credits': async (ctx: Ctx) => {
       const body = await ctx.json<{ amount?: unknown }>();
-      const balance = ctx.store.topUp(ctx.workspace, num(body.amount, 'amount'));
+      const credits = ctx.store.workspace(ctx.workspace).total_credits;
+      const balance = ctx.store.topUp(ctx.workspace, within(body.amount, 'amount', -MAX_CREDITS - credits, MAX_CREDITS - credits));
       ctx.send(200, { workspace: ctx.workspace, balance });
     },
     'POST /_emulator/clock': async (ctx: Ctx) => {
       const body = await ctx.json<{ advance_seconds?: unknown }>();
-      const offset = ctx.store.advanceClock(num(body.advance_seconds, 'advance_seconds') * 1000);
+      const room = MAX_CLOCK_OFFSET_S - ctx.store.clockOffsetMs() / 1000;
+      const offset = ctx.store.advanceClock(within(body.advance_seconds, 'advance_seconds', 0, room) * 1000);
       ctx.send(200, { offset_seconds: offset / 1000, now: Math.floor(ctx.store.now() / 1000) });
     },
     'POST /_emulator/faults': async (ctx: Ctx) => {
@@ -50,7 +62,7 @@ export function adminRoutes(faults: FaultBoard, log: LoggedRequest[], batches: B
     },
     'POST /_emulator/workspaces': async (ctx: Ctx) => {
       const body = await ctx.json<{ credits?: unknown }>();
-      const created = ctx.store.createWorkspace(undefined, body.credits === undefined ? undefined : num(body.credits, 'credits'));
+      const created = ctx.store.createWorkspace(undefined, body.credits === undefined ? undefined : within(body.credits, 'credits', 0, MAX_CREDITS));
       ctx.send(200, { workspace: created.workspace.id, api_key: created.apiKey, management_key: created.managementKey });
     },
     'POST /_emulator/batches': async (ctx: Ctx) => {

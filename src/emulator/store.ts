@@ -103,6 +103,10 @@ export class StateStore {
     return Date.now() + this.state.clock_offset_ms;
   }
 
+  clockOffsetMs(): number {
+    return this.state.clock_offset_ms;
+  }
+
   advanceClock(ms: number): number {
     this.state.clock_offset_ms += ms;
     this.save();

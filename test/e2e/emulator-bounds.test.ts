@@ -136,6 +136,18 @@ describe('bounded resources', () => {
     expect((await admin('requests', t.operatorKey)).status).toBe(200);
   });
 
+  it('the clock only goes forward, at most 100 years; a top-up keeps the balance within 1e12: a state that JSON and dates can hold', async () => {
+    const clock = (advance_seconds: unknown) => fetch(`${t.apiRoot}/_emulator/clock`, { method: 'POST', headers: { authorization: `Bearer ${t.operatorKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ advance_seconds }) });
+    const credits = (amount: unknown) => fetch(`${t.apiRoot}/_emulator/credits`, { method: 'POST', headers: { authorization: `Bearer ${t.managementKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ amount }) });
+    for (const v of [1e300, -5, 4e9, '60']) expect((await clock(v)).status).toBe(400);
+    for (const v of [-1e308, 1e13, 2e12]) expect((await credits(v)).status).toBe(400);
+    const ok = await credits(10);
+    expect(ok.status).toBe(200);
+    expect(typeof (await ok.json()).balance).toBe('number');
+    const list = await t.run(['batch', 'list']);
+    expect(list).toMatchObject({ code: 0, stderr: '' });
+  });
+
   it('a malformed percent-escape is a 400, with or without a key', async () => {
     expect((await get('/v1/batches/%', t.apiKey)).status).toBe(400);
     expect((await get('/v1/batches/%E0%A4%A')).status).toBe(400);

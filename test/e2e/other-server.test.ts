@@ -89,4 +89,17 @@ describe('an API root that is not the service', () => {
       expect(responses).toMatchObject({ code: 7, stderr: 'error: the service\'s answer is not a Responses stream event: "type" is missing or not a string\n' });
     });
   });
+
+  it('a time no date can hold (created_at 1e300) is shown as the number sent, never an internal error', async () => {
+    const batch = { id: 'batch_far', object: 'batch', endpoint: '/v1/chat/completions', model: 'local/echo', completion_window: '24h', created_at: 1e300, finalized_at: 1e300, status: 'completed', request_counts: { total: 1, completed: 1, failed: 0 }, error: null };
+    const page = { object: 'list', data: [batch], first_id: 'batch_far', last_id: 'batch_far', has_more: false };
+    await serving((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(req.url!.includes('batch_far') ? batch : page)), async (root) => {
+      const env = { ROUTER_API_ROOT: root };
+      for (const args of [['batch', 'list'], ['batch', 'get', 'batch_far']]) {
+        const r = await t.run(args, { env });
+        expect(r).toMatchObject({ code: 0, stderr: '' });
+        expect(r.stdout).toContain('1e+300');
+      }
+    });
+  });
 });

@@ -1,6 +1,10 @@
 import type { Batch } from '../../../client/types.js';
 
-const iso = (seconds: number) => new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
+/** A time the service gave, as a date; one no date can hold (a server's slip) as the number it sent. */
+const iso = (seconds: number) => {
+  const date = new Date(seconds * 1000);
+  return Number.isNaN(date.getTime()) ? String(seconds) : date.toISOString().replace('.000Z', 'Z');
+};
 
 /** "3m ago", "2h ago", "5d ago": for a person on a terminal. */
 export function ago(seconds: number, now = Date.now() / 1000): string {
