@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,6 +67,25 @@ describe('an id that stdout could not carry is never lost', () => {
       expect(r.code).toBe(1);
       expect(r.stderr).toBe(`error: cannot write stdout: disk full; POST /v1/batches made batch ${await latestBatch()}\n`);
     }
+  });
+
+  it('--results never writes over the requests file, under any name: refused before anything is sent or any job made', async () => {
+    const input = join(t.dir, 'own-input.jsonl');
+    writeFileSync(input, readFileSync(requests));
+    const link = join(t.dir, 'own-input-link.jsonl');
+    symlinkSync(input, link);
+    const before = t.requests().length;
+    const env = { ROUTER_STATE_DIR: join(t.dir, 'own-input-state') };
+    for (const target of [input, link, join(t.dir, '.', 'own-input.jsonl')]) {
+      for (const args of [['batch', 'create', input, '--watch', '--results', target], ['batch', 'run', input, '--watch', '--results', target], ['batch', 'run', link, '--results', input]]) {
+        const r = await t.run(args, { env });
+        expect(r).toMatchObject({ code: 2, stdout: '' });
+        expect(r.stderr).toMatch(/^error: --results .* is the requests file: the results would replace the requests; give another file\n$/);
+      }
+    }
+    expect(t.requests()).toHaveLength(before);
+    expect(readFileSync(input)).toEqual(readFileSync(requests));
+    expect((await t.run(['batch', 'jobs'], { env })).stdout).toBe('');
   });
 
   it('batch create into a pipe closed early says the id on stderr, exit 0', async () => {

@@ -62,7 +62,7 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
   let target: ResultsTarget | undefined;
   try {
     const scan = await scanRequests(path, file === '-' ? 'stdin' : file, { endpoint: opts.endpoint, model: opts.model });
-    if (opts.results !== undefined) target = await openResults(opts.results);
+    if (opts.results !== undefined) target = await openResults(opts.results, file === '-' ? undefined : path);
     const { client, settings } = await ctx.connect();
     const model = scan.model ?? settings.model;
     if (!model) throw usage('no model: the bodies name none; give --model (or set a default: router config set model …)');

@@ -2,7 +2,8 @@ import type { RouterClient } from '../../../client/index.js';
 import { APIError } from '../../../client/errors.js';
 import { isTerminalBatchStatus } from '../../../client/facts.js';
 import type { Batch } from '../../../client/types.js';
-import { CliError, EXIT } from '../../exit-codes.js';
+import { statSync } from 'node:fs';
+import { CliError, EXIT, usage } from '../../exit-codes.js';
 import type { IO } from '../../io.js';
 import type { OutputFile } from '../../output-file.js';
 import type { RunContext } from '../../run.js';
@@ -20,9 +21,10 @@ export function batchError(err: unknown, id: string): unknown {
 /** Where results go: an output file opened (and checked) before anything is sent, or stdout. */
 export type ResultsTarget = { file: OutputFile } | { stdout: true };
 
-/** Opens `--results [FILE]`: no FILE or "-" is stdout. */
-export async function openResults(target: string | true): Promise<ResultsTarget> {
+/** Opens `--results [FILE]`: no FILE or "-" is stdout. Never the requests file itself (`input`), under any name. */
+export async function openResults(target: string | true, input?: string): Promise<ResultsTarget> {
   if (target === true || target === '-') return { stdout: true };
+  if (input !== undefined) refuseResultsOverInput(target, input);
   const { OutputFile } = await import('../../output-file.js');
   return { file: OutputFile.open(target) };
 }
@@ -73,3 +75,17 @@ export function logBatch(ctx: Pick<RunContext<unknown>, 'logUsage'>, b: Pick<Bat
   if (isTerminalBatchStatus(b.status)) ctx.logUsage({ endpoint: '/v1/batches', model: b.model, batch_id: b.id, ...usageFields(b.usage as Record<string, unknown> | undefined) });
 }
 
+
+/** Results written over the requests file would replace the requests (and a job could never be resumed). */
+export function refuseResultsOverInput(target: string | true | undefined, input: string): void {
+  if (typeof target === 'string' && target !== '-' && sameFile(target, input)) {
+    throw usage(`--results ${target} is the requests file: the results would replace the requests; give another file`);
+  }
+}
+
+/** Whether two paths name one file (links followed); false when either does not exist. */
+function sameFile(a: string, b: string): boolean {
+  const x = statSync(a, { throwIfNoEntry: false });
+  const y = statSync(b, { throwIfNoEntry: false });
+  return !!x && !!y && x.dev === y.dev && x.ino === y.ino;
+}

@@ -6,7 +6,7 @@ import type { Batch } from '../../../../client/types.js';
 import { sleep } from '../../../../internal/sleep.js';
 import { CliError, EXIT, usage } from '../../../exit-codes.js';
 import type { RunContext } from '../../../run.js';
-import { logBatch, openResults, type ResultsTarget } from '../results.js';
+import { logBatch, openResults, refuseResultsOverInput, type ResultsTarget } from '../results.js';
 import { takeUpCommand } from '../watch.js';
 import { checkInputFile } from '../create.js';
 import { addRetryShards, writeMerged, type MergeFormat } from './merge.js';
@@ -56,6 +56,7 @@ async function newJob(ctx: RunContext<RunJobOpts>, file: string): Promise<{ job:
   const { opts } = ctx;
   if (file === '-') throw usage('batch run reads its file again to resume and merge: save stdin to a file and give its path');
   checkInputFile(file);
+  refuseResultsOverInput(opts.results, file);
   const provider: JobRecord['provider'] = {};
   if (opts.providerOnly) provider.only = opts.providerOnly;
   if (opts.fallbacks === false) provider.allow_fallbacks = false;
@@ -135,7 +136,7 @@ export async function runJob(ctx: RunContext<RunJobOpts>, file: string | undefin
 async function runHeld(ctx: RunContext<RunJobOpts>, job: JobRecord): Promise<void> {
   const { io, opts, signal } = ctx;
   let target: ResultsTarget | undefined;
-  if (opts.results !== undefined) target = await openResults(opts.results);
+  if (opts.results !== undefined) target = await openResults(opts.results, job.input.path);
   const { client } = await ctx.connect();
   try {
     checkInputUnchanged(job);
