@@ -48,6 +48,19 @@ function sweepStale(dir: string): void {
  * - A device, FIFO or socket (`/dev/null`, `/dev/stdout`, a named pipe) is written directly: it is
  *   never replaced by a file.
  */
+/** Whether two paths name one file (links followed); false when either does not exist. */
+export function sameFile(a: string, b: string): boolean {
+  const x = statOrUndefined(a);
+  const y = statOrUndefined(b);
+  return !!x && !!y && x.dev === y.dev && x.ino === y.ino;
+}
+
+/** An output that is one of the command's own input files, under any name: writing it would replace that input. */
+export function refuseOverInput(flag: string, output: string, inputs: readonly (string | undefined)[]): void {
+  const input = inputs.find((i) => i !== undefined && i !== '-' && sameFile(output, i));
+  if (input !== undefined) throw new CliError(`${flag} ${output} is the input file ${input}: the output would replace it; give another file`, EXIT.USAGE);
+}
+
 export class OutputFile {
   private readonly stream: WriteStream;
   private readonly tempPath: string | undefined;

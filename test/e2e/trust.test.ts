@@ -88,6 +88,23 @@ describe('an id that stdout could not carry is never lost', () => {
     expect((await t.run(['batch', 'jobs'], { env })).stdout).toBe('');
   });
 
+  it('speak -o never writes over its own input (a reference clip, the turns file), under any name', async () => {
+    const mgmt = { ROUTER_MANAGEMENT_KEY: t.managementKey };
+    const clip = join(t.dir, 'own-clip.mp3');
+    expect((await t.run(['speak', 'hi', '--model', 'local/tts', '--voice', 'alloy', '-o', clip], { env: mgmt })).code).toBe(0);
+    const kept = readFileSync(clip);
+    const turns = join(t.dir, 'own-turns.mp3');
+    writeFileSync(turns, JSON.stringify([{ text: 'a' }]));
+    const before = t.requests().length;
+    for (const args of [['speak', 'hi', '--reference-audio', clip, '-o', join(t.dir, '.', 'own-clip.mp3')], ['speak', '--turns', turns, '-o', turns]]) {
+      const r = await t.run([...args, '--model', 'local/tts', '--voice', 'alloy'], { env: mgmt });
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toMatch(/^error: -o .* is the input file .*: the output would replace it; give another file\n$/);
+    }
+    expect(t.requests()).toHaveLength(before);
+    expect(readFileSync(clip)).toEqual(kept);
+  });
+
   it('batch create into a pipe closed early says the id on stderr, exit 0', async () => {
     const { spawn } = await import('node:child_process');
     const child = spawn(process.execPath, [BIN, 'batch', 'create', requests], { env: { ...process.env, ...t.env }, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -146,7 +146,8 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
   if (refs) req.input_references = refs;
   if (opts.session) req.session_id = opts.session;
   if (opts.user) req.user = opts.user;
-  const { OutputFile } = await import('../output-file.js');
+  const { OutputFile, refuseOverInput } = await import('../output-file.js');
+  if (toFile) refuseOverInput('-o', opts.output!, [opts.turns, opts.referenceImage, ...(opts.referenceAudio ?? [])]);
   const file = toFile ? OutputFile.open(opts.output!) : undefined;
   const { client } = await connect({ management: true }).catch((err) => {
     file?.abortSync();

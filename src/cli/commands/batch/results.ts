@@ -2,10 +2,9 @@ import type { RouterClient } from '../../../client/index.js';
 import { APIError } from '../../../client/errors.js';
 import { isTerminalBatchStatus } from '../../../client/facts.js';
 import type { Batch } from '../../../client/types.js';
-import { statSync } from 'node:fs';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import type { IO } from '../../io.js';
-import type { OutputFile } from '../../output-file.js';
+import { sameFile, type OutputFile } from '../../output-file.js';
 import type { RunContext } from '../../run.js';
 import { usageFields } from '../../ledger.js';
 
@@ -81,11 +80,4 @@ export function refuseResultsOverInput(target: string | true | undefined, input:
   if (typeof target === 'string' && target !== '-' && sameFile(target, input)) {
     throw usage(`--results ${target} is the requests file: the results would replace the requests; give another file`);
   }
-}
-
-/** Whether two paths name one file (links followed); false when either does not exist. */
-function sameFile(a: string, b: string): boolean {
-  const x = statSync(a, { throwIfNoEntry: false });
-  const y = statSync(b, { throwIfNoEntry: false });
-  return !!x && !!y && x.dev === y.dev && x.ino === y.ino;
 }
