@@ -38,16 +38,6 @@ function sweepStale(dir: string): void {
   }
 }
 
-/**
- * Where a command writes its output (`--results`, `speak -o`, `/save`). Opened before any request
- * is sent, so a bad path costs nothing.
- * - A regular file (or a path that does not exist yet) is written atomically: a temp file in the
- *   same folder, renamed over the target on commit; an abort or a crash never leaves a half file
- *   there, and an existing file stays as it was. Temp files of killed runs are swept on the next.
- * - A symlink is followed: the file it points to is replaced, the link stays.
- * - A device, FIFO or socket (`/dev/null`, `/dev/stdout`, a named pipe) is written directly: it is
- *   never replaced by a file.
- */
 /** Whether two paths name one file (links followed); false when either does not exist. */
 export function sameFile(a: string, b: string): boolean {
   const x = statOrUndefined(a);
@@ -61,6 +51,16 @@ export function refuseOverInput(flag: string, output: string, inputs: readonly (
   if (input !== undefined) throw new CliError(`${flag} ${output} is the input file ${input}: the output would replace it; give another file`, EXIT.USAGE);
 }
 
+/**
+ * Where a command writes its output (`--results`, `speak -o`, `/save`). Opened before any request
+ * is sent, so a bad path costs nothing.
+ * - A regular file (or a path that does not exist yet) is written atomically: a temp file in the
+ *   same folder, renamed over the target on commit; an abort or a crash never leaves a half file
+ *   there, and an existing file stays as it was. Temp files of killed runs are swept on the next.
+ * - A symlink is followed: the file it points to is replaced, the link stays.
+ * - A device, FIFO or socket (`/dev/null`, `/dev/stdout`, a named pipe) is written directly: it is
+ *   never replaced by a file.
+ */
 export class OutputFile {
   private readonly stream: WriteStream;
   private readonly tempPath: string | undefined;

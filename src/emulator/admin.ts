@@ -9,6 +9,10 @@ import { OPERATOR_WORKSPACE } from './store.js';
 /** The workspace an admin call acts on: the caller's, or undefined (all) for the operator. */
 const scope = (ctx: Ctx): string | undefined => (ctx.key.workspace === OPERATOR_WORKSPACE ? undefined : ctx.key.workspace);
 
+/** Bounds of the emulator-only knobs: the credits a top-up may leave, and how far the clock may be ahead (100 years). */
+const MAX_CREDITS = 1e12;
+const MAX_CLOCK_OFFSET_S = 100 * 365 * 86_400;
+
 /**
  * Emulator-only routes under `{api_root}/_emulator/`, for tests and demos. A workspace's management
  * key acts on its own workspace only; the operator key (printed by `router serve`) on the server.
@@ -21,10 +25,6 @@ const scope = (ctx: Ctx): string | undefined => (ctx.key.workspace === OPERATOR_
  *   POST workspaces  {credits?}        operator: a new workspace with its own API and management keys
  *   POST batches     {delay_ms}        operator: pause of the batch engine before each request
  */
-/** Bounds of the emulator-only knobs: the credits a top-up may leave, and how far the clock may be ahead (100 years). */
-const MAX_CREDITS = 1e12;
-const MAX_CLOCK_OFFSET_S = 100 * 365 * 86_400;
-
 export function adminRoutes(faults: FaultBoard, log: LoggedRequest[], batches: BatchEngine): RouteTable {
   const num = (v: unknown, name: string): number => {
     if (typeof v !== 'number' || !Number.isFinite(v)) throw new HttpError(400, `${name} must be a number`);

@@ -74,7 +74,6 @@ export function logBatch(ctx: Pick<RunContext<unknown>, 'logUsage'>, b: Pick<Bat
   if (isTerminalBatchStatus(b.status)) ctx.logUsage({ endpoint: '/v1/batches', model: b.model, batch_id: b.id, ...usageFields(b.usage as Record<string, unknown> | undefined) });
 }
 
-
 /** Results written over the requests file would replace the requests (and a job could never be resumed). */
 export function refuseResultsOverInput(target: string | true | undefined, input: string): void {
   if (typeof target === 'string' && target !== '-' && sameFile(target, input)) {
