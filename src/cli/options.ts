@@ -78,6 +78,12 @@ export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
+/** Repeatable stop sequence: a space or a line break is one, nothing is not. */
+export function stopSequence(value: string, previous: string[] = []): string[] {
+  if (value === '') throw new InvalidArgumentError('must not be empty.');
+  return collect(value, previous);
+}
+
 /** Comma-separated list, also repeatable. */
 export function commaList(value: string, previous: string[] = []): string[] {
   const items = value.split(',').map((s) => s.trim()).filter(Boolean);
@@ -92,22 +98,29 @@ export function keyValue(value: string, previous: Record<string, string> = {}): 
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
 }
 
+/** A text that says something: empty or only spaces is refused (an unset shell variable, a slip). */
 export function nonEmpty(value: string): string {
   if (value.trim() === '') throw new InvalidArgumentError('must not be empty.');
   return value;
 }
 
-export function maxLength(n: number) {
+/** Repeatable, each occurrence non-empty. */
+export function collectNonEmpty(value: string, previous: string[] = []): string[] {
+  return collect(nonEmpty(value), previous);
+}
+
+/** A non-empty text of at most n characters. */
+export function textUpTo(n: number) {
   return (value: string): string => {
     if (value.length > n) throw new InvalidArgumentError(`at most ${n} characters.`);
-    return value;
+    return nonEmpty(value);
   };
 }
 
 /** --session and --user, with the spec's 256-character limits (chat, responses, speech, decisions). */
 export const SESSION_FLAGS = {
-  session: { flags: '--session <id>', help: 'session id for grouping (and sticky routing), <= 256 chars', parse: maxLength(256) },
-  user: { flags: '--user <id>', help: 'end-user identifier, <= 256 chars', parse: maxLength(256) },
+  session: { flags: '--session <id>', help: 'session id for grouping (and sticky routing), <= 256 chars', parse: textUpTo(256) },
+  user: { flags: '--user <id>', help: 'end-user identifier, <= 256 chars', parse: textUpTo(256) },
 } as const satisfies FlagTable;
 
 /** The routing and observability flags that chat and responses share, with the spec's limits. */

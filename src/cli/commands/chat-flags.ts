@@ -1,4 +1,4 @@
-import { anyNumber, collect, integerIn, keyValue, MODEL_FLAGS, numberIn, ROUTING_FLAGS } from '../options.js';
+import { anyNumber, integerIn, keyValue, MODEL_FLAGS, nonEmpty, numberIn, ROUTING_FLAGS, stopSequence } from '../options.js';
 import type { FlagTable, FlagValues } from '../flags.js';
 
 export const REASONING_EFFORTS = ['max', 'xhigh', 'high', 'medium', 'low', 'minimal', 'none'] as const;
@@ -7,7 +7,7 @@ export const SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priority', 'sc
 /** The flags of `router chat`, in help order; ChatOptions is inferred from them. */
 export const CHAT_FLAGS = {
   ...MODEL_FLAGS,
-  system: { flags: '-s, --system <text>', help: 'system message' },
+  system: { flags: '-s, --system <text>', help: 'system message', parse: nonEmpty },
   maxTokens: { flags: '--max-tokens <n>', help: 'maximum completion tokens (>= 1)', parse: integerIn(1) },
   // Provider-dependent in the spec: the CLI checks the type only.
   topK: { flags: '--top-k <k>', help: 'top-k sampling (provider-dependent)', parse: integerIn(Number.MIN_SAFE_INTEGER) },
@@ -17,7 +17,7 @@ export const CHAT_FLAGS = {
   presencePenalty: { flags: '--presence-penalty <x>', help: '-2 to 2', parse: numberIn(-2, 2) },
   repetitionPenalty: { flags: '--repetition-penalty <x>', help: '1 = none, above 1 penalizes repeats more (provider-dependent)', parse: anyNumber },
   seed: { flags: '--seed <n>', help: 'random seed (integer)', parse: integerIn(Number.MIN_SAFE_INTEGER) },
-  stop: { flags: '--stop <seq>', help: 'stop sequence, repeatable (at most 4)', parse: collect },
+  stop: { flags: '--stop <seq>', help: 'stop sequence, repeatable (at most 4)', parse: stopSequence },
   logprobs: { flags: '--logprobs', help: 'return log probabilities (see --json)' },
   topLogprobs: { flags: '--top-logprobs <n>', help: 'top log probabilities per token, 0 to 20', parse: integerIn(0, 20) },
   logitBias: { flags: '--logit-bias <token=bias>', help: 'token logit bias, repeatable', parse: keyValue },

@@ -63,6 +63,8 @@ export function questionsFromArgv(argv: string[]): Record<string, DecisionQuesti
       if (inline === undefined) i++;
       const instructions = take(i, `${flag} ${key}`);
       i++;
+      if (!key.trim()) throw usage(`${flag}: the question key is blank`);
+      if (!instructions.trim()) throw usage(`${flag} ${key}: the instructions are blank`);
       if (out[key]) throw usage(`question "${key}" is given twice`);
       const type = flag.slice(2) as DecisionQuestion['type'];
       current = { key, q: { type, instructions } };
@@ -74,12 +76,14 @@ export function questionsFromArgv(argv: string[]): Record<string, DecisionQuesti
       if (inline === undefined) i++;
       const want = flag === '--true' || flag === '--false' ? 'noul' : flag === '--option' ? 'choice' : 'score';
       if (!current || current.q.type !== want) throw usage(`${flag} must follow a --${want} question`);
+      const described = want === 'choice' ? value.slice(value.indexOf('=') + 1) : value;
+      if (!described.trim()) throw usage(`--${want} ${current.key}: ${flag} "${value}" has a blank description`);
       if (want === 'noul') {
         const c = (current.q.criteria ??= {}) as Record<string, string>;
         c[flag.slice(2)] = value;
       } else if (want === 'choice') {
         const eq = value.indexOf('=');
-        if (eq <= 0) throw usage(`--option must be key=description, got "${value}"`);
+        if (eq <= 0 || !value.slice(0, eq).trim()) throw usage(`--option must be key=description, got "${value}"`);
         ((current.q.criteria ??= {}) as Record<string, string>)[value.slice(0, eq)] = value.slice(eq + 1);
       } else {
         ((current.q.criteria ??= []) as string[]).push(value);
@@ -105,6 +109,7 @@ async function runDecide(ctx: RunContext<DecideOpts>): Promise<void> {
   // Piped content is the state when no flag names one (cat review.txt | router decide …).
   const stateFile = opts.state ?? (opts.stateText === undefined && !io.stdinTTY ? '-' : undefined);
   if (stateFile === undefined && opts.stateText === undefined) throw usage('no content: give --state FILE, --state-text TEXT, or pipe it on stdin');
+  if (opts.stateText !== undefined && !opts.stateText.trim()) throw usage('--state-text is empty');
   let state: unknown = opts.stateText;
   if (stateFile !== undefined) {
     const text = await readTextFile('--state', stateFile, io);

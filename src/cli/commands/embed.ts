@@ -2,7 +2,7 @@ import { Option, type Command } from '../commander.js';
 import { usageFields } from '../ledger.js';
 import { usageLine } from '../output.js';
 import { action, type RunContext } from '../run.js';
-import { commaList, integerIn, modelId } from '../options.js';
+import { commaList, integerIn, modelId, nonEmpty } from '../options.js';
 import { usage } from '../exit-codes.js';
 import { providerFrom, readTextFile, textFromArgs, type ProviderFlags } from '../input.js';
 import type { EmbeddingResponse } from '../../client/types.js';
@@ -34,7 +34,7 @@ export function registerEmbed(program: Command): void {
     .option('--dimensions <n>', 'output dimensions (>= 1)', integerIn(1))
     .addOption(new Option('--encoding-format <format>', 'wire encoding of the vectors').choices(['float', 'base64']))
     .option('--raw', 'with --encoding-format base64: keep the base64 strings')
-    .option('--input-type <type>', 'input-type hint, e.g. search_query or search_document')
+    .option('--input-type <type>', 'input-type hint, e.g. search_query or search_document', nonEmpty)
     .option('--user <id>', 'end-user identifier')
     .option('--provider-only <slugs>', 'only these providers', commaList)
     .option('--no-fallbacks', 'do not fall back to other providers')
@@ -51,7 +51,11 @@ Examples:
 
 async function inputsFrom(opts: EmbedOpts, args: string[], io: RunContext<EmbedOpts>['io']): Promise<string[]> {
   if (opts.file !== undefined && args.length) throw usage('give the inputs either as arguments or with --file, not both');
-  if (opts.file === undefined && args.length && !args.includes('-')) return args;
+  if (opts.file === undefined && args.length && !args.includes('-')) {
+    const blank = args.findIndex((a) => !a.trim());
+    if (blank !== -1) throw usage(`argument ${blank + 1} is blank: there is nothing to embed in it`);
+    return args;
+  }
   let text: string;
   if (opts.file !== undefined && opts.file !== '-') {
     text = await readTextFile('--file', opts.file, io);
@@ -70,6 +74,7 @@ async function inputsFrom(opts: EmbedOpts, args: string[], io: RunContext<EmbedO
       }
       const s = typeof v === 'string' ? v : (v as { input?: unknown; text?: unknown })?.input ?? (v as { text?: unknown })?.text;
       if (typeof s !== 'string') throw usage(`line ${i + 1}: a JSON line must be a string or an object with "input"`);
+      if (!s.trim()) throw usage(`line ${i + 1}: the input is blank: there is nothing to embed in it`);
       inputs.push(s);
     } else inputs.push(line);
   });

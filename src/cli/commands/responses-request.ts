@@ -1,7 +1,7 @@
 import type { ResponsesRequest } from '../../client/resources/responses.js';
 import { usage } from '../exit-codes.js';
 import { applyRouting } from '../input.js';
-import { collect, integerIn, MODEL_FLAGS, ROUTING_FLAGS } from '../options.js';
+import { collect, integerIn, MODEL_FLAGS, nonEmpty, ROUTING_FLAGS } from '../options.js';
 import type { FlagTable, FlagValues } from '../flags.js';
 import { REASONING_EFFORTS } from './chat-flags.js';
 
@@ -9,7 +9,7 @@ import { REASONING_EFFORTS } from './chat-flags.js';
 export const RESPONSES_FLAGS = {
   ...MODEL_FLAGS,
   input: { flags: '--input <file>', help: 'input from a JSON file: a string or an array of input items ("-" for stdin)' },
-  instructions: { flags: '--instructions <text>', help: 'system instructions' },
+  instructions: { flags: '--instructions <text>', help: 'system instructions', parse: nonEmpty },
   maxOutputTokens: { flags: '--max-output-tokens <n>', help: 'maximum output tokens (>= 1)', parse: integerIn(1) },
   tools: { flags: '--tools <file>', help: 'tools from a JSON file (an array of tool objects)' },
   toolChoice: { flags: '--tool-choice <choice>', help: 'tool choice', choices: ['auto', 'none', 'required'] },

@@ -1,7 +1,7 @@
 import { Option, type Command } from '../commander.js';
 import type { SpeechReference, SpeechRequest, SpeechTurn } from '../../client/resources/speech.js';
 import { action, type RunContext } from '../run.js';
-import { addSessionFlags, anyNumber, collect, modelId, nonEmpty } from '../options.js';
+import { addSessionFlags, anyNumber, collect, collectNonEmpty, modelId, nonEmpty } from '../options.js';
 import { usage } from '../exit-codes.js';
 import { readFileFor, readJsonFile, textFromArgs } from '../input.js';
 
@@ -33,11 +33,11 @@ export function registerSpeak(program: Command): void {
     .option('-m, --model <id>', 'speech model, <author>/<slug> (default: ROUTER_SPEECH_MODEL, else the profile\'s speech_model)', modelId)
     .addOption(new Option('--format <format>', 'audio format (default: from -o\'s extension, else mp3)').choices(['mp3', 'pcm']))
     .option('--speed <x>', 'speaking speed, 1 = normal (honored by models with speed control; the others accept only 1)', anyNumber)
-    .option('--instructions <text>', 'delivery instructions: tone, pacing, emotion')
+    .option('--instructions <text>', 'delivery instructions: tone, pacing, emotion', nonEmpty)
     .option('-o, --output <file>', 'write the audio here (atomically) instead of stdout')
     .option('--turns <file>', 'multi-speaker input: JSON array of {"text", "voice"?, "instructions"?}')
     .option('--reference-audio <file>', 'voice-cloning clip, repeatable (1 to 3)', collect)
-    .option('--reference-text <text>', 'transcript of the clip given before it, repeatable', collect)
+    .option('--reference-text <text>', 'transcript of the clip given before it, repeatable', collectNonEmpty)
     .option('--reference-image <file>', 'one image for voice design')
     .option('--json', 'with -o: print {"file", "bytes", "content_type"}')
     .option('--usage', 'print what the service reports about usage to stderr (for speech: nothing but the audio)')
