@@ -1,6 +1,6 @@
 // Shared helpers of the benchmarks: an emulator in a child process, timing, reporting.
 import { spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -9,9 +9,18 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const BIN = join(ROOT, 'bin', 'router');
 export const WORK = mkdtempSync(join(tmpdir(), 'router-bench-'));
+// What the bench writes (about 1.6 GB of inputs, results and state) goes with it, however it ends.
+const emulators = new Set();
+process.on('exit', () => {
+  for (const server of emulators) server.kill('SIGKILL');
+  rmSync(WORK, { recursive: true, force: true });
+});
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
 
 export async function startEmulator(stateDir = join(WORK, 'state')) {
   const server = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--state', stateDir, '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  emulators.add(server);
+  server.once('exit', () => emulators.delete(server));
   const line = await new Promise((resolve) => createInterface({ input: server.stdout }).once('line', resolve));
   const info = JSON.parse(line);
   // Plenty of credit for long runs.
