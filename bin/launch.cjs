@@ -39,7 +39,7 @@ function loadBundle() {
   const v8 = require('node:v8');
   v8.setFlagsFromString('--liftoff-only');
   try {
-    const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
+    const script = new vm.Script(source, { filename: file, cachedData });
     // Off, with the two flags it turned off as it was set: else no WebAssembly compiled from here
     // on is ever optimized.
     v8.setFlagsFromString('--no-liftoff-only');

@@ -32,6 +32,17 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     expect(loadBundle(ROOT)).toEqual({ main: 'function', rejected: false });
   });
 
+  it('leaves out what no command started from it runs: the emulator (router serve starts from the modules) and the editor prompt', async () => {
+    const whole = readFileSync(join(ROOT, 'dist', 'cli.bundle.cjs'), 'latin1');
+    for (const absent of ['Mp3Encoder', '"dist/emulator/', 'node_modules/iconv-lite/', 'node_modules/@inquirer/editor/']) expect(whole).not.toContain(absent);
+    for (const present of ['"dist/cli/commands/serve.js"', 'node_modules/@inquirer/password/', 'node_modules/@inquirer/confirm/', 'node_modules/@inquirer/input/']) expect(whole).toContain(present);
+    const serve = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--state', join(dir, 'serve-state'), '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const [line] = await once(serve.stdout!.setEncoding('utf8'), 'data');
+    expect(JSON.parse(String(line).split('\n')[0]).api_root).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api$/);
+    serve.kill('SIGTERM');
+    expect((await once(serve, 'exit'))[0]).toBe(0);
+  });
+
   it('runs a one-shot chat without loading what the CLI defers: HTTP/2, child processes, crypto', async () => {
     const preload = join(dir, 'modules.cjs');
     const list = join(dir, 'modules.json');

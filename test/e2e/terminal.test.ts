@@ -177,3 +177,31 @@ describe.skipIf(!HAS_TMUX)('router chat -i on a terminal', () => {
     expect(JSON.parse(shown.stdout)).toEqual([{ turns: 2 }]);
   });
 });
+
+describe.skipIf(!HAS_TMUX)('prompts on a terminal', () => {
+  it('config init asks on the terminal (the key hidden) and saves; Ctrl-C at a prompt of login exits 130 and saves nothing', async () => {
+    const config = join(t.dir, 'prompt-config');
+    term?.close();
+    term = new Terminal({ ...t.env, ROUTER_CONFIG_DIR: config, ROUTER_API_KEY: '', ROUTER_API_ROOT: '' });
+    term.run(`${router} config init --profile asked`);
+    await term.waitFor(/API root/);
+    term.keys('C-u');
+    term.run(t.apiRoot);
+    await term.waitFor(/API key/);
+    term.run(t.apiKey);
+    await term.waitFor(/Default model/);
+    term.run('local/echo');
+    await term.waitFor(/saved profile "asked"/);
+    expect(await term.lastExit()).toBe(0);
+    expect(term.screen()).not.toContain(t.apiKey);
+    term.run(`${router} chat --profile asked "from the profile"`);
+    await term.waitFor(/^from the profile$/m);
+    term.run(`${router} login --profile other`);
+    await term.waitFor(/API key/);
+    term.keys('C-c');
+    expect(await term.lastExit()).toBe(130);
+    const shown = await t.run(['config', 'list', '--json'], { env: { ROUTER_CONFIG_DIR: config } });
+    expect(Object.keys(JSON.parse(shown.stdout).profiles ?? JSON.parse(shown.stdout))).not.toContain('other');
+    expect(term.screen()).not.toMatch(/^\s+at /m);
+  });
+});
