@@ -20,6 +20,7 @@ describe('a blank text value is one line, exit 2, and nothing is sent', () => {
   const cases: [string[], string][] = [
     [['embed', '', '--model', 'local/embed'], 'error: argument 1 is blank: there is nothing to embed in it'],
     [['embed', 'a', '  ', '--model', 'local/embed'], 'error: argument 2 is blank: there is nothing to embed in it'],
+    [['embed', 'a', '--model', 'local/embed', '--user', ''], `error: option '--user <id>' argument '' is invalid: must not be empty; see "router embed --help"`],
     [['embed', 'a', '--model', 'local/embed', '--input-type', ''], `error: option '--input-type <type>' argument '' is invalid: must not be empty; see "router embed --help"`],
     [['chat', 'hi', '--model', 'local/echo', '-s', ''], `error: option '-s, --system <text>' argument '' is invalid: must not be empty; see "router chat --help"`],
     [['chat', 'hi', '--model', 'local/echo', '--stop', 'x', '--stop', ''], `error: option '--stop <seq>' argument '' is invalid: must not be empty; see "router chat --help"`],

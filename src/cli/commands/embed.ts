@@ -35,7 +35,7 @@ export function registerEmbed(program: Command): void {
     .addOption(new Option('--encoding-format <format>', 'wire encoding of the vectors').choices(['float', 'base64']))
     .option('--raw', 'with --encoding-format base64: keep the base64 strings')
     .option('--input-type <type>', 'input-type hint, e.g. search_query or search_document', nonEmpty)
-    .option('--user <id>', 'end-user identifier')
+    .option('--user <id>', 'end-user identifier', nonEmpty)
     .option('--provider-only <slugs>', 'only these providers', commaList)
     .option('--no-fallbacks', 'do not fall back to other providers')
     .option('--json', 'print the embedding response (the default)')
