@@ -25,7 +25,7 @@ export async function connect(io: IO, flags: GlobalFlags, opts: ConnectOptions =
   const { resolveSettings } = await import('../config/settings.js');
   const settings = await resolveSettings({ profile: flags.profile, apiRoot: flags.apiRoot, model: opts.model }, io.env);
   // A --model was checked as it was parsed; one from ROUTER_MODEL or a profile is checked here, before any request.
-  if (opts.model === undefined) checkDefault(io, settings.profile, 'model', settings.model);
+  if (opts.model === undefined) await checkDefault(io, settings.profile, 'model', settings.model);
   io.addSecret(settings.apiKey);
   io.addSecret(settings.managementKey);
   const key = opts.management ? (settings.managementKey ?? settings.apiKey) : settings.apiKey;
@@ -59,8 +59,9 @@ export async function settingDefault(io: IO, flags: GlobalFlags, field: Exclude<
 }
 
 /** A model id from the environment or a profile must look like one, as a --model flag must; the error names where it came from. */
-function checkDefault(io: IO, profile: string, field: DefaultField, value: string | undefined): string | undefined {
+async function checkDefault(io: IO, profile: string, field: DefaultField, value: string | undefined): Promise<string | undefined> {
   if (value === undefined || field === 'voice') return value;
   const env = DEFAULT_ENV[field];
-  return checkModel(value, io.env[env] ? env : `the ${field} of profile "${profile}"`);
+  const { fromEnv } = await import('../config/settings.js');
+  return checkModel(value, fromEnv(io.env, env) ? env : `the ${field} of profile "${profile}"`);
 }

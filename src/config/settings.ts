@@ -79,6 +79,12 @@ function envProfile(env: NodeJS.ProcessEnv): string | undefined {
   return isBlank(env.ROUTER_PROFILE) ? undefined : env.ROUTER_PROFILE;
 }
 
+/** A setting from the environment: spaces around it dropped, and an empty or blank one is unset. */
+export function fromEnv(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name];
+  return isBlank(value) ? undefined : value.trim();
+}
+
 /** Precedence: flags > environment (`ROUTER_*`) > the profile. */
 export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessEnv = process.env): Promise<Settings> {
   // Read even when the environment holds the key and the root: the profile's other settings still apply.
@@ -93,17 +99,17 @@ export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessE
     const create = isProfileName(name) ? `: create it with "router login --profile ${name}"` : '';
     throw new SettingsError(`no profile "${shownName(name)}"${known.length ? ` (profiles: ${known.map(shownName).join(', ')})` : ''}${create}`);
   }
-  const rootFrom = flags.apiRoot !== undefined ? '--api-root' : env.ROUTER_API_ROOT ? 'ROUTER_API_ROOT' : `api_root of profile "${name}"`;
-  const root = flags.apiRoot ?? (env.ROUTER_API_ROOT || profile?.api_root);
+  const rootFrom = flags.apiRoot !== undefined ? '--api-root' : fromEnv(env, 'ROUTER_API_ROOT') ? 'ROUTER_API_ROOT' : `api_root of profile "${name}"`;
+  const root = flags.apiRoot ?? (fromEnv(env, 'ROUTER_API_ROOT') ?? profile?.api_root);
   return {
     profile: name,
     apiKey: checkKey(env.ROUTER_API_KEY, 'ROUTER_API_KEY') ?? checkKey(profile?.api_key, `api_key of profile "${name}"`),
     managementKey: checkKey(env.ROUTER_MANAGEMENT_KEY, 'ROUTER_MANAGEMENT_KEY') ?? checkKey(profile?.management_key, `management_key of profile "${name}"`),
     apiRoot: root === undefined ? undefined : checkApiRoot(root, rootFrom),
-    model: flags.model ?? (env[DEFAULT_ENV.model] || profile?.model),
-    voice: env[DEFAULT_ENV.voice] || profile?.voice,
-    speechModel: env[DEFAULT_ENV.speech_model] || profile?.speech_model,
-    embedModel: env[DEFAULT_ENV.embed_model] || profile?.embed_model,
+    model: flags.model ?? (fromEnv(env, DEFAULT_ENV.model) ?? profile?.model),
+    voice: fromEnv(env, DEFAULT_ENV.voice) ?? profile?.voice,
+    speechModel: fromEnv(env, DEFAULT_ENV.speech_model) ?? profile?.speech_model,
+    embedModel: fromEnv(env, DEFAULT_ENV.embed_model) ?? profile?.embed_model,
     log: !['1', 'true', 'yes'].includes((env.ROUTER_NO_LOG ?? '').toLowerCase()) && profile?.log !== 'off',
   };
 }

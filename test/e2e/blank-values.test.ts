@@ -68,4 +68,25 @@ describe('a blank text value is one line, exit 2, and nothing is sent', () => {
     expect(sent.body.stop).toEqual([' ']);
     expect(sent.body.metadata).toEqual({ k: '' });
   });
+
+  it('a setting in the environment that is blank is unset, and spaces around one are dropped (ROUTER_MODEL, ROUTER_VOICE, …)', async () => {
+    const before = posts();
+    const noVoice = await t.run(['speak', 'hi', '--model', 'local/tts', '-o', 'x.mp3'], { cwd: t.dir, env: { ...env(), ROUTER_VOICE: ' ' } });
+    expect(noVoice).toMatchObject({ code: 2, stderr: 'error: no voice: give --voice (e.g. alloy), or set a default: router config set voice alloy\n' });
+    const noModel = await t.run(['embed', 'a'], { env: { ROUTER_EMBED_MODEL: '  ' } });
+    expect(noModel).toMatchObject({ code: 2, stderr: expect.stringMatching(/^error: no model: give --model/) });
+    expect(posts()).toBe(before);
+    const spoken = await t.run(['speak', 'hi', '-o', join(t.dir, 'trimmed.mp3')], { env: { ...env(), ROUTER_VOICE: ' alloy ', ROUTER_SPEECH_MODEL: ' local/tts\t' } });
+    expect(spoken.code).toBe(0);
+    expect(t.requests().at(-1)!.body).toMatchObject({ voice: 'alloy', model: 'local/tts' });
+    const chatted = await t.run(['chat', 'hi', '--no-stream'], { env: { ROUTER_MODEL: ' local/echo ' } });
+    expect(chatted).toMatchObject({ code: 0, stdout: 'hi\n' });
+    expect(t.requests().at(-1)!.body.model).toBe('local/echo');
+    // A blank ROUTER_API_ROOT is no root: the profile's is taken.
+    const config = join(t.dir, 'root-in-profile');
+    expect((await t.run(['config', 'set', 'api_root', t.apiRoot], { env: { ROUTER_CONFIG_DIR: config } })).code).toBe(0);
+    const fromProfile = await t.run(['chat', '--model', 'local/echo', 'via the profile'], { env: { ROUTER_CONFIG_DIR: config, ROUTER_API_ROOT: ' ' } });
+    expect(fromProfile).toMatchObject({ code: 0, stdout: 'via the profile\n' });
+  });
 });
+

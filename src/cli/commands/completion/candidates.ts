@@ -26,7 +26,7 @@ export async function candidates(ctx: RunContext<unknown>, kind: DynamicKind): P
       await client.close();
     }
   }
-  const known = new Set([...(await profiles(ctx).catch(() => ({ models: [] as string[] }))).models, ...(ctx.env.ROUTER_MODEL ? [ctx.env.ROUTER_MODEL] : [])]);
+  const known = new Set([...(await profiles(ctx).catch(() => ({ models: [] as string[] }))).models, ...(ctx.env.ROUTER_MODEL?.trim() ? [ctx.env.ROUTER_MODEL.trim()] : [])]);
   try {
     const { client } = await connect(ctx.io, flags);
     try {
