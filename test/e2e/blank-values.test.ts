@@ -88,5 +88,15 @@ describe('a blank text value is one line, exit 2, and nothing is sent', () => {
     const fromProfile = await t.run(['chat', '--model', 'local/echo', 'via the profile'], { env: { ROUTER_CONFIG_DIR: config, ROUTER_API_ROOT: ' ' } });
     expect(fromProfile).toMatchObject({ code: 0, stdout: 'via the profile\n' });
   });
+
+  it('config set takes a value as the environment does: a blank one is refused, spaces around one dropped', async () => {
+    const config = { ROUTER_CONFIG_DIR: join(t.dir, 'set-blank') };
+    expect(await t.run(['config', 'set', 'voice', ' '], { env: config })).toMatchObject({ code: 2, stderr: 'error: voice must not be empty\n' });
+    expect(await t.run(['config', 'get', 'voice'], { env: config })).toMatchObject({ code: 5 });
+    expect((await t.run(['config', 'set', 'voice', ' alloy '], { env: config })).code).toBe(0);
+    expect((await t.run(['config', 'set', 'model', 'local/echo '], { env: config })).code).toBe(0);
+    expect(await t.run(['config', 'get', 'voice'], { env: config })).toMatchObject({ code: 0, stdout: 'alloy\n' });
+    expect(await t.run(['config', 'get', 'model'], { env: config })).toMatchObject({ code: 0, stdout: 'local/echo\n' });
+  });
 });
 

@@ -9,6 +9,9 @@ import { didYouMean } from '../../../internal/did-you-mean.js';
 /** What each `router config` subcommand does; the flags are in index.ts. */
 export async function runSet({ io, opts, flags }: RunContext<ProfileOpt>, name: string, value: string | undefined): Promise<void> {
   const f = field(name);
+  // As in the environment: spaces around a value are dropped, and a blank one is no value.
+  if (!SECRET.includes(f)) value = value?.trim();
+  if (value === '') throw usage(`${f} must not be empty`);
   if (f === 'api_root' && value !== undefined) value = checkRoot(value);
   if (MODEL_FIELDS.includes(f) && value !== undefined) checkModel(value, f);
   if (f === 'log' && value !== undefined && value !== 'on' && value !== 'off') throw usage(`log is on or off, got "${value}"`);
