@@ -26,7 +26,9 @@ export function closest(word: string, candidates: readonly string[], maxDistance
   for (const candidate of candidates) {
     if (Math.abs(candidate.length - word.length) > maxDistance) continue;
     const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
-    if (distance < bestDistance) {
+    // Of two as close, the one that starts as the word does: "fsh" is fish, not zsh.
+    const firstLetter = (c: string) => c[0]?.toLowerCase() === word[0]?.toLowerCase();
+    if (distance < bestDistance || (best !== undefined && distance === bestDistance && firstLetter(candidate) && !firstLetter(best))) {
       best = candidate;
       bestDistance = distance;
     }

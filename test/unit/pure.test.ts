@@ -150,6 +150,9 @@ describe('closest: the candidate a typo meant', () => {
     expect(closest('xyz', ['day', 'model', 'command'])).toBeUndefined();
     expect(closest('huge', ['max', 'high', 'medium', 'low'])).toBeUndefined();
     expect(closest('temprature', ['temperature', 'top-p'])).toBe('temperature');
+    // One edit from both: the one that starts as the typo does, whatever the order.
+    expect(closest('fsh', ['bash', 'zsh', 'fish'])).toBe('fish');
+    expect(closest('zsj', ['bash', 'fish', 'zsh'])).toBe('zsh');
     fc.assert(fc.property(fc.string({ minLength: 1, maxLength: 100 }), fc.array(fc.string()), (word, others) => closest(word, [...others, word]) !== undefined));
   });
 
