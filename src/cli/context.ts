@@ -35,6 +35,7 @@ export async function connect(io: IO, flags: GlobalFlags, opts: ConnectOptions =
       EXIT.AUTH,
     );
   }
+  const proxy = (await import('../config/proxy.js')).proxyFromEnv(io.env);
   const { RouterClient } = await import('../client/index.js');
   (await import('./jit-flags.js')).baselineWebAssembly();
   const client = new RouterClient({
@@ -42,6 +43,7 @@ export async function connect(io: IO, flags: GlobalFlags, opts: ConnectOptions =
     apiRoot: settings.apiRoot,
     timeoutMs: flags.timeout !== undefined ? flags.timeout * 1000 : undefined,
     maxRetries: flags.maxRetries,
+    proxy,
     onRetry: ({ attempt, delayMs, reason }) => io.info(`retry ${attempt} in ${(delayMs / 1000).toFixed(1)}s: ${reason}`),
   });
   return { client, settings };

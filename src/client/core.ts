@@ -1,6 +1,9 @@
 import type { Dispatcher } from 'undici';
-import { createAgent, send } from './transport.js';
-import { APIError, ConnectionError, ProtocolError, RouterError, TimeoutError } from './errors.js';
+import { createAgent, send, type ProxyOptions } from './transport.js';
+
+export type { ProxyOptions };
+import { APIError, ConnectionError, ProtocolError, ProxyRefusedError } from './errors.js';
+import { bodyError, toConnectionError } from './connection-errors.js';
 import { sleep } from '../internal/sleep.js';
 import type { Readable } from 'node:stream';
 import { flowingChunks } from './body-chunks.js';
@@ -30,7 +33,10 @@ export interface ClientOptions {
   headers?: Record<string, string>;
   onRetry?: (info: RetryInfo) => void;
   dispatcher?: Dispatcher;
+  /** Proxies to go through (as HTTP_PROXY, HTTPS_PROXY and NO_PROXY say); the client reads no environment itself. */
+  proxy?: ProxyOptions;
 }
+
 
 export type Base = 'v1' | 'alpha' | 'root';
 
@@ -71,46 +77,6 @@ export interface RawResponse {
 
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 524, 529]);
 const UNACCEPTED_STATUS = new Set([429, 503]);
-const NOT_DELIVERED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
-function errorCode(err: unknown): string | undefined {
-  let e: unknown = err;
-  for (let depth = 0; e && depth < 4; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-function isAbort(err: unknown): boolean {
-  return (err as { name?: string })?.name === 'AbortError' || errorCode(err) === 'ABORT_ERR';
-}
-
-/** Maps a low-level undici/socket failure onto the client's error types. */
-export function toConnectionError(err: unknown, url: string): Error {
-  if (isAbort(err) || err instanceof RouterError) return err as Error;
-  const code = errorCode(err);
-  const host = new URL(url).host;
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return new TimeoutError(`timed out waiting for ${host}`, { cause: err, maybeDelivered: true });
-  }
-  if (code && NOT_DELIVERED_CODES.has(code)) {
-    const what = code === 'ECONNREFUSED' ? 'connection refused' : code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connect timed out' : 'host not reachable';
-    return new ConnectionError(`${what}: ${host}`, { cause: err, maybeDelivered: false });
-  }
-  const detail = (err as Error)?.message || code || 'connection failed';
-  return new ConnectionError(`connection to ${host} failed: ${detail}`, { cause: err, maybeDelivered: true });
-}
-
-/** A body that fails after its head arrived: cut mid-answer (part may have been used), or timed out. */
-export function bodyError(err: unknown, url: string): Error {
-  const e = toConnectionError(err, url);
-  if (e instanceof ConnectionError && !(e instanceof TimeoutError)) {
-    return new ConnectionError(`the stream was cut before it was complete (${e.message})`, { cause: err, maybeDelivered: true });
-  }
-  return e;
-}
-
 export class HttpCore {
   readonly apiRoot: string;
   readonly timeoutMs: number;
@@ -121,6 +87,7 @@ export class HttpCore {
   private readonly onRetry: ((info: RetryInfo) => void) | undefined;
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
+  private readonly proxy: ProxyOptions | undefined;
 
   constructor(opts: ClientOptions = {}) {
     this.apiKey = opts.apiKey;
@@ -131,7 +98,13 @@ export class HttpCore {
     this.extraHeaders = opts.headers ?? {};
     this.onRetry = opts.onRetry;
     this.ownsDispatcher = !opts.dispatcher;
-    this.dispatcher = opts.dispatcher ?? createAgent({ keepAliveTimeout: 10_000, connect: { timeout: 10_000 } });
+    this.proxy = opts.dispatcher ? undefined : opts.proxy;
+    this.dispatcher = opts.dispatcher ?? createAgent({ keepAliveTimeout: 10_000, connect: { timeout: 10_000 } }, opts.proxy);
+  }
+
+  /** The proxy a request to `url` is sent through, as far as its scheme says (NO_PROXY aside). */
+  private proxyFor(url: string): string | undefined {
+    return url.startsWith('https:') ? this.proxy?.httpsProxy : this.proxy?.httpProxy;
   }
 
   url(path: string, base: Base = 'v1', query?: Query): string {
@@ -166,9 +139,10 @@ export class HttpCore {
         retryAfterMs = (failure as APIError).retryAfterMs;
         retryable = (policy === 'unaccepted' ? UNACCEPTED_STATUS : RETRYABLE_STATUS).has(res.status);
       } catch (err) {
-        failure = toConnectionError(err, url);
+        failure = toConnectionError(err, url, this.proxyFor(url));
         if (!(failure instanceof ConnectionError)) throw failure;
-        retryable = policy === 'always' || !failure.maybeDelivered;
+        // A proxy's own refusal (it wants credentials, or forbids the host) stays one on a retry.
+        retryable = (policy === 'always' || !failure.maybeDelivered) && !(failure instanceof ProxyRefusedError && failure.status < 500);
       }
       if (!retryable || attempt >= maxRetries) throw failure;
       const waitCap = Math.min(MAX_RETRY_AFTER_MS, this.timeoutMs);

@@ -65,6 +65,18 @@ export class TimeoutError extends ConnectionError {
   override name = 'TimeoutError';
 }
 
+/** A proxy that would not open the way to the service: its HTTP status (407: it wants credentials). */
+export class ProxyRefusedError extends ConnectionError {
+  override name = 'ProxyRefusedError';
+  constructor(
+    message: string,
+    readonly status: number,
+    opts: { cause?: unknown } = {},
+  ) {
+    super(message, { cause: opts.cause, maybeDelivered: false });
+  }
+}
+
 /** The server's answer could not be understood (bad JSON, wrong content type). */
 export class ProtocolError extends RouterError {
   override name = 'ProtocolError';

@@ -11,7 +11,7 @@ import { Raw } from './resources/raw.js';
 export * from './errors.js';
 export * from './types.js';
 export * from './facts.js';
-export { DEFAULT_API_ROOT, HttpCore, parseRetryAfter, type ClientOptions, type RetryInfo } from './core.js';
+export { DEFAULT_API_ROOT, HttpCore, parseRetryAfter, type ClientOptions, type ProxyOptions, type RetryInfo } from './core.js';
 export { parseSSE, type SSEEvent } from './sse.js';
 export type { CallOptions } from './resources/shared.js';
 export type { BatchListQuery, BatchHead } from './resources/batches.js';

@@ -41,6 +41,10 @@ export const DEPENDENCIES = {
   commander: { 'node:child_process': 'object' },
   // HTTP/2 and node:http2 (~12 ms), only used when a server offers it, which needs allowH2: never here.
   'undici/lib/dispatcher/agent.js': { './client-h2.js': 'function' },
+  // Only with a proxy in the environment (HTTPS_PROXY, HTTP_PROXY).
+  'undici/lib/dispatcher/env-http-proxy-agent.js': { './client-h2.js': 'function' },
+  'undici/lib/dispatcher/dispatcher.js': {},
+  'undici/lib/api/api-connect.js': {},
   'undici/lib/api/api-request.js': {},
 } satisfies Record<string, Deferred>;
 

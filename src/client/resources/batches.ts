@@ -2,7 +2,7 @@ import { checkShape, SHAPES } from '../answer-shape.js';
 import type { Batch, BatchCreateRequest, BatchList, BatchStatus } from '../types.js';
 import { ProtocolError } from '../errors.js';
 import { ArraySplitter, JSONSplitError } from '../../internal/json-split.js';
-import { bodyError } from '../core.js';
+import { bodyError } from '../connection-errors.js';
 import { Resource, type CallOptions } from './shared.js';
 
 export interface BatchListQuery {

@@ -1,5 +1,5 @@
 import type { HttpCore, RawResponse, RequestOptions } from '../core.js';
-import { bodyError } from '../core.js';
+import { bodyError } from '../connection-errors.js';
 import { ConnectionError, ProtocolError } from '../errors.js';
 import type { Readable } from 'node:stream';
 import { flowingChunks } from '../body-chunks.js';

@@ -1,0 +1,63 @@
+import { ConnectionError, ProxyRefusedError, RouterError, TimeoutError } from './errors.js';
+
+// Failures below HTTP (refused, unreachable, cut, timed out) as the client's error types.
+
+const NOT_DELIVERED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+function errorCode(err: unknown): string | undefined {
+  let e: unknown = err;
+  for (let depth = 0; e && depth < 4; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function isAbort(err: unknown): boolean {
+  return (err as { name?: string })?.name === 'AbortError' || errorCode(err) === 'ABORT_ERR';
+}
+
+/** The proxy a failed connection was made to, when it was (its address and port are the proxy's). */
+function failedProxy(err: unknown, proxy: string | undefined): string | undefined {
+  if (!proxy) return undefined;
+  const { address, port } = (err ?? {}) as { address?: unknown; port?: unknown };
+  const p = new URL(proxy);
+  const proxyPort = Number(p.port || (p.protocol === 'https:' ? 443 : 80));
+  return port === proxyPort && typeof address === 'string' ? p.host : undefined;
+}
+
+/**
+ * Maps a low-level undici/socket failure onto the client's error types. `proxy`: the proxy the
+ * request went through, if any, named when it is what failed.
+ */
+export function toConnectionError(err: unknown, url: string, proxy?: string): Error {
+  // undici reports a proxy that will not open the tunnel as an abort: it is no Ctrl-C.
+  const refused = /^Proxy response \((\d+)\)/.exec((err as Error)?.message ?? '');
+  if (refused && proxy) {
+    const status = Number(refused[1]);
+    const hint = status === 407 ? ': it asks for a user name and password (put them in the proxy URL: http://user:password@host:port)' : '';
+    return new ProxyRefusedError(`the proxy ${new URL(proxy).host} refused the way to ${new URL(url).host} (HTTP ${status})${hint}`, status, { cause: err });
+  }
+  if (isAbort(err) || err instanceof RouterError) return err as Error;
+  const code = errorCode(err);
+  const viaProxy = failedProxy(err, proxy);
+  const host = viaProxy ? `the proxy ${viaProxy}, on the way to ${new URL(url).host}` : new URL(url).host;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return new TimeoutError(`timed out waiting for ${host}`, { cause: err, maybeDelivered: true });
+  }
+  if (code && NOT_DELIVERED_CODES.has(code)) {
+    const what = code === 'ECONNREFUSED' ? 'connection refused' : code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connect timed out' : 'host not reachable';
+    return new ConnectionError(`${what}: ${host}`, { cause: err, maybeDelivered: false });
+  }
+  const detail = (err as Error)?.message || code || 'connection failed';
+  return new ConnectionError(`connection to ${host} failed: ${detail}`, { cause: err, maybeDelivered: true });
+}
+
+/** A body that fails after its head arrived: cut mid-answer (part may have been used), or timed out. */
+export function bodyError(err: unknown, url: string): Error {
+  const e = toConnectionError(err, url);
+  if (e instanceof ConnectionError && !(e instanceof TimeoutError)) {
+    return new ConnectionError(`the stream was cut before it was complete (${e.message})`, { cause: err, maybeDelivered: true });
+  }
+  return e;
+}

@@ -1,0 +1,89 @@
+import { createServer, type Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startTestEnv, type TestEnv } from '../helpers.js';
+
+// Behind a proxy, as curl and gh are: HTTP_PROXY / HTTPS_PROXY / NO_PROXY. The proxy here is a real
+// CONNECT proxy on 127.0.0.1 that sends every tunnel to the emulator, whatever host it is asked
+// for: the API root names a host no resolver knows, so only the proxy can reach it.
+let t: TestEnv;
+let emulatorPort: number;
+let proxy: Server;
+let proxyUrl: string;
+let answer: string | undefined;
+const asked: { target: string; auth: string | undefined }[] = [];
+
+beforeAll(async () => {
+  t = await startTestEnv();
+  emulatorPort = Number(new URL(t.apiRoot).port);
+  proxy = createServer((_, res) => res.writeHead(405).end());
+  proxy.on('connect', (req, client, head) => {
+    asked.push({ target: req.url!, auth: req.headers['proxy-authorization'] });
+    if (answer) return void client.end(`HTTP/1.1 ${answer}\r\nProxy-Authenticate: Basic realm="x"\r\n\r\n`);
+    const upstream = connect(emulatorPort, '127.0.0.1', () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(client).pipe(upstream);
+    });
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  proxy.closeAllConnections();
+  await new Promise((resolve) => proxy.close(resolve));
+  await t.close();
+});
+beforeEach(() => {
+  asked.length = 0;
+  answer = undefined;
+});
+
+const farRoot = () => `http://router.invalid:${emulatorPort}/api`;
+/** Only the proxy settings a test gives (blank is unset), whatever this machine's environment holds. */
+const only = (env: Record<string, string>) => ({ http_proxy: '', HTTP_PROXY: '', https_proxy: '', HTTPS_PROXY: '', no_proxy: '', NO_PROXY: '', ...env });
+const chat = (env: Record<string, string>, text = 'through the proxy') => t.run(['chat', '--model', 'local/echo', text], { env: only({ ROUTER_API_ROOT: farRoot(), ...env }) });
+
+describe('a proxy from the environment', () => {
+  it('HTTP_PROXY carries a streamed chat and a batch listing; credentials in its URL go as Proxy-Authorization', async () => {
+    expect(await chat({ HTTP_PROXY: proxyUrl })).toMatchObject({ code: 0, stdout: 'through the proxy\n' });
+    expect(asked).toEqual([{ target: `router.invalid:${emulatorPort}`, auth: undefined }]);
+    expect((await t.run(['batch', 'list', '--json'], { env: only({ ROUTER_API_ROOT: farRoot(), http_proxy: proxyUrl }) })).code).toBe(0);
+    asked.length = 0;
+    const withUser = proxyUrl.replace('http://', 'http://ada:s%3Acret@');
+    expect(await chat({ HTTP_PROXY: withUser }, 'with a user')).toMatchObject({ code: 0, stdout: 'with a user\n' });
+    expect(asked[0]!.auth).toBe(`Basic ${Buffer.from('ada:s:cret').toString('base64')}`);
+  });
+
+  it('this machine is reached directly; so are the hosts of NO_PROXY ("*": all); a blank proxy is none', async () => {
+    const direct = await t.run(['chat', '--model', 'local/echo', 'loopback'], { env: only({ HTTP_PROXY: proxyUrl, NO_PROXY: 'example.com' }) });
+    expect(direct).toMatchObject({ code: 0, stdout: 'loopback\n' });
+    for (const env of [{ HTTP_PROXY: proxyUrl, NO_PROXY: 'router.invalid' }, { HTTP_PROXY: proxyUrl, no_proxy: '*' }, { HTTP_PROXY: ' ' }]) {
+      const r = await chat(env);
+      expect(r).toMatchObject({ code: 8, stderr: `error: host not reachable: router.invalid:${emulatorPort}\n` });
+    }
+    expect(asked).toEqual([]);
+  });
+
+  it('a proxy that is down, or that wants credentials, is named in one line (exit 8); a refusal is not retried', async () => {
+    const down = await chat({ HTTP_PROXY: 'http://127.0.0.1:1' });
+    expect(down).toMatchObject({ code: 8, stderr: `error: connection refused: the proxy 127.0.0.1:1, on the way to router.invalid:${emulatorPort}\n` });
+    answer = '407 Proxy Authentication Required';
+    const refused = await chat({ HTTP_PROXY: proxyUrl });
+    expect(refused.code).toBe(8);
+    expect(refused.stderr).toBe(
+      `error: the proxy ${new URL(proxyUrl).host} refused the way to router.invalid:${emulatorPort} (HTTP 407): it asks for a user name and password (put them in the proxy URL: http://user:password@host:port)\n`,
+    );
+    expect(asked).toHaveLength(1);
+  });
+
+  it('a proxy that is not an http(s) URL is a usage error before anything is sent, its password not shown', async () => {
+    const before = t.requests().length;
+    const r = await chat({ HTTPS_PROXY: 'socks5://me:hunter2@10.0.0.1:1080' });
+    expect(r).toMatchObject({ code: 2, stderr: 'error: HTTPS_PROXY must be an http(s) URL such as http://proxy.example:3128, got "socks5://***@10.0.0.1:1080"\n' });
+    expect(t.requests()).toHaveLength(before);
+    expect(asked).toEqual([]);
+  });
+});
