@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from '../helpers.js';
 
@@ -55,6 +56,13 @@ describe('a proxy from the environment', () => {
     const withUser = proxyUrl.replace('http://', 'http://ada:s%3Acret@');
     expect(await chat({ HTTP_PROXY: withUser }, 'with a user')).toMatchObject({ code: 0, stdout: 'with a user\n' });
     expect(asked[0]!.auth).toBe(`Basic ${Buffer.from('ada:s:cret').toString('base64')}`);
+  });
+
+  it('router login checks the key through the proxy too', async () => {
+    const env = only({ HTTP_PROXY: proxyUrl, ROUTER_CONFIG_DIR: join(t.dir, 'proxy-login'), ROUTER_API_KEY: '', ROUTER_API_ROOT: '' });
+    const r = await t.run(['login', '--with-key', '--api-root', farRoot()], { env, input: t.apiKey });
+    expect(r.code).toBe(0);
+    expect(asked.map((a) => a.target)).toEqual([`router.invalid:${emulatorPort}`]);
   });
 
   it('this machine is reached directly; so are the hosts of NO_PROXY ("*": all); a blank proxy is none', async () => {

@@ -36,7 +36,8 @@ async function runLogin({ io, opts, flags }: RunContext<LoginOpts>): Promise<voi
   checkNewProfile(profile, s.names());
   const key = await readSecret(io, 'API key');
   io.addSecret(key);
-  if (opts.verify !== false) await verifyKey(key, apiRoot ?? io.env.ROUTER_API_ROOT ?? s.get(profile)?.api_root, flags);
+  const { fromEnv } = await import('../../../config/settings.js');
+  if (opts.verify !== false) await verifyKey(key, apiRoot ?? fromEnv(io.env, 'ROUTER_API_ROOT') ?? s.get(profile)?.api_root, flags, io.env);
   s.set(profile, 'api_key', key);
   if (apiRoot) s.set(profile, 'api_root', apiRoot);
   if (opts.model) s.set(profile, 'model', opts.model);
@@ -45,9 +46,10 @@ async function runLogin({ io, opts, flags }: RunContext<LoginOpts>): Promise<voi
 }
 
 /** One cheap authenticated call (a one-item batch listing): a refused key is never saved. */
-async function verifyKey(key: string, apiRoot: string | undefined, flags: { timeout?: number }): Promise<void> {
+async function verifyKey(key: string, apiRoot: string | undefined, flags: { timeout?: number }, env: NodeJS.ProcessEnv): Promise<void> {
   const { RouterClient, APIError, ConnectionError } = await import('../../../client/index.js');
-  const client = new RouterClient({ apiKey: key, apiRoot, maxRetries: 1, timeoutMs: (flags.timeout ?? 30) * 1000 });
+  const { proxyFromEnv } = await import('../../../config/proxy.js');
+  const client = new RouterClient({ apiKey: key, apiRoot, maxRetries: 1, timeoutMs: (flags.timeout ?? 30) * 1000, proxy: proxyFromEnv(env) });
   try {
     await client.batches.list({ limit: 1 });
   } catch (err) {
