@@ -1,6 +1,5 @@
 import { isBlank } from '../internal/blank.js';
-import { SettingsError } from './fields.js';
-import { withoutUserinfo } from './settings.js';
+import { httpUrl } from './settings.js';
 
 /** What the client's `proxy` option takes. */
 export interface Proxies {
@@ -21,15 +20,7 @@ function firstSet(env: NodeJS.ProcessEnv, ...names: string[]): [string, string] 
 function checkedProxy(found: [string, string] | undefined): string | undefined {
   if (!found) return undefined;
   const [value, name] = found;
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new SettingsError(`${name} must be an http(s) URL such as http://proxy.example:3128, got "${withoutUserinfo(value)}"`);
-  }
+  httpUrl(value, name, 'http://proxy.example:3128');
   return value;
 }
 

@@ -15,15 +15,7 @@ export function maskKey(key: string | undefined): string {
  * the service's base URL (the root and /v1, as the service's docs write it), it is taken without the /v1.
  */
 export function checkApiRoot(value: string, from = 'api_root'): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new SettingsError(`${from} must be an http(s) URL such as http://127.0.0.1:8080/api, got "${withoutUserinfo(value)}"`);
-  }
+  const url = httpUrl(value, from, 'http://127.0.0.1:8080/api');
   // The client would drop them without a word (and they would show wherever the root is shown).
   if (url.username || url.password) {
     throw new SettingsError(`${from} must not hold a user name or password ("${withoutUserinfo(value)}"): the API key goes in ROUTER_API_KEY or "router login"`);
@@ -43,6 +35,20 @@ export function checkKey(value: string | undefined, from: string): string | unde
 }
 
 /** A URL as it may be shown: a user name and password in it replaced by ***. */
+/** `value` as an absolute http(s) URL, else a SettingsError naming `from` with an example, the credentials hidden. */
+export function httpUrl(value: string, from: string, example: string): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new SettingsError(`${from} must be an http(s) URL such as ${example}, got "${withoutUserinfo(value)}"`);
+  }
+  return url;
+}
+
 export function withoutUserinfo(value: string): string {
   return value.replace(/^([a-z][a-z0-9+.-]*:\/*)[^/?#]*@/i, '$1***@');
 }
