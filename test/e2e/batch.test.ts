@@ -118,7 +118,7 @@ describe('router batch create', () => {
     const lines = Array.from({ length: 5001 }, (_, i) => line(`r${i}`, 'x'));
     const r = await t.run(['batch', 'create', file('big.jsonl', lines), '--model', 'local/echo']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/5001 requests: a batch holds at most 5000/);
+    expect(r.stderr).toBe(`error: ${join(t.dir, 'big.jsonl')}: 5001 requests: a batch holds at most 5000 (router batch run splits a file into as many batches as it needs)\n`);
     expect(t.requests()).toHaveLength(0);
   });
 

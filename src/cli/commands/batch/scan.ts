@@ -107,8 +107,10 @@ export async function scanRequests(file: string, label: string, opts: { endpoint
   const model = opts.model ?? [...state.models.keys()][0];
   // The body really sent: the wrapper, each element, a comma between elements (a model name is at most as long as the longest given).
   const total = bytes - 1 + wrapperBytes({ endpoint, model: model ?? 'x/'.padEnd(64, 'x'), completion_window: '24h' });
-  if (count > maxRequests) problems.add(undefined, `${count} requests: a batch holds at most ${maxRequests}`);
-  if (total > maxBytes) problems.add(undefined, `the request body would be ${total} bytes (${(total / 1024 / 1024).toFixed(1)} MiB), over the limit of ${maxBytes} bytes (${(maxBytes / 1024 / 1024).toFixed(0)} MiB)`);
+  // Only `batch create` has these bounds; `batch run` splits a file under them.
+  const split = 'router batch run splits a file into as many batches as it needs';
+  if (count > maxRequests) problems.add(undefined, `${count} requests: a batch holds at most ${maxRequests} (${split})`);
+  if (total > maxBytes) problems.add(undefined, `the request body would be ${total} bytes (${(total / 1024 / 1024).toFixed(1)} MiB), over the limit of ${maxBytes} bytes (${(maxBytes / 1024 / 1024).toFixed(0)} MiB) (${split})`);
   if (!opts.model && state.models.size > 1) {
     const [[a, la], [b, lb]] = [...state.models.entries()];
     problems.add(undefined, `the bodies name different models ("${a}" on line ${la}, "${b}" on line ${lb}): give --model`);
