@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
@@ -60,17 +60,27 @@ function dependencies(table) {
  * brings iconv-lite and chardet. About 1 MB less to read and hold at every start.
  */
 function leaner() {
-  const prompts = join(dist, '../node_modules/@inquirer/prompts');
-  const names = Object.keys(createRequire(join(prompts, 'package.json'))('@inquirer/prompts')).filter((name) => name !== 'editor');
+  // Found as node finds it (a hoisted node_modules too); not found, the prompts are bundled whole.
+  const require = createRequire(import.meta.url);
+  let prompts;
+  let names = [];
+  try {
+    prompts = dirname(require.resolve('@inquirer/prompts/package.json'));
+    names = Object.keys(require('@inquirer/prompts')).filter((name) => name !== 'editor');
+  } catch {
+    prompts = undefined;
+  }
   return {
     name: 'leaner',
     setup(b) {
-      b.onResolve({ filter: /^@inquirer\/prompts$/ }, () => ({ path: '@inquirer/prompts', namespace: 'leaner' }));
-      b.onLoad({ filter: /^@inquirer\/prompts$/, namespace: 'leaner' }, () => ({
-        loader: 'js',
-        resolveDir: prompts,
-        contents: names.map((name) => `exports.${name} = require('@inquirer/${name === 'Separator' ? 'checkbox' : name}').${name === 'Separator' ? name : 'default'};`).join('\n'),
-      }));
+      if (prompts) {
+        b.onResolve({ filter: /^@inquirer\/prompts$/ }, () => ({ path: '@inquirer/prompts', namespace: 'leaner' }));
+        b.onLoad({ filter: /^@inquirer\/prompts$/, namespace: 'leaner' }, () => ({
+          loader: 'js',
+          resolveDir: prompts,
+          contents: names.map((name) => `exports.${name} = require('@inquirer/${name === 'Separator' ? 'checkbox' : name}').${name === 'Separator' ? name : 'default'};`).join('\n'),
+        }));
+      }
       b.onResolve({ filter: /[\\/]emulator[\\/][^\\/]+\.js$/ }, (args) => (args.importer.includes(`${join(dist, 'cli')}`) ? { path: args.path, namespace: 'leaner-emulator' } : undefined));
       b.onLoad({ filter: /.*/, namespace: 'leaner-emulator' }, () => ({ loader: 'js', contents: `throw new Error('the emulator is not in the CLI bundle: router serve starts from the modules (bin/router)');` }));
     },
