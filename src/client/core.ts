@@ -99,7 +99,9 @@ export class HttpCore {
     this.onRetry = opts.onRetry;
     this.ownsDispatcher = !opts.dispatcher;
     this.proxy = opts.dispatcher ? undefined : opts.proxy;
-    this.dispatcher = opts.dispatcher ?? createAgent({ keepAliveTimeout: 10_000, connect: { timeout: 10_000 } }, opts.proxy);
+    // As curl does: an https:// root goes through the HTTPS proxy only (undici would fall back on the HTTP one).
+    const proxy = opts.proxy && (this.apiRoot.startsWith('https:') ? { ...opts.proxy, httpProxy: undefined } : { ...opts.proxy, httpsProxy: undefined });
+    this.dispatcher = opts.dispatcher ?? createAgent({ keepAliveTimeout: 10_000, connect: { timeout: 10_000 } }, proxy);
   }
 
   /** The proxy a request to `url` is sent through, as far as its scheme says (NO_PROXY aside). */

@@ -73,6 +73,10 @@ describe('a proxy from the environment', () => {
       expect(r).toMatchObject({ code: 8, stderr: `error: host not reachable: router.invalid:${emulatorPort}\n` });
     }
     expect(asked).toEqual([]);
+    // As curl: an https:// root goes only through HTTPS_PROXY, never the HTTP one.
+    const https = await chat({ HTTP_PROXY: proxyUrl, ROUTER_API_ROOT: `https://router.invalid:${emulatorPort}/api` });
+    expect(https).toMatchObject({ code: 8, stderr: `error: host not reachable: router.invalid:${emulatorPort}\n` });
+    expect(asked).toEqual([]);
   });
 
   it('a proxy that is down, or that wants credentials, is named in one line (exit 8); a refusal is not retried', async () => {
