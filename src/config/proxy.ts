@@ -11,29 +11,32 @@ export interface Proxies {
 /** This machine: never through a proxy (as Go's and gh's ProxyFromEnvironment do), whatever NO_PROXY says. */
 const LOOPBACK = ['localhost', '127.0.0.1', '::1', '[::1]'];
 
+function isLoopback(hostname: string): boolean {
+  return LOOPBACK.includes(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
 /** The first of the names that is set (a blank one is unset), with the name it came from. */
 function firstSet(env: NodeJS.ProcessEnv, ...names: string[]): [string, string] | undefined {
   for (const name of names) if (!isBlank(env[name])) return [env[name]!.trim(), name];
   return undefined;
 }
 
-function checkedProxy(found: [string, string] | undefined): string | undefined {
-  if (!found) return undefined;
-  const [value, name] = found;
-  httpUrl(value, name, 'http://proxy.example:3128');
-  return value;
-}
-
 /**
- * The proxies the environment names, as curl and gh read them: https_proxy or HTTPS_PROXY for
- * https:// roots, http_proxy or HTTP_PROXY for http:// ones, no_proxy or NO_PROXY for the hosts
- * reached directly ("*": none goes through a proxy). Undefined when no proxy applies.
+ * The proxy the environment names for `apiRoot`, as curl reads it: https_proxy or HTTPS_PROXY for an
+ * https:// root, http_proxy or HTTP_PROXY for an http:// one (a proxy without a scheme is http://),
+ * except for the hosts of no_proxy or NO_PROXY ("*": all) and this machine. Undefined when none
+ * applies; a proxy that is not an http(s) URL is a SettingsError (only the one that applies).
  */
-export function proxyFromEnv(env: NodeJS.ProcessEnv): Proxies | undefined {
-  const httpsProxy = checkedProxy(firstSet(env, 'https_proxy', 'HTTPS_PROXY'));
-  const httpProxy = checkedProxy(firstSet(env, 'http_proxy', 'HTTP_PROXY'));
-  if (!httpsProxy && !httpProxy) return undefined;
+export function proxyFromEnv(env: NodeJS.ProcessEnv, apiRoot: string): Proxies | undefined {
+  const root = new URL(apiRoot);
+  if (isLoopback(root.hostname)) return undefined;
+  const https = root.protocol === 'https:';
+  const found = https ? firstSet(env, 'https_proxy', 'HTTPS_PROXY') : firstSet(env, 'http_proxy', 'HTTP_PROXY');
+  if (!found) return undefined;
   const noProxy = firstSet(env, 'no_proxy', 'NO_PROXY')?.[0];
   if (noProxy === '*') return undefined;
-  return { httpProxy, httpsProxy, noProxy: [noProxy, ...LOOPBACK].filter(Boolean).join(',') };
+  const [value, name] = found;
+  const proxy = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`;
+  httpUrl(proxy, name, 'http://proxy.example:3128');
+  return { [https ? 'httpsProxy' : 'httpProxy']: proxy, noProxy: [noProxy, ...LOOPBACK].filter(Boolean).join(',') };
 }

@@ -91,11 +91,19 @@ describe('a proxy from the environment', () => {
     expect(asked).toHaveLength(1);
   });
 
-  it('a proxy that is not an http(s) URL is a usage error before anything is sent, its password not shown', async () => {
+  it('a proxy without a scheme is http://, as for curl', async () => {
+    expect(await chat({ http_proxy: new URL(proxyUrl).host }, 'no scheme')).toMatchObject({ code: 0, stdout: 'no scheme\n' });
+    expect(asked).toHaveLength(1);
+  });
+
+  it('the proxy that applies, when it is not an http(s) URL, is a usage error before anything is sent, its password not shown', async () => {
+    const socks = { HTTPS_PROXY: 'socks5://me:hunter2@10.0.0.1:1080' };
     const before = t.requests().length;
-    const r = await chat({ HTTPS_PROXY: 'socks5://me:hunter2@10.0.0.1:1080' });
+    const r = await chat({ ...socks, ROUTER_API_ROOT: `https://router.invalid:${emulatorPort}/api` });
     expect(r).toMatchObject({ code: 2, stderr: 'error: HTTPS_PROXY must be an http(s) URL such as http://proxy.example:3128, got "socks5://***@10.0.0.1:1080"\n' });
     expect(t.requests()).toHaveLength(before);
+    // One that does not apply (an http:// root here, or this machine) is left alone.
+    expect(await t.run(['chat', '--model', 'local/echo', 'emulator'], { env: only(socks) })).toMatchObject({ code: 0, stdout: 'emulator\n' });
     expect(asked).toEqual([]);
   });
 });

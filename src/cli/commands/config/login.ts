@@ -47,9 +47,10 @@ async function runLogin({ io, opts, flags }: RunContext<LoginOpts>): Promise<voi
 
 /** One cheap authenticated call (a one-item batch listing): a refused key is never saved. */
 async function verifyKey(key: string, apiRoot: string | undefined, flags: { timeout?: number }, env: NodeJS.ProcessEnv): Promise<void> {
-  const { RouterClient, APIError, ConnectionError } = await import('../../../client/index.js');
+  const { RouterClient, APIError, ConnectionError, DEFAULT_API_ROOT } = await import('../../../client/index.js');
   const { proxyFromEnv } = await import('../../../config/proxy.js');
-  const client = new RouterClient({ apiKey: key, apiRoot, maxRetries: 1, timeoutMs: (flags.timeout ?? 30) * 1000, proxy: proxyFromEnv(env) });
+  const proxy = proxyFromEnv(env, apiRoot ?? DEFAULT_API_ROOT);
+  const client = new RouterClient({ apiKey: key, apiRoot, maxRetries: 1, timeoutMs: (flags.timeout ?? 30) * 1000, proxy });
   try {
     await client.batches.list({ limit: 1 });
   } catch (err) {
