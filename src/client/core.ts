@@ -1,7 +1,5 @@
 import type { Dispatcher } from 'undici';
 import { createAgent, send, type ProxyOptions } from './transport.js';
-
-export type { ProxyOptions };
 import { APIError, ConnectionError, ProtocolError, ProxyRefusedError } from './errors.js';
 import { bodyError, toConnectionError } from './connection-errors.js';
 import { sleep } from '../internal/sleep.js';
@@ -37,6 +35,7 @@ export interface ClientOptions {
   proxy?: ProxyOptions;
 }
 
+export type { ProxyOptions };
 
 export type Base = 'v1' | 'alpha' | 'root';
 
@@ -98,9 +97,9 @@ export class HttpCore {
     this.extraHeaders = opts.headers ?? {};
     this.onRetry = opts.onRetry;
     this.ownsDispatcher = !opts.dispatcher;
-    this.proxy = opts.dispatcher ? undefined : opts.proxy;
     // As curl does: an https:// root goes through the HTTPS proxy only (undici would fall back on the HTTP one).
     const proxy = opts.proxy && (this.apiRoot.startsWith('https:') ? { ...opts.proxy, httpProxy: undefined } : { ...opts.proxy, httpsProxy: undefined });
+    this.proxy = opts.dispatcher ? undefined : proxy;
     this.dispatcher = opts.dispatcher ?? createAgent({ keepAliveTimeout: 10_000, connect: { timeout: 10_000 } }, proxy);
   }
 

@@ -1,5 +1,4 @@
-import { isBlank } from '../internal/blank.js';
-import { httpUrl } from './settings.js';
+import { fromEnv, httpUrl } from './settings.js';
 
 /** What the client's `proxy` option takes. */
 export interface Proxies {
@@ -15,9 +14,12 @@ function isLoopback(hostname: string): boolean {
   return LOOPBACK.includes(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }
 
-/** The first of the names that is set (a blank one is unset), with the name it came from. */
+/** The first of the names that is set (as fromEnv reads it), with the name it came from. */
 function firstSet(env: NodeJS.ProcessEnv, ...names: string[]): [string, string] | undefined {
-  for (const name of names) if (!isBlank(env[name])) return [env[name]!.trim(), name];
+  for (const name of names) {
+    const value = fromEnv(env, name);
+    if (value !== undefined) return [value, name];
+  }
   return undefined;
 }
 

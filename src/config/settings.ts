@@ -34,7 +34,6 @@ export function checkKey(value: string | undefined, from: string): string | unde
   return key;
 }
 
-/** A URL as it may be shown: a user name and password in it replaced by ***. */
 /** `value` as an absolute http(s) URL, else a SettingsError naming `from` with an example, the credentials hidden. */
 export function httpUrl(value: string, from: string, example: string): URL {
   let url: URL | undefined;
@@ -49,6 +48,7 @@ export function httpUrl(value: string, from: string, example: string): URL {
   return url;
 }
 
+/** A URL as it may be shown: a user name and password in it replaced by ***. */
 export function withoutUserinfo(value: string): string {
   return value.replace(/^([a-z][a-z0-9+.-]*:\/*)[^/?#]*@/i, '$1***@');
 }
@@ -105,8 +105,9 @@ export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessE
     const create = isProfileName(name) ? `: create it with "router login --profile ${name}"` : '';
     throw new SettingsError(`no profile "${shownName(name)}"${known.length ? ` (profiles: ${known.map(shownName).join(', ')})` : ''}${create}`);
   }
-  const rootFrom = flags.apiRoot !== undefined ? '--api-root' : fromEnv(env, 'ROUTER_API_ROOT') ? 'ROUTER_API_ROOT' : `api_root of profile "${name}"`;
-  const root = flags.apiRoot ?? (fromEnv(env, 'ROUTER_API_ROOT') ?? profile?.api_root);
+  const envRoot = fromEnv(env, 'ROUTER_API_ROOT');
+  const rootFrom = flags.apiRoot !== undefined ? '--api-root' : envRoot ? 'ROUTER_API_ROOT' : `api_root of profile "${name}"`;
+  const root = flags.apiRoot ?? envRoot ?? profile?.api_root;
   return {
     profile: name,
     apiKey: checkKey(env.ROUTER_API_KEY, 'ROUTER_API_KEY') ?? checkKey(profile?.api_key, `api_key of profile "${name}"`),

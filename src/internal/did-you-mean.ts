@@ -23,11 +23,11 @@ export function closest(word: string, candidates: readonly string[], maxDistance
   let bestDistance = maxDistance + 1;
   // Its cost grows with the product of the lengths: a pasted paragraph is no typo of a name.
   if (word.length > MAX_WORD) return undefined;
+  // Of two as close, the one that starts as the word does: "fsh" is fish, not zsh.
+  const firstLetter = (c: string) => c[0]?.toLowerCase() === word[0]?.toLowerCase();
   for (const candidate of candidates) {
     if (Math.abs(candidate.length - word.length) > maxDistance) continue;
     const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
-    // Of two as close, the one that starts as the word does: "fsh" is fish, not zsh.
-    const firstLetter = (c: string) => c[0]?.toLowerCase() === word[0]?.toLowerCase();
     if (distance < bestDistance || (best !== undefined && distance === bestDistance && firstLetter(candidate) && !firstLetter(best))) {
       best = candidate;
       bestDistance = distance;

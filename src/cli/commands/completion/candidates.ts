@@ -1,4 +1,5 @@
 import { PROFILE_FIELDS } from '../../../config/fields.js';
+import { fromEnv } from '../../../config/settings.js';
 import type { RunContext } from '../../run.js';
 import type { DynamicKind } from './tree.js';
 
@@ -26,7 +27,7 @@ export async function candidates(ctx: RunContext<unknown>, kind: DynamicKind): P
       await client.close();
     }
   }
-  const known = new Set([...(await profiles(ctx).catch(() => ({ models: [] as string[] }))).models, ...(ctx.env.ROUTER_MODEL?.trim() ? [ctx.env.ROUTER_MODEL.trim()] : [])]);
+  const known = new Set([...(await profiles(ctx).catch(() => ({ models: [] as string[] }))).models, ...[fromEnv(ctx.env, 'ROUTER_MODEL')].filter((m): m is string => m !== undefined)]);
   try {
     const { client } = await connect(ctx.io, flags);
     try {
