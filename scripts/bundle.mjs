@@ -20,36 +20,75 @@ const removeBundle = () => {
 };
 removeBundle();
 
-const { DEPENDENCIES } = await import(pathToFileURL(join(dist, 'internal/deferred-require.js')).href);
+/**
+ * Loads deferred to their first use, by the dependency that makes them: each is replaced by a stand-in
+ * that costs nothing until used, and then is the module. For code that only calls the function or
+ * reads properties of the object later, never at load time.
+ */
+const DEFERRED = {
+  // Executable subcommands, which router has none of (~7 ms).
+  commander: { 'node:child_process': 'object' },
+  // HTTP/2 and node:http2 (~12 ms), only used when a server offers it, which needs allowH2: never here.
+  undici: { './client-h2.js': 'function' },
+};
+
+/** A stand-in's source: the module `real`, loaded on first use. */
+const standIn = (real, kind) => `let real; const load = () => (real ??= require(${JSON.stringify(real)}));
+module.exports = ${kind === 'function' ? '(...args) => load()(...args)' : 'new Proxy({}, { get: (_, key) => load()[key], has: (_, key) => key in load() })'};\n`;
 
 /**
- * The CommonJS dependencies src/internal/deferred-require.ts loads at run time, bundled: the same
- * modules, with stand-ins for the same deferred loads (made by src/internal/stand-in.ts).
+ * undici as src/client/transport.ts uses it (Agent, EnvHttpProxyAgent, request), from the modules
+ * that define them: undici's entry point also loads fetch, WebSocket, caches and more (~13 ms of
+ * every start). Where those modules are not where this undici version keeps them, the whole
+ * package is bundled instead: only slower.
  */
-function dependencies(table) {
-  const standIn = JSON.stringify(join(dist, 'internal/stand-in.js'));
-  const packageOf = (id) => id.split('/')[0];
+function leanUndici() {
+  const require = createRequire(import.meta.url);
+  const parts = { agent: 'dispatcher/agent.js', proxy: 'dispatcher/env-http-proxy-agent.js', dispatcher: 'dispatcher/dispatcher.js', connect: 'api/api-connect.js', request: 'api/api-request.js' };
+  let paths;
+  try {
+    paths = Object.fromEntries(Object.entries(parts).map(([k, p]) => [k, require.resolve(`undici/lib/${p}`)]));
+  } catch {
+    return { name: 'lean-undici', setup() {} };
+  }
+  const r = (k) => `require(${JSON.stringify(paths[k])})`;
   return {
-    name: 'dependencies',
+    name: 'lean-undici',
     setup(b) {
-      b.onLoad({ filter: /[\\/]dist[\\/]internal[\\/]deferred-require\.js$/ }, () => ({
+      b.onResolve({ filter: /^undici$/ }, (args) => (args.importer.startsWith(dist) ? { path: 'undici', namespace: 'lean-undici' } : undefined));
+      b.onLoad({ filter: /.*/, namespace: 'lean-undici' }, () => ({
         loader: 'js',
         resolveDir: dist,
-        contents: `export function requireDependency(id) {\n  switch (id) {\n${Object.keys(table).map((id) => `    case ${JSON.stringify(id)}: return require(${JSON.stringify(id)});\n`).join('')}  }\n  throw new Error('not in the bundle: ' + id);\n}\n`,
+        contents: `const Dispatcher = ${r('dispatcher')};
+// A proxy tunnel is a CONNECT request, made with the connect() undici's entry point puts on every dispatcher.
+Dispatcher.prototype.connect ??= ${r('connect')};
+const request = ${r('request')};
+exports.Agent = ${r('agent')};
+exports.EnvHttpProxyAgent = ${r('proxy')};
+exports.request = (url, { dispatcher, ...opts }) => {
+  const u = new URL(url);
+  return request.call(dispatcher, { ...opts, origin: u.origin, path: u.pathname + u.search });
+};
+`,
       }));
+    },
+  };
+}
+
+/** The stand-ins of DEFERRED, put in place of what those packages load. */
+function deferred() {
+  return {
+    name: 'deferred',
+    setup(b) {
       b.onResolve({ filter: /.*/ }, async (args) => {
         if (args.namespace !== 'file' || args.pluginData?.real) return undefined;
-        const from = Object.keys(table).find((id) => args.importer.includes(`/node_modules/${packageOf(id)}/`) && table[id][args.path]);
+        const from = Object.keys(DEFERRED).find((pkg) => args.importer.includes(`/node_modules/${pkg}/`) && DEFERRED[pkg][args.path]);
         if (!from) return undefined;
         const real = args.path.startsWith('node:') ? args.path : (await b.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, pluginData: { real: true } })).path;
         // The bundle names modules by path: relative, so that no path of the build machine is in it.
-        return { path: real.startsWith('node:') ? real : relative(dist, real), namespace: 'stand-in', pluginData: { real, kind: table[from][args.path] } };
+        return { path: real.startsWith('node:') ? real : relative(dist, real), namespace: 'stand-in', pluginData: { real, kind: DEFERRED[from][args.path] } };
       });
-      b.onLoad({ filter: /.*/, namespace: 'stand-in' }, (args) => ({
-        loader: 'js',
-        resolveDir: dist,
-        contents: `module.exports = require(${standIn}).standIn(() => require(${JSON.stringify(args.pluginData.real)}), ${JSON.stringify(args.pluginData.kind)});\n`,
-      }));
+      b.onLoad({ filter: /.*/, namespace: 'stand-in' }, (args) => ({ loader: 'js', resolveDir: dist, contents: standIn(args.pluginData.real, args.pluginData.kind) }));
     },
   };
 }
@@ -106,7 +145,7 @@ await build({
   // Every import() becomes a require(): the script runs outside node's module loader.
   supported: { 'dynamic-import': false },
   define: { 'import.meta.url': '__bundleUrl' },
-  plugins: [dependencies(DEPENDENCIES), leaner()],
+  plugins: [leanUndici(), deferred(), leaner()],
   // The bundle is one function expression, as bin/launch.cjs compiles it: wrapping it there would
   // copy all of its text once more at every start.
   banner: { js: `/* router ${id} */ (function (exports, require, module, __filename, __dirname) { var __bundleUrl = require('node:url').pathToFileURL(__filename).href;` },

@@ -37,7 +37,6 @@ export async function connect(io: IO, flags: GlobalFlags, opts: ConnectOptions =
   }
   const { RouterClient, DEFAULT_API_ROOT } = await import('../client/index.js');
   const proxy = (await import('../config/proxy.js')).proxyFromEnv(io.env, settings.apiRoot ?? DEFAULT_API_ROOT);
-  (await import('./jit-flags.js')).baselineWebAssembly();
   const client = new RouterClient({
     apiKey: key,
     apiRoot: settings.apiRoot,

@@ -23,7 +23,6 @@ export function usageLine(u: TokenUsage | undefined, words: [string, string] = [
  * what arrived before a failure still reaches stdout before the failure is reported.
  */
 export async function streamToStdout(io: IO, pieces: AsyncIterable<string>, opts: { endLine: boolean }): Promise<void> {
-  (await import('./jit-flags.js')).baselineJavaScript();
   const writer = io.streamWriter();
   let last = '';
   try {

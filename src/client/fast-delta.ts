@@ -1,4 +1,3 @@
-import { ESCAPED, newScanner, type Scanner } from './fast-delta-scanner.js';
 import type { FastPath } from './sse.js';
 import type { ChatChunk } from './types.js';
 
@@ -64,11 +63,10 @@ const SEGMENT = 16;
  * as one item. Anything else goes to the full parse. Property-tested against JSON.parse over any
  * chunking of the bytes.
  *
- * Events are read by the WebAssembly loop (Scanner) where there is one; a text with escapes is read
- * here. Without it, SEGMENT events are assumed to have the learned shape, the bytes they would then
- * be are built (two copies per event: cheap builtins), and those are compared with the real ones in
- * one call; a segment that differs is read again event by event, each compared in place, up to the
- * first event that differs.
+ * SEGMENT events are assumed to have the learned shape, the bytes they would then be are built (two
+ * copies per event: cheap builtins), and those are compared with the real ones in one call; a
+ * segment that differs is read again event by event, each compared in place, up to the first event
+ * that differs.
  */
 export class TextDeltaReader<T> implements FastPath<T> {
   /** `data: ` and the learned chunk up to its text's opening quote, and from its closing quote to the blank line. */
@@ -86,19 +84,11 @@ export class TextDeltaReader<T> implements FastPath<T> {
   private decoded = 0;
   private held = 0;
   end = 0;
-  /** The WebAssembly loop, once a shape is learned (none where there is no WebAssembly, or `wasm: false`). */
-  private scanner: Scanner | undefined;
-  /** Whether the scanner reads with the learned shape (it fits in its memory's room). */
-  private scanning = false;
 
-  constructor(
-    private readonly item: (text: string) => T,
-    private readonly opts: { wasm?: boolean } = {},
-  ) {}
+  constructor(private readonly item: (text: string) => T) {}
 
   read(buf: Buffer, start: number, limit: number): T | undefined {
     if (this.before === undefined) return undefined;
-    if (this.scanning) return this.scan(this.scanner!, buf, start, limit);
     this.text = '';
     this.decoded = 0;
     this.held = 0;
@@ -145,30 +135,6 @@ export class TextDeltaReader<T> implements FastPath<T> {
       at = end;
     }
     return at;
-  }
-
-  /** read() by the WebAssembly loop; an event whose text has escapes is read here, compared in place. */
-  private scan(scanner: Scanner, buf: Buffer, start: number, limit: number): T | undefined {
-    scanner.load(buf, start, limit);
-    // Texts with escapes are parsed whole onto `text`: the scratch bytes stay empty.
-    this.text = '';
-    this.decoded = 0;
-    this.held = 0;
-    let view: DataView | undefined;
-    let at = start;
-    for (;;) {
-      const { end, text } = scanner.run(at);
-      this.text += text;
-      at = end;
-      if (scanner.stop !== ESCAPED) break;
-      view ??= new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-      const next = this.checkedEvent(buf, view, at, limit);
-      if (next === at) break;
-      at = next;
-    }
-    if (at === start) return undefined;
-    this.end = at;
-    return this.item(this.text);
   }
 
   /** Reads events from `at`, each compared in place, up to the first that differs; where they end. */
@@ -242,9 +208,6 @@ export class TextDeltaReader<T> implements FastPath<T> {
     if (!span || JSON.parse(data.slice(span[0], span[1])) !== chunk.choices[0]!.delta.content) return;
     this.before = new Pattern(Buffer.from(`data: ${data.slice(0, span[0] + 1)}`));
     this.after = new Pattern(Buffer.from(`${data.slice(span[1] - 1)}\n\n`));
-    if (this.opts.wasm === false) return;
-    this.scanner ??= newScanner();
-    this.scanning = this.scanner?.learn(this.before.bytes, this.after.bytes) ?? false;
   }
 }
 

@@ -81,33 +81,4 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     call.child.stdin?.end();
     expect((await call).stdout).toBe('from the modules\n');
   });
-
-  /** What V8 prints, under one of its tracing flags, as `router chat` streams `words` words (stdout, text and all). */
-  const traced = async (flag: string, words: number) => {
-    const child = spawn(process.execPath, [flag, BIN, 'chat', '--model', 'local/lorem', `write ${words} words`], {
-      env: { ...t.env, ROUTER_NO_LOG: '1' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let stdout = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    expect((await once(child, 'close'))[0]).toBe(0);
-    return stdout;
-  };
-
-  it('streams an answer on baseline code: what a stream runs per network read is never optimized (src/cli/jit-flags.ts)', async () => {
-    // The functions V8 optimizes in a stream of 100,000 words that it did not in a 5-word one.
-    const optimized = async (words: number) => new Set([...(await traced('--trace-opt', words)).matchAll(/completed optimizing \S+ <JSFunction (\S*)/g)].map((m) => m[1]));
-    const short = await optimized(5);
-    const long = await optimized(100_000);
-    expect([...long].filter((name) => !short.has(name))).toEqual([]);
-  });
-
-  it("optimizes the stream fast path's WebAssembly, though undici's parser stays on the baseline compiler", async () => {
-    // --liftoff-only, on while the launcher compiles the bundle, also turns off tier-up: it must come back on.
-    const lines = (await traced('--trace-wasm-compilation-times', 100_000)).split('\n');
-    const modules = (compiler: string) => new Set(lines.filter((l) => l.includes(`using ${compiler}`)).map((l) => /function (0x[0-9a-f]+)#/.exec(l)?.[1]));
-    // Both modules start on the baseline compiler; one of them (the fast path's) is optimized.
-    expect(modules('Liftoff').size).toBe(2);
-    expect(modules('TurboFan').size).toBe(1);
-  });
 });

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TextDeltaReader } from '../../src/client/fast-delta.js';
@@ -23,8 +22,8 @@ const framed = (c: object, comment: boolean, eol: string, space: boolean) => `${
 
 type Item = { text: string } | Record<string, unknown>;
 /** What EventStream does: each chunk of bytes to the splitter; events read in full are parsed and shown to the reader. */
-function read(pieces: Buffer[], fast: boolean, wasm = true): { items: Item[]; full: number } {
-  const reader = new TextDeltaReader((text) => ({ text }), { wasm });
+function read(pieces: Buffer[], fast: boolean): { items: Item[]; full: number } {
+  const reader = new TextDeltaReader((text) => ({ text }));
   const splitter = new EventSplitter<Item>(fast ? reader : undefined);
   const items: Item[] = [];
   let full = 0;
@@ -59,7 +58,7 @@ function asText(items: Item[]): string[] {
   return out;
 }
 
-describe.each([['the WebAssembly loop', true], ['the JavaScript loop', false]])('text deltas read from the bytes, by %s', (_, wasm) => {
+describe('text deltas read from the bytes', () => {
   it('reads the same events as a full parse for any stream, cut anywhere', () => {
     fc.assert(
       fc.property(
@@ -69,7 +68,7 @@ describe.each([['the WebAssembly loop', true], ['the JavaScript loop', false]])(
         (events, crlf, at) => {
           const eol = crlf ? '\r\n' : '\n';
           const bytes = Buffer.from(events.map((e) => framed(e.c, e.comment, eol, e.space)).join('') + `data: [DONE]${eol}${eol}`);
-          expect(asText(read(cutAt(bytes, at), true, wasm).items)).toEqual(asText(read([bytes], false).items));
+          expect(asText(read(cutAt(bytes, at), true).items)).toEqual(asText(read([bytes], false).items));
         },
       ),
       { numRuns: 500 },
@@ -80,14 +79,14 @@ describe.each([['the WebAssembly loop', true], ['the JavaScript loop', false]])(
     const stream = [textChunk('a'), textChunk('b\n"c"'), { ...textChunk('d'), usage: { total_tokens: 1 } }, textChunk('é'), textChunk('f')];
     const bytes = Buffer.from(`: hi\n\n${stream.map((c) => framed(c, false, '\n', true)).join('\n')}data: [DONE]\n\n`);
     const want = asText(read([bytes], false).items);
-    for (let p = 0; p <= bytes.length; p++) expect(asText(read(cutAt(bytes, [p]), true, wasm).items)).toEqual(want);
-    expect(asText(read(cutAt(bytes, Array.from(bytes.keys())), true, wasm).items)).toEqual(want);
+    for (let p = 0; p <= bytes.length; p++) expect(asText(read(cutAt(bytes, [p]), true).items)).toEqual(want);
+    expect(asText(read(cutAt(bytes, Array.from(bytes.keys())), true).items)).toEqual(want);
   });
 
   it('parses only what it cannot read: one event in full, then runs of text', () => {
     const words = Array.from({ length: 2000 }, (_, i) => ` w${i} "q" \\ é`);
     const bytes = Buffer.from(words.map((w) => framed(textChunk(w), false, '\n', true)).join('') + 'data: [DONE]\n\n');
-    const { items, full } = read(cutAt(bytes, Array.from({ length: 40 }, (_, i) => i * 997)), true, wasm);
+    const { items, full } = read(cutAt(bytes, Array.from({ length: 40 }, (_, i) => i * 997)), true);
     expect(full).toBe(1);
     expect(items.map((x: any) => x.text ?? x.choices[0].delta.content).join('')).toBe(words.join(''));
   });
@@ -100,15 +99,15 @@ describe.each([['the WebAssembly loop', true], ['the JavaScript loop', false]])(
       stream.splice(at, 0, odd);
       const bytes = Buffer.from(stream.map((c) => framed(c, false, '\n', true)).join('') + 'data: [DONE]\n\n');
       const want = asText(read([bytes], false).items);
-      expect(asText(read([bytes], true, wasm).items)).toEqual(want);
-      expect(asText(read(cutAt(bytes, [at * 150, at * 311 + 7]), true, wasm).items)).toEqual(want);
+      expect(asText(read([bytes], true).items)).toEqual(want);
+      expect(asText(read(cutAt(bytes, [at * 150, at * 311 + 7]), true).items)).toEqual(want);
     }
   });
 
   it('never reads a chunk that differs from the learned shape by more than its text', () => {
     const first = textChunk('a');
     const stream = [first, { ...textChunk('c'), usage: { total_tokens: 1 } }, { ...first, choices: [{ ...first.choices[0], finish_reason: 'stop' }] }];
-    const { items, full } = read([Buffer.from(stream.map((c) => framed(c, false, '\n', true)).join(''))], true, wasm);
+    const { items, full } = read([Buffer.from(stream.map((c) => framed(c, false, '\n', true)).join(''))], true);
     expect(full).toBe(3);
     expect(items).toEqual(stream);
   });
@@ -117,24 +116,18 @@ describe.each([['the WebAssembly loop', true], ['the JavaScript loop', false]])(
     const big = 'x'.repeat(3 * 1024 * 1024);
     for (const eol of ['\n', '\r\n']) {
       const bytes = Buffer.from([textChunk('a'), textChunk(big), textChunk('b')].map((c) => framed(c, false, eol, true)).join('') + `data: [DONE]${eol}${eol}`);
-      const { items } = read(cutAt(bytes, Array.from({ length: 100 }, (_, i) => i * 65536)), true, wasm);
+      const { items } = read(cutAt(bytes, Array.from({ length: 100 }, (_, i) => i * 65536)), true);
       expect(asText(items)).toEqual([`a${big}b`]);
     }
   });
 });
 
-describe('the WebAssembly loop', () => {
-  it('is what fast-delta.wat compiles to (npm run wasm)', async () => {
-    // @ts-expect-error: a build script, in JavaScript
-    const { compileFastDelta } = await import('../../scripts/wasm.mjs');
-    expect(readFileSync(new URL('../../src/client/fast-delta-wasm.ts', import.meta.url), 'utf8')).toBe(await compileFastDelta());
-  });
-
-  it('reads with learned bytes too long for its room as the JavaScript loop does', () => {
+describe('a long learned shape', () => {
+  it('reads chunks whose bytes around the text are long', () => {
     const long = { ...base, model: 'm'.repeat(3000) };
     const chunks = ['a', 'b "c"\n', 'd'].map((content) => ({ ...long, choices: [{ index: 0, delta: { content }, finish_reason: null }] }));
     const bytes = Buffer.from(chunks.map((c) => framed(c, false, '\n', true)).join('') + 'data: [DONE]\n\n');
-    const { items, full } = read([bytes], true, true);
+    const { items, full } = read([bytes], true);
     expect(full).toBe(1);
     expect(items.map((x: any) => x.text ?? x.choices[0].delta.content).join('')).toBe('ab "c"\nd');
   });
