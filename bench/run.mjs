@@ -78,7 +78,7 @@ sections.versusOpenai = async (emu) => {
 };
 
 sections.batchCreate = async (emu) => {
-  const { writeFileSync, createWriteStream, statSync } = await import('node:fs');
+  const { createWriteStream, statSync } = await import('node:fs');
   const { join } = await import('node:path');
   const admin = (path, body) => fetch(`${emu.api_root}/_emulator/${path}`, { method: 'POST', headers: { authorization: `Bearer ${path === 'credits' ? emu.management_key : emu.operator_key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   // Keep the created batches validating, so that their processing does not load the machine.

@@ -162,7 +162,7 @@ function withoutBundle(why) {
 const home = mkdtempSync(join(tmpdir(), 'router-bundle-'));
 const { startEmulator } = await import(pathToFileURL(join(dist, 'emulator/server.js')).href);
 const emu = await startEmulator({ stateDir: join(home, 'state'), port: 0 });
-let trained = false;
+let trained;
 try {
   const env = { PATH: process.env.PATH, HOME: home, ROUTER_CONFIG_DIR: join(home, 'config'), ROUTER_STATE_DIR: join(home, 'cli-state'), ROUTER_NO_LOG: '1', ROUTER_API_KEY: emu.store.firstKeys().apiKey, ROUTER_API_ROOT: emu.apiRoot, ROUTER_TRAIN_CODE_CACHE: '1' };
   const call = spawn(process.execPath, [bin, 'chat', '--model', 'local/echo', 'hi'], { env, stdio: ['ignore', 'ignore', 'inherit'] });

@@ -125,7 +125,7 @@ export function cuttableWriter(ctx: Ctx, defaultKiB: number): { cut: boolean; wr
   return writer;
 }
 
-export function drainOrClose(res: NodeJS.WritableStream & { once: Function; off: Function }): Promise<void> {
+export function drainOrClose(res: NodeJS.WritableStream & { once: (event: string, fn: () => void) => unknown; off: (event: string, fn: () => void) => unknown }): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       res.off('drain', done);

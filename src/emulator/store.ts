@@ -201,7 +201,7 @@ function readState(file: string): StateFile {
     state = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
     const at = /position (\d+)/.exec((err as Error).message)?.[1];
-    throw new Error(`${file} is not valid JSON${at ? ` (at position ${at})` : ''}: fix it, or move it away to start with new keys`);
+    throw new Error(`${file} is not valid JSON${at ? ` (at position ${at})` : ''}: fix it, or move it away to start with new keys`, { cause: err });
   }
   const problem = stateProblem(state);
   if (problem) throw new Error(`${file} is not an emulator state (${problem}): fix it, or move it away to start with new keys`);

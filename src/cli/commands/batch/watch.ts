@@ -92,7 +92,8 @@ export async function watch(ctx: RunContext<WatchOpts>, client: RouterClient, id
       }
       if (spinner) spinner.text = label(b);
       if (isTerminalBatchStatus(b.status)) {
-        if (spinner) (b.status === 'completed' ? spinner.succeed(label(b)) : spinner.fail(label(b)));
+        if (spinner && b.status === 'completed') spinner.succeed(label(b));
+        else if (spinner) spinner.fail(label(b));
         return b;
       }
       const progressed = last && (last.request_counts.completed !== b.request_counts.completed || last.request_counts.failed !== b.request_counts.failed);

@@ -1,0 +1,29 @@
+// npm run lint: typescript-eslint's recommended rules over src, test, bench, scripts and bin.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', 'completions/', 'coverage/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      globals: { process: 'readonly', Buffer: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', setImmediate: 'readonly', fetch: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', TextDecoder: 'readonly', TextEncoder: 'readonly', queueMicrotask: 'readonly', performance: 'readonly', structuredClone: 'readonly', WebAssembly: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly', __filename: 'readonly', exports: 'writable' },
+    },
+    rules: {
+      // Terminal text is escaped on purpose: control characters are what those patterns look for.
+      'no-control-regex': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+    },
+  },
+  {
+    // The launcher is CommonJS (bin/package.json).
+    files: ['**/*.cjs', 'bin/router'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // Tests read loosely typed JSON answers.
+    files: ['test/**'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+);
