@@ -74,4 +74,12 @@ describe('architecture', () => {
     const long = files.map((f) => [relative(SRC, f), readFileSync(f, 'utf8').split('\n').length] as const).filter(([, n]) => n > 300);
     expect(long).toEqual([]);
   });
+
+  it('nothing under src/ changes process-wide state: no V8 flags, no module-loader patch, no private undici paths, no WebAssembly of its own', () => {
+    const found = files.flatMap((f) => {
+      const text = readFileSync(f, 'utf8');
+      return [/setFlagsFromString/, /Module\._load|_load\s*=/, /['"]undici\/lib\//, /new WebAssembly\./].filter((re) => re.test(text)).map((re) => `${relative(SRC, f)}: ${re.source}`);
+    });
+    expect(found).toEqual([]);
+  });
 });
