@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { createAgent, send, type ProxyOptions } from './transport.js';
-import { APIError, ConnectionError, ProtocolError, ProxyRefusedError } from './errors.js';
+import { APIError, ConnectionError, foreignErrorText, isErrorEnvelope, ProtocolError, ProxyRefusedError } from './errors.js';
 import { bodyError, toConnectionError } from './connection-errors.js';
 import { sleep } from '../internal/sleep.js';
 import type { Readable } from 'node:stream';
@@ -229,16 +229,14 @@ export class HttpCore {
     try {
       parsed = JSON.parse(text);
     } catch {
-      const snippet = text.replace(/\s+/g, ' ').trim().slice(0, 120);
-      // Not the service's JSON error: a 404 then most likely means an API root that is not one.
-      const message =
-        res.status === 404 ? `HTTP 404 from ${url}, not an API answer: is ${this.apiRoot} the API root (the URL before /v1)?` : snippet ? `HTTP ${res.status}: ${snippet}` : `HTTP ${res.status}`;
-      return new APIError(res.status, message, {
-        requestId: res.requestId,
-        retryAfterMs,
-      });
+      parsed = undefined;
     }
-    return APIError.fromBody(res.status, parsed, res.requestId, retryAfterMs);
+    if (isErrorEnvelope(parsed)) return APIError.fromBody(res.status, parsed, res.requestId, retryAfterMs);
+    // Not the service's error: a 404 then most likely means an API root that is not one.
+    const said = parsed === undefined ? text.replace(/\s+/g, ' ').trim().slice(0, 120) : foreignErrorText(parsed);
+    const message =
+      res.status === 404 ? `HTTP 404 from ${url}, not an API answer${said && parsed !== undefined ? ` (${said})` : ''}: is ${this.apiRoot} the API root (the URL before /v1)?` : said ? `HTTP ${res.status}: ${said}` : `HTTP ${res.status}`;
+    return new APIError(res.status, message, { requestId: res.requestId, retryAfterMs, body: parsed });
   }
 }
 

@@ -15,9 +15,10 @@ export { DEFAULT_API_ROOT, HttpCore, parseRetryAfter, type ClientOptions, type P
 export { parseSSE, type SSEEvent } from './sse.js';
 export type { CallOptions } from './resources/shared.js';
 export type { BatchListQuery, BatchHead } from './resources/batches.js';
-export { outputText, type ResponsesRequest, type ResponsesResult, type ResponsesEvent } from './resources/responses.js';
+export { type ResponsesRequest, type ResponsesResult, type ResponsesEvent } from './resources/responses.js';
 export { decodeEmbedding, type EmbeddingsRequest } from './resources/embeddings.js';
 export { deltaText } from './resources/chat.js';
+export { contentText, FailedAnswerError, outputText, readCompletion, readResponse, type AnswerReading } from './answer-reading.js';
 export type { Model } from './resources/models.js';
 export type { RawRequest } from './resources/raw.js';
 export type { SpeechRequest, SpeechTurn, SpeechReference, SpeechStream } from './resources/speech.js';

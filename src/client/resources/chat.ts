@@ -3,6 +3,7 @@ import { StreamError } from '../errors.js';
 import { EventStream, Resource, type CallOptions } from './shared.js';
 import { TextDeltaReader } from '../fast-delta.js';
 import { checkShape, SHAPES } from '../answer-shape.js';
+import { chunkFailure, failedAnswer } from '../answer-reading.js';
 
 /** The text a chunk adds (its first choice's delta), or '' when it adds none. */
 export function deltaText(chunk: ChatChunk): string {
@@ -36,10 +37,19 @@ export class Chat extends Resource {
   private async open(params: ChatCompletionRequest, opts: CallOptions, textOnly: boolean): Promise<EventStream<ChatChunk>> {
     const path = '/chat/completions';
     const res = await this.postStream(path, { ...params, stream: true, stream_options: { include_usage: true, ...params.stream_options } }, opts);
-    const fast = textOnly ? new TextDeltaReader((content) => ({ choices: [{ index: 0, delta: { content }, finish_reason: null }] }) as unknown as ChatChunk) : undefined;
+    // A stream that ends without a single choice is an empty answer, not a success.
+    let choices = 0;
+    const textChunk = (content: string) => {
+      choices++;
+      return { choices: [{ index: 0, delta: { content }, finish_reason: null }] } as unknown as ChatChunk;
+    };
+    const fast = textOnly ? new TextDeltaReader(textChunk) : undefined;
     return new EventStream<ChatChunk>(res, this.core.url(path), {
       terminator: '[DONE]',
       fast,
+      atEnd: () => {
+        if (choices === 0) throw failedAnswer('the answer holds no choice (an empty answer)', undefined, undefined, res.requestId);
+      },
       map: ({ data }) => {
         const chunk = data as ChatChunk;
         if (chunk?.error) {
@@ -52,6 +62,9 @@ export class Chat extends Resource {
           });
         }
         checkShape(chunk, SHAPES.chatChunk);
+        choices += chunk.choices.length;
+        const failure = chunkFailure(chunk, res.requestId);
+        if (failure) throw failure;
         return chunk;
       },
     });

@@ -59,17 +59,6 @@ export const isFinalResponse = (ev: ResponsesEvent): ev is ResponseLifecycleEven
 
 const FINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
 
-/** Text of the assistant's output_text parts. */
-export function outputText(r: ResponsesResult): string {
-  if (typeof r.output_text === 'string') return r.output_text;
-  return r.output
-    .filter((item) => item.type === 'message')
-    .flatMap((item) => (Array.isArray(item.content) ? (item.content as JSONObject[]) : []))
-    .filter((part) => part?.type === 'output_text' && typeof part.text === 'string')
-    .map((part) => part.text as string)
-    .join('');
-}
-
 export class Responses extends Resource {
   create(params: ResponsesRequest, opts: CallOptions = {}): Promise<ResponsesResult> {
     return this.request('POST', '/responses', opts, { body: { ...params, stream: false } }, SHAPES.response);
