@@ -51,6 +51,8 @@ export type Query = Record<string, string | number | boolean | string[] | undefi
 export interface RequestOptions {
   method: 'GET' | 'POST' | 'DELETE' | 'PATCH' | 'PUT';
   path: string;
+  /** A whole URL to call instead of path, base and query (a next page's link). */
+  url?: string;
   base?: Base;
   query?: Query;
   /** JSON body. */
@@ -120,7 +122,7 @@ export class HttpCore {
 
   /** Sends a request, retrying per policy; resolves only for a 2xx answer. */
   async send(opts: RequestOptions): Promise<RawResponse> {
-    const url = this.url(opts.path, opts.base, opts.query);
+    const url = opts.url ?? this.url(opts.path, opts.base, opts.query);
     const policy = opts.retry ?? 'always';
     const maxRetries = policy === 'never' ? 0 : this.maxRetries;
     for (let attempt = 0; ; attempt++) {

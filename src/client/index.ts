@@ -6,6 +6,7 @@ import { Embeddings } from './resources/embeddings.js';
 import { Speech } from './resources/speech.js';
 import { Decisions } from './resources/decisions.js';
 import { Models } from './resources/models.js';
+import { Key } from './resources/key.js';
 import { Raw } from './resources/raw.js';
 
 export * from './errors.js';
@@ -20,6 +21,7 @@ export { decodeEmbedding, type EmbeddingsRequest } from './resources/embeddings.
 export { deltaText } from './resources/chat.js';
 export { contentText, FailedAnswerError, outputText, readCompletion, readResponse, type AnswerReading } from './answer-reading.js';
 export type { Model } from './resources/models.js';
+export type { KeyInfo } from './resources/key.js';
 export type { RawRequest } from './resources/raw.js';
 export type { SpeechRequest, SpeechTurn, SpeechReference, SpeechStream } from './resources/speech.js';
 
@@ -33,6 +35,8 @@ export class RouterClient {
   readonly speech: Speech;
   readonly decisions: Decisions;
   readonly models: Models;
+  /** The calling key: label, usage, limit. */
+  readonly key: Key;
   /** Any endpoint, as `router api` uses it. */
   readonly raw: Raw;
 
@@ -45,6 +49,7 @@ export class RouterClient {
     this.speech = new Speech(this.core);
     this.decisions = new Decisions(this.core);
     this.models = new Models(this.core);
+    this.key = new Key(this.core);
     this.raw = new Raw(this.core);
   }
 
