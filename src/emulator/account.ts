@@ -28,29 +28,14 @@ export function accountRoutes(): RouteTable {
     'GET /v1/key': {
       access: 'any',
       handler: async (ctx: Ctx) => {
-        const { key, kind } = ctx.key;
-        // The emulator keeps usage per workspace, not per key or period, and sets no key a limit.
+        // The emulator keeps usage per workspace, not per key or period: a key reports its workspace's.
         const usage = round(ctx.store.workspace(ctx.workspace).total_usage);
         ctx.send(200, {
           data: {
-            label: `${key.slice(0, 12)}...${key.slice(-4)}`,
-            limit: null,
-            limit_remaining: null,
-            limit_reset: null,
-            include_byok_in_limit: false,
-            usage,
-            usage_daily: usage,
-            usage_weekly: usage,
-            usage_monthly: usage,
-            byok_usage: 0,
-            byok_usage_daily: 0,
-            byok_usage_weekly: 0,
-            byok_usage_monthly: 0,
+            ...keyDetails(ctx.key.key, usage),
             is_free_tier: false,
-            is_management_key: kind === 'management',
-            is_provisioning_key: kind === 'management',
-            creator_user_id: null,
-            expires_at: null,
+            is_management_key: ctx.key.kind === 'management',
+            is_provisioning_key: ctx.key.kind === 'management',
             rate_limit: { requests: -1, interval: '10s', note: 'This field is deprecated and safe to ignore.' },
           },
         });
@@ -70,8 +55,30 @@ export function accountRoutes(): RouteTable {
         if (typeof body.name !== 'string' || body.name === '') throw new HttpError(400, 'name is required');
         const key = ctx.store.addKey(ctx.workspace, 'standard', body.name);
         const record = ctx.store.findKey(key)!;
-        ctx.send(201, { data: { name: record.name, created_at: new Date(record.created_at * 1000).toISOString(), disabled: false, hash: key.slice(-12) }, key });
+        const data = { hash: key.slice(-12), name: record.name, disabled: false, ...keyDetails(key, 0), created_at: new Date(record.created_at * 1000).toISOString(), updated_at: null, workspace_id: ctx.workspace };
+        ctx.send(201, { data, key });
       },
     },
+  };
+}
+
+/** What the OpenAPI's key answers share: the label (the key masked), its limit (none) and usage in USD. */
+function keyDetails(key: string, usage: number) {
+  return {
+    label: `${key.slice(0, 12)}...${key.slice(-4)}`,
+    limit: null,
+    limit_remaining: null,
+    limit_reset: null,
+    include_byok_in_limit: false,
+    usage,
+    usage_daily: usage,
+    usage_weekly: usage,
+    usage_monthly: usage,
+    byok_usage: 0,
+    byok_usage_daily: 0,
+    byok_usage_weekly: 0,
+    byok_usage_monthly: 0,
+    creator_user_id: null,
+    expires_at: null,
   };
 }
