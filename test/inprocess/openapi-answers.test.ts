@@ -129,3 +129,11 @@ describe('an error body that is JSON but not the service\'s envelope', () => {
     expect(r).toEqual({ code: 5, stdout: '', stderr: 'error: no fixture for POST /api/v1/chat/completions\n' });
   });
 });
+
+it('router api: a problem+json error is shown by its title and detail, the body printed as sent', async () => {
+  const body = { type: 'about:blank', title: 'Too Many Requests', status: 429, detail: 'the gateway limits this client' };
+  const r = await against({ 'GET /api/v1/models': { status: 429, contentType: 'application/problem+json', body } }, ['api', '/v1/models']);
+  expect(r.code).toBe(6);
+  expect(JSON.parse(r.stdout)).toEqual(body);
+  expect(r.stderr).toBe('error: HTTP 429: Too Many Requests: the gateway limits this client\n');
+});
