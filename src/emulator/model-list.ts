@@ -1,8 +1,11 @@
 import { HttpError } from './http.js';
 import { MODELS, type ModelKind, type ModelSpec } from './models.js';
 
-/** What each kind of model takes and gives, as the model list's `architecture` says it. */
-const ARCHITECTURE: Record<ModelKind, { input_modalities: string[]; output_modalities: string[] }> = {
+/**
+ * What each kind of model takes and gives, as the model list's `architecture` says it. A kind not
+ * named here is listed as a chat model's; an entry's `listing` says otherwise.
+ */
+const ARCHITECTURE: Partial<Record<ModelKind, { input_modalities: string[]; output_modalities: string[] }>> = {
   chat: { input_modalities: ['text'], output_modalities: ['text'] },
   embedding: { input_modalities: ['text'], output_modalities: ['embeddings'] },
   speech: { input_modalities: ['text'], output_modalities: ['speech'] },
@@ -10,7 +13,7 @@ const ARCHITECTURE: Record<ModelKind, { input_modalities: string[]; output_modal
 };
 
 /** The request parameters each kind honours (the OpenAPI's `Parameter` names). */
-const SUPPORTED_PARAMETERS: Record<ModelKind, string[]> = {
+const SUPPORTED_PARAMETERS: Partial<Record<ModelKind, string[]>> = {
   chat: ['temperature', 'top_p', 'top_k', 'min_p', 'top_a', 'frequency_penalty', 'presence_penalty', 'repetition_penalty', 'max_tokens', 'max_completion_tokens', 'logprobs', 'top_logprobs', 'seed', 'response_format', 'stop', 'reasoning', 'reasoning_effort'],
   embedding: [],
   speech: [],
@@ -26,7 +29,7 @@ const CREATED = 1_767_225_600;
  * the catalog's fields; an entry's `listing` overrides any of it (a vision model's input modalities).
  */
 export function listedModel(m: ModelSpec): Record<string, unknown> {
-  const { input_modalities, output_modalities } = ARCHITECTURE[m.kind];
+  const { input_modalities, output_modalities } = ARCHITECTURE[m.kind] ?? ARCHITECTURE.chat!;
   return {
     id: m.id,
     canonical_slug: m.id,
@@ -38,7 +41,7 @@ export function listedModel(m: ModelSpec): Record<string, unknown> {
     pricing: { prompt: String(m.promptPrice), completion: String(m.completionPrice) },
     top_provider: { context_length: CONTEXT_LENGTH, max_completion_tokens: m.maxOutputTokens ?? null, is_moderated: false },
     per_request_limits: null,
-    supported_parameters: SUPPORTED_PARAMETERS[m.kind],
+    supported_parameters: SUPPORTED_PARAMETERS[m.kind] ?? [],
     default_parameters: null,
     supported_voices: m.voices ?? null,
     knowledge_cutoff: null,

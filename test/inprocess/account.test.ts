@@ -6,7 +6,8 @@ import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { RouterClient } from '../../src/client/index.js';
 import { runInProcess } from '../support/inprocess.js';
 import { startFixtureServer, type Fixture, type FixtureServer } from '../support/fixture-server.js';
-import { answerValidator, exampleAnswer, violations } from '../conformance/openapi-fixtures.js';
+import { answerValidator, exampleAnswer, schemaValidator, violations } from '../conformance/openapi-fixtures.js';
+import { listedModel } from '../../src/emulator/model-list.js';
 
 // The account routes the real service has: the key check of login and auth status (GET /v1/key,
 // with api.md's batch listing where it is absent), and the paged model list.
@@ -136,4 +137,10 @@ describe('the model list is paged', () => {
     await expect(client.models.list()).rejects.toThrow(/next page on another host \(https:\/\/elsewhere.example\): not followed/);
     await client.close();
   });
+});
+
+it("a catalog entry's listing overrides what is derived, and the result still fits the Model schema", () => {
+  const vision = listedModel({ id: 'local/see', kind: 'chat', providers: ['local-alpha'], promptPrice: 1e-6, completionPrice: 1e-6, listing: { architecture: { modality: 'text+image->text', input_modalities: ['text', 'image'], output_modalities: ['text'] } } });
+  expect(vision.architecture).toMatchObject({ input_modalities: ['text', 'image'] });
+  expect(violations(schemaValidator('Model'), vision)).toBe('');
 });
