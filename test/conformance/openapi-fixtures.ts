@@ -95,6 +95,7 @@ export const CHAT_STREAMS = {
   example: () => [exampleOf('ChatStreamChunk'), chunk({ choices: [{ delta: {}, finish_reason: 'stop', index: 0 }] })],
   usageOnly: () => [chunk({ choices: [], usage: chat().usage })],
   errorFinish: () => [exampleOf('ChatStreamChunk'), chunk({ choices: [{ delta: { content: null }, finish_reason: 'error', index: 0 }] })],
+  errorFinishWithText: () => [exampleOf('ChatStreamChunk'), chunk({ choices: [{ delta: { content: ', wor' }, finish_reason: 'error', index: 0 }] })],
 };
 
 /** Responses results the /responses answer schema allows. */

@@ -81,6 +81,16 @@ describe('chat streams', () => {
     const r = await against(stream(CHAT_STREAMS.errorFinish()), CHAT_STREAM);
     expect(r).toEqual({ code: 7, stdout: 'Hello', stderr: 'error: the provider failed mid-stream (finish_reason "error")\n' });
   });
+
+  it('the text of the chunk that finishes with "error" is printed too (and with --json, that chunk)', async () => {
+    const r = await against(stream(CHAT_STREAMS.errorFinishWithText()), CHAT_STREAM);
+    expect(r).toEqual({ code: 7, stdout: 'Hello, wor', stderr: 'error: the provider failed mid-stream (finish_reason "error")\n' });
+    await server!.close();
+    server = undefined;
+    const json = await against(stream(CHAT_STREAMS.errorFinishWithText()), ['chat', '--stream', '--json', '--model', 'x/y', 'hi']);
+    expect(json.code).toBe(7);
+    expect(json.stdout.trim().split('\n').map((l) => JSON.parse(l).choices[0].finish_reason)).toEqual([null, 'error']);
+  });
 });
 
 describe('responses (not streamed)', () => {

@@ -63,10 +63,10 @@ export class Chat extends Resource {
         }
         checkShape(chunk, SHAPES.chatChunk);
         choices += chunk.choices.length;
-        const failure = chunkFailure(chunk, res.requestId);
-        if (failure) throw failure;
         return chunk;
       },
+      // A choice that finished with "error" (no top-level error): its text is handed out, then the failure.
+      failureOf: (chunk) => chunkFailure(chunk, res.requestId),
     });
   }
 }
