@@ -95,6 +95,7 @@ export const CHAT_STREAMS = {
   example: () => [exampleOf('ChatStreamChunk'), chunk({ choices: [{ delta: {}, finish_reason: 'stop', index: 0 }] })],
   usageOnly: () => [chunk({ choices: [], usage: chat().usage })],
   errorFinish: () => [exampleOf('ChatStreamChunk'), chunk({ choices: [{ delta: { content: null }, finish_reason: 'error', index: 0 }] })],
+  refusal: () => [chunk({ choices: [{ delta: { refusal: 'I cannot help with that.' }, finish_reason: null, index: 0 }] }), chunk({ choices: [{ delta: {}, finish_reason: 'stop', index: 0 }] })],
   errorFinishWithText: () => [exampleOf('ChatStreamChunk'), chunk({ choices: [{ delta: { content: ', wor' }, finish_reason: 'error', index: 0 }] })],
 };
 
@@ -109,4 +110,9 @@ export const RESPONSES_ANSWERS = {
     r.output = [{ id: 'msg-1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'refusal', refusal: 'I cannot help with that.' }] }];
     return r;
   },
+};
+
+/** Responses streams: their events fit StreamEvents. */
+export const RESPONSES_STREAMS = {
+  refusal: () => [exampleOf('BaseRefusalDeltaEvent'), { type: 'response.completed', sequence_number: 5, response: RESPONSES_ANSWERS.refusal() }],
 };

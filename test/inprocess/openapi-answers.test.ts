@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runInProcess } from '../support/inprocess.js';
 import { startFixtureServer, type Fixture, type FixtureServer } from '../support/fixture-server.js';
-import { answerValidator, CHAT_ANSWERS, CHAT_STREAMS, RESPONSES_ANSWERS, schemaValidator, violations } from '../conformance/openapi-fixtures.js';
+import { answerValidator, CHAT_ANSWERS, CHAT_STREAMS, RESPONSES_ANSWERS, RESPONSES_STREAMS, schemaValidator, violations } from '../conformance/openapi-fixtures.js';
 
 // The CLI against answers generated from the official OpenAPI (not the emulator's): an answer the
 // service marks failed, empty or errored is never exit 0, and text in any allowed shape is printed.
@@ -30,6 +30,9 @@ describe('the fixtures are answers the official schemas allow', () => {
     for (const c of make()) expect(violations(chatChunk, c)).toBe('');
   });
   it.each(Object.entries(RESPONSES_ANSWERS))('responses result: %s', (_, make) => expect(violations(responsesResult, make())).toBe(''));
+  it.each(Object.entries(RESPONSES_STREAMS))('responses stream: %s', (_, make) => {
+    for (const ev of make()) expect(violations(schemaValidator('StreamEvents'), ev)).toBe('');
+  });
 });
 
 describe('chat completions', () => {
@@ -67,6 +70,10 @@ describe('chat streams', () => {
     expect(await against(stream(CHAT_STREAMS.example()), CHAT_STREAM)).toEqual({ code: 0, stdout: 'Hello\n', stderr: '' });
   });
 
+  it('a refusal delta is the text printed', async () => {
+    expect(await against(stream(CHAT_STREAMS.refusal()), CHAT_STREAM)).toEqual({ code: 0, stdout: 'I cannot help with that.\n', stderr: '' });
+  });
+
   it('a stream of no choice at all (only usage) is an empty answer: exit 7', async () => {
     for (const args of [CHAT_STREAM, ['chat', '--stream', '--json', '--model', 'x/y', 'hi']]) {
       const r = await against(stream(CHAT_STREAMS.usageOnly()), args);
@@ -93,7 +100,7 @@ describe('chat streams', () => {
   });
 });
 
-describe('responses (not streamed)', () => {
+describe('responses', () => {
   const answer = (body: unknown) => ({ 'POST /api/v1/responses': { body } });
 
   it("the schema's example: its text, exit 0", async () => {
@@ -111,6 +118,11 @@ describe('responses (not streamed)', () => {
     expect(r.code).toBe(7);
     expect(JSON.parse(r.stdout).status).toBe('cancelled');
     expect(r.stderr).toBe('error: the response was cancelled\n');
+  });
+
+  it('a streamed refusal is the text printed', async () => {
+    const r = await against({ 'POST /api/v1/responses': { events: RESPONSES_STREAMS.refusal() } }, ['responses', '--model', 'x/y', 'hi']);
+    expect(r).toEqual({ code: 0, stdout: "I'm sorry\n", stderr: '' });
   });
 
   it('a refusal part is the text printed', async () => {

@@ -5,10 +5,12 @@ import { TextDeltaReader } from '../fast-delta.js';
 import { checkShape, SHAPES } from '../answer-shape.js';
 import { chunkFailure, failedAnswer } from '../answer-reading.js';
 
-/** The text a chunk adds (its first choice's delta), or '' when it adds none. */
+/** The text a chunk adds (its first choice's delta content, or refusal), or '' when it adds none. */
 export function deltaText(chunk: ChatChunk): string {
-  const content = chunk.choices[0]?.delta?.content;
-  return typeof content === 'string' ? content : '';
+  const delta = chunk.choices[0]?.delta;
+  const content = delta?.content;
+  if (typeof content === 'string' && content) return content;
+  return typeof delta?.refusal === 'string' ? delta.refusal : '';
 }
 
 export class Chat extends Resource {

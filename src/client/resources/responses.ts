@@ -32,7 +32,7 @@ export interface ResponseLifecycleEvent extends EventBase {
 }
 
 export interface ResponseTextDeltaEvent extends EventBase {
-  type: 'response.output_text.delta';
+  type: 'response.output_text.delta' | 'response.refusal.delta';
   delta: string;
   item_id?: string;
   output_index?: number;
@@ -54,7 +54,8 @@ export interface ResponseOtherEvent extends EventBase {
 /** A Responses stream event, discriminated by `type` (as openai-node's ResponseStreamEvent). */
 export type ResponsesEvent = ResponseLifecycleEvent | ResponseTextDeltaEvent | ResponseErrorEvent | ResponseOtherEvent;
 
-export const isTextDelta = (ev: ResponsesEvent): ev is ResponseTextDeltaEvent => ev.type === 'response.output_text.delta';
+/** A piece of the answer's text: output text, or a refusal (the model's words too). */
+export const isTextDelta = (ev: ResponsesEvent): ev is ResponseTextDeltaEvent => ev.type === 'response.output_text.delta' || ev.type === 'response.refusal.delta';
 export const isFinalResponse = (ev: ResponsesEvent): ev is ResponseLifecycleEvent => ev.type === 'response.completed' || ev.type === 'response.incomplete';
 
 const FINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
