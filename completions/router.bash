@@ -27,6 +27,8 @@ _router() {
       'api') cmdpath="$cand" ;;
       'usage') cmdpath="$cand" ;;
       'login') cmdpath="$cand" ;;
+      'auth') cmdpath="$cand" ;;
+      'auth status') cmdpath="$cand" ;;
       'config') cmdpath="$cand" ;;
       'config init') cmdpath="$cand" ;;
       'config set') cmdpath="$cand" ;;
@@ -116,6 +118,10 @@ _router() {
     'login|-m') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
     'login|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'login|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'auth|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'auth|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'auth status|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'auth status|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'config|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'config|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'config init|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
@@ -147,7 +153,7 @@ _router() {
     '--api-root'|'--timeout'|'--max-retries'|'--temperature'|'-t'|'--top-p'|'--system'|'-s'|'--max-tokens'|'--top-k'|'--min-p'|'--top-a'|'--frequency-penalty'|'--presence-penalty'|'--repetition-penalty'|'--seed'|'--stop'|'--top-logprobs'|'--logit-bias'|'--conversation'|'--session'|'--user'|'--metadata'|'--provider-only'|'--provider-order'|'--provider-ignore'|'--jq'|'--input'|'--instructions'|'--max-output-tokens'|'--tools'|'--max-tool-calls'|'--stop-when'|'--previous-response-id'|'--file'|'--dimensions'|'--input-type'|'--per-request'|'--voice'|'--speed'|'--output'|'-o'|'--turns'|'--reference-audio'|'--reference-text'|'--reference-image'|'--state'|'--state-text'|'--questions'|'--noul'|'--true'|'--false'|'--choice'|'--option'|'--score'|'--level'|'--results'|'--interval'|'--offline-timeout'|'--limit'|'--after'|'--status'|'--created-after'|'--created-before'|'--max-requests'|'--max-bytes'|'--method'|'-X'|'--header'|'-H'|'--raw-field'|'-f'|'--field'|'-F'|'--since'|'--port'|'--host'|'--fault'|'--batch-delay-ms') COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
   esac
   case "$cmdpath" in
-    '') subs='chat responses embed speak decide conversations batch api usage login config serve completion'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    '') subs='chat responses embed speak decide conversations batch api usage login auth config serve completion'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
     'chat') subs=''; flags='--model -m --models --temperature -t --top-p --system -s --max-tokens --top-k --min-p --top-a --frequency-penalty --presence-penalty --repetition-penalty --seed --stop --logprobs --top-logprobs --logit-bias --response-format --reasoning-effort --service-tier --stream --no-stream --json --usage --interactive -i --continue -c --conversation --session --user --metadata --provider-only --provider-order --provider-ignore --no-fallbacks --router-metadata --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
     'responses') subs=''; flags='--model -m --models --temperature -t --top-p --input --instructions --max-output-tokens --tools --tool-choice --reasoning-effort --reasoning-summary --text-format --verbosity --service-tier --max-tool-calls --stop-when --previous-response-id --stream --no-stream --json --usage --session --user --metadata --provider-only --provider-order --provider-ignore --no-fallbacks --router-metadata --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
     'embed') subs=''; flags='--file --model -m --dimensions --encoding-format --raw --input-type --user --provider-only --no-fallbacks --json --usage --jsonl --per-request --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
@@ -167,6 +173,8 @@ _router() {
     'api') subs=''; flags='--method -X --header -H --raw-field -f --field -F --input --paginate --include -i --management --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
     'usage') subs=''; flags='--since --by --json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
     'login') subs=''; flags='--profile -p --with-key --api-root --model -m --no-verify --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'auth') subs='status'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'auth status') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
     'config') subs='init set get list use delete path'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
     'config init') subs=''; flags='--profile -p --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
     'config set') subs=''; flags='--profile -p --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='dynamic:settings' ;;

@@ -34,6 +34,7 @@ const COMMANDS: Entry[] = [
   { name: 'api', group: 'Scripting:', usage: '[options] [method] <path>', summary: 'call any endpoint with your key (raw access, --paginate, --jq)', load: async () => (await import('./commands/api.js')).registerApi },
   { name: 'usage', group: 'Scripting:', usage: '[options]', summary: 'totals of tokens and cost from the local usage ledger', load: async () => (await import('./commands/usage.js')).registerUsage },
   { name: 'login', group: 'Setup:', usage: '[options]', summary: 'store an API key in a profile', load: async () => (await import('./commands/config/index.js')).registerLogin },
+  { name: 'auth', group: 'Setup:', usage: '', summary: 'auth status: is the key accepted, its label, limits and usage', load: async () => (await import('./commands/auth/index.js')).registerAuth },
   { name: 'config', group: 'Setup:', usage: '', summary: 'manage profiles: API key, API root, default model', load: async () => (await import('./commands/config/index.js')).registerConfig },
   { name: 'serve', group: 'Setup:', usage: '[options]', summary: 'run the local emulator of the whole API', load: async () => (await import('./commands/serve.js')).registerServe },
   { name: 'completion', group: 'Setup:', usage: '<shell>', summary: 'print a shell completion script', load: async () => (await import('./commands/completion/index.js')).registerCompletion },

@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { createAgent, send, type ProxyOptions } from './transport.js';
-import { APIError, ConnectionError, ProtocolError, ProxyRefusedError } from './errors.js';
+import { APIError, ConnectionError, foreignErrorText, isErrorEnvelope, ProtocolError, ProxyRefusedError } from './errors.js';
 import { bodyError, toConnectionError } from './connection-errors.js';
 import { sleep } from '../internal/sleep.js';
 import type { Readable } from 'node:stream';
@@ -51,6 +51,8 @@ export type Query = Record<string, string | number | boolean | string[] | undefi
 export interface RequestOptions {
   method: 'GET' | 'POST' | 'DELETE' | 'PATCH' | 'PUT';
   path: string;
+  /** A whole URL to call instead of path, base and query (a next page's link). */
+  url?: string;
   base?: Base;
   query?: Query;
   /** JSON body. */
@@ -120,7 +122,7 @@ export class HttpCore {
 
   /** Sends a request, retrying per policy; resolves only for a 2xx answer. */
   async send(opts: RequestOptions): Promise<RawResponse> {
-    const url = this.url(opts.path, opts.base, opts.query);
+    const url = opts.url ?? this.url(opts.path, opts.base, opts.query);
     const policy = opts.retry ?? 'always';
     const maxRetries = policy === 'never' ? 0 : this.maxRetries;
     for (let attempt = 0; ; attempt++) {
@@ -229,16 +231,14 @@ export class HttpCore {
     try {
       parsed = JSON.parse(text);
     } catch {
-      const snippet = text.replace(/\s+/g, ' ').trim().slice(0, 120);
-      // Not the service's JSON error: a 404 then most likely means an API root that is not one.
-      const message =
-        res.status === 404 ? `HTTP 404 from ${url}, not an API answer: is ${this.apiRoot} the API root (the URL before /v1)?` : snippet ? `HTTP ${res.status}: ${snippet}` : `HTTP ${res.status}`;
-      return new APIError(res.status, message, {
-        requestId: res.requestId,
-        retryAfterMs,
-      });
+      parsed = undefined;
     }
-    return APIError.fromBody(res.status, parsed, res.requestId, retryAfterMs);
+    if (isErrorEnvelope(parsed)) return APIError.fromBody(res.status, parsed, res.requestId, retryAfterMs);
+    // Not the service's error: a 404 then most likely means an API root that is not one.
+    const said = parsed === undefined ? text.replace(/\s+/g, ' ').trim().slice(0, 120) : foreignErrorText(parsed);
+    const message =
+      res.status === 404 ? `HTTP 404 from ${url}, not an API answer${said && parsed !== undefined ? ` (${said})` : ''}: is ${this.apiRoot} the API root (the URL before /v1)?` : said ? `HTTP ${res.status}: ${said}` : `HTTP ${res.status}`;
+    return new APIError(res.status, message, { requestId: res.requestId, retryAfterMs, body: parsed });
   }
 }
 

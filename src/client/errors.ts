@@ -45,6 +45,28 @@ export class APIError extends RouterError {
   }
 }
 
+/** Whether a body is the service's error envelope: `{error: {code, message}}`. */
+export function isErrorEnvelope(body: unknown): body is { error: ErrorEnvelope } {
+  const error = body && typeof body === 'object' ? (body as { error?: unknown }).error : undefined;
+  if (!error || typeof error !== 'object' || Array.isArray(error)) return false;
+  const { code, message } = error as ErrorEnvelope;
+  return typeof message === 'string' || typeof code === 'number' || typeof code === 'string';
+}
+
+/**
+ * What a JSON error body that is not the service's says (a proxy's or gateway's): RFC 9457's
+ * `title` and `detail` (application/problem+json), else a bare `error` or `message` string.
+ */
+export function foreignErrorText(body: unknown): string {
+  if (!body || typeof body !== 'object') return typeof body === 'string' ? body.slice(0, 200) : '';
+  const b = body as Record<string, unknown>;
+  const words = (v: unknown) => (typeof v === 'string' ? v.replace(/\s+/g, ' ').trim().slice(0, 200) : '');
+  const title = words(b.title);
+  const detail = words(b.detail);
+  if (title || detail) return title && detail && title !== detail ? `${title}: ${detail}` : title || detail;
+  return words(b.error) || words(b.message);
+}
+
 /** An error delivered inside a stream after it began (chat error chunk, Responses `error`/`response.failed`). */
 export class StreamError extends APIError {
   override name = 'StreamError';

@@ -6,6 +6,7 @@ import { Embeddings } from './resources/embeddings.js';
 import { Speech } from './resources/speech.js';
 import { Decisions } from './resources/decisions.js';
 import { Models } from './resources/models.js';
+import { Key } from './resources/key.js';
 import { Raw } from './resources/raw.js';
 
 export * from './errors.js';
@@ -15,10 +16,12 @@ export { DEFAULT_API_ROOT, HttpCore, parseRetryAfter, type ClientOptions, type P
 export { parseSSE, type SSEEvent } from './sse.js';
 export type { CallOptions } from './resources/shared.js';
 export type { BatchListQuery, BatchHead } from './resources/batches.js';
-export { outputText, type ResponsesRequest, type ResponsesResult, type ResponsesEvent } from './resources/responses.js';
+export { type ResponsesRequest, type ResponsesResult, type ResponsesEvent } from './resources/responses.js';
 export { decodeEmbedding, type EmbeddingsRequest } from './resources/embeddings.js';
 export { deltaText } from './resources/chat.js';
+export { contentText, FailedAnswerError, outputText, readCompletion, readResponse, type AnswerReading } from './answer-reading.js';
 export type { Model } from './resources/models.js';
+export type { KeyInfo } from './resources/key.js';
 export type { RawRequest } from './resources/raw.js';
 export type { SpeechRequest, SpeechTurn, SpeechReference, SpeechStream } from './resources/speech.js';
 
@@ -32,6 +35,8 @@ export class RouterClient {
   readonly speech: Speech;
   readonly decisions: Decisions;
   readonly models: Models;
+  /** The calling key: label, usage, limit. */
+  readonly key: Key;
   /** Any endpoint, as `router api` uses it. */
   readonly raw: Raw;
 
@@ -44,6 +49,7 @@ export class RouterClient {
     this.speech = new Speech(this.core);
     this.decisions = new Decisions(this.core);
     this.models = new Models(this.core);
+    this.key = new Key(this.core);
     this.raw = new Raw(this.core);
   }
 

@@ -87,7 +87,7 @@ export interface RouterMetadata {
 
 export interface ChatChoice {
   index: number;
-  message: { role: 'assistant'; content: string | null; refusal: string | null; [key: string]: unknown };
+  message: { role: 'assistant'; content: string | JSONObject[] | null; refusal?: string | null; [key: string]: unknown };
   finish_reason: string | null;
   native_finish_reason: string | null;
   logprobs: JSONObject | null;

@@ -1,24 +1,43 @@
 import type { Ctx } from './http.js';
 import { HttpError } from './http.js';
 import type { RouteTable } from './http.js';
-import { MODELS } from './models.js';
+import { DEFAULT_PAGE_SIZE, modelPage } from './model-list.js';
+import { round } from './models.js';
 
-/** The account operations of the real API that the emulator keeps: the model list, credits and keys (management keys only). */
+/**
+ * The account operations of the real API that the emulator keeps: the model list (paged), the
+ * calling key, credits and keys (management keys only); and `POST /_emulator/models {page_size}`
+ * (operator), the list's page size when a query names no limit, so that clients page through it.
+ */
 export function accountRoutes(): RouteTable {
+  let pageSize = DEFAULT_PAGE_SIZE;
   return {
     'GET /v1/models': {
       access: 'any',
+      handler: async (ctx: Ctx) => ctx.send(200, modelPage(ctx.url, pageSize)),
+    },
+    'POST /_emulator/models': {
+      access: 'operator',
       handler: async (ctx: Ctx) => {
+        const body = await ctx.json<{ page_size?: unknown }>();
+        if (!Number.isInteger(body.page_size) || (body.page_size as number) < 1 || (body.page_size as number) > 1000) throw new HttpError(400, 'page_size must be a whole number from 1 to 1000');
+        pageSize = body.page_size as number;
+        ctx.send(200, { page_size: pageSize });
+      },
+    },
+    'GET /v1/key': {
+      access: 'any',
+      handler: async (ctx: Ctx) => {
+        // The emulator keeps usage per workspace, not per key or period: a key reports its workspace's.
+        const usage = round(ctx.store.workspace(ctx.workspace).total_usage);
         ctx.send(200, {
-          data: MODELS.map((m) => ({
-            id: m.id,
-            canonical_slug: m.id,
-            name: m.id,
-            created: 1_767_225_600,
-            description: `${m.kind} model of the local emulator`,
-            context_length: 131_072,
-            pricing: { prompt: String(m.promptPrice), completion: String(m.completionPrice) },
-          })),
+          data: {
+            ...keyDetails(ctx.key.key, usage),
+            is_free_tier: false,
+            is_management_key: ctx.key.kind === 'management',
+            is_provisioning_key: ctx.key.kind === 'management',
+            rate_limit: { requests: -1, interval: '10s', note: 'This field is deprecated and safe to ignore.' },
+          },
         });
       },
     },
@@ -36,8 +55,30 @@ export function accountRoutes(): RouteTable {
         if (typeof body.name !== 'string' || body.name === '') throw new HttpError(400, 'name is required');
         const key = ctx.store.addKey(ctx.workspace, 'standard', body.name);
         const record = ctx.store.findKey(key)!;
-        ctx.send(201, { data: { name: record.name, created_at: new Date(record.created_at * 1000).toISOString(), disabled: false, hash: key.slice(-12) }, key });
+        const data = { hash: key.slice(-12), name: record.name, disabled: false, ...keyDetails(key, 0), created_at: new Date(record.created_at * 1000).toISOString(), updated_at: null, workspace_id: ctx.workspace };
+        ctx.send(201, { data, key });
       },
     },
+  };
+}
+
+/** What the OpenAPI's key answers share: the label (the key masked), its limit (none) and usage in USD. */
+function keyDetails(key: string, usage: number) {
+  return {
+    label: `${key.slice(0, 12)}...${key.slice(-4)}`,
+    limit: null,
+    limit_remaining: null,
+    limit_reset: null,
+    include_byok_in_limit: false,
+    usage,
+    usage_daily: usage,
+    usage_weekly: usage,
+    usage_monthly: usage,
+    byok_usage: 0,
+    byok_usage_daily: 0,
+    byok_usage_weekly: 0,
+    byok_usage_monthly: 0,
+    creator_user_id: null,
+    expires_at: null,
   };
 }

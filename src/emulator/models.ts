@@ -18,6 +18,8 @@ export interface ModelSpec {
   maxOutputTokens?: number;
   dimensions?: number;
   voices?: string[];
+  /** Fields of its `GET /v1/models` entry that differ from what model-list.ts derives (OpenAPI `Model` names). */
+  listing?: Record<string, unknown>;
 }
 
 export const MODELS: ModelSpec[] = [

@@ -1,6 +1,7 @@
 /** `router api [METHOD] PATH`: any endpoint, authenticated with the active profile (gh api). */
 import type { Command } from '../commander.js';
 import type { RawResponse } from '../../client/core.js';
+import { foreignErrorText, isErrorEnvelope } from '../../client/errors.js';
 import { CliError, EXIT, exitCodeForStatus, usage } from '../exit-codes.js';
 import { action, readAllBytes, type RunContext } from '../run.js';
 import { utf8Text } from '../utf8.js';
@@ -204,7 +205,9 @@ function failWith(ctx: RunContext<ApiOpts>, status: number, text: string): never
   if (text) ctx.io.out(text.endsWith('\n') ? text : `${text}\n`);
   let message = `HTTP ${status}`;
   try {
-    const m = (JSON.parse(text) as { error?: { message?: string } }).error?.message;
+    const body = JSON.parse(text) as unknown;
+    // The service's envelope, or what another JSON error says (a gateway's problem+json title and detail).
+    const m = isErrorEnvelope(body) ? body.error.message : foreignErrorText(body);
     if (m) message += `: ${m}`;
   } catch {
     /* not JSON: the status says it */

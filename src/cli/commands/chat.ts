@@ -4,6 +4,7 @@ import { addFlags } from '../flags.js';
 import type { ChatCompletionRequest, ChatMessage, ChatUsage } from '../../client/types.js';
 import type { RouterClient } from '../../client/index.js';
 import { deltaText } from '../../client/resources/chat.js';
+import { readCompletion, type FailedAnswerError } from '../../client/answer-reading.js';
 import type { IO } from '../io.js';
 import { printText, streamToStdout, usageLine } from '../output.js';
 import { buildChatRequest, validateChatOptions } from './chat-request.js';
@@ -53,6 +54,7 @@ async function runChat(ctx: RunContext<ChatOptions>, args: string[]): Promise<vo
     const answer = (opts.stream ?? !opts.json) ? await streamChat(io, client, req, opts, call) : await completeChat(io, client, req, opts, call);
     const u = answer.usage;
     ctx.logUsage({ endpoint: '/v1/chat/completions', model: req.model ?? req.models?.[0], ...usageFields(u) });
+    if (answer.failure) throw answer.failure;
     keepConversation(ctx, earlier, req.model, messages, answer.text, prompt);
     if (opts.usage) io.note(usageLine(u && { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens, cost: u.cost }, ['prompt', 'completion']));
   } finally {
@@ -65,16 +67,17 @@ type Call = { signal: AbortSignal; routerMetadata?: boolean };
 interface Answer {
   text: string;
   usage: ChatUsage | undefined;
+  /** What the answer says about itself when it failed (printed first, then reported). */
+  failure?: FailedAnswerError;
 }
 
 async function completeChat(io: IO, client: RouterClient, req: ChatCompletionRequest, opts: ChatOptions, call: Call): Promise<Answer> {
   const completion = await client.chat.create(req, call);
-  const content = completion.choices[0]?.message?.content;
-  const text = typeof content === 'string' ? content : '';
+  const { text, failure } = readCompletion(completion);
   if (opts.json) io.json(completion);
-  else printText(io, text);
+  else if (text || !failure) printText(io, text);
   if (opts.routerMetadata && !opts.json && completion.router_metadata) io.note(`router: ${completion.router_metadata.summary}`);
-  return { text, usage: completion.usage };
+  return { text, usage: completion.usage, failure };
 }
 
 /** Text deltas (or, with --json, every chunk as a JSON line) to stdout as they arrive. */

@@ -1,7 +1,8 @@
 import type { Command } from '../commander.js';
 import { usageFields } from '../ledger.js';
 import { addFlags } from '../flags.js';
-import { isFinalResponse, isTextDelta, outputText, type ResponsesRequest, type ResponsesResult } from '../../client/resources/responses.js';
+import { readResponse } from '../../client/answer-reading.js';
+import { isFinalResponse, isTextDelta, type ResponsesRequest, type ResponsesResult } from '../../client/resources/responses.js';
 import type { RouterClient } from '../../client/index.js';
 import type { IO } from '../io.js';
 import { printText, streamToStdout, usageLine } from '../output.js';
@@ -50,6 +51,8 @@ async function runResponses(ctx: RunContext<ResponsesOpts>, args: string[]): Pro
     const u = final?.usage;
     ctx.logUsage({ endpoint: '/v1/responses', model: String(final?.model ?? req.model ?? ''), ...(final?.id ? { id: String(final.id) } : {}), ...usageFields(u as Record<string, unknown> | undefined) });
     if (opts.usage) io.note(usageLine(u ? { input: u.input_tokens, output: u.output_tokens, total: u.total_tokens, cost: u.cost } : undefined));
+    const failure = final && readResponse(final).failure;
+    if (failure) throw failure;
   } finally {
     await client.close();
   }
@@ -67,8 +70,9 @@ type Call = { signal: AbortSignal; routerMetadata?: boolean };
 
 async function createResponse(io: IO, client: RouterClient, req: ResponsesRequest, opts: ResponsesOpts, call: Call): Promise<ResponsesResult> {
   const r = await client.responses.create(req, call);
+  const { text, failure } = readResponse(r);
   if (opts.json) io.json(r);
-  else printText(io, outputText(r));
+  else if (text || !failure) printText(io, text);
   return r;
 }
 

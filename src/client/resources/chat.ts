@@ -3,11 +3,14 @@ import { StreamError } from '../errors.js';
 import { EventStream, Resource, type CallOptions } from './shared.js';
 import { TextDeltaReader } from '../fast-delta.js';
 import { checkShape, SHAPES } from '../answer-shape.js';
+import { chunkFailure, failedAnswer } from '../answer-reading.js';
 
-/** The text a chunk adds (its first choice's delta), or '' when it adds none. */
+/** The text a chunk adds (its first choice's delta content, or refusal), or '' when it adds none. */
 export function deltaText(chunk: ChatChunk): string {
-  const content = chunk.choices[0]?.delta?.content;
-  return typeof content === 'string' ? content : '';
+  const delta = chunk.choices[0]?.delta;
+  const content = delta?.content;
+  if (typeof content === 'string' && content) return content;
+  return typeof delta?.refusal === 'string' ? delta.refusal : '';
 }
 
 export class Chat extends Resource {
@@ -36,10 +39,19 @@ export class Chat extends Resource {
   private async open(params: ChatCompletionRequest, opts: CallOptions, textOnly: boolean): Promise<EventStream<ChatChunk>> {
     const path = '/chat/completions';
     const res = await this.postStream(path, { ...params, stream: true, stream_options: { include_usage: true, ...params.stream_options } }, opts);
-    const fast = textOnly ? new TextDeltaReader((content) => ({ choices: [{ index: 0, delta: { content }, finish_reason: null }] }) as unknown as ChatChunk) : undefined;
+    // A stream that ends without a single choice is an empty answer, not a success.
+    let choices = 0;
+    const textChunk = (content: string) => {
+      choices++;
+      return { choices: [{ index: 0, delta: { content }, finish_reason: null }] } as unknown as ChatChunk;
+    };
+    const fast = textOnly ? new TextDeltaReader(textChunk) : undefined;
     return new EventStream<ChatChunk>(res, this.core.url(path), {
       terminator: '[DONE]',
       fast,
+      atEnd: () => {
+        if (choices === 0) throw failedAnswer('the answer holds no choice (an empty answer)', undefined, undefined, res.requestId);
+      },
       map: ({ data }) => {
         const chunk = data as ChatChunk;
         if (chunk?.error) {
@@ -52,8 +64,11 @@ export class Chat extends Resource {
           });
         }
         checkShape(chunk, SHAPES.chatChunk);
+        choices += chunk.choices.length;
         return chunk;
       },
+      // A choice that finished with "error" (no top-level error): its text is handed out, then the failure.
+      failureOf: (chunk) => chunkFailure(chunk, res.requestId),
     });
   }
 }

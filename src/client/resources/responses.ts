@@ -32,7 +32,7 @@ export interface ResponseLifecycleEvent extends EventBase {
 }
 
 export interface ResponseTextDeltaEvent extends EventBase {
-  type: 'response.output_text.delta';
+  type: 'response.output_text.delta' | 'response.refusal.delta';
   delta: string;
   item_id?: string;
   output_index?: number;
@@ -54,21 +54,11 @@ export interface ResponseOtherEvent extends EventBase {
 /** A Responses stream event, discriminated by `type` (as openai-node's ResponseStreamEvent). */
 export type ResponsesEvent = ResponseLifecycleEvent | ResponseTextDeltaEvent | ResponseErrorEvent | ResponseOtherEvent;
 
-export const isTextDelta = (ev: ResponsesEvent): ev is ResponseTextDeltaEvent => ev.type === 'response.output_text.delta';
+/** A piece of the answer's text: output text, or a refusal (the model's words too). */
+export const isTextDelta = (ev: ResponsesEvent): ev is ResponseTextDeltaEvent => ev.type === 'response.output_text.delta' || ev.type === 'response.refusal.delta';
 export const isFinalResponse = (ev: ResponsesEvent): ev is ResponseLifecycleEvent => ev.type === 'response.completed' || ev.type === 'response.incomplete';
 
 const FINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
-
-/** Text of the assistant's output_text parts. */
-export function outputText(r: ResponsesResult): string {
-  if (typeof r.output_text === 'string') return r.output_text;
-  return r.output
-    .filter((item) => item.type === 'message')
-    .flatMap((item) => (Array.isArray(item.content) ? (item.content as JSONObject[]) : []))
-    .filter((part) => part?.type === 'output_text' && typeof part.text === 'string')
-    .map((part) => part.text as string)
-    .join('');
-}
 
 export class Responses extends Resource {
   create(params: ResponsesRequest, opts: CallOptions = {}): Promise<ResponsesResult> {

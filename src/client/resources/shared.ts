@@ -46,6 +46,10 @@ export interface EventStreamOptions<T> {
   terminator?: string;
   /** Turns one parsed event into the item to yield; throw here for in-stream errors. */
   map: (event: { event: string | undefined; data: unknown; raw: string }) => T;
+  /** A failure an item reports about itself: the item is handed out, then the failure thrown. */
+  failureOf?: (item: T) => unknown;
+  /** Called at the terminator: throw here for a stream that ended complete but said nothing (no choice). */
+  atEnd?: () => void;
   /** An item after which the stream is complete (Responses' terminal events). */
   isFinal?: (item: T) => boolean;
   /** A cheaper reading of events straight from the bytes, tried first (it declines what it cannot read). */
@@ -152,6 +156,11 @@ export class EventStream<T> implements AsyncIterable<T> {
   /** One event read in full; false once the stream is over (its end, an error event, a malformed event). */
   private readonly onEvent = (ev: SSEEvent): boolean => {
     if (this.opts.terminator !== undefined && ev.data === this.opts.terminator) {
+      try {
+        this.opts.atEnd?.();
+      } catch (err) {
+        this.failure = err;
+      }
       this.finish();
       return false;
     }
@@ -176,6 +185,12 @@ export class EventStream<T> implements AsyncIterable<T> {
       return false;
     }
     this.queue.push(item);
+    const failure = this.opts.failureOf?.(item);
+    if (failure) {
+      this.failure = failure;
+      this.abort();
+      return false;
+    }
     if (this.opts.isFinal?.(item)) {
       this.finish();
       return false;

@@ -4,6 +4,7 @@ import { CliError, EXIT, usage } from '../../exit-codes.js';
 import { checkModel } from '../../options.js';
 import { checkRoot, profileFor, readSecret, store } from './shared.js';
 import { checkNewProfile } from '../../../config/fields.js';
+import { checkKey, keySummary } from './check-key.js';
 
 interface LoginOpts {
   profile?: string;
@@ -16,7 +17,7 @@ interface LoginOpts {
 export function registerLogin(program: Command): void {
   program
     .command('login')
-    .description('Store an API key in a profile: asked with a hidden prompt on a TTY, or read from stdin with --with-key, so it never lands in shell history. The key is checked against the service first.')
+    .description('Store an API key in a profile: asked with a hidden prompt on a TTY, or read from stdin with --with-key, so it never lands in shell history. The key is checked against the service first (GET /v1/key), and its label and limits shown.')
     .option('-p, --profile <name>', 'profile to write (default: the current one)')
     .option('--with-key', 'read the key from stdin')
     .option('--api-root <url>', 'API root to store with it, e.g. http://127.0.0.1:8080/api')
@@ -37,33 +38,29 @@ async function runLogin({ io, opts, flags }: RunContext<LoginOpts>): Promise<voi
   const key = await readSecret(io, 'API key');
   io.addSecret(key);
   const { fromEnv } = await import('../../../config/settings.js');
-  if (opts.verify !== false) await verifyKey(key, apiRoot ?? fromEnv(io.env, 'ROUTER_API_ROOT') ?? s.get(profile)?.api_root, flags, io.env);
+  const checked = opts.verify !== false ? await verifyKey(key, apiRoot ?? fromEnv(io.env, 'ROUTER_API_ROOT') ?? s.get(profile)?.api_root, flags, io.env) : undefined;
   s.set(profile, 'api_key', key);
   if (apiRoot) s.set(profile, 'api_root', apiRoot);
   if (opts.model) s.set(profile, 'model', opts.model);
   if (!s.names().includes(s.current())) s.use(profile);
   io.info(`saved the key in profile "${profile}" (${s.path})`);
+  if (checked?.info) io.info(keySummary(checked.info));
 }
 
-/** One cheap authenticated call (a one-item batch listing): a refused key is never saved. */
-async function verifyKey(key: string, apiRoot: string | undefined, flags: { timeout?: number }, env: NodeJS.ProcessEnv): Promise<void> {
-  const { RouterClient, APIError, ConnectionError, DEFAULT_API_ROOT } = await import('../../../client/index.js');
+/** The key checked before it is saved (a refused key never is); what the service says of it, when it says. */
+async function verifyKey(key: string, apiRoot: string | undefined, flags: { timeout?: number }, env: NodeJS.ProcessEnv) {
+  const { RouterClient, ConnectionError, DEFAULT_API_ROOT } = await import('../../../client/index.js');
   const { proxyFromEnv } = await import('../../../config/proxy.js');
   const proxy = proxyFromEnv(env, apiRoot ?? DEFAULT_API_ROOT);
   const client = new RouterClient({ apiKey: key, apiRoot, maxRetries: 1, timeoutMs: (flags.timeout ?? 30) * 1000, proxy });
   try {
-    await client.batches.list({ limit: 1 });
+    return await checkKey(client, ': nothing saved');
   } catch (err) {
-    const where = client.core.apiRoot;
-    if (err instanceof APIError && (err.status === 401 || err.status === 403)) {
-      throw new CliError(`${where} refused the key (${err.status}): nothing saved`, EXIT.AUTH);
-    }
     if (err instanceof ConnectionError) {
-      throw new CliError(`could not reach ${where} to check the key (${err.message}): nothing saved; give --api-root, or --no-verify to save it unchecked`, EXIT.NETWORK);
+      throw new CliError(`could not reach ${client.core.apiRoot} to check the key (${err.message}): nothing saved; give --api-root, or --no-verify to save it unchecked`, EXIT.NETWORK);
     }
     throw err;
   } finally {
     await client.close();
   }
 }
-

@@ -1,0 +1,89 @@
+import { HttpError } from './http.js';
+import { MODELS, type ModelKind, type ModelSpec } from './models.js';
+
+/**
+ * What each kind of model takes and gives, as the model list's `architecture` says it. A kind not
+ * named here is listed as a chat model's; an entry's `listing` says otherwise.
+ */
+const ARCHITECTURE: Partial<Record<ModelKind, { input_modalities: string[]; output_modalities: string[] }>> = {
+  chat: { input_modalities: ['text'], output_modalities: ['text'] },
+  embedding: { input_modalities: ['text'], output_modalities: ['embeddings'] },
+  speech: { input_modalities: ['text'], output_modalities: ['speech'] },
+  decision: { input_modalities: ['text'], output_modalities: ['text'] },
+};
+
+/** The request parameters each kind honours (the OpenAPI's `Parameter` names). */
+const SUPPORTED_PARAMETERS: Partial<Record<ModelKind, string[]>> = {
+  chat: ['temperature', 'top_p', 'top_k', 'min_p', 'top_a', 'frequency_penalty', 'presence_penalty', 'repetition_penalty', 'max_tokens', 'max_completion_tokens', 'logprobs', 'top_logprobs', 'seed', 'response_format', 'stop', 'reasoning', 'reasoning_effort'],
+  embedding: [],
+  speech: [],
+  decision: [],
+};
+
+const CONTEXT_LENGTH = 131_072;
+/** 2026-01-01: when the local models were made. */
+const CREATED = 1_767_225_600;
+
+/**
+ * One model as `GET /v1/models` lists it, in the OpenAPI's `Model` shape. Everything is derived from
+ * the catalog's fields; an entry's `listing` overrides any of it (a vision model's input modalities).
+ */
+export function listedModel(m: ModelSpec): Record<string, unknown> {
+  const { input_modalities, output_modalities } = ARCHITECTURE[m.kind] ?? ARCHITECTURE.chat!;
+  return {
+    id: m.id,
+    canonical_slug: m.id,
+    name: m.id,
+    created: CREATED,
+    description: `${m.kind} model of the local emulator`,
+    context_length: CONTEXT_LENGTH,
+    architecture: { modality: `${input_modalities.join('+')}->${output_modalities.join('+')}`, input_modalities, output_modalities, tokenizer: 'Other', instruct_type: null },
+    pricing: { prompt: String(m.promptPrice), completion: String(m.completionPrice) },
+    top_provider: { context_length: CONTEXT_LENGTH, max_completion_tokens: m.maxOutputTokens ?? null, is_moderated: false },
+    per_request_limits: null,
+    supported_parameters: SUPPORTED_PARAMETERS[m.kind] ?? [],
+    default_parameters: null,
+    supported_voices: m.voices ?? null,
+    knowledge_cutoff: null,
+    expiration_date: null,
+    links: { details: `/api/v1/models/${m.id}/endpoints` },
+    ...m.listing,
+  };
+}
+
+/** Models per page when the query names no `limit`: the real service's default. */
+export const DEFAULT_PAGE_SIZE = 500;
+const MAX_LIMIT = 1000;
+
+function whole(url: URL, name: string, min: number, max: number): number | undefined {
+  const raw = url.searchParams.get(name);
+  if (raw === null) return undefined;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new HttpError(400, `${name} must be a whole number from ${min} to ${max}`);
+  return Number(raw);
+}
+
+/** Whether a listed model gives one of the output modalities asked (`all`, or a comma list; `text` by default). */
+function givesAny(model: Record<string, unknown>, asked: string): boolean {
+  if (asked === 'all') return true;
+  const gives = (model.architecture as { output_modalities: string[] }).output_modalities;
+  return asked.split(',').some((m) => gives.includes(m.trim()));
+}
+
+/**
+ * A page of the model list: `offset` and `limit` (1 to 1000) as the OpenAPI has them, `pageSize`
+ * when neither is given; `links.next` is the next page's path from the host, null on the last page.
+ */
+export function modelPage(url: URL, pageSize = DEFAULT_PAGE_SIZE): Record<string, unknown> {
+  const offset = whole(url, 'offset', 0, Number.MAX_SAFE_INTEGER) ?? 0;
+  const limit = whole(url, 'limit', 1, MAX_LIMIT) ?? pageSize;
+  const matching = MODELS.map(listedModel).filter((m) => givesAny(m, url.searchParams.get('output_modalities') || 'text'));
+  const end = offset + limit;
+  let next: string | null = null;
+  if (end < matching.length) {
+    const query = new URLSearchParams(url.searchParams);
+    query.set('offset', String(end));
+    query.set('limit', String(limit));
+    next = `/api/v1/models?${query}`;
+  }
+  return { data: matching.slice(offset, end), total_count: matching.length, links: { next } };
+}

@@ -1,0 +1,124 @@
+/**
+ * The emulator's account routes against the official OpenAPI (answers and the queries the client
+ * sends), and the map of which emulator routes the OpenAPI describes: each one must be checked here
+ * or in checks.ts, and each one it does not describe is listed with the reason (NOT_IN_OPENAPI).
+ * Used by test/conformance-openapi.test.ts.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import YAML from 'yaml';
+import Ajv2020 from 'ajv/dist/2020.js';
+import { RouterClient } from '../../src/client/index.js';
+import { runInProcess } from '../support/inprocess.js';
+import type { TestEnv } from '../helpers.js';
+import { answerValidator, violations } from './openapi-fixtures.js';
+import type { Row } from './checks.js';
+
+const SPEC = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..', 'shared', 'reference', 'openrouter-openapi.yaml');
+
+/** Emulator routes (under {api_root}) the OpenAPI describes, and where their answers are checked. */
+export const CHECKED_ROUTES: Record<string, string> = {
+  'POST /v1/chat/completions': 'test/conformance/checks.ts',
+  'POST /v1/responses': 'test/conformance/checks.ts',
+  'POST /v1/embeddings': 'test/conformance/checks.ts',
+  'POST /v1/audio/speech': 'test/conformance/checks.ts',
+  'GET /v1/models': 'here',
+  'GET /v1/key': 'here',
+  'GET /v1/credits': 'here',
+  'POST /v1/keys': 'here',
+};
+
+/** Emulator routes the OpenAPI does not describe, and why they are served anyway. */
+export const NOT_IN_OPENAPI: Record<string, string> = {
+  'POST /v1/batches': 'api.md: batches at {base_url}/batches (the real service has them under /api/beta/batches, see the notes)',
+  'GET /v1/batches': 'api.md: the batch list (not documented for the real service)',
+  'GET /v1/batches/x': "api.md: a batch with its results",
+  'POST /alpha/decisions': 'api.md and the SDK: decisions at {api_root}/alpha/decisions',
+};
+
+/** Every `METHOD /v1/path` the OpenAPI describes, with `x` for each path parameter. */
+export function openApiRoutes(): string[] {
+  const doc = YAML.parse(readFileSync(SPEC, 'utf8')) as { paths: Record<string, Record<string, unknown>> };
+  return Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.keys(ops)
+      .filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))
+      .map((m) => `${m.toUpperCase()} /v1${path.replace(/\{[^}]+\}/g, 'x')}`),
+  );
+}
+
+/** Whether the emulator serves a route: anything but its "No route" 404 and 405 says it does. */
+export async function serves(t: TestEnv, route: string): Promise<boolean> {
+  const [method, path] = route.split(' ') as [string, string];
+  const res = await fetch(`${t.apiRoot}${path}`, { method, headers: { authorization: `Bearer ${t.managementKey}`, 'content-type': 'application/json' }, body: method === 'GET' || method === 'DELETE' ? undefined : '{}' });
+  const text = await res.text();
+  return !((res.status === 404 && text.includes('No route for')) || res.status === 405);
+}
+
+/** The answers of the account routes, and the queries the client sends them, against the OpenAPI. */
+export async function accountAnswers(t: TestEnv, row: (operation: string, check: string) => Row): Promise<void> {
+  const check = (r: Row, problems: string, label: string) => {
+    r.checked++;
+    if (problems) {
+      r.failed++;
+      r.failures.push(`${label}: ${problems}`);
+    }
+  };
+  const get = async (path: string, key = t.apiKey) => {
+    const res = await fetch(`${t.apiRoot}${path}`, { headers: { authorization: `Bearer ${key}` } });
+    return { status: String(res.status), body: await res.json() };
+  };
+  const answer = async (r: Row, opPath: string, path: string, key?: string, method: 'get' | 'post' = 'get', body?: unknown) => {
+    const res = body === undefined ? await get(path, key) : await (async () => {
+      const x = await fetch(`${t.apiRoot}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key ?? t.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: String(x.status), body: await x.json() };
+    })();
+    check(r, violations(answerValidator(method, opPath, res.status), res.body), `${method.toUpperCase()} ${path} (${res.status})`);
+    return res.body;
+  };
+
+  const models = row('models', 'answers (ModelsListResponse, 400)');
+  for (const q of ['', '?output_modalities=all', '?limit=2&output_modalities=all', '?offset=6&limit=2&output_modalities=all', '?output_modalities=embeddings,speech', '?limit=0', '?offset=-1']) await answer(models, '/models', `/v1/models${q}`);
+  await answer(models, '/models', '/v1/models', t.managementKey);
+
+  const key = row('key', 'answers (getCurrentKey, 401)');
+  for (const k of [t.apiKey, t.managementKey, 'sk-wrong']) await answer(key, '/key', '/v1/key', k);
+  const status = await runInProcess(['auth', 'status', '--json'], { env: t.env });
+  check(key, violations(answerValidator('get', '/key'), { data: JSON.parse(status.stdout).details }), 'router auth status --json details');
+
+  const credits = row('credits', 'answers (getCredits, 401, 403)');
+  for (const k of [t.managementKey, t.apiKey, 'sk-wrong']) await answer(credits, '/credits', '/v1/credits', k);
+
+  const keys = row('keys', 'answers (createKeys 201, 400, 403)');
+  for (const [k, body] of [[t.managementKey, { name: 'ci' }], [t.managementKey, { name: '' }], [t.apiKey, { name: 'x' }]] as const) await answer(keys, '/keys', '/v1/keys', k, 'post', body);
+
+  // What the client sends: the model list's queries (paged) and the key check, as the OpenAPI's parameters allow.
+  const sent = row('models, key', 'queries the client sends (OpenAPI parameters)');
+  t.clearRequests();
+  await t.admin('models', { page_size: 2 });
+  const client = new RouterClient({ apiKey: t.apiKey, apiRoot: t.apiRoot, maxRetries: 0 });
+  try {
+    await client.models.list();
+    await client.key.get();
+  } finally {
+    await client.close();
+    await t.admin('models', { page_size: 500 });
+  }
+  for (const q of t.requests()) check(sent, queryViolations(q.method.toLowerCase(), q.path.replace(/^\/v1/, ''), q.query), `${q.method} ${q.path}`);
+}
+
+let parameterDoc: { paths: Record<string, Record<string, { parameters?: { name: string; in: string; schema: object }[] }>> } | undefined;
+
+/** Why a query does not fit the operation's parameters (unknown names, wrong values), or ''. */
+function queryViolations(method: string, path: string, query: Record<string, string[]>): string {
+  parameterDoc ??= YAML.parse(readFileSync(SPEC, 'utf8'));
+  const params = (parameterDoc!.paths[path]?.[method]?.parameters ?? []).filter((p) => p.in === 'query');
+  const ajv = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false, validateFormats: false, coerceTypes: true });
+  const problems: string[] = [];
+  for (const [name, values] of Object.entries(query)) {
+    const param = params.find((p) => p.name === name);
+    if (!param) problems.push(`${name} is no parameter of ${method.toUpperCase()} ${path}`);
+    else for (const v of values) if (!ajv.validate(param.schema, v)) problems.push(`${name}=${v}: ${ajv.errorsText()}`);
+  }
+  return problems.join('; ');
+}

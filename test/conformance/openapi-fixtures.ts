@@ -1,0 +1,118 @@
+/**
+ * Answers generated from the official OpenAPI description (shared/reference): each operation's own
+ * example, and the odd shapes its schemas allow (content as parts, no choices, a failed response),
+ * made by patching that example. Every fixture is checked against its schema before a test serves
+ * it (test/inprocess/openapi-answers.test.ts), so the CLI is tested on what the real service may
+ * send, not only on what the emulator sends.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import YAML from 'yaml';
+import Ajv2020 from 'ajv/dist/2020.js';
+
+const SPEC = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..', 'shared', 'reference', 'openrouter-openapi.yaml');
+
+type Method = 'get' | 'post';
+type Validate = ((v: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+let loaded: { doc: Json; ajv: InstanceType<typeof Ajv2020.default> } | undefined;
+
+function spec() {
+  if (loaded) return loaded;
+  const doc = YAML.parse(readFileSync(SPEC, 'utf8')) as Json;
+  const ajv = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false, validateFormats: false, allErrors: true });
+  ajv.addSchema({ $id: 'oas', components: doc.components });
+  loaded = { doc, ajv };
+  return loaded;
+}
+
+const withOasRefs = (schema: unknown) => JSON.parse(JSON.stringify(schema).replace(/"#\/components/g, '"oas#/components')) as object;
+
+function media(method: Method, path: string, status: string, type: string): Json {
+  const op = spec().doc.paths[path]?.[method];
+  const content = op?.responses?.[status]?.content?.[type];
+  if (!content) throw new Error(`the OpenAPI has no ${type} answer ${status} for ${method.toUpperCase()} ${path}`);
+  return content;
+}
+
+/** The schema of an operation's answer, compiled. */
+export function answerValidator(method: Method, path: string, status = '200', type = 'application/json'): Validate {
+  return spec().ajv.compile(withOasRefs(media(method, path, status, type).schema));
+}
+
+/** The schema of an operation's JSON request body, compiled. */
+export function requestValidator(method: Method, path: string): Validate {
+  return spec().ajv.compile(withOasRefs(spec().doc.paths[path][method].requestBody.content['application/json'].schema));
+}
+
+/** A named component schema, compiled. */
+export function schemaValidator(name: string): Validate {
+  return spec().ajv.compile({ $ref: `oas#/components/schemas/${name}` });
+}
+
+/** The operation's own example answer (a fresh copy). */
+export function exampleAnswer(method: Method, path: string, status = '200'): Json {
+  const m = media(method, path, status, 'application/json');
+  return structuredClone(m.example ?? m.schema.example);
+}
+
+/** The example of a named component schema (a fresh copy). */
+export function exampleOf(name: string): Json {
+  return structuredClone(spec().doc.components.schemas[name].example);
+}
+
+/** Why `value` does not fit `validate`, or '' when it does. */
+export function violations(validate: Validate, value: unknown): string {
+  if (validate(value)) return '';
+  return (validate.errors ?? []).slice(0, 3).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
+}
+
+const chat = () => exampleAnswer('post', '/chat/completions');
+const chunk = (patch: Json) => ({ ...exampleOf('ChatStreamChunk'), ...patch });
+const response = () => exampleAnswer('post', '/responses');
+
+/** Chat completions the ChatResult schema allows. */
+export const CHAT_ANSWERS = {
+  example: () => chat(),
+  contentParts: () => {
+    const c = chat();
+    c.choices[0].message.content = [{ type: 'text', text: 'Paris, ' }, { type: 'text', text: 'on the Seine.' }];
+    return c;
+  },
+  noChoices: () => ({ ...chat(), choices: [] }),
+  errorFinish: () => {
+    const c = chat();
+    c.choices[0].finish_reason = 'error';
+    c.choices[0].message.content = null;
+    return c;
+  },
+};
+
+/** Chat streams: their chunks fit ChatStreamChunk. */
+export const CHAT_STREAMS = {
+  example: () => [exampleOf('ChatStreamChunk'), chunk({ choices: [{ delta: {}, finish_reason: 'stop', index: 0 }] })],
+  usageOnly: () => [chunk({ choices: [], usage: chat().usage })],
+  errorFinish: () => [exampleOf('ChatStreamChunk'), chunk({ choices: [{ delta: { content: null }, finish_reason: 'error', index: 0 }] })],
+  refusal: () => [chunk({ choices: [{ delta: { refusal: 'I cannot help with that.' }, finish_reason: null, index: 0 }] }), chunk({ choices: [{ delta: {}, finish_reason: 'stop', index: 0 }] })],
+  errorFinishWithText: () => [exampleOf('ChatStreamChunk'), chunk({ choices: [{ delta: { content: ', wor' }, finish_reason: 'error', index: 0 }] })],
+};
+
+/** Responses results the /responses answer schema allows. */
+export const RESPONSES_ANSWERS = {
+  example: () => response(),
+  failed: () => ({ ...response(), status: 'failed', error: { code: 'server_error', message: 'the upstream provider went away' } }),
+  cancelled: () => ({ ...response(), status: 'cancelled' }),
+  refusal: () => {
+    const r = response();
+    delete r.output_text;
+    r.output = [{ id: 'msg-1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'refusal', refusal: 'I cannot help with that.' }] }];
+    return r;
+  },
+};
+
+/** Responses streams: their events fit StreamEvents. */
+export const RESPONSES_STREAMS = {
+  refusal: () => [exampleOf('BaseRefusalDeltaEvent'), { type: 'response.completed', sequence_number: 5, response: RESPONSES_ANSWERS.refusal() }],
+};
