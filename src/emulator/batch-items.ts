@@ -1,5 +1,5 @@
 import { randomHex } from './ids.js';
-import { HttpError, errorTypeFor } from './http.js';
+import { HttpError, errorBody, errorTypeFor } from './http.js';
 import type { BatchRecord } from './batch-store.js';
 import { chatCompletion, genId, planChat, textOf } from './chat.js';
 import { planEmbeddings } from './embeddings.js';
@@ -28,11 +28,13 @@ export async function executeItem(record: BatchRecord, customId: string, rawBody
   } catch (caught) {
     // Whatever goes wrong with one item is that item's failure, never the batch's or the emulator's.
     const err = caught instanceof HttpError ? caught : new HttpError(500, `the request could not be run: ${(caught as Error)?.message ?? String(caught)}`, 'server');
+    const errorType = err.errorType ?? errorTypeFor(err.status);
+    // The spec's `response` row is an object, never null: a failed request has the answer its request alone would get.
     return {
       id,
       custom_id: customId,
-      response: null,
-      error: { type: err.status === 400 ? 'invalid_request_error' : 'api_error', message: err.message, param: null, error_type: err.errorType ?? errorTypeFor(err.status) },
+      response: { status_code: err.status, request_id: requestId, body: errorBody(err.status, err.message, errorType) },
+      error: { type: err.status === 400 ? 'invalid_request_error' : 'api_error', message: err.message, param: null, error_type: errorType },
     };
   }
 }

@@ -34,7 +34,8 @@ export function publicBatch(r: BatchRecord): Body {
     status: r.status,
     request_counts: r.request_counts,
     error: r.error,
-    usage: r.usage,
+    // The spec's row is `object`, never null: all zeros until the batch ends and its usage is known.
+    usage: r.usage ?? finishUsage(emptyUsage()),
   };
 }
 

@@ -109,11 +109,8 @@ export class BatchEngine {
         record.payment_due = null;
         this.store.save(record);
       } else {
-        ctx.send(402, {
-          ...publicBatch(record),
-          results: null,
-          error: { code: 402, message: `The finalized cost of the batch ($${record.payment_due}) exceeds the available balance`, metadata: { error_type: 'payment_required' } },
-        });
+        // The spec's body: the batch metadata (its own `error` among it) with results null.
+        ctx.send(402, { ...publicBatch(record), results: null });
         return;
       }
     }

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startInProcessEnv, type InProcessEnv } from '../support/inprocess-env.js';
+
+// Batch shapes as api.md's tables give them: an `object` row is never null; the 402 body of Get a
+// batch is the batch metadata (its own `error` among it) with results null.
+let t: InProcessEnv;
+beforeAll(async () => {
+  t = await startInProcessEnv();
+});
+afterAll(() => t.close());
+
+const chatItem = (id: string, content: string, extra: Record<string, unknown> = {}) => ({ custom_id: id, body: { messages: [{ role: 'user', content }], ...extra } });
+const create = (requests: unknown[], key?: string, model = 'local/echo') => t.call('POST', '/v1/batches', { endpoint: '/v1/chat/completions', model, requests }, key);
+
+async function until(id: string, done: (b: any) => boolean, key?: string): Promise<{ status: number; json: any }> {
+  for (let i = 0; i < 500; i++) {
+    const got = await t.call('GET', `/v1/batches/${id}`, undefined, key);
+    if (done(got.json) || got.status !== 200) return got;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`batch ${id} never got there`);
+}
+const ended = (b: any) => ['completed', 'failed', 'expired', 'cancelled'].includes(b.status);
+
+describe('field types of the batch tables', () => {
+  it('usage is an object from creation on, all zeros until the batch ends; then the aggregate', async () => {
+    // spec: batch.usage-object
+    const made = await create([chatItem('a', 'hello there')]);
+    expect(made.status).toBe(202);
+    expect(made.json.status).toBe('validating');
+    expect(made.json.usage).toMatchObject({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost: 0 });
+    const listed = await t.call('GET', '/v1/batches?limit=1');
+    expect(listed.json.data[0].usage).toEqual(expect.objectContaining({ total_tokens: expect.any(Number) }));
+    const done = await until(made.json.id, ended);
+    expect(done.json.status).toBe('completed');
+    expect(done.json.usage.total_tokens).toBeGreaterThan(0);
+  });
+
+  it('a failed request\'s item has a response object: its status code, request id and error body', async () => {
+    // spec: batch.result-item, batch.failed-item
+    const made = await create([chatItem('ok', 'fine'), chatItem('hot', 'too hot', { temperature: 7 })]);
+    const done = await until(made.json.id, ended);
+    const failed = done.json.results.find((r: any) => r.custom_id === 'hot');
+    expect(failed.error).toMatchObject({ type: 'invalid_request_error', param: null, error_type: 'invalid_request' });
+    expect(failed.response).toMatchObject({ status_code: 400, request_id: expect.any(String), body: { error: { code: 400, message: expect.stringMatching(/temperature/) } } });
+    expect(done.json.request_counts).toEqual({ total: 2, completed: 1, failed: 1 });
+  });
+});
+
+describe('402 on Get a batch', () => {
+  it('keeps the batch\'s own error (an expired batch\'s reason), results null; batch get shows that reason', async () => {
+    // spec: batch.get.402
+    const ws = await t.admin('workspaces', { credits: 0.0000001 });
+    await t.admin('batches', { delay_ms: 100 });
+    try {
+      const made = await create([chatItem('a', 'write 300 words'), chatItem('b', 'write 300 words'), chatItem('c', 'write 300 words')], ws.api_key, 'local/lorem');
+      expect(made.status).toBe(202);
+      await until(made.json.id, (b) => b.request_counts.completed >= 1, ws.api_key);
+      await t.admin('clock', { advance_seconds: 25 * 3600 });
+      const got = await t.call('GET', `/v1/batches/${made.json.id}`, undefined, ws.api_key);
+      expect(got.status).toBe(402);
+      expect(got.json).toMatchObject({ id: made.json.id, object: 'batch', status: 'expired', results: null, error: { message: expect.stringMatching(/24h completion window/) } });
+      expect(got.json.error.code).toBeUndefined();
+
+      const env = { ROUTER_API_KEY: ws.api_key };
+      const text = await t.run(['batch', 'get', made.json.id], { env, tty: { stdout: true } });
+      expect(text.code).toBe(4);
+      expect(text.stdout).toMatch(/error\s+The batch did not complete within the 24h completion window/);
+      expect(text.stderr).toMatch(/^error: the finalized cost of batch_\w+ exceeds your balance \(the batch expired: The batch did not complete within the 24h completion window\): add credits/);
+      const json = await t.run(['batch', 'get', made.json.id, '--json'], { env });
+      expect(json.code).toBe(4);
+      expect(JSON.parse(json.stdout)).toMatchObject({ status: 'expired', results: null, error: { message: expect.any(String) } });
+    } finally {
+      await t.admin('batches', { delay_ms: 0 });
+    }
+  }, 20_000);
+});
+
+describe('finalizing and cancelling are listed as in_progress', () => {
+  it('a finalizing batch reads in_progress in a list (and matches that filter); Get a batch says finalizing', async () => {
+    // spec: batch.list.collapsed
+    await t.admin('batches', { delay_ms: 300 });
+    try {
+      const made = await create([chatItem('a', 'x')]);
+      const got = await until(made.json.id, (b) => b.status === 'finalizing' || ended(b));
+      expect(got.json.status).toBe('finalizing');
+      const listed = await t.call('GET', '/v1/batches?status=in_progress');
+      expect(listed.status).toBe(200);
+      expect(listed.json.data.find((b: any) => b.id === made.json.id)?.status).toBe('in_progress');
+      const all = await t.call('GET', '/v1/batches');
+      expect(all.json.data.find((b: any) => b.id === made.json.id)?.status).toBe('in_progress');
+    } finally {
+      await t.admin('batches', { delay_ms: 0 });
+    }
+  }, 20_000);
+});
