@@ -7,6 +7,7 @@ import { routerMetadata, type Routed } from './routing.js';
 export type { Routed };
 import { bad, checkMetadata, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, optString, pickProvider, resolveModel, servedTier } from './validate.js';
 import { reserve, writeSSE } from './billing.js';
+import { checkChatOptionTypes } from './option-types.js';
 import { jsonTemplate, Serialized } from './serialized.js';
 
 type Body = Record<string, unknown>;
@@ -71,6 +72,7 @@ export function validateChat(body: Body): void {
   checkRouteAndModalities(body, ['text', 'image', 'audio']);
   checkMetadata(body);
   checkSessionAndUser(body);
+  checkChatOptionTypes(body);
   optString(body, 'model');
 }
 

@@ -5,6 +5,7 @@ import { routerMetadata } from './routing.js';
 import { checkOutputLimit, route, textOf } from './chat.js';
 import { bad, checkMetadata, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, servedTier } from './validate.js';
 import { reserve, writeSSE } from './billing.js';
+import { checkResponsesOptionTypes } from './option-types.js';
 import { jsonTemplate, Serialized } from './serialized.js';
 
 type Body = Record<string, unknown>;
@@ -38,6 +39,7 @@ export function validateResponses(body: Body): void {
   }
   checkMetadata(body);
   checkSessionAndUser(body);
+  checkResponsesOptionTypes(body);
 }
 
 function inputText(input: unknown): { prompt: string; lastUser: string } {

@@ -19,7 +19,7 @@ interface DecideOpts {
 }
 
 export function registerDecide(program: Command): void {
-  addSessionFlags(program.command('decide'))
+  addSessionFlags(program.command('decide'), false)
     .description('Ask yes/no (noul), choice and score questions about some content. Alpha: the shape may change. Needs a management key.')
     .option('--state <file>', 'the content: a text or JSON file ("-" for stdin)')
     .option('--state-text <text>', 'the content, inline')
