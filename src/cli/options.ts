@@ -43,7 +43,7 @@ const SIZE_UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 10
 
 /** A size in bytes: a whole number, or with K, M or G (powers of 1024; KB, MiB and the like too). */
 export function bytesIn(min: number, max: number) {
-  const fmt = (n: number) => (n % 1024 ** 2 === 0 ? `${n / 1024 ** 2} MiB` : n % 1024 === 0 ? `${n / 1024} KiB` : `${n} bytes`);
+  const fmt = (n: number) => (n % 1024 ** 2 === 0 ? `${n / 1024 ** 2} MiB` : n % 1024 === 0 ? `${n / 1024} KiB` : n % 1e6 === 0 ? `${n / 1e6} MB` : `${n} bytes`);
   return (value: string): number => {
     const m = /^\s*(\d+(?:\.\d+)?)\s*([kmg]?)(?:i?b)?\s*$/i.exec(value);
     if (!m) throw new InvalidArgumentError('not a size (bytes, or with K, M or G: 50M).');

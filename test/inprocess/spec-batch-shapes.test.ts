@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInProcessEnv, type InProcessEnv } from '../support/inprocess-env.js';
 
@@ -93,4 +94,30 @@ describe('finalizing and cancelling are listed as in_progress', () => {
       await t.admin('batches', { delay_ms: 0 });
     }
   }, 20_000);
+});
+
+describe('the 200 MB of a batch is 200,000,000 bytes', () => {
+  /** The status of a create that declares `bytes` and sends only its start. */
+  const declared = (bytes: number) =>
+    new Promise<number | undefined>((resolve, reject) => {
+      const u = new URL(`${t.emu.apiRoot}/v1/batches`);
+      const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json', 'content-length': String(bytes) } }, (res) => {
+        res.resume();
+        resolve(res.statusCode);
+        req.destroy();
+      });
+      req.on('error', reject);
+      req.write('{"endpoint":"/v1/chat/completions","model":"local/echo","requests":[');
+      // A body within the limit is read as it comes: no answer until it is all there.
+      setTimeout(() => {
+        resolve(undefined);
+        req.destroy();
+      }, 1000).unref();
+    });
+
+  it('one byte over is 413 at once; exactly 200,000,000 is read', async () => {
+    // spec: batch.create.413
+    expect(await declared(200_000_001)).toBe(413);
+    expect(await declared(200_000_000)).toBeUndefined();
+  });
 });
