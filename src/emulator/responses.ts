@@ -26,9 +26,9 @@ export function validateResponses(body: Body): void {
   }
   optNumber(body, 'temperature', 0, 2);
   optNumber(body, 'top_p', 0, 1);
-  optNumber(body, 'max_output_tokens', 1, Number.MAX_SAFE_INTEGER, true);
-  // Ignored (so not checked) when stop conditions are set, as the spec says.
-  if (body.stop_server_tools_when === undefined || body.stop_server_tools_when === null) optNumber(body, 'max_tool_calls', 0, 30, true);
+  optNumber(body, 'max_output_tokens', -Infinity, Infinity, true);
+  // At most 30 (no minimum is stated); ignored (so not checked) when stop conditions are set, as the spec says.
+  if (body.stop_server_tools_when === undefined || body.stop_server_tools_when === null) optNumber(body, 'max_tool_calls', -Infinity, 30, true);
   optNumber(body, 'top_logprobs', 0, 20, true);
   optEnum(body, 'service_tier', SERVICE_TIERS);
   checkStopConditions(body);

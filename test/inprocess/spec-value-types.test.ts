@@ -109,6 +109,17 @@ const CASES: Record<string, Case> = {
       [tts({ input_references: [clip, text('a'), text('b'), clip] }), /right after its clip/],
     ],
   },
+  'spec: chat.max-tokens': {
+    path: '/v1/chat/completions',
+    ok: [msg({ max_tokens: 1 }), msg({ max_completion_tokens: 16, max_tokens: null })],
+    // The spec gives an integer and no range: a cap below 1 is the model's to refuse, named in the message.
+    refused: [[msg({ max_tokens: 0 }), /max_tokens \(0\): local\/echo answers at least 1 token/], [msg({ max_completion_tokens: 1.5 }), /must be an integer/]],
+  },
+  'spec: responses.max-tool-calls': {
+    path: '/v1/responses',
+    ok: [resp({ max_tool_calls: 0 }), resp({ max_tool_calls: -1 }), resp({ max_output_tokens: null })],
+    refused: [[resp({ max_tool_calls: 31 }), /max_tool_calls must be at most 30/], [resp({ max_output_tokens: -5 }), /local\/echo answers at least 1 token/]],
+  },
   'spec: responses.session-and-user': {
     path: '/v1/responses',
     ok: [resp({ safety_identifier: 'h'.repeat(1000), user: 'u'.repeat(256) })],
