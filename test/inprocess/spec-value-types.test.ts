@@ -177,6 +177,19 @@ describe('the CLI agrees, before sending', () => {
     expect(sent()).toBe(before);
   });
 
+  it('decide --questions: instructions and criteria descriptions that are not strings are refused before sending', async () => {
+    // spec: decisions.questions
+    const file = join(t.dir, 'questions.json');
+    const before = sent();
+    for (const [q, why] of [[{ type: 'noul', instructions: 5 }, /instructions must be a string/], [{ type: 'choice', instructions: 'i', criteria: { a: { text: 'A' } } }, /criteria must be a description string/], [{ type: 'score', instructions: 'i', criteria: ['low', null] }, /criteria must be a description string/]] as const) {
+      writeFileSync(file, JSON.stringify({ q }));
+      const r = await t.run(['decide', '--model', 'local/judge', '--state-text', 'x', '--questions', file]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(why);
+    }
+    expect(sent()).toBe(before);
+  });
+
   it('decide --user has no length limit (the spec sets none for decisions)', async () => {
     // spec: decisions.session-id
     const r = await t.run(['decide', '--model', 'local/judge', '--state-text', 'x', '--noul', 'q', 'yes?', '--user', 'u'.repeat(300), '--json']);
