@@ -4,6 +4,7 @@ import { HttpError } from './http.js';
 import { costOf, countTokens, prng, seedOf, round } from './models.js';
 import { bad, checkSessionAndUser, pickProvider, resolveModel } from './validate.js';
 import { reserve } from './billing.js';
+import { optObject } from './option-types.js';
 
 type Body = Record<string, unknown>;
 
@@ -71,6 +72,7 @@ export function planDecision(body: Body) {
   const count = Object.keys(questions).length;
   if (count > MAX_QUESTIONS) bad(`${model.id} answers at most ${MAX_QUESTIONS} questions per request, not ${count}`);
   checkSessionAndUser(body, Infinity);
+  optObject(body, 'trace');
   const provider = pickProvider(model, body.provider);
   if (!provider) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
   const stateText = typeof state === 'string' ? state : JSON.stringify(state);

@@ -18,7 +18,12 @@ export function validateResponses(body: Body): void {
   if (typeof input !== 'string' && !Array.isArray(input)) bad('input must be a string or an array of input items');
   if (Array.isArray(input)) {
     input.forEach((item, i) => {
-      if (!item || typeof item !== 'object') bad(`input[${i}] must be an object`);
+      if (!item || typeof item !== 'object' || Array.isArray(item)) bad(`input[${i}] must be an object`);
+      // A message item carries role and content (the spec); the many other item kinds are not shown.
+      const { type, role, content } = item as Body;
+      if (type !== undefined && type !== 'message') return;
+      if (typeof role !== 'string') bad(`input[${i}].role must be a string`);
+      if (typeof content !== 'string' && !Array.isArray(content)) bad(`input[${i}].content must be a string or an array of parts`);
     });
   }
   if (body.previous_response_id !== undefined && body.previous_response_id !== null) {

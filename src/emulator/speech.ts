@@ -3,6 +3,7 @@ import { HttpError } from './http.js';
 import { costOf, prng, seedOf, type ModelSpec } from './models.js';
 import { bad, optNumber, optString, pickProvider, resolveModel } from './validate.js';
 import { cuttableWriter, reserve } from './billing.js';
+import { optObject } from './option-types.js';
 
 type Body = Record<string, unknown>;
 
@@ -84,6 +85,7 @@ export function planSpeech(body: Body): { model: ModelSpec; turns: Turn[]; forma
   optString(body, 'instructions');
   optString(body, 'session_id', 256);
   optString(body, 'user', 256);
+  optObject(body, 'trace');
   checkReferences(body.input_references);
   const provider = pickProvider(model, body.provider);
   if (!provider) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');

@@ -74,7 +74,10 @@ export function resolveModel(id: unknown, kind: ModelKind, fallback?: string): M
 export function pickProvider(model: ModelSpec, provider: unknown): string | undefined {
   if (provider === undefined || provider === null) return model.providers[0];
   if (typeof provider !== 'object' || Array.isArray(provider)) bad('provider must be an object');
-  const p = provider as { only?: unknown; ignore?: unknown; order?: unknown };
+  const p = provider as { only?: unknown; ignore?: unknown; order?: unknown } & Body;
+  for (const flag of ['allow_fallbacks', 'zdr']) {
+    if (p[flag] !== undefined && p[flag] !== null && typeof p[flag] !== 'boolean') bad(`provider.${flag} must be a boolean`);
+  }
   const list = (field: string, v: unknown): string[] | undefined => {
     if (v === undefined || v === null) return undefined;
     if (!Array.isArray(v) || v.some((s) => typeof s !== 'string')) bad(`provider.${field} must be an array of provider slugs`);

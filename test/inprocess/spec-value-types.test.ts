@@ -49,6 +49,7 @@ const CASES: Record<string, Case> = {
       [msg({ cache_control: { type: 'forever' } }), /ephemeral/],
       [msg({ plugins: [{}] }), /plugins\[0\]/],
       [msg({ reasoning: 'high' }), /reasoning must be an object/],
+      [msg({ provider: { allow_fallbacks: 'no' } }), /provider.allow_fallbacks must be a boolean/],
     ],
   },
   'spec: chat.stop-conditions': {
@@ -61,8 +62,13 @@ const CASES: Record<string, Case> = {
   },
   'spec: responses.option-types': {
     path: '/v1/responses',
-    ok: [resp({ stream: false, text: { format: { type: 'text' }, verbosity: 'low' }, prompt: { id: 'p', variables: {} }, tools: [{ type: 'function', name: 'f', parameters: {} }] })],
+    ok: [
+      resp({ stream: false, text: { format: { type: 'text' }, verbosity: 'low' }, prompt: { id: 'p', variables: {} }, tools: [{ type: 'function', name: 'f', parameters: {} }] }),
+      resp({ input: [{ role: 'user', content: 'hi' }, { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'yes' }] }, { type: 'function_call_output', call_id: 'c', output: '1' }] }),
+    ],
     refused: [
+      [resp({ input: [{ content: 'hi' }] }), /input\[0\].role must be a string/],
+      [resp({ input: [{ role: 'user', content: 5 }] }), /input\[0\].content must be a string or an array/],
       [resp({ stream: 'yes' }), /stream must be a boolean/],
       [resp({ text: { format: 'json' } }), /text.format/],
       [resp({ prompt: { variables: {} } }), /prompt/],
@@ -89,6 +95,7 @@ const CASES: Record<string, Case> = {
       [decide({ a: { type: 'choice', instructions: 'i', criteria: { x: null } } }), /criteria.x must be a description string/],
       [decide({ a: { type: 'choice', instructions: 'i', criteria: { x: { text: 'X' } } } }), /criteria.x must be a description string/],
       [decide({ a: { type: 'score', instructions: 'i', criteria: ['low', 2] } }), /criteria\[1\] must be a description string/],
+      [decide({ a: { type: 'noul', instructions: 'i' } }, { trace: ['t'] }), /trace must be an object/],
     ],
   },
   'spec: speech.required': {
@@ -98,6 +105,8 @@ const CASES: Record<string, Case> = {
     refused: [
       [{ model: 'local/tts', input: [{ text: 'hi', voice: 'alloy' }] }, /voice is required/],
       [tts({ input: [{ text: 'hi', voice: 'alloy', instructions: 5 }] }), /input\[0\].instructions must be a string/],
+      [tts({ trace: 't' }), /trace must be an object/],
+      [tts({ provider: { zdr: 'yes' } }), /provider.zdr must be a boolean/],
     ],
   },
   'spec: speech.references': {
