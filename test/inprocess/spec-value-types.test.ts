@@ -199,6 +199,16 @@ describe('the CLI agrees, before sending', () => {
     expect(sent()).toBe(before);
   });
 
+  it('chat --logit-bias takes a token id and a number, as the spec types the map', async () => {
+    // spec: chat.option-types
+    const before = sent();
+    const word = await t.run(['chat', '--model', 'local/echo', '--logit-bias', 'hello=5', 'x']);
+    expect(word).toMatchObject({ code: 2, stderr: 'error: --logit-bias hello=5: "hello" is not a token id (a whole number)\n' });
+    expect(sent()).toBe(before);
+    expect((await t.run(['chat', '--model', 'local/echo', '--logit-bias', '42=-1.5', 'x'])).code).toBe(0);
+    expect(t.emu.requestLog.at(-1)!.body).toMatchObject({ logit_bias: { '42': -1.5 } });
+  });
+
   it('decide --user has no length limit (the spec sets none for decisions)', async () => {
     // spec: decisions.session-id
     const r = await t.run(['decide', '--model', 'local/judge', '--state-text', 'x', '--noul', 'q', 'yes?', '--user', 'u'.repeat(300), '--json']);
