@@ -147,7 +147,7 @@ complete -c router -n '__fish_seen_subcommand_from speak' -l instructions -r -F 
 complete -c router -n '__fish_seen_subcommand_from speak' -s o -l output -r -F -d 'write the audio here (atomically) instead of stdout'
 complete -c router -n '__fish_seen_subcommand_from speak' -l turns -r -F -d 'multi-speaker input: JSON array of {"text", "voice"?, "instructions"?}'
 complete -c router -n '__fish_seen_subcommand_from speak' -l reference-audio -r -F -d 'voice-cloning clip, repeatable (1 to 3)'
-complete -c router -n '__fish_seen_subcommand_from speak' -l reference-text -r -F -d 'transcript of the clip given before it, repeatable'
+complete -c router -n '__fish_seen_subcommand_from speak' -l reference-text -r -F -d 'transcript of the clip typed right before it (of a single clip: right before or after it), repeatable'
 complete -c router -n '__fish_seen_subcommand_from speak' -l reference-image -r -F -d 'one image for voice design'
 complete -c router -n '__fish_seen_subcommand_from speak' -l json -d 'with -o: print {"file", "bytes", "content_type"}'
 complete -c router -n '__fish_seen_subcommand_from speak' -l usage -d 'print what the service reports about usage to stderr (for speech: nothing but the audio)'

@@ -37,7 +37,7 @@ export function registerSpeak(program: Command): void {
     .option('-o, --output <file>', 'write the audio here (atomically) instead of stdout')
     .option('--turns <file>', 'multi-speaker input: JSON array of {"text", "voice"?, "instructions"?}')
     .option('--reference-audio <file>', 'voice-cloning clip, repeatable (1 to 3)', collect)
-    .option('--reference-text <text>', 'transcript of the clip given before it, repeatable', collectNonEmpty)
+    .option('--reference-text <text>', 'transcript of the clip typed right before it (of a single clip: right before or after it), repeatable', collectNonEmpty)
     .option('--reference-image <file>', 'one image for voice design')
     .option('--json', 'with -o: print {"file", "bytes", "content_type"}')
     .option('--usage', 'print what the service reports about usage to stderr (for speech: nothing but the audio)')
