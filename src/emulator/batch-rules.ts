@@ -35,7 +35,7 @@ export function publicBatch(r: BatchRecord): Body {
     status: r.status,
     request_counts: r.request_counts,
     error: r.error,
-    // The spec's row is `object`, never null: all zeros until the batch ends and its usage is known.
+    // The spec's row is `object`, never null: all zeros until a request has run.
     usage: r.usage ?? finishUsage(emptyUsage()),
   };
 }

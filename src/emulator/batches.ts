@@ -258,6 +258,8 @@ export class BatchEngine {
           const item = await executeItem(record, req.custom_id, req.body, this.now());
           writer.append(item);
           countItem(record, item, usage);
+          // The aggregate so far, as the counts are (kept in memory; a restart counts it afresh).
+          record.usage = finishUsage(usage);
         }
       } finally {
         writer.close();

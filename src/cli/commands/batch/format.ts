@@ -56,7 +56,7 @@ export function describeBatch(b: Batch): string {
     ['finalized', b.finalized_at ? iso(b.finalized_at) : '-'],
   ];
   const cost = (b.usage as { cost?: unknown } | undefined)?.cost;
-  // A running batch's usage is zeros (the service reports it once the batch ends).
+  // A running batch's usage is only what has run so far: its cost is shown once it ends.
   if (typeof cost === 'number' && isTerminalBatchStatus(b.status)) lines.push(['cost', `$${cost.toFixed(6)}`]);
   if (b.error) lines.push(['error', b.error.message]);
   const width = Math.max(...lines.map(([k]) => k.length));
