@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APIError, RouterClient } from '../../src/client/index.js';
 import { startInProcessEnv, type InProcessEnv } from '../support/inprocess-env.js';
 
 // Batch shapes as api.md's tables give them: an `object` row is never null; the 402 body of Get a
@@ -64,6 +65,12 @@ describe('402 on Get a batch', () => {
       expect(got.status).toBe(402);
       expect(got.json).toMatchObject({ id: made.json.id, object: 'batch', status: 'expired', results: null, error: { message: expect.stringMatching(/24h completion window/) } });
       expect(got.json.error.code).toBeUndefined();
+
+      const client = new RouterClient({ apiKey: ws.api_key, apiRoot: t.emu.apiRoot, maxRetries: 0 });
+      const thrown = await client.batches.get(made.json.id).catch((e: unknown) => e);
+      await client.close();
+      expect(thrown).toBeInstanceOf(APIError);
+      expect(thrown).toMatchObject({ status: 402, message: 'the finalized cost of the batch exceeds the available balance', errorType: 'payment_required', body: { status: 'expired', results: null } });
 
       const env = { ROUTER_API_KEY: ws.api_key };
       const text = await t.run(['batch', 'get', made.json.id], { env, tty: { stdout: true } });
