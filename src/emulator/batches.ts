@@ -284,8 +284,6 @@ export class BatchEngine {
     }
     return undefined;
   }
-
-
 }
 
 /** The counts and usage of the results written so far (counted afresh: after a restart, the saved ones may lag). */
