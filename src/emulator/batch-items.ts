@@ -42,7 +42,11 @@ export async function executeItem(record: BatchRecord, customId: string, rawBody
 function messagesResult(body: Body, created: number): Body {
   if (!Array.isArray(body.messages) || body.messages.length === 0) bad('messages must be a non-empty array');
   if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1) bad('max_tokens is required (an integer >= 1)');
-  const chatBody: Body = { ...body, messages: [...(typeof body.system === 'string' ? [{ role: 'system', content: body.system }] : []), ...(body.messages as Body[])] };
+  // Only what the two formats share goes to chat: the rest (tools without a type, tool_choice as an
+  // object, thinking) is the messages format's own, and not shown.
+  const shared = Object.fromEntries(['model', 'max_tokens', 'temperature', 'top_p', 'top_k', 'provider'].filter((k) => body[k] !== undefined).map((k) => [k, body[k]]));
+  const system = typeof body.system === 'string' ? [{ role: 'system', content: body.system }] : [];
+  const chatBody: Body = { ...shared, ...(body.stop_sequences !== undefined ? { stop: body.stop_sequences } : {}), messages: [...system, ...(body.messages as Body[])] };
   const completion = chatCompletion(chatBody, planChat(chatBody), created);
   const choice = (completion.choices as Body[])[0]!;
   const usage = completion.usage as Body;
