@@ -209,6 +209,19 @@ describe('the CLI agrees, before sending', () => {
     expect(t.emu.requestLog.at(-1)!.body).toMatchObject({ logit_bias: { '42': -1.5 } });
   });
 
+  it('responses --tools: each tool has a string type, a function tool a string name, checked before sending', async () => {
+    // spec: responses.option-types
+    const file = join(t.dir, 'tools.json');
+    const before = sent();
+    for (const [tools, why] of [[[{ name: 'f' }], /tool 1 needs a string "type"/], [[{ type: 'function', name: 'f' }, { type: 'function' }], /tool 2 is a function tool without a string "name"/]] as const) {
+      writeFileSync(file, JSON.stringify(tools));
+      const r = await t.run(['responses', '--model', 'local/echo', '--no-stream', '--tools', file, 'x']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(why);
+    }
+    expect(sent()).toBe(before);
+  });
+
   it('decide --user has no length limit (the spec sets none for decisions)', async () => {
     // spec: decisions.session-id
     const r = await t.run(['decide', '--model', 'local/judge', '--state-text', 'x', '--noul', 'q', 'yes?', '--user', 'u'.repeat(300), '--json']);

@@ -39,6 +39,11 @@ async function runResponses(ctx: RunContext<ResponsesOpts>, args: string[]): Pro
   if (opts.tools !== undefined) {
     tools = await readJsonFile('--tools', opts.tools, io);
     if (!Array.isArray(tools)) throw usage('--tools must hold a JSON array of tools');
+    tools.forEach((tool: unknown, i) => {
+      const { type, name } = (tool && typeof tool === 'object' ? tool : {}) as { type?: unknown; name?: unknown };
+      if (typeof type !== 'string') throw usage(`--tools: tool ${i + 1} needs a string "type" (e.g. "function")`);
+      if (type === 'function' && typeof name !== 'string') throw usage(`--tools: tool ${i + 1} is a function tool without a string "name"`);
+    });
   }
   const { client, settings } = await connect({ model: opts.model });
   const req = buildResponsesRequest(input, opts, settings.model, tools);
