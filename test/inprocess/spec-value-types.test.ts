@@ -209,10 +209,17 @@ describe('the CLI agrees, before sending', () => {
     expect(t.emu.requestLog.at(-1)!.body).toMatchObject({ logit_bias: { '42': -1.5 } });
   });
 
-  it('responses --tools: each tool has a string type, a function tool a string name, checked before sending', async () => {
+  it('responses --input items and --tools are checked before sending: message items have a role and content, tools a type', async () => {
     // spec: responses.option-types
     const file = join(t.dir, 'tools.json');
     const before = sent();
+    const input = join(t.dir, 'input.json');
+    for (const [items, why] of [[[{ content: 'hi' }], /item 1 is a message without a string "role"/], [[{ role: 'user', content: 'hi' }, { role: 'user' }], /item 2 needs "content"/], [['hi'], /item 1 is not an object/]] as const) {
+      writeFileSync(input, JSON.stringify(items));
+      const r = await t.run(['responses', '--model', 'local/echo', '--no-stream', '--input', input]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(why);
+    }
     for (const [tools, why] of [[[{ name: 'f' }], /tool 1 needs a string "type"/], [[{ type: 'function', name: 'f' }, { type: 'function' }], /tool 2 is a function tool without a string "name"/]] as const) {
       writeFileSync(file, JSON.stringify(tools));
       const r = await t.run(['responses', '--model', 'local/echo', '--no-stream', '--tools', file, 'x']);
