@@ -3,13 +3,13 @@ import { usage } from './exit-codes.js';
 
 /**
  * The most input one call reads: the largest body any request of the service takes (a batch's,
- * 200 MiB). Without a bound, `--input /dev/zero` or `< /dev/urandom` would take all memory.
+ * 200 MB). Without a bound, `--input /dev/zero` or `< /dev/urandom` would take all memory.
  */
 export const MAX_INPUT_BYTES = BATCH_MAX_BYTES;
 
 /** The one line for an input over the bound; `what` names it ("stdin", "--input: big.json"). */
 export function inputTooLarge(what: string, max = MAX_INPUT_BYTES): Error {
-  return usage(`${what} holds more than ${max / 1024 / 1024} MiB, more than any request of the service takes; nothing was sent`);
+  return usage(`${what} holds more than ${max / 1_000_000} MB, more than any request of the service takes; nothing was sent`);
 }
 
 /**

@@ -43,7 +43,7 @@ const SIZE_UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 10
 
 /** A size in bytes: a whole number, or with K, M or G (powers of 1024; KB, MiB and the like too). */
 export function bytesIn(min: number, max: number) {
-  const fmt = (n: number) => (n % 1024 ** 2 === 0 ? `${n / 1024 ** 2} MiB` : n % 1024 === 0 ? `${n / 1024} KiB` : `${n} bytes`);
+  const fmt = (n: number) => (n % 1024 ** 2 === 0 ? `${n / 1024 ** 2} MiB` : n % 1024 === 0 ? `${n / 1024} KiB` : n % 1e6 === 0 ? `${n / 1e6} MB` : `${n} bytes`);
   return (value: string): number => {
     const m = /^\s*(\d+(?:\.\d+)?)\s*([kmg]?)(?:i?b)?\s*$/i.exec(value);
     if (!m) throw new InvalidArgumentError('not a size (bytes, or with K, M or G: 50M).');
@@ -117,7 +117,7 @@ export function textUpTo(n: number) {
   };
 }
 
-/** --session and --user, with the spec's 256-character limits (chat, responses, speech, decisions). */
+/** --session and --user, with the spec's 256-character limits (chat, responses, speech; decisions: the session only). */
 export const SESSION_FLAGS = {
   session: { flags: '--session <id>', help: 'session id for grouping (and sticky routing), <= 256 chars', parse: textUpTo(256) },
   user: { flags: '--user <id>', help: 'end-user identifier, <= 256 chars', parse: textUpTo(256) },
@@ -142,7 +142,8 @@ export const MODEL_FLAGS = {
   topP: { flags: '--top-p <p>', help: 'nucleus sampling, 0 to 1', parse: numberIn(0, 1) },
 } as const satisfies FlagTable;
 
-/** --session and --user for commands outside chat and responses. */
-export function addSessionFlags(cmd: Command): Command {
-  return addFlags(cmd, SESSION_FLAGS);
+/** --session and --user for commands outside chat and responses; decisions set no limit on the user. */
+export function addSessionFlags(cmd: Command, userLimited = true): Command {
+  if (userLimited) return addFlags(cmd, SESSION_FLAGS);
+  return addFlags(cmd, { ...SESSION_FLAGS, user: { flags: '--user <id>', help: 'end-user identifier', parse: nonEmpty } });
 }

@@ -38,6 +38,10 @@ export class APIError extends RouterError {
   }
 
   static fromBody(status: number, body: unknown, requestId?: string, retryAfterMs?: number): APIError {
+    // The 402 of Get a batch is the batch itself: its `error` is the batch's own, not the answer's.
+    if (status === 402 && (body as { object?: unknown } | null)?.object === 'batch') {
+      return new APIError(status, 'the finalized cost of the batch exceeds the available balance', { code: status, errorType: 'payment_required', requestId, body });
+    }
     const env = (body && typeof body === 'object' ? (body as { error?: ErrorEnvelope }).error : undefined) ?? {};
     const message = typeof env.message === 'string' && env.message ? env.message : `HTTP ${status}`;
     const errorType = env.error_type ?? env.metadata?.error_type ?? (typeof env.code === 'string' ? env.code : undefined);

@@ -11,8 +11,8 @@ export const TERMINAL_BATCH_STATUSES: readonly BatchStatus[] = ['completed', 'fa
 export const LISTABLE_BATCH_STATUSES = ['validating', 'in_progress', 'completed', 'failed', 'expired', 'cancelled'] as const;
 export const UNLISTABLE_BATCH_STATUSES: readonly BatchStatus[] = ['finalizing', 'cancelling'];
 
-/** The service documents up to 200 MB and 5,000 requests per batch. */
-export const BATCH_MAX_BYTES = 200 * 1024 * 1024;
+/** The spec's 200 MB per batch (200,000,000 bytes: MB, not MiB) and the 5,000 requests the service documents. */
+export const BATCH_MAX_BYTES = 200_000_000;
 export const BATCH_MAX_REQUESTS = 5000;
 
 /** Model identifiers are `<author>/<slug>`. */

@@ -1,5 +1,5 @@
 import { randomHex } from './ids.js';
-import { HttpError, errorTypeFor } from './http.js';
+import { HttpError, errorBody, errorTypeFor } from './http.js';
 import type { BatchRecord } from './batch-store.js';
 import { chatCompletion, genId, planChat, textOf } from './chat.js';
 import { planEmbeddings } from './embeddings.js';
@@ -28,11 +28,13 @@ export async function executeItem(record: BatchRecord, customId: string, rawBody
   } catch (caught) {
     // Whatever goes wrong with one item is that item's failure, never the batch's or the emulator's.
     const err = caught instanceof HttpError ? caught : new HttpError(500, `the request could not be run: ${(caught as Error)?.message ?? String(caught)}`, 'server');
+    const errorType = err.errorType ?? errorTypeFor(err.status);
+    // The spec's `response` row is an object, never null: a failed request has the answer its request alone would get.
     return {
       id,
       custom_id: customId,
-      response: null,
-      error: { type: err.status === 400 ? 'invalid_request_error' : 'api_error', message: err.message, param: null, error_type: err.errorType ?? errorTypeFor(err.status) },
+      response: { status_code: err.status, request_id: requestId, body: errorBody(err.status, err.message, errorType) },
+      error: { type: err.status === 400 ? 'invalid_request_error' : 'api_error', message: err.message, param: null, error_type: errorType },
     };
   }
 }
@@ -40,7 +42,11 @@ export async function executeItem(record: BatchRecord, customId: string, rawBody
 function messagesResult(body: Body, created: number): Body {
   if (!Array.isArray(body.messages) || body.messages.length === 0) bad('messages must be a non-empty array');
   if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1) bad('max_tokens is required (an integer >= 1)');
-  const chatBody: Body = { ...body, messages: [...(typeof body.system === 'string' ? [{ role: 'system', content: body.system }] : []), ...(body.messages as Body[])] };
+  // Only what the two formats share goes to chat: the rest (tools without a type, tool_choice as an
+  // object, thinking) is the messages format's own, and not shown.
+  const shared = Object.fromEntries(['model', 'max_tokens', 'temperature', 'top_p', 'top_k', 'provider'].filter((k) => body[k] !== undefined).map((k) => [k, body[k]]));
+  const system = typeof body.system === 'string' ? [{ role: 'system', content: body.system }] : [];
+  const chatBody: Body = { ...shared, ...(body.stop_sequences !== undefined ? { stop: body.stop_sequences } : {}), messages: [...system, ...(body.messages as Body[])] };
   const completion = chatCompletion(chatBody, planChat(chatBody), created);
   const choice = (completion.choices as Body[])[0]!;
   const usage = completion.usage as Body;

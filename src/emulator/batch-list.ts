@@ -43,7 +43,8 @@ export function listBatches(ctx: Ctx, sorted: readonly BatchRecord[], find: (id:
   const page = items.slice(0, limit);
   ctx.send(200, {
     object: 'list',
-    data: page.map(publicBatch),
+    // A listed job reads as the filter sees it: finalizing and cancelling are stored as in_progress.
+    data: page.map((r) => ({ ...publicBatch(r), status: collapse(r.status) })),
     first_id: page[0]?.id ?? null,
     last_id: page.at(-1)?.id ?? null,
     has_more: items.length > limit,

@@ -109,11 +109,8 @@ export class BatchEngine {
         record.payment_due = null;
         this.store.save(record);
       } else {
-        ctx.send(402, {
-          ...publicBatch(record),
-          results: null,
-          error: { code: 402, message: `The finalized cost of the batch ($${record.payment_due}) exceeds the available balance`, metadata: { error_type: 'payment_required' } },
-        });
+        // The spec's body: the batch metadata (its own `error` among it) with results null.
+        ctx.send(402, { ...publicBatch(record), results: null });
         return;
       }
     }
@@ -261,6 +258,8 @@ export class BatchEngine {
           const item = await executeItem(record, req.custom_id, req.body, this.now());
           writer.append(item);
           countItem(record, item, usage);
+          // The aggregate so far, as the counts are (kept in memory; a restart counts it afresh).
+          record.usage = finishUsage(usage);
         }
       } finally {
         writer.close();
@@ -285,8 +284,6 @@ export class BatchEngine {
     }
     return undefined;
   }
-
-
 }
 
 /** The counts and usage of the results written so far (counted afresh: after a restart, the saved ones may lag). */

@@ -7,6 +7,7 @@ import { routerMetadata, type Routed } from './routing.js';
 export type { Routed };
 import { bad, checkMetadata, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, optString, pickProvider, resolveModel, servedTier } from './validate.js';
 import { reserve, writeSSE } from './billing.js';
+import { checkChatOptionTypes } from './option-types.js';
 import { jsonTemplate, Serialized } from './serialized.js';
 
 type Body = Record<string, unknown>;
@@ -51,8 +52,9 @@ export function validateChat(body: Body): void {
   optNumber(body, 'presence_penalty', -2, 2);
   optNumber(body, 'repetition_penalty', -Infinity, Infinity);
   optNumber(body, 'top_logprobs', 0, 20, true);
-  optNumber(body, 'max_tokens', 1, Number.MAX_SAFE_INTEGER, true);
-  optNumber(body, 'max_completion_tokens', 1, Number.MAX_SAFE_INTEGER, true);
+  // Integers with no range in the spec; what a model can answer is checked by checkOutputLimit.
+  optNumber(body, 'max_tokens', -Infinity, Infinity, true);
+  optNumber(body, 'max_completion_tokens', -Infinity, Infinity, true);
   optNumber(body, 'seed', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, true);
   const stop = body.stop;
   if (stop !== undefined && stop !== null) {
@@ -71,6 +73,7 @@ export function validateChat(body: Body): void {
   checkRouteAndModalities(body, ['text', 'image', 'audio']);
   checkMetadata(body);
   checkSessionAndUser(body);
+  checkChatOptionTypes(body);
   optString(body, 'model');
 }
 
@@ -84,9 +87,11 @@ export function maxTokensOf(body: Body, field = 'max_completion_tokens'): number
 }
 
 
-/** A model's behaviour, not an API rule: asking for more output than it can give is a 400 naming its limit. */
-export function checkOutputLimit(model: ModelSpec, asked: number | undefined, field: string): void {
-  if (asked !== undefined && model.maxOutputTokens !== undefined && asked > model.maxOutputTokens) {
+/** A model's behaviour, not an API rule: it answers at least 1 token, and asking for more than it can give is a 400 naming its limit. */
+export function checkOutputLimit(model: ModelSpec, asked: number | null | undefined, field: string): void {
+  if (typeof asked !== 'number') return;
+  if (asked < 1) throw new HttpError(400, `${field} (${asked}): ${model.id} answers at least 1 token`, 'invalid_request');
+  if (model.maxOutputTokens !== undefined && asked > model.maxOutputTokens) {
     throw new HttpError(400, `${field} (${asked}) exceeds the maximum output of ${model.id}: ${model.maxOutputTokens} tokens`, 'invalid_request');
   }
 }

@@ -4,10 +4,9 @@ import { HttpError } from './http.js';
 import { costOf, countTokens, prng, seedOf, round } from './models.js';
 import { bad, checkSessionAndUser, pickProvider, resolveModel } from './validate.js';
 import { reserve } from './billing.js';
+import { optObject } from './option-types.js';
 
 type Body = Record<string, unknown>;
-
-const isText = (v: unknown) => typeof v === 'string' || (v !== null && typeof v === 'object');
 
 /** How concentrated a distribution is: 0 for uniform, 1 for all mass on one option. */
 export function confidenceOf(probabilities: number[]): number {
@@ -37,23 +36,27 @@ const MAX_OPTIONS = 100;
 function checkQuestion(key: string, q: unknown): Body {
   if (!q || typeof q !== 'object' || Array.isArray(q)) bad(`questions.${key} must be an object`);
   const { type, instructions, criteria } = q as Body;
-  if (!isText(instructions)) bad(`questions.${key}.instructions is required`);
+  if (typeof instructions !== 'string') bad(`questions.${key}.instructions must be a string`);
+  const descriptions = (entries: [string, unknown][]) => {
+    for (const [k, v] of entries) if (typeof v !== 'string') bad(`questions.${key}.criteria${/^\d+$/.test(k) && Array.isArray(criteria) ? `[${k}]` : `.${k}`} must be a description string`);
+  };
   if (type === 'noul') {
+    // The criteria of a yes/no question may be left out (the spec shows no rule for it): yes and no need no description.
     if (criteria !== undefined) {
-      const c = criteria as Body;
-      const keys = c && typeof c === 'object' ? Object.keys(c).sort() : [];
+      const keys = criteria && typeof criteria === 'object' && !Array.isArray(criteria) ? Object.keys(criteria).sort() : [];
       if (keys.join(',') !== 'false,true') bad(`questions.${key}.criteria of a noul question has exactly the keys "true" and "false"`);
+      descriptions(Object.entries(criteria as Body));
     }
   } else if (type === 'choice') {
     if (!criteria || typeof criteria !== 'object' || Array.isArray(criteria)) bad(`questions.${key}.criteria of a choice question maps each option to a description`);
     const entries = Object.entries(criteria as Body);
     if (entries.length < 1) bad(`questions.${key}.criteria needs at least 1 option`);
     if (entries.length > MAX_OPTIONS) bad(`questions.${key}.criteria: at most ${MAX_OPTIONS} options, not ${entries.length}`);
-    for (const [k, v] of entries) if (v !== null && !isText(v)) bad(`questions.${key}.criteria.${k} must be a description`);
+    descriptions(entries);
   } else if (type === 'score') {
     if (!Array.isArray(criteria) || criteria.length < 1) bad(`questions.${key}.criteria of a score question is an ordered array of levels`);
     if (criteria.length > MAX_OPTIONS) bad(`questions.${key}.criteria: at most ${MAX_OPTIONS} levels, not ${criteria.length}`);
-    criteria.forEach((c, i) => isText(c) || bad(`questions.${key}.criteria[${i}] must be a description`));
+    descriptions(Object.entries(criteria));
   } else {
     bad(`questions.${key}.type must be noul, choice or score`);
   }
@@ -68,7 +71,8 @@ export function planDecision(body: Body) {
   if (!questions || typeof questions !== 'object' || Array.isArray(questions) || Object.keys(questions).length === 0) bad('questions must be an object with at least one question');
   const count = Object.keys(questions).length;
   if (count > MAX_QUESTIONS) bad(`${model.id} answers at most ${MAX_QUESTIONS} questions per request, not ${count}`);
-  checkSessionAndUser(body);
+  checkSessionAndUser(body, Infinity);
+  optObject(body, 'trace');
   const provider = pickProvider(model, body.provider);
   if (!provider) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
   const stateText = typeof state === 'string' ? state : JSON.stringify(state);
@@ -92,7 +96,7 @@ export function planDecision(body: Body) {
         type: 'score',
         score: round(p.reduce((s, pi, i) => s + pi * i, 0)),
         confidence: confidenceOf(p),
-        legend: Object.fromEntries(levels.map((c, i) => [String(i), typeof c === 'string' ? c : JSON.stringify(c)])),
+        legend: Object.fromEntries(levels.map((c, i) => [String(i), c])),
         probabilities: Object.fromEntries(p.map((pi, i) => [String(i), pi])),
       };
     }

@@ -5,6 +5,7 @@ import { routerMetadata } from './routing.js';
 import { checkOutputLimit, route, textOf } from './chat.js';
 import { bad, checkMetadata, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, servedTier } from './validate.js';
 import { reserve, writeSSE } from './billing.js';
+import { checkResponsesOptionTypes } from './option-types.js';
 import { jsonTemplate, Serialized } from './serialized.js';
 
 type Body = Record<string, unknown>;
@@ -17,7 +18,12 @@ export function validateResponses(body: Body): void {
   if (typeof input !== 'string' && !Array.isArray(input)) bad('input must be a string or an array of input items');
   if (Array.isArray(input)) {
     input.forEach((item, i) => {
-      if (!item || typeof item !== 'object') bad(`input[${i}] must be an object`);
+      if (!item || typeof item !== 'object' || Array.isArray(item)) bad(`input[${i}] must be an object`);
+      // A message item carries role and content (the spec); the many other item kinds are not shown.
+      const { type, role, content } = item as Body;
+      if (type !== undefined && type !== 'message') return;
+      if (typeof role !== 'string') bad(`input[${i}].role must be a string`);
+      if (typeof content !== 'string' && !Array.isArray(content)) bad(`input[${i}].content must be a string or an array of parts`);
     });
   }
   if (body.previous_response_id !== undefined && body.previous_response_id !== null) {
@@ -25,9 +31,9 @@ export function validateResponses(body: Body): void {
   }
   optNumber(body, 'temperature', 0, 2);
   optNumber(body, 'top_p', 0, 1);
-  optNumber(body, 'max_output_tokens', 1, Number.MAX_SAFE_INTEGER, true);
-  // Ignored (so not checked) when stop conditions are set, as the spec says.
-  if (body.stop_server_tools_when === undefined || body.stop_server_tools_when === null) optNumber(body, 'max_tool_calls', 0, 30, true);
+  optNumber(body, 'max_output_tokens', -Infinity, Infinity, true);
+  // At most 30 (no minimum is stated); ignored (so not checked) when stop conditions are set, as the spec says.
+  if (body.stop_server_tools_when === undefined || body.stop_server_tools_when === null) optNumber(body, 'max_tool_calls', -Infinity, 30, true);
   optNumber(body, 'top_logprobs', 0, 20, true);
   optEnum(body, 'service_tier', SERVICE_TIERS);
   checkStopConditions(body);
@@ -38,6 +44,7 @@ export function validateResponses(body: Body): void {
   }
   checkMetadata(body);
   checkSessionAndUser(body);
+  checkResponsesOptionTypes(body);
 }
 
 function inputText(input: unknown): { prompt: string; lastUser: string } {

@@ -3,6 +3,7 @@ import { HttpError } from './http.js';
 import { costOf, prng, seedOf, type ModelSpec } from './models.js';
 import { bad, optNumber, optString, pickProvider, resolveModel } from './validate.js';
 import { cuttableWriter, reserve } from './billing.js';
+import { optObject } from './option-types.js';
 
 type Body = Record<string, unknown>;
 
@@ -39,7 +40,8 @@ function checkReferences(refs: unknown): void {
       if (typeof data !== 'string' || !/^data:audio\/[\w.+-]+;base64,[A-Za-z0-9+/=]+$/.test(data)) bad(`input_references[${i}].input_audio.data must be a base64 data URI`);
     } else if (typeof (p as Body).text !== 'string') bad(`input_references[${i}].text must be a string`);
   });
-  // A transcript belongs to a clip: with several clips each follows its own; a single clip may have it before.
+  // A transcript belongs to a clip: with several clips each follows its own; a single clip has one, before or after it.
+  if (audio === 1 && types.filter((t) => t === 'text').length > 1) bad('input_references: a single clip takes one transcript, before or after it');
   types.forEach((t, i) => {
     if (t !== 'text') return;
     const follows = types[i - 1] === 'input_audio';
@@ -51,10 +53,11 @@ function checkReferences(refs: unknown): void {
 export function planSpeech(body: Body): { model: ModelSpec; turns: Turn[]; format: 'mp3' | 'pcm'; speed: number; provider: string } {
   const model = resolveModel(body.model, 'speech');
   const defaultVoice = body.voice;
+  // Required by the spec whatever the input: with turns, it is the voice of a turn that names none.
+  if (typeof defaultVoice !== 'string' || defaultVoice === '') bad('voice is required: a non-empty voice id');
   let turns: Turn[];
   if (typeof body.input === 'string') {
     if (body.input.trim() === '') bad('input must not be empty');
-    if (typeof defaultVoice !== 'string' || defaultVoice === '') bad('voice is required: a non-empty voice id');
     turns = [{ text: body.input, voice: defaultVoice }];
   } else if (Array.isArray(body.input)) {
     if (model.id !== 'local/tts') bad(`${model.id} does not support multi-speaker input`);
@@ -63,7 +66,8 @@ export function planSpeech(body: Body): { model: ModelSpec; turns: Turn[]; forma
       const turn = t as Body;
       const voice = turn?.voice ?? defaultVoice;
       if (typeof turn?.text !== 'string' || turn.text.trim() === '') bad(`input[${i}].text must be a non-empty string`);
-      if (typeof voice !== 'string' || voice === '') bad(`input[${i}] needs a voice (or a top-level voice)`);
+      if (typeof voice !== 'string' || voice === '') bad(`input[${i}].voice must be a non-empty voice id`);
+      if (turn.instructions !== undefined && turn.instructions !== null && typeof turn.instructions !== 'string') bad(`input[${i}].instructions must be a string`);
       return { text: turn.text as string, voice: voice as string, instructions: turn.instructions as string | undefined };
     });
   } else {
@@ -81,6 +85,7 @@ export function planSpeech(body: Body): { model: ModelSpec; turns: Turn[]; forma
   optString(body, 'instructions');
   optString(body, 'session_id', 256);
   optString(body, 'user', 256);
+  optObject(body, 'trace');
   checkReferences(body.input_references);
   const provider = pickProvider(model, body.provider);
   if (!provider) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');

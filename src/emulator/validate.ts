@@ -47,10 +47,15 @@ export function checkMetadata(body: Body): void {
   }
 }
 
-export function checkSessionAndUser(body: Body): void {
+/**
+ * Session id: at most 256 characters wherever the spec names it. The end-user identifier `user` has
+ * that limit on chat and Responses only (decisions name none); Responses' recommended abuse-isolation
+ * identifier (`safety_identifier`) has no limit.
+ */
+export function checkSessionAndUser(body: Body, userLimit = 256): void {
   optString(body, 'session_id', 256);
-  optString(body, 'user', 256);
-  optString(body, 'safety_identifier', 256);
+  optString(body, 'user', userLimit);
+  optString(body, 'safety_identifier');
 }
 
 /** Resolves a model id of the wanted kind: 400 for a malformed or unknown id. */
@@ -69,7 +74,10 @@ export function resolveModel(id: unknown, kind: ModelKind, fallback?: string): M
 export function pickProvider(model: ModelSpec, provider: unknown): string | undefined {
   if (provider === undefined || provider === null) return model.providers[0];
   if (typeof provider !== 'object' || Array.isArray(provider)) bad('provider must be an object');
-  const p = provider as { only?: unknown; ignore?: unknown; order?: unknown };
+  const p = provider as { only?: unknown; ignore?: unknown; order?: unknown } & Body;
+  for (const flag of ['allow_fallbacks', 'zdr']) {
+    if (p[flag] !== undefined && p[flag] !== null && typeof p[flag] !== 'boolean') bad(`provider.${flag} must be a boolean`);
+  }
   const list = (field: string, v: unknown): string[] | undefined => {
     if (v === undefined || v === null) return undefined;
     if (!Array.isArray(v) || v.some((s) => typeof s !== 'string')) bad(`provider.${field} must be an array of provider slugs`);
@@ -97,6 +105,16 @@ export function checkStopConditions(body: Body): void {
   for (const c of stops) {
     const type = (c as Body | null)?.type;
     if (typeof type !== 'string' || !STOP_VARIANTS.includes(type)) bad(`stop_server_tools_when: unknown condition type ${JSON.stringify(type)}`);
+  }
+  stops.forEach((c: Body, i) => checkStopCondition(c, i));
+}
+
+/** The two stop conditions the spec shows: `step_count_is` with an integer, `max_cost` with a number. */
+function checkStopCondition(c: Body, i: number): void {
+  const at = `stop_server_tools_when[${i}]`;
+  if (c.type === 'step_count_is' && !Number.isInteger(c.step_count)) bad(`${at}: step_count_is needs an integer step_count`);
+  if (c.type === 'max_cost' && (typeof c.max_cost_in_dollars !== 'number' || !Number.isFinite(c.max_cost_in_dollars))) {
+    bad(`${at}: max_cost needs a number max_cost_in_dollars`);
   }
 }
 

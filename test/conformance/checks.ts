@@ -10,6 +10,7 @@ import YAML from 'yaml';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { post, type TestEnv } from '../helpers.js';
 import { openaiChecks } from './openai-checks.js';
+import { specShapeChecks } from './spec-shape-checks.js';
 
 export interface Row {
   operation: string;
@@ -130,6 +131,7 @@ export async function runConformance(t: TestEnv): Promise<Row[]> {
 
   await sdkChecks(t, row);
   await openaiChecks(t, row);
+  await specShapeChecks(t, row);
   return rows;
 }
 

@@ -138,9 +138,10 @@ describe('router batch run', () => {
     expect(await bySize('1K')).toEqual(await bySize('1024'));
     expect(await bySize('1KiB')).toEqual(await bySize('1024'));
     expect((await bySize('1K')).length).toBeGreaterThan(1);
-    expect(await bySize('200M')).toEqual([12]);
+    expect(await bySize('190M')).toEqual([12]);
+    expect(await bySize('200000000')).toEqual([12]);
     const tooBig = await t.run(['batch', 'run', file, '--model', 'local/echo', '--max-bytes', '201M', '--dry-run'], { env: s.env });
-    expect(tooBig.stderr).toBe(`error: option '--max-bytes <size>' argument '201M' is invalid: must be between 1 KiB and 200 MiB; see "router batch run --help"\n`);
+    expect(tooBig.stderr).toBe(`error: option '--max-bytes <size>' argument '201M' is invalid: must be between 1 KiB and 200 MB; see "router batch run --help"\n`);
     const bad = join(t.dir, 'bad.jsonl');
     writeFileSync(bad, `${readFileSync(file, 'utf8')}{"custom_id": "c1", "body": {}}\nnot json\n`);
     for (const args of [[bad], [file, '--model', 'nope'], [join(t.dir, 'missing.jsonl')], [t.dir], [file, '--retry-failed'], [file, '--join'], [], ['--resume', 'job_nope'], ['-'], [file, '--results', '--json']]) {

@@ -25,7 +25,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const posts = () => t.requests().filter((r) => r.method === 'POST').length;
-const TOO_MUCH = (what: string) => `error: ${what} holds more than 200 MiB, more than any request of the service takes; nothing was sent\n`;
+const TOO_MUCH = (what: string) => `error: ${what} holds more than 200 MB, more than any request of the service takes; nothing was sent\n`;
 
 describe('an input without end or over the bound is refused, nothing sent', () => {
   const cases: [string, string[], string | undefined, string][] = [
@@ -69,17 +69,17 @@ describe('batch input', () => {
     const before = spools();
     const r = await t.run(['batch', 'create', '-'], { stdinPath: '/dev/zero' });
     expect(r).toMatchObject({ code: 2, stdout: '' });
-    expect(r.stderr).toBe('error: stdin holds more than 400 MiB, more than one batch takes: save it to a file and run "router batch run FILE", which splits it\n');
+    expect(r.stderr).toBe('error: stdin holds more than 400 MB, more than one batch takes: save it to a file and run "router batch run FILE", which splits it\n');
     expect(spools()).toEqual(before);
   });
 
   it('a line longer than a whole batch is named by its number and length, for create and run', async () => {
     const create = await t.run(['batch', 'create', oneLine]);
     expect(create.code).toBe(2);
-    expect(create.stderr).toContain(`${oneLine}:1: 314572800 bytes long: one request is larger than a whole batch may be (209715200 bytes)`);
+    expect(create.stderr).toContain(`${oneLine}:1: 314572800 bytes long: one request is larger than a whole batch may be (200000000 bytes)`);
     expect(create.stderr).not.toMatch(/UTF-8|not JSON/);
     const run = await t.run(['batch', 'run', oneLine, '--model', 'local/echo']);
-    expect(run).toMatchObject({ code: 2, stderr: `error: ${oneLine}:1: 314572800 bytes long: one request is larger than a whole batch may be (209715200 bytes)\n` });
+    expect(run).toMatchObject({ code: 2, stderr: `error: ${oneLine}:1: 314572800 bytes long: one request is larger than a whole batch may be (200000000 bytes)\n` });
   });
 
   it('the lines after a too-long one are still checked, each with its own number', async () => {

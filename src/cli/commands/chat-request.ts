@@ -11,6 +11,7 @@ export function validateChatOptions(o: ChatOptions): void {
   if (o.stop && o.stop.length > 4) throw usage('--stop may be given at most 4 times');
   checkMetadataFlags(o.metadata);
   for (const [token, bias] of Object.entries(o.logitBias ?? {})) {
+    if (!/^\d+$/.test(token)) throw usage(`--logit-bias ${token}=${bias}: "${token}" is not a token id (a whole number)`);
     if (!Number.isFinite(Number(bias)) || bias.trim() === '') throw usage(`--logit-bias ${token}: "${bias}" is not a number`);
   }
 }

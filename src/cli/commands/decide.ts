@@ -19,7 +19,7 @@ interface DecideOpts {
 }
 
 export function registerDecide(program: Command): void {
-  addSessionFlags(program.command('decide'))
+  addSessionFlags(program.command('decide'), false)
     .description('Ask yes/no (noul), choice and score questions about some content. Alpha: the shape may change. Needs a management key.')
     .option('--state <file>', 'the content: a text or JSON file ("-" for stdin)')
     .option('--state-text <text>', 'the content, inline')
@@ -27,9 +27,9 @@ export function registerDecide(program: Command): void {
     .option('--noul <key-and-instructions...>', 'yes/no question: --noul KEY "INSTRUCTIONS" [--true "…"] [--false "…"]')
     .option('--true <text>', 'what "yes" means (for the last --noul)', collect)
     .option('--false <text>', 'what "no" means (for the last --noul)', collect)
-    .option('--choice <key-and-instructions...>', 'choice question: --choice KEY "INSTRUCTIONS" --option k="…" (2 or more)')
+    .option('--choice <key-and-instructions...>', 'choice question: --choice KEY "INSTRUCTIONS" --option k="…" (1 or more)')
     .option('--option <k=description>', 'an option of the last --choice, repeatable', collect)
-    .option('--score <key-and-instructions...>', 'score question: --score KEY "INSTRUCTIONS" --level "…" (2 or more, lowest first)')
+    .option('--score <key-and-instructions...>', 'score question: --score KEY "INSTRUCTIONS" --level "…" (1 or more, lowest first)')
     .option('--level <text>', 'a level of the last --score, repeatable, lowest first', collect)
     .option('-m, --model <id>', 'decision model, <author>/<slug>', modelId)
     .option('--json', 'print the decision response')
@@ -99,6 +99,14 @@ export function questionsFromArgv(argv: string[]): Record<string, DecisionQuesti
   return out;
 }
 
+/** A question of --questions: its instructions a string, each of its criteria a description string (the spec's types). */
+function checkFileQuestion(key: string, q: unknown): void {
+  const { instructions, criteria } = (q && typeof q === 'object' ? q : {}) as { instructions?: unknown; criteria?: unknown };
+  if (typeof instructions !== 'string') throw usage(`--questions: "${key}": instructions must be a string`);
+  const descriptions = criteria && typeof criteria === 'object' ? Object.values(criteria) : [];
+  if (descriptions.some((d) => typeof d !== 'string')) throw usage(`--questions: "${key}": each of its criteria must be a description string`);
+}
+
 /** A probability or score with two decimals; '?' for an answer that lacks it. */
 const fmt = (p: unknown) => (typeof p === 'number' ? p.toFixed(2) : '?');
 
@@ -125,6 +133,7 @@ async function runDecide(ctx: RunContext<DecideOpts>): Promise<void> {
   if (opts.questions !== undefined) {
     const fromFile = await readJsonFile('--questions', opts.questions, io);
     if (!fromFile || typeof fromFile !== 'object' || Array.isArray(fromFile)) throw usage('--questions must hold a JSON object of questions');
+    for (const [key, q] of Object.entries(fromFile)) checkFileQuestion(key, q);
     questions = { ...(fromFile as Record<string, DecisionQuestion>), ...questions };
   }
   if (Object.keys(questions).length === 0) throw usage('no questions: use --noul, --choice, --score or --questions FILE');

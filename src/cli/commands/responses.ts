@@ -40,6 +40,11 @@ async function runResponses(ctx: RunContext<ResponsesOpts>, args: string[]): Pro
   if (opts.tools !== undefined) {
     tools = await readJsonFile('--tools', opts.tools, io);
     if (!Array.isArray(tools)) throw usage('--tools must hold a JSON array of tools');
+    tools.forEach((tool: unknown, i) => {
+      const { type, name } = (tool && typeof tool === 'object' ? tool : {}) as { type?: unknown; name?: unknown };
+      if (typeof type !== 'string') throw usage(`--tools: tool ${i + 1} needs a string "type" (e.g. "function")`);
+      if (type === 'function' && typeof name !== 'string') throw usage(`--tools: tool ${i + 1} is a function tool without a string "name"`);
+    });
   }
   const { client, settings } = await connect({ model: opts.model });
   const req = buildResponsesRequest(input, opts, settings.model, tools);
@@ -63,7 +68,17 @@ async function inputFrom(io: IO, opts: ResponsesOpts, args: string[]): Promise<R
   if (args.length) throw usage('give the prompt either as arguments or with --input, not both');
   const parsed = await readJsonFile('--input', opts.input, io);
   if (typeof parsed !== 'string' && !Array.isArray(parsed)) throw usage('--input must hold a string or an array of input items');
+  if (Array.isArray(parsed)) parsed.forEach(checkInputItem);
   return parsed as ResponsesRequest['input'];
+}
+
+/** An input item is an object; a message item (no type, or type "message") carries a role and content, as the spec says. */
+function checkInputItem(item: unknown, i: number): void {
+  if (!item || typeof item !== 'object' || Array.isArray(item)) throw usage(`--input: item ${i + 1} is not an object`);
+  const { type, role, content } = item as Record<string, unknown>;
+  if (type !== undefined && type !== 'message') return;
+  if (typeof role !== 'string') throw usage(`--input: item ${i + 1} is a message without a string "role"`);
+  if (typeof content !== 'string' && !Array.isArray(content)) throw usage(`--input: item ${i + 1} needs "content", a string or an array of parts`);
 }
 
 type Call = { signal: AbortSignal; routerMetadata?: boolean };

@@ -37,7 +37,7 @@ export function registerSpeak(program: Command): void {
     .option('-o, --output <file>', 'write the audio here (atomically) instead of stdout')
     .option('--turns <file>', 'multi-speaker input: JSON array of {"text", "voice"?, "instructions"?}')
     .option('--reference-audio <file>', 'voice-cloning clip, repeatable (1 to 3)', collect)
-    .option('--reference-text <text>', 'transcript of the clip given before it, repeatable', collectNonEmpty)
+    .option('--reference-text <text>', 'transcript of the clip typed right before it (of a single clip: right before or after it), repeatable', collectNonEmpty)
     .option('--reference-image <file>', 'one image for voice design')
     .option('--json', 'with -o: print {"file", "bytes", "content_type"}')
     .option('--usage', 'print what the service reports about usage to stderr (for speech: nothing but the audio)')
@@ -96,7 +96,7 @@ async function references(opts: SpeakOpts, argv: string[], signal?: AbortSignal)
 
 /**
  * The clips and transcripts in the order typed (the option parser keeps each list apart): each
- * transcript goes with the clip right before it; a single clip may also have it right before.
+ * transcript goes with the clip right before it; a single clip has one, right before or right after it.
  */
 export function referenceOrder(argv: string[], clipCount: number): { kind: 'audio' | 'text'; value: string }[] {
   const order: { kind: 'audio' | 'text'; value: string }[] = [];
@@ -106,6 +106,7 @@ export function referenceOrder(argv: string[], clipCount: number): { kind: 'audi
     const value = inline ?? argv[++i]!;
     order.push({ kind: flag === '--reference-audio' ? 'audio' : 'text', value });
   }
+  if (clipCount === 1 && order.filter((ref) => ref.kind === 'text').length > 1) throw usage('a single --reference-audio clip takes one --reference-text, before or after it');
   order.forEach((ref, i) => {
     if (ref.kind !== 'text') return;
     const before = order[i - 1];
@@ -115,6 +116,14 @@ export function referenceOrder(argv: string[], clipCount: number): { kind: 'audi
     }
   });
   return order;
+}
+
+/** A turn of --turns: a text, and a non-empty voice and string instructions when it has them. */
+function isTurn(t: unknown): t is SpeechTurn {
+  if (!t || typeof t !== 'object') return false;
+  const { text, voice, instructions } = t as Record<string, unknown>;
+  const absent = (v: unknown) => v === undefined || v === null;
+  return typeof text === 'string' && (absent(voice) || (typeof voice === 'string' && voice !== '')) && (absent(instructions) || typeof instructions === 'string');
 }
 
 async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<void> {
@@ -132,7 +141,7 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
   if (opts.turns) {
     if (args.length) throw usage('give the text either as arguments or with --turns, not both');
     const turns = await readJsonFile('--turns', opts.turns, io);
-    if (!Array.isArray(turns) || turns.length === 0 || turns.some((t) => !t || typeof (t as SpeechTurn).text !== 'string')) {
+    if (!Array.isArray(turns) || turns.length === 0 || !turns.every(isTurn)) {
       throw usage('--turns must hold a non-empty JSON array of {"text", "voice"?, "instructions"?}');
     }
     input = turns as SpeechTurn[];

@@ -1,3 +1,4 @@
+import { isTerminalBatchStatus } from '../../../client/facts.js';
 import type { Batch } from '../../../client/types.js';
 
 /** A time the service gave, as a date; one no date can hold (a server's slip) as the number it sent. */
@@ -55,7 +56,8 @@ export function describeBatch(b: Batch): string {
     ['finalized', b.finalized_at ? iso(b.finalized_at) : '-'],
   ];
   const cost = (b.usage as { cost?: unknown } | undefined)?.cost;
-  if (typeof cost === 'number') lines.push(['cost', `$${cost.toFixed(6)}`]);
+  // A running batch's usage is only what has run so far: its cost is shown once it ends.
+  if (typeof cost === 'number' && isTerminalBatchStatus(b.status)) lines.push(['cost', `$${cost.toFixed(6)}`]);
   if (b.error) lines.push(['error', b.error.message]);
   const width = Math.max(...lines.map(([k]) => k.length));
   return lines.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n') + '\n';

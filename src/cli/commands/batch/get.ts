@@ -1,10 +1,9 @@
-import { APIError } from '../../../client/errors.js';
 import { isTerminalBatchStatus } from '../../../client/facts.js';
 import type { Batch } from '../../../client/types.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import type { RunContext } from '../../run.js';
 import { describeBatch, tsvLine } from './format.js';
-import { batchError, logBatch, openResults, writeResults } from './results.js';
+import { batchError, batchOf402, logBatch, openResults, writeResults } from './results.js';
 import { watchAndFinish, type WatchOpts } from './watch.js';
 
 export interface GetOpts extends WatchOpts {
@@ -31,19 +30,24 @@ export async function runGet(ctx: RunContext<GetOpts>, id: string): Promise<void
     try {
       b = await client.batches.get(id, { signal });
     } catch (err) {
-      // The spec's 402 body is the batch metadata with results null: it is data, so --json prints it.
-      if (opts.json && err instanceof APIError && err.status === 402 && err.body && typeof err.body === 'object' && 'id' in err.body) io.json(err.body);
+      // The spec's 402 body is the batch metadata with results null: it is data, printed as a batch is.
+      const owed = batchOf402(err);
+      if (owed) printBatch(ctx, owed);
       throw batchError(err, id);
     }
     logBatch(ctx, b);
-    if (opts.json) io.json(b);
-    else if (io.stdoutTTY) io.out(describeBatch(b));
-    else io.out(tsvLine(b));
+    printBatch(ctx, b);
     exitStatus(opts, b);
   } finally {
     if (target && 'file' in target) target.file.abortSync();
     await client.close();
   }
+}
+
+function printBatch({ io, opts }: RunContext<GetOpts>, b: Batch): void {
+  if (opts.json) io.json(b);
+  else if (io.stdoutTTY) io.out(describeBatch(b));
+  else io.out(tsvLine(b));
 }
 
 /** --exit-status: a batch that ended failed, expired or cancelled exits 9 (as a watch does). */

@@ -44,7 +44,7 @@ function registerRun(batch: Command): void {
       .argument('[file]', 'JSONL file, as for batch create'),
   )
     .option('--max-requests <n>', `requests per batch (default ${BATCH_MAX_REQUESTS})`, integerIn(1, BATCH_MAX_REQUESTS))
-    .option('--max-bytes <size>', 'request body bytes per batch: 52428800, 50M, 512K (default 200M, the service\'s limit)', bytesIn(1024, BATCH_MAX_BYTES))
+    .option('--max-bytes <size>', 'request body bytes per batch: 52428800, 50M, 512K (default 200000000, the service\'s 200 MB)', bytesIn(1024, BATCH_MAX_BYTES))
     .option('--dry-run', 'check every line and print the shards; send nothing')
     .option('--resume <job>', 'take up a job again (re-running the same command on the same file does too)')
     .option('--new', 'start another job even if one was made from this file with the same settings')
@@ -104,7 +104,7 @@ function registerCreate(batch: Command): void {
     .addHelpText(
       'after',
       `
-Limits: at most ${BATCH_MAX_REQUESTS} requests and 200 MiB of request body. Every line is checked
+Limits: at most ${BATCH_MAX_REQUESTS} requests and 200 MB (200,000,000 bytes) of request body. Every line is checked
 before anything is sent. The new batch id is always printed (on stderr with --watch).
 
 Examples:

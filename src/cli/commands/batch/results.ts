@@ -11,10 +11,21 @@ import { usageFields } from '../../ledger.js';
 /** Explains the batch-specific answers of Get a batch. */
 export function batchError(err: unknown, id: string): unknown {
   if (!(err instanceof APIError)) return err;
-  if (err.status === 402) return new CliError(`the finalized cost of ${id} exceeds your balance: add credits, then run "router batch get ${id}" again to get the results`, EXIT.PAYMENT);
+  if (err.status === 402) {
+    const batch = batchOf402(err);
+    const own = batch?.error?.message ? ` (the batch ${batch.status}: ${batch.error.message})` : '';
+    return new CliError(`the finalized cost of ${id} exceeds your balance${own}: add credits, then run "router batch get ${id}" again to get the results`, EXIT.PAYMENT);
+  }
   if (err.status === 410) return new CliError(`the results of ${id} were deleted after the 30-day retention`, EXIT.NOT_FOUND);
   if (err.status === 404) return new CliError(`no batch ${id} in this workspace`, EXIT.NOT_FOUND);
   return err;
+}
+
+/** The spec's body of a 402 on Get a batch: the batch metadata with results null (undefined for another body). */
+export function batchOf402(err: unknown): Batch | undefined {
+  if (!(err instanceof APIError) || err.status !== 402) return undefined;
+  const body = err.body as Partial<Batch> | null | undefined;
+  return body && typeof body === 'object' && typeof body.id === 'string' && typeof body.status === 'string' && body.request_counts ? (body as Batch) : undefined;
 }
 
 /** Where results go: an output file opened (and checked) before anything is sent, or stdout. */

@@ -110,7 +110,7 @@ export async function scanRequests(file: string, label: string, opts: { endpoint
   // Only `batch create` has these bounds; `batch run` splits a file under them.
   const split = 'router batch run splits a file into as many batches as it needs';
   if (count > maxRequests) problems.add(undefined, `${count} requests: a batch holds at most ${maxRequests} (${split})`);
-  if (total > maxBytes) problems.add(undefined, `the request body would be ${total} bytes (${(total / 1024 / 1024).toFixed(1)} MiB), over the limit of ${maxBytes} bytes (${(maxBytes / 1024 / 1024).toFixed(0)} MiB) (${split})`);
+  if (total > maxBytes) problems.add(undefined, `the request body would be ${total} bytes (${(total / 1e6).toFixed(1)} MB), over the limit of ${maxBytes} bytes (${(maxBytes / 1e6).toFixed(0)} MB) (${split})`);
   if (!opts.model && state.models.size > 1) {
     const [[a, la], [b, lb]] = [...state.models.entries()];
     problems.add(undefined, `the bodies name different models ("${a}" on line ${la}, "${b}" on line ${lb}): give --model`);

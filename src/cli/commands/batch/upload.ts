@@ -53,7 +53,7 @@ const SPOOL_MAX_BYTES = 2 * BATCH_MAX_BYTES;
 
 /** Stdin as it passes to the spool, refused past SPOOL_MAX_BYTES (`< /dev/zero` would fill the disk). */
 const bounded = (source: AsyncIterable<Buffer>) =>
-  limitBytes(source, SPOOL_MAX_BYTES, () => usage(`stdin holds more than ${SPOOL_MAX_BYTES / 1024 / 1024} MiB, more than one batch takes: save it to a file and run "router batch run FILE", which splits it`));
+  limitBytes(source, SPOOL_MAX_BYTES, () => usage(`stdin holds more than ${SPOOL_MAX_BYTES / 1_000_000} MB, more than one batch takes: save it to a file and run "router batch run FILE", which splits it`));
 
 /** Copies stdin to a private temp file (it is read twice: checked, then sent); removed on every exit path. */
 export async function spoolStdin(stdin: InStream, signal?: AbortSignal): Promise<{ path: string; cleanup: () => void }> {

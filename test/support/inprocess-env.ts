@@ -1,0 +1,56 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { runInProcess, type InProcessOptions, type InProcessResult } from './inprocess.js';
+
+export interface InProcessEnv {
+  emu: Emulator;
+  dir: string;
+  apiKey: string;
+  managementKey: string;
+  /** `router ARGS` in this process against the emulator (both keys set). */
+  run(args: string[], opts?: InProcessOptions): Promise<InProcessResult>;
+  /** A raw HTTP call with a key (the API key unless told), answered as status and parsed JSON. */
+  call(method: string, path: string, body?: unknown, key?: string): Promise<{ status: number; json: any }>;
+  /** An emulator-only route, with the operator key (credits: the management key of `key`'s workspace). */
+  admin(path: string, body: unknown, key?: string): Promise<any>;
+  close(): Promise<void>;
+}
+
+/** An emulator in this process on a fresh state folder, and the CLI run in process against it, over real HTTP. */
+export async function startInProcessEnv(): Promise<InProcessEnv> {
+  const dir = mkdtempSync(join(tmpdir(), 'router-inproc-'));
+  const emu = await startEmulator({ stateDir: join(dir, 'state'), port: 0, batchDelayMs: 0 });
+  const { apiKey, managementKey } = emu.store.firstKeys();
+  const operatorKey = emu.store.operatorKey();
+  const env = { ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: managementKey, ROUTER_CONFIG_DIR: join(dir, 'config'), ROUTER_STATE_DIR: join(dir, 'cli-state'), ROUTER_PROFILE: '', ROUTER_MODEL: '', ROUTER_VOICE: '', ROUTER_SPEECH_MODEL: '', ROUTER_EMBED_MODEL: '' };
+  const call = async (method: string, path: string, body?: unknown, key = apiKey) => {
+    const res = await fetch(`${emu.apiRoot}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, json };
+  };
+  return {
+    emu,
+    dir,
+    apiKey,
+    managementKey,
+    run: (args, o = {}) => runInProcess(args, { ...o, env: { ...env, ...o.env } }),
+    call,
+    admin: async (path, body, key = operatorKey) => (await call('POST', `/_emulator/${path}`, body, key)).json,
+    close: async () => {
+      await emu.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
