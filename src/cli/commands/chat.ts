@@ -20,8 +20,8 @@ export function registerChat(program: Command): void {
   addFlags(
     program
       .command('chat')
-      .description('Send a prompt (arguments, or stdin when there are none) to a chat model and stream the answer to stdout.')
-      .argument('[prompt...]', 'the prompt; "-" or nothing reads stdin'),
+      .description('Send a prompt to a chat model and stream the answer to stdout. The prompt is the arguments and a piped stdin: stdin first, then the arguments, or at the place of a "-" among them.')
+      .argument('[prompt...]', 'the prompt; "-" puts stdin at its place'),
     CHAT_FLAGS,
   )
     .addHelpText(
@@ -30,6 +30,7 @@ export function registerChat(program: Command): void {
 Examples:
   $ router chat "Name three rivers" --model local/lorem
   $ git diff | router chat -s "Review this diff" --model local/lorem
+  $ echo MID | router chat before - after --model local/echo   # sends "before after\n\nMID"
   $ router chat --json --temperature 0.2 "hi" | jq -r '.choices[0].message.content'`,
     )
     .action(action<ChatOptions, [string[]]>(runChat));
@@ -52,7 +53,7 @@ async function runChat(ctx: RunContext<ChatOptions>, args: string[]): Promise<vo
   try {
     const answer = (opts.stream ?? !opts.json) ? await streamChat(io, client, req, opts, call) : await completeChat(io, client, req, opts, call);
     const u = answer.usage;
-    ctx.logUsage({ endpoint: '/v1/chat/completions', model: req.model ?? req.models?.[0], ...usageFields(u) });
+    ctx.logUsage({ endpoint: '/v1/chat/completions', model: answer.model ?? req.model ?? req.models?.[0], ...usageFields(u) });
     keepConversation(ctx, earlier, req.model, messages, answer.text, prompt);
     if (opts.usage) io.note(usageLine(u && { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens, cost: u.cost }, ['prompt', 'completion']));
   } finally {
@@ -64,6 +65,8 @@ type Call = { signal: AbortSignal; routerMetadata?: boolean };
 
 interface Answer {
   text: string;
+  /** The model that answered, as the answer names it. */
+  model?: string;
   usage: ChatUsage | undefined;
 }
 
@@ -74,12 +77,13 @@ async function completeChat(io: IO, client: RouterClient, req: ChatCompletionReq
   if (opts.json) io.json(completion);
   else printText(io, text);
   if (opts.routerMetadata && !opts.json && completion.router_metadata) io.note(`router: ${completion.router_metadata.summary}`);
-  return { text, usage: completion.usage };
+  return { text, usage: completion.usage, model: completion.model || undefined };
 }
 
 /** Text deltas (or, with --json, every chunk as a JSON line) to stdout as they arrive. */
 async function streamChat(io: IO, client: RouterClient, req: ChatCompletionRequest, opts: ChatOptions, call: Call): Promise<Answer> {
   let usage: ChatUsage | undefined;
+  let model: string | undefined;
   let text = '';
   const chunks = opts.json ? await client.chat.stream(req, call) : await client.chat.streamText(req, call);
   // What one read of the network brought goes out in one write.
@@ -88,6 +92,7 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
       let out = '';
       for (const chunk of batch) {
         if (chunk.usage) usage = chunk.usage;
+        if (chunk.model) model ??= chunk.model;
         const content = deltaText(chunk);
         text += content;
         if (opts.json) out += io.jsonLine(chunk);
@@ -100,5 +105,5 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
     }
   }
   await streamToStdout(io, pieces(), { endLine: !opts.json });
-  return { text, usage };
+  return { text, usage, model };
 }
