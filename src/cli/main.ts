@@ -4,7 +4,7 @@ import { integerIn, secondsIn } from './options.js';
 import { VERSION } from '../client/version.js';
 import { attachRuntime, type Runtime } from './run.js';
 import { IO, processStreams, type Streams } from './io.js';
-import { didYouMean } from '../internal/did-you-mean.js';
+import { closest, didYouMean } from '../internal/did-you-mean.js';
 
 type Register = (program: Command) => void;
 
@@ -117,10 +117,23 @@ function commandPath(cmd: Command): string {
   return names.join(' ');
 }
 
-/** A value outside an option's or argument's choices: the choice it most likely meant. */
-function choiceHint(text: string): string {
+/**
+ * A value outside an option's or argument's choices, an unknown flag or command: what it most likely
+ * meant, only when close (commander's own guesses reach too far: --image was --usage).
+ */
+function choiceHint(text: string, cmd: Command): string {
   const m = /'([^']*)' is invalid.*[Aa]llowed(?: choices are|:) (.+)$/.exec(text);
-  return m ? didYouMean(m[1]!, m[2]!.split(/,\s*/)) : '';
+  if (m) return didYouMean(m[1]!, m[2]!.split(/,\s*/));
+  const flag = /^unknown option '(--[^'=]+)/.exec(text);
+  if (flag) {
+    const flags: string[] = [];
+    for (let c: Command | null = cmd; c; c = c.parent) for (const o of c.options) if (o.long) flags.push(o.long.slice(2));
+    // Measured without the dashes: they are no part of the word the user may have mistyped.
+    const meant = closest(flag[1]!.slice(2), flags);
+    return meant ? ` (Did you mean --${meant}?)` : '';
+  }
+  const command = /^unknown command '([^']+)'/.exec(text);
+  return command ? didYouMean(command[1]!, cmd.commands.map((c) => c.name())) : '';
 }
 
 /** Commander's message as one line (its "Did you mean …?" kept), then where to look. */
@@ -133,12 +146,13 @@ export function usageLine(message: string, cmd: Command): string {
     .replace(/^command-argument value '([^']*)' is invalid for argument '([^']*)'\./, "argument '$2' value '$1' is invalid.")
     .replace(/ is invalid\. (\S)/, (_, c: string) => ` is invalid: ${c.toLowerCase()}`)
     .replace(/\.$/, '');
-  return `error: ${text}${choiceHint(text)}; see "${commandPath(cmd)} --help"\n`;
+  return `error: ${text}${choiceHint(text, cmd)}; see "${commandPath(cmd)} --help"\n`;
 }
 
 /** Applies exitOverride and the runtime's streams to the whole tree: usage errors exit with EXIT.USAGE. */
 function applyExit(cmd: Command, streams: Streams): void {
   cmd.exitOverride();
+  cmd.showSuggestionAfterError(false);
   cmd.configureOutput({
     writeOut: (str) => streams.stdout.write(str),
     writeErr: (str) => streams.stderr.write(str),
