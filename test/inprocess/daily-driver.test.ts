@@ -1,0 +1,100 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
+
+// Issue 34: what a user of llm, aichat, mods or gh reached for. Each run gets its own state folder.
+let emu: Emulator;
+let dir: string;
+let env: Record<string, string>;
+let n = 0;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'router-daily-'));
+  emu = await startEmulator({ stateDir: join(dir, 'emu'), port: 0, batchDelayMs: 0 });
+  const { apiKey, managementKey } = emu.store.firstKeys();
+  env = { ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: managementKey, ROUTER_PROFILE: '', ROUTER_MODEL: '', ROUTER_VOICE: '', ROUTER_SPEECH_MODEL: '', ROUTER_EMBED_MODEL: '', ROUTER_NO_LOG: '' };
+});
+afterAll(async () => {
+  await emu.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh user: config and state folders of their own. */
+function user() {
+  const home = join(dir, `u${++n}`);
+  const own = { ...env, ROUTER_CONFIG_DIR: join(home, 'config'), ROUTER_STATE_DIR: join(home, 'state') };
+  return { home, env: own, run: (args: string[], o: InProcessOptions = {}) => runInProcess(args, { ...o, env: { ...own, ...o.env } }) };
+}
+
+describe('chat -c and conversations list', () => {
+  it('chat -c with no conversation yet starts one, and the next -c continues it', async () => {
+    const u = user();
+    const first = await u.run(['chat', '-c', '--model', 'local/echo', 'first']);
+    expect(first).toMatchObject({ code: 0, stdout: 'first\n' });
+    await u.run(['chat', '-c', '--model', 'local/echo', 'second']);
+    const list = await u.run(['conversations', 'list']);
+    expect(list.stdout.trim().split('\n')).toHaveLength(1);
+    expect(list.stdout).toMatch(/\t2\tlocal\/echo\tfirst$/m);
+  });
+
+  it('conversations list --limit N and a search word', async () => {
+    const u = user();
+    for (const p of ['rivers of france', 'mountains', 'rivers of spain']) await u.run(['chat', '--model', 'local/echo', p]);
+    const rivers = await u.run(['conversations', 'list', 'RIVERS']);
+    expect(rivers.stdout.trim().split('\n').map((l) => l.split('\t').at(-1))).toEqual(['rivers of spain', 'rivers of france']);
+    const one = await u.run(['conversations', 'list', '--limit', '1', 'rivers', 'france']);
+    expect(one.stdout.trim().split('\n').map((l) => l.split('\t').at(-1))).toEqual(['rivers of france']);
+    expect((await u.run(['conversations', 'list', '--limit', '0'])).code).toBe(2);
+    const none = await u.run(['conversations', 'list', 'volcano']);
+    expect(none).toMatchObject({ code: 0, stdout: '' });
+  });
+});
+
+describe('rough edges', () => {
+  it('chat --help says how stdin and the arguments combine, and "-" puts stdin at its place', async () => {
+    const help = await runInProcess(['chat', '--help']);
+    expect(help.stdout).not.toMatch(/stdin when there are none/);
+    expect(help.stdout).toMatch(/"-" puts stdin at its place/);
+    const u = user();
+    const before = emu.requestLog.length;
+    const r = await u.run(['chat', '--model', 'local/echo', 'before', '-', 'after'], { input: 'MID\n' });
+    expect(r.code).toBe(0);
+    const sent = emu.requestLog.slice(before).find((e) => e.path.endsWith('/chat/completions'));
+    expect(JSON.stringify(sent)).toContain(JSON.stringify('before after\n\nMID'));
+  });
+
+  it('the usage ledger records the model that answered when none was given', async () => {
+    const u = user();
+    expect((await u.run(['chat', 'hi'])).code).toBe(0);
+    expect((await u.run(['chat', '--no-stream', 'hi'])).code).toBe(0);
+    const records = readFileSync(join(u.home, 'state', 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    for (const r of records) expect(r.model).toMatch(/\w/);
+    const byModel = await u.run(['usage', '--by', 'model']);
+    expect(byModel.stdout).not.toMatch(/^-\t/m);
+  });
+
+  it('did-you-mean only when close: unrelated flags and commands get no guess', async () => {
+    for (const [args, bad] of [[['chat', '--image', 'x'], '--usage'], [['chat', '--schema', 'x'], '--stream'], [['chat', '--role', 'x'], '--profile'], [['logs'], 'login']] as const) {
+      const r = await runInProcess([...args]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).not.toContain(bad);
+      expect(r.stderr).not.toMatch(/Did you mean/);
+    }
+    expect((await runInProcess(['chat', '--modle', 'x'])).stderr).toMatch(/Did you mean --model\?/);
+    expect((await runInProcess(['chat', '--temprature', '1', 'x'])).stderr).toMatch(/Did you mean --temperature\?/);
+  });
+
+  it('a refusal names the flag the user typed, not the wire field', async () => {
+    const u = user();
+    const r = await u.run(['chat', '--max-tokens', '999999', '--model', 'local/echo', 'hi']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: --max-tokens \(999999\) exceeds/);
+    expect(r.stderr).not.toMatch(/max_completion_tokens/);
+    // router api: the user typed the field, and reads it back.
+    const api = await u.run(['api', '/v1/chat/completions', '-F', 'model=local/echo', '-F', 'max_completion_tokens=999999', '-F', 'messages[][role]=user', '-F', 'messages[][content]=hi']);
+    expect(api.stderr).toMatch(/max_completion_tokens \(999999\)/);
+  });
+});
