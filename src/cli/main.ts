@@ -29,6 +29,7 @@ const COMMANDS: Entry[] = [
   { name: 'embed', group: 'Generate:', usage: '[options] [texts...]', summary: 'embed texts as vectors', load: async () => (await import('./commands/embed.js')).registerEmbed },
   { name: 'speak', group: 'Generate:', usage: '[options] [text...]', summary: 'synthesize speech: audio bytes to a file or stdout', load: async () => (await import('./commands/speak.js')).registerSpeak },
   { name: 'decide', group: 'Generate:', usage: '[options]', summary: 'ask structured questions about content (alpha)', load: async () => (await import('./commands/decide.js')).registerDecide },
+  { name: 'roles', group: 'Generate:', usage: '', summary: 'system prompts and settings kept under a name, for chat --role', load: async () => (await import('./commands/roles.js')).registerRoles },
   { name: 'conversations', group: 'Generate:', usage: '', summary: 'list, show and delete the conversations chat keeps', load: async () => (await import('./commands/conversations.js')).registerConversations },
   { name: 'batch', group: 'Batches:', usage: '', summary: 'create, list and follow asynchronous batches', load: async () => (await import('./commands/batch/index.js')).registerBatch },
   { name: 'api', group: 'Scripting:', usage: '[options] [method] <path>', summary: 'call any endpoint with your key (raw access, --paginate, --jq)', load: async () => (await import('./commands/api.js')).registerApi },

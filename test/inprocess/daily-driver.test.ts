@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,5 +96,64 @@ describe('rough edges', () => {
     // router api: the user typed the field, and reads it back.
     const api = await u.run(['api', '/v1/chat/completions', '-F', 'model=local/echo', '-F', 'max_completion_tokens=999999', '-F', 'messages[][role]=user', '-F', 'messages[][content]=hi']);
     expect(api.stderr).toMatch(/max_completion_tokens \(999999\)/);
+  });
+});
+
+describe('roles', () => {
+  it('save, list, show, path, delete; chat --role applies model, settings and system; flags win', async () => {
+    const u = user();
+    expect((await u.run(['roles', 'save', 'terse', '--system', 'Answer in one line.', '--model', 'local/echo', '--temperature', '0.3', '--stop', 'END', '--stop', 'X'])).code).toBe(0);
+    const list = await u.run(['roles', 'list']);
+    expect(list.stdout).toBe('terse\tlocal/echo\tAnswer in one line.\n');
+    const path = (await u.run(['roles', 'path', 'terse'])).stdout.trim();
+    expect(path).toBe(join(u.home, 'config', 'roles', 'terse.md'));
+    expect(readFileSync(path, 'utf8')).toMatch(/^---\nmodel: local\/echo\ntemperature: 0.3\nstop:\n  - END\n  - X\n---\nAnswer in one line.\n$/);
+    const before = emu.requestLog.length;
+    expect(await u.run(['chat', '--role', 'terse', 'hello'])).toMatchObject({ code: 0, stdout: 'hello\n' });
+    expect(await u.run(['chat', '--role', 'terse', '--temperature', '1.5', '-s', 'mine', 'hello'])).toMatchObject({ code: 0 });
+    const [a, b] = emu.requestLog.slice(before).filter((e) => e.path.endsWith('/chat/completions')).map((e) => (e as { body: any }).body);
+    expect(a).toMatchObject({ model: 'local/echo', temperature: 0.3, stop: ['END', 'X'], messages: [{ role: 'system', content: 'Answer in one line.' }, { role: 'user', content: 'hello' }] });
+    expect(b).toMatchObject({ model: 'local/echo', temperature: 1.5, messages: [{ role: 'system', content: 'mine' }, { role: 'user', content: 'hello' }] });
+    const r = await u.run(['responses', '--role', 'terse', '--no-stream', '--json', 'hi']);
+    expect(r.code).toBe(0);
+    const sent = emu.requestLog.at(-1) as { body: any };
+    expect(sent.body).toMatchObject({ model: 'local/echo', temperature: 0.3, instructions: 'Answer in one line.' });
+    // A chat flag (--stop) that responses has not is left out, not an error.
+    expect(sent.body.stop).toBeUndefined();
+    expect((await u.run(['roles', 'delete', 'terse'])).code).toBe(0);
+    expect((await u.run(['roles', 'list'])).stdout).toBe('');
+  });
+
+  it('an unknown role is exit 2 naming the roles there are, with nothing sent', async () => {
+    const u = user();
+    const none = await u.run(['chat', '--role', 'nope', 'hi']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/no role "nope": there are no roles yet/);
+    await u.run(['roles', 'save', 'a', '--system', 'x']);
+    await u.run(['roles', 'save', 'b', '--system', 'y']);
+    const before = emu.requestLog.length;
+    const r = await u.run(['chat', '--role', 'c', 'hi']);
+    expect(r).toMatchObject({ code: 2, stdout: '', stderr: 'error: no role "c"; the roles are: a, b\n' });
+    expect(emu.requestLog.length).toBe(before);
+  });
+
+  it('a role file that does not parse, or holds a bad value, is one line naming the file and the position', async () => {
+    const u = user();
+    await u.run(['roles', 'save', 'x', '--system', 'x']);
+    const dir = (await u.run(['roles', 'path'])).stdout.trim();
+    const cases: [string, RegExp][] = [
+      ['---\nmodel: local/echo\ntemperature: [1\n---\nhi\n', /bad\.md: line \d+, column \d+: /],
+      ['---\nmodel: a\nmodel: b\n---\nhi\n', /bad\.md: line 3, column 1: Map keys must be unique$/],
+      ['---\ntemperature: 5\n---\nhi\n', /bad\.md: temperature: "5" must be between 0 and 2$/],
+      ['---\nimage: cat.png\n---\nhi\n', /bad\.md: "image" is not a flag of router chat$/],
+      ['---\nmodel: local/echo\nhi\n', /bad\.md: line 1: the front matter opened by "---" is never closed/],
+    ];
+    for (const [text, message] of cases) {
+      writeFileSync(join(dir, 'bad.md'), text);
+      const r = await u.run(['chat', '--role', 'bad', 'hi']);
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr.trim()).toMatch(message);
+    }
   });
 });

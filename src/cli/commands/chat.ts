@@ -11,6 +11,7 @@ import { CHAT_FLAGS, type ChatOptions } from './chat-flags.js';
 
 export type { ChatOptions };
 import { action, type RunContext } from '../run.js';
+import { applyRoleFlag } from '../roles.js';
 import { textFromArgs } from '../input.js';
 import { keepConversation, openConversation, withSystem } from './chat-conversation.js';
 
@@ -30,6 +31,8 @@ export function registerChat(program: Command): void {
 Examples:
   $ router chat "Name three rivers" --model local/lorem
   $ git diff | router chat -s "Review this diff" --model local/lorem
+  $ router roles save terse --system "Answer in one line." --model local/echo
+  $ router chat --role terse "why is the sky blue?"
   $ echo MID | router chat before - after --model local/echo   # sends "before after\n\nMID"
   $ router chat --json --temperature 0.2 "hi" | jq -r '.choices[0].message.content'`,
     )
@@ -38,6 +41,7 @@ Examples:
 
 async function runChat(ctx: RunContext<ChatOptions>, args: string[]): Promise<void> {
   const { io, opts, signal, connect } = ctx;
+  await applyRoleFlag(ctx.cmd, opts, io);
   validateChatOptions(opts);
   if (opts.interactive) {
     const { runRepl } = await import('./chat-repl.js');

@@ -8,6 +8,7 @@ import { REASONING_EFFORTS } from './chat-flags.js';
 /** The flags of `router responses`, in help order; ResponsesOpts is inferred from them. */
 export const RESPONSES_FLAGS = {
   ...MODEL_FLAGS,
+  role: { flags: '--role <name>', help: 'apply a role: its settings and system prompt as instructions (router roles list); flags given here win', parse: nonEmpty },
   input: { flags: '--input <file>', help: 'input from a JSON file: a string or an array of input items ("-" for stdin)' },
   instructions: { flags: '--instructions <text>', help: 'system instructions', parse: nonEmpty },
   maxOutputTokens: { flags: '--max-output-tokens <n>', help: 'maximum output tokens (>= 1)', parse: integerIn(1) },

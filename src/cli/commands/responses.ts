@@ -7,6 +7,7 @@ import type { IO } from '../io.js';
 import { printText, streamToStdout, usageLine } from '../output.js';
 import { buildResponsesRequest, RESPONSES_FLAGS, stopConditions, type ResponsesOpts } from './responses-request.js';
 import { action, type RunContext } from '../run.js';
+import { applyRoleFlag } from '../roles.js';
 import { usage } from '../exit-codes.js';
 import { checkMetadataFlags, readJsonFile, textFromArgs } from '../input.js';
 
@@ -29,6 +30,7 @@ Examples:
 
 async function runResponses(ctx: RunContext<ResponsesOpts>, args: string[]): Promise<void> {
   const { io, opts, signal, connect } = ctx;
+  await applyRoleFlag(ctx.cmd, opts, io);
   if (opts.previousResponseId !== undefined) {
     throw usage('--previous-response-id is not supported: each request is independent; put the whole history in --input');
   }
