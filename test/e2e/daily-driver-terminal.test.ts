@@ -67,3 +67,29 @@ describe.skipIf(!HAS_TMUX)('router chat -i: history, /edit, /role', () => {
     expect(await s.lastExit()).toBe(0);
   });
 });
+
+describe.skipIf(!HAS_TMUX)('Markdown on a real terminal', () => {
+  it('a streamed answer is rendered at the width of the window, and again after a resize', async () => {
+    const md = `# Rivers\\n\\nThe **Danube** flows ${'through many lands '.repeat(8)}to the sea.\\n\\n| river | km |\\n|---|--:|\\n| Danube | 2850 |`;
+    const s = fresh({ NO_COLOR: '1' });
+    s.run(`${router} chat --model local/echo "$(printf '${md}')"; echo DONE1`);
+    let screen = await s.waitFor(/^DONE1$/m);
+    const first = screen.split('\n').slice(1, screen.split('\n').indexOf('DONE1'));
+    expect(first[0]).toBe('# Rivers');
+    expect(first.join('\n')).not.toMatch(/\*\*|\|---/);
+    expect(first.join('\n')).toMatch(/^Danube │ 2850$/m);
+    for (const line of first) expect(line.length).toBeLessThanOrEqual(160);
+    s.resize(40, 50);
+    s.run('clear');
+    s.run(`${router} chat --model local/echo "$(printf '${md}')"; echo DONE2`);
+    screen = await s.waitFor(/^DONE2$/m);
+    const lines = screen.split('\n');
+    const second = lines.slice(lines.findIndex((l) => l.startsWith('# Rivers')), lines.indexOf('DONE2'));
+    expect(second.length).toBeGreaterThan(4);
+    // capture-pane -J joins lines the terminal wrapped: a line over 40 here is one the renderer did not wrap.
+    for (const line of second) expect(line.length).toBeLessThanOrEqual(40);
+    s.run(`${router} chat --raw --model local/echo "$(printf '${md}')" | cat; echo DONE3`);
+    screen = await s.waitFor(/^DONE3$/m);
+    expect(screen).toMatch(/^The \*\*Danube\*\*/m);
+  });
+});

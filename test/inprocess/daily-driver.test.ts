@@ -157,3 +157,47 @@ describe('roles', () => {
     }
   });
 });
+
+describe('Markdown on a terminal', () => {
+  const md = '# Rivers\n\nThe **Danube** and the `Rhine`.\n\n| river | km |\n|---|--:|\n| Danube | 2850 |';
+  const tty = { stdout: true, stderr: true };
+  const run = (u: ReturnType<typeof user>, args: string[], o: InProcessOptions = {}) => u.run(args, { tty, env: { NO_COLOR: '1' }, ...o });
+
+  it('chat on a terminal renders the answer; piped, --raw and --json print it exactly as received', async () => {
+    const u = user();
+    const shown = await run(u, ['chat', '--model', 'local/echo', md]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toBe('# Rivers\n\nThe Danube and the Rhine.\n\nriver  │   km\n───────┼─────\nDanube │ 2850\n');
+    const rawTty = await run(u, ['chat', '--raw', '--model', 'local/echo', md]);
+    expect(rawTty.stdout).toBe(`${md}\n`);
+    const piped = await u.run(['chat', '--model', 'local/echo', md]);
+    expect(piped.stdout).toBe(`${md}\n`);
+    const json = await run(u, ['chat', '--json', '--no-stream', '--model', 'local/echo', md]);
+    expect(JSON.parse(json.stdout).choices[0].message.content).toBe(md);
+    const whole = await run(u, ['chat', '--no-stream', '--model', 'local/echo', md]);
+    expect(whole.stdout).toBe(shown.stdout);
+    const colored = await u.run(['chat', '--model', 'local/echo', 'some **bold** text'], { tty });
+    expect(colored.stdout).toBe('some \x1b[1mbold\x1b[0m text\n');
+    expect(whole.stdout).toBe(shown.stdout);
+  });
+
+  it('responses renders on a terminal too, and --raw keeps the text', async () => {
+    const u = user();
+    const shown = await run(u, ['responses', '--model', 'local/echo', 'some **bold** text']);
+    expect(shown).toMatchObject({ code: 0, stdout: 'some bold text\n' });
+    const raw = await run(u, ['responses', '--raw', '--model', 'local/echo', 'some **bold** text']);
+    expect(raw.stdout).toBe('some **bold** text\n');
+  });
+
+  it('a terminal that reports 0 columns is taken as 80 wide (tables no longer collapse)', async () => {
+    const u = user();
+    const r = await run(u, ['chat', '--model', 'local/echo', 'word '.repeat(30).trim()], { columns: 0 });
+    expect(r.stdout.split('\n')[0]!.length).toBeGreaterThan(60);
+    expect(r.stdout.split('\n')[0]!.length).toBeLessThanOrEqual(80);
+    const file = join(u.home, 'r.jsonl');
+    writeFileSync(file, JSON.stringify({ custom_id: 'a', body: { model: 'local/echo', messages: [{ role: 'user', content: 'x' }] } }));
+    expect((await u.run(['batch', 'create', file])).code).toBe(0);
+    const list = await run(u, ['batch', 'list'], { columns: 0 });
+    expect(list.stdout.split('\n')[0]).toMatch(/^id\s+status\s+/);
+  });
+});

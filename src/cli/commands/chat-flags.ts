@@ -29,6 +29,7 @@ export const CHAT_FLAGS = {
     { flags: '--stream', help: 'stream (default for text; with --json, print chunks as JSONL)' },
     { flags: '--no-stream', help: 'wait for the whole answer' },
   ],
+  raw: { flags: '--raw', help: 'print the text exactly as received (on a terminal it is rendered as Markdown)' },
   json: { flags: '--json', help: 'print the chat.completion object (or chunks as JSONL with --stream)' },
   usage: { flags: '--usage', help: 'print token usage and cost to stderr' },
   interactive: { flags: '-i, --interactive', help: 'conversation in a REPL (/exit, /model, /system, /save FILE)' },

@@ -5,7 +5,7 @@ import type { ChatCompletionRequest, ChatMessage, ChatUsage } from '../../client
 import type { RouterClient } from '../../client/index.js';
 import { deltaText } from '../../client/resources/chat.js';
 import type { IO } from '../io.js';
-import { printText, streamToStdout, usageLine } from '../output.js';
+import { printText, shownPieces, shownText, streamToStdout, usageLine } from '../output.js';
 import { buildChatRequest, validateChatOptions } from './chat-request.js';
 import { CHAT_FLAGS, type ChatOptions } from './chat-flags.js';
 
@@ -79,7 +79,7 @@ async function completeChat(io: IO, client: RouterClient, req: ChatCompletionReq
   const content = completion.choices[0]?.message?.content;
   const text = typeof content === 'string' ? content : '';
   if (opts.json) io.json(completion);
-  else printText(io, text);
+  else printText(io, await shownText(io, text, opts));
   if (opts.routerMetadata && !opts.json && completion.router_metadata) io.note(`router: ${completion.router_metadata.summary}`);
   return { text, usage: completion.usage, model: completion.model || undefined };
 }
@@ -108,6 +108,6 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
       yield out;
     }
   }
-  await streamToStdout(io, pieces(), { endLine: !opts.json });
+  await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: !opts.json });
   return { text, usage, model };
 }

@@ -26,6 +26,7 @@ export const RESPONSES_FLAGS = {
     { flags: '--stream', help: 'stream (default for text; with --json, print events as JSONL)' },
     { flags: '--no-stream', help: 'wait for the whole response' },
   ],
+  raw: { flags: '--raw', help: 'print the text exactly as received (on a terminal it is rendered as Markdown)' },
   json: { flags: '--json', help: 'print the response object (or events as JSONL with --stream)' },
   usage: { flags: '--usage', help: 'print token usage and cost to stderr' },
   ...ROUTING_FLAGS,

@@ -4,7 +4,7 @@ import { addFlags } from '../flags.js';
 import { isFinalResponse, isTextDelta, outputText, type ResponsesRequest, type ResponsesResult } from '../../client/resources/responses.js';
 import type { RouterClient } from '../../client/index.js';
 import type { IO } from '../io.js';
-import { printText, streamToStdout, usageLine } from '../output.js';
+import { printText, shownPieces, shownText, streamToStdout, usageLine } from '../output.js';
 import { buildResponsesRequest, RESPONSES_FLAGS, stopConditions, type ResponsesOpts } from './responses-request.js';
 import { action, type RunContext } from '../run.js';
 import { applyRoleFlag } from '../roles.js';
@@ -70,7 +70,7 @@ type Call = { signal: AbortSignal; routerMetadata?: boolean };
 async function createResponse(io: IO, client: RouterClient, req: ResponsesRequest, opts: ResponsesOpts, call: Call): Promise<ResponsesResult> {
   const r = await client.responses.create(req, call);
   if (opts.json) io.json(r);
-  else printText(io, outputText(r));
+  else printText(io, await shownText(io, outputText(r), opts));
   return r;
 }
 
@@ -85,6 +85,6 @@ async function streamResponse(io: IO, client: RouterClient, req: ResponsesReques
       else if (isTextDelta(ev)) yield ev.delta;
     }
   }
-  await streamToStdout(io, pieces(), { endLine: !opts.json });
+  await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: !opts.json });
   return final;
 }
