@@ -115,10 +115,12 @@ function headersOf(list: string[] = []): Record<string, string> {
 async function runApi(ctx: RunContext<ApiOpts>, first: string, second: string | undefined): Promise<void> {
   const { io, opts, signal } = ctx;
   const upper = first.toUpperCase();
-  const path = second ?? first;
+  const given = second ?? first;
+  // As gh api: "v1/models" is "/v1/models"; a URL is no path.
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(given)) throw usage(`give a path relative to the API root (e.g. /v1/models), not a URL: "${given}"`);
+  const path = given.startsWith('/') ? given : `/${given}`;
   if (second !== undefined && !(METHODS as readonly string[]).includes(upper)) throw usage(`"${first}" is not an HTTP method (${METHODS.join(', ')})`);
   if (second === undefined && (METHODS as readonly string[]).includes(upper)) throw usage(`no path after ${upper}: give one relative to the API root, e.g. router api ${upper} /v1/batches`);
-  if (!path.startsWith('/')) throw usage(`the path must start with "/" (relative to the API root), got "${path}"`);
   const fields = await fieldsOf(opts, signal);
   const headers = headersOf(opts.header);
   let body: string | Buffer | undefined;
