@@ -171,8 +171,16 @@ function unknownHelpTopic(program: Command, args: string[]): string | undefined 
   return topic;
 }
 
+/** `router help batch run` is `router batch run --help` (commander's help command reads one word only). */
+function helpOfSubcommand(args: string[]): string[] {
+  const at = args.indexOf('help');
+  if (at < 0 || args.slice(0, at).some((a) => !a.startsWith('-'))) return args;
+  const words = args.slice(at + 1).filter((a) => !a.startsWith('-'));
+  return words.length > 1 ? [...args.slice(0, at), ...words, '--help'] : args;
+}
+
 export async function main(rawArgv: string[], streams: Streams = processStreams()): Promise<number> {
-  let args = rawArgv.slice(2);
+  let args = helpOfSubcommand(rawArgv.slice(2));
   if (args.some((a) => a.startsWith('--json'))) {
     const { jsonCommandPath, rewriteJsonFields } = await import('./json-output.js');
     args = rewriteJsonFields(args, jsonCommandPath(args, GLOBAL_WITH_VALUE));

@@ -201,3 +201,45 @@ describe('Markdown on a terminal', () => {
     expect(list.stdout.split('\n')[0]).toMatch(/^id\s+status\s+/);
   });
 });
+
+describe('rough edges, continued', () => {
+  it('router api takes a path without its leading slash, as gh does; a URL is refused', async () => {
+    const u = user();
+    const r = await u.run(['api', 'v1/models']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).data.length).toBeGreaterThan(0);
+    const url = await u.run(['api', 'https://example.com/v1/models']);
+    expect(url).toMatchObject({ code: 2, stdout: '' });
+    expect(url.stderr).toMatch(/not a URL/);
+  });
+
+  it('router help batch run prints the help of batch run', async () => {
+    const r = await runInProcess(['help', 'batch', 'run']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: router batch run /);
+  });
+
+  it('config list prints tab-separated lines when piped, as the other lists do', async () => {
+    const u = user();
+    await u.run(['config', 'set', 'model', 'local/echo']);
+    const r = await u.run(['config', 'list']);
+    expect(r.stdout).toBe('*\tdefault\t\t\tlocal/echo\n');
+  });
+
+  it('"@FILE" reads -s (and --instructions) from a file, as router api -F does; "@@" is a leading @', async () => {
+    const u = user();
+    const file = join(dir, 'system.txt');
+    writeFileSync(file, 'You are terse.\n');
+    const before = emu.requestLog.length;
+    expect((await u.run(['chat', '--model', 'local/echo', '-s', `@${file}`, 'hi'])).code).toBe(0);
+    expect((await u.run(['chat', '--model', 'local/echo', '-s', '@@channel', 'hi'])).code).toBe(0);
+    expect((await u.run(['responses', '--model', 'local/echo', '--instructions', `@${file}`, 'hi'])).code).toBe(0);
+    const bodies = emu.requestLog.slice(before).map((e) => (e as { body: any }).body);
+    expect(bodies[0].messages[0]).toEqual({ role: 'system', content: 'You are terse.\n' });
+    expect(bodies[1].messages[0]).toEqual({ role: 'system', content: '@channel' });
+    expect(bodies[2].instructions).toBe('You are terse.\n');
+    const missing = await u.run(['chat', '--model', 'local/echo', '-s', '@/nonexistent/x', 'hi']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^error: --system: cannot read \/nonexistent\/x/);
+  });
+});

@@ -32,7 +32,7 @@ export function registerApi(program: Command): void {
     .option('-X, --method <method>', `HTTP method: ${METHODS.join(', ')} (default GET; POST with fields or --input, unless --paginate)`)
     .option('-H, --header <name:value>', 'add a request header (repeatable)', collect)
     .option('-f, --raw-field <key=value>', 'a string field: in the query for GET, else in the JSON body (repeatable)', collect)
-    .option('-F, --field <key=value>', 'a typed field: true, false, null and numbers as JSON, @file for a file\'s text (repeatable)', collect)
+    .option('-F, --field <key=value>', 'a typed field: true, false, null and numbers as JSON, @FILE for a file\'s text, @@ for a leading @ (repeatable)', collect)
     .option('--input <file>', 'the request body from a file, or - for stdin (fields then go in the query)')
     .option('--paginate', 'GET: follow has_more/last_id through every page; prints one list with every item')
     .option('-i, --include', 'print the status line and the response headers before the body')
@@ -86,6 +86,7 @@ export function setField(target: Record<string, unknown>, key: string, value: un
 async function typed(raw: string, signal: AbortSignal): Promise<unknown> {
   if (raw === 'true' || raw === 'false' || raw === 'null') return JSON.parse(raw);
   if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(raw)) return Number(raw);
+  if (raw.startsWith('@@')) return raw.slice(1);
   if (raw.startsWith('@')) return utf8Text(await readFileFor('-F', raw.slice(1), signal), `-F: ${raw.slice(1)}`);
   return raw;
 }

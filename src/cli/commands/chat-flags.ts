@@ -8,7 +8,7 @@ export const SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priority', 'sc
 export const CHAT_FLAGS = {
   ...MODEL_FLAGS,
   role: { flags: '--role <name>', help: 'apply a role: its settings and system prompt (router roles list); flags given here win', parse: nonEmpty },
-  system: { flags: '-s, --system <text>', help: 'system message', parse: nonEmpty },
+  system: { flags: '-s, --system <text>', help: 'system message; @FILE reads it from a file, @- from stdin (@@ for a leading @)', parse: nonEmpty },
   maxTokens: { flags: '--max-tokens <n>', help: 'maximum completion tokens (>= 1)', parse: integerIn(1) },
   // Provider-dependent in the spec: the CLI checks the type only.
   topK: { flags: '--top-k <k>', help: 'top-k sampling (provider-dependent)', parse: integerIn(Number.MIN_SAFE_INTEGER) },

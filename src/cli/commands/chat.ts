@@ -12,7 +12,7 @@ import { CHAT_FLAGS, type ChatOptions } from './chat-flags.js';
 export type { ChatOptions };
 import { action, type RunContext } from '../run.js';
 import { applyRoleFlag } from '../roles.js';
-import { textFromArgs } from '../input.js';
+import { textFromArgs, textOrFile } from '../input.js';
 import { keepConversation, openConversation, withSystem } from './chat-conversation.js';
 
 export { REASONING_EFFORTS, SERVICE_TIERS } from './chat-flags.js';
@@ -42,6 +42,7 @@ Examples:
 async function runChat(ctx: RunContext<ChatOptions>, args: string[]): Promise<void> {
   const { io, opts, signal, connect } = ctx;
   await applyRoleFlag(ctx.cmd, opts, io);
+  opts.system = await textOrFile('--system', opts.system, io);
   validateChatOptions(opts);
   if (opts.interactive) {
     const { runRepl } = await import('./chat-repl.js');

@@ -9,7 +9,7 @@ import { buildResponsesRequest, RESPONSES_FLAGS, stopConditions, type ResponsesO
 import { action, type RunContext } from '../run.js';
 import { applyRoleFlag } from '../roles.js';
 import { usage } from '../exit-codes.js';
-import { checkMetadataFlags, readJsonFile, textFromArgs } from '../input.js';
+import { checkMetadataFlags, readJsonFile, textFromArgs, textOrFile } from '../input.js';
 
 
 export function registerResponses(program: Command): void {
@@ -31,6 +31,7 @@ Examples:
 async function runResponses(ctx: RunContext<ResponsesOpts>, args: string[]): Promise<void> {
   const { io, opts, signal, connect } = ctx;
   await applyRoleFlag(ctx.cmd, opts, io);
+  opts.instructions = await textOrFile('--instructions', opts.instructions, io);
   if (opts.previousResponseId !== undefined) {
     throw usage('--previous-response-id is not supported: each request is independent; put the whole history in --input');
   }

@@ -6,6 +6,7 @@ import { action, type RunContext } from '../run.js';
 import { usage } from '../exit-codes.js';
 import { loadYaml, readRole, roleNames, rolePath, rolesDir, unknownRole } from '../roles.js';
 import { writeWhole } from '../../internal/write-whole.js';
+import { textOrFile } from '../input.js';
 import { CHAT_FLAGS } from './chat-flags.js';
 
 type JsonOpt = { json?: boolean };
@@ -95,7 +96,7 @@ export function registerRoles(program: Command): void {
 async function runSave(ctx: RunContext<Record<string, unknown>>, name: string): Promise<void> {
   const { io, opts, cmd, env } = ctx;
   const path = rolePath(env, name);
-  let system = typeof opts.system === 'string' ? opts.system : undefined;
+  let system = await textOrFile('--system', typeof opts.system === 'string' ? opts.system : undefined, io);
   if (system === undefined && !io.stdinTTY) system = (await (await import('../run.js')).readAll(io.stdin, io.interrupt)).trim();
   if (!system) throw usage(`no system prompt for role ${name}: give --system TEXT or pipe it (echo "You are terse." | router roles save ${name})`);
   const settings: Record<string, unknown> = {};
