@@ -81,7 +81,7 @@ export async function buildProgram(only?: string | null): Promise<Command> {
 Examples:
   $ router serve --port 8080                        # local emulator, prints a key
   $ echo "hi" | router chat --model local/echo
-  $ router batch create requests.jsonl --watch
+  $ router batch create requests.jsonl --model local/echo --watch
   $ router speak "hello" --voice alloy --model local/tts -o hello.mp3
 
 Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 payment, 5 not found/gone,

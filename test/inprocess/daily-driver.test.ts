@@ -243,3 +243,15 @@ describe('rough edges, continued', () => {
     expect(missing.stderr).toMatch(/^error: --system: cannot read \/nonexistent\/x/);
   });
 });
+
+describe('--json FIELDS of the new lists', () => {
+  it('roles list --json name,model; conversations list --json with a search word after it', async () => {
+    const u = user();
+    await u.run(['roles', 'save', 'terse', '--system', 'Be brief.', '--model', 'local/echo']);
+    expect(JSON.parse((await u.run(['roles', 'list', '--json', 'name,model'])).stdout)).toEqual([{ name: 'terse', model: 'local/echo' }]);
+    await u.run(['chat', '--model', 'local/echo', 'otters']);
+    await u.run(['chat', '--model', 'local/echo', 'beavers']);
+    const found = JSON.parse((await u.run(['conversations', 'list', '--json', 'title', 'otters'])).stdout);
+    expect(found).toEqual([{ title: 'otters' }]);
+  });
+});
