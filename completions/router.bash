@@ -13,6 +13,13 @@ _router() {
       'embed') cmdpath="$cand" ;;
       'speak') cmdpath="$cand" ;;
       'decide') cmdpath="$cand" ;;
+      'roles') cmdpath="$cand" ;;
+      'roles list') cmdpath="$cand" ;;
+      'roles show') cmdpath="$cand" ;;
+      'roles save') cmdpath="$cand" ;;
+      'roles edit') cmdpath="$cand" ;;
+      'roles delete') cmdpath="$cand" ;;
+      'roles path') cmdpath="$cand" ;;
       'conversations') cmdpath="$cand" ;;
       'conversations list') cmdpath="$cand" ;;
       'conversations show') cmdpath="$cand" ;;
@@ -75,6 +82,26 @@ _router() {
     'decide|-m') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
     'decide|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'decide|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'roles|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'roles|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'roles list|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'roles list|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'roles show|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'roles show|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'roles save|--model') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
+    'roles save|-m') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
+    'roles save|--models') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
+    'roles save|--response-format') COMPREPLY=( $(compgen -W 'text json_object' -- "$cur") ); return ;;
+    'roles save|--reasoning-effort') COMPREPLY=( $(compgen -W 'max xhigh high medium low minimal none' -- "$cur") ); return ;;
+    'roles save|--service-tier') COMPREPLY=( $(compgen -W 'auto default fast flex priority scale ultrafast' -- "$cur") ); return ;;
+    'roles save|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'roles save|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'roles edit|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'roles edit|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'roles delete|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'roles delete|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'roles path|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'roles path|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'conversations|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'conversations|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'conversations list|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
@@ -144,17 +171,24 @@ _router() {
     'completion|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
   esac
   case "$prev" in
-    '--api-root'|'--timeout'|'--max-retries'|'--temperature'|'-t'|'--top-p'|'--system'|'-s'|'--max-tokens'|'--top-k'|'--min-p'|'--top-a'|'--frequency-penalty'|'--presence-penalty'|'--repetition-penalty'|'--seed'|'--stop'|'--top-logprobs'|'--logit-bias'|'--conversation'|'--session'|'--user'|'--metadata'|'--provider-only'|'--provider-order'|'--provider-ignore'|'--jq'|'--input'|'--instructions'|'--max-output-tokens'|'--tools'|'--max-tool-calls'|'--stop-when'|'--previous-response-id'|'--file'|'--dimensions'|'--input-type'|'--per-request'|'--voice'|'--speed'|'--output'|'-o'|'--turns'|'--reference-audio'|'--reference-text'|'--reference-image'|'--state'|'--state-text'|'--questions'|'--noul'|'--true'|'--false'|'--choice'|'--option'|'--score'|'--level'|'--results'|'--interval'|'--offline-timeout'|'--limit'|'--after'|'--status'|'--created-after'|'--created-before'|'--max-requests'|'--max-bytes'|'--method'|'-X'|'--header'|'-H'|'--raw-field'|'-f'|'--field'|'-F'|'--since'|'--port'|'--host'|'--fault'|'--batch-delay-ms') COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
+    '--api-root'|'--timeout'|'--max-retries'|'--temperature'|'-t'|'--top-p'|'--role'|'--system'|'-s'|'--max-tokens'|'--top-k'|'--min-p'|'--top-a'|'--frequency-penalty'|'--presence-penalty'|'--repetition-penalty'|'--seed'|'--stop'|'--top-logprobs'|'--logit-bias'|'--conversation'|'--session'|'--user'|'--metadata'|'--provider-only'|'--provider-order'|'--provider-ignore'|'--jq'|'--input'|'--instructions'|'--max-output-tokens'|'--tools'|'--max-tool-calls'|'--stop-when'|'--previous-response-id'|'--file'|'--dimensions'|'--input-type'|'--per-request'|'--voice'|'--speed'|'--output'|'-o'|'--turns'|'--reference-audio'|'--reference-text'|'--reference-image'|'--state'|'--state-text'|'--questions'|'--noul'|'--true'|'--false'|'--choice'|'--option'|'--score'|'--level'|'--limit'|'--results'|'--interval'|'--offline-timeout'|'--after'|'--status'|'--created-after'|'--created-before'|'--max-requests'|'--max-bytes'|'--method'|'-X'|'--header'|'-H'|'--raw-field'|'-f'|'--field'|'-F'|'--since'|'--port'|'--host'|'--fault'|'--batch-delay-ms') COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
   esac
   case "$cmdpath" in
-    '') subs='chat responses embed speak decide conversations batch api usage login config serve completion'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
-    'chat') subs=''; flags='--model -m --models --temperature -t --top-p --system -s --max-tokens --top-k --min-p --top-a --frequency-penalty --presence-penalty --repetition-penalty --seed --stop --logprobs --top-logprobs --logit-bias --response-format --reasoning-effort --service-tier --stream --no-stream --json --usage --interactive -i --continue -c --conversation --session --user --metadata --provider-only --provider-order --provider-ignore --no-fallbacks --router-metadata --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
-    'responses') subs=''; flags='--model -m --models --temperature -t --top-p --input --instructions --max-output-tokens --tools --tool-choice --reasoning-effort --reasoning-summary --text-format --verbosity --service-tier --max-tool-calls --stop-when --previous-response-id --stream --no-stream --json --usage --session --user --metadata --provider-only --provider-order --provider-ignore --no-fallbacks --router-metadata --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    '') subs='chat responses embed speak decide roles conversations batch api usage login config serve completion'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'chat') subs=''; flags='--model -m --models --temperature -t --top-p --role --system -s --max-tokens --top-k --min-p --top-a --frequency-penalty --presence-penalty --repetition-penalty --seed --stop --logprobs --top-logprobs --logit-bias --response-format --reasoning-effort --service-tier --stream --no-stream --raw --json --usage --interactive -i --continue -c --conversation --session --user --metadata --provider-only --provider-order --provider-ignore --no-fallbacks --router-metadata --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'responses') subs=''; flags='--model -m --models --temperature -t --top-p --role --input --instructions --max-output-tokens --tools --tool-choice --reasoning-effort --reasoning-summary --text-format --verbosity --service-tier --max-tool-calls --stop-when --previous-response-id --stream --no-stream --raw --json --usage --session --user --metadata --provider-only --provider-order --provider-ignore --no-fallbacks --router-metadata --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
     'embed') subs=''; flags='--file --model -m --dimensions --encoding-format --raw --input-type --user --provider-only --no-fallbacks --json --usage --jsonl --per-request --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
     'speak') subs=''; flags='--session --user --voice --model -m --format --speed --instructions --output -o --turns --reference-audio --reference-text --reference-image --json --usage --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
     'decide') subs=''; flags='--session --user --state --state-text --questions --noul --true --false --choice --option --score --level --model -m --json --usage --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'roles') subs='list show save edit delete path'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'roles list') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'roles show') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'roles save') subs=''; flags='--model -m --models --temperature -t --top-p --system -s --max-tokens --top-k --min-p --top-a --frequency-penalty --presence-penalty --repetition-penalty --seed --stop --logprobs --top-logprobs --logit-bias --response-format --reasoning-effort --service-tier --raw --session --user --metadata --provider-only --provider-order --provider-ignore --no-fallbacks --router-metadata --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'roles edit') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'roles delete') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'roles path') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
     'conversations') subs='list show delete'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
-    'conversations list') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'conversations list') subs=''; flags='--limit --json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
     'conversations show') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
     'conversations delete') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
     'batch') subs='create list get run jobs job'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
