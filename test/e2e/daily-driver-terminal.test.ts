@@ -52,7 +52,7 @@ describe.skipIf(!HAS_TMUX)('router chat -i: history, /edit, /role', () => {
     await s.waitFor(/^>\s*$/m);
     let before = t.requests().length;
     s.run('/edit');
-    await s.waitFor(/^written in the editor\nover two lines\n.+\n>\s*$/m);
+    await s.waitFor(/^written in the editor\nover two lines\n(.+\n)+>\s*$/m);
     const edited = t.requests().slice(before).find((r) => r.path.endsWith('/chat/completions'))!;
     expect(edited.body.messages.at(-1)).toEqual({ role: 'user', content: 'written in the editor\nover two lines' });
     before = t.requests().length;
@@ -63,6 +63,9 @@ describe.skipIf(!HAS_TMUX)('router chat -i: history, /edit, /role', () => {
     const sent = t.requests().slice(before).find((r) => r.path.endsWith('/chat/completions'))!;
     expect(sent.body.model).toBe('local/echo');
     expect(sent.body.messages[0]).toEqual({ role: 'system', content: 'Talk like a pirate.' });
+    // The REPL's answers are rendered too.
+    s.run('a **bold** claim');
+    await s.waitFor(/^a bold claim\n>\s*$/m);
     s.keys('C-d');
     expect(await s.lastExit()).toBe(0);
   });
@@ -74,8 +77,10 @@ describe.skipIf(!HAS_TMUX)('Markdown on a real terminal', () => {
     const s = fresh({ NO_COLOR: '1' });
     s.run(`${router} chat --model local/echo "$(printf '${md}')"; echo DONE1`);
     let screen = await s.waitFor(/^DONE1$/m);
-    const first = screen.split('\n').slice(1, screen.split('\n').indexOf('DONE1'));
+    const all = screen.split('\n');
+    const first = all.slice(all.findIndex((l) => l.startsWith('# Rivers')), all.indexOf('DONE1'));
     expect(first[0]).toBe('# Rivers');
+    expect(first.length).toBeGreaterThan(4);
     expect(first.join('\n')).not.toMatch(/\*\*|\|---/);
     expect(first.join('\n')).toMatch(/^Danube │ 2850$/m);
     for (const line of first) expect(line.length).toBeLessThanOrEqual(160);

@@ -64,3 +64,10 @@ export async function switchRole(ctx: RunContext<ChatOptions>, name: string, c: 
   }
   ctx.io.err(`role ${name}${c.model ? ` (model ${c.model})` : ''}\n`);
 }
+
+/** The REPL's answers on a terminal are Markdown rendered as they stream, as chat's (not with --raw). */
+export async function answerRenderer(io: IO, opts: ChatOptions): Promise<{ push(text: string): string; end(): string } | undefined> {
+  const { rendersMarkdown } = await import('../output.js');
+  if (!rendersMarkdown(io, opts)) return undefined;
+  return (await import('../markdown/index.js')).terminalMarkdown(io);
+}

@@ -158,21 +158,23 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
       const answerStop = new AbortController();
       const release = swallowKeys(io, () => answerStop.abort(interrupted()));
       let answer = '';
+      const md = await more.answerRenderer(io, opts);
       try {
         const req = buildChatRequest([...c.history], opts, c.model);
         for await (const chunk of await client.chat.streamText(req, { signal: AbortSignal.any([signal, answerStop.signal]) })) {
           const piece = deltaText(chunk);
           if (piece) {
             answer += piece;
-            io.out(piece);
+            io.out(md ? md.push(piece) : piece);
           }
         }
-        io.out('\n');
+        io.out(md ? md.end() || '\n' : '\n');
         kept = keepConversation(ctx, kept, c.model, [...c.history], answer, text);
         c.history.push({ role: 'assistant', content: answer });
       } catch (err) {
         c.history.pop();
-        if (answer) io.out('\n');
+        if (md) io.out(md.end());
+        else if (answer) io.out('\n');
         if (signal.aborted) throw err;
         if (answerStop.signal.aborted) io.err('(answer stopped)\n');
         else reportError(err, io);
