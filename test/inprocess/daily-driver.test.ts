@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -253,5 +253,36 @@ describe('--json FIELDS of the new lists', () => {
     await u.run(['chat', '--model', 'local/echo', 'beavers']);
     const found = JSON.parse((await u.run(['conversations', 'list', '--json', 'title', 'otters'])).stdout);
     expect(found).toEqual([{ title: 'otters' }]);
+  });
+});
+
+describe('roles edit, a broken role in the list, completion of role names', () => {
+  it('roles edit opens $EDITOR on the file (a new one from a template) and checks it after', async () => {
+    const u = user();
+    const editor = join(u.home, 'editor.sh');
+    mkdirSync(u.home, { recursive: true });
+    writeFileSync(editor, '#!/bin/sh\nprintf -- "---\\nmodel: local/echo\\n---\\nYou are a poet.\\n" > "$1"\n');
+    chmodSync(editor, 0o755);
+    const r = await u.run(['roles', 'edit', 'poet'], { env: { EDITOR: editor, VISUAL: '' } });
+    expect(r.code).toBe(0);
+    expect((await u.run(['roles', 'list'])).stdout).toBe('poet\tlocal/echo\tYou are a poet.\n');
+    writeFileSync(editor, '#!/bin/sh\nprintf -- "---\\ntemperature: [\\n---\\nx\\n" > "$1"\n');
+    const bad = await u.run(['roles', 'edit', 'poet'], { env: { EDITOR: editor, VISUAL: '' } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^error: role file .*poet\.md: line \d+, column \d+: /);
+    const failing = await u.run(['roles', 'edit', 'poet'], { env: { EDITOR: 'false', VISUAL: '' } });
+    expect(failing.code).toBe(1);
+    expect(failing.stderr).toMatch(/the editor \(false\) exited with 1/);
+  });
+
+  it('roles list shows the good roles and warns about a broken one; role names complete', async () => {
+    const u = user();
+    await u.run(['roles', 'save', 'good', '--system', 'fine']);
+    writeFileSync(join((await u.run(['roles', 'path'])).stdout.trim(), 'broken.md'), '---\nmodel: [\n---\nx\n');
+    const r = await u.run(['roles', 'list']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('good\t-\tfine\n');
+    expect(r.stderr).toMatch(/warning: role file .*broken\.md: line/);
+    expect((await u.run(['__complete', 'roles'])).stdout).toBe('broken\ngood\n');
   });
 });

@@ -29,9 +29,15 @@ export function registerRoles(program: Command): void {
     .addHelpText('after', '\nExamples:\n  $ router roles list\n  $ router roles list --json name,model')
     .action(action<JsonOpt>(async ({ io, opts, env }) => {
       await loadYaml();
-      const all = roleNames(env).map((name) => {
-        const r = readRole(env, name);
-        return { name, model: typeof r.settings.model === 'string' ? r.settings.model : null, settings: r.settings, system: r.system };
+      const all = roleNames(env).flatMap((name) => {
+        try {
+          const r = readRole(env, name);
+          return [{ name, model: typeof r.settings.model === 'string' ? r.settings.model : null, settings: r.settings, system: r.system }];
+        } catch (err) {
+          // One broken file does not hide the others: said, and left out.
+          io.note(`warning: ${(err as Error).message}`);
+          return [];
+        }
       });
       if (opts.json) return io.json(all);
       if (!all.length) return io.info('no roles yet: router roles save NAME --system TEXT');
