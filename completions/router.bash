@@ -52,6 +52,7 @@ _router() {
     'chat|--model') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
     'chat|-m') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
     'chat|--models') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
+    'chat|--role') COMPREPLY=( $(compgen -W "$(router __complete roles 2>/dev/null)" -- "$cur") ); return ;;
     'chat|--response-format') COMPREPLY=( $(compgen -W 'text json_object' -- "$cur") ); return ;;
     'chat|--reasoning-effort') COMPREPLY=( $(compgen -W 'max xhigh high medium low minimal none' -- "$cur") ); return ;;
     'chat|--service-tier') COMPREPLY=( $(compgen -W 'auto default fast flex priority scale ultrafast' -- "$cur") ); return ;;
@@ -60,6 +61,7 @@ _router() {
     'responses|--model') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
     'responses|-m') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
     'responses|--models') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
+    'responses|--role') COMPREPLY=( $(compgen -W "$(router __complete roles 2>/dev/null)" -- "$cur") ); return ;;
     'responses|--tool-choice') COMPREPLY=( $(compgen -W 'auto none required' -- "$cur") ); return ;;
     'responses|--reasoning-effort') COMPREPLY=( $(compgen -W 'max xhigh high medium low minimal none' -- "$cur") ); return ;;
     'responses|--reasoning-summary') COMPREPLY=( $(compgen -W 'auto concise detailed' -- "$cur") ); return ;;
@@ -171,7 +173,7 @@ _router() {
     'completion|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
   esac
   case "$prev" in
-    '--api-root'|'--timeout'|'--max-retries'|'--temperature'|'-t'|'--top-p'|'--role'|'--system'|'-s'|'--max-tokens'|'--top-k'|'--min-p'|'--top-a'|'--frequency-penalty'|'--presence-penalty'|'--repetition-penalty'|'--seed'|'--stop'|'--top-logprobs'|'--logit-bias'|'--conversation'|'--session'|'--user'|'--metadata'|'--provider-only'|'--provider-order'|'--provider-ignore'|'--jq'|'--input'|'--instructions'|'--max-output-tokens'|'--tools'|'--max-tool-calls'|'--stop-when'|'--previous-response-id'|'--file'|'--dimensions'|'--input-type'|'--per-request'|'--voice'|'--speed'|'--output'|'-o'|'--turns'|'--reference-audio'|'--reference-text'|'--reference-image'|'--state'|'--state-text'|'--questions'|'--noul'|'--true'|'--false'|'--choice'|'--option'|'--score'|'--level'|'--limit'|'--results'|'--interval'|'--offline-timeout'|'--after'|'--status'|'--created-after'|'--created-before'|'--max-requests'|'--max-bytes'|'--method'|'-X'|'--header'|'-H'|'--raw-field'|'-f'|'--field'|'-F'|'--since'|'--port'|'--host'|'--fault'|'--batch-delay-ms') COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
+    '--api-root'|'--timeout'|'--max-retries'|'--temperature'|'-t'|'--top-p'|'--system'|'-s'|'--max-tokens'|'--top-k'|'--min-p'|'--top-a'|'--frequency-penalty'|'--presence-penalty'|'--repetition-penalty'|'--seed'|'--stop'|'--top-logprobs'|'--logit-bias'|'--conversation'|'--session'|'--user'|'--metadata'|'--provider-only'|'--provider-order'|'--provider-ignore'|'--jq'|'--input'|'--instructions'|'--max-output-tokens'|'--tools'|'--max-tool-calls'|'--stop-when'|'--previous-response-id'|'--file'|'--dimensions'|'--input-type'|'--per-request'|'--voice'|'--speed'|'--output'|'-o'|'--turns'|'--reference-audio'|'--reference-text'|'--reference-image'|'--state'|'--state-text'|'--questions'|'--noul'|'--true'|'--false'|'--choice'|'--option'|'--score'|'--level'|'--limit'|'--results'|'--interval'|'--offline-timeout'|'--after'|'--status'|'--created-after'|'--created-before'|'--max-requests'|'--max-bytes'|'--method'|'-X'|'--header'|'-H'|'--raw-field'|'-f'|'--field'|'-F'|'--since'|'--port'|'--host'|'--fault'|'--batch-delay-ms') COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
   esac
   case "$cmdpath" in
     '') subs='chat responses embed speak decide roles conversations batch api usage login config serve completion'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
@@ -182,11 +184,11 @@ _router() {
     'decide') subs=''; flags='--session --user --state --state-text --questions --noul --true --false --choice --option --score --level --model -m --json --usage --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
     'roles') subs='list show save edit delete path'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
     'roles list') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
-    'roles show') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'roles show') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='dynamic:roles' ;;
     'roles save') subs=''; flags='--model -m --models --temperature -t --top-p --system -s --max-tokens --top-k --min-p --top-a --frequency-penalty --presence-penalty --repetition-penalty --seed --stop --logprobs --top-logprobs --logit-bias --response-format --reasoning-effort --service-tier --raw --session --user --metadata --provider-only --provider-order --provider-ignore --no-fallbacks --router-metadata --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
-    'roles edit') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
-    'roles delete') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
-    'roles path') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'roles edit') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='dynamic:roles' ;;
+    'roles delete') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='dynamic:roles' ;;
+    'roles path') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='dynamic:roles' ;;
     'conversations') subs='list show delete'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
     'conversations list') subs=''; flags='--limit --json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
     'conversations show') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
