@@ -15,7 +15,8 @@ const ALIASES: Record<string, string> = {
   service_tier: '--service-tier',
 };
 
-const flagOf = (field: string) => ALIASES[field] ?? `--${field.replace(/[._]/g, '-')}`;
+/** The flags that may have set a field: its alias, and its own name in kebab case (--max-output-tokens). */
+const flagsOf = (field: string) => [ALIASES[field], `--${field.replace(/[._]/g, '-')}`].filter((f): f is string => f !== undefined);
 
 /** Rewrites the fields an API error names into the flags the user typed for them (in `argv`). */
 export function nameFlags(err: unknown, cmd: Command, argv: readonly string[]): void {
@@ -23,6 +24,6 @@ export function nameFlags(err: unknown, cmd: Command, argv: readonly string[]): 
   const own = new Set(cmd.options.map((o) => o.long));
   const typed = (flag: string) => own.has(flag) && argv.some((a) => a === flag || a.startsWith(`${flag}=`));
   // Only names with "_" or ".": a plain word ("model", "temperature") reads the same either way.
-  const message = err.message.replace(/\b[a-z]+(?:[._][a-z]+)+\b/g, (field: string) => (typed(flagOf(field)) ? flagOf(field) : field));
+  const message = err.message.replace(/\b[a-z]+(?:[._][a-z]+)+\b/g, (field: string) => flagsOf(field).find(typed) ?? field);
   if (message !== err.message) Object.defineProperty(err, 'message', { value: message, configurable: true, writable: true });
 }
