@@ -140,8 +140,9 @@ await build({
   minifyWhitespace: true,
   minifySyntax: true,
   logLevel: 'warning',
-  // jq-wasm finds its WebAssembly file next to its own script.
-  external: ['jq-wasm'],
+  // jq-wasm finds its WebAssembly file next to its own script. yaml (roles) is loaded from
+  // node_modules only by the runs that read a role: in the bundle it would cost every start.
+  external: ['jq-wasm', 'yaml'],
   // Every import() becomes a require(): the script runs outside node's module loader.
   supported: { 'dynamic-import': false },
   define: { 'import.meta.url': '__bundleUrl' },

@@ -14,7 +14,9 @@ const first = await new Promise((resolve, reject) => {
   server.once('exit', (code) => reject(new Error(`emulator exited with ${code}`)));
 });
 const { api_root, api_key, management_key } = JSON.parse(first);
-const env = { ...process.env, ROUTER_API_ROOT: api_root, ROUTER_API_KEY: api_key, ROUTER_MANAGEMENT_KEY: management_key, ROUTER_CONFIG_DIR: join(state, 'config') };
+// Config and state (conversations, the usage ledger, jobs) of the demo's own: it leaves no trace
+// in the user's (the next chat -c does not continue the demo, router usage does not count it).
+const env = { ...process.env, ROUTER_API_ROOT: api_root, ROUTER_API_KEY: api_key, ROUTER_MANAGEMENT_KEY: management_key, ROUTER_CONFIG_DIR: join(state, 'config'), ROUTER_STATE_DIR: join(state, 'cli-state'), ROUTER_PROFILE: '', ROUTER_MODEL: '' };
 const run = (args, input) => {
   process.stderr.write(`\n$ router ${args.map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}\n`);
   const r = spawnSync(process.execPath, [bin, ...args], { env, input, stdio: [input ? 'pipe' : 'ignore', 'inherit', 'inherit'] });

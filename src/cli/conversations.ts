@@ -64,13 +64,13 @@ function isConversation(c: unknown): c is Conversation {
   );
 }
 
-/** The conversation `--continue` takes up: the last one saved. */
-export function lastConversation(env: NodeJS.ProcessEnv): Conversation {
+/** The conversation `--continue` takes up: the last one saved (null when there is none yet). */
+export function lastConversation(env: NodeJS.ProcessEnv): Conversation | null {
   let id: string;
   try {
     id = readFileSync(join(dir(env), 'LAST'), 'utf8').trim();
   } catch {
-    throw new CliError('no conversation to continue yet: run router chat first', EXIT.NOT_FOUND);
+    return null;
   }
   return loadConversation(env, id);
 }

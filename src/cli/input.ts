@@ -34,6 +34,18 @@ export async function textFromArgs(args: string[], io: IO, o: TextOptions = {}):
   return text;
 }
 
+/**
+ * The one convention for "@" in a text flag, as `router api -F` and curl have it: "@FILE" is the
+ * file's text, "@-" stdin, and "@@…" the text "@…" itself.
+ */
+export async function textOrFile(flag: string, value: string | undefined, io: IO): Promise<string | undefined> {
+  if (value === undefined || !value.startsWith('@')) return value;
+  if (value.startsWith('@@')) return value.slice(1);
+  const text = await readTextFile(flag, value.slice(1), io);
+  if (!text.trim()) throw usage(`${flag}: ${value.slice(1)} is empty`);
+  return text;
+}
+
 /** Reads a text file ("-" for stdin) with a one-line error naming the flag. */
 export async function readTextFile(flag: string, path: string, io: IO): Promise<string> {
   return path === '-' ? readAll(io.stdin, io.interrupt) : utf8Text(await readFileFor(flag, path, io.interrupt), `${flag}: ${path}`);

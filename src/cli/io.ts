@@ -118,7 +118,8 @@ export class IO {
 
   /** Width of the terminal on stdout, or undefined when stdout is not one. */
   get columns(): number | undefined {
-    return this.stdoutTTY ? (this.stdout.columns ?? 80) : undefined;
+    // A terminal that reports 0 columns (some CI ptys, a serial console) is taken as 80 wide.
+    return this.stdoutTTY ? this.stdout.columns || 80 : undefined;
   }
 
   out(data: string | Uint8Array): boolean {

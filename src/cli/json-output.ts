@@ -31,10 +31,12 @@ export const JSON_FIELDS: Record<string, readonly string[]> = {
   'usage': ['since', 'until', 'by', 'rows', 'total'],
   'conversations list': ['id', 'title', 'model', 'created_at', 'updated_at', 'turns'],
   'conversations show': ['id', 'title', 'model', 'created_at', 'updated_at', 'messages'],
+  'roles list': ['name', 'model', 'settings', 'system'],
+  'roles show': ['name', 'path', 'settings', 'system'],
 };
 
 /** Commands that take no argument: any word after their `--json` is a field list. */
-const NO_ARGUMENTS = new Set(['decide', 'serve', 'config list', 'batch list', 'batch jobs', 'usage', 'conversations list']);
+const NO_ARGUMENTS = new Set(['decide', 'serve', 'config list', 'batch list', 'batch jobs', 'usage', 'roles list']);
 
 /** The command path an argv runs ("batch get"), skipping global options. */
 export function jsonCommandPath(args: string[], withValue: Set<string>): string | undefined {

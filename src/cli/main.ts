@@ -4,7 +4,7 @@ import { integerIn, secondsIn } from './options.js';
 import { VERSION } from '../client/version.js';
 import { attachRuntime, type Runtime } from './run.js';
 import { IO, processStreams, type Streams } from './io.js';
-import { didYouMean } from '../internal/did-you-mean.js';
+import { closest, didYouMean } from '../internal/did-you-mean.js';
 
 type Register = (program: Command) => void;
 
@@ -29,6 +29,7 @@ const COMMANDS: Entry[] = [
   { name: 'embed', group: 'Generate:', usage: '[options] [texts...]', summary: 'embed texts as vectors', load: async () => (await import('./commands/embed.js')).registerEmbed },
   { name: 'speak', group: 'Generate:', usage: '[options] [text...]', summary: 'synthesize speech: audio bytes to a file or stdout', load: async () => (await import('./commands/speak.js')).registerSpeak },
   { name: 'decide', group: 'Generate:', usage: '[options]', summary: 'ask structured questions about content (alpha)', load: async () => (await import('./commands/decide.js')).registerDecide },
+  { name: 'roles', group: 'Generate:', usage: '', summary: 'system prompts and settings kept under a name, for chat --role', load: async () => (await import('./commands/roles.js')).registerRoles },
   { name: 'conversations', group: 'Generate:', usage: '', summary: 'list, show and delete the conversations chat keeps', load: async () => (await import('./commands/conversations.js')).registerConversations },
   { name: 'batch', group: 'Batches:', usage: '', summary: 'create, list and follow asynchronous batches', load: async () => (await import('./commands/batch/index.js')).registerBatch },
   { name: 'api', group: 'Scripting:', usage: '[options] [method] <path>', summary: 'call any endpoint with your key (raw access, --paginate, --jq)', load: async () => (await import('./commands/api.js')).registerApi },
@@ -81,7 +82,7 @@ export async function buildProgram(only?: string | null): Promise<Command> {
 Examples:
   $ router serve --port 8080                        # local emulator, prints a key
   $ echo "hi" | router chat --model local/echo
-  $ router batch create requests.jsonl --watch
+  $ router batch create requests.jsonl --model local/echo --watch
   $ router speak "hello" --voice alloy --model local/tts -o hello.mp3
 
 Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 payment, 5 not found/gone,
@@ -118,10 +119,23 @@ function commandPath(cmd: Command): string {
   return names.join(' ');
 }
 
-/** A value outside an option's or argument's choices: the choice it most likely meant. */
-function choiceHint(text: string): string {
+/**
+ * A value outside an option's or argument's choices, an unknown flag or command: what it most likely
+ * meant, only when close (commander's own guesses reach too far: --image was --usage).
+ */
+function choiceHint(text: string, cmd: Command): string {
   const m = /'([^']*)' is invalid.*[Aa]llowed(?: choices are|:) (.+)$/.exec(text);
-  return m ? didYouMean(m[1]!, m[2]!.split(/,\s*/)) : '';
+  if (m) return didYouMean(m[1]!, m[2]!.split(/,\s*/));
+  const flag = /^unknown option '(--[^'=]+)/.exec(text);
+  if (flag) {
+    const flags: string[] = [];
+    for (let c: Command | null = cmd; c; c = c.parent) for (const o of c.options) if (o.long) flags.push(o.long.slice(2));
+    // Measured without the dashes: they are no part of the word the user may have mistyped.
+    const meant = closest(flag[1]!.slice(2), flags);
+    return meant ? ` (Did you mean --${meant}?)` : '';
+  }
+  const command = /^unknown command '([^']+)'/.exec(text);
+  return command ? didYouMean(command[1]!, cmd.commands.map((c) => c.name())) : '';
 }
 
 /** Commander's message as one line (its "Did you mean …?" kept), then where to look. */
@@ -134,12 +148,13 @@ export function usageLine(message: string, cmd: Command): string {
     .replace(/^command-argument value '([^']*)' is invalid for argument '([^']*)'\./, "argument '$2' value '$1' is invalid.")
     .replace(/ is invalid\. (\S)/, (_, c: string) => ` is invalid: ${c.toLowerCase()}`)
     .replace(/\.$/, '');
-  return `error: ${text}${choiceHint(text)}; see "${commandPath(cmd)} --help"\n`;
+  return `error: ${text}${choiceHint(text, cmd)}; see "${commandPath(cmd)} --help"\n`;
 }
 
 /** Applies exitOverride and the runtime's streams to the whole tree: usage errors exit with EXIT.USAGE. */
 function applyExit(cmd: Command, streams: Streams): void {
   cmd.exitOverride();
+  cmd.showSuggestionAfterError(false);
   cmd.configureOutput({
     writeOut: (str) => streams.stdout.write(str),
     writeErr: (str) => streams.stderr.write(str),
@@ -157,8 +172,16 @@ function unknownHelpTopic(program: Command, args: string[]): string | undefined 
   return topic;
 }
 
+/** `router help batch run` is `router batch run --help` (commander's help command reads one word only). */
+function helpOfSubcommand(args: string[]): string[] {
+  const at = args.indexOf('help');
+  if (at < 0 || args.slice(0, at).some((a) => !a.startsWith('-'))) return args;
+  const words = args.slice(at + 1).filter((a) => !a.startsWith('-'));
+  return words.length > 1 ? [...args.slice(0, at), ...words, '--help'] : args;
+}
+
 export async function main(rawArgv: string[], streams: Streams = processStreams()): Promise<number> {
-  let args = rawArgv.slice(2);
+  let args = helpOfSubcommand(rawArgv.slice(2));
   if (args.some((a) => a.startsWith('--json'))) {
     const { jsonCommandPath, rewriteJsonFields } = await import('./json-output.js');
     args = rewriteJsonFields(args, jsonCommandPath(args, GLOBAL_WITH_VALUE));

@@ -41,3 +41,21 @@ export async function streamToStdout(io: IO, pieces: AsyncIterable<string>, opts
 export function printText(io: IO, text: string): void {
   io.out(text.endsWith('\n') ? text : `${text}\n`);
 }
+
+/** Whether text for stdout is rendered as Markdown: on a terminal, unless --raw or --json (or TERM=dumb). */
+export function rendersMarkdown(io: IO, opts: { raw?: boolean; json?: boolean }): boolean {
+  return io.stdoutTTY && !opts.raw && !opts.json && io.env.TERM !== 'dumb';
+}
+
+/** Streamed text as stdout shows it: rendered on a terminal, else exactly as received. */
+export async function shownPieces(io: IO, pieces: AsyncIterable<string>, opts: { raw?: boolean; json?: boolean }): Promise<AsyncIterable<string>> {
+  if (!rendersMarkdown(io, opts)) return pieces;
+  return (await import('./markdown/index.js')).renderPieces(io, pieces);
+}
+
+/** A whole answer as stdout shows it (see shownPieces). */
+export async function shownText(io: IO, text: string, opts: { raw?: boolean; json?: boolean }): Promise<string> {
+  if (!rendersMarkdown(io, opts)) return text;
+  const md = (await import('./markdown/index.js')).terminalMarkdown(io);
+  return md.push(text) + md.end();
+}

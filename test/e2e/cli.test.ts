@@ -141,16 +141,18 @@ describe('router chat -i', () => {
 });
 
 describe('router config init', () => {
-  it('asks for root, hidden key and model in a terminal, and writes the profile', async () => {
+  it('asks for root, hidden keys and model in a terminal, and writes the profile', async () => {
     const cfg = join(t.dir, 'init-config');
-    const feed = `(sleep 0.8; printf '${t.apiRoot}\\r'; sleep 0.4; printf '${t.apiKey}\\r'; sleep 0.4; printf 'local/echo\\r'; sleep 0.5)`;
+    const feed = `(sleep 0.8; printf '${t.apiRoot}\\r'; sleep 0.4; printf '${t.apiKey}\\r'; sleep 0.4; printf '${t.managementKey}\\r'; sleep 0.4; printf 'local/echo\\r'; sleep 0.5)`;
     const child = spawn('bash', ['-c', `${feed} | script -qfec "node ${BIN} config init --profile fresh" /dev/null`], { env: { ...process.env, ROUTER_CONFIG_DIR: cfg } });
     let screen = '';
     child.stdout.on('data', (c) => (screen += c));
     await new Promise((done) => child.on('close', done));
     expect(screen).not.toContain(t.apiKey);
+    expect(screen).not.toContain(t.managementKey);
+    expect(screen).toMatch(/Management key, for speak and decide/);
     const list = await t.run(['config', 'list', '--json'], { env: { ROUTER_CONFIG_DIR: cfg, ROUTER_API_KEY: '', ROUTER_API_ROOT: '' } });
-    expect(JSON.parse(list.stdout).profiles[0]).toMatchObject({ name: 'fresh', api_root: t.apiRoot, model: 'local/echo', api_key: `${t.apiKey.slice(0, 6)}…${t.apiKey.slice(-4)}` });
+    expect(JSON.parse(list.stdout).profiles[0]).toMatchObject({ name: 'fresh', api_root: t.apiRoot, model: 'local/echo', api_key: `${t.apiKey.slice(0, 6)}…${t.apiKey.slice(-4)}`, management_key: `${t.managementKey.slice(0, 6)}…${t.managementKey.slice(-4)}` });
     const chat = await t.run(['chat', 'through init'], { env: { ROUTER_CONFIG_DIR: cfg, ROUTER_API_KEY: '', ROUTER_API_ROOT: '' } });
     expect(chat.stdout).toBe('through init\n');
   });

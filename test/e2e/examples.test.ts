@@ -15,14 +15,16 @@ let env: Record<string, string>;
 const INTERACTIVE = /^router (login|config init)( --profile \w+)?$|^router chat -i\b/;
 
 beforeAll(async () => {
-  t = await startTestEnv();
+  // Paced as a default `router serve` (20 ms a request): an example too slow for a user fails here.
+  t = await startTestEnv({ batchDelayMs: 20 });
   work = join(t.dir, 'examples');
   const bin = join(t.dir, 'bin');
   mkdirSync(work);
   mkdirSync(bin);
   writeFileSync(join(bin, 'router'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
   chmodSync(join(bin, 'router'), 0o755);
-  const req = (id: string, text: string) => JSON.stringify({ custom_id: id, body: { model: 'local/echo', messages: [{ role: 'user', content: text }] } });
+  // As a user's file is: no model in the lines (an example without --model fails, as it would for them).
+  const req = (id: string, text: string) => JSON.stringify({ custom_id: id, body: { messages: [{ role: 'user', content: text }] } });
   const files: Record<string, string> = {
     'requests.jsonl': [req('a', 'first'), req('b', 'second')].join('\n'),
     'notes.txt': 'notes to summarize',

@@ -213,9 +213,9 @@ describe('conversations', () => {
     expect(shown.stdout).toBe('user: door code 4711\n\nassistant: door code 4711\n');
     expect((await t.run(['conversations', 'delete', 'notes'], { env })).code).toBe(0);
     expect((await t.run(['conversations', 'show', 'notes'], { env })).code).toBe(5);
-    const none = await t.run(['chat', '-c', 'x'], { env: { ROUTER_STATE_DIR: join(t.dir, 'empty-state') } });
-    expect(none.code).toBe(5);
-    expect(none.stderr).toMatch(/no conversation to continue yet/);
+    // As llm -c: with no conversation yet, -c starts one (issue 34).
+    const none = await t.run(['chat', '-c', '--model', 'local/echo', 'x'], { env: { ROUTER_STATE_DIR: join(t.dir, 'empty-state') } });
+    expect(none).toMatchObject({ code: 0, stdout: 'x\n' });
   });
 });
 

@@ -189,6 +189,8 @@ describe.skipIf(!HAS_TMUX)('prompts on a terminal', () => {
     term.run(t.apiRoot);
     await term.waitFor(/API key/);
     term.run(t.apiKey);
+    await term.waitFor(/Management key/);
+    term.run('');
     await term.waitFor(/Default model/);
     term.run('local/echo');
     await term.waitFor(/saved profile "asked"/);

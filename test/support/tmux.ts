@@ -37,6 +37,11 @@ export class Terminal {
     this.keys('Enter');
   }
 
+  /** Resizes the window, as a person dragging its corner would. */
+  resize(columns: number, rows: number): void {
+    this.tmux('resize-window', '-t', 't', '-x', String(columns), '-y', String(rows));
+  }
+
   screen(): string {
     return this.tmux('capture-pane', '-p', '-J', '-t', 't', '-S', '-300');
   }

@@ -33,7 +33,7 @@ export function registerApi(program: Command): void {
     .option('-X, --method <method>', `HTTP method: ${METHODS.join(', ')} (default GET; POST with fields or --input, unless --paginate)`)
     .option('-H, --header <name:value>', 'add a request header (repeatable)', collect)
     .option('-f, --raw-field <key=value>', 'a string field: in the query for GET, else in the JSON body (repeatable)', collect)
-    .option('-F, --field <key=value>', 'a typed field: true, false, null and numbers as JSON, @file for a file\'s text (repeatable)', collect)
+    .option('-F, --field <key=value>', 'a typed field: true, false, null and numbers as JSON, @FILE for a file\'s text, @@ for a leading @ (repeatable)', collect)
     .option('--input <file>', 'the request body from a file, or - for stdin (fields then go in the query)')
     .option('--paginate', 'GET: follow has_more/last_id through every page; prints one list with every item')
     .option('-i, --include', 'print the status line and the response headers before the body')
@@ -87,6 +87,7 @@ export function setField(target: Record<string, unknown>, key: string, value: un
 async function typed(raw: string, signal: AbortSignal): Promise<unknown> {
   if (raw === 'true' || raw === 'false' || raw === 'null') return JSON.parse(raw);
   if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(raw)) return Number(raw);
+  if (raw.startsWith('@@')) return raw.slice(1);
   if (raw.startsWith('@')) return utf8Text(await readFileFor('-F', raw.slice(1), signal), `-F: ${raw.slice(1)}`);
   return raw;
 }
@@ -116,10 +117,12 @@ function headersOf(list: string[] = []): Record<string, string> {
 async function runApi(ctx: RunContext<ApiOpts>, first: string, second: string | undefined): Promise<void> {
   const { io, opts, signal } = ctx;
   const upper = first.toUpperCase();
-  const path = second ?? first;
+  const given = second ?? first;
+  // As gh api: "v1/models" is "/v1/models"; a URL is no path.
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(given)) throw usage(`give a path relative to the API root (e.g. /v1/models), not a URL: "${given}"`);
+  const path = given.startsWith('/') ? given : `/${given}`;
   if (second !== undefined && !(METHODS as readonly string[]).includes(upper)) throw usage(`"${first}" is not an HTTP method (${METHODS.join(', ')})`);
   if (second === undefined && (METHODS as readonly string[]).includes(upper)) throw usage(`no path after ${upper}: give one relative to the API root, e.g. router api ${upper} /v1/batches`);
-  if (!path.startsWith('/')) throw usage(`the path must start with "/" (relative to the API root), got "${path}"`);
   const fields = await fieldsOf(opts, signal);
   const headers = headersOf(opts.header);
   let body: string | Buffer | undefined;

@@ -10,7 +10,8 @@ import type { ChatOptions } from './chat-flags.js';
 export function openConversation(ctx: RunContext<ChatOptions>): Conversation | undefined {
   const { opts, env } = ctx;
   if (opts.continue && opts.conversation) throw usage('give one of -c/--continue and --conversation ID');
-  if (opts.continue) return lastConversation(env);
+  // As `llm -c`: with no conversation yet, -c starts one.
+  if (opts.continue) return lastConversation(env) ?? undefined;
   if (opts.conversation === undefined) return undefined;
   try {
     return loadConversation(env, checkConversationId(opts.conversation));

@@ -7,7 +7,8 @@ export const SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priority', 'sc
 /** The flags of `router chat`, in help order; ChatOptions is inferred from them. */
 export const CHAT_FLAGS = {
   ...MODEL_FLAGS,
-  system: { flags: '-s, --system <text>', help: 'system message', parse: nonEmpty },
+  role: { flags: '--role <name>', help: 'apply a role: its settings and system prompt (router roles list); flags given here win', parse: nonEmpty },
+  system: { flags: '-s, --system <text>', help: 'system message; @FILE reads it from a file, @- from stdin (@@ for a leading @)', parse: nonEmpty },
   maxTokens: { flags: '--max-tokens <n>', help: 'maximum completion tokens (>= 1)', parse: integerIn(1) },
   // Provider-dependent in the spec: the CLI checks the type only.
   topK: { flags: '--top-k <k>', help: 'top-k sampling (provider-dependent)', parse: integerIn(Number.MIN_SAFE_INTEGER) },
@@ -28,6 +29,7 @@ export const CHAT_FLAGS = {
     { flags: '--stream', help: 'stream (default for text; with --json, print chunks as JSONL)' },
     { flags: '--no-stream', help: 'wait for the whole answer' },
   ],
+  raw: { flags: '--raw', help: 'print the text exactly as received (on a terminal it is rendered as Markdown)' },
   json: { flags: '--json', help: 'print the chat.completion object (or chunks as JSONL with --stream)' },
   usage: { flags: '--usage', help: 'print token usage and cost to stderr' },
   interactive: { flags: '-i, --interactive', help: 'conversation in a REPL (/exit, /model, /system, /save FILE)' },

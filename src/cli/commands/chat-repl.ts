@@ -8,7 +8,7 @@ import { keepConversation, openConversation, withSystem } from './chat-conversat
 import { buildChatRequest, type ChatOptions } from './chat-request.js';
 import { usage } from '../exit-codes.js';
 
-export const REPL_HELP = 'commands: /exit, /model ID, /system TEXT, /save FILE, /clear, /help; end a line with \\ to continue it. '
+export const REPL_HELP = 'commands: /exit, /model ID, /system TEXT, /role NAME, /edit, /save FILE, /clear, /help; end a line with \\ to continue it; Up-arrow recalls earlier lines, of earlier sessions too. '
   + 'Ctrl-C stops an answer (the exchange is dropped) or clears the line; Ctrl-C on an empty line exits (130), Ctrl-D exits (0)';
 
 type Asked = { line: string } | { end: 'eof' | 'interrupt' };
@@ -69,7 +69,8 @@ interface Conversation {
 }
 
 /** A slash command; returns false for /exit. A failure prints one line and the conversation goes on. */
-async function slash(io: IO, text: string, c: Conversation): Promise<boolean> {
+async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation): Promise<boolean> {
+  const io = ctx.io;
   const [cmd, ...rest] = text.split(/\s+/);
   const arg = rest.join(' ');
   if (cmd === '/exit' || cmd === '/quit') return false;
@@ -82,6 +83,9 @@ async function slash(io: IO, text: string, c: Conversation): Promise<boolean> {
     if (at >= 0) c.history.splice(at, 1);
     if (arg) c.history.unshift({ role: 'system', content: arg });
     io.err(arg ? 'system message set\n' : 'system message cleared\n');
+  } else if (cmd === '/role') {
+    if (!arg) io.err('usage: /role NAME (router roles list)\n');
+    else await (await import('./chat-repl-more.js')).switchRole(ctx, arg, c);
   } else if (cmd === '/clear') {
     c.history.splice(0, c.history.length, ...c.history.filter((m) => m.role === 'system'));
     io.err('conversation cleared\n');
@@ -112,7 +116,8 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
   const c: Conversation = { model: settings.model, history: withSystem(saved?.messages ?? [], opts.system) };
   let kept = saved;
   if (saved) io.err(`continuing ${saved.id} (${saved.messages.filter((m) => m.role === 'user').length} turns)\n`);
-  const lines: string[] = [];
+  const more = await import('./chat-repl-more.js');
+  const lines: string[] = more.loadHistory(ctx.env);
   io.err(`router chat${c.model ? ` with ${c.model}` : ''}. ${REPL_HELP}\n`);
   try {
     for (;;) {
@@ -126,11 +131,24 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
         if (a.end === 'interrupt') throw interrupted();
         return;
       }
-      const text = line.trim();
+      more.saveHistory(ctx.env, lines);
+      let text = line.trim();
       if (!text) continue;
-      if (text.startsWith('/')) {
+      if (text === '/edit') {
         try {
-          if (!(await slash(io, text, c))) return;
+          text = await more.editMessage(io);
+        } catch (err) {
+          reportError(err, io);
+          continue;
+        }
+        if (!text) {
+          io.err('(empty message: nothing sent)\n');
+          continue;
+        }
+        io.err(`${text}\n`);
+      } else if (text.startsWith('/')) {
+        try {
+          if (!(await slash(ctx, text, c))) return;
         } catch (err) {
           reportError(err, io);
         }
@@ -140,21 +158,23 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
       const answerStop = new AbortController();
       const release = swallowKeys(io, () => answerStop.abort(interrupted()));
       let answer = '';
+      const md = await more.answerRenderer(io, opts);
       try {
         const req = buildChatRequest([...c.history], opts, c.model);
         for await (const chunk of await client.chat.streamText(req, { signal: AbortSignal.any([signal, answerStop.signal]) })) {
           const piece = deltaText(chunk);
           if (piece) {
             answer += piece;
-            io.out(piece);
+            io.out(md ? md.push(piece) : piece);
           }
         }
-        io.out('\n');
+        io.out(md ? md.end() || '\n' : '\n');
         kept = keepConversation(ctx, kept, c.model, [...c.history], answer, text);
         c.history.push({ role: 'assistant', content: answer });
       } catch (err) {
         c.history.pop();
-        if (answer) io.out('\n');
+        if (md) io.out(md.end());
+        else if (answer) io.out('\n');
         if (signal.aborted) throw err;
         if (answerStop.signal.aborted) io.err('(answer stopped)\n');
         else reportError(err, io);

@@ -6,13 +6,14 @@ import type { RouterClient } from '../../client/index.js';
 import { deltaText } from '../../client/resources/chat.js';
 import { readCompletion, type FailedAnswerError } from '../../client/answer-reading.js';
 import type { IO } from '../io.js';
-import { printText, streamToStdout, usageLine } from '../output.js';
+import { printText, shownPieces, shownText, streamToStdout, usageLine } from '../output.js';
 import { buildChatRequest, validateChatOptions } from './chat-request.js';
 import { CHAT_FLAGS, type ChatOptions } from './chat-flags.js';
 
 export type { ChatOptions };
 import { action, type RunContext } from '../run.js';
-import { textFromArgs } from '../input.js';
+import { applyRoleFlag } from '../roles.js';
+import { textFromArgs, textOrFile } from '../input.js';
 import { keepConversation, openConversation, withSystem } from './chat-conversation.js';
 
 export { REASONING_EFFORTS, SERVICE_TIERS } from './chat-flags.js';
@@ -21,8 +22,8 @@ export function registerChat(program: Command): void {
   addFlags(
     program
       .command('chat')
-      .description('Send a prompt (arguments, or stdin when there are none) to a chat model and stream the answer to stdout.')
-      .argument('[prompt...]', 'the prompt; "-" or nothing reads stdin'),
+      .description('Send a prompt to a chat model and stream the answer to stdout. The prompt is the arguments and a piped stdin: stdin first, then the arguments, or at the place of a "-" among them.')
+      .argument('[prompt...]', 'the prompt; "-" puts stdin at its place'),
     CHAT_FLAGS,
   )
     .addHelpText(
@@ -31,6 +32,9 @@ export function registerChat(program: Command): void {
 Examples:
   $ router chat "Name three rivers" --model local/lorem
   $ git diff | router chat -s "Review this diff" --model local/lorem
+  $ router roles save terse --system "Answer in one line." --model local/echo
+  $ router chat --role terse "why is the sky blue?"
+  $ echo MID | router chat before - after --model local/echo   # sends "before after\n\nMID"
   $ router chat --json --temperature 0.2 "hi" | jq -r '.choices[0].message.content'`,
     )
     .action(action<ChatOptions, [string[]]>(runChat));
@@ -38,6 +42,8 @@ Examples:
 
 async function runChat(ctx: RunContext<ChatOptions>, args: string[]): Promise<void> {
   const { io, opts, signal, connect } = ctx;
+  await applyRoleFlag(ctx.cmd, opts, io);
+  opts.system = await textOrFile('--system', opts.system, io);
   validateChatOptions(opts);
   if (opts.interactive) {
     const { runRepl } = await import('./chat-repl.js');
@@ -53,7 +59,7 @@ async function runChat(ctx: RunContext<ChatOptions>, args: string[]): Promise<vo
   try {
     const answer = (opts.stream ?? !opts.json) ? await streamChat(io, client, req, opts, call) : await completeChat(io, client, req, opts, call);
     const u = answer.usage;
-    ctx.logUsage({ endpoint: '/v1/chat/completions', model: req.model ?? req.models?.[0], ...usageFields(u) });
+    ctx.logUsage({ endpoint: '/v1/chat/completions', model: answer.model ?? req.model ?? req.models?.[0], ...usageFields(u) });
     if (answer.failure) throw answer.failure;
     keepConversation(ctx, earlier, req.model, messages, answer.text, prompt);
     if (opts.usage) io.note(usageLine(u && { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens, cost: u.cost }, ['prompt', 'completion']));
@@ -66,6 +72,8 @@ type Call = { signal: AbortSignal; routerMetadata?: boolean };
 
 interface Answer {
   text: string;
+  /** The model that answered, as the answer names it. */
+  model?: string;
   usage: ChatUsage | undefined;
   /** What the answer says about itself when it failed (printed first, then reported). */
   failure?: FailedAnswerError;
@@ -75,14 +83,15 @@ async function completeChat(io: IO, client: RouterClient, req: ChatCompletionReq
   const completion = await client.chat.create(req, call);
   const { text, failure } = readCompletion(completion);
   if (opts.json) io.json(completion);
-  else if (text || !failure) printText(io, text);
+  else if (text || !failure) printText(io, await shownText(io, text, opts));
   if (opts.routerMetadata && !opts.json && completion.router_metadata) io.note(`router: ${completion.router_metadata.summary}`);
-  return { text, usage: completion.usage, failure };
+  return { text, usage: completion.usage, model: completion.model || undefined, failure };
 }
 
 /** Text deltas (or, with --json, every chunk as a JSON line) to stdout as they arrive. */
 async function streamChat(io: IO, client: RouterClient, req: ChatCompletionRequest, opts: ChatOptions, call: Call): Promise<Answer> {
   let usage: ChatUsage | undefined;
+  let model: string | undefined;
   let text = '';
   const chunks = opts.json ? await client.chat.stream(req, call) : await client.chat.streamText(req, call);
   // What one read of the network brought goes out in one write.
@@ -91,6 +100,7 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
       let out = '';
       for (const chunk of batch) {
         if (chunk.usage) usage = chunk.usage;
+        if (chunk.model) model ??= chunk.model;
         const content = deltaText(chunk);
         text += content;
         if (opts.json) out += io.jsonLine(chunk);
@@ -102,6 +112,6 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
       yield out;
     }
   }
-  await streamToStdout(io, pieces(), { endLine: !opts.json });
-  return { text, usage };
+  await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: !opts.json });
+  return { text, usage, model };
 }

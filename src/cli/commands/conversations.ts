@@ -1,9 +1,18 @@
 /** `router conversations list|show|delete`: the conversations `router chat` keeps. */
 import type { Command } from '../commander.js';
 import { action, type RunContext } from '../run.js';
+import { integerIn } from '../options.js';
 import { deleteConversation, listConversations, loadConversation, type Conversation } from '../conversations.js';
 
 type JsonOpt = { json?: boolean };
+type ListOpts = JsonOpt & { limit?: number };
+
+/** Every word of the search in the title or the messages (case-insensitive). */
+function matches(c: Conversation, words: string[]): boolean {
+  if (!words.length) return true;
+  const text = [c.id, c.title, ...c.messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))].join('\n').toLowerCase();
+  return words.every((w) => text.includes(w.toLowerCase()));
+}
 
 const summary = (c: Conversation) => ({ id: c.id, title: c.title, model: c.model ?? null, created_at: c.created_at, updated_at: c.updated_at, turns: c.messages.filter((m) => m.role === 'user').length });
 
@@ -13,15 +22,17 @@ export function registerConversations(program: Command): void {
     .description('The conversations router chat keeps: list, show and delete them. Continue one with router chat -c (the last) or --conversation ID.');
   conv
     .command('list')
-    .description('list conversations, most recent first')
+    .description('list conversations, most recent first; SEARCH keeps those whose id, title or messages hold every word')
+    .argument('[search...]', 'words to look for (case-insensitive)')
+    .option('--limit <n>', 'at most N conversations (the most recent)', integerIn(1))
     .option('--json', 'print them as JSON')
-    .addHelpText('after', '\nPiped, one tab-separated line each: id, updated, turns, model, title.\n\nExamples:\n  $ router conversations list\n  $ router conversations list --json id,turns')
-    .action(action<JsonOpt>(async ({ io, opts, env }) => {
+    .addHelpText('after', '\nPiped, one tab-separated line each: id, updated, turns, model, title.\n\nExamples:\n  $ router conversations list\n  $ router conversations list --limit 5 river\n  $ router conversations list --json id,turns')
+    .action(action<ListOpts, [string[]]>(async ({ io, opts, env }, search: string[]) => {
       const { conversations, damaged } = listConversations(env);
       for (const id of damaged) io.info(`warning: the conversation file of ${id} is damaged (router conversations delete ${id} removes it)`);
-      const all = conversations.map(summary);
+      const all = conversations.filter((c) => matches(c, search)).slice(0, opts.limit).map(summary);
       if (opts.json) return io.json(all);
-      if (!all.length) return io.info('no conversations yet: router chat keeps each one (unless --no-log)');
+      if (!all.length) return io.info(search.length ? `no conversation holds ${search.map((w) => `"${w}"`).join(' and ')}` : 'no conversations yet: router chat keeps each one (unless --no-log)');
       io.out(`${all.map((c) => [c.id, c.updated_at, String(c.turns), c.model ?? '-', c.title].join('\t')).join('\n')}\n`);
     }));
   conv

@@ -8,8 +8,9 @@ import { REASONING_EFFORTS } from './chat-flags.js';
 /** The flags of `router responses`, in help order; ResponsesOpts is inferred from them. */
 export const RESPONSES_FLAGS = {
   ...MODEL_FLAGS,
+  role: { flags: '--role <name>', help: 'apply a role: its settings and system prompt as instructions (router roles list); flags given here win', parse: nonEmpty },
   input: { flags: '--input <file>', help: 'input from a JSON file: a string or an array of input items ("-" for stdin)' },
-  instructions: { flags: '--instructions <text>', help: 'system instructions', parse: nonEmpty },
+  instructions: { flags: '--instructions <text>', help: 'system instructions; @FILE reads them from a file, @- from stdin (@@ for a leading @)', parse: nonEmpty },
   maxOutputTokens: { flags: '--max-output-tokens <n>', help: 'maximum output tokens (>= 1)', parse: integerIn(1) },
   tools: { flags: '--tools <file>', help: 'tools from a JSON file (an array of tool objects)' },
   toolChoice: { flags: '--tool-choice <choice>', help: 'tool choice', choices: ['auto', 'none', 'required'] },
@@ -25,6 +26,7 @@ export const RESPONSES_FLAGS = {
     { flags: '--stream', help: 'stream (default for text; with --json, print events as JSONL)' },
     { flags: '--no-stream', help: 'wait for the whole response' },
   ],
+  raw: { flags: '--raw', help: 'print the text exactly as received (on a terminal it is rendered as Markdown)' },
   json: { flags: '--json', help: 'print the response object (or events as JSONL with --stream)' },
   usage: { flags: '--usage', help: 'print token usage and cost to stderr' },
   ...ROUTING_FLAGS,

@@ -5,11 +5,12 @@ import { readResponse } from '../../client/answer-reading.js';
 import { isFinalResponse, isTextDelta, type ResponsesRequest, type ResponsesResult } from '../../client/resources/responses.js';
 import type { RouterClient } from '../../client/index.js';
 import type { IO } from '../io.js';
-import { printText, streamToStdout, usageLine } from '../output.js';
+import { printText, shownPieces, shownText, streamToStdout, usageLine } from '../output.js';
 import { buildResponsesRequest, RESPONSES_FLAGS, stopConditions, type ResponsesOpts } from './responses-request.js';
 import { action, type RunContext } from '../run.js';
+import { applyRoleFlag } from '../roles.js';
 import { usage } from '../exit-codes.js';
-import { checkMetadataFlags, readJsonFile, textFromArgs } from '../input.js';
+import { checkMetadataFlags, readJsonFile, textFromArgs, textOrFile } from '../input.js';
 
 
 export function registerResponses(program: Command): void {
@@ -30,6 +31,8 @@ Examples:
 
 async function runResponses(ctx: RunContext<ResponsesOpts>, args: string[]): Promise<void> {
   const { io, opts, signal, connect } = ctx;
+  await applyRoleFlag(ctx.cmd, opts, io);
+  opts.instructions = await textOrFile('--instructions', opts.instructions, io);
   if (opts.previousResponseId !== undefined) {
     throw usage('--previous-response-id is not supported: each request is independent; put the whole history in --input');
   }
@@ -87,7 +90,7 @@ async function createResponse(io: IO, client: RouterClient, req: ResponsesReques
   const r = await client.responses.create(req, call);
   const { text, failure } = readResponse(r);
   if (opts.json) io.json(r);
-  else if (text || !failure) printText(io, text);
+  else if (text || !failure) printText(io, await shownText(io, text, opts));
   return r;
 }
 
@@ -102,6 +105,6 @@ async function streamResponse(io: IO, client: RouterClient, req: ResponsesReques
       else if (isTextDelta(ev)) yield ev.delta;
     }
   }
-  await streamToStdout(io, pieces(), { endLine: !opts.json });
+  await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: !opts.json });
   return final;
 }

@@ -109,8 +109,8 @@ before anything is sent. The new batch id is always printed (on stderr with --wa
 
 Examples:
   $ router batch create requests.jsonl --model local/echo
-  $ router batch create requests.jsonl --watch --results results.jsonl
-  $ cat requests.jsonl | router batch create - --endpoint /v1/chat/completions --json`,
+  $ router batch create requests.jsonl --model local/echo --watch --results results.jsonl
+  $ cat requests.jsonl | router batch create - --endpoint /v1/chat/completions --model local/echo --json`,
     )
     .action(action<CreateOpts, [string]>(async (ctx, file) => (await import('./create.js')).runCreate(ctx, file)));
 }

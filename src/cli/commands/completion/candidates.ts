@@ -16,6 +16,7 @@ async function profiles(ctx: RunContext<unknown>): Promise<{ names: string[]; mo
 export async function candidates(ctx: RunContext<unknown>, kind: DynamicKind): Promise<string[]> {
   if (kind === 'settings') return [...PROFILE_FIELDS];
   if (kind === 'profiles') return (await profiles(ctx)).names;
+  if (kind === 'roles') return (await import('../../roles.js')).roleNames(ctx.env);
   if (kind === 'job-ids') return (await import('../batch/job/store.js')).listJobs(ctx.env).map((j) => j.id);
   const flags = { ...ctx.flags, timeout: TIMEOUT_S, maxRetries: 0 };
   const { connect } = await import('../../context.js');

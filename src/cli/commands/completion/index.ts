@@ -24,7 +24,7 @@ Examples:
     );
 }
 
-const KINDS: readonly DynamicKind[] = ['batch-ids', 'job-ids', 'profiles', 'settings', 'models'];
+const KINDS: readonly DynamicKind[] = ['batch-ids', 'job-ids', 'profiles', 'settings', 'models', 'roles'];
 
 /** `router __complete KIND`: the values a completion script offers, one per line; never an error on stderr. */
 export function registerComplete(program: Command): void {

@@ -1,7 +1,7 @@
 import type { Command, Option } from '../../commander.js';
 
 /** Values a shell asks `router __complete KIND` for at completion time. */
-export type DynamicKind = 'batch-ids' | 'job-ids' | 'profiles' | 'settings' | 'models';
+export type DynamicKind = 'batch-ids' | 'job-ids' | 'profiles' | 'settings' | 'models' | 'roles';
 
 export interface Flag {
   name: string;
@@ -29,8 +29,12 @@ const ARG_KINDS: Record<string, DynamicKind> = {
   'config delete': 'profiles',
   'config set': 'settings',
   'config get': 'settings',
+  'roles show': 'roles',
+  'roles edit': 'roles',
+  'roles delete': 'roles',
+  'roles path': 'roles',
 };
-const FLAG_KINDS: Record<string, DynamicKind> = { '--profile': 'profiles', '--model': 'models', '--models': 'models', '--resume': 'job-ids' };
+const FLAG_KINDS: Record<string, DynamicKind> = { '--profile': 'profiles', '--model': 'models', '--models': 'models', '--resume': 'job-ids', '--role': 'roles' };
 const FILE_ARGS = new Set(['batch create', 'batch run']);
 
 /** Walks the commander tree: every visible command path with its subcommands, flags and argument. */

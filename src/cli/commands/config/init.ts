@@ -9,13 +9,13 @@ import { KEY_SYNTAX } from '../../../config/settings.js';
 export function registerConfigInit(config: Command): void {
   config
     .command('init')
-    .description('set up a profile interactively: API root, key (hidden) and default model')
+    .description('set up a profile interactively: API root, API key and management key (both hidden; speak and decide need the management key) and default model')
     .option('-p, --profile <name>', 'profile to write (default: the current one)')
     .addHelpText('after', '\nExamples:\n  $ router config init\n  $ router config init --profile local')
     .action(action<ProfileOpt>(runInit));
 }
 
-/** Asks for the API root, the key (hidden) and the default model, then writes the profile. */
+/** Asks for the API root, the keys (hidden) and the default model, then writes the profile. */
 async function runInit({ io, opts, flags }: RunContext<ProfileOpt>): Promise<void> {
   if (!io.canPrompt) throw usage('config init asks questions and needs a terminal; use "router config set" or "router login --with-key" in scripts');
   const { input, password } = await import('@inquirer/prompts');
@@ -26,10 +26,12 @@ async function runInit({ io, opts, flags }: RunContext<ProfileOpt>): Promise<voi
   const out = { input: io.stdin, output: io.stderr };
   const apiRoot = await input({ message: 'API root', default: current.api_root ?? 'https://openrouter.ai/api', validate: (v) => { try { checkRoot(v); return true; } catch (e) { return (e as Error).message; } } }, out);
   const key = await password({ message: current.api_key ? 'API key (empty keeps the stored one)' : 'API key', mask: '*', validate: (v) => !v.trim() || KEY_SYNTAX.test(v.trim()) || 'a key is printable ASCII with no spaces' }, out);
+  const management = await password({ message: current.management_key ? 'Management key, for speak and decide (empty keeps the stored one)' : 'Management key, for speak and decide (empty for none)', mask: '*', validate: (v) => !v.trim() || KEY_SYNTAX.test(v.trim()) || 'a key is printable ASCII with no spaces' }, out);
   const model = await input({ message: 'Default model (<author>/<slug>, empty for none)', default: current.model ?? '', validate: (v) => v === '' || isModelId(v) || `must look like ${MODEL_ID_SYNTAX}` }, out);
   s.set(profile, 'api_root', checkRoot(apiRoot));
   if (key.trim()) s.set(profile, 'api_key', key.trim());
   else if (!current.api_key) throw usage('no API key given');
+  if (management.trim()) s.set(profile, 'management_key', management.trim());
   if (model) s.set(profile, 'model', model);
   if (!s.names().includes(s.current())) s.use(profile);
   io.info(`saved profile "${profile}" (${s.path})`);

@@ -1,0 +1,73 @@
+/** What `router chat -i` shares with the flags and the shell: /role, /edit, and a history kept across sessions. */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stateHome } from '../../config/state-dir.js';
+import { writeWhole } from '../../internal/write-whole.js';
+import type { ChatMessage } from '../../client/types.js';
+import type { IO } from '../io.js';
+import type { RunContext } from '../run.js';
+import type { ChatOptions } from './chat-flags.js';
+
+/** Lines kept, as a shell's HISTSIZE. */
+const HISTORY_LINES = 1000;
+
+const historyPath = (env: NodeJS.ProcessEnv) => join(stateHome(env), 'repl-history');
+
+/** The lines typed in earlier sessions, newest first (readline's order). */
+export function loadHistory(env: NodeJS.ProcessEnv): string[] {
+  try {
+    return readFileSync(historyPath(env), 'utf8').split('\n').filter(Boolean).reverse().slice(0, HISTORY_LINES).map((l) => JSON.parse(l) as string);
+  } catch {
+    return [];
+  }
+}
+
+/** Saves the history (one JSON string a line, oldest first); a history that cannot be written is no failure. */
+export function saveHistory(env: NodeJS.ProcessEnv, history: string[]): void {
+  try {
+    const lines = history.slice(0, HISTORY_LINES).reverse().map((l) => JSON.stringify(l));
+    writeWhole(historyPath(env), `${lines.join('\n')}\n`);
+  } catch {
+    // The conversation goes on; the next session starts with the history it can read.
+  }
+}
+
+/** `/edit`: a message written in $VISUAL or $EDITOR (empty: nothing is sent). */
+export async function editMessage(io: IO): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'router-edit-'));
+  const file = join(dir, 'message.md');
+  try {
+    writeFileSync(file, '', { mode: 0o600 });
+    const { editFile } = await import('../editor.js');
+    await editFile(io, file);
+    return readFileSync(file, 'utf8').trim();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `/role NAME`: the role's model and system prompt replace those in use (as /model and /system would);
+ * its other settings apply where the command line set none.
+ */
+export async function switchRole(ctx: RunContext<ChatOptions>, name: string, c: { model: string | undefined; history: ChatMessage[] }): Promise<void> {
+  const { applyRoleFlag } = await import('../roles.js');
+  const opts = ctx.opts as Record<string, unknown>;
+  opts.role = name;
+  const role = await applyRoleFlag(ctx.cmd, opts, ctx.io);
+  const model = role?.settings.model;
+  if (typeof model === 'string') c.model = model;
+  if (role?.system) {
+    c.history.splice(0, c.history.length, ...c.history.filter((m) => m.role !== 'system'));
+    c.history.unshift({ role: 'system', content: role.system });
+  }
+  ctx.io.err(`role ${name}${c.model ? ` (model ${c.model})` : ''}\n`);
+}
+
+/** The REPL's answers on a terminal are Markdown rendered as they stream, as chat's (not with --raw). */
+export async function answerRenderer(io: IO, opts: ChatOptions): Promise<{ push(text: string): string; end(): string } | undefined> {
+  const { rendersMarkdown } = await import('../output.js');
+  if (!rendersMarkdown(io, opts)) return undefined;
+  return (await import('../markdown/index.js')).terminalMarkdown(io);
+}

@@ -1,0 +1,117 @@
+/** `router roles list|show|save|edit|delete|path`: the roles `chat --role` and `responses --role` apply. */
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import type { Command } from '../commander.js';
+import { addFlags, type FlagTable } from '../flags.js';
+import { action, type RunContext } from '../run.js';
+import { usage } from '../exit-codes.js';
+import { loadYaml, readRole, roleNames, rolePath, rolesDir, unknownRole } from '../roles.js';
+import { writeWhole } from '../../internal/write-whole.js';
+import { textOrFile } from '../input.js';
+import { CHAT_FLAGS } from './chat-flags.js';
+
+type JsonOpt = { json?: boolean };
+
+/** What a role may hold that `roles save` takes as flags: chat's generation flags. */
+const SAVE_FLAGS: FlagTable = Object.fromEntries(
+  Object.entries(CHAT_FLAGS).filter(([k]) => !['role', 'json', 'interactive', 'continue', 'conversation', 'usage', 'stream'].includes(k)),
+);
+
+const kebab = (attr: string) => attr.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+export function registerRoles(program: Command): void {
+  const roles = program
+    .command('roles')
+    .description('Roles: a system prompt and settings kept under a name, applied with router chat --role NAME (also responses, and /role in chat -i). Each is a Markdown file in the config folder: YAML front matter (any chat flag: model, temperature, max-tokens, …) and the system prompt as its body. Flags given on the command line win over the role; the role wins over the profile.');
+  roles
+    .command('list')
+    .description('list the roles; piped, one tab-separated line each: name, model, first line of the prompt')
+    .option('--json', 'print them as JSON')
+    .addHelpText('after', '\nExamples:\n  $ router roles list\n  $ router roles list --json name,model')
+    .action(action<JsonOpt>(async ({ io, opts, env }) => {
+      await loadYaml();
+      const all = roleNames(env).flatMap((name) => {
+        try {
+          const r = readRole(env, name);
+          return [{ name, model: typeof r.settings.model === 'string' ? r.settings.model : null, settings: r.settings, system: r.system }];
+        } catch (err) {
+          // One broken file does not hide the others: said, and left out.
+          io.note(`warning: ${(err as Error).message}`);
+          return [];
+        }
+      });
+      if (opts.json) return io.json(all);
+      if (!all.length) return io.info('no roles yet: router roles save NAME --system TEXT');
+      io.out(`${all.map((r) => [r.name, r.model ?? '-', r.system.split('\n')[0]!.slice(0, 80)].join('\t')).join('\n')}\n`);
+    }));
+  roles
+    .command('show')
+    .description('print a role file as it is')
+    .argument('<name>', 'role name')
+    .option('--json', 'print it as JSON: name, path, settings, system')
+    .addHelpText('after', '\nExamples:\n  $ router roles save reviewer --system "Review the diff: bugs first." --temperature 0.2\n  $ router roles show reviewer')
+    .action(action<JsonOpt, [string]>(async ({ io, opts, env }, name: string) => {
+      await loadYaml();
+      const role = readRole(env, name);
+      if (opts.json) return io.json(role);
+      io.out(readFileSync(role.path, 'utf8'));
+    }));
+  addFlags(
+    roles
+      .command('save')
+      .description('write a role (replacing one of that name): its system prompt from --system or stdin, and any chat flag given')
+      .argument('<name>', 'role name: letters, digits, ".", "_" or "-"'),
+    SAVE_FLAGS,
+  )
+    .addHelpText('after', '\nExamples:\n  $ router roles save terse --system "Answer in one line." --model local/echo\n  $ echo "You review shell scripts." | router roles save shell --temperature 0.1')
+    .action(action<Record<string, unknown>, [string]>(runSave));
+  roles
+    .command('edit')
+    .description('open a role in $VISUAL or $EDITOR (a new one starts from a template); checked when the editor closes')
+    .argument('<name>', 'role name')
+    .addHelpText('after', '\nExamples:\n  $ EDITOR=true router roles edit scratch')
+    .action(action<object, [string]>(async ({ io, env }, name: string) => {
+      const path = rolePath(env, name);
+      if (!existsSync(path)) writeWhole(path, '---\n# any chat flag: model: local/echo, temperature: 0.2, max-tokens: 500\n---\nYou are a helpful assistant.\n');
+      const { editFile } = await import('../editor.js');
+      await editFile(io, path);
+      await loadYaml();
+      readRole(env, name);
+      io.info(`saved role ${name} (${path})`);
+    }));
+  roles
+    .command('delete')
+    .description('delete a role')
+    .argument('<name>', 'role name')
+    .addHelpText('after', '\nExamples:\n  $ router roles save scratch --system "temporary"\n  $ router roles delete scratch')
+    .action(action<object, [string]>(async ({ io, env }, name: string) => {
+      const path = rolePath(env, name);
+      if (!existsSync(path)) throw unknownRole(env, name);
+      rmSync(path);
+      io.info(`deleted role ${name}`);
+    }));
+  roles
+    .command('path')
+    .description('print the folder of the roles, or the file of one')
+    .argument('[name]', 'role name')
+    .addHelpText('after', '\nExamples:\n  $ router roles path\n  $ ls "$(router roles path)"')
+    .action(action<object, [string | undefined]>(async ({ io, env }, name?: string) => {
+      io.out(`${name === undefined ? rolesDir(env) : rolePath(env, name)}\n`);
+    }));
+}
+
+async function runSave(ctx: RunContext<Record<string, unknown>>, name: string): Promise<void> {
+  const { io, opts, cmd, env } = ctx;
+  const path = rolePath(env, name);
+  let system = await textOrFile('--system', typeof opts.system === 'string' ? opts.system : undefined, io);
+  if (system === undefined && !io.stdinTTY) system = (await (await import('../run.js')).readAll(io.stdin, io.interrupt)).trim();
+  if (!system) throw usage(`no system prompt for role ${name}: give --system TEXT or pipe it (echo "You are terse." | router roles save ${name})`);
+  const settings: Record<string, unknown> = {};
+  for (const [attr, value] of Object.entries(opts)) {
+    if (attr === 'system' || cmd.getOptionValueSource(attr) !== 'cli') continue;
+    settings[kebab(attr)] = value;
+  }
+  const { stringify } = await loadYaml();
+  const front = Object.keys(settings).length ? `---\n${stringify(settings)}---\n` : '';
+  writeWhole(path, `${front}${system}\n`);
+  io.info(`saved role ${name} (${path})`);
+}

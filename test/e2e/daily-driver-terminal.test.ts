@@ -1,0 +1,100 @@
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { HAS_TMUX, Terminal } from '../support/tmux.js';
+
+// Issue 34 on a real terminal (tmux): the REPL's history, /edit and /role.
+let t: TestEnv;
+let term: Terminal | undefined;
+const router = `node ${BIN}`;
+const fresh = (env: Record<string, string> = {}) => {
+  term?.close();
+  term = new Terminal({ ...t.env, ...env });
+  return term;
+};
+
+beforeAll(async () => {
+  t = await startTestEnv();
+});
+afterAll(async () => {
+  term?.close();
+  await t.close();
+});
+
+describe.skipIf(!HAS_TMUX)('router chat -i: history, /edit, /role', () => {
+  it('Up-arrow recalls a line typed in an earlier session', async () => {
+    let s = fresh();
+    s.run(`${router} chat -i --model local/echo`);
+    await s.waitFor(/^>\s*$/m);
+    s.run('remember the otters');
+    await s.waitFor(/^remember the otters\n>\s*$/m);
+    s.keys('C-d');
+    expect(await s.lastExit()).toBe(0);
+    s = fresh();
+    s.run(`${router} chat -i --model local/echo`);
+    await s.waitFor(/^>\s*$/m);
+    s.keys('Up');
+    await s.waitFor(/^> remember the otters$/m);
+    s.keys('Enter');
+    await s.waitFor(/^> remember the otters\nremember the otters\n>\s*$/m);
+    s.keys('C-d');
+    expect(await s.lastExit()).toBe(0);
+  });
+
+  it('/edit sends what the editor wrote; /role switches the model and the system prompt', async () => {
+    const editor = join(t.dir, 'editor.sh');
+    writeFileSync(editor, '#!/bin/sh\nprintf "written in the editor\\nover two lines\\n" > "$1"\n');
+    chmodSync(editor, 0o755);
+    expect((await t.run(['roles', 'save', 'pirate', '--system', 'Talk like a pirate.', '--model', 'local/echo'])).code).toBe(0);
+    const s = fresh({ EDITOR: editor });
+    s.run(`${router} chat -i --model local/lorem`);
+    await s.waitFor(/^>\s*$/m);
+    let before = t.requests().length;
+    s.run('/edit');
+    await s.waitFor(/^written in the editor\nover two lines\n(.+\n)+>\s*$/m);
+    const edited = t.requests().slice(before).find((r) => r.path.endsWith('/chat/completions'))!;
+    expect(edited.body.messages.at(-1)).toEqual({ role: 'user', content: 'written in the editor\nover two lines' });
+    before = t.requests().length;
+    s.run('/role pirate');
+    await s.waitFor(/role pirate \(model local\/echo\)/);
+    s.run('ahoy');
+    await s.waitFor(/^ahoy\n>\s*$/m);
+    const sent = t.requests().slice(before).find((r) => r.path.endsWith('/chat/completions'))!;
+    expect(sent.body.model).toBe('local/echo');
+    expect(sent.body.messages[0]).toEqual({ role: 'system', content: 'Talk like a pirate.' });
+    // The REPL's answers are rendered too.
+    s.run('a **bold** claim');
+    await s.waitFor(/^a bold claim\n>\s*$/m);
+    s.keys('C-d');
+    expect(await s.lastExit()).toBe(0);
+  });
+});
+
+describe.skipIf(!HAS_TMUX)('Markdown on a real terminal', () => {
+  it('a streamed answer is rendered at the width of the window, and again after a resize', async () => {
+    const md = `# Rivers\\n\\nThe **Danube** flows ${'through many lands '.repeat(8)}to the sea.\\n\\n| river | km |\\n|---|--:|\\n| Danube | 2850 |`;
+    const s = fresh({ NO_COLOR: '1' });
+    s.run(`${router} chat --model local/echo "$(printf '${md}')"; echo DONE1`);
+    let screen = await s.waitFor(/^DONE1$/m);
+    const all = screen.split('\n');
+    const first = all.slice(all.findIndex((l) => l.startsWith('# Rivers')), all.indexOf('DONE1'));
+    expect(first[0]).toBe('# Rivers');
+    expect(first.length).toBeGreaterThan(4);
+    expect(first.join('\n')).not.toMatch(/\*\*|\|---/);
+    expect(first.join('\n')).toMatch(/^Danube │ 2850$/m);
+    for (const line of first) expect(line.length).toBeLessThanOrEqual(160);
+    s.resize(40, 50);
+    s.run('clear');
+    s.run(`${router} chat --model local/echo "$(printf '${md}')"; echo DONE2`);
+    screen = await s.waitFor(/^DONE2$/m);
+    const lines = screen.split('\n');
+    const second = lines.slice(lines.findIndex((l) => l.startsWith('# Rivers')), lines.indexOf('DONE2'));
+    expect(second.length).toBeGreaterThan(4);
+    // capture-pane -J joins lines the terminal wrapped: a line over 40 here is one the renderer did not wrap.
+    for (const line of second) expect(line.length).toBeLessThanOrEqual(40);
+    s.run(`${router} chat --raw --model local/echo "$(printf '${md}')" | cat; echo DONE3`);
+    screen = await s.waitFor(/^DONE3$/m);
+    expect(screen).toMatch(/^The \*\*Danube\*\*/m);
+  });
+});

@@ -1,0 +1,49 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// Issue 34, rough edge 9: what `npm pack` ships and what installing it runs.
+const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+describe('the package', () => {
+  it('ships a LICENSE, ignores tarballs, and says the node version engines says', () => {
+    expect(readFileSync(join(root, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
+    expect(pkg.files).toContain('LICENSE');
+    expect(readFileSync(join(root, '.gitignore'), 'utf8').split('\n')).toContain('*.tgz');
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const engines = /^>=(\d+\.\d+\.\d+)$/.exec(pkg.engines.node)![1]!;
+    expect(readme).toContain(`Node.js ${engines} or newer`);
+    expect(readme).toMatch(/`npm test` first installs[^]*apt-get[^]*root/);
+  });
+
+  it('the packed package.json has no prepare script (installing runs no build); postpack puts it back', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'router-pack-'));
+    try {
+      mkdirSync(join(dir, 'scripts'));
+      copyFileSync(join(root, 'scripts', 'pack.mjs'), join(dir, 'scripts', 'pack.mjs'));
+      const manifest = { ...pkg, scripts: { ...pkg.scripts, build: 'node -e 0' } };
+      const text = `${JSON.stringify(manifest, null, 2)}\n`;
+      writeFileSync(join(dir, 'package.json'), text);
+      const env = { ...process.env, npm_execpath: '' };
+      expect(spawnSync(process.execPath, ['scripts/pack.mjs', 'before'], { cwd: dir, env }).status).toBe(0);
+      const packed = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+      expect(packed.scripts.prepare).toBeUndefined();
+      expect(Object.keys(packed.scripts).filter((s) => /^(pre|post)?install$|^prepare$/.test(s))).toEqual([]);
+      expect(spawnSync(process.execPath, ['scripts/pack.mjs', 'after'], { cwd: dir, env }).status).toBe(0);
+      expect(readFileSync(join(dir, 'package.json'), 'utf8')).toBe(text);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('npm run dev runs the CLI from its sources', () => {
+    const r = spawnSync(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'scripts/dev.ts', '--version'], { cwd: root, encoding: 'utf8' });
+    expect(pkg.scripts.dev).toBe('tsx scripts/dev.ts');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(`${pkg.version}\n`);
+  });
+});

@@ -1,0 +1,290 @@
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
+
+// Issue 34: what a user of llm, aichat, mods or gh reached for. Each run gets its own state folder.
+let emu: Emulator;
+let dir: string;
+let env: Record<string, string>;
+let n = 0;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'router-daily-'));
+  emu = await startEmulator({ stateDir: join(dir, 'emu'), port: 0, batchDelayMs: 0 });
+  const { apiKey, managementKey } = emu.store.firstKeys();
+  env = { ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: managementKey, ROUTER_PROFILE: '', ROUTER_MODEL: '', ROUTER_VOICE: '', ROUTER_SPEECH_MODEL: '', ROUTER_EMBED_MODEL: '', ROUTER_NO_LOG: '' };
+});
+afterAll(async () => {
+  await emu.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh user: config and state folders of their own. */
+function user() {
+  const home = join(dir, `u${++n}`);
+  const own = { ...env, ROUTER_CONFIG_DIR: join(home, 'config'), ROUTER_STATE_DIR: join(home, 'state') };
+  return { home, env: own, run: (args: string[], o: InProcessOptions = {}) => runInProcess(args, { ...o, env: { ...own, ...o.env } }) };
+}
+
+describe('chat -c and conversations list', () => {
+  it('chat -c with no conversation yet starts one, and the next -c continues it', async () => {
+    const u = user();
+    const first = await u.run(['chat', '-c', '--model', 'local/echo', 'first']);
+    expect(first).toMatchObject({ code: 0, stdout: 'first\n' });
+    await u.run(['chat', '-c', '--model', 'local/echo', 'second']);
+    const list = await u.run(['conversations', 'list']);
+    expect(list.stdout.trim().split('\n')).toHaveLength(1);
+    expect(list.stdout).toMatch(/\t2\tlocal\/echo\tfirst$/m);
+  });
+
+  it('conversations list --limit N and a search word', async () => {
+    const u = user();
+    for (const p of ['rivers of france', 'mountains', 'rivers of spain']) await u.run(['chat', '--model', 'local/echo', p]);
+    const rivers = await u.run(['conversations', 'list', 'RIVERS']);
+    expect(rivers.stdout.trim().split('\n').map((l) => l.split('\t').at(-1))).toEqual(['rivers of spain', 'rivers of france']);
+    const one = await u.run(['conversations', 'list', '--limit', '1', 'rivers', 'france']);
+    expect(one.stdout.trim().split('\n').map((l) => l.split('\t').at(-1))).toEqual(['rivers of france']);
+    expect((await u.run(['conversations', 'list', '--limit', '0'])).code).toBe(2);
+    const none = await u.run(['conversations', 'list', 'volcano']);
+    expect(none).toMatchObject({ code: 0, stdout: '' });
+  });
+});
+
+describe('rough edges', () => {
+  it('chat --help says how stdin and the arguments combine, and "-" puts stdin at its place', async () => {
+    const help = await runInProcess(['chat', '--help']);
+    expect(help.stdout).not.toMatch(/stdin when there are none/);
+    expect(help.stdout).toMatch(/"-" puts stdin at its place/);
+    const u = user();
+    const before = emu.requestLog.length;
+    const r = await u.run(['chat', '--model', 'local/echo', 'before', '-', 'after'], { input: 'MID\n' });
+    expect(r.code).toBe(0);
+    const sent = emu.requestLog.slice(before).find((e) => e.path.endsWith('/chat/completions'));
+    expect(JSON.stringify(sent)).toContain(JSON.stringify('before after\n\nMID'));
+  });
+
+  it('the usage ledger records the model that answered when none was given', async () => {
+    const u = user();
+    expect((await u.run(['chat', 'hi'])).code).toBe(0);
+    expect((await u.run(['chat', '--no-stream', 'hi'])).code).toBe(0);
+    const records = readFileSync(join(u.home, 'state', 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    for (const r of records) expect(r.model).toMatch(/\w/);
+    const byModel = await u.run(['usage', '--by', 'model']);
+    expect(byModel.stdout).not.toMatch(/^-\t/m);
+  });
+
+  it('did-you-mean only when close: unrelated flags and commands get no guess', async () => {
+    for (const [args, bad] of [[['chat', '--image', 'x'], '--usage'], [['chat', '--schema', 'x'], '--stream'], [['chat', '--role', 'x'], '--profile'], [['logs'], 'login']] as const) {
+      const r = await runInProcess([...args]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).not.toContain(bad);
+      expect(r.stderr).not.toMatch(/Did you mean/);
+    }
+    expect((await runInProcess(['chat', '--modle', 'x'])).stderr).toMatch(/Did you mean --model\?/);
+    expect((await runInProcess(['chat', '--temprature', '1', 'x'])).stderr).toMatch(/Did you mean --temperature\?/);
+  });
+
+  it('a refusal names the flag the user typed, not the wire field', async () => {
+    const u = user();
+    const r = await u.run(['chat', '--max-tokens', '999999', '--model', 'local/echo', 'hi']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: --max-tokens \(999999\) exceeds/);
+    expect(r.stderr).not.toMatch(/max_completion_tokens/);
+    const responses = await u.run(['responses', '--max-output-tokens', '999999', '--model', 'local/echo', 'hi']);
+    expect(responses.stderr).toMatch(/^error: --max-output-tokens \(999999\) exceeds/);
+    // router api: the user typed the field, and reads it back.
+    const api = await u.run(['api', '/v1/chat/completions', '-F', 'model=local/echo', '-F', 'max_completion_tokens=999999', '-F', 'messages[][role]=user', '-F', 'messages[][content]=hi']);
+    expect(api.stderr).toMatch(/max_completion_tokens \(999999\)/);
+  });
+});
+
+describe('roles', () => {
+  it('save, list, show, path, delete; chat --role applies model, settings and system; flags win', async () => {
+    const u = user();
+    expect((await u.run(['roles', 'save', 'terse', '--system', 'Answer in one line.', '--model', 'local/echo', '--temperature', '0.3', '--stop', 'END', '--stop', 'X'])).code).toBe(0);
+    const list = await u.run(['roles', 'list']);
+    expect(list.stdout).toBe('terse\tlocal/echo\tAnswer in one line.\n');
+    const path = (await u.run(['roles', 'path', 'terse'])).stdout.trim();
+    expect(path).toBe(join(u.home, 'config', 'roles', 'terse.md'));
+    expect(readFileSync(path, 'utf8')).toMatch(/^---\nmodel: local\/echo\ntemperature: 0.3\nstop:\n  - END\n  - X\n---\nAnswer in one line.\n$/);
+    const before = emu.requestLog.length;
+    expect(await u.run(['chat', '--role', 'terse', 'hello'])).toMatchObject({ code: 0, stdout: 'hello\n' });
+    expect(await u.run(['chat', '--role', 'terse', '--temperature', '1.5', '-s', 'mine', 'hello'])).toMatchObject({ code: 0 });
+    const [a, b] = emu.requestLog.slice(before).filter((e) => e.path.endsWith('/chat/completions')).map((e) => (e as { body: any }).body);
+    expect(a).toMatchObject({ model: 'local/echo', temperature: 0.3, stop: ['END', 'X'], messages: [{ role: 'system', content: 'Answer in one line.' }, { role: 'user', content: 'hello' }] });
+    expect(b).toMatchObject({ model: 'local/echo', temperature: 1.5, messages: [{ role: 'system', content: 'mine' }, { role: 'user', content: 'hello' }] });
+    const r = await u.run(['responses', '--role', 'terse', '--no-stream', '--json', 'hi']);
+    expect(r.code).toBe(0);
+    const sent = emu.requestLog.at(-1) as { body: any };
+    expect(sent.body).toMatchObject({ model: 'local/echo', temperature: 0.3, instructions: 'Answer in one line.' });
+    // A chat flag (--stop) that responses has not is left out, not an error.
+    expect(sent.body.stop).toBeUndefined();
+    expect((await u.run(['roles', 'delete', 'terse'])).code).toBe(0);
+    expect((await u.run(['roles', 'list'])).stdout).toBe('');
+  });
+
+  it('an unknown role is exit 2 naming the roles there are, with nothing sent', async () => {
+    const u = user();
+    const none = await u.run(['chat', '--role', 'nope', 'hi']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/no role "nope": there are no roles yet/);
+    await u.run(['roles', 'save', 'a', '--system', 'x']);
+    await u.run(['roles', 'save', 'b', '--system', 'y']);
+    const before = emu.requestLog.length;
+    const r = await u.run(['chat', '--role', 'c', 'hi']);
+    expect(r).toMatchObject({ code: 2, stdout: '', stderr: 'error: no role "c"; the roles are: a, b\n' });
+    expect(emu.requestLog.length).toBe(before);
+  });
+
+  it('a role file that does not parse, or holds a bad value, is one line naming the file and the position', async () => {
+    const u = user();
+    await u.run(['roles', 'save', 'x', '--system', 'x']);
+    const dir = (await u.run(['roles', 'path'])).stdout.trim();
+    const cases: [string, RegExp][] = [
+      ['---\nmodel: local/echo\ntemperature: [1\n---\nhi\n', /bad\.md: line \d+, column \d+: /],
+      ['---\nmodel: a\nmodel: b\n---\nhi\n', /bad\.md: line 3, column 1: Map keys must be unique$/],
+      ['---\ntemperature: 5\n---\nhi\n', /bad\.md: temperature: "5" must be between 0 and 2$/],
+      ['---\nimage: cat.png\n---\nhi\n', /bad\.md: "image" is not a flag of router chat$/],
+      ['---\nmodel: local/echo\nhi\n', /bad\.md: line 1: the front matter opened by "---" is never closed/],
+    ];
+    for (const [text, message] of cases) {
+      writeFileSync(join(dir, 'bad.md'), text);
+      const r = await u.run(['chat', '--role', 'bad', 'hi']);
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr.trim()).toMatch(message);
+    }
+  });
+});
+
+describe('Markdown on a terminal', () => {
+  const md = '# Rivers\n\nThe **Danube** and the `Rhine`.\n\n| river | km |\n|---|--:|\n| Danube | 2850 |';
+  const tty = { stdout: true, stderr: true };
+  const run = (u: ReturnType<typeof user>, args: string[], o: InProcessOptions = {}) => u.run(args, { tty, env: { NO_COLOR: '1' }, ...o });
+
+  it('chat on a terminal renders the answer; piped, --raw and --json print it exactly as received', async () => {
+    const u = user();
+    const shown = await run(u, ['chat', '--model', 'local/echo', md]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toBe('# Rivers\n\nThe Danube and the Rhine.\n\nriver  │   km\n───────┼─────\nDanube │ 2850\n');
+    const rawTty = await run(u, ['chat', '--raw', '--model', 'local/echo', md]);
+    expect(rawTty.stdout).toBe(`${md}\n`);
+    const piped = await u.run(['chat', '--model', 'local/echo', md]);
+    expect(piped.stdout).toBe(`${md}\n`);
+    const json = await run(u, ['chat', '--json', '--no-stream', '--model', 'local/echo', md]);
+    expect(JSON.parse(json.stdout).choices[0].message.content).toBe(md);
+    const whole = await run(u, ['chat', '--no-stream', '--model', 'local/echo', md]);
+    expect(whole.stdout).toBe(shown.stdout);
+    const colored = await u.run(['chat', '--model', 'local/echo', 'some **bold** text'], { tty });
+    expect(colored.stdout).toBe('some \x1b[1mbold\x1b[0m text\n');
+    expect(whole.stdout).toBe(shown.stdout);
+  });
+
+  it('responses renders on a terminal too, and --raw keeps the text', async () => {
+    const u = user();
+    const shown = await run(u, ['responses', '--model', 'local/echo', 'some **bold** text']);
+    expect(shown).toMatchObject({ code: 0, stdout: 'some bold text\n' });
+    const raw = await run(u, ['responses', '--raw', '--model', 'local/echo', 'some **bold** text']);
+    expect(raw.stdout).toBe('some **bold** text\n');
+  });
+
+  it('a terminal that reports 0 columns is taken as 80 wide (tables no longer collapse)', async () => {
+    const u = user();
+    const r = await run(u, ['chat', '--model', 'local/echo', 'word '.repeat(30).trim()], { columns: 0 });
+    expect(r.stdout.split('\n')[0]!.length).toBeGreaterThan(60);
+    expect(r.stdout.split('\n')[0]!.length).toBeLessThanOrEqual(80);
+    const file = join(u.home, 'r.jsonl');
+    writeFileSync(file, JSON.stringify({ custom_id: 'a', body: { model: 'local/echo', messages: [{ role: 'user', content: 'x' }] } }));
+    expect((await u.run(['batch', 'create', file])).code).toBe(0);
+    const list = await run(u, ['batch', 'list'], { columns: 0 });
+    expect(list.stdout.split('\n')[0]).toMatch(/^id\s+status\s+/);
+  });
+});
+
+describe('rough edges, continued', () => {
+  it('router api takes a path without its leading slash, as gh does; a URL is refused', async () => {
+    const u = user();
+    const r = await u.run(['api', 'v1/models']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).data.length).toBeGreaterThan(0);
+    const url = await u.run(['api', 'https://example.com/v1/models']);
+    expect(url).toMatchObject({ code: 2, stdout: '' });
+    expect(url.stderr).toMatch(/not a URL/);
+  });
+
+  it('router help batch run prints the help of batch run', async () => {
+    const r = await runInProcess(['help', 'batch', 'run']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: router batch run /);
+  });
+
+  it('config list prints tab-separated lines when piped, as the other lists do', async () => {
+    const u = user();
+    await u.run(['config', 'set', 'model', 'local/echo']);
+    const r = await u.run(['config', 'list']);
+    expect(r.stdout).toBe('*\tdefault\t\t\tlocal/echo\n');
+  });
+
+  it('"@FILE" reads -s (and --instructions) from a file, as router api -F does; "@@" is a leading @', async () => {
+    const u = user();
+    const file = join(dir, 'system.txt');
+    writeFileSync(file, 'You are terse.\n');
+    const before = emu.requestLog.length;
+    expect((await u.run(['chat', '--model', 'local/echo', '-s', `@${file}`, 'hi'])).code).toBe(0);
+    expect((await u.run(['chat', '--model', 'local/echo', '-s', '@@channel', 'hi'])).code).toBe(0);
+    expect((await u.run(['responses', '--model', 'local/echo', '--instructions', `@${file}`, 'hi'])).code).toBe(0);
+    const bodies = emu.requestLog.slice(before).map((e) => (e as { body: any }).body);
+    expect(bodies[0].messages[0]).toEqual({ role: 'system', content: 'You are terse.\n' });
+    expect(bodies[1].messages[0]).toEqual({ role: 'system', content: '@channel' });
+    expect(bodies[2].instructions).toBe('You are terse.\n');
+    const missing = await u.run(['chat', '--model', 'local/echo', '-s', '@/nonexistent/x', 'hi']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^error: --system: cannot read \/nonexistent\/x/);
+  });
+});
+
+describe('--json FIELDS of the new lists', () => {
+  it('roles list --json name,model; conversations list --json with a search word after it', async () => {
+    const u = user();
+    await u.run(['roles', 'save', 'terse', '--system', 'Be brief.', '--model', 'local/echo']);
+    expect(JSON.parse((await u.run(['roles', 'list', '--json', 'name,model'])).stdout)).toEqual([{ name: 'terse', model: 'local/echo' }]);
+    await u.run(['chat', '--model', 'local/echo', 'otters']);
+    await u.run(['chat', '--model', 'local/echo', 'beavers']);
+    const found = JSON.parse((await u.run(['conversations', 'list', '--json', 'title', 'otters'])).stdout);
+    expect(found).toEqual([{ title: 'otters' }]);
+  });
+});
+
+describe('roles edit, a broken role in the list, completion of role names', () => {
+  it('roles edit opens $EDITOR on the file (a new one from a template) and checks it after', async () => {
+    const u = user();
+    const editor = join(u.home, 'editor.sh');
+    mkdirSync(u.home, { recursive: true });
+    writeFileSync(editor, '#!/bin/sh\nprintf -- "---\\nmodel: local/echo\\n---\\nYou are a poet.\\n" > "$1"\n');
+    chmodSync(editor, 0o755);
+    const r = await u.run(['roles', 'edit', 'poet'], { env: { EDITOR: editor, VISUAL: '' } });
+    expect(r.code).toBe(0);
+    expect((await u.run(['roles', 'list'])).stdout).toBe('poet\tlocal/echo\tYou are a poet.\n');
+    writeFileSync(editor, '#!/bin/sh\nprintf -- "---\\ntemperature: [\\n---\\nx\\n" > "$1"\n');
+    const bad = await u.run(['roles', 'edit', 'poet'], { env: { EDITOR: editor, VISUAL: '' } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^error: role file .*poet\.md: line \d+, column \d+: /);
+    const failing = await u.run(['roles', 'edit', 'poet'], { env: { EDITOR: 'false', VISUAL: '' } });
+    expect(failing.code).toBe(1);
+    expect(failing.stderr).toMatch(/the editor \(false\) exited with 1/);
+  });
+
+  it('roles list shows the good roles and warns about a broken one; role names complete', async () => {
+    const u = user();
+    await u.run(['roles', 'save', 'good', '--system', 'fine']);
+    writeFileSync(join((await u.run(['roles', 'path'])).stdout.trim(), 'broken.md'), '---\nmodel: [\n---\nx\n');
+    const r = await u.run(['roles', 'list']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('good\t-\tfine\n');
+    expect(r.stderr).toMatch(/warning: role file .*broken\.md: line/);
+    expect((await u.run(['__complete', 'roles'])).stdout).toBe('broken\ngood\n');
+  });
+});
