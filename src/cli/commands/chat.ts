@@ -11,6 +11,7 @@ import { CHAT_FLAGS, type ChatOptions } from './chat-flags.js';
 
 export type { ChatOptions };
 import { action, type RunContext } from '../run.js';
+import { boundNote, guardSpend, SPEND_FLAGS, type SpendOptions } from '../spend-guard.js';
 import { textFromArgs } from '../input.js';
 import { keepConversation, openConversation, withSystem } from './chat-conversation.js';
 
@@ -18,11 +19,14 @@ export { REASONING_EFFORTS, SERVICE_TIERS } from './chat-flags.js';
 
 export function registerChat(program: Command): void {
   addFlags(
-    program
-      .command('chat')
-      .description('Send a prompt (arguments, or stdin when there are none) to a chat model and stream the answer to stdout.')
-      .argument('[prompt...]', 'the prompt; "-" or nothing reads stdin'),
-    CHAT_FLAGS,
+    addFlags(
+      program
+        .command('chat')
+        .description('Send a prompt (arguments, or stdin when there are none) to a chat model and stream the answer to stdout.')
+        .argument('[prompt...]', 'the prompt; "-" or nothing reads stdin'),
+      CHAT_FLAGS,
+    ),
+    SPEND_FLAGS,
   )
     .addHelpText(
       'after',
@@ -30,12 +34,14 @@ export function registerChat(program: Command): void {
 Examples:
   $ router chat "Name three rivers" --model local/lorem
   $ git diff | router chat -s "Review this diff" --model local/lorem
-  $ router chat --json --temperature 0.2 "hi" | jq -r '.choices[0].message.content'`,
+  $ router chat --json --temperature 0.2 "hi" | jq -r '.choices[0].message.content'
+  $ router chat --max-cost 0.001 --usage "write 50 words" --model local/lorem
+  $ router chat --dry-run "hi" --model local/echo`,
     )
-    .action(action<ChatOptions, [string[]]>(runChat));
+    .action(action<ChatOptions & SpendOptions, [string[]]>(runChat));
 }
 
-async function runChat(ctx: RunContext<ChatOptions>, args: string[]): Promise<void> {
+async function runChat(ctx: RunContext<ChatOptions & SpendOptions>, args: string[]): Promise<void> {
   const { io, opts, signal, connect } = ctx;
   validateChatOptions(opts);
   if (opts.interactive) {
@@ -44,17 +50,20 @@ async function runChat(ctx: RunContext<ChatOptions>, args: string[]): Promise<vo
   }
   const prompt = await textFromArgs(args, io, { mergeStdin: true });
   const earlier = openConversation(ctx);
-  const { client, settings } = await connect({ model: opts.model ?? earlier?.model });
+  const connected = await connect({ model: opts.model ?? earlier?.model });
+  const { client, settings } = connected;
   const messages: ChatMessage[] = withSystem(earlier?.messages ?? [], opts.system);
   messages.push({ role: 'user', content: prompt });
   const req = buildChatRequest(messages, opts, settings.model);
   const call = { signal, routerMetadata: opts.routerMetadata };
   try {
+    const guard = await guardSpend(ctx, connected, { body: req, models: [req.model, ...(req.models ?? [])], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true });
+    if (guard.dryRun) return;
     const answer = (opts.stream ?? !opts.json) ? await streamChat(io, client, req, opts, call) : await completeChat(io, client, req, opts, call);
     const u = answer.usage;
     ctx.logUsage({ endpoint: '/v1/chat/completions', model: req.model ?? req.models?.[0], ...usageFields(u) });
     keepConversation(ctx, earlier, req.model, messages, answer.text, prompt);
-    if (opts.usage) io.note(usageLine(u && { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens, cost: u.cost }, ['prompt', 'completion']));
+    if (opts.usage) io.note(usageLine(u && { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens, cost: u.cost }, ['prompt', 'completion']) + boundNote(guard));
   } finally {
     await client.close();
   }

@@ -7,27 +7,32 @@ import type { IO } from '../io.js';
 import { printText, streamToStdout, usageLine } from '../output.js';
 import { buildResponsesRequest, RESPONSES_FLAGS, stopConditions, type ResponsesOpts } from './responses-request.js';
 import { action, type RunContext } from '../run.js';
+import { boundNote, guardSpend, SPEND_FLAGS, type SpendOptions } from '../spend-guard.js';
 import { usage } from '../exit-codes.js';
 import { checkMetadataFlags, readJsonFile, textFromArgs } from '../input.js';
 
 
 export function registerResponses(program: Command): void {
   addFlags(
-    program
-      .command('responses')
-      .description('Create a response in the Responses format. Each request is independent: the whole history goes in the input.')
-      .argument('[prompt...]', 'the prompt; "-" or nothing reads stdin'),
-    RESPONSES_FLAGS,
+    addFlags(
+      program
+        .command('responses')
+        .description('Create a response in the Responses format. Each request is independent: the whole history goes in the input.')
+        .argument('[prompt...]', 'the prompt; "-" or nothing reads stdin'),
+      RESPONSES_FLAGS,
+    ),
+    SPEND_FLAGS,
   )
     .addHelpText('after', `
 Examples:
   $ router responses "Explain SSE in one sentence" --model local/lorem
   $ router responses --input history.json --json | jq .output_text
-  $ router responses "plan a trip" --stop-when step_count=3 --stop-when max_cost=0.05`)
-    .action(action<ResponsesOpts, [string[]]>(runResponses));
+  $ router responses "plan a trip" --stop-when step_count=3 --stop-when max_cost=0.05
+  $ router responses "write 40 words" --model local/lorem --max-cost 0.0005 --usage`)
+    .action(action<ResponsesOpts & SpendOptions, [string[]]>(runResponses));
 }
 
-async function runResponses(ctx: RunContext<ResponsesOpts>, args: string[]): Promise<void> {
+async function runResponses(ctx: RunContext<ResponsesOpts & SpendOptions>, args: string[]): Promise<void> {
   const { io, opts, signal, connect } = ctx;
   if (opts.previousResponseId !== undefined) {
     throw usage('--previous-response-id is not supported: each request is independent; put the whole history in --input');
@@ -40,16 +45,20 @@ async function runResponses(ctx: RunContext<ResponsesOpts>, args: string[]): Pro
     tools = await readJsonFile('--tools', opts.tools, io);
     if (!Array.isArray(tools)) throw usage('--tools must hold a JSON array of tools');
   }
-  const { client, settings } = await connect({ model: opts.model });
+  const connected = await connect({ model: opts.model });
+  const { client, settings } = connected;
   const req = buildResponsesRequest(input, opts, settings.model, tools);
   const call = { signal, routerMetadata: opts.routerMetadata };
   try {
+    const body = req as unknown as Record<string, unknown>;
+    const guard = await guardSpend(ctx, connected, { body, models: [req.model, ...((req.models as string[] | undefined) ?? [])], limitField: 'max_output_tokens', limitFlag: '--max-output-tokens', explicitLimit: opts.maxOutputTokens !== undefined, completes: true });
+    if (guard.dryRun) return;
     const final = (opts.stream ?? !opts.json) ? await streamResponse(io, client, req, opts, call) : await createResponse(io, client, req, opts, call);
     if (opts.routerMetadata && !opts.json && final?.router_metadata) io.note(`router: ${String(final.router_metadata.summary)}`);
     if (final?.status === 'incomplete') io.info('note: the response is incomplete (max output tokens reached)');
     const u = final?.usage;
     ctx.logUsage({ endpoint: '/v1/responses', model: String(final?.model ?? req.model ?? ''), ...(final?.id ? { id: String(final.id) } : {}), ...usageFields(u as Record<string, unknown> | undefined) });
-    if (opts.usage) io.note(usageLine(u ? { input: u.input_tokens, output: u.output_tokens, total: u.total_tokens, cost: u.cost } : undefined));
+    if (opts.usage) io.note(usageLine(u ? { input: u.input_tokens, output: u.output_tokens, total: u.total_tokens, cost: u.cost } : undefined) + boundNote(guard));
   } finally {
     await client.close();
   }
