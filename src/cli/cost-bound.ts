@@ -119,3 +119,8 @@ export function usd(n: number): string {
   if (n > 0 && n < 1e-6) return `$${n.toFixed(10).replace(/0+$/, '')}`;
   return `$${n.toFixed(6)}`;
 }
+
+/** A bound as a person reads it: rounded up, so that the amount shown is never below it. */
+export function usdBound(n: number): string {
+  return usd(n >= 1e-6 ? Math.ceil(n * 1e6 - 1e-9) / 1e6 : n);
+}

@@ -8,7 +8,7 @@ import type { RunContext } from './run.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { DEFAULT_API_ROOT } from '../client/core.js';
 import { budgetsFor, usdAmount, type Budget } from './budget.js';
-import { completionWithin, countImages, promptTokenBound, readPricing, usd, worstBound, type CallSize, type Pricing } from './cost-bound.js';
+import { completionWithin, countImages, promptTokenBound, readPricing, usd, usdBound, worstBound, type CallSize, type Pricing } from './cost-bound.js';
 import { modelCatalog } from './model-catalog.js';
 
 export const SPEND_FLAGS = {
@@ -72,7 +72,7 @@ export async function guardSpend(ctx: RunContext<SpendOptions>, { client, settin
   const { bound, model } = worstBound(prices, sizeOf(call));
   if (opts.dryRun) {
     const limit = call.completes ? `, completion ≤ ${describeLimit(prices, sizeOf(call))} tokens` : '';
-    dryRun(ctx, call, `cost bound: ${usd(bound)} (prompt ≤ ${size.promptTokens} tokens${limit}, at the prices of ${model})`);
+    dryRun(ctx, call, `cost bound: ${usdBound(bound)} (prompt ≤ ${size.promptTokens} tokens${limit}, at the prices of ${model})`);
   }
   return { bound, dryRun: !!opts.dryRun };
 }
@@ -85,7 +85,7 @@ export function reachedLine(b: Budget): string {
 
 /** `(bound $x)` for the --usage line, when a bound was made. */
 export function boundNote(guard: Guard | undefined): string {
-  return guard?.bound !== undefined ? ` (bound ${usd(guard.bound)})` : '';
+  return guard?.bound !== undefined ? ` (bound ${usdBound(guard.bound)})` : '';
 }
 
 function sizeOf(call: GuardedCall): CallSize {
@@ -109,7 +109,7 @@ function fitCap(ctx: RunContext<SpendOptions>, call: GuardedCall, prices: Pricin
   const { bound } = worstBound(prices, size);
   if (bound <= cap.usd) return;
   const fits = call.completes && call.limitField ? completionWithin(prices, withLimitWritten(call, call.limitField), cap.usd) : 0;
-  const over = `this call could cost up to ${usd(bound)}, over ${cap.name}`;
+  const over = `this call could cost up to ${usdBound(bound)}, over ${cap.name}`;
   if (!call.completes || !call.limitField) throw new CliError(`${over}`, EXIT.PAYMENT);
   if (fits < 1) throw new CliError(`${over}: not even one completion token fits (the prompt alone may cost ${usd(worstBound(prices, { ...size, completionTokens: 0 }).bound)})`, EXIT.PAYMENT);
   if (call.explicitLimit) throw new CliError(`${over}: ${call.limitFlag} ${String(call.body[call.limitField])} does not fit; ${fits} or fewer would`, EXIT.PAYMENT);
