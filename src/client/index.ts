@@ -6,6 +6,7 @@ import { Embeddings } from './resources/embeddings.js';
 import { Speech } from './resources/speech.js';
 import { Decisions } from './resources/decisions.js';
 import { Models } from './resources/models.js';
+import { Credits } from './resources/credits.js';
 import { Raw } from './resources/raw.js';
 
 export * from './errors.js';
@@ -19,6 +20,7 @@ export { outputText, type ResponsesRequest, type ResponsesResult, type Responses
 export { decodeEmbedding, type EmbeddingsRequest } from './resources/embeddings.js';
 export { deltaText } from './resources/chat.js';
 export type { Model } from './resources/models.js';
+export type { AccountCredits } from './resources/credits.js';
 export type { RawRequest } from './resources/raw.js';
 export type { SpeechRequest, SpeechTurn, SpeechReference, SpeechStream } from './resources/speech.js';
 
@@ -32,6 +34,8 @@ export class RouterClient {
   readonly speech: Speech;
   readonly decisions: Decisions;
   readonly models: Models;
+  /** Needs a management key. */
+  readonly credits: Credits;
   /** Any endpoint, as `router api` uses it. */
   readonly raw: Raw;
 
@@ -44,6 +48,7 @@ export class RouterClient {
     this.speech = new Speech(this.core);
     this.decisions = new Decisions(this.core);
     this.models = new Models(this.core);
+    this.credits = new Credits(this.core);
     this.raw = new Raw(this.core);
   }
 
