@@ -40,7 +40,7 @@ export interface Guard {
   dryRun: boolean;
 }
 
-interface Cap {
+export interface Cap {
   usd: number;
   /** How the refusal names it: "--max-cost $0.01" or "daily_budget ($2, $1.5 spent today)". */
   name: string;
@@ -48,6 +48,30 @@ interface Cap {
 
 /** Checks the call against --max-cost and the budgets; may lower its completion limit in `call.body`. */
 export async function guardSpend(ctx: RunContext<SpendOptions>, { client, settings }: Connected, call: GuardedCall): Promise<Guard> {
+  const { opts } = ctx;
+  const cap = await capOf(ctx, settings);
+  if (!cap && !opts.dryRun && !opts.usage) return { dryRun: false };
+  const prices = await pricesOf(ctx, client, settings.apiRoot ?? DEFAULT_API_ROOT, call.models);
+  if (typeof prices === 'string') {
+    if (cap) throw new CliError(`cannot bound the cost of this call for ${cap.name}: ${prices}`, EXIT.PAYMENT);
+    if (opts.dryRun) dryRun(ctx, call, `cost bound: unknown (${prices})`);
+    return { dryRun: !!opts.dryRun };
+  }
+  if (cap) fitCap(ctx, call, prices, sizeOf(call), cap);
+  const size = sizeOf(call);
+  const { bound, model } = worstBound(prices, size);
+  if (opts.dryRun) {
+    const limit = call.completes ? `, completion ≤ ${describeLimit(prices, size)} tokens` : '';
+    dryRun(ctx, call, `cost bound: ${usdBound(bound)} (prompt ≤ ${size.promptTokens} tokens${limit}, at the prices of ${model})`);
+  }
+  return { bound, dryRun: !!opts.dryRun };
+}
+
+/**
+ * The lowest of --max-cost and what is left of each budget (unless --ignore-budget); a budget
+ * already reached refuses the call (exit 4), and one that logging off cannot keep is said once.
+ */
+export async function capOf(ctx: RunContext<SpendOptions>, settings: Connected['settings']): Promise<Cap | undefined> {
   const { io, opts } = ctx;
   const caps: Cap[] = [];
   if (opts.maxCost !== undefined) caps.push({ usd: opts.maxCost, name: `--max-cost ${usd(opts.maxCost)}` });
@@ -59,22 +83,7 @@ export async function guardSpend(ctx: RunContext<SpendOptions>, { client, settin
       caps.push({ usd: b.limit - b.spent, name: `what is left of ${b.name} (${usd(b.limit - b.spent)})` });
     }
   }
-  const cap = caps.reduce<Cap | undefined>((low, c) => (!low || c.usd < low.usd ? c : low), undefined);
-  if (!cap && !opts.dryRun && !opts.usage) return { dryRun: false };
-  const prices = await pricesOf(ctx, client, settings.apiRoot ?? DEFAULT_API_ROOT, call.models);
-  if (typeof prices === 'string') {
-    if (cap) throw new CliError(`cannot bound the cost of this call for ${cap.name}: ${prices}`, EXIT.PAYMENT);
-    if (opts.dryRun) dryRun(ctx, call, `cost bound: unknown (${prices})`);
-    return { dryRun: !!opts.dryRun };
-  }
-  const size = sizeOf(call);
-  if (cap) fitCap(ctx, call, prices, size, cap);
-  const { bound, model } = worstBound(prices, sizeOf(call));
-  if (opts.dryRun) {
-    const limit = call.completes ? `, completion ≤ ${describeLimit(prices, sizeOf(call))} tokens` : '';
-    dryRun(ctx, call, `cost bound: ${usdBound(bound)} (prompt ≤ ${size.promptTokens} tokens${limit}, at the prices of ${model})`);
-  }
-  return { bound, dryRun: !!opts.dryRun };
+  return caps.reduce<Cap | undefined>((low, c) => (!low || c.usd < low.usd ? c : low), undefined);
 }
 
 /** The line of a budget that is used up. */
@@ -127,7 +136,7 @@ function withLimitWritten(call: GuardedCall, field: string): CallSize {
   return size;
 }
 
-async function pricesOf(ctx: RunContext<SpendOptions>, client: Connected['client'], apiRoot: string, ids: (string | undefined)[]): Promise<Pricing[] | string> {
+export async function pricesOf(ctx: RunContext<unknown>, client: Connected['client'], apiRoot: string, ids: (string | undefined)[]): Promise<Pricing[] | string> {
   const wanted = [...new Set(ids.filter((id): id is string => !!id))];
   if (wanted.length === 0) return 'no model is named (the service would choose one)';
   let list;
