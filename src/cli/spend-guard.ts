@@ -17,7 +17,7 @@ export const SPEND_FLAGS = {
   ignoreBudget: { flags: '--ignore-budget', help: 'do not hold this call to daily_budget / monthly_budget' },
 } satisfies FlagTable;
 
-export type SpendOptions = FlagValues<typeof SPEND_FLAGS> & { usage?: boolean };
+export type SpendOptions = FlagValues<typeof SPEND_FLAGS>;
 
 export interface GuardedCall {
   body: Record<string, unknown>;
@@ -50,7 +50,7 @@ export interface Cap {
 export async function guardSpend(ctx: RunContext<SpendOptions>, { client, settings }: Connected, call: GuardedCall): Promise<Guard> {
   const { opts } = ctx;
   const cap = await capOf(ctx, settings);
-  if (!cap && !opts.dryRun && !opts.usage) return { dryRun: false };
+  if (!cap && !opts.dryRun) return { dryRun: false };
   const prices = await pricesOf(ctx, client, settings.apiRoot ?? DEFAULT_API_ROOT, call.models);
   if (typeof prices === 'string') {
     if (cap) throw new CliError(`cannot bound the cost of this call for ${cap.name}: ${prices}`, EXIT.PAYMENT);
@@ -92,7 +92,7 @@ export function reachedLine(b: Budget): string {
   return `${b.name} of ${usd(b.limit)} reached (${b.from}): ${usd(b.spent)} spent ${period} (UTC); it resets at ${b.resets.toISOString()} (--ignore-budget for one call)`;
 }
 
-/** `(bound $x)` for the --usage line, when a bound was made. */
+/** `(bound $x)` for the --usage line, when a cap made a bound (a plain call reads no prices). */
 export function boundNote(guard: Guard | undefined): string {
   return guard?.bound !== undefined ? ` (bound ${usdBound(guard.bound)})` : '';
 }
