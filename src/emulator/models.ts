@@ -33,14 +33,15 @@ export const MODELS: ModelSpec[] = [
 export const PROVIDERS = ['local-alpha', 'local-beta'];
 
 const MODALITIES: Record<ModelKind, [string[], string[]]> = { chat: [['text'], ['text']], embedding: [['text'], ['embeddings']], speech: [['text'], ['audio']], decision: [['text'], ['text']] };
-const PARAMETERS: Record<ModelKind, string[]> = { chat: ['max_tokens', 'temperature', 'top_p', 'stop', 'seed', 'response_format'], embedding: ['dimensions'], speech: ['voice'], decision: [] };
+/** Only names of the OpenAPI's Parameter enum (it has none for embeddings, speech or decisions). */
+const PARAMETERS: Record<ModelKind, string[]> = { chat: ['max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'stop', 'seed', 'response_format'], embedding: [], speech: [], decision: [] };
 
 /** What the model list says of a model beyond its id and prices (the OpenAPI Model's architecture, parameters, limits). */
 export function listedFacts(m: ModelSpec) {
   const [input, output] = MODALITIES[m.kind];
   return {
     architecture: { input_modalities: input, output_modalities: output, modality: `${input.join('+')}->${output.join('+')}`, tokenizer: 'Other', instruct_type: null },
-    supported_parameters: m.speedRange ? [...PARAMETERS[m.kind], 'speed'] : PARAMETERS[m.kind],
+    supported_parameters: PARAMETERS[m.kind],
     top_provider: { context_length: 131_072, max_completion_tokens: m.maxOutputTokens ?? null, is_moderated: false },
   };
 }

@@ -42,8 +42,8 @@ describe('router models', () => {
     expect((await run(['models', 'LOREM'])).stdout).toBe('local/lorem\tlocal/lorem\t131072\t0.50\t1.50\ttext->text\n');
     const audio = await run(['models', '--output-modality', 'audio', '--sort', 'price']);
     expect(audio.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0])).toEqual(['local/tts-basic', 'local/tts']);
-    const speed = await run(['models', '--supports', 'speed']);
-    expect(speed.stdout.split('\t')[0]).toBe('local/tts');
+    const json = await run(['models', '--supports', 'response_format', '--supports', 'seed', '--sort', 'name']);
+    expect(json.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0])).toEqual(['local/echo', 'local/lorem', 'local/unavailable']);
     expect((await run(['models', '--input-modality', 'image'])).stdout).toBe('');
   });
 
