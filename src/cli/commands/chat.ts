@@ -11,6 +11,7 @@ import { CHAT_FLAGS, type ChatOptions } from './chat-flags.js';
 
 export type { ChatOptions };
 import { action, type RunContext } from '../run.js';
+import { usage } from '../exit-codes.js';
 import { boundNote, guardSpend, SPEND_FLAGS, type SpendOptions } from '../spend-guard.js';
 import { textFromArgs } from '../input.js';
 import { keepConversation, openConversation, withSystem } from './chat-conversation.js';
@@ -45,6 +46,7 @@ async function runChat(ctx: RunContext<ChatOptions & SpendOptions>, args: string
   const { io, opts, signal, connect } = ctx;
   validateChatOptions(opts);
   if (opts.interactive) {
+    if (opts.maxCost !== undefined || opts.dryRun) throw usage(`${opts.dryRun ? '--dry-run' : '--max-cost'} applies to one call, not to chat -i`);
     const { runRepl } = await import('./chat-repl.js');
     return runRepl(ctx);
   }
