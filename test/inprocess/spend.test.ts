@@ -86,6 +86,10 @@ describe('--max-cost', () => {
     expect(decide.stderr).toMatch(/over --max-cost/);
   });
 
+  it('is refused with chat -i, where it would cap nothing', async () => {
+    expect(await run(['chat', '-i', '--max-cost', '1'])).toMatchObject({ code: 2, stderr: 'error: --max-cost applies to one call, not to chat -i\n' });
+  });
+
   it('is refused as a usage error when it is not an amount', async () => {
     expect(await run(['chat', '--max-cost', '-1', 'hi'])).toMatchObject({ code: 2, stderr: 'error: --max-cost is an amount of USD such as 2 or 0.50, got "-1"\n' });
   });
