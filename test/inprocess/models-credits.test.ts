@@ -74,6 +74,14 @@ describe('router models', () => {
     expect(await run(['models', 'show', 'local/ecko'])).toMatchObject({ code: 5, stderr: 'error: no model local/ecko in the list (did you mean local/echo?): see router models\n' });
   });
 
+  it('completions of --model read the kept list too', async () => {
+    await run(['models']);
+    const before = listCalls();
+    const r = await run(['__complete', 'models']);
+    expect(r.stdout.split('\n')).toContain('local/tts-basic');
+    expect(listCalls()).toBe(before);
+  });
+
   it('a refused model id suggests from the kept list', async () => {
     await run(['models']);
     const before = listCalls();
