@@ -36,18 +36,37 @@ function price(value: unknown): number | undefined {
   return Number.isFinite(n) && n >= 0 ? n : undefined;
 }
 
+/**
+ * The list's price keys that each side of a call may be billed at: a prompt token may be a cache
+ * write or audio, a completion token reasoning or audio. The dearest of them bounds the side.
+ */
+const PRICE_KEYS = {
+  prompt: ['prompt', 'input_cache_write', 'input_cache_write_1h', 'audio'],
+  completion: ['completion', 'internal_reasoning', 'audio_output'],
+  image: ['image'],
+  request: ['request'],
+} as const;
+
 /** A model's pricing as numbers, or a sentence saying why it cannot be read. */
 export function readPricing(model: { id: string; pricing?: unknown; top_provider?: unknown; context_length?: unknown }): Pricing | string {
   const p = model.pricing;
   if (!p || typeof p !== 'object') return `the model list gives no pricing for ${model.id}`;
   const raw = p as Record<string, unknown>;
   if (raw.prompt === undefined || raw.completion === undefined) return `the model list gives no prompt or completion price for ${model.id}`;
+  // Conditional overrides (long-context or time-based prices) may apply to any call: the dearest counts.
+  const tables = [raw, ...(Array.isArray(raw.overrides) ? raw.overrides.filter((o): o is Record<string, unknown> => !!o && typeof o === 'object') : [])];
   const read: Partial<Pricing> = {};
-  for (const key of ['prompt', 'completion', 'image', 'request'] as const) {
-    const n = price(raw[key]);
-    // A negative price (OpenRouter's "-1" for a router whose price depends on the model it picks) cannot bound anything.
-    if (n === undefined) return `the ${key} price of ${model.id} is not a price (${JSON.stringify(raw[key])})`;
-    read[key] = n;
+  for (const [side, keys] of Object.entries(PRICE_KEYS) as [keyof typeof PRICE_KEYS, readonly string[]][]) {
+    let most = 0;
+    for (const table of tables) {
+      for (const key of keys) {
+        const n = price(table[key]);
+        // A negative price (OpenRouter's "-1" for a router whose price depends on the model it picks) cannot bound anything.
+        if (n === undefined) return `the ${key} price of ${model.id} is not a price (${JSON.stringify(table[key])})`;
+        most = Math.max(most, n);
+      }
+    }
+    read[side] = most;
   }
   const top = (model.top_provider ?? {}) as { max_completion_tokens?: unknown };
   const limit = [top.max_completion_tokens, model.context_length].find((n): n is number => typeof n === 'number' && Number.isInteger(n) && n > 0);

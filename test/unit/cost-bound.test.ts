@@ -11,6 +11,15 @@ describe('readPricing', () => {
     expect(readPricing({ id: 'x/y', pricing: { prompt: '0', completion: '0' }, context_length: 8192 })).toMatchObject({ image: 0, request: 0, maxCompletion: 8192 });
   });
 
+  it('prices each side at its dearest key: cache writes, audio, reasoning, and any conditional override', () => {
+    const p = readPricing({
+      id: 'x/y',
+      pricing: { prompt: '0.000001', completion: '0.000002', input_cache_write: '0.00000125', internal_reasoning: '0.000003', input_cache_read: '0.0000001', overrides: [{ min_prompt_tokens: 200000, prompt: '0.000004' }] },
+    });
+    expect(p).toMatchObject({ prompt: 4e-6, completion: 3e-6, image: 0, request: 0 });
+    expect(readPricing({ id: 'x/y', pricing: { prompt: '0.1', completion: '0.1', audio: '-1' } })).toMatch(/audio price of x\/y is not a price/);
+  });
+
   it('says why pricing cannot be read rather than guessing', () => {
     expect(readPricing({ id: 'x/y' })).toMatch(/no pricing for x\/y/);
     expect(readPricing({ id: 'x/y', pricing: { prompt: '0.1' } })).toMatch(/no prompt or completion price/);
