@@ -2,8 +2,6 @@
  * Budgets: what a profile may spend a day and a calendar month (UTC), against what the usage
  * ledger holds for it. The ledger is read line by line and summed as it is read, never held whole.
  */
-import { createReadStream, existsSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import type { Settings } from '../config/settings.js';
 import { BUDGET_ENV } from '../config/fields.js';
 import { fromEnv } from '../config/settings.js';
@@ -44,6 +42,9 @@ export async function spentBy(env: NodeJS.ProcessEnv, profile: string, now = new
   const spent = { today: 0, month: 0 };
   const batches = new Map<string, { at: number; cost: number }>();
   const path = ledgerPath(env);
+  // Loaded only where a budget is set: a plain call reads no ledger.
+  const { createReadStream, existsSync } = await import('node:fs');
+  const { createInterface } = await import('node:readline');
   if (!existsSync(path)) return spent;
   const add = (at: number, cost: number) => {
     if (at >= month) spent.month += cost;

@@ -2,7 +2,6 @@
  * The service's model list, kept briefly in the state folder (one file per API root), so that
  * price look-ups, hints and completions do not fetch it on every call.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RouterClient } from '../client/index.js';
@@ -19,8 +18,9 @@ interface CachedList {
   models: Model[];
 }
 
+/** One file per API root, named after it (the file holds the root too, so that a shared name is no confusion). */
 export function catalogPath(env: NodeJS.ProcessEnv, apiRoot: string): string {
-  const name = createHash('sha256').update(apiRoot).digest('hex').slice(0, 16);
+  const name = apiRoot.replace(/^https?:\/\//, '').replace(/[^A-Za-z0-9.-]+/g, '_').slice(0, 120);
   return join(stateHome(env), 'models', `${name}.json`);
 }
 

@@ -9,7 +9,6 @@ import { CliError, EXIT } from './exit-codes.js';
 import { DEFAULT_API_ROOT } from '../client/core.js';
 import { budgetsFor, usdAmount, type Budget } from './budget.js';
 import { completionWithin, countImages, promptTokenBound, readPricing, usd, usdBound, worstBound, type CallSize, type Pricing } from './cost-bound.js';
-import { modelCatalog } from './model-catalog.js';
 
 export const SPEND_FLAGS = {
   maxCost: { flags: '--max-cost <usd>', help: 'the most this call may cost, from the model list\'s prices: the max tokens are lowered to fit, or the call is refused (exit 4)', parse: (v: string) => usdAmount(v, '--max-cost') },
@@ -141,6 +140,7 @@ export async function pricesOf(ctx: RunContext<unknown>, client: Connected['clie
   if (wanted.length === 0) return 'no model is named (the service would choose one)';
   let list;
   try {
+    const { modelCatalog } = await import('./model-catalog.js');
     list = await modelCatalog(client, { env: ctx.env, apiRoot, signal: ctx.signal });
   } catch (err) {
     return `the model list could not be read (${(err as Error).message})`;
