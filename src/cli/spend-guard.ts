@@ -29,6 +29,10 @@ export interface GuardedCall {
   explicitLimit?: boolean;
   /** Whether the call is billed for completion tokens at all (embeddings and speech are not). */
   completes: boolean;
+  /** Why no bound can be made before the call runs (a server-tool loop), if none can. */
+  unboundable?: string;
+  /** Fields the client adds as it sends (a stream's `stream: true`): shown by --dry-run. */
+  sentWith?: Record<string, unknown>;
   /** Requests the call is sent as (embeddings split into several). */
   requests?: number;
 }
@@ -50,7 +54,7 @@ export async function guardSpend(ctx: RunContext<SpendOptions>, { client, settin
   const { opts } = ctx;
   const cap = await capOf(ctx, settings);
   if (!cap && !opts.dryRun) return { dryRun: false };
-  const prices = await pricesOf(ctx, client, settings.apiRoot ?? DEFAULT_API_ROOT, call.models);
+  const prices = call.unboundable ?? (await pricesOf(ctx, client, settings.apiRoot ?? DEFAULT_API_ROOT, call.models));
   if (typeof prices === 'string') {
     if (cap) throw new CliError(`cannot bound the cost of this call for ${cap.name}: ${prices}`, EXIT.PAYMENT);
     if (opts.dryRun) dryRun(ctx, call, `cost bound: unknown (${prices})`);
@@ -158,6 +162,6 @@ export async function pricesOf(ctx: RunContext<unknown>, client: Connected['clie
 
 /** --dry-run: the body on stdout, the bound on stderr; nothing is sent. */
 function dryRun(ctx: RunContext<SpendOptions>, call: GuardedCall, line: string): void {
-  ctx.io.out(`${JSON.stringify(call.body, null, 2)}\n`);
+  ctx.io.out(`${JSON.stringify({ ...call.body, ...call.sentWith }, null, 2)}\n`);
   ctx.io.note(line);
 }

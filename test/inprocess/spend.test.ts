@@ -86,6 +86,14 @@ describe('--max-cost', () => {
     expect(decide.stderr).toMatch(/over --max-cost/);
   });
 
+  it('refuses responses --tools, whose server-tool loop no bound can foresee', async () => {
+    const tools = join(stateDir, 'tools.json');
+    writeFileSync(tools, JSON.stringify([{ type: 'web_search' }]));
+    const r = await run(['responses', '--model', 'local/echo', '--tools', tools, '--max-cost', '1', 'hi']);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/^error: cannot bound the cost of this call for --max-cost \$1\.000000: with --tools the service runs a loop/);
+  });
+
   it('is refused with chat -i, where it would cap nothing', async () => {
     expect(await run(['chat', '-i', '--max-cost', '1'])).toMatchObject({ code: 2, stderr: 'error: --max-cost applies to one call, not to chat -i\n' });
   });
@@ -100,7 +108,9 @@ describe('--dry-run', () => {
     const before = sent('/chat/completions').length;
     const r = await run(['chat', '--model', 'local/echo', '--dry-run', '--max-tokens', '100', 'hi']);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ messages: [{ role: 'user', content: 'hi' }], model: 'local/echo', max_completion_tokens: 100 });
+    expect(JSON.parse(r.stdout)).toEqual({ messages: [{ role: 'user', content: 'hi' }], model: 'local/echo', max_completion_tokens: 100, stream: true, stream_options: { include_usage: true } });
+    const whole = await run(['chat', '--model', 'local/echo', '--dry-run', '--json', 'hi']);
+    expect(JSON.parse(whole.stdout)).toEqual({ messages: [{ role: 'user', content: 'hi' }], model: 'local/echo' });
     expect(r.stderr).toMatch(/^cost bound: \$0\.000\d+ \(prompt ≤ \d+ tokens, completion ≤ 100 tokens, at the prices of local\/echo\)\n$/);
     expect(sent('/chat/completions').length).toBe(before);
   });

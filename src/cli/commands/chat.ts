@@ -59,9 +59,11 @@ async function runChat(ctx: RunContext<ChatOptions & SpendOptions>, args: string
   const req = buildChatRequest(messages, opts, settings.model);
   const call = { signal, routerMetadata: opts.routerMetadata };
   try {
-    const guard = await guardSpend(ctx, connected, { body: req, models: [req.model, ...(req.models ?? [])], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true });
+    const streams = opts.stream ?? !opts.json;
+    const sentWith = streams ? { stream: true, stream_options: { include_usage: true } } : undefined;
+    const guard = await guardSpend(ctx, connected, { body: req, sentWith, models: [req.model, ...(req.models ?? [])], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true });
     if (guard.dryRun) return;
-    const answer = (opts.stream ?? !opts.json) ? await streamChat(io, client, req, opts, call) : await completeChat(io, client, req, opts, call);
+    const answer = streams ? await streamChat(io, client, req, opts, call) : await completeChat(io, client, req, opts, call);
     const u = answer.usage;
     ctx.logUsage({ endpoint: '/v1/chat/completions', model: req.model ?? req.models?.[0], ...usageFields(u) });
     keepConversation(ctx, earlier, req.model, messages, answer.text, prompt);

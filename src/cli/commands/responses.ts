@@ -51,7 +51,8 @@ async function runResponses(ctx: RunContext<ResponsesOpts & SpendOptions>, args:
   const call = { signal, routerMetadata: opts.routerMetadata };
   try {
     const body = req as unknown as Record<string, unknown>;
-    const guard = await guardSpend(ctx, connected, { body, models: [req.model, ...((req.models as string[] | undefined) ?? [])], limitField: 'max_output_tokens', limitFlag: '--max-output-tokens', explicitLimit: opts.maxOutputTokens !== undefined, completes: true });
+    const loop = tools === undefined ? undefined : 'with --tools the service runs a loop of model calls whose inputs hold tool results, which no bound can foresee (--stop-when max_cost=USD asks the service to stop it)';
+    const guard = await guardSpend(ctx, connected, { body, unboundable: loop, sentWith: (opts.stream ?? !opts.json) ? { stream: true } : undefined, models: [req.model, ...((req.models as string[] | undefined) ?? [])], limitField: 'max_output_tokens', limitFlag: '--max-output-tokens', explicitLimit: opts.maxOutputTokens !== undefined, completes: true });
     if (guard.dryRun) return;
     const final = (opts.stream ?? !opts.json) ? await streamResponse(io, client, req, opts, call) : await createResponse(io, client, req, opts, call);
     if (opts.routerMetadata && !opts.json && final?.router_metadata) io.note(`router: ${String(final.router_metadata.summary)}`);
