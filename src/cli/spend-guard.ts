@@ -45,7 +45,7 @@ export interface Guard {
 
 export interface Cap {
   usd: number;
-  /** How the refusal names it: "--max-cost $0.01" or "daily_budget ($2, $1.5 spent today)". */
+  /** How a refusal names it: "--max-cost $0.010000" or "what is left of daily_budget ($1.450000)". */
   name: string;
 }
 
@@ -120,10 +120,12 @@ function describeLimit(prices: Pricing[], size: CallSize): string {
 function fitCap(ctx: RunContext<SpendOptions>, call: GuardedCall, prices: Pricing[], size: CallSize, cap: Cap): void {
   const { bound } = worstBound(prices, size);
   if (bound <= cap.usd) return;
-  const fits = call.completes && call.limitField ? completionWithin(prices, withLimitWritten(call, call.limitField), cap.usd) : 0;
+  // Never past a model's own maximum either: a fallback model might refuse a larger limit.
+  const modelMost = Math.min(...prices.map((p) => p.maxCompletion ?? Infinity));
+  const fits = call.completes && call.limitField ? Math.min(modelMost, completionWithin(prices, withLimitWritten(call, call.limitField), cap.usd)) : 0;
   const over = `this call could cost up to ${usdBound(bound)}, over ${cap.name}`;
   if (!call.completes || !call.limitField) throw new CliError(`${over}`, EXIT.PAYMENT);
-  if (fits < 1) throw new CliError(`${over}: not even one completion token fits (the prompt alone may cost ${usd(worstBound(prices, { ...size, completionTokens: 0 }).bound)})`, EXIT.PAYMENT);
+  if (fits < 1) throw new CliError(`${over}: not even one completion token fits (the prompt alone may cost ${usdBound(worstBound(prices, { ...size, completionTokens: 0 }).bound)})`, EXIT.PAYMENT);
   if (call.explicitLimit) throw new CliError(`${over}: ${call.limitFlag} ${String(call.body[call.limitField])} does not fit; ${fits} or fewer would`, EXIT.PAYMENT);
   call.body[call.limitField] = fits;
   ctx.io.info(`max tokens lowered to ${fits} to stay within ${cap.name}`);
