@@ -7,9 +7,10 @@ import { CliError, EXIT, usage } from './exit-codes.js';
 import { didYouMean } from '../internal/did-you-mean.js';
 
 const BATCH = ['id', 'object', 'endpoint', 'model', 'completion_window', 'created_at', 'finalized_at', 'status', 'request_counts', 'error', 'results', 'usage'];
-const JOB = ['id', 'created_at', 'updated_at', 'input', 'endpoint', 'model', 'provider', 'plain', 'max_requests', 'max_bytes', 'wrapper_bytes', 'requests', 'shards', 'totals'];
+const JOB = ['id', 'created_at', 'updated_at', 'input', 'endpoint', 'model', 'provider', 'plain', 'max_requests', 'max_bytes', 'wrapper_bytes', 'requests', 'shards', 'totals', 'cost_bound'];
 const CHAT = ['id', 'object', 'created', 'model', 'choices', 'usage', 'system_fingerprint', 'provider', 'service_tier', 'router_metadata', 'alignment', 'debug'];
 const RESPONSE = ['id', 'object', 'created_at', 'completed_at', 'model', 'status', 'output', 'output_text', 'error', 'incomplete_details', 'instructions', 'metadata', 'temperature', 'top_p', 'max_output_tokens', 'max_tool_calls', 'tools', 'tool_choice', 'prompt', 'prompt_cache_key', 'prompt_cache_options', 'reasoning', 'service_tier', 'text', 'truncation', 'user', 'usage', 'router_metadata'];
+const MODEL = ['id', 'canonical_slug', 'hugging_face_id', 'name', 'created', 'description', 'context_length', 'architecture', 'pricing', 'top_provider', 'per_request_limits', 'supported_parameters', 'default_parameters', 'supported_voices', 'reasoning', 'links', 'expiration_date', 'knowledge_cutoff'];
 const RESPONSE_EVENT = ['type', 'sequence_number', 'response', 'delta', 'item_id', 'output_index', 'content_index', 'item', 'part', 'text'];
 
 /** The top-level fields each command's JSON has (for lists: each item's), known before anything is sent. */
@@ -28,7 +29,10 @@ export const JSON_FIELDS: Record<string, readonly string[]> = {
   'batch run': JOB,
   'batch jobs': JOB,
   'batch job': JOB,
-  'usage': ['since', 'until', 'by', 'rows', 'total'],
+  'usage': ['since', 'until', 'by', 'rows', 'total', 'budgets'],
+  models: MODEL,
+  'models show': MODEL,
+  credits: ['total_credits', 'total_usage', 'balance'],
   'conversations list': ['id', 'title', 'model', 'created_at', 'updated_at', 'turns'],
   'conversations show': ['id', 'title', 'model', 'created_at', 'updated_at', 'messages'],
   'roles list': ['name', 'model', 'settings', 'system'],
@@ -36,7 +40,7 @@ export const JSON_FIELDS: Record<string, readonly string[]> = {
 };
 
 /** Commands that take no argument: any word after their `--json` is a field list. */
-const NO_ARGUMENTS = new Set(['decide', 'serve', 'config list', 'batch list', 'batch jobs', 'usage', 'roles list']);
+const NO_ARGUMENTS = new Set(['decide', 'serve', 'config list', 'batch list', 'batch jobs', 'usage', 'roles list', 'credits']);
 
 /** The command path an argv runs ("batch get"), skipping global options. */
 export function jsonCommandPath(args: string[], withValue: Set<string>): string | undefined {

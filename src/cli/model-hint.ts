@@ -10,22 +10,24 @@ export function nearestModel(id: string, known: string[]): string | undefined {
 }
 
 /**
- * A refused model id gets a suggestion from the service's model list ("did you mean …?"). Looked
- * up only after the refusal, briefly; without an answer the error stays as it was.
+ * A refused model id gets a suggestion from the service's model list ("did you mean …?"), the copy
+ * `router models` keeps when fresh; looked up only after the refusal, briefly; without an answer the error stays as it was.
  */
-export async function addModelHint(err: unknown, connect: () => Promise<{ client: RouterClient }>): Promise<void> {
+export async function addModelHint(err: unknown, connect: () => Promise<{ client: RouterClient; settings: { apiRoot?: string } }>, env: NodeJS.ProcessEnv): Promise<void> {
   if (!(err instanceof APIError) || err.status !== 400) return;
   const id = UNKNOWN_MODEL.exec(err.message)?.[1];
   if (!id) return;
   let models: { id: string }[] | undefined;
   try {
-    const { client } = await connect();
-    models = await client.models.list({ signal: AbortSignal.timeout(3000) }).catch(() => undefined);
+    const { client, settings } = await connect();
+    const { modelCatalog } = await import('./model-catalog.js');
+    const { DEFAULT_API_ROOT } = await import('../client/core.js');
+    models = await modelCatalog(client, { env, apiRoot: settings.apiRoot ?? DEFAULT_API_ROOT, signal: AbortSignal.timeout(3000) }).catch(() => undefined);
     await client.close();
   } catch {
     return;
   }
   if (!models) return;
   const near = nearestModel(id, models.map((m) => m.id));
-  Object.assign(err, { hint: near ? ` (did you mean ${near}? The list: router api /v1/models --jq '.data[].id')` : ` (the list: router api /v1/models --jq '.data[].id')` });
+  Object.assign(err, { hint: near ? ` (did you mean ${near}? The list: router models)` : ` (the list: router models)` });
 }

@@ -7,6 +7,7 @@ import { Speech } from './resources/speech.js';
 import { Decisions } from './resources/decisions.js';
 import { Models } from './resources/models.js';
 import { Key } from './resources/key.js';
+import { Credits } from './resources/credits.js';
 import { Raw } from './resources/raw.js';
 
 export * from './errors.js';
@@ -22,6 +23,7 @@ export { deltaText } from './resources/chat.js';
 export { contentText, FailedAnswerError, outputText, readCompletion, readResponse, type AnswerReading } from './answer-reading.js';
 export type { Model } from './resources/models.js';
 export type { KeyInfo } from './resources/key.js';
+export type { AccountCredits } from './resources/credits.js';
 export type { RawRequest } from './resources/raw.js';
 export type { SpeechRequest, SpeechTurn, SpeechReference, SpeechStream } from './resources/speech.js';
 
@@ -37,6 +39,8 @@ export class RouterClient {
   readonly models: Models;
   /** The calling key: label, usage, limit. */
   readonly key: Key;
+  /** Needs a management key. */
+  readonly credits: Credits;
   /** Any endpoint, as `router api` uses it. */
   readonly raw: Raw;
 
@@ -50,6 +54,7 @@ export class RouterClient {
     this.decisions = new Decisions(this.core);
     this.models = new Models(this.core);
     this.key = new Key(this.core);
+    this.credits = new Credits(this.core);
     this.raw = new Raw(this.core);
   }
 

@@ -10,15 +10,20 @@ export interface Profile {
   embed_model?: string;
   /** `off`: calls are not written to the local usage ledger. */
   log?: string;
+  /** USD a day (UTC) and a calendar month (UTC) this profile's calls may spend, by the usage ledger. */
+  daily_budget?: string;
+  monthly_budget?: string;
 }
 
-export const PROFILE_FIELDS = ['api_key', 'management_key', 'api_root', 'model', 'voice', 'speech_model', 'embed_model', 'log'] as const;
+export const PROFILE_FIELDS = ['api_key', 'management_key', 'api_root', 'model', 'voice', 'speech_model', 'embed_model', 'log', 'daily_budget', 'monthly_budget'] as const;
 export type ProfileField = (typeof PROFILE_FIELDS)[number];
 /** Settings that hold a model id (`<author>/<slug>`). */
 export const MODEL_FIELDS: readonly ProfileField[] = ['model', 'speech_model', 'embed_model'];
 /** The environment variable that overrides each default of an operation. */
 export const DEFAULT_ENV = { model: 'ROUTER_MODEL', voice: 'ROUTER_VOICE', speech_model: 'ROUTER_SPEECH_MODEL', embed_model: 'ROUTER_EMBED_MODEL' } as const;
 export type DefaultField = keyof typeof DEFAULT_ENV;
+/** Settings that hold an amount of USD; the environment variable that overrides each. */
+export const BUDGET_ENV = { daily_budget: 'ROUTER_DAILY_BUDGET', monthly_budget: 'ROUTER_MONTHLY_BUDGET' } as const;
 export const SECRET_FIELDS: readonly ProfileField[] = ['api_key', 'management_key'];
 export const DEFAULT_PROFILE = 'default';
 

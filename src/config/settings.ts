@@ -1,4 +1,4 @@
-import { DEFAULT_ENV, DEFAULT_PROFILE, isProfileName, SettingsError, shownName } from './fields.js';
+import { BUDGET_ENV, DEFAULT_ENV, DEFAULT_PROFILE, isProfileName, SettingsError, shownName } from './fields.js';
 import { didYouMean } from '../internal/did-you-mean.js';
 import { isBlank } from '../internal/blank.js';
 
@@ -65,6 +65,9 @@ export interface Settings {
   profile: string;
   /** Calls go to the local usage ledger (off: --no-log, ROUTER_NO_LOG=1, or the profile's log=off). */
   log: boolean;
+  /** The budgets in USD as given (checked where they are used), environment first. */
+  dailyBudget: string | undefined;
+  monthlyBudget: string | undefined;
 }
 
 export interface SettingsInput {
@@ -117,6 +120,8 @@ export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessE
     voice: fromEnv(env, DEFAULT_ENV.voice) ?? profile?.voice,
     speechModel: fromEnv(env, DEFAULT_ENV.speech_model) ?? profile?.speech_model,
     embedModel: fromEnv(env, DEFAULT_ENV.embed_model) ?? profile?.embed_model,
+    dailyBudget: fromEnv(env, BUDGET_ENV.daily_budget) ?? profile?.daily_budget,
+    monthlyBudget: fromEnv(env, BUDGET_ENV.monthly_budget) ?? profile?.monthly_budget,
     log: !['1', 'true', 'yes'].includes((env.ROUTER_NO_LOG ?? '').toLowerCase()) && profile?.log !== 'off',
   };
 }

@@ -153,7 +153,9 @@ describe('router batch run', () => {
     const refused = await t.run(['batch', 'run', bad, '--model', 'local/echo'], { env: s.env });
     expect(refused.stderr).toMatch(/bad\.jsonl:13: duplicate custom_id "c1"/);
     expect(refused.stderr).toMatch(/bad\.jsonl:14: not JSON/);
-    expect(t.requests()).toHaveLength(0);
+    // The one request a dry run makes is a read of the model list, for the cost bound of the file.
+    expect(t.requests().filter((q) => !(q.method === 'GET' && q.path === '/v1/models'))).toHaveLength(0);
+    expect(plan.cost_bound).toMatchObject({ model: 'local/echo', requests: 12 });
     expect(jobs(s)).toEqual([]);
   });
 

@@ -14,17 +14,22 @@ export type { ChatOptions };
 import { action, type RunContext } from '../run.js';
 import { applyRoleFlag } from '../roles.js';
 import { textFromArgs, textOrFile } from '../input.js';
+import { usage } from '../exit-codes.js';
+import { boundNote, guardSpend, SPEND_FLAGS, type SpendOptions } from '../spend-guard.js';
 import { keepConversation, openConversation, withSystem } from './chat-conversation.js';
 
 export { REASONING_EFFORTS, SERVICE_TIERS } from './chat-flags.js';
 
 export function registerChat(program: Command): void {
   addFlags(
-    program
-      .command('chat')
-      .description('Send a prompt to a chat model and stream the answer to stdout. The prompt is the arguments and a piped stdin: stdin first, then the arguments, or at the place of a "-" among them.')
-      .argument('[prompt...]', 'the prompt; "-" puts stdin at its place'),
-    CHAT_FLAGS,
+    addFlags(
+      program
+        .command('chat')
+        .description('Send a prompt to a chat model and stream the answer to stdout. The prompt is the arguments and a piped stdin: stdin first, then the arguments, or at the place of a "-" among them.')
+        .argument('[prompt...]', 'the prompt; "-" puts stdin at its place'),
+      CHAT_FLAGS,
+    ),
+    SPEND_FLAGS,
   )
     .addHelpText(
       'after',
@@ -35,34 +40,42 @@ Examples:
   $ router roles save terse --system "Answer in one line." --model local/echo
   $ router chat --role terse "why is the sky blue?"
   $ echo MID | router chat before - after --model local/echo   # sends "before after\n\nMID"
-  $ router chat --json --temperature 0.2 "hi" | jq -r '.choices[0].message.content'`,
+  $ router chat --json --temperature 0.2 "hi" | jq -r '.choices[0].message.content'
+  $ router chat --max-cost 0.001 --usage "write 50 words" --model local/lorem
+  $ router chat --dry-run "hi" --model local/echo`,
     )
-    .action(action<ChatOptions, [string[]]>(runChat));
+    .action(action<ChatOptions & SpendOptions, [string[]]>(runChat));
 }
 
-async function runChat(ctx: RunContext<ChatOptions>, args: string[]): Promise<void> {
+async function runChat(ctx: RunContext<ChatOptions & SpendOptions>, args: string[]): Promise<void> {
   const { io, opts, signal, connect } = ctx;
   await applyRoleFlag(ctx.cmd, opts, io);
   opts.system = await textOrFile('--system', opts.system, io);
   validateChatOptions(opts);
   if (opts.interactive) {
+    if (opts.maxCost !== undefined || opts.dryRun) throw usage(`${opts.dryRun ? '--dry-run' : '--max-cost'} applies to one call, not to chat -i`);
     const { runRepl } = await import('./chat-repl.js');
     return runRepl(ctx);
   }
   const prompt = await textFromArgs(args, io, { mergeStdin: true });
   const earlier = openConversation(ctx);
-  const { client, settings } = await connect({ model: opts.model ?? earlier?.model });
+  const connected = await connect({ model: opts.model ?? earlier?.model });
+  const { client, settings } = connected;
   const messages: ChatMessage[] = withSystem(earlier?.messages ?? [], opts.system);
   messages.push({ role: 'user', content: prompt });
   const req = buildChatRequest(messages, opts, settings.model);
   const call = { signal, routerMetadata: opts.routerMetadata };
   try {
-    const answer = (opts.stream ?? !opts.json) ? await streamChat(io, client, req, opts, call) : await completeChat(io, client, req, opts, call);
+    const streams = opts.stream ?? !opts.json;
+    const sentWith = streams ? { stream: true, stream_options: { include_usage: true } } : undefined;
+    const guard = await guardSpend(ctx, connected, { body: req, sentWith, models: [req.model, ...(req.models ?? [])], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true });
+    if (guard.dryRun) return;
+    const answer = streams ? await streamChat(io, client, req, opts, call) : await completeChat(io, client, req, opts, call);
     const u = answer.usage;
     ctx.logUsage({ endpoint: '/v1/chat/completions', model: answer.model ?? req.model ?? req.models?.[0], ...usageFields(u) });
     if (answer.failure) throw answer.failure;
     keepConversation(ctx, earlier, req.model, messages, answer.text, prompt);
-    if (opts.usage) io.note(usageLine(u && { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens, cost: u.cost }, ['prompt', 'completion']));
+    if (opts.usage) io.note(usageLine(u && { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens, cost: u.cost }, ['prompt', 'completion']) + boundNote(guard));
   } finally {
     await client.close();
   }

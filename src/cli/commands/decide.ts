@@ -5,9 +5,10 @@ import type { DecisionQuestion, DecisionResponse } from '../../client/types.js';
 import { action, type RunContext } from '../run.js';
 import { addSessionFlags, collect, modelId } from '../options.js';
 import { usage } from '../exit-codes.js';
+import { boundNote, guardSpend, SPEND_FLAGS, type SpendOptions } from '../spend-guard.js';
 import { readJsonFile, readTextFile } from '../input.js';
 
-interface DecideOpts {
+interface DecideOpts extends SpendOptions {
   usage?: boolean;
   state?: string;
   stateText?: string;
@@ -34,6 +35,9 @@ export function registerDecide(program: Command): void {
     .option('-m, --model <id>', 'decision model, <author>/<slug>', modelId)
     .option('--json', 'print the decision response')
     .option('--usage', 'print tokens and the reported cost to stderr')
+    .option('--max-cost <usd>', SPEND_FLAGS.maxCost.help, SPEND_FLAGS.maxCost.parse)
+    .option('--dry-run', SPEND_FLAGS.dryRun.help)
+    .option('--ignore-budget', SPEND_FLAGS.ignoreBudget.help)
     .addHelpText('after', `
 Answers: noul = P(yes) in 0..1; choice = one option with its probabilities; score = the
 probability-weighted level (0..n-1). confidence = how concentrated the distribution is.
@@ -137,18 +141,20 @@ async function runDecide(ctx: RunContext<DecideOpts>): Promise<void> {
     questions = { ...(fromFile as Record<string, DecisionQuestion>), ...questions };
   }
   if (Object.keys(questions).length === 0) throw usage('no questions: use --noul, --choice, --score or --questions FILE');
-  const { client } = await connect({ management: true });
+  const connected = await connect({ management: true });
+  const { client } = connected;
   let res: DecisionResponse;
+  let guard;
   try {
-    res = await client.decisions.create(
-      { model: opts.model, state: state as string, questions, ...(opts.session ? { session_id: opts.session } : {}), ...(opts.user ? { user: opts.user } : {}) },
-      { signal },
-    );
+    const body = { model: opts.model, state: state as string, questions, ...(opts.session ? { session_id: opts.session } : {}), ...(opts.user ? { user: opts.user } : {}) };
+    guard = await guardSpend(ctx, connected, { body, models: [body.model], completes: true });
+    if (guard.dryRun) return;
+    res = await client.decisions.create(body, { signal });
   } finally {
     await client.close();
   }
   ctx.logUsage({ endpoint: '/alpha/decisions', model: res.model, id: res.id, ...usageFields(res.usage as unknown as Record<string, unknown>) });
-  if (opts.usage) io.note(usageLine(res.usage ? { input: res.usage.input_tokens, output: res.usage.output_tokens, total: res.usage.input_tokens + res.usage.output_tokens, cost: res.usage.cost } : undefined));
+  if (opts.usage) io.note(usageLine(res.usage ? { input: res.usage.input_tokens, output: res.usage.output_tokens, total: res.usage.input_tokens + res.usage.output_tokens, cost: res.usage.cost } : undefined) + boundNote(guard));
   if (opts.json) return io.json(res);
   const rows = Object.entries(res.answers).map(([key, a]) => {
     if (!a || typeof a !== 'object') return [key, '?', '', '', ''];

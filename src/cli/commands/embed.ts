@@ -4,10 +4,11 @@ import { usageLine } from '../output.js';
 import { action, type RunContext } from '../run.js';
 import { commaList, integerIn, modelId, nonEmpty } from '../options.js';
 import { usage } from '../exit-codes.js';
+import { boundNote, guardSpend, SPEND_FLAGS, type SpendOptions } from '../spend-guard.js';
 import { providerFrom, readTextFile, textFromArgs, type ProviderFlags } from '../input.js';
 import type { EmbeddingResponse } from '../../client/types.js';
 
-interface EmbedOpts extends ProviderFlags {
+interface EmbedOpts extends ProviderFlags, SpendOptions {
   usage?: boolean;
   file?: string;
   model?: string;
@@ -41,11 +42,15 @@ export function registerEmbed(program: Command): void {
     .option('--json', 'print the embedding response (the default)')
     .option('--usage', 'print tokens and the reported cost to stderr')
     .option('--jsonl', 'print one {"index", "input", "embedding"} per line')
+    .option('--max-cost <usd>', SPEND_FLAGS.maxCost.help, SPEND_FLAGS.maxCost.parse)
+    .option('--dry-run', SPEND_FLAGS.dryRun.help)
+    .option('--ignore-budget', SPEND_FLAGS.ignoreBudget.help)
     .option('--per-request <n>', 'inputs per request: more are sent as several requests, answered as one', integerIn(1, 100_000), PER_REQUEST)
     .addHelpText('after', `
 Examples:
   $ router embed "first text" "second text" --model local/embed --dimensions 8
-  $ router embed --file docs.txt --model local/embed --jsonl > vectors.jsonl`)
+  $ router embed --file docs.txt --model local/embed --jsonl > vectors.jsonl
+  $ router embed "first text" --model local/embed --dry-run`)
     .action(action<EmbedOpts, [string[]]>(runEmbed));
 }
 
@@ -90,7 +95,23 @@ async function runEmbed(ctx: RunContext<EmbedOpts>, args: string[]): Promise<voi
   opts.model ??= await settingDefault(io, ctx.flags, 'embed_model');
   if (!opts.model) throw usage('no model: give --model (an embedding model, e.g. local/embed), or set a default: router config set embed_model local/embed');
   const inputs = await inputsFrom(opts, args, io);
-  const { client } = await connect();
+  const connected = await connect();
+  const { client } = connected;
+  const bodyOf = (part: string[]) => ({
+    input: part.length === 1 && inputs.length === 1 ? part[0]! : part,
+    model: opts.model!,
+    ...(opts.dimensions !== undefined ? { dimensions: opts.dimensions } : {}),
+    ...(opts.encodingFormat ? { encoding_format: opts.encodingFormat } : {}),
+    ...(opts.inputType ? { input_type: opts.inputType } : {}),
+    ...(opts.user ? { user: opts.user } : {}),
+    ...(providerFrom(opts) ? { provider: providerFrom(opts) } : {}),
+  });
+  const requests = Math.ceil(inputs.length / opts.perRequest);
+  const guard = await guardSpend(ctx, connected, { body: bodyOf(inputs), models: [opts.model], completes: false, requests }).catch(async (err) => {
+    await client.close();
+    throw err;
+  });
+  if (guard.dryRun) return client.close();
   const { decodeEmbedding } = await import('../../client/resources/embeddings.js');
   // More inputs than one request takes go as several, in order; the answer is one (indexes over all inputs, usage summed).
   // With --jsonl each request's lines go out as they come, and the vectors are not kept.
@@ -100,18 +121,7 @@ async function runEmbed(ctx: RunContext<EmbedOpts>, args: string[]): Promise<voi
   try {
     for (let from = 0; from < inputs.length; from += opts.perRequest) {
       const part = inputs.slice(from, from + opts.perRequest);
-      const res = await client.embeddings.create(
-        {
-          input: part.length === 1 && inputs.length === 1 ? part[0]! : part,
-          model: opts.model,
-          ...(opts.dimensions !== undefined ? { dimensions: opts.dimensions } : {}),
-          ...(opts.encodingFormat ? { encoding_format: opts.encodingFormat } : {}),
-          ...(opts.inputType ? { input_type: opts.inputType } : {}),
-          ...(opts.user ? { user: opts.user } : {}),
-          ...(providerFrom(opts) ? { provider: providerFrom(opts) } : {}),
-        },
-        { signal },
-      );
+      const res = await client.embeddings.create(bodyOf(part), { signal });
       ctx.logUsage({ endpoint: '/v1/embeddings', model: res.model ?? opts.model, ...(res.id ? { id: res.id } : {}), ...usageFields(res.usage as unknown as Record<string, unknown>) });
       for (const d of res.data) {
         d.index += from;
@@ -126,7 +136,7 @@ async function runEmbed(ctx: RunContext<EmbedOpts>, args: string[]): Promise<voi
     await client.close();
   }
   const u = (first!.usage ? used : undefined) as (EmbeddingResponse['usage'] & { cost?: number }) | undefined;
-  if (opts.usage) io.note(usageLine(u ? { input: u.prompt_tokens, total: u.total_tokens, cost: u.cost } : undefined));
+  if (opts.usage) io.note(usageLine(u ? { input: u.prompt_tokens, total: u.total_tokens, cost: u.cost } : undefined) + boundNote(guard));
   if (!opts.jsonl) io.json({ ...first!, data, usage: u });
 }
 

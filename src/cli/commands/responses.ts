@@ -9,27 +9,32 @@ import { printText, shownPieces, shownText, streamToStdout, usageLine } from '..
 import { buildResponsesRequest, RESPONSES_FLAGS, stopConditions, type ResponsesOpts } from './responses-request.js';
 import { action, type RunContext } from '../run.js';
 import { applyRoleFlag } from '../roles.js';
+import { boundNote, guardSpend, SPEND_FLAGS, type SpendOptions } from '../spend-guard.js';
 import { usage } from '../exit-codes.js';
 import { checkMetadataFlags, readJsonFile, textFromArgs, textOrFile } from '../input.js';
 
 
 export function registerResponses(program: Command): void {
   addFlags(
-    program
-      .command('responses')
-      .description('Create a response in the Responses format. Each request is independent: the whole history goes in the input.')
-      .argument('[prompt...]', 'the prompt; "-" or nothing reads stdin'),
-    RESPONSES_FLAGS,
+    addFlags(
+      program
+        .command('responses')
+        .description('Create a response in the Responses format. Each request is independent: the whole history goes in the input.')
+        .argument('[prompt...]', 'the prompt; "-" or nothing reads stdin'),
+      RESPONSES_FLAGS,
+    ),
+    SPEND_FLAGS,
   )
     .addHelpText('after', `
 Examples:
   $ router responses "Explain SSE in one sentence" --model local/lorem
   $ router responses --input history.json --json | jq .output_text
-  $ router responses "plan a trip" --stop-when step_count=3 --stop-when max_cost=0.05`)
-    .action(action<ResponsesOpts, [string[]]>(runResponses));
+  $ router responses "plan a trip" --stop-when step_count=3 --stop-when max_cost=0.05
+  $ router responses "write 40 words" --model local/lorem --max-cost 0.0005 --usage`)
+    .action(action<ResponsesOpts & SpendOptions, [string[]]>(runResponses));
 }
 
-async function runResponses(ctx: RunContext<ResponsesOpts>, args: string[]): Promise<void> {
+async function runResponses(ctx: RunContext<ResponsesOpts & SpendOptions>, args: string[]): Promise<void> {
   const { io, opts, signal, connect } = ctx;
   await applyRoleFlag(ctx.cmd, opts, io);
   opts.instructions = await textOrFile('--instructions', opts.instructions, io);
@@ -49,16 +54,21 @@ async function runResponses(ctx: RunContext<ResponsesOpts>, args: string[]): Pro
       if (type === 'function' && typeof name !== 'string') throw usage(`--tools: tool ${i + 1} is a function tool without a string "name"`);
     });
   }
-  const { client, settings } = await connect({ model: opts.model });
+  const connected = await connect({ model: opts.model });
+  const { client, settings } = connected;
   const req = buildResponsesRequest(input, opts, settings.model, tools);
   const call = { signal, routerMetadata: opts.routerMetadata };
   try {
+    const body = req as unknown as Record<string, unknown>;
+    const loop = tools === undefined ? undefined : 'with --tools the service runs a loop of model calls whose inputs hold tool results, which no bound can foresee (--stop-when max_cost=USD asks the service to stop it)';
+    const guard = await guardSpend(ctx, connected, { body, unboundable: loop, sentWith: (opts.stream ?? !opts.json) ? { stream: true } : undefined, models: [req.model, ...((req.models as string[] | undefined) ?? [])], limitField: 'max_output_tokens', limitFlag: '--max-output-tokens', explicitLimit: opts.maxOutputTokens !== undefined, completes: true });
+    if (guard.dryRun) return;
     const final = (opts.stream ?? !opts.json) ? await streamResponse(io, client, req, opts, call) : await createResponse(io, client, req, opts, call);
     if (opts.routerMetadata && !opts.json && final?.router_metadata) io.note(`router: ${String(final.router_metadata.summary)}`);
     if (final?.status === 'incomplete') io.info('note: the response is incomplete (max output tokens reached)');
     const u = final?.usage;
     ctx.logUsage({ endpoint: '/v1/responses', model: String(final?.model ?? req.model ?? ''), ...(final?.id ? { id: String(final.id) } : {}), ...usageFields(u as Record<string, unknown> | undefined) });
-    if (opts.usage) io.note(usageLine(u ? { input: u.input_tokens, output: u.output_tokens, total: u.total_tokens, cost: u.cost } : undefined));
+    if (opts.usage) io.note(usageLine(u ? { input: u.input_tokens, output: u.output_tokens, total: u.total_tokens, cost: u.cost } : undefined) + boundNote(guard));
     const failure = final && readResponse(final).failure;
     if (failure) throw failure;
   } finally {

@@ -3,9 +3,10 @@ import type { SpeechReference, SpeechRequest, SpeechTurn } from '../../client/re
 import { action, type RunContext } from '../run.js';
 import { addSessionFlags, anyNumber, collect, collectNonEmpty, modelId, nonEmpty } from '../options.js';
 import { usage } from '../exit-codes.js';
+import { boundNote, guardSpend, SPEND_FLAGS, type SpendOptions } from '../spend-guard.js';
 import { readFileFor, readJsonFile, textFromArgs } from '../input.js';
 
-interface SpeakOpts {
+interface SpeakOpts extends SpendOptions {
   usage?: boolean;
   voice?: string;
   model?: string;
@@ -40,6 +41,9 @@ export function registerSpeak(program: Command): void {
     .option('--reference-text <text>', 'transcript of the clip typed right before it (of a single clip: right before or after it), repeatable', collectNonEmpty)
     .option('--reference-image <file>', 'one image for voice design')
     .option('--json', 'with -o: print {"file", "bytes", "content_type"}')
+    .option('--max-cost <usd>', SPEND_FLAGS.maxCost.help, SPEND_FLAGS.maxCost.parse)
+    .option('--dry-run', SPEND_FLAGS.dryRun.help)
+    .option('--ignore-budget', SPEND_FLAGS.ignoreBudget.help)
     .option('--usage', 'print what the service reports about usage to stderr (for speech: nothing but the audio)')
     .addHelpText('after', `
 Examples:
@@ -134,7 +138,7 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
   opts.voice ??= await settingDefault(io, ctx.flags, 'voice');
   if (!opts.voice) throw usage('no voice: give --voice (e.g. alloy), or set a default: router config set voice alloy');
   const toFile = opts.output !== undefined && opts.output !== '-';
-  if (!toFile && io.stdoutTTY) throw usage('refusing to write audio to a terminal: use -o FILE or redirect stdout');
+  if (!toFile && io.stdoutTTY && !opts.dryRun) throw usage('refusing to write audio to a terminal: use -o FILE or redirect stdout');
   if (opts.json && !toFile) throw usage('--json goes with -o FILE (stdout carries the audio)');
   const format = audioFormat(opts);
   let input: SpeechRequest['input'];
@@ -158,10 +162,20 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
   const { OutputFile, refuseOverInput } = await import('../output-file.js');
   if (toFile) refuseOverInput('-o', opts.output!, [opts.turns, opts.referenceImage, ...(opts.referenceAudio ?? [])]);
   const file = toFile ? OutputFile.open(opts.output!) : undefined;
-  const { client } = await connect({ management: true }).catch((err) => {
+  const connected = await connect({ management: true }).catch((err) => {
     file?.abortSync();
     throw err;
   });
+  const { client } = connected;
+  const guard = await guardSpend(ctx, connected, { body: req as unknown as Record<string, unknown>, models: [req.model], completes: false }).catch(async (err) => {
+    file?.abortSync();
+    await client.close();
+    throw err;
+  });
+  if (guard.dryRun) {
+    file?.abortSync();
+    return client.close();
+  }
   const onAbort = () => file?.abortSync();
   signal.addEventListener('abort', onAbort, { once: true });
   let bytes = 0;
@@ -174,7 +188,7 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
     }
     // The service reports no usage for speech: the ledger has the call, with no tokens or cost.
     ctx.logUsage({ endpoint: '/v1/audio/speech', model: req.model });
-    if (opts.usage) io.note(`usage: ${bytes} bytes of audio for ${typeof input === 'string' ? input.length : input.reduce((n, t) => n + t.text.length, 0)} characters; the service reports no tokens or cost for speech`);
+    if (opts.usage) io.note(`usage: ${bytes} bytes of audio for ${typeof input === 'string' ? input.length : input.reduce((n, t) => n + t.text.length, 0)} characters; the service reports no tokens or cost for speech${boundNote(guard)}`);
     if (file) {
       await file.commit();
       if (opts.json) io.json({ file: opts.output, bytes, content_type: audio.contentType });

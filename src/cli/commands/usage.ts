@@ -39,7 +39,11 @@ router config set log off) leaves a call out. A batch counts once, with its late
 Examples:
   $ router usage
   $ router usage --since 7d --by model
-  $ router usage --json --jq '.total.cost'`,
+  $ router usage --json --jq '.total.cost'
+  $ router usage --json --jq '.budgets'
+
+With daily_budget or monthly_budget set (router config set daily_budget 2, or ROUTER_DAILY_BUDGET),
+a terminal also shows today's and this month's spend of the profile against them (--json: budgets).`,
     )
     .action(action<UsageOpts>(runUsage));
 }
@@ -97,12 +101,23 @@ async function runUsage(ctx: RunContext<UsageOpts>): Promise<void> {
     add(groups.get(key)!, r);
     add(total, r);
   }
+  const budgets = await budgetRows(ctx);
   const rows = [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, t]) => ({ key, ...t, cost: round(t.cost) }));
-  if (opts.json) return io.json({ since: new Date(from).toISOString(), until: new Date().toISOString(), by: opts.by, rows, total: { ...total, cost: round(total.cost) } });
+  if (opts.json) return io.json({ since: new Date(from).toISOString(), until: new Date().toISOString(), by: opts.by, rows, total: { ...total, cost: round(total.cost) }, budgets });
   const lines = [...rows, { key: 'total', ...total }].map((r) => [r.key, String(r.calls), String(r.prompt_tokens), String(r.completion_tokens), String(r.total_tokens), `$${r.cost.toFixed(6)}`]);
   if (!io.stdoutTTY) return void io.out(`${lines.map((r) => r.join('\t')).join('\n')}\n`);
   const { table } = await import('../table.js');
   io.out(table(io, [opts.by, 'calls', 'prompt', 'completion', 'total tokens', 'cost'], lines));
+  for (const b of budgets) io.out(`${b.name}: $${b.spent.toFixed(6)} of $${b.limit.toFixed(6)} spent ${b.name === 'daily_budget' ? 'today' : 'this month'} (UTC), $${b.left.toFixed(6)} left; resets ${b.resets}\n`);
+}
+
+/** Today's and this month's spend of the profile against its budgets (none when it sets none). */
+async function budgetRows(ctx: RunContext<UsageOpts>) {
+  const { resolveSettings } = await import('../../config/settings.js');
+  const { budgetsFor } = await import('../budget.js');
+  const settings = await resolveSettings({ profile: ctx.flags.profile, apiRoot: ctx.flags.apiRoot }, ctx.env);
+  const budgets = await budgetsFor(ctx.env, settings);
+  return budgets.map((b) => ({ name: b.name, profile: settings.profile, limit: b.limit, spent: b.spent, left: round(Math.max(0, b.limit - b.spent)), resets: b.resets.toISOString() }));
 }
 
 /** Sums of floats, to the precision the service reports (no 0.30000000000000004). */

@@ -19,6 +19,9 @@ export interface CreateOpts extends WatchOpts {
   completionWindow: string;
   watch?: boolean;
   yes?: boolean;
+  dryRun?: boolean;
+  maxCost?: number;
+  ignoreBudget?: boolean;
 }
 
 const CONFIRM_BYTES = 50 * 1024 * 1024;
@@ -63,9 +66,21 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
   try {
     const scan = await scanRequests(path, file === '-' ? 'stdin' : file, { endpoint: opts.endpoint, model: opts.model });
     if (opts.results !== undefined) target = await openResults(opts.results, file === '-' ? undefined : path);
-    const { client, settings } = await ctx.connect();
+    const connected = await ctx.connect();
+    const { client, settings } = connected;
     const model = scan.model ?? settings.model;
     if (!model) throw usage('no model: the bodies name none; give --model (or set a default: router config set model …)');
+    const { checkBatchSpend, estimateLine } = await import('../../batch-estimate.js');
+    const estimate = await checkBatchSpend(ctx, connected, { path, endpoint: scan.endpoint, model }).catch(async (err) => {
+      await client.close();
+      throw err;
+    });
+    if (opts.dryRun) {
+      await client.close();
+      if (estimate) io.out(`${estimateLine(estimate)}\n`);
+      io.info(`${scan.count} requests to ${scan.endpoint} with ${model} checked; nothing was sent`);
+      return;
+    }
     if (file !== '-') await confirmLarge(ctx, scan.count, scan.bytes);
     const provider: { only?: string[]; allow_fallbacks?: boolean } = {};
     if (opts.providerOnly) provider.only = opts.providerOnly;

@@ -7,6 +7,7 @@ import type { ListOpts } from './list.js';
 import type { GetOpts } from './get.js';
 import type { RunJobOpts } from './job/run.js';
 import { collectStatus } from './list.js';
+import { usdAmount } from '../../budget.js';
 
 /** Flags of every command that follows a batch (create --watch, get --watch). */
 function addWatchFlags(cmd: Command): Command {
@@ -45,7 +46,9 @@ function registerRun(batch: Command): void {
   )
     .option('--max-requests <n>', `requests per batch (default ${BATCH_MAX_REQUESTS})`, integerIn(1, BATCH_MAX_REQUESTS))
     .option('--max-bytes <size>', 'request body bytes per batch: 52428800, 50M, 512K (default 200000000, the service\'s 200 MB)', bytesIn(1024, BATCH_MAX_BYTES))
-    .option('--dry-run', 'check every line and print the shards; send nothing')
+    .option('--dry-run', 'check every line, print the shards and the cost bound of the file; send nothing')
+    .option('--max-cost <usd>', 'refuse (exit 4) before submitting anything when the job could cost more (finished shards at their real cost)', (v: string) => usdAmount(v, '--max-cost'))
+    .option('--ignore-budget', 'do not hold this batch to daily_budget / monthly_budget')
     .option('--resume <job>', 'take up a job again (re-running the same command on the same file does too)')
     .option('--new', 'start another job even if one was made from this file with the same settings')
     .option('--retry-failed', 'with --resume: submit again only the requests that failed or never ran')
@@ -99,7 +102,10 @@ function registerCreate(batch: Command): void {
       .option('-w, --watch', 'follow the batch until it ends (exit 9 if it fails or expires)')
       .option('--results [file]', 'with --watch: write the results as JSONL (stdout when no file)')
       .option('--json', 'print the batch object')
-      .option('-y, --yes', 'do not ask for confirmation of a large file'),
+      .option('-y, --yes', 'do not ask for confirmation of a large file')
+      .option('--dry-run', 'check every line and print the cost bound of the file at the batch price; send nothing')
+      .option('--max-cost <usd>', 'refuse (exit 4) when the batch could cost more, at the batch price', (v: string) => usdAmount(v, '--max-cost'))
+      .option('--ignore-budget', 'do not hold this batch to daily_budget / monthly_budget'),
   )
     .addHelpText(
       'after',
@@ -110,6 +116,7 @@ before anything is sent. The new batch id is always printed (on stderr with --wa
 Examples:
   $ router batch create requests.jsonl --model local/echo
   $ router batch create requests.jsonl --model local/echo --watch --results results.jsonl
+  $ router batch create requests.jsonl --model local/echo --dry-run
   $ cat requests.jsonl | router batch create - --endpoint /v1/chat/completions --model local/echo --json`,
     )
     .action(action<CreateOpts, [string]>(async (ctx, file) => (await import('./create.js')).runCreate(ctx, file)));

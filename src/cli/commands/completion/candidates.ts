@@ -30,9 +30,12 @@ export async function candidates(ctx: RunContext<unknown>, kind: DynamicKind): P
   }
   const known = new Set([...(await profiles(ctx).catch(() => ({ models: [] as string[] }))).models, ...[fromEnv(ctx.env, 'ROUTER_MODEL')].filter((m): m is string => m !== undefined)]);
   try {
-    const { client } = await connect(ctx.io, flags);
+    const { client, settings } = await connect(ctx.io, flags);
     try {
-      for (const m of await client.models.list()) known.add(m.id);
+      // The list `router models` keeps, fetched only when it is not fresh.
+      const { modelCatalog } = await import('../../model-catalog.js');
+      const { DEFAULT_API_ROOT } = await import('../../../client/core.js');
+      for (const m of await modelCatalog(client, { env: ctx.env, apiRoot: settings.apiRoot ?? DEFAULT_API_ROOT })) known.add(m.id);
     } finally {
       await client.close();
     }

@@ -2,6 +2,7 @@ import type { RunContext } from '../../run.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import { MODEL_FIELDS } from '../../../config/fields.js';
 import { checkModel } from '../../options.js';
+import { usdAmount } from '../../budget.js';
 import { checkRoot, field, profileFor, readSecret, SECRET, store, type ProfileOpt } from './shared.js';
 import { checkNewProfile, shownName } from '../../../config/fields.js';
 import { didYouMean } from '../../../internal/did-you-mean.js';
@@ -15,6 +16,7 @@ export async function runSet({ io, opts, flags }: RunContext<ProfileOpt>, name: 
   if (f === 'api_root' && value !== undefined) value = checkRoot(value);
   if (MODEL_FIELDS.includes(f) && value !== undefined) checkModel(value, f);
   if (f === 'log' && value !== undefined && value !== 'on' && value !== 'off') throw usage(`log is on or off, got "${value}"`);
+  if ((f === 'daily_budget' || f === 'monthly_budget') && value !== undefined) value = String(usdAmount(value, f));
   if (SECRET.includes(f) && value !== undefined) {
     // Secrets never on the command line (clig.dev): it stays in shell history and `ps`.
     throw usage(`${f} is not taken as an argument (it would stay in your shell history): pipe it, e.g. printf %s "$KEY" | router config set ${f}`);

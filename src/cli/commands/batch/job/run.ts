@@ -33,6 +33,8 @@ export interface RunJobOpts {
   join?: boolean;
   interval: number;
   json?: boolean;
+  maxCost?: number;
+  ignoreBudget?: boolean;
 }
 
 function checkFlags(opts: RunJobOpts, file: string | undefined): void {
@@ -64,8 +66,12 @@ async function newJob(ctx: RunContext<RunJobOpts>, file: string): Promise<{ job:
   const defaultModel = (await resolveSettings(ctx.flags, ctx.env)).model;
   const job = await planJob(file, { endpoint: opts.endpoint, model: opts.model, defaultModel, provider: Object.keys(provider).length ? provider : undefined, maxRequests: opts.maxRequests ?? BATCH_MAX_REQUESTS, maxBytes: opts.maxBytes ?? BATCH_MAX_BYTES });
   if (opts.dryRun) {
-    if (opts.json) ctx.io.json(jobSummary(job));
-    else ctx.io.out(await describeJob(job, ctx.io));
+    const { checkJobSpend, estimateLine } = await import('../../../batch-estimate.js');
+    // The plan needs no key: without one (or without the model list) the bound is said to be unknown.
+    const connected = await ctx.connect().catch((err: Error) => void ctx.io.note(`cost bound: unknown (${err.message})`));
+    const estimate = connected && (await checkJobSpend(ctx, connected, job).finally(() => connected.client.close()));
+    if (opts.json) ctx.io.json({ ...jobSummary(job), ...(estimate ? { cost_bound: estimate } : {}) });
+    else ctx.io.out(`${await describeJob(job, ctx.io)}${estimate ? `${estimateLine(estimate)}\n` : ''}`);
     return undefined;
   }
   // Two runs of one file at once: the second finds the first's job, and that it is being run.
@@ -137,9 +143,11 @@ async function runHeld(ctx: RunContext<RunJobOpts>, job: JobRecord): Promise<voi
   const { io, opts, signal } = ctx;
   let target: ResultsTarget | undefined;
   if (opts.results !== undefined) target = await openResults(opts.results, job.input.path);
-  const { client } = await ctx.connect();
+  const connected = await ctx.connect();
+  const { client } = connected;
   try {
     checkInputUnchanged(job);
+    await (await import('../../../batch-estimate.js')).checkJobSpend(ctx, connected, job);
     const waits = opts.watch || opts.results !== undefined;
     // The id goes out first, whatever happens next: a run that is killed never loses it.
     if (waits || opts.json) io.note(`job ${job.id}: ${job.requests} requests in ${job.shards.filter((s) => s.parent === undefined).length} shard(s)`);

@@ -1,0 +1,35 @@
+/** `router credits`: what the account bought, spent and has left (GET /v1/credits, management key). */
+import type { Command } from '../commander.js';
+import { APIError } from '../../client/errors.js';
+import { CliError, EXIT } from '../exit-codes.js';
+import { action, type RunContext } from '../run.js';
+import { usd } from '../cost-bound.js';
+
+export function registerCredits(program: Command): void {
+  program
+    .command('credits')
+    .description('The account\'s credits: bought (total_credits), spent (total_usage) and the balance left. Needs the management key.')
+    .option('--json', 'print {total_credits, total_usage, balance}')
+    .addHelpText('after', '\nExamples:\n  $ router credits\n  $ router credits --json --jq .balance')
+    .action(action<{ json?: boolean }>(runCredits));
+}
+
+async function runCredits(ctx: RunContext<{ json?: boolean }>): Promise<void> {
+  const { io, opts } = ctx;
+  const { client, settings } = await ctx.connect({ management: true });
+  try {
+    const c = await client.credits.get({ signal: ctx.signal });
+    const balance = Math.round((c.total_credits - c.total_usage) * 1e10) / 1e10;
+    if (opts.json) return io.json({ total_credits: c.total_credits, total_usage: c.total_usage, balance });
+    if (!io.stdoutTTY) return void io.out(`${c.total_credits}\t${c.total_usage}\t${balance}\n`);
+    io.out(`credits  ${usd(c.total_credits)}\nused     ${usd(c.total_usage)}\nbalance  ${usd(balance)}\n`);
+  } catch (err) {
+    if (err instanceof APIError && err.status === 403) {
+      const which = settings.managementKey ? 'the management key was refused' : 'this is the standard API key';
+      throw new CliError(`credits need a management key (${which}): export ROUTER_MANAGEMENT_KEY=…, or printf %s "$KEY" | router config set management_key`, EXIT.AUTH);
+    }
+    throw err;
+  } finally {
+    await client.close();
+  }
+}

@@ -1,0 +1,73 @@
+/** What `router models` keeps of the list, in what order, and how a row reads. */
+import type { Model } from '../../client/resources/models.js';
+
+export const MODEL_COLUMNS = ['id', 'name', 'context', '$/M prompt', '$/M completion', 'modalities'] as const;
+
+interface Filters {
+  inputModality?: string;
+  outputModality?: string;
+  supports?: string[];
+}
+
+interface Architecture {
+  input_modalities?: unknown;
+  output_modalities?: unknown;
+  modality?: unknown;
+}
+
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
+
+/** A model's input and output modalities: the lists, else read from `modality` ("text+image->text"). */
+export function modalities(m: Model): { input: string[]; output: string[] } {
+  const a = (m.architecture ?? {}) as Architecture;
+  const input = strings(a.input_modalities);
+  const output = strings(a.output_modalities);
+  if ((input.length || output.length) || typeof a.modality !== 'string') return { input, output };
+  const [i = '', o = ''] = a.modality.split('->');
+  return { input: i.split('+').filter(Boolean), output: o.split('+').filter(Boolean) };
+}
+
+/** USD per token as a string of the list, as a number (NaN when it is not one). */
+const perToken = (m: Model, key: 'prompt' | 'completion'): number => {
+  const v = (m.pricing as Record<string, unknown> | undefined)?.[key];
+  return typeof v === 'string' || typeof v === 'number' ? Number(v) : NaN;
+};
+
+/** Models whose id or name holds every search word, and that pass the modality and parameter filters. */
+export function filterModels(models: Model[], search: string[], f: Filters): Model[] {
+  const words = search.flatMap((s) => s.toLowerCase().split(/\s+/)).filter(Boolean);
+  return models.filter((m) => {
+    const text = `${m.id} ${m.name ?? ''}`.toLowerCase();
+    if (!words.every((w) => text.includes(w))) return false;
+    const { input, output } = modalities(m);
+    if (f.inputModality && !input.includes(f.inputModality.toLowerCase())) return false;
+    if (f.outputModality && !output.includes(f.outputModality.toLowerCase())) return false;
+    const params = strings(m.supported_parameters);
+    return (f.supports ?? []).every((p) => params.includes(p));
+  });
+}
+
+/** price: cheapest first (prompt, then completion); context: largest first; name: by name. Unknowns last. */
+export function sortModels(models: Model[], by?: 'price' | 'context' | 'name'): Model[] {
+  const last = (n: number) => (Number.isFinite(n) ? n : Infinity);
+  const out = [...models];
+  if (by === 'price') out.sort((a, b) => last(perToken(a, 'prompt')) - last(perToken(b, 'prompt')) || last(perToken(a, 'completion')) - last(perToken(b, 'completion')));
+  const context = (m: Model) => (typeof m.context_length === 'number' ? m.context_length : -1);
+  if (by === 'context') out.sort((a, b) => context(b) - context(a));
+  if (by === 'name') out.sort((a, b) => String(a.name ?? a.id).localeCompare(String(b.name ?? b.id)));
+  return out;
+}
+
+/** A price per token as USD per million tokens: "1.50", "0.02", "-" when the list gives none. */
+export function perMillion(n: number): string {
+  if (!Number.isFinite(n)) return '-';
+  const m = Math.round(n * 1e6 * 1e6) / 1e6;
+  return m >= 0.01 || m === 0 ? m.toFixed(2) : String(m);
+}
+
+export function modelRow(m: Model): string[] {
+  const { input, output } = modalities(m);
+  const shown = input.length || output.length ? `${input.join('+')}->${output.join('+')}` : '-';
+  const context = typeof m.context_length === 'number' ? String(m.context_length) : '-';
+  return [m.id, String(m.name ?? m.id), context, perMillion(perToken(m, 'prompt')), perMillion(perToken(m, 'completion')), shown];
+}

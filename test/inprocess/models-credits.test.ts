@@ -1,0 +1,155 @@
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
+
+// router models, router credits, usage against budgets and batch estimates, over real HTTP.
+let emu: Emulator;
+let dir: string;
+let env: Record<string, string>;
+let stateDir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'router-models-'));
+  emu = await startEmulator({ stateDir: join(dir, 'emu'), port: 0, batchDelayMs: 0 });
+  const { apiKey, managementKey } = emu.store.firstKeys();
+  env = { ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: managementKey, ROUTER_CONFIG_DIR: join(dir, 'config'), ROUTER_PROFILE: '', ROUTER_MODEL: '', ROUTER_NO_LOG: '', ROUTER_DAILY_BUDGET: '', ROUTER_MONTHLY_BUDGET: '' };
+});
+afterAll(async () => {
+  await emu.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+beforeEach(() => {
+  stateDir = join(dir, `state-${Math.random().toString(36).slice(2)}`);
+  mkdirSync(stateDir);
+});
+
+const run = (args: string[], o: InProcessOptions = {}) => runInProcess(args, { ...o, env: { ...env, ROUTER_STATE_DIR: stateDir, ...o.env } });
+const listCalls = () => emu.requestLog.filter((r) => r.method === 'GET' && r.path.endsWith('/v1/models')).length;
+
+describe('router models', () => {
+  it('piped: one tab-separated line per model, prices per million tokens and modalities', async () => {
+    const r = await run(['models']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines).toContain('local/echo\tlocal/echo\t131072\t1.00\t2.00\ttext->text');
+    expect(lines).toContain('local/embed\tlocal/embed\t131072\t0.02\t0.00\ttext->embeddings');
+  });
+
+  it('searches id and name by words, filters by modality and parameter, sorts', async () => {
+    expect((await run(['models', 'LOREM'])).stdout).toBe('local/lorem\tlocal/lorem\t131072\t0.50\t1.50\ttext->text\n');
+    const audio = await run(['models', '--output-modality', 'speech', '--sort', 'price']);
+    expect(audio.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0])).toEqual(['local/tts-basic', 'local/tts']);
+    const json = await run(['models', '--supports', 'response_format', '--supports', 'seed', '--sort', 'name']);
+    expect(json.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0])).toEqual(['local/echo', 'local/lorem', 'local/unavailable']);
+    expect((await run(['models', '--input-modality', 'image'])).stdout).toBe('');
+  });
+
+  it('is kept five minutes in the state folder: the second run fetches nothing, --refresh does', async () => {
+    await run(['models']);
+    const before = listCalls();
+    await run(['models', 'echo']);
+    expect(listCalls()).toBe(before);
+    expect(readdirSync(join(stateDir, 'models'))).toHaveLength(1);
+    await run(['models', '--refresh']);
+    expect(listCalls()).toBe(before + 1);
+  });
+
+  it('--json FIELDS and --jq, as other commands', async () => {
+    const r = await run(['models', '--json', 'id,pricing', 'judge']);
+    expect(JSON.parse(r.stdout)).toEqual([{ id: 'local/judge', pricing: { prompt: '3e-7', completion: '0.000001' } }]);
+    expect((await run(['models', '--jq', '.[0].id'])).stdout).toBe('local/echo\n');
+  });
+
+  it('a terminal gets a table with a header', async () => {
+    const r = await run(['models', 'echo'], { tty: { stdout: true, stderr: true }, columns: 120 });
+    expect(r.stdout.split('\n')[0]).toMatch(/^id\s+name\s+context\s+\$\/M prompt\s+\$\/M completion\s+modalities$/);
+  });
+
+  it('models show: one model whole; an unknown id is exit 5 with the nearest', async () => {
+    const r = await run(['models', 'show', 'local/echo']);
+    expect(JSON.parse(r.stdout)).toMatchObject({ id: 'local/echo', top_provider: { max_completion_tokens: 262144 } });
+    expect(await run(['models', 'show', 'local/ecko'])).toMatchObject({ code: 5, stderr: 'error: no model local/ecko in the list (did you mean local/echo?): see router models\n' });
+  });
+
+  it('completions of --model read the kept list too', async () => {
+    await run(['models']);
+    const before = listCalls();
+    const r = await run(['__complete', 'models']);
+    expect(r.stdout.split('\n')).toContain('local/tts-basic');
+    expect(listCalls()).toBe(before);
+  });
+
+  it('a refused model id suggests from the kept list', async () => {
+    await run(['models']);
+    const before = listCalls();
+    const r = await run(['chat', '--model', 'local/lorme', 'hi']);
+    expect(r.stderr).toBe('error: local/lorme is not a valid model ID (did you mean local/lorem? The list: router models)\n');
+    expect(listCalls()).toBe(before);
+  });
+});
+
+describe('router credits', () => {
+  it('the credits, the usage and the balance; --json', async () => {
+    const r = await run(['credits', '--json']);
+    expect(r.code).toBe(0);
+    const c = JSON.parse(r.stdout);
+    expect(c.balance).toBeCloseTo(c.total_credits - c.total_usage, 9);
+    expect((await run(['credits'])).stdout).toMatch(/^\d+(\.\d+)?\t\d+(\.\d+)?\t\d+(\.\d+)?\n$/);
+  });
+
+  it('a standard key gets the 403 explained in one line, exit 3', async () => {
+    const r = await run(['credits'], { env: { ROUTER_MANAGEMENT_KEY: '' } });
+    expect(r).toMatchObject({ code: 3, stdout: '' });
+    expect(r.stderr).toBe('error: credits need a management key (this is the standard API key): export ROUTER_MANAGEMENT_KEY=…, or printf %s "$KEY" | router config set management_key\n');
+  });
+});
+
+describe('usage and budgets', () => {
+  it('shows today\'s and this month\'s spend against the budgets', async () => {
+    expect((await run(['chat', '--model', 'local/echo', 'hello there'])).code).toBe(0);
+    const r = await run(['usage', '--json', '--jq', '.budgets'], { env: { ROUTER_DAILY_BUDGET: '1', ROUTER_MONTHLY_BUDGET: '20' } });
+    const budgets = JSON.parse(r.stdout);
+    expect(budgets.map((b: { name: string }) => b.name)).toEqual(['daily_budget', 'monthly_budget']);
+    expect(budgets[0].spent).toBeGreaterThan(0);
+    expect(budgets[0].left).toBeCloseTo(1 - budgets[0].spent, 9);
+    const tty = await run(['usage'], { env: { ROUTER_DAILY_BUDGET: '1' }, tty: { stdout: true } });
+    expect(tty.stdout).toMatch(/daily_budget: \$0\.0000\d+ of \$1\.000000 spent today \(UTC\), \$0\.99\d+ left; resets \d{4}-\d\d-\d\dT00:00:00\.000Z/);
+  });
+});
+
+describe('batch estimates', () => {
+  const lines = (n: number, extra: object = { max_tokens: 100 }) =>
+    Array.from({ length: n }, (_, i) => JSON.stringify({ custom_id: `q${i}`, body: { model: 'local/echo', messages: [{ role: 'user', content: `question ${i}` }], ...extra } })).join('\n') + '\n';
+
+  it('create --dry-run prints the bound at the batch price and sends nothing', async () => {
+    const file = join(stateDir, 'r.jsonl');
+    writeFileSync(file, lines(3));
+    const before = emu.requestLog.filter((r) => r.path.endsWith('/batches')).length;
+    const r = await run(['batch', 'create', file, '--dry-run']);
+    expect(r.code).toBe(0);
+    const bound = Number(/at most \$([\d.]+) at the batch price/.exec(r.stdout)![1]);
+    // Each line: ≤ its body's bytes at $1e-6 plus 100 tokens at $2e-6, half of it.
+    expect(bound).toBeGreaterThan(3 * 100 * 2e-6 * 0.5);
+    expect(bound).toBeLessThan(3 * (200 * 1e-6 + 100 * 2e-6) * 0.5);
+    expect(r.stdout).toMatch(/^cost bound: local\/echo: 3 requests/);
+    expect(emu.requestLog.filter((r) => r.path.endsWith('/batches')).length).toBe(before);
+  });
+
+  it('batch run --max-cost and a budget refuse before anything is submitted; the bound fits, it runs', async () => {
+    const file = join(stateDir, 'r.jsonl');
+    writeFileSync(file, lines(4, {}));
+    const before = emu.requestLog.filter((r) => r.path.endsWith('/batches')).length;
+    const capped = await run(['batch', 'run', file, '--max-cost', '0.01']);
+    expect(capped.code).toBe(4);
+    expect(capped.stderr).toMatch(/^error: this batch could cost up to \$\d+\.\d+ \(4 requests to local\/echo at the batch price\), over --max-cost \$0\.010000: nothing was submitted\n$/);
+    const budget = await run(['batch', 'run', file, '--new'], { env: { ROUTER_DAILY_BUDGET: '0.01' } });
+    expect(budget.code).toBe(4);
+    expect(budget.stderr).toMatch(/over what is left of daily_budget/);
+    expect(emu.requestLog.filter((r) => r.path.endsWith('/batches')).length).toBe(before);
+    writeFileSync(file, lines(4));
+    expect((await run(['batch', 'run', file, '--max-cost', '0.01', '--watch', '--interval', '0.05'])).code).toBe(0);
+  });
+});
