@@ -2,6 +2,7 @@ import type { Ctx } from './http.js';
 import { HttpError } from './http.js';
 import type { RouteTable } from './http.js';
 import { MODELS } from './models.js';
+import { abilitiesOf } from './model-abilities.js';
 
 /** The account operations of the real API that the emulator keeps: the model list, credits and keys (management keys only). */
 export function accountRoutes(): RouteTable {
@@ -18,6 +19,7 @@ export function accountRoutes(): RouteTable {
             description: `${m.kind} model of the local emulator`,
             context_length: 131_072,
             pricing: { prompt: String(m.promptPrice), completion: String(m.completionPrice) },
+            ...abilitiesOf(m),
           })),
         });
       },

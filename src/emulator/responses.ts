@@ -1,11 +1,12 @@
 import { randomHex } from './ids.js';
 import type { Ctx } from './http.js';
-import { costOf, generate, piecesOf } from './models.js';
+import { costOf, countTokens, generate, piecesOf } from './models.js';
 import { routerMetadata } from './routing.js';
 import { checkOutputLimit, route, textOf } from './chat.js';
 import { bad, checkMetadata, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, servedTier } from './validate.js';
 import { reserve, writeSSE } from './billing.js';
 import { jsonTemplate, Serialized } from './serialized.js';
+import { richAnswer } from './rich-answer.js';
 
 type Body = Record<string, unknown>;
 
@@ -55,6 +56,10 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
   const fullPrompt = typeof body.instructions === 'string' ? `system: ${body.instructions}\n${prompt}` : prompt;
   checkOutputLimit(routed.model, body.max_output_tokens as number | undefined, 'max_output_tokens');
   const gen = generate(routed.model, fullPrompt, lastUser, { maxTokens: body.max_output_tokens as number | undefined, seed: body.seed });
+  // Parts, a text.format schema, the web plugin: the same answer as chat's, its text only (Responses' function tools have their own shape).
+  const items = (typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input) as Body[];
+  const rich = richAnswer({ ...body, tools: undefined }, routed.model, items, gen.text, lastUser);
+  if (rich) Object.assign(gen, { text: rich.content ?? '', pieces: undefined, finishReason: 'stop', completionTokens: countTokens(rich.content ?? '') });
   const cost = costOf(routed.model, gen.promptTokens, gen.completionTokens);
   const id = `resp_${randomHex(12)}`;
   const messageId = `msg_${randomHex(12)}`;
@@ -64,7 +69,7 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
     id: messageId,
     role: 'assistant',
     status: incomplete ? 'incomplete' : 'completed',
-    content: [{ type: 'output_text', text: gen.text, annotations: [], logprobs: [] }],
+    content: [{ type: 'output_text', text: gen.text, annotations: (rich?.annotations ?? []).map((a) => ({ type: a.type, ...(a.url_citation as Body) })), logprobs: [] }],
   };
   const result: Body = {
     id,
