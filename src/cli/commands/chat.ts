@@ -11,8 +11,10 @@ import { CHAT_FLAGS, type ChatOptions } from './chat-flags.js';
 
 export type { ChatOptions };
 import { action, type RunContext } from '../run.js';
-import { textFromArgs } from '../input.js';
 import { keepConversation, openConversation, withSystem } from './chat-conversation.js';
+import { MessageAssembler, messageOf, type AssembledMessage } from '../answer-extras.js';
+import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from './chat-extras.js';
+import { toolLoop } from '../tool-runner.js';
 
 export { REASONING_EFFORTS, SERVICE_TIERS } from './chat-flags.js';
 
@@ -30,7 +32,12 @@ export function registerChat(program: Command): void {
 Examples:
   $ router chat "Name three rivers" --model local/lorem
   $ git diff | router chat -s "Review this diff" --model local/lorem
-  $ router chat --json --temperature 0.2 "hi" | jq -r '.choices[0].message.content'`,
+  $ router chat --json --temperature 0.2 "hi" | jq -r '.choices[0].message.content'
+  $ router chat --model local/vision -a photo.png "What is in this picture?"
+  $ router chat --model local/lorem --schema '{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}' "a city"
+  $ router chat --model local/tools --tools tools.json "What is the weather in Paris?"
+  $ router chat --model local/thinker --show-reasoning "Why is the sky blue?"
+  $ router chat --model local/painter --modalities text,image --save-images . "a red circle"`,
     )
     .action(action<ChatOptions, [string[]]>(runChat));
 }
@@ -42,18 +49,27 @@ async function runChat(ctx: RunContext<ChatOptions>, args: string[]): Promise<vo
     const { runRepl } = await import('./chat-repl.js');
     return runRepl(ctx);
   }
-  const prompt = await textFromArgs(args, io, { mergeStdin: true });
+  const extras = await prepareExtras(opts, io, ['text', 'image', 'audio']);
+  const prompt = await promptWith(args, io, extras, 'echo hi | router chat');
   const earlier = openConversation(ctx);
   const { client, settings } = await connect({ model: opts.model ?? earlier?.model });
   const messages: ChatMessage[] = withSystem(earlier?.messages ?? [], opts.system);
-  messages.push({ role: 'user', content: prompt });
+  const user: ChatMessage = { role: 'user', content: userContent(prompt, extras, 'chat') };
+  messages.push(user);
   const req = buildChatRequest(messages, opts, settings.model);
+  applyExtras(req, opts, extras, 'chat');
   const call = { signal, routerMetadata: opts.routerMetadata };
   try {
-    const answer = (opts.stream ?? !opts.json) ? await streamChat(io, client, req, opts, call) : await completeChat(io, client, req, opts, call);
+    const ask = async () => {
+      const a = (opts.stream ?? !opts.json) ? await streamChat(io, client, req, opts, call) : await completeChat(io, client, req, opts, call);
+      ctx.logUsage({ endpoint: '/v1/chat/completions', model: req.model ?? req.models?.[0], ...usageFields(a.usage) });
+      return a;
+    };
+    let answer = await ask();
+    if (extras.tools) answer = await toolLoop(io, { tools: extras.tools, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal }, messages, answer, ask);
     const u = answer.usage;
-    ctx.logUsage({ endpoint: '/v1/chat/completions', model: req.model ?? req.models?.[0], ...usageFields(u) });
-    keepConversation(ctx, earlier, req.model, messages, answer.text, prompt);
+    keepConversation(ctx, earlier, req.model, messages.map((m) => (m === user ? recordedUser(prompt, extras) : m)), answer.text, prompt);
+    finishAnswer(io, opts, extras, answer.message);
     if (opts.usage) io.note(usageLine(u && { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens, cost: u.cost }, ['prompt', 'completion']));
   } finally {
     await client.close();
@@ -65,22 +81,28 @@ type Call = { signal: AbortSignal; routerMetadata?: boolean };
 interface Answer {
   text: string;
   usage: ChatUsage | undefined;
+  message: AssembledMessage;
 }
 
 async function completeChat(io: IO, client: RouterClient, req: ChatCompletionRequest, opts: ChatOptions, call: Call): Promise<Answer> {
   const completion = await client.chat.create(req, call);
-  const content = completion.choices[0]?.message?.content;
-  const text = typeof content === 'string' ? content : '';
+  const message = messageOf(completion.choices[0]?.message);
+  const text = message.content ?? '';
+  const reasoning = reasoningPrinter(io, opts);
+  reasoning.write(message.reasoning ?? '');
+  reasoning.end();
   if (opts.json) io.json(completion);
-  else printText(io, text);
+  else if (!opts.schema && (text || !message.tool_calls)) printText(io, text);
   if (opts.routerMetadata && !opts.json && completion.router_metadata) io.note(`router: ${completion.router_metadata.summary}`);
-  return { text, usage: completion.usage };
+  return { text, usage: completion.usage, message };
 }
 
 /** Text deltas (or, with --json, every chunk as a JSON line) to stdout as they arrive. */
 async function streamChat(io: IO, client: RouterClient, req: ChatCompletionRequest, opts: ChatOptions, call: Call): Promise<Answer> {
   let usage: ChatUsage | undefined;
   let text = '';
+  const assembler = new MessageAssembler();
+  const reasoning = reasoningPrinter(io, opts);
   const chunks = opts.json ? await client.chat.stream(req, call) : await client.chat.streamText(req, call);
   // What one read of the network brought goes out in one write.
   async function* pieces() {
@@ -90,15 +112,21 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
         if (chunk.usage) usage = chunk.usage;
         const content = deltaText(chunk);
         text += content;
+        reasoning.write(assembler.add(chunk));
         if (opts.json) out += io.jsonLine(chunk);
         else {
           if (chunk.router_metadata && opts.routerMetadata) io.note(`router: ${chunk.router_metadata.summary}`);
-          out += content;
+          if (content) reasoning.end();
+          // An answer that must follow --schema is printed once checked.
+          if (!opts.schema) out += content;
         }
       }
       yield out;
     }
   }
-  await streamToStdout(io, pieces(), { endLine: !opts.json });
-  return { text, usage };
+  const message = () => assembler.message();
+  // No empty line for an answer of tool calls only, or one printed after its check.
+  await streamToStdout(io, pieces(), { endLine: !opts.json && !opts.schema && !(message().tool_calls && !text) });
+  reasoning.end();
+  return { text, usage, message: message() };
 }
