@@ -37,7 +37,7 @@ export class MessageAssembler {
   add(chunk: ChatChunk): string {
     const delta = chunk.choices?.[0]?.delta as Body | undefined;
     if (!delta) return '';
-    if (typeof delta.content === 'string') this.content = (this.content ?? '') + delta.content;
+    if (typeof delta.content === 'string' && delta.content) this.content = (this.content ?? '') + delta.content;
     const reasoning = typeof delta.reasoning === 'string' ? delta.reasoning : '';
     if (reasoning) this.reasoning = (this.reasoning ?? '') + reasoning;
     for (const d of Array.isArray(delta.reasoning_details) ? (delta.reasoning_details as Body[]) : []) {
@@ -61,7 +61,8 @@ export class MessageAssembler {
   }
 
   message(): AssembledMessage {
-    const m: AssembledMessage = { role: 'assistant', content: this.content };
+    // A message of tool calls alone has no content (null), as the non-streamed answer gives it; a text answer has a string, if empty.
+    const m: AssembledMessage = { role: 'assistant', content: this.content ?? (this.calls.size ? null : '') };
     if (this.reasoning !== undefined) m.reasoning = this.reasoning;
     if (this.details.size) m.reasoning_details = [...this.details.entries()].sort(([a], [b]) => a - b).map(([, d]) => d);
     if (this.calls.size) m.tool_calls = [...this.calls.entries()].sort(([a], [b]) => a - b).map(([, c]) => c);
@@ -92,4 +93,12 @@ export function describeAnnotation(a: Body): string {
   const title = typeof inner.title === 'string' ? inner.title : typeof inner.name === 'string' ? inner.name : '';
   const where = typeof inner.url === 'string' ? inner.url : typeof inner.hash === 'string' ? `file ${inner.hash}` : String(a.type);
   return title ? `${title} <${where}>` : where;
+}
+
+/** A Responses result's text and citations, as an assistant message (its output_text parts joined). */
+export function responseMessage(r: { output?: unknown }): AssembledMessage {
+  const parts = (Array.isArray(r.output) ? (r.output as Body[]) : []).flatMap((item) => (item?.type === 'message' && Array.isArray(item.content) ? (item.content as Body[]) : []));
+  const texts = parts.filter((p) => p?.type === 'output_text');
+  const annotations = texts.flatMap((p) => (Array.isArray(p.annotations) ? (p.annotations as Body[]) : []));
+  return { role: 'assistant', content: texts.map((p) => String(p.text ?? '')).join(''), ...(annotations.length ? { annotations } : {}) };
 }

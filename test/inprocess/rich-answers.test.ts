@@ -43,3 +43,110 @@ describe('attachments', () => {
     });
   }
 });
+
+describe('attachments, more kinds and refusals', () => {
+  it('a PDF is a file part, a WAV an input_audio part, a URL goes as it is (not fetched)', async () => {
+    const pdf = join(dir, 'report.pdf');
+    writeFileSync(pdf, '%PDF-1.4\n1 0 obj <<>> endobj\n%%EOF\n');
+    const wav = join(dir, 'clip.bin');
+    writeFileSync(wav, Buffer.concat([Buffer.from('RIFF\x24\x00\x00\x00WAVEfmt ', 'latin1'), Buffer.alloc(32)]));
+    const r = await run(['chat', '--model', 'local/vision', '-a', pdf, '-a', wav, '-a', 'https://example.org/cat.jpg', 'look']);
+    expect(r.code).toBe(0);
+    const content = lastBody().messages.at(-1).content;
+    expect(content[1]).toEqual({ type: 'file', file: { filename: 'report.pdf', file_data: expect.stringMatching(/^data:application\/pdf;base64,JVBERi/) } });
+    expect(content[2]).toEqual({ type: 'input_audio', input_audio: { data: expect.any(String), format: 'wav' } });
+    expect(content[3]).toEqual({ type: 'image_url', image_url: { url: 'https://example.org/cat.jpg' } });
+    expect(r.stdout).toMatch(/file "report.pdf": application\/pdf/);
+    expect(r.stdout).toMatch(/audio: audio\/wav/);
+    expect(r.stdout).toMatch(/image: a URL, https:\/\/example.org\/cat.jpg/);
+  });
+
+  it('-a - reads the attachment from stdin; the prompt comes from the arguments', async () => {
+    const r = await run(['chat', '--model', 'local/vision', '-a', '-', 'and this?'], { input: readFileSync(png) });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/40x30 pixels/);
+    expect(lastBody().messages.at(-1).content[0]).toEqual({ type: 'text', text: 'and this?' });
+  });
+
+  it('a missing file, an unknown type: one line, exit 2, nothing sent', async () => {
+    const junk = join(dir, 'junk.xyz');
+    writeFileSync(junk, Buffer.from([0, 1, 2, 3, 4]));
+    for (const path of [join(dir, 'nope.png'), junk]) {
+      const before = emu.requestLog.length;
+      const r = await run(['chat', '--model', 'local/vision', '-a', path, 'x']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^error: --attach:? .*(cannot read|unknown type)/);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(emu.requestLog.length).toBe(before);
+    }
+  });
+
+  it('a model that does not take images: the 400 names the modality, exit 2', async () => {
+    const r = await run(['chat', '--model', 'local/echo', '-a', png, 'x']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/local\/echo does not take image input/);
+  });
+
+  it('the conversation keeps the attachment by reference (path and hash), not its bytes', async () => {
+    const r = await run(['chat', '--model', 'local/vision', '--conversation', 'pics', '-a', png, 'see']);
+    expect(r.code).toBe(0);
+    const shown = await run(['conversations', 'show', 'pics', '--json']);
+    expect(shown.stdout).toMatch(/\[attachment: .*photo\.png \(image\/png, \d+ bytes, sha256:[0-9a-f]{64}\)\]/);
+    expect(shown.stdout).not.toMatch(/base64/);
+  });
+
+  it('responses -a sends input_image parts', async () => {
+    const r = await run(['responses', '--model', 'local/vision', '-a', png, 'describe']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/40x30 pixels/);
+    const input = lastBody().input;
+    expect(input[0].content[0]).toEqual({ type: 'input_text', text: 'describe' });
+    expect(input[0].content[1]).toMatchObject({ type: 'input_image', image_url: expect.stringMatching(/^data:image\/png;base64,/) });
+  });
+});
+
+const SCHEMA = JSON.stringify({ type: 'object', properties: { city: { type: 'string' }, population: { type: 'integer', minimum: 1 } }, required: ['city', 'population'], additionalProperties: false });
+
+describe('--schema', () => {
+  for (const stream of ['--stream', '--no-stream']) {
+    it(`chat: a strict json_schema format is sent; the valid answer is printed as one line of JSON (${stream})`, async () => {
+      const r = await run(['chat', stream, '--model', 'local/lorem', '--schema', SCHEMA, 'a city']);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout.split('\n')).toHaveLength(2);
+      const value = JSON.parse(r.stdout);
+      expect(Object.keys(value).sort()).toEqual(['city', 'population']);
+      expect(lastBody().response_format).toEqual({ type: 'json_schema', json_schema: { name: 'answer', schema: JSON.parse(SCHEMA), strict: true } });
+    });
+  }
+
+  it('responses: sent as text.format, read from a file', async () => {
+    const file = join(dir, 'schema.json');
+    writeFileSync(file, SCHEMA);
+    const r = await run(['responses', '--model', 'local/echo', '--schema', file, 'a city']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ city: expect.any(String) });
+    expect(lastBody().text.format).toMatchObject({ type: 'json_schema', name: 'answer', strict: true });
+  });
+
+  it('an answer that does not follow it: printed as received, one error line naming the mismatch, exit 10', async () => {
+    // The emulator fills strings with words: a pattern of digits is not met.
+    const schema = JSON.stringify({ type: 'object', properties: { code: { type: 'string', pattern: '^[0-9]+$' } }, required: ['code'] });
+    const r = await run(['chat', '--model', 'local/echo', '--schema', schema, 'x']);
+    expect(r.code).toBe(10);
+    expect(JSON.parse(r.stdout)).toHaveProperty('code');
+    expect(r.stderr).toMatch(/^error: the answer does not follow --schema: \/code must match pattern/);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('a schema that is not JSON or not a schema: exit 2, nothing sent; batch create does not take it', async () => {
+    for (const bad of ['{"type":', '{"type":"nonsense"}']) {
+      const before = emu.requestLog.length;
+      const r = await run(['chat', '--model', 'local/echo', '--schema', bad, 'x']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^error: --schema/);
+      expect(emu.requestLog.length).toBe(before);
+    }
+    expect((await run(['batch', 'create', 'x.jsonl', '--schema', SCHEMA])).code).toBe(2);
+  });
+});

@@ -40,14 +40,16 @@ export function pluginsFrom(list: string[] | undefined, web: boolean | undefined
 }
 
 /** Reads and checks every extra (attachments, schema, tools, plugins, the images folder) before the prompt is sent. */
-export async function prepareExtras(opts: ExtraOpts, io: IO, modalities: readonly string[]): Promise<Extras> {
+export async function prepareExtras(opts: ExtraOpts, io: IO, api: 'chat' | 'responses'): Promise<Extras> {
+  const modalities = api === 'chat' ? ['text', 'image', 'audio'] : ['text', 'image'];
   for (const m of opts.modalities ?? []) if (!modalities.includes(m)) throw usage(`--modalities: "${m}" is not one of ${modalities.join(', ')}`);
   if (opts.approve && !io.canPrompt) throw usage('--approve asks on a terminal: run it on one (without --no-input), or leave --approve out');
   checkImagesDir(opts.saveImages);
   const plugins = pluginsFrom(opts.plugin, opts.web);
   const schema = await loadSchema(opts.schema, io);
-  const tools = await loadTools(opts.tools, io);
-  if (schema && opts.tools !== undefined) throw usage('give one of --schema and --tools');
+  // Responses reads its own --tools (its tool shape differs, and router runs none of them).
+  const tools = api === 'chat' ? await loadTools(opts.tools, io) : undefined;
+  if (schema && tools) throw usage('give one of --schema and --tools');
   const attachments = await readAttachments(opts.attach, io);
   return { attachments, schema, tools, plugins };
 }

@@ -49,7 +49,7 @@ async function runChat(ctx: RunContext<ChatOptions>, args: string[]): Promise<vo
     const { runRepl } = await import('./chat-repl.js');
     return runRepl(ctx);
   }
-  const extras = await prepareExtras(opts, io, ['text', 'image', 'audio']);
+  const extras = await prepareExtras(opts, io, 'chat');
   const prompt = await promptWith(args, io, extras, 'echo hi | router chat');
   const earlier = openConversation(ctx);
   const { client, settings } = await connect({ model: opts.model ?? earlier?.model });
@@ -123,10 +123,10 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
       }
       yield out;
     }
+    // The answer's last line ended; not for an answer of tool calls only, or one printed once checked.
+    if (!opts.json && !opts.schema && !text.endsWith('\n') && (text || !assembler.message().tool_calls)) yield '\n';
   }
-  const message = () => assembler.message();
-  // No empty line for an answer of tool calls only, or one printed after its check.
-  await streamToStdout(io, pieces(), { endLine: !opts.json && !opts.schema && !(message().tool_calls && !text) });
+  await streamToStdout(io, pieces(), { endLine: false });
   reasoning.end();
-  return { text, usage, message: message() };
+  return { text, usage, message: assembler.message() };
 }

@@ -8,7 +8,9 @@ import { printText, streamToStdout, usageLine } from '../output.js';
 import { buildResponsesRequest, RESPONSES_FLAGS, stopConditions, type ResponsesOpts } from './responses-request.js';
 import { action, type RunContext } from '../run.js';
 import { usage } from '../exit-codes.js';
-import { checkMetadataFlags, readJsonFile, textFromArgs } from '../input.js';
+import { checkMetadataFlags, readJsonFile } from '../input.js';
+import { applyExtras, finishAnswer, prepareExtras, promptWith, userContent, type Extras } from './chat-extras.js';
+import { responseMessage } from '../answer-extras.js';
 
 
 export function registerResponses(program: Command): void {
@@ -23,7 +25,8 @@ export function registerResponses(program: Command): void {
 Examples:
   $ router responses "Explain SSE in one sentence" --model local/lorem
   $ router responses --input history.json --json | jq .output_text
-  $ router responses "plan a trip" --stop-when step_count=3 --stop-when max_cost=0.05`)
+  $ router responses "plan a trip" --stop-when step_count=3 --stop-when max_cost=0.05
+  $ router responses --model local/vision -a photo.png "Describe it"`)
     .action(action<ResponsesOpts, [string[]]>(runResponses));
 }
 
@@ -34,7 +37,8 @@ async function runResponses(ctx: RunContext<ResponsesOpts>, args: string[]): Pro
   }
   checkMetadataFlags(opts.metadata);
   if (opts.stopWhen) stopConditions(opts.stopWhen);
-  const input = await inputFrom(io, opts, args);
+  const extras = await prepareExtras(opts, io, 'responses');
+  const input = await inputFrom(io, opts, args, extras);
   let tools: unknown;
   if (opts.tools !== undefined) {
     tools = await readJsonFile('--tools', opts.tools, io);
@@ -42,10 +46,12 @@ async function runResponses(ctx: RunContext<ResponsesOpts>, args: string[]): Pro
   }
   const { client, settings } = await connect({ model: opts.model });
   const req = buildResponsesRequest(input, opts, settings.model, tools);
+  applyExtras(req, opts, extras, 'responses');
   const call = { signal, routerMetadata: opts.routerMetadata };
   try {
     const final = (opts.stream ?? !opts.json) ? await streamResponse(io, client, req, opts, call) : await createResponse(io, client, req, opts, call);
     if (opts.routerMetadata && !opts.json && final?.router_metadata) io.note(`router: ${String(final.router_metadata.summary)}`);
+    if (final) finishAnswer(io, opts, extras, responseMessage(final));
     if (final?.status === 'incomplete') io.info('note: the response is incomplete (max output tokens reached)');
     const u = final?.usage;
     ctx.logUsage({ endpoint: '/v1/responses', model: String(final?.model ?? req.model ?? ''), ...(final?.id ? { id: String(final.id) } : {}), ...usageFields(u as Record<string, unknown> | undefined) });
@@ -55,8 +61,13 @@ async function runResponses(ctx: RunContext<ResponsesOpts>, args: string[]): Pro
   }
 }
 
-async function inputFrom(io: IO, opts: ResponsesOpts, args: string[]): Promise<ResponsesRequest['input']> {
-  if (opts.input === undefined) return textFromArgs(args, io, { example: 'echo hi | router responses', mergeStdin: true });
+async function inputFrom(io: IO, opts: ResponsesOpts, args: string[], extras: Extras): Promise<ResponsesRequest['input']> {
+  if (opts.input === undefined) {
+    const prompt = await promptWith(args, io, extras, 'echo hi | router responses');
+    const content = userContent(prompt, extras, 'responses');
+    return typeof content === 'string' ? content : [{ role: 'user', content }];
+  }
+  if (extras.attachments.length) throw usage('--attach goes with a prompt, not with --input (put the parts in the input items)');
   if (args.length) throw usage('give the prompt either as arguments or with --input, not both');
   const parsed = await readJsonFile('--input', opts.input, io);
   if (typeof parsed !== 'string' && !Array.isArray(parsed)) throw usage('--input must hold a string or an array of input items');
@@ -68,7 +79,7 @@ type Call = { signal: AbortSignal; routerMetadata?: boolean };
 async function createResponse(io: IO, client: RouterClient, req: ResponsesRequest, opts: ResponsesOpts, call: Call): Promise<ResponsesResult> {
   const r = await client.responses.create(req, call);
   if (opts.json) io.json(r);
-  else printText(io, outputText(r));
+  else if (!opts.schema) printText(io, outputText(r));
   return r;
 }
 
@@ -80,9 +91,9 @@ async function streamResponse(io: IO, client: RouterClient, req: ResponsesReques
     for await (const ev of events) {
       if (isFinalResponse(ev)) final = ev.response;
       if (opts.json) yield io.jsonLine(ev);
-      else if (isTextDelta(ev)) yield ev.delta;
+      else if (isTextDelta(ev) && !opts.schema) yield ev.delta;
     }
   }
-  await streamToStdout(io, pieces(), { endLine: !opts.json });
+  await streamToStdout(io, pieces(), { endLine: !opts.json && !opts.schema });
   return final;
 }
