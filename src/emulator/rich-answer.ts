@@ -2,18 +2,13 @@ import { answerFor, askedSchema } from './json-schema-answer.js';
 import type { ModelSpec } from './models.js';
 import { paint } from './painter.js';
 import { thoughtsOn } from './thinker.js';
-import { callTools, checkTools, toolResultsAnswer } from './tools-model.js';
+import { callTools, checkTools, toolResultsAnswer, type ToolCall } from './tools-model.js';
 import { checkInputModalities, checkOutputModalities, describeParts, mediaParts } from './vision.js';
 import { bad } from './validate.js';
 
 type Body = Record<string, unknown>;
 
-export interface ToolCall {
-  index: number;
-  id: string;
-  type: 'function';
-  function: { name: string; arguments: string };
-}
+export type { ToolCall };
 
 /** An assistant message beyond plain text: what the new models and options add to an answer. */
 export interface RichMessage {

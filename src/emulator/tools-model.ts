@@ -1,10 +1,16 @@
 import { instanceOf } from './json-schema-answer.js';
 import { prng, seedOf } from './models.js';
 import { randomHex } from './ids.js';
-import type { ToolCall } from './rich-answer.js';
 import { bad } from './validate.js';
 
 type Body = Record<string, unknown>;
+
+export interface ToolCall {
+  index: number;
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
 
 export interface FunctionTool {
   name: string;

@@ -107,6 +107,7 @@ describe('attachments, more kinds and refusals', () => {
 
 const SCHEMA = JSON.stringify({ type: 'object', properties: { city: { type: 'string' }, population: { type: 'integer', minimum: 1 } }, required: ['city', 'population'], additionalProperties: false });
 
+// spec: chat.response-format
 describe('--schema', () => {
   for (const stream of ['--stream', '--no-stream']) {
     it(`chat: a strict json_schema format is sent; the valid answer is printed as one line of JSON (${stream})`, async () => {

@@ -39,6 +39,7 @@ function toolsFile(name: string, tools: unknown[]): string {
   return path;
 }
 
+// spec: chat.function-tools, chat.message-tool-calls
 describe('--tools', () => {
   for (const stream of ['--stream', '--no-stream']) {
     it(`runs the called tool's command (arguments on stdin), sends the result, prints the final text (${stream})`, async () => {
@@ -97,6 +98,7 @@ describe('--tools', () => {
   });
 });
 
+// spec: chat.message-reasoning, chat.message-images, chat.message-annotations
 describe('reasoning, images, citations', () => {
   for (const stream of ['--stream', '--no-stream']) {
     it(`--show-reasoning puts the reasoning on stderr, never on stdout (${stream})`, async () => {
