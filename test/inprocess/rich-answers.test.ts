@@ -1,7 +1,6 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { encodePng } from '../../src/emulator/png.js';
@@ -149,5 +148,24 @@ describe('--schema', () => {
       expect(emu.requestLog.length).toBe(before);
     }
     expect((await run(['batch', 'create', 'x.jsonl', '--schema', SCHEMA])).code).toBe(2);
+  });
+});
+
+describe('batches of such bodies', () => {
+  // Batches are text only (the real service refuses image, audio and file parts in them: shared/reference notes).
+  it('a json_schema format and the web plugin run in a batch as in a single request', async () => {
+    const file = join(dir, 'rich.jsonl');
+    const lines = [
+      { custom_id: 'json', body: { messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_schema', json_schema: { name: 'x', schema: JSON.parse(SCHEMA) } } } },
+      { custom_id: 'web', body: { messages: [{ role: 'user', content: 'rivers' }], plugins: [{ id: 'web' }] } },
+    ];
+    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n'));
+    const out = join(dir, 'rich-results.jsonl');
+    const r = await run(['batch', 'create', file, '--model', 'local/echo', '--watch', '--results', out]);
+    expect(r.code).toBe(0);
+    const results = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const message = (id: string) => results.find((x) => x.custom_id === id).response.body.choices[0].message;
+    expect(Object.keys(JSON.parse(message('json').content)).sort()).toEqual(['city', 'population']);
+    expect(message('web').annotations[0].type).toBe('url_citation');
   });
 });
