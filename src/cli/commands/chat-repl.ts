@@ -7,8 +7,10 @@ import { interrupted, type RunContext } from '../run.js';
 import { keepConversation, openConversation, withSystem } from './chat-conversation.js';
 import { buildChatRequest, type ChatOptions } from './chat-request.js';
 import { usage } from '../exit-codes.js';
+import { readAttachments, type Attachment } from '../attach.js';
+import { recordedUser, userContent } from './chat-extras.js';
 
-export const REPL_HELP = 'commands: /exit, /model ID, /system TEXT, /save FILE, /clear, /help; end a line with \\ to continue it. '
+export const REPL_HELP = 'commands: /exit, /model ID, /system TEXT, /attach PATH, /save FILE, /clear, /help; end a line with \\ to continue it. '
   + 'Ctrl-C stops an answer (the exchange is dropped) or clears the line; Ctrl-C on an empty line exits (130), Ctrl-D exits (0)';
 
 type Asked = { line: string } | { end: 'eof' | 'interrupt' };
@@ -66,6 +68,10 @@ function swallowKeys(io: IO, onCtrlC: () => void): () => void {
 interface Conversation {
   model: string | undefined;
   history: ChatMessage[];
+  /** Attachments for the next message (/attach, or -a given with -i). */
+  attached: Attachment[];
+  /** Messages with attachments, as the saved conversation keeps them (by reference). */
+  recorded: WeakMap<ChatMessage, ChatMessage>;
 }
 
 /** A slash command; returns false for /exit. A failure prints one line and the conversation goes on. */
@@ -82,6 +88,13 @@ async function slash(io: IO, text: string, c: Conversation): Promise<boolean> {
     if (at >= 0) c.history.splice(at, 1);
     if (arg) c.history.unshift({ role: 'system', content: arg });
     io.err(arg ? 'system message set\n' : 'system message cleared\n');
+  } else if (cmd === '/attach') {
+    if (!arg) io.err('usage: /attach PATH|URL\n');
+    else {
+      const [a] = await readAttachments([arg], io);
+      c.attached.push(a!);
+      io.err(`attached ${arg} (${a!.mediaType}${a!.data ? `, ${a!.data.length} bytes` : ''}); it goes with the next message\n`);
+    }
   } else if (cmd === '/clear') {
     c.history.splice(0, c.history.length, ...c.history.filter((m) => m.role === 'system'));
     io.err('conversation cleared\n');
@@ -109,7 +122,7 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
   const saved = openConversation(ctx);
   const { client, settings } = await ctx.connect({ model: opts.model ?? saved?.model });
   const { reportError } = await import('../errors.js');
-  const c: Conversation = { model: settings.model, history: withSystem(saved?.messages ?? [], opts.system) };
+  const c: Conversation = { model: settings.model, history: withSystem(saved?.messages ?? [], opts.system), attached: await readAttachments(opts.attach?.filter((a) => a !== '-'), io), recorded: new WeakMap() };
   let kept = saved;
   if (saved) io.err(`continuing ${saved.id} (${saved.messages.filter((m) => m.role === 'user').length} turns)\n`);
   const lines: string[] = [];
@@ -136,7 +149,10 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
         }
         continue;
       }
-      c.history.push({ role: 'user', content: text });
+      const extras = { attachments: c.attached.splice(0) };
+      const user: ChatMessage = { role: 'user', content: userContent(text, extras, 'chat') };
+      if (extras.attachments.length) c.recorded.set(user, recordedUser(text, extras));
+      c.history.push(user);
       const answerStop = new AbortController();
       const release = swallowKeys(io, () => answerStop.abort(interrupted()));
       let answer = '';
@@ -150,9 +166,11 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
           }
         }
         io.out('\n');
-        kept = keepConversation(ctx, kept, c.model, [...c.history], answer, text);
+        kept = keepConversation(ctx, kept, c.model, c.history.map((m) => c.recorded.get(m) ?? m), answer, text);
         c.history.push({ role: 'assistant', content: answer });
       } catch (err) {
+        // The exchange is dropped; its attachments wait for the next message.
+        c.attached.unshift(...extras.attachments);
         c.history.pop();
         if (answer) io.out('\n');
         if (signal.aborted) throw err;
