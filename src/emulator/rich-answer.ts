@@ -3,7 +3,7 @@ import type { ModelSpec } from './models.js';
 import { paint } from './painter.js';
 import { thoughtsOn } from './thinker.js';
 import { callTools, checkTools, toolResultsAnswer, type ToolCall } from './tools-model.js';
-import { checkInputModalities, checkOutputModalities, describeParts, mediaParts } from './vision.js';
+import { checkInputModalities, describeParts, mediaParts } from './vision.js';
 import { bad } from './validate.js';
 
 type Body = Record<string, unknown>;
@@ -45,8 +45,8 @@ export function citations(content: string, query: string): Body[] {
  */
 export function richAnswer(body: Body, model: ModelSpec, messages: Body[], baseText: string, lastUser: string): RichMessage | undefined {
   const parts = mediaParts(messages);
+  // Output modalities a model cannot give are not an error: it answers in those it gives (text).
   checkInputModalities(model, parts);
-  checkOutputModalities(model, body.modalities);
   const tools = checkTools(body.tools);
   const schema = askedSchema(body);
   const web = wantsWeb(body);

@@ -70,14 +70,6 @@ export function checkInputModalities(model: ModelSpec, parts: MediaPart[]): void
   if (refused) throw new HttpError(400, `${model.id} does not take ${refused.modality} input (it takes ${takes.join(', ')})`, 'invalid_request');
 }
 
-/** Output modalities asked of a model that cannot give them: a 400 naming them. */
-export function checkOutputModalities(model: ModelSpec, asked: unknown): void {
-  if (!Array.isArray(asked)) return;
-  const gives = model.output ?? ['text'];
-  const refused = asked.find((m) => !gives.includes(m as string));
-  if (refused !== undefined) throw new HttpError(400, `${model.id} does not give ${String(refused)} output (it gives ${gives.join(', ')})`, 'invalid_request');
-}
-
 const n = (x: number) => x.toLocaleString('en-US');
 
 /** What `local/vision` answers: one line per part with its kind, media type, size, and an image's pixel dimensions. */
