@@ -84,9 +84,6 @@ export function messageOf(raw: Body | undefined): AssembledMessage {
   return out;
 }
 
-/** Reasoning text as stderr shows it: dimmed when stderr is a terminal in colour. */
-export const dimmed = (text: string, color: boolean) => (color ? `\x1b[2m${text}\x1b[22m` : text);
-
 /** A citation in one line: its title and URL (url, web-search and file kinds). */
 export function describeAnnotation(a: Body): string {
   const inner = (a[a.type as string] ?? a) as Body;

@@ -181,6 +181,19 @@ describe.skipIf(!HAS_TMUX)('router chat -i on a terminal', () => {
     expect(typeof sent[1].at(-1).content).toBe('string');
   });
 
+  it('--approve asks before each tool command; a refusal goes back to the model as the result; calls are traced', async () => {
+    const tools = join(t.dir, 'approve-tools.json');
+    const ran = join(t.dir, 'approve-ran');
+    writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }, command: `touch ${ran}; echo sunny` }]));
+    fresh();
+    term.run(`${router} chat --model local/tools --tools ${tools} --approve "weather in Rome"`);
+    await term.waitFor(/Run get_weather \{"city":"weather in Rome"\}\?/);
+    term.keys('n', 'Enter');
+    await term.waitFor(/tool get_weather \{"city":"weather in Rome"\} -> declined\n(.|\n)*get_weather answered: the user declined to run this tool/);
+    expect(await term.lastExit()).toBe(0);
+    expect(existsSync(ran)).toBe(false);
+  });
+
   it('-i -c starts from the last conversation and keeps adding to it', async () => {
     const state = join(t.dir, 'repl-state');
     const first = await t.run(['chat', '--model', 'local/echo', 'remember the code 4711'], { env: { ROUTER_STATE_DIR: state } });

@@ -110,6 +110,13 @@ describe('reasoning, images, citations', () => {
       expect(hidden).toMatchObject({ code: 0, stderr: '' });
     });
 
+    it(`on a terminal the reasoning is dimmed; --no-color plain (${stream})`, async () => {
+      const dim = await run(['chat', stream, '--model', 'local/thinker', '--show-reasoning', 'why?'], { tty: { stderr: true } });
+      expect(dim.stderr).toMatch(/^\x1b\[2mThe question is about "why\?"\. .*\x1b\[22m\n$/);
+      const plain = await run(['--no-color', 'chat', stream, '--model', 'local/thinker', '--show-reasoning', 'why?'], { tty: { stderr: true } });
+      expect(plain.stderr).toMatch(/^The question is about "why\?"\. [^\x1b]*\n$/);
+    });
+
     it(`--save-images writes a decodable PNG; without it stderr names the flag (${stream})`, async () => {
       const out = mkdtempSync(join(dir, 'img-'));
       const r = await run(['chat', stream, '--model', 'local/painter', '--modalities', 'text,image', '--save-images', out, 'a red circle']);

@@ -1,7 +1,7 @@
 /** What chat and responses send and show beyond text, read and checked before anything is sent. */
 import type { ChatMessage } from '../../client/types.js';
 import { attachmentReference, chatParts, readAttachments, responsesParts, type Attachment } from '../attach.js';
-import { describeAnnotation, dimmed, type AssembledMessage } from '../answer-extras.js';
+import { describeAnnotation, type AssembledMessage } from '../answer-extras.js';
 import { usage } from '../exit-codes.js';
 import { textFromArgs } from '../input.js';
 import type { IO } from '../io.js';
@@ -86,18 +86,21 @@ export function applyExtras(req: Body, opts: ExtraOpts, extras: Extras, api: 'ch
   if (opts.modalities) req.modalities = opts.modalities;
 }
 
-/** Reasoning, on stderr with --show-reasoning (dimmed on a terminal); never on stdout. */
+/** Reasoning, on stderr with --show-reasoning (dimmed on a terminal in colour); never on stdout. */
 export function reasoningPrinter(io: IO, opts: ExtraOpts) {
-  let open = false;
+  let started = false;
+  let last = '';
   return {
     write(text: string) {
       if (!opts.showReasoning || opts.json || !text) return;
-      open = !text.endsWith('\n');
-      io.err(dimmed(text, io.errColor));
+      if (!started && io.errColor) io.err('\x1b[2m');
+      started = true;
+      last = text;
+      io.err(text);
     },
     end() {
-      if (open) io.err('\n');
-      open = false;
+      if (started) io.err(`${io.errColor ? '\x1b[22m' : ''}${last.endsWith('\n') ? '' : '\n'}`);
+      started = false;
     },
   };
 }
