@@ -18,6 +18,7 @@ export type { BatchListQuery, BatchHead } from './resources/batches.js';
 export { outputText, type ResponsesRequest, type ResponsesResult, type ResponsesEvent } from './resources/responses.js';
 export { decodeEmbedding, type EmbeddingsRequest } from './resources/embeddings.js';
 export { deltaText } from './resources/chat.js';
+export { MessageAssembler, messageOf, type AssembledMessage, type ToolCall } from './message-assembler.js';
 export type { Model } from './resources/models.js';
 export type { RawRequest } from './resources/raw.js';
 export type { SpeechRequest, SpeechTurn, SpeechReference, SpeechStream } from './resources/speech.js';

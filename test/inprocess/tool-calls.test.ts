@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
 import { RouterClient } from '../../src/client/index.js';
-import { MessageAssembler } from '../../src/cli/answer-extras.js';
+import { MessageAssembler } from '../../src/client/message-assembler.js';
 
 // Tools run locally, reasoning, generated images and citations (issue 33), over real HTTP.
 let emu: Emulator;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MessageAssembler, type AssembledMessage } from '../../src/cli/answer-extras.js';
+import { MessageAssembler, type AssembledMessage } from '../../src/client/message-assembler.js';
 import type { ChatChunk } from '../../src/client/types.js';
 
 // A streamed answer, however its deltas are cut, assembles into the message the non-streamed answer gives.
