@@ -51,7 +51,8 @@ export function sniff(b: Buffer): [AttachmentKind, string] | undefined {
   if (ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') return ['image', 'image/webp'];
   if (ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WAVE') return ['audio', 'audio/wav'];
   if (ascii(0, 5) === '%PDF-') return ['file', 'application/pdf'];
-  if (ascii(0, 3) === 'ID3' || (b.length >= 2 && b[0] === 0xff && (b[1]! & 0xe0) === 0xe0)) return ['audio', 'audio/mpeg'];
+  // An MP3 frame: sync bits, then layer III (a UTF-16 byte-order mark, FF FE, is not one).
+  if (ascii(0, 3) === 'ID3' || (b.length >= 2 && b[0] === 0xff && (b[1]! & 0xe0) === 0xe0 && (b[1]! & 0x06) === 0x02)) return ['audio', 'audio/mpeg'];
   return undefined;
 }
 
