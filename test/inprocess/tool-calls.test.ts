@@ -87,6 +87,16 @@ describe('--tools', () => {
     expect(r.stdout).toBe('From the tool results: get_weather answered: rain; get_time answered: noon\n');
   });
 
+  it('--approve off a terminal, or with --schema: refused before sending', async () => {
+    const file = toolsFile('approve.json', [weather('echo x')]);
+    const before = emu.requestLog.length;
+    const r = await run(['chat', '--model', 'local/tools', '--tools', file, '--approve', 'x']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: --approve asks on a terminal/);
+    expect((await run(['chat', '--model', 'local/tools', '--tools', file, '--schema', '{}', 'x'])).stderr).toBe('error: give one of --schema and --tools\n');
+    expect(emu.requestLog.length).toBe(before);
+  });
+
   it('bad tools files: one line, exit 2, nothing sent', async () => {
     for (const tools of [[{ type: 'function' }], [weather(42)], {}]) {
       const before = emu.requestLog.length;

@@ -133,3 +133,27 @@ describe('json_schema answers (property)', () => {
     );
   });
 });
+
+describe('the tool loop', () => {
+  it('stops after --max-tool-rounds with exit 11, the calls printed; each round ran the command once', async () => {
+    const { toolLoop } = await import('../../src/cli/tool-runner.js');
+    const { testStreams } = await import('../support/inprocess.js');
+    const { IO } = await import('../../src/cli/io.js');
+    const { mkdtempSync, readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'router-loop-'));
+    const t = testStreams();
+    const io = new IO({}, t.streams);
+    const call = { index: 0, id: 'call_1', type: 'function' as const, function: { name: 'tick', arguments: '{}' } };
+    const again = { message: { role: 'assistant' as const, content: null, tool_calls: [call] } };
+    let asked = 0;
+    const loop = { tools: { wire: [], commands: new Map([['tick', `echo x >> ${join(dir, 'ticks')}`]]) }, maxRounds: 3, approve: false, json: false, signal: new AbortController().signal };
+    const failure = await toolLoop(io, loop, [], again, async () => (asked++, again)).catch((e) => e);
+    expect(failure.exitCode).toBe(11);
+    expect(failure.message).toMatch(/--max-tool-rounds 3 reached/);
+    expect(asked).toBe(3);
+    expect(readFileSync(join(dir, 'ticks'), 'utf8')).toBe('x\nx\nx\n');
+    expect(JSON.parse(t.stdout())).toEqual({ id: 'call_1', name: 'tick', arguments: {} });
+  });
+});
