@@ -1,5 +1,4 @@
 /** `-a/--attach PATH|URL|-`: files, stdin or URLs made into the content parts of a user message. */
-import { createHash } from 'node:crypto';
 import { basename, extname, resolve } from 'node:path';
 import { collectBounded } from './bounded-read.js';
 import { usage } from './exit-codes.js';
@@ -75,6 +74,8 @@ export async function readAttachments(sources: string[] | undefined, io: IO): Pr
     if (data.length === 0) throw usage(`--attach ${source}: the file is empty`);
     const type = sniff(data) ?? (source === '-' ? undefined : BY_EXTENSION[extname(source).toLowerCase()]);
     if (!type) throw usage(`--attach ${source}: unknown type (attach PNG, JPEG, WebP, GIF, PDF, WAV, MP3 or a text document)`);
+    // Loaded only when a file is attached: a one-shot chat never loads node:crypto.
+    const { createHash } = await import('node:crypto');
     out.push({ source, kind: type[0], mediaType: type[1], filename: source === '-' ? 'stdin' : basename(source), data, sha256: createHash('sha256').update(data).digest('hex') });
   }
   return out;

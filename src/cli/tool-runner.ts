@@ -1,5 +1,4 @@
 /** `chat --tools FILE`: function tools, some with a local `command` that router runs when the model calls them. */
-import { spawn } from 'node:child_process';
 import type { ChatMessage } from '../client/types.js';
 import type { AssembledMessage, ToolCall } from './answer-extras.js';
 import { CliError, EXIT, usage } from './exit-codes.js';
@@ -42,6 +41,8 @@ export async function loadTools(path: string | undefined, io: IO): Promise<Local
 
 /** The result of one run: its stdout, or (on failure) its exit code and stderr, which go back to the model as they are. */
 export async function runCommand(command: string | string[], input: string, signal: AbortSignal): Promise<{ code: number; output: string }> {
+  // Loaded only when a tool runs: a one-shot chat never loads child processes.
+  const { spawn } = await import('node:child_process');
   const [file, args] = typeof command === 'string' ? ['/bin/sh', ['-c', command]] : [command[0]!, command.slice(1)];
   return new Promise((resolve) => {
     const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'], signal });

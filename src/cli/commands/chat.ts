@@ -69,8 +69,9 @@ async function runChat(ctx: RunContext<ChatOptions>, args: string[]): Promise<vo
     if (extras.tools) answer = await toolLoop(io, { tools: extras.tools, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal }, messages, answer, ask);
     const u = answer.usage;
     keepConversation(ctx, earlier, req.model, messages.map((m) => (m === user ? recordedUser(prompt, extras) : m)), answer.text, prompt);
-    finishAnswer(io, opts, extras, answer.message);
     if (opts.usage) io.note(usageLine(u && { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens, cost: u.cost }, ['prompt', 'completion']));
+    // Last: an answer that does not follow --schema ends the command (exit 10), after it was kept and counted.
+    finishAnswer(io, opts, extras, answer.message);
   } finally {
     await client.close();
   }

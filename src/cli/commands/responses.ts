@@ -51,11 +51,12 @@ async function runResponses(ctx: RunContext<ResponsesOpts>, args: string[]): Pro
   try {
     const final = (opts.stream ?? !opts.json) ? await streamResponse(io, client, req, opts, call) : await createResponse(io, client, req, opts, call);
     if (opts.routerMetadata && !opts.json && final?.router_metadata) io.note(`router: ${String(final.router_metadata.summary)}`);
-    if (final) finishAnswer(io, opts, extras, responseMessage(final));
     if (final?.status === 'incomplete') io.info('note: the response is incomplete (max output tokens reached)');
     const u = final?.usage;
     ctx.logUsage({ endpoint: '/v1/responses', model: String(final?.model ?? req.model ?? ''), ...(final?.id ? { id: String(final.id) } : {}), ...usageFields(u as Record<string, unknown> | undefined) });
     if (opts.usage) io.note(usageLine(u ? { input: u.input_tokens, output: u.output_tokens, total: u.total_tokens, cost: u.cost } : undefined));
+    // Last: an answer that does not follow --schema ends the command (exit 10), after it was counted.
+    if (final) finishAnswer(io, opts, extras, responseMessage(final));
   } finally {
     await client.close();
   }
