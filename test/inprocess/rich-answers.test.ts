@@ -147,7 +147,11 @@ describe('--schema', () => {
       expect(r.stderr).toMatch(/^error: --schema/);
       expect(emu.requestLog.length).toBe(before);
     }
-    expect((await run(['batch', 'create', 'x.jsonl', '--schema', SCHEMA])).code).toBe(2);
+    for (const command of ['create', 'run']) {
+      const r = await run(['batch', command, 'x.jsonl', '--schema', SCHEMA]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^error: --schema is not taken by batches: .*"response_format"/);
+    }
   });
 });
 
