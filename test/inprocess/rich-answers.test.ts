@@ -147,6 +147,8 @@ describe('--schema', () => {
       expect(r.stderr).toMatch(/^error: --schema/);
       expect(emu.requestLog.length).toBe(before);
     }
+    expect((await run(['chat', '--schema', SCHEMA, '--response-format', 'json_object', 'x'])).stderr).toBe('error: give one of --schema and --response-format\n');
+    expect((await run(['responses', '--schema', SCHEMA, '--text-format', 'text', 'x'])).stderr).toBe('error: give one of --schema and --text-format\n');
     for (const command of ['create', 'run']) {
       const r = await run(['batch', command, 'x.jsonl', '--schema', SCHEMA]);
       expect(r.code).toBe(2);

@@ -12,7 +12,7 @@ import type { FlagValues } from '../flags.js';
 import type { ANSWER_FLAGS, TOOL_FLAGS } from './answer-flags.js';
 
 type Body = Record<string, unknown>;
-export type ExtraOpts = FlagValues<typeof ANSWER_FLAGS> & FlagValues<typeof TOOL_FLAGS> & { json?: boolean; stream?: boolean };
+export type ExtraOpts = FlagValues<typeof ANSWER_FLAGS> & FlagValues<typeof TOOL_FLAGS> & { json?: boolean; stream?: boolean; responseFormat?: string; textFormat?: string };
 
 export interface Extras {
   attachments: Attachment[];
@@ -50,6 +50,7 @@ export async function prepareExtras(opts: ExtraOpts, io: IO, api: 'chat' | 'resp
   // Responses reads its own --tools (its tool shape differs, and router runs none of them).
   const tools = api === 'chat' ? await loadTools(opts.tools, io) : undefined;
   if (schema && tools) throw usage('give one of --schema and --tools');
+  if (schema && (opts.responseFormat || opts.textFormat)) throw usage(`give one of --schema and ${opts.responseFormat ? '--response-format' : '--text-format'}`);
   const attachments = await readAttachments(opts.attach, io);
   return { attachments, schema, tools, plugins };
 }
