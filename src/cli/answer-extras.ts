@@ -20,3 +20,9 @@ export function responseMessage(r: { output?: unknown }): AssembledMessage {
   const annotations = texts.flatMap((p) => (Array.isArray(p.annotations) ? (p.annotations as Body[]) : []));
   return { role: 'assistant', content: texts.map((p) => String(p.text ?? '')).join(''), ...(annotations.length ? { annotations } : {}) };
 }
+
+/** The summary text of a Responses result's reasoning items, joined. */
+export function reasoningSummary(r: { output?: unknown }): string {
+  const items = (Array.isArray(r.output) ? (r.output as Body[]) : []).filter((item) => item?.type === 'reasoning');
+  return items.flatMap((item) => (Array.isArray(item.summary) ? (item.summary as Body[]) : [])).map((s) => String(s?.text ?? '')).join('\n');
+}

@@ -7,6 +7,7 @@ import { bad, checkMetadata, checkRouteAndModalities, checkSessionAndUser, check
 import { reserve, writeSSE } from './billing.js';
 import { jsonTemplate, Serialized } from './serialized.js';
 import { richAnswer } from './rich-answer.js';
+import { reasoningEvents, reasoningItem } from './responses-reasoning.js';
 
 type Body = Record<string, unknown>;
 
@@ -78,7 +79,8 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
     completed_at: created,
     model: routed.model.id,
     status: incomplete ? 'incomplete' : 'completed',
-    output: [message],
+    // local/thinker's reasoning comes first, as its own item.
+    output: rich?.reasoning ? [reasoningItem(rich.reasoning), message] : [message],
     output_text: gen.text,
     error: null,
     incomplete_details: incomplete ? { reason: 'max_output_tokens' } : null,
@@ -110,7 +112,7 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
       input_tokens: gen.promptTokens,
       input_tokens_details: { cached_tokens: 0 },
       output_tokens: gen.completionTokens,
-      output_tokens_details: { reasoning_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: rich?.reasoning ? countTokens(rich.reasoning) : 0 },
       total_tokens: gen.promptTokens + gen.completionTokens,
       cost: cost.cost,
       is_byok: false,
@@ -135,22 +137,25 @@ export async function handleResponses(ctx: Ctx): Promise<void> {
   const { usage: _usage, ...rest } = result;
   // Usage is known only at the end: an in-progress response leaves it out (the schema has no null for it).
   const pending = { ...rest, status: 'in_progress', completed_at: null, output: [], output_text: '' };
-  const item = (result.output as Body[])[0]!;
+  const output = result.output as Body[];
+  const item = output[output.length - 1]!;
+  const at = output.length - 1;
   const parts = piecesOf(plan.gen);
   const head: Body[] = [
     { type: 'response.created', response: pending },
     { type: 'response.in_progress', response: pending },
-    { type: 'response.output_item.added', output_index: 0, item: { ...item, status: 'in_progress', content: [] } },
-    { type: 'response.content_part.added', item_id: messageId, output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } },
+    ...output.slice(0, at).flatMap((reasoning, i) => reasoningEvents(reasoning, i)),
+    { type: 'response.output_item.added', output_index: at, item: { ...item, status: 'in_progress', content: [] } },
+    { type: 'response.content_part.added', item_id: messageId, output_index: at, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } },
   ];
   const tail: Body[] = [
-    { type: 'response.output_text.done', item_id: messageId, output_index: 0, content_index: 0, text: plan.gen.text, logprobs: [] },
-    { type: 'response.content_part.done', item_id: messageId, output_index: 0, content_index: 0, part: (item.content as Body[])[0] },
-    { type: 'response.output_item.done', output_index: 0, item },
+    { type: 'response.output_text.done', item_id: messageId, output_index: at, content_index: 0, text: plan.gen.text, logprobs: [] },
+    { type: 'response.content_part.done', item_id: messageId, output_index: at, content_index: 0, part: (item.content as Body[])[0] },
+    { type: 'response.output_item.done', output_index: at, item },
     { type: result.status === 'incomplete' ? 'response.incomplete' : 'response.completed', response: result },
   ];
   const count = head.length + parts.length + tail.length;
-  const deltaJSON = jsonTemplate((delta, sequence_number) => ({ type: 'response.output_text.delta', item_id: messageId, output_index: 0, content_index: 0, delta, logprobs: [], sequence_number }), 2);
+  const deltaJSON = jsonTemplate((delta, sequence_number) => ({ type: 'response.output_text.delta', item_id: messageId, output_index: at, content_index: 0, delta, logprobs: [], sequence_number }), 2);
   function* events() {
     let sequence_number = 0;
     for (const e of head) yield { ...e, sequence_number: sequence_number++ };

@@ -120,6 +120,13 @@ describe('reasoning, images, citations', () => {
       expect(hidden).toMatchObject({ code: 0, stderr: '' });
     });
 
+    it(`responses --show-reasoning: the reasoning item's summary on stderr, the text on stdout (${stream})`, async () => {
+      const r = await run(['responses', stream, '--model', 'local/thinker', '--show-reasoning', 'why is the sky blue?']);
+      expect(r).toEqual({ code: 0, stdout: 'Having thought it over: why is the sky blue?\n', stderr: 'The question is about "why is the sky blue?". I list what I know, weigh it, and answer briefly.\n' });
+      const json = await run(['responses', '--json', '--no-stream', '--model', 'local/thinker', 'why?']);
+      expect(JSON.parse(json.stdout).output.map((o: { type: string }) => o.type)).toEqual(['reasoning', 'message']);
+    });
+
     it(`on a terminal the reasoning is dimmed; --no-color plain (${stream})`, async () => {
       const dim = await run(['chat', stream, '--model', 'local/thinker', '--show-reasoning', 'why?'], { tty: { stderr: true } });
       expect(dim.stderr).toMatch(/^\x1b\[2mThe question is about "why\?"\. .*\x1b\[22m\n$/);

@@ -9,8 +9,8 @@ import { buildResponsesRequest, RESPONSES_FLAGS, stopConditions, type ResponsesO
 import { action, type RunContext } from '../run.js';
 import { usage } from '../exit-codes.js';
 import { checkMetadataFlags, readJsonFile } from '../input.js';
-import { applyExtras, finishAnswer, prepareExtras, promptWith, userContent, type Extras } from './chat-extras.js';
-import { responseMessage } from '../answer-extras.js';
+import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from './chat-extras.js';
+import { reasoningSummary, responseMessage } from '../answer-extras.js';
 
 
 export function registerResponses(program: Command): void {
@@ -79,6 +79,9 @@ type Call = { signal: AbortSignal; routerMetadata?: boolean };
 
 async function createResponse(io: IO, client: RouterClient, req: ResponsesRequest, opts: ResponsesOpts, call: Call): Promise<ResponsesResult> {
   const r = await client.responses.create(req, call);
+  const reasoning = reasoningPrinter(io, opts);
+  reasoning.write(reasoningSummary(r));
+  reasoning.end();
   if (opts.json) io.json(r);
   else if (!opts.schema) printText(io, outputText(r));
   return r;
@@ -88,13 +91,17 @@ async function createResponse(io: IO, client: RouterClient, req: ResponsesReques
 async function streamResponse(io: IO, client: RouterClient, req: ResponsesRequest, opts: ResponsesOpts, call: Call): Promise<ResponsesResult | undefined> {
   let final: ResponsesResult | undefined;
   const events = await client.responses.stream(req, call);
+  const reasoning = reasoningPrinter(io, opts);
   async function* pieces() {
     for await (const ev of events) {
       if (isFinalResponse(ev)) final = ev.response;
+      if (ev.type === 'response.reasoning_summary_text.delta') reasoning.write(String(ev.delta ?? ''));
+      else if (isTextDelta(ev)) reasoning.end();
       if (opts.json) yield io.jsonLine(ev);
       else if (isTextDelta(ev) && !opts.schema) yield ev.delta;
     }
   }
   await streamToStdout(io, pieces(), { endLine: !opts.json && !opts.schema });
+  reasoning.end();
   return final;
 }

@@ -1,0 +1,21 @@
+import { randomHex } from './ids.js';
+import { pieces } from './models.js';
+
+type Body = Record<string, unknown>;
+
+/** A Responses reasoning output item: its summary text (what `local/thinker` reasons). */
+export function reasoningItem(text: string): Body {
+  return { type: 'reasoning', id: `rs_${randomHex(12)}`, status: 'completed', summary: [{ type: 'summary_text', text }] };
+}
+
+/** The stream events of a reasoning item at `outputIndex`: added, its summary text in deltas, done. */
+export function reasoningEvents(item: Body, outputIndex: number): Body[] {
+  const text = ((item.summary as Body[])[0]!.text as string) ?? '';
+  const at = { item_id: item.id, output_index: outputIndex, summary_index: 0 };
+  return [
+    { type: 'response.output_item.added', output_index: outputIndex, item: { ...item, status: 'in_progress', summary: [] } },
+    ...pieces(text).map((delta) => ({ type: 'response.reasoning_summary_text.delta', ...at, delta })),
+    { type: 'response.reasoning_summary_text.done', ...at, text },
+    { type: 'response.output_item.done', output_index: outputIndex, item },
+  ];
+}
