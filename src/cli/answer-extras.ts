@@ -13,12 +13,15 @@ export function describeAnnotation(a: Body): string {
   return title ? `${title} <${where}>` : where;
 }
 
-/** A Responses result's text and citations, as an assistant message (its output_text parts joined). */
+/** A Responses result's text, citations and generated images, as an assistant message (its output_text parts joined). */
 export function responseMessage(r: { output?: unknown }): AssembledMessage {
   const parts = (Array.isArray(r.output) ? (r.output as Body[]) : []).flatMap((item) => (item?.type === 'message' && Array.isArray(item.content) ? (item.content as Body[]) : []));
   const texts = parts.filter((p) => p?.type === 'output_text');
   const annotations = texts.flatMap((p) => (Array.isArray(p.annotations) ? (p.annotations as Body[]) : []));
-  return { role: 'assistant', content: texts.map((p) => String(p.text ?? '')).join(''), ...(annotations.length ? { annotations } : {}) };
+  const images = (Array.isArray(r.output) ? (r.output as Body[]) : [])
+    .filter((item) => item?.type === 'image_generation_call' && typeof item.result === 'string' && item.result)
+    .map((item) => ({ type: 'image_url' as const, image_url: { url: /^(data:|https?:)/.test(item.result as string) ? (item.result as string) : `data:image/png;base64,${item.result as string}` } }));
+  return { role: 'assistant', content: texts.map((p) => String(p.text ?? '')).join(''), ...(annotations.length ? { annotations } : {}), ...(images.length ? { images } : {}) };
 }
 
 /** The summary text of a Responses result's reasoning items, joined. */

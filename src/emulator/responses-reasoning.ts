@@ -8,8 +8,19 @@ export function reasoningItem(text: string): Body {
   return { type: 'reasoning', id: `rs_${randomHex(12)}`, status: 'completed', summary: [{ type: 'summary_text', text }] };
 }
 
-/** The stream events of a reasoning item at `outputIndex`: added, its summary text in deltas, done. */
-export function reasoningEvents(item: Body, outputIndex: number): Body[] {
+/** A Responses image generation item: the PNG `local/painter` drew, base64 in `result`. */
+export function imageItem(dataUrl: string, prompt: string): Body {
+  return { type: 'image_generation_call', id: `ig_${randomHex(12)}`, status: 'completed', result: dataUrl.slice(dataUrl.indexOf(',') + 1), prompt };
+}
+
+/** The stream events of an item before the message: added and done (a reasoning item's summary text in deltas between). */
+export function leadingItemEvents(item: Body, outputIndex: number): Body[] {
+  if (item.type !== 'reasoning') {
+    return [
+      { type: 'response.output_item.added', output_index: outputIndex, item: { ...item, status: 'in_progress', result: null } },
+      { type: 'response.output_item.done', output_index: outputIndex, item },
+    ];
+  }
   const text = ((item.summary as Body[])[0]!.text as string) ?? '';
   const at = { item_id: item.id, output_index: outputIndex, summary_index: 0 };
   return [

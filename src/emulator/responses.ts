@@ -7,7 +7,7 @@ import { bad, checkMetadata, checkRouteAndModalities, checkSessionAndUser, check
 import { reserve, writeSSE } from './billing.js';
 import { jsonTemplate, Serialized } from './serialized.js';
 import { richAnswer } from './rich-answer.js';
-import { reasoningEvents, reasoningItem } from './responses-reasoning.js';
+import { imageItem, leadingItemEvents, reasoningItem } from './responses-reasoning.js';
 
 type Body = Record<string, unknown>;
 
@@ -79,8 +79,8 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
     completed_at: created,
     model: routed.model.id,
     status: incomplete ? 'incomplete' : 'completed',
-    // local/thinker's reasoning comes first, as its own item.
-    output: rich?.reasoning ? [reasoningItem(rich.reasoning), message] : [message],
+    // local/thinker's reasoning and local/painter's images come first, as their own items.
+    output: [...(rich?.reasoning ? [reasoningItem(rich.reasoning)] : []), ...(rich?.images ?? []).map((i) => imageItem(i.image_url.url, lastUser)), message],
     output_text: gen.text,
     error: null,
     incomplete_details: incomplete ? { reason: 'max_output_tokens' } : null,
@@ -144,7 +144,7 @@ export async function handleResponses(ctx: Ctx): Promise<void> {
   const head: Body[] = [
     { type: 'response.created', response: pending },
     { type: 'response.in_progress', response: pending },
-    ...output.slice(0, at).flatMap((reasoning, i) => reasoningEvents(reasoning, i)),
+    ...output.slice(0, at).flatMap((leading, i) => leadingItemEvents(leading, i)),
     { type: 'response.output_item.added', output_index: at, item: { ...item, status: 'in_progress', content: [] } },
     { type: 'response.content_part.added', item_id: messageId, output_index: at, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } },
   ];

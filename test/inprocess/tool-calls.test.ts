@@ -127,6 +127,13 @@ describe('reasoning, images, citations', () => {
       expect(JSON.parse(json.stdout).output.map((o: { type: string }) => o.type)).toEqual(['reasoning', 'message']);
     });
 
+    it(`responses --save-images writes the image generation item's PNG (${stream})`, async () => {
+      const out = mkdtempSync(join(dir, 'resp-img-'));
+      const r = await run(['responses', stream, '--model', 'local/painter', '--save-images', out, 'a boat']);
+      expect(r).toEqual({ code: 0, stdout: 'Here is an image of a boat.\n', stderr: `image: ${join(out, 'image-1.png')}\n` });
+      expect(readFileSync(join(out, 'image-1.png')).subarray(1, 4).toString()).toBe('PNG');
+    });
+
     it(`on a terminal the reasoning is dimmed; --no-color plain (${stream})`, async () => {
       const dim = await run(['chat', stream, '--model', 'local/thinker', '--show-reasoning', 'why?'], { tty: { stderr: true } });
       expect(dim.stderr).toMatch(/^\x1b\[2mThe question is about "why\?"\. .*\x1b\[22m\n$/);
