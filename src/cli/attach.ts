@@ -1,4 +1,5 @@
 /** `-a/--attach PATH|URL|-`: files, stdin or URLs made into the content parts of a user message. */
+import { stat } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
 import { collectBounded } from './bounded-read.js';
 import { usage } from './exit-codes.js';
@@ -69,6 +70,9 @@ export async function readAttachments(sources: string[] | undefined, io: IO): Pr
       continue;
     }
     if (source === '-' && sources!.filter((s) => s === '-').length > 1) throw usage('--attach -: stdin can be attached once');
+    // A file too large is refused by its size, unread.
+    const size = source === '-' ? 0 : await stat(source).then((st) => (st.isFile() ? st.size : 0), () => 0);
+    if (size > MAX_ATTACHMENT_BYTES) throw tooLarge(source)();
     const data = source === '-' ? await collectBounded(io.stdin, '--attach -', io.interrupt, MAX_ATTACHMENT_BYTES) : await readFileFor('--attach', source, io.interrupt);
     if (data.length > MAX_ATTACHMENT_BYTES) throw tooLarge(source)();
     if (data.length === 0) throw usage(`--attach ${source}: the file is empty`);

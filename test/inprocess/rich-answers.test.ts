@@ -80,6 +80,18 @@ describe('attachments, more kinds and refusals', () => {
     }
   });
 
+  it('an attachment over 20 MiB, or stdin attached twice: one line, exit 2, nothing sent', async () => {
+    const big = join(dir, 'big.png');
+    writeFileSync(big, Buffer.concat([readFileSync(png), Buffer.alloc(20 * 1024 * 1024)]));
+    const before = emu.requestLog.length;
+    const r = await run(['chat', '--model', 'local/vision', '-a', big, 'x']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: --attach .*big\.png: larger than 20 MiB, the most one attachment may hold; nothing was sent\n$/);
+    expect((await run(['chat', '--model', 'local/vision', '-a', '-', '-a', '-', 'x'])).stderr).toBe('error: --attach -: stdin can be attached once\n');
+    expect(emu.requestLog.length).toBe(before);
+    rmSync(big);
+  });
+
   it('a model that does not take images: the 400 names the modality, exit 2', async () => {
     const r = await run(['chat', '--model', 'local/echo', '-a', png, 'x']);
     expect(r.code).toBe(2);
