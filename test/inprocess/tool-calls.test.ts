@@ -155,6 +155,9 @@ describe('reasoning, images, citations', () => {
       const without = await run(['chat', stream, '--model', 'local/painter', 'a cat']);
       expect(without.stderr).toBe('1 image came back (--save-images DIR writes them)\n');
       expect(without.stdout).not.toMatch(/base64/);
+      const json = await run(['chat', stream, '--json', '--model', 'local/painter', 'a cat']);
+      expect(json.stderr).toBe('');
+      expect(json.stdout).toMatch(/data:image\/png;base64,/);
     });
   }
 

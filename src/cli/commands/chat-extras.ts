@@ -108,7 +108,8 @@ export function reasoningPrinter(io: IO, opts: ExtraOpts) {
 
 /** After the answer: images saved or counted, citations listed (on a terminal), the schema's check (exit 10). */
 export function finishAnswer(io: IO, opts: ExtraOpts, extras: Extras, message: AssembledMessage): void {
-  showImages(io, message.images, opts.saveImages);
+  // With --json the images are in the output; they are written only when asked.
+  if (!opts.json || opts.saveImages !== undefined) showImages(io, message.images, opts.saveImages);
   if (!opts.json) message.annotations?.forEach((a, i) => io.info(`[${i + 1}] ${describeAnnotation(a)}`));
   if (extras.schema) printSchemaAnswer(io, extras.schema, message.content ?? '', !!opts.json);
 }
