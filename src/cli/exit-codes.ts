@@ -19,6 +19,10 @@ export const EXIT = {
   NETWORK: 8,
   /** A watched batch ended failed, expired or cancelled. */
   BATCH_FAILED: 9,
+  /** The answer does not follow --schema (not JSON, or not valid against it). */
+  SCHEMA_MISMATCH: 10,
+  /** The model asked for tool calls that were not run (a tool without a command, or --max-tool-rounds reached). */
+  TOOL_CALLS: 11,
   /** Ctrl-C. */
   INTERRUPTED: 130,
 } as const;

@@ -21,6 +21,7 @@ export { type ResponsesRequest, type ResponsesResult, type ResponsesEvent } from
 export { decodeEmbedding, type EmbeddingsRequest } from './resources/embeddings.js';
 export { deltaText } from './resources/chat.js';
 export { contentText, FailedAnswerError, outputText, readCompletion, readResponse, type AnswerReading } from './answer-reading.js';
+export { MessageAssembler, messageOf, type AssembledMessage, type ToolCall } from './message-assembler.js';
 export type { Model } from './resources/models.js';
 export type { KeyInfo } from './resources/key.js';
 export type { AccountCredits } from './resources/credits.js';

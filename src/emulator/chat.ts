@@ -9,6 +9,8 @@ import { bad, checkMetadata, checkRouteAndModalities, checkSessionAndUser, check
 import { reserve, writeSSE } from './billing.js';
 import { checkChatOptionTypes } from './option-types.js';
 import { jsonTemplate, Serialized } from './serialized.js';
+import { richAnswer, type RichMessage } from './rich-answer.js';
+import { richDeltas, richMessage, richTokens } from './rich-chat.js';
 
 type Body = Record<string, unknown>;
 
@@ -120,6 +122,8 @@ export interface ChatPlan {
   routed: Routed;
   gen: Generation;
   cost: ReturnType<typeof costOf>;
+  /** Set when the answer is more than plain text (parts, tools, reasoning, images, a schema, citations). */
+  rich?: RichMessage;
 }
 
 export function planChat(body: Body): ChatPlan {
@@ -130,8 +134,10 @@ export function planChat(body: Body): ChatPlan {
   const lastUser = textOf([...messages].reverse().find((m) => m.role === 'user')?.content ?? '');
   const maxTokens = maxTokensOf(body);
   checkOutputLimit(routed.model, maxTokens, body.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens');
-  const gen = generate(routed.model, promptText, lastUser, { maxTokens, seed: body.seed, stop: stopList(body) });
-  return { routed, gen, cost: costOf(routed.model, gen.promptTokens, gen.completionTokens) };
+  let gen = generate(routed.model, promptText, lastUser, { maxTokens, seed: body.seed, stop: stopList(body) });
+  const rich = richAnswer(body, routed.model, messages, gen.text, lastUser);
+  if (rich) gen = { text: rich.content ?? '', finishReason: 'stop', promptTokens: gen.promptTokens, completionTokens: richTokens(rich) };
+  return { routed, gen, rich, cost: costOf(routed.model, gen.promptTokens, gen.completionTokens) };
 }
 
 /** The usage object by its values (a shape jsonTemplate can fill: every value a parameter). */
@@ -193,13 +199,17 @@ function completionValues(body: Body, plan: ChatPlan, created: number, id: strin
 
 export function chatCompletion(body: Body, plan: ChatPlan, created: number, opts: { routerMetadata?: boolean; id?: string } = {}) {
   const out: Body = completionShape(...completionValues(body, plan, created, opts.id ?? genId()));
+  if (plan.rich) {
+    const choice = (out.choices as Body[])[0]!;
+    Object.assign(choice, { message: richMessage(plan.rich), finish_reason: plan.rich.finishReason, native_finish_reason: plan.rich.finishReason });
+  }
   if (opts.routerMetadata) out.router_metadata = routerMetadata(plan.routed, 'chat');
   return out;
 }
 
 /** The JSON text of chatCompletion(...), the object never built (the answer of every non-streamed chat). */
 export function chatCompletionText(body: Body, plan: ChatPlan, created: number, opts: { routerMetadata?: boolean; id?: string } = {}): string {
-  if (opts.routerMetadata) return JSON.stringify(chatCompletion(body, plan, created, opts));
+  if (opts.routerMetadata || plan.rich) return JSON.stringify(chatCompletion(body, plan, created, opts));
   return completionJSON(...completionValues(body, plan, created, opts.id ?? genId()));
 }
 
@@ -216,16 +226,21 @@ export async function handleChat(ctx: Ctx): Promise<void> {
   const id = genId();
   const base = { id, object: 'chat.completion.chunk', created, model: plan.routed.model.id, provider: plan.routed.provider };
   const includeUsage = (body.stream_options as Body | undefined)?.include_usage === true;
-  const parts = piecesOf(plan.gen);
+  const parts = plan.rich ? [] : piecesOf(plan.gen);
+  const richParts = plan.rich ? richDeltas(plan.rich) : [];
+  const finish = plan.rich?.finishReason ?? plan.gen.finishReason;
   const metadata = ctx.wantsRouterMetadata() ? routerMetadata(plan.routed, 'chat') : undefined;
   const textChunk = (content: string): Body => ({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content }, finish_reason: null, native_finish_reason: null, logprobs: null }] });
   const textChunkJSON = jsonTemplate(textChunk, 1);
   function* events() {
+    for (const [i, delta] of richParts.entries()) {
+      yield { ...base, ...(i === 0 && metadata ? { router_metadata: metadata } : {}), choices: [{ index: 0, delta, finish_reason: null, native_finish_reason: null, logprobs: null }] };
+    }
     for (let i = 0; i < parts.length; i++) {
       if (i === 0 && metadata) yield { ...textChunk(parts[i]!), router_metadata: metadata };
       else yield new Serialized(textChunkJSON(parts[i]));
     }
-    yield { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: plan.gen.finishReason, native_finish_reason: plan.gen.finishReason, logprobs: null }] };
+    yield { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: finish, native_finish_reason: finish, logprobs: null }] };
     if (includeUsage) yield { ...base, choices: [], usage: chatUsage(plan) };
   }
   const errorChunk = {
@@ -233,6 +248,6 @@ export async function handleChat(ctx: Ctx): Promise<void> {
     error: { code: 502, message: 'Provider returned an error mid-stream', metadata: { error_type: 'provider_unavailable' } },
     choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error', logprobs: null }],
   };
-  const delivered = await writeSSE(ctx, events(), parts.length + 1 + (includeUsage ? 1 : 0), errorChunk, '[DONE]');
+  const delivered = await writeSSE(ctx, events(), richParts.length + parts.length + 1 + (includeUsage ? 1 : 0), errorChunk, '[DONE]');
   if (!delivered) charge.refund();
 }

@@ -1,24 +1,27 @@
 import { HttpError } from './http.js';
 import { MODELS, type ModelKind, type ModelSpec } from './models.js';
 
-/**
- * What each kind of model takes and gives, as the model list's `architecture` says it. A kind not
- * named here is listed as a chat model's; an entry's `listing` says otherwise.
- */
-const ARCHITECTURE: Partial<Record<ModelKind, { input_modalities: string[]; output_modalities: string[] }>> = {
+/** What each kind of model takes and gives, as the model list's `architecture` says it; a chat model's own `input`/`output` widen it. */
+const ARCHITECTURE: Record<ModelKind, { input_modalities: string[]; output_modalities: string[] }> = {
   chat: { input_modalities: ['text'], output_modalities: ['text'] },
   embedding: { input_modalities: ['text'], output_modalities: ['embeddings'] },
   speech: { input_modalities: ['text'], output_modalities: ['speech'] },
   decision: { input_modalities: ['text'], output_modalities: ['text'] },
 };
 
-/** The request parameters each kind honours (the OpenAPI's `Parameter` names). */
-const SUPPORTED_PARAMETERS: Partial<Record<ModelKind, string[]>> = {
-  chat: ['temperature', 'top_p', 'top_k', 'min_p', 'top_a', 'frequency_penalty', 'presence_penalty', 'repetition_penalty', 'max_tokens', 'max_completion_tokens', 'logprobs', 'top_logprobs', 'seed', 'response_format', 'stop', 'reasoning', 'reasoning_effort'],
-  embedding: [],
-  speech: [],
-  decision: [],
+/** The request parameters chat models honour (the OpenAPI's `Parameter` names; it has none for the other kinds). */
+const CHAT_PARAMETERS = ['temperature', 'top_p', 'top_k', 'min_p', 'top_a', 'frequency_penalty', 'presence_penalty', 'repetition_penalty', 'max_tokens', 'max_completion_tokens', 'logit_bias', 'logprobs', 'top_logprobs', 'seed', 'response_format', 'structured_outputs', 'stop'];
+/** What a model honours beyond every chat model's parameters. */
+const EXTRA_PARAMETERS: Record<string, string[]> = {
+  'local/tools': ['tools', 'tool_choice', 'parallel_tool_calls'],
+  'local/thinker': ['reasoning', 'reasoning_effort', 'include_reasoning'],
 };
+
+function modalities(m: ModelSpec): { input_modalities: string[]; output_modalities: string[] } {
+  const base = ARCHITECTURE[m.kind];
+  if (m.kind !== 'chat') return base;
+  return { input_modalities: [...new Set(['text', ...(m.input ?? [])])], output_modalities: m.output ?? base.output_modalities };
+}
 
 const CONTEXT_LENGTH = 131_072;
 /** 2026-01-01: when the local models were made. */
@@ -26,10 +29,10 @@ const CREATED = 1_767_225_600;
 
 /**
  * One model as `GET /v1/models` lists it, in the OpenAPI's `Model` shape. Everything is derived from
- * the catalog's fields; an entry's `listing` overrides any of it (a vision model's input modalities).
+ * the catalog's fields; an entry's `listing` overrides any of it.
  */
 export function listedModel(m: ModelSpec): Record<string, unknown> {
-  const { input_modalities, output_modalities } = ARCHITECTURE[m.kind] ?? ARCHITECTURE.chat!;
+  const { input_modalities, output_modalities } = modalities(m);
   return {
     id: m.id,
     canonical_slug: m.id,
@@ -41,7 +44,7 @@ export function listedModel(m: ModelSpec): Record<string, unknown> {
     pricing: { prompt: String(m.promptPrice), completion: String(m.completionPrice) },
     top_provider: { context_length: CONTEXT_LENGTH, max_completion_tokens: m.maxOutputTokens ?? null, is_moderated: false },
     per_request_limits: null,
-    supported_parameters: SUPPORTED_PARAMETERS[m.kind] ?? [],
+    supported_parameters: m.kind === 'chat' ? [...CHAT_PARAMETERS, ...(EXTRA_PARAMETERS[m.id] ?? [])] : [],
     default_parameters: null,
     supported_voices: m.voices ?? null,
     knowledge_cutoff: null,

@@ -18,6 +18,10 @@ export interface ModelSpec {
   maxOutputTokens?: number;
   dimensions?: number;
   voices?: string[];
+  /** Input modalities beyond text (chat models): `image`, `file`, `audio`. Text only when absent. */
+  input?: string[];
+  /** Output modalities (chat models): text only when absent. */
+  output?: string[];
   /** Fields of its `GET /v1/models` entry that differ from what model-list.ts derives (OpenAPI `Model` names). */
   listing?: Record<string, unknown>;
 }
@@ -29,6 +33,10 @@ export const MODELS: ModelSpec[] = [
   { id: 'local/embed', kind: 'embedding', providers: ['local-alpha'], promptPrice: 2e-8, completionPrice: 0, dimensions: 256 },
   { id: 'local/tts', kind: 'speech', providers: ['local-alpha'], promptPrice: 1.5e-5, completionPrice: 0, speedRange: [0.25, 4], voices: ['alloy', 'ember', 'sage'] },
   { id: 'local/tts-basic', kind: 'speech', providers: ['local-beta'], promptPrice: 1e-5, completionPrice: 0, voices: ['alloy', 'ember', 'sage'] },
+  { id: 'local/vision', kind: 'chat', providers: ['local-alpha'], promptPrice: 1e-6, completionPrice: 2e-6, maxOutputTokens: 16_384, input: ['text', 'image', 'file', 'audio'] },
+  { id: 'local/tools', kind: 'chat', providers: ['local-alpha'], promptPrice: 1e-6, completionPrice: 2e-6, maxOutputTokens: 16_384 },
+  { id: 'local/thinker', kind: 'chat', providers: ['local-beta'], promptPrice: 2e-6, completionPrice: 4e-6, maxOutputTokens: 65_536 },
+  { id: 'local/painter', kind: 'chat', providers: ['local-beta'], promptPrice: 2e-6, completionPrice: 3e-5, maxOutputTokens: 4_096, output: ['text', 'image'] },
   { id: 'local/judge', kind: 'decision', providers: ['local-alpha'], promptPrice: 3e-7, completionPrice: 1e-6 },
 ];
 

@@ -1,12 +1,14 @@
 import { randomHex } from './ids.js';
 import type { Ctx } from './http.js';
-import { costOf, generate, piecesOf } from './models.js';
+import { costOf, countTokens, generate, piecesOf } from './models.js';
 import { routerMetadata } from './routing.js';
 import { checkOutputLimit, route, textOf } from './chat.js';
 import { bad, checkMetadata, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, servedTier } from './validate.js';
 import { reserve, writeSSE } from './billing.js';
 import { checkResponsesOptionTypes } from './option-types.js';
 import { jsonTemplate, Serialized } from './serialized.js';
+import { richAnswer } from './rich-answer.js';
+import { imageItem, leadingItemEvents, reasoningItem } from './responses-reasoning.js';
 
 type Body = Record<string, unknown>;
 
@@ -62,6 +64,10 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
   const fullPrompt = typeof body.instructions === 'string' ? `system: ${body.instructions}\n${prompt}` : prompt;
   checkOutputLimit(routed.model, body.max_output_tokens as number | undefined, 'max_output_tokens');
   const gen = generate(routed.model, fullPrompt, lastUser, { maxTokens: body.max_output_tokens as number | undefined, seed: body.seed });
+  // Parts, a text.format schema, the web plugin: the same answer as chat's, its text only (Responses' function tools have their own shape).
+  const items = (typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input) as Body[];
+  const rich = richAnswer({ ...body, tools: undefined }, routed.model, items, gen.text, lastUser);
+  if (rich) Object.assign(gen, { text: rich.content ?? '', pieces: undefined, finishReason: 'stop', completionTokens: countTokens(rich.content ?? '') });
   const cost = costOf(routed.model, gen.promptTokens, gen.completionTokens);
   const id = `resp_${randomHex(12)}`;
   const messageId = `msg_${randomHex(12)}`;
@@ -71,7 +77,7 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
     id: messageId,
     role: 'assistant',
     status: incomplete ? 'incomplete' : 'completed',
-    content: [{ type: 'output_text', text: gen.text, annotations: [], logprobs: [] }],
+    content: [{ type: 'output_text', text: gen.text, annotations: (rich?.annotations ?? []).map((a) => ({ type: a.type, ...(a.url_citation as Body) })), logprobs: [] }],
   };
   const result: Body = {
     id,
@@ -80,7 +86,8 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
     completed_at: created,
     model: routed.model.id,
     status: incomplete ? 'incomplete' : 'completed',
-    output: [message],
+    // local/thinker's reasoning and local/painter's images come first, as their own items.
+    output: [...(rich?.reasoning ? [reasoningItem(rich.reasoning)] : []), ...(rich?.images ?? []).map((i) => imageItem(i.image_url.url, lastUser)), message],
     output_text: gen.text,
     error: null,
     incomplete_details: incomplete ? { reason: 'max_output_tokens' } : null,
@@ -112,7 +119,7 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
       input_tokens: gen.promptTokens,
       input_tokens_details: { cached_tokens: 0 },
       output_tokens: gen.completionTokens,
-      output_tokens_details: { reasoning_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: rich?.reasoning ? countTokens(rich.reasoning) : 0 },
       total_tokens: gen.promptTokens + gen.completionTokens,
       cost: cost.cost,
       is_byok: false,
@@ -137,22 +144,25 @@ export async function handleResponses(ctx: Ctx): Promise<void> {
   const { usage: _usage, ...rest } = result;
   // Usage is known only at the end: an in-progress response leaves it out (the schema has no null for it).
   const pending = { ...rest, status: 'in_progress', completed_at: null, output: [], output_text: '' };
-  const item = (result.output as Body[])[0]!;
+  const output = result.output as Body[];
+  const item = output[output.length - 1]!;
+  const at = output.length - 1;
   const parts = piecesOf(plan.gen);
   const head: Body[] = [
     { type: 'response.created', response: pending },
     { type: 'response.in_progress', response: pending },
-    { type: 'response.output_item.added', output_index: 0, item: { ...item, status: 'in_progress', content: [] } },
-    { type: 'response.content_part.added', item_id: messageId, output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } },
+    ...output.slice(0, at).flatMap((leading, i) => leadingItemEvents(leading, i)),
+    { type: 'response.output_item.added', output_index: at, item: { ...item, status: 'in_progress', content: [] } },
+    { type: 'response.content_part.added', item_id: messageId, output_index: at, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } },
   ];
   const tail: Body[] = [
-    { type: 'response.output_text.done', item_id: messageId, output_index: 0, content_index: 0, text: plan.gen.text, logprobs: [] },
-    { type: 'response.content_part.done', item_id: messageId, output_index: 0, content_index: 0, part: (item.content as Body[])[0] },
-    { type: 'response.output_item.done', output_index: 0, item },
+    { type: 'response.output_text.done', item_id: messageId, output_index: at, content_index: 0, text: plan.gen.text, logprobs: [] },
+    { type: 'response.content_part.done', item_id: messageId, output_index: at, content_index: 0, part: (item.content as Body[])[0] },
+    { type: 'response.output_item.done', output_index: at, item },
     { type: result.status === 'incomplete' ? 'response.incomplete' : 'response.completed', response: result },
   ];
   const count = head.length + parts.length + tail.length;
-  const deltaJSON = jsonTemplate((delta, sequence_number) => ({ type: 'response.output_text.delta', item_id: messageId, output_index: 0, content_index: 0, delta, logprobs: [], sequence_number }), 2);
+  const deltaJSON = jsonTemplate((delta, sequence_number) => ({ type: 'response.output_text.delta', item_id: messageId, output_index: at, content_index: 0, delta, logprobs: [], sequence_number }), 2);
   function* events() {
     let sequence_number = 0;
     for (const e of head) yield { ...e, sequence_number: sequence_number++ };

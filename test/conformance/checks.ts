@@ -3,7 +3,7 @@
  * OpenAPI description (shared/reference) and parsed by the official SDK (@openrouter/sdk).
  * Used by test/conformance.test.ts (asserts zero failures) and `npm run conformance` (prints the table).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
@@ -70,11 +70,28 @@ export async function runConformance(t: TestEnv): Promise<Row[]> {
     ['chat', '--json', '--no-stream', '--model', 'local/lorem', '--temperature', '0.5', '--top-p', '0.9', '--max-tokens', '5', '--stop', 'x', '--seed', '3', '--metadata', 'a=b', '--session', 's', '--logprobs', '--top-logprobs', '2', 'write 9 words'],
     ['chat', '--json', '--no-stream', '--model', 'local/unavailable', '--models', 'local/echo', '--provider-only', 'local-alpha', '--no-fallbacks', '--router-metadata', '--reasoning-effort', 'low', '--service-tier', 'flex', '--response-format', 'json_object', '-s', 'sys', 'hi'],
   ];
+  // Beyond text (issue 33): parts, a schema, tools, reasoning, images, citations.
+  const png = join(t.dir, 'conformance.png');
+  writeFileSync(png, Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAIAAAA2iEnWAAAAEklEQVR4nGP4z8DAwMDAAMMAAB7YAfxCnGlYAAAAAElFTkSuQmCC', 'base64'));
+  const tools = join(t.dir, 'conformance-tools.json');
+  writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }]));
+  const richRuns = [
+    ['chat', '--json', '--no-stream', '--model', 'local/vision', '-a', png, '-a', 'https://example.org/a.pdf', 'what is it'],
+    ['chat', '--json', '--no-stream', '--model', 'local/lorem', '--web', '--schema', '{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]}', 'x'],
+    ['chat', '--json', '--no-stream', '--model', 'local/tools', '--tools', tools, 'weather'],
+    ['chat', '--json', '--no-stream', '--model', 'local/thinker', 'why'],
+    ['chat', '--json', '--no-stream', '--model', 'local/painter', '--modalities', 'text,image', 'a boat'],
+  ];
+  chatRuns.push(...richRuns);
   const chatRes = row('chat completions', 'response (ChatResult)');
   for (const args of chatRuns) check(chatRes, v.response('/chat/completions'), JSON.parse((await t.run(args)).stdout), args.slice(-1)[0]!);
   const chunks = row('chat completions', 'stream chunks (ChatStreamChunk)');
   const streamed = await t.run(['chat', '--stream', '--json', '--model', 'local/lorem', 'write 12 words']);
   for (const line of streamed.stdout.trim().split('\n')) check(chunks, v.schema('ChatStreamChunk'), JSON.parse(line), 'chunk');
+  for (const args of richRuns) {
+    const rich = await t.run(args.map((a) => (a === '--no-stream' ? '--stream' : a)));
+    for (const line of rich.stdout.trim().split('\n')) check(chunks, v.schema('ChatStreamChunk'), JSON.parse(line), `${args[4]} chunk`);
+  }
   const chatReq = row('chat completions', 'request body (ChatRequest)');
   for (const body of sentBodies('/v1/chat/completions')) check(chatReq, v.request('/chat/completions'), body, 'request');
   const chatErr = row('chat completions', 'error envelopes (400/401/402)');
@@ -93,12 +110,16 @@ export async function runConformance(t: TestEnv): Promise<Row[]> {
   // Responses.
   t.clearRequests();
   const respRes = row('responses', 'response (OpenResponsesResult)');
-  for (const args of [['responses', '--json', '--no-stream', '--model', 'local/echo', 'hi'], ['responses', '--json', '--no-stream', '--model', 'local/lorem', '--max-output-tokens', '3', '--instructions', 'x', '--metadata', 'k=v', '--reasoning-effort', 'low', '--text-format', 'text', '--verbosity', 'low', '--stop-when', 'step_count=2', '--max-tool-calls', '4', 'write 10 words']]) {
+  for (const args of [['responses', '--json', '--no-stream', '--model', 'local/echo', 'hi'], ['responses', '--json', '--no-stream', '--model', 'local/vision', '-a', png, '--web', 'see'], ['responses', '--json', '--no-stream', '--model', 'local/thinker', 'why'], ['responses', '--json', '--no-stream', '--model', 'local/painter', 'a boat'], ['responses', '--json', '--no-stream', '--model', 'local/echo', '--schema', '{"type":"object","properties":{"a":{"type":"boolean"}},"required":["a"]}', 'x'], ['responses', '--json', '--no-stream', '--model', 'local/lorem', '--max-output-tokens', '3', '--instructions', 'x', '--metadata', 'k=v', '--reasoning-effort', 'low', '--text-format', 'text', '--verbosity', 'low', '--stop-when', 'step_count=2', '--max-tool-calls', '4', 'write 10 words']]) {
     check(respRes, v.response('/responses'), JSON.parse((await t.run(args)).stdout), args.slice(-1)[0]!);
   }
   const events = row('responses', 'stream events (StreamEvents)');
   const evOut = await t.run(['responses', '--stream', '--json', '--model', 'local/echo', 'a b c']);
   for (const line of evOut.stdout.trim().split('\n')) check(events, v.schema('StreamEvents'), JSON.parse(line), JSON.parse(line).type);
+  for (const model of ['local/thinker', 'local/painter']) {
+    const more = await t.run(['responses', '--stream', '--json', '--model', model, 'why']);
+    for (const line of more.stdout.trim().split('\n')) check(events, v.schema('StreamEvents'), JSON.parse(line), `${model} ${JSON.parse(line).type}`);
+  }
   const respReq = row('responses', 'request body (ResponsesRequest)');
   for (const body of sentBodies('/v1/responses')) check(respReq, v.request('/responses'), body, 'request');
   const respErr = row('responses', 'error envelope (400)');

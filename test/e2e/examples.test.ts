@@ -35,8 +35,11 @@ beforeAll(async () => {
     'dialogue.json': JSON.stringify([{ text: 'Hi there', voice: 'alloy' }, { text: 'Hello', voice: 'sage' }]),
     'docs.txt': 'first document\nsecond document\n',
     'key.txt': t.apiKey,
+    'tools.json': JSON.stringify([{ type: 'function', function: { name: 'get_weather', description: 'the weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }, command: 'echo 18C and sunny' }]),
   };
   for (const [name, text] of Object.entries(files)) writeFileSync(join(work, name), text);
+  // A 2x3 PNG for the attachment examples.
+  writeFileSync(join(work, 'photo.png'), Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAIAAAA2iEnWAAAAEklEQVR4nGP4z8DAwMDAAMMAAB7YAfxCnGlYAAAAAElFTkSuQmCC', 'base64'));
   // A tiny valid WAV clip for the voice-cloning example.
   const pcm = Buffer.alloc(4800);
   const wav = Buffer.alloc(44);

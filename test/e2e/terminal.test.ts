@@ -158,6 +158,42 @@ describe.skipIf(!HAS_TMUX)('router chat -i on a terminal', () => {
     expect(term.screen()).not.toMatch(/^\s+at /m);
   });
 
+  it('/attach adds a file to the next message only; a missing one is one line and the conversation goes on', async () => {
+    const png = join(t.dir, 'repl.png');
+    writeFileSync(png, Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAIAAAA2iEnWAAAAEklEQVR4nGP4z8DAwMDAAMMAAB7YAfxCnGlYAAAAAElFTkSuQmCC', 'base64'));
+    fresh();
+    t.clearRequests();
+    term.run(`${router} chat -i --model local/vision`);
+    await term.waitFor(/^>\s*$/m);
+    term.run(`/attach ${join(t.dir, 'nope.png')}`);
+    await term.waitFor(/error: --attach: cannot read .*nope\.png/);
+    term.run(`/attach ${png}`);
+    await term.waitFor(/attached .*repl\.png \(image\/png, 75 bytes\)/);
+    term.run('what is it?');
+    await term.waitFor(/2x3 pixels\n>\s*$/m);
+    term.run('and now?');
+    // The history still holds the picture (sent with the first message).
+    await term.waitFor(/and now\?\nI received 1 attachment:\n1\. image: image\/png, 75 bytes, 2x3 pixels\n>\s*$/m);
+    term.run('/exit');
+    expect(await term.lastExit()).toBe(0);
+    const sent = t.requests().map((q) => q.body.messages);
+    expect(sent[0].at(-1).content[1].image_url.url).toMatch(/^data:image\/png;base64,/);
+    expect(typeof sent[1].at(-1).content).toBe('string');
+  });
+
+  it('--approve asks before each tool command; a refusal goes back to the model as the result; calls are traced', async () => {
+    const tools = join(t.dir, 'approve-tools.json');
+    const ran = join(t.dir, 'approve-ran');
+    writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }, command: `touch ${ran}; echo sunny` }]));
+    fresh();
+    term.run(`${router} chat --model local/tools --tools ${tools} --approve "weather in Rome"`);
+    await term.waitFor(/Run get_weather \{"city":"weather in Rome"\}\?/);
+    term.keys('n', 'Enter');
+    await term.waitFor(/tool get_weather \{"city":"weather in Rome"\} -> declined\n(.|\n)*get_weather answered: the user declined to run this tool/);
+    expect(await term.lastExit()).toBe(0);
+    expect(existsSync(ran)).toBe(false);
+  });
+
   it('-i -c starts from the last conversation and keeps adding to it', async () => {
     const state = join(t.dir, 'repl-state');
     const first = await t.run(['chat', '--model', 'local/echo', 'remember the code 4711'], { env: { ROUTER_STATE_DIR: state } });

@@ -10,7 +10,7 @@ export interface InProcessResult {
 
 export interface InProcessOptions {
   env?: Record<string, string | undefined>;
-  input?: string;
+  input?: string | Buffer;
   /** Pretend these streams are terminals (gh's iostreams.Test()). */
   tty?: { stdin?: boolean; stdout?: boolean; stderr?: boolean };
   columns?: number;

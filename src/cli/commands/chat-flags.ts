@@ -1,5 +1,6 @@
 import { anyNumber, integerIn, keyValue, MODEL_FLAGS, nonEmpty, numberIn, ROUTING_FLAGS, stopSequence } from '../options.js';
 import type { FlagTable, FlagValues } from '../flags.js';
+import { ANSWER_FLAGS, TOOL_FLAGS } from './answer-flags.js';
 
 export const REASONING_EFFORTS = ['max', 'xhigh', 'high', 'medium', 'low', 'minimal', 'none'] as const;
 export const SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priority', 'scale', 'ultrafast'] as const;
@@ -35,6 +36,8 @@ export const CHAT_FLAGS = {
   interactive: { flags: '-i, --interactive', help: 'conversation in a REPL (/exit, /model, /system, /save FILE)' },
   continue: { flags: '-c, --continue', help: 'continue the last conversation (each chat is kept unless --no-log)' },
   conversation: { flags: '--conversation <id>', help: 'continue the conversation ID, or start one with that name' },
+  ...ANSWER_FLAGS,
+  ...TOOL_FLAGS,
   ...ROUTING_FLAGS,
 } as const satisfies FlagTable;
 

@@ -7,8 +7,10 @@ import { interrupted, type RunContext } from '../run.js';
 import { keepConversation, openConversation, withSystem } from './chat-conversation.js';
 import { buildChatRequest, type ChatOptions } from './chat-request.js';
 import { usage } from '../exit-codes.js';
+import { readAttachments, type Attachment } from '../attach.js';
+import { recordedUser, userContent } from './chat-extras.js';
 
-export const REPL_HELP = 'commands: /exit, /model ID, /system TEXT, /role NAME, /edit, /save FILE, /clear, /help; end a line with \\ to continue it; Up-arrow recalls earlier lines, of earlier sessions too. '
+export const REPL_HELP = 'commands: /exit, /model ID, /system TEXT, /role NAME, /attach PATH, /edit, /save FILE, /clear, /help; end a line with \\ to continue it; Up-arrow recalls earlier lines, of earlier sessions too. '
   + 'Ctrl-C stops an answer (the exchange is dropped) or clears the line; Ctrl-C on an empty line exits (130), Ctrl-D exits (0)';
 
 type Asked = { line: string } | { end: 'eof' | 'interrupt' };
@@ -66,6 +68,10 @@ function swallowKeys(io: IO, onCtrlC: () => void): () => void {
 interface Conversation {
   model: string | undefined;
   history: ChatMessage[];
+  /** Attachments for the next message (/attach, or -a given with -i). */
+  attached: Attachment[];
+  /** Messages with attachments, as the saved conversation keeps them (by reference). */
+  recorded: WeakMap<ChatMessage, ChatMessage>;
 }
 
 /** A slash command; returns false for /exit. A failure prints one line and the conversation goes on. */
@@ -86,6 +92,13 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
   } else if (cmd === '/role') {
     if (!arg) io.err('usage: /role NAME (router roles list)\n');
     else await (await import('./chat-repl-more.js')).switchRole(ctx, arg, c);
+  } else if (cmd === '/attach') {
+    if (!arg) io.err('usage: /attach PATH|URL\n');
+    else {
+      const [a] = await readAttachments([arg], io);
+      c.attached.push(a!);
+      io.err(`attached ${arg} (${a!.mediaType}${a!.data ? `, ${a!.data.length} bytes` : ''}); it goes with the next message\n`);
+    }
   } else if (cmd === '/clear') {
     c.history.splice(0, c.history.length, ...c.history.filter((m) => m.role === 'system'));
     io.err('conversation cleared\n');
@@ -113,7 +126,7 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
   const saved = openConversation(ctx);
   const { client, settings } = await ctx.connect({ model: opts.model ?? saved?.model });
   const { reportError } = await import('../errors.js');
-  const c: Conversation = { model: settings.model, history: withSystem(saved?.messages ?? [], opts.system) };
+  const c: Conversation = { model: settings.model, history: withSystem(saved?.messages ?? [], opts.system), attached: await readAttachments(opts.attach?.filter((a) => a !== '-'), io), recorded: new WeakMap() };
   let kept = saved;
   if (saved) io.err(`continuing ${saved.id} (${saved.messages.filter((m) => m.role === 'user').length} turns)\n`);
   const more = await import('./chat-repl-more.js');
@@ -154,7 +167,10 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
         }
         continue;
       }
-      c.history.push({ role: 'user', content: text });
+      const extras = { attachments: c.attached.splice(0) };
+      const user: ChatMessage = { role: 'user', content: userContent(text, extras, 'chat') };
+      if (extras.attachments.length) c.recorded.set(user, recordedUser(text, extras));
+      c.history.push(user);
       const answerStop = new AbortController();
       const release = swallowKeys(io, () => answerStop.abort(interrupted()));
       let answer = '';
@@ -169,9 +185,11 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
           }
         }
         io.out(md ? md.end() || '\n' : '\n');
-        kept = keepConversation(ctx, kept, c.model, [...c.history], answer, text);
+        kept = keepConversation(ctx, kept, c.model, c.history.map((m) => c.recorded.get(m) ?? m), answer, text);
         c.history.push({ role: 'assistant', content: answer });
       } catch (err) {
+        // The exchange is dropped; its attachments wait for the next message.
+        c.attached.unshift(...extras.attachments);
         c.history.pop();
         if (md) io.out(md.end());
         else if (answer) io.out('\n');

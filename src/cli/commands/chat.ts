@@ -13,10 +13,13 @@ import { CHAT_FLAGS, type ChatOptions } from './chat-flags.js';
 export type { ChatOptions };
 import { action, type RunContext } from '../run.js';
 import { applyRoleFlag } from '../roles.js';
-import { textFromArgs, textOrFile } from '../input.js';
+import { textOrFile } from '../input.js';
 import { usage } from '../exit-codes.js';
 import { boundNote, guardSpend, SPEND_FLAGS, type SpendOptions } from '../spend-guard.js';
 import { keepConversation, openConversation, withSystem } from './chat-conversation.js';
+import { MessageAssembler, messageOf, type AssembledMessage } from '../answer-extras.js';
+import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from './chat-extras.js';
+import { toolLoop } from '../tool-runner.js';
 
 export { REASONING_EFFORTS, SERVICE_TIERS } from './chat-flags.js';
 
@@ -42,7 +45,12 @@ Examples:
   $ echo MID | router chat before - after --model local/echo   # sends "before after\n\nMID"
   $ router chat --json --temperature 0.2 "hi" | jq -r '.choices[0].message.content'
   $ router chat --max-cost 0.001 --usage "write 50 words" --model local/lorem
-  $ router chat --dry-run "hi" --model local/echo`,
+  $ router chat --dry-run "hi" --model local/echo
+  $ router chat --model local/vision -a photo.png "What is in this picture?"
+  $ router chat --model local/lorem --schema '{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}' "a city"
+  $ router chat --model local/tools --tools tools.json "What is the weather in Paris?"
+  $ router chat --model local/thinker --show-reasoning "Why is the sky blue?"
+  $ router chat --model local/painter --modalities text,image --save-images . "a red circle"`,
     )
     .action(action<ChatOptions & SpendOptions, [string[]]>(runChat));
 }
@@ -57,25 +65,35 @@ async function runChat(ctx: RunContext<ChatOptions & SpendOptions>, args: string
     const { runRepl } = await import('./chat-repl.js');
     return runRepl(ctx);
   }
-  const prompt = await textFromArgs(args, io, { mergeStdin: true });
+  const extras = await prepareExtras(opts, io, 'chat');
+  const prompt = await promptWith(args, io, extras, 'echo hi | router chat');
   const earlier = openConversation(ctx);
   const connected = await connect({ model: opts.model ?? earlier?.model });
   const { client, settings } = connected;
   const messages: ChatMessage[] = withSystem(earlier?.messages ?? [], opts.system);
-  messages.push({ role: 'user', content: prompt });
+  const user: ChatMessage = { role: 'user', content: userContent(prompt, extras, 'chat') };
+  messages.push(user);
   const req = buildChatRequest(messages, opts, settings.model);
+  applyExtras(req, opts, extras, 'chat');
   const call = { signal, routerMetadata: opts.routerMetadata };
   try {
     const streams = opts.stream ?? !opts.json;
     const sentWith = streams ? { stream: true, stream_options: { include_usage: true } } : undefined;
     const guard = await guardSpend(ctx, connected, { body: req, sentWith, models: [req.model, ...(req.models ?? [])], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true });
     if (guard.dryRun) return;
-    const answer = streams ? await streamChat(io, client, req, opts, call) : await completeChat(io, client, req, opts, call);
+    const ask = async () => {
+      const a = streams ? await streamChat(io, client, req, opts, call) : await completeChat(io, client, req, opts, call);
+      ctx.logUsage({ endpoint: '/v1/chat/completions', model: a.model ?? req.model ?? req.models?.[0], ...usageFields(a.usage) });
+      if (a.failure) throw a.failure;
+      return a;
+    };
+    let answer = await ask();
+    if (extras.tools) answer = await toolLoop(io, { tools: extras.tools, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal }, messages, answer, ask);
     const u = answer.usage;
-    ctx.logUsage({ endpoint: '/v1/chat/completions', model: answer.model ?? req.model ?? req.models?.[0], ...usageFields(u) });
-    if (answer.failure) throw answer.failure;
-    keepConversation(ctx, earlier, req.model, messages, answer.text, prompt);
+    keepConversation(ctx, earlier, req.model, messages.map((m) => (m === user ? recordedUser(prompt, extras) : m)), answer.text, prompt);
     if (opts.usage) io.note(usageLine(u && { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens, cost: u.cost }, ['prompt', 'completion']) + boundNote(guard));
+    // Last: an answer that does not follow --schema ends the command (exit 10), after it was kept and counted.
+    finishAnswer(io, opts, extras, answer.message);
   } finally {
     await client.close();
   }
@@ -90,15 +108,20 @@ interface Answer {
   usage: ChatUsage | undefined;
   /** What the answer says about itself when it failed (printed first, then reported). */
   failure?: FailedAnswerError;
+  message: AssembledMessage;
 }
 
 async function completeChat(io: IO, client: RouterClient, req: ChatCompletionRequest, opts: ChatOptions, call: Call): Promise<Answer> {
   const completion = await client.chat.create(req, call);
   const { text, failure } = readCompletion(completion);
+  const message = messageOf(completion.choices[0]?.message);
+  const reasoning = reasoningPrinter(io, opts);
+  reasoning.write(message.reasoning ?? '');
+  reasoning.end();
   if (opts.json) io.json(completion);
-  else if (text || !failure) printText(io, await shownText(io, text, opts));
+  else if (!opts.schema && (text || (!failure && !message.tool_calls))) printText(io, await shownText(io, text, opts));
   if (opts.routerMetadata && !opts.json && completion.router_metadata) io.note(`router: ${completion.router_metadata.summary}`);
-  return { text, usage: completion.usage, model: completion.model || undefined, failure };
+  return { text, usage: completion.usage, model: completion.model || undefined, failure, message };
 }
 
 /** Text deltas (or, with --json, every chunk as a JSON line) to stdout as they arrive. */
@@ -106,6 +129,8 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
   let usage: ChatUsage | undefined;
   let model: string | undefined;
   let text = '';
+  const assembler = new MessageAssembler();
+  const reasoning = reasoningPrinter(io, opts);
   const chunks = opts.json ? await client.chat.stream(req, call) : await client.chat.streamText(req, call);
   // What one read of the network brought goes out in one write.
   async function* pieces() {
@@ -116,15 +141,21 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
         if (chunk.model) model ??= chunk.model;
         const content = deltaText(chunk);
         text += content;
+        reasoning.write(assembler.add(chunk));
         if (opts.json) out += io.jsonLine(chunk);
         else {
           if (chunk.router_metadata && opts.routerMetadata) io.note(`router: ${chunk.router_metadata.summary}`);
-          out += content;
+          if (content) reasoning.end();
+          // An answer that must follow --schema is printed once checked.
+          if (!opts.schema) out += content;
         }
       }
       yield out;
     }
+    // The answer's last line ended; not for an answer of tool calls only, or one printed once checked.
+    if (!opts.json && !opts.schema && !text.endsWith('\n') && (text || !assembler.message().tool_calls)) yield '\n';
   }
-  await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: !opts.json });
-  return { text, usage, model };
+  await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: false });
+  reasoning.end();
+  return { text, usage, model, message: assembler.message() };
 }

@@ -4,6 +4,7 @@ import { applyRouting } from '../input.js';
 import { collect, integerIn, MODEL_FLAGS, nonEmpty, ROUTING_FLAGS } from '../options.js';
 import type { FlagTable, FlagValues } from '../flags.js';
 import { REASONING_EFFORTS } from './chat-flags.js';
+import { ANSWER_FLAGS } from './answer-flags.js';
 
 /** The flags of `router responses`, in help order; ResponsesOpts is inferred from them. */
 export const RESPONSES_FLAGS = {
@@ -29,6 +30,7 @@ export const RESPONSES_FLAGS = {
   raw: { flags: '--raw', help: 'print the text exactly as received (on a terminal it is rendered as Markdown)' },
   json: { flags: '--json', help: 'print the response object (or events as JSONL with --stream)' },
   usage: { flags: '--usage', help: 'print token usage and cost to stderr' },
+  ...ANSWER_FLAGS,
   ...ROUTING_FLAGS,
 } as const satisfies FlagTable;
 

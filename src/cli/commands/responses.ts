@@ -11,7 +11,9 @@ import { action, type RunContext } from '../run.js';
 import { applyRoleFlag } from '../roles.js';
 import { boundNote, guardSpend, SPEND_FLAGS, type SpendOptions } from '../spend-guard.js';
 import { usage } from '../exit-codes.js';
-import { checkMetadataFlags, readJsonFile, textFromArgs, textOrFile } from '../input.js';
+import { checkMetadataFlags, readJsonFile, textOrFile } from '../input.js';
+import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from './chat-extras.js';
+import { reasoningSummary, responseMessage } from '../answer-extras.js';
 
 
 export function registerResponses(program: Command): void {
@@ -30,7 +32,8 @@ Examples:
   $ router responses "Explain SSE in one sentence" --model local/lorem
   $ router responses --input history.json --json | jq .output_text
   $ router responses "plan a trip" --stop-when step_count=3 --stop-when max_cost=0.05
-  $ router responses "write 40 words" --model local/lorem --max-cost 0.0005 --usage`)
+  $ router responses "write 40 words" --model local/lorem --max-cost 0.0005 --usage
+  $ router responses --model local/vision -a photo.png "Describe it"`)
     .action(action<ResponsesOpts & SpendOptions, [string[]]>(runResponses));
 }
 
@@ -43,7 +46,8 @@ async function runResponses(ctx: RunContext<ResponsesOpts & SpendOptions>, args:
   }
   checkMetadataFlags(opts.metadata);
   if (opts.stopWhen) stopConditions(opts.stopWhen);
-  const input = await inputFrom(io, opts, args);
+  const extras = await prepareExtras(opts, io, 'responses');
+  const input = await inputFrom(io, opts, args, extras);
   let tools: unknown;
   if (opts.tools !== undefined) {
     tools = await readJsonFile('--tools', opts.tools, io);
@@ -57,6 +61,7 @@ async function runResponses(ctx: RunContext<ResponsesOpts & SpendOptions>, args:
   const connected = await connect({ model: opts.model });
   const { client, settings } = connected;
   const req = buildResponsesRequest(input, opts, settings.model, tools);
+  applyExtras(req, opts, extras, 'responses');
   const call = { signal, routerMetadata: opts.routerMetadata };
   try {
     const body = req as unknown as Record<string, unknown>;
@@ -71,13 +76,20 @@ async function runResponses(ctx: RunContext<ResponsesOpts & SpendOptions>, args:
     if (opts.usage) io.note(usageLine(u ? { input: u.input_tokens, output: u.output_tokens, total: u.total_tokens, cost: u.cost } : undefined) + boundNote(guard));
     const failure = final && readResponse(final).failure;
     if (failure) throw failure;
+    // Last: an answer that does not follow --schema ends the command (exit 10), after it was counted.
+    if (final) finishAnswer(io, opts, extras, responseMessage(final));
   } finally {
     await client.close();
   }
 }
 
-async function inputFrom(io: IO, opts: ResponsesOpts, args: string[]): Promise<ResponsesRequest['input']> {
-  if (opts.input === undefined) return textFromArgs(args, io, { example: 'echo hi | router responses', mergeStdin: true });
+async function inputFrom(io: IO, opts: ResponsesOpts, args: string[], extras: Extras): Promise<ResponsesRequest['input']> {
+  if (opts.input === undefined) {
+    const prompt = await promptWith(args, io, extras, 'echo hi | router responses');
+    const content = userContent(prompt, extras, 'responses');
+    return typeof content === 'string' ? content : [{ role: 'user', content }];
+  }
+  if (extras.attachments.length) throw usage('--attach goes with a prompt, not with --input (put the parts in the input items)');
   if (args.length) throw usage('give the prompt either as arguments or with --input, not both');
   const parsed = await readJsonFile('--input', opts.input, io);
   if (typeof parsed !== 'string' && !Array.isArray(parsed)) throw usage('--input must hold a string or an array of input items');
@@ -99,8 +111,11 @@ type Call = { signal: AbortSignal; routerMetadata?: boolean };
 async function createResponse(io: IO, client: RouterClient, req: ResponsesRequest, opts: ResponsesOpts, call: Call): Promise<ResponsesResult> {
   const r = await client.responses.create(req, call);
   const { text, failure } = readResponse(r);
+  const reasoning = reasoningPrinter(io, opts);
+  reasoning.write(reasoningSummary(r));
+  reasoning.end();
   if (opts.json) io.json(r);
-  else if (text || !failure) printText(io, await shownText(io, text, opts));
+  else if (!opts.schema && (text || !failure)) printText(io, await shownText(io, text, opts));
   return r;
 }
 
@@ -108,13 +123,17 @@ async function createResponse(io: IO, client: RouterClient, req: ResponsesReques
 async function streamResponse(io: IO, client: RouterClient, req: ResponsesRequest, opts: ResponsesOpts, call: Call): Promise<ResponsesResult | undefined> {
   let final: ResponsesResult | undefined;
   const events = await client.responses.stream(req, call);
+  const reasoning = reasoningPrinter(io, opts);
   async function* pieces() {
     for await (const ev of events) {
       if (isFinalResponse(ev)) final = ev.response;
+      if (ev.type === 'response.reasoning_summary_text.delta') reasoning.write(String(ev.delta ?? ''));
+      else if (isTextDelta(ev)) reasoning.end();
       if (opts.json) yield io.jsonLine(ev);
-      else if (isTextDelta(ev)) yield ev.delta;
+      else if (isTextDelta(ev) && !opts.schema) yield ev.delta;
     }
   }
-  await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: !opts.json });
+  await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: !opts.json && !opts.schema });
+  reasoning.end();
   return final;
 }

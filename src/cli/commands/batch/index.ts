@@ -1,4 +1,5 @@
 import { Option, type Command } from '../../commander.js';
+import { usage } from '../../exit-codes.js';
 import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, LISTABLE_BATCH_STATUSES } from '../../../client/facts.js';
 import { action } from '../../run.js';
 import { bytesIn, commaList, integerIn, modelId, secondsIn } from '../../options.js';
@@ -22,7 +23,11 @@ function addTargetFlags(cmd: Command): Command {
     .addOption(new Option('--endpoint <path>', 'target endpoint (default: the lines\' url, else /v1/chat/completions)').choices(BATCH_ENDPOINTS))
     .option('-m, --model <id>', 'batch model (default: the model the bodies agree on, else the profile\'s)', modelId)
     .option('--provider-only <slugs>', 'only these providers, comma-separated', commaList)
-    .option('--no-fallbacks', 'do not fall back to other providers');
+    .option('--no-fallbacks', 'do not fall back to other providers')
+    // chat's --schema has no batch form: the bodies go as they are.
+    .addOption(new Option('--schema <json|file>').hideHelp().argParser(() => {
+      throw usage('--schema is not taken by batches: they send each line\'s body as it is; put "response_format" (chat) or "text.format" (responses) in each body');
+    }));
 }
 
 export function registerBatch(program: Command): void {

@@ -1,0 +1,20 @@
+import { collect, commaList, integerIn } from '../options.js';
+import type { FlagTable } from '../flags.js';
+
+/** The flags `chat` and `responses` share for what goes beyond text: attachments, a schema, plugins, output modalities, reasoning, images. */
+export const ANSWER_FLAGS = {
+  attach: { flags: '-a, --attach <path|url|->', help: 'attach an image (PNG, JPEG, WebP, GIF), a PDF or document, audio (WAV, MP3), an http(s) URL, or stdin ("-"); repeatable', parse: collect },
+  schema: { flags: '--schema <json|file>', help: 'answer as JSON that follows this JSON schema (checked locally; exit 10 when it does not)' },
+  plugin: { flags: '--plugin <id[,key=value...]>', help: 'a plugin of the service, with its settings (repeatable), e.g. web,max_results=3', parse: collect },
+  web: { flags: '--web', help: 'search the web (the web plugin); citations listed on stderr on a terminal' },
+  modalities: { flags: '--modalities <list>', help: 'output modalities, e.g. text,image', parse: commaList },
+  showReasoning: { flags: '--show-reasoning', help: "print the model's reasoning to stderr" },
+  saveImages: { flags: '--save-images <dir>', help: 'write generated images into DIR (paths on stderr)' },
+} as const satisfies FlagTable;
+
+/** Chat's tools that router runs itself. */
+export const TOOL_FLAGS = {
+  tools: { flags: '--tools <file>', help: 'function tools (a JSON array); a tool with a "command" is run locally when called (exit 11 when one without is)' },
+  maxToolRounds: { flags: '--max-tool-rounds <n>', help: 'most rounds of tool calls run before giving up (default 8)', parse: integerIn(1, 100) },
+  approve: { flags: '--approve', help: 'ask before running each tool command (on a terminal)' },
+} as const satisfies FlagTable;

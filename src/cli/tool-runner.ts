@@ -1,0 +1,120 @@
+/** `chat --tools FILE`: function tools, some with a local `command` that router runs when the model calls them. */
+import type { ChatMessage } from '../client/types.js';
+import type { AssembledMessage, ToolCall } from './answer-extras.js';
+import { CliError, EXIT, usage } from './exit-codes.js';
+import { readJsonFile } from './input.js';
+import type { IO } from './io.js';
+
+type Body = Record<string, unknown>;
+
+export interface LocalTools {
+  /** The tools as the service takes them: `command` removed. */
+  wire: Body[];
+  /** Tool name → its command (a shell line, or an argv array). */
+  commands: Map<string, string | string[]>;
+}
+
+/** The most of a command's output sent back to the model. */
+const MAX_RESULT_BYTES = 1024 * 1024;
+
+/** Reads --tools: an array of function tools in the service's shape, each with an optional "command". */
+export async function loadTools(path: string | undefined, io: IO): Promise<LocalTools | undefined> {
+  if (path === undefined) return undefined;
+  const tools = await readJsonFile('--tools', path, io);
+  if (!Array.isArray(tools) || tools.length === 0) throw usage('--tools must hold a JSON array of at least one tool');
+  const commands = new Map<string, string | string[]>();
+  const wire = tools.map((t: Body, i) => {
+    if (!t || typeof t !== 'object' || Array.isArray(t)) throw usage(`--tools: tool ${i + 1} is not an object`);
+    const { command, ...tool } = t;
+    const fn = tool.function as Body | undefined;
+    if (tool.type !== 'function' || !fn || typeof fn.name !== 'string' || !fn.name) throw usage(`--tools: tool ${i + 1} must be {"type": "function", "function": {"name", "description", "parameters"}}`);
+    if (command !== undefined) {
+      const ok = (typeof command === 'string' && command.trim() !== '') || (Array.isArray(command) && command.length > 0 && command.every((a) => typeof a === 'string'));
+      if (!ok) throw usage(`--tools: the command of ${fn.name} must be a shell line or an array of arguments`);
+      if (commands.has(fn.name)) throw usage(`--tools: two tools are named ${fn.name}`);
+      commands.set(fn.name, command as string | string[]);
+    }
+    return tool;
+  });
+  return { wire, commands };
+}
+
+/** The result of one run: its stdout, or (on failure) its exit code and stderr, which go back to the model as they are. */
+export async function runCommand(command: string | string[], input: string, signal: AbortSignal): Promise<{ code: number; output: string }> {
+  // Loaded only when a tool runs: a one-shot chat never loads child processes.
+  const { spawn } = await import('node:child_process');
+  const [file, args] = typeof command === 'string' ? ['/bin/sh', ['-c', command]] : [command[0]!, command.slice(1)];
+  return new Promise((resolve) => {
+    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'], signal });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let size = 0;
+    const keep = (into: Buffer[]) => (b: Buffer) => {
+      if ((size += b.length) <= MAX_RESULT_BYTES) into.push(b);
+    };
+    child.stdout.on('data', keep(out));
+    child.stderr.on('data', keep(err));
+    child.stdin.on('error', () => {});
+    child.stdin.end(input);
+    child.on('error', (e) => resolve({ code: 127, output: `could not run the command: ${e.message}` }));
+    child.on('close', (code, sig) => {
+      const stdout = Buffer.concat(out).toString('utf8');
+      if (code === 0) return resolve({ code: 0, output: stdout });
+      const why = sig ? `was stopped by ${sig}` : `exited with code ${code}`;
+      resolve({ code: code ?? 1, output: `the command ${why}${err.length ? `; stderr:\n${Buffer.concat(err).toString('utf8')}` : ''}${stdout ? `\nstdout:\n${stdout}` : ''}` });
+    });
+  });
+}
+
+async function approved(io: IO, call: ToolCall): Promise<boolean> {
+  const { confirm } = await import('@inquirer/prompts');
+  return confirm({ message: `Run ${call.function.name} ${call.function.arguments}?`, default: true }, { input: io.stdin, output: io.stderr });
+}
+
+/** The calls as stdout shows them when router does not run them: one JSON line each. */
+export function printCalls(io: IO, calls: ToolCall[]): void {
+  for (const c of calls) {
+    let args: unknown = c.function.arguments;
+    try {
+      args = JSON.parse(c.function.arguments);
+    } catch {
+      /* printed as the string that came */
+    }
+    io.out(`${JSON.stringify({ id: c.id, name: c.function.name, arguments: args })}\n`);
+  }
+}
+
+export interface ToolLoop {
+  tools: LocalTools;
+  maxRounds: number;
+  approve: boolean;
+  json: boolean;
+  signal: AbortSignal;
+}
+
+/**
+ * Runs the model's calls and asks again with their results until it answers in text. A call of a
+ * tool without a command, or one more round than allowed, ends with the calls printed and exit 11.
+ */
+export async function toolLoop<A extends { message: AssembledMessage }>(io: IO, loop: ToolLoop, messages: ChatMessage[], first: A, ask: (messages: ChatMessage[]) => Promise<A>): Promise<A> {
+  let answer = first;
+  for (let round = 1; answer.message.tool_calls?.length; round++) {
+    const calls = answer.message.tool_calls.map(({ index: _index, ...c }) => c);
+    const missing = calls.find((c) => !loop.tools.commands.has(c.function.name));
+    if (missing || round > loop.maxRounds) {
+      if (!loop.json) printCalls(io, calls);
+      const why = missing ? `${missing.function.name} has no "command" in --tools` : `--max-tool-rounds ${loop.maxRounds} reached`;
+      throw new CliError(`the model asked for ${calls.length === 1 ? 'a tool call' : `${calls.length} tool calls`} that were not run (${why})`, EXIT.TOOL_CALLS);
+    }
+    messages.push({ role: 'assistant', content: answer.message.content, tool_calls: calls });
+    for (const call of calls) {
+      let result: { code: number; output: string };
+      if (loop.approve && !(await approved(io, call))) result = { code: -1, output: 'the user declined to run this tool' };
+      else result = await runCommand(loop.tools.commands.get(call.function.name)!, call.function.arguments, loop.signal);
+      io.info(`tool ${call.function.name} ${call.function.arguments} -> ${result.code === -1 ? 'declined' : `exit ${result.code}`}`);
+      messages.push({ role: 'tool', tool_call_id: call.id, content: result.output });
+    }
+    answer = await ask(messages);
+  }
+  return answer;
+}

@@ -1,0 +1,85 @@
+/** A chat answer's message, assembled from its stream: text, reasoning, tool calls (by index), images, annotations. */
+import type { ChatChunk } from './types.js';
+
+type Body = Record<string, unknown>;
+
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/** The assistant message as the non-streamed answer gives it (the fields a stream carried, no others). */
+export interface AssembledMessage {
+  role: 'assistant';
+  content: string | null;
+  reasoning?: string;
+  reasoning_details?: Body[];
+  tool_calls?: (ToolCall & { index: number })[];
+  images?: { type: 'image_url'; image_url: { url: string } }[];
+  annotations?: Body[];
+}
+
+/**
+ * Joins the deltas of a chat stream into the message: text and reasoning appended, reasoning
+ * details by their `index` (text fields appended), tool calls by their `index` (id, type and name
+ * from the fragment that has them, arguments appended in order), images and annotations collected.
+ */
+export class MessageAssembler {
+  private content: string | null = null;
+  private reasoning: string | undefined;
+  private readonly details = new Map<number, Body>();
+  private readonly calls = new Map<number, ToolCall & { index: number }>();
+  private readonly images: NonNullable<AssembledMessage['images']> = [];
+  private readonly annotations: Body[] = [];
+
+  /** Adds one chunk; returns the reasoning text it brought ('' for none). */
+  add(chunk: ChatChunk): string {
+    const delta = chunk.choices?.[0]?.delta as Body | undefined;
+    if (!delta) return '';
+    if (typeof delta.content === 'string' && delta.content) this.content = (this.content ?? '') + delta.content;
+    const reasoning = typeof delta.reasoning === 'string' ? delta.reasoning : '';
+    if (reasoning) this.reasoning = (this.reasoning ?? '') + reasoning;
+    for (const d of Array.isArray(delta.reasoning_details) ? (delta.reasoning_details as Body[]) : []) {
+      const at = typeof d?.index === 'number' ? d.index : this.details.size;
+      const known = this.details.get(at);
+      if (!known) this.details.set(at, { ...d });
+      else for (const key of ['summary', 'text', 'data'] as const) if (typeof d[key] === 'string') known[key] = String(known[key] ?? '') + d[key];
+    }
+    for (const c of Array.isArray(delta.tool_calls) ? (delta.tool_calls as Body[]) : []) {
+      const index = typeof c.index === 'number' ? c.index : this.calls.size;
+      const fn = (c.function ?? {}) as Body;
+      const call = this.calls.get(index) ?? { index, id: '', type: 'function' as const, function: { name: '', arguments: '' } };
+      if (typeof c.id === 'string' && c.id) call.id = c.id;
+      if (typeof fn.name === 'string' && fn.name) call.function.name = fn.name;
+      if (typeof fn.arguments === 'string') call.function.arguments += fn.arguments;
+      this.calls.set(index, call);
+    }
+    if (Array.isArray(delta.images)) this.images.push(...(delta.images as AssembledMessage['images'] & object));
+    if (Array.isArray(delta.annotations)) this.annotations.push(...(delta.annotations as Body[]));
+    return reasoning;
+  }
+
+  message(): AssembledMessage {
+    // A message of tool calls alone has no content (null), as the non-streamed answer gives it; a text answer has a string, if empty.
+    const m: AssembledMessage = { role: 'assistant', content: this.content ?? (this.calls.size ? null : '') };
+    if (this.reasoning !== undefined) m.reasoning = this.reasoning;
+    if (this.details.size) m.reasoning_details = [...this.details.entries()].sort(([a], [b]) => a - b).map(([, d]) => d);
+    if (this.calls.size) m.tool_calls = [...this.calls.entries()].sort(([a], [b]) => a - b).map(([, c]) => c);
+    if (this.images.length) m.images = this.images;
+    if (this.annotations.length) m.annotations = this.annotations;
+    return m;
+  }
+}
+
+/** The fields of a non-streamed answer's message that the CLI reads. */
+export function messageOf(raw: Body | undefined): AssembledMessage {
+  const m = raw ?? {};
+  const out: AssembledMessage = { role: 'assistant', content: typeof m.content === 'string' ? m.content : null };
+  if (typeof m.reasoning === 'string') out.reasoning = m.reasoning;
+  if (Array.isArray(m.reasoning_details)) out.reasoning_details = m.reasoning_details as Body[];
+  if (Array.isArray(m.tool_calls)) out.tool_calls = m.tool_calls as AssembledMessage['tool_calls'];
+  if (Array.isArray(m.images)) out.images = m.images as AssembledMessage['images'];
+  if (Array.isArray(m.annotations)) out.annotations = m.annotations as Body[];
+  return out;
+}
