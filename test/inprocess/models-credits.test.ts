@@ -42,9 +42,10 @@ describe('router models', () => {
     expect((await run(['models', 'LOREM'])).stdout).toBe('local/lorem\tlocal/lorem\t131072\t0.50\t1.50\ttext->text\n');
     const audio = await run(['models', '--output-modality', 'speech', '--sort', 'price']);
     expect(audio.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0])).toEqual(['local/tts-basic', 'local/tts']);
-    const json = await run(['models', '--supports', 'response_format', '--supports', 'seed', '--sort', 'name']);
-    expect(json.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0])).toEqual(['local/echo', 'local/lorem', 'local/unavailable']);
-    expect((await run(['models', '--input-modality', 'image'])).stdout).toBe('');
+    const json = await run(['models', '--supports', 'tools', '--supports', 'seed', '--sort', 'name']);
+    expect(json.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0])).toEqual(['local/tools']);
+    expect((await run(['models', '--input-modality', 'image'])).stdout.split('\t')[0]).toBe('local/vision');
+    expect((await run(['models', '--input-modality', 'video'])).stdout).toBe('');
   });
 
   it('is kept five minutes in the state folder: the second run fetches nothing, --refresh does', async () => {
