@@ -100,7 +100,7 @@ export class HttpCore {
     // As curl does: an https:// root goes through the HTTPS proxy only (undici would fall back on the HTTP one).
     const proxy = opts.proxy && (this.apiRoot.startsWith('https:') ? { ...opts.proxy, httpProxy: undefined } : { ...opts.proxy, httpsProxy: undefined });
     this.proxy = opts.dispatcher ? undefined : proxy;
-    this.dispatcher = opts.dispatcher ?? createAgent({ keepAliveTimeout: 10_000, connect: { timeout: 10_000 } }, proxy);
+    this.dispatcher = opts.dispatcher ?? createAgent({ keepAliveTimeout: 10_000, connect: { timeout: Math.min(10_000, this.timeoutMs) } }, proxy, this.timeoutMs);
   }
 
   /** The proxy a request to `url` is sent through, as far as its scheme says (NO_PROXY aside). */

@@ -43,6 +43,7 @@ export const DEPENDENCIES = {
   'undici/lib/dispatcher/agent.js': { './client-h2.js': 'function' },
   // Only with a proxy in the environment (HTTPS_PROXY, HTTP_PROXY).
   'undici/lib/dispatcher/env-http-proxy-agent.js': { './client-h2.js': 'function' },
+  'undici/lib/dispatcher/pool.js': { './client-h2.js': 'function' },
   'undici/lib/dispatcher/dispatcher.js': {},
   'undici/lib/api/api-connect.js': {},
   'undici/lib/api/api-request.js': {},
