@@ -6,6 +6,7 @@ import { sleep } from '../internal/sleep.js';
 import type { Readable } from 'node:stream';
 import { flowingChunks } from './body-chunks.js';
 import { unexpectedContent } from './content-type.js';
+import { checkRelativePath, checkUnderRoot } from './paths.js';
 import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry.js';
 
 export { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter };
@@ -110,7 +111,9 @@ export class HttpCore {
 
   url(path: string, base: Base = 'v1', query?: Query): string {
     const prefix = base === 'root' ? '' : `/${base}`;
+    checkRelativePath(path);
     const u = new URL(`${this.apiRoot}${prefix}${path}`);
+    checkUnderRoot(u, `${new URL(this.apiRoot).pathname.replace(/\/+$/, '')}${prefix}`);
     for (const [k, v] of Object.entries(query ?? {})) {
       if (v === undefined) continue;
       for (const item of Array.isArray(v) ? v : [v]) u.searchParams.append(k, String(item));

@@ -1,0 +1,58 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RouterClient, ValidationError } from '../../src/client/index.js';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
+
+// Paths, state and input: what a user types never takes a request outside the API root, state
+// goes where XDG says, and input that cannot be meant as typed is refused before anything is sent.
+let emu: Emulator;
+let dir: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'router-paths-'));
+  emu = await startEmulator({ stateDir: join(dir, 'state'), port: 0, batchDelayMs: 0 });
+  const { apiKey, managementKey } = emu.store.firstKeys();
+  env = { ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: managementKey, ROUTER_CONFIG_DIR: join(dir, 'config'), ROUTER_STATE_DIR: join(dir, 'cli-state'), ROUTER_PROFILE: '', ROUTER_MODEL: '' };
+});
+afterAll(async () => {
+  await emu.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const run = (args: string[], o: InProcessOptions = {}) => runInProcess(args, { ...o, env: { ...env, ...o.env } });
+
+/** Runs router and expects a usage error (exit 2, one line) with nothing sent. */
+async function refused(args: string[], message: RegExp, o: InProcessOptions = {}): Promise<void> {
+  const before = emu.requestLog.length;
+  const r = await run(args, o);
+  expect(r.code, r.stderr).toBe(2);
+  expect(r.stderr).toMatch(message);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  expect(emu.requestLog.length).toBe(before);
+}
+
+describe('paths stay under the API root', () => {
+  it('router api and batch get refuse "." and ".." segments, plain, escaped or behind a backslash', async () => {
+    for (const path of ['/v1/../../x', '/v1/%2e%2e/%2e%2e/_emulator/requests', '/v1/%2E%2E/x', '/v1/..%2f..%2fx', '/v1\\..\\..\\x', '/v1/./models', '/..']) {
+      await refused(['api', path], /"\." or "\.\." segment, which would leave the API root: nothing was sent/);
+    }
+    await refused(['batch', 'get', '..'], /leave the API root/);
+    await refused(['batch', 'get', '.', '--results', join(dir, 'r.jsonl')], /leave the API root/);
+    // Names that only look alike still go.
+    expect((await run(['api', '/v1/models'])).code).toBe(0);
+    expect((await run(['batch', 'get', '...'])).code).toBe(5);
+  });
+
+  it('the library refuses them too, whatever resource builds the path', async () => {
+    const client = new RouterClient({ apiKey: env.ROUTER_API_KEY, apiRoot: emu.apiRoot, maxRetries: 0 });
+    const before = emu.requestLog.length;
+    await expect(client.batches.get('..')).rejects.toBeInstanceOf(ValidationError);
+    await expect(client.raw.send({ method: 'GET', path: '/v1/%2e%2e/%2e%2e/_emulator/requests' })).rejects.toBeInstanceOf(ValidationError);
+    expect(emu.requestLog.length).toBe(before);
+    await client.close();
+  });
+});
