@@ -56,3 +56,22 @@ describe('paths stay under the API root', () => {
     await client.close();
   });
 });
+
+describe('conversations', () => {
+  it('chats on one conversation at once keep every turn (read, change, write take turns)', async () => {
+    expect((await run(['chat', '--model', 'local/echo', '--conversation', 'busy', 'first'])).code).toBe(0);
+    const turns = ['a', 'b', 'c', 'd', 'e'];
+    const results = await Promise.all(turns.map((t) => run(['chat', '--conversation', 'busy', `turn ${t}`])));
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    const shown = await run(['conversations', 'show', 'busy', '--json']);
+    const messages = (JSON.parse(shown.stdout) as { messages: { role: string; content: string }[] }).messages;
+    expect(messages.filter((m) => m.role === 'user').map((m) => m.content).sort()).toEqual(['first', ...turns.map((t) => `turn ${t}`)].sort());
+    expect(messages.filter((m) => m.role === 'assistant')).toHaveLength(6);
+    // Each answer follows its own question.
+    for (let i = 0; i < messages.length; i += 2) expect(messages[i + 1]!.content).toBe(messages[i]!.content);
+    // -c goes on from there, with the whole history.
+    expect((await run(['chat', '-c', 'last'])).code).toBe(0);
+    const again = JSON.parse((await run(['conversations', 'show', 'busy', '--json'])).stdout) as { messages: unknown[] };
+    expect(again.messages).toHaveLength(14);
+  });
+});

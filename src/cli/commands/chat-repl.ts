@@ -152,6 +152,8 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
         io.out('\n');
         kept = keepConversation(ctx, kept, c.model, [...c.history], answer, text);
         c.history.push({ role: 'assistant', content: answer });
+        // Turns another run saved in the meantime come along, so that the next save keeps them.
+        if (ctx.logging && kept) c.history = [...kept.messages];
       } catch (err) {
         c.history.pop();
         if (answer) io.out('\n');
