@@ -75,3 +75,25 @@ describe('conversations', () => {
     expect(again.messages).toHaveLength(14);
   });
 });
+
+describe('what conversations print on a terminal', () => {
+  it('escape sequences in a title or a message are shown escaped, never obeyed', async () => {
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    const folder = join(dir, 'cli-state', 'conversations');
+    mkdirSync(folder, { recursive: true });
+    const now = new Date().toISOString();
+    const title = 'evil\x1b]0;pwned\x07\x1b[2J\ttab\nline\x9b31m';
+    const messages = [{ role: 'user', content: 'line one\n\tindented \x1b[31mred\x1b[0m' }, { role: 'assistant', content: 'ok\r\x1b[1Aup' }];
+    writeFileSync(join(folder, 'evil.json'), JSON.stringify({ id: 'evil', title, created_at: now, updated_at: now, messages }));
+    for (const tty of [true, false]) {
+      const list = await run(['conversations', 'list'], { tty: { stdout: tty } });
+      expect(list.code).toBe(0);
+      const line = list.stdout.split('\n').find((l) => l.startsWith('evil\t'))!;
+      expect(line).toBe(`evil\t${now}\t1\t-\tevil\\u001b]0;pwned\\u0007\\u001b[2J\\ttab\\nline\\u009b31m`);
+    }
+    const shown = await run(['conversations', 'show', 'evil'], { tty: { stdout: true } });
+    expect(shown.stdout).toBe('user: line one\n\tindented \\u001b[31mred\\u001b[0m\n\nassistant: ok\\r\\u001b[1Aup\n');
+    // Piped, the text is as it was kept (data for a program).
+    expect((await run(['conversations', 'show', 'evil'])).stdout).toContain('\x1b[31mred');
+  });
+});
