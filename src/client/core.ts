@@ -1,12 +1,12 @@
 import type { Dispatcher } from 'undici';
 import { createAgent, send, type ProxyOptions } from './transport.js';
-import { APIError, ConnectionError, ProtocolError, ProxyRefusedError } from './errors.js';
+import { APIError, ConnectionError, ProtocolError, ProxyRefusedError, ValidationError } from './errors.js';
 import { bodyError, toConnectionError } from './connection-errors.js';
 import { sleep } from '../internal/sleep.js';
 import type { Readable } from 'node:stream';
 import { flowingChunks } from './body-chunks.js';
 import { unexpectedContent } from './content-type.js';
-import { checkRelativePath, checkUnderRoot } from './paths.js';
+import { checkHeaders, checkRelativePath, checkUnderRoot } from './request-checks.js';
 import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry.js';
 
 export { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter };
@@ -92,6 +92,8 @@ export class HttpCore {
   constructor(opts: ClientOptions = {}) {
     this.apiKey = opts.apiKey;
     this.apiRoot = (opts.apiRoot ?? DEFAULT_API_ROOT).replace(/\/+$/, '');
+    if (/[?#]/.test(this.apiRoot)) throw new ValidationError(`the API root ${this.apiRoot} holds a query or a fragment: give the URL before /v1`);
+    checkHeaders({ ...opts.headers, authorization: opts.apiKey === undefined ? undefined : `Bearer ${opts.apiKey}`, 'user-agent': opts.userAgent });
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
     this.userAgent = opts.userAgent ?? `router-cli/${VERSION} node/${process.versions.node}`;
@@ -124,6 +126,7 @@ export class HttpCore {
   /** Sends a request, retrying per policy; resolves only for a 2xx answer. */
   async send(opts: RequestOptions): Promise<RawResponse> {
     const url = this.url(opts.path, opts.base, opts.query);
+    if (opts.headers) checkHeaders(opts.headers);
     const policy = opts.retry ?? 'always';
     const maxRetries = policy === 'never' ? 0 : this.maxRetries;
     for (let attempt = 0; ; attempt++) {

@@ -97,3 +97,28 @@ describe('what conversations print on a terminal', () => {
     expect((await run(['conversations', 'show', 'evil'])).stdout).toContain('\x1b[31mred');
   });
 });
+
+describe('input that cannot go out as typed', () => {
+  it('an API root with a query or a fragment is refused, wherever it comes from', async () => {
+    for (const root of [`${emu.apiRoot}?x=1`, `${emu.apiRoot}#top`, `${emu.apiRoot}/?`]) {
+      await refused(['--api-root', root, 'chat', '--model', 'local/echo', 'hi'], /--api-root must not hold a query or a fragment/);
+      await refused(['chat', '--model', 'local/echo', 'hi'], /ROUTER_API_ROOT must not hold a query or a fragment/, { env: { ROUTER_API_ROOT: root } });
+      await refused(['config', 'set', 'api_root', root], /must not hold a query or a fragment/);
+    }
+    expect(() => new RouterClient({ apiKey: 'sk-x', apiRoot: `${emu.apiRoot}?x=1` })).toThrow(ValidationError);
+  });
+
+  it('a header with a line break (or a name HTTP has no room for) is a usage error, with nothing sent', async () => {
+    await refused(['api', '/v1/models', '-H', 'x-test: a\r\nx-injected: 1'], /header x-test holds a line break/);
+    await refused(['api', '/v1/models', '-H', 'x-test: a\nb'], /header x-test holds a line break/);
+    await refused(['api', '/v1/models', '-H', 'x-test: \0'], /header x-test holds a line break/);
+    await refused(['api', '/v1/models', '-H', 'bad name: 1'], /not a valid HTTP header name/);
+    const client = new RouterClient({ apiKey: env.ROUTER_API_KEY, apiRoot: emu.apiRoot, maxRetries: 0 });
+    const before = emu.requestLog.length;
+    await expect(client.raw.send({ method: 'GET', path: '/v1/models', headers: { 'x-a': 'b\r\nc' } })).rejects.toBeInstanceOf(ValidationError);
+    await expect(client.chat.create({ model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] }, { sessionId: 'a\nb' })).rejects.toBeInstanceOf(ValidationError);
+    expect(emu.requestLog.length).toBe(before);
+    await client.close();
+    expect((await run(['api', '/v1/models', '-H', 'x-test:\tfine'])).code).toBe(0);
+  });
+});

@@ -29,3 +29,17 @@ export function checkUnderRoot(url: URL, rootPath: string): void {
     throw new ValidationError(`the path ${url.pathname} is outside the API root ${root}: nothing was sent`);
   }
 }
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** What HTTP lets a header value hold: no line break (it would start another header), no other control character. */
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** Header names and values that HTTP can carry as given, else a ValidationError naming the header (its value never). */
+export function checkHeaders(headers: Record<string, string | undefined>): void {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!TOKEN.test(name)) throw new ValidationError(`header name ${JSON.stringify(name)} is not a valid HTTP header name: nothing was sent`);
+    if (value !== undefined && !FIELD_VALUE.test(value)) {
+      throw new ValidationError(`the value of header ${name} holds a line break or another character HTTP headers cannot carry: nothing was sent`);
+    }
+  }
+}
