@@ -166,6 +166,13 @@ export async function main(rawArgv: string[], streams: Streams = processStreams(
   const real = streams.stdout === process.stdout;
   const runtime: Runtime = { streams, argv: args, exitCode: EXIT.OK, interrupts: real, fullProgram: () => buildProgram() };
   if (real) installLastResort(runtime);
+  if (real && rawArgv.slice(2).some((a) => a.includes('\uFFFD'))) {
+    const bad = (await import('./raw-argv.js')).notUtf8Argument(process.argv.slice(2));
+    if (bad !== undefined) {
+      new IO({}, streams).error(`argument ${bad + 1} ("${process.argv[bad + 2]}") is not valid UTF-8 (its invalid bytes read as U+FFFD): give it in UTF-8; nothing was sent`);
+      return EXIT.USAGE;
+    }
+  }
   const program = await buildProgram(invokedCommand(args) ?? null);
   attachRuntime(program, runtime);
   applyExit(program, streams);
