@@ -52,7 +52,8 @@ export function createAgent(opts: AgentOptions, proxy?: ProxyOptions, timeoutMs 
     const Dispatcher = requireDependency<{ prototype: Record<string, unknown> }>('undici/lib/dispatcher/dispatcher.js');
     Dispatcher.prototype.connect ??= requireDependency('undici/lib/api/api-connect.js');
     // '' rather than undefined: undici would read the process's environment for a missing one.
-    const options = { ...opts, clientFactory: proxyClientFactory(timeoutMs), httpProxy: proxy.httpProxy ?? '', httpsProxy: proxy.httpsProxy ?? '', noProxy: proxy.noProxy ?? '' };
+    // proxyTls' timeout is the TCP (and TLS) connect to the proxy itself; requestTls is left alone (its servername would win over the host's).
+    const options = { ...opts, clientFactory: proxyClientFactory(timeoutMs), proxyTls: { timeout: Math.min(10_000, timeoutMs) }, httpProxy: proxy.httpProxy ?? '', httpsProxy: proxy.httpsProxy ?? '', noProxy: proxy.noProxy ?? '' };
     return new EnvHttpProxyAgent(options as ConstructorParameters<typeof import('undici').EnvHttpProxyAgent>[0]);
   }
   const Agent = requireDependency<typeof import('undici').Agent>('undici/lib/dispatcher/agent.js');
