@@ -10,6 +10,8 @@ import type { ChatMessage } from '../client/types.js';
 import { stateHome } from '../config/state-dir.js';
 import { CliError, EXIT, usage } from './exit-codes.js';
 import { writeWhole } from '../internal/write-whole.js';
+import { withFileLock } from '../internal/file-lock.js';
+import { makeDir } from '../internal/make-dir.js';
 import { isRecord } from '../internal/shape.js';
 
 export interface Conversation {
@@ -75,10 +77,35 @@ export function lastConversation(env: NodeJS.ProcessEnv): Conversation | null {
   return loadConversation(env, id);
 }
 
-export function saveConversation(env: NodeJS.ProcessEnv, c: Conversation): void {
-  c.updated_at = new Date().toISOString();
-  writeWhole(join(dir(env), `${c.id}.json`), `${JSON.stringify(c)}\n`);
-  writeWhole(join(dir(env), 'LAST'), `${c.id}\n`);
+/** The conversation as saved now, or undefined when there is none (or it cannot be read). */
+function storedNow(env: NodeJS.ProcessEnv, id: string): Conversation | undefined {
+  try {
+    return loadConversation(env, id);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Saves a turn of conversation `c`, whose messages are those this run sent and its answer.
+ * `basedOn` is the conversation as this run read it (undefined: none yet). Read, change and write
+ * take turns with other runs (a lock beside the file): when another saved a turn since this run
+ * read it (two `chat -c` at once), this turn is added after theirs instead of replacing them.
+ * Returns what was saved.
+ */
+export function saveConversation(env: NodeJS.ProcessEnv, c: Conversation, basedOn: Conversation | undefined, turn: readonly ChatMessage[]): Conversation {
+  const file = join(dir(env), `${c.id}.json`);
+  makeDir(dir(env));
+  return withFileLock(file, () => {
+    const stored = storedNow(env, c.id);
+    const saved = stored && stored.updated_at !== basedOn?.updated_at ? { ...stored, messages: [...stored.messages, ...turn] } : c;
+    // Strictly later than what it replaces, so that the next reader can tell a change even within one millisecond.
+    const now = new Date().toISOString();
+    saved.updated_at = stored && now <= stored.updated_at ? new Date(Date.parse(stored.updated_at) + 1).toISOString() : now;
+    writeWhole(file, `${JSON.stringify(saved)}\n`);
+    writeWhole(join(dir(env), 'LAST'), `${c.id}\n`);
+    return saved;
+  });
 }
 
 /** The conversations, most recent first, and the ids of files that are damaged. */

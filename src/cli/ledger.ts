@@ -31,8 +31,10 @@ export function ledgerPath(env: NodeJS.ProcessEnv): string {
 
 /** Appends one record; a ledger that cannot be written never fails the call it records. */
 export function appendUsage(env: NodeJS.ProcessEnv, record: UsageRecord): string | undefined {
-  const path = ledgerPath(env);
+  let path = 'usage.jsonl';
   try {
+    // Inside: a state folder that cannot be named (no home at all) is a ledger that cannot be written.
+    path = ledgerPath(env);
     makeDir(dirname(path));
     appendFileSync(path, `${JSON.stringify(record)}\n`, { mode: 0o600, flag: 'a' });
     return undefined;

@@ -71,7 +71,7 @@ export async function buildProgram(only?: string | null): Promise<Command> {
     .version(VERSION, '-V, --version')
     .option('-p, --profile <name>', 'config profile to use (env ROUTER_PROFILE)')
     .option('--api-root <url>', 'API root, e.g. http://127.0.0.1:8080/api (env ROUTER_API_ROOT)')
-    .option('--timeout <duration>', 'per-request timeout: seconds, or 500ms, 30s, 2m (default 120s)', secondsIn(0.001, 86_400))
+    .option('--timeout <duration>', 'longest wait of each attempt (a retry waits afresh) for a connection, an answer, or the next piece of one: seconds, or 500ms, 30s, 2m; at least 100ms (default 120s)', secondsIn(0.1, 86_400))
     .option('--max-retries <n>', 'retries of transient failures, 0 to 10 (default 2)', integerIn(0, 10))
     .option('--no-color', 'no colors (also NO_COLOR=1)')
     .option('-q, --quiet', 'no progress or status lines on stderr')
@@ -192,6 +192,13 @@ export async function main(rawArgv: string[], streams: Streams = processStreams(
   const real = streams.stdout === process.stdout;
   const runtime: Runtime = { streams, argv: args, exitCode: EXIT.OK, interrupts: real, fullProgram: () => buildProgram() };
   if (real) installLastResort(runtime);
+  if (real && rawArgv.slice(2).some((a) => a.includes('\uFFFD'))) {
+    const bad = (await import('./raw-argv.js')).notUtf8Argument(process.argv.slice(2));
+    if (bad !== undefined) {
+      new IO({}, streams).error(`argument ${bad + 1} ("${process.argv[bad + 2]}") is not valid UTF-8 (its invalid bytes read as U+FFFD): give it in UTF-8; nothing was sent`);
+      return EXIT.USAGE;
+    }
+  }
   const program = await buildProgram(invokedCommand(args) ?? null);
   attachRuntime(program, runtime);
   applyExit(program, streams);
@@ -209,6 +216,9 @@ export async function main(rawArgv: string[], streams: Streams = processStreams(
     }
     return report(err, streams);
   }
+  // Interrupted with output still waiting for a reader that does not read (a pipe, a FIFO): that
+  // write would hold the process open, maybe for ever, and it is not wanted any more.
+  if (real && runtime.exitCode === EXIT.INTERRUPTED) setTimeout(() => process.exit(EXIT.INTERRUPTED), 100).unref();
   return runtime.exitCode;
 }
 

@@ -3,11 +3,24 @@ import { addFlags, type FlagTable } from './flags.js';
 import { isModelId, MODEL_ID_SYNTAX } from '../client/facts.js';
 import { usage } from './exit-codes.js';
 
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+/**
+ * The one reading of a number a user typed (every numeric flag and value): decimal, as in JSON
+ * (an exponent allowed); `0x10`, `0b1`, `Infinity` or `1_000` are not numbers. Undefined if not one.
+ */
+export function decimalNumber(value: string): number | undefined {
+  const text = value.trim();
+  if (!DECIMAL.test(text)) return undefined;
+  const n = Number(text);
+  return Number.isFinite(n) ? n : undefined;
+}
+
 /** Option-argument parsers: range checks happen here, before anything is sent. */
 export function numberIn(min: number, max: number) {
   return (value: string): number => {
-    const n = Number(value);
-    if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('not a number.');
+    const n = decimalNumber(value);
+    if (n === undefined) throw new InvalidArgumentError('not a number.');
     if (n < min || n > max) throw new InvalidArgumentError(`must be between ${min} and ${max}.`);
     return n;
   };

@@ -1,4 +1,6 @@
-import { createWriteStream, openSync, readdirSync, realpathSync, renameSync, rmSync, statSync, type Stats, type WriteStream } from 'node:fs';
+import { createWriteStream, openSync, readdirSync, realpathSync, renameSync, rmSync, statSync, type Stats } from 'node:fs';
+import { Socket } from 'node:net';
+import type { Writable } from 'node:stream';
 import { basename, dirname, join, resolve } from 'node:path';
 import { randomHex } from '../internal/random-hex.js';
 import { isBlank } from '../internal/blank.js';
@@ -62,7 +64,7 @@ export function refuseOverInput(flag: string, output: string, inputs: readonly (
  *   never replaced by a file.
  */
 export class OutputFile {
-  private readonly stream: WriteStream;
+  private readonly stream: Writable;
   private readonly tempPath: string | undefined;
   private readonly target: string;
   private done = false;
@@ -90,7 +92,9 @@ export class OutputFile {
       fd = openSync(this.tempPath, 'wx', mode);
       process.once('exit', this.cleanup);
     }
-    this.stream = createWriteStream('', { fd });
+    // A named pipe is written as stdout is, by the event loop: a write to a reader that stops
+    // reading then never blocks a thread that exit (and Ctrl-C) would wait on.
+    this.stream = st?.isFIFO() ? new Socket({ fd, readable: false, writable: true }) : createWriteStream('', { fd });
     this.stream.on('error', (err) => {
       this.error = failure(err, path);
     });

@@ -1,4 +1,5 @@
 import { ConnectionError, ProxyRefusedError, RouterError, TimeoutError } from './errors.js';
+import { PROXY_TIMEOUT } from './transport.js';
 
 // Failures below HTTP (refused, unreachable, cut, timed out) as the client's error types.
 
@@ -40,6 +41,9 @@ export function toConnectionError(err: unknown, url: string, proxy?: string): Er
   }
   if (isAbort(err) || err instanceof RouterError) return err as Error;
   const code = errorCode(err);
+  if (code === PROXY_TIMEOUT && proxy) {
+    return new TimeoutError(`timed out waiting for the proxy ${new URL(proxy).host} to open the way to ${new URL(url).host}`, { cause: err, maybeDelivered: false });
+  }
   const viaProxy = failedProxy(err, proxy);
   const host = viaProxy ? `the proxy ${viaProxy}, on the way to ${new URL(url).host}` : new URL(url).host;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {

@@ -1,11 +1,12 @@
 import type { Dispatcher } from 'undici';
 import { createAgent, send, type ProxyOptions } from './transport.js';
-import { APIError, ConnectionError, foreignErrorText, isErrorEnvelope, ProtocolError, ProxyRefusedError } from './errors.js';
+import { APIError, ConnectionError, foreignErrorText, isErrorEnvelope, ProtocolError, ProxyRefusedError, ValidationError } from './errors.js';
 import { bodyError, toConnectionError } from './connection-errors.js';
 import { sleep } from '../internal/sleep.js';
 import type { Readable } from 'node:stream';
 import { flowingChunks } from './body-chunks.js';
 import { unexpectedContent } from './content-type.js';
+import { checkHeaders, checkRelativePath, checkUnderRoot } from './request-checks.js';
 import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry.js';
 
 export { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter };
@@ -93,6 +94,8 @@ export class HttpCore {
   constructor(opts: ClientOptions = {}) {
     this.apiKey = opts.apiKey;
     this.apiRoot = (opts.apiRoot ?? DEFAULT_API_ROOT).replace(/\/+$/, '');
+    if (/[?#]/.test(this.apiRoot)) throw new ValidationError(`the API root ${this.apiRoot} holds a query or a fragment: give the URL before /v1`);
+    checkHeaders({ ...opts.headers, authorization: opts.apiKey === undefined ? undefined : `Bearer ${opts.apiKey}`, 'user-agent': opts.userAgent });
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
     this.userAgent = opts.userAgent ?? `router-cli/${VERSION} node/${process.versions.node}`;
@@ -102,7 +105,7 @@ export class HttpCore {
     // As curl does: an https:// root goes through the HTTPS proxy only (undici would fall back on the HTTP one).
     const proxy = opts.proxy && (this.apiRoot.startsWith('https:') ? { ...opts.proxy, httpProxy: undefined } : { ...opts.proxy, httpsProxy: undefined });
     this.proxy = opts.dispatcher ? undefined : proxy;
-    this.dispatcher = opts.dispatcher ?? createAgent({ keepAliveTimeout: 10_000, connect: { timeout: 10_000 } }, proxy);
+    this.dispatcher = opts.dispatcher ?? createAgent({ keepAliveTimeout: 10_000, connect: { timeout: Math.min(10_000, this.timeoutMs) } }, proxy, this.timeoutMs);
   }
 
   /** The proxy a request to `url` is sent through, as far as its scheme says (NO_PROXY aside). */
@@ -112,7 +115,9 @@ export class HttpCore {
 
   url(path: string, base: Base = 'v1', query?: Query): string {
     const prefix = base === 'root' ? '' : `/${base}`;
+    checkRelativePath(path);
     const u = new URL(`${this.apiRoot}${prefix}${path}`);
+    checkUnderRoot(u, `${new URL(this.apiRoot).pathname.replace(/\/+$/, '')}${prefix}`);
     for (const [k, v] of Object.entries(query ?? {})) {
       if (v === undefined) continue;
       for (const item of Array.isArray(v) ? v : [v]) u.searchParams.append(k, String(item));
@@ -123,6 +128,7 @@ export class HttpCore {
   /** Sends a request, retrying per policy; resolves only for a 2xx answer. */
   async send(opts: RequestOptions): Promise<RawResponse> {
     const url = opts.url ?? this.url(opts.path, opts.base, opts.query);
+    if (opts.headers) checkHeaders(opts.headers);
     const policy = opts.retry ?? 'always';
     const maxRetries = policy === 'never' ? 0 : this.maxRetries;
     for (let attempt = 0; ; attempt++) {

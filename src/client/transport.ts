@@ -1,4 +1,4 @@
-import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+import { Agent, EnvHttpProxyAgent, Pool, request, type Dispatcher } from 'undici';
 
 // undici's public API only. The CLI bundle loads less of undici than its entry point does
 // (scripts/bundle.mjs): that is the build's business, not this module's.
@@ -14,15 +14,60 @@ export interface ProxyOptions {
   noProxy?: string;
 }
 
-/** undici's Agent; one that goes through a proxy for the origins `proxy` says, when it names one. */
-export function createAgent(opts: AgentOptions, proxy?: ProxyOptions): Dispatcher {
+/** The code of the error a proxy that does not answer a tunnel's CONNECT in time fails with. */
+export const PROXY_TIMEOUT = 'ROUTER_PROXY_TIMEOUT';
+
+type ConnectFn = (params: Record<string, unknown>) => Promise<unknown>;
+
+/**
+ * The client to the proxy itself. undici gives a tunnel's CONNECT no timeout of its own but the
+ * default five minutes, and a request waiting for its tunnel cannot be aborted: the CONNECT gets
+ * `timeoutMs`, and failing it says it is the proxy that stalled.
+ */
+function proxyClientFactory(timeoutMs: number) {
+  return (origin: URL, opts: object): Dispatcher => {
+    const pool = new Pool(origin, { ...opts, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    const connect = (pool as unknown as { connect: ConnectFn }).connect.bind(pool);
+    (pool as unknown as { connect: ConnectFn }).connect = (params) =>
+      connect(params).catch((err: { code?: string }) => {
+        if (err?.code !== 'UND_ERR_HEADERS_TIMEOUT') throw err;
+        throw Object.assign(new Error(`no answer to CONNECT within ${timeoutMs} ms`), { code: PROXY_TIMEOUT, cause: err });
+      });
+    return pool;
+  };
+}
+
+/**
+ * undici's Agent; one that goes through a proxy for the origins `proxy` says, when it names one.
+ * `timeoutMs` bounds the proxy's answer to a tunnel's CONNECT.
+ */
+export function createAgent(opts: AgentOptions, proxy?: ProxyOptions, timeoutMs = 120_000): Dispatcher {
   if (proxy?.httpProxy || proxy?.httpsProxy) {
     // '' rather than undefined: undici would read the process's environment for a missing one.
-    return new EnvHttpProxyAgent({ ...opts, httpProxy: proxy.httpProxy ?? '', httpsProxy: proxy.httpsProxy ?? '', noProxy: proxy.noProxy ?? '' });
+    // proxyTls' timeout is the TCP (and TLS) connect to the proxy itself; requestTls is left alone (its servername would win over the host's).
+    const options = { ...opts, clientFactory: proxyClientFactory(timeoutMs), proxyTls: { timeout: Math.min(10_000, timeoutMs) }, httpProxy: proxy.httpProxy ?? '', httpsProxy: proxy.httpsProxy ?? '', noProxy: proxy.noProxy ?? '' };
+    return new EnvHttpProxyAgent(options as ConstructorParameters<typeof EnvHttpProxyAgent>[0]);
   }
   return new Agent(opts);
 }
 
+/**
+ * One request. It fails as soon as `opts.signal` is aborted, whatever phase it is in: undici aborts
+ * a request only once it has a connection, and one waiting for its connection (a proxy that never
+ * answers) would wait on.
+ */
 export function send(dispatcher: Dispatcher, url: string, opts: Omit<Dispatcher.RequestOptions, 'origin' | 'path'>): Promise<Dispatcher.ResponseData> {
-  return request(url, { ...opts, dispatcher } as Parameters<typeof request>[1]) as Promise<Dispatcher.ResponseData>;
+  const pending = request(url, { ...opts, dispatcher } as Parameters<typeof request>[1]) as Promise<Dispatcher.ResponseData>;
+  const signal = opts.signal as AbortSignal | undefined;
+  if (!signal) return pending;
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      reject(signal.reason);
+      // Abandoned: its late failure is nobody's, and a late answer's body is let go.
+      pending.then((res) => res.body.destroy(), () => {});
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    pending.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

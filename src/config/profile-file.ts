@@ -1,14 +1,20 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import envPaths from 'env-paths';
 import { DEFAULT_PROFILE, SettingsError, type Profile } from './fields.js';
 import { isRecord } from '../internal/shape.js';
 import { isBlank } from '../internal/blank.js';
 import { describeCode } from '../internal/system-errors.js';
+import { xdgBase } from './xdg.js';
 
-/** The file ProfileStore keeps (conf's path for our options: the same env-paths folder, config.json). */
-export function profilesPath(dir?: string): string {
-  return resolve(isBlank(dir) ? envPaths('router', { suffix: '' }).config : dir, 'config.json');
+/**
+ * The file ProfileStore keeps: config.json in env-paths' folder for router, but on Linux and the
+ * like by the XDG rule (env-paths takes a relative XDG_CONFIG_HOME, that is the current folder).
+ */
+export function profilesPath(dir?: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (!isBlank(dir)) return resolve(dir, 'config.json');
+  const folder = process.platform === 'darwin' || process.platform === 'win32' ? envPaths('router', { suffix: '' }).config : join(xdgBase(env, 'XDG_CONFIG_HOME', '.config'), 'router');
+  return resolve(folder, 'config.json');
 }
 
 interface ProfilesShape {

@@ -20,6 +20,10 @@ export function checkApiRoot(value: string, from = 'api_root'): string {
   if (url.username || url.password) {
     throw new SettingsError(`${from} must not hold a user name or password ("${withoutUserinfo(value)}"): the API key goes in ROUTER_API_KEY or "router login"`);
   }
+  // Every path goes after the root: a query or a fragment there would swallow it.
+  if (/[?#]/.test(value)) {
+    throw new SettingsError(`${from} must not hold a query or a fragment ("${withoutUserinfo(value)}"): the API root is the URL before /v1, such as http://127.0.0.1:8080/api`);
+  }
   return value.replace(/\/+$/, '').replace(/\/v1$/, '');
 }
 

@@ -8,6 +8,7 @@ import { utf8Text } from '../utf8.js';
 import { didYouMean } from '../../internal/did-you-mean.js';
 import { collect } from '../options.js';
 import { readFileFor } from '../input.js';
+import { checkHeaders } from '../../client/request-checks.js';
 
 interface ApiOpts {
   method?: string;
@@ -111,6 +112,7 @@ function headersOf(list: string[] = []): Record<string, string> {
     if (at <= 0) throw usage(`-H ${JSON.stringify(h)}: give name:value`);
     out[h.slice(0, at).trim().toLowerCase()] = h.slice(at + 1).trim();
   }
+  checkHeaders(out);
   return out;
 }
 

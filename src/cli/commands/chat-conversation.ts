@@ -43,11 +43,12 @@ export function keepConversation(ctx: RunContext<ChatOptions>, earlier: Conversa
     }
     return earlier;
   }
-  const c = earlier ?? { ...newConversation(model, prompt), ...(ctx.opts.conversation ? { id: ctx.opts.conversation } : {}) };
-  c.messages = [...messages, { role: 'assistant', content: answer }];
+  const reply: ChatMessage = { role: 'assistant', content: answer };
+  const c = { ...(earlier ?? { ...newConversation(model, prompt), ...(ctx.opts.conversation ? { id: ctx.opts.conversation } : {}) }) };
+  c.messages = [...messages, reply];
   if (model) c.model = model;
   try {
-    saveConversation(ctx.env, c);
+    return saveConversation(ctx.env, c, earlier, [messages[messages.length - 1]!, reply]);
   } catch (err) {
     const why = isSystemError(err) ? describeSystemError(err) : (err as Error).message;
     const line = `warning: this turn was not kept in conversation ${c.id} (${why})`;

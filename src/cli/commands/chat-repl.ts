@@ -187,6 +187,8 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
         io.out(md ? md.end() || '\n' : '\n');
         kept = keepConversation(ctx, kept, c.model, c.history.map((m) => c.recorded.get(m) ?? m), answer, text);
         c.history.push({ role: 'assistant', content: answer });
+        // Turns another run saved in the meantime come along, so that the next save keeps them.
+        if (ctx.logging && kept) c.history = [...kept.messages];
       } catch (err) {
         // The exchange is dropped; its attachments wait for the next message.
         c.attached.unshift(...extras.attachments);

@@ -1,5 +1,6 @@
 import type { ChatCompletionRequest, ChatMessage } from '../../client/types.js';
 import { usage } from '../exit-codes.js';
+import { decimalNumber } from '../options.js';
 import { applyRouting, checkMetadataFlags } from '../input.js';
 import type { ChatOptions } from './chat-flags.js';
 
@@ -12,7 +13,7 @@ export function validateChatOptions(o: ChatOptions): void {
   checkMetadataFlags(o.metadata);
   for (const [token, bias] of Object.entries(o.logitBias ?? {})) {
     if (!/^\d+$/.test(token)) throw usage(`--logit-bias ${token}=${bias}: "${token}" is not a token id (a whole number)`);
-    if (!Number.isFinite(Number(bias)) || bias.trim() === '') throw usage(`--logit-bias ${token}: "${bias}" is not a number`);
+    if (decimalNumber(bias) === undefined) throw usage(`--logit-bias ${token}: "${bias}" is not a number`);
   }
 }
 
@@ -37,7 +38,7 @@ export function buildChatRequest(messages: ChatMessage[], o: ChatOptions, model:
   for (const [flag, field] of numeric) if (o[flag] !== undefined) req[field] = o[flag];
   if (o.stop) req.stop = o.stop;
   if (o.logprobs || o.topLogprobs !== undefined) req.logprobs = true;
-  if (o.logitBias) req.logit_bias = Object.fromEntries(Object.entries(o.logitBias).map(([k, v]) => [k, Number(v)]));
+  if (o.logitBias) req.logit_bias = Object.fromEntries(Object.entries(o.logitBias).map(([k, v]) => [k, decimalNumber(v)!]));
   if (o.responseFormat) req.response_format = { type: o.responseFormat };
   if (o.reasoningEffort) req.reasoning = { effort: o.reasoningEffort };
   if (o.serviceTier) req.service_tier = o.serviceTier;

@@ -2,6 +2,7 @@
 import type { Command } from '../commander.js';
 import { action, type RunContext } from '../run.js';
 import { integerIn } from '../options.js';
+import { visible } from '../../internal/visible.js';
 import { deleteConversation, listConversations, loadConversation, type Conversation } from '../conversations.js';
 
 type JsonOpt = { json?: boolean };
@@ -33,7 +34,8 @@ export function registerConversations(program: Command): void {
       const all = conversations.filter((c) => matches(c, search)).slice(0, opts.limit).map(summary);
       if (opts.json) return io.json(all);
       if (!all.length) return io.info(search.length ? `no conversation holds ${search.map((w) => `"${w}"`).join(' and ')}` : 'no conversations yet: router chat keeps each one (unless --no-log)');
-      io.out(`${all.map((c) => [c.id, c.updated_at, String(c.turns), c.model ?? '-', c.title].join('\t')).join('\n')}\n`);
+      // One line per conversation whatever a title holds (a file edited by hand): its control characters escaped.
+      io.out(`${all.map((c) => [c.id, c.updated_at, String(c.turns), c.model ?? '-', c.title].map((f) => visible(f)).join('\t')).join('\n')}\n`);
     }));
   conv
     .command('show')
@@ -44,7 +46,9 @@ export function registerConversations(program: Command): void {
     .action(action<JsonOpt, [string]>(async ({ io, opts, env }: RunContext<JsonOpt>, id: string) => {
       const c = loadConversation(env, id);
       if (opts.json) return io.json(c);
-      io.out(`${c.messages.map((m) => `${m.role}: ${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`).join('\n\n')}\n`);
+      const text = `${c.messages.map((m) => `${m.role}: ${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`).join('\n\n')}\n`;
+      // On a terminal, escape sequences in it are shown, not obeyed; piped, it is the text as kept.
+      io.out(io.stdoutTTY ? visible(text, '\n\t') : text);
     }));
   conv
     .command('delete')

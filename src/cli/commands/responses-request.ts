@@ -1,7 +1,7 @@
 import type { ResponsesRequest } from '../../client/resources/responses.js';
 import { usage } from '../exit-codes.js';
 import { applyRouting } from '../input.js';
-import { collect, integerIn, MODEL_FLAGS, nonEmpty, ROUTING_FLAGS } from '../options.js';
+import { collect, decimalNumber, integerIn, MODEL_FLAGS, nonEmpty, ROUTING_FLAGS } from '../options.js';
 import type { FlagTable, FlagValues } from '../flags.js';
 import { REASONING_EFFORTS } from './chat-flags.js';
 import { ANSWER_FLAGS } from './answer-flags.js';
@@ -41,7 +41,7 @@ export function stopConditions(list: string[]): Record<string, unknown>[] {
   return list.map((c) => {
     const m = /^(step_count|max_cost)=(.+)$/.exec(c);
     if (!m) throw usage(`--stop-when must be step_count=N or max_cost=USD, got "${c}"`);
-    const n = Number(m[2]);
+    const n = decimalNumber(m[2]!) ?? NaN;
     if (m[1] === 'step_count') {
       if (!Number.isInteger(n) || n < 1) throw usage(`--stop-when step_count must be an integer >= 1, got "${m[2]}"`);
       return { type: 'step_count_is', step_count: n };

@@ -1,0 +1,45 @@
+import { ValidationError } from './errors.js';
+
+/** A segment that a URL (or a server that decodes it first) reads as "this folder" or "the one above". */
+function isDotSegment(segment: string): boolean {
+  let decoded = segment;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    /* a malformed escape is the server's to refuse; it is no dot segment */
+  }
+  return decoded === '.' || decoded === '..' || /[/\\]/.test(decoded) && decoded.split(/[/\\]/).some((s) => s === '.' || s === '..');
+}
+
+/**
+ * A path relative to the API root stays under it: a `.` or `..` segment, written plainly, escaped
+ * (`%2e%2e`) or behind a backslash, would take the request (and its key) elsewhere on the host.
+ */
+export function checkRelativePath(path: string): void {
+  const pathOnly = path.split(/[?#]/, 1)[0]!;
+  if (pathOnly.split(/[/\\]/).some(isDotSegment)) {
+    throw new ValidationError(`the path ${JSON.stringify(path)} has a "." or ".." segment, which would leave the API root: nothing was sent`);
+  }
+}
+
+/** The resolved URL is still under `{api_root}{prefix}/` (a last guard after URL normalization). */
+export function checkUnderRoot(url: URL, rootPath: string): void {
+  const root = rootPath.endsWith('/') ? rootPath : `${rootPath}/`;
+  if (!`${url.pathname}/`.startsWith(root)) {
+    throw new ValidationError(`the path ${url.pathname} is outside the API root ${root}: nothing was sent`);
+  }
+}
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** What HTTP lets a header value hold: no line break (it would start another header), no other control character. */
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** Header names and values that HTTP can carry as given, else a ValidationError naming the header (its value never). */
+export function checkHeaders(headers: Record<string, string | undefined>): void {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!TOKEN.test(name)) throw new ValidationError(`header name ${JSON.stringify(name)} is not a valid HTTP header name: nothing was sent`);
+    if (value !== undefined && !FIELD_VALUE.test(value)) {
+      throw new ValidationError(`the value of header ${name} holds a line break or another character HTTP headers cannot carry: nothing was sent`);
+    }
+  }
+}

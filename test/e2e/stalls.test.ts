@@ -1,0 +1,115 @@
+import { spawn } from 'node:child_process';
+import { closeSync, constants, openSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+
+// Stalls obey --timeout and Ctrl-C: a proxy that takes the connection and never answers, and a
+// reader of stdout (or of -o) that stops reading.
+let t: TestEnv;
+let silent: Server;
+let proxyUrl: string;
+const held: Socket[] = [];
+
+beforeAll(async () => {
+  t = await startTestEnv();
+  silent = createServer((socket) => void held.push(socket.on('error', () => {})));
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  proxyUrl = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+});
+afterAll(async () => {
+  for (const s of held) s.destroy();
+  await new Promise((resolve) => silent.close(resolve));
+  await t.close();
+});
+
+interface Ended {
+  code: number | null;
+  stderr: string;
+  /** From the signal (or the start, without one) to the exit. */
+  ms: number;
+}
+
+/** Runs router with stdout to `stdoutFd` (else ignored); SIGINT after `interruptAfterMs`; killed after 20 s. */
+function run(args: string[], env: Record<string, string>, opts: { interruptAfterMs?: number; stdoutFd?: number } = {}): Promise<Ended> {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...t.env, ...env }, stdio: ['ignore', opts.stdoutFd ?? 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (c) => (stderr += c));
+  let from = performance.now();
+  const kill = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  if (opts.interruptAfterMs !== undefined) {
+    setTimeout(() => {
+      from = performance.now();
+      child.kill('SIGINT');
+    }, opts.interruptAfterMs);
+  }
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(kill);
+      resolve({ code, stderr, ms: performance.now() - from });
+    }),
+  );
+}
+
+const viaSilentProxy = () => ({ HTTP_PROXY: proxyUrl, http_proxy: '', NO_PROXY: '', no_proxy: '', ROUTER_API_ROOT: 'http://router.invalid:9/api' });
+
+describe('a proxy that takes the connection and never answers', () => {
+  it('--timeout bounds each attempt: exit 8 after about the timeout, naming the proxy', async () => {
+    const r = await run(['--timeout', '1s', '--max-retries', '0', 'api', '/v1/models'], viaSilentProxy());
+    expect(r.code).toBe(8);
+    expect(r.stderr).toBe(`error: timed out waiting for the proxy ${new URL(proxyUrl).host} to open the way to router.invalid:9\n`);
+    expect(r.ms).toBeLessThan(6000);
+    // With its retries, each attempt is bounded the same way.
+    const chat = await run(['--timeout', '1s', '--max-retries', '1', 'chat', '--model', 'local/echo', 'hi'], viaSilentProxy());
+    expect(chat.code).toBe(8);
+    expect(chat.ms).toBeLessThan(8000);
+  });
+
+  it('Ctrl-C ends the wait for the proxy at once (exit 130)', async () => {
+    for (const args of [['api', '/v1/models'], ['chat', '--model', 'local/echo', 'hi']]) {
+      const r = await run(args, viaSilentProxy(), { interruptAfterMs: 700 });
+      expect(r.code).toBe(130);
+      expect(r.stderr).toBe('error: interrupted\n');
+      expect(r.ms).toBeLessThan(3000);
+    }
+  });
+});
+
+describe('a reader that stops reading', () => {
+  /** A FIFO whose reader (this process) never reads; the fd to write it with. */
+  function stuckFifo(name: string): { path: string; writer: () => number; close: () => void } {
+    const path = join(t.dir, name);
+    execFileSync('mkfifo', [path]);
+    const reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    return { path, writer: () => openSync(path, 'w'), close: () => closeSync(reader) };
+  }
+
+  it('Ctrl-C while stdout is blocked exits 130 promptly, never 0', async () => {
+    const fifo = stuckFifo('stdout.fifo');
+    const fd = fifo.writer();
+    try {
+      const r = await run(['chat', '--model', 'local/lorem', 'write 200000 words'], {}, { stdoutFd: fd, interruptAfterMs: 1500 });
+      expect(r.code).toBe(130);
+      expect(r.stderr).toContain('error: interrupted');
+      expect(r.ms).toBeLessThan(3000);
+    } finally {
+      closeSync(fd);
+      fifo.close();
+    }
+  });
+
+  it('Ctrl-C while speak -o writes to a named pipe nobody reads exits 130 promptly', async () => {
+    const fifo = stuckFifo('audio.pcm');
+    try {
+      const text = Array.from({ length: 3000 }, () => 'word').join(' ');
+      const r = await run(['speak', text, '--voice', 'alloy', '--model', 'local/tts', '--format', 'pcm', '-o', fifo.path], { ROUTER_MANAGEMENT_KEY: t.managementKey }, { interruptAfterMs: 2000 });
+      expect(r.stderr).toBe('error: interrupted\n');
+      expect(r.code).toBe(130);
+      expect(r.ms).toBeLessThan(3000);
+    } finally {
+      fifo.close();
+    }
+  });
+});
