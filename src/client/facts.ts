@@ -14,6 +14,8 @@ export const UNLISTABLE_BATCH_STATUSES: readonly BatchStatus[] = ['finalizing', 
 /** The service documents up to 200 MB and 5,000 requests per batch. */
 export const BATCH_MAX_BYTES = 200 * 1024 * 1024;
 export const BATCH_MAX_REQUESTS = 5000;
+/** A request body (a batch item's too) nested deeper than this is refused (the emulator's bound: docs/conformance.md). */
+export const MAX_JSON_DEPTH = 64;
 
 /** Model identifiers are `<author>/<slug>`. */
 export const MODEL_ID_SYNTAX = '<author>/<slug>';
