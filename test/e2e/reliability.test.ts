@@ -29,7 +29,7 @@ async function run(args: string[], env: Record<string, string> = {}, input?: str
   return r;
 }
 const faults = (...specs: string[]) => t.admin('faults', { faults: specs });
-const count = (path: string) => t.requests().filter((r) => r.path === path).length;
+const count = (path: string) => t.requests().filter((r) => r.path === path && r.method === 'POST').length;
 
 describe('retries', () => {
   it('recovers from two 503s, saying so with --verbose', async () => {
@@ -138,12 +138,12 @@ describe('retries', () => {
   it('batch create is retried on 503 but not on 500, so no duplicate batch can appear', async () => {
     const f = join(t.dir, 'retry.jsonl');
     writeFileSync(f, '{"custom_id":"a","body":{"messages":[{"role":"user","content":"x"}]}}\n');
-    await faults('503,times=1,path=/v1/batches');
+    await faults('503,times=1,path=/v1/batches,method=POST');
     const ok = await run(['batch', 'create', f, '--model', 'local/echo']);
     expect(ok.code).toBe(0);
     expect(count('/v1/batches')).toBe(2);
     t.clearRequests();
-    await faults('500,times=1,path=/v1/batches');
+    await faults('500,times=1,path=/v1/batches,method=POST');
     const no = await run(['batch', 'create', f, '--model', 'local/echo']);
     expect(no.code).toBe(7);
     expect(count('/v1/batches')).toBe(1);
@@ -152,7 +152,7 @@ describe('retries', () => {
   it('batch create timing out after sending says the batch may exist and how to check', async () => {
     const f = join(t.dir, 'slow.jsonl');
     writeFileSync(f, '{"custom_id":"a","body":{"messages":[{"role":"user","content":"x"}]}}\n');
-    await faults('slow,delay_ms=1500,path=/v1/batches');
+    await faults('slow,delay_ms=1500,path=/v1/batches,method=POST');
     const r = await run(['--timeout', '0.3', 'batch', 'create', f, '--model', 'local/echo']);
     expect(r.code).toBe(8);
     expect(r.stderr).toMatch(/the batch may exist\. Check with: router batch list --created-after \d+/);
@@ -162,7 +162,7 @@ describe('retries', () => {
   it('batch create whose answer is lost finds its batch in the listing: the id on stdout, exit 0, sent once', async () => {
     const f = join(t.dir, 'lost.jsonl');
     writeFileSync(f, ['a', 'b', 'c'].map((id) => JSON.stringify({ custom_id: id, body: { messages: [{ role: 'user', content: id }] } })).join('\n'));
-    await faults('lost,times=1,path=/v1/batches');
+    await faults('lost,times=1,path=/v1/batches,method=POST');
     const r = await run(['--verbose', 'batch', 'create', f, '--model', 'local/echo']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^batch_\w+\n$/);
@@ -180,7 +180,7 @@ describe('retries', () => {
     await t.admin('clock', { advance_seconds: 600 });
     const first = await run(['batch', 'create', f, '--model', 'local/echo']);
     expect(first.code).toBe(0);
-    await faults('lost,times=1,path=/v1/batches');
+    await faults('lost,times=1,path=/v1/batches,method=POST');
     const r = await run(['batch', 'create', f, '--model', 'local/echo']);
     expect(r.code).toBe(8);
     expect(r.stdout).toBe('');

@@ -8,7 +8,7 @@ import type { IO } from '../../../io.js';
 import type { ResultsTarget } from '../results.js';
 import { batchError } from '../results.js';
 import { CliError, EXIT } from '../../../exit-codes.js';
-import { customIdOf, shardLines } from './shard-io.js';
+import { customIdOf, shardLines, TAG_BYTES, untaggedResult } from './shard-io.js';
 import { isFinished, type JobRecord, type ShardRecord } from './store.js';
 
 export type MergeFormat = 'results' | 'numbered' | 'joined';
@@ -35,7 +35,10 @@ async function finalOutcomes(client: RouterClient, job: JobRecord, p: ShardRecor
     if (!s.batch_id || !isFinished(s)) continue;
     try {
       await client.batches.getStreaming(s.batch_id, (json) => {
-        const { id, outcome } = outcomeOf(json);
+        // Only results that carry the tag of this shard's create are its own (and lose the tag here).
+        const own = s.tag ? untaggedResult(json, s.tag) : { json };
+        if (!own) return;
+        const { id, outcome } = outcomeOf(own.json);
         map.set(id, outcome);
       }, { signal });
     } catch (err) {
@@ -104,13 +107,14 @@ export async function addRetryShards(client: RouterClient, job: JobRecord, signa
     for await (const { number, bytes } of shardLines(job, p)) {
       const outcome = outcomes.get(customIdOf(bytes));
       if (outcome && !outcome.failed) continue;
-      if (!chunk || chunk.count >= job.max_requests || chunk.bytes + bytes.length + 1 > job.max_bytes) {
+      const size = bytes.length + 1 + (job.tagged ? TAG_BYTES : 0);
+      if (!chunk || chunk.count >= job.max_requests || chunk.bytes + size > job.max_bytes) {
         chunk = { index: job.shards.length, parent: p.index, first_line: p.first_line, last_line: p.last_line, start: p.start, end: p.end, lines: [], count: 0, bytes: job.wrapper_bytes - 1, failed_before: 0 };
         job.shards.push(chunk);
       }
       chunk.lines!.push(number);
       chunk.count++;
-      chunk.bytes += bytes.length + 1;
+      chunk.bytes += size;
       if (outcome) chunk.failed_before!++;
       added++;
     }
