@@ -25,11 +25,11 @@ describe('topLevelSpan', () => {
 describe('custom_id tags', () => {
   it('a request goes out as {custom_id: tag + id, body} with its body bytes unchanged; a result comes back with its own id', () => {
     const line = Buffer.from('{"body": {"messages": [{"role": "user", "content": "1E5 \\u00e9"}], "temperature": 1E0}, "method": "POST", "url": "/v1/chat/completions", "custom_id": "q\\u00e91"}');
-    const sent = taggedRequest(line, 'j0123456789ab.');
+    const sent = Buffer.concat(taggedRequest(line, 'j0123456789ab.'));
     expect(sent.toString()).toBe('{"custom_id":"j0123456789ab.qé1","body":{"messages": [{"role": "user", "content": "1E5 \\u00e9"}], "temperature": 1E0}}');
     expect(sent.length).toBeLessThanOrEqual(line.length + 14);
     const result = Buffer.from('{"custom_id": "j0123456789ab.qé1", "id": "r", "response": {"body": {"custom_id": "j0123456789ab.qé1"}}}');
-    expect(untaggedResult(result, 'j0123456789ab.')!.json.toString()).toBe('{"custom_id": "qé1", "id": "r", "response": {"body": {"custom_id": "j0123456789ab.qé1"}}}');
+    expect(Buffer.concat(untaggedResult(result, 'j0123456789ab.')!.parts).toString()).toBe('{"custom_id": "qé1", "id": "r", "response": {"body": {"custom_id": "j0123456789ab.qé1"}}}');
     expect(untaggedResult(result, 'jffffffffffff.')).toBeUndefined();
     expect(untaggedResult(Buffer.from('{"custom_id":"q1"}'), 'j0123456789ab.')).toBeUndefined();
   });

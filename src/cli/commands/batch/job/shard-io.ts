@@ -31,22 +31,26 @@ export const newTag = () => `j${randomHex(6)}.`;
 /** Bytes a tag adds to a request (the element sent is never longer than its line plus these). */
 export const TAG_BYTES = 14;
 
-/** The request as sent: `{"custom_id": tag + id, "body": …}` with the body's bytes as they are in the line. */
-export function taggedRequest(line: Buffer, tag: string): Buffer {
+/** The request as sent, in pieces: `{"custom_id": tag + id, "body": …}` with the body's bytes as they are in the line. */
+export function taggedRequest(line: Buffer, tag: string): Buffer[] {
   const idSpan = topLevelSpan(line, 'custom_id')!;
   const bodySpan = topLevelSpan(line, 'body')!;
   const id = JSON.parse(line.toString('utf8', ...idSpan)) as string;
-  return Buffer.concat([Buffer.from(`{"custom_id":${JSON.stringify(tag + id)},"body":`), line.subarray(...bodySpan), Buffer.from('}')]);
+  return [Buffer.from(`{"custom_id":${JSON.stringify(tag + id)},"body":`), line.subarray(...bodySpan), CLOSE];
 }
+const CLOSE = Buffer.from('}');
 
-/** A result item of a tagged create with the caller's own custom_id again, every other byte as sent; undefined if not the create's. */
-export function untaggedResult(json: Buffer, tag: string): { id: string; json: Buffer } | undefined {
+/**
+ * A result item of a tagged create with the caller's own custom_id again, in pieces (every other
+ * byte as sent, nothing copied); undefined if it is not the create's.
+ */
+export function untaggedResult(json: Buffer, tag: string): { id: string; parts: Buffer[] } | undefined {
   const span = topLevelSpan(json, 'custom_id');
   if (!span) return undefined;
   const sent = JSON.parse(json.toString('utf8', ...span)) as unknown;
   if (typeof sent !== 'string' || !sent.startsWith(tag)) return undefined;
   const id = sent.slice(tag.length);
-  return { id, json: Buffer.concat([json.subarray(0, span[0]), Buffer.from(JSON.stringify(id)), json.subarray(span[1])]) };
+  return { id, parts: [json.subarray(0, span[0]), Buffer.from(JSON.stringify(id)), json.subarray(span[1])] };
 }
 
 /** The shard's requests as JSON array elements (for createStreaming), each id behind `tag` if given. */
