@@ -45,7 +45,7 @@ export function takeLock(lock: string): { release: () => void } | { holder: numb
  * (one left by a process killed while holding it is taken over the same way). Returns the pid of
  * a live process holding the guard, if one does.
  */
-function removeStale(lock: string, holder: number): number | undefined {
+export function removeStale(lock: string, holder: number): number | undefined {
   const guard = takeLock(`${lock}.${holder}`);
   if ('holder' in guard) return guard.holder;
   try {

@@ -209,33 +209,44 @@ describe('one file, one job, one submission of each shard', () => {
 
 describe('locks and leftovers', () => {
   const lockModule = resolve(__dirname, '..', '..', 'dist', 'internal', 'file-lock.js');
-  /** Processes that each try to take `lock` at the same instant; how many got it. */
-  async function race(lock: string, count: number): Promise<number> {
-    const at = Date.now() + 400;
+  /**
+   * `count` processes that, round after round, each try to take that round's lock at the same
+   * instant (to the microsecond, as their clocks go); how many got it in each round. What they
+   * got is held until every round is over.
+   */
+  async function race(base: string, rounds: number, count: number): Promise<number[]> {
+    const at = Date.now() + 800;
     const script = `import { takeLock } from ${JSON.stringify(lockModule)};
-while (Date.now() < ${at});
-const got = takeLock(${JSON.stringify(lock)});
-process.stdout.write('release' in got ? 'won' : 'lost');
-setTimeout(() => {}, 600);`;
-    const outs = await Promise.all(Array.from({ length: count }, () => new Promise<string>((done) => {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script]);
+const now = () => performance.timeOrigin + performance.now();
+const won = [];
+for (let r = 0; r < ${rounds}; r++) {
+  while (now() < ${at} + r * 20);
+  won.push('release' in takeLock(${JSON.stringify(base)} + '-' + r) ? 1 : 0);
+}
+process.stdout.write(won.join(','));
+process.stdin.resume();`;
+    const children = Array.from({ length: count }, () => spawn(process.execPath, ['--input-type=module', '-e', script]));
+    const outs = await Promise.all(children.map((child) => new Promise<number[]>((done) => {
       let text = '';
-      child.stdout.on('data', (c) => (text += c));
-      child.on('close', () => done(text));
+      child.stdout.on('data', (c) => {
+        text += c;
+        if (text.split(',').length === rounds) done(text.split(',').map(Number));
+      });
+      child.on('close', () => done(text.split(',').map(Number)));
     })));
-    return outs.filter((o) => o === 'won').length;
+    for (const child of children) child.stdin.end();
+    await Promise.all(children.map((child) => new Promise((done) => (child.exitCode !== null ? done(null) : child.on('close', done)))));
+    return Array.from({ length: rounds }, (_, r) => outs.reduce((sum, won) => sum + (won[r] ?? 0), 0));
   }
 
   it("four processes taking over a dead process's lock at once: exactly one gets it, every time", async () => {
     const dir = join(t.dir, 'locks');
     mkdirSync(dir, { recursive: true });
     const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
-    const winners: number[] = [];
-    for (let trial = 0; trial < 12; trial++) {
-      const lock = join(dir, `run-${trial}.lock`);
-      symlinkSync(String(dead), lock);
-      winners.push(await race(lock, 4));
-    }
+    const rounds = 100;
+    for (let r = 0; r < rounds; r++) symlinkSync(String(dead), join(dir, `run.lock-${r}`));
+    const winners = await race(join(dir, 'run.lock'), rounds, 4);
+    if (process.env.ROUTER_TEST_COUNTS) console.log(`takeover: ${rounds} rounds, ${winners.filter((w) => w !== 1).length} without exactly one winner`);
     expect(winners).toEqual(winners.map(() => 1));
   }, 60_000);
 
