@@ -191,6 +191,20 @@ describe('retries', () => {
     const newest = await run(['batch', 'list', '--limit', '1', '--jq', '.data[0].id']);
     expect(newest.stdout.trim()).toBe(r.stdout.trim());
   });
+
+  it('a lost answer that two batches made after the newest one before it could be is not guessed: both ids, exit 8', async () => {
+    const f = join(t.dir, 'pair.jsonl');
+    writeFileSync(f, ['p', 'q'].map((id) => JSON.stringify({ custom_id: id, body: { messages: [{ role: 'user', content: id }] } })).join('\n'));
+    // Two creates of one shape at once: both read the listing before either sends; one answer is lost.
+    await faults('slow,delay_ms=800,times=2,path=/v1/batches,method=GET', 'lost,times=1,path=/v1/batches,method=POST');
+    const both = await Promise.all([1, 2].map(() => run(['batch', 'create', f, '--model', 'local/echo'])));
+    const made = both.find((r) => r.code === 0)!;
+    const lost = both.find((r) => r.code !== 0)!;
+    expect(lost.code).toBe(8);
+    expect(lost.stdout).toBe('');
+    expect(lost.stderr).toContain(made.stdout.trim());
+    expect(lost.stderr).toMatch(/; 2 batches match it: batch_\w+, batch_\w+\. Check with: router batch list --created-after \d+\n$/);
+  });
 });
 
 describe('bad-input corpus: refused with its message before any request', () => {
