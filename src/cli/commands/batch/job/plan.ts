@@ -51,7 +51,7 @@ export async function planJob(file: string, opts: PlanOptions): Promise<JobRecor
     id: newJobId(),
     created_at: now,
     updated_at: now,
-    input: { path, size: st.size, mtime_ms: st.mtimeMs, sha256: hash.digest('hex'), dev: st.dev, ino: st.ino },
+    input: { path, size: st.size, mtime_ms: st.mtimeMs, sha256: hash.digest('hex') },
     endpoint: scan.endpoint,
     model,
     ...(opts.provider ? { provider: opts.provider } : {}),

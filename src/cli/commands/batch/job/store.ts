@@ -60,8 +60,8 @@ export interface JobRecord {
   id: string;
   created_at: number;
   updated_at: number;
-  /** The file as planned: its path (links resolved), identity on its disk, and content. */
-  input: { path: string; size: number; mtime_ms: number; sha256: string; dev?: number; ino?: number };
+  /** The file as planned: its path (links resolved), and its content (what a later run of it is known by). */
+  input: { path: string; size: number; mtime_ms: number; sha256: string };
   endpoint: BatchEndpoint;
   model: string;
   provider?: { only?: string[]; allow_fallbacks?: boolean };
