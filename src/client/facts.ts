@@ -14,6 +14,8 @@ export const UNLISTABLE_BATCH_STATUSES: readonly BatchStatus[] = ['finalizing', 
 /** The spec's 200 MB per batch (200,000,000 bytes: MB, not MiB) and the 5,000 requests the service documents. */
 export const BATCH_MAX_BYTES = 200_000_000;
 export const BATCH_MAX_REQUESTS = 5000;
+/** A request body (a batch item's too) nested deeper than this is refused (the emulator's bound: docs/conformance.md). */
+export const MAX_JSON_DEPTH = 64;
 
 /** Model identifiers are `<author>/<slug>`. */
 export const MODEL_ID_SYNTAX = '<author>/<slug>';

@@ -89,7 +89,7 @@ export async function dispatch(d: Dispatch, req: IncomingMessage, res: ServerRes
     if (!admin) {
       const header = req.headers['x-router-fault'];
       try {
-        ctx.fault = d.faults.take(path, typeof header === 'string' ? header : undefined, ctx.key.workspace);
+        ctx.fault = d.faults.take(path, typeof header === 'string' ? header : undefined, ctx.key.workspace, req.method);
       } catch (err) {
         if (err instanceof FaultSpecError) throw new HttpError(400, err.message);
         throw err;

@@ -1,6 +1,6 @@
 /**
  * Switchable faults. A rule comes from the `x-router-fault` request header (that request only),
- * from `router serve --fault`, or from `POST /_emulator/faults` (server-wide, optionally `times` and `path`).
+ * from `router serve --fault`, or from `POST /_emulator/faults` (server-wide, optionally `times`, `path` and `method`).
  *
  * Spec syntax: `KIND[,key=value...]`, e.g. `429,retry_after=1`, `503,times=2`, `slow,delay_ms=800`,
  * `cut,after=3`, `error-chunk,after=2`, `malformed`, `reset`, and `lost` (the request is carried out
@@ -19,6 +19,8 @@ export interface FaultRule {
   times?: number;
   /** Only requests whose path contains this. */
   path?: string;
+  /** Only requests of this method (GET, POST, …). */
+  method?: string;
   /** Only requests of this workspace (rules set through the emulator route); all when absent. */
   workspace?: string;
 }
@@ -38,6 +40,7 @@ export function parseFault(spec: string): FaultRule {
     else if (k === 'after') rule.after = Number(v);
     else if (k === 'times') rule.times = Number(v);
     else if (k === 'path') rule.path = v;
+    else if (k === 'method') rule.method = v.toUpperCase();
     else throw new FaultSpecError(`unknown fault option "${k}"`);
   }
   if (rule.kind === 'slow' && rule.delayMs === undefined) rule.delayMs = 1000;
@@ -62,7 +65,7 @@ export class FaultBoard {
    * The fault for one request: the header's if any (with `times=N`, only the first N requests that
    * carry it, so a client's retries get through), else the first matching rule (consumed once).
    */
-  take(path: string, header: string | undefined, workspace?: string): FaultRule | undefined {
+  take(path: string, header: string | undefined, workspace?: string, method = 'GET'): FaultRule | undefined {
     if (header) {
       const rule = parseFault(header);
       if (rule.times === undefined) return rule;
@@ -72,7 +75,7 @@ export class FaultBoard {
       this.headerUses.set(key, left - 1);
       return rule;
     }
-    const i = this.rules.findIndex((r) => (!r.path || path.includes(r.path)) && (r.workspace === undefined || r.workspace === workspace));
+    const i = this.rules.findIndex((r) => (!r.path || path.includes(r.path)) && (!r.method || r.method === method) && (r.workspace === undefined || r.workspace === workspace));
     if (i === -1) return undefined;
     const rule = this.rules[i]!;
     if (rule.times !== undefined) {

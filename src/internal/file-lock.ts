@@ -33,8 +33,27 @@ export function takeLock(lock: string): { release: () => void } | { holder: numb
     const holder = holderOf(lock);
     if (holder === undefined) continue; // released since
     if (holder && processAlive(holder)) return { holder };
-    rmSync(lock, { force: true });
+    const busy = removeStale(lock, holder);
+    if (busy) return { holder: busy };
   }
+}
+
+/**
+ * Removes `lock` if it still names the dead `holder`. Two processes that both saw it dead must not
+ * both remove it (the second would remove the lock the first has just taken): only the one that
+ * holds `<lock>.<holder>` may, and it reads the lock again first. That guard is itself a lock
+ * (one left by a process killed while holding it is taken over the same way). Returns the pid of
+ * a live process holding the guard, if one does.
+ */
+export function removeStale(lock: string, holder: number): number | undefined {
+  const guard = takeLock(`${lock}.${holder}`);
+  if ('holder' in guard) return guard.holder;
+  try {
+    if (holderOf(lock) === holder) rmSync(lock, { force: true });
+  } finally {
+    guard.release();
+  }
+  return undefined;
 }
 
 /**

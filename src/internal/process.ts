@@ -1,9 +1,26 @@
-/** True while a process with this id runs (or exists but is not ours to signal). */
+import { readFileSync } from 'node:fs';
+
+/**
+ * True while a process with this id runs (or exists but is not ours to signal). A zombie (it
+ * exited; its parent has not reaped it yet) holds nothing: it is not alive.
+ */
 export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code !== 'ESRCH';
   }
+  return !isZombie(pid);
+}
+
+/** Linux: the state letter after the command name in /proc/PID/stat is Z (zombie) or X (dead). */
+function isZombie(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return false;
+  }
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state === 'Z' || state === 'X';
 }

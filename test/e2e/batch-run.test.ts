@@ -237,12 +237,12 @@ describe('kill -9 at any point: resumed, every shard submitted exactly once', ()
       const s = await space();
       const file = input(`kill-${phase}.jsonl`, 10);
       const out = join(t.dir, `kill-${phase}-out.jsonl`);
-      if (phase === 'create') await faults(s, ['slow,delay_ms=2000,times=1,path=/v1/batches']);
+      if (phase === 'create') await faults(s, ['slow,delay_ms=2000,times=1,path=/v1/batches,method=POST']);
       const child = run(s, file, out);
       await waitFor(() => {
         const job = jobs(s)[0];
         if (!job) return false;
-        if (phase === 'create') return job.shards[0].submitting_since !== undefined;
+        if (phase === 'create') return job.shards[0].submitting !== undefined;
         if (phase === 'between') return !!job.shards[1].batch_id && !job.shards[3].batch_id;
         return job.shards.every((x: any) => x.batch_id);
       }, phase);
@@ -286,7 +286,7 @@ describe('kill -9 at any point: resumed, every shard submitted exactly once', ()
   it('a create whose answer is lost is found in the listing, not sent again', async () => {
     const s = await space();
     const file = input('lost.jsonl', 7);
-    await faults(s, ['lost,times=1,path=/v1/batches']);
+    await faults(s, ['lost,times=1,path=/v1/batches,method=POST']);
     const out = join(t.dir, 'lost-out.jsonl');
     const r = await t.run(['batch', 'run', file, '--model', 'local/echo', '--max-requests', '3', '--watch', '--interval', '0.05', '--results', out, '--verbose'], { env: s.env });
     expect(r.code, r.stderr).toBe(0);

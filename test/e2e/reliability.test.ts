@@ -29,7 +29,7 @@ async function run(args: string[], env: Record<string, string> = {}, input?: str
   return r;
 }
 const faults = (...specs: string[]) => t.admin('faults', { faults: specs });
-const count = (path: string) => t.requests().filter((r) => r.path === path).length;
+const count = (path: string) => t.requests().filter((r) => r.path === path && r.method === 'POST').length;
 
 describe('retries', () => {
   it('recovers from two 503s, saying so with --verbose', async () => {
@@ -138,12 +138,12 @@ describe('retries', () => {
   it('batch create is retried on 503 but not on 500, so no duplicate batch can appear', async () => {
     const f = join(t.dir, 'retry.jsonl');
     writeFileSync(f, '{"custom_id":"a","body":{"messages":[{"role":"user","content":"x"}]}}\n');
-    await faults('503,times=1,path=/v1/batches');
+    await faults('503,times=1,path=/v1/batches,method=POST');
     const ok = await run(['batch', 'create', f, '--model', 'local/echo']);
     expect(ok.code).toBe(0);
     expect(count('/v1/batches')).toBe(2);
     t.clearRequests();
-    await faults('500,times=1,path=/v1/batches');
+    await faults('500,times=1,path=/v1/batches,method=POST');
     const no = await run(['batch', 'create', f, '--model', 'local/echo']);
     expect(no.code).toBe(7);
     expect(count('/v1/batches')).toBe(1);
@@ -152,7 +152,7 @@ describe('retries', () => {
   it('batch create timing out after sending says the batch may exist and how to check', async () => {
     const f = join(t.dir, 'slow.jsonl');
     writeFileSync(f, '{"custom_id":"a","body":{"messages":[{"role":"user","content":"x"}]}}\n');
-    await faults('slow,delay_ms=1500,path=/v1/batches');
+    await faults('slow,delay_ms=1500,path=/v1/batches,method=POST');
     const r = await run(['--timeout', '0.3', 'batch', 'create', f, '--model', 'local/echo']);
     expect(r.code).toBe(8);
     expect(r.stderr).toMatch(/the batch may exist\. Check with: router batch list --created-after \d+/);
@@ -162,7 +162,7 @@ describe('retries', () => {
   it('batch create whose answer is lost finds its batch in the listing: the id on stdout, exit 0, sent once', async () => {
     const f = join(t.dir, 'lost.jsonl');
     writeFileSync(f, ['a', 'b', 'c'].map((id) => JSON.stringify({ custom_id: id, body: { messages: [{ role: 'user', content: id }] } })).join('\n'));
-    await faults('lost,times=1,path=/v1/batches');
+    await faults('lost,times=1,path=/v1/batches,method=POST');
     const r = await run(['--verbose', 'batch', 'create', f, '--model', 'local/echo']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^batch_\w+\n$/);
@@ -173,19 +173,38 @@ describe('retries', () => {
     expect(got.stdout).toBe('3\n');
   });
 
-  it('a lost answer that two batches of the same shape could be is not guessed: both ids, exit 8', async () => {
+  it('a lost answer beside a batch of the same shape made just before (the service\'s clock ahead) finds its own, never the other', async () => {
     const f = join(t.dir, 'twin.jsonl');
     writeFileSync(f, ['x', 'y'].map((id) => JSON.stringify({ custom_id: id, body: { messages: [{ role: 'user', content: id }] } })).join('\n'));
     // The emulator's clock ahead of this machine's: a batch made just before the lost create looks as new as it.
     await t.admin('clock', { advance_seconds: 600 });
     const first = await run(['batch', 'create', f, '--model', 'local/echo']);
     expect(first.code).toBe(0);
-    await faults('lost,times=1,path=/v1/batches');
-    const r = await run(['batch', 'create', f, '--model', 'local/echo']);
-    expect(r.code).toBe(8);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toContain(first.stdout.trim());
-    expect(r.stderr).toMatch(/; 2 batches match it: batch_\w+, batch_\w+\. Check with: router batch list --created-after \d+\n$/);
+    await faults('lost,times=1,path=/v1/batches,method=POST');
+    t.clearRequests();
+    const r = await run(['--verbose', 'batch', 'create', f, '--model', 'local/echo']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^batch_\w+\n$/);
+    expect(r.stdout.trim()).not.toBe(first.stdout.trim());
+    const posts = t.requests().filter((q) => q.path === '/v1/batches' && q.method === 'POST');
+    expect(posts).toHaveLength(1);
+    const newest = await run(['batch', 'list', '--limit', '1', '--jq', '.data[0].id']);
+    expect(newest.stdout.trim()).toBe(r.stdout.trim());
+  });
+
+  it('a lost answer that two batches made after the newest one before it could be is not guessed: both ids, exit 8', async () => {
+    const f = join(t.dir, 'pair.jsonl');
+    writeFileSync(f, ['p', 'q'].map((id) => JSON.stringify({ custom_id: id, body: { messages: [{ role: 'user', content: id }] } })).join('\n'));
+    // Two creates of one shape at once: both read the listing before either sends; one answer is
+    // lost, and its look in the listing (held as well) comes once the other create is in.
+    await faults('slow,delay_ms=800,times=3,path=/v1/batches,method=GET', 'lost,times=1,path=/v1/batches,method=POST');
+    const both = await Promise.all([1, 2].map(() => run(['batch', 'create', f, '--model', 'local/echo'])));
+    const made = both.find((r) => r.code === 0)!;
+    const lost = both.find((r) => r.code !== 0)!;
+    expect(lost.code).toBe(8);
+    expect(lost.stdout).toBe('');
+    expect(lost.stderr).toContain(made.stdout.trim());
+    expect(lost.stderr).toMatch(/; 2 batches match it: batch_\w+, batch_\w+\. Check with: router batch list( --created-after \d+)?\n$/);
   });
 });
 

@@ -61,12 +61,12 @@ describe.skipIf(!HAS_TMUX)('Ctrl-C while a create waits for its answer', () => {
   it('says the batch may exist and how to check (exit 130): the upload was sent', async () => {
     const file = join(t.dir, 'waiting.jsonl');
     writeFileSync(file, lines(3));
-    await t.admin('faults', { faults: ['slow,delay_ms=4000,times=1,path=/v1/batches'] });
+    await t.admin('faults', { faults: ['slow,delay_ms=4000,times=1,path=/v1/batches,method=POST'] });
     fresh();
     term.run(`${router} batch create ${file}`);
     await new Promise((r) => setTimeout(r, 1000));
     term.keys('C-c');
-    const screen = await term.waitFor(/stopped after the upload was sent: the batch may exist\. Check with: router batch list --created-after \d+\n(.*\n)?error: interrupted/);
+    const screen = await term.waitFor(/stopped after the upload was sent: the batch may exist\. Check with: router batch list( --created-after \d+)?\n(.*\n)?error: interrupted/);
     expect(screen).not.toMatch(/at .+\.js:\d+/);
     expect(await term.lastExit()).toBe(130);
     await t.admin('faults', { faults: [] });

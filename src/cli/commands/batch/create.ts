@@ -6,7 +6,7 @@ import { describeCode } from '../../../internal/system-errors.js';
 import { isBlank } from '../../../internal/blank.js';
 import type { RunContext } from '../../run.js';
 import { scanRequests } from './scan.js';
-import { findCreated } from './find-created.js';
+import { findCreated, newestBatch } from './find-created.js';
 import { requestStream, spoolStdin } from './upload.js';
 import { openResults, type ResultsTarget } from './results.js';
 import { watchAndFinish, type WatchOpts } from './watch.js';
@@ -86,7 +86,13 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
     if (opts.providerOnly) provider.only = opts.providerOnly;
     if (opts.fallbacks === false) provider.allow_fallbacks = false;
     const head = { endpoint: scan.endpoint, model, completion_window: '24h' as const, ...(Object.keys(provider).length ? { provider } : {}) };
-    const started = Math.floor(Date.now() / 1000) - 1;
+    // What the batch will be newer than, in the service's listing (a lost answer is looked for
+    // there). Unknown (the listing failed): a lost answer is not looked for.
+    const after = await newestBatch(client, signal).catch((err: unknown) => {
+      if (signal.aborted) throw err;
+      return undefined;
+    });
+    const check = `router batch list${after ? ` --created-after ${after.created_at - 1}` : ''}`;
     let created: Batch;
     let uploaded = false;
     const requests = requestStream(scan);
@@ -97,7 +103,7 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
         uploaded = true;
       }, { signal });
     } catch (err) {
-      if (signal.aborted && uploaded) io.note(`stopped after the upload was sent: the batch may exist. Check with: router batch list --created-after ${started}`);
+      if (signal.aborted && uploaded) io.note(`stopped after the upload was sent: the batch may exist. Check with: ${check}`);
       // Sent, but no readable answer: the service may have stored it, so it is not sent again.
       const unreadable = err instanceof ProtocolError;
       if (signal.aborted || !(unreadable || (err as { maybeDelivered?: boolean }).maybeDelivered)) {
@@ -105,14 +111,15 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
         throw err;
       }
       const what = `${unreadable ? 'the answer to the upload could not be read' : 'the upload failed after it was sent'} (${(err as Error).message})`;
-      // The listing knows: one batch of this create's shape made since it began is the one. The
-      // look is short (the network may be what failed): without an answer, the batch may exist.
+      // The listing knows: the one batch of this create's shape listed as newer than the newest
+      // before it is the one. The look is short (the network may be what failed): without an
+      // answer, the batch may exist.
       const look = AbortSignal.any([signal, AbortSignal.timeout(LOOKUP_MS)]);
-      const found = await findCreated(client, { since: started + 1, endpoint: scan.endpoint, model, count: scan.count }, look).catch(() => undefined);
+      const found = after === undefined ? undefined : await findCreated(client, { after, endpoint: scan.endpoint, model, count: scan.count }, look).catch(() => undefined);
       if (found?.length !== 1) {
         await client.close();
         const which = found?.length ? `; ${found.length} batches match it: ${found.map((b) => b.id).join(', ')}` : '; the batch may exist';
-        throw new CliError(`${what}${which}. Check with: router batch list --created-after ${started}`, unreadable ? EXIT.SERVER : EXIT.NETWORK);
+        throw new CliError(`${what}${which}. Check with: ${check}`, unreadable ? EXIT.SERVER : EXIT.NETWORK);
       }
       created = found[0]!;
       io.info(`${what}; found its batch in the listing: ${created.id}`);

@@ -69,7 +69,9 @@ function registerRun(batch: Command): void {
 A job lives in $XDG_STATE_HOME/router/jobs/<id> (job.json, written atomically before each create
 and after each answer). Batches are created one at a time and run on the service in parallel.
 A run that is interrupted (Ctrl-C, kill, network down) is taken up with --resume JOB or by running
-the same command again: a create whose answer was lost is found in the batch listing, never sent twice.
+the same command again (on the file under any name, or a copy): a create whose answer was lost is
+found in the batch listing and proven its own by its results (each create's custom_ids carry a tag
+of its own, taken off at merge), never sent twice. Requests that failed are counted on stderr.
 
 Examples:
   $ router batch run requests.jsonl --model local/echo --dry-run

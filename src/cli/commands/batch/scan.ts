@@ -1,6 +1,7 @@
 import { isAscii } from 'node:buffer';
 import type { BatchEndpoint } from '../../../client/types.js';
-import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS } from '../../../client/facts.js';
+import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, MAX_JSON_DEPTH } from '../../../client/facts.js';
+import { nestedDeeperThan } from '../../../internal/json-depth.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 
 export interface Scan {
@@ -101,6 +102,9 @@ export async function scanRequests(file: string, label: string, opts: { endpoint
       continue;
     }
     checkItem(item as Record<string, unknown>, number, state, opts, report);
+    // Nesting deeper than the bound takes more than two brackets per level.
+    const body = (item as { body?: unknown }).body;
+    if (length > 2 * MAX_JSON_DEPTH && body && typeof body === 'object' && nestedDeeperThan(body, MAX_JSON_DEPTH)) report(`body is nested deeper than ${MAX_JSON_DEPTH} levels (the service refuses it)`);
   }
   if (count === 0) throw usage(`${label}: no requests (the file is empty)`);
   const endpoint = (opts.endpoint ?? state.endpointFromUrl?.value ?? '/v1/chat/completions') as BatchEndpoint;

@@ -12,21 +12,25 @@ const PIECE_BYTES = 256 * 1024;
  * Request lines as JSON array elements, comma-separated, in 256 KiB pieces; a line that is not
  * exactly {custom_id, body} (it has method and url) is reduced to those two.
  */
-export async function* arrayPieces(lines: AsyncIterable<Buffer>, plain: boolean): AsyncIterable<Uint8Array> {
+export async function* arrayPieces(lines: AsyncIterable<Buffer | Buffer[]>, plain: boolean): AsyncIterable<Uint8Array> {
   const COMMA = Buffer.from(',');
   let out: Buffer[] = [];
   let size = 0;
   let first = true;
   for await (const bytes of lines) {
-    let item = bytes;
-    if (!plain) {
+    // An element may come in pieces (sent one after the other, never joined first).
+    let items = Array.isArray(bytes) ? bytes : [bytes];
+    if (!plain && !Array.isArray(bytes)) {
       const o = JSON.parse(bytes.toString('utf8')) as { custom_id: string; body: unknown };
-      item = Buffer.from(JSON.stringify({ custom_id: o.custom_id, body: o.body }));
+      items = [Buffer.from(JSON.stringify({ custom_id: o.custom_id, body: o.body }))];
     }
     if (!first) out.push(COMMA);
     first = false;
-    out.push(item);
-    size += item.length + 1;
+    for (const item of items) {
+      out.push(item);
+      size += item.length;
+    }
+    size += 1;
     if (size >= PIECE_BYTES) {
       yield Buffer.concat(out);
       out = [];

@@ -8,21 +8,26 @@ import type { IO } from '../../../io.js';
 import type { ResultsTarget } from '../results.js';
 import { batchError } from '../results.js';
 import { CliError, EXIT } from '../../../exit-codes.js';
-import { customIdOf, shardLines } from './shard-io.js';
+import { customIdOf, shardLines, TAG_BYTES, untaggedResult } from './shard-io.js';
 import { isFinished, type JobRecord, type ShardRecord } from './store.js';
 
 export type MergeFormat = 'results' | 'numbered' | 'joined';
+const NEWLINE = Buffer.from('\n');
 
 interface Outcome {
-  json: Buffer;
+  /** The result line, in pieces. */
+  parts: Buffer[];
   failed: boolean;
 }
 
-function outcomeOf(json: Buffer): { id: string; outcome: Outcome } {
+/** A result item, and the caller's custom_id if a tag is taken off (`parts` then hold the line without it). */
+function outcomeOf(json: Buffer, own?: { id: string; parts: Buffer[] }): { id: string; outcome: Outcome } {
   const o = JSON.parse(json.toString('utf8')) as { custom_id: string; error?: unknown; response?: { status_code?: number } | null };
   const failed = !!o.error || !o.response || (o.response.status_code ?? 200) >= 400;
+  if (own) o.custom_id = own.id;
   // A result with a raw line break inside (pretty-printed) is made one line again.
-  return { id: o.custom_id, outcome: { json: json.includes(10) ? Buffer.from(JSON.stringify(o)) : json, failed } };
+  const parts = json.includes(10) ? [Buffer.from(JSON.stringify(o))] : (own?.parts ?? [json]);
+  return { id: o.custom_id, outcome: { parts, failed } };
 }
 
 export const originals = (job: JobRecord) => job.shards.filter((s) => s.parent === undefined);
@@ -35,7 +40,10 @@ async function finalOutcomes(client: RouterClient, job: JobRecord, p: ShardRecor
     if (!s.batch_id || !isFinished(s)) continue;
     try {
       await client.batches.getStreaming(s.batch_id, (json) => {
-        const { id, outcome } = outcomeOf(json);
+        // Only results that carry the tag of this shard's create are its own (and lose the tag here).
+        const own = s.tag ? untaggedResult(json, s.tag) : undefined;
+        if (s.tag && !own) return;
+        const { id, outcome } = outcomeOf(json, own);
         map.set(id, outcome);
       }, { signal });
     } catch (err) {
@@ -73,15 +81,19 @@ export async function writeMerged(io: IO, client: RouterClient, job: JobRecord, 
     for await (const { number, bytes } of shardLines(job, p)) {
       const id = customIdOf(bytes);
       const outcome = outcomes.get(id);
-      const result = outcome?.json ?? missingResult(id, p);
+      const result = outcome?.parts ?? [missingResult(id, p)];
       counts.lines++;
       if (!outcome || outcome.failed) counts.failed++;
-      let line: Buffer;
+      let line: Buffer[];
       if (format === 'results') line = result;
-      else if (format === 'numbered') line = Buffer.concat([Buffer.from(`{"line":${number},`), result.subarray(1)]);
-      else line = Buffer.concat([Buffer.from(`{"line":${number},"request":`), bytes, Buffer.from(',"result":'), result, Buffer.from('}')]);
-      pending.push(line, Buffer.from('\n'));
-      size += line.length + 1;
+      else if (format === 'numbered') line = [Buffer.from(`{"line":${number},`), result[0]!.subarray(1), ...result.slice(1)];
+      else line = [Buffer.from(`{"line":${number},"request":`), bytes, Buffer.from(',"result":'), ...result, Buffer.from('}')];
+      for (const piece of line) {
+        pending.push(piece);
+        size += piece.length;
+      }
+      pending.push(NEWLINE);
+      size += 1;
       if (size >= 256 * 1024) await flush();
     }
   }
@@ -104,13 +116,14 @@ export async function addRetryShards(client: RouterClient, job: JobRecord, signa
     for await (const { number, bytes } of shardLines(job, p)) {
       const outcome = outcomes.get(customIdOf(bytes));
       if (outcome && !outcome.failed) continue;
-      if (!chunk || chunk.count >= job.max_requests || chunk.bytes + bytes.length + 1 > job.max_bytes) {
+      const size = bytes.length + 1 + (job.tagged ? TAG_BYTES : 0);
+      if (!chunk || chunk.count >= job.max_requests || chunk.bytes + size > job.max_bytes) {
         chunk = { index: job.shards.length, parent: p.index, first_line: p.first_line, last_line: p.last_line, start: p.start, end: p.end, lines: [], count: 0, bytes: job.wrapper_bytes - 1, failed_before: 0 };
         job.shards.push(chunk);
       }
       chunk.lines!.push(number);
       chunk.count++;
-      chunk.bytes += bytes.length + 1;
+      chunk.bytes += size;
       if (outcome) chunk.failed_before!++;
       added++;
     }

@@ -3,11 +3,12 @@
  * and cuts it into shards (line ranges) that each respect the request and size limits.
  */
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { usage } from '../../../exit-codes.js';
 import { scanRequests, wrapperBytes } from '../scan.js';
 import { newJobId, type JobRecord, type ShardRecord } from './store.js';
+import { TAG_BYTES } from './shard-io.js';
 
 export interface PlanOptions {
   endpoint?: string;
@@ -19,7 +20,8 @@ export interface PlanOptions {
 }
 
 export async function planJob(file: string, opts: PlanOptions): Promise<JobRecord> {
-  const path = resolve(file);
+  // The file itself, whatever name it is given by (a link, a relative path).
+  const path = realpathSync(resolve(file));
   const st = statSync(path);
   const hash = createHash('sha256');
   // The wrapper is sized with the longest model name a head can carry.
@@ -27,7 +29,8 @@ export async function planJob(file: string, opts: PlanOptions): Promise<JobRecor
   const shards: ShardRecord[] = [];
   let open: ShardRecord | undefined;
   let tooLong: number | undefined;
-  const onLine = (number: number, start: number, next: number, bytes: number) => {
+  const onLine = (number: number, start: number, next: number, lineBytes: number) => {
+    const bytes = lineBytes + TAG_BYTES;
     if (wrapper + bytes > opts.maxBytes) tooLong ??= number;
     if (!open || open.count >= opts.maxRequests || wrapper + open.bytes + bytes > opts.maxBytes) {
       open = { index: shards.length, first_line: number, last_line: number, start, end: next, count: 0, bytes: 0 };
@@ -58,5 +61,6 @@ export async function planJob(file: string, opts: PlanOptions): Promise<JobRecor
     wrapper_bytes: wrapper,
     requests: scan.count,
     shards,
+    tagged: true,
   };
 }

@@ -17,11 +17,13 @@ export async function refreshJob(client: RouterClient, job: JobRecord, signal: A
     track(s, b);
     if (JSON.stringify([s.status, s.request_counts, s.usage]) !== before) changed = true;
   };
-  for await (const page of client.batches.listAll({ created_after: job.created_at - 1, limit: 100 }, { signal })) {
+  // The listing from the oldest of these batches on, by the service's own clock.
+  const oldest = Math.min(...[...wanted.values()].map((s) => s.created_at ?? 0));
+  for await (const page of client.batches.listAll({ ...(oldest > 0 ? { created_after: oldest - 1 } : {}), limit: 100 }, { signal })) {
     page.data.forEach(update);
     if (wanted.size === 0) break;
   }
-  // Not in the listing (another filter window, or a clock that differs): asked one by one.
+  // Not in the listing (a record of an older version, which kept no created_at): asked one by one.
   for (const id of [...wanted.keys()]) update(await client.batches.get(id, { signal }));
   return changed;
 }

@@ -1,5 +1,5 @@
 /** `router batch run`: plan (or resume) a job, submit its shards, follow it, merge its results. */
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { BATCH_MAX_BYTES, BATCH_MAX_REQUESTS } from '../../../../client/facts.js';
 import type { RouterClient } from '../../../../client/index.js';
 import type { Batch } from '../../../../client/types.js';
@@ -12,8 +12,8 @@ import { checkInputFile } from '../create.js';
 import { addRetryShards, writeMerged, type MergeFormat } from './merge.js';
 import { planJob } from './plan.js';
 import { progressLine, refreshJob, totals } from './progress.js';
-import { submitShards } from './submit.js';
-import { holdJob, isFinished, listJobs, loadJob, pickingJob, saveJob, type JobRecord } from './store.js';
+import { proveAdopted, submitShards } from './submit.js';
+import { dropUnsavedJob, holdJob, isFinished, listJobs, loadJob, pickingJob, saveJob, type JobRecord } from './store.js';
 import { describeJob, jobSummary } from './show.js';
 
 export interface RunJobOpts {
@@ -47,11 +47,28 @@ function checkFlags(opts: RunJobOpts, file: string | undefined): void {
   if (opts.json && (opts.results === true || opts.results === '-')) throw usage('--json and --results to stdout cannot be combined (give --results a file)');
 }
 
-/** The latest job made from this very file (same path, size and hash) with the same settings, if there is one. */
+/**
+ * The latest job made from this very file with the same settings, if there is one: the same
+ * content (size and SHA-256), whatever name it is given by (a link, a copy, a relative path).
+ */
 function sameInput(ctx: RunContext<RunJobOpts>, job: JobRecord): JobRecord | undefined {
   return listJobs(ctx.env).find(
-    (j) => j.input.path === job.input.path && j.input.sha256 === job.input.sha256 && j.input.size === job.input.size && j.endpoint === job.endpoint && j.model === job.model && j.max_requests === job.max_requests && j.max_bytes === job.max_bytes && JSON.stringify(j.provider) === JSON.stringify(job.provider),
+    (j) => j.input.sha256 === job.input.sha256 && j.input.size === job.input.size && j.endpoint === job.endpoint && j.model === job.model && j.max_requests === job.max_requests && j.max_bytes === job.max_bytes && JSON.stringify(j.provider) === JSON.stringify(job.provider),
   );
+}
+
+/**
+ * Holds job `id` and reads its record again: every decision to submit is made on the record as
+ * it is once no other process can change it (a run that ended meanwhile has submitted its shards).
+ */
+function holdAndRead(ctx: RunContext<RunJobOpts>, id: string): { job: JobRecord; release: () => void } {
+  const release = holdJob(ctx.env, id);
+  try {
+    return { job: loadJob(ctx.env, id), release };
+  } catch (err) {
+    release();
+    throw err;
+  }
 }
 
 async function newJob(ctx: RunContext<RunJobOpts>, file: string): Promise<{ job: JobRecord; release: () => void } | undefined> {
@@ -78,12 +95,22 @@ async function newJob(ctx: RunContext<RunJobOpts>, file: string): Promise<{ job:
   return pickingJob(ctx.env, () => {
     const earlier = opts.new ? undefined : sameInput(ctx, job);
     if (earlier) {
-      const release = holdJob(ctx.env, earlier.id);
+      const held = holdAndRead(ctx, earlier.id);
       ctx.io.note(`resuming ${earlier.id}, made from this file (--new starts another job)`);
-      return { job: earlier, release };
+      // The same content under another name: read from this one if the one planned is gone or changed.
+      if (!inputUnchanged(held.job)) {
+        held.job.input = job.input;
+        saveJob(ctx.env, held.job);
+      }
+      return held;
     }
-    saveJob(ctx.env, job);
-    return { job, release: holdJob(ctx.env, job.id) };
+    try {
+      saveJob(ctx.env, job);
+    } catch (err) {
+      dropUnsavedJob(ctx.env, job.id);
+      throw err;
+    }
+    return holdAndRead(ctx, job.id);
   });
 }
 
@@ -99,6 +126,7 @@ async function follow(ctx: RunContext<RunJobOpts>, client: RouterClient, job: Jo
       await sleep(interval, signal);
       const changed = await refreshJob(client, job, signal);
       if (changed) saveJob(ctx.env, job);
+      await proveAdopted({ io, env: ctx.env, signal, client }, job);
       const line = progressLine(job, started, firstDone);
       if (spinner) spinner.text = line;
       else if (changed) io.info(line);
@@ -126,7 +154,7 @@ export async function runJob(ctx: RunContext<RunJobOpts>, file: string | undefin
   if (opts.resume) {
     job = loadJob(ctx.env, opts.resume);
     if (file) throw usage(`--resume ${opts.resume} takes no file: the job remembers ${job.input.path}`);
-    release = holdJob(ctx.env, job.id);
+    ({ job, release } = holdAndRead(ctx, job.id));
   } else {
     const picked = await newJob(ctx, file!);
     if (!picked) return;
@@ -155,28 +183,35 @@ async function runHeld(ctx: RunContext<RunJobOpts>, job: JobRecord): Promise<voi
       io.made(`job ${job.id} was started (router batch job ${job.id}; router batch run --resume ${job.id} --watch)`);
       io.out(`${job.id}\n`);
     }
+    const submitting = { io, env: ctx.env, signal, client };
     if (opts.retryFailed) {
       await refreshJob(client, job, signal);
+      await proveAdopted(submitting, job);
       const n = await addRetryShards(client, job, signal);
       saveJob(ctx.env, job);
       io.note(n ? `retrying ${n} request(s) of ${job.id}` : `nothing of ${job.id} failed: no retry`);
     }
     const submitted = job;
     try {
-      await submitShards({ io, env: ctx.env, signal, client }, job, (shard) => io.info(`${submitted.id}: shard ${shard.index + 1} of ${submitted.shards.length} is ${shard.batch_id}`));
+      await submitShards(submitting, job, (shard) => io.info(`${submitted.id}: shard ${shard.index + 1} of ${submitted.shards.length} is ${shard.batch_id}`));
       if (waits) await follow(ctx, client, job);
       for (const s of job.shards) if (s.batch_id && s.status) logBatch(ctx, { id: s.batch_id, model: job.model, status: s.status as Batch['status'], usage: s.usage ?? null });
     } catch (err) {
       if (signal.aborted) io.note(`stopped; ${job.id} is saved and its batches keep running. Resume with: ${resumeCommand(ctx, job)}`);
       throw err;
     }
+    const t = totals(job);
+    let failed = t.failed;
     if (target) {
+      await proveAdopted(submitting, job);
       const format: MergeFormat = opts.join ? 'joined' : opts.lineNumbers ? 'numbered' : 'results';
       const counts = await writeMerged(io, client, job, target, format, signal);
-      io.info(`${counts.lines} results in input order${counts.failed ? `, ${counts.failed} failed (retry them: router batch run --resume ${job.id} --retry-failed --watch --results …)` : ''}`);
+      io.info(`${counts.lines} results in input order`);
+      failed = counts.failed;
     }
+    // Said whether stderr is a terminal or not: with every batch completed, the exit code is 0.
+    if (waits && failed > 0) io.note(`${job.id}: ${failed} of ${job.requests} requests failed (retry them: router batch run --resume ${job.id} --retry-failed --watch --results …)`);
     if (opts.json) io.json(jobSummary(job));
-    const t = totals(job);
     if (waits && t.unsuccessful > 0) throw new CliError(`${t.unsuccessful} shard(s) of ${job.id} did not complete (see: router batch job ${job.id})`, EXIT.BATCH_FAILED);
   } finally {
     if (target && 'file' in target) target.file.abortSync();
@@ -186,11 +221,15 @@ async function runHeld(ctx: RunContext<RunJobOpts>, job: JobRecord): Promise<voi
 
 /** The shards are read back from the input at send and merge time: it must be the file planned. */
 function checkInputUnchanged(job: JobRecord): void {
-  let st;
+  if (!existsSync(job.input.path)) throw new CliError(`the input of ${job.id}, ${job.input.path}, is gone`, EXIT.USAGE);
+  if (!inputUnchanged(job)) throw new CliError(`the input of ${job.id}, ${job.input.path}, changed since the job was planned`, EXIT.USAGE);
+}
+
+function inputUnchanged(job: JobRecord): boolean {
   try {
-    st = statSync(job.input.path);
+    const st = statSync(job.input.path);
+    return st.size === job.input.size && st.mtimeMs === job.input.mtime_ms;
   } catch {
-    throw new CliError(`the input of ${job.id}, ${job.input.path}, is gone`, EXIT.USAGE);
+    return false;
   }
-  if (st.size !== job.input.size || st.mtimeMs !== job.input.mtime_ms) throw new CliError(`the input of ${job.id}, ${job.input.path}, changed since the job was planned`, EXIT.USAGE);
 }

@@ -26,7 +26,7 @@ export async function describeJob(job: JobRecord, io: IO): Promise<string> {
     s.lines ? `${s.count} of ${s.first_line}-${s.last_line}` : `${s.first_line}-${s.last_line}`,
     String(s.count),
     String(s.bytes),
-    s.batch_id ?? (s.submitting_since !== undefined ? '(submitting)' : '-'),
+    s.batch_id ?? (s.submitting || s.submitting_since !== undefined ? '(submitting)' : '-'),
     s.status ?? '-',
     s.request_counts ? `${s.request_counts.completed}/${s.request_counts.failed}/${s.request_counts.total}` : '-',
     s.usage?.cost !== undefined ? s.usage.cost.toFixed(6) : '-',

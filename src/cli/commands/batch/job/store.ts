@@ -3,7 +3,7 @@
  * Every change is written whole to a temp file, flushed to disk and renamed over the old one, so
  * a job killed at any instant is found either before or after a step, never half-written.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { randomHex } from '../../../../internal/random-hex.js';
 import { join } from 'node:path';
 import type { BatchEndpoint } from '../../../../client/types.js';
@@ -35,8 +35,21 @@ export interface ShardRecord {
   failed_before?: number;
   count: number;
   bytes: number;
-  /** Unix seconds just before its create was sent; set until the batch id is known. */
+  /** Records of an older version: Unix seconds (this machine's clock) before its create was sent. */
   submitting_since?: number;
+  /**
+   * Set before a create is sent, until its batch id is known: the prefix of every custom_id it
+   * sends (only this create uses it, so its results prove a batch is this shard's), and the newest
+   * batch the listing held just before (null: none), so a lost create is looked for only among
+   * batches the service lists as newer, with no clock compared.
+   */
+  submitting?: { tag?: string; after: { id: string; created_at: number } | null };
+  /** The service's created_at of its batch. */
+  created_at?: number;
+  /** The custom_id prefix of the batch it has (absent in records of older versions: ids sent as they are). */
+  tag?: string;
+  /** Its batch was found in the listing after a lost create; not yet proven its own by its results. */
+  unproven?: boolean;
   batch_id?: string;
   status?: string;
   request_counts?: RequestCounts;
@@ -47,6 +60,7 @@ export interface JobRecord {
   id: string;
   created_at: number;
   updated_at: number;
+  /** The file as planned: its path (links resolved), and its content (what a later run of it is known by). */
   input: { path: string; size: number; mtime_ms: number; sha256: string };
   endpoint: BatchEndpoint;
   model: string;
@@ -59,6 +73,10 @@ export interface JobRecord {
   wrapper_bytes: number;
   requests: number;
   shards: ShardRecord[];
+  /** Each create sends its custom_ids behind a tag of its own (records of older versions: sent as they are). */
+  tagged?: boolean;
+  /** Batches found after a lost create and shown by their results not to be this job's. */
+  foreign?: string[];
 }
 
 export function jobsDir(env: NodeJS.ProcessEnv): string {
@@ -71,7 +89,29 @@ export function jobsDir(env: NodeJS.ProcessEnv): string {
  */
 export function holdJob(env: NodeJS.ProcessEnv, id: string): () => void {
   const lock = join(jobsDir(env), id, 'run.lock');
-  return holdLock(lock, (holder) => new CliError(`${id} is being run by process ${holder}: follow it with router batch job ${id} (if no router runs, remove ${lock})`, EXIT.FAILURE));
+  const release = holdLock(lock, (holder) => new CliError(`${id} is being run by process ${holder}: follow it with router batch job ${id} (if no router runs, remove ${lock})`, EXIT.FAILURE));
+  removeLeftovers(join(jobsDir(env), id));
+  return release;
+}
+
+/** Temp files of records that runs killed mid-write left (only the run holding the job writes them). */
+function removeLeftovers(dir: string): void {
+  try {
+    for (const name of readdirSync(dir)) if (name.startsWith('.job.json.')) rmSync(join(dir, name), { force: true });
+  } catch {
+    /* a folder that cannot be read holds nothing to remove */
+  }
+}
+
+/** Removes the folder of a job whose first record could not be written (a full disk): no empty job is left. */
+export function dropUnsavedJob(env: NodeJS.ProcessEnv, id: string): void {
+  const dir = join(jobsDir(env), id);
+  removeLeftovers(dir);
+  try {
+    rmdirSync(dir);
+  } catch {
+    /* not empty or already gone: left as it is */
+  }
 }
 
 /** Runs `pick` (find the job of an input, or save a new one) with no other process picking at once. */

@@ -1,16 +1,19 @@
 /**
  * Submits a job's shards, one create at a time, each exactly once: the record says "submitting"
  * before the create is sent and holds the batch id after. A create whose fate is unknown (the
- * answer was lost, or the CLI was killed) is reconciled with the listing before anything is sent again.
+ * answer was lost, or the CLI was killed) is reconciled with the listing before anything is sent
+ * again, and a batch found there is taken only when its results can prove it is the create's.
  */
 import type { RouterClient } from '../../../../client/index.js';
 import { APIError } from '../../../../client/errors.js';
+import { isTerminalBatchStatus } from '../../../../client/facts.js';
 import type { Batch } from '../../../../client/types.js';
 import { sleep } from '../../../../internal/sleep.js';
 import type { IO } from '../../../io.js';
-import { findCreated } from '../find-created.js';
-import { shardRequests } from './shard-io.js';
-import { listJobs, saveJob, type JobRecord, type ShardRecord } from './store.js';
+import { CliError, EXIT } from '../../../exit-codes.js';
+import { findCreated, newestBatch } from '../find-created.js';
+import { newTag, shardRequests, untaggedResult } from './shard-io.js';
+import { isFinished, listJobs, saveJob, type JobRecord, type ShardRecord } from './store.js';
 
 export interface SubmitContext {
   io: IO;
@@ -22,8 +25,16 @@ export interface SubmitContext {
 /** A 4xx is the service's refusal: nothing was created. Anything else may have created the batch. */
 const definite = (err: unknown) => err instanceof APIError && err.status >= 400 && err.status < 500;
 
-export function adopt(shard: ShardRecord, b: Pick<Batch, 'id' | 'status' | 'request_counts' | 'usage'>): void {
+type Seen = Pick<Batch, 'id' | 'status' | 'request_counts' | 'usage'> & { created_at?: number };
+
+/** The shard's batch is `b`; `unproven`: found in the listing, its results have yet to show it is the create's. */
+export function adopt(shard: ShardRecord, b: Seen, unproven = false): void {
   shard.batch_id = b.id;
+  if (shard.submitting?.tag) shard.tag = shard.submitting.tag;
+  if (b.created_at !== undefined) shard.created_at = b.created_at;
+  // An unproven shard keeps what its create was: shown not its own, it is looked for again.
+  if (unproven) shard.unproven = true;
+  else delete shard.submitting;
   delete shard.submitting_since;
   track(shard, b);
 }
@@ -35,40 +46,95 @@ export function track(shard: ShardRecord, b: Pick<Batch, 'status' | 'request_cou
   if (u) shard.usage = { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, total_tokens: u.total_tokens, cost: u.cost };
 }
 
+/** What the results of batch `id` say of the create tagged `tag` (one result is enough; none: unknown). */
+async function resultsShow(client: RouterClient, id: string, tag: string, signal: AbortSignal): Promise<'ours' | 'not ours' | 'unknown'> {
+  let verdict: 'ours' | 'not ours' | 'unknown' = 'unknown';
+  const seen = new Error('seen');
+  try {
+    await client.batches.getStreaming(id, (json) => {
+      verdict = untaggedResult(json, tag) ? 'ours' : 'not ours';
+      throw seen;
+    }, { signal });
+  } catch (err) {
+    if (err !== seen) throw err;
+  }
+  return verdict;
+}
+
 /**
- * The batch a lost create made, if any: created after the create began, with the shard's endpoint,
- * model and request count, and not already any job's. Creates of one job never overlap, so the
- * oldest such batch is the shard's.
+ * The batch a lost create made, if any: among the batches listed as newer than the newest one
+ * before the create, with the shard's shape and not any job's, the one whose results carry the
+ * create's tag. One that has not ended cannot show it yet: a single such batch is taken,
+ * unproven (proven or set aside once it ends); two or more stop the run (exit 8).
  */
 async function reconcile(c: SubmitContext, job: JobRecord, shard: ShardRecord): Promise<Batch | undefined> {
-  const claimed = new Set<string>();
+  const { tag, after } = shard.submitting ?? { after: null };
+  const claimed = new Set<string>(job.foreign);
   for (const s of [...listJobs(c.env).flatMap((j) => j.shards), ...job.shards]) if (s.batch_id) claimed.add(s.batch_id);
-  const found = await findCreated(c.client, { since: shard.submitting_since!, endpoint: job.endpoint, model: job.model, count: shard.count, skip: claimed }, c.signal);
-  return found.at(-1);
+  const open: Batch[] = [];
+  for (const b of await findCreated(c.client, { after, endpoint: job.endpoint, model: job.model, count: shard.count, skip: claimed }, c.signal)) {
+    const verdict = tag && isTerminalBatchStatus(b.status) ? await resultsShow(c.client, b.id, tag, c.signal) : 'unknown';
+    if (verdict === 'ours') {
+      adopt(shard, b);
+      return b;
+    }
+    if (verdict === 'not ours') (job.foreign ??= []).push(b.id);
+    else open.push(b);
+  }
+  if (open.length > 1) {
+    saveJob(c.env, job);
+    throw new CliError(`shard ${shard.index + 1} of ${job.id}: the answer to its create was lost, and ${open.length} batches match it: ${open.map((b) => b.id).join(', ')}. Its own is known by its results once it has ended: take the job up again then (router batch run --resume ${job.id})`, EXIT.NETWORK);
+  }
+  if (open[0]) adopt(shard, open[0], !!tag);
+  return open[0];
+}
+
+/**
+ * Shards whose batch was found after a lost create and has ended: its results prove it the
+ * shard's, or show it is not (it is set aside, the shard is looked for again on the next run, and
+ * this run stops: exit 8). A batch that ended with no results has nothing to merge either way.
+ */
+export async function proveAdopted(c: SubmitContext, job: JobRecord): Promise<void> {
+  for (const s of job.shards) {
+    if (!s.unproven || !s.tag || !s.batch_id || !isFinished(s)) continue;
+    const verdict = await resultsShow(c.client, s.batch_id, s.tag, c.signal);
+    if (verdict === 'unknown') continue;
+    const id = s.batch_id;
+    if (verdict === 'ours') {
+      delete s.unproven;
+      delete s.submitting;
+    } else {
+      (job.foreign ??= []).push(id);
+      for (const k of ['batch_id', 'tag', 'unproven', 'status', 'request_counts', 'usage', 'created_at'] as const) delete s[k];
+    }
+    saveJob(c.env, job);
+    if (verdict === 'not ours') throw new CliError(`shard ${s.index + 1} of ${job.id}: ${id}, taken for it after its create's answer was lost, is not its batch (its results carry other ids); it is set aside, and router batch run --resume ${job.id} looks for the shard's batch again`, EXIT.NETWORK);
+  }
 }
 
 async function submitOne(c: SubmitContext, job: JobRecord, shard: ShardRecord): Promise<void> {
   const head = { endpoint: job.endpoint, model: job.model, completion_window: '24h' as const, ...(job.provider ? { provider: job.provider } : {}) };
   for (let attempt = 1; ; attempt++) {
-    if (shard.submitting_since !== undefined) {
+    if (shard.submitting || shard.submitting_since !== undefined) {
       const found = await reconcile(c, job, shard);
+      saveJob(c.env, job);
       if (found) {
-        adopt(shard, found);
-        saveJob(c.env, job);
-        c.io.info(`shard ${shard.index + 1}: found its batch ${found.id} (the answer to its create was lost)`);
+        c.io.info(`shard ${shard.index + 1}: found its batch ${found.id} (the answer to its create was lost)${shard.unproven ? '; its results will show it is its own' : ''}`);
         return;
       }
     }
-    shard.submitting_since = Math.floor(Date.now() / 1000) - 1;
+    const tag = job.tagged ? newTag() : undefined;
+    shard.submitting = { ...(tag ? { tag } : {}), after: await newestBatch(c.client, c.signal) };
+    delete shard.submitting_since;
     saveJob(c.env, job);
     try {
-      adopt(shard, await c.client.batches.createStreaming(head, shardRequests(job, shard), { signal: c.signal }));
+      adopt(shard, await c.client.batches.createStreaming(head, shardRequests(job, shard, tag), { signal: c.signal }));
       saveJob(c.env, job);
       return;
     } catch (err) {
       if (c.signal.aborted) throw err;
       if (definite(err)) {
-        delete shard.submitting_since;
+        delete shard.submitting;
         saveJob(c.env, job);
         throw err;
       }
