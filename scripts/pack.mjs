@@ -1,7 +1,7 @@
 // `npm pack` ships dist/ built, and a package.json without `prepare`: an installed package has
 // nothing to build, and npm warns about every install script ("not yet covered by allowScripts").
 // prepack builds and takes `prepare` out; postpack puts package.json back as it was.
-import { readFileSync, renameSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

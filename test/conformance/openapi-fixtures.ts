@@ -15,7 +15,7 @@ const SPEC = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '
 
 type Method = 'get' | 'post';
 type Validate = ((v: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;  
 
 let loaded: { doc: Json; ajv: InstanceType<typeof Ajv2020.default> } | undefined;
 

@@ -109,7 +109,7 @@ describe('roles', () => {
     expect(list.stdout).toBe('terse\tlocal/echo\tAnswer in one line.\n');
     const path = (await u.run(['roles', 'path', 'terse'])).stdout.trim();
     expect(path).toBe(join(u.home, 'config', 'roles', 'terse.md'));
-    expect(readFileSync(path, 'utf8')).toMatch(/^---\nmodel: local\/echo\ntemperature: 0.3\nstop:\n  - END\n  - X\n---\nAnswer in one line.\n$/);
+    expect(readFileSync(path, 'utf8')).toMatch(/^---\nmodel: local\/echo\ntemperature: 0.3\nstop:\n {2}- END\n {2}- X\n---\nAnswer in one line.\n$/);
     const before = emu.requestLog.length;
     expect(await u.run(['chat', '--role', 'terse', 'hello'])).toMatchObject({ code: 0, stdout: 'hello\n' });
     expect(await u.run(['chat', '--role', 'terse', '--temperature', '1.5', '-s', 'mine', 'hello'])).toMatchObject({ code: 0 });

@@ -38,7 +38,7 @@ export function paint(text: string, styles: readonly Style[], color: boolean): s
   return `\x1b[${styles.map((s) => SGR[s]).join(';')}m${text}\x1b[0m`;
 }
 
-const ZERO_WIDTH = /[\p{Mn}\p{Me}\u200b-\u200f\u2060\ufe00-\ufe0f]/u;
+const ZERO_WIDTH = /\p{Mn}|\p{Me}|[\u200b-\u200f\u2060]|[\ufe00-\ufe0f]/u;
 
 /** Columns a text takes on a terminal (no escape sequences in it). */
 export function textWidth(text: string): number {
