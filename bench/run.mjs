@@ -1,5 +1,6 @@
 // npm run bench: every ratio is measured against its baseline in the same run.
 import { BIN, ROOT, WORK, startEmulator, timed, median, report, summary } from './lib.mjs';
+import { hostileSections } from './hostile.mjs';
 
 /** Rounds of each interleaved comparison; the ratio is their median, the spread their range. */
 const ROUNDS = 7;
@@ -290,6 +291,8 @@ sections.batchList = async () => {
   const r = large / small;
   report('batch list latency, 10,000 stored / 100 stored', `${r.toFixed(2)} (${large.toFixed(2)} vs ${small.toFixed(2)} ms)`, '<= 2', r <= 2);
 };
+
+Object.assign(sections, hostileSections);
 
 const emu = await startEmulator();
 try {

@@ -1,0 +1,103 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HttpError, answerJson, errorBody, requestId } from './http.js';
+
+/** The largest JSON body a route reads whole (batches stream theirs to disk). */
+export const MAX_BODY_BYTES = 32 * 1024 * 1024;
+/** Bodies in memory at once, across all connections, by default: three of the largest. */
+export const BODIES_IN_FLIGHT_BYTES = 96 * 1024 * 1024;
+/** A body that sends nothing for this long is answered 408 and its connection closed. */
+export const BODY_IDLE_MS = 30_000;
+/** Bodies up to this size may use the last SMALL_RESERVE of the budget, which larger ones leave free. */
+const SMALL_BODY = 1024 * 1024;
+const SMALL_RESERVE = 8 * 1024 * 1024;
+
+/**
+ * The bytes of request bodies held in memory, across connections: a body is counted from its first
+ * byte (or its Content-Length) until its answer is done, so one that stalls keeps its share.
+ */
+export class BodyBudget {
+  held = 0;
+  constructor(readonly limit = BODIES_IN_FLIGHT_BYTES) {}
+
+  /** Takes `more` bytes for a body that will then hold `total`; false when that would pass the limit. */
+  take(more: number, total: number): boolean {
+    const cap = total <= SMALL_BODY ? this.limit : this.limit - Math.min(SMALL_RESERVE, this.limit / 2);
+    if (this.held + more > cap) return false;
+    this.held += more;
+    return true;
+  }
+
+  give(bytes: number): void {
+    this.held -= bytes;
+  }
+}
+
+const busy = () => new HttpError(503, 'The emulator holds as many request bodies as it takes at once; retry shortly', undefined, { 'retry-after': '1' });
+
+/** A request's body, whole, within `limit` bytes and the server's budget of bodies in flight. */
+export function receiveBody(req: IncomingMessage, res: ServerResponse, budget: BodyBudget, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? 0) || 0;
+    if (declared > limit) return reject(new HttpError(413, `request body larger than ${limit} bytes`));
+    let reserved = 0;
+    // Given back once the answer is done (or the connection gone): the parsed body lives until then.
+    res.once('close', () => budget.give(reserved));
+    if (declared && !budget.take(declared, declared)) return reject(busy());
+    reserved = declared;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = (err: Error) => {
+      req.off('data', onData).off('end', onEnd).off('error', onError);
+      chunks.length = 0;
+      reject(err);
+    };
+    // Events, not `for await`: an async iterator per request cost the emulator ~4% of its time under load.
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) return stop(new HttpError(413, `request body larger than ${limit} bytes`));
+      if (size > reserved) {
+        if (!budget.take(size - reserved, size)) return stop(busy());
+        reserved = size;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      req.off('error', onError);
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    };
+    const onError = (err: Error) => stop(err);
+    req.on('data', onData).once('end', onEnd).once('error', onError);
+    // A request that ended without a body never emits 'end' again.
+    if (req.readableEnded) onEnd();
+  });
+}
+
+/**
+ * Closes a connection whose request body stops arriving for `idleMs` (408 when nothing was answered
+ * yet), whoever reads the body: a route, the batch upload, or the discarding of a refused one.
+ */
+export function timeOutStalledBody(req: IncomingMessage, res: ServerResponse, idleMs: number): void {
+  const hasBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
+  if (!hasBody || req.complete) return;
+  const socket = req.socket;
+  let lastRead = socket.bytesRead;
+  let lastProgress = Date.now();
+  const check = () => {
+    if (req.complete || socket.destroyed) return;
+    // Bytes waiting in the request's buffer: the server is the slow one, not the client.
+    if (socket.bytesRead !== lastRead || req.readableLength > 0) {
+      lastRead = socket.bytesRead;
+      lastProgress = Date.now();
+    } else if (Date.now() - lastProgress >= idleMs) {
+      return stalled();
+    }
+    setTimeout(check, Math.max(10, idleMs / 4)).unref();
+  };
+  const stalled = () => {
+    if (res.headersSent) return socket.destroy();
+    res.once('finish', () => socket.destroy());
+    const text = JSON.stringify(errorBody(408, `no request body arrived for ${idleMs / 1000} s`, 'timeout'));
+    answerJson(res, 408, text, requestId(), { connection: 'close' });
+  };
+  setTimeout(check, Math.max(10, idleMs / 4)).unref();
+}
