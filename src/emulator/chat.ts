@@ -1,5 +1,5 @@
 import { randomHex } from './ids.js';
-import type { Ctx } from './http.js';
+import type { BeforeParse, Ctx } from './http.js';
 import { HttpError } from './http.js';
 import { costOf, generate, pieces, piecesOf, seedOf, prng, type Generation, type ModelSpec } from './models.js';
 import { routerMetadata, type Routed } from './routing.js';
@@ -198,8 +198,12 @@ export function chatCompletionText(body: Body, plan: ChatPlan, created: number, 
   return completionJSON(...completionValues(body, plan, created, opts.id ?? genId()));
 }
 
+/** validate.ts's limits that the bytes show before a parse (a million metadata keys take seconds to parse). */
+export const METADATA_BEFORE_PARSE: BeforeParse = { metadata: { max: 16, of: 'object', message: 'metadata may hold at most 16 pairs' } };
+const CHAT_BEFORE_PARSE: BeforeParse = { ...METADATA_BEFORE_PARSE, stop: { max: 4, of: 'array', message: 'stop may hold at most 4 sequences' } };
+
 export async function handleChat(ctx: Ctx): Promise<void> {
-  const body = await ctx.json();
+  const body = await ctx.json(CHAT_BEFORE_PARSE);
   ctx.sessionId(body);
   const plan = planChat(body);
   const charge = reserve(ctx, plan.cost.cost);

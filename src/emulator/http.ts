@@ -2,6 +2,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { randomHex } from './ids.js';
 import type { FaultRule } from './faults.js';
 import { Serialized } from './serialized.js';
+import { scanJson } from '../internal/json-scan.js';
 import type { KeyRecord, StateStore } from './store.js';
 
 export class HttpError extends Error {
@@ -72,6 +73,9 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
   }
   return false;
 }
+
+/** What a route refuses before parsing: the most entries a top-level member's value holds, and the refusal's words. */
+export type BeforeParse = Record<string, { max: number; of: 'object' | 'array'; message: string }>;
 
 /** Bytes of bodies a request log holds, kept as bodies arrive (not summed again per request). */
 export const logMeters = new WeakMap<LoggedRequest, { bytes: number; entries: number }>();
@@ -154,8 +158,12 @@ export class Ctx {
     return (this.bodyCache ??= this.receive(limit));
   }
 
-  async json<T = Record<string, unknown>>(): Promise<T> {
+  /** The body parsed, once the bytes showed nothing it would be refused for (depth, `refuse`'s entry counts). */
+  async json<T = Record<string, unknown>>(refuse: BeforeParse = {}): Promise<T> {
     const raw = await this.rawBody();
+    const verdict = scanJson(raw, { maxDepth: MAX_JSON_DEPTH, entries: refuse });
+    if (verdict && 'tooDeep' in verdict) throw new HttpError(400, `request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+    if (verdict) throw new HttpError(400, refuse[verdict.member]!.message);
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw.toString('utf8'));
@@ -163,8 +171,6 @@ export class Ctx {
       throw new HttpError(400, 'request body is not valid JSON');
     }
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new HttpError(400, 'request body must be a JSON object');
-    // Nesting deeper than MAX_JSON_DEPTH takes more than two brackets per level.
-    if (raw.length > 2 * MAX_JSON_DEPTH && nestedDeeperThan(parsed, MAX_JSON_DEPTH)) throw new HttpError(400, `request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
     logBody(this.log, parsed, raw.length);
     return parsed as T;
   }

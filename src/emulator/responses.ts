@@ -2,7 +2,7 @@ import { randomHex } from './ids.js';
 import type { Ctx } from './http.js';
 import { costOf, generate, piecesOf } from './models.js';
 import { routerMetadata } from './routing.js';
-import { checkOutputLimit, route, textOf } from './chat.js';
+import { METADATA_BEFORE_PARSE, checkOutputLimit, route, textOf } from './chat.js';
 import { bad, checkMetadata, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, servedTier } from './validate.js';
 import { reserve, writeSSE } from './billing.js';
 import { jsonTemplate, Serialized } from './serialized.js';
@@ -117,7 +117,7 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
 }
 
 export async function handleResponses(ctx: Ctx): Promise<void> {
-  const body = await ctx.json();
+  const body = await ctx.json(METADATA_BEFORE_PARSE);
   ctx.sessionId(body);
   const created = Math.floor(ctx.store.now() / 1000);
   const plan = planResponses(body, created, { routerMetadata: ctx.wantsRouterMetadata() });

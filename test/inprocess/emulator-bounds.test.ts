@@ -86,3 +86,33 @@ describe('request bodies in flight', () => {
     expect(huge.socket.destroyed || huge.socket.readableEnded).toBe(true);
   });
 });
+
+describe('JSON bombs', () => {
+  it('a body whose metadata holds a million keys is refused from its bytes, unparsed, while other clients are answered; a huge valid body still works', async () => {
+    const roomy = await startEmulator({ stateDir: join(dir, 'bombs'), port: 0 });
+    const key = roomy.store.firstKeys().apiKey;
+    const post = (body: string) => fetch(`${roomy.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
+    try {
+      const keys = Array.from({ length: 1_000_000 }, (_, i) => `"k${i}":"v"`).join(',');
+      const bomb = `{"model":"local/echo","messages":[{"role":"user","content":"hi"}],"metadata":{${keys}}}`;
+      const started = Date.now();
+      const bombs = Array.from({ length: 3 }, () => post(bomb).then(async (r) => ({ status: r.status, json: (await r.json()) as any, ms: Date.now() - started })));
+      const other = post(JSON.stringify({ model: 'local/echo', messages: [{ role: 'user', content: 'still there?' }] })).then((r) => ({ status: r.status, ms: Date.now() - started }));
+      // Promptly, all of them: a parse of each bomb took the emulator seconds, and other clients waited for it.
+      expect(await other).toEqual({ status: 200, ms: expect.any(Number) });
+      expect((await other).ms).toBeLessThan(1000);
+      for (const refused of await Promise.all(bombs)) {
+        expect(refused.status).toBe(400);
+        expect(refused.json.error.message).toBe('metadata may hold at most 16 pairs');
+        expect(refused.ms).toBeLessThan(1000);
+      }
+      const long = await post(JSON.stringify({ model: 'local/echo', metadata: { a: '1' }, stop: ['zz'], messages: [{ role: 'user', content: 'word '.repeat(4 * MiB) }] }));
+      expect(long.status).toBe(200);
+      expect(((await long.json()) as any).usage.prompt_tokens).toBeGreaterThan(4 * MiB);
+      const stops = await post(JSON.stringify({ model: 'local/echo', stop: ['a', 'b', 'c', 'd', 'e'], messages: [{ role: 'user', content: 'hi' }] }));
+      expect(((await stops.json()) as any).error.message).toBe('stop may hold at most 4 sequences');
+    } finally {
+      await roomy.close();
+    }
+  });
+});
