@@ -215,14 +215,16 @@ export async function handleChat(ctx: Ctx): Promise<void> {
   const id = genId();
   const base = { id, object: 'chat.completion.chunk', created, model: plan.routed.model.id, provider: plan.routed.provider };
   const includeUsage = (body.stream_options as Body | undefined)?.include_usage === true;
-  const parts = piecesOf(plan.gen);
   const metadata = ctx.wantsRouterMetadata() ? routerMetadata(plan.routed, 'chat') : undefined;
   const textChunk = (content: string): Body => ({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content }, finish_reason: null, native_finish_reason: null, logprobs: null }] });
   const textChunkJSON = jsonTemplate(textChunk, 1);
   function* events() {
-    for (let i = 0; i < parts.length; i++) {
-      if (i === 0 && metadata) yield { ...textChunk(parts[i]!), router_metadata: metadata };
-      else yield new Serialized(textChunkJSON(parts[i]));
+    // Made as they are sent: a slow reader holds what is written ahead of it, not the whole answer.
+    let first = true;
+    for (const part of piecesOf(plan.gen)) {
+      if (first && metadata) yield { ...textChunk(part), router_metadata: metadata };
+      else yield new Serialized(textChunkJSON(part));
+      first = false;
     }
     yield { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: plan.gen.finishReason, native_finish_reason: plan.gen.finishReason, logprobs: null }] };
     if (includeUsage) yield { ...base, choices: [], usage: chatUsage(plan) };
@@ -232,6 +234,6 @@ export async function handleChat(ctx: Ctx): Promise<void> {
     error: { code: 502, message: 'Provider returned an error mid-stream', metadata: { error_type: 'provider_unavailable' } },
     choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error', logprobs: null }],
   };
-  const delivered = await writeSSE(ctx, events(), parts.length + 1 + (includeUsage ? 1 : 0), errorChunk, '[DONE]');
+  const delivered = await writeSSE(ctx, events(), plan.gen.completionTokens + 1 + (includeUsage ? 1 : 0), errorChunk, '[DONE]');
   if (!delivered) charge.refund();
 }

@@ -59,12 +59,13 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
   const id = `resp_${randomHex(12)}`;
   const messageId = `msg_${randomHex(12)}`;
   const incomplete = gen.finishReason === 'length';
+  const text = gen.text;
   const message = {
     type: 'message',
     id: messageId,
     role: 'assistant',
     status: incomplete ? 'incomplete' : 'completed',
-    content: [{ type: 'output_text', text: gen.text, annotations: [], logprobs: [] }],
+    content: [{ type: 'output_text', text, annotations: [], logprobs: [] }],
   };
   const result: Body = {
     id,
@@ -74,7 +75,7 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
     model: routed.model.id,
     status: incomplete ? 'incomplete' : 'completed',
     output: [message],
-    output_text: gen.text,
+    output_text: text,
     error: null,
     incomplete_details: incomplete ? { reason: 'max_output_tokens' } : null,
     instructions: (body.instructions as string | undefined) ?? null,
@@ -131,7 +132,6 @@ export async function handleResponses(ctx: Ctx): Promise<void> {
   // Usage is known only at the end: an in-progress response leaves it out (the schema has no null for it).
   const pending = { ...rest, status: 'in_progress', completed_at: null, output: [], output_text: '' };
   const item = (result.output as Body[])[0]!;
-  const parts = piecesOf(plan.gen);
   const head: Body[] = [
     { type: 'response.created', response: pending },
     { type: 'response.in_progress', response: pending },
@@ -139,17 +139,17 @@ export async function handleResponses(ctx: Ctx): Promise<void> {
     { type: 'response.content_part.added', item_id: messageId, output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } },
   ];
   const tail: Body[] = [
-    { type: 'response.output_text.done', item_id: messageId, output_index: 0, content_index: 0, text: plan.gen.text, logprobs: [] },
+    { type: 'response.output_text.done', item_id: messageId, output_index: 0, content_index: 0, text: result.output_text, logprobs: [] },
     { type: 'response.content_part.done', item_id: messageId, output_index: 0, content_index: 0, part: (item.content as Body[])[0] },
     { type: 'response.output_item.done', output_index: 0, item },
     { type: result.status === 'incomplete' ? 'response.incomplete' : 'response.completed', response: result },
   ];
-  const count = head.length + parts.length + tail.length;
+  const count = head.length + plan.gen.completionTokens + tail.length;
   const deltaJSON = jsonTemplate((delta, sequence_number) => ({ type: 'response.output_text.delta', item_id: messageId, output_index: 0, content_index: 0, delta, logprobs: [], sequence_number }), 2);
   function* events() {
     let sequence_number = 0;
     for (const e of head) yield { ...e, sequence_number: sequence_number++ };
-    for (const delta of parts) yield new Serialized(deltaJSON(delta, sequence_number++), 'response.output_text.delta');
+    for (const delta of piecesOf(plan.gen)) yield new Serialized(deltaJSON(delta, sequence_number++), 'response.output_text.delta');
     for (const e of tail) yield { ...e, sequence_number: sequence_number++ };
   }
   const failed = {
