@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HttpError, answerJson, errorBody, requestId } from './http.js';
+import { HttpError, answerJson, errorBody, requestId, type BodySource } from './http.js';
 
 /** The largest JSON body a route reads whole (batches stream theirs to disk). */
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -34,47 +34,76 @@ export class BodyBudget {
 
 const busy = () => new HttpError(503, 'The emulator holds as many request bodies as it takes at once; retry shortly', undefined, { 'retry-after': '1' });
 
-/** A request's body, whole, within `limit` bytes and the server's budget of bodies in flight. */
-export function receiveBody(req: IncomingMessage, res: ServerResponse, budget: BodyBudget, limit = MAX_BODY_BYTES): Promise<Buffer> {
-  return new Promise<Buffer>((resolve, reject) => {
-    const declared = Number(req.headers['content-length'] ?? 0) || 0;
-    if (declared > limit) return reject(new HttpError(413, `request body larger than ${limit} bytes`));
-    let reserved = 0;
-    // Given back once the answer is done (or the connection gone): the parsed body lives until then.
-    res.once('close', () => budget.give(reserved));
-    if (declared && !budget.take(declared, declared)) return reject(busy());
-    reserved = declared;
-    // A declared length is one buffer, filled as the bytes come: no chunks held beside a copy of them.
-    const whole = declared ? Buffer.allocUnsafe(declared) : undefined;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const stop = (err: Error) => {
-      req.off('data', onData).off('end', onEnd).off('error', onError);
-      chunks.length = 0;
-      reject(err);
-    };
-    // Events, not `for await`: an async iterator per request cost the emulator ~4% of its time under load.
-    const onData = (chunk: Buffer) => {
-      if (size + chunk.length > limit) return stop(new HttpError(413, `request body larger than ${limit} bytes`));
-      if (size + chunk.length > reserved) {
-        if (!budget.take(size + chunk.length - reserved, size + chunk.length)) return stop(busy());
-        reserved = size + chunk.length;
+/** One request's body: read whole, or held in part by a route that streams it (the batch upload). */
+export class RequestBody implements BodySource {
+  private reserved = 0;
+  private answered = false;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly budget: BodyBudget,
+  ) {}
+
+  /** Counts `total` bytes of this body as held until its answer is done; a 503 past the budget. */
+  hold(total: number): void {
+    if (this.answered || total === this.reserved) return;
+    if (this.reserved === 0 && total > 0) {
+      // Given back once the answer is done (or the connection gone): the parsed body lives until then.
+      this.res.once('close', () => {
+        this.answered = true;
+        this.budget.give(this.reserved);
+        this.reserved = 0;
+      });
+    }
+    if (total < this.reserved) this.budget.give(this.reserved - total);
+    else if (!this.budget.take(total - this.reserved, total)) throw busy();
+    this.reserved = total;
+  }
+
+  /** The whole body, within `limit` bytes and the server's budget of bodies in flight. */
+  receive(limit = MAX_BODY_BYTES): Promise<Buffer> {
+    const req = this.req;
+    return new Promise<Buffer>((resolve, reject) => {
+      const declared = Number(req.headers['content-length'] ?? 0) || 0;
+      if (declared > limit) return reject(new HttpError(413, `request body larger than ${limit} bytes`));
+      try {
+        this.hold(declared);
+      } catch (err) {
+        return reject(err);
       }
-      // The parser never passes more than the Content-Length.
-      if (whole) chunk.copy(whole, size);
-      else chunks.push(chunk);
-      size += chunk.length;
-    };
-    const onEnd = () => {
-      req.off('error', onError);
-      if (whole) resolve(whole.subarray(0, size));
-      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-    };
-    const onError = (err: Error) => stop(err);
-    req.on('data', onData).once('end', onEnd).once('error', onError);
-    // A request that ended without a body never emits 'end' again.
-    if (req.readableEnded) onEnd();
-  });
+      // A declared length is one buffer, filled as the bytes come: no chunks held beside a copy of them.
+      const whole = declared ? Buffer.allocUnsafe(declared) : undefined;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const stop = (err: unknown) => {
+        req.off('data', onData).off('end', onEnd).off('error', stop);
+        chunks.length = 0;
+        reject(err);
+      };
+      // Events, not `for await`: an async iterator per request cost the emulator ~4% of its time under load.
+      const onData = (chunk: Buffer) => {
+        if (size + chunk.length > limit) return stop(new HttpError(413, `request body larger than ${limit} bytes`));
+        try {
+          if (size + chunk.length > declared) this.hold(size + chunk.length);
+        } catch (err) {
+          return stop(err);
+        }
+        // The parser never passes more than the Content-Length.
+        if (whole) chunk.copy(whole, size);
+        else chunks.push(chunk);
+        size += chunk.length;
+      };
+      const onEnd = () => {
+        req.off('error', stop);
+        if (whole) resolve(whole.subarray(0, size));
+        else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+      };
+      req.on('data', onData).once('end', onEnd).once('error', stop);
+      // A request that ended without a body never emits 'end' again.
+      if (req.readableEnded) onEnd();
+    });
+  }
 }
 
 /**

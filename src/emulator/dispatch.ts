@@ -3,7 +3,7 @@ import { Ctx, HttpError, answerError, logMeters, type LoggedRequest } from './ht
 import { FaultSpecError, type FaultBoard, type FaultRule } from './faults.js';
 import type { StateStore } from './store.js';
 import { authenticate, type Routes } from './routes.js';
-import { receiveBody, timeOutStalledBody, type BodyBudget } from './body.js';
+import { RequestBody, timeOutStalledBody, type BodyBudget } from './body.js';
 
 const PLAIN_PATH = /^(?:\/[A-Za-z0-9_~-][A-Za-z0-9_.~-]*)+$/;
 
@@ -84,7 +84,7 @@ export async function dispatch(d: Dispatch, req: IncomingMessage, res: ServerRes
   const admin = path.startsWith('/_emulator/');
   const entry = admin ? undefined : logEntry(d, req, path, url?.search ? url.searchParams : undefined);
   timeOutStalledBody(req, res, d.bodyIdleMs);
-  const ctx = new Ctx(req, res, d.store, undefined, entry, url, (limit) => receiveBody(req, res, d.bodies, limit));
+  const ctx = new Ctx(req, res, d.store, undefined, entry, url, new RequestBody(req, res, d.bodies));
   try {
     const match = d.routes.find(req.method ?? 'GET', path);
     // Faults are honoured only for a caller whose key was accepted.

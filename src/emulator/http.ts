@@ -74,6 +74,12 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
   return false;
 }
 
+/** A request's body: read whole, or, for a route that streams it, its bytes held counted (503 past the server's budget). */
+export interface BodySource {
+  receive(limit?: number): Promise<Buffer>;
+  hold(total: number): void;
+}
+
 /** What a route refuses before parsing: the most entries a top-level member's value holds, and the refusal's words. */
 export type BeforeParse = Record<string, { max: number; of: 'object' | 'array'; message: string }>;
 
@@ -131,7 +137,8 @@ export class Ctx {
     readonly log: LoggedRequest | undefined,
     /** The request target parsed, when dispatch had to; else parsed on first use. */
     private parsedUrl: URL | undefined,
-    private readonly receive: (limit?: number) => Promise<Buffer>,
+    /** The body as it arrives (body.ts). */
+    readonly body: BodySource,
   ) {}
 
   get url(): URL {
@@ -155,7 +162,7 @@ export class Ctx {
 
   /** The whole body, read once (body.ts: within the server's budget of bodies in flight). */
   rawBody(limit?: number): Promise<Buffer> {
-    return (this.bodyCache ??= this.receive(limit));
+    return (this.bodyCache ??= this.body.receive(limit));
   }
 
   /** The body parsed, once the bytes showed nothing it would be refused for (depth, `refuse`'s entry counts). */

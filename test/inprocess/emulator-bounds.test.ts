@@ -87,6 +87,32 @@ describe('request bodies in flight', () => {
   });
 });
 
+describe('batch uploads', () => {
+  /** A batch create of `length` declared bytes whose one request's content is `sent` bytes long so far, then nothing. */
+  function stalledBatch(length: number, sent: number) {
+    const socket = connect(emu.port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (c) => (received += c));
+    socket.on('error', () => {});
+    socket.write(`POST /api/v1/batches HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${apiKey}\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\n\r\n`);
+    socket.write('{"endpoint":"/v1/chat/completions","model":"local/echo","requests":[{"custom_id":"a","body":{"messages":[{"role":"user","content":"' + 'a'.repeat(sent));
+    return { socket, received: () => received, closed: new Promise<void>((r) => socket.once('close', () => r())) };
+  }
+
+  it('count what they hold in memory (a request not yet on disk) among the bodies in flight, and time out when they stall', async () => {
+    // Streamed to disk, a batch may be 200 MB; one request of it held whole is what memory holds.
+    const large = stalledBatch(100 * MiB, 6 * MiB);
+    expect(await until(() => large.received().length > 0)).toBe(true);
+    expect(large.received()).toMatch(/^HTTP\/1\.1 503 /);
+    expect(large.received().toLowerCase()).toContain('retry-after: 1');
+    const small = stalledBatch(100 * MiB, 64 * 1024);
+    await Promise.race([Promise.all([large.closed, small.closed]), new Promise((r) => setTimeout(r, 5000))]);
+    expect(small.received()).toMatch(/^HTTP\/1\.1 408 /);
+    expect(large.socket.destroyed || large.socket.readableEnded).toBe(true);
+    expect(await until(() => emu.bodies.held === 0)).toBe(true);
+  });
+});
+
 describe('JSON bombs', () => {
   it('a body whose metadata holds a million keys is refused from its bytes, unparsed, while other clients are answered; a huge valid body still works', async () => {
     const roomy = await startEmulator({ stateDir: join(dir, 'bombs'), port: 0 });
