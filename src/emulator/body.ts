@@ -116,6 +116,7 @@ export function timeOutStalledBody(req: IncomingMessage, res: ServerResponse, id
   const socket = req.socket;
   let lastRead = socket.bytesRead;
   let lastProgress = Date.now();
+  const every = Math.max(10, idleMs / 4);
   const check = () => {
     if (req.complete || socket.destroyed) return;
     // Bytes waiting in the request's buffer: the server is the slow one, not the client.
@@ -125,13 +126,15 @@ export function timeOutStalledBody(req: IncomingMessage, res: ServerResponse, id
     } else if (Date.now() - lastProgress >= idleMs) {
       return stalled();
     }
-    setTimeout(check, Math.max(10, idleMs / 4)).unref();
+    timer = setTimeout(check, every).unref();
   };
+  let timer = setTimeout(check, every).unref();
+  // Read to its end (or gone): nothing to watch, and nothing of it kept alive by a timer.
+  req.once('close', () => clearTimeout(timer));
   const stalled = () => {
     if (res.headersSent) return socket.destroy();
     res.once('finish', () => socket.destroy());
     const text = JSON.stringify(errorBody(408, `no request body arrived for ${idleMs / 1000} s`, 'timeout'));
     answerJson(res, 408, text, requestId(), { connection: 'close' });
   };
-  setTimeout(check, Math.max(10, idleMs / 4)).unref();
 }
