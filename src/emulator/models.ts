@@ -215,10 +215,9 @@ export function generate(model: ModelSpec, promptText: string, lastUser: string,
       const count = cut ? opts.maxTokens! : all;
       const each = () => firstOf(loremPieces(seed, made), count);
       return {
+        // Joined flat: a string built piece by piece is a tree of 262,144 nodes, ~4x the text.
         get text() {
-          let text = '';
-          for (const piece of each()) text += piece;
-          return text;
+          return [...each()].join('');
         },
         pieces: each,
         finishReason: cut ? 'length' : 'stop',

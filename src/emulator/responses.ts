@@ -48,7 +48,7 @@ function inputText(input: unknown): { prompt: string; lastUser: string } {
   return { prompt: lines.join('\n'), lastUser: textOf(lastUser?.content) };
 }
 
-export function planResponses(body: Body, created: number, opts: { routerMetadata?: boolean } = {}) {
+export function planResponses(body: Body, created: number, opts: { routerMetadata?: boolean; stream?: boolean } = {}) {
   validateResponses(body);
   const routed = route(body, 'chat');
   const { prompt, lastUser } = inputText(body.input);
@@ -59,7 +59,8 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
   const id = `resp_${randomHex(12)}`;
   const messageId = `msg_${randomHex(12)}`;
   const incomplete = gen.finishReason === 'length';
-  const text = gen.text;
+  // A stream fills the text in at its end (streamed, the answer is made as it is sent, not held).
+  const text = opts.stream ? '' : gen.text;
   const message = {
     type: 'message',
     id: messageId,
@@ -121,7 +122,7 @@ export async function handleResponses(ctx: Ctx): Promise<void> {
   const body = await ctx.json(METADATA_BEFORE_PARSE);
   ctx.sessionId(body);
   const created = Math.floor(ctx.store.now() / 1000);
-  const plan = planResponses(body, created, { routerMetadata: ctx.wantsRouterMetadata() });
+  const plan = planResponses(body, created, { routerMetadata: ctx.wantsRouterMetadata(), stream: body.stream === true });
   const charge = reserve(ctx, plan.cost);
   if (body.stream !== true) {
     ctx.send(200, plan.result);
@@ -138,19 +139,23 @@ export async function handleResponses(ctx: Ctx): Promise<void> {
     { type: 'response.output_item.added', output_index: 0, item: { ...item, status: 'in_progress', content: [] } },
     { type: 'response.content_part.added', item_id: messageId, output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } },
   ];
-  const tail: Body[] = [
-    { type: 'response.output_text.done', item_id: messageId, output_index: 0, content_index: 0, text: result.output_text, logprobs: [] },
-    { type: 'response.content_part.done', item_id: messageId, output_index: 0, content_index: 0, part: (item.content as Body[])[0] },
-    { type: 'response.output_item.done', output_index: 0, item },
-    { type: result.status === 'incomplete' ? 'response.incomplete' : 'response.completed', response: result },
-  ];
-  const count = head.length + plan.gen.completionTokens + tail.length;
+  const tail = (text: string): Body[] => {
+    result.output_text = (item.content as Body[])[0]!.text = text;
+    return [
+      { type: 'response.output_text.done', item_id: messageId, output_index: 0, content_index: 0, text, logprobs: [] },
+      { type: 'response.content_part.done', item_id: messageId, output_index: 0, content_index: 0, part: (item.content as Body[])[0] },
+      { type: 'response.output_item.done', output_index: 0, item },
+      { type: result.status === 'incomplete' ? 'response.incomplete' : 'response.completed', response: result },
+    ];
+  };
+  const count = head.length + plan.gen.completionTokens + 4;
   const deltaJSON = jsonTemplate((delta, sequence_number) => ({ type: 'response.output_text.delta', item_id: messageId, output_index: 0, content_index: 0, delta, logprobs: [], sequence_number }), 2);
   function* events() {
     let sequence_number = 0;
     for (const e of head) yield { ...e, sequence_number: sequence_number++ };
     for (const delta of piecesOf(plan.gen)) yield new Serialized(deltaJSON(delta, sequence_number++), 'response.output_text.delta');
-    for (const e of tail) yield { ...e, sequence_number: sequence_number++ };
+    // Made again at the end (local/lorem from its seed) rather than held while the stream runs.
+    for (const e of tail(plan.gen.text)) yield { ...e, sequence_number: sequence_number++ };
   }
   const failed = {
     type: 'response.failed',
