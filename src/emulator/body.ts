@@ -37,6 +37,7 @@ const busy = () => new HttpError(503, 'The emulator holds as many request bodies
 /** One request's body: read whole, or held in part by a route that streams it (the batch upload). */
 export class RequestBody implements BodySource {
   private reserved = 0;
+  private watching = false;
   private answered = false;
 
   constructor(
@@ -48,7 +49,8 @@ export class RequestBody implements BodySource {
   /** Counts `total` bytes of this body as held until its answer is done; a 503 past the budget. */
   hold(total: number): void {
     if (this.answered || total === this.reserved) return;
-    if (this.reserved === 0 && total > 0) {
+    if (!this.watching) {
+      this.watching = true;
       // Given back once the answer is done (or the connection gone): the parsed body lives until then.
       this.res.once('close', () => {
         this.answered = true;
