@@ -25,7 +25,7 @@ export async function startEmulator(stateDir = join(WORK, 'state')) {
   const info = JSON.parse(line);
   // Plenty of credit for long runs.
   await fetch(`${info.api_root}/_emulator/credits`, { method: 'POST', headers: { authorization: `Bearer ${info.management_key}`, 'content-type': 'application/json' }, body: JSON.stringify({ amount: 1e6 }) });
-  return { ...info, stop: () => new Promise((r) => { server.once('exit', r); server.kill('SIGTERM'); }) };
+  return { ...info, pid: server.pid, port: Number(new URL(info.api_root).port), stop: () => new Promise((r) => { server.once('exit', r); server.kill('SIGTERM'); }) };
 }
 
 /**

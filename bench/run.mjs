@@ -1,5 +1,6 @@
 // npm run bench: every ratio is measured against its baseline in the same run.
 import { BIN, ROOT, WORK, startEmulator, timed, median, report, summary } from './lib.mjs';
+import { hostileSections } from './hostile.mjs';
 
 /** Rounds of each interleaved comparison; the ratio is their median, the spread their range. */
 const ROUNDS = 7;
@@ -325,6 +326,7 @@ sections.localState = async () => {
   const list = await timed(process.execPath, [BIN, 'conversations', 'list'], { env });
   report('router conversations list over 50,000: peak RSS', `${(list.rssKiB / 1024).toFixed(0)} MB (${(list.ms / 1000).toFixed(1)} s)`, '<= 100 MB', list.rssKiB / 1024 <= 100);
 };
+Object.assign(sections, hostileSections);
 
 const emu = await startEmulator();
 try {

@@ -57,6 +57,8 @@ export async function receiveRequests(ctx: Ctx, fd: number): Promise<Upload> {
         writeSync(fd, `${lines.join('\n')}\n`);
         lines = [];
       }
+      // What is not on disk yet counts among the bodies in flight (one large request can be most of 200 MB).
+      ctx.body.hold(splitter.held);
     }
     rest = splitter.end();
   } catch (err) {

@@ -1,5 +1,5 @@
 import { randomHex } from './ids.js';
-import type { Ctx } from './http.js';
+import type { BeforeParse, Ctx } from './http.js';
 import { HttpError } from './http.js';
 import { costOf, generate, pieces, piecesOf, seedOf, prng, type Generation, type ModelSpec } from './models.js';
 import { routerMetadata, type Routed } from './routing.js';
@@ -213,8 +213,12 @@ export function chatCompletionText(body: Body, plan: ChatPlan, created: number, 
   return completionJSON(...completionValues(body, plan, created, opts.id ?? genId()));
 }
 
+/** validate.ts's limits that the bytes show before a parse (a million metadata keys take seconds to parse). */
+export const METADATA_BEFORE_PARSE: BeforeParse = { metadata: { max: 16, of: 'object', message: 'metadata may hold at most 16 pairs' } };
+const CHAT_BEFORE_PARSE: BeforeParse = { ...METADATA_BEFORE_PARSE, stop: { max: 4, of: 'array', message: 'stop may hold at most 4 sequences' } };
+
 export async function handleChat(ctx: Ctx): Promise<void> {
-  const body = await ctx.json();
+  const body = await ctx.json(CHAT_BEFORE_PARSE);
   ctx.sessionId(body);
   const plan = planChat(body);
   const charge = reserve(ctx, plan.cost.cost);
@@ -226,7 +230,6 @@ export async function handleChat(ctx: Ctx): Promise<void> {
   const id = genId();
   const base = { id, object: 'chat.completion.chunk', created, model: plan.routed.model.id, provider: plan.routed.provider };
   const includeUsage = (body.stream_options as Body | undefined)?.include_usage === true;
-  const parts = plan.rich ? [] : piecesOf(plan.gen);
   const richParts = plan.rich ? richDeltas(plan.rich) : [];
   const finish = plan.rich?.finishReason ?? plan.gen.finishReason;
   const metadata = ctx.wantsRouterMetadata() ? routerMetadata(plan.routed, 'chat') : undefined;
@@ -236,9 +239,12 @@ export async function handleChat(ctx: Ctx): Promise<void> {
     for (const [i, delta] of richParts.entries()) {
       yield { ...base, ...(i === 0 && metadata ? { router_metadata: metadata } : {}), choices: [{ index: 0, delta, finish_reason: null, native_finish_reason: null, logprobs: null }] };
     }
-    for (let i = 0; i < parts.length; i++) {
-      if (i === 0 && metadata) yield { ...textChunk(parts[i]!), router_metadata: metadata };
-      else yield new Serialized(textChunkJSON(parts[i]));
+    // Made as they are sent: a slow reader holds what is written ahead of it, not the whole answer.
+    let first = true;
+    for (const part of plan.rich ? [] : piecesOf(plan.gen)) {
+      if (first && metadata) yield { ...textChunk(part), router_metadata: metadata };
+      else yield new Serialized(textChunkJSON(part));
+      first = false;
     }
     yield { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: finish, native_finish_reason: finish, logprobs: null }] };
     if (includeUsage) yield { ...base, choices: [], usage: chatUsage(plan) };
@@ -248,6 +254,6 @@ export async function handleChat(ctx: Ctx): Promise<void> {
     error: { code: 502, message: 'Provider returned an error mid-stream', metadata: { error_type: 'provider_unavailable' } },
     choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error', logprobs: null }],
   };
-  const delivered = await writeSSE(ctx, events(), richParts.length + parts.length + 1 + (includeUsage ? 1 : 0), errorChunk, '[DONE]');
+  const delivered = await writeSSE(ctx, events(), (plan.rich ? richParts.length : plan.gen.completionTokens) + 1 + (includeUsage ? 1 : 0), errorChunk, '[DONE]');
   if (!delivered) charge.refund();
 }

@@ -3,6 +3,7 @@ import { Ctx, HttpError, answerError, logMeters, type LoggedRequest } from './ht
 import { FaultSpecError, type FaultBoard, type FaultRule } from './faults.js';
 import type { StateStore } from './store.js';
 import { authenticate, type Routes } from './routes.js';
+import { RequestBody, timeOutStalledBody, type BodyBudget } from './body.js';
 
 const PLAIN_PATH = /^(?:\/[A-Za-z0-9_~-][A-Za-z0-9_.~-]*)+$/;
 
@@ -17,6 +18,9 @@ export interface Dispatch {
   logLimit: number;
   /** Bytes of the bodies in `log`, and how many entries it had when they were counted. */
   logBytes: { bytes: number; entries: number };
+  /** Bodies in memory across connections, and how long a body may send nothing. */
+  bodies: BodyBudget;
+  bodyIdleMs: number;
 }
 
 function logEntry(d: Dispatch, req: IncomingMessage, path: string, search: URLSearchParams | undefined): LoggedRequest {
@@ -79,7 +83,8 @@ export async function dispatch(d: Dispatch, req: IncomingMessage, res: ServerRes
   const path = pathname.slice(4);
   const admin = path.startsWith('/_emulator/');
   const entry = admin ? undefined : logEntry(d, req, path, url?.search ? url.searchParams : undefined);
-  const ctx = new Ctx(req, res, d.store, undefined, entry, url);
+  timeOutStalledBody(req, res, d.bodyIdleMs);
+  const ctx = new Ctx(req, res, d.store, undefined, entry, url, new RequestBody(req, res, d.bodies));
   try {
     const match = d.routes.find(req.method ?? 'GET', path);
     // Faults are honoured only for a caller whose key was accepted.

@@ -103,16 +103,20 @@ export function seedOf(...parts: unknown[]): number {
   return h.readUInt32LE(0);
 }
 
+/** mulberry32's step: its state moves by this much a draw, so n draws can be skipped at once. */
+const STEP = 0x6d2b79f5;
+
+function mulberryOutput(a: number): number {
+  let t = a;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+
 /** Small fast deterministic PRNG (mulberry32). */
 export function prng(seed: number): () => number {
   let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return () => mulberryOutput((a = (a + STEP) >>> 0));
 }
 
 const WORDS = (
@@ -128,39 +132,74 @@ const SPACED_CAPITAL = WORDS.map((w) => ` ${w[0]!.toUpperCase()}${w.slice(1)}`);
 
 /**
  * Deterministic prose, `words` words in sentences, the same for the same seed, as its token pieces
- * (what pieces() splits their joined text into), without generating and then splitting the text.
+ * (what pieces() splits their joined text into), one at a time: a stream holds none of them.
  */
-export function loremPieces(seed: number, words: number): string[] {
+export function* loremPieces(seed: number, words: number): Generator<string> {
   const rand = prng(seed);
-  const out: string[] = [];
   let sentence = 0;
   let sentenceLength = 6 + Math.floor(rand() * 9);
   for (let i = 0; i < words; i++) {
     const k = Math.floor(rand() * WORDS.length);
     const w = sentence === 0 ? SPACED_CAPITAL[k]! : SPACED[k]!;
-    out.push(i === 0 ? w.slice(1) : w);
+    yield i === 0 ? w.slice(1) : w;
     sentence++;
     if (sentence >= sentenceLength || i === words - 1) {
-      out.push('.');
+      yield '.';
       sentence = 0;
       sentenceLength = 6 + Math.floor(rand() * 9);
     }
   }
-  return out;
+}
+
+/** How many pieces loremPieces(seed, words) gives: a period a sentence, its words' draws skipped, no text. */
+function loremCount(seed: number, words: number): number {
+  let a = seed >>> 0;
+  const sentenceLength = () => 6 + Math.floor(mulberryOutput((a = (a + STEP) >>> 0)) * 9);
+  let count = words;
+  for (let i = 0, length = sentenceLength(); i < words; length = sentenceLength()) {
+    const taken = Math.min(length, words - i);
+    a = (a + Math.imul(taken, STEP)) >>> 0;
+    i += taken;
+    count++;
+  }
+  return count;
+}
+
+function* firstOf<T>(items: Iterable<T>, n: number): Generator<T> {
+  if (n <= 0) return;
+  let i = 0;
+  for (const item of items) {
+    yield item;
+    if (++i >= n) return;
+  }
+}
+
+/** pieces(text), one at a time. */
+function* eachPiece(text: string): Generator<string> {
+  const piece = new RegExp(PIECE.source, 'gu');
+  let last = piece.exec(text)?.[0];
+  while (last !== undefined) {
+    const end = piece.lastIndex;
+    const next = piece.exec(text)?.[0];
+    // The last piece also holds what follows it unmatched (trailing spaces), as in pieces().
+    yield next === undefined ? last + text.slice(end) : last;
+    last = next;
+  }
 }
 
 export interface Generation {
-  text: string;
-  /** pieces(text), when generating gave them for free. */
-  pieces?: string[];
+  /** The whole answer (made on each read when `pieces` is set: a stream never needs it). */
+  readonly text: string;
+  /** pieces(text), made one at a time, when generating can give them without the text. */
+  pieces?: () => Iterable<string>;
   finishReason: 'stop' | 'length';
   promptTokens: number;
   completionTokens: number;
 }
 
-/** The token pieces of a generation's text. */
-export function piecesOf(gen: Pick<Generation, 'text' | 'pieces'>): string[] {
-  return gen.pieces ?? pieces(gen.text);
+/** The token pieces of a generation's text, one at a time. */
+export function piecesOf(gen: Pick<Generation, 'text' | 'pieces'>): Iterable<string> {
+  return gen.pieces ? gen.pieces() : eachPiece(gen.text);
 }
 
 /**
@@ -179,13 +218,24 @@ export function generate(model: ModelSpec, promptText: string, lastUser: string,
     const wanted = /(\d{1,7})\s+words?\b/i.exec(lastUser);
     const words = wanted ? Number(wanted[1]) : 24 + (seed % 40);
     // A word can be two pieces (word + period); generate enough, cut below.
-    const parts = loremPieces(seed, opts.maxTokens !== undefined ? Math.min(words, opts.maxTokens) : words);
+    const made = opts.maxTokens !== undefined ? Math.min(words, opts.maxTokens) : words;
     if (!opts.stop?.some((s) => s)) {
-      const cut = opts.maxTokens !== undefined && parts.length > opts.maxTokens;
-      if (cut) parts.length = opts.maxTokens!;
-      return { text: parts.join(''), pieces: parts, finishReason: cut ? 'length' : 'stop', promptTokens, completionTokens: parts.length };
+      const all = loremCount(seed, made);
+      const cut = opts.maxTokens !== undefined && all > opts.maxTokens;
+      const count = cut ? opts.maxTokens! : all;
+      const each = () => firstOf(loremPieces(seed, made), count);
+      return {
+        // Joined flat: a string built piece by piece is a tree of 262,144 nodes, ~4x the text.
+        get text() {
+          return [...each()].join('');
+        },
+        pieces: each,
+        finishReason: cut ? 'length' : 'stop',
+        promptTokens,
+        completionTokens: count,
+      };
     }
-    text = parts.join('');
+    text = [...loremPieces(seed, made)].join('');
   } else {
     text = lastUser;
   }

@@ -1,8 +1,8 @@
 import { randomHex } from './ids.js';
 import type { Ctx } from './http.js';
-import { costOf, countTokens, generate, piecesOf } from './models.js';
+import { costOf, countTokens, generate, piecesOf, type Generation } from './models.js';
 import { routerMetadata } from './routing.js';
-import { checkOutputLimit, route, textOf } from './chat.js';
+import { METADATA_BEFORE_PARSE, checkOutputLimit, route, textOf } from './chat.js';
 import { bad, checkMetadata, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, servedTier } from './validate.js';
 import { reserve, writeSSE } from './billing.js';
 import { checkResponsesOptionTypes } from './option-types.js';
@@ -57,27 +57,29 @@ function inputText(input: unknown): { prompt: string; lastUser: string } {
   return { prompt: lines.join('\n'), lastUser: textOf(lastUser?.content) };
 }
 
-export function planResponses(body: Body, created: number, opts: { routerMetadata?: boolean } = {}) {
+export function planResponses(body: Body, created: number, opts: { routerMetadata?: boolean; stream?: boolean } = {}) {
   validateResponses(body);
   const routed = route(body, 'chat');
   const { prompt, lastUser } = inputText(body.input);
   const fullPrompt = typeof body.instructions === 'string' ? `system: ${body.instructions}\n${prompt}` : prompt;
   checkOutputLimit(routed.model, body.max_output_tokens as number | undefined, 'max_output_tokens');
-  const gen = generate(routed.model, fullPrompt, lastUser, { maxTokens: body.max_output_tokens as number | undefined, seed: body.seed });
+  const generated = generate(routed.model, fullPrompt, lastUser, { maxTokens: body.max_output_tokens as number | undefined, seed: body.seed });
   // Parts, a text.format schema, the web plugin: the same answer as chat's, its text only (Responses' function tools have their own shape).
   const items = (typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input) as Body[];
-  const rich = richAnswer({ ...body, tools: undefined }, routed.model, items, gen.text, lastUser);
-  if (rich) Object.assign(gen, { text: rich.content ?? '', pieces: undefined, finishReason: 'stop', completionTokens: countTokens(rich.content ?? '') });
+  const rich = richAnswer({ ...body, tools: undefined }, routed.model, items, generated.text, lastUser);
+  const gen: Generation = rich ? { text: rich.content ?? '', finishReason: 'stop', promptTokens: generated.promptTokens, completionTokens: countTokens(rich.content ?? '') } : generated;
   const cost = costOf(routed.model, gen.promptTokens, gen.completionTokens);
   const id = `resp_${randomHex(12)}`;
   const messageId = `msg_${randomHex(12)}`;
   const incomplete = gen.finishReason === 'length';
+  // A stream fills the text in at its end (streamed, the answer is made as it is sent, not held).
+  const text = opts.stream ? '' : gen.text;
   const message = {
     type: 'message',
     id: messageId,
     role: 'assistant',
     status: incomplete ? 'incomplete' : 'completed',
-    content: [{ type: 'output_text', text: gen.text, annotations: (rich?.annotations ?? []).map((a) => ({ type: a.type, ...(a.url_citation as Body) })), logprobs: [] }],
+    content: [{ type: 'output_text', text, annotations: (rich?.annotations ?? []).map((a) => ({ type: a.type, ...(a.url_citation as Body) })), logprobs: [] }],
   };
   const result: Body = {
     id,
@@ -88,7 +90,7 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
     status: incomplete ? 'incomplete' : 'completed',
     // local/thinker's reasoning and local/painter's images come first, as their own items.
     output: [...(rich?.reasoning ? [reasoningItem(rich.reasoning)] : []), ...(rich?.images ?? []).map((i) => imageItem(i.image_url.url, lastUser)), message],
-    output_text: gen.text,
+    output_text: text,
     error: null,
     incomplete_details: incomplete ? { reason: 'max_output_tokens' } : null,
     instructions: (body.instructions as string | undefined) ?? null,
@@ -131,10 +133,10 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
 }
 
 export async function handleResponses(ctx: Ctx): Promise<void> {
-  const body = await ctx.json();
+  const body = await ctx.json(METADATA_BEFORE_PARSE);
   ctx.sessionId(body);
   const created = Math.floor(ctx.store.now() / 1000);
-  const plan = planResponses(body, created, { routerMetadata: ctx.wantsRouterMetadata() });
+  const plan = planResponses(body, created, { routerMetadata: ctx.wantsRouterMetadata(), stream: body.stream === true });
   const charge = reserve(ctx, plan.cost);
   if (body.stream !== true) {
     ctx.send(200, plan.result);
@@ -147,7 +149,6 @@ export async function handleResponses(ctx: Ctx): Promise<void> {
   const output = result.output as Body[];
   const item = output[output.length - 1]!;
   const at = output.length - 1;
-  const parts = piecesOf(plan.gen);
   const head: Body[] = [
     { type: 'response.created', response: pending },
     { type: 'response.in_progress', response: pending },
@@ -155,19 +156,23 @@ export async function handleResponses(ctx: Ctx): Promise<void> {
     { type: 'response.output_item.added', output_index: at, item: { ...item, status: 'in_progress', content: [] } },
     { type: 'response.content_part.added', item_id: messageId, output_index: at, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } },
   ];
-  const tail: Body[] = [
-    { type: 'response.output_text.done', item_id: messageId, output_index: at, content_index: 0, text: plan.gen.text, logprobs: [] },
-    { type: 'response.content_part.done', item_id: messageId, output_index: at, content_index: 0, part: (item.content as Body[])[0] },
-    { type: 'response.output_item.done', output_index: at, item },
-    { type: result.status === 'incomplete' ? 'response.incomplete' : 'response.completed', response: result },
-  ];
-  const count = head.length + parts.length + tail.length;
+  const tail = (text: string): Body[] => {
+    result.output_text = (item.content as Body[])[0]!.text = text;
+    return [
+      { type: 'response.output_text.done', item_id: messageId, output_index: at, content_index: 0, text, logprobs: [] },
+      { type: 'response.content_part.done', item_id: messageId, output_index: at, content_index: 0, part: (item.content as Body[])[0] },
+      { type: 'response.output_item.done', output_index: at, item },
+      { type: result.status === 'incomplete' ? 'response.incomplete' : 'response.completed', response: result },
+    ];
+  };
+  const count = head.length + plan.gen.completionTokens + 4;
   const deltaJSON = jsonTemplate((delta, sequence_number) => ({ type: 'response.output_text.delta', item_id: messageId, output_index: at, content_index: 0, delta, logprobs: [], sequence_number }), 2);
   function* events() {
     let sequence_number = 0;
     for (const e of head) yield { ...e, sequence_number: sequence_number++ };
-    for (const delta of parts) yield new Serialized(deltaJSON(delta, sequence_number++), 'response.output_text.delta');
-    for (const e of tail) yield { ...e, sequence_number: sequence_number++ };
+    for (const delta of piecesOf(plan.gen)) yield new Serialized(deltaJSON(delta, sequence_number++), 'response.output_text.delta');
+    // Made again at the end (local/lorem from its seed) rather than held while the stream runs.
+    for (const e of tail(plan.gen.text)) yield { ...e, sequence_number: sequence_number++ };
   }
   const failed = {
     type: 'response.failed',

@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { answerError, type LoggedRequest } from './http.js';
 import { Routes } from './routes.js';
 import { dispatch } from './dispatch.js';
+import { BODY_IDLE_MS, BodyBudget } from './body.js';
 import { storageFailure } from './storage-failure.js';
 
 export type { Access, Handler, RouteTable } from './http.js';
@@ -27,6 +28,10 @@ export interface EmulatorOptions {
   logLimit?: number;
   /** Pause of the batch engine before each request and state change (default 20 ms). */
   batchDelayMs?: number;
+  /** Bytes of request bodies held in memory at once, across connections (default 96 MiB): past it, 503. */
+  bodiesInFlightBytes?: number;
+  /** A request body that sends nothing for this long is answered 408 and closed (default 30 s). */
+  bodyIdleMs?: number;
 }
 
 
@@ -37,6 +42,8 @@ export interface Emulator {
   batches: BatchEngine;
   store: StateStore;
   faults: FaultBoard;
+  /** Bytes of request bodies held in memory now, across connections. */
+  bodies: BodyBudget;
   apiRoot: string;
   port: number;
   close(): Promise<void>;
@@ -63,7 +70,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
     const [method, path] = key.split(' ') as [string, string];
     routes.add(method, path, handler, access);
   }
-  const d = { store, routes, faults, log, logLimit, logBytes: { bytes: 0, entries: 0 } };
+  const d = { store, routes, faults, log, logLimit, logBytes: { bytes: 0, entries: 0 }, bodies: new BodyBudget(opts.bodiesInFlightBytes), bodyIdleMs: opts.bodyIdleMs ?? BODY_IDLE_MS };
 
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
@@ -98,6 +105,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
     batches,
     store,
     faults,
+    bodies: d.bodies,
     port,
     apiRoot: `http://${host.includes(':') ? `[${host}]` : host}:${port}/api`,
     close: async () => {

@@ -50,6 +50,13 @@ export class ArraySplitter {
     return this.count;
   }
 
+  /** Bytes kept now: the element being read, the object around the array, a key. */
+  get held(): number {
+    let bytes = 0;
+    for (const parts of [this.element, this.rest, this.keyParts]) for (const part of parts ?? []) bytes += part.length;
+    return bytes;
+  }
+
   // One byte loop on purpose: this is the hot path of 200 MB uploads and results, and a call per
   // state would cost more than the loop itself.
   push(chunk: Buffer): void {

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { connect, type Socket } from 'node:net';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -229,6 +230,34 @@ describe('a stream the client does not read', () => {
       expect(rssMiB() - before).toBeLessThan(40);
       await reader.cancel();
     } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
+  it('many readers that read nothing (chat and Responses) hold about a megabyte each, not their whole answers (#31)', async () => {
+    const state = mkdtempSync(join(t.dir, 'readers-'));
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--state', state, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const sockets: Socket[] = [];
+    try {
+      const info = await new Promise<any>((r) => child.stdout!.once('data', (c) => r(JSON.parse(String(c)))));
+      const rssMiB = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024;
+      const before = rssMiB();
+      const chat = JSON.stringify({ model: 'local/lorem', stream: true, max_tokens: 262_144, messages: [{ role: 'user', content: 'write 300000 words' }] });
+      const responses = JSON.stringify({ model: 'local/lorem', stream: true, max_output_tokens: 262_144, input: 'write 300000 words' });
+      const request = (path: string, body: string) => `POST /api${path} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${info.api_key}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+      for (let i = 0; i < 40; i++) {
+        const socket = connect(Number(new URL(info.api_root).port), '127.0.0.1');
+        socket.on('error', () => {});
+        socket.pause();
+        socket.write(i % 2 ? request('/v1/responses', responses) : request('/v1/chat/completions', chat));
+        sockets.push(socket);
+      }
+      // Long enough for each stream to fill the kernel's buffers and then its own megabyte.
+      await new Promise((r) => setTimeout(r, 2500));
+      // Measured: 40 MB; 170 MB when each answer's pieces were made up front (150 chat readers: 843 MB).
+      expect(rssMiB() - before).toBeLessThan(90);
+    } finally {
+      for (const s of sockets) s.destroy();
       child.kill('SIGTERM');
     }
   });

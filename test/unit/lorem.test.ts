@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { countTokens, generate, MODELS, pieces } from '../../src/emulator/models.js';
+import { countTokens, generate, MODELS, pieces, piecesOf } from '../../src/emulator/models.js';
 
 const lorem = MODELS.find((m) => m.id === 'local/lorem')!;
 
@@ -11,7 +11,8 @@ describe('local/lorem', () => {
         const prompt = `write ${words} words`;
         const fast = generate(lorem, `user: ${prompt}`, prompt, { maxTokens, seed });
         const general = generate(lorem, `user: ${prompt}`, prompt, { maxTokens, seed, stop: ['never in lorem'] });
-        expect(fast.pieces).toEqual(pieces(fast.text));
+        expect([...piecesOf(fast)]).toEqual(pieces(fast.text));
+        expect([...piecesOf(general)]).toEqual(pieces(general.text));
         expect(fast.completionTokens).toBe(countTokens(fast.text));
         expect(general.pieces).toBeUndefined();
         expect({ ...fast, pieces: undefined }).toEqual({ ...general, pieces: undefined });
@@ -23,6 +24,6 @@ describe('local/lorem', () => {
   it('cuts a long answer at the model maximum', () => {
     const gen = generate(lorem, 'user: write 300000 words', 'write 300000 words', {});
     expect(gen).toMatchObject({ finishReason: 'length', completionTokens: lorem.maxOutputTokens });
-    expect(gen.pieces).toHaveLength(lorem.maxOutputTokens!);
+    expect([...piecesOf(gen)]).toHaveLength(lorem.maxOutputTokens!);
   });
 });

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jsonTemplate } from '../../src/emulator/serialized.js';
 import { chatCompletion, chatCompletionText, planChat } from '../../src/emulator/chat.js';
-import { countTokens, firstPieces, pieces } from '../../src/emulator/models.js';
+import { countTokens, firstPieces, pieces, piecesOf } from '../../src/emulator/models.js';
 
 describe('jsonTemplate', () => {
   it('writes the same text as JSON.stringify of the filled-in object', () => {
@@ -48,6 +48,8 @@ describe('countTokens', () => {
     fc.assert(
       fc.property(fc.oneof(ascii, fc.string({ unit: 'binary' }), fc.string()), (text) => {
         expect(countTokens(text)).toBe(pieces(text).length);
+        // The pieces a stream sends, made one at a time.
+        expect([...piecesOf({ text })]).toEqual(pieces(text));
       }),
       { numRuns: 2000 },
     );
