@@ -173,7 +173,7 @@ describe.skipIf(!HAS_TMUX)('router chat -i on a terminal', () => {
     await term.waitFor(/2x3 pixels\n>\s*$/m);
     term.run('and now?');
     // The history still holds the picture (sent with the first message).
-    await term.waitFor(/and now\?\nI received 1 attachment:\n1\. image: image\/png, 75 bytes, 2x3 pixels\n>\s*$/m);
+    await term.waitFor(/and now\?\nI received 1 attachment:\n\n?1\. image: image\/png, 75 bytes, 2x3 pixels\n>\s*$/m);
     term.run('/exit');
     expect(await term.lastExit()).toBe(0);
     const sent = t.requests().map((q) => q.body.messages);

@@ -187,8 +187,12 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
         io.out(md ? md.end() || '\n' : '\n');
         kept = keepConversation(ctx, kept, c.model, c.history.map((m) => c.recorded.get(m) ?? m), answer, text);
         c.history.push({ role: 'assistant', content: answer });
-        // Turns another run saved in the meantime come along, so that the next save keeps them.
-        if (ctx.logging && kept) c.history = [...kept.messages];
+        // Turns another run saved in the meantime come along, so that the next save keeps them; a message
+        // with attachments stays as sent (the file keeps them by reference only).
+        if (ctx.logging && kept) {
+          const sent = new Map(c.history.filter((m) => c.recorded.has(m)).map((m) => [JSON.stringify(c.recorded.get(m)), m]));
+          c.history = kept.messages.map((k) => sent.get(JSON.stringify(k)) ?? k);
+        }
       } catch (err) {
         // The exchange is dropped; its attachments wait for the next message.
         c.attached.unshift(...extras.attachments);
