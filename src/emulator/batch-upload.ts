@@ -1,6 +1,7 @@
 import { writeSync } from 'node:fs';
 import { ArraySplitter, JSONSplitError } from '../internal/json-split.js';
-import { HttpError, LOG_BODY_BYTES, MAX_JSON_DEPTH, logBody, nestedDeeperThan, type Ctx } from './http.js';
+import { HttpError, LOG_BODY_BYTES, MAX_JSON_DEPTH, logBody, type Ctx } from './http.js';
+import { nestedDeeperThan } from '../internal/json-depth.js';
 import { MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, bad, type Body } from './batch-rules.js';
 
 export interface Upload {

@@ -62,18 +62,6 @@ export const LOG_BODY_BYTES = 64 * 1024;
 /** JSON nested deeper than this is refused with 400 (documented in docs/conformance.md). */
 export const MAX_JSON_DEPTH = 64;
 
-/** True when a parsed JSON value nests objects or arrays deeper than `max` (walked without recursion). */
-export function nestedDeeperThan(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length) {
-    const [v, depth] = stack.pop()!;
-    if (!v || typeof v !== 'object') continue;
-    if (depth > max) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child && typeof child === 'object') stack.push([child, depth + 1]);
-  }
-  return false;
-}
-
 /** A request's body: read whole, or, for a route that streams it, its bytes held counted (503 past the server's budget). */
 export interface BodySource {
   receive(limit?: number): Promise<Buffer>;
