@@ -1,0 +1,67 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { encodePng } from '../../src/emulator/png.js';
+import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
+
+// Issue 33's features used the way a new user would, at their edges: sizes, odd files, combinations.
+let emu: Emulator;
+let dir: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'router-rich-edges-'));
+  emu = await startEmulator({ stateDir: join(dir, 'state'), port: 0, batchDelayMs: 0 });
+  const { apiKey, managementKey } = emu.store.firstKeys();
+  env = { ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: managementKey, ROUTER_CONFIG_DIR: join(dir, 'config'), ROUTER_STATE_DIR: join(dir, 'rs'), XDG_STATE_HOME: join(dir, 'xdg'), ROUTER_PROFILE: '', ROUTER_MODEL: '', ROUTER_VOICE: '', ROUTER_SPEECH_MODEL: '', ROUTER_EMBED_MODEL: '' };
+});
+afterAll(async () => {
+  await emu.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const run = (args: string[], o: InProcessOptions = {}) => runInProcess(args, { ...o, env: { ...env, ...o.env } });
+const lastBody = () => emu.requestLog[emu.requestLog.length - 1]!.body as Record<string, any>;
+
+function toolsFile(name: string, tools: unknown[]): string {
+  const path = join(dir, name);
+  writeFileSync(path, JSON.stringify(tools));
+  return path;
+}
+
+describe('a schema whose smallest answer is enormous', () => {
+  // Made whole, each of these held the emulator's only thread for minutes and gigabytes of memory.
+  const huge = {
+    items: { type: 'array', items: { type: 'integer' }, minItems: 100_000_000 },
+    text: { type: 'object', properties: { s: { type: 'string', minLength: 100_000_000 } }, required: ['s'] },
+    fanOut: {
+      type: 'object',
+      $defs: { n: { type: 'object', properties: Object.fromEntries('abcdefghij'.split('').map((k) => [k, { $ref: '#/$defs/n' }])), required: 'abcdefghij'.split('') } },
+      properties: { root: { $ref: '#/$defs/n' } },
+      required: ['root'],
+    },
+  };
+  for (const [name, schema] of Object.entries(huge)) {
+    it(`is a 400 naming the bound, and the emulator goes on answering (${name})`, async () => {
+      const r = await run(['chat', '--model', 'local/lorem', '--schema', JSON.stringify(schema), 'x']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^error: .*the JSON schema asks for an answer over 1,048,576 characters/);
+      expect((await run(['chat', '--model', 'local/echo', 'still here'])).stdout).toBe('still here\n');
+    });
+  }
+
+  it('tool parameters of that kind are a 400 for local/tools too', async () => {
+    const tools = toolsFile('huge-tools.json', [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: { a: huge.items }, required: ['a'] } } }]);
+    const r = await run(['chat', '--model', 'local/tools', '--tools', tools, 'x']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/over 1,048,576 characters/);
+  });
+
+  it('a large answer within the bound is still made', async () => {
+    const r = await run(['chat', '--model', 'local/lorem', '--schema', JSON.stringify({ type: 'array', items: { type: 'integer' }, minItems: 50_000 }), 'x']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toHaveLength(50_000);
+  });
+});
