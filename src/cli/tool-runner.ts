@@ -39,25 +39,49 @@ export async function loadTools(path: string | undefined, io: IO): Promise<Local
   return { wire, commands };
 }
 
-/** The result of one run: its stdout, or (on failure) its exit code and stderr, which go back to the model as they are. */
+/**
+ * The result of one run: its stdout, or (on failure) its exit code and stderr, which go back to the
+ * model as they are. The command runs in a process group of its own, so that Ctrl-C ends all of it
+ * (what a shell line started too, not only the shell); the abort is then thrown.
+ */
 export async function runCommand(command: string | string[], input: string, signal: AbortSignal): Promise<{ code: number; output: string }> {
+  signal.throwIfAborted();
   // Loaded only when a tool runs: a one-shot chat never loads child processes.
   const { spawn } = await import('node:child_process');
   const [file, args] = typeof command === 'string' ? ['/bin/sh', ['-c', command]] : [command[0]!, command.slice(1)];
-  return new Promise((resolve) => {
-    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'], signal });
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let size = 0;
     const keep = (into: Buffer[]) => (b: Buffer) => {
       if ((size += b.length) <= MAX_RESULT_BYTES) into.push(b);
     };
+    const killGroup = (sig: NodeJS.Signals) => {
+      try {
+        if (child.pid) process.kill(-child.pid, sig);
+      } catch {
+        /* the group has ended */
+      }
+    };
+    const stop = () => {
+      killGroup('SIGTERM');
+      // One that ignores SIGTERM is killed; the wait keeps no process alive.
+      setTimeout(() => killGroup('SIGKILL'), 2000).unref();
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', stop, { once: true });
+    const done = () => {
+      signal.removeEventListener('abort', stop);
+      return signal.aborted;
+    };
     child.stdout.on('data', keep(out));
     child.stderr.on('data', keep(err));
     child.stdin.on('error', () => {});
     child.stdin.end(input);
-    child.on('error', (e) => resolve({ code: 127, output: `could not run the command: ${e.message}` }));
+    child.on('error', (e) => done() || resolve({ code: 127, output: `could not run the command: ${e.message}` }));
     child.on('close', (code, sig) => {
+      if (done()) return;
       const stdout = Buffer.concat(out).toString('utf8');
       if (code === 0) return resolve({ code: 0, output: stdout });
       const why = sig ? `was stopped by ${sig}` : `exited with code ${code}`;
@@ -104,7 +128,7 @@ export async function toolLoop<A extends { message: AssembledMessage }>(io: IO, 
     if (missing || round > loop.maxRounds) {
       if (!loop.json) printCalls(io, calls);
       const why = missing ? `${missing.function.name} has no "command" in --tools` : `--max-tool-rounds ${loop.maxRounds} reached`;
-      throw new CliError(`the model asked for ${calls.length === 1 ? 'a tool call' : `${calls.length} tool calls`} that were not run (${why})`, EXIT.TOOL_CALLS);
+      throw new CliError(`the model asked for ${calls.length === 1 ? 'a tool call' : `${calls.length} tool calls`} that ${calls.length === 1 ? 'was' : 'were'} not run (${why})`, EXIT.TOOL_CALLS);
     }
     messages.push({ role: 'assistant', content: answer.message.content, tool_calls: calls });
     for (const call of calls) {

@@ -65,3 +65,40 @@ describe('a schema whose smallest answer is enormous', () => {
     expect(JSON.parse(r.stdout)).toHaveLength(50_000);
   });
 });
+
+describe('a tool command stopped by Ctrl-C', () => {
+  it('ends with everything it started (not only its shell), and the run ends with the interrupt', async () => {
+    const { runCommand } = await import('../../src/cli/tool-runner.js');
+    const pidFile = join(dir, 'grandchild.pid');
+    const controller = new AbortController();
+    // The shell starts a child of its own and waits for it: killing the shell alone would leave it running.
+    const running = runCommand(`sleep 300 & echo $! > ${pidFile}; wait`, '{}', controller.signal);
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    let pid = 0;
+    for (let i = 0; i < 200 && !pid; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      pid = Number(readFileSafe(pidFile)) || 0;
+    }
+    expect(alive(pid)).toBe(true);
+    const reason = new Error('interrupted');
+    controller.abort(reason);
+    await expect(running).rejects.toBe(reason);
+    for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(alive(pid)).toBe(false);
+  });
+});
+
+function readFileSafe(path: string): string {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
