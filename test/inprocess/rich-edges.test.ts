@@ -102,3 +102,42 @@ function readFileSafe(path: string): string {
     return '';
   }
 }
+
+describe('attachments at their edges', () => {
+  it('a device or pipe that never ends is read no further than the attachment limit, and named by it', async () => {
+    const before = emu.requestLog.length;
+    const r = await run(['chat', '--model', 'local/vision', '-a', '/dev/zero', 'x']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('error: --attach /dev/zero: larger than 20 MiB, the most one attachment may hold; nothing was sent\n');
+    const piped = await run(['chat', '--model', 'local/vision', '-a', '-', 'x'], { input: Buffer.alloc(20 * 1024 * 1024 + 1) });
+    expect(piped.code).toBe(2);
+    expect(piped.stderr).toBe('error: --attach -: larger than 20 MiB, the most one attachment may hold; nothing was sent\n');
+    expect(emu.requestLog.length).toBe(before);
+  });
+
+  it('text piped to -a -, or in a file of a name no table knows, is a text/plain file part', async () => {
+    const piped = await run(['chat', '--model', 'local/vision', '-a', '-', 'summarize'], { input: 'meeting notes: ship on Friday\n' });
+    expect(piped.stderr).toBe('');
+    expect(piped.code).toBe(0);
+    expect(lastBody().messages.at(-1).content[1]).toEqual({ type: 'file', file: { filename: 'stdin', file_data: `data:text/plain;base64,${Buffer.from('meeting notes: ship on Friday\n').toString('base64')}` } });
+    const makefile = join(dir, 'Makefile');
+    writeFileSync(makefile, 'all:\n\techo "héllo"\n');
+    const named = await run(['chat', '--model', 'local/vision', '-a', makefile, 'explain']);
+    expect(named.code).toBe(0);
+    expect(named.stdout).toMatch(/file "Makefile": text\/plain/);
+  });
+
+  it('bytes that are neither a known type nor text are still refused, nothing sent', async () => {
+    const before = emu.requestLog.length;
+    for (const bytes of [Buffer.from([0, 1, 2, 3]), Buffer.from([0xc3, 0x28, 0x41]), Buffer.from('\ufeffh\0i', 'utf16le')]) {
+      const r = await run(['chat', '--model', 'local/vision', '-a', '-', 'x'], { input: bytes });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^error: --attach -: unknown type/);
+    }
+    expect(emu.requestLog.length).toBe(before);
+    // A PNG is still sniffed from its bytes, whatever its name.
+    const png = join(dir, 'picture.txt');
+    writeFileSync(png, encodePng(3, 2, () => [0, 0, 0]));
+    expect((await run(['chat', '--model', 'local/vision', '-a', png, 'x'])).stdout).toMatch(/3x2 pixels/);
+  });
+});
