@@ -141,3 +141,31 @@ describe('attachments at their edges', () => {
     expect((await run(['chat', '--model', 'local/vision', '-a', png, 'x'])).stdout).toMatch(/3x2 pixels/);
   });
 });
+
+describe('the rounds of a tool loop, counted', () => {
+  // A tool whose output is long: the second round's prompt holds it.
+  const longTool = () =>
+    toolsFile('long.json', [{ type: 'function', function: { name: 'long', description: 'says a lot', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }, command: "cat >/dev/null; yes 'many words of tool output' | head -n 2000" }]);
+  const roundsOf = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l).usage);
+
+  it('--usage sums every round, not only the last', async () => {
+    const r = await run(['chat', '--no-stream', '--json', '--usage', '--model', 'local/tools', '--tools', longTool(), 'go']);
+    expect(r.code).toBe(0);
+    const rounds = roundsOf(r.stdout);
+    expect(rounds).toHaveLength(2);
+    const sum = (k: string) => rounds.reduce((n: number, u: Record<string, number>) => n + u[k]!, 0);
+    expect(r.stderr).toContain(`usage: ${sum('prompt_tokens')} prompt + ${sum('completion_tokens')} completion = ${sum('total_tokens')} tokens`);
+  });
+
+  it('--max-cost holds every round: one the rest of the cap cannot pay for is refused (exit 4) before it is sent', async () => {
+    const [first, second] = roundsOf((await run(['chat', '--no-stream', '--json', '--model', 'local/tools', '--tools', longTool(), 'go'])).stdout);
+    // Enough for the first round, not for both.
+    const cap = first.cost + second.cost / 2;
+    const chats = () => emu.requestLog.filter((e) => e.path.endsWith('/chat/completions')).length;
+    const before = chats();
+    const r = await run(['chat', '--no-stream', '--max-cost', cap.toFixed(6), '--model', 'local/tools', '--tools', longTool(), 'go']);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/^error: this call could cost up to \$[\d.]+, over what is left of --max-cost \$[\d.]+ after the earlier rounds/);
+    expect(chats()).toBe(before + 1);
+  });
+});

@@ -79,17 +79,23 @@ async function runChat(ctx: RunContext<ChatOptions & SpendOptions>, args: string
   try {
     const streams = opts.stream ?? !opts.json;
     const sentWith = streams ? { stream: true, stream_options: { include_usage: true } } : undefined;
-    const guard = await guardSpend(ctx, connected, { body: req, sentWith, models: [req.model, ...(req.models ?? [])], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true });
+    const guarded = { body: req, sentWith, models: [req.model, ...(req.models ?? [])], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true };
+    const guard = await guardSpend(ctx, connected, guarded);
     if (guard.dryRun) return;
+    // The usage of every round of a tool loop, summed.
+    let u: ChatUsage | undefined;
+    let rounds = 0;
     const ask = async () => {
+      // A tool loop's next round is held to what is left of --max-cost (and of the budgets) after the rounds before it.
+      if (rounds++ > 0) await guardSpend(ctx, connected, { ...guarded, spent: u?.cost ?? 0 });
       const a = streams ? await streamChat(io, client, req, opts, call) : await completeChat(io, client, req, opts, call);
       ctx.logUsage({ endpoint: '/v1/chat/completions', model: a.model ?? req.model ?? req.models?.[0], ...usageFields(a.usage) });
+      u = addUsage(u, a.usage);
       if (a.failure) throw a.failure;
       return a;
     };
     let answer = await ask();
     if (extras.tools) answer = await toolLoop(io, { tools: extras.tools, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal }, messages, answer, ask);
-    const u = answer.usage;
     keepConversation(ctx, earlier, req.model, messages.map((m) => (m === user ? recordedUser(prompt, extras) : m)), answer.text, prompt);
     if (opts.usage) io.note(usageLine(u && { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens, cost: u.cost }, ['prompt', 'completion']) + boundNote(guard));
     // Last: an answer that does not follow --schema ends the command (exit 10), after it was kept and counted.
@@ -100,6 +106,12 @@ async function runChat(ctx: RunContext<ChatOptions & SpendOptions>, args: string
 }
 
 type Call = { signal: AbortSignal; routerMetadata?: boolean };
+
+function addUsage(sum: ChatUsage | undefined, u: ChatUsage | undefined): ChatUsage | undefined {
+  if (!sum || !u) return sum ?? u;
+  const cost = sum.cost === undefined && u.cost === undefined ? undefined : (sum.cost ?? 0) + (u.cost ?? 0);
+  return { prompt_tokens: sum.prompt_tokens + u.prompt_tokens, completion_tokens: sum.completion_tokens + u.completion_tokens, total_tokens: sum.total_tokens + u.total_tokens, ...(cost === undefined ? {} : { cost }) };
+}
 
 interface Answer {
   text: string;
