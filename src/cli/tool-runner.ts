@@ -23,15 +23,18 @@ export async function loadTools(path: string | undefined, io: IO): Promise<Local
   const tools = await readJsonFile('--tools', path, io);
   if (!Array.isArray(tools) || tools.length === 0) throw usage('--tools must hold a JSON array of at least one tool');
   const commands = new Map<string, string | string[]>();
+  const names = new Set<string>();
   const wire = tools.map((t: Body, i) => {
     if (!t || typeof t !== 'object' || Array.isArray(t)) throw usage(`--tools: tool ${i + 1} is not an object`);
     const { command, ...tool } = t;
     const fn = tool.function as Body | undefined;
     if (tool.type !== 'function' || !fn || typeof fn.name !== 'string' || !fn.name) throw usage(`--tools: tool ${i + 1} must be {"type": "function", "function": {"name", "description", "parameters"}}`);
+    // A call names its tool: two of one name (with a command or not) could not be told apart.
+    if (names.has(fn.name)) throw usage(`--tools: two tools are named ${fn.name}`);
+    names.add(fn.name);
     if (command !== undefined) {
       const ok = (typeof command === 'string' && command.trim() !== '') || (Array.isArray(command) && command.length > 0 && command.every((a) => typeof a === 'string'));
       if (!ok) throw usage(`--tools: the command of ${fn.name} must be a shell line or an array of arguments`);
-      if (commands.has(fn.name)) throw usage(`--tools: two tools are named ${fn.name}`);
       commands.set(fn.name, command as string | string[]);
     }
     return tool;

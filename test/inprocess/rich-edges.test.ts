@@ -169,3 +169,16 @@ describe('the rounds of a tool loop, counted', () => {
     expect(chats()).toBe(before + 1);
   });
 });
+
+describe('--tools that collide', () => {
+  it('two tools of one name are refused before sending, whether or not each has a command', async () => {
+    const tool = (command?: string) => ({ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } }, ...(command ? { command } : {}) });
+    for (const [name, tools] of [['one-command.json', [tool('echo 1'), tool()]], ['no-command.json', [tool(), tool()]], ['two-commands.json', [tool('echo 1'), tool('echo 2')]]] as const) {
+      const before = emu.requestLog.length;
+      const r = await run(['chat', '--model', 'local/tools', '--tools', toolsFile(name, [...tools]), 'x']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe('error: --tools: two tools are named lookup\n');
+      expect(emu.requestLog.length).toBe(before);
+    }
+  });
+});
