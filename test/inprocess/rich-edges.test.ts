@@ -182,3 +182,16 @@ describe('--tools that collide', () => {
     }
   });
 });
+
+describe('--jq over an answer that ends the command with an error', () => {
+  it('the answer printed before exit 11 (calls not run) or exit 10 (schema not followed) goes through the filter', async () => {
+    const tools = toolsFile('no-command.json', [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } } }]);
+    const calls = await run(['chat', '--model', 'local/tools', '--tools', tools, '--jq', '.choices[0].message.tool_calls[0].function.name', 'x']);
+    expect(calls.code).toBe(11);
+    expect(calls.stdout).toBe('lookup\n');
+    const schema = JSON.stringify({ type: 'object', properties: { code: { type: 'string', pattern: '^[0-9]+$' } }, required: ['code'] });
+    const mismatch = await run(['chat', '--model', 'local/echo', '--schema', schema, '--jq', '.choices[0].message.content | fromjson | keys[0]', 'x']);
+    expect(mismatch.code).toBe(10);
+    expect(mismatch.stdout).toBe('code\n');
+  });
+});
