@@ -195,3 +195,31 @@ describe('--jq over an answer that ends the command with an error', () => {
     expect(mismatch.stdout).toBe('code\n');
   });
 });
+
+describe('chat -i and the flags of a one-shot chat', () => {
+  const terminal = { tty: { stdin: true, stdout: true, stderr: true }, env: { NO_COLOR: '1' } };
+  it('a flag the REPL would take and not honour is refused, nothing sent', async () => {
+    const tools = toolsFile('repl-tools.json', [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } }, command: 'echo 1' }]);
+    const cases: [string[], string][] = [
+      [['--tools', tools], '--tools'],
+      [['--schema', '{"type":"object"}'], '--schema'],
+      [['--web'], '--web'],
+      [['--show-reasoning'], '--show-reasoning'],
+      [['--save-images', dir], '--save-images'],
+      [['--modalities', 'text,image'], '--modalities'],
+    ];
+    const before = emu.requestLog.length;
+    for (const [flags, named] of cases) {
+      const r = await run(['chat', '-i', '--model', 'local/echo', ...flags], terminal);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`error: ${named} applies to a one-shot chat, not to chat -i\n`);
+    }
+    expect(emu.requestLog.length).toBe(before);
+  });
+
+  it('-a - with chat -i is refused (stdin is the terminal), not dropped without a word', async () => {
+    const r = await run(['chat', '-i', '--model', 'local/vision', '-a', '-'], terminal);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('error: --attach -: stdin is the terminal chat -i reads; attach a file\n');
+  });
+});

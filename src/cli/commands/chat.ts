@@ -62,6 +62,9 @@ async function runChat(ctx: RunContext<ChatOptions & SpendOptions>, args: string
   validateChatOptions(opts);
   if (opts.interactive) {
     if (opts.maxCost !== undefined || opts.dryRun) throw usage(`${opts.dryRun ? '--dry-run' : '--max-cost'} applies to one call, not to chat -i`);
+    // The REPL streams text answers: these would be taken and not honoured.
+    const unhonoured = (['schema', 'tools', 'approve', 'maxToolRounds', 'plugin', 'web', 'modalities', 'showReasoning', 'saveImages'] as const).find((k) => opts[k] !== undefined && opts[k] !== false);
+    if (unhonoured) throw usage(`${ctx.cmd.options.find((o) => o.attributeName() === unhonoured)?.long ?? unhonoured} applies to a one-shot chat, not to chat -i`);
     const { runRepl } = await import('./chat-repl.js');
     return runRepl(ctx);
   }
