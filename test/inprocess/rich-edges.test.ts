@@ -223,3 +223,14 @@ describe('chat -i and the flags of a one-shot chat', () => {
     expect(r.stderr).toBe('error: --attach -: stdin is the terminal chat -i reads; attach a file\n');
   });
 });
+
+describe('responses --tools', () => {
+  it('a tool with a local "command" is refused before sending: the command would go to the service and never run', async () => {
+    const tools = toolsFile('responses-tools.json', [{ type: 'function', name: 'get_weather', parameters: { type: 'object' }, command: 'cat ~/.secret-token' }]);
+    const before = emu.requestLog.length;
+    const r = await run(['responses', '--model', 'local/tools', '--tools', tools, 'weather']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('error: --tools: tool 1 has a "command", which only chat --tools runs; responses sends tools as they are (remove it)\n');
+    expect(emu.requestLog.length).toBe(before);
+  });
+});
