@@ -234,3 +234,21 @@ describe('responses --tools', () => {
     expect(emu.requestLog.length).toBe(before);
   });
 });
+
+describe('two flags that would both read stdin', () => {
+  it('is one line naming them, before anything is read or sent', async () => {
+    const png = encodePng(2, 2, () => [0, 0, 0]);
+    const before = emu.requestLog.length;
+    const cases: [string[], string][] = [
+      [['chat', '--model', 'local/vision', '-a', '-', '--schema', '-', 'x'], '--attach -, --schema -'],
+      [['chat', '--model', 'local/tools', '--tools', '-', '-a', '-', 'x'], '--attach -, --tools -'],
+      [['responses', '--model', 'local/vision', '--tools', '-', '--schema', '-', 'x'], '--schema -, --tools -'],
+    ];
+    for (const [args, named] of cases) {
+      const r = await run(args, { input: png });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`error: stdin can be read once: give a file to all but one of ${named}\n`);
+    }
+    expect(emu.requestLog.length).toBe(before);
+  });
+});

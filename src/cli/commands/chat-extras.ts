@@ -44,6 +44,8 @@ export async function prepareExtras(opts: ExtraOpts, io: IO, api: 'chat' | 'resp
   const modalities = api === 'chat' ? ['text', 'image', 'audio'] : ['text', 'image'];
   for (const m of opts.modalities ?? []) if (!modalities.includes(m)) throw usage(`--modalities: "${m}" is not one of ${modalities.join(', ')}`);
   if (opts.approve && !io.canPrompt) throw usage('--approve asks on a terminal: run it on one (without --no-input), or leave --approve out');
+  const fromStdin = [opts.attach?.includes('-') && '--attach -', opts.schema === '-' && '--schema -', opts.tools === '-' && '--tools -'].filter(Boolean);
+  if (fromStdin.length > 1) throw usage(`stdin can be read once: give a file to all but one of ${fromStdin.join(', ')}`);
   checkImagesDir(opts.saveImages);
   const plugins = pluginsFrom(opts.plugin, opts.web);
   const schema = await loadSchema(opts.schema, io);
