@@ -252,3 +252,21 @@ describe('two flags that would both read stdin', () => {
     expect(emu.requestLog.length).toBe(before);
   });
 });
+
+describe('a stream that breaks while an answer is held back for --schema', () => {
+  // Responses sends four events before its first text delta.
+  const cutNext = async (after: number) => {
+    const res = await fetch(`${emu.apiRoot}/_emulator/faults`, { method: 'POST', headers: { authorization: `Bearer ${env.ROUTER_MANAGEMENT_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ faults: [`cut,after=${after},times=1`] }) });
+    expect(res.status).toBe(200);
+  };
+  const schema = JSON.stringify({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' }, c: { type: 'string' } }, required: ['a', 'b', 'c'] });
+  for (const command of ['chat', 'responses']) {
+    it(`ends with the text that came, then the error line (${command})`, async () => {
+      await cutNext(command === 'chat' ? 4 : 8);
+      const r = await run([command, '--stream', '--max-retries', '0', '--model', 'local/lorem', '--schema', schema, 'x']);
+      expect(r.code).toBe(8);
+      expect(r.stdout).toMatch(/^\{"a".*\n$/);
+      expect(r.stderr).toMatch(/^error: the stream was cut/);
+    });
+  }
+});

@@ -170,7 +170,11 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
     // The answer's last line ended; not for an answer of tool calls only, or one printed once checked.
     if (!opts.json && !opts.schema && !text.endsWith('\n') && (text || !assembler.message().tool_calls)) yield '\n';
   }
-  await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: false });
+  await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: false }).catch((err: unknown) => {
+    // A stream that broke ends with the text that came, an answer held back for --schema too.
+    if (opts.schema && !opts.json && text && !call.signal.aborted) io.out(text.endsWith('\n') ? text : `${text}\n`);
+    throw err;
+  });
   reasoning.end();
   return { text, usage, model, message: assembler.message() };
 }

@@ -133,9 +133,15 @@ async function streamResponse(io: IO, client: RouterClient, req: ResponsesReques
       else if (isTextDelta(ev)) reasoning.end();
       if (opts.json) yield io.jsonLine(ev);
       else if (isTextDelta(ev) && !opts.schema) yield ev.delta;
+      else if (isTextDelta(ev)) withheld += ev.delta;
     }
   }
-  await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: !opts.json && !opts.schema });
+  // An answer held back for --schema: printed as received if the stream breaks.
+  let withheld = '';
+  await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: !opts.json && !opts.schema }).catch((err: unknown) => {
+    if (withheld && !call.signal.aborted) io.out(withheld.endsWith('\n') ? withheld : `${withheld}\n`);
+    throw err;
+  });
   reasoning.end();
   return final;
 }
