@@ -58,8 +58,12 @@ export async function runCommand(command: string | string[], input: string, sign
     const err: Buffer[] = [];
     let size = 0;
     const keep = (into: Buffer[]) => (b: Buffer) => {
-      if ((size += b.length) <= MAX_RESULT_BYTES) into.push(b);
+      const room = MAX_RESULT_BYTES - size;
+      size += b.length;
+      if (room > 0) into.push(room < b.length ? b.subarray(0, room) : b);
     };
+    // The model is told when it sees only part of what the command printed.
+    const cut = () => (size > MAX_RESULT_BYTES ? `\n[router: the output was cut at ${MAX_RESULT_BYTES / 1024 / 1024} MiB of ${size} bytes]` : '');
     const killGroup = (sig: NodeJS.Signals) => {
       try {
         if (child.pid) process.kill(-child.pid, sig);
@@ -86,9 +90,9 @@ export async function runCommand(command: string | string[], input: string, sign
     child.on('close', (code, sig) => {
       if (done()) return;
       const stdout = Buffer.concat(out).toString('utf8');
-      if (code === 0) return resolve({ code: 0, output: stdout });
+      if (code === 0) return resolve({ code: 0, output: stdout + cut() });
       const why = sig ? `was stopped by ${sig}` : `exited with code ${code}`;
-      resolve({ code: code ?? 1, output: `the command ${why}${err.length ? `; stderr:\n${Buffer.concat(err).toString('utf8')}` : ''}${stdout ? `\nstdout:\n${stdout}` : ''}` });
+      resolve({ code: code ?? 1, output: `the command ${why}${err.length ? `; stderr:\n${Buffer.concat(err).toString('utf8')}` : ''}${stdout ? `\nstdout:\n${stdout}` : ''}${cut()}` });
     });
   });
 }

@@ -270,3 +270,13 @@ describe('a stream that breaks while an answer is held back for --schema', () =>
     });
   }
 });
+
+describe('a tool command that prints more than is sent back', () => {
+  it('the model gets the first 1 MiB and a line saying it was cut', async () => {
+    const tools = toolsFile('loud.json', [{ type: 'function', function: { name: 'loud', parameters: { type: 'object', properties: { q: { type: 'string' } } } }, command: "cat >/dev/null; head -c 3000000 /dev/zero | tr '\\0' a" }]);
+    const r = await run(['chat', '--model', 'local/tools', '--tools', tools, 'go']);
+    expect(r.code).toBe(0);
+    // local/tools answers with the results it was given.
+    expect(r.stdout).toBe(`From the tool results: loud answered: ${'a'.repeat(1024 * 1024)}\n[router: the output was cut at 1 MiB of 3000000 bytes]\n`);
+  });
+});
