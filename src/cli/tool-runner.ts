@@ -4,6 +4,7 @@ import type { AssembledMessage, ToolCall } from './answer-extras.js';
 import { CliError, EXIT, usage } from './exit-codes.js';
 import { readJsonFile } from './input.js';
 import type { IO } from './io.js';
+import { visible } from '../internal/visible.js';
 
 type Body = Record<string, unknown>;
 
@@ -97,9 +98,12 @@ export async function runCommand(command: string | string[], input: string, sign
   });
 }
 
+/** A call as a person reads it: the model's name and arguments with control characters escaped, so that they cannot hide what runs. */
+const shownCall = (call: ToolCall) => visible(`${call.function.name} ${call.function.arguments}`);
+
 async function approved(io: IO, call: ToolCall): Promise<boolean> {
   const { confirm } = await import('@inquirer/prompts');
-  return confirm({ message: `Run ${call.function.name} ${call.function.arguments}?`, default: true }, { input: io.stdin, output: io.stderr });
+  return confirm({ message: `Run ${shownCall(call)}?`, default: true }, { input: io.stdin, output: io.stderr });
 }
 
 /** The calls as stdout shows them when router does not run them: one JSON line each. */
@@ -142,7 +146,7 @@ export async function toolLoop<A extends { message: AssembledMessage }>(io: IO, 
       let result: { code: number; output: string };
       if (loop.approve && !(await approved(io, call))) result = { code: -1, output: 'the user declined to run this tool' };
       else result = await runCommand(loop.tools.commands.get(call.function.name)!, call.function.arguments, loop.signal);
-      io.info(`tool ${call.function.name} ${call.function.arguments} -> ${result.code === -1 ? 'declined' : `exit ${result.code}`}`);
+      io.info(`tool ${shownCall(call)} -> ${result.code === -1 ? 'declined' : `exit ${result.code}`}`);
       messages.push({ role: 'tool', tool_call_id: call.id, content: result.output });
     }
     answer = await ask(messages);

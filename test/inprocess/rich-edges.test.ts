@@ -280,3 +280,18 @@ describe('a tool command that prints more than is sent back', () => {
     expect(r.stdout).toBe(`From the tool results: loud answered: ${'a'.repeat(1024 * 1024)}\n[router: the output was cut at 1 MiB of 3000000 bytes]\n`);
   });
 });
+
+describe('a tool call as the terminal shows it', () => {
+  it('the model\'s arguments are shown with control characters escaped: an escape sequence cannot hide what ran', async () => {
+    const { toolLoop } = await import('../../src/cli/tool-runner.js');
+    const { testStreams } = await import('../support/inprocess.js');
+    const { IO } = await import('../../src/cli/io.js');
+    const t = testStreams({ tty: { stdin: false, stdout: false, stderr: true } });
+    const io = new IO({}, t.streams);
+    // Arguments that are not JSON, as a model may send them: a cursor move and a line erase over the real ones.
+    const call = { index: 0, id: 'call_1', type: 'function' as const, function: { name: 'rm', arguments: '{"path":"/"}\x1b[1K\r{"path":"/tmp/x"}' } };
+    const loop = { tools: { wire: [], commands: new Map([['rm', 'cat > /dev/null']]) }, maxRounds: 2, approve: false, json: false, signal: new AbortController().signal };
+    await toolLoop(io, loop, [], { message: { role: 'assistant' as const, content: null, tool_calls: [call] } }, async () => ({ message: { role: 'assistant' as const, content: 'done' } }));
+    expect(t.stderr()).toBe('tool rm {"path":"/"}\\u001b[1K\\r{"path":"/tmp/x"} -> exit 0\n');
+  });
+});
