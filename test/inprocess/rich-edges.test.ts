@@ -295,3 +295,19 @@ describe('a tool call as the terminal shows it', () => {
     expect(t.stderr()).toBe('tool rm {"path":"/"}\\u001b[1K\\r{"path":"/tmp/x"} -> exit 0\n');
   });
 });
+
+describe('citations listed on a terminal', () => {
+  it('a title from a web page holding an escape sequence is shown escaped', async () => {
+    const { startFixtureServer } = await import('../support/fixture-server.js');
+    const annotation = { type: 'url_citation', url_citation: { url: 'https://example.org/a', title: '\x1b]0;owned\x07Rivers\x1b[2J', start_index: 0, end_index: 6 } };
+    const completion = { id: 'gen-1', object: 'chat.completion', created: 1, model: 'local/echo', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'rivers', annotations: [annotation] } }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } };
+    const server = await startFixtureServer({ 'POST /api/v1/chat/completions': { body: completion } });
+    try {
+      const r = await run(['chat', '--no-stream', '--model', 'local/echo', '--web', 'rivers'], { tty: { stdin: false, stdout: false, stderr: true }, env: { NO_COLOR: '1', ROUTER_API_ROOT: server.apiRoot } });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe('[1] \\u001b]0;owned\\u0007Rivers\\u001b[2J <https://example.org/a>\n');
+    } finally {
+      await server.close();
+    }
+  });
+});
