@@ -311,3 +311,19 @@ describe('citations listed on a terminal', () => {
     }
   });
 });
+
+describe('an image that came back as a URL', () => {
+  it('is listed (not fetched) with its control characters escaped', async () => {
+    const { startFixtureServer } = await import('../support/fixture-server.js');
+    const images = [{ type: 'image_url', image_url: { url: 'https://example.org/cat.png\x1b[2J' } }];
+    const completion = { id: 'gen-1', object: 'chat.completion', created: 1, model: 'local/painter', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'a cat', images } }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } };
+    const server = await startFixtureServer({ 'POST /api/v1/chat/completions': { body: completion } });
+    try {
+      const r = await run(['chat', '--no-stream', '--model', 'local/painter', '--save-images', dir, 'a cat'], { env: { ROUTER_API_ROOT: server.apiRoot } });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe('image: https://example.org/cat.png\\u001b[2J\n');
+    } finally {
+      await server.close();
+    }
+  });
+});
