@@ -1,5 +1,5 @@
 /** `-a/--attach PATH|URL|-`: files, stdin or URLs made into the content parts of a user message. */
-import { stat } from 'node:fs/promises';
+import { isUtf8 } from 'node:buffer';
 import { basename, extname, resolve } from 'node:path';
 import { collectBounded } from './bounded-read.js';
 import { usage } from './exit-codes.js';
@@ -56,6 +56,15 @@ export function sniff(b: Buffer): [AttachmentKind, string] | undefined {
   return undefined;
 }
 
+const TEXT: [AttachmentKind, string] = ['file', 'text/plain'];
+
+/** UTF-8 without control characters other than tab, line ends and form feed: a text document of any name (a Makefile, piped notes). */
+function isText(b: Buffer): boolean {
+  if (!isUtf8(b)) return false;
+  for (const byte of b) if ((byte < 0x20 && byte !== 9 && byte !== 10 && byte !== 12 && byte !== 13) || byte === 0x7f) return false;
+  return true;
+}
+
 const isUrl = (s: string) => /^https?:\/\//i.test(s);
 
 /** Reads every attachment before anything is sent: a missing file, an unknown type or one too large is one line, exit 2. */
@@ -70,13 +79,11 @@ export async function readAttachments(sources: string[] | undefined, io: IO): Pr
       continue;
     }
     if (source === '-' && sources!.filter((s) => s === '-').length > 1) throw usage('--attach -: stdin can be attached once');
-    // A file too large is refused by its size, unread.
-    const size = source === '-' ? 0 : await stat(source).then((st) => (st.isFile() ? st.size : 0), () => 0);
-    if (size > MAX_ATTACHMENT_BYTES) throw tooLarge(source)();
-    const data = source === '-' ? await collectBounded(io.stdin, '--attach -', io.interrupt, MAX_ATTACHMENT_BYTES) : await readFileFor('--attach', source, io.interrupt);
-    if (data.length > MAX_ATTACHMENT_BYTES) throw tooLarge(source)();
+    // A file too large is refused by its size, unread; a pipe or a device (/dev/zero) once it has sent that much.
+    const limit = { max: MAX_ATTACHMENT_BYTES, tooMuch: tooLarge(source) };
+    const data = source === '-' ? await collectBounded(io.stdin, '--attach -', io.interrupt, limit.max, limit.tooMuch) : await readFileFor('--attach', source, io.interrupt, limit);
     if (data.length === 0) throw usage(`--attach ${source}: the file is empty`);
-    const type = sniff(data) ?? (source === '-' ? undefined : BY_EXTENSION[extname(source).toLowerCase()]);
+    const type = sniff(data) ?? (source === '-' ? undefined : BY_EXTENSION[extname(source).toLowerCase()]) ?? (isText(data) ? TEXT : undefined);
     if (!type) throw usage(`--attach ${source}: unknown type (attach PNG, JPEG, WebP, GIF, PDF, WAV, MP3 or a text document)`);
     // Loaded only when a file is attached: a one-shot chat never loads node:crypto.
     const { createHash } = await import('node:crypto');

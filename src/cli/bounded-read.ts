@@ -43,9 +43,9 @@ export async function* limitBytes(source: AsyncIterable<Buffer | string>, max: n
 }
 
 /** All the chunks of a source, up to `max` bytes; more is refused without being read. */
-export async function collectBounded(source: AsyncIterable<Buffer | string>, what: string, signal?: AbortSignal, max = MAX_INPUT_BYTES): Promise<Buffer> {
+export async function collectBounded(source: AsyncIterable<Buffer | string>, what: string, signal?: AbortSignal, max = MAX_INPUT_BYTES, tooMuch = () => inputTooLarge(what, max)): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  const iterator = limitBytes(source, max, () => inputTooLarge(what, max));
+  const iterator = limitBytes(source, max, tooMuch);
   try {
     for (;;) {
       const next = await untilInterrupted(iterator.next(), signal);

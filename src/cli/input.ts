@@ -55,13 +55,14 @@ export async function readTextFile(flag: string, path: string, io: IO): Promise<
  * Reads a file a flag names, or fails with one line naming the flag and why, in words. A file
  * over the input bound is refused by its size; a device or pipe (/dev/zero) once it has sent that much.
  */
-export async function readFileFor(flag: string, path: string, signal?: AbortSignal): Promise<Buffer> {
+export async function readFileFor(flag: string, path: string, signal?: AbortSignal, limit?: { max: number; tooMuch: () => Error }): Promise<Buffer> {
   if (isBlank(path)) throw usage(`${flag}: the path is empty`);
   const what = `${flag}: ${path}`;
+  const { max, tooMuch } = limit ?? { max: MAX_INPUT_BYTES, tooMuch: () => inputTooLarge(what) };
   try {
     const st = await stat(path);
-    if (st.isFile() && st.size > MAX_INPUT_BYTES) throw inputTooLarge(what);
-    return await collectBounded(st.isFIFO() ? await fifoStream(path) : createReadStream(path), what, signal);
+    if (st.isFile() && st.size > max) throw tooMuch();
+    return await collectBounded(st.isFIFO() ? await fifoStream(path) : createReadStream(path), what, signal, max, tooMuch);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (typeof code !== 'string' || signal?.aborted) throw err;

@@ -108,6 +108,8 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
       await fn(ctx, ...args);
       await io.flushJq();
     } catch (err) {
+      // What was printed before the failure (an answer that ends in exit 10 or 11) is printed through --jq too.
+      if (!controller.signal.aborted) await io.flushJq().catch(() => {});
       const { reportError } = await import('./errors.js');
       // The command's client is closed by now: a model it was refused is looked up with a new one.
       if (!controller.signal.aborted && connected) await (await import('./model-hint.js')).addModelHint(err, () => connect(connectedWith), runtime.streams.env);

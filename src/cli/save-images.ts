@@ -5,6 +5,7 @@ import { usage } from './exit-codes.js';
 import type { IO } from './io.js';
 import { sniff } from './attach.js';
 import { describeCode } from '../internal/system-errors.js';
+import { visible } from '../internal/visible.js';
 
 const EXTENSIONS: Record<string, string> = { 'image/png': '.png', 'image/jpeg': '.jpg', 'image/webp': '.webp', 'image/gif': '.gif' };
 
@@ -35,7 +36,7 @@ export function showImages(io: IO, images: { image_url?: { url?: string } }[] | 
   for (const url of urls) {
     const m = /^data:([^;,]*)(;[^,]*)?,(.*)$/s.exec(url);
     if (!m) {
-      io.note(`image: ${url}`);
+      io.note(`image: ${visible(url)}`);
       continue;
     }
     const bytes = Buffer.from(m[3]!, (m[2] ?? '').includes('base64') ? 'base64' : 'utf8');

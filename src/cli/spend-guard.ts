@@ -31,6 +31,8 @@ export interface GuardedCall {
   completes: boolean;
   /** Why no bound can be made before the call runs (a server-tool loop), if none can. */
   unboundable?: string;
+  /** What the calls before it in the same command cost (the earlier rounds of a tool loop): taken from --max-cost. */
+  spent?: number;
   /** Fields the client adds as it sends (a stream's `stream: true`): shown by --dry-run. */
   sentWith?: Record<string, unknown>;
   /** Requests the call is sent as (embeddings split into several). */
@@ -52,7 +54,7 @@ export interface Cap {
 /** Checks the call against --max-cost and the budgets; may lower its completion limit in `call.body`. */
 export async function guardSpend(ctx: RunContext<SpendOptions>, { client, settings }: Connected, call: GuardedCall): Promise<Guard> {
   const { opts } = ctx;
-  const cap = await capOf(ctx, settings);
+  const cap = await capOf(ctx, settings, call.spent);
   if (!cap && !opts.dryRun) return { dryRun: false };
   const prices = call.unboundable ?? (await pricesOf(ctx, client, settings.apiRoot ?? DEFAULT_API_ROOT, call.models));
   if (typeof prices === 'string') {
@@ -74,10 +76,13 @@ export async function guardSpend(ctx: RunContext<SpendOptions>, { client, settin
  * The lowest of --max-cost and what is left of each budget (unless --ignore-budget); a budget
  * already reached refuses the call (exit 4), and one that logging off cannot keep is said once.
  */
-export async function capOf(ctx: RunContext<SpendOptions>, settings: Connected['settings']): Promise<Cap | undefined> {
+export async function capOf(ctx: RunContext<SpendOptions>, settings: Connected['settings'], spent = 0): Promise<Cap | undefined> {
   const { io, opts } = ctx;
   const caps: Cap[] = [];
-  if (opts.maxCost !== undefined) caps.push({ usd: opts.maxCost, name: `--max-cost ${usd(opts.maxCost)}` });
+  if (opts.maxCost !== undefined) {
+    const left = opts.maxCost - spent;
+    caps.push({ usd: left, name: spent ? `what is left of --max-cost ${usd(opts.maxCost)} after the earlier rounds (${usd(Math.max(0, left))})` : `--max-cost ${usd(opts.maxCost)}` });
+  }
   if (!opts.ignoreBudget) {
     const budgets = await budgetsFor(ctx.env, settings);
     if (budgets.length && !ctx.logging) io.note(`warning: with logging off this call is not in the usage ledger, so ${budgets.map((b) => b.name).join(' and ')} cannot be kept`);

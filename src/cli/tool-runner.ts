@@ -4,6 +4,7 @@ import type { AssembledMessage, ToolCall } from './answer-extras.js';
 import { CliError, EXIT, usage } from './exit-codes.js';
 import { readJsonFile } from './input.js';
 import type { IO } from './io.js';
+import { visible } from '../internal/visible.js';
 
 type Body = Record<string, unknown>;
 
@@ -23,15 +24,18 @@ export async function loadTools(path: string | undefined, io: IO): Promise<Local
   const tools = await readJsonFile('--tools', path, io);
   if (!Array.isArray(tools) || tools.length === 0) throw usage('--tools must hold a JSON array of at least one tool');
   const commands = new Map<string, string | string[]>();
+  const names = new Set<string>();
   const wire = tools.map((t: Body, i) => {
     if (!t || typeof t !== 'object' || Array.isArray(t)) throw usage(`--tools: tool ${i + 1} is not an object`);
     const { command, ...tool } = t;
     const fn = tool.function as Body | undefined;
     if (tool.type !== 'function' || !fn || typeof fn.name !== 'string' || !fn.name) throw usage(`--tools: tool ${i + 1} must be {"type": "function", "function": {"name", "description", "parameters"}}`);
+    // A call names its tool: two of one name (with a command or not) could not be told apart.
+    if (names.has(fn.name)) throw usage(`--tools: two tools are named ${fn.name}`);
+    names.add(fn.name);
     if (command !== undefined) {
       const ok = (typeof command === 'string' && command.trim() !== '') || (Array.isArray(command) && command.length > 0 && command.every((a) => typeof a === 'string'));
       if (!ok) throw usage(`--tools: the command of ${fn.name} must be a shell line or an array of arguments`);
-      if (commands.has(fn.name)) throw usage(`--tools: two tools are named ${fn.name}`);
       commands.set(fn.name, command as string | string[]);
     }
     return tool;
@@ -39,36 +43,67 @@ export async function loadTools(path: string | undefined, io: IO): Promise<Local
   return { wire, commands };
 }
 
-/** The result of one run: its stdout, or (on failure) its exit code and stderr, which go back to the model as they are. */
+/**
+ * The result of one run: its stdout, or (on failure) its exit code and stderr, which go back to the
+ * model as they are. The command runs in a process group of its own, so that Ctrl-C ends all of it
+ * (what a shell line started too, not only the shell); the abort is then thrown.
+ */
 export async function runCommand(command: string | string[], input: string, signal: AbortSignal): Promise<{ code: number; output: string }> {
+  signal.throwIfAborted();
   // Loaded only when a tool runs: a one-shot chat never loads child processes.
   const { spawn } = await import('node:child_process');
   const [file, args] = typeof command === 'string' ? ['/bin/sh', ['-c', command]] : [command[0]!, command.slice(1)];
-  return new Promise((resolve) => {
-    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'], signal });
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let size = 0;
     const keep = (into: Buffer[]) => (b: Buffer) => {
-      if ((size += b.length) <= MAX_RESULT_BYTES) into.push(b);
+      const room = MAX_RESULT_BYTES - size;
+      size += b.length;
+      if (room > 0) into.push(room < b.length ? b.subarray(0, room) : b);
+    };
+    // The model is told when it sees only part of what the command printed.
+    const cut = () => (size > MAX_RESULT_BYTES ? `\n[router: the output was cut at ${MAX_RESULT_BYTES / 1024 / 1024} MiB of ${size} bytes]` : '');
+    const killGroup = (sig: NodeJS.Signals) => {
+      try {
+        if (child.pid) process.kill(-child.pid, sig);
+      } catch {
+        /* the group has ended */
+      }
+    };
+    const stop = () => {
+      killGroup('SIGTERM');
+      // One that ignores SIGTERM is killed; the wait keeps no process alive.
+      setTimeout(() => killGroup('SIGKILL'), 2000).unref();
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', stop, { once: true });
+    const done = () => {
+      signal.removeEventListener('abort', stop);
+      return signal.aborted;
     };
     child.stdout.on('data', keep(out));
     child.stderr.on('data', keep(err));
     child.stdin.on('error', () => {});
     child.stdin.end(input);
-    child.on('error', (e) => resolve({ code: 127, output: `could not run the command: ${e.message}` }));
+    child.on('error', (e) => done() || resolve({ code: 127, output: `could not run the command: ${e.message}` }));
     child.on('close', (code, sig) => {
+      if (done()) return;
       const stdout = Buffer.concat(out).toString('utf8');
-      if (code === 0) return resolve({ code: 0, output: stdout });
+      if (code === 0) return resolve({ code: 0, output: stdout + cut() });
       const why = sig ? `was stopped by ${sig}` : `exited with code ${code}`;
-      resolve({ code: code ?? 1, output: `the command ${why}${err.length ? `; stderr:\n${Buffer.concat(err).toString('utf8')}` : ''}${stdout ? `\nstdout:\n${stdout}` : ''}` });
+      resolve({ code: code ?? 1, output: `the command ${why}${err.length ? `; stderr:\n${Buffer.concat(err).toString('utf8')}` : ''}${stdout ? `\nstdout:\n${stdout}` : ''}${cut()}` });
     });
   });
 }
 
+/** A call as a person reads it: the model's name and arguments with control characters escaped, so that they cannot hide what runs. */
+const shownCall = (call: ToolCall) => visible(`${call.function.name} ${call.function.arguments}`);
+
 async function approved(io: IO, call: ToolCall): Promise<boolean> {
   const { confirm } = await import('@inquirer/prompts');
-  return confirm({ message: `Run ${call.function.name} ${call.function.arguments}?`, default: true }, { input: io.stdin, output: io.stderr });
+  return confirm({ message: `Run ${shownCall(call)}?`, default: true }, { input: io.stdin, output: io.stderr });
 }
 
 /** The calls as stdout shows them when router does not run them: one JSON line each. */
@@ -104,14 +139,14 @@ export async function toolLoop<A extends { message: AssembledMessage }>(io: IO, 
     if (missing || round > loop.maxRounds) {
       if (!loop.json) printCalls(io, calls);
       const why = missing ? `${missing.function.name} has no "command" in --tools` : `--max-tool-rounds ${loop.maxRounds} reached`;
-      throw new CliError(`the model asked for ${calls.length === 1 ? 'a tool call' : `${calls.length} tool calls`} that were not run (${why})`, EXIT.TOOL_CALLS);
+      throw new CliError(`the model asked for ${calls.length === 1 ? 'a tool call' : `${calls.length} tool calls`} that ${calls.length === 1 ? 'was' : 'were'} not run (${why})`, EXIT.TOOL_CALLS);
     }
     messages.push({ role: 'assistant', content: answer.message.content, tool_calls: calls });
     for (const call of calls) {
       let result: { code: number; output: string };
       if (loop.approve && !(await approved(io, call))) result = { code: -1, output: 'the user declined to run this tool' };
       else result = await runCommand(loop.tools.commands.get(call.function.name)!, call.function.arguments, loop.signal);
-      io.info(`tool ${call.function.name} ${call.function.arguments} -> ${result.code === -1 ? 'declined' : `exit ${result.code}`}`);
+      io.info(`tool ${shownCall(call)} -> ${result.code === -1 ? 'declined' : `exit ${result.code}`}`);
       messages.push({ role: 'tool', tool_call_id: call.id, content: result.output });
     }
     answer = await ask(messages);

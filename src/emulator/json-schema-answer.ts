@@ -6,6 +6,17 @@ type Body = Record<string, unknown>;
 
 const WORDS = ['river', 'stone', 'light', 'garden', 'harbor', 'lantern', 'meadow', 'orbit'];
 const MAX_DEPTH = 12;
+/** The most JSON one answer holds, counted in characters as it is made (a model answers at most 262,144 tokens). */
+export const MAX_ANSWER_CHARS = 1_048_576;
+
+/** What is left to make of one answer: a schema whose smallest instance is larger (minItems, minLength, fan-out) is a 400, found before it is made. */
+interface Budget {
+  left: number;
+}
+
+function spend(budget: Budget, chars: number): void {
+  if ((budget.left -= chars) < 0) bad(`the JSON schema asks for an answer over ${MAX_ANSWER_CHARS.toLocaleString('en-US')} characters (minItems, minLength or nesting), more than a local model answers`);
+}
 
 /**
  * The JSON schema a request asks its answer to follow: chat's `response_format` of type
@@ -30,11 +41,12 @@ export function askedSchema(body: Body): Schema | undefined {
 /** A JSON text that validates against `schema`, the same for the same prompt (what every chat model answers when asked for one). */
 export function answerFor(schema: Schema, prompt: string): string {
   const rand = prng(seedOf('json_schema', prompt));
-  return JSON.stringify(instanceOf(schema, schema, rand, 0));
+  return JSON.stringify(instanceOf(schema, schema, rand, 0, { left: MAX_ANSWER_CHARS }));
 }
 
 /** A value of `schema`, resolving local `#/$defs/...` references against `root`. */
-export function instanceOf(schema: unknown, root: Schema, rand: () => number, depth: number): unknown {
+export function instanceOf(schema: unknown, root: Schema, rand: () => number, depth: number, budget: Budget = { left: MAX_ANSWER_CHARS }): unknown {
+  spend(budget, 1);
   if (schema === true || schema === undefined || schema === null || typeof schema !== 'object') return depth === 0 ? {} : null;
   const s = schema as Schema;
   if (typeof s.$ref === 'string' && s.$ref.startsWith('#/') && depth < MAX_DEPTH) {
@@ -42,23 +54,25 @@ export function instanceOf(schema: unknown, root: Schema, rand: () => number, de
       .slice(2)
       .split('/')
       .reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Schema)[key.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), root);
-    return instanceOf(target, root, rand, depth + 1);
+    return instanceOf(target, root, rand, depth + 1, budget);
   }
   if ('const' in s) return s.const;
   if (Array.isArray(s.enum) && s.enum.length) return s.enum[Math.floor(rand() * s.enum.length)];
   const choices = (s.anyOf ?? s.oneOf) as unknown[] | undefined;
-  if (Array.isArray(choices) && choices.length) return instanceOf(choices[0], root, rand, depth + 1);
-  if (Array.isArray(s.allOf) && s.allOf.length) return instanceOf(Object.assign({}, ...(s.allOf as Schema[])), root, rand, depth + 1);
+  if (Array.isArray(choices) && choices.length) return instanceOf(choices[0], root, rand, depth + 1, budget);
+  if (Array.isArray(s.allOf) && s.allOf.length) return instanceOf(Object.assign({}, ...(s.allOf as Schema[])), root, rand, depth + 1, budget);
   const types = Array.isArray(s.type) ? (s.type as string[]) : typeof s.type === 'string' ? [s.type] : [];
   const type = types.find((t) => t !== 'null') ?? types[0] ?? (s.properties ? 'object' : s.items ? 'array' : 'string');
   switch (type) {
     case 'object':
-      return objectOf(s, root, rand, depth);
+      return objectOf(s, root, rand, depth, budget);
     case 'array': {
       const min = typeof s.minItems === 'number' ? s.minItems : 1;
       const max = typeof s.maxItems === 'number' ? s.maxItems : Math.max(min, 3);
       const n = depth >= MAX_DEPTH ? min : Math.min(max, Math.max(min, 1 + Math.floor(rand() * 3)));
-      const items = Array.from({ length: n }, (_, i) => instanceOf(Array.isArray(s.prefixItems) && s.prefixItems[i] ? s.prefixItems[i] : s.items, root, rand, depth + 1));
+      // Each item takes at least a character and a comma: a count the budget cannot hold is refused before an array is made.
+      if (n * 2 > budget.left) spend(budget, n * 2);
+      const items = Array.from({ length: n }, (_, i) => instanceOf(Array.isArray(s.prefixItems) && s.prefixItems[i] ? s.prefixItems[i] : s.items, root, rand, depth + 1, budget));
       // uniqueItems: numbered strings and numbers stay distinct; others are left as made.
       return s.uniqueItems ? items.map((v, i) => (typeof v === 'string' ? `${v}${i || ''}` : typeof v === 'number' ? v + i * (Number.isInteger(v) ? 1 : 0.5) : v)) : items;
     }
@@ -70,19 +84,26 @@ export function instanceOf(schema: unknown, root: Schema, rand: () => number, de
     case 'null':
       return null;
     default:
-      return stringOf(s, rand);
+      return stringOf(s, rand, budget);
   }
 }
 
-function objectOf(s: Schema, root: Schema, rand: () => number, depth: number): Body {
+function objectOf(s: Schema, root: Schema, rand: () => number, depth: number, budget: Budget): Body {
   const properties = (s.properties && typeof s.properties === 'object' ? s.properties : {}) as Schema;
   const required = Array.isArray(s.required) ? (s.required as string[]) : [];
   const out: Body = {};
   for (const [key, sub] of Object.entries(properties)) {
     // Optional properties are filled too (strict mode makes them all required), but not past the depth bound.
-    if (required.includes(key) || depth < MAX_DEPTH / 2) out[key] = instanceOf(sub, root, rand, depth + 1);
+    if (required.includes(key) || depth < MAX_DEPTH / 2) {
+      spend(budget, key.length + 4);
+      out[key] = instanceOf(sub, root, rand, depth + 1, budget);
+    }
   }
-  for (const key of required) if (!(key in out)) out[key] = typeof s.additionalProperties === 'object' ? instanceOf(s.additionalProperties, root, rand, depth + 1) : 'value';
+  for (const key of required) {
+    if (key in out) continue;
+    spend(budget, key.length + 4);
+    out[key] = typeof s.additionalProperties === 'object' ? instanceOf(s.additionalProperties, root, rand, depth + 1, budget) : 'value';
+  }
   return out;
 }
 
@@ -96,7 +117,7 @@ function numberOf(s: Schema, integer: boolean, rand: () => number): number {
   return Math.max(low, Math.min(high, n));
 }
 
-function stringOf(s: Schema, rand: () => number): string {
+function stringOf(s: Schema, rand: () => number, budget: Budget): string {
   const formats: Record<string, string> = {
     'date-time': '2026-01-01T12:00:00Z',
     date: '2026-01-01',
@@ -111,6 +132,9 @@ function stringOf(s: Schema, rand: () => number): string {
   let text = typeof s.format === 'string' && formats[s.format] ? formats[s.format]! : WORDS[Math.floor(rand() * WORDS.length)]!;
   const min = typeof s.minLength === 'number' ? s.minLength : 0;
   const max = typeof s.maxLength === 'number' ? s.maxLength : Infinity;
-  while (text.length < min) text += 'x';
+  if (min > text.length) {
+    spend(budget, min);
+    text += 'x'.repeat(min - text.length);
+  }
   return text.slice(0, max);
 }

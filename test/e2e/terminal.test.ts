@@ -181,6 +181,18 @@ describe.skipIf(!HAS_TMUX)('router chat -i on a terminal', () => {
     expect(typeof sent[1].at(-1).content).toBe('string');
   });
 
+  it('/attach - is refused in one line (stdin is the terminal) and the conversation goes on', async () => {
+    fresh();
+    term.run(`${router} chat -i --model local/echo`);
+    await term.waitFor(/^>\s*$/m);
+    term.run('/attach -');
+    await term.waitFor(/^error: \/attach -: stdin is this terminal; attach a file \(\/attach PATH\)\n>\s*$/m);
+    term.run('still here');
+    await term.waitFor(/^still here\n>\s*$/m);
+    term.run('/exit');
+    expect(await term.lastExit()).toBe(0);
+  });
+
   it('--approve asks before each tool command; a refusal goes back to the model as the result; calls are traced', async () => {
     const tools = join(t.dir, 'approve-tools.json');
     const ran = join(t.dir, 'approve-ran');

@@ -5,6 +5,7 @@ import { describeAnnotation, type AssembledMessage } from '../answer-extras.js';
 import { usage } from '../exit-codes.js';
 import { textFromArgs } from '../input.js';
 import type { IO } from '../io.js';
+import { visible } from '../../internal/visible.js';
 import { checkImagesDir, showImages } from '../save-images.js';
 import { chatResponseFormat, loadSchema, printSchemaAnswer, responsesTextFormat, type AnswerSchema } from '../schema-check.js';
 import { loadTools, type LocalTools } from '../tool-runner.js';
@@ -44,6 +45,8 @@ export async function prepareExtras(opts: ExtraOpts, io: IO, api: 'chat' | 'resp
   const modalities = api === 'chat' ? ['text', 'image', 'audio'] : ['text', 'image'];
   for (const m of opts.modalities ?? []) if (!modalities.includes(m)) throw usage(`--modalities: "${m}" is not one of ${modalities.join(', ')}`);
   if (opts.approve && !io.canPrompt) throw usage('--approve asks on a terminal: run it on one (without --no-input), or leave --approve out');
+  const fromStdin = [opts.attach?.includes('-') && '--attach -', opts.schema === '-' && '--schema -', opts.tools === '-' && '--tools -'].filter(Boolean);
+  if (fromStdin.length > 1) throw usage(`stdin can be read once: give a file to all but one of ${fromStdin.join(', ')}`);
   checkImagesDir(opts.saveImages);
   const plugins = pluginsFrom(opts.plugin, opts.web);
   const schema = await loadSchema(opts.schema, io);
@@ -110,6 +113,7 @@ export function reasoningPrinter(io: IO, opts: ExtraOpts) {
 export function finishAnswer(io: IO, opts: ExtraOpts, extras: Extras, message: AssembledMessage): void {
   // With --json the images are in the output; they are written only when asked.
   if (!opts.json || opts.saveImages !== undefined) showImages(io, message.images, opts.saveImages);
-  if (!opts.json) message.annotations?.forEach((a, i) => io.info(`[${i + 1}] ${describeAnnotation(a)}`));
+  // Titles come from web pages: their control characters are shown escaped.
+  if (!opts.json) message.annotations?.forEach((a, i) => io.info(`[${i + 1}] ${visible(describeAnnotation(a))}`));
   if (extras.schema) printSchemaAnswer(io, extras.schema, message.content ?? '', !!opts.json);
 }

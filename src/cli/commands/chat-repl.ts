@@ -94,6 +94,7 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
     else await (await import('./chat-repl-more.js')).switchRole(ctx, arg, c);
   } else if (cmd === '/attach') {
     if (!arg) io.err('usage: /attach PATH|URL\n');
+    else if (arg === '-') io.err('error: /attach -: stdin is this terminal; attach a file (/attach PATH)\n');
     else {
       const [a] = await readAttachments([arg], io);
       c.attached.push(a!);
@@ -123,10 +124,11 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
   const { io, opts, signal } = ctx;
   if (!io.stdinTTY) throw usage('--interactive needs a terminal on stdin; pipe the prompt instead (echo hi | router chat)');
   if (!io.canPrompt) throw usage('--interactive asks for input, and --no-input (or ROUTER_NO_INPUT) forbids it: pipe the prompt instead');
+  if (opts.attach?.includes('-')) throw usage('--attach -: stdin is the terminal chat -i reads; attach a file');
   const saved = openConversation(ctx);
   const { client, settings } = await ctx.connect({ model: opts.model ?? saved?.model });
   const { reportError } = await import('../errors.js');
-  const c: Conversation = { model: settings.model, history: withSystem(saved?.messages ?? [], opts.system), attached: await readAttachments(opts.attach?.filter((a) => a !== '-'), io), recorded: new WeakMap() };
+  const c: Conversation = { model: settings.model, history: withSystem(saved?.messages ?? [], opts.system), attached: await readAttachments(opts.attach, io), recorded: new WeakMap() };
   let kept = saved;
   if (saved) io.err(`continuing ${saved.id} (${saved.messages.filter((m) => m.role === 'user').length} turns)\n`);
   const more = await import('./chat-repl-more.js');

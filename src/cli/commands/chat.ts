@@ -62,6 +62,9 @@ async function runChat(ctx: RunContext<ChatOptions & SpendOptions>, args: string
   validateChatOptions(opts);
   if (opts.interactive) {
     if (opts.maxCost !== undefined || opts.dryRun) throw usage(`${opts.dryRun ? '--dry-run' : '--max-cost'} applies to one call, not to chat -i`);
+    // The REPL streams text answers: these would be taken and not honoured.
+    const unhonoured = (['schema', 'tools', 'approve', 'maxToolRounds', 'plugin', 'web', 'modalities', 'showReasoning', 'saveImages'] as const).find((k) => opts[k] !== undefined && opts[k] !== false);
+    if (unhonoured) throw usage(`${ctx.cmd.options.find((o) => o.attributeName() === unhonoured)?.long ?? unhonoured} applies to a one-shot chat, not to chat -i`);
     const { runRepl } = await import('./chat-repl.js');
     return runRepl(ctx);
   }
@@ -79,17 +82,23 @@ async function runChat(ctx: RunContext<ChatOptions & SpendOptions>, args: string
   try {
     const streams = opts.stream ?? !opts.json;
     const sentWith = streams ? { stream: true, stream_options: { include_usage: true } } : undefined;
-    const guard = await guardSpend(ctx, connected, { body: req, sentWith, models: [req.model, ...(req.models ?? [])], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true });
+    const guarded = { body: req, sentWith, models: [req.model, ...(req.models ?? [])], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true };
+    const guard = await guardSpend(ctx, connected, guarded);
     if (guard.dryRun) return;
+    // The usage of every round of a tool loop, summed.
+    let u: ChatUsage | undefined;
+    let rounds = 0;
     const ask = async () => {
+      // A tool loop's next round is held to what is left of --max-cost (and of the budgets) after the rounds before it.
+      if (rounds++ > 0) await guardSpend(ctx, connected, { ...guarded, spent: u?.cost ?? 0 });
       const a = streams ? await streamChat(io, client, req, opts, call) : await completeChat(io, client, req, opts, call);
       ctx.logUsage({ endpoint: '/v1/chat/completions', model: a.model ?? req.model ?? req.models?.[0], ...usageFields(a.usage) });
+      u = addUsage(u, a.usage);
       if (a.failure) throw a.failure;
       return a;
     };
     let answer = await ask();
     if (extras.tools) answer = await toolLoop(io, { tools: extras.tools, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal }, messages, answer, ask);
-    const u = answer.usage;
     keepConversation(ctx, earlier, req.model, messages.map((m) => (m === user ? recordedUser(prompt, extras) : m)), answer.text, prompt);
     if (opts.usage) io.note(usageLine(u && { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens, cost: u.cost }, ['prompt', 'completion']) + boundNote(guard));
     // Last: an answer that does not follow --schema ends the command (exit 10), after it was kept and counted.
@@ -100,6 +109,12 @@ async function runChat(ctx: RunContext<ChatOptions & SpendOptions>, args: string
 }
 
 type Call = { signal: AbortSignal; routerMetadata?: boolean };
+
+function addUsage(sum: ChatUsage | undefined, u: ChatUsage | undefined): ChatUsage | undefined {
+  if (!sum || !u) return sum ?? u;
+  const cost = sum.cost === undefined && u.cost === undefined ? undefined : (sum.cost ?? 0) + (u.cost ?? 0);
+  return { prompt_tokens: sum.prompt_tokens + u.prompt_tokens, completion_tokens: sum.completion_tokens + u.completion_tokens, total_tokens: sum.total_tokens + u.total_tokens, ...(cost === undefined ? {} : { cost }) };
+}
 
 interface Answer {
   text: string;
@@ -155,7 +170,11 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
     // The answer's last line ended; not for an answer of tool calls only, or one printed once checked.
     if (!opts.json && !opts.schema && !text.endsWith('\n') && (text || !assembler.message().tool_calls)) yield '\n';
   }
-  await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: false });
+  await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: false }).catch((err: unknown) => {
+    // A stream that broke ends with the text that came, an answer held back for --schema too.
+    if (opts.schema && !opts.json && text && !call.signal.aborted) io.out(text.endsWith('\n') ? text : `${text}\n`);
+    throw err;
+  });
   reasoning.end();
   return { text, usage, model, message: assembler.message() };
 }

@@ -56,6 +56,8 @@ async function runResponses(ctx: RunContext<ResponsesOpts & SpendOptions>, args:
       const { type, name } = (tool && typeof tool === 'object' ? tool : {}) as { type?: unknown; name?: unknown };
       if (typeof type !== 'string') throw usage(`--tools: tool ${i + 1} needs a string "type" (e.g. "function")`);
       if (type === 'function' && typeof name !== 'string') throw usage(`--tools: tool ${i + 1} is a function tool without a string "name"`);
+      // A local command is never sent, and responses runs none: the service runs its own loop.
+      if ('command' in (tool as object)) throw usage(`--tools: tool ${i + 1} has a "command", which only chat --tools runs; responses sends tools as they are (remove it)`);
     });
   }
   const connected = await connect({ model: opts.model });
@@ -131,9 +133,15 @@ async function streamResponse(io: IO, client: RouterClient, req: ResponsesReques
       else if (isTextDelta(ev)) reasoning.end();
       if (opts.json) yield io.jsonLine(ev);
       else if (isTextDelta(ev) && !opts.schema) yield ev.delta;
+      else if (isTextDelta(ev)) withheld += ev.delta;
     }
   }
-  await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: !opts.json && !opts.schema });
+  // An answer held back for --schema: printed as received if the stream breaks.
+  let withheld = '';
+  await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: !opts.json && !opts.schema }).catch((err: unknown) => {
+    if (withheld && !call.signal.aborted) io.out(withheld.endsWith('\n') ? withheld : `${withheld}\n`);
+    throw err;
+  });
   reasoning.end();
   return final;
 }
