@@ -42,8 +42,9 @@ const SHELLS: [string, string[], string][] = [
   ['fish', ['fish', '--no-config'], `function fish_prompt; echo -n '$ '; end; source ${join(ROOT, 'completions', 'router.fish')}`],
 ];
 
+// The three shells at once (each its own tmux server); the steps in one shell one after another.
 for (const [name, shell, setup] of SHELLS) {
-  describe.skipIf(!has(name))(`${name} completions`, () => {
+  describe.skipIf(!has(name)).concurrent(`${name} completions`, () => describe.sequential('in one terminal', () => {
     let term: Terminal;
     beforeAll(async () => {
       term = new Terminal(env, shell);
@@ -109,5 +110,5 @@ for (const [name, shell, setup] of SHELLS) {
       expect(await tab('router config set man')).toBe('router config set management_key ');
       expect(await tab('router chat --model local/ec')).toBe('router chat --model local/echo ');
     });
-  });
+  }));
 }
