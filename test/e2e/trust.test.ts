@@ -21,7 +21,8 @@ afterAll(() => t.close());
 
 const mgmt = () => ({ ROUTER_MANAGEMENT_KEY: t.managementKey });
 
-describe('stdout on a full disk: one line on stderr, non-zero exit, for every command', () => {
+// Each case is one process on its own: they run side by side.
+describe.concurrent('stdout on a full disk: one line on stderr, non-zero exit, for every command', () => {
   const cases: [string, () => string[]][] = [
     ['--help', () => ['--help']],
     ['--version', () => ['--version']],
