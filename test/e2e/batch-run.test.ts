@@ -153,18 +153,6 @@ describe('kill -9 at any point: resumed, every shard submitted exactly once', ()
     expect(readFileSync(out, 'utf8').split('\n').length).toBe(40_001);
   }, 60_000);
 
-  it('a create whose answer is lost is found in the listing, not sent again', async () => {
-    const s = await space();
-    const file = input('lost.jsonl', 7);
-    await faults(s, ['lost,times=1,path=/v1/batches,method=POST']);
-    const out = join(t.dir, 'lost-out.jsonl');
-    const r = await t.run(['batch', 'run', file, '--model', 'local/echo', '--max-requests', '3', '--watch', '--interval', '0.05', '--results', out, '--verbose'], { env: s.env });
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/found its batch batch_\w+/);
-    expectMerged(out, 7);
-    await expectExactlyOnce(s, jobs(s)[0]);
-  });
-
   it('killed at random points in a loop of runs: nothing missing, nothing twice', async () => {
     const s = await space();
     const file = input('random.jsonl', 16);

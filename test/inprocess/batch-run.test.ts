@@ -47,6 +47,10 @@ async function batchesOf(s: Space): Promise<any[]> {
   }
 }
 
+async function faults(s: Space, specs: string[]): Promise<void> {
+  await fetch(`${t.apiRoot}/_emulator/faults`, { method: 'POST', headers: { authorization: `Bearer ${s.management}`, 'content-type': 'application/json' }, body: JSON.stringify({ faults: specs }) });
+}
+
 function jobs(s: Space): any[] {
   const dir = join(s.state, 'jobs');
   if (!existsSync(dir)) return [];
@@ -234,5 +238,19 @@ describe('one job, one process running it', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     await expectExactlyOnce(s, jobs(s)[0]);
     expect(existsSync(lock)).toBe(false);
+  });
+});
+
+describe('a lost create', () => {
+  it('a create whose answer is lost is found in the listing, not sent again', async () => {
+    const s = await space();
+    const file = input('lost.jsonl', 7);
+    await faults(s, ['lost,times=1,path=/v1/batches,method=POST']);
+    const out = join(t.dir, 'lost-out.jsonl');
+    const r = await t.run(['batch', 'run', file, '--model', 'local/echo', '--max-requests', '3', '--watch', '--interval', '0.05', '--results', out, '--verbose'], { env: s.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/found its batch batch_\w+/);
+    expectMerged(out, 7);
+    await expectExactlyOnce(s, jobs(s)[0]);
   });
 });
