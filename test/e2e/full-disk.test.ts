@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,6 +43,21 @@ afterAll(() => {
   t?.close();
   if (mounted) spawnSync('umount', [disk]);
   rmSync(disk, { recursive: true, force: true });
+});
+
+// The failed write's temp file is removed by a cleanup that is not awaited (the atomically
+// package): it is gone when the process ends, which only a process shows.
+describe.skipIf(!mounted)('a full disk: one line naming the file, exit 1, nothing half-written', () => {
+  it('the config file: the old one stays whole', async () => {
+    const env = { ROUTER_CONFIG_DIR: join(disk, 'config') };
+    expect((await t.run(['config', 'set', 'model', 'local/echo'], { env })).code).toBe(0);
+    const before = readFileSync(join(disk, 'config', 'config.json'), 'utf8');
+    fill();
+    const r = await t.run(['config', 'set', 'model', 'local/lorem'], { env });
+    expect(r).toMatchObject({ code: 1, stdout: '', stderr: `error: cannot write ${join(disk, 'config', 'config.json')}: disk full\n` });
+    expect(readFileSync(join(disk, 'config', 'config.json'), 'utf8')).toBe(before);
+    expect(readdirSync(join(disk, 'config'))).toEqual(['config.json']);
+  });
 });
 
 describe.skipIf(!mounted)('the emulator on a full disk goes on', () => {
