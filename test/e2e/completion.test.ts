@@ -42,72 +42,75 @@ const SHELLS: [string, string[], string][] = [
   ['fish', ['fish', '--no-config'], `function fish_prompt; echo -n '$ '; end; source ${join(ROOT, 'completions', 'router.fish')}`],
 ];
 
+// The three shells at once (each its own tmux server); the steps in one shell one after another.
 for (const [name, shell, setup] of SHELLS) {
-  describe.skipIf(!has(name))(`${name} completions`, () => {
-    let term: Terminal;
-    beforeAll(async () => {
-      term = new Terminal(env, shell);
-      term.run(setup);
-      term.run('echo READY');
-      await term.waitFor(/^READY/m);
-    });
-    afterAll(() => term?.close());
+  describe.skipIf(!has(name)).concurrent(`${name} completions`, () => {
+    describe.sequential('in one terminal', () => {
+      let term: Terminal;
+      beforeAll(async () => {
+        term = new Terminal(env, shell);
+        term.run(setup);
+        term.run('echo READY');
+        await term.waitFor(/^READY/m);
+      });
+      afterAll(() => term?.close());
 
-    /** Types `line`, presses Tab, types a marker, and returns what the line became. */
-    const tab = async (line: string): Promise<string> => {
-      term.run('clear');
-      // Only the prompt on the screen before the next line is typed: keys typed while `clear` still runs are echoed by
-      // the terminal and then again by the shell's line editor.
-      await term.waitFor(/^\s*\$\s*$/);
-      term.type(line);
-      await term.waitFor(new RegExp(line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').trimEnd()));
-      term.keys('Tab');
-      // Wait for the line to change (the shell may ask the service), then mark where it ends.
-      const start = line.split(' ').slice(0, 2).join(' ');
-      const current = () => {
-        const row = term.screen().split('\n').filter((l) => l.includes(start)).at(-1) ?? '';
-        return row.slice(row.indexOf('router')).trimEnd();
-      };
-      // Changed, and the same on two looks 150 ms apart (shells redraw the line on their way).
-      let last = line.trimEnd();
-      for (const until = Date.now() + 5000; Date.now() < until; ) {
-        await new Promise((r) => setTimeout(r, 150));
-        const now = current();
-        if (now !== line.trimEnd() && now === last) break;
-        last = now;
-      }
-      term.type('@');
-      const screen = await term.waitFor(/@/);
-      // The shell's fresh prompt before anything else is typed: keys that arrive while it handles the interrupt can be
-      // lost or land on the abandoned line. On a loaded machine a shell busy redrawing can miss the key: press it again.
-      for (let attempt = 1; ; attempt++) {
-        term.keys('C-c');
-        try {
-          await term.waitFor(/(^|\n)\$\s*$/, 3000);
-          break;
-        } catch (err) {
-          if (attempt === 3) throw err;
+      /** Types `line`, presses Tab, types a marker, and returns what the line became. */
+      const tab = async (line: string): Promise<string> => {
+        term.run('clear');
+        // Only the prompt on the screen before the next line is typed: keys typed while `clear` still runs are echoed by
+        // the terminal and then again by the shell's line editor.
+        await term.waitFor(/^\s*\$\s*$/);
+        term.type(line);
+        await term.waitFor(new RegExp(line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').trimEnd()));
+        term.keys('Tab');
+        // Wait for the line to change (the shell may ask the service), then mark where it ends.
+        const start = line.split(' ').slice(0, 2).join(' ');
+        const current = () => {
+          const row = term.screen().split('\n').filter((l) => l.includes(start)).at(-1) ?? '';
+          return row.slice(row.indexOf('router')).trimEnd();
+        };
+        // Changed, and the same on two looks 150 ms apart (shells redraw the line on their way).
+        let last = line.trimEnd();
+        for (const until = Date.now() + 5000; Date.now() < until; ) {
+          await new Promise((r) => setTimeout(r, 150));
+          const now = current();
+          if (now !== line.trimEnd() && now === last) break;
+          last = now;
         }
-      }
-      const row = screen.split('\n').find((l) => l.includes('@'))!;
-      return row.slice(row.indexOf('router')).replace(/@.*$/, '');
-    };
+        term.type('@');
+        const screen = await term.waitFor(/@/);
+        // The shell's fresh prompt before anything else is typed: keys that arrive while it handles the interrupt can be
+        // lost or land on the abandoned line. On a loaded machine a shell busy redrawing can miss the key: press it again.
+        for (let attempt = 1; ; attempt++) {
+          term.keys('C-c');
+          try {
+            await term.waitFor(/(^|\n)\$\s*$/, 3000);
+            break;
+          } catch (err) {
+            if (attempt === 3) throw err;
+          }
+        }
+        const row = screen.split('\n').find((l) => l.includes('@'))!;
+        return row.slice(row.indexOf('router')).replace(/@.*$/, '');
+      };
 
-    it('subcommands, flags and their allowed values', async () => {
-      expect(await tab('router ba')).toBe('router batch ');
-      expect(await tab('router chat --serv')).toBe('router chat --service-tier ');
-      expect(await tab('router chat --service-tier ul')).toBe('router chat --service-tier ultrafast ');
-      expect(await tab('router completion z')).toBe('router completion zsh ');
-    });
+      it('subcommands, flags and their allowed values', async () => {
+        expect(await tab('router ba')).toBe('router batch ');
+        expect(await tab('router chat --serv')).toBe('router chat --service-tier ');
+        expect(await tab('router chat --service-tier ul')).toBe('router chat --service-tier ultrafast ');
+        expect(await tab('router completion z')).toBe('router completion zsh ');
+      });
 
-    it('live values: batch ids, job ids, profile names, setting names, model ids from the service', async () => {
-      expect(await tab('router batch get ')).toBe(`router batch get ${batchId} `);
-      expect(await tab('router batch job ')).toBe(`router batch job ${jobId} `);
-      expect(await tab('router batch run --resume ')).toBe(`router batch run --resume ${jobId} `);
-      expect(await tab('router --profile ze')).toBe('router --profile zebra ');
-      expect(await tab('router config use ze')).toBe('router config use zebra ');
-      expect(await tab('router config set man')).toBe('router config set management_key ');
-      expect(await tab('router chat --model local/ec')).toBe('router chat --model local/echo ');
+      it('live values: batch ids, job ids, profile names, setting names, model ids from the service', async () => {
+        expect(await tab('router batch get ')).toBe(`router batch get ${batchId} `);
+        expect(await tab('router batch job ')).toBe(`router batch job ${jobId} `);
+        expect(await tab('router batch run --resume ')).toBe(`router batch run --resume ${jobId} `);
+        expect(await tab('router --profile ze')).toBe('router --profile zebra ');
+        expect(await tab('router config use ze')).toBe('router config use zebra ');
+        expect(await tab('router config set man')).toBe('router config set management_key ');
+        expect(await tab('router chat --model local/ec')).toBe('router chat --model local/echo ');
+      });
     });
   });
 }

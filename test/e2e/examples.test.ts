@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,29 +59,38 @@ beforeAll(async () => {
     PATH: `${bin}:${process.env.PATH}`,
     ROUTER_MANAGEMENT_KEY: t.managementKey,
     ROUTER_CONFIG_DIR: join(t.dir, 'examples-config'),
-    XDG_STATE_HOME: join(t.dir, 'state-home'),
-    XDG_DATA_HOME: join(t.dir, 'data-home'),
   };
-  mkdirSync(join(env.XDG_DATA_HOME!, 'bash-completion', 'completions'), { recursive: true });
-  // A home of its own: the completion examples write into the user's shell folders.
-  env.HOME = join(t.dir, 'home');
-  for (const d of ['.zfunc', '.config/fish/completions', '.local/share/bash-completion/completions']) mkdirSync(join(env.HOME, d), { recursive: true });
 });
 afterAll(() => t.close());
 
-/** Runs the examples of one source in one shell, in order (so `id=$(…)` carries over); returns the failures. */
-async function runExamples(examples: string[], configDir: string): Promise<string[]> {
-  const script = examples
-    .map((ex, i) => {
-      // The emulator runs until stopped: it passes once it prints its API root.
-      if (/^router serve\b/.test(ex)) {
-        return `{ ${ex} > serve.${i}.out 2> ex.${i}.err & p=$!; for _ in $(seq 50); do grep -q 'listening\\|api_root' serve.${i}.out && break; sleep 0.1; done; kill $p; wait $p 2>/dev/null; grep -q 'listening\\|api_root' serve.${i}.out && echo "EX ${i} 0" || echo "EX ${i} 1"; }`;
-      }
-      return `{ ${ex} ; } > ex.${i}.out 2> ex.${i}.err < /dev/null; echo "EX ${i} $?"`;
-    })
-    .join('\n');
+/**
+ * Runs the examples of one source in one shell, in order (so `id=$(…)` carries over); returns the
+ * failures. Each source has its own copy of the folder, config, state and home, so the two run at
+ * once; the serve examples (one port) take turns under a lock.
+ */
+async function runExamples(examples: string[], name: string): Promise<string[]> {
+  const folder = join(t.dir, `work-${name}`);
+  cpSync(work, folder, { recursive: true });
+  const own = {
+    ROUTER_CONFIG_DIR: join(t.dir, `${name}-config`),
+    ROUTER_STATE_DIR: join(t.dir, `${name}-cli-state`),
+    XDG_STATE_HOME: join(t.dir, `${name}-state-home`),
+    XDG_DATA_HOME: join(t.dir, `${name}-data-home`),
+    // A home of its own: the completion examples write into the user's shell folders.
+    HOME: join(t.dir, `${name}-home`),
+  };
+  mkdirSync(join(own.XDG_DATA_HOME, 'bash-completion', 'completions'), { recursive: true });
+  for (const d of ['.zfunc', '.config/fish/completions', '.local/share/bash-completion/completions']) mkdirSync(join(own.HOME, d), { recursive: true });
+  const lines = examples.map((ex, i) => {
+    // The emulator runs until stopped: it passes once it prints its API root.
+    if (/^router serve\b/.test(ex)) {
+      return `flock 9; { ${ex} > serve.${i}.out 2> ex.${i}.err & p=$!; for _ in $(seq 50); do grep -q 'listening\\|api_root' serve.${i}.out && break; sleep 0.1; done; kill $p; wait $p 2>/dev/null; grep -q 'listening\\|api_root' serve.${i}.out && echo "EX ${i} 0" || echo "EX ${i} 1"; }; flock -u 9`;
+    }
+    return `{ ${ex} ; } > ex.${i}.out 2> ex.${i}.err < /dev/null; echo "EX ${i} $?"`;
+  });
+  const script = [`exec 9>${JSON.stringify(join(t.dir, 'serve.lock'))}`, ...lines].join('\n');
   // Asynchronous: the emulator answers from this process.
-  const child = spawn('bash', ['-c', script], { cwd: work, env: { ...env, ROUTER_CONFIG_DIR: join(t.dir, configDir) } });
+  const child = spawn('bash', ['-c', script], { cwd: folder, env: { ...env, ...own } });
   let stdout = '';
   child.stdout.on('data', (c) => (stdout += c));
   await new Promise((done) => child.on('close', done));
@@ -91,7 +100,7 @@ async function runExamples(examples: string[], configDir: string): Promise<strin
     const code = new RegExp(`^EX ${i} (\\d+)$`, 'm').exec(r.stdout)?.[1];
     const err = (() => {
       try {
-        return readFileSync(join(work, `ex.${i}.err`), 'utf8');
+        return readFileSync(join(folder, `ex.${i}.err`), 'utf8');
       } catch {
         return '';
       }
@@ -119,7 +128,7 @@ function readmeExamples(): string[] {
     .filter((l) => !/^npm (install|run|link)/.test(l) && !l.includes('…'));
 }
 
-describe('examples run verbatim', () => {
+describe.concurrent('examples run verbatim', () => {
   it('every --help example of every command', async () => {
     const { buildProgram } = await import('../../dist/cli/main.js');
     const program = await buildProgram();
@@ -143,12 +152,12 @@ describe('examples run verbatim', () => {
       examples.push(...helpExamples(help).filter((e) => !INTERACTIVE.test(e)));
     }
     expect(examples.length).toBeGreaterThan(25);
-    expect(await runExamples(examples, 'help-config')).toEqual([]);
+    expect(await runExamples(examples, 'help')).toEqual([]);
   }, 120_000);
 
   it('every example of the README', async () => {
     const examples = readmeExamples().filter((e) => !INTERACTIVE.test(e));
     expect(examples.length).toBeGreaterThan(25);
-    expect(await runExamples(examples, 'readme-config')).toEqual([]);
+    expect(await runExamples(examples, 'readme')).toEqual([]);
   }, 120_000);
 });

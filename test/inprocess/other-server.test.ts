@@ -3,16 +3,16 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEnv, type TestEnv } from '../helpers.js';
+import { startCliEnv, type CliEnv } from '../support/cli-env.js';
 
 // What a user sees when the API root is not the service: another web server, a wrong path, an
 // answer of another shape. Each is one line and an exit code, never a result or a file.
 
-let t: TestEnv;
+let t: CliEnv;
 let requests: string;
 
 beforeAll(async () => {
-  t = await startTestEnv();
+  t = await startCliEnv();
   requests = join(t.dir, 'requests.jsonl');
   writeFileSync(requests, JSON.stringify({ custom_id: 'a', body: { model: 'local/echo', messages: [{ role: 'user', content: 'a' }] } }));
 });

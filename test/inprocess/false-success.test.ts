@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers.js';
+import { runCliInProcess } from '../support/cli-env.js';
 import { startBadServer, type BadServer, type Misbehaviour } from '../support/bad-server.js';
 
 // No false success: a stream that breaks in any way ends with one error line and a non-zero code,
@@ -27,9 +27,8 @@ for (const [kind, message, code] of KINDS) {
     for (const [name, args] of COMMANDS) {
       it(name, async () => {
         const started = Date.now();
-        const r = await runCli(['--timeout', '2', '--max-retries', '0', ...args], {
+        const r = await runCliInProcess(['--timeout', '2', '--max-retries', '0', ...args], {
           env: { ROUTER_API_ROOT: server.apiRoot, ROUTER_API_KEY: 'sk-test-key-000000', ROUTER_CONFIG_DIR: '/nonexistent-router-config', ROUTER_PROFILE: '' },
-          timeoutMs: 20_000,
         });
         expect(r.code).toBe(code);
         expect(r.stderr).toMatch(message);

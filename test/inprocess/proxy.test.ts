@@ -2,12 +2,12 @@ import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEnv, type TestEnv } from '../helpers.js';
+import { startCliEnv, type CliEnv } from '../support/cli-env.js';
 
 // Behind a proxy, as curl and gh are: HTTP_PROXY / HTTPS_PROXY / NO_PROXY. The proxy here is a real
 // CONNECT proxy on 127.0.0.1 that sends every tunnel to the emulator, whatever host it is asked
 // for: the API root names a host no resolver knows, so only the proxy can reach it.
-let t: TestEnv;
+let t: CliEnv;
 let emulatorPort: number;
 let proxy: Server;
 let proxyUrl: string;
@@ -15,7 +15,7 @@ let answer: string | undefined;
 const asked: { target: string; auth: string | undefined }[] = [];
 
 beforeAll(async () => {
-  t = await startTestEnv();
+  t = await startCliEnv();
   emulatorPort = Number(new URL(t.apiRoot).port);
   proxy = createServer((_, res) => res.writeHead(405).end());
   proxy.on('connect', (req, client, head) => {

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { post, startTestEnv, type TestEnv } from '../helpers.js';
+import { post, startCliEnv, type CliEnv } from '../support/cli-env.js';
 
 // Values the spec allows (it calls them provider-dependent, or sets no limit) are accepted by the
 // CLI and the emulator alike; a model may still answer with its own limit, named in the message.
-let t: TestEnv;
+let t: CliEnv;
 beforeAll(async () => {
-  t = await startTestEnv();
+  t = await startCliEnv();
 });
 afterAll(() => t.close());
 const mgmt = () => ({ ROUTER_MANAGEMENT_KEY: t.managementKey });

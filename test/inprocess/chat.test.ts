@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { post, startTestEnv, type TestEnv } from '../helpers.js';
+import { post, startCliEnv, type CliEnv } from '../support/cli-env.js';
 
-let t: TestEnv;
+let t: CliEnv;
 beforeAll(async () => {
-  t = await startTestEnv();
+  t = await startCliEnv();
 });
 afterAll(() => t.close());
 beforeEach(() => t.clearRequests());

@@ -1,13 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEnv, type TestEnv } from '../helpers.js';
+import { startCliEnv, type CliEnv } from '../support/cli-env.js';
 
 // An empty text (an unset shell variable, "$X" with X mistyped) is a slip, not a request: the
 // service would be paid to embed nothing, judge nothing, or follow an empty instruction.
-let t: TestEnv;
+let t: CliEnv;
 beforeAll(async () => {
-  t = await startTestEnv();
+  t = await startCliEnv();
 });
 afterAll(() => t.close());
 
@@ -99,4 +99,3 @@ describe('a blank text value is one line, exit 2, and nothing is sent', () => {
     expect(await t.run(['config', 'get', 'model'], { env: config })).toMatchObject({ code: 0, stdout: 'local/echo\n' });
   });
 });
-

@@ -3,11 +3,11 @@
  * named by its rule id in the trace table of docs/conformance.md (`spec: <id>`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { post, startTestEnv, type TestEnv } from '../helpers.js';
+import { post, startCliEnv, type CliEnv } from '../support/cli-env.js';
 
-let t: TestEnv;
+let t: CliEnv;
 beforeAll(async () => {
-  t = await startTestEnv();
+  t = await startCliEnv();
 });
 afterAll(() => t.close());
 

@@ -1,0 +1,83 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+
+// A real full file system: a small tmpfs, filled up. Mounting one needs root (CI has it); elsewhere
+// these tests skip, and /dev/full (test/e2e/trust.test.ts) still covers stdout.
+function canMount(): boolean {
+  const probe = mkdtempSync(join(tmpdir(), 'router-mount-probe-'));
+  const ok = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe]).status === 0;
+  if (ok) spawnSync('umount', [probe]);
+  rmSync(probe, { recursive: true, force: true });
+  return ok;
+}
+const mounted = canMount();
+// Mounted by beforeAll, which runs only when one of these tests does (a filtered run leaves nothing).
+const disk = join(tmpdir(), `router-full-disk-${process.pid}`);
+let t: CliEnv;
+let requests: string;
+
+/** Fills the disk but for nothing; files written before stay as they are. */
+function fill(): void {
+  try {
+    writeFileSync(join(disk, 'filler'), Buffer.alloc(512 * 1024));
+  } catch {
+    /* full: as meant */
+  }
+}
+
+beforeAll(async () => {
+  if (mounted) {
+    mkdirSync(disk, { recursive: true });
+    spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', disk]);
+  }
+  t = await startCliEnv();
+  requests = join(t.dir, 'requests.jsonl');
+  writeFileSync(requests, ['a', 'b'].map((c) => JSON.stringify({ custom_id: c, body: { model: 'local/echo', messages: [{ role: 'user', content: c }] } })).join('\n'));
+});
+afterAll(() => {
+  t?.close();
+  if (mounted) spawnSync('umount', [disk]);
+  rmSync(disk, { recursive: true, force: true });
+});
+
+describe.skipIf(!mounted)('a full disk: one line naming the file, exit 1, nothing half-written', () => {
+  it('a batch run job record: named, no temp file, and no batch created', async () => {
+    fill();
+    t.clearRequests();
+    const state = join(disk, 'state');
+    mkdirSync(state, { recursive: true });
+    const r = await t.run(['batch', 'run', requests], { env: { ROUTER_STATE_DIR: state } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`^error: cannot write ${state}/jobs/job_\\w+/job\\.json: disk full\\n$`));
+    // No job folder is left behind, empty or not.
+    expect(readdirSync(join(state, 'jobs'))).toEqual([]);
+    expect(t.requests().filter((q) => q.method === 'POST')).toHaveLength(0);
+  });
+
+  it('a chat still answers; the ledger line and the turn it could not keep are warnings, in words', async () => {
+    fill();
+    const state = join(disk, 'chat-state');
+    const r = await t.run(['chat', '--model', 'local/echo', '--verbose', 'hi'], { env: { ROUTER_STATE_DIR: state } });
+    expect(r).toMatchObject({ code: 0, stdout: 'hi\n' });
+    expect(r.stderr).toContain(`warning: the usage ledger ${state}/usage.jsonl could not be written (disk full)`);
+  });
+
+  it('results and audio: the file named, no half file left', async () => {
+    fill();
+    const id = JSON.parse((await t.run(['batch', 'create', requests, '--watch', '--interval', '0.05', '--json'])).stdout).id as string;
+    const old = join(disk, 'out.jsonl');
+    for (const [args, env] of [
+      [['batch', 'get', id, '--results', old], {}],
+      [['speak', 'a sentence long enough to need more than no room at all '.repeat(40), '--voice', 'alloy', '--model', 'local/tts', '-o', join(disk, 'out.mp3')], { ROUTER_MANAGEMENT_KEY: t.managementKey }],
+    ] as [string[], Record<string, string>][]) {
+      const r = await t.run(args, { env });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^error: cannot write .*out\.(jsonl|mp3): disk full\n$/);
+    }
+    expect(readdirSync(disk).filter((n) => n.includes('out.'))).toEqual([]);
+  });
+});

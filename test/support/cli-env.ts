@@ -1,0 +1,148 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { main } from '../../src/cli/main.js';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+
+/**
+ * The in-process twin of test/helpers.ts `startTestEnv`: the same emulator, environment and
+ * checks, with `router ARGS` run by `main()` in this process instead of a spawned binary. A test
+ * moved from test/e2e keeps every assertion and changes only its import.
+ */
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  stdoutBytes: Buffer;
+}
+
+export interface CliRunOptions {
+  input?: string | Buffer;
+  env?: Record<string, string | undefined>;
+  /** The working folder of this one run (process.chdir and back: the forks pool allows it). */
+  cwd?: string;
+}
+
+export const STACK_FRAME = /^\s+at .+(:\d+:\d+\)?|\(node:.+\))$/m;
+
+/** `router ARGS` in this process with stdin fed `input`, stdout and stderr collected, no terminal. */
+export async function runCliInProcess(args: string[], opts: CliRunOptions = {}): Promise<CliResult> {
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  const stdout = Object.assign(new PassThrough(), { columns: 80 });
+  const stderr = new PassThrough();
+  stdout.on('data', (c: Buffer) => out.push(c));
+  stderr.on('data', (c: Buffer) => err.push(c));
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries({ ...process.env, FORCE_COLOR: undefined, ...opts.env })) if (v !== undefined) env[k] = v;
+  const stdin = Readable.from([Buffer.from(opts.input ?? '')]);
+  const home = process.cwd();
+  if (opts.cwd) process.chdir(opts.cwd);
+  let code: number;
+  try {
+    code = await main(['node', 'router', ...args], { stdin, stdout, stderr, env, tty: { stdin: false, stdout: false, stderr: false } });
+    await new Promise((r) => setImmediate(r));
+  } finally {
+    if (opts.cwd) process.chdir(home);
+  }
+  const stdoutBytes = Buffer.concat(out);
+  const stderrText = Buffer.concat(err).toString('utf8');
+  // The checks runCli makes on every spawned run: no key printed, no stack trace, no Node warning.
+  const printed = stdoutBytes.toString('latin1') + Buffer.concat(err).toString('latin1');
+  for (const key of [env.ROUTER_API_KEY, env.ROUTER_MANAGEMENT_KEY]) {
+    if (key && key.length >= 12 && printed.includes(key)) throw new Error(`router ${args.join(' ')} printed a key`);
+  }
+  if (STACK_FRAME.test(stderrText) || /Warning:/.test(stderrText)) throw new Error(`router ${args.join(' ')} printed a stack trace or a warning:\n${stderrText}`);
+  return { code, stdout: stdoutBytes.toString('utf8'), stderr: stderrText, stdoutBytes };
+}
+
+export interface CliEnv {
+  emu: Emulator;
+  apiRoot: string;
+  apiKey: string;
+  managementKey: string;
+  operatorKey: string;
+  dir: string;
+  env: Record<string, string>;
+  run(args: string[], opts?: CliRunOptions): Promise<CliResult>;
+  requests(): { method: string; path: string; headers: Record<string, string>; body: any; query: Record<string, string[]> }[];
+  clearRequests(): void;
+  admin(path: string, body?: unknown, method?: string): Promise<any>;
+  close(): Promise<void>;
+  restart(opts?: { downMs?: number }): Promise<void>;
+}
+
+/** An emulator in this process on a fresh folder, with the environment test/helpers.ts gives the binary. */
+export async function startCliEnv(opts: { faults?: string[]; batchDelayMs?: number } = {}): Promise<CliEnv> {
+  const dir = mkdtempSync(join(tmpdir(), 'router-cli-'));
+  const start = (port: number) => startEmulator({ stateDir: join(dir, 'state'), port, faults: opts.faults, batchDelayMs: opts.batchDelayMs ?? 0 });
+  let emu = await start(0);
+  const { apiKey, managementKey } = emu.store.firstKeys();
+  const operatorKey = emu.store.operatorKey();
+  const env: Record<string, string> = {
+    ROUTER_API_ROOT: emu.apiRoot,
+    ROUTER_API_KEY: apiKey,
+    ROUTER_CONFIG_DIR: join(dir, 'config'),
+    ROUTER_STATE_DIR: join(dir, 'cli-state'),
+    ROUTER_PROFILE: '',
+    ROUTER_MANAGEMENT_KEY: '',
+    ROUTER_MODEL: '',
+    ROUTER_VOICE: '',
+    ROUTER_SPEECH_MODEL: '',
+    ROUTER_EMBED_MODEL: '',
+    NO_COLOR: '',
+  };
+  const t: CliEnv = {
+    emu,
+    apiRoot: emu.apiRoot,
+    apiKey,
+    managementKey,
+    operatorKey,
+    dir,
+    env,
+    run: (args, o = {}) => runCliInProcess(args, { ...o, env: { ...env, ...o.env } }),
+    requests: () => t.emu.requestLog as any[],
+    clearRequests: () => {
+      t.emu.requestLog.length = 0;
+    },
+    admin: async (path, body, method = body === undefined ? 'GET' : 'POST') => {
+      const res = await fetch(`${t.emu.apiRoot}/_emulator/${path}`, {
+        method,
+        headers: { authorization: `Bearer ${path === 'credits' ? managementKey : operatorKey}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return res.json();
+    },
+    close: async () => {
+      await t.emu.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+    restart: async ({ downMs = 0 } = {}) => {
+      const port = t.emu.port;
+      await t.emu.close();
+      if (downMs) await new Promise((r) => setTimeout(r, downMs));
+      emu = await start(port);
+      t.emu = emu;
+    },
+  };
+  return t;
+}
+
+/** POSTs JSON to the emulator with a key: for checks that need the raw HTTP answer. */
+export async function post(t: CliEnv, path: string, body: unknown, headers: Record<string, string> = {}, key = t.apiKey) {
+  const res = await fetch(`${t.apiRoot}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
