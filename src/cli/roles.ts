@@ -5,7 +5,7 @@
  * over the profile.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Command, Option } from './commander.js';
 import { profilesPath } from '../config/profile-file.js';
 import { usage } from './exit-codes.js';
@@ -146,11 +146,13 @@ function optionValue(role: Role, key: string, option: Option, value: unknown): u
     // `stream: false` is --no-stream, `fallbacks: false` --no-fallbacks: the value is the attribute's.
     return value;
   }
+  // A schema written as YAML is the schema itself (as inline JSON is on the command line).
+  if (option.long === '--schema' && isRecord(value)) return option.parseArg ? option.parseArg(JSON.stringify(value), undefined) : JSON.stringify(value);
   const items = Array.isArray(value) ? value : isRecord(value) ? Object.entries(value).map(([k, v]) => `${k}=${v}`) : [value];
   let parsed: unknown;
   for (const item of items) {
     if (item === null || typeof item === 'object') throw bad('a text, a number, or a list of them');
-    const text = String(item);
+    const text = inFolder(option, String(item), dirname(role.path));
     if (option.argChoices && !option.argChoices.includes(text)) throw bad(`"${text}" is not one of ${option.argChoices.join(', ')}`);
     try {
       parsed = option.parseArg ? option.parseArg(text, parsed) : text;
@@ -159,6 +161,20 @@ function optionValue(role: Role, key: string, option: Option, value: unknown): u
     }
   }
   return parsed;
+}
+
+/** Flags that name a file or folder: in a role, a relative one is taken from the role's folder. */
+const PATH_FLAGS = new Set(['--tools', '--schema', '--attach', '--save-images']);
+
+/**
+ * A path a role holds, resolved against `folder` (the roles folder when read; the working
+ * folder when `roles save` writes it): a role then works from any folder. A URL, "-" (stdin) and
+ * an inline schema are left as they are.
+ */
+export function inFolder(option: Option, value: string, folder: string): string {
+  if (!PATH_FLAGS.has(option.long ?? '') || value === '' || value === '-' || isAbsolute(value) || /^[a-z][\w+.-]*:/i.test(value)) return value;
+  if (option.long === '--schema' && value.trimStart().startsWith('{')) return value;
+  return resolve(folder, value);
 }
 
 /** `--role NAME` on a command: the role read and applied to its options (a no-op without the flag). */

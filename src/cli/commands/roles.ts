@@ -4,7 +4,7 @@ import type { Command } from '../commander.js';
 import { addFlags, type FlagTable } from '../flags.js';
 import { action, type RunContext } from '../run.js';
 import { usage } from '../exit-codes.js';
-import { loadYaml, readRole, roleNames, rolePath, rolesDir, unknownRole } from '../roles.js';
+import { inFolder, loadYaml, readRole, roleNames, rolePath, rolesDir, unknownRole } from '../roles.js';
 import { writeWhole } from '../../internal/write-whole.js';
 import { textOrFile } from '../input.js';
 import { CHAT_FLAGS } from './chat-flags.js';
@@ -108,7 +108,9 @@ async function runSave(ctx: RunContext<Record<string, unknown>>, name: string): 
   const settings: Record<string, unknown> = {};
   for (const [attr, value] of Object.entries(opts)) {
     if (attr === 'system' || cmd.getOptionValueSource(attr) !== 'cli') continue;
-    settings[kebab(attr)] = value;
+    const option = cmd.options.find((o) => o.attributeName() === attr);
+    const absolute = (v: unknown) => (option && typeof v === 'string' ? inFolder(option, v, process.cwd()) : v);
+    settings[kebab(attr)] = Array.isArray(value) ? value.map(absolute) : absolute(value);
   }
   const { stringify } = await loadYaml();
   const front = Object.keys(settings).length ? `---\n${stringify(settings)}---\n` : '';

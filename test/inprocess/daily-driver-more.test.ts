@@ -1,0 +1,68 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
+
+// Issue 34, tried again as a new user: roles, REPL, conversations. Each run gets its own folders.
+let emu: Emulator;
+let dir: string;
+let env: Record<string, string>;
+let n = 0;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'router-daily-more-'));
+  emu = await startEmulator({ stateDir: join(dir, 'emu'), port: 0, batchDelayMs: 0 });
+  const { apiKey, managementKey } = emu.store.firstKeys();
+  env = { ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: managementKey, ROUTER_PROFILE: '', ROUTER_MODEL: '', ROUTER_VOICE: '', ROUTER_SPEECH_MODEL: '', ROUTER_EMBED_MODEL: '', ROUTER_NO_LOG: '' };
+});
+afterAll(async () => {
+  await emu.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh user: config and state folders of their own. */
+function user() {
+  const home = join(dir, `u${++n}`);
+  mkdirSync(home, { recursive: true });
+  const own = { ...env, ROUTER_CONFIG_DIR: join(home, 'config'), ROUTER_STATE_DIR: join(home, 'state') };
+  return { home, env: own, run: (args: string[], o: InProcessOptions = {}) => runInProcess(args, { ...o, env: { ...own, ...o.env } }) };
+}
+
+const TOOLS = [{ type: 'function', function: { name: 'get_weather', description: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }, command: 'echo sunny' }];
+
+describe('roles with files: --tools and --schema', () => {
+  it('roles save keeps a relative --tools or --schema path as absolute: the role works from any folder', async () => {
+    const u = user();
+    writeFileSync(join(u.home, 'tools.json'), JSON.stringify(TOOLS));
+    writeFileSync(join(u.home, 'city.json'), JSON.stringify({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }));
+    // Relative to the folder the command runs in (this process's).
+    const rel = (name: string) => relative(process.cwd(), join(u.home, name));
+    expect((await u.run(['roles', 'save', 'weather', '--system', 'You tell the weather.', '--model', 'local/tools', '--tools', rel('tools.json')])).code).toBe(0);
+    expect((await u.run(['roles', 'save', 'city', '--system', 'Name a city.', '--model', 'local/lorem', '--schema', rel('city.json')])).code).toBe(0);
+    const file = readFileSync(join(u.home, 'config', 'roles', 'weather.md'), 'utf8');
+    expect(file).toContain(`tools: ${join(u.home, 'tools.json')}`);
+    const weather = await u.run(['chat', '--role', 'weather', 'What is the weather in Paris?']);
+    expect(weather.stderr).toBe('');
+    expect(weather.stdout).toContain('sunny');
+    const city = await u.run(['chat', '--role', 'city', 'a city']);
+    expect(city.code).toBe(0);
+    expect(Object.keys(JSON.parse(city.stdout))).toEqual(['city']);
+  });
+
+  it('a role file written by hand: a relative path is taken from the roles folder; a schema may be YAML', async () => {
+    const u = user();
+    const roles = join(u.home, 'config', 'roles');
+    mkdirSync(roles, { recursive: true });
+    writeFileSync(join(roles, 'tools.json'), JSON.stringify(TOOLS));
+    writeFileSync(join(roles, 'weather.md'), '---\nmodel: local/tools\ntools: tools.json\n---\nYou tell the weather.\n');
+    writeFileSync(join(roles, 'city.md'), '---\nmodel: local/lorem\nschema:\n  type: object\n  properties:\n    city: {type: string}\n  required: [city]\n---\nName a city.\n');
+    const weather = await u.run(['chat', '--role', 'weather', 'What is the weather in Paris?']);
+    expect(weather.stderr).toBe('');
+    expect(weather.stdout).toContain('sunny');
+    const city = await u.run(['chat', '--role', 'city', 'a city']);
+    expect(city.stderr).toBe('');
+    expect(Object.keys(JSON.parse(city.stdout))).toEqual(['city']);
+  });
+});
