@@ -66,3 +66,41 @@ describe('roles with files: --tools and --schema', () => {
     expect(Object.keys(JSON.parse(city.stdout))).toEqual(['city']);
   });
 });
+
+describe('roles edit when the editor fails, is missing, or the edit does not parse', () => {
+  const editorWriting = (u: { home: string }, text: string) => {
+    const editor = join(u.home, `editor-${text.length}.sh`);
+    writeFileSync(editor, `#!/bin/sh\ncp "$0.text" "$1"\n`, { mode: 0o755 });
+    writeFileSync(`${editor}.text`, text);
+    return { EDITOR: editor, VISUAL: '' };
+  };
+
+  it('an editor that fails makes no role; with no editor named, off a terminal, vi is not tried', async () => {
+    const u = user();
+    const failing = await u.run(['roles', 'edit', 'poet'], { env: { EDITOR: 'false', VISUAL: '' } });
+    expect(failing.code).toBe(1);
+    expect(failing.stderr).toBe('error: the editor (false) exited with 1; role poet is not made\n');
+    const none = await u.run(['roles', 'edit', 'poet'], { env: { EDITOR: '', VISUAL: '' } });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^error: no editor: set \$VISUAL or \$EDITOR/);
+    expect((await u.run(['roles', 'list', '--json'])).stdout).toBe('[]\n');
+    expect((await u.run(['chat', '--role', 'poet', 'hi', '--model', 'local/echo'])).code).toBe(2);
+  });
+
+  it('an edit that does not parse leaves the role as it was, and the next edit starts from it', async () => {
+    const u = user();
+    await u.run(['roles', 'save', 'poet', '--system', 'You are a poet.', '--model', 'local/echo']);
+    const before = readFileSync(join(u.home, 'config', 'roles', 'poet.md'), 'utf8');
+    const bad = await u.run(['roles', 'edit', 'poet'], { env: editorWriting(u, '---\nmodel: [\n---\nYou are a bard.\n') });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^error: role file .*poet\.md: line \d+, column \d+: .*role poet is unchanged; the edit is kept in /);
+    expect(readFileSync(join(u.home, 'config', 'roles', 'poet.md'), 'utf8')).toBe(before);
+    expect((await u.run(['roles', 'list'])).stdout).toBe('poet\tlocal/echo\tYou are a poet.\n');
+    // The next edit opens the kept one: an editor that only shows it back (true) meets the same mistake.
+    const again = await u.run(['roles', 'edit', 'poet'], { env: { EDITOR: 'true', VISUAL: '' } });
+    expect(again.code).toBe(2);
+    const fixed = await u.run(['roles', 'edit', 'poet'], { env: editorWriting(u, '---\nmodel: local/lorem\n---\nYou are a bard.\n') });
+    expect(fixed.code).toBe(0);
+    expect((await u.run(['roles', 'list'])).stdout).toBe('poet\tlocal/lorem\tYou are a bard.\n');
+  });
+});

@@ -1,10 +1,11 @@
 /** `router roles list|show|save|edit|delete|path`: the roles `chat --role` and `responses --role` apply. */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Command } from '../commander.js';
 import { addFlags, type FlagTable } from '../flags.js';
 import { action, type RunContext } from '../run.js';
-import { usage } from '../exit-codes.js';
-import { inFolder, loadYaml, readRole, roleNames, rolePath, rolesDir, unknownRole } from '../roles.js';
+import { CliError, usage } from '../exit-codes.js';
+import { inFolder, loadYaml, parseRole, readRole, roleNames, rolePath, rolesDir, unknownRole } from '../roles.js';
 import { writeWhole } from '../../internal/write-whole.js';
 import { textOrFile } from '../input.js';
 import { CHAT_FLAGS } from './chat-flags.js';
@@ -69,15 +70,7 @@ export function registerRoles(program: Command): void {
     .description('open a role in $VISUAL or $EDITOR (a new one starts from a template); checked when the editor closes')
     .argument('<name>', 'role name')
     .addHelpText('after', '\nExamples:\n  $ EDITOR=true router roles edit scratch')
-    .action(action<object, [string]>(async ({ io, env }, name: string) => {
-      const path = rolePath(env, name);
-      if (!existsSync(path)) writeWhole(path, '---\n# any chat flag: model: local/echo, temperature: 0.2, max-tokens: 500\n---\nYou are a helpful assistant.\n');
-      const { editFile } = await import('../editor.js');
-      await editFile(io, path);
-      await loadYaml();
-      readRole(env, name);
-      io.info(`saved role ${name} (${path})`);
-    }));
+    .action(action<object, [string]>(runEdit));
   roles
     .command('delete')
     .description('delete a role')
@@ -115,5 +108,38 @@ async function runSave(ctx: RunContext<Record<string, unknown>>, name: string): 
   const { stringify } = await loadYaml();
   const front = Object.keys(settings).length ? `---\n${stringify(settings)}---\n` : '';
   writeWhole(path, `${front}${system}\n`);
+  io.info(`saved role ${name} (${path})`);
+}
+
+const TEMPLATE = '---\n# any chat flag: model: local/echo, temperature: 0.2, max-tokens: 500\n---\nYou are a helpful assistant.\n';
+
+/**
+ * `roles edit`: the editor works on a copy, put in place only once it parses. An editor that fails
+ * leaves the role as it was (a new one is not made); an edit that does not parse is kept beside it
+ * (hidden from the list), and the next edit starts from it.
+ */
+async function runEdit({ io, env }: RunContext<object>, name: string): Promise<void> {
+  const path = rolePath(env, name);
+  const draft = join(dirname(path), `.${name}.md.edit`);
+  const existed = existsSync(path);
+  const kept = existed ? `role ${name} is unchanged` : `role ${name} is not made`;
+  // An edit that did not parse last time is taken up again, not lost.
+  writeWhole(draft, existsSync(draft) ? readFileSync(draft) : existed ? readFileSync(path) : TEMPLATE);
+  const { editFile } = await import('../editor.js');
+  try {
+    await editFile(io, draft);
+  } catch (err) {
+    rmSync(draft, { force: true });
+    if (err instanceof CliError) err.message = `${err.message}; ${kept}`;
+    throw err;
+  }
+  await loadYaml();
+  try {
+    parseRole(name, path, readFileSync(draft, 'utf8'));
+  } catch (err) {
+    (err as Error).message = `${(err as Error).message} (${kept}; the edit is kept in ${draft}, and router roles edit ${name} takes it up)`;
+    throw err;
+  }
+  renameSync(draft, path);
   io.info(`saved role ${name} (${path})`);
 }
