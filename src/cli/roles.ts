@@ -8,7 +8,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Command, Option } from './commander.js';
 import { profilesPath } from '../config/profile-file.js';
-import { usage } from './exit-codes.js';
+import { CliError, usage } from './exit-codes.js';
+import { utf8Text } from './utf8.js';
 import { isRecord } from '../internal/shape.js';
 import type { IO } from './io.js';
 import type { FlagSpec } from './flags.js';
@@ -55,8 +56,9 @@ export function readRole(env: NodeJS.ProcessEnv, name: string): Role {
   const path = rolePath(env, name);
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = utf8Text(readFileSync(path), `role file ${path}`);
   } catch (err) {
+    if (err instanceof CliError) throw err;
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw unknownRole(env, name);
     throw usage(`role file ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }

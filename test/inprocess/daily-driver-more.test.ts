@@ -104,3 +104,16 @@ describe('roles edit when the editor fails, is missing, or the edit does not par
     expect((await u.run(['roles', 'list'])).stdout).toBe('poet\tlocal/lorem\tYou are a bard.\n');
   });
 });
+
+describe('role files as found', () => {
+  it('a role file that is not UTF-8 is refused naming the file, as any text file is; nothing sent', async () => {
+    const u = user();
+    const roles = join(u.home, 'config', 'roles');
+    mkdirSync(roles, { recursive: true });
+    writeFileSync(join(roles, 'utf16.md'), Buffer.from('\ufeffYou are terse.\n', 'utf16le'));
+    const r = await u.run(['chat', '--role', 'utf16', 'hi', '--model', 'local/echo']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`error: role file ${join(roles, 'utf16.md')} is not UTF-8 text (it is UTF-16: convert it with iconv -f UTF-16 -t UTF-8)\n`);
+  });
+});
