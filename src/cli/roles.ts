@@ -179,12 +179,21 @@ export function inFolder(option: Option, value: string, folder: string): string 
   return resolve(folder, value);
 }
 
+/** The options of a command as given, before any role was applied to them. */
+const optionsAsGiven = new WeakMap<object, Record<string, unknown>>();
+
 /** `--role NAME` on a command: the role read and applied to its options (a no-op without the flag). */
 export async function applyRoleFlag(cmd: Command, opts: Record<string, unknown>, io: IO): Promise<Role | undefined> {
   const name = opts.role;
   if (typeof name !== 'string') return undefined;
   await loadYaml();
   const role = readRole(io.env, name);
+  // Another role (/role in chat -i) replaces the one before: its settings go, the command line's stay.
+  const given = optionsAsGiven.get(opts);
+  if (given) {
+    for (const key of Object.keys(opts)) if (!(key in given)) delete opts[key];
+    Object.assign(opts, given, { role: name });
+  } else optionsAsGiven.set(opts, { ...opts });
   const skipped = applyRole(role, cmd, opts);
   if (skipped.length) io.info(`role ${name}: ${skipped.join(', ')} left out (not a flag of router ${cmd.name()})`);
   return role;

@@ -71,6 +71,32 @@ describe.skipIf(!HAS_TMUX)('router chat -i: history, /edit, /role', () => {
   });
 });
 
+describe.skipIf(!HAS_TMUX)('router chat -i: /role after /role', () => {
+  it('a second /role replaces the first: its settings do not linger; the command line\'s stay', async () => {
+    expect((await t.run(['roles', 'save', 'warm', '--system', 'Be warm.', '--temperature', '1.5', '--stop', 'END', '--max-tokens', '50'])).code).toBe(0);
+    expect((await t.run(['roles', 'save', 'plain', '--system', 'Be plain.', '--model', 'local/echo'])).code).toBe(0);
+    const s = fresh();
+    s.run(`${router} chat -i --model local/echo --max-tokens 40`);
+    await s.waitFor(/^>\s*$/m);
+    s.run('/role warm');
+    await s.waitFor(/role warm/);
+    s.run('one');
+    await s.waitFor(/^one\n>\s*$/m);
+    const before = t.requests().length;
+    s.run('/role plain');
+    await s.waitFor(/role plain \(model local\/echo\)/);
+    s.run('two');
+    await s.waitFor(/^two\n>\s*$/m);
+    const sent = t.requests().slice(before).find((r) => r.path.endsWith('/chat/completions'))!;
+    expect(sent.body.messages[0]).toEqual({ role: 'system', content: 'Be plain.' });
+    expect(sent.body.temperature).toBeUndefined();
+    expect(sent.body.stop).toBeUndefined();
+    expect(sent.body.max_completion_tokens ?? sent.body.max_tokens).toBe(40);
+    s.keys('C-d');
+    expect(await s.lastExit()).toBe(0);
+  });
+});
+
 describe.skipIf(!HAS_TMUX)('Markdown on a real terminal', () => {
   it('a streamed answer is rendered at the width of the window, and again after a resize', async () => {
     const md = `# Rivers\\n\\nThe **Danube** flows ${'through many lands '.repeat(8)}to the sea.\\n\\n| river | km |\\n|---|--:|\\n| Danube | 2850 |`;
