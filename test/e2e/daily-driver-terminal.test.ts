@@ -1,4 +1,4 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
@@ -94,6 +94,32 @@ describe.skipIf(!HAS_TMUX)('router chat -i: /role after /role', () => {
     expect(sent.body.max_completion_tokens ?? sent.body.max_tokens).toBe(40);
     s.keys('C-d');
     expect(await s.lastExit()).toBe(0);
+  });
+});
+
+describe.skipIf(!HAS_TMUX)('router chat -i: the history file', () => {
+  it('keeps up to 1,000 lines (not 200); a damaged line loses only itself; with logging off, nothing typed is written', async () => {
+    const file = join(t.env.ROUTER_STATE_DIR!, 'repl-history');
+    mkdirSync(t.env.ROUTER_STATE_DIR!, { recursive: true });
+    const earlier = Array.from({ length: 200 }, (_, i) => JSON.stringify(`line ${i}`));
+    writeFileSync(file, `${earlier.slice(0, 100).join('\n')}\nnot json\n${earlier.slice(100).join('\n')}\n`);
+    let s = fresh();
+    s.run(`${router} chat -i --model local/echo`);
+    await s.waitFor(/^>\s*$/m);
+    s.run('the newest');
+    await s.waitFor(/^the newest\n>\s*$/m);
+    s.keys('C-d');
+    expect(await s.lastExit()).toBe(0);
+    const kept = readFileSync(file, 'utf8');
+    expect(kept).toBe(`${[...earlier, JSON.stringify('the newest')].join('\n')}\n`);
+    s = fresh();
+    s.run(`${router} chat -i --no-log --model local/echo`);
+    await s.waitFor(/^>\s*$/m);
+    s.run('a secret');
+    await s.waitFor(/^a secret\n>\s*$/m);
+    s.keys('C-d');
+    expect(await s.lastExit()).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(kept);
   });
 });
 

@@ -10,21 +10,37 @@ import type { RunContext } from '../run.js';
 import type { ChatOptions } from './chat-flags.js';
 
 /** Lines kept, as a shell's HISTSIZE. */
-const HISTORY_LINES = 1000;
+export const HISTORY_LINES = 1000;
 
 const historyPath = (env: NodeJS.ProcessEnv) => join(stateHome(env), 'repl-history');
 
-/** The lines typed in earlier sessions, newest first (readline's order). */
+/** The lines typed in earlier sessions, newest first (readline's order); a damaged line is left out, alone. */
 export function loadHistory(env: NodeJS.ProcessEnv): string[] {
+  let text: string;
   try {
-    return readFileSync(historyPath(env), 'utf8').split('\n').filter(Boolean).reverse().slice(0, HISTORY_LINES).map((l) => JSON.parse(l) as string);
+    text = readFileSync(historyPath(env), 'utf8');
   } catch {
     return [];
   }
+  const lines: string[] = [];
+  for (const l of text.split('\n').reverse()) {
+    if (lines.length === HISTORY_LINES) break;
+    try {
+      const line: unknown = JSON.parse(l);
+      if (typeof line === 'string') lines.push(line);
+    } catch {
+      // A line edited by hand, or cut: the others stay.
+    }
+  }
+  return lines;
 }
 
-/** Saves the history (one JSON string a line, oldest first); a history that cannot be written is no failure. */
-export function saveHistory(env: NodeJS.ProcessEnv, history: string[]): void {
+/**
+ * Saves the history (one JSON string a line, oldest first); a history that cannot be written is no
+ * failure. With logging off (--no-log, ROUTER_NO_LOG, log off) nothing typed is written.
+ */
+export function saveHistory(env: NodeJS.ProcessEnv, history: string[], logging: boolean): void {
+  if (!logging) return;
   try {
     const lines = history.slice(0, HISTORY_LINES).reverse().map((l) => JSON.stringify(l));
     writeWhole(historyPath(env), `${lines.join('\n')}\n`);

@@ -16,9 +16,9 @@ export const REPL_HELP = 'commands: /exit, /model ID, /system TEXT, /role NAME, 
 type Asked = { line: string } | { end: 'eof' | 'interrupt' };
 
 /** One prompt with its own readline: the terminal is in its hands only while the user types. */
-function ask(io: IO, prompt: string, history: string[]): Promise<Asked> {
+function ask(io: IO, prompt: string, history: string[], historySize: number): Promise<Asked> {
   return new Promise((resolve) => {
-    const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true, history, historySize: 200, prompt });
+    const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true, history, historySize, prompt });
     let settled = false;
     rl.on('history', (h: string[]) => history.splice(0, history.length, ...h));
     const done = (a: Asked) => {
@@ -134,17 +134,17 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
   io.err(`router chat${c.model ? ` with ${c.model}` : ''}. ${REPL_HELP}\n`);
   try {
     for (;;) {
-      let a = await ask(io, '> ', lines);
+      let a = await ask(io, '> ', lines, more.HISTORY_LINES);
       let line = 'line' in a ? a.line : '';
       while ('line' in a && line.endsWith('\\')) {
-        a = await ask(io, '. ', lines);
+        a = await ask(io, '. ', lines, more.HISTORY_LINES);
         line = `${line.slice(0, -1)}\n${'line' in a ? a.line : ''}`;
       }
       if ('end' in a) {
         if (a.end === 'interrupt') throw interrupted();
         return;
       }
-      more.saveHistory(ctx.env, lines);
+      more.saveHistory(ctx.env, lines, ctx.logging);
       let text = line.trim();
       if (!text) continue;
       if (text === '/edit') {
