@@ -35,6 +35,11 @@ describe('the package', () => {
       expect(Object.keys(packed.scripts).filter((s) => /^(pre|post)?install$|^prepare$/.test(s))).toEqual([]);
       expect(spawnSync(process.execPath, ['scripts/pack.mjs', 'after'], { cwd: dir, env }).status).toBe(0);
       expect(readFileSync(join(dir, 'package.json'), 'utf8')).toBe(text);
+      // A pack that failed (or was stopped) between prepack and postpack: the next pack still puts it back.
+      expect(spawnSync(process.execPath, ['scripts/pack.mjs', 'before'], { cwd: dir, env }).status).toBe(0);
+      expect(spawnSync(process.execPath, ['scripts/pack.mjs', 'before'], { cwd: dir, env }).status).toBe(0);
+      expect(spawnSync(process.execPath, ['scripts/pack.mjs', 'after'], { cwd: dir, env }).status).toBe(0);
+      expect(readFileSync(join(dir, 'package.json'), 'utf8')).toBe(text);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
