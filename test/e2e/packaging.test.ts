@@ -51,4 +51,14 @@ describe('the package', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(`${pkg.version}\n`);
   });
+
+  it('npm run dev from a subfolder takes paths from there, as bin/router does', () => {
+    const dry = spawnSync('npm', ['run', '-s', 'dev', '--', 'chat', '--model', 'local/echo', '--dry-run', '-a', '../README.md', 'hi'], {
+      cwd: join(root, 'test'),
+      encoding: 'utf8',
+      env: { ...process.env, ROUTER_API_ROOT: 'http://127.0.0.1:9/api', ROUTER_API_KEY: 'sk-rt-v1-dev', ROUTER_NO_LOG: '1' },
+    });
+    expect(dry.stderr).not.toMatch(/cannot read/);
+    expect(dry.stdout).toContain('"filename": "README.md"');
+  });
 });
