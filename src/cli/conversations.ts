@@ -3,7 +3,7 @@
  * $XDG_STATE_HOME/router/conversations, written whole and renamed into place, and a pointer to
  * the latest for `--continue`.
  */
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { randomHex } from '../internal/random-hex.js';
 import { join } from 'node:path';
 import type { ChatMessage } from '../client/types.js';
@@ -67,15 +67,19 @@ function isConversation(c: unknown): c is Conversation {
   );
 }
 
-/** The conversation `--continue` takes up: the last one saved (null when there is none yet). */
+/**
+ * The conversation `--continue` takes up: the last one saved, or when that one is gone (deleted),
+ * the most recent there is (null when there is none).
+ */
 export function lastConversation(env: NodeJS.ProcessEnv): Conversation | null {
-  let id: string;
+  let id: string | undefined;
   try {
     id = readFileSync(join(dir(env), 'LAST'), 'utf8').trim();
   } catch {
-    return null;
+    id = undefined;
   }
-  return loadConversation(env, id);
+  if (!id || !existsSync(join(dir(env), `${id}.json`))) id = findConversations(env).ids[0];
+  return id ? loadConversation(env, id) : null;
 }
 
 /** The conversation as saved now, or undefined when there is none (or it cannot be read). */

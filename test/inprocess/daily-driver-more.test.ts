@@ -117,3 +117,19 @@ describe('role files as found', () => {
     expect(r.stderr).toBe(`error: role file ${join(roles, 'utf16.md')} is not UTF-8 text (it is UTF-16: convert it with iconv -f UTF-16 -t UTF-8)\n`);
   });
 });
+
+describe('chat -c after conversations delete', () => {
+  it('the last conversation deleted: -c takes up the most recent one left, or starts one', async () => {
+    const u = user();
+    await u.run(['chat', '--conversation', 'older', '--model', 'local/echo', 'one']);
+    await u.run(['chat', '--conversation', 'newer', '--model', 'local/echo', 'two']);
+    expect((await u.run(['conversations', 'delete', 'newer'])).code).toBe(0);
+    const r = await u.run(['chat', '-c', 'three']);
+    expect(r).toMatchObject({ code: 0, stdout: 'three\n' });
+    expect((await u.run(['conversations', 'show', 'older'])).stdout).toBe('user: one\n\nassistant: one\n\nuser: three\n\nassistant: three\n');
+    expect((await u.run(['conversations', 'delete', 'older'])).code).toBe(0);
+    const fresh = await u.run(['chat', '-c', '--model', 'local/echo', 'four']);
+    expect(fresh).toMatchObject({ code: 0, stdout: 'four\n' });
+    expect((await u.run(['conversations', 'list'])).stdout).toMatch(/^c_\d{8}_\w+\t.*\t1\tlocal\/echo\tfour\n$/);
+  });
+});
