@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,6 +102,10 @@ describe('roles edit when the editor fails, is missing, or the edit does not par
     const fixed = await u.run(['roles', 'edit', 'poet'], { env: editorWriting(u, '---\nmodel: local/lorem\n---\nYou are a bard.\n') });
     expect(fixed.code).toBe(0);
     expect((await u.run(['roles', 'list'])).stdout).toBe('poet\tlocal/lorem\tYou are a bard.\n');
+    // A role deleted takes a kept edit with it.
+    await u.run(['roles', 'edit', 'poet'], { env: editorWriting(u, '---\nmodel: [\n---\nx\n') });
+    expect((await u.run(['roles', 'delete', 'poet'])).code).toBe(0);
+    expect(readdirSync(join(u.home, 'config', 'roles'))).toEqual([]);
   });
 });
 

@@ -1,6 +1,6 @@
 /** `router roles list|show|save|edit|delete|path`: the roles `chat --role` and `responses --role` apply. */
 import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { Command } from '../commander.js';
 import { addFlags, type FlagTable } from '../flags.js';
 import { action, type RunContext } from '../run.js';
@@ -80,6 +80,7 @@ export function registerRoles(program: Command): void {
       const path = rolePath(env, name);
       if (!existsSync(path)) throw unknownRole(env, name);
       rmSync(path);
+      rmSync(draftOf(path), { force: true });
       io.info(`deleted role ${name}`);
     }));
   roles
@@ -111,6 +112,9 @@ async function runSave(ctx: RunContext<Record<string, unknown>>, name: string): 
   io.info(`saved role ${name} (${path})`);
 }
 
+/** Where `roles edit` keeps an edit that did not parse (a dot file: not a role). */
+const draftOf = (path: string) => join(dirname(path), `.${basename(path)}.edit`);
+
 const TEMPLATE = '---\n# any chat flag: model: local/echo, temperature: 0.2, max-tokens: 500\n---\nYou are a helpful assistant.\n';
 
 /**
@@ -120,7 +124,7 @@ const TEMPLATE = '---\n# any chat flag: model: local/echo, temperature: 0.2, max
  */
 async function runEdit({ io, env }: RunContext<object>, name: string): Promise<void> {
   const path = rolePath(env, name);
-  const draft = join(dirname(path), `.${name}.md.edit`);
+  const draft = draftOf(path);
   const existed = existsSync(path);
   const kept = existed ? `role ${name} is unchanged` : `role ${name} is not made`;
   // An edit that did not parse last time is taken up again, not lost.
