@@ -137,3 +137,24 @@ describe('chat -c after conversations delete', () => {
     expect((await u.run(['conversations', 'list'])).stdout).toMatch(/^c_\d{8}_\w+\t.*\t1\tlocal\/echo\tfour\n$/);
   });
 });
+
+describe('chat -i and the flags of one call', () => {
+  const terminal = { stdin: true, stdout: true, stderr: true };
+  it('a flag the REPL does not carry out is refused, not left unsaid; a role\'s is left out, and said', async () => {
+    const u = user();
+    writeFileSync(join(u.home, 'tools.json'), JSON.stringify(TOOLS));
+    for (const [flags, named] of [
+      [['--tools', join(u.home, 'tools.json')], '--tools applies'],
+      [['--schema', '{"type":"object"}', '--json'], '--json, --schema apply'],
+      [['--usage'], '--usage applies'],
+    ] as const) {
+      const r = await u.run(['--no-color', 'chat', '-i', '--model', 'local/tools', ...flags], { tty: terminal, input: '/exit\n' });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`error: ${named} to one call, not to chat -i\n`);
+    }
+    await u.run(['roles', 'save', 'weather', '--system', 'You tell the weather.', '--model', 'local/tools', '--tools', join(u.home, 'tools.json')]);
+    const role = await u.run(['chat', '-i', '--role', 'weather'], { tty: terminal, input: '/exit\n' });
+    expect(role.code).toBe(0);
+    expect(role.stderr).toContain("role weather: tools left out (one call's, not chat -i's)\n");
+  });
+});

@@ -8,6 +8,7 @@ import type { ChatMessage } from '../../client/types.js';
 import type { IO } from '../io.js';
 import type { RunContext } from '../run.js';
 import type { ChatOptions } from './chat-flags.js';
+import { usage } from '../exit-codes.js';
 
 /** Lines kept, as a shell's HISTSIZE. */
 export const HISTORY_LINES = 1000;
@@ -49,6 +50,27 @@ export function saveHistory(env: NodeJS.ProcessEnv, history: string[], logging: 
   }
 }
 
+/** Flags of one call that the REPL does not carry out: given, they are refused rather than left unsaid. */
+const ONE_CALL_FLAGS: Record<string, string> = {
+  json: '--json', stream: '--stream', usage: '--usage', routerMetadata: '--router-metadata', schema: '--schema', tools: '--tools',
+  maxToolRounds: '--max-tool-rounds', approve: '--approve', plugin: '--plugin', web: '--web', modalities: '--modalities',
+  showReasoning: '--show-reasoning', saveImages: '--save-images',
+};
+
+/**
+ * The REPL's options: a one-call flag typed on the command line is refused (exit 2); one a role set
+ * (--role, /role) is left out, and said.
+ */
+export function replOptions(ctx: RunContext<ChatOptions>): void {
+  const opts = ctx.opts as Record<string, unknown>;
+  const typed = (attr: string) => ['cli', 'env'].includes(ctx.cmd.getOptionValueSource(attr) ?? '');
+  const given = Object.keys(ONE_CALL_FLAGS).filter((attr) => opts[attr] !== undefined);
+  const refused = given.filter(typed);
+  if (refused.length) throw usage(`${refused.map((a) => ONE_CALL_FLAGS[a]).join(', ')} ${refused.length > 1 ? 'apply' : 'applies'} to one call, not to chat -i`);
+  for (const attr of given) delete opts[attr];
+  if (given.length) ctx.io.err(`role ${String(opts.role)}: ${given.map((a) => ONE_CALL_FLAGS[a]!.slice(2)).join(', ')} left out (one call's, not chat -i's)\n`);
+}
+
 /** `/edit`: a message written in $VISUAL or $EDITOR (empty: nothing is sent). */
 export async function editMessage(io: IO): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'router-edit-'));
@@ -72,6 +94,7 @@ export async function switchRole(ctx: RunContext<ChatOptions>, name: string, c: 
   const opts = ctx.opts as Record<string, unknown>;
   opts.role = name;
   const role = await applyRoleFlag(ctx.cmd, opts, ctx.io);
+  replOptions(ctx);
   const model = role?.settings.model;
   if (typeof model === 'string') c.model = model;
   if (role?.system) {

@@ -123,13 +123,14 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
   const { io, opts, signal } = ctx;
   if (!io.stdinTTY) throw usage('--interactive needs a terminal on stdin; pipe the prompt instead (echo hi | router chat)');
   if (!io.canPrompt) throw usage('--interactive asks for input, and --no-input (or ROUTER_NO_INPUT) forbids it: pipe the prompt instead');
+  const more = await import('./chat-repl-more.js');
+  more.replOptions(ctx);
   const saved = openConversation(ctx);
   const { client, settings } = await ctx.connect({ model: opts.model ?? saved?.model });
   const { reportError } = await import('../errors.js');
   const c: Conversation = { model: settings.model, history: withSystem(saved?.messages ?? [], opts.system), attached: await readAttachments(opts.attach?.filter((a) => a !== '-'), io), recorded: new WeakMap() };
   let kept = saved;
   if (saved) io.err(`continuing ${saved.id} (${saved.messages.filter((m) => m.role === 'user').length} turns)\n`);
-  const more = await import('./chat-repl-more.js');
   const lines: string[] = more.loadHistory(ctx.env);
   io.err(`router chat${c.model ? ` with ${c.model}` : ''}. ${REPL_HELP}\n`);
   try {
