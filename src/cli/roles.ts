@@ -150,6 +150,7 @@ function optionValue(role: Role, key: string, option: Option, value: unknown): u
   }
   // A schema written as YAML is the schema itself (as inline JSON is on the command line).
   if (option.long === '--schema' && isRecord(value)) return option.parseArg ? option.parseArg(JSON.stringify(value), undefined) : JSON.stringify(value);
+  if (isRecord(value) && Object.values(value).some((v) => v === null || typeof v === 'object')) throw bad('each key takes a text or a number');
   const items = Array.isArray(value) ? value : isRecord(value) ? Object.entries(value).map(([k, v]) => `${k}=${v}`) : [value];
   let parsed: unknown;
   for (const item of items) {

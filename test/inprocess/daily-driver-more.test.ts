@@ -110,6 +110,17 @@ describe('roles edit when the editor fails, is missing, or the edit does not par
 });
 
 describe('role files as found', () => {
+  it('a setting of keys whose value is not a text or a number is refused, naming the file; nothing sent', async () => {
+    const u = user();
+    const roles = join(u.home, 'config', 'roles');
+    mkdirSync(roles, { recursive: true });
+    writeFileSync(join(roles, 'meta.md'), '---\nmetadata:\n  team:\n    name: core\n---\nYou are terse.\n');
+    const r = await u.run(['chat', '--role', 'meta', 'hi', '--model', 'local/echo']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`error: role file ${join(roles, 'meta.md')}: metadata: each key takes a text or a number\n`);
+  });
+
   it('a role file that is not UTF-8 is refused naming the file, as any text file is; nothing sent', async () => {
     const u = user();
     const roles = join(u.home, 'config', 'roles');
