@@ -110,6 +110,17 @@ describe('roles edit when the editor fails, is missing, or the edit does not par
 });
 
 describe('role files as found', () => {
+  it('roles list: one line per role, a tab or an escape sequence of a prompt shown escaped; roles show too, on a terminal', async () => {
+    const u = user();
+    const roles = join(u.home, 'config', 'roles');
+    mkdirSync(roles, { recursive: true });
+    writeFileSync(join(roles, 'odd.md'), '---\nmodel: local/echo\n---\nName\tAge \x1b[2J\rcleared\n');
+    expect((await u.run(['roles', 'list'])).stdout).toBe('odd\tlocal/echo\tName\\tAge \\u001b[2J\\rcleared\n');
+    const file = '---\nmodel: local/echo\n---\nName\tAge \x1b[2J\rcleared\n';
+    expect((await u.run(['roles', 'show', 'odd'], { tty: { stdout: true } })).stdout).toBe(file.replace('\x1b', '\\u001b').replace('\r', '\\r'));
+    expect((await u.run(['roles', 'show', 'odd'])).stdout).toBe(file);
+  });
+
   it('a setting of keys whose value is not a text or a number is refused, naming the file; nothing sent', async () => {
     const u = user();
     const roles = join(u.home, 'config', 'roles');

@@ -7,6 +7,7 @@ import { action, type RunContext } from '../run.js';
 import { CliError, usage } from '../exit-codes.js';
 import { inFolder, loadYaml, parseRole, readRole, roleNames, rolePath, rolesDir, unknownRole } from '../roles.js';
 import { writeWhole } from '../../internal/write-whole.js';
+import { visible } from '../../internal/visible.js';
 import { textOrFile } from '../input.js';
 import { CHAT_FLAGS } from './chat-flags.js';
 
@@ -42,7 +43,8 @@ export function registerRoles(program: Command): void {
       });
       if (opts.json) return io.json(all);
       if (!all.length) return io.info('no roles yet: router roles save NAME --system TEXT');
-      io.out(`${all.map((r) => [r.name, r.model ?? '-', r.system.split('\n')[0]!.slice(0, 80)].join('\t')).join('\n')}\n`);
+      // One line per role whatever its file holds: a tab or an escape sequence in it is shown escaped.
+      io.out(`${all.map((r) => [r.name, r.model ?? '-', r.system.split('\n')[0]!.slice(0, 80)].map((f) => visible(f)).join('\t')).join('\n')}\n`);
     }));
   roles
     .command('show')
@@ -54,7 +56,9 @@ export function registerRoles(program: Command): void {
       await loadYaml();
       const role = readRole(env, name);
       if (opts.json) return io.json(role);
-      io.out(readFileSync(role.path, 'utf8'));
+      const text = readFileSync(role.path, 'utf8');
+      // On a terminal, escape sequences in it are shown, not obeyed; piped, it is the file as it is.
+      io.out(io.stdoutTTY ? visible(text, '\n\t') : text);
     }));
   addFlags(
     roles
