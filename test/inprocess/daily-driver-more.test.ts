@@ -49,6 +49,10 @@ describe('roles with files: --tools and --schema', () => {
     const city = await u.run(['chat', '--role', 'city', 'a city']);
     expect(city.code).toBe(0);
     expect(Object.keys(JSON.parse(city.stdout))).toEqual(['city']);
+    // The role's tools are chat's (commands router runs): responses leaves them out, and says so on a terminal.
+    const responses = await u.run(['responses', '--role', 'weather', '--model', 'local/echo', 'hi'], { tty: { stderr: true } });
+    expect(responses).toMatchObject({ code: 0, stdout: 'hi\n' });
+    expect(responses.stderr).toMatch(/role weather: tools left out \(not a flag of router responses\)/);
   });
 
   it('a role file written by hand: a relative path is taken from the roles folder; a schema may be YAML', async () => {
