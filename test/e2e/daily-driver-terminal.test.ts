@@ -97,6 +97,29 @@ describe.skipIf(!HAS_TMUX)('router chat -i: /role after /role', () => {
   });
 });
 
+describe.skipIf(!HAS_TMUX)('router chat -i: /role with attachments', () => {
+  it('/role of a role with -a: its attachment goes with the next message', async () => {
+    const notes = join(t.dir, 'notes.md');
+    writeFileSync(notes, '# Notes\nthe door code is 4711\n');
+    expect((await t.run(['roles', 'save', 'withdoc', '--system', 'Answer from the notes.', '--model', 'local/echo', '-a', notes])).code).toBe(0);
+    const s = fresh();
+    s.run(`${router} chat -i --model local/echo`);
+    await s.waitFor(/^>\s*$/m);
+    s.run('/role withdoc');
+    await s.waitFor(/role withdoc/);
+    const before = t.requests().length;
+    s.run('what is the code?');
+    // local/echo takes no file (a 400, said in one line): what was sent is what counts here.
+    await s.waitFor(/^> what is the code\?\n(.+\n)+>\s*$/m);
+    const sent = t.requests().slice(before).find((r) => r.path.endsWith('/chat/completions'))!;
+    const content = sent.body.messages.at(-1).content as { type: string; file?: { filename: string } }[];
+    expect(content.map((p) => p.type)).toEqual(['text', 'file']);
+    expect(content[1]!.file!.filename).toBe('notes.md');
+    s.keys('C-d');
+    expect(await s.lastExit()).toBe(0);
+  });
+});
+
 describe.skipIf(!HAS_TMUX)('router chat -i: the history file', () => {
   it('keeps up to 1,000 lines (not 200); a damaged line loses only itself; with logging off, nothing typed is written', async () => {
     const file = join(t.env.ROUTER_STATE_DIR!, 'repl-history');

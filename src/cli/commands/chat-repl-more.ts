@@ -8,6 +8,7 @@ import type { ChatMessage } from '../../client/types.js';
 import type { IO } from '../io.js';
 import type { RunContext } from '../run.js';
 import type { ChatOptions } from './chat-flags.js';
+import type { Attachment } from '../attach.js';
 import { usage } from '../exit-codes.js';
 
 /** Lines kept, as a shell's HISTSIZE. */
@@ -89,12 +90,17 @@ export async function editMessage(io: IO): Promise<string> {
  * `/role NAME`: the role's model and system prompt replace those in use (as /model and /system would);
  * its other settings apply where the command line set none.
  */
-export async function switchRole(ctx: RunContext<ChatOptions>, name: string, c: { model: string | undefined; history: ChatMessage[] }): Promise<void> {
+export async function switchRole(ctx: RunContext<ChatOptions>, name: string, c: { model: string | undefined; history: ChatMessage[]; attached: Attachment[] }): Promise<void> {
   const { applyRoleFlag } = await import('../roles.js');
   const opts = ctx.opts as Record<string, unknown>;
   opts.role = name;
   const role = await applyRoleFlag(ctx.cmd, opts, ctx.io);
   replOptions(ctx);
+  // The role's attachments go with the next message, as those of -a given with -i do.
+  if (role?.settings.attach !== undefined && ctx.cmd.getOptionValueSource('attach') !== 'cli') {
+    const { readAttachments } = await import('../attach.js');
+    c.attached.push(...(await readAttachments(ctx.opts.attach?.filter((a) => a !== '-'), ctx.io)));
+  }
   const model = role?.settings.model;
   if (typeof model === 'string') c.model = model;
   if (role?.system) {
