@@ -182,6 +182,18 @@ export function inFolder(option: Option, value: string, folder: string): string 
   return resolve(folder, value);
 }
 
+/**
+ * A check of the options that failed on a value the role set (more than 4 stop sequences, say):
+ * the error names the role's file, not a flag the user never typed.
+ */
+export function blameRole(err: unknown, role: Role | undefined, cmd: Command): unknown {
+  const flag = role && err instanceof CliError ? /^--([\w-]+)/.exec(err.message)?.[1] : undefined;
+  const option = flag && cmd.options.find((o) => o.long === `--${flag}`);
+  if (!role || !option || ['cli', 'env'].includes(cmd.getOptionValueSource(option.attributeName()) ?? '')) return err;
+  if (!Object.keys(role.settings).some((k) => kebab(k) === flag || SAME_SETTING[kebab(k)] === flag)) return err;
+  return usage(`role file ${role.path}: ${(err as Error).message.slice(2)}`);
+}
+
 /** The options of a command as given, before any role was applied to them. */
 const optionsAsGiven = new WeakMap<object, Record<string, unknown>>();
 

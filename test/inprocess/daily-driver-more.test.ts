@@ -184,3 +184,20 @@ describe('chat -i and the flags of one call', () => {
     expect(role.stderr).toContain("role weather: tools left out (one call's, not chat -i's)\n");
   });
 });
+
+describe('a value a role sets that a later check refuses', () => {
+  it('names the role file, not a flag the user never typed', async () => {
+    const u = user();
+    const roles = join(u.home, 'config', 'roles');
+    mkdirSync(roles, { recursive: true });
+    writeFileSync(join(roles, 'stops.md'), '---\nstop: [a, b, c, d, e]\n---\nx\n');
+    writeFileSync(join(roles, 'gone.md'), '---\nschema: gone.json\n---\nx\n');
+    const stops = await u.run(['chat', '--role', 'stops', 'hi', '--model', 'local/echo']);
+    expect(stops).toMatchObject({ code: 2, stdout: '', stderr: `error: role file ${join(roles, 'stops.md')}: stop may be given at most 4 times\n` });
+    const gone = await u.run(['chat', '--role', 'gone', 'hi', '--model', 'local/echo']);
+    expect(gone).toMatchObject({ code: 2, stdout: '', stderr: `error: role file ${join(roles, 'gone.md')}: schema: cannot read ${join(roles, 'gone.json')} (no such file or folder)\n` });
+    // Typed on the command line, the flag is named as before.
+    const typed = await u.run(['chat', '--role', 'gone', '--schema', 'nope.json', 'hi', '--model', 'local/echo']);
+    expect(typed.stderr).toBe('error: --schema: cannot read nope.json (no such file or folder)\n');
+  });
+});
