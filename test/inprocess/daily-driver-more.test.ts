@@ -113,6 +113,18 @@ describe('roles edit when the editor fails, is missing, or the edit does not par
   });
 });
 
+describe('roles save, what it writes', () => {
+  it('a prompt that starts with a "---" line is kept as the prompt, not read as front matter', async () => {
+    const u = user();
+    const prompt = '---\nYou are a YAML expert.\n---\nBe brief.';
+    expect((await u.run(['roles', 'save', 'dash', '--system', prompt])).code).toBe(0);
+    expect((await u.run(['roles', 'show', 'dash', '--json', 'system'])).stdout).toBe(`${JSON.stringify({ system: prompt })}\n`);
+    const r = await u.run(['chat', '--role', 'dash', '--model', 'local/echo', '--dry-run', 'hi']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).messages[0]).toEqual({ role: 'system', content: prompt });
+  });
+});
+
 describe('role files as found', () => {
   it('roles list: one line per role, a tab or an escape sequence of a prompt shown escaped; roles show too, on a terminal', async () => {
     const u = user();

@@ -111,7 +111,8 @@ async function runSave(ctx: RunContext<Record<string, unknown>>, name: string): 
     settings[kebab(attr)] = Array.isArray(value) ? value.map(absolute) : absolute(value);
   }
   const { stringify } = await loadYaml();
-  const front = Object.keys(settings).length ? `---\n${stringify(settings)}---\n` : '';
+  // A prompt that starts with a "---" line would be read as front matter: an empty one goes before it.
+  const front = Object.keys(settings).length ? `---\n${stringify(settings)}---\n` : /^---[ \t]*\r?\n/.test(system) ? '---\n---\n' : '';
   writeWhole(path, `${front}${system}\n`);
   io.info(`saved role ${name} (${path})`);
 }
