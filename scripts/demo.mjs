@@ -9,32 +9,48 @@ import { fileURLToPath } from 'node:url';
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'router');
 const state = mkdtempSync(join(tmpdir(), 'router-demo-'));
 const server = spawn(process.execPath, [bin, 'serve', '--port', '0', '--state', state, '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
-const first = await new Promise((resolve, reject) => {
-  createInterface({ input: server.stdout }).once('line', resolve);
-  server.once('exit', (code) => reject(new Error(`emulator exited with ${code}`)));
-});
-const { api_root, api_key, management_key } = JSON.parse(first);
-// Config and state (conversations, the usage ledger, jobs) of the demo's own: it leaves no trace
-// in the user's (the next chat -c does not continue the demo, router usage does not count it).
-const env = { ...process.env, ROUTER_API_ROOT: api_root, ROUTER_API_KEY: api_key, ROUTER_MANAGEMENT_KEY: management_key, ROUTER_CONFIG_DIR: join(state, 'config'), ROUTER_STATE_DIR: join(state, 'cli-state'), ROUTER_PROFILE: '', ROUTER_MODEL: '' };
-const run = (args, input) => {
-  process.stderr.write(`\n$ router ${args.map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}\n`);
-  const r = spawnSync(process.execPath, [bin, ...args], { env, input, stdio: [input ? 'pipe' : 'ignore', 'inherit', 'inherit'] });
-  if (r.status !== 0) process.exitCode = r.status ?? 1;
-};
-process.stderr.write(`emulator running at ${api_root}\n`);
-run(['chat', '--model', 'local/lorem', '--usage', 'Tell me about rivers in 40 words']);
-run(['chat', '--model', 'local/echo', '--system', 'Repeat after me'], 'Hello from stdin!');
-const requests = ['Name a river', 'write 6 words', 'Say hello']
-  .map((content, i) => JSON.stringify({ custom_id: `q${i + 1}`, body: { messages: [{ role: 'user', content }] } }))
-  .join('\n');
-writeFileSync(join(state, 'requests.jsonl'), requests);
-run(['batch', 'create', join(state, 'requests.jsonl'), '--model', 'local/lorem', '--watch', '--interval', '0.2', '--results', join(state, 'results.jsonl')]);
-for (const line of readFileSync(join(state, 'results.jsonl'), 'utf8').trim().split('\n')) {
-  const r = JSON.parse(line);
-  process.stdout.write(`${r.custom_id}: ${r.response.body.choices[0].message.content}\n`);
+// However the demo ends (done, a step that failed, Ctrl-C), the emulator stops and its folder goes.
+const stopped = new Promise((r) => server.once('exit', r));
+async function cleanUp() {
+  if (server.exitCode === null && server.signalCode === null) server.kill('SIGTERM');
+  await stopped;
+  rmSync(state, { recursive: true, force: true });
 }
-run(['speak', 'Hello from the router emulator.', '--voice', 'alloy', '--model', 'local/tts', '-o', join(state, 'hello.mp3'), '--json']);
-server.kill('SIGTERM');
-await new Promise((r) => server.once('exit', r));
-rmSync(state, { recursive: true, force: true });
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.once(signal, () => cleanUp().then(() => process.exit(signal === 'SIGINT' ? 130 : 143)));
+}
+try {
+  const first = await new Promise((resolve, reject) => {
+    createInterface({ input: server.stdout }).once('line', resolve);
+    server.once('exit', (code) => reject(new Error(`emulator exited with ${code}`)));
+  });
+  const { api_root, api_key, management_key } = JSON.parse(first);
+  // Config and state (conversations, the usage ledger, jobs) of the demo's own: it leaves no trace
+  // in the user's (the next chat -c does not continue the demo, router usage does not count it).
+  const env = { ...process.env, ROUTER_API_ROOT: api_root, ROUTER_API_KEY: api_key, ROUTER_MANAGEMENT_KEY: management_key, ROUTER_CONFIG_DIR: join(state, 'config'), ROUTER_STATE_DIR: join(state, 'cli-state'), ROUTER_PROFILE: '', ROUTER_MODEL: '' };
+  const run = (args, input) => {
+    process.stderr.write(`\n$ router ${args.map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}\n`);
+    const r = spawnSync(process.execPath, [bin, ...args], { env, input, stdio: [input ? 'pipe' : 'ignore', 'inherit', 'inherit'] });
+    // Ctrl-C reaches the step too (the same process group): the demo stops there.
+    if (r.status === 130 || r.signal) throw Object.assign(new Error('stopped'), { exitCode: 130 });
+    if (r.status !== 0) process.exitCode = r.status ?? 1;
+  };
+  process.stderr.write(`emulator running at ${api_root}\n`);
+  run(['chat', '--model', 'local/lorem', '--usage', 'Tell me about rivers in 40 words']);
+  run(['chat', '--model', 'local/echo', '--system', 'Repeat after me'], 'Hello from stdin!');
+  const requests = ['Name a river', 'write 6 words', 'Say hello']
+    .map((content, i) => JSON.stringify({ custom_id: `q${i + 1}`, body: { messages: [{ role: 'user', content }] } }))
+    .join('\n');
+  writeFileSync(join(state, 'requests.jsonl'), requests);
+  run(['batch', 'create', join(state, 'requests.jsonl'), '--model', 'local/lorem', '--watch', '--interval', '0.2', '--results', join(state, 'results.jsonl')]);
+  for (const line of readFileSync(join(state, 'results.jsonl'), 'utf8').trim().split('\n')) {
+    const r = JSON.parse(line);
+    process.stdout.write(`${r.custom_id}: ${r.response.body.choices[0].message.content}\n`);
+  }
+  run(['speak', 'Hello from the router emulator.', '--voice', 'alloy', '--model', 'local/tts', '-o', join(state, 'hello.mp3'), '--json']);
+} catch (err) {
+  if (!err.exitCode) process.stderr.write(`demo: ${err.message}\n`);
+  process.exitCode = err.exitCode ?? 1;
+} finally {
+  await cleanUp();
+}

@@ -13,6 +13,8 @@ const kept = join(root, '.package.json.packing');
 if (process.argv[2] === 'after') {
   if (existsSync(kept)) renameSync(kept, manifest);
 } else {
+  // A pack that failed or was stopped before postpack left the stripped package.json: the kept one is the real one.
+  if (existsSync(kept)) renameSync(kept, manifest);
   const npm = process.env.npm_execpath;
   const build = npm ? spawnSync(process.execPath, [npm, 'run', 'build'], { stdio: 'inherit', cwd: root }) : spawnSync('npm', ['run', 'build'], { stdio: 'inherit', cwd: root });
   if (build.status !== 0) process.exit(build.status ?? 1);

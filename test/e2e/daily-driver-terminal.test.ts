@@ -1,4 +1,4 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
@@ -68,6 +68,81 @@ describe.skipIf(!HAS_TMUX)('router chat -i: history, /edit, /role', () => {
     await s.waitFor(/^a bold claim\n>\s*$/m);
     s.keys('C-d');
     expect(await s.lastExit()).toBe(0);
+  });
+});
+
+describe.skipIf(!HAS_TMUX)('router chat -i: /role after /role', () => {
+  it('a second /role replaces the first: its settings do not linger; the command line\'s stay', async () => {
+    expect((await t.run(['roles', 'save', 'warm', '--system', 'Be warm.', '--temperature', '1.5', '--stop', 'END', '--max-tokens', '50'])).code).toBe(0);
+    expect((await t.run(['roles', 'save', 'plain', '--system', 'Be plain.', '--model', 'local/echo'])).code).toBe(0);
+    const s = fresh();
+    s.run(`${router} chat -i --model local/echo --max-tokens 40`);
+    await s.waitFor(/^>\s*$/m);
+    s.run('/role warm');
+    await s.waitFor(/role warm/);
+    s.run('one');
+    await s.waitFor(/^one\n>\s*$/m);
+    const before = t.requests().length;
+    s.run('/role plain');
+    await s.waitFor(/role plain \(model local\/echo\)/);
+    s.run('two');
+    await s.waitFor(/^two\n>\s*$/m);
+    const sent = t.requests().slice(before).find((r) => r.path.endsWith('/chat/completions'))!;
+    expect(sent.body.messages[0]).toEqual({ role: 'system', content: 'Be plain.' });
+    expect(sent.body.temperature).toBeUndefined();
+    expect(sent.body.stop).toBeUndefined();
+    expect(sent.body.max_completion_tokens ?? sent.body.max_tokens).toBe(40);
+    s.keys('C-d');
+    expect(await s.lastExit()).toBe(0);
+  });
+});
+
+describe.skipIf(!HAS_TMUX)('router chat -i: /role with attachments', () => {
+  it('/role of a role with -a: its attachment goes with the next message', async () => {
+    const notes = join(t.dir, 'notes.md');
+    writeFileSync(notes, '# Notes\nthe door code is 4711\n');
+    expect((await t.run(['roles', 'save', 'withdoc', '--system', 'Answer from the notes.', '--model', 'local/echo', '-a', notes])).code).toBe(0);
+    const s = fresh();
+    s.run(`${router} chat -i --model local/echo`);
+    await s.waitFor(/^>\s*$/m);
+    s.run('/role withdoc');
+    await s.waitFor(/role withdoc/);
+    const before = t.requests().length;
+    s.run('what is the code?');
+    // local/echo takes no file (a 400, said in one line): what was sent is what counts here.
+    await s.waitFor(/^> what is the code\?\n(.+\n)+>\s*$/m);
+    const sent = t.requests().slice(before).find((r) => r.path.endsWith('/chat/completions'))!;
+    const content = sent.body.messages.at(-1).content as { type: string; file?: { filename: string } }[];
+    expect(content.map((p) => p.type)).toEqual(['text', 'file']);
+    expect(content[1]!.file!.filename).toBe('notes.md');
+    s.keys('C-d');
+    expect(await s.lastExit()).toBe(0);
+  });
+});
+
+describe.skipIf(!HAS_TMUX)('router chat -i: the history file', () => {
+  it('keeps up to 1,000 lines (not 200); a damaged line loses only itself; with logging off, nothing typed is written', async () => {
+    const file = join(t.env.ROUTER_STATE_DIR!, 'repl-history');
+    mkdirSync(t.env.ROUTER_STATE_DIR!, { recursive: true });
+    const earlier = Array.from({ length: 200 }, (_, i) => JSON.stringify(`line ${i}`));
+    writeFileSync(file, `${earlier.slice(0, 100).join('\n')}\nnot json\n${earlier.slice(100).join('\n')}\n`);
+    let s = fresh();
+    s.run(`${router} chat -i --model local/echo`);
+    await s.waitFor(/^>\s*$/m);
+    s.run('the newest');
+    await s.waitFor(/^the newest\n>\s*$/m);
+    s.keys('C-d');
+    expect(await s.lastExit()).toBe(0);
+    const kept = readFileSync(file, 'utf8');
+    expect(kept).toBe(`${[...earlier, JSON.stringify('the newest')].join('\n')}\n`);
+    s = fresh();
+    s.run(`${router} chat -i --no-log --model local/echo`);
+    await s.waitFor(/^>\s*$/m);
+    s.run('a secret');
+    await s.waitFor(/^a secret\n>\s*$/m);
+    s.keys('C-d');
+    expect(await s.lastExit()).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(kept);
   });
 });
 

@@ -35,6 +35,11 @@ describe('the package', () => {
       expect(Object.keys(packed.scripts).filter((s) => /^(pre|post)?install$|^prepare$/.test(s))).toEqual([]);
       expect(spawnSync(process.execPath, ['scripts/pack.mjs', 'after'], { cwd: dir, env }).status).toBe(0);
       expect(readFileSync(join(dir, 'package.json'), 'utf8')).toBe(text);
+      // A pack that failed (or was stopped) between prepack and postpack: the next pack still puts it back.
+      expect(spawnSync(process.execPath, ['scripts/pack.mjs', 'before'], { cwd: dir, env }).status).toBe(0);
+      expect(spawnSync(process.execPath, ['scripts/pack.mjs', 'before'], { cwd: dir, env }).status).toBe(0);
+      expect(spawnSync(process.execPath, ['scripts/pack.mjs', 'after'], { cwd: dir, env }).status).toBe(0);
+      expect(readFileSync(join(dir, 'package.json'), 'utf8')).toBe(text);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -45,5 +50,15 @@ describe('the package', () => {
     expect(pkg.scripts.dev).toBe('tsx scripts/dev.ts');
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(`${pkg.version}\n`);
+  });
+
+  it('npm run dev from a subfolder takes paths from there, as bin/router does', () => {
+    const dry = spawnSync('npm', ['run', '-s', 'dev', '--', 'chat', '--model', 'local/echo', '--dry-run', '-a', '../README.md', 'hi'], {
+      cwd: join(root, 'test'),
+      encoding: 'utf8',
+      env: { ...process.env, ROUTER_API_ROOT: 'http://127.0.0.1:9/api', ROUTER_API_KEY: 'sk-rt-v1-dev', ROUTER_NO_LOG: '1' },
+    });
+    expect(dry.stderr).not.toMatch(/cannot read/);
+    expect(dry.stdout).toContain('"filename": "README.md"');
   });
 });

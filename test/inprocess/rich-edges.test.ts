@@ -212,7 +212,7 @@ describe('chat -i and the flags of a one-shot chat', () => {
     for (const [flags, named] of cases) {
       const r = await run(['chat', '-i', '--model', 'local/echo', ...flags], terminal);
       expect(r.code).toBe(2);
-      expect(r.stderr).toBe(`error: ${named} applies to a one-shot chat, not to chat -i\n`);
+      expect(r.stderr).toBe(`error: ${named} applies to one call, not to chat -i\n`);
     }
     expect(emu.requestLog.length).toBe(before);
   });

@@ -122,6 +122,16 @@ describe('Markdown on a terminal', () => {
     expect(narrow).toMatch(/countries/);
   });
 
+  it('a table with more columns than the window holds is drawn as records, each line within the width', () => {
+    const names = Array.from({ length: 14 }, (_, i) => `col${i + 1}`);
+    const src = `| ${names.join(' | ')} |\n|${names.map(() => '---').join('|')}|\n| ${names.map((_, i) => `v${i + 1}`).join(' | ')} |\n| ${names.map(() => '漢字').join(' | ')} |`;
+    const out = show(src, 40);
+    for (const line of out.split('\n')) expect(textWidth(line)).toBeLessThanOrEqual(40);
+    expect(out).toContain('col1: v1\ncol2: v2\n');
+    expect(out).toContain('col14: v14\n\ncol1: 漢字\n');
+    expect(show(`| ${names.join(' | ')} |\n|${names.map(() => '---').join('|')}|`, 40)).toBe(`${names.join('\n')}\n`);
+  });
+
   it('wide letters count two columns when wrapping', () => {
     for (const line of show('漢字 '.repeat(20), 11).trimEnd().split('\n')) expect(textWidth(line)).toBeLessThanOrEqual(11);
   });

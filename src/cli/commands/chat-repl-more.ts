@@ -8,29 +8,68 @@ import type { ChatMessage } from '../../client/types.js';
 import type { IO } from '../io.js';
 import type { RunContext } from '../run.js';
 import type { ChatOptions } from './chat-flags.js';
+import type { Attachment } from '../attach.js';
+import { usage } from '../exit-codes.js';
 
 /** Lines kept, as a shell's HISTSIZE. */
-const HISTORY_LINES = 1000;
+export const HISTORY_LINES = 1000;
 
 const historyPath = (env: NodeJS.ProcessEnv) => join(stateHome(env), 'repl-history');
 
-/** The lines typed in earlier sessions, newest first (readline's order). */
+/** The lines typed in earlier sessions, newest first (readline's order); a damaged line is left out, alone. */
 export function loadHistory(env: NodeJS.ProcessEnv): string[] {
+  let text: string;
   try {
-    return readFileSync(historyPath(env), 'utf8').split('\n').filter(Boolean).reverse().slice(0, HISTORY_LINES).map((l) => JSON.parse(l) as string);
+    text = readFileSync(historyPath(env), 'utf8');
   } catch {
     return [];
   }
+  const lines: string[] = [];
+  for (const l of text.split('\n').reverse()) {
+    if (lines.length === HISTORY_LINES) break;
+    try {
+      const line: unknown = JSON.parse(l);
+      if (typeof line === 'string') lines.push(line);
+    } catch {
+      // A line edited by hand, or cut: the others stay.
+    }
+  }
+  return lines;
 }
 
-/** Saves the history (one JSON string a line, oldest first); a history that cannot be written is no failure. */
-export function saveHistory(env: NodeJS.ProcessEnv, history: string[]): void {
+/**
+ * Saves the history (one JSON string a line, oldest first); a history that cannot be written is no
+ * failure. With logging off (--no-log, ROUTER_NO_LOG, log off) nothing typed is written.
+ */
+export function saveHistory(env: NodeJS.ProcessEnv, history: string[], logging: boolean): void {
+  if (!logging) return;
   try {
     const lines = history.slice(0, HISTORY_LINES).reverse().map((l) => JSON.stringify(l));
     writeWhole(historyPath(env), `${lines.join('\n')}\n`);
   } catch {
     // The conversation goes on; the next session starts with the history it can read.
   }
+}
+
+/** Flags of one call that the REPL does not carry out: given, they are refused rather than left unsaid. */
+const ONE_CALL_FLAGS: Record<string, string> = {
+  json: '--json', stream: '--stream', usage: '--usage', routerMetadata: '--router-metadata', schema: '--schema', tools: '--tools',
+  maxToolRounds: '--max-tool-rounds', approve: '--approve', plugin: '--plugin', web: '--web', modalities: '--modalities',
+  showReasoning: '--show-reasoning', saveImages: '--save-images',
+};
+
+/**
+ * The REPL's options: a one-call flag typed on the command line is refused (exit 2); one a role set
+ * (--role, /role) is left out, and said.
+ */
+export function replOptions(ctx: RunContext<ChatOptions>): void {
+  const opts = ctx.opts as Record<string, unknown>;
+  const typed = (attr: string) => ['cli', 'env'].includes(ctx.cmd.getOptionValueSource(attr) ?? '');
+  const given = Object.keys(ONE_CALL_FLAGS).filter((attr) => opts[attr] !== undefined);
+  const refused = given.filter(typed);
+  if (refused.length) throw usage(`${refused.map((a) => ONE_CALL_FLAGS[a]).join(', ')} ${refused.length > 1 ? 'apply' : 'applies'} to one call, not to chat -i`);
+  for (const attr of given) delete opts[attr];
+  if (given.length) ctx.io.err(`role ${String(opts.role)}: ${given.map((a) => ONE_CALL_FLAGS[a]!.slice(2)).join(', ')} left out (one call's, not chat -i's)\n`);
 }
 
 /** `/edit`: a message written in $VISUAL or $EDITOR (empty: nothing is sent). */
@@ -51,11 +90,17 @@ export async function editMessage(io: IO): Promise<string> {
  * `/role NAME`: the role's model and system prompt replace those in use (as /model and /system would);
  * its other settings apply where the command line set none.
  */
-export async function switchRole(ctx: RunContext<ChatOptions>, name: string, c: { model: string | undefined; history: ChatMessage[] }): Promise<void> {
+export async function switchRole(ctx: RunContext<ChatOptions>, name: string, c: { model: string | undefined; history: ChatMessage[]; attached: Attachment[] }): Promise<void> {
   const { applyRoleFlag } = await import('../roles.js');
   const opts = ctx.opts as Record<string, unknown>;
   opts.role = name;
   const role = await applyRoleFlag(ctx.cmd, opts, ctx.io);
+  replOptions(ctx);
+  // The role's attachments go with the next message, as those of -a given with -i do.
+  if (role?.settings.attach !== undefined && ctx.cmd.getOptionValueSource('attach') !== 'cli') {
+    const { readAttachments } = await import('../attach.js');
+    c.attached.push(...(await readAttachments(ctx.opts.attach?.filter((a) => a !== '-'), ctx.io)));
+  }
   const model = role?.settings.model;
   if (typeof model === 'string') c.model = model;
   if (role?.system) {

@@ -16,9 +16,9 @@ export const REPL_HELP = 'commands: /exit, /model ID, /system TEXT, /role NAME, 
 type Asked = { line: string } | { end: 'eof' | 'interrupt' };
 
 /** One prompt with its own readline: the terminal is in its hands only while the user types. */
-function ask(io: IO, prompt: string, history: string[]): Promise<Asked> {
+function ask(io: IO, prompt: string, history: string[], historySize: number): Promise<Asked> {
   return new Promise((resolve) => {
-    const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true, history, historySize: 200, prompt });
+    const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true, history, historySize, prompt });
     let settled = false;
     rl.on('history', (h: string[]) => history.splice(0, history.length, ...h));
     const done = (a: Asked) => {
@@ -124,6 +124,8 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
   const { io, opts, signal } = ctx;
   if (!io.stdinTTY) throw usage('--interactive needs a terminal on stdin; pipe the prompt instead (echo hi | router chat)');
   if (!io.canPrompt) throw usage('--interactive asks for input, and --no-input (or ROUTER_NO_INPUT) forbids it: pipe the prompt instead');
+  const more = await import('./chat-repl-more.js');
+  more.replOptions(ctx);
   if (opts.attach?.includes('-')) throw usage('--attach -: stdin is the terminal chat -i reads; attach a file');
   const saved = openConversation(ctx);
   const { client, settings } = await ctx.connect({ model: opts.model ?? saved?.model });
@@ -131,22 +133,21 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
   const c: Conversation = { model: settings.model, history: withSystem(saved?.messages ?? [], opts.system), attached: await readAttachments(opts.attach, io), recorded: new WeakMap() };
   let kept = saved;
   if (saved) io.err(`continuing ${saved.id} (${saved.messages.filter((m) => m.role === 'user').length} turns)\n`);
-  const more = await import('./chat-repl-more.js');
   const lines: string[] = more.loadHistory(ctx.env);
   io.err(`router chat${c.model ? ` with ${c.model}` : ''}. ${REPL_HELP}\n`);
   try {
     for (;;) {
-      let a = await ask(io, '> ', lines);
+      let a = await ask(io, '> ', lines, more.HISTORY_LINES);
       let line = 'line' in a ? a.line : '';
       while ('line' in a && line.endsWith('\\')) {
-        a = await ask(io, '. ', lines);
+        a = await ask(io, '. ', lines, more.HISTORY_LINES);
         line = `${line.slice(0, -1)}\n${'line' in a ? a.line : ''}`;
       }
       if ('end' in a) {
         if (a.end === 'interrupt') throw interrupted();
         return;
       }
-      more.saveHistory(ctx.env, lines);
+      more.saveHistory(ctx.env, lines, ctx.logging);
       let text = line.trim();
       if (!text) continue;
       if (text === '/edit') {

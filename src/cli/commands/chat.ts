@@ -12,7 +12,7 @@ import { CHAT_FLAGS, type ChatOptions } from './chat-flags.js';
 
 export type { ChatOptions };
 import { action, type RunContext } from '../run.js';
-import { applyRoleFlag } from '../roles.js';
+import { applyRoleFlag, blameRole } from '../roles.js';
 import { textOrFile } from '../input.js';
 import { usage } from '../exit-codes.js';
 import { boundNote, guardSpend, SPEND_FLAGS, type SpendOptions } from '../spend-guard.js';
@@ -57,18 +57,19 @@ Examples:
 
 async function runChat(ctx: RunContext<ChatOptions & SpendOptions>, args: string[]): Promise<void> {
   const { io, opts, signal, connect } = ctx;
-  await applyRoleFlag(ctx.cmd, opts, io);
+  const role = await applyRoleFlag(ctx.cmd, opts, io);
   opts.system = await textOrFile('--system', opts.system, io);
-  validateChatOptions(opts);
+  try {
+    validateChatOptions(opts);
+  } catch (err) {
+    throw blameRole(err, role, ctx.cmd);
+  }
   if (opts.interactive) {
     if (opts.maxCost !== undefined || opts.dryRun) throw usage(`${opts.dryRun ? '--dry-run' : '--max-cost'} applies to one call, not to chat -i`);
-    // The REPL streams text answers: these would be taken and not honoured.
-    const unhonoured = (['schema', 'tools', 'approve', 'maxToolRounds', 'plugin', 'web', 'modalities', 'showReasoning', 'saveImages'] as const).find((k) => opts[k] !== undefined && opts[k] !== false);
-    if (unhonoured) throw usage(`${ctx.cmd.options.find((o) => o.attributeName() === unhonoured)?.long ?? unhonoured} applies to a one-shot chat, not to chat -i`);
     const { runRepl } = await import('./chat-repl.js');
     return runRepl(ctx);
   }
-  const extras = await prepareExtras(opts, io, 'chat');
+  const extras = await prepareExtras(opts, io, 'chat').catch((err: unknown) => Promise.reject(blameRole(err, role, ctx.cmd)));
   const prompt = await promptWith(args, io, extras, 'echo hi | router chat');
   const earlier = openConversation(ctx);
   const connected = await connect({ model: opts.model ?? earlier?.model });

@@ -3,7 +3,7 @@ import type { Command } from '../commander.js';
 import { action, type RunContext } from '../run.js';
 import { integerIn } from '../options.js';
 import { visible } from '../../internal/visible.js';
-import { deleteConversation, listConversations, loadConversation, type Conversation } from '../conversations.js';
+import { conversationSummaries, deleteConversation, findConversations, loadConversation, type Conversation } from '../conversations.js';
 
 type JsonOpt = { json?: boolean };
 type ListOpts = JsonOpt & { limit?: number };
@@ -14,8 +14,6 @@ function matches(c: Conversation, words: string[]): boolean {
   const text = [c.id, c.title, ...c.messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))].join('\n').toLowerCase();
   return words.every((w) => text.includes(w.toLowerCase()));
 }
-
-const summary = (c: Conversation) => ({ id: c.id, title: c.title, model: c.model ?? null, created_at: c.created_at, updated_at: c.updated_at, turns: c.messages.filter((m) => m.role === 'user').length });
 
 export function registerConversations(program: Command): void {
   const conv = program
@@ -29,13 +27,20 @@ export function registerConversations(program: Command): void {
     .option('--json', 'print them as JSON')
     .addHelpText('after', '\nPiped, one tab-separated line each: id, updated, turns, model, title.\n\nExamples:\n  $ router conversations list\n  $ router conversations list --limit 5 river\n  $ router conversations list --json id,turns')
     .action(action<ListOpts, [string[]]>(async ({ io, opts, env }, search: string[]) => {
-      const { conversations, damaged } = listConversations(env);
+      const { ids, damaged } = findConversations(env, (c) => matches(c, search));
       for (const id of damaged) io.info(`warning: the conversation file of ${id} is damaged (router conversations delete ${id} removes it)`);
-      const all = conversations.filter((c) => matches(c, search)).slice(0, opts.limit).map(summary);
-      if (opts.json) return io.json(all);
-      if (!all.length) return io.info(search.length ? `no conversation holds ${search.map((w) => `"${w}"`).join(' and ')}` : 'no conversations yet: router chat keeps each one (unless --no-log)');
+      const chosen = ids.slice(0, opts.limit);
+      if (opts.json) return io.json([...conversationSummaries(env, chosen)]);
+      if (!chosen.length) return io.info(search.length ? `no conversation holds ${search.map((w) => `"${w}"`).join(' and ')}` : 'no conversations yet: router chat keeps each one (unless --no-log)');
       // One line per conversation whatever a title holds (a file edited by hand): its control characters escaped.
-      io.out(`${all.map((c) => [c.id, c.updated_at, String(c.turns), c.model ?? '-', c.title].map((f) => visible(f)).join('\t')).join('\n')}\n`);
+      let chunk = '';
+      for (const c of conversationSummaries(env, chosen)) {
+        chunk += `${[c.id, c.updated_at, String(c.turns), c.model ?? '-', c.title].map((f) => visible(f)).join('\t')}\n`;
+        if (chunk.length < 65_536) continue;
+        if (!io.out(chunk)) await io.drain();
+        chunk = '';
+      }
+      if (chunk) io.out(chunk);
     }));
   conv
     .command('show')

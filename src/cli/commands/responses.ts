@@ -8,7 +8,7 @@ import type { IO } from '../io.js';
 import { printText, shownPieces, shownText, streamToStdout, usageLine } from '../output.js';
 import { buildResponsesRequest, RESPONSES_FLAGS, stopConditions, type ResponsesOpts } from './responses-request.js';
 import { action, type RunContext } from '../run.js';
-import { applyRoleFlag } from '../roles.js';
+import { applyRoleFlag, blameRole } from '../roles.js';
 import { boundNote, guardSpend, SPEND_FLAGS, type SpendOptions } from '../spend-guard.js';
 import { usage } from '../exit-codes.js';
 import { checkMetadataFlags, readJsonFile, textOrFile } from '../input.js';
@@ -39,14 +39,18 @@ Examples:
 
 async function runResponses(ctx: RunContext<ResponsesOpts & SpendOptions>, args: string[]): Promise<void> {
   const { io, opts, signal, connect } = ctx;
-  await applyRoleFlag(ctx.cmd, opts, io);
+  const role = await applyRoleFlag(ctx.cmd, opts, io);
   opts.instructions = await textOrFile('--instructions', opts.instructions, io);
   if (opts.previousResponseId !== undefined) {
     throw usage('--previous-response-id is not supported: each request is independent; put the whole history in --input');
   }
-  checkMetadataFlags(opts.metadata);
-  if (opts.stopWhen) stopConditions(opts.stopWhen);
-  const extras = await prepareExtras(opts, io, 'responses');
+  try {
+    checkMetadataFlags(opts.metadata);
+    if (opts.stopWhen) stopConditions(opts.stopWhen);
+  } catch (err) {
+    throw blameRole(err, role, ctx.cmd);
+  }
+  const extras = await prepareExtras(opts, io, 'responses').catch((err: unknown) => Promise.reject(blameRole(err, role, ctx.cmd)));
   const input = await inputFrom(io, opts, args, extras);
   let tools: unknown;
   if (opts.tools !== undefined) {

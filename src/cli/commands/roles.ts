@@ -1,11 +1,13 @@
 /** `router roles list|show|save|edit|delete|path`: the roles `chat --role` and `responses --role` apply. */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { Command } from '../commander.js';
 import { addFlags, type FlagTable } from '../flags.js';
 import { action, type RunContext } from '../run.js';
-import { usage } from '../exit-codes.js';
-import { loadYaml, readRole, roleNames, rolePath, rolesDir, unknownRole } from '../roles.js';
+import { CliError, usage } from '../exit-codes.js';
+import { inFolder, loadYaml, parseRole, readRole, roleNames, rolePath, rolesDir, unknownRole } from '../roles.js';
 import { writeWhole } from '../../internal/write-whole.js';
+import { visible } from '../../internal/visible.js';
 import { textOrFile } from '../input.js';
 import { CHAT_FLAGS } from './chat-flags.js';
 
@@ -41,7 +43,8 @@ export function registerRoles(program: Command): void {
       });
       if (opts.json) return io.json(all);
       if (!all.length) return io.info('no roles yet: router roles save NAME --system TEXT');
-      io.out(`${all.map((r) => [r.name, r.model ?? '-', r.system.split('\n')[0]!.slice(0, 80)].join('\t')).join('\n')}\n`);
+      // One line per role whatever its file holds: a tab or an escape sequence in it is shown escaped.
+      io.out(`${all.map((r) => [r.name, r.model ?? '-', r.system.split('\n')[0]!.slice(0, 80)].map((f) => visible(f)).join('\t')).join('\n')}\n`);
     }));
   roles
     .command('show')
@@ -53,7 +56,9 @@ export function registerRoles(program: Command): void {
       await loadYaml();
       const role = readRole(env, name);
       if (opts.json) return io.json(role);
-      io.out(readFileSync(role.path, 'utf8'));
+      const text = readFileSync(role.path, 'utf8');
+      // On a terminal, escape sequences in it are shown, not obeyed; piped, it is the file as it is.
+      io.out(io.stdoutTTY ? visible(text, '\n\t') : text);
     }));
   addFlags(
     roles
@@ -69,15 +74,7 @@ export function registerRoles(program: Command): void {
     .description('open a role in $VISUAL or $EDITOR (a new one starts from a template); checked when the editor closes')
     .argument('<name>', 'role name')
     .addHelpText('after', '\nExamples:\n  $ EDITOR=true router roles edit scratch')
-    .action(action<object, [string]>(async ({ io, env }, name: string) => {
-      const path = rolePath(env, name);
-      if (!existsSync(path)) writeWhole(path, '---\n# any chat flag: model: local/echo, temperature: 0.2, max-tokens: 500\n---\nYou are a helpful assistant.\n');
-      const { editFile } = await import('../editor.js');
-      await editFile(io, path);
-      await loadYaml();
-      readRole(env, name);
-      io.info(`saved role ${name} (${path})`);
-    }));
+    .action(action<object, [string]>(runEdit));
   roles
     .command('delete')
     .description('delete a role')
@@ -87,6 +84,7 @@ export function registerRoles(program: Command): void {
       const path = rolePath(env, name);
       if (!existsSync(path)) throw unknownRole(env, name);
       rmSync(path);
+      rmSync(draftOf(path), { force: true });
       io.info(`deleted role ${name}`);
     }));
   roles
@@ -108,10 +106,49 @@ async function runSave(ctx: RunContext<Record<string, unknown>>, name: string): 
   const settings: Record<string, unknown> = {};
   for (const [attr, value] of Object.entries(opts)) {
     if (attr === 'system' || cmd.getOptionValueSource(attr) !== 'cli') continue;
-    settings[kebab(attr)] = value;
+    const option = cmd.options.find((o) => o.attributeName() === attr);
+    const absolute = (v: unknown) => (option && typeof v === 'string' ? inFolder(option, v, process.cwd()) : v);
+    settings[kebab(attr)] = Array.isArray(value) ? value.map(absolute) : absolute(value);
   }
   const { stringify } = await loadYaml();
-  const front = Object.keys(settings).length ? `---\n${stringify(settings)}---\n` : '';
+  // A prompt that starts with a "---" line would be read as front matter: an empty one goes before it.
+  const front = Object.keys(settings).length ? `---\n${stringify(settings)}---\n` : /^---[ \t]*\r?\n/.test(system) ? '---\n---\n' : '';
   writeWhole(path, `${front}${system}\n`);
+  io.info(`saved role ${name} (${path})`);
+}
+
+/** Where `roles edit` keeps an edit that did not parse (a dot file: not a role). */
+const draftOf = (path: string) => join(dirname(path), `.${basename(path)}.edit`);
+
+const TEMPLATE = '---\n# any chat flag: model: local/echo, temperature: 0.2, max-tokens: 500\n---\nYou are a helpful assistant.\n';
+
+/**
+ * `roles edit`: the editor works on a copy, put in place only once it parses. An editor that fails
+ * leaves the role as it was (a new one is not made); an edit that does not parse is kept beside it
+ * (hidden from the list), and the next edit starts from it.
+ */
+async function runEdit({ io, env }: RunContext<object>, name: string): Promise<void> {
+  const path = rolePath(env, name);
+  const draft = draftOf(path);
+  const existed = existsSync(path);
+  const kept = existed ? `role ${name} is unchanged` : `role ${name} is not made`;
+  // An edit that did not parse last time is taken up again, not lost.
+  writeWhole(draft, existsSync(draft) ? readFileSync(draft) : existed ? readFileSync(path) : TEMPLATE);
+  const { editFile } = await import('../editor.js');
+  try {
+    await editFile(io, draft);
+  } catch (err) {
+    rmSync(draft, { force: true });
+    if (err instanceof CliError) err.message = `${err.message}; ${kept}`;
+    throw err;
+  }
+  await loadYaml();
+  try {
+    parseRole(name, path, readFileSync(draft, 'utf8'));
+  } catch (err) {
+    (err as Error).message = `${(err as Error).message} (${kept}; the edit is kept in ${draft}, and router roles edit ${name} takes it up)`;
+    throw err;
+  }
+  renameSync(draft, path);
   io.info(`saved role ${name} (${path})`);
 }

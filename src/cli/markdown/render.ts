@@ -151,6 +151,8 @@ function table(t: Token, o: RenderOptions, width: number): string {
   const cols = [...natural];
   const room = width - 3 * (n - 1);
   while (cols.reduce((a, b) => a + b, 0) > room && Math.max(...cols) > 3) cols[cols.indexOf(Math.max(...cols))]!--;
+  // Too many columns for the window even when narrow: each row as "heading: value" lines instead.
+  if (cols.reduce((a, b) => a + b, 0) > room) return records(head, rows, o, width);
   const sep = paint(' │ ', ['dim'], o.color);
   const row = (cells: Run[][]) => {
     const wrapped = cols.map((w, c) => wrapRuns(cells[c] ?? [], w));
@@ -182,4 +184,13 @@ function blocks(tokens: Token[], o: RenderOptions): string[] {
 /** One segment of Markdown (a run of whole blocks) as the blocks a terminal shows. */
 export function renderBlocks(src: string, o: RenderOptions): string[] {
   return blocks(lex(src), o);
+}
+
+/** A table as records: a line per cell ("heading: value", wrapped to the width), a blank line between rows. */
+function records(head: Run[][], rows: Run[][][], o: RenderOptions, width: number): string {
+  const lines = (runs: Run[]) => wrapRuns(runs, width).map((l) => paintRuns(l, o.color).trimEnd());
+  if (!rows.length) return head.flatMap(lines).join('\n');
+  return rows
+    .map((r) => head.flatMap((h, c) => lines([...h, { text: ': ', styles: ['bold'] }, ...(r[c] ?? [])])).join('\n'))
+    .join('\n\n');
 }
