@@ -1,6 +1,6 @@
 /** `router api [METHOD] PATH`: any endpoint, authenticated with the active profile (gh api). */
 import type { Command } from '../commander.js';
-import type { RawResponse } from '../../client/core.js';
+import { bodyChunks, type RawResponse } from '../../client/core.js';
 import { foreignErrorText, isErrorEnvelope } from '../../client/errors.js';
 import { CliError, EXIT, exitCodeForStatus, usage } from '../exit-codes.js';
 import { action, readAllBytes, type RunContext } from '../run.js';
@@ -152,7 +152,7 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string, second: string | 
       if (io.verbose) io.note(`${method} ${pathOnly} -> ${res.status}${res.requestId ? ` (request ${res.requestId})` : ''}`);
       if (opts.include) io.out(statusAndHeaders(res));
       const chunks: Buffer[] = [];
-      for await (const c of res.body) chunks.push(Buffer.from(c));
+      for await (const c of bodyChunks(res, client.core.url(pathOnly, 'root'))) chunks.push(Buffer.from(c));
       const bytes = Buffer.concat(chunks);
       if (res.status < 200 || res.status >= 300) return failWith(ctx, res.status, bytes.toString('utf8'));
       if (method !== 'GET') recordMade(ctx, method, pathOnly, bytes);
