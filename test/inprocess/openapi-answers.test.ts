@@ -46,6 +46,13 @@ describe('chat completions', () => {
     expect(await against(answer(CHAT_ANSWERS.contentParts()), CHAT)).toEqual({ code: 0, stdout: 'Paris, on the Seine.\n', stderr: '' });
   });
 
+  it('content as text parts is the answer --schema checks (and the text a tool loop reads)', async () => {
+    const parts = CHAT_ANSWERS.contentParts();
+    parts.choices[0].message.content = [{ type: 'text', text: '{"city":' }, { type: 'text', text: '"Paris"}' }];
+    const schema = '{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}';
+    expect(await against(answer(parts), ['chat', '--no-stream', '--model', 'x/y', '--schema', schema, 'a city'])).toEqual({ code: 0, stdout: '{"city":"Paris"}\n', stderr: '' });
+  });
+
   it('choices: [] is an empty answer: exit 7, nothing on stdout', async () => {
     const r = await against(answer(CHAT_ANSWERS.noChoices()), CHAT);
     expect(r).toEqual({ code: 7, stdout: '', stderr: 'error: the answer holds no choice (an empty answer)\n' });
