@@ -132,6 +132,16 @@ describe('responses', () => {
     expect(r).toEqual({ code: 0, stdout: "I'm sorry\n", stderr: '' });
   });
 
+  it('a completed response with no output at all is an empty answer: exit 7, streamed or not', async () => {
+    const said = 'error: the response holds no output (an empty answer)\n';
+    expect(await against(answer(RESPONSES_ANSWERS.noOutput()), RESPONSES)).toEqual({ code: 7, stdout: '', stderr: said });
+    await server!.close();
+    server = undefined;
+    const streamed = await against({ 'POST /api/v1/responses': { events: RESPONSES_STREAMS.noOutput() } }, ['responses', '--model', 'x/y', 'hi']);
+    expect(streamed).toMatchObject({ code: 7, stderr: said });
+    expect(streamed.stdout.trim()).toBe('');
+  });
+
   it('a refusal part is the text printed', async () => {
     expect(await against(answer(RESPONSES_ANSWERS.refusal()), RESPONSES)).toEqual({ code: 0, stdout: 'I cannot help with that.\n', stderr: '' });
   });
