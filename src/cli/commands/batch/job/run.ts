@@ -13,7 +13,7 @@ import { addRetryShards, writeMerged, type MergeFormat } from './merge.js';
 import { planJob } from './plan.js';
 import { progressLine, refreshJob, totals } from './progress.js';
 import { proveAdopted, submitShards } from './submit.js';
-import { dropUnsavedJob, holdJob, isFinished, listJobs, loadJob, pickingJob, saveJob, type JobRecord } from './store.js';
+import { discardUnsent, dropUnsavedJob, holdJob, isFinished, listJobs, loadJob, pickingJob, saveJob, type JobRecord } from './store.js';
 import { describeJob, jobSummary } from './show.js';
 
 export interface RunJobOpts {
@@ -71,7 +71,7 @@ function holdAndRead(ctx: RunContext<RunJobOpts>, id: string): { job: JobRecord;
   }
 }
 
-async function newJob(ctx: RunContext<RunJobOpts>, file: string): Promise<{ job: JobRecord; release: () => void } | undefined> {
+async function newJob(ctx: RunContext<RunJobOpts>, file: string): Promise<{ job: JobRecord; release: () => void; made?: boolean } | undefined> {
   const { opts } = ctx;
   if (file === '-') throw usage('batch run reads its file again to resume and merge: save stdin to a file and give its path');
   checkInputFile(file);
@@ -110,7 +110,7 @@ async function newJob(ctx: RunContext<RunJobOpts>, file: string): Promise<{ job:
       dropUnsavedJob(ctx.env, job.id);
       throw err;
     }
-    return holdAndRead(ctx, job.id);
+    return { ...holdAndRead(ctx, job.id), made: true };
   });
 }
 
@@ -151,6 +151,7 @@ export async function runJob(ctx: RunContext<RunJobOpts>, file: string | undefin
   checkFlags(opts, file);
   let job: JobRecord;
   let release: () => void;
+  let made = false;
   if (opts.resume) {
     job = loadJob(ctx.env, opts.resume);
     if (file) throw usage(`--resume ${opts.resume} takes no file: the job remembers ${job.input.path}`);
@@ -158,10 +159,13 @@ export async function runJob(ctx: RunContext<RunJobOpts>, file: string | undefin
   } else {
     const picked = await newJob(ctx, file!);
     if (!picked) return;
-    ({ job, release } = picked);
+    ({ job, release, made = false } = picked);
   }
   try {
     await runHeld(ctx, job);
+  } catch (err) {
+    if (made && discardUnsent(ctx.env, job, release)) release = () => {};
+    throw err;
   } finally {
     release();
   }
