@@ -147,6 +147,7 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string, second: string | 
   try {
     const pages: unknown[] = [];
     let after: string | undefined;
+    const cursors = new Set<string>();
     for (;;) {
       const res = await client.raw.send({ method, path: pathOnly, query: { ...query, ...(after ? { after: [after] } : {}) }, headers, body }, { signal });
       if (io.verbose) io.note(`${method} ${pathOnly} -> ${res.status}${res.requestId ? ` (request ${res.requestId})` : ''}`);
@@ -161,6 +162,8 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string, second: string | 
       pages.push(page);
       const p = page as { has_more?: boolean; last_id?: string | null };
       if (!p.has_more || !p.last_id) break;
+      if (cursors.has(p.last_id)) throw new CliError(`--paginate: the listing does not end: last_id ${p.last_id} comes again`, EXIT.SERVER);
+      cursors.add(p.last_id);
       after = p.last_id;
     }
     const items = pages.flatMap((p) => ((p as { data?: unknown[] }).data ?? []) as unknown[]);
