@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runInProcess } from '../support/inprocess.js';
 import { startFixtureServer, type FixtureServer } from '../support/fixture-server.js';
 
-// An embeddings answer is one vector per input: an answer with fewer (none), or one input's twice,
+// An embeddings answer is one vector per input, and a speech answer holds audio: an answer with fewer
+// vectors (none), one input's twice, or no audio bytes
 // is not printed as if it were whole (exit 7, nothing on stdout).
 let server: FixtureServer | undefined;
 afterEach(async () => {
@@ -39,5 +40,21 @@ describe('embed against an answer that does not hold one vector per input', () =
     const r = await embed([vector(1), vector(0)], ['--jsonl']);
     expect(r.code).toBe(0);
     expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l).input)).toEqual(['two', 'one']);
+  });
+});
+
+describe('speak against an answer of no audio at all (200, zero bytes)', () => {
+  it('is exit 7, and -o writes no file', async () => {
+    const { existsSync, mkdtempSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    server = await startFixtureServer({ 'POST /api/v1/audio/speech': { contentType: 'audio/mpeg', body: '' } });
+    const out = join(mkdtempSync(join(tmpdir(), 'router-speak-')), 'hi.mp3');
+    const env = { ROUTER_API_ROOT: server.apiRoot, ROUTER_API_KEY: 'sk-test-key-000000', ROUTER_MANAGEMENT_KEY: 'sk-test-mgmt-000000', ROUTER_CONFIG_DIR: '/nonexistent-router-config', ROUTER_PROFILE: '', ROUTER_NO_LOG: '1' };
+    for (const flags of [[], ['-o', out]]) {
+      const r = await runInProcess(['--max-retries', '0', 'speak', '--model', 'x/y', '--voice', 'alloy', ...flags, 'hi'], { env });
+      expect(r).toEqual({ code: 7, stdout: '', stderr: 'error: the service sent no audio (an empty answer)\n' });
+    }
+    expect(existsSync(out)).toBe(false);
   });
 });
