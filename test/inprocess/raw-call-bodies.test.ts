@@ -42,3 +42,22 @@ describe('a listing whose cursor comes again (a page that names itself as the ne
     expect(fixture.requests.length).toBeLessThanOrEqual(3);
   });
 });
+
+describe('a redirect (an API root given as http:// of an https:// service, or a login page)', () => {
+  let fixture: FixtureServer | undefined;
+  afterEach(async () => {
+    await fixture?.close();
+    fixture = undefined;
+  });
+
+  it('is not followed: one line saying where to and asking about the API root, exit 7', async () => {
+    const to = { status: 301, contentType: 'text/html', headers: { location: 'https://router.example/login' }, body: '<a href="https://router.example/login">moved</a>' };
+    fixture = await startFixtureServer({ 'GET /api/v1/key': to, 'GET /api/v1/models': to });
+    for (const args of [['auth', 'status'], ['models', '--refresh']]) {
+      const r = await runInProcess(['--max-retries', '0', ...args], { env: { ...env(fixture.apiRoot), ROUTER_STATE_DIR: '/nonexistent-router-state' } });
+      expect(r.stderr).toMatch(/^error: HTTP 301 from http:\/\/127\.0\.0\.1:\d+\/api\/v1\/(key|models)\S*: a redirect to https:\/\/router\.example\/login, not followed \(the key stays with the API root\): is http:\/\/127\.0\.0\.1:\d+\/api the API root \(the URL before \/v1\)\?\n$/);
+      expect(r.code).toBe(7);
+    }
+    expect(fixture.requests.every((q) => q.url.startsWith('/api/'))).toBe(true);
+  });
+});
