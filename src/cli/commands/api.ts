@@ -151,10 +151,11 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string, second: string | 
     for (;;) {
       const res = await client.raw.send({ method, path: pathOnly, query: { ...query, ...(after ? { after: [after] } : {}) }, headers, body }, { signal });
       if (io.verbose) io.note(`${method} ${pathOnly} -> ${res.status}${res.requestId ? ` (request ${res.requestId})` : ''}`);
-      if (opts.include) io.out(statusAndHeaders(res));
       const chunks: Buffer[] = [];
       for await (const c of bodyChunks(res, client.core.url(pathOnly, 'root'))) chunks.push(Buffer.from(c));
       const bytes = Buffer.concat(chunks);
+      // After the body is in: a stdout that fails on the head must not stop the read of what was made.
+      if (opts.include) io.out(statusAndHeaders(res));
       if (res.status < 200 || res.status >= 300) return failWith(ctx, res.status, bytes.toString('utf8'));
       if (method !== 'GET') recordMade(ctx, method, pathOnly, bytes);
       if (!opts.paginate) return print(ctx, bytes, res);
