@@ -38,3 +38,20 @@ describe('batch run --results when a download of results is cut', () => {
     await t.admin('faults', { faults: [] });
   });
 });
+
+describe('batch run --watch when the service stops answering', () => {
+  it('exits 8 saying the job is saved and the command that takes it up', async () => {
+    const other = join(t.dir, 'other.jsonl');
+    writeFileSync(other, Array.from({ length: 4 }, (_, i) => JSON.stringify({ custom_id: `o${i + 1}`, body: { messages: [{ role: 'user', content: `other ${i + 1}` }] } })).join('\n') + '\n');
+    const started = await t.run(['batch', 'run', other, '--model', 'local/echo']);
+    expect(started.code).toBe(0);
+    const id = started.stdout.trim();
+    await t.admin('faults', { faults: ['reset,times=5,path=/v1/batches,method=GET'] });
+    const r = await t.run(['--max-retries', '0', 'batch', 'run', '--resume', id, '--watch', '--interval', '50ms']);
+    await t.admin('faults', { faults: [] });
+    expect(r.code).toBe(8);
+    expect(r.stderr).toContain(`stopped; ${id} is saved and its batches keep running. Resume with: router batch run --resume ${id} --watch --interval 0.05\n`);
+    const resumed = await t.run(['batch', 'run', '--resume', id!, '--watch', '--interval', '50ms']);
+    expect(resumed.code).toBe(0);
+  });
+});

@@ -3,6 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { BATCH_MAX_BYTES, BATCH_MAX_REQUESTS } from '../../../../client/facts.js';
 import type { RouterClient } from '../../../../client/index.js';
 import type { Batch } from '../../../../client/types.js';
+import { ConnectionError } from '../../../../client/errors.js';
 import { sleep } from '../../../../internal/sleep.js';
 import { CliError, EXIT, usage } from '../../../exit-codes.js';
 import type { RunContext } from '../../../run.js';
@@ -165,6 +166,8 @@ export async function runJob(ctx: RunContext<RunJobOpts>, file: string | undefin
     await runHeld(ctx, job);
   } catch (err) {
     if (made && discardUnsent(ctx.env, job, release)) release = () => {};
+    // Ctrl-C, or the network gone (a timeout, a refused connection): the job is taken up later.
+    else if (ctx.signal.aborted || err instanceof ConnectionError) ctx.io.note(`stopped; ${job.id} is saved and its batches keep running. Resume with: ${resumeCommand(ctx, job)}`);
     throw err;
   } finally {
     release();
@@ -196,14 +199,9 @@ async function runHeld(ctx: RunContext<RunJobOpts>, job: JobRecord): Promise<voi
       io.note(n ? `retrying ${n} request(s) of ${job.id}` : `nothing of ${job.id} failed: no retry`);
     }
     const submitted = job;
-    try {
-      await submitShards(submitting, job, (shard) => io.info(`${submitted.id}: shard ${shard.index + 1} of ${submitted.shards.length} is ${shard.batch_id}`));
-      if (waits) await follow(ctx, client, job);
-      for (const s of job.shards) if (s.batch_id && s.status) logBatch(ctx, { id: s.batch_id, model: job.model, status: s.status as Batch['status'], usage: s.usage ?? null });
-    } catch (err) {
-      if (signal.aborted) io.note(`stopped; ${job.id} is saved and its batches keep running. Resume with: ${resumeCommand(ctx, job)}`);
-      throw err;
-    }
+    await submitShards(submitting, job, (shard) => io.info(`${submitted.id}: shard ${shard.index + 1} of ${submitted.shards.length} is ${shard.batch_id}`));
+    if (waits) await follow(ctx, client, job);
+    for (const s of job.shards) if (s.batch_id && s.status) logBatch(ctx, { id: s.batch_id, model: job.model, status: s.status as Batch['status'], usage: s.usage ?? null });
     const t = totals(job);
     let failed = t.failed;
     if (target) {
