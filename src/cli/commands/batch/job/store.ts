@@ -121,7 +121,11 @@ export function dropUnsavedJob(env: NodeJS.ProcessEnv, id: string): void {
  */
 export function discardUnsent(env: NodeJS.ProcessEnv, job: JobRecord, release: () => void): boolean {
   if (job.shards.some((s) => s.batch_id || s.submitting || s.submitting_since !== undefined)) return false;
-  pickingJob(env, () => rmSync(join(jobsDir(env), job.id, 'job.json'), { force: true }));
+  try {
+    pickingJob(env, () => rmSync(join(jobsDir(env), job.id, 'job.json'), { force: true }));
+  } catch {
+    return false; // kept, as it was: the failure being reported matters more
+  }
   release();
   dropUnsavedJob(env, job.id);
   return true;
