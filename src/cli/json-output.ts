@@ -33,6 +33,7 @@ export const JSON_FIELDS: Record<string, readonly string[]> = {
   models: MODEL,
   'models show': MODEL,
   credits: ['total_credits', 'total_usage', 'balance'],
+  'auth status': ['profile', 'api_root', 'key', 'checked_with', 'details'],
   'conversations list': ['id', 'title', 'model', 'created_at', 'updated_at', 'turns'],
   'conversations show': ['id', 'title', 'model', 'created_at', 'updated_at', 'messages'],
   'roles list': ['name', 'model', 'settings', 'system'],
@@ -40,7 +41,7 @@ export const JSON_FIELDS: Record<string, readonly string[]> = {
 };
 
 /** Commands that take no argument: any word after their `--json` is a field list. */
-const NO_ARGUMENTS = new Set(['decide', 'serve', 'config list', 'batch list', 'batch jobs', 'usage', 'roles list', 'credits']);
+const NO_ARGUMENTS = new Set(['decide', 'serve', 'config list', 'batch list', 'batch jobs', 'usage', 'roles list', 'credits', 'auth status']);
 
 /** The command path an argv runs ("batch get"), skipping global options. */
 export function jsonCommandPath(args: string[], withValue: Set<string>): string | undefined {

@@ -74,8 +74,10 @@ const UNFINISHED: Record<string, string> = {
   in_progress: 'the response is still in progress, not answered',
 };
 
-/** A Responses result's text and its failure (failed, cancelled, or not finished). */
+/** A Responses result's text and its failure (failed, cancelled, not finished, or no output at all). */
 export function readResponse(r: ResponsesResult): AnswerReading {
-  const what = UNFINISHED[r.status];
-  return { text: outputText(r), failure: what ? failedAnswer(what, r.error, r) : undefined };
+  const text = outputText(r);
+  const empty = Array.isArray(r.output) && r.output.length === 0 && !text;
+  const what = UNFINISHED[r.status] ?? (empty ? 'the response holds no output (an empty answer)' : undefined);
+  return { text, failure: what ? failedAnswer(what, r.error, r) : undefined };
 }

@@ -144,6 +144,10 @@ export class HttpCore {
           throw wrong;
         }
         if (opts.anyStatus && (attempt >= maxRetries || !(policy === 'unaccepted' ? UNACCEPTED_STATUS : RETRYABLE_STATUS).has(res.status))) return res;
+        if (res.status >= 300 && res.status < 400) {
+          await res.body.dump().catch(() => {});
+          throw redirected(res, url, this.apiRoot);
+        }
         failure = await this.readError(res, url);
         retryAfterMs = (failure as APIError).retryAfterMs;
         retryable = (policy === 'unaccepted' ? UNACCEPTED_STATUS : RETRYABLE_STATUS).has(res.status);
@@ -246,6 +250,18 @@ export class HttpCore {
       res.status === 404 ? `HTTP 404 from ${url}, not an API answer${said && parsed !== undefined ? ` (${said})` : ''}: is ${this.apiRoot} the API root (the URL before /v1)?` : said ? `HTTP ${res.status}: ${said}` : `HTTP ${res.status}`;
     return new APIError(res.status, message, { requestId: res.requestId, retryAfterMs, body: parsed });
   }
+}
+
+/** A redirect is not followed (the key would go with it): it says where to, and asks about the API root. */
+function redirected(res: RawResponse, url: string, apiRoot: string): ProtocolError {
+  const location = [res.headers.location].flat()[0];
+  let to = '';
+  try {
+    if (location) to = ` to ${new URL(location, url).toString()}`;
+  } catch {
+    /* a Location that is no URL: the status says enough */
+  }
+  return new ProtocolError(`HTTP ${res.status} from ${url}: a redirect${to}, not followed (the key stays with the API root): is ${apiRoot} the API root (the URL before /v1)?`);
 }
 
 /** Iterates a response body, turning socket failures mid-body into ConnectionError. */

@@ -1,5 +1,6 @@
 /** A chat answer's message, assembled from its stream: text, reasoning, tool calls (by index), images, annotations. */
 import type { ChatChunk } from './types.js';
+import { contentText } from './answer-reading.js';
 
 type Body = Record<string, unknown>;
 
@@ -75,7 +76,7 @@ export class MessageAssembler {
 /** The fields of a non-streamed answer's message that the CLI reads. */
 export function messageOf(raw: Body | undefined): AssembledMessage {
   const m = raw ?? {};
-  const out: AssembledMessage = { role: 'assistant', content: typeof m.content === 'string' ? m.content : null };
+  const out: AssembledMessage = { role: 'assistant', content: typeof m.content === 'string' || Array.isArray(m.content) ? contentText(m.content) : null };
   if (typeof m.reasoning === 'string') out.reasoning = m.reasoning;
   if (Array.isArray(m.reasoning_details)) out.reasoning_details = m.reasoning_details as Body[];
   if (Array.isArray(m.tool_calls)) out.tool_calls = m.tool_calls as AssembledMessage['tool_calls'];

@@ -110,9 +110,16 @@ export const RESPONSES_ANSWERS = {
     r.output = [{ id: 'msg-1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'refusal', refusal: 'I cannot help with that.' }] }];
     return r;
   },
+  noOutput: () => {
+    const r = response();
+    delete r.output_text;
+    r.output = [];
+    return r;
+  },
 };
 
 /** Responses streams: their events fit StreamEvents. */
 export const RESPONSES_STREAMS = {
   refusal: () => [exampleOf('BaseRefusalDeltaEvent'), { type: 'response.completed', sequence_number: 5, response: RESPONSES_ANSWERS.refusal() }],
+  noOutput: () => [{ type: 'response.completed', sequence_number: 1, response: RESPONSES_ANSWERS.noOutput() }],
 };

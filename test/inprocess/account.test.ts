@@ -92,6 +92,18 @@ describe('router auth status', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ checked_with: 'GET /v1/key', details: { label: 'sk-or-v1-au7...890', limit: 100 } });
   });
 
+  it('--json FIELDS and --jq, as every command with --json takes them', async () => {
+    const root = await fixtures(KEY_ANSWER);
+    const fields = await runInProcess(['auth', 'status', '--json', 'checked_with,details'], { env: base(root, 'sk-or-v1-abc') });
+    expect(fields.code).toBe(0);
+    expect(Object.keys(JSON.parse(fields.stdout))).toEqual(['checked_with', 'details']);
+    const jq = await runInProcess(['auth', 'status', '--jq', '.details.label'], { env: base(root, 'sk-or-v1-abc') });
+    expect(jq).toEqual({ code: 0, stdout: 'sk-or-v1-au7...890\n', stderr: '' });
+    const unknown = await runInProcess(['auth', 'status', '--json=label'], { env: base(root, 'sk-or-v1-abc') });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/checked_with/);
+  });
+
   it('a refused key is exit 3; a service without GET /v1/key says it has no details', async () => {
     expect(await status(emu.apiRoot, 'sk-rt-v1-wrong')).toMatchObject({ code: 3, stdout: '' });
     const r = await status(await fixtures({ 'GET /api/v1/batches': { body: { object: 'list', data: [], first_id: null, last_id: null, has_more: false } } }), 'k');

@@ -46,6 +46,13 @@ describe('chat completions', () => {
     expect(await against(answer(CHAT_ANSWERS.contentParts()), CHAT)).toEqual({ code: 0, stdout: 'Paris, on the Seine.\n', stderr: '' });
   });
 
+  it('content as text parts is the answer --schema checks (and the text a tool loop reads)', async () => {
+    const parts = CHAT_ANSWERS.contentParts();
+    parts.choices[0].message.content = [{ type: 'text', text: '{"city":' }, { type: 'text', text: '"Paris"}' }];
+    const schema = '{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}';
+    expect(await against(answer(parts), ['chat', '--no-stream', '--model', 'x/y', '--schema', schema, 'a city'])).toEqual({ code: 0, stdout: '{"city":"Paris"}\n', stderr: '' });
+  });
+
   it('choices: [] is an empty answer: exit 7, nothing on stdout', async () => {
     const r = await against(answer(CHAT_ANSWERS.noChoices()), CHAT);
     expect(r).toEqual({ code: 7, stdout: '', stderr: 'error: the answer holds no choice (an empty answer)\n' });
@@ -123,6 +130,16 @@ describe('responses', () => {
   it('a streamed refusal is the text printed', async () => {
     const r = await against({ 'POST /api/v1/responses': { events: RESPONSES_STREAMS.refusal() } }, ['responses', '--model', 'x/y', 'hi']);
     expect(r).toEqual({ code: 0, stdout: "I'm sorry\n", stderr: '' });
+  });
+
+  it('a completed response with no output at all is an empty answer: exit 7, streamed or not', async () => {
+    const said = 'error: the response holds no output (an empty answer)\n';
+    expect(await against(answer(RESPONSES_ANSWERS.noOutput()), RESPONSES)).toEqual({ code: 7, stdout: '', stderr: said });
+    await server!.close();
+    server = undefined;
+    const streamed = await against({ 'POST /api/v1/responses': { events: RESPONSES_STREAMS.noOutput() } }, ['responses', '--model', 'x/y', 'hi']);
+    expect(streamed).toMatchObject({ code: 7, stderr: said });
+    expect(streamed.stdout.trim()).toBe('');
   });
 
   it('a refusal part is the text printed', async () => {

@@ -9,6 +9,8 @@ export interface Fixture {
   events?: unknown[];
   /** The last `data:` line of a stream (`[DONE]` for chat); none when left out. */
   terminator?: string;
+  /** More response headers (a redirect's `location`). */
+  headers?: Record<string, string>;
 }
 
 export interface SeenRequest {
@@ -52,7 +54,7 @@ export async function startFixtureServer(routes: Record<string, Fixture | ((req:
       return;
     }
     const text = typeof fixture.body === 'string' ? fixture.body : JSON.stringify(fixture.body);
-    res.writeHead(fixture.status ?? 200, { 'content-type': fixture.contentType ?? 'application/json' }).end(text);
+    res.writeHead(fixture.status ?? 200, { 'content-type': fixture.contentType ?? 'application/json', ...fixture.headers }).end(text);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;

@@ -1,6 +1,6 @@
 /** `router api [METHOD] PATH`: any endpoint, authenticated with the active profile (gh api). */
 import type { Command } from '../commander.js';
-import type { RawResponse } from '../../client/core.js';
+import { bodyChunks, type RawResponse } from '../../client/core.js';
 import { foreignErrorText, isErrorEnvelope } from '../../client/errors.js';
 import { CliError, EXIT, exitCodeForStatus, usage } from '../exit-codes.js';
 import { action, readAllBytes, type RunContext } from '../run.js';
@@ -147,13 +147,15 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string, second: string | 
   try {
     const pages: unknown[] = [];
     let after: string | undefined;
+    const cursors = new Set<string>();
     for (;;) {
       const res = await client.raw.send({ method, path: pathOnly, query: { ...query, ...(after ? { after: [after] } : {}) }, headers, body }, { signal });
       if (io.verbose) io.note(`${method} ${pathOnly} -> ${res.status}${res.requestId ? ` (request ${res.requestId})` : ''}`);
-      if (opts.include) io.out(statusAndHeaders(res));
       const chunks: Buffer[] = [];
-      for await (const c of res.body) chunks.push(Buffer.from(c));
+      for await (const c of bodyChunks(res, client.core.url(pathOnly, 'root'))) chunks.push(Buffer.from(c));
       const bytes = Buffer.concat(chunks);
+      // After the body is in: a stdout that fails on the head must not stop the read of what was made.
+      if (opts.include) io.out(statusAndHeaders(res));
       if (res.status < 200 || res.status >= 300) return failWith(ctx, res.status, bytes.toString('utf8'));
       if (method !== 'GET') recordMade(ctx, method, pathOnly, bytes);
       if (!opts.paginate) return print(ctx, bytes, res);
@@ -161,6 +163,8 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string, second: string | 
       pages.push(page);
       const p = page as { has_more?: boolean; last_id?: string | null };
       if (!p.has_more || !p.last_id) break;
+      if (cursors.has(p.last_id)) throw new CliError(`--paginate: the listing does not end: last_id ${p.last_id} comes again`, EXIT.SERVER);
+      cursors.add(p.last_id);
       after = p.last_id;
     }
     const items = pages.flatMap((p) => ((p as { data?: unknown[] }).data ?? []) as unknown[]);

@@ -3,7 +3,7 @@ import { usageFields } from '../ledger.js';
 import { usageLine } from '../output.js';
 import { action, type RunContext } from '../run.js';
 import { commaList, integerIn, modelId, nonEmpty } from '../options.js';
-import { usage } from '../exit-codes.js';
+import { CliError, EXIT, usage } from '../exit-codes.js';
 import { boundNote, guardSpend, SPEND_FLAGS, type SpendOptions } from '../spend-guard.js';
 import { providerFrom, readTextFile, textFromArgs, type ProviderFlags } from '../input.js';
 import type { EmbeddingResponse } from '../../client/types.js';
@@ -123,6 +123,7 @@ async function runEmbed(ctx: RunContext<EmbedOpts>, args: string[]): Promise<voi
       const part = inputs.slice(from, from + opts.perRequest);
       const res = await client.embeddings.create(bodyOf(part), { signal });
       ctx.logUsage({ endpoint: '/v1/embeddings', model: res.model ?? opts.model, ...(res.id ? { id: res.id } : {}), ...usageFields(res.usage as unknown as Record<string, unknown>) });
+      checkOneVectorEach(res.data, part.length);
       for (const d of res.data) {
         d.index += from;
         if (!opts.raw) d.embedding = decodeEmbedding(d.embedding);
@@ -138,6 +139,15 @@ async function runEmbed(ctx: RunContext<EmbedOpts>, args: string[]): Promise<voi
   const u = (first!.usage ? used : undefined) as (EmbeddingResponse['usage'] & { cost?: number }) | undefined;
   if (opts.usage) io.note(usageLine(u ? { input: u.prompt_tokens, total: u.total_tokens, cost: u.cost } : undefined) + boundNote(guard));
   if (!opts.jsonl) io.json({ ...first!, data, usage: u });
+}
+
+/** An answer is one vector per input (index 0..n-1, each once): fewer, more or repeated is no answer to print. */
+function checkOneVectorEach(data: EmbeddingResponse['data'], inputs: number): void {
+  const seen = new Set(data.map((d) => d.index));
+  const missing = Array.from({ length: inputs }, (_, i) => i).filter((i) => !seen.has(i));
+  if (data.length === inputs && !missing.length) return;
+  const which = missing.length ? `: none for input ${missing.slice(0, 3).map((i) => i + 1).join(', ')}${missing.length > 3 ? ', …' : ''}` : '';
+  throw new CliError(`the service answered ${data.length} vector(s) for ${inputs} input(s)${which}`, EXIT.SERVER);
 }
 
 /** Usage of several answers as one: numbers (tokens, cost) summed, anything else as the first gave it. */

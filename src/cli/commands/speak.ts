@@ -2,7 +2,7 @@ import { Option, type Command } from '../commander.js';
 import type { SpeechReference, SpeechRequest, SpeechTurn } from '../../client/resources/speech.js';
 import { action, type RunContext } from '../run.js';
 import { addSessionFlags, anyNumber, collect, collectNonEmpty, modelId, nonEmpty } from '../options.js';
-import { usage } from '../exit-codes.js';
+import { CliError, EXIT, usage } from '../exit-codes.js';
 import { boundNote, guardSpend, SPEND_FLAGS, type SpendOptions } from '../spend-guard.js';
 import { readFileFor, readJsonFile, textFromArgs } from '../input.js';
 
@@ -188,6 +188,7 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
     }
     // The service reports no usage for speech: the ledger has the call, with no tokens or cost.
     ctx.logUsage({ endpoint: '/v1/audio/speech', model: req.model });
+    if (bytes === 0) throw new CliError('the service sent no audio (an empty answer)', EXIT.SERVER);
     if (opts.usage) io.note(`usage: ${bytes} bytes of audio for ${typeof input === 'string' ? input.length : input.reduce((n, t) => n + t.text.length, 0)} characters; the service reports no tokens or cost for speech${boundNote(guard)}`);
     if (file) {
       await file.commit();

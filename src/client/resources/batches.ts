@@ -68,13 +68,16 @@ export class Batches extends Resource {
     return data;
   }
 
-  /** Follows `last_id`/`has_more` through every page. */
+  /** Follows `last_id`/`has_more` through every page; a cursor that comes again is a listing that does not end. */
   async *listAll(query: BatchListQuery = {}, opts: CallOptions = {}): AsyncGenerator<BatchList> {
     let after = query.after;
+    const seen = new Set<string>();
     for (;;) {
       const page = await this.list({ ...query, after }, opts);
       yield page;
       if (!page.has_more || !page.last_id) return;
+      if (seen.has(page.last_id)) throw new ProtocolError(`the service's batch listing does not end: last_id ${page.last_id} comes again`);
+      seen.add(page.last_id);
       after = page.last_id;
     }
   }

@@ -8,6 +8,9 @@ import type { IO } from '../../../io.js';
 import type { ResultsTarget } from '../results.js';
 import { batchError } from '../results.js';
 import { CliError, EXIT } from '../../../exit-codes.js';
+import { ConnectionError } from '../../../../client/errors.js';
+import { backoffDelay } from '../../../../client/retry.js';
+import { sleep } from '../../../../internal/sleep.js';
 import { customIdOf, shardLines, TAG_BYTES, untaggedResult } from './shard-io.js';
 import { isFinished, type JobRecord, type ShardRecord } from './store.js';
 
@@ -38,19 +41,33 @@ async function finalOutcomes(client: RouterClient, job: JobRecord, p: ShardRecor
   const map = new Map<string, Outcome>();
   for (const s of attemptsOf(job, p)) {
     if (!s.batch_id || !isFinished(s)) continue;
-    try {
-      await client.batches.getStreaming(s.batch_id, (json) => {
+    const read = () =>
+      client.batches.getStreaming(s.batch_id!, (json) => {
         // Only results that carry the tag of this shard's create are its own (and lose the tag here).
         const own = s.tag ? untaggedResult(json, s.tag) : undefined;
         if (s.tag && !own) return;
         const { id, outcome } = outcomeOf(json, own);
         map.set(id, outcome);
       }, { signal });
-    } catch (err) {
-      throw batchError(err, s.batch_id);
-    }
+    await readAgainIfCut(client, read, signal).catch((err: unknown) => Promise.reject(batchError(err, s.batch_id!)));
   }
   return map;
+}
+
+/**
+ * A download cut or stalled mid-body is read again from the start, as a failed GET is retried
+ * (--max-retries, with backoff): reading the same results twice sets the same outcomes.
+ */
+async function readAgainIfCut(client: RouterClient, read: () => Promise<unknown>, signal: AbortSignal): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await read();
+      return;
+    } catch (err) {
+      if (!(err instanceof ConnectionError) || signal.aborted || attempt >= client.core.maxRetries) throw err;
+      await sleep(backoffDelay(attempt, undefined), signal);
+    }
+  }
 }
 
 function missingResult(customId: string, shard: ShardRecord): Buffer {

@@ -3,6 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { BATCH_MAX_BYTES, BATCH_MAX_REQUESTS } from '../../../../client/facts.js';
 import type { RouterClient } from '../../../../client/index.js';
 import type { Batch } from '../../../../client/types.js';
+import { ConnectionError } from '../../../../client/errors.js';
 import { sleep } from '../../../../internal/sleep.js';
 import { CliError, EXIT, usage } from '../../../exit-codes.js';
 import type { RunContext } from '../../../run.js';
@@ -13,7 +14,7 @@ import { addRetryShards, writeMerged, type MergeFormat } from './merge.js';
 import { planJob } from './plan.js';
 import { progressLine, refreshJob, totals } from './progress.js';
 import { proveAdopted, submitShards } from './submit.js';
-import { dropUnsavedJob, holdJob, isFinished, listJobs, loadJob, pickingJob, saveJob, type JobRecord } from './store.js';
+import { discardUnsent, dropUnsavedJob, holdJob, isFinished, listJobs, loadJob, pickingJob, saveJob, type JobRecord } from './store.js';
 import { describeJob, jobSummary } from './show.js';
 
 export interface RunJobOpts {
@@ -71,7 +72,7 @@ function holdAndRead(ctx: RunContext<RunJobOpts>, id: string): { job: JobRecord;
   }
 }
 
-async function newJob(ctx: RunContext<RunJobOpts>, file: string): Promise<{ job: JobRecord; release: () => void } | undefined> {
+async function newJob(ctx: RunContext<RunJobOpts>, file: string): Promise<{ job: JobRecord; release: () => void; made?: boolean } | undefined> {
   const { opts } = ctx;
   if (file === '-') throw usage('batch run reads its file again to resume and merge: save stdin to a file and give its path');
   checkInputFile(file);
@@ -110,7 +111,7 @@ async function newJob(ctx: RunContext<RunJobOpts>, file: string): Promise<{ job:
       dropUnsavedJob(ctx.env, job.id);
       throw err;
     }
-    return holdAndRead(ctx, job.id);
+    return { ...holdAndRead(ctx, job.id), made: true };
   });
 }
 
@@ -151,6 +152,7 @@ export async function runJob(ctx: RunContext<RunJobOpts>, file: string | undefin
   checkFlags(opts, file);
   let job: JobRecord;
   let release: () => void;
+  let made = false;
   if (opts.resume) {
     job = loadJob(ctx.env, opts.resume);
     if (file) throw usage(`--resume ${opts.resume} takes no file: the job remembers ${job.input.path}`);
@@ -158,10 +160,15 @@ export async function runJob(ctx: RunContext<RunJobOpts>, file: string | undefin
   } else {
     const picked = await newJob(ctx, file!);
     if (!picked) return;
-    ({ job, release } = picked);
+    ({ job, release, made = false } = picked);
   }
   try {
     await runHeld(ctx, job);
+  } catch (err) {
+    if (made && discardUnsent(ctx.env, job, release)) release = () => {};
+    // Ctrl-C, or the network gone (a timeout, a refused connection): the job is taken up later.
+    else if (ctx.signal.aborted || err instanceof ConnectionError) ctx.io.note(`stopped; ${job.id} is saved and its batches keep running. Resume with: ${resumeCommand(ctx, job)}`);
+    throw err;
   } finally {
     release();
   }
@@ -192,14 +199,9 @@ async function runHeld(ctx: RunContext<RunJobOpts>, job: JobRecord): Promise<voi
       io.note(n ? `retrying ${n} request(s) of ${job.id}` : `nothing of ${job.id} failed: no retry`);
     }
     const submitted = job;
-    try {
-      await submitShards(submitting, job, (shard) => io.info(`${submitted.id}: shard ${shard.index + 1} of ${submitted.shards.length} is ${shard.batch_id}`));
-      if (waits) await follow(ctx, client, job);
-      for (const s of job.shards) if (s.batch_id && s.status) logBatch(ctx, { id: s.batch_id, model: job.model, status: s.status as Batch['status'], usage: s.usage ?? null });
-    } catch (err) {
-      if (signal.aborted) io.note(`stopped; ${job.id} is saved and its batches keep running. Resume with: ${resumeCommand(ctx, job)}`);
-      throw err;
-    }
+    await submitShards(submitting, job, (shard) => io.info(`${submitted.id}: shard ${shard.index + 1} of ${submitted.shards.length} is ${shard.batch_id}`));
+    if (waits) await follow(ctx, client, job);
+    for (const s of job.shards) if (s.batch_id && s.status) logBatch(ctx, { id: s.batch_id, model: job.model, status: s.status as Batch['status'], usage: s.usage ?? null });
     const t = totals(job);
     let failed = t.failed;
     if (target) {

@@ -114,6 +114,23 @@ export function dropUnsavedJob(env: NodeJS.ProcessEnv, id: string): void {
   }
 }
 
+/**
+ * Removes a job this run made and never sent a create for (bad --results, no key, over --max-cost):
+ * a refused command leaves no job behind for the next run to take up. Call it while holding the job;
+ * when it removes the job, it calls `release` before the folder goes (else it leaves the job held).
+ */
+export function discardUnsent(env: NodeJS.ProcessEnv, job: JobRecord, release: () => void): boolean {
+  if (job.shards.some((s) => s.batch_id || s.submitting || s.submitting_since !== undefined)) return false;
+  try {
+    pickingJob(env, () => rmSync(join(jobsDir(env), job.id, 'job.json'), { force: true }));
+  } catch {
+    return false; // kept, as it was: the failure being reported matters more
+  }
+  release();
+  dropUnsavedJob(env, job.id);
+  return true;
+}
+
 /** Runs `pick` (find the job of an input, or save a new one) with no other process picking at once. */
 export function pickingJob<T>(env: NodeJS.ProcessEnv, pick: () => T): T {
   makeDir(jobsDir(env));
