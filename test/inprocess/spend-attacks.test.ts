@@ -1,0 +1,50 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
+
+// Spend guardrails, `router usage`, `router models` and `router credits` attacked as a new user
+// would: odd ledgers and caches, the tool loop under a cap, --dry-run with --jq. Over real HTTP.
+let emu: Emulator;
+let dir: string;
+let env: Record<string, string>;
+let stateDir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'router-spend-attacks-'));
+  emu = await startEmulator({ stateDir: join(dir, 'emu'), port: 0, batchDelayMs: 0 });
+  const { apiKey, managementKey } = emu.store.firstKeys();
+  env = { ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: managementKey, ROUTER_CONFIG_DIR: join(dir, 'config'), ROUTER_PROFILE: '', ROUTER_MODEL: '', ROUTER_NO_LOG: '', ROUTER_DAILY_BUDGET: '', ROUTER_MONTHLY_BUDGET: '' };
+});
+afterAll(async () => {
+  await emu.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+beforeEach(() => {
+  stateDir = join(dir, `state-${Math.random().toString(36).slice(2)}`);
+  mkdirSync(stateDir);
+});
+
+const run = (args: string[], o: InProcessOptions = {}) => runInProcess(args, { ...o, env: { ...env, ROUTER_STATE_DIR: stateDir, ...o.env } });
+
+describe('router usage over an odd ledger', () => {
+  const now = new Date().toISOString();
+  const record = (cost: number, extra: object = {}) => JSON.stringify({ time: now, profile: 'default', command: 'chat', endpoint: '/v1/chat/completions', model: 'local/echo', prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, cost, ...extra });
+
+  it('sums as it reads: a batch once at its latest record, CRLF lines, damaged and over-long lines skipped; the total row matches the rows', async () => {
+    const long = record(100, { id: 'x'.repeat(100_000) });
+    const lines = [record(0.0000014999999999), record(1, { batch_id: 'b1' }), 'not json', `${record(0.5)}\r`, long, record(2, { batch_id: 'b1' }), 'null', '"text"'];
+    writeFileSync(join(stateDir, 'usage.jsonl'), `${lines.join('\n')}\n`);
+    const json = await run(['usage', '--json'], { env: { ROUTER_MONTHLY_BUDGET: '10' } });
+    expect(json.code).toBe(0);
+    const out = JSON.parse(json.stdout) as { total: { calls: number; cost: number }; budgets: { spent: number }[] };
+    expect(out.total).toMatchObject({ calls: 3, cost: 2.5000015 });
+    expect(out.budgets[0]!.spent).toBe(2.5000015);
+    const piped = await run(['usage', '--by', 'command']);
+    const [row, total] = piped.stdout.trim().split('\n').map((l) => l.split('\t'));
+    expect(row!.slice(1)).toEqual(total!.slice(1));
+    expect(total).toEqual(['total', '3', '3', '6', '9', '$2.500002']);
+  });
+});
