@@ -41,6 +41,9 @@ export interface Guard {
   bound?: number;
   /** --dry-run: the body and bound were printed; the caller sends nothing. */
   dryRun: boolean;
+  /** The cap the call was held to, and the prices that bound it: a further call of the command (a tool loop's next round) is held to what is left. */
+  cap?: Cap;
+  prices?: Pricing[];
 }
 
 export interface Cap {
@@ -67,7 +70,19 @@ export async function guardSpend(ctx: RunContext<SpendOptions>, { client, settin
     const limit = call.completes ? `, completion ≤ ${describeLimit(prices, size)} tokens` : '';
     dryRun(ctx, call, `cost bound: ${usdBound(bound)} (prompt ≤ ${size.promptTokens} tokens${limit}, at the prices of ${model})`);
   }
-  return { bound, dryRun: !!opts.dryRun };
+  return { bound, dryRun: !!opts.dryRun, ...(cap ? { cap, prices } : {}) };
+}
+
+/**
+ * A further call of the same command (the next round of a tool loop, whose prompt has grown): held
+ * to what is left of the cap once `spent` (what the earlier calls cost) is taken off, as the first
+ * call was held to the whole; the guard's bound becomes this call's.
+ */
+export function guardNext(ctx: RunContext<SpendOptions>, guard: Guard, call: GuardedCall, spent: number): void {
+  if (!guard.cap || !guard.prices) return;
+  const left = { usd: guard.cap.usd - spent, name: `${guard.cap.name}, less the ${usd(spent)} this command already spent` };
+  fitCap(ctx, call, guard.prices, sizeOf(call), left);
+  guard.bound = worstBound(guard.prices, sizeOf(call)).bound;
 }
 
 /**
@@ -80,7 +95,10 @@ export async function capOf(ctx: RunContext<SpendOptions>, settings: Connected['
   if (opts.maxCost !== undefined) caps.push({ usd: opts.maxCost, name: `--max-cost ${usd(opts.maxCost)}` });
   if (!opts.ignoreBudget) {
     const budgets = await budgetsFor(ctx.env, settings);
-    if (budgets.length && !ctx.logging) io.note(`warning: with logging off this call is not in the usage ledger, so ${budgets.map((b) => b.name).join(' and ')} cannot be kept`);
+    if (budgets.length && !ctx.logging && !warnedNoLog.has(io)) {
+      warnedNoLog.add(io);
+      io.note(`warning: with logging off this call is not in the usage ledger, so ${budgets.map((b) => b.name).join(' and ')} cannot be kept`);
+    }
     for (const b of budgets) {
       if (b.spent >= b.limit) throw new CliError(reachedLine(b), EXIT.PAYMENT);
       caps.push({ usd: b.limit - b.spent, name: `what is left of ${b.name} (${usd(b.limit - b.spent)})` });
@@ -88,6 +106,9 @@ export async function capOf(ctx: RunContext<SpendOptions>, settings: Connected['
   }
   return caps.reduce<Cap | undefined>((low, c) => (!low || c.usd < low.usd ? c : low), undefined);
 }
+
+/** Where the warning that logging off cannot keep a budget was given: it is said once a command (a REPL asks many times). */
+const warnedNoLog = new WeakSet<object>();
 
 /** The line of a budget that is used up. */
 export function reachedLine(b: Budget): string {

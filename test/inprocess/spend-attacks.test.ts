@@ -48,3 +48,29 @@ describe('router usage over an odd ledger', () => {
     expect(total).toEqual(['total', '3', '3', '6', '9', '$2.500002']);
   });
 });
+
+const sent = (path: string) => emu.requestLog.filter((r) => r.path.endsWith(path));
+
+describe('--max-cost over a tool loop', () => {
+  const tools = (output: string) => {
+    const path = join(stateDir, 'tools.json');
+    writeFileSync(path, JSON.stringify([{ type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }, command: output }]));
+    return path;
+  };
+
+  it('holds each next round to what is left of the cap: a tool result too long for it is refused (exit 4), not sent', async () => {
+    const before = sent('/chat/completions').length;
+    const r = await run(['chat', '--model', 'local/tools', '--tools', tools("head -c 200000 /dev/zero | tr '\\0' a"), '--max-cost', '0.01', 'weather in Paris?']);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/^error: this call could cost up to \$0\.2\d+, over --max-cost \$0\.010000, less the \$0\.0000\d+ this command already spent: not even one completion token fits/m);
+    expect(sent('/chat/completions').length).toBe(before + 1);
+  });
+
+  it('a loop that fits goes on, each round within the cap', async () => {
+    const r = await run(['chat', '--model', 'local/tools', '--tools', tools('echo sunny'), '--max-cost', '0.01', '--usage', 'weather in Paris?']);
+    expect(r.code).toBe(0);
+    const rounds = sent('/chat/completions').slice(-2).map((q) => (q.body as { max_completion_tokens: number }).max_completion_tokens);
+    expect(rounds[1]).toBeLessThanOrEqual(rounds[0]!);
+    expect(r.stderr).toMatch(/\(bound \$0\.00\d+\)\n$/);
+  });
+});
