@@ -74,3 +74,22 @@ describe('--max-cost over a tool loop', () => {
     expect(r.stderr).toMatch(/\(bound \$0\.00\d+\)\n$/);
   });
 });
+
+describe('a damaged model list cache', () => {
+  it('is no cache: entries that are not models, or /dev/zero in its place, are fetched again, never an internal error', async () => {
+    const { catalogPath } = await import('../../src/cli/model-catalog.js');
+    const { symlinkSync } = await import('node:fs');
+    const path = catalogPath({ ROUTER_STATE_DIR: stateDir }, emu.apiRoot);
+    mkdirSync(join(stateDir, 'models'));
+    writeFileSync(path, JSON.stringify({ api_root: emu.apiRoot, fetched_at: Date.now(), models: [1, null, 'x', { id: 5 }] }));
+    for (const args of [['models', 'echo'], ['models', 'show', 'local/echo'], ['chat', '--model', 'local/echo', '--dry-run', '--max-cost', '1', 'hi']]) {
+      const r = await run(args);
+      expect(r.stderr).not.toMatch(/internal error/);
+      expect(r.code).toBe(0);
+    }
+    rmSync(path);
+    symlinkSync('/dev/zero', path);
+    const r = await run(['models', 'lorem']);
+    expect(r).toMatchObject({ code: 0, stdout: 'local/lorem\tlocal/lorem\t131072\t0.50\t1.50\ttext->text\n' });
+  });
+});
