@@ -185,6 +185,9 @@ export async function pricesOf(ctx: RunContext<unknown>, client: Connected['clie
 
 /** --dry-run: the body on stdout, the bound on stderr; nothing is sent. */
 function dryRun(ctx: RunContext<SpendOptions>, call: GuardedCall, line: string): void {
-  ctx.io.out(`${JSON.stringify({ ...call.body, ...call.sentWith }, null, 2)}\n`);
+  const body = { ...call.body, ...call.sentWith };
+  // --jq and --json FIELDS shape the body as they shape any JSON a command prints.
+  if (ctx.io.jsonShape.jq || ctx.io.jsonShape.fields) ctx.io.json(body);
+  else ctx.io.out(`${JSON.stringify(body, null, 2)}\n`);
   ctx.io.note(line);
 }

@@ -93,3 +93,18 @@ describe('a damaged model list cache', () => {
     expect(r).toMatchObject({ code: 0, stdout: 'local/lorem\tlocal/lorem\t131072\t0.50\t1.50\ttext->text\n' });
   });
 });
+
+describe('--dry-run with --json FIELDS and --jq', () => {
+  it('shapes the body printed as any JSON of the command is shaped; batch create --dry-run --json prints JSON', async () => {
+    const jq = await run(['chat', '--model', 'local/echo', '--dry-run', '--max-cost', '0.001', '--jq', '.max_completion_tokens', 'hi']);
+    expect(jq.code).toBe(0);
+    expect(jq.stdout).toMatch(/^\d+\n$/);
+    expect(await run(['chat', '--model', 'local/echo', '--dry-run', '--json', 'model', 'hi'])).toMatchObject({ code: 0, stdout: '{"model":"local/echo"}\n' });
+    expect((await run(['embed', '--model', 'local/embed', '--dry-run', '--jq', '.input', 'a', 'b'])).stdout).toBe('["a","b"]\n');
+    const file = join(stateDir, 'requests.jsonl');
+    writeFileSync(file, `${JSON.stringify({ custom_id: 'a', body: { messages: [{ role: 'user', content: 'hi' }], max_tokens: 10 } })}\n`);
+    const batch = await run(['batch', 'create', file, '--model', 'local/echo', '--dry-run', '--json']);
+    expect(batch.code).toBe(0);
+    expect(JSON.parse(batch.stdout)).toMatchObject({ requests: 1, endpoint: '/v1/chat/completions', model: 'local/echo', cost_bound: { model: 'local/echo', requests: 1, unlimited: 0 } });
+  });
+});
