@@ -108,3 +108,11 @@ describe('--dry-run with --json FIELDS and --jq', () => {
     expect(JSON.parse(batch.stdout)).toMatchObject({ requests: 1, endpoint: '/v1/chat/completions', model: 'local/echo', cost_bound: { model: 'local/echo', requests: 1, unlimited: 0 } });
   });
 });
+
+describe('router credits with a key that is not valid', () => {
+  it('names the management key, not the API key, when the management key is refused (401)', async () => {
+    const r = await run(['credits'], { env: { ROUTER_MANAGEMENT_KEY: 'sk-rt-mgmt-0000000000000000000000000000000000000000' } });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toBe('error: credits need a management key (the management key is not valid): export ROUTER_MANAGEMENT_KEY=…, or printf %s "$KEY" | router config set management_key\n');
+  });
+});
