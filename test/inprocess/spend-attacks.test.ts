@@ -116,3 +116,14 @@ describe('router credits with a key that is not valid', () => {
     expect(r.stderr).toBe('error: credits need a management key (the management key is not valid): export ROUTER_MANAGEMENT_KEY=…, or printf %s "$KEY" | router config set management_key\n');
   });
 });
+
+describe('router models on a narrow terminal', () => {
+  it('shortens names, not the prices: at 60 columns every price is in sight', async () => {
+    const r = await run(['models'], { tty: { stdout: true }, columns: 60 });
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/\$\/M prompt {2}\$\/M completion/);
+    expect(lines.find((l) => l.startsWith('local/painter'))).toMatch(/ 2\.00 +30\.00 /);
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(60);
+  });
+});

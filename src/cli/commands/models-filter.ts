@@ -71,3 +71,25 @@ export function modelRow(m: Model): string[] {
   const context = typeof m.context_length === 'number' ? String(m.context_length) : '-';
   return [m.id, String(m.name ?? m.id), context, perMillion(perToken(m, 'prompt')), perMillion(perToken(m, 'completion')), shown];
 }
+
+/** The least of the last column (modalities) kept in sight when names are shortened. */
+const LAST_COLUMN_ROOM = 12;
+/** A name shorter than this says nothing: the column is left out instead. */
+const LEAST_NAME = 8;
+
+/**
+ * The table's columns fitted to the window: names shortened (with "…"), or left out, so that the id
+ * and the prices stay in sight. The table cuts only its lines' end, and long names (OpenRouter's
+ * "Anthropic: Claude …") would push the prices out of it.
+ */
+export function fitColumns(rows: string[][], width: number): { head: string[]; rows: string[][] } {
+  const NAME = 1;
+  const head: string[] = [...MODEL_COLUMNS];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const others = widths.reduce((sum, w, i) => (i === NAME || i === widths.length - 1 ? sum : sum + w), 0) + 2 * (widths.length - 1);
+  const room = width - others - Math.min(LAST_COLUMN_ROOM, widths.at(-1)!);
+  if (widths[NAME]! <= room) return { head, rows };
+  const without = <T>(cells: T[]) => cells.filter((_, i) => i !== NAME);
+  if (room < LEAST_NAME) return { head: without(head), rows: rows.map(without) };
+  return { head, rows: rows.map((r) => r.map((cell, i) => (i === NAME && cell.length > room ? `${cell.slice(0, room - 1)}…` : cell))) };
+}

@@ -61,14 +61,15 @@ async function fetchModels(ctx: RunContext<{ refresh?: boolean }>): Promise<Mode
 
 async function runModels(ctx: RunContext<ModelsOpts>, search: string[]): Promise<void> {
   const { io, opts } = ctx;
-  const { filterModels, modelRow, sortModels, MODEL_COLUMNS } = await import('./models-filter.js');
+  const { filterModels, fitColumns, modelRow, sortModels } = await import('./models-filter.js');
   const found = sortModels(filterModels(await fetchModels(ctx), search, opts), opts.sort);
   if (opts.json) return io.json(found);
   const rows = found.map(modelRow);
   if (!io.stdoutTTY) return void io.out(rows.map((r) => `${r.join('\t')}\n`).join(''));
   if (rows.length === 0) return io.info('no models match');
   const chalk = io.color ? (await import('chalk')).default : undefined;
-  io.out(renderTable([...MODEL_COLUMNS], rows, io.columns!, chalk ? (s) => chalk.bold(s) : undefined));
+  const fitted = fitColumns(rows, io.columns!);
+  io.out(renderTable(fitted.head, fitted.rows, io.columns!, chalk ? (s) => chalk.bold(s) : undefined));
 }
 
 async function runShow(ctx: RunContext<{ refresh?: boolean }>, id: string): Promise<void> {
