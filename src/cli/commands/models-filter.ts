@@ -1,5 +1,6 @@
 /** What `router models` keeps of the list, in what order, and how a row reads. */
 import type { Model } from '../../client/resources/models.js';
+import { didYouMean } from '../../internal/did-you-mean.js';
 
 export const MODEL_COLUMNS = ['id', 'name', 'context', '$/M prompt', '$/M completion', 'modalities'] as const;
 
@@ -45,6 +46,31 @@ export function filterModels(models: Model[], search: string[], f: Filters): Mod
     const params = strings(m.supported_parameters);
     return (f.supports ?? []).every((p) => params.includes(p));
   });
+}
+
+/**
+ * The first filter value that no model of the whole list has, as the line that says so; `typo` when
+ * a value the list has is close to it ("--supports tool": tools). Undefined when every value is known.
+ */
+export function unknownFilter(models: Model[], f: Filters): { line: string; typo: boolean } | undefined {
+  const known = { input: new Set<string>(), output: new Set<string>(), params: new Set<string>() };
+  for (const m of models) {
+    const { input, output } = modalities(m);
+    input.forEach((v) => known.input.add(v));
+    output.forEach((v) => known.output.add(v));
+    strings(m.supported_parameters).forEach((v) => known.params.add(v));
+  }
+  const asked: [string, string | undefined, Set<string>, string][] = [
+    ['--input-modality', f.inputModality?.toLowerCase(), known.input, 'takes'],
+    ['--output-modality', f.outputModality?.toLowerCase(), known.output, 'produces'],
+    ...(f.supports ?? []).map((p): [string, string, Set<string>, string] => ['--supports', p, known.params, 'supports']),
+  ];
+  for (const [flag, value, set, verb] of asked) {
+    if (value === undefined || set.has(value)) continue;
+    const near = didYouMean(value, [...set]);
+    return { line: `${flag} ${value}: no model in the list ${verb} it${near}`, typo: near !== '' };
+  }
+  return undefined;
 }
 
 /** price: cheapest first (prompt, then completion); context: largest first; name: by name. Unknowns last. */
