@@ -35,9 +35,10 @@ export function lineBound(p: Pricing, endpoint: string, body: Record<string, unk
 }
 
 /** Sums the bound of the file's request lines that `include` takes (all when absent). */
-export async function estimateFile(path: string, endpoint: string, p: Pricing, include?: (line: number) => boolean): Promise<BatchEstimate> {
+export async function estimateFile(path: string, endpoint: string, p: Pricing, include?: (line: number) => boolean, signal?: AbortSignal): Promise<BatchEstimate> {
   const e: BatchEstimate = { model: p.model, requests: 0, bound: 0, unlimited: 0, spent: 0 };
   for await (const line of readLines(path)) {
+    signal?.throwIfAborted();
     if (include && !include(line.number)) continue;
     let item: { body?: unknown };
     try {
@@ -83,7 +84,7 @@ export async function checkBatchSpend(ctx: RunContext<SpendOptions>, { client, s
     ctx.io.note(`cost bound: unknown (${prices})`);
     return undefined;
   }
-  const e = { ...(await estimateFile(b.path, b.endpoint, prices[0]!, b.include)), spent: b.spent ?? 0, maxCompletion: prices[0]!.maxCompletion };
+  const e = { ...(await estimateFile(b.path, b.endpoint, prices[0]!, b.include, ctx.signal)), spent: b.spent ?? 0, maxCompletion: prices[0]!.maxCompletion };
   // --max-cost caps the whole job, finished shards included; a budget only what is still to be spent.
   const whole = e.bound + (cap?.name.startsWith('--max-cost') ? e.spent : 0);
   if (cap && whole > cap.usd) throw new CliError(`this batch could cost up to ${usdBound(whole)} (${e.requests} requests to ${e.model} at the batch price), over ${cap.name}: nothing was submitted`, EXIT.PAYMENT);

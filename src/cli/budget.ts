@@ -69,23 +69,31 @@ export function spendCounter(profile: string, now = new Date()): { add: (r: Usag
 }
 
 /** What the ledger holds for this profile today and this month (UTC), summed as it is read. */
-export async function spentBy(env: NodeJS.ProcessEnv, profile: string, now = new Date()): Promise<Spent> {
+export async function spentBy(env: NodeJS.ProcessEnv, profile: string, now = new Date(), signal?: AbortSignal): Promise<Spent> {
   const counter = spendCounter(profile, now);
   // Loaded only where a budget is set: a plain call reads no ledger.
   const { eachLedgerRecord } = await import('./ledger-read.js');
-  await eachLedgerRecord(env, counter.add);
+  await eachLedgerRecord(env, counter.add, signal);
   return counter.total();
 }
 
-/** The budgets the settings set, with what was spent against each (`known`: already summed by the caller's own read of the ledger). */
-export async function budgetsFor(env: NodeJS.ProcessEnv, settings: Settings, now = new Date(), known?: Spent): Promise<Budget[]> {
+export interface BudgetRead {
+  now?: Date;
+  /** What was spent, already summed by the caller's own read of the ledger. */
+  known?: Spent;
+  /** Ctrl-C: stops the read of the ledger. */
+  signal?: AbortSignal;
+}
+
+/** The budgets the settings set, with what was spent against each. */
+export async function budgetsFor(env: NodeJS.ProcessEnv, settings: Settings, { now = new Date(), known, signal }: BudgetRead = {}): Promise<Budget[]> {
   const set: [BudgetName, string | undefined][] = [
     ['daily_budget', settings.dailyBudget],
     ['monthly_budget', settings.monthlyBudget],
   ];
   const given = set.filter((b): b is [BudgetName, string] => b[1] !== undefined);
   if (given.length === 0) return [];
-  const spent = known ?? (await spentBy(env, settings.profile, now));
+  const spent = known ?? (await spentBy(env, settings.profile, now, signal));
   return given.map(([name, value]) => {
     const from = fromEnv(env, BUDGET_ENV[name]) !== undefined ? BUDGET_ENV[name] : `${name} of profile "${settings.profile}"`;
     const daily = name === 'daily_budget';

@@ -11,8 +11,8 @@ import { ledgerPath, type UsageRecord } from './ledger.js';
 const MAX_RECORD_BYTES = 64 * 1024;
 const BUFFER_BYTES = 256 * 1024;
 
-/** Calls `each` with every well-formed record of the ledger (an object with a `time`), in order; other lines are skipped. */
-export async function eachLedgerRecord(env: NodeJS.ProcessEnv, each: (r: UsageRecord) => void): Promise<void> {
+/** Calls `each` with every well-formed record of the ledger (an object with a `time`), in order; other lines are skipped. Ctrl-C (`signal`) stops the read. */
+export async function eachLedgerRecord(env: NodeJS.ProcessEnv, each: (r: UsageRecord) => void, signal?: AbortSignal): Promise<void> {
   let handle;
   try {
     handle = await open(ledgerPath(env), 'r');
@@ -25,6 +25,7 @@ export async function eachLedgerRecord(env: NodeJS.ProcessEnv, each: (r: UsageRe
     let held = 0;
     let skipping = false;
     for (;;) {
+      signal?.throwIfAborted();
       const { bytesRead } = await handle.read(buf, held, buf.length - held, null);
       const end = held + bytesRead;
       const filled = buf.subarray(0, end);

@@ -94,7 +94,7 @@ export async function capOf(ctx: RunContext<SpendOptions>, settings: Connected['
   const caps: Cap[] = [];
   if (opts.maxCost !== undefined) caps.push({ usd: opts.maxCost, name: `--max-cost ${usd(opts.maxCost)}` });
   if (!opts.ignoreBudget) {
-    const budgets = await budgetsFor(ctx.env, settings);
+    const budgets = await budgetsFor(ctx.env, settings, { signal: ctx.signal });
     if (budgets.length && !ctx.logging && !warnedNoLog.has(io)) {
       warnedNoLog.add(io);
       io.note(`warning: with logging off this call is not in the usage ledger, so ${budgets.map((b) => b.name).join(' and ')} cannot be kept`);

@@ -67,7 +67,7 @@ function add(t: Totals, r: UsageRecord): void {
 }
 
 /** The ledger's records since `from`, summed per group as they are read: no record is held but a batch's latest. */
-async function totalsSince(env: NodeJS.ProcessEnv, from: number, keyOf: (r: UsageRecord) => string, alsoTo?: (r: UsageRecord) => void): Promise<{ groups: Map<string, Totals>; total: Totals }> {
+async function totalsSince(env: NodeJS.ProcessEnv, from: number, keyOf: (r: UsageRecord) => string, alsoTo: ((r: UsageRecord) => void) | undefined, signal: AbortSignal): Promise<{ groups: Map<string, Totals>; total: Totals }> {
   const groups = new Map<string, Totals>();
   const total = zero();
   const count = (r: UsageRecord) => {
@@ -85,7 +85,7 @@ async function totalsSince(env: NodeJS.ProcessEnv, from: number, keyOf: (r: Usag
     if (!r.batch_id) return count(r);
     batches.delete(r.batch_id);
     batches.set(r.batch_id, r);
-  });
+  }, signal);
   for (const r of batches.values()) count(r);
   return { groups, total };
 }
@@ -100,8 +100,8 @@ async function runUsage(ctx: RunContext<UsageOpts>): Promise<void> {
   const settings = await resolveSettings({ profile: ctx.flags.profile, apiRoot: ctx.flags.apiRoot }, ctx.env);
   const now = new Date();
   const spend = settings.dailyBudget !== undefined || settings.monthlyBudget !== undefined ? spendCounter(settings.profile, now) : undefined;
-  const { groups, total } = await totalsSince(ctx.env, from, keyOf, spend?.add);
-  const budgets = (await budgetsFor(ctx.env, settings, now, spend?.total())).map((b) => ({ name: b.name, profile: settings.profile, limit: b.limit, spent: b.spent, left: round(Math.max(0, b.limit - b.spent)), resets: b.resets.toISOString() }));
+  const { groups, total } = await totalsSince(ctx.env, from, keyOf, spend?.add, ctx.signal);
+  const budgets = (await budgetsFor(ctx.env, settings, { now, known: spend?.total() })).map((b) => ({ name: b.name, profile: settings.profile, limit: b.limit, spent: b.spent, left: round(Math.max(0, b.limit - b.spent)), resets: b.resets.toISOString() }));
   const rows = [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, t]) => ({ key, ...t, cost: round(t.cost) }));
   const summed = { ...total, cost: round(total.cost) };
   if (opts.json) return io.json({ since: new Date(from).toISOString(), until: now.toISOString(), by: opts.by, rows, total: summed, budgets });

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
 
-// chat -i needs a real terminal (script gives it one): each turn is a call, in the ledger and held to the budgets.
+// What only a process shows: chat -i in a real terminal (script gives it one), Ctrl-C while the ledger is read.
 let t: TestEnv;
 beforeAll(async () => {
   t = await startTestEnv();
@@ -36,4 +36,25 @@ describe('budgets in chat -i', () => {
     expect(reached).toMatch(/error: daily_budget of \$0\.000001 reached \(ROUTER_DAILY_BUDGET\)/);
     expect(chats()).toHaveLength(1);
   }, 20_000);
+});
+
+describe('Ctrl-C while a long ledger is read', () => {
+  it('router usage stops at once: exit 130, "interrupted", no totals', async () => {
+    const state = join(t.dir, 'long-ledger');
+    mkdirSync(state, { recursive: true });
+    const line = `${JSON.stringify({ time: new Date().toISOString(), profile: 'default', command: 'chat', model: 'local/echo', cost: 0.00001 })}\n`;
+    const chunk = line.repeat(10_000);
+    const fd = openSync(join(state, 'usage.jsonl'), 'w');
+    // 2,000,000 lines: about 2 s to read, well past the interrupt.
+    for (let i = 0; i < 200; i++) writeSync(fd, chunk);
+    closeSync(fd);
+    const child = spawn('node', [BIN, 'usage'], { env: { ...process.env, ...t.env, ROUTER_STATE_DIR: state } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    setTimeout(() => child.kill('SIGINT'), 700);
+    const code = await new Promise((done) => child.on('close', done));
+    expect({ code, stdout, stderr }).toEqual({ code: 130, stdout: '', stderr: 'error: interrupted\n' });
+  }, 30_000);
 });
