@@ -116,6 +116,12 @@ export function reachedLine(b: Budget): string {
   return `${b.name} of ${usd(b.limit)} reached (${b.from}): ${usd(b.spent)} spent ${period} (UTC); it resets at ${b.resets.toISOString()} (--ignore-budget for one call)`;
 }
 
+/** How a refusal names the completion limit: the flag as typed, or the role that set it ("role short's --max-tokens"). */
+export function limitFlagOf(ctx: RunContext<unknown>, attr: string, flag: string): string {
+  const role = (ctx.opts as { role?: unknown }).role;
+  return typeof role === 'string' && ctx.cmd.getOptionValueSource(attr) !== 'cli' ? `role ${role}'s ${flag}` : flag;
+}
+
 /** `(bound $x)` for the --usage line, when a cap made a bound (a plain call reads no prices). */
 export function boundNote(guard: Guard | undefined): string {
   return guard?.bound !== undefined ? ` (bound ${usdBound(guard.bound)})` : '';

@@ -136,3 +136,15 @@ describe('router models with a filter value no model has', () => {
     expect(await run(['models', '--supports', 'tools'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^local\/tools\t/) });
   });
 });
+
+describe('--max-cost and a role that sets max tokens', () => {
+  it('a refusal names the role that set the limit, not a flag that was not typed', async () => {
+    const config = { ROUTER_CONFIG_DIR: join(stateDir, 'config') };
+    expect((await run(['roles', 'save', 'short', '--system', 'be brief', '--max-tokens', '4000', '--model', 'local/lorem'], { env: config })).code).toBe(0);
+    const r = await run(['chat', '--role', 'short', '--max-cost', '0.001', 'hi'], { env: config });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/over --max-cost \$0\.001000: role short's --max-tokens 4000 does not fit; \d+ or fewer would\n$/);
+    const typed = await run(['chat', '--role', 'short', '--max-tokens', '5000', '--max-cost', '0.001', 'hi'], { env: config });
+    expect(typed.stderr).toMatch(/: --max-tokens 5000 does not fit/);
+  });
+});

@@ -15,7 +15,7 @@ import { action, type RunContext } from '../run.js';
 import { applyRoleFlag } from '../roles.js';
 import { textOrFile } from '../input.js';
 import { usage } from '../exit-codes.js';
-import { boundNote, guardNext, guardSpend, SPEND_FLAGS, type SpendOptions } from '../spend-guard.js';
+import { boundNote, guardNext, guardSpend, limitFlagOf, SPEND_FLAGS, type SpendOptions } from '../spend-guard.js';
 import { keepConversation, openConversation, withSystem } from './chat-conversation.js';
 import { MessageAssembler, messageOf, type AssembledMessage } from '../answer-extras.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from './chat-extras.js';
@@ -79,7 +79,7 @@ async function runChat(ctx: RunContext<ChatOptions & SpendOptions>, args: string
   try {
     const streams = opts.stream ?? !opts.json;
     const sentWith = streams ? { stream: true, stream_options: { include_usage: true } } : undefined;
-    const guarded = { body: req, sentWith, models: [req.model, ...(req.models ?? [])], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true };
+    const guarded = { body: req, sentWith, models: [req.model, ...(req.models ?? [])], limitField: 'max_completion_tokens', limitFlag: limitFlagOf(ctx, 'maxTokens', '--max-tokens'), explicitLimit: opts.maxTokens !== undefined, completes: true };
     const guard = await guardSpend(ctx, connected, guarded);
     if (guard.dryRun) return;
     let spent: number | undefined;
