@@ -8,7 +8,7 @@ import { CliError, EXIT } from './exit-codes.js';
 import { DEFAULT_API_ROOT } from '../client/core.js';
 import { readLines } from './jsonl.js';
 import { BATCH_PRICE, callBound, countImages, promptTokenBound, usd, usdBound, type Pricing } from './cost-bound.js';
-import { capOf, pricesOf, type SpendOptions } from './spend-guard.js';
+import { capOf, pricesOf, pricesOrWhy, type SpendOptions } from './spend-guard.js';
 import { isFinished, type JobRecord } from './commands/batch/job/store.js';
 
 export interface BatchEstimate {
@@ -78,7 +78,7 @@ export interface BatchSpend {
 export async function checkBatchSpend(ctx: RunContext<SpendOptions>, { client, settings }: Connected, b: BatchSpend): Promise<BatchEstimate | undefined> {
   const cap = await capOf(ctx, settings);
   if (!cap && !ctx.opts.dryRun) return undefined;
-  const prices = await pricesOf(ctx, client, settings.apiRoot ?? DEFAULT_API_ROOT, [b.model]);
+  const prices = await pricesOrWhy(ctx, cap, () => pricesOf(ctx, client, settings.apiRoot ?? DEFAULT_API_ROOT, [b.model]));
   if (typeof prices === 'string') {
     if (cap) throw new CliError(`cannot bound the cost of this batch for ${cap.name}: ${prices}`, EXIT.PAYMENT);
     ctx.io.note(`cost bound: unknown (${prices})`);

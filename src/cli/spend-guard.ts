@@ -57,7 +57,7 @@ export async function guardSpend(ctx: RunContext<SpendOptions>, { client, settin
   const { opts } = ctx;
   const cap = await capOf(ctx, settings);
   if (!cap && !opts.dryRun) return { dryRun: false };
-  const prices = call.unboundable ?? (await pricesOf(ctx, client, settings.apiRoot ?? DEFAULT_API_ROOT, call.models));
+  const prices = call.unboundable ?? (await pricesOrWhy(ctx, cap, () => pricesOf(ctx, client, settings.apiRoot ?? DEFAULT_API_ROOT, call.models)));
   if (typeof prices === 'string') {
     if (cap) throw new CliError(`cannot bound the cost of this call for ${cap.name}: ${prices}`, EXIT.PAYMENT);
     if (opts.dryRun) dryRun(ctx, call, `cost bound: unknown (${prices})`);
@@ -168,16 +168,25 @@ function withLimitWritten(call: GuardedCall, field: string): CallSize {
   return size;
 }
 
+/**
+ * The prices, or why there are none. A model list that cannot be read (the network, a refused key)
+ * fails a capped call with that failure's own exit code; a --dry-run alone says the bound is unknown.
+ */
+export async function pricesOrWhy(ctx: RunContext<unknown>, cap: Cap | undefined, read: () => Promise<Pricing[] | string>): Promise<Pricing[] | string> {
+  try {
+    return await read();
+  } catch (err) {
+    if (cap || ctx.signal.aborted) throw err;
+    return `the model list could not be read (${(err as Error).message})`;
+  }
+}
+
+/** The prices of these models from the model list, or a sentence saying why they cannot be read; a failure to fetch the list is thrown. */
 export async function pricesOf(ctx: RunContext<unknown>, client: Connected['client'], apiRoot: string, ids: (string | undefined)[]): Promise<Pricing[] | string> {
   const wanted = [...new Set(ids.filter((id): id is string => !!id))];
   if (wanted.length === 0) return 'no model is named (the service would choose one)';
-  let list;
-  try {
-    const { modelCatalog } = await import('./model-catalog.js');
-    list = await modelCatalog(client, { env: ctx.env, apiRoot, signal: ctx.signal });
-  } catch (err) {
-    return `the model list could not be read (${(err as Error).message})`;
-  }
+  const { modelCatalog } = await import('./model-catalog.js');
+  const list = await modelCatalog(client, { env: ctx.env, apiRoot, signal: ctx.signal });
   const prices: Pricing[] = [];
   for (const id of wanted) {
     const model = list.find((m) => m.id === id);

@@ -148,3 +148,19 @@ describe('--max-cost and a role that sets max tokens', () => {
     expect(typed.stderr).toMatch(/: --max-tokens 5000 does not fit/);
   });
 });
+
+describe('a model list that cannot be read under a cap', () => {
+  it('fails with that failure\'s own exit code (a refused key: 3; no service: 8), not as over the cap (4)', async () => {
+    const key = await run(['chat', '--model', 'local/echo', '--max-cost', '1', 'hi'], { env: { ROUTER_API_KEY: 'sk-rt-v1-0000000000000000000000000000000000000000' } });
+    expect(key.code).toBe(3);
+    const down = await run(['chat', '--model', 'local/echo', '--max-cost', '1', 'hi'], { env: { ROUTER_API_ROOT: 'http://127.0.0.1:1/api', ROUTER_MAX_RETRIES: '0' } });
+    expect(down.code).toBe(8);
+    expect(down.stderr).toMatch(/^error: connection refused/);
+    const file = join(stateDir, 'requests.jsonl');
+    writeFileSync(file, `${JSON.stringify({ custom_id: 'a', body: { messages: [{ role: 'user', content: 'hi' }] } })}\n`);
+    expect((await run(['batch', 'create', file, '--model', 'local/echo', '--max-cost', '1'], { env: { ROUTER_API_ROOT: 'http://127.0.0.1:1/api' } })).code).toBe(8);
+    const dry = await run(['chat', '--model', 'local/echo', '--dry-run', 'hi'], { env: { ROUTER_API_ROOT: 'http://127.0.0.1:1/api' } });
+    expect(dry.code).toBe(0);
+    expect(dry.stderr).toMatch(/^cost bound: unknown \(the model list could not be read \(connection refused/);
+  });
+});
