@@ -18,7 +18,6 @@ async function repl(budget: string): Promise<string> {
   let out = '';
   child.stdout.on('data', (c) => (out += c));
   await new Promise((done) => child.on('close', done));
-  // eslint-disable-next-line no-control-regex
   return out.replace(/\r/g, '').replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
 }
 
