@@ -164,3 +164,21 @@ describe('a model list that cannot be read under a cap', () => {
     expect(dry.stderr).toMatch(/^cost bound: unknown \(the model list could not be read \(connection refused/);
   });
 });
+
+describe('batch run --retry-failed under --max-cost', () => {
+  it('the retries are held to the cap: refused (exit 4), nothing submitted, and no retry left behind for a later run', async () => {
+    const file = join(stateDir, 'some-fail.jsonl');
+    const line = (id: string, extra: object = {}) => JSON.stringify({ custom_id: id, body: { messages: [{ role: 'user', content: 'hi' }], max_tokens: 10, ...extra } });
+    writeFileSync(file, `${line('a')}\n${line('b', { temperature: 5 })}\n`);
+    const first = await run(['batch', 'run', file, '--model', 'local/lorem', '--watch', '--interval', '0.05']);
+    expect(first.code).toBe(0);
+    const id = /job (job_\w+)/.exec(first.stderr)![1]!;
+    const before = sent('/batches').length;
+    const refused = await run(['batch', 'run', '--resume', id, '--retry-failed', '--max-cost', '0.0000001', '--watch', '--interval', '0.05']);
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toMatch(/this batch could cost up to \$0\.0000\d+ .*over --max-cost \$0\.0000001: nothing was submitted/);
+    expect(sent('/batches').length).toBe(before);
+    const shown = await run(['batch', 'job', id, '--json']);
+    expect((JSON.parse(shown.stdout) as { shards: unknown[] }).shards).toHaveLength(1);
+  });
+});
