@@ -7,7 +7,7 @@ import type { RunContext } from './run.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { DEFAULT_API_ROOT } from '../client/core.js';
 import { readLines } from './jsonl.js';
-import { BATCH_PRICE, callBound, countImages, promptTokenBound, usd, usdBound, type Pricing } from './cost-bound.js';
+import { BATCH_PRICE, callBound, countImages, imagesUnbounded, promptTokenBound, searchesOf, usd, usdBound, type Pricing } from './cost-bound.js';
 import { capOf, pricesOf, pricesOrWhy, type SpendOptions } from './spend-guard.js';
 import { isFinished, type JobRecord } from './commands/batch/job/store.js';
 
@@ -30,8 +30,10 @@ const LIMIT_FIELDS = ['max_completion_tokens', 'max_tokens', 'max_output_tokens'
 export function lineBound(p: Pricing, endpoint: string, body: Record<string, unknown>): { bound: number; unlimited: boolean } {
   const limit = LIMIT_FIELDS.map((f) => body[f]).find((v): v is number => typeof v === 'number');
   const completes = endpoint !== '/v1/embeddings';
-  const size = { promptTokens: promptTokenBound(body), images: countImages(body), completionTokens: completes ? limit : 0 };
-  return { bound: callBound(p, size) * BATCH_PRICE, unlimited: completes && limit === undefined };
+  const size = { promptTokens: promptTokenBound(body), images: countImages(body), completionTokens: completes ? limit : 0, searches: searchesOf(body) };
+  // Images in the answer priced each, with nothing to limit how many: no bound.
+  const bound = imagesUnbounded(body, [p]) ? Infinity : callBound(p, size) * BATCH_PRICE;
+  return { bound, unlimited: completes && limit === undefined };
 }
 
 /** Sums the bound of the file's request lines that `include` takes (all when absent). */

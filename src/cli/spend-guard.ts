@@ -8,7 +8,7 @@ import type { RunContext } from './run.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { DEFAULT_API_ROOT } from '../client/core.js';
 import { budgetsFor, usdAmount, type Budget } from './budget.js';
-import { completionWithin, countImages, promptTokenBound, readPricing, usd, usdBound, worstBound, type CallSize, type Pricing } from './cost-bound.js';
+import { completionWithin, countImages, imagesUnbounded, promptTokenBound, readPricing, searchesOf, usd, usdBound, worstBound, type CallSize, type Pricing } from './cost-bound.js';
 
 export const SPEND_FLAGS = {
   maxCost: { flags: '--max-cost <usd>', help: 'the most this call may cost, from the model list\'s prices: the max tokens are lowered to fit, or the call is refused (exit 4)', parse: (v: string) => usdAmount(v, '--max-cost') },
@@ -57,7 +57,8 @@ export async function guardSpend(ctx: RunContext<SpendOptions>, { client, settin
   const { opts } = ctx;
   const cap = await capOf(ctx, settings);
   if (!cap && !opts.dryRun) return { dryRun: false };
-  const prices = call.unboundable ?? (await pricesOrWhy(ctx, cap, () => pricesOf(ctx, client, settings.apiRoot ?? DEFAULT_API_ROOT, call.models)));
+  const read = call.unboundable ?? (await pricesOrWhy(ctx, cap, () => pricesOf(ctx, client, settings.apiRoot ?? DEFAULT_API_ROOT, call.models)));
+  const prices = typeof read === 'string' ? read : (imagesUnbounded(call.body, read) ?? read);
   if (typeof prices === 'string') {
     if (cap) throw new CliError(`cannot bound the cost of this call for ${cap.name}: ${prices}`, EXIT.PAYMENT);
     if (opts.dryRun) dryRun(ctx, call, `cost bound: unknown (${prices})`);
@@ -135,6 +136,7 @@ function sizeOf(call: GuardedCall): CallSize {
     images: countImages(call.body),
     completionTokens: !call.completes ? 0 : typeof limit === 'number' ? limit * requests : undefined,
     requests,
+    searches: searchesOf(call.body) * requests,
   };
 }
 
