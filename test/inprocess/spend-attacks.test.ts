@@ -35,17 +35,19 @@ describe('router usage over an odd ledger', () => {
 
   it('sums as it reads: a batch once at its latest record, CRLF lines, damaged and over-long lines skipped; the total row matches the rows', async () => {
     const long = record(100, { id: 'x'.repeat(100_000) });
-    const lines = [record(0.0000014999999999), record(1, { batch_id: 'b1' }), 'not json', `${record(0.5)}\r`, long, record(2, { batch_id: 'b1' }), 'null', '"text"'];
+    const edited = record(0, { cost: '0.5', prompt_tokens: '7', command: 'edited' });
+    const lines = [record(0.0000014999999999), record(1, { batch_id: 'b1' }), 'not json', `${record(0.5)}\r`, long, record(2, { batch_id: 'b1' }), 'null', '"text"', edited];
     writeFileSync(join(stateDir, 'usage.jsonl'), `${lines.join('\n')}\n`);
     const json = await run(['usage', '--json'], { env: { ROUTER_MONTHLY_BUDGET: '10' } });
     expect(json.code).toBe(0);
     const out = JSON.parse(json.stdout) as { total: { calls: number; cost: number }; budgets: { spent: number }[] };
-    expect(out.total).toMatchObject({ calls: 3, cost: 2.5000015 });
+    expect(out.total).toMatchObject({ calls: 4, prompt_tokens: 3, cost: 2.5000015 });
     expect(out.budgets[0]!.spent).toBe(2.5000015);
     const piped = await run(['usage', '--by', 'command']);
-    const [row, total] = piped.stdout.trim().split('\n').map((l) => l.split('\t'));
-    expect(row!.slice(1)).toEqual(total!.slice(1));
-    expect(total).toEqual(['total', '3', '3', '6', '9', '$2.500002']);
+    const [row, edit, total] = piped.stdout.trim().split('\n').map((l) => l.split('\t'));
+    expect(row!.slice(1)).toEqual(['3', '3', '6', '9', '$2.500002']);
+    expect(edit).toEqual(['edited', '1', '0', '2', '3', '$0.000000']);
+    expect(total).toEqual(['total', '4', '3', '8', '12', '$2.500002']);
   });
 });
 

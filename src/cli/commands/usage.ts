@@ -58,12 +58,15 @@ export function sinceMs(text: string, now = Date.now()): number {
 
 const zero = (): Totals => ({ calls: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost: 0 });
 
+/** A count or cost of a record; anything but a finite number (a hand-edited "0.5") counts as none. */
+const amount = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
 function add(t: Totals, r: UsageRecord): void {
   t.calls++;
-  t.prompt_tokens += r.prompt_tokens ?? 0;
-  t.completion_tokens += r.completion_tokens ?? 0;
-  t.total_tokens += r.total_tokens ?? 0;
-  t.cost += r.cost ?? 0;
+  t.prompt_tokens += amount(r.prompt_tokens);
+  t.completion_tokens += amount(r.completion_tokens);
+  t.total_tokens += amount(r.total_tokens);
+  t.cost += amount(r.cost);
 }
 
 /** The ledger's records since `from`, summed per group as they are read: no record is held but a batch's latest. */
