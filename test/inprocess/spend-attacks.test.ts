@@ -36,7 +36,7 @@ describe('router usage over an odd ledger', () => {
   it('sums as it reads: a batch once at its latest record, CRLF lines, damaged and over-long lines skipped; the total row matches the rows', async () => {
     const long = record(100, { id: 'x'.repeat(100_000) });
     const edited = record(0, { cost: '0.5', prompt_tokens: '7', command: 'edited' });
-    const lines = [record(0.0000014999999999), record(1, { batch_id: 'b1' }), 'not json', `${record(0.5)}\r`, long, record(2, { batch_id: 'b1' }), 'null', '"text"', edited];
+    const lines = [record(0.0000014999999999), record(1, { batch_id: 'b1' }), 'not json', `${record(0.5)}\r`, long, record(2, { batch_id: 'b1' }), 'null', '"text"', edited, record(9, { time: 'yesterday' })];
     writeFileSync(join(stateDir, 'usage.jsonl'), `${lines.join('\n')}\n`);
     const json = await run(['usage', '--json'], { env: { ROUTER_MONTHLY_BUDGET: '10' } });
     expect(json.code).toBe(0);

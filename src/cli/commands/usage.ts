@@ -84,7 +84,7 @@ async function totalsSince(env: NodeJS.ProcessEnv, from: number, keyOf: (r: Usag
   const batches = new Map<string, UsageRecord>();
   await eachLedgerRecord(env, (r) => {
     alsoTo?.(r);
-    if (Date.parse(r.time) < from) return;
+    if (!(Date.parse(r.time) >= from)) return; // a time that is no date is no record
     if (!r.batch_id) return count(r);
     batches.delete(r.batch_id);
     batches.set(r.batch_id, r);
