@@ -40,7 +40,11 @@ export interface Spent {
   month: number;
 }
 
-/** Sums what a profile spent today and this month (UTC) from the ledger's records, fed in order; a batch counts once, with its latest record. */
+/**
+ * Sums what a profile spent today and this month (UTC) from the ledger's records, fed in order. A
+ * batch is recorded each time it is seen ended: it counts once, when it was first seen so (its
+ * spend happened then; a later `batch get` does not move it to today), at its latest figures.
+ */
 export function spendCounter(profile: string, now = new Date()): { add: (r: UsageRecord) => void; total: () => Spent } {
   const day = startOfDay(now).getTime();
   const month = startOfMonth(now).getTime();
@@ -53,9 +57,8 @@ export function spendCounter(profile: string, now = new Date()): { add: (r: Usag
   const add = (r: UsageRecord) => {
     if (r.profile !== profile || typeof r.cost !== 'number' || !Number.isFinite(r.cost)) return;
     const at = Date.parse(r.time);
-    if (!(at >= month)) return;
-    if (r.batch_id) batches.set(r.batch_id, { at, cost: r.cost });
-    else count(at, r.cost);
+    if (r.batch_id) batches.set(r.batch_id, { at: batches.get(r.batch_id)?.at ?? at, cost: r.cost });
+    else if (at >= month) count(at, r.cost);
   };
   const total = () => {
     const sum = { ...spent };

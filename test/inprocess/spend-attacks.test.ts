@@ -193,3 +193,18 @@ describe('a ledger that is a folder', () => {
     expect(await run(['chat', '--model', 'local/echo', 'hi'], { env: { ROUTER_DAILY_BUDGET: '1' } })).toMatchObject({ code: 2, stderr: line });
   });
 });
+
+describe('a batch seen again long after it ended', () => {
+  it('counts when it was first seen ended: a later batch get does not move its spend into today', async () => {
+    const long = new Date(Date.now() - 40 * 86_400_000).toISOString();
+    const now = new Date().toISOString();
+    const batch = (time: string) => JSON.stringify({ time, profile: 'default', command: 'batch get', endpoint: '/v1/batches', model: 'local/echo', batch_id: 'batch_old', cost: 3 });
+    writeFileSync(join(stateDir, 'usage.jsonl'), `${batch(long)}\n${batch(now)}\n`);
+    const usage = JSON.parse((await run(['usage', '--json'], { env: { ROUTER_DAILY_BUDGET: '1' } })).stdout) as { total: { calls: number }; budgets: { spent: number }[] };
+    expect(usage.total.calls).toBe(0);
+    expect(usage.budgets[0]!.spent).toBe(0);
+    expect((await run(['chat', '--model', 'local/echo', 'hi'], { env: { ROUTER_DAILY_BUDGET: '1' } })).code).toBe(0);
+    const all = JSON.parse((await run(['usage', '--json', '--since', '60d', '--by', 'day'])).stdout) as { rows: { key: string; cost: number }[] };
+    expect(all.rows.find((r) => r.cost === 3)?.key).toBe(long.slice(0, 10));
+  });
+});

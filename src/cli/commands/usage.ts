@@ -33,7 +33,8 @@ export function registerUsage(program: Command): void {
 Every call (chat, responses, embed, speak, decide, and each batch once it ends) is one JSON line in
 $XDG_STATE_HOME/router/usage.jsonl: time, profile, command, endpoint, model, id or batch_id,
 tokens and the cost the service reported. --no-log (or ROUTER_NO_LOG=1, or
-router config set log off) leaves a call out. A batch counts once, with its latest record.
+router config set log off) leaves a call out. A batch counts once, on the day it was first seen
+ended, at its latest figures.
 
 Examples:
   $ router usage
@@ -80,16 +81,16 @@ async function totalsSince(env: NodeJS.ProcessEnv, from: number, keyOf: (r: Usag
     add(group, r);
     add(total, r);
   };
-  // A batch is recorded each time it is seen ended: the latest record stands, counted once at the end.
+  // A batch is recorded each time it is seen ended: it counts once, at the time it was first seen so
+  // (a later `batch get` does not move its spend), with its latest figures, at the end of the read.
   const batches = new Map<string, UsageRecord>();
   await eachLedgerRecord(env, (r) => {
     alsoTo?.(r);
-    if (!(Date.parse(r.time) >= from)) return; // a time that is no date is no record
-    if (!r.batch_id) return count(r);
-    batches.delete(r.batch_id);
-    batches.set(r.batch_id, r);
+    const first = r.batch_id ? batches.get(r.batch_id) : undefined;
+    if (r.batch_id) return void batches.set(r.batch_id, first ? { ...r, time: first.time } : r);
+    if (Date.parse(r.time) >= from) count(r); // a time that is no date is no record
   }, signal);
-  for (const r of batches.values()) count(r);
+  for (const r of batches.values()) if (Date.parse(r.time) >= from) count(r);
   return { groups, total };
 }
 
