@@ -7,8 +7,8 @@ import type { RunContext } from './run.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { DEFAULT_API_ROOT } from '../client/core.js';
 import { readLines } from './jsonl.js';
-import { BATCH_PRICE, callBound, countImages, promptTokenBound, usd, usdBound, type Pricing } from './cost-bound.js';
-import { capOf, pricesOf, type SpendOptions } from './spend-guard.js';
+import { BATCH_PRICE, callBound, countImages, imagesUnbounded, promptTokenBound, searchesOf, usd, usdBound, type Pricing } from './cost-bound.js';
+import { capOf, pricesOf, pricesOrWhy, type SpendOptions } from './spend-guard.js';
 import { isFinished, type JobRecord } from './commands/batch/job/store.js';
 
 export interface BatchEstimate {
@@ -30,14 +30,17 @@ const LIMIT_FIELDS = ['max_completion_tokens', 'max_tokens', 'max_output_tokens'
 export function lineBound(p: Pricing, endpoint: string, body: Record<string, unknown>): { bound: number; unlimited: boolean } {
   const limit = LIMIT_FIELDS.map((f) => body[f]).find((v): v is number => typeof v === 'number');
   const completes = endpoint !== '/v1/embeddings';
-  const size = { promptTokens: promptTokenBound(body), images: countImages(body), completionTokens: completes ? limit : 0 };
-  return { bound: callBound(p, size) * BATCH_PRICE, unlimited: completes && limit === undefined };
+  const size = { promptTokens: promptTokenBound(body), images: countImages(body), completionTokens: completes ? limit : 0, searches: searchesOf(body) };
+  // Images in the answer priced each, with nothing to limit how many: no bound.
+  const bound = imagesUnbounded(body, [p]) ? Infinity : callBound(p, size) * BATCH_PRICE;
+  return { bound, unlimited: completes && limit === undefined };
 }
 
 /** Sums the bound of the file's request lines that `include` takes (all when absent). */
-export async function estimateFile(path: string, endpoint: string, p: Pricing, include?: (line: number) => boolean): Promise<BatchEstimate> {
+export async function estimateFile(path: string, endpoint: string, p: Pricing, include?: (line: number) => boolean, signal?: AbortSignal): Promise<BatchEstimate> {
   const e: BatchEstimate = { model: p.model, requests: 0, bound: 0, unlimited: 0, spent: 0 };
   for await (const line of readLines(path)) {
+    signal?.throwIfAborted();
     if (include && !include(line.number)) continue;
     let item: { body?: unknown };
     try {
@@ -77,13 +80,13 @@ export interface BatchSpend {
 export async function checkBatchSpend(ctx: RunContext<SpendOptions>, { client, settings }: Connected, b: BatchSpend): Promise<BatchEstimate | undefined> {
   const cap = await capOf(ctx, settings);
   if (!cap && !ctx.opts.dryRun) return undefined;
-  const prices = await pricesOf(ctx, client, settings.apiRoot ?? DEFAULT_API_ROOT, [b.model]);
+  const prices = await pricesOrWhy(ctx, cap, () => pricesOf(ctx, client, settings.apiRoot ?? DEFAULT_API_ROOT, [b.model]));
   if (typeof prices === 'string') {
     if (cap) throw new CliError(`cannot bound the cost of this batch for ${cap.name}: ${prices}`, EXIT.PAYMENT);
     ctx.io.note(`cost bound: unknown (${prices})`);
     return undefined;
   }
-  const e = { ...(await estimateFile(b.path, b.endpoint, prices[0]!, b.include)), spent: b.spent ?? 0, maxCompletion: prices[0]!.maxCompletion };
+  const e = { ...(await estimateFile(b.path, b.endpoint, prices[0]!, b.include, ctx.signal)), spent: b.spent ?? 0, maxCompletion: prices[0]!.maxCompletion };
   // --max-cost caps the whole job, finished shards included; a budget only what is still to be spent.
   const whole = e.bound + (cap?.name.startsWith('--max-cost') ? e.spent : 0);
   if (cap && whole > cap.usd) throw new CliError(`this batch could cost up to ${usdBound(whole)} (${e.requests} requests to ${e.model} at the batch price), over ${cap.name}: nothing was submitted`, EXIT.PAYMENT);

@@ -5,7 +5,7 @@
 import type { Settings } from '../config/settings.js';
 import { BUDGET_ENV } from '../config/fields.js';
 import { fromEnv } from '../config/settings.js';
-import { ledgerPath, type UsageRecord } from './ledger.js';
+import type { UsageRecord } from './ledger.js';
 import { usage } from './exit-codes.js';
 
 export type BudgetName = keyof typeof BUDGET_ENV;
@@ -35,47 +35,68 @@ export function startOfMonth(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
 }
 
-/** What the ledger holds for this profile today and this month (UTC); a batch counts once, with its latest record. */
-export async function spentBy(env: NodeJS.ProcessEnv, profile: string, now = new Date()): Promise<{ today: number; month: number }> {
+export interface Spent {
+  today: number;
+  month: number;
+}
+
+/**
+ * Sums what a profile spent today and this month (UTC) from the ledger's records, fed in order. A
+ * batch is recorded each time it is seen ended: it counts once, when it was first seen so (its
+ * spend happened then; a later `batch get` does not move it to today), at its latest figures.
+ */
+export function spendCounter(profile: string, now = new Date()): { add: (r: UsageRecord) => void; total: () => Spent } {
   const day = startOfDay(now).getTime();
   const month = startOfMonth(now).getTime();
   const spent = { today: 0, month: 0 };
   const batches = new Map<string, { at: number; cost: number }>();
-  const path = ledgerPath(env);
-  // Loaded only where a budget is set: a plain call reads no ledger.
-  const { createReadStream, existsSync } = await import('node:fs');
-  const { createInterface } = await import('node:readline');
-  if (!existsSync(path)) return spent;
-  const add = (at: number, cost: number) => {
+  const count = (at: number, cost: number) => {
     if (at >= month) spent.month += cost;
     if (at >= day) spent.today += cost;
   };
-  for await (const line of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {
-    let r: UsageRecord;
-    try {
-      r = JSON.parse(line) as UsageRecord;
-    } catch {
-      continue;
-    }
-    if (!r || r.profile !== profile || typeof r.time !== 'string' || typeof r.cost !== 'number' || !Number.isFinite(r.cost)) continue;
+  const add = (r: UsageRecord) => {
+    if (r.profile !== profile || typeof r.cost !== 'number' || !Number.isFinite(r.cost)) return;
     const at = Date.parse(r.time);
-    if (!(at >= month)) continue;
-    if (r.batch_id) batches.set(r.batch_id, { at, cost: r.cost });
-    else add(at, r.cost);
-  }
-  for (const b of batches.values()) add(b.at, b.cost);
-  return { today: round(spent.today), month: round(spent.month) };
+    if (r.batch_id) batches.set(r.batch_id, { at: batches.get(r.batch_id)?.at ?? at, cost: r.cost });
+    else if (at >= month) count(at, r.cost);
+  };
+  const total = () => {
+    const sum = { ...spent };
+    for (const b of batches.values()) {
+      if (b.at >= month) sum.month += b.cost;
+      if (b.at >= day) sum.today += b.cost;
+    }
+    return { today: round(sum.today), month: round(sum.month) };
+  };
+  return { add, total };
+}
+
+/** What the ledger holds for this profile today and this month (UTC), summed as it is read. */
+export async function spentBy(env: NodeJS.ProcessEnv, profile: string, now = new Date(), signal?: AbortSignal): Promise<Spent> {
+  const counter = spendCounter(profile, now);
+  // Loaded only where a budget is set: a plain call reads no ledger.
+  const { eachLedgerRecord } = await import('./ledger-read.js');
+  await eachLedgerRecord(env, counter.add, signal);
+  return counter.total();
+}
+
+export interface BudgetRead {
+  now?: Date;
+  /** What was spent, already summed by the caller's own read of the ledger. */
+  known?: Spent;
+  /** Ctrl-C: stops the read of the ledger. */
+  signal?: AbortSignal;
 }
 
 /** The budgets the settings set, with what was spent against each. */
-export async function budgetsFor(env: NodeJS.ProcessEnv, settings: Settings, now = new Date()): Promise<Budget[]> {
+export async function budgetsFor(env: NodeJS.ProcessEnv, settings: Settings, { now = new Date(), known, signal }: BudgetRead = {}): Promise<Budget[]> {
   const set: [BudgetName, string | undefined][] = [
     ['daily_budget', settings.dailyBudget],
     ['monthly_budget', settings.monthlyBudget],
   ];
   const given = set.filter((b): b is [BudgetName, string] => b[1] !== undefined);
   if (given.length === 0) return [];
-  const spent = await spentBy(env, settings.profile, now);
+  const spent = known ?? (await spentBy(env, settings.profile, now, signal));
   return given.map(([name, value]) => {
     const from = fromEnv(env, BUDGET_ENV[name]) !== undefined ? BUDGET_ENV[name] : `${name} of profile "${settings.profile}"`;
     const daily = name === 'daily_budget';

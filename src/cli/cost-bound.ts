@@ -12,6 +12,10 @@ export interface Pricing {
   request: number;
   /** The most completion tokens one answer can hold, when the list says. */
   maxCompletion?: number;
+  /** USD per web search (the web plugin), when the list prices it. */
+  webSearch?: number;
+  /** USD per image an answer holds, when the list prices it: no limit bounds how many. */
+  imageOutput?: number;
 }
 
 /** What the bound of one call is made of. */
@@ -24,6 +28,8 @@ export interface CallSize {
   completionTokens?: number;
   /** Requests the call is sent as (each pays the request price); 1 if absent. */
   requests?: number;
+  /** Web searches the call makes (the web plugin: one a request). */
+  searches?: number;
 }
 
 /** The price a batch request is charged, as a fraction of its price alone (docs/conformance.md). */
@@ -41,10 +47,12 @@ function price(value: unknown): number | undefined {
  * write or audio, a completion token reasoning or audio. The dearest of them bounds the side.
  */
 const PRICE_KEYS = {
-  prompt: ['prompt', 'input_cache_write', 'input_cache_write_1h', 'audio'],
-  completion: ['completion', 'internal_reasoning', 'audio_output'],
+  prompt: ['prompt', 'input_cache_write', 'input_cache_write_1h', 'audio', 'image_token'],
+  completion: ['completion', 'internal_reasoning', 'audio_output', 'image_token'],
   image: ['image'],
   request: ['request'],
+  webSearch: ['web_search'],
+  imageOutput: ['image_output'],
 } as const;
 
 /** A model's pricing as numbers, or a sentence saying why it cannot be read. */
@@ -70,7 +78,8 @@ export function readPricing(model: { id: string; pricing?: unknown; top_provider
   }
   const top = (model.top_provider ?? {}) as { max_completion_tokens?: unknown };
   const limit = [top.max_completion_tokens, model.context_length].find((n): n is number => typeof n === 'number' && Number.isInteger(n) && n > 0);
-  return { model: model.id, ...(read as Omit<Pricing, 'model'>), ...(limit !== undefined ? { maxCompletion: limit } : {}) };
+  const { webSearch, imageOutput, ...base } = read as Required<Omit<Pricing, 'model' | 'maxCompletion'>>;
+  return { model: model.id, ...base, ...(limit !== undefined ? { maxCompletion: limit } : {}), ...(webSearch ? { webSearch } : {}), ...(imageOutput ? { imageOutput } : {}) };
 }
 
 /** The completion tokens a call may produce at most: its own limit, the model's, or unbounded. */
@@ -88,7 +97,7 @@ export function callBound(p: Pricing, size: CallSize): number {
 
 /** What a call costs before its first completion token: prompt, images, the request itself. */
 function fixedCost(p: Pricing, size: CallSize): number {
-  return size.promptTokens * p.prompt + size.images * p.image + (size.requests ?? 1) * p.request;
+  return size.promptTokens * p.prompt + size.images * p.image + (size.requests ?? 1) * p.request + (size.searches ?? 0) * (p.webSearch ?? 0);
 }
 
 /** With fallback models, the call can be served by any of them: its bound is the most expensive. */
@@ -130,6 +139,25 @@ export function countImages(body: unknown): number {
   const o = body as Record<string, unknown>;
   const own = o.type === 'image_url' || o.type === 'input_image' ? 1 : 0;
   return own + Object.values(o).reduce<number>((n, v) => n + countImages(v), 0);
+}
+
+/** Web searches a request body asks for: one with the web plugin (or a model's `:online` form, or `web_search_options`). */
+export function searchesOf(body: Record<string, unknown>): number {
+  const plugins = Array.isArray(body.plugins) ? body.plugins : [];
+  const web = plugins.some((p) => !!p && typeof p === 'object' && (p as { id?: unknown }).id === 'web');
+  const online = [body.model, ...(Array.isArray(body.models) ? body.models : [])].some((m) => typeof m === 'string' && m.endsWith(':online'));
+  return web || online || body.web_search_options !== undefined ? 1 : 0;
+}
+
+/** Whether a request body asks for images in the answer (`modalities` with "image"). */
+export function asksForImages(body: Record<string, unknown>): boolean {
+  return Array.isArray(body.modalities) && body.modalities.includes('image');
+}
+
+/** Why a call asking for images cannot be bounded, when a model that may serve it prices each image of its answer. */
+export function imagesUnbounded(body: Record<string, unknown>, prices: Pricing[]): string | undefined {
+  const priced = asksForImages(body) ? prices.find((p) => p.imageOutput) : undefined;
+  return priced && `${priced.model} charges ${usd(priced.imageOutput!)} per image of its answer, and nothing limits how many an answer holds`;
 }
 
 /** USD as a person reads it: six decimals, more for amounts under a millionth. */

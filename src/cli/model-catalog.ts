@@ -2,7 +2,7 @@
  * The service's model list, kept briefly in the state folder (one file per API root), so that
  * price look-ups, hints and completions do not fetch it on every call.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RouterClient } from '../client/index.js';
 import type { Model } from '../client/resources/models.js';
@@ -24,11 +24,29 @@ export function catalogPath(env: NodeJS.ProcessEnv, apiRoot: string): string {
   return join(stateHome(env), 'models', `${name}.json`);
 }
 
-/** The cached list of this API root, if it is fresh (an unreadable cache is no cache). */
+/** More than any model list takes (OpenRouter's, of some 400 models, is about 1 MB). */
+const MAX_CACHE_BYTES = 64 * 1024 * 1024;
+
+/** The cache file's text when it is a regular file of a sane size (a FIFO or /dev/zero in its place is no cache). */
+function readCacheFile(path: string): string | undefined {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const stat = fstatSync(fd);
+    return stat.isFile() && stat.size <= MAX_CACHE_BYTES ? readFileSync(fd, 'utf8') : undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const isModel = (m: unknown): m is Model => !!m && typeof m === 'object' && !Array.isArray(m) && typeof (m as Model).id === 'string';
+
+/** The cached list of this API root, if it is fresh and whole (an unreadable or damaged cache is no cache). */
 export function cachedModels(env: NodeJS.ProcessEnv, apiRoot: string, now = Date.now()): Model[] | undefined {
   try {
-    const cached = JSON.parse(readFileSync(catalogPath(env, apiRoot), 'utf8')) as CachedList;
-    if (cached.api_root !== apiRoot || !Array.isArray(cached.models)) return undefined;
+    const text = readCacheFile(catalogPath(env, apiRoot));
+    if (text === undefined) return undefined;
+    const cached = JSON.parse(text) as CachedList;
+    if (!cached || cached.api_root !== apiRoot || !Array.isArray(cached.models) || !cached.models.every(isModel)) return undefined;
     if (!(now - cached.fetched_at >= 0 && now - cached.fetched_at < CATALOG_TTL_MS)) return undefined;
     return cached.models;
   } catch {

@@ -165,7 +165,7 @@ describe('the rounds of a tool loop, counted', () => {
     const before = chats();
     const r = await run(['chat', '--no-stream', '--max-cost', cap.toFixed(6), '--model', 'local/tools', '--tools', longTool(), 'go']);
     expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(/^error: this call could cost up to \$[\d.]+, over what is left of --max-cost \$[\d.]+ after the earlier rounds/);
+    expect(r.stderr).toMatch(/^error: this call could cost up to \$[\d.]+, over --max-cost \$[\d.]+, less the \$[\d.]+ this command already spent/);
     expect(chats()).toBe(before + 1);
   });
 });

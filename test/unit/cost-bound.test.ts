@@ -90,3 +90,25 @@ describe('amounts', () => {
     expect(usd(Infinity)).toBe('unbounded');
   });
 });
+
+describe('prices beyond tokens: web searches, image tokens, images of the answer', () => {
+  const pricing = { prompt: '0.000001', completion: '0.000002', web_search: '0.02', image_output: '0.04', image_token: '0.00003' };
+
+  it('reads them: an image token bounds either side at its price, a web search is paid per request that searches', async () => {
+    const { searchesOf } = await import('../../src/cli/cost-bound.js');
+    const p = readPricing({ id: 'x/img', pricing, context_length: 1000 }) as Pricing;
+    expect(p).toMatchObject({ prompt: 3e-5, completion: 3e-5, webSearch: 0.02, imageOutput: 0.04 });
+    expect(searchesOf({ plugins: [{ id: 'web' }] })).toBe(1);
+    expect(searchesOf({ model: 'x/y:online' })).toBe(1);
+    expect(searchesOf({ model: 'x/y', plugins: [{ id: 'file-parser' }] })).toBe(0);
+    expect(callBound(p, { promptTokens: 10, images: 0, completionTokens: 10, searches: 1 })).toBeCloseTo(20 * 3e-5 + 0.02, 12);
+  });
+
+  it('a call asking for images of a model that prices each one cannot be bounded', async () => {
+    const { imagesUnbounded } = await import('../../src/cli/cost-bound.js');
+    const p = readPricing({ id: 'x/img', pricing }) as Pricing;
+    expect(imagesUnbounded({ modalities: ['text', 'image'] }, [cheap, p])).toBe('x/img charges $0.040000 per image of its answer, and nothing limits how many an answer holds');
+    expect(imagesUnbounded({ modalities: ['text'] }, [p])).toBeUndefined();
+    expect(imagesUnbounded({ modalities: ['image'] }, [cheap])).toBeUndefined();
+  });
+});

@@ -9,6 +9,7 @@ import { buildChatRequest, type ChatOptions } from './chat-request.js';
 import { usage } from '../exit-codes.js';
 import { readAttachments, type Attachment } from '../attach.js';
 import { recordedUser, userContent } from './chat-extras.js';
+import type { SpendOptions } from '../spend-guard.js';
 
 export const REPL_HELP = 'commands: /exit, /model ID, /system TEXT, /role NAME, /attach PATH, /edit, /save FILE, /clear, /help; end a line with \\ to continue it; Up-arrow recalls earlier lines, of earlier sessions too. '
   + 'Ctrl-C stops an answer (the exchange is dropped) or clears the line; Ctrl-C on an empty line exits (130), Ctrl-D exits (0)';
@@ -128,7 +129,10 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
   more.replOptions(ctx);
   if (opts.attach?.includes('-')) throw usage('--attach -: stdin is the terminal chat -i reads; attach a file');
   const saved = openConversation(ctx);
-  const { client, settings } = await ctx.connect({ model: opts.model ?? saved?.model });
+  const connected = await ctx.connect({ model: opts.model ?? saved?.model });
+  const { client, settings } = connected;
+  const { guardSpend } = await import('../spend-guard.js');
+  const { usageFields } = await import('../ledger.js');
   const { reportError } = await import('../errors.js');
   const c: Conversation = { model: settings.model, history: withSystem(saved?.messages ?? [], opts.system), attached: await readAttachments(opts.attach, io), recorded: new WeakMap() };
   let kept = saved;
@@ -180,7 +184,11 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
       const md = await more.answerRenderer(io, opts);
       try {
         const req = buildChatRequest([...c.history], opts, c.model);
+        // Each turn is a call: held to the budgets (a reached one is this turn's error) and put in the ledger.
+        await guardSpend(ctx as RunContext<ChatOptions & SpendOptions>, connected, { body: req, models: [req.model], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true });
+        let used: Record<string, unknown> | undefined;
         for await (const chunk of await client.chat.streamText(req, { signal: AbortSignal.any([signal, answerStop.signal]) })) {
+          if (chunk.usage) used = chunk.usage as unknown as Record<string, unknown>;
           const piece = deltaText(chunk);
           if (piece) {
             answer += piece;
@@ -188,6 +196,7 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
           }
         }
         io.out(md ? md.end() || '\n' : '\n');
+        ctx.logUsage({ endpoint: '/v1/chat/completions', model: req.model, ...usageFields(used) });
         kept = keepConversation(ctx, kept, c.model, c.history.map((m) => c.recorded.get(m) ?? m), answer, text);
         c.history.push({ role: 'assistant', content: answer });
         // Turns another run saved in the meantime come along, so that the next save keeps them; a message

@@ -15,7 +15,7 @@ import { action, type RunContext } from '../run.js';
 import { applyRoleFlag, blameRole } from '../roles.js';
 import { textOrFile } from '../input.js';
 import { usage } from '../exit-codes.js';
-import { boundNote, guardSpend, SPEND_FLAGS, type SpendOptions } from '../spend-guard.js';
+import { boundNote, guardNext, guardSpend, limitFlagOf, SPEND_FLAGS, type SpendOptions } from '../spend-guard.js';
 import { keepConversation, openConversation, withSystem } from './chat-conversation.js';
 import { MessageAssembler, messageOf, type AssembledMessage } from '../answer-extras.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from './chat-extras.js';
@@ -83,16 +83,17 @@ async function runChat(ctx: RunContext<ChatOptions & SpendOptions>, args: string
   try {
     const streams = opts.stream ?? !opts.json;
     const sentWith = streams ? { stream: true, stream_options: { include_usage: true } } : undefined;
-    const guarded = { body: req, sentWith, models: [req.model, ...(req.models ?? [])], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true };
+    const guarded = { body: req, sentWith, models: [req.model, ...(req.models ?? [])], limitField: 'max_completion_tokens', limitFlag: limitFlagOf(ctx, 'maxTokens', '--max-tokens'), explicitLimit: opts.maxTokens !== undefined, completes: true };
     const guard = await guardSpend(ctx, connected, guarded);
     if (guard.dryRun) return;
+    let spent: number | undefined;
     // The usage of every round of a tool loop, summed.
     let u: ChatUsage | undefined;
-    let rounds = 0;
     const ask = async () => {
-      // A tool loop's next round is held to what is left of --max-cost (and of the budgets) after the rounds before it.
-      if (rounds++ > 0) await guardSpend(ctx, connected, { ...guarded, spent: u?.cost ?? 0 });
+      // Each round of a tool loop sends a longer prompt: it is held to what the cap has left.
+      if (spent !== undefined) guardNext(ctx, guard, guarded, spent);
       const a = streams ? await streamChat(io, client, req, opts, call) : await completeChat(io, client, req, opts, call);
+      spent = (spent ?? 0) + (typeof a.usage?.cost === 'number' ? a.usage.cost : (guard.bound ?? 0));
       ctx.logUsage({ endpoint: '/v1/chat/completions', model: a.model ?? req.model ?? req.models?.[0], ...usageFields(a.usage) });
       u = addUsage(u, a.usage);
       if (a.failure) throw a.failure;

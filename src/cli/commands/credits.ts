@@ -24,8 +24,9 @@ async function runCredits(ctx: RunContext<{ json?: boolean }>): Promise<void> {
     if (!io.stdoutTTY) return void io.out(`${c.total_credits}\t${c.total_usage}\t${balance}\n`);
     io.out(`credits  ${usd(c.total_credits)}\nused     ${usd(c.total_usage)}\nbalance  ${usd(balance)}\n`);
   } catch (err) {
-    if (err instanceof APIError && err.status === 403) {
-      const which = settings.managementKey ? 'the management key was refused' : 'this is the standard API key';
+    // A 401 is about the key sent, which here is the management key (or, with none set, the API key).
+    if (err instanceof APIError && (err.status === 403 || err.status === 401)) {
+      const which = !settings.managementKey ? 'this is the standard API key' : err.status === 401 ? 'the management key is not valid' : 'the management key was refused';
       throw new CliError(`credits need a management key (${which}): export ROUTER_MANAGEMENT_KEY=…, or printf %s "$KEY" | router config set management_key`, EXIT.AUTH);
     }
     throw err;

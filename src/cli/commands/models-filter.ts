@@ -1,5 +1,6 @@
 /** What `router models` keeps of the list, in what order, and how a row reads. */
 import type { Model } from '../../client/resources/models.js';
+import { didYouMean } from '../../internal/did-you-mean.js';
 
 export const MODEL_COLUMNS = ['id', 'name', 'context', '$/M prompt', '$/M completion', 'modalities'] as const;
 
@@ -47,6 +48,31 @@ export function filterModels(models: Model[], search: string[], f: Filters): Mod
   });
 }
 
+/**
+ * The first filter value that no model of the whole list has, as the line that says so; `typo` when
+ * a value the list has is close to it ("--supports tool": tools). Undefined when every value is known.
+ */
+export function unknownFilter(models: Model[], f: Filters): { line: string; typo: boolean } | undefined {
+  const known = { input: new Set<string>(), output: new Set<string>(), params: new Set<string>() };
+  for (const m of models) {
+    const { input, output } = modalities(m);
+    input.forEach((v) => known.input.add(v));
+    output.forEach((v) => known.output.add(v));
+    strings(m.supported_parameters).forEach((v) => known.params.add(v));
+  }
+  const asked: [string, string | undefined, Set<string>, string][] = [
+    ['--input-modality', f.inputModality?.toLowerCase(), known.input, 'takes'],
+    ['--output-modality', f.outputModality?.toLowerCase(), known.output, 'produces'],
+    ...(f.supports ?? []).map((p): [string, string, Set<string>, string] => ['--supports', p, known.params, 'supports']),
+  ];
+  for (const [flag, value, set, verb] of asked) {
+    if (value === undefined || set.has(value)) continue;
+    const near = didYouMean(value, [...set]);
+    return { line: `${flag} ${value}: no model in the list ${verb} it${near}`, typo: near !== '' };
+  }
+  return undefined;
+}
+
 /** price: cheapest first (prompt, then completion); context: largest first; name: by name. Unknowns last. */
 export function sortModels(models: Model[], by?: 'price' | 'context' | 'name'): Model[] {
   const last = (n: number) => (Number.isFinite(n) ? n : Infinity);
@@ -70,4 +96,26 @@ export function modelRow(m: Model): string[] {
   const shown = input.length || output.length ? `${input.join('+')}->${output.join('+')}` : '-';
   const context = typeof m.context_length === 'number' ? String(m.context_length) : '-';
   return [m.id, String(m.name ?? m.id), context, perMillion(perToken(m, 'prompt')), perMillion(perToken(m, 'completion')), shown];
+}
+
+/** The least of the last column (modalities) kept in sight when names are shortened. */
+const LAST_COLUMN_ROOM = 12;
+/** A name shorter than this says nothing: the column is left out instead. */
+const LEAST_NAME = 8;
+
+/**
+ * The table's columns fitted to the window: names shortened (with "…"), or left out, so that the id
+ * and the prices stay in sight. The table cuts only its lines' end, and long names (OpenRouter's
+ * "Anthropic: Claude …") would push the prices out of it.
+ */
+export function fitColumns(rows: string[][], width: number): { head: string[]; rows: string[][] } {
+  const NAME = 1;
+  const head: string[] = [...MODEL_COLUMNS];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const others = widths.reduce((sum, w, i) => (i === NAME || i === widths.length - 1 ? sum : sum + w), 0) + 2 * (widths.length - 1);
+  const room = width - others - Math.min(LAST_COLUMN_ROOM, widths.at(-1)!);
+  if (widths[NAME]! <= room) return { head, rows };
+  const without = <T>(cells: T[]) => cells.filter((_, i) => i !== NAME);
+  if (room < LEAST_NAME) return { head: without(head), rows: rows.map(without) };
+  return { head, rows: rows.map((r) => r.map((cell, i) => (i === NAME && cell.length > room ? `${cell.slice(0, room - 1)}…` : cell))) };
 }

@@ -1,6 +1,6 @@
 /** `router models [SEARCH]` and `router models show ID`: the service's model list, kept briefly in the state folder. */
 import { Option, type Command } from '../commander.js';
-import { CliError, EXIT } from '../exit-codes.js';
+import { CliError, EXIT, usage } from '../exit-codes.js';
 import { action, type RunContext } from '../run.js';
 import { renderTable } from './batch/format.js';
 import type { Model } from '../../client/resources/models.js';
@@ -61,14 +61,19 @@ async function fetchModels(ctx: RunContext<{ refresh?: boolean }>): Promise<Mode
 
 async function runModels(ctx: RunContext<ModelsOpts>, search: string[]): Promise<void> {
   const { io, opts } = ctx;
-  const { filterModels, modelRow, sortModels, MODEL_COLUMNS } = await import('./models-filter.js');
-  const found = sortModels(filterModels(await fetchModels(ctx), search, opts), opts.sort);
+  const { filterModels, fitColumns, modelRow, sortModels, unknownFilter } = await import('./models-filter.js');
+  const all = await fetchModels(ctx);
+  const unknown = unknownFilter(all, opts);
+  // A value close to one the list has is a typo, refused; another (video, when no model takes it) just matches nothing.
+  if (unknown?.typo) throw usage(unknown.line);
+  const found = sortModels(filterModels(all, search, opts), opts.sort);
   if (opts.json) return io.json(found);
   const rows = found.map(modelRow);
   if (!io.stdoutTTY) return void io.out(rows.map((r) => `${r.join('\t')}\n`).join(''));
-  if (rows.length === 0) return io.info('no models match');
+  if (rows.length === 0) return io.info(unknown ? `no models match: ${unknown.line}` : 'no models match');
   const chalk = io.color ? (await import('chalk')).default : undefined;
-  io.out(renderTable([...MODEL_COLUMNS], rows, io.columns!, chalk ? (s) => chalk.bold(s) : undefined));
+  const fitted = fitColumns(rows, io.columns!);
+  io.out(renderTable(fitted.head, fitted.rows, io.columns!, chalk ? (s) => chalk.bold(s) : undefined));
 }
 
 async function runShow(ctx: RunContext<{ refresh?: boolean }>, id: string): Promise<void> {

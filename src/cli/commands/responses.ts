@@ -9,7 +9,7 @@ import { printText, shownPieces, shownText, streamToStdout, usageLine } from '..
 import { buildResponsesRequest, RESPONSES_FLAGS, stopConditions, type ResponsesOpts } from './responses-request.js';
 import { action, type RunContext } from '../run.js';
 import { applyRoleFlag, blameRole } from '../roles.js';
-import { boundNote, guardSpend, SPEND_FLAGS, type SpendOptions } from '../spend-guard.js';
+import { boundNote, guardSpend, limitFlagOf, SPEND_FLAGS, type SpendOptions } from '../spend-guard.js';
 import { usage } from '../exit-codes.js';
 import { checkMetadataFlags, readJsonFile, textOrFile } from '../input.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from './chat-extras.js';
@@ -72,7 +72,7 @@ async function runResponses(ctx: RunContext<ResponsesOpts & SpendOptions>, args:
   try {
     const body = req as unknown as Record<string, unknown>;
     const loop = tools === undefined ? undefined : 'with --tools the service runs a loop of model calls whose inputs hold tool results, which no bound can foresee (--stop-when max_cost=USD asks the service to stop it)';
-    const guard = await guardSpend(ctx, connected, { body, unboundable: loop, sentWith: (opts.stream ?? !opts.json) ? { stream: true } : undefined, models: [req.model, ...((req.models as string[] | undefined) ?? [])], limitField: 'max_output_tokens', limitFlag: '--max-output-tokens', explicitLimit: opts.maxOutputTokens !== undefined, completes: true });
+    const guard = await guardSpend(ctx, connected, { body, unboundable: loop, sentWith: (opts.stream ?? !opts.json) ? { stream: true } : undefined, models: [req.model, ...((req.models as string[] | undefined) ?? [])], limitField: 'max_output_tokens', limitFlag: limitFlagOf(ctx, 'maxOutputTokens', '--max-output-tokens'), explicitLimit: opts.maxOutputTokens !== undefined, completes: true });
     if (guard.dryRun) return;
     const final = (opts.stream ?? !opts.json) ? await streamResponse(io, client, req, opts, call) : await createResponse(io, client, req, opts, call);
     if (opts.routerMetadata && !opts.json && final?.router_metadata) io.note(`router: ${String(final.router_metadata.summary)}`);

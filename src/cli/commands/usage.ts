@@ -1,11 +1,10 @@
 /** `router usage`: totals of the local usage ledger, by day, model or command. */
-import { createReadStream, existsSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import type { Command } from '../commander.js';
 import { Option } from '../commander.js';
 import { usage } from '../exit-codes.js';
 import { action, type RunContext } from '../run.js';
-import { ledgerPath, type UsageRecord } from '../ledger.js';
+import type { UsageRecord } from '../ledger.js';
+import { eachLedgerRecord } from '../ledger-read.js';
 
 interface UsageOpts {
   since: string;
@@ -34,7 +33,8 @@ export function registerUsage(program: Command): void {
 Every call (chat, responses, embed, speak, decide, and each batch once it ends) is one JSON line in
 $XDG_STATE_HOME/router/usage.jsonl: time, profile, command, endpoint, model, id or batch_id,
 tokens and the cost the service reported. --no-log (or ROUTER_NO_LOG=1, or
-router config set log off) leaves a call out. A batch counts once, with its latest record.
+router config set log off) leaves a call out. A batch counts once, on the day it was first seen
+ended, at its latest figures.
 
 Examples:
   $ router usage
@@ -59,65 +59,61 @@ export function sinceMs(text: string, now = Date.now()): number {
 
 const zero = (): Totals => ({ calls: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost: 0 });
 
+/** A count or cost of a record; anything but a finite number (a hand-edited "0.5") counts as none. */
+const amount = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
 function add(t: Totals, r: UsageRecord): void {
   t.calls++;
-  t.prompt_tokens += r.prompt_tokens ?? 0;
-  t.completion_tokens += r.completion_tokens ?? 0;
-  t.total_tokens += r.total_tokens ?? 0;
-  t.cost += r.cost ?? 0;
+  t.prompt_tokens += amount(r.prompt_tokens);
+  t.completion_tokens += amount(r.completion_tokens);
+  t.total_tokens += amount(r.total_tokens);
+  t.cost += amount(r.cost);
+}
+
+/** The ledger's records since `from`, summed per group as they are read: no record is held but a batch's latest. */
+async function totalsSince(env: NodeJS.ProcessEnv, from: number, keyOf: (r: UsageRecord) => string, alsoTo: ((r: UsageRecord) => void) | undefined, signal: AbortSignal): Promise<{ groups: Map<string, Totals>; total: Totals }> {
+  const groups = new Map<string, Totals>();
+  const total = zero();
+  const count = (r: UsageRecord) => {
+    const key = keyOf(r);
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = zero()));
+    add(group, r);
+    add(total, r);
+  };
+  // A batch is recorded each time it is seen ended: it counts once, at the time it was first seen so
+  // (a later `batch get` does not move its spend), with its latest figures, at the end of the read.
+  const batches = new Map<string, UsageRecord>();
+  await eachLedgerRecord(env, (r) => {
+    alsoTo?.(r);
+    const first = r.batch_id ? batches.get(r.batch_id) : undefined;
+    if (r.batch_id) return void batches.set(r.batch_id, first ? { ...r, time: first.time } : r);
+    if (Date.parse(r.time) >= from) count(r); // a time that is no date is no record
+  }, signal);
+  for (const r of batches.values()) if (Date.parse(r.time) >= from) count(r);
+  return { groups, total };
 }
 
 async function runUsage(ctx: RunContext<UsageOpts>): Promise<void> {
   const { io, opts } = ctx;
   const from = sinceMs(opts.since);
-  const path = ledgerPath(ctx.env);
-  const records: UsageRecord[] = [];
-  const batches = new Map<string, number>();
-  if (existsSync(path)) {
-    for await (const line of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {
-      let r: UsageRecord;
-      try {
-        r = JSON.parse(line) as UsageRecord;
-      } catch {
-        continue;
-      }
-      if (!r || typeof r.time !== 'string' || Date.parse(r.time) < from) continue;
-      // A batch is recorded each time it is seen ended: the latest record stands.
-      if (r.batch_id) {
-        const at = batches.get(r.batch_id);
-        if (at !== undefined) records[at] = r;
-        else {
-          batches.set(r.batch_id, records.length);
-          records.push(r);
-        }
-      } else records.push(r);
-    }
-  }
-  const groups = new Map<string, Totals>();
-  const total = zero();
-  for (const r of records) {
-    const key = opts.by === 'day' ? r.time.slice(0, 10) : String(r[opts.by] ?? '-');
-    if (!groups.has(key)) groups.set(key, zero());
-    add(groups.get(key)!, r);
-    add(total, r);
-  }
-  const budgets = await budgetRows(ctx);
+  const keyOf = (r: UsageRecord) => (opts.by === 'day' ? r.time.slice(0, 10) : String(r[opts.by] ?? '-'));
+  // The budgets' spend is summed in the same read of the ledger.
+  const { resolveSettings } = await import('../../config/settings.js');
+  const { budgetsFor, spendCounter } = await import('../budget.js');
+  const settings = await resolveSettings({ profile: ctx.flags.profile, apiRoot: ctx.flags.apiRoot }, ctx.env);
+  const now = new Date();
+  const spend = settings.dailyBudget !== undefined || settings.monthlyBudget !== undefined ? spendCounter(settings.profile, now) : undefined;
+  const { groups, total } = await totalsSince(ctx.env, from, keyOf, spend?.add, ctx.signal);
+  const budgets = (await budgetsFor(ctx.env, settings, { now, known: spend?.total() })).map((b) => ({ name: b.name, profile: settings.profile, limit: b.limit, spent: b.spent, left: round(Math.max(0, b.limit - b.spent)), resets: b.resets.toISOString() }));
   const rows = [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, t]) => ({ key, ...t, cost: round(t.cost) }));
-  if (opts.json) return io.json({ since: new Date(from).toISOString(), until: new Date().toISOString(), by: opts.by, rows, total: { ...total, cost: round(total.cost) }, budgets });
-  const lines = [...rows, { key: 'total', ...total }].map((r) => [r.key, String(r.calls), String(r.prompt_tokens), String(r.completion_tokens), String(r.total_tokens), `$${r.cost.toFixed(6)}`]);
+  const summed = { ...total, cost: round(total.cost) };
+  if (opts.json) return io.json({ since: new Date(from).toISOString(), until: now.toISOString(), by: opts.by, rows, total: summed, budgets });
+  const lines = [...rows, { key: 'total', ...summed }].map((r) => [r.key, String(r.calls), String(r.prompt_tokens), String(r.completion_tokens), String(r.total_tokens), `$${r.cost.toFixed(6)}`]);
   if (!io.stdoutTTY) return void io.out(`${lines.map((r) => r.join('\t')).join('\n')}\n`);
   const { table } = await import('../table.js');
   io.out(table(io, [opts.by, 'calls', 'prompt', 'completion', 'total tokens', 'cost'], lines));
   for (const b of budgets) io.out(`${b.name}: $${b.spent.toFixed(6)} of $${b.limit.toFixed(6)} spent ${b.name === 'daily_budget' ? 'today' : 'this month'} (UTC), $${b.left.toFixed(6)} left; resets ${b.resets}\n`);
-}
-
-/** Today's and this month's spend of the profile against its budgets (none when it sets none). */
-async function budgetRows(ctx: RunContext<UsageOpts>) {
-  const { resolveSettings } = await import('../../config/settings.js');
-  const { budgetsFor } = await import('../budget.js');
-  const settings = await resolveSettings({ profile: ctx.flags.profile, apiRoot: ctx.flags.apiRoot }, ctx.env);
-  const budgets = await budgetsFor(ctx.env, settings);
-  return budgets.map((b) => ({ name: b.name, profile: settings.profile, limit: b.limit, spent: b.spent, left: round(Math.max(0, b.limit - b.spent)), resets: b.resets.toISOString() }));
 }
 
 /** Sums of floats, to the precision the service reports (no 0.30000000000000004). */

@@ -77,7 +77,8 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
     });
     if (opts.dryRun) {
       await client.close();
-      if (estimate) io.out(`${estimateLine(estimate)}\n`);
+      if (opts.json) io.json({ requests: scan.count, endpoint: scan.endpoint, model, cost_bound: estimate ?? null });
+      else if (estimate) io.out(`${estimateLine(estimate)}\n`);
       io.info(`${scan.count} requests to ${scan.endpoint} with ${model} checked; nothing was sent`);
       return;
     }

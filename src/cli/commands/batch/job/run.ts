@@ -182,7 +182,8 @@ async function runHeld(ctx: RunContext<RunJobOpts>, job: JobRecord): Promise<voi
   const { client } = connected;
   try {
     checkInputUnchanged(job);
-    await (await import('../../../batch-estimate.js')).checkJobSpend(ctx, connected, job);
+    const spend = await import('../../../batch-estimate.js');
+    await spend.checkJobSpend(ctx, connected, job);
     const waits = opts.watch || opts.results !== undefined;
     // The id goes out first, whatever happens next: a run that is killed never loses it.
     if (waits || opts.json) io.note(`job ${job.id}: ${job.requests} requests in ${job.shards.filter((s) => s.parent === undefined).length} shard(s)`);
@@ -194,7 +195,15 @@ async function runHeld(ctx: RunContext<RunJobOpts>, job: JobRecord): Promise<voi
     if (opts.retryFailed) {
       await refreshJob(client, job, signal);
       await proveAdopted(submitting, job);
+      const before = job.shards.length;
       const n = await addRetryShards(client, job, signal);
+      // Retries are new spending: held to --max-cost and the budgets before they are saved.
+      try {
+        if (n) await spend.checkJobSpend(ctx, connected, job);
+      } catch (err) {
+        job.shards.length = before;
+        throw err;
+      }
       saveJob(ctx.env, job);
       io.note(n ? `retrying ${n} request(s) of ${job.id}` : `nothing of ${job.id} failed: no retry`);
     }

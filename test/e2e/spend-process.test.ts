@@ -1,0 +1,59 @@
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+
+// What only a process shows: chat -i in a real terminal (script gives it one), Ctrl-C while the ledger is read.
+let t: TestEnv;
+beforeAll(async () => {
+  t = await startTestEnv();
+});
+afterAll(() => t.close());
+
+async function repl(budget: string): Promise<string> {
+  const feed = `(sleep 0.8; printf 'write 5 words\\r'; sleep 1; printf '/exit\\r'; sleep 0.3)`;
+  // Asynchronous: the emulator answers from this process, so it must not be blocked.
+  const child = spawn('bash', ['-c', `${feed} | script -qfec "node ${BIN} chat -i --model local/lorem" /dev/null`], { env: { ...process.env, ...t.env, ROUTER_DAILY_BUDGET: budget } });
+  let out = '';
+  child.stdout.on('data', (c) => (out += c));
+  await new Promise((done) => child.on('close', done));
+  return out.replace(/\r/g, '').replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
+}
+
+describe('budgets in chat -i', () => {
+  it("each turn is in the usage ledger and held to the budgets: a reached one is that turn's error line, nothing sent", async () => {
+    t.clearRequests();
+    await repl('5');
+    const chats = () => t.requests().filter((q) => q.path === '/v1/chat/completions');
+    expect(chats()).toHaveLength(1);
+    const ledger = readFileSync(join(t.env.ROUTER_STATE_DIR, 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { cost: number });
+    expect(ledger).toHaveLength(1);
+    expect(ledger[0]).toMatchObject({ command: 'chat', model: 'local/lorem' });
+    expect(ledger[0]!.cost).toBeGreaterThan(0);
+    const reached = await repl('0.000001');
+    expect(reached).toMatch(/error: daily_budget of \$0\.000001 reached \(ROUTER_DAILY_BUDGET\)/);
+    expect(chats()).toHaveLength(1);
+  }, 20_000);
+});
+
+describe('Ctrl-C while a long ledger is read', () => {
+  it('router usage stops at once: exit 130, "interrupted", no totals', async () => {
+    const state = join(t.dir, 'long-ledger');
+    mkdirSync(state, { recursive: true });
+    const line = `${JSON.stringify({ time: new Date().toISOString(), profile: 'default', command: 'chat', model: 'local/echo', cost: 0.00001 })}\n`;
+    const chunk = line.repeat(10_000);
+    const fd = openSync(join(state, 'usage.jsonl'), 'w');
+    // 2,000,000 lines: about 2 s to read, well past the interrupt.
+    for (let i = 0; i < 200; i++) writeSync(fd, chunk);
+    closeSync(fd);
+    const child = spawn('node', [BIN, 'usage'], { env: { ...process.env, ...t.env, ROUTER_STATE_DIR: state } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    setTimeout(() => child.kill('SIGINT'), 700);
+    const code = await new Promise((done) => child.on('close', done));
+    expect({ code, stdout, stderr }).toEqual({ code: 130, stdout: '', stderr: 'error: interrupted\n' });
+  }, 30_000);
+});
