@@ -15,8 +15,10 @@ export default class SummaryReporter implements Reporter {
       }
     };
     for (const f of files) {
+      const before = failed;
       walk(f.tasks);
-      if (f.result?.state === 'fail' && f.tasks.length === 0) failed++;
+      // A file that failed outside its tests (a hook, its import) counts once.
+      if (f.result?.state === 'fail' && failed === before) failed++;
     }
     process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
   }

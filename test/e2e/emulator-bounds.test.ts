@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -48,7 +49,7 @@ describe('a stream the client does not read', () => {
       expect(rssMiB() - before).toBeLessThan(40);
       await reader.cancel();
     } finally {
-      child.kill('SIGTERM');
+      await stop(child);
     }
   });
 
@@ -76,7 +77,15 @@ describe('a stream the client does not read', () => {
       expect(rssMiB() - before).toBeLessThan(90);
     } finally {
       for (const s of sockets) s.destroy();
-      child.kill('SIGTERM');
+      await stop(child);
     }
   });
 });
+
+/** Stops an emulator and waits for it: it still writes its state folder as it ends. */
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  await exited;
+}
