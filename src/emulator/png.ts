@@ -1,3 +1,4 @@
+/** A real, decodable PNG (RGB, zlib-deflated rows, CRC-checked chunks), for `local/painter`. */
 import { deflateSync } from 'node:zlib';
 
 const CRC_TABLE = Uint32Array.from({ length: 256 }, (_, n) => {

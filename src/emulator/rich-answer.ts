@@ -1,3 +1,4 @@
+/** Which answer a chat or Responses request gets beyond plain text: a schema instance, tool calls, reasoning, an image, citations (the models local/vision, local/tools, local/thinker, local/painter). */
 import { answerFor, askedSchema } from './json-schema-answer.js';
 import type { ModelSpec } from './models.js';
 import { paint } from './painter.js';

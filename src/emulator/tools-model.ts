@@ -1,3 +1,4 @@
+/** `local/tools`: calls one of the given function tools with arguments that fit its parameters; given the results, answers in text from them. */
 import { instanceOf } from './json-schema-answer.js';
 import { prng, seedOf } from './models.js';
 import { randomHex } from './ids.js';
