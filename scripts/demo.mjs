@@ -48,6 +48,14 @@ try {
     process.stdout.write(`${r.custom_id}: ${r.response.body.choices[0].message.content}\n`);
   }
   run(['speak', 'Hello from the router emulator.', '--voice', 'alloy', '--model', 'local/tts', '-o', join(state, 'hello.mp3'), '--json']);
+  // Beyond text: a picture, a JSON schema, a script as a tool, and a cost cap.
+  writeFileSync(join(state, 'dot.png'), Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAIAAAA2iEnWAAAAEklEQVR4nGP4z8DAwMDAAMMAAB7YAfxCnGlYAAAAAElFTkSuQmCC', 'base64'));
+  run(['chat', '--model', 'local/vision', '-a', join(state, 'dot.png'), 'What is in this picture?']);
+  run(['chat', '--model', 'local/lorem', '--schema', '{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}', 'Name a city']);
+  const weather = { type: 'function', function: { name: 'weather', description: 'The weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }, command: `${JSON.stringify(process.execPath)} -e "process.stdout.write('sunny, 21 C')"` };
+  writeFileSync(join(state, 'tools.json'), JSON.stringify([weather]));
+  run(['chat', '--model', 'local/tools', '--tools', join(state, 'tools.json'), '--verbose', 'What is the weather in Lisbon?']);
+  run(['chat', '--model', 'local/lorem', '--max-cost', '0.0001', '--usage', 'write 500 words']);
 } catch (err) {
   if (!err.exitCode) process.stderr.write(`demo: ${err.message}\n`);
   process.exitCode = err.exitCode ?? 1;
