@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { type Emulator } from '../../src/emulator/server.js';
 import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
+import { emulatorPerFile } from '../support/inprocess-env.js';
 
 // --max-cost, --dry-run and budgets, in this process against an emulator over real HTTP.
 let emu: Emulator;
@@ -11,16 +11,7 @@ let dir: string;
 let env: Record<string, string>;
 let stateDir: string;
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-spend-'));
-  emu = await startEmulator({ stateDir: join(dir, 'emu'), port: 0, batchDelayMs: 0 });
-  const { apiKey, managementKey } = emu.store.firstKeys();
-  env = { ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: managementKey, ROUTER_CONFIG_DIR: join(dir, 'config'), ROUTER_PROFILE: '', ROUTER_MODEL: '', ROUTER_NO_LOG: '', ROUTER_DAILY_BUDGET: '', ROUTER_MONTHLY_BUDGET: '' };
-});
-afterAll(async () => {
-  await emu.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+emulatorPerFile('router-spend-', (f) => ({ emu, dir, env } = f));
 beforeEach(() => {
   stateDir = join(dir, `state-${Math.random().toString(36).slice(2)}`);
   mkdirSync(stateDir);

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,4 +54,32 @@ export async function startInProcessEnv(): Promise<InProcessEnv> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** What `emulatorPerFile` gives each test file: its emulator, a temp folder, and the environment of a fresh user. */
+export interface FileEmulator {
+  emu: Emulator;
+  dir: string;
+  env: Record<string, string>;
+}
+
+/**
+ * Registers the hooks of a test file that shares one in-process emulator among its tests: started in
+ * a fresh temp folder before them (the ROUTER_* settings a user may have set blanked), closed and
+ * removed after. `set` receives it once it is up.
+ */
+export function emulatorPerFile(prefix: string, set: (f: FileEmulator) => void, env: Record<string, string> = {}): void {
+  let file: FileEmulator | undefined;
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    const emu = await startEmulator({ stateDir: join(dir, 'emu'), port: 0, batchDelayMs: 0 });
+    const { apiKey, managementKey } = emu.store.firstKeys();
+    const blank = { ROUTER_PROFILE: '', ROUTER_MODEL: '', ROUTER_VOICE: '', ROUTER_SPEECH_MODEL: '', ROUTER_EMBED_MODEL: '', ROUTER_NO_LOG: '', ROUTER_DAILY_BUDGET: '', ROUTER_MONTHLY_BUDGET: '' };
+    file = { emu, dir, env: { ...blank, ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: managementKey, ROUTER_CONFIG_DIR: join(dir, 'config'), ...env } };
+    set(file);
+  });
+  afterAll(async () => {
+    await file?.emu.close();
+    if (file) rmSync(file.dir, { recursive: true, force: true });
+  });
 }
