@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveSettings } from '../../src/config/settings.js';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
@@ -58,6 +59,14 @@ describe('settings record where each value came from', () => {
     expect(more).toMatchObject({ code: 0, stdout: 'again\n' });
     const fresh = await t.run(['chat', '--no-stream', 'new'], { env: { ROUTER_MODEL: 'gpt-4o' } });
     expect(fresh.stderr).toBe('error: ROUTER_MODEL must look like <author>/<slug>, got "gpt-4o"\n');
+  });
+
+  it("a role's model goes before the environment's", async () => {
+    const roles = join(dirname((await t.run(['config', 'path'])).stdout.trim()), 'roles');
+    mkdirSync(roles, { recursive: true });
+    writeFileSync(join(roles, 'echoer.md'), '---\nmodel: local/echo\n---\n');
+    const r = await t.run(['chat', '--role', 'echoer', '--no-stream', 'hi'], { env: { ROUTER_MODEL: 'gpt-4o' } });
+    expect(r).toMatchObject({ code: 0, stdout: 'hi\n' });
   });
 
   it('a budget names where it was set', async () => {
