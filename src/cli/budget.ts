@@ -4,7 +4,7 @@
  */
 import type { Settings } from '../config/settings.js';
 import { BUDGET_ENV } from '../config/fields.js';
-import { fromEnv } from '../config/settings.js';
+import { sourceName } from '../config/settings.js';
 import type { UsageRecord } from './ledger.js';
 import { usage } from './exit-codes.js';
 
@@ -90,15 +90,16 @@ export interface BudgetRead {
 
 /** The budgets the settings set, with what was spent against each. */
 export async function budgetsFor(env: NodeJS.ProcessEnv, settings: Settings, { now = new Date(), known, signal }: BudgetRead = {}): Promise<Budget[]> {
-  const set: [BudgetName, string | undefined][] = [
-    ['daily_budget', settings.dailyBudget],
-    ['monthly_budget', settings.monthlyBudget],
+  const set: [BudgetName, 'dailyBudget' | 'monthlyBudget'][] = [
+    ['daily_budget', 'dailyBudget'],
+    ['monthly_budget', 'monthlyBudget'],
   ];
-  const given = set.filter((b): b is [BudgetName, string] => b[1] !== undefined);
+  const given = set.filter(([, key]) => settings[key] !== undefined);
   if (given.length === 0) return [];
   const spent = known ?? (await spentBy(env, settings.profile, now, signal));
-  return given.map(([name, value]) => {
-    const from = fromEnv(env, BUDGET_ENV[name]) !== undefined ? BUDGET_ENV[name] : `${name} of profile "${settings.profile}"`;
+  return given.map(([name, key]) => {
+    const value = settings[key]!;
+    const from = sourceName(settings.from[key]!);
     const daily = name === 'daily_budget';
     const start = daily ? startOfDay(now) : startOfMonth(now);
     const resets = daily ? new Date(start.getTime() + 86_400_000) : new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1));

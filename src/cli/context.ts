@@ -1,6 +1,5 @@
 import type { RouterClient } from '../client/index.js';
-import type { Settings } from '../config/settings.js';
-import { DEFAULT_ENV, type DefaultField } from '../config/fields.js';
+import { sourceName, type Settings } from '../config/settings.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { checkModel } from './options.js';
 import type { GlobalFlags, IO } from './io.js';
@@ -13,19 +12,15 @@ export interface Connected {
 export interface ConnectOptions {
   /** Use the management key (speech, decisions). */
   management?: boolean;
-  model?: string;
 }
 
 /**
- * Builds the client from flags > env > profile. Call it only after the command's own input
- * is validated, so that bad input never costs a request.
+ * Builds the client from the run's settings. Call it only after the command's own input is
+ * validated, so that bad input never costs a request.
  */
-export async function connect(io: IO, flags: GlobalFlags, opts: ConnectOptions = {}): Promise<Connected> {
-  // An unknown profile or a malformed API root is a SettingsError: reportError makes it a usage error.
-  const { resolveSettings } = await import('../config/settings.js');
-  const settings = await resolveSettings({ profile: flags.profile, apiRoot: flags.apiRoot, model: opts.model }, io.env);
+export async function connect(io: IO, flags: GlobalFlags, settings: Settings, opts: ConnectOptions = {}): Promise<Connected> {
   // A --model was checked as it was parsed; one from ROUTER_MODEL or a profile is checked here, before any request.
-  if (opts.model === undefined) await checkDefault(io, settings.profile, 'model', settings.model);
+  checkedDefault(settings, 'model');
   io.addSecret(settings.apiKey);
   io.addSecret(settings.managementKey);
   const key = opts.management ? (settings.managementKey ?? settings.apiKey) : settings.apiKey;
@@ -49,20 +44,12 @@ export async function connect(io: IO, flags: GlobalFlags, opts: ConnectOptions =
 }
 
 /**
- * What `speak` and `embed` take when their flag is left out: the environment's value (ROUTER_VOICE,
- * ROUTER_SPEECH_MODEL, ROUTER_EMBED_MODEL), else the profile's; checked before anything is sent.
+ * A default of the settings (what `speak` and `embed` take when their flag is left out): a model id
+ * from the environment or a profile must look like one, as a --model flag must; the error names where it came from.
  */
-export async function settingDefault(io: IO, flags: GlobalFlags, field: Exclude<DefaultField, 'model'>): Promise<string | undefined> {
-  const { resolveSettings } = await import('../config/settings.js');
-  const settings = await resolveSettings({ profile: flags.profile, apiRoot: flags.apiRoot }, io.env);
-  const value = { voice: settings.voice, speech_model: settings.speechModel, embed_model: settings.embedModel }[field];
-  return checkDefault(io, settings.profile, field, value);
-}
-
-/** A model id from the environment or a profile must look like one, as a --model flag must; the error names where it came from. */
-async function checkDefault(io: IO, profile: string, field: DefaultField, value: string | undefined): Promise<string | undefined> {
-  if (value === undefined || field === 'voice') return value;
-  const env = DEFAULT_ENV[field];
-  const { fromEnv } = await import('../config/settings.js');
-  return checkModel(value, fromEnv(io.env, env) ? env : `the ${field} of profile "${profile}"`);
+export function checkedDefault(settings: Settings, key: 'model' | 'speechModel' | 'embedModel' | 'voice'): string | undefined {
+  const value = settings[key];
+  const from = settings.from[key];
+  if (value === undefined || key === 'voice' || (from?.kind !== 'env' && from?.kind !== 'profile')) return value;
+  return checkModel(value, from.kind === 'profile' ? `the ${sourceName(from)}` : sourceName(from));
 }

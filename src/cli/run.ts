@@ -2,6 +2,7 @@ import type { Command } from './commander.js';
 import { IO, processStreams, type GlobalFlags, type Streams } from './io.js';
 import type { Connected, ConnectOptions } from './context.js';
 import type { UsageRecord } from './ledger.js';
+import type { Settings, Source } from '../config/settings.js';
 import { usage } from './exit-codes.js';
 import { utf8Text } from './utf8.js';
 
@@ -10,8 +11,8 @@ export interface Runtime {
   streams: Streams;
   /** The user's arguments (without node and the script). */
   argv: string[];
-  /** The client factory; the default builds one from flags > env > profile. */
-  connect?: (io: IO, flags: GlobalFlags, opts?: ConnectOptions) => Promise<Connected>;
+  /** The client factory; the default builds one from the run's settings. */
+  connect?: (io: IO, flags: GlobalFlags, settings: Settings, opts?: ConnectOptions) => Promise<Connected>;
   exitCode: number;
   /** Registered by `main`: takes Ctrl-C away from the default (kill) while a command runs. */
   interrupts: boolean;
@@ -31,7 +32,14 @@ export interface RunContext<O> {
   env: NodeJS.ProcessEnv;
   /** Aborted on Ctrl-C. */
   signal: AbortSignal;
-  /** Builds the client; call it only after the command's own input is checked. */
+  /** The run's settings (flags > env > profile), read once on first use; each value with where it came from. */
+  settings(): Promise<Settings>;
+  /**
+   * The model the command itself names goes before the environment's and the profile's: its --model
+   * (typed, or set by its role), else the model of the conversation it goes on with.
+   */
+  useCommandModel(conversation?: { id: string; model?: string }): void;
+  /** Builds the client from settings(); call it only after the command's own input is checked. */
   connect(opts?: ConnectOptions): Promise<Connected>;
   /** Calls are written down (ledger, conversations): connected, and neither --no-log nor the settings say no. */
   readonly logging: boolean;
@@ -71,10 +79,25 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
     const onSigint = () => controller.abort(interrupted());
     io.interrupt = controller.signal;
     if (runtime.interrupts) process.on('SIGINT', onSigint);
+    let resolved: Promise<Settings> | undefined;
+    let commandModel: { model: string; from: Source } | undefined;
+    const settings = async (): Promise<Settings> => {
+      resolved ??= import('../config/settings.js').then((m) => m.resolveSettings({ profile: flags.profile, apiRoot: flags.apiRoot }, io.env));
+      const s = await resolved;
+      return commandModel ? { ...s, model: commandModel.model, from: { ...s.from, model: commandModel.from } } : s;
+    };
+    const useCommandModel = (conversation?: { id: string; model?: string }) => {
+      const { model, role } = opts as { model?: unknown; role?: unknown };
+      const byRole = typeof role === 'string' && cmd.getOptionValueSource('model') !== 'cli';
+      if (typeof model === 'string') commandModel = { model, from: byRole ? { kind: 'role', name: role } : { kind: 'flag', name: '--model' } };
+      else if (conversation?.model !== undefined) commandModel = { model: conversation.model, from: { kind: 'conversation', id: conversation.id } };
+      else commandModel = undefined;
+    };
     let connected: Connected | undefined;
     let connectedWith: ConnectOptions | undefined;
     const connect = async (o?: ConnectOptions) => {
-      connected = runtime.connect ? await runtime.connect(io, flags, o) : await (await import('./context.js')).connect(io, flags, o);
+      const s = await settings();
+      connected = runtime.connect ? await runtime.connect(io, flags, s, o) : await (await import('./context.js')).connect(io, flags, s, o);
       connectedWith = o;
       return connected;
     };
@@ -99,6 +122,8 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
         argv: runtime.argv,
         env: runtime.streams.env,
         signal: controller.signal,
+        settings,
+        useCommandModel,
         connect,
         logUsage,
         get logging() {

@@ -1,4 +1,4 @@
-import { BUDGET_ENV, DEFAULT_ENV, DEFAULT_PROFILE, isProfileName, SettingsError, shownName } from './fields.js';
+import { BUDGET_ENV, DEFAULT_ENV, DEFAULT_PROFILE, isProfileName, SettingsError, shownName, type ProfileField } from './fields.js';
 import { didYouMean } from '../internal/did-you-mean.js';
 import { isBlank } from '../internal/blank.js';
 
@@ -72,12 +72,30 @@ export interface Settings {
   /** The budgets in USD as given (checked where they are used), environment first. */
   dailyBudget: string | undefined;
   monthlyBudget: string | undefined;
+  /** Where each value that is set came from. */
+  from: SettingSources;
+}
+
+/** Where a setting's value came from: a flag, a variable, a profile's field, a role file, a conversation. */
+export type Source =
+  | { kind: 'flag' | 'env'; name: string }
+  | { kind: 'profile'; name: string; field: string }
+  | { kind: 'role'; name: string }
+  | { kind: 'conversation'; id: string };
+
+export type SettingSources = Partial<Record<Exclude<keyof Settings, 'profile' | 'log' | 'from'>, Source>>;
+
+/** A source as an error names it: `--api-root`, `ROUTER_MODEL`, `model of profile "work"`, `role NAME`. */
+export function sourceName(source: Source): string {
+  if (source.kind === 'profile') return `${source.field} of profile "${source.name}"`;
+  if (source.kind === 'role') return `role ${source.name}`;
+  if (source.kind === 'conversation') return `conversation ${source.id}`;
+  return source.name;
 }
 
 export interface SettingsInput {
   profile?: string;
   apiRoot?: string;
-  model?: string;
 }
 
 /**
@@ -112,20 +130,32 @@ export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessE
     const create = isProfileName(name) ? `: create it with "router login --profile ${name}"` : '';
     throw new SettingsError(`no profile "${shownName(name)}"${known.length ? ` (profiles: ${known.map(shownName).join(', ')})` : ''}${create}`);
   }
-  const envRoot = fromEnv(env, 'ROUTER_API_ROOT');
-  const rootFrom = flags.apiRoot !== undefined ? '--api-root' : envRoot ? 'ROUTER_API_ROOT' : `api_root of profile "${name}"`;
-  const root = flags.apiRoot ?? envRoot ?? profile?.api_root;
+  const from: SettingSources = {};
+  /** The environment's value, else the profile's, with where it came from. */
+  const either = (key: keyof SettingSources, envName: string, envValue: string | undefined, field: ProfileField, profileValue: string | undefined) => {
+    const value = envValue ?? profileValue;
+    if (value !== undefined) from[key] = envValue !== undefined ? { kind: 'env', name: envName } : { kind: 'profile', name, field };
+    return value;
+  };
+  const pick = (key: keyof SettingSources, envName: string, field: ProfileField) => either(key, envName, fromEnv(env, envName), field, profile?.[field]);
+  const key = (k: 'apiKey' | 'managementKey', envName: string, field: 'api_key' | 'management_key') => {
+    const envKey = checkKey(env[envName], envName);
+    return either(k, envName, envKey, field, envKey === undefined ? checkKey(profile?.[field], `${field} of profile "${name}"`) : undefined);
+  };
+  if (flags.apiRoot !== undefined) from.apiRoot = { kind: 'flag', name: '--api-root' };
+  const root = flags.apiRoot ?? pick('apiRoot', 'ROUTER_API_ROOT', 'api_root');
   return {
     profile: name,
-    apiKey: checkKey(env.ROUTER_API_KEY, 'ROUTER_API_KEY') ?? checkKey(profile?.api_key, `api_key of profile "${name}"`),
-    managementKey: checkKey(env.ROUTER_MANAGEMENT_KEY, 'ROUTER_MANAGEMENT_KEY') ?? checkKey(profile?.management_key, `management_key of profile "${name}"`),
-    apiRoot: root === undefined ? undefined : checkApiRoot(root, rootFrom),
-    model: flags.model ?? (fromEnv(env, DEFAULT_ENV.model) ?? profile?.model),
-    voice: fromEnv(env, DEFAULT_ENV.voice) ?? profile?.voice,
-    speechModel: fromEnv(env, DEFAULT_ENV.speech_model) ?? profile?.speech_model,
-    embedModel: fromEnv(env, DEFAULT_ENV.embed_model) ?? profile?.embed_model,
-    dailyBudget: fromEnv(env, BUDGET_ENV.daily_budget) ?? profile?.daily_budget,
-    monthlyBudget: fromEnv(env, BUDGET_ENV.monthly_budget) ?? profile?.monthly_budget,
+    apiKey: key('apiKey', 'ROUTER_API_KEY', 'api_key'),
+    managementKey: key('managementKey', 'ROUTER_MANAGEMENT_KEY', 'management_key'),
+    apiRoot: root === undefined ? undefined : checkApiRoot(root, sourceName(from.apiRoot!)),
+    model: pick('model', DEFAULT_ENV.model, 'model'),
+    voice: pick('voice', DEFAULT_ENV.voice, 'voice'),
+    speechModel: pick('speechModel', DEFAULT_ENV.speech_model, 'speech_model'),
+    embedModel: pick('embedModel', DEFAULT_ENV.embed_model, 'embed_model'),
+    dailyBudget: pick('dailyBudget', BUDGET_ENV.daily_budget, 'daily_budget'),
+    monthlyBudget: pick('monthlyBudget', BUDGET_ENV.monthly_budget, 'monthly_budget'),
     log: !['1', 'true', 'yes'].includes((env.ROUTER_NO_LOG ?? '').toLowerCase()) && profile?.log !== 'off',
+    from,
   };
 }

@@ -129,7 +129,8 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
   more.replOptions(ctx);
   if (opts.attach?.includes('-')) throw usage('--attach -: stdin is the terminal chat -i reads; attach a file');
   const saved = openConversation(ctx);
-  const connected = await ctx.connect({ model: opts.model ?? saved?.model });
+  ctx.useCommandModel(saved);
+  const connected = await ctx.connect();
   const { client, settings } = connected;
   const { guardSpend } = await import('../spend-guard.js');
   const { usageFields } = await import('../ledger.js');

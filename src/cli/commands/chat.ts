@@ -72,7 +72,8 @@ async function runChat(ctx: RunContext<ChatOptions & SpendOptions>, args: string
   const extras = await prepareExtras(opts, io, 'chat').catch((err: unknown) => Promise.reject(blameRole(err, role, ctx.cmd)));
   const prompt = await promptWith(args, io, extras, 'echo hi | router chat');
   const earlier = openConversation(ctx);
-  const connected = await connect({ model: opts.model ?? earlier?.model });
+  ctx.useCommandModel(earlier);
+  const connected = await connect();
   const { client, settings } = connected;
   const messages: ChatMessage[] = withSystem(earlier?.messages ?? [], opts.system);
   const user: ChatMessage = { role: 'user', content: userContent(prompt, extras, 'chat') };

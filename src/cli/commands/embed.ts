@@ -91,8 +91,8 @@ async function runEmbed(ctx: RunContext<EmbedOpts>, args: string[]): Promise<voi
   const { io, opts, signal, connect } = ctx;
   if (opts.json && opts.jsonl) throw usage('--json and --jsonl cannot be combined');
   if (opts.raw && opts.encodingFormat !== 'base64') throw usage('--raw goes with --encoding-format base64');
-  const { settingDefault } = await import('../context.js');
-  opts.model ??= await settingDefault(io, ctx.flags, 'embed_model');
+  const { checkedDefault } = await import('../context.js');
+  opts.model ??= checkedDefault(await ctx.settings(), 'embedModel');
   if (!opts.model) throw usage('no model: give --model (an embedding model, e.g. local/embed), or set a default: router config set embed_model local/embed');
   const inputs = await inputsFrom(opts, args, io);
   const connected = await connect();

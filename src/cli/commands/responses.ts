@@ -64,7 +64,8 @@ async function runResponses(ctx: RunContext<ResponsesOpts & SpendOptions>, args:
       if ('command' in (tool as object)) throw usage(`--tools: tool ${i + 1} has a "command", which only chat --tools runs; responses sends tools as they are (remove it)`);
     });
   }
-  const connected = await connect({ model: opts.model });
+  ctx.useCommandModel();
+  const connected = await connect();
   const { client, settings } = connected;
   const req = buildResponsesRequest(input, opts, settings.model, tools);
   applyExtras(req, opts, extras, 'responses');

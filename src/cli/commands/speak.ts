@@ -132,10 +132,10 @@ function isTurn(t: unknown): t is SpeechTurn {
 
 async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<void> {
   const { io, opts, argv, signal, connect } = ctx;
-  const { settingDefault } = await import('../context.js');
-  opts.model ??= await settingDefault(io, ctx.flags, 'speech_model');
+  const { checkedDefault } = await import('../context.js');
+  opts.model ??= checkedDefault(await ctx.settings(), 'speechModel');
   if (!opts.model) throw usage('no model: give --model (a speech model, e.g. local/tts), or set a default: router config set speech_model local/tts');
-  opts.voice ??= await settingDefault(io, ctx.flags, 'voice');
+  opts.voice ??= checkedDefault(await ctx.settings(), 'voice');
   if (!opts.voice) throw usage('no voice: give --voice (e.g. alloy), or set a default: router config set voice alloy');
   const toFile = opts.output !== undefined && opts.output !== '-';
   if (!toFile && io.stdoutTTY && !opts.dryRun) throw usage('refusing to write audio to a terminal: use -o FILE or redirect stdout');

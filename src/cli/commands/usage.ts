@@ -99,9 +99,8 @@ async function runUsage(ctx: RunContext<UsageOpts>): Promise<void> {
   const from = sinceMs(opts.since);
   const keyOf = (r: UsageRecord) => (opts.by === 'day' ? r.time.slice(0, 10) : String(r[opts.by] ?? '-'));
   // The budgets' spend is summed in the same read of the ledger.
-  const { resolveSettings } = await import('../../config/settings.js');
   const { budgetsFor, spendCounter } = await import('../budget.js');
-  const settings = await resolveSettings({ profile: ctx.flags.profile, apiRoot: ctx.flags.apiRoot }, ctx.env);
+  const settings = await ctx.settings();
   const now = new Date();
   const spend = settings.dailyBudget !== undefined || settings.monthlyBudget !== undefined ? spendCounter(settings.profile, now) : undefined;
   const { groups, total } = await totalsSince(ctx.env, from, keyOf, spend?.add, ctx.signal);

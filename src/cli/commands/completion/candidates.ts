@@ -21,7 +21,7 @@ export async function candidates(ctx: RunContext<unknown>, kind: DynamicKind): P
   const flags = { ...ctx.flags, timeout: TIMEOUT_S, maxRetries: 0 };
   const { connect } = await import('../../context.js');
   if (kind === 'batch-ids') {
-    const { client } = await connect(ctx.io, flags);
+    const { client } = await connect(ctx.io, flags, await ctx.settings());
     try {
       return (await client.batches.list({ limit: 50 })).data.map((b) => b.id);
     } finally {
@@ -30,7 +30,7 @@ export async function candidates(ctx: RunContext<unknown>, kind: DynamicKind): P
   }
   const known = new Set([...(await profiles(ctx).catch(() => ({ models: [] as string[] }))).models, ...[fromEnv(ctx.env, 'ROUTER_MODEL')].filter((m): m is string => m !== undefined)]);
   try {
-    const { client, settings } = await connect(ctx.io, flags);
+    const { client, settings } = await connect(ctx.io, flags, await ctx.settings());
     try {
       // The list `router models` keeps, fetched only when it is not fresh.
       const { modelCatalog } = await import('../../model-catalog.js');

@@ -80,8 +80,7 @@ async function newJob(ctx: RunContext<RunJobOpts>, file: string): Promise<{ job:
   const provider: JobRecord['provider'] = {};
   if (opts.providerOnly) provider.only = opts.providerOnly;
   if (opts.fallbacks === false) provider.allow_fallbacks = false;
-  const { resolveSettings } = await import('../../../../config/settings.js');
-  const defaultModel = (await resolveSettings(ctx.flags, ctx.env)).model;
+  const defaultModel = opts.model ?? (await ctx.settings()).model;
   const job = await planJob(file, { endpoint: opts.endpoint, model: opts.model, defaultModel, provider: Object.keys(provider).length ? provider : undefined, maxRequests: opts.maxRequests ?? BATCH_MAX_REQUESTS, maxBytes: opts.maxBytes ?? BATCH_MAX_BYTES });
   if (opts.dryRun) {
     const { checkJobSpend, estimateLine } = await import('../../../batch-estimate.js');

@@ -1,0 +1,77 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveSettings } from '../../src/config/settings.js';
+import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+
+let t: CliEnv;
+beforeAll(async () => {
+  t = await startCliEnv();
+  await t.run(['config', 'set', 'model', 'local/lorem', '--profile', 'work']);
+  await t.run(['config', 'set', 'speech_model', 'local/tts', '--profile', 'work']);
+  await t.run(['config', 'set', 'daily_budget', '5', '--profile', 'work']);
+});
+afterAll(() => t.close());
+
+/** The profile file edited by hand: a value `config set` would refuse. */
+async function editProfileFile(from: string, to: string): Promise<() => void> {
+  const path = (await t.run(['config', 'path'])).stdout.trim();
+  const before = readFileSync(path, 'utf8');
+  writeFileSync(path, before.replace(from, to));
+  return () => writeFileSync(path, before);
+}
+
+describe('settings record where each value came from', () => {
+  it('a flag, the environment, a profile', async () => {
+    const s = await resolveSettings({ profile: 'work', apiRoot: t.apiRoot }, { ...t.env, ROUTER_VOICE: 'alloy' });
+    expect(s.model).toBe('local/lorem');
+    expect(s.from).toEqual({
+      apiRoot: { kind: 'flag', name: '--api-root' },
+      apiKey: { kind: 'env', name: 'ROUTER_API_KEY' },
+      model: { kind: 'profile', name: 'work', field: 'model' },
+      voice: { kind: 'env', name: 'ROUTER_VOICE' },
+      speechModel: { kind: 'profile', name: 'work', field: 'speech_model' },
+      dailyBudget: { kind: 'profile', name: 'work', field: 'daily_budget' },
+    });
+    const fromEnv = await resolveSettings({ profile: 'work' }, { ...t.env, ROUTER_MODEL: 'local/echo', ROUTER_DAILY_BUDGET: '1' });
+    expect(fromEnv.from).toMatchObject({ apiRoot: { kind: 'env', name: 'ROUTER_API_ROOT' }, model: { kind: 'env', name: 'ROUTER_MODEL' }, dailyBudget: { kind: 'env', name: 'ROUTER_DAILY_BUDGET' } });
+  });
+
+  it('a bad model id in a profile is named by where it came from, before any request', async () => {
+    const restore = await editProfileFile('local/lorem', 'gpt-4o');
+    try {
+      t.clearRequests();
+      const chat = await t.run(['chat', 'x', '--profile', 'work']);
+      expect(chat).toMatchObject({ code: 2, stdout: '', stderr: 'error: the model of profile "work" must look like <author>/<slug>, got "gpt-4o"\n' });
+      expect(t.requests()).toHaveLength(0);
+      // The flag goes before the profile: its model is used and the profile's is not checked.
+      const flagged = await t.run(['chat', 'x', '--no-stream', '--profile', 'work', '--model', 'local/echo']);
+      expect(flagged).toMatchObject({ code: 0, stdout: 'x\n' });
+    } finally {
+      restore();
+    }
+  });
+
+  it('a conversation goes on with its own model, before the environment and the profile', async () => {
+    const first = await t.run(['chat', '--model', 'local/echo', '--no-stream', 'first']);
+    expect(first.code).toBe(0);
+    const more = await t.run(['chat', '-c', '--no-stream', 'again'], { env: { ROUTER_MODEL: 'gpt-4o' } });
+    expect(more).toMatchObject({ code: 0, stdout: 'again\n' });
+    const fresh = await t.run(['chat', '--no-stream', 'new'], { env: { ROUTER_MODEL: 'gpt-4o' } });
+    expect(fresh.stderr).toBe('error: ROUTER_MODEL must look like <author>/<slug>, got "gpt-4o"\n');
+  });
+
+  it("a role's model goes before the environment's", async () => {
+    const roles = join(dirname((await t.run(['config', 'path'])).stdout.trim()), 'roles');
+    mkdirSync(roles, { recursive: true });
+    writeFileSync(join(roles, 'echoer.md'), '---\nmodel: local/echo\n---\n');
+    const r = await t.run(['chat', '--role', 'echoer', '--no-stream', 'hi'], { env: { ROUTER_MODEL: 'gpt-4o' } });
+    expect(r).toMatchObject({ code: 0, stdout: 'hi\n' });
+  });
+
+  it('a budget names where it was set', async () => {
+    const spent = await t.run(['chat', '--model', 'local/echo', '--no-stream', 'hi', '--profile', 'work'], { env: { ROUTER_DAILY_BUDGET: '0' } });
+    expect(spent).toMatchObject({ code: 4, stdout: '' });
+    expect(spent.stderr).toMatch(/^error: daily_budget of \$0[.0]* reached \(ROUTER_DAILY_BUDGET\)/);
+  });
+});
