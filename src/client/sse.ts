@@ -150,7 +150,8 @@ export class EventSplitter<T> {
 
   /** Hands each event of the chunk, in order, to `item` (read fast) or `event`; stops when `event` returns false. */
   push(chunk: Uint8Array, item: (x: T) => void, event: (ev: SSEEvent) => boolean): void {
-    const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    // undici hands out Buffers: a view of another array only for other callers.
+    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const held = this.held;
     this.held = undefined;
     if (!this.bytewise || buf.indexOf(CR) !== -1) return this.toDecoder(held ? Buffer.concat([held, buf]) : buf, event);
