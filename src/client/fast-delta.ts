@@ -53,8 +53,11 @@ function isPlainText(c: ChatChunk): boolean {
   return typeof choice.delta.content === 'string' && keys.every((k) => k === 'content' || k === 'role');
 }
 
-/** Events built and then compared as one: a mismatch wastes at most this many events' work. */
-const SEGMENT = 16;
+/**
+ * Events built and then compared as one: a mismatch wastes at most this many events' work. Each
+ * compare costs more in checking its offsets than in comparing (~0.2 us): at 16, a tenth of the reading.
+ */
+const SEGMENT = 64;
 
 /**
  * Reads the text of chat chunks without decoding or parsing them (that is most of a stream's CPU).
