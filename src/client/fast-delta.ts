@@ -53,8 +53,11 @@ function isPlainText(c: ChatChunk): boolean {
   return typeof choice.delta.content === 'string' && keys.every((k) => k === 'content' || k === 'role');
 }
 
-/** Events built and then compared as one: a mismatch wastes at most this many events' work. */
-const SEGMENT = 16;
+/**
+ * Events built and then compared as one: a mismatch wastes at most this many events' work. Each
+ * compare costs more in checking its offsets than in comparing (~0.2 us): at 16, a tenth of the reading.
+ */
+const SEGMENT = 64;
 
 /**
  * Reads the text of chat chunks without decoding or parsing them (that is most of a stream's CPU).
@@ -114,24 +117,47 @@ export class TextDeltaReader<T> implements FastPath<T> {
   /**
    * Takes up to SEGMENT events from `at` as if each had the learned shape, writing what their bytes
    * would then be to `expected`; where they end (`at` when none fits), or -1 when a text does not parse.
+   * One pass over each text finds its end and copies it to both `expected` and the run's text.
    */
   private segment(buf: Buffer, at: number, limit: number): number {
     const before = this.before!;
     const after = this.after;
+    // What a segment writes fits in what is left of buf: room is made once, not per event.
+    const room = limit - at;
+    if (room > this.expected.length) this.expected = Buffer.allocUnsafe(Math.max(2 * this.expected.length, room));
+    if (this.held + room > this.scratch.length) this.scratch = grow(this.scratch, this.held, this.held + room);
+    const { expected, scratch } = this;
+    const beforeLength = before.bytes.length;
+    const afterLength = after.bytes.length;
     let w = 0;
     for (let n = 0; n < SEGMENT; n++) {
-      const open = at + before.length;
-      if (open + after.length > limit) break;
-      const close = this.closingQuote(buf, open, limit);
-      const end = close + after.length;
-      if (end > limit) break;
-      if (w + end - at > this.expected.length) this.expected = grow(this.expected, w, w + end - at);
-      const expected = this.expected;
+      const open = at + beforeLength;
+      if (open + afterLength > limit) break;
       expected.set(before.bytes, w);
-      copy(buf, open, close, expected, w + before.length);
-      expected.set(after.bytes, w + before.length + close - open);
-      if (!this.take(buf, open, close, false)) return -1;
-      w += end - at;
+      let e = w + beforeLength;
+      let h = this.held;
+      let escaped = false;
+      let close = open;
+      for (; close < limit; close++) {
+        let b = buf[close]!;
+        if (b === QUOTE) break;
+        if (b === BACKSLASH) {
+          escaped = true;
+          expected[e++] = b;
+          if (++close === limit) break;
+          b = buf[close]!;
+        }
+        expected[e++] = b;
+        scratch[h++] = b;
+      }
+      const end = close + afterLength;
+      if (end > limit) break;
+      expected.set(after.bytes, e);
+      if (escaped) {
+        this.escaped = true;
+        if (!this.take(buf, open, close, false)) return -1;
+      } else this.held = h;
+      w = e + afterLength;
       at = end;
     }
     return at;

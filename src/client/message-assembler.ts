@@ -41,13 +41,24 @@ export class MessageAssembler {
     if (typeof delta.content === 'string' && delta.content) this.content = (this.content ?? '') + delta.content;
     const reasoning = typeof delta.reasoning === 'string' ? delta.reasoning : '';
     if (reasoning) this.reasoning = (this.reasoning ?? '') + reasoning;
-    for (const d of Array.isArray(delta.reasoning_details) ? (delta.reasoning_details as Body[]) : []) {
+    if (Array.isArray(delta.reasoning_details)) this.addDetails(delta.reasoning_details as Body[]);
+    if (Array.isArray(delta.tool_calls)) this.addCalls(delta.tool_calls as Body[]);
+    if (Array.isArray(delta.images)) this.images.push(...(delta.images as AssembledMessage['images'] & object));
+    if (Array.isArray(delta.annotations)) this.annotations.push(...(delta.annotations as Body[]));
+    return reasoning;
+  }
+
+  private addDetails(details: Body[]): void {
+    for (const d of details) {
       const at = typeof d?.index === 'number' ? d.index : this.details.size;
       const known = this.details.get(at);
       if (!known) this.details.set(at, { ...d });
       else for (const key of ['summary', 'text', 'data'] as const) if (typeof d[key] === 'string') known[key] = String(known[key] ?? '') + d[key];
     }
-    for (const c of Array.isArray(delta.tool_calls) ? (delta.tool_calls as Body[]) : []) {
+  }
+
+  private addCalls(calls: Body[]): void {
+    for (const c of calls) {
       const index = typeof c.index === 'number' ? c.index : this.calls.size;
       const fn = (c.function ?? {}) as Body;
       const call = this.calls.get(index) ?? { index, id: '', type: 'function' as const, function: { name: '', arguments: '' } };
@@ -56,9 +67,6 @@ export class MessageAssembler {
       if (typeof fn.arguments === 'string') call.function.arguments += fn.arguments;
       this.calls.set(index, call);
     }
-    if (Array.isArray(delta.images)) this.images.push(...(delta.images as AssembledMessage['images'] & object));
-    if (Array.isArray(delta.annotations)) this.annotations.push(...(delta.annotations as Body[]));
-    return reasoning;
   }
 
   message(): AssembledMessage {

@@ -129,6 +129,16 @@ export interface FastPath<T> {
 }
 
 const BLANK_LINE = Buffer.from('\n\n');
+const LF = 0x0a;
+
+/**
+ * Where the last blank line of buf (from `from` on) starts, or -1. It is most often within the last
+ * event, a few hundred bytes from the end: a loop finds it sooner than lastIndexOf's call does.
+ */
+function lastBlankLine(buf: Buffer, from: number): number {
+  for (let i = buf.length - 2; i >= from; i--) if (buf[i + 1] === LF && buf[i] === LF) return i;
+  return -1;
+}
 const CR = 0x0d;
 /** The most bytes of an unfinished event held back from the decoder (a larger event ends the byte reading). */
 const MAX_HELD = 1024 * 1024;
@@ -150,7 +160,8 @@ export class EventSplitter<T> {
 
   /** Hands each event of the chunk, in order, to `item` (read fast) or `event`; stops when `event` returns false. */
   push(chunk: Uint8Array, item: (x: T) => void, event: (ev: SSEEvent) => boolean): void {
-    const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    // undici hands out Buffers: a view of another array only for other callers.
+    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const held = this.held;
     this.held = undefined;
     if (!this.bytewise || buf.indexOf(CR) !== -1) return this.toDecoder(held ? Buffer.concat([held, buf]) : buf, event);
@@ -168,7 +179,8 @@ export class EventSplitter<T> {
       const joint = Buffer.concat([held, buf.subarray(0, from)]);
       if (!this.walk(joint, 0, joint.length, item, event)) return;
     }
-    const whole = Math.max(from, buf.lastIndexOf(BLANK_LINE) + 2);
+    const last = lastBlankLine(buf, from);
+    const whole = last === -1 ? from : last + 2;
     if (!this.walk(buf, from, whole, item, event) || whole === buf.length) return;
     if (buf.length - whole > MAX_HELD) return this.toDecoder(buf.subarray(whole), event);
     this.held = buf.subarray(whole);

@@ -147,6 +147,8 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
   let usage: ChatUsage | undefined;
   let model: string | undefined;
   let text = '';
+  // Whether the text so far ends a line (asked of the last piece: text.endsWith would copy the whole answer).
+  let endsLine = false;
   const assembler = new MessageAssembler();
   const reasoning = reasoningPrinter(io, opts);
   const chunks = opts.json ? await client.chat.stream(req, call) : await client.chat.streamText(req, call);
@@ -159,6 +161,7 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
         if (chunk.model) model ??= chunk.model;
         const content = deltaText(chunk);
         text += content;
+        if (content) endsLine = content.endsWith('\n');
         reasoning.write(assembler.add(chunk));
         if (opts.json) out += io.jsonLine(chunk);
         else {
@@ -171,7 +174,7 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
       yield out;
     }
     // The answer's last line ended; not for an answer of tool calls only, or one printed once checked.
-    if (!opts.json && !opts.schema && !text.endsWith('\n') && (text || !assembler.message().tool_calls)) yield '\n';
+    if (!opts.json && !opts.schema && !endsLine && (text || !assembler.message().tool_calls)) yield '\n';
   }
   await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: false }).catch((err: unknown) => {
     // A stream that broke ends with the text that came, an answer held back for --schema too.
