@@ -143,19 +143,4 @@ export async function startTestEnv(opts: { faults?: string[]; batchDelayMs?: num
   return t;
 }
 
-/** POSTs JSON to the emulator with a key: for checks that need the raw HTTP answer. */
-export async function post(env: TestEnv, path: string, body: unknown, headers: Record<string, string> = {}, key = env.apiKey) {
-  const res = await fetch(`${env.apiRoot}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
-}
+export { post } from './support/post.js';

@@ -130,19 +130,4 @@ export async function startCliEnv(opts: { faults?: string[]; batchDelayMs?: numb
   return t;
 }
 
-/** POSTs JSON to the emulator with a key: for checks that need the raw HTTP answer. */
-export async function post(t: CliEnv, path: string, body: unknown, headers: Record<string, string> = {}, key = t.apiKey) {
-  const res = await fetch(`${t.apiRoot}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
-}
+export { post } from './post.js';
