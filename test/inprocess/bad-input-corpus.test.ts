@@ -1,33 +1,10 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startCliEnv, type CliEnv, type CliResult } from '../support/cli-env.js';
+import { describe, expect, it } from 'vitest';
+import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
 
 let t: CliEnv;
-const outputs: CliResult[] = [];
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(async () => {
-  // Key safety: nothing any run of this file printed carries a key.
-  for (const r of outputs) {
-    for (const key of [t.apiKey, t.managementKey]) {
-      expect(r.stdout).not.toContain(key);
-      expect(r.stderr).not.toContain(key);
-    }
-  }
-  await t.close();
-});
-beforeEach(async () => {
-  t.clearRequests();
-  await t.admin('faults', { faults: [] });
-});
-
-async function run(args: string[], env: Record<string, string> = {}, input?: string) {
-  const r = await t.run(args, { env, input });
-  outputs.push(r);
-  return r;
-}
+const run = cliEnvPerFile((env) => (t = env));
 
 describe('bad-input corpus: refused with its message before any request', () => {
   const dir = resolve(__dirname, '..', 'corpus');

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -131,3 +132,35 @@ export async function startCliEnv(opts: { faults?: string[]; batchDelayMs?: numb
 }
 
 export { post } from './post.js';
+
+/**
+ * The hooks of a test file whose tests share one CliEnv: started before them, with faults and the
+ * request log cleared before each; after them, no key in anything a run printed, and closed. `set`
+ * receives the environment; the function returned runs the CLI and keeps what it printed.
+ */
+export function cliEnvPerFile(set: (t: CliEnv) => void): (args: string[], env?: Record<string, string>, input?: string) => Promise<CliResult> {
+  let t: CliEnv;
+  const outputs: CliResult[] = [];
+  beforeAll(async () => {
+    t = await startCliEnv();
+    set(t);
+  });
+  afterAll(async () => {
+    for (const r of outputs) {
+      for (const key of [t.apiKey, t.managementKey]) {
+        expect(r.stdout).not.toContain(key);
+        expect(r.stderr).not.toContain(key);
+      }
+    }
+    await t.close();
+  });
+  beforeEach(async () => {
+    t.clearRequests();
+    await t.admin('faults', { faults: [] });
+  });
+  return async (args, env = {}, input) => {
+    const r = await t.run(args, { env, input });
+    outputs.push(r);
+    return r;
+  };
+}
