@@ -8,6 +8,8 @@ export interface FlagSpec {
   parse?: (value: string, previous: any) => unknown;
   choices?: readonly string[];
   default?: unknown;
+  /** Taken but not listed in help (a flag kept for an old spelling, or one that only explains itself). */
+  hidden?: boolean;
 }
 
 /** A flag, or a flag and its negation (`--stream` and `--no-stream`) that set the same value. */
@@ -24,8 +26,10 @@ type ValueOf<S> = S extends readonly FlagSpec[]
         ? string
         : boolean;
 
-/** The options a table of flags produces, as commander hands them to the command. */
-export type FlagValues<T extends FlagTable> = { -readonly [K in keyof T]?: ValueOf<T[K]> };
+type WithDefault<T extends FlagTable> = { [K in keyof T]: T[K] extends { default: unknown } ? K : never }[keyof T];
+
+/** The options a table of flags produces, as commander hands them to the command (a flag with a default is always set). */
+export type FlagValues<T extends FlagTable> = { -readonly [K in Exclude<keyof T, WithDefault<T>>]?: ValueOf<T[K]> } & { -readonly [K in WithDefault<T>]: ValueOf<T[K]> };
 
 /**
  * Adds a table of flags to a command. Each key is the name commander stores the value under (checked
@@ -38,6 +42,7 @@ export function addFlags(cmd: Command, table: FlagTable): Command {
       if (spec.choices) option.choices(spec.choices);
       if (spec.parse) option.argParser(spec.parse);
       if (spec.default !== undefined) option.default(spec.default);
+      if (spec.hidden) option.hideHelp();
       if (option.attributeName() !== key) throw new Error(`flag ${spec.flags} is stored as ${option.attributeName()}, not ${key}`);
       cmd.addOption(option);
     }

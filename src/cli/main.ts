@@ -5,8 +5,11 @@ import { VERSION } from '../client/version.js';
 import { attachRuntime, type Runtime } from './run.js';
 import { IO, processStreams, type Streams } from './io.js';
 import { closest, didYouMean } from '../internal/did-you-mean.js';
+import { register, type AnyCommandDef, type GroupDef } from './define.js';
 
 type Register = (program: Command) => void;
+/** A command's definition, or (until every command is a definition) a function that registers it. */
+type Loaded = AnyCommandDef | GroupDef | Register;
 
 interface Entry {
   name: string;
@@ -16,7 +19,7 @@ interface Entry {
   summary: string;
   /** Not listed in help (the completion scripts' own command). */
   hidden?: boolean;
-  load: () => Promise<Register>;
+  load: () => Promise<Loaded>;
 }
 
 /**
@@ -30,11 +33,11 @@ const COMMANDS: Entry[] = [
   { name: 'speak', group: 'Generate:', usage: '[options] [text...]', summary: 'synthesize speech: audio bytes to a file or stdout', load: async () => (await import('./commands/speak.js')).registerSpeak },
   { name: 'decide', group: 'Generate:', usage: '[options]', summary: 'ask structured questions about content (alpha)', load: async () => (await import('./commands/decide.js')).registerDecide },
   { name: 'roles', group: 'Generate:', usage: '', summary: 'system prompts and settings kept under a name, for chat --role', load: async () => (await import('./commands/roles.js')).registerRoles },
-  { name: 'conversations', group: 'Generate:', usage: '', summary: 'list, show and delete the conversations chat keeps', load: async () => (await import('./commands/conversations.js')).registerConversations },
+  { name: 'conversations', group: 'Generate:', usage: '', summary: 'list, show and delete the conversations chat keeps', load: async () => (await import('./commands/conversations.js')).conversations },
   { name: 'batch', group: 'Batches:', usage: '', summary: 'create, list and follow asynchronous batches', load: async () => (await import('./commands/batch/index.js')).registerBatch },
   { name: 'api', group: 'Scripting:', usage: '[options] [method] <path>', summary: 'call any endpoint with your key (raw access, --paginate, --jq)', load: async () => (await import('./commands/api.js')).registerApi },
   { name: 'models', group: 'Scripting:', usage: '[options] [search...]', summary: 'the models the service routes to, with their prices', load: async () => (await import('./commands/models.js')).registerModels },
-  { name: 'credits', group: 'Scripting:', usage: '[options]', summary: 'the account\'s credits, usage and balance (management key)', load: async () => (await import('./commands/credits.js')).registerCredits },
+  { name: 'credits', group: 'Scripting:', usage: '[options]', summary: 'the account\'s credits, usage and balance (management key)', load: async () => (await import('./commands/credits.js')).credits },
   { name: 'usage', group: 'Scripting:', usage: '[options]', summary: 'totals of tokens and cost from the local usage ledger', load: async () => (await import('./commands/usage.js')).registerUsage },
   { name: 'login', group: 'Setup:', usage: '[options]', summary: 'store an API key in a profile', load: async () => (await import('./commands/config/index.js')).registerLogin },
   { name: 'auth', group: 'Setup:', usage: '', summary: 'auth status: is the key accepted, its label, limits and usage', load: async () => (await import('./commands/auth/index.js')).registerAuth },
@@ -94,7 +97,9 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 payment, 5 not found/gone,
   for (const entry of COMMANDS) {
     if (program.commands.length === 0 || program.commands.at(-1)!.helpGroup() !== entry.group) program.commandsGroup(entry.group);
     if (full || entry.name === only) {
-      (await entry.load())(program);
+      const loaded = await entry.load();
+      if (typeof loaded === 'function') loaded(program);
+      else register(program, loaded);
       // The summary is stated once, here: help shows it without loading the command.
       program.commands.find((c) => c.name() === entry.name)?.summary(entry.summary);
     } else if (!entry.hidden) program.command(entry.name).usage(entry.usage).summary(entry.summary);

@@ -1,18 +1,18 @@
 /** `router credits`: what the account bought, spent and has left (GET /v1/credits, management key). */
-import type { Command } from '../commander.js';
 import { APIError } from '../../client/errors.js';
 import { CliError, EXIT } from '../exit-codes.js';
-import { action, type RunContext } from '../run.js';
+import type { RunContext } from '../run.js';
+import { defineCommand } from '../define.js';
 import { usd } from '../cost-bound.js';
 
-export function registerCredits(program: Command): void {
-  program
-    .command('credits')
-    .description('The account\'s credits: bought (total_credits), spent (total_usage) and the balance left. Needs the management key.')
-    .option('--json', 'print {total_credits, total_usage, balance}')
-    .addHelpText('after', '\nExamples:\n  $ router credits\n  $ router credits --json --jq .balance')
-    .action(action<{ json?: boolean }>(runCredits));
-}
+export const credits = defineCommand({
+  name: 'credits',
+  summary: "the account's credits, usage and balance (management key)",
+  description: "The account's credits: bought (total_credits), spent (total_usage) and the balance left. Needs the management key.",
+  flags: { json: { flags: '--json', help: 'print {total_credits, total_usage, balance}' } },
+  examples: ['router credits', 'router credits --json --jq .balance'],
+  run: runCredits,
+});
 
 async function runCredits(ctx: RunContext<{ json?: boolean }>): Promise<void> {
   const { io, opts } = ctx;

@@ -1,0 +1,91 @@
+/**
+ * The one shape of a command: `defineCommand({ name, summary, description, args, flags, examples, run })`,
+ * and `defineGroup({ name, summary, description, commands })` for a command of subcommands. The option and
+ * argument types of `run` are inferred from the tables; `register` turns a definition into commander's.
+ */
+import { Argument, type Command } from './commander.js';
+import { addFlags, type FlagTable, type FlagValues } from './flags.js';
+import { action, type RunContext } from './run.js';
+
+/** A positional argument: `<name>` (required), `[name]` (optional), `...` for the rest of them. */
+export interface ArgSpec {
+  name: string;
+  help: string;
+  choices?: readonly string[];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  parse?: (value: string, previous: any) => unknown;
+}
+
+type ArgValue<S> = S extends { parse: (...args: never[]) => infer R }
+  ? S extends { name: `[${string}` } ? R | undefined : R
+  : S extends { name: `${string}...${string}` }
+    ? string[]
+    : S extends { choices: readonly (infer C)[] }
+      ? S extends { name: `[${string}` } ? C | undefined : C
+      : S extends { name: `[${string}` }
+        ? string | undefined
+        : string;
+
+/** The values commander hands the command for its arguments, in order. */
+export type ArgValues<A extends readonly ArgSpec[]> = { -readonly [K in keyof A]: ArgValue<A[K]> };
+
+export interface CommandDef<F extends FlagTable = FlagTable, A extends readonly ArgSpec[] = readonly ArgSpec[]> {
+  name: string;
+  /** One line for the parent's list of commands. */
+  summary: string;
+  /** What `NAME --help` says first (the summary when left out). */
+  description?: string;
+  args?: A;
+  flags?: F;
+  /** Lines of `--help`'s Examples, each run verbatim by test/e2e/examples.test.ts. */
+  examples?: readonly string[];
+  /** Text between the flags and the examples. */
+  notes?: string;
+  /** Not listed in help (a command for the completion scripts). */
+  hidden?: boolean;
+  run: (ctx: RunContext<FlagValues<F>>, ...args: ArgValues<A>) => Promise<void>;
+}
+
+export interface GroupDef {
+  name: string;
+  summary: string;
+  description?: string;
+  commands: readonly (AnyCommandDef | GroupDef)[];
+  examples?: readonly string[];
+  notes?: string;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyCommandDef = CommandDef<any, any>;
+
+export function defineCommand<const F extends FlagTable = Record<never, never>, const A extends readonly ArgSpec[] = []>(def: CommandDef<F, A>): CommandDef<F, A> {
+  return def;
+}
+
+export function defineGroup(def: GroupDef): GroupDef {
+  return def;
+}
+
+function helpAfter(notes: string | undefined, examples: readonly string[] | undefined): string {
+  const parts = [notes, examples?.length ? `Examples:\n${examples.map((e) => `  $ ${e}`).join('\n')}` : undefined].filter(Boolean);
+  return parts.length ? `\n${parts.join('\n\n')}` : '';
+}
+
+/** Adds a definition (a command, or a group and all its commands) under `parent`; returns commander's command. */
+export function register(parent: Command, def: AnyCommandDef | GroupDef): Command {
+  const cmd = parent.command(def.name, { hidden: 'hidden' in def && def.hidden }).summary(def.summary).description(def.description ?? def.summary);
+  const after = helpAfter(def.notes, def.examples);
+  if (after) cmd.addHelpText('after', after);
+  if ('commands' in def) {
+    for (const sub of def.commands) register(cmd, sub);
+    return cmd;
+  }
+  for (const a of def.args ?? []) {
+    const arg = new Argument(a.name, a.help);
+    if (a.choices) arg.choices(a.choices);
+    if (a.parse) arg.argParser(a.parse);
+    cmd.addArgument(arg);
+  }
+  if (def.flags) addFlags(cmd, def.flags);
+  return cmd.action(action(def.run as (ctx: RunContext<unknown>, ...args: unknown[]) => Promise<void>));
+}
