@@ -10,7 +10,7 @@ export const completion = defineCommand({
   args: [{ name: '<shell>', help: 'shell', choices: ['bash', 'zsh', 'fish'] }],
   examples: [
     'router completion bash > ~/.local/share/bash-completion/completions/router',
-    'router completion zsh > ~/.zfunc/_router   # then fpath+=(~/.zfunc) before compinit in ~/.zshrc',
+    'router completion zsh > ~/.zfunc/_router   # with fpath+=(~/.zfunc) before compinit in ~/.zshrc',
     'router completion fish > ~/.config/fish/completions/router.fish',
   ],
   run: async ({ io, cmd }, shell) => {
