@@ -26,7 +26,7 @@ interface Entry {
  * Every command, loaded only when it runs (or for a full tree): `router --help` and
  * `router --version` stay close to a bare node start.
  */
-const COMMANDS: Entry[] = [
+export const COMMANDS: readonly Entry[] = [
   { name: 'chat', group: 'Generate:', usage: '[options] [prompt...]', summary: 'send a prompt to a chat model, streaming the answer', load: async () => (await import('./commands/chat.js')).registerChat },
   { name: 'responses', group: 'Generate:', usage: '[options] [prompt...]', summary: 'generate in the Responses format, streaming the text', load: async () => (await import('./commands/responses.js')).registerResponses },
   { name: 'embed', group: 'Generate:', usage: '[options] [texts...]', summary: 'embed texts as vectors', load: async () => (await import('./commands/embed.js')).registerEmbed },
