@@ -26,7 +26,7 @@ interface Entry {
  * Every command, loaded only when it runs (or for a full tree): `router --help` and
  * `router --version` stay close to a bare node start.
  */
-const COMMANDS: Entry[] = [
+export const COMMANDS: readonly Entry[] = [
   { name: 'chat', group: 'Generate:', usage: '[options] [prompt...]', summary: 'send a prompt to a chat model, streaming the answer', load: async () => (await import('./commands/chat.js')).registerChat },
   { name: 'responses', group: 'Generate:', usage: '[options] [prompt...]', summary: 'generate in the Responses format, streaming the text', load: async () => (await import('./commands/responses.js')).registerResponses },
   { name: 'embed', group: 'Generate:', usage: '[options] [texts...]', summary: 'embed texts as vectors', load: async () => (await import('./commands/embed.js')).registerEmbed },
@@ -39,12 +39,12 @@ const COMMANDS: Entry[] = [
   { name: 'models', group: 'Scripting:', usage: '[options] [search...]', summary: 'the models the service routes to, with their prices', load: async () => (await import('./commands/models.js')).registerModels },
   { name: 'credits', group: 'Scripting:', usage: '[options]', summary: 'the account\'s credits, usage and balance (management key)', load: async () => (await import('./commands/credits.js')).credits },
   { name: 'usage', group: 'Scripting:', usage: '[options]', summary: 'totals of tokens and cost from the local usage ledger', load: async () => (await import('./commands/usage.js')).registerUsage },
-  { name: 'login', group: 'Setup:', usage: '[options]', summary: 'store an API key in a profile', load: async () => (await import('./commands/config/index.js')).registerLogin },
-  { name: 'auth', group: 'Setup:', usage: '', summary: 'auth status: is the key accepted, its label, limits and usage', load: async () => (await import('./commands/auth/index.js')).registerAuth },
-  { name: 'config', group: 'Setup:', usage: '', summary: 'manage profiles: API key, API root, default model', load: async () => (await import('./commands/config/index.js')).registerConfig },
-  { name: 'serve', group: 'Setup:', usage: '[options]', summary: 'run the local emulator of the whole API', load: async () => (await import('./commands/serve.js')).registerServe },
-  { name: 'completion', group: 'Setup:', usage: '<shell>', summary: 'print a shell completion script', load: async () => (await import('./commands/completion/index.js')).registerCompletion },
-  { name: '__complete', group: 'Setup:', usage: '<kind>', summary: '', hidden: true, load: async () => (await import('./commands/completion/index.js')).registerComplete },
+  { name: 'login', group: 'Setup:', usage: '[options]', summary: 'store an API key in a profile', load: async () => (await import('./commands/config/login.js')).login },
+  { name: 'auth', group: 'Setup:', usage: '', summary: 'auth status: is the key accepted, its label, limits and usage', load: async () => (await import('./commands/auth.js')).auth },
+  { name: 'config', group: 'Setup:', usage: '', summary: 'manage profiles: API key, API root, default model', load: async () => (await import('./commands/config/index.js')).config },
+  { name: 'serve', group: 'Setup:', usage: '[options]', summary: 'run the local emulator of the whole API', load: async () => (await import('./commands/serve.js')).serve },
+  { name: 'completion', group: 'Setup:', usage: '<shell>', summary: 'print a shell completion script', load: async () => (await import('./commands/completion/index.js')).completion },
+  { name: '__complete', group: 'Setup:', usage: '<kind>', summary: '', hidden: true, load: async () => (await import('./commands/completion/index.js')).complete },
 ];
 
 const GLOBAL_WITH_VALUE = new Set(['-p', '--profile', '--api-root', '--timeout', '--max-retries']);

@@ -1,39 +1,37 @@
-import type { Command } from '../commander.js';
+/** `router serve`: the local emulator of the whole API, until Ctrl-C or SIGTERM. */
 import { stateHome } from '../../config/state-dir.js';
-import { action, type RunContext } from '../run.js';
+import type { RunContext } from '../run.js';
+import { defineCommand } from '../define.js';
+import type { FlagValues } from '../flags.js';
 import { collect, integerIn } from '../options.js';
+import { jsonFlags } from '../setup-flags.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { isBlank } from '../../internal/blank.js';
-
-interface ServeOpts {
-  port: number;
-  host: string;
-  state?: string;
-  fault?: string[];
-  json?: boolean;
-  batchDelayMs: number;
-}
 
 export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
   return `${stateHome(env)}/emulator`;
 }
 
-export function registerServe(program: Command): void {
-  program
-    .command('serve')
-    .description('Run the local emulator of the service on 127.0.0.1. It prints its API root and ready-to-use keys; state (keys, balances, batches) persists in --state.')
-    .option('--port <n>', 'port, 0 for any free one', integerIn(0, 65535), 8080)
-    .option('--host <addr>', 'address to listen on', '127.0.0.1')
-    .option('--state <dir>', 'state folder (default: $XDG_STATE_HOME/router/emulator)')
-    .option('--fault <spec>', 'inject a fault, repeatable: 429,retry_after=1 | 503,times=2 | slow,delay_ms=500 | cut,after=3 | error-chunk | malformed | reset | lost', collect)
-    .option('--batch-delay-ms <ms>', 'pause of the batch engine before each request', integerIn(0, 600_000), 20)
-    .option('--json', 'print {api_root, api_key, management_key, operator_key, state_dir} as one JSON line')
-    .addHelpText('after', '\nExamples:\n  $ router serve --port 8080\n  $ router serve --port 0 --state ./state --json\n  $ router serve --fault "503,times=2"')
-    .action(action<ServeOpts>(runServe));
-}
+const FLAGS = {
+  port: { flags: '--port <n>', help: 'port, 0 for any free one', parse: integerIn(0, 65535), default: 8080 },
+  host: { flags: '--host <addr>', help: 'address to listen on', default: '127.0.0.1' },
+  state: { flags: '--state <dir>', help: 'state folder (default: $XDG_STATE_HOME/router/emulator)' },
+  fault: { flags: '--fault <spec>', help: 'inject a fault, repeatable: 429,retry_after=1 | 503,times=2 | slow,delay_ms=500 | cut,after=3 | error-chunk | malformed | reset | lost', parse: collect },
+  batchDelayMs: { flags: '--batch-delay-ms <ms>', help: 'pause of the batch engine before each request', parse: integerIn(0, 600_000), default: 20 },
+  ...jsonFlags('print {api_root, api_key, management_key, operator_key, state_dir} as one JSON line'),
+} as const;
+
+export const serve = defineCommand({
+  name: 'serve',
+  summary: 'run the local emulator of the whole API',
+  description: 'Run the local emulator of the service on 127.0.0.1. It prints its API root and ready-to-use keys; state (keys, balances, batches) persists in --state.',
+  flags: FLAGS,
+  examples: ['router serve --port 8080', 'router serve --port 0 --state ./state --json', 'router serve --fault "503,times=2"'],
+  run: runServe,
+});
 
 /** Starts the emulator, prints where it is and its keys, and runs until Ctrl-C or SIGTERM. */
-async function runServe({ io, opts, signal }: RunContext<ServeOpts>): Promise<void> {
+async function runServe({ io, opts, signal }: RunContext<FlagValues<typeof FLAGS>>): Promise<void> {
   const { startEmulator } = await import('../../emulator/server.js');
   const { FaultSpecError, parseFault } = await import('../../emulator/faults.js');
   for (const f of opts.fault ?? []) {

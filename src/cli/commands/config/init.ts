@@ -1,22 +1,24 @@
-import type { Command } from '../../commander.js';
-import { action, type RunContext } from '../../run.js';
+/** `router config init`: a profile set up by answering questions on a terminal. */
+import { defineCommand } from '../../define.js';
+import type { RunContext } from '../../run.js';
+import type { FlagValues } from '../../flags.js';
 import { usage } from '../../exit-codes.js';
 import { isModelId, MODEL_ID_SYNTAX } from '../../../client/facts.js';
-import { checkRoot, profileFor, store, type ProfileOpt } from './shared.js';
+import { WRITTEN_PROFILE_FLAGS } from '../../setup-flags.js';
+import { checkRoot, profileFor, store } from './shared.js';
 import { checkNewProfile } from '../../../config/fields.js';
 import { KEY_SYNTAX } from '../../../config/settings.js';
 
-export function registerConfigInit(config: Command): void {
-  config
-    .command('init')
-    .description('set up a profile interactively: API root, API key and management key (both hidden; speak and decide need the management key) and default model')
-    .option('-p, --profile <name>', 'profile to write (default: the current one)')
-    .addHelpText('after', '\nExamples:\n  $ router config init\n  $ router config init --profile local')
-    .action(action<ProfileOpt>(runInit));
-}
+export const init = defineCommand({
+  name: 'init',
+  summary: 'set up a profile interactively: API root, API key and management key (both hidden; speak and decide need the management key) and default model',
+  flags: WRITTEN_PROFILE_FLAGS,
+  examples: ['router config init', 'router config init --profile local'],
+  run: runInit,
+});
 
 /** Asks for the API root, the keys (hidden) and the default model, then writes the profile. */
-async function runInit({ io, opts, flags }: RunContext<ProfileOpt>): Promise<void> {
+async function runInit({ io, opts, flags }: RunContext<FlagValues<typeof WRITTEN_PROFILE_FLAGS>>): Promise<void> {
   if (!io.canPrompt) throw usage('config init asks questions and needs a terminal; use "router config set" or "router login --with-key" in scripts');
   const { input, password } = await import('@inquirer/prompts');
   const s = await store(io);

@@ -1,33 +1,33 @@
-import type { Command } from '../../commander.js';
-import { action, type RunContext } from '../../run.js';
+/** `router login`: an API key checked against the service, then stored in a profile. */
+import { defineCommand } from '../../define.js';
+import type { RunContext } from '../../run.js';
+import type { FlagValues } from '../../flags.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import { checkModel } from '../../options.js';
+import { WRITTEN_PROFILE_FLAGS } from '../../setup-flags.js';
 import { checkRoot, profileFor, readSecret, store } from './shared.js';
 import { checkNewProfile } from '../../../config/fields.js';
-import { checkKey, keySummary } from './check-key.js';
+import { checkKey, keySummary } from '../../key-check.js';
 
-interface LoginOpts {
-  profile?: string;
-  withKey?: boolean;
-  verify?: boolean;
-  apiRoot?: string;
-  model?: string;
-}
+const FLAGS = {
+  ...WRITTEN_PROFILE_FLAGS,
+  withKey: { flags: '--with-key', help: 'read the key from stdin' },
+  apiRoot: { flags: '--api-root <url>', help: 'API root to store with it, e.g. http://127.0.0.1:8080/api' },
+  model: { flags: '-m, --model <id>', help: 'default model to store with it' },
+  verify: { flags: '--no-verify', help: 'save the key without checking it against the service' },
+} as const;
 
-export function registerLogin(program: Command): void {
-  program
-    .command('login')
-    .description('Store an API key in a profile: asked with a hidden prompt on a TTY, or read from stdin with --with-key, so it never lands in shell history. The key is checked against the service first (GET /v1/key), and its label and limits shown.')
-    .option('-p, --profile <name>', 'profile to write (default: the current one)')
-    .option('--with-key', 'read the key from stdin')
-    .option('--api-root <url>', 'API root to store with it, e.g. http://127.0.0.1:8080/api')
-    .option('-m, --model <id>', 'default model to store with it')
-    .option('--no-verify', 'save the key without checking it against the service')
-    .addHelpText('after', '\nExamples:\n  $ router login\n  $ router login --with-key --profile local --api-root "$ROUTER_API_ROOT" < key.txt')
-    .action(action<LoginOpts>(runLogin));
-}
+export const login = defineCommand({
+  name: 'login',
+  summary: 'store an API key in a profile',
+  description:
+    'Store an API key in a profile: asked with a hidden prompt on a TTY, or read from stdin with --with-key, so it never lands in shell history. The key is checked against the service first (GET /v1/key), and its label and limits shown.',
+  flags: FLAGS,
+  examples: ['router login', 'router login --with-key --profile local --api-root "$ROUTER_API_ROOT" < key.txt'],
+  run: runLogin,
+});
 
-async function runLogin({ io, opts, flags }: RunContext<LoginOpts>): Promise<void> {
+async function runLogin({ io, opts, flags }: RunContext<FlagValues<typeof FLAGS>>): Promise<void> {
   if (!opts.withKey && !io.stdinTTY) throw usage('stdin is not a terminal: use --with-key and pipe the key on stdin');
   const root = opts.apiRoot ?? flags.apiRoot;
   const apiRoot = root ? checkRoot(root, opts.apiRoot !== undefined ? '--api-root' : 'api_root') : undefined;

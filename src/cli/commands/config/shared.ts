@@ -10,11 +10,6 @@ export type { Field };
 
 export const SECRET: readonly string[] = SECRET_FIELDS;
 
-export interface ProfileOpt {
-  profile?: string;
-  json?: boolean;
-}
-
 export function field(name: string): Field {
   if (!(FIELDS as readonly string[]).includes(name)) throw usage(`unknown setting "${name}"${didYouMean(name, FIELDS)}: use one of ${FIELDS.join(', ')}`);
   return name as Field;
@@ -26,7 +21,7 @@ export async function store(io: IO) {
 }
 
 /** The profile a config command writes or reads: --profile, then the global flag, then ROUTER_PROFILE, then the current one. */
-export function profileFor(io: IO, s: { current(): string }, opts: ProfileOpt, flags: { profile?: string }): string {
+export function profileFor(io: IO, s: { current(): string }, opts: { profile?: string }, flags: { profile?: string }): string {
   return profileName(s, opts.profile || flags.profile, io.env);
 }
 

@@ -1,0 +1,78 @@
+/** `router config list|use|delete|path`: the profiles themselves and where they are kept. */
+import { defineCommand } from '../../define.js';
+import { CliError, EXIT } from '../../exit-codes.js';
+import { jsonFlags } from '../../setup-flags.js';
+import { store } from './shared.js';
+import { shownName } from '../../../config/fields.js';
+import { didYouMean } from '../../../internal/did-you-mean.js';
+
+const PROFILE = { name: '<profile>', help: '' } as const;
+
+export const list = defineCommand({
+  name: 'list',
+  summary: 'list profiles (keys masked); * marks the current one',
+  flags: jsonFlags('print the profiles as JSON'),
+  run: async ({ io, opts }) => {
+    const { maskKey, withoutUserinfo } = await import('../../../config/settings.js');
+    const s = await store(io);
+    const current = s.current();
+    const rows = s.names().map((name) => {
+      const p = s.get(name)!;
+      return {
+        name,
+        current: name === current,
+        api_key: maskKey(p.api_key) || null,
+        management_key: maskKey(p.management_key) || null,
+        api_root: p.api_root === undefined ? null : withoutUserinfo(p.api_root),
+        model: p.model ?? null,
+        voice: p.voice ?? null,
+        speech_model: p.speech_model ?? null,
+        embed_model: p.embed_model ?? null,
+      };
+    });
+    if (opts.json) return io.json({ current, path: s.path, profiles: rows });
+    if (rows.length === 0) {
+      io.info('no profiles yet: run "router login"');
+      return;
+    }
+    const { table } = await import('../../table.js');
+    io.out(
+      table(io, ['', 'profile', 'api key', 'api root', 'model'], rows.map((r) => [r.current ? '*' : '', r.name, r.api_key ?? '', r.api_root ?? '', r.model ?? ''])),
+    );
+  },
+});
+
+function noProfile(name: string, known: string[]): CliError {
+  return new CliError(`no profile "${shownName(name)}"${didYouMean(name, known)}; see router config list`, EXIT.NOT_FOUND);
+}
+
+export const use = defineCommand({
+  name: 'use',
+  summary: 'make a profile the current one',
+  args: [PROFILE],
+  run: async ({ io }, name) => {
+    const s = await store(io);
+    if (!s.get(name)) throw noProfile(name, s.names());
+    s.use(name);
+    io.info(`now using profile "${name}"`);
+  },
+});
+
+export const remove = defineCommand({
+  name: 'delete',
+  summary: 'delete a profile',
+  args: [PROFILE],
+  run: async ({ io }, name) => {
+    const s = await store(io);
+    if (!s.delete(name)) throw noProfile(name, s.names());
+    io.info(`deleted profile "${name}"`);
+  },
+});
+
+export const path = defineCommand({
+  name: 'path',
+  summary: 'print where the config file is',
+  run: async ({ io }) => {
+    io.out(`${(await store(io)).path}\n`);
+  },
+});

@@ -1,0 +1,59 @@
+/** `router config set` and `router config get`: one setting of a profile. */
+import { defineCommand } from '../../define.js';
+import { CliError, EXIT, usage } from '../../exit-codes.js';
+import { MODEL_FIELDS } from '../../../config/fields.js';
+import { checkModel } from '../../options.js';
+import { usdAmount } from '../../budget.js';
+import { jsonFlags, PROFILE_FLAGS } from '../../setup-flags.js';
+import { checkRoot, field, FIELDS, profileFor, readSecret, SECRET, store } from './shared.js';
+import { checkNewProfile } from '../../../config/fields.js';
+
+const SETTING = { name: '<setting>', help: FIELDS.join(' | ') } as const;
+
+export const set = defineCommand({
+  name: 'set',
+  summary: 'set a setting of a profile; a key is read from stdin (or a hidden prompt) when VALUE is left out',
+  args: [SETTING, { name: '[value]', help: 'the value (leave out for keys)' }],
+  flags: PROFILE_FLAGS,
+  examples: ['router config set model local/lorem', 'printf %s "$ROUTER_API_KEY" | router config set api_key --profile work'],
+  run: async ({ io, opts, flags }, name, value) => {
+    const f = field(name);
+    // As in the environment: spaces around a value are dropped, and a blank one is no value.
+    if (!SECRET.includes(f)) value = value?.trim();
+    if (value === '') throw usage(`${f} must not be empty`);
+    if (f === 'api_root' && value !== undefined) value = checkRoot(value);
+    if (MODEL_FIELDS.includes(f) && value !== undefined) checkModel(value, f);
+    if (f === 'log' && value !== undefined && value !== 'on' && value !== 'off') throw usage(`log is on or off, got "${value}"`);
+    if ((f === 'daily_budget' || f === 'monthly_budget') && value !== undefined) value = String(usdAmount(value, f));
+    if (SECRET.includes(f) && value !== undefined) {
+      // Secrets never on the command line (clig.dev): it stays in shell history and `ps`.
+      throw usage(`${f} is not taken as an argument (it would stay in your shell history): pipe it, e.g. printf %s "$KEY" | router config set ${f}`);
+    }
+    if (value === '') throw usage(`${f} must not be empty`);
+    if (value === undefined && !SECRET.includes(f)) throw usage(`missing value for ${f}`);
+    const s = await store(io);
+    const profile = profileFor(io, s, opts, flags);
+    checkNewProfile(profile, s.names());
+    value ??= await readSecret(io, f === 'api_key' ? 'API key' : 'Management key');
+    s.set(profile, f, value);
+    io.info(`set ${f} of profile "${profile}"`);
+  },
+});
+
+export const get = defineCommand({
+  name: 'get',
+  summary: 'print one setting (keys masked)',
+  args: [SETTING],
+  flags: { ...PROFILE_FLAGS, ...jsonFlags('print {"profile", "setting", "value"}') },
+  run: async ({ io, opts, flags }, name) => {
+    const f = field(name);
+    const { maskKey, withoutUserinfo } = await import('../../../config/settings.js');
+    const s = await store(io);
+    const profile = profileFor(io, s, opts, flags);
+    const raw = s.get(profile)?.[f];
+    if (raw === undefined) throw new CliError(`${f} is not set in profile "${profile}"`, EXIT.NOT_FOUND);
+    const value = SECRET.includes(f) ? maskKey(raw) : f === 'api_root' ? withoutUserinfo(raw) : raw;
+    if (opts.json) io.json({ profile, setting: f, value });
+    else io.out(`${value}\n`);
+  },
+});
