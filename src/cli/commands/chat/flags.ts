@@ -1,6 +1,7 @@
 import { anyNumber, GENERATION_FLAGS, integerIn, keyValue, nonEmpty, numberIn, OUTPUT_FLAGS, REASONING_EFFORT_FLAG, ROUTING_FLAGS, stopSequence } from '../../options.js';
 import type { FlagTable, FlagValues } from '../../flags.js';
 import { ANSWER_FLAGS, TOOL_FLAGS } from '../../answer-flags.js';
+import type { SpendOptions } from '../../spend-guard.js';
 
 const SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priority', 'scale', 'ultrafast'] as const;
 
@@ -41,3 +42,6 @@ export const CHAT_FLAGS = {
 } as const satisfies FlagTable;
 
 export type ChatOptions = FlagValues<typeof CHAT_FLAGS>;
+
+/** The options of `router chat`: its table's and the spend flags'. */
+export type ChatCommandOptions = ChatOptions & SpendOptions;

@@ -7,10 +7,9 @@ import { readCompletion, type FailedAnswerError } from '../../../client/answer-r
 import type { IO } from '../../io.js';
 import { printText, shownPieces, shownText, streamToStdout, usageLine } from '../../output.js';
 import { buildChatRequest, validateChatOptions } from './request.js';
-import { CHAT_FLAGS, type ChatOptions } from './flags.js';
+import { CHAT_FLAGS, type ChatCommandOptions, type ChatOptions } from './flags.js';
 import type { RunContext } from '../../run.js';
 import { defineCommand } from '../../define.js';
-import type { FlagValues } from '../../flags.js';
 import { applyRoleFlag, blameRole } from '../../roles.js';
 import { textOrFile } from '../../input.js';
 import { usage } from '../../exit-codes.js';
@@ -20,14 +19,12 @@ import { MessageAssembler, messageOf, type AssembledMessage } from '../../answer
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from '../../request-extras.js';
 import { toolLoop } from '../../tool-runner.js';
 
-const FLAGS = { ...CHAT_FLAGS, ...SPEND_FLAGS };
-
 export const chat = defineCommand({
   name: 'chat',
   summary: 'send a prompt to a chat model, streaming the answer',
   description: 'Send a prompt to a chat model and stream the answer to stdout. The prompt is the arguments and a piped stdin: stdin first, then the arguments, or at the place of a "-" among them.',
   args: [{ name: '[prompt...]', help: 'the prompt; "-" puts stdin at its place' }],
-  flags: FLAGS,
+  flags: { ...CHAT_FLAGS, ...SPEND_FLAGS },
   examples: [
     'router chat "Name three rivers" --model local/lorem',
     'git diff | router chat -s "Review this diff" --model local/lorem',
@@ -46,7 +43,7 @@ export const chat = defineCommand({
   run: runChat,
 });
 
-async function runChat(ctx: RunContext<FlagValues<typeof FLAGS>>, args: string[]): Promise<void> {
+async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Promise<void> {
   const { io, opts, signal, connect } = ctx;
   const role = await applyRoleFlag(ctx.cmd, opts, io);
   opts.system = await textOrFile('--system', opts.system, io);

@@ -9,7 +9,7 @@ import { buildChatRequest, type ChatOptions } from './request.js';
 import { usage } from '../../exit-codes.js';
 import { readAttachments, type Attachment } from '../../attach.js';
 import { recordedUser, userContent } from '../../request-extras.js';
-import type { SpendOptions } from '../../spend-guard.js';
+import type { ChatCommandOptions } from './flags.js';
 
 export const REPL_HELP = 'commands: /exit, /model ID, /system TEXT, /role NAME, /attach PATH, /edit, /save FILE, /clear, /help; end a line with \\ to continue it; Up-arrow recalls earlier lines, of earlier sessions too. '
   + 'Ctrl-C stops an answer (the exchange is dropped) or clears the line; Ctrl-C on an empty line exits (130), Ctrl-D exits (0)';
@@ -121,7 +121,7 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
  * `router chat -i`: a conversation that keeps its history, streaming each answer.
  * Needs a terminal on stdin: it never prompts otherwise.
  */
-export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
+export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void> {
   const { io, opts, signal } = ctx;
   if (!io.stdinTTY) throw usage('--interactive needs a terminal on stdin; pipe the prompt instead (echo hi | router chat)');
   if (!io.canPrompt) throw usage('--interactive asks for input, and --no-input (or ROUTER_NO_INPUT) forbids it: pipe the prompt instead');
@@ -186,7 +186,7 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
       try {
         const req = buildChatRequest([...c.history], opts, c.model);
         // Each turn is a call: held to the budgets (a reached one is this turn's error) and put in the ledger.
-        await guardSpend(ctx as RunContext<ChatOptions & SpendOptions>, connected, { body: req, models: [req.model], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true });
+        await guardSpend(ctx, connected, { body: req, models: [req.model], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true });
         let used: Record<string, unknown> | undefined;
         for await (const chunk of await client.chat.streamText(req, { signal: AbortSignal.any([signal, answerStop.signal]) })) {
           if (chunk.usage) used = chunk.usage as unknown as Record<string, unknown>;
