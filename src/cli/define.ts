@@ -43,6 +43,10 @@ export interface CommandDef<F extends FlagTable = FlagTable, A extends readonly 
   notes?: string;
   /** Not listed in help (a command for the completion scripts). */
   hidden?: boolean;
+  /** The usage line, where the one commander derives from the args reads worse (`api [method] <path>`). */
+  usage?: string;
+  /** Subcommands of a command that also runs itself (`models` and `models show`). */
+  commands?: readonly (AnyCommandDef | GroupDef)[];
   run: (ctx: RunContext<FlagValues<F>>, ...args: ArgValues<A>) => Promise<void>;
 }
 
@@ -76,7 +80,7 @@ export function register(parent: Command, def: AnyCommandDef | GroupDef): Comman
   const cmd = parent.command(def.name, { hidden: 'hidden' in def && def.hidden }).summary(def.summary).description(def.description ?? def.summary);
   const after = helpAfter(def.notes, def.examples);
   if (after) cmd.addHelpText('after', after);
-  if ('commands' in def) {
+  if (!('run' in def)) {
     for (const sub of def.commands) register(cmd, sub);
     return cmd;
   }
@@ -87,5 +91,7 @@ export function register(parent: Command, def: AnyCommandDef | GroupDef): Comman
     cmd.addArgument(arg);
   }
   if (def.flags) addFlags(cmd, def.flags);
+  if (def.usage) cmd.usage(def.usage);
+  for (const sub of def.commands ?? []) register(cmd, sub);
   return cmd.action(action(def.run as (ctx: RunContext<unknown>, ...args: unknown[]) => Promise<void>));
 }

@@ -7,6 +7,8 @@ import { readAll } from './run.js';
 import { describeCode } from '../internal/system-errors.js';
 import { isBlank } from '../internal/blank.js';
 import { utf8Text } from './utf8.js';
+import type { FlagValues } from './flags.js';
+import type { PROVIDER_FLAGS, ROUTING_FLAGS } from './options.js';
 
 export interface TextOptions {
   what?: string;
@@ -102,12 +104,7 @@ export function checkMetadataFlags(metadata: Record<string, string> | undefined)
   }
 }
 
-export interface ProviderFlags {
-  providerOnly?: string[];
-  providerOrder?: string[];
-  providerIgnore?: string[];
-  fallbacks?: boolean;
-}
+export type ProviderFlags = FlagValues<typeof PROVIDER_FLAGS>;
 
 export function providerFrom(o: ProviderFlags): Record<string, unknown> | undefined {
   const provider: Record<string, unknown> = {};
@@ -119,7 +116,7 @@ export function providerFrom(o: ProviderFlags): Record<string, unknown> | undefi
 }
 
 /** The routing and observability fields chat and responses share: session, metadata, user, provider. */
-export function applyRouting(req: Record<string, unknown>, o: ProviderFlags & { session?: string; metadata?: Record<string, string>; user?: string }): void {
+export function applyRouting(req: Record<string, unknown>, o: FlagValues<typeof ROUTING_FLAGS>): void {
   if (o.session) req.session_id = o.session;
   if (o.metadata) req.metadata = o.metadata;
   if (o.user) req.user = o.user;

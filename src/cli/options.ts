@@ -1,5 +1,5 @@
-import { InvalidArgumentError, type Command } from './commander.js';
-import { addFlags, type FlagTable } from './flags.js';
+import { InvalidArgumentError } from './commander.js';
+import type { FlagSpec, FlagTable } from './flags.js';
 import { isModelId, MODEL_ID_SYNTAX } from '../client/facts.js';
 import { usage } from './exit-codes.js';
 
@@ -130,33 +130,54 @@ export function textUpTo(n: number) {
   };
 }
 
-/** --session and --user, with the spec's 256-character limits (chat, responses, speech; decisions: the session only). */
+/**
+ * The flag groups commands share, each defined once and spread into the commands' tables (in help
+ * order). A command whose wording of a flag differs means a different thing by it (speak's --usage).
+ */
+
+/** `-m, --model`, in the words of the command (what kind of model it takes, where its default comes from). */
+export function modelFlag<const H extends string>(help: H) {
+  return { flags: '-m, --model <id>', help, parse: modelId } as const;
+}
+
+/** --session and --user, with the spec's 256-character limits (chat, responses, speech). */
 export const SESSION_FLAGS = {
   session: { flags: '--session <id>', help: 'session id for grouping (and sticky routing), <= 256 chars', parse: textUpTo(256) },
   user: { flags: '--user <id>', help: 'end-user identifier, <= 256 chars', parse: textUpTo(256) },
 } as const satisfies FlagTable;
 
-/** The routing and observability flags that chat and responses share, with the spec's limits. */
-export const ROUTING_FLAGS = {
-  ...SESSION_FLAGS,
-  metadata: { flags: '--metadata <key=value>', help: 'metadata pair, repeatable (<= 16; keys <= 64, values <= 512 chars)', parse: keyValue },
+/** --user where the spec sets no limit on it (embeddings, decisions). */
+export const OPEN_USER_FLAG = { flags: '--user <id>', help: 'end-user identifier', parse: nonEmpty } as const satisfies FlagSpec;
+
+/** The provider routing preferences: the body's `provider` (src/cli/input.ts providerFrom). */
+export const PROVIDER_FLAGS = {
   providerOnly: { flags: '--provider-only <slugs>', help: 'only these providers, comma-separated', parse: commaList },
   providerOrder: { flags: '--provider-order <slugs>', help: 'try providers in this order, comma-separated', parse: commaList },
   providerIgnore: { flags: '--provider-ignore <slugs>', help: 'never these providers, comma-separated', parse: commaList },
   fallbacks: { flags: '--no-fallbacks', help: 'do not fall back to other providers' },
+} as const satisfies FlagTable;
+
+/** The routing and observability flags of chat and responses, with the spec's limits. */
+export const ROUTING_FLAGS = {
+  ...SESSION_FLAGS,
+  metadata: { flags: '--metadata <key=value>', help: 'metadata pair, repeatable (<= 16; keys <= 64, values <= 512 chars)', parse: keyValue },
+  ...PROVIDER_FLAGS,
   routerMetadata: { flags: '--router-metadata', help: 'ask for routing metadata (printed to stderr; in --json output)' },
 } as const satisfies FlagTable;
 
-/** The model and sampling flags chat and responses share. */
-export const MODEL_FLAGS = {
-  model: { flags: '-m, --model <id>', help: "model, <author>/<slug> (default: the profile's model)", parse: modelId },
+/** Generation: the model and the sampling flags chat and responses share. */
+export const GENERATION_FLAGS = {
+  model: modelFlag("model, <author>/<slug> (default: the profile's model)"),
   models: { flags: '--models <ids>', help: 'fallback models, comma-separated, tried in order', parse: modelList },
   temperature: { flags: '-t, --temperature <t>', help: 'sampling temperature, 0 to 2', parse: numberIn(0, 2) },
   topP: { flags: '--top-p <p>', help: 'nucleus sampling, 0 to 1', parse: numberIn(0, 1) },
 } as const satisfies FlagTable;
 
-/** --session and --user for commands outside chat and responses; decisions set no limit on the user. */
-export function addSessionFlags(cmd: Command, userLimited = true): Command {
-  if (userLimited) return addFlags(cmd, SESSION_FLAGS);
-  return addFlags(cmd, { ...SESSION_FLAGS, user: { flags: '--user <id>', help: 'end-user identifier', parse: nonEmpty } });
-}
+export const REASONING_EFFORTS = ['max', 'xhigh', 'high', 'medium', 'low', 'minimal', 'none'] as const;
+export const REASONING_EFFORT_FLAG = { flags: '--reasoning-effort <level>', help: 'reasoning effort', choices: REASONING_EFFORTS } as const satisfies FlagSpec;
+
+/** How an answer is shown: as received, and what it used. */
+export const OUTPUT_FLAGS = {
+  raw: { flags: '--raw', help: 'print the text exactly as received (on a terminal it is rendered as Markdown)' },
+  usage: { flags: '--usage', help: 'print token usage and cost to stderr' },
+} as const satisfies FlagTable;

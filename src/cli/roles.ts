@@ -13,8 +13,8 @@ import { utf8Text } from './utf8.js';
 import { isRecord } from '../internal/shape.js';
 import type { IO } from './io.js';
 import type { FlagSpec } from './flags.js';
-import { CHAT_FLAGS } from './commands/chat-flags.js';
-import { RESPONSES_FLAGS } from './commands/responses-request.js';
+import { CHAT_FLAGS } from './commands/chat/flags.js';
+import { RESPONSES_FLAGS } from './commands/responses/flags.js';
 
 export interface Role {
   name: string;

@@ -28,6 +28,28 @@ describe('help and output conventions', () => {
     }
   });
 
+  it('a flag the generation commands share reads the same in each (one definition)', async () => {
+    const { buildProgram } = await import('../../src/cli/main.js');
+    const program = await buildProgram();
+    const commands = ['chat', 'responses', 'embed', 'speak', 'decide'];
+    const shared = ['--models', '--temperature', '--top-p', '--reasoning-effort', '--raw', '--session', '--metadata', '--provider-only', '--provider-order', '--provider-ignore', '--no-fallbacks', '--router-metadata', '--max-cost', '--dry-run', '--ignore-budget', '--usage'];
+    const readings = new Map<string, Map<string, string[]>>();
+    for (const name of commands) {
+      for (const o of program.commands.find((c) => c.name() === name)!.options) {
+        // Another meaning, in its own words: what speech reports (nothing but the audio); base64 vectors kept.
+        if (!o.long || !shared.includes(o.long) || ['speak --usage', 'embed --raw'].includes(`${name} ${o.long}`)) continue;
+        const reading = `${o.flags} | ${o.description} | ${o.argChoices?.join(',') ?? ''}`;
+        const byReading = readings.get(o.long) ?? new Map<string, string[]>();
+        byReading.set(reading, [...(byReading.get(reading) ?? []), name]);
+        readings.set(o.long, byReading);
+      }
+    }
+    for (const flag of shared) expect(readings.has(flag), flag).toBe(true);
+    for (const [flag, byReading] of readings) expect([...byReading.entries()], flag).toHaveLength(1);
+    // Every command with a spend guard takes all three of its flags.
+    for (const flag of ['--max-cost', '--dry-run', '--ignore-budget']) expect([...readings.get(flag)!.values()][0], flag).toEqual(commands);
+  });
+
   it('--json parses on each command that prints data', async () => {
     const mgmt = { ROUTER_MANAGEMENT_KEY: t.managementKey };
     const f = join(t.dir, 'b.jsonl');

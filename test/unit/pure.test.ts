@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { tempFolder } from '../support/temp-folder.js';
 import { backoffDelay, parseRetryAfter } from '../../src/client/core.js';
 import { APIError, ConnectionError, ProtocolError, StreamError, TimeoutError } from '../../src/client/errors.js';
-import { buildChatRequest } from '../../src/cli/commands/chat-request.js';
+import { buildChatRequest } from '../../src/cli/commands/chat/request.js';
 import { questionsFromArgv } from '../../src/cli/commands/decide.js';
 import { scanRequests } from '../../src/cli/commands/batch/scan.js';
 import { reportError } from '../../src/cli/errors.js';
@@ -131,8 +131,8 @@ describe('flag tables', () => {
   it('every key of a table is the name commander stores its flag under (so the inferred option type is true)', async () => {
     const { Command } = await import('../../src/cli/commander.js');
     const { addFlags } = await import('../../src/cli/flags.js');
-    const { CHAT_FLAGS } = await import('../../src/cli/commands/chat-flags.js');
-    const { RESPONSES_FLAGS } = await import('../../src/cli/commands/responses-request.js');
+    const { CHAT_FLAGS } = await import('../../src/cli/commands/chat/flags.js');
+    const { RESPONSES_FLAGS } = await import('../../src/cli/commands/responses/flags.js');
     for (const table of [CHAT_FLAGS, RESPONSES_FLAGS]) expect(() => addFlags(new Command('x'), table)).not.toThrow();
     expect(() => addFlags(new Command('x'), { maxToken: { flags: '--max-tokens <n>', help: '' } })).toThrow(/stored as maxTokens, not maxToken/);
     const cmd = addFlags(new Command('x'), CHAT_FLAGS).exitOverride();

@@ -1,60 +1,54 @@
 /** `router api [METHOD] PATH`: any endpoint, authenticated with the active profile (gh api). */
-import type { Command } from '../commander.js';
 import { bodyChunks, type RawResponse } from '../../client/core.js';
 import { foreignErrorText, isErrorEnvelope } from '../../client/errors.js';
 import { CliError, EXIT, exitCodeForStatus, usage } from '../exit-codes.js';
-import { action, readAllBytes, type RunContext } from '../run.js';
+import { readAllBytes, type RunContext } from '../run.js';
+import { defineCommand } from '../define.js';
+import type { FlagValues } from '../flags.js';
 import { utf8Text } from '../utf8.js';
 import { didYouMean } from '../../internal/did-you-mean.js';
 import { collect } from '../options.js';
 import { readFileFor } from '../input.js';
 import { checkHeaders } from '../../client/request-checks.js';
 
-interface ApiOpts {
-  method?: string;
-  header?: string[];
-  rawField?: string[];
-  field?: string[];
-  input?: string;
-  paginate?: boolean;
-  include?: boolean;
-  management?: boolean;
-  jq?: string;
-}
-
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
 
-export function registerApi(program: Command): void {
-  program
-    .command('api')
-    .description('Call any endpoint of the API with the active profile\'s key and print the answer\'s body.')
-    .argument('<method-or-path>', 'HTTP method, or the path when the method is left out')
-    .argument('[path]', 'path relative to the API root, e.g. /v1/batches or /alpha/decisions')
-    .option('-X, --method <method>', `HTTP method: ${METHODS.join(', ')} (default GET; POST with fields or --input, unless --paginate)`)
-    .option('-H, --header <name:value>', 'add a request header (repeatable)', collect)
-    .option('-f, --raw-field <key=value>', 'a string field: in the query for GET, else in the JSON body (repeatable)', collect)
-    .option('-F, --field <key=value>', 'a typed field: true, false, null and numbers as JSON, @FILE for a file\'s text, @@ for a leading @ (repeatable)', collect)
-    .option('--input <file>', 'the request body from a file, or - for stdin (fields then go in the query)')
-    .option('--paginate', 'GET: follow has_more/last_id through every page; prints one list with every item')
-    .option('-i, --include', 'print the status line and the response headers before the body')
-    .option('--management', 'send the management key (the default for /alpha/ and /v1/audio/ paths)')
-    .option('--jq <expr>', 'filter the JSON answer with a jq expression (strings print raw)')
-    .addHelpText(
-      'after',
-      `
-The exit code follows the HTTP status (see "Exit codes" in router --help); the body is printed
-whatever the status.
+const FLAGS = {
+  method: { flags: '-X, --method <method>', help: `HTTP method: ${METHODS.join(', ')} (default GET; POST with fields or --input, unless --paginate)` },
+  header: { flags: '-H, --header <name:value>', help: 'add a request header (repeatable)', parse: collect },
+  rawField: { flags: '-f, --raw-field <key=value>', help: 'a string field: in the query for GET, else in the JSON body (repeatable)', parse: collect },
+  field: { flags: '-F, --field <key=value>', help: "a typed field: true, false, null and numbers as JSON, @FILE for a file's text, @@ for a leading @ (repeatable)", parse: collect },
+  input: { flags: '--input <file>', help: 'the request body from a file, or - for stdin (fields then go in the query)' },
+  paginate: { flags: '--paginate', help: 'GET: follow has_more/last_id through every page; prints one list with every item' },
+  include: { flags: '-i, --include', help: 'print the status line and the response headers before the body' },
+  management: { flags: '--management', help: 'send the management key (the default for /alpha/ and /v1/audio/ paths)' },
+  jq: { flags: '--jq <expr>', help: 'filter the JSON answer with a jq expression (strings print raw)' },
+} as const;
 
-Examples:
-  $ router api /v1/batches
-  $ router api /v1/batches -f limit=2 --paginate --jq '.data[].id'
-  $ router api POST /v1/chat/completions -F 'messages[][role]=user' -f 'messages[][content]=hi' -f model=local/echo
-  $ echo '{"model": "local/echo", "messages": [{"role": "user", "content": "hi"}]}' | router api POST /v1/chat/completions --input -
-  $ router api -i /v1/models`,
-    )
-    .action(action<ApiOpts, [string, string | undefined]>(async (ctx, first, second) => runApi(ctx, first, second)));
-}
+type ApiOpts = FlagValues<typeof FLAGS>;
+
+export const api = defineCommand({
+  name: 'api',
+  summary: 'call any endpoint with your key (raw access, --paginate, --jq)',
+  description: "Call any endpoint of the API with the active profile's key and print the answer's body.",
+  usage: '[options] [method] <path>',
+  args: [
+    { name: '<method-or-path>', help: 'HTTP method, or the path when the method is left out' },
+    { name: '[path]', help: 'path relative to the API root, e.g. /v1/batches or /alpha/decisions' },
+  ],
+  flags: FLAGS,
+  notes: `The exit code follows the HTTP status (see "Exit codes" in router --help); the body is printed
+whatever the status.`,
+  examples: [
+    'router api /v1/batches',
+    "router api /v1/batches -f limit=2 --paginate --jq '.data[].id'",
+    "router api POST /v1/chat/completions -F 'messages[][role]=user' -f 'messages[][content]=hi' -f model=local/echo",
+    'echo \'{"model": "local/echo", "messages": [{"role": "user", "content": "hi"}]}\' | router api POST /v1/chat/completions --input -',
+    'router api -i /v1/models',
+  ],
+  run: runApi,
+});
 
 /** Sets `key` (with `a[b]` and `a[]` nesting, as gh does) to `value` in `target`. */
 export function setField(target: Record<string, unknown>, key: string, value: unknown): void {

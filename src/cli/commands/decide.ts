@@ -1,54 +1,48 @@
-import type { Command } from '../commander.js';
+/** `router decide`: yes/no, choice and score questions about some content (POST /alpha/decisions). */
 import { usageFields } from '../ledger.js';
 import { usageLine } from '../output.js';
 import type { DecisionQuestion, DecisionResponse } from '../../client/types.js';
-import { action, type RunContext } from '../run.js';
-import { addSessionFlags, collect, modelId } from '../options.js';
+import type { RunContext } from '../run.js';
+import { defineCommand } from '../define.js';
+import type { FlagValues } from '../flags.js';
+import { collect, modelFlag, OPEN_USER_FLAG, OUTPUT_FLAGS, SESSION_FLAGS } from '../options.js';
 import { usage } from '../exit-codes.js';
-import { boundNote, guardSpend, SPEND_FLAGS, type SpendOptions } from '../spend-guard.js';
+import { boundNote, guardSpend, SPEND_FLAGS } from '../spend-guard.js';
 import { readJsonFile, readTextFile } from '../input.js';
 
-interface DecideOpts extends SpendOptions {
-  usage?: boolean;
-  state?: string;
-  stateText?: string;
-  questions?: string;
-  model?: string;
-  session?: string;
-  user?: string;
-  json?: boolean;
-}
+const FLAGS = {
+  session: SESSION_FLAGS.session,
+  user: OPEN_USER_FLAG,
+  state: { flags: '--state <file>', help: 'the content: a text or JSON file ("-" for stdin)' },
+  stateText: { flags: '--state-text <text>', help: 'the content, inline' },
+  questions: { flags: '--questions <file>', help: 'questions from a JSON file: {"key": {"type", "instructions", "criteria"}}' },
+  noul: { flags: '--noul <key-and-instructions...>', help: 'yes/no question: --noul KEY "INSTRUCTIONS" [--true "…"] [--false "…"]' },
+  true: { flags: '--true <text>', help: 'what "yes" means (for the last --noul)', parse: collect },
+  false: { flags: '--false <text>', help: 'what "no" means (for the last --noul)', parse: collect },
+  choice: { flags: '--choice <key-and-instructions...>', help: 'choice question: --choice KEY "INSTRUCTIONS" --option k="…" (1 or more)' },
+  option: { flags: '--option <k=description>', help: 'an option of the last --choice, repeatable', parse: collect },
+  score: { flags: '--score <key-and-instructions...>', help: 'score question: --score KEY "INSTRUCTIONS" --level "…" (1 or more, lowest first)' },
+  level: { flags: '--level <text>', help: 'a level of the last --score, repeatable, lowest first', parse: collect },
+  model: modelFlag('decision model, <author>/<slug>'),
+  json: { flags: '--json', help: 'print the decision response' },
+  usage: OUTPUT_FLAGS.usage,
+  ...SPEND_FLAGS,
+} as const;
 
-export function registerDecide(program: Command): void {
-  addSessionFlags(program.command('decide'), false)
-    .description('Ask yes/no (noul), choice and score questions about some content. Alpha: the shape may change. Needs a management key.')
-    .option('--state <file>', 'the content: a text or JSON file ("-" for stdin)')
-    .option('--state-text <text>', 'the content, inline')
-    .option('--questions <file>', 'questions from a JSON file: {"key": {"type", "instructions", "criteria"}}')
-    .option('--noul <key-and-instructions...>', 'yes/no question: --noul KEY "INSTRUCTIONS" [--true "…"] [--false "…"]')
-    .option('--true <text>', 'what "yes" means (for the last --noul)', collect)
-    .option('--false <text>', 'what "no" means (for the last --noul)', collect)
-    .option('--choice <key-and-instructions...>', 'choice question: --choice KEY "INSTRUCTIONS" --option k="…" (1 or more)')
-    .option('--option <k=description>', 'an option of the last --choice, repeatable', collect)
-    .option('--score <key-and-instructions...>', 'score question: --score KEY "INSTRUCTIONS" --level "…" (1 or more, lowest first)')
-    .option('--level <text>', 'a level of the last --score, repeatable, lowest first', collect)
-    .option('-m, --model <id>', 'decision model, <author>/<slug>', modelId)
-    .option('--json', 'print the decision response')
-    .option('--usage', 'print tokens and the reported cost to stderr')
-    .option('--max-cost <usd>', SPEND_FLAGS.maxCost.help, SPEND_FLAGS.maxCost.parse)
-    .option('--dry-run', SPEND_FLAGS.dryRun.help)
-    .option('--ignore-budget', SPEND_FLAGS.ignoreBudget.help)
-    .addHelpText('after', `
-Answers: noul = P(yes) in 0..1; choice = one option with its probabilities; score = the
-probability-weighted level (0..n-1). confidence = how concentrated the distribution is.
-
-Examples:
-  $ router decide --state review.txt --model local/judge --noul spam "Is this spam?"
-  $ router decide --state-text "The food was cold" --model local/judge \\
-      --score sentiment "How positive?" --level negative --level neutral --level positive
-  $ router decide --state ticket.json --questions questions.json --model local/judge --json`)
-    .action(action<DecideOpts>(runDecide));
-}
+export const decide = defineCommand({
+  name: 'decide',
+  summary: 'ask structured questions about content (alpha)',
+  description: 'Ask yes/no (noul), choice and score questions about some content. Alpha: the shape may change. Needs a management key.',
+  flags: FLAGS,
+  notes: `Answers: noul = P(yes) in 0..1; choice = one option with its probabilities; score = the
+probability-weighted level (0..n-1). confidence = how concentrated the distribution is.`,
+  examples: [
+    'router decide --state review.txt --model local/judge --noul spam "Is this spam?"',
+    'router decide --state-text "The food was cold" --model local/judge \\\n      --score sentiment "How positive?" --level negative --level neutral --level positive',
+    'router decide --state ticket.json --questions questions.json --model local/judge --json',
+  ],
+  run: runDecide,
+});
 
 /** Rebuilds the question flags in the order given, since each detail flag belongs to the question before it. */
 export function questionsFromArgv(argv: string[]): Record<string, DecisionQuestion> {
@@ -114,7 +108,7 @@ function checkFileQuestion(key: string, q: unknown): void {
 /** A probability or score with two decimals; '?' for an answer that lacks it. */
 const fmt = (p: unknown) => (typeof p === 'number' ? p.toFixed(2) : '?');
 
-async function runDecide(ctx: RunContext<DecideOpts>): Promise<void> {
+async function runDecide(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<void> {
   const { io, opts, argv, signal, connect } = ctx;
   if (!opts.model) throw usage('no model: give --model (a decision model, e.g. local/judge)');
   if (opts.state !== undefined && opts.stateText !== undefined) throw usage('give the content with one of --state FILE or --state-text TEXT, not both');

@@ -1,58 +1,50 @@
-import { Option, type Command } from '../commander.js';
+/** `router embed`: texts as vectors, one input per argument or per line, in as many requests as it takes. */
 import { usageFields } from '../ledger.js';
 import { usageLine } from '../output.js';
-import { action, type RunContext } from '../run.js';
-import { commaList, integerIn, modelId, nonEmpty } from '../options.js';
+import type { RunContext } from '../run.js';
+import { defineCommand } from '../define.js';
+import type { FlagValues } from '../flags.js';
+import { integerIn, modelFlag, nonEmpty, OPEN_USER_FLAG, OUTPUT_FLAGS, PROVIDER_FLAGS } from '../options.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
-import { boundNote, guardSpend, SPEND_FLAGS, type SpendOptions } from '../spend-guard.js';
-import { providerFrom, readTextFile, textFromArgs, type ProviderFlags } from '../input.js';
+import { boundNote, guardSpend, SPEND_FLAGS } from '../spend-guard.js';
+import { providerFrom, readTextFile, textFromArgs } from '../input.js';
 import type { EmbeddingResponse } from '../../client/types.js';
-
-interface EmbedOpts extends ProviderFlags, SpendOptions {
-  usage?: boolean;
-  file?: string;
-  model?: string;
-  dimensions?: number;
-  encodingFormat?: 'float' | 'base64';
-  raw?: boolean;
-  inputType?: string;
-  user?: string;
-  json?: boolean;
-  jsonl?: boolean;
-  perRequest: number;
-}
 
 /** Inputs per request: OpenAI's limit, and the emulator's. */
 const PER_REQUEST = 2048;
 
-export function registerEmbed(program: Command): void {
-  program
-    .command('embed')
-    .description('Create embeddings: one input per argument, or one per line of --file (plain text, or JSONL of strings or {"input": …}).')
-    .argument('[texts...]', 'texts to embed; "-" or nothing reads stdin (one input per line)')
-    .option('--file <file>', 'inputs, one per line ("-" for stdin)')
-    .option('-m, --model <id>', 'embedding model, <author>/<slug> (default: ROUTER_EMBED_MODEL, else the profile\'s embed_model)', modelId)
-    .option('--dimensions <n>', 'output dimensions (>= 1)', integerIn(1))
-    .addOption(new Option('--encoding-format <format>', 'wire encoding of the vectors').choices(['float', 'base64']))
-    .option('--raw', 'with --encoding-format base64: keep the base64 strings')
-    .option('--input-type <type>', 'input-type hint, e.g. search_query or search_document', nonEmpty)
-    .option('--user <id>', 'end-user identifier', nonEmpty)
-    .option('--provider-only <slugs>', 'only these providers', commaList)
-    .option('--no-fallbacks', 'do not fall back to other providers')
-    .option('--json', 'print the embedding response (the default)')
-    .option('--usage', 'print tokens and the reported cost to stderr')
-    .option('--jsonl', 'print one {"index", "input", "embedding"} per line')
-    .option('--max-cost <usd>', SPEND_FLAGS.maxCost.help, SPEND_FLAGS.maxCost.parse)
-    .option('--dry-run', SPEND_FLAGS.dryRun.help)
-    .option('--ignore-budget', SPEND_FLAGS.ignoreBudget.help)
-    .option('--per-request <n>', 'inputs per request: more are sent as several requests, answered as one', integerIn(1, 100_000), PER_REQUEST)
-    .addHelpText('after', `
-Examples:
-  $ router embed "first text" "second text" --model local/embed --dimensions 8
-  $ router embed --file docs.txt --model local/embed --jsonl > vectors.jsonl
-  $ router embed "first text" --model local/embed --dry-run`)
-    .action(action<EmbedOpts, [string[]]>(runEmbed));
-}
+const FLAGS = {
+  file: { flags: '--file <file>', help: 'inputs, one per line ("-" for stdin)' },
+  model: modelFlag("embedding model, <author>/<slug> (default: ROUTER_EMBED_MODEL, else the profile's embed_model)"),
+  dimensions: { flags: '--dimensions <n>', help: 'output dimensions (>= 1)', parse: integerIn(1) },
+  encodingFormat: { flags: '--encoding-format <format>', help: 'wire encoding of the vectors', choices: ['float', 'base64'] },
+  raw: { flags: '--raw', help: 'with --encoding-format base64: keep the base64 strings' },
+  inputType: { flags: '--input-type <type>', help: 'input-type hint, e.g. search_query or search_document', parse: nonEmpty },
+  user: OPEN_USER_FLAG,
+  providerOnly: PROVIDER_FLAGS.providerOnly,
+  fallbacks: PROVIDER_FLAGS.fallbacks,
+  json: { flags: '--json', help: 'print the embedding response (the default)' },
+  usage: OUTPUT_FLAGS.usage,
+  jsonl: { flags: '--jsonl', help: 'print one {"index", "input", "embedding"} per line' },
+  ...SPEND_FLAGS,
+  perRequest: { flags: '--per-request <n>', help: 'inputs per request: more are sent as several requests, answered as one', parse: integerIn(1, 100_000), default: PER_REQUEST },
+} as const;
+
+type EmbedOpts = FlagValues<typeof FLAGS>;
+
+export const embed = defineCommand({
+  name: 'embed',
+  summary: 'embed texts as vectors',
+  description: 'Create embeddings: one input per argument, or one per line of --file (plain text, or JSONL of strings or {"input": …}).',
+  args: [{ name: '[texts...]', help: 'texts to embed; "-" or nothing reads stdin (one input per line)' }],
+  flags: FLAGS,
+  examples: [
+    'router embed "first text" "second text" --model local/embed --dimensions 8',
+    'router embed --file docs.txt --model local/embed --jsonl > vectors.jsonl',
+    'router embed "first text" --model local/embed --dry-run',
+  ],
+  run: runEmbed,
+});
 
 async function inputsFrom(opts: EmbedOpts, args: string[], io: RunContext<EmbedOpts>['io']): Promise<string[]> {
   if (opts.file !== undefined && args.length) throw usage('give the inputs either as arguments or with --file, not both');

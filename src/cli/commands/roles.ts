@@ -1,17 +1,15 @@
 /** `router roles list|show|save|edit|delete|path`: the roles `chat --role` and `responses --role` apply. */
 import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Command } from '../commander.js';
-import { addFlags, type FlagTable } from '../flags.js';
-import { action, type RunContext } from '../run.js';
+import { defineCommand, defineGroup } from '../define.js';
+import type { FlagTable } from '../flags.js';
+import type { RunContext } from '../run.js';
 import { CliError, usage } from '../exit-codes.js';
 import { inFolder, loadYaml, parseRole, readRole, roleNames, rolePath, rolesDir, unknownRole } from '../roles.js';
 import { writeWhole } from '../../internal/write-whole.js';
 import { visible } from '../../internal/visible.js';
 import { textOrFile } from '../input.js';
-import { CHAT_FLAGS } from './chat-flags.js';
-
-type JsonOpt = { json?: boolean };
+import { CHAT_FLAGS } from './chat/flags.js';
 
 /** What a role may hold that `roles save` takes as flags: chat's generation flags. */
 const SAVE_FLAGS: FlagTable = Object.fromEntries(
@@ -20,82 +18,95 @@ const SAVE_FLAGS: FlagTable = Object.fromEntries(
 
 const kebab = (attr: string) => attr.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
-export function registerRoles(program: Command): void {
-  const roles = program
-    .command('roles')
-    .description('Roles: a system prompt and settings kept under a name, applied with router chat --role NAME (also responses, and /role in chat -i). Each is a Markdown file in the config folder: YAML front matter (any chat flag: model, temperature, max-tokens, …) and the system prompt as its body. Flags given on the command line win over the role; the role wins over the profile.');
-  roles
-    .command('list')
-    .description('list the roles; piped, one tab-separated line each: name, model, first line of the prompt')
-    .option('--json', 'print them as JSON')
-    .addHelpText('after', '\nExamples:\n  $ router roles list\n  $ router roles list --json name,model')
-    .action(action<JsonOpt>(async ({ io, opts, env }) => {
-      await loadYaml();
-      const all = roleNames(env).flatMap((name) => {
-        try {
-          const r = readRole(env, name);
-          return [{ name, model: typeof r.settings.model === 'string' ? r.settings.model : null, settings: r.settings, system: r.system }];
-        } catch (err) {
-          // One broken file does not hide the others: said, and left out.
-          io.note(`warning: ${(err as Error).message}`);
-          return [];
-        }
-      });
-      if (opts.json) return io.json(all);
-      if (!all.length) return io.info('no roles yet: router roles save NAME --system TEXT');
-      // One line per role whatever its file holds: a tab or an escape sequence in it is shown escaped.
-      io.out(`${all.map((r) => [r.name, r.model ?? '-', r.system.split('\n')[0]!.slice(0, 80)].map((f) => visible(f)).join('\t')).join('\n')}\n`);
-    }));
-  roles
-    .command('show')
-    .description('print a role file as it is')
-    .argument('<name>', 'role name')
-    .option('--json', 'print it as JSON: name, path, settings, system')
-    .addHelpText('after', '\nExamples:\n  $ router roles save reviewer --system "Review the diff: bugs first." --temperature 0.2\n  $ router roles show reviewer')
-    .action(action<JsonOpt, [string]>(async ({ io, opts, env }, name: string) => {
-      await loadYaml();
-      const role = readRole(env, name);
-      if (opts.json) return io.json(role);
-      const text = readFileSync(role.path, 'utf8');
-      // On a terminal, escape sequences in it are shown, not obeyed; piped, it is the file as it is.
-      io.out(io.stdoutTTY ? visible(text, '\n\t') : text);
-    }));
-  addFlags(
-    roles
-      .command('save')
-      .description('write a role (replacing one of that name): its system prompt from --system or stdin, and any chat flag given')
-      .argument('<name>', 'role name: letters, digits, ".", "_" or "-"'),
-    SAVE_FLAGS,
-  )
-    .addHelpText('after', '\nExamples:\n  $ router roles save terse --system "Answer in one line." --model local/echo\n  $ echo "You review shell scripts." | router roles save shell --temperature 0.1')
-    .action(action<Record<string, unknown>, [string]>(runSave));
-  roles
-    .command('edit')
-    .description('open a role in $VISUAL or $EDITOR (a new one starts from a template); checked when the editor closes')
-    .argument('<name>', 'role name')
-    .addHelpText('after', '\nExamples:\n  $ EDITOR=true router roles edit scratch')
-    .action(action<object, [string]>(runEdit));
-  roles
-    .command('delete')
-    .description('delete a role')
-    .argument('<name>', 'role name')
-    .addHelpText('after', '\nExamples:\n  $ router roles save scratch --system "temporary"\n  $ router roles delete scratch')
-    .action(action<object, [string]>(async ({ io, env }, name: string) => {
-      const path = rolePath(env, name);
-      if (!existsSync(path)) throw unknownRole(env, name);
-      rmSync(path);
-      rmSync(draftOf(path), { force: true });
-      io.info(`deleted role ${name}`);
-    }));
-  roles
-    .command('path')
-    .description('print the folder of the roles, or the file of one')
-    .argument('[name]', 'role name')
-    .addHelpText('after', '\nExamples:\n  $ router roles path\n  $ ls "$(router roles path)"')
-    .action(action<object, [string | undefined]>(async ({ io, env }, name?: string) => {
-      io.out(`${name === undefined ? rolesDir(env) : rolePath(env, name)}\n`);
-    }));
-}
+const ROLE_NAME = { name: '<name>', help: 'role name' } as const;
+
+const list = defineCommand({
+  name: 'list',
+  summary: 'list the roles; piped, one tab-separated line each: name, model, first line of the prompt',
+  flags: { json: { flags: '--json', help: 'print them as JSON' } },
+  examples: ['router roles list', 'router roles list --json name,model'],
+  run: async ({ io, opts, env }) => {
+    await loadYaml();
+    const all = roleNames(env).flatMap((name) => {
+      try {
+        const r = readRole(env, name);
+        return [{ name, model: typeof r.settings.model === 'string' ? r.settings.model : null, settings: r.settings, system: r.system }];
+      } catch (err) {
+        // One broken file does not hide the others: said, and left out.
+        io.note(`warning: ${(err as Error).message}`);
+        return [];
+      }
+    });
+    if (opts.json) return io.json(all);
+    if (!all.length) return io.info('no roles yet: router roles save NAME --system TEXT');
+    // One line per role whatever its file holds: a tab or an escape sequence in it is shown escaped.
+    io.out(`${all.map((r) => [r.name, r.model ?? '-', r.system.split('\n')[0]!.slice(0, 80)].map((f) => visible(f)).join('\t')).join('\n')}\n`);
+  },
+});
+
+const show = defineCommand({
+  name: 'show',
+  summary: 'print a role file as it is',
+  args: [ROLE_NAME],
+  flags: { json: { flags: '--json', help: 'print it as JSON: name, path, settings, system' } },
+  examples: ['router roles save reviewer --system "Review the diff: bugs first." --temperature 0.2', 'router roles show reviewer'],
+  run: async ({ io, opts, env }, name) => {
+    await loadYaml();
+    const role = readRole(env, name);
+    if (opts.json) return io.json(role);
+    const text = readFileSync(role.path, 'utf8');
+    // On a terminal, escape sequences in it are shown, not obeyed; piped, it is the file as it is.
+    io.out(io.stdoutTTY ? visible(text, '\n\t') : text);
+  },
+});
+
+const save = defineCommand({
+  name: 'save',
+  summary: 'write a role (replacing one of that name): its system prompt from --system or stdin, and any chat flag given',
+  args: [{ name: '<name>', help: 'role name: letters, digits, ".", "_" or "-"' }],
+  flags: SAVE_FLAGS,
+  examples: ['router roles save terse --system "Answer in one line." --model local/echo', 'echo "You review shell scripts." | router roles save shell --temperature 0.1'],
+  run: runSave,
+});
+
+const edit = defineCommand({
+  name: 'edit',
+  summary: 'open a role in $VISUAL or $EDITOR (a new one starts from a template); checked when the editor closes',
+  args: [ROLE_NAME],
+  examples: ['EDITOR=true router roles edit scratch'],
+  run: runEdit,
+});
+
+const remove = defineCommand({
+  name: 'delete',
+  summary: 'delete a role',
+  args: [ROLE_NAME],
+  examples: ['router roles save scratch --system "temporary"', 'router roles delete scratch'],
+  run: async ({ io, env }, name) => {
+    const path = rolePath(env, name);
+    if (!existsSync(path)) throw unknownRole(env, name);
+    rmSync(path);
+    rmSync(draftOf(path), { force: true });
+    io.info(`deleted role ${name}`);
+  },
+});
+
+const showPath = defineCommand({
+  name: 'path',
+  summary: 'print the folder of the roles, or the file of one',
+  args: [{ name: '[name]', help: 'role name' }],
+  examples: ['router roles path', 'ls "$(router roles path)"'],
+  run: async ({ io, env }, name) => {
+    io.out(`${name === undefined ? rolesDir(env) : rolePath(env, name)}\n`);
+  },
+});
+
+export const roles = defineGroup({
+  name: 'roles',
+  summary: 'system prompts and settings kept under a name, for chat --role',
+  description: 'Roles: a system prompt and settings kept under a name, applied with router chat --role NAME (also responses, and /role in chat -i). Each is a Markdown file in the config folder: YAML front matter (any chat flag: model, temperature, max-tokens, …) and the system prompt as its body. Flags given on the command line win over the role; the role wins over the profile.',
+  commands: [list, show, save, edit, remove, showPath],
+});
 
 async function runSave(ctx: RunContext<Record<string, unknown>>, name: string): Promise<void> {
   const { io, opts, cmd, env } = ctx;
@@ -127,7 +138,7 @@ const TEMPLATE = '---\n# any chat flag: model: local/echo, temperature: 0.2, max
  * leaves the role as it was (a new one is not made); an edit that does not parse is kept beside it
  * (hidden from the list), and the next edit starts from it.
  */
-async function runEdit({ io, env }: RunContext<object>, name: string): Promise<void> {
+async function runEdit({ io, env }: RunContext<unknown>, name: string): Promise<void> {
   const path = rolePath(env, name);
   const draft = draftOf(path);
   const existed = existsSync(path);

@@ -1,57 +1,48 @@
-import { Option, type Command } from '../commander.js';
+/** `router speak`: text to speech, the audio streamed to a file (atomically) or to stdout. */
 import type { SpeechReference, SpeechRequest, SpeechTurn } from '../../client/resources/speech.js';
-import { action, type RunContext } from '../run.js';
-import { addSessionFlags, anyNumber, collect, collectNonEmpty, modelId, nonEmpty } from '../options.js';
+import type { RunContext } from '../run.js';
+import { defineCommand } from '../define.js';
+import type { FlagValues } from '../flags.js';
+import { anyNumber, collect, collectNonEmpty, modelFlag, nonEmpty, SESSION_FLAGS } from '../options.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
-import { boundNote, guardSpend, SPEND_FLAGS, type SpendOptions } from '../spend-guard.js';
+import { boundNote, guardSpend, SPEND_FLAGS } from '../spend-guard.js';
 import { readFileFor, readJsonFile, textFromArgs } from '../input.js';
-
-interface SpeakOpts extends SpendOptions {
-  usage?: boolean;
-  voice?: string;
-  model?: string;
-  format?: 'mp3' | 'pcm';
-  speed?: number;
-  instructions?: string;
-  output?: string;
-  turns?: string;
-  referenceAudio?: string[];
-  referenceText?: string[];
-  referenceImage?: string;
-  session?: string;
-  user?: string;
-  json?: boolean;
-}
 
 const AUDIO_TYPES: Record<string, string> = { '.wav': 'audio/wav', '.mp3': 'audio/mpeg', '.ogg': 'audio/ogg', '.flac': 'audio/flac', '.m4a': 'audio/mp4', '.pcm': 'audio/pcm' };
 const IMAGE_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp', '.gif': 'image/gif' };
 
-export function registerSpeak(program: Command): void {
-  addSessionFlags(program.command('speak'))
-    .description('Synthesize speech. Audio streams to -o FILE (written atomically) or to stdout, never to a terminal. Needs a management key (ROUTER_MANAGEMENT_KEY or the profile\'s management_key).')
-    .argument('[text...]', 'text to speak; "-" or nothing reads stdin')
-    .option('--voice <id>', 'voice id (provider-specific; default: ROUTER_VOICE, else the profile\'s voice)', nonEmpty)
-    .option('-m, --model <id>', 'speech model, <author>/<slug> (default: ROUTER_SPEECH_MODEL, else the profile\'s speech_model)', modelId)
-    .addOption(new Option('--format <format>', 'audio format (default: from -o\'s extension, else mp3)').choices(['mp3', 'pcm']))
-    .option('--speed <x>', 'speaking speed, 1 = normal (honored by models with speed control; the others accept only 1)', anyNumber)
-    .option('--instructions <text>', 'delivery instructions: tone, pacing, emotion', nonEmpty)
-    .option('-o, --output <file>', 'write the audio here (atomically) instead of stdout')
-    .option('--turns <file>', 'multi-speaker input: JSON array of {"text", "voice"?, "instructions"?}')
-    .option('--reference-audio <file>', 'voice-cloning clip, repeatable (1 to 3)', collect)
-    .option('--reference-text <text>', 'transcript of the clip typed right before it (of a single clip: right before or after it), repeatable', collectNonEmpty)
-    .option('--reference-image <file>', 'one image for voice design')
-    .option('--json', 'with -o: print {"file", "bytes", "content_type"}')
-    .option('--max-cost <usd>', SPEND_FLAGS.maxCost.help, SPEND_FLAGS.maxCost.parse)
-    .option('--dry-run', SPEND_FLAGS.dryRun.help)
-    .option('--ignore-budget', SPEND_FLAGS.ignoreBudget.help)
-    .option('--usage', 'print what the service reports about usage to stderr (for speech: nothing but the audio)')
-    .addHelpText('after', `
-Examples:
-  $ router speak "Hello there" --voice alloy --model local/tts > hello.mp3
-  $ echo "Quiet please" | router speak --voice sage --model local/tts --format pcm -o quiet.pcm
-  $ router speak "Say it like me" --voice alloy --model local/tts --reference-audio me.wav --reference-text "my words" -o out.mp3`)
-    .action(action<SpeakOpts, [string[]]>(runSpeak));
-}
+const FLAGS = {
+  ...SESSION_FLAGS,
+  voice: { flags: '--voice <id>', help: "voice id (provider-specific; default: ROUTER_VOICE, else the profile's voice)", parse: nonEmpty },
+  model: modelFlag("speech model, <author>/<slug> (default: ROUTER_SPEECH_MODEL, else the profile's speech_model)"),
+  format: { flags: '--format <format>', help: "audio format (default: from -o's extension, else mp3)", choices: ['mp3', 'pcm'] },
+  speed: { flags: '--speed <x>', help: 'speaking speed, 1 = normal (honored by models with speed control; the others accept only 1)', parse: anyNumber },
+  instructions: { flags: '--instructions <text>', help: 'delivery instructions: tone, pacing, emotion', parse: nonEmpty },
+  output: { flags: '-o, --output <file>', help: 'write the audio here (atomically) instead of stdout' },
+  turns: { flags: '--turns <file>', help: 'multi-speaker input: JSON array of {"text", "voice"?, "instructions"?}' },
+  referenceAudio: { flags: '--reference-audio <file>', help: 'voice-cloning clip, repeatable (1 to 3)', parse: collect },
+  referenceText: { flags: '--reference-text <text>', help: 'transcript of the clip typed right before it (of a single clip: right before or after it), repeatable', parse: collectNonEmpty },
+  referenceImage: { flags: '--reference-image <file>', help: 'one image for voice design' },
+  json: { flags: '--json', help: 'with -o: print {"file", "bytes", "content_type"}' },
+  ...SPEND_FLAGS,
+  usage: { flags: '--usage', help: 'print what the service reports about usage to stderr (for speech: nothing but the audio)' },
+} as const;
+
+type SpeakOpts = FlagValues<typeof FLAGS>;
+
+export const speak = defineCommand({
+  name: 'speak',
+  summary: 'synthesize speech: audio bytes to a file or stdout',
+  description: "Synthesize speech. Audio streams to -o FILE (written atomically) or to stdout, never to a terminal. Needs a management key (ROUTER_MANAGEMENT_KEY or the profile's management_key).",
+  args: [{ name: '[text...]', help: 'text to speak; "-" or nothing reads stdin' }],
+  flags: FLAGS,
+  examples: [
+    'router speak "Hello there" --voice alloy --model local/tts > hello.mp3',
+    'echo "Quiet please" | router speak --voice sage --model local/tts --format pcm -o quiet.pcm',
+    'router speak "Say it like me" --voice alloy --model local/tts --reference-audio me.wav --reference-text "my words" -o out.mp3',
+  ],
+  run: runSpeak,
+});
 
 /** The formats the service produces, by file extension. */
 const FORMAT_OF_EXTENSION: Record<string, 'mp3' | 'pcm'> = { '.mp3': 'mp3', '.pcm': 'pcm', '.raw': 'pcm' };

@@ -1,16 +1,10 @@
 /** `router usage`: totals of the local usage ledger, by day, model or command. */
-import type { Command } from '../commander.js';
-import { Option } from '../commander.js';
 import { usage } from '../exit-codes.js';
-import { action, type RunContext } from '../run.js';
+import type { RunContext } from '../run.js';
+import { defineCommand } from '../define.js';
+import type { FlagValues } from '../flags.js';
 import type { UsageRecord } from '../ledger.js';
 import { eachLedgerRecord } from '../ledger-read.js';
-
-interface UsageOpts {
-  since: string;
-  by: 'day' | 'model' | 'command' | 'profile';
-  json?: boolean;
-}
 
 interface Totals {
   calls: number;
@@ -20,33 +14,28 @@ interface Totals {
   cost: number;
 }
 
-export function registerUsage(program: Command): void {
-  program
-    .command('usage')
-    .description('Totals of what this machine\'s router calls used and cost, from the local usage ledger (rows: tab-separated; --json for one object).')
-    .option('--since <when>', 'from this long ago (30m, 12h, 7d) or this date (2026-11-01)', '30d')
-    .addOption(new Option('--by <key>', 'one row per').choices(['day', 'model', 'command', 'profile']).default('day'))
-    .option('--json', 'print {since, until, by, rows, total}')
-    .addHelpText(
-      'after',
-      `
-Every call (chat, responses, embed, speak, decide, and each batch once it ends) is one JSON line in
+const FLAGS = {
+  since: { flags: '--since <when>', help: 'from this long ago (30m, 12h, 7d) or this date (2026-11-01)', default: '30d' },
+  by: { flags: '--by <key>', help: 'one row per', choices: ['day', 'model', 'command', 'profile'], default: 'day' },
+  json: { flags: '--json', help: 'print {since, until, by, rows, total}' },
+} as const;
+
+export const usageCommand = defineCommand({
+  name: 'usage',
+  summary: 'totals of tokens and cost from the local usage ledger',
+  description: "Totals of what this machine's router calls used and cost, from the local usage ledger (rows: tab-separated; --json for one object).",
+  flags: FLAGS,
+  notes: `Every call (chat, responses, embed, speak, decide, and each batch once it ends) is one JSON line in
 $XDG_STATE_HOME/router/usage.jsonl: time, profile, command, endpoint, model, id or batch_id,
 tokens and the cost the service reported. --no-log (or ROUTER_NO_LOG=1, or
 router config set log off) leaves a call out. A batch counts once, on the day it was first seen
 ended, at its latest figures.
 
-Examples:
-  $ router usage
-  $ router usage --since 7d --by model
-  $ router usage --json --jq '.total.cost'
-  $ router usage --json --jq '.budgets'
-
 With daily_budget or monthly_budget set (router config set daily_budget 2, or ROUTER_DAILY_BUDGET),
 a terminal also shows today's and this month's spend of the profile against them (--json: budgets).`,
-    )
-    .action(action<UsageOpts>(runUsage));
-}
+  examples: ['router usage', 'router usage --since 7d --by model', "router usage --json --jq '.total.cost'", "router usage --json --jq '.budgets'"],
+  run: runUsage,
+});
 
 /** `7d`, `12h`, `30m`, or a date, as Unix milliseconds. */
 export function sinceMs(text: string, now = Date.now()): number {
@@ -94,7 +83,7 @@ async function totalsSince(env: NodeJS.ProcessEnv, from: number, keyOf: (r: Usag
   return { groups, total };
 }
 
-async function runUsage(ctx: RunContext<UsageOpts>): Promise<void> {
+async function runUsage(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<void> {
   const { io, opts } = ctx;
   const from = sinceMs(opts.since);
   const keyOf = (r: UsageRecord) => (opts.by === 'day' ? r.time.slice(0, 10) : String(r[opts.by] ?? '-'));

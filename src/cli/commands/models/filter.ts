@@ -1,14 +1,19 @@
 /** What `router models` keeps of the list, in what order, and how a row reads. */
-import type { Model } from '../../client/resources/models.js';
-import { didYouMean } from '../../internal/did-you-mean.js';
+import type { Model } from '../../../client/resources/models.js';
+import { didYouMean } from '../../../internal/did-you-mean.js';
+import { collect } from '../../options.js';
+import type { FlagTable, FlagValues } from '../../flags.js';
 
 export const MODEL_COLUMNS = ['id', 'name', 'context', '$/M prompt', '$/M completion', 'modalities'] as const;
 
-interface Filters {
-  inputModality?: string;
-  outputModality?: string;
-  supports?: string[];
-}
+/** The flags that filter the list (`router models`). */
+export const FILTER_FLAGS = {
+  inputModality: { flags: '--input-modality <m>', help: 'only models that take this input (text, image, audio, file, …)' },
+  outputModality: { flags: '--output-modality <m>', help: 'only models that produce this output (text, image, audio, embeddings, …)' },
+  supports: { flags: '--supports <param>', help: 'only models that support this parameter (tools, response_format, …; repeatable)', parse: collect },
+} as const satisfies FlagTable;
+
+type Filters = FlagValues<typeof FILTER_FLAGS>;
 
 interface Architecture {
   input_modalities?: unknown;

@@ -1,43 +1,41 @@
-import type { Command } from '../commander.js';
-import { usageFields } from '../ledger.js';
-import { addFlags } from '../flags.js';
-import { readResponse } from '../../client/answer-reading.js';
-import { isFinalResponse, isTextDelta, type ResponsesRequest, type ResponsesResult } from '../../client/resources/responses.js';
-import type { RouterClient } from '../../client/index.js';
-import type { IO } from '../io.js';
-import { printText, shownPieces, shownText, streamToStdout, usageLine } from '../output.js';
-import { buildResponsesRequest, RESPONSES_FLAGS, stopConditions, type ResponsesOpts } from './responses-request.js';
-import { action, type RunContext } from '../run.js';
-import { applyRoleFlag, blameRole } from '../roles.js';
-import { boundNote, guardSpend, limitFlagOf, SPEND_FLAGS, type SpendOptions } from '../spend-guard.js';
-import { usage } from '../exit-codes.js';
-import { checkMetadataFlags, readJsonFile, textOrFile } from '../input.js';
-import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from './chat-extras.js';
-import { reasoningSummary, responseMessage } from '../answer-extras.js';
+/** `router responses`: one independent request in the Responses format, the text streamed to stdout. */
+import { usageFields } from '../../ledger.js';
+import { readResponse } from '../../../client/answer-reading.js';
+import { isFinalResponse, isTextDelta, type ResponsesRequest, type ResponsesResult } from '../../../client/resources/responses.js';
+import type { RouterClient } from '../../../client/index.js';
+import type { IO } from '../../io.js';
+import { printText, shownPieces, shownText, streamToStdout, usageLine } from '../../output.js';
+import { buildResponsesRequest, stopConditions } from './request.js';
+import { RESPONSES_FLAGS, type ResponsesOpts } from './flags.js';
+import type { RunContext } from '../../run.js';
+import { defineCommand } from '../../define.js';
+import type { FlagValues } from '../../flags.js';
+import { applyRoleFlag, blameRole } from '../../roles.js';
+import { boundNote, guardSpend, limitFlagOf, SPEND_FLAGS } from '../../spend-guard.js';
+import { usage } from '../../exit-codes.js';
+import { checkMetadataFlags, readJsonFile, textOrFile } from '../../input.js';
+import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from '../../request-extras.js';
+import { reasoningSummary, responseMessage } from '../../answer-extras.js';
 
+const FLAGS = { ...RESPONSES_FLAGS, ...SPEND_FLAGS };
 
-export function registerResponses(program: Command): void {
-  addFlags(
-    addFlags(
-      program
-        .command('responses')
-        .description('Create a response in the Responses format. Each request is independent: the whole history goes in the input.')
-        .argument('[prompt...]', 'the prompt; "-" or nothing reads stdin'),
-      RESPONSES_FLAGS,
-    ),
-    SPEND_FLAGS,
-  )
-    .addHelpText('after', `
-Examples:
-  $ router responses "Explain SSE in one sentence" --model local/lorem
-  $ router responses --input history.json --json | jq .output_text
-  $ router responses "plan a trip" --stop-when step_count=3 --stop-when max_cost=0.05
-  $ router responses "write 40 words" --model local/lorem --max-cost 0.0005 --usage
-  $ router responses --model local/vision -a photo.png "Describe it"`)
-    .action(action<ResponsesOpts & SpendOptions, [string[]]>(runResponses));
-}
+export const responses = defineCommand({
+  name: 'responses',
+  summary: 'generate in the Responses format, streaming the text',
+  description: 'Create a response in the Responses format. Each request is independent: the whole history goes in the input.',
+  args: [{ name: '[prompt...]', help: 'the prompt; "-" or nothing reads stdin' }],
+  flags: FLAGS,
+  examples: [
+    'router responses "Explain SSE in one sentence" --model local/lorem',
+    'router responses --input history.json --json | jq .output_text',
+    'router responses "plan a trip" --stop-when step_count=3 --stop-when max_cost=0.05',
+    'router responses "write 40 words" --model local/lorem --max-cost 0.0005 --usage',
+    'router responses --model local/vision -a photo.png "Describe it"',
+  ],
+  run: runResponses,
+});
 
-async function runResponses(ctx: RunContext<ResponsesOpts & SpendOptions>, args: string[]): Promise<void> {
+async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: string[]): Promise<void> {
   const { io, opts, signal, connect } = ctx;
   const role = await applyRoleFlag(ctx.cmd, opts, io);
   opts.instructions = await textOrFile('--instructions', opts.instructions, io);

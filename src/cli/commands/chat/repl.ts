@@ -1,15 +1,15 @@
 import { createInterface } from 'node:readline';
-import type { ChatMessage } from '../../client/types.js';
-import { isModelId, MODEL_ID_SYNTAX } from '../../client/facts.js';
-import { deltaText } from '../../client/resources/chat.js';
-import type { IO } from '../io.js';
-import { interrupted, type RunContext } from '../run.js';
-import { keepConversation, openConversation, withSystem } from './chat-conversation.js';
-import { buildChatRequest, type ChatOptions } from './chat-request.js';
-import { usage } from '../exit-codes.js';
-import { readAttachments, type Attachment } from '../attach.js';
-import { recordedUser, userContent } from './chat-extras.js';
-import type { SpendOptions } from '../spend-guard.js';
+import type { ChatMessage } from '../../../client/types.js';
+import { isModelId, MODEL_ID_SYNTAX } from '../../../client/facts.js';
+import { deltaText } from '../../../client/resources/chat.js';
+import type { IO } from '../../io.js';
+import { interrupted, type RunContext } from '../../run.js';
+import { keepConversation, openConversation, withSystem } from './conversation.js';
+import { buildChatRequest, type ChatOptions } from './request.js';
+import { usage } from '../../exit-codes.js';
+import { readAttachments, type Attachment } from '../../attach.js';
+import { recordedUser, userContent } from '../../request-extras.js';
+import type { ChatCommandOptions } from './flags.js';
 
 export const REPL_HELP = 'commands: /exit, /model ID, /system TEXT, /role NAME, /attach PATH, /edit, /save FILE, /clear, /help; end a line with \\ to continue it; Up-arrow recalls earlier lines, of earlier sessions too. '
   + 'Ctrl-C stops an answer (the exchange is dropped) or clears the line; Ctrl-C on an empty line exits (130), Ctrl-D exits (0)';
@@ -92,7 +92,7 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
     io.err(arg ? 'system message set\n' : 'system message cleared\n');
   } else if (cmd === '/role') {
     if (!arg) io.err('usage: /role NAME (router roles list)\n');
-    else await (await import('./chat-repl-more.js')).switchRole(ctx, arg, c);
+    else await (await import('./repl-more.js')).switchRole(ctx, arg, c);
   } else if (cmd === '/attach') {
     if (!arg) io.err('usage: /attach PATH|URL\n');
     else if (arg === '-') io.err('error: /attach -: stdin is this terminal; attach a file (/attach PATH)\n');
@@ -107,7 +107,7 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
   } else if (cmd === '/save') {
     if (!arg) io.err('usage: /save FILE\n');
     else {
-      const { OutputFile } = await import('../output-file.js');
+      const { OutputFile } = await import('../../output-file.js');
       const f = OutputFile.open(arg);
       await f.write(`${JSON.stringify({ model: c.model, messages: c.history }, null, 2)}\n`);
       await f.commit();
@@ -121,20 +121,20 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
  * `router chat -i`: a conversation that keeps its history, streaming each answer.
  * Needs a terminal on stdin: it never prompts otherwise.
  */
-export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
+export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void> {
   const { io, opts, signal } = ctx;
   if (!io.stdinTTY) throw usage('--interactive needs a terminal on stdin; pipe the prompt instead (echo hi | router chat)');
   if (!io.canPrompt) throw usage('--interactive asks for input, and --no-input (or ROUTER_NO_INPUT) forbids it: pipe the prompt instead');
-  const more = await import('./chat-repl-more.js');
+  const more = await import('./repl-more.js');
   more.replOptions(ctx);
   if (opts.attach?.includes('-')) throw usage('--attach -: stdin is the terminal chat -i reads; attach a file');
   const saved = openConversation(ctx);
   ctx.useCommandModel(saved);
   const connected = await ctx.connect();
   const { client, settings } = connected;
-  const { guardSpend } = await import('../spend-guard.js');
-  const { usageFields } = await import('../ledger.js');
-  const { reportError } = await import('../errors.js');
+  const { guardSpend } = await import('../../spend-guard.js');
+  const { usageFields } = await import('../../ledger.js');
+  const { reportError } = await import('../../errors.js');
   const c: Conversation = { model: settings.model, history: withSystem(saved?.messages ?? [], opts.system), attached: await readAttachments(opts.attach, io), recorded: new WeakMap() };
   let kept = saved;
   if (saved) io.err(`continuing ${saved.id} (${saved.messages.filter((m) => m.role === 'user').length} turns)\n`);
@@ -186,7 +186,7 @@ export async function runRepl(ctx: RunContext<ChatOptions>): Promise<void> {
       try {
         const req = buildChatRequest([...c.history], opts, c.model);
         // Each turn is a call: held to the budgets (a reached one is this turn's error) and put in the ledger.
-        await guardSpend(ctx as RunContext<ChatOptions & SpendOptions>, connected, { body: req, models: [req.model], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true });
+        await guardSpend(ctx, connected, { body: req, models: [req.model], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true });
         let used: Record<string, unknown> | undefined;
         for await (const chunk of await client.chat.streamText(req, { signal: AbortSignal.any([signal, answerStop.signal]) })) {
           if (chunk.usage) used = chunk.usage as unknown as Record<string, unknown>;

@@ -1,5 +1,5 @@
-import { collect, commaList, integerIn } from '../options.js';
-import type { FlagTable } from '../flags.js';
+import { collect, commaList, integerIn } from './options.js';
+import type { FlagTable } from './flags.js';
 
 /** The flags `chat` and `responses` share for what goes beyond text: attachments, a schema, plugins, output modalities, reasoning, images. */
 export const ANSWER_FLAGS = {

@@ -1,13 +1,13 @@
-import { anyNumber, integerIn, keyValue, MODEL_FLAGS, nonEmpty, numberIn, ROUTING_FLAGS, stopSequence } from '../options.js';
-import type { FlagTable, FlagValues } from '../flags.js';
-import { ANSWER_FLAGS, TOOL_FLAGS } from './answer-flags.js';
+import { anyNumber, GENERATION_FLAGS, integerIn, keyValue, nonEmpty, numberIn, OUTPUT_FLAGS, REASONING_EFFORT_FLAG, ROUTING_FLAGS, stopSequence } from '../../options.js';
+import type { FlagTable, FlagValues } from '../../flags.js';
+import { ANSWER_FLAGS, TOOL_FLAGS } from '../../answer-flags.js';
+import type { SpendOptions } from '../../spend-guard.js';
 
-export const REASONING_EFFORTS = ['max', 'xhigh', 'high', 'medium', 'low', 'minimal', 'none'] as const;
-export const SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priority', 'scale', 'ultrafast'] as const;
+const SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priority', 'scale', 'ultrafast'] as const;
 
-/** The flags of `router chat`, in help order; ChatOptions is inferred from them. */
+/** The flags of `router chat` (but the spend flags), in help order: also what a role may hold. */
 export const CHAT_FLAGS = {
-  ...MODEL_FLAGS,
+  ...GENERATION_FLAGS,
   role: { flags: '--role <name>', help: 'apply a role: its settings and system prompt (router roles list); flags given here win', parse: nonEmpty },
   system: { flags: '-s, --system <text>', help: 'system message; @FILE reads it from a file, @- from stdin (@@ for a leading @)', parse: nonEmpty },
   maxTokens: { flags: '--max-tokens <n>', help: 'maximum completion tokens (>= 1)', parse: integerIn(1) },
@@ -24,15 +24,15 @@ export const CHAT_FLAGS = {
   topLogprobs: { flags: '--top-logprobs <n>', help: 'top log probabilities per token, 0 to 20', parse: integerIn(0, 20) },
   logitBias: { flags: '--logit-bias <token=bias>', help: 'token logit bias, repeatable', parse: keyValue },
   responseFormat: { flags: '--response-format <type>', help: 'response format', choices: ['text', 'json_object'] as const },
-  reasoningEffort: { flags: '--reasoning-effort <level>', help: 'reasoning effort', choices: REASONING_EFFORTS },
+  reasoningEffort: REASONING_EFFORT_FLAG,
   serviceTier: { flags: '--service-tier <tier>', help: 'service tier', choices: SERVICE_TIERS },
   stream: [
     { flags: '--stream', help: 'stream (default for text; with --json, print chunks as JSONL)' },
     { flags: '--no-stream', help: 'wait for the whole answer' },
   ],
-  raw: { flags: '--raw', help: 'print the text exactly as received (on a terminal it is rendered as Markdown)' },
+  raw: OUTPUT_FLAGS.raw,
   json: { flags: '--json', help: 'print the chat.completion object (or chunks as JSONL with --stream)' },
-  usage: { flags: '--usage', help: 'print token usage and cost to stderr' },
+  usage: OUTPUT_FLAGS.usage,
   interactive: { flags: '-i, --interactive', help: 'conversation in a REPL (/exit, /model, /system, /save FILE)' },
   continue: { flags: '-c, --continue', help: 'continue the last conversation (each chat is kept unless --no-log)' },
   conversation: { flags: '--conversation <id>', help: 'continue the conversation ID, or start one with that name' },
@@ -42,3 +42,6 @@ export const CHAT_FLAGS = {
 } as const satisfies FlagTable;
 
 export type ChatOptions = FlagValues<typeof CHAT_FLAGS>;
+
+/** The options of `router chat`: its table's and the spend flags'. */
+export type ChatCommandOptions = ChatOptions & SpendOptions;

@@ -1,61 +1,49 @@
-import type { Command } from '../commander.js';
-import { usageFields } from '../ledger.js';
-import { addFlags } from '../flags.js';
-import type { ChatCompletionRequest, ChatMessage, ChatUsage } from '../../client/types.js';
-import type { RouterClient } from '../../client/index.js';
-import { deltaText } from '../../client/resources/chat.js';
-import { readCompletion, type FailedAnswerError } from '../../client/answer-reading.js';
-import type { IO } from '../io.js';
-import { printText, shownPieces, shownText, streamToStdout, usageLine } from '../output.js';
-import { buildChatRequest, validateChatOptions } from './chat-request.js';
-import { CHAT_FLAGS, type ChatOptions } from './chat-flags.js';
+/** `router chat`: a prompt to a chat model, the answer streamed to stdout (and `chat -i`, in ./repl.ts). */
+import { usageFields } from '../../ledger.js';
+import type { ChatCompletionRequest, ChatMessage, ChatUsage } from '../../../client/types.js';
+import type { RouterClient } from '../../../client/index.js';
+import { deltaText } from '../../../client/resources/chat.js';
+import { readCompletion, type FailedAnswerError } from '../../../client/answer-reading.js';
+import type { IO } from '../../io.js';
+import { printText, shownPieces, shownText, streamToStdout, usageLine } from '../../output.js';
+import { buildChatRequest, validateChatOptions } from './request.js';
+import { CHAT_FLAGS, type ChatCommandOptions, type ChatOptions } from './flags.js';
+import type { RunContext } from '../../run.js';
+import { defineCommand } from '../../define.js';
+import { applyRoleFlag, blameRole } from '../../roles.js';
+import { textOrFile } from '../../input.js';
+import { usage } from '../../exit-codes.js';
+import { boundNote, guardNext, guardSpend, limitFlagOf, SPEND_FLAGS } from '../../spend-guard.js';
+import { keepConversation, openConversation, withSystem } from './conversation.js';
+import { MessageAssembler, messageOf, type AssembledMessage } from '../../answer-extras.js';
+import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from '../../request-extras.js';
+import { toolLoop } from '../../tool-runner.js';
 
-export type { ChatOptions };
-import { action, type RunContext } from '../run.js';
-import { applyRoleFlag, blameRole } from '../roles.js';
-import { textOrFile } from '../input.js';
-import { usage } from '../exit-codes.js';
-import { boundNote, guardNext, guardSpend, limitFlagOf, SPEND_FLAGS, type SpendOptions } from '../spend-guard.js';
-import { keepConversation, openConversation, withSystem } from './chat-conversation.js';
-import { MessageAssembler, messageOf, type AssembledMessage } from '../answer-extras.js';
-import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from './chat-extras.js';
-import { toolLoop } from '../tool-runner.js';
+export const chat = defineCommand({
+  name: 'chat',
+  summary: 'send a prompt to a chat model, streaming the answer',
+  description: 'Send a prompt to a chat model and stream the answer to stdout. The prompt is the arguments and a piped stdin: stdin first, then the arguments, or at the place of a "-" among them.',
+  args: [{ name: '[prompt...]', help: 'the prompt; "-" puts stdin at its place' }],
+  flags: { ...CHAT_FLAGS, ...SPEND_FLAGS },
+  examples: [
+    'router chat "Name three rivers" --model local/lorem',
+    'git diff | router chat -s "Review this diff" --model local/lorem',
+    'router roles save terse --system "Answer in one line." --model local/echo',
+    'router chat --role terse "why is the sky blue?"',
+    'echo MID | router chat before - after --model local/echo   # sends "before after\\n\\nMID"',
+    'router chat --json --temperature 0.2 "hi" | jq -r \'.choices[0].message.content\'',
+    'router chat --max-cost 0.001 --usage "write 50 words" --model local/lorem',
+    'router chat --dry-run "hi" --model local/echo',
+    'router chat --model local/vision -a photo.png "What is in this picture?"',
+    'router chat --model local/lorem --schema \'{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}\' "a city"',
+    'router chat --model local/tools --tools tools.json "What is the weather in Paris?"',
+    'router chat --model local/thinker --show-reasoning "Why is the sky blue?"',
+    'router chat --model local/painter --modalities text,image --save-images . "a red circle"',
+  ],
+  run: runChat,
+});
 
-export { REASONING_EFFORTS, SERVICE_TIERS } from './chat-flags.js';
-
-export function registerChat(program: Command): void {
-  addFlags(
-    addFlags(
-      program
-        .command('chat')
-        .description('Send a prompt to a chat model and stream the answer to stdout. The prompt is the arguments and a piped stdin: stdin first, then the arguments, or at the place of a "-" among them.')
-        .argument('[prompt...]', 'the prompt; "-" puts stdin at its place'),
-      CHAT_FLAGS,
-    ),
-    SPEND_FLAGS,
-  )
-    .addHelpText(
-      'after',
-      `
-Examples:
-  $ router chat "Name three rivers" --model local/lorem
-  $ git diff | router chat -s "Review this diff" --model local/lorem
-  $ router roles save terse --system "Answer in one line." --model local/echo
-  $ router chat --role terse "why is the sky blue?"
-  $ echo MID | router chat before - after --model local/echo   # sends "before after\\n\\nMID"
-  $ router chat --json --temperature 0.2 "hi" | jq -r '.choices[0].message.content'
-  $ router chat --max-cost 0.001 --usage "write 50 words" --model local/lorem
-  $ router chat --dry-run "hi" --model local/echo
-  $ router chat --model local/vision -a photo.png "What is in this picture?"
-  $ router chat --model local/lorem --schema '{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}' "a city"
-  $ router chat --model local/tools --tools tools.json "What is the weather in Paris?"
-  $ router chat --model local/thinker --show-reasoning "Why is the sky blue?"
-  $ router chat --model local/painter --modalities text,image --save-images . "a red circle"`,
-    )
-    .action(action<ChatOptions & SpendOptions, [string[]]>(runChat));
-}
-
-async function runChat(ctx: RunContext<ChatOptions & SpendOptions>, args: string[]): Promise<void> {
+async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Promise<void> {
   const { io, opts, signal, connect } = ctx;
   const role = await applyRoleFlag(ctx.cmd, opts, io);
   opts.system = await textOrFile('--system', opts.system, io);
@@ -66,7 +54,7 @@ async function runChat(ctx: RunContext<ChatOptions & SpendOptions>, args: string
   }
   if (opts.interactive) {
     if (opts.maxCost !== undefined || opts.dryRun) throw usage(`${opts.dryRun ? '--dry-run' : '--max-cost'} applies to one call, not to chat -i`);
-    const { runRepl } = await import('./chat-repl.js');
+    const { runRepl } = await import('./repl.js');
     return runRepl(ctx);
   }
   const extras = await prepareExtras(opts, io, 'chat').catch((err: unknown) => Promise.reject(blameRole(err, role, ctx.cmd)));

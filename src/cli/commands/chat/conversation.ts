@@ -1,10 +1,10 @@
 /** Conversations of `router chat` (-c, --conversation, and -i started from one). */
-import type { ChatMessage } from '../../client/types.js';
-import { CliError, EXIT, usage } from '../exit-codes.js';
-import { checkConversationId, lastConversation, loadConversation, newConversation, saveConversation, type Conversation } from '../conversations.js';
-import type { RunContext } from '../run.js';
-import { describeSystemError, isSystemError } from '../../internal/system-errors.js';
-import type { ChatOptions } from './chat-flags.js';
+import type { ChatMessage } from '../../../client/types.js';
+import { CliError, EXIT, usage } from '../../exit-codes.js';
+import { checkConversationId, lastConversation, loadConversation, newConversation, saveConversation, type Conversation } from '../../conversations.js';
+import type { RunContext } from '../../run.js';
+import { describeSystemError, isSystemError } from '../../../internal/system-errors.js';
+import type { ChatOptions } from './flags.js';
 
 /** The conversation -c or --conversation takes up (undefined: a new one, or a named one not yet saved). */
 export function openConversation(ctx: RunContext<ChatOptions>): Conversation | undefined {

@@ -1,8 +1,8 @@
-import type { ChatCompletionRequest, ChatMessage } from '../../client/types.js';
-import { usage } from '../exit-codes.js';
-import { decimalNumber } from '../options.js';
-import { applyRouting, checkMetadataFlags } from '../input.js';
-import type { ChatOptions } from './chat-flags.js';
+import type { ChatCompletionRequest, ChatMessage } from '../../../client/types.js';
+import { usage } from '../../exit-codes.js';
+import { decimalNumber } from '../../options.js';
+import { applyRouting, checkMetadataFlags } from '../../input.js';
+import type { ChatOptions } from './flags.js';
 
 export type { ChatOptions };
 

@@ -1,0 +1,78 @@
+/** `router models [SEARCH]` and `router models show ID`: the service's model list, kept briefly in the state folder. */
+import { CliError, EXIT, usage } from '../../exit-codes.js';
+import type { RunContext } from '../../run.js';
+import { defineCommand } from '../../define.js';
+import type { FlagTable, FlagValues } from '../../flags.js';
+import { renderTable } from '../batch/format.js';
+import { FILTER_FLAGS, filterModels, fitColumns, modelRow, sortModels, unknownFilter } from './filter.js';
+import type { Model } from '../../../client/resources/models.js';
+
+const REFRESH_FLAG = { flags: '--refresh', help: 'fetch the list again rather than use the copy kept for five minutes' } as const;
+
+const show = defineCommand({
+  name: 'show',
+  summary: 'One model, whole, as the service describes it (JSON).',
+  args: [{ name: '<id>', help: 'the model id, <author>/<slug>' }],
+  flags: { refresh: REFRESH_FLAG },
+  examples: ['router models show local/echo'],
+  run: runShow,
+});
+
+const FLAGS = {
+  ...FILTER_FLAGS,
+  sort: { flags: '--sort <key>', help: 'order by', choices: ['price', 'context', 'name'] },
+  refresh: REFRESH_FLAG,
+  json: { flags: '--json', help: 'print the models as a JSON array' },
+} as const satisfies FlagTable;
+
+export const models = defineCommand({
+  name: 'models',
+  summary: 'the models the service routes to, with their prices',
+  description: 'List the models the service routes to: a table on a terminal (id, name, context, $ per million prompt/completion tokens, modalities), tab-separated lines piped.',
+  args: [{ name: '[search...]', help: 'words that the id or name must all hold (case-insensitive)' }],
+  flags: FLAGS,
+  notes: `Piped, one tab-separated line per model: id, name, context length, prompt and completion price in
+USD per million tokens, input->output modalities. The list is kept five minutes in
+$XDG_STATE_HOME/router/models/ (it also prices --max-cost and --dry-run).`,
+  examples: ['router models', 'router models lorem', 'router models --output-modality text --sort price', "router models --json id,pricing --jq '.[].id'"],
+  commands: [show],
+  run: runModels,
+});
+
+async function fetchModels(ctx: RunContext<{ refresh?: boolean }>): Promise<Model[]> {
+  const { client, settings } = await ctx.connect();
+  try {
+    const { modelCatalog } = await import('../../model-catalog.js');
+    const { DEFAULT_API_ROOT } = await import('../../../client/core.js');
+    return await modelCatalog(client, { env: ctx.env, apiRoot: settings.apiRoot ?? DEFAULT_API_ROOT, refresh: ctx.opts.refresh, signal: ctx.signal });
+  } finally {
+    await client.close();
+  }
+}
+
+async function runModels(ctx: RunContext<FlagValues<typeof FLAGS>>, search: string[]): Promise<void> {
+  const { io, opts } = ctx;
+  const all = await fetchModels(ctx);
+  const unknown = unknownFilter(all, opts);
+  // A value close to one the list has is a typo, refused; another (video, when no model takes it) just matches nothing.
+  if (unknown?.typo) throw usage(unknown.line);
+  const found = sortModels(filterModels(all, search, opts), opts.sort);
+  if (opts.json) return io.json(found);
+  const rows = found.map(modelRow);
+  if (!io.stdoutTTY) return void io.out(rows.map((r) => `${r.join('\t')}\n`).join(''));
+  if (rows.length === 0) return io.info(unknown ? `no models match: ${unknown.line}` : 'no models match');
+  const chalk = io.color ? (await import('chalk')).default : undefined;
+  const fitted = fitColumns(rows, io.columns!);
+  io.out(renderTable(fitted.head, fitted.rows, io.columns!, chalk ? (s) => chalk.bold(s) : undefined));
+}
+
+async function runShow(ctx: RunContext<{ refresh?: boolean }>, id: string): Promise<void> {
+  const models = await fetchModels(ctx);
+  const model = models.find((m) => m.id === id);
+  if (!model) {
+    const { nearestModel } = await import('../../model-hint.js');
+    const near = nearestModel(id, models.map((m) => m.id));
+    throw new CliError(`no model ${id} in the list${near ? ` (did you mean ${near}?)` : ''}: see router models`, EXIT.NOT_FOUND);
+  }
+  ctx.io.json(model);
+}

@@ -1,0 +1,33 @@
+import { collect, GENERATION_FLAGS, integerIn, nonEmpty, OUTPUT_FLAGS, REASONING_EFFORT_FLAG, ROUTING_FLAGS } from '../../options.js';
+import type { FlagTable, FlagValues } from '../../flags.js';
+import { ANSWER_FLAGS } from '../../answer-flags.js';
+
+/** The flags of `router responses` (but the spend flags), in help order: also what a role may hold. */
+export const RESPONSES_FLAGS = {
+  ...GENERATION_FLAGS,
+  role: { flags: '--role <name>', help: 'apply a role: its settings and system prompt as instructions (router roles list); flags given here win', parse: nonEmpty },
+  input: { flags: '--input <file>', help: 'input from a JSON file: a string or an array of input items ("-" for stdin)' },
+  instructions: { flags: '--instructions <text>', help: 'system instructions; @FILE reads them from a file, @- from stdin (@@ for a leading @)', parse: nonEmpty },
+  maxOutputTokens: { flags: '--max-output-tokens <n>', help: 'maximum output tokens (>= 1)', parse: integerIn(1) },
+  tools: { flags: '--tools <file>', help: 'tools from a JSON file (an array of tool objects)' },
+  toolChoice: { flags: '--tool-choice <choice>', help: 'tool choice', choices: ['auto', 'none', 'required'] },
+  reasoningEffort: REASONING_EFFORT_FLAG,
+  reasoningSummary: { flags: '--reasoning-summary <kind>', help: 'reasoning summary', choices: ['auto', 'concise', 'detailed'] },
+  textFormat: { flags: '--text-format <type>', help: 'text output format', choices: ['text', 'json_object'] },
+  verbosity: { flags: '--verbosity <level>', help: 'text verbosity', choices: ['low', 'medium', 'high'] },
+  serviceTier: { flags: '--service-tier <tier>', help: 'service tier', choices: ['auto', 'default', 'fast', 'flex', 'priority', 'scale'] },
+  maxToolCalls: { flags: '--max-tool-calls <n>', help: 'server-tool agent steps, 0 to 30 (default 30)', parse: integerIn(0, 30) },
+  stopWhen: { flags: '--stop-when <cond>', help: 'stop the server-tool loop: step_count=N or max_cost=USD (repeatable; overrides --max-tool-calls)', parse: collect },
+  previousResponseId: { flags: '--previous-response-id <id>', help: 'not supported by the service: refused (send the history in --input)' },
+  stream: [
+    { flags: '--stream', help: 'stream (default for text; with --json, print events as JSONL)' },
+    { flags: '--no-stream', help: 'wait for the whole response' },
+  ],
+  raw: OUTPUT_FLAGS.raw,
+  json: { flags: '--json', help: 'print the response object (or events as JSONL with --stream)' },
+  usage: OUTPUT_FLAGS.usage,
+  ...ANSWER_FLAGS,
+  ...ROUTING_FLAGS,
+} as const satisfies FlagTable;
+
+export type ResponsesOpts = FlagValues<typeof RESPONSES_FLAGS>;
