@@ -1,15 +1,9 @@
 /** `router batch jobs` and `router batch job ID`: what the local job records hold. */
-import type { RunContext } from '../../../run.js';
-import type { IO } from '../../../io.js';
-import { totals } from './progress.js';
 import { join } from 'node:path';
-import { jobsDir, listJobs, loadJob, type JobRecord } from './store.js';
-
-/** A job as JSON: the record plus its totals. */
-export function jobSummary(job: JobRecord): Record<string, unknown> {
-  const t = totals(job);
-  return { ...job, totals: { shards: t.shards, finished: t.finished, requests: t.requests, completed: t.completed, failed: t.failed, total_tokens: t.tokens, cost: t.cost } };
-}
+import type { RunContext } from '../../run.js';
+import type { IO } from '../../io.js';
+import { jobSummary, totals } from '../../../batch/job/progress.js';
+import { jobsDir, listJobs, loadJob, type JobRecord } from '../../../batch/job/store.js';
 
 function stateOf(job: JobRecord): string {
   const t = totals(job);
@@ -32,7 +26,7 @@ export async function describeJob(job: JobRecord, io: IO): Promise<string> {
     s.usage?.cost !== undefined ? s.usage.cost.toFixed(6) : '-',
   ]);
   if (!io.stdoutTTY) return rows.map((r) => r.join('\t')).join('\n') + '\n';
-  const { table } = await import('../../../table.js');
+  const { table } = await import('../../table.js');
   return [
     `${job.id}  ${stateOf(job)}  ${job.input.path}`,
     `${job.requests} requests to ${job.endpoint} with ${job.model}; ${t.completed} completed, ${t.failed} failed; ${t.tokens} tokens, $${t.cost.toFixed(6)}`,
