@@ -1,6 +1,8 @@
 /** `router batch jobs` and `router batch job ID`: what the local job records hold. */
 import { join } from 'node:path';
+import type { FlagValues } from '../../flags.js';
 import type { RunContext } from '../../run.js';
+import type { JOB_FLAGS, JOBS_FLAGS } from './flags.js';
 import type { IO } from '../../io.js';
 import { jobSummary, totals } from '../../../batch/job/progress.js';
 import { jobsDir, listJobs, loadJob, type JobRecord } from '../../../batch/job/store.js';
@@ -35,7 +37,7 @@ export async function describeJob(job: JobRecord, io: IO): Promise<string> {
   ].join('\n');
 }
 
-export async function runJobs(ctx: RunContext<{ json?: boolean }>): Promise<void> {
+export async function runJobs(ctx: RunContext<FlagValues<typeof JOBS_FLAGS>>): Promise<void> {
   const jobs = listJobs(ctx.env, (id) => ctx.io.info(`warning: the record of ${id} is damaged: ${join(jobsDir(ctx.env), id, 'job.json')}`));
   if (ctx.opts.json) return ctx.io.json(jobs.map(jobSummary));
   const lines = jobs.map((j) => {
@@ -46,7 +48,7 @@ export async function runJobs(ctx: RunContext<{ json?: boolean }>): Promise<void
   else ctx.io.out(`${lines.join('\n')}\n`);
 }
 
-export async function runJobShow(ctx: RunContext<{ json?: boolean }>, id: string): Promise<void> {
+export async function runJobShow(ctx: RunContext<FlagValues<typeof JOB_FLAGS>>, id: string): Promise<void> {
   const job = loadJob(ctx.env, id);
   if (ctx.opts.json) ctx.io.json(jobSummary(job));
   else ctx.io.out(await describeJob(job, ctx.io));
