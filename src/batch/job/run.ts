@@ -142,7 +142,7 @@ export async function openJob(o: OpenJobOptions): Promise<HeldJob> {
     if (o.input) throw invalid(`--resume ${o.resume} takes no file: the job remembers ${job.input.path}`);
     return { ...holdAndRead(env, job.id), made: false };
   }
-  if (!o.input) throw invalid('give a JSONL file, or --resume JOB');
+  if (!o.input) throw invalid('give an input file, or a job to resume');
   const job = await planInput(o.input, o);
   // Two runs of one file at once: the second finds the first's job, and that it is being run.
   return pickingJob(env, () => {
