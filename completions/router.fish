@@ -512,6 +512,7 @@ complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcom
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -l line-numbers -d 'with --results: add "line" (the input line number) to each result'
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -l join -d 'with --results: write {"line", "request", "result"} for each input line'
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -l interval -r -F -d 'first polling interval, seconds or 500ms, 5s (grows while nothing changes)'
+complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -l offline-timeout -r -F -d 'with --watch or --results: keep following through network errors, 429 and 5xx for this long (seconds, or 15m, 2h; default: stop at the first, the job saved)'
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -l json -d 'print the job record with its totals'
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -l jq -r -F -d 'filter the JSON output with a jq expression (implies --json; strings print raw)'
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from run' -s V -l version -d 'output the version number'

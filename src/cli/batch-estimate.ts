@@ -6,10 +6,10 @@ import type { Connected } from './context.js';
 import type { RunContext } from './run.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { DEFAULT_API_ROOT } from '../client/core.js';
-import { readLines } from './jsonl.js';
+import { readLines } from '../internal/jsonl.js';
 import { BATCH_PRICE, callBound, countImages, imagesUnbounded, promptTokenBound, searchesOf, usd, usdBound, type Pricing } from './cost-bound.js';
 import { capOf, pricesOf, pricesOrWhy, type SpendOptions } from './spend-guard.js';
-import { isFinished, type JobRecord } from './commands/batch/job/store.js';
+import { isFinished, type JobRecord } from '../batch/job/store.js';
 
 export interface BatchEstimate {
   model: string;

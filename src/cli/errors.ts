@@ -1,5 +1,6 @@
 import { APIError, ConnectionError, ProtocolError, StreamError, ValidationError } from '../client/errors.js';
 import { SettingsError } from '../config/fields.js';
+import { BatchError, type BatchErrorReason } from '../batch/errors.js';
 import { CliError, EXIT, exitCodeForStatus, type ExitCode } from './exit-codes.js';
 import type { IO } from './io.js';
 import { describeSystemError, isPathProblem, isSystemError } from '../internal/system-errors.js';
@@ -16,6 +17,16 @@ function apiHint(err: APIError): string {
   return '';
 }
 
+const BATCH_EXIT: Record<BatchErrorReason, ExitCode> = {
+  invalid: EXIT.USAGE,
+  not_found: EXIT.NOT_FOUND,
+  payment: EXIT.PAYMENT,
+  busy: EXIT.FAILURE,
+  damaged: EXIT.FAILURE,
+  not_ended: EXIT.FAILURE,
+  network: EXIT.NETWORK,
+};
+
 /**
  * The one place where a failure becomes words and an exit code: one `error:` line
  * (`--verbose` adds the details), the code from the README's table.
@@ -25,6 +36,10 @@ export function reportError(err: unknown, io: IO): ExitCode {
     for (const line of err.lines ?? [err.message]) io.error(line);
     if (io.verbose && err.detail) io.note(err.detail);
     return err.exitCode;
+  }
+  if (err instanceof BatchError) {
+    for (const line of err.lines ?? [err.message]) io.error(line);
+    return BATCH_EXIT[err.reason];
   }
   if (isAbort(err)) {
     io.error('interrupted');

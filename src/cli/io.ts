@@ -1,21 +1,12 @@
 import type { Readable, Writable } from 'node:stream';
+import type { FlagValues } from './flags.js';
+import type { GLOBAL_FLAGS } from './global-flags.js';
 
 /** The shortest time between two writes of streamed text to stdout (a person sees no delay under ~15 ms). */
 const STREAM_WRITE_GAP_MS = 10;
 
 /** Decides what goes where (gh's iostreams): data to stdout; progress, warnings and color only on a TTY. */
-export interface GlobalFlags {
-  profile?: string;
-  apiRoot?: string;
-  timeout?: number;
-  maxRetries?: number;
-  color?: boolean;
-  quiet?: boolean;
-  verbose?: boolean;
-  input?: boolean;
-  /** false with --no-log: nothing goes to the usage ledger. */
-  log?: boolean;
-}
+export type GlobalFlags = FlagValues<typeof GLOBAL_FLAGS>;
 
 export type OutStream = Writable & { isTTY?: boolean; columns?: number };
 export type InStream = Readable & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };

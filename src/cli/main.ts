@@ -1,15 +1,13 @@
 import { Command, CommanderError } from './commander.js';
 import { EXIT } from './exit-codes.js';
-import { integerIn, secondsIn } from './options.js';
+import { addFlags } from './flags.js';
+import { GLOBAL_FLAGS } from './global-flags.js';
 import { VERSION } from '../client/version.js';
 import { attachRuntime, type Runtime } from './run.js';
 import { IO, processStreams, type Streams } from './io.js';
 import { closest, didYouMean } from '../internal/did-you-mean.js';
 import { register, type AnyCommandDef, type GroupDef } from './define.js';
 
-type Register = (program: Command) => void;
-/** A command's definition, or (until every command is a definition) a function that registers it. */
-type Loaded = AnyCommandDef | GroupDef | Register;
 
 interface Entry {
   name: string;
@@ -19,7 +17,7 @@ interface Entry {
   summary: string;
   /** Not listed in help (the completion scripts' own command). */
   hidden?: boolean;
-  load: () => Promise<Loaded>;
+  load: () => Promise<AnyCommandDef | GroupDef>;
 }
 
 /**
@@ -34,7 +32,7 @@ export const COMMANDS: readonly Entry[] = [
   { name: 'decide', group: 'Generate:', usage: '[options]', summary: 'ask structured questions about content (alpha)', load: async () => (await import('./commands/decide.js')).decide },
   { name: 'roles', group: 'Generate:', usage: '', summary: 'system prompts and settings kept under a name, for chat --role', load: async () => (await import('./commands/roles.js')).roles },
   { name: 'conversations', group: 'Generate:', usage: '', summary: 'list, show and delete the conversations chat keeps', load: async () => (await import('./commands/conversations.js')).conversations },
-  { name: 'batch', group: 'Batches:', usage: '', summary: 'create, list and follow asynchronous batches', load: async () => (await import('./commands/batch/index.js')).registerBatch },
+  { name: 'batch', group: 'Batches:', usage: '', summary: 'create, list and follow asynchronous batches', load: async () => (await import('./commands/batch/index.js')).batch },
   { name: 'api', group: 'Scripting:', usage: '[options] [method] <path>', summary: 'call any endpoint with your key (raw access, --paginate, --jq)', load: async () => (await import('./commands/api.js')).api },
   { name: 'models', group: 'Scripting:', usage: '[options] [search...]', summary: 'the models the service routes to, with their prices', load: async () => (await import('./commands/models/index.js')).models },
   { name: 'credits', group: 'Scripting:', usage: '[options]', summary: 'the account\'s credits, usage and balance (management key)', load: async () => (await import('./commands/credits.js')).credits },
@@ -71,16 +69,8 @@ export function invokedCommand(args: string[]): string | undefined {
 export async function buildProgram(only?: string | null): Promise<Command> {
   const program = new Command('router')
     .description('Command line for the Model Routing Service: chat, batches, responses, embeddings, speech and decisions.')
-    .version(VERSION, '-V, --version')
-    .option('-p, --profile <name>', 'config profile to use (env ROUTER_PROFILE)')
-    .option('--api-root <url>', 'API root, e.g. http://127.0.0.1:8080/api (env ROUTER_API_ROOT)')
-    .option('--timeout <duration>', 'longest wait of each attempt (a retry waits afresh) for a connection, an answer, or the next piece of one: seconds, or 500ms, 30s, 2m; at least 100ms (default 120s)', secondsIn(0.1, 86_400))
-    .option('--max-retries <n>', 'retries of transient failures, 0 to 10 (default 2)', integerIn(0, 10))
-    .option('--no-color', 'no colors (also NO_COLOR=1)')
-    .option('-q, --quiet', 'no progress or status lines on stderr')
-    .option('--verbose', 'more detail on errors: status, request id, error type')
-    .option('--no-input', 'never prompt; fail instead, naming the flag to pass (also ROUTER_NO_INPUT=1)')
-    .option('--no-log', 'do not write this call to the local usage ledger (also ROUTER_NO_LOG=1, or: router config set log off)')
+    .version(VERSION, '-V, --version');
+  addFlags(program, GLOBAL_FLAGS)
     .addHelpText(
       'after',
       `
@@ -97,11 +87,8 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 payment, 5 not found/gone,
   for (const entry of COMMANDS) {
     if (program.commands.length === 0 || program.commands.at(-1)!.helpGroup() !== entry.group) program.commandsGroup(entry.group);
     if (full || entry.name === only) {
-      const loaded = await entry.load();
-      if (typeof loaded === 'function') loaded(program);
-      else register(program, loaded);
-      // The summary is stated once, here: help shows it without loading the command.
-      program.commands.find((c) => c.name() === entry.name)?.summary(entry.summary);
+      // The index's summary and usage stand in for the definition's (test/unit/command-shape.test.ts keeps them equal).
+      register(program, await entry.load());
     } else if (!entry.hidden) program.command(entry.name).usage(entry.usage).summary(entry.summary);
   }
   // --jq and --json FIELDS join every command with --json (not needed for the top-level help).

@@ -1,9 +1,10 @@
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { startCliEnv } from '../support/cli-env.js';
 
 // Issue 34, rough edge 9: what `npm pack` ships and what installing it runs.
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
@@ -60,5 +61,48 @@ describe('the package', () => {
     });
     expect(dry.stderr).not.toMatch(/cannot read/);
     expect(dry.stdout).toContain('"filename": "README.md"');
+  });
+});
+
+// A program that installed the package runs batch jobs as `batch run` does (npm run build first).
+const PROGRAM = `
+import { RouterClient } from 'router-cli';
+import { BatchError, runJob } from 'router-cli/batch';
+const client = new RouterClient({ apiKey: process.env.KEY, apiRoot: process.env.ROOT, maxRetries: 0 });
+const env = { ROUTER_STATE_DIR: process.env.STATE };
+const chunks = [];
+const submitted = [];
+const outcome = await runJob(client, {
+  input: process.argv[2], model: 'local/echo', maxRequests: 2, interval: 0.05, env,
+  results: { write: (chunk) => void chunks.push(chunk), format: 'numbered' },
+  on: { submitted: (job, shard) => submitted.push(shard.batch_id) },
+});
+const refused = await runJob(client, { input: process.argv[2] + '.missing', env }).catch((err) => err);
+await client.close();
+const results = Buffer.concat(chunks).toString().trim().split('\\n').map((l) => JSON.parse(l));
+console.log(JSON.stringify({ shards: outcome.job.shards.length, failed: outcome.failed, submitted, results: results.map((r) => [r.line, r.custom_id]), refused: refused instanceof BatchError ? refused.reason : String(refused) }));
+`;
+
+describe('the library', () => {
+  it('a program imports runJob from router-cli/batch and runs a file as a job against the emulator', async () => {
+    expect(pkg.exports['./batch']).toEqual({ types: './dist/batch/index.d.ts', default: './dist/batch/index.js' });
+    const t = await startCliEnv();
+    const dir = mkdtempSync(join(tmpdir(), 'router-program-'));
+    try {
+      mkdirSync(join(dir, 'node_modules'));
+      symlinkSync(root, join(dir, 'node_modules', 'router-cli'), 'dir');
+      writeFileSync(join(dir, 'program.mjs'), PROGRAM);
+      const input = join(dir, 'requests.jsonl');
+      writeFileSync(input, Array.from({ length: 5 }, (_, i) => JSON.stringify({ custom_id: `r${i + 1}`, body: { messages: [{ role: 'user', content: `q${i + 1}` }] } })).join('\n') + '\n');
+      const env = { ...process.env, KEY: t.apiKey, ROOT: t.apiRoot, STATE: join(dir, 'state') };
+      // Asynchronous: the emulator answers from this process.
+      const out = await new Promise<string>((done, fail) => execFile(process.execPath, ['program.mjs', input], { cwd: dir, env }, (err, stdout, stderr) => (err ? fail(new Error(`${err.message}\n${stderr}`)) : done(stdout))));
+      const r = JSON.parse(out);
+      expect(r).toEqual({ shards: 3, failed: 0, submitted: [expect.stringMatching(/^batch_/), expect.stringMatching(/^batch_/), expect.stringMatching(/^batch_/)], results: [1, 2, 3, 4, 5].map((n) => [n, `r${n}`]), refused: 'invalid' });
+      expect(new Set(r.submitted).size).toBe(3);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await t.close();
+    }
   });
 });

@@ -31,7 +31,8 @@ const ALLOWED: Record<string, string[]> = {
   client: ['internal'],
   config: ['internal'],
   emulator: ['internal', 'client'],
-  cli: ['client', 'config', 'internal', 'emulator'],
+  batch: ['client', 'config', 'internal'],
+  cli: ['client', 'config', 'internal', 'emulator', 'batch'],
 };
 
 describe('architecture', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { estimateFile, lineBound, pendingOfJob } from '../../src/cli/batch-estimate.js';
-import type { JobRecord } from '../../src/cli/commands/batch/job/store.js';
+import type { JobRecord } from '../../src/batch/job/store.js';
 import type { Pricing } from '../../src/cli/cost-bound.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'router-estimate-'));

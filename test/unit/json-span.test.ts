@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { topLevelSpan } from '../../src/internal/json-span.js';
-import { taggedRequest, untaggedResult } from '../../src/cli/commands/batch/job/shard-io.js';
+import { taggedRequest, untaggedResult } from '../../src/batch/job/shard-io.js';
 
 const span = (text: string, key: string) => {
   const b = Buffer.from(text);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { tempFolder } from '../support/temp-folder.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readLines, scanLines, type Line } from '../../src/cli/jsonl.js';
+import { readLines, scanLines, type Line } from '../../src/internal/jsonl.js';
 import { cutAt } from '../support/cut.js';
 
 async function lines(chunks: Buffer[]) {

@@ -7,7 +7,7 @@ import { backoffDelay, parseRetryAfter } from '../../src/client/core.js';
 import { APIError, ConnectionError, ProtocolError, StreamError, TimeoutError } from '../../src/client/errors.js';
 import { buildChatRequest } from '../../src/cli/commands/chat/request.js';
 import { questionsFromArgv } from '../../src/cli/commands/decide.js';
-import { scanRequests } from '../../src/cli/commands/batch/scan.js';
+import { scanRequests } from '../../src/batch/scan.js';
 import { reportError } from '../../src/cli/errors.js';
 import { CliError, EXIT } from '../../src/cli/exit-codes.js';
 import { IO } from '../../src/cli/io.js';

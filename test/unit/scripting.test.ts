@@ -4,8 +4,8 @@ import { JSON_FIELDS, jsonCommandPath, rewriteJsonFields, selectFields } from '.
 import { setField } from '../../src/cli/commands/api.js';
 import { sinceMs } from '../../src/cli/commands/usage.js';
 import { usageFields } from '../../src/cli/ledger.js';
-import { planJob } from '../../src/cli/commands/batch/job/plan.js';
-import { shardLines } from '../../src/cli/commands/batch/job/shard-io.js';
+import { planJob } from '../../src/batch/job/plan.js';
+import { shardLines } from '../../src/batch/job/shard-io.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

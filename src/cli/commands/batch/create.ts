@@ -1,28 +1,15 @@
-import { statSync } from 'node:fs';
+/** `router batch create`: check a file, create one batch from it (a lost answer found in the listing), maybe watch it. */
 import type { Batch } from '../../../client/types.js';
 import { ProtocolError } from '../../../client/errors.js';
+import { findCreated, newestBatch } from '../../../batch/find-created.js';
+import { checkInputFile, scanRequests } from '../../../batch/scan.js';
+import { requestStream } from '../../../batch/upload.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
-import { describeCode } from '../../../internal/system-errors.js';
-import { isBlank } from '../../../internal/blank.js';
 import type { RunContext } from '../../run.js';
-import { scanRequests } from './scan.js';
-import { findCreated, newestBatch } from './find-created.js';
-import { requestStream, spoolStdin } from './upload.js';
+import type { CreateOpts } from './flags.js';
+import { spoolStdin } from './stdin.js';
 import { openResults, type ResultsTarget } from './results.js';
-import { watchAndFinish, type WatchOpts } from './watch.js';
-
-export interface CreateOpts extends WatchOpts {
-  endpoint?: string;
-  model?: string;
-  providerOnly?: string[];
-  fallbacks?: boolean;
-  completionWindow: string;
-  watch?: boolean;
-  yes?: boolean;
-  dryRun?: boolean;
-  maxCost?: number;
-  ignoreBudget?: boolean;
-}
+import { watchAndFinish } from './watch.js';
 
 const CONFIRM_BYTES = 50 * 1024 * 1024;
 /** How long a create whose answer was lost looks for its batch in the listing. */
@@ -35,18 +22,6 @@ async function checkedPath(ctx: RunContext<CreateOpts>, file: string): Promise<{
   }
   checkInputFile(file);
   return { path: file, cleanup: () => {} };
-}
-
-/** A requests file must exist and be a file; said in words before anything is read or sent. */
-export function checkInputFile(file: string): void {
-  if (isBlank(file)) throw usage('the requests file name is empty');
-  let st;
-  try {
-    st = statSync(file);
-  } catch (err) {
-    throw usage(`cannot read ${file}: ${describeCode((err as NodeJS.ErrnoException).code ?? 'ENOENT')}`);
-  }
-  if (!st.isFile()) throw usage(`${file} is not a file${st.isDirectory() ? ' (it is a folder)' : ''}`);
 }
 
 async function confirmLarge(ctx: RunContext<CreateOpts>, count: number, bytes: number): Promise<void> {

@@ -1,15 +1,13 @@
+/** `router batch get`: one batch, its results, or a watch of it. */
 import { isTerminalBatchStatus } from '../../../client/facts.js';
 import type { Batch } from '../../../client/types.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import type { RunContext } from '../../run.js';
+import { batchError, batchOf402 } from '../../../batch/results.js';
 import { describeBatch, tsvLine } from './format.js';
-import { batchError, batchOf402, logBatch, openResults, writeResults } from './results.js';
-import { watchAndFinish, type WatchOpts } from './watch.js';
-
-export interface GetOpts extends WatchOpts {
-  watch?: boolean;
-  exitStatus?: boolean;
-}
+import type { GetOpts } from './flags.js';
+import { logBatch, openResults, writeResults } from './results.js';
+import { watchAndFinish } from './watch.js';
 
 export async function runGet(ctx: RunContext<GetOpts>, id: string): Promise<void> {
   const { io, opts, signal } = ctx;

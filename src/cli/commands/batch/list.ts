@@ -1,32 +1,10 @@
-import { InvalidArgumentError } from '../../commander.js';
-import { LISTABLE_BATCH_STATUSES, UNLISTABLE_BATCH_STATUSES } from '../../../client/facts.js';
+/** `router batch list`: a page of batches, or all of them. */
+import type { LISTABLE_BATCH_STATUSES } from '../../../client/facts.js';
 import type { BatchList } from '../../../client/types.js';
 import { usage } from '../../exit-codes.js';
 import type { RunContext } from '../../run.js';
+import type { ListOpts } from './flags.js';
 import { renderTable, tableRows, tsvLine } from './format.js';
-
-export interface ListOpts {
-  limit?: number;
-  after?: string;
-  status?: string[];
-  createdAfter?: string;
-  createdBefore?: string;
-  all?: boolean;
-  json?: boolean;
-  jsonl?: boolean;
-}
-
-const LISTABLE: readonly string[] = LISTABLE_BATCH_STATUSES;
-
-export function collectStatus(value: string, previous: string[] = []): string[] {
-  for (const s of value.split(',')) {
-    if ((UNLISTABLE_BATCH_STATUSES as readonly string[]).includes(s)) {
-      throw new InvalidArgumentError(`"${s}" cannot be filtered on: the service collapses it into in_progress (use in_progress).`);
-    }
-    if (!LISTABLE.includes(s)) throw new InvalidArgumentError(`allowed: ${LISTABLE.join(', ')}.`);
-  }
-  return [...previous, ...value.split(',')];
-}
 
 /** Digits pass through as a Unix timestamp; anything else is read as a date. */
 export function toTimestamp(flag: string, value: string): string {

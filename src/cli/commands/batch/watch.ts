@@ -1,22 +1,18 @@
+/** `batch create --watch` and `batch get --watch`: the watch on a terminal (a spinner), its results, and how to take it up again. */
 import type { RouterClient } from '../../../client/index.js';
-import { APIError, ConnectionError } from '../../../client/errors.js';
-import { isTerminalBatchStatus } from '../../../client/facts.js';
 import type { Batch } from '../../../client/types.js';
-import { sleep } from '../../../internal/sleep.js';
+import { BatchError } from '../../../batch/errors.js';
+import { batchError } from '../../../batch/results.js';
+import { watchBatch } from '../../../batch/watch.js';
 import { CliError, EXIT } from '../../exit-codes.js';
+import type { FlagValues } from '../../flags.js';
 import type { RunContext } from '../../run.js';
-import { batchError, logBatch, openResults, writeResults, type ResultsTarget } from './results.js';
+import type { CreateOpts, WATCH_FLAGS } from './flags.js';
+import { logBatch, openResults, writeResults, type ResultsTarget } from './results.js';
 import { describeBatch, tsvLine } from './format.js';
 
-export interface WatchOpts {
-  interval: number;
-  /** Seconds to keep polling through network errors, 429 and 5xx before giving up. */
-  offlineTimeout: number;
-  results?: string | true;
-  json?: boolean;
-}
-
-const MAX_INTERVAL_MS = 15_000;
+/** What a watch reads of the command's options (batch create --watch, batch get --watch). */
+export type WatchOpts = FlagValues<typeof WATCH_FLAGS> & Pick<CreateOpts, 'results' | 'json'>;
 
 const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
@@ -43,12 +39,6 @@ export function resumeCommand(ctx: RunContext<WatchOpts>, id: string): string {
   return takeUpCommand(ctx.flags, words, opts.results, opts.json ? ['--json'] : []);
 }
 
-/** 429, 5xx and connection failures pass; the watch keeps polling through them. */
-function isTransient(err: unknown): boolean {
-  if (err instanceof ConnectionError) return true;
-  return err instanceof APIError && (err.status === 429 || err.status >= 500);
-}
-
 /** Polls until the batch ends; Ctrl-C stops polling (the batch keeps running) and prints how to resume. */
 export async function watch(ctx: RunContext<WatchOpts>, client: RouterClient, id: string, first?: Batch): Promise<Batch> {
   const { io, opts, signal } = ctx;
@@ -57,54 +47,34 @@ export async function watch(ctx: RunContext<WatchOpts>, client: RouterClient, id
     // discardStdin off: ora would put the terminal in raw mode, and Ctrl-C would never become SIGINT.
     ? (await import('ora')).default({ stream: io.stderr, isEnabled: true, discardStdin: false }).start(`${id}: starting`)
     : undefined;
-  let interval = opts.interval * 1000;
-  let last = first;
-  let lastStatus = first?.status;
-  let offlineSince: number | undefined;
   const label = (b: Batch) => {
     const c = b.request_counts;
     return `${id} ${b.status}: ${c.completed} completed, ${c.failed} failed of ${c.total} (${Math.round((Date.now() - started) / 1000)}s)`;
   };
   try {
-    for (;;) {
-      let b: Batch;
-      try {
-        b = first ?? (await client.batches.get(id, { signal }));
-      } catch (err) {
-        if (signal.aborted || !isTransient(err)) throw batchError(err, id);
-        offlineSince ??= Date.now();
-        const offline = (Date.now() - offlineSince) / 1000;
-        if (offline > opts.offlineTimeout) {
-          throw new CliError(`no answer from the service for ${Math.round(offline)}s (${(err as Error).message}); ${id} may still be running. Resume with: ${resumeCommand(ctx, id)}`, EXIT.NETWORK);
-        }
-        interval = Math.min(interval * 2, MAX_INTERVAL_MS);
-        const note = `${id}: ${(err as Error).message}; polling again in ${Math.round(interval / 1000)}s`;
-        if (spinner) spinner.text = note;
-        else io.info(note);
-        await sleep(interval, signal);
-        continue;
-      }
-      offlineSince = undefined;
-      if (b.status !== lastStatus) {
-        if (spinner) spinner.info(`${id}: ${lastStatus ?? 'found'} -> ${b.status}`).start();
-        else if (io.verbose) io.note(`${id}: ${b.status}`);
-        lastStatus = b.status;
-      }
-      if (spinner) spinner.text = label(b);
-      if (isTerminalBatchStatus(b.status)) {
-        if (spinner && b.status === 'completed') spinner.succeed(label(b));
-        else if (spinner) spinner.fail(label(b));
-        return b;
-      }
-      const progressed = last && (last.request_counts.completed !== b.request_counts.completed || last.request_counts.failed !== b.request_counts.failed);
-      last = b;
-      first = undefined;
-      await sleep(interval, signal);
-      interval = progressed ? opts.interval * 1000 : Math.min(interval * 1.5, MAX_INTERVAL_MS);
-    }
+    const done = await watchBatch(client, id, {
+      interval: opts.interval,
+      offlineTimeout: opts.offlineTimeout,
+      first,
+      signal,
+      on: {
+        offline: (note) => (spinner ? (spinner.text = note) : io.info(note)),
+        status: (b, from) => {
+          if (spinner) spinner.info(`${id}: ${from ?? 'found'} -> ${b.status}`).start();
+          else if (io.verbose) io.note(`${id}: ${b.status}`);
+        },
+        polled: (b) => {
+          if (spinner) spinner.text = label(b);
+        },
+      },
+    });
+    if (spinner && done.status === 'completed') spinner.succeed(label(done));
+    else if (spinner) spinner.fail(label(done));
+    return done;
   } catch (err) {
     spinner?.stop();
     if (signal.aborted) io.note(`stopped watching; ${id} keeps running. Resume with: ${resumeCommand(ctx, id)}`);
+    if (err instanceof BatchError && err.reason === 'network') throw new BatchError(`${err.message}. Resume with: ${resumeCommand(ctx, id)}`, 'network');
     throw err;
   }
 }

@@ -1,6 +1,6 @@
 /** Follows a job: one list call per poll (pages only as far as the job's batches go), and its summary. */
-import type { RouterClient } from '../../../../client/index.js';
-import type { Batch } from '../../../../client/types.js';
+import type { RouterClient } from '../../client/index.js';
+import type { Batch } from '../../client/types.js';
 import { isFinished, type JobRecord } from './store.js';
 import { track } from './submit.js';
 
@@ -55,6 +55,12 @@ export function totals(job: JobRecord): JobTotals {
   }
   for (const s of job.shards) t.failed -= s.failed_before ?? 0;
   return t;
+}
+
+/** A job as JSON: the record plus its totals. */
+export function jobSummary(job: JobRecord): Record<string, unknown> {
+  const t = totals(job);
+  return { ...job, totals: { shards: t.shards, finished: t.finished, requests: t.requests, completed: t.completed, failed: t.failed, total_tokens: t.tokens, cost: t.cost } };
 }
 
 const clock = (seconds: number) => (seconds >= 3600 ? `${Math.floor(seconds / 3600)}h${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}m` : seconds >= 60 ? `${Math.floor(seconds / 60)}m${String(Math.round(seconds % 60)).padStart(2, '0')}s` : `${Math.round(seconds)}s`);

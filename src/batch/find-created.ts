@@ -1,5 +1,6 @@
-import type { RouterClient } from '../../../client/index.js';
-import type { Batch } from '../../../client/types.js';
+/** Finds the batch a create whose answer was lost may have made, in the service's listing. */
+import type { RouterClient } from '../client/index.js';
+import type { Batch } from '../client/types.js';
 
 /** The newest batch the service lists: what a create's batch will be newer than. */
 export type Watermark = { id: string; created_at: number } | null;

@@ -4,16 +4,16 @@
  * a job killed at any instant is found either before or after a step, never half-written.
  */
 import { readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
-import { randomHex } from '../../../../internal/random-hex.js';
+import { randomHex } from '../../internal/random-hex.js';
 import { join } from 'node:path';
-import type { BatchEndpoint } from '../../../../client/types.js';
-import { isTerminalBatchStatus } from '../../../../client/facts.js';
-import { stateHome } from '../../../../config/state-dir.js';
-import { CliError, EXIT } from '../../../exit-codes.js';
-import { writeWhole } from '../../../../internal/write-whole.js';
-import { holdLock, withFileLock } from '../../../../internal/file-lock.js';
-import { makeDir } from '../../../../internal/make-dir.js';
-import { isFiniteNumber, isRecord } from '../../../../internal/shape.js';
+import type { BatchEndpoint } from '../../client/types.js';
+import { isTerminalBatchStatus } from '../../client/facts.js';
+import { stateHome } from '../../config/state-dir.js';
+import { BatchError } from '../errors.js';
+import { writeWhole } from '../../internal/write-whole.js';
+import { holdLock, withFileLock } from '../../internal/file-lock.js';
+import { makeDir } from '../../internal/make-dir.js';
+import { isFiniteNumber, isRecord } from '../../internal/shape.js';
 
 export interface RequestCounts {
   total: number;
@@ -89,7 +89,7 @@ export function jobsDir(env: NodeJS.ProcessEnv): string {
  */
 export function holdJob(env: NodeJS.ProcessEnv, id: string): () => void {
   const lock = join(jobsDir(env), id, 'run.lock');
-  const release = holdLock(lock, (holder) => new CliError(`${id} is being run by process ${holder}: follow it with router batch job ${id} (if no router runs, remove ${lock})`, EXIT.FAILURE));
+  const release = holdLock(lock, (holder) => new BatchError(`${id} is being run by process ${holder}: follow it with router batch job ${id} (if no router runs, remove ${lock})`, 'busy'));
   removeLeftovers(join(jobsDir(env), id));
   return release;
 }
@@ -150,12 +150,12 @@ export function saveJob(env: NodeJS.ProcessEnv, job: JobRecord): void {
 }
 
 export function loadJob(env: NodeJS.ProcessEnv, id: string): JobRecord {
-  if (!/^job_[\w-]+$/.test(id)) throw new CliError(`"${id}" is not a job id (router batch jobs lists them)`, EXIT.USAGE);
+  if (!/^job_[\w-]+$/.test(id)) throw new BatchError(`"${id}" is not a job id (router batch jobs lists them)`, 'invalid');
   let text: string;
   try {
     text = readFileSync(join(jobsDir(env), id, 'job.json'), 'utf8');
   } catch {
-    throw new CliError(`no job ${id} (router batch jobs lists them)`, EXIT.NOT_FOUND);
+    throw new BatchError(`no job ${id} (router batch jobs lists them)`, 'not_found');
   }
   try {
     const job: unknown = JSON.parse(text);
@@ -163,7 +163,7 @@ export function loadJob(env: NodeJS.ProcessEnv, id: string): JobRecord {
   } catch {
     /* damaged, as below */
   }
-  throw new CliError(`the record of ${id} is damaged: ${join(jobsDir(env), id, 'job.json')}`, EXIT.FAILURE);
+  throw new BatchError(`the record of ${id} is damaged: ${join(jobsDir(env), id, 'job.json')}`, 'damaged');
 }
 
 /** What every reader of a job relies on: a record edited by hand may not have it. */
@@ -193,7 +193,7 @@ export function listJobs(env: NodeJS.ProcessEnv, onDamaged?: (id: string) => voi
       jobs.push(loadJob(env, name));
     } catch (err) {
       // Not a job folder, or one with no record: not a job. A record that cannot be read: damaged.
-      if (err instanceof CliError && err.exitCode === EXIT.FAILURE) onDamaged?.(name);
+      if (err instanceof BatchError && err.reason === 'damaged') onDamaged?.(name);
     }
   }
   return jobs.sort((a, b) => b.created_at - a.created_at || b.id.localeCompare(a.id));

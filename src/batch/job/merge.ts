@@ -3,14 +3,12 @@
  * are read into memory (bounded by the shard size), later attempts (retries) replace earlier
  * failures, and the shard's input lines are read back to put them in order.
  */
-import type { RouterClient } from '../../../../client/index.js';
-import type { IO } from '../../../io.js';
-import type { ResultsTarget } from '../results.js';
-import { batchError } from '../results.js';
-import { CliError, EXIT } from '../../../exit-codes.js';
-import { ConnectionError } from '../../../../client/errors.js';
-import { backoffDelay } from '../../../../client/retry.js';
-import { sleep } from '../../../../internal/sleep.js';
+import type { RouterClient } from '../../client/index.js';
+import { batchError, type ResultsSink } from '../results.js';
+import { BatchError } from '../errors.js';
+import { ConnectionError } from '../../client/errors.js';
+import { backoffDelay } from '../../client/retry.js';
+import { sleep } from '../../internal/sleep.js';
 import { customIdOf, shardLines, TAG_BYTES, untaggedResult } from './shard-io.js';
 import { isFinished, type JobRecord, type ShardRecord } from './store.js';
 
@@ -80,9 +78,8 @@ export interface MergeCounts {
   failed: number;
 }
 
-/** Writes one line per input line, in input order; returns how many and how many failed. */
-export async function writeMerged(io: IO, client: RouterClient, job: JobRecord, target: ResultsTarget, format: MergeFormat, signal: AbortSignal): Promise<MergeCounts> {
-  const file = 'file' in target ? target.file : undefined;
+/** Hands `write` one line per input line, in input order; returns how many and how many failed. */
+export async function writeMerged(write: ResultsSink, client: RouterClient, job: JobRecord, format: MergeFormat, signal: AbortSignal): Promise<MergeCounts> {
   const counts: MergeCounts = { lines: 0, failed: 0 };
   let pending: Buffer[] = [];
   let size = 0;
@@ -90,8 +87,7 @@ export async function writeMerged(io: IO, client: RouterClient, job: JobRecord, 
     const data = Buffer.concat(pending);
     pending = [];
     size = 0;
-    if (file) await file.write(data);
-    else if (!io.out(data)) await io.drain();
+    await write(data);
   };
   for (const p of originals(job)) {
     const outcomes = await finalOutcomes(client, job, p, signal);
@@ -115,7 +111,6 @@ export async function writeMerged(io: IO, client: RouterClient, job: JobRecord, 
     }
   }
   await flush();
-  if (file) await file.commit();
   return counts;
 }
 
@@ -125,7 +120,7 @@ export async function writeMerged(io: IO, client: RouterClient, job: JobRecord, 
  */
 export async function addRetryShards(client: RouterClient, job: JobRecord, signal: AbortSignal): Promise<number> {
   const running = job.shards.filter((s) => !isFinished(s));
-  if (running.length) throw new CliError(`${running.length} shard(s) of ${job.id} have not ended yet: follow it with --watch, then retry what failed`, EXIT.USAGE);
+  if (running.length) throw new BatchError(`${running.length} shard(s) of ${job.id} have not ended yet: follow it with --watch, then retry what failed`, 'invalid');
   let added = 0;
   for (const p of originals(job)) {
     const outcomes = await finalOutcomes(client, job, p, signal);

@@ -4,19 +4,19 @@
  * answer was lost, or the CLI was killed) is reconciled with the listing before anything is sent
  * again, and a batch found there is taken only when its results can prove it is the create's.
  */
-import type { RouterClient } from '../../../../client/index.js';
-import { APIError } from '../../../../client/errors.js';
-import { isTerminalBatchStatus } from '../../../../client/facts.js';
-import type { Batch } from '../../../../client/types.js';
-import { sleep } from '../../../../internal/sleep.js';
-import type { IO } from '../../../io.js';
-import { CliError, EXIT } from '../../../exit-codes.js';
+import type { RouterClient } from '../../client/index.js';
+import { APIError } from '../../client/errors.js';
+import { isTerminalBatchStatus } from '../../client/facts.js';
+import type { Batch } from '../../client/types.js';
+import { sleep } from '../../internal/sleep.js';
+import { BatchError } from '../errors.js';
 import { findCreated, newestBatch } from '../find-created.js';
 import { newTag, shardRequests, untaggedResult } from './shard-io.js';
 import { isFinished, listJobs, saveJob, type JobRecord, type ShardRecord } from './store.js';
 
 export interface SubmitContext {
-  io: IO;
+  /** Status lines: a batch found after a lost create, a create tried again. */
+  info: (text: string) => void;
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
   client: RouterClient;
@@ -83,7 +83,7 @@ async function reconcile(c: SubmitContext, job: JobRecord, shard: ShardRecord): 
   }
   if (open.length > 1) {
     saveJob(c.env, job);
-    throw new CliError(`shard ${shard.index + 1} of ${job.id}: the answer to its create was lost, and ${open.length} batches match it: ${open.map((b) => b.id).join(', ')}. Its own is known by its results once it has ended: take the job up again then (router batch run --resume ${job.id})`, EXIT.NETWORK);
+    throw new BatchError(`shard ${shard.index + 1} of ${job.id}: the answer to its create was lost, and ${open.length} batches match it: ${open.map((b) => b.id).join(', ')}. Its own is known by its results once it has ended: take the job up again then (router batch run --resume ${job.id})`, 'network');
   }
   if (open[0]) adopt(shard, open[0], !!tag);
   return open[0];
@@ -108,7 +108,7 @@ export async function proveAdopted(c: SubmitContext, job: JobRecord): Promise<vo
       for (const k of ['batch_id', 'tag', 'unproven', 'status', 'request_counts', 'usage', 'created_at'] as const) delete s[k];
     }
     saveJob(c.env, job);
-    if (verdict === 'not ours') throw new CliError(`shard ${s.index + 1} of ${job.id}: ${id}, taken for it after its create's answer was lost, is not its batch (its results carry other ids); it is set aside, and router batch run --resume ${job.id} looks for the shard's batch again`, EXIT.NETWORK);
+    if (verdict === 'not ours') throw new BatchError(`shard ${s.index + 1} of ${job.id}: ${id}, taken for it after its create's answer was lost, is not its batch (its results carry other ids); it is set aside, and router batch run --resume ${job.id} looks for the shard's batch again`, 'network');
   }
 }
 
@@ -119,7 +119,7 @@ async function submitOne(c: SubmitContext, job: JobRecord, shard: ShardRecord): 
       const found = await reconcile(c, job, shard);
       saveJob(c.env, job);
       if (found) {
-        c.io.info(`shard ${shard.index + 1}: found its batch ${found.id} (the answer to its create was lost)${shard.unproven ? '; its results will show it is its own' : ''}`);
+        c.info(`shard ${shard.index + 1}: found its batch ${found.id} (the answer to its create was lost)${shard.unproven ? '; its results will show it is its own' : ''}`);
         return;
       }
     }
@@ -139,7 +139,7 @@ async function submitOne(c: SubmitContext, job: JobRecord, shard: ShardRecord): 
         throw err;
       }
       if (attempt >= 4) throw err;
-      c.io.info(`shard ${shard.index + 1}: ${(err as Error).message}; checking whether its batch was created`);
+      c.info(`shard ${shard.index + 1}: ${(err as Error).message}; checking whether its batch was created`);
       await sleep(500 * 2 ** attempt, c.signal);
     }
   }

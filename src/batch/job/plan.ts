@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { usage } from '../../../exit-codes.js';
+import { invalid } from '../errors.js';
 import { scanRequests, wrapperBytes } from '../scan.js';
 import { newJobId, type JobRecord, type ShardRecord } from './store.js';
 import { TAG_BYTES } from './shard-io.js';
@@ -42,9 +42,9 @@ export async function planJob(file: string, opts: PlanOptions): Promise<JobRecor
     open.bytes += bytes;
   };
   const scan = await scanRequests(path, file, { endpoint: opts.endpoint, model: opts.model, maxRequests: Infinity, maxBytes: Infinity, maxLineBytes: opts.maxBytes, onRead: (bytes) => hash.update(bytes), onLine });
-  if (tooLong !== undefined) throw usage(`${file}:${tooLong}: one request is larger than a whole batch may be (${opts.maxBytes} bytes)`);
+  if (tooLong !== undefined) throw invalid(`${file}:${tooLong}: one request is larger than a whole batch may be (${opts.maxBytes} bytes)`);
   const model = scan.model ?? opts.defaultModel;
-  if (!model) throw usage('no model: the bodies name none; give --model (or set a default: router config set model …)');
+  if (!model) throw invalid('no model: the bodies name none; give --model (or set a default: router config set model …)');
   for (const s of shards) s.bytes += wrapper - 1;
   const now = Math.floor(Date.now() / 1000);
   return {

@@ -1,8 +1,8 @@
 /** Reads a shard's lines back from the input file: only its byte range, in constant memory. */
 import { createReadStream } from 'node:fs';
-import { isBlank, readLines } from '../../../jsonl.js';
-import { randomHex } from '../../../../internal/random-hex.js';
-import { topLevelSpan } from '../../../../internal/json-span.js';
+import { isBlank, readLines } from '../../internal/jsonl.js';
+import { randomHex } from '../../internal/random-hex.js';
+import { topLevelSpan } from '../../internal/json-span.js';
 import type { JobRecord, ShardRecord } from './store.js';
 import { arrayPieces } from '../upload.js';
 

@@ -1,8 +1,12 @@
+/** Checks a requests file before anything is sent: every line, with its number, in one pass. */
 import { isAscii } from 'node:buffer';
-import type { BatchEndpoint } from '../../../client/types.js';
-import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, MAX_JSON_DEPTH } from '../../../client/facts.js';
-import { nestedDeeperThan } from '../../../internal/json-depth.js';
-import { CliError, EXIT, usage } from '../../exit-codes.js';
+import { statSync } from 'node:fs';
+import type { BatchEndpoint } from '../client/types.js';
+import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, MAX_JSON_DEPTH } from '../client/facts.js';
+import { nestedDeeperThan } from '../internal/json-depth.js';
+import { describeCode } from '../internal/system-errors.js';
+import { isBlank as isBlankName } from '../internal/blank.js';
+import { BatchError, invalid } from './errors.js';
 
 export interface Scan {
   file: string;
@@ -31,6 +35,18 @@ export interface ScanHooks {
 
 const ENDPOINTS: readonly string[] = BATCH_ENDPOINTS;
 
+/** A requests file must exist and be a file; said in words before anything is read or sent. */
+export function checkInputFile(file: string): void {
+  if (isBlankName(file)) throw invalid('the requests file name is empty');
+  let st;
+  try {
+    st = statSync(file);
+  } catch (err) {
+    throw invalid(`cannot read ${file}: ${describeCode((err as NodeJS.ErrnoException).code ?? 'ENOENT')}`);
+  }
+  if (!st.isFile()) throw invalid(`${file} is not a file${st.isDirectory() ? ' (it is a folder)' : ''}`);
+}
+
 /** Bytes of the JSON wrapper around the requests array, for the size check. */
 export function wrapperBytes(head: Record<string, unknown>): number {
   return Buffer.byteLength(JSON.stringify({ ...head, requests: [] }));
@@ -48,7 +64,7 @@ class Problems {
     if (this.count === 0) return;
     const more = this.count - this.shown.length;
     const lines = more > 0 ? [...this.shown, `… and ${more} more problems`] : this.shown;
-    throw new CliError(lines.join('\n'), EXIT.USAGE, undefined, lines);
+    throw new BatchError(lines.join('\n'), 'invalid', lines);
   }
 }
 
@@ -59,7 +75,7 @@ function normalUrl(url: unknown): string {
 
 /** Reads the whole file once and reports every problem with its line number; nothing is sent. */
 export async function scanRequests(file: string, label: string, opts: { endpoint?: string; model?: string } & ScanLimits & ScanHooks): Promise<Scan> {
-  const { scanLines, isBlank } = await import('../../jsonl.js');
+  const { scanLines, isBlank } = await import('../internal/jsonl.js');
   const maxBytes = opts.maxBytes ?? BATCH_MAX_BYTES;
   const maxRequests = opts.maxRequests ?? BATCH_MAX_REQUESTS;
   const problems = new Problems(label);
@@ -106,7 +122,7 @@ export async function scanRequests(file: string, label: string, opts: { endpoint
     const body = (item as { body?: unknown }).body;
     if (length > 2 * MAX_JSON_DEPTH && body && typeof body === 'object' && nestedDeeperThan(body, MAX_JSON_DEPTH)) report(`body is nested deeper than ${MAX_JSON_DEPTH} levels (the service refuses it)`);
   }
-  if (count === 0) throw usage(`${label}: no requests (the file is empty)`);
+  if (count === 0) throw invalid(`${label}: no requests (the file is empty)`);
   const endpoint = (opts.endpoint ?? state.endpointFromUrl?.value ?? '/v1/chat/completions') as BatchEndpoint;
   const model = opts.model ?? [...state.models.keys()][0];
   // The body really sent: the wrapper, each element, a comma between elements (a model name is at most as long as the longest given).

@@ -1,15 +1,11 @@
 /** `router batch jobs` and `router batch job ID`: what the local job records hold. */
-import type { RunContext } from '../../../run.js';
-import type { IO } from '../../../io.js';
-import { totals } from './progress.js';
 import { join } from 'node:path';
-import { jobsDir, listJobs, loadJob, type JobRecord } from './store.js';
-
-/** A job as JSON: the record plus its totals. */
-export function jobSummary(job: JobRecord): Record<string, unknown> {
-  const t = totals(job);
-  return { ...job, totals: { shards: t.shards, finished: t.finished, requests: t.requests, completed: t.completed, failed: t.failed, total_tokens: t.tokens, cost: t.cost } };
-}
+import type { FlagValues } from '../../flags.js';
+import type { RunContext } from '../../run.js';
+import type { JOB_FLAGS, JOBS_FLAGS } from './flags.js';
+import type { IO } from '../../io.js';
+import { jobSummary, totals } from '../../../batch/job/progress.js';
+import { jobsDir, listJobs, loadJob, type JobRecord } from '../../../batch/job/store.js';
 
 function stateOf(job: JobRecord): string {
   const t = totals(job);
@@ -32,7 +28,7 @@ export async function describeJob(job: JobRecord, io: IO): Promise<string> {
     s.usage?.cost !== undefined ? s.usage.cost.toFixed(6) : '-',
   ]);
   if (!io.stdoutTTY) return rows.map((r) => r.join('\t')).join('\n') + '\n';
-  const { table } = await import('../../../table.js');
+  const { table } = await import('../../table.js');
   return [
     `${job.id}  ${stateOf(job)}  ${job.input.path}`,
     `${job.requests} requests to ${job.endpoint} with ${job.model}; ${t.completed} completed, ${t.failed} failed; ${t.tokens} tokens, $${t.cost.toFixed(6)}`,
@@ -41,7 +37,7 @@ export async function describeJob(job: JobRecord, io: IO): Promise<string> {
   ].join('\n');
 }
 
-export async function runJobs(ctx: RunContext<{ json?: boolean }>): Promise<void> {
+export async function runJobs(ctx: RunContext<FlagValues<typeof JOBS_FLAGS>>): Promise<void> {
   const jobs = listJobs(ctx.env, (id) => ctx.io.info(`warning: the record of ${id} is damaged: ${join(jobsDir(ctx.env), id, 'job.json')}`));
   if (ctx.opts.json) return ctx.io.json(jobs.map(jobSummary));
   const lines = jobs.map((j) => {
@@ -52,7 +48,7 @@ export async function runJobs(ctx: RunContext<{ json?: boolean }>): Promise<void
   else ctx.io.out(`${lines.join('\n')}\n`);
 }
 
-export async function runJobShow(ctx: RunContext<{ json?: boolean }>, id: string): Promise<void> {
+export async function runJobShow(ctx: RunContext<FlagValues<typeof JOB_FLAGS>>, id: string): Promise<void> {
   const job = loadJob(ctx.env, id);
   if (ctx.opts.json) ctx.io.json(jobSummary(job));
   else ctx.io.out(await describeJob(job, ctx.io));

@@ -1,0 +1,272 @@
+/**
+ * The job engine of `batch run`, for the CLI and for programs: plan (or take up) a job, submit its
+ * shards each exactly once, follow it, merge its results in input order. It knows nothing of a
+ * command line: it says what happens through `on`, stops on `signal`, and throws client errors or
+ * BatchError. A job is kept on disk (store.ts) at every step, so any run can be taken up again.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { BATCH_MAX_BYTES, BATCH_MAX_REQUESTS } from '../../client/facts.js';
+import type { RouterClient } from '../../client/index.js';
+import { ConnectionError } from '../../client/errors.js';
+import { sleep } from '../../internal/sleep.js';
+import { BatchError, invalid } from '../errors.js';
+import type { ResultsSink } from '../results.js';
+import { checkInputFile } from '../scan.js';
+import { isTransient, MAX_INTERVAL_MS } from '../watch.js';
+import { addRetryShards, writeMerged, type MergeCounts, type MergeFormat } from './merge.js';
+import { planJob } from './plan.js';
+import { progressLine, refreshJob, totals, type JobTotals } from './progress.js';
+import { proveAdopted, submitShards, type SubmitContext } from './submit.js';
+import { discardUnsent, dropUnsavedJob, holdJob, isFinished, listJobs, loadJob, pickingJob, saveJob, type JobRecord, type ShardRecord } from './store.js';
+
+/** What a run tells as it goes; every one is optional. */
+export interface JobEvents {
+  /** A status line for a person: a batch found after a lost create, a create tried again, a poll that failed. */
+  info?(text: string): void;
+  /** The input's job (the same content and settings, made earlier) is taken up instead of a new one. */
+  resumed?(job: JobRecord): void;
+  /** The job is held and checked; nothing of this run is sent yet. Its id is `job.id`. */
+  started?(job: JobRecord): void;
+  /** With `retryFailed`: how many requests go again in new shards (0: none failed). */
+  retrying?(job: JobRecord, requests: number): void;
+  /** A shard has its batch. */
+  submitted?(job: JobRecord, shard: ShardRecord): void;
+  /** While following: a line of progress; `changed` when a poll saw something new. */
+  progress?(job: JobRecord, line: string, phase: 'start' | 'poll' | 'end', changed: boolean): void;
+  /** The shards as last seen, before any merge (the ended ones keep their status and usage). */
+  settled?(job: JobRecord): void;
+  /** Interrupted, or the service gone: the job is saved and its batches keep running. */
+  stopped?(job: JobRecord, err: unknown): void;
+}
+
+export interface OpenJobOptions {
+  /** The JSONL file: a new job, or the job made earlier from this content with the same settings. */
+  input?: string;
+  /** A job id to take up instead (no input then). */
+  resume?: string;
+  endpoint?: string;
+  model?: string;
+  /** The model when neither `model` nor the bodies name one (asked only when a job is planned). */
+  defaultModel?: () => Promise<string | undefined>;
+  provider?: JobRecord['provider'];
+  /** Requests per batch (default the service's limit). */
+  maxRequests?: number;
+  /** Request body bytes per batch (default the service's limit). */
+  maxBytes?: number;
+  /** A new job even if this input has one. */
+  fresh?: boolean;
+  /** Where jobs are kept: $ROUTER_STATE_DIR or $XDG_STATE_HOME/router, under jobs/ (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  on?: JobEvents;
+}
+
+export interface DriveOptions {
+  /** Submit again, in new shards, the requests that failed or never ran (every shard must have ended). */
+  retryFailed?: boolean;
+  /** Follow the job until every shard has ended. */
+  watch?: boolean;
+  /** Follow, then hand every result in input order to `write` (format: as is, with "line", or joined to its request). */
+  results?: { write: ResultsSink; format?: MergeFormat };
+  /** First polling interval, seconds (default 2); it grows while nothing changes. */
+  interval?: number;
+  /** Seconds to keep following through network errors, 429 and 5xx (default 0: the first failure stops the run). */
+  offlineTimeout?: number;
+  /** Called before anything is submitted, and again before retries are: throw to refuse (nothing is sent). */
+  checkSpend?: (job: JobRecord) => Promise<void>;
+  env?: NodeJS.ProcessEnv;
+  signal?: AbortSignal;
+  on?: JobEvents;
+}
+
+export interface RunJobOptions extends OpenJobOptions, DriveOptions {}
+
+/** A job this process holds (no other run can submit its shards meanwhile); `made`: planned by this run. */
+export interface HeldJob {
+  job: JobRecord;
+  release: () => void;
+  made: boolean;
+}
+
+export interface JobOutcome {
+  job: JobRecord;
+  totals: JobTotals;
+  /** Requests that failed: from the merge when there was one, else the batches' counts. */
+  failed: number;
+  merged?: MergeCounts;
+}
+
+/** The service stopped answering for longer than `offlineTimeout`. */
+class OfflineError extends BatchError {}
+
+/** Runs a job from start to end: `openJob`, then `driveJob` with this client (which stays open). */
+export async function runJob(client: RouterClient, o: RunJobOptions): Promise<JobOutcome> {
+  return driveJob(await openJob(o), async () => client, o);
+}
+
+/**
+ * The latest job made from this very file with the same settings, if there is one: the same
+ * content (size and SHA-256), whatever name it is given by (a link, a copy, a relative path).
+ */
+function sameInput(env: NodeJS.ProcessEnv, job: JobRecord): JobRecord | undefined {
+  return listJobs(env).find(
+    (j) => j.input.sha256 === job.input.sha256 && j.input.size === job.input.size && j.endpoint === job.endpoint && j.model === job.model && j.max_requests === job.max_requests && j.max_bytes === job.max_bytes && JSON.stringify(j.provider) === JSON.stringify(job.provider),
+  );
+}
+
+/**
+ * Holds job `id` and reads its record again: every decision to submit is made on the record as
+ * it is once no other process can change it (a run that ended meanwhile has submitted its shards).
+ */
+function holdAndRead(env: NodeJS.ProcessEnv, id: string): { job: JobRecord; release: () => void } {
+  const release = holdJob(env, id);
+  try {
+    return { job: loadJob(env, id), release };
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+/** Plans a job of the input (every line checked), with the options' limits; nothing is saved. */
+export async function planInput(file: string, o: OpenJobOptions): Promise<JobRecord> {
+  checkInputFile(file);
+  const defaultModel = o.model ?? (await o.defaultModel?.());
+  return planJob(file, { endpoint: o.endpoint, model: o.model, defaultModel, provider: o.provider, maxRequests: o.maxRequests ?? BATCH_MAX_REQUESTS, maxBytes: o.maxBytes ?? BATCH_MAX_BYTES });
+}
+
+/** Takes up job `resume`, or the input's job, or plans and saves a new one; holds it. */
+export async function openJob(o: OpenJobOptions): Promise<HeldJob> {
+  const env = o.env ?? process.env;
+  if (o.resume) {
+    const job = loadJob(env, o.resume);
+    if (o.input) throw invalid(`--resume ${o.resume} takes no file: the job remembers ${job.input.path}`);
+    return { ...holdAndRead(env, job.id), made: false };
+  }
+  if (!o.input) throw invalid('give an input file, or a job to resume');
+  const job = await planInput(o.input, o);
+  // Two runs of one file at once: the second finds the first's job, and that it is being run.
+  return pickingJob(env, () => {
+    const earlier = o.fresh ? undefined : sameInput(env, job);
+    if (earlier) {
+      const held = holdAndRead(env, earlier.id);
+      o.on?.resumed?.(earlier);
+      // The same content under another name: read from this one if the one planned is gone or changed.
+      if (!inputUnchanged(held.job)) {
+        held.job.input = job.input;
+        saveJob(env, held.job);
+      }
+      return { ...held, made: false };
+    }
+    try {
+      saveJob(env, job);
+    } catch (err) {
+      dropUnsavedJob(env, job.id);
+      throw err;
+    }
+    return { ...holdAndRead(env, job.id), made: true };
+  });
+}
+
+/**
+ * Submits what the held job has not, follows it (with `watch` or `results`) and merges; releases
+ * the job at the end. A failed run of a job it made and never sent a create for leaves no job.
+ */
+export async function driveJob(held: HeldJob, connect: () => Promise<RouterClient>, o: DriveOptions): Promise<JobOutcome> {
+  const { job } = held;
+  let release = held.release;
+  const env = o.env ?? process.env;
+  const signal = o.signal ?? new AbortController().signal;
+  try {
+    return await runHeld(await connect(), job, { ...o, env, signal });
+  } catch (err) {
+    if (held.made && discardUnsent(env, job, release)) release = () => {};
+    // Ctrl-C, or the network gone (a timeout, a refused connection): the job is taken up later.
+    else if (signal.aborted || err instanceof ConnectionError || err instanceof OfflineError) o.on?.stopped?.(job, err);
+    throw err;
+  } finally {
+    release();
+  }
+}
+
+type Driving = DriveOptions & { env: NodeJS.ProcessEnv; signal: AbortSignal };
+
+async function runHeld(client: RouterClient, job: JobRecord, o: Driving): Promise<JobOutcome> {
+  const { env, signal, on } = o;
+  checkInputUnchanged(job);
+  await o.checkSpend?.(job);
+  on?.started?.(job);
+  const submitting: SubmitContext = { info: (text) => on?.info?.(text), env, signal, client };
+  if (o.retryFailed) {
+    await refreshJob(client, job, signal);
+    await proveAdopted(submitting, job);
+    const before = job.shards.length;
+    const n = await addRetryShards(client, job, signal);
+    // Retries are new spending: held to the caller's check before they are saved.
+    try {
+      if (n) await o.checkSpend?.(job);
+    } catch (err) {
+      job.shards.length = before;
+      throw err;
+    }
+    saveJob(env, job);
+    on?.retrying?.(job, n);
+  }
+  await submitShards(submitting, job, (shard) => on?.submitted?.(job, shard));
+  if (o.watch || o.results) await follow(client, job, o);
+  on?.settled?.(job);
+  const t = totals(job);
+  let merged: MergeCounts | undefined;
+  if (o.results) {
+    await proveAdopted(submitting, job);
+    merged = await writeMerged(o.results.write, client, job, o.results.format ?? 'results', signal);
+  }
+  return { job, totals: t, failed: merged?.failed ?? t.failed, ...(merged ? { merged } : {}) };
+}
+
+/** Polls the job (one listing a poll) until every shard has ended, saving what changes. */
+async function follow(client: RouterClient, job: JobRecord, o: Driving): Promise<void> {
+  const { env, signal, on } = o;
+  const started = Date.now();
+  const before = totals(job);
+  const firstDone = before.completed + before.failed;
+  const base = (o.interval ?? 2) * 1000;
+  let interval = base;
+  let offlineSince: number | undefined;
+  on?.progress?.(job, progressLine(job, started, firstDone), 'start', false);
+  while (job.shards.some((s) => !isFinished(s))) {
+    await sleep(interval, signal);
+    let changed: boolean;
+    try {
+      changed = await refreshJob(client, job, signal);
+    } catch (err) {
+      if (signal.aborted || !o.offlineTimeout || !isTransient(err)) throw err;
+      offlineSince ??= Date.now();
+      const offline = (Date.now() - offlineSince) / 1000;
+      if (offline > o.offlineTimeout) throw new OfflineError(`no answer from the service for ${Math.round(offline)}s (${(err as Error).message})`, 'network');
+      interval = Math.min(interval * 2, MAX_INTERVAL_MS);
+      on?.info?.(`${job.id}: ${(err as Error).message}; polling again in ${Math.round(interval / 1000)}s`);
+      continue;
+    }
+    offlineSince = undefined;
+    if (changed) saveJob(env, job);
+    await proveAdopted({ info: (text) => on?.info?.(text), env, signal, client }, job);
+    on?.progress?.(job, progressLine(job, started, firstDone), 'poll', changed);
+    interval = changed ? base : Math.min(interval * 1.5, MAX_INTERVAL_MS);
+  }
+  on?.progress?.(job, progressLine(job, started, firstDone), 'end', false);
+}
+
+/** The shards are read back from the input at send and merge time: it must be the file planned. */
+function checkInputUnchanged(job: JobRecord): void {
+  if (!existsSync(job.input.path)) throw invalid(`the input of ${job.id}, ${job.input.path}, is gone`);
+  if (!inputUnchanged(job)) throw invalid(`the input of ${job.id}, ${job.input.path}, changed since the job was planned`);
+}
+
+function inputUnchanged(job: JobRecord): boolean {
+  try {
+    const st = statSync(job.input.path);
+    return st.size === job.input.size && st.mtimeMs === job.input.mtime_ms;
+  } catch {
+    return false;
+  }
+}

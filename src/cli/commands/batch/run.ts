@@ -1,0 +1,149 @@
+/** `router batch run`: the job engine (src/batch) driven from the command line: its flags, its output, its exit codes. */
+import type { Batch } from '../../../client/types.js';
+import type { RouterClient } from '../../../client/index.js';
+import { checkInputFile } from '../../../batch/scan.js';
+import { driveJob, openJob, planInput, type JobEvents } from '../../../batch/job/run.js';
+import { jobSummary } from '../../../batch/job/progress.js';
+import type { JobRecord } from '../../../batch/job/store.js';
+import type { MergeFormat } from '../../../batch/job/merge.js';
+import type { Connected } from '../../context.js';
+import { CliError, EXIT, usage } from '../../exit-codes.js';
+import type { RunContext } from '../../run.js';
+import type { RunOpts } from './flags.js';
+import { describeJob } from './jobs.js';
+import { logBatch, openResults, refuseResultsOverInput, sinkOf, type ResultsTarget } from './results.js';
+import { takeUpCommand } from './watch.js';
+
+type Ctx = RunContext<RunOpts>;
+
+function checkFlags(opts: RunOpts, file: string | undefined): void {
+  if (!file && !opts.resume) throw usage('give a JSONL file, or --resume JOB');
+  if (opts.retryFailed && !opts.resume) throw usage('--retry-failed goes with --resume JOB');
+  if (opts.dryRun && opts.resume) throw usage('--dry-run plans a new job; it does not go with --resume');
+  if (opts.new && opts.resume) throw usage('--new starts another job; it does not go with --resume');
+  if ((opts.join || opts.lineNumbers) && opts.results === undefined) throw usage(`--${opts.join ? 'join' : 'line-numbers'} goes with --results`);
+  if (opts.join && opts.lineNumbers) throw usage('--join already carries the line number; give one of --join and --line-numbers');
+  if (opts.json && (opts.results === true || opts.results === '-')) throw usage('--json and --results to stdout cannot be combined (give --results a file)');
+  if (opts.offlineTimeout !== undefined && !opts.watch && opts.results === undefined) throw usage('--offline-timeout goes with --watch or --results');
+}
+
+/** The command that takes the job up again with the same output flags. */
+function resumeCommand(ctx: Ctx, job: JobRecord): string {
+  const { opts } = ctx;
+  const words = ['batch', 'run', '--resume', job.id, '--watch'];
+  if (opts.interval !== 2) words.push('--interval', String(opts.interval));
+  if (opts.offlineTimeout !== undefined) words.push('--offline-timeout', String(opts.offlineTimeout));
+  return takeUpCommand(ctx.flags, words, opts.results, [...(opts.lineNumbers ? ['--line-numbers'] : []), ...(opts.join ? ['--join'] : [])]);
+}
+
+function planOptions(ctx: Ctx, file: string | undefined) {
+  const { opts } = ctx;
+  const provider: JobRecord['provider'] = {};
+  if (opts.providerOnly) provider.only = opts.providerOnly;
+  if (opts.fallbacks === false) provider.allow_fallbacks = false;
+  return {
+    input: file,
+    resume: opts.resume,
+    endpoint: opts.endpoint,
+    model: opts.model,
+    defaultModel: async () => (await ctx.settings()).model,
+    provider: Object.keys(provider).length ? provider : undefined,
+    maxRequests: opts.maxRequests,
+    maxBytes: opts.maxBytes,
+    fresh: opts.new,
+    env: ctx.env,
+  };
+}
+
+/** --dry-run: the plan and the cost bound of the file; nothing is saved or sent. */
+async function dryRun(ctx: Ctx, file: string): Promise<void> {
+  const job = await planInput(file, planOptions(ctx, file));
+  const { checkJobSpend, estimateLine } = await import('../../batch-estimate.js');
+  // The plan needs no key: without one (or without the model list) the bound is said to be unknown.
+  const connected = await ctx.connect().catch((err: Error) => void ctx.io.note(`cost bound: unknown (${err.message})`));
+  const estimate = connected && (await checkJobSpend(ctx, connected, job).finally(() => connected.client.close()));
+  if (ctx.opts.json) ctx.io.json({ ...jobSummary(job), ...(estimate ? { cost_bound: estimate } : {}) });
+  else ctx.io.out(`${await describeJob(job, ctx.io)}${estimate ? `${estimateLine(estimate)}\n` : ''}`);
+}
+
+export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise<void> {
+  const { io, opts, signal } = ctx;
+  checkFlags(opts, file);
+  if (file !== undefined && !opts.resume) {
+    if (file === '-') throw usage('batch run reads its file again to resume and merge: save stdin to a file and give its path');
+    checkInputFile(file);
+    refuseResultsOverInput(opts.results, file);
+    if (opts.dryRun) return dryRun(ctx, file);
+  }
+  const waits = opts.watch || opts.results !== undefined;
+  const ora = waits && io.stderrTTY && !io.quiet ? (await import('ora')).default : undefined;
+  let spinner: ReturnType<NonNullable<typeof ora>> | undefined;
+  const on: JobEvents = {
+    info: (text) => (spinner ? (spinner.text = text) : io.info(text)),
+    resumed: (job) => io.note(`resuming ${job.id}, made from this file (--new starts another job)`),
+    started: (job) => {
+      // The id goes out first, whatever happens next: a run that is killed never loses it.
+      if (waits || opts.json) io.note(`job ${job.id}: ${job.requests} requests in ${job.shards.filter((s) => s.parent === undefined).length} shard(s)`);
+      else {
+        io.made(`job ${job.id} was started (router batch job ${job.id}; router batch run --resume ${job.id} --watch)`);
+        io.out(`${job.id}\n`);
+      }
+    },
+    retrying: (job, n) => io.note(n ? `retrying ${n} request(s) of ${job.id}` : `nothing of ${job.id} failed: no retry`),
+    submitted: (job, shard) => io.info(`${job.id}: shard ${shard.index + 1} of ${job.shards.length} is ${shard.batch_id}`),
+    progress: (_job, line, phase, changed) => {
+      if (phase === 'start') spinner = ora?.({ stream: io.stderr, isEnabled: true, discardStdin: false }).start(line);
+      else if (phase === 'poll' && spinner) spinner.text = line;
+      else if (phase === 'poll' && changed) io.info(line);
+      else if (phase === 'end') {
+        spinner?.stop();
+        spinner = undefined;
+        io.info(line);
+      }
+    },
+    settled: (job) => {
+      for (const s of job.shards) if (s.batch_id && s.status) logBatch(ctx, { id: s.batch_id, model: job.model, status: s.status as Batch['status'], usage: s.usage ?? null });
+    },
+    stopped: (job) => {
+      spinner?.stop();
+      io.note(`stopped; ${job.id} is saved and its batches keep running. Resume with: ${resumeCommand(ctx, job)}`);
+    },
+  };
+  const held = await openJob({ ...planOptions(ctx, file), on });
+  let target: ResultsTarget | undefined;
+  let connected: Connected | undefined;
+  // Results go to a file checked before anything is sent; the client is made once the job is held.
+  const connect = async (): Promise<RouterClient> => {
+    if (opts.results !== undefined) target = await openResults(opts.results, held.job.input.path);
+    connected = await ctx.connect();
+    return connected.client;
+  };
+  const spend = await import('../../batch-estimate.js');
+  const format: MergeFormat = opts.join ? 'joined' : opts.lineNumbers ? 'numbered' : 'results';
+  try {
+    const outcome = await driveJob(held, connect, {
+      retryFailed: opts.retryFailed,
+      watch: opts.watch,
+      results: opts.results !== undefined ? { write: (chunk) => sinkOf(io, target!)(chunk), format } : undefined,
+      interval: opts.interval,
+      offlineTimeout: opts.offlineTimeout,
+      checkSpend: async (job) => void (await spend.checkJobSpend(ctx, connected!, job)),
+      env: ctx.env,
+      signal,
+      on,
+    });
+    const { job, totals: t, failed, merged } = outcome;
+    if (merged) {
+      if (target && 'file' in target) await target.file.commit();
+      io.info(`${merged.lines} results in input order`);
+    }
+    // Said whether stderr is a terminal or not: with every batch completed, the exit code is 0.
+    if (waits && failed > 0) io.note(`${job.id}: ${failed} of ${job.requests} requests failed (retry them: router batch run --resume ${job.id} --retry-failed --watch --results …)`);
+    if (opts.json) io.json(jobSummary(job));
+    if (waits && t.unsuccessful > 0) throw new CliError(`${t.unsuccessful} shard(s) of ${job.id} did not complete (see: router batch job ${job.id})`, EXIT.BATCH_FAILED);
+  } finally {
+    spinner?.stop();
+    if (target && 'file' in target) target.file.abortSync();
+    await connected?.client.close();
+  }
+}
