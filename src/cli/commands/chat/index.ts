@@ -80,7 +80,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     let u: ChatUsage | undefined;
     const ask = async () => {
       // Each round of a tool loop sends a longer prompt: it is held to what the cap has left.
-      if (spent !== undefined) guardNext(ctx, guard, guarded, spent);
+      if (spent !== undefined) await guardNext(ctx, connected, guard, guarded, spent);
       const a = streams ? await streamChat(io, client, req, opts, call) : await completeChat(io, client, req, opts, call);
       spent = (spent ?? 0) + (typeof a.usage?.cost === 'number' ? a.usage.cost : (guard.bound ?? 0));
       ctx.logUsage({ endpoint: '/v1/chat/completions', model: a.model ?? req.model ?? req.models?.[0], ...usageFields(a.usage) });
