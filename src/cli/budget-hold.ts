@@ -44,11 +44,17 @@ export function holdsDir(env: NodeJS.ProcessEnv): string {
  */
 export async function withBudgetLock<T>(env: NodeJS.ProcessEnv, signal: AbortSignal, check: () => Promise<T>, waitMs = 60_000): Promise<T> {
   const dir = holdsDir(env);
-  makeDir(dir);
   const lock = join(dir, '.lock');
   const until = Date.now() + waitMs;
   for (;;) {
-    const taken = takeLock(lock);
+    let taken: ReturnType<typeof takeLock>;
+    try {
+      makeDir(dir);
+      taken = takeLock(lock);
+    } catch {
+      // A state folder that cannot be written holds no ledger either (that is said as the call is logged): nothing to take turns on.
+      return check();
+    }
     if ('release' in taken) {
       try {
         return await check();
@@ -119,7 +125,12 @@ export class BudgetHold {
   constructor(env: NodeJS.ProcessEnv, profile: string, usd: number) {
     this.path = join(holdsDir(env), `${process.pid}-${randomHex(6)}.json`);
     this.rec = { profile, usd, pid: process.pid, started: processStart(process.pid), time: new Date().toISOString() };
-    writeFileSync(this.path, JSON.stringify(this.rec), { flag: 'wx', mode: 0o600 });
+    try {
+      writeFileSync(this.path, JSON.stringify(this.rec), { flag: 'wx', mode: 0o600 });
+    } catch {
+      // As the lock: a state folder that cannot be written keeps no hold.
+      return;
+    }
     process.once('exit', this.release);
   }
 
@@ -146,7 +157,11 @@ export class BudgetHold {
 
   readonly release = (): void => {
     process.off('exit', this.release);
-    rmSync(this.path, { force: true });
+    try {
+      rmSync(this.path, { force: true });
+    } catch {
+      // Never written (a state folder that cannot be written), or no longer there to remove.
+    }
   };
 }
 
