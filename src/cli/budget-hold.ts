@@ -121,12 +121,14 @@ export function holdNames(env: NodeJS.ProcessEnv): string {
 export class BudgetHold {
   readonly path: string;
   private readonly rec: HoldRecord;
+  private written = false;
 
   constructor(env: NodeJS.ProcessEnv, profile: string, usd: number) {
     this.path = join(holdsDir(env), `${process.pid}-${randomHex(6)}.json`);
     this.rec = { profile, usd, pid: process.pid, started: processStart(process.pid), time: new Date().toISOString() };
     try {
       writeFileSync(this.path, JSON.stringify(this.rec), { flag: 'wx', mode: 0o600 });
+      this.written = true;
     } catch {
       // As the lock: a state folder that cannot be written keeps no hold.
       return;
@@ -141,6 +143,7 @@ export class BudgetHold {
   /** Holds `usd` from now on (a further call of the command). Written whole: a reader sees the old or the new. */
   set(usd: number): void {
     this.rec.usd = Math.max(0, usd);
+    if (!this.written) return;
     const part = `${this.path.slice(0, -'.json'.length)}.part`;
     try {
       writeFileSync(part, JSON.stringify(this.rec), { mode: 0o600 });

@@ -135,6 +135,8 @@ async function heldGuard(ctx: RunContext<SpendOptions>, connected: Connected, at
       }
     });
     if (!(out instanceof HeldBack)) return out;
+    // A call that waits holds nothing (its earlier calls are in the ledger): two tool loops never wait for each other.
+    hold?.set(0);
     if (!said) io.info(`waiting for calls under way to end: ${out.message}`);
     await holdsChange(env, signal, seen);
   }

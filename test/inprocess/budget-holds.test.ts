@@ -89,6 +89,20 @@ describe('concurrent calls under a budget', () => {
     expect(readFileSync(join(state, 'usage.jsonl'), 'utf8')).toMatch(/"cost":0\.0003025/);
   });
 
+  it('two tool loops at once, whose next rounds each fit only beside the other one ended: neither waits for ever', async () => {
+    const state = freshState();
+    mkdirSync(state, { recursive: true });
+    const tools = join(state, 'tools.json');
+    writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }, command: 'echo 18C' }]));
+    // Round 1 bound $0.000343 (both fit at once), round 2 bound $0.000612: beside the other's hold it fits only once that is let go.
+    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '0.0008' };
+    const loop = () => t.run(['chat', '--model', 'local/tools', '--max-tokens', '50', '--tools', tools, 'weather in Paris'], { env });
+    const stuck = new Promise<'stuck'>((r) => setTimeout(() => r('stuck'), 15_000).unref());
+    const runs = await Promise.race([Promise.all([loop(), loop()]), stuck]);
+    expect(runs).not.toBe('stuck');
+    expect((runs as { code: number }[]).map((r) => r.code)).toEqual([0, 0]);
+  }, 30_000);
+
   it('--ignore-budget, --dry-run and --no-log hold nothing', async () => {
     const state = freshState();
     const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '1' };
