@@ -21,7 +21,7 @@ export const EXIT = {
   BATCH_FAILED: 9,
   /** The answer does not follow --schema (not JSON, or not valid against it). */
   SCHEMA_MISMATCH: 10,
-  /** The model asked for tool calls that were not run (a tool without a command, or --max-tool-rounds reached). */
+  /** The model asked for tool calls that were not run (a tool without a command, --max-tool-rounds reached, chat without --tools, a Responses function call). */
   TOOL_CALLS: 11,
   /** Ctrl-C. */
   INTERRUPTED: 130,

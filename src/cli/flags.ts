@@ -22,9 +22,11 @@ type ValueOf<S> = S extends readonly FlagSpec[]
     ? R
     : S extends { choices: readonly (infer C)[] }
       ? C
-      : S extends { flags: `${string}<${string}` | `${string}[${string}` }
-        ? string
-        : boolean;
+      : S extends { flags: `${string}...>` | `${string}...]` }
+        ? string[]
+        : S extends { flags: `${string}<${string}` | `${string}[${string}` }
+          ? string
+          : boolean;
 
 type WithDefault<T extends FlagTable> = { [K in keyof T]: T[K] extends { default: unknown } ? K : never }[keyof T];
 

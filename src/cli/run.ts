@@ -2,6 +2,7 @@ import type { Command } from './commander.js';
 import { IO, processStreams, type GlobalFlags, type Streams } from './io.js';
 import type { Connected, ConnectOptions } from './context.js';
 import type { UsageRecord } from './ledger.js';
+import type { BudgetHold } from './budget-hold.js';
 import type { Settings, Source } from '../config/settings.js';
 import { usage } from './exit-codes.js';
 import { utf8Text } from './utf8.js';
@@ -45,6 +46,8 @@ export interface RunContext<O> {
   readonly logging: boolean;
   /** Writes one call to the local usage ledger (unless --no-log or the settings turn it off). */
   logUsage(record: Omit<UsageRecord, 'time' | 'profile' | 'command'>): void;
+  /** What the command holds of the budgets (./budget-hold.ts): lessened by each call logged, released when it ends or holds anew. */
+  holdBudget(hold: BudgetHold): void;
 }
 
 const runtimes = new WeakMap<Command, Runtime>();
@@ -104,10 +107,17 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
     const names: string[] = [];
     for (let c: Command | null = cmd; c?.parent; c = c.parent) names.unshift(c.name());
     const logging = () => flags.log !== false && !!connected?.settings.log;
+    let hold: BudgetHold | undefined;
+    const holdBudget = (next: BudgetHold) => {
+      if (hold !== next) hold?.release();
+      hold = next;
+    };
     const logUsage = (record: Omit<UsageRecord, 'time' | 'profile' | 'command'>) => {
       if (!logging()) return;
       const problem = ledger?.appendUsage(runtime.streams.env, { time: new Date().toISOString(), profile: connected!.settings.profile, command: names.join(' '), ...record });
       if (problem) io.info(`warning: ${problem}`);
+      // Once in the ledger a cost is counted there: no longer held (what is left of the hold covers the command's further calls).
+      else hold?.spent(record.cost);
     };
     // The ledger module is small and loaded with the command, never for --help.
     const ledger = names[0] && LEDGER_COMMANDS.has(names[0]) ? await import('./ledger.js') : undefined;
@@ -126,6 +136,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
         useCommandModel,
         connect,
         logUsage,
+        holdBudget,
         get logging() {
           return logging();
         },
@@ -141,6 +152,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
       (await import('./field-flags.js')).nameFlags(err, cmd, runtime.argv);
       runtime.exitCode = reportError(controller.signal.aborted ? controller.signal.reason : err, io);
     } finally {
+      hold?.release();
       runtime.running!--;
       if (runtime.interrupts) process.removeListener('SIGINT', onSigint);
     }

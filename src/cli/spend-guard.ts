@@ -8,6 +8,7 @@ import type { RunContext } from './run.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { DEFAULT_API_ROOT } from '../client/core.js';
 import { budgetsFor, usdAmount, type Budget } from './budget.js';
+import { BudgetHold, heldByOthers, holdNames, holdsChange, withBudgetLock, type Held } from './budget-hold.js';
 import { completionWithin, countImages, imagesUnbounded, promptTokenBound, readPricing, searchesOf, usd, usdBound, worstBound, type CallSize, type Pricing } from './cost-bound.js';
 
 export const SPEND_FLAGS = {
@@ -44,18 +45,27 @@ export interface Guard {
   /** The cap the call was held to, and the prices that bound it: a further call of the command (a tool loop's next round) is held to what is left. */
   cap?: Cap;
   prices?: Pricing[];
+  /** What the call holds of the budgets while it runs (released when its cost is in the ledger). */
+  hold?: BudgetHold;
 }
 
 export interface Cap {
   usd: number;
   /** How a refusal names it: "--max-cost $0.010000" or "what is left of daily_budget ($1.450000)". */
   name: string;
+  /** What calls under way hold of the budget beside it: a call that does not fit waits for them. */
+  held?: number;
 }
 
 /** Checks the call against --max-cost and the budgets; may lower its completion limit in `call.body`. */
-export async function guardSpend(ctx: RunContext<SpendOptions>, { client, settings }: Connected, call: GuardedCall): Promise<Guard> {
+export async function guardSpend(ctx: RunContext<SpendOptions>, connected: Connected, call: GuardedCall): Promise<Guard> {
+  if (!holdsBudgets(ctx, connected.settings)) return guardOnce(ctx, connected, call);
+  return heldGuard(ctx, connected, (held) => guardOnce(ctx, connected, call, held));
+}
+
+async function guardOnce(ctx: RunContext<SpendOptions>, { client, settings }: Connected, call: GuardedCall, held?: Held): Promise<Guard> {
   const { opts } = ctx;
-  const cap = await capOf(ctx, settings);
+  const cap = await capOf(ctx, settings, held);
   if (!cap && !opts.dryRun) return { dryRun: false };
   const read = call.unboundable ?? (await pricesOrWhy(ctx, cap, () => pricesOf(ctx, client, settings.apiRoot ?? DEFAULT_API_ROOT, call.models)));
   const prices = typeof read === 'string' ? read : (imagesUnbounded(call.body, read) ?? read);
@@ -77,23 +87,73 @@ export async function guardSpend(ctx: RunContext<SpendOptions>, { client, settin
 /**
  * A further call of the same command (the next round of a tool loop, whose prompt has grown): held
  * to what is left of the cap once `spent` (what the earlier calls cost) is taken off, as the first
- * call was held to the whole; the guard's bound becomes this call's.
+ * call was held to the whole; the guard's bound becomes this call's (and its hold, under a budget).
  */
-export function guardNext(ctx: RunContext<SpendOptions>, guard: Guard, call: GuardedCall, spent: number): void {
-  if (!guard.cap || !guard.prices) return;
-  const left = { usd: guard.cap.usd - spent, name: `${guard.cap.name}, less the ${usd(spent)} this command already spent` };
-  fitCap(ctx, call, guard.prices, sizeOf(call), left);
-  guard.bound = worstBound(guard.prices, sizeOf(call)).bound;
+export async function guardNext(ctx: RunContext<SpendOptions>, connected: Connected, guard: Guard, call: GuardedCall, spent: number): Promise<void> {
+  const { cap, prices } = guard;
+  if (!cap || !prices) return;
+  const next = async (held?: Held) => {
+    // Under a budget the ledger has the earlier calls by now: the budgets are read again, beside the holds of other calls.
+    const left = held ? (await capOf(ctx, connected.settings, held, spent))! : { usd: cap.usd - spent, name: `${cap.name}, less the ${usd(spent)} this command already spent` };
+    fitCap(ctx, call, prices, sizeOf(call), left);
+    guard.bound = worstBound(prices, sizeOf(call)).bound;
+    return guard;
+  };
+  await (guard.hold ? heldGuard(ctx, connected, next, guard.hold) : next());
+}
+
+/** Whether this call holds what it may cost against the budgets while it runs (./budget-hold.ts). */
+function holdsBudgets(ctx: RunContext<SpendOptions>, settings: Connected['settings']): boolean {
+  const budgeted = settings.dailyBudget !== undefined || settings.monthlyBudget !== undefined;
+  // With logging off the ledger never has the call: the budgets cannot be kept (capOf says so), nor held.
+  return budgeted && !ctx.opts.dryRun && !ctx.opts.ignoreBudget && ctx.logging;
 }
 
 /**
- * The lowest of --max-cost and what is left of each budget (unless --ignore-budget); a budget
- * already reached refuses the call (exit 4), and one that logging off cannot keep is said once.
+ * Checks a call against the budgets under their lock, beside what calls under way (in any
+ * process) hold, and holds its bound until its cost is in the ledger. One that would fit once
+ * those calls end waits for them (said on a terminal); one that would not is refused.
  */
-export async function capOf(ctx: RunContext<SpendOptions>, settings: Connected['settings']): Promise<Cap | undefined> {
+async function heldGuard(ctx: RunContext<SpendOptions>, connected: Connected, attempt: (held: Held) => Promise<Guard>, hold?: BudgetHold): Promise<Guard> {
+  const { env, signal, io } = ctx;
+  const { profile } = connected.settings;
+  for (let said = false; ; said = true) {
+    // The holds as this check sees them: one released after it (even before the wait begins) ends the wait.
+    let seen = '';
+    const out = await withBudgetLock(env, signal, async () => {
+      const held = heldByOthers(env, profile, hold);
+      seen = holdNames(env);
+      try {
+        const guard = await attempt(held);
+        if (guard.bound === undefined) return guard;
+        if (hold) hold.set(guard.bound);
+        else ctx.holdBudget((guard.hold = new BudgetHold(env, profile, guard.bound)));
+        return guard;
+      } catch (err) {
+        if (err instanceof HeldBack) return err;
+        throw err;
+      }
+    });
+    if (!(out instanceof HeldBack)) return out;
+    // A call that waits holds nothing (its earlier calls are in the ledger): two tool loops never wait for each other.
+    hold?.set(0);
+    if (!said) io.info(`waiting for calls under way to end: ${out.message}`);
+    await holdsChange(env, signal, seen);
+  }
+}
+
+/** A call that fits the budgets only once calls under way end (and their holds with them). */
+class HeldBack extends Error {}
+
+/**
+ * The lowest of --max-cost (less what the command already `spent`) and what is left of each budget
+ * (unless --ignore-budget) beside what calls under way hold; a budget already reached refuses the
+ * call (exit 4), and one that logging off cannot keep is said once.
+ */
+export async function capOf(ctx: RunContext<SpendOptions>, settings: Connected['settings'], held?: Held, spent = 0): Promise<Cap | undefined> {
   const { io, opts } = ctx;
   const caps: Cap[] = [];
-  if (opts.maxCost !== undefined) caps.push({ usd: opts.maxCost, name: `--max-cost ${usd(opts.maxCost)}` });
+  if (opts.maxCost !== undefined) caps.push({ usd: opts.maxCost - spent, name: `--max-cost ${usd(opts.maxCost)}${spent ? `, less the ${usd(spent)} this command already spent` : ''}` });
   if (!opts.ignoreBudget) {
     const budgets = await budgetsFor(ctx.env, settings, { signal: ctx.signal });
     if (budgets.length && !ctx.logging && !warnedNoLog.has(io)) {
@@ -102,7 +162,14 @@ export async function capOf(ctx: RunContext<SpendOptions>, settings: Connected['
     }
     for (const b of budgets) {
       if (b.spent >= b.limit) throw new CliError(reachedLine(b), EXIT.PAYMENT);
-      caps.push({ usd: b.limit - b.spent, name: `what is left of ${b.name} (${usd(b.limit - b.spent)})` });
+      const left = b.limit - b.spent;
+      if (!held?.calls) {
+        caps.push({ usd: left, name: `what is left of ${b.name} (${usd(left)})` });
+        continue;
+      }
+      const beside = `${b.name} (${usd(left)} left) beside the ${usd(held.usd)} ${held.calls === 1 ? 'a call under way holds' : `${held.calls} calls under way hold`}`;
+      if (left <= held.usd) throw new HeldBack(`nothing is left of ${beside}`);
+      caps.push({ usd: left - held.usd, name: `what is left of ${beside}`, held: held.usd });
     }
   }
   return caps.reduce<Cap | undefined>((low, c) => (!low || c.usd < low.usd ? c : low), undefined);
@@ -145,19 +212,30 @@ function describeLimit(prices: Pricing[], size: CallSize): string {
   return Number.isFinite(most) ? String(most) : 'unbounded';
 }
 
-/** Lowers the completion limit to what the cap allows, or refuses the call. */
+/** Lowers the completion limit to what the cap allows, or refuses the call (it waits where calls under way hold what it needs). */
 function fitCap(ctx: RunContext<SpendOptions>, call: GuardedCall, prices: Pricing[], size: CallSize, cap: Cap): void {
+  const fit = fitting(call, prices, size, cap);
+  if (typeof fit === 'string') {
+    const free = cap.held ? fitting(call, prices, size, { ...cap, usd: cap.usd + cap.held }) : fit;
+    throw typeof free === 'string' ? new CliError(fit, EXIT.PAYMENT) : new HeldBack(fit);
+  }
+  if (fit === undefined) return;
+  call.body[call.limitField!] = fit;
+  ctx.io.info(`max tokens lowered to ${fit} to stay within ${cap.name}`);
+}
+
+/** The completion limit the call must be lowered to (undefined: it fits as it is), or why it cannot fit. */
+function fitting(call: GuardedCall, prices: Pricing[], size: CallSize, cap: Cap): number | string | undefined {
   const { bound } = worstBound(prices, size);
-  if (bound <= cap.usd) return;
+  if (bound <= cap.usd) return undefined;
   // Never past a model's own maximum either: a fallback model might refuse a larger limit.
   const modelMost = Math.min(...prices.map((p) => p.maxCompletion ?? Infinity));
   const fits = call.completes && call.limitField ? Math.min(modelMost, completionWithin(prices, withLimitWritten(call, call.limitField), cap.usd)) : 0;
   const over = `this call could cost up to ${usdBound(bound)}, over ${cap.name}`;
-  if (!call.completes || !call.limitField) throw new CliError(`${over}`, EXIT.PAYMENT);
-  if (fits < 1) throw new CliError(`${over}: not even one completion token fits (the prompt alone may cost ${usdBound(worstBound(prices, { ...size, completionTokens: 0 }).bound)})`, EXIT.PAYMENT);
-  if (call.explicitLimit) throw new CliError(`${over}: ${call.limitFlag} ${String(call.body[call.limitField])} does not fit; ${fits} or fewer would`, EXIT.PAYMENT);
-  call.body[call.limitField] = fits;
-  ctx.io.info(`max tokens lowered to ${fits} to stay within ${cap.name}`);
+  if (!call.completes || !call.limitField) return over;
+  if (fits < 1) return `${over}: not even one completion token fits (the prompt alone may cost ${usdBound(worstBound(prices, { ...size, completionTokens: 0 }).bound)})`;
+  if (call.explicitLimit) return `${over}: ${call.limitFlag} ${String(call.body[call.limitField])} does not fit; ${fits} or fewer would`;
+  return fits;
 }
 
 /** The call's size once a limit is written into its body: sized with the longest number a limit can be. */

@@ -119,6 +119,15 @@ export function printCalls(io: IO, calls: ToolCall[]): void {
   }
 }
 
+/**
+ * Calls that router does not run end the command: printed on stdout, one JSON line each (with
+ * --json the answer printed holds them), and exit 11, so that a script tells them from an empty answer.
+ */
+export function callsNotRun(io: IO, calls: ToolCall[], why: string, json: boolean): CliError {
+  if (!json) printCalls(io, calls);
+  return new CliError(`the model asked for ${calls.length === 1 ? 'a tool call' : `${calls.length} tool calls`} that ${calls.length === 1 ? 'was' : 'were'} not run (${why})`, EXIT.TOOL_CALLS);
+}
+
 export interface ToolLoop {
   tools: LocalTools;
   maxRounds: number;
@@ -136,11 +145,7 @@ export async function toolLoop<A extends { message: AssembledMessage }>(io: IO, 
   for (let round = 1; answer.message.tool_calls?.length; round++) {
     const calls = answer.message.tool_calls.map(({ index: _index, ...c }) => c);
     const missing = calls.find((c) => !loop.tools.commands.has(c.function.name));
-    if (missing || round > loop.maxRounds) {
-      if (!loop.json) printCalls(io, calls);
-      const why = missing ? `${missing.function.name} has no "command" in --tools` : `--max-tool-rounds ${loop.maxRounds} reached`;
-      throw new CliError(`the model asked for ${calls.length === 1 ? 'a tool call' : `${calls.length} tool calls`} that ${calls.length === 1 ? 'was' : 'were'} not run (${why})`, EXIT.TOOL_CALLS);
-    }
+    if (missing || round > loop.maxRounds) throw callsNotRun(io, calls, missing ? `${missing.function.name} has no "command" in --tools` : `--max-tool-rounds ${loop.maxRounds} reached`, loop.json);
     messages.push({ role: 'assistant', content: answer.message.content, tool_calls: calls });
     for (const call of calls) {
       let result: { code: number; output: string };

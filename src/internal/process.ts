@@ -24,3 +24,16 @@ function isZombie(pid: number): boolean {
   const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
   return state === 'Z' || state === 'X';
 }
+
+/**
+ * When a process started (Linux: clock ticks after boot, /proc/PID/stat's 22nd field), to tell it
+ * from a later process given the same id; undefined where that cannot be read.
+ */
+export function processStart(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}

@@ -70,4 +70,21 @@ describe('router decide', () => {
     const std = await post(t, '/alpha/decisions', { model: 'local/judge', state: 'x', questions: { q: { type: 'noul', instructions: 'i' } } });
     expect(std.status).toBe(403);
   });
+
+  it('sends provider routing preferences, as chat and embed do', async () => {
+    // spec: decisions.provider
+    const q = ['--state-text', 'The soup was cold', '--model', 'local/judge', '--noul', 'spam', 'Is this spam?'];
+    const r = await t.run(['decide', ...q, '--provider-only', 'local-alpha', '--provider-order', 'local-alpha,local-beta', '--no-fallbacks', '--json'], { env: mgmt });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(sent('/alpha/decisions')[0]!.body.provider).toEqual({ only: ['local-alpha'], order: ['local-alpha', 'local-beta'], allow_fallbacks: false });
+    expect(JSON.parse(r.stdout).provider).toBe('local-alpha');
+    // A provider that does not serve the model: the service finds no endpoint (404, exit 5).
+    const none = await t.run(['decide', ...q, '--provider-only', 'local-beta'], { env: mgmt });
+    expect(none.code).toBe(5);
+    expect(none.stderr).toMatch(/^error: .*provider/);
+    const plain = await t.run(['decide', ...q], { env: mgmt });
+    expect(plain.code).toBe(0);
+    expect(sent('/alpha/decisions').at(-1)!.body).not.toHaveProperty('provider');
+  });
 });

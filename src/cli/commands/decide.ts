@@ -5,10 +5,10 @@ import type { DecisionQuestion, DecisionResponse } from '../../client/types.js';
 import type { RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
 import type { FlagValues } from '../flags.js';
-import { collect, modelFlag, OPEN_USER_FLAG, OUTPUT_FLAGS, SESSION_FLAGS } from '../options.js';
+import { collect, modelFlag, OPEN_USER_FLAG, OUTPUT_FLAGS, PROVIDER_FLAGS, SESSION_FLAGS } from '../options.js';
 import { usage } from '../exit-codes.js';
 import { boundNote, guardSpend, SPEND_FLAGS } from '../spend-guard.js';
-import { readJsonFile, readTextFile } from '../input.js';
+import { providerFrom, readJsonFile, readTextFile } from '../input.js';
 
 const FLAGS = {
   session: SESSION_FLAGS.session,
@@ -24,6 +24,7 @@ const FLAGS = {
   score: { flags: '--score <key-and-instructions...>', help: 'score question: --score KEY "INSTRUCTIONS" --level "…" (1 or more, lowest first)' },
   level: { flags: '--level <text>', help: 'a level of the last --score, repeatable, lowest first', parse: collect },
   model: modelFlag('decision model, <author>/<slug>'),
+  ...PROVIDER_FLAGS,
   json: { flags: '--json', help: 'print the decision response' },
   usage: OUTPUT_FLAGS.usage,
   ...SPEND_FLAGS,
@@ -140,7 +141,8 @@ async function runDecide(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<voi
   let res: DecisionResponse;
   let guard;
   try {
-    const body = { model: opts.model, state: state as string, questions, ...(opts.session ? { session_id: opts.session } : {}), ...(opts.user ? { user: opts.user } : {}) };
+    const provider = providerFrom(opts);
+    const body = { model: opts.model, state: state as string, questions, ...(provider ? { provider } : {}), ...(opts.session ? { session_id: opts.session } : {}), ...(opts.user ? { user: opts.user } : {}) };
     guard = await guardSpend(ctx, connected, { body, models: [body.model], completes: true });
     if (guard.dryRun) return;
     res = await client.decisions.create(body, { signal });

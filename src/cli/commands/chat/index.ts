@@ -12,12 +12,12 @@ import type { RunContext } from '../../run.js';
 import { defineCommand } from '../../define.js';
 import { applyRoleFlag, blameRole } from '../../roles.js';
 import { textOrFile } from '../../input.js';
-import { usage } from '../../exit-codes.js';
+import { CliError, EXIT, usage } from '../../exit-codes.js';
 import { boundNote, guardNext, guardSpend, limitFlagOf, SPEND_FLAGS } from '../../spend-guard.js';
 import { keepConversation, openConversation, withSystem } from './conversation.js';
 import { MessageAssembler, messageOf, type AssembledMessage } from '../../answer-extras.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from '../../request-extras.js';
-import { toolLoop } from '../../tool-runner.js';
+import { callsNotRun, toolLoop } from '../../tool-runner.js';
 
 export const chat = defineCommand({
   name: 'chat',
@@ -80,7 +80,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     let u: ChatUsage | undefined;
     const ask = async () => {
       // Each round of a tool loop sends a longer prompt: it is held to what the cap has left.
-      if (spent !== undefined) guardNext(ctx, guard, guarded, spent);
+      if (spent !== undefined) await guardNext(ctx, connected, guard, guarded, spent);
       const a = streams ? await streamChat(io, client, req, opts, call) : await completeChat(io, client, req, opts, call);
       spent = (spent ?? 0) + (typeof a.usage?.cost === 'number' ? a.usage.cost : (guard.bound ?? 0));
       ctx.logUsage({ endpoint: '/v1/chat/completions', model: a.model ?? req.model ?? req.models?.[0], ...usageFields(a.usage) });
@@ -89,9 +89,18 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
       return a;
     };
     let answer = await ask();
-    if (extras.tools) answer = await toolLoop(io, { tools: extras.tools, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal }, messages, answer, ask);
-    keepConversation(ctx, earlier, req.model, messages.map((m) => (m === user ? recordedUser(prompt, extras) : m)), answer.text, prompt);
+    // Calls left to the caller end the command (exit 11) once --usage has counted what they cost.
+    let notRun: CliError | undefined;
+    try {
+      if (extras.tools) answer = await toolLoop(io, { tools: extras.tools, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal }, messages, answer, ask);
+      else if (answer.message.tool_calls?.length) throw callsNotRun(io, answer.message.tool_calls.map(({ index: _index, ...c }) => c), 'no --tools was given', !!opts.json);
+    } catch (err) {
+      if (!(err instanceof CliError && err.exitCode === EXIT.TOOL_CALLS)) throw err;
+      notRun = err;
+    }
+    if (!notRun) keepConversation(ctx, earlier, req.model, messages.map((m) => (m === user ? recordedUser(prompt, extras) : m)), answer.text, prompt);
     if (opts.usage) io.note(usageLine(u && { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens, cost: u.cost }, ['prompt', 'completion']) + boundNote(guard));
+    if (notRun) throw notRun;
     // Last: an answer that does not follow --schema ends the command (exit 10), after it was kept and counted.
     finishAnswer(io, opts, extras, answer.message);
   } finally {

@@ -182,11 +182,12 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
       const answerStop = new AbortController();
       const release = swallowKeys(io, () => answerStop.abort(interrupted()));
       let answer = '';
+      let turn: Awaited<ReturnType<typeof guardSpend>> | undefined;
       const md = await more.answerRenderer(io, opts);
       try {
         const req = buildChatRequest([...c.history], opts, c.model);
         // Each turn is a call: held to the budgets (a reached one is this turn's error) and put in the ledger.
-        await guardSpend(ctx, connected, { body: req, models: [req.model], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true });
+        turn = await guardSpend(ctx, connected, { body: req, models: [req.model], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true });
         let used: Record<string, unknown> | undefined;
         for await (const chunk of await client.chat.streamText(req, { signal: AbortSignal.any([signal, answerStop.signal]) })) {
           if (chunk.usage) used = chunk.usage as unknown as Record<string, unknown>;
@@ -198,6 +199,8 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         }
         io.out(md ? md.end() || '\n' : '\n');
         ctx.logUsage({ endpoint: '/v1/chat/completions', model: req.model, ...usageFields(used) });
+        // The turn's cost is in the ledger: it holds nothing of the budgets while the next is typed.
+        turn.hold?.release();
         kept = keepConversation(ctx, kept, c.model, c.history.map((m) => c.recorded.get(m) ?? m), answer, text);
         c.history.push({ role: 'assistant', content: answer });
         // Turns another run saved in the meantime come along, so that the next save keeps them; a message
@@ -207,6 +210,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
           c.history = kept.messages.map((k) => sent.get(JSON.stringify(k)) ?? k);
         }
       } catch (err) {
+        turn?.hold?.release();
         // The exchange is dropped; its attachments wait for the next message.
         c.attached.unshift(...extras.attachments);
         c.history.pop();

@@ -15,7 +15,8 @@ import { boundNote, guardSpend, limitFlagOf, SPEND_FLAGS } from '../../spend-gua
 import { usage } from '../../exit-codes.js';
 import { checkMetadataFlags, readJsonFile, textOrFile } from '../../input.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from '../../request-extras.js';
-import { reasoningSummary, responseMessage } from '../../answer-extras.js';
+import { functionCalls, reasoningSummary, responseMessage } from '../../answer-extras.js';
+import { callsNotRun } from '../../tool-runner.js';
 
 const FLAGS = { ...RESPONSES_FLAGS, ...SPEND_FLAGS };
 
@@ -81,6 +82,8 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
     if (opts.usage) io.note(usageLine(u ? { input: u.input_tokens, output: u.output_tokens, total: u.total_tokens, cost: u.cost } : undefined) + boundNote(guard));
     const failure = final && readResponse(final).failure;
     if (failure) throw failure;
+    const calls = functionCalls(final).map(({ index: _index, ...c }) => c);
+    if (calls.length) throw callsNotRun(io, calls, 'responses runs no tools: they are for the caller to run', !!opts.json);
     // Last: an answer that does not follow --schema ends the command (exit 10), after it was counted.
     if (final) finishAnswer(io, opts, extras, responseMessage(final));
   } finally {
@@ -120,7 +123,7 @@ async function createResponse(io: IO, client: RouterClient, req: ResponsesReques
   reasoning.write(reasoningSummary(r));
   reasoning.end();
   if (opts.json) io.json(r);
-  else if (!opts.schema && (text || !failure)) printText(io, await shownText(io, text, opts));
+  else if (!opts.schema && (text || (!failure && !functionCalls(r).length))) printText(io, await shownText(io, text, opts));
   return r;
 }
 
@@ -129,19 +132,25 @@ async function streamResponse(io: IO, client: RouterClient, req: ResponsesReques
   let final: ResponsesResult | undefined;
   const events = await client.responses.stream(req, call);
   const reasoning = reasoningPrinter(io, opts);
+  // Whether the text so far ends a line, and whether there was any.
+  let endsLine = false;
+  let texted = false;
   async function* pieces() {
     for await (const ev of events) {
       if (isFinalResponse(ev)) final = ev.response;
       if (ev.type === 'response.reasoning_summary_text.delta') reasoning.write(String(ev.delta ?? ''));
       else if (isTextDelta(ev)) reasoning.end();
+      if (isTextDelta(ev) && ev.delta) [texted, endsLine] = [true, ev.delta.endsWith('\n')];
       if (opts.json) yield io.jsonLine(ev);
       else if (isTextDelta(ev) && !opts.schema) yield ev.delta;
       else if (isTextDelta(ev)) withheld += ev.delta;
     }
+    // The answer's last line ended; not for an answer of function calls only.
+    if (!opts.json && !opts.schema && !endsLine && (texted || !functionCalls(final).length)) yield '\n';
   }
   // An answer held back for --schema: printed as received if the stream breaks.
   let withheld = '';
-  await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: !opts.json && !opts.schema }).catch((err: unknown) => {
+  await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: false }).catch((err: unknown) => {
     if (withheld && !call.signal.aborted) io.out(withheld.endsWith('\n') ? withheld : `${withheld}\n`);
     throw err;
   });

@@ -1,0 +1,52 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEnv, type TestEnv } from '../helpers.js';
+
+// What only processes show: separate `router` processes at once under one budget, and a process
+// killed with -9 while its call is under way (its hold must not keep the budget).
+let t: TestEnv;
+beforeAll(async () => {
+  t = await startTestEnv();
+});
+afterAll(() => t.close());
+
+// local/lorem at --max-tokens 200: bound $0.000354, cost $0.0003025.
+const CALL = ['chat', '--model', 'local/lorem', '--max-tokens', '200', 'write 500 words'];
+const chats = () => t.requests().filter((r) => r.path === '/v1/chat/completions').length;
+const holds = (state: string) => (existsSync(join(state, 'budget-holds')) ? readdirSync(join(state, 'budget-holds')).filter((n) => n.endsWith('.json')) : []);
+
+describe('a budget across processes', () => {
+  it('five `router chat` at once under a daily budget that fits two: at most two are sent, the others exit 4', async () => {
+    const state = join(t.dir, 'five');
+    t.clearRequests();
+    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '0.0008' };
+    const runs = await Promise.all([1, 2, 3, 4, 5].map(() => t.run(CALL, { env })));
+    expect(runs.map((r) => r.code).sort()).toEqual([0, 0, 4, 4, 4]);
+    for (const r of runs.filter((r) => r.code === 4)) expect(r.stderr).toMatch(/^error: this call could cost up to \$0\.000354, over what is left of daily_budget/);
+    expect(chats()).toBe(2);
+    const spent = readFileSync(join(state, 'usage.jsonl'), 'utf8').trim().split('\n').reduce((sum, l) => sum + (JSON.parse(l) as { cost: number }).cost, 0);
+    expect(spent).toBeLessThanOrEqual(0.0008);
+    expect(holds(state)).toEqual([]);
+  }, 30_000);
+
+  it('kill -9 while a call holds the budget: the next call is not held back by it', async () => {
+    const state = join(t.dir, 'killed');
+    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '0.0005' };
+    await t.admin('faults', { faults: ['slow,delay_ms=20000,path=/chat/completions'] });
+    try {
+      const child = t.spawn(CALL, env);
+      for (let i = 0; i < 200 && holds(state).length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(holds(state)).toHaveLength(1);
+      child.kill('SIGKILL');
+      await new Promise((r) => child.on('close', r));
+      expect(holds(state)).toHaveLength(1);
+    } finally {
+      await t.admin('faults', { faults: [] });
+    }
+    // The budget fits one bound: the dead process's hold would refuse (or stall) this call.
+    const r = await t.run(CALL, { env });
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(holds(state)).toEqual([]);
+  }, 30_000);
+});

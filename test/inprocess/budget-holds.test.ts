@@ -1,0 +1,113 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+
+// Budgets across calls under way: each call holds its cost bound from the check that lets it go
+// until its cost is in the ledger, so calls at once never spend together more than is left.
+let t: CliEnv;
+beforeAll(async () => {
+  t = await startCliEnv();
+});
+afterAll(() => t.close());
+
+// local/lorem at --max-tokens 200: bound $0.000354 (108 prompt-token bound + 200), cost $0.000302 (5 + 200).
+const CALL = ['chat', '--model', 'local/lorem', '--max-tokens', '200', 'write 500 words'];
+const chats = () => t.requests().filter((r) => r.path === '/v1/chat/completions').length;
+let states = 0;
+const freshState = () => join(t.dir, `state-${++states}`);
+const ledgerCost = (state: string) => (existsSync(join(state, 'usage.jsonl')) ? readFileSync(join(state, 'usage.jsonl'), 'utf8').trim().split('\n').reduce((sum, l) => sum + (JSON.parse(l) as { cost: number }).cost, 0) : 0);
+
+describe('concurrent calls under a budget', () => {
+  it('five at once under a daily budget that two fit: two are sent, three refused (exit 4), the spend within it', async () => {
+    const state = freshState();
+    t.clearRequests();
+    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '0.0008' };
+    const runs = await Promise.all([1, 2, 3, 4, 5].map(() => t.run(CALL, { env })));
+    expect(runs.map((r) => r.code).sort()).toEqual([0, 0, 4, 4, 4]);
+    for (const r of runs.filter((r) => r.code === 4)) expect(r.stderr, r.stderr).toMatch(/^error: this call could cost up to \$0\.000354, over what is left of daily_budget \(\$0\.00019\d\): --max-tokens 200 does not fit; \d+ or fewer would\n$/);
+    expect(chats()).toBe(2);
+    expect(ledgerCost(state)).toBeLessThanOrEqual(0.0008);
+    // Every hold is released once its call is in the ledger.
+    expect(readdirSync(join(state, 'budget-holds')).filter((n) => !n.startsWith('.'))).toEqual([]);
+  });
+
+  it('one call after another under the same budget: each fits beside no hold', async () => {
+    const state = freshState();
+    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '0.0008' };
+    expect((await t.run(CALL, { env })).code).toBe(0);
+    expect((await t.run(CALL, { env })).code).toBe(0);
+    expect((await t.run(CALL, { env })).code).toBe(4);
+  });
+
+  it('a call that fits only once the calls under way end waits for them, and says so with --verbose', async () => {
+    const state = freshState();
+    t.clearRequests();
+    // Room for one bound at a time, and for the cost of two calls: the second waits for the first to end.
+    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '0.00068' };
+    const runs = await Promise.all([1, 2, 3].map(() => t.run(['--verbose', ...CALL], { env })));
+    expect(runs.map((r) => r.code).sort()).toEqual([0, 0, 4]);
+    expect(chats()).toBe(2);
+    const waited = runs.filter((r) => r.stderr.startsWith('waiting for calls under way to end: this call could cost up to $0.000354, over what is left of daily_budget ('));
+    expect(waited.length, runs.map((r) => r.stderr).join('')).toBeGreaterThanOrEqual(1);
+    expect(waited[0]!.stderr, waited[0]!.stderr).toMatch(/left\) beside the \$0\.000354 a call under way holds: (--max-tokens 200 does not fit|not even one completion token fits)/);
+    expect(ledgerCost(state)).toBeLessThanOrEqual(0.00068);
+  });
+
+  it('a hold left by a process killed with -9 does not hold the budget: it is removed', async () => {
+    const state = freshState();
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    mkdirSync(join(state, 'budget-holds'), { recursive: true });
+    const stale = `${dead}-0123456789ab.json`;
+    writeFileSync(join(state, 'budget-holds', stale), JSON.stringify({ profile: 'default', usd: 5, pid: dead, time: new Date().toISOString() }));
+    const r = await t.run(CALL, { env: { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '1' } });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(readdirSync(join(state, 'budget-holds'))).not.toContain(stale);
+  });
+
+  it("a tool loop's rounds are each checked beside the other calls' holds, never against the command's own", async () => {
+    const state = freshState();
+    mkdirSync(state, { recursive: true });
+    const tools = join(state, 'tools.json');
+    writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }, command: 'echo 18C' }]));
+    const r = await t.run(['chat', '--model', 'local/tools', '--max-tokens', '50', '--tools', tools, 'weather in Paris'], { env: { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '0.01' } });
+    expect(r.stderr).toBe('');
+    expect(r).toMatchObject({ code: 0, stdout: 'From the tool results: get_weather answered: 18C\n' });
+    expect(readFileSync(join(state, 'usage.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);
+    expect(readdirSync(join(state, 'budget-holds')).filter((n) => !n.startsWith('.'))).toEqual([]);
+  });
+
+  it('where no hold can be written (budget-holds is a file), the call goes without one', async () => {
+    const state = freshState();
+    mkdirSync(state, { recursive: true });
+    writeFileSync(join(state, 'budget-holds'), '');
+    const r = await t.run(CALL, { env: { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '1' } });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(state, 'usage.jsonl'), 'utf8')).toMatch(/"cost":0\.0003025/);
+  });
+
+  it('two tool loops at once, whose next rounds each fit only beside the other one ended: neither waits for ever', async () => {
+    const state = freshState();
+    mkdirSync(state, { recursive: true });
+    const tools = join(state, 'tools.json');
+    writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }, command: 'echo 18C' }]));
+    // Round 1 bound $0.000343 (both fit at once), round 2 bound $0.000612: beside the other's hold it fits only once that is let go.
+    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '0.0008' };
+    const loop = () => t.run(['chat', '--model', 'local/tools', '--max-tokens', '50', '--tools', tools, 'weather in Paris'], { env });
+    const stuck = new Promise<'stuck'>((r) => setTimeout(() => r('stuck'), 15_000).unref());
+    const runs = await Promise.race([Promise.all([loop(), loop()]), stuck]);
+    expect(runs).not.toBe('stuck');
+    expect((runs as { code: number }[]).map((r) => r.code)).toEqual([0, 0]);
+  }, 30_000);
+
+  it('--ignore-budget, --dry-run and --no-log hold nothing', async () => {
+    const state = freshState();
+    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '1' };
+    for (const flag of ['--ignore-budget', '--dry-run']) expect((await t.run([...CALL, flag], { env })).code).toBe(0);
+    expect((await t.run(['--no-log', ...CALL], { env })).code).toBe(0);
+    expect(existsSync(join(state, 'budget-holds'))).toBe(false);
+  });
+});
