@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { startCliEnv, STACK_FRAME, type CliEnv } from './cli-env.js';
@@ -115,10 +115,8 @@ async function runExamples(examples: string[], work: string, env: Record<string,
   const failures: string[] = [];
   for (const [i, ex] of examples.entries()) {
     const code = new RegExp(`^EX ${i} (\\d+)$`, 'm').exec(stdout)?.[1];
-    let err = '';
-    try {
-      err = readFileSync(join(work, `ex.${i}.err`), 'utf8');
-    } catch {}
+    const errFile = join(work, `ex.${i}.err`);
+    const err = existsSync(errFile) ? readFileSync(errFile, 'utf8') : '';
     if (code !== '0' || STACK_FRAME.test(err)) failures.push(`${ex}\n  exit ${code}: ${err.trim().split('\n').slice(-3).join(' | ')}`);
   }
   return failures;

@@ -1,4 +1,4 @@
-import { chmodSync, createWriteStream, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, createWriteStream, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -113,11 +113,8 @@ export async function startRouterShim(binDir: string, spool: string): Promise<Ro
   chmodSync(join(binDir, 'router'), 0o755);
   return {
     counts: () => {
-      let spawned = 0;
-      try {
-        spawned = readFileSync(join(spool, 'spawned'), 'utf8').length;
-      } catch {}
-      return { inProcess, spawned };
+      const log = join(spool, 'spawned');
+      return { inProcess, spawned: existsSync(log) ? readFileSync(log, 'utf8').length : 0 };
     },
     close: () => new Promise((r) => server.close(() => r())),
   };
