@@ -12,8 +12,8 @@ export default defineConfig({
       // Files that run main() and the emulator in this process share a worker's loaded modules: importing
       // src/ afresh for every file cost more CPU than many of their tests. Each file still starts its own
       // emulator in its own folder, and restores the working folder and environment it changes.
-      { extends: true, test: { name: 'in-process', include: ['test/inprocess/**/*.test.ts', 'test/unit/**/*.test.ts'], isolate: false } },
-      { extends: true, test: { name: 'spawned', include: ['test/**/*.test.ts'], exclude: ['test/inprocess/**', 'test/unit/**'] } },
+      { extends: true, test: { name: 'in-process', include: ['test/inprocess/**/*.test.ts', 'test/unit/**/*.test.ts', 'test/conformance*.test.ts'], isolate: false } },
+      { extends: true, test: { name: 'spawned', include: ['test/**/*.test.ts'], exclude: ['test/inprocess/**', 'test/unit/**', 'test/conformance*.test.ts'] } },
     ],
   },
 });
