@@ -2,12 +2,18 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
     // Most test time is waiting on spawned CLIs and the emulator, not CPU: more files at once than cores.
-    poolOptions: { forks: { maxForks: 3, minForks: 1 } },
+    poolOptions: { forks: { maxForks: 3, minForks: 3 } },
     reporters: ['default', './test/summary-reporter.ts'],
+    projects: [
+      // Files that run main() and the emulator in this process share a worker's loaded modules: importing
+      // src/ afresh for every file cost more CPU than many of their tests. Each file still starts its own
+      // emulator in its own folder, and restores the working folder and environment it changes.
+      { extends: true, test: { name: 'in-process', include: ['test/inprocess/**/*.test.ts', 'test/unit/**/*.test.ts', 'test/conformance*.test.ts'], isolate: false } },
+      { extends: true, test: { name: 'spawned', include: ['test/**/*.test.ts'], exclude: ['test/inprocess/**', 'test/unit/**', 'test/conformance*.test.ts'] } },
+    ],
   },
 });

@@ -1,9 +1,8 @@
 import { spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { closeSync, openSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startEmulator, type Emulator } from '../dist/emulator/server.js';
+import { startCliEnv, type CliEnv } from './support/cli-env.js';
 
 export const BIN = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', 'bin', 'router');
 
@@ -62,85 +61,23 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult
   });
 }
 
-export interface TestEnv {
-  emu: Emulator;
-  apiRoot: string;
-  apiKey: string;
-  managementKey: string;
-  /** The emulator operator's key: every emulator-only route, server-wide. */
-  operatorKey: string;
-  dir: string;
-  /** Environment for the CLI: emulator root and key, private config dir. */
-  env: Record<string, string>;
+export interface TestEnv extends Omit<CliEnv, 'run'> {
+  /** Runs the built binary against the emulator, with the environment below. */
   run(args: string[], opts?: RunOptions): Promise<RunResult>;
-  requests(): { method: string; path: string; headers: Record<string, string>; body: any; query: Record<string, string[]> }[];
-  clearRequests(): void;
-  admin(path: string, body?: unknown, method?: string): Promise<any>;
-  close(): Promise<void>;
-  /** Stops the emulator and starts a new one on the same state folder and port. */
-  restart(opts?: { downMs?: number }): Promise<void>;
   /** Spawns the CLI and returns the child, for signals. */
   spawn(args: string[], env?: Record<string, string>): ReturnType<typeof spawn>;
 }
 
+/**
+ * The environment of test/support/cli-env.ts (an emulator in this process on a fresh folder, its
+ * keys, a private config and state folder), with `router ARGS` run by the built binary.
+ */
 export async function startTestEnv(opts: { faults?: string[]; batchDelayMs?: number } = {}): Promise<TestEnv> {
-  const dir = mkdtempSync(join(tmpdir(), 'router-test-'));
-  let emu = await startEmulator({ stateDir: join(dir, 'state'), port: 0, faults: opts.faults, batchDelayMs: opts.batchDelayMs ?? 0 });
-  const { apiKey, managementKey } = emu.store.firstKeys();
-  const operatorKey = emu.store.operatorKey();
-  const env = {
-    ROUTER_API_ROOT: emu.apiRoot,
-    ROUTER_API_KEY: apiKey,
-    ROUTER_CONFIG_DIR: join(dir, 'config'),
-    ROUTER_STATE_DIR: join(dir, 'cli-state'),
-    ROUTER_PROFILE: '',
-    ROUTER_MANAGEMENT_KEY: '',
-    ROUTER_MODEL: '',
-    ROUTER_VOICE: '',
-    ROUTER_SPEECH_MODEL: '',
-    ROUTER_EMBED_MODEL: '',
-    NO_COLOR: '',
-  };
-  const admin = async (path: string, body?: unknown, method = body === undefined ? 'GET' : 'POST') => {
-    const res = await fetch(`${emu.apiRoot}/_emulator/${path}`, {
-      method,
-      headers: { authorization: `Bearer ${path === 'credits' ? managementKey : operatorKey}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return res.json();
-  };
-  const t: TestEnv = {
-    emu,
-    apiRoot: emu.apiRoot,
-    apiKey,
-    managementKey,
-    operatorKey,
-    dir,
-    env,
-    run: (args, o = {}) => runCli(args, { ...o, env: { ...env, ...o.env } }),
-    requests: () => t.emu.requestLog as any[],
-    clearRequests: () => {
-      const l = t.emu.requestLog;
-      if (l) l.length = 0;
-    },
-    admin,
-    close: async () => {
-      await emu.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-    restart: async ({ downMs = 0 } = {}) => {
-      const port = emu.port;
-      await emu.close();
-      if (downMs) await new Promise((r) => setTimeout(r, downMs));
-      emu = await startEmulator({ stateDir: join(dir, 'state'), port, faults: opts.faults, batchDelayMs: opts.batchDelayMs ?? 0 });
-      t.emu = emu;
-    },
-    spawn: (args, extraEnv = {}) => {
-      const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
-      return child;
-    },
-  };
-  return t;
+  const t = await startCliEnv(opts);
+  return Object.assign(t, {
+    run: (args: string[], o: RunOptions = {}) => runCli(args, { ...o, env: { ...t.env, ...o.env } }),
+    spawn: (args: string[], extraEnv: Record<string, string> = {}) => spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...t.env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] }),
+  });
 }
 
 export { post } from './support/post.js';

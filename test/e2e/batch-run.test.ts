@@ -3,7 +3,8 @@
  * including kill -9 at every phase and exactly-once submission.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { expectExactlyOnce as expectExactlyOnceIn, expectMerged, jobsIn, newSpace, requestsFile, setFaults, type Space } from '../support/batch-jobs.js';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestEnv, type TestEnv } from '../helpers.js';
 
@@ -13,48 +14,11 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-let n = 0;
-interface Space {
-  env: Record<string, string>;
-  key: string;
-  management: string;
-  state: string;
-  workspace: string;
-}
-/** A workspace of its own (so its batches can be counted) and a state folder of its own. */
-async function space(credits = 100): Promise<Space> {
-  const ws = await t.admin('workspaces', { credits });
-  const state = join(t.dir, `jobs-${++n}`);
-  return { env: { ROUTER_API_KEY: ws.api_key, ROUTER_STATE_DIR: state }, key: ws.api_key, management: ws.management_key, state, workspace: ws.workspace };
-}
-
-function input(name: string, count: number, body: (i: number) => object = (i) => ({ messages: [{ role: 'user', content: `line ${i}` }] })): string {
-  const path = join(t.dir, name);
-  writeFileSync(path, Array.from({ length: count }, (_, i) => JSON.stringify({ custom_id: `c${i + 1}`, body: body(i + 1) })).join('\n') + '\n');
-  return path;
-}
-
-async function batchesOf(s: Space): Promise<any[]> {
-  const all: any[] = [];
-  let after = '';
-  for (;;) {
-    const res = await fetch(`${t.apiRoot}/v1/batches?limit=100${after ? `&after=${after}` : ''}`, { headers: { authorization: `Bearer ${s.key}` } });
-    const page = (await res.json()) as any;
-    all.push(...page.data);
-    if (!page.has_more) return all;
-    after = page.last_id;
-  }
-}
-
-async function faults(s: Space, specs: string[]): Promise<void> {
-  await fetch(`${t.apiRoot}/_emulator/faults`, { method: 'POST', headers: { authorization: `Bearer ${s.management}`, 'content-type': 'application/json' }, body: JSON.stringify({ faults: specs }) });
-}
-
-function jobs(s: Space): any[] {
-  const dir = join(s.state, 'jobs');
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter((d) => existsSync(join(dir, d, 'job.json'))).map((d) => JSON.parse(readFileSync(join(dir, d, 'job.json'), 'utf8')));
-}
+const space = (credits?: number) => newSpace(t, 'jobs', credits);
+const input = (name: string, count: number, body: (i: number) => object = (i) => ({ messages: [{ role: 'user', content: `line ${i}` }] })) => requestsFile(t.dir, name, count, body);
+const faults = (s: Space, specs: string[]) => setFaults(t, s, specs);
+const jobs = jobsIn;
+const expectExactlyOnce = (s: Space, job: any) => expectExactlyOnceIn(t, s, job);
 
 const readlinkSafe = (p: string) => {
   try {
@@ -63,22 +27,6 @@ const readlinkSafe = (p: string) => {
     return '';
   }
 };
-
-const lines = (path: string) => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-
-/** The merged results are one per input line, in order, each from a batch of the job. */
-function expectMerged(out: string, count: number) {
-  const rows = lines(out);
-  expect(rows.map((r) => r.custom_id)).toEqual(Array.from({ length: count }, (_, i) => `c${i + 1}`));
-  return rows;
-}
-
-/** Every shard submitted exactly once: one batch per shard in the workspace, none extra. */
-async function expectExactlyOnce(s: Space, job: any) {
-  const batches = await batchesOf(s);
-  expect(batches.map((b) => b.id).sort()).toEqual(job.shards.map((x: any) => x.batch_id).sort());
-  expect(batches.reduce((sum, b) => sum + b.request_counts.total, 0)).toBe(job.shards.reduce((sum: number, x: any) => sum + x.count, 0));
-}
 
 async function waitFor(check: () => boolean | Promise<boolean>, what: string, ms = 15_000): Promise<void> {
   const end = Date.now() + ms;

@@ -1,4 +1,5 @@
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+// What only a process shows: the help the build rendered, a terminal (completions: test/inprocess/completion).
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,34 +10,6 @@ beforeAll(async () => {
   t = await startTestEnv();
 });
 afterAll(() => t.close());
-const ROOT = resolve(__dirname, '..', '..');
-
-describe('completions', () => {
-  for (const [shell, file] of [['bash', 'router.bash'], ['zsh', '_router'], ['fish', 'router.fish']]) {
-    it(`the committed ${shell} script matches the command tree (npm run completions regenerates it)`, async () => {
-      const r = await t.run(['completion', shell!]);
-      expect(r.code).toBe(0);
-      expect(r.stdout).toBe(readFileSync(join(ROOT, 'completions', file!), 'utf8'));
-    });
-  }
-
-  it('bash completes subcommands, flags, and allowed values', () => {
-    const complete = (words: string[]) =>
-      execFileSync('bash', ['-c', `source ${join(ROOT, 'completions', 'router.bash')}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _router; echo "\${COMPREPLY[*]}"`]).toString().trim();
-    expect(complete(['router', 'ba'])).toBe('batch');
-    expect(complete(['router', 'batch', ''])).toBe('create list get run jobs job');
-    expect(complete(['router', 'batch', 'list', '--st'])).toBe('--status');
-    expect(complete(['router', 'chat', '--service-tier', 'f'])).toBe('fast flex');
-    expect(complete(['router', 'speak', '--for'])).toBe('--format');
-  });
-
-  it('every flag of every command appears in the bash script', async () => {
-    const { buildProgram } = await import('../../dist/cli/main.js');
-    const script = readFileSync(join(ROOT, 'completions', 'router.bash'), 'utf8');
-    const walk = (cmd: any): string[] => [...cmd.options.filter((o: any) => !o.hidden).map((o: any) => o.long).filter(Boolean), ...cmd.commands.flatMap(walk)];
-    for (const flag of walk(await buildProgram())) expect(script).toContain(flag);
-  });
-});
 
 describe('help and output conventions', () => {
   it('router --help off a terminal (the text the build rendered) is what the command tree prints', async () => {

@@ -4,6 +4,7 @@
  * file at once, the same file under other names, stale locks taken over at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newSpace, requestsFile } from '../support/batch-jobs.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -15,26 +16,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-let n = 0;
-interface Space {
-  env: Record<string, string>;
-  key: string;
-  management: string;
-  state: string;
-  workspace: string;
-}
-async function space(): Promise<Space> {
-  const ws = await t.admin('workspaces', { credits: 100 });
-  const state = join(t.dir, `once-${++n}`);
-  return { env: { ROUTER_API_KEY: ws.api_key, ROUTER_STATE_DIR: state }, key: ws.api_key, management: ws.management_key, state, workspace: ws.workspace };
-}
-
+const space = () => newSpace(t, 'once');
 /** Lines c1..cN whose prompts say `word i`: two files of one shape, with other prompts. */
-function input(name: string, count: number, word: string, extra: (i: number) => object = () => ({})): string {
-  const path = join(t.dir, name);
-  writeFileSync(path, Array.from({ length: count }, (_, i) => JSON.stringify({ custom_id: `c${i + 1}`, body: { messages: [{ role: 'user', content: `${word} ${i + 1}` }], ...extra(i + 1) } })).join('\n') + '\n');
-  return path;
-}
+const input = (name: string, count: number, word: string, extra: (i: number) => object = () => ({})) => requestsFile(t.dir, name, count, (i) => ({ messages: [{ role: 'user', content: `${word} ${i}` }], ...extra(i) }));
 
 describe('locks and leftovers', () => {
   const lockModule = resolve(__dirname, '..', '..', 'dist', 'internal', 'file-lock.js');

@@ -1,49 +1,21 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fullDiskPerFile, mounted } from '../support/full-disk.js';
 import { startTestEnv, type TestEnv } from '../helpers.js';
 import { startEmulator } from '../../src/emulator/server.js';
 
-// A real full file system: a small tmpfs, filled up. Mounting one needs root (CI has it); elsewhere
-// these tests skip, and /dev/full (trust.test.ts) still covers stdout.
-function canMount(): boolean {
-  const probe = mkdtempSync(join(tmpdir(), 'router-mount-probe-'));
-  const ok = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe]).status === 0;
-  if (ok) spawnSync('umount', [probe]);
-  rmSync(probe, { recursive: true, force: true });
-  return ok;
-}
-const mounted = canMount();
-// Mounted by beforeAll, which runs only when one of these tests does (a filtered run leaves nothing).
-const disk = join(tmpdir(), `router-full-disk-${process.pid}`);
+// A real full file system: a small tmpfs, filled up (test/support/full-disk.ts).
+const { disk, fill } = fullDiskPerFile();
 let t: TestEnv;
 let requests: string;
 
-/** Fills the disk but for nothing; files written before stay as they are. */
-function fill(): void {
-  try {
-    writeFileSync(join(disk, 'filler'), Buffer.alloc(512 * 1024));
-  } catch {
-    /* full: as meant */
-  }
-}
-
 beforeAll(async () => {
-  if (mounted) {
-    mkdirSync(disk, { recursive: true });
-    spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', disk]);
-  }
   t = await startTestEnv();
   requests = join(t.dir, 'requests.jsonl');
   writeFileSync(requests, ['a', 'b'].map((c) => JSON.stringify({ custom_id: c, body: { model: 'local/echo', messages: [{ role: 'user', content: c }] } })).join('\n'));
 });
-afterAll(() => {
-  t?.close();
-  if (mounted) spawnSync('umount', [disk]);
-  rmSync(disk, { recursive: true, force: true });
-});
+afterAll(() => t?.close());
 
 // The failed write's temp file is removed by a cleanup that is not awaited (the atomically
 // package): it is gone when the process ends, which only a process shows.

@@ -1,14 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
+import { readdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
 import { HAS_TMUX, Terminal } from '../support/tmux.js';
 
 // Input without an end (/dev/zero), larger than any request, or a line longer than a batch:
-// one line, exit 2, nothing sent, and never all of memory or disk.
+// one line, exit 2, nothing sent, and never all of memory or disk. Here what needs a process: a
+// stdin without end, Ctrl-C in a terminal (files named by a flag: test/inprocess/input-bounds).
 let t: TestEnv;
 let big: string;
 let oneLine: string;
@@ -33,10 +33,6 @@ describe('an input without end or over the bound is refused, nothing sent', () =
     ['embed < /dev/zero', ['embed', '--model', 'local/embed'], '/dev/zero', 'stdin'],
     ['config set api_key < /dev/zero', ['config', 'set', 'api_key'], '/dev/zero', 'stdin'],
     ['login --with-key < /dev/zero', ['login', '--with-key', '--no-verify'], '/dev/zero', 'stdin'],
-    ['api --input /dev/zero', ['api', 'POST', '/v1/chat/completions', '--input', '/dev/zero'], undefined, '--input: /dev/zero'],
-    ['api -F k=@/dev/zero', ['api', 'POST', '/v1/embeddings', '-F', 'input=@/dev/zero'], undefined, '-F: /dev/zero'],
-    ['responses --tools /dev/zero', ['responses', '--model', 'local/echo', '--tools', '/dev/zero', 'hi'], undefined, '--tools: /dev/zero'],
-    ['decide --questions /dev/zero', ['decide', '--model', 'local/judge', '--state-text', 'x', '--questions', '/dev/zero'], undefined, '--questions: /dev/zero'],
   ];
   for (const [name, args, stdinPath, what] of cases) {
     it(name, async () => {
@@ -75,14 +71,4 @@ describe.skipIf(!HAS_TMUX)('Ctrl-C while an input is awaited', () => {
     expect(await term.lastExit()).toBe(130);
   });
 
-  it('a named pipe that is written to is read as a file', async () => {
-    const fifo = join(t.dir, 'body.fifo');
-    execFileSync('mkfifo', [fifo]);
-    const body = JSON.stringify({ model: 'local/echo', messages: [{ role: 'user', content: 'through a pipe' }] });
-    // The writer waits for the reader's open, as a shell's `> fifo` does.
-    const [r] = await Promise.all([t.run(['api', 'POST', '/v1/chat/completions', '--input', fifo]), writeFile(fifo, body)]);
-    expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).choices[0].message.content).toBe('through a pipe');
-    expect(existsSync(fifo)).toBe(true);
-  });
 });

@@ -4,7 +4,8 @@
  * file at once, the same file under other names, stale locks taken over at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cpSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { batchesOf as batchesOfSpace, jobsIn, newSpace, requestsFile, setFaults, type Space } from '../support/batch-jobs.js';
+import { cpSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
 
@@ -14,42 +15,13 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-let n = 0;
-interface Space {
-  env: Record<string, string>;
-  key: string;
-  management: string;
-  state: string;
-  workspace: string;
-}
-async function space(): Promise<Space> {
-  const ws = await t.admin('workspaces', { credits: 100 });
-  const state = join(t.dir, `once-${++n}`);
-  return { env: { ROUTER_API_KEY: ws.api_key, ROUTER_STATE_DIR: state }, key: ws.api_key, management: ws.management_key, state, workspace: ws.workspace };
-}
-
+const space = () => newSpace(t, 'once');
 /** Lines c1..cN whose prompts say `word i`: two files of one shape, with other prompts. */
-function input(name: string, count: number, word: string, extra: (i: number) => object = () => ({})): string {
-  const path = join(t.dir, name);
-  writeFileSync(path, Array.from({ length: count }, (_, i) => JSON.stringify({ custom_id: `c${i + 1}`, body: { messages: [{ role: 'user', content: `${word} ${i + 1}` }], ...extra(i + 1) } })).join('\n') + '\n');
-  return path;
-}
+const input = (name: string, count: number, word: string, extra: (i: number) => object = () => ({})) => requestsFile(t.dir, name, count, (i) => ({ messages: [{ role: 'user', content: `${word} ${i}` }], ...extra(i) }));
 
-async function batchesOf(s: Space): Promise<any[]> {
-  const res = await fetch(`${t.apiRoot}/v1/batches?limit=100`, { headers: { authorization: `Bearer ${s.key}` } });
-  return ((await res.json()) as any).data;
-}
-
-async function faults(s: Space, specs: string[]): Promise<void> {
-  const res = await fetch(`${t.apiRoot}/_emulator/faults`, { method: 'POST', headers: { authorization: `Bearer ${s.management}`, 'content-type': 'application/json' }, body: JSON.stringify({ faults: specs }) });
-  expect(res.status).toBe(200);
-}
-
-function jobs(s: Space): any[] {
-  const dir = join(s.state, 'jobs');
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter((d) => existsSync(join(dir, d, 'job.json'))).map((d) => JSON.parse(readFileSync(join(dir, d, 'job.json'), 'utf8')));
-}
+const batchesOf = (s: Space) => batchesOfSpace(t, s);
+const faults = (s: Space, specs: string[]) => setFaults(t, s, specs);
+const jobs = jobsIn;
 
 const contents = (path: string) => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).map((r) => [r.custom_id, r.response?.body.choices[0].message.content]);
 const expected = (word: string, count: number) => Array.from({ length: count }, (_, i) => [`c${i + 1}`, `${word} ${i + 1}`]);

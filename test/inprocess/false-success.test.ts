@@ -4,12 +4,13 @@ import { startBadServer, type BadServer, type Misbehaviour } from '../support/ba
 
 // No false success: a stream that breaks in any way ends with one error line and a non-zero code,
 // promptly, for chat, chat --stream --json and responses.
-const KINDS: [Misbehaviour, RegExp, number][] = [
-  ['malformed-then-flood', /malformed stream event/, 7],
-  ['malformed-then-stall', /malformed stream event/, 7],
-  ['huge-line', /larger than 64 MiB/, 7],
-  ['error-then-stall', /the provider failed mid-stream/, 7],
-  ['headers-then-stall', /timed out/, 8],
+// The timeout: 2 s where the failure must come before it; where the timeout is the failure, 500 ms.
+const KINDS: [Misbehaviour, RegExp, number, string][] = [
+  ['malformed-then-flood', /malformed stream event/, 7, '2'],
+  ['malformed-then-stall', /malformed stream event/, 7, '2'],
+  ['huge-line', /larger than 64 MiB/, 7, '2'],
+  ['error-then-stall', /the provider failed mid-stream/, 7, '2'],
+  ['headers-then-stall', /timed out/, 8, '500ms'],
 ];
 const COMMANDS: [string, string[]][] = [
   ['chat', ['chat', '--model', 'x/y', 'hi']],
@@ -17,7 +18,7 @@ const COMMANDS: [string, string[]][] = [
   ['responses', ['responses', '--model', 'x/y', 'hi']],
 ];
 
-for (const [kind, message, code] of KINDS) {
+for (const [kind, message, code, timeout] of KINDS) {
   describe(kind, () => {
     let server: BadServer;
     beforeAll(async () => {
@@ -27,7 +28,7 @@ for (const [kind, message, code] of KINDS) {
     for (const [name, args] of COMMANDS) {
       it(name, async () => {
         const started = Date.now();
-        const r = await runCliInProcess(['--timeout', '2', '--max-retries', '0', ...args], {
+        const r = await runCliInProcess(['--timeout', timeout, '--max-retries', '0', ...args], {
           env: { ROUTER_API_ROOT: server.apiRoot, ROUTER_API_KEY: 'sk-test-key-000000', ROUTER_CONFIG_DIR: '/nonexistent-router-config', ROUTER_PROFILE: '' },
         });
         expect(r.code).toBe(code);

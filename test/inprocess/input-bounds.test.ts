@@ -1,4 +1,6 @@
-import { truncateSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, truncateSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STACK_FRAME, startCliEnv, type CliEnv } from '../support/cli-env.js';
@@ -23,6 +25,21 @@ afterAll(() => t.close());
 const TOO_MUCH = (what: string) => `error: ${what} holds more than 200 MB, more than any request of the service takes; nothing was sent\n`;
 
 describe('an input without end or over the bound is refused, nothing sent', () => {
+  const posts = () => t.requests().filter((r) => r.method === 'POST').length;
+  const cases: [string, string[], string][] = [
+    ['api --input /dev/zero', ['api', 'POST', '/v1/chat/completions', '--input', '/dev/zero'], '--input: /dev/zero'],
+    ['api -F k=@/dev/zero', ['api', 'POST', '/v1/embeddings', '-F', 'input=@/dev/zero'], '-F: /dev/zero'],
+    ['responses --tools /dev/zero', ['responses', '--model', 'local/echo', '--tools', '/dev/zero', 'hi'], '--tools: /dev/zero'],
+    ['decide --questions /dev/zero', ['decide', '--model', 'local/judge', '--state-text', 'x', '--questions', '/dev/zero'], '--questions: /dev/zero'],
+  ];
+  for (const [name, args, what] of cases) {
+    it(name, async () => {
+      const before = posts();
+      const r = await t.run(args);
+      expect(r).toMatchObject({ code: 2, stdout: '', stderr: TOO_MUCH(what) });
+      expect(posts()).toBe(before);
+    });
+  }
 
   it('a file over the bound is refused by its size, before it is read', async () => {
     const r = await t.run(['api', 'POST', '/v1/chat/completions', '--input', big]);
@@ -37,6 +54,17 @@ describe('an input without end or over the bound is refused, nothing sent', () =
     expect(JSON.parse(ok.stdout).choices[0].message.content).toBe('from a file');
     expect(await t.run(['api', 'POST', '/v1/x', '--input', t.dir])).toMatchObject({ code: 2, stderr: `error: --input: cannot read ${t.dir} (is a folder)\n` });
     expect(await t.run(['api', 'POST', '/v1/x', '-F', `a=@${join(t.dir, 'nope')}`])).toMatchObject({ code: 2, stderr: `error: -F: cannot read ${join(t.dir, 'nope')} (no such file or folder)\n` });
+  });
+
+  it('a named pipe that is written to is read as a file', async () => {
+    const fifo = join(t.dir, 'body.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const body = JSON.stringify({ model: 'local/echo', messages: [{ role: 'user', content: 'through a pipe' }] });
+    // The writer waits for the reader's open, as a shell's `> fifo` does.
+    const [r] = await Promise.all([t.run(['api', 'POST', '/v1/chat/completions', '--input', fifo]), writeFile(fifo, body)]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).choices[0].message.content).toBe('through a pipe');
+    expect(existsSync(fifo)).toBe(true);
   });
 });
 

@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { main } from '../../src/cli/main.js';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 
 /**
@@ -41,6 +40,8 @@ export async function runCliInProcess(args: string[], opts: CliRunOptions = {}):
   const stdin = Readable.from([Buffer.from(opts.input ?? '')]);
   const home = process.cwd();
   if (opts.cwd) process.chdir(opts.cwd);
+  // Loaded on first use: the spawned tests' environment (test/helpers.ts) is this one, without main().
+  const { main } = await import('../../src/cli/main.js');
   let code: number;
   try {
     code = await main(['node', 'router', ...args], { stdin, stdout, stderr, env, tty: { stdin: false, stdout: false, stderr: false } });

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { startCliEnv } from './cli-env.js';
 import { runInProcess, type InProcessOptions, type InProcessResult } from './inprocess.js';
 
 export interface InProcessEnv {
@@ -19,15 +20,12 @@ export interface InProcessEnv {
   close(): Promise<void>;
 }
 
-/** An emulator in this process on a fresh state folder, and the CLI run in process against it, over real HTTP. */
+/** The emulator of startCliEnv, with `router ARGS` run through testStreams (terminal facts as asked, both keys set). */
 export async function startInProcessEnv(): Promise<InProcessEnv> {
-  const dir = mkdtempSync(join(tmpdir(), 'router-inproc-'));
-  const emu = await startEmulator({ stateDir: join(dir, 'state'), port: 0, batchDelayMs: 0 });
-  const { apiKey, managementKey } = emu.store.firstKeys();
-  const operatorKey = emu.store.operatorKey();
-  const env = { ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: managementKey, ROUTER_CONFIG_DIR: join(dir, 'config'), ROUTER_STATE_DIR: join(dir, 'cli-state'), ROUTER_PROFILE: '', ROUTER_MODEL: '', ROUTER_VOICE: '', ROUTER_SPEECH_MODEL: '', ROUTER_EMBED_MODEL: '' };
-  const call = async (method: string, path: string, body?: unknown, key = apiKey) => {
-    const res = await fetch(`${emu.apiRoot}${path}`, {
+  const t = await startCliEnv();
+  const env = { ...t.env, ROUTER_MANAGEMENT_KEY: t.managementKey };
+  const call = async (method: string, path: string, body?: unknown, key = t.apiKey) => {
+    const res = await fetch(`${t.apiRoot}${path}`, {
       method,
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -42,17 +40,14 @@ export async function startInProcessEnv(): Promise<InProcessEnv> {
     return { status: res.status, json };
   };
   return {
-    emu,
-    dir,
-    apiKey,
-    managementKey,
+    emu: t.emu,
+    dir: t.dir,
+    apiKey: t.apiKey,
+    managementKey: t.managementKey,
     run: (args, o = {}) => runInProcess(args, { ...o, env: { ...env, ...o.env } }),
     call,
-    admin: async (path, body, key = operatorKey) => (await call('POST', `/_emulator/${path}`, body, key)).json,
-    close: async () => {
-      await emu.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    admin: async (path, body, key = t.operatorKey) => (await call('POST', `/_emulator/${path}`, body, key)).json,
+    close: () => t.close(),
   };
 }
 

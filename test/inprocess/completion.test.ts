@@ -1,0 +1,41 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildProgram } from '../../src/cli/main.js';
+import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+
+// router completion: the committed scripts against the command tree (Tab in real shells: test/e2e/completion).
+const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
+let t: CliEnv;
+beforeAll(async () => {
+  t = await startCliEnv();
+});
+afterAll(() => t.close());
+
+describe('completions', () => {
+  for (const [shell, file] of [['bash', 'router.bash'], ['zsh', '_router'], ['fish', 'router.fish']]) {
+    it(`the committed ${shell} script matches the command tree (npm run completions regenerates it)`, async () => {
+      const r = await t.run(['completion', shell!]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(readFileSync(join(ROOT, 'completions', file!), 'utf8'));
+    });
+  }
+
+  it('bash completes subcommands, flags, and allowed values', () => {
+    const complete = (words: string[]) =>
+      execFileSync('bash', ['-c', `source ${join(ROOT, 'completions', 'router.bash')}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _router; echo "\${COMPREPLY[*]}"`]).toString().trim();
+    expect(complete(['router', 'ba'])).toBe('batch');
+    expect(complete(['router', 'batch', ''])).toBe('create list get run jobs job');
+    expect(complete(['router', 'batch', 'list', '--st'])).toBe('--status');
+    expect(complete(['router', 'chat', '--service-tier', 'f'])).toBe('fast flex');
+    expect(complete(['router', 'speak', '--for'])).toBe('--format');
+  });
+
+  it('every flag of every command appears in the bash script', async () => {
+    const script = readFileSync(join(ROOT, 'completions', 'router.bash'), 'utf8');
+    const walk = (cmd: any): string[] => [...cmd.options.filter((o: any) => !o.hidden).map((o: any) => o.long).filter(Boolean), ...cmd.commands.flatMap(walk)];
+    for (const flag of walk(await buildProgram())) expect(script).toContain(flag);
+  });
+});
