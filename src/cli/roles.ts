@@ -28,7 +28,7 @@ export interface Role {
 const NAME = /^[\w.-]{1,64}$/;
 
 export function rolesDir(env: NodeJS.ProcessEnv): string {
-  return join(dirname(profilesPath(env.ROUTER_CONFIG_DIR)), 'roles');
+  return join(dirname(profilesPath(env.ROUTER_CONFIG_DIR, env)), 'roles');
 }
 
 export function checkRoleName(name: string): string {

@@ -30,8 +30,9 @@ export class ProfileFile {
   readonly path: string;
   private readonly data: ProfilesShape;
 
-  constructor(dir = process.env.ROUTER_CONFIG_DIR) {
-    this.path = profilesPath(dir);
+  /** `env`: the run's environment (HOME and XDG_CONFIG_HOME place the file when `dir` is not given). */
+  constructor(dir = process.env.ROUTER_CONFIG_DIR, env: NodeJS.ProcessEnv = process.env) {
+    this.path = profilesPath(dir, env);
     let text: string | undefined;
     try {
       text = readFileSync(this.path, 'utf8');

@@ -16,9 +16,10 @@ interface ConfigShape {
 export class ProfileStore {
   private readonly conf: Conf<ConfigShape>;
 
-  constructor(dir = process.env.ROUTER_CONFIG_DIR) {
+  /** `env`: the run's environment (HOME and XDG_CONFIG_HOME place the file when `dir` is not given). */
+  constructor(dir = process.env.ROUTER_CONFIG_DIR, env: NodeJS.ProcessEnv = process.env) {
     // The one place the file's path is decided (ProfileFile reads the same file without conf).
-    const folder = dirname(profilesPath(dir));
+    const folder = dirname(profilesPath(dir, env));
     try {
       // Made here, private, before conf would make it (its recursive mkdir can spin forever).
       makeDir(folder);
@@ -28,7 +29,7 @@ export class ProfileStore {
       throw new SettingsError(`cannot create the config folder ${folder}: ${why}`);
     }
     // A file conf cannot use is refused before conf sees it: conf would rewrite it (or reset it) first.
-    const complete = new ProfileFile(dir).complete();
+    const complete = new ProfileFile(dir, env).complete();
     try {
       const open = () => new Conf<ConfigShape>({
         projectName: 'router',
@@ -38,11 +39,11 @@ export class ProfileStore {
         defaults: { current: DEFAULT_PROFILE, profiles: {} },
       });
       // conf writes its defaults into a file that lacks them: a read and a write, as every change.
-      this.conf = complete ? open() : withFileLock(profilesPath(dir), open);
+      this.conf = complete ? open() : withFileLock(profilesPath(dir, env), open);
     } catch (err) {
       // The file was read above: a system error here is conf writing the new file's defaults.
       if (err instanceof FileLockTimeout) throw err;
-      throw (err as NodeJS.ErrnoException).code ? failedWriteOf(err, profilesPath(dir)) : corrupt(err, dir);
+      throw (err as NodeJS.ErrnoException).code ? failedWriteOf(err, profilesPath(dir, env)) : corrupt(err, dir);
     }
   }
 

@@ -120,7 +120,7 @@ export function fromEnv(env: NodeJS.ProcessEnv, name: string): string | undefine
 export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessEnv = process.env): Promise<Settings> {
   // Read even when the environment holds the key and the root: the profile's other settings still apply.
   const named = flags.profile || envProfile(env);
-  const profiles = new (await import('./profile-file.js')).ProfileFile(env.ROUTER_CONFIG_DIR);
+  const profiles = new (await import('./profile-file.js')).ProfileFile(env.ROUTER_CONFIG_DIR, env);
   const name = profileName(profiles, flags.profile, env);
   const profile = profiles.get(name);
   if (named && !profile) {

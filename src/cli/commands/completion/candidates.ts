@@ -8,7 +8,7 @@ const TIMEOUT_S = 3;
 
 async function profiles(ctx: RunContext<unknown>): Promise<{ names: string[]; models: string[] }> {
   const { ProfileFile } = await import('../../../config/profile-file.js');
-  const s = new ProfileFile(ctx.env.ROUTER_CONFIG_DIR);
+  const s = new ProfileFile(ctx.env.ROUTER_CONFIG_DIR, ctx.env);
   const names = s.names();
   return { names, models: names.map((n) => s.get(n)?.model).filter((m): m is string => !!m) };
 }

@@ -17,7 +17,7 @@ export function field(name: string): Field {
 
 export async function store(io: IO) {
   const { ProfileStore } = await import('../../../config/profiles.js');
-  return new ProfileStore(io.env.ROUTER_CONFIG_DIR);
+  return new ProfileStore(io.env.ROUTER_CONFIG_DIR, io.env);
 }
 
 /** The profile a config command writes or reads: --profile, then the global flag, then ROUTER_PROFILE, then the current one. */
