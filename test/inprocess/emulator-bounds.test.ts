@@ -124,13 +124,14 @@ describe('JSON bombs', () => {
       const started = Date.now();
       const bombs = Array.from({ length: 3 }, () => post(bomb).then(async (r) => ({ status: r.status, json: (await r.json()) as any, ms: Date.now() - started })));
       const other = post(JSON.stringify({ model: 'local/echo', messages: [{ role: 'user', content: 'still there?' }] })).then((r) => ({ status: r.status, ms: Date.now() - started }));
-      // Promptly, all of them: a parse of each bomb took the emulator seconds, and other clients waited for it.
+      // Promptly, all of them: a parse of each bomb took the emulator 20 s, and other clients waited for it (the bound
+      // leaves room for a loaded machine).
       expect(await other).toEqual({ status: 200, ms: expect.any(Number) });
-      expect((await other).ms).toBeLessThan(1000);
+      expect((await other).ms).toBeLessThan(5000);
       for (const refused of await Promise.all(bombs)) {
         expect(refused.status).toBe(400);
         expect(refused.json.error.message).toBe('metadata may hold at most 16 pairs');
-        expect(refused.ms).toBeLessThan(1000);
+        expect(refused.ms).toBeLessThan(5000);
       }
       const long = await post(JSON.stringify({ model: 'local/echo', metadata: { a: '1' }, stop: ['zz'], messages: [{ role: 'user', content: 'word '.repeat(4 * MiB) }] }));
       expect(long.status).toBe(200);
