@@ -37,14 +37,14 @@ const standIn = (real, kind) => `let real; const load = () => (real ??= require(
 module.exports = ${kind === 'function' ? '(...args) => load()(...args)' : 'new Proxy({}, { get: (_, key) => load()[key], has: (_, key) => key in load() })'};\n`;
 
 /**
- * undici as src/client/transport.ts uses it (Agent, Pool, EnvHttpProxyAgent, request), from the modules
+ * undici as src/client/transport.ts uses it (Agent, Pool, EnvHttpProxyAgent, dispatch()), from the modules
  * that define them: undici's entry point also loads fetch, WebSocket, caches and more (~13 ms of
  * every start). Where those modules are not where this undici version keeps them, the whole
  * package is bundled instead: only slower.
  */
 function leanUndici() {
   const require = createRequire(import.meta.url);
-  const parts = { agent: 'dispatcher/agent.js', pool: 'dispatcher/pool.js', proxy: 'dispatcher/env-http-proxy-agent.js', dispatcher: 'dispatcher/dispatcher.js', connect: 'api/api-connect.js', request: 'api/api-request.js' };
+  const parts = { agent: 'dispatcher/agent.js', pool: 'dispatcher/pool.js', proxy: 'dispatcher/env-http-proxy-agent.js', dispatcher: 'dispatcher/dispatcher.js', connect: 'api/api-connect.js' };
   let paths;
   try {
     paths = Object.fromEntries(Object.entries(parts).map(([k, p]) => [k, require.resolve(`undici/lib/${p}`)]));
@@ -62,14 +62,9 @@ function leanUndici() {
         contents: `const Dispatcher = ${r('dispatcher')};
 // A proxy tunnel is a CONNECT request, made with the connect() undici's entry point puts on every dispatcher.
 Dispatcher.prototype.connect ??= ${r('connect')};
-const request = ${r('request')};
 exports.Agent = ${r('agent')};
 exports.Pool = ${r('pool')};
 exports.EnvHttpProxyAgent = ${r('proxy')};
-exports.request = (url, { dispatcher, ...opts }) => {
-  const u = new URL(url);
-  return request.call(dispatcher, { ...opts, origin: u.origin, path: u.pathname + u.search });
-};
 `,
       }));
     },

@@ -1,8 +1,6 @@
 import type { HttpCore, RawResponse, RequestOptions } from '../core.js';
 import { bodyError } from '../connection-errors.js';
 import { ConnectionError, ProtocolError } from '../errors.js';
-import type { Readable } from 'node:stream';
-import { flowingChunks } from '../body-chunks.js';
 import { checkShape, type AnswerShape } from '../answer-shape.js';
 import { EventSplitter, type FastPath, type SSEEvent } from '../sse.js';
 
@@ -67,7 +65,6 @@ export class EventStream<T> implements AsyncIterable<T> {
   private finished = false;
   /** An error event, thrown once the items before it have been handed out. */
   private failure: unknown;
-  private source: ReturnType<typeof flowingChunks> | undefined;
 
   private readonly events: EventSplitter<T>;
 
@@ -126,14 +123,14 @@ export class EventStream<T> implements AsyncIterable<T> {
 
   private async close(): Promise<void> {
     this.finished = true;
-    await this.source?.return?.();
+    await this.res.body.return();
   }
 
   private async fill(): Promise<void> {
-    this.source ??= flowingChunks(this.res.body as unknown as Readable);
+    const source = this.res.body;
     let step: IteratorResult<Uint8Array>;
     try {
-      step = await this.source.next();
+      step = await source.next();
     } catch (err) {
       throw bodyError(err, this.url);
     }
@@ -141,7 +138,7 @@ export class EventStream<T> implements AsyncIterable<T> {
     else {
       this.events.push(step.value, this.onItem, this.onEvent);
       // What else the same read of the network brought is read now, not one wake-up per piece.
-      for (const chunk of this.source.rest()) {
+      for (const chunk of source.rest()) {
         if (this.finished) break;
         this.events.push(chunk, this.onItem, this.onEvent);
       }
@@ -205,6 +202,6 @@ export class EventStream<T> implements AsyncIterable<T> {
 
   private abort(): void {
     this.finished = true;
-    (this.res.body as { destroy?: (err?: Error) => void }).destroy?.();
+    this.res.body.destroy();
   }
 }
