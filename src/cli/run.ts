@@ -182,6 +182,35 @@ export async function readAllBytes(stream: NodeJS.ReadableStream, signal?: Abort
   return collectBounded(stream as AsyncIterable<Buffer | string>, 'stdin', signal);
 }
 
+/**
+ * All of stdin as bytes: a file or a device (`< file`, `< /dev/null`) read straight from its
+ * descriptor, anything else (a pipe, a test's stream) as a stream.
+ */
+export async function readStdinBytes(io: IO, signal?: AbortSignal): Promise<Buffer> {
+  const fd = io.stdinFd;
+  if (fd !== undefined) {
+    const { fstatSync } = await import('node:fs');
+    const st = (() => {
+      try {
+        return fstatSync(fd);
+      } catch {
+        return undefined;
+      }
+    })();
+    if (st?.isDirectory()) throw usage('cannot read stdin: it is a folder');
+    if (st && (st.isFile() || st.isCharacterDevice()) && !io.stdinTTY) {
+      const bytes = await (await import('./bounded-read.js')).readFdBounded(fd, 'stdin', signal);
+      if (bytes) return bytes;
+    }
+  }
+  return readAllBytes(io.stdin, signal);
+}
+
+/** All of stdin as UTF-8 text, for prompts and keys piped in. */
+export async function readStdin(io: IO, signal?: AbortSignal): Promise<string> {
+  return utf8Text(await readStdinBytes(io, signal), 'stdin');
+}
+
 /** Reads all of a stream (stdin) as UTF-8 text, for prompts and keys piped in. */
 export async function readAll(stream: NodeJS.ReadableStream, signal?: AbortSignal): Promise<string> {
   return utf8Text(await readAllBytes(stream, signal), 'stdin');

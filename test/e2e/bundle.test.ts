@@ -55,6 +55,22 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     for (const name of ['http2', 'child_process', 'crypto']) expect(loaded).not.toContain(`NativeModule ${name}`);
   });
 
+  it('reads a prompt from a file or /dev/null given as stdin without file streams, node:fs/promises or perf_hooks', async () => {
+    const preload = join(dir, 'modules-stdin.cjs');
+    const list = join(dir, 'modules-stdin.json');
+    const prompt = join(dir, 'prompt.txt');
+    writeFileSync(prompt, 'from a file\n');
+    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify(process.moduleLoadList)));`);
+    const env = { NODE_OPTIONS: `--require ${preload}`, ROUTER_NO_LOG: '1' };
+    for (const [stdinPath, said] of [[prompt, 'from a file\n\nhi'], ['/dev/null', 'hi']]) {
+      const r = await t.run(['chat', '--model', 'local/echo', 'hi'], { env, stdinPath });
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toBe(`${said}\n`);
+      const loaded: string[] = JSON.parse(readFileSync(list, 'utf8'));
+      for (const name of ['internal/fs/streams', 'internal/fs/promises', 'perf_hooks']) expect(loaded).not.toContain(`NativeModule ${name}`);
+    }
+  });
+
   it('is left aside without a code cache for this node, when damaged, or when dist/cli is newer (a bare tsc since the build): the modules run', async () => {
     const copy = join(dir, 'checkout');
     cpSync(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
