@@ -82,6 +82,24 @@ export class AnswerBody implements AsyncIterable<Buffer>, AsyncIterator<Buffer> 
     return taken;
   }
 
+  /**
+   * What is queued, taken at once without waiting: [] when nothing is yet, null at the end. The
+   * failure is thrown once the chunks that came before it are taken.
+   */
+  takeAll(): Buffer[] | null {
+    if (this.head < this.queue.length) return this.rest();
+    if (this.failure) throw this.failure;
+    if (this.ended) return null;
+    this.resume();
+    return [];
+  }
+
+  /** Resolves once takeAll() has something to say: a chunk, the end or a failure (at once when it has). */
+  whenReadable(): Promise<void> {
+    if (this.head < this.queue.length || this.failure || this.ended) return Promise.resolve();
+    return new Promise<void>((resolve) => (this.wake = resolve));
+  }
+
   /** Left early: the rest of the body is not read and its connection is closed. */
   async return(): Promise<IteratorResult<Buffer>> {
     this.destroy();

@@ -91,4 +91,25 @@ describe('an answer body read chunk by chunk (AnswerBody)', () => {
     await cut;
     expect(f.aborted).toBeInstanceOf(Error);
   });
+
+  it('takeAll() takes what is queued without waiting; whenReadable() waits for the next chunk, the end or a failure', async () => {
+    const body = new AnswerBody(flow());
+    expect(body.takeAll()).toEqual([]);
+    const readable = body.whenReadable();
+    body.push(Buffer.from('a'));
+    body.push(Buffer.from('b'));
+    await readable;
+    expect(text(body.takeAll()!)).toEqual(['a', 'b']);
+    const cut = new Error('cut');
+    body.push(Buffer.from('c'));
+    body.fail(cut);
+    await body.whenReadable();
+    expect(text(body.takeAll()!)).toEqual(['c']);
+    expect(() => body.takeAll()).toThrow(cut);
+    const whole = new AnswerBody(flow());
+    const ended = whole.whenReadable();
+    whole.end();
+    await ended;
+    expect(whole.takeAll()).toBeNull();
+  });
 });

@@ -90,11 +90,18 @@ export class EventStream<T> implements AsyncIterable<T> {
   async *batches(): AsyncGenerator<T[]> {
     let ended = false;
     try {
-      while (await this.ready()) {
-        const batch = this.head === 0 ? this.queue : this.queue.slice(this.head);
-        this.queue = [];
-        this.head = 0;
-        yield batch;
+      for (;;) {
+        if (this.head < this.queue.length) {
+          const batch = this.head === 0 ? this.queue : this.queue.slice(this.head);
+          this.queue = [];
+          this.head = 0;
+          yield batch;
+          continue;
+        }
+        if (this.failure) throw this.failure;
+        if (this.finished) break;
+        const wait = this.advance();
+        if (wait) await wait;
       }
       ended = true;
     } finally {
@@ -110,15 +117,23 @@ export class EventStream<T> implements AsyncIterable<T> {
       this.head = 0;
       if (this.failure) throw this.failure;
       if (this.finished) return false;
-      try {
-        await this.fill();
-      } catch (err) {
-        // A stream that cannot be read on is released at once: nothing may wait on its body.
-        this.abort();
-        throw err;
-      }
+      const wait = this.advance();
+      if (wait) await wait;
     }
     return true;
+  }
+
+  /**
+   * Reads what the body holds into the queue, at once; else the wait for more. A stream that cannot
+   * be read on is released at once: nothing may wait on its body.
+   */
+  private advance(): Promise<void> | undefined {
+    try {
+      return this.fill() ? undefined : this.res.body.whenReadable();
+    } catch (err) {
+      this.abort();
+      throw err;
+    }
   }
 
   private async close(): Promise<void> {
@@ -126,24 +141,24 @@ export class EventStream<T> implements AsyncIterable<T> {
     await this.res.body.return();
   }
 
-  private async fill(): Promise<void> {
-    const source = this.res.body;
-    let step: IteratorResult<Uint8Array>;
+  /** Decodes the chunks the body holds now (what one read of the network brought, and any after it); false when it holds none yet. */
+  private fill(): boolean {
+    let chunks: Buffer[] | null;
     try {
-      step = await source.next();
+      chunks = this.res.body.takeAll();
     } catch (err) {
       throw bodyError(err, this.url);
     }
-    if (step.done) this.events.end(this.onEvent);
-    else {
-      this.events.push(step.value, this.onItem, this.onEvent);
-      // What else the same read of the network brought is read now, not one wake-up per piece.
-      for (const chunk of source.rest()) {
-        if (this.finished) break;
-        this.events.push(chunk, this.onItem, this.onEvent);
-      }
+    if (chunks === null) {
+      this.events.end(this.onEvent);
+      if (!this.finished) throw new ConnectionError('the stream ended before it was complete', { maybeDelivered: true });
+      return true;
     }
-    if (step.done && !this.finished) throw new ConnectionError('the stream ended before it was complete', { maybeDelivered: true });
+    for (const chunk of chunks) {
+      if (this.finished) break;
+      this.events.push(chunk, this.onItem, this.onEvent);
+    }
+    return chunks.length > 0;
   }
 
   private readonly onItem = (item: T): void => {
