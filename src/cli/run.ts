@@ -189,17 +189,19 @@ export async function readAllBytes(stream: NodeJS.ReadableStream, signal?: Abort
 export async function readStdinBytes(io: IO, signal?: AbortSignal): Promise<Buffer> {
   const fd = io.stdinFd;
   if (fd !== undefined) {
-    const { fstatSync } = await import('node:fs');
-    const st = (() => {
+    const { fstatSync, statSync } = await import('node:fs');
+    const stat = (of: () => import('node:fs').Stats) => {
       try {
-        return fstatSync(fd);
+        return of();
       } catch {
         return undefined;
       }
-    })();
+    };
+    const st = stat(() => fstatSync(fd));
     if (st?.isDirectory()) throw usage('cannot read stdin: it is a folder');
     if (st && (st.isFile() || st.isCharacterDevice()) && !io.stdinTTY) {
-      const bytes = await (await import('./bounded-read.js')).readFdBounded(fd, 'stdin', signal);
+      const devNull = st.isCharacterDevice() && st.rdev === stat(() => statSync('/dev/null'))?.rdev;
+      const bytes = await (await import('./bounded-read.js')).readFdBounded(fd, 'stdin', !st.isFile() && !devNull, signal);
       if (bytes) return bytes;
     }
   }
