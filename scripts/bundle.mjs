@@ -118,6 +118,30 @@ function lazyBuiltins() {
 }
 
 /**
+ * node:assert for undici, which only calls assert(value, message): a function that loads the real
+ * module when a check fails (never, unless undici has a bug). node:assert and what it loads (its
+ * error class, call tracker, colors) cost ~1 ms of every start.
+ */
+function leanAssert() {
+  const require = createRequire(import.meta.url);
+  return {
+    name: 'lean-assert',
+    setup(b) {
+      b.onResolve({ filter: /^(node:)?assert$/ }, (args) => (args.importer.includes('/node_modules/undici/') ? { path: 'node:assert', namespace: 'lean-assert' } : undefined));
+      b.onLoad({ filter: /.*/, namespace: 'lean-assert' }, () => {
+        const real = require('node:assert');
+        const lines = [
+          `let real; const load = () => (real ??= require('node:assert'));`,
+          `module.exports = function assert(value, message) { if (!value) load().ok(value, message); };`,
+          ...Object.keys(real).filter((name) => typeof real[name] === 'function').map((name) => `module.exports.${name} = (...args) => load().${name}(...args);`),
+        ];
+        return { loader: 'js', resolveDir: dist, contents: lines.join('\n') };
+      });
+    },
+  };
+}
+
+/**
  * What the bundle leaves out: code that no command started from it runs. The emulator (`router
  * serve` starts from the modules: bin/router), and of @inquirer/prompts the editor prompt, which
  * brings iconv-lite and chardet. About 1 MB less to read and hold at every start.
@@ -170,7 +194,7 @@ await build({
   // Every import() becomes a require(): the script runs outside node's module loader.
   supported: { 'dynamic-import': false },
   define: { 'import.meta.url': '__bundleUrl' },
-  plugins: [leanUndici(), deferred(), leaner(), lazyBuiltins()],
+  plugins: [leanUndici(), deferred(), leaner(), lazyBuiltins(), leanAssert()],
   // The bundle is one function expression, as bin/launch.cjs compiles it: wrapping it there would
   // copy all of its text once more at every start.
   banner: { js: `/* router ${id} */ (function (exports, require, module, __filename, __dirname) { var __bundleUrl = require('node:url').pathToFileURL(__filename).href;` },

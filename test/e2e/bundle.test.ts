@@ -55,7 +55,7 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     for (const name of ['http2', 'child_process', 'crypto']) expect(loaded).not.toContain(`NativeModule ${name}`);
   });
 
-  it('reads a prompt from a file or /dev/null given as stdin without file streams, node:fs/promises or perf_hooks', async () => {
+  it('reads a prompt from a file or /dev/null given as stdin without file streams, node:fs/promises, perf_hooks or node:assert', async () => {
     const preload = join(dir, 'modules-stdin.cjs');
     const list = join(dir, 'modules-stdin.json');
     const prompt = join(dir, 'prompt.txt');
@@ -67,7 +67,7 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
       expect(r.stderr).toBe('');
       expect(r.stdout).toBe(`${said}\n`);
       const loaded: string[] = JSON.parse(readFileSync(list, 'utf8'));
-      for (const name of ['internal/fs/streams', 'internal/fs/promises', 'perf_hooks']) expect(loaded).not.toContain(`NativeModule ${name}`);
+      for (const name of ['internal/fs/streams', 'internal/fs/promises', 'perf_hooks', 'assert']) expect(loaded).not.toContain(`NativeModule ${name}`);
     }
   });
 
