@@ -90,10 +90,13 @@ export function send(dispatcher: Dispatcher, url: string, opts: SendOptions): Pr
       {
         onRequestStart(c) {
           controller = c;
+          // Aborted while it waited for its connection: it is not sent.
+          if (signal?.aborted) c.abort(signal.reason as Error);
         },
         onResponseStart(c, statusCode, headers) {
           // 1xx answers (100 Continue) come before the one that counts.
           if (statusCode < 200) return;
+          if (signal?.aborted) return c.abort(signal.reason as Error);
           answer = { statusCode, headers: headers as Answer['headers'], body: new AnswerBody(c) };
           resolve(answer);
         },
