@@ -58,4 +58,18 @@ async function runBundle(argv) {
   return code;
 }
 
-module.exports = { loadBundle, runBundle };
+/**
+ * `router --version`, or the root help, from dist/cli/quick.cjs (scripts/bundle.mjs): CommonJS, so
+ * node's ES module loader is not started. undefined without one as new as dist/cli/quick.js.
+ */
+async function runQuick(argv) {
+  const script = join(dist, 'cli', 'quick.cjs');
+  try {
+    if (statSync(script).mtimeMs < statSync(join(dist, 'cli', 'quick.js')).mtimeMs) return undefined;
+  } catch {
+    return undefined;
+  }
+  return require(script).main(argv);
+}
+
+module.exports = { loadBundle, runBundle, runQuick };

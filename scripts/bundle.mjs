@@ -37,14 +37,14 @@ const standIn = (real, kind) => `let real; const load = () => (real ??= require(
 module.exports = ${kind === 'function' ? '(...args) => load()(...args)' : 'new Proxy({}, { get: (_, key) => load()[key], has: (_, key) => key in load() })'};\n`;
 
 /**
- * undici as src/client/transport.ts uses it (Agent, Pool, EnvHttpProxyAgent, request), from the modules
+ * undici as src/client/transport.ts uses it (Agent, Pool, EnvHttpProxyAgent, dispatch()), from the modules
  * that define them: undici's entry point also loads fetch, WebSocket, caches and more (~13 ms of
  * every start). Where those modules are not where this undici version keeps them, the whole
  * package is bundled instead: only slower.
  */
 function leanUndici() {
   const require = createRequire(import.meta.url);
-  const parts = { agent: 'dispatcher/agent.js', pool: 'dispatcher/pool.js', proxy: 'dispatcher/env-http-proxy-agent.js', dispatcher: 'dispatcher/dispatcher.js', connect: 'api/api-connect.js', request: 'api/api-request.js' };
+  const parts = { agent: 'dispatcher/agent.js', pool: 'dispatcher/pool.js', proxy: 'dispatcher/env-http-proxy-agent.js', dispatcher: 'dispatcher/dispatcher.js', connect: 'api/api-connect.js' };
   let paths;
   try {
     paths = Object.fromEntries(Object.entries(parts).map(([k, p]) => [k, require.resolve(`undici/lib/${p}`)]));
@@ -62,14 +62,9 @@ function leanUndici() {
         contents: `const Dispatcher = ${r('dispatcher')};
 // A proxy tunnel is a CONNECT request, made with the connect() undici's entry point puts on every dispatcher.
 Dispatcher.prototype.connect ??= ${r('connect')};
-const request = ${r('request')};
 exports.Agent = ${r('agent')};
 exports.Pool = ${r('pool')};
 exports.EnvHttpProxyAgent = ${r('proxy')};
-exports.request = (url, { dispatcher, ...opts }) => {
-  const u = new URL(url);
-  return request.call(dispatcher, { ...opts, origin: u.origin, path: u.pathname + u.search });
-};
 `,
       }));
     },
@@ -90,6 +85,58 @@ function deferred() {
         return { path: real.startsWith('node:') ? real : relative(dist, real), namespace: 'stand-in', pluginData: { real, kind: DEFERRED[from][args.path] } };
       });
       b.onLoad({ filter: /.*/, namespace: 'stand-in' }, (args) => ({ loader: 'js', resolveDir: dist, contents: standIn(args.pluginData.real, args.pluginData.kind) }));
+    },
+  };
+}
+
+/**
+ * Node modules that our modules import but most calls never use, loaded on their first call: a
+ * stand-in exports each of their functions, forwarding to the module loaded then. node:fs/promises
+ * (for a stat() of an attached file, a ledger read) brings readline and file streams: ~2 ms of every start.
+ */
+const LAZY_BUILTINS = ['node:fs/promises'];
+
+function lazyBuiltins() {
+  const require = createRequire(import.meta.url);
+  return {
+    name: 'lazy-builtins',
+    setup(b) {
+      b.onResolve({ filter: /^node:/ }, (args) => (LAZY_BUILTINS.includes(args.path) && args.importer.startsWith(dist) ? { path: args.path, namespace: 'lazy-builtin' } : undefined));
+      b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => {
+        const real = require(args.path);
+        const fs = require('node:fs');
+        const lines = [`let real; const load = () => (real ??= require(${JSON.stringify(args.path)}));`];
+        for (const [name, value] of Object.entries(real)) {
+          if (typeof value === 'function') lines.push(`export const ${name} = (...args) => load().${name}(...args);`);
+          // Values (fs/promises' constants) are node:fs's own, which every start has loaded.
+          else if (fs[name] === value) lines.push(`export const ${name} = require('node:fs').${name};`);
+        }
+        return { loader: 'js', resolveDir: dist, contents: lines.join('\n') };
+      });
+    },
+  };
+}
+
+/**
+ * node:assert for undici, which only calls assert(value, message): a function that loads the real
+ * module when a check fails (never, unless undici has a bug). node:assert and what it loads (its
+ * error class, call tracker, colors) cost ~1 ms of every start.
+ */
+function leanAssert() {
+  const require = createRequire(import.meta.url);
+  return {
+    name: 'lean-assert',
+    setup(b) {
+      b.onResolve({ filter: /^(node:)?assert$/ }, (args) => (args.importer.includes('/node_modules/undici/') ? { path: 'node:assert', namespace: 'lean-assert' } : undefined));
+      b.onLoad({ filter: /.*/, namespace: 'lean-assert' }, () => {
+        const real = require('node:assert');
+        const lines = [
+          `let real; const load = () => (real ??= require('node:assert'));`,
+          `module.exports = function assert(value, message) { if (!value) load().ok(value, message); };`,
+          ...Object.keys(real).filter((name) => typeof real[name] === 'function').map((name) => `module.exports.${name} = (...args) => load().${name}(...args);`),
+        ];
+        return { loader: 'js', resolveDir: dist, contents: lines.join('\n') };
+      });
     },
   };
 }
@@ -147,11 +194,29 @@ await build({
   // Every import() becomes a require(): the script runs outside node's module loader.
   supported: { 'dynamic-import': false },
   define: { 'import.meta.url': '__bundleUrl' },
-  plugins: [leanUndici(), deferred(), leaner()],
+  plugins: [leanUndici(), deferred(), leaner(), lazyBuiltins(), leanAssert()],
   // The bundle is one function expression, as bin/launch.cjs compiles it: wrapping it there would
   // copy all of its text once more at every start.
   banner: { js: `/* router ${id} */ (function (exports, require, module, __filename, __dirname) { var __bundleUrl = require('node:url').pathToFileURL(__filename).href;` },
   footer: { js: '})' },
+});
+
+// `router --version` and the root help off a terminal (src/cli/quick.ts) as one CommonJS script: from
+// it bin/router answers without starting node's ES module loader (~5 ms). What quick.ts loads only
+// when it cannot answer by itself (main, the error report) stays a module, imported then.
+const quick = join(dist, 'cli', 'quick.cjs');
+rmSync(quick, { force: true });
+await build({
+  entryPoints: [join(dist, 'cli', 'quick.js')],
+  outfile: quick,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  logLevel: 'warning',
+  external: ['./main.js', './errors.js', './io.js'],
+  define: { 'import.meta.url': '__quickUrl' },
+  banner: { js: `var __quickUrl = require('node:url').pathToFileURL(__filename).href;` },
 });
 
 /** No bundle, and why: bin/router loads the modules instead. */

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { collectBounded, inputTooLarge, MAX_INPUT_BYTES } from './bounded-read.js';
 import { usage } from './exit-codes.js';
 import type { IO } from './io.js';
-import { readAll } from './run.js';
+import { readStdin } from './run.js';
 import { describeCode } from '../internal/system-errors.js';
 import { isBlank } from '../internal/blank.js';
 import { utf8Text } from './utf8.js';
@@ -28,7 +28,7 @@ export async function textFromArgs(args: string[], io: IO, o: TextOptions = {}):
   const { what = 'prompt', example = 'echo hi | router chat', mergeStdin = false } = o;
   const dash = args.includes('-');
   const wantsStdin = dash || ((args.length === 0 || mergeStdin) && !io.stdinTTY);
-  const piped = wantsStdin ? (await readAll(io.stdin, io.interrupt)).replace(/\s+$/, '') : '';
+  const piped = wantsStdin ? (await readStdin(io, io.interrupt)).replace(/\s+$/, '') : '';
   const typed = args.filter((a) => a !== '-').join(' ');
   // "-" keeps the old order (arguments, then stdin); a piped stdin without it comes first.
   const text = (dash ? [typed, piped] : [piped, typed]).filter(Boolean).join('\n\n');
@@ -50,7 +50,7 @@ export async function textOrFile(flag: string, value: string | undefined, io: IO
 
 /** Reads a text file ("-" for stdin) with a one-line error naming the flag. */
 export async function readTextFile(flag: string, path: string, io: IO): Promise<string> {
-  return path === '-' ? readAll(io.stdin, io.interrupt) : utf8Text(await readFileFor(flag, path, io.interrupt), `${flag}: ${path}`);
+  return path === '-' ? readStdin(io, io.interrupt) : utf8Text(await readFileFor(flag, path, io.interrupt), `${flag}: ${path}`);
 }
 
 /**

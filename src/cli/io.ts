@@ -1,6 +1,9 @@
+import { createRequire } from 'node:module';
 import type { Readable, Writable } from 'node:stream';
 import type { FlagValues } from './flags.js';
 import type { GLOBAL_FLAGS } from './global-flags.js';
+
+const require = createRequire(import.meta.url);
 
 /** The shortest time between two writes of streamed text to stdout (a person sees no delay under ~15 ms). */
 const STREAM_WRITE_GAP_MS = 10;
@@ -19,6 +22,8 @@ export interface Streams {
   env: NodeJS.ProcessEnv;
   /** Overrides of the streams' own TTY facts (tests pretend to be a terminal). */
   tty?: { stdin?: boolean; stdout?: boolean; stderr?: boolean };
+  /** stdin's file descriptor when it is the process's own: looked at, and a file read, without building the stream. */
+  stdinFd?: number;
 }
 
 export function processStreams(): Streams {
@@ -30,8 +35,12 @@ export function processStreams(): Streams {
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,
+    stdinFd: 0,
   };
 }
+
+/** Milliseconds, monotonic (the global `performance` loads node:perf_hooks on first use, ~1 ms). */
+const now = () => Number(process.hrtime.bigint()) / 1e6;
 
 /** What commands made on the service, by the stdout that was to carry its id (see IO.made). */
 const madeThings = new WeakMap<object, string[]>();
@@ -88,7 +97,13 @@ export class IO {
   }
 
   get stdinTTY(): boolean {
-    return this.streams.tty?.stdin ?? !!this.streams.stdin.isTTY;
+    const fd = this.streams.stdinFd;
+    // For a file, process.stdin would be a file stream (its modules, ~2 ms) built only to say no.
+    return this.streams.tty?.stdin ?? (fd === undefined ? !!this.streams.stdin.isTTY : (require('node:tty') as typeof import('node:tty')).isatty(fd));
+  }
+
+  get stdinFd(): number | undefined {
+    return this.streams.stdinFd;
   }
 
   /** Prompts are allowed: stdin is a terminal and neither --no-input nor ROUTER_NO_INPUT says otherwise. */
@@ -218,7 +233,7 @@ export class IO {
     const flush = () => {
       scheduled = false;
       if (!pending) return true;
-      lastWrite = performance.now();
+      lastWrite = now();
       const ok = this.out(pending);
       pending = '';
       return ok;
@@ -230,7 +245,7 @@ export class IO {
           if (!flush()) await this.drain();
         } else if (!scheduled) {
           scheduled = true;
-          const wait = lastWrite + STREAM_WRITE_GAP_MS - performance.now();
+          const wait = lastWrite + STREAM_WRITE_GAP_MS - now();
           if (wait <= 0) setImmediate(flush);
           else setTimeout(flush, wait).unref();
         }

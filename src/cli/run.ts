@@ -194,6 +194,37 @@ export async function readAllBytes(stream: NodeJS.ReadableStream, signal?: Abort
   return collectBounded(stream as AsyncIterable<Buffer | string>, 'stdin', signal);
 }
 
+/**
+ * All of stdin as bytes: a file or a device (`< file`, `< /dev/null`) read straight from its
+ * descriptor, anything else (a pipe, a test's stream) as a stream.
+ */
+export async function readStdinBytes(io: IO, signal?: AbortSignal): Promise<Buffer> {
+  const fd = io.stdinFd;
+  if (fd !== undefined) {
+    const { fstatSync, statSync } = await import('node:fs');
+    const stat = (of: () => import('node:fs').Stats) => {
+      try {
+        return of();
+      } catch {
+        return undefined;
+      }
+    };
+    const st = stat(() => fstatSync(fd));
+    if (st?.isDirectory()) throw usage('cannot read stdin: it is a folder');
+    if (st && (st.isFile() || st.isCharacterDevice()) && !io.stdinTTY) {
+      const devNull = st.isCharacterDevice() && st.rdev === stat(() => statSync('/dev/null'))?.rdev;
+      const bytes = await (await import('./bounded-read.js')).readFdBounded(fd, 'stdin', !st.isFile() && !devNull, signal);
+      if (bytes) return bytes;
+    }
+  }
+  return readAllBytes(io.stdin, signal);
+}
+
+/** All of stdin as UTF-8 text, for prompts and keys piped in. */
+export async function readStdin(io: IO, signal?: AbortSignal): Promise<string> {
+  return utf8Text(await readStdinBytes(io, signal), 'stdin');
+}
+
 /** Reads all of a stream (stdin) as UTF-8 text, for prompts and keys piped in. */
 export async function readAll(stream: NodeJS.ReadableStream, signal?: AbortSignal): Promise<string> {
   return utf8Text(await readAllBytes(stream, signal), 'stdin');

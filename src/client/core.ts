@@ -3,8 +3,7 @@ import { createAgent, send, type ProxyOptions } from './transport.js';
 import { APIError, ConnectionError, foreignErrorText, isErrorEnvelope, ProtocolError, ProxyRefusedError, ValidationError } from './errors.js';
 import { bodyError, toConnectionError } from './connection-errors.js';
 import { sleep } from '../internal/sleep.js';
-import type { Readable } from 'node:stream';
-import { flowingChunks } from './body-chunks.js';
+import type { AnswerBody } from './answer-body.js';
 import { unexpectedContent } from './content-type.js';
 import { checkHeaders, checkRelativePath, checkUnderRoot } from './request-checks.js';
 import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry.js';
@@ -73,7 +72,8 @@ export interface RequestOptions {
 export interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: AsyncIterable<Uint8Array> & { text(): Promise<string>; dump(): Promise<void> };
+  /** Iterable, text() or dump(); next() and rest() read it a network read at a time. */
+  body: AnswerBody;
   requestId: string | undefined;
 }
 
@@ -266,7 +266,7 @@ function redirected(res: RawResponse, url: string, apiRoot: string): ProtocolErr
 
 /** Iterates a response body, turning socket failures mid-body into ConnectionError. */
 export async function* bodyChunks(res: RawResponse, url = 'http://server/'): AsyncGenerator<Uint8Array> {
-  const chunks = flowingChunks(res.body as unknown as Readable);
+  const chunks = res.body;
   let ended = false;
   try {
     for (let step = await chunks.next(); !step.done; step = await chunks.next()) yield step.value;
@@ -275,6 +275,6 @@ export async function* bodyChunks(res: RawResponse, url = 'http://server/'): Asy
     throw bodyError(err, url);
   } finally {
     // Left early or failed: the body is released.
-    if (!ended) await chunks.return?.();
+    if (!ended) await chunks.return();
   }
 }

@@ -55,6 +55,46 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     for (const name of ['http2', 'child_process', 'crypto']) expect(loaded).not.toContain(`NativeModule ${name}`);
   });
 
+  it('reads a prompt from a file or /dev/null given as stdin without file streams, node:fs/promises, perf_hooks or node:assert', async () => {
+    const preload = join(dir, 'modules-stdin.cjs');
+    const list = join(dir, 'modules-stdin.json');
+    const prompt = join(dir, 'prompt.txt');
+    writeFileSync(prompt, 'from a file\n');
+    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify(process.moduleLoadList)));`);
+    const env = { NODE_OPTIONS: `--require ${preload}`, ROUTER_NO_LOG: '1' };
+    for (const [stdinPath, said] of [[prompt, 'from a file\n\nhi'], ['/dev/null', 'hi']]) {
+      const r = await t.run(['chat', '--model', 'local/echo', 'hi'], { env, stdinPath });
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toBe(`${said}\n`);
+      const loaded: string[] = JSON.parse(readFileSync(list, 'utf8'));
+      for (const name of ['internal/fs/streams', 'internal/fs/promises', 'perf_hooks', 'assert']) expect(loaded).not.toContain(`NativeModule ${name}`);
+    }
+  });
+
+  it('answers --version and the root help off a terminal without starting node\'s ES module loader; a stale quick.cjs is left aside', async () => {
+    const preload = join(dir, 'modules-quick.cjs');
+    const list = join(dir, 'modules-quick.json');
+    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify(process.moduleLoadList)));`);
+    const env = { NODE_OPTIONS: `--require ${preload}` };
+    const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
+    for (const [args, out] of [[['--version'], `${version}\n`], [['--help'], /^Usage: router \[options\] \[command\]\n/]] as const) {
+      const r = await t.run([...args], { env });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(out);
+      expect(JSON.parse(readFileSync(list, 'utf8'))).not.toContain('NativeModule internal/modules/esm/module_job');
+    }
+    const copy = join(dir, 'checkout-quick');
+    cpSync(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
+    cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true, preserveTimestamps: true });
+    cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
+    symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(join(copy, 'dist', 'cli', 'quick.js'), later, later);
+    const stale = execFileSync(process.execPath, [join(copy, 'bin', 'router'), '--version'], { encoding: 'utf8', env: { PATH: process.env.PATH, NODE_OPTIONS: `--require ${preload}` } });
+    expect(stale).toBe(`${version}\n`);
+    expect(JSON.parse(readFileSync(list, 'utf8'))).toContain('NativeModule internal/modules/esm/module_job');
+  });
+
   it('is left aside without a code cache for this node, when damaged, or when dist/cli is newer (a bare tsc since the build): the modules run', async () => {
     const copy = join(dir, 'checkout');
     cpSync(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });

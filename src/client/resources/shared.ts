@@ -1,8 +1,6 @@
 import type { HttpCore, RawResponse, RequestOptions } from '../core.js';
 import { bodyError } from '../connection-errors.js';
 import { ConnectionError, ProtocolError } from '../errors.js';
-import type { Readable } from 'node:stream';
-import { flowingChunks } from '../body-chunks.js';
 import { checkShape, type AnswerShape } from '../answer-shape.js';
 import { EventSplitter, type FastPath, type SSEEvent } from '../sse.js';
 
@@ -67,7 +65,6 @@ export class EventStream<T> implements AsyncIterable<T> {
   private finished = false;
   /** An error event, thrown once the items before it have been handed out. */
   private failure: unknown;
-  private source: ReturnType<typeof flowingChunks> | undefined;
 
   private readonly events: EventSplitter<T>;
 
@@ -93,11 +90,18 @@ export class EventStream<T> implements AsyncIterable<T> {
   async *batches(): AsyncGenerator<T[]> {
     let ended = false;
     try {
-      while (await this.ready()) {
-        const batch = this.head === 0 ? this.queue : this.queue.slice(this.head);
-        this.queue = [];
-        this.head = 0;
-        yield batch;
+      for (;;) {
+        if (this.head < this.queue.length) {
+          const batch = this.head === 0 ? this.queue : this.queue.slice(this.head);
+          this.queue = [];
+          this.head = 0;
+          yield batch;
+          continue;
+        }
+        if (this.failure) throw this.failure;
+        if (this.finished) break;
+        const wait = this.advance();
+        if (wait) await wait;
       }
       ended = true;
     } finally {
@@ -113,40 +117,48 @@ export class EventStream<T> implements AsyncIterable<T> {
       this.head = 0;
       if (this.failure) throw this.failure;
       if (this.finished) return false;
-      try {
-        await this.fill();
-      } catch (err) {
-        // A stream that cannot be read on is released at once: nothing may wait on its body.
-        this.abort();
-        throw err;
-      }
+      const wait = this.advance();
+      if (wait) await wait;
     }
     return true;
   }
 
-  private async close(): Promise<void> {
-    this.finished = true;
-    await this.source?.return?.();
+  /**
+   * Reads what the body holds into the queue, at once; else the wait for more. A stream that cannot
+   * be read on is released at once: nothing may wait on its body.
+   */
+  private advance(): Promise<void> | undefined {
+    try {
+      return this.fill() ? undefined : this.res.body.whenReadable();
+    } catch (err) {
+      this.abort();
+      throw err;
+    }
   }
 
-  private async fill(): Promise<void> {
-    this.source ??= flowingChunks(this.res.body as unknown as Readable);
-    let step: IteratorResult<Uint8Array>;
+  private async close(): Promise<void> {
+    this.finished = true;
+    await this.res.body.return();
+  }
+
+  /** Decodes the chunks the body holds now (what one read of the network brought, and any after it); false when it holds none yet. */
+  private fill(): boolean {
+    let chunks: Buffer[] | null;
     try {
-      step = await this.source.next();
+      chunks = this.res.body.takeAll();
     } catch (err) {
       throw bodyError(err, this.url);
     }
-    if (step.done) this.events.end(this.onEvent);
-    else {
-      this.events.push(step.value, this.onItem, this.onEvent);
-      // What else the same read of the network brought is read now, not one wake-up per piece.
-      for (const chunk of this.source.rest()) {
-        if (this.finished) break;
-        this.events.push(chunk, this.onItem, this.onEvent);
-      }
+    if (chunks === null) {
+      this.events.end(this.onEvent);
+      if (!this.finished) throw new ConnectionError('the stream ended before it was complete', { maybeDelivered: true });
+      return true;
     }
-    if (step.done && !this.finished) throw new ConnectionError('the stream ended before it was complete', { maybeDelivered: true });
+    for (const chunk of chunks) {
+      if (this.finished) break;
+      this.events.push(chunk, this.onItem, this.onEvent);
+    }
+    return chunks.length > 0;
   }
 
   private readonly onItem = (item: T): void => {
@@ -205,6 +217,6 @@ export class EventStream<T> implements AsyncIterable<T> {
 
   private abort(): void {
     this.finished = true;
-    (this.res.body as { destroy?: (err?: Error) => void }).destroy?.();
+    this.res.body.destroy();
   }
 }
