@@ -1,14 +1,16 @@
-import { closeSync, createReadStream, fsyncSync, openSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Ctx } from './http.js';
 import { HttpError } from './http.js';
 import { BatchStore, TERMINAL, type BatchRecord, type BatchStatus, type BatchUsage } from './batch-store.js';
 import type { StateStore } from './store.js';
-import { chargeable, cuttableWriter } from './billing.js';
+import { chargeable } from './billing.js';
 import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, nonTextPart, publicBatch } from './batch-rules.js';
 import { executeItem } from './batch-items.js';
 import { receiveRequests } from './batch-upload.js';
 import { listBatches } from './batch-list.js';
+import { streamWithResults } from './batch-results.js';
+import { defineRoutes } from './routes.js';
 import { reportStorage, storageFailure } from './storage-failure.js';
 
 export { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, publicBatch };
@@ -118,51 +120,7 @@ export class BatchEngine {
       ctx.send(200, publicBatch(record));
       return;
     }
-    await this.streamWithResults(ctx, record);
-  }
-
-  /** The batch object with its results, streamed from disk (results can be hundreds of MB). */
-  private async streamWithResults(ctx: Ctx, record: BatchRecord): Promise<void> {
-    const res = ctx.res;
-    const head = JSON.stringify(publicBatch(record));
-    ctx.head(200, { 'content-type': 'application/json' });
-    res.write(`${head.slice(0, -1)},"results":[`);
-    let first = true;
-    let carry = '';
-    const stream = createReadStream(this.store.path(record.id, 'results.jsonl'), { highWaterMark: 256 * 1024 });
-    stream.on('error', () => {});
-    const writer = cuttableWriter(ctx, 1);
-    const malformed = ctx.fault?.kind === 'malformed';
-    try {
-      for await (const chunk of stream) {
-        if (writer.cut) {
-          stream.destroy();
-          return;
-        }
-        const text = carry + (chunk as Buffer).toString('utf8');
-        const end = text.lastIndexOf('\n');
-        if (end === -1) {
-          carry = text;
-          continue;
-        }
-        carry = text.slice(end + 1);
-        const body = text.slice(0, end).split('\n').filter(Boolean).join(',');
-        if (body && malformed) {
-          // The answer ends, complete as HTTP, in the middle of an item: JSON no reader can finish.
-          stream.destroy();
-          res.end(body.slice(0, Math.ceil(body.length / 2)));
-          return;
-        }
-        if (body) {
-          await writer.write(first ? body : `,${body}`);
-          first = false;
-        }
-      }
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-    if (malformed) res.end();
-    else if (!writer.cut) res.end(']}');
+    await streamWithResults(ctx, record, this.store.path(record.id, 'results.jsonl'));
   }
 
   private expireIfLate(record: BatchRecord): void {
@@ -294,3 +252,10 @@ function recount(record: BatchRecord, done: Record<string, unknown>[]): BatchUsa
   for (const item of done) countItem(record, item, usage);
   return usage;
 }
+
+/** The batch resource: create (the body streamed to disk), list, and get (with results once it ended). */
+export const batchRoutes = defineRoutes(({ batches }: { batches: BatchEngine }) => [
+  { method: 'POST', path: '/v1/batches', access: 'any', handler: (ctx) => batches.create(ctx) },
+  { method: 'GET', path: '/v1/batches', access: 'any', handler: async (ctx) => batches.list(ctx) },
+  { method: 'GET', path: '/v1/batches/:id', access: 'any', handler: (ctx) => batches.get(ctx) },
+]);
