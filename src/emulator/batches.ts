@@ -37,6 +37,8 @@ export class BatchEngine {
   }
 
   resumeAll(): void {
+    const ended = this.store.all().filter(settled);
+    this.state.forgetCharges(ended.map(chargeKey));
     for (const r of this.store.all()) if (!TERMINAL.includes(r.status)) this.run(r.id);
   }
 
@@ -107,9 +109,9 @@ export class BatchEngine {
     const terminal = TERMINAL.includes(record.status);
     if (terminal && record.payment_due !== null) {
       if (ctx.store.balance(record.workspace) >= record.payment_due) {
-        ctx.store.debitOnce(record.workspace, record.payment_due, `batch:${record.id}`);
+        ctx.store.debitOnce(record.workspace, record.payment_due, chargeKey(record));
         record.payment_due = null;
-        this.store.save(record);
+        this.saveRecord(record);
       } else {
         // The spec's body: the batch metadata (its own `error` among it) with results null.
         ctx.send(402, { ...publicBatch(record), results: null });
@@ -129,7 +131,7 @@ export class BatchEngine {
       record.status = 'expired';
       record.finalized_at = this.now();
       record.error = { message: 'The batch did not complete within the 24h completion window' };
-      this.store.save(record);
+      this.saveRecord(record);
     }
   }
 
@@ -149,7 +151,7 @@ export class BatchEngine {
    */
   private charge(record: BatchRecord): number | null {
     const cost = record.usage?.cost ?? 0;
-    const key = `batch:${record.id}`;
+    const key = chargeKey(record);
     if (cost <= 0) return null;
     if (!this.state.charged(key) && this.state.balance(record.workspace) < cost) return cost;
     this.state.debitOnce(record.workspace, cost, key);
@@ -164,7 +166,13 @@ export class BatchEngine {
   private transition(record: BatchRecord, status: BatchStatus, patch: Partial<BatchRecord> = {}): void {
     Object.assign(record, patch, { status });
     if (TERMINAL.includes(status)) record.finalized_at = this.now();
+    this.saveRecord(record);
+  }
+
+  /** Saves a batch's record; once it says the batch ended and owes nothing, its charge key is forgotten. */
+  private saveRecord(record: BatchRecord): void {
     this.store.save(record);
+    if (settled(record)) this.state.forgetCharges([chargeKey(record)]);
   }
 
   /** Drives one batch to a terminal status; safe to call again after a restart. */
@@ -243,6 +251,11 @@ export class BatchEngine {
     return undefined;
   }
 }
+
+/** A batch's charge is made once, under this key (state.json keeps it while the batch may still be charged). */
+const chargeKey = (record: BatchRecord) => `batch:${record.id}`;
+/** Ended and owing nothing, with that saved: its charge key is never asked again. */
+const settled = (record: BatchRecord) => TERMINAL.includes(record.status) && record.payment_due === null;
 
 /** The counts and usage of the results written so far (counted afresh: after a restart, the saved ones may lag). */
 function recount(record: BatchRecord, done: Record<string, unknown>[]): BatchUsage {

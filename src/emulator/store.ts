@@ -43,12 +43,15 @@ export const OPERATOR_WORKSPACE = '*';
 export class StateStore {
   readonly dir: string;
   private state: StateFile;
+  /** The keys by their text: every request looks its key up, and workspaces (and their keys) only grow. */
+  private readonly byKey = new Map<string, KeyRecord>();
 
   constructor(dir: string) {
     this.dir = dir;
     makeDir(dir);
     const file = join(dir, 'state.json');
     this.state = existsSync(file) ? readState(file) : { keys: [], workspaces: {}, clock_offset_ms: 0 };
+    for (const record of this.state.keys) if (!this.byKey.has(record.key)) this.byKey.set(record.key, record);
     if (this.state.keys.length === 0) {
       this.createWorkspace('default');
     }
@@ -124,13 +127,15 @@ export class StateStore {
 
   addKey(workspace: string, kind: KeyKind, name: string, persist = true): string {
     const key = newKey(kind);
-    this.state.keys.push({ key, kind, workspace, name, created_at: Math.floor(this.now() / 1000) });
+    const record: KeyRecord = { key, kind, workspace, name, created_at: Math.floor(this.now() / 1000) };
+    this.state.keys.push(record);
+    this.byKey.set(key, record);
     if (persist) this.save();
     return key;
   }
 
   findKey(key: string): KeyRecord | undefined {
-    return this.state.keys.find((k) => k.key === key);
+    return this.byKey.get(key);
   }
 
   firstKeys(workspace = 'default'): { apiKey: string; managementKey: string } {
@@ -178,6 +183,16 @@ export class StateStore {
     if (cost > 0) this.workspace(id).total_usage += cost;
     this.save();
     return true;
+  }
+
+  /**
+   * Forgets charge keys that can never be asked again (their batch ended, paid, and saved so):
+   * state.json, rewritten whole on each save, stays the size of the batches in flight, not of
+   * every batch ever charged. The next save writes it; a crash before then keeps a harmless key.
+   */
+  forgetCharges(keys: Iterable<string>): void {
+    const charges = this.state.charges;
+    if (charges) for (const key of keys) delete charges[key];
   }
 
   /** Gives back a reserved cost that was not used (a stream that was not delivered). */
