@@ -106,6 +106,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
       for (const s of sockets) s.destroy();
       await stopped;
       // Last, so that a save that fails (a full disk) is said but never keeps the server listening.
+      await store.idle();
       store.flush();
     },
   };

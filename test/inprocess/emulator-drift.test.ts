@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { StateStore } from '../../src/emulator/store.js';
 
@@ -85,5 +85,35 @@ describe('emulator key lookups', () => {
     expect(store.findKey(wanted)?.workspace).toBe('default');
     expect(store.findKey('sk-rt-v1-nothing')).toBeUndefined();
     expect(reads).toBe(0);
+  });
+});
+
+describe('emulator charge saves', () => {
+  it('the timed save of per-request charges writes off the event loop, and never over a newer save', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'router-drift-'));
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const store = new StateStore(dir);
+      const usage = () => (stateFile() as unknown as { workspaces: Record<string, { total_usage: number; total_credits: number }> }).workspaces.default!;
+      store.debit('default', 0.25);
+      vi.advanceTimersByTime(100);
+      // The timer has fired and returned: its write is still under way, not done on the loop.
+      expect(usage().total_usage).toBe(0);
+      await store.idle();
+      expect(usage().total_usage).toBe(0.25);
+      // A save at once (a top-up) while a timed one is under way: the timed one, now stale, is dropped.
+      store.debit('default', 0.5);
+      vi.advanceTimersByTime(100);
+      store.topUp('default', 10);
+      store.debit('default', 0.125);
+      await store.idle();
+      expect(usage()).toMatchObject({ total_usage: 0.25 + 0.5, total_credits: 15 });
+      store.flush();
+      expect(usage().total_usage).toBe(0.875);
+      // No temp file of a dropped save is left beside it.
+      expect(readdirSync(dir)).toEqual(['state.json']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
