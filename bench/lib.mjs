@@ -7,7 +7,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const BIN = join(ROOT, 'bin', 'router');
+// BENCH_BIN: another build's launcher (a checkout of an older commit), for a before/after in the same rows.
+export const BIN = process.env.BENCH_BIN ?? join(ROOT, 'bin', 'router');
 export const WORK = mkdtempSync(join(tmpdir(), 'router-bench-'));
 // What the bench writes (about 1.6 GB of inputs, results and state) goes with it, however it ends.
 const emulators = new Set();

@@ -37,6 +37,7 @@ export class BatchEngine {
   }
 
   resumeAll(): void {
+    // Charge keys of batches that had ended before this start (an older emulator kept them all).
     const ended = this.store.all().filter(settled);
     this.state.forgetCharges(ended.map(chargeKey));
     for (const r of this.store.all()) if (!TERMINAL.includes(r.status)) this.run(r.id);
