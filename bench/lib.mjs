@@ -1,5 +1,5 @@
 // Shared helpers of the benchmarks: an emulator in a child process, timing, reporting.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -7,7 +7,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const BIN = join(ROOT, 'bin', 'router');
+// BENCH_BIN: another build's launcher (a checkout of an older commit), for a before/after in the same rows.
+export const BIN = process.env.BENCH_BIN ?? join(ROOT, 'bin', 'router');
 export const WORK = mkdtempSync(join(tmpdir(), 'router-bench-'));
 // What the bench writes (about 1.6 GB of inputs, results and state) goes with it, however it ends.
 const emulators = new Set();
@@ -18,7 +19,9 @@ process.on('exit', () => {
 for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
 
 export async function startEmulator(stateDir = join(WORK, 'state')) {
-  const server = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--state', stateDir, '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // BENCH_NODE_ARGS: node flags for the emulator (--cpu-prof, --heapsnapshot-signal=SIGUSR2), to look inside it.
+  const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
+  const server = spawn(process.execPath, [...nodeArgs, BIN, 'serve', '--port', '0', '--state', stateDir, '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
   emulators.add(server);
   server.once('exit', () => emulators.delete(server));
   const line = await new Promise((resolve) => createInterface({ input: server.stdout }).once('line', resolve));
@@ -66,4 +69,15 @@ export function summary() {
   const goals = rows.filter((r) => r.goal !== 'info');
   const missed = goals.filter((r) => !r.pass).length;
   console.log(`\n${goals.length - missed} of ${goals.length} goals met`);
+}
+
+/** Requests per second at 64 connections for 3 s, measured by autocannon in its own process. */
+export function rate(url, headers, body, seconds = 3) {
+  const bin = join(ROOT, 'node_modules', '.bin', 'autocannon');
+  const args = ['-c', '64', '-d', String(seconds), '-m', 'POST', '-b', body, '--json'];
+  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
+  const out = execFileSync(bin, [...args, url], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 * 1024 * 1024 });
+  const result = JSON.parse(out);
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`autocannon: ${result.non2xx} non-2xx answers, ${result.errors} errors on ${url}`);
+  return result.requests.average;
 }

@@ -1,6 +1,7 @@
 // npm run bench: every ratio is measured against its baseline in the same run.
-import { BIN, ROOT, WORK, startEmulator, timed, median, report, summary } from './lib.mjs';
+import { BIN, ROOT, WORK, startEmulator, timed, median, rate, report, summary } from './lib.mjs';
 import { hostileSections } from './hostile.mjs';
+import { driftSections } from './drift.mjs';
 
 /** Rounds of each interleaved comparison; the ratio is their median, the spread their range. */
 const ROUNDS = 7;
@@ -197,19 +198,6 @@ async function throughput(name, { short, long, unit, floor, goal }, readers) {
   report(`  wall time / curl, start-up included (${long.toLocaleString('en')} ${unit})`, `${wall.toFixed(2)} (${median(ms.router.long).toFixed(0)} vs ${median(ms.curl.long).toFixed(0)} ms)`, 'info');
 }
 
-/** Requests per second at 64 connections for 3 s, measured by autocannon in its own process. */
-async function rate(url, headers, body, seconds = 3) {
-  const { execFileSync } = await import('node:child_process');
-  const { join } = await import('node:path');
-  const bin = join(ROOT, 'node_modules', '.bin', 'autocannon');
-  const args = ['-c', '64', '-d', String(seconds), '-m', 'POST', '-b', body, '--json'];
-  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
-  const out = execFileSync(bin, [...args, url], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 * 1024 * 1024 });
-  const result = JSON.parse(out);
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`autocannon: ${result.non2xx} non-2xx answers, ${result.errors} errors on ${url}`);
-  return result.requests.average;
-}
-
 /** Emulator capacity: non-streaming chat at 64 connections / a bare node:http server answering the same bytes. */
 sections.capacity = async (emu) => {
   const { spawn } = await import('node:child_process');
@@ -326,7 +314,7 @@ sections.localState = async () => {
   const list = await timed(process.execPath, [BIN, 'conversations', 'list'], { env });
   report('router conversations list over 50,000: peak RSS', `${(list.rssKiB / 1024).toFixed(0)} MB (${(list.ms / 1000).toFixed(1)} s)`, '<= 100 MB', list.rssKiB / 1024 <= 100);
 };
-Object.assign(sections, hostileSections);
+Object.assign(sections, hostileSections, driftSections);
 
 const emu = await startEmulator();
 try {

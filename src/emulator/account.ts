@@ -1,6 +1,6 @@
 import type { Ctx } from './http.js';
 import { HttpError } from './http.js';
-import type { RouteTable } from './http.js';
+import { defineRoutes } from './routes.js';
 import { DEFAULT_PAGE_SIZE, modelPage } from './model-list.js';
 import { round } from './models.js';
 
@@ -9,14 +9,18 @@ import { round } from './models.js';
  * calling key, credits and keys (management keys only); and `POST /_emulator/models {page_size}`
  * (operator), the list's page size when a query names no limit, so that clients page through it.
  */
-export function accountRoutes(): RouteTable {
+export const accountRoutes = defineRoutes(() => {
   let pageSize = DEFAULT_PAGE_SIZE;
-  return {
-    'GET /v1/models': {
+  return [
+    {
+      method: 'GET',
+      path: '/v1/models',
       access: 'any',
       handler: async (ctx: Ctx) => ctx.send(200, modelPage(ctx.url, pageSize)),
     },
-    'POST /_emulator/models': {
+    {
+      method: 'POST',
+      path: '/_emulator/models',
       access: 'operator',
       handler: async (ctx: Ctx) => {
         const body = await ctx.json<{ page_size?: unknown }>();
@@ -25,7 +29,9 @@ export function accountRoutes(): RouteTable {
         ctx.send(200, { page_size: pageSize });
       },
     },
-    'GET /v1/key': {
+    {
+      method: 'GET',
+      path: '/v1/key',
       access: 'any',
       handler: async (ctx: Ctx) => {
         // The emulator keeps usage per workspace, not per key or period: a key reports its workspace's.
@@ -41,14 +47,18 @@ export function accountRoutes(): RouteTable {
         });
       },
     },
-    'GET /v1/credits': {
+    {
+      method: 'GET',
+      path: '/v1/credits',
       access: 'management',
       handler: async (ctx: Ctx) => {
         const ws = ctx.store.workspace(ctx.workspace);
         ctx.send(200, { data: { total_credits: ws.total_credits, total_usage: ws.total_usage } });
       },
     },
-    'POST /v1/keys': {
+    {
+      method: 'POST',
+      path: '/v1/keys',
       access: 'management',
       handler: async (ctx: Ctx) => {
         const body = await ctx.json<{ name?: unknown }>();
@@ -59,8 +69,8 @@ export function accountRoutes(): RouteTable {
         ctx.send(201, { data, key });
       },
     },
-  };
-}
+  ];
+});
 
 /** What the OpenAPI's key answers share: the label (the key masked), its limit (none) and usage in USD. */
 function keyDetails(key: string, usage: number) {

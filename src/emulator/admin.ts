@@ -3,7 +3,7 @@ import { HttpError } from './http.js';
 import { parseFault, FaultSpecError, type FaultBoard } from './faults.js';
 import type { LoggedRequest } from './http.js';
 import type { BatchEngine } from './batches.js';
-import type { Access, Handler, RouteTable } from './http.js';
+import { defineRoutes } from './routes.js';
 import { OPERATOR_WORKSPACE } from './store.js';
 
 /** The workspace an admin call acts on: the caller's, or undefined (all) for the operator. */
@@ -25,7 +25,7 @@ const MAX_CLOCK_OFFSET_S = 100 * 365 * 86_400;
  *   POST workspaces  {credits?}        operator: a new workspace with its own API and management keys
  *   POST batches     {delay_ms}        operator: pause of the batch engine before each request
  */
-export function adminRoutes(faults: FaultBoard, log: LoggedRequest[], batches: BatchEngine): RouteTable {
+export const adminRoutes = defineRoutes(({ faults, log, batches }: { faults: FaultBoard; log: LoggedRequest[]; batches: BatchEngine }) => {
   const num = (v: unknown, name: string): number => {
     if (typeof v !== 'number' || !Number.isFinite(v)) throw new HttpError(400, `${name} must be a number`);
     return v;
@@ -36,51 +36,84 @@ export function adminRoutes(faults: FaultBoard, log: LoggedRequest[], batches: B
     if (n < min || n > max) throw new HttpError(400, `${name} must be between ${min} and ${max}`);
     return n;
   };
-  const routes: Record<string, Handler> = {
-    'POST /_emulator/credits': async (ctx: Ctx) => {
-      const body = await ctx.json<{ amount?: unknown }>();
-      const credits = ctx.store.workspace(ctx.workspace).total_credits;
-      const balance = ctx.store.topUp(ctx.workspace, within(body.amount, 'amount', -MAX_CREDITS - credits, MAX_CREDITS - credits));
-      ctx.send(200, { workspace: ctx.workspace, balance });
+  return [
+    {
+      method: 'POST',
+      path: '/_emulator/credits',
+      access: 'management',
+      handler: async (ctx: Ctx) => {
+        const body = await ctx.json<{ amount?: unknown }>();
+        const credits = ctx.store.workspace(ctx.workspace).total_credits;
+        const balance = ctx.store.topUp(ctx.workspace, within(body.amount, 'amount', -MAX_CREDITS - credits, MAX_CREDITS - credits));
+        ctx.send(200, { workspace: ctx.workspace, balance });
+      },
     },
-    'POST /_emulator/clock': async (ctx: Ctx) => {
-      const body = await ctx.json<{ advance_seconds?: unknown }>();
-      const room = MAX_CLOCK_OFFSET_S - ctx.store.clockOffsetMs() / 1000;
-      const offset = ctx.store.advanceClock(within(body.advance_seconds, 'advance_seconds', 0, room) * 1000);
-      ctx.send(200, { offset_seconds: offset / 1000, now: Math.floor(ctx.store.now() / 1000) });
+    {
+      method: 'POST',
+      path: '/_emulator/clock',
+      access: 'operator',
+      handler: async (ctx: Ctx) => {
+        const body = await ctx.json<{ advance_seconds?: unknown }>();
+        const room = MAX_CLOCK_OFFSET_S - ctx.store.clockOffsetMs() / 1000;
+        const offset = ctx.store.advanceClock(within(body.advance_seconds, 'advance_seconds', 0, room) * 1000);
+        ctx.send(200, { offset_seconds: offset / 1000, now: Math.floor(ctx.store.now() / 1000) });
+      },
     },
-    'POST /_emulator/faults': async (ctx: Ctx) => {
-      const body = await ctx.json<{ faults?: unknown }>();
-      if (!Array.isArray(body.faults)) throw new HttpError(400, 'faults must be an array of fault specs');
-      try {
-        faults.set(body.faults.map((f) => parseFault(String(f))), scope(ctx));
-      } catch (err) {
-        if (err instanceof FaultSpecError) throw new HttpError(400, err.message);
-        throw err;
-      }
-      ctx.send(200, { faults: faults.list(scope(ctx)) });
+    {
+      method: 'POST',
+      path: '/_emulator/faults',
+      access: 'admin',
+      handler: async (ctx: Ctx) => {
+        const body = await ctx.json<{ faults?: unknown }>();
+        if (!Array.isArray(body.faults)) throw new HttpError(400, 'faults must be an array of fault specs');
+        try {
+          faults.set(body.faults.map((f) => parseFault(String(f))), scope(ctx));
+        } catch (err) {
+          if (err instanceof FaultSpecError) throw new HttpError(400, err.message);
+          throw err;
+        }
+        ctx.send(200, { faults: faults.list(scope(ctx)) });
+      },
     },
-    'POST /_emulator/workspaces': async (ctx: Ctx) => {
-      const body = await ctx.json<{ credits?: unknown }>();
-      const created = ctx.store.createWorkspace(undefined, body.credits === undefined ? undefined : within(body.credits, 'credits', 0, MAX_CREDITS));
-      ctx.send(200, { workspace: created.workspace.id, api_key: created.apiKey, management_key: created.managementKey });
+    {
+      method: 'POST',
+      path: '/_emulator/workspaces',
+      access: 'operator',
+      handler: async (ctx: Ctx) => {
+        const body = await ctx.json<{ credits?: unknown }>();
+        const created = ctx.store.createWorkspace(undefined, body.credits === undefined ? undefined : within(body.credits, 'credits', 0, MAX_CREDITS));
+        ctx.send(200, { workspace: created.workspace.id, api_key: created.apiKey, management_key: created.managementKey });
+      },
     },
-    'POST /_emulator/batches': async (ctx: Ctx) => {
-      const body = await ctx.json<{ delay_ms?: unknown }>();
-      batches.opts.delayMs = num(body.delay_ms, 'delay_ms');
-      ctx.send(200, { delay_ms: batches.opts.delayMs });
+    {
+      method: 'POST',
+      path: '/_emulator/batches',
+      access: 'operator',
+      handler: async (ctx: Ctx) => {
+        const body = await ctx.json<{ delay_ms?: unknown }>();
+        batches.opts.delayMs = num(body.delay_ms, 'delay_ms');
+        ctx.send(200, { delay_ms: batches.opts.delayMs });
+      },
     },
-    'GET /_emulator/requests': async (ctx: Ctx) => {
-      const ws = scope(ctx);
-      ctx.send(200, { data: ws === undefined ? log : log.filter((e) => e.workspace === ws) });
+    {
+      method: 'GET',
+      path: '/_emulator/requests',
+      access: 'admin',
+      handler: async (ctx: Ctx) => {
+        const ws = scope(ctx);
+        ctx.send(200, { data: ws === undefined ? log : log.filter((e) => e.workspace === ws) });
+      },
     },
-    'DELETE /_emulator/requests': async (ctx: Ctx) => {
-      const ws = scope(ctx);
-      const keep = ws === undefined ? [] : log.filter((e) => e.workspace !== ws);
-      log.splice(0, log.length, ...keep);
-      ctx.send(200, { data: [] });
+    {
+      method: 'DELETE',
+      path: '/_emulator/requests',
+      access: 'admin',
+      handler: async (ctx: Ctx) => {
+        const ws = scope(ctx);
+        const keep = ws === undefined ? [] : log.filter((e) => e.workspace !== ws);
+        log.splice(0, log.length, ...keep);
+        ctx.send(200, { data: [] });
+      },
     },
-  };
-  const access: Record<string, Access> = { credits: 'management', faults: 'admin', requests: 'admin', clock: 'operator', workspaces: 'operator', batches: 'operator' };
-  return Object.fromEntries(Object.entries(routes).map(([k, handler]) => [k, { handler, access: access[k.split('/').at(-1)!]! }]));
-}
+  ];
+});

@@ -35,10 +35,16 @@ export function listBatches(ctx: Ctx, sorted: readonly BatchRecord[], find: (id:
     (statuses.length === 0 || statuses.includes(collapse(r.status))) &&
     (createdAfter === undefined || r.created_at > createdAfter) &&
     (createdBefore === undefined || r.created_at < createdBefore);
-  // The workspace's batches are kept newest first: a page walks from the cursor, one more than asked.
+  // The workspace's batches are kept newest first: a page walks from the cursor (or the first batch
+  // created before `created_before`), one more than asked, and stops at `created_after`: a listing
+  // costs what it shows, not the workspace's whole history.
+  let start = cursor ? firstWhere(sorted, (r) => newestFirst(r, cursor) > 0) : 0;
+  if (createdBefore !== undefined) start = Math.max(start, firstWhere(sorted, (r) => r.created_at < createdBefore));
   const items: BatchRecord[] = [];
-  for (let i = cursor ? positionAfter(sorted, cursor) : 0; i < sorted.length && items.length <= limit; i++) {
-    if (matches(sorted[i]!)) items.push(sorted[i]!);
+  for (let i = start; i < sorted.length && items.length <= limit; i++) {
+    const r = sorted[i]!;
+    if (createdAfter !== undefined && r.created_at <= createdAfter) break;
+    if (matches(r)) items.push(r);
   }
   const page = items.slice(0, limit);
   ctx.send(200, {
@@ -51,14 +57,14 @@ export function listBatches(ctx: Ctx, sorted: readonly BatchRecord[], find: (id:
   });
 }
 
-/** The index of the first batch after `cursor` in a newest-first list (binary search). */
-function positionAfter(sorted: readonly BatchRecord[], cursor: BatchRecord): number {
+/** The index of the first batch for which `past` holds, in a list where it holds from some point on (binary search). */
+function firstWhere(sorted: readonly BatchRecord[], past: (r: BatchRecord) => boolean): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (newestFirst(sorted[mid]!, cursor) <= 0) lo = mid + 1;
-    else hi = mid;
+    if (past(sorted[mid]!)) hi = mid;
+    else lo = mid + 1;
   }
   return lo;
 }

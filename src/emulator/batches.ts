@@ -1,14 +1,16 @@
-import { closeSync, createReadStream, fsyncSync, openSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Ctx } from './http.js';
 import { HttpError } from './http.js';
 import { BatchStore, TERMINAL, type BatchRecord, type BatchStatus, type BatchUsage } from './batch-store.js';
 import type { StateStore } from './store.js';
-import { chargeable, cuttableWriter } from './billing.js';
+import { chargeable } from './billing.js';
 import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, nonTextPart, publicBatch } from './batch-rules.js';
 import { executeItem } from './batch-items.js';
 import { receiveRequests } from './batch-upload.js';
 import { listBatches } from './batch-list.js';
+import { streamWithResults } from './batch-results.js';
+import { defineRoutes } from './routes.js';
 import { reportStorage, storageFailure } from './storage-failure.js';
 
 export { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, publicBatch };
@@ -35,6 +37,9 @@ export class BatchEngine {
   }
 
   resumeAll(): void {
+    // Charge keys of batches that had ended before this start (an older emulator kept them all).
+    const ended = this.store.all().filter(settled);
+    this.state.forgetCharges(ended.map(chargeKey));
     for (const r of this.store.all()) if (!TERMINAL.includes(r.status)) this.run(r.id);
   }
 
@@ -105,9 +110,9 @@ export class BatchEngine {
     const terminal = TERMINAL.includes(record.status);
     if (terminal && record.payment_due !== null) {
       if (ctx.store.balance(record.workspace) >= record.payment_due) {
-        ctx.store.debitOnce(record.workspace, record.payment_due, `batch:${record.id}`);
+        ctx.store.debitOnce(record.workspace, record.payment_due, chargeKey(record));
         record.payment_due = null;
-        this.store.save(record);
+        this.saveRecord(record);
       } else {
         // The spec's body: the batch metadata (its own `error` among it) with results null.
         ctx.send(402, { ...publicBatch(record), results: null });
@@ -118,51 +123,7 @@ export class BatchEngine {
       ctx.send(200, publicBatch(record));
       return;
     }
-    await this.streamWithResults(ctx, record);
-  }
-
-  /** The batch object with its results, streamed from disk (results can be hundreds of MB). */
-  private async streamWithResults(ctx: Ctx, record: BatchRecord): Promise<void> {
-    const res = ctx.res;
-    const head = JSON.stringify(publicBatch(record));
-    ctx.head(200, { 'content-type': 'application/json' });
-    res.write(`${head.slice(0, -1)},"results":[`);
-    let first = true;
-    let carry = '';
-    const stream = createReadStream(this.store.path(record.id, 'results.jsonl'), { highWaterMark: 256 * 1024 });
-    stream.on('error', () => {});
-    const writer = cuttableWriter(ctx, 1);
-    const malformed = ctx.fault?.kind === 'malformed';
-    try {
-      for await (const chunk of stream) {
-        if (writer.cut) {
-          stream.destroy();
-          return;
-        }
-        const text = carry + (chunk as Buffer).toString('utf8');
-        const end = text.lastIndexOf('\n');
-        if (end === -1) {
-          carry = text;
-          continue;
-        }
-        carry = text.slice(end + 1);
-        const body = text.slice(0, end).split('\n').filter(Boolean).join(',');
-        if (body && malformed) {
-          // The answer ends, complete as HTTP, in the middle of an item: JSON no reader can finish.
-          stream.destroy();
-          res.end(body.slice(0, Math.ceil(body.length / 2)));
-          return;
-        }
-        if (body) {
-          await writer.write(first ? body : `,${body}`);
-          first = false;
-        }
-      }
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-    if (malformed) res.end();
-    else if (!writer.cut) res.end(']}');
+    await streamWithResults(ctx, record, this.store.path(record.id, 'results.jsonl'));
   }
 
   private expireIfLate(record: BatchRecord): void {
@@ -171,7 +132,7 @@ export class BatchEngine {
       record.status = 'expired';
       record.finalized_at = this.now();
       record.error = { message: 'The batch did not complete within the 24h completion window' };
-      this.store.save(record);
+      this.saveRecord(record);
     }
   }
 
@@ -191,7 +152,7 @@ export class BatchEngine {
    */
   private charge(record: BatchRecord): number | null {
     const cost = record.usage?.cost ?? 0;
-    const key = `batch:${record.id}`;
+    const key = chargeKey(record);
     if (cost <= 0) return null;
     if (!this.state.charged(key) && this.state.balance(record.workspace) < cost) return cost;
     this.state.debitOnce(record.workspace, cost, key);
@@ -206,7 +167,13 @@ export class BatchEngine {
   private transition(record: BatchRecord, status: BatchStatus, patch: Partial<BatchRecord> = {}): void {
     Object.assign(record, patch, { status });
     if (TERMINAL.includes(status)) record.finalized_at = this.now();
+    this.saveRecord(record);
+  }
+
+  /** Saves a batch's record; once it says the batch ended and owes nothing, its charge key is forgotten. */
+  private saveRecord(record: BatchRecord): void {
     this.store.save(record);
+    if (settled(record)) this.state.forgetCharges([chargeKey(record)]);
   }
 
   /** Drives one batch to a terminal status; safe to call again after a restart. */
@@ -286,6 +253,11 @@ export class BatchEngine {
   }
 }
 
+/** A batch's charge is made once, under this key (state.json keeps it while the batch may still be charged). */
+const chargeKey = (record: BatchRecord) => `batch:${record.id}`;
+/** Ended and owing nothing, with that saved: its charge key is never asked again. */
+const settled = (record: BatchRecord) => TERMINAL.includes(record.status) && record.payment_due === null;
+
 /** The counts and usage of the results written so far (counted afresh: after a restart, the saved ones may lag). */
 function recount(record: BatchRecord, done: Record<string, unknown>[]): BatchUsage {
   const usage = emptyUsage();
@@ -294,3 +266,10 @@ function recount(record: BatchRecord, done: Record<string, unknown>[]): BatchUsa
   for (const item of done) countItem(record, item, usage);
   return usage;
 }
+
+/** The batch resource: create (the body streamed to disk), list, and get (with results once it ended). */
+export const batchRoutes = defineRoutes(({ batches }: { batches: BatchEngine }) => [
+  { method: 'POST', path: '/v1/batches', access: 'any', handler: (ctx) => batches.create(ctx) },
+  { method: 'GET', path: '/v1/batches', access: 'any', handler: async (ctx) => batches.list(ctx) },
+  { method: 'GET', path: '/v1/batches/:id', access: 'any', handler: (ctx) => batches.get(ctx) },
+]);

@@ -11,6 +11,7 @@ import { checkChatOptionTypes } from './option-types.js';
 import { jsonTemplate, Serialized } from './serialized.js';
 import { richAnswer, type RichMessage } from './rich-answer.js';
 import { richDeltas, richMessage, richTokens } from './rich-chat.js';
+import { defineRoutes } from './routes.js';
 
 type Body = Record<string, unknown>;
 
@@ -217,7 +218,7 @@ export function chatCompletionText(body: Body, plan: ChatPlan, created: number, 
 export const METADATA_BEFORE_PARSE: BeforeParse = { metadata: { max: 16, of: 'object', message: 'metadata may hold at most 16 pairs' } };
 const CHAT_BEFORE_PARSE: BeforeParse = { ...METADATA_BEFORE_PARSE, stop: { max: 4, of: 'array', message: 'stop may hold at most 4 sequences' } };
 
-export async function handleChat(ctx: Ctx): Promise<void> {
+async function handleChat(ctx: Ctx): Promise<void> {
   const body = await ctx.json(CHAT_BEFORE_PARSE);
   ctx.sessionId(body);
   const plan = planChat(body);
@@ -257,3 +258,5 @@ export async function handleChat(ctx: Ctx): Promise<void> {
   const delivered = await writeSSE(ctx, events(), (plan.rich ? richParts.length : plan.gen.completionTokens) + 1 + (includeUsage ? 1 : 0), errorChunk, '[DONE]');
   if (!delivered) charge.refund();
 }
+
+export const chatRoutes = defineRoutes(() => [{ method: 'POST', path: '/v1/chat/completions', access: 'any', handler: handleChat }]);

@@ -5,6 +5,7 @@ import { costOf, countTokens, prng, seedOf, round } from './models.js';
 import { bad, checkSessionAndUser, pickProvider, resolveModel } from './validate.js';
 import { reserve } from './billing.js';
 import { optObject } from './option-types.js';
+import { defineRoutes } from './routes.js';
 
 type Body = Record<string, unknown>;
 
@@ -116,10 +117,12 @@ export function planDecision(body: Body) {
   };
 }
 
-export async function handleDecision(ctx: Ctx): Promise<void> {
+async function handleDecision(ctx: Ctx): Promise<void> {
   const body = await ctx.json();
   ctx.sessionId(body);
   const plan = planDecision(body);
   reserve(ctx, plan.cost);
   ctx.send(200, plan.response);
 }
+
+export const decisionRoutes = defineRoutes(() => [{ method: 'POST', path: '/alpha/decisions', access: 'management', handler: handleDecision }]);

@@ -5,6 +5,7 @@ import { reserve } from './billing.js';
 import { HttpError } from './http.js';
 import { genId } from './chat.js';
 import { Serialized } from './serialized.js';
+import { defineRoutes } from './routes.js';
 
 type Body = Record<string, unknown>;
 
@@ -98,7 +99,7 @@ export async function planEmbeddings(body: Body, opts: { batch?: boolean } = {})
   return { response: answer(plan, await perInput(plan, (i) => item(plan, i))), cost: plan.cost };
 }
 
-export async function handleEmbeddings(ctx: Ctx): Promise<void> {
+async function handleEmbeddings(ctx: Ctx): Promise<void> {
   const body = await ctx.json();
   const plan = checkEmbeddings(body, {});
   reserve(ctx, plan.cost);
@@ -106,3 +107,5 @@ export async function handleEmbeddings(ctx: Ctx): Promise<void> {
   const data = await perInput(plan, (i) => JSON.stringify(item(plan, i)));
   ctx.send(200, new Serialized(`${before}"data":[${data.join(',')}]${after}`));
 }
+
+export const embeddingsRoutes = defineRoutes(() => [{ method: 'POST', path: '/v1/embeddings', access: 'any', handler: handleEmbeddings }]);

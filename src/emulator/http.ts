@@ -218,5 +218,3 @@ export type Handler = (ctx: Ctx) => Promise<void>;
 /** Who may call a route: any key of a workspace, or only its management key. */
 /** `admin`: a management key (acting on its own workspace) or the operator key (acting on all). */
 export type Access = 'any' | 'management' | 'admin' | 'operator';
-/** Routes as `"METHOD /path"` keys, the form account.ts and admin.ts hand to the server. */
-export type RouteTable = Record<string, { handler: Handler; access: Access }>;

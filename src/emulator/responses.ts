@@ -9,6 +9,7 @@ import { checkResponsesOptionTypes } from './option-types.js';
 import { jsonTemplate, Serialized } from './serialized.js';
 import { richAnswer } from './rich-answer.js';
 import { imageItem, leadingItemEvents, reasoningItem } from './responses-reasoning.js';
+import { defineRoutes } from './routes.js';
 
 type Body = Record<string, unknown>;
 
@@ -132,7 +133,7 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
   return { result, cost: cost.cost, gen, messageId };
 }
 
-export async function handleResponses(ctx: Ctx): Promise<void> {
+async function handleResponses(ctx: Ctx): Promise<void> {
   const body = await ctx.json(METADATA_BEFORE_PARSE);
   ctx.sessionId(body);
   const created = Math.floor(ctx.store.now() / 1000);
@@ -182,3 +183,5 @@ export async function handleResponses(ctx: Ctx): Promise<void> {
   const delivered = await writeSSE(ctx, events(), count, failed, undefined, (e) => (e as Body).type as string);
   if (!delivered) charge.refund();
 }
+
+export const responsesRoutes = defineRoutes(() => [{ method: 'POST', path: '/v1/responses', access: 'any', handler: handleResponses }]);

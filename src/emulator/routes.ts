@@ -1,12 +1,27 @@
 import { HttpError, type Access, type Ctx, type Handler } from './http.js';
 import type { StateStore } from './store.js';
 
-interface Route {
-  method: string;
+export type Method = 'GET' | 'POST' | 'DELETE';
+
+/** One route: `METHOD path` (`:name` marks a path parameter), who may call it, and its handler. */
+export interface Route {
+  method: Method;
+  path: string;
+  access: Access;
+  handler: Handler;
+}
+
+/**
+ * A resource's routes, the one way to register one: a table made from the parts of the server it
+ * needs (none for most). Each resource file exports one; server.ts collects them all.
+ */
+export function defineRoutes<Parts = object>(table: (parts: Parts) => Route[]): (parts: Parts) => Route[] {
+  return table;
+}
+
+interface Compiled extends Route {
   pattern: RegExp;
   names: string[];
-  handler: Handler;
-  access: Access;
 }
 
 export interface Match {
@@ -15,15 +30,20 @@ export interface Match {
   params: Record<string, string>;
 }
 
-/** The emulator's routing table: `METHOD /path/:param` patterns, matched in order. */
+/** The emulator's routing table, built once from the resources' tables. */
 export class Routes {
-  private readonly routes: Route[] = [];
+  private readonly routes: Compiled[] = [];
 
-  add(method: string, path: string, handler: Handler, access: Access): this {
-    const names: string[] = [];
-    const pattern = new RegExp(`^${path.replace(/:(\w+)/g, (_, n: string) => (names.push(n), '([^/]+)'))}$`);
-    this.routes.push({ method, pattern, names, handler, access });
-    return this;
+  constructor(routes: Route[]) {
+    const seen = new Set<string>();
+    for (const route of routes) {
+      const key = `${route.method} ${route.path}`;
+      if (seen.has(key)) throw new Error(`emulator route ${key} is registered twice`);
+      seen.add(key);
+      const names: string[] = [];
+      const pattern = new RegExp(`^${route.path.replace(/:(\w+)/g, (_, n: string) => (names.push(n), '([^/]+)'))}$`);
+      this.routes.push({ ...route, pattern, names });
+    }
   }
 
   /** A 404 for no such path, a 405 for a path without that method, a 400 for a malformed escape. */

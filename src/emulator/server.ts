@@ -6,17 +6,20 @@ import { dispatch } from './dispatch.js';
 import { BODY_IDLE_MS, BodyBudget } from './body.js';
 import { storageFailure } from './storage-failure.js';
 
-export type { Access, Handler, RouteTable } from './http.js';
+export type { Access, Handler } from './http.js';
 import { FaultBoard, parseFault } from './faults.js';
 import { StateStore } from './store.js';
-import { handleChat } from './chat.js';
+import { chatRoutes } from './chat.js';
 import { adminRoutes } from './admin.js';
-import { handleEmbeddings } from './embeddings.js';
-import { handleResponses } from './responses.js';
-import { BatchEngine } from './batches.js';
-import { handleSpeech } from './speech.js';
-import { handleDecision } from './decisions.js';
+import { embeddingsRoutes } from './embeddings.js';
+import { responsesRoutes } from './responses.js';
+import { BatchEngine, batchRoutes } from './batches.js';
+import { speechRoutes } from './speech.js';
+import { decisionRoutes } from './decisions.js';
 import { accountRoutes } from './account.js';
+
+/** Every route the emulator serves: each resource's table, and nothing registered anywhere else. */
+const TABLES = [chatRoutes, responsesRoutes, embeddingsRoutes, speechRoutes, decisionRoutes, batchRoutes, accountRoutes, adminRoutes];
 
 export interface EmulatorOptions {
   stateDir: string;
@@ -57,19 +60,8 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
   const logLimit = opts.logLimit ?? 1000;
 
   const batches = new BatchEngine(store, { delayMs: opts.batchDelayMs ?? 20 });
-  const routes = new Routes()
-    .add('POST', '/v1/chat/completions', handleChat, 'any')
-    .add('POST', '/v1/responses', handleResponses, 'any')
-    .add('POST', '/v1/embeddings', handleEmbeddings, 'any')
-    .add('POST', '/v1/audio/speech', handleSpeech, 'management')
-    .add('POST', '/alpha/decisions', handleDecision, 'management')
-    .add('POST', '/v1/batches', (ctx) => batches.create(ctx), 'any')
-    .add('GET', '/v1/batches', async (ctx) => batches.list(ctx), 'any')
-    .add('GET', '/v1/batches/:id', (ctx) => batches.get(ctx), 'any');
-  for (const [key, { handler, access }] of Object.entries({ ...accountRoutes(), ...adminRoutes(faults, log, batches) })) {
-    const [method, path] = key.split(' ') as [string, string];
-    routes.add(method, path, handler, access);
-  }
+  const parts = { faults, log, batches };
+  const routes = new Routes(TABLES.flatMap((table) => table(parts)));
   const d = { store, routes, faults, log, logLimit, logBytes: { bytes: 0, entries: 0 }, bodies: new BodyBudget(opts.bodiesInFlightBytes), bodyIdleMs: opts.bodyIdleMs ?? BODY_IDLE_MS };
 
   const sockets = new Set<Socket>();
@@ -114,6 +106,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
       for (const s of sockets) s.destroy();
       await stopped;
       // Last, so that a save that fails (a full disk) is said but never keeps the server listening.
+      await store.idle();
       store.flush();
     },
   };

@@ -4,6 +4,7 @@ import { costOf, prng, seedOf, type ModelSpec } from './models.js';
 import { bad, optNumber, optString, pickProvider, resolveModel } from './validate.js';
 import { cuttableWriter, reserve } from './billing.js';
 import { optObject } from './option-types.js';
+import { defineRoutes } from './routes.js';
 
 type Body = Record<string, unknown>;
 
@@ -119,7 +120,7 @@ export function* synthesize(turns: Turn[], speed: number): Generator<Int16Array>
   yield silence(0.1);
 }
 
-export async function handleSpeech(ctx: Ctx): Promise<void> {
+async function handleSpeech(ctx: Ctx): Promise<void> {
   const body = await ctx.json();
   ctx.sessionId(body);
   const plan = planSpeech(body);
@@ -146,3 +147,5 @@ export async function handleSpeech(ctx: Ctx): Promise<void> {
   if (closed()) return charge.refund();
   res.end();
 }
+
+export const speechRoutes = defineRoutes(() => [{ method: 'POST', path: '/v1/audio/speech', access: 'management', handler: handleSpeech }]);

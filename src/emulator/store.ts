@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomHex } from './ids.js';
-import { writeFileAtomicSync } from './fsutil.js';
+import { writeFileAtomicLater, writeFileAtomicSync } from './fsutil.js';
 import { makeDir } from '../internal/make-dir.js';
 import { isFiniteNumber, isRecord } from '../internal/shape.js';
 import { reportStorage, storageFailure, storageSaved } from './storage-failure.js';
@@ -42,13 +42,17 @@ export const OPERATOR_WORKSPACE = '*';
 /** Keys, workspaces, balances and the clock offset, kept in `<dir>/state.json` (mode 0600). */
 export class StateStore {
   readonly dir: string;
+  private readonly file: string;
   private state: StateFile;
+  /** The keys by their text: every request looks its key up, and workspaces (and their keys) only grow. */
+  private readonly byKey = new Map<string, KeyRecord>();
 
   constructor(dir: string) {
     this.dir = dir;
     makeDir(dir);
-    const file = join(dir, 'state.json');
+    const file = (this.file = join(dir, 'state.json'));
     this.state = existsSync(file) ? readState(file) : { keys: [], workspaces: {}, clock_offset_ms: 0 };
+    for (const record of this.state.keys) if (!this.byKey.has(record.key)) this.byKey.set(record.key, record);
     if (this.state.keys.length === 0) {
       this.createWorkspace('default');
     }
@@ -56,11 +60,16 @@ export class StateStore {
   }
 
   private pending: NodeJS.Timeout | undefined;
+  /** Bumped by every save begun: a save that finishes after a later one began is stale. */
+  private version = 0;
+  /** The timer's save, while its write is under way. */
+  private saving: Promise<void> | undefined;
 
   /**
    * Per-request charges are saved at most every 100 ms (one write for many requests: the emulator
-   * serves several times more requests a second). A kill -9 can lose the last 100 ms of them; a
-   * batch's charge (debitOnce) and every other change are saved at once.
+   * serves several times more requests a second), written and flushed off the event loop. A kill -9
+   * can lose the last 100 ms of them (and a save under way); a batch's charge (debitOnce) and every
+   * other change are saved at once.
    */
   private saveSoon(): void {
     this.pending ??= setTimeout(() => this.saveWhenDue(), 100).unref();
@@ -72,15 +81,21 @@ export class StateStore {
    */
   private saveWhenDue(): void {
     this.pending = undefined;
-    try {
-      this.save();
-      storageSaved();
-    } catch (err) {
-      const why = storageFailure(err);
-      if (!why) throw err;
-      reportStorage(why, 'charges are kept in memory and saved once it can');
-      this.pending = setTimeout(() => this.saveWhenDue(), 1000).unref();
-    }
+    if (this.saving) return this.saveSoon();
+    const version = ++this.version;
+    this.saving = writeFileAtomicLater(this.file, JSON.stringify(this.state, null, 2), () => version === this.version)
+      .then(storageSaved, (err: unknown) => {
+        const why = storageFailure(err);
+        if (!why) throw err;
+        reportStorage(why, 'charges are kept in memory and saved once it can');
+        this.pending ??= setTimeout(() => this.saveWhenDue(), 1000).unref();
+      })
+      .finally(() => (this.saving = undefined));
+  }
+
+  /** Settles once the timer's save under way, if any, is on disk (or failed). */
+  async idle(): Promise<void> {
+    await this.saving;
   }
 
   /** Writes what saveSoon holds (on close, and when its time comes). */
@@ -96,7 +111,8 @@ export class StateStore {
       clearTimeout(this.pending);
       this.pending = undefined;
     }
-    writeFileAtomicSync(join(this.dir, 'state.json'), JSON.stringify(this.state, null, 2));
+    this.version++;
+    writeFileAtomicSync(this.file, JSON.stringify(this.state, null, 2));
   }
 
   now(): number {
@@ -124,13 +140,15 @@ export class StateStore {
 
   addKey(workspace: string, kind: KeyKind, name: string, persist = true): string {
     const key = newKey(kind);
-    this.state.keys.push({ key, kind, workspace, name, created_at: Math.floor(this.now() / 1000) });
+    const record: KeyRecord = { key, kind, workspace, name, created_at: Math.floor(this.now() / 1000) };
+    this.state.keys.push(record);
+    this.byKey.set(key, record);
     if (persist) this.save();
     return key;
   }
 
   findKey(key: string): KeyRecord | undefined {
-    return this.state.keys.find((k) => k.key === key);
+    return this.byKey.get(key);
   }
 
   firstKeys(workspace = 'default'): { apiKey: string; managementKey: string } {
@@ -178,6 +196,16 @@ export class StateStore {
     if (cost > 0) this.workspace(id).total_usage += cost;
     this.save();
     return true;
+  }
+
+  /**
+   * Forgets charge keys that can never be asked again (their batch ended, paid, and saved so):
+   * state.json, rewritten whole on each save, stays the size of the batches in flight, not of
+   * every batch ever charged. The next save writes it; a crash before then keeps a harmless key.
+   */
+  forgetCharges(keys: Iterable<string>): void {
+    const charges = this.state.charges;
+    if (charges) for (const key of keys) delete charges[key];
   }
 
   /** Gives back a reserved cost that was not used (a stream that was not delivered). */

@@ -1,0 +1,40 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Routes, defineRoutes, type Route } from '../../src/emulator/routes.js';
+import { HttpError } from '../../src/emulator/http.js';
+
+const handler = async () => {};
+const route = (method: Route['method'], path: string): Route => ({ method, path, access: 'any', handler });
+
+describe('emulator routes: one way to register one', () => {
+  it('builds the table from the resources\' tables, and refuses a route registered twice', () => {
+    const batches = defineRoutes(() => [route('GET', '/v1/batches'), route('GET', '/v1/batches/:id')]);
+    const again = defineRoutes(() => [route('GET', '/v1/batches/:id')]);
+    expect(() => new Routes([...batches({}), ...again({})])).toThrow('emulator route GET /v1/batches/:id is registered twice');
+    const routes = new Routes([...batches({}), route('POST', '/v1/batches')]);
+    expect(routes.find('GET', '/v1/batches/batch%2Fx').params).toEqual({ id: 'batch/x' });
+    expect(routes.find('POST', '/v1/batches').access).toBe('any');
+  });
+
+  it('answers 405 for a known path without that method, 404 for an unknown path, 400 for a bad escape', () => {
+    const routes = new Routes([route('GET', '/v1/batches/:id')]);
+    const status = (method: string, path: string) => {
+      try {
+        routes.find(method, path);
+        return 200;
+      } catch (err) {
+        return (err as HttpError).status;
+      }
+    };
+    expect([status('DELETE', '/v1/batches/b1'), status('GET', '/v1/nothing'), status('GET', '/v1/batches/%E0%A4%A')]).toEqual([405, 404, 400]);
+  });
+
+  it('is registered in one place: server.ts builds the only Routes, from tables made with defineRoutes', () => {
+    const dir = join(__dirname, '../../src/emulator');
+    const sources = readdirSync(dir).map((f) => [f, readFileSync(join(dir, f), 'utf8')] as const);
+    expect(sources.filter(([, text]) => text.includes('new Routes(')).map(([f]) => f)).toEqual(['server.ts']);
+    const tables = sources.filter(([, text]) => /export const \w+Routes = defineRoutes\(/.test(text)).map(([f]) => f);
+    expect(tables.sort()).toEqual(['account.ts', 'admin.ts', 'batches.ts', 'chat.ts', 'decisions.ts', 'embeddings.ts', 'responses.ts', 'speech.ts']);
+  });
+});
