@@ -5,6 +5,7 @@ import { isTerminalBatchStatus } from '../client/facts.js';
 import type { Batch } from '../client/types.js';
 import { sleep } from '../internal/sleep.js';
 import { BatchError } from './errors.js';
+import { checkDriveOptions } from './options.js';
 import { batchError } from './results.js';
 
 export interface WatchEvents {
@@ -37,6 +38,7 @@ export function isTransient(err: unknown): boolean {
 
 /** Polls batch `id` until it ends and returns it; the batch's own failure is its status, not an error. */
 export async function watchBatch(client: RouterClient, id: string, o: WatchOptions = {}): Promise<Batch> {
+  checkDriveOptions(o);
   const { signal, on } = o;
   const base = (o.interval ?? 1) * 1000;
   const offlineTimeout = o.offlineTimeout ?? 900;
