@@ -12,7 +12,7 @@ import { sleep } from '../../internal/sleep.js';
 import { BatchError, invalid } from '../errors.js';
 import type { ResultsSink } from '../results.js';
 import { checkInputFile } from '../scan.js';
-import { isTransient, MAX_INTERVAL_MS } from '../watch.js';
+import { isTransient, MAX_INTERVAL_MS, offlineWait } from '../watch.js';
 import { addRetryShards, writeMerged, type MergeCounts, type MergeFormat } from './merge.js';
 import { checkDriveOptions, checkPlanOptions } from '../options.js';
 import { planJob } from './plan.js';
@@ -247,7 +247,7 @@ async function follow(client: RouterClient, job: JobRecord, o: Driving): Promise
       offlineSince ??= Date.now();
       const offline = (Date.now() - offlineSince) / 1000;
       if (offline > o.offlineTimeout) throw new OfflineError(`no answer from the service for ${Math.round(offline)}s (${(err as Error).message})`, 'network');
-      interval = Math.min(interval * 2, MAX_INTERVAL_MS);
+      interval = offlineWait(interval, offlineSince, o.offlineTimeout);
       on?.info?.(`${job.id}: ${(err as Error).message}; polling again in ${Math.round(interval / 1000)}s`);
       continue;
     }
