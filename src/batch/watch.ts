@@ -5,6 +5,7 @@ import { isTerminalBatchStatus } from '../client/facts.js';
 import type { Batch } from '../client/types.js';
 import { sleep } from '../internal/sleep.js';
 import { BatchError } from './errors.js';
+import { checkDriveOptions } from './options.js';
 import { batchError } from './results.js';
 
 export interface WatchEvents {
@@ -29,6 +30,14 @@ export interface WatchOptions {
 
 export const MAX_INTERVAL_MS = 15_000;
 
+/**
+ * The wait after a failed poll: twice the last, but ending no later than the offline timeout does,
+ * so that the last poll is made then and the timeout is kept (not overrun by up to a whole wait).
+ */
+export function offlineWait(interval: number, offlineSince: number, timeoutSeconds: number, now = Date.now()): number {
+  return Math.max(50, Math.min(interval * 2, MAX_INTERVAL_MS, offlineSince + timeoutSeconds * 1000 - now));
+}
+
 /** 429, 5xx and connection failures pass; a watch keeps polling through them. */
 export function isTransient(err: unknown): boolean {
   if (err instanceof ConnectionError) return true;
@@ -37,6 +46,7 @@ export function isTransient(err: unknown): boolean {
 
 /** Polls batch `id` until it ends and returns it; the batch's own failure is its status, not an error. */
 export async function watchBatch(client: RouterClient, id: string, o: WatchOptions = {}): Promise<Batch> {
+  checkDriveOptions(o);
   const { signal, on } = o;
   const base = (o.interval ?? 1) * 1000;
   const offlineTimeout = o.offlineTimeout ?? 900;
@@ -54,7 +64,7 @@ export async function watchBatch(client: RouterClient, id: string, o: WatchOptio
       offlineSince ??= Date.now();
       const offline = (Date.now() - offlineSince) / 1000;
       if (offline > offlineTimeout) throw new BatchError(`no answer from the service for ${Math.round(offline)}s (${(err as Error).message}); ${id} may still be running`, 'network');
-      interval = Math.min(interval * 2, MAX_INTERVAL_MS);
+      interval = offlineWait(interval, offlineSince, offlineTimeout);
       on?.offline?.(`${id}: ${(err as Error).message}; polling again in ${Math.round(interval / 1000)}s`, interval);
       await sleep(interval, signal);
       continue;

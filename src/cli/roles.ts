@@ -136,7 +136,9 @@ export function applyRole(role: Role, cmd: Command, opts: Record<string, unknown
     if (!option) throw usage(`role file ${role.path}: "${key}" is not a flag of router ${cmd.name()}`);
     const attr = option.attributeName();
     if (fromCli(attr)) continue;
-    opts[attr] = optionValue(role, key, option, value);
+    // `no-fallbacks: true` names the flag as typed: the attribute (fallbacks) is its opposite.
+    const asTyped = option.negate && option.long === `--${kebab(key)}` && typeof value === 'boolean';
+    opts[attr] = optionValue(role, key, option, asTyped ? !value : value);
   }
   if (role.system && !fromCli('system') && cmd.options.some((o) => o.long === '--system')) opts.system = role.system;
   if (role.system && !fromCli('instructions') && cmd.options.some((o) => o.long === '--instructions')) opts.instructions = role.system;

@@ -12,8 +12,9 @@ import { sleep } from '../../internal/sleep.js';
 import { BatchError, invalid } from '../errors.js';
 import type { ResultsSink } from '../results.js';
 import { checkInputFile } from '../scan.js';
-import { isTransient, MAX_INTERVAL_MS } from '../watch.js';
+import { isTransient, MAX_INTERVAL_MS, offlineWait } from '../watch.js';
 import { addRetryShards, writeMerged, type MergeCounts, type MergeFormat } from './merge.js';
+import { checkDriveOptions, checkPlanOptions } from '../options.js';
 import { planJob } from './plan.js';
 import { progressLine, refreshJob, totals, type JobTotals } from './progress.js';
 import { proveAdopted, submitShards, type SubmitContext } from './submit.js';
@@ -100,6 +101,7 @@ class OfflineError extends BatchError {}
 
 /** Runs a job from start to end: `openJob`, then `driveJob` with this client (which stays open). */
 export async function runJob(client: RouterClient, o: RunJobOptions): Promise<JobOutcome> {
+  checkDriveOptions(o);
   return driveJob(await openJob(o), async () => client, o);
 }
 
@@ -129,6 +131,7 @@ function holdAndRead(env: NodeJS.ProcessEnv, id: string): { job: JobRecord; rele
 
 /** Plans a job of the input (every line checked), with the options' limits; nothing is saved. */
 export async function planInput(file: string, o: OpenJobOptions): Promise<JobRecord> {
+  checkPlanOptions(o);
   checkInputFile(file);
   const defaultModel = o.model ?? (await o.defaultModel?.());
   return planJob(file, { endpoint: o.endpoint, model: o.model, defaultModel, provider: o.provider, maxRequests: o.maxRequests ?? BATCH_MAX_REQUESTS, maxBytes: o.maxBytes ?? BATCH_MAX_BYTES });
@@ -177,6 +180,7 @@ export async function driveJob(held: HeldJob, connect: () => Promise<RouterClien
   const env = o.env ?? process.env;
   const signal = o.signal ?? new AbortController().signal;
   try {
+    checkDriveOptions(o);
     return await runHeld(await connect(), job, { ...o, env, signal });
   } catch (err) {
     if (held.made && discardUnsent(env, job, release)) release = () => {};
@@ -243,7 +247,7 @@ async function follow(client: RouterClient, job: JobRecord, o: Driving): Promise
       offlineSince ??= Date.now();
       const offline = (Date.now() - offlineSince) / 1000;
       if (offline > o.offlineTimeout) throw new OfflineError(`no answer from the service for ${Math.round(offline)}s (${(err as Error).message})`, 'network');
-      interval = Math.min(interval * 2, MAX_INTERVAL_MS);
+      interval = offlineWait(interval, offlineSince, o.offlineTimeout);
       on?.info?.(`${job.id}: ${(err as Error).message}; polling again in ${Math.round(interval / 1000)}s`);
       continue;
     }

@@ -1,0 +1,30 @@
+/**
+ * The numbers and names a program hands `runJob` or `watchBatch`, checked before anything is planned or sent: the
+ * CLI's flags check their own, but a program's 0, NaN or typo would otherwise be saved in a job
+ * (a record that no longer reads back), cut a file into one-request batches, or poll without pause.
+ */
+import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS } from '../client/facts.js';
+import { invalid } from './errors.js';
+
+function wholeIn(name: string, value: number | undefined, min: number, max: number): void {
+  if (value === undefined) return;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) throw invalid(`${name} must be a whole number from ${min} to ${max}, not ${String(value)}`);
+}
+
+function secondsAbove(name: string, value: number | undefined, min: number, inclusive: boolean): void {
+  if (value === undefined) return;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || (!inclusive && value === min)) throw invalid(`${name} must be a number of seconds ${inclusive ? 'of at least' : 'over'} ${min}, not ${String(value)}`);
+}
+
+/** What shapes a job: the endpoint and the limits of each batch. */
+export function checkPlanOptions(o: { endpoint?: string; maxRequests?: number; maxBytes?: number }): void {
+  if (o.endpoint !== undefined && !(BATCH_ENDPOINTS as readonly string[]).includes(o.endpoint)) throw invalid(`endpoint ${JSON.stringify(o.endpoint)} is not a batch endpoint (${BATCH_ENDPOINTS.join(', ')})`);
+  wholeIn('maxRequests', o.maxRequests, 1, BATCH_MAX_REQUESTS);
+  wholeIn('maxBytes', o.maxBytes, 1, BATCH_MAX_BYTES);
+}
+
+/** How a run follows its job. */
+export function checkDriveOptions(o: { interval?: number; offlineTimeout?: number }): void {
+  secondsAbove('interval', o.interval, 0, false);
+  secondsAbove('offlineTimeout', o.offlineTimeout, 0, true);
+}

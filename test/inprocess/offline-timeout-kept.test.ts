@@ -1,0 +1,42 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startInProcessEnv, type InProcessEnv } from '../support/inprocess-env.js';
+
+// --offline-timeout N gives up about N seconds after the first failed poll, not a whole doubled wait later
+// (polls 50 ms apart at first, doubling: 4 s used to be given up only at the poll of 6.35 s).
+let t: InProcessEnv;
+beforeAll(async () => {
+  t = await startInProcessEnv();
+});
+afterAll(() => t.close());
+afterEach(() => t.admin('faults', { faults: [] }));
+
+const gaveUpAfter = (stderr: string) => Number(/no answer from the service for (\d+)s/.exec(stderr)?.[1]);
+
+describe('the offline timeout is kept', () => {
+  it('batch run --watch: exit 8 once the timeout has passed, saying so', async () => {
+    const file = join(t.dir, 'kept.jsonl');
+    writeFileSync(file, ['k1', 'k2'].map((id) => JSON.stringify({ custom_id: id, body: { messages: [{ role: 'user', content: id }] } })).join('\n') + '\n');
+    const started = await t.run(['batch', 'run', file, '--model', 'local/echo']);
+    expect(started.code, started.stderr).toBe(0);
+    await t.admin('faults', { faults: ['reset,times=1000,path=/v1/batches,method=GET'] });
+    const r = await t.run(['--max-retries', '0', 'batch', 'run', '--resume', started.stdout.trim(), '--watch', '--interval', '50ms', '--offline-timeout', '4']);
+    expect(r.code, r.stderr).toBe(8);
+    expect(gaveUpAfter(r.stderr)).toBeGreaterThanOrEqual(4);
+    expect(gaveUpAfter(r.stderr)).toBeLessThan(6);
+  });
+
+  it('batch get --watch: the same', async () => {
+    const file = join(t.dir, 'kept-get.jsonl');
+    writeFileSync(file, JSON.stringify({ custom_id: 'g1', body: { messages: [{ role: 'user', content: 'hi' }] } }) + '\n');
+    const created = await t.run(['batch', 'create', file, '--model', 'local/echo']);
+    expect(created.code, created.stderr).toBe(0);
+    const id = created.stdout.trim();
+    await t.admin('faults', { faults: ['reset,times=1000,path=/v1/batches,method=GET'] });
+    const r = await t.run(['--max-retries', '0', 'batch', 'get', id, '--watch', '--interval', '50ms', '--offline-timeout', '4']);
+    expect(r.code, r.stderr).toBe(8);
+    expect(gaveUpAfter(r.stderr)).toBeGreaterThanOrEqual(4);
+    expect(gaveUpAfter(r.stderr)).toBeLessThan(6);
+  });
+});
