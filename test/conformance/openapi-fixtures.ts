@@ -28,6 +28,17 @@ function spec() {
   return loaded;
 }
 
+/** The parsed OpenAPI description, shared by every check in this process (read-only). */
+export const openApiDoc = (): Json => spec().doc;
+
+const compiled = new Map<string, Validate>();
+/** Compiling a schema costs far more than using it: each is compiled once per process. */
+const once = (key: string, compile: () => Validate): Validate => {
+  let validate = compiled.get(key);
+  if (!validate) compiled.set(key, (validate = compile()));
+  return validate;
+};
+
 const withOasRefs = (schema: unknown) => JSON.parse(JSON.stringify(schema).replace(/"#\/components/g, '"oas#/components')) as object;
 
 function media(method: Method, path: string, status: string, type: string): Json {
@@ -39,17 +50,17 @@ function media(method: Method, path: string, status: string, type: string): Json
 
 /** The schema of an operation's answer, compiled. */
 export function answerValidator(method: Method, path: string, status = '200', type = 'application/json'): Validate {
-  return spec().ajv.compile(withOasRefs(media(method, path, status, type).schema));
+  return once(`answer ${method} ${path} ${status} ${type}`, () => spec().ajv.compile(withOasRefs(media(method, path, status, type).schema)));
 }
 
 /** The schema of an operation's JSON request body, compiled. */
 export function requestValidator(method: Method, path: string): Validate {
-  return spec().ajv.compile(withOasRefs(spec().doc.paths[path][method].requestBody.content['application/json'].schema));
+  return once(`request ${method} ${path}`, () => spec().ajv.compile(withOasRefs(spec().doc.paths[path][method].requestBody.content['application/json'].schema)));
 }
 
 /** A named component schema, compiled. */
 export function schemaValidator(name: string): Validate {
-  return spec().ajv.compile({ $ref: `oas#/components/schemas/${name}` });
+  return once(`schema ${name}`, () => spec().ajv.compile({ $ref: `oas#/components/schemas/${name}` }));
 }
 
 /** The operation's own example answer (a fresh copy). */
