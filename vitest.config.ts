@@ -5,8 +5,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    // Most test time is waiting on spawned CLIs and the emulator, not CPU: more files at once than cores.
-    poolOptions: { forks: { maxForks: 3, minForks: 3 } },
+    // One worker a core: each worker loads src/ and the test helpers once, and a third one cost more
+    // CPU than its overlap of waiting saved (in-process files: 79 s of CPU with 3 workers, 71 s with 2).
+    poolOptions: { forks: { maxForks: 2, minForks: 2 } },
     reporters: ['default', './test/summary-reporter.ts'],
     projects: [
       // Files that run main() and the emulator in this process share a worker's loaded modules: importing
