@@ -106,7 +106,7 @@ let parameterDoc: { paths: Record<string, Record<string, { parameters?: { name: 
 
 /** Why a query does not fit the operation's parameters (unknown names, wrong values), or ''. */
 function queryViolations(method: string, path: string, query: Record<string, string[]>): string {
-  parameterDoc ??= openApiDoc() as typeof parameterDoc;
+  parameterDoc ??= openApiDoc() as unknown as NonNullable<typeof parameterDoc>;
   const params = (parameterDoc!.paths[path]?.[method]?.parameters ?? []).filter((p) => p.in === 'query');
   const ajv = (queryAjv ??= new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false, validateFormats: false, coerceTypes: true }));
   const problems: string[] = [];
