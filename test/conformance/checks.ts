@@ -3,14 +3,12 @@
  * OpenAPI description (shared/reference) and parsed by the official SDK (@openrouter/sdk).
  * Used by test/conformance.test.ts (asserts zero failures) and `npm run conformance` (prints the table).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import YAML from 'yaml';
-import Ajv2020 from 'ajv/dist/2020.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { post, type TestEnv } from '../helpers.js';
 import { openaiChecks } from './openai-checks.js';
 import { specShapeChecks } from './spec-shape-checks.js';
+import { answerValidator, requestValidator, schemaValidator } from './openapi-fixtures.js';
 
 export interface Row {
   operation: string;
@@ -20,26 +18,12 @@ export interface Row {
   failures: string[];
 }
 
-const SPEC = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..', 'shared', 'reference', 'openrouter-openapi.yaml');
-
+/** The validators of the official OpenAPI description, each compiled once per process. */
 export function loadValidator() {
-  const doc = YAML.parse(readFileSync(SPEC, 'utf8'));
-  const ajv = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false, validateFormats: false, allErrors: true });
-  ajv.addSchema({ $id: 'oas', components: doc.components });
-  const byRef = (ref: string) => ajv.compile({ $ref: `oas${ref}` });
-  const op = (path: string) => doc.paths[path].post;
-  const schemaRef = (s: { $ref?: string }) => s.$ref!;
-  const inline = (schema: unknown) => ajv.compile({ ...(JSON.parse(JSON.stringify(schema).replace(/"#\/components/g, '"oas#/components')) as object) });
   return {
-    request: (path: string) => {
-      const s = op(path).requestBody.content['application/json'].schema;
-      return s.$ref ? byRef(schemaRef(s)) : inline(s);
-    },
-    response: (path: string, status = '200', type = 'application/json') => {
-      const s = op(path).responses[status].content[type].schema;
-      return s.$ref ? byRef(schemaRef(s)) : inline(s);
-    },
-    schema: (name: string) => byRef(`#/components/schemas/${name}`),
+    request: (path: string) => requestValidator('post', path),
+    response: (path: string, status = '200', type = 'application/json') => answerValidator('post', path, status, type),
+    schema: (name: string) => schemaValidator(name),
   };
 }
 

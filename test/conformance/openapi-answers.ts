@@ -4,18 +4,12 @@
  * or in checks.ts, and each one it does not describe is listed with the reason (NOT_IN_OPENAPI).
  * Used by test/conformance-openapi.test.ts.
  */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import YAML from 'yaml';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { RouterClient } from '../../src/client/index.js';
 import { runInProcess } from '../support/inprocess.js';
 import type { TestEnv } from '../helpers.js';
-import { answerValidator, violations } from './openapi-fixtures.js';
+import { answerValidator, openApiDoc, violations } from './openapi-fixtures.js';
 import type { Row } from './checks.js';
-
-const SPEC = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..', 'shared', 'reference', 'openrouter-openapi.yaml');
 
 /** Emulator routes (under {api_root}) the OpenAPI describes, and where their answers are checked. */
 export const CHECKED_ROUTES: Record<string, string> = {
@@ -39,7 +33,7 @@ export const NOT_IN_OPENAPI: Record<string, string> = {
 
 /** Every `METHOD /v1/path` the OpenAPI describes, with `x` for each path parameter. */
 export function openApiRoutes(): string[] {
-  const doc = YAML.parse(readFileSync(SPEC, 'utf8')) as { paths: Record<string, Record<string, unknown>> };
+  const doc = openApiDoc() as { paths: Record<string, Record<string, unknown>> };
   return Object.entries(doc.paths).flatMap(([path, ops]) =>
     Object.keys(ops)
       .filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))
@@ -107,13 +101,14 @@ export async function accountAnswers(t: TestEnv, row: (operation: string, check:
   for (const q of t.requests()) check(sent, queryViolations(q.method.toLowerCase(), q.path.replace(/^\/v1/, ''), q.query), `${q.method} ${q.path}`);
 }
 
+let queryAjv: InstanceType<typeof Ajv2020.default> | undefined;
 let parameterDoc: { paths: Record<string, Record<string, { parameters?: { name: string; in: string; schema: object }[] }>> } | undefined;
 
 /** Why a query does not fit the operation's parameters (unknown names, wrong values), or ''. */
 function queryViolations(method: string, path: string, query: Record<string, string[]>): string {
-  parameterDoc ??= YAML.parse(readFileSync(SPEC, 'utf8'));
+  parameterDoc ??= openApiDoc() as unknown as NonNullable<typeof parameterDoc>;
   const params = (parameterDoc!.paths[path]?.[method]?.parameters ?? []).filter((p) => p.in === 'query');
-  const ajv = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false, validateFormats: false, coerceTypes: true });
+  const ajv = (queryAjv ??= new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false, validateFormats: false, coerceTypes: true }));
   const problems: string[] = [];
   for (const [name, values] of Object.entries(query)) {
     const param = params.find((p) => p.name === name);

@@ -5,13 +5,15 @@
  * it (test/inprocess/openapi-answers.test.ts), so the CLI is tested on what the real service may
  * send, not only on what the emulator sends.
  */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import Ajv2020 from 'ajv/dist/2020.js';
 
 const SPEC = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..', 'shared', 'reference', 'openrouter-openapi.yaml');
+
+const CACHE = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'node_modules', '.cache', 'router-tests');
 
 type Method = 'get' | 'post';
 type Validate = ((v: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
@@ -19,14 +21,48 @@ type Json = Record<string, any>;
 
 let loaded: { doc: Json; ajv: InstanceType<typeof Ajv2020.default> } | undefined;
 
+/**
+ * The OpenAPI YAML (1.3 MB) takes ~0.6 s of CPU to parse, in every worker of a run: it is parsed once
+ * and kept as JSON (~10 ms to read) under node_modules/.cache, named by the YAML's size and time.
+ */
+function parsedSpec(): Json {
+  const { size, mtimeMs } = statSync(SPEC);
+  const cache = join(CACHE, `openapi-${size}-${Math.trunc(mtimeMs)}.json`);
+  try {
+    return JSON.parse(readFileSync(cache, 'utf8')) as Json;
+  } catch {
+    const doc = YAML.parse(readFileSync(SPEC, 'utf8')) as Json;
+    try {
+      mkdirSync(CACHE, { recursive: true });
+      const temp = `${cache}.${process.pid}`;
+      writeFileSync(temp, JSON.stringify(doc));
+      renameSync(temp, cache);
+    } catch {
+      // No cache: the next run parses the YAML again.
+    }
+    return doc;
+  }
+}
+
 function spec() {
   if (loaded) return loaded;
-  const doc = YAML.parse(readFileSync(SPEC, 'utf8')) as Json;
+  const doc = parsedSpec();
   const ajv = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false, validateFormats: false, allErrors: true });
   ajv.addSchema({ $id: 'oas', components: doc.components });
   loaded = { doc, ajv };
   return loaded;
 }
+
+/** The parsed OpenAPI description, shared by every check in this process (read-only). */
+export const openApiDoc = (): Json => spec().doc;
+
+const compiled = new Map<string, Validate>();
+/** Compiling a schema costs far more than using it: each is compiled once per process. */
+const once = (key: string, compile: () => Validate): Validate => {
+  let validate = compiled.get(key);
+  if (!validate) compiled.set(key, (validate = compile()));
+  return validate;
+};
 
 const withOasRefs = (schema: unknown) => JSON.parse(JSON.stringify(schema).replace(/"#\/components/g, '"oas#/components')) as object;
 
@@ -39,17 +75,17 @@ function media(method: Method, path: string, status: string, type: string): Json
 
 /** The schema of an operation's answer, compiled. */
 export function answerValidator(method: Method, path: string, status = '200', type = 'application/json'): Validate {
-  return spec().ajv.compile(withOasRefs(media(method, path, status, type).schema));
+  return once(`answer ${method} ${path} ${status} ${type}`, () => spec().ajv.compile(withOasRefs(media(method, path, status, type).schema)));
 }
 
 /** The schema of an operation's JSON request body, compiled. */
 export function requestValidator(method: Method, path: string): Validate {
-  return spec().ajv.compile(withOasRefs(spec().doc.paths[path][method].requestBody.content['application/json'].schema));
+  return once(`request ${method} ${path}`, () => spec().ajv.compile(withOasRefs(spec().doc.paths[path][method].requestBody.content['application/json'].schema)));
 }
 
 /** A named component schema, compiled. */
 export function schemaValidator(name: string): Validate {
-  return spec().ajv.compile({ $ref: `oas#/components/schemas/${name}` });
+  return once(`schema ${name}`, () => spec().ajv.compile({ $ref: `oas#/components/schemas/${name}` }));
 }
 
 /** The operation's own example answer (a fresh copy). */
