@@ -46,7 +46,9 @@ describe('concurrent calls under a budget', () => {
     t.clearRequests();
     // Room for one bound at a time, and for the cost of two calls: the second waits for the first to end.
     const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '0.00068' };
-    const runs = await Promise.all([1, 2, 3].map(() => t.run(['--verbose', ...CALL], { env })));
+    // Each answer takes 400 ms: the three calls are under way at once however the machine schedules them.
+    await t.admin('faults', { faults: ['slow,delay_ms=400,path=/chat/completions'] });
+    const runs = await Promise.all([1, 2, 3].map(() => t.run(['--verbose', ...CALL], { env }))).finally(() => t.admin('faults', { faults: [] }));
     expect(runs.map((r) => r.code).sort()).toEqual([0, 0, 4]);
     expect(chats()).toBe(2);
     const waited = runs.filter((r) => r.stderr.startsWith('waiting for calls under way to end: this call could cost up to $0.000354, over what is left of daily_budget ('));
