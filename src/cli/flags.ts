@@ -1,4 +1,5 @@
 import { Option, type Command } from './commander.js';
+import { usage } from './exit-codes.js';
 
 /** One flag: commander's flags string and help, and a parser (whose result is the flag's type) or choices. */
 export interface FlagSpec {
@@ -10,6 +11,8 @@ export interface FlagSpec {
   default?: unknown;
   /** Taken but not listed in help (a flag kept for an old spelling, or one that only explains itself). */
   hidden?: boolean;
+  /** Means something only with one of these flags (keys of the same table): typed without them, a usage error. */
+  goesWith?: readonly string[];
 }
 
 /** A flag, or a flag and its negation (`--stream` and `--no-stream`) that set the same value. */
@@ -50,4 +53,19 @@ export function addFlags(cmd: Command, table: FlagTable): Command {
     }
   }
   return cmd;
+}
+
+/**
+ * Refuses a flag typed without the flag it goes with (`--interval goes with --watch`). A role may give
+ * the other flag, so with --role the command checks what it means itself.
+ */
+export function checkGoesWith(cmd: Command, table: FlagTable, opts: Record<string, unknown>): void {
+  const given = (key: string) => opts[key] !== undefined && opts[key] !== false;
+  const long = (key: string) => cmd.options.find((o) => o.attributeName() === key && !o.negate)?.long ?? key;
+  for (const [key, entry] of Object.entries(table)) {
+    const spec = (Array.isArray(entry) ? (entry as readonly FlagSpec[])[0] : entry) as FlagSpec;
+    if (!spec.goesWith || cmd.getOptionValueSource(key) !== 'cli' || !given(key)) continue;
+    if (spec.goesWith.some(given) || typeof opts.role === 'string') continue;
+    throw usage(`${long(key)} goes with ${spec.goesWith.map(long).join(' or ')}`);
+  }
 }
