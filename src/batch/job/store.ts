@@ -77,6 +77,8 @@ export interface JobRecord {
   tagged?: boolean;
   /** Batches found after a lost create and shown by their results not to be this job's. */
   foreign?: string[];
+  /** Its place among the jobs of this machine, in order of saving (absent in records of older versions). */
+  seq?: number;
 }
 
 export function jobsDir(env: NodeJS.ProcessEnv): string {
@@ -196,7 +198,18 @@ export function listJobs(env: NodeJS.ProcessEnv, onDamaged?: (id: string) => voi
       if (err instanceof BatchError && err.reason === 'damaged') onDamaged?.(name);
     }
   }
-  return jobs.sort((a, b) => b.created_at - a.created_at || b.id.localeCompare(a.id));
+  return jobs.sort(newestFirst);
+}
+
+/** By `seq` where both have one (a total order of saving); else by created_at, then id (records of older versions). */
+function newestFirst(a: JobRecord, b: JobRecord): number {
+  if (a.seq !== undefined && b.seq !== undefined) return b.seq - a.seq;
+  return b.created_at - a.created_at || (b.seq ?? 0) - (a.seq ?? 0) || b.id.localeCompare(a.id);
+}
+
+/** The `seq` of a job saved now: after every job listed. Call it while picking (pickingJob), as the saving does. */
+export function nextSeq(jobs: readonly JobRecord[]): number {
+  return jobs.reduce((most, j) => Math.max(most, j.seq ?? 0), 0) + 1;
 }
 
 export function isFinished(shard: ShardRecord): boolean {
