@@ -462,7 +462,7 @@ complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcom
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from create' -F
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from list' -l limit -r -F -d 'page size, 1 to 100 (default 20)'
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from list' -l after -r -F -d 'start after this batch id (the last_id of the previous page)'
-complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from list' -l status -r -F -d 'filter, repeatable or comma-separated: validating, in_progress, completed, failed, expired, cancelled'
+complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from list' -l status -x -a 'validating in_progress completed failed expired cancelled' -d 'filter, repeatable or comma-separated: validating, in_progress, completed, failed, expired, cancelled'
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from list' -l created-after -r -F -d 'only batches created after (Unix seconds or a date)'
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from list' -l created-before -r -F -d 'only batches created before (Unix seconds or a date)'
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from list' -l all -d 'follow every page'
@@ -558,7 +558,7 @@ complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcom
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from job' -l no-log -d 'do not write this call to the local usage ledger (also ROUTER_NO_LOG=1, or: router config set log off)'
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from job' -s h -l help -d 'display help'
 complete -c router -n '__fish_seen_subcommand_from batch; and __fish_seen_subcommand_from job' -a '(router __complete job-ids 2>/dev/null)'
-complete -c router -n '__fish_seen_subcommand_from api' -s X -l method -r -F -d 'HTTP method: GET, POST, PUT, PATCH, DELETE (default GET; POST with fields or --input, unless --paginate)'
+complete -c router -n '__fish_seen_subcommand_from api' -s X -l method -x -a 'GET POST PUT PATCH DELETE' -d 'HTTP method: GET, POST, PUT, PATCH, DELETE (default GET; POST with fields or --input, unless --paginate)'
 complete -c router -n '__fish_seen_subcommand_from api' -s H -l header -r -F -d 'add a request header (repeatable)'
 complete -c router -n '__fish_seen_subcommand_from api' -s f -l raw-field -r -F -d 'a string field: in the query for GET, else in the JSON body (repeatable)'
 complete -c router -n '__fish_seen_subcommand_from api' -s F -l field -r -F -d 'a typed field: true, false, null and numbers as JSON, @FILE for a file'\''s text, @@ for a leading @ (repeatable)'

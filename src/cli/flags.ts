@@ -11,6 +11,8 @@ export interface FlagSpec {
   default?: unknown;
   /** Taken but not listed in help (a flag kept for an old spelling, or one that only explains itself). */
   hidden?: boolean;
+  /** The values a shell completes, where `parse` checks them itself (a list, a repeatable flag): `choices` are offered as they are. */
+  values?: readonly string[];
   /** Means something only with one of these flags (keys of the same table): typed without them, a usage error. */
   goesWith?: readonly string[];
 }
@@ -36,6 +38,13 @@ type WithDefault<T extends FlagTable> = { [K in keyof T]: T[K] extends { default
 /** The options a table of flags produces, as commander hands them to the command (a flag with a default is always set). */
 export type FlagValues<T extends FlagTable> = { -readonly [K in Exclude<keyof T, WithDefault<T>>]?: ValueOf<T[K]> } & { -readonly [K in WithDefault<T>]: ValueOf<T[K]> };
 
+const completionValues = new WeakMap<Option, readonly string[]>();
+
+/** What a shell offers after the flag: its choices, or the values its table names. */
+export function valuesOf(option: Option): readonly string[] | undefined {
+  return option.argChoices ?? completionValues.get(option);
+}
+
 /**
  * Adds a table of flags to a command. Each key is the name commander stores the value under (checked
  * here), so that the command's option type is inferred from the table (FlagValues) and never kept by hand.
@@ -48,6 +57,7 @@ export function addFlags(cmd: Command, table: FlagTable): Command {
       if (spec.parse) option.argParser(spec.parse);
       if (spec.default !== undefined) option.default(spec.default);
       if (spec.hidden) option.hideHelp();
+      if (spec.values) completionValues.set(option, spec.values);
       if (option.attributeName() !== key) throw new Error(`flag ${spec.flags} is stored as ${option.attributeName()}, not ${key}`);
       cmd.addOption(option);
     }

@@ -15,7 +15,7 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
 
 const FLAGS = {
-  method: { flags: '-X, --method <method>', help: `HTTP method: ${METHODS.join(', ')} (default GET; POST with fields or --input, unless --paginate)` },
+  method: { flags: '-X, --method <method>', help: `HTTP method: ${METHODS.join(', ')} (default GET; POST with fields or --input, unless --paginate)`, values: METHODS },
   header: { flags: '-H, --header <name:value>', help: 'add a request header (repeatable)', parse: collect },
   rawField: { flags: '-f, --raw-field <key=value>', help: 'a string field: in the query for GET, else in the JSON body (repeatable)', parse: collect },
   field: { flags: '-F, --field <key=value>', help: "a typed field: true, false, null and numbers as JSON, @FILE for a file's text, @@ for a leading @ (repeatable)", parse: collect },

@@ -72,7 +72,7 @@ export function collectStatus(value: string, previous: string[] = []): string[] 
 export const LIST_FLAGS = {
   limit: { flags: '--limit <n>', help: 'page size, 1 to 100 (default 20)', parse: integerIn(1, 100) },
   after: { flags: '--after <id>', help: 'start after this batch id (the last_id of the previous page)' },
-  status: { flags: '--status <status>', help: `filter, repeatable or comma-separated: ${LISTABLE_BATCH_STATUSES.join(', ')}`, parse: collectStatus },
+  status: { flags: '--status <status>', help: `filter, repeatable or comma-separated: ${LISTABLE_BATCH_STATUSES.join(', ')}`, parse: collectStatus, values: LISTABLE_BATCH_STATUSES },
   createdAfter: { flags: '--created-after <when>', help: 'only batches created after (Unix seconds or a date)' },
   createdBefore: { flags: '--created-before <when>', help: 'only batches created before (Unix seconds or a date)' },
   all: { flags: '--all', help: 'follow every page' },
