@@ -142,7 +142,7 @@ export async function openJob(o: OpenJobOptions): Promise<HeldJob> {
   const env = o.env ?? process.env;
   if (o.resume) {
     const job = loadJob(env, o.resume);
-    if (o.input) throw invalid(`--resume ${o.resume} takes no file: the job remembers ${job.input.path}`);
+    if (o.input) throw invalid(`resume ${o.resume} takes no input: the job remembers ${job.input.path}`, { about: 'resume_with_input', job: o.resume, input: job.input.path });
     return { ...holdAndRead(env, job.id), made: false };
   }
   if (!o.input) throw invalid('give an input file, or a job to resume');
