@@ -125,6 +125,7 @@ _router() {
     'batch create|--completion-window') COMPREPLY=( $(compgen -W '24h' -- "$cur") ); return ;;
     'batch create|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'batch create|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'batch list|--status') COMPREPLY=( $(compgen -W 'validating in_progress completed failed expired cancelled' -- "$cur") ); return ;;
     'batch list|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'batch list|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'batch get|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
@@ -139,6 +140,8 @@ _router() {
     'batch jobs|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'batch job|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'batch job|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'api|--method') COMPREPLY=( $(compgen -W 'GET POST PUT PATCH DELETE' -- "$cur") ); return ;;
+    'api|-X') COMPREPLY=( $(compgen -W 'GET POST PUT PATCH DELETE' -- "$cur") ); return ;;
     'api|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'api|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'models|--sort') COMPREPLY=( $(compgen -W 'price context name' -- "$cur") ); return ;;
@@ -189,7 +192,7 @@ _router() {
     'completion|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
   esac
   case "$prev" in
-    '--api-root'|'--timeout'|'--max-retries'|'--temperature'|'-t'|'--top-p'|'--system'|'-s'|'--max-tokens'|'--top-k'|'--min-p'|'--top-a'|'--frequency-penalty'|'--presence-penalty'|'--repetition-penalty'|'--seed'|'--stop'|'--top-logprobs'|'--logit-bias'|'--conversation'|'--attach'|'-a'|'--schema'|'--plugin'|'--modalities'|'--save-images'|'--tools'|'--max-tool-rounds'|'--session'|'--user'|'--metadata'|'--provider-only'|'--provider-order'|'--provider-ignore'|'--max-cost'|'--jq'|'--input'|'--instructions'|'--max-output-tokens'|'--max-tool-calls'|'--stop-when'|'--previous-response-id'|'--file'|'--dimensions'|'--input-type'|'--per-request'|'--voice'|'--speed'|'--output'|'-o'|'--turns'|'--reference-audio'|'--reference-text'|'--reference-image'|'--state'|'--state-text'|'--questions'|'--noul'|'--true'|'--false'|'--choice'|'--option'|'--score'|'--level'|'--limit'|'--results'|'--interval'|'--offline-timeout'|'--after'|'--status'|'--created-after'|'--created-before'|'--max-requests'|'--max-bytes'|'--method'|'-X'|'--header'|'-H'|'--raw-field'|'-f'|'--field'|'-F'|'--input-modality'|'--output-modality'|'--supports'|'--since'|'--port'|'--host'|'--fault'|'--batch-delay-ms') COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
+    '--api-root'|'--timeout'|'--max-retries'|'--temperature'|'-t'|'--top-p'|'--system'|'-s'|'--max-tokens'|'--top-k'|'--min-p'|'--top-a'|'--frequency-penalty'|'--presence-penalty'|'--repetition-penalty'|'--seed'|'--stop'|'--top-logprobs'|'--logit-bias'|'--conversation'|'--attach'|'-a'|'--schema'|'--plugin'|'--modalities'|'--save-images'|'--tools'|'--max-tool-rounds'|'--session'|'--user'|'--metadata'|'--provider-only'|'--provider-order'|'--provider-ignore'|'--max-cost'|'--jq'|'--input'|'--instructions'|'--max-output-tokens'|'--max-tool-calls'|'--stop-when'|'--previous-response-id'|'--file'|'--dimensions'|'--input-type'|'--per-request'|'--voice'|'--speed'|'--output'|'-o'|'--turns'|'--reference-audio'|'--reference-text'|'--reference-image'|'--state'|'--state-text'|'--questions'|'--noul'|'--true'|'--false'|'--choice'|'--option'|'--score'|'--level'|'--limit'|'--results'|'--interval'|'--offline-timeout'|'--after'|'--created-after'|'--created-before'|'--max-requests'|'--max-bytes'|'--header'|'-H'|'--raw-field'|'-f'|'--field'|'-F'|'--input-modality'|'--output-modality'|'--supports'|'--since'|'--port'|'--host'|'--fault'|'--batch-delay-ms') COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
   esac
   case "$cmdpath" in
     '') subs='chat responses embed speak decide roles conversations batch api models credits usage login auth config serve completion'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;

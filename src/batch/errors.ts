@@ -18,6 +18,24 @@ export type BatchErrorReason =
   /** The fate of a create is unknown (its answer was lost), or the service stopped answering. */
   | 'network';
 
+/**
+ * What a failure is about, with its facts, for a caller that words it its own way (the CLI names
+ * its flags and commands); the message names the options of the library.
+ */
+export type BatchErrorData =
+  | { about: 'resume_with_input'; job: string; input: string }
+  | { about: 'no_model' }
+  /** Problems of an input's lines: each line with marks where it names an option (scan.ts `wordLines`). */
+  | { about: 'bad_lines'; templates: string[] }
+  | { about: 'lost_create'; job: string; shard: number; matches: string[] }
+  | { about: 'not_its_batch'; job: string; shard: number; batch: string }
+  | { about: 'job_busy'; job: string; pid: number; lock: string }
+  | { about: 'not_a_job_id'; job: string }
+  | { about: 'no_job'; job: string }
+  | { about: 'shards_running'; job: string; running: number }
+  | { about: 'results_owed'; batch: string; why: string }
+  | { about: 'results_not_ready'; batch: string; status: string };
+
 export class BatchError extends Error {
   override readonly name = 'BatchError';
   constructor(
@@ -25,9 +43,21 @@ export class BatchError extends Error {
     readonly reason: BatchErrorReason,
     /** Several problems, each a line of its own (the message joins them). */
     readonly lines?: string[],
+    readonly data?: BatchErrorData,
   ) {
     super(message);
   }
 }
 
-export const invalid = (message: string) => new BatchError(message, 'invalid');
+export const invalid = (message: string, data?: BatchErrorData) => new BatchError(message, 'invalid', undefined, data);
+
+/** The words a problem line names an option by: the library's own (a caller words them its way with `wordLines`). */
+export const LIBRARY_WORDS = { model: 'model', endpoint: 'endpoint', split: 'runJob splits a file into as many batches as it needs' };
+export type OptionWords = Record<keyof typeof LIBRARY_WORDS, string>;
+
+/** A mark in a line where it names an option (kept in BatchErrorData's templates). */
+export const term = (name: keyof OptionWords) => `\u0001${name}\u0001`;
+
+export function wordLines(templates: readonly string[], words: OptionWords): string[] {
+  return templates.map((t) => t.replace(/\u0001(\w+)\u0001/g, (_, k: string) => words[k as keyof OptionWords] ?? k));
+}

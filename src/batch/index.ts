@@ -4,7 +4,7 @@
  * nothing of a command line; it takes an AbortSignal, says what happens through the events it is
  * given, and throws the client's errors or a BatchError.
  */
-export { BatchError, type BatchErrorReason } from './errors.js';
+export { BatchError, wordLines, type BatchErrorData, type BatchErrorReason, type OptionWords } from './errors.js';
 export { checkInputFile, scanRequests, type Scan } from './scan.js';
 export { requestStream } from './upload.js';
 export { batchError, streamResults, type ResultsSink } from './results.js';

@@ -11,7 +11,7 @@ export function batchError(err: unknown, id: string): unknown {
   if (err.status === 402) {
     const batch = batchOf402(err);
     const own = batch?.error?.message ? ` (the batch ${batch.status}: ${batch.error.message})` : '';
-    return new BatchError(`the finalized cost of ${id} exceeds your balance${own}: add credits, then run "router batch get ${id}" again to get the results`, 'payment');
+    return new BatchError(`the finalized cost of ${id} exceeds your balance${own}: add credits, then get its results again`, 'payment', undefined, { about: 'results_owed', batch: id, why: own });
   }
   if (err.status === 410) return new BatchError(`the results of ${id} were deleted after the 30-day retention`, 'not_found');
   if (err.status === 404) return new BatchError(`no batch ${id} in this workspace`, 'not_found');
@@ -56,7 +56,7 @@ export async function streamResults(client: RouterClient, id: string, write: Res
       { signal },
     );
     await flush();
-    if (!isTerminalBatchStatus(batch.status)) throw new BatchError(`${id} is ${batch.status}: results come once it ends (use --watch)`, 'not_ended');
+    if (!isTerminalBatchStatus(batch.status)) throw new BatchError(`${id} is ${batch.status}: results come once it ends (watch it)`, 'not_ended', undefined, { about: 'results_not_ready', batch: id, status: batch.status });
     return batch;
   } catch (err) {
     throw batchError(err, id);

@@ -6,7 +6,7 @@ import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, MAX_JSON_DEPTH } 
 import { nestedDeeperThan } from '../internal/json-depth.js';
 import { describeCode } from '../internal/system-errors.js';
 import { isBlank as isBlankName } from '../internal/blank.js';
-import { BatchError, invalid } from './errors.js';
+import { BatchError, invalid, LIBRARY_WORDS, term, wordLines } from './errors.js';
 
 export interface Scan {
   file: string;
@@ -64,7 +64,8 @@ class Problems {
     if (this.count === 0) return;
     const more = this.count - this.shown.length;
     const lines = more > 0 ? [...this.shown, `… and ${more} more problems`] : this.shown;
-    throw new BatchError(lines.join('\n'), 'invalid', lines);
+    const worded = wordLines(lines, LIBRARY_WORDS);
+    throw new BatchError(worded.join('\n'), 'invalid', worded, { about: 'bad_lines', templates: lines });
   }
 }
 
@@ -128,12 +129,12 @@ export async function scanRequests(file: string, label: string, opts: { endpoint
   // The body really sent: the wrapper, each element, a comma between elements (a model name is at most as long as the longest given).
   const total = bytes - 1 + wrapperBytes({ endpoint, model: model ?? 'x/'.padEnd(64, 'x'), completion_window: '24h' });
   // Only `batch create` has these bounds; `batch run` splits a file under them.
-  const split = 'router batch run splits a file into as many batches as it needs';
+  const split = term('split');
   if (count > maxRequests) problems.add(undefined, `${count} requests: a batch holds at most ${maxRequests} (${split})`);
   if (total > maxBytes) problems.add(undefined, `the request body would be ${total} bytes (${(total / 1e6).toFixed(1)} MB), over the limit of ${maxBytes} bytes (${(maxBytes / 1e6).toFixed(0)} MB) (${split})`);
   if (!opts.model && state.models.size > 1) {
     const [[a, la], [b, lb]] = [...state.models.entries()];
-    problems.add(undefined, `the bodies name different models ("${a}" on line ${la}, "${b}" on line ${lb}): give --model`);
+    problems.add(undefined, `the bodies name different models ("${a}" on line ${la}, "${b}" on line ${lb}): give ${term('model')}`);
   }
   problems.throwIfAny();
   return { file, endpoint, model, count, bytes: total, plain: state.plain };
@@ -159,13 +160,13 @@ function checkItem(o: Record<string, unknown>, number: number, state: ScanState,
   else {
     const m = (o.body as Record<string, unknown>).model;
     if (typeof m === 'string' && !state.models.has(m)) state.models.set(m, number);
-    if (opts.model && m !== undefined && m !== opts.model) report(`body.model "${String(m)}" differs from --model "${opts.model}"`);
+    if (opts.model && m !== undefined && m !== opts.model) report(`body.model "${String(m)}" differs from ${term('model')} "${opts.model}"`);
   }
   if (o.method !== undefined && o.method !== 'POST') report(`method must be POST, got ${JSON.stringify(o.method)}`);
   if (o.url !== undefined) {
     const url = normalUrl(o.url);
     if (!ENDPOINTS.includes(url)) report(`url ${JSON.stringify(o.url)} is not a batch endpoint (${ENDPOINTS.join(', ')})`);
-    else if (opts.endpoint && url !== opts.endpoint) report(`url "${url}" differs from --endpoint "${opts.endpoint}"`);
+    else if (opts.endpoint && url !== opts.endpoint) report(`url "${url}" differs from ${term('endpoint')} "${opts.endpoint}"`);
     else if (state.endpointFromUrl && state.endpointFromUrl.value !== url) report(`url "${url}" differs from "${state.endpointFromUrl.value}" on line ${state.endpointFromUrl.line}`);
     else state.endpointFromUrl ??= { value: url, line: number };
   }

@@ -15,6 +15,6 @@ export const ANSWER_FLAGS = {
 /** Chat's tools that router runs itself. */
 export const TOOL_FLAGS = {
   tools: { flags: '--tools <file>', help: 'function tools (a JSON array); a tool with a "command" is run locally when called (exit 11 when one without is)' },
-  maxToolRounds: { flags: '--max-tool-rounds <n>', help: 'most rounds of tool calls run before giving up (default 8)', parse: integerIn(1, 100) },
-  approve: { flags: '--approve', help: 'ask before running each tool command (on a terminal)' },
+  maxToolRounds: { flags: '--max-tool-rounds <n>', help: 'most rounds of tool calls run before giving up (default 8)', parse: integerIn(1, 100), goesWith: ['tools'] },
+  approve: { flags: '--approve', help: 'ask before running each tool command (on a terminal)', goesWith: ['tools'] },
 } as const satisfies FlagTable;

@@ -4,7 +4,7 @@
  * argument types of `run` are inferred from the tables; `register` turns a definition into commander's.
  */
 import { Argument, type Command } from './commander.js';
-import { addFlags, type FlagTable, type FlagValues } from './flags.js';
+import { addFlags, checkGoesWith, type FlagTable, type FlagValues } from './flags.js';
 import { action, type RunContext } from './run.js';
 
 /** A positional argument: `<name>` (required), `[name]` (optional), `...` for the rest of them. */
@@ -93,5 +93,10 @@ export function register(parent: Command, def: AnyCommandDef | GroupDef): Comman
   if (def.flags) addFlags(cmd, def.flags);
   if (def.usage) cmd.usage(def.usage);
   for (const sub of def.commands ?? []) register(cmd, sub);
-  return cmd.action(action(def.run as (ctx: RunContext<unknown>, ...args: unknown[]) => Promise<void>));
+  const run = def.run as (ctx: RunContext<unknown>, ...args: unknown[]) => Promise<void>;
+  const flags = def.flags;
+  return cmd.action(action((ctx: RunContext<unknown>, ...args: unknown[]) => {
+    if (flags) checkGoesWith(ctx.cmd, flags, ctx.opts as Record<string, unknown>);
+    return run(ctx, ...args);
+  }));
 }

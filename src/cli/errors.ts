@@ -3,6 +3,7 @@ import { SettingsError } from '../config/fields.js';
 import { BatchError, type BatchErrorReason } from '../batch/errors.js';
 import { CliError, EXIT, exitCodeForStatus, type ExitCode } from './exit-codes.js';
 import type { IO } from './io.js';
+import { batchLines } from './batch-words.js';
 import { describeSystemError, isPathProblem, isSystemError } from '../internal/system-errors.js';
 
 const isAbort = (err: unknown) => (err as { name?: string })?.name === 'AbortError' || (err as { code?: string })?.code === 'ABORT_ERR';
@@ -38,7 +39,7 @@ export function reportError(err: unknown, io: IO): ExitCode {
     return err.exitCode;
   }
   if (err instanceof BatchError) {
-    for (const line of err.lines ?? [err.message]) io.error(line);
+    for (const line of batchLines(err)) io.error(line);
     return BATCH_EXIT[err.reason];
   }
   if (isAbort(err)) {

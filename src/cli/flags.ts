@@ -1,4 +1,5 @@
 import { Option, type Command } from './commander.js';
+import { usage } from './exit-codes.js';
 
 /** One flag: commander's flags string and help, and a parser (whose result is the flag's type) or choices. */
 export interface FlagSpec {
@@ -10,6 +11,10 @@ export interface FlagSpec {
   default?: unknown;
   /** Taken but not listed in help (a flag kept for an old spelling, or one that only explains itself). */
   hidden?: boolean;
+  /** The values a shell completes, where `parse` checks them itself (a list, a repeatable flag): `choices` are offered as they are. */
+  values?: readonly string[];
+  /** Means something only with one of these flags (keys of the same table): typed without them, a usage error. */
+  goesWith?: readonly string[];
 }
 
 /** A flag, or a flag and its negation (`--stream` and `--no-stream`) that set the same value. */
@@ -33,6 +38,13 @@ type WithDefault<T extends FlagTable> = { [K in keyof T]: T[K] extends { default
 /** The options a table of flags produces, as commander hands them to the command (a flag with a default is always set). */
 export type FlagValues<T extends FlagTable> = { -readonly [K in Exclude<keyof T, WithDefault<T>>]?: ValueOf<T[K]> } & { -readonly [K in WithDefault<T>]: ValueOf<T[K]> };
 
+const completionValues = new WeakMap<Option, readonly string[]>();
+
+/** What a shell offers after the flag: its choices, or the values its table names. */
+export function valuesOf(option: Option): readonly string[] | undefined {
+  return option.argChoices ?? completionValues.get(option);
+}
+
 /**
  * Adds a table of flags to a command. Each key is the name commander stores the value under (checked
  * here), so that the command's option type is inferred from the table (FlagValues) and never kept by hand.
@@ -45,9 +57,25 @@ export function addFlags(cmd: Command, table: FlagTable): Command {
       if (spec.parse) option.argParser(spec.parse);
       if (spec.default !== undefined) option.default(spec.default);
       if (spec.hidden) option.hideHelp();
+      if (spec.values) completionValues.set(option, spec.values);
       if (option.attributeName() !== key) throw new Error(`flag ${spec.flags} is stored as ${option.attributeName()}, not ${key}`);
       cmd.addOption(option);
     }
   }
   return cmd;
+}
+
+/**
+ * Refuses a flag typed without the flag it goes with (`--interval goes with --watch`). A role may give
+ * the other flag, so with --role the command checks what it means itself.
+ */
+export function checkGoesWith(cmd: Command, table: FlagTable, opts: Record<string, unknown>): void {
+  const given = (key: string) => opts[key] !== undefined && opts[key] !== false;
+  const long = (key: string) => cmd.options.find((o) => o.attributeName() === key && !o.negate)?.long ?? key;
+  for (const [key, entry] of Object.entries(table)) {
+    const spec = (Array.isArray(entry) ? (entry as readonly FlagSpec[])[0] : entry) as FlagSpec;
+    if (!spec.goesWith || cmd.getOptionValueSource(key) !== 'cli' || !given(key)) continue;
+    if (spec.goesWith.some(given) || typeof opts.role === 'string') continue;
+    throw usage(`${long(key)} goes with ${spec.goesWith.map(long).join(' or ')}`);
+  }
 }

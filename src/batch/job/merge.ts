@@ -5,7 +5,7 @@
  */
 import type { RouterClient } from '../../client/index.js';
 import { batchError, type ResultsSink } from '../results.js';
-import { BatchError } from '../errors.js';
+import { invalid } from '../errors.js';
 import { ConnectionError } from '../../client/errors.js';
 import { backoffDelay } from '../../client/retry.js';
 import { sleep } from '../../internal/sleep.js';
@@ -120,7 +120,7 @@ export async function writeMerged(write: ResultsSink, client: RouterClient, job:
  */
 export async function addRetryShards(client: RouterClient, job: JobRecord, signal: AbortSignal): Promise<number> {
   const running = job.shards.filter((s) => !isFinished(s));
-  if (running.length) throw new BatchError(`${running.length} shard(s) of ${job.id} have not ended yet: follow it with --watch, then retry what failed`, 'invalid');
+  if (running.length) throw invalid(`${running.length} shard(s) of ${job.id} have not ended yet: watch it, then retry what failed`, { about: 'shards_running', job: job.id, running: running.length });
   let added = 0;
   for (const p of originals(job)) {
     const outcomes = await finalOutcomes(client, job, p, signal);

@@ -44,7 +44,7 @@ export async function planJob(file: string, opts: PlanOptions): Promise<JobRecor
   const scan = await scanRequests(path, file, { endpoint: opts.endpoint, model: opts.model, maxRequests: Infinity, maxBytes: Infinity, maxLineBytes: opts.maxBytes, onRead: (bytes) => hash.update(bytes), onLine });
   if (tooLong !== undefined) throw invalid(`${file}:${tooLong}: one request is larger than a whole batch may be (${opts.maxBytes} bytes)`);
   const model = scan.model ?? opts.defaultModel;
-  if (!model) throw invalid('no model: the bodies name none; give --model (or set a default: router config set model …)');
+  if (!model) throw invalid('no model: the bodies name none; give model (or defaultModel)', { about: 'no_model' });
   for (const s of shards) s.bytes += wrapper - 1;
   const now = Math.floor(Date.now() / 1000);
   return {

@@ -18,7 +18,7 @@ import { checkDriveOptions, checkPlanOptions } from '../options.js';
 import { planJob } from './plan.js';
 import { progressLine, refreshJob, totals, type JobTotals } from './progress.js';
 import { proveAdopted, submitShards, type SubmitContext } from './submit.js';
-import { discardUnsent, dropUnsavedJob, holdJob, isFinished, listJobs, loadJob, pickingJob, saveJob, type JobRecord, type ShardRecord } from './store.js';
+import { discardUnsent, dropUnsavedJob, holdJob, isFinished, listJobs, loadJob, nextSeq, pickingJob, saveJob, type JobRecord, type ShardRecord } from './store.js';
 
 /** What a run tells as it goes; every one is optional. */
 export interface JobEvents {
@@ -109,8 +109,8 @@ export async function runJob(client: RouterClient, o: RunJobOptions): Promise<Jo
  * The latest job made from this very file with the same settings, if there is one: the same
  * content (size and SHA-256), whatever name it is given by (a link, a copy, a relative path).
  */
-function sameInput(env: NodeJS.ProcessEnv, job: JobRecord): JobRecord | undefined {
-  return listJobs(env).find(
+function sameInput(jobs: readonly JobRecord[], job: JobRecord): JobRecord | undefined {
+  return jobs.find(
     (j) => j.input.sha256 === job.input.sha256 && j.input.size === job.input.size && j.endpoint === job.endpoint && j.model === job.model && j.max_requests === job.max_requests && j.max_bytes === job.max_bytes && JSON.stringify(j.provider) === JSON.stringify(job.provider),
   );
 }
@@ -142,14 +142,15 @@ export async function openJob(o: OpenJobOptions): Promise<HeldJob> {
   const env = o.env ?? process.env;
   if (o.resume) {
     const job = loadJob(env, o.resume);
-    if (o.input) throw invalid(`--resume ${o.resume} takes no file: the job remembers ${job.input.path}`);
+    if (o.input) throw invalid(`resume ${o.resume} takes no input: the job remembers ${job.input.path}`, { about: 'resume_with_input', job: o.resume, input: job.input.path });
     return { ...holdAndRead(env, job.id), made: false };
   }
   if (!o.input) throw invalid('give an input file, or a job to resume');
   const job = await planInput(o.input, o);
   // Two runs of one file at once: the second finds the first's job, and that it is being run.
   return pickingJob(env, () => {
-    const earlier = o.fresh ? undefined : sameInput(env, job);
+    const jobs = listJobs(env);
+    const earlier = o.fresh ? undefined : sameInput(jobs, job);
     if (earlier) {
       const held = holdAndRead(env, earlier.id);
       o.on?.resumed?.(earlier);
@@ -160,6 +161,7 @@ export async function openJob(o: OpenJobOptions): Promise<HeldJob> {
       }
       return { ...held, made: false };
     }
+    job.seq = nextSeq(jobs);
     try {
       saveJob(env, job);
     } catch (err) {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { BatchEndpoint } from '../../client/types.js';
 import { isTerminalBatchStatus } from '../../client/facts.js';
 import { stateHome } from '../../config/state-dir.js';
-import { BatchError } from '../errors.js';
+import { BatchError, invalid } from '../errors.js';
 import { writeWhole } from '../../internal/write-whole.js';
 import { holdLock, withFileLock } from '../../internal/file-lock.js';
 import { makeDir } from '../../internal/make-dir.js';
@@ -77,6 +77,8 @@ export interface JobRecord {
   tagged?: boolean;
   /** Batches found after a lost create and shown by their results not to be this job's. */
   foreign?: string[];
+  /** Its place among the jobs of this machine, in order of saving (absent in records of older versions). */
+  seq?: number;
 }
 
 export function jobsDir(env: NodeJS.ProcessEnv): string {
@@ -89,7 +91,7 @@ export function jobsDir(env: NodeJS.ProcessEnv): string {
  */
 export function holdJob(env: NodeJS.ProcessEnv, id: string): () => void {
   const lock = join(jobsDir(env), id, 'run.lock');
-  const release = holdLock(lock, (holder) => new BatchError(`${id} is being run by process ${holder}: follow it with router batch job ${id} (if no router runs, remove ${lock})`, 'busy'));
+  const release = holdLock(lock, (holder) => new BatchError(`${id} is being run by process ${holder} (if none runs, remove ${lock})`, 'busy', undefined, { about: 'job_busy', job: id, pid: holder, lock }));
   removeLeftovers(join(jobsDir(env), id));
   return release;
 }
@@ -150,12 +152,12 @@ export function saveJob(env: NodeJS.ProcessEnv, job: JobRecord): void {
 }
 
 export function loadJob(env: NodeJS.ProcessEnv, id: string): JobRecord {
-  if (!/^job_[\w-]+$/.test(id)) throw new BatchError(`"${id}" is not a job id (router batch jobs lists them)`, 'invalid');
+  if (!/^job_[\w-]+$/.test(id)) throw invalid(`"${id}" is not a job id (listJobs lists them)`, { about: 'not_a_job_id', job: id });
   let text: string;
   try {
     text = readFileSync(join(jobsDir(env), id, 'job.json'), 'utf8');
   } catch {
-    throw new BatchError(`no job ${id} (router batch jobs lists them)`, 'not_found');
+    throw new BatchError(`no job ${id} (listJobs lists them)`, 'not_found', undefined, { about: 'no_job', job: id });
   }
   try {
     const job: unknown = JSON.parse(text);
@@ -196,7 +198,18 @@ export function listJobs(env: NodeJS.ProcessEnv, onDamaged?: (id: string) => voi
       if (err instanceof BatchError && err.reason === 'damaged') onDamaged?.(name);
     }
   }
-  return jobs.sort((a, b) => b.created_at - a.created_at || b.id.localeCompare(a.id));
+  return jobs.sort(newestFirst);
+}
+
+/** By `seq` where both have one (a total order of saving); else by created_at, then id (records of older versions). */
+function newestFirst(a: JobRecord, b: JobRecord): number {
+  if (a.seq !== undefined && b.seq !== undefined) return b.seq - a.seq;
+  return b.created_at - a.created_at || (b.seq ?? 0) - (a.seq ?? 0) || b.id.localeCompare(a.id);
+}
+
+/** The `seq` of a job saved now: after every job listed. Call it while picking (pickingJob), as the saving does. */
+export function nextSeq(jobs: readonly JobRecord[]): number {
+  return jobs.reduce((most, j) => Math.max(most, j.seq ?? 0), 0) + 1;
 }
 
 export function isFinished(shard: ShardRecord): boolean {

@@ -83,7 +83,8 @@ async function reconcile(c: SubmitContext, job: JobRecord, shard: ShardRecord): 
   }
   if (open.length > 1) {
     saveJob(c.env, job);
-    throw new BatchError(`shard ${shard.index + 1} of ${job.id}: the answer to its create was lost, and ${open.length} batches match it: ${open.map((b) => b.id).join(', ')}. Its own is known by its results once it has ended: take the job up again then (router batch run --resume ${job.id})`, 'network');
+    const matches = open.map((b) => b.id);
+    throw new BatchError(`shard ${shard.index + 1} of ${job.id}: the answer to its create was lost, and ${open.length} batches match it: ${matches.join(', ')}. Its own is known by its results once it has ended: take the job up again then (resume: ${job.id})`, 'network', undefined, { about: 'lost_create', job: job.id, shard: shard.index + 1, matches });
   }
   if (open[0]) adopt(shard, open[0], !!tag);
   return open[0];
@@ -108,7 +109,7 @@ export async function proveAdopted(c: SubmitContext, job: JobRecord): Promise<vo
       for (const k of ['batch_id', 'tag', 'unproven', 'status', 'request_counts', 'usage', 'created_at'] as const) delete s[k];
     }
     saveJob(c.env, job);
-    if (verdict === 'not ours') throw new BatchError(`shard ${s.index + 1} of ${job.id}: ${id}, taken for it after its create's answer was lost, is not its batch (its results carry other ids); it is set aside, and router batch run --resume ${job.id} looks for the shard's batch again`, 'network');
+    if (verdict === 'not ours') throw new BatchError(`shard ${s.index + 1} of ${job.id}: ${id}, taken for it after its create's answer was lost, is not its batch (its results carry other ids); it is set aside, and resuming ${job.id} looks for the shard's batch again`, 'network', undefined, { about: 'not_its_batch', job: job.id, shard: s.index + 1, batch: id });
   }
 }
 

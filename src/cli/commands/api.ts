@@ -15,7 +15,7 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
 
 const FLAGS = {
-  method: { flags: '-X, --method <method>', help: `HTTP method: ${METHODS.join(', ')} (default GET; POST with fields or --input, unless --paginate)` },
+  method: { flags: '-X, --method <method>', help: `HTTP method: ${METHODS.join(', ')} (default GET; POST with fields or --input, unless --paginate)`, values: METHODS },
   header: { flags: '-H, --header <name:value>', help: 'add a request header (repeatable)', parse: collect },
   rawField: { flags: '-f, --raw-field <key=value>', help: 'a string field: in the query for GET, else in the JSON body (repeatable)', parse: collect },
   field: { flags: '-F, --field <key=value>', help: "a typed field: true, false, null and numbers as JSON, @FILE for a file's text, @@ for a leading @ (repeatable)", parse: collect },
@@ -34,7 +34,8 @@ export const api = defineCommand({
   description: "Call any endpoint of the API with the active profile's key and print the answer's body.",
   usage: '[options] [method] <path>',
   args: [
-    { name: '<method-or-path>', help: 'HTTP method, or the path when the method is left out' },
+    // Both optional to commander: a lone argument is the path (sorted out in runApi), as the usage line says.
+    { name: '[method]', help: `HTTP method: ${METHODS.join(', ')} (default GET; POST with fields or --input)` },
     { name: '[path]', help: 'path relative to the API root, e.g. /v1/batches or /alpha/decisions' },
   ],
   flags: FLAGS,
@@ -110,8 +111,9 @@ function headersOf(list: string[] = []): Record<string, string> {
   return out;
 }
 
-async function runApi(ctx: RunContext<ApiOpts>, first: string, second: string | undefined): Promise<void> {
+async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, second: string | undefined): Promise<void> {
   const { io, opts, signal } = ctx;
+  if (first === undefined) throw usage('missing required argument \'path\': give one relative to the API root, e.g. router api /v1/models');
   const upper = first.toUpperCase();
   const given = second ?? first;
   // As gh api: "v1/models" is "/v1/models"; a URL is no path.

@@ -121,11 +121,28 @@ async function runSave(ctx: RunContext<Record<string, unknown>>, name: string): 
     const absolute = (v: unknown) => (option && typeof v === 'string' ? inFolder(option, v, process.cwd()) : v);
     settings[kebab(attr)] = Array.isArray(value) ? value.map(absolute) : absolute(value);
   }
+  await checkFiles(opts, io);
   const { stringify } = await loadYaml();
   // A prompt that starts with a "---" line would be read as front matter: an empty one goes before it.
   const front = Object.keys(settings).length ? `---\n${stringify(settings)}---\n` : /^---[ \t]*\r?\n/.test(system) ? '---\n---\n' : '';
   writeWhole(path, `${front}${system}\n`);
   io.info(`saved role ${name} (${path})`);
+}
+
+/**
+ * The files a role names are read and checked now, as chat reads them: a missing or broken one is
+ * refused at save, not at each use. Stdin ("-") is read only when the role is used.
+ */
+async function checkFiles(opts: Record<string, unknown>, io: RunContext<unknown>['io']): Promise<void> {
+  const file = (v: unknown) => (typeof v === 'string' && v !== '-' ? v : undefined);
+  const { loadTools } = await import('../tool-runner.js');
+  const { loadSchema } = await import('../schema-check.js');
+  const { readAttachments } = await import('../attach.js');
+  const { checkImagesDir } = await import('../save-images.js');
+  await loadTools(file(opts.tools), io);
+  await loadSchema(file(opts.schema), io);
+  await readAttachments(Array.isArray(opts.attach) ? opts.attach.filter((a) => a !== '-') : undefined, io);
+  checkImagesDir(file(opts.saveImages));
 }
 
 /** Where `roles edit` keeps an edit that did not parse (a dot file: not a role). */

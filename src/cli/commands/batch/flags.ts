@@ -28,8 +28,8 @@ export const TARGET_FLAGS = {
 
 /** How a watch polls (batch create --watch, batch get --watch; batch run follows with its own interval). */
 export const WATCH_FLAGS = {
-  interval: { flags: '--interval <duration>', help: 'first polling interval of --watch, seconds or 500ms, 5s (grows with backoff)', parse: secondsIn(0.05, 3600), default: 1 },
-  offlineTimeout: { flags: '--offline-timeout <duration>', help: 'with --watch: keep polling through network errors, 429 and 5xx for this long (seconds, or 15m, 2h; default 15m)', parse: secondsIn(1, 7 * 86_400), default: 900 },
+  interval: { flags: '--interval <duration>', help: 'with --watch: first polling interval, seconds or 500ms, 5s (grows with backoff)', parse: secondsIn(0.05, 3600), default: 1, goesWith: ['watch'] },
+  offlineTimeout: { flags: '--offline-timeout <duration>', help: 'with --watch: keep polling through network errors, 429 and 5xx for this long (seconds, or 15m, 2h; default 15m)', parse: secondsIn(1, 7 * 86_400), default: 900, goesWith: ['watch'] },
 } as const satisfies FlagTable;
 
 const maxCost = (help: string) => ({ flags: '--max-cost <usd>', help, parse: (v: string) => usdAmount(v, '--max-cost') }) as const;
@@ -72,7 +72,7 @@ export function collectStatus(value: string, previous: string[] = []): string[] 
 export const LIST_FLAGS = {
   limit: { flags: '--limit <n>', help: 'page size, 1 to 100 (default 20)', parse: integerIn(1, 100) },
   after: { flags: '--after <id>', help: 'start after this batch id (the last_id of the previous page)' },
-  status: { flags: '--status <status>', help: `filter, repeatable or comma-separated: ${LISTABLE_BATCH_STATUSES.join(', ')}`, parse: collectStatus },
+  status: { flags: '--status <status>', help: `filter, repeatable or comma-separated: ${LISTABLE_BATCH_STATUSES.join(', ')}`, parse: collectStatus, values: LISTABLE_BATCH_STATUSES },
   createdAfter: { flags: '--created-after <when>', help: 'only batches created after (Unix seconds or a date)' },
   createdBefore: { flags: '--created-before <when>', help: 'only batches created before (Unix seconds or a date)' },
   all: { flags: '--all', help: 'follow every page' },
@@ -89,15 +89,15 @@ export const RUN_FLAGS = {
   ignoreBudget: IGNORE_BUDGET,
   resume: { flags: '--resume <job>', help: 'take up a job again (re-running the same command on the same file does too)' },
   new: { flags: '--new', help: 'start another job even if one was made from this file with the same settings' },
-  retryFailed: { flags: '--retry-failed', help: 'with --resume: submit again only the requests that failed or never ran' },
+  retryFailed: { flags: '--retry-failed', help: 'with --resume: submit again only the requests that failed or never ran', goesWith: ['resume'] },
   watch: { flags: '-w, --watch', help: 'follow the job until every batch ends (exit 9 if one fails or expires)' },
   results: { flags: '--results [file]', help: 'wait, then write every result in input order as JSONL (stdout when no file)', parse: fileOrStdout },
-  lineNumbers: { flags: '--line-numbers', help: 'with --results: add "line" (the input line number) to each result' },
-  join: { flags: '--join', help: 'with --results: write {"line", "request", "result"} for each input line' },
+  lineNumbers: { flags: '--line-numbers', help: 'with --results: add "line" (the input line number) to each result', goesWith: ['results'] },
+  join: { flags: '--join', help: 'with --results: write {"line", "request", "result"} for each input line', goesWith: ['results'] },
   // A job's poll is one listing for all its batches: it starts slower than a watch of one batch.
-  interval: { ...WATCH_FLAGS.interval, help: 'first polling interval, seconds or 500ms, 5s (grows while nothing changes)', default: 2 },
+  interval: { ...WATCH_FLAGS.interval, help: 'with --watch or --results: first polling interval, seconds or 500ms, 5s (grows while nothing changes)', default: 2, goesWith: ['watch', 'results'] },
   // Unlike a watch, a run stops at the first failure unless asked (the job is saved; re-running takes it up).
-  offlineTimeout: { flags: WATCH_FLAGS.offlineTimeout.flags, parse: WATCH_FLAGS.offlineTimeout.parse, help: 'with --watch or --results: keep following through network errors, 429 and 5xx for this long (seconds, or 15m, 2h; default: stop at the first, the job saved)' },
+  offlineTimeout: { flags: WATCH_FLAGS.offlineTimeout.flags, parse: WATCH_FLAGS.offlineTimeout.parse, goesWith: ['watch', 'results'], help: 'with --watch or --results: keep following through network errors, 429 and 5xx for this long (seconds, or 15m, 2h; default: stop at the first, the job saved)' },
   json: JOB_JSON,
 } as const satisfies FlagTable;
 

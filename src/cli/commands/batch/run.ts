@@ -18,13 +18,10 @@ type Ctx = RunContext<RunOpts>;
 
 function checkFlags(opts: RunOpts, file: string | undefined): void {
   if (!file && !opts.resume) throw usage('give a JSONL file, or --resume JOB');
-  if (opts.retryFailed && !opts.resume) throw usage('--retry-failed goes with --resume JOB');
   if (opts.dryRun && opts.resume) throw usage('--dry-run plans a new job; it does not go with --resume');
   if (opts.new && opts.resume) throw usage('--new starts another job; it does not go with --resume');
-  if ((opts.join || opts.lineNumbers) && opts.results === undefined) throw usage(`--${opts.join ? 'join' : 'line-numbers'} goes with --results`);
   if (opts.join && opts.lineNumbers) throw usage('--join already carries the line number; give one of --join and --line-numbers');
   if (opts.json && (opts.results === true || opts.results === '-')) throw usage('--json and --results to stdout cannot be combined (give --results a file)');
-  if (opts.offlineTimeout !== undefined && !opts.watch && opts.results === undefined) throw usage('--offline-timeout goes with --watch or --results');
 }
 
 /** The command that takes the job up again with the same output flags. */

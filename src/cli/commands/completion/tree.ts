@@ -1,4 +1,5 @@
 import type { Command, Option } from '../../commander.js';
+import { valuesOf } from '../../flags.js';
 
 /** Values a shell asks `router __complete KIND` for at completion time. */
 export type DynamicKind = 'batch-ids' | 'job-ids' | 'profiles' | 'settings' | 'models' | 'roles';
@@ -47,7 +48,7 @@ export function commandTree(program: Command): Node[] {
     const own = cmd === program ? [] : (cmd.options as readonly Option[]);
     const flags: Flag[] = [...own, ...globals]
       .filter((o) => o.long && !o.hidden)
-      .map((o) => ({ name: o.long!, short: o.short, summary: o.description, takesValue: o.required || o.optional, choices: o.argChoices, dynamic: FLAG_KINDS[o.long!] }));
+      .map((o) => ({ name: o.long!, short: o.short, summary: o.description, takesValue: o.required || o.optional, choices: valuesOf(o), dynamic: FLAG_KINDS[o.long!] }));
     flags.push({ name: '--help', short: '-h', summary: 'display help', takesValue: false });
     const subs = cmd.commands.filter(visible).map((c) => ({ name: c.name(), summary: c.summary() || c.description() }));
     const first = (cmd.registeredArguments ?? [])[0];

@@ -1,0 +1,38 @@
+/** The batch engine's failures in the CLI's words: its flags and commands where the library names its options. */
+import { wordLines, type BatchError, type OptionWords } from '../batch/errors.js';
+
+const FLAG_WORDS: OptionWords = { model: '--model', endpoint: '--endpoint', split: 'router batch run splits a file into as many batches as it needs' };
+
+/** The lines of the error, as the CLI says them. */
+export function batchLines(err: BatchError): string[] {
+  if (err.data?.about === 'bad_lines') return wordLines(err.data.templates, FLAG_WORDS);
+  return err.lines ?? [batchMessage(err)];
+}
+
+function batchMessage(err: BatchError): string {
+  const d = err.data;
+  switch (d?.about) {
+    case 'resume_with_input':
+      return `--resume ${d.job} takes no file: the job remembers ${d.input}`;
+    case 'no_model':
+      return 'no model: the bodies name none; give --model (or set a default: router config set model …)';
+    case 'lost_create':
+      return `shard ${d.shard} of ${d.job}: the answer to its create was lost, and ${d.matches.length} batches match it: ${d.matches.join(', ')}. Its own is known by its results once it has ended: take the job up again then (router batch run --resume ${d.job})`;
+    case 'not_its_batch':
+      return `shard ${d.shard} of ${d.job}: ${d.batch}, taken for it after its create's answer was lost, is not its batch (its results carry other ids); it is set aside, and router batch run --resume ${d.job} looks for the shard's batch again`;
+    case 'job_busy':
+      return `${d.job} is being run by process ${d.pid}: follow it with router batch job ${d.job} (if no router runs, remove ${d.lock})`;
+    case 'not_a_job_id':
+      return `"${d.job}" is not a job id (router batch jobs lists them)`;
+    case 'no_job':
+      return `no job ${d.job} (router batch jobs lists them)`;
+    case 'shards_running':
+      return `${d.running} shard(s) of ${d.job} have not ended yet: follow it with --watch, then retry what failed`;
+    case 'results_owed':
+      return `the finalized cost of ${d.batch} exceeds your balance${d.why}: add credits, then run "router batch get ${d.batch}" again to get the results`;
+    case 'results_not_ready':
+      return `${d.batch} is ${d.status}: results come once it ends (use --watch)`;
+    default:
+      return err.message;
+  }
+}
