@@ -43,7 +43,7 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     expect((await once(serve, 'exit'))[0]).toBe(0);
   });
 
-  it('runs a one-shot chat without loading what the CLI defers: HTTP/2, child processes, crypto', async () => {
+  it('runs a one-shot chat without loading what the CLI defers: HTTP/2, child processes, crypto, node:module', async () => {
     const preload = join(dir, 'modules.cjs');
     const list = join(dir, 'modules.json');
     writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify(process.moduleLoadList)));`);
@@ -52,7 +52,7 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     expect(r.stdout).toBe('hi there\n');
     const loaded: string[] = JSON.parse(readFileSync(list, 'utf8'));
     expect(loaded).toContain('NativeModule net');
-    for (const name of ['http2', 'child_process', 'crypto']) expect(loaded).not.toContain(`NativeModule ${name}`);
+    for (const name of ['http2', 'child_process', 'crypto', 'module']) expect(loaded).not.toContain(`NativeModule ${name}`);
   });
 
   it('keeps the ledger line and the conversation of a one-shot chat without node:crypto or the folder remover', async () => {
