@@ -70,6 +70,18 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     for (const name of ['crypto', 'internal/fs/rimraf']) expect(loaded).not.toContain(`NativeModule ${name}`);
   });
 
+  it('runs a command that makes no request without node:tty or node:module', async () => {
+    const preload = join(dir, 'modules-offline.cjs');
+    const list = join(dir, 'modules-offline.json');
+    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify(process.moduleLoadList)));`);
+    const out = join(dir, 'config-list.txt');
+    const r = await t.run(['config', 'list'], { env: { NODE_OPTIONS: `--require ${preload}` }, stdinPath: '/dev/null', stdoutPath: out });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const loaded: string[] = JSON.parse(readFileSync(list, 'utf8'));
+    for (const name of ['tty', 'module']) expect(loaded).not.toContain(`NativeModule ${name}`);
+  });
+
   it('reads a prompt from a file or /dev/null given as stdin without file streams, node:fs/promises, perf_hooks or node:assert', async () => {
     const preload = join(dir, 'modules-stdin.cjs');
     const list = join(dir, 'modules-stdin.json');
