@@ -2,7 +2,6 @@
 // Starts the CLI from dist/cli.bundle.cjs with the code V8 compiled for it in a training call
 // (scripts/bundle.mjs makes both): one file read instead of fifty modules, little parsing.
 const { readFileSync, statSync, writeFileSync } = require('node:fs');
-const { createRequire } = require('node:module');
 const { join } = require('node:path');
 const vm = require('node:vm');
 
@@ -41,7 +40,9 @@ function loadBundle() {
   try {
     const script = new vm.Script(source, { filename: file, cachedData });
     const module = { exports: {} };
-    script.runInThisContext()(module.exports, createRequire(file), module, file, dist);
+    // This file's own require: it finds packages as one made for the bundle would (both look in the
+    // package's node_modules), without loading node:module (~3 ms).
+    script.runInThisContext()(module.exports, require, module, file, dist);
     return { main: module.exports.main, script, cache };
   } catch {
     return undefined; // a damaged bundle: the modules still run

@@ -93,8 +93,9 @@ function deferred() {
  * Node modules that our modules import but most calls never use, loaded on their first call: a
  * stand-in exports each of their functions, forwarding to the module loaded then. node:fs/promises
  * (for a stat() of an attached file, a ledger read) brings readline and file streams: ~2 ms of every start.
+ * node:tty (isatty() of stdin) brings node:net and streams, which commands that make no request never load.
  */
-const LAZY_BUILTINS = ['node:fs/promises'];
+const LAZY_BUILTINS = ['node:fs/promises', 'node:tty'];
 
 function lazyBuiltins() {
   const require = createRequire(import.meta.url);

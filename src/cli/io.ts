@@ -1,9 +1,7 @@
-import { createRequire } from 'node:module';
 import type { Readable, Writable } from 'node:stream';
+import { isatty } from 'node:tty';
 import type { FlagValues } from './flags.js';
 import type { GLOBAL_FLAGS } from './global-flags.js';
-
-const require = createRequire(import.meta.url);
 
 /** The shortest time between two writes of streamed text to stdout (a person sees no delay under ~15 ms). */
 const STREAM_WRITE_GAP_MS = 10;
@@ -99,7 +97,7 @@ export class IO {
   get stdinTTY(): boolean {
     const fd = this.streams.stdinFd;
     // For a file, process.stdin would be a file stream (its modules, ~2 ms) built only to say no.
-    return this.streams.tty?.stdin ?? (fd === undefined ? !!this.streams.stdin.isTTY : (require('node:tty') as typeof import('node:tty')).isatty(fd));
+    return this.streams.tty?.stdin ?? (fd === undefined ? !!this.streams.stdin.isTTY : isatty(fd));
   }
 
   get stdinFd(): number | undefined {

@@ -43,7 +43,7 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     expect((await once(serve, 'exit'))[0]).toBe(0);
   });
 
-  it('runs a one-shot chat without loading what the CLI defers: HTTP/2, child processes, crypto', async () => {
+  it('runs a one-shot chat without loading what the CLI defers: HTTP/2, child processes, crypto, node:module', async () => {
     const preload = join(dir, 'modules.cjs');
     const list = join(dir, 'modules.json');
     writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify(process.moduleLoadList)));`);
@@ -52,7 +52,34 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     expect(r.stdout).toBe('hi there\n');
     const loaded: string[] = JSON.parse(readFileSync(list, 'utf8'));
     expect(loaded).toContain('NativeModule net');
-    for (const name of ['http2', 'child_process', 'crypto']) expect(loaded).not.toContain(`NativeModule ${name}`);
+    for (const name of ['http2', 'child_process', 'crypto', 'module']) expect(loaded).not.toContain(`NativeModule ${name}`);
+  });
+
+  it('keeps the ledger line and the conversation of a one-shot chat without node:crypto or the folder remover', async () => {
+    const preload = join(dir, 'modules-log.cjs');
+    const list = join(dir, 'modules-log.json');
+    const state = join(dir, 'log-state');
+    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify(process.moduleLoadList)));`);
+    const r = await t.run(['chat', '--model', 'local/echo', 'kept'], { env: { NODE_OPTIONS: `--require ${preload}`, ROUTER_STATE_DIR: state } });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('kept\n');
+    expect(JSON.parse(readFileSync(join(state, 'usage.jsonl'), 'utf8')).command).toBe('chat');
+    const [saved] = readdirSync(join(state, 'conversations')).filter((name) => name.endsWith('.json'));
+    expect(saved).toMatch(/^c_\d{8}_[0-9a-f]{6}\.json$/);
+    const loaded: string[] = JSON.parse(readFileSync(list, 'utf8'));
+    for (const name of ['crypto', 'internal/fs/rimraf']) expect(loaded).not.toContain(`NativeModule ${name}`);
+  });
+
+  it('runs a command that makes no request without node:tty or node:module', async () => {
+    const preload = join(dir, 'modules-offline.cjs');
+    const list = join(dir, 'modules-offline.json');
+    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify(process.moduleLoadList)));`);
+    const out = join(dir, 'config-list.txt');
+    const r = await t.run(['config', 'list'], { env: { NODE_OPTIONS: `--require ${preload}` }, stdinPath: '/dev/null', stdoutPath: out });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const loaded: string[] = JSON.parse(readFileSync(list, 'utf8'));
+    for (const name of ['tty', 'module']) expect(loaded).not.toContain(`NativeModule ${name}`);
   });
 
   it('reads a prompt from a file or /dev/null given as stdin without file streams, node:fs/promises, perf_hooks or node:assert', async () => {
