@@ -38,10 +38,12 @@ describe('in process', () => {
   });
 
   it('the exit code comes back from main, not from process.exitCode', async () => {
+    // The worker is shared with other files: what counts is that main() leaves it as it was.
+    const before = process.exitCode;
     const r = await run(['batch', 'get', 'batch_nope']);
     expect(r.code).toBe(5);
     expect(r.stderr).toBe('error: no batch batch_nope in this workspace\n');
-    expect(process.exitCode ?? 0).toBe(0);
+    expect(process.exitCode).toBe(before);
   });
 
   it('batch list on a terminal fits its width: columns dropped from the right, relative times', async () => {

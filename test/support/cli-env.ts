@@ -119,7 +119,8 @@ export async function startCliEnv(opts: { faults?: string[]; batchDelayMs?: numb
     },
     close: async () => {
       await t.emu.close();
-      rmSync(dir, { recursive: true, force: true });
+      // A child of a test may still be writing its last file as the folder goes (ENOTEMPTY): tried again.
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
     },
     restart: async ({ downMs = 0 } = {}) => {
       const port = t.emu.port;
