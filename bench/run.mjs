@@ -2,6 +2,7 @@
 import { BIN, ROOT, WORK, startEmulator, timed, median, rate, report, summary } from './lib.mjs';
 import { hostileSections } from './hostile.mjs';
 import { driftSections } from './drift.mjs';
+import { jqSections } from './jq.mjs';
 
 /** Rounds of each interleaved comparison; the ratio is their median, the spread their range. */
 const ROUNDS = 7;
@@ -314,7 +315,7 @@ sections.localState = async () => {
   const list = await timed(process.execPath, [BIN, 'conversations', 'list'], { env });
   report('router conversations list over 50,000: peak RSS', `${(list.rssKiB / 1024).toFixed(0)} MB (${(list.ms / 1000).toFixed(1)} s)`, '<= 100 MB', list.rssKiB / 1024 <= 100);
 };
-Object.assign(sections, hostileSections, driftSections);
+Object.assign(sections, hostileSections, driftSections, jqSections);
 
 const emu = await startEmulator();
 try {

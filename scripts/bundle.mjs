@@ -5,12 +5,13 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
+import { jqGluePath, linearJqGlue } from './jq-glue.mjs';
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 const bin = fileURLToPath(new URL('../bin/router', import.meta.url));
@@ -175,6 +176,23 @@ function leaner() {
   };
 }
 
+/**
+ * jq-wasm's glue with linear IO (scripts/jq-glue.mjs), written next to the bundle as dist/jq.cjs and
+ * loaded from there when --jq is used: whatever jq-wasm is installed beside router, the bundle runs
+ * the rewritten one. A glue the rewrite does not recognise fails the build.
+ */
+function linearJq() {
+  return {
+    name: 'linear-jq',
+    setup(b) {
+      b.onResolve({ filter: /^jq-wasm\/dist\/build\/jq\.js$/ }, () => {
+        writeFileSync(join(dist, 'jq.cjs'), linearJqGlue(readFileSync(jqGluePath(), 'utf8')));
+        return { path: './jq.cjs', external: true };
+      });
+    },
+  };
+}
+
 // The id names the cache of this bundle (bin/launch.cjs reads it from the banner): V8 itself checks
 // only that the source has the length the cache was made from.
 const id = randomBytes(8).toString('hex');
@@ -189,13 +207,13 @@ await build({
   minifyWhitespace: true,
   minifySyntax: true,
   logLevel: 'warning',
-  // jq-wasm finds its WebAssembly file next to its own script. yaml (roles) is loaded from
+  // jq (1.3 MB: its WebAssembly inlined) is dist/jq.cjs (linearJq). yaml (roles) is loaded from
   // node_modules only by the runs that read a role: in the bundle it would cost every start.
-  external: ['jq-wasm', 'yaml'],
+  external: ['yaml'],
   // Every import() becomes a require(): the script runs outside node's module loader.
   supported: { 'dynamic-import': false },
   define: { 'import.meta.url': '__bundleUrl' },
-  plugins: [leanUndici(), deferred(), leaner(), lazyBuiltins(), leanAssert()],
+  plugins: [linearJq(), leanUndici(), deferred(), leaner(), lazyBuiltins(), leanAssert()],
   // The bundle is one function expression, as bin/launch.cjs compiles it: wrapping it there would
   // copy all of its text once more at every start.
   banner: { js: `/* router ${id} */ (function (exports, require, module, __filename, __dirname) { var __bundleUrl = require('node:url').pathToFileURL(__filename).href;` },

@@ -117,7 +117,8 @@ type JqRun = (input: string, filter: string, flags: string[]) => Promise<string>
 let jqInstance: Promise<{ raw: JqRun }> | undefined;
 
 async function jq(): Promise<{ raw: JqRun }> {
-  // jq 1.7 compiled to WebAssembly, loaded only when --jq is used.
+  // jq 1.7 compiled to WebAssembly, loaded only when --jq is used; its glue reads and writes in linear
+  // time once the build has rewritten it (scripts/jq-glue.mjs; the bundle loads dist/jq.cjs instead).
   jqInstance ??= import('jq-wasm/dist/build/jq.js').then((m) => (m.default as unknown as () => Promise<{ raw: JqRun }>)());
   return jqInstance;
 }

@@ -1,0 +1,42 @@
+/**
+ * --jq over JSON of several MB: jq-wasm's glue copied the rest of its input for every byte it read and
+ * its whole output for every byte it wrote (minutes for 3 MB); scripts/jq-glue.mjs makes both linear.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+
+let t: CliEnv;
+beforeAll(async () => {
+  t = await startCliEnv();
+});
+afterAll(() => t.close());
+
+// ~3 MB of text with multi-byte characters, quotes and newlines: JSON escapes and UTF-8 on both sides.
+const content = Array.from({ length: 15_000 }, (_, i) => `line ${i}: "café" ✓ ${'x'.repeat(200)}`).join('\n');
+
+describe('--jq over a JSON document of several MB', () => {
+  it('reads it in and writes it out whole, promptly', async () => {
+    const body = JSON.stringify({ model: 'local/echo', messages: [{ role: 'user', content }] });
+    expect(body.length).toBeGreaterThan(3_000_000);
+    const started = Date.now();
+    const r = await t.run(['api', 'POST', '/v1/chat/completions', '--input', '-', '--jq', '.choices[0].message.content'], { input: body });
+    const seconds = (Date.now() - started) / 1000;
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`${content}\n`);
+    expect(r.stderr).toBe('');
+    // Before: minutes. A generous bound for a shared, slow machine.
+    expect(seconds).toBeLessThan(20);
+  }, 120_000);
+
+  it('many outputs, compact, and an error about the input still named as jq names it', async () => {
+    const lines = content.split('\n');
+    const r = await t.run(['api', 'POST', '/v1/chat/completions', '--input', '-', '--jq', '.choices[0].message.content | split("\\n") | map({n: length}) | .[]'], { input: JSON.stringify({ model: 'local/echo', messages: [{ role: 'user', content }] }) });
+    expect(r.code, r.stderr).toBe(0);
+    const out = r.stdout.trimEnd().split('\n');
+    expect(out).toHaveLength(lines.length);
+    expect(out[0]).toBe(`{"n":${lines[0]!.length}}`);
+    const bad = await t.run(['api', 'POST', '/v1/chat/completions', '--input', '-', '--jq', '.choices[0].message.content.x'], { input: JSON.stringify({ model: 'local/echo', messages: [{ role: 'user', content }] }) });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe('error: --jq: Cannot index string with string "x"\n');
+  }, 120_000);
+});
