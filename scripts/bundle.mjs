@@ -187,8 +187,10 @@ function linearJq() {
     setup(b) {
       b.onResolve({ filter: /^jq-wasm\/dist\/build\/jq\.js$/ }, () => {
         writeFileSync(join(dist, 'jq.cjs'), linearJqGlue(readFileSync(jqGluePath(), 'utf8')));
-        return { path: './jq.cjs', external: true };
+        return { path: 'jq.cjs', namespace: 'linear-jq' };
       });
+      // Found by the bundle's own folder: the launcher runs the bundle with its require, whose "./" is bin/.
+      b.onLoad({ filter: /.*/, namespace: 'linear-jq' }, () => ({ contents: "module.exports = require(require('node:path').join(__dirname, 'jq.cjs'));", loader: 'js' }));
     },
   };
 }
