@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
@@ -46,12 +45,14 @@ describe('an input without end or over the bound is refused, nothing sent', () =
 });
 describe('batch input', () => {
   it('batch create - < /dev/zero stops spooling past twice a batch, and leaves no spool', async () => {
-    const spools = () => readdirSync(tmpdir()).filter((n) => n.startsWith('router-batch-stdin-'));
-    const before = spools();
-    const r = await t.run(['batch', 'create', '-'], { stdinPath: '/dev/zero' });
+    // A temp folder of its own: other files running at once spool into the shared one.
+    const tmp = join(t.dir, 'tmp-spool');
+    mkdirSync(tmp);
+    const spools = () => readdirSync(tmp).filter((n) => n.startsWith('router-batch-stdin-'));
+    const r = await t.run(['batch', 'create', '-'], { stdinPath: '/dev/zero', env: { TMPDIR: tmp } });
     expect(r).toMatchObject({ code: 2, stdout: '' });
     expect(r.stderr).toBe('error: stdin holds more than 400 MB, more than one batch takes: save it to a file and run "router batch run FILE", which splits it\n');
-    expect(spools()).toEqual(before);
+    expect(spools()).toEqual([]);
   });
 
 });
