@@ -1,25 +1,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { runInProcess } from '../support/inprocess.js';
-import { startFixtureServer, type Fixture, type FixtureServer } from '../support/fixture-server.js';
+import { describe, expect, it } from 'vitest';
+import { fixtureRuns, type Fixture } from '../support/fixture-server.js';
 import { answerValidator, exampleAnswer, exampleOf, schemaValidator, violations } from '../conformance/openapi-fixtures.js';
 
 // An answer of tool calls that router does not run (chat without --tools; function calls in a
 // Responses result) is exit 11 with the calls on stdout, never exit 0 with nothing printed. The
 // answers are the official OpenAPI's examples, patched to hold calls, served over HTTP.
-let server: FixtureServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function against(routes: Record<string, Fixture>, args: string[]) {
-  server = await startFixtureServer(routes);
-  const env = { ROUTER_API_ROOT: server.apiRoot, ROUTER_API_KEY: 'sk-test-key-000000', ROUTER_CONFIG_DIR: '/nonexistent-router-config', ROUTER_PROFILE: '', ROUTER_MODEL: '', ROUTER_NO_LOG: '1' };
-  return runInProcess(['--max-retries', '0', ...args], { env });
-}
+const fixture = fixtureRuns();
+const against = fixture.against;
 
 const ARGS = '{"city":"Paris"}';
 const CALL_LINE = `${JSON.stringify({ id: 'call_1', name: 'get_weather', arguments: { city: 'Paris' } })}\n`;

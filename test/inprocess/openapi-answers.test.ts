@@ -1,21 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { runInProcess } from '../support/inprocess.js';
-import { startFixtureServer, type Fixture, type FixtureServer } from '../support/fixture-server.js';
+import { describe, expect, it } from 'vitest';
+import { fixtureRuns } from '../support/fixture-server.js';
 import { answerValidator, CHAT_ANSWERS, CHAT_STREAMS, RESPONSES_ANSWERS, RESPONSES_STREAMS, schemaValidator, violations } from '../conformance/openapi-fixtures.js';
 
 // The CLI against answers generated from the official OpenAPI (not the emulator's): an answer the
 // service marks failed, empty or errored is never exit 0, and text in any allowed shape is printed.
-let server: FixtureServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function against(routes: Record<string, Fixture>, args: string[]) {
-  server = await startFixtureServer(routes);
-  const env = { ROUTER_API_ROOT: server.apiRoot, ROUTER_API_KEY: 'sk-test-key-000000', ROUTER_CONFIG_DIR: '/nonexistent-router-config', ROUTER_PROFILE: '', ROUTER_MODEL: '', ROUTER_NO_LOG: '1' };
-  return runInProcess(['--max-retries', '0', ...args], { env });
-}
+const fixture = fixtureRuns();
+const against = fixture.against;
 
 const chatResult = answerValidator('post', '/chat/completions');
 const chatChunk = schemaValidator('ChatStreamChunk');
@@ -86,8 +76,6 @@ describe('chat streams', () => {
       const r = await against(stream(CHAT_STREAMS.usageOnly()), args);
       expect(r.code).toBe(7);
       expect(r.stderr).toBe('error: the answer holds no choice (an empty answer)\n');
-      await server?.close();
-      server = undefined;
     }
   });
 
@@ -99,8 +87,6 @@ describe('chat streams', () => {
   it('the text of the chunk that finishes with "error" is printed too (and with --json, that chunk)', async () => {
     const r = await against(stream(CHAT_STREAMS.errorFinishWithText()), CHAT_STREAM);
     expect(r).toEqual({ code: 7, stdout: 'Hello, wor', stderr: 'error: the provider failed mid-stream (finish_reason "error")\n' });
-    await server!.close();
-    server = undefined;
     const json = await against(stream(CHAT_STREAMS.errorFinishWithText()), ['chat', '--stream', '--json', '--model', 'x/y', 'hi']);
     expect(json.code).toBe(7);
     expect(json.stdout.trim().split('\n').map((l) => JSON.parse(l).choices[0].finish_reason)).toEqual([null, 'error']);
@@ -135,8 +121,6 @@ describe('responses', () => {
   it('a completed response with no output at all is an empty answer: exit 7, streamed or not', async () => {
     const said = 'error: the response holds no output (an empty answer)\n';
     expect(await against(answer(RESPONSES_ANSWERS.noOutput()), RESPONSES)).toEqual({ code: 7, stdout: '', stderr: said });
-    await server!.close();
-    server = undefined;
     const streamed = await against({ 'POST /api/v1/responses': { events: RESPONSES_STREAMS.noOutput() } }, ['responses', '--model', 'x/y', 'hi']);
     expect(streamed).toMatchObject({ code: 7, stderr: said });
     expect(streamed.stdout.trim()).toBe('');
@@ -160,7 +144,7 @@ describe('an error body that is JSON but not the service\'s envelope', () => {
   it('a 404 that is not the service\'s: what it says, and the question about the API root', async () => {
     const r = await against(problem(404), CHAT);
     expect(r.code).toBe(5);
-    expect(r.stderr).toBe(`error: HTTP 404 from ${server!.apiRoot}/v1/chat/completions, not an API answer (Unprocessable Entity: the gateway refused the body): is ${server!.apiRoot} the API root (the URL before /v1)?\n`);
+    expect(r.stderr).toBe(`error: HTTP 404 from ${fixture.server!.apiRoot}/v1/chat/completions, not an API answer (Unprocessable Entity: the gateway refused the body): is ${fixture.server!.apiRoot} the API root (the URL before /v1)?\n`);
   });
 
   it("the service's own 404 envelope gets no such question", async () => {

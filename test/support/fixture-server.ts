@@ -1,3 +1,5 @@
+import { afterEach } from 'vitest';
+import { runInProcess, type InProcessResult } from './inprocess.js';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -62,5 +64,28 @@ export async function startFixtureServer(routes: Record<string, Fixture | ((req:
     apiRoot: `http://127.0.0.1:${port}/api`,
     requests,
     close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+/**
+ * `against(routes, args)`: runs router in-process (no retries, no profile, no ledger) against a fixture
+ * server made for that call; the previous one is closed first, the last after each test.
+ */
+export function fixtureRuns(): { against: (routes: Record<string, Fixture>, args: string[]) => Promise<InProcessResult>; readonly server: FixtureServer | undefined } {
+  let server: FixtureServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  return {
+    async against(routes, args) {
+      await server?.close();
+      server = await startFixtureServer(routes);
+      const env = { ROUTER_API_ROOT: server.apiRoot, ROUTER_API_KEY: 'sk-test-key-000000', ROUTER_CONFIG_DIR: '/nonexistent-router-config', ROUTER_PROFILE: '', ROUTER_MODEL: '', ROUTER_NO_LOG: '1' };
+      return runInProcess(['--max-retries', '0', ...args], { env });
+    },
+    get server() {
+      return server;
+    },
   };
 }
