@@ -136,7 +136,7 @@ export function planChat(body: Body): ChatPlan {
   const maxTokens = maxTokensOf(body);
   checkOutputLimit(routed.model, maxTokens, body.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens');
   let gen = generate(routed.model, promptText, lastUser, { maxTokens, seed: body.seed, stop: stopList(body) });
-  const rich = richAnswer(body, routed.model, messages, gen.text, lastUser);
+  const rich = richAnswer(body, routed.model, messages, () => gen.text, lastUser);
   if (rich) gen = { text: rich.content ?? '', finishReason: 'stop', promptTokens: gen.promptTokens, completionTokens: richTokens(rich) };
   return { routed, gen, rich, cost: costOf(routed.model, gen.promptTokens, gen.completionTokens) };
 }

@@ -67,7 +67,7 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
   const generated = generate(routed.model, fullPrompt, lastUser, { maxTokens: body.max_output_tokens as number | undefined, seed: body.seed });
   // Parts, a text.format schema, the web plugin: the same answer as chat's, its text only (Responses' function tools have their own shape).
   const items = (typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input) as Body[];
-  const rich = richAnswer({ ...body, tools: undefined }, routed.model, items, generated.text, lastUser);
+  const rich = richAnswer({ ...body, tools: undefined }, routed.model, items, () => generated.text, lastUser);
   const gen: Generation = rich ? { text: rich.content ?? '', finishReason: 'stop', promptTokens: generated.promptTokens, completionTokens: countTokens(rich.content ?? '') } : generated;
   const cost = costOf(routed.model, gen.promptTokens, gen.completionTokens);
   const id = `resp_${randomHex(12)}`;

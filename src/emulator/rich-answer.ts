@@ -41,10 +41,11 @@ export function citations(content: string, query: string): Body[] {
 }
 
 /**
- * What a chat model answers beyond plain text, or undefined when the plain answer (`baseText`)
- * stands as it is. Checks the parts and output modalities the model takes first.
+ * What a chat model answers beyond plain text, or undefined when the plain answer (`baseText()`)
+ * stands as it is. Checks the parts and output modalities the model takes first. The plain answer
+ * is made only when needed: a plain stream sends its pieces and never joins them.
  */
-export function richAnswer(body: Body, model: ModelSpec, messages: Body[], baseText: string, lastUser: string): RichMessage | undefined {
+export function richAnswer(body: Body, model: ModelSpec, messages: Body[], baseText: () => string, lastUser: string): RichMessage | undefined {
   const parts = mediaParts(messages);
   // Output modalities a model cannot give are not an error: it answers in those it gives (text).
   checkInputModalities(model, parts);
@@ -53,15 +54,16 @@ export function richAnswer(body: Body, model: ModelSpec, messages: Body[], baseT
   const web = wantsWeb(body);
   const special = ['local/vision', 'local/tools', 'local/thinker', 'local/painter'].includes(model.id);
   if (!special && !schema && !web) return undefined;
-  const answer: RichMessage = { content: baseText, finishReason: 'stop' };
+  const answer: RichMessage = { content: null, finishReason: 'stop' };
   if (model.id === 'local/tools') {
     const last = messages[messages.length - 1];
     if (tools.length && body.tool_choice !== 'none' && last?.role !== 'tool') {
       return { content: null, tool_calls: callTools(tools, body.tool_choice, lastUser, body.parallel_tool_calls !== false), finishReason: 'tool_calls' };
     }
-    answer.content = toolResultsAnswer(messages) ?? baseText;
+    answer.content = toolResultsAnswer(messages) ?? baseText();
   }
   if (model.id === 'local/vision') answer.content = describeParts(parts);
+  else if (model.id !== 'local/tools' && !schema) answer.content = baseText();
   if (model.id === 'local/thinker') Object.assign(answer, thoughtsOn(lastUser));
   if (model.id === 'local/painter') Object.assign(answer, paint(lastUser));
   if (schema) answer.content = answerFor(schema, messages.map((m) => JSON.stringify(m.content)).join('\n'));
