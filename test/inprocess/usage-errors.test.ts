@@ -1,18 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { startCliEnvWithBatch, type CliEnv } from '../support/cli-env.js';
 
 let t: CliEnv;
 let requests: string;
-let batchId: string;
 
 beforeAll(async () => {
-  t = await startCliEnv();
-  requests = join(t.dir, 'requests.jsonl');
-  writeFileSync(requests, ['a', 'b'].map((c) => JSON.stringify({ custom_id: c, body: { model: 'local/echo', messages: [{ role: 'user', content: c }] } })).join('\n'));
-  batchId = (await t.run(['batch', 'create', requests])).stdout.trim();
-  expect((await t.run(['batch', 'get', batchId, '--watch', '--interval', '0.05'])).code).toBe(0);
+  ({ t, requests } = await startCliEnvWithBatch());
 });
 afterAll(() => t.close());
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -131,6 +131,16 @@ export async function startCliEnv(opts: { faults?: string[]; batchDelayMs?: numb
     },
   };
   return t;
+}
+
+/** A CliEnv holding one finished batch of two local/echo requests: the requests file and the batch id. */
+export async function startCliEnvWithBatch(): Promise<{ t: CliEnv; requests: string; batchId: string }> {
+  const t = await startCliEnv();
+  const requests = join(t.dir, 'requests.jsonl');
+  writeFileSync(requests, ['a', 'b'].map((c) => JSON.stringify({ custom_id: c, body: { model: 'local/echo', messages: [{ role: 'user', content: c }] } })).join('\n'));
+  const batchId = (await t.run(['batch', 'create', requests])).stdout.trim();
+  expect((await t.run(['batch', 'get', batchId, '--watch', '--interval', '0.05'])).code).toBe(0);
+  return { t, requests, batchId };
 }
 
 export { post } from './post.js';
