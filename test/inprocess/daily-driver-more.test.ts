@@ -1,34 +1,11 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
+import { describe, expect, it } from 'vitest';
+import { emulatorUsers, type User } from '../support/users.js';
 
 // Issue 34, tried again as a new user: roles, REPL, conversations. Each run gets its own folders.
-let emu: Emulator;
-let dir: string;
-let env: Record<string, string>;
-let n = 0;
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-daily-more-'));
-  emu = await startEmulator({ stateDir: join(dir, 'emu'), port: 0, batchDelayMs: 0 });
-  const { apiKey, managementKey } = emu.store.firstKeys();
-  env = { ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: managementKey, ROUTER_PROFILE: '', ROUTER_MODEL: '', ROUTER_VOICE: '', ROUTER_SPEECH_MODEL: '', ROUTER_EMBED_MODEL: '', ROUTER_NO_LOG: '' };
-});
-afterAll(async () => {
-  await emu.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-/** A fresh user: config and state folders of their own. */
-function user() {
-  const home = join(dir, `u${++n}`);
-  mkdirSync(home, { recursive: true });
-  const own = { ...env, ROUTER_CONFIG_DIR: join(home, 'config'), ROUTER_STATE_DIR: join(home, 'state') };
-  return { home, env: own, run: (args: string[], o: InProcessOptions = {}) => runInProcess(args, { ...o, env: { ...own, ...o.env } }) };
-}
+const users = emulatorUsers('router-daily-more-');
+const user = (): User => users.user();
 
 const TOOLS = [{ type: 'function', function: { name: 'get_weather', description: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }, command: 'echo sunny' }];
 

@@ -1,33 +1,12 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { describe, expect, it } from 'vitest';
 import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
+import { emulatorUsers, type User } from '../support/users.js';
 
 // Issue 34: what a user of llm, aichat, mods or gh reached for. Each run gets its own state folder.
-let emu: Emulator;
-let dir: string;
-let env: Record<string, string>;
-let n = 0;
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-daily-'));
-  emu = await startEmulator({ stateDir: join(dir, 'emu'), port: 0, batchDelayMs: 0 });
-  const { apiKey, managementKey } = emu.store.firstKeys();
-  env = { ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: managementKey, ROUTER_PROFILE: '', ROUTER_MODEL: '', ROUTER_VOICE: '', ROUTER_SPEECH_MODEL: '', ROUTER_EMBED_MODEL: '', ROUTER_NO_LOG: '' };
-});
-afterAll(async () => {
-  await emu.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-/** A fresh user: config and state folders of their own. */
-function user() {
-  const home = join(dir, `u${++n}`);
-  const own = { ...env, ROUTER_CONFIG_DIR: join(home, 'config'), ROUTER_STATE_DIR: join(home, 'state') };
-  return { home, env: own, run: (args: string[], o: InProcessOptions = {}) => runInProcess(args, { ...o, env: { ...own, ...o.env } }) };
-}
+const users = emulatorUsers('router-daily-');
+const user = (): User => users.user();
 
 describe('chat -c and conversations list', () => {
   it('chat -c with no conversation yet starts one, and the next -c continues it', async () => {
@@ -59,10 +38,10 @@ describe('rough edges', () => {
     expect(help.stdout).not.toMatch(/stdin when there are none/);
     expect(help.stdout).toMatch(/"-" puts stdin at its place/);
     const u = user();
-    const before = emu.requestLog.length;
+    const before = users.emu.requestLog.length;
     const r = await u.run(['chat', '--model', 'local/echo', 'before', '-', 'after'], { input: 'MID\n' });
     expect(r.code).toBe(0);
-    const sent = emu.requestLog.slice(before).find((e) => e.path.endsWith('/chat/completions'));
+    const sent = users.emu.requestLog.slice(before).find((e) => e.path.endsWith('/chat/completions'));
     expect(JSON.stringify(sent)).toContain(JSON.stringify('before after\n\nMID'));
   });
 
@@ -110,15 +89,15 @@ describe('roles', () => {
     const path = (await u.run(['roles', 'path', 'terse'])).stdout.trim();
     expect(path).toBe(join(u.home, 'config', 'roles', 'terse.md'));
     expect(readFileSync(path, 'utf8')).toMatch(/^---\nmodel: local\/echo\ntemperature: 0.3\nstop:\n {2}- END\n {2}- X\n---\nAnswer in one line.\n$/);
-    const before = emu.requestLog.length;
+    const before = users.emu.requestLog.length;
     expect(await u.run(['chat', '--role', 'terse', 'hello'])).toMatchObject({ code: 0, stdout: 'hello\n' });
     expect(await u.run(['chat', '--role', 'terse', '--temperature', '1.5', '-s', 'mine', 'hello'])).toMatchObject({ code: 0 });
-    const [a, b] = emu.requestLog.slice(before).filter((e) => e.path.endsWith('/chat/completions')).map((e) => (e as { body: any }).body);
+    const [a, b] = users.emu.requestLog.slice(before).filter((e) => e.path.endsWith('/chat/completions')).map((e) => (e as { body: any }).body);
     expect(a).toMatchObject({ model: 'local/echo', temperature: 0.3, stop: ['END', 'X'], messages: [{ role: 'system', content: 'Answer in one line.' }, { role: 'user', content: 'hello' }] });
     expect(b).toMatchObject({ model: 'local/echo', temperature: 1.5, messages: [{ role: 'system', content: 'mine' }, { role: 'user', content: 'hello' }] });
     const r = await u.run(['responses', '--role', 'terse', '--no-stream', '--json', 'hi']);
     expect(r.code).toBe(0);
-    const sent = emu.requestLog.at(-1) as { body: any };
+    const sent = users.emu.requestLog.at(-1) as { body: any };
     expect(sent.body).toMatchObject({ model: 'local/echo', temperature: 0.3, instructions: 'Answer in one line.' });
     // A chat flag (--stop) that responses has not is left out, not an error.
     expect(sent.body.stop).toBeUndefined();
@@ -133,10 +112,10 @@ describe('roles', () => {
     expect(none.stderr).toMatch(/no role "nope": there are no roles yet/);
     await u.run(['roles', 'save', 'a', '--system', 'x']);
     await u.run(['roles', 'save', 'b', '--system', 'y']);
-    const before = emu.requestLog.length;
+    const before = users.emu.requestLog.length;
     const r = await u.run(['chat', '--role', 'c', 'hi']);
     expect(r).toMatchObject({ code: 2, stdout: '', stderr: 'error: no role "c"; the roles are: a, b\n' });
-    expect(emu.requestLog.length).toBe(before);
+    expect(users.emu.requestLog.length).toBe(before);
   });
 
   it('a role file that does not parse, or holds a bad value, is one line naming the file and the position', async () => {
@@ -230,13 +209,13 @@ describe('rough edges, continued', () => {
 
   it('"@FILE" reads -s (and --instructions) from a file, as router api -F does; "@@" is a leading @', async () => {
     const u = user();
-    const file = join(dir, 'system.txt');
+    const file = join(users.dir, 'system.txt');
     writeFileSync(file, 'You are terse.\n');
-    const before = emu.requestLog.length;
+    const before = users.emu.requestLog.length;
     expect((await u.run(['chat', '--model', 'local/echo', '-s', `@${file}`, 'hi'])).code).toBe(0);
     expect((await u.run(['chat', '--model', 'local/echo', '-s', '@@channel', 'hi'])).code).toBe(0);
     expect((await u.run(['responses', '--model', 'local/echo', '--instructions', `@${file}`, 'hi'])).code).toBe(0);
-    const bodies = emu.requestLog.slice(before).map((e) => (e as { body: any }).body);
+    const bodies = users.emu.requestLog.slice(before).map((e) => (e as { body: any }).body);
     expect(bodies[0].messages[0]).toEqual({ role: 'system', content: 'You are terse.\n' });
     expect(bodies[1].messages[0]).toEqual({ role: 'system', content: '@channel' });
     expect(bodies[2].instructions).toBe('You are terse.\n');
