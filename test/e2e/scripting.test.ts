@@ -3,19 +3,14 @@
  * ledger and router usage, and conversations; through the real binary against the emulator.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestEnv, type TestEnv } from '../helpers.js';
+import { seedScripting } from '../support/scripting-state.js';
 
 let t: TestEnv;
-let jsonl: string;
 beforeAll(async () => {
   t = await startTestEnv();
-  jsonl = join(t.dir, 'req.jsonl');
-  writeFileSync(jsonl, ['a', 'b', 'c'].map((id) => JSON.stringify({ custom_id: id, body: { model: 'local/echo', messages: [{ role: 'user', content: id }] } })).join('\n'));
-  await t.run(['batch', 'create', jsonl]);
-  await t.run(['batch', 'run', jsonl, '--max-requests', '2']);
-  await t.run(['chat', '--model', 'local/echo', 'kept']);
+  await seedScripting(t);
 });
 afterAll(() => t.close());
 

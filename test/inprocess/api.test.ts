@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { seedScripting } from '../support/scripting-state.js';
 
 let t: CliEnv;
 let mgmt: Record<string, string>;
@@ -15,11 +16,7 @@ let jsonl: string;
 beforeAll(async () => {
   t = await startCliEnv();
   mgmt = { ROUTER_MANAGEMENT_KEY: t.managementKey };
-  jsonl = join(t.dir, 'req.jsonl');
-  writeFileSync(jsonl, ['a', 'b', 'c'].map((id) => JSON.stringify({ custom_id: id, body: { model: 'local/echo', messages: [{ role: 'user', content: id }] } })).join('\n'));
-  batchId = (await t.run(['batch', 'create', jsonl])).stdout.trim();
-  jobId = (await t.run(['batch', 'run', jsonl, '--max-requests', '2'])).stdout.trim();
-  await t.run(['chat', '--model', 'local/echo', 'kept']);
+  ({ jsonl, batchId, jobId } = await seedScripting(t));
 });
 afterAll(() => t.close());
 

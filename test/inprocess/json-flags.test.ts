@@ -3,9 +3,9 @@
  * ledger and router usage, and conversations; in process against the emulator over HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { seedScripting } from '../support/scripting-state.js';
 
 let t: CliEnv;
 let batchId: string;
@@ -13,11 +13,7 @@ let jobId: string;
 let jsonl: string;
 beforeAll(async () => {
   t = await startCliEnv();
-  jsonl = join(t.dir, 'req.jsonl');
-  writeFileSync(jsonl, ['a', 'b', 'c'].map((id) => JSON.stringify({ custom_id: id, body: { model: 'local/echo', messages: [{ role: 'user', content: id }] } })).join('\n'));
-  batchId = (await t.run(['batch', 'create', jsonl])).stdout.trim();
-  jobId = (await t.run(['batch', 'run', jsonl, '--max-requests', '2'])).stdout.trim();
-  await t.run(['chat', '--model', 'local/echo', 'kept']);
+  ({ jsonl, batchId, jobId } = await seedScripting(t));
 });
 afterAll(() => t.close());
 
