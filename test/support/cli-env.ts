@@ -27,32 +27,37 @@ export interface CliRunOptions {
 
 export const STACK_FRAME = /^\s+at .+(:\d+:\d+\)?|\(node:.+\))$/m;
 
-/** `router ARGS` in this process with stdin fed `input`, stdout and stderr collected, no terminal. */
-export async function runCliInProcess(args: string[], opts: CliRunOptions = {}): Promise<CliResult> {
+/** `main()` in this process, at `cwd` (the folder is restored after), fed `input`, its stdout and stderr collected; no terminal. */
+export async function captureMain(args: string[], io: { input: Buffer; env: NodeJS.ProcessEnv; cwd?: string }): Promise<{ code: number; out: Buffer; err: Buffer }> {
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   const stdout = Object.assign(new PassThrough(), { columns: 80 });
   const stderr = new PassThrough();
   stdout.on('data', (c: Buffer) => out.push(c));
   stderr.on('data', (c: Buffer) => err.push(c));
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries({ ...process.env, FORCE_COLOR: undefined, ...opts.env })) if (v !== undefined) env[k] = v;
-  const stdin = Readable.from([Buffer.from(opts.input ?? '')]);
-  const home = process.cwd();
-  if (opts.cwd) process.chdir(opts.cwd);
   // Loaded on first use: the spawned tests' environment (test/helpers.ts) is this one, without main().
   const { main } = await import('../../src/cli/main.js');
+  const home = process.cwd();
   let code: number;
   try {
-    code = await main(['node', 'router', ...args], { stdin, stdout, stderr, env, tty: { stdin: false, stdout: false, stderr: false } });
+    if (io.cwd) process.chdir(io.cwd);
+    code = await main(['node', 'router', ...args], { stdin: Readable.from([io.input]), stdout, stderr, env: io.env, tty: { stdin: false, stdout: false, stderr: false } });
     await new Promise((r) => setImmediate(r));
   } finally {
-    if (opts.cwd) process.chdir(home);
+    process.chdir(home);
   }
-  const stdoutBytes = Buffer.concat(out);
-  const stderrText = Buffer.concat(err).toString('utf8');
+  return { code, out: Buffer.concat(out), err: Buffer.concat(err) };
+}
+
+/** `router ARGS` in this process with stdin fed `input`, stdout and stderr collected, no terminal. */
+export async function runCliInProcess(args: string[], opts: CliRunOptions = {}): Promise<CliResult> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries({ ...process.env, FORCE_COLOR: undefined, ...opts.env })) if (v !== undefined) env[k] = v;
+  const { code, out, err } = await captureMain(args, { input: Buffer.from(opts.input ?? ''), env, cwd: opts.cwd });
+  const stdoutBytes = out;
+  const stderrText = err.toString('utf8');
   // The checks runCli makes on every spawned run: no key printed, no stack trace, no Node warning.
-  const printed = stdoutBytes.toString('latin1') + Buffer.concat(err).toString('latin1');
+  const printed = stdoutBytes.toString('latin1') + err.toString('latin1');
   for (const key of [env.ROUTER_API_KEY, env.ROUTER_MANAGEMENT_KEY]) {
     if (key && key.length >= 12 && printed.includes(key)) throw new Error(`router ${args.join(' ')} printed a key`);
   }

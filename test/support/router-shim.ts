@@ -1,9 +1,8 @@
 import { chmodSync, createWriteStream, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { main } from '../../src/cli/main.js';
+import { captureMain } from './cli-env.js';
 import { BIN } from '../helpers.js';
 
 /**
@@ -64,26 +63,15 @@ async function writeTo(path: string, bytes: Buffer): Promise<void> {
 
 /** One run of `router ARGS` as the script asked; one at a time, since it changes the working folder. */
 async function run(call: Call, input: Buffer): Promise<number> {
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  const stdout = Object.assign(new PassThrough(), { columns: 80 });
-  const stderr = new PassThrough();
-  stdout.on('data', (c: Buffer) => out.push(c));
-  stderr.on('data', (c: Buffer) => err.push(c));
-  const home = process.cwd();
-  let code: number;
+  let ran: { code: number; out: Buffer; err: Buffer };
   try {
-    process.chdir(call.cwd);
-    code = await main(['node', 'router', ...call.args], { stdin: Readable.from([input]), stdout, stderr, env: call.env, tty: { stdin: false, stdout: false, stderr: false } });
-    await new Promise((r) => setImmediate(r));
+    ran = await captureMain(call.args, { input, env: call.env, cwd: call.cwd });
   } catch (e) {
-    err.push(Buffer.from(String((e as Error).stack ?? e)));
-    code = 70;
-  } finally {
-    process.chdir(home);
+    ran = { code: 70, out: Buffer.alloc(0), err: Buffer.from(String((e as Error).stack ?? e)) };
   }
-  await writeTo(`/proc/${call.pid}/fd/1`, Buffer.concat(out));
-  await writeTo(`/proc/${call.pid}/fd/2`, Buffer.concat(err));
+  const { code, out, err } = ran;
+  await writeTo(`/proc/${call.pid}/fd/1`, out);
+  await writeTo(`/proc/${call.pid}/fd/2`, err);
   return code;
 }
 
