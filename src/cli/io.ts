@@ -109,6 +109,14 @@ export class IO {
     return !this.noInput && this.stdinTTY;
   }
 
+  /**
+   * Where a prompt (@inquirer/prompts) reads and draws, and the run's Ctrl-C: one pressed before the prompt
+   * took the terminal (a SIGINT, not a key) ends the prompt at once instead of leaving it waiting.
+   */
+  get promptContext(): { input: InStream; output: OutStream; signal?: AbortSignal } {
+    return { input: this.stdin, output: this.stderr, signal: this.interrupt };
+  }
+
   /** Registers a secret so that no message this process prints can carry it. */
   addSecret(secret: string | undefined): void {
     if (secret && secret.length >= 8) this.secrets.push(secret);

@@ -103,7 +103,7 @@ const shownCall = (call: ToolCall) => visible(`${call.function.name} ${call.func
 
 async function approved(io: IO, call: ToolCall): Promise<boolean> {
   const { confirm } = await import('@inquirer/prompts');
-  return confirm({ message: `Run ${shownCall(call)}?`, default: true }, { input: io.stdin, output: io.stderr });
+  return confirm({ message: `Run ${shownCall(call)}?`, default: true }, io.promptContext);
 }
 
 /** The calls as stdout shows them when router does not run them: one JSON line each. */

@@ -25,7 +25,7 @@ async function runInit({ io, opts, flags }: RunContext<FlagValues<typeof WRITTEN
   const profile = profileFor(io, s, opts, flags);
   checkNewProfile(profile, s.names());
   const current = s.get(profile) ?? {};
-  const out = { input: io.stdin, output: io.stderr };
+  const out = io.promptContext;
   const apiRoot = await input({ message: 'API root', default: current.api_root ?? 'https://openrouter.ai/api', validate: (v) => { try { checkRoot(v); return true; } catch (e) { return (e as Error).message; } } }, out);
   const key = await password({ message: current.api_key ? 'API key (empty keeps the stored one)' : 'API key', mask: '*', validate: (v) => !v.trim() || KEY_SYNTAX.test(v.trim()) || 'a key is printable ASCII with no spaces' }, out);
   const management = await password({ message: current.management_key ? 'Management key, for speak and decide (empty keeps the stored one)' : 'Management key, for speak and decide (empty for none)', mask: '*', validate: (v) => !v.trim() || KEY_SYNTAX.test(v.trim()) || 'a key is printable ASCII with no spaces' }, out);
