@@ -43,7 +43,7 @@ function leanUndici() {
   return {
     name: 'lean-undici',
     setup(b) {
-      b.onResolve({ filter: /^undici$/ }, (args) => (args.importer.startsWith(dist) ? { path: 'undici', namespace: 'lean-undici' } : undefined));
+      b.onResolve({ filter: /^undici$/ }, (args) => (args.importer.includes('/node_modules/') ? undefined : { path: 'undici', namespace: 'lean-undici' }));
       b.onLoad({ filter: /.*/, namespace: 'lean-undici' }, () => ({
         loader: 'js',
         resolveDir: dist,
