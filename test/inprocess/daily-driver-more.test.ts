@@ -88,6 +88,31 @@ describe('roles edit when the editor fails, is missing, or the edit does not par
     expect((await u.run(['roles', 'delete', 'poet'])).code).toBe(0);
     expect(readdirSync(join(u.home, 'config', 'roles'))).toEqual([]);
   });
+  it('an edit is checked as chat --role reads it: a key that is no flag, a bad value or a missing file keeps the role as it was', async () => {
+    const u = user();
+    await u.run(['roles', 'save', 'poet', '--system', 'You are a poet.', '--model', 'local/echo']);
+    const roleFile = join(u.home, 'config', 'roles', 'poet.md');
+    const before = readFileSync(roleFile, 'utf8');
+    const cases: [string, RegExp][] = [
+      ['---\ntemprature: 0.2\n---\nYou are a bard.\n', /^error: role file .*poet\.md: "temprature" is not a flag of router chat \(role poet is unchanged; the edit is kept in /],
+      ['---\ntemperature: hot\n---\nYou are a bard.\n', /^error: role file .*poet\.md: temperature: "hot" .*\(role poet is unchanged; the edit is kept in /],
+      ['---\ntools: missing-tools.json\n---\nYou are a bard.\n', /^error: .*missing-tools\.json.*\(role poet is unchanged; the edit is kept in /],
+    ];
+    for (const [text, message] of cases) {
+      const r = await u.run(['roles', 'edit', 'poet'], { env: editorWriting(u, text) });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr.split('\n')).toHaveLength(2);
+      expect(readFileSync(roleFile, 'utf8')).toBe(before);
+    }
+    // A file named relative to the roles folder is where chat --role will look for it.
+    writeFileSync(join(u.home, 'config', 'roles', 'tools.json'), JSON.stringify(TOOLS));
+    const fixed = await u.run(['roles', 'edit', 'poet'], { env: editorWriting(u, '---\nmodel: local/tools\ntemperature: 0.2\ntools: tools.json\n---\nYou tell the weather.\n') });
+    expect(fixed.stderr).toBe('');
+    expect(fixed.code).toBe(0);
+    const weather = await u.run(['chat', '--role', 'poet', 'What is the weather in Paris?']);
+    expect(weather.stdout).toContain('sunny');
+  });
 });
 
 describe('roles save, what it writes', () => {

@@ -5,7 +5,7 @@ import { defineCommand, defineGroup } from '../define.js';
 import type { FlagTable } from '../flags.js';
 import type { RunContext } from '../run.js';
 import { CliError, usage } from '../exit-codes.js';
-import { inFolder, loadYaml, parseRole, readRole, roleNames, rolePath, rolesDir, unknownRole } from '../roles.js';
+import { applyRole, inFolder, loadYaml, parseRole, readRole, roleNames, rolePath, rolesDir, unknownRole, type Role } from '../roles.js';
 import { writeWhole } from '../../internal/write-whole.js';
 import { visible } from '../../internal/visible.js';
 import { textOrFile } from '../input.js';
@@ -145,6 +145,18 @@ async function checkFiles(opts: Record<string, unknown>, io: RunContext<unknown>
   checkImagesDir(file(opts.saveImages));
 }
 
+/**
+ * An edited role as `chat --role` will read it: each key a flag of chat, each value through its
+ * flag's parser, its files read (relative ones from the roles folder, where the role will be read).
+ */
+async function checkRole(role: Role, io: RunContext<unknown>['io']): Promise<void> {
+  const { Command } = await import('../commander.js');
+  const { addFlags } = await import('../flags.js');
+  const opts: Record<string, unknown> = {};
+  applyRole(role, addFlags(new Command('chat'), CHAT_FLAGS), opts);
+  await checkFiles(opts, io);
+}
+
 /** Where `roles edit` keeps an edit that did not parse (a dot file: not a role). */
 const draftOf = (path: string) => join(dirname(path), `.${basename(path)}.edit`);
 
@@ -172,7 +184,7 @@ async function runEdit({ io, env }: RunContext<unknown>, name: string): Promise<
   }
   await loadYaml();
   try {
-    parseRole(name, path, readFileSync(draft, 'utf8'));
+    await checkRole(parseRole(name, path, readFileSync(draft, 'utf8')), io);
   } catch (err) {
     (err as Error).message = `${(err as Error).message} (${kept}; the edit is kept in ${draft}, and router roles edit ${name} takes it up)`;
     throw err;
