@@ -72,11 +72,25 @@ export async function runCommand(command: string | string[], input: string, sign
         /* the group has ended */
       }
     };
+    const groupAlive = () => {
+      try {
+        return !!child.pid && process.kill(-child.pid, 0);
+      } catch {
+        return false;
+      }
+    };
     const stop = () => {
       killGroup('SIGTERM');
-      // One that ignores SIGTERM is killed; the wait keeps no process alive.
-      setTimeout(() => killGroup('SIGKILL'), 2000).unref();
-      reject(signal.reason);
+      // One that ignores SIGTERM is killed after 2 s. The abort is thrown once the group is gone:
+      // router exits soon after it, and must not leave a tool running.
+      const since = Date.now();
+      const check = setInterval(() => {
+        const alive = groupAlive();
+        if (alive && Date.now() - since < 2000) return;
+        if (alive) killGroup('SIGKILL');
+        clearInterval(check);
+        reject(signal.reason);
+      }, 20);
     };
     signal.addEventListener('abort', stop, { once: true });
     const done = () => {
