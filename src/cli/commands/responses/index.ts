@@ -101,6 +101,9 @@ async function inputFrom(io: IO, opts: ResponsesOpts, args: string[], extras: Ex
   if (args.length) throw usage('give the prompt either as arguments or with --input, not both');
   const parsed = await readJsonFile('--input', opts.input, io);
   if (typeof parsed !== 'string' && !Array.isArray(parsed)) throw usage('--input must hold a string or an array of input items');
+  // Nothing to answer is refused as an empty prompt is, before it costs a call.
+  if (Array.isArray(parsed) && parsed.length === 0) throw usage(`--input ${opts.input}: no input items`);
+  if (typeof parsed === 'string' && parsed.trim() === '') throw usage(`--input ${opts.input}: the text is empty`);
   if (Array.isArray(parsed)) parsed.forEach(checkInputItem);
   return parsed as ResponsesRequest['input'];
 }
