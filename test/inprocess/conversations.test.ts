@@ -41,6 +41,20 @@ describe('conversations', () => {
   });
 });
 
+describe('conversation ids', () => {
+  it('an id that would be a hidden file (., .., .notes), never listed, is refused before anything is sent', async () => {
+    const env = { ROUTER_STATE_DIR: join(t.dir, 'dot-state') };
+    t.clearRequests();
+    for (const id of ['.', '..', '.notes']) {
+      const r = await t.run(['chat', '--conversation', id, '--model', 'local/echo', 'x'], { env });
+      expect(r, id).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toMatch(/^error: conversation id ".*": use 1 to 64 letters, digits, "\.", "_" or "-", not starting with "\."\n$/);
+    }
+    expect(t.requests()).toHaveLength(0);
+    expect((await t.run(['conversations', 'list', '--json'], { env })).stdout).toBe('[]\n');
+  });
+});
+
 describe('conversation files edited or damaged by hand', () => {
   it('list warns and goes on, show and -c say which file and how to remove it (nothing sent), delete removes it', async () => {
     const state = join(t.dir, 'torn-conversation-state');
