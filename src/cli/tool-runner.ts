@@ -3,6 +3,7 @@ import type { ChatMessage } from '../client/types.js';
 import type { AssembledMessage, ToolCall } from './answer-extras.js';
 import { CliError, EXIT, usage } from './exit-codes.js';
 import { readJsonFile } from './input.js';
+import { parametersProblem } from './schema-check.js';
 import type { IO } from './io.js';
 import { visible } from '../internal/visible.js';
 
@@ -40,6 +41,10 @@ export async function loadTools(path: string | undefined, io: IO): Promise<Local
     }
     return tool;
   });
+  for (const { function: fn } of wire as { function: Body }[]) {
+    const problem = fn.parameters === undefined ? undefined : await parametersProblem(fn.parameters);
+    if (problem) throw usage(`--tools: the parameters of ${fn.name as string} ${problem}`);
+  }
   return { wire, commands };
 }
 

@@ -14,6 +14,7 @@ import { applyRoleFlag, blameRole } from '../../roles.js';
 import { boundNote, guardSpend, limitFlagOf, SPEND_FLAGS } from '../../spend-guard.js';
 import { usage } from '../../exit-codes.js';
 import { checkMetadataFlags, readJsonFile, textOrFile } from '../../input.js';
+import { parametersProblem } from '../../schema-check.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from '../../request-extras.js';
 import { functionCalls, reasoningSummary, responseMessage } from '../../answer-extras.js';
 import { callsNotRun } from '../../tool-runner.js';
@@ -62,6 +63,10 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
       // A local command is never sent, and responses runs none: the service runs its own loop.
       if ('command' in (tool as object)) throw usage(`--tools: tool ${i + 1} has a "command", which only chat --tools runs; responses sends tools as they are (remove it)`);
     });
+    for (const { type, name, parameters } of tools as { type: string; name?: string; parameters?: unknown }[]) {
+      const problem = type === 'function' && parameters !== undefined ? await parametersProblem(parameters) : undefined;
+      if (problem) throw usage(`--tools: the parameters of ${name} ${problem}`);
+    }
   }
   ctx.useCommandModel();
   const connected = await connect();
