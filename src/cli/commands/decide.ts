@@ -98,12 +98,17 @@ export function questionsFromArgv(argv: string[]): Record<string, DecisionQuesti
   return out;
 }
 
-/** A question of --questions: its instructions a string, each of its criteria a description string (the spec's types). */
+/** A question of --questions: a known type, its instructions a string, each of its criteria a description string (the spec's types), none blank. */
 function checkFileQuestion(key: string, q: unknown): void {
-  const { instructions, criteria } = (q && typeof q === 'object' ? q : {}) as { instructions?: unknown; criteria?: unknown };
+  const { type, instructions, criteria } = (q && typeof q === 'object' ? q : {}) as { type?: unknown; instructions?: unknown; criteria?: unknown };
+  if (type !== 'noul' && type !== 'choice' && type !== 'score') throw usage(`--questions: "${key}": type must be noul, choice or score`);
   if (typeof instructions !== 'string') throw usage(`--questions: "${key}": instructions must be a string`);
-  const descriptions = criteria && typeof criteria === 'object' ? Object.values(criteria) : [];
-  if (descriptions.some((d) => typeof d !== 'string')) throw usage(`--questions: "${key}": each of its criteria must be a description string`);
+  // Blank texts are refused as the flags refuse them (--noul KEY " ").
+  if (instructions.trim() === '') throw usage(`--questions: "${key}": the instructions are blank`);
+  const descriptions = criteria && typeof criteria === 'object' ? Object.entries(criteria) : [];
+  if (descriptions.some(([, d]) => typeof d !== 'string')) throw usage(`--questions: "${key}": each of its criteria must be a description string`);
+  const blank = descriptions.find(([, d]) => (d as string).trim() === '');
+  if (blank) throw usage(`--questions: "${key}": criterion "${blank[0]}" has a blank description`);
 }
 
 /** A probability or score with two decimals; '?' for an answer that lacks it. */
