@@ -34,3 +34,17 @@ describe('an answer with control characters', () => {
     expect(r.stderr).not.toContain('\x1b]0;');
   });
 });
+
+describe('router api on a terminal', () => {
+  it('refuses the speech route before sending (its answer is audio), as speak does; redirected it writes the audio', async () => {
+    const u = users.user();
+    const args = ['api', 'POST', '/v1/audio/speech', '-f', 'model=local/tts', '-f', 'voice=alloy', '-f', 'input=hi'];
+    const before = users.emu.requestLog.length;
+    const r = await u.run(args, { tty: { stdout: true } });
+    expect(r).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/^error: refusing to write audio to a terminal: redirect stdout/) });
+    expect(users.emu.requestLog.length).toBe(before);
+    const piped = await u.run(args);
+    expect(piped.code).toBe(0);
+    expect(piped.stdout.length).toBeGreaterThan(1000);
+  });
+});

@@ -138,6 +138,8 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
     for (const [k, v] of fields) setField(obj, k, v);
     body = JSON.stringify(obj);
   }
+  // As speak: the speech route answers audio, which a terminal would take as control bytes (and it costs a call).
+  if (io.stdoutTTY && method === 'POST' && /^\/v1\/audio\/speech\/?$/.test(pathOnly)) throw usage('refusing to write audio to a terminal: redirect stdout (router api POST /v1/audio/speech … > out.mp3)');
   const management = opts.management ?? /^\/(alpha\/|v1\/audio\/)/.test(pathOnly);
   const { client } = await ctx.connect({ management });
   try {
