@@ -48,6 +48,21 @@ export async function loadTools(path: string | undefined, io: IO): Promise<Local
   return { wire, commands };
 }
 
+/** The first MAX_RESULT_BYTES of a stream, and (when there was more) a line that tells the model it sees only part of it. */
+function keptOutput(name: string) {
+  const kept: Buffer[] = [];
+  const o = {
+    size: 0,
+    keep: (b: Buffer) => {
+      const room = MAX_RESULT_BYTES - o.size;
+      o.size += b.length;
+      if (room > 0) kept.push(room < b.length ? b.subarray(0, room) : b);
+    },
+    text: () => Buffer.concat(kept).toString('utf8') + (o.size > MAX_RESULT_BYTES ? `\n[router: the ${name} was cut at ${MAX_RESULT_BYTES / 1024 / 1024} MiB of ${o.size} bytes]` : ''),
+  };
+  return o;
+}
+
 /**
  * The result of one run: its stdout, or (on failure) its exit code and stderr, which go back to the
  * model as they are. The command runs in a process group of its own, so that Ctrl-C ends all of it
@@ -60,16 +75,9 @@ export async function runCommand(command: string | string[], input: string, sign
   const [file, args] = typeof command === 'string' ? ['/bin/sh', ['-c', command]] : [command[0]!, command.slice(1)];
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let size = 0;
-    const keep = (into: Buffer[]) => (b: Buffer) => {
-      const room = MAX_RESULT_BYTES - size;
-      size += b.length;
-      if (room > 0) into.push(room < b.length ? b.subarray(0, room) : b);
-    };
-    // The model is told when it sees only part of what the command printed.
-    const cut = () => (size > MAX_RESULT_BYTES ? `\n[router: the output was cut at ${MAX_RESULT_BYTES / 1024 / 1024} MiB of ${size} bytes]` : '');
+    // Each stream has a room of its own: what a tool logs on stderr never takes the place of its result.
+    const out = keptOutput('output');
+    const err = keptOutput('stderr');
     const killGroup = (sig: NodeJS.Signals) => {
       try {
         if (child.pid) process.kill(-child.pid, sig);
@@ -102,17 +110,16 @@ export async function runCommand(command: string | string[], input: string, sign
       signal.removeEventListener('abort', stop);
       return signal.aborted;
     };
-    child.stdout.on('data', keep(out));
-    child.stderr.on('data', keep(err));
+    child.stdout.on('data', out.keep);
+    child.stderr.on('data', err.keep);
     child.stdin.on('error', () => {});
     child.stdin.end(input);
     child.on('error', (e) => done() || resolve({ code: 127, output: `could not run the command: ${e.message}` }));
     child.on('close', (code, sig) => {
       if (done()) return;
-      const stdout = Buffer.concat(out).toString('utf8');
-      if (code === 0) return resolve({ code: 0, output: stdout + cut() });
+      if (code === 0) return resolve({ code: 0, output: out.text() });
       const why = sig ? `was stopped by ${sig}` : `exited with code ${code}`;
-      resolve({ code: code ?? 1, output: `the command ${why}${err.length ? `; stderr:\n${Buffer.concat(err).toString('utf8')}` : ''}${stdout ? `\nstdout:\n${stdout}` : ''}${cut()}` });
+      resolve({ code: code ?? 1, output: `the command ${why}${err.size ? `; stderr:\n${err.text()}` : ''}${out.size ? `\nstdout:\n${out.text()}` : ''}` });
     });
   });
 }
