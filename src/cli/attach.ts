@@ -72,7 +72,8 @@ export async function readAttachments(sources: string[] | undefined, io: IO): Pr
   const out: Attachment[] = [];
   for (const source of sources ?? []) {
     if (isUrl(source)) {
-      const path = new URL(source).pathname;
+      const path = URL.canParse(source) ? new URL(source).pathname : undefined;
+      if (path === undefined) throw usage(`--attach ${source}: not a valid URL`);
       const [kind, mediaType] = BY_EXTENSION[extname(path).toLowerCase()] ?? ['image', 'image/*'];
       if (kind === 'audio') throw usage(`--attach ${source}: audio is sent as data, not as a URL; download it and attach the file`);
       out.push({ source, kind, mediaType, filename: basename(path) || 'attachment' });

@@ -80,6 +80,17 @@ describe('attachments, more kinds and refusals', () => {
     }
   });
 
+  it('a URL that does not parse (no host, a space): one line, exit 2, nothing sent (not an internal error)', async () => {
+    for (const url of ['https://', 'https://exa mple.com/a.png']) {
+      const before = emu.requestLog.length;
+      for (const command of ['chat', 'responses']) {
+        const r = await run([command, '--model', 'local/vision', '-a', url, 'x']);
+        expect(r, `${command} ${url}`).toMatchObject({ code: 2, stderr: `error: --attach ${url}: not a valid URL\n` });
+      }
+      expect(emu.requestLog.length).toBe(before);
+    }
+  });
+
   it('an attachment over 20 MiB, or stdin attached twice: one line, exit 2, nothing sent', async () => {
     const big = join(dir, 'big.png');
     writeFileSync(big, Buffer.concat([readFileSync(png), Buffer.alloc(20 * 1024 * 1024)]));
