@@ -115,7 +115,15 @@ export async function runCommand(command: string | string[], input: string, sign
     child.stdin.on('error', () => {});
     child.stdin.end(input);
     child.on('error', (e) => done() || resolve({ code: 127, output: `could not run the command: ${e.message}` }));
+    // A process the command left running (an opener, a server) may hold its stdout open for ever: the
+    // result is what came by a moment after the command exited, and that process is not waited for.
+    let leftOpen: NodeJS.Timeout | undefined;
+    child.on('exit', () => {
+      // After a poll of the pipes (setImmediate): what the command wrote before it exited is read first.
+      leftOpen = setTimeout(() => setImmediate(() => [child.stdout, child.stderr].forEach((s) => s.destroy())), 250);
+    });
     child.on('close', (code, sig) => {
+      clearTimeout(leftOpen);
       if (done()) return;
       if (code === 0) return resolve({ code: 0, output: out.text() });
       const why = sig ? `was stopped by ${sig}` : `exited with code ${code}`;

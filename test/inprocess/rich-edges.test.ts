@@ -295,6 +295,21 @@ describe('a tool command that prints more than is sent back', () => {
   });
 });
 
+describe('a tool command that leaves a process running (an opener, a server it starts)', () => {
+  it('its result is what it printed before it exited: the process it left, which holds its stdout, is not waited for', async () => {
+    const pidFile = join(dir, 'left-running.pid');
+    const tools = toolsFile('starter.json', [{ type: 'function', function: { name: 'starter', parameters: { type: 'object', properties: { q: { type: 'string' } } } }, command: `cat >/dev/null; sleep 60 & echo $! > ${pidFile}; echo started` }]);
+    const since = Date.now();
+    try {
+      const r = await run(['chat', '--model', 'local/tools', '--tools', tools, 'go']);
+      expect(r).toMatchObject({ code: 0, stdout: 'From the tool results: starter answered: started\n' });
+      expect(Date.now() - since).toBeLessThan(20_000);
+    } finally {
+      process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+    }
+  }, 90_000);
+});
+
 describe('a tool call as the terminal shows it', () => {
   it('the model\'s arguments are shown with control characters escaped: an escape sequence cannot hide what ran', async () => {
     const { toolLoop } = await import('../../src/cli/tool-runner.js');
