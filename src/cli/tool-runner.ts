@@ -106,8 +106,12 @@ export async function runCommand(command: string | string[], input: string, sign
       }, 20);
     };
     signal.addEventListener('abort', stop, { once: true });
+    // Router ended otherwise (a plain kill: timeout(1)), the tool is told to end too; it is in a session of its own.
+    const onExit = () => killGroup('SIGTERM');
+    process.once('exit', onExit);
     const done = () => {
       signal.removeEventListener('abort', stop);
+      process.removeListener('exit', onExit);
       return signal.aborted;
     };
     child.stdout.on('data', out.keep);

@@ -44,4 +44,20 @@ describe.skipIf(process.platform !== 'linux')('Ctrl-C during a tool run', () => 
     await until(() => !started.some(running), 500);
     expect(started.filter(running)).toEqual([]);
   }, 30_000);
+
+  it('a plain kill of router (timeout(1) sends SIGTERM) ends the tool it runs too', async () => {
+    const pids = join(t.dir, 'term-pids');
+    const tools = join(t.dir, 'term-tools.json');
+    const command = `sleep 60 & echo $! > ${pids}.child; echo $$ > ${pids}; wait`;
+    writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: {} } }, command }]));
+    const child = t.spawn(['chat', '--model', 'local/tools', '--tools', tools, 'weather']);
+    const exited = new Promise<number | null>((r) => child.on('close', r));
+    const written = (f: string) => existsSync(f) && readFileSync(f, 'utf8').endsWith('\n');
+    await until(() => written(pids) && written(`${pids}.child`), 15_000);
+    const started = [readFileSync(pids, 'utf8'), readFileSync(`${pids}.child`, 'utf8')].map((p) => Number(p.trim()));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(143);
+    await until(() => !started.some(running), 2000);
+    expect(started.filter(running)).toEqual([]);
+  }, 30_000);
 });
