@@ -26,6 +26,13 @@ describe('two readers of stdin', () => {
     expect(r).toMatchObject({ code: 2, stderr: 'error: no prompt: stdin was read by --system; give the prompt as arguments\n' });
   });
 
+  it('decide: piped questions (--questions -) are not taken for the content as well', async () => {
+    const u = users.user();
+    const questions = JSON.stringify({ q: { type: 'noul', instructions: 'spam?' } });
+    expect(await u.run(['decide', '--model', 'local/judge', '--questions', '-'], { input: questions })).toMatchObject({ code: 2, stderr: 'error: no content: give --state FILE, --state-text TEXT, or pipe it on stdin\n' });
+    expect(await u.run(['decide', '--model', 'local/judge', '--state-text', 'buy now', '--questions', '-'], { input: questions })).toMatchObject({ code: 0, stdout: expect.stringMatching(/^q\tnoul\t/) });
+  });
+
   it('one reader of stdin works as before', async () => {
     const u = users.user();
     expect(await u.run(['chat', '--model', 'local/echo', '-s', '@-', 'hello'], { input: 'be brief\n' })).toMatchObject({ code: 0, stdout: 'hello\n' });
