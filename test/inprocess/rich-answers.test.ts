@@ -180,6 +180,22 @@ describe('--schema', () => {
   });
 });
 
+describe('a json_object format', () => {
+  it('is answered with a JSON object by every chat model, as a real model answers it (chat and responses, streamed or not)', async () => {
+    for (const args of [
+      ['chat', '--model', 'local/echo', '--response-format', 'json_object', 'hi'],
+      ['chat', '--model', 'local/lorem', '--no-stream', '--response-format', 'json_object', 'hi'],
+      ['responses', '--model', 'local/echo', '--text-format', 'json_object', 'hi'],
+      ['responses', '--model', 'local/lorem', '--no-stream', '--text-format', 'json_object', 'hi'],
+    ]) {
+      const r = await run(args);
+      expect(r.code, args.join(' ')).toBe(0);
+      const value = JSON.parse(r.stdout) as unknown;
+      expect(value && typeof value === 'object' && !Array.isArray(value), r.stdout).toBe(true);
+    }
+  });
+});
+
 describe('batches of such bodies', () => {
   // Batches are text only (the real service refuses image, audio and file parts in them: shared/reference notes).
   it('a json_schema format and the web plugin run in a batch as in a single request', async () => {
