@@ -100,8 +100,9 @@ export function reasoningPrinter(io: IO, opts: ExtraOpts) {
       if (!started && io.errColor) io.err('\x1b[2m');
       started = true;
       last = text;
-      // On a terminal the model's control characters are shown escaped, as its answer's are.
-      io.err(io.stderrTTY ? visible(text.replace(/\r\n/g, '\n'), '\n\t') : text);
+      // On a terminal the model's control characters are shown escaped, as its answer's are (a CR that ends a
+      // line, or this piece, is dropped: the piece after may start with its LF).
+      io.err(io.stderrTTY ? visible(text.replace(/\r(\n|$)/g, '$1'), '\n\t') : text);
     },
     end() {
       if (started) io.err(`${io.errColor ? '\x1b[22m' : ''}${last.endsWith('\n') ? '' : '\n'}`);
