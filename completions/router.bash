@@ -221,7 +221,7 @@ _router() {
     'batch job') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='dynamic:job-ids' ;;
     'api') subs=''; flags='--method -X --header -H --raw-field -f --field -F --input --paginate --include -i --management --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
     'models') subs='show'; flags='--input-modality --output-modality --supports --sort --refresh --json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
-    'models show') subs=''; flags='--refresh --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'models show') subs=''; flags='--refresh --json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
     'credits') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
     'usage') subs=''; flags='--since --by --json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
     'login') subs=''; flags='--profile -p --with-key --api-root --model -m --no-verify --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;

@@ -598,6 +598,8 @@ complete -c router -n '__fish_seen_subcommand_from models; and not __fish_seen_s
 complete -c router -n '__fish_seen_subcommand_from models; and not __fish_seen_subcommand_from show' -l no-log -d 'do not write this call to the local usage ledger (also ROUTER_NO_LOG=1, or: router config set log off)'
 complete -c router -n '__fish_seen_subcommand_from models; and not __fish_seen_subcommand_from show' -s h -l help -d 'display help'
 complete -c router -n '__fish_seen_subcommand_from models; and __fish_seen_subcommand_from show' -l refresh -d 'fetch the list again rather than use the copy kept for five minutes'
+complete -c router -n '__fish_seen_subcommand_from models; and __fish_seen_subcommand_from show' -l json -d 'print the model as JSON (the default; with FIELDS, only those)'
+complete -c router -n '__fish_seen_subcommand_from models; and __fish_seen_subcommand_from show' -l jq -r -F -d 'filter the JSON output with a jq expression (implies --json; strings print raw)'
 complete -c router -n '__fish_seen_subcommand_from models; and __fish_seen_subcommand_from show' -s V -l version -d 'output the version number'
 complete -c router -n '__fish_seen_subcommand_from models; and __fish_seen_subcommand_from show' -s p -l profile -x -a '(router __complete profiles 2>/dev/null)' -d 'config profile to use (env ROUTER_PROFILE)'
 complete -c router -n '__fish_seen_subcommand_from models; and __fish_seen_subcommand_from show' -l api-root -r -F -d 'API root, e.g. http://127.0.0.1:8080/api (env ROUTER_API_ROOT)'

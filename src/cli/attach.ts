@@ -3,7 +3,7 @@ import { isUtf8 } from 'node:buffer';
 import { basename, extname, resolve } from 'node:path';
 import { collectBounded } from './bounded-read.js';
 import { usage } from './exit-codes.js';
-import { readFileFor } from './input.js';
+import { readFileFor, takeStdin } from './input.js';
 import type { IO } from './io.js';
 
 /**
@@ -72,13 +72,15 @@ export async function readAttachments(sources: string[] | undefined, io: IO): Pr
   const out: Attachment[] = [];
   for (const source of sources ?? []) {
     if (isUrl(source)) {
-      const path = new URL(source).pathname;
+      const path = URL.canParse(source) ? new URL(source).pathname : undefined;
+      if (path === undefined) throw usage(`--attach ${source}: not a valid URL`);
       const [kind, mediaType] = BY_EXTENSION[extname(path).toLowerCase()] ?? ['image', 'image/*'];
       if (kind === 'audio') throw usage(`--attach ${source}: audio is sent as data, not as a URL; download it and attach the file`);
       out.push({ source, kind, mediaType, filename: basename(path) || 'attachment' });
       continue;
     }
     if (source === '-' && sources!.filter((s) => s === '-').length > 1) throw usage('--attach -: stdin can be attached once');
+    if (source === '-') takeStdin(io, '--attach -');
     // A file too large is refused by its size, unread; a pipe or a device (/dev/zero) once it has sent that much.
     const limit = { max: MAX_ATTACHMENT_BYTES, tooMuch: tooLarge(source) };
     const data = source === '-' ? await collectBounded(io.stdin, '--attach -', io.interrupt, limit.max, limit.tooMuch) : await readFileFor('--attach', source, io.interrupt, limit);

@@ -28,7 +28,8 @@ const dir = (env: NodeJS.ProcessEnv) => join(stateHome(env), 'conversations');
 const NAME = /^[\w.-]{1,64}$/;
 
 export function checkConversationId(id: string): string {
-  if (!NAME.test(id)) throw usage(`conversation id "${id}": use 1 to 64 letters, digits, ".", "_" or "-"`);
+  // A leading "." would make a hidden file, which list leaves out (as it does temp files).
+  if (!NAME.test(id) || id.startsWith('.')) throw usage(`conversation id "${id}": use 1 to 64 letters, digits, ".", "_" or "-", not starting with "."`);
   return id;
 }
 

@@ -27,13 +27,26 @@ export interface TextOptions {
 export async function textFromArgs(args: string[], io: IO, o: TextOptions = {}): Promise<string> {
   const { what = 'prompt', example = 'echo hi | router chat', mergeStdin = false } = o;
   const dash = args.includes('-');
-  const wantsStdin = dash || ((args.length === 0 || mergeStdin) && !io.stdinTTY);
+  const taken = stdinReaders.get(io);
+  if (dash) takeStdin(io, `the ${what}`, `- (the ${what})`);
+  const wantsStdin = dash || (taken === undefined && (args.length === 0 || mergeStdin) && !io.stdinTTY);
   const piped = wantsStdin ? (await readStdin(io, io.interrupt)).replace(/\s+$/, '') : '';
   const typed = args.filter((a) => a !== '-').join(' ');
   // "-" keeps the old order (arguments, then stdin); a piped stdin without it comes first.
   const text = (dash ? [typed, piped] : [piped, typed]).filter(Boolean).join('\n\n');
+  if (!text.trim() && taken !== undefined) throw usage(`no ${what}: stdin was read by ${taken}; give the ${what} as arguments`);
   if (!text.trim()) throw usage(`no ${what}: give it as arguments or on stdin (${example})`);
   return text;
+}
+
+/** Who read stdin in a run (a flag, or the prompt): stdin can be read once. */
+const stdinReaders = new WeakMap<IO, string>();
+
+/** Takes stdin for `who`; a second reader is refused, named as the user typed it (`label`), before anything is sent. */
+export function takeStdin(io: IO, who: string, label = who): void {
+  const first = stdinReaders.get(io);
+  if (first !== undefined) throw usage(`${label}: stdin was read by ${first}; it can be read once`);
+  stdinReaders.set(io, who);
 }
 
 /**
@@ -43,13 +56,15 @@ export async function textFromArgs(args: string[], io: IO, o: TextOptions = {}):
 export async function textOrFile(flag: string, value: string | undefined, io: IO): Promise<string | undefined> {
   if (value === undefined || !value.startsWith('@')) return value;
   if (value.startsWith('@@')) return value.slice(1);
-  const text = await readTextFile(flag, value.slice(1), io);
+  if (value === '@-') takeStdin(io, flag, `${flag} @-`);
+  const text = value === '@-' ? await readStdin(io, io.interrupt) : await readTextFile(flag, value.slice(1), io);
   if (!text.trim()) throw usage(`${flag}: ${value.slice(1)} is empty`);
   return text;
 }
 
 /** Reads a text file ("-" for stdin) with a one-line error naming the flag. */
 export async function readTextFile(flag: string, path: string, io: IO): Promise<string> {
+  if (path === '-') takeStdin(io, flag, `${flag} -`);
   return path === '-' ? readStdin(io, io.interrupt) : utf8Text(await readFileFor(flag, path, io.interrupt), `${flag}: ${path}`);
 }
 

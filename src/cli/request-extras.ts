@@ -90,7 +90,7 @@ export function applyExtras(req: Body, opts: ExtraOpts, extras: Extras, api: 'ch
   if (opts.modalities) req.modalities = opts.modalities;
 }
 
-/** Reasoning, on stderr with --show-reasoning (dimmed on a terminal in colour); never on stdout. */
+/** Reasoning, on stderr with --show-reasoning (dimmed on a terminal in colour, control characters escaped); never on stdout. */
 export function reasoningPrinter(io: IO, opts: ExtraOpts) {
   let started = false;
   let last = '';
@@ -100,7 +100,9 @@ export function reasoningPrinter(io: IO, opts: ExtraOpts) {
       if (!started && io.errColor) io.err('\x1b[2m');
       started = true;
       last = text;
-      io.err(text);
+      // On a terminal the model's control characters are shown escaped, as its answer's are (a CR that ends a
+      // line, or this piece, is dropped: the piece after may start with its LF).
+      io.err(io.stderrTTY ? visible(text.replace(/\r(\n|$)/g, '$1'), '\n\t') : text);
     },
     end() {
       if (started) io.err(`${io.errColor ? '\x1b[22m' : ''}${last.endsWith('\n') ? '' : '\n'}`);

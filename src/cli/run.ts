@@ -74,6 +74,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
   return async (...raw: unknown[]): Promise<void> => {
     const cmd = raw[raw.length - 1] as Command;
     const opts = raw[raw.length - 2] as O;
+    takeBackOwnFlags(cmd, opts as Record<string, unknown>);
     const args = raw.slice(0, -2) as A;
     const runtime = runtimeOf(cmd);
     const flags = cmd.optsWithGlobals() as GlobalFlags;
@@ -157,6 +158,21 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
       if (runtime.interrupts) process.removeListener('SIGINT', onSigint);
     }
   };
+}
+
+/**
+ * Commander gives a flag typed after a subcommand to its parent when the parent has a flag of the
+ * same name (`models show ID --refresh`, `--jq`): the subcommand takes the values of its own flags back.
+ */
+function takeBackOwnFlags(cmd: Command, opts: Record<string, unknown>): void {
+  const parent = cmd.parent;
+  if (!parent?.parent) return;
+  for (const own of cmd.options) {
+    const key = own.attributeName();
+    const theirs = parent.options.find((o) => o.long === own.long);
+    if (!theirs || cmd.getOptionValueSource(key) === 'cli' || parent.getOptionValueSource(theirs.attributeName()) !== 'cli') continue;
+    opts[key] = parent.getOptionValue(theirs.attributeName());
+  }
 }
 
 const LEDGER_COMMANDS = new Set(['chat', 'responses', 'embed', 'speak', 'decide', 'batch']);

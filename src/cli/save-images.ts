@@ -1,10 +1,10 @@
 /** `--save-images DIR`: generated images written as files, never dumped as base64. */
-import { statSync, writeFileSync } from 'node:fs';
+import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { usage } from './exit-codes.js';
+import { CliError, EXIT, usage } from './exit-codes.js';
 import type { IO } from './io.js';
 import { sniff } from './attach.js';
-import { describeCode } from '../internal/system-errors.js';
+import { describeCode, isPathProblem } from '../internal/system-errors.js';
 import { visible } from '../internal/visible.js';
 
 const EXTENSIONS: Record<string, string> = { 'image/png': '.png', 'image/jpeg': '.jpg', 'image/webp': '.webp', 'image/gif': '.gif' };
@@ -48,7 +48,12 @@ export function showImages(io: IO, images: { image_url?: { url?: string } }[] | 
         io.note(`image: ${path}`);
         break;
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw usage(`--save-images: cannot write ${path} (${describeCode((err as NodeJS.ErrnoException).code ?? '')})`);
+        const code = (err as NodeJS.ErrnoException).code ?? '';
+        if (code === 'EEXIST') continue;
+        // A file begun (a disk that filled up) is not left half-written.
+        rmSync(path, { force: true });
+        const message = `--save-images: cannot write ${path} (${describeCode(code)})`;
+        throw isPathProblem(code) ? usage(message) : new CliError(message, EXIT.FAILURE);
       }
     }
   }

@@ -23,18 +23,33 @@ export async function loadSchema(value: string | undefined, io: IO): Promise<Ans
     throw usage(`--schema: ${inline ? 'the value' : value} is not valid JSON (${(err as Error).message})`);
   }
   if (!schema || typeof schema !== 'object' || Array.isArray(schema)) throw usage('--schema must be a JSON schema object');
-  const ajv = await import('ajv');
-  // CommonJS seen from ESM: the class is the default export's default.
-  const Ajv = ((ajv.default as unknown as { default?: unknown }).default ?? ajv.default) as unknown as typeof ajv.Ajv;
   let validate: Validate;
   try {
-    validate = new Ajv({ strict: false, validateFormats: false, allErrors: false }).compile(schema as Record<string, unknown>) as Validate;
+    validate = await compile(schema as Record<string, unknown>);
   } catch (err) {
     throw usage(`--schema: not a valid JSON schema (${(err as Error).message})`);
   }
   const title = typeof (schema as { title?: unknown }).title === 'string' ? (schema as { title: string }).title : '';
   const name = title.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 64) || 'answer';
   return { name, schema: schema as Record<string, unknown>, validate };
+}
+
+async function compile(schema: Record<string, unknown>): Promise<Validate> {
+  const ajv = await import('ajv');
+  // CommonJS seen from ESM: the class is the default export's default.
+  const Ajv = ((ajv.default as unknown as { default?: unknown }).default ?? ajv.default) as unknown as typeof ajv.Ajv;
+  return new Ajv({ strict: false, validateFormats: false, allErrors: false }).compile(schema) as Validate;
+}
+
+/** Why a tool's `parameters` is not a JSON schema object (undefined when it is one), as --schema checks its schema. */
+export async function parametersProblem(parameters: unknown): Promise<string | undefined> {
+  if (!parameters || typeof parameters !== 'object' || Array.isArray(parameters)) return 'must be a JSON schema object';
+  try {
+    await compile(parameters as Record<string, unknown>);
+    return undefined;
+  } catch (err) {
+    return `are not a valid JSON schema (${(err as Error).message})`;
+  }
 }
 
 /** Chat's `response_format` for the schema (strict). */

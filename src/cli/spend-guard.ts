@@ -230,10 +230,12 @@ function fitting(call: GuardedCall, prices: Pricing[], size: CallSize, cap: Cap)
   if (bound <= cap.usd) return undefined;
   // Never past a model's own maximum either: a fallback model might refuse a larger limit.
   const modelMost = Math.min(...prices.map((p) => p.maxCompletion ?? Infinity));
-  const fits = call.completes && call.limitField ? Math.min(modelMost, completionWithin(prices, withLimitWritten(call, call.limitField), cap.usd)) : 0;
   const over = `this call could cost up to ${usdBound(bound)}, over ${cap.name}`;
   if (!call.completes || !call.limitField) return over;
-  if (fits < 1) return `${over}: not even one completion token fits (the prompt alone may cost ${usdBound(worstBound(prices, { ...size, completionTokens: 0 }).bound)})`;
+  // The prompt as it would be sent: with the limit written in, whose digits are prompt bytes too.
+  const limited = withLimitWritten(call, call.limitField);
+  const fits = Math.min(modelMost, completionWithin(prices, limited, cap.usd));
+  if (fits < 1) return `${over}: not even one completion token fits (the prompt alone may cost ${usdBound(worstBound(prices, { ...limited, completionTokens: 0 }).bound)})`;
   if (call.explicitLimit) return `${over}: ${call.limitFlag} ${String(call.body[call.limitField])} does not fit; ${fits} or fewer would`;
   return fits;
 }

@@ -3,6 +3,7 @@ import type { ChatMessage } from '../client/types.js';
 import type { AssembledMessage, ToolCall } from './answer-extras.js';
 import { CliError, EXIT, usage } from './exit-codes.js';
 import { readJsonFile } from './input.js';
+import { parametersProblem } from './schema-check.js';
 import type { IO } from './io.js';
 import { visible } from '../internal/visible.js';
 
@@ -40,7 +41,26 @@ export async function loadTools(path: string | undefined, io: IO): Promise<Local
     }
     return tool;
   });
+  for (const { function: fn } of wire as { function: Body }[]) {
+    const problem = fn.parameters === undefined ? undefined : await parametersProblem(fn.parameters);
+    if (problem) throw usage(`--tools: the parameters of ${fn.name as string} ${problem}`);
+  }
   return { wire, commands };
+}
+
+/** The first MAX_RESULT_BYTES of a stream, and (when there was more) a line that tells the model it sees only part of it. */
+function keptOutput(name: string) {
+  const kept: Buffer[] = [];
+  const o = {
+    size: 0,
+    keep: (b: Buffer) => {
+      const room = MAX_RESULT_BYTES - o.size;
+      o.size += b.length;
+      if (room > 0) kept.push(room < b.length ? b.subarray(0, room) : b);
+    },
+    text: () => Buffer.concat(kept).toString('utf8') + (o.size > MAX_RESULT_BYTES ? `\n[router: the ${name} was cut at ${MAX_RESULT_BYTES / 1024 / 1024} MiB of ${o.size} bytes]` : ''),
+  };
+  return o;
 }
 
 /**
@@ -55,16 +75,9 @@ export async function runCommand(command: string | string[], input: string, sign
   const [file, args] = typeof command === 'string' ? ['/bin/sh', ['-c', command]] : [command[0]!, command.slice(1)];
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let size = 0;
-    const keep = (into: Buffer[]) => (b: Buffer) => {
-      const room = MAX_RESULT_BYTES - size;
-      size += b.length;
-      if (room > 0) into.push(room < b.length ? b.subarray(0, room) : b);
-    };
-    // The model is told when it sees only part of what the command printed.
-    const cut = () => (size > MAX_RESULT_BYTES ? `\n[router: the output was cut at ${MAX_RESULT_BYTES / 1024 / 1024} MiB of ${size} bytes]` : '');
+    // Each stream has a room of its own: what a tool logs on stderr never takes the place of its result.
+    const out = keptOutput('output');
+    const err = keptOutput('stderr');
     const killGroup = (sig: NodeJS.Signals) => {
       try {
         if (child.pid) process.kill(-child.pid, sig);
@@ -72,28 +85,53 @@ export async function runCommand(command: string | string[], input: string, sign
         /* the group has ended */
       }
     };
+    const groupAlive = () => {
+      try {
+        return !!child.pid && process.kill(-child.pid, 0);
+      } catch {
+        return false;
+      }
+    };
     const stop = () => {
       killGroup('SIGTERM');
-      // One that ignores SIGTERM is killed; the wait keeps no process alive.
-      setTimeout(() => killGroup('SIGKILL'), 2000).unref();
-      reject(signal.reason);
+      // One that ignores SIGTERM is killed after 2 s. The abort is thrown once the group is gone:
+      // router exits soon after it, and must not leave a tool running.
+      const since = Date.now();
+      const check = setInterval(() => {
+        const alive = groupAlive();
+        if (alive && Date.now() - since < 2000) return;
+        if (alive) killGroup('SIGKILL');
+        clearInterval(check);
+        reject(signal.reason);
+      }, 20);
     };
     signal.addEventListener('abort', stop, { once: true });
+    // Router ended otherwise (a plain kill: timeout(1)), the tool is told to end too; it is in a session of its own.
+    const onExit = () => killGroup('SIGTERM');
+    process.once('exit', onExit);
     const done = () => {
       signal.removeEventListener('abort', stop);
+      process.removeListener('exit', onExit);
       return signal.aborted;
     };
-    child.stdout.on('data', keep(out));
-    child.stderr.on('data', keep(err));
+    child.stdout.on('data', out.keep);
+    child.stderr.on('data', err.keep);
     child.stdin.on('error', () => {});
     child.stdin.end(input);
     child.on('error', (e) => done() || resolve({ code: 127, output: `could not run the command: ${e.message}` }));
+    // A process the command left running (an opener, a server) may hold its stdout open for ever: the
+    // result is what came by a moment after the command exited, and that process is not waited for.
+    let leftOpen: NodeJS.Timeout | undefined;
+    child.on('exit', () => {
+      // After a poll of the pipes (setImmediate): what the command wrote before it exited is read first.
+      leftOpen = setTimeout(() => setImmediate(() => [child.stdout, child.stderr].forEach((s) => s.destroy())), 250);
+    });
     child.on('close', (code, sig) => {
+      clearTimeout(leftOpen);
       if (done()) return;
-      const stdout = Buffer.concat(out).toString('utf8');
-      if (code === 0) return resolve({ code: 0, output: stdout + cut() });
+      if (code === 0) return resolve({ code: 0, output: out.text() });
       const why = sig ? `was stopped by ${sig}` : `exited with code ${code}`;
-      resolve({ code: code ?? 1, output: `the command ${why}${err.length ? `; stderr:\n${Buffer.concat(err).toString('utf8')}` : ''}${stdout ? `\nstdout:\n${stdout}` : ''}${cut()}` });
+      resolve({ code: code ?? 1, output: `the command ${why}${err.size ? `; stderr:\n${err.text()}` : ''}${out.size ? `\nstdout:\n${out.text()}` : ''}` });
     });
   });
 }

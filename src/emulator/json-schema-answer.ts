@@ -18,8 +18,10 @@ function spend(budget: Budget, chars: number): void {
   if ((budget.left -= chars) < 0) bad(`the JSON schema asks for an answer over ${MAX_ANSWER_CHARS.toLocaleString('en-US')} characters (minItems, minLength or nesting), more than a local model answers`);
 }
 
+const JSON_OBJECT: Schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
+
 /**
- * The JSON schema a request asks its answer to follow: chat's `response_format` of type
+ * The JSON schema a request asks its answer to follow (a `json_object` format: any object): chat's `response_format` of type
  * `json_schema` (`{json_schema: {name, schema, strict}}`) or Responses' `text.format`
  * (`{type: json_schema, name, schema, strict}`). Undefined when none is asked.
  */
@@ -27,6 +29,8 @@ export function askedSchema(body: Body): Schema | undefined {
   const chat = body.response_format as Body | undefined;
   const text = (body.text as Body | undefined)?.format as Body | undefined;
   const format = chat && typeof chat === 'object' ? chat : text && typeof text === 'object' ? text : undefined;
+  // JSON mode asks for any JSON object: the emulator's models answer one of a single string field.
+  if (format?.type === 'json_object') return JSON_OBJECT;
   if (!format || format.type !== 'json_schema') return undefined;
   const holder = chat === format ? (format.json_schema as Body | undefined) : format;
   const where = chat === format ? 'response_format.json_schema' : 'text.format';

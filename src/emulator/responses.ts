@@ -10,6 +10,7 @@ import { jsonTemplate, Serialized } from './serialized.js';
 import { richAnswer } from './rich-answer.js';
 import { imageItem, leadingItemEvents, reasoningItem } from './responses-reasoning.js';
 import { defineRoutes } from './routes.js';
+import { asChatMessages, functionCallEvents, functionCallItems } from './responses-tools.js';
 
 type Body = Record<string, unknown>;
 
@@ -67,8 +68,10 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
   const generated = generate(routed.model, fullPrompt, lastUser, { maxTokens: body.max_output_tokens as number | undefined, seed: body.seed });
   // Parts, a text.format schema, the web plugin: the same answer as chat's, its text only (Responses' function tools have their own shape).
   const items = (typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input) as Body[];
-  const rich = richAnswer({ ...body, tools: undefined }, routed.model, items, () => generated.text, lastUser);
-  const gen: Generation = rich ? { text: rich.content ?? '', finishReason: 'stop', promptTokens: generated.promptTokens, completionTokens: countTokens(rich.content ?? '') } : generated;
+  const calls = functionCallItems(routed.model.id, body, items, lastUser);
+  const rich = richAnswer({ ...body, tools: undefined }, routed.model, asChatMessages(items), () => generated.text, lastUser);
+  const answered: Generation = rich ? { text: rich.content ?? '', finishReason: 'stop', promptTokens: generated.promptTokens, completionTokens: countTokens(rich.content ?? '') } : generated;
+  const gen: Generation = calls ? { text: '', finishReason: 'stop', promptTokens: generated.promptTokens, completionTokens: countTokens(calls.map((c) => c.arguments).join(' ')) } : answered;
   const cost = costOf(routed.model, gen.promptTokens, gen.completionTokens);
   const id = `resp_${randomHex(12)}`;
   const messageId = `msg_${randomHex(12)}`;
@@ -90,7 +93,8 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
     model: routed.model.id,
     status: incomplete ? 'incomplete' : 'completed',
     // local/thinker's reasoning and local/painter's images come first, as their own items.
-    output: [...(rich?.reasoning ? [reasoningItem(rich.reasoning)] : []), ...(rich?.images ?? []).map((i) => imageItem(i.image_url.url, lastUser)), message],
+    // local/tools' function calls are the whole answer: the caller runs them and asks again.
+    output: calls ?? [...(rich?.reasoning ? [reasoningItem(rich.reasoning)] : []), ...(rich?.images ?? []).map((i) => imageItem(i.image_url.url, lastUser)), message],
     output_text: text,
     error: null,
     incomplete_details: incomplete ? { reason: 'max_output_tokens' } : null,
@@ -130,7 +134,7 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
     },
   };
   if (opts.routerMetadata) result.router_metadata = routerMetadata(routed, 'responses');
-  return { result, cost: cost.cost, gen, messageId };
+  return { result, cost: cost.cost, gen, messageId, calls };
 }
 
 async function handleResponses(ctx: Ctx): Promise<void> {
@@ -147,6 +151,12 @@ async function handleResponses(ctx: Ctx): Promise<void> {
   const { usage: _usage, ...rest } = result;
   // Usage is known only at the end: an in-progress response leaves it out (the schema has no null for it).
   const pending = { ...rest, status: 'in_progress', completed_at: null, output: [], output_text: '' };
+  if (plan.calls) {
+    const events = [{ type: 'response.created', response: pending }, { type: 'response.in_progress', response: pending }, ...functionCallEvents(plan.calls, 0), { type: 'response.completed', response: result }];
+    const failedEvent = { type: 'response.failed', sequence_number: events.length, response: { ...pending, status: 'failed', error: { code: 'server_error', message: 'Provider returned an error mid-stream' } } };
+    if (!(await writeSSE(ctx, events.map((e, sequence_number) => ({ ...e, sequence_number })), events.length, failedEvent, undefined, (e) => (e as Body).type as string))) charge.refund();
+    return;
+  }
   const output = result.output as Body[];
   const item = output[output.length - 1]!;
   const at = output.length - 1;

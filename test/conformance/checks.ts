@@ -94,14 +94,17 @@ export async function runConformance(t: TestEnv): Promise<Row[]> {
   // Responses.
   t.clearRequests();
   const respRes = row('responses', 'response (OpenResponsesResult)');
-  for (const args of [['responses', '--json', '--no-stream', '--model', 'local/echo', 'hi'], ['responses', '--json', '--no-stream', '--model', 'local/vision', '-a', png, '--web', 'see'], ['responses', '--json', '--no-stream', '--model', 'local/thinker', 'why'], ['responses', '--json', '--no-stream', '--model', 'local/painter', 'a boat'], ['responses', '--json', '--no-stream', '--model', 'local/echo', '--schema', '{"type":"object","properties":{"a":{"type":"boolean"}},"required":["a"]}', 'x'], ['responses', '--json', '--no-stream', '--model', 'local/lorem', '--max-output-tokens', '3', '--instructions', 'x', '--metadata', 'k=v', '--reasoning-effort', 'low', '--text-format', 'text', '--verbosity', 'low', '--stop-when', 'step_count=2', '--max-tool-calls', '4', 'write 10 words']]) {
+  // local/tools answers Responses' function tools with function_call items (exit 11: router runs none).
+  const responsesTools = join(t.dir, 'conformance-responses-tools.json');
+  writeFileSync(responsesTools, JSON.stringify([{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }]));
+  for (const args of [['responses', '--json', '--no-stream', '--model', 'local/tools', '--tools', responsesTools, 'weather'], ['responses', '--json', '--no-stream', '--model', 'local/echo', 'hi'], ['responses', '--json', '--no-stream', '--model', 'local/vision', '-a', png, '--web', 'see'], ['responses', '--json', '--no-stream', '--model', 'local/thinker', 'why'], ['responses', '--json', '--no-stream', '--model', 'local/painter', 'a boat'], ['responses', '--json', '--no-stream', '--model', 'local/echo', '--schema', '{"type":"object","properties":{"a":{"type":"boolean"}},"required":["a"]}', 'x'], ['responses', '--json', '--no-stream', '--model', 'local/lorem', '--max-output-tokens', '3', '--instructions', 'x', '--metadata', 'k=v', '--reasoning-effort', 'low', '--text-format', 'text', '--verbosity', 'low', '--stop-when', 'step_count=2', '--max-tool-calls', '4', 'write 10 words']]) {
     check(respRes, v.response('/responses'), JSON.parse((await t.run(args)).stdout), args.slice(-1)[0]!);
   }
   const events = row('responses', 'stream events (StreamEvents)');
   const evOut = await t.run(['responses', '--stream', '--json', '--model', 'local/echo', 'a b c']);
   for (const line of evOut.stdout.trim().split('\n')) check(events, v.schema('StreamEvents'), JSON.parse(line), JSON.parse(line).type);
-  for (const model of ['local/thinker', 'local/painter']) {
-    const more = await t.run(['responses', '--stream', '--json', '--model', model, 'why']);
+  for (const model of ['local/thinker', 'local/painter', 'local/tools']) {
+    const more = await t.run(['responses', '--stream', '--json', '--model', model, ...(model === 'local/tools' ? ['--tools', responsesTools] : []), 'why']);
     for (const line of more.stdout.trim().split('\n')) check(events, v.schema('StreamEvents'), JSON.parse(line), `${model} ${JSON.parse(line).type}`);
   }
   const respReq = row('responses', 'request body (ResponsesRequest)');

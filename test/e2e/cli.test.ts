@@ -1,6 +1,6 @@
 // What only a process shows: the help the build rendered, a terminal (completions: test/inprocess/completion).
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
@@ -38,6 +38,9 @@ describe('router chat -i', () => {
     const saved = join(t.dir, 'conv.json');
     const feed = `(sleep 0.6; printf 'hello there\\r'; sleep 0.6; printf '/system be brief\\r'; sleep 0.3; printf 'second turn\\r'; sleep 0.6; printf '/save ${saved}\\r'; sleep 0.4; printf '/exit\\r'; sleep 0.3)`;
     // Asynchronous: the emulator answers from this process, so it must not be blocked.
+    const ledger = join(t.env.ROUTER_STATE_DIR!, 'usage.jsonl');
+    const ledgerLines = () => (existsSync(ledger) ? readFileSync(ledger, 'utf8').trim().split('\n').filter(Boolean) : []);
+    const before = ledgerLines().length;
     const child = spawn('bash', ['-c', `${feed} | script -qfec "node ${BIN} chat -i --model local/echo" /dev/null`], { env: { ...process.env, ...t.env } });
     let stdout = '';
     child.stdout.on('data', (c) => (stdout += c));
@@ -53,6 +56,9 @@ describe('router chat -i', () => {
       { role: 'user', content: 'second turn' },
     ]);
     expect(JSON.parse(readFileSync(saved, 'utf8')).messages).toHaveLength(5);
+    // Each turn is a ledger line holding its answer's id, as a one-shot chat's is.
+    const turns = ledgerLines().slice(before).map((l) => JSON.parse(l) as { command: string; id?: string });
+    expect(turns.map((l) => [l.command, l.id])).toEqual([['chat', expect.stringMatching(/^gen-/)], ['chat', expect.stringMatching(/^gen-/)]]);
   });
 
 });

@@ -55,6 +55,18 @@ describe('router api', () => {
     expect(fromStdin.stdout).toBe('4\n');
   });
 
+  it('-F key=@- reads the value from stdin, as gh api does; stdin is read once', async () => {
+    t.clearRequests();
+    const r = await t.run(['api', 'POST', '/v1/chat/completions', '-f', 'model=local/echo', '-F', 'messages[][role]=user', '-F', 'messages[][content]=@-', '--jq', '.choices[0].message.content'], { input: 'from stdin' });
+    expect(r).toMatchObject({ code: 0, stdout: 'from stdin\n' });
+    expect(t.requests().at(-1)!.body.messages).toEqual([{ role: 'user', content: 'from stdin' }]);
+    const twice = await t.run(['api', 'POST', '/v1/chat/completions', '-F', 'a=@-', '-F', 'b=@-'], { input: 'x' });
+    expect(twice).toMatchObject({ code: 2, stderr: 'error: -F b=@-: stdin was read by -F a=@-; it can be read once\n' });
+    const withInput = await t.run(['api', 'POST', '/v1/chat/completions', '-F', 'a=@-', '--input', '-'], { input: 'x' });
+    expect(withInput).toMatchObject({ code: 2, stderr: 'error: --input -: stdin was read by -F a=@-; it can be read once\n' });
+    expect(t.requests()).toHaveLength(1);
+  });
+
   it('--paginate follows has_more/last_id over several pages into one list', async () => {
     const ws = await t.admin('workspaces', { credits: 10 });
     const env = { ROUTER_API_KEY: ws.api_key };

@@ -41,6 +41,31 @@ describe('conversations', () => {
   });
 });
 
+describe('conversation ids', () => {
+  it('an id that would be a hidden file (., .., .notes), never listed, is refused before anything is sent', async () => {
+    const env = { ROUTER_STATE_DIR: join(t.dir, 'dot-state') };
+    t.clearRequests();
+    for (const id of ['.', '..', '.notes']) {
+      const r = await t.run(['chat', '--conversation', id, '--model', 'local/echo', 'x'], { env });
+      expect(r, id).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toMatch(/^error: conversation id ".*": use 1 to 64 letters, digits, "\.", "_" or "-", not starting with "\."\n$/);
+    }
+    expect(t.requests()).toHaveLength(0);
+    expect((await t.run(['conversations', 'list', '--json'], { env })).stdout).toBe('[]\n');
+  });
+});
+
+describe('conversations show of a tool run', () => {
+  it('shows the calls the model made (not "null"), then the results and the answer', async () => {
+    const env = { ROUTER_STATE_DIR: join(t.dir, 'tool-state') };
+    const tools = join(t.dir, 'show-tools.json');
+    writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }, command: 'echo sunny' }]));
+    expect((await t.run(['chat', '--model', 'local/tools', '--tools', tools, '--conversation', 'trip', 'weather in Oslo'], { env })).code).toBe(0);
+    const shown = await t.run(['conversations', 'show', 'trip'], { env });
+    expect(shown.stdout).toBe('user: weather in Oslo\n\nassistant: [tool call] weather {"city":"weather in Oslo"}\n\ntool: sunny\n\nassistant: From the tool results: weather answered: sunny\n');
+  });
+});
+
 describe('conversation files edited or damaged by hand', () => {
   it('list warns and goes on, show and -c say which file and how to remove it (nothing sent), delete removes it', async () => {
     const state = join(t.dir, 'torn-conversation-state');

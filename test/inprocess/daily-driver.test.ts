@@ -55,6 +55,19 @@ describe('rough edges', () => {
     expect(byModel.stdout).not.toMatch(/^-\t/m);
   });
 
+  it('a chat\'s ledger line holds the id of its answer, as the other commands\' do (streamed or not, each round of a tool loop)', async () => {
+    const u = user();
+    const tools = join(u.home, 'tools.json');
+    writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: {} } }, command: 'echo sunny' }]));
+    for (const args of [['chat', '--model', 'local/echo', 'hi'], ['chat', '--model', 'local/echo', '--no-stream', 'hi'], ['chat', '--model', 'local/tools', '--tools', tools, 'weather']]) {
+      expect((await u.run(args)).code, args.join(' ')).toBe(0);
+    }
+    const records = readFileSync(join(u.home, 'state', 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id?: string });
+    expect(records).toHaveLength(4);
+    for (const r of records) expect(r.id).toMatch(/^gen-/);
+    expect(new Set(records.map((r) => r.id)).size).toBe(4);
+  });
+
   it('did-you-mean only when close: unrelated flags and commands get no guess', async () => {
     for (const [args, bad] of [[['chat', '--image', 'x'], '--usage'], [['chat', '--schema', 'x'], '--stream'], [['chat', '--role', 'x'], '--profile'], [['logs'], 'login']] as const) {
       const r = await runInProcess([...args]);

@@ -71,6 +71,20 @@ describe('router decide', () => {
     expect(std.status).toBe(403);
   });
 
+  it('a question of --questions with a blank instruction or description, or an unknown type, is refused before sending as a flag\'s is', async () => {
+    const qs = join(t.dir, 'blank-questions.json');
+    for (const [question, msg] of [
+      [{ type: 'noul', instructions: ' ', criteria: { true: 'y', false: 'n' } }, 'error: --questions: "q": the instructions are blank\n'],
+      [{ type: 'choice', instructions: 'pick', criteria: { a: 'one', b: '' } }, 'error: --questions: "q": criterion "b" has a blank description\n'],
+      [{ type: 'vote', instructions: 'pick', criteria: {} }, 'error: --questions: "q": type must be noul, choice or score\n'],
+    ] as const) {
+      writeFileSync(qs, JSON.stringify({ q: question }));
+      const r = await t.run(['decide', '--state-text', 's', '--model', 'local/judge', '--questions', qs], { env: mgmt });
+      expect(r).toMatchObject({ code: 2, stderr: msg });
+    }
+    expect(t.requests()).toHaveLength(0);
+  });
+
   it('sends provider routing preferences, as chat and embed do', async () => {
     // spec: decisions.provider
     const q = ['--state-text', 'The soup was cold', '--model', 'local/judge', '--noul', 'spam', 'Is this spam?'];

@@ -52,4 +52,13 @@ describe.skipIf(!mounted)('a full disk: one line naming the file, exit 1, nothin
     }
     expect(readdirSync(disk).filter((n) => n.includes('out.'))).toEqual([]);
   });
+
+  it('--save-images: the answer is printed, the image named, exit 1 (not a usage error), no half image left', async () => {
+    const images = join(disk, 'images');
+    mkdirSync(images, { recursive: true });
+    fill();
+    const r = await t.run(['chat', '--model', 'local/painter', '--modalities', 'text,image', '--save-images', images, 'a red circle']);
+    expect(r).toMatchObject({ code: 1, stdout: 'Here is an image of a red circle.\n', stderr: `error: --save-images: cannot write ${images}/image-1.png (disk full)\n` });
+    expect(readdirSync(images)).toEqual([]);
+  });
 });

@@ -66,6 +66,20 @@ describe('router models', () => {
     expect(await run(['models', 'show', 'local/ecko'])).toMatchObject({ code: 5, stderr: 'error: no model local/ecko in the list (did you mean local/echo?): see router models\n' });
   });
 
+  it('models show takes --json FIELDS, --jq and --refresh typed after it (not left to models, which ignored them)', async () => {
+    expect(await run(['models', 'show', 'local/echo', '--jq', '.id'])).toMatchObject({ code: 0, stdout: 'local/echo\n' });
+    expect(JSON.parse((await run(['models', 'show', 'local/echo', '--json', 'id,context_length'])).stdout)).toEqual({ id: 'local/echo', context_length: 131072 });
+    expect(JSON.parse((await run(['models', 'show', '--json=id', 'local/echo'])).stdout)).toEqual({ id: 'local/echo' });
+    const before = emu.requestLog.length;
+    const bad = await run(['models', 'show', 'local/echo', '--json=idd']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^error: unknown JSON field "idd".*Did you mean id\?/);
+    expect(emu.requestLog.length).toBe(before);
+    const kept = listCalls();
+    expect((await run(['models', 'show', 'local/echo', '--refresh'])).code).toBe(0);
+    expect(listCalls()).toBe(kept + 1);
+  });
+
   it('completions of --model read the kept list too', async () => {
     await run(['models']);
     const before = listCalls();

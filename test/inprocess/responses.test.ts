@@ -10,6 +10,12 @@ beforeAll(async () => {
 afterAll(() => t.close());
 beforeEach(() => t.clearRequests());
 const sent = (path: string) => t.requests().filter((r) => r.path === path);
+let inputs = 0;
+const emptyInput = (json: string) => {
+  const f = join(t.dir, `empty-input-${++inputs}.json`);
+  writeFileSync(f, json);
+  return f;
+};
 
 describe('router responses', () => {
   it('streams output_text deltas by default', async () => {
@@ -60,6 +66,8 @@ describe('router responses', () => {
       [['--stop-when', 'steps=2', 'x'], /step_count=N or max_cost=USD/],
       [['--input', join(t.dir, 'nope.json')], /cannot read/],
       [['--tool-choice', 'maybe', 'x'], /allowed choices/],
+      [['--input', emptyInput('[]')], /^error: --input .*: no input items/],
+      [['--input', emptyInput('"  "')], /^error: --input .*: the text is empty/],
     ] as [string[], RegExp][]) {
       const r = await t.run(['responses', ...args]);
       expect(r.code, args.join(' ')).toBe(2);

@@ -80,6 +80,17 @@ describe('attachments, more kinds and refusals', () => {
     }
   });
 
+  it('a URL that does not parse (no host, a space): one line, exit 2, nothing sent (not an internal error)', async () => {
+    for (const url of ['https://', 'https://exa mple.com/a.png']) {
+      const before = emu.requestLog.length;
+      for (const command of ['chat', 'responses']) {
+        const r = await run([command, '--model', 'local/vision', '-a', url, 'x']);
+        expect(r, `${command} ${url}`).toMatchObject({ code: 2, stderr: `error: --attach ${url}: not a valid URL\n` });
+      }
+      expect(emu.requestLog.length).toBe(before);
+    }
+  });
+
   it('an attachment over 20 MiB, or stdin attached twice: one line, exit 2, nothing sent', async () => {
     const big = join(dir, 'big.png');
     writeFileSync(big, Buffer.concat([readFileSync(png), Buffer.alloc(20 * 1024 * 1024)]));
@@ -165,6 +176,22 @@ describe('--schema', () => {
       const r = await run(['batch', command, 'x.jsonl', '--schema', SCHEMA]);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/^error: --schema is not taken by batches: .*"response_format"/);
+    }
+  });
+});
+
+describe('a json_object format', () => {
+  it('is answered with a JSON object by every chat model, as a real model answers it (chat and responses, streamed or not)', async () => {
+    for (const args of [
+      ['chat', '--model', 'local/echo', '--response-format', 'json_object', 'hi'],
+      ['chat', '--model', 'local/lorem', '--no-stream', '--response-format', 'json_object', 'hi'],
+      ['responses', '--model', 'local/echo', '--text-format', 'json_object', 'hi'],
+      ['responses', '--model', 'local/lorem', '--no-stream', '--text-format', 'json_object', 'hi'],
+    ]) {
+      const r = await run(args);
+      expect(r.code, args.join(' ')).toBe(0);
+      const value = JSON.parse(r.stdout) as unknown;
+      expect(value && typeof value === 'object' && !Array.isArray(value), r.stdout).toBe(true);
     }
   });
 });

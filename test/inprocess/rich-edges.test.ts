@@ -279,6 +279,35 @@ describe('a tool command that prints more than is sent back', () => {
     // local/tools answers with the results it was given.
     expect(r.stdout).toBe(`From the tool results: loud answered: ${'a'.repeat(1024 * 1024)}\n[router: the output was cut at 1 MiB of 3000000 bytes]\n`);
   });
+
+  it('what it logs on stderr does not use up the room of its stdout: a verbose tool that succeeds still gives its result', async () => {
+    const tools = toolsFile('verbose.json', [{ type: 'function', function: { name: 'verbose', parameters: { type: 'object', properties: { q: { type: 'string' } } } }, command: "cat >/dev/null; head -c 2000000 /dev/zero | tr '\\0' l >&2; echo sunny" }]);
+    const r = await run(['chat', '--model', 'local/tools', '--tools', tools, 'go']);
+    expect(r).toMatchObject({ code: 0, stdout: 'From the tool results: verbose answered: sunny\n' });
+  });
+
+  it('a failing one sends back at most 1 MiB of its stderr and 1 MiB of its stdout, each cut said', async () => {
+    const tools = toolsFile('failing.json', [{ type: 'function', function: { name: 'failing', parameters: { type: 'object', properties: { q: { type: 'string' } } } }, command: "cat >/dev/null; head -c 1500000 /dev/zero | tr '\\0' e >&2; head -c 1200000 /dev/zero | tr '\\0' o; exit 4" }]);
+    const r = await run(['chat', '--model', 'local/tools', '--tools', tools, 'go']);
+    expect(r.code).toBe(0);
+    const mib = 1024 * 1024;
+    expect(r.stdout).toBe(`From the tool results: failing answered: the command exited with code 4; stderr:\n${'e'.repeat(mib)}\n[router: the stderr was cut at 1 MiB of 1500000 bytes]\nstdout:\n${'o'.repeat(mib)}\n[router: the output was cut at 1 MiB of 1200000 bytes]\n`);
+  });
+});
+
+describe('a tool command that leaves a process running (an opener, a server it starts)', () => {
+  it('its result is what it printed before it exited: the process it left, which holds its stdout, is not waited for', async () => {
+    const pidFile = join(dir, 'left-running.pid');
+    const tools = toolsFile('starter.json', [{ type: 'function', function: { name: 'starter', parameters: { type: 'object', properties: { q: { type: 'string' } } } }, command: `cat >/dev/null; sleep 60 & echo $! > ${pidFile}; echo started` }]);
+    const since = Date.now();
+    try {
+      const r = await run(['chat', '--model', 'local/tools', '--tools', tools, 'go']);
+      expect(r).toMatchObject({ code: 0, stdout: 'From the tool results: starter answered: started\n' });
+      expect(Date.now() - since).toBeLessThan(20_000);
+    } finally {
+      process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+    }
+  }, 90_000);
 });
 
 describe('a tool call as the terminal shows it', () => {

@@ -83,6 +83,16 @@ describe('router speak', () => {
     expect(body.input_references[0].input_audio.data).toMatch(/^data:audio\/wav;base64,/);
   });
 
+  it('a turn of --turns with an empty or blank text is refused before sending, as an empty text is', async () => {
+    const turns = join(t.dir, 'blank-turns.json');
+    for (const text of ['', '  \n']) {
+      writeFileSync(turns, JSON.stringify([{ text: 'hi' }, { text, voice: 'ember' }]));
+      const r = await t.run(['speak', '--turns', turns, '--voice', 'alloy', '--model', 'local/tts', '-o', join(t.dir, 'blank.mp3')], { env: mgmt });
+      expect(r).toMatchObject({ code: 2, stderr: 'error: --turns: turn 2 has no text\n' });
+    }
+    expect(sent('/v1/audio/speech')).toHaveLength(0);
+  });
+
   it('refuses a terminal-less mistake list before sending: bad speed, mixed references, 4 clips, no voice', async () => {
     // spec: speech.speed, speech.references, speech.required
     const clip = join(t.dir, 'me.wav');

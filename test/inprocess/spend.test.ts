@@ -58,6 +58,15 @@ describe('--max-cost', () => {
     expect(sent('/chat/completions').length).toBe(before);
   });
 
+  it('a refusal for want of one token quotes a prompt cost that leaves no room for one (not one under the cap)', async () => {
+    const cap = 0.00005;
+    const r = await run(['chat', '--model', 'local/lorem', '--max-cost', String(cap), 'write 50 words']);
+    expect(r.code).toBe(4);
+    const quoted = Number(/not even one completion token fits \(the prompt alone may cost \$([\d.]+)\)/.exec(r.stderr)?.[1]);
+    // local/lorem: $1.50 per million completion tokens.
+    expect(quoted + 0.0000015).toBeGreaterThan(cap);
+  });
+
   it('refuses, saying why, when the model has no price in the list', async () => {
     const r = await run(['chat', '--model', 'local/nothing', '--max-cost', '1', 'hi']);
     expect(r).toMatchObject({ code: 4, stderr: 'error: cannot bound the cost of this call for --max-cost $1.000000: local/nothing is not in the model list\n' });

@@ -106,6 +106,25 @@ describe('--tools', () => {
       expect(emu.requestLog.length).toBe(before);
     }
   });
+
+  it('parameters that are not a JSON schema object (a typo in a type, an array): one line naming the tool, exit 2, nothing sent', async () => {
+    const typo = { ...weather('cat'), function: { name: 'get_weather', parameters: { type: 'objekt' } } };
+    const list = { ...weather('cat'), function: { name: 'get_weather', parameters: [] } };
+    for (const [tool, message] of [
+      [typo, /^error: --tools: the parameters of get_weather are not a valid JSON schema \(.*type must be equal to one of the allowed values/],
+      [list, /^error: --tools: the parameters of get_weather must be a JSON schema object\n$/],
+    ] as const) {
+      const before = emu.requestLog.length;
+      const r = await run(['chat', '--model', 'local/tools', '--tools', toolsFile('bad-params.json', [tool]), 'x']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(emu.requestLog.length).toBe(before);
+    }
+    const before = emu.requestLog.length;
+    const responses = await run(['responses', '--model', 'local/tools', '--tools', toolsFile('bad-params.json', [{ type: 'function', name: 'get_weather', parameters: { type: 'objekt' } }]), 'x']);
+    expect(responses).toMatchObject({ code: 2, stderr: expect.stringMatching(/^error: --tools: the parameters of get_weather are not a valid JSON schema/) });
+    expect(emu.requestLog.length).toBe(before);
+  });
 });
 
 // spec: chat.message-reasoning, chat.message-images, chat.message-annotations

@@ -2,13 +2,14 @@
 import { bodyChunks, type RawResponse } from '../../client/core.js';
 import { foreignErrorText, isErrorEnvelope } from '../../client/errors.js';
 import { CliError, EXIT, exitCodeForStatus, usage } from '../exit-codes.js';
-import { readAllBytes, type RunContext } from '../run.js';
+import { readAllBytes, readStdin, type RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
 import type { FlagValues } from '../flags.js';
 import { utf8Text } from '../utf8.js';
 import { didYouMean } from '../../internal/did-you-mean.js';
 import { collect } from '../options.js';
-import { readFileFor } from '../input.js';
+import { readFileFor, takeStdin } from '../input.js';
+import type { IO } from '../io.js';
 import { checkHeaders } from '../../client/request-checks.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -80,19 +81,24 @@ export function setField(target: Record<string, unknown>, key: string, value: un
   }
 }
 
-async function typed(raw: string, signal: AbortSignal): Promise<unknown> {
+async function typed(raw: string, key: string, io: IO): Promise<unknown> {
   if (raw === 'true' || raw === 'false' || raw === 'null') return JSON.parse(raw);
   if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(raw)) return Number(raw);
   if (raw.startsWith('@@')) return raw.slice(1);
-  if (raw.startsWith('@')) return utf8Text(await readFileFor('-F', raw.slice(1), signal), `-F: ${raw.slice(1)}`);
+  // As gh api: "@-" is stdin (read once: a second reader is refused).
+  if (raw === '@-') {
+    takeStdin(io, `-F ${key}=@-`);
+    return readStdin(io, io.interrupt);
+  }
+  if (raw.startsWith('@')) return utf8Text(await readFileFor('-F', raw.slice(1), io.interrupt), `-F: ${raw.slice(1)}`);
   return raw;
 }
 
-async function fieldsOf(opts: ApiOpts, signal: AbortSignal): Promise<[string, unknown][]> {
-  const pair = async (flag: string, f: string, conv: (v: string, signal: AbortSignal) => unknown): Promise<[string, unknown]> => {
+async function fieldsOf(opts: ApiOpts, io: IO): Promise<[string, unknown][]> {
+  const pair = async (flag: string, f: string, conv: (v: string, key: string, io: IO) => unknown): Promise<[string, unknown]> => {
     const at = f.indexOf('=');
     if (at <= 0) throw usage(`${flag} ${JSON.stringify(f)}: give key=value`);
-    return [f.slice(0, at), await conv(f.slice(at + 1), signal)];
+    return [f.slice(0, at), await conv(f.slice(at + 1), f.slice(0, at), io)];
   };
   const fields: [string, unknown][] = [];
   for (const f of opts.rawField ?? []) fields.push(await pair('-f', f, (v) => v));
@@ -121,9 +127,10 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
   const path = given.startsWith('/') ? given : `/${given}`;
   if (second !== undefined && !(METHODS as readonly string[]).includes(upper)) throw usage(`"${first}" is not an HTTP method (${METHODS.join(', ')})`);
   if (second === undefined && (METHODS as readonly string[]).includes(upper)) throw usage(`no path after ${upper}: give one relative to the API root, e.g. router api ${upper} /v1/batches`);
-  const fields = await fieldsOf(opts, signal);
+  const fields = await fieldsOf(opts, io);
   const headers = headersOf(opts.header);
   let body: string | Buffer | undefined;
+  if (opts.input === '-') takeStdin(io, '--input -');
   if (opts.input !== undefined) body = opts.input === '-' ? await readAllBytes(io.stdin, signal) : await readFileFor('--input', opts.input, signal);
   const method = (opts.method?.toUpperCase() ?? (second !== undefined ? upper : (fields.length || body !== undefined) && !opts.paginate ? 'POST' : 'GET')) as Method;
   if (!METHODS.includes(method)) throw usage(`-X ${opts.method}${didYouMean(method, METHODS)}: use one of ${METHODS.join(', ')}`);
@@ -138,6 +145,8 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
     for (const [k, v] of fields) setField(obj, k, v);
     body = JSON.stringify(obj);
   }
+  // As speak: the speech route answers audio, which a terminal would take as control bytes (and it costs a call).
+  if (io.stdoutTTY && method === 'POST' && /^\/v1\/audio\/speech\/?$/.test(pathOnly)) throw usage('refusing to write audio to a terminal: redirect stdout (router api POST /v1/audio/speech … > out.mp3)');
   const management = opts.management ?? /^\/(alpha\/|v1\/audio\/)/.test(pathOnly);
   const { client } = await ctx.connect({ management });
   try {

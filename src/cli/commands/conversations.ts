@@ -3,6 +3,7 @@ import { defineCommand, defineGroup } from '../define.js';
 import { integerIn } from '../options.js';
 import { visible } from '../../internal/visible.js';
 import { conversationSummaries, deleteConversation, findConversations, loadConversation, type Conversation } from '../conversations.js';
+import type { ChatMessage } from '../../client/types.js';
 
 const JSON_FLAG = { flags: '--json', help: 'print them as JSON' } as const;
 
@@ -47,11 +48,18 @@ const show = defineCommand({
   run: async ({ io, opts, env }, id) => {
     const c = loadConversation(env, id);
     if (opts.json) return io.json(c);
-    const text = `${c.messages.map((m) => `${m.role}: ${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`).join('\n\n')}\n`;
+    const text = `${c.messages.map((m) => `${m.role}: ${shownMessage(m)}`).join('\n\n')}\n`;
     // On a terminal, escape sequences in it are shown, not obeyed; piped, it is the text as kept.
     io.out(io.stdoutTTY ? visible(text, '\n\t') : text);
   },
 });
+
+/** A message as `show` prints it: its text (parts as JSON), then each tool call the model made; a turn of only calls has no text. */
+function shownMessage(m: ChatMessage): string {
+  const text = typeof m.content === 'string' ? m.content : m.content === null || m.content === undefined ? '' : JSON.stringify(m.content);
+  const calls = (Array.isArray(m.tool_calls) ? (m.tool_calls as { function?: { name?: unknown; arguments?: unknown } }[]) : []).map((call) => `[tool call] ${String(call?.function?.name)} ${String(call?.function?.arguments ?? '')}`);
+  return [text.replace(/\n+$/, ''), ...calls].filter(Boolean).join('\n');
+}
 
 const remove = defineCommand({
   name: 'delete',

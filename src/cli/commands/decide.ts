@@ -98,12 +98,17 @@ export function questionsFromArgv(argv: string[]): Record<string, DecisionQuesti
   return out;
 }
 
-/** A question of --questions: its instructions a string, each of its criteria a description string (the spec's types). */
+/** A question of --questions: a known type, its instructions a string, each of its criteria a description string (the spec's types), none blank. */
 function checkFileQuestion(key: string, q: unknown): void {
-  const { instructions, criteria } = (q && typeof q === 'object' ? q : {}) as { instructions?: unknown; criteria?: unknown };
+  const { type, instructions, criteria } = (q && typeof q === 'object' ? q : {}) as { type?: unknown; instructions?: unknown; criteria?: unknown };
+  if (type !== 'noul' && type !== 'choice' && type !== 'score') throw usage(`--questions: "${key}": type must be noul, choice or score`);
   if (typeof instructions !== 'string') throw usage(`--questions: "${key}": instructions must be a string`);
-  const descriptions = criteria && typeof criteria === 'object' ? Object.values(criteria) : [];
-  if (descriptions.some((d) => typeof d !== 'string')) throw usage(`--questions: "${key}": each of its criteria must be a description string`);
+  // Blank texts are refused as the flags refuse them (--noul KEY " ").
+  if (instructions.trim() === '') throw usage(`--questions: "${key}": the instructions are blank`);
+  const descriptions = criteria && typeof criteria === 'object' ? Object.entries(criteria) : [];
+  if (descriptions.some(([, d]) => typeof d !== 'string')) throw usage(`--questions: "${key}": each of its criteria must be a description string`);
+  const blank = descriptions.find(([, d]) => (d as string).trim() === '');
+  if (blank) throw usage(`--questions: "${key}": criterion "${blank[0]}" has a blank description`);
 }
 
 /** A probability or score with two decimals; '?' for an answer that lacks it. */
@@ -113,8 +118,8 @@ async function runDecide(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<voi
   const { io, opts, argv, signal, connect } = ctx;
   if (!opts.model) throw usage('no model: give --model (a decision model, e.g. local/judge)');
   if (opts.state !== undefined && opts.stateText !== undefined) throw usage('give the content with one of --state FILE or --state-text TEXT, not both');
-  // Piped content is the state when no flag names one (cat review.txt | router decide …).
-  const stateFile = opts.state ?? (opts.stateText === undefined && !io.stdinTTY ? '-' : undefined);
+  // Piped content is the state when no flag names one (cat review.txt | router decide …) and stdin is not the questions.
+  const stateFile = opts.state ?? (opts.stateText === undefined && !io.stdinTTY && opts.questions !== '-' ? '-' : undefined);
   if (stateFile === undefined && opts.stateText === undefined) throw usage('no content: give --state FILE, --state-text TEXT, or pipe it on stdin');
   if (opts.stateText !== undefined && !opts.stateText.trim()) throw usage('--state-text is empty');
   let state: unknown = opts.stateText;

@@ -139,6 +139,8 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
     if (!Array.isArray(turns) || turns.length === 0 || !turns.every(isTurn)) {
       throw usage('--turns must hold a non-empty JSON array of {"text", "voice"?, "instructions"?}');
     }
+    const blank = turns.findIndex((turn: SpeechTurn) => turn.text.trim() === '');
+    if (blank >= 0) throw usage(`--turns: turn ${blank + 1} has no text`);
     input = turns as SpeechTurn[];
   } else {
     input = await textFromArgs(args, io, { what: 'text', example: 'echo hi | router speak --voice alloy --model local/tts > hi.mp3' });

@@ -2,10 +2,15 @@
 import type { IO } from '../io.js';
 import { renderBlocks } from './render.js';
 import { MarkdownStream } from './stream.js';
+import { visible } from '../../internal/visible.js';
 
-/** A stream renderer at the terminal's width and colors, the width read again for each block (resizes). */
+/**
+ * A stream renderer at the terminal's width and colors, the width read again for each block (resizes).
+ * The model's control characters are shown escaped: its text (maybe from a web page it read) must not
+ * retitle the window, clear the screen or overwrite a line. Line ends (a CR before one is dropped) and tabs stay.
+ */
 export function terminalMarkdown(io: IO): MarkdownStream {
-  return new MarkdownStream((src) => renderBlocks(src, { width: io.columns ?? 80, color: io.color }));
+  return new MarkdownStream((src) => renderBlocks(visible(src.replace(/\r(\n|$)/g, '$1'), '\n\t'), { width: io.columns ?? 80, color: io.color }));
 }
 
 /** Pieces of text in, rendered text out; what arrived is rendered even when the stream fails. */

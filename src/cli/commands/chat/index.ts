@@ -83,7 +83,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
       if (spent !== undefined) await guardNext(ctx, connected, guard, guarded, spent);
       const a = streams ? await streamChat(io, client, req, opts, call) : await completeChat(io, client, req, opts, call);
       spent = (spent ?? 0) + (typeof a.usage?.cost === 'number' ? a.usage.cost : (guard.bound ?? 0));
-      ctx.logUsage({ endpoint: '/v1/chat/completions', model: a.model ?? req.model ?? req.models?.[0], ...usageFields(a.usage) });
+      ctx.logUsage({ endpoint: '/v1/chat/completions', model: a.model ?? req.model ?? req.models?.[0], ...(a.id ? { id: a.id } : {}), ...usageFields(a.usage) });
       u = addUsage(u, a.usage);
       if (a.failure) throw a.failure;
       return a;
@@ -120,6 +120,8 @@ interface Answer {
   text: string;
   /** The model that answered, as the answer names it. */
   model?: string;
+  /** The answer's generation id (the ledger keeps it). */
+  id?: string;
   usage: ChatUsage | undefined;
   /** What the answer says about itself when it failed (printed first, then reported). */
   failure?: FailedAnswerError;
@@ -136,13 +138,14 @@ async function completeChat(io: IO, client: RouterClient, req: ChatCompletionReq
   if (opts.json) io.json(completion);
   else if (!opts.schema && (text || (!failure && !message.tool_calls))) printText(io, await shownText(io, text, opts));
   if (opts.routerMetadata && !opts.json && completion.router_metadata) io.note(`router: ${completion.router_metadata.summary}`);
-  return { text, usage: completion.usage, model: completion.model || undefined, failure, message };
+  return { text, usage: completion.usage, model: completion.model || undefined, id: completion.id || undefined, failure, message };
 }
 
 /** Text deltas (or, with --json, every chunk as a JSON line) to stdout as they arrive. */
 async function streamChat(io: IO, client: RouterClient, req: ChatCompletionRequest, opts: ChatOptions, call: Call): Promise<Answer> {
   let usage: ChatUsage | undefined;
   let model: string | undefined;
+  let id: string | undefined;
   let text = '';
   // Whether the text so far ends a line (asked of the last piece: text.endsWith would copy the whole answer).
   let endsLine = false;
@@ -156,6 +159,7 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
       for (const chunk of batch) {
         if (chunk.usage) usage = chunk.usage;
         if (chunk.model) model ??= chunk.model;
+        if (chunk.id) id ??= chunk.id;
         const content = deltaText(chunk);
         text += content;
         if (content) endsLine = content.endsWith('\n');
@@ -179,5 +183,5 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
     throw err;
   });
   reasoning.end();
-  return { text, usage, model, message: assembler.message() };
+  return { text, usage, model, id, message: assembler.message() };
 }

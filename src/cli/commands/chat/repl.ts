@@ -189,8 +189,10 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         // Each turn is a call: held to the budgets (a reached one is this turn's error) and put in the ledger.
         turn = await guardSpend(ctx, connected, { body: req, models: [req.model], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true });
         let used: Record<string, unknown> | undefined;
+        let id: string | undefined;
         for await (const chunk of await client.chat.streamText(req, { signal: AbortSignal.any([signal, answerStop.signal]) })) {
           if (chunk.usage) used = chunk.usage as unknown as Record<string, unknown>;
+          if (chunk.id) id ??= chunk.id;
           const piece = deltaText(chunk);
           if (piece) {
             answer += piece;
@@ -198,7 +200,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
           }
         }
         io.out(md ? md.end() || '\n' : '\n');
-        ctx.logUsage({ endpoint: '/v1/chat/completions', model: req.model, ...usageFields(used) });
+        ctx.logUsage({ endpoint: '/v1/chat/completions', model: req.model, ...(id ? { id } : {}), ...usageFields(used) });
         // The turn's cost is in the ledger: it holds nothing of the budgets while the next is typed.
         turn.hold?.release();
         kept = keepConversation(ctx, kept, c.model, c.history.map((m) => c.recorded.get(m) ?? m), answer, text);

@@ -13,8 +13,8 @@ const show = defineCommand({
   name: 'show',
   summary: 'One model, whole, as the service describes it (JSON).',
   args: [{ name: '<id>', help: 'the model id, <author>/<slug>' }],
-  flags: { refresh: REFRESH_FLAG },
-  examples: ['router models show local/echo'],
+  flags: { refresh: REFRESH_FLAG, json: { flags: '--json', help: 'print the model as JSON (the default; with FIELDS, only those)' } },
+  examples: ['router models show local/echo', 'router models show local/echo --jq .pricing'],
   run: runShow,
 });
 

@@ -14,6 +14,7 @@ import { applyRoleFlag, blameRole } from '../../roles.js';
 import { boundNote, guardSpend, limitFlagOf, SPEND_FLAGS } from '../../spend-guard.js';
 import { usage } from '../../exit-codes.js';
 import { checkMetadataFlags, readJsonFile, textOrFile } from '../../input.js';
+import { parametersProblem } from '../../schema-check.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from '../../request-extras.js';
 import { functionCalls, reasoningSummary, responseMessage } from '../../answer-extras.js';
 import { callsNotRun } from '../../tool-runner.js';
@@ -62,6 +63,10 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
       // A local command is never sent, and responses runs none: the service runs its own loop.
       if ('command' in (tool as object)) throw usage(`--tools: tool ${i + 1} has a "command", which only chat --tools runs; responses sends tools as they are (remove it)`);
     });
+    for (const { type, name, parameters } of tools as { type: string; name?: string; parameters?: unknown }[]) {
+      const problem = type === 'function' && parameters !== undefined ? await parametersProblem(parameters) : undefined;
+      if (problem) throw usage(`--tools: the parameters of ${name} ${problem}`);
+    }
   }
   ctx.useCommandModel();
   const connected = await connect();
@@ -101,6 +106,9 @@ async function inputFrom(io: IO, opts: ResponsesOpts, args: string[], extras: Ex
   if (args.length) throw usage('give the prompt either as arguments or with --input, not both');
   const parsed = await readJsonFile('--input', opts.input, io);
   if (typeof parsed !== 'string' && !Array.isArray(parsed)) throw usage('--input must hold a string or an array of input items');
+  // Nothing to answer is refused as an empty prompt is, before it costs a call.
+  if (Array.isArray(parsed) && parsed.length === 0) throw usage(`--input ${opts.input}: no input items`);
+  if (typeof parsed === 'string' && parsed.trim() === '') throw usage(`--input ${opts.input}: the text is empty`);
   if (Array.isArray(parsed)) parsed.forEach(checkInputItem);
   return parsed as ResponsesRequest['input'];
 }

@@ -1,0 +1,63 @@
+// What only a process shows: Ctrl-C during a tool run of `chat --tools` leaves no tool process behind once router has exited.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEnv, type TestEnv } from '../helpers.js';
+
+let t: TestEnv;
+beforeAll(async () => {
+  t = await startTestEnv();
+});
+afterAll(() => t.close());
+
+/** A process that still runs (a zombie has ended: only its parent has not read its status yet). */
+function running(pid: number): boolean {
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+const until = async (ok: () => boolean, ms: number) => {
+  for (const end = Date.now() + ms; !ok() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 50));
+};
+
+describe.skipIf(process.platform !== 'linux')('Ctrl-C during a tool run', () => {
+  it('stops a tool that ignores SIGTERM, and what it started, before router exits 130', async () => {
+    const pids = join(t.dir, 'tool-pids');
+    const tools = join(t.dir, 'stubborn-tools.json');
+    // The shell and its background child both ignore SIGTERM (an ignored signal is inherited).
+    const command = `trap '' TERM; sleep 60 & echo $! > ${pids}.child; echo $$ > ${pids}; wait`;
+    writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: {} } }, command }]));
+    const child = t.spawn(['chat', '--model', 'local/tools', '--tools', tools, 'weather']);
+    let stderr = '';
+    child.stderr!.on('data', (c: Buffer) => (stderr += c));
+    const exited = new Promise<number | null>((r) => child.on('close', r));
+    const written = (f: string) => existsSync(f) && readFileSync(f, 'utf8').endsWith('\n');
+    await until(() => written(pids) && written(`${pids}.child`), 15_000);
+    const started = [readFileSync(pids, 'utf8'), readFileSync(`${pids}.child`, 'utf8')].map((p) => Number(p.trim()));
+    expect(started.every(running)).toBe(true);
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stderr).toBe('error: interrupted\n');
+    await until(() => !started.some(running), 500);
+    expect(started.filter(running)).toEqual([]);
+  }, 30_000);
+
+  it('a plain kill of router (timeout(1) sends SIGTERM) ends the tool it runs too', async () => {
+    const pids = join(t.dir, 'term-pids');
+    const tools = join(t.dir, 'term-tools.json');
+    const command = `sleep 60 & echo $! > ${pids}.child; echo $$ > ${pids}; wait`;
+    writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: {} } }, command }]));
+    const child = t.spawn(['chat', '--model', 'local/tools', '--tools', tools, 'weather']);
+    const exited = new Promise<number | null>((r) => child.on('close', r));
+    const written = (f: string) => existsSync(f) && readFileSync(f, 'utf8').endsWith('\n');
+    await until(() => written(pids) && written(`${pids}.child`), 15_000);
+    const started = [readFileSync(pids, 'utf8'), readFileSync(`${pids}.child`, 'utf8')].map((p) => Number(p.trim()));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(143);
+    await until(() => !started.some(running), 2000);
+    expect(started.filter(running)).toEqual([]);
+  }, 30_000);
+});
