@@ -57,6 +57,21 @@ export async function estimateFile(path: string, endpoint: string, p: Pricing, i
   return e;
 }
 
+/**
+ * An estimate as JSON output: snake_case as the API's own fields, and dollars without float noise
+ * (the bound rounded up at 1e-10 USD, so that it stays a bound).
+ */
+export function estimateJson(e: BatchEstimate) {
+  return {
+    model: e.model,
+    requests: e.requests,
+    bound: Number.isFinite(e.bound) ? Math.ceil(e.bound * 1e10) / 1e10 : null,
+    unlimited: e.unlimited,
+    spent: Math.round(e.spent * 1e10) / 1e10,
+    max_completion_tokens: e.maxCompletion ?? null,
+  };
+}
+
 /** How an estimate reads: one line per model. */
 export function estimateLine(e: BatchEstimate): string {
   const open = e.unlimited ? `; ${e.unlimited} set no max_tokens, each bounded by the model's ${e.maxCompletion ?? 'maximum'} tokens` : '';

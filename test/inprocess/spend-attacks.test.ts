@@ -99,6 +99,14 @@ describe('--dry-run with --json FIELDS and --jq', () => {
     const batch = await run(['batch', 'create', file, '--model', 'local/echo', '--dry-run', '--json']);
     expect(batch.code).toBe(0);
     expect(JSON.parse(batch.stdout)).toMatchObject({ requests: 1, endpoint: '/v1/chat/completions', model: 'local/echo', cost_bound: { model: 'local/echo', requests: 1, unlimited: 0 } });
+    // The bound as the rest of the JSON reads: snake_case keys, and dollars without float noise.
+    writeFileSync(file, ['hi', 'hello there'].map((content, i) => JSON.stringify({ custom_id: `r${i}`, body: { messages: [{ role: 'user', content }] } })).join('\n') + '\n');
+    for (const args of [['batch', 'create', file], ['batch', 'run', file]]) {
+      const bound = JSON.parse((await run([...args, '--model', 'local/echo', '--dry-run', '--json'])).stdout).cost_bound;
+      expect(Object.keys(bound).sort()).toEqual(['bound', 'max_completion_tokens', 'model', 'requests', 'spent', 'unlimited']);
+      expect(bound).toMatchObject({ requests: 2, unlimited: 2, spent: 0, max_completion_tokens: expect.any(Number) });
+      expect(String(bound.bound)).toMatch(/^0\.\d{1,10}$/);
+    }
   });
 });
 

@@ -45,14 +45,14 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
     const { client, settings } = connected;
     const model = scan.model ?? settings.model;
     if (!model) throw usage('no model: the bodies name none; give --model (or set a default: router config set model …)');
-    const { checkBatchSpend, estimateLine } = await import('../../batch-estimate.js');
+    const { checkBatchSpend, estimateJson, estimateLine } = await import('../../batch-estimate.js');
     const estimate = await checkBatchSpend(ctx, connected, { path, endpoint: scan.endpoint, model }).catch(async (err) => {
       await client.close();
       throw err;
     });
     if (opts.dryRun) {
       await client.close();
-      if (opts.json) io.json({ requests: scan.count, endpoint: scan.endpoint, model, cost_bound: estimate ?? null });
+      if (opts.json) io.json({ requests: scan.count, endpoint: scan.endpoint, model, cost_bound: estimate ? estimateJson(estimate) : null });
       else if (estimate) io.out(`${estimateLine(estimate)}\n`);
       io.info(`${scan.count} requests to ${scan.endpoint} with ${model} checked; nothing was sent`);
       return;

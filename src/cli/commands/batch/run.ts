@@ -55,11 +55,11 @@ function planOptions(ctx: Ctx, file: string | undefined) {
 /** --dry-run: the plan and the cost bound of the file; nothing is saved or sent. */
 async function dryRun(ctx: Ctx, file: string): Promise<void> {
   const job = await planInput(file, planOptions(ctx, file));
-  const { checkJobSpend, estimateLine } = await import('../../batch-estimate.js');
+  const { checkJobSpend, estimateJson, estimateLine } = await import('../../batch-estimate.js');
   // The plan needs no key: without one (or without the model list) the bound is said to be unknown.
   const connected = await ctx.connect().catch((err: Error) => void ctx.io.note(`cost bound: unknown (${err.message})`));
   const estimate = connected && (await checkJobSpend(ctx, connected, job).finally(() => connected.client.close()));
-  if (ctx.opts.json) ctx.io.json({ ...jobSummary(job), ...(estimate ? { cost_bound: estimate } : {}) });
+  if (ctx.opts.json) ctx.io.json({ ...jobSummary(job), ...(estimate ? { cost_bound: estimateJson(estimate) } : {}) });
   else ctx.io.out(`${await describeJob(job, ctx.io)}${estimate ? `${estimateLine(estimate)}\n` : ''}`);
 }
 
