@@ -1,4 +1,5 @@
 import type { RouterClient } from '../client/index.js';
+import { APIError } from '../client/errors.js';
 import { sourceName, type Settings } from '../config/settings.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { checkModel } from './options.js';
@@ -52,4 +53,17 @@ export function checkedDefault(settings: Settings, key: 'model' | 'speechModel' 
   const from = settings.from[key];
   if (value === undefined || key === 'voice' || (from?.kind !== 'env' && from?.kind !== 'profile')) return value;
   return checkModel(value, from.kind === 'profile' ? `the ${sourceName(from)}` : sourceName(from));
+}
+
+/**
+ * A refused key (401) is named as the key that was sent (the management key, where the command
+ * sends it) and where it came from, so that the one to fix is the one named.
+ */
+export function addKeyHint(err: unknown, settings: Settings, opts: ConnectOptions = {}): void {
+  if (!(err instanceof APIError) || err.status !== 401 || (err as { hint?: unknown }).hint !== undefined) return;
+  const management = opts.management && settings.managementKey !== undefined;
+  const what = management ? 'management key' : 'API key';
+  const from = management ? settings.from.managementKey : settings.from.apiKey;
+  const check = from?.kind === 'profile' ? `of profile "${from.name}": router config set ${from.field} --profile ${from.name}` : from ? `in ${sourceName(from)}` : '';
+  Object.assign(err, { hint: ` (check the ${what}${check ? ` ${check}` : ''})` });
 }

@@ -74,4 +74,18 @@ describe('settings record where each value came from', () => {
     expect(spent).toMatchObject({ code: 4, stdout: '' });
     expect(spent.stderr).toMatch(/^error: daily_budget of \$0[.0]* reached \(ROUTER_DAILY_BUDGET\)/);
   });
+
+  it('a refused key is named by where it came from, the management key too', async () => {
+    const refused = 'sk-rt-v1-0000000000000000000000000000000000000000000000';
+    const env = await t.run(['chat', '--model', 'local/echo', '--no-stream', 'hi'], { env: { ROUTER_API_KEY: refused } });
+    expect(env).toMatchObject({ code: 3, stdout: '', stderr: 'error: Invalid API key (check the API key in ROUTER_API_KEY)\n' });
+    expect((await t.run(['config', 'set', 'api_key', '--profile', 'work'], { input: refused })).code).toBe(0);
+    const profile = await t.run(['chat', '--model', 'local/echo', '--no-stream', 'hi', '--profile', 'work'], { env: { ROUTER_API_KEY: '' } });
+    expect(profile.stderr).toBe('error: Invalid API key (check the API key of profile "work": router config set api_key --profile work)\n');
+    // speak and decide send the management key: a refused one is not the API key's fault.
+    const speak = await t.run(['speak', 'hi', '--model', 'local/tts', '--voice', 'alloy', '-o', join(t.dir, 'x.mp3')], { env: { ROUTER_MANAGEMENT_KEY: refused } });
+    expect(speak).toMatchObject({ code: 3, stderr: 'error: Invalid API key (check the management key in ROUTER_MANAGEMENT_KEY)\n' });
+    const decide = await t.run(['decide', '--model', 'local/judge', '--state-text', 'x', '--noul', 'a', 'b'], { env: { ROUTER_MANAGEMENT_KEY: refused } });
+    expect(decide.stderr).toBe('error: Invalid API key (check the management key in ROUTER_MANAGEMENT_KEY)\n');
+  });
 });
