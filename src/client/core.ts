@@ -186,7 +186,15 @@ export class HttpCore {
    * Closes the connections: gracefully, but a request still under way (a server that stalls) is
    * given a moment and then cut, so that closing never waits on a body nobody reads.
    */
-  async close(graceMs = 500): Promise<void> {
+  close(graceMs = 500): Promise<void> {
+    // A second close (a finally after a close) is the first one, not undici's "destroyed".
+    this.closing ??= this.closeOwn(graceMs);
+    return this.closing;
+  }
+
+  private closing: Promise<void> | undefined;
+
+  private async closeOwn(graceMs: number): Promise<void> {
     if (!this.ownsDispatcher) return;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), graceMs)));

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Agent } from 'undici';
 import { APIError, ConnectionError, RouterClient, StreamError } from '../../src/client/index.js';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 
@@ -94,5 +95,30 @@ describe('RouterClient', () => {
     const down = new RouterClient({ apiKey: 'x', apiRoot: 'http://127.0.0.1:9/api', maxRetries: 0 });
     expect(await down.chat.create({ model: 'a/b', messages: user('x') }).catch((e) => e)).toBeInstanceOf(ConnectionError);
     await down.close();
+  });
+
+  it("goes through a caller's dispatcher, and close() leaves it open", async () => {
+    const agent = new Agent();
+    const dispatch = agent.dispatch.bind(agent);
+    let dispatched = 0;
+    agent.dispatch = (options, handler) => (dispatched++, dispatch(options, handler));
+    const own = new RouterClient({ apiKey: emu.store.firstKeys().apiKey, apiRoot: emu.apiRoot, dispatcher: agent });
+    expect((await own.chat.create({ model: 'local/echo', messages: user('hi') })).choices[0]!.message.content).toBe('hi');
+    expect(dispatched).toBe(1);
+    await own.close();
+    await own.close();
+    expect(agent.closed).toBe(false);
+    const res = await agent.request({ origin: new URL(emu.apiRoot).origin, path: '/api/v1/models', method: 'GET' });
+    await res.body.dump();
+    expect(res.statusCode).toBe(401);
+    await agent.close();
+  });
+
+  it('close() twice is one close, as a finally after a close does', async () => {
+    const once = new RouterClient({ apiKey: 'x', apiRoot: emu.apiRoot });
+    await once.close();
+    await expect(once.close()).resolves.toBeUndefined();
+    // A call after close() is refused as a connection error, not undici's own.
+    expect(await once.models.list().catch((e) => e)).toBeInstanceOf(ConnectionError);
   });
 });
