@@ -1,11 +1,11 @@
 import type { Dispatcher } from 'undici';
 import { createAgent, send, type ProxyOptions } from './transport.js';
-import { APIError, ConnectionError, foreignErrorText, isErrorEnvelope, ProtocolError, ProxyRefusedError, ValidationError } from './errors.js';
+import { APIError, ConnectionError, foreignErrorText, isErrorEnvelope, ProtocolError, ProxyRefusedError } from './errors.js';
 import { bodyError, toConnectionError } from './connection-errors.js';
 import { sleep } from '../internal/sleep.js';
 import type { AnswerBody } from './answer-body.js';
 import { unexpectedContent } from './content-type.js';
-import { checkHeaders, checkRelativePath, checkUnderRoot } from './request-checks.js';
+import { checkClientNumbers, checkedApiRoot, checkHeaders, checkRelativePath, checkUnderRoot } from './request-checks.js';
 import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry.js';
 
 export { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter };
@@ -93,8 +93,8 @@ export class HttpCore {
 
   constructor(opts: ClientOptions = {}) {
     this.apiKey = opts.apiKey;
-    this.apiRoot = (opts.apiRoot ?? DEFAULT_API_ROOT).replace(/\/+$/, '');
-    if (/[?#]/.test(this.apiRoot)) throw new ValidationError(`the API root ${this.apiRoot} holds a query or a fragment: give the URL before /v1`);
+    this.apiRoot = checkedApiRoot(opts.apiRoot ?? DEFAULT_API_ROOT, DEFAULT_API_ROOT);
+    checkClientNumbers(opts);
     checkHeaders({ ...opts.headers, authorization: opts.apiKey === undefined ? undefined : `Bearer ${opts.apiKey}`, 'user-agent': opts.userAgent });
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;

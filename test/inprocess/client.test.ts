@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from 'undici';
-import { APIError, ConnectionError, RouterClient, StreamError } from '../../src/client/index.js';
+import { APIError, ConnectionError, RouterClient, StreamError, ValidationError } from '../../src/client/index.js';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 
 // The exported library, as a program that imports it would use it.
@@ -120,5 +120,35 @@ describe('RouterClient', () => {
     await expect(once.close()).resolves.toBeUndefined();
     // A call after close() is refused as a connection error, not undici's own.
     expect(await once.models.list().catch((e) => e)).toBeInstanceOf(ConnectionError);
+  });
+
+  it('options that cannot work are refused when the client is made, not as a network error later', () => {
+    const made = (o: object) => {
+      try {
+        return new RouterClient({ apiKey: 'x', ...o });
+      } catch (e) {
+        return e;
+      }
+    };
+    for (const [o, message] of [
+      [{ apiRoot: 'not a url' }, 'apiRoot must be an http(s) URL such as https://openrouter.ai/api, got "not a url"'],
+      [{ apiRoot: 'ftp://127.0.0.1/api' }, 'apiRoot must be an http(s) URL such as https://openrouter.ai/api, got "ftp://127.0.0.1/api"'],
+      [{ timeoutMs: -5 }, 'timeoutMs must be a number of milliseconds over 0, not -5'],
+      [{ timeoutMs: '5000' }, 'timeoutMs must be a number of milliseconds over 0, not 5000'],
+      [{ timeoutMs: Number.NaN }, 'timeoutMs must be a number of milliseconds over 0, not NaN'],
+      [{ maxRetries: -1 }, 'maxRetries must be a whole number of at least 0, not -1'],
+      [{ maxRetries: 1.5 }, 'maxRetries must be a whole number of at least 0, not 1.5'],
+    ] as const) {
+      const err = made(o);
+      expect(err).toBeInstanceOf(ValidationError);
+      expect((err as Error).message).toBe(message);
+    }
+  });
+
+  it('an API root given as the base URL (with /v1, as the service documents it) is taken without it', async () => {
+    const base = new RouterClient({ apiKey: emu.store.firstKeys().apiKey, apiRoot: `${emu.apiRoot}/v1/` });
+    expect(base.core.apiRoot).toBe(emu.apiRoot);
+    expect((await base.chat.create({ model: 'local/echo', messages: user('hi') })).choices[0]!.message.content).toBe('hi');
+    await base.close();
   });
 });
