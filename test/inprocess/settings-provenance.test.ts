@@ -88,4 +88,21 @@ describe('settings record where each value came from', () => {
     const decide = await t.run(['decide', '--model', 'local/judge', '--state-text', 'x', '--noul', 'a', 'b'], { env: { ROUTER_MANAGEMENT_KEY: refused } });
     expect(decide.stderr).toBe('error: Invalid API key (check the management key in ROUTER_MANAGEMENT_KEY)\n');
   });
+
+  it('a model the service does not know is named by where it came from, when it was not typed', async () => {
+    const unknown = 'error: local/zzzzzz is not a valid model ID';
+    const typed = await t.run(['chat', '--model', 'local/zzzzzz', '--no-stream', 'hi']);
+    expect(typed).toMatchObject({ code: 2, stderr: `${unknown} (the list: router models)\n` });
+    const env = await t.run(['chat', '--no-stream', 'hi'], { env: { ROUTER_MODEL: 'local/zzzzzz' } });
+    expect(env).toMatchObject({ code: 2, stderr: `${unknown} (from ROUTER_MODEL; the list: router models)\n` });
+    const embed = await t.run(['embed', 'hi'], { env: { ROUTER_EMBED_MODEL: 'local/zzzzzz' } });
+    expect(embed.stderr).toBe(`${unknown} (from ROUTER_EMBED_MODEL; the list: router models)\n`);
+    const roles = join(dirname((await t.run(['config', 'path'])).stdout.trim()), 'roles');
+    mkdirSync(roles, { recursive: true });
+    writeFileSync(join(roles, 'gone.md'), '---\nmodel: local/zzzzzz\n---\n');
+    const role = await t.run(['chat', '--role', 'gone', '--no-stream', 'hi']);
+    expect(role.stderr).toBe(`${unknown} (from role gone; the list: router models)\n`);
+    // A flag typed over the role is the user's own.
+    expect((await t.run(['chat', '--role', 'gone', '--model', 'local/zzzzzz', '--no-stream', 'hi'])).stderr).toBe(`${unknown} (the list: router models)\n`);
+  });
 });
