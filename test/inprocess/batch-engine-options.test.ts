@@ -31,6 +31,7 @@ const refused: [string, Partial<RunJobOptions>, RegExp][] = [
   ['maxRequests NaN', { maxRequests: NaN }, /maxRequests .* not NaN$/],
   ['maxBytes NaN', { maxBytes: NaN }, /maxBytes .* not NaN$/],
   ['maxBytes over the service limit', { maxBytes: 1e12 }, /maxBytes .* not 1000000000000$/],
+  ['a model that is not <author>/<slug>', { model: 'gpt-4o' }, /^model must look like <author>\/<slug>, not "gpt-4o"$/],
   ['an endpoint that is not a batch endpoint', { endpoint: '/v1/bogus' }, /^endpoint "\/v1\/bogus" is not a batch endpoint/],
   ['interval 0 (a poll without pause)', { interval: 0, watch: true }, /^interval must be a number of seconds over 0, not 0$/],
   ['interval -1', { interval: -1, watch: true }, /interval .* not -1$/],
