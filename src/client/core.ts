@@ -254,8 +254,10 @@ export class HttpCore {
     if (isErrorEnvelope(parsed)) return APIError.fromBody(res.status, parsed, res.requestId, retryAfterMs);
     // Not the service's error: a 404 then most likely means an API root that is not one.
     const said = parsed === undefined ? text.replace(/\s+/g, ' ').trim().slice(0, 120) : foreignErrorText(parsed);
+    // A web page (another server's 405, a gateway's 502) says nothing a user can act on but where it came from.
+    const page = res.status !== 404 && parsed === undefined && /^\s*</.test(text) ? ', a web page' : '';
     const message =
-      res.status === 404 ? `HTTP 404 from ${url}, not an API answer${said && parsed !== undefined ? ` (${said})` : ''}: is ${this.apiRoot} the API root (the URL before /v1)?` : said ? `HTTP ${res.status}: ${said}` : `HTTP ${res.status}`;
+      res.status === 404 || page ? `HTTP ${res.status} from ${url}${page}, not an API answer${said && parsed !== undefined ? ` (${said})` : ''}: is ${this.apiRoot} the API root (the URL before /v1)?` : said ? `HTTP ${res.status}: ${said}` : `HTTP ${res.status}`;
     return new APIError(res.status, message, { requestId: res.requestId, retryAfterMs, body: parsed });
   }
 }
