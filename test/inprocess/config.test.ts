@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { runInProcess } from '../support/inprocess.js';
 
 let t: CliEnv;
 beforeAll(async () => {
@@ -63,6 +64,21 @@ describe('profiles', () => {
     expect((await t.run(['chat', 'write 3 words'], { env })).code).toBe(0);
     expect(t.requests().at(-1)!.body.model).toBe('local/lorem');
     expect((await t.run(['chat', 'hi'], { env: { ...env, ROUTER_MODEL: 'local/echo' } })).stdout).toBe('hi\n');
+  });
+
+  it('config set and get say, on a terminal, when a variable goes before the profile\'s setting', async () => {
+    const env = { ROUTER_CONFIG_DIR: join(t.dir, 'env-over-profile'), ROUTER_MODEL: 'local/echo' };
+    const terminal = { stdin: false, stdout: true, stderr: true };
+    const set = await runInProcess(['config', 'set', 'model', 'local/lorem'], { env: { ...t.env, ...env }, tty: terminal });
+    expect(set).toMatchObject({ code: 0, stderr: 'set model of profile "default"\nROUTER_MODEL is set (local/echo) and goes before this setting\n' });
+    const get = await runInProcess(['config', 'get', 'model'], { env: { ...t.env, ...env }, tty: terminal });
+    expect(get).toMatchObject({ code: 0, stdout: 'local/lorem\n', stderr: 'ROUTER_MODEL is set (local/echo) and goes before this setting\n' });
+    // A key is never shown; piped, stdout is the setting alone and stderr quiet.
+    const key = await runInProcess(['config', 'get', 'api_key'], { env: { ...t.env, ...env }, tty: terminal, input: '' });
+    expect(key.code).toBe(5);
+    expect((await runInProcess(['config', 'get', 'model'], { env: { ...t.env, ...env } })).stderr).toBe('');
+    const apiKey = await runInProcess(['config', 'set', 'api_key'], { env: { ...t.env, ...env }, tty: { stdin: false, stdout: false, stderr: true }, input: 'sk-rt-v1-x' });
+    expect(apiKey.stderr).toBe('set api_key of profile "default"\nROUTER_API_KEY is set and goes before this setting\n');
   });
 
   it('speak and embed take their voice and models from the environment, else the profile; a flag wins', async () => {

@@ -5,7 +5,7 @@ import { MODEL_FIELDS } from '../../../config/fields.js';
 import { checkModel } from '../../options.js';
 import { usdAmount } from '../../budget.js';
 import { jsonFlags, PROFILE_FLAGS } from '../../setup-flags.js';
-import { checkRoot, field, FIELDS, profileFor, readSecret, SECRET, store } from './shared.js';
+import { checkRoot, field, FIELDS, profileFor, readSecret, sayOverridden, SECRET, store } from './shared.js';
 import { checkNewProfile } from '../../../config/fields.js';
 
 const SETTING = { name: '<setting>', help: FIELDS.join(' | ') } as const;
@@ -37,6 +37,7 @@ export const set = defineCommand({
     value ??= await readSecret(io, f === 'api_key' ? 'API key' : 'Management key');
     s.set(profile, f, value);
     io.info(`set ${f} of profile "${profile}"`);
+    sayOverridden(io, f);
   },
 });
 
@@ -55,5 +56,6 @@ export const get = defineCommand({
     const value = SECRET.includes(f) ? maskKey(raw) : f === 'api_root' ? withoutUserinfo(raw) : raw;
     if (opts.json) io.json({ profile, setting: f, value });
     else io.out(`${value}\n`);
+    sayOverridden(io, f);
   },
 });
