@@ -81,6 +81,16 @@ describe('profiles', () => {
     expect(apiKey.stderr).toBe('set api_key of profile "default"\nROUTER_API_KEY is set and goes before this setting\n');
   });
 
+  it('config get of a profile that does not exist says so, not that the setting is unset', async () => {
+    const env = { ROUTER_CONFIG_DIR: join(t.dir, 'get-missing-profile') };
+    expect((await t.run(['config', 'set', 'model', 'local/lorem'], { env })).code).toBe(0);
+    for (const args of [['config', 'get', 'model', '--profile', 'zzzz'], ['--profile', 'zzzz', 'config', 'get', 'model']]) {
+      expect(await t.run(args, { env })).toMatchObject({ code: 5, stdout: '', stderr: 'error: no profile "zzzz"; see router config list\n' });
+    }
+    expect(await t.run(['config', 'get', 'model'], { env: { ...env, ROUTER_PROFILE: 'zzzz' } })).toMatchObject({ code: 5, stderr: 'error: no profile "zzzz"; see router config list\n' });
+    expect(await t.run(['config', 'get', 'voice'], { env })).toMatchObject({ code: 5, stderr: 'error: voice is not set in profile "default"\n' });
+  });
+
   it('speak and embed take their voice and models from the environment, else the profile; a flag wins', async () => {
     const env = { ROUTER_CONFIG_DIR: join(t.dir, 'speech-defaults'), ROUTER_MANAGEMENT_KEY: t.managementKey };
     t.clearRequests();

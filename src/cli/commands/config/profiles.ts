@@ -1,10 +1,7 @@
 /** `router config list|use|delete|path`: the profiles themselves and where they are kept. */
 import { defineCommand } from '../../define.js';
-import { CliError, EXIT } from '../../exit-codes.js';
 import { jsonFlags } from '../../setup-flags.js';
-import { store } from './shared.js';
-import { shownName } from '../../../config/fields.js';
-import { didYouMean } from '../../../internal/did-you-mean.js';
+import { noProfile, store } from './shared.js';
 
 const PROFILE = { name: '<profile>', help: '' } as const;
 
@@ -41,10 +38,6 @@ export const list = defineCommand({
     );
   },
 });
-
-function noProfile(name: string, known: string[]): CliError {
-  return new CliError(`no profile "${shownName(name)}"${didYouMean(name, known)}; see router config list`, EXIT.NOT_FOUND);
-}
 
 export const use = defineCommand({
   name: 'use',

@@ -1,9 +1,9 @@
 import { readAll } from '../../run.js';
-import { usage } from '../../exit-codes.js';
+import { CliError, EXIT, usage } from '../../exit-codes.js';
 import type { IO } from '../../io.js';
 import { didYouMean } from '../../../internal/did-you-mean.js';
 import { checkApiRoot, fromEnv, KEY_SYNTAX, profileName, withoutUserinfo } from '../../../config/settings.js';
-import { BUDGET_ENV, DEFAULT_ENV, PROFILE_FIELDS as FIELDS, SECRET_FIELDS, type ProfileField as Field } from '../../../config/fields.js';
+import { BUDGET_ENV, DEFAULT_ENV, PROFILE_FIELDS as FIELDS, SECRET_FIELDS, shownName, type ProfileField as Field } from '../../../config/fields.js';
 
 export { FIELDS };
 export type { Field };
@@ -57,4 +57,9 @@ export function sayOverridden(io: IO, f: Field): void {
   const value = name === undefined ? undefined : fromEnv(io.env, name);
   if (value === undefined) return;
   io.info(`${name} is set${SECRET.includes(f) ? '' : ` (${withoutUserinfo(value)})`} and goes before this setting`);
+}
+
+/** A profile named on purpose (`use`, `delete`, `get --profile`) that does not exist. */
+export function noProfile(name: string, known: string[]): CliError {
+  return new CliError(`no profile "${shownName(name)}"${didYouMean(name, known)}; see router config list`, EXIT.NOT_FOUND);
 }
