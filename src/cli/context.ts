@@ -1,5 +1,5 @@
 import type { RouterClient } from '../client/index.js';
-import { APIError } from '../client/errors.js';
+import { APIError, TimeoutError } from '../client/errors.js';
 import { sourceName, type Settings } from '../config/settings.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { checkModel } from './options.js';
@@ -66,4 +66,12 @@ export function addKeyHint(err: unknown, settings: Settings, opts: ConnectOption
   const from = management ? settings.from.managementKey : settings.from.apiKey;
   const check = from?.kind === 'profile' ? `of profile "${from.name}": router config set ${from.field} --profile ${from.name}` : from ? `in ${sourceName(from)}` : '';
   Object.assign(err, { hint: ` (check the ${what}${check ? ` ${check}` : ''})` });
+}
+
+/** A timeout says which wait it was: the --timeout given, or the default one that flag changes. */
+export function addTimeoutHint(err: unknown, flags: GlobalFlags, timeoutMs: number): void {
+  if (!(err instanceof TimeoutError) || / \(.*--timeout.*\)$/.test(err.message)) return;
+  const s = flags.timeout;
+  const wait = s === undefined ? `the default --timeout, ${timeoutMs / 1000}s` : `--timeout ${s < 1 ? `${Math.round(s * 1000)}ms` : `${Number(s.toFixed(3))}s`}`;
+  Object.defineProperty(err, 'message', { value: `${err.message} (${wait})`, configurable: true, writable: true });
 }
