@@ -156,7 +156,13 @@ describe('budgets', () => {
     const flags = ['--model', 'local/echo', '--models', 'local/painter', '--max-tokens', '1000'];
     const budget = { ROUTER_DAILY_BUDGET: '0.01' };
     const before = sent('/chat/completions').length;
-    expect((await run(['chat', ...flags, 'hi'], { env: budget })).code).toBe(4);
+    const once = await run(['chat', ...flags, 'hi'], { env: budget });
+    expect(once.code).toBe(4);
+    // The budget is named with where it was set, as a reached one is.
+    expect(once.stderr).toMatch(/^error: this call could cost up to \$0\.03\d+, over what is left of daily_budget \(\$0\.0\d+, ROUTER_DAILY_BUDGET\): /);
+    const config = { ROUTER_CONFIG_DIR: join(stateDir, 'config') };
+    expect((await run(['config', 'set', 'monthly_budget', '0.01'], { env: config })).code).toBe(0);
+    expect((await run(['chat', ...flags, 'hi'], { env: config })).stderr).toMatch(/over what is left of monthly_budget \(\$0\.0\d+, monthly_budget of profile "default"\): /);
     const t = testStreams({ env: { ...env, ROUTER_STATE_DIR: stateDir, ...budget, NO_COLOR: '1' }, tty: { stdin: true, stdout: true, stderr: true } });
     const keys = new PassThrough();
     t.streams.stdin = keys;
