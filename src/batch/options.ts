@@ -4,7 +4,8 @@
  * (a record that no longer reads back), cut a file into one-request batches, or poll without pause.
  */
 import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, isModelId, MODEL_ID_SYNTAX } from '../client/facts.js';
-import { invalid } from './errors.js';
+import { invalid, type BatchErrorData } from './errors.js';
+import type { JobRecord } from './job/store.js';
 
 function wholeIn(name: string, value: number | undefined, min: number, max: number): void {
   if (value === undefined) return;
@@ -28,4 +29,27 @@ export function checkPlanOptions(o: { endpoint?: string; model?: string; maxRequ
 export function checkDriveOptions(o: { interval?: number; offlineTimeout?: number }): void {
   secondsAbove('interval', o.interval, 0, false);
   secondsAbove('offlineTimeout', o.offlineTimeout, 0, true);
+}
+
+type PlanOption = Extract<BatchErrorData, { about: 'resume_with_plan' }>['option'];
+
+/**
+ * A job taken up keeps the plan it was made with: an option of another plan given with `resume`
+ * (a model, an endpoint, limits) would be ignored without a word, so it is refused. Its own value is no change.
+ */
+export function checkResumeOptions(job: JobRecord, o: { endpoint?: string; model?: string; provider?: JobRecord['provider']; maxRequests?: number; maxBytes?: number; fresh?: boolean }): void {
+  const provider = (p: JobRecord['provider']) => JSON.stringify(p ?? {});
+  const changed: [PlanOption, boolean, string][] = [
+    ['fresh', !!o.fresh, ''],
+    ['model', o.model !== undefined && o.model !== job.model, job.model],
+    ['endpoint', o.endpoint !== undefined && o.endpoint !== job.endpoint, job.endpoint],
+    ['provider', o.provider !== undefined && provider(o.provider) !== provider(job.provider), provider(job.provider)],
+    ['maxRequests', o.maxRequests !== undefined && o.maxRequests !== job.max_requests, String(job.max_requests)],
+    ['maxBytes', o.maxBytes !== undefined && o.maxBytes !== job.max_bytes, String(job.max_bytes)],
+  ];
+  const found = changed.find(([, differs]) => differs);
+  if (!found) return;
+  const [option, , kept] = found;
+  const message = option === 'fresh' ? `resume ${job.id} takes up that job; fresh starts another (give input instead)` : `resume ${job.id} keeps the job's own ${option} (${kept}): leave ${option} out, or run the input with fresh for a job of another plan`;
+  throw invalid(message, { about: 'resume_with_plan', job: job.id, option, kept });
 }

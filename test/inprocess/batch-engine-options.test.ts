@@ -58,4 +58,25 @@ describe('runJob refuses options a program got wrong', () => {
     const err = await watchBatch(client, 'batch_nosuch', { interval: 0 }).catch((e: unknown) => e);
     expect(err).toMatchObject({ reason: 'invalid', message: 'interval must be a number of seconds over 0, not 0' });
   });
+
+  it("resume keeps the job's own plan: another model, endpoint, provider or limits is refused, not ignored", async () => {
+    const { job } = await runJob(client, { input: file, fresh: true, env, maxRequests: 2, watch: true, interval: 0.05 });
+    const batches = await batchCount();
+    for (const [options, said] of [
+      [{ model: 'local/lorem' }, 'model (local/echo)'],
+      [{ endpoint: '/v1/responses' }, 'endpoint (/v1/chat/completions)'],
+      [{ provider: { only: ['x'] } }, 'provider ({})'],
+      [{ maxRequests: 3 }, 'maxRequests (2)'],
+      [{ maxBytes: 4096 }, 'maxBytes (200000000)'],
+      [{ fresh: true }, 'fresh'],
+    ] as const) {
+      const err = await runJob(client, { resume: job.id, env, ...options }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(BatchError);
+      expect(err).toMatchObject({ reason: 'invalid', data: { about: 'resume_with_plan', job: job.id } });
+      expect((err as Error).message).toContain(said);
+    }
+    expect(await batchCount()).toBe(batches);
+    // The job's own values, given again, are no change.
+    expect((await runJob(client, { resume: job.id, env, model: 'local/echo', maxRequests: 2 })).job.id).toBe(job.id);
+  });
 });
