@@ -81,6 +81,15 @@ describe('profiles', () => {
     expect(apiKey.stderr).toBe('set api_key of profile "default"\nROUTER_API_KEY is set and goes before this setting\n');
   });
 
+  it('login checked against ROUTER_API_ROOT says (on a terminal) that the profile does not keep that root', async () => {
+    const env = { ...t.env, ROUTER_CONFIG_DIR: join(t.dir, 'login-env-root'), ROUTER_API_KEY: '' };
+    const r = await runInProcess(['login', '--with-key'], { env, input: t.apiKey, tty: { stdin: false, stdout: false, stderr: true } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`the key was checked against ${t.apiRoot} (ROUTER_API_ROOT), which profile "default" does not keep: give --api-root "$ROUTER_API_ROOT" to keep it\n`);
+    const kept = await runInProcess(['login', '--with-key', '--api-root', t.apiRoot], { env, input: t.apiKey, tty: { stdin: false, stdout: false, stderr: true } });
+    expect(kept.stderr).not.toContain('does not keep');
+  });
+
   it('config get of a profile that does not exist says so, not that the setting is unset', async () => {
     const env = { ROUTER_CONFIG_DIR: join(t.dir, 'get-missing-profile') };
     expect((await t.run(['config', 'set', 'model', 'local/lorem'], { env })).code).toBe(0);
