@@ -75,3 +75,11 @@ export function addTimeoutHint(err: unknown, flags: GlobalFlags, timeoutMs: numb
   const wait = s === undefined ? `the default --timeout, ${timeoutMs / 1000}s` : `--timeout ${s < 1 ? `${Math.round(s * 1000)}ms` : `${Number(s.toFixed(3))}s`}`;
   Object.defineProperty(err, 'message', { value: `${err.message} (${wait})`, configurable: true, writable: true });
 }
+
+/** A voice the service refused that was not typed (ROUTER_VOICE, a profile's voice) is named by where it came from. */
+export function addVoiceHint(err: unknown, settings: Settings, typed: boolean): void {
+  const { voice } = settings;
+  const from = settings.from.voice;
+  if (typed || !voice || !from || !(err instanceof APIError) || err.status !== 400 || (err as { hint?: unknown }).hint !== undefined) return;
+  if (err.message.includes(`"${voice}"`)) Object.assign(err, { hint: ` (from ${sourceName(from)})` });
+}

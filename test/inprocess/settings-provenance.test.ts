@@ -105,4 +105,11 @@ describe('settings record where each value came from', () => {
     // A flag typed over the role is the user's own.
     expect((await t.run(['chat', '--role', 'gone', '--model', 'local/zzzzzz', '--no-stream', 'hi'])).stderr).toBe(`${unknown} (the list: router models)\n`);
   });
+
+  it('a voice the model does not have, taken from the environment or a profile, names where it came from', async () => {
+    const speak = (env: Record<string, string>, ...flags: string[]) => t.run(['speak', 'hi', '--model', 'local/tts', '-o', join(t.dir, 'v.mp3'), ...flags], { env: { ROUTER_MANAGEMENT_KEY: t.managementKey, ...env } });
+    const unknown = 'error: voice "zzz" is not a voice of local/tts (alloy, ember, sage)';
+    expect(await speak({ ROUTER_VOICE: 'zzz' })).toMatchObject({ code: 2, stderr: `${unknown} (from ROUTER_VOICE)\n` });
+    expect((await speak({}, '--voice', 'zzz')).stderr).toBe(`${unknown}\n`);
+  });
 });
