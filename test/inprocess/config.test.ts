@@ -81,6 +81,15 @@ describe('profiles', () => {
     expect(apiKey.stderr).toBe('set api_key of profile "default"\nROUTER_API_KEY is set and goes before this setting\n');
   });
 
+  it('config use says (on a terminal) when ROUTER_PROFILE picks another profile', async () => {
+    const env = { ...t.env, ROUTER_CONFIG_DIR: join(t.dir, 'use-env-profile') };
+    for (const p of ['one', 'two']) expect((await runInProcess(['config', 'set', 'model', 'local/echo', '--profile', p], { env })).code).toBe(0);
+    const terminal = { stdin: false, stdout: false, stderr: true };
+    const r = await runInProcess(['config', 'use', 'two'], { env: { ...env, ROUTER_PROFILE: 'one' }, tty: terminal });
+    expect(r).toMatchObject({ code: 0, stderr: 'now using profile "two"\nROUTER_PROFILE is set (one) and goes before it\n' });
+    expect((await runInProcess(['config', 'use', 'one'], { env: { ...env, ROUTER_PROFILE: 'one' }, tty: terminal })).stderr).toBe('now using profile "one"\n');
+  });
+
   it('login checked against ROUTER_API_ROOT says (on a terminal) that the profile does not keep that root', async () => {
     const env = { ...t.env, ROUTER_CONFIG_DIR: join(t.dir, 'login-env-root'), ROUTER_API_KEY: '' };
     const r = await runInProcess(['login', '--with-key'], { env, input: t.apiKey, tty: { stdin: false, stdout: false, stderr: true } });

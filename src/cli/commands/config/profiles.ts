@@ -2,6 +2,7 @@
 import { defineCommand } from '../../define.js';
 import { jsonFlags } from '../../setup-flags.js';
 import { noProfile, store } from './shared.js';
+import { fromEnv } from '../../../config/settings.js';
 
 const PROFILE = { name: '<profile>', help: '' } as const;
 
@@ -48,6 +49,8 @@ export const use = defineCommand({
     if (!s.get(name)) throw noProfile(name, s.names());
     s.use(name);
     io.info(`now using profile "${name}"`);
+    const named = fromEnv(io.env, 'ROUTER_PROFILE');
+    if (named !== undefined && named !== name) io.info(`ROUTER_PROFILE is set (${named}) and goes before it`);
   },
 });
 
