@@ -1,5 +1,5 @@
 import type { RouterClient } from '../client/index.js';
-import { APIError, TimeoutError } from '../client/errors.js';
+import { APIError, ConnectionError, ProxyRefusedError, TimeoutError } from '../client/errors.js';
 import { sourceName, type Settings } from '../config/settings.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { checkModel } from './options.js';
@@ -82,4 +82,15 @@ export function addVoiceHint(err: unknown, settings: Settings, typed: boolean): 
   const from = settings.from.voice;
   if (typed || !voice || !from || !(err instanceof APIError) || err.status !== 400 || (err as { hint?: unknown }).hint !== undefined) return;
   if (err.message.includes(`"${voice}"`)) Object.assign(err, { hint: ` (from ${sourceName(from)})` });
+}
+
+/**
+ * A root that cannot be reached (refused, unreachable), when it was not typed, is named by where it
+ * came from: a variable exported long ago, a profile's api_root. A proxy's failure is the proxy's.
+ */
+export function addRootHint(err: unknown, settings: Settings): void {
+  const from = settings.from.apiRoot;
+  if (!from || from.kind === 'flag' || !(err instanceof ConnectionError) || err.maybeDelivered || err instanceof TimeoutError || err instanceof ProxyRefusedError) return;
+  if (err.message.includes('the proxy ')) return;
+  Object.defineProperty(err, 'message', { value: `${err.message} (the API root from ${sourceName(from)})`, configurable: true, writable: true });
 }

@@ -112,4 +112,13 @@ describe('settings record where each value came from', () => {
     expect(await speak({ ROUTER_VOICE: 'zzz' })).toMatchObject({ code: 2, stderr: `${unknown} (from ROUTER_VOICE)\n` });
     expect((await speak({}, '--voice', 'zzz')).stderr).toBe(`${unknown}\n`);
   });
+
+  it('an API root that cannot be reached is named by where it came from, when it was not typed', async () => {
+    const down = 'http://127.0.0.1:9/api';
+    const env = await t.run(['--max-retries', '0', 'chat', '--model', 'local/echo', 'hi'], { env: { ROUTER_API_ROOT: down } });
+    expect(env).toMatchObject({ code: 8, stderr: 'error: connection refused: 127.0.0.1:9 (the API root from ROUTER_API_ROOT)\n' });
+    // Typed on the command line, the root is the user's own.
+    const typed = await t.run(['--api-root', down, '--max-retries', '0', 'chat', '--model', 'local/echo', 'hi']);
+    expect(typed.stderr).toBe('error: connection refused: 127.0.0.1:9\n');
+  });
 });
