@@ -59,13 +59,17 @@ export function checkedDefault(settings: Settings, key: 'model' | 'speechModel' 
  * A refused key (401) is named as the key that was sent (the management key, where the command
  * sends it) and where it came from, so that the one to fix is the one named.
  */
-export function addKeyHint(err: unknown, settings: Settings, opts: ConnectOptions = {}): void {
-  if (!(err instanceof APIError) || err.status !== 401 || (err as { hint?: unknown }).hint !== undefined) return;
+export function refusedKeyHint(settings: Settings, opts: ConnectOptions = {}): string {
   const management = opts.management && settings.managementKey !== undefined;
   const what = management ? 'management key' : 'API key';
   const from = management ? settings.from.managementKey : settings.from.apiKey;
   const check = from?.kind === 'profile' ? `of profile "${from.name}": router config set ${from.field} --profile ${from.name}` : from ? `in ${sourceName(from)}` : '';
-  Object.assign(err, { hint: ` (check the ${what}${check ? ` ${check}` : ''})` });
+  return ` (check the ${what}${check ? ` ${check}` : ''})`;
+}
+
+export function addKeyHint(err: unknown, settings: Settings, opts: ConnectOptions = {}): void {
+  if (!(err instanceof APIError) || err.status !== 401 || (err as { hint?: unknown }).hint !== undefined) return;
+  Object.assign(err, { hint: refusedKeyHint(settings, opts) });
 }
 
 /** A timeout says which wait it was: the --timeout given, or the default one that flag changes. */

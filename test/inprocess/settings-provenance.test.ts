@@ -87,6 +87,9 @@ describe('settings record where each value came from', () => {
     expect(speak).toMatchObject({ code: 3, stderr: 'error: Invalid API key (check the management key in ROUTER_MANAGEMENT_KEY)\n' });
     const decide = await t.run(['decide', '--model', 'local/judge', '--state-text', 'x', '--noul', 'a', 'b'], { env: { ROUTER_MANAGEMENT_KEY: refused } });
     expect(decide.stderr).toBe('error: Invalid API key (check the management key in ROUTER_MANAGEMENT_KEY)\n');
+    // router api prints the body, then the same words.
+    const api = await t.run(['api', '--management', '/v1/credits'], { env: { ROUTER_MANAGEMENT_KEY: refused } });
+    expect(api).toMatchObject({ code: 3, stderr: 'error: HTTP 401: Invalid API key (check the management key in ROUTER_MANAGEMENT_KEY)\n' });
   });
 
   it('a model the service does not know is named by where it came from, when it was not typed', async () => {

@@ -8,6 +8,7 @@ import type { FlagValues } from '../flags.js';
 import { utf8Text } from '../utf8.js';
 import { didYouMean } from '../../internal/did-you-mean.js';
 import { collect } from '../options.js';
+import { refusedKeyHint } from '../context.js';
 import { readFileFor } from '../input.js';
 import { checkHeaders } from '../../client/request-checks.js';
 
@@ -139,7 +140,7 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
     body = JSON.stringify(obj);
   }
   const management = opts.management ?? /^\/(alpha\/|v1\/audio\/)/.test(pathOnly);
-  const { client } = await ctx.connect({ management });
+  const { client, settings } = await ctx.connect({ management });
   try {
     const pages: unknown[] = [];
     let after: string | undefined;
@@ -152,7 +153,7 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
       const bytes = Buffer.concat(chunks);
       // After the body is in: a stdout that fails on the head must not stop the read of what was made.
       if (opts.include) io.out(statusAndHeaders(res));
-      if (res.status < 200 || res.status >= 300) return failWith(ctx, res.status, bytes.toString('utf8'));
+      if (res.status < 200 || res.status >= 300) return failWith(ctx, res.status, bytes.toString('utf8'), res.status === 401 ? refusedKeyHint(settings, { management }) : '');
       if (method !== 'GET') recordMade(ctx, method, pathOnly, bytes);
       if (!opts.paginate) return print(ctx, bytes, res);
       const page = parse(bytes.toString('utf8'));
@@ -206,7 +207,7 @@ function print(ctx: RunContext<ApiOpts>, bytes: Buffer, res: RawResponse): void 
   else ctx.io.out(!json || bytes.at(-1) === 10 ? bytes : Buffer.concat([bytes, Buffer.from('\n')]));
 }
 
-function failWith(ctx: RunContext<ApiOpts>, status: number, text: string): never {
+function failWith(ctx: RunContext<ApiOpts>, status: number, text: string, hint: string): never {
   if (text) ctx.io.out(text.endsWith('\n') ? text : `${text}\n`);
   let message = `HTTP ${status}`;
   try {
@@ -217,5 +218,5 @@ function failWith(ctx: RunContext<ApiOpts>, status: number, text: string): never
   } catch {
     /* not JSON: the status says it */
   }
-  throw new CliError(message, exitCodeForStatus(status));
+  throw new CliError(`${message}${hint}`, exitCodeForStatus(status));
 }
