@@ -193,5 +193,8 @@ describe('a timeout names the wait that ran out', () => {
     const given = new TimeoutError('timed out waiting for h');
     addTimeoutHint(given, { timeout: 0.5 }, 500);
     expect(given.message).toBe('timed out waiting for h (--timeout 500ms)');
+    const seconds = new TimeoutError('timed out waiting for h');
+    addTimeoutHint(seconds, { timeout: 1.25 }, 1250);
+    expect(seconds.message).toBe('timed out waiting for h (--timeout 1.25s)');
   });
 });
