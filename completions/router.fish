@@ -667,7 +667,7 @@ complete -c router -n '__fish_seen_subcommand_from auth; and not __fish_seen_sub
 complete -c router -n '__fish_seen_subcommand_from auth; and not __fish_seen_subcommand_from status' -l no-input -d 'never prompt; fail instead, naming the flag to pass (also ROUTER_NO_INPUT=1)'
 complete -c router -n '__fish_seen_subcommand_from auth; and not __fish_seen_subcommand_from status' -l no-log -d 'do not write this call to the local usage ledger (also ROUTER_NO_LOG=1, or: router config set log off)'
 complete -c router -n '__fish_seen_subcommand_from auth; and not __fish_seen_subcommand_from status' -s h -l help -d 'display help'
-complete -c router -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from status' -l json -d 'print {profile, api_root, key, checked_with, details}'
+complete -c router -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from status' -l json -d 'print {profile, api_root, api_root_from, key, key_from, checked_with, details}'
 complete -c router -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from status' -l jq -r -F -d 'filter the JSON output with a jq expression (implies --json; strings print raw)'
 complete -c router -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from status' -s V -l version -d 'output the version number'
 complete -c router -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from status' -s p -l profile -x -a '(router __complete profiles 2>/dev/null)' -d 'config profile to use (env ROUTER_PROFILE)'

@@ -24,6 +24,8 @@ export type BatchErrorReason =
  */
 export type BatchErrorData =
   | { about: 'resume_with_input'; job: string; input: string }
+  /** A plan option given to resume that is not the job's own: the job keeps its plan. */
+  | { about: 'resume_with_plan'; job: string; option: 'endpoint' | 'model' | 'provider' | 'maxRequests' | 'maxBytes' | 'fresh'; kept: string }
   | { about: 'no_model' }
   /** Problems of an input's lines: each line with marks where it names an option (scan.ts `wordLines`). */
   | { about: 'bad_lines'; templates: string[] }

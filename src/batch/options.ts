@@ -1,10 +1,11 @@
 /**
- * The numbers and names a program hands `runJob` or `watchBatch`, checked before anything is planned or sent: the
+ * The numbers and names (a model id too) a program hands `runJob` or `watchBatch`, checked before anything is planned or sent: the
  * CLI's flags check their own, but a program's 0, NaN or typo would otherwise be saved in a job
  * (a record that no longer reads back), cut a file into one-request batches, or poll without pause.
  */
-import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS } from '../client/facts.js';
-import { invalid } from './errors.js';
+import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, isModelId, MODEL_ID_SYNTAX } from '../client/facts.js';
+import { invalid, type BatchErrorData } from './errors.js';
+import type { JobRecord } from './job/store.js';
 
 function wholeIn(name: string, value: number | undefined, min: number, max: number): void {
   if (value === undefined) return;
@@ -17,7 +18,8 @@ function secondsAbove(name: string, value: number | undefined, min: number, incl
 }
 
 /** What shapes a job: the endpoint and the limits of each batch. */
-export function checkPlanOptions(o: { endpoint?: string; maxRequests?: number; maxBytes?: number }): void {
+export function checkPlanOptions(o: { endpoint?: string; model?: string; maxRequests?: number; maxBytes?: number }): void {
+  if (o.model !== undefined && !isModelId(o.model)) throw invalid(`model must look like ${MODEL_ID_SYNTAX}, not ${JSON.stringify(o.model)}`);
   if (o.endpoint !== undefined && !(BATCH_ENDPOINTS as readonly string[]).includes(o.endpoint)) throw invalid(`endpoint ${JSON.stringify(o.endpoint)} is not a batch endpoint (${BATCH_ENDPOINTS.join(', ')})`);
   wholeIn('maxRequests', o.maxRequests, 1, BATCH_MAX_REQUESTS);
   wholeIn('maxBytes', o.maxBytes, 1, BATCH_MAX_BYTES);
@@ -27,4 +29,27 @@ export function checkPlanOptions(o: { endpoint?: string; maxRequests?: number; m
 export function checkDriveOptions(o: { interval?: number; offlineTimeout?: number }): void {
   secondsAbove('interval', o.interval, 0, false);
   secondsAbove('offlineTimeout', o.offlineTimeout, 0, true);
+}
+
+type PlanOption = Extract<BatchErrorData, { about: 'resume_with_plan' }>['option'];
+
+/**
+ * A job taken up keeps the plan it was made with: an option of another plan given with `resume`
+ * (a model, an endpoint, limits) would be ignored without a word, so it is refused. Its own value is no change.
+ */
+export function checkResumeOptions(job: JobRecord, o: { endpoint?: string; model?: string; provider?: JobRecord['provider']; maxRequests?: number; maxBytes?: number; fresh?: boolean }): void {
+  const provider = (p: JobRecord['provider']) => JSON.stringify(p ?? {});
+  const changed: [PlanOption, boolean, string][] = [
+    ['fresh', !!o.fresh, ''],
+    ['model', o.model !== undefined && o.model !== job.model, job.model],
+    ['endpoint', o.endpoint !== undefined && o.endpoint !== job.endpoint, job.endpoint],
+    ['provider', o.provider !== undefined && provider(o.provider) !== provider(job.provider), provider(job.provider)],
+    ['maxRequests', o.maxRequests !== undefined && o.maxRequests !== job.max_requests, String(job.max_requests)],
+    ['maxBytes', o.maxBytes !== undefined && o.maxBytes !== job.max_bytes, String(job.max_bytes)],
+  ];
+  const found = changed.find(([, differs]) => differs);
+  if (!found) return;
+  const [option, , kept] = found;
+  const message = option === 'fresh' ? `resume ${job.id} takes up that job; fresh starts another (give input instead)` : `resume ${job.id} keeps the job's own ${option} (${kept}): leave ${option} out, or run the input with fresh for a job of another plan`;
+  throw invalid(message, { about: 'resume_with_plan', job: job.id, option, kept });
 }

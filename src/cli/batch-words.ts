@@ -3,6 +3,9 @@ import { wordLines, type BatchError, type OptionWords } from '../batch/errors.js
 
 const FLAG_WORDS: OptionWords = { model: '--model', endpoint: '--endpoint', split: 'router batch run splits a file into as many batches as it needs' };
 
+/** The flags of a job's plan, which a resumed job keeps. */
+const PLAN_FLAGS = { model: '--model', endpoint: '--endpoint', provider: '--provider-only / --no-fallbacks', maxRequests: '--max-requests', maxBytes: '--max-bytes', fresh: '--new' };
+
 /** The lines of the error, as the CLI says them. */
 export function batchLines(err: BatchError): string[] {
   if (err.data?.about === 'bad_lines') return wordLines(err.data.templates, FLAG_WORDS);
@@ -14,6 +17,11 @@ function batchMessage(err: BatchError): string {
   switch (d?.about) {
     case 'resume_with_input':
       return `--resume ${d.job} takes no file: the job remembers ${d.input}`;
+    case 'resume_with_plan': {
+      const flag = PLAN_FLAGS[d.option];
+      if (d.option === 'fresh') return `--new starts another job; it does not go with --resume`;
+      return `--resume ${d.job} keeps the job's own ${d.option === 'provider' ? 'provider preferences' : flag.slice(2)} (${d.kept}): leave ${flag} out (the file run with --new makes a job with other settings)`;
+    }
     case 'no_model':
       return 'no model: the bodies name none; give --model (or set a default: router config set model …)';
     case 'lost_create':

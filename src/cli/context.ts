@@ -1,4 +1,5 @@
 import type { RouterClient } from '../client/index.js';
+import { APIError, ConnectionError, ProxyRefusedError, TimeoutError } from '../client/errors.js';
 import { sourceName, type Settings } from '../config/settings.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { checkModel } from './options.js';
@@ -52,4 +53,48 @@ export function checkedDefault(settings: Settings, key: 'model' | 'speechModel' 
   const from = settings.from[key];
   if (value === undefined || key === 'voice' || (from?.kind !== 'env' && from?.kind !== 'profile')) return value;
   return checkModel(value, from.kind === 'profile' ? `the ${sourceName(from)}` : sourceName(from));
+}
+
+/**
+ * A refused key (401) is named as the key that was sent (the management key, where the command
+ * sends it) and where it came from, so that the one to fix is the one named.
+ */
+export function refusedKeyHint(settings: Settings, opts: ConnectOptions = {}): string {
+  const management = opts.management && settings.managementKey !== undefined;
+  const what = management ? 'management key' : 'API key';
+  const from = management ? settings.from.managementKey : settings.from.apiKey;
+  const check = from?.kind === 'profile' ? `of profile "${from.name}": router config set ${from.field} --profile ${from.name}` : from ? `in ${sourceName(from)}` : '';
+  return ` (check the ${what}${check ? ` ${check}` : ''})`;
+}
+
+export function addKeyHint(err: unknown, settings: Settings, opts: ConnectOptions = {}): void {
+  if (!(err instanceof APIError) || err.status !== 401 || (err as { hint?: unknown }).hint !== undefined) return;
+  Object.assign(err, { hint: refusedKeyHint(settings, opts) });
+}
+
+/** A timeout says which wait it was: the --timeout given, or the default one that flag changes. */
+export function addTimeoutHint(err: unknown, flags: GlobalFlags, timeoutMs: number): void {
+  if (!(err instanceof TimeoutError) || / \(.*--timeout.*\)$/.test(err.message)) return;
+  const s = flags.timeout;
+  const wait = s === undefined ? `the default --timeout, ${timeoutMs / 1000}s` : `--timeout ${s < 1 ? `${Math.round(s * 1000)}ms` : `${Number(s.toFixed(3))}s`}`;
+  Object.defineProperty(err, 'message', { value: `${err.message} (${wait})`, configurable: true, writable: true });
+}
+
+/** A voice the service refused that was not typed (ROUTER_VOICE, a profile's voice) is named by where it came from. */
+export function addVoiceHint(err: unknown, settings: Settings, typed: boolean): void {
+  const { voice } = settings;
+  const from = settings.from.voice;
+  if (typed || !voice || !from || !(err instanceof APIError) || err.status !== 400 || (err as { hint?: unknown }).hint !== undefined) return;
+  if (err.message.includes(`"${voice}"`)) Object.assign(err, { hint: ` (from ${sourceName(from)})` });
+}
+
+/**
+ * A root that cannot be reached (refused, unreachable), when it was not typed, is named by where it
+ * came from: a variable exported long ago, a profile's api_root. A proxy's failure is the proxy's.
+ */
+export function addRootHint(err: unknown, settings: Settings): void {
+  const from = settings.from.apiRoot;
+  if (!from || from.kind === 'flag' || !(err instanceof ConnectionError) || err.maybeDelivered || err instanceof TimeoutError || err instanceof ProxyRefusedError) return;
+  if (err.message.includes('the proxy ')) return;
+  Object.defineProperty(err, 'message', { value: `${err.message} (the API root from ${sourceName(from)})`, configurable: true, writable: true });
 }

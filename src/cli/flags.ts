@@ -39,6 +39,8 @@ type WithDefault<T extends FlagTable> = { [K in keyof T]: T[K] extends { default
 export type FlagValues<T extends FlagTable> = { -readonly [K in Exclude<keyof T, WithDefault<T>>]?: ValueOf<T[K]> } & { -readonly [K in WithDefault<T>]: ValueOf<T[K]> };
 
 const completionValues = new WeakMap<Option, readonly string[]>();
+/** Each command's flag table, for the check that runs again once a role has set its flags. */
+const tables = new WeakMap<Command, FlagTable>();
 
 /** What a shell offers after the flag: its choices, or the values its table names. */
 export function valuesOf(option: Option): readonly string[] | undefined {
@@ -50,6 +52,7 @@ export function valuesOf(option: Option): readonly string[] | undefined {
  * here), so that the command's option type is inferred from the table (FlagValues) and never kept by hand.
  */
 export function addFlags(cmd: Command, table: FlagTable): Command {
+  tables.set(cmd, { ...tables.get(cmd), ...table });
   for (const [key, entry] of Object.entries(table)) {
     for (const spec of Array.isArray(entry) ? (entry as readonly FlagSpec[]) : [entry as FlagSpec]) {
       const option = new Option(spec.flags, spec.help);
@@ -67,15 +70,20 @@ export function addFlags(cmd: Command, table: FlagTable): Command {
 
 /**
  * Refuses a flag typed without the flag it goes with (`--interval goes with --watch`). A role may give
- * the other flag, so with --role the command checks what it means itself.
+ * the other flag: with --role it is checked again once the role has set its flags (checkGoesWithRole).
  */
-export function checkGoesWith(cmd: Command, table: FlagTable, opts: Record<string, unknown>): void {
+export function checkGoesWith(cmd: Command, table: FlagTable, opts: Record<string, unknown>, roleApplied = false): void {
   const given = (key: string) => opts[key] !== undefined && opts[key] !== false;
   const long = (key: string) => cmd.options.find((o) => o.attributeName() === key && !o.negate)?.long ?? key;
   for (const [key, entry] of Object.entries(table)) {
     const spec = (Array.isArray(entry) ? (entry as readonly FlagSpec[])[0] : entry) as FlagSpec;
     if (!spec.goesWith || cmd.getOptionValueSource(key) !== 'cli' || !given(key)) continue;
-    if (spec.goesWith.some(given) || typeof opts.role === 'string') continue;
+    if (spec.goesWith.some(given) || (typeof opts.role === 'string' && !roleApplied)) continue;
     throw usage(`${long(key)} goes with ${spec.goesWith.map(long).join(' or ')}`);
   }
+}
+
+/** The same check once a role's settings are in `opts`: what the role did not give is refused too. */
+export function checkGoesWithRole(cmd: Command, opts: Record<string, unknown>): void {
+  checkGoesWith(cmd, tables.get(cmd) ?? {}, opts, true);
 }

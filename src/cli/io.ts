@@ -159,6 +159,11 @@ export class IO {
 
   /** `--json FIELDS` and `--jq`, set by the command runner. */
   jsonShape: { fields?: string[]; jq?: string; select?: (value: unknown, fields: string[]) => unknown } = {};
+
+  /** The flag that asked for JSON, as a refusal names it: --jq implies --json. */
+  get jsonFlag(): string {
+    return this.jsonShape.jq === undefined ? '--json' : '--jq';
+  }
   /** Values held for --jq, which runs once the command is done. */
   private readonly forJq: unknown[] = [];
 

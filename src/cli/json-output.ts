@@ -33,7 +33,7 @@ export const JSON_FIELDS: Record<string, readonly string[]> = {
   models: MODEL,
   'models show': MODEL,
   credits: ['total_credits', 'total_usage', 'balance'],
-  'auth status': ['profile', 'api_root', 'key', 'checked_with', 'details'],
+  'auth status': ['profile', 'api_root', 'api_root_from', 'key', 'key_from', 'checked_with', 'details'],
   'conversations list': ['id', 'title', 'model', 'created_at', 'updated_at', 'turns'],
   'conversations show': ['id', 'title', 'model', 'created_at', 'updated_at', 'messages'],
   'roles list': ['name', 'model', 'settings', 'system'],

@@ -1,6 +1,7 @@
 import type { RouterClient } from '../client/index.js';
 import { APIError } from '../client/errors.js';
 import { closest } from '../internal/did-you-mean.js';
+import { sourceName, type Settings, type Source } from '../config/settings.js';
 
 const UNKNOWN_MODEL = /^(\S+) is not a valid model ID/;
 
@@ -13,10 +14,14 @@ export function nearestModel(id: string, known: string[]): string | undefined {
  * A refused model id gets a suggestion from the service's model list ("did you mean …?"), the copy
  * `router models` keeps when fresh; looked up only after the refusal, briefly; without an answer the error stays as it was.
  */
-export async function addModelHint(err: unknown, connect: () => Promise<{ client: RouterClient; settings: { apiRoot?: string } }>, env: NodeJS.ProcessEnv): Promise<void> {
+export async function addModelHint(err: unknown, connect: () => Promise<{ client: RouterClient; settings: { apiRoot?: string } }>, env: NodeJS.ProcessEnv, used?: { settings: Settings; typed: boolean }): Promise<void> {
   if (!(err instanceof APIError) || err.status !== 400) return;
   const id = UNKNOWN_MODEL.exec(err.message)?.[1];
   if (!id) return;
+  // A model the user did not type (ROUTER_MODEL, a profile, a role, a conversation) is named by where it came from.
+  const from = used && !used.typed ? modelSource(id, used.settings) : undefined;
+  const said = from ? `from ${sourceName(from)}; ` : '';
+  if (from) Object.assign(err, { hint: ` (from ${sourceName(from)})` });
   let models: { id: string }[] | undefined;
   try {
     const { client, settings } = await connect();
@@ -29,5 +34,11 @@ export async function addModelHint(err: unknown, connect: () => Promise<{ client
   }
   if (!models) return;
   const near = nearestModel(id, models.map((m) => m.id));
-  Object.assign(err, { hint: near ? ` (did you mean ${near}? The list: router models)` : ` (the list: router models)` });
+  Object.assign(err, { hint: near ? ` (${said}did you mean ${near}? The list: router models)` : ` (${said}the list: router models)` });
+}
+
+/** Where a model id the user did not type came from: the environment, a profile, a role, a conversation. */
+function modelSource(id: string, settings: Settings): Source | undefined {
+  const key = (['model', 'embedModel', 'speechModel'] as const).find((k) => settings[k] === id && settings.from[k]?.kind !== 'flag');
+  return key && settings.from[key];
 }

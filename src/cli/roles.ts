@@ -12,7 +12,7 @@ import { CliError, usage } from './exit-codes.js';
 import { utf8Text } from './utf8.js';
 import { isRecord } from '../internal/shape.js';
 import type { IO } from './io.js';
-import type { FlagSpec } from './flags.js';
+import { checkGoesWithRole, type FlagSpec } from './flags.js';
 import { CHAT_FLAGS } from './commands/chat/flags.js';
 import { RESPONSES_FLAGS } from './commands/responses/flags.js';
 
@@ -212,6 +212,7 @@ export async function applyRoleFlag(cmd: Command, opts: Record<string, unknown>,
     Object.assign(opts, given, { role: name });
   } else optionsAsGiven.set(opts, { ...opts });
   const skipped = applyRole(role, cmd, opts);
+  checkGoesWithRole(cmd, opts);
   if (skipped.length) io.info(`role ${name}: ${skipped.join(', ')} left out (not a flag of router ${cmd.name()})`);
   return role;
 }

@@ -149,7 +149,14 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
       if (!controller.signal.aborted) await io.flushJq().catch(() => {});
       const { reportError } = await import('./errors.js');
       // The command's client is closed by now: a model it was refused is looked up with a new one.
-      if (!controller.signal.aborted && connected) await (await import('./model-hint.js')).addModelHint(err, () => connect(connectedWith), runtime.streams.env);
+      if (!controller.signal.aborted && connected) await (await import('./model-hint.js')).addModelHint(err, () => connect(connectedWith), runtime.streams.env, { settings: connected.settings, typed: cmd.getOptionValueSource('model') === 'cli' });
+      if (connected) {
+        const hints = await import('./context.js');
+        hints.addKeyHint(err, connected.settings, connectedWith);
+        hints.addTimeoutHint(err, flags, connected.client.core.timeoutMs);
+        hints.addVoiceHint(err, connected.settings, cmd.getOptionValueSource('voice') === 'cli');
+        hints.addRootHint(err, connected.settings);
+      }
       (await import('./field-flags.js')).nameFlags(err, cmd, runtime.argv);
       runtime.exitCode = reportError(controller.signal.aborted ? controller.signal.reason : err, io);
     } finally {

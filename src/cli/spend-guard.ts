@@ -51,7 +51,7 @@ export interface Guard {
 
 export interface Cap {
   usd: number;
-  /** How a refusal names it: "--max-cost $0.010000" or "what is left of daily_budget ($1.450000)". */
+  /** How a refusal names it: "--max-cost $0.010000" or "what is left of daily_budget ($1.450000, ROUTER_DAILY_BUDGET)". */
   name: string;
   /** What calls under way hold of the budget beside it: a call that does not fit waits for them. */
   held?: number;
@@ -164,10 +164,10 @@ export async function capOf(ctx: RunContext<SpendOptions>, settings: Connected['
       if (b.spent >= b.limit) throw new CliError(reachedLine(b), EXIT.PAYMENT);
       const left = b.limit - b.spent;
       if (!held?.calls) {
-        caps.push({ usd: left, name: `what is left of ${b.name} (${usd(left)})` });
+        caps.push({ usd: left, name: `what is left of ${b.name} (${usd(left)}, ${b.from})` });
         continue;
       }
-      const beside = `${b.name} (${usd(left)} left) beside the ${usd(held.usd)} ${held.calls === 1 ? 'a call under way holds' : `${held.calls} calls under way hold`}`;
+      const beside = `${b.name} (${usd(left)} left, ${b.from}) beside the ${usd(held.usd)} ${held.calls === 1 ? 'a call under way holds' : `${held.calls} calls under way hold`}`;
       if (left <= held.usd) throw new HeldBack(`nothing is left of ${beside}`);
       caps.push({ usd: left - held.usd, name: `what is left of ${beside}`, held: held.usd });
     }

@@ -1,11 +1,11 @@
 import type { Dispatcher } from 'undici';
 import { createAgent, send, type ProxyOptions } from './transport.js';
-import { APIError, ConnectionError, foreignErrorText, isErrorEnvelope, ProtocolError, ProxyRefusedError, ValidationError } from './errors.js';
+import { APIError, ConnectionError, foreignErrorText, isErrorEnvelope, ProtocolError, ProxyRefusedError } from './errors.js';
 import { bodyError, toConnectionError } from './connection-errors.js';
 import { sleep } from '../internal/sleep.js';
 import type { AnswerBody } from './answer-body.js';
 import { unexpectedContent } from './content-type.js';
-import { checkHeaders, checkRelativePath, checkUnderRoot } from './request-checks.js';
+import { checkClientNumbers, checkedApiRoot, checkHeaders, checkRelativePath, checkUnderRoot } from './request-checks.js';
 import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry.js';
 
 export { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter };
@@ -93,8 +93,8 @@ export class HttpCore {
 
   constructor(opts: ClientOptions = {}) {
     this.apiKey = opts.apiKey;
-    this.apiRoot = (opts.apiRoot ?? DEFAULT_API_ROOT).replace(/\/+$/, '');
-    if (/[?#]/.test(this.apiRoot)) throw new ValidationError(`the API root ${this.apiRoot} holds a query or a fragment: give the URL before /v1`);
+    this.apiRoot = checkedApiRoot(opts.apiRoot ?? DEFAULT_API_ROOT, DEFAULT_API_ROOT);
+    checkClientNumbers(opts);
     checkHeaders({ ...opts.headers, authorization: opts.apiKey === undefined ? undefined : `Bearer ${opts.apiKey}`, 'user-agent': opts.userAgent });
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
@@ -186,7 +186,15 @@ export class HttpCore {
    * Closes the connections: gracefully, but a request still under way (a server that stalls) is
    * given a moment and then cut, so that closing never waits on a body nobody reads.
    */
-  async close(graceMs = 500): Promise<void> {
+  close(graceMs = 500): Promise<void> {
+    // A second close (a finally after a close) is the first one, not undici's "destroyed".
+    this.closing ??= this.closeOwn(graceMs);
+    return this.closing;
+  }
+
+  private closing: Promise<void> | undefined;
+
+  private async closeOwn(graceMs: number): Promise<void> {
     if (!this.ownsDispatcher) return;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), graceMs)));
@@ -246,8 +254,10 @@ export class HttpCore {
     if (isErrorEnvelope(parsed)) return APIError.fromBody(res.status, parsed, res.requestId, retryAfterMs);
     // Not the service's error: a 404 then most likely means an API root that is not one.
     const said = parsed === undefined ? text.replace(/\s+/g, ' ').trim().slice(0, 120) : foreignErrorText(parsed);
+    // A web page (another server's 405, a gateway's 502) says nothing a user can act on but where it came from.
+    const page = res.status !== 404 && parsed === undefined && /^\s*</.test(text) ? ', a web page' : '';
     const message =
-      res.status === 404 ? `HTTP 404 from ${url}, not an API answer${said && parsed !== undefined ? ` (${said})` : ''}: is ${this.apiRoot} the API root (the URL before /v1)?` : said ? `HTTP ${res.status}: ${said}` : `HTTP ${res.status}`;
+      res.status === 404 || page ? `HTTP ${res.status} from ${url}${page}, not an API answer${said && parsed !== undefined ? ` (${said})` : ''}: is ${this.apiRoot} the API root (the URL before /v1)?` : said ? `HTTP ${res.status}: ${said}` : `HTTP ${res.status}`;
     return new APIError(res.status, message, { requestId: res.requestId, retryAfterMs, body: parsed });
   }
 }

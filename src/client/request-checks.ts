@@ -43,3 +43,29 @@ export function checkHeaders(headers: Record<string, string | undefined>): void 
     }
   }
 }
+
+/**
+ * The API root as requests are made from it: an absolute http(s) URL without a trailing slash, and
+ * without the `/v1` of the base URL the service's docs write. Anything else is refused here, when the
+ * client is made, rather than later as a connection error a program would take for the network's.
+ */
+export function checkedApiRoot(value: string, example: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  const shown = JSON.stringify(String(value).replace(/^([a-z][a-z0-9+.-]*:\/*)[^/?#]*@/i, '$1***@'));
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new ValidationError(`apiRoot must be an http(s) URL such as ${example}, got ${shown}`);
+  const root = value.replace(/\/+$/, '');
+  if (/[?#]/.test(root)) throw new ValidationError(`the API root ${root} holds a query or a fragment: give the URL before /v1`);
+  return root.replace(/\/v1$/, '');
+}
+
+/** A client's numbers: a timeout over 0 ms, a whole number of retries. */
+export function checkClientNumbers(o: { timeoutMs?: unknown; maxRetries?: unknown }): void {
+  const { timeoutMs, maxRetries } = o;
+  if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0)) throw new ValidationError(`timeoutMs must be a number of milliseconds over 0, not ${String(timeoutMs)}`);
+  if (maxRetries !== undefined && !(typeof maxRetries === 'number' && Number.isInteger(maxRetries) && maxRetries >= 0)) throw new ValidationError(`maxRetries must be a whole number of at least 0, not ${String(maxRetries)}`);
+}

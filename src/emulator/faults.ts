@@ -27,6 +27,18 @@ export interface FaultRule {
 
 export class FaultSpecError extends Error {}
 
+/** A number of a fault's option: a whole number from `min` (NaN would make a rule that never ends or never waits). */
+function whole(name: string, value: string, min: number): number {
+  if (!/^\d+$/.test(value) || Number(value) < min) throw new FaultSpecError(`${name} must be a whole number of at least ${min}, got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+/** Retry-After as HTTP has it: seconds, or a date. */
+function retryAfter(value: string): string {
+  if (!/^\d+$/.test(value) && Number.isNaN(Date.parse(value))) throw new FaultSpecError(`retry_after must be seconds or an HTTP date, got ${JSON.stringify(value)}`);
+  return value;
+}
+
 export function parseFault(spec: string): FaultRule {
   const [head, ...opts] = spec.split(',').map((s) => s.trim());
   let rule: FaultRule;
@@ -35,10 +47,10 @@ export function parseFault(spec: string): FaultRule {
   else throw new FaultSpecError(`unknown fault "${head}": use a 4xx/5xx status, slow, cut, error-chunk, malformed, reset or lost`);
   for (const opt of opts) {
     const [k, v = ''] = opt.split('=');
-    if (k === 'retry_after') rule.retryAfter = v;
-    else if (k === 'delay_ms') rule.delayMs = Number(v);
-    else if (k === 'after') rule.after = Number(v);
-    else if (k === 'times') rule.times = Number(v);
+    if (k === 'retry_after') rule.retryAfter = retryAfter(v);
+    else if (k === 'delay_ms') rule.delayMs = whole(k, v, 0);
+    else if (k === 'after') rule.after = whole(k, v, 0);
+    else if (k === 'times') rule.times = whole(k, v, 1);
     else if (k === 'path') rule.path = v;
     else if (k === 'method') rule.method = v.toUpperCase();
     else throw new FaultSpecError(`unknown fault option "${k}"`);

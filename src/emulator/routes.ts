@@ -48,17 +48,17 @@ export class Routes {
 
   /** A 404 for no such path, a 405 for a path without that method, a 400 for a malformed escape. */
   find(method: string, path: string): Match {
-    let pathMatched = false;
+    const allowed: string[] = [];
     for (const route of this.routes) {
       const m = route.pattern.exec(path);
       if (!m) continue;
-      pathMatched = true;
+      allowed.push(route.method);
       if (route.method !== method) continue;
       const params: Record<string, string> = {};
       route.names.forEach((n, i) => (params[n] = decodePart(m[i + 1]!)));
       return { handler: route.handler, access: route.access, params };
     }
-    if (pathMatched) throw new HttpError(405, `Method ${method} not allowed on ${path}`);
+    if (allowed.length) throw new HttpError(405, `Method ${method} not allowed on ${path}`, undefined, { allow: allowed.join(', ') });
     throw new HttpError(404, `No route for ${method} ${path}`, 'not_found');
   }
 }

@@ -59,7 +59,7 @@ describe('a proxy that takes the connection and never answers', () => {
   it('--timeout bounds each attempt: exit 8 after about the timeout, naming the proxy', async () => {
     const r = await run(['--timeout', '500ms', '--max-retries', '0', 'api', '/v1/models'], viaSilentProxy());
     expect(r.code).toBe(8);
-    expect(r.stderr).toBe(`error: timed out waiting for the proxy ${new URL(proxyUrl).host} to open the way to router.invalid:9\n`);
+    expect(r.stderr).toBe(`error: timed out waiting for the proxy ${new URL(proxyUrl).host} to open the way to router.invalid:9 (--timeout 500ms)\n`);
     expect(r.ms).toBeLessThan(6000);
     // With its retries, each attempt is bounded the same way.
     const chat = await run(['--timeout', '500ms', '--max-retries', '1', 'chat', '--model', 'local/echo', 'hi'], viaSilentProxy());

@@ -104,6 +104,19 @@ describe('router auth status', () => {
     expect(unknown.stderr).toMatch(/checked_with/);
   });
 
+  it('says where the key and the API root came from, a refused key too', async () => {
+    const root = await fixtures(KEY_ANSWER);
+    const r = await status(root, 'sk-or-v1-abc');
+    expect(r.stdout).toContain(`api root  ${root} (ROUTER_API_ROOT)\nkey       **** from ROUTER_API_KEY (accepted by GET /v1/key)\n`);
+    expect(JSON.parse((await status(root, 'sk-or-v1-abc', true)).stdout)).toMatchObject({ api_root_from: 'ROUTER_API_ROOT', key_from: 'ROUTER_API_KEY' });
+    const refused = await status(emu.apiRoot, 'sk-rt-v1-wrong');
+    expect(refused).toMatchObject({ code: 3, stdout: '', stderr: `error: ${emu.apiRoot} refused the key (401): check the API key in ROUTER_API_KEY\n` });
+    const env = { ...base(root), ROUTER_API_ROOT: undefined };
+    expect((await runInProcess(['login', '--with-key', '--api-root', root], { env, input: 'sk-or-v1-abc' })).code).toBe(0);
+    const saved = await runInProcess(['auth', 'status'], { env });
+    expect(saved.stdout).toContain(`api root  ${root} (api_root of profile "default")\nkey       **** from api_key of profile "default" (accepted by GET /v1/key)\n`);
+  });
+
   it('a refused key is exit 3; a service without GET /v1/key says it has no details', async () => {
     expect(await status(emu.apiRoot, 'sk-rt-v1-wrong')).toMatchObject({ code: 3, stdout: '' });
     const r = await status(await fixtures({ 'GET /api/v1/batches': { body: { object: 'list', data: [], first_id: null, last_id: null, has_more: false } } }), 'k');

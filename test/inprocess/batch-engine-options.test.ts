@@ -31,6 +31,7 @@ const refused: [string, Partial<RunJobOptions>, RegExp][] = [
   ['maxRequests NaN', { maxRequests: NaN }, /maxRequests .* not NaN$/],
   ['maxBytes NaN', { maxBytes: NaN }, /maxBytes .* not NaN$/],
   ['maxBytes over the service limit', { maxBytes: 1e12 }, /maxBytes .* not 1000000000000$/],
+  ['a model that is not <author>/<slug>', { model: 'gpt-4o' }, /^model must look like <author>\/<slug>, not "gpt-4o"$/],
   ['an endpoint that is not a batch endpoint', { endpoint: '/v1/bogus' }, /^endpoint "\/v1\/bogus" is not a batch endpoint/],
   ['interval 0 (a poll without pause)', { interval: 0, watch: true }, /^interval must be a number of seconds over 0, not 0$/],
   ['interval -1', { interval: -1, watch: true }, /interval .* not -1$/],
@@ -56,5 +57,26 @@ describe('runJob refuses options a program got wrong', () => {
   it('watchBatch refuses an interval of 0 before it polls', async () => {
     const err = await watchBatch(client, 'batch_nosuch', { interval: 0 }).catch((e: unknown) => e);
     expect(err).toMatchObject({ reason: 'invalid', message: 'interval must be a number of seconds over 0, not 0' });
+  });
+
+  it("resume keeps the job's own plan: another model, endpoint, provider or limits is refused, not ignored", async () => {
+    const { job } = await runJob(client, { input: file, fresh: true, env, maxRequests: 2, watch: true, interval: 0.05 });
+    const batches = await batchCount();
+    for (const [options, said] of [
+      [{ model: 'local/lorem' }, 'model (local/echo)'],
+      [{ endpoint: '/v1/responses' }, 'endpoint (/v1/chat/completions)'],
+      [{ provider: { only: ['x'] } }, 'provider ({})'],
+      [{ maxRequests: 3 }, 'maxRequests (2)'],
+      [{ maxBytes: 4096 }, 'maxBytes (200000000)'],
+      [{ fresh: true }, 'fresh'],
+    ] as const) {
+      const err = await runJob(client, { resume: job.id, env, ...options }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(BatchError);
+      expect(err).toMatchObject({ reason: 'invalid', data: { about: 'resume_with_plan', job: job.id } });
+      expect((err as Error).message).toContain(said);
+    }
+    expect(await batchCount()).toBe(batches);
+    // The job's own values, given again, are no change.
+    expect((await runJob(client, { resume: job.id, env, model: 'local/echo', maxRequests: 2 })).job.id).toBe(job.id);
   });
 });

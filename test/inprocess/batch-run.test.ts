@@ -56,6 +56,19 @@ describe('router batch run', () => {
     const j = lines(joined);
     expect(j[22]).toMatchObject({ line: 23, request: { custom_id: 'c23' }, result: { custom_id: 'c23', error: null } });
     expect((await batchesOf(s)).length).toBe(5);
+
+    // Resumed, the job keeps its plan: a flag of another plan is refused (exit 2), not ignored.
+    for (const [flags, said] of [
+      [['--model', 'local/lorem'], "keeps the job's own model (local/echo): leave --model out"],
+      [['--max-requests', '7'], "keeps the job's own max-requests (5): leave --max-requests out"],
+      [['--no-fallbacks'], "keeps the job's own provider preferences ({}): leave --provider-only / --no-fallbacks out"],
+    ] as const) {
+      const r = await t.run(['batch', 'run', '--resume', job.id, ...flags], { env: s.env });
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toBe(`error: --resume ${job.id} ${said} (the file run with --new makes a job with other settings)\n`);
+    }
+    expect((await t.run(['batch', 'run', '--resume', job.id, '--model', 'local/echo', '--max-requests', '5'], { env: s.env })).code).toBe(0);
+    expect((await batchesOf(s)).length).toBe(5);
   });
 
   it('--dry-run prints the shards and sends nothing; bad input is refused before anything is sent', async () => {

@@ -26,7 +26,7 @@ describe('concurrent calls under a budget', () => {
     const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '0.0008' };
     const runs = await Promise.all([1, 2, 3, 4, 5].map(() => t.run(CALL, { env })));
     expect(runs.map((r) => r.code).sort()).toEqual([0, 0, 4, 4, 4]);
-    for (const r of runs.filter((r) => r.code === 4)) expect(r.stderr, r.stderr).toMatch(/^error: this call could cost up to \$0\.000354, over what is left of daily_budget \(\$0\.00019\d\): --max-tokens 200 does not fit; \d+ or fewer would\n$/);
+    for (const r of runs.filter((r) => r.code === 4)) expect(r.stderr, r.stderr).toMatch(/^error: this call could cost up to \$0\.000354, over what is left of daily_budget \(\$0\.00019\d, ROUTER_DAILY_BUDGET\): --max-tokens 200 does not fit; \d+ or fewer would\n$/);
     expect(chats()).toBe(2);
     expect(ledgerCost(state)).toBeLessThanOrEqual(0.0008);
     // Every hold is released once its call is in the ledger.
@@ -53,7 +53,7 @@ describe('concurrent calls under a budget', () => {
     expect(chats()).toBe(2);
     const waited = runs.filter((r) => r.stderr.startsWith('waiting for calls under way to end: this call could cost up to $0.000354, over what is left of daily_budget ('));
     expect(waited.length, runs.map((r) => r.stderr).join('')).toBeGreaterThanOrEqual(1);
-    expect(waited[0]!.stderr, waited[0]!.stderr).toMatch(/left\) beside the \$0\.000354 a call under way holds: (--max-tokens 200 does not fit|not even one completion token fits)/);
+    expect(waited[0]!.stderr, waited[0]!.stderr).toMatch(/left, ROUTER_DAILY_BUDGET\) beside the \$0\.000354 a call under way holds: (--max-tokens 200 does not fit|not even one completion token fits)/);
     expect(ledgerCost(state)).toBeLessThanOrEqual(0.00068);
   });
 

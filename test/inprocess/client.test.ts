@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APIError, ConnectionError, RouterClient, StreamError } from '../../src/client/index.js';
+import { Agent } from 'undici';
+import { APIError, ConnectionError, RouterClient, StreamError, ValidationError } from '../../src/client/index.js';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 
 // The exported library, as a program that imports it would use it.
@@ -94,5 +95,60 @@ describe('RouterClient', () => {
     const down = new RouterClient({ apiKey: 'x', apiRoot: 'http://127.0.0.1:9/api', maxRetries: 0 });
     expect(await down.chat.create({ model: 'a/b', messages: user('x') }).catch((e) => e)).toBeInstanceOf(ConnectionError);
     await down.close();
+  });
+
+  it("goes through a caller's dispatcher, and close() leaves it open", async () => {
+    const agent = new Agent();
+    const dispatch = agent.dispatch.bind(agent);
+    let dispatched = 0;
+    agent.dispatch = (options, handler) => (dispatched++, dispatch(options, handler));
+    const own = new RouterClient({ apiKey: emu.store.firstKeys().apiKey, apiRoot: emu.apiRoot, dispatcher: agent });
+    expect((await own.chat.create({ model: 'local/echo', messages: user('hi') })).choices[0]!.message.content).toBe('hi');
+    expect(dispatched).toBe(1);
+    await own.close();
+    await own.close();
+    expect(agent.closed).toBe(false);
+    const res = await agent.request({ origin: new URL(emu.apiRoot).origin, path: '/api/v1/models', method: 'GET' });
+    await res.body.dump();
+    expect(res.statusCode).toBe(401);
+    await agent.close();
+  });
+
+  it('close() twice is one close, as a finally after a close does', async () => {
+    const once = new RouterClient({ apiKey: 'x', apiRoot: emu.apiRoot });
+    await once.close();
+    await expect(once.close()).resolves.toBeUndefined();
+    // A call after close() is refused as a connection error, not undici's own.
+    expect(await once.models.list().catch((e) => e)).toBeInstanceOf(ConnectionError);
+  });
+
+  it('options that cannot work are refused when the client is made, not as a network error later', () => {
+    const made = (o: object) => {
+      try {
+        return new RouterClient({ apiKey: 'x', ...o });
+      } catch (e) {
+        return e;
+      }
+    };
+    for (const [o, message] of [
+      [{ apiRoot: 'not a url' }, 'apiRoot must be an http(s) URL such as https://openrouter.ai/api, got "not a url"'],
+      [{ apiRoot: 'ftp://127.0.0.1/api' }, 'apiRoot must be an http(s) URL such as https://openrouter.ai/api, got "ftp://127.0.0.1/api"'],
+      [{ timeoutMs: -5 }, 'timeoutMs must be a number of milliseconds over 0, not -5'],
+      [{ timeoutMs: '5000' }, 'timeoutMs must be a number of milliseconds over 0, not 5000'],
+      [{ timeoutMs: Number.NaN }, 'timeoutMs must be a number of milliseconds over 0, not NaN'],
+      [{ maxRetries: -1 }, 'maxRetries must be a whole number of at least 0, not -1'],
+      [{ maxRetries: 1.5 }, 'maxRetries must be a whole number of at least 0, not 1.5'],
+    ] as const) {
+      const err = made(o);
+      expect(err).toBeInstanceOf(ValidationError);
+      expect((err as Error).message).toBe(message);
+    }
+  });
+
+  it('an API root given as the base URL (with /v1, as the service documents it) is taken without it', async () => {
+    const base = new RouterClient({ apiKey: emu.store.firstKeys().apiKey, apiRoot: `${emu.apiRoot}/v1/` });
+    expect(base.core.apiRoot).toBe(emu.apiRoot);
+    expect((await base.chat.create({ model: 'local/echo', messages: user('hi') })).choices[0]!.message.content).toBe('hi');
+    await base.close();
   });
 });

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { runInProcess } from '../support/inprocess.js';
 
 let t: CliEnv;
 beforeAll(async () => {
@@ -63,6 +64,49 @@ describe('profiles', () => {
     expect((await t.run(['chat', 'write 3 words'], { env })).code).toBe(0);
     expect(t.requests().at(-1)!.body.model).toBe('local/lorem');
     expect((await t.run(['chat', 'hi'], { env: { ...env, ROUTER_MODEL: 'local/echo' } })).stdout).toBe('hi\n');
+  });
+
+  it('config set and get say, on a terminal, when a variable goes before the profile\'s setting', async () => {
+    const env = { ROUTER_CONFIG_DIR: join(t.dir, 'env-over-profile'), ROUTER_MODEL: 'local/echo' };
+    const terminal = { stdin: false, stdout: true, stderr: true };
+    const set = await runInProcess(['config', 'set', 'model', 'local/lorem'], { env: { ...t.env, ...env }, tty: terminal });
+    expect(set).toMatchObject({ code: 0, stderr: 'set model of profile "default"\nROUTER_MODEL is set (local/echo) and goes before this setting\n' });
+    const get = await runInProcess(['config', 'get', 'model'], { env: { ...t.env, ...env }, tty: terminal });
+    expect(get).toMatchObject({ code: 0, stdout: 'local/lorem\n', stderr: 'ROUTER_MODEL is set (local/echo) and goes before this setting\n' });
+    // A key is never shown; piped, stdout is the setting alone and stderr quiet.
+    const key = await runInProcess(['config', 'get', 'api_key'], { env: { ...t.env, ...env }, tty: terminal, input: '' });
+    expect(key.code).toBe(5);
+    expect((await runInProcess(['config', 'get', 'model'], { env: { ...t.env, ...env } })).stderr).toBe('');
+    const apiKey = await runInProcess(['config', 'set', 'api_key'], { env: { ...t.env, ...env }, tty: { stdin: false, stdout: false, stderr: true }, input: 'sk-rt-v1-x' });
+    expect(apiKey.stderr).toBe('set api_key of profile "default"\nROUTER_API_KEY is set and goes before this setting\n');
+  });
+
+  it('config use says (on a terminal) when ROUTER_PROFILE picks another profile', async () => {
+    const env = { ...t.env, ROUTER_CONFIG_DIR: join(t.dir, 'use-env-profile') };
+    for (const p of ['one', 'two']) expect((await runInProcess(['config', 'set', 'model', 'local/echo', '--profile', p], { env })).code).toBe(0);
+    const terminal = { stdin: false, stdout: false, stderr: true };
+    const r = await runInProcess(['config', 'use', 'two'], { env: { ...env, ROUTER_PROFILE: 'one' }, tty: terminal });
+    expect(r).toMatchObject({ code: 0, stderr: 'now using profile "two"\nROUTER_PROFILE is set (one) and goes before it\n' });
+    expect((await runInProcess(['config', 'use', 'one'], { env: { ...env, ROUTER_PROFILE: 'one' }, tty: terminal })).stderr).toBe('now using profile "one"\n');
+  });
+
+  it('login checked against ROUTER_API_ROOT says (on a terminal) that the profile does not keep that root', async () => {
+    const env = { ...t.env, ROUTER_CONFIG_DIR: join(t.dir, 'login-env-root'), ROUTER_API_KEY: '' };
+    const r = await runInProcess(['login', '--with-key'], { env, input: t.apiKey, tty: { stdin: false, stdout: false, stderr: true } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`the key was checked against ${t.apiRoot} (ROUTER_API_ROOT), which profile "default" does not keep: give --api-root "$ROUTER_API_ROOT" to keep it\n`);
+    const kept = await runInProcess(['login', '--with-key', '--api-root', t.apiRoot], { env, input: t.apiKey, tty: { stdin: false, stdout: false, stderr: true } });
+    expect(kept.stderr).not.toContain('does not keep');
+  });
+
+  it('config get of a profile that does not exist says so, not that the setting is unset', async () => {
+    const env = { ROUTER_CONFIG_DIR: join(t.dir, 'get-missing-profile') };
+    expect((await t.run(['config', 'set', 'model', 'local/lorem'], { env })).code).toBe(0);
+    for (const args of [['config', 'get', 'model', '--profile', 'zzzz'], ['--profile', 'zzzz', 'config', 'get', 'model']]) {
+      expect(await t.run(args, { env })).toMatchObject({ code: 5, stdout: '', stderr: 'error: no profile "zzzz"; see router config list\n' });
+    }
+    expect(await t.run(['config', 'get', 'model'], { env: { ...env, ROUTER_PROFILE: 'zzzz' } })).toMatchObject({ code: 5, stderr: 'error: no profile "zzzz"; see router config list\n' });
+    expect(await t.run(['config', 'get', 'voice'], { env })).toMatchObject({ code: 5, stderr: 'error: voice is not set in profile "default"\n' });
   });
 
   it('speak and embed take their voice and models from the environment, else the profile; a flag wins', async () => {

@@ -43,4 +43,18 @@ describe('flags that go with another flag', () => {
     expect(r.stderr).not.toMatch(/goes with/);
     expect(r.code).toBe(0);
   });
+
+  it('with --role, what they go with may come from the role; a role without it does not excuse them', async () => {
+    expect(await t.run(['roles', 'save', 'plain', '--system', 'Be brief.', '--model', 'local/echo'])).toMatchObject({ stderr: '', code: 0 });
+    expect(await t.run(['roles', 'save', 'clock', '--system', 'Tell the time.', '--model', 'local/echo', '--tools', tools])).toMatchObject({ stderr: '', code: 0 });
+    const chats = () => t.emu.requestLog.filter((r) => r.path === '/v1/chat/completions').length;
+    const before = chats();
+    for (const flags of [['--max-tool-rounds', '3'], ['--approve']]) {
+      const r = await t.run(['chat', '--role', 'plain', ...flags, 'hi']);
+      expect(r).toMatchObject({ code: 2, stdout: '', stderr: `error: ${flags[0]} goes with --tools\n` });
+    }
+    expect(chats()).toBe(before);
+    const taken = await t.run(['chat', '--role', 'clock', '--max-tool-rounds', '3', 'hi']);
+    expect(taken.stderr).not.toMatch(/goes with/);
+  });
 });

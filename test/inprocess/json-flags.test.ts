@@ -90,4 +90,16 @@ describe('--jq', () => {
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(t.requests()).toHaveLength(0);
   });
+
+  it('a refusal of the JSON output names --jq when --jq was typed, not the --json it implies', async () => {
+    const cases: [string[], string][] = [
+      [['speak', 'hi', '--model', 'local/tts', '--voice', 'alloy', '--jq', '.bytes'], '--jq goes with -o FILE (stdout carries the audio)'],
+      [['embed', 'a', '--model', 'local/embed', '--jsonl', '--jq', '.index'], '--jq and --jsonl cannot be combined'],
+      [['batch', 'list', '--jsonl', '--jq', '.id'], '--jq and --jsonl cannot be combined'],
+      [['batch', 'get', batchId, '--results', '--jq', '.id'], '--jq and --results to stdout cannot be combined'],
+      [['batch', 'run', jsonl, '--model', 'local/echo', '--results', '--jq', '.id'], '--jq and --results to stdout cannot be combined (give --results a file)'],
+    ];
+    for (const [args, line] of cases) expect(await t.run(args, { env: { ROUTER_MANAGEMENT_KEY: t.managementKey } })).toMatchObject({ code: 2, stdout: '', stderr: `error: ${line}\n` });
+    expect((await t.run(['embed', 'a', '--model', 'local/embed', '--jsonl', '--json'])).stderr).toBe('error: --json and --jsonl cannot be combined\n');
+  });
 });

@@ -42,6 +42,16 @@ describe('an API root that is not the service', () => {
     });
   });
 
+  it('an error that is a web page (a server that takes no POST, a gateway): says so and asks about the root', async () => {
+    const page = '<html>\r\n<head><title>405 Not Allowed</title></head>\r\n<body>\r\n<center><h1>405 Not Allowed</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
+    for (const status of [405, 502]) {
+      await serving((_, res) => res.writeHead(status, { 'content-type': 'text/html' }).end(page), async (root) => {
+        const r = await t.run(['--max-retries', '0', 'chat', '--model', 'local/echo', 'hi'], { env: { ROUTER_API_ROOT: root } });
+        expect(r).toMatchObject({ stdout: '', stderr: `error: HTTP ${status} from ${root}/v1/chat/completions, a web page, not an API answer: ${apiRootQuestion(root)}\n` });
+      });
+    }
+  });
+
   it('a 200 that is a web page, or not audio where audio was asked: exit 7, no file', async () => {
     const answer = (req: IncomingMessage, res: ServerResponse) => {
       if (req.url!.endsWith('/audio/speech')) res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');

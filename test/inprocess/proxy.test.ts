@@ -70,12 +70,12 @@ describe('a proxy from the environment', () => {
     expect(direct).toMatchObject({ code: 0, stdout: 'loopback\n' });
     for (const env of [{ HTTP_PROXY: proxyUrl, NO_PROXY: 'router.invalid' }, { HTTP_PROXY: proxyUrl, no_proxy: '*' }, { HTTP_PROXY: ' ' }]) {
       const r = await chat(env);
-      expect(r).toMatchObject({ code: 8, stderr: `error: host not reachable: router.invalid:${emulatorPort}\n` });
+      expect(r).toMatchObject({ code: 8, stderr: `error: host not reachable: router.invalid:${emulatorPort} (the API root from ROUTER_API_ROOT)\n` });
     }
     expect(asked).toEqual([]);
     // As curl: an https:// root goes only through HTTPS_PROXY, never the HTTP one.
     const https = await chat({ HTTP_PROXY: proxyUrl, ROUTER_API_ROOT: `https://router.invalid:${emulatorPort}/api` });
-    expect(https).toMatchObject({ code: 8, stderr: `error: host not reachable: router.invalid:${emulatorPort}\n` });
+    expect(https).toMatchObject({ code: 8, stderr: `error: host not reachable: router.invalid:${emulatorPort} (the API root from ROUTER_API_ROOT)\n` });
     expect(asked).toEqual([]);
   });
 

@@ -17,7 +17,7 @@ describe('router api: an answer whose body stops arriving', () => {
   it('is a timeout after --timeout (exit 8), named as one, not an internal error', async () => {
     server = await startBadServer('headers-then-stall');
     const r = await runInProcess(['--timeout', '300ms', '--max-retries', '0', 'api', '/v1/models'], { env: env(server.apiRoot) });
-    expect(r.stderr).toMatch(/^error: timed out waiting for 127\.0\.0\.1:\d+\n$/);
+    expect(r.stderr).toMatch(/^error: timed out waiting for 127\.0\.0\.1:\d+ \(--timeout 300ms\)\n$/);
     expect(r.code).toBe(8);
   });
 });

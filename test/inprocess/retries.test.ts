@@ -45,7 +45,8 @@ describe('retries', () => {
     await faults('slow,delay_ms=1500');
     const r = await run(['--timeout', '300ms', '--max-retries', '0', 'chat', 'x']);
     expect(r.code).toBe(8);
-    expect(r.stderr).toMatch(/timed out/);
+    // It says which wait ran out, so that the one to change is named.
+    expect(r.stderr).toMatch(/^error: timed out waiting for 127\.0\.0\.1:\d+ \(--timeout 300ms\)\n$/);
   });
 
   it('a stream cut after the first bytes is not retried: the text so far, one error line, exit 8', async () => {

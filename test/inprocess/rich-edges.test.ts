@@ -207,6 +207,7 @@ describe('chat -i and the flags of a one-shot chat', () => {
       [['--show-reasoning'], '--show-reasoning'],
       [['--save-images', dir], '--save-images'],
       [['--modalities', 'text,image'], '--modalities'],
+      [['--jq', '.'], '--jq'],
     ];
     const before = emu.requestLog.length;
     for (const [flags, named] of cases) {

@@ -28,4 +28,17 @@ describe('serve refuses what it cannot use, in words', () => {
     expect(await t.run(['serve', '--port', '0', '--state', ''])).toMatchObject({ code: 2, stderr: 'error: --state: the path is empty\n' });
   });
 
+  it('a fault whose number is not one, refused before the server starts (and by the faults route)', async () => {
+    for (const [spec, said] of [
+      ['503,times=x', 'times must be a whole number of at least 1, got "x"'],
+      ['slow,delay_ms=soon', 'delay_ms must be a whole number of at least 0, got "soon"'],
+      ['cut,after=-1', 'after must be a whole number of at least 0, got "-1"'],
+      ['429,retry_after=', 'retry_after must be seconds or an HTTP date, got ""'],
+    ]) {
+      expect(await t.run(['serve', '--port', '0', '--state', join(t.dir, 'st-fault'), '--fault', spec!])).toMatchObject({ code: 2, stdout: '', stderr: `error: --fault: ${said}\n` });
+    }
+    const res = await fetch(`${t.apiRoot}/_emulator/faults`, { method: 'POST', headers: { authorization: `Bearer ${t.operatorKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ faults: ['503,times=x'] }) });
+    expect(res.status).toBe(400);
+  });
+
 });

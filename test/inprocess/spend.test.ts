@@ -2,7 +2,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type Emulator } from '../../src/emulator/server.js';
-import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
+import { PassThrough } from 'node:stream';
+import { main } from '../../src/cli/main.js';
+import { runInProcess, testStreams, type InProcessOptions } from '../support/inprocess.js';
 import { emulatorPerFile } from '../support/inprocess-env.js';
 
 // --max-cost, --dry-run and budgets, in this process against an emulator over real HTTP.
@@ -156,6 +158,30 @@ describe('budgets', () => {
     const r = await run(['--no-log', 'chat', '--model', 'local/echo', 'hi'], { env: { ROUTER_MONTHLY_BUDGET: '3' } });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('warning: with logging off this call is not in the usage ledger, so monthly_budget cannot be kept\n');
+  });
+
+  it('chat -i holds each turn to the budget at the prices of its fallback models too, as a one-shot chat does', async () => {
+    // local/echo alone fits $0.01 at 1000 tokens; local/painter, a fallback, costs $30 a million completion tokens.
+    const flags = ['--model', 'local/echo', '--models', 'local/painter', '--max-tokens', '1000'];
+    const budget = { ROUTER_DAILY_BUDGET: '0.01' };
+    const before = sent('/chat/completions').length;
+    const once = await run(['chat', ...flags, 'hi'], { env: budget });
+    expect(once.code).toBe(4);
+    // The budget is named with where it was set, as a reached one is.
+    expect(once.stderr).toMatch(/^error: this call could cost up to \$0\.03\d+, over what is left of daily_budget \(\$0\.0\d+, ROUTER_DAILY_BUDGET\): /);
+    const config = { ROUTER_CONFIG_DIR: join(stateDir, 'config') };
+    expect((await run(['config', 'set', 'monthly_budget', '0.01'], { env: config })).code).toBe(0);
+    expect((await run(['chat', ...flags, 'hi'], { env: config })).stderr).toMatch(/over what is left of monthly_budget \(\$0\.0\d+, monthly_budget of profile "default"\): /);
+    const t = testStreams({ env: { ...env, ROUTER_STATE_DIR: stateDir, ...budget, NO_COLOR: '1' }, tty: { stdin: true, stdout: true, stderr: true } });
+    const keys = new PassThrough();
+    t.streams.stdin = keys;
+    const repl = main(['node', 'router', 'chat', '-i', ...flags], t.streams);
+    keys.write('hi\n');
+    for (let i = 0; i < 500 && !/error:/.test(t.stderr()) && sent('/chat/completions').length === before; i++) await new Promise((r) => setTimeout(r, 10));
+    keys.write('/exit\n');
+    expect(await repl).toBe(0);
+    expect(t.stderr()).toMatch(/error: this call could cost up to \$0\.03\d+, over what is left of daily_budget/);
+    expect(sent('/chat/completions').length).toBe(before);
   });
 
   it('config set refuses a budget that is not an amount', async () => {

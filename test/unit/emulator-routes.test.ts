@@ -30,6 +30,18 @@ describe('emulator routes: one way to register one', () => {
     expect([status('DELETE', '/v1/batches/b1'), status('GET', '/v1/nothing'), status('GET', '/v1/batches/%E0%A4%A')]).toEqual([405, 404, 400]);
   });
 
+  it('a 405 names the methods the path has in Allow, as HTTP asks', () => {
+    const routes = new Routes([route('GET', '/v1/batches/:id'), route('DELETE', '/v1/batches/:id'), route('POST', '/v1/batches')]);
+    const err = (() => {
+      try {
+        routes.find('PUT', '/v1/batches/b1');
+      } catch (e) {
+        return e as HttpError;
+      }
+    })();
+    expect(err).toMatchObject({ status: 405, headers: { allow: 'GET, DELETE' } });
+  });
+
   it('is registered in one place: server.ts builds the only Routes, from tables made with defineRoutes', () => {
     const dir = join(__dirname, '../../src/emulator');
     const sources = readdirSync(dir).map((f) => [f, readFileSync(join(dir, f), 'utf8')] as const);

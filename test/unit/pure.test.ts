@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { addTimeoutHint } from '../../src/cli/context.js';
 import { describe, expect, it } from 'vitest';
 import { tempFolder } from '../support/temp-folder.js';
 import { backoffDelay, parseRetryAfter } from '../../src/client/core.js';
@@ -179,5 +180,21 @@ describe('checkShape: what a reader needs, or a ProtocolError naming the path', 
     expect(() => checkShape({ data: [{ embedding: 5 }] }, SHAPES.embeddings)).toThrow(/not an array or string/);
     expect(() => checkShape([], SHAPES.chatCompletion)).toThrow(/it is not a JSON object/);
     expect(() => checkShape({ choices: [null] }, SHAPES.chatChunk)).toThrow(ProtocolError);
+  });
+});
+
+describe('a timeout names the wait that ran out', () => {
+  it('the default one, or the --timeout given', () => {
+    const err = new TimeoutError('timed out waiting for h');
+    addTimeoutHint(err, {}, 120_000);
+    expect(err.message).toBe('timed out waiting for h (the default --timeout, 120s)');
+    addTimeoutHint(err, {}, 120_000);
+    expect(err.message).toBe('timed out waiting for h (the default --timeout, 120s)');
+    const given = new TimeoutError('timed out waiting for h');
+    addTimeoutHint(given, { timeout: 0.5 }, 500);
+    expect(given.message).toBe('timed out waiting for h (--timeout 500ms)');
+    const seconds = new TimeoutError('timed out waiting for h');
+    addTimeoutHint(seconds, { timeout: 1.25 }, 1250);
+    expect(seconds.message).toBe('timed out waiting for h (--timeout 1.25s)');
   });
 });

@@ -14,7 +14,7 @@ import type { ResultsSink } from '../results.js';
 import { checkInputFile } from '../scan.js';
 import { isTransient, MAX_INTERVAL_MS, offlineWait } from '../watch.js';
 import { addRetryShards, writeMerged, type MergeCounts, type MergeFormat } from './merge.js';
-import { checkDriveOptions, checkPlanOptions } from '../options.js';
+import { checkDriveOptions, checkPlanOptions, checkResumeOptions } from '../options.js';
 import { planJob } from './plan.js';
 import { progressLine, refreshJob, totals, type JobTotals } from './progress.js';
 import { proveAdopted, submitShards, type SubmitContext } from './submit.js';
@@ -143,6 +143,7 @@ export async function openJob(o: OpenJobOptions): Promise<HeldJob> {
   if (o.resume) {
     const job = loadJob(env, o.resume);
     if (o.input) throw invalid(`resume ${o.resume} takes no input: the job remembers ${job.input.path}`, { about: 'resume_with_input', job: o.resume, input: job.input.path });
+    checkResumeOptions(job, o);
     return { ...holdAndRead(env, job.id), made: false };
   }
   if (!o.input) throw invalid('give an input file, or a job to resume');

@@ -8,6 +8,7 @@ import type { FlagValues } from '../flags.js';
 import { utf8Text } from '../utf8.js';
 import { didYouMean } from '../../internal/did-you-mean.js';
 import { collect } from '../options.js';
+import { refusedKeyHint } from '../context.js';
 import { readFileFor, takeStdin } from '../input.js';
 import type { IO } from '../io.js';
 import { checkHeaders } from '../../client/request-checks.js';
@@ -148,7 +149,7 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
   // As speak: the speech route answers audio, which a terminal would take as control bytes (and it costs a call).
   if (io.stdoutTTY && method === 'POST' && /^\/v1\/audio\/speech\/?$/.test(pathOnly)) throw usage('refusing to write audio to a terminal: redirect stdout (router api POST /v1/audio/speech … > out.mp3)');
   const management = opts.management ?? /^\/(alpha\/|v1\/audio\/)/.test(pathOnly);
-  const { client } = await ctx.connect({ management });
+  const { client, settings } = await ctx.connect({ management });
   try {
     const pages: unknown[] = [];
     let after: string | undefined;
@@ -161,7 +162,7 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
       const bytes = Buffer.concat(chunks);
       // After the body is in: a stdout that fails on the head must not stop the read of what was made.
       if (opts.include) io.out(statusAndHeaders(res));
-      if (res.status < 200 || res.status >= 300) return failWith(ctx, res.status, bytes.toString('utf8'));
+      if (res.status < 200 || res.status >= 300) return failWith(ctx, res.status, bytes.toString('utf8'), res.status === 401 ? refusedKeyHint(settings, { management }) : '');
       if (method !== 'GET') recordMade(ctx, method, pathOnly, bytes);
       if (!opts.paginate) return print(ctx, bytes, res);
       const page = parse(bytes.toString('utf8'));
@@ -215,7 +216,7 @@ function print(ctx: RunContext<ApiOpts>, bytes: Buffer, res: RawResponse): void 
   else ctx.io.out(!json || bytes.at(-1) === 10 ? bytes : Buffer.concat([bytes, Buffer.from('\n')]));
 }
 
-function failWith(ctx: RunContext<ApiOpts>, status: number, text: string): never {
+function failWith(ctx: RunContext<ApiOpts>, status: number, text: string, hint: string): never {
   if (text) ctx.io.out(text.endsWith('\n') ? text : `${text}\n`);
   let message = `HTTP ${status}`;
   try {
@@ -226,5 +227,5 @@ function failWith(ctx: RunContext<ApiOpts>, status: number, text: string): never
   } catch {
     /* not JSON: the status says it */
   }
-  throw new CliError(message, exitCodeForStatus(status));
+  throw new CliError(`${message}${hint}`, exitCodeForStatus(status));
 }

@@ -130,7 +130,7 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
   if (!opts.voice) throw usage('no voice: give --voice (e.g. alloy), or set a default: router config set voice alloy');
   const toFile = opts.output !== undefined && opts.output !== '-';
   if (!toFile && io.stdoutTTY && !opts.dryRun) throw usage('refusing to write audio to a terminal: use -o FILE or redirect stdout');
-  if (opts.json && !toFile) throw usage('--json goes with -o FILE (stdout carries the audio)');
+  if (opts.json && !toFile) throw usage(`${io.jsonFlag} goes with -o FILE (stdout carries the audio)`);
   const format = audioFormat(opts);
   let input: SpeechRequest['input'];
   if (opts.turns) {

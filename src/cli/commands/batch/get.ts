@@ -13,7 +13,7 @@ export async function runGet(ctx: RunContext<GetOpts>, id: string): Promise<void
   const { io, opts, signal } = ctx;
   if (!id.trim()) throw usage('batch id must not be empty');
   const toStdout = opts.results === true || opts.results === '-';
-  if (opts.json && opts.results !== undefined && toStdout) throw usage('--json and --results to stdout cannot be combined');
+  if (opts.json && opts.results !== undefined && toStdout) throw usage(`${io.jsonFlag} and --results to stdout cannot be combined`);
   const target = opts.results === undefined ? undefined : await openResults(opts.results);
   const { client } = await ctx.connect();
   if (opts.watch) return watchAndFinish(ctx, client, id, undefined, target);

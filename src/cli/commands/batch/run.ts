@@ -16,12 +16,12 @@ import { takeUpCommand } from './watch.js';
 
 type Ctx = RunContext<RunOpts>;
 
-function checkFlags(opts: RunOpts, file: string | undefined): void {
+function checkFlags(opts: RunOpts, file: string | undefined, jsonFlag: string): void {
   if (!file && !opts.resume) throw usage('give a JSONL file, or --resume JOB');
   if (opts.dryRun && opts.resume) throw usage('--dry-run plans a new job; it does not go with --resume');
   if (opts.new && opts.resume) throw usage('--new starts another job; it does not go with --resume');
   if (opts.join && opts.lineNumbers) throw usage('--join already carries the line number; give one of --join and --line-numbers');
-  if (opts.json && (opts.results === true || opts.results === '-')) throw usage('--json and --results to stdout cannot be combined (give --results a file)');
+  if (opts.json && (opts.results === true || opts.results === '-')) throw usage(`${jsonFlag} and --results to stdout cannot be combined (give --results a file)`);
 }
 
 /** The command that takes the job up again with the same output flags. */
@@ -65,7 +65,7 @@ async function dryRun(ctx: Ctx, file: string): Promise<void> {
 
 export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise<void> {
   const { io, opts, signal } = ctx;
-  checkFlags(opts, file);
+  checkFlags(opts, file, io.jsonFlag);
   if (file !== undefined && !opts.resume) {
     if (file === '-') throw usage('batch run reads its file again to resume and merge: save stdin to a file and give its path');
     checkInputFile(file);

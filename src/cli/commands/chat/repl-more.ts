@@ -55,7 +55,7 @@ export function saveHistory(env: NodeJS.ProcessEnv, history: string[], logging: 
 const ONE_CALL_FLAGS: Record<string, string> = {
   json: '--json', stream: '--stream', usage: '--usage', routerMetadata: '--router-metadata', schema: '--schema', tools: '--tools',
   maxToolRounds: '--max-tool-rounds', approve: '--approve', plugin: '--plugin', web: '--web', modalities: '--modalities',
-  showReasoning: '--show-reasoning', saveImages: '--save-images',
+  showReasoning: '--show-reasoning', saveImages: '--save-images', jq: '--jq',
 };
 
 /**
@@ -65,7 +65,8 @@ const ONE_CALL_FLAGS: Record<string, string> = {
 export function replOptions(ctx: RunContext<ChatOptions>): void {
   const opts = ctx.opts as Record<string, unknown>;
   const typed = (attr: string) => ['cli', 'env'].includes(ctx.cmd.getOptionValueSource(attr) ?? '');
-  const given = Object.keys(ONE_CALL_FLAGS).filter((attr) => opts[attr] !== undefined);
+  // --jq sets json itself (run.ts): what was typed is --jq, and it is refused as such.
+  const given = Object.keys(ONE_CALL_FLAGS).filter((attr) => opts[attr] !== undefined && !(attr === 'json' && typed('jq')));
   const refused = given.filter(typed);
   if (refused.length) throw usage(`${refused.map((a) => ONE_CALL_FLAGS[a]).join(', ')} ${refused.length > 1 ? 'apply' : 'applies'} to one call, not to chat -i`);
   for (const attr of given) delete opts[attr];

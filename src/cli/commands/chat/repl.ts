@@ -187,7 +187,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
       try {
         const req = buildChatRequest([...c.history], opts, c.model);
         // Each turn is a call: held to the budgets (a reached one is this turn's error) and put in the ledger.
-        turn = await guardSpend(ctx, connected, { body: req, models: [req.model], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true });
+        turn = await guardSpend(ctx, connected, { body: req, models: [req.model, ...(req.models ?? [])], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true });
         let used: Record<string, unknown> | undefined;
         let id: string | undefined;
         for await (const chunk of await client.chat.streamText(req, { signal: AbortSignal.any([signal, answerStop.signal]) })) {

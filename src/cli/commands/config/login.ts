@@ -37,14 +37,19 @@ async function runLogin({ io, opts, flags }: RunContext<FlagValues<typeof FLAGS>
   checkNewProfile(profile, s.names());
   const key = await readSecret(io, 'API key');
   io.addSecret(key);
-  const { fromEnv } = await import('../../../config/settings.js');
-  const checked = opts.verify !== false ? await verifyKey(key, apiRoot ?? fromEnv(io.env, 'ROUTER_API_ROOT') ?? s.get(profile)?.api_root, flags, io.env) : undefined;
+  const { fromEnv, withoutUserinfo } = await import('../../../config/settings.js');
+  const envRoot = apiRoot ? undefined : fromEnv(io.env, 'ROUTER_API_ROOT');
+  const checked = opts.verify !== false ? await verifyKey(key, apiRoot ?? envRoot ?? s.get(profile)?.api_root, flags, io.env) : undefined;
   s.set(profile, 'api_key', key);
   if (apiRoot) s.set(profile, 'api_root', apiRoot);
   if (opts.model) s.set(profile, 'model', opts.model);
   if (!s.names().includes(s.current())) s.use(profile);
   io.info(`saved the key in profile "${profile}" (${s.path})`);
   if (checked?.info) io.info(keySummary(checked.info));
+  // Checked against the environment's root, the key works with it; the profile alone would send it elsewhere.
+  if (checked && envRoot && !s.get(profile)?.api_root) {
+    io.info(`the key was checked against ${withoutUserinfo(envRoot)} (ROUTER_API_ROOT), which profile "${profile}" does not keep: give --api-root "$ROUTER_API_ROOT" to keep it`);
+  }
 }
 
 /** The key checked before it is saved (a refused key never is); what the service says of it, when it says. */

@@ -1,10 +1,8 @@
 /** `router config list|use|delete|path`: the profiles themselves and where they are kept. */
 import { defineCommand } from '../../define.js';
-import { CliError, EXIT } from '../../exit-codes.js';
 import { jsonFlags } from '../../setup-flags.js';
-import { store } from './shared.js';
-import { shownName } from '../../../config/fields.js';
-import { didYouMean } from '../../../internal/did-you-mean.js';
+import { noProfile, store } from './shared.js';
+import { fromEnv } from '../../../config/settings.js';
 
 const PROFILE = { name: '<profile>', help: '' } as const;
 
@@ -42,10 +40,6 @@ export const list = defineCommand({
   },
 });
 
-function noProfile(name: string, known: string[]): CliError {
-  return new CliError(`no profile "${shownName(name)}"${didYouMean(name, known)}; see router config list`, EXIT.NOT_FOUND);
-}
-
 export const use = defineCommand({
   name: 'use',
   summary: 'make a profile the current one',
@@ -55,6 +49,8 @@ export const use = defineCommand({
     if (!s.get(name)) throw noProfile(name, s.names());
     s.use(name);
     io.info(`now using profile "${name}"`);
+    const named = fromEnv(io.env, 'ROUTER_PROFILE');
+    if (named !== undefined && named !== name) io.info(`ROUTER_PROFILE is set (${named}) and goes before it`);
   },
 });
 

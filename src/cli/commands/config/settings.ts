@@ -5,7 +5,7 @@ import { MODEL_FIELDS } from '../../../config/fields.js';
 import { checkModel } from '../../options.js';
 import { usdAmount } from '../../budget.js';
 import { jsonFlags, PROFILE_FLAGS } from '../../setup-flags.js';
-import { checkRoot, field, FIELDS, profileFor, readSecret, SECRET, store } from './shared.js';
+import { checkRoot, field, FIELDS, noProfile, profileFor, readSecret, sayOverridden, SECRET, store } from './shared.js';
 import { checkNewProfile } from '../../../config/fields.js';
 
 const SETTING = { name: '<setting>', help: FIELDS.join(' | ') } as const;
@@ -37,6 +37,7 @@ export const set = defineCommand({
     value ??= await readSecret(io, f === 'api_key' ? 'API key' : 'Management key');
     s.set(profile, f, value);
     io.info(`set ${f} of profile "${profile}"`);
+    sayOverridden(io, f);
   },
 });
 
@@ -50,10 +51,13 @@ export const get = defineCommand({
     const { maskKey, withoutUserinfo } = await import('../../../config/settings.js');
     const s = await store(io);
     const profile = profileFor(io, s, opts, flags);
+    // A profile named on purpose (--profile, ROUTER_PROFILE) must exist, as every command's does.
+    if (!s.get(profile) && profile !== s.current()) throw noProfile(profile, s.names());
     const raw = s.get(profile)?.[f];
     if (raw === undefined) throw new CliError(`${f} is not set in profile "${profile}"`, EXIT.NOT_FOUND);
     const value = SECRET.includes(f) ? maskKey(raw) : f === 'api_root' ? withoutUserinfo(raw) : raw;
     if (opts.json) io.json({ profile, setting: f, value });
     else io.out(`${value}\n`);
+    sayOverridden(io, f);
   },
 });

@@ -1,9 +1,9 @@
 import { readAll } from '../../run.js';
-import { usage } from '../../exit-codes.js';
+import { CliError, EXIT, usage } from '../../exit-codes.js';
 import type { IO } from '../../io.js';
 import { didYouMean } from '../../../internal/did-you-mean.js';
-import { checkApiRoot, KEY_SYNTAX, profileName } from '../../../config/settings.js';
-import { PROFILE_FIELDS as FIELDS, SECRET_FIELDS, type ProfileField as Field } from '../../../config/fields.js';
+import { checkApiRoot, fromEnv, KEY_SYNTAX, profileName, withoutUserinfo } from '../../../config/settings.js';
+import { BUDGET_ENV, DEFAULT_ENV, PROFILE_FIELDS as FIELDS, SECRET_FIELDS, shownName, type ProfileField as Field } from '../../../config/fields.js';
 
 export { FIELDS };
 export type { Field };
@@ -44,3 +44,22 @@ export async function readSecret(io: IO, label: string): Promise<string> {
 
 /** An http(s) API root, or a SettingsError (a usage error) naming where it came from. */
 export { checkApiRoot as checkRoot };
+
+/** The variable that goes before each setting of a profile (settings.ts resolveSettings). */
+const ENV_OF: Partial<Record<Field, string>> = { api_key: 'ROUTER_API_KEY', management_key: 'ROUTER_MANAGEMENT_KEY', api_root: 'ROUTER_API_ROOT', ...DEFAULT_ENV, ...BUDGET_ENV };
+
+/**
+ * Says (on a terminal, or with --verbose) that a variable of the environment goes before the profile's
+ * setting: what `config get` prints, or `config set` has just set, is then not what commands use.
+ */
+export function sayOverridden(io: IO, f: Field): void {
+  const name = ENV_OF[f];
+  const value = name === undefined ? undefined : fromEnv(io.env, name);
+  if (value === undefined) return;
+  io.info(`${name} is set${SECRET.includes(f) ? '' : ` (${withoutUserinfo(value)})`} and goes before this setting`);
+}
+
+/** A profile named on purpose (`use`, `delete`, `get --profile`) that does not exist. */
+export function noProfile(name: string, known: string[]): CliError {
+  return new CliError(`no profile "${shownName(name)}"${didYouMean(name, known)}; see router config list`, EXIT.NOT_FOUND);
+}
