@@ -109,6 +109,24 @@ describe('profiles', () => {
     expect(await t.run(['config', 'get', 'voice'], { env })).toMatchObject({ code: 5, stderr: 'error: voice is not set in profile "default"\n' });
   });
 
+  it('config unset removes a setting (a budget stops holding calls); one not set is left as it is; a tiny budget is kept as typed', async () => {
+    const env = { ROUTER_CONFIG_DIR: join(t.dir, 'unset'), ROUTER_STATE_DIR: join(t.dir, 'unset-state') };
+    expect((await t.run(['config', 'set', 'daily_budget', '0.0000001'], { env })).code).toBe(0);
+    expect((await t.run(['config', 'set', 'model', 'local/echo'], { env })).code).toBe(0);
+    const held = await t.run(['chat', 'hi'], { env });
+    expect(held).toMatchObject({ code: 4, stdout: '', stderr: expect.stringMatching(/^error: this call could cost up to .*daily_budget/) });
+    const terminal = { env: { ...t.env, ...env }, tty: { stdin: false, stdout: true, stderr: true } };
+    expect(await runInProcess(['config', 'unset', 'daily_budget'], terminal)).toMatchObject({ code: 0, stdout: '', stderr: 'unset daily_budget of profile "default"\n' });
+    expect(await t.run(['chat', 'hi'], { env })).toMatchObject({ code: 0, stdout: 'hi\n' });
+    expect((await t.run(['config', 'get', 'daily_budget'], { env })).code).toBe(5);
+    expect((await t.run(['config', 'get', 'model'], { env })).stdout).toBe('local/echo\n');
+    // Again: nothing to do, and said so on a terminal.
+    expect(await runInProcess(['config', 'unset', 'daily_budget'], terminal)).toMatchObject({ code: 0, stderr: 'daily_budget was not set in profile "default"\n' });
+    expect(await t.run(['config', 'unset', 'daily_budget'], { env })).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(await t.run(['config', 'unset', 'daily_budgt'], { env })).toMatchObject({ code: 2, stderr: expect.stringContaining('(Did you mean daily_budget?)') });
+    expect(await t.run(['config', 'unset', 'model', '--profile', 'zzzz'], { env })).toMatchObject({ code: 5, stderr: 'error: no profile "zzzz"; see router config list\n' });
+  });
+
   it('speak and embed take their voice and models from the environment, else the profile; a flag wins', async () => {
     const env = { ROUTER_CONFIG_DIR: join(t.dir, 'speech-defaults'), ROUTER_MANAGEMENT_KEY: t.managementKey };
     t.clearRequests();

@@ -2,14 +2,14 @@
 import { defineGroup } from '../../define.js';
 import { FIELDS } from './shared.js';
 import { init } from './init.js';
-import { get, set } from './settings.js';
+import { get, set, unset } from './settings.js';
 import { list, path, remove, use } from './profiles.js';
 
 export const config = defineGroup({
   name: 'config',
   summary: 'manage profiles: API key, API root, default model',
   description: 'Manage named profiles. Keys are stored in a private (0600) file and are never printed in full.',
-  commands: [init, set, get, list, use, remove, path],
+  commands: [init, set, get, unset, list, use, remove, path],
   notes: `Settings: ${FIELDS.join(', ')}
 Precedence: flags (--profile, --api-root, --model, --voice) > environment (ROUTER_PROFILE,
 ROUTER_API_KEY, ROUTER_MANAGEMENT_KEY, ROUTER_API_ROOT, ROUTER_MODEL, ROUTER_VOICE,

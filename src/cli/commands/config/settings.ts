@@ -1,4 +1,4 @@
-/** `router config set` and `router config get`: one setting of a profile. */
+/** `router config set`, `get` and `unset`: one setting of a profile. */
 import { defineCommand } from '../../define.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import { MODEL_FIELDS } from '../../../config/fields.js';
@@ -24,7 +24,8 @@ export const set = defineCommand({
     if (f === 'api_root' && value !== undefined) value = checkRoot(value);
     if (MODEL_FIELDS.includes(f) && value !== undefined) checkModel(value, f);
     if (f === 'log' && value !== undefined && value !== 'on' && value !== 'off') throw usage(`log is on or off, got "${value}"`);
-    if ((f === 'daily_budget' || f === 'monthly_budget') && value !== undefined) value = String(usdAmount(value, f));
+    // Kept as typed: String() of a small amount (1e-7) is a text the budget check would refuse.
+    if ((f === 'daily_budget' || f === 'monthly_budget') && value !== undefined) usdAmount(value, f);
     if (SECRET.includes(f) && value !== undefined) {
       // Secrets never on the command line (clig.dev): it stays in shell history and `ps`.
       throw usage(`${f} is not taken as an argument (it would stay in your shell history): pipe it, e.g. printf %s "$KEY" | router config set ${f}`);
@@ -59,5 +60,22 @@ export const get = defineCommand({
     if (opts.json) io.json({ profile, setting: f, value });
     else io.out(`${value}\n`);
     sayOverridden(io, f);
+  },
+});
+
+export const unset = defineCommand({
+  name: 'unset',
+  summary: 'remove a setting from a profile (a budget, a default model, a key); one not set is left as it is',
+  args: [SETTING],
+  flags: PROFILE_FLAGS,
+  examples: ['router config unset daily_budget', 'router config unset model --profile work'],
+  run: async ({ io, opts, flags }, name) => {
+    const f = field(name);
+    const s = await store(io);
+    const profile = profileFor(io, s, opts, flags);
+    if (!s.get(profile) && profile !== s.current()) throw noProfile(profile, s.names());
+    if (s.get(profile)?.[f] === undefined) return io.info(`${f} was not set in profile "${profile}"`);
+    s.unset(profile, f);
+    io.info(`unset ${f} of profile "${profile}"`);
   },
 });
