@@ -9,6 +9,8 @@ export interface FlagSpec {
   parse?: (value: string, previous: any) => unknown;
   choices?: readonly string[];
   default?: unknown;
+  /** How help shows the default, when the value itself reads worse (900 for 15m). */
+  defaultShown?: string;
   /** Taken but not listed in help (a flag kept for an old spelling, or one that only explains itself). */
   hidden?: boolean;
   /** The values a shell completes, where `parse` checks them itself (a list, a repeatable flag): `choices` are offered as they are. */
@@ -58,7 +60,7 @@ export function addFlags(cmd: Command, table: FlagTable): Command {
       const option = new Option(spec.flags, spec.help);
       if (spec.choices) option.choices(spec.choices);
       if (spec.parse) option.argParser(spec.parse);
-      if (spec.default !== undefined) option.default(spec.default);
+      if (spec.default !== undefined) option.default(spec.default, spec.defaultShown);
       if (spec.hidden) option.hideHelp();
       if (spec.values) completionValues.set(option, spec.values);
       if (option.attributeName() !== key) throw new Error(`flag ${spec.flags} is stored as ${option.attributeName()}, not ${key}`);

@@ -22,6 +22,8 @@ describe('help and output conventions', () => {
       const r = await t.run([...path, '--help']);
       expect(r.code, path.join(' ')).toBe(0);
       expect(r.stdout, path.join(' ')).toMatch(/Usage: router/);
+      // A default is said once: a help text that names it leaves commander's "(default: …)" out.
+      expect(r.stdout, path.join(' ')).not.toMatch(/default[^)\n]*\)\s+\(default:/);
       if (!['config get', 'config list', 'config use', 'config delete', 'config path'].includes(path.join(' '))) {
         expect(r.stdout, path.join(' ')).toMatch(/Examples?:|Install:/);
       }

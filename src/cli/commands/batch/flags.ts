@@ -29,7 +29,7 @@ export const TARGET_FLAGS = {
 /** How a watch polls (batch create --watch, batch get --watch; batch run follows with its own interval). */
 export const WATCH_FLAGS = {
   interval: { flags: '--interval <duration>', help: 'with --watch: first polling interval, seconds or 500ms, 5s (grows with backoff)', parse: secondsIn(0.05, 3600), default: 1, goesWith: ['watch'] },
-  offlineTimeout: { flags: '--offline-timeout <duration>', help: 'with --watch: keep polling through network errors, 429 and 5xx for this long (seconds, or 15m, 2h; default 15m)', parse: secondsIn(1, 7 * 86_400), default: 900, goesWith: ['watch'] },
+  offlineTimeout: { flags: '--offline-timeout <duration>', help: 'with --watch: keep polling through network errors, 429 and 5xx for this long (seconds, or 15m, 2h)', parse: secondsIn(1, 7 * 86_400), default: 900, defaultShown: '15m', goesWith: ['watch'] },
 } as const satisfies FlagTable;
 
 const maxCost = (help: string) => ({ flags: '--max-cost <usd>', help, parse: (v: string) => usdAmount(v, '--max-cost') }) as const;
