@@ -40,3 +40,16 @@ describe('a role that turns fallbacks off', () => {
     expect(await provider(['--role', 'saved-nf'])).toEqual({ allow_fallbacks: false });
   });
 });
+
+describe('roles save takes every flag a role file may hold', () => {
+  it('--no-stream and --usage are saved, and chat --role applies them', async () => {
+    const saved = await t.run(['roles', 'save', 'whole', '--system', 'x', '--model', 'local/echo', '--no-stream', '--usage']);
+    expect(saved.code, saved.stderr).toBe(0);
+    const body = JSON.parse((await t.run(['chat', '--dry-run', '--role', 'whole', 'hi'])).stdout);
+    expect(body.stream).toBeUndefined();
+    const r = await t.run(['chat', '--role', 'whole', 'hi']);
+    expect(r).toMatchObject({ code: 0, stdout: 'hi\n', stderr: expect.stringMatching(/^usage: \d+ prompt \+ \d+ completion/) });
+    // The command line still wins over the role.
+    expect(JSON.parse((await t.run(['chat', '--dry-run', '--role', 'whole', '--stream', 'hi'])).stdout).stream).toBe(true);
+  });
+});

@@ -13,7 +13,7 @@ import { CHAT_FLAGS } from './chat/flags.js';
 
 /** What a role may hold that `roles save` takes as flags: chat's generation flags. */
 const SAVE_FLAGS: FlagTable = Object.fromEntries(
-  Object.entries(CHAT_FLAGS).filter(([k]) => !['role', 'json', 'interactive', 'continue', 'conversation', 'usage', 'stream'].includes(k)),
+  Object.entries(CHAT_FLAGS).filter(([k]) => !['role', 'json', 'interactive', 'continue', 'conversation'].includes(k)),
 );
 
 const kebab = (attr: string) => attr.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
