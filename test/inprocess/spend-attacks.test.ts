@@ -154,7 +154,7 @@ describe('a model list that cannot be read under a cap', () => {
   it('fails with that failure\'s own exit code (a refused key: 3; no service: 8), not as over the cap (4)', async () => {
     const key = await run(['chat', '--model', 'local/echo', '--max-cost', '1', 'hi'], { env: { ROUTER_API_KEY: 'sk-rt-v1-0000000000000000000000000000000000000000' } });
     expect(key.code).toBe(3);
-    const down = await run(['chat', '--model', 'local/echo', '--max-cost', '1', 'hi'], { env: { ROUTER_API_ROOT: 'http://127.0.0.1:1/api', ROUTER_MAX_RETRIES: '0' } });
+    const down = await run(['--max-retries', '0', 'chat', '--model', 'local/echo', '--max-cost', '1', 'hi'], { env: { ROUTER_API_ROOT: 'http://127.0.0.1:1/api' } });
     expect(down.code).toBe(8);
     expect(down.stderr).toMatch(/^error: connection refused/);
     const file = join(stateDir, 'requests.jsonl');
