@@ -81,7 +81,7 @@ async function inputsFrom(opts: EmbedOpts, args: string[], io: RunContext<EmbedO
 
 async function runEmbed(ctx: RunContext<EmbedOpts>, args: string[]): Promise<void> {
   const { io, opts, signal, connect } = ctx;
-  if (opts.json && opts.jsonl) throw usage((opts as { jq?: string }).jq !== undefined ? '--jq and --jsonl cannot be combined (--jq filters JSON output)' : '--json and --jsonl cannot be combined');
+  if (opts.json && opts.jsonl) throw usage(`${io.jsonFlag} and --jsonl cannot be combined`);
   if (opts.raw && opts.encodingFormat !== 'base64') throw usage('--raw goes with --encoding-format base64');
   const { checkedDefault } = await import('../context.js');
   opts.model ??= checkedDefault(await ctx.settings(), 'embedModel');

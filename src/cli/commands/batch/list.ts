@@ -16,7 +16,7 @@ export function toTimestamp(flag: string, value: string): string {
 
 export async function runList({ io, opts, signal, connect }: RunContext<ListOpts>): Promise<void> {
   if (opts.after !== undefined && opts.after === '') throw usage('--after must not be empty');
-  if (opts.json && opts.jsonl) throw usage((opts as { jq?: string }).jq !== undefined ? '--jq and --jsonl cannot be combined (--jq filters JSON output)' : '--json and --jsonl cannot be combined');
+  if (opts.json && opts.jsonl) throw usage(`${io.jsonFlag} and --jsonl cannot be combined`);
   const query = {
     limit: opts.limit,
     after: opts.after,
