@@ -10,10 +10,12 @@ export default defineConfig({
     // changes. One project: files that run main() in the worker and files that spawn bin/router share
     // the workers, so one file's CPU overlaps another's waiting on its children.
     isolate: false,
-    // Most of a test's time is waiting (on spawned CLIs, the emulator, timers), not CPU: eight workers on two
-    // cores keep the cores busy (measured on a loaded machine: 2 workers 128 s, 4 83 s, 6 62 s, 8 48 s, ~85 s of CPU).
-    // Each worker loads src/ and the helpers once.
-    poolOptions: { forks: { maxForks: 8, minForks: 8 } },
+    // Much of a test's time is waiting (on spawned CLIs, the emulator, timers), not CPU: more workers than cores keep
+    // the cores busy, but each worker loads src/, the helpers and what its files import once more (~3 s of CPU each
+    // here). Since terminals stopped starting a tmux per key and test folders moved to tmpfs (no fsync waits), six
+    // keep two cores busy: measured whole-run CPU (everything started, by cgroup) 8 workers 78-82 s, 6 72-75 s,
+    // 5 70 s, 4 70-71 s; with 4 and 5 the cores sat idle part of the run (20% and 12% of the machine idle).
+    poolOptions: { forks: { maxForks: 6, minForks: 6 } },
     reporters: ['default', './test/summary-reporter.ts'],
     include: ['test/**/*.test.ts'],
     setupFiles: ['test/support/quiet-node.ts'],
