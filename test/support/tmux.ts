@@ -10,6 +10,10 @@ const KEY_NAME = /^[A-Za-z0-9-]+$/;
 /** The pause after each key command: about what starting a tmux process for it took. */
 const KEY_GAP_MS = 10;
 
+/** How long the pane stays quiet before waitFor returns a match, and the most it waits for that. */
+const SETTLE_MS = 30;
+const SETTLE_MAX_MS = 150;
+
 /**
  * One tmux client in control mode (`tmux -C`): commands go in as lines on its stdin, each answer comes back
  * between %begin and %end (or %error), and a %output line tells that the pane printed something. One client
@@ -81,13 +85,13 @@ class ControlClient {
     return reply;
   }
 
-  /** Resolves when the pane next prints something, or after `ms` (a screen can change without output). */
-  outputOrTimeout(ms: number): Promise<void> {
+  /** Resolves true when the pane next prints something, or false after `ms` (a screen can change without output). */
+  outputOrTimeout(ms: number): Promise<boolean> {
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
+      const timer = setTimeout(() => resolve(false), ms);
       this.outputSeen.push(() => {
         clearTimeout(timer);
-        resolve();
+        resolve(true);
       });
     });
   }
@@ -143,12 +147,19 @@ export class Terminal {
     return text;
   }
 
-  /** Looks at the screen each time the pane prints (and every 100 ms) until `pattern` is on it. */
+  /**
+   * Looks at the screen each time the pane prints (and every 100 ms) until `pattern` is on it; returns that screen once
+   * the pane has been quiet for a moment (SETTLE_MS, at most SETTLE_MAX_MS): a program that printed a line is usually
+   * still drawing what follows it (a prompt), and keys sent before it is drawn can land on no prompt at all.
+   */
   async waitFor(pattern: RegExp, timeoutMs = 10_000): Promise<string> {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const s = await this.screen();
-      if (pattern.test(s)) return s;
+      if (pattern.test(s)) {
+        for (const end = Date.now() + SETTLE_MAX_MS; Date.now() < end && (await this.control.outputOrTimeout(SETTLE_MS)); );
+        return s;
+      }
       if (Date.now() > until) throw new Error(`timed out waiting for ${pattern} on the screen:\n${s}`);
       await this.control.outputOrTimeout(100);
     }
