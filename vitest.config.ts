@@ -11,11 +11,11 @@ export default defineConfig({
     // the workers, so one file's CPU overlaps another's waiting on its children.
     isolate: false,
     // Much of a test's time is waiting (on spawned CLIs, the emulator, timers), not CPU: more workers than cores keep
-    // the cores busy, but each worker loads src/, the helpers and what its files import once more (~3 s of CPU each
-    // here). Since terminals stopped starting a tmux per key and test folders moved to tmpfs (no fsync waits), six
-    // keep two cores busy: measured whole-run CPU (everything started, by cgroup) 8 workers 78-82 s, 6 72-75 s,
-    // 5 70 s, 4 70-71 s; with 4 and 5 the cores sat idle part of the run (20% and 12% of the machine idle).
-    poolOptions: { forks: { maxForks: 6, minForks: 6 } },
+    // the cores busy. Measured on the shared machine, whole-run CPU of everything started (cgroup) and the machine's
+    // idle core-seconds during the run: 6 workers leave 6-8 core-seconds idle, 8 leave 0-3, for about the same CPU
+    // (71-79 s either way); the wall with the other users' CPU taken out: 6 workers 38-42 s, 7 37-41 s, 8 38-40 s.
+    // Each worker loads src/ and the helpers once.
+    poolOptions: { forks: { maxForks: 8, minForks: 8 } },
     reporters: ['default', './test/summary-reporter.ts'],
     include: ['test/**/*.test.ts'],
     setupFiles: ['test/support/quiet-node.ts'],
