@@ -10,8 +10,10 @@ export default defineConfig({
     // changes. One project: files that run main() in the worker and files that spawn bin/router share
     // the workers, so one file's CPU overlaps another's waiting on its children.
     isolate: false,
-    // Most of a test's time is waiting (on spawned CLIs, the emulator, timers), not CPU: eight workers on two
-    // cores keep the cores busy (measured on a loaded machine: 2 workers 128 s, 4 83 s, 6 62 s, 8 48 s, ~85 s of CPU).
+    // Much of a test's time is waiting (on spawned CLIs, the emulator, timers), not CPU: more workers than cores keep
+    // the cores busy. Measured on the shared machine, whole-run CPU of everything started (cgroup) and the machine's
+    // idle core-seconds during the run: 6 workers leave 6-8 core-seconds idle, 8 leave 0-3, for about the same CPU
+    // (71-79 s either way); the wall with the other users' CPU taken out: 6 workers 38-42 s, 7 37-41 s, 8 38-40 s.
     // Each worker loads src/ and the helpers once.
     poolOptions: { forks: { maxForks: 8, minForks: 8 } },
     reporters: ['default', './test/summary-reporter.ts'],

@@ -56,6 +56,9 @@ describe('kill -9 at any point: resumed, every shard submitted exactly once', ()
       const file = input(`kill-${phase}.jsonl`, 10);
       const out = join(t.dir, `kill-${phase}-out.jsonl`);
       if (phase === 'create') await faults(s, ['slow,delay_ms=2000,times=1,path=/v1/batches,method=POST']);
+      // Every create held a while: "shard 1 made, shard 3 not yet" lasts long enough to be seen (back to back on a
+      // fast disk the two creates between take a few milliseconds, less than one look at the job file).
+      if (phase === 'between') await faults(s, ['slow,delay_ms=250,path=/v1/batches,method=POST']);
       const child = run(s, file, out);
       await waitFor(() => {
         const job = jobs(s)[0];

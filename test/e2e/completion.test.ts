@@ -66,15 +66,15 @@ for (const [name, shell, setup] of SHELLS) {
         term.keys('Tab');
         // Wait for the line to change (the shell may ask the service), then mark where it ends.
         const start = line.split(' ').slice(0, 2).join(' ');
-        const current = () => {
-          const row = term.screen().split('\n').filter((l) => l.includes(start)).at(-1) ?? '';
+        const current = async () => {
+          const row = (await term.screen()).split('\n').filter((l) => l.includes(start)).at(-1) ?? '';
           return row.slice(row.indexOf('router')).trimEnd();
         };
         // Changed, and the same on two looks 150 ms apart (shells redraw the line on their way).
         let last = line.trimEnd();
         for (const until = Date.now() + 5000; Date.now() < until; ) {
           await new Promise((r) => setTimeout(r, 150));
-          const now = current();
+          const now = await current();
           if (now !== line.trimEnd() && now === last) break;
           last = now;
         }

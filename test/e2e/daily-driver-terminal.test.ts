@@ -79,7 +79,7 @@ describe.skipIf(!HAS_TMUX)('router chat -i: /role after /role', () => {
     s.run(`${router} chat -i --model local/echo --max-tokens 40`);
     await s.waitFor(/^>\s*$/m);
     s.run('/role warm');
-    await s.waitFor(/role warm/);
+    await s.waitFor(/role warm \(model local\/echo\)\n>\s*$/m);
     s.run('one');
     await s.waitFor(/^one\n>\s*$/m);
     const before = t.requests().length;

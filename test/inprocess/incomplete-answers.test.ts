@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { runInProcess } from '../support/inprocess.js';
 import { startFixtureServer, type FixtureServer } from '../support/fixture-server.js';
 
@@ -45,11 +45,13 @@ describe('embed against an answer that does not hold one vector per input', () =
 
 describe('speak against an answer of no audio at all (200, zero bytes)', () => {
   it('is exit 7, and -o writes no file', async () => {
-    const { existsSync, mkdtempSync } = await import('node:fs');
+    const { existsSync, mkdtempSync, rmSync } = await import('node:fs');
     const { join } = await import('node:path');
     const { tmpdir } = await import('node:os');
     server = await startFixtureServer({ 'POST /api/v1/audio/speech': { contentType: 'audio/mpeg', body: '' } });
-    const out = join(mkdtempSync(join(tmpdir(), 'router-speak-')), 'hi.mp3');
+    const dir = mkdtempSync(join(tmpdir(), 'router-speak-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const out = join(dir, 'hi.mp3');
     const env = { ROUTER_API_ROOT: server.apiRoot, ROUTER_API_KEY: 'sk-test-key-000000', ROUTER_MANAGEMENT_KEY: 'sk-test-mgmt-000000', ROUTER_CONFIG_DIR: '/nonexistent-router-config', ROUTER_PROFILE: '', ROUTER_NO_LOG: '1' };
     for (const flags of [[], ['-o', out]]) {
       const r = await runInProcess(['--max-retries', '0', 'speak', '--model', 'x/y', '--voice', 'alloy', ...flags, 'hi'], { env });

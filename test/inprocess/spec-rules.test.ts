@@ -282,7 +282,11 @@ describe('batch rules of the spec', () => {
   it('spec: batch.list.page, batch.list.default-limit, batch.list.created-strict', async () => {
     const ws = await t.admin('workspaces', { credits: 10 });
     const ids: string[] = [];
-    for (let i = 0; i < 21; i++) ids.push((await post(t, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'local/echo', requests: requests.slice(0, 1) }, {}, ws.api_key)).json.id);
+    for (let i = 0; i < 21; i++) {
+      ids.push((await post(t, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'local/echo', requests: requests.slice(0, 1) }, {}, ws.api_key)).json.id);
+      // Newest first is to the millisecond (an id's time part): each create in a millisecond of its own.
+      await new Promise((r) => setTimeout(r, 2));
+    }
     const page = (await get('/v1/batches', ws.api_key)).json;
     expect(page).toMatchObject({ object: 'list', has_more: true, first_id: ids[20], last_id: ids[1] });
     expect(page.data).toHaveLength(20);

@@ -1,8 +1,101 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
 /** tmux on this machine (installed by scripts/test-tools.sh); tests that need a terminal skip without it. */
 export const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
+
+/** A key tmux knows by name (Enter, C-c, Up, BSpace): passed as one word on a command line. */
+const KEY_NAME = /^[A-Za-z0-9-]+$/;
+
+/** The pause after each key command: about what starting a tmux process for it took. */
+const KEY_GAP_MS = 10;
+
+/** How long the pane stays quiet before waitFor returns a match, and the most it waits for that. */
+const SETTLE_MS = 30;
+const SETTLE_MAX_MS = 150;
+
+/**
+ * One tmux client in control mode (`tmux -C`): commands go in as lines on its stdin, each answer comes back
+ * between %begin and %end (or %error), and a %output line tells that the pane printed something. One client
+ * for a terminal's whole life: no tmux process started per key or per look at the screen, and the worker's
+ * event loop (which also answers for the in-process emulator) never waits on one.
+ */
+class ControlClient {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private rest = '';
+  private block: { end: string; error: string; lines: string[]; ours: boolean } | undefined;
+  private readonly replies: { resolve: (text: string) => void; reject: (err: Error) => void; command: string }[] = [];
+  private outputSeen: (() => void)[] = [];
+  private exited = false;
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(socket: string) {
+    this.child = spawn('tmux', ['-L', socket, '-C', 'attach-session', '-t', 't'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child.stdout.setEncoding('utf8');
+    this.child.stdout.on('data', (chunk: string) => this.read(chunk));
+    this.child.stdin.on('error', () => {});
+    this.child.on('exit', () => {
+      this.exited = true;
+      for (const r of this.replies.splice(0)) r.reject(new Error(`tmux exited before answering: ${r.command}`));
+      this.notify();
+    });
+  }
+
+  private read(chunk: string): void {
+    const lines = (this.rest + chunk).split('\n');
+    this.rest = lines.pop()!;
+    for (const line of lines) {
+      if (this.block) {
+        if (line === this.block.end || line === this.block.error) {
+          const { lines: text, error, ours } = this.block;
+          this.block = undefined;
+          const reply = ours ? this.replies.shift() : undefined;
+          if (line === error) reply?.reject(new Error(`tmux: ${reply.command}: ${text.join(' ')}`));
+          else reply?.resolve(text.map((l) => `${l}\n`).join(''));
+        } else this.block.lines.push(line);
+      } else if (line.startsWith('%begin ')) {
+        // "%begin TIME NUMBER FLAGS": flags 1 for a command of this client (the attach itself answers with 0).
+        const [, time, number, flags] = line.split(' ');
+        const tail = `${time} ${number} ${flags}`;
+        this.block = { end: `%end ${tail}`, error: `%error ${tail}`, lines: [], ours: flags === '1' };
+      } else if (line.startsWith('%output ')) this.notify();
+    }
+  }
+
+  private notify(): void {
+    for (const wake of this.outputSeen.splice(0)) wake();
+  }
+
+  /**
+   * Sends one command line once the ones before it are answered (and `gapMs` after the last key), and resolves with
+   * what it printed. Keys go out one command at a time, as apart as a tmux process per key had them: a program reads
+   * "text", Ctrl-C and "more text" as the separate keypresses a person makes, not as one chunk.
+   */
+  command(line: string, gapMs = 0): Promise<string> {
+    const reply = this.queue.then(
+      () =>
+        new Promise<string>((resolve, reject) => {
+          if (this.exited) return reject(new Error(`tmux is gone: ${line}`));
+          this.replies.push({ resolve, reject, command: line });
+          this.child.stdin.write(`${line}\n`);
+        }),
+    );
+    const pause = () => new Promise<void>((r) => (gapMs > 0 ? setTimeout(r, gapMs) : r()));
+    this.queue = reply.then(pause, pause);
+    return reply;
+  }
+
+  /** Resolves true when the pane next prints something, or false after `ms` (a screen can change without output). */
+  outputOrTimeout(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      this.outputSeen.push(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+}
 
 /**
  * A real terminal: an interactive bash in a tmux pane on a private server, driven by keys
@@ -10,25 +103,31 @@ export const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
  */
 export class Terminal {
   private readonly socket = `router-test-${randomBytes(4).toString('hex')}`;
+  private readonly control: ControlClient;
+  /** A key or resize tmux refused: thrown by the next look at the screen. */
+  private failure: Error | undefined;
 
   constructor(env: Record<string, string>, shell: string[] = ['bash', '--norc', '--noprofile']) {
     const merged: Record<string, string> = {};
     for (const [k, v] of Object.entries({ ...process.env, ...env, PS1: '$ ', TERM: 'xterm-256color' })) if (v !== undefined) merged[k] = v;
     execFileSync('tmux', ['-L', this.socket, '-f', '/dev/null', 'new-session', '-d', '-s', 't', '-x', '160', '-y', '50', ...shell], { env: merged });
+    this.control = new ControlClient(this.socket);
   }
 
-  private tmux(...args: string[]): string {
-    return execFileSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8' });
+  private send(line: string): void {
+    this.control.command(line, KEY_GAP_MS).catch((err: Error) => (this.failure ??= err));
   }
 
   /** Types text literally (no Enter). */
   type(text: string): void {
-    this.tmux('send-keys', '-t', 't', '-l', text);
+    // As bytes in hexadecimal: no quoting of tmux's command language to get right.
+    this.send(`send-keys -t t -H ${[...Buffer.from(text)].map((b) => b.toString(16).padStart(2, '0')).join(' ')}`);
   }
 
   /** Sends named keys: Enter, C-c, C-d, Tab. */
   keys(...keys: string[]): void {
-    this.tmux('send-keys', '-t', 't', ...keys);
+    for (const key of keys) if (!KEY_NAME.test(key)) throw new Error(`not a key name: ${JSON.stringify(key)}`);
+    this.send(`send-keys -t t ${keys.join(' ')}`);
   }
 
   /** Types a command line and presses Enter. */
@@ -39,20 +138,30 @@ export class Terminal {
 
   /** Resizes the window, as a person dragging its corner would. */
   resize(columns: number, rows: number): void {
-    this.tmux('resize-window', '-t', 't', '-x', String(columns), '-y', String(rows));
+    this.send(`resize-window -t t -x ${columns} -y ${rows}`);
   }
 
-  screen(): string {
-    return this.tmux('capture-pane', '-p', '-J', '-t', 't', '-S', '-300');
+  async screen(): Promise<string> {
+    const text = await this.control.command('capture-pane -p -J -t t -S -300');
+    if (this.failure) throw this.failure;
+    return text;
   }
 
+  /**
+   * Looks at the screen each time the pane prints (and every 100 ms) until `pattern` is on it; returns that screen once
+   * the pane has been quiet for a moment (SETTLE_MS, at most SETTLE_MAX_MS): a program that printed a line is usually
+   * still drawing what follows it (a prompt), and keys sent before it is drawn can land on no prompt at all.
+   */
   async waitFor(pattern: RegExp, timeoutMs = 10_000): Promise<string> {
     const until = Date.now() + timeoutMs;
     for (;;) {
-      const s = this.screen();
-      if (pattern.test(s)) return s;
+      const s = await this.screen();
+      if (pattern.test(s)) {
+        for (const end = Date.now() + SETTLE_MAX_MS; Date.now() < end && (await this.control.outputOrTimeout(SETTLE_MS)); );
+        return s;
+      }
       if (Date.now() > until) throw new Error(`timed out waiting for ${pattern} on the screen:\n${s}`);
-      await new Promise((r) => setTimeout(r, 100));
+      await this.control.outputOrTimeout(100);
     }
   }
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { MessageAssembler, type AssembledMessage } from '../../src/client/message-assembler.js';
 import type { ChatChunk } from '../../src/client/types.js';
 
@@ -139,10 +139,11 @@ describe('the tool loop', () => {
     const { toolLoop } = await import('../../src/cli/tool-runner.js');
     const { testStreams } = await import('../support/inprocess.js');
     const { IO } = await import('../../src/cli/io.js');
-    const { mkdtempSync, readFileSync } = await import('node:fs');
+    const { mkdtempSync, readFileSync, rmSync } = await import('node:fs');
     const { join } = await import('node:path');
     const { tmpdir } = await import('node:os');
     const dir = mkdtempSync(join(tmpdir(), 'router-loop-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const t = testStreams();
     const io = new IO({}, t.streams);
     const call = { index: 0, id: 'call_1', type: 'function' as const, function: { name: 'tick', arguments: '{}' } };
