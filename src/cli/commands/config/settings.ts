@@ -5,7 +5,7 @@ import { MODEL_FIELDS } from '../../../config/fields.js';
 import { checkModel } from '../../options.js';
 import { usdAmount } from '../../budget.js';
 import { jsonFlags, PROFILE_FLAGS } from '../../setup-flags.js';
-import { checkRoot, field, FIELDS, noProfile, profileFor, readSecret, sayOverridden, SECRET, store } from './shared.js';
+import { checkRoot, existingProfileFor, field, FIELDS, profileFor, readSecret, sayOverridden, SECRET, store } from './shared.js';
 import { checkNewProfile } from '../../../config/fields.js';
 
 const SETTING = { name: '<setting>', help: FIELDS.join(' | ') } as const;
@@ -51,9 +51,7 @@ export const get = defineCommand({
     const f = field(name);
     const { maskKey, withoutUserinfo } = await import('../../../config/settings.js');
     const s = await store(io);
-    const profile = profileFor(io, s, opts, flags);
-    // A profile named on purpose (--profile, ROUTER_PROFILE) must exist, as every command's does.
-    if (!s.get(profile) && profile !== s.current()) throw noProfile(profile, s.names());
+    const profile = existingProfileFor(io, s, opts, flags);
     const raw = s.get(profile)?.[f];
     if (raw === undefined) throw new CliError(`${f} is not set in profile "${profile}"`, EXIT.NOT_FOUND);
     const value = SECRET.includes(f) ? maskKey(raw) : f === 'api_root' ? withoutUserinfo(raw) : raw;
@@ -72,8 +70,7 @@ export const unset = defineCommand({
   run: async ({ io, opts, flags }, name) => {
     const f = field(name);
     const s = await store(io);
-    const profile = profileFor(io, s, opts, flags);
-    if (!s.get(profile) && profile !== s.current()) throw noProfile(profile, s.names());
+    const profile = existingProfileFor(io, s, opts, flags);
     if (s.get(profile)?.[f] === undefined) return io.info(`${f} was not set in profile "${profile}"`);
     s.unset(profile, f);
     io.info(`unset ${f} of profile "${profile}"`);

@@ -59,6 +59,13 @@ export function sayOverridden(io: IO, f: Field): void {
   io.info(`${name} is set${SECRET.includes(f) ? '' : ` (${withoutUserinfo(value)})`} and goes before this setting`);
 }
 
+/** The profile a config command reads (`get`, `unset`): one named on purpose (--profile, ROUTER_PROFILE) must exist. */
+export function existingProfileFor(io: IO, s: { current(): string; get(name: string): unknown; names(): string[] }, opts: { profile?: string }, flags: { profile?: string }): string {
+  const profile = profileFor(io, s, opts, flags);
+  if (!s.get(profile) && profile !== s.current()) throw noProfile(profile, s.names());
+  return profile;
+}
+
 /** A profile named on purpose (`use`, `delete`, `get --profile`) that does not exist. */
 export function noProfile(name: string, known: string[]): CliError {
   return new CliError(`no profile "${shownName(name)}"${didYouMean(name, known)}; see router config list`, EXIT.NOT_FOUND);
