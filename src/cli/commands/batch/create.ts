@@ -35,6 +35,8 @@ async function confirmLarge(ctx: RunContext<CreateOpts>, count: number, bytes: n
 
 export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Promise<void> {
   const { io, opts, signal } = ctx;
+  const following = opts.watch ? '--watch' : opts.results !== undefined ? '--results' : undefined;
+  if (opts.dryRun && following) throw usage(`--dry-run sends nothing: it does not go with ${following}`);
   if (opts.results !== undefined && !opts.watch) throw usage('--results goes with --watch (or use: router batch get ID --results)');
   const { path, cleanup } = await checkedPath(ctx, file);
   let target: ResultsTarget | undefined;

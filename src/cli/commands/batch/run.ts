@@ -19,6 +19,8 @@ type Ctx = RunContext<RunOpts>;
 function checkFlags(opts: RunOpts, file: string | undefined, jsonFlag: string): void {
   if (!file && !opts.resume) throw usage('give a JSONL file, or --resume JOB');
   if (opts.dryRun && opts.resume) throw usage('--dry-run plans a new job; it does not go with --resume');
+  const following = opts.watch ? '--watch' : opts.results !== undefined ? '--results' : undefined;
+  if (opts.dryRun && following) throw usage(`--dry-run sends nothing: it does not go with ${following}`);
   if (opts.new && opts.resume) throw usage('--new starts another job; it does not go with --resume');
   if (opts.join && opts.lineNumbers) throw usage('--join already carries the line number; give one of --join and --line-numbers');
   if (opts.json && (opts.results === true || opts.results === '-')) throw usage(`${jsonFlag} and --results to stdout cannot be combined (give --results a file)`);
