@@ -42,12 +42,9 @@ export function reportError(err: unknown, io: IO): ExitCode {
     for (const line of batchLines(err)) io.error(line);
     return BATCH_EXIT[err.reason];
   }
-  if (isAbort(err)) {
+  // Ctrl-C as a key inside a prompt (ExitPromptError) is the same Ctrl-C as a SIGINT.
+  if (isAbort(err) || (err as { name?: string })?.name === 'ExitPromptError') {
     io.error('interrupted');
-    return EXIT.INTERRUPTED;
-  }
-  if ((err as { name?: string })?.name === 'ExitPromptError') {
-    io.error('cancelled');
     return EXIT.INTERRUPTED;
   }
   if (err instanceof APIError) {

@@ -250,6 +250,8 @@ describe.skipIf(!HAS_TMUX)('prompts on a terminal', () => {
     // login's own prompt: "API key" is on the screen already, from config init.
     await term.waitFor(/login --profile other\n.*API key/);
     term.keys('C-c');
+    // Ctrl-C inside a prompt reads as it does anywhere else.
+    await term.waitFor(/API key.*\n(.*\n)?error: interrupted$/m);
     expect(await term.lastExit()).toBe(130);
     const shown = await t.run(['config', 'list', '--json'], { env: { ROUTER_CONFIG_DIR: config } });
     expect(Object.keys(JSON.parse(shown.stdout).profiles ?? JSON.parse(shown.stdout))).not.toContain('other');
