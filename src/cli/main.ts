@@ -244,10 +244,13 @@ function installLastResort(runtime: Runtime): void {
     void fail(Object.assign(err, { path: 'stdout' }));
   });
   process.stderr.on('error', () => process.exit(runtime.exitCode || EXIT.FAILURE));
-  // A plain kill ends the run as Ctrl-C would, so that exit handlers remove temp files (serve has its own).
-  process.on('SIGTERM', () => {
-    if (process.listenerCount('SIGTERM') === 1) process.exit(143);
-  });
+  // A plain kill, or the terminal closing, ends the run as Ctrl-C would, so that exit handlers remove
+  // temp files and stop the tools run (serve has its own). Node dies of SIGHUP even under nohup.
+  for (const [sig, code] of [['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+    process.on(sig, () => {
+      if (process.listenerCount(sig) === 1) process.exit(code);
+    });
+  }
   // No false success: a command whose work can no longer go on (nothing left to wake it) is a failure.
   process.on('beforeExit', () => {
     if ((runtime.running ?? 0) > 0) void fail(new Error('router stopped before the command finished: nothing was left to wait on (this is a bug; please report it)'));

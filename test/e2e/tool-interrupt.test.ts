@@ -45,9 +45,12 @@ describe.skipIf(process.platform !== 'linux')('Ctrl-C during a tool run', () => 
     expect(started.filter(running)).toEqual([]);
   }, 30_000);
 
-  it('a plain kill of router (timeout(1) sends SIGTERM) ends the tool it runs too', async () => {
-    const pids = join(t.dir, 'term-pids');
-    const tools = join(t.dir, 'term-tools.json');
+  it.each([
+    ['a plain kill of router (timeout(1) sends SIGTERM)', 'SIGTERM', 143],
+    ['the terminal closing (SIGHUP)', 'SIGHUP', 129],
+  ] as const)('%s ends the tool it runs too', async (_, signal, code) => {
+    const pids = join(t.dir, `${signal}-pids`);
+    const tools = join(t.dir, `${signal}-tools.json`);
     const command = `sleep 60 & echo $! > ${pids}.child; echo $$ > ${pids}; wait`;
     writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: {} } }, command }]));
     const child = t.spawn(['chat', '--model', 'local/tools', '--tools', tools, 'weather']);
@@ -55,8 +58,8 @@ describe.skipIf(process.platform !== 'linux')('Ctrl-C during a tool run', () => 
     const written = (f: string) => existsSync(f) && readFileSync(f, 'utf8').endsWith('\n');
     await until(() => written(pids) && written(`${pids}.child`), 15_000);
     const started = [readFileSync(pids, 'utf8'), readFileSync(`${pids}.child`, 'utf8')].map((p) => Number(p.trim()));
-    child.kill('SIGTERM');
-    expect(await exited).toBe(143);
+    child.kill(signal);
+    expect(await exited).toBe(code);
     await until(() => !started.some(running), 2000);
     expect(started.filter(running)).toEqual([]);
   }, 30_000);
