@@ -1,4 +1,6 @@
 /** Words a user understands for the errno codes of files, pipes and sockets. */
+import { getSystemErrorMap } from 'node:util';
+
 const WORDS: Record<string, string> = {
   ENOSPC: 'disk full',
   EDQUOT: 'disk quota exceeded',
@@ -19,6 +21,8 @@ const WORDS: Record<string, string> = {
   ETXTBSY: 'busy',
   EPIPE: 'the reader went away',
   EADDRNOTAVAIL: 'address not available on this machine',
+  // /dev/tty without a terminal, a device that is not there.
+  ENXIO: 'no such device, or no terminal',
 };
 
 /** Bad paths the user named: a usage problem (exit 2). The others are failures of the machine (exit 1). */
@@ -38,8 +42,12 @@ export function isSystemError(err: unknown): err is SystemError {
   return typeof code === 'string' && /^E[A-Z]+$/.test(code);
 }
 
+/** Our words for the code; else the system's own (`ENODEV`: "no such device"); else the code itself. */
 export function describeCode(code: string): string {
-  return WORDS[code] ?? code;
+  const words = WORDS[code];
+  if (words) return words;
+  for (const [name, text] of getSystemErrorMap().values()) if (name === code) return text;
+  return code;
 }
 
 export function isPathProblem(code: string): boolean {

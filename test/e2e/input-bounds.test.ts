@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,6 +42,15 @@ describe('an input without end or over the bound is refused, nothing sent', () =
     });
   }
 
+  it.skipIf(process.platform !== 'linux')('a device that is not there (/dev/tty without a terminal) is said in words, exit 2', () => {
+    const before = posts();
+    // setsid: a session of its own, so no terminal, whatever runs the tests.
+    for (const flag of ['--attach', '--schema']) {
+      const r = spawnSync('setsid', ['-w', process.execPath, BIN, 'chat', '--model', 'local/echo', flag, '/dev/tty', 'hi'], { env: { ...process.env, ...t.env }, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+      expect({ code: r.status, stderr: r.stderr }).toEqual({ code: 2, stderr: `error: ${flag}: cannot read /dev/tty (no such device, or no terminal)\n` });
+    }
+    expect(posts()).toBe(before);
+  });
 });
 describe('batch input', () => {
   it('batch create - < /dev/zero stops spooling past twice a batch, and leaves no spool', async () => {
