@@ -165,6 +165,8 @@ export class BatchEngine {
   }
 
   private transition(record: BatchRecord, status: BatchStatus, patch: Partial<BatchRecord> = {}): void {
+    // A stopped engine (the emulator closed) writes nothing more: its state folder may be gone.
+    if (this.stopped) return;
     Object.assign(record, patch, { status });
     if (TERMINAL.includes(status)) record.finalized_at = this.now();
     this.saveRecord(record);

@@ -107,7 +107,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
       await stopped;
       // Last, so that a save that fails (a full disk) is said but never keeps the server listening.
       await store.idle();
-      store.flush();
+      store.close();
     },
   };
 }

@@ -64,6 +64,7 @@ export class StateStore {
   private version = 0;
   /** The timer's save, while its write is under way. */
   private saving: Promise<void> | undefined;
+  private closed = false;
 
   /**
    * Per-request charges are saved at most every 100 ms (one write for many requests: the emulator
@@ -72,6 +73,7 @@ export class StateStore {
    * other change are saved at once.
    */
   private saveSoon(): void {
+    if (this.closed) return;
     this.pending ??= setTimeout(() => this.saveWhenDue(), 100).unref();
   }
 
@@ -81,6 +83,7 @@ export class StateStore {
    */
   private saveWhenDue(): void {
     this.pending = undefined;
+    if (this.closed) return;
     if (this.saving) return this.saveSoon();
     const version = ++this.version;
     this.saving = writeFileAtomicLater(this.file, JSON.stringify(this.state, null, 2), () => version === this.version)
@@ -98,15 +101,14 @@ export class StateStore {
     await this.saving;
   }
 
-  /** Writes what saveSoon holds (on close, and when its time comes). */
-  flush(): void {
-    if (!this.pending) return;
-    clearTimeout(this.pending);
-    this.pending = undefined;
-    this.save();
+  /** Writes what saveSoon holds; from then on nothing is written (the state folder may be removed). */
+  close(): void {
+    if (this.pending) this.save();
+    this.closed = true;
   }
 
   private save(): void {
+    if (this.closed) return;
     if (this.pending) {
       clearTimeout(this.pending);
       this.pending = undefined;

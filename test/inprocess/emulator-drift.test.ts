@@ -108,7 +108,7 @@ describe('emulator charge saves', () => {
       store.debit('default', 0.125);
       await store.idle();
       expect(usage()).toMatchObject({ total_usage: 0.25 + 0.5, total_credits: 15 });
-      store.flush();
+      store.close();
       expect(usage().total_usage).toBe(0.875);
       // No temp file of a dropped save is left beside it.
       expect(readdirSync(dir)).toEqual(['state.json']);

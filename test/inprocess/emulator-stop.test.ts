@@ -1,0 +1,24 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startEmulator } from '../../src/emulator/server.js';
+
+// An emulator that has closed writes nothing more: a batch it was driving does not recreate its state folder.
+describe('an emulator closed while it drives a batch', () => {
+  it.each(['validating', 'in_progress', 'finalizing'])('closed while the batch is %s: the removed state folder stays removed', async (status) => {
+    const dir = mkdtempSync(join(tmpdir(), 'router-emu-stop-'));
+    const emu = await startEmulator({ stateDir: join(dir, 'state'), port: 0, batchDelayMs: 150 });
+    const { apiKey, managementKey } = emu.store.firstKeys();
+    const call = async (method: string, path: string, key: string, body?: unknown) =>
+      (await fetch(`${emu.apiRoot}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })).json() as Promise<any>;
+    await call('POST', '/_emulator/credits', managementKey, { amount: 100 });
+    const created = await call('POST', '/v1/batches', apiKey, { endpoint: '/v1/chat/completions', model: 'local/echo', completion_window: '24h', requests: [{ custom_id: 'a', body: { messages: [{ role: 'user', content: 'hi' }] } }] });
+    for (let i = 0; i < 400 && emu.batches.store.get(created.id)?.status !== status; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(emu.batches.store.get(created.id)?.status).toBe(status);
+    await emu.close();
+    rmSync(dir, { recursive: true, force: true });
+    await new Promise((r) => setTimeout(r, 400));
+    expect(existsSync(dir) ? readdirSync(dir, { recursive: true }) : []).toEqual([]);
+  });
+});
