@@ -2,9 +2,9 @@
  * The local usage ledger: one JSON line per call the CLI makes, in $XDG_STATE_HOME/router/usage.jsonl.
  * Each record is one append (O_APPEND, one write), so concurrent `router` processes never mix lines.
  */
-import { appendFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { stateHome } from '../config/state-dir.js';
+import { appendWhole } from '../internal/append-whole.js';
 import { makeDir } from '../internal/make-dir.js';
 import { describeCode } from '../internal/system-errors.js';
 
@@ -36,7 +36,7 @@ export function appendUsage(env: NodeJS.ProcessEnv, record: UsageRecord): string
     // Inside: a state folder that cannot be named (no home at all) is a ledger that cannot be written.
     path = ledgerPath(env);
     makeDir(dirname(path));
-    appendFileSync(path, `${JSON.stringify(record)}\n`, { mode: 0o600, flag: 'a' });
+    appendWhole(path, `${JSON.stringify(record)}\n`);
     return undefined;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;

@@ -1,10 +1,11 @@
-import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { durableWriteDone, writeFileAtomicSync } from './fsutil.js';
 
 import type { Batch, BatchStatus } from '../client/types.js';
+import { appendAll } from '../internal/append-whole.js';
 import { makeDir } from '../internal/make-dir.js';
 import { failedWriteOf } from '../internal/system-errors.js';
 import { isRecord } from '../internal/shape.js';
@@ -181,11 +182,17 @@ export class BatchStore {
 export class ResultWriter {
   private readonly fd: number;
   private unsynced = 0;
+  /** Bytes of whole lines in the file. */
+  private size: number;
   constructor(private readonly path: string) {
     this.fd = openSync(path, 'a', 0o600);
+    this.size = fstatSync(this.fd).size;
   }
+  /** Writes the line whole or not at all (a disk that fills up mid-line). */
   append(item: unknown): void {
-    this.named(() => writeSync(this.fd, `${JSON.stringify(item)}\n`));
+    const line = Buffer.from(`${JSON.stringify(item)}\n`);
+    this.named(() => appendAll(this.fd, line, this.size));
+    this.size += line.length;
     if (++this.unsynced >= 50) this.sync();
   }
   sync(): void {

@@ -1,4 +1,4 @@
-import { writeSync } from 'node:fs';
+import { appendAll } from '../internal/append-whole.js';
 import { ArraySplitter, JSONSplitError } from '../internal/json-split.js';
 import { HttpError, LOG_BODY_BYTES, MAX_JSON_DEPTH, logBody, type Ctx } from './http.js';
 import { nestedDeeperThan } from '../internal/json-depth.js';
@@ -46,6 +46,7 @@ export async function receiveRequests(ctx: Ctx, fd: number): Promise<Upload> {
     },
   );
   let size = 0;
+  let onDisk = 0;
   const logged: Buffer[] = [];
   let rest: Body;
   try {
@@ -55,7 +56,10 @@ export async function receiveRequests(ctx: Ctx, fd: number): Promise<Upload> {
       if (size > MAX_BATCH_BYTES) throw new HttpError(413, 'Batch input larger than 200 MB', 'payload_too_large');
       splitter.push(chunk as Buffer);
       if (lines.length) {
-        writeSync(fd, `${lines.join('\n')}\n`);
+        // All of it, or the upload fails (a short write of a full disk is no error of its own).
+        const text = Buffer.from(`${lines.join('\n')}\n`);
+        appendAll(fd, text, onDisk);
+        onDisk += text.length;
         lines = [];
       }
       // What is not on disk yet counts among the bodies in flight (one large request can be most of 200 MB).

@@ -52,7 +52,8 @@ describe.skipIf(!mounted)('the emulator on a full disk goes on', () => {
       await new Promise((r) => setTimeout(r, 1500));
       expect((await t.run(['batch', 'get', id, '--json'], { env })).stdout).toMatch(/"status":"in_progress"/);
       rmSync(join(disk, 'filler'));
-      expect((await t.run(['batch', 'get', id, '--watch', '--interval', '0.2'], { env })).code).toBe(0);
+      const watched = await t.run(['batch', 'get', id, '--watch', '--interval', '0.2'], { env });
+      expect(watched.code, watched.stderr).toBe(0);
       const results = (await t.run(['batch', 'get', id, '--results'], { env })).stdout.trim().split('\n');
       expect(new Set(results.map((l) => JSON.parse(l).custom_id)).size).toBe(100);
       expect(results).toHaveLength(100);

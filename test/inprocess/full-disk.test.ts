@@ -1,8 +1,9 @@
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fullDiskPerFile, mounted } from '../support/full-disk.js';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { ResultWriter } from '../../src/emulator/batch-store.js';
 
 // A real full file system: a small tmpfs, filled up (test/support/full-disk.ts).
 const { disk, fill } = fullDiskPerFile();
@@ -60,5 +61,25 @@ describe.skipIf(!mounted)('a full disk: one line naming the file, exit 1, nothin
     const r = await t.run(['chat', '--model', 'local/painter', '--modalities', 'text,image', '--save-images', images, 'a red circle']);
     expect(r).toMatchObject({ code: 1, stdout: 'Here is an image of a red circle.\n', stderr: `error: --save-images: cannot write ${images}/image-1.png (disk full)\n` });
     expect(readdirSync(images)).toEqual([]);
+  });
+});
+
+describe.skipIf(!mounted)('the emulator\'s results file on a disk that fills up', () => {
+  it('a result that fits only in part is not written at all: no torn line, even once there is room again', () => {
+    const file = join(disk, 'results.jsonl');
+    rmSync(join(disk, 'filler'), { force: true });
+    const writer = new ResultWriter(file);
+    try {
+      writer.append({ custom_id: 'first' });
+      fill();
+      // Room for a page or two: a result of 12 KB fits in part only.
+      truncateSync(join(disk, 'filler'), Math.max(0, statSync(join(disk, 'filler')).size - 6000));
+      expect(() => writer.append({ custom_id: 'big', text: 'x'.repeat(12_000) })).toThrow(/disk full|ENOSPC/);
+      rmSync(join(disk, 'filler'));
+      writer.append({ custom_id: 'after' });
+    } finally {
+      writer.close();
+    }
+    expect(readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).custom_id)).toEqual(['first', 'after']);
   });
 });
