@@ -65,10 +65,18 @@ function parse(buf: Buffer, start: number, end: number, each: (r: UsageRecord) =
   if (end > start && buf[end - 1] === 0x0d) end--;
   if (end <= start) return;
   let r: UsageRecord;
+  const text = buf.toString('utf8', start, end);
   try {
-    r = JSON.parse(buf.toString('utf8', start, end)) as UsageRecord;
+    r = JSON.parse(text) as UsageRecord;
   } catch {
-    return;
+    // A line torn by a full disk, with the next record appended to it: that record is kept.
+    const next = text.lastIndexOf('{"time":');
+    if (next <= 0) return;
+    try {
+      r = JSON.parse(text.slice(next)) as UsageRecord;
+    } catch {
+      return;
+    }
   }
   if (r && typeof r === 'object' && typeof r.time === 'string') each(r);
 }

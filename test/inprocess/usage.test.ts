@@ -3,7 +3,7 @@
  * ledger and router usage, and conversations; in process against the emulator over HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
 import { seedScripting } from '../support/scripting-state.js';
@@ -56,5 +56,14 @@ describe('cost you can see and sum', () => {
     expect(report.total.cost).toBeCloseTo(5 - balance.balance, 9);
     expect(report.total.cost).toBeGreaterThan(0);
     expect(report.rows.map((r: any) => [r.key, r.calls])).toEqual([['batch create', 1], ['chat', 8], ['decide', 1], ['embed', 1]]);
+  });
+
+  it('a line torn by a full disk loses only itself: the record appended onto it is counted', async () => {
+    const state = join(t.dir, 'torn-ledger');
+    mkdirSync(state, { recursive: true });
+    const record = (cost: number) => JSON.stringify({ time: new Date().toISOString(), profile: 'default', command: 'chat', model: 'local/echo', cost });
+    writeFileSync(join(state, 'usage.jsonl'), `${record(0.25)}\n${record(0.5).slice(0, 40)}${record(1)}\n${record(2)}\n`);
+    const report = parse((await t.run(['usage', '--json'], { env: { ROUTER_STATE_DIR: state } })).stdout) as any;
+    expect(report.total).toMatchObject({ calls: 3, cost: 3.25 });
   });
 });
