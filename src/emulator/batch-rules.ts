@@ -21,7 +21,12 @@ export const BATCH_DISCOUNT = 0.5;
 
 export type Body = Record<string, unknown>;
 
-export const newBatchId = () => `batch_${Date.now().toString(36)}${randomHex(8)}`;
+let lastIdMs = 0;
+/** Ids grow as batches are made, two in one millisecond too: a listing orders a second's batches by id. */
+export function newBatchId(): string {
+  lastIdMs = Math.max(Date.now(), lastIdMs + 1);
+  return `batch_${lastIdMs.toString(36)}${randomHex(8)}`;
+}
 
 export function publicBatch(r: BatchRecord): Body {
   return {

@@ -38,3 +38,12 @@ describe('GET /v1/batches over a long history', () => {
     expect(after.reads).toBeLessThan(50);
   });
 });
+
+describe('batch ids', () => {
+  it('grow as batches are made, many in one millisecond too', async () => {
+    const { newBatchId } = await import('../../src/emulator/batch-rules.js');
+    const ids = Array.from({ length: 2000 }, newBatchId);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
