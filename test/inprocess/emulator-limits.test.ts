@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { post, startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { cpuMsDuring } from '../support/cpu.js';
 
 // No request can take the emulator down, and its operator routes cross no workspace.
 let t: CliEnv;
@@ -31,9 +32,9 @@ describe('bounded resources', () => {
     const reader = res.body!.getReader();
     await reader.read();
     // While that stream is under way (and read slowly), another client is answered at once.
-    const started = Date.now();
-    expect((await chat('write 5 words')).status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(1000);
+    const other = await cpuMsDuring(() => chat('write 5 words'));
+    expect(other.value.status).toBe(200);
+    expect(other.cpuMs).toBeLessThan(1000);
     let text = '';
     const decoder = new TextDecoder();
     for (;;) {
@@ -63,9 +64,9 @@ describe('bounded resources', () => {
     const speech = await post(t, '/v1/audio/speech', { model: 'local/tts', voice: 'alloy', input: 'hello there', speed: 0.0001 }, {}, t.managementKey);
     expect(speech.status).toBe(400);
     expect(speech.json.error.message).toBe('local/tts: speed must be between 0.25 and 4');
-    const started = Date.now();
-    expect((await chat('write 5 words')).status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(1000);
+    const other = await cpuMsDuring(() => chat('write 5 words'));
+    expect(other.value.status).toBe(200);
+    expect(other.cpuMs).toBeLessThan(1000);
     const dims = await post(t, '/v1/embeddings', { model: 'local/embed', input: 'hi', dimensions: 0 });
     expect(dims.status).toBe(400);
     expect(dims.json.error.message).toBe('dimensions must be at least 1');
@@ -81,9 +82,9 @@ describe('bounded resources', () => {
     expect(wide.json.error.message).toBe('local/embed answers at most 1048576 numbers per request (inputs x dimensions): 2000 x 65536 is 131072000');
     const large = post(t, '/v1/embeddings', { model: 'local/embed', input: inputs(2048), dimensions: 512, encoding_format: 'base64' });
     await new Promise((r) => setTimeout(r, 50));
-    const started = Date.now();
-    expect((await chat('write 5 words')).status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(1000);
+    const other = await cpuMsDuring(() => chat('write 5 words'));
+    expect(other.value.status).toBe(200);
+    expect(other.cpuMs).toBeLessThan(1000);
     const done = await large;
     expect(done.status).toBe(200);
     expect(done.json.data).toHaveLength(2048);
@@ -95,14 +96,14 @@ describe('bounded resources', () => {
     const input = Array.from({ length: 2048 }, (_, i) => `text ${i}`);
     const created = await post(t, '/v1/batches', { endpoint: '/v1/embeddings', model: 'local/embed', completion_window: '24h', requests: [{ custom_id: 'wide', body: { input, dimensions: 512 } }] });
     expect(created.status).toBe(202);
-    // Other clients, one after another, for as long as the item takes: none waits long. (The listing
-    // says when it is done without the 4 MB of results a get would carry.)
+    // Other clients, one after another, for as long as the item takes: none waits behind a long block
+    // of the emulator's work. (The listing says when it is done without the 4 MB of results a get would carry.)
     const finished = async () => ['completed', 'failed'].includes((await get('/v1/batches?limit=1', t.apiKey)).json.data[0].status);
-    let slowest = 0;
+    let slowest = 0; // CPU ms (../support/cpu.ts); about 400 when the results are saved
     for (let until = Date.now() + 10_000; Date.now() < until; ) {
-      const started = Date.now();
-      expect((await chat('write 5 words')).status).toBe(200);
-      slowest = Math.max(slowest, Date.now() - started);
+      const other = await cpuMsDuring(() => chat('write 5 words'));
+      expect(other.value.status).toBe(200);
+      slowest = Math.max(slowest, other.cpuMs);
       if (await finished()) break;
     }
     expect(slowest).toBeLessThan(1000);
@@ -121,9 +122,9 @@ describe('bounded resources', () => {
     expect(wide.json.error.message).toBe('questions.c.criteria: at most 100 options, not 101');
     const large = ask(Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`q${i}`, noul])), 'x '.repeat(4_000_000));
     await new Promise((r) => setTimeout(r, 50));
-    const started = Date.now();
-    expect((await chat('write 5 words')).status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(1000);
+    const other = await cpuMsDuring(() => chat('write 5 words'));
+    expect(other.value.status).toBe(200);
+    expect(other.cpuMs).toBeLessThan(1000);
     expect(Object.keys((await large).json.answers)).toHaveLength(1000);
   });
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { cpuMsDuring } from '../support/cpu.js';
 
 // Streams whose clients do not read (#31, bench row "150 slow readers"): another client is still answered promptly.
 let emu: Emulator;
@@ -43,15 +44,15 @@ describe('150 streams whose clients do not read', () => {
   it('do not hold up another client: its chat is answered promptly while they open', async () => {
     const heads = Array.from({ length: 150 }, unreadStream);
     // The emulator runs in this process; its CPU time, unlike the wall time, does not grow with the machine's load.
-    const cpu = process.cpuUsage();
-    const res = await fetch(`${emu.apiRoot}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'local/echo', messages: [{ role: 'user', content: 'still there?' }] }),
+    const { value: res, cpuMs } = await cpuMsDuring(async () => {
+      const res = await fetch(`${emu.apiRoot}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'local/echo', messages: [{ role: 'user', content: 'still there?' }] }),
+      });
+      return { status: res.status, answer: (await res.json()) as { choices: { message: { content: string } }[] } };
     });
-    const answer = (await res.json()) as { choices: { message: { content: string } }[] };
-    const used = process.cpuUsage(cpu);
-    const cpuMs = (used.user + used.system) / 1000;
+    const { answer } = res;
     expect(res.status).toBe(200);
     expect(answer.choices[0]!.message.content).toBe('still there?');
     expect(new Set(await Promise.all(heads))).toEqual(new Set(['HTTP/1.1 200 OK']));
