@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from '../helpers.js';
+import { until } from '../support/until.js';
 
 let t: TestEnv;
 beforeAll(async () => {
@@ -23,10 +24,12 @@ describe('clock, expiry, retention and restarts', () => {
     const p = join(s.dir, 'int.jsonl');
     writeFileSync(p, Array.from({ length: 50 }, (_, i) => line(`i${i}`, 'x')).join('\n'));
     const id = (await s.run(['batch', 'create', p, '--model', 'local/echo'])).stdout.trim();
+    s.clearRequests();
     const child = s.spawn(['batch', 'get', id, '--watch', '--interval', '0.1']);
     let stderr = '';
     child.stderr!.on('data', (c) => (stderr += c));
-    await new Promise((r) => setTimeout(r, 800));
+    // Watching: it has asked for the batch twice.
+    expect(await until(() => s.requests().filter((r) => r.path === `/v1/batches/${id}`).length >= 2)).toBe(true);
     child.kill('SIGINT');
     const code = await new Promise((r) => child.on('close', r));
     expect(code).toBe(130);

@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { openByAny, until } from '../support/until.js';
 import { HAS_TMUX, Terminal } from '../support/tmux.js';
 
 // Input without an end (/dev/zero), larger than any request, or a line longer than a batch:
@@ -74,8 +75,8 @@ describe.skipIf(!HAS_TMUX)('Ctrl-C while an input is awaited', () => {
     execFileSync('mkfifo', [fifo]);
     term = new Terminal(t.env);
     term.run(`node ${BIN} api POST /v1/chat/completions --input ${fifo}`);
-    // The command is up and waiting on the pipe (its ES modules loaded) before the key.
-    await new Promise((r) => setTimeout(r, 1500));
+    // The command is up and waiting on the pipe (it has opened it) before the key.
+    expect(await until(() => openByAny(fifo))).toBe(true);
     term.keys('C-c');
     await term.waitFor(/error: interrupted/, 3000);
     expect(await term.lastExit()).toBe(130);

@@ -4,6 +4,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from '../helpers.js';
+import { until } from '../support/until.js';
 
 let t: TestEnv;
 beforeAll(async () => {
@@ -27,12 +28,12 @@ describe('interruption', () => {
     let stderr = '';
     env.stderr.on('data', (c) => (stderr += c));
     // Wait until the temp file exists: audio is flowing.
-    for (let i = 0; i < 100 && !readdirSync(t.dir).some((f) => f.startsWith('.interrupted.pcm.')); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await until(() => readdirSync(t.dir).some((f) => f.startsWith('.router-tmp-interrupted.pcm.')))).toBe(true);
     child.kill('SIGINT');
     const code = await exited;
     expect(code).toBe(130);
     expect(stderr).toMatch(/interrupted/);
     expect(existsSync(out)).toBe(false);
-    expect(readdirSync(t.dir).filter((f) => f.startsWith('.interrupted.pcm.'))).toEqual([]);
+    expect(readdirSync(t.dir).filter((f) => f.startsWith('.router-tmp-interrupted.pcm.'))).toEqual([]);
   });
 });

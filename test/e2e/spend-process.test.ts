@@ -3,6 +3,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { hasOpen, until } from '../support/until.js';
 
 // What only a process shows: chat -i in a real terminal (script gives it one), Ctrl-C while the ledger is read.
 let t: TestEnv;
@@ -34,7 +35,7 @@ describe('budgets in chat -i', () => {
     const reached = await repl('0.000001');
     expect(reached).toMatch(/error: daily_budget of \$0\.000001 reached \(ROUTER_DAILY_BUDGET\)/);
     expect(chats()).toHaveLength(1);
-  }, 20_000);
+  }, 60_000);
 });
 
 describe('Ctrl-C while a long ledger is read', () => {
@@ -52,7 +53,9 @@ describe('Ctrl-C while a long ledger is read', () => {
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
     child.stderr.on('data', (c) => (stderr += c));
-    setTimeout(() => child.kill('SIGINT'), 700);
+    // Once the ledger is open, the command is reading it (its Ctrl-C handling is up since it started).
+    expect(await until(() => hasOpen(child.pid!, join(state, 'usage.jsonl')))).toBe(true);
+    child.kill('SIGINT');
     const code = await new Promise((done) => child.on('close', done));
     expect({ code, stdout, stderr }).toEqual({ code: 130, stdout: '', stderr: 'error: interrupted\n' });
   }, 30_000);

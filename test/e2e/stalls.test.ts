@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { until } from '../support/until.js';
 
 // Stalls obey --timeout and Ctrl-C: a proxy that takes the connection and never answers, and a
 // reader of stdout (or of -o) that stops reading.
@@ -32,18 +33,24 @@ interface Ended {
   ms: number;
 }
 
-/** Runs router with stdout to `stdoutFd` (else ignored); SIGINT after `interruptAfterMs`; killed after 20 s. */
-function run(args: string[], env: Record<string, string>, opts: { interruptAfterMs?: number; stdoutFd?: number } = {}): Promise<Ended> {
+/**
+ * Runs router with stdout to `stdoutFd` (else ignored); SIGINT once `interruptWhen` holds (the
+ * command is in the wait under test: its handlers are up), then `afterMs` more; killed after 20 s.
+ */
+function run(args: string[], env: Record<string, string>, opts: { interruptWhen?: () => boolean; afterMs?: number; stdoutFd?: number } = {}): Promise<Ended> {
   const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...t.env, ...env }, stdio: ['ignore', opts.stdoutFd ?? 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (c) => (stderr += c));
   let from = performance.now();
   const kill = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  if (opts.interruptAfterMs !== undefined) {
-    setTimeout(() => {
-      from = performance.now();
-      child.kill('SIGINT');
-    }, opts.interruptAfterMs);
+  const { interruptWhen } = opts;
+  if (interruptWhen) {
+    void until(interruptWhen, 15_000)
+      .then(() => new Promise((r) => setTimeout(r, opts.afterMs ?? 0)))
+      .then(() => {
+        from = performance.now();
+        child.kill('SIGINT');
+      });
   }
   return new Promise((resolve) =>
     child.on('close', (code) => {
@@ -51,6 +58,12 @@ function run(args: string[], env: Record<string, string>, opts: { interruptAfter
       resolve({ code, stderr, ms: performance.now() - from });
     }),
   );
+}
+
+/** Whether the emulator has been asked `path` since this was called. */
+function sent(path: string): () => boolean {
+  t.clearRequests();
+  return () => t.requests().some((r) => r.path === path);
 }
 
 const viaSilentProxy = () => ({ HTTP_PROXY: proxyUrl, http_proxy: '', NO_PROXY: '', no_proxy: '', ROUTER_API_ROOT: 'http://router.invalid:9/api' });
@@ -69,7 +82,8 @@ describe('a proxy that takes the connection and never answers', () => {
 
   it('Ctrl-C ends the wait for the proxy at once (exit 130)', async () => {
     for (const args of [['api', '/v1/models'], ['chat', '--model', 'local/echo', 'hi']]) {
-      const r = await run(args, viaSilentProxy(), { interruptAfterMs: 700 });
+      const connections = held.length;
+      const r = await run(args, viaSilentProxy(), { interruptWhen: () => held.length > connections });
       expect(r.code).toBe(130);
       expect(r.stderr).toBe('error: interrupted\n');
       expect(r.ms).toBeLessThan(3000);
@@ -90,7 +104,7 @@ describe('a reader that stops reading', () => {
     const fifo = stuckFifo('stdout.fifo');
     const fd = fifo.writer();
     try {
-      const r = await run(['chat', '--model', 'local/lorem', 'write 200000 words'], {}, { stdoutFd: fd, interruptAfterMs: 1500 });
+      const r = await run(['chat', '--model', 'local/lorem', 'write 200000 words'], {}, { stdoutFd: fd, interruptWhen: sent('/v1/chat/completions'), afterMs: 300 });
       expect(r.code).toBe(130);
       expect(r.stderr).toContain('error: interrupted');
       expect(r.ms).toBeLessThan(3000);
@@ -104,7 +118,7 @@ describe('a reader that stops reading', () => {
     const fifo = stuckFifo('audio.pcm');
     try {
       const text = Array.from({ length: 3000 }, () => 'word').join(' ');
-      const r = await run(['speak', text, '--voice', 'alloy', '--model', 'local/tts', '--format', 'pcm', '-o', fifo.path], { ROUTER_MANAGEMENT_KEY: t.managementKey }, { interruptAfterMs: 2000 });
+      const r = await run(['speak', text, '--voice', 'alloy', '--model', 'local/tts', '--format', 'pcm', '-o', fifo.path], { ROUTER_MANAGEMENT_KEY: t.managementKey }, { interruptWhen: sent('/v1/audio/speech'), afterMs: 300 });
       expect(r.stderr).toBe('error: interrupted\n');
       expect(r.code).toBe(130);
       expect(r.ms).toBeLessThan(3000);

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { until } from '../support/until.js';
 import { HAS_TMUX, Terminal } from '../support/tmux.js';
 
 // Keys pressed on a real terminal (tmux), not signals sent to the process.
@@ -63,8 +64,11 @@ describe.skipIf(!HAS_TMUX)('Ctrl-C while a create waits for its answer', () => {
     writeFileSync(file, lines(3));
     await t.admin('faults', { faults: ['slow,delay_ms=4000,times=1,path=/v1/batches,method=POST'] });
     fresh();
+    t.clearRequests();
     term.run(`${router} batch create ${file}`);
-    await new Promise((r) => setTimeout(r, 1000));
+    // The upload is sent (the answer is held back 4 s): the key comes while the create waits for it.
+    expect(await until(() => t.requests().some((r) => r.method === 'POST' && r.path === '/v1/batches'))).toBe(true);
+    await new Promise((r) => setTimeout(r, 200));
     term.keys('C-c');
     const screen = await term.waitFor(/stopped after the upload was sent: the batch may exist\. Check with: router batch list( --created-after \d+)?\n(.*\n)?error: interrupted/);
     expect(screen).not.toMatch(/at .+\.js:\d+/);

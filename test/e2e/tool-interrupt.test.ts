@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from '../helpers.js';
+import { until } from '../support/until.js';
 
 let t: TestEnv;
 beforeAll(async () => {
@@ -18,10 +19,6 @@ function running(pid: number): boolean {
     return false;
   }
 }
-
-const until = async (ok: () => boolean, ms: number) => {
-  for (const end = Date.now() + ms; !ok() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 50));
-};
 
 describe.skipIf(process.platform !== 'linux')('Ctrl-C during a tool run', () => {
   it('stops a tool that ignores SIGTERM, and what it started, before router exits 130', async () => {

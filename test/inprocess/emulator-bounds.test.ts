@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { until } from '../support/until.js';
 
 // The emulator under hostile clients (#31), with small bounds so that the tests stay fast.
 const MiB = 1024 * 1024;
@@ -20,11 +21,6 @@ afterAll(async () => {
   await emu.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-const until = async (what: () => boolean, ms = 5000) => {
-  for (const end = Date.now() + ms; !what() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 10));
-  return what();
-};
 
 const chat = (body: unknown) =>
   fetch(`${emu.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });

@@ -1,0 +1,31 @@
+/**
+ * Waiting for a state, not for a time: a test that signals a process when it is ready (its
+ * request seen, its file open) holds on a loaded machine, where a fixed sleep ends too soon.
+ */
+import { readdirSync, readlinkSync } from 'node:fs';
+
+/** Polls `ok` every 10 ms until it holds or `ms` have passed; whether it holds. */
+export async function until(ok: () => boolean, ms = 15_000): Promise<boolean> {
+  for (const end = Date.now() + ms; !ok() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 10));
+  return ok();
+}
+
+/** Whether process `pid` has `path` open (Linux: /proc/PID/fd). */
+export function hasOpen(pid: number, path: string): boolean {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`) === path;
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
+}
+
+/** Whether any process has `path` open: for a command started in a terminal, whose pid the test does not have. */
+export function openByAny(path: string): boolean {
+  return readdirSync('/proc').some((pid) => /^\d+$/.test(pid) && hasOpen(Number(pid), path));
+}
