@@ -96,7 +96,7 @@ describe('402 on Get a batch', () => {
     } finally {
       await t.admin('batches', { delay_ms: 0 });
     }
-  }, 20_000);
+  }, 60_000);
 });
 
 describe('finalizing and cancelling are listed as in_progress', () => {
@@ -115,7 +115,7 @@ describe('finalizing and cancelling are listed as in_progress', () => {
     } finally {
       await t.admin('batches', { delay_ms: 0 });
     }
-  }, 20_000);
+  }, 60_000);
 });
 
 describe('the 200 MB of a batch is 200,000,000 bytes', () => {

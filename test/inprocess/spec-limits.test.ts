@@ -100,7 +100,7 @@ describe('pagination across status changes', () => {
     } finally {
       await t.admin('batches', { delay_ms: 0 });
     }
-  }, 20_000);
+  }, 60_000);
 });
 
 describe('credit: insufficient balance is a 402, and the balance never goes below zero', () => {
@@ -201,5 +201,5 @@ describe('batch usage when a batch does not complete', () => {
     } finally {
       await t.admin('batches', { delay_ms: 0 });
     }
-  }, 20_000);
+  }, 60_000);
 });
