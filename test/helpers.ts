@@ -40,7 +40,7 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout?.on('data', (c) => out.push(c));
-    child.stderr.on('data', (c) => err.push(c));
+    child.stderr!.on('data', (c) => err.push(c));
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30_000);
     child.on('error', reject);
     child.on('close', (code) => {

@@ -79,7 +79,8 @@ export async function openaiChecks(t: TestEnv, row: RowMaker): Promise<void> {
 
   const poor = await t.admin('workspaces', { credits: 0 });
   const broke = new OpenAI({ apiKey: poor.api_key, baseURL, maxRetries: 0 });
-  const errorCases: [number, typeof OpenAI.APIError, () => Promise<unknown>][] = [
+  type APIError = InstanceType<typeof OpenAI.APIError>;
+  const errorCases: [number, abstract new (...args: never[]) => APIError, () => Promise<unknown>][] = [
     [400, OpenAI.BadRequestError, () => client.chat.completions.create({ model: 'local/echo', messages: [] })],
     [401, OpenAI.AuthenticationError, () => new OpenAI({ apiKey: 'sk-wrong', baseURL, maxRetries: 0 }).embeddings.create({ model: 'local/embed', input: 'x' })],
     [402, OpenAI.APIError, () => broke.chat.completions.create({ model: 'local/echo', messages: user('x') })],
@@ -89,8 +90,8 @@ export async function openaiChecks(t: TestEnv, row: RowMaker): Promise<void> {
   for (const [status, errorClass, call] of errorCases) {
     await attempt('errors', `${status} is ${errorClass.name}`, async () => {
       const err = await call().then(() => undefined, (e: unknown) => e);
-      expect(err instanceof errorClass && (err as OpenAI.APIError).status === status, `got ${String(err)}`);
-      expect(typeof (err as OpenAI.APIError).message === 'string' && (err as OpenAI.APIError).message.length > 0, 'no message');
+      expect(err instanceof errorClass && (err as APIError).status === status, `got ${String(err)}`);
+      expect(typeof (err as APIError).message === 'string' && (err as APIError).message.length > 0, 'no message');
     });
   }
 

@@ -3,6 +3,7 @@
  * has no batches): every field of the type its row gives; an `object` row is never null.
  */
 import Ajv2020 from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv';
 import { post, type TestEnv } from '../helpers.js';
 import type { Row } from './checks.js';
 
@@ -69,7 +70,7 @@ export async function specShapeChecks(t: TestEnv, row: (op: string, check: strin
       properties: { object: { const: 'list' }, data: { type: 'array', items: { ...batch({}), not: { required: ['results'] } } }, first_id: { type: ['string', 'null'] }, last_id: { type: ['string', 'null'] }, has_more: { type: 'boolean' } },
     }),
   };
-  const check = (r: Row, validate: (typeof shapes)['page'], value: unknown, label: string) => {
+  const check = (r: Row, validate: ValidateFunction, value: unknown, label: string) => {
     r.checked++;
     if (!validate(value)) {
       r.failed++;

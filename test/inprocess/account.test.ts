@@ -60,7 +60,7 @@ describe('router login checks the key with GET /v1/key', () => {
   });
 
   it('a wrong key is exit 3 either way, and nothing is saved', async () => {
-    for (const routes of [{ 'GET /api/v1/key': UNAUTHORIZED }, { 'GET /api/v1/batches': UNAUTHORIZED }]) {
+    for (const routes of [{ 'GET /api/v1/key': UNAUTHORIZED }, { 'GET /api/v1/batches': UNAUTHORIZED }] as Record<string, typeof UNAUTHORIZED>[]) {
       const root = await fixtures(routes);
       const r = await login(root, 'sk-wrong');
       expect(r).toMatchObject({ code: 3, stdout: '' });

@@ -70,7 +70,7 @@ describe('runJob refuses options a program got wrong', () => {
       [{ maxBytes: 4096 }, 'maxBytes (200000000)'],
       [{ fresh: true }, 'fresh'],
     ] as const) {
-      const err = await runJob(client, { resume: job.id, env, ...options }).catch((e: unknown) => e);
+      const err = await runJob(client, { resume: job.id, env, ...options } as RunJobOptions).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(BatchError);
       expect(err).toMatchObject({ reason: 'invalid', data: { about: 'resume_with_plan', job: job.id } });
       expect((err as Error).message).toContain(said);

@@ -68,7 +68,7 @@ describe('a proxy from the environment', () => {
   it('this machine is reached directly; so are the hosts of NO_PROXY ("*": all); a blank proxy is none', async () => {
     const direct = await t.run(['chat', '--model', 'local/echo', 'loopback'], { env: only({ HTTP_PROXY: proxyUrl, NO_PROXY: 'example.com' }) });
     expect(direct).toMatchObject({ code: 0, stdout: 'loopback\n' });
-    for (const env of [{ HTTP_PROXY: proxyUrl, NO_PROXY: 'router.invalid' }, { HTTP_PROXY: proxyUrl, no_proxy: '*' }, { HTTP_PROXY: ' ' }]) {
+    for (const env of [{ HTTP_PROXY: proxyUrl, NO_PROXY: 'router.invalid' }, { HTTP_PROXY: proxyUrl, no_proxy: '*' }, { HTTP_PROXY: ' ' }] as Record<string, string>[]) {
       const r = await chat(env);
       expect(r).toMatchObject({ code: 8, stderr: `error: host not reachable: router.invalid:${emulatorPort} (the API root from ROUTER_API_ROOT)\n` });
     }

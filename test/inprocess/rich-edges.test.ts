@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { encodePng } from '../../src/emulator/png.js';
+import type { AssembledMessage } from '../../src/client/message-assembler.js';
 import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
 
 // Issue 33's features used the way a new user would, at their edges: sizes, odd files, combinations.
@@ -321,7 +322,7 @@ describe('a tool call as the terminal shows it', () => {
     // Arguments that are not JSON, as a model may send them: a cursor move and a line erase over the real ones.
     const call = { index: 0, id: 'call_1', type: 'function' as const, function: { name: 'rm', arguments: '{"path":"/"}\x1b[1K\r{"path":"/tmp/x"}' } };
     const loop = { tools: { wire: [], commands: new Map([['rm', 'cat > /dev/null']]) }, maxRounds: 2, approve: false, json: false, signal: new AbortController().signal };
-    await toolLoop(io, loop, [], { message: { role: 'assistant' as const, content: null, tool_calls: [call] } }, async () => ({ message: { role: 'assistant' as const, content: 'done' } }));
+    await toolLoop<{ message: AssembledMessage }>(io, loop, [], { message: { role: 'assistant' as const, content: null, tool_calls: [call] } }, async () => ({ message: { role: 'assistant' as const, content: 'done' } }));
     expect(t.stderr()).toBe('tool rm {"path":"/"}\\u001b[1K\\r{"path":"/tmp/x"} -> exit 0\n');
   });
 });

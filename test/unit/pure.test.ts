@@ -109,7 +109,7 @@ describe('scanRequests', () => {
   it('reports invalid UTF-8 with its line number, not as duplicate ids', async () => {
     const bad = (b: number) => Buffer.concat([Buffer.from('{"custom_id":"'), Buffer.from([b]), Buffer.from('","body":{}}')]);
     const p = file('utf8.jsonl', Buffer.concat([bad(0xff), Buffer.from('\n'), bad(0xfe)]));
-    const err = await scanRequests(p, 'utf8.jsonl', {}).catch((e) => e as Error);
+    const err = (await scanRequests(p, 'utf8.jsonl', {}).catch((e: unknown) => e)) as Error;
     expect(err.message).toMatch(/utf8\.jsonl:1: not valid UTF-8/);
     expect(err.message).toMatch(/utf8\.jsonl:2: not valid UTF-8/);
     expect(err.message).not.toMatch(/duplicate/);
@@ -120,7 +120,7 @@ describe('sleep', () => {
   it('leaves no abort listener behind, however many times it runs', async () => {
     const c = new AbortController();
     for (let i = 0; i < 50; i++) await sleep(0, c.signal);
-    const { getEventListeners } = await import('node:events');
+    const { getEventListeners } = (await import('node:events')).EventEmitter;
     expect(getEventListeners(c.signal, 'abort')).toHaveLength(0);
     const pending = sleep(10_000, c.signal);
     c.abort(new Error('stop'));
