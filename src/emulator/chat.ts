@@ -1,7 +1,7 @@
 import { randomHex } from './ids.js';
 import type { BeforeParse, Ctx } from './http.js';
 import { HttpError } from './http.js';
-import { costOf, generate, pieces, piecesOf, seedOf, prng, type Generation, type ModelSpec } from './models.js';
+import { costOf, generate, outputLimit, pieces, piecesOf, seedOf, prng, type Generation, type ModelSpec } from './models.js';
 import { routerMetadata, type Routed } from './routing.js';
 
 export type { Routed };
@@ -10,7 +10,7 @@ import { reserve, writeSSE } from './billing.js';
 import { checkChatOptionTypes } from './option-types.js';
 import { jsonTemplate, Serialized } from './serialized.js';
 import { richAnswer, type RichMessage } from './rich-answer.js';
-import { richDeltas, richMessage, richTokens } from './rich-chat.js';
+import { completionDetails, fitRich, richDeltas, richMessage } from './rich-chat.js';
 import { defineRoutes } from './routes.js';
 
 type Body = Record<string, unknown>;
@@ -136,9 +136,11 @@ export function planChat(body: Body): ChatPlan {
   const maxTokens = maxTokensOf(body);
   checkOutputLimit(routed.model, maxTokens, body.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens');
   let gen = generate(routed.model, promptText, lastUser, { maxTokens, seed: body.seed, stop: stopList(body) });
-  const rich = richAnswer(body, routed.model, messages, () => gen.text, lastUser);
-  if (rich) gen = { text: rich.content ?? '', finishReason: 'stop', promptTokens: gen.promptTokens, completionTokens: richTokens(rich) };
-  return { routed, gen, rich, cost: costOf(routed.model, gen.promptTokens, gen.completionTokens) };
+  let baseCut = false;
+  const asked = richAnswer(body, routed.model, messages, () => ((baseCut = gen.finishReason === 'length'), gen.text), lastUser);
+  const fitted = asked && fitRich(baseCut ? { ...asked, finishReason: 'length' } : asked, outputLimit(routed.model, maxTokens));
+  if (fitted) gen = { text: fitted.rich.content ?? '', finishReason: fitted.rich.finishReason === 'length' ? 'length' : 'stop', promptTokens: gen.promptTokens, completionTokens: fitted.tokens };
+  return { routed, gen, rich: fitted?.rich, cost: costOf(routed.model, gen.promptTokens, gen.completionTokens) };
 }
 
 /** The usage object by its values (a shape jsonTemplate can fill: every value a parameter). */
@@ -159,8 +161,11 @@ const usageShape = (promptTokens: unknown, completionTokens: unknown, totalToken
 
 const usageValues = ({ gen, cost }: ChatPlan) => [gen.promptTokens, gen.completionTokens, gen.promptTokens + gen.completionTokens, cost.cost, cost.prompt, cost.completion] as const;
 
+/** The usage of an answer: a rich one says how many of its tokens were reasoning and images. */
 export function chatUsage(plan: ChatPlan) {
-  return usageShape(...usageValues(plan));
+  const usage = usageShape(...usageValues(plan));
+  if (plan.rich) usage.completion_tokens_details = completionDetails(plan.rich);
+  return usage;
 }
 
 function logprobsFor(text: string, top: number) {
@@ -203,6 +208,7 @@ export function chatCompletion(body: Body, plan: ChatPlan, created: number, opts
   if (plan.rich) {
     const choice = (out.choices as Body[])[0]!;
     Object.assign(choice, { message: richMessage(plan.rich), finish_reason: plan.rich.finishReason, native_finish_reason: plan.rich.finishReason });
+    out.usage = chatUsage(plan);
   }
   if (opts.routerMetadata) out.router_metadata = routerMetadata(plan.routed, 'chat');
   return out;

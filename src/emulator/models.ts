@@ -202,14 +202,18 @@ export function piecesOf(gen: Pick<Generation, 'text' | 'pieces'>): Iterable<str
   return gen.pieces ? gen.pieces() : eachPiece(gen.text);
 }
 
+/** The most tokens an answer may have: what was asked, and never past the model's own maximum, as a real model. */
+export function outputLimit(model: ModelSpec, asked: number | undefined): number {
+  return Math.min(asked ?? Infinity, model.maxOutputTokens ?? Infinity);
+}
+
 /**
  * What a local chat model answers. `local/echo` repeats the last user message;
  * `local/lorem` writes deterministic prose, as many words as "N words" in the prompt asks
  * (else 24 to 63), both cut at `maxTokens`.
  */
 export function generate(model: ModelSpec, promptText: string, lastUser: string, asked: { maxTokens?: number; seed?: unknown; stop?: string[] }): Generation {
-  // Like a real model, an answer never runs past the model's own maximum.
-  const limit = Math.min(asked.maxTokens ?? Infinity, model.maxOutputTokens ?? Infinity);
+  const limit = outputLimit(model, asked.maxTokens);
   const opts = { ...asked, maxTokens: Number.isFinite(limit) ? limit : undefined };
   const promptTokens = countTokens(promptText);
   let text: string;

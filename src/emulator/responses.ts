@@ -1,6 +1,6 @@
 import { randomHex } from './ids.js';
 import type { Ctx } from './http.js';
-import { costOf, countTokens, generate, piecesOf, type Generation } from './models.js';
+import { costOf, countTokens, generate, outputLimit, piecesOf, type Generation } from './models.js';
 import { routerMetadata } from './routing.js';
 import { METADATA_BEFORE_PARSE, checkOutputLimit, route, textOf } from './chat.js';
 import { bad, checkMetadata, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, servedTier } from './validate.js';
@@ -8,6 +8,7 @@ import { reserve, writeSSE } from './billing.js';
 import { checkResponsesOptionTypes } from './option-types.js';
 import { jsonTemplate, Serialized } from './serialized.js';
 import { richAnswer } from './rich-answer.js';
+import { fitRich } from './rich-chat.js';
 import { imageItem, leadingItemEvents, reasoningItem } from './responses-reasoning.js';
 import { defineRoutes } from './routes.js';
 import { asChatMessages, functionCallEvents, functionCallItems } from './responses-tools.js';
@@ -68,10 +69,17 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
   const generated = generate(routed.model, fullPrompt, lastUser, { maxTokens: body.max_output_tokens as number | undefined, seed: body.seed });
   // Parts, a text.format schema, the web plugin: the same answer as chat's, its text only (Responses' function tools have their own shape).
   const items = (typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input) as Body[];
-  const calls = functionCallItems(routed.model.id, body, items, lastUser);
-  const rich = richAnswer({ ...body, tools: undefined }, routed.model, asChatMessages(items), () => generated.text, lastUser);
-  const answered: Generation = rich ? { text: rich.content ?? '', finishReason: 'stop', promptTokens: generated.promptTokens, completionTokens: countTokens(rich.content ?? '') } : generated;
-  const gen: Generation = calls ? { text: '', finishReason: 'stop', promptTokens: generated.promptTokens, completionTokens: countTokens(calls.map((c) => c.arguments).join(' ')) } : answered;
+  const called = functionCallItems(routed.model.id, body, items, lastUser);
+  const limit = outputLimit(routed.model, body.max_output_tokens as number | undefined);
+  let baseCut = false;
+  const asked = richAnswer({ ...body, tools: undefined }, routed.model, asChatMessages(items), () => ((baseCut = generated.finishReason === 'length'), generated.text), lastUser);
+  const fitted = asked && fitRich(baseCut ? { ...asked, finishReason: 'length' } : asked, limit);
+  const rich = fitted?.rich;
+  const answered: Generation = fitted ? { text: fitted.rich.content ?? '', finishReason: fitted.rich.finishReason === 'length' ? 'length' : 'stop', promptTokens: generated.promptTokens, completionTokens: fitted.tokens } : generated;
+  // Function calls fit whole or not at all: an answer cut inside them is incomplete, with none.
+  const callTokens = called ? countTokens(called.map((c) => c.arguments).join(' ')) : 0;
+  const calls = callTokens <= limit ? called : undefined;
+  const gen: Generation = called ? { text: '', finishReason: calls ? 'stop' : 'length', promptTokens: generated.promptTokens, completionTokens: calls ? callTokens : 0 } : answered;
   const cost = costOf(routed.model, gen.promptTokens, gen.completionTokens);
   const id = `resp_${randomHex(12)}`;
   const messageId = `msg_${randomHex(12)}`;

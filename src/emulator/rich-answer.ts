@@ -19,7 +19,7 @@ export interface RichMessage {
   tool_calls?: ToolCall[];
   images?: { type: 'image_url'; image_url: { url: string } }[];
   annotations?: Body[];
-  finishReason: 'stop' | 'tool_calls';
+  finishReason: 'stop' | 'tool_calls' | 'length';
 }
 
 /** The web plugin (`plugins: [{id: "web"}]`), unless turned off with `enabled: false`. */

@@ -1,4 +1,4 @@
-import { countTokens, pieces, prng, seedOf } from './models.js';
+import { countTokens, firstPieces, pieces, prng, seedOf } from './models.js';
 import type { RichMessage } from './rich-answer.js';
 
 type Body = Record<string, unknown>;
@@ -17,10 +17,55 @@ export function richMessage(rich: RichMessage): Body {
   };
 }
 
-/** Tokens a rich answer is billed for: its text, reasoning and tool arguments, and 1,000 per image. */
-export function richTokens(rich: RichMessage): number {
-  const args = (rich.tool_calls ?? []).map((c) => c.function.arguments).join(' ');
-  return countTokens(`${rich.content ?? ''} ${rich.reasoning ?? ''} ${args}`) + 1000 * (rich.images?.length ?? 0);
+/** Tokens an image of an answer is billed for. */
+const IMAGE_TOKENS = 1000;
+
+/**
+ * A rich answer as a model gives it under a limit of `limit` completion tokens, and the tokens it
+ * is billed for: its reasoning, images, text and tool arguments, in the order a model makes them.
+ * Text is cut at the limit; an image, or the tool calls together, fit whole or are left out; a
+ * cut answer finishes with "length", so its cost never passes what max_tokens bounds.
+ */
+export function fitRich(rich: RichMessage, limit = Infinity): { rich: RichMessage; tokens: number } {
+  let used = 0;
+  let cut = false;
+  /** Takes `tokens` more when they fit whole. */
+  const fits = (tokens: number): boolean => {
+    if (!cut && used + tokens <= limit) used += tokens;
+    else cut = true;
+    return !cut;
+  };
+  /** The text, or what of it fits: the answer stops there. */
+  const text = (t: string): string => {
+    const stopped = cut;
+    if (fits(countTokens(t))) return t;
+    if (stopped || used >= limit) return '';
+    const kept = firstPieces(t, limit - used);
+    used += countTokens(kept);
+    return kept;
+  };
+  const out: RichMessage = { ...rich };
+  if (rich.reasoning !== undefined) {
+    out.reasoning = text(rich.reasoning);
+    if (cut) out.reasoning_details = rich.reasoning_details?.map((d) => (d.type === 'reasoning.summary' ? { ...d, summary: out.reasoning } : d));
+  }
+  if (rich.images) {
+    out.images = rich.images.filter(() => fits(IMAGE_TOKENS));
+    if (out.images.length === 0) delete out.images;
+  }
+  if (rich.content !== null) out.content = text(rich.content);
+  if (rich.tool_calls && !fits(countTokens(rich.tool_calls.map((c) => c.function.arguments).join(' ')))) delete out.tool_calls;
+  if (cut) {
+    out.finishReason = 'length';
+    const end = out.content?.length ?? 0;
+    if (rich.annotations) out.annotations = rich.annotations.map((a) => ({ ...a, url_citation: { ...(a.url_citation as Body), end_index: Math.min(end, (a.url_citation as Body).end_index as number) } }));
+  }
+  return { rich: out, tokens: used };
+}
+
+/** completion_tokens_details of a rich answer: its reasoning and image tokens. */
+export function completionDetails(rich: RichMessage) {
+  return { reasoning_tokens: countTokens(rich.reasoning ?? ''), audio_tokens: 0, image_tokens: IMAGE_TOKENS * (rich.images?.length ?? 0) };
 }
 
 /** A string cut into fragments of 1 to 8 characters, as a provider streams tool arguments. */

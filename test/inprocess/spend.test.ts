@@ -36,6 +36,20 @@ describe('--max-cost', () => {
     expect(Number(m[2])).toBeLessThanOrEqual(0.0005);
   });
 
+  it('holds for every shape of answer: reasoning, an image, a schema answer cost no more than the bound', async () => {
+    // Caps that leave room for a few tokens, not for the whole answer (an image is 1,000).
+    for (const args of [
+      ['--max-cost', '0.001', '--model', 'local/painter', '--modalities', 'text,image', 'a red fox'],
+      ['--max-cost', '0.00035', '--model', 'local/thinker', 'why is the sky blue'],
+      ['--max-cost', '0.0002', '--model', 'local/lorem', '--schema', '{"type":"object","properties":{"words":{"type":"array","items":{"type":"string"}}},"required":["words"]}', 'words'],
+    ]) {
+      const r = await run(['chat', '--usage', ...args]);
+      const m = /cost \$([\d.]+) \(bound \$([\d.]+)\)/.exec(r.stderr);
+      expect(m, r.stderr).not.toBeNull();
+      expect(Number(m![1]), r.stderr).toBeLessThanOrEqual(Number(m![2]));
+    }
+  });
+
   it('a cap the call fits leaves max tokens as they were', async () => {
     expect((await run(['chat', '--model', 'local/echo', '--max-cost', '5', 'hi'])).code).toBe(0);
     expect(lastBody('/chat/completions').max_completion_tokens).toBeUndefined();
