@@ -10,6 +10,13 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('help and output conventions', () => {
+  it('router --help lists every exit code of the one table', async () => {
+    const { EXIT } = await import('../../src/cli/exit-codes.js');
+    const r = await t.run(['--help']);
+    const listed = /Exit codes: ([^]*?)\.\n/.exec(r.stdout)![1]!.replace(/\s+/g, ' ');
+    expect([...listed.matchAll(/(?:^|, )(\d+) /g)].map((m) => Number(m[1]))).toEqual(Object.values(EXIT));
+  });
+
   it('every command has a description, and leaf commands show examples', async () => {
     const { buildProgram } = await import('../../src/cli/main.js');
     const leaves: string[][] = [];
