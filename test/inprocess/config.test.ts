@@ -26,6 +26,12 @@ describe('profiles', () => {
     const parsed = JSON.parse(list.stdout);
     expect(parsed.current).toBe('local');
     expect(parsed.profiles[0].api_key).toBe(`${t.apiKey.slice(0, 6)}…${t.apiKey.slice(-4)}`);
+    // Every setting a profile can hold is listed, the budgets and the ledger switch too.
+    for (const [field, value] of [['daily_budget', '2'], ['monthly_budget', '10'], ['log', 'off']]) expect((await t.run(['config', 'set', field!, value!, '--profile', 'local'], { env })).code).toBe(0);
+    const listed = JSON.parse((await t.run(['config', 'list', '--json'], { env })).stdout).profiles[0];
+    expect(Object.keys(listed)).toEqual(['name', 'current', 'api_key', 'management_key', 'api_root', 'model', 'voice', 'speech_model', 'embed_model', 'log', 'daily_budget', 'monthly_budget']);
+    expect(listed).toMatchObject({ daily_budget: '2', monthly_budget: '10', log: 'off', management_key: null });
+    for (const field of ['daily_budget', 'monthly_budget', 'log']) await t.run(['config', 'unset', field, '--profile', 'local'], { env });
     const get = await t.run(['config', 'get', 'api_key', '--profile', 'local'], { env });
     expect(get.stdout.trim()).toBe(`${t.apiKey.slice(0, 6)}…${t.apiKey.slice(-4)}`);
 

@@ -3,6 +3,7 @@ import { defineCommand } from '../../define.js';
 import { jsonFlags } from '../../setup-flags.js';
 import { noProfile, store } from './shared.js';
 import { fromEnv } from '../../../config/settings.js';
+import { PROFILE_FIELDS, SECRET_FIELDS, type ProfileField } from '../../../config/fields.js';
 
 const PROFILE = { name: '<profile>', help: '' } as const;
 
@@ -14,19 +15,11 @@ export const list = defineCommand({
     const { maskKey, withoutUserinfo } = await import('../../../config/settings.js');
     const s = await store(io);
     const current = s.current();
+    // Every setting a profile can hold: keys masked, an API root without its user info.
+    const shown = (field: ProfileField, value: string | undefined) => (value === undefined ? null : SECRET_FIELDS.includes(field) ? maskKey(value) || null : field === 'api_root' ? withoutUserinfo(value) : value);
     const rows = s.names().map((name) => {
       const p = s.get(name)!;
-      return {
-        name,
-        current: name === current,
-        api_key: maskKey(p.api_key) || null,
-        management_key: maskKey(p.management_key) || null,
-        api_root: p.api_root === undefined ? null : withoutUserinfo(p.api_root),
-        model: p.model ?? null,
-        voice: p.voice ?? null,
-        speech_model: p.speech_model ?? null,
-        embed_model: p.embed_model ?? null,
-      };
+      return { name, current: name === current, ...Object.fromEntries(PROFILE_FIELDS.map((f) => [f, shown(f, p[f])])) } as { name: string; current: boolean } & Record<ProfileField, string | null>;
     });
     if (opts.json) return io.json({ current, path: s.path, profiles: rows });
     if (rows.length === 0) {
