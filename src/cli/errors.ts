@@ -33,6 +33,14 @@ const BATCH_EXIT: Record<BatchErrorReason, ExitCode> = {
  * (`--verbose` adds the details), the code from the README's table.
  */
 export function reportError(err: unknown, io: IO): ExitCode {
+  const code = describeError(err, io);
+  // What exists already (a batch just created) is named after any failure that follows, so that its
+  // id is never lost; a failure of stdout names it on its own line (below).
+  if (code !== EXIT.OK && !(isSystemError(err) && err.path === 'stdout')) for (const made of io.madeSoFar) io.note(made);
+  return code;
+}
+
+function describeError(err: unknown, io: IO): ExitCode {
   if (err instanceof CliError) {
     for (const line of err.lines ?? [err.message]) io.error(line);
     if (io.verbose && err.detail) io.note(err.detail);

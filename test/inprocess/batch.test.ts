@@ -64,6 +64,18 @@ describe('router batch create', () => {
     expect(sent.requests[0]).toEqual({ custom_id: 'x', body: { model: 'local/embed', input: 'text x' } });
   });
 
+  it('a failure after the batch was made (a --jq error) still names the batch: its id is never lost', async () => {
+    const lines = [JSON.stringify({ custom_id: 'a', body: { messages: [{ role: 'user', content: 'x' }] } })];
+    for (const jq of ['error("x")', '.id | tonumber']) {
+      const r = await t.run(['batch', 'create', file('jq-fails.jsonl', lines), '--model', 'local/echo', '--jq', jq]);
+      expect(r.code).toBe(1);
+      const id = /^batch (batch_\w+) was created \(router batch get \1\)$/m.exec(r.stderr)?.[1];
+      expect(id, r.stderr).toBeDefined();
+      expect(r.stderr).toMatch(/^error: --jq: /);
+      expect((await t.run(['batch', 'get', id!, '--json'])).code).toBe(0);
+    }
+  });
+
   it('reads requests from stdin with "-" and sends provider preferences', async () => {
     const r = await t.run(['batch', 'create', '-', '--model', 'local/echo', '--provider-only', 'local-alpha', '--no-fallbacks', '--watch', '--interval', '0.05', '--results'], {
       input: [line('s1', 'from stdin'), line('s2', 'again')].join('\n'),
