@@ -186,19 +186,19 @@ function leaner() {
 
 /**
  * jq-wasm's glue with linear IO (scripts/jq-glue.mjs), written next to the bundle as dist/jq.cjs and
- * loaded from there when --jq is used: whatever jq-wasm is installed beside router, the bundle runs
- * the rewritten one. A glue the rewrite does not recognise fails the build.
+ * loaded from there by the worker that runs --jq (src/cli/jq-run.ts): whatever jq-wasm is installed
+ * beside router, the bundle runs the rewritten one. A glue the rewrite does not recognise fails the build.
  */
 function linearJq() {
   return {
     name: 'linear-jq',
     setup(b) {
-      b.onResolve({ filter: /^jq-wasm\/dist\/build\/jq\.js$/ }, () => {
+      b.onResolve({ filter: /[\\/]jq-glue-path\.js$/ }, () => {
         writeFileSync(join(dist, 'jq.cjs'), linearJqGlue(readFileSync(jqGluePath(), 'utf8')));
-        return { path: 'jq.cjs', namespace: 'linear-jq' };
+        return { path: 'jq-glue-path', namespace: 'linear-jq' };
       });
       // Found by the bundle's own folder: the launcher runs the bundle with its require, whose "./" is bin/.
-      b.onLoad({ filter: /.*/, namespace: 'linear-jq' }, () => ({ contents: "module.exports = require(require('node:path').join(__dirname, 'jq.cjs'));", loader: 'js' }));
+      b.onLoad({ filter: /.*/, namespace: 'linear-jq' }, () => ({ contents: "exports.jqGluePath = () => require('node:path').join(__dirname, 'jq.cjs');", loader: 'js' }));
     },
   };
 }

@@ -196,7 +196,7 @@ export class IO {
     if (!expr) return;
     const { runJq } = await import('./json-output.js');
     for (const value of this.forJq.splice(0)) {
-      const text = await runJq(value, expr, this.stdoutTTY);
+      const text = await runJq(value, expr, this.stdoutTTY, this.interrupt);
       if (text && !this.out(text.endsWith('\n') ? text : `${text}\n`)) await this.drain();
     }
   }

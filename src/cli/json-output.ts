@@ -113,16 +113,6 @@ export function selectFields(value: unknown, fields: string[]): unknown {
   return pick(value, fields);
 }
 
-type JqRun = (input: string, filter: string, flags: string[]) => Promise<string>;
-let jqInstance: Promise<{ raw: JqRun }> | undefined;
-
-async function jq(): Promise<{ raw: JqRun }> {
-  // jq 1.7 compiled to WebAssembly, loaded only when --jq is used; its glue reads and writes in linear
-  // time once the build has rewritten it (scripts/jq-glue.mjs; the bundle loads dist/jq.cjs instead).
-  jqInstance ??= import('jq-wasm/dist/build/jq.js').then((m) => (m.default as unknown as () => Promise<{ raw: JqRun }>)());
-  return jqInstance;
-}
-
 const jqMessage = (err: unknown) =>
   String((err as Error)?.message ?? err)
     .split('\n')[0]!
@@ -131,20 +121,24 @@ const jqMessage = (err: unknown) =>
     .replace(/:$/, '');
 
 /** A jq expression that does not compile is refused before anything is sent. */
-export async function checkJq(expr: string): Promise<void> {
+export async function checkJq(expr: string, signal?: AbortSignal): Promise<void> {
+  const { runJqWorker } = await import('./jq-run.js');
   try {
-    await (await jq()).raw('null', expr, []);
+    await runJqWorker('null', expr, [], signal);
   } catch (err) {
+    if (signal?.aborted) throw err;
     const text = String((err as Error)?.message ?? err);
     if (/compile error/.test(text)) throw usage(`--jq: ${jqMessage(err)}`);
   }
 }
 
 /** Runs the expression over one JSON value; raw strings unquoted, compact unless a terminal. */
-export async function runJq(value: unknown, expr: string, tty: boolean): Promise<string> {
+export async function runJq(value: unknown, expr: string, tty: boolean, signal?: AbortSignal): Promise<string> {
+  const { runJqWorker } = await import('./jq-run.js');
   try {
-    return await (await jq()).raw(JSON.stringify(value), expr, tty ? ['-r'] : ['-r', '-c']);
+    return await runJqWorker(JSON.stringify(value), expr, tty ? ['-r'] : ['-r', '-c'], signal);
   } catch (err) {
+    if (signal?.aborted) throw err;
     throw new CliError(`--jq: ${jqMessage(err)}`, EXIT.FAILURE);
   }
 }

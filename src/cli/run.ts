@@ -197,7 +197,7 @@ async function shapeJson(path: string, opts: JsonOpts, io: IO): Promise<void> {
   io.jsonShape.select = selectFields;
   if (opts.jsonFields !== undefined) io.jsonShape.fields = checkedFields(path, opts.jsonFields);
   if (opts.jq !== undefined) {
-    await checkJq(opts.jq);
+    await checkJq(opts.jq, io.interrupt);
     io.jsonShape.jq = opts.jq;
   }
   opts.json = true;

@@ -91,6 +91,26 @@ describe('a proxy that takes the connection and never answers', () => {
   });
 });
 
+describe('a --jq filter that never ends', () => {
+  // Quick over the null of the check before sending, endless over the answer.
+  const endless = ['chat', '--model', 'local/echo', '--jq', 'if . == null then . else last(range(1e12)) end', 'hi'];
+
+  it('Ctrl-C ends it at once (exit 130); a plain kill too (exit 143)', async () => {
+    const r = await run(endless, {}, { interruptWhen: sent('/v1/chat/completions'), afterMs: 300 });
+    expect(r).toMatchObject({ code: 130, stderr: 'error: interrupted\n' });
+    expect(r.ms).toBeLessThan(3000);
+    const child = spawn(process.execPath, [BIN, ...endless], { env: { ...process.env, ...t.env }, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const asked = sent('/v1/chat/completions');
+    expect(await until(asked)).toBe(true);
+    await new Promise((r) => setTimeout(r, 300));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    expect(await exited).toBe(143);
+    clearTimeout(timer);
+  });
+});
+
 describe('a reader that stops reading', () => {
   /** A FIFO whose reader (this process) never reads; the fd to write it with. */
   function stuckFifo(name: string): { path: string; writer: () => number; close: () => void } {
