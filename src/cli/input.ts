@@ -26,14 +26,15 @@ export interface TextOptions {
  */
 export async function textFromArgs(args: string[], io: IO, o: TextOptions = {}): Promise<string> {
   const { what = 'prompt', example = 'echo hi | router chat', mergeStdin = false } = o;
-  const dash = args.includes('-');
+  const dash = args.indexOf('-');
+  if (args.indexOf('-', dash + 1) !== -1) throw usage(`- (the ${what}) may stand once among the arguments: stdin can be read once`);
   const taken = stdinReaders.get(io);
-  if (dash) takeStdin(io, `the ${what}`, `- (the ${what})`);
-  const wantsStdin = dash || (taken === undefined && (args.length === 0 || mergeStdin) && !io.stdinTTY);
+  if (dash !== -1) takeStdin(io, `the ${what}`, `- (the ${what})`);
+  const wantsStdin = dash !== -1 || (taken === undefined && (args.length === 0 || mergeStdin) && !io.stdinTTY);
   const piped = wantsStdin ? (await readStdin(io, io.interrupt)).replace(/\s+$/, '') : '';
-  const typed = args.filter((a) => a !== '-').join(' ');
-  // "-" keeps the old order (arguments, then stdin); a piped stdin without it comes first.
-  const text = (dash ? [typed, piped] : [piped, typed]).filter(Boolean).join('\n\n');
+  // Stdin stands where "-" does, a block of its own; a piped stdin without it comes first.
+  const parts = dash === -1 ? [piped, args.join(' ')] : [args.slice(0, dash).join(' '), piped, args.slice(dash + 1).join(' ')];
+  const text = parts.filter(Boolean).join('\n\n');
   if (!text.trim() && taken !== undefined) throw usage(`no ${what}: stdin was read by ${taken}; give the ${what} as arguments`);
   if (!text.trim()) throw usage(`no ${what}: give it as arguments or on stdin (${example})`);
   return text;

@@ -38,11 +38,19 @@ describe('rough edges', () => {
     expect(help.stdout).not.toMatch(/stdin when there are none/);
     expect(help.stdout).toMatch(/"-" puts stdin at its place/);
     const u = user();
-    const before = users.emu.requestLog.length;
-    const r = await u.run(['chat', '--model', 'local/echo', 'before', '-', 'after'], { input: 'MID\n' });
-    expect(r.code).toBe(0);
-    const sent = users.emu.requestLog.slice(before).find((e) => e.path.endsWith('/chat/completions'));
-    expect(JSON.stringify(sent)).toContain(JSON.stringify('before after\n\nMID'));
+    const sentFor = async (args: string[]) => {
+      const from = users.emu.requestLog.length;
+      const r = await u.run(['chat', '--model', 'local/echo', ...args], { input: 'MID\n' });
+      expect(r.code, r.stderr).toBe(0);
+      return (users.emu.requestLog.slice(from).find((e) => e.path.endsWith('/chat/completions'))!.body as { messages: { content: string }[] }).messages.at(-1)!.content;
+    };
+    expect(await sentFor(['before', '-', 'after'])).toBe('before\n\nMID\n\nafter');
+    expect(await sentFor(['-', 'before', 'after'])).toBe('MID\n\nbefore after');
+    expect(await sentFor(['before', 'after', '-'])).toBe('before after\n\nMID');
+    // Without "-", a piped stdin comes first, as in llm and mods.
+    expect(await sentFor(['before', 'after'])).toBe('MID\n\nbefore after');
+    const twice = await u.run(['chat', '--model', 'local/echo', '-', 'and', '-'], { input: 'MID\n' });
+    expect(twice).toMatchObject({ code: 2, stderr: 'error: - (the prompt) may stand once among the arguments: stdin can be read once\n' });
   });
 
   it('the usage ledger records the model that answered when none was given', async () => {

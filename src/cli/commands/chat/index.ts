@@ -30,7 +30,7 @@ export const chat = defineCommand({
     'git diff | router chat -s "Review this diff" --model local/lorem',
     'router roles save terse --system "Answer in one line." --model local/echo',
     'router chat --role terse "why is the sky blue?"',
-    'echo MID | router chat before - after --model local/echo   # sends "before after\\n\\nMID"',
+    'echo MID | router chat before - after --model local/echo   # sends "before\\n\\nMID\\n\\nafter"',
     'router chat --json --temperature 0.2 "hi" | jq -r \'.choices[0].message.content\'',
     'router chat --max-cost 0.001 --usage "write 50 words" --model local/lorem',
     'router chat --dry-run "hi" --model local/echo',
