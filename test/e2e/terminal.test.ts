@@ -185,6 +185,28 @@ describe.skipIf(!HAS_TMUX)('router chat -i on a terminal', () => {
     expect(typeof sent[1].at(-1).content).toBe('string');
   });
 
+  it('an attachment the model refuses is dropped with its message, so the next one goes; /clear drops a pending one', async () => {
+    const png = join(t.dir, 'refused.png');
+    writeFileSync(png, Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAIAAAA2iEnWAAAAEklEQVR4nGP4z8DAwMDAAMMAAB7YAfxCnGlYAAAAAElFTkSuQmCC', 'base64'));
+    fresh();
+    term.run(`${router} chat -i --model local/echo`);
+    await term.waitFor(/^>\s*$/m);
+    term.run(`/attach ${png}`);
+    await term.waitFor(/attached .*refused\.png/);
+    term.run('what is it?');
+    await term.waitFor(/^error: .*local\/echo does not take image input.*\nits attachment was dropped \(\/attach again\)\n>\s*$/m);
+    term.run('again');
+    await term.waitFor(/^again\n>\s*$/m);
+    term.run(`/attach ${png}`);
+    await term.waitFor(/attached .*refused\.png.*\n>\s*$/m);
+    term.run('/clear');
+    await term.waitFor(/^conversation cleared, the attachment too\n>\s*$/m);
+    term.run('plain');
+    await term.waitFor(/^plain\n>\s*$/m);
+    term.run('/exit');
+    expect(await term.lastExit()).toBe(0);
+  });
+
   it('/attach - is refused in one line (stdin is the terminal) and the conversation goes on', async () => {
     fresh();
     term.run(`${router} chat -i --model local/echo`);

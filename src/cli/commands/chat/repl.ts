@@ -6,7 +6,8 @@ import type { IO } from '../../io.js';
 import { interrupted, type RunContext } from '../../run.js';
 import { keepConversation, openConversation, withSystem } from './conversation.js';
 import { buildChatRequest, type ChatOptions } from './request.js';
-import { usage } from '../../exit-codes.js';
+import { EXIT, exitCodeForStatus, usage } from '../../exit-codes.js';
+import { APIError } from '../../../client/errors.js';
 import { readAttachments, type Attachment } from '../../attach.js';
 import { recordedUser, userContent } from '../../request-extras.js';
 import type { ChatCommandOptions } from './flags.js';
@@ -103,7 +104,8 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
     }
   } else if (cmd === '/clear') {
     c.history.splice(0, c.history.length, ...c.history.filter((m) => m.role === 'system'));
-    io.err('conversation cleared\n');
+    const dropped = c.attached.splice(0).length;
+    io.err(`conversation cleared${dropped ? `, ${dropped === 1 ? 'the attachment' : `${dropped} attachments`} too` : ''}\n`);
   } else if (cmd === '/save') {
     if (!arg) io.err('usage: /save FILE\n');
     else {
@@ -213,14 +215,17 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         }
       } catch (err) {
         turn?.hold?.release();
-        // The exchange is dropped; its attachments wait for the next message.
-        c.attached.unshift(...extras.attachments);
+        // The exchange is dropped; its attachments wait for the next message, unless the service refused
+        // the message itself (a model that takes no images): sent again, they would be refused again.
+        const refused = reportedCode(err) === EXIT.USAGE && extras.attachments.length > 0;
+        if (!refused) c.attached.unshift(...extras.attachments);
         c.history.pop();
         if (md) io.out(md.end());
         else if (answer) io.out('\n');
         if (signal.aborted) throw err;
         if (answerStop.signal.aborted) io.err('(answer stopped)\n');
         else reportError(err, io);
+        if (refused) io.err(`${extras.attachments.length === 1 ? 'its attachment was' : `its ${extras.attachments.length} attachments were`} dropped (/attach again)\n`);
       } finally {
         release();
       }
@@ -229,3 +234,6 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
     await client.close();
   }
 }
+
+/** The exit code a one-shot run would have for the service's answer: a refusal of the request is USAGE. */
+const reportedCode = (err: unknown) => (err instanceof APIError ? exitCodeForStatus(err.status) : undefined);
