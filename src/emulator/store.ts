@@ -174,12 +174,12 @@ export class StateStore {
 
   balance(id: string): number {
     const ws = this.workspace(id);
-    return ws.total_credits - ws.total_usage;
+    return money(ws.total_credits - ws.total_usage);
   }
 
   debit(id: string, cost: number): void {
     if (cost <= 0) return;
-    this.workspace(id).total_usage += cost;
+    this.charge(id, cost);
     this.saveSoon();
   }
 
@@ -195,7 +195,7 @@ export class StateStore {
     const charges = (this.state.charges ??= {});
     if (key in charges) return false;
     charges[key] = cost;
-    if (cost > 0) this.workspace(id).total_usage += cost;
+    if (cost > 0) this.charge(id, cost);
     this.save();
     return true;
   }
@@ -213,12 +213,19 @@ export class StateStore {
   /** Gives back a reserved cost that was not used (a stream that was not delivered). */
   refund(id: string, cost: number): void {
     if (cost <= 0) return;
-    this.workspace(id).total_usage -= cost;
+    this.charge(id, -cost);
     this.saveSoon();
   }
 
+  /** Usage moves by whole units of 1e-10 USD, as costs are made: sums of costs carry no float noise. */
+  private charge(id: string, cost: number): void {
+    const ws = this.workspace(id);
+    ws.total_usage = money(ws.total_usage + cost);
+  }
+
   topUp(id: string, amount: number): number {
-    this.workspace(id).total_credits += amount;
+    const ws = this.workspace(id);
+    ws.total_credits = money(ws.total_credits + amount);
     this.save();
     return this.balance(id);
   }
@@ -251,4 +258,10 @@ function stateProblem(state: unknown): string | undefined {
   if (!isFiniteNumber(state.clock_offset_ms)) return '"clock_offset_ms" is not a number';
   if (state.charges !== undefined && (!isRecord(state.charges) || !Object.values(state.charges).every(isFiniteNumber))) return '"charges" is not an object of numbers';
   return undefined;
+}
+
+/** An amount of USD to 1e-10, the unit costs are made in, where a double can hold it that finely (below about $900,000). */
+function money(usd: number): number {
+  const units = Math.round(usd * 1e10);
+  return Number.isSafeInteger(units) ? units / 1e10 : usd;
 }

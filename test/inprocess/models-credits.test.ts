@@ -106,6 +106,18 @@ describe('router credits', () => {
     expect((await run(['credits'])).stdout).toMatch(/^\d+(\.\d+)?\t\d+(\.\d+)?\t\d+(\.\d+)?\n$/);
   });
 
+  it('sums of costs carry no float noise, and a balance spent to the last cent is 0, never -2.7e-17', async () => {
+    const { workspace, managementKey } = emu.store.createWorkspace(undefined, 0.3);
+    // 0.1 + 0.1 + 0.1 is 0.30000000000000004 in doubles.
+    for (let i = 0; i < 3; i++) emu.store.debit(workspace.id, 0.1);
+    const r = await run(['credits', '--json'], { env: { ROUTER_MANAGEMENT_KEY: managementKey } });
+    expect(JSON.parse(r.stdout)).toEqual({ total_credits: 0.3, total_usage: 0.3, balance: 0 });
+    expect(emu.store.balance(workspace.id)).toBe(0);
+    emu.store.refund(workspace.id, 0.1);
+    emu.store.topUp(workspace.id, 0.2);
+    expect((await run(['credits'], { env: { ROUTER_MANAGEMENT_KEY: managementKey } })).stdout).toBe('0.5\t0.2\t0.3\n');
+  });
+
   it('a standard key gets the 403 explained in one line, exit 3', async () => {
     const r = await run(['credits'], { env: { ROUTER_MANAGEMENT_KEY: '' } });
     expect(r).toMatchObject({ code: 3, stdout: '' });

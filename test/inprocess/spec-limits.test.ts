@@ -111,8 +111,13 @@ describe('credit: insufficient balance is a 402, and the balance never goes belo
     for (const stream of [false, true]) {
       const r = await ask(stream);
       expect(r.status).toBe(402);
-      expect(r.json.error.message).toMatch(/this request costs \$[\d.e-]+, the balance is/);
+      expect(r.json.error.message).toMatch(/this request costs \$\d+\.\d+, the balance is \$\d+(\.\d+)?\./);
     }
+    // Amounts as a person writes them, not 2e-8.
+    const tiny = await t.admin('workspaces', { credits: 0.000000001 });
+    const embed = await post(t, '/v1/embeddings', { model: 'local/embed', input: 'hi' }, {}, tiny.api_key);
+    expect(embed.status).toBe(402);
+    expect(embed.json.error.message).toMatch(/^Insufficient credits: this request costs \$0\.0000000\d+, the balance is \$0\.000000001\. /);
     const small = await post(t, '/v1/chat/completions', { model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] }, {}, ws.api_key);
     expect(small.status).toBe(200);
     const credits = await fetch(`${t.apiRoot}/v1/credits`, { headers: { authorization: `Bearer ${ws.management_key}` } }).then((r) => r.json() as any);
