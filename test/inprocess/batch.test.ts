@@ -145,6 +145,20 @@ describe('router batch create', () => {
     expect(r2.code).toBe(4);
   });
 
+  it('results written with failed requests among them say so on stderr, as batch run does (exit 0: the batch completed)', async () => {
+    const lines = [
+      JSON.stringify({ custom_id: 'bad', body: { messages: [{ role: 'user', content: 'hi' }], max_tokens: 99_999_999 } }),
+      JSON.stringify({ custom_id: 'good', body: { messages: [{ role: 'user', content: 'hi' }] } }),
+    ];
+    const out = join(t.dir, 'partly-failed.jsonl');
+    const r = await t.run(['batch', 'create', file('partly-failed-in.jsonl', lines), '--model', 'local/echo', '--watch', '--interval', '0.05', '--results', out]);
+    expect(r.code, r.stderr).toBe(0);
+    const id = /(batch_\w+): 1 of 2 requests failed: see their "error" in the results\n/.exec(r.stderr)?.[1];
+    expect(id, r.stderr).toBeDefined();
+    const again = await t.run(['batch', 'get', id!, '--results', join(t.dir, 'partly-failed-2.jsonl')]);
+    expect(again).toMatchObject({ code: 0, stderr: `${id}: 1 of 2 requests failed: see their "error" in the results\n` });
+  });
+
   it('a batch with a non-text part fails validation: --watch exits 9 with the reason', async () => {
     // spec: batch.failed-reason
     const f = file('img.jsonl', [line('a', 'x'), JSON.stringify({ custom_id: 'b', body: { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }] } })]);

@@ -28,6 +28,9 @@ export async function writeResults(io: IO, client: RouterClient, id: string, tar
   try {
     const batch = await streamResults(client, id, sinkOf(io, target), signal);
     if (file) await file.commit();
+    // Said whatever the terminal, as batch run says it: results written are not results that all succeeded.
+    const { failed, total } = batch.request_counts ?? { failed: 0, total: 0 };
+    if (failed > 0) io.note(`${id}: ${failed} of ${total} requests failed: see their "error" in the results`);
     return batch;
   } catch (err) {
     file?.abortSync();
