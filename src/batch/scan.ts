@@ -2,7 +2,7 @@
 import { isAscii } from 'node:buffer';
 import { statSync } from 'node:fs';
 import type { BatchEndpoint } from '../client/types.js';
-import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, MAX_JSON_DEPTH } from '../client/facts.js';
+import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, MAX_JSON_DEPTH, isModelId, MODEL_ID_SYNTAX } from '../client/facts.js';
 import { nestedDeeperThan } from '../internal/json-depth.js';
 import { describeCode } from '../internal/system-errors.js';
 import { isBlank as isBlankName } from '../internal/blank.js';
@@ -159,8 +159,9 @@ function checkItem(o: Record<string, unknown>, number: number, state: ScanState,
   else if (!o.body || typeof o.body !== 'object' || Array.isArray(o.body)) report('body must be a JSON object');
   else {
     const m = (o.body as Record<string, unknown>).model;
-    if (typeof m === 'string' && !state.models.has(m)) state.models.set(m, number);
-    if (opts.model && m !== undefined && m !== opts.model) report(`body.model "${String(m)}" differs from ${term('model')} "${opts.model}"`);
+    if (m !== undefined && (typeof m !== 'string' || !isModelId(m))) report(`body.model must look like ${MODEL_ID_SYNTAX}, got ${JSON.stringify(m)}`);
+    else if (typeof m === 'string' && !state.models.has(m)) state.models.set(m, number);
+    if (opts.model && typeof m === 'string' && isModelId(m) && m !== opts.model) report(`body.model "${m}" differs from ${term('model')} "${opts.model}"`);
   }
   if (o.method !== undefined && o.method !== 'POST') report(`method must be POST, got ${JSON.stringify(o.method)}`);
   if (o.url !== undefined) {

@@ -103,6 +103,16 @@ describe('router batch create', () => {
     expect(t.requests()).toHaveLength(0);
   });
 
+  it('a body.model of the wrong shape is a bad line: refused by --dry-run as by the real run, before any budget, nothing sent', async () => {
+    const f = file('bad-model.jsonl', [line('a', 'x', { model: 'bad' }), line('b', 'y', { model: 5 })]);
+    const said = `error: ${f}:1: body.model must look like <author>/<slug>, got "bad"\nerror: ${f}:2: body.model must look like <author>/<slug>, got 5\n`;
+    for (const args of [['batch', 'create', f, '--dry-run'], ['batch', 'create', f], ['batch', 'create', f, '--model', 'local/echo'], ['batch', 'run', f, '--dry-run']]) {
+      const r = await t.run(args, { env: { ROUTER_DAILY_BUDGET: '1' } });
+      expect(r, args.join(' ')).toMatchObject({ code: 2, stdout: '', stderr: said });
+    }
+    expect(t.requests().filter((q) => q.path.startsWith('/v1/batches'))).toHaveLength(0);
+  });
+
   it('refuses bodies that disagree on the model unless --model is given, and bodies that contradict --model', async () => {
     const f = file('models.jsonl', [line('a', 'x', { model: 'local/echo' }), line('b', 'y', { model: 'local/lorem' })]);
     const r = await t.run(['batch', 'create', f]);
