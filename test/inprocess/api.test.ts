@@ -55,6 +55,18 @@ describe('router api', () => {
     expect(fromStdin.stdout).toBe('4\n');
   });
 
+  it('-F: a number JSON would change (1e999 to null, 2^64 to another integer) is refused, nothing sent; -f sends it as text', async () => {
+    t.clearRequests();
+    for (const raw of ['1e999', '-1e999', '18446744073709551615']) {
+      const r = await t.run(['api', 'POST', '/v1/chat/completions', '-F', `seed=${raw}`]);
+      expect(r).toMatchObject({ code: 2, stdout: '', stderr: `error: -F seed=${raw}: the number cannot be sent as it is (past what JSON numbers hold here); -f sends it as a string\n` });
+    }
+    expect(t.requests()).toHaveLength(0);
+    const safe = await t.run(['api', 'POST', '/v1/chat/completions', '-f', 'model=local/echo', '-F', 'messages[][role]=user', '-f', 'messages[][content]=hi', '-F', 'seed=9007199254740991', '-F', 'temperature=1e-3']);
+    expect(safe.code, safe.stderr).toBe(0);
+    expect(t.requests().at(-1)!.body).toMatchObject({ seed: 9007199254740991, temperature: 0.001 });
+  });
+
   it('-F key=@- reads the value from stdin, as gh api does; stdin is read once', async () => {
     t.clearRequests();
     const r = await t.run(['api', 'POST', '/v1/chat/completions', '-f', 'model=local/echo', '-F', 'messages[][role]=user', '-F', 'messages[][content]=@-', '--jq', '.choices[0].message.content'], { input: 'from stdin' });

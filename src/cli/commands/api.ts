@@ -84,7 +84,12 @@ export function setField(target: Record<string, unknown>, key: string, value: un
 
 async function typed(raw: string, key: string, io: IO): Promise<unknown> {
   if (raw === 'true' || raw === 'false' || raw === 'null') return JSON.parse(raw);
-  if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(raw)) return Number(raw);
+  if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(raw)) {
+    // JSON.stringify would send Infinity as null, and an integer past 2^53 as another integer.
+    const n = Number(raw);
+    if (!Number.isFinite(n) || (/^-?\d+$/.test(raw) && !Number.isSafeInteger(n))) throw usage(`-F ${key}=${raw}: the number cannot be sent as it is (past what JSON numbers hold here); -f sends it as a string`);
+    return n;
+  }
   if (raw.startsWith('@@')) return raw.slice(1);
   // As gh api: "@-" is stdin (read once: a second reader is refused).
   if (raw === '@-') {
