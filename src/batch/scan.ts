@@ -1,6 +1,6 @@
 /** Checks a requests file before anything is sent: every line, with its number, in one pass. */
 import { isAscii } from 'node:buffer';
-import { statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import type { BatchEndpoint } from '../client/types.js';
 import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, MAX_JSON_DEPTH, isModelId, MODEL_ID_SYNTAX } from '../client/facts.js';
 import { nestedDeeperThan } from '../internal/json-depth.js';
@@ -45,6 +45,11 @@ export function checkInputFile(file: string): void {
     throw invalid(`cannot read ${file}: ${describeCode((err as NodeJS.ErrnoException).code ?? 'ENOENT')}`);
   }
   if (!st.isFile()) throw invalid(`${file} is not a file${st.isDirectory() ? ' (it is a folder)' : ''}`);
+  try {
+    accessSync(file, constants.R_OK);
+  } catch (err) {
+    throw invalid(`cannot read ${file}: ${describeCode((err as NodeJS.ErrnoException).code ?? 'EACCES')}`);
+  }
 }
 
 /** Bytes of the JSON wrapper around the requests array, for the size check. */

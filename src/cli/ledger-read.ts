@@ -19,7 +19,7 @@ export async function eachLedgerRecord(env: NodeJS.ProcessEnv, each: (r: UsageRe
     handle = await open(path, 'r');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw err;
+    throw Object.assign(err as Error, { syscall: 'read' });
   }
   try {
     await readRecords(handle, each, signal);

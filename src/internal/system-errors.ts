@@ -64,6 +64,7 @@ export function describeSystemError(err: SystemError): string {
   if (err.code === 'EADDRINUSE') return `${err.port !== undefined ? `port ${err.port}` : 'the port'} is in use: try another --port, or --port 0 for any free one`;
   if (err.code === 'EADDRNOTAVAIL') return `cannot listen on ${err.address ?? 'that address'}: ${describeCode(err.code)}`;
   const target = err.path;
-  const verb = err.syscall === 'write' || err.syscall === 'open' || err.syscall === 'rename' ? 'cannot write' : 'cannot use';
+  // An open for reading says so as syscall 'read' (a plain open is taken to be for writing: outputs are what fail most).
+  const verb = err.syscall === 'read' ? 'cannot read' : err.syscall === 'write' || err.syscall === 'open' || err.syscall === 'rename' ? 'cannot write' : 'cannot use';
   return target ? `${verb} ${target}: ${describeCode(err.code)}` : `${describeCode(err.code)} (${err.syscall ?? 'I/O'})`;
 }

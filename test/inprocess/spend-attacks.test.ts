@@ -187,7 +187,7 @@ describe('batch run --retry-failed under --max-cost', () => {
 describe('a ledger that is a folder', () => {
   it('is one line naming it (usage, and a call held to a budget), exit 2', async () => {
     mkdirSync(join(stateDir, 'usage.jsonl'));
-    const line = `error: cannot use ${join(stateDir, 'usage.jsonl')}: is a folder\n`;
+    const line = `error: cannot read ${join(stateDir, 'usage.jsonl')}: is a folder\n`;
     expect(await run(['usage'])).toMatchObject({ code: 2, stdout: '', stderr: line });
     expect(await run(['chat', '--model', 'local/echo', 'hi'], { env: { ROUTER_DAILY_BUDGET: '1' } })).toMatchObject({ code: 2, stderr: line });
   });

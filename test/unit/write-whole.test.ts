@@ -33,7 +33,7 @@ describe('writeWhole', () => {
 describe('system errors in words', () => {
   it("says a code in our words, else the system's own, else the code", () => {
     expect(describeSystemError({ code: 'ENOSPC', syscall: 'write', path: '/x', message: '' })).toBe('cannot write /x: disk full');
-    expect(describeSystemError({ code: 'ENODEV', syscall: 'read', path: '/x', message: '' })).toBe('cannot use /x: no such device');
-    expect(describeSystemError({ code: 'EWHATEVER', syscall: 'read', path: '/x', message: '' })).toBe('cannot use /x: EWHATEVER');
+    expect(describeSystemError({ code: 'ENODEV', syscall: 'read', path: '/x', message: '' })).toBe('cannot read /x: no such device');
+    expect(describeSystemError({ code: 'EWHATEVER', syscall: 'read', path: '/x', message: '' })).toBe('cannot read /x: EWHATEVER');
   });
 });
