@@ -47,6 +47,7 @@ export function integerIn(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
     if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError('not an integer.');
     const n = Number(value);
+    if (n > Number.MAX_SAFE_INTEGER && max === Number.MAX_SAFE_INTEGER) throw new InvalidArgumentError(`too large (at most ${max}).`);
     if (n < min || n > max) throw new InvalidArgumentError(max === Number.MAX_SAFE_INTEGER ? `must be at least ${min}.` : `must be between ${min} and ${max}.`);
     return n;
   };
