@@ -43,6 +43,22 @@ describe('batch run --watch --offline-timeout', () => {
     expect(r.stderr).toContain(`stopped; ${id} is saved and its batches keep running. Resume with: router batch run --resume ${id} --watch --interval 0.05 --offline-timeout 1\n`);
   });
 
+  it('a service that answers wrongly (malformed, 503) stops the follow the same way: the job saved, the command to take it up', async () => {
+    for (const [fault, code, said] of [
+      ['malformed,path=/v1/batches,method=GET', 7, /^error: server sent malformed JSON/m],
+      ['503,times=1000,path=/v1/batches,method=GET', 7, /^error: .*503/m],
+    ] as const) {
+      const id = await startedJob();
+      await t.admin('faults', { faults: [fault] });
+      const r = await t.run(['--max-retries', '0', 'batch', 'run', '--resume', id, '--watch', '--interval', '50ms']);
+      expect(r.code, r.stderr).toBe(code);
+      expect(r.stderr).toContain(`stopped; ${id} is saved and its batches keep running. Resume with: router batch run --resume ${id} --watch --interval 0.05\nerror: `);
+      expect(r.stderr).toMatch(said);
+      await t.admin('faults', { faults: [] });
+      expect((await t.run(['batch', 'run', '--resume', id, '--watch', '--interval', '50ms'])).code).toBe(0);
+    }
+  });
+
   it('goes with --watch or --results only', async () => {
     const r = await t.run(['batch', 'run', '--resume', 'job_20260101_abcdef01', '--offline-timeout', '60']);
     expect(r.stderr).toBe('error: --offline-timeout goes with --watch or --results\n');

@@ -7,7 +7,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { BATCH_MAX_BYTES, BATCH_MAX_REQUESTS } from '../../client/facts.js';
 import type { RouterClient } from '../../client/index.js';
-import { ConnectionError } from '../../client/errors.js';
+import { APIError, ConnectionError, ProtocolError } from '../../client/errors.js';
 import { sleep } from '../../internal/sleep.js';
 import { BatchError, invalid } from '../errors.js';
 import type { ResultsSink } from '../results.js';
@@ -36,7 +36,7 @@ export interface JobEvents {
   progress?(job: JobRecord, line: string, phase: 'start' | 'poll' | 'end', changed: boolean): void;
   /** The shards as last seen, before any merge (the ended ones keep their status and usage). */
   settled?(job: JobRecord): void;
-  /** Interrupted, or the service gone: the job is saved and its batches keep running. */
+  /** Interrupted, or the service gone or failing: the job is saved and its batches keep running. */
   stopped?(job: JobRecord, err: unknown): void;
 }
 
@@ -187,8 +187,9 @@ export async function driveJob(held: HeldJob, connect: () => Promise<RouterClien
     return await runHeld(await connect(), job, { ...o, env, signal });
   } catch (err) {
     if (held.made && discardUnsent(env, job, release)) release = () => {};
-    // Ctrl-C, or the network gone (a timeout, a refused connection): the job is taken up later.
-    else if (signal.aborted || err instanceof ConnectionError || err instanceof OfflineError) o.on?.stopped?.(job, err);
+    // Ctrl-C, the network gone (a timeout, a refused connection), or the service failing (a broken
+    // answer, a 5xx or 429 after the retries): the job is taken up later.
+    else if (signal.aborted || err instanceof ConnectionError || err instanceof OfflineError || err instanceof ProtocolError || (err instanceof APIError && (err.status >= 500 || err.status === 429))) o.on?.stopped?.(job, err);
     throw err;
   } finally {
     release();
