@@ -171,12 +171,12 @@ export function chatUsage(plan: ChatPlan) {
 function logprobsFor(text: string, top: number) {
   const rand = prng(seedOf(text));
   return {
-    content: pieces(text).map((token) => ({
-      token,
-      bytes: [...Buffer.from(token)],
-      logprob: -Math.round(rand() * 2000) / 1000,
-      top_logprobs: Array.from({ length: top }, (_, i) => ({ token: i === 0 ? token : `${token.trim()}${i}`, bytes: null, logprob: -i - rand() })),
-    })),
+    content: pieces(text).map((token) => {
+      const logprob = -Math.round(rand() * 2000) / 1000;
+      // The token chosen is the likeliest: the first of the top, with its own logprob; the others less likely.
+      const alternatives = Array.from({ length: top }, (_, i) => ({ token: i === 0 ? token : `${token.trim()}${i}`, bytes: null, logprob: i === 0 ? logprob : Math.round((logprob - i - rand()) * 1000) / 1000 }));
+      return { token, bytes: [...Buffer.from(token)], logprob, top_logprobs: alternatives };
+    }),
     refusal: null,
   };
 }

@@ -23,7 +23,8 @@ function modalities(m: ModelSpec): { input_modalities: string[]; output_modaliti
   return { input_modalities: [...new Set(['text', ...(m.input ?? [])])], output_modalities: m.output ?? base.output_modalities };
 }
 
-const CONTEXT_LENGTH = 131_072;
+/** The context a model takes: 131,072 tokens, and twice its longest answer where that is more (an answer is within its context). */
+const contextLength = (m: ModelSpec) => Math.max(131_072, 2 * (m.maxOutputTokens ?? 0));
 /** 2026-01-01: when the local models were made. */
 const CREATED = 1_767_225_600;
 
@@ -39,10 +40,10 @@ export function listedModel(m: ModelSpec): Record<string, unknown> {
     name: m.id,
     created: CREATED,
     description: `${m.kind} model of the local emulator`,
-    context_length: CONTEXT_LENGTH,
+    context_length: contextLength(m),
     architecture: { modality: `${input_modalities.join('+')}->${output_modalities.join('+')}`, input_modalities, output_modalities, tokenizer: 'Other', instruct_type: null },
     pricing: { prompt: String(m.promptPrice), completion: String(m.completionPrice) },
-    top_provider: { context_length: CONTEXT_LENGTH, max_completion_tokens: m.maxOutputTokens ?? null, is_moderated: false },
+    top_provider: { context_length: contextLength(m), max_completion_tokens: m.maxOutputTokens ?? null, is_moderated: false },
     per_request_limits: null,
     supported_parameters: m.kind === 'chat' ? [...CHAT_PARAMETERS, ...(EXTRA_PARAMETERS[m.id] ?? [])] : [],
     default_parameters: null,

@@ -68,3 +68,15 @@ describe('max output tokens in Responses', () => {
     expect(r.json.output.map((o: { type: string }) => o.type)).not.toContain('function_call');
   });
 });
+
+describe('log probabilities', () => {
+  it("the chosen token is the first of its top_logprobs, with its own logprob; the others are less likely", async () => {
+    const r = await post(t, '/v1/chat/completions', { model: 'local/lorem', logprobs: true, top_logprobs: 3, messages: user('write 20 words') });
+    const tokens = r.json.choices[0].logprobs.content as { token: string; logprob: number; top_logprobs: { token: string; logprob: number }[] }[];
+    expect(tokens.length).toBeGreaterThan(10);
+    for (const tk of tokens) {
+      expect(tk.top_logprobs[0]).toMatchObject({ token: tk.token, logprob: tk.logprob });
+      for (const other of tk.top_logprobs.slice(1)) expect(other.logprob).toBeLessThan(tk.logprob);
+    }
+  });
+});

@@ -25,12 +25,12 @@ describe('router models', () => {
     const r = await run(['models']);
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines).toContain('local/echo\tlocal/echo\t131072\t1.00\t2.00\ttext->text');
+    expect(lines).toContain('local/echo\tlocal/echo\t524288\t1.00\t2.00\ttext->text');
     expect(lines).toContain('local/embed\tlocal/embed\t131072\t0.02\t0.00\ttext->embeddings');
   });
 
   it('searches id and name by words, filters by modality and parameter, sorts', async () => {
-    expect((await run(['models', 'LOREM'])).stdout).toBe('local/lorem\tlocal/lorem\t131072\t0.50\t1.50\ttext->text\n');
+    expect((await run(['models', 'LOREM'])).stdout).toBe('local/lorem\tlocal/lorem\t524288\t0.50\t1.50\ttext->text\n');
     const audio = await run(['models', '--output-modality', 'speech', '--sort', 'price']);
     expect(audio.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0])).toEqual(['local/tts-basic', 'local/tts']);
     const json = await run(['models', '--supports', 'tools', '--supports', 'seed', '--sort', 'name']);
@@ -68,7 +68,10 @@ describe('router models', () => {
 
   it('models show takes --json FIELDS, --jq and --refresh typed after it (not left to models, which ignored them)', async () => {
     expect(await run(['models', 'show', 'local/echo', '--jq', '.id'])).toMatchObject({ code: 0, stdout: 'local/echo\n' });
-    expect(JSON.parse((await run(['models', 'show', 'local/echo', '--json', 'id,context_length'])).stdout)).toEqual({ id: 'local/echo', context_length: 131072 });
+    expect(JSON.parse((await run(['models', 'show', 'local/echo', '--json', 'id,context_length'])).stdout)).toEqual({ id: 'local/echo', context_length: 524288 });
+    // No model answers more than its context holds.
+    const listed = JSON.parse((await run(['models', '--json'])).stdout) as { id: string; context_length: number; top_provider: { context_length: number; max_completion_tokens: number | null } }[];
+    for (const m of listed) expect(m.top_provider.max_completion_tokens ?? 0, m.id).toBeLessThan(Math.min(m.context_length, m.top_provider.context_length));
     expect(JSON.parse((await run(['models', 'show', '--json=id', 'local/echo'])).stdout)).toEqual({ id: 'local/echo' });
     const before = emu.requestLog.length;
     const bad = await run(['models', 'show', 'local/echo', '--json=idd']);

@@ -83,7 +83,7 @@ describe('a damaged model list cache', () => {
     rmSync(path);
     symlinkSync('/dev/zero', path);
     const r = await run(['models', 'lorem']);
-    expect(r).toMatchObject({ code: 0, stdout: 'local/lorem\tlocal/lorem\t131072\t0.50\t1.50\ttext->text\n' });
+    expect(r).toMatchObject({ code: 0, stdout: 'local/lorem\tlocal/lorem\t524288\t0.50\t1.50\ttext->text\n' });
   });
 });
 
