@@ -35,6 +35,8 @@ export type BatchErrorData =
   | { about: 'not_a_job_id'; job: string }
   | { about: 'no_job'; job: string }
   | { about: 'shards_running'; job: string; running: number }
+  /** The input a job reads its shards back from is gone or changed: its batches' results are still had one by one. */
+  | { about: 'input_changed'; job: string; input: string; gone: boolean; batches: string[] }
   | { about: 'results_owed'; batch: string; why: string }
   | { about: 'results_not_ready'; batch: string; status: string };
 

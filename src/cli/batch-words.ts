@@ -36,6 +36,12 @@ function batchMessage(err: BatchError): string {
       return `no job ${d.job} (router batch jobs lists them)`;
     case 'shards_running':
       return `${d.running} shard(s) of ${d.job} have not ended yet: follow it with --watch, then retry what failed`;
+    case 'input_changed': {
+      const why = `the input of ${d.job}, ${d.input}, ${d.gone ? 'is gone' : 'changed since the job was planned'}`;
+      if (!d.batches.length) return `${why}: put it back as it was, or run the file anew (router batch run FILE --new)`;
+      const one = d.batches.length === 1 ? `router batch get ${d.batches[0]} --results FILE` : `router batch get BATCH --results FILE, for each of ${d.batches.join(', ')}`;
+      return `${why}: put it back as it was to take the job up, or get its batches' results as they are: ${one}`;
+    }
     case 'results_owed':
       return `the finalized cost of ${d.batch} exceeds your balance${d.why}: add credits, then run "router batch get ${d.batch}" again to get the results`;
     case 'results_not_ready':

@@ -142,6 +142,23 @@ describe('router batch run', () => {
     await expectExactlyOnce(s, job);
   });
 
+  it('an input edited or removed after the job was planned: refused (exit 2), naming how to get its batches\' results', async () => {
+    const s = await space();
+    const file = input('edited.jsonl', 6);
+    const id = (await t.run(['batch', 'run', file, '--model', 'local/echo', '--max-requests', '3'], { env: s.env })).stdout.trim();
+    const batches: string[] = jobs(s)[0].shards.map((x: any) => x.batch_id as string);
+    expect(batches).toHaveLength(2);
+    writeFileSync(file, `${readFileSync(file, 'utf8')}\n`);
+    for (const [change, why] of [[() => {}, 'changed since the job was planned'], [() => rmSync(file), 'is gone']] as const) {
+      change();
+      const r = await t.run(['batch', 'run', '--resume', id, '--watch', '--interval', '0.05'], { env: s.env });
+      expect(r).toMatchObject({ code: 2, stdout: '', stderr: `error: the input of ${id}, ${file}, ${why}: put it back as it was to take the job up, or get its batches' results as they are: router batch get BATCH --results FILE, for each of ${batches.join(', ')}\n` });
+    }
+    // The way it names works: each batch's results.
+    for (const b of batches) expect((await t.run(['batch', 'get', b, '--watch', '--interval', '0.05', '--results', join(t.dir, `${b}.jsonl`)], { env: s.env })).code).toBe(0);
+    expect(batches.flatMap((b) => lines(join(t.dir, `${b}.jsonl`)))).toHaveLength(6);
+  });
+
   it('a shard that expires exits 9; its unrun requests are retried and the merge has one result per line', async () => {
     const s = await space();
     const file = input('expire.jsonl', 9);

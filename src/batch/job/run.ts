@@ -266,8 +266,12 @@ async function follow(client: RouterClient, job: JobRecord, o: Driving): Promise
 
 /** The shards are read back from the input at send and merge time: it must be the file planned. */
 function checkInputUnchanged(job: JobRecord): void {
-  if (!existsSync(job.input.path)) throw invalid(`the input of ${job.id}, ${job.input.path}, is gone`);
-  if (!inputUnchanged(job)) throw invalid(`the input of ${job.id}, ${job.input.path}, changed since the job was planned`);
+  const gone = !existsSync(job.input.path);
+  if (!gone && inputUnchanged(job)) return;
+  const batches = job.shards.flatMap((s) => (s.batch_id ? [s.batch_id] : []));
+  const data = { about: 'input_changed' as const, job: job.id, input: job.input.path, gone, batches };
+  const results = batches.length ? `; the results of its batches are had one by one (${batches.join(', ')})` : '';
+  throw invalid(`the input of ${job.id}, ${job.input.path}, ${gone ? 'is gone' : 'changed since the job was planned'}: put it back as it was${results}`, data);
 }
 
 function inputUnchanged(job: JobRecord): boolean {
