@@ -132,6 +132,21 @@ describe('Markdown on a terminal', () => {
     expect(show(`| ${names.join(' | ')} |\n|${names.map(() => '---').join('|')}|`, 40)).toBe(`${names.join('\n')}\n`);
   });
 
+  it('a column is never narrower than its longest word: a table that would cut words is drawn as records', () => {
+    const names = Array.from({ length: 12 }, (_, i) => `column${i}`);
+    const src = `| ${names.join(' | ')} |\n|${names.map(() => '---').join('|')}|\n| ${names.map((_, i) => `value${i}`).join(' | ')} |`;
+    for (const width of [100, 140, 200]) {
+      const out = show(src, width);
+      for (const line of out.split('\n')) expect(textWidth(line)).toBeLessThanOrEqual(width);
+      for (let i = 0; i < 12; i++) {
+        expect(out, `width ${width}`).toMatch(new RegExp(`\\bcolumn${i}\\b`));
+        expect(out, `width ${width}`).toMatch(new RegExp(`\\bvalue${i}\\b`));
+      }
+    }
+    // Prose still wraps in its column, at spaces.
+    expect(show('| name | note |\n|---|---|\n| Danube | flows through ten countries |', 20)).toMatch(/through/);
+  });
+
   it('wide letters count two columns when wrapping', () => {
     for (const line of show('漢字 '.repeat(20), 11).trimEnd().split('\n')) expect(textWidth(line)).toBeLessThanOrEqual(11);
   });

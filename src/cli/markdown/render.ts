@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import { highlightLines } from './highlight.js';
-import { paint, paintRuns, runsWidth, wrapRuns, type Run, type Style } from './runs.js';
+import { paint, paintRuns, runsWidth, textWidth, wrapRuns, type Run, type Style } from './runs.js';
 
 // marked's token shapes, as far as this file reads them.
 interface Token {
@@ -147,10 +147,13 @@ function table(t: Token, o: RenderOptions, width: number): string {
   const rows = (t.rows ?? []).map((r) => r.map((c) => inline(c.tokens)));
   const n = head.length;
   const natural = Array.from({ length: n }, (_, c) => Math.max(1, runsWidth(head[c]!), ...rows.map((r) => runsWidth(r[c] ?? []))));
-  // Columns shrink, the widest first, until the table fits its width (" │ " between columns).
+  // Columns shrink, the widest first, until the table fits its width (" │ " between columns), each no
+  // narrower than its longest word (a word cut in two reads as two values: "value1" "0"), up to 20.
+  const least = Array.from({ length: n }, (_, c) => Math.min(natural[c]!, Math.max(3, Math.min(20, longestWord([head[c]!, ...rows.map((r) => r[c] ?? [])])))));
   const cols = [...natural];
   const room = width - 3 * (n - 1);
-  while (cols.reduce((a, b) => a + b, 0) > room && Math.max(...cols) > 3) cols[cols.indexOf(Math.max(...cols))]!--;
+  const shrinkable = () => cols.reduce((best, w, c) => (w > least[c]! && (best === -1 || w > cols[best]!) ? c : best), -1);
+  for (let c = shrinkable(); cols.reduce((a, b) => a + b, 0) > room && c !== -1; c = shrinkable()) cols[c]!--;
   // Too many columns for the window even when narrow: each row as "heading: value" lines instead.
   if (cols.reduce((a, b) => a + b, 0) > room) return records(head, rows, o, width);
   const sep = paint(' │ ', ['dim'], o.color);
@@ -174,6 +177,11 @@ function table(t: Token, o: RenderOptions, width: number): string {
   };
   const rule = paint(cols.map((w) => '─'.repeat(w)).join('─┼─'), ['dim'], o.color);
   return [row(head), rule, ...rows.map(row)].join('\n');
+}
+
+/** The widest word of the cells, in columns. */
+function longestWord(cells: Run[][]): number {
+  return Math.max(0, ...cells.flatMap((runs) => runs.map((r) => r.text).join('').split(/\s+/).map(textWidth)));
 }
 
 /** Block tokens as rendered blocks. */
