@@ -35,8 +35,8 @@ const BATCH_EXIT: Record<BatchErrorReason, ExitCode> = {
 export function reportError(err: unknown, io: IO): ExitCode {
   const code = describeError(err, io);
   // What exists already (a batch just created) is named after any failure that follows, so that its
-  // id is never lost; a failure of stdout names it on its own line (below).
-  if (code !== EXIT.OK && !(isSystemError(err) && err.path === 'stdout')) for (const made of io.madeSoFar) io.note(made);
+  // id is never lost; a failure of stdout names it on its own line (below), and Ctrl-C says how to go on.
+  if (code !== EXIT.OK && code !== EXIT.INTERRUPTED && !(isSystemError(err) && err.path === 'stdout')) for (const made of io.madeSoFar) io.note(made);
   return code;
 }
 

@@ -270,7 +270,7 @@ function checkInputUnchanged(job: JobRecord): void {
   if (!gone && inputUnchanged(job)) return;
   const batches = job.shards.flatMap((s) => (s.batch_id ? [s.batch_id] : []));
   const data = { about: 'input_changed' as const, job: job.id, input: job.input.path, gone, batches };
-  const results = batches.length ? `; the results of its batches are had one by one (${batches.join(', ')})` : '';
+  const results = batches.length ? `, or fetch each batch's results as they are (${batches.join(', ')})` : '';
   throw invalid(`the input of ${job.id}, ${job.input.path}, ${gone ? 'is gone' : 'changed since the job was planned'}: put it back as it was${results}`, data);
 }
 
