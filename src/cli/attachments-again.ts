@@ -4,7 +4,7 @@
  * file still there with the same hash goes again as it went the first time; any other is said by
  * name only, for the folders of this machine are no business of the service's.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { ChatMessage } from '../client/types.js';
 import { MAX_ATTACHMENT_BYTES, type Attachment } from './attach.js';
@@ -42,8 +42,9 @@ export async function withAttachmentsAgain(history: ChatMessage[], sentAs: (sent
 async function readAgain(path: string, mediaType: string, bytes: number, sha256: string): Promise<Attachment | undefined> {
   if (!path.startsWith('/') || bytes > MAX_ATTACHMENT_BYTES) return undefined;
   try {
-    if ((await stat(path)).size !== bytes) return undefined;
-    const data = await readFile(path);
+    // node:fs as the one-shot chat has it loaded (fs/promises would cost every start); at most 20 MiB.
+    if (statSync(path).size !== bytes) return undefined;
+    const data = readFileSync(path);
     const { createHash } = await import('node:crypto');
     if (createHash('sha256').update(data).digest('hex') !== sha256) return undefined;
     const kind = mediaType.startsWith('image/') ? 'image' : mediaType.startsWith('audio/') ? 'audio' : 'file';
