@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Command, Option } from './commander.js';
 import { profilesPath } from '../config/profile-file.js';
-import { CliError, usage } from './exit-codes.js';
+import { CliError, EXIT, usage, type ExitCode } from './exit-codes.js';
 import { utf8Text } from './utf8.js';
 import { isRecord } from '../internal/shape.js';
 import type { IO } from './io.js';
@@ -46,20 +46,24 @@ export function roleNames(env: NodeJS.ProcessEnv): string[] {
   }
 }
 
-export function unknownRole(env: NodeJS.ProcessEnv, name: string): Error {
+/**
+ * A role that does not exist, naming the roles there are: exit 2 where a flag names it (--role, as
+ * --profile), 5 where a roles command is asked about it (as conversations show and config use).
+ */
+export function unknownRole(env: NodeJS.ProcessEnv, name: string, code: ExitCode = EXIT.USAGE): Error {
   const names = roleNames(env);
-  return usage(names.length ? `no role "${name}"; the roles are: ${names.join(', ')}` : `no role "${name}": there are no roles yet (router roles save NAME --system TEXT)`);
+  return new CliError(names.length ? `no role "${name}"; the roles are: ${names.join(', ')}` : `no role "${name}": there are no roles yet (router roles save NAME --system TEXT)`, code);
 }
 
-/** Reads a role; an unknown name is exit 2 naming the roles there are. */
-export function readRole(env: NodeJS.ProcessEnv, name: string): Role {
+/** Reads a role; an unknown name is said naming the roles there are (exit 2, or `missing`). */
+export function readRole(env: NodeJS.ProcessEnv, name: string, missing: ExitCode = EXIT.USAGE): Role {
   const path = rolePath(env, name);
   let text: string;
   try {
     text = utf8Text(readFileSync(path), `role file ${path}`);
   } catch (err) {
     if (err instanceof CliError) throw err;
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw unknownRole(env, name);
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw unknownRole(env, name, missing);
     throw usage(`role file ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
   return parseRole(name, path, text);

@@ -115,6 +115,20 @@ describe('roles edit when the editor fails, is missing, or the edit does not par
   });
 });
 
+describe('a role that does not exist', () => {
+  it('asked about by a roles command is not found (exit 5), as conversations show and config use; named by --role, a usage error (2)', async () => {
+    const u = user();
+    expect((await u.run(['roles', 'save', 'kept', '--system', 'You are kept.'])).code).toBe(0);
+    for (const args of [['roles', 'show', 'nope'], ['roles', 'delete', 'nope'], ['conversations', 'show', 'nope'], ['config', 'use', 'nope']]) {
+      const r = await u.run(args);
+      expect(r.code, args.join(' ')).toBe(5);
+      expect(r.stderr, args.join(' ')).toMatch(/^error: no (role|conversation|profile) "?nope"?[;: (]/);
+    }
+    expect(await u.run(['roles', 'show', 'nope'])).toMatchObject({ stderr: 'error: no role "nope"; the roles are: kept\n' });
+    for (const args of [['chat', '--role', 'nope', 'hi'], ['--profile', 'nope', 'chat', 'hi']]) expect((await u.run(args)).code, args.join(' ')).toBe(2);
+  });
+});
+
 describe('roles save, what it writes', () => {
   it('a prompt that starts with a "---" line is kept as the prompt, not read as front matter', async () => {
     const u = user();

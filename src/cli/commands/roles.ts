@@ -4,7 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { defineCommand, defineGroup } from '../define.js';
 import type { FlagTable } from '../flags.js';
 import type { RunContext } from '../run.js';
-import { CliError, usage } from '../exit-codes.js';
+import { CliError, EXIT, usage } from '../exit-codes.js';
 import { applyRole, inFolder, loadYaml, parseRole, readRole, roleNames, rolePath, rolesDir, unknownRole, type Role } from '../roles.js';
 import { writeWhole } from '../../internal/write-whole.js';
 import { visible } from '../../internal/visible.js';
@@ -52,7 +52,7 @@ const show = defineCommand({
   examples: ['router roles save reviewer --system "Review the diff: bugs first." --temperature 0.2', 'router roles show reviewer'],
   run: async ({ io, opts, env }, name) => {
     await loadYaml();
-    const role = readRole(env, name);
+    const role = readRole(env, name, EXIT.NOT_FOUND);
     if (opts.json) return io.json(role);
     const text = readFileSync(role.path, 'utf8');
     // On a terminal, escape sequences in it are shown, not obeyed; piped, it is the file as it is.
@@ -84,7 +84,7 @@ const remove = defineCommand({
   examples: ['router roles save scratch --system "temporary"', 'router roles delete scratch'],
   run: async ({ io, env }, name) => {
     const path = rolePath(env, name);
-    if (!existsSync(path)) throw unknownRole(env, name);
+    if (!existsSync(path)) throw unknownRole(env, name, EXIT.NOT_FOUND);
     rmSync(path);
     rmSync(draftOf(path), { force: true });
     io.info(`deleted role ${name}`);
