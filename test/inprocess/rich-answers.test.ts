@@ -117,26 +117,6 @@ describe('attachments, more kinds and refusals', () => {
     expect(shown.stdout).not.toMatch(/base64/);
   });
 
-  it('taken up again (--conversation), the attachment goes again while its file is unchanged; else by name, never by path', async () => {
-    const pic = join(dir, 'again.png');
-    writeFileSync(pic, readFileSync(png));
-    expect((await run(['chat', '--model', 'local/vision', '--conversation', 'again', '-a', pic, 'see'])).code).toBe(0);
-    const follow = await run(['chat', '--model', 'local/vision', '--conversation', 'again', 'and now?']);
-    expect(follow.code, follow.stderr).toBe(0);
-    expect(follow.stdout).toMatch(/I received 1 attachment/);
-    const first = lastBody().messages[0];
-    expect(first.content).toEqual([{ type: 'text', text: 'see' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${readFileSync(pic).toString('base64')}` } }]);
-    // The conversation still keeps it by reference, not its bytes.
-    expect((await run(['conversations', 'show', 'again', '--json'])).stdout).not.toMatch(/base64/);
-    // Changed, then gone: said by name only, the folder never sent.
-    for (const change of [() => writeFileSync(pic, Buffer.concat([readFileSync(png), Buffer.from([0])])), () => rmSync(pic)]) {
-      change();
-      expect((await run(['chat', '--model', 'local/vision', '--conversation', 'again', 'still?'])).code).toBe(0);
-      expect(lastBody().messages[0].content).toBe(`see\n[attachment: again.png (image/png, ${readFileSync(png).length} bytes), no longer at hand]`);
-      expect(JSON.stringify(lastBody())).not.toContain(dir);
-    }
-  });
-
   it('responses -a sends input_image parts', async () => {
     const r = await run(['responses', '--model', 'local/vision', '-a', png, 'describe']);
     expect(r.code).toBe(0);

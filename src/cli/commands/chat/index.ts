@@ -15,7 +15,6 @@ import { textOrFile } from '../../input.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import { boundNote, guardNext, guardSpend, limitFlagOf, SPEND_FLAGS } from '../../spend-guard.js';
 import { keepConversation, openConversation, withSystem } from './conversation.js';
-import { withAttachmentsAgain } from '../../attachments-again.js';
 import { MessageAssembler, messageOf, type AssembledMessage } from '../../answer-extras.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from '../../request-extras.js';
 import { callsNotRun, toolLoop } from '../../tool-runner.js';
@@ -64,9 +63,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
   ctx.useCommandModel(earlier);
   const connected = await connect();
   const { client, settings } = connected;
-  // The earlier turns' attachments go again; the conversation keeps them as it had them (by reference).
-  const keptAs = new Map<ChatMessage, ChatMessage>();
-  const messages: ChatMessage[] = await withAttachmentsAgain(withSystem(earlier?.messages ?? [], opts.system), (sent, kept) => keptAs.set(sent, kept));
+  const messages: ChatMessage[] = withSystem(earlier?.messages ?? [], opts.system);
   const user: ChatMessage = { role: 'user', content: userContent(prompt, extras, 'chat') };
   messages.push(user);
   const req = buildChatRequest(messages, opts, settings.model);
@@ -101,7 +98,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
       if (!(err instanceof CliError && err.exitCode === EXIT.TOOL_CALLS)) throw err;
       notRun = err;
     }
-    if (!notRun) keepConversation(ctx, earlier, req.model, messages.map((m) => (m === user ? recordedUser(prompt, extras) : (keptAs.get(m) ?? m))), answer.text, prompt);
+    if (!notRun) keepConversation(ctx, earlier, req.model, messages.map((m) => (m === user ? recordedUser(prompt, extras) : m)), answer.text, prompt);
     if (opts.usage) io.note(usageLine(u && { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens, cost: u.cost }, ['prompt', 'completion']) + boundNote(guard));
     if (notRun) throw notRun;
     // Last: an answer that does not follow --schema ends the command (exit 10), after it was kept and counted.

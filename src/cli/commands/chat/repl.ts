@@ -9,7 +9,6 @@ import { buildChatRequest, type ChatOptions } from './request.js';
 import { EXIT, exitCodeForStatus, usage } from '../../exit-codes.js';
 import { APIError } from '../../../client/errors.js';
 import { readAttachments, type Attachment } from '../../attach.js';
-import { withAttachmentsAgain } from '../../attachments-again.js';
 import { recordedUser, userContent } from '../../request-extras.js';
 import type { ChatCommandOptions } from './flags.js';
 
@@ -138,9 +137,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
   const { guardSpend } = await import('../../spend-guard.js');
   const { usageFields } = await import('../../ledger.js');
   const { reportError } = await import('../../errors.js');
-  const recorded = new WeakMap<ChatMessage, ChatMessage>();
-  const history = await withAttachmentsAgain(withSystem(saved?.messages ?? [], opts.system), (sent, kept) => recorded.set(sent, kept));
-  const c: Conversation = { model: settings.model, history, attached: await readAttachments(opts.attach, io), recorded };
+  const c: Conversation = { model: settings.model, history: withSystem(saved?.messages ?? [], opts.system), attached: await readAttachments(opts.attach, io), recorded: new WeakMap() };
   let kept = saved;
   if (saved) io.err(`continuing ${saved.id} (${saved.messages.filter((m) => m.role === 'user').length} turns)\n`);
   const lines: string[] = more.loadHistory(ctx.env);
