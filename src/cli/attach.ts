@@ -1,6 +1,6 @@
 /** `-a/--attach PATH|URL|-`: files, stdin or URLs made into the content parts of a user message. */
 import { isUtf8 } from 'node:buffer';
-import { basename, extname, resolve } from 'node:path';
+import { basename, extname } from 'node:path';
 import { collectBounded } from './bounded-read.js';
 import { usage } from './exit-codes.js';
 import { readFileFor, takeStdin } from './input.js';
@@ -119,9 +119,12 @@ export function responsesParts(attachments: Attachment[]): Record<string, unknow
   });
 }
 
-/** How a conversation keeps an attachment: by reference (where it was, its hash), never its bytes. */
+/**
+ * How a conversation keeps an attachment: by reference (its file's name, its hash), never its bytes.
+ * The reference goes to the service with the turn when the conversation is taken up: the folder
+ * the file was in is this machine's own business, and is left out.
+ */
 export function attachmentReference(a: Attachment): string {
   if (!a.data) return `[attachment: ${a.source}]`;
-  const where = a.source === '-' ? 'stdin' : resolve(a.source);
-  return `[attachment: ${where} (${a.mediaType}, ${a.data.length} bytes, sha256:${a.sha256})]`;
+  return `[attachment: ${JSON.stringify(a.filename).slice(1, -1)} (${a.mediaType}, ${a.data.length} bytes, sha256:${a.sha256})]`;
 }

@@ -109,12 +109,16 @@ describe('attachments, more kinds and refusals', () => {
     expect(r.stderr).toMatch(/local\/echo does not take image input/);
   });
 
-  it('the conversation keeps the attachment by reference (path and hash), not its bytes', async () => {
+  it('the conversation keeps the attachment by reference (name and hash), not its bytes nor its folder', async () => {
     const r = await run(['chat', '--model', 'local/vision', '--conversation', 'pics', '-a', png, 'see']);
     expect(r.code).toBe(0);
     const shown = await run(['conversations', 'show', 'pics', '--json']);
-    expect(shown.stdout).toMatch(/\[attachment: .*photo\.png \(image\/png, \d+ bytes, sha256:[0-9a-f]{64}\)\]/);
+    expect(shown.stdout).toMatch(/\[attachment: photo\.png \(image\/png, \d+ bytes, sha256:[0-9a-f]{64}\)\]/);
     expect(shown.stdout).not.toMatch(/base64/);
+    // Taken up, the turn goes with its reference: the file's name, never the folder it was in.
+    expect((await run(['chat', '--model', 'local/vision', '--conversation', 'pics', 'and now?'])).code).toBe(0);
+    expect(lastBody().messages[0].content).toMatch(/^see\n\[attachment: photo\.png \(image\/png, \d+ bytes, sha256:[0-9a-f]{64}\)\]$/);
+    expect(JSON.stringify(lastBody())).not.toContain(dir);
   });
 
   it('responses -a sends input_image parts', async () => {
