@@ -22,7 +22,7 @@ let worker: Worker | undefined;
 /** jq's output for `input` (JSON text); a jq error rejects with jq's message, Ctrl-C with the signal's reason. */
 export function runJqWorker(input: string, filter: string, flags: string[], signal?: AbortSignal): Promise<string> {
   if (signal?.aborted) return Promise.reject(signal.reason);
-  const w = (worker ??= new Worker(WORKER, { eval: true, workerData: { glue: jqGluePath() }, stdout: true, stderr: true }));
+  const w = (worker ??= start());
   return new Promise((resolve, reject) => {
     const settle = (gone: boolean) => {
       signal?.removeEventListener('abort', onAbort);
@@ -31,9 +31,12 @@ export function runJqWorker(input: string, filter: string, flags: string[], sign
       else w.unref();
     };
     const onMessage = (m: { out?: string; error?: string }) => {
-      settle(false);
-      if (m.error !== undefined) reject(new Error(m.error));
-      else resolve(m.out ?? '');
+      // After an error jq may be dead (a stack overflow aborts its runtime): the next run gets a new one.
+      settle(m.error !== undefined);
+      if (m.error !== undefined) {
+        void w.terminate();
+        reject(new Error(m.error));
+      } else resolve(m.out ?? '');
     };
     const onGone = (err?: unknown) => {
       settle(true);
@@ -49,4 +52,12 @@ export function runJqWorker(input: string, filter: string, flags: string[], sign
     w.ref();
     w.postMessage({ input, filter, flags });
   });
+}
+
+/**
+ * The worker. Its own stdout and stderr are kept from ours (jq's "Aborted()" is not ours to print);
+ * what it writes there unread holds the process open, so a worker that failed is terminated.
+ */
+function start(): Worker {
+  return new Worker(WORKER, { eval: true, workerData: { glue: jqGluePath() }, stdout: true, stderr: true });
 }

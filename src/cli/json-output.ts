@@ -115,6 +115,8 @@ export function selectFields(value: unknown, fields: string[]): unknown {
 
 const jqMessage = (err: unknown) =>
   String((err as Error)?.message ?? err)
+    // jq-wasm's runtime aborted: a filter that recursed without end, or a value too large for its memory.
+    .replace(/^Aborted\(\).*/, 'jq ran out of stack or memory (a filter that recurses without end, or a value too large)')
     .split('\n')[0]!
     .replace(/^jq: error(?: \(at [^)]*\))?: /, '')
     .replace(/ \(Unix shell quoting issues\?\)/, '')

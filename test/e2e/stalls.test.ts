@@ -111,6 +111,13 @@ describe('a --jq filter that never ends', () => {
   });
 });
 
+describe('a --jq filter that kills jq (a stack overflow aborts its runtime)', () => {
+  it('is one error line and exit 1: the process ends, with no jq noise of its own', async () => {
+    const r = await run(['chat', '--model', 'local/echo', '--jq', 'def f: 1 + f; f', 'hi'], {});
+    expect(r).toMatchObject({ code: 1, stderr: 'error: --jq: jq ran out of stack or memory (a filter that recurses without end, or a value too large)\n' });
+  });
+});
+
 describe('a reader that stops reading', () => {
   /** A FIFO whose reader (this process) never reads; the fd to write it with. */
   function stuckFifo(name: string): { path: string; writer: () => number; close: () => void } {
