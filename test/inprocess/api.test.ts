@@ -57,14 +57,14 @@ describe('router api', () => {
 
   it('-F: a number JSON would change (1e999 to null, 2^64 to another integer) is refused, nothing sent; -f sends it as text', async () => {
     t.clearRequests();
-    for (const raw of ['1e999', '-1e999', '18446744073709551615']) {
+    for (const raw of ['1e999', '-1e999', '18446744073709551615', '9007199254740993.0', '9007199254740993e0', '1e22', '1e-400', '-1.5e-999']) {
       const r = await t.run(['api', 'POST', '/v1/chat/completions', '-F', `seed=${raw}`]);
       expect(r).toMatchObject({ code: 2, stdout: '', stderr: `error: -F seed=${raw}: the number cannot be sent as it is (past what JSON numbers hold here); -f sends it as a string\n` });
     }
     expect(t.requests()).toHaveLength(0);
-    const safe = await t.run(['api', 'POST', '/v1/chat/completions', '-f', 'model=local/echo', '-F', 'messages[][role]=user', '-f', 'messages[][content]=hi', '-F', 'seed=9007199254740991', '-F', 'temperature=1e-3']);
+    const safe = await t.run(['api', 'POST', '/v1/chat/completions', '-f', 'model=local/echo', '-F', 'messages[][role]=user', '-f', 'messages[][content]=hi', '-F', 'seed=9007199254740991', '-F', 'temperature=1e-3', '-F', 'top_p=0.0']);
     expect(safe.code, safe.stderr).toBe(0);
-    expect(t.requests().at(-1)!.body).toMatchObject({ seed: 9007199254740991, temperature: 0.001 });
+    expect(t.requests().at(-1)!.body).toMatchObject({ seed: 9007199254740991, temperature: 0.001, top_p: 0 });
   });
 
   it('-F key=@- reads the value from stdin, as gh api does; stdin is read once', async () => {

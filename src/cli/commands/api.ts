@@ -85,9 +85,11 @@ export function setField(target: Record<string, unknown>, key: string, value: un
 async function typed(raw: string, key: string, io: IO): Promise<unknown> {
   if (raw === 'true' || raw === 'false' || raw === 'null') return JSON.parse(raw);
   if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(raw)) {
-    // JSON.stringify would send Infinity as null, and an integer past 2^53 as another integer.
+    // JSON.stringify would send Infinity as null, a number past 2^53 as another integer (in any notation:
+    // 9007199254740993.0), and one too small as 0.
     const n = Number(raw);
-    if (!Number.isFinite(n) || (/^-?\d+$/.test(raw) && !Number.isSafeInteger(n))) throw usage(`-F ${key}=${raw}: the number cannot be sent as it is (past what JSON numbers hold here); -f sends it as a string`);
+    const lost = !Number.isFinite(n) || Math.abs(n) > Number.MAX_SAFE_INTEGER || (n === 0 && /[1-9]/.test(raw.split(/[eE]/)[0]!));
+    if (lost) throw usage(`-F ${key}=${raw}: the number cannot be sent as it is (past what JSON numbers hold here); -f sends it as a string`);
     return n;
   }
   if (raw.startsWith('@@')) return raw.slice(1);
