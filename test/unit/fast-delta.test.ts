@@ -40,21 +40,35 @@ function read(pieces: Buffer[], fast: boolean): { items: Item[]; full: number } 
   return { items, full };
 }
 
-/** Items as a reader of text sees them: runs of text joined, anything else as its JSON. */
+/**
+ * Items as a reader of text sees them: runs of text joined, each under the model it came from,
+ * anything else as its JSON. A text item read from the bytes comes from the model of the last text
+ * chunk parsed in full (the one its shape was learned from): read under another model than a full
+ * parse says, it would show as another run.
+ */
 function asText(items: Item[]): string[] {
   const out: string[] = [];
-  let text: string | undefined;
+  let run: { model: unknown; text: string } | undefined;
+  let model: unknown;
+  const flush = () => {
+    if (run) out.push(run.model === base.model ? run.text : `${JSON.stringify(run.model)}:${run.text}`);
+    run = undefined;
+  };
   for (const item of items) {
     const c = item as any;
-    const plain = 'text' in c ? c.text : c.choices?.length === 1 && c.choices[0].finish_reason === null && !c.usage && !c.error && !c.router_metadata && !c.choices[0].delta.tool_calls && c.model === base.model ? c.choices[0].delta.content : undefined;
-    if (typeof plain === 'string') text = (text ?? '') + plain;
-    else {
-      if (text !== undefined) out.push(text);
-      text = undefined;
+    const shapedAsText = !('text' in c) && c.choices?.length === 1 && c.choices[0].finish_reason === null && !c.usage && !c.error && !c.router_metadata && !c.choices[0].delta.tool_calls;
+    if (shapedAsText) model = c.model;
+    const plain = 'text' in c ? c.text : shapedAsText ? c.choices[0].delta.content : undefined;
+    if (typeof plain !== 'string') {
+      flush();
       out.push(JSON.stringify(c));
+    } else if (run && run.model === model) run.text += plain;
+    else {
+      flush();
+      run = { model, text: plain };
     }
   }
-  if (text !== undefined) out.push(text);
+  flush();
   return out;
 }
 
