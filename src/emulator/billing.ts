@@ -1,6 +1,7 @@
 import type { Ctx } from './http.js';
 import { HttpError } from './http.js';
 import { Serialized } from './serialized.js';
+import { decimal } from '../internal/decimal.js';
 
 /** 402 when the caller's workspace has no credit left (batches: their cost is known only at the end). */
 export function chargeable(ctx: Ctx): void {
@@ -17,7 +18,7 @@ export function chargeable(ctx: Ctx): void {
 export function reserve(ctx: Ctx, cost: number): { refund(): void } {
   const balance = ctx.store.balance(ctx.workspace);
   if (balance <= 0 || balance < cost) {
-    throw new HttpError(402, `Insufficient credits: this request costs $${usd(cost)}, the balance is $${usd(Math.max(0, balance))}. Add more credits to continue.`, 'payment_required');
+    throw new HttpError(402, `Insufficient credits: this request costs $${decimal(cost)}, the balance is $${decimal(Math.max(0, balance))}. Add more credits to continue.`, 'payment_required');
   }
   ctx.store.debit(ctx.workspace, cost);
   return { refund: () => ctx.store.refund(ctx.workspace, cost) };
@@ -136,6 +137,3 @@ export function drainOrClose(res: NodeJS.WritableStream & { once: (event: string
     res.once('close', done);
   });
 }
-
-/** An amount as a person writes it: 0.00000002, not 2e-8. */
-const usd = (n: number) => (n < 1e-6 && n > 0 ? n.toFixed(10).replace(/0+$/, '') : String(n));

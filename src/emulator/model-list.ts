@@ -1,5 +1,6 @@
 import { HttpError } from './http.js';
 import { MODELS, type ModelKind, type ModelSpec } from './models.js';
+import { decimal } from '../internal/decimal.js';
 
 /** What each kind of model takes and gives, as the model list's `architecture` says it; a chat model's own `input`/`output` widen it. */
 const ARCHITECTURE: Record<ModelKind, { input_modalities: string[]; output_modalities: string[] }> = {
@@ -42,7 +43,7 @@ export function listedModel(m: ModelSpec): Record<string, unknown> {
     description: `${m.kind} model of the local emulator`,
     context_length: contextLength(m),
     architecture: { modality: `${input_modalities.join('+')}->${output_modalities.join('+')}`, input_modalities, output_modalities, tokenizer: 'Other', instruct_type: null },
-    pricing: { prompt: String(m.promptPrice), completion: String(m.completionPrice) },
+    pricing: { prompt: decimal(m.promptPrice), completion: decimal(m.completionPrice) },
     top_provider: { context_length: contextLength(m), max_completion_tokens: m.maxOutputTokens ?? null, is_moderated: false },
     per_request_limits: null,
     supported_parameters: m.kind === 'chat' ? [...CHAT_PARAMETERS, ...(EXTRA_PARAMETERS[m.id] ?? [])] : [],

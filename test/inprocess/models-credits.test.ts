@@ -51,7 +51,7 @@ describe('router models', () => {
 
   it('--json FIELDS and --jq, as other commands', async () => {
     const r = await run(['models', '--json', 'id,pricing', 'judge']);
-    expect(JSON.parse(r.stdout)).toEqual([{ id: 'local/judge', pricing: { prompt: '3e-7', completion: '0.000001' } }]);
+    expect(JSON.parse(r.stdout)).toEqual([{ id: 'local/judge', pricing: { prompt: '0.0000003', completion: '0.000001' } }]);
     expect((await run(['models', '--jq', '.[0].id'])).stdout).toBe('local/echo\n');
   });
 
@@ -119,6 +119,9 @@ describe('router credits', () => {
     emu.store.refund(workspace.id, 0.1);
     emu.store.topUp(workspace.id, 0.2);
     expect((await run(['credits'], { env: { ROUTER_MANAGEMENT_KEY: managementKey } })).stdout).toBe('0.5\t0.2\t0.3\n');
+    // A tiny usage in decimals, piped as on a terminal: 0.00000002, not 2e-8.
+    emu.store.debit(workspace.id, 2e-8);
+    expect((await run(['credits'], { env: { ROUTER_MANAGEMENT_KEY: managementKey } })).stdout).toBe('0.5\t0.20000002\t0.29999998\n');
   });
 
   it('a standard key gets the 403 explained in one line, exit 3', async () => {

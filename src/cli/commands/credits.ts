@@ -4,6 +4,7 @@ import { CliError, EXIT } from '../exit-codes.js';
 import type { RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
 import { usd } from '../cost-bound.js';
+import { decimal } from '../../internal/decimal.js';
 
 export const credits = defineCommand({
   name: 'credits',
@@ -21,7 +22,7 @@ async function runCredits(ctx: RunContext<{ json?: boolean }>): Promise<void> {
     const c = await client.credits.get({ signal: ctx.signal });
     const balance = Math.round((c.total_credits - c.total_usage) * 1e10) / 1e10;
     if (opts.json) return io.json({ total_credits: c.total_credits, total_usage: c.total_usage, balance });
-    if (!io.stdoutTTY) return void io.out(`${c.total_credits}\t${c.total_usage}\t${balance}\n`);
+    if (!io.stdoutTTY) return void io.out(`${decimal(c.total_credits)}\t${decimal(c.total_usage)}\t${decimal(balance)}\n`);
     io.out(`credits  ${usd(c.total_credits)}\nused     ${usd(c.total_usage)}\nbalance  ${usd(balance)}\n`);
   } catch (err) {
     // A 401 is about the key sent, which here is the management key (or, with none set, the API key).
