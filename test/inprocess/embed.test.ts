@@ -24,6 +24,17 @@ describe('router embed', () => {
     expect(a.usage.prompt_tokens).toBeGreaterThan(0);
   });
 
+  it('"-" reads the inputs from stdin, alone: beside other arguments it is refused, nothing sent', async () => {
+    const alone = await t.run(['embed', '-', '--model', 'local/embed', '--jq', '.data | length'], { input: 'one\ntwo\n' });
+    expect(alone).toMatchObject({ code: 0, stdout: '2\n' });
+    t.clearRequests();
+    for (const args of [['a', '-', 'b'], ['-', '-']]) {
+      const r = await t.run(['embed', ...args, '--model', 'local/embed'], { input: 'MID\n' });
+      expect(r).toMatchObject({ code: 2, stdout: '', stderr: 'error: "-" reads the inputs from stdin, one a line: give it alone, or give the inputs as arguments\n' });
+    }
+    expect(sent('/v1/embeddings')).toHaveLength(0);
+  });
+
   it('reads --file (text and JSONL lines), decodes base64 unless --raw, prints --jsonl', async () => {
     const f = join(t.dir, 'inputs.txt');
     writeFileSync(f, 'plain line\n"json string"\n{"input":"object input"}\n\n');

@@ -48,6 +48,8 @@ export const embed = defineCommand({
 
 async function inputsFrom(opts: EmbedOpts, args: string[], io: RunContext<EmbedOpts>['io']): Promise<string[]> {
   if (opts.file !== undefined && args.length) throw usage('give the inputs either as arguments or with --file, not both');
+  // "-" stands for stdin's lines as the inputs: beside other arguments it would drop them, unsaid.
+  if (args.includes('-') && args.length > 1) throw usage('"-" reads the inputs from stdin, one a line: give it alone, or give the inputs as arguments');
   if (opts.file === undefined && args.length && !args.includes('-')) {
     const blank = args.findIndex((a) => !a.trim());
     if (blank !== -1) throw usage(`argument ${blank + 1} is blank: there is nothing to embed in it`);
