@@ -10,7 +10,7 @@ import { reserve, writeSSE } from './billing.js';
 import { checkChatOptionTypes } from './option-types.js';
 import { jsonTemplate, Serialized } from './serialized.js';
 import { richAnswer, type RichMessage } from './rich-answer.js';
-import { completionDetails, fitRich, richDeltas, richMessage } from './rich-chat.js';
+import { completionDetails, fitAnswer, richDeltas, richMessage } from './rich-chat.js';
 import { defineRoutes } from './routes.js';
 
 type Body = Record<string, unknown>;
@@ -136,10 +136,8 @@ export function planChat(body: Body): ChatPlan {
   const maxTokens = maxTokensOf(body);
   checkOutputLimit(routed.model, maxTokens, body.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens');
   let gen = generate(routed.model, promptText, lastUser, { maxTokens, seed: body.seed, stop: stopList(body) });
-  let baseCut = false;
-  const asked = richAnswer(body, routed.model, messages, () => ((baseCut = gen.finishReason === 'length'), gen.text), lastUser);
-  const fitted = asked && fitRich(baseCut ? { ...asked, finishReason: 'length' } : asked, outputLimit(routed.model, maxTokens));
-  if (fitted) gen = { text: fitted.rich.content ?? '', finishReason: fitted.rich.finishReason === 'length' ? 'length' : 'stop', promptTokens: gen.promptTokens, completionTokens: fitted.tokens };
+  const fitted = fitAnswer((baseText) => richAnswer(body, routed.model, messages, baseText, lastUser), gen, outputLimit(routed.model, maxTokens));
+  if (fitted) gen = fitted.gen;
   return { routed, gen, rich: fitted?.rich, cost: costOf(routed.model, gen.promptTokens, gen.completionTokens) };
 }
 

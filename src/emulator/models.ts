@@ -261,6 +261,8 @@ export function costOf(model: ModelSpec, promptTokens: number, completionTokens:
   return { cost: round(prompt + completion), prompt, completion };
 }
 
+/** An amount of USD to 1e-10, the unit costs are made in, where a double holds it that finely (below about $900,000). */
 export function round(n: number): number {
-  return Math.round(n * 1e10) / 1e10;
+  const units = Math.round(n * 1e10);
+  return Number.isSafeInteger(units) ? units / 1e10 : n;
 }

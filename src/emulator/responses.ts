@@ -8,7 +8,7 @@ import { reserve, writeSSE } from './billing.js';
 import { checkResponsesOptionTypes } from './option-types.js';
 import { jsonTemplate, Serialized } from './serialized.js';
 import { richAnswer } from './rich-answer.js';
-import { fitRich } from './rich-chat.js';
+import { fitAnswer } from './rich-chat.js';
 import { imageItem, leadingItemEvents, reasoningItem } from './responses-reasoning.js';
 import { defineRoutes } from './routes.js';
 import { asChatMessages, functionCallEvents, functionCallItems } from './responses-tools.js';
@@ -71,11 +71,9 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
   const items = (typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input) as Body[];
   const called = functionCallItems(routed.model.id, body, items, lastUser);
   const limit = outputLimit(routed.model, body.max_output_tokens as number | undefined);
-  let baseCut = false;
-  const asked = richAnswer({ ...body, tools: undefined }, routed.model, asChatMessages(items), () => ((baseCut = generated.finishReason === 'length'), generated.text), lastUser);
-  const fitted = asked && fitRich(baseCut ? { ...asked, finishReason: 'length' } : asked, limit);
+  const fitted = fitAnswer((baseText) => richAnswer({ ...body, tools: undefined }, routed.model, asChatMessages(items), baseText, lastUser), generated, limit);
   const rich = fitted?.rich;
-  const answered: Generation = fitted ? { text: fitted.rich.content ?? '', finishReason: fitted.rich.finishReason === 'length' ? 'length' : 'stop', promptTokens: generated.promptTokens, completionTokens: fitted.tokens } : generated;
+  const answered: Generation = fitted?.gen ?? generated;
   // Function calls fit whole or not at all: an answer cut inside them is incomplete, with none.
   const callTokens = called ? countTokens(called.map((c) => c.arguments).join(' ')) : 0;
   const calls = callTokens <= limit ? called : undefined;

@@ -1,4 +1,4 @@
-import { countTokens, firstPieces, pieces, prng, seedOf } from './models.js';
+import { countTokens, firstPieces, pieces, prng, seedOf, type Generation } from './models.js';
 import type { RichMessage } from './rich-answer.js';
 
 type Body = Record<string, unknown>;
@@ -61,6 +61,19 @@ export function fitRich(rich: RichMessage, limit = Infinity): { rich: RichMessag
     if (rich.annotations) out.annotations = rich.annotations.map((a) => ({ ...a, url_citation: { ...(a.url_citation as Body), end_index: Math.min(end, (a.url_citation as Body).end_index as number) } }));
   }
   return { rich: out, tokens: used };
+}
+
+/**
+ * The rich answer `make` gives (from the plain answer `base`, read only if it needs it), fitted to
+ * `limit`, and the generation its usage counts; undefined when the plain answer stands. A plain
+ * text that generate() already cut keeps the answer cut.
+ */
+export function fitAnswer(make: (baseText: () => string) => RichMessage | undefined, base: Generation, limit: number): { rich: RichMessage; gen: Generation } | undefined {
+  let baseCut = false;
+  const asked = make(() => ((baseCut = base.finishReason === 'length'), base.text));
+  if (!asked) return undefined;
+  const { rich, tokens } = fitRich(baseCut ? { ...asked, finishReason: 'length' } : asked, limit);
+  return { rich, gen: { text: rich.content ?? '', finishReason: rich.finishReason === 'length' ? 'length' : 'stop', promptTokens: base.promptTokens, completionTokens: tokens } };
 }
 
 /** completion_tokens_details of a rich answer: its reasoning and image tokens. */

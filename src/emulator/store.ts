@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomHex } from './ids.js';
+import { round } from './models.js';
 import { writeFileAtomicLater, writeFileAtomicSync } from './fsutil.js';
 import { makeDir } from '../internal/make-dir.js';
 import { isFiniteNumber, isRecord } from '../internal/shape.js';
@@ -174,7 +175,7 @@ export class StateStore {
 
   balance(id: string): number {
     const ws = this.workspace(id);
-    return money(ws.total_credits - ws.total_usage);
+    return round(ws.total_credits - ws.total_usage);
   }
 
   debit(id: string, cost: number): void {
@@ -220,12 +221,12 @@ export class StateStore {
   /** Usage moves by whole units of 1e-10 USD, as costs are made: sums of costs carry no float noise. */
   private charge(id: string, cost: number): void {
     const ws = this.workspace(id);
-    ws.total_usage = money(ws.total_usage + cost);
+    ws.total_usage = round(ws.total_usage + cost);
   }
 
   topUp(id: string, amount: number): number {
     const ws = this.workspace(id);
-    ws.total_credits = money(ws.total_credits + amount);
+    ws.total_credits = round(ws.total_credits + amount);
     this.save();
     return this.balance(id);
   }
@@ -258,10 +259,4 @@ function stateProblem(state: unknown): string | undefined {
   if (!isFiniteNumber(state.clock_offset_ms)) return '"clock_offset_ms" is not a number';
   if (state.charges !== undefined && (!isRecord(state.charges) || !Object.values(state.charges).every(isFiniteNumber))) return '"charges" is not an object of numbers';
   return undefined;
-}
-
-/** An amount of USD to 1e-10, the unit costs are made in, where a double can hold it that finely (below about $900,000). */
-function money(usd: number): number {
-  const units = Math.round(usd * 1e10);
-  return Number.isSafeInteger(units) ? units / 1e10 : usd;
 }
