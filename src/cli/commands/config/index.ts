@@ -8,7 +8,8 @@ import { list, path, remove, use } from './profiles.js';
 export const config = defineGroup({
   name: 'config',
   summary: 'manage profiles: API key, API root, default model',
-  description: 'Manage named profiles. Keys are stored in a private (0600) file and are never printed in full.',
+  description:
+    "Manage named profiles. Keys are kept in the operating system's keychain where there is one, else in the private (0600) config file, or given by a command (api_key_command, management_key_command); never printed in full. See docs/keys.md.",
   commands: [init, set, get, unset, list, use, remove, path],
   notes: `Settings: ${FIELDS.join(', ')}
 Precedence: flags (--profile, --api-root, --model, --voice) > environment (ROUTER_PROFILE,
