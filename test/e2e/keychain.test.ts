@@ -38,7 +38,7 @@ function ownHome(name: string): Record<string, string | undefined> {
 
 describe.runIf(process.platform === 'linux')('where there is no keychain', () => {
   it('login keeps the key in the 0600 file and says why, even piped', async () => {
-    const env = { ...ownHome('none'), DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus' };
+    const env: Record<string, string | undefined> = { ...ownHome('none'), DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus' };
     // Spawned without blocking: the emulator the key is checked against runs in this process.
     const r = await runCli(['login', '--with-key'], { env, input: t.apiKey });
     expect(r.code).toBe(0);

@@ -9,13 +9,13 @@ export const migrate = defineCommand({
   name: 'migrate',
   summary: 'move the keys kept in the config file into the keychain (Secret Service, macOS Keychain, Windows Credential Manager)',
   description:
-    'Move every API key and management key kept in the config file into the operating system\'s keychain (of every profile, or of --profile NAME); the file then only says where each is. Exit 1, nothing moved, when there is no keychain to use. See docs/keys.md.',
+    'Move every API key and management key kept in the config file into the operating system\'s keychain (of every profile, or of --profile NAME); the file then only says where each is: run it without --dry-run. Exit 1, nothing moved, when there is no keychain to use. See docs/keys.md.',
   flags: {
     profile: { flags: '--profile <name>', help: 'only this profile (default: every profile)' },
     dryRun: { flags: '--dry-run', help: 'say which keys would move, and move none' },
     ...jsonFlags('print {keychain, file, moved: [{profile, key}]} (with --dry-run: the keys that would move)'),
   },
-  examples: ['router auth migrate', 'router auth migrate --dry-run --json'],
+  examples: ['router auth migrate --dry-run', 'router auth migrate --dry-run --json'],
   run: async ({ io, opts, flags, signal }) => {
     const { keychainName, keychainOff } = await import('../../config/keychain.js');
     const { saveKey } = await import('../../config/key-store.js');
