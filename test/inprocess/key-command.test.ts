@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
@@ -44,6 +45,8 @@ describe('api_key_command', () => {
     // The environment goes before the profile: the command is not run.
     expect((await t.run(['auth', 'status'], { env: { ...env, ROUTER_API_KEY: t.apiKey } })).code).toBe(0);
     expect(readFileSync(count, 'utf8')).toBe('run\nrun\n');
+    // No run here kept a key in the keychain: none loaded its native binding.
+    expect(Object.keys(createRequire(import.meta.url).cache).filter((m) => m.includes('@napi-rs'))).toEqual([]);
   });
 
   it("the command's environment holds no key of router's", async () => {
