@@ -80,7 +80,14 @@ export function refusedKeyHint(settings: Settings, opts: ConnectOptions = {}): s
   const management = opts.management && settings.from.managementKey !== undefined;
   const what = management ? 'management key' : 'API key';
   const from = management ? settings.from.managementKey : settings.from.apiKey;
-  const check = from?.kind === 'profile' ? `of profile "${from.name}": router config set ${from.field} --profile ${from.name}` : from ? `in ${sourceName(from)}` : '';
+  const check =
+    from?.kind === 'profile' || from?.kind === 'keychain'
+      ? `of profile "${from.name}"${from.kind === 'keychain' ? ', in the keychain' : ''}: router config set ${from.field} --profile ${from.name}`
+      : from?.kind === 'command'
+        ? `that ${sourceName(from)} prints`
+        : from
+          ? `in ${sourceName(from)}`
+          : '';
   return ` (check the ${what}${check ? ` ${check}` : ''})`;
 }
 

@@ -82,6 +82,15 @@ describe('api_key_command', () => {
   });
 });
 
+describe('a refused key', () => {
+  it('is named as the output of its command', async () => {
+    const env = await profile({ api_key_command: 'printf %s sk-rt-v1-notthekeynotthekey' });
+    const r = await t.run(['chat', '-m', 'local/echo', 'hi'], { env });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/\(check the API key that api_key_command of profile "default" prints\)\n$/);
+  });
+});
+
 describe('router auth status', () => {
   it('prints the profile, the API root and where the key is before a connection error', async () => {
     const env = { ROUTER_CONFIG_DIR: join(t.dir, `config-${++n}`), ROUTER_API_ROOT: 'http://127.0.0.1:9/api' };
