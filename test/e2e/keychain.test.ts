@@ -1,10 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runCli, startTestEnv, type TestEnv } from '../helpers.js';
+import { until } from '../support/until.js';
+import { processAlive } from '../../src/internal/process.js';
 
 // Keys in the keychain for real (issue 45, item 11): gnome-keyring's Secret Service on a D-Bus session
 // of its own (dbus-run-session), unlocked without a prompt, in a home folder of its own. scripts/ci-deps.sh
@@ -35,6 +37,21 @@ function ownHome(name: string): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...process.env, ...t.env, HOME: dir, XDG_DATA_HOME: join(dir, 'data'), XDG_CONFIG_HOME: join(dir, 'xdg'), XDG_RUNTIME_DIR: join(dir, 'run'), ROUTER_CONFIG_DIR: join(dir, 'config'), ROUTER_KEYCHAIN: '', ROUTER_API_KEY: '', ROUTER_NO_LOG: '1' };
   return { ...env, DISPLAY: undefined, DBUS_SESSION_BUS_ADDRESS: undefined };
 }
+
+describe.runIf(process.platform === 'linux')('a key command that hangs', () => {
+  it('ends with Ctrl-C: exit 130, and the command with it', async () => {
+    const env = ownHome('hang');
+    const pidFile = join(home, 'hang.pid');
+    expect((await runCli(['config', 'set', 'api_key_command', `echo $$ > '${pidFile}'; exec sleep 60`], { env })).code).toBe(0);
+    const child = t.spawn(['chat', '-m', 'local/echo', 'hi'], env as Record<string, string>);
+    const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+    expect(await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n'))).toBe(true);
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(await until(() => !processAlive(pid))).toBe(true);
+  });
+});
 
 describe.runIf(process.platform === 'linux')('where there is no keychain', () => {
   it('login keeps the key in the 0600 file and says why, even piped', async () => {
