@@ -15,6 +15,9 @@ export const config = defineGroup({
 Precedence: flags (--profile, --api-root, --model, --voice) > environment (ROUTER_PROFILE,
 ROUTER_API_KEY, ROUTER_MANAGEMENT_KEY, ROUTER_API_ROOT, ROUTER_MODEL, ROUTER_VOICE,
 ROUTER_SPEECH_MODEL, ROUTER_EMBED_MODEL) > the profile. model is chat's and responses';
-speak takes voice and speech_model, embed takes embed_model.`,
+speak takes voice and speech_model, embed takes embed_model.
+Keys: api_key_command (a command whose stdout is the key, run when it is needed) > the keychain >
+the file; ROUTER_KEYCHAIN=off keeps new keys in the file; router auth migrate moves file keys
+into the keychain. See docs/keys.md.`,
   examples: ['router config set api_root "$ROUTER_API_ROOT"', 'router config set api_key < key.txt', 'router config set voice alloy', 'router config list --json'],
 });
