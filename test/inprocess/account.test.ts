@@ -119,7 +119,7 @@ describe('router auth status', () => {
   });
 
   it('a refused key is exit 3; a service without GET /v1/key says it has no details', async () => {
-    expect(await status(emu.apiRoot, 'sk-rt-v1-wrong')).toMatchObject({ code: 3, stdout: expect.stringMatching(/^profile   default\n/) });
+    expect(await status(emu.apiRoot, 'sk-rt-v1-wrong')).toMatchObject({ code: 3, stdout: expect.stringMatching(/^profile {3}default\n/) });
     const r = await status(await fixtures({ 'GET /api/v1/batches': { body: { object: 'list', data: [], first_id: null, last_id: null, has_more: false } } }), 'k');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('checked   accepted by GET /v1/batches\n');
