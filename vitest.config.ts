@@ -19,5 +19,8 @@ export default defineConfig({
     reporters: ['default', './test/summary-reporter.ts'],
     include: ['test/**/*.test.ts'],
     setupFiles: ['test/support/quiet-node.ts'],
+    // Keys saved by tests go to their config files, never to the keychain of the machine running them
+    // (test/e2e/keychain.test.ts turns it on inside a D-Bus session of its own).
+    env: { ROUTER_KEYCHAIN: 'off' },
   },
 });

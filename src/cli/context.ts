@@ -22,6 +22,7 @@ export interface ConnectOptions {
 export async function connect(io: IO, flags: GlobalFlags, settings: Settings, opts: ConnectOptions = {}): Promise<Connected> {
   // A --model was checked as it was parsed; one from ROUTER_MODEL or a profile is checked here, before any request.
   checkedDefault(settings, 'model');
+  settings = await withKey(io, settings, opts);
   io.addSecret(settings.apiKey);
   io.addSecret(settings.managementKey);
   const key = opts.management ? (settings.managementKey ?? settings.apiKey) : settings.apiKey;
@@ -45,6 +46,22 @@ export async function connect(io: IO, flags: GlobalFlags, settings: Settings, op
 }
 
 /**
+ * The settings with the key the command sends read where it lives (a keychain, a key command): only
+ * that one, only now. A key that is set but cannot be had is exit 3, one line.
+ */
+async function withKey(io: IO, settings: Settings, opts: ConnectOptions): Promise<Settings> {
+  const which = opts.management && settings.from.managementKey ? 'managementKey' : 'apiKey';
+  const from = settings.from[which];
+  if (settings[which] !== undefined || (from?.kind !== 'keychain' && from?.kind !== 'command')) return settings;
+  const { loadKey, KeyUnavailableError } = await import('../config/key-source.js');
+  try {
+    return { ...settings, [which]: await loadKey(settings, which, io.env, io.interrupt) };
+  } catch (err) {
+    throw err instanceof KeyUnavailableError ? new CliError(err.message, EXIT.AUTH) : err;
+  }
+}
+
+/**
  * A default of the settings (what `speak` and `embed` take when their flag is left out): a model id
  * from the environment or a profile must look like one, as a --model flag must; the error names where it came from.
  */
@@ -60,10 +77,17 @@ export function checkedDefault(settings: Settings, key: 'model' | 'speechModel' 
  * sends it) and where it came from, so that the one to fix is the one named.
  */
 export function refusedKeyHint(settings: Settings, opts: ConnectOptions = {}): string {
-  const management = opts.management && settings.managementKey !== undefined;
+  const management = opts.management && settings.from.managementKey !== undefined;
   const what = management ? 'management key' : 'API key';
   const from = management ? settings.from.managementKey : settings.from.apiKey;
-  const check = from?.kind === 'profile' ? `of profile "${from.name}": router config set ${from.field} --profile ${from.name}` : from ? `in ${sourceName(from)}` : '';
+  const check =
+    from?.kind === 'profile' || from?.kind === 'keychain'
+      ? `of profile "${from.name}"${from.kind === 'keychain' ? ', in the keychain' : ''}: router config set ${from.field} --profile ${from.name}`
+      : from?.kind === 'command'
+        ? `that ${sourceName(from)} prints`
+        : from
+          ? `in ${sourceName(from)}`
+          : '';
   return ` (check the ${what}${check ? ` ${check}` : ''})`;
 }
 

@@ -33,7 +33,8 @@ export const JSON_FIELDS: Record<string, readonly string[]> = {
   models: MODEL,
   'models show': MODEL,
   credits: ['total_credits', 'total_usage', 'balance'],
-  'auth status': ['profile', 'api_root', 'api_root_from', 'key', 'key_from', 'checked_with', 'details'],
+  'auth status': ['profile', 'api_root', 'api_root_from', 'key', 'key_from', 'key_store', 'key_location', 'checked_with', 'details'],
+  'auth migrate': ['keychain', 'file', 'moved'],
   'conversations list': ['id', 'title', 'model', 'created_at', 'updated_at', 'turns'],
   'conversations show': ['id', 'title', 'model', 'created_at', 'updated_at', 'messages'],
   'roles list': ['name', 'model', 'settings', 'system'],
@@ -41,7 +42,7 @@ export const JSON_FIELDS: Record<string, readonly string[]> = {
 };
 
 /** Commands that take no argument: any word after their `--json` is a field list. */
-const NO_ARGUMENTS = new Set(['decide', 'serve', 'config list', 'batch list', 'batch jobs', 'usage', 'roles list', 'credits', 'auth status']);
+const NO_ARGUMENTS = new Set(['decide', 'serve', 'config list', 'batch list', 'batch jobs', 'usage', 'roles list', 'credits', 'auth status', 'auth migrate']);
 
 /** The command path an argv runs ("batch get"), skipping global options. */
 export function jsonCommandPath(args: string[], withValue: Set<string>): string | undefined {

@@ -13,9 +13,15 @@ export interface Profile {
   /** USD a day (UTC) and a calendar month (UTC) this profile's calls may spend, by the usage ledger. */
   daily_budget?: string;
   monthly_budget?: string;
+  /** A command whose stdout is the key (`pass show router`), run when the key is needed (src/config/key-command.ts). */
+  api_key_command?: string;
+  management_key_command?: string;
+  /** Where a key kept in the keychain is: its account there (src/config/keychain.ts); the file then holds no key. */
+  api_key_keychain?: string;
+  management_key_keychain?: string;
 }
 
-export const PROFILE_FIELDS = ['api_key', 'management_key', 'api_root', 'model', 'voice', 'speech_model', 'embed_model', 'log', 'daily_budget', 'monthly_budget'] as const;
+export const PROFILE_FIELDS = ['api_key', 'management_key', 'api_root', 'model', 'voice', 'speech_model', 'embed_model', 'log', 'daily_budget', 'monthly_budget', 'api_key_command', 'management_key_command'] as const;
 export type ProfileField = (typeof PROFILE_FIELDS)[number];
 /** Settings that hold a model id (`<author>/<slug>`). */
 export const MODEL_FIELDS: readonly ProfileField[] = ['model', 'speech_model', 'embed_model'];
@@ -25,6 +31,9 @@ export type DefaultField = keyof typeof DEFAULT_ENV;
 /** Settings that hold an amount of USD; the environment variable that overrides each. */
 export const BUDGET_ENV = { daily_budget: 'ROUTER_DAILY_BUDGET', monthly_budget: 'ROUTER_MONTHLY_BUDGET' } as const;
 export const SECRET_FIELDS: readonly ProfileField[] = ['api_key', 'management_key'];
+export type KeyField = 'api_key' | 'management_key';
+/** What the file may hold of a profile: its settings, and where in the keychain its keys are. */
+export type StoredField = keyof Profile;
 export const DEFAULT_PROFILE = 'default';
 
 /** Settings that cannot be used as they are: an unknown profile, a malformed API root, a corrupt file. */

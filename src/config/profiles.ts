@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { FileLockTimeout, withFileLock } from '../internal/file-lock.js';
 import { makeDir } from '../internal/make-dir.js';
 import { describeCode, failedWriteOf } from '../internal/system-errors.js';
-import { checkNewProfile, DEFAULT_PROFILE, SettingsError, type Profile, type ProfileField } from './fields.js';
+import { checkNewProfile, DEFAULT_PROFILE, SettingsError, type Profile, type ProfileField, type StoredField } from './fields.js';
 import { corrupt, ProfileFile, profilesPath } from './profile-file.js';
 
 interface ConfigShape {
@@ -68,6 +68,21 @@ export class ProfileStore {
       const profiles = { ...this.conf.get('profiles') };
       checkNewProfile(name, Object.keys(profiles));
       profiles[name] = { ...profiles[name], [field]: value };
+      this.conf.set('profiles', profiles);
+    });
+  }
+
+  /** Sets and removes (undefined) several fields of a profile in one write: a key moved between the file and the keychain. */
+  update(name: string, patch: Partial<Record<StoredField, string | undefined>>): void {
+    this.write(() => {
+      const profiles = { ...this.conf.get('profiles') };
+      checkNewProfile(name, Object.keys(profiles));
+      const p: Profile = { ...profiles[name] };
+      for (const [field, value] of Object.entries(patch) as [StoredField, string | undefined][]) {
+        if (value === undefined) delete p[field];
+        else p[field] = value;
+      }
+      profiles[name] = p;
       this.conf.set('profiles', profiles);
     });
   }

@@ -58,6 +58,7 @@ export function withoutUserinfo(value: string): string {
 }
 
 export interface Settings {
+  /** The keys when known as settings are read (environment, file); from a keychain or a command, undefined until loadKey (./key-source.ts). */
   apiKey: string | undefined;
   managementKey: string | undefined;
   apiRoot: string | undefined;
@@ -81,13 +82,17 @@ export type Source =
   | { kind: 'flag' | 'env'; name: string }
   | { kind: 'profile'; name: string; field: string }
   | { kind: 'role'; name: string }
+  /** A key kept in the keychain (`account` there), or printed by a profile's command: read when it is needed (./key-source.ts). */
+  | { kind: 'keychain'; name: string; field: string; account: string }
+  | { kind: 'command'; name: string; field: string; command: string }
   | { kind: 'conversation'; id: string };
 
 export type SettingSources = Partial<Record<Exclude<keyof Settings, 'profile' | 'log' | 'from'>, Source>>;
 
 /** A source as an error names it: `--api-root`, `ROUTER_MODEL`, `model of profile "work"`, `role NAME`. */
 export function sourceName(source: Source): string {
-  if (source.kind === 'profile') return `${source.field} of profile "${source.name}"`;
+  if (source.kind === 'profile' || source.kind === 'command') return `${source.field} of profile "${source.name}"`;
+  if (source.kind === 'keychain') return `the keychain (${source.field} of profile "${source.name}")`;
   if (source.kind === 'role') return `role ${source.name}`;
   if (source.kind === 'conversation') return `conversation ${source.id}`;
   return source.name;
@@ -138,9 +143,15 @@ export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessE
     return value;
   };
   const pick = (key: keyof SettingSources, envName: string, field: ProfileField) => either(key, envName, fromEnv(env, envName), field, profile?.[field]);
+  /** A key: the environment's, else the profile's command, its keychain entry or its field (the first two read when needed). */
   const key = (k: 'apiKey' | 'managementKey', envName: string, field: 'api_key' | 'management_key') => {
     const envKey = checkKey(env[envName], envName);
-    return either(k, envName, envKey, field, envKey === undefined ? checkKey(profile?.[field], `${field} of profile "${name}"`) : undefined);
+    const command = envKey === undefined ? profile?.[`${field}_command`]?.trim() : undefined;
+    const account = envKey === undefined ? profile?.[`${field}_keychain`] : undefined;
+    if (command) from[k] = { kind: 'command', name, field: `${field}_command`, command };
+    else if (account) from[k] = { kind: 'keychain', name, field, account };
+    else return either(k, envName, envKey, field, envKey === undefined ? checkKey(profile?.[field], `${field} of profile "${name}"`) : undefined);
+    return undefined;
   };
   if (flags.apiRoot !== undefined) from.apiRoot = { kind: 'flag', name: '--api-root' };
   const root = flags.apiRoot ?? pick('apiRoot', 'ROUTER_API_ROOT', 'api_root');

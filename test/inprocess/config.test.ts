@@ -29,8 +29,8 @@ describe('profiles', () => {
     // Every setting a profile can hold is listed, the budgets and the ledger switch too.
     for (const [field, value] of [['daily_budget', '2'], ['monthly_budget', '10'], ['log', 'off']]) expect((await t.run(['config', 'set', field!, value!, '--profile', 'local'], { env })).code).toBe(0);
     const listed = JSON.parse((await t.run(['config', 'list', '--json'], { env })).stdout).profiles[0];
-    expect(Object.keys(listed)).toEqual(['name', 'current', 'api_key', 'management_key', 'api_root', 'model', 'voice', 'speech_model', 'embed_model', 'log', 'daily_budget', 'monthly_budget']);
-    expect(listed).toMatchObject({ daily_budget: '2', monthly_budget: '10', log: 'off', management_key: null });
+    expect(Object.keys(listed)).toEqual(['name', 'current', 'api_key', 'management_key', 'api_root', 'model', 'voice', 'speech_model', 'embed_model', 'log', 'daily_budget', 'monthly_budget', 'api_key_command', 'management_key_command', 'api_key_in', 'management_key_in']);
+    expect(listed).toMatchObject({ daily_budget: '2', monthly_budget: '10', log: 'off', management_key: null, api_key_in: 'file', management_key_in: null });
     for (const field of ['daily_budget', 'monthly_budget', 'log']) await t.run(['config', 'unset', field, '--profile', 'local'], { env });
     const get = await t.run(['config', 'get', 'api_key', '--profile', 'local'], { env });
     expect(get.stdout.trim()).toBe(`${t.apiKey.slice(0, 6)}…${t.apiKey.slice(-4)}`);
@@ -84,7 +84,7 @@ describe('profiles', () => {
     expect(key.code).toBe(5);
     expect((await runInProcess(['config', 'get', 'model'], { env: { ...t.env, ...env } })).stderr).toBe('');
     const apiKey = await runInProcess(['config', 'set', 'api_key'], { env: { ...t.env, ...env }, tty: { stdin: false, stdout: false, stderr: true }, input: 'sk-rt-v1-x' });
-    expect(apiKey.stderr).toBe('set api_key of profile "default"\nROUTER_API_KEY is set and goes before this setting\n');
+    expect(apiKey.stderr).toBe(`saved the api_key of profile "default" in ${join(env.ROUTER_CONFIG_DIR, 'config.json')} (ROUTER_KEYCHAIN=off)\nROUTER_API_KEY is set and goes before this setting\n`);
   });
 
   it('config use says (on a terminal) when ROUTER_PROFILE picks another profile', async () => {

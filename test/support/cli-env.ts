@@ -91,6 +91,8 @@ export async function startCliEnv(opts: { faults?: string[]; batchDelayMs?: numb
   const env: Record<string, string> = {
     ROUTER_API_ROOT: emu.apiRoot,
     ROUTER_API_KEY: apiKey,
+    // Keys the tests save go to their config files, never to the keychain of the machine (docs/keys.md).
+    ROUTER_KEYCHAIN: 'off',
     ROUTER_CONFIG_DIR: join(dir, 'config'),
     ROUTER_STATE_DIR: join(dir, 'cli-state'),
     ROUTER_PROFILE: '',

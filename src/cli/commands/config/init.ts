@@ -5,7 +5,7 @@ import type { FlagValues } from '../../flags.js';
 import { usage } from '../../exit-codes.js';
 import { isModelId, MODEL_ID_SYNTAX } from '../../../client/facts.js';
 import { WRITTEN_PROFILE_FLAGS } from '../../setup-flags.js';
-import { checkRoot, profileFor, store } from './shared.js';
+import { checkRoot, profileFor, sayStored, store } from './shared.js';
 import { checkNewProfile } from '../../../config/fields.js';
 import { KEY_SYNTAX } from '../../../config/settings.js';
 
@@ -27,13 +27,14 @@ async function runInit({ io, opts, flags }: RunContext<FlagValues<typeof WRITTEN
   const current = s.get(profile) ?? {};
   const out = io.promptContext;
   const apiRoot = await input({ message: 'API root', default: current.api_root ?? 'https://openrouter.ai/api', validate: (v) => { try { checkRoot(v); return true; } catch (e) { return (e as Error).message; } } }, out);
-  const key = await password({ message: current.api_key ? 'API key (empty keeps the stored one)' : 'API key', mask: '*', validate: (v) => !v.trim() || KEY_SYNTAX.test(v.trim()) || 'a key is printable ASCII with no spaces' }, out);
-  const management = await password({ message: current.management_key ? 'Management key, for speak and decide (empty keeps the stored one)' : 'Management key, for speak and decide (empty for none)', mask: '*', validate: (v) => !v.trim() || KEY_SYNTAX.test(v.trim()) || 'a key is printable ASCII with no spaces' }, out);
+  const key = await password({ message: current.api_key || current.api_key_keychain ? 'API key (empty keeps the stored one)' : 'API key', mask: '*', validate: (v) => !v.trim() || KEY_SYNTAX.test(v.trim()) || 'a key is printable ASCII with no spaces' }, out);
+  const management = await password({ message: current.management_key || current.management_key_keychain ? 'Management key, for speak and decide (empty keeps the stored one)' : 'Management key, for speak and decide (empty for none)', mask: '*', validate: (v) => !v.trim() || KEY_SYNTAX.test(v.trim()) || 'a key is printable ASCII with no spaces' }, out);
   const model = await input({ message: 'Default model (<author>/<slug>, empty for none)', default: current.model ?? '', validate: (v) => v === '' || isModelId(v) || `must look like ${MODEL_ID_SYNTAX}` }, out);
+  if (!key.trim() && !current.api_key && !current.api_key_keychain) throw usage('no API key given');
   s.set(profile, 'api_root', checkRoot(apiRoot));
-  if (key.trim()) s.set(profile, 'api_key', key.trim());
-  else if (!current.api_key) throw usage('no API key given');
-  if (management.trim()) s.set(profile, 'management_key', management.trim());
+  const { saveKey } = await import('../../../config/key-store.js');
+  if (key.trim()) sayStored(io, await saveKey(s, profile, 'api_key', key.trim(), io.env, io.interrupt), profile, 'api_key', s.get(profile));
+  if (management.trim()) sayStored(io, await saveKey(s, profile, 'management_key', management.trim(), io.env, io.interrupt), profile, 'management_key', s.get(profile));
   if (model) s.set(profile, 'model', model);
   if (!s.names().includes(s.current())) s.use(profile);
   io.info(`saved profile "${profile}" (${s.path})`);

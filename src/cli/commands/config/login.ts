@@ -5,7 +5,8 @@ import type { FlagValues } from '../../flags.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import { checkModel } from '../../options.js';
 import { WRITTEN_PROFILE_FLAGS } from '../../setup-flags.js';
-import { checkRoot, profileFor, readSecret, store } from './shared.js';
+import { checkRoot, profileFor, readSecret, sayStored, store } from './shared.js';
+import { saveKey } from '../../../config/key-store.js';
 import { checkNewProfile } from '../../../config/fields.js';
 import { checkKey, keySummary } from '../../key-check.js';
 
@@ -21,7 +22,7 @@ export const login = defineCommand({
   name: 'login',
   summary: 'store an API key in a profile',
   description:
-    'Store an API key in a profile: asked with a hidden prompt on a TTY, or read from stdin with --with-key, so it never lands in shell history. The key is checked against the service first (GET /v1/key), and its label and limits shown.',
+    'Store an API key in a profile: asked with a hidden prompt on a TTY, or read from stdin with --with-key, so it never lands in shell history. The key is checked against the service first (GET /v1/key), and its label and limits shown. It is kept in the operating system\'s keychain where there is one (Secret Service, macOS Keychain, Windows Credential Manager), else in the private (0600) config file, as the line after it says; ROUTER_KEYCHAIN=off keeps it in the file. See docs/keys.md.',
   flags: FLAGS,
   examples: ['router login', 'router login --with-key --profile local --api-root "$ROUTER_API_ROOT" < key.txt'],
   run: runLogin,
@@ -40,11 +41,10 @@ async function runLogin({ io, opts, flags }: RunContext<FlagValues<typeof FLAGS>
   const { fromEnv, withoutUserinfo } = await import('../../../config/settings.js');
   const envRoot = apiRoot ? undefined : fromEnv(io.env, 'ROUTER_API_ROOT');
   const checked = opts.verify !== false ? await verifyKey(key, apiRoot ?? envRoot ?? s.get(profile)?.api_root, flags, io.env) : undefined;
-  s.set(profile, 'api_key', key);
   if (apiRoot) s.set(profile, 'api_root', apiRoot);
   if (opts.model) s.set(profile, 'model', opts.model);
+  await sayStored(io, await saveKey(s, profile, 'api_key', key, io.env, io.interrupt), profile, 'api_key', s.get(profile));
   if (!s.names().includes(s.current())) s.use(profile);
-  io.info(`saved the key in profile "${profile}" (${s.path})`);
   if (checked?.info) io.info(keySummary(checked.info));
   // Checked against the environment's root, the key works with it; the profile alone would send it elsewhere.
   if (checked && envRoot && !s.get(profile)?.api_root) {

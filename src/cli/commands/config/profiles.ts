@@ -17,9 +17,13 @@ export const list = defineCommand({
     const current = s.current();
     // Every setting a profile can hold: keys masked, an API root without its user info.
     const shown = (field: ProfileField, value: string | undefined) => (value === undefined ? null : SECRET_FIELDS.includes(field) ? maskKey(value) || null : field === 'api_root' ? withoutUserinfo(value) : value);
+    const { keyPlace } = await import('../../../config/key-store.js');
+    // A key kept in the keychain or given by a command is not read to be listed: where it is says enough.
     const rows = s.names().map((name) => {
       const p = s.get(name)!;
-      return { name, current: name === current, ...Object.fromEntries(PROFILE_FIELDS.map((f) => [f, shown(f, p[f])])) } as { name: string; current: boolean } & Record<ProfileField, string | null>;
+      const where = { api_key_in: keyPlace(p, 'api_key') ?? null, management_key_in: keyPlace(p, 'management_key') ?? null };
+      const fields = Object.fromEntries(PROFILE_FIELDS.map((f) => [f, shown(f, p[f])])) as Record<ProfileField, string | null>;
+      return { name, current: name === current, ...fields, ...where };
     });
     if (opts.json) return io.json({ current, path: s.path, profiles: rows });
     if (rows.length === 0) {
@@ -28,7 +32,7 @@ export const list = defineCommand({
     }
     const { table } = await import('../../table.js');
     io.out(
-      table(io, ['', 'profile', 'api key', 'api root', 'model'], rows.map((r) => [r.current ? '*' : '', r.name, r.api_key ?? '', r.api_root ?? '', r.model ?? ''])),
+      table(io, ['', 'profile', 'api key', 'api root', 'model'], rows.map((r) => [r.current ? '*' : '', r.name, r.api_key_in === 'file' || !r.api_key_in ? (r.api_key ?? '') : `(${r.api_key_in})`, r.api_root ?? '', r.model ?? ''])),
     );
   },
 });
@@ -53,8 +57,14 @@ export const remove = defineCommand({
   args: [PROFILE],
   run: async ({ io }, name) => {
     const s = await store(io);
+    const accounts = (['api_key_keychain', 'management_key_keychain'] as const).map((f) => s.get(name)?.[f]).filter((a): a is string => a !== undefined);
     if (!s.delete(name)) throw noProfile(name, s.names());
-    io.info(`deleted profile "${name}"`);
+    const { forgetEntry } = await import('../../../config/key-store.js');
+    for (const account of accounts) {
+      const problem = await forgetEntry(account);
+      if (problem) io.note(`warning: ${problem}`);
+    }
+    io.info(`deleted profile "${name}"${accounts.length ? ' and its keys in the keychain' : ''}`);
   },
 });
 

@@ -5,17 +5,17 @@ import { MODEL_FIELDS } from '../../../config/fields.js';
 import { checkModel } from '../../options.js';
 import { usdAmount } from '../../budget.js';
 import { jsonFlags, PROFILE_FLAGS } from '../../setup-flags.js';
-import { checkRoot, existingProfileFor, field, FIELDS, profileFor, readSecret, sayOverridden, SECRET, store } from './shared.js';
+import { checkRoot, existingProfileFor, field, FIELDS, profileFor, readSecret, sayOverridden, sayStored, SECRET, store, storedKey, type Field } from './shared.js';
 import { checkNewProfile } from '../../../config/fields.js';
 
 const SETTING = { name: '<setting>', help: FIELDS.join(' | ') } as const;
 
 export const set = defineCommand({
   name: 'set',
-  summary: 'set a setting of a profile; a key is read from stdin (or a hidden prompt) when VALUE is left out',
+  summary: 'set a setting of a profile; a key is read from stdin (or a hidden prompt) and kept in the keychain where there is one',
   args: [SETTING, { name: '[value]', help: 'the value (leave out for keys)' }],
   flags: PROFILE_FLAGS,
-  examples: ['router config set model local/lorem', 'printf %s "$ROUTER_API_KEY" | router config set api_key --profile work'],
+  examples: ['router config set model local/lorem', 'printf %s "$ROUTER_API_KEY" | router config set api_key --profile work', "router config set api_key_command 'pass show router' --profile work"],
   run: async ({ io, opts, flags }, name, value) => {
     const f = field(name);
     // As in the environment: spaces around a value are dropped, and a blank one is no value.
@@ -35,9 +35,14 @@ export const set = defineCommand({
     const s = await store(io);
     const profile = profileFor(io, s, opts, flags);
     checkNewProfile(profile, s.names());
-    value ??= await readSecret(io, f === 'api_key' ? 'API key' : 'Management key');
-    s.set(profile, f, value);
-    io.info(`set ${f} of profile "${profile}"`);
+    if (f === 'api_key' || f === 'management_key') {
+      value = await readSecret(io, f === 'api_key' ? 'API key' : 'Management key');
+      const { saveKey } = await import('../../../config/key-store.js');
+      sayStored(io, await saveKey(s, profile, f, value, io.env, io.interrupt), profile, f, s.get(profile));
+    } else {
+      s.set(profile, f, value!);
+      io.info(`set ${f} of profile "${profile}"`);
+    }
     sayOverridden(io, f);
   },
 });
@@ -52,8 +57,8 @@ export const get = defineCommand({
     const { maskKey, withoutUserinfo } = await import('../../../config/settings.js');
     const s = await store(io);
     const profile = existingProfileFor(io, s, opts, flags);
-    const raw = s.get(profile)?.[f];
-    if (raw === undefined) throw new CliError(`${f} is not set in profile "${profile}"`, EXIT.NOT_FOUND);
+    const raw = f === 'api_key' || f === 'management_key' ? await storedKey(s.get(profile), profile, f, io.interrupt) : s.get(profile)?.[f];
+    if (raw === undefined) throw new CliError(`${f} is not set in profile "${profile}"${s.get(profile)?.[`${f}_command` as Field] ? ` (${f}_command gives it)` : ''}`, EXIT.NOT_FOUND);
     const value = SECRET.includes(f) ? maskKey(raw) : f === 'api_root' ? withoutUserinfo(raw) : raw;
     if (opts.json) io.json({ profile, setting: f, value });
     else io.out(`${value}\n`);
@@ -71,8 +76,14 @@ export const unset = defineCommand({
     const f = field(name);
     const s = await store(io);
     const profile = existingProfileFor(io, s, opts, flags);
-    if (s.get(profile)?.[f] === undefined) return io.info(`${f} was not set in profile "${profile}"`);
-    s.unset(profile, f);
-    io.info(`unset ${f} of profile "${profile}"`);
+    const key = f === 'api_key' || f === 'management_key' ? f : undefined;
+    const { keyPlace, forgetKey } = await import('../../../config/key-store.js');
+    const place = key ? keyPlace({ ...s.get(profile), [`${key}_command`]: undefined }, key) : undefined;
+    if (key ? place === undefined : s.get(profile)?.[f] === undefined) return io.info(`${f} was not set in profile "${profile}"`);
+    if (key) {
+      const problem = await forgetKey(s, profile, key);
+      if (problem) io.note(`warning: ${problem}`);
+    } else s.unset(profile, f);
+    io.info(`unset ${f} of profile "${profile}"${place === 'keychain' ? ' (removed from the keychain)' : ''}`);
   },
 });

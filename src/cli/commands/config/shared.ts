@@ -3,7 +3,8 @@ import { CliError, EXIT, usage } from '../../exit-codes.js';
 import type { IO } from '../../io.js';
 import { didYouMean } from '../../../internal/did-you-mean.js';
 import { checkApiRoot, fromEnv, KEY_SYNTAX, profileName, withoutUserinfo } from '../../../config/settings.js';
-import { BUDGET_ENV, DEFAULT_ENV, PROFILE_FIELDS as FIELDS, SECRET_FIELDS, shownName, type ProfileField as Field } from '../../../config/fields.js';
+import { BUDGET_ENV, DEFAULT_ENV, PROFILE_FIELDS as FIELDS, SECRET_FIELDS, shownName, type KeyField, type Profile, type ProfileField as Field } from '../../../config/fields.js';
+import type { SavedKey } from '../../../config/key-store.js';
 
 export { FIELDS };
 export type { Field };
@@ -45,8 +46,32 @@ export async function readSecret(io: IO, label: string): Promise<string> {
 /** An http(s) API root, or a SettingsError (a usage error) naming where it came from. */
 export { checkApiRoot as checkRoot };
 
+/**
+ * Says where a key was stored: the keychain, or the file and why not the keychain (on stderr even
+ * when piped, unless ROUTER_KEYCHAIN=off asked for the file); a key command of the profile goes before it.
+ */
+export function sayStored(io: IO, saved: SavedKey, profile: string, field: KeyField, p: Profile | undefined): void {
+  if (saved.where === 'keychain') io.info(`saved the ${field} of profile "${profile}" in ${saved.place}`);
+  else if (saved.why === 'ROUTER_KEYCHAIN=off') io.info(`saved the ${field} of profile "${profile}" in ${saved.place} (ROUTER_KEYCHAIN=off)`);
+  else io.note(`saved the ${field} of profile "${profile}" in ${saved.place} (a private 0600 file): no keychain to keep it in (${saved.why})`);
+  const command = p?.[`${field}_command`];
+  if (command?.trim()) io.note(`${field}_command of profile "${profile}" goes before it (router config unset ${field}_command to use it)`);
+}
+
+/** A key of a profile as stored: in the file, or read from the keychain (a CliError, exit 3, when it cannot be). */
+export async function storedKey(p: Profile | undefined, profile: string, field: KeyField, signal?: AbortSignal): Promise<string | undefined> {
+  const account = p?.[`${field}_keychain`];
+  if (!account) return p?.[field];
+  const { readKey, KeyUnavailableError } = await import('../../../config/key-source.js');
+  try {
+    return await readKey({ kind: 'keychain', name: profile, field, account }, {}, signal);
+  } catch (err) {
+    throw err instanceof KeyUnavailableError ? new CliError(err.message, EXIT.AUTH) : err;
+  }
+}
+
 /** The variable that goes before each setting of a profile (settings.ts resolveSettings). */
-const ENV_OF: Partial<Record<Field, string>> = { api_key: 'ROUTER_API_KEY', management_key: 'ROUTER_MANAGEMENT_KEY', api_root: 'ROUTER_API_ROOT', ...DEFAULT_ENV, ...BUDGET_ENV };
+const ENV_OF: Partial<Record<Field, string>> = { api_key: 'ROUTER_API_KEY', management_key: 'ROUTER_MANAGEMENT_KEY', api_key_command: 'ROUTER_API_KEY', management_key_command: 'ROUTER_MANAGEMENT_KEY', api_root: 'ROUTER_API_ROOT', ...DEFAULT_ENV, ...BUDGET_ENV };
 
 /**
  * Says (on a terminal, or with --verbose) that a variable of the environment goes before the profile's

@@ -1,0 +1,42 @@
+/** `router auth migrate`: the keys kept in the config file moved into the operating system's keychain. */
+import { defineCommand } from '../define.js';
+import { CliError, EXIT, usage } from '../exit-codes.js';
+import { jsonFlags } from '../setup-flags.js';
+import { noProfile, store } from './config/shared.js';
+import type { KeyField } from '../../config/fields.js';
+
+export const migrate = defineCommand({
+  name: 'migrate',
+  summary: 'move the keys kept in the config file into the keychain (Secret Service, macOS Keychain, Windows Credential Manager)',
+  description:
+    'Move every API key and management key kept in the config file into the operating system\'s keychain (of every profile, or of --profile NAME); the file then only says where each is (--dry-run first shows which would move). Exit 1, nothing moved, when there is no keychain to use; exit 2 with keys to move and ROUTER_KEYCHAIN=off. See docs/keys.md.',
+  flags: {
+    profile: { flags: '--profile <name>', help: 'only this profile (default: every profile)' },
+    dryRun: { flags: '--dry-run', help: 'say which keys would move, and move none' },
+    ...jsonFlags('print {keychain, file, moved: [{profile, key}]} (with --dry-run: the keys that would move)'),
+  },
+  examples: ['router auth migrate --dry-run', 'router auth migrate --dry-run --json'],
+  run: async ({ io, opts, flags, signal }) => {
+    const { keychainName, keychainOff } = await import('../../config/keychain.js');
+    const { saveKey } = await import('../../config/key-store.js');
+    const s = await store(io);
+    const only = opts.profile || flags.profile;
+    if (only && !s.get(only)) throw noProfile(only, s.names());
+    const inFile = (only ? [only] : s.names()).flatMap((profile) => (['api_key', 'management_key'] as const).filter((key) => s.get(profile)?.[key] !== undefined).map((key) => ({ profile, key })));
+    const moved: { profile: string; key: KeyField }[] = [];
+    if (inFile.length && !opts.dryRun && keychainOff(io.env)) throw usage('ROUTER_KEYCHAIN is off: unset it to move keys into the keychain');
+    for (const { profile, key } of opts.dryRun ? [] : inFile) {
+      const saved = await saveKey(s, profile, key, s.get(profile)![key]!, io.env, signal);
+      if (saved.where === 'file') {
+        const done = moved.length ? ` (${moved.length} moved before it)` : '';
+        throw new CliError(`cannot move the ${key} of profile "${profile}" into ${keychainName()}: ${saved.why}; it stays in ${s.path}${done}`, EXIT.FAILURE);
+      }
+      moved.push({ profile, key });
+      io.info(`moved the ${key} of profile "${profile}" into ${keychainName()}`);
+    }
+    if (opts.dryRun) for (const { profile, key } of inFile) io.info(`would move the ${key} of profile "${profile}" into ${keychainName()}`);
+    if (opts.json) return io.json({ keychain: keychainName(), file: s.path, moved: opts.dryRun ? inFile : moved });
+    if (!inFile.length) io.info(`no key left in ${s.path} to move${only ? ` (profile "${only}")` : ''}`);
+    else if (!opts.dryRun) io.info(`${s.path} now holds no key of ${only ? `profile "${only}"` : 'any profile'}, only where each is kept`);
+  },
+});

@@ -1,0 +1,96 @@
+/**
+ * The operating system's keychain (Secret Service on Linux, Keychain on macOS, Credential Manager on
+ * Windows) through @napi-rs/keyring, loaded on first use only: its native module costs ~150 ms to
+ * load, which only the runs that read or write a key there pay. ROUTER_KEYCHAIN=off keeps keys in the file.
+ */
+import { isBlank } from '../internal/blank.js';
+
+/** The service every entry of router is filed under; the account names the profile, the key and the config file. */
+export const KEYCHAIN_SERVICE = 'router-cli';
+
+/** A keychain that cannot be used: none on this machine, locked, or refusing. */
+export class KeychainError extends Error {
+  override name = 'KeychainError';
+}
+
+/** What the keychain is called where router runs. */
+export function keychainName(platform: NodeJS.Platform = process.platform): string {
+  if (platform === 'darwin') return 'the macOS Keychain';
+  if (platform === 'win32') return 'the Windows Credential Manager';
+  return 'the Secret Service keyring';
+}
+
+/** The keychain is turned off (ROUTER_KEYCHAIN=off, 0, no or false): keys go to the file. */
+export function keychainOff(env: NodeJS.ProcessEnv): boolean {
+  const v = env.ROUTER_KEYCHAIN;
+  return !isBlank(v) && ['off', '0', 'no', 'false'].includes(v.trim().toLowerCase());
+}
+
+/** The account of a key: its profile and field, and the config file, so that two config folders never share one. */
+export function keychainAccount(profile: string, field: string, configPath: string): string {
+  return `${profile}/${field} (${configPath})`;
+}
+
+type Entry = import('@napi-rs/keyring').AsyncEntry;
+
+async function entry(account: string): Promise<Entry> {
+  let binding: typeof import('@napi-rs/keyring');
+  try {
+    binding = await import('@napi-rs/keyring');
+  } catch (err) {
+    throw new KeychainError(`the keychain binding (@napi-rs/keyring) cannot be loaded here: ${firstLine(err)}`);
+  }
+  try {
+    // Secret Service only: the library's fallback on Linux, the kernel keyring, forgets keys at each reboot.
+    return new binding.AsyncEntry(KEYCHAIN_SERVICE, account, { linux: { store: 'secret-service' } });
+  } catch (err) {
+    throw new KeychainError(why(err));
+  }
+}
+
+/** Stores `secret` under `account`; a KeychainError says why it could not. */
+export async function keychainSet(account: string, secret: string, signal?: AbortSignal): Promise<void> {
+  const e = await entry(account);
+  try {
+    await e.setPassword(secret, signal);
+  } catch (err) {
+    throw new KeychainError(why(err));
+  }
+}
+
+/** The secret under `account`, or undefined when there is none. */
+export async function keychainGet(account: string, signal?: AbortSignal): Promise<string | undefined> {
+  const e = await entry(account);
+  try {
+    return (await e.getPassword(signal)) ?? undefined;
+  } catch (err) {
+    throw new KeychainError(why(err));
+  }
+}
+
+/** Removes the entry; false when there was none. */
+export async function keychainDelete(account: string, signal?: AbortSignal): Promise<boolean> {
+  const e = await entry(account);
+  try {
+    return await e.deleteCredential(signal);
+  } catch (err) {
+    throw new KeychainError(why(err));
+  }
+}
+
+/** The library's message, innermost cause, on one line; a session bus that is not there said plainly. */
+function why(err: unknown): string {
+  let e = err as { cause?: unknown; message?: string } | undefined;
+  while (e && typeof e === 'object' && e.cause && (e.cause as { message?: string }).message) e = e.cause as typeof e;
+  const text = firstLine(e);
+  if (/DBUS_SESSION_BUS_ADDRESS|autolaunch|org\.freedesktop\.secrets|ServiceUnknown|was not provided by any \.service files/i.test(text)) {
+    return `no Secret Service on this D-Bus session (${text})`;
+  }
+  return text;
+}
+
+function firstLine(err: unknown): string {
+  const message = (err as { message?: unknown } | undefined)?.message;
+  const text = typeof message === 'string' ? message : String(err);
+  return (text.split('\n')[0] ?? '').replace(/[\x00-\x1f\x7f]/g, ' ').slice(0, 300);
+}
