@@ -1,0 +1,152 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { HttpError } from '../http.js';
+import { ProviderFailure, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
+
+type Body = Record<string, unknown>;
+
+/** `record`: every exchange kept; `replay`: answers from cassettes only; `replay-record`: the missing ones asked and kept. */
+export type CassetteMode = 'record' | 'replay' | 'replay-record';
+
+/** One upstream exchange as a file a person reads and edits (JSON, indented). */
+export interface Cassette {
+  provider: string;
+  recorded_at: string;
+  request: { method: 'POST'; url: string; headers: Record<string, string>; body: Body };
+  response: {
+    status: number;
+    headers: Record<string, string>;
+    /** A whole answer: its JSON (or its text when it is not JSON). */
+    body?: unknown;
+    /** A stream: each event's data, parsed when it is JSON, with the milliseconds since the request. */
+    chunks?: { after_ms: number; data: unknown }[];
+    /** Where the upstream broke the stream, after the chunks above. */
+    broken?: string;
+  };
+}
+
+/** JSON with every object's keys sorted: the same request, however its members were ordered. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') return `{${Object.keys(v).sort().filter((k) => (v as Body)[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonical((v as Body)[k])}`).join(',')}}`;
+  return JSON.stringify(v);
+}
+
+/** What a request asks (its model, messages, tools, parameters), to whom: equal keys, the same answer. */
+export const matchKey = (provider: string, body: Body) => createHash('sha256').update(`${provider}\n${canonical(body)}`).digest('hex');
+
+const text = (data: unknown) => (typeof data === 'string' ? data : JSON.stringify(data));
+const parsed = (t: string): unknown => {
+  try {
+    return JSON.parse(t);
+  } catch {
+    return t;
+  }
+};
+
+/** The members of two requests that differ (top level), for naming the nearest cassette. */
+function differences(a: Body, b: Body): string[] {
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => canonical(a[k]) !== canonical(b[k])).sort();
+}
+
+/** A folder of cassettes: loaded once, grown as exchanges are recorded. */
+export class CassetteDeck {
+  private readonly byKey = new Map<string, { file: string; cassette: Cassette }>();
+
+  constructor(
+    private readonly dir: string,
+    readonly mode: CassetteMode,
+  ) {
+    mkdirSync(dir, { recursive: true });
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+      let cassette: Cassette;
+      try {
+        cassette = JSON.parse(readFileSync(join(dir, file), 'utf8')) as Cassette;
+      } catch (err) {
+        throw new Error(`cassette ${join(dir, file)} is not JSON: ${(err as Error).message}`, { cause: err });
+      }
+      if (!cassette?.request?.body || !cassette.response || typeof cassette.provider !== 'string') throw new Error(`cassette ${join(dir, file)} has no provider, request body or response`);
+      this.byKey.set(matchKey(cassette.provider, cassette.request.body), { file, cassette });
+    }
+  }
+
+  /** The adapter as this deck's mode has it: recording behind it, or answering for it. */
+  wrap(live: ProviderAdapter & { url?: string }): ProviderAdapter {
+    return {
+      name: live.name,
+      models: (): ProviderModel[] => live.models(),
+      chat: (req: UpstreamChat) => this.chat(live, req),
+    };
+  }
+
+  private async chat(live: ProviderAdapter & { url?: string }, req: UpstreamChat): Promise<UpstreamReply> {
+    const key = matchKey(live.name, req.body);
+    if (this.mode !== 'record') {
+      const found = this.byKey.get(key);
+      if (found) return replay(found.cassette);
+      if (this.mode === 'replay') throw this.miss(live.name, req.body);
+    }
+    return this.record(live, req, key);
+  }
+
+  private miss(provider: string, body: Body): HttpError {
+    let nearest: { file: string; diff: string[] } | undefined;
+    for (const { file, cassette } of this.byKey.values()) {
+      const diff = [...(cassette.provider === provider ? [] : ['provider']), ...differences(cassette.request.body, body)];
+      if (!nearest || diff.length < nearest.diff.length) nearest = { file, diff };
+    }
+    const near = nearest ? `; the nearest is ${join(this.dir, nearest.file)}, which differs in ${nearest.diff.join(', ')}` : `; ${this.dir} holds none`;
+    return new HttpError(404, `replay: no cassette answers this request to ${provider} (model ${String(body.model)})${near}`, 'not_found');
+  }
+
+  private async record(live: ProviderAdapter & { url?: string }, req: UpstreamChat, key: string): Promise<UpstreamReply> {
+    const started = Date.now();
+    const reply = await live.chat(req);
+    const cassette: Cassette = {
+      provider: live.name,
+      recorded_at: new Date(started).toISOString(),
+      request: { method: 'POST', url: live.url ?? '', headers: { 'content-type': 'application/json' }, body: req.body },
+      response: { status: reply.status, headers: reply.headers },
+    };
+    const file = `${live.name}-${String(req.body.model).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60)}-${key.slice(0, 12)}.json`;
+    const save = () => {
+      const path = join(this.dir, file);
+      writeFileSync(`${path}.tmp`, `${JSON.stringify(cassette, null, 2)}\n`);
+      renameSync(`${path}.tmp`, path);
+      this.byKey.set(key, { file, cassette });
+    };
+    if (reply.kind === 'json') {
+      cassette.response.body = parsed(reply.text);
+      save();
+      return reply;
+    }
+    const chunks: { after_ms: number; data: unknown }[] = (cassette.response.chunks = []);
+    const source = reply.events;
+    async function* tee(): AsyncGenerator<string> {
+      try {
+        for await (const data of source) {
+          chunks.push({ after_ms: Date.now() - started, data: parsed(data) });
+          yield data;
+        }
+      } catch (err) {
+        cassette.response.broken = (err as Error).message;
+        save();
+        throw err;
+      }
+      save();
+    }
+    return { ...reply, events: tee() };
+  }
+}
+
+/** A recorded answer, as the upstream gave it (its timing not kept: answered at once). */
+function replay(c: Cassette): UpstreamReply {
+  const { status, headers, body, chunks, broken } = c.response;
+  if (!chunks) return { kind: 'json', status, headers, text: text(body) };
+  async function* events(): AsyncGenerator<string> {
+    for (const chunk of chunks!) yield text(chunk.data);
+    if (broken !== undefined) throw new ProviderFailure('broken', broken);
+  }
+  return { kind: 'stream', status, headers, events: events() };
+}
