@@ -17,6 +17,10 @@ const FLAGS = {
   host: { flags: '--host <addr>', help: 'address to listen on', default: '127.0.0.1' },
   state: { flags: '--state <dir>', help: 'state folder (default: $XDG_STATE_HOME/router/emulator)' },
   fault: { flags: '--fault <spec>', help: 'inject a fault, repeatable: 429,retry_after=1 | 503,times=2 | slow,delay_ms=500 | cut,after=3 | error-chunk | malformed | reset | lost', parse: collect },
+  providers: { flags: '--providers <file>', help: 'serve upstream models too, as a YAML file lists them (docs/gateway.md); keys from the environment' },
+  record: { flags: '--record <dir>', help: 'keep every upstream exchange as a cassette file in <dir>' },
+  replay: { flags: '--replay <dir>', help: 'answer upstream models from the cassettes in <dir>, no upstream asked' },
+  recordMissing: { flags: '--record-missing', help: 'with --replay: ask the upstream for what no cassette holds, and keep it' },
   batchDelayMs: { flags: '--batch-delay-ms <ms>', help: 'pause of the batch engine before each request', parse: integerIn(0, 600_000), default: 20 },
   ...jsonFlags('print {api_root, api_key, management_key, operator_key, state_dir} as one JSON line'),
 } as const;
@@ -48,13 +52,19 @@ async function runServe({ io, opts, signal }: RunContext<FlagValues<typeof FLAGS
   const st = statSync(stateDir, { throwIfNoEntry: false });
   if (st && !st.isDirectory()) throw usage(`--state ${stateDir} is a file, not a folder`);
   if (isBlank(opts.host)) throw usage('--host: the address is empty (127.0.0.1 is the default)');
+  const gateway = await gatewayOptions(opts, io.env, (line) => io.note(line));
   const release = await holdState(stateDir);
-  const emu = await startEmulator({ stateDir, port: opts.port, host: opts.host, faults: opts.fault, batchDelayMs: opts.batchDelayMs }).catch((err: unknown) => {
+  const emu = await startEmulator({ stateDir, port: opts.port, host: opts.host, faults: opts.fault, batchDelayMs: opts.batchDelayMs, gateway }).catch((err: unknown) => {
     release();
     throw badHost(err, opts.host) ?? err;
   });
   if (!['127.0.0.1', 'localhost', '::1'].includes(opts.host) && !opts.host.startsWith('127.')) {
     io.note(`warning: listening on ${opts.host}: the emulator is a test double, not a secure server; anyone who can reach it can use its keys`);
+  }
+  if (gateway) {
+    const served = gateway.config.providers.map((p) => `${p.name} (${p.models.map((m) => m.id).join(', ')})`).join('; ');
+    const cassettes = gateway.cassettes ? `; ${gateway.cassettes.mode === 'record' ? 'recording to' : gateway.cassettes.mode === 'replay' ? 'replaying from' : 'replaying, recording what is missing, in'} ${gateway.cassettes.dir}` : '';
+    io.note(`gateway: ${served}${gateway.config.localModels ? '; the local/… models too' : ''}${cassettes}`);
   }
   const { apiKey, managementKey } = emu.store.firstKeys();
   const operatorKey = emu.store.operatorKey();
@@ -85,6 +95,35 @@ async function runServe({ io, opts, signal }: RunContext<FlagValues<typeof FLAGS
     await emu.close();
   } finally {
     release();
+  }
+}
+
+/** The gateway's settings from --providers, --record, --replay and --record-missing; nothing asked of an upstream yet. */
+async function gatewayOptions(opts: FlagValues<typeof FLAGS>, env: NodeJS.ProcessEnv, note: (line: string) => void) {
+  if (opts.record !== undefined && opts.replay !== undefined) throw usage('--record and --replay go one at a time (--replay DIR --record-missing records what is missing)');
+  if (opts.recordMissing && opts.replay === undefined) throw usage('--record-missing goes with --replay DIR');
+  const dir = opts.record ?? opts.replay;
+  if (dir !== undefined && isBlank(dir)) throw usage(`--${opts.record !== undefined ? 'record' : 'replay'}: the path is empty`);
+  if (opts.providers === undefined) {
+    if (dir !== undefined) throw usage(`--${opts.record !== undefined ? 'record' : 'replay'} needs --providers FILE: cassettes hold upstream exchanges`);
+    return undefined;
+  }
+  const { readFileSync, statSync } = await import('node:fs');
+  if (opts.replay !== undefined && !statSync(opts.replay, { throwIfNoEntry: false })?.isDirectory()) throw usage(`--replay ${opts.replay}: no such folder`);
+  let text: string;
+  try {
+    text = readFileSync(opts.providers, 'utf8');
+  } catch (err) {
+    throw usage(`--providers ${opts.providers}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+  }
+  const { parseProviders, ProvidersFileError } = await import('../../emulator/providers/config.js');
+  try {
+    const config = parseProviders(text, env, note);
+    const mode = opts.record !== undefined ? 'record' : opts.recordMissing ? 'replay-record' : 'replay';
+    return { config, cassettes: dir === undefined ? undefined : { dir, mode } as const };
+  } catch (err) {
+    if (err instanceof ProvidersFileError) throw usage(`--providers ${opts.providers}: ${err.message}`);
+    throw err;
   }
 }
 

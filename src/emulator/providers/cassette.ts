@@ -127,6 +127,8 @@ export class CassetteDeck {
       try {
         for await (const data of source) {
           chunks.push({ after_ms: Date.now() - started, data: parsed(data) });
+          // Kept at [DONE]: a reader stops there, and this generator is never resumed.
+          if (data === '[DONE]') save();
           yield data;
         }
       } catch (err) {
@@ -134,7 +136,7 @@ export class CassetteDeck {
         save();
         throw err;
       }
-      save();
+      if (chunks.at(-1)?.data !== '[DONE]') save();
     }
     return { ...reply, events: tee() };
   }
