@@ -809,6 +809,7 @@ complete -c router -n '__fish_seen_subcommand_from serve' -l fault -r -F -d 'inj
 complete -c router -n '__fish_seen_subcommand_from serve' -l providers -r -F -d 'serve upstream models too, as a YAML file lists them (docs/gateway.md); keys from the environment'
 complete -c router -n '__fish_seen_subcommand_from serve' -l record -r -F -d 'keep every upstream exchange as a cassette file in <dir>'
 complete -c router -n '__fish_seen_subcommand_from serve' -l replay -r -F -d 'answer upstream models from the cassettes in <dir>, no upstream asked'
+complete -c router -n '__fish_seen_subcommand_from serve' -l check-drift -r -F -d 'send the requests recorded in <dir> to their upstreams again, say whose answers changed shape, and exit (1 when any did)'
 complete -c router -n '__fish_seen_subcommand_from serve' -l record-missing -d 'with --replay: ask the upstream for what no cassette holds, and keep it'
 complete -c router -n '__fish_seen_subcommand_from serve' -l batch-delay-ms -r -F -d 'pause of the batch engine before each request'
 complete -c router -n '__fish_seen_subcommand_from serve' -l json -d 'print {api_root, api_key, management_key, operator_key, state_dir} as one JSON line'

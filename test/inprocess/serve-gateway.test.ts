@@ -2,6 +2,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { startEmulator } from '../../src/emulator/server.js';
+import { parseProviders } from '../../src/emulator/providers/config.js';
+import { localUpstream } from '../support/upstreams.js';
 
 let t: CliEnv;
 beforeAll(async () => {
@@ -36,5 +39,40 @@ describe('serve --providers, --record, --replay: refused in words before anythin
     mkdirSync(join(t.dir, 'cas'), { recursive: true });
     expect(await serve('--providers', good, '--record', 'cas', '--replay', 'cas')).toMatchObject({ code: 2, stderr: 'error: --record and --replay go one at a time (--replay DIR --record-missing records what is missing)\n' });
     expect(await serve('--providers', good, '--replay', join(t.dir, 'nowhere'))).toMatchObject({ code: 2, stderr: `error: --replay ${join(t.dir, 'nowhere')}: no such folder\n` });
+  });
+});
+
+describe('serve --check-drift DIR', () => {
+  it('says same for answers of the same shape, and drift (exit 1) with what changed', async () => {
+    const yaml = (url: string) => `providers:\n  - { name: up, base_url: "${url}", api_key_env: ROUTER_API_KEY, models: { test/chat: local/echo } }\n`;
+    const cassettes = join(t.dir, 'drift-cassettes');
+    const config = parseProviders(yaml(`${t.apiRoot}/v1`), t.env);
+    const gateway = await startEmulator({ stateDir: join(t.dir, 'drift-gw'), port: 0, gateway: { config, cassettes: { dir: cassettes, mode: 'record' } } });
+    const key = gateway.store.firstKeys().apiKey;
+    for (const stream of [false, true]) {
+      const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/chat', stream, messages: [{ role: 'user', content: `drift ${stream}` }] }) });
+      expect(res.status).toBe(200);
+      await res.text();
+    }
+    await gateway.close();
+
+    const same = await t.run(['serve', '--providers', file('drift-same.yaml', yaml(`${t.apiRoot}/v1`)), '--check-drift', cassettes]);
+    expect(same.code).toBe(0);
+    expect(same.stdout.split('\n').filter(Boolean).map((l) => l.split(' ')[0])).toEqual(['same', 'same']);
+
+    const changed = await localUpstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }] }));
+    });
+    try {
+      const drift = await t.run(['serve', '--providers', file('drift-changed.yaml', yaml(changed.baseUrl)), '--check-drift', cassettes]);
+      expect(drift.code).toBe(1);
+      expect(drift.stdout).toMatch(/^drift {2}up-local_echo-\w+\.json\n/);
+      expect(drift.stdout).toContain('  - body.usage.cost: number\n');
+      expect(drift.stdout).toContain('  - end: [DONE]\n');
+      expect(drift.stderr).toBe('error: 2 of 2 recorded answers changed shape or could not be asked again\n');
+    } finally {
+      await changed.close();
+    }
   });
 });

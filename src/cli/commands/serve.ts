@@ -20,6 +20,7 @@ const FLAGS = {
   providers: { flags: '--providers <file>', help: 'serve upstream models too, as a YAML file lists them (docs/gateway.md); keys from the environment' },
   record: { flags: '--record <dir>', help: 'keep every upstream exchange as a cassette file in <dir>' },
   replay: { flags: '--replay <dir>', help: 'answer upstream models from the cassettes in <dir>, no upstream asked' },
+  checkDrift: { flags: '--check-drift <dir>', help: 'send the requests recorded in <dir> to their upstreams again, say whose answers changed shape, and exit (1 when any did)' },
   recordMissing: { flags: '--record-missing', help: 'with --replay: ask the upstream for what no cassette holds, and keep it' },
   batchDelayMs: { flags: '--batch-delay-ms <ms>', help: 'pause of the batch engine before each request', parse: integerIn(0, 600_000), default: 20 },
   ...jsonFlags('print {api_root, api_key, management_key, operator_key, state_dir} as one JSON line'),
@@ -53,6 +54,7 @@ async function runServe({ io, opts, signal }: RunContext<FlagValues<typeof FLAGS
   if (st && !st.isDirectory()) throw usage(`--state ${stateDir} is a file, not a folder`);
   if (isBlank(opts.host)) throw usage('--host: the address is empty (127.0.0.1 is the default)');
   const gateway = await gatewayOptions(opts, io.env, (line) => io.note(line));
+  if (opts.checkDrift !== undefined) return checkDrift(io, opts.checkDrift, gateway);
   const release = await holdState(stateDir);
   const emu = await startEmulator({ stateDir, port: opts.port, host: opts.host, faults: opts.fault, batchDelayMs: opts.batchDelayMs, gateway }).catch((err: unknown) => {
     release();
@@ -98,11 +100,27 @@ async function runServe({ io, opts, signal }: RunContext<FlagValues<typeof FLAGS
   }
 }
 
+/** `--check-drift DIR`: one line a cassette on stdout (`same`, `drift` and its changes, `error`); exit 1 when any is not `same`. */
+async function checkDrift(io: RunContext<FlagValues<typeof FLAGS>>['io'], dir: string, gateway: Awaited<ReturnType<typeof gatewayOptions>>): Promise<void> {
+  if (!gateway) throw usage('--check-drift needs --providers FILE: the upstreams to ask again');
+  const { statSync } = await import('node:fs');
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw usage(`--check-drift ${dir}: no such folder`);
+  const { checkDriftAll } = await import('../../emulator/providers/drift.js');
+  const reports = await checkDriftAll(dir, gateway.config, (r) => {
+    if (r.error) io.out(`error  ${r.file}: ${r.error}\n`);
+    else io.out(`${r.changes.length ? 'drift' : 'same '}  ${r.file}\n${r.changes.map((c) => `  ${c}\n`).join('')}`);
+  });
+  const changed = reports.filter((r) => r.error || r.changes.length).length;
+  if (changed) throw new CliError(`${changed} of ${reports.length} recorded answers changed shape or could not be asked again`, EXIT.FAILURE);
+  io.note(`${reports.length} recorded answers, the same shape`);
+}
+
 /** The gateway's settings from --providers, --record, --replay and --record-missing; nothing asked of an upstream yet. */
 async function gatewayOptions(opts: FlagValues<typeof FLAGS>, env: NodeJS.ProcessEnv, note: (line: string) => void) {
   if (opts.record !== undefined && opts.replay !== undefined) throw usage('--record and --replay go one at a time (--replay DIR --record-missing records what is missing)');
   if (opts.recordMissing && opts.replay === undefined) throw usage('--record-missing goes with --replay DIR');
   const dir = opts.record ?? opts.replay;
+  if (opts.checkDrift !== undefined && dir !== undefined) throw usage('--check-drift goes without --record and --replay');
   if (dir !== undefined && isBlank(dir)) throw usage(`--${opts.record !== undefined ? 'record' : 'replay'}: the path is empty`);
   if (opts.providers === undefined) {
     if (dir !== undefined) throw usage(`--${opts.record !== undefined ? 'record' : 'replay'} needs --providers FILE: cassettes hold upstream exchanges`);

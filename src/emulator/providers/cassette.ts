@@ -50,6 +50,31 @@ function differences(a: Body, b: Body): string[] {
   return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => canonical(a[k]) !== canonical(b[k])).sort();
 }
 
+/** A stream's events read to their end (check-drift reads what the gateway would relay). */
+export async function* ssePayloadsOf(events: AsyncIterable<string>): AsyncGenerator<string> {
+  for await (const data of events) {
+    yield data;
+    if (data === '[DONE]') return;
+  }
+}
+
+/** Every cassette of a folder, by file name, oldest name first. */
+export function readCassettes(dir: string): { file: string; cassette: Cassette }[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((file) => {
+      let cassette: Cassette;
+      try {
+        cassette = JSON.parse(readFileSync(join(dir, file), 'utf8')) as Cassette;
+      } catch (err) {
+        throw new Error(`cassette ${join(dir, file)} is not JSON: ${(err as Error).message}`, { cause: err });
+      }
+      if (!cassette?.request?.body || !cassette.response || typeof cassette.provider !== 'string') throw new Error(`cassette ${join(dir, file)} has no provider, request body or response`);
+      return { file, cassette };
+    });
+}
+
 /** A folder of cassettes: loaded once, grown as exchanges are recorded. */
 export class CassetteDeck {
   private readonly byKey = new Map<string, { file: string; cassette: Cassette }>();
@@ -59,16 +84,7 @@ export class CassetteDeck {
     readonly mode: CassetteMode,
   ) {
     mkdirSync(dir, { recursive: true });
-    for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
-      let cassette: Cassette;
-      try {
-        cassette = JSON.parse(readFileSync(join(dir, file), 'utf8')) as Cassette;
-      } catch (err) {
-        throw new Error(`cassette ${join(dir, file)} is not JSON: ${(err as Error).message}`, { cause: err });
-      }
-      if (!cassette?.request?.body || !cassette.response || typeof cassette.provider !== 'string') throw new Error(`cassette ${join(dir, file)} has no provider, request body or response`);
-      this.byKey.set(matchKey(cassette.provider, cassette.request.body), { file, cassette });
-    }
+    for (const { file, cassette } of readCassettes(dir)) this.byKey.set(matchKey(cassette.provider, cassette.request.body), { file, cassette });
   }
 
   /** The adapter as this deck's mode has it: recording behind it, or answering for it. */
