@@ -58,3 +58,9 @@ export interface ChatGateway {
   chat(ctx: Ctx, body: Record<string, unknown>): Promise<void>;
   listing(): Record<string, unknown>[];
 }
+
+/** The hook the batch engine calls: a batch for an upstream model runs its requests through the gateway. */
+export interface BatchGateway {
+  serves(model: string): boolean;
+  complete(body: Record<string, unknown>): Promise<Record<string, unknown>>;
+}

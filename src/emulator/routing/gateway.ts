@@ -9,7 +9,7 @@ import type { GatewayConfig } from '../providers/config.js';
 import { LocalModels } from '../providers/local.js';
 import { OpenAICompatible } from '../providers/openai-compatible.js';
 import { CassetteDeck, type CassetteMode } from '../providers/cassette.js';
-import { ProviderFailure, type ProviderAdapter } from '../providers/types.js';
+import { ProviderFailure, type ProviderAdapter, type UpstreamReply } from '../providers/types.js';
 import { candidatesFor, modelChain, type Candidate, type Catalog } from './candidates.js';
 import { gatewayMetadata, type Attempt } from './metadata.js';
 import { relayStream } from './relay.js';
@@ -17,6 +17,9 @@ import { Sessions } from './sessions.js';
 import { priceUsage } from './usage.js';
 
 type Body = Record<string, unknown>;
+
+/** A batch request whose every provider failed is tried again after these pauses. */
+const RETRY_PAUSES_MS = [500, 2_000];
 
 /** Members of a chat request that are the router's own: they stay here, the upstream never sees them. */
 const ROUTER_ONLY = ['models', 'provider', 'route', 'plugins', 'transforms', 'usage', 'session_id', 'debug', 'stop_server_tools_when', 'trace'];
@@ -106,20 +109,8 @@ export class Gateway {
         if (outcome.whole) ctx.store.debit(ctx.workspace, outcome.cost);
         return;
       }
-      let answer: Body;
-      try {
-        answer = JSON.parse(reply.text) as Body;
-      } catch {
-        passed.push({ provider: c.slug, model: c.model.id, error: `${c.slug}: an answer that is not JSON` });
-        continue;
-      }
-      if (reply.status < 200 || reply.status >= 300) {
-        // The upstream refused the request itself (a 400): the caller's to fix, no other provider would differ.
-        const message = ((answer.error as Body | undefined)?.message as string | undefined) ?? `HTTP ${reply.status}`;
-        throw new HttpError(reply.status, `${c.slug}: ${message}`);
-      }
-      if (answer.model !== undefined) answer.model = c.model.id;
-      answer.provider = c.slug;
+      const answer = this.answerOf(reply, c, passed);
+      if (!answer) continue;
       const cost = priceUsage(answer.usage, c);
       if (metadata) answer.router_metadata = metadata();
       remember();
@@ -129,6 +120,60 @@ export class Gateway {
     }
     const why = passed.map((a) => a.error).join('; ');
     throw new HttpError(502, `All providers for the requested models are unavailable: ${why}`, 'provider_unavailable');
+  }
+
+  /** A whole answer as the caller gets it; undefined (the failure noted in `passed`) when the next candidate should answer. */
+  private answerOf(reply: Extract<UpstreamReply, { kind: 'json' }>, c: Candidate, passed: Attempt[]): Body | undefined {
+    let answer: Body;
+    try {
+      answer = JSON.parse(reply.text) as Body;
+    } catch {
+      passed.push({ provider: c.slug, model: c.model.id, error: `${c.slug}: an answer that is not JSON` });
+      return undefined;
+    }
+    if (reply.status < 200 || reply.status >= 300) {
+      // The upstream refused the request itself (a 400): the caller's to fix, no other provider would differ.
+      const message = ((answer.error as Body | undefined)?.message as string | undefined) ?? `HTTP ${reply.status}`;
+      throw new HttpError(reply.status, `${c.slug}: ${message}`);
+    }
+    if (answer.model !== undefined) answer.model = c.model.id;
+    answer.provider = c.slug;
+    return answer;
+  }
+
+  /** Whether a batch for this model runs here (its requests through complete()). */
+  serves(model: string): boolean {
+    return this.upstreamIds.has(model);
+  }
+
+  /**
+   * One request of a batch, not streamed: every candidate in turn, and the whole list again after a
+   * pause while all failed (up to RETRY_PAUSES_MS); usage priced, nothing charged (the batch is, at its end).
+   */
+  async complete(body: Body): Promise<Body> {
+    validateChat(body);
+    const candidates = candidatesFor({ ...body, stream: false }, this.catalog);
+    if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
+    const passed: Attempt[] = [];
+    for (const pause of [0, ...RETRY_PAUSES_MS]) {
+      if (pause) await new Promise((r) => setTimeout(r, pause).unref());
+      for (const c of candidates) {
+        let reply: UpstreamReply;
+        try {
+          reply = await c.adapter.chat({ body: upstreamBody({ ...body, stream: false }, c, false), stream: false, signal: AbortSignal.timeout(10 * 60_000) });
+        } catch (err) {
+          if (!(err instanceof ProviderFailure)) throw err;
+          passed.push({ provider: c.slug, model: c.model.id, error: err.message });
+          continue;
+        }
+        if (reply.kind !== 'json') continue;
+        const answer = this.answerOf(reply, c, passed);
+        if (!answer) continue;
+        priceUsage(answer.usage, c);
+        return answer;
+      }
+    }
+    throw new HttpError(502, `All providers for the requested models are unavailable: ${passed.map((a) => a.error).join('; ')}`, 'provider_unavailable');
   }
 
   async close(): Promise<void> {
