@@ -28,13 +28,14 @@ beforeAll(async () => {
 providers:
   - { name: dead, base_url: "http://127.0.0.1:${await deadPort()}/v1", models: { test/chat: local/echo } }
   - { name: slow, base_url: "${slow.baseUrl}", timeout_ms: 300, models: { test/chat: local/echo } }
-  - { name: five, base_url: "${five.baseUrl}", api_key_env: FIVE_KEY, models: { test/chat: local/echo, test/five-only: local/echo } }
+  - { name: five, base_url: "${five.baseUrl}", api_key_env: FIVE_KEY, models: { test/chat: local/echo, test/five-only: local/echo }, embedding_models: { test/embed: local/embed } }
   - { name: early-break, base_url: "${early.baseUrl}", models: { test/chat: local/echo } }
   - name: up
     base_url: ${up}
     api_key_env: UP_KEY
     models: { test/chat: local/echo, test/sticky: local/echo }
-    prices: { test/chat: { prompt: 0.001, completion: 0.002 } }
+    embedding_models: { test/embed: local/embed }
+    prices: { test/chat: { prompt: 0.001, completion: 0.002 }, test/embed: { prompt: 0.0001 } }
   - { name: up-b, base_url: "${up}", api_key_env: UP_KEY, models: { test/sticky: local/echo, test/own-cost: local/lorem } }
   - { name: late-break, base_url: "${late.baseUrl}", models: { test/late: local/echo } }
 `;
@@ -153,6 +154,18 @@ describe('a gateway over upstream providers', () => {
     expect(again.json.provider).toBe('up-b');
     const other = await post(gateway, { model: 'test/sticky', messages: [{ role: 'user', content: 'c' }] }, { 'x-session-id': 's-2' });
     expect(other.json.provider).toBe('up');
+  });
+
+  it('answers embeddings from an upstream, past a failing one, priced and charged', async () => {
+    const before = balance();
+    const direct = (await (await fetch(`${upstream.apiRoot}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${upstream.store.firstKeys().apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'local/embed', input: 'a sentence' }) })).json()) as any;
+    const res = await fetch(`${gateway.apiRoot}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/embed', input: 'a sentence' }) });
+    const via = (await res.json()) as any;
+    expect(res.status).toBe(200);
+    expect([via.model, via.provider]).toEqual(['test/embed', 'up']);
+    expect(via.data[0].embedding).toEqual(direct.data[0].embedding);
+    expect(via.usage.cost).toBeCloseTo(via.usage.prompt_tokens * 0.0001, 10);
+    expect(before - balance()).toBeCloseTo(via.usage.cost, 10);
   });
 
   it('keeps the fake models, and lists the upstream ones beside them', async () => {

@@ -12,6 +12,8 @@ export type CassetteMode = 'record' | 'replay' | 'replay-record';
 /** One upstream exchange as a file a person reads and edits (JSON, indented). */
 export interface Cassette {
   provider: string;
+  /** `embeddings` for a `POST /embeddings` exchange; chat when absent. */
+  endpoint?: Endpoint;
   recorded_at: string;
   request: { method: 'POST'; url: string; headers: Record<string, string>; body: Body };
   response: {
@@ -34,7 +36,10 @@ function canonical(v: unknown): string {
 }
 
 /** What a request asks (its model, messages, tools, parameters), to whom: equal keys, the same answer. */
-export const matchKey = (provider: string, body: Body) => createHash('sha256').update(`${provider}\n${canonical(body)}`).digest('hex');
+export const matchKey = (provider: string, body: Body, endpoint: Endpoint = 'chat') => createHash('sha256').update(`${provider}\n${endpoint === 'chat' ? '' : `${endpoint}\n`}${canonical(body)}`).digest('hex');
+
+type Endpoint = 'chat' | 'embeddings';
+type Live = ProviderAdapter & { url?: string; embeddingsUrl?: string };
 
 const text = (data: unknown) => (typeof data === 'string' ? data : JSON.stringify(data));
 const parsed = (t: string): unknown => {
@@ -84,26 +89,27 @@ export class CassetteDeck {
     readonly mode: CassetteMode,
   ) {
     mkdirSync(dir, { recursive: true });
-    for (const { file, cassette } of readCassettes(dir)) this.byKey.set(matchKey(cassette.provider, cassette.request.body), { file, cassette });
+    for (const { file, cassette } of readCassettes(dir)) this.byKey.set(matchKey(cassette.provider, cassette.request.body, cassette.endpoint), { file, cassette });
   }
 
   /** The adapter as this deck's mode has it: recording behind it, or answering for it. */
-  wrap(live: ProviderAdapter & { url?: string }): ProviderAdapter {
+  wrap(live: Live): ProviderAdapter {
     return {
       name: live.name,
       models: (): ProviderModel[] => live.models(),
-      chat: (req: UpstreamChat) => this.chat(live, req),
+      chat: (req: UpstreamChat) => this.chat(live, req, 'chat'),
+      embeddings: live.embeddings ? (req: UpstreamChat) => this.chat(live, req, 'embeddings') : undefined,
     };
   }
 
-  private async chat(live: ProviderAdapter & { url?: string }, req: UpstreamChat): Promise<UpstreamReply> {
-    const key = matchKey(live.name, req.body);
+  private async chat(live: Live, req: UpstreamChat, endpoint: Endpoint): Promise<UpstreamReply> {
+    const key = matchKey(live.name, req.body, endpoint);
     if (this.mode !== 'record') {
       const found = this.byKey.get(key);
       if (found) return replay(found.cassette);
       if (this.mode === 'replay') throw this.miss(live.name, req.body);
     }
-    return this.record(live, req, key);
+    return this.record(live, req, key, endpoint);
   }
 
   private miss(provider: string, body: Body): HttpError {
@@ -116,13 +122,14 @@ export class CassetteDeck {
     return new HttpError(404, `replay: no cassette answers this request to ${provider} (model ${String(body.model)})${near}`, 'not_found');
   }
 
-  private async record(live: ProviderAdapter & { url?: string }, req: UpstreamChat, key: string): Promise<UpstreamReply> {
+  private async record(live: Live, req: UpstreamChat, key: string, endpoint: Endpoint): Promise<UpstreamReply> {
     const started = Date.now();
-    const reply = await live.chat(req);
+    const reply = endpoint === 'embeddings' ? await live.embeddings!(req) : await live.chat(req);
     const cassette: Cassette = {
       provider: live.name,
       recorded_at: new Date(started).toISOString(),
-      request: { method: 'POST', url: live.url ?? '', headers: { 'content-type': 'application/json' }, body: req.body },
+      ...(endpoint === 'embeddings' ? { endpoint } : {}),
+      request: { method: 'POST', url: (endpoint === 'embeddings' ? live.embeddingsUrl : live.url) ?? '', headers: { 'content-type': 'application/json' }, body: req.body },
       response: { status: reply.status, headers: reply.headers },
     };
     const file = `${live.name}-${String(req.body.model).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60)}-${key.slice(0, 12)}.json`;

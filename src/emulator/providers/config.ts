@@ -33,7 +33,7 @@ function price(where: string, v: unknown): number {
 function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, warn: (line: string) => void): ProviderConfig {
   const at = `providers[${i}]`;
   if (!isObj(raw)) throw new ProvidersFileError(`${at} must be a mapping`);
-  const known = ['name', 'base_url', 'api_key_env', 'models', 'prices', 'timeout_ms'];
+  const known = ['name', 'base_url', 'api_key_env', 'models', 'embedding_models', 'prices', 'timeout_ms'];
   const unknown = Object.keys(raw).find((k) => !known.includes(k));
   if (unknown === 'api_key') throw new ProvidersFileError(`${at}.api_key: keys never go in the file; name an environment variable with api_key_env`);
   if (unknown) throw new ProvidersFileError(`${at}: unknown setting "${unknown}" (known: ${known.join(', ')})`);
@@ -53,16 +53,20 @@ function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, warn: (line
     apiKey = env[raw.api_key_env] || undefined;
     if (!apiKey) warn(`warning: provider ${name}: ${raw.api_key_env} is not set; its requests go without a key`);
   }
-  if (!isObj(raw.models) || Object.keys(raw.models).length === 0) throw new ProvidersFileError(`${where}: models must map the gateway's model ids to the upstream's names`);
+  if (raw.models !== undefined && !isObj(raw.models)) throw new ProvidersFileError(`${where}: models must map the gateway's model ids to the upstream's names`);
+  if (raw.embedding_models !== undefined && !isObj(raw.embedding_models)) throw new ProvidersFileError(`${where}: embedding_models must map the gateway's model ids to the upstream's names`);
+  const named: [string, unknown, 'chat' | 'embedding'][] = [...Object.entries(raw.models ?? {}).map(([id, up]) => [id, up, 'chat'] as [string, unknown, 'chat']), ...Object.entries(raw.embedding_models ?? {}).map(([id, up]) => [id, up, 'embedding'] as [string, unknown, 'embedding'])];
+  if (named.length === 0) throw new ProvidersFileError(`${where}: models must map the gateway's model ids to the upstream's names`);
   const prices = raw.prices === undefined ? {} : raw.prices;
   if (!isObj(prices)) throw new ProvidersFileError(`${where}: prices must map model ids to {prompt, completion}`);
-  const models = Object.entries(raw.models).map(([id, upstream]): ProviderModel => {
+  const models = named.map(([id, upstream, kind]): ProviderModel => {
     if (!MODEL_ID_PATTERN.test(id)) throw new ProvidersFileError(`${where}: model id "${id}" must look like <author>/<slug>`);
     if (typeof upstream !== 'string' || !upstream) throw new ProvidersFileError(`${where}: models.${id} must be the upstream's model name`);
     const p = prices[id];
-    if (p === undefined) return { id, upstream };
+    const base = kind === 'embedding' ? { id, upstream, kind } : { id, upstream };
+    if (p === undefined) return base;
     if (!isObj(p)) throw new ProvidersFileError(`${where}: prices.${id} must be {prompt, completion}`);
-    return { id, upstream, prices: { prompt: price(`${where}: prices.${id}.prompt`, p.prompt ?? 0), completion: price(`${where}: prices.${id}.completion`, p.completion ?? 0) } };
+    return { ...base, prices: { prompt: price(`${where}: prices.${id}.prompt`, p.prompt ?? 0), completion: price(`${where}: prices.${id}.completion`, p.completion ?? 0) } };
   });
   const stray = Object.keys(prices).find((id) => !models.some((m) => m.id === id));
   if (stray) throw new ProvidersFileError(`${where}: prices.${stray} names a model that is not in its models`);

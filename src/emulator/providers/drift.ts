@@ -45,7 +45,8 @@ function recordedShape(c: Cassette): Set<string> {
 export async function checkDrift(file: string, cassette: Cassette, adapter: ProviderAdapter): Promise<DriftReport> {
   const live = new Set<string>();
   try {
-    const reply = await adapter.chat({ body: cassette.request.body, stream: cassette.request.body.stream === true, signal: AbortSignal.timeout(120_000) });
+    const call = cassette.endpoint === 'embeddings' && adapter.embeddings ? adapter.embeddings.bind(adapter) : adapter.chat.bind(adapter);
+    const reply = await call({ body: cassette.request.body, stream: cassette.request.body.stream === true, signal: AbortSignal.timeout(120_000) });
     live.add(`status: ${reply.status}`);
     if (reply.kind === 'json') shapeOf(parsed(reply.text), 'body', live);
     else {

@@ -43,12 +43,24 @@ export class OpenAICompatible implements ProviderAdapter {
     return `${this.config.baseUrl}/chat/completions`;
   }
 
-  async chat({ body, stream, signal }: UpstreamChat): Promise<UpstreamReply> {
+  get embeddingsUrl(): string {
+    return `${this.config.baseUrl}/embeddings`;
+  }
+
+  chat(req: UpstreamChat): Promise<UpstreamReply> {
+    return this.post(this.url, req);
+  }
+
+  embeddings(req: UpstreamChat): Promise<UpstreamReply> {
+    return this.post(this.embeddingsUrl, { ...req, stream: false });
+  }
+
+  private async post(url: string, { body, stream, signal }: UpstreamChat): Promise<UpstreamReply> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
     if (this.config.apiKey) headers.authorization = `Bearer ${this.config.apiKey}`;
     let res: Awaited<ReturnType<typeof request>>;
     try {
-      res = await request(this.url, { method: 'POST', headers, body: JSON.stringify(body), signal, dispatcher: this.agent });
+      res = await request(url, { method: 'POST', headers, body: JSON.stringify(body), signal, dispatcher: this.agent });
     } catch (err) {
       throw failureOf(err, this.name, false);
     }

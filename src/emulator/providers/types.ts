@@ -8,6 +8,8 @@ import type { Ctx } from '../http.js';
 /** One model a provider serves: the gateway's id, the upstream's name for it, its prices when configured. */
 export interface ProviderModel {
   id: string;
+  /** What the model does (chat when absent). */
+  kind?: 'chat' | 'embedding';
   upstream: string;
   /** USD per token; without them the upstream's own `usage.cost` is charged (0 when it has none). */
   prices?: { prompt: number; completion: number };
@@ -32,6 +34,8 @@ export interface ProviderAdapter {
   models(): ProviderModel[];
   /** Throws ProviderFailure when the next provider should be tried instead. */
   chat(req: UpstreamChat): Promise<UpstreamReply>;
+  /** `POST /embeddings`, never streamed; absent where the provider has none. */
+  embeddings?(req: UpstreamChat): Promise<UpstreamReply>;
 }
 
 export type FailureReason = 'refused' | 'timeout' | 'status' | 'broken' | 'unavailable';
@@ -57,6 +61,8 @@ export interface ChatGateway {
   takes(body: Record<string, unknown>): boolean;
   chat(ctx: Ctx, body: Record<string, unknown>): Promise<void>;
   listing(): Record<string, unknown>[];
+  takesEmbeddings(body: Record<string, unknown>): boolean;
+  embed(ctx: Ctx, body: Record<string, unknown>): Promise<void>;
 }
 
 /** The hook the batch engine calls: a batch for an upstream model runs its requests through the gateway. */

@@ -55,7 +55,7 @@ export interface Catalog {
  * providers that serve it under `provider.only / ignore / order / sort / allow_fallbacks`; the
  * provider that last served the session (`sticky`) first where it is allowed.
  */
-export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: string) => string | undefined): Candidate[] {
+export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: string) => string | undefined, kind: 'chat' | 'embedding' = 'chat'): Candidate[] {
   const prefs = prefsOf(body.provider);
   let chain = modelChain(body);
   if (!chain.length) {
@@ -65,8 +65,8 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
   const out: Candidate[] = [];
   for (const id of chain) {
     if (!MODEL_ID_PATTERN.test(id)) bad(`model must look like <author>/<slug>, got ${JSON.stringify(id)}`);
-    let offered: Candidate[] = catalog.upstreams.flatMap((adapter) => adapter.models().filter((m) => m.id === id).map((model) => ({ adapter, slug: adapter.name, model })));
-    if (!offered.length && catalog.local) offered = catalog.local.slugs(id).map((slug) => ({ adapter: catalog.local!, slug, model: { id, upstream: id } }));
+    let offered: Candidate[] = catalog.upstreams.flatMap((adapter) => adapter.models().filter((m) => m.id === id && (m.kind ?? 'chat') === kind).map((model) => ({ adapter, slug: adapter.name, model })));
+    if (!offered.length && catalog.local && kind === 'chat') offered = catalog.local.slugs(id).map((slug) => ({ adapter: catalog.local!, slug, model: { id, upstream: id } }));
     if (!offered.length) bad(`${id} is not a valid model ID`);
     let allowed = offered.filter((c) => (!prefs.only || prefs.only.includes(c.slug)) && !prefs.ignore.includes(c.slug));
     if (prefs.sort === 'price') allowed = [...allowed].sort((a, b) => priceOf(a) - priceOf(b));

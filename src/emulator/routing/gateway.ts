@@ -43,6 +43,7 @@ export interface GatewayOptions {
 export class Gateway {
   private readonly catalog: Catalog;
   private readonly upstreamIds: Set<string>;
+  private readonly embeddingIds: Set<string>;
   private readonly sessions = new Sessions();
   private readonly closers: (() => Promise<void>)[] = [];
 
@@ -54,7 +55,8 @@ export class Gateway {
       return deck ? deck.wrap(live) : live;
     });
     this.catalog = { upstreams, local: opts.config.localModels ? new LocalModels(opts.now) : undefined };
-    this.upstreamIds = new Set(upstreams.flatMap((a) => a.models().map((m) => m.id)));
+    this.upstreamIds = new Set(upstreams.flatMap((a) => a.models().filter((m) => m.kind !== 'embedding').map((m) => m.id)));
+    this.embeddingIds = new Set(upstreams.flatMap((a) => a.models().filter((m) => m.kind === 'embedding').map((m) => m.id)));
   }
 
   /** Whether a chat request is the gateway's: it names an upstream model, or the fake models are off. */
@@ -69,7 +71,7 @@ export class Gateway {
     const upstream = this.catalog.upstreams.flatMap((a) =>
       a.models().filter((m) => !seen.has(m.id) && seen.add(m.id)).map((m) => {
         const providers = this.catalog.upstreams.filter((u) => u.models().some((x) => x.id === m.id)).map((u) => u.name);
-        return listedModel({ id: m.id, kind: 'chat', providers, promptPrice: m.prices?.prompt ?? 0, completionPrice: m.prices?.completion ?? 0, listing: { description: `chat model served by ${providers.join(', ')}` } });
+        return listedModel({ id: m.id, kind: m.kind ?? 'chat', providers, promptPrice: m.prices?.prompt ?? 0, completionPrice: m.prices?.completion ?? 0, listing: { description: `chat model served by ${providers.join(', ')}` } });
       }),
     );
     return [...local, ...upstream];
@@ -139,6 +141,40 @@ export class Gateway {
     if (answer.model !== undefined) answer.model = c.model.id;
     answer.provider = c.slug;
     return answer;
+  }
+
+  /** Whether an embeddings request is the gateway's: it names an upstream embedding model. */
+  takesEmbeddings(body: Body): boolean {
+    return typeof body.model === 'string' && this.embeddingIds.has(body.model);
+  }
+
+  /** `POST /v1/embeddings` for an upstream model: its providers in turn, as chat's; usage priced and charged. */
+  async embed(ctx: Ctx, body: Body): Promise<void> {
+    if (body.input === undefined || body.input === null) throw new HttpError(400, 'input is required', 'invalid_request');
+    const candidates = candidatesFor(body, this.catalog, undefined, 'embedding').filter((c) => c.adapter.embeddings);
+    if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
+    chargeable(ctx);
+    const passed: Attempt[] = [];
+    const upstreamGone = new AbortController();
+    ctx.res.on('close', () => upstreamGone.abort());
+    for (const c of candidates) {
+      let reply: UpstreamReply;
+      try {
+        reply = await c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: upstreamGone.signal });
+      } catch (err) {
+        if (!(err instanceof ProviderFailure)) throw err;
+        passed.push({ provider: c.slug, model: c.model.id, error: err.message });
+        continue;
+      }
+      if (reply.kind !== 'json') continue;
+      const answer = this.answerOf(reply, c, passed);
+      if (!answer) continue;
+      const cost = priceUsage(answer.usage, c);
+      ctx.store.debit(ctx.workspace, cost);
+      ctx.send(200, new Serialized(JSON.stringify(answer)));
+      return;
+    }
+    throw new HttpError(502, `All providers for the requested models are unavailable: ${passed.map((a) => a.error).join('; ')}`, 'provider_unavailable');
   }
 
   /** Whether a batch for this model runs here (its requests through complete()). */
