@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
-import { breaking, deadPort, failing, stall, type LocalUpstream } from '../support/upstreams.js';
+import { breaking, deadPort, failing, localUpstream, stall, type LocalUpstream } from '../support/upstreams.js';
 
 // `router serve --providers`: chat through upstreams spoken to only as OpenAI-compatible servers
 // (another emulator, and small local servers that refuse, stall, fail and break streams).
@@ -22,7 +22,12 @@ beforeAll(async () => {
   five = await failing(503);
   const early = await breaking(0);
   const late = await breaking(2);
-  locals = [slow, five, early, late];
+  // Answers whole even when asked to stream (as some servers do).
+  const whole = await localUpstream((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ id: 'w-1', object: 'chat.completion', created: 7, model: 'x', choices: [{ index: 0, message: { role: 'assistant', content: 'whole answer' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } }));
+  });
+  locals = [slow, five, early, late, whole];
   const up = `${upstream.apiRoot}/v1`;
   const yaml = `
 providers:
@@ -38,6 +43,7 @@ providers:
     prices: { test/chat: { prompt: 0.001, completion: 0.002 }, test/embed: { prompt: 0.0001 } }
   - { name: up-b, base_url: "${up}", api_key_env: UP_KEY, models: { test/sticky: local/echo, test/own-cost: local/lorem } }
   - { name: late-break, base_url: "${late.baseUrl}", models: { test/late: local/echo } }
+  - { name: whole, base_url: "${whole.baseUrl}", models: { test/whole: x } }
 `;
   const config = parseProviders(yaml, { UP_KEY: upstream.store.firstKeys().apiKey, FIVE_KEY: 'five-key' });
   gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config } });
@@ -125,6 +131,14 @@ describe('a gateway over upstream providers', () => {
     expect(last.error.code).toBe(502);
     expect(last.choices[0].finish_reason).toBe('error');
     expect(balance()).toBe(before);
+  });
+
+  it('streams an answer the upstream gave whole to a stream request', async () => {
+    const res = await post(gateway, { model: 'test/whole', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'hi' }] });
+    expect(res.status).toBe(200);
+    const all = events(res.text) as any[];
+    expect(all.map((e) => (e === '[DONE]' ? e : e.usage ? 'usage' : e.choices[0].delta.content ?? e.choices[0].finish_reason))).toEqual(['whole answer', 'stop', 'usage', '[DONE]']);
+    expect([all[0].id, all[0].model, all[0].provider]).toEqual(['w-1', 'test/whole', 'whole']);
   });
 
   it('charges the upstream usage at the configured prices, or the upstream cost', async () => {

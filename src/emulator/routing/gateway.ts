@@ -12,7 +12,7 @@ import { CassetteDeck, type CassetteMode } from '../providers/cassette.js';
 import { ProviderFailure, type ProviderAdapter, type UpstreamReply } from '../providers/types.js';
 import { candidatesFor, modelChain, type Candidate, type Catalog } from './candidates.js';
 import { gatewayMetadata, type Attempt } from './metadata.js';
-import { relayStream } from './relay.js';
+import { relayStream, streamOf } from './relay.js';
 import { Sessions } from './sessions.js';
 import { priceUsage } from './usage.js';
 
@@ -101,23 +101,28 @@ export class Gateway {
         continue;
       }
       const remember = () => session !== undefined && this.sessions.set(`${ctx.workspace}\n${session}\n${c.model.id}`, c.slug);
-      if (reply.kind === 'stream') {
-        const outcome = await relayStream(ctx, reply, c, { includeUsage: (body.stream_options as Body | undefined)?.include_usage === true, metadata });
-        if ('failed' in outcome) {
-          passed.push({ provider: c.slug, model: c.model.id, error: outcome.failed.message });
-          continue;
+      let streamed = reply.kind === 'stream' ? reply : undefined;
+      if (reply.kind === 'json') {
+        const answer = this.answerOf(reply, c, passed);
+        if (!answer) continue;
+        // An upstream that answered a stream request whole: the caller still gets the stream it asked for.
+        if (stream) streamed = streamOf(answer);
+        else {
+          const cost = priceUsage(answer.usage, c);
+          if (metadata) answer.router_metadata = metadata();
+          remember();
+          ctx.store.debit(ctx.workspace, cost);
+          ctx.send(200, new Serialized(JSON.stringify(answer)));
+          return;
         }
-        remember();
-        if (outcome.whole) ctx.store.debit(ctx.workspace, outcome.cost);
-        return;
       }
-      const answer = this.answerOf(reply, c, passed);
-      if (!answer) continue;
-      const cost = priceUsage(answer.usage, c);
-      if (metadata) answer.router_metadata = metadata();
+      const outcome = await relayStream(ctx, streamed!, c, { includeUsage: (body.stream_options as Body | undefined)?.include_usage === true, metadata });
+      if ('failed' in outcome) {
+        passed.push({ provider: c.slug, model: c.model.id, error: outcome.failed.message });
+        continue;
+      }
       remember();
-      ctx.store.debit(ctx.workspace, cost);
-      ctx.send(200, new Serialized(JSON.stringify(answer)));
+      if (outcome.whole) ctx.store.debit(ctx.workspace, outcome.cost);
       return;
     }
     const why = passed.map((a) => a.error).join('; ');

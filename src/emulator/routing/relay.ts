@@ -114,3 +114,21 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   res.end('data: [DONE]\n\n');
   return { cost, whole: true };
 }
+
+/** A whole chat answer as the stream of it: its message in one delta, its end, its usage, [DONE]. */
+export function streamOf(answer: Body): StreamReply {
+  const base = { id: answer.id, object: 'chat.completion.chunk', created: answer.created, model: answer.model };
+  const choice = ((answer.choices as Body[] | undefined) ?? [])[0] ?? {};
+  const { role: _role, ...message } = (choice.message ?? {}) as Body;
+  const finish = choice.finish_reason ?? 'stop';
+  const chunks = [
+    { ...base, choices: [{ index: 0, delta: { role: 'assistant', ...message }, finish_reason: null }] },
+    { ...base, choices: [{ index: 0, delta: {}, finish_reason: finish }] },
+    ...(answer.usage ? [{ ...base, choices: [], usage: answer.usage }] : []),
+  ];
+  async function* events(): AsyncGenerator<string> {
+    for (const chunk of chunks) yield JSON.stringify(chunk);
+    yield '[DONE]';
+  }
+  return { kind: 'stream', status: 200, headers: {}, events: events() };
+}
