@@ -190,3 +190,22 @@ describe('a gateway over upstream providers', () => {
     expect(ids).toEqual(expect.arrayContaining(['local/echo', 'test/chat', 'test/late']));
   });
 });
+
+describe('a providers file with local_models: false', () => {
+  it('serves and lists only its upstream models', async () => {
+    const config = parseProviders(`local_models: false\nproviders:\n  - { name: up, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, models: { test/chat: local/echo } }\n`, { UP_KEY: upstream.store.firstKeys().apiKey });
+    const only = await startEmulator({ stateDir: join(dir, 'only-upstream'), port: 0, gateway: { config } });
+    try {
+      const k = only.store.firstKeys().apiKey;
+      expect((await post(only, ask('hi'), {}, k)).json.provider).toBe('up');
+      const local = await post(only, { model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] }, {}, k);
+      expect([local.status, local.json.error.message]).toEqual([400, 'local/echo is not a valid model ID']);
+      const none = await post(only, { messages: [{ role: 'user', content: 'hi' }] }, {}, k);
+      expect([none.status, none.json.error.message]).toEqual([400, 'model is required']);
+      const list = (await (await fetch(`${only.apiRoot}/v1/models`, { headers: { authorization: `Bearer ${k}` } })).json()) as any;
+      expect(list.data.map((m: any) => m.id)).toEqual(['test/chat']);
+    } finally {
+      await only.close();
+    }
+  });
+});
