@@ -66,12 +66,12 @@ export class Gateway {
 
   /** The model list: the fake models (unless turned off), then each upstream model once. */
   listing(): Record<string, unknown>[] {
-    const local = this.catalog.local ? MODELS.filter((m) => !this.upstreamIds.has(m.id)).map(listedModel) : [];
+    const local = this.catalog.local ? MODELS.filter((m) => !this.upstreamIds.has(m.id) && !this.embeddingIds.has(m.id)).map(listedModel) : [];
     const seen = new Set<string>();
     const upstream = this.catalog.upstreams.flatMap((a) =>
       a.models().filter((m) => !seen.has(m.id) && seen.add(m.id)).map((m) => {
         const providers = this.catalog.upstreams.filter((u) => u.models().some((x) => x.id === m.id)).map((u) => u.name);
-        return listedModel({ id: m.id, kind: m.kind ?? 'chat', providers, promptPrice: m.prices?.prompt ?? 0, completionPrice: m.prices?.completion ?? 0, listing: { description: `chat model served by ${providers.join(', ')}` } });
+        return listedModel({ id: m.id, kind: m.kind ?? 'chat', providers, promptPrice: m.prices?.prompt ?? 0, completionPrice: m.prices?.completion ?? 0, listing: { description: `${m.kind ?? 'chat'} model served by ${providers.join(', ')}` } });
       }),
     );
     return [...local, ...upstream];
@@ -96,6 +96,8 @@ export class Gateway {
       try {
         reply = await c.adapter.chat({ body: upstreamBody(body, c, stream), stream, signal: upstreamGone.signal });
       } catch (err) {
+        // The caller hung up: no other provider is asked for an answer nobody reads.
+        if (upstreamGone.signal.aborted) return;
         if (!(err instanceof ProviderFailure)) throw err;
         passed.push({ provider: c.slug, model: c.model.id, error: err.message });
         continue;
