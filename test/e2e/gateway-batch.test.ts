@@ -46,18 +46,22 @@ describe('a batch over an upstream provider', () => {
       const env = { UP_KEY: upstream.store.firstKeys().apiKey };
       const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
       const first = await serve(providers, env);
-      const created = await api(first, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'test/chat', completion_window: '24h', requests: ids.map((id) => ({ custom_id: id, body: { messages: [{ role: 'user', content: `write 10 words about ${id}` }] } })) });
-      expect(created.status).toBe(202);
-      let seen: any;
-      for (let i = 0; i < 200; i++) {
-        seen = (await api(first, `/v1/batches/${created.json.id}`)).json;
-        if (seen.request_counts?.completed >= 2) break;
-        await new Promise((r) => setTimeout(r, 25));
+      let created: any;
+      try {
+        created = await api(first, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'test/chat', completion_window: '24h', requests: ids.map((id) => ({ custom_id: id, body: { messages: [{ role: 'user', content: `write 10 words about ${id}` }] } })) });
+        expect(created.status).toBe(202);
+        let seen: any;
+        for (let i = 0; i < 200; i++) {
+          seen = (await api(first, `/v1/batches/${created.json.id}`)).json;
+          if (seen.request_counts?.completed >= 2) break;
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        expect(seen.request_counts.completed).toBeGreaterThanOrEqual(2);
+        expect(seen.request_counts.completed).toBeLessThan(ids.length);
+      } finally {
+        first.child.kill('SIGKILL');
+        await first.exited;
       }
-      expect(seen.request_counts.completed).toBeGreaterThanOrEqual(2);
-      expect(seen.request_counts.completed).toBeLessThan(ids.length);
-      first.child.kill('SIGKILL');
-      await first.exited;
 
       const second = await serve(providers, env);
       try {

@@ -68,9 +68,12 @@ describe('record and replay', () => {
     const file = providersFile(upstream, 'providers.yaml');
     const recording = await serve(['--providers', file, '--record', cassettes], env);
     const recorded = [];
-    for (const body of REQUESTS) recorded.push(await post(recording, body));
-    await recording.stop();
-    await upstream.close();
+    try {
+      for (const body of REQUESTS) recorded.push(await post(recording, body));
+    } finally {
+      await recording.stop();
+      await upstream.close();
+    }
     expect(recorded.map((r) => r.status)).toEqual([200, 200, 200]);
     expect(recorded[1]!.text).toContain('data: [DONE]');
 
