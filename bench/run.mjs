@@ -4,6 +4,7 @@ import { hostileSections } from './hostile.mjs';
 import { driftSections } from './drift.mjs';
 import { jqSections } from './jq.mjs';
 import { transportFloor } from './floor.mjs';
+import { gatewaySections } from './gateway.mjs';
 
 /** Rounds of each interleaved comparison; the ratio is their median, the spread their range. */
 const ROUNDS = 7;
@@ -319,7 +320,7 @@ sections.localState = async () => {
   const list = await timed(process.execPath, [BIN, 'conversations', 'list'], { env });
   report('router conversations list over 50,000: peak RSS', `${(list.rssKiB / 1024).toFixed(0)} MB (${(list.ms / 1000).toFixed(1)} s)`, '<= 100 MB', list.rssKiB / 1024 <= 100);
 };
-Object.assign(sections, hostileSections, driftSections, jqSections);
+Object.assign(sections, hostileSections, driftSections, jqSections, gatewaySections);
 
 const emu = await startEmulator();
 try {

@@ -3,20 +3,21 @@ import { HttpError } from './http.js';
 import { defineRoutes } from './routes.js';
 import { DEFAULT_PAGE_SIZE, modelPage } from './model-list.js';
 import { round } from './models.js';
+import type { ChatGateway } from './providers/types.js';
 
 /**
  * The account operations of the real API that the emulator keeps: the model list (paged), the
  * calling key, credits and keys (management keys only); and `POST /_emulator/models {page_size}`
  * (operator), the list's page size when a query names no limit, so that clients page through it.
  */
-export const accountRoutes = defineRoutes(() => {
+export const accountRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => {
   let pageSize = DEFAULT_PAGE_SIZE;
   return [
     {
       method: 'GET',
       path: '/v1/models',
       access: 'any',
-      handler: async (ctx: Ctx) => ctx.send(200, modelPage(ctx.url, pageSize)),
+      handler: async (ctx: Ctx) => ctx.send(200, modelPage(ctx.url, pageSize, parts.gateway?.listing())),
     },
     {
       method: 'POST',

@@ -5,16 +5,19 @@ import { chatCompletion, genId, planChat, textOf } from './chat.js';
 import { planEmbeddings } from './embeddings.js';
 import { planResponses } from './responses.js';
 import { bad, type Body } from './batch-rules.js';
+import type { BatchGateway } from './providers/types.js';
 
 /** Runs one request of a batch: a result item with the response, or with the error a request would get. */
-export async function executeItem(record: BatchRecord, customId: string, rawBody: Body, created: number): Promise<Body> {
+export async function executeItem(record: BatchRecord, customId: string, rawBody: Body, created: number, gateway?: BatchGateway): Promise<Body> {
   const body: Body = { ...rawBody, model: record.model };
   if (record.provider) body.provider = { ...(body.provider as Body | undefined), ...record.provider };
   const requestId = `req_${randomHex(10)}`;
   const id = `batch_req_${randomHex(12)}`;
   try {
     let response: Body;
-    if (record.endpoint === '/v1/chat/completions') {
+    if (record.endpoint === '/v1/chat/completions' && gateway?.serves(record.model)) {
+      response = await gateway.complete(body);
+    } else if (record.endpoint === '/v1/chat/completions') {
       response = chatCompletion(body, planChat(body), created, { id: genId('gen-batch') });
     } else if (record.endpoint === '/v1/embeddings') {
       delete body.provider;

@@ -3,6 +3,7 @@ import { HttpError } from './http.js';
 import type { BatchRecord, BatchUsage } from './batch-store.js';
 import { findModel, MODEL_ID_PATTERN, round } from './models.js';
 import { knownProvider } from './validate.js';
+import type { BatchGateway } from './providers/types.js';
 
 /*
  * The batch rules as the emulator states them itself (apart from the client's facts.ts: it is the
@@ -54,14 +55,15 @@ function modelKindFor(endpoint: string) {
 }
 
 /** Checks of the batch's own fields, made once the upload is complete. */
-export function checkBatchFields(rest: Body): { endpoint: string; model: string; provider: BatchRecord['provider'] } {
+export function checkBatchFields(rest: Body, gateway?: BatchGateway): { endpoint: string; model: string; provider: BatchRecord['provider'] } {
   const endpoint = rest.endpoint;
   if (typeof endpoint !== 'string' || !BATCH_ENDPOINTS.includes(endpoint)) bad(`endpoint must be one of ${BATCH_ENDPOINTS.join(', ')}`);
   const model = rest.model;
   if (typeof model !== 'string' || model === '') bad('model must be a non-empty string');
   if (!MODEL_ID_PATTERN.test(model)) bad(`model must look like <author>/<slug>, got ${JSON.stringify(model)}`);
-  const spec = findModel(model);
-  if (!spec || spec.kind !== modelKindFor(endpoint)) bad(`${model} is not a valid model ID for ${endpoint}`);
+  const upstream = endpoint === '/v1/chat/completions' && !!gateway?.serves(model);
+  const spec = upstream ? undefined : findModel(model);
+  if (!upstream && (!spec || spec.kind !== modelKindFor(endpoint))) bad(`${model} is not a valid model ID for ${endpoint}`);
   if (rest.completion_window !== undefined && rest.completion_window !== '24h') bad('completion_window must be "24h"');
   let provider: BatchRecord['provider'] = null;
   if (rest.provider !== undefined && rest.provider !== null) {
@@ -73,7 +75,7 @@ export function checkBatchFields(rest: Body): { endpoint: string; model: string;
     if (p.allow_fallbacks !== undefined && typeof p.allow_fallbacks !== 'boolean') bad('provider.allow_fallbacks must be a boolean');
     const only = p.only as string[] | undefined;
     if (only) {
-      const notAllowed = only.find((slug) => !knownProvider(slug) || !spec.providers.includes(slug));
+      const notAllowed = spec && only.find((slug) => !knownProvider(slug) || !spec.providers.includes(slug));
       if (notAllowed) throw new HttpError(403, `Provider "${notAllowed}" is not allowed for ${model}`, 'permission_denied');
     }
     provider = { ...(only ? { only } : {}), ...(p.allow_fallbacks !== undefined ? { allow_fallbacks: p.allow_fallbacks as boolean } : {}) };

@@ -7,6 +7,7 @@ import type { StateStore } from './store.js';
 import { chargeable } from './billing.js';
 import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, nonTextPart, publicBatch } from './batch-rules.js';
 import { executeItem } from './batch-items.js';
+import type { BatchGateway } from './providers/types.js';
 import { receiveRequests } from './batch-upload.js';
 import { listBatches } from './batch-list.js';
 import { streamWithResults } from './batch-results.js';
@@ -18,6 +19,8 @@ export { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, publicBatch };
 export interface BatchEngineOptions {
   /** Pause before each request (and each state change), so that tests can watch the states. */
   delayMs: number;
+  /** Upstream models (`router serve --providers`): their batches' requests go through it. */
+  gateway?: BatchGateway;
 }
 
 export class BatchEngine {
@@ -58,7 +61,7 @@ export class BatchEngine {
     try {
       const upload = await receiveRequests(ctx, fd);
       size = upload.size;
-      const fields = checkBatchFields(upload.rest);
+      const fields = checkBatchFields(upload.rest, this.opts.gateway);
       fsyncSync(fd);
       closeSync(fd);
       const record: BatchRecord = {
@@ -224,7 +227,7 @@ export class BatchEngine {
           if (this.stopped) return;
           this.expireIfLate(record);
           if ((record.status as BatchStatus) === 'expired') return;
-          const item = await executeItem(record, req.custom_id, req.body, this.now());
+          const item = await executeItem(record, req.custom_id, req.body, this.now(), this.opts.gateway);
           writer.append(item);
           countItem(record, item, usage);
           // The aggregate so far, as the counts are (kept in memory; a restart counts it afresh).

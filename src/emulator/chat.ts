@@ -12,6 +12,7 @@ import { jsonTemplate, Serialized } from './serialized.js';
 import { richAnswer, type RichMessage } from './rich-answer.js';
 import { completionDetails, fitAnswer, richDeltas, richMessage } from './rich-chat.js';
 import { defineRoutes } from './routes.js';
+import type { ChatGateway } from './providers/types.js';
 
 type Body = Record<string, unknown>;
 
@@ -222,8 +223,9 @@ export function chatCompletionText(body: Body, plan: ChatPlan, created: number, 
 export const METADATA_BEFORE_PARSE: BeforeParse = { metadata: { max: 16, of: 'object', message: 'metadata may hold at most 16 pairs' } };
 const CHAT_BEFORE_PARSE: BeforeParse = { ...METADATA_BEFORE_PARSE, stop: { max: 4, of: 'array', message: 'stop may hold at most 4 sequences' } };
 
-async function handleChat(ctx: Ctx): Promise<void> {
+async function handleChat(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   const body = await ctx.json(CHAT_BEFORE_PARSE);
+  if (gateway?.takes(body)) return gateway.chat(ctx, body);
   ctx.sessionId(body);
   const plan = planChat(body);
   const charge = reserve(ctx, plan.cost.cost);
@@ -263,4 +265,4 @@ async function handleChat(ctx: Ctx): Promise<void> {
   if (!delivered) charge.refund();
 }
 
-export const chatRoutes = defineRoutes(() => [{ method: 'POST', path: '/v1/chat/completions', access: 'any', handler: handleChat }]);
+export const chatRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => [{ method: 'POST', path: '/v1/chat/completions', access: 'any', handler: (ctx) => handleChat(ctx, parts.gateway) }]);

@@ -6,6 +6,7 @@ import { HttpError } from './http.js';
 import { genId } from './chat.js';
 import { Serialized } from './serialized.js';
 import { defineRoutes } from './routes.js';
+import type { ChatGateway } from './providers/types.js';
 
 type Body = Record<string, unknown>;
 
@@ -99,8 +100,9 @@ export async function planEmbeddings(body: Body, opts: { batch?: boolean } = {})
   return { response: answer(plan, await perInput(plan, (i) => item(plan, i))), cost: plan.cost };
 }
 
-async function handleEmbeddings(ctx: Ctx): Promise<void> {
+async function handleEmbeddings(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   const body = await ctx.json();
+  if (gateway?.takesEmbeddings(body)) return gateway.embed(ctx, body);
   const plan = checkEmbeddings(body, {});
   reserve(ctx, plan.cost);
   const [before, after] = JSON.stringify(answer(plan, 0)).split('"data":0');
@@ -108,4 +110,4 @@ async function handleEmbeddings(ctx: Ctx): Promise<void> {
   ctx.send(200, new Serialized(`${before}"data":[${data.join(',')}]${after}`));
 }
 
-export const embeddingsRoutes = defineRoutes(() => [{ method: 'POST', path: '/v1/embeddings', access: 'any', handler: handleEmbeddings }]);
+export const embeddingsRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => [{ method: 'POST', path: '/v1/embeddings', access: 'any', handler: (ctx) => handleEmbeddings(ctx, parts.gateway) }]);

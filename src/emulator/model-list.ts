@@ -76,12 +76,12 @@ function givesAny(model: Record<string, unknown>, asked: string): boolean {
 
 /**
  * A page of the model list: `offset` and `limit` (1 to 1000) as the OpenAPI has them, `pageSize`
- * when neither is given; `links.next` is the next page's path from the host, null on the last page.
+ * when neither is given (`listed`: a gateway's models instead of the fake ones); `links.next` is the next page's path from the host, null on the last page.
  */
-export function modelPage(url: URL, pageSize = DEFAULT_PAGE_SIZE): Record<string, unknown> {
+export function modelPage(url: URL, pageSize = DEFAULT_PAGE_SIZE, listed: Record<string, unknown>[] = MODELS.map(listedModel)): Record<string, unknown> {
   const offset = whole(url, 'offset', 0, Number.MAX_SAFE_INTEGER) ?? 0;
   const limit = whole(url, 'limit', 1, MAX_LIMIT) ?? pageSize;
-  const matching = MODELS.map(listedModel).filter((m) => givesAny(m, url.searchParams.get('output_modalities') || 'text'));
+  const matching = listed.filter((m) => givesAny(m, url.searchParams.get('output_modalities') || 'text'));
   const end = offset + limit;
   let next: string | null = null;
   if (end < matching.length) {

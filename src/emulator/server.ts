@@ -17,6 +17,7 @@ import { BatchEngine, batchRoutes } from './batches.js';
 import { speechRoutes } from './speech.js';
 import { decisionRoutes } from './decisions.js';
 import { accountRoutes } from './account.js';
+import { Gateway, type GatewayOptions } from './routing/gateway.js';
 
 /** Every route the emulator serves: each resource's table, and nothing registered anywhere else. */
 const TABLES = [chatRoutes, responsesRoutes, embeddingsRoutes, speechRoutes, decisionRoutes, batchRoutes, accountRoutes, adminRoutes];
@@ -35,6 +36,8 @@ export interface EmulatorOptions {
   bodiesInFlightBytes?: number;
   /** A request body that sends nothing for this long is answered 408 and closed (default 30 s). */
   bodyIdleMs?: number;
+  /** Upstream providers (`router serve --providers`), and cassettes to record into or replay from. */
+  gateway?: Omit<GatewayOptions, 'now'>;
 }
 
 
@@ -59,8 +62,9 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
   const log: LoggedRequest[] = [];
   const logLimit = opts.logLimit ?? 1000;
 
-  const batches = new BatchEngine(store, { delayMs: opts.batchDelayMs ?? 20 });
-  const parts = { faults, log, batches };
+  const gateway = opts.gateway ? new Gateway({ ...opts.gateway, now: () => store.now() }) : undefined;
+  const batches = new BatchEngine(store, { delayMs: opts.batchDelayMs ?? 20, gateway });
+  const parts = { faults, log, batches, gateway };
   const routes = new Routes(TABLES.flatMap((table) => table(parts)));
   const d = { store, routes, faults, log, logLimit, logBytes: { bytes: 0, entries: 0 }, bodies: new BodyBudget(opts.bodiesInFlightBytes), bodyIdleMs: opts.bodyIdleMs ?? BODY_IDLE_MS };
 
@@ -105,6 +109,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const s of sockets) s.destroy();
       await stopped;
+      await gateway?.close();
       // Last, so that a save that fails (a full disk) is said but never keeps the server listening.
       await store.idle();
       store.close();

@@ -17,6 +17,11 @@ const FLAGS = {
   host: { flags: '--host <addr>', help: 'address to listen on', default: '127.0.0.1' },
   state: { flags: '--state <dir>', help: 'state folder (default: $XDG_STATE_HOME/router/emulator)' },
   fault: { flags: '--fault <spec>', help: 'inject a fault, repeatable: 429,retry_after=1 | 503,times=2 | slow,delay_ms=500 | cut,after=3 | error-chunk | malformed | reset | lost', parse: collect },
+  providers: { flags: '--providers <file>', help: 'serve upstream models too, as a YAML file lists them (docs/gateway.md); keys from the environment' },
+  record: { flags: '--record <dir>', help: 'keep every upstream exchange as a cassette file in <dir>' },
+  replay: { flags: '--replay <dir>', help: 'answer upstream models from the cassettes in <dir>, no upstream asked' },
+  checkDrift: { flags: '--check-drift <dir>', help: 'send the requests recorded in <dir> to their upstreams again, say whose answers changed shape, and exit (1 when any did)' },
+  recordMissing: { flags: '--record-missing', help: 'with --replay: ask the upstream for what no cassette holds, and keep it' },
   batchDelayMs: { flags: '--batch-delay-ms <ms>', help: 'pause of the batch engine before each request', parse: integerIn(0, 600_000), default: 20 },
   ...jsonFlags('print {api_root, api_key, management_key, operator_key, state_dir} as one JSON line'),
 } as const;
@@ -24,7 +29,7 @@ const FLAGS = {
 export const serve = defineCommand({
   name: 'serve',
   summary: 'run the local emulator of the whole API',
-  description: 'Run the local emulator of the service on 127.0.0.1. It prints its API root and ready-to-use keys; state (keys, balances, batches) persists in --state.',
+  description: 'Run the local emulator of the service on 127.0.0.1. It prints its API root and ready-to-use keys; state (keys, balances, batches) persists in --state. With --providers it is also a gateway to real OpenAI-compatible servers (Ollama, vLLM, OpenAI), with fallback, record and replay: docs/gateway.md.',
   flags: FLAGS,
   examples: ['router serve --port 8080', 'router serve --port 0 --state ./state --json', 'router serve --fault "503,times=2"'],
   run: runServe,
@@ -48,13 +53,20 @@ async function runServe({ io, opts, signal }: RunContext<FlagValues<typeof FLAGS
   const st = statSync(stateDir, { throwIfNoEntry: false });
   if (st && !st.isDirectory()) throw usage(`--state ${stateDir} is a file, not a folder`);
   if (isBlank(opts.host)) throw usage('--host: the address is empty (127.0.0.1 is the default)');
+  const gateway = await gatewayOptions(opts, io.env, (line) => io.note(line));
+  if (opts.checkDrift !== undefined) return checkDrift(io, opts.checkDrift, gateway);
   const release = await holdState(stateDir);
-  const emu = await startEmulator({ stateDir, port: opts.port, host: opts.host, faults: opts.fault, batchDelayMs: opts.batchDelayMs }).catch((err: unknown) => {
+  const emu = await startEmulator({ stateDir, port: opts.port, host: opts.host, faults: opts.fault, batchDelayMs: opts.batchDelayMs, gateway }).catch((err: unknown) => {
     release();
     throw badHost(err, opts.host) ?? err;
   });
   if (!['127.0.0.1', 'localhost', '::1'].includes(opts.host) && !opts.host.startsWith('127.')) {
     io.note(`warning: listening on ${opts.host}: the emulator is a test double, not a secure server; anyone who can reach it can use its keys`);
+  }
+  if (gateway) {
+    const served = gateway.config.providers.map((p) => `${p.name} (${p.models.map((m) => m.id).join(', ')})`).join('; ');
+    const cassettes = gateway.cassettes ? `; ${gateway.cassettes.mode === 'record' ? 'recording to' : gateway.cassettes.mode === 'replay' ? 'replaying from' : 'replaying, recording what is missing, in'} ${gateway.cassettes.dir}` : '';
+    io.note(`gateway: ${served}${gateway.config.localModels ? '; the local/… models too' : ''}${cassettes}`);
   }
   const { apiKey, managementKey } = emu.store.firstKeys();
   const operatorKey = emu.store.operatorKey();
@@ -85,6 +97,51 @@ async function runServe({ io, opts, signal }: RunContext<FlagValues<typeof FLAGS
     await emu.close();
   } finally {
     release();
+  }
+}
+
+/** `--check-drift DIR`: one line a cassette on stdout (`same`, `drift` and its changes, `error`); exit 1 when any is not `same`. */
+async function checkDrift(io: RunContext<FlagValues<typeof FLAGS>>['io'], dir: string, gateway: Awaited<ReturnType<typeof gatewayOptions>>): Promise<void> {
+  if (!gateway) throw usage('--check-drift needs --providers FILE: the upstreams to ask again');
+  const { statSync } = await import('node:fs');
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw usage(`--check-drift ${dir}: no such folder`);
+  const { checkDriftAll } = await import('../../emulator/providers/drift.js');
+  const reports = await checkDriftAll(dir, gateway.config, (r) => {
+    if (r.error) io.out(`error  ${r.file}: ${r.error}\n`);
+    else io.out(`${r.changes.length ? 'drift' : 'same '}  ${r.file}\n${r.changes.map((c) => `  ${c}\n`).join('')}`);
+  });
+  const changed = reports.filter((r) => r.error || r.changes.length).length;
+  if (changed) throw new CliError(`${changed} of ${reports.length} recorded answers changed shape or could not be asked again`, EXIT.FAILURE);
+  io.note(`${reports.length} recorded answers, the same shape`);
+}
+
+/** The gateway's settings from --providers, --record, --replay and --record-missing; nothing asked of an upstream yet. */
+async function gatewayOptions(opts: FlagValues<typeof FLAGS>, env: NodeJS.ProcessEnv, note: (line: string) => void) {
+  if (opts.record !== undefined && opts.replay !== undefined) throw usage('--record and --replay go one at a time (--replay DIR --record-missing records what is missing)');
+  if (opts.recordMissing && opts.replay === undefined) throw usage('--record-missing goes with --replay DIR');
+  const dir = opts.record ?? opts.replay;
+  if (opts.checkDrift !== undefined && dir !== undefined) throw usage('--check-drift goes without --record and --replay');
+  if (dir !== undefined && isBlank(dir)) throw usage(`--${opts.record !== undefined ? 'record' : 'replay'}: the path is empty`);
+  if (opts.providers === undefined) {
+    if (dir !== undefined) throw usage(`--${opts.record !== undefined ? 'record' : 'replay'} needs --providers FILE: cassettes hold upstream exchanges`);
+    return undefined;
+  }
+  const { readFileSync, statSync } = await import('node:fs');
+  if (opts.replay !== undefined && !statSync(opts.replay, { throwIfNoEntry: false })?.isDirectory()) throw usage(`--replay ${opts.replay}: no such folder`);
+  let text: string;
+  try {
+    text = readFileSync(opts.providers, 'utf8');
+  } catch (err) {
+    throw usage(`--providers ${opts.providers}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+  }
+  const { parseProviders, ProvidersFileError } = await import('../../emulator/providers/config.js');
+  try {
+    const config = parseProviders(text, env, note);
+    const mode = opts.record !== undefined ? 'record' : opts.recordMissing ? 'replay-record' : 'replay';
+    return { config, cassettes: dir === undefined ? undefined : { dir, mode } as const };
+  } catch (err) {
+    if (err instanceof ProvidersFileError) throw usage(`--providers ${opts.providers}: ${err.message}`);
+    throw err;
   }
 }
 

@@ -1,0 +1,97 @@
+import { parse } from 'yaml';
+import { MODEL_ID_PATTERN } from '../models.js';
+import type { ProviderModel } from './types.js';
+
+/** One upstream of a providers file, its key already read from the environment (never from the file). */
+export interface ProviderConfig {
+  name: string;
+  baseUrl: string;
+  apiKey?: string;
+  models: ProviderModel[];
+  /** Milliseconds to wait for the answer's head, and between two pieces of its body (default 60 s). */
+  timeoutMs: number;
+}
+
+export interface GatewayConfig {
+  providers: ProviderConfig[];
+  /** Whether the emulator's fake models (local/…) are served beside the upstreams (default true). */
+  localModels: boolean;
+}
+
+export class ProvidersFileError extends Error {}
+
+const SLUG = /^[a-z0-9][a-z0-9._-]*$/;
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
+
+function price(where: string, v: unknown): number {
+  const n = typeof v === 'string' ? Number(v) : v;
+  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) throw new ProvidersFileError(`${where} must be a price per token (a number, 0 or more)`);
+  return n;
+}
+
+function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, warn: (line: string) => void): ProviderConfig {
+  const at = `providers[${i}]`;
+  if (!isObj(raw)) throw new ProvidersFileError(`${at} must be a mapping`);
+  const known = ['name', 'base_url', 'api_key_env', 'models', 'embedding_models', 'prices', 'timeout_ms'];
+  const unknown = Object.keys(raw).find((k) => !known.includes(k));
+  if (unknown === 'api_key') throw new ProvidersFileError(`${at}.api_key: keys never go in the file; name an environment variable with api_key_env`);
+  if (unknown) throw new ProvidersFileError(`${at}: unknown setting "${unknown}" (known: ${known.join(', ')})`);
+  const name = raw.name;
+  if (typeof name !== 'string' || !SLUG.test(name)) throw new ProvidersFileError(`${at}.name must be a provider slug (lower case letters, digits, . _ -)`);
+  const where = `provider ${name}`;
+  let baseUrl: URL;
+  try {
+    baseUrl = new URL(String(raw.base_url ?? ''));
+  } catch {
+    throw new ProvidersFileError(`${where}: base_url must be an http(s) URL, such as http://127.0.0.1:11434/v1`);
+  }
+  if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') throw new ProvidersFileError(`${where}: base_url must be an http(s) URL`);
+  let apiKey: string | undefined;
+  if (raw.api_key_env !== undefined) {
+    if (typeof raw.api_key_env !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(raw.api_key_env)) throw new ProvidersFileError(`${where}: api_key_env must name an environment variable`);
+    apiKey = env[raw.api_key_env] || undefined;
+    if (!apiKey) warn(`warning: provider ${name}: ${raw.api_key_env} is not set; its requests go without a key`);
+  }
+  if (raw.models !== undefined && !isObj(raw.models)) throw new ProvidersFileError(`${where}: models must map the gateway's model ids to the upstream's names`);
+  if (raw.embedding_models !== undefined && !isObj(raw.embedding_models)) throw new ProvidersFileError(`${where}: embedding_models must map the gateway's model ids to the upstream's names`);
+  const named: [string, unknown, 'chat' | 'embedding'][] = [...Object.entries(raw.models ?? {}).map(([id, up]) => [id, up, 'chat'] as [string, unknown, 'chat']), ...Object.entries(raw.embedding_models ?? {}).map(([id, up]) => [id, up, 'embedding'] as [string, unknown, 'embedding'])];
+  if (named.length === 0) throw new ProvidersFileError(`${where}: models must map the gateway's model ids to the upstream's names`);
+  const prices = raw.prices === undefined ? {} : raw.prices;
+  if (!isObj(prices)) throw new ProvidersFileError(`${where}: prices must map model ids to {prompt, completion}`);
+  const models = named.map(([id, upstream, kind]): ProviderModel => {
+    if (!MODEL_ID_PATTERN.test(id)) throw new ProvidersFileError(`${where}: model id "${id}" must look like <author>/<slug>`);
+    if (typeof upstream !== 'string' || !upstream) throw new ProvidersFileError(`${where}: models.${id} must be the upstream's model name`);
+    const p = prices[id];
+    const base = kind === 'embedding' ? { id, upstream, kind } : { id, upstream };
+    if (p === undefined) return base;
+    if (!isObj(p)) throw new ProvidersFileError(`${where}: prices.${id} must be {prompt, completion}`);
+    return { ...base, prices: { prompt: price(`${where}: prices.${id}.prompt`, p.prompt ?? 0), completion: price(`${where}: prices.${id}.completion`, p.completion ?? 0) } };
+  });
+  const stray = Object.keys(prices).find((id) => !models.some((m) => m.id === id));
+  if (stray) throw new ProvidersFileError(`${where}: prices.${stray} names a model that is not in its models`);
+  const timeoutMs = raw.timeout_ms ?? 60_000;
+  if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 1) throw new ProvidersFileError(`${where}: timeout_ms must be a whole number of milliseconds`);
+  return { name, baseUrl: baseUrl.href.replace(/\/+$/, ''), apiKey, models, timeoutMs };
+}
+
+/** A providers file's text, checked whole: the first mistake is one line that names where it is. */
+export function parseProviders(text: string, env: NodeJS.ProcessEnv, warn: (line: string) => void = () => {}): GatewayConfig {
+  let doc: unknown;
+  try {
+    doc = parse(text);
+  } catch (err) {
+    throw new ProvidersFileError(`not YAML: ${(err as Error).message.split('\n')[0]}`);
+  }
+  if (!isObj(doc) || !Array.isArray(doc.providers)) throw new ProvidersFileError('the file must hold `providers:`, a list of upstreams');
+  const unknown = Object.keys(doc).find((k) => k !== 'providers' && k !== 'local_models');
+  if (unknown) throw new ProvidersFileError(`unknown setting "${unknown}" (known: providers, local_models)`);
+  if (doc.local_models !== undefined && typeof doc.local_models !== 'boolean') throw new ProvidersFileError('local_models must be true or false');
+  const providers = doc.providers.map((p, i) => providerOf(p, i, env, warn));
+  const names = new Set<string>();
+  for (const p of providers) {
+    if (names.has(p.name) || p.name === 'local-alpha' || p.name === 'local-beta') throw new ProvidersFileError(`provider ${p.name} is named twice`);
+    names.add(p.name);
+  }
+  return { providers, localModels: doc.local_models !== false };
+}

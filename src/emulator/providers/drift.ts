@@ -1,0 +1,82 @@
+import { ProviderFailure, type ProviderAdapter } from './types.js';
+import { readCassettes, ssePayloadsOf, type Cassette } from './cassette.js';
+import type { GatewayConfig } from './config.js';
+import { OpenAICompatible } from './openai-compatible.js';
+
+/** Each `path: type` an answer holds (array items merged under `[]`): its shape, its values left out. */
+export function shapeOf(v: unknown, path = '', out = new Set<string>()): Set<string> {
+  if (Array.isArray(v)) {
+    out.add(`${path}: array`);
+    for (const item of v) shapeOf(item, `${path}[]`, out);
+  } else if (v && typeof v === 'object') {
+    out.add(`${path || '.'}: object`);
+    for (const [k, x] of Object.entries(v)) shapeOf(x, `${path}.${k}`, out);
+  } else out.add(`${path || '.'}: ${v === null ? 'null' : typeof v}`);
+  return out;
+}
+
+const parsed = (t: string): unknown => {
+  try {
+    return JSON.parse(t);
+  } catch {
+    return t;
+  }
+};
+
+export interface DriftReport {
+  file: string;
+  /** `path: type` entries only the recording has (`-`) or only the live answer has (`+`); empty when the same. */
+  changes: string[];
+  /** Why the upstream could not be asked (then no shape is compared). */
+  error?: string;
+}
+
+/** A recorded exchange's answer shape: a whole answer's body, or a stream's events under `chunk` and its end. */
+function recordedShape(c: Cassette): Set<string> {
+  const { status, body, chunks } = c.response;
+  const out = new Set<string>([`status: ${status}`]);
+  if (!chunks) return shapeOf(body, 'body', out);
+  for (const chunk of chunks) if (chunk.data !== '[DONE]') shapeOf(chunk.data, 'chunk', out);
+  if (chunks.at(-1)?.data === '[DONE]') out.add('end: [DONE]');
+  return out;
+}
+
+/** Sends a recorded request to its provider again and says what changed in the answer's shape. */
+export async function checkDrift(file: string, cassette: Cassette, adapter: ProviderAdapter): Promise<DriftReport> {
+  const live = new Set<string>();
+  try {
+    const call = cassette.endpoint === 'embeddings' && adapter.embeddings ? adapter.embeddings.bind(adapter) : adapter.chat.bind(adapter);
+    const reply = await call({ body: cassette.request.body, stream: cassette.request.body.stream === true, signal: AbortSignal.timeout(120_000) });
+    live.add(`status: ${reply.status}`);
+    if (reply.kind === 'json') shapeOf(parsed(reply.text), 'body', live);
+    else {
+      for await (const data of ssePayloadsOf(reply.events)) {
+        if (data === '[DONE]') live.add('end: [DONE]');
+        else shapeOf(parsed(data), 'chunk', live);
+      }
+    }
+  } catch (err) {
+    if (err instanceof ProviderFailure && err.status !== undefined) live.add(`status: ${err.status}`);
+    else return { file, changes: [], error: (err as Error).message };
+  }
+  const recorded = recordedShape(cassette);
+  const changes = [...[...recorded].filter((s) => !live.has(s)).map((s) => `- ${s}`), ...[...live].filter((s) => !recorded.has(s)).map((s) => `+ ${s}`)];
+  return { file, changes };
+}
+
+/** Every cassette of `dir` sent again to its provider in `config`, one at a time (a cassette of another provider is skipped). */
+export async function checkDriftAll(dir: string, config: GatewayConfig, report: (r: DriftReport) => void): Promise<DriftReport[]> {
+  const adapters = new Map(config.providers.map((p) => [p.name, new OpenAICompatible(p)]));
+  const out: DriftReport[] = [];
+  try {
+    for (const { file, cassette } of readCassettes(dir)) {
+      const adapter = adapters.get(cassette.provider);
+      const r = adapter ? await checkDrift(file, cassette, adapter) : { file, changes: [], error: `provider ${cassette.provider} is not in the providers file` };
+      report(r);
+      out.push(r);
+    }
+  } finally {
+    await Promise.all([...adapters.values()].map((a) => a.close()));
+  }
+  return out;
+}

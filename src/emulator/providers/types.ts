@@ -1,0 +1,72 @@
+import type { Ctx } from '../http.js';
+
+/**
+ * The provider seam: what the gateway asks of any provider (the fake models, an OpenAI-compatible
+ * upstream, a cassette of one). Routing picks adapters per request (routing/); adapters never route.
+ */
+
+/** One model a provider serves: the gateway's id, the upstream's name for it, its prices when configured. */
+export interface ProviderModel {
+  id: string;
+  /** What the model does (chat when absent). */
+  kind?: 'chat' | 'embedding';
+  upstream: string;
+  /** USD per token; without them the upstream's own `usage.cost` is charged (0 when it has none). */
+  prices?: { prompt: number; completion: number };
+}
+
+/** A chat request as it goes upstream: the body already carries the upstream's model name. */
+export interface UpstreamChat {
+  body: Record<string, unknown>;
+  stream: boolean;
+  signal: AbortSignal;
+}
+
+export type UpstreamReply =
+  /** A whole answer: any status the gateway does not pass over (2xx, and the caller's own 4xx). */
+  | { kind: 'json'; status: number; headers: Record<string, string>; text: string }
+  /** A 200 event stream: each `data:` payload as text, `[DONE]` included; throws where it breaks. */
+  | { kind: 'stream'; status: number; headers: Record<string, string>; events: AsyncIterable<string> };
+
+export interface ProviderAdapter {
+  /** The provider slug, as `provider.only / order / ignore` name it. */
+  readonly name: string;
+  models(): ProviderModel[];
+  /** Throws ProviderFailure when the next provider should be tried instead. */
+  chat(req: UpstreamChat): Promise<UpstreamReply>;
+  /** `POST /embeddings`, never streamed; absent where the provider has none. */
+  embeddings?(req: UpstreamChat): Promise<UpstreamReply>;
+}
+
+export type FailureReason = 'refused' | 'timeout' | 'status' | 'broken' | 'unavailable';
+
+/** An upstream that could not answer: refused, too slow, a 429 or 5xx, a stream broken before its first token. */
+export class ProviderFailure extends Error {
+  constructor(
+    readonly reason: FailureReason,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Statuses after which the next provider is tried; any other non-2xx is the caller's and goes back to them. */
+export function passesOver(status: number): boolean {
+  return status === 401 || status === 403 || status === 404 || status === 408 || status === 429 || status >= 500;
+}
+
+/** The hook chat.ts and the model list call (routing/gateway.ts): nothing else of the gateway is theirs. */
+export interface ChatGateway {
+  takes(body: Record<string, unknown>): boolean;
+  chat(ctx: Ctx, body: Record<string, unknown>): Promise<void>;
+  listing(): Record<string, unknown>[];
+  takesEmbeddings(body: Record<string, unknown>): boolean;
+  embed(ctx: Ctx, body: Record<string, unknown>): Promise<void>;
+}
+
+/** The hook the batch engine calls: a batch for an upstream model runs its requests through the gateway. */
+export interface BatchGateway {
+  serves(model: string): boolean;
+  complete(body: Record<string, unknown>): Promise<Record<string, unknown>>;
+}

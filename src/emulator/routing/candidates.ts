@@ -1,0 +1,85 @@
+import { bad } from '../validate.js';
+import { MODEL_ID_PATTERN } from '../models.js';
+import type { LocalModels } from '../providers/local.js';
+import type { ProviderAdapter, ProviderModel } from '../providers/types.js';
+
+type Body = Record<string, unknown>;
+
+/** One way to answer: a model on a provider (its slug), through an adapter. */
+export interface Candidate {
+  adapter: ProviderAdapter;
+  slug: string;
+  model: ProviderModel;
+}
+
+interface Prefs {
+  only?: string[];
+  ignore: string[];
+  order: string[];
+  allowFallbacks: boolean;
+  sort?: string;
+}
+
+function prefsOf(provider: unknown): Prefs {
+  if (provider === undefined || provider === null) return { ignore: [], order: [], allowFallbacks: true };
+  if (typeof provider !== 'object' || Array.isArray(provider)) bad('provider must be an object');
+  const p = provider as Body;
+  for (const flag of ['allow_fallbacks', 'zdr']) {
+    if (p[flag] !== undefined && p[flag] !== null && typeof p[flag] !== 'boolean') bad(`provider.${flag} must be a boolean`);
+  }
+  const list = (field: string): string[] | undefined => {
+    const v = p[field];
+    if (v === undefined || v === null) return undefined;
+    if (!Array.isArray(v) || v.some((s) => typeof s !== 'string')) bad(`provider.${field} must be an array of provider slugs`);
+    return v as string[];
+  };
+  const sort = typeof p.sort === 'string' ? p.sort : ((p.sort as Body | null)?.by as string | undefined);
+  return { only: list('only'), ignore: list('ignore') ?? [], order: list('order') ?? [], allowFallbacks: p.allow_fallbacks !== false, sort };
+}
+
+/** The models asked, in order: `model`, then the `models` fallbacks. */
+export function modelChain(body: Body): string[] {
+  const models = Array.isArray(body.models) ? (body.models as string[]) : [];
+  return [...new Set([body.model as string | undefined, ...models].filter((m): m is string => typeof m === 'string' && !!m))];
+}
+
+const priceOf = (c: Candidate) => (c.model.prices ? c.model.prices.prompt + c.model.prices.completion : Infinity);
+
+export interface Catalog {
+  upstreams: ProviderAdapter[];
+  local?: LocalModels;
+}
+
+/**
+ * Every candidate for a request, in the order they are tried: its models in turn, and for each the
+ * providers that serve it under `provider.only / ignore / order / sort / allow_fallbacks`; the
+ * provider that last served the session (`sticky`) first where it is allowed.
+ */
+export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: string) => string | undefined, kind: 'chat' | 'embedding' = 'chat'): Candidate[] {
+  const prefs = prefsOf(body.provider);
+  let chain = modelChain(body);
+  if (!chain.length) {
+    if (!catalog.local) bad('model is required');
+    chain = ['local/echo'];
+  }
+  const out: Candidate[] = [];
+  for (const id of chain) {
+    if (!MODEL_ID_PATTERN.test(id)) bad(`model must look like <author>/<slug>, got ${JSON.stringify(id)}`);
+    let offered: Candidate[] = catalog.upstreams.flatMap((adapter) => adapter.models().filter((m) => m.id === id && (m.kind ?? 'chat') === kind).map((model) => ({ adapter, slug: adapter.name, model })));
+    if (!offered.length && catalog.local && kind === 'chat') offered = catalog.local.slugs(id).map((slug) => ({ adapter: catalog.local!, slug, model: { id, upstream: id } }));
+    if (!offered.length) bad(`${id} is not a valid model ID`);
+    let allowed = offered.filter((c) => (!prefs.only || prefs.only.includes(c.slug)) && !prefs.ignore.includes(c.slug));
+    if (prefs.sort === 'price') allowed = [...allowed].sort((a, b) => priceOf(a) - priceOf(b));
+    const rank = (c: Candidate) => {
+      const i = prefs.order.indexOf(c.slug);
+      return i < 0 ? prefs.order.length : i;
+    };
+    allowed = [...allowed].sort((a, b) => rank(a) - rank(b));
+    const stuck = sticky?.(id);
+    const held = allowed.find((c) => c.slug === stuck);
+    if (held) allowed = [held, ...allowed.filter((c) => c !== held)];
+    if (!prefs.allowFallbacks) allowed = prefs.order.length ? allowed.filter((c) => prefs.order.includes(c.slug)) : allowed.slice(0, 1);
+    out.push(...allowed);
+  }
+  return out;
+}

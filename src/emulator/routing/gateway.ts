@@ -1,0 +1,225 @@
+import type { Ctx } from '../http.js';
+import { HttpError } from '../http.js';
+import { chargeable } from '../billing.js';
+import { validateChat } from '../chat.js';
+import { listedModel } from '../model-list.js';
+import { MODELS } from '../models.js';
+import { Serialized } from '../serialized.js';
+import type { GatewayConfig } from '../providers/config.js';
+import { LocalModels } from '../providers/local.js';
+import { OpenAICompatible } from '../providers/openai-compatible.js';
+import { CassetteDeck, type CassetteMode } from '../providers/cassette.js';
+import { ProviderFailure, type ProviderAdapter, type UpstreamReply } from '../providers/types.js';
+import { candidatesFor, modelChain, type Candidate, type Catalog } from './candidates.js';
+import { gatewayMetadata, type Attempt } from './metadata.js';
+import { relayStream, streamOf } from './relay.js';
+import { Sessions } from './sessions.js';
+import { priceUsage } from './usage.js';
+
+type Body = Record<string, unknown>;
+
+/** A batch request whose every provider failed is tried again after these pauses. */
+const RETRY_PAUSES_MS = [500, 2_000];
+
+/** Members of a chat request that are the router's own: they stay here, the upstream never sees them. */
+const ROUTER_ONLY = ['models', 'provider', 'route', 'plugins', 'transforms', 'usage', 'session_id', 'debug', 'stop_server_tools_when', 'trace'];
+
+function upstreamBody(body: Body, c: Candidate, stream: boolean): Body {
+  if (c.adapter.name === 'local') return { ...body, model: c.model.id, models: undefined, provider: { only: [c.slug] } };
+  const out: Body = {};
+  for (const [k, v] of Object.entries(body)) if (!ROUTER_ONLY.includes(k) && v !== undefined) out[k] = v;
+  out.model = c.model.upstream;
+  if (stream) out.stream_options = { ...(body.stream_options as Body | undefined), include_usage: true };
+  return out;
+}
+
+export interface GatewayOptions {
+  config: GatewayConfig;
+  now: () => number;
+  cassettes?: { dir: string; mode: CassetteMode };
+}
+
+/** `router serve --providers`: chat requests for upstream models routed at run time, with fallback. */
+export class Gateway {
+  private readonly catalog: Catalog;
+  private readonly upstreamIds: Set<string>;
+  private readonly embeddingIds: Set<string>;
+  private readonly sessions = new Sessions();
+  private readonly closers: (() => Promise<void>)[] = [];
+
+  constructor(opts: GatewayOptions) {
+    const deck = opts.cassettes ? new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode) : undefined;
+    const upstreams: ProviderAdapter[] = opts.config.providers.map((p) => {
+      const live = new OpenAICompatible(p);
+      this.closers.push(() => live.close());
+      return deck ? deck.wrap(live) : live;
+    });
+    this.catalog = { upstreams, local: opts.config.localModels ? new LocalModels(opts.now) : undefined };
+    this.upstreamIds = new Set(upstreams.flatMap((a) => a.models().filter((m) => m.kind !== 'embedding').map((m) => m.id)));
+    this.embeddingIds = new Set(upstreams.flatMap((a) => a.models().filter((m) => m.kind === 'embedding').map((m) => m.id)));
+  }
+
+  /** Whether a chat request is the gateway's: it names an upstream model, or the fake models are off. */
+  takes(body: Body): boolean {
+    return !this.catalog.local || modelChain(body).some((id) => this.upstreamIds.has(id));
+  }
+
+  /** The model list: the fake models (unless turned off), then each upstream model once. */
+  listing(): Record<string, unknown>[] {
+    const local = this.catalog.local ? MODELS.filter((m) => !this.upstreamIds.has(m.id) && !this.embeddingIds.has(m.id)).map(listedModel) : [];
+    const seen = new Set<string>();
+    const upstream = this.catalog.upstreams.flatMap((a) =>
+      a.models().filter((m) => !seen.has(m.id) && seen.add(m.id)).map((m) => {
+        const providers = this.catalog.upstreams.filter((u) => u.models().some((x) => x.id === m.id)).map((u) => u.name);
+        return listedModel({ id: m.id, kind: m.kind ?? 'chat', providers, promptPrice: m.prices?.prompt ?? 0, completionPrice: m.prices?.completion ?? 0, listing: { description: `${m.kind ?? 'chat'} model served by ${providers.join(', ')}` } });
+      }),
+    );
+    return [...local, ...upstream];
+  }
+
+  async chat(ctx: Ctx, body: Body): Promise<void> {
+    validateChat(body);
+    const session = ctx.sessionId(body);
+    const stream = body.stream === true;
+    const sticky = session === undefined ? undefined : (id: string) => this.sessions.get(`${ctx.workspace}\n${session}\n${id}`);
+    const candidates = candidatesFor(body, this.catalog, sticky);
+    if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
+    chargeable(ctx);
+    const requested = modelChain(body)[0] ?? candidates[0]!.model.id;
+    const startedAt = Date.now();
+    const upstreamGone = new AbortController();
+    ctx.res.on('close', () => upstreamGone.abort());
+    const passed: Attempt[] = [];
+    for (const c of candidates) {
+      const metadata = ctx.wantsRouterMetadata() ? () => gatewayMetadata(requested, candidates, c, passed, startedAt) : undefined;
+      let reply;
+      try {
+        reply = await c.adapter.chat({ body: upstreamBody(body, c, stream), stream, signal: upstreamGone.signal });
+      } catch (err) {
+        // The caller hung up: no other provider is asked for an answer nobody reads.
+        if (upstreamGone.signal.aborted) return;
+        if (!(err instanceof ProviderFailure)) throw err;
+        passed.push({ provider: c.slug, model: c.model.id, error: err.message });
+        continue;
+      }
+      const remember = () => session !== undefined && this.sessions.set(`${ctx.workspace}\n${session}\n${c.model.id}`, c.slug);
+      let streamed = reply.kind === 'stream' ? reply : undefined;
+      if (reply.kind === 'json') {
+        const answer = this.answerOf(reply, c, passed);
+        if (!answer) continue;
+        // An upstream that answered a stream request whole: the caller still gets the stream it asked for.
+        if (stream) streamed = streamOf(answer);
+        else {
+          const cost = priceUsage(answer.usage, c);
+          if (metadata) answer.router_metadata = metadata();
+          remember();
+          ctx.store.debit(ctx.workspace, cost);
+          ctx.send(200, new Serialized(JSON.stringify(answer)));
+          return;
+        }
+      }
+      const outcome = await relayStream(ctx, streamed!, c, { includeUsage: (body.stream_options as Body | undefined)?.include_usage === true, metadata });
+      if ('failed' in outcome) {
+        passed.push({ provider: c.slug, model: c.model.id, error: outcome.failed.message });
+        continue;
+      }
+      remember();
+      if (outcome.whole) ctx.store.debit(ctx.workspace, outcome.cost);
+      return;
+    }
+    const why = passed.map((a) => a.error).join('; ');
+    throw new HttpError(502, `All providers for the requested models are unavailable: ${why}`, 'provider_unavailable');
+  }
+
+  /** A whole answer as the caller gets it; undefined (the failure noted in `passed`) when the next candidate should answer. */
+  private answerOf(reply: Extract<UpstreamReply, { kind: 'json' }>, c: Candidate, passed: Attempt[]): Body | undefined {
+    let answer: Body;
+    try {
+      answer = JSON.parse(reply.text) as Body;
+    } catch {
+      passed.push({ provider: c.slug, model: c.model.id, error: `${c.slug}: an answer that is not JSON` });
+      return undefined;
+    }
+    if (reply.status < 200 || reply.status >= 300) {
+      // The upstream refused the request itself (a 400): the caller's to fix, no other provider would differ.
+      const message = ((answer.error as Body | undefined)?.message as string | undefined) ?? `HTTP ${reply.status}`;
+      throw new HttpError(reply.status, `${c.slug}: ${message}`);
+    }
+    if (answer.model !== undefined) answer.model = c.model.id;
+    answer.provider = c.slug;
+    return answer;
+  }
+
+  /** Whether an embeddings request is the gateway's: it names an upstream embedding model. */
+  takesEmbeddings(body: Body): boolean {
+    return typeof body.model === 'string' && this.embeddingIds.has(body.model);
+  }
+
+  /** `POST /v1/embeddings` for an upstream model: its providers in turn, as chat's; usage priced and charged. */
+  async embed(ctx: Ctx, body: Body): Promise<void> {
+    if (body.input === undefined || body.input === null) throw new HttpError(400, 'input is required', 'invalid_request');
+    const candidates = candidatesFor(body, this.catalog, undefined, 'embedding').filter((c) => c.adapter.embeddings);
+    if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
+    chargeable(ctx);
+    const passed: Attempt[] = [];
+    const upstreamGone = new AbortController();
+    ctx.res.on('close', () => upstreamGone.abort());
+    for (const c of candidates) {
+      let reply: UpstreamReply;
+      try {
+        reply = await c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: upstreamGone.signal });
+      } catch (err) {
+        if (!(err instanceof ProviderFailure)) throw err;
+        passed.push({ provider: c.slug, model: c.model.id, error: err.message });
+        continue;
+      }
+      if (reply.kind !== 'json') continue;
+      const answer = this.answerOf(reply, c, passed);
+      if (!answer) continue;
+      const cost = priceUsage(answer.usage, c);
+      ctx.store.debit(ctx.workspace, cost);
+      ctx.send(200, new Serialized(JSON.stringify(answer)));
+      return;
+    }
+    throw new HttpError(502, `All providers for the requested models are unavailable: ${passed.map((a) => a.error).join('; ')}`, 'provider_unavailable');
+  }
+
+  /** Whether a batch for this model runs here (its requests through complete()). */
+  serves(model: string): boolean {
+    return this.upstreamIds.has(model);
+  }
+
+  /**
+   * One request of a batch, not streamed: every candidate in turn, and the whole list again after a
+   * pause while all failed (up to RETRY_PAUSES_MS); usage priced, nothing charged (the batch is, at its end).
+   */
+  async complete(body: Body): Promise<Body> {
+    validateChat(body);
+    const candidates = candidatesFor({ ...body, stream: false }, this.catalog);
+    if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
+    const passed: Attempt[] = [];
+    for (const pause of [0, ...RETRY_PAUSES_MS]) {
+      if (pause) await new Promise((r) => setTimeout(r, pause).unref());
+      for (const c of candidates) {
+        let reply: UpstreamReply;
+        try {
+          reply = await c.adapter.chat({ body: upstreamBody({ ...body, stream: false }, c, false), stream: false, signal: AbortSignal.timeout(10 * 60_000) });
+        } catch (err) {
+          if (!(err instanceof ProviderFailure)) throw err;
+          passed.push({ provider: c.slug, model: c.model.id, error: err.message });
+          continue;
+        }
+        if (reply.kind !== 'json') continue;
+        const answer = this.answerOf(reply, c, passed);
+        if (!answer) continue;
+        priceUsage(answer.usage, c);
+        return answer;
+      }
+    }
+    throw new HttpError(502, `All providers for the requested models are unavailable: ${passed.map((a) => a.error).join('; ')}`, 'provider_unavailable');
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.closers.map((close) => close()));
+  }
+}

@@ -1,0 +1,25 @@
+import type { Candidate } from './candidates.js';
+
+/** A provider passed over, and why. */
+export interface Attempt {
+  provider: string;
+  model: string;
+  error: string;
+}
+
+/** `router_metadata` of a gateway answer: the real attempts, the one that answered last. */
+export function gatewayMetadata(requested: string, candidates: Candidate[], chosen: Candidate, passed: Attempt[], startedAt: number) {
+  const attempt = passed.length + 1;
+  const skipped = passed.map((a) => `${a.provider} (${a.error})`).join(', ');
+  return {
+    attempt,
+    endpoints: { available: candidates.map((c) => ({ model: c.model.id, provider: c.slug, selected: c === chosen })), total: candidates.length },
+    generation_time: Math.max(1, Date.now() - startedAt),
+    is_byok: false,
+    region: 'local',
+    requested,
+    strategy: attempt > 1 ? 'fallback' : 'direct',
+    summary: `chat: ${requested} -> ${chosen.model.id} via ${chosen.slug} (attempt ${attempt})${skipped ? `; passed over: ${skipped}` : ''}`,
+    attempts: [...passed.map((a) => ({ ...a, ok: false })), { provider: chosen.slug, model: chosen.model.id, ok: true }],
+  };
+}

@@ -1,0 +1,134 @@
+import type { Ctx } from '../http.js';
+import { drainOrClose } from '../billing.js';
+import { ProviderFailure, type UpstreamReply } from '../providers/types.js';
+import type { Candidate } from './candidates.js';
+import { priceUsage } from './usage.js';
+
+type Body = Record<string, unknown>;
+type StreamReply = Extract<UpstreamReply, { kind: 'stream' }>;
+
+/** A chunk that carries something of the answer (a token, a tool call, reasoning, its end, its usage). */
+function hasToken(chunk: Body): boolean {
+  if (chunk.usage) return true;
+  const choice = (chunk.choices as Body[] | undefined)?.[0];
+  if (!choice) return false;
+  const delta = (choice.delta ?? {}) as Body;
+  return !!delta.content || !!delta.tool_calls || !!delta.reasoning || !!delta.images || (choice.finish_reason !== null && choice.finish_reason !== undefined);
+}
+
+export interface RelayOptions {
+  includeUsage: boolean;
+  /** The metadata for the first chunk, once the candidate is known to answer. */
+  metadata?: () => unknown;
+}
+
+/** What a relayed stream came to: passed over before its first token, or answered (cost charged when whole). */
+export type RelayOutcome = { failed: ProviderFailure } | { cost: number; whole: boolean };
+
+/**
+ * Relays an upstream's stream to the caller. Chunks before the first token are held: a stream that
+ * breaks there fails the candidate (the next is tried, the caller sees nothing). Once a token is
+ * sent, a break ends the caller's stream with the spec's error chunk, never a clean end.
+ */
+export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, opts: RelayOptions): Promise<RelayOutcome> {
+  const it = reply.events[Symbol.asyncIterator]();
+  const held: Body[] = [];
+  let upstreamDone = false;
+  for (;;) {
+    let next: IteratorResult<string>;
+    try {
+      next = await it.next();
+    } catch (err) {
+      if (err instanceof ProviderFailure) return { failed: err };
+      throw err;
+    }
+    if (next.done || next.value === '[DONE]') {
+      if (!held.length) return { failed: new ProviderFailure('broken', `${c.slug}: the stream ended before any token`) };
+      upstreamDone = true;
+      break;
+    }
+    let chunk: Body;
+    try {
+      chunk = JSON.parse(next.value) as Body;
+    } catch {
+      return { failed: new ProviderFailure('broken', `${c.slug}: a stream event that is not JSON`) };
+    }
+    if (chunk.error) return { failed: new ProviderFailure('broken', `${c.slug}: error before the first token: ${JSON.stringify(chunk.error).slice(0, 200)}`) };
+    held.push(chunk);
+    if (hasToken(chunk)) break;
+  }
+
+  const res = ctx.res;
+  let closed = false;
+  res.on('close', () => (closed = true));
+  ctx.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  res.write(': ROUTER PROCESSING\n\n');
+  let cost = 0;
+  let last: Body = held[0]!;
+  let first = true;
+  const send = async (chunk: Body) => {
+    last = chunk;
+    if (chunk.model !== undefined) chunk.model = c.model.id;
+    chunk.provider = c.slug;
+    if (chunk.usage) {
+      cost = priceUsage(chunk.usage, c);
+      if (!opts.includeUsage) return;
+    }
+    if (first && opts.metadata) chunk.router_metadata = opts.metadata();
+    first = false;
+    if (!res.write(`data: ${JSON.stringify(chunk)}\n\n`)) await drainOrClose(res);
+  };
+  for (const chunk of held) await send(chunk);
+  let broken: string | undefined;
+  if (!upstreamDone) {
+    try {
+      for (;;) {
+        const next = await it.next();
+        if (closed) break;
+        if (next.done || next.value === '[DONE]') break;
+        const chunk = JSON.parse(next.value) as Body;
+        if (chunk.error) {
+          broken = JSON.stringify(chunk.error).slice(0, 200);
+          break;
+        }
+        await send(chunk);
+      }
+    } catch (err) {
+      broken = err instanceof Error ? err.message : String(err);
+    }
+  }
+  if (closed) return { cost: 0, whole: false };
+  if (broken !== undefined) {
+    const errorChunk = {
+      id: last.id,
+      object: 'chat.completion.chunk',
+      created: last.created,
+      model: c.model.id,
+      provider: c.slug,
+      error: { code: 502, message: `Provider returned an error mid-stream: ${broken}`, metadata: { error_type: 'provider_unavailable' } },
+      choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error', logprobs: null }],
+    };
+    res.end(`data: ${JSON.stringify(errorChunk)}\n\ndata: [DONE]\n\n`);
+    return { cost: 0, whole: false };
+  }
+  res.end('data: [DONE]\n\n');
+  return { cost, whole: true };
+}
+
+/** A whole chat answer as the stream of it: its message in one delta, its end, its usage, [DONE]. */
+export function streamOf(answer: Body): StreamReply {
+  const base = { id: answer.id, object: 'chat.completion.chunk', created: answer.created, model: answer.model };
+  const choice = ((answer.choices as Body[] | undefined) ?? [])[0] ?? {};
+  const { role: _role, ...message } = (choice.message ?? {}) as Body;
+  const finish = choice.finish_reason ?? 'stop';
+  const chunks = [
+    { ...base, choices: [{ index: 0, delta: { role: 'assistant', ...message }, finish_reason: null }] },
+    { ...base, choices: [{ index: 0, delta: {}, finish_reason: finish }] },
+    ...(answer.usage ? [{ ...base, choices: [], usage: answer.usage }] : []),
+  ];
+  async function* events(): AsyncGenerator<string> {
+    for (const chunk of chunks) yield JSON.stringify(chunk);
+    yield '[DONE]';
+  }
+  return { kind: 'stream', status: 200, headers: {}, events: events() };
+}

@@ -1,0 +1,93 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../dist/emulator/server.js';
+import { BIN } from '../helpers.js';
+
+// A batch whose model lives on an upstream (no batch API asked of it): its requests run through the
+// gateway, its progress on disk; a gateway killed with -9 mid-batch goes on after a restart.
+const dir = mkdtempSync(join(tmpdir(), 'router-gateway-batch-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Serve {
+  child: ChildProcess;
+  exited: Promise<void>;
+  info: { api_root: string; api_key: string; management_key: string };
+}
+
+async function serve(providers: string, env: Record<string, string>): Promise<Serve> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--state', join(dir, 'gateway'), '--json', '--batch-delay-ms', '150', '--providers', providers], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<void>((r) => child.on('exit', () => r()));
+  const info = await new Promise<Serve['info']>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c) => {
+      out += c;
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve(JSON.parse(line));
+    });
+    void exited.then(() => reject(new Error('serve exited before it listened')));
+  });
+  return { child, exited, info };
+}
+
+const api = async (g: Serve, path: string, body?: unknown, key = g.info.api_key) => {
+  const res = await fetch(`${g.info.api_root}${path}`, { method: body === undefined ? 'GET' : 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: res.status, json: (await res.json()) as any };
+};
+
+describe('a batch over an upstream provider', () => {
+  it('completes once across a gateway kill -9: each request answered once, the cost charged once', async () => {
+    const upstream = await startEmulator({ stateDir: join(dir, 'upstream'), port: 0 });
+    try {
+      const providers = join(dir, 'providers.yaml');
+      writeFileSync(providers, `providers:\n  - { name: up, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, models: { test/chat: local/lorem } }\n`);
+      const env = { UP_KEY: upstream.store.firstKeys().apiKey };
+      const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
+      const first = await serve(providers, env);
+      let created: any;
+      try {
+        created = await api(first, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'test/chat', completion_window: '24h', requests: ids.map((id) => ({ custom_id: id, body: { messages: [{ role: 'user', content: `write 10 words about ${id}` }] } })) });
+        expect(created.status).toBe(202);
+        let seen: any;
+        for (let i = 0; i < 200; i++) {
+          seen = (await api(first, `/v1/batches/${created.json.id}`)).json;
+          if (seen.request_counts?.completed >= 2) break;
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        expect(seen.request_counts.completed).toBeGreaterThanOrEqual(2);
+        expect(seen.request_counts.completed).toBeLessThan(ids.length);
+      } finally {
+        first.child.kill('SIGKILL');
+        await first.exited;
+      }
+
+      const second = await serve(providers, env);
+      try {
+        let done: any;
+        for (let i = 0; i < 400; i++) {
+          done = (await api(second, `/v1/batches/${created.json.id}`)).json;
+          if (done.status === 'completed') break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        expect(done.status).toBe('completed');
+        expect(done.request_counts).toMatchObject({ total: ids.length, completed: ids.length, failed: 0 });
+        expect(done.results.map((r: any) => r.custom_id).sort()).toEqual(ids);
+        for (const r of done.results) expect([r.response.status_code, r.response.body.model, r.response.body.provider]).toEqual([200, 'test/chat', 'up']);
+        // Asked upstream at most once more than it has answers: the one in flight at the kill.
+        const asked = upstream.requestLog.filter((r) => r.path === '/v1/chat/completions').length;
+        expect(asked).toBeGreaterThanOrEqual(ids.length);
+        expect(asked).toBeLessThanOrEqual(ids.length + 1);
+        const credits = (await api(second, '/v1/credits', undefined, second.info.management_key)).json.data;
+        expect(done.usage.cost).toBeGreaterThan(0);
+        expect(credits.total_usage).toBeCloseTo(done.usage.cost, 12);
+      } finally {
+        second.child.kill('SIGTERM');
+        await second.exited;
+      }
+    } finally {
+      await upstream.close();
+    }
+  }, 60_000);
+});

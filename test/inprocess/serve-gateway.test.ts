@@ -1,0 +1,78 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { startEmulator } from '../../src/emulator/server.js';
+import { parseProviders } from '../../src/emulator/providers/config.js';
+import { localUpstream } from '../support/upstreams.js';
+
+let t: CliEnv;
+beforeAll(async () => {
+  t = await startCliEnv();
+});
+afterAll(() => t.close());
+
+const serve = (...args: string[]) => t.run(['serve', '--port', '0', '--state', join(t.dir, 'gw-state'), ...args]);
+const file = (name: string, text: string) => {
+  writeFileSync(join(t.dir, name), text);
+  return join(t.dir, name);
+};
+const GOOD = 'providers:\n  - { name: up, base_url: "http://127.0.0.1:9/v1", models: { test/chat: x } }\n';
+
+describe('serve --providers, --record, --replay: refused in words before anything starts', () => {
+  it.each([
+    [['--record', 'c'], 'error: --record needs --providers FILE: cassettes hold upstream exchanges\n'],
+    [['--record-missing'], 'error: --record-missing goes with --replay DIR\n'],
+    [['--providers', 'none.yaml'], 'error: --providers none.yaml: no such file\n'],
+  ])('%j', async (args, said) => {
+    expect(await serve(...args)).toMatchObject({ code: 2, stdout: '', stderr: said });
+  });
+
+  it('a key in the file, a bad base_url, a price for no model, both --record and --replay, a missing replay folder', async () => {
+    const key = file('key.yaml', 'providers:\n  - { name: up, base_url: "http://x/v1", api_key: sk-1, models: { a/b: c } }\n');
+    expect((await serve('--providers', key)).stderr).toBe(`error: --providers ${key}: providers[0].api_key: keys never go in the file; name an environment variable with api_key_env\n`);
+    const url = file('url.yaml', 'providers:\n  - { name: up, base_url: "ftp://x", models: { a/b: c } }\n');
+    expect((await serve('--providers', url)).stderr).toBe(`error: --providers ${url}: provider up: base_url must be an http(s) URL\n`);
+    const price = file('price.yaml', 'providers:\n  - { name: up, base_url: "http://x/v1", models: { a/b: c }, prices: { a/c: { prompt: 1 } } }\n');
+    expect((await serve('--providers', price)).stderr).toBe(`error: --providers ${price}: provider up: prices.a/c names a model that is not in its models\n`);
+    const good = file('good.yaml', GOOD);
+    mkdirSync(join(t.dir, 'cas'), { recursive: true });
+    expect(await serve('--providers', good, '--record', 'cas', '--replay', 'cas')).toMatchObject({ code: 2, stderr: 'error: --record and --replay go one at a time (--replay DIR --record-missing records what is missing)\n' });
+    expect(await serve('--providers', good, '--replay', join(t.dir, 'nowhere'))).toMatchObject({ code: 2, stderr: `error: --replay ${join(t.dir, 'nowhere')}: no such folder\n` });
+  });
+});
+
+describe('serve --check-drift DIR', () => {
+  it('says same for answers of the same shape, and drift (exit 1) with what changed', async () => {
+    const yaml = (url: string) => `providers:\n  - { name: up, base_url: "${url}", api_key_env: ROUTER_API_KEY, models: { test/chat: local/echo } }\n`;
+    const cassettes = join(t.dir, 'drift-cassettes');
+    const config = parseProviders(yaml(`${t.apiRoot}/v1`), t.env);
+    const gateway = await startEmulator({ stateDir: join(t.dir, 'drift-gw'), port: 0, gateway: { config, cassettes: { dir: cassettes, mode: 'record' } } });
+    const key = gateway.store.firstKeys().apiKey;
+    for (const stream of [false, true]) {
+      const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/chat', stream, messages: [{ role: 'user', content: `drift ${stream}` }] }) });
+      expect(res.status).toBe(200);
+      await res.text();
+    }
+    await gateway.close();
+
+    const same = await t.run(['serve', '--providers', file('drift-same.yaml', yaml(`${t.apiRoot}/v1`)), '--check-drift', cassettes]);
+    expect(same.code).toBe(0);
+    expect(same.stdout.split('\n').filter(Boolean).map((l) => l.split(' ')[0])).toEqual(['same', 'same']);
+
+    const changed = await localUpstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }] }));
+    });
+    try {
+      const drift = await t.run(['serve', '--providers', file('drift-changed.yaml', yaml(changed.baseUrl)), '--check-drift', cassettes]);
+      expect(drift.code).toBe(1);
+      expect(drift.stdout).toMatch(/^drift {2}up-local_echo-\w+\.json\n/);
+      expect(drift.stdout).toContain('  - body.usage.cost: number\n');
+      expect(drift.stdout).toContain('  - end: [DONE]\n');
+      expect(drift.stderr).toBe('error: 2 of 2 recorded answers changed shape or could not be asked again\n');
+    } finally {
+      await changed.close();
+    }
+  });
+});
