@@ -1,7 +1,7 @@
 import { randomHex } from './ids.js';
 import type { Ctx } from './http.js';
 import { costOf, countTokens, generate, outputLimit, piecesOf, type Generation } from './models.js';
-import { routerMetadata } from './routing.js';
+import { metadataFields, type MetadataAsk } from './routing.js';
 import { METADATA_BEFORE_PARSE, checkOutputLimit, route, textOf } from './chat.js';
 import { bad, checkMetadata, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, servedTier } from './validate.js';
 import { reserve, writeSSE } from './billing.js';
@@ -60,7 +60,7 @@ function inputText(input: unknown): { prompt: string; lastUser: string } {
   return { prompt: lines.join('\n'), lastUser: textOf(lastUser?.content) };
 }
 
-export function planResponses(body: Body, created: number, opts: { routerMetadata?: boolean; stream?: boolean } = {}) {
+export function planResponses(body: Body, created: number, opts: { routerMetadata?: MetadataAsk; stream?: boolean } = {}) {
   validateResponses(body);
   const routed = route(body, 'chat');
   const { prompt, lastUser } = inputText(body.input);
@@ -139,7 +139,7 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
       cost_details: { upstream_inference_cost: null, upstream_inference_input_cost: cost.prompt, upstream_inference_output_cost: cost.completion },
     },
   };
-  if (opts.routerMetadata) result.router_metadata = routerMetadata(routed, 'responses');
+  Object.assign(result, metadataFields(routed, 'responses', opts.routerMetadata, body));
   return { result, cost: cost.cost, gen, messageId, calls };
 }
 
