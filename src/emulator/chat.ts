@@ -12,6 +12,7 @@ import { jsonTemplate, Serialized } from './serialized.js';
 import { richAnswer, type RichMessage } from './rich-answer.js';
 import { completionDetails, fitAnswer, richDeltas, richMessage } from './rich-chat.js';
 import { defineRoutes } from './routes.js';
+import { recordGeneration } from './generations.js';
 
 type Body = Record<string, unknown>;
 
@@ -223,16 +224,23 @@ export const METADATA_BEFORE_PARSE: BeforeParse = { metadata: { max: 16, of: 'ob
 const CHAT_BEFORE_PARSE: BeforeParse = { ...METADATA_BEFORE_PARSE, stop: { max: 4, of: 'array', message: 'stop may hold at most 4 sequences' } };
 
 async function handleChat(ctx: Ctx): Promise<void> {
+  const startedAt = ctx.store.now();
   const body = await ctx.json(CHAT_BEFORE_PARSE);
-  ctx.sessionId(body);
+  const sessionId = ctx.sessionId(body);
   const plan = planChat(body);
   const charge = reserve(ctx, plan.cost.cost);
   const created = Math.floor(ctx.store.now() / 1000);
+  const id = genId();
+  const served = (streamed: boolean) => {
+    const finishReason = plan.rich?.finishReason ?? plan.gen.finishReason;
+    const { model, provider } = plan.routed;
+    recordGeneration(ctx, { id, model: model.id, provider, apiType: 'completions', promptTokens: plan.gen.promptTokens, completionTokens: plan.gen.completionTokens, cost: plan.cost.cost, streamed, finishReason, startedAt, user: body.user, sessionId });
+  };
   if (body.stream !== true) {
-    ctx.send(200, new Serialized(chatCompletionText(body, plan, created, { routerMetadata: ctx.wantsRouterMetadata() })));
+    ctx.send(200, new Serialized(chatCompletionText(body, plan, created, { routerMetadata: ctx.wantsRouterMetadata(), id })));
+    served(false);
     return;
   }
-  const id = genId();
   const base = { id, object: 'chat.completion.chunk', created, model: plan.routed.model.id, provider: plan.routed.provider };
   const richParts = plan.rich ? richDeltas(plan.rich) : [];
   const finish = plan.rich?.finishReason ?? plan.gen.finishReason;
@@ -262,6 +270,7 @@ async function handleChat(ctx: Ctx): Promise<void> {
   };
   const delivered = await writeSSE(ctx, events(), (plan.rich ? richParts.length : plan.gen.completionTokens) + 2, errorChunk, '[DONE]');
   if (!delivered) charge.refund();
+  else served(true);
 }
 
 export const chatRoutes = defineRoutes(() => [{ method: 'POST', path: '/v1/chat/completions', access: 'any', handler: handleChat }]);
