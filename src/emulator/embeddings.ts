@@ -6,6 +6,7 @@ import { HttpError } from './http.js';
 import { genId } from './chat.js';
 import { Serialized } from './serialized.js';
 import { defineRoutes } from './routes.js';
+import { recordGeneration } from './generations.js';
 
 type Body = Record<string, unknown>;
 
@@ -100,12 +101,15 @@ export async function planEmbeddings(body: Body, opts: { batch?: boolean } = {})
 }
 
 async function handleEmbeddings(ctx: Ctx): Promise<void> {
+  const startedAt = ctx.store.now();
   const body = await ctx.json();
   const plan = checkEmbeddings(body, {});
   reserve(ctx, plan.cost);
-  const [before, after] = JSON.stringify(answer(plan, 0)).split('"data":0');
+  const head = answer(plan, 0);
+  const [before, after] = JSON.stringify(head).split('"data":0');
   const data = await perInput(plan, (i) => JSON.stringify(item(plan, i)));
   ctx.send(200, new Serialized(`${before}"data":[${data.join(',')}]${after}`));
+  recordGeneration(ctx, { id: head.id, model: plan.model.id, provider: plan.provider, apiType: 'embeddings', promptTokens: plan.tokens, completionTokens: 0, cost: plan.cost, streamed: false, finishReason: null, startedAt, user: body.user });
 }
 
 export const embeddingsRoutes = defineRoutes(() => [{ method: 'POST', path: '/v1/embeddings', access: 'any', handler: handleEmbeddings }]);

@@ -49,6 +49,8 @@ describe('GET /v1/generation in the emulator', () => {
     expect((await (await getGeneration(id)).json()).data).toMatchObject({ id, streamed: true });
     const resp = JSON.parse((await t.run(['responses', '--no-stream', '--json', '--model', 'local/echo', 'hi'])).stdout);
     expect((await getGeneration(resp.id)).status).toBe(200);
+    const emb = JSON.parse((await t.run(['embed', '--json', '--model', 'local/embed', 'hi'])).stdout);
+    expect((await (await getGeneration(emb.id)).json()).data).toMatchObject({ id: emb.id, api_type: 'embeddings', native_tokens_completion: 0 });
     const other = await t.admin('workspaces', { credits: 1 });
     expect((await getGeneration(id, other.api_key)).status).toBe(404);
     expect((await getGeneration('gen-nope')).status).toBe(404);
