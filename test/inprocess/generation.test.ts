@@ -51,6 +51,8 @@ describe('GET /v1/generation in the emulator', () => {
     expect((await getGeneration(resp.id)).status).toBe(200);
     const emb = JSON.parse((await t.run(['embed', '--json', '--model', 'local/embed', 'hi'])).stdout);
     expect((await (await getGeneration(emb.id)).json()).data).toMatchObject({ id: emb.id, api_type: 'embeddings', native_tokens_completion: 0 });
+    const dec = JSON.parse((await t.run(['decide', '--json', '--model', 'local/judge', '--state-text', 'x', '--noul', 'a', 'b'], { env: { ROUTER_MANAGEMENT_KEY: t.managementKey } })).stdout);
+    expect((await (await getGeneration(dec.id)).json()).data).toMatchObject({ id: dec.id, total_cost: dec.usage.cost });
     const other = await t.admin('workspaces', { credits: 1 });
     expect((await getGeneration(id, other.api_key)).status).toBe(404);
     expect((await getGeneration('gen-nope')).status).toBe(404);
