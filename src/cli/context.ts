@@ -34,8 +34,12 @@ export async function connect(io: IO, flags: GlobalFlags, settings: Settings, op
   }
   const { RouterClient, DEFAULT_API_ROOT } = await import('../client/index.js');
   const proxy = (await import('../config/proxy.js')).proxyFromEnv(io.env, settings.apiRoot ?? DEFAULT_API_ROOT);
+  const { attributionHeaders } = await import('../config/attribution.js');
+  const SETTING = { app_url: 'appUrl', app_title: 'appTitle', app_categories: 'appCategories' } as const;
+  const headers = attributionHeaders(settings, (f) => sourceName(settings.from[SETTING[f]] ?? { kind: 'env', name: f }));
   const client = new RouterClient({
     apiKey: key,
+    headers,
     apiRoot: settings.apiRoot,
     timeoutMs: flags.timeout !== undefined ? flags.timeout * 1000 : undefined,
     maxRetries: flags.maxRetries,

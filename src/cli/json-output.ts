@@ -8,8 +8,8 @@ import { didYouMean } from '../internal/did-you-mean.js';
 
 const BATCH = ['id', 'object', 'endpoint', 'model', 'completion_window', 'created_at', 'finalized_at', 'status', 'request_counts', 'error', 'results', 'usage'];
 const JOB = ['id', 'created_at', 'updated_at', 'input', 'endpoint', 'model', 'provider', 'plain', 'max_requests', 'max_bytes', 'wrapper_bytes', 'requests', 'shards', 'totals', 'cost_bound'];
-const CHAT = ['id', 'object', 'created', 'model', 'choices', 'usage', 'system_fingerprint', 'provider', 'service_tier', 'router_metadata', 'alignment', 'debug'];
-const RESPONSE = ['id', 'object', 'created_at', 'completed_at', 'model', 'status', 'output', 'output_text', 'error', 'incomplete_details', 'instructions', 'metadata', 'temperature', 'top_p', 'max_output_tokens', 'max_tool_calls', 'tools', 'tool_choice', 'prompt', 'prompt_cache_key', 'prompt_cache_options', 'reasoning', 'service_tier', 'text', 'truncation', 'user', 'usage', 'router_metadata'];
+const CHAT = ['id', 'object', 'created', 'model', 'choices', 'usage', 'system_fingerprint', 'provider', 'service_tier', 'router_metadata', 'openrouter_metadata', 'alignment', 'debug'];
+const RESPONSE = ['id', 'object', 'created_at', 'completed_at', 'model', 'status', 'output', 'output_text', 'error', 'incomplete_details', 'instructions', 'metadata', 'temperature', 'top_p', 'max_output_tokens', 'max_tool_calls', 'tools', 'tool_choice', 'prompt', 'prompt_cache_key', 'prompt_cache_options', 'reasoning', 'service_tier', 'text', 'truncation', 'user', 'usage', 'router_metadata', 'openrouter_metadata'];
 const MODEL = ['id', 'canonical_slug', 'hugging_face_id', 'name', 'created', 'description', 'context_length', 'architecture', 'pricing', 'top_provider', 'per_request_limits', 'supported_parameters', 'default_parameters', 'supported_voices', 'reasoning', 'links', 'expiration_date', 'knowledge_cutoff'];
 const RESPONSE_EVENT = ['type', 'sequence_number', 'response', 'delta', 'item_id', 'output_index', 'content_index', 'item', 'part', 'text'];
 
@@ -29,10 +29,11 @@ export const JSON_FIELDS: Record<string, readonly string[]> = {
   'batch run': JOB,
   'batch jobs': JOB,
   'batch job': JOB,
-  'usage': ['since', 'until', 'by', 'rows', 'total', 'budgets'],
+  'usage': ['since', 'until', 'by', 'rows', 'total', 'budgets', 'checked', 'reconciled', 'not_found', 'pending', 'left', 'stopped', 'reported_cost', 'charged_cost'],
   models: MODEL,
   'models show': MODEL,
   credits: ['total_credits', 'total_usage', 'balance'],
+  generation: ['id', 'model', 'total_cost', 'usage', 'created_at', 'provider_name', 'streamed', 'cancelled', 'latency', 'generation_time', 'moderation_latency', 'finish_reason', 'native_finish_reason', 'tokens_prompt', 'tokens_completion', 'native_tokens_prompt', 'native_tokens_completion', 'native_tokens_reasoning', 'native_tokens_cached', 'native_tokens_completion_images', 'is_byok', 'api_type', 'upstream_id', 'upstream_inference_cost', 'cache_discount', 'origin', 'http_referer', 'user_agent', 'external_user', 'session_id', 'request_id', 'router', 'service_tier', 'data_region', 'workspace_id', 'app_id', 'preset_id', 'provider_responses', 'web_search_engine', 'num_media_prompt', 'num_input_audio_prompt', 'num_media_completion', 'num_search_results', 'num_fetches'],
   'auth status': ['profile', 'api_root', 'api_root_from', 'key', 'key_from', 'key_store', 'key_location', 'checked_with', 'details'],
   'auth migrate': ['keychain', 'file', 'moved'],
   'conversations list': ['id', 'title', 'model', 'created_at', 'updated_at', 'turns'],

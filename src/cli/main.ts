@@ -36,6 +36,7 @@ export const COMMANDS: readonly Entry[] = [
   { name: 'api', group: 'Scripting:', usage: '[options] [method] <path>', summary: 'call any endpoint with your key (raw access, --paginate, --jq)', load: async () => (await import('./commands/api.js')).api },
   { name: 'models', group: 'Scripting:', usage: '[options] [search...]', summary: 'the models the service routes to, with their prices', load: async () => (await import('./commands/models/index.js')).models },
   { name: 'credits', group: 'Scripting:', usage: '[options]', summary: 'the account\'s credits, usage and balance (management key)', load: async () => (await import('./commands/credits.js')).credits },
+  { name: 'generation', group: 'Scripting:', usage: '[options] <id>', summary: 'what a call really cost: tokens, provider, latency (by its generation id)', load: async () => (await import('./commands/generation.js')).generation },
   { name: 'usage', group: 'Scripting:', usage: '[options]', summary: 'totals of tokens and cost from the local usage ledger', load: async () => (await import('./commands/usage.js')).usageCommand },
   { name: 'login', group: 'Setup:', usage: '[options]', summary: 'store an API key in a profile', load: async () => (await import('./commands/config/login.js')).login },
   { name: 'auth', group: 'Setup:', usage: '', summary: 'auth status: is the key accepted, where it lives, its label, limits and usage; auth migrate: keys into the keychain', load: async () => (await import('./commands/auth.js')).auth },

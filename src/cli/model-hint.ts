@@ -16,7 +16,7 @@ export function nearestModel(id: string, known: string[]): string | undefined {
  */
 export async function addModelHint(err: unknown, connect: () => Promise<{ client: RouterClient; settings: { apiRoot?: string } }>, env: NodeJS.ProcessEnv, used?: { settings: Settings; typed: boolean }): Promise<void> {
   if (!(err instanceof APIError) || err.status !== 400) return;
-  const id = UNKNOWN_MODEL.exec(err.message)?.[1];
+  const id = UNKNOWN_MODEL.exec(err.said)?.[1];
   if (!id) return;
   // A model the user did not type (ROUTER_MODEL, a profile, a role, a conversation) is named by where it came from.
   const from = used && !used.typed ? modelSource(id, used.settings) : undefined;

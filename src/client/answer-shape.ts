@@ -26,6 +26,7 @@ export const SHAPES = {
   batchList: { what: 'a list of batches', fields: { data: 'array', 'data[]': 'object', ...Object.fromEntries(Object.entries(BATCH).map(([k, v]) => [`data[].${k}`, v])) } },
   modelList: { what: 'a list of models', fields: { data: 'array', 'data[]': 'object', 'data[].id': 'string' } },
   keyInfo: { what: "an API key's details", fields: { data: 'object', 'data.label': 'string', 'data.usage': 'number' } },
+  generation: { what: "a generation's details", fields: { data: 'object', 'data.id': 'string', 'data.total_cost': 'number' } },
 } satisfies Record<string, AnswerShape>;
 
 function isKind(value: unknown, kind: Kind): boolean {

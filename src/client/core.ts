@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { createAgent, send, type ProxyOptions } from './transport.js';
-import { APIError, ConnectionError, foreignErrorText, isErrorEnvelope, ProtocolError, ProxyRefusedError } from './errors.js';
+import { afterReason, APIError, ConnectionError, foreignErrorText, isErrorEnvelope, ProtocolError, ProxyRefusedError } from './errors.js';
 import { bodyError, toConnectionError } from './connection-errors.js';
 import { sleep } from '../internal/sleep.js';
 import type { AnswerBody } from './answer-body.js';
@@ -148,7 +148,7 @@ export class HttpCore {
           await res.body.dump().catch(() => {});
           throw redirected(res, url, this.apiRoot);
         }
-        failure = await this.readError(res, url);
+        failure = await this.readError(res, url, opts.method);
         retryAfterMs = (failure as APIError).retryAfterMs;
         retryable = (policy === 'unaccepted' ? UNACCEPTED_STATUS : RETRYABLE_STATUS).has(res.status);
       } catch (err) {
@@ -164,7 +164,7 @@ export class HttpCore {
         throw failure;
       }
       const delayMs = backoffDelay(attempt, retryAfterMs);
-      this.onRetry?.({ attempt: attempt + 1, delayMs, reason: failure.message });
+      this.onRetry?.({ attempt: attempt + 1, delayMs, reason: failure instanceof APIError ? failure.said : failure.message });
       await sleep(delayMs, opts.signal);
     }
   }
@@ -237,7 +237,8 @@ export class HttpCore {
     };
   }
 
-  private async readError(res: RawResponse, url: string): Promise<APIError> {
+  private async readError(res: RawResponse, url: string, method: string): Promise<APIError> {
+    const request = { method, url };
     const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
     let text = '';
     try {
@@ -251,14 +252,14 @@ export class HttpCore {
     } catch {
       parsed = undefined;
     }
-    if (isErrorEnvelope(parsed)) return APIError.fromBody(res.status, parsed, res.requestId, retryAfterMs);
+    if (isErrorEnvelope(parsed)) return APIError.fromBody(res.status, parsed, res.requestId, retryAfterMs, request);
     // Not the service's error: a 404 then most likely means an API root that is not one.
-    const said = parsed === undefined ? text.replace(/\s+/g, ' ').trim().slice(0, 120) : foreignErrorText(parsed);
+    const said = afterReason(res.status, parsed === undefined ? text.replace(/\s+/g, ' ').trim().slice(0, 120) : foreignErrorText(parsed));
     // A web page (another server's 405, a gateway's 502) says nothing a user can act on but where it came from.
-    const page = res.status !== 404 && parsed === undefined && /^\s*</.test(text) ? ', a web page' : '';
+    const page = res.status !== 404 && parsed === undefined && /^\s*</.test(text);
     const message =
-      res.status === 404 || page ? `HTTP ${res.status} from ${url}${page}, not an API answer${said && parsed !== undefined ? ` (${said})` : ''}: is ${this.apiRoot} the API root (the URL before /v1)?` : said ? `HTTP ${res.status}: ${said}` : `HTTP ${res.status}`;
-    return new APIError(res.status, message, { requestId: res.requestId, retryAfterMs, body: parsed });
+      res.status === 404 || page ? `${page ? 'a web page, ' : ''}not an API answer${said && parsed !== undefined ? ` (${said})` : ''}: is ${this.apiRoot} the API root (the URL before /v1)?` : said || `HTTP ${res.status}`;
+    return new APIError(res.status, message, { requestId: res.requestId, retryAfterMs, body: parsed, request });
   }
 }
 

@@ -22,13 +22,20 @@ export class APIError extends RouterError {
   readonly requestId: string | undefined;
   readonly retryAfterMs: number | undefined;
   readonly body: unknown;
+  /** The request that failed (`POST /api/v1/batches`), when the failure is an HTTP answer to one. */
+  readonly request: string | undefined;
+  /** The failure in the service's own words, without the request and status the message opens with. */
+  readonly said: string;
 
   constructor(
     status: number,
     message: string,
-    opts: { code?: number | string; errorType?: string; requestId?: string; retryAfterMs?: number; body?: unknown } = {},
+    opts: { code?: number | string; errorType?: string; requestId?: string; retryAfterMs?: number; body?: unknown; request?: RequestName } = {},
   ) {
-    super(message);
+    const request = opts.request && `${opts.request.method} ${pathOf(opts.request.url)}`;
+    super(request ? `${request}: ${statusLine(status)}: ${message}` : message);
+    this.request = request;
+    this.said = message;
     this.status = status;
     this.code = opts.code;
     this.errorType = opts.errorType;
@@ -37,16 +44,52 @@ export class APIError extends RouterError {
     this.body = opts.body;
   }
 
-  static fromBody(status: number, body: unknown, requestId?: string, retryAfterMs?: number): APIError {
+  static fromBody(status: number, body: unknown, requestId?: string, retryAfterMs?: number, request?: RequestName): APIError {
     // The 402 of Get a batch is the batch itself: its `error` is the batch's own, not the answer's.
     if (status === 402 && (body as { object?: unknown } | null)?.object === 'batch') {
-      return new APIError(status, 'the finalized cost of the batch exceeds the available balance', { code: status, errorType: 'payment_required', requestId, body });
+      return new APIError(status, 'the finalized cost of the batch exceeds the available balance', { code: status, errorType: 'payment_required', requestId, body, request });
     }
     const env = (body && typeof body === 'object' ? (body as { error?: ErrorEnvelope }).error : undefined) ?? {};
     const message = typeof env.message === 'string' && env.message ? env.message : `HTTP ${status}`;
     const errorType = env.error_type ?? env.metadata?.error_type ?? (typeof env.code === 'string' ? env.code : undefined);
-    return new APIError(status, message, { code: env.code, errorType, requestId, retryAfterMs, body });
+    return new APIError(status, message, { code: env.code, errorType, requestId, retryAfterMs, body, request });
   }
+}
+
+/** The method and URL of a request an error answers. */
+export interface RequestName {
+  method: string;
+  url: string;
+}
+
+/** A URL's path and query (the host is the API root's, named elsewhere when it matters). */
+function pathOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.pathname}${u.search}`;
+  } catch {
+    return url;
+  }
+}
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request', 401: 'Unauthorized', 402: 'Payment Required', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
+  408: 'Request Timeout', 409: 'Conflict', 410: 'Gone', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity',
+  429: 'Too Many Requests', 500: 'Internal Server Error', 501: 'Not Implemented', 502: 'Bad Gateway', 503: 'Service Unavailable',
+  504: 'Gateway Timeout', 524: 'Timeout Occurred', 529: 'Overloaded',
+};
+
+/** What a body says, less a reason phrase it opens with that the status line says already (`Unprocessable Entity: …`). */
+export function afterReason(status: number, said: string): string {
+  const reason = REASONS[status];
+  if (!reason || !said.startsWith(reason)) return said;
+  return said === reason ? '' : said.startsWith(`${reason}: `) ? said.slice(reason.length + 2) : said;
+}
+
+/** `404 Not Found`: the status and its reason phrase. */
+export function statusLine(status: number): string {
+  const reason = REASONS[status];
+  return reason ? `${status} ${reason}` : String(status);
 }
 
 /** Whether a body is the service's error envelope: `{error: {code, message}}`. */

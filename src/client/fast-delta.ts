@@ -45,7 +45,7 @@ class Pattern {
 /** A chunk that holds nothing but one choice's text: no usage, error, metadata, tools or finish. */
 function isPlainText(c: ChatChunk): boolean {
   // Anything else (another shape included) goes whole to the full parse, which says what is wrong.
-  if (!c || typeof c !== 'object' || c.usage || c.error || c.router_metadata || !Array.isArray(c.choices) || c.choices.length !== 1) return false;
+  if (!c || typeof c !== 'object' || c.usage || c.error || c.router_metadata || c.openrouter_metadata || !Array.isArray(c.choices) || c.choices.length !== 1) return false;
   const [choice] = c.choices;
   if (!choice || typeof choice !== 'object' || !choice.delta || typeof choice.delta !== 'object') return false;
   if (choice.finish_reason !== null || (choice.logprobs ?? null) !== null) return false;

@@ -9,6 +9,7 @@ import { Models } from './resources/models.js';
 import { Key } from './resources/key.js';
 import { Credits } from './resources/credits.js';
 import { Raw } from './resources/raw.js';
+import { Generations } from './resources/generations.js';
 
 export * from './errors.js';
 export * from './types.js';
@@ -24,6 +25,7 @@ export { contentText, FailedAnswerError, outputText, readCompletion, readRespons
 export { MessageAssembler, messageOf, type AssembledMessage, type ToolCall } from './message-assembler.js';
 export type { Model } from './resources/models.js';
 export type { KeyInfo } from './resources/key.js';
+export type { Generation } from './resources/generations.js';
 export type { AccountCredits } from './resources/credits.js';
 export type { RawRequest } from './resources/raw.js';
 export type { SpeechRequest, SpeechTurn, SpeechReference, SpeechStream } from './resources/speech.js';
@@ -44,6 +46,8 @@ export class RouterClient {
   readonly credits: Credits;
   /** Any endpoint, as `router api` uses it. */
   readonly raw: Raw;
+  /** What a call really cost, once it ran (`GET /v1/generation`). */
+  readonly generations: Generations;
 
   constructor(opts: ClientOptions = {}) {
     this.core = new HttpCore(opts);
@@ -57,6 +61,7 @@ export class RouterClient {
     this.key = new Key(this.core);
     this.credits = new Credits(this.core);
     this.raw = new Raw(this.core);
+    this.generations = new Generations(this.core);
   }
 
   close(): Promise<void> {

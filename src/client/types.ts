@@ -74,15 +74,27 @@ export interface ChatUsage {
   [key: string]: unknown;
 }
 
+/** Routing metadata: api.md's `router_metadata`, or the deployed service's `openrouter_metadata`. */
 export interface RouterMetadata {
   attempt: number;
   endpoints: { available: { model: string; provider: string; selected: boolean }[]; total: number };
-  generation_time: number;
+  generation_time?: number;
   is_byok: boolean;
-  region: string;
+  region: string | null;
   requested: string;
   strategy: string;
   summary: string;
+  /** Each provider and model tried, with the HTTP status it answered (openrouter_metadata). */
+  attempts?: { provider: string; model: string; status: number }[];
+  /** The stages the request went through: guardrails, plugins, server tools (openrouter_metadata). */
+  pipeline?: { type: string; name: string; summary?: string; [key: string]: unknown }[];
+  [key: string]: unknown;
+}
+
+/** An answer's routing metadata under either name (`openrouter_metadata`, the richer shape, when both), if it carries one. */
+export function routingMetadata(answer: { router_metadata?: unknown; openrouter_metadata?: unknown } | null | undefined): RouterMetadata | undefined {
+  const m = answer?.openrouter_metadata ?? answer?.router_metadata;
+  return m && typeof m === 'object' && !Array.isArray(m) ? (m as RouterMetadata) : undefined;
 }
 
 export interface ChatChoice {
@@ -104,6 +116,7 @@ export interface ChatCompletion {
   choices: ChatChoice[];
   usage: ChatUsage;
   router_metadata?: RouterMetadata;
+  openrouter_metadata?: RouterMetadata;
   [key: string]: unknown;
 }
 
@@ -124,6 +137,7 @@ export interface ChatChunk {
   usage?: ChatUsage;
   error?: { code: number | string; message: string; metadata?: { error_type?: string } };
   router_metadata?: RouterMetadata;
+  openrouter_metadata?: RouterMetadata;
 }
 
 export type BatchEndpoint = '/v1/chat/completions' | '/v1/responses' | '/v1/messages' | '/v1/embeddings';

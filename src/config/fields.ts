@@ -19,9 +19,13 @@ export interface Profile {
   /** Where a key kept in the keychain is: its account there (src/config/keychain.ts); the file then holds no key. */
   api_key_keychain?: string;
   management_key_keychain?: string;
+  /** App attribution, sent with every call: HTTP-Referer, X-OpenRouter-Title (and X-Title), X-OpenRouter-Categories. */
+  app_url?: string;
+  app_title?: string;
+  app_categories?: string;
 }
 
-export const PROFILE_FIELDS = ['api_key', 'management_key', 'api_root', 'model', 'voice', 'speech_model', 'embed_model', 'log', 'daily_budget', 'monthly_budget', 'api_key_command', 'management_key_command'] as const;
+export const PROFILE_FIELDS = ['api_key', 'management_key', 'api_root', 'model', 'voice', 'speech_model', 'embed_model', 'log', 'daily_budget', 'monthly_budget', 'api_key_command', 'management_key_command', 'app_url', 'app_title', 'app_categories'] as const;
 export type ProfileField = (typeof PROFILE_FIELDS)[number];
 /** Settings that hold a model id (`<author>/<slug>`). */
 export const MODEL_FIELDS: readonly ProfileField[] = ['model', 'speech_model', 'embed_model'];
@@ -30,6 +34,8 @@ export const DEFAULT_ENV = { model: 'ROUTER_MODEL', voice: 'ROUTER_VOICE', speec
 export type DefaultField = keyof typeof DEFAULT_ENV;
 /** Settings that hold an amount of USD; the environment variable that overrides each. */
 export const BUDGET_ENV = { daily_budget: 'ROUTER_DAILY_BUDGET', monthly_budget: 'ROUTER_MONTHLY_BUDGET' } as const;
+/** Settings of app attribution; the environment variable that overrides each. */
+export const ATTRIBUTION_ENV = { app_url: 'ROUTER_APP_URL', app_title: 'ROUTER_APP_TITLE', app_categories: 'ROUTER_APP_CATEGORIES' } as const;
 export const SECRET_FIELDS: readonly ProfileField[] = ['api_key', 'management_key'];
 export type KeyField = 'api_key' | 'management_key';
 /** What the file may hold of a profile: its settings, and where in the keychain its keys are. */

@@ -1,4 +1,4 @@
-import { BUDGET_ENV, DEFAULT_ENV, DEFAULT_PROFILE, isProfileName, SettingsError, shownName, type ProfileField } from './fields.js';
+import { ATTRIBUTION_ENV, BUDGET_ENV, DEFAULT_ENV, DEFAULT_PROFILE, isProfileName, SettingsError, shownName, type ProfileField } from './fields.js';
 import { didYouMean } from '../internal/did-you-mean.js';
 import { isBlank } from '../internal/blank.js';
 
@@ -73,6 +73,10 @@ export interface Settings {
   /** The budgets in USD as given (checked where they are used), environment first. */
   dailyBudget: string | undefined;
   monthlyBudget: string | undefined;
+  /** App attribution (attribution.ts checks them and makes the headers). */
+  appUrl: string | undefined;
+  appTitle: string | undefined;
+  appCategories: string | undefined;
   /** Where each value that is set came from. */
   from: SettingSources;
 }
@@ -166,6 +170,9 @@ export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessE
     embedModel: pick('embedModel', DEFAULT_ENV.embed_model, 'embed_model'),
     dailyBudget: pick('dailyBudget', BUDGET_ENV.daily_budget, 'daily_budget'),
     monthlyBudget: pick('monthlyBudget', BUDGET_ENV.monthly_budget, 'monthly_budget'),
+    appUrl: pick('appUrl', ATTRIBUTION_ENV.app_url, 'app_url'),
+    appTitle: pick('appTitle', ATTRIBUTION_ENV.app_title, 'app_title'),
+    appCategories: pick('appCategories', ATTRIBUTION_ENV.app_categories, 'app_categories'),
     log: !['1', 'true', 'yes'].includes((env.ROUTER_NO_LOG ?? '').toLowerCase()) && profile?.log !== 'off',
     from,
   };

@@ -2,7 +2,7 @@ import { randomHex } from './ids.js';
 import type { BeforeParse, Ctx } from './http.js';
 import { HttpError } from './http.js';
 import { costOf, generate, outputLimit, pieces, piecesOf, seedOf, prng, type Generation, type ModelSpec } from './models.js';
-import { routerMetadata, type Routed } from './routing.js';
+import { asksMetadata, metadataFields, type MetadataAsk, type Routed } from './routing.js';
 
 export type { Routed };
 import { bad, checkMetadata, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, optString, pickProvider, resolveModel, servedTier } from './validate.js';
@@ -13,6 +13,7 @@ import { richAnswer, type RichMessage } from './rich-answer.js';
 import { completionDetails, fitAnswer, richDeltas, richMessage } from './rich-chat.js';
 import { defineRoutes } from './routes.js';
 import type { ChatGateway } from './providers/types.js';
+import { recordGeneration } from './generations.js';
 
 type Body = Record<string, unknown>;
 
@@ -202,20 +203,20 @@ function completionValues(body: Body, plan: ChatPlan, created: number, id: strin
   return [id, created, routed.model.id, routed.provider, servedTier(body.service_tier), gen.text, gen.finishReason, gen.finishReason, logprobs, ...usageValues(plan)] as const;
 }
 
-export function chatCompletion(body: Body, plan: ChatPlan, created: number, opts: { routerMetadata?: boolean; id?: string } = {}) {
+export function chatCompletion(body: Body, plan: ChatPlan, created: number, opts: { routerMetadata?: MetadataAsk; id?: string } = {}) {
   const out: Body = completionShape(...completionValues(body, plan, created, opts.id ?? genId()));
   if (plan.rich) {
     const choice = (out.choices as Body[])[0]!;
     Object.assign(choice, { message: richMessage(plan.rich), finish_reason: plan.rich.finishReason, native_finish_reason: plan.rich.finishReason });
     out.usage = chatUsage(plan);
   }
-  if (opts.routerMetadata) out.router_metadata = routerMetadata(plan.routed, 'chat');
+  Object.assign(out, metadataFields(plan.routed, 'chat', opts.routerMetadata, body));
   return out;
 }
 
 /** The JSON text of chatCompletion(...), the object never built (the answer of every non-streamed chat). */
-export function chatCompletionText(body: Body, plan: ChatPlan, created: number, opts: { routerMetadata?: boolean; id?: string } = {}): string {
-  if (opts.routerMetadata || plan.rich) return JSON.stringify(chatCompletion(body, plan, created, opts));
+export function chatCompletionText(body: Body, plan: ChatPlan, created: number, opts: { routerMetadata?: MetadataAsk; id?: string } = {}): string {
+  if (asksMetadata(opts.routerMetadata) || plan.rich) return JSON.stringify(chatCompletion(body, plan, created, opts));
   return completionJSON(...completionValues(body, plan, created, opts.id ?? genId()));
 }
 
@@ -224,45 +225,54 @@ export const METADATA_BEFORE_PARSE: BeforeParse = { metadata: { max: 16, of: 'ob
 const CHAT_BEFORE_PARSE: BeforeParse = { ...METADATA_BEFORE_PARSE, stop: { max: 4, of: 'array', message: 'stop may hold at most 4 sequences' } };
 
 async function handleChat(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
+  const startedAt = ctx.store.now();
   const body = await ctx.json(CHAT_BEFORE_PARSE);
   if (gateway?.takes(body)) return gateway.chat(ctx, body);
-  ctx.sessionId(body);
+  const sessionId = ctx.sessionId(body);
   const plan = planChat(body);
   const charge = reserve(ctx, plan.cost.cost);
   const created = Math.floor(ctx.store.now() / 1000);
+  const id = genId();
+  const served = (streamed: boolean) => {
+    const finishReason = plan.rich?.finishReason ?? plan.gen.finishReason;
+    const { model, provider } = plan.routed;
+    recordGeneration(ctx, { id, model: model.id, provider, apiType: 'completions', promptTokens: plan.gen.promptTokens, completionTokens: plan.gen.completionTokens, cost: plan.cost.cost, streamed, finishReason, startedAt, user: body.user, sessionId });
+  };
   if (body.stream !== true) {
-    ctx.send(200, new Serialized(chatCompletionText(body, plan, created, { routerMetadata: ctx.wantsRouterMetadata() })));
+    ctx.send(200, new Serialized(chatCompletionText(body, plan, created, { routerMetadata: ctx.wantsRouterMetadata(), id })));
+    served(false);
     return;
   }
-  const id = genId();
   const base = { id, object: 'chat.completion.chunk', created, model: plan.routed.model.id, provider: plan.routed.provider };
-  const includeUsage = (body.stream_options as Body | undefined)?.include_usage === true;
   const richParts = plan.rich ? richDeltas(plan.rich) : [];
   const finish = plan.rich?.finishReason ?? plan.gen.finishReason;
-  const metadata = ctx.wantsRouterMetadata() ? routerMetadata(plan.routed, 'chat') : undefined;
+  const ask = ctx.wantsRouterMetadata();
+  const metadata = asksMetadata(ask) ? metadataFields(plan.routed, 'chat', ask, body) : undefined;
   const textChunk = (content: string): Body => ({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content }, finish_reason: null, native_finish_reason: null, logprobs: null }] });
   const textChunkJSON = jsonTemplate(textChunk, 1);
   function* events() {
     for (const [i, delta] of richParts.entries()) {
-      yield { ...base, ...(i === 0 && metadata ? { router_metadata: metadata } : {}), choices: [{ index: 0, delta, finish_reason: null, native_finish_reason: null, logprobs: null }] };
+      yield { ...base, ...(i === 0 ? metadata : {}), choices: [{ index: 0, delta, finish_reason: null, native_finish_reason: null, logprobs: null }] };
     }
     // Made as they are sent: a slow reader holds what is written ahead of it, not the whole answer.
     let first = true;
     for (const part of plan.rich ? [] : piecesOf(plan.gen)) {
-      if (first && metadata) yield { ...textChunk(part), router_metadata: metadata };
+      if (first && metadata) yield { ...textChunk(part), ...metadata };
       else yield new Serialized(textChunkJSON(part));
       first = false;
     }
     yield { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: finish, native_finish_reason: finish, logprobs: null }] };
-    if (includeUsage) yield { ...base, choices: [], usage: chatUsage(plan) };
+    // Always, as the deployed service does: its OpenAPI says stream_options.include_usage has no effect.
+    yield { ...base, choices: [], usage: chatUsage(plan) };
   }
   const errorChunk = {
     ...base,
     error: { code: 502, message: 'Provider returned an error mid-stream', metadata: { error_type: 'provider_unavailable' } },
     choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error', logprobs: null }],
   };
-  const delivered = await writeSSE(ctx, events(), (plan.rich ? richParts.length : plan.gen.completionTokens) + 1 + (includeUsage ? 1 : 0), errorChunk, '[DONE]');
+  const delivered = await writeSSE(ctx, events(), (plan.rich ? richParts.length : plan.gen.completionTokens) + 2, errorChunk, '[DONE]');
   if (!delivered) charge.refund();
+  else served(true);
 }
 
 export const chatRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => [{ method: 'POST', path: '/v1/chat/completions', access: 'any', handler: (ctx) => handleChat(ctx, parts.gateway) }]);

@@ -6,6 +6,7 @@ import { bad, checkSessionAndUser, pickProvider, resolveModel } from './validate
 import { reserve } from './billing.js';
 import { optObject } from './option-types.js';
 import { defineRoutes } from './routes.js';
+import { recordGeneration } from './generations.js';
 
 type Body = Record<string, unknown>;
 
@@ -118,11 +119,14 @@ export function planDecision(body: Body) {
 }
 
 async function handleDecision(ctx: Ctx): Promise<void> {
+  const startedAt = ctx.store.now();
   const body = await ctx.json();
-  ctx.sessionId(body);
+  const sessionId = ctx.sessionId(body);
   const plan = planDecision(body);
   reserve(ctx, plan.cost);
   ctx.send(200, plan.response);
+  const { id, model, provider, usage } = plan.response;
+  recordGeneration(ctx, { id, model, provider: String(provider), apiType: 'completions', promptTokens: usage.input_tokens, completionTokens: usage.output_tokens, cost: plan.cost, streamed: false, finishReason: 'stop', startedAt, user: body.user, sessionId });
 }
 
 export const decisionRoutes = defineRoutes(() => [{ method: 'POST', path: '/alpha/decisions', access: 'management', handler: handleDecision }]);

@@ -7,6 +7,7 @@ import { genId } from './chat.js';
 import { Serialized } from './serialized.js';
 import { defineRoutes } from './routes.js';
 import type { ChatGateway } from './providers/types.js';
+import { recordGeneration } from './generations.js';
 
 type Body = Record<string, unknown>;
 
@@ -101,13 +102,16 @@ export async function planEmbeddings(body: Body, opts: { batch?: boolean } = {})
 }
 
 async function handleEmbeddings(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
+  const startedAt = ctx.store.now();
   const body = await ctx.json();
   if (gateway?.takesEmbeddings(body)) return gateway.embed(ctx, body);
   const plan = checkEmbeddings(body, {});
   reserve(ctx, plan.cost);
-  const [before, after] = JSON.stringify(answer(plan, 0)).split('"data":0');
+  const head = answer(plan, 0);
+  const [before, after] = JSON.stringify(head).split('"data":0');
   const data = await perInput(plan, (i) => JSON.stringify(item(plan, i)));
   ctx.send(200, new Serialized(`${before}"data":[${data.join(',')}]${after}`));
+  recordGeneration(ctx, { id: head.id, model: plan.model.id, provider: plan.provider, apiType: 'embeddings', promptTokens: plan.tokens, completionTokens: 0, cost: plan.cost, streamed: false, finishReason: null, startedAt, user: body.user });
 }
 
 export const embeddingsRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => [{ method: 'POST', path: '/v1/embeddings', access: 'any', handler: (ctx) => handleEmbeddings(ctx, parts.gateway) }]);

@@ -4,6 +4,7 @@ import type { FaultRule } from './faults.js';
 import { Serialized } from './serialized.js';
 import { scanJson } from '../internal/json-scan.js';
 import type { KeyRecord, StateStore } from './store.js';
+import type { MetadataAsk } from './routing.js';
 
 export class HttpError extends Error {
   constructor(
@@ -208,9 +209,10 @@ export class Ctx {
     return fromHeader;
   }
 
-  wantsRouterMetadata(): boolean {
-    const v = this.header('x-router-metadata') ?? this.header('x-router-experimental-metadata');
-    return v === 'enabled';
+  /** Which routing-metadata fields the headers ask for: each name of the opt-in header answers its own field. */
+  wantsRouterMetadata(): MetadataAsk {
+    const on = (...names: string[]) => names.some((n) => this.header(n) === 'enabled');
+    return { router: on('x-router-metadata', 'x-router-experimental-metadata'), openrouter: on('x-openrouter-metadata', 'x-openrouter-experimental-metadata') };
   }
 }
 

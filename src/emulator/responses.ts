@@ -1,7 +1,7 @@
 import { randomHex } from './ids.js';
 import type { Ctx } from './http.js';
 import { costOf, countTokens, generate, outputLimit, piecesOf, type Generation } from './models.js';
-import { routerMetadata } from './routing.js';
+import { metadataFields, type MetadataAsk } from './routing.js';
 import { METADATA_BEFORE_PARSE, checkOutputLimit, route, textOf } from './chat.js';
 import { bad, checkMetadata, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, servedTier } from './validate.js';
 import { reserve, writeSSE } from './billing.js';
@@ -12,6 +12,7 @@ import { fitAnswer } from './rich-chat.js';
 import { imageItem, leadingItemEvents, reasoningItem } from './responses-reasoning.js';
 import { defineRoutes } from './routes.js';
 import { asChatMessages, functionCallEvents, functionCallItems } from './responses-tools.js';
+import { recordGeneration } from './generations.js';
 
 type Body = Record<string, unknown>;
 
@@ -60,7 +61,7 @@ function inputText(input: unknown): { prompt: string; lastUser: string } {
   return { prompt: lines.join('\n'), lastUser: textOf(lastUser?.content) };
 }
 
-export function planResponses(body: Body, created: number, opts: { routerMetadata?: boolean; stream?: boolean } = {}) {
+export function planResponses(body: Body, created: number, opts: { routerMetadata?: MetadataAsk; stream?: boolean } = {}) {
   validateResponses(body);
   const routed = route(body, 'chat');
   const { prompt, lastUser } = inputText(body.input);
@@ -139,18 +140,24 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
       cost_details: { upstream_inference_cost: null, upstream_inference_input_cost: cost.prompt, upstream_inference_output_cost: cost.completion },
     },
   };
-  if (opts.routerMetadata) result.router_metadata = routerMetadata(routed, 'responses');
-  return { result, cost: cost.cost, gen, messageId, calls };
+  Object.assign(result, metadataFields(routed, 'responses', opts.routerMetadata, body));
+  return { result, cost: cost.cost, gen, messageId, calls, routed };
 }
 
 async function handleResponses(ctx: Ctx): Promise<void> {
+  const startedAt = ctx.store.now();
   const body = await ctx.json(METADATA_BEFORE_PARSE);
-  ctx.sessionId(body);
+  const sessionId = ctx.sessionId(body);
   const created = Math.floor(ctx.store.now() / 1000);
   const plan = planResponses(body, created, { routerMetadata: ctx.wantsRouterMetadata(), stream: body.stream === true });
   const charge = reserve(ctx, plan.cost);
+  const served = (streamed: boolean) => {
+    const { gen, routed } = plan;
+    recordGeneration(ctx, { id: plan.result.id as string, model: routed.model.id, provider: routed.provider, apiType: 'completions', promptTokens: gen.promptTokens, completionTokens: gen.completionTokens, cost: plan.cost, streamed, finishReason: gen.finishReason, startedAt, user: body.safety_identifier ?? body.user, sessionId });
+  };
   if (body.stream !== true) {
     ctx.send(200, plan.result);
+    served(false);
     return;
   }
   const { result, messageId } = plan;
@@ -161,6 +168,7 @@ async function handleResponses(ctx: Ctx): Promise<void> {
     const events = [{ type: 'response.created', response: pending }, { type: 'response.in_progress', response: pending }, ...functionCallEvents(plan.calls, 0), { type: 'response.completed', response: result }];
     const failedEvent = { type: 'response.failed', sequence_number: events.length, response: { ...pending, status: 'failed', error: { code: 'server_error', message: 'Provider returned an error mid-stream' } } };
     if (!(await writeSSE(ctx, events.map((e, sequence_number) => ({ ...e, sequence_number })), events.length, failedEvent, undefined, (e) => (e as Body).type as string))) charge.refund();
+    else served(true);
     return;
   }
   const output = result.output as Body[];
@@ -198,6 +206,7 @@ async function handleResponses(ctx: Ctx): Promise<void> {
   };
   const delivered = await writeSSE(ctx, events(), count, failed, undefined, (e) => (e as Body).type as string);
   if (!delivered) charge.refund();
+  else served(true);
 }
 
 export const responsesRoutes = defineRoutes(() => [{ method: 'POST', path: '/v1/responses', access: 'any', handler: handleResponses }]);

@@ -18,9 +18,10 @@ import { speechRoutes } from './speech.js';
 import { decisionRoutes } from './decisions.js';
 import { accountRoutes } from './account.js';
 import { Gateway, type GatewayOptions } from './routing/gateway.js';
+import { generationRoutes } from './generations.js';
 
 /** Every route the emulator serves: each resource's table, and nothing registered anywhere else. */
-const TABLES = [chatRoutes, responsesRoutes, embeddingsRoutes, speechRoutes, decisionRoutes, batchRoutes, accountRoutes, adminRoutes];
+const TABLES = [chatRoutes, responsesRoutes, embeddingsRoutes, speechRoutes, decisionRoutes, batchRoutes, accountRoutes, generationRoutes, adminRoutes];
 
 export interface EmulatorOptions {
   stateDir: string;

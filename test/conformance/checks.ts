@@ -9,6 +9,7 @@ import { post, type TestEnv } from '../helpers.js';
 import { openaiChecks } from './openai-checks.js';
 import { specShapeChecks } from './spec-shape-checks.js';
 import { answerValidator, requestValidator, schemaValidator } from './openapi-fixtures.js';
+import { metadataChecks } from './metadata-checks.js';
 
 export interface Row {
   operation: string;
@@ -139,6 +140,7 @@ export async function runConformance(t: TestEnv): Promise<Row[]> {
 
   await sdkChecks(t, row);
   await openaiChecks(t, row);
+  await metadataChecks(t, row);
   await specShapeChecks(t, row);
   return rows;
 }

@@ -21,6 +21,7 @@ export const CHECKED_ROUTES: Record<string, string> = {
   'GET /v1/key': 'here',
   'GET /v1/credits': 'here',
   'POST /v1/keys': 'here',
+  'GET /v1/generation': 'test/conformance/metadata-checks.ts (the SDK parses it), test/inprocess/generation.test.ts (the schema)',
 };
 
 /** Emulator routes the OpenAPI does not describe, and why they are served anyway. */

@@ -36,7 +36,7 @@ describe('router api', () => {
     const missing = await t.run(['api', '/v1/batches/batch_nope']);
     expect(missing.code).toBe(5);
     expect(parse(missing.stdout)).toMatchObject({ error: { code: 404 } });
-    expect(missing.stderr).toMatch(/^error: HTTP 404: No batch found/);
+    expect(missing.stderr).toMatch(/^error: GET \/api\/v1\/batches\/batch_nope: 404 Not Found: No batch found/);
   });
 
   it('POST with -f and typed -F (numbers, booleans, @file, nested keys), --input FILE and -', async () => {

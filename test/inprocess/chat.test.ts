@@ -99,10 +99,10 @@ describe('a model the service does not know', () => {
     const r = await t.run(['chat', '--model', 'local/ech', 'hi']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe(`error: local/ech is not a valid model ID (did you mean local/echo? The list: router models)\n`);
+    expect(r.stderr).toBe(`error: POST /api/v1/chat/completions: 400 Bad Request: local/ech is not a valid model ID (did you mean local/echo? The list: router models)\n`);
     expect(t.requests().map((q) => `${q.method} ${q.path}`)).toEqual(['POST /v1/chat/completions', 'GET /v1/models']);
     const far = await t.run(['chat', '--model', 'someone/else', 'hi']);
-    expect(far.stderr).toBe(`error: someone/else is not a valid model ID (the list: router models)\n`);
+    expect(far.stderr).toBe(`error: POST /api/v1/chat/completions: 400 Bad Request: someone/else is not a valid model ID (the list: router models)\n`);
   });
 });
 

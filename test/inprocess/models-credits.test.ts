@@ -95,7 +95,7 @@ describe('router models', () => {
     await run(['models']);
     const before = listCalls();
     const r = await run(['chat', '--model', 'local/lorme', 'hi']);
-    expect(r.stderr).toBe('error: local/lorme is not a valid model ID (did you mean local/lorem? The list: router models)\n');
+    expect(r.stderr).toBe('error: POST /api/v1/chat/completions: 400 Bad Request: local/lorme is not a valid model ID (did you mean local/lorem? The list: router models)\n');
     expect(listCalls()).toBe(before);
   });
 });

@@ -71,7 +71,7 @@ describe('onboarding as written', () => {
     expect(bom).toMatchObject({ code: 0, stdout: 'hello\n' });
     // A raw body is bytes: `api --input -` sends them, and the service answers.
     const raw = await t.run(['api', 'POST', '/v1/chat/completions', '--input', '-'], { input: binary });
-    expect(raw).toMatchObject({ code: 2, stderr: 'error: HTTP 400: request body is not valid JSON\n' });
+    expect(raw).toMatchObject({ code: 2, stderr: 'error: POST /api/v1/chat/completions: 400 Bad Request: request body is not valid JSON\n' });
   });
 
   it('piped stdin and a prompt go together: stdin first, then the prompt (chat, responses, decide)', async () => {

@@ -138,18 +138,18 @@ describe('an error body that is JSON but not the service\'s envelope', () => {
 
   it('application/problem+json: its title and detail, the exit code of its status', async () => {
     const r = await against(problem(422), CHAT);
-    expect(r).toEqual({ code: 2, stdout: '', stderr: 'error: HTTP 422: Unprocessable Entity: the gateway refused the body\n' });
+    expect(r).toEqual({ code: 2, stdout: '', stderr: 'error: POST /api/v1/chat/completions: 422 Unprocessable Entity: the gateway refused the body\n' });
   });
 
   it('a 404 that is not the service\'s: what it says, and the question about the API root', async () => {
     const r = await against(problem(404), CHAT);
     expect(r.code).toBe(5);
-    expect(r.stderr).toBe(`error: HTTP 404 from ${fixture.server!.apiRoot}/v1/chat/completions, not an API answer (Unprocessable Entity: the gateway refused the body): is ${fixture.server!.apiRoot} the API root (the URL before /v1)?\n`);
+    expect(r.stderr).toBe(`error: POST /api/v1/chat/completions: 404 Not Found: not an API answer (Unprocessable Entity: the gateway refused the body): is ${fixture.server!.apiRoot} the API root (the URL before /v1)?\n`);
   });
 
   it("the service's own 404 envelope gets no such question", async () => {
     const r = await against({}, CHAT);
-    expect(r).toEqual({ code: 5, stdout: '', stderr: 'error: no fixture for POST /api/v1/chat/completions\n' });
+    expect(r).toEqual({ code: 5, stdout: '', stderr: 'error: POST /api/v1/chat/completions: 404 Not Found: no fixture for POST /api/v1/chat/completions\n' });
   });
 });
 
@@ -158,5 +158,5 @@ it('router api: a problem+json error is shown by its title and detail, the body 
   const r = await against({ 'GET /api/v1/models': { status: 429, contentType: 'application/problem+json', body } }, ['api', '/v1/models']);
   expect(r.code).toBe(6);
   expect(JSON.parse(r.stdout)).toEqual(body);
-  expect(r.stderr).toBe('error: HTTP 429: Too Many Requests: the gateway limits this client\n');
+  expect(r.stderr).toBe('error: GET /api/v1/models: 429 Too Many Requests: the gateway limits this client\n');
 });

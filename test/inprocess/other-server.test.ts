@@ -38,7 +38,7 @@ describe('an API root that is not the service', () => {
   it('a 404 that is not the service\'s: names the URL and asks about the root, exit 5', async () => {
     await serving((_, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<html>Not Found</html>'), async (root) => {
       const r = await t.run(['chat', '--model', 'local/echo', 'hi'], { env: { ROUTER_API_ROOT: root } });
-      expect(r).toMatchObject({ code: 5, stdout: '', stderr: `error: HTTP 404 from ${root}/v1/chat/completions, not an API answer: ${apiRootQuestion(root)}\n` });
+      expect(r).toMatchObject({ code: 5, stdout: '', stderr: `error: POST /v1/chat/completions: 404 Not Found: not an API answer: ${apiRootQuestion(root)}\n` });
     });
   });
 
@@ -47,7 +47,7 @@ describe('an API root that is not the service', () => {
     for (const status of [405, 502]) {
       await serving((_, res) => res.writeHead(status, { 'content-type': 'text/html' }).end(page), async (root) => {
         const r = await t.run(['--max-retries', '0', 'chat', '--model', 'local/echo', 'hi'], { env: { ROUTER_API_ROOT: root } });
-        expect(r).toMatchObject({ stdout: '', stderr: `error: HTTP ${status} from ${root}/v1/chat/completions, a web page, not an API answer: ${apiRootQuestion(root)}\n` });
+        expect(r).toMatchObject({ stdout: '', stderr: `error: POST /v1/chat/completions: ${status} ${status === 405 ? 'Method Not Allowed' : 'Bad Gateway'}: a web page, not an API answer: ${apiRootQuestion(root)}\n` });
       });
     }
   });

@@ -78,28 +78,28 @@ describe('settings record where each value came from', () => {
   it('a refused key is named by where it came from, the management key too', async () => {
     const refused = 'sk-rt-v1-0000000000000000000000000000000000000000000000';
     const env = await t.run(['chat', '--model', 'local/echo', '--no-stream', 'hi'], { env: { ROUTER_API_KEY: refused } });
-    expect(env).toMatchObject({ code: 3, stdout: '', stderr: 'error: Invalid API key (check the API key in ROUTER_API_KEY)\n' });
+    expect(env).toMatchObject({ code: 3, stdout: '', stderr: 'error: POST /api/v1/chat/completions: 401 Unauthorized: Invalid API key (check the API key in ROUTER_API_KEY)\n' });
     expect((await t.run(['config', 'set', 'api_key', '--profile', 'work'], { input: refused })).code).toBe(0);
     const profile = await t.run(['chat', '--model', 'local/echo', '--no-stream', 'hi', '--profile', 'work'], { env: { ROUTER_API_KEY: '' } });
-    expect(profile.stderr).toBe('error: Invalid API key (check the API key of profile "work": router config set api_key --profile work)\n');
+    expect(profile.stderr).toBe('error: POST /api/v1/chat/completions: 401 Unauthorized: Invalid API key (check the API key of profile "work": router config set api_key --profile work)\n');
     // speak and decide send the management key: a refused one is not the API key's fault.
     const speak = await t.run(['speak', 'hi', '--model', 'local/tts', '--voice', 'alloy', '-o', join(t.dir, 'x.mp3')], { env: { ROUTER_MANAGEMENT_KEY: refused } });
-    expect(speak).toMatchObject({ code: 3, stderr: 'error: Invalid API key (check the management key in ROUTER_MANAGEMENT_KEY)\n' });
+    expect(speak).toMatchObject({ code: 3, stderr: 'error: POST /api/v1/audio/speech: 401 Unauthorized: Invalid API key (check the management key in ROUTER_MANAGEMENT_KEY)\n' });
     const decide = await t.run(['decide', '--model', 'local/judge', '--state-text', 'x', '--noul', 'a', 'b'], { env: { ROUTER_MANAGEMENT_KEY: refused } });
-    expect(decide.stderr).toBe('error: Invalid API key (check the management key in ROUTER_MANAGEMENT_KEY)\n');
+    expect(decide.stderr).toBe('error: POST /api/alpha/decisions: 401 Unauthorized: Invalid API key (check the management key in ROUTER_MANAGEMENT_KEY)\n');
     // router api prints the body, then the same words.
     const api = await t.run(['api', '--management', '/v1/credits'], { env: { ROUTER_MANAGEMENT_KEY: refused } });
-    expect(api).toMatchObject({ code: 3, stderr: 'error: HTTP 401: Invalid API key (check the management key in ROUTER_MANAGEMENT_KEY)\n' });
+    expect(api).toMatchObject({ code: 3, stderr: 'error: GET /api/v1/credits: 401 Unauthorized: Invalid API key (check the management key in ROUTER_MANAGEMENT_KEY)\n' });
   });
 
   it('a model the service does not know is named by where it came from, when it was not typed', async () => {
-    const unknown = 'error: local/zzzzzz is not a valid model ID';
+    const unknown = 'error: POST /api/v1/chat/completions: 400 Bad Request: local/zzzzzz is not a valid model ID';
     const typed = await t.run(['chat', '--model', 'local/zzzzzz', '--no-stream', 'hi']);
     expect(typed).toMatchObject({ code: 2, stderr: `${unknown} (the list: router models)\n` });
     const env = await t.run(['chat', '--no-stream', 'hi'], { env: { ROUTER_MODEL: 'local/zzzzzz' } });
     expect(env).toMatchObject({ code: 2, stderr: `${unknown} (from ROUTER_MODEL; the list: router models)\n` });
     const embed = await t.run(['embed', 'hi'], { env: { ROUTER_EMBED_MODEL: 'local/zzzzzz' } });
-    expect(embed.stderr).toBe(`${unknown} (from ROUTER_EMBED_MODEL; the list: router models)\n`);
+    expect(embed.stderr).toBe(`${unknown.replace('chat/completions', 'embeddings')} (from ROUTER_EMBED_MODEL; the list: router models)\n`);
     const roles = join(dirname((await t.run(['config', 'path'])).stdout.trim()), 'roles');
     mkdirSync(roles, { recursive: true });
     writeFileSync(join(roles, 'gone.md'), '---\nmodel: local/zzzzzz\n---\n');
@@ -111,7 +111,7 @@ describe('settings record where each value came from', () => {
 
   it('a voice the model does not have, taken from the environment or a profile, names where it came from', async () => {
     const speak = (env: Record<string, string>, ...flags: string[]) => t.run(['speak', 'hi', '--model', 'local/tts', '-o', join(t.dir, 'v.mp3'), ...flags], { env: { ROUTER_MANAGEMENT_KEY: t.managementKey, ...env } });
-    const unknown = 'error: voice "zzz" is not a voice of local/tts (alloy, ember, sage)';
+    const unknown = 'error: POST /api/v1/audio/speech: 400 Bad Request: voice "zzz" is not a voice of local/tts (alloy, ember, sage)';
     expect(await speak({ ROUTER_VOICE: 'zzz' })).toMatchObject({ code: 2, stderr: `${unknown} (from ROUTER_VOICE)\n` });
     expect((await speak({}, '--voice', 'zzz')).stderr).toBe(`${unknown}\n`);
   });

@@ -83,7 +83,7 @@ describe('402 on Get a batch', () => {
       const thrown = await client.batches.get(made.json.id).catch((e: unknown) => e);
       await client.close();
       expect(thrown).toBeInstanceOf(APIError);
-      expect(thrown).toMatchObject({ status: 402, message: 'the finalized cost of the batch exceeds the available balance', errorType: 'payment_required', body: { status: 'expired', results: null } });
+      expect(thrown).toMatchObject({ status: 402, said: 'the finalized cost of the batch exceeds the available balance', request: expect.stringMatching(/^GET \S+\/batches\/batch_\w+$/), errorType: 'payment_required', body: { status: 'expired', results: null } });
 
       const env = { ROUTER_API_KEY: ws.api_key };
       const text = await t.run(['batch', 'get', made.json.id], { env, tty: { stdout: true } });

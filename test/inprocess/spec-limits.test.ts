@@ -26,7 +26,7 @@ describe('limits the spec does not set', () => {
       const before = t.requests().length;
       const far = await t.run(['speak', 'hi', '--voice', 'alloy', '--model', 'local/tts', '--speed', speed], { env: mgmt() });
       expect(far.code).toBe(2);
-      expect(far.stderr).toBe('error: local/tts: speed must be between 0.25 and 4\n');
+      expect(far.stderr).toBe('error: POST /api/v1/audio/speech: 400 Bad Request: local/tts: speed must be between 0.25 and 4\n');
       expect(t.requests().length).toBe(before + 1);
     }
     const basic = await t.run(['speak', 'hi', '--voice', 'alloy', '--model', 'local/tts-basic', '--speed', '5'], { env: mgmt() });

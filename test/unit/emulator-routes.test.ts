@@ -47,6 +47,6 @@ describe('emulator routes: one way to register one', () => {
     const sources = readdirSync(dir).map((f) => [f, readFileSync(join(dir, f), 'utf8')] as const);
     expect(sources.filter(([, text]) => text.includes('new Routes(')).map(([f]) => f)).toEqual(['server.ts']);
     const tables = sources.filter(([, text]) => /export const \w+Routes = defineRoutes\(/.test(text)).map(([f]) => f);
-    expect(tables.sort()).toEqual(['account.ts', 'admin.ts', 'batches.ts', 'chat.ts', 'decisions.ts', 'embeddings.ts', 'responses.ts', 'speech.ts']);
+    expect(tables.sort()).toEqual(['account.ts', 'admin.ts', 'batches.ts', 'chat.ts', 'decisions.ts', 'embeddings.ts', 'generations.ts', 'responses.ts', 'speech.ts']);
   });
 });

@@ -1,6 +1,6 @@
 /** `router api [METHOD] PATH`: any endpoint, authenticated with the active profile (gh api). */
 import { bodyChunks, type RawResponse } from '../../client/core.js';
-import { foreignErrorText, isErrorEnvelope } from '../../client/errors.js';
+import { afterReason, foreignErrorText, isErrorEnvelope, statusLine } from '../../client/errors.js';
 import { CliError, EXIT, exitCodeForStatus, usage } from '../exit-codes.js';
 import { readAllBytes, readStdin, type RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
@@ -169,7 +169,7 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
       const bytes = Buffer.concat(chunks);
       // After the body is in: a stdout that fails on the head must not stop the read of what was made.
       if (opts.include) io.out(statusAndHeaders(res));
-      if (res.status < 200 || res.status >= 300) return failWith(ctx, res.status, bytes.toString('utf8'), res.status === 401 ? refusedKeyHint(settings, { management }) : '');
+      if (res.status < 200 || res.status >= 300) return failWith(ctx, `${method} ${new URL(client.core.url(pathOnly, 'root')).pathname}`, res.status, bytes.toString('utf8'), res.status === 401 ? refusedKeyHint(settings, { management }) : '');
       if (method !== 'GET') recordMade(ctx, method, pathOnly, bytes);
       if (!opts.paginate) return print(ctx, bytes, res);
       const page = parse(bytes.toString('utf8'));
@@ -223,13 +223,13 @@ function print(ctx: RunContext<ApiOpts>, bytes: Buffer, res: RawResponse): void 
   else ctx.io.out(!json || bytes.at(-1) === 10 ? bytes : Buffer.concat([bytes, Buffer.from('\n')]));
 }
 
-function failWith(ctx: RunContext<ApiOpts>, status: number, text: string, hint: string): never {
+function failWith(ctx: RunContext<ApiOpts>, request: string, status: number, text: string, hint: string): never {
   if (text) ctx.io.out(text.endsWith('\n') ? text : `${text}\n`);
-  let message = `HTTP ${status}`;
+  let message = `${request}: ${statusLine(status)}`;
   try {
     const body = JSON.parse(text) as unknown;
     // The service's envelope, or what another JSON error says (a gateway's problem+json title and detail).
-    const m = isErrorEnvelope(body) ? body.error.message : foreignErrorText(body);
+    const m = isErrorEnvelope(body) ? body.error.message : afterReason(status, foreignErrorText(body));
     if (m) message += `: ${m}`;
   } catch {
     /* not JSON: the status says it */

@@ -5,6 +5,7 @@ import { defineCommand } from '../define.js';
 import type { FlagValues } from '../flags.js';
 import type { UsageRecord } from '../ledger.js';
 import { eachLedgerRecord } from '../ledger-read.js';
+import { integerIn } from '../options.js';
 
 interface Totals {
   calls: number;
@@ -17,7 +18,9 @@ interface Totals {
 const FLAGS = {
   since: { flags: '--since <when>', help: 'from this long ago (30m, 12h, 7d) or this date (2026-11-01)', default: '30d' },
   by: { flags: '--by <key>', help: 'one row per', choices: ['day', 'model', 'command', 'profile'], default: 'day' },
-  json: { flags: '--json', help: 'print {since, until, by, rows, total}' },
+  json: { flags: '--json', help: 'print {since, until, by, rows, total}; with --reconcile, what it checked' },
+  reconcile: { flags: '--reconcile', help: 'put the cost the service really charged (GET /v1/generation) into the ledger, for calls it has not checked yet' },
+  limit: { flags: '--limit <n>', help: 'with --reconcile: check at most this many calls this run (the next run goes on)', parse: integerIn(1, 10_000), default: 50, goesWith: ['reconcile'] },
 } as const;
 
 export const usageCommand = defineCommand({
@@ -32,8 +35,13 @@ router config set log off) leaves a call out. A batch counts once, on the day it
 ended, at its latest figures.
 
 With daily_budget or monthly_budget set (router config set daily_budget 2, or ROUTER_DAILY_BUDGET),
-a terminal also shows today's and this month's spend of the profile against them (--json: budgets).`,
-  examples: ['router usage', 'router usage --since 7d --by model', "router usage --json --jq '.total.cost'", "router usage --json --jq '.budgets'"],
+a terminal also shows today's and this month's spend of the profile against them (--json: budgets).
+
+--reconcile asks the service what each call of the profile really cost (by the generation id the
+ledger keeps; oldest first, at most --limit a run) and adds a line per call to the ledger, so that
+totals and budgets count the charged cost. A later run goes on where one stopped; a call the
+service still does not know an hour after it ran is marked and not asked about again.`,
+  examples: ['router usage', 'router usage --since 7d --by model', "router usage --json --jq '.total.cost'", "router usage --json --jq '.budgets'", 'router usage --reconcile --limit 20', "router usage --reconcile --json --jq '.charged_cost'"],
   run: runUsage,
 });
 
@@ -52,6 +60,8 @@ const zero = (): Totals => ({ calls: 0, prompt_tokens: 0, completion_tokens: 0, 
 const amount = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
 function add(t: Totals, r: UsageRecord): void {
+  // A reconciling line (--reconcile) corrects the cost of a call counted already: no call, no tokens of its own.
+  if ((r as { reconciles?: unknown }).reconciles !== undefined) return void (t.cost += amount(r.cost));
   t.calls++;
   t.prompt_tokens += amount(r.prompt_tokens);
   t.completion_tokens += amount(r.completion_tokens);
@@ -85,6 +95,7 @@ async function totalsSince(env: NodeJS.ProcessEnv, from: number, keyOf: (r: Usag
 
 async function runUsage(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<void> {
   const { io, opts } = ctx;
+  if (opts.reconcile) return (await import('./usage-reconcile.js')).runReconcile(ctx, opts.limit);
   const from = sinceMs(opts.since);
   const keyOf = (r: UsageRecord) => (opts.by === 'day' ? r.time.slice(0, 10) : String(r[opts.by] ?? '-'));
   // The budgets' spend is summed in the same read of the ledger.

@@ -18,6 +18,7 @@ export interface ResponsesResult {
   error: { code: string; message: string } | null;
   usage?: { input_tokens: number; output_tokens: number; total_tokens: number; cost?: number } | null;
   router_metadata?: JSONObject;
+  openrouter_metadata?: JSONObject;
   [key: string]: unknown;
 }
 

@@ -10,7 +10,11 @@ export interface CallOptions {
   timeoutMs?: number;
   /** Sent as `x-session-id`; a `session_id` in the body wins on the server. */
   sessionId?: string;
-  /** Opt in to `router_metadata` on chat and Responses answers. */
+  /**
+   * Opt in to routing metadata on chat and Responses answers: sends api.md's legacy header and the
+   * deployed service's `X-OpenRouter-Metadata`; the answer carries `router_metadata` or
+   * `openrouter_metadata` (routingMetadata() reads either).
+   */
   routerMetadata?: boolean;
   headers?: Record<string, string>;
 }
@@ -19,6 +23,7 @@ export function callHeaders(opts: CallOptions = {}): Record<string, string | und
   return {
     'x-session-id': opts.sessionId,
     'x-router-experimental-metadata': opts.routerMetadata ? 'enabled' : undefined,
+    'x-openrouter-metadata': opts.routerMetadata ? 'enabled' : undefined,
     ...opts.headers,
   };
 }

@@ -18,6 +18,7 @@ import { keepConversation, openConversation, withSystem } from './conversation.j
 import { MessageAssembler, messageOf, type AssembledMessage } from '../../answer-extras.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from '../../request-extras.js';
 import { callsNotRun, toolLoop } from '../../tool-runner.js';
+import { noteRouting } from '../../routing-note.js';
 
 export const chat = defineCommand({
   name: 'chat',
@@ -137,7 +138,7 @@ async function completeChat(io: IO, client: RouterClient, req: ChatCompletionReq
   reasoning.end();
   if (opts.json) io.json(completion);
   else if (!opts.schema && (text || (!failure && !message.tool_calls))) printText(io, await shownText(io, text, opts));
-  if (opts.routerMetadata && !opts.json && completion.router_metadata) io.note(`router: ${completion.router_metadata.summary}`);
+  if (opts.routerMetadata && !opts.json) noteRouting(io, completion);
   return { text, usage: completion.usage, model: completion.model || undefined, id: completion.id || undefined, failure, message };
 }
 
@@ -166,7 +167,7 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
         reasoning.write(assembler.add(chunk));
         if (opts.json) out += io.jsonLine(chunk);
         else {
-          if (chunk.router_metadata && opts.routerMetadata) io.note(`router: ${chunk.router_metadata.summary}`);
+          if (opts.routerMetadata && (chunk.router_metadata || chunk.openrouter_metadata)) noteRouting(io, chunk);
           if (content) reasoning.end();
           // An answer that must follow --schema is printed once checked.
           if (!opts.schema) out += content;

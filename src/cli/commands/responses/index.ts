@@ -18,6 +18,7 @@ import { parametersProblem } from '../../schema-check.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from '../../request-extras.js';
 import { functionCalls, reasoningSummary, responseMessage } from '../../answer-extras.js';
 import { callsNotRun } from '../../tool-runner.js';
+import { noteRouting } from '../../routing-note.js';
 
 const FLAGS = { ...RESPONSES_FLAGS, ...SPEND_FLAGS };
 
@@ -80,7 +81,7 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
     const guard = await guardSpend(ctx, connected, { body, unboundable: loop, sentWith: (opts.stream ?? !opts.json) ? { stream: true } : undefined, models: [req.model, ...((req.models as string[] | undefined) ?? [])], limitField: 'max_output_tokens', limitFlag: limitFlagOf(ctx, 'maxOutputTokens', '--max-output-tokens'), explicitLimit: opts.maxOutputTokens !== undefined, completes: true });
     if (guard.dryRun) return;
     const final = (opts.stream ?? !opts.json) ? await streamResponse(io, client, req, opts, call) : await createResponse(io, client, req, opts, call);
-    if (opts.routerMetadata && !opts.json && final?.router_metadata) io.note(`router: ${String(final.router_metadata.summary)}`);
+    if (opts.routerMetadata && !opts.json) noteRouting(io, final);
     if (final?.status === 'incomplete') io.info('note: the response is incomplete (max output tokens reached)');
     const u = final?.usage;
     ctx.logUsage({ endpoint: '/v1/responses', model: String(final?.model ?? req.model ?? ''), ...(final?.id ? { id: String(final.id) } : {}), ...usageFields(u as Record<string, unknown> | undefined) });

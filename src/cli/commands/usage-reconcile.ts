@@ -1,0 +1,25 @@
+/** `router usage --reconcile`: runs src/cli/reconcile.ts and says what it did (stderr; --json to stdout). */
+import type { RunContext } from '../run.js';
+import { reconcile } from '../reconcile.js';
+import { usd } from '../cost-bound.js';
+
+export async function runReconcile(ctx: RunContext<{ json?: boolean }>, limit: number): Promise<void> {
+  const { io } = ctx;
+  const { client, settings } = await ctx.connect();
+  try {
+    const { report, failure } = await reconcile({ env: ctx.env, profile: settings.profile, client, limit, signal: ctx.signal });
+    if (ctx.opts.json) io.json(report);
+    const n = report.reconciled.length;
+    const diff = report.charged_cost - report.reported_cost;
+    const sign = diff > 0 ? '+' : diff < 0 ? '-' : '±';
+    const parts = [`reconciled ${n} call${n === 1 ? '' : 's'} of profile "${settings.profile}"${n ? `: reported ${usd(report.reported_cost)}, charged ${usd(report.charged_cost)} (${sign}${usd(Math.abs(diff))})` : ''}`];
+    if (report.not_found.length) parts.push(`${report.not_found.length} unknown to the service (marked, not asked again)`);
+    if (report.pending.length) parts.push(`${report.pending.length} not known to the service yet`);
+    parts.push(report.left ? `${report.left} left: run router usage --reconcile again` : 'none left');
+    io.note(parts.join('; '));
+    // What stopped the run is the command's error line and exit code; what it did is kept.
+    if (failure) throw failure;
+  } finally {
+    await client.close();
+  }
+}

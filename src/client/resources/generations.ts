@@ -1,0 +1,40 @@
+import { Resource, type CallOptions } from './shared.js';
+import { SHAPES } from '../answer-shape.js';
+
+/**
+ * What the service knows of one generation after it ran (OpenAPI `getGeneration`, the answer's
+ * `data`): what it really cost, the provider's own token counts, who served it and how fast.
+ */
+export interface Generation {
+  id: string;
+  model: string;
+  /** USD charged. */
+  total_cost: number;
+  usage?: number;
+  created_at: string;
+  provider_name: string | null;
+  streamed: boolean | null;
+  cancelled?: boolean | null;
+  /** Milliseconds, the whole request; `generation_time` the model's part. */
+  latency: number | null;
+  generation_time: number | null;
+  finish_reason: string | null;
+  native_finish_reason?: string | null;
+  tokens_prompt: number | null;
+  tokens_completion: number | null;
+  native_tokens_prompt: number | null;
+  native_tokens_completion: number | null;
+  native_tokens_reasoning: number | null;
+  native_tokens_cached: number | null;
+  is_byok?: boolean;
+  api_type?: string | null;
+  http_referer?: string | null;
+  [key: string]: unknown;
+}
+
+export class Generations extends Resource {
+  /** `GET {base_url}/generation?id=`: a 404 (APIError) for an id the service does not know (yet). */
+  async get(id: string, opts: CallOptions = {}): Promise<Generation> {
+    return (await this.request<{ data: Generation }>('GET', '/generation', opts, { query: { id } }, SHAPES.generation)).data;
+  }
+}
