@@ -7,6 +7,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers.js';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { parseProviders } from '../../src/emulator/providers/config.js';
 
 // router against a service we did not write: Stoplight Prism serving the official OpenAPI of the
 // deployed service, which answers each route with the OpenAPI's own example and refuses (422) a
@@ -20,6 +22,7 @@ let prism: ChildProcess;
 let proxy: Server;
 let env: Record<string, string>;
 let home: string;
+let prismPort: number;
 
 function freePort(): Promise<number> {
   return new Promise((ok) => {
@@ -48,7 +51,7 @@ async function waitForPrism(port: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  const port = await freePort();
+  const port = (prismPort = await freePort());
   prism = spawn(PRISM, ['mock', '-h', '127.0.0.1', '-p', String(port), OPENAPI], { stdio: 'ignore' });
   await waitForPrism(port);
   proxy = createServer((req, res) => {
@@ -103,4 +106,34 @@ describe('router against Prism serving the official OpenAPI', () => {
     expect(auth.code, auth.stderr).toBe(0);
     expect(auth.stdout).toMatch(/accepted by GET \/v1\/key/);
   });
+
+  it('generation ID reads the OpenAPI example: cost, tokens, provider; errors name the request', async () => {
+    const r = await runCli(['generation', '--json', 'gen-3bhGkxlo4XFrqiabUM7NDtwDzWwG'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ id: expect.any(String), total_cost: expect.any(Number) });
+    const miss = await runCli(['api', '/v1/nowhere'], { env });
+    expect(miss.code).toBe(5);
+    expect(miss.stderr).toMatch(/^error: GET \/api\/v1\/nowhere: 404/m);
+  });
 });
+
+describe('router serve as a gateway over Prism (an upstream we did not write)', () => {
+  let gateway: Emulator;
+  beforeAll(async () => {
+    const config = parseProviders(`providers:\n  - { name: prism, base_url: "http://127.0.0.1:${prismPort}", api_key_env: PRISM_KEY, models: { test/gpt4: openai/gpt-4 }, prices: { test/gpt4: { prompt: 0.001, completion: 0.002 } } }\n`, { PRISM_KEY: 'sk-upstream-prism' });
+    gateway = await startEmulator({ stateDir: join(home, 'gateway'), port: 0, gateway: { config } });
+  });
+  afterAll(() => gateway?.close());
+
+  it('a chat through the gateway is answered by the upstream and charged at the configured prices', async () => {
+    const { apiKey } = gateway.store.firstKeys();
+    const ws = gateway.store.findKey(apiKey)!.workspace;
+    const before = gateway.store.balance(ws);
+    const r = await runCli(['chat', '--no-stream', '--model', 'test/gpt4', 'hi'], { env: { ...env, ROUTER_API_ROOT: gateway.apiRoot, ROUTER_API_KEY: apiKey } });
+    expect(r.stdout, r.stderr).toBe('The capital of France is Paris.\n');
+    expect(r.code).toBe(0);
+    // The OpenAPI example's usage: 25 prompt and 10 completion tokens.
+    expect(before - gateway.store.balance(ws)).toBeCloseTo(25 * 0.001 + 10 * 0.002, 6);
+  });
+});
+
