@@ -57,6 +57,10 @@ export class IO {
   readonly quiet: boolean;
   readonly verbose: boolean;
   private readonly noInput: boolean;
+  /** --no-stdin or ROUTER_NO_STDIN: no command reads stdin. */
+  readonly noStdin: boolean;
+  /** What turned stdin off, for an error that needs it. */
+  readonly noStdinSource: string;
   /** Color on stdout. */
   readonly color: boolean;
   /** Color on stderr. */
@@ -79,6 +83,8 @@ export class IO {
     this.quiet = !!flags.quiet;
     this.verbose = !!flags.verbose;
     this.noInput = flags.input === false || ['1', 'true', 'yes'].includes((this.env.ROUTER_NO_INPUT ?? '').toLowerCase());
+    this.noStdin = flags.stdin === false || ['1', 'true', 'yes'].includes((this.env.ROUTER_NO_STDIN ?? '').toLowerCase());
+    this.noStdinSource = flags.stdin === false ? '--no-stdin' : 'ROUTER_NO_STDIN is set';
     const env = this.env;
     const decide = (tty: boolean) => {
       if (flags.color === false || (env.NO_COLOR !== undefined && env.NO_COLOR !== '')) return false;
@@ -204,6 +210,11 @@ export class IO {
   /** Status lines for a person: stderr, TTY only, not with --quiet. */
   info(text: string): void {
     if ((this.stderrTTY || this.verbose) && !this.quiet) this.err(`${this.redact(text)}\n`);
+  }
+
+  /** A fact the user needs (an answer cut short, a limit lowered): stderr, piped too, with --quiet too. */
+  warn(text: string): void {
+    this.err(`${this.redact(text)}\n`);
   }
 
   /** Output the user asked for that is not data (--usage, --router-metadata): stderr, always. */

@@ -119,7 +119,7 @@ async function runDecide(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<voi
   if (!opts.model) throw usage('no model: give --model (a decision model, e.g. local/judge)');
   if (opts.state !== undefined && opts.stateText !== undefined) throw usage('give the content with one of --state FILE or --state-text TEXT, not both');
   // Piped content is the state when no flag names one (cat review.txt | router decide …) and stdin is not the questions.
-  const stateFile = opts.state ?? (opts.stateText === undefined && !io.stdinTTY && opts.questions !== '-' ? '-' : undefined);
+  const stateFile = opts.state ?? (opts.stateText === undefined && !io.stdinTTY && !io.noStdin && opts.questions !== '-' ? '-' : undefined);
   if (stateFile === undefined && opts.stateText === undefined) throw usage('no content: give --state FILE, --state-text TEXT, or pipe it on stdin');
   if (opts.stateText !== undefined && !opts.stateText.trim()) throw usage('--state-text is empty');
   let state: unknown = opts.stateText;
