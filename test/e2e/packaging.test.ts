@@ -55,6 +55,18 @@ describe('the package', () => {
     }
   });
 
+  // Issue 46: `npm run conformance` is tsx running test/conformance/report.ts outside vitest, where
+  // importing vitest throws: what it loads (the test environment, the checks) must not need it.
+  it('npm run conformance\'s report loads and starts its environment outside vitest', () => {
+    expect(pkg.scripts.conformance).toBe('npm run build && tsx test/conformance/report.ts');
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('VITEST')) env[k] = v;
+    const code = "const { startTestEnv } = await import('./test/helpers.ts'); await import('./test/conformance/checks.ts'); await import('./test/conformance/trace.ts'); const t = await startTestEnv(); await t.close(); console.log('started')";
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: root, encoding: 'utf8', env });
+    expect(r.stderr).not.toMatch(/vitest/i);
+    expect(r.stdout).toBe('started\n');
+  });
+
   it('npm run dev runs the CLI from its sources', () => {
     const r = spawnSync(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'scripts/dev.ts', '--version'], { cwd: root, encoding: 'utf8' });
     expect(pkg.scripts.dev).toBe('tsx scripts/dev.ts');
