@@ -1,8 +1,9 @@
 import { expect, it } from 'vitest';
-import { cliEnvPerFile } from '../support/cli-env.js';
+import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
 
 // Issue 46, small edges: what a newcomer types from other tools gets the way here.
-const run = cliEnvPerFile(() => {});
+let t: CliEnv;
+const run = cliEnvPerFile((env) => (t = env));
 
 it('--model echo: did you mean local/echo (an emulator model by its slug); another bare name says the shape', async () => {
   const echo = await run(['chat', '--model', 'echo', 'hi']);
@@ -29,4 +30,24 @@ it('a --json field given as its beginning gets a guess', async () => {
   expect(two.stderr).toMatch(/^error: unknown JSON field "fi" \(Did you mean finalized_at\?\)/);
   const many = await run(['batch', 'list', '--json', 're']);
   expect(many.stderr).toMatch(/^error: unknown JSON field "re" \(Did you mean one of request_counts, results\?\)/);
+});
+
+it('every listing that prints tab-separated lines piped names its columns in --help', async () => {
+  await run(['chat', '--model', 'local/echo', 'a turn for the ledger and the conversations']);
+  await run(['login', '--with-key', '--no-verify'], {}, t.apiKey);
+  const listings: [string[], Record<string, string>?][] = [
+    [['credits'], { ROUTER_MANAGEMENT_KEY: t.managementKey }],
+    [['usage']],
+    [['config', 'list']],
+    [['conversations', 'list']],
+    [['models']],
+    [['decide', '--state-text', 'cold food', '--model', 'local/judge', '--noul', 'bad', 'Is it bad?'], { ROUTER_MANAGEMENT_KEY: t.managementKey }],
+  ];
+  for (const [args, env] of listings) {
+    const r = await run(args, { ROUTER_NO_LOG: '', ...env });
+    expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+    expect(r.stdout, args.join(' ')).toContain('\t');
+    const help = await run([...args.slice(0, ['config', 'conversations'].includes(args[0]!) ? 2 : 1), '--help']);
+    expect(help.stdout, args.join(' ')).toMatch(/[Pp]iped, one tab-separated line[^:]*: \S/);
+  }
 });
