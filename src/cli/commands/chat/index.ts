@@ -87,7 +87,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
       ctx.logUsage({ endpoint: '/v1/chat/completions', model: a.model ?? req.model ?? req.models?.[0], ...(a.id ? { id: a.id } : {}), ...usageFields(a.usage) });
       u = addUsage(u, a.usage);
       if (a.failure) throw a.failure;
-      if (a.finish === 'length') io.warn(`note: the answer was cut at its length limit${lengthLimit(req.max_completion_tokens, asked)}`);
+      if (a.finish === 'length') io.note(`note: the answer was cut at its length limit${lengthLimit(req.max_completion_tokens, asked)}`);
       return a;
     };
     let answer = await ask();

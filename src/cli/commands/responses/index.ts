@@ -82,7 +82,7 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
     if (guard.dryRun) return;
     const final = (opts.stream ?? !opts.json) ? await streamResponse(io, client, req, opts, call) : await createResponse(io, client, req, opts, call);
     if (opts.routerMetadata && !opts.json && final?.router_metadata) io.note(`router: ${String(final.router_metadata.summary)}`);
-    if (final?.status === 'incomplete') io.warn(`note: the response is incomplete (${incompleteWhy(final, req.max_output_tokens, req.max_output_tokens !== asked)})`);
+    if (final?.status === 'incomplete') io.note(`note: the response is incomplete (${incompleteWhy(final, req.max_output_tokens, req.max_output_tokens !== asked)})`);
     const u = final?.usage;
     ctx.logUsage({ endpoint: '/v1/responses', model: String(final?.model ?? req.model ?? ''), ...(final?.id ? { id: String(final.id) } : {}), ...usageFields(u as Record<string, unknown> | undefined) });
     if (opts.usage) io.note(usageLine(u ? { input: u.input_tokens, output: u.output_tokens, total: u.total_tokens, cost: u.cost } : undefined) + boundNote(guard));
