@@ -5,6 +5,7 @@ import { driftSections } from './drift.mjs';
 import { jqSections } from './jq.mjs';
 import { transportFloor } from './floor.mjs';
 import { gatewaySections } from './gateway.mjs';
+import { installedSections } from './installed.mjs';
 
 /** Rounds of each interleaved comparison; the ratio is their median, the spread their range. */
 const ROUNDS = 7;
@@ -41,6 +42,7 @@ const sections = {
       undici: (words) => timed(process.execPath, ['-e', bareUndiciReader(url, emu.api_key, body(words))], { stdout: 'null' }),
     });
   },
+  ...installedSections,
 };
 
 /** One-shot chat against bare node and a minimal openai npm script; streaming against an openai loop. */

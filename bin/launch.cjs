@@ -1,17 +1,35 @@
 'use strict';
 // Starts the CLI from dist/cli.bundle.cjs with the code V8 compiled for it in a training call
 // (scripts/bundle.mjs makes both): one file read instead of fifty modules, little parsing.
-const { readFileSync, statSync, writeFileSync } = require('node:fs');
+const { closeSync, openSync, readFileSync, readSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const vm = require('node:vm');
 
 const dist = join(__dirname, '..', 'dist');
 const file = join(dist, 'cli.bundle.cjs');
 
+/** The id atop a bundle (`/* router <id> *\/`, scripts/bundle.mjs). */
+const bundleId = (source) => /^\/\* router (\w+) \*\//.exec(source)?.[1];
+
+/** The build id atop a compiled module (`/* router build <id> *\/`, scripts/build-js.mjs); throws without the file. */
+function moduleId(file) {
+  const head = Buffer.alloc(48);
+  const fd = openSync(file, 'r');
+  try {
+    return /^\/\* router build (\w+) \*\//.exec(head.toString('latin1', 0, readSync(fd, head, 0, head.length, 0)))?.[1];
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Where the code cache of a bundle is: V8 takes a cache only from the node that made it. */
 function cachePath(source) {
-  const id = /^\/\* router (\w+) \*\//.exec(source)?.[1];
-  return join(dist, `cli.bundle.${id}.${process.version}.cache`);
+  return join(dist, `cli.bundle.${bundleId(source)}.${process.version}.cache`);
+}
+
+/** ROUTER_TRACE_START=1: one line on stderr saying how this call started (the bundle, or the modules and why). */
+function trace(how) {
+  if (process.env.ROUTER_TRACE_START) process.stderr.write(`router: started from ${how}\n`);
 }
 
 /**
@@ -24,13 +42,15 @@ function loadBundle() {
   let cache;
   let cachedData;
   try {
-    // A bundle older than the compiled modules (a bare `tsc` since the build) would run old code.
-    if (statSync(file).mtimeMs < statSync(join(dist, 'cli', 'main.js')).mtimeMs) return undefined;
     source = readFileSync(file, 'latin1'); // the bundle is ASCII
+    // A bundle of another build than the compiled modules (a bare `tsc` since the build) would run
+    // old code. The build id, not file times: those come from unpacking in an installed package.
+    const id = bundleId(source);
+    if (!id || id !== moduleId(join(dist, 'cli', 'main.js'))) return trace('the modules (the bundle is of another build)');
     cache = cachePath(source);
     cachedData = process.env.ROUTER_TRAIN_CODE_CACHE ? undefined : readFileSync(cache);
   } catch {
-    return undefined;
+    return trace(source === undefined ? 'the modules (no bundle)' : 'the modules (no code cache for this node, or no dist/cli/main.js)');
   }
   // undici's HTTP parser is WebAssembly: V8's baseline compiler alone (no optimizing compile on a
   // background thread, which the process waited for at exit) makes a one-shot call faster and ~35 MB
@@ -43,9 +63,10 @@ function loadBundle() {
     // This file's own require: it finds packages as one made for the bundle would (both look in the
     // package's node_modules), without loading node:module (~3 ms).
     script.runInThisContext()(module.exports, require, module, file, dist);
+    trace(script.cachedDataRejected ? 'the bundle (its code cache rejected)' : cachedData ? 'the bundle and its code cache' : 'the bundle');
     return { main: module.exports.main, script, cache };
   } catch {
-    return undefined; // a damaged bundle: the modules still run
+    return trace('the modules (the bundle does not load)'); // a damaged bundle: the modules still run
   }
 }
 
@@ -61,15 +82,21 @@ async function runBundle(argv) {
 
 /**
  * `router --version`, or the root help, from dist/cli/quick.cjs (scripts/bundle.mjs): CommonJS, so
- * node's ES module loader is not started. undefined without one as new as dist/cli/quick.js.
+ * node's ES module loader is not started. undefined without one of the build of dist/cli/quick.js.
  */
 async function runQuick(argv) {
   const script = join(dist, 'cli', 'quick.cjs');
   try {
-    if (statSync(script).mtimeMs < statSync(join(dist, 'cli', 'quick.js')).mtimeMs) return undefined;
+    const id = moduleId(join(dist, 'cli', 'quick.js'));
+    const fd = openSync(script, 'r');
+    const head = Buffer.alloc(40);
+    const read = readSync(fd, head, 0, head.length, 0);
+    closeSync(fd);
+    if (!id || bundleId(head.toString('latin1', 0, read)) !== id) return trace('the modules (quick.cjs is of another build)');
   } catch {
-    return undefined;
+    return trace('the modules (no quick.cjs)');
   }
+  trace('quick.cjs');
   return require(script).main(argv);
 }
 

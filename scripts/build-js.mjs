@@ -3,6 +3,7 @@
 // refuses what a per-file transpiler cannot translate alone. Types are checked, and dist/**/*.d.ts written,
 // by `tsc --emitDeclarationOnly` in `npm run build` and by `npm run lint`.
 import { build } from 'esbuild';
+import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,4 +29,8 @@ await build({
   target: 'es2022',
   tsconfig: 'tsconfig.json',
   logLevel: 'warning',
+  // This build's id, first line of every file: scripts/bundle.mjs writes it into the bundles made from
+  // these modules, and bin/launch.cjs runs a bundle only when its id is the modules' (file times do not
+  // survive npm pack and install; a bare tsc since the build writes modules without it).
+  banner: { js: `/* router build ${randomBytes(8).toString('hex')} */` },
 });

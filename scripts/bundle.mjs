@@ -5,7 +5,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -20,9 +20,11 @@ const removeBundle = () => {
 };
 removeBundle();
 
-// The id names the cache of this bundle (bin/launch.cjs reads it from the banner): V8 itself checks
-// only that the source has the length the cache was made from.
-const id = randomBytes(8).toString('hex');
+// The build id scripts/build-js.mjs wrote atop the modules: bin/launch.cjs runs a bundle only when its
+// id is the modules' (a bare tsc since writes modules without one). It also names the bundle's code
+// cache: V8 itself checks only that the source has the length the cache was made from.
+const buildId = (file) => /^\/\* router build (\w+) \*\//.exec(readFileSync(file, 'latin1'))?.[1];
+const id = buildId(join(dist, 'cli/main.js')) ?? randomBytes(8).toString('hex');
 await build({
   entryPoints: [join(dist, 'cli/main.js')],
   outfile: bundle,
@@ -63,7 +65,7 @@ await build({
   logLevel: 'warning',
   external: ['./main.js', './errors.js', './io.js'],
   define: { 'import.meta.url': '__quickUrl' },
-  banner: { js: `var __quickUrl = require('node:url').pathToFileURL(__filename).href;` },
+  banner: { js: `/* router ${buildId(join(dist, 'cli', 'quick.js'))} */ var __quickUrl = require('node:url').pathToFileURL(__filename).href;` },
 });
 
 /** No bundle, and why: bin/router loads the modules instead. */

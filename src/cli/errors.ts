@@ -30,7 +30,7 @@ const BATCH_EXIT: Record<BatchErrorReason, ExitCode> = {
 
 /**
  * The one place where a failure becomes words and an exit code: one `error:` line
- * (`--verbose` adds the details), the code from the README's table.
+ * (`--verbose` adds the details), the code from the table in docs/reliability.md.
  */
 export function reportError(err: unknown, io: IO): ExitCode {
   const code = describeError(err, io);

@@ -1,4 +1,4 @@
-/** The one exit-code table of `router` (also in the README). */
+/** The one exit-code table of `router` (also in docs/reliability.md). */
 export const EXIT = {
   OK: 0,
   /** Anything not listed below. */

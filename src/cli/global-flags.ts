@@ -15,6 +15,8 @@ export const GLOBAL_FLAGS = {
   quiet: { flags: '-q, --quiet', help: 'no progress or status lines on stderr' },
   verbose: { flags: '--verbose', help: 'more detail on errors: status, request id, error type' },
   input: { flags: '--no-input', help: 'never prompt; fail instead, naming the flag to pass (also ROUTER_NO_INPUT=1)' },
+  /** false with --no-stdin: stdin is never read (a `while read` loop's list stays with the loop). */
+  stdin: { flags: '--no-stdin', help: 'never read stdin: the prompt is the arguments alone, as in a while-read loop (also ROUTER_NO_STDIN=1)' },
   /** false with --no-log: nothing goes to the usage ledger. */
   log: { flags: '--no-log', help: 'do not write this call to the local usage ledger (also ROUTER_NO_LOG=1, or: router config set log off)' },
 } as const satisfies FlagTable;

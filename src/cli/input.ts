@@ -30,12 +30,13 @@ export async function textFromArgs(args: string[], io: IO, o: TextOptions = {}):
   if (args.indexOf('-', dash + 1) !== -1) throw usage(`- (the ${what}) may stand once among the arguments: stdin can be read once`);
   const taken = stdinReaders.get(io);
   if (dash !== -1) takeStdin(io, `the ${what}`, `- (the ${what})`);
-  const wantsStdin = dash !== -1 || (taken === undefined && (args.length === 0 || mergeStdin) && !io.stdinTTY);
+  const wantsStdin = dash !== -1 || (taken === undefined && (args.length === 0 || mergeStdin) && !io.stdinTTY && !io.noStdin);
   const piped = wantsStdin ? (await readStdin(io, io.interrupt)).replace(/\s+$/, '') : '';
   // Stdin stands where "-" does, a block of its own; a piped stdin without it comes first.
   const parts = dash === -1 ? [piped, args.join(' ')] : [args.slice(0, dash).join(' '), piped, args.slice(dash + 1).join(' ')];
   const text = parts.filter(Boolean).join('\n\n');
   if (!text.trim() && taken !== undefined) throw usage(`no ${what}: stdin was read by ${taken}; give the ${what} as arguments`);
+  if (!text.trim() && io.noStdin) throw usage(`no ${what}: give it as arguments (stdin is not read: ${io.noStdin})`);
   if (!text.trim()) throw usage(`no ${what}: give it as arguments or on stdin (${example})`);
   return text;
 }
@@ -45,6 +46,7 @@ const stdinReaders = new WeakMap<IO, string>();
 
 /** Takes stdin for `who`; a second reader is refused, named as the user typed it (`label`), before anything is sent. */
 export function takeStdin(io: IO, who: string, label = who): void {
+  if (io.noStdin) throw usage(`${label}: stdin is not read (${io.noStdin})`);
   const first = stdinReaders.get(io);
   if (first !== undefined) throw usage(`${label}: stdin was read by ${first}; it can be read once`);
   stdinReaders.set(io, who);

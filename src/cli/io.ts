@@ -57,6 +57,8 @@ export class IO {
   readonly quiet: boolean;
   readonly verbose: boolean;
   private readonly noInput: boolean;
+  /** What turned stdin off (--no-stdin, ROUTER_NO_STDIN), when it is: no command reads it then. */
+  readonly noStdin: string | undefined;
   /** Color on stdout. */
   readonly color: boolean;
   /** Color on stderr. */
@@ -79,6 +81,7 @@ export class IO {
     this.quiet = !!flags.quiet;
     this.verbose = !!flags.verbose;
     this.noInput = flags.input === false || ['1', 'true', 'yes'].includes((this.env.ROUTER_NO_INPUT ?? '').toLowerCase());
+    this.noStdin = flags.stdin === false ? '--no-stdin' : ['1', 'true', 'yes'].includes((this.env.ROUTER_NO_STDIN ?? '').toLowerCase()) ? 'ROUTER_NO_STDIN is set' : undefined;
     const env = this.env;
     const decide = (tty: boolean) => {
       if (flags.color === false || (env.NO_COLOR !== undefined && env.NO_COLOR !== '')) return false;
@@ -206,7 +209,7 @@ export class IO {
     if ((this.stderrTTY || this.verbose) && !this.quiet) this.err(`${this.redact(text)}\n`);
   }
 
-  /** Output the user asked for that is not data (--usage, --router-metadata): stderr, always. */
+  /** Output the user asked for that is not data (--usage, --router-metadata), and facts the user needs (an answer cut short): stderr, always. */
   note(text: string): void {
     this.err(`${this.redact(text)}\n`);
   }

@@ -89,12 +89,20 @@ export interface JsonShape {
   jq?: string;
 }
 
+/** A guess for a mistyped field: the one it begins (`stat` is status), else the nearest. */
+function fieldHint(field: string, known: readonly string[]): string {
+  const begun = field.length >= 2 ? known.filter((k) => k.startsWith(field.toLowerCase())) : [];
+  if (begun.length === 1) return ` (Did you mean ${begun[0]}?)`;
+  if (begun.length > 1) return ` (Did you mean one of ${begun.join(', ')}?)`;
+  return didYouMean(field, known);
+}
+
 /** Checks `--json FIELDS` against the command's fields: a usage error naming the fields there are. */
 export function checkedFields(path: string, list: string): string[] {
   const fields = list.split(',').map((f) => f.trim()).filter(Boolean);
   const known = JSON_FIELDS[path];
   const unknown = known ? fields.filter((f) => !known.includes(f)) : [];
-  if (!fields.length || unknown.length) throw usage(`${unknown.length ? `unknown JSON field "${unknown[0]}"${didYouMean(unknown[0]!, known!)}` : 'no JSON fields named'}; fields of "${path}": ${(known ?? []).join(', ')}`);
+  if (!fields.length || unknown.length) throw usage(`${unknown.length ? `unknown JSON field "${unknown[0]}"${fieldHint(unknown[0]!, known!)}` : 'no JSON fields named'}; fields of "${path}": ${(known ?? []).join(', ')}`);
   return fields;
 }
 

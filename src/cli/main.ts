@@ -115,6 +115,13 @@ function commandPath(cmd: Command): string {
   return names.join(' ');
 }
 
+/** Flags other tools spell otherwise, by their name there. */
+const FLAG_ALIASES: Record<string, string> = { image: 'attach', images: 'attach', img: 'attach', attachment: 'attach' };
+
+function* allOptions(cmd: Command) {
+  for (let c: Command | null = cmd; c; c = c.parent) yield* c.options;
+}
+
 /**
  * A value outside an option's or argument's choices, an unknown flag or command: what it most likely
  * meant, only when close (commander's own guesses reach too far: --image was --usage).
@@ -126,6 +133,10 @@ function choiceHint(text: string, cmd: Command): string {
   if (flag) {
     const flags: string[] = [];
     for (let c: Command | null = cmd; c; c = c.parent) for (const o of c.options) if (o.long) flags.push(o.long.slice(2));
+    // Other tools' names for a flag (llm's and mods' --image is -a/--attach here).
+    const alias = FLAG_ALIASES[flag[1]!.slice(2)];
+    const known = alias && [...allOptions(cmd)].find((o) => o.long === `--${alias}`);
+    if (known) return ` (Did you mean ${known.flags.replace(/ <.*$/, '').replace(', ', '/')}?)`;
     // Measured without the dashes: they are no part of the word the user may have mistyped.
     const meant = closest(flag[1]!.slice(2), flags);
     return meant ? ` (Did you mean --${meant}?)` : '';

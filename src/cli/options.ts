@@ -67,15 +67,29 @@ export function bytesIn(min: number, max: number) {
   };
 }
 
+/** The emulator's models (router serve), by slug: a bare `echo` is most likely `local/echo`. */
+const LOCAL_SLUGS = ['echo', 'lorem', 'unavailable', 'embed', 'tts', 'tts-basic', 'judge', 'vision', 'tools', 'thinker', 'painter'];
+
+/** What to say after "must look like <author>/<slug>" about a value that does not: a guess, or where the ids are. */
+export function modelShapeHint(value: string): string {
+  return localGuess(value) ?? (value.includes('/') ? '' : ` (an author, a slash, a model: local/echo; the list: router models)`);
+}
+
+/** ": did you mean local/echo?" for `echo`. */
+function localGuess(value: string): string | undefined {
+  const slug = value.trim().toLowerCase();
+  return LOCAL_SLUGS.includes(slug) ? `: did you mean local/${slug}?` : undefined;
+}
+
 /** A model id that came from elsewhere (a setting, the environment): a usage error names where. */
 export function checkModel(value: string, from: string): string {
-  if (!isModelId(value)) throw usage(`${from} must look like ${MODEL_ID_SYNTAX}, got "${value}"`);
+  if (!isModelId(value)) throw usage(`${from} must look like ${MODEL_ID_SYNTAX}, got "${value}"${localGuess(value) ?? ''}`);
   return value;
 }
 
 /** A model id (<author>/<slug>): a typo in its shape is refused before anything is sent. */
 export function modelId(value: string): string {
-  if (!isModelId(value)) throw new InvalidArgumentError(`must look like ${MODEL_ID_SYNTAX}.`);
+  if (!isModelId(value)) throw new InvalidArgumentError(`must look like ${MODEL_ID_SYNTAX}${modelShapeHint(value) || '.'}`);
   return value;
 }
 
@@ -83,7 +97,7 @@ export function modelId(value: string): string {
 export function modelList(value: string, previous: string[] = []): string[] {
   const ids = commaList(value, []);
   const bad = ids.find((id) => !isModelId(id));
-  if (bad !== undefined) throw new InvalidArgumentError(`"${bad}" does not look like ${MODEL_ID_SYNTAX}.`);
+  if (bad !== undefined) throw new InvalidArgumentError(`"${bad}" does not look like ${MODEL_ID_SYNTAX}${modelShapeHint(bad) || '.'}`);
   return [...previous, ...ids];
 }
 

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { VERSION } from '../client/version.js';
 import { EXIT } from './exit-codes.js';
 
@@ -6,11 +6,28 @@ import { EXIT } from './exit-codes.js';
 const ROOT_HELP = new URL('./root-help.txt', import.meta.url);
 const MAIN = new URL('./main.js', import.meta.url);
 
-/** The rendered root help, unless it is missing or older than the command table it shows. */
+const BUILD_ID = /^\/\* router build \w+ \*\/\n/;
+
+/** The build id line atop main.js (scripts/build-js.mjs); none after a bare tsc. */
+function mainBuild(): string | undefined {
+  const head = Buffer.alloc(48);
+  const fd = openSync(MAIN, 'r');
+  try {
+    return BUILD_ID.exec(head.toString('latin1', 0, readSync(fd, head, 0, head.length, 0)))?.[0];
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The rendered root help, unless it is missing or of another build than the command table it shows
+ * (its first line is main.js's build id: file times do not survive npm pack and install).
+ */
 function renderedHelp(): string | undefined {
   try {
-    if (statSync(ROOT_HELP).mtimeMs < statSync(MAIN).mtimeMs) return undefined;
-    return readFileSync(ROOT_HELP, 'utf8') || undefined;
+    const text = readFileSync(ROOT_HELP, 'utf8');
+    const id = mainBuild();
+    return id && text.startsWith(id) ? text.slice(id.length) || undefined : undefined;
   } catch {
     return undefined;
   }

@@ -245,6 +245,7 @@ export async function readStdinBytes(io: IO, signal?: AbortSignal): Promise<Buff
 
 /** All of stdin as UTF-8 text, for prompts and keys piped in. */
 export async function readStdin(io: IO, signal?: AbortSignal): Promise<string> {
+  if (io.noStdin) throw usage(`cannot read stdin: it is turned off (${io.noStdin})`);
   return utf8Text(await readStdinBytes(io, signal), 'stdin');
 }
 

@@ -221,7 +221,7 @@ function fitCap(ctx: RunContext<SpendOptions>, call: GuardedCall, prices: Pricin
   }
   if (fit === undefined) return;
   call.body[call.limitField!] = fit;
-  ctx.io.info(`max tokens lowered to ${fit} to stay within ${cap.name}`);
+  ctx.io.note(`note: max tokens lowered to ${fit} to stay within ${cap.name}`);
 }
 
 /** The completion limit the call must be lowered to (undefined: it fits as it is), or why it cannot fit. */

@@ -115,14 +115,15 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true, preserveTimestamps: true });
     cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
     symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
-    const later = new Date(Date.now() + 60_000);
-    utimesSync(join(copy, 'dist', 'cli', 'quick.js'), later, later);
+    // A bare tsc since the build writes quick.js without the build id.
+    const quickJs = join(copy, 'dist', 'cli', 'quick.js');
+    writeFileSync(quickJs, readFileSync(quickJs, 'utf8').replace(/^\/\* router build \w+ \*\/\n/, ''));
     const stale = execFileSync(process.execPath, [join(copy, 'bin', 'router'), '--version'], { encoding: 'utf8', env: { PATH: process.env.PATH, NODE_OPTIONS: `--require ${preload}` } });
     expect(stale).toBe(`${version}\n`);
     expect(JSON.parse(readFileSync(list, 'utf8'))).toContain('NativeModule internal/modules/esm/module_job');
   });
 
-  it('is left aside without a code cache for this node, when damaged, or when dist/cli is newer (a bare tsc since the build): the modules run', async () => {
+  it('is left aside without a code cache for this node, when damaged, or when dist/cli is of another build (a bare tsc since): the modules run', async () => {
     const copy = join(dir, 'checkout');
     cpSync(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
     cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true });
@@ -140,8 +141,13 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     expect(loadBundle(copy)).toEqual({ main: 'undefined', rejected: null });
     writeFileSync(bundle, whole, 'latin1');
     expect(loadBundle(copy)).toEqual({ main: 'function', rejected: false });
+    // File times say nothing (unpacking an installed package sets them): a bundle older than the modules is still theirs.
     const later = new Date(Date.now() + 60_000);
     utimesSync(join(copy, 'dist', 'cli', 'main.js'), later, later);
+    expect(loadBundle(copy)).toEqual({ main: 'function', rejected: false });
+    // A bare tsc since the build writes main.js without the build id: the bundle is of another build.
+    const mainJs = join(copy, 'dist', 'cli', 'main.js');
+    writeFileSync(mainJs, readFileSync(mainJs, 'utf8').replace(/^\/\* router build \w+ \*\/\n/, ''));
     expect(loadBundle(copy)).toEqual({ main: 'undefined', rejected: null });
     // Not a sync spawn: the emulator answers from this process.
     const call = promisify(execFile)(process.execPath, [join(copy, 'bin', 'router'), 'chat', '--model', 'local/echo', 'from the modules'], { encoding: 'utf8', env: { ...process.env, ...t.env, ROUTER_NO_LOG: '1' } });

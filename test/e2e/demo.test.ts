@@ -1,9 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
+import { BIN, startTestEnv } from '../helpers.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 
@@ -47,3 +48,39 @@ it('Ctrl-C in the middle of npm run demo stops the emulator and removes its fold
     rmSync(tmp, { recursive: true, force: true });
   }
 }, 30_000);
+
+// Issue 46: the commands the demo prints paste and run as shown (a pipe for its stdin, the --schema
+// JSON quoted), and it ends with the next step.
+it('the demo\'s printed commands run as a shell reads them, and it ends with the next step', async () => {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('ROUTER_') && !k.startsWith('XDG_')) env[k] = v;
+  const demo = spawnSync(process.execPath, [join(root, 'scripts', 'demo.mjs')], { env, encoding: 'utf8', timeout: 60_000 });
+  expect(demo.status).toBe(0);
+  const printed = [...demo.stderr.matchAll(/^\$ (.+)$/gm)].map((m) => m[1]!);
+  expect(printed.length).toBeGreaterThan(6);
+  expect(demo.stderr.trimEnd()).toMatch(/Next, your own:\n {2}router serve [^\n]+\n {2}router config init[^\n]+\n {2}router chat [^\n]+\nThen read [^\n]+$/);
+  const t = await startTestEnv();
+  const dir = mkdtempSync(join(tmpdir(), 'router-demo-paste-'));
+  try {
+    mkdirSync(join(dir, 'bin'));
+    writeFileSync(join(dir, 'bin', 'router'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`, { mode: 0o755 });
+    const shell = (line: string) =>
+      new Promise<{ code: number | null; out: string }>((done) => {
+        const child = spawn('bash', ['-c', line], { cwd: dir, env: { ...process.env, ...t.env, ROUTER_NO_LOG: '1', PATH: `${join(dir, 'bin')}:${process.env.PATH}` }, stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.on('data', (c) => (out += c));
+        child.on('close', (code) => done({ code, out }));
+      });
+    // Every line is one a shell parses; those that need no file of the demo's run as printed.
+    for (const line of printed) expect(spawnSync('bash', ['-n', '-c', line]).status).toBe(0);
+    const echo = printed.find((l) => l.includes('local/echo'))!;
+    expect(await shell(echo)).toEqual({ code: 0, out: 'Hello from stdin!\n' });
+    const schema = printed.find((l) => l.includes('--schema'))!;
+    const answered = await shell(schema);
+    expect(answered.code).toBe(0);
+    expect(Object.keys(JSON.parse(answered.out))).toEqual(['city']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await t.close();
+  }
+}, 90_000);

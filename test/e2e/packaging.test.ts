@@ -21,6 +21,15 @@ describe('the package', () => {
     expect(readme).toMatch(/`npm test` first installs[^]*apt-get[^]*root/);
   });
 
+  // Issue 46: npm 11 ends `npm install` with a warning for every dependency install script not reviewed.
+  it('npm install in the checkout has no install script left to warn about (allowScripts covers them; the README says why)', () => {
+    expect(Object.values(pkg.allowScripts ?? {})).not.toContain(true);
+    const ls = spawnSync('npm', ['install-scripts', 'ls'], { cwd: root, encoding: 'utf8' });
+    if (ls.status !== 0 && /Unknown command/i.test(ls.stderr + ls.stdout)) return; // an npm before allowScripts: nothing to warn about
+    expect(ls.stdout + ls.stderr).toMatch(/No packages with unreviewed install scripts/);
+    expect(readFileSync(join(root, 'README.md'), 'utf8')).toMatch(/install-script warnings[^]*allowScripts/);
+  });
+
   it('the packed package.json has no prepare script (installing runs no build); postpack puts it back', () => {
     const dir = mkdtempSync(join(tmpdir(), 'router-pack-'));
     try {
@@ -44,6 +53,18 @@ describe('the package', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  // Issue 46: `npm run conformance` is tsx running test/conformance/report.ts outside vitest, where
+  // importing vitest throws: what it loads (the test environment, the checks) must not need it.
+  it('npm run conformance\'s report loads and starts its environment outside vitest', () => {
+    expect(pkg.scripts.conformance).toBe('npm run build && tsx test/conformance/report.ts');
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('VITEST')) env[k] = v;
+    const code = "const { startTestEnv } = await import('./test/helpers.ts'); await import('./test/conformance/checks.ts'); await import('./test/conformance/trace.ts'); const t = await startTestEnv(); await t.close(); console.log('started')";
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: root, encoding: 'utf8', env });
+    expect(r.stderr).not.toMatch(/vitest/i);
+    expect(r.stdout).toBe('started\n');
   });
 
   it('npm run dev runs the CLI from its sources', () => {

@@ -4,13 +4,16 @@ import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { examplesPerFile, INTERACTIVE } from '../support/examples.js';
 
-// Every example of the README runs verbatim against the emulator (--help's: examples.test.ts).
+// Every example of the README, and of the docs/ pages it links for reference, runs verbatim against
+// the emulator (--help's: examples.test.ts). In this order: what one page sets up, a later one may use.
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 const runExamples = examplesPerFile();
 
-/** Commands of the README's sh blocks, with what cannot run as written set aside. */
-function readmeExamples(): string[] {
-  const md = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const PAGES = ['README.md', 'docs/commands.md', 'docs/batch.md', 'docs/scripting.md', 'docs/config.md', 'docs/emulator.md', 'docs/reliability.md', 'docs/library.md', 'docs/development.md'];
+
+/** Commands of a page's sh blocks, with what cannot run as written set aside. */
+function pageExamples(page: string): string[] {
+  const md = readFileSync(join(ROOT, page), 'utf8');
   const blocks = [...md.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.replace(/\\\n\s*/g, ''));
   return blocks
     .flatMap((b) => b.split('\n'))
@@ -20,8 +23,15 @@ function readmeExamples(): string[] {
     .filter((l) => !/^npm (install|run|link)/.test(l) && !l.includes('…'));
 }
 
-it('every example of the README runs verbatim', async () => {
-  const examples = readmeExamples().filter((e) => !INTERACTIVE.test(e));
-  expect(examples.length).toBeGreaterThan(25);
+it('every example of the README and its docs/ pages runs verbatim', async () => {
+  const examples = PAGES.flatMap(pageExamples).filter((e) => !INTERACTIVE.test(e));
+  expect(pageExamples('README.md').length).toBeGreaterThan(10);
+  expect(examples.length).toBeGreaterThan(60);
   expect(await runExamples(examples)).toEqual([]);
-}, 120_000);
+}, 240_000);
+
+it('the README links every page whose examples run here, and stays under 3,000 words', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  for (const page of PAGES.slice(1)) expect(readme).toContain(`](${page})`);
+  expect(readme.split(/\s+/).filter(Boolean).length).toBeLessThan(3000);
+});

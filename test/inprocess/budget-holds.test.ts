@@ -14,6 +14,8 @@ afterAll(() => t.close());
 
 // local/lorem at --max-tokens 200: bound $0.000354 (108 prompt-token bound + 200), cost $0.000302 (5 + 200).
 const CALL = ['chat', '--model', 'local/lorem', '--max-tokens', '200', 'write 500 words'];
+/** All CALL says on stderr: its answer stops at --max-tokens. */
+const CUT = 'note: the answer was cut at its length limit (200 tokens)\n';
 const chats = () => t.requests().filter((r) => r.path === '/v1/chat/completions').length;
 let states = 0;
 const freshState = () => join(t.dir, `state-${++states}`);
@@ -66,7 +68,7 @@ describe('concurrent calls under a budget', () => {
     const stale = `${dead}-0123456789ab.json`;
     writeFileSync(join(state, 'budget-holds', stale), JSON.stringify({ profile: 'default', usd: 5, pid: dead, time: new Date().toISOString() }));
     const r = await t.run(CALL, { env: { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '1' } });
-    expect(r.stderr).toBe('');
+    expect(r.stderr).toBe(CUT);
     expect(r.code).toBe(0);
     expect(readdirSync(join(state, 'budget-holds'))).not.toContain(stale);
   });
@@ -88,7 +90,7 @@ describe('concurrent calls under a budget', () => {
     mkdirSync(state, { recursive: true });
     writeFileSync(join(state, 'budget-holds'), '');
     const r = await t.run(CALL, { env: { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '1' } });
-    expect(r.stderr).toBe('');
+    expect(r.stderr).toBe(CUT);
     expect(r.code).toBe(0);
     expect(readFileSync(join(state, 'usage.jsonl'), 'utf8')).toMatch(/"cost":0\.0003025/);
   });

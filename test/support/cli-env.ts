@@ -1,9 +1,16 @@
-import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+
+// vitest's hooks and expect, only under vitest: `npm run conformance` (test/conformance/report.ts) starts
+// this environment with tsx, where importing vitest throws.
+const vitest = process.env.VITEST ? await import('vitest') : undefined;
+const underVitest = () => {
+  if (!vitest) throw new Error('this helper runs under vitest only');
+  return vitest;
+};
 
 /**
  * The in-process twin of test/helpers.ts `startTestEnv`: the same emulator, environment and
@@ -146,7 +153,7 @@ export async function startCliEnvWithBatch(): Promise<{ t: CliEnv; requests: str
   const requests = join(t.dir, 'requests.jsonl');
   writeFileSync(requests, ['a', 'b'].map((c) => JSON.stringify({ custom_id: c, body: { model: 'local/echo', messages: [{ role: 'user', content: c }] } })).join('\n'));
   const batchId = (await t.run(['batch', 'create', requests])).stdout.trim();
-  expect((await t.run(['batch', 'get', batchId, '--watch', '--interval', '0.05'])).code).toBe(0);
+  underVitest().expect((await t.run(['batch', 'get', batchId, '--watch', '--interval', '0.05'])).code).toBe(0);
   return { t, requests, batchId };
 }
 
@@ -158,6 +165,7 @@ export { post } from './post.js';
  * receives the environment; the function returned runs the CLI and keeps what it printed.
  */
 export function cliEnvPerFile(set: (t: CliEnv) => void): (args: string[], env?: Record<string, string>, input?: string) => Promise<CliResult> {
+  const { afterAll, beforeAll, beforeEach, expect } = underVitest();
   let t: CliEnv;
   const outputs: CliResult[] = [];
   beforeAll(async () => {

@@ -11,6 +11,7 @@ export const credits = defineCommand({
   summary: "the account's credits, usage and balance (management key)",
   description: "The account's credits: bought (total_credits), spent (total_usage) and the balance left. Needs the management key.",
   flags: { json: { flags: '--json', help: 'print {total_credits, total_usage, balance}' } },
+  notes: 'Piped, one tab-separated line: credits, used, balance (USD, plain decimals).',
   examples: ['router credits', 'router credits --json --jq .balance'],
   run: runCredits,
 });

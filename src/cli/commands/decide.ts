@@ -36,7 +36,8 @@ export const decide = defineCommand({
   description: 'Ask yes/no (noul), choice and score questions about some content. Alpha: the shape may change. Needs a management key.',
   flags: FLAGS,
   notes: `Answers: noul = P(yes) in 0..1; choice = one option with its probabilities; score = the
-probability-weighted level (0..n-1). confidence = how concentrated the distribution is.`,
+probability-weighted level (0..n-1). confidence = how concentrated the distribution is.
+Piped, one tab-separated line per question: key, type, answer, confidence, probabilities.`,
   examples: [
     'router decide --state review.txt --model local/judge --noul spam "Is this spam?"',
     'router decide --state-text "The food was cold" --model local/judge \\\n      --score sentiment "How positive?" --level negative --level neutral --level positive',
@@ -119,7 +120,7 @@ async function runDecide(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<voi
   if (!opts.model) throw usage('no model: give --model (a decision model, e.g. local/judge)');
   if (opts.state !== undefined && opts.stateText !== undefined) throw usage('give the content with one of --state FILE or --state-text TEXT, not both');
   // Piped content is the state when no flag names one (cat review.txt | router decide …) and stdin is not the questions.
-  const stateFile = opts.state ?? (opts.stateText === undefined && !io.stdinTTY && opts.questions !== '-' ? '-' : undefined);
+  const stateFile = opts.state ?? (opts.stateText === undefined && !io.stdinTTY && !io.noStdin && opts.questions !== '-' ? '-' : undefined);
   if (stateFile === undefined && opts.stateText === undefined) throw usage('no content: give --state FILE, --state-text TEXT, or pipe it on stdin');
   if (opts.stateText !== undefined && !opts.stateText.trim()) throw usage('--state-text is empty');
   let state: unknown = opts.stateText;

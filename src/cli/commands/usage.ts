@@ -28,7 +28,10 @@ export const usageCommand = defineCommand({
   summary: 'totals of tokens and cost from the local usage ledger',
   description: "Totals of what this machine's router calls used and cost, from the local usage ledger (rows: tab-separated; --json for one object).",
   flags: FLAGS,
-  notes: `Every call (chat, responses, embed, speak, decide, and each batch once it ends) is one JSON line in
+  notes: `Piped, one tab-separated line per row, then one for the total: the --by key (day, model, …),
+calls, prompt tokens, completion tokens, total tokens, cost (USD).
+
+Every call (chat, responses, embed, speak, decide, and each batch once it ends) is one JSON line in
 $XDG_STATE_HOME/router/usage.jsonl: time, profile, command, endpoint, model, id or batch_id,
 tokens and the cost the service reported. --no-log (or ROUTER_NO_LOG=1, or
 router config set log off) leaves a call out. A batch counts once, on the day it was first seen

@@ -23,7 +23,7 @@ import { noteRouting } from '../../routing-note.js';
 export const chat = defineCommand({
   name: 'chat',
   summary: 'send a prompt to a chat model, streaming the answer',
-  description: 'Send a prompt to a chat model and stream the answer to stdout. The prompt is the arguments and a piped stdin: stdin first, then the arguments, or at the place of a "-" among them.',
+  description: 'Send a prompt to a chat model and stream the answer to stdout. The prompt is the arguments and a piped stdin: stdin first, then the arguments, or at the place of a "-" among them. --no-stdin (or ROUTER_NO_STDIN=1) leaves stdin alone, as a while-read loop over a list needs.',
   args: [{ name: '[prompt...]', help: 'the prompt; "-" puts stdin at its place' }],
   flags: { ...CHAT_FLAGS, ...SPEND_FLAGS },
   examples: [
@@ -74,6 +74,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     const streams = opts.stream ?? !opts.json;
     const sentWith = streams ? { stream: true, stream_options: { include_usage: true } } : undefined;
     const guarded = { body: req, sentWith, models: [req.model, ...(req.models ?? [])], limitField: 'max_completion_tokens', limitFlag: limitFlagOf(ctx, 'maxTokens', '--max-tokens'), explicitLimit: opts.maxTokens !== undefined, completes: true };
+    const asked = req.max_completion_tokens;
     const guard = await guardSpend(ctx, connected, guarded);
     if (guard.dryRun) return;
     let spent: number | undefined;
@@ -87,6 +88,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
       ctx.logUsage({ endpoint: '/v1/chat/completions', model: a.model ?? req.model ?? req.models?.[0], ...(a.id ? { id: a.id } : {}), ...usageFields(a.usage) });
       u = addUsage(u, a.usage);
       if (a.failure) throw a.failure;
+      if (a.finish === 'length') io.note(`note: the answer was cut at its length limit${lengthLimit(req.max_completion_tokens, asked)}`);
       return a;
     };
     let answer = await ask();
@@ -111,6 +113,12 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
 
 type Call = { signal: AbortSignal; routerMetadata?: boolean };
 
+/** The limit an answer was cut at, for the note that says so: the tokens, and whether --max-cost lowered them. */
+function lengthLimit(limit: number | undefined, asked: number | undefined): string {
+  if (limit === undefined) return " (the model's most output tokens)";
+  return ` (${limit} tokens${limit !== asked ? ', lowered by --max-cost; raise --max-cost for more' : ''})`;
+}
+
 function addUsage(sum: ChatUsage | undefined, u: ChatUsage | undefined): ChatUsage | undefined {
   if (!sum || !u) return sum ?? u;
   const cost = sum.cost === undefined && u.cost === undefined ? undefined : (sum.cost ?? 0) + (u.cost ?? 0);
@@ -124,6 +132,8 @@ interface Answer {
   /** The answer's generation id (the ledger keeps it). */
   id?: string;
   usage: ChatUsage | undefined;
+  /** Why the answer ended (finish_reason): "length" is an answer cut at its limit. */
+  finish?: string | null;
   /** What the answer says about itself when it failed (printed first, then reported). */
   failure?: FailedAnswerError;
   message: AssembledMessage;
@@ -139,7 +149,7 @@ async function completeChat(io: IO, client: RouterClient, req: ChatCompletionReq
   if (opts.json) io.json(completion);
   else if (!opts.schema && (text || (!failure && !message.tool_calls))) printText(io, await shownText(io, text, opts));
   if (opts.routerMetadata && !opts.json) noteRouting(io, completion);
-  return { text, usage: completion.usage, model: completion.model || undefined, id: completion.id || undefined, failure, message };
+  return { text, usage: completion.usage, model: completion.model || undefined, id: completion.id || undefined, failure, message, finish: completion.choices[0]?.finish_reason };
 }
 
 /** Text deltas (or, with --json, every chunk as a JSON line) to stdout as they arrive. */
@@ -147,6 +157,7 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
   let usage: ChatUsage | undefined;
   let model: string | undefined;
   let id: string | undefined;
+  let finish: string | null | undefined;
   let text = '';
   // Whether the text so far ends a line (asked of the last piece: text.endsWith would copy the whole answer).
   let endsLine = false;
@@ -161,6 +172,7 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
         if (chunk.usage) usage = chunk.usage;
         if (chunk.model) model ??= chunk.model;
         if (chunk.id) id ??= chunk.id;
+        finish = chunk.choices?.[0]?.finish_reason ?? finish;
         const content = deltaText(chunk);
         text += content;
         if (content) endsLine = content.endsWith('\n');
@@ -184,5 +196,5 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
     throw err;
   });
   reasoning.end();
-  return { text, usage, model, id, message: assembler.message() };
+  return { text, usage, model, id, message: assembler.message(), finish };
 }

@@ -11,9 +11,10 @@ import { APIError } from '../../../client/errors.js';
 import { readAttachments, type Attachment } from '../../attach.js';
 import { recordedUser, userContent } from '../../request-extras.js';
 import type { ChatCommandOptions } from './flags.js';
+import type { Model } from '../../../client/resources/models.js';
 
-export const REPL_HELP = 'commands: /exit, /model ID, /system TEXT, /role NAME, /attach PATH, /edit, /save FILE, /clear, /help; end a line with \\ to continue it; Up-arrow recalls earlier lines, of earlier sessions too. '
-  + 'Ctrl-C stops an answer (the exchange is dropped) or clears the line; Ctrl-C on an empty line exits (130), Ctrl-D exits (0)';
+/** Said when the session starts; /help lists the commands one a line (./repl-checks.ts). */
+const REPL_START = '/help lists the commands; /exit or Ctrl-D ends';
 
 type Asked = { line: string } | { end: 'eof' | 'interrupt' };
 
@@ -74,6 +75,8 @@ interface Conversation {
   attached: Attachment[];
   /** Messages with attachments, as the saved conversation keeps them (by reference). */
   recorded: WeakMap<ChatMessage, ChatMessage>;
+  /** The service's model list (fetched once, when /model or /role needs it); undefined when it cannot be read. */
+  models: () => Promise<Model[] | undefined>;
 }
 
 /** A slash command; returns false for /exit. A failure prints one line and the conversation goes on. */
@@ -82,10 +85,16 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
   const [cmd, ...rest] = text.split(/\s+/);
   const arg = rest.join(' ');
   if (cmd === '/exit' || cmd === '/quit') return false;
-  if (cmd === '/help') io.err(`${REPL_HELP}\n`);
+  const checks = await import('./repl-checks.js');
+  if (cmd === '/help') io.err(`${checks.REPL_COMMANDS}\n`);
   else if (cmd === '/model') {
     if (!isModelId(arg)) io.err(`usage: /model ${MODEL_ID_SYNTAX}\n`);
-    else io.err(`model: ${(c.model = arg)}\n`);
+    else {
+      const models = await c.models();
+      await checks.checkReplModel(arg, models);
+      io.err(`model: ${(c.model = arg)}\n`);
+      checks.pendingNotTaken(io, models?.find((m) => m.id === arg), c.attached);
+    }
   } else if (cmd === '/system') {
     const at = c.history.findIndex((m) => m.role === 'system');
     if (at >= 0) c.history.splice(at, 1);
@@ -93,12 +102,19 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
     io.err(arg ? 'system message set\n' : 'system message cleared\n');
   } else if (cmd === '/role') {
     if (!arg) io.err('usage: /role NAME (router roles list)\n');
-    else await (await import('./repl-more.js')).switchRole(ctx, arg, c);
+    else {
+      await (await import('./repl-more.js')).switchRole(ctx, arg, c);
+      if (c.attached.length && c.model) checks.pendingNotTaken(io, (await c.models())?.find((m) => m.id === c.model), c.attached);
+    }
   } else if (cmd === '/attach') {
     if (!arg) io.err('usage: /attach PATH|URL\n');
     else if (arg === '-') io.err('error: /attach -: stdin is this terminal; attach a file (/attach PATH)\n');
     else {
-      const [a] = await readAttachments([arg], io);
+      const [a] = await readAttachments([arg], io).catch((err: unknown) => {
+        // Said as typed here: /attach, not the flag.
+        if (err instanceof Error) err.message = err.message.replace(/^--attach\b/, '/attach');
+        throw err;
+      });
       c.attached.push(a!);
       io.err(`attached ${arg} (${a!.mediaType}${a!.data ? `, ${a!.data.length} bytes` : ''}); it goes with the next message\n`);
     }
@@ -111,11 +127,11 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
     else {
       const { OutputFile } = await import('../../output-file.js');
       const f = OutputFile.open(arg);
-      await f.write(`${JSON.stringify({ model: c.model, messages: c.history }, null, 2)}\n`);
+      await f.write(/\.(md|markdown)$/i.test(arg) ? checks.conversationMarkdown(c.model, c.history) : `${JSON.stringify({ model: c.model, messages: c.history }, null, 2)}\n`);
       await f.commit();
       io.err(`saved ${c.history.length} messages to ${arg}\n`);
     }
-  } else io.err(`unknown command ${cmd}; ${REPL_HELP}\n`);
+  } else io.err(`unknown command ${cmd}; /help lists the commands\n`);
   return true;
 }
 
@@ -137,11 +153,18 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
   const { guardSpend } = await import('../../spend-guard.js');
   const { usageFields } = await import('../../ledger.js');
   const { reportError } = await import('../../errors.js');
-  const c: Conversation = { model: settings.model, history: withSystem(saved?.messages ?? [], opts.system), attached: await readAttachments(opts.attach, io), recorded: new WeakMap() };
+  let models: Promise<Model[] | undefined> | undefined;
+  const c: Conversation = {
+    model: settings.model,
+    history: withSystem(saved?.messages ?? [], opts.system),
+    attached: await readAttachments(opts.attach, io),
+    recorded: new WeakMap(),
+    models: () => (models ??= import('./repl-checks.js').then((m) => m.modelList(client, ctx.env, settings.apiRoot))),
+  };
   let kept = saved;
   if (saved) io.err(`continuing ${saved.id} (${saved.messages.filter((m) => m.role === 'user').length} turns)\n`);
   const lines: string[] = more.loadHistory(ctx.env);
-  io.err(`router chat${c.model ? ` with ${c.model}` : ''}. ${REPL_HELP}\n`);
+  io.err(`router chat${c.model ? ` with ${c.model}` : ''}. ${REPL_START}\n`);
   try {
     for (;;) {
       let a = await ask(io, '> ', lines, more.HISTORY_LINES);

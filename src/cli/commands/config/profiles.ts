@@ -11,6 +11,7 @@ export const list = defineCommand({
   name: 'list',
   summary: 'list profiles (keys masked); * marks the current one',
   flags: jsonFlags('print the profiles as JSON'),
+  notes: 'Piped, one tab-separated line per profile: * for the current one (else empty), profile, api key\n(masked), api root, model.',
   run: async ({ io, opts }) => {
     const { maskKey, withoutUserinfo } = await import('../../../config/settings.js');
     const s = await store(io);

@@ -78,11 +78,12 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
   try {
     const body = req as unknown as Record<string, unknown>;
     const loop = tools === undefined ? undefined : 'with --tools the service runs a loop of model calls whose inputs hold tool results, which no bound can foresee (--stop-when max_cost=USD asks the service to stop it)';
+    const asked = req.max_output_tokens;
     const guard = await guardSpend(ctx, connected, { body, unboundable: loop, sentWith: (opts.stream ?? !opts.json) ? { stream: true } : undefined, models: [req.model, ...((req.models as string[] | undefined) ?? [])], limitField: 'max_output_tokens', limitFlag: limitFlagOf(ctx, 'maxOutputTokens', '--max-output-tokens'), explicitLimit: opts.maxOutputTokens !== undefined, completes: true });
     if (guard.dryRun) return;
     const final = (opts.stream ?? !opts.json) ? await streamResponse(io, client, req, opts, call) : await createResponse(io, client, req, opts, call);
     if (opts.routerMetadata && !opts.json) noteRouting(io, final);
-    if (final?.status === 'incomplete') io.info('note: the response is incomplete (max output tokens reached)');
+    if (final?.status === 'incomplete') io.note(`note: the response is incomplete (${incompleteWhy(final, req.max_output_tokens, req.max_output_tokens !== asked)})`);
     const u = final?.usage;
     ctx.logUsage({ endpoint: '/v1/responses', model: String(final?.model ?? req.model ?? ''), ...(final?.id ? { id: String(final.id) } : {}), ...usageFields(u as Record<string, unknown> | undefined) });
     if (opts.usage) io.note(usageLine(u ? { input: u.input_tokens, output: u.output_tokens, total: u.total_tokens, cost: u.cost } : undefined) + boundNote(guard));
@@ -165,4 +166,12 @@ async function streamResponse(io: IO, client: RouterClient, req: ResponsesReques
   });
   reasoning.end();
   return final;
+}
+
+/** Why a response stopped short, as it says, with the limit it had (and when --max-cost lowered it). */
+function incompleteWhy(final: Record<string, unknown>, limit: unknown, lowered: boolean): string {
+  const reason = (final.incomplete_details as { reason?: unknown } | null | undefined)?.reason;
+  const cut = reason === undefined || reason === 'max_output_tokens';
+  if (!cut) return String(reason);
+  return `cut at its length limit${typeof limit === 'number' ? `, ${limit} output tokens` : ''}${lowered ? ', lowered by --max-cost' : ''}`;
 }

@@ -1,0 +1,51 @@
+// The package as users install it: `npm pack`, then `npm install` of the tarball into a folder of its own.
+// Its one-shot start-up against the checkout's and bare node's, interleaved rounds in the same run.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { BIN, WORK, timed, median, report } from './lib.mjs';
+
+const ROUNDS = 15;
+const spread = (ratios) => `spread ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`;
+
+/**
+ * bin/router of the package installed from a tarball of this checkout (BENCH_BIN's, when set).
+ * BENCH_INSTALLED_BIN: an installed package's bin/router already there (a before/after).
+ */
+function installedBin() {
+  if (process.env.BENCH_INSTALLED_BIN) return process.env.BENCH_INSTALLED_BIN;
+  const checkout = join(dirname(BIN), '..');
+  const packs = join(WORK, 'packs');
+  mkdirSync(packs, { recursive: true });
+  // dist is built (npm run bench builds first): --ignore-scripts packs it as it is.
+  execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', packs], { cwd: checkout, stdio: ['ignore', 'ignore', 'inherit'] });
+  const tarball = join(packs, readdirSync(packs).find((name) => name.endsWith('.tgz')));
+  const prefix = join(WORK, 'installed');
+  execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', '--prefix', prefix, tarball], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const bin = join(prefix, 'node_modules', 'router-cli', 'bin', 'router');
+  if (!existsSync(bin)) throw new Error(`the installed package has no ${bin}`);
+  return bin;
+}
+
+export const installedSections = {
+  async installed(emu) {
+    const installed = installedBin();
+    const env = { ...process.env, ROUTER_API_ROOT: emu.api_root, ROUTER_API_KEY: emu.api_key, ROUTER_NO_LOG: '1' };
+    const chat = ['chat', '--model', 'local/echo', 'hi'];
+    const node = [], checkout = [], pkg = [], pkgHelp = [], help = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      node.push((await timed(process.execPath, ['-e', '0'])).ms);
+      checkout.push((await timed(process.execPath, [BIN, ...chat], { env })).ms);
+      pkg.push((await timed(process.execPath, [installed, ...chat], { env })).ms);
+      help.push((await timed(process.execPath, [BIN, 'chat', '--help'])).ms);
+      pkgHelp.push((await timed(process.execPath, [installed, 'chat', '--help'])).ms);
+    }
+    const vsCheckout = median(pkg) / median(checkout);
+    report('installed package: one-shot router chat / the checkout', `${vsCheckout.toFixed(2)}x (${median(pkg).toFixed(0)} vs ${median(checkout).toFixed(0)} ms; ${spread(pkg.map((p, i) => p / checkout[i]))})`, '<= 1.1x', vsCheckout <= 1.1);
+    const vsNode = median(pkg) / median(node);
+    report('installed package: one-shot router chat / node -e 0', `${vsNode.toFixed(2)}x (${median(node).toFixed(0)} ms node; ${spread(pkg.map((p, i) => p / node[i]))})`, '<= 1.5x', vsNode <= 1.5);
+    report('  the checkout\'s one-shot router chat / node -e 0', `${(median(checkout) / median(node)).toFixed(2)}x (${spread(checkout.map((c, i) => c / node[i]))})`, 'info');
+    const helpRatio = median(pkgHelp) / median(help);
+    report('installed package: router chat --help / the checkout', `${helpRatio.toFixed(2)}x (${median(pkgHelp).toFixed(0)} vs ${median(help).toFixed(0)} ms; ${spread(pkgHelp.map((p, i) => p / help[i]))})`, '<= 1.1x', helpRatio <= 1.1);
+  },
+};

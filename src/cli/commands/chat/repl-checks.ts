@@ -1,0 +1,59 @@
+/** What the REPL's slash commands check and write: /model against the model list, /save as Markdown, /help. */
+import type { ChatMessage } from '../../../client/types.js';
+import type { Model } from '../../../client/resources/models.js';
+import type { RouterClient } from '../../../client/index.js';
+import type { Attachment } from '../../attach.js';
+import type { IO } from '../../io.js';
+import { usage } from '../../exit-codes.js';
+
+/** /help: one command a line. */
+export const REPL_COMMANDS = [
+  '/model ID         switch the model (checked against router models)',
+  '/system TEXT      set the system message (none: clear it)',
+  '/role NAME        take a role\'s model and system message (router roles list)',
+  '/attach PATH|URL  add a file to the next message',
+  '/edit             write the message in $VISUAL or $EDITOR',
+  '/save FILE        save the conversation: Markdown for a .md FILE, else JSON',
+  '/clear            clear the conversation and the pending attachments',
+  '/help             this list',
+  '/exit             end the session (Ctrl-D too)',
+  'A line ending in \\ goes on in the next. Up-arrow recalls earlier lines, of earlier sessions too.',
+  'Ctrl-C stops an answer (the exchange is dropped) or clears the line; on an empty line it exits (130).',
+].join('\n');
+
+/** The model list, as `router models` keeps it; undefined when it cannot be read (briefly). */
+export async function modelList(client: RouterClient, env: NodeJS.ProcessEnv, apiRoot: string | undefined): Promise<Model[] | undefined> {
+  const { modelCatalog } = await import('../../model-catalog.js');
+  const { DEFAULT_API_ROOT } = await import('../../../client/core.js');
+  return modelCatalog(client, { env, apiRoot: apiRoot ?? DEFAULT_API_ROOT, signal: AbortSignal.timeout(3000) }).catch(() => undefined);
+}
+
+/** /model ID: refused (the model in use stays) when the list is known and does not hold it. */
+export async function checkReplModel(id: string, models: Model[] | undefined): Promise<void> {
+  if (!models || models.some((m) => m.id === id)) return;
+  const { nearestModel } = await import('../../model-hint.js');
+  const near = nearestModel(id, models.map((m) => m.id));
+  throw usage(`/model: ${id} is not in the model list (${near ? `did you mean ${near}? ` : ''}the list: router models); the model stays`);
+}
+
+/** The pending attachments a model cannot take (by its input modalities), named with the way out. */
+export function pendingNotTaken(io: IO, model: Model | undefined, attached: Attachment[]): void {
+  const listed = (model?.architecture as { input_modalities?: unknown } | undefined)?.input_modalities;
+  const takes = Array.isArray(listed) ? listed.filter((m): m is string => typeof m === 'string') : undefined;
+  if (!model || !takes) return;
+  const refused = attached.filter((a) => !takes.includes(a.kind));
+  if (!refused.length) return;
+  const names = refused.map((a) => `${a.filename} (${a.kind})`).join(', ');
+  io.err(`note: ${model.id} takes ${takes.join(', ')}: the pending ${refused.length === 1 ? 'attachment' : 'attachments'} ${names} would be refused; /clear drops ${refused.length === 1 ? 'it' : 'them'}, or switch back with /model\n`);
+}
+
+/** The conversation as Markdown: a heading per message, its text as it was. */
+export function conversationMarkdown(model: string | undefined, history: ChatMessage[]): string {
+  const part = (p: unknown) => {
+    const { type, text } = (p ?? {}) as { type?: unknown; text?: unknown };
+    return typeof text === 'string' ? text : `[${String(type)}]`;
+  };
+  const text = (m: ChatMessage) => (typeof m.content === 'string' ? m.content : (m.content ?? []).map(part).join('\n'));
+  const parts = history.map((m) => `## ${m.role}\n\n${text(m).trim()}\n`);
+  return `# Conversation${model ? ` with ${model}` : ''}\n\n${parts.join('\n')}`;
+}

@@ -1,0 +1,86 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN } from '../helpers.js';
+import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+
+// Issue 46: the package users install starts as the checkout does, from the bundle and its code cache.
+// `npm pack` as it runs in the checkout (prepack takes `prepare` out) from a copy of the built package
+// whose build is a no-op (dist is built), then `npm install` of the tarball into a folder of its own.
+const ROOT = resolve(BIN, '..', '..');
+const run = promisify(execFile);
+
+describe('the installed package (npm pack, npm install of the tarball)', () => {
+  let dir: string;
+  let installed: string;
+  let installLog: string;
+  let t: CliEnv;
+  beforeAll(async () => {
+    t = await startCliEnv();
+    dir = mkdtempSync(join(tmpdir(), 'router-installed-'));
+    const stage = join(dir, 'stage');
+    for (const part of ['bin', 'dist', 'completions', 'LICENSE', 'README.md', 'scripts/pack.mjs']) cpSync(join(ROOT, part), join(stage, part), { recursive: true });
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    writeFileSync(join(stage, 'package.json'), JSON.stringify({ ...pkg, scripts: { ...pkg.scripts, build: 'node -e 0' } }, null, 2));
+    mkdirSync(join(dir, 'packs'));
+    await run('npm', ['pack', '--silent', '--pack-destination', join(dir, 'packs')], { cwd: stage });
+    const tarball = join(dir, 'packs', readdirSync(join(dir, 'packs')).find((name) => name.endsWith('.tgz'))!);
+    const prefix = join(dir, 'prefix');
+    const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--prefix', prefix, tarball], { cwd: dir });
+    installLog = install.stdout + install.stderr;
+    installed = join(prefix, 'node_modules', 'router-cli', 'bin', 'router');
+  }, 240_000);
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const router = (args: string[]) => {
+    const call = run(process.execPath, [installed, ...args], { encoding: 'utf8', env: { ...process.env, ...t.env, ROUTER_NO_LOG: '1', ROUTER_TRACE_START: '1' } });
+    call.child.stdin?.end();
+    return call;
+  };
+
+  it('installs without an install-script warning', () => {
+    expect(installLog).not.toMatch(/install-scripts|prepare/);
+  });
+
+  it('runs a one-shot chat from the bundle and its code cache, though unpacking gave the files new times', async () => {
+    const r = await router(['chat', '--model', 'local/echo', 'from the package']);
+    expect(r.stdout).toBe('from the package\n');
+    expect(r.stderr).toBe('router: started from the bundle and its code cache\n');
+  });
+
+  it('answers --version from quick.cjs', async () => {
+    const r = await router(['--version']);
+    expect(r.stdout).toBe(`${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}\n`);
+    expect(r.stderr).toBe('router: started from quick.cjs\n');
+  });
+
+  it('answers the root help off a terminal as rendered at build, without starting node\'s ES module loader', async () => {
+    const list = join(dir, 'modules.json');
+    const preload = join(dir, 'modules.cjs');
+    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify(process.moduleLoadList)));`);
+    const call = run(process.execPath, [installed, '--help'], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: `--require ${preload}` } });
+    call.child.stdin?.end();
+    const r = await call;
+    expect(r.stdout).toMatch(/^Usage: router \[options\] \[command\]\n/);
+    expect(JSON.parse(readFileSync(list, 'utf8'))).not.toContain('NativeModule internal/modules/esm/module_job');
+  });
+
+  it('says when it starts from the modules: the checkout with a bundle of another build', () => {
+    const copy = join(dir, 'checkout');
+    cpSync(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
+    cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true });
+    cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
+    symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+    const main = join(copy, 'dist', 'cli', 'main.js');
+    writeFileSync(main, readFileSync(main, 'utf8').replace(/^\/\* router build \w+ \*\/\n/, ''));
+    const r = spawnSync(process.execPath, [join(copy, 'bin', 'router'), 'chat', '--help'], { encoding: 'utf8', env: { ...process.env, ROUTER_TRACE_START: '1'} });
+    expect(r.stderr).toBe('router: started from the modules (the bundle is of another build)\n');
+    expect(r.stdout).toMatch(/^Usage: router chat/);
+  });
+});

@@ -1,0 +1,76 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { HAS_TMUX, Terminal } from '../support/tmux.js';
+
+// Issue 46: the REPL's edges, on a real terminal (tmux).
+let t: TestEnv;
+let term: Terminal;
+const fresh = () => {
+  term?.close();
+  term = new Terminal({ ...t.env, ROUTER_NO_LOG: '1' });
+};
+const router = `node ${BIN}`;
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAIAAAA2iEnWAAAAEklEQVR4nGP4z8DAwMDAAMMAAB7YAfxCnGlYAAAAAElFTkSuQmCC', 'base64');
+
+beforeAll(async () => {
+  t = await startTestEnv();
+});
+afterAll(async () => {
+  term?.close();
+  await t.close();
+});
+
+describe.skipIf(!HAS_TMUX)('router chat -i', () => {
+  it('/help lists one command a line; /model checks the id against the model list and keeps the model on a miss', async () => {
+    fresh();
+    term.run(`${router} chat -i --model local/echo`);
+    await term.waitFor(/\/help lists the commands[^\n]*\n>\s*$/m);
+    term.run('/help');
+    const help = await term.waitFor(/^\/exit +end the session[^\n]*\n(?:[^\n]*\n)*>\s*$/m);
+    for (const cmd of ['/model ID', '/system TEXT', '/role NAME', '/attach PATH|URL', '/edit', '/save FILE', '/clear', '/help']) expect(help).toMatch(new RegExp(`^${cmd.replace(/[|/]/g, '\\$&')} +\\S`, 'm'));
+    term.run('/model local/ecko');
+    await term.waitFor(/^error: \/model: local\/ecko is not in the model list \(did you mean local\/echo\? the list: router models\); the model stays\n>\s*$/m);
+    term.run('still echo');
+    await term.waitFor(/^still echo\n>\s*$/m);
+    term.run('/model local/lorem');
+    await term.waitFor(/^model: local\/lorem\n>\s*$/m);
+    term.run('/exit');
+    expect(await term.lastExit()).toBe(0);
+  });
+
+  it('/attach errors name /attach; a pending image the new model cannot take is named with /clear', async () => {
+    const png = join(t.dir, 'pending.png');
+    writeFileSync(png, PNG);
+    fresh();
+    term.run(`${router} chat -i --model local/vision`);
+    await term.waitFor(/^>\s*$/m);
+    term.run(`/attach ${join(t.dir, 'missing.png')}`);
+    await term.waitFor(/^error: \/attach: cannot read \S*missing\.png \(no such file or folder\)\n>\s*$/m);
+    term.run(`/attach ${png}`);
+    await term.waitFor(/attached \S*pending\.png/);
+    term.run('/model local/echo');
+    await term.waitFor(/^model: local\/echo\nnote: local\/echo takes text: the pending attachment pending\.png \(image\) would be refused; \/clear drops it, or switch back with \/model\n>\s*$/m);
+    term.run('/exit');
+    expect(await term.lastExit()).toBe(0);
+  });
+
+  it('/save notes.md writes the conversation as Markdown; another name as JSON', async () => {
+    const md = join(t.dir, 'notes.md');
+    const json = join(t.dir, 'notes.json');
+    fresh();
+    term.run(`${router} chat -i --model local/echo`);
+    await term.waitFor(/^>\s*$/m);
+    term.run('first line');
+    await term.waitFor(/^first line\n>\s*$/m);
+    term.run(`/save ${md}`);
+    await term.waitFor(/saved 2 messages to \S*notes\.md\n>\s*$/m);
+    term.run(`/save ${json}`);
+    await term.waitFor(/saved 2 messages to \S*notes\.json\n>\s*$/m);
+    term.run('/exit');
+    expect(await term.lastExit()).toBe(0);
+    expect(readFileSync(md, 'utf8')).toBe('# Conversation with local/echo\n\n## user\n\nfirst line\n\n## assistant\n\nfirst line\n');
+    expect(JSON.parse(readFileSync(json, 'utf8')).messages).toHaveLength(2);
+  });
+});
