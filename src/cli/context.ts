@@ -33,7 +33,9 @@ export async function connect(io: IO, flags: GlobalFlags, settings: Settings, op
   }
   const { RouterClient, DEFAULT_API_ROOT } = await import('../client/index.js');
   const proxy = (await import('../config/proxy.js')).proxyFromEnv(io.env, settings.apiRoot ?? DEFAULT_API_ROOT);
+  const root = settings.apiRoot ?? DEFAULT_API_ROOT;
   const client = new RouterClient({
+    batches: await batchPlaces(io.env, root, settings.batchesPath),
     apiKey: key,
     apiRoot: settings.apiRoot,
     timeoutMs: flags.timeout !== undefined ? flags.timeout * 1000 : undefined,
@@ -42,6 +44,17 @@ export async function connect(io: IO, flags: GlobalFlags, settings: Settings, op
     onRetry: ({ attempt, delayMs, reason }) => io.info(`retry ${attempt} in ${(delayMs / 1000).toFixed(1)}s: ${reason}`),
   });
   return { client, settings };
+}
+
+/** Where batches live: named outright (batches_path), else as found out before at this root; and every batch seen goes to the local index. */
+async function batchPlaces(env: NodeJS.ProcessEnv, root: string, named: string | undefined) {
+  const [{ rememberedPlace, rememberPlace }, { indexBatch }] = await Promise.all([import('../batch/places.js'), import('../batch/local-index.js')]);
+  return {
+    place: named ? { path: named, listing: rememberedPlace(env, root)?.listing } : rememberedPlace(env, root),
+    fixed: named !== undefined,
+    onPlace: (place: { path?: string; listing?: boolean }) => rememberPlace(env, root, named ? { listing: place.listing } : place),
+    onBatch: (b: Parameters<typeof indexBatch>[2]) => indexBatch(env, root, b),
+  };
 }
 
 /**

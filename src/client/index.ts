@@ -1,6 +1,6 @@
 import { HttpCore, type ClientOptions } from './core.js';
 import { Chat } from './resources/chat.js';
-import { Batches } from './resources/batches.js';
+import { Batches, type BatchPlaceOptions } from './resources/batches.js';
 import { Responses } from './resources/responses.js';
 import { Embeddings } from './resources/embeddings.js';
 import { Speech } from './resources/speech.js';
@@ -13,6 +13,7 @@ import { Raw } from './resources/raw.js';
 export * from './errors.js';
 export * from './types.js';
 export * from './facts.js';
+export { BATCH_PATHS, isNoListing, type BatchPlace, type BatchPlaceOptions } from './resources/batches.js';
 export { DEFAULT_API_ROOT, HttpCore, parseRetryAfter, type ClientOptions, type ProxyOptions, type RetryInfo } from './core.js';
 export { parseSSE, type SSEEvent } from './sse.js';
 export type { CallOptions } from './resources/shared.js';
@@ -45,10 +46,10 @@ export class RouterClient {
   /** Any endpoint, as `router api` uses it. */
   readonly raw: Raw;
 
-  constructor(opts: ClientOptions = {}) {
+  constructor(opts: ClientOptions & { batches?: BatchPlaceOptions } = {}) {
     this.core = new HttpCore(opts);
     this.chat = new Chat(this.core);
-    this.batches = new Batches(this.core);
+    this.batches = new Batches(this.core, opts.batches);
     this.responses = new Responses(this.core);
     this.embeddings = new Embeddings(this.core);
     this.speech = new Speech(this.core);

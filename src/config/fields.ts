@@ -13,9 +13,11 @@ export interface Profile {
   /** USD a day (UTC) and a calendar month (UTC) this profile's calls may spend, by the usage ledger. */
   daily_budget?: string;
   monthly_budget?: string;
+  /** Where the service keeps its batches, under the API root (`/v1/batches`, `/beta/batches`): found out when unset. */
+  batches_path?: string;
 }
 
-export const PROFILE_FIELDS = ['api_key', 'management_key', 'api_root', 'model', 'voice', 'speech_model', 'embed_model', 'log', 'daily_budget', 'monthly_budget'] as const;
+export const PROFILE_FIELDS = ['api_key', 'management_key', 'api_root', 'model', 'voice', 'speech_model', 'embed_model', 'log', 'daily_budget', 'monthly_budget', 'batches_path'] as const;
 export type ProfileField = (typeof PROFILE_FIELDS)[number];
 /** Settings that hold a model id (`<author>/<slug>`). */
 export const MODEL_FIELDS: readonly ProfileField[] = ['model', 'speech_model', 'embed_model'];
@@ -24,6 +26,17 @@ export const DEFAULT_ENV = { model: 'ROUTER_MODEL', voice: 'ROUTER_VOICE', speec
 export type DefaultField = keyof typeof DEFAULT_ENV;
 /** Settings that hold an amount of USD; the environment variable that overrides each. */
 export const BUDGET_ENV = { daily_budget: 'ROUTER_DAILY_BUDGET', monthly_budget: 'ROUTER_MONTHLY_BUDGET' } as const;
+/** The environment variable that names where batches live (the profile's batches_path). */
+export const BATCHES_PATH_ENV = 'ROUTER_BATCHES_PATH';
+
+/** A batches path as given: a path under the API root, such as /beta/batches (a trailing slash dropped). */
+export function checkBatchesPath(value: string, from: string): string {
+  const path = value.trim().replace(/\/+$/, '');
+  if (!/^(\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)+$/.test(path) || path.split('/').some((p) => p === '.' || p === '..')) {
+    throw new SettingsError(`${from} must be a path under the API root such as /v1/batches or /beta/batches, got "${shownName(value)}"`);
+  }
+  return path;
+}
 export const SECRET_FIELDS: readonly ProfileField[] = ['api_key', 'management_key'];
 export const DEFAULT_PROFILE = 'default';
 

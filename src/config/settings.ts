@@ -1,4 +1,4 @@
-import { BUDGET_ENV, DEFAULT_ENV, DEFAULT_PROFILE, isProfileName, SettingsError, shownName, type ProfileField } from './fields.js';
+import { BATCHES_PATH_ENV, BUDGET_ENV, checkBatchesPath, DEFAULT_ENV, DEFAULT_PROFILE, isProfileName, SettingsError, shownName, type ProfileField } from './fields.js';
 import { didYouMean } from '../internal/did-you-mean.js';
 import { isBlank } from '../internal/blank.js';
 
@@ -72,6 +72,8 @@ export interface Settings {
   /** The budgets in USD as given (checked where they are used), environment first. */
   dailyBudget: string | undefined;
   monthlyBudget: string | undefined;
+  /** Where batches live under the API root, named outright (else found out and remembered per API root). */
+  batchesPath: string | undefined;
   /** Where each value that is set came from. */
   from: SettingSources;
 }
@@ -144,6 +146,7 @@ export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessE
   };
   if (flags.apiRoot !== undefined) from.apiRoot = { kind: 'flag', name: '--api-root' };
   const root = flags.apiRoot ?? pick('apiRoot', 'ROUTER_API_ROOT', 'api_root');
+  const batchesPath = pick('batchesPath', BATCHES_PATH_ENV, 'batches_path');
   return {
     profile: name,
     apiKey: key('apiKey', 'ROUTER_API_KEY', 'api_key'),
@@ -155,6 +158,7 @@ export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessE
     embedModel: pick('embedModel', DEFAULT_ENV.embed_model, 'embed_model'),
     dailyBudget: pick('dailyBudget', BUDGET_ENV.daily_budget, 'daily_budget'),
     monthlyBudget: pick('monthlyBudget', BUDGET_ENV.monthly_budget, 'monthly_budget'),
+    batchesPath: batchesPath === undefined ? undefined : checkBatchesPath(batchesPath, sourceName(from.batchesPath!)),
     log: !['1', 'true', 'yes'].includes((env.ROUTER_NO_LOG ?? '').toLowerCase()) && profile?.log !== 'off',
     from,
   };

@@ -17,6 +17,7 @@ const FLAGS = {
   host: { flags: '--host <addr>', help: 'address to listen on', default: '127.0.0.1' },
   state: { flags: '--state <dir>', help: 'state folder (default: $XDG_STATE_HOME/router/emulator)' },
   fault: { flags: '--fault <spec>', help: 'inject a fault, repeatable: 429,retry_after=1 | 503,times=2 | slow,delay_ms=500 | cut,after=3 | error-chunk | malformed | reset | lost', parse: collect },
+  flavor: { flags: '--flavor <shape>', help: 'shape of the batch resource: spec (api.md: /v1/batches, listed) or deployed (as the real service runs: /beta/batches, no listing, results only when completed)', choices: ['spec', 'deployed'] as const, default: 'spec' },
   batchDelayMs: { flags: '--batch-delay-ms <ms>', help: 'pause of the batch engine before each request', parse: integerIn(0, 600_000), default: 20 },
   ...jsonFlags('print {api_root, api_key, management_key, operator_key, state_dir} as one JSON line'),
 } as const;
@@ -26,7 +27,7 @@ export const serve = defineCommand({
   summary: 'run the local emulator of the whole API',
   description: 'Run the local emulator of the service on 127.0.0.1. It prints its API root and ready-to-use keys; state (keys, balances, batches) persists in --state.',
   flags: FLAGS,
-  examples: ['router serve --port 8080', 'router serve --port 0 --state ./state --json', 'router serve --fault "503,times=2"'],
+  examples: ['router serve --port 8080', 'router serve --port 0 --state ./state --json', 'router serve --fault "503,times=2"', 'router serve --flavor deployed'],
   run: runServe,
 });
 
@@ -49,7 +50,7 @@ async function runServe({ io, opts, signal }: RunContext<FlagValues<typeof FLAGS
   if (st && !st.isDirectory()) throw usage(`--state ${stateDir} is a file, not a folder`);
   if (isBlank(opts.host)) throw usage('--host: the address is empty (127.0.0.1 is the default)');
   const release = await holdState(stateDir);
-  const emu = await startEmulator({ stateDir, port: opts.port, host: opts.host, faults: opts.fault, batchDelayMs: opts.batchDelayMs }).catch((err: unknown) => {
+  const emu = await startEmulator({ stateDir, port: opts.port, host: opts.host, faults: opts.fault, batchDelayMs: opts.batchDelayMs, flavor: opts.flavor }).catch((err: unknown) => {
     release();
     throw badHost(err, opts.host) ?? err;
   });
@@ -63,7 +64,7 @@ async function runServe({ io, opts, signal }: RunContext<FlagValues<typeof FLAGS
   } else {
     io.out(
       [
-        `router emulator listening on ${emu.apiRoot}`,
+        `router emulator listening on ${emu.apiRoot}${opts.flavor === 'deployed' ? ' (deployed flavour: batches at /beta/batches, no listing)' : ''}`,
         `  API key:        ${apiKey}`,
         `  management key: ${managementKey}`,
         `  operator key:   ${operatorKey}  (emulator-only routes: clock, workspaces, batch pace)`,
