@@ -10,8 +10,8 @@ export function batchError(err: unknown, id: string): unknown {
   if (!(err instanceof APIError)) return err;
   if (err.status === 402) {
     const batch = batchOf402(err);
-    // The 402's own {code, message} in the batch's error is the refusal, not a reason of the batch.
-    const own = batch?.error?.message && (batch.error as { code?: unknown }).code !== 402 ? ` (the batch ${batch.status}: ${batch.error.message})` : '';
+    // A completed batch has no reason of its own: its error is the 402's own words.
+    const own = batch?.error?.message && batch.status !== 'completed' ? ` (the batch ${batch.status}: ${batch.error.message})` : '';
     return new BatchError(`the finalized cost of ${id} exceeds your balance${own}: add credits, then get its results again`, 'payment', undefined, { about: 'results_owed', batch: id, why: own });
   }
   if (err.status === 410) return new BatchError(`the results of ${id} were deleted after the 30-day retention`, 'not_found');

@@ -125,9 +125,9 @@ export class BatchEngine {
         record.payment_due = null;
         this.saveRecord(record);
       } else {
-        // The spec's body: the batch metadata with results null, and (the envelope rule) its
-        // `error` the 402's own {code, message}.
-        const message = `The finalized cost of batch ${record.id} ($${record.payment_due}) exceeds the available balance; add credits and get it again`;
+        // The batch metadata with results null; its `error` has the envelope's {code: 402, message}
+        // (the batch's own reason, if it has one, is the message).
+        const message = record.error?.message ?? `The finalized cost of batch ${record.id} ($${record.payment_due}) exceeds the available balance; add credits and get it again`;
         ctx.send(402, { ...this.shown(record), error: { code: 402, message }, results: null });
         return;
       }
