@@ -161,6 +161,14 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
       expect(r2.code).toBe(4);
     });
 
+    it('a budget refusal of a batch names the fix: max_tokens per line, or --ignore-budget', async () => {
+      const f = file('budget.jsonl', [line('a', 'x'), line('b', 'y', { max_tokens: 5 })]);
+      const r = await t.run(['batch', 'create', f, '--model', 'local/echo'], { env: { ROUTER_DAILY_BUDGET: '0.001', ROUTER_STATE_DIR: join(t.dir, `budget-${flavor}`) } });
+      expect(r.code).toBe(4);
+      expect(r.stderr).toMatch(/nothing was submitted; set max_tokens on its lines \(1 set none, so each is bounded by the model's \d+ tokens\), or pass --ignore-budget\n$/);
+      expect(batchPosts()).toHaveLength(0);
+    });
+
     it('results written with failed requests among them say so on stderr, as batch run does (exit 0: the batch completed)', async () => {
       const lines = [
         JSON.stringify({ custom_id: 'bad', body: { messages: [{ role: 'user', content: 'hi' }], max_tokens: 99_999_999 } }),
@@ -376,6 +384,9 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
       const a = await t.run(['batch', 'create', f, '--model', 'local/echo', '--watch', '--interval', '0.05', '--results', join(t.dir, 'local-a-out.jsonl')], { env });
       expect(a.code, a.stderr).toBe(0);
       const idA = /created (batch_\w+)/.exec(a.stderr)![1]!;
+      // Piped, the watch says each status it sees (a status, never "found").
+      expect(a.stderr).toContain(`${idA} completed: 2 completed, 0 failed of 2`);
+      expect(a.stderr).not.toMatch(/found/);
       // Found (a 404 at api.md's place made nothing), then remembered for this API root.
       expect(t.requests().filter((r) => r.method === 'POST').map((r) => r.path).at(-1)).toBe('/beta/batches');
       expect(JSON.parse(readFileSync(join(dir, 'batch-places.json'), 'utf8'))[t.apiRoot]).toMatchObject({ path: '/beta/batches' });

@@ -29,7 +29,7 @@ describe('profiles', () => {
     // Every setting a profile can hold is listed, the budgets and the ledger switch too.
     for (const [field, value] of [['daily_budget', '2'], ['monthly_budget', '10'], ['log', 'off']]) expect((await t.run(['config', 'set', field!, value!, '--profile', 'local'], { env })).code).toBe(0);
     const listed = JSON.parse((await t.run(['config', 'list', '--json'], { env })).stdout).profiles[0];
-    expect(Object.keys(listed)).toEqual(['name', 'current', 'api_key', 'management_key', 'api_root', 'model', 'voice', 'speech_model', 'embed_model', 'log', 'daily_budget', 'monthly_budget']);
+    expect(Object.keys(listed)).toEqual(['name', 'current', 'api_key', 'management_key', 'api_root', 'model', 'voice', 'speech_model', 'embed_model', 'log', 'daily_budget', 'monthly_budget', 'batches_path']);
     expect(listed).toMatchObject({ daily_budget: '2', monthly_budget: '10', log: 'off', management_key: null });
     for (const field of ['daily_budget', 'monthly_budget', 'log']) await t.run(['config', 'unset', field, '--profile', 'local'], { env });
     const get = await t.run(['config', 'get', 'api_key', '--profile', 'local'], { env });
@@ -60,7 +60,7 @@ describe('profiles', () => {
     expect(viaFlag.stdout).toBe('flag\n');
     // ROUTER_PROFILE picks the profile; ROUTER_API_KEY overrides its key.
     const viaProfileEnv = await t.run(['chat', 'x'], { env: { ...env, ROUTER_PROFILE: 'local', ROUTER_API_KEY: 'sk-rt-v1-notthekeynotthekey' } });
-    expect(viaProfileEnv.code).toBe(3);
+    expect(viaProfileEnv.code, viaProfileEnv.stderr).toBe(3);
   });
 
   it("a profile's settings apply when the environment holds the key and the API root; the environment's win", async () => {

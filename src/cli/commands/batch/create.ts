@@ -103,7 +103,7 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
       created = found[0]!;
       io.info(`${what}; found its batch in the listing: ${created.id}`);
     }
-    (await import('../../../batch/local-index.js')).indexBatch(ctx.env, client.core.apiRoot, created, file === '-' ? 'stdin' : file);
+    (await import('../../../batch/local-index.js')).indexBatch(ctx.env, client.core.apiRoot, created, file === '-' ? 'stdin' : (await import('node:path')).resolve(file));
     if (!opts.watch) {
       await client.close();
       io.made(`batch ${created.id} was created (router batch get ${created.id})`);
