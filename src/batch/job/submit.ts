@@ -164,6 +164,8 @@ async function submitOne(c: SubmitContext, job: JobRecord, shard: ShardRecord): 
     }
     const tag = job.tagged ? newTag() : undefined;
     const after = await watermark(c);
+    // Stopped before the create is sent: nothing to look for (nor, without a listing, to stop on).
+    c.signal.throwIfAborted();
     const sent_at = new Date().toISOString();
     shard.submitting = after === 'unlisted' ? { ...(tag ? { tag } : {}), after: null, unlisted: true, sent_at } : { ...(tag ? { tag } : {}), after: after && { id: after.id, created_at: after.created_at }, sent_at };
     delete shard.submitting_since;
