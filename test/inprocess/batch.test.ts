@@ -424,10 +424,40 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
       expect(b.results).toBeNull();
     });
 
+    it('batch create whose answer is lost says the batch may exist and cannot be looked for; nothing is sent twice', async () => {
+      await t.admin('faults', { faults: ['malformed,times=1,path=/beta/batches,method=POST'] });
+      const f = file('lost-create.jsonl', [line('a', 'x')]);
+      const r = await t.run(['batch', 'create', f, '--model', 'local/echo'], { env: { ROUTER_STATE_DIR: join(t.dir, 'lost-create-state') } });
+      await t.admin('faults', { faults: [] });
+      expect(r.code).toBe(7);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/the answer to the upload could not be read \(.+\); the batch may exist\. sent at \d{4}-[\d-]+T[\d:.]+Z; this service lists no batches, so it cannot be looked for: sending .+lost-create\.jsonl again may make \(and bill\) a second batch; see docs\/real-service-batches\.md\n$/);
+      expect(batchPosts()).toHaveLength(1);
+    });
+
+    it('batches_path (profile) and ROUTER_BATCHES_PATH name the place outright: never looked for elsewhere', async () => {
+      const env = { ROUTER_STATE_DIR: join(t.dir, 'named-state'), ROUTER_CONFIG_DIR: join(t.dir, 'named-config') };
+      expect(await t.run(['config', 'set', 'batches_path', 'beta/batches'], { env })).toMatchObject({ code: 2, stderr: expect.stringMatching(/batches_path must be a path under the API root such as \/v1\/batches or \/beta\/batches/) });
+      expect((await t.run(['config', 'set', 'batches_path', '/v1/batches'], { env })).code).toBe(0);
+      t.clearRequests();
+      const f = file('named.jsonl', [line('a', 'x')]);
+      // The profile names api.md's place: the deployed service answers 404 there, and nothing else is tried.
+      const wrong = await t.run(['batch', 'create', f, '--model', 'local/echo'], { env });
+      expect(wrong.code).toBe(5);
+      expect(t.requests().filter((r) => r.method === 'POST').map((r) => r.path)).toEqual(['/v1/batches']);
+      // The environment goes before the profile.
+      const right = await t.run(['batch', 'create', f, '--model', 'local/echo'], { env: { ...env, ROUTER_BATCHES_PATH: '/beta/batches' } });
+      expect(right.code, right.stderr).toBe(0);
+      expect(t.requests().filter((r) => r.method === 'POST').map((r) => r.path)).toEqual(['/v1/batches', '/beta/batches']);
+    });
+
     it('batch get of an id the service does not know names the URL it asked', async () => {
       const r = await t.run(['batch', 'get', 'batch_unknown']);
       expect(r.code).toBe(5);
-      expect(r.stderr).toContain(`(asked GET ${t.apiRoot}/beta/batches/batch_unknown)`);
+      // Where the place is not known yet, both places asked are named.
+      expect(r.stderr).toMatch(/\(asked GET (http:\/\/\S+\/api\/v1\/batches\/batch_unknown and )?http:\/\/\S+\/api\/beta\/batches\/batch_unknown\)\n$/);
+      const known = await t.run(['batch', 'get', 'batch_unknown'], { env: { ROUTER_BATCHES_PATH: '/beta/batches' } });
+      expect(known.stderr).toBe(`error: no batch batch_unknown in this workspace (asked GET ${t.apiRoot}/beta/batches/batch_unknown)\n`);
     });
   });
 });
