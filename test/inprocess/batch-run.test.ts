@@ -33,6 +33,8 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
       const r = await t.run(['batch', 'run', file, '--model', 'local/echo', '--max-requests', '5', '--watch', '--interval', '0.05', '--results', out], { env: s.env });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toBe('');
+      // Piped, the follow still says how it goes (a line on each change), never minutes of silence.
+      expect(r.stderr).toMatch(/^job_\w+: shards \d\/5 · requests \d+ completed, \d+ failed of 23/m);
       const rows = expectMerged(out, 23);
       expect(rows[6].response.body.choices[0].message.content).toBe('line 7');
       const [job] = jobs(s);
