@@ -191,6 +191,7 @@ _router() {
     'config delete|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'config path|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'config path|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'serve|--flavor') COMPREPLY=( $(compgen -W 'spec deployed' -- "$cur") ); return ;;
     'serve|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'serve|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'completion|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
@@ -221,7 +222,7 @@ _router() {
     'batch create') subs=''; flags='--endpoint --model -m --provider-only --no-fallbacks --completion-window --watch -w --results --json --yes -y --dry-run --max-cost --ignore-budget --interval --offline-timeout --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='files' ;;
     'batch list') subs=''; flags='--limit --after --status --created-after --created-before --all --json --jsonl --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
     'batch get') subs=''; flags='--watch -w --results --exit-status --json --interval --offline-timeout --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='dynamic:batch-ids' ;;
-    'batch run') subs=''; flags='--endpoint --model -m --provider-only --no-fallbacks --max-requests --max-bytes --dry-run --max-cost --ignore-budget --resume --new --retry-failed --watch -w --results --line-numbers --join --interval --offline-timeout --json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='files' ;;
+    'batch run') subs=''; flags='--endpoint --model -m --provider-only --no-fallbacks --max-requests --max-bytes --dry-run --max-cost --ignore-budget --resume --new --retry-failed --resubmit-lost --watch -w --results --line-numbers --join --interval --offline-timeout --json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='files' ;;
     'batch jobs') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
     'batch job') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='dynamic:job-ids' ;;
     'api') subs=''; flags='--method -X --header -H --raw-field -f --field -F --input --paginate --include -i --management --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
@@ -241,7 +242,7 @@ _router() {
     'config use') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='dynamic:profiles' ;;
     'config delete') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='dynamic:profiles' ;;
     'config path') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
-    'serve') subs=''; flags='--port --host --state --fault --batch-delay-ms --json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
+    'serve') subs=''; flags='--port --host --state --fault --flavor --batch-delay-ms --json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='' ;;
     'completion') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-log --help -h'; arg='choices:bash zsh fish' ;;
   esac
   if [[ $cur == -* ]]; then
