@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { readFileSync, writeFileSync, existsSync, readdirSync, mkdirSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -449,6 +449,15 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
       const right = await t.run(['batch', 'create', f, '--model', 'local/echo'], { env: { ...env, ROUTER_BATCHES_PATH: '/beta/batches' } });
       expect(right.code, right.stderr).toBe(0);
       expect(t.requests().filter((r) => r.method === 'POST').map((r) => r.path)).toEqual(['/v1/batches', '/beta/batches']);
+    });
+
+    it('a remembered place that no longer answers a create (404) is looked for again, and remembered anew', async () => {
+      const dir = join(t.dir, 'moved-state');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'batch-places.json'), JSON.stringify({ [t.apiRoot]: { path: '/v1/batches', listing: true } }));
+      const r = await t.run(['batch', 'create', file('moved.jsonl', [line('a', 'x')]), '--model', 'local/echo'], { env: { ROUTER_STATE_DIR: dir } });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(readFileSync(join(dir, 'batch-places.json'), 'utf8'))[t.apiRoot]).toMatchObject({ path: '/beta/batches', listing: false });
     });
 
     it('batch get of an id the service does not know names the URL it asked', async () => {

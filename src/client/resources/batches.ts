@@ -74,7 +74,9 @@ export class Batches extends Resource {
    * the first place's error, with the URLs asked.
    */
   private async atPlace(suffix: string, req: Omit<RequestOptions, 'path' | 'base'>): Promise<RawResponse> {
-    const paths = this.place.path ? [this.place.path] : [...BATCH_PATHS];
+    // A remembered place that has moved (a create answered 404 there) is looked for again; a named one never is.
+    const known = this.place.path;
+    const paths = !known ? [...BATCH_PATHS] : req.method === 'POST' && !this.places.fixed ? [known, ...BATCH_PATHS.filter((p) => p !== known)] : [known];
     let first: APIError | undefined;
     const asked: string[] = [];
     for (const path of paths) {
