@@ -30,6 +30,8 @@ export type BatchErrorData =
   /** Problems of an input's lines: each line with marks where it names an option (scan.ts `wordLines`). */
   | { about: 'bad_lines'; templates: string[] }
   | { about: 'lost_create'; job: string; shard: number; matches: string[] }
+  /** A create whose answer was lost, where the service has no listing to find its batch by. */
+  | { about: 'lost_unlisted'; job: string; shard: number; sent_at: string; lines: string }
   | { about: 'not_its_batch'; job: string; shard: number; batch: string }
   | { about: 'job_busy'; job: string; pid: number; lock: string }
   | { about: 'not_a_job_id'; job: string }

@@ -10,11 +10,15 @@ export function batchError(err: unknown, id: string): unknown {
   if (!(err instanceof APIError)) return err;
   if (err.status === 402) {
     const batch = batchOf402(err);
-    const own = batch?.error?.message ? ` (the batch ${batch.status}: ${batch.error.message})` : '';
+    // A completed batch has no reason of its own: its error is the 402's own words.
+    const own = batch?.error?.message && batch.status !== 'completed' ? ` (the batch ${batch.status}: ${batch.error.message})` : '';
     return new BatchError(`the finalized cost of ${id} exceeds your balance${own}: add credits, then get its results again`, 'payment', undefined, { about: 'results_owed', batch: id, why: own });
   }
   if (err.status === 410) return new BatchError(`the results of ${id} were deleted after the 30-day retention`, 'not_found');
-  if (err.status === 404) return new BatchError(`no batch ${id} in this workspace`, 'not_found');
+  if (err.status === 404) {
+    const url = (err as { url?: string }).url;
+    return new BatchError(`no batch ${id} in this workspace${url ? ` (asked GET ${url})` : ''}`, 'not_found');
+  }
   return err;
 }
 

@@ -104,8 +104,14 @@ export async function checkBatchSpend(ctx: RunContext<SpendOptions>, { client, s
   const e = { ...(await estimateFile(b.path, b.endpoint, prices[0]!, b.include, ctx.signal)), spent: b.spent ?? 0, maxCompletion: prices[0]!.maxCompletion };
   // --max-cost caps the whole job, finished shards included; a budget only what is still to be spent.
   const whole = e.bound + (cap?.name.startsWith('--max-cost') ? e.spent : 0);
-  if (cap && whole > cap.usd) throw new CliError(`this batch could cost up to ${usdBound(whole)} (${e.requests} requests to ${e.model} at the batch price), over ${cap.name}: nothing was submitted`, EXIT.PAYMENT);
+  if (cap && whole > cap.usd) throw new CliError(`this batch could cost up to ${usdBound(whole)} (${e.requests} requests to ${e.model} at the batch price), over ${cap.name}: nothing was submitted; ${fixOf(e, cap.name)}`, EXIT.PAYMENT);
   return e;
+}
+
+/** How a refused batch can be sent: a lower max_tokens per line bounds it lower; past that, the cap. */
+function fixOf(e: BatchEstimate, cap: string): string {
+  const lines = e.unlimited ? `set max_tokens on its lines (${e.unlimited} set none, so each is bounded by the model's ${e.maxCompletion ?? 'maximum'} tokens)` : 'lower max_tokens on its lines';
+  return `${lines}, or ${cap.startsWith('--max-cost') ? 'raise --max-cost' : 'pass --ignore-budget'}`;
 }
 
 /** A job's lines that are still to be paid for (in shards not finished), and what its finished shards cost. */

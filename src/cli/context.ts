@@ -34,10 +34,12 @@ export async function connect(io: IO, flags: GlobalFlags, settings: Settings, op
   }
   const { RouterClient, DEFAULT_API_ROOT } = await import('../client/index.js');
   const proxy = (await import('../config/proxy.js')).proxyFromEnv(io.env, settings.apiRoot ?? DEFAULT_API_ROOT);
+  const root = settings.apiRoot ?? DEFAULT_API_ROOT;
   const { attributionHeaders } = await import('../config/attribution.js');
   const SETTING = { app_url: 'appUrl', app_title: 'appTitle', app_categories: 'appCategories' } as const;
   const headers = attributionHeaders(settings, (f) => sourceName(settings.from[SETTING[f]] ?? { kind: 'env', name: f }));
   const client = new RouterClient({
+    batches: await batchPlaces(io.env, root, settings.batchesPath),
     apiKey: key,
     headers,
     apiRoot: settings.apiRoot,
@@ -47,6 +49,17 @@ export async function connect(io: IO, flags: GlobalFlags, settings: Settings, op
     onRetry: ({ attempt, delayMs, reason }) => io.info(`retry ${attempt} in ${(delayMs / 1000).toFixed(1)}s: ${reason}`),
   });
   return { client, settings };
+}
+
+/** Where batches live: named outright (batches_path), else as found out before at this root; and every batch seen goes to the local index. */
+async function batchPlaces(env: NodeJS.ProcessEnv, root: string, named: string | undefined) {
+  const [{ rememberedPlace, rememberPlace }, { indexBatch }] = await Promise.all([import('../batch/places.js'), import('../batch/local-index.js')]);
+  return {
+    place: named ? { path: named, listing: rememberedPlace(env, root)?.listing } : rememberedPlace(env, root),
+    fixed: named !== undefined,
+    onPlace: (place: { path?: string; listing?: boolean }) => rememberPlace(env, root, named ? { listing: place.listing } : place),
+    onBatch: (b: Parameters<typeof indexBatch>[2]) => indexBatch(env, root, b),
+  };
 }
 
 /**

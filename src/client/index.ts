@@ -1,6 +1,6 @@
 import { HttpCore, type ClientOptions } from './core.js';
 import { Chat } from './resources/chat.js';
-import { Batches } from './resources/batches.js';
+import { Batches, type BatchPlaceOptions } from './resources/batches.js';
 import { Responses } from './resources/responses.js';
 import { Embeddings } from './resources/embeddings.js';
 import { Speech } from './resources/speech.js';
@@ -14,6 +14,7 @@ import { Generations } from './resources/generations.js';
 export * from './errors.js';
 export * from './types.js';
 export * from './facts.js';
+export { BATCH_PATHS, isNoListing, type BatchPlace, type BatchPlaceOptions } from './resources/batches.js';
 export { DEFAULT_API_ROOT, HttpCore, parseRetryAfter, type ClientOptions, type ProxyOptions, type RetryInfo } from './core.js';
 export { parseSSE, type SSEEvent } from './sse.js';
 export type { CallOptions } from './resources/shared.js';
@@ -49,10 +50,10 @@ export class RouterClient {
   /** What a call really cost, once it ran (`GET /v1/generation`). */
   readonly generations: Generations;
 
-  constructor(opts: ClientOptions = {}) {
+  constructor(opts: ClientOptions & { batches?: BatchPlaceOptions } = {}) {
     this.core = new HttpCore(opts);
     this.chat = new Chat(this.core);
-    this.batches = new Batches(this.core);
+    this.batches = new Batches(this.core, opts.batches);
     this.responses = new Responses(this.core);
     this.embeddings = new Embeddings(this.core);
     this.speech = new Speech(this.core);

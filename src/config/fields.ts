@@ -23,9 +23,11 @@ export interface Profile {
   app_url?: string;
   app_title?: string;
   app_categories?: string;
+  /** Where the service keeps its batches, under the API root (`/v1/batches`, `/beta/batches`): found out when unset. */
+  batches_path?: string;
 }
 
-export const PROFILE_FIELDS = ['api_key', 'management_key', 'api_root', 'model', 'voice', 'speech_model', 'embed_model', 'log', 'daily_budget', 'monthly_budget', 'api_key_command', 'management_key_command', 'app_url', 'app_title', 'app_categories'] as const;
+export const PROFILE_FIELDS = ['api_key', 'management_key', 'api_root', 'model', 'voice', 'speech_model', 'embed_model', 'log', 'daily_budget', 'monthly_budget', 'api_key_command', 'management_key_command', 'app_url', 'app_title', 'app_categories', 'batches_path'] as const;
 export type ProfileField = (typeof PROFILE_FIELDS)[number];
 /** Settings that hold a model id (`<author>/<slug>`). */
 export const MODEL_FIELDS: readonly ProfileField[] = ['model', 'speech_model', 'embed_model'];
@@ -36,6 +38,18 @@ export type DefaultField = keyof typeof DEFAULT_ENV;
 export const BUDGET_ENV = { daily_budget: 'ROUTER_DAILY_BUDGET', monthly_budget: 'ROUTER_MONTHLY_BUDGET' } as const;
 /** Settings of app attribution; the environment variable that overrides each. */
 export const ATTRIBUTION_ENV = { app_url: 'ROUTER_APP_URL', app_title: 'ROUTER_APP_TITLE', app_categories: 'ROUTER_APP_CATEGORIES' } as const;
+
+/** The environment variable that names where batches live (the profile's batches_path). */
+export const BATCHES_PATH_ENV = 'ROUTER_BATCHES_PATH';
+
+/** A batches path as given: a path under the API root, such as /beta/batches (a trailing slash dropped). */
+export function checkBatchesPath(value: string, from: string): string {
+  const path = value.trim().replace(/\/+$/, '');
+  if (!/^(\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)+$/.test(path) || path.split('/').some((p) => p === '.' || p === '..')) {
+    throw new SettingsError(`${from} must be a path under the API root such as /v1/batches or /beta/batches, got "${shownName(value)}"`);
+  }
+  return path;
+}
 export const SECRET_FIELDS: readonly ProfileField[] = ['api_key', 'management_key'];
 export type KeyField = 'api_key' | 'management_key';
 /** What the file may hold of a profile: its settings, and where in the keychain its keys are. */

@@ -1,4 +1,4 @@
-import { ATTRIBUTION_ENV, BUDGET_ENV, DEFAULT_ENV, DEFAULT_PROFILE, isProfileName, SettingsError, shownName, type ProfileField } from './fields.js';
+import { ATTRIBUTION_ENV, BATCHES_PATH_ENV, BUDGET_ENV, checkBatchesPath, DEFAULT_ENV, DEFAULT_PROFILE, isProfileName, SettingsError, shownName, type ProfileField } from './fields.js';
 import { didYouMean } from '../internal/did-you-mean.js';
 import { isBlank } from '../internal/blank.js';
 
@@ -77,6 +77,8 @@ export interface Settings {
   appUrl: string | undefined;
   appTitle: string | undefined;
   appCategories: string | undefined;
+  /** Where batches live under the API root, named outright (else found out and remembered per API root). */
+  batchesPath: string | undefined;
   /** Where each value that is set came from. */
   from: SettingSources;
 }
@@ -159,6 +161,7 @@ export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessE
   };
   if (flags.apiRoot !== undefined) from.apiRoot = { kind: 'flag', name: '--api-root' };
   const root = flags.apiRoot ?? pick('apiRoot', 'ROUTER_API_ROOT', 'api_root');
+  const batchesPath = pick('batchesPath', BATCHES_PATH_ENV, 'batches_path');
   return {
     profile: name,
     apiKey: key('apiKey', 'ROUTER_API_KEY', 'api_key'),
@@ -173,6 +176,7 @@ export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessE
     appUrl: pick('appUrl', ATTRIBUTION_ENV.app_url, 'app_url'),
     appTitle: pick('appTitle', ATTRIBUTION_ENV.app_title, 'app_title'),
     appCategories: pick('appCategories', ATTRIBUTION_ENV.app_categories, 'app_categories'),
+    batchesPath: batchesPath === undefined ? undefined : checkBatchesPath(batchesPath, sourceName(from.batchesPath!)),
     log: !['1', 'true', 'yes'].includes((env.ROUTER_NO_LOG ?? '').toLowerCase()) && profile?.log !== 'off',
     from,
   };

@@ -63,6 +63,9 @@ export async function receiveRequests(ctx: Ctx, fd: number): Promise<Upload> {
         lines = [];
       }
       // What is not on disk yet counts among the bodies in flight (one large request can be most of 200 MB).
+      // One request larger than all the budget could ever hold is refused for good: 413 (503 is not
+      // in the create's status set, and its Retry-After invites a retry that cannot succeed).
+      if (!ctx.body.couldHold(splitter.held)) throw new HttpError(413, `requests[${splitter.elements}] alone (${splitter.held} bytes so far) is larger than one request of a batch may be`, 'payload_too_large');
       ctx.body.hold(splitter.held);
     }
     rest = splitter.end();

@@ -5,7 +5,7 @@ import { HttpError } from './http.js';
 import { BatchStore, TERMINAL, type BatchRecord, type BatchStatus, type BatchUsage } from './batch-store.js';
 import type { StateStore } from './store.js';
 import { chargeable } from './billing.js';
-import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, nonTextPart, publicBatch } from './batch-rules.js';
+import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, publicBatch } from './batch-rules.js';
 import { executeItem } from './batch-items.js';
 import type { BatchGateway } from './providers/types.js';
 import { receiveRequests } from './batch-upload.js';
@@ -13,6 +13,7 @@ import { listBatches } from './batch-list.js';
 import { streamWithResults } from './batch-results.js';
 import { defineRoutes } from './routes.js';
 import { reportStorage, storageFailure } from './storage-failure.js';
+import { batchesPath, refuseBadRequests, requestProblem, shownBatch, type Flavor } from './batch-flavor.js';
 
 export { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, publicBatch };
 
@@ -21,6 +22,8 @@ export interface BatchEngineOptions {
   delayMs: number;
   /** Upstream models (`router serve --providers`): their batches' requests go through it. */
   gateway?: BatchGateway;
+  /** The shape the batch resource answers in (default spec: api.md's). */
+  flavor?: Flavor;
 }
 
 export class BatchEngine {
@@ -33,6 +36,15 @@ export class BatchEngine {
     readonly opts: BatchEngineOptions,
   ) {
     this.store = new BatchStore(state.dir);
+  }
+
+  get flavor(): Flavor {
+    return this.opts.flavor ?? 'spec';
+  }
+
+  /** The batch as this flavour shows it without its results. */
+  private shown(record: BatchRecord): Record<string, unknown> {
+    return shownBatch(publicBatch(record), record.status, this.flavor);
   }
 
   now(): number {
@@ -56,7 +68,7 @@ export class BatchEngine {
     chargeable(ctx);
     const id = newBatchId();
     const requestsFile = join(this.store.incoming(id), 'requests.jsonl');
-    const fd = openSync(requestsFile, 'w', 0o600);
+    let fd = openSync(requestsFile, 'w', 0o600);
     let size = 0;
     try {
       const upload = await receiveRequests(ctx, fd);
@@ -64,6 +76,8 @@ export class BatchEngine {
       const fields = checkBatchFields(upload.rest, this.opts.gateway);
       fsyncSync(fd);
       closeSync(fd);
+      fd = -1;
+      if (this.flavor === 'deployed') await refuseBadRequests(requestsFile, fields);
       const record: BatchRecord = {
         id,
         workspace: ctx.workspace,
@@ -79,14 +93,11 @@ export class BatchEngine {
         results_deleted: false,
       };
       this.store.commit(record);
-      ctx.send(202, publicBatch(record));
+      ctx.send(202, this.shown(record));
       this.run(id);
     } catch (err) {
-      try {
-        closeSync(fd);
-      } catch {
-        /* already closed */
-      }
+      // Closed already (its number may be another file's by now): left alone.
+      if (fd !== -1) closeSync(fd);
       this.store.discard(id);
       if (storageFailure(err)) Object.assign(err as Error, { path: (err as { path?: string }).path ?? requestsFile });
       size = (err as { size?: number }).size ?? size;
@@ -117,13 +128,16 @@ export class BatchEngine {
         record.payment_due = null;
         this.saveRecord(record);
       } else {
-        // The spec's body: the batch metadata (its own `error` among it) with results null.
-        ctx.send(402, { ...publicBatch(record), results: null });
+        // The batch metadata with results null; its `error` has the envelope's {code: 402, message}
+        // (the batch's own reason, if it has one, is the message).
+        const message = record.error?.message ?? `The finalized cost of batch ${record.id} ($${record.payment_due}) exceeds the available balance; add credits and get it again`;
+        ctx.send(402, { ...this.shown(record), error: { code: 402, message }, results: null });
         return;
       }
     }
-    if (!terminal) {
-      ctx.send(200, publicBatch(record));
+    // The deployed service has results only for a completed batch.
+    if (!terminal || (this.flavor === 'deployed' && record.status !== 'completed')) {
+      ctx.send(200, this.shown(record));
       return;
     }
     await streamWithResults(ctx, record, this.store.path(record.id, 'results.jsonl'));
@@ -248,11 +262,8 @@ export class BatchEngine {
   /** The checks a batch gets while `validating`: the first problem fails the whole batch. */
   private async validateRequests(record: BatchRecord): Promise<string | undefined> {
     for await (const { custom_id, body } of this.store.requests(record.id)) {
-      if (body.model !== undefined && body.model !== record.model) {
-        return `request ${custom_id}: body.model ${JSON.stringify(body.model)} does not equal the batch model "${record.model}"`;
-      }
-      const nonText = nonTextPart(record.endpoint, body);
-      if (nonText) return `request ${custom_id}: ${nonText}; batches are text only`;
+      const problem = requestProblem(record, custom_id, body);
+      if (problem) return problem;
     }
     return undefined;
   }
@@ -272,9 +283,15 @@ function recount(record: BatchRecord, done: Record<string, unknown>[]): BatchUsa
   return usage;
 }
 
-/** The batch resource: create (the body streamed to disk), list, and get (with results once it ended). */
-export const batchRoutes = defineRoutes(({ batches }: { batches: BatchEngine }) => [
-  { method: 'POST', path: '/v1/batches', access: 'any', handler: (ctx) => batches.create(ctx) },
-  { method: 'GET', path: '/v1/batches', access: 'any', handler: async (ctx) => batches.list(ctx) },
-  { method: 'GET', path: '/v1/batches/:id', access: 'any', handler: (ctx) => batches.get(ctx) },
-]);
+/**
+ * The batch resource: create (the body streamed to disk), list, and get (with results once it
+ * ended). Deployed: under /beta/batches and no listing (GET there is a 405).
+ */
+export const batchRoutes = defineRoutes(({ batches }: { batches: BatchEngine }) => {
+  const path = batchesPath(batches.flavor);
+  return [
+    { method: 'POST', path, access: 'any', handler: (ctx) => batches.create(ctx) },
+    ...(batches.flavor === 'deployed' ? [] : [{ method: 'GET' as const, path, access: 'any' as const, handler: async (ctx: Ctx) => batches.list(ctx) }]),
+    { method: 'GET', path: `${path}/:id`, access: 'any', handler: (ctx) => batches.get(ctx) },
+  ];
+});

@@ -27,6 +27,11 @@ export class BodyBudget {
     return true;
   }
 
+  /** The most one large body may ever hold, with no other body in flight. */
+  get largest(): number {
+    return this.limit - Math.min(SMALL_RESERVE, this.limit / 2);
+  }
+
   give(bytes: number): void {
     this.held -= bytes;
   }
@@ -61,6 +66,11 @@ export class RequestBody implements BodySource {
     if (total < this.reserved) this.budget.give(this.reserved - total);
     else if (!this.budget.take(total - this.reserved, total)) throw busy();
     this.reserved = total;
+  }
+
+  /** Whether `total` bytes of one body could ever be held (else no retry can help: a 413, not a 503). */
+  couldHold(total: number): boolean {
+    return total <= SMALL_BODY || total <= this.budget.largest;
   }
 
   /** The whole body, within `limit` bytes and the server's budget of bodies in flight. */

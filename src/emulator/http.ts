@@ -67,6 +67,8 @@ export const MAX_JSON_DEPTH = 64;
 export interface BodySource {
   receive(limit?: number): Promise<Buffer>;
   hold(total: number): void;
+  /** Whether one body of `total` bytes could ever be held. */
+  couldHold(total: number): boolean;
 }
 
 /** What a route refuses before parsing: the most entries a top-level member's value holds, and the refusal's words. */

@@ -15,6 +15,8 @@ import { embeddingsRoutes } from './embeddings.js';
 import { responsesRoutes } from './responses.js';
 import { BatchEngine, batchRoutes } from './batches.js';
 import { speechRoutes } from './speech.js';
+import type { Flavor } from './batch-flavor.js';
+export { FLAVORS, type Flavor } from './batch-flavor.js';
 import { decisionRoutes } from './decisions.js';
 import { accountRoutes } from './account.js';
 import { Gateway, type GatewayOptions } from './routing/gateway.js';
@@ -33,6 +35,8 @@ export interface EmulatorOptions {
   logLimit?: number;
   /** Pause of the batch engine before each request and state change (default 20 ms). */
   batchDelayMs?: number;
+  /** The shape of the batch resource: `spec` (api.md's, the default) or `deployed` (as the real service runs it). */
+  flavor?: Flavor;
   /** Bytes of request bodies held in memory at once, across connections (default 96 MiB): past it, 503. */
   bodiesInFlightBytes?: number;
   /** A request body that sends nothing for this long is answered 408 and closed (default 30 s). */
@@ -64,7 +68,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
   const logLimit = opts.logLimit ?? 1000;
 
   const gateway = opts.gateway ? new Gateway({ ...opts.gateway, now: () => store.now() }) : undefined;
-  const batches = new BatchEngine(store, { delayMs: opts.batchDelayMs ?? 20, gateway });
+  const batches = new BatchEngine(store, { delayMs: opts.batchDelayMs ?? 20, gateway, flavor: opts.flavor });
   const parts = { faults, log, batches, gateway };
   const routes = new Routes(TABLES.flatMap((table) => table(parts)));
   const d = { store, routes, faults, log, logLimit, logBytes: { bytes: 0, entries: 0 }, bodies: new BodyBudget(opts.bodiesInFlightBytes), bodyIdleMs: opts.bodyIdleMs ?? BODY_IDLE_MS };

@@ -42,7 +42,7 @@ describe('in process', () => {
     const before = process.exitCode;
     const r = await run(['batch', 'get', 'batch_nope']);
     expect(r.code).toBe(5);
-    expect(r.stderr).toBe('error: no batch batch_nope in this workspace\n');
+    expect(r.stderr).toMatch(/^error: no batch batch_nope in this workspace \(asked GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/batches\/batch_nope( and http:\/\/127\.0\.0\.1:\d+\/api\/beta\/batches\/batch_nope)?\)\n$/);
     expect(process.exitCode).toBe(before);
   });
 

@@ -77,7 +77,8 @@ describe('402 on Get a batch', () => {
       const got = await t.call('GET', `/v1/batches/${made.json.id}`, undefined, ws.api_key);
       expect(got.status).toBe(402);
       expect(got.json).toMatchObject({ id: made.json.id, object: 'batch', status: 'expired', results: null, error: { message: expect.stringMatching(/24h completion window/) } });
-      expect(got.json.error.code).toBeUndefined();
+      // api.md's envelope rule: every non-2xx of a batch operation has error.code, the HTTP status.
+      expect(got.json.error.code).toBe(402);
 
       const client = new RouterClient({ apiKey: ws.api_key, apiRoot: t.emu.apiRoot, maxRetries: 0 });
       const thrown = await client.batches.get(made.json.id).catch((e: unknown) => e);

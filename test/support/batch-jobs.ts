@@ -13,7 +13,11 @@ export interface Space {
   workspace: string;
 }
 
-type Env = Pick<CliEnv, 'admin' | 'apiRoot' | 'dir'>;
+type Env = Pick<CliEnv, 'admin' | 'apiRoot' | 'dir'> & { emu?: CliEnv['emu'] };
+
+/** The flavours of the emulator's batch resource, and where each keeps batches: every batch test runs against both. */
+export const FLAVORS = ['spec', 'deployed'] as const;
+export const batchesPathOf = (flavor: (typeof FLAVORS)[number]) => (flavor === 'deployed' ? '/beta/batches' : '/v1/batches');
 let spaces = 0;
 
 /** A workspace of its own (so its batches can be counted) and a state folder of its own, `prefix-N`. */
@@ -32,6 +36,8 @@ export function requestsFile(dir: string, name: string, count: number, body: (i:
 
 /** Every batch of the space's workspace, all pages. */
 export async function batchesOf(t: Env, s: Space): Promise<any[]> {
+  // A service without a listing (the deployed flavour): the emulator's own store, in this process.
+  if (t.emu?.batches.flavor === 'deployed') return t.emu.batches.store.newestFirst(s.workspace).map((r) => ({ ...r }));
   const all: any[] = [];
   let after = '';
   for (;;) {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { startEmulator, type Emulator, type Flavor } from '../../src/emulator/server.js';
 
 // vitest's hooks and expect, only under vitest: `npm run conformance` (test/conformance/report.ts) starts
 // this environment with tsx, where importing vitest throws.
@@ -89,9 +89,9 @@ export interface CliEnv {
 }
 
 /** An emulator in this process on a fresh folder, with the environment test/helpers.ts gives the binary. */
-export async function startCliEnv(opts: { faults?: string[]; batchDelayMs?: number } = {}): Promise<CliEnv> {
+export async function startCliEnv(opts: { faults?: string[]; batchDelayMs?: number; flavor?: Flavor } = {}): Promise<CliEnv> {
   const dir = mkdtempSync(join(tmpdir(), 'router-cli-'));
-  const start = (port: number) => startEmulator({ stateDir: join(dir, 'state'), port, faults: opts.faults, batchDelayMs: opts.batchDelayMs ?? 0 });
+  const start = (port: number) => startEmulator({ stateDir: join(dir, 'state'), port, faults: opts.faults, batchDelayMs: opts.batchDelayMs ?? 0, flavor: opts.flavor });
   let emu = await start(0);
   const { apiKey, managementKey } = emu.store.firstKeys();
   const operatorKey = emu.store.operatorKey();

@@ -21,8 +21,8 @@ export interface InProcessEnv {
 }
 
 /** The emulator of startCliEnv, with `router ARGS` run through testStreams (terminal facts as asked, both keys set). */
-export async function startInProcessEnv(): Promise<InProcessEnv> {
-  const t = await startCliEnv();
+export async function startInProcessEnv(opts: { flavor?: 'spec' | 'deployed' } = {}): Promise<InProcessEnv> {
+  const t = await startCliEnv(opts);
   const env = { ...t.env, ROUTER_MANAGEMENT_KEY: t.managementKey };
   const call = async (method: string, path: string, body?: unknown, key = t.apiKey) => {
     const res = await fetch(`${t.apiRoot}${path}`, {

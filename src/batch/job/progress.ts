@@ -3,6 +3,7 @@ import type { RouterClient } from '../../client/index.js';
 import type { Batch } from '../../client/types.js';
 import { isFinished, type JobRecord } from './store.js';
 import { track } from './submit.js';
+import { isNoListing } from '../../client/resources/batches.js';
 
 /** Updates every unfinished shard from the listing; returns whether anything changed. */
 export async function refreshJob(client: RouterClient, job: JobRecord, signal: AbortSignal): Promise<boolean> {
@@ -19,12 +20,18 @@ export async function refreshJob(client: RouterClient, job: JobRecord, signal: A
   };
   // The listing from the oldest of these batches on, by the service's own clock.
   const oldest = Math.min(...[...wanted.values()].map((s) => s.created_at ?? 0));
-  for await (const page of client.batches.listAll({ ...(oldest > 0 ? { created_after: oldest - 1 } : {}), limit: 100 }, { signal })) {
-    page.data.forEach(update);
-    if (wanted.size === 0) break;
+  try {
+    if (client.batches.hasListing !== false) {
+      for await (const page of client.batches.listAll({ ...(oldest > 0 ? { created_after: oldest - 1 } : {}), limit: 100 }, { signal })) {
+        page.data.forEach(update);
+        if (wanted.size === 0) break;
+      }
+    }
+  } catch (err) {
+    if (!isNoListing(err)) throw err;
   }
-  // Not in the listing (a record of an older version, which kept no created_at): asked one by one.
-  for (const id of [...wanted.keys()]) update(await client.batches.get(id, { signal }));
+  // Not in the listing (a service without one; a record of an older version, which kept no created_at): asked one by one.
+  for (const id of [...wanted.keys()]) update(await client.batches.getStreaming(id, () => {}, { signal }));
   return changed;
 }
 

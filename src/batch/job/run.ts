@@ -64,6 +64,8 @@ export interface OpenJobOptions {
 export interface DriveOptions {
   /** Submit again, in new shards, the requests that failed or never ran (every shard must have ended). */
   retryFailed?: boolean;
+  /** Send again a shard whose create's answer was lost where the service has no listing (it may be billed twice). */
+  resubmitLost?: boolean;
   /** Follow the job until every shard has ended. */
   watch?: boolean;
   /** Follow, then hand every result in input order to `write` (format: as is, with "line", or joined to its request). */
@@ -203,7 +205,7 @@ async function runHeld(client: RouterClient, job: JobRecord, o: Driving): Promis
   checkInputUnchanged(job);
   await o.checkSpend?.(job);
   on?.started?.(job);
-  const submitting: SubmitContext = { info: (text) => on?.info?.(text), env, signal, client };
+  const submitting: SubmitContext = { info: (text) => on?.info?.(text), env, signal, client, resubmitLost: o.resubmitLost };
   if (o.retryFailed) {
     await refreshJob(client, job, signal);
     await proveAdopted(submitting, job);

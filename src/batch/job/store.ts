@@ -43,7 +43,14 @@ export interface ShardRecord {
    * batch the listing held just before (null: none), so a lost create is looked for only among
    * batches the service lists as newer, with no clock compared.
    */
-  submitting?: { tag?: string; after: { id: string; created_at: number } | null };
+  submitting?: {
+    tag?: string;
+    after: { id: string; created_at: number } | null;
+    /** The service has no listing: a create whose answer is lost can never be found, so it is never sent again on its own. */
+    unlisted?: boolean;
+    /** When the create was sent (ISO 8601, this machine's clock), to name it if its answer is lost. */
+    sent_at?: string;
+  };
   /** The service's created_at of its batch. */
   created_at?: number;
   /** The custom_id prefix of the batch it has (absent in records of older versions: ids sent as they are). */

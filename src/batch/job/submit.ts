@@ -5,10 +5,12 @@
  * again, and a batch found there is taken only when its results can prove it is the create's.
  */
 import type { RouterClient } from '../../client/index.js';
-import { APIError } from '../../client/errors.js';
+import { APIError, ConnectionError } from '../../client/errors.js';
+import { isNoListing } from '../../client/resources/batches.js';
 import { isTerminalBatchStatus } from '../../client/facts.js';
 import type { Batch } from '../../client/types.js';
 import { sleep } from '../../internal/sleep.js';
+import { indexBatch } from '../local-index.js';
 import { BatchError } from '../errors.js';
 import { findCreated, newestBatch } from '../find-created.js';
 import { newTag, shardRequests, untaggedResult } from './shard-io.js';
@@ -20,6 +22,8 @@ export interface SubmitContext {
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
   client: RouterClient;
+  /** Send again, knowingly, a shard whose create's answer was lost where the service has no listing. */
+  resubmitLost?: boolean;
 }
 
 /** A 4xx is the service's refusal: nothing was created. Anything else may have created the batch. */
@@ -113,9 +117,43 @@ export async function proveAdopted(c: SubmitContext, job: JobRecord): Promise<vo
   }
 }
 
+/** The newest listed batch before a create; 'unlisted': the service has no listing (its lost create could never be found). */
+async function watermark(c: SubmitContext): Promise<Batch | null | 'unlisted' | { id: string; created_at: number }> {
+  if (c.client.batches.hasListing === false) return 'unlisted';
+  try {
+    return await newestBatch(c.client, c.signal);
+  } catch (err) {
+    if (isNoListing(err)) return 'unlisted';
+    throw err;
+  }
+}
+
+/**
+ * A shard whose create's answer was lost where nothing lists batches: its batch, if one was made,
+ * can never be found and proven its own, so it is never sent again on its own (exit 8); the caller
+ * may send it again knowingly (`resubmitLost`), at the risk of a second batch billed.
+ */
+function lostUnlisted(c: SubmitContext, job: JobRecord, shard: ShardRecord): void {
+  const sent = shard.submitting!.sent_at ?? 'an unknown time';
+  const lines = `lines ${shard.first_line}-${shard.last_line}`;
+  if (c.resubmitLost) {
+    c.info(`shard ${shard.index + 1}: its create of ${sent} was lost; sent again as asked (if that create made a batch, it is billed too)`);
+    delete shard.submitting;
+    saveJob(c.env, job);
+    return;
+  }
+  throw new BatchError(
+    `shard ${shard.index + 1} of ${job.id} (${lines}): the answer to its create, sent at ${sent}, was lost, and this service has no batch listing to find its batch by. It is not sent again on its own: if no batch was made, send it again knowingly (it may be billed twice) with resume and resubmitLost`,
+    'network',
+    undefined,
+    { about: 'lost_unlisted', job: job.id, shard: shard.index + 1, sent_at: sent, lines },
+  );
+}
+
 async function submitOne(c: SubmitContext, job: JobRecord, shard: ShardRecord): Promise<void> {
   const head = { endpoint: job.endpoint, model: job.model, completion_window: '24h' as const, ...(job.provider ? { provider: job.provider } : {}) };
   for (let attempt = 1; ; attempt++) {
+    if (shard.submitting?.unlisted) lostUnlisted(c, job, shard);
     if (shard.submitting || shard.submitting_since !== undefined) {
       const found = await reconcile(c, job, shard);
       saveJob(c.env, job);
@@ -125,15 +163,26 @@ async function submitOne(c: SubmitContext, job: JobRecord, shard: ShardRecord): 
       }
     }
     const tag = job.tagged ? newTag() : undefined;
-    shard.submitting = { ...(tag ? { tag } : {}), after: await newestBatch(c.client, c.signal) };
+    const after = await watermark(c);
+    // Stopped before the create is sent: nothing to look for (nor, without a listing, to stop on).
+    c.signal.throwIfAborted();
+    const sent_at = new Date().toISOString();
+    shard.submitting = after === 'unlisted' ? { ...(tag ? { tag } : {}), after: null, unlisted: true, sent_at } : { ...(tag ? { tag } : {}), after: after && { id: after.id, created_at: after.created_at }, sent_at };
     delete shard.submitting_since;
     saveJob(c.env, job);
     try {
-      adopt(shard, await c.client.batches.createStreaming(head, shardRequests(job, shard, tag), { signal: c.signal }));
+      const made = await c.client.batches.createStreaming(head, shardRequests(job, shard, tag), { signal: c.signal });
+      adopt(shard, made);
       saveJob(c.env, job);
+      indexBatch(c.env, c.client.core.apiRoot, made, job.input.path);
       return;
     } catch (err) {
       if (c.signal.aborted) throw err;
+      // Never delivered where nothing lists batches: nothing was made, so nothing is to be looked for.
+      if (shard.submitting?.unlisted && err instanceof ConnectionError && !err.maybeDelivered) {
+        delete shard.submitting;
+        saveJob(c.env, job);
+      }
       if (definite(err)) {
         delete shard.submitting;
         saveJob(c.env, job);

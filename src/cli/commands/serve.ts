@@ -22,6 +22,7 @@ const FLAGS = {
   replay: { flags: '--replay <dir>', help: 'answer upstream models from the cassettes in <dir>, no upstream asked' },
   checkDrift: { flags: '--check-drift <dir>', help: 'send the requests recorded in <dir> to their upstreams again, say whose answers changed shape, and exit (1 when any did)' },
   recordMissing: { flags: '--record-missing', help: 'with --replay: ask the upstream for what no cassette holds, and keep it' },
+  flavor: { flags: '--flavor <shape>', help: 'shape of the batch resource: spec (api.md: /v1/batches, listed) or deployed (as the real service runs: /beta/batches, no listing, results only when completed)', choices: ['spec', 'deployed'] as const, default: 'spec' },
   batchDelayMs: { flags: '--batch-delay-ms <ms>', help: 'pause of the batch engine before each request', parse: integerIn(0, 600_000), default: 20 },
   ...jsonFlags('print {api_root, api_key, management_key, operator_key, state_dir} as one JSON line'),
 } as const;
@@ -31,7 +32,7 @@ export const serve = defineCommand({
   summary: 'run the local emulator of the whole API',
   description: 'Run the local emulator of the service on 127.0.0.1. It prints its API root and ready-to-use keys; state (keys, balances, batches) persists in --state. With --providers it is also a gateway to real OpenAI-compatible servers (Ollama, vLLM, OpenAI), with fallback, record and replay: docs/gateway.md.',
   flags: FLAGS,
-  examples: ['router serve --port 8080', 'router serve --port 0 --state ./state --json', 'router serve --fault "503,times=2"'],
+  examples: ['router serve --port 8080', 'router serve --port 0 --state ./state --json', 'router serve --fault "503,times=2"', 'router serve --flavor deployed'],
   run: runServe,
 });
 
@@ -56,7 +57,7 @@ async function runServe({ io, opts, signal }: RunContext<FlagValues<typeof FLAGS
   const gateway = await gatewayOptions(opts, io.env, (line) => io.note(line));
   if (opts.checkDrift !== undefined) return checkDrift(io, opts.checkDrift, gateway);
   const release = await holdState(stateDir);
-  const emu = await startEmulator({ stateDir, port: opts.port, host: opts.host, faults: opts.fault, batchDelayMs: opts.batchDelayMs, gateway }).catch((err: unknown) => {
+  const emu = await startEmulator({ stateDir, port: opts.port, host: opts.host, faults: opts.fault, batchDelayMs: opts.batchDelayMs, gateway, flavor: opts.flavor }).catch((err: unknown) => {
     release();
     throw badHost(err, opts.host) ?? err;
   });
@@ -75,7 +76,7 @@ async function runServe({ io, opts, signal }: RunContext<FlagValues<typeof FLAGS
   } else {
     io.out(
       [
-        `router emulator listening on ${emu.apiRoot}`,
+        `router emulator listening on ${emu.apiRoot}${opts.flavor === 'deployed' ? ' (deployed flavour: batches at /beta/batches, no listing)' : ''}`,
         `  API key:        ${apiKey}`,
         `  management key: ${managementKey}`,
         `  operator key:   ${operatorKey}  (emulator-only routes: clock, workspaces, batch pace)`,

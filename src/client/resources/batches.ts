@@ -1,9 +1,33 @@
 import { checkShape, SHAPES } from '../answer-shape.js';
 import type { Batch, BatchCreateRequest, BatchList, BatchStatus } from '../types.js';
-import { ProtocolError } from '../errors.js';
+import { APIError, ProtocolError } from '../errors.js';
 import { ArraySplitter, JSONSplitError } from '../../internal/json-split.js';
-import { bodyError } from '../connection-errors.js';
+import { bodyError, toConnectionError } from '../connection-errors.js';
 import { Resource, type CallOptions } from './shared.js';
+import type { HttpCore, RawResponse, RequestOptions } from '../core.js';
+
+/** Where batches live, under the API root: api.md's `{base_url}/batches`, then the deployed service's. */
+export const BATCH_PATHS = ['/v1/batches', '/beta/batches'] as const;
+
+/** Where a service keeps its batches, as far as it is known: the path, and whether it lists them. */
+export interface BatchPlace {
+  path?: string;
+  /** false: the service has no listing there (404 or 405 to GET). */
+  listing?: boolean;
+}
+
+export interface BatchPlaceOptions {
+  /** The place as remembered, or named outright (`fixed`: never looked for elsewhere). */
+  place?: BatchPlace;
+  fixed?: boolean;
+  /** Called when a call learns something of the place (to remember it for the next run). */
+  onPlace?: (place: BatchPlace) => void;
+  /** Called with each batch a create or a get answers (a local index of the batches made). */
+  onBatch?: (batch: Batch, how: 'created' | 'seen') => void;
+}
+
+/** A listing that is not there: 404 or 405 to GET where batches are created. */
+export const isNoListing = (err: unknown) => err instanceof APIError && (err.status === 404 || err.status === 405);
 
 export interface BatchListQuery {
   limit?: number;
@@ -16,6 +40,71 @@ export interface BatchListQuery {
 export type BatchHead = Omit<BatchCreateRequest, 'requests'>;
 
 export class Batches extends Resource {
+  private readonly place: BatchPlace;
+
+  constructor(core: HttpCore, private readonly places: BatchPlaceOptions = {}) {
+    super(core);
+    this.place = { ...places.place };
+  }
+
+  /** The batches path as known (undefined: not found out yet). */
+  get path(): string | undefined {
+    return this.place.path;
+  }
+
+  /** Whether the service lists batches (undefined: not known yet). */
+  get hasListing(): boolean | undefined {
+    return this.place.listing;
+  }
+
+  /** The URL of the batch `id` (or of the collection), where it is or would be asked first. */
+  url(id?: string): string {
+    return this.core.url(`${this.place.path ?? BATCH_PATHS[0]}${id === undefined ? '' : `/${encodeURIComponent(id)}`}`, 'root');
+  }
+
+  private learn(patch: BatchPlace): void {
+    if (Object.entries(patch).every(([k, v]) => this.place[k as keyof BatchPlace] === v)) return;
+    Object.assign(this.place, patch);
+    this.places.onPlace?.({ ...this.place });
+  }
+
+  /**
+   * Sends to the known place, or tries each in turn: a 404 there is no such route (a create answered
+   * 404 made no batch), so the next is asked; the first answer elsewhere settles the place. All 404:
+   * the first place's error, with the URLs asked.
+   */
+  private async atPlace(suffix: string, req: Omit<RequestOptions, 'path' | 'base'>): Promise<RawResponse> {
+    // A remembered place that has moved (a create answered 404 there) is looked for again; a named one never is.
+    const known = this.place.path;
+    const paths = !known ? [...BATCH_PATHS] : req.method === 'POST' && !this.places.fixed ? [known, ...BATCH_PATHS.filter((p) => p !== known)] : [known];
+    let first: APIError | undefined;
+    const asked: string[] = [];
+    for (const path of paths) {
+      try {
+        const res = await this.core.send({ ...req, path: path + suffix, base: 'root' });
+        if (!this.places.fixed) this.learn({ path });
+        return res;
+      } catch (err) {
+        if (!(err instanceof APIError) || err.status !== 404 || paths.length === 1) throw withUrl(err, this.core.url(path + suffix, 'root'));
+        asked.push(this.core.url(path + suffix, 'root'));
+        first ??= err;
+      }
+    }
+    throw withUrl(first!, asked.join(' and '));
+  }
+
+  private async jsonAt<T>(suffix: string, req: Omit<RequestOptions, 'path' | 'base'>): Promise<T> {
+    const res = await this.atPlace(suffix, req);
+    const text = await res.body.text().catch((err) => {
+      throw toConnectionError(err, this.url() + suffix);
+    });
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new ProtocolError(`server sent malformed JSON (${text.length} bytes): ${text.slice(0, 80)}`);
+    }
+  }
+
   /** Creates a batch from an in-memory request list. */
   create(params: BatchCreateRequest, opts: CallOptions = {}): Promise<Batch> {
     const { requests, ...head } = params;
@@ -33,9 +122,8 @@ export class Batches extends Resource {
   async createStreaming(head: BatchHead, requests: () => AsyncIterable<string | Uint8Array>, opts: CallOptions = {}): Promise<Batch> {
     const { endpoint, model, ...others } = head;
     const prefix = JSON.stringify({ endpoint, model, ...others }).slice(0, -1) + ',"requests":[';
-    const { data } = await this.core.json<Batch>({
+    const data = await this.jsonAt<Batch>('', {
       method: 'POST',
-      path: '/batches',
       bodyFactory: async function* () {
         yield prefix;
         yield* requests();
@@ -47,13 +135,16 @@ export class Batches extends Resource {
       headers: opts.headers,
     });
     checkShape(data, SHAPES.batch);
+    this.places.onBatch?.(data, 'created');
     return data;
   }
 
+  /** A page of the listing; a service without one answers 404 or 405 (`isNoListing`), and that is remembered. */
   async list(query: BatchListQuery = {}, opts: CallOptions = {}): Promise<BatchList> {
-    const { data } = await this.core.json<BatchList>({
+    let data: BatchList;
+    try {
+      data = await this.jsonAt<BatchList>('', {
       method: 'GET',
-      path: '/batches',
       query: {
         limit: query.limit,
         after: query.after,
@@ -64,7 +155,14 @@ export class Batches extends Resource {
       signal: opts.signal,
       timeoutMs: opts.timeoutMs,
     });
+    } catch (err) {
+      if (!isNoListing(err)) throw err;
+      // A 405 is the create's route without a GET: the place is this one.
+      this.learn({ listing: false, ...((err as APIError).status === 405 && !this.place.path ? { path: BATCH_PATHS[1] } : {}) });
+      throw err;
+    }
     checkShape(data, SHAPES.batchList);
+    this.learn({ listing: true });
     return data;
   }
 
@@ -84,8 +182,9 @@ export class Batches extends Resource {
 
   /** The whole batch, results included, parsed in memory. */
   async get(id: string, opts: CallOptions = {}): Promise<Batch> {
-    const { data } = await this.core.json<Batch>({ method: 'GET', path: `/batches/${encodeURIComponent(id)}`, signal: opts.signal, timeoutMs: opts.timeoutMs });
+    const data = await this.jsonAt<Batch>(`/${encodeURIComponent(id)}`, { method: 'GET', signal: opts.signal, timeoutMs: opts.timeoutMs });
     checkShape(data, SHAPES.batch);
+    this.places.onBatch?.(data, 'seen');
     return data;
   }
 
@@ -94,8 +193,8 @@ export class Batches extends Resource {
    * `onResult` as they arrive (await-able for backpressure); the rest of the batch is returned.
    */
   async getStreaming(id: string, onResult: (json: Buffer, index: number) => void | Promise<void>, opts: CallOptions = {}): Promise<Batch> {
-    const path = `/batches/${encodeURIComponent(id)}`;
-    const res = await this.core.send({ method: 'GET', path, signal: opts.signal, timeoutMs: opts.timeoutMs });
+    const suffix = `/${encodeURIComponent(id)}`;
+    const res = await this.atPlace(suffix, { method: 'GET', signal: opts.signal, timeoutMs: opts.timeoutMs });
     const pending: Buffer[] = [];
     const splitter = new ArraySplitter('results', (bytes) => {
       pending.push(bytes);
@@ -110,7 +209,7 @@ export class Batches extends Resource {
         try {
           step = await body.next();
         } catch (err) {
-          throw bodyError(err, this.core.url(path));
+          throw bodyError(err, this.url(id));
         }
         if ((done = !!step.done)) break;
         try {
@@ -131,6 +230,13 @@ export class Batches extends Resource {
       throw new ProtocolError(`server sent a malformed batch: ${(err as Error).message}`);
     }
     checkShape(batch, SHAPES.batch);
+    this.places.onBatch?.(batch, 'seen');
     return batch;
   }
+}
+
+/** The error with the URL (or URLs) asked, for a message that names where a batch was looked for. */
+function withUrl(err: unknown, url: string): unknown {
+  if (err instanceof APIError && (err as { url?: string }).url === undefined) Object.defineProperty(err, 'url', { value: url, enumerable: false });
+  return err;
 }

@@ -66,11 +66,12 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
     const head = { endpoint: scan.endpoint, model, completion_window: '24h' as const, ...(Object.keys(provider).length ? { provider } : {}) };
     // What the batch will be newer than, in the service's listing (a lost answer is looked for
     // there). Unknown (the listing failed): a lost answer is not looked for.
-    const after = await newestBatch(client, signal).catch((err: unknown) => {
+    const after = client.batches.hasListing === false ? undefined : await newestBatch(client, signal).catch((err: unknown) => {
       if (signal.aborted) throw err;
       return undefined;
     });
-    const check = `router batch list${after ? ` --created-after ${after.created_at - 1}` : ''}`;
+    // Where nothing lists batches, a batch a lost answer made can never be found (nor told from a second one).
+    const checkWith = () => (client.batches.hasListing === false ? `sent at ${new Date().toISOString()}; this service lists no batches, so it cannot be looked for: sending ${file} again may make (and bill) a second batch; see docs/real-service-batches.md` : `Check with: router batch list${after ? ` --created-after ${after.created_at - 1}` : ''}`);
     let created: Batch;
     let uploaded = false;
     const requests = requestStream(scan);
@@ -81,7 +82,7 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
         uploaded = true;
       }, { signal });
     } catch (err) {
-      if (signal.aborted && uploaded) io.note(`stopped after the upload was sent: the batch may exist. Check with: ${check}`);
+      if (signal.aborted && uploaded) io.note(`stopped after the upload was sent: the batch may exist. ${checkWith()}`);
       // Sent, but no readable answer: the service may have stored it, so it is not sent again.
       const unreadable = err instanceof ProtocolError;
       if (signal.aborted || !(unreadable || (err as { maybeDelivered?: boolean }).maybeDelivered)) {
@@ -97,11 +98,12 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
       if (found?.length !== 1) {
         await client.close();
         const which = found?.length ? `; ${found.length} batches match it: ${found.map((b) => b.id).join(', ')}` : '; the batch may exist';
-        throw new CliError(`${what}${which}. Check with: ${check}`, unreadable ? EXIT.SERVER : EXIT.NETWORK);
+        throw new CliError(`${what}${which}. ${checkWith()}`, unreadable ? EXIT.SERVER : EXIT.NETWORK);
       }
       created = found[0]!;
       io.info(`${what}; found its batch in the listing: ${created.id}`);
     }
+    (await import('../../../batch/local-index.js')).indexBatch(ctx.env, client.core.apiRoot, created, file === '-' ? 'stdin' : (await import('node:path')).resolve(file));
     if (!opts.watch) {
       await client.close();
       io.made(`batch ${created.id} was created (router batch get ${created.id})`);

@@ -90,6 +90,7 @@ export const RUN_FLAGS = {
   resume: { flags: '--resume <job>', help: 'take up a job again (re-running the same command on the same file does too)' },
   new: { flags: '--new', help: 'start another job even if one was made from this file with the same settings' },
   retryFailed: { flags: '--retry-failed', help: 'with --resume: submit again only the requests that failed or never ran', goesWith: ['resume'] },
+  resubmitLost: { flags: '--resubmit-lost', help: "with --resume: send again a shard whose create's answer was lost where the service lists no batches (a batch it made is then billed too)", goesWith: ['resume'] },
   watch: { flags: '-w, --watch', help: 'follow the job until every batch ends (exit 9 if one fails or expires)' },
   results: { flags: '--results [file]', help: 'wait, then write every result in input order as JSONL (stdout when no file)', parse: fileOrStdout },
   lineNumbers: { flags: '--line-numbers', help: 'with --results: add "line" (the input line number) to each result', goesWith: ['results'] },

@@ -1,6 +1,7 @@
 /** `router batch list`: a page of batches, or all of them. */
 import type { LISTABLE_BATCH_STATUSES } from '../../../client/facts.js';
 import type { BatchList } from '../../../client/types.js';
+import { isNoListing } from '../../../client/resources/batches.js';
 import { usage } from '../../exit-codes.js';
 import type { RunContext } from '../../run.js';
 import type { ListOpts } from './flags.js';
@@ -14,7 +15,8 @@ export function toTimestamp(flag: string, value: string): string {
   return String(Math.floor(ms / 1000));
 }
 
-export async function runList({ io, opts, signal, connect }: RunContext<ListOpts>): Promise<void> {
+export async function runList(ctx: RunContext<ListOpts>): Promise<void> {
+  const { io, opts, signal, connect } = ctx;
   if (opts.after !== undefined && opts.after === '') throw usage('--after must not be empty');
   if (opts.json && opts.jsonl) throw usage(`${io.jsonFlag} and --jsonl cannot be combined`);
   const query = {
@@ -27,8 +29,17 @@ export async function runList({ io, opts, signal, connect }: RunContext<ListOpts
   const { client } = await connect();
   try {
     const pages: BatchList[] = [];
-    if (opts.all) for await (const page of client.batches.listAll(query, { signal })) pages.push(page);
-    else pages.push(await client.batches.list(query, { signal }));
+    try {
+      if (opts.all) for await (const page of client.batches.listAll(query, { signal })) pages.push(page);
+      else pages.push(await client.batches.list(query, { signal }));
+    } catch (err) {
+      if (!isNoListing(err)) throw err;
+      // No listing at this service: the batches this machine made, as last seen, with the same filters.
+      const { localPage } = await import('../../../batch/local-index.js');
+      pages.length = 0;
+      pages.push(localPage(ctx.env, client.core.apiRoot, query, opts.all));
+      io.note(`${client.core.apiRoot} lists no batches: these are the ones made from this machine, each as last seen (router batch get ID asks the service)`);
+    }
     const items = pages.flatMap((p) => p.data);
     if (opts.json) {
       if (!opts.all) io.json(pages[0]);

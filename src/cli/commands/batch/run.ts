@@ -16,6 +16,9 @@ import { takeUpCommand } from './watch.js';
 
 type Ctx = RunContext<RunOpts>;
 
+/** Piped, a follow prints a progress line at least this often. */
+const PIPED_EVERY_MS = 20_000;
+
 function checkFlags(opts: RunOpts, file: string | undefined, jsonFlag: string): void {
   if (!file && !opts.resume) throw usage('give a JSONL file, or --resume JOB');
   if (opts.dryRun && opts.resume) throw usage('--dry-run plans a new job; it does not go with --resume');
@@ -63,6 +66,7 @@ async function dryRun(ctx: Ctx, file: string): Promise<void> {
   const estimate = connected && (await checkJobSpend(ctx, connected, job).finally(() => connected.client.close()));
   if (ctx.opts.json) ctx.io.json({ ...jobSummary(job), ...(estimate ? { cost_bound: estimateJson(estimate) } : {}) });
   else ctx.io.out(`${await describeJob(job, ctx.io)}${estimate ? `${estimateLine(estimate)}\n` : ''}`);
+  ctx.io.note(`dry run: ${job.requests} requests in ${job.shards.length} shard(s) checked; nothing was saved or sent`);
 }
 
 export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise<void> {
@@ -77,6 +81,7 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
   const waits = opts.watch || opts.results !== undefined;
   const ora = waits && io.stderrTTY && !io.quiet ? (await import('ora')).default : undefined;
   let spinner: ReturnType<NonNullable<typeof ora>> | undefined;
+  let lastLine = Date.now();
   const on: JobEvents = {
     info: (text) => (spinner ? (spinner.text = text) : io.info(text)),
     resumed: (job) => io.note(`resuming ${job.id}, made from this file (--new starts another job)`),
@@ -93,7 +98,11 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
     progress: (_job, line, phase, changed) => {
       if (phase === 'start') spinner = ora?.({ stream: io.stderr, isEnabled: true, discardStdin: false }).start(line);
       else if (phase === 'poll' && spinner) spinner.text = line;
-      else if (phase === 'poll' && changed) io.info(line);
+      // Piped: a line on each change, and at least every 20 s, so a long run is never silent.
+      else if (phase === 'poll' && (changed || Date.now() - lastLine >= PIPED_EVERY_MS)) {
+        lastLine = Date.now();
+        if (!io.quiet) io.note(line);
+      }
       else if (phase === 'end') {
         spinner?.stop();
         spinner = undefined;
@@ -122,6 +131,7 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
   try {
     const outcome = await driveJob(held, connect, {
       retryFailed: opts.retryFailed,
+      resubmitLost: opts.resubmitLost,
       watch: opts.watch,
       results: opts.results !== undefined ? { write: (chunk) => sinkOf(io, target!)(chunk), format } : undefined,
       interval: opts.interval,

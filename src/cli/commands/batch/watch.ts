@@ -14,6 +14,9 @@ import { describeBatch, tsvLine } from './format.js';
 /** What a watch reads of the command's options (batch create --watch, batch get --watch). */
 export type WatchOpts = FlagValues<typeof WATCH_FLAGS> & Pick<CreateOpts, 'results' | 'json'>;
 
+/** Piped, a watch prints a progress line at least this often. */
+const PIPED_EVERY_MS = 20_000;
+
 const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 /**
@@ -43,6 +46,7 @@ export function resumeCommand(ctx: RunContext<WatchOpts>, id: string): string {
 export async function watch(ctx: RunContext<WatchOpts>, client: RouterClient, id: string, first?: Batch): Promise<Batch> {
   const { io, opts, signal } = ctx;
   const started = Date.now();
+  let lastLine = started;
   const spinner = io.stderrTTY && !io.quiet
     // discardStdin off: ora would put the terminal in raw mode, and Ctrl-C would never become SIGINT.
     ? (await import('ora')).default({ stream: io.stderr, isEnabled: true, discardStdin: false }).start(`${id}: starting`)
@@ -60,11 +64,19 @@ export async function watch(ctx: RunContext<WatchOpts>, client: RouterClient, id
       on: {
         offline: (note) => (spinner ? (spinner.text = note) : io.info(note)),
         status: (b, from) => {
-          if (spinner) spinner.info(`${id}: ${from ?? 'found'} -> ${b.status}`).start();
-          else if (io.verbose) io.note(`${id}: ${b.status}`);
+          if (spinner) spinner.info(from ? `${id}: ${from} -> ${b.status}` : `${id}: ${b.status}`).start();
+          else if (!io.quiet) {
+            lastLine = Date.now();
+            io.note(label(b));
+          }
         },
         polled: (b) => {
           if (spinner) spinner.text = label(b);
+          // Piped: besides each change of status, a line at least every 20 s (never silent for minutes).
+          else if (!io.quiet && Date.now() - lastLine >= PIPED_EVERY_MS) {
+            lastLine = Date.now();
+            io.note(label(b));
+          }
         },
       },
     });

@@ -6,7 +6,7 @@ import { checkModel } from '../../options.js';
 import { usdAmount } from '../../budget.js';
 import { jsonFlags, PROFILE_FLAGS } from '../../setup-flags.js';
 import { checkRoot, existingProfileFor, field, FIELDS, profileFor, readSecret, sayOverridden, sayStored, SECRET, store, storedKey, type Field } from './shared.js';
-import { checkNewProfile } from '../../../config/fields.js';
+import { checkBatchesPath, checkNewProfile, SettingsError } from '../../../config/fields.js';
 import { checkAttribution } from '../../../config/attribution.js';
 
 const SETTING = { name: '<setting>', help: FIELDS.join(' | ') } as const;
@@ -28,6 +28,7 @@ export const set = defineCommand({
     // Kept as typed: String() of a small amount (1e-7) is a text the budget check would refuse.
     if ((f === 'daily_budget' || f === 'monthly_budget') && value !== undefined) usdAmount(value, f);
     if ((f === 'app_url' || f === 'app_title' || f === 'app_categories') && value !== undefined) value = checkAttribution(f, value, f);
+    if (f === 'batches_path' && value !== undefined) value = checkedPath(value);
     if (SECRET.includes(f) && value !== undefined) {
       // Secrets never on the command line (clig.dev): it stays in shell history and `ps`.
       throw usage(`${f} is not taken as an argument (it would stay in your shell history): pipe it, e.g. printf %s "$KEY" | router config set ${f}`);
@@ -48,6 +49,14 @@ export const set = defineCommand({
     sayOverridden(io, f);
   },
 });
+
+function checkedPath(value: string): string {
+  try {
+    return checkBatchesPath(value, 'batches_path');
+  } catch (err) {
+    throw err instanceof SettingsError ? usage(err.message) : err;
+  }
+}
 
 export const get = defineCommand({
   name: 'get',
