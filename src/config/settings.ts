@@ -1,4 +1,4 @@
-import { BUDGET_ENV, DEFAULT_ENV, DEFAULT_PROFILE, isProfileName, SettingsError, shownName, type ProfileField } from './fields.js';
+import { BUDGET_ENV, DEFAULT_ENV, KEY_ENV, DEFAULT_PROFILE, isProfileName, SettingsError, shownName, type ProfileField } from './fields.js';
 import { didYouMean } from '../internal/did-you-mean.js';
 import { isBlank } from '../internal/blank.js';
 
@@ -146,8 +146,8 @@ export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessE
   const root = flags.apiRoot ?? pick('apiRoot', 'ROUTER_API_ROOT', 'api_root');
   return {
     profile: name,
-    apiKey: key('apiKey', 'ROUTER_API_KEY', 'api_key'),
-    managementKey: key('managementKey', 'ROUTER_MANAGEMENT_KEY', 'management_key'),
+    apiKey: key('apiKey', KEY_ENV.api_key, 'api_key'),
+    managementKey: key('managementKey', KEY_ENV.management_key, 'management_key'),
     apiRoot: root === undefined ? undefined : checkApiRoot(root, sourceName(from.apiRoot!)),
     model: pick('model', DEFAULT_ENV.model, 'model'),
     voice: pick('voice', DEFAULT_ENV.voice, 'voice'),

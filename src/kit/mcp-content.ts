@@ -1,0 +1,28 @@
+/** An MCP tool result as the tool loop passes it on: text as text, images as images, resources by their text or a line. */
+import type { ToolImage, ToolResult } from './tool.js';
+
+type Part = Record<string, unknown>;
+
+export function mcpResult(result: Record<string, unknown>): ToolResult {
+  const texts: string[] = [];
+  const images: ToolImage[] = [];
+  for (const part of (result.content as Part[] | undefined) ?? []) {
+    if (part.type === 'text') texts.push(String(part.text ?? ''));
+    else if (part.type === 'image' && typeof part.data === 'string') {
+      images.push({ mimeType: String(part.mimeType ?? 'image/png'), data: part.data });
+      texts.push(`[image ${String(part.mimeType ?? '')}, passed on after the tool results]`);
+    } else if (part.type === 'resource') {
+      const r = (part.resource ?? {}) as Part;
+      if (typeof r.text === 'string') texts.push(`[resource ${String(r.uri)}]\n${r.text}`);
+      else if (typeof r.blob === 'string' && String(r.mimeType ?? '').startsWith('image/')) {
+        images.push({ mimeType: String(r.mimeType), data: r.blob });
+        texts.push(`[resource ${String(r.uri)}: an image, passed on after the tool results]`);
+      } else texts.push(`[resource ${String(r.uri)} (${String(r.mimeType ?? 'binary')}): not shown to the model]`);
+    } else if (part.type === 'resource_link') texts.push(`[resource link ${String(part.uri)}${part.name ? ` (${String(part.name)})` : ''}]`);
+    else texts.push(`[${String(part.type)} content: not shown to the model]`);
+  }
+  if (!texts.length && result.structuredContent !== undefined) texts.push(JSON.stringify(result.structuredContent));
+  // A result of the older protocol: `toolResult`.
+  if (!texts.length && result.toolResult !== undefined) texts.push(typeof result.toolResult === 'string' ? result.toolResult : JSON.stringify(result.toolResult));
+  return { ok: result.isError !== true, text: texts.join('\n'), ...(images.length ? { images } : {}) };
+}
