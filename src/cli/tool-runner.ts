@@ -78,6 +78,7 @@ export async function openTools(src: ToolSources): Promise<ToolSet | undefined> 
     tools: fns.filter((f) => f.command !== undefined).map((f) => commandTool(f.decl, f.command!, env)),
     mcp: src.mcp,
     env,
+    // A server may take a while to start (npx fetching it, a loaded machine): 30 s, or a longer --tool-timeout.
     startTimeoutMs: Math.max(30, src.timeoutSeconds ?? 0) * 1000,
     signal: src.signal,
   });

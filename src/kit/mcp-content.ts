@@ -1,5 +1,6 @@
 /** An MCP tool result as the tool loop passes it on: text as text, images as images, resources by their text or a line. */
 import type { ToolImage, ToolResult } from './tool.js';
+import { MAX_RESULT_BYTES } from './command-tool.js';
 
 type Part = Record<string, unknown>;
 
@@ -24,5 +25,13 @@ export function mcpResult(result: Record<string, unknown>): ToolResult {
   if (!texts.length && result.structuredContent !== undefined) texts.push(JSON.stringify(result.structuredContent));
   // A result of the older protocol: `toolResult`.
   if (!texts.length && result.toolResult !== undefined) texts.push(typeof result.toolResult === 'string' ? result.toolResult : JSON.stringify(result.toolResult));
-  return { ok: result.isError !== true, text: texts.join('\n'), ...(images.length ? { images } : {}) };
+  return { ok: result.isError !== true, text: cutText(texts.join('\n')), ...(images.length ? { images } : {}) };
+}
+
+/** A result's text as commands' is kept: its first MiB, and a line saying what was cut. */
+function cutText(text: string): string {
+  const size = Buffer.byteLength(text);
+  if (size <= MAX_RESULT_BYTES) return text;
+  const kept = Buffer.from(text).subarray(0, MAX_RESULT_BYTES).toString('utf8').replace(/\uFFFD$/, '');
+  return `${kept}\n[router: the result was cut at ${MAX_RESULT_BYTES / 1024 / 1024} MiB of ${size} bytes]`;
 }

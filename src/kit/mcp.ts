@@ -29,6 +29,14 @@ const isUrl = (spec: string) => /^https?:\/\//i.test(spec);
 /** setTimeout's largest delay: the SDK's own 60 s bound of a request is not the one router keeps. */
 const NO_BOUND = 2 ** 31 - 1;
 
+/** An error as one line: fetch's "fetch failed" says why in its cause. */
+function describe(err: unknown): string {
+  const e = err as { message?: string; code?: unknown; cause?: { code?: string; message?: string } };
+  if (e?.code === 'ENOENT') return 'the command was not found';
+  const cause = e?.cause?.code ?? e?.cause?.message;
+  return `${e?.message ?? String(err)}${cause ? ` (${cause})` : ''}`;
+}
+
 export async function connectMcp(spec: string, opts: McpOptions): Promise<McpServer> {
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
   const client: Client = new Client({ name: 'router', version: '1' });
@@ -58,7 +66,7 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
   } catch (err) {
     await close();
     if (opts.signal?.aborted) throw opts.signal.reason;
-    const why = /timed out|timeout/i.test(String(err)) ? `did not answer within ${startMs / 1000} s` : ended ? 'ended before it answered' : `could not start: ${err instanceof Error ? err.message : String(err)}`;
+    const why = /timed out|timeout/i.test(String(err)) ? `did not answer within ${startMs / 1000} s` : (err as { code?: unknown }).code === -32000 ? 'ended before it answered' : `could not start: ${describe(err)}`;
     throw new ToolSourceError(`MCP server ${spec}: ${why}${said()}`, 'start');
   }
   const info = client.getServerVersion();
