@@ -11,8 +11,9 @@ import { APIError } from '../../../client/errors.js';
 import { readAttachments, type Attachment } from '../../attach.js';
 import { recordedUser, userContent } from '../../request-extras.js';
 import type { ChatCommandOptions } from './flags.js';
+import type { ToolSet } from '../../../kit/toolset.js';
 
-export const REPL_HELP = 'commands: /exit, /model ID, /system TEXT, /role NAME, /attach PATH, /edit, /save FILE, /clear, /help; end a line with \\ to continue it; Up-arrow recalls earlier lines, of earlier sessions too. '
+export const REPL_HELP = 'commands: /exit, /model ID, /system TEXT, /role NAME, /attach PATH, /edit, /save FILE, /clear, /tools, /help; end a line with \\ to continue it; Up-arrow recalls earlier lines, of earlier sessions too. '
   + 'Ctrl-C stops an answer (the exchange is dropped) or clears the line; Ctrl-C on an empty line exits (130), Ctrl-D exits (0)';
 
 type Asked = { line: string } | { end: 'eof' | 'interrupt' };
@@ -74,6 +75,8 @@ interface Conversation {
   attached: Attachment[];
   /** Messages with attachments, as the saved conversation keeps them (by reference). */
   recorded: WeakMap<ChatMessage, ChatMessage>;
+  /** --tools and --mcp: run in each turn. */
+  tools?: ToolSet;
 }
 
 /** A slash command; returns false for /exit. A failure prints one line and the conversation goes on. */
@@ -102,7 +105,8 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
       c.attached.push(a!);
       io.err(`attached ${arg} (${a!.mediaType}${a!.data ? `, ${a!.data.length} bytes` : ''}); it goes with the next message\n`);
     }
-  } else if (cmd === '/clear') {
+  } else if (cmd === '/tools') (await import('./repl-tools.js')).listTools(io, c.tools);
+  else if (cmd === '/clear') {
     c.history.splice(0, c.history.length, ...c.history.filter((m) => m.role === 'system'));
     const dropped = c.attached.splice(0).length;
     io.err(`conversation cleared${dropped ? `, ${dropped === 1 ? 'the attachment' : `${dropped} attachments`} too` : ''}\n`);
@@ -137,7 +141,12 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
   const { guardSpend } = await import('../../spend-guard.js');
   const { usageFields } = await import('../../ledger.js');
   const { reportError } = await import('../../errors.js');
-  const c: Conversation = { model: settings.model, history: withSystem(saved?.messages ?? [], opts.system), attached: await readAttachments(opts.attach, io), recorded: new WeakMap() };
+  const { loadTools, openTools } = await import('../../tool-runner.js');
+  const tools = await openTools({ local: await loadTools(opts.tools, io, 'chat'), mcp: opts.mcp, env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
+    await client.close();
+    throw err;
+  });
+  const c: Conversation = { model: settings.model, history: withSystem(saved?.messages ?? [], opts.system), attached: await readAttachments(opts.attach, io), recorded: new WeakMap(), tools };
   let kept = saved;
   if (saved) io.err(`continuing ${saved.id} (${saved.messages.filter((m) => m.role === 'user').length} turns)\n`);
   const lines: string[] = more.loadHistory(ctx.env);
@@ -190,19 +199,33 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         const req = buildChatRequest([...c.history], opts, c.model);
         // Each turn is a call: held to the budgets (a reached one is this turn's error) and put in the ledger.
         turn = await guardSpend(ctx, connected, { body: req, models: [req.model, ...(req.models ?? [])], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true });
-        let used: Record<string, unknown> | undefined;
-        let id: string | undefined;
-        for await (const chunk of await client.chat.streamText(req, { signal: AbortSignal.any([signal, answerStop.signal]) })) {
-          if (chunk.usage) used = chunk.usage as unknown as Record<string, unknown>;
-          if (chunk.id) id ??= chunk.id;
-          const piece = deltaText(chunk);
-          if (piece) {
-            answer += piece;
-            io.out(md ? md.push(piece) : piece);
+        let added: ChatMessage[] = [];
+        const print = (piece: string) => {
+          answer += piece;
+          io.out(md ? md.push(piece) : piece);
+        };
+        const log = (used: Record<string, unknown> | undefined, id: string | undefined) => ctx.logUsage({ endpoint: '/v1/chat/completions', model: req.model, ...(id ? { id } : {}), ...usageFields(used) });
+        const turnSignal = AbortSignal.any([signal, answerStop.signal]);
+        if (c.tools) {
+          req.tools = c.tools.chatTools();
+          const loop = { set: c.tools, maxRounds: opts.maxToolRounds ?? 8, approve: false, json: false, signal: turnSignal, timeout: opts.toolTimeout ?? ctx.flags.timeout };
+          const t = await (await import('./repl-tools.js')).toolTurn(io, client, req, loop, print, log);
+          added = t.added;
+          // What the model said before its calls was shown; the answer kept is its last, after them.
+          answer = t.text;
+        } else {
+          let used: Record<string, unknown> | undefined;
+          let id: string | undefined;
+          for await (const chunk of await client.chat.streamText(req, { signal: turnSignal })) {
+            if (chunk.usage) used = chunk.usage as unknown as Record<string, unknown>;
+            if (chunk.id) id ??= chunk.id;
+            const piece = deltaText(chunk);
+            if (piece) print(piece);
           }
+          log(used, id);
         }
         io.out(md ? md.end() || '\n' : '\n');
-        ctx.logUsage({ endpoint: '/v1/chat/completions', model: req.model, ...(id ? { id } : {}), ...usageFields(used) });
+        c.history.push(...added);
         // The turn's cost is in the ledger: it holds nothing of the budgets while the next is typed.
         turn.hold?.release();
         kept = keepConversation(ctx, kept, c.model, c.history.map((m) => c.recorded.get(m) ?? m), answer, text);
@@ -219,7 +242,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         // the message itself (a model that takes no images): sent again, they would be refused again.
         const refused = reportedCode(err) === EXIT.USAGE && extras.attachments.length > 0;
         if (!refused) c.attached.unshift(...extras.attachments);
-        c.history.pop();
+        c.history.splice(c.history.lastIndexOf(user));
         if (md) io.out(md.end());
         else if (answer) io.out('\n');
         if (signal.aborted) throw err;
@@ -231,7 +254,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
       }
     }
   } finally {
-    await client.close();
+    await Promise.all([client.close(), c.tools?.close()]);
   }
 }
 
