@@ -35,8 +35,9 @@ await build({
   minifySyntax: true,
   logLevel: 'warning',
   // jq (1.3 MB: its WebAssembly inlined) is dist/jq.cjs (linearJq). yaml (roles) is loaded from
-  // node_modules only by the runs that read a role: in the bundle it would cost every start.
-  external: ['yaml'],
+  // node_modules only by the runs that read a role: in the bundle it would cost every start. The MCP
+  // SDK (with zod) likewise, only by the runs given --mcp.
+  external: ['yaml', '@modelcontextprotocol/sdk'],
   // Every import() becomes a require(): the script runs outside node's module loader.
   supported: { 'dynamic-import': false },
   define: { 'import.meta.url': '__bundleUrl' },
