@@ -16,6 +16,21 @@ export interface ToolLoop {
   timeout?: number;
   /** The bound of all results of this loop (one per command; the REPL keeps one per turn). */
   budget?: ResultBudget;
+  /** Whether the model takes images (its catalog entry): images from tools are sent only then. */
+  takesImages?: () => Promise<boolean>;
+}
+
+/**
+ * The images of a round's results, when the model takes them; else none, said on stderr and to the
+ * model (its last result gets a line), as a model that takes text only would refuse the request.
+ */
+export async function passedImages(io: IO, loop: ToolLoop, outcomes: CallOutcome[]) {
+  const images = outcomes.flatMap((o) => o.images ?? []);
+  if (!images.length || (loop.takesImages && (await loop.takesImages().catch(() => false)))) return images;
+  const last = outcomes.at(-1)!;
+  last.text += `\n[router: ${images.length} image(s) from the tools not passed on: the model takes no image input]`;
+  io.note(`warning: ${images.length} image(s) from the tools not passed on: the model takes no image input`);
+  return [];
 }
 
 const label = (o: CallOutcome) => (o.status === 'ok' ? (o.code === undefined ? 'ok' : 'exit 0') : o.status === 'failed' ? (o.code === undefined ? 'failed' : `exit ${o.code}`) : o.status === 'timeout' ? 'stopped at --tool-timeout' : o.status);
@@ -46,8 +61,7 @@ export async function runRound(io: IO, loop: ToolLoop, calls: ShownCall[], round
 }
 
 /** Images from tool results, as a user message after them (a tool message of chat carries text only). */
-function imagesMessage(outcomes: CallOutcome[]): ChatMessage | undefined {
-  const images = outcomes.flatMap((o) => o.images ?? []);
+function imagesMessage(images: NonNullable<CallOutcome['images']>): ChatMessage | undefined {
   if (!images.length) return undefined;
   const parts = images.map((i) => ({ type: 'image_url', image_url: { url: `data:${i.mimeType};base64,${i.data}` } }));
   return { role: 'user', content: [{ type: 'text', text: 'The images the tools answered with:' }, ...parts] } as ChatMessage;
@@ -59,9 +73,9 @@ export async function toolLoop<A extends { message: AssembledMessage }>(io: IO, 
   for (let round = 1; answer.message.tool_calls?.length; round++) {
     const calls = answer.message.tool_calls.map(({ index: _index, ...c }) => c);
     const outcomes = await runRound(io, loop, chatCalls(calls), round);
+    const images = imagesMessage(await passedImages(io, loop, outcomes));
     messages.push({ role: 'assistant', content: answer.message.content, tool_calls: calls });
     calls.forEach((call, i) => messages.push({ role: 'tool', tool_call_id: call.id, content: outcomes[i]!.text }));
-    const images = imagesMessage(outcomes);
     if (images) messages.push(images);
     answer = await ask(messages);
   }

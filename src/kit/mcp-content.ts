@@ -11,13 +11,13 @@ export function mcpResult(result: Record<string, unknown>): ToolResult {
     if (part.type === 'text') texts.push(String(part.text ?? ''));
     else if (part.type === 'image' && typeof part.data === 'string') {
       images.push({ mimeType: String(part.mimeType ?? 'image/png'), data: part.data });
-      texts.push(`[image ${String(part.mimeType ?? '')}, passed on after the tool results]`);
+      texts.push(`[image ${String(part.mimeType ?? '')}]`);
     } else if (part.type === 'resource') {
       const r = (part.resource ?? {}) as Part;
       if (typeof r.text === 'string') texts.push(`[resource ${String(r.uri)}]\n${r.text}`);
       else if (typeof r.blob === 'string' && String(r.mimeType ?? '').startsWith('image/')) {
         images.push({ mimeType: String(r.mimeType), data: r.blob });
-        texts.push(`[resource ${String(r.uri)}: an image, passed on after the tool results]`);
+        texts.push(`[resource ${String(r.uri)}: an image]`);
       } else texts.push(`[resource ${String(r.uri)} (${String(r.mimeType ?? 'binary')}): not shown to the model]`);
     } else if (part.type === 'resource_link') texts.push(`[resource link ${String(part.uri)}${part.name ? ` (${String(part.name)})` : ''}]`);
     else texts.push(`[${String(part.type)} content: not shown to the model]`);

@@ -47,7 +47,7 @@ describe('src/kit', () => {
     });
     expect(r.ok).toBe(true);
     expect(r.images).toEqual([{ mimeType: 'image/png', data: 'iVBOR' }]);
-    expect(r.text.split('\n')).toEqual(['hello', '[image image/png, passed on after the tool results]', '[resource file:///a.txt]', 'A', '[resource file:///b.bin (application/octet-stream): not shown to the model]']);
+    expect(r.text.split('\n')).toEqual(['hello', '[image image/png]', '[resource file:///a.txt]', 'A', '[resource file:///b.bin (application/octet-stream): not shown to the model]']);
     expect(mcpResult({ content: [{ type: 'text', text: 'bad' }], isError: true }).ok).toBe(false);
     expect(mcpResult({ content: [], structuredContent: { a: 1 } }).text).toBe('{"a":1}');
   });

@@ -17,7 +17,7 @@ import { boundNote, guardNext, guardSpend, limitFlagOf, SPEND_FLAGS } from '../.
 import { keepConversation, openConversation, withSystem } from './conversation.js';
 import { MessageAssembler, messageOf, type AssembledMessage } from '../../answer-extras.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from '../../request-extras.js';
-import { callsNotRun, chatCalls, openTools } from '../../tool-runner.js';
+import { callsNotRun, chatCalls, imageInput, openTools } from '../../tool-runner.js';
 import { toolLoop } from '../../tool-loop.js';
 
 export const chat = defineCommand({
@@ -98,7 +98,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     // Calls left to the caller end the command (exit 11) once --usage has counted what they cost.
     let notRun: CliError | undefined;
     try {
-      if (toolSet) answer = await toolLoop(io, { set: toolSet, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal, timeout: opts.toolTimeout ?? ctx.flags.timeout }, messages, answer, ask);
+      if (toolSet) answer = await toolLoop(io, { set: toolSet, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal, timeout: opts.toolTimeout ?? ctx.flags.timeout, takesImages: imageInput(client, io.env, settings.apiRoot, req.model, signal) }, messages, answer, ask);
       else if (answer.message.tool_calls?.length) throw callsNotRun(io, chatCalls(answer.message.tool_calls), 'no --tools was given', !!opts.json);
     } catch (err) {
       if (!(err instanceof CliError && err.exitCode === EXIT.TOOL_CALLS)) throw err;

@@ -16,7 +16,7 @@ import { usage } from '../../exit-codes.js';
 import { checkMetadataFlags, readJsonFile, textOrFile } from '../../input.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from '../../request-extras.js';
 import { functionCalls, reasoningSummary, responseMessage } from '../../answer-extras.js';
-import { callsNotRun, chatCalls, openTools } from '../../tool-runner.js';
+import { callsNotRun, chatCalls, imageInput, openTools } from '../../tool-runner.js';
 import { responsesToolLoop } from './tool-loop.js';
 
 const FLAGS = { ...RESPONSES_FLAGS, ...SPEND_FLAGS };
@@ -71,7 +71,7 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
     if (guard.dryRun) return;
     const send = (r: ResponsesRequest) => ((opts.stream ?? !opts.json) ? streamResponse(io, client, r, opts, call) : createResponse(io, client, r, opts, call));
     let final = await send(req);
-    if (toolSet) final = await responsesToolLoop(io, { set: toolSet, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal, timeout: opts.toolTimeout ?? ctx.flags.timeout }, req, final, send);
+    if (toolSet) final = await responsesToolLoop(io, { set: toolSet, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal, timeout: opts.toolTimeout ?? ctx.flags.timeout, takesImages: imageInput(client, io.env, settings.apiRoot, req.model, signal) }, req, final, send);
     if (opts.routerMetadata && !opts.json && final?.router_metadata) io.note(`router: ${String(final.router_metadata.summary)}`);
     if (final?.status === 'incomplete') io.info('note: the response is incomplete (max output tokens reached)');
     const u = final?.usage;
