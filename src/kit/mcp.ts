@@ -69,6 +69,20 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
     const why = /timed out|timeout/i.test(String(err)) ? `did not answer within ${startMs / 1000} s` : (err as { code?: unknown }).code === -32000 ? 'ended before it answered' : `could not start: ${describe(err)}`;
     throw new ToolSourceError(`MCP server ${spec}: ${why}${said()}`, 'start');
   }
+  // Router ending otherwise (Ctrl-C exits soon after the abort) ends a stdio server too: it may ignore both EOF and SIGTERM.
+  const pid = (transport as { pid?: number | null }).pid;
+  const onExit = () => {
+    try {
+      if (pid) process.kill(pid, 'SIGKILL');
+    } catch {
+      /* it has ended */
+    }
+  };
+  if (pid) process.once('exit', onExit);
+  const closeAll = async () => {
+    await close();
+    process.removeListener('exit', onExit);
+  };
   const info = client.getServerVersion();
   const name = info?.name || (isUrl(spec) ? new URL(spec).host : splitCommandLine(spec)[0]!.split('/').pop()!);
   const tools: Tool[] = listed.tools.map((t) => ({
@@ -81,11 +95,11 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
         return mcpResult(await client.callTool({ name: t.name, arguments: args }, undefined, { signal, timeout: NO_BOUND }));
       } catch (err) {
         if (ended) {
-          await close();
+          await closeAll();
           throw new ToolSourceError(`MCP server ${name} ended during a call of ${t.name}${said()}`, 'ended');
         }
         if (signal.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError') {
-          await close();
+          await closeAll();
           throw new ToolSourceError(`MCP server ${name} did not answer a call of ${t.name} in time (--tool-timeout)`, 'hung');
         }
         if (signal.aborted) throw signal.reason;
@@ -93,5 +107,5 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
       }
     },
   }));
-  return { name, spec, tools, close };
+  return { name, spec, tools, close: closeAll };
 }

@@ -17,7 +17,10 @@ else {
   }));
   server.setRequestHandler(CallToolRequestSchema, async () => {
     if (mode === 'crash') process.exit(3);
-    if (mode === 'hang') return new Promise(() => setInterval(() => {}, 1000));
+    if (mode === 'hang') {
+      if (pidFile) writeFileSync(`${pidFile}.called`, 'yes\n');
+      return new Promise(() => setInterval(() => {}, 1000));
+    }
     if (mode === 'flood') return { content: [{ type: 'text', text: 'x'.repeat(5 * 1024 * 1024) }] };
     return { content: [{ type: 'text', text: JSON.stringify(process.env) }] };
   });
