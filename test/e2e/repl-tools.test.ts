@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
@@ -30,5 +31,17 @@ describe.skipIf(!HAS_TMUX)('router chat -i --mcp on a terminal', () => {
     expect(await term.lastExit()).toBe(0);
     const screen = await term.screen();
     expect(screen).not.toContain(t.env.ROUTER_API_KEY);
+  }, 60_000);
+
+  it('--approve asks before an MCP tool too; a refusal goes back to the model, the tool never runs', async () => {
+    term?.close();
+    term = new Terminal({ ...t.env });
+    term.run(`node ${BIN} chat --model local/tools --mcp "node ${FIXTURE} hang ${join(t.dir, 'approve.pid')}" --approve "hang"`);
+    await term.waitFor(/Run hang \{"text":"hang"\}\?/);
+    term.keys('n', 'Enter');
+    await term.waitFor(/hang answered: the user declined to run this tool/);
+    expect(await term.lastExit()).toBe(0);
+    // The hang tool writes this file when called: it was not.
+    expect(existsSync(join(t.dir, 'approve.pid.called'))).toBe(false);
   }, 60_000);
 });
