@@ -38,8 +38,9 @@ await build({
   logLevel: 'warning',
   // jq (1.3 MB: its WebAssembly inlined) is dist/jq.cjs (linearJq). yaml (roles) is loaded from
   // node_modules only by the runs that read a role: in the bundle it would cost every start. The keychain
-  // binding (@napi-rs/keyring) loads its native module from node_modules, by the runs that use a keychain key.
-  external: ['yaml', '@napi-rs/keyring'],
+  // binding (@napi-rs/keyring) loads its native module from node_modules, by the runs that use a keychain key;
+  // the MCP SDK (with zod) likewise, only by the runs given --mcp.
+  external: ['yaml', '@napi-rs/keyring', '@modelcontextprotocol/sdk'],
   // Every import() becomes a require(): the script runs outside node's module loader.
   supported: { 'dynamic-import': false },
   define: { 'import.meta.url': '__bundleUrl' },

@@ -1,4 +1,4 @@
-import { collect, commaList, integerIn } from './options.js';
+import { collect, commaList, integerIn, secondsIn } from './options.js';
 import type { FlagTable } from './flags.js';
 
 /** The flags `chat` and `responses` share for what goes beyond text: attachments, a schema, plugins, output modalities, reasoning, images. */
@@ -15,6 +15,8 @@ export const ANSWER_FLAGS = {
 /** Chat's tools that router runs itself. */
 export const TOOL_FLAGS = {
   tools: { flags: '--tools <file>', help: 'function tools (a JSON array); a tool with a "command" is run locally when called (exit 11 when one without is)' },
-  maxToolRounds: { flags: '--max-tool-rounds <n>', help: 'most rounds of tool calls run before giving up (default 8)', parse: integerIn(1, 100), goesWith: ['tools'] },
-  approve: { flags: '--approve', help: 'ask before running each tool command (on a terminal)', goesWith: ['tools'] },
+  mcp: { flags: '--mcp <command|url>', help: 'tools of an MCP server: a command line (stdio) or an http(s) URL (Streamable HTTP); repeatable', parse: collect },
+  maxToolRounds: { flags: '--max-tool-rounds <n>', help: 'most rounds of tool calls run before giving up (default 8)', parse: integerIn(1, 100), goesWith: ['tools', 'mcp'] },
+  approve: { flags: '--approve', help: 'ask before running each tool command or MCP tool (on a terminal)', goesWith: ['tools', 'mcp'] },
+  toolTimeout: { flags: '--tool-timeout <duration>', help: 'end a tool call that runs longer (default 5m; an MCP server that does not answer ends the command)', parse: secondsIn(0.001, 86_400), goesWith: ['tools', 'mcp'] },
 } as const satisfies FlagTable;

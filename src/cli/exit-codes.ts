@@ -23,6 +23,8 @@ export const EXIT = {
   SCHEMA_MISMATCH: 10,
   /** The model asked for tool calls that were not run (a tool without a command, --max-tool-rounds reached, chat without --tools, a Responses function call). */
   TOOL_CALLS: 11,
+  /** A source of tools failed: an MCP server did not start, ended during a call or did not answer in time. */
+  TOOL_SOURCE: 12,
   /** Ctrl-C. */
   INTERRUPTED: 130,
 } as const;

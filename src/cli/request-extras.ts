@@ -50,9 +50,8 @@ export async function prepareExtras(opts: ExtraOpts, io: IO, api: 'chat' | 'resp
   checkImagesDir(opts.saveImages);
   const plugins = pluginsFrom(opts.plugin, opts.web);
   const schema = await loadSchema(opts.schema, io);
-  // Responses reads its own --tools (its tool shape differs, and router runs none of them).
-  const tools = api === 'chat' ? await loadTools(opts.tools, io) : undefined;
-  if (schema && tools) throw usage('give one of --schema and --tools');
+  const tools = await loadTools(opts.tools, io, api);
+  if (api === 'chat' && schema && (tools || opts.mcp?.length)) throw usage(`give one of --schema and ${tools ? '--tools' : '--mcp'}`);
   if (schema && (opts.responseFormat || opts.textFormat)) throw usage(`give one of --schema and ${opts.responseFormat ? '--response-format' : '--text-format'}`);
   const attachments = await readAttachments(opts.attach, io);
   return { attachments, schema, tools, plugins };
@@ -79,13 +78,12 @@ export function recordedUser(prompt: string, extras: Extras): ChatMessage {
   return { role: 'user', content: [prompt, ...extras.attachments.map(attachmentReference)].filter(Boolean).join('\n') };
 }
 
-/** Adds the extras to a request body: the schema's format, tools without their commands, plugins, output modalities. */
+/** Adds the extras to a request body: the schema's format, plugins, output modalities (the tools: openTools). */
 export function applyExtras(req: Body, opts: ExtraOpts, extras: Extras, api: 'chat' | 'responses'): void {
   if (extras.schema) {
     if (api === 'chat') req.response_format = chatResponseFormat(extras.schema);
     else req.text = { ...(req.text as Body | undefined), format: responsesTextFormat(extras.schema) };
   }
-  if (extras.tools) req.tools = extras.tools.wire;
   if (extras.plugins) req.plugins = extras.plugins;
   if (opts.modalities) req.modalities = opts.modalities;
 }

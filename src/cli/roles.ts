@@ -129,9 +129,7 @@ export function applyRole(role: Role, cmd: Command, opts: Record<string, unknown
   const fromCli = (attr: string) => ['cli', 'env'].includes(cmd.getOptionValueSource(attr) ?? '');
   const skipped: string[] = [];
   for (const [key, value] of Object.entries(role.settings)) {
-    // A role's tools are chat's (router runs their commands); responses takes tools of another shape.
-    const chatOnly = kebab(key) === 'tools' && cmd.name() !== 'chat';
-    const option = NOT_IN_ROLES.has(kebab(key)) || chatOnly ? undefined : optionFor(cmd, key, value);
+    const option = NOT_IN_ROLES.has(kebab(key)) ? undefined : optionFor(cmd, key, value);
     // One role serves chat and responses: a flag of the other command is left out, not an error.
     if (!option && GENERATION_FLAGS.has(`--${kebab(key)}`)) {
       skipped.push(key);

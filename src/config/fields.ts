@@ -34,6 +34,8 @@ export const MODEL_FIELDS: readonly ProfileField[] = ['model', 'speech_model', '
 /** The environment variable that overrides each default of an operation. */
 export const DEFAULT_ENV = { model: 'ROUTER_MODEL', voice: 'ROUTER_VOICE', speech_model: 'ROUTER_SPEECH_MODEL', embed_model: 'ROUTER_EMBED_MODEL' } as const;
 export type DefaultField = keyof typeof DEFAULT_ENV;
+/** The variables a key is read from (tools and MCP servers start without them: src/kit/tool-env.ts). */
+export const KEY_ENV = { api_key: 'ROUTER_API_KEY', management_key: 'ROUTER_MANAGEMENT_KEY' } as const;
 /** Settings that hold an amount of USD; the environment variable that overrides each. */
 export const BUDGET_ENV = { daily_budget: 'ROUTER_DAILY_BUDGET', monthly_budget: 'ROUTER_MONTHLY_BUDGET' } as const;
 /** Settings of app attribution; the environment variable that overrides each. */

@@ -1,4 +1,4 @@
-import { ATTRIBUTION_ENV, BATCHES_PATH_ENV, BUDGET_ENV, checkBatchesPath, DEFAULT_ENV, DEFAULT_PROFILE, isProfileName, SettingsError, shownName, type ProfileField } from './fields.js';
+import { ATTRIBUTION_ENV, BATCHES_PATH_ENV, BUDGET_ENV, checkBatchesPath, DEFAULT_ENV, DEFAULT_PROFILE, isProfileName, KEY_ENV, SettingsError, shownName, type ProfileField } from './fields.js';
 import { didYouMean } from '../internal/did-you-mean.js';
 import { isBlank } from '../internal/blank.js';
 
@@ -164,8 +164,8 @@ export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessE
   const batchesPath = pick('batchesPath', BATCHES_PATH_ENV, 'batches_path');
   return {
     profile: name,
-    apiKey: key('apiKey', 'ROUTER_API_KEY', 'api_key'),
-    managementKey: key('managementKey', 'ROUTER_MANAGEMENT_KEY', 'management_key'),
+    apiKey: key('apiKey', KEY_ENV.api_key, 'api_key'),
+    managementKey: key('managementKey', KEY_ENV.management_key, 'management_key'),
     apiRoot: root === undefined ? undefined : checkApiRoot(root, sourceName(from.apiRoot!)),
     model: pick('model', DEFAULT_ENV.model, 'model'),
     voice: pick('voice', DEFAULT_ENV.voice, 'voice'),

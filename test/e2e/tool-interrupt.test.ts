@@ -60,4 +60,21 @@ describe.skipIf(process.platform !== 'linux')('Ctrl-C during a tool run', () => 
     await until(() => !started.some(running), 2000);
     expect(started.filter(running)).toEqual([]);
   }, 30_000);
+
+  it.each([
+    ['Ctrl-C', 'SIGINT', 130],
+    ['a plain kill of router', 'SIGTERM', 143],
+  ] as const)('%s during a call of an MCP server that ignores EOF and SIGTERM: the server gone', async (_, signal, code) => {
+    const pidFile = join(t.dir, `mcp-hang-${signal}.pid`);
+    const fixture = join(import.meta.dirname, '..', 'support', 'mcp-fixture-server.mjs');
+    const child = t.spawn(['chat', '--model', 'local/tools', '--mcp', `node ${fixture} hang ${pidFile}`, 'hang']);
+    const exited = new Promise<number | null>((r) => child.on('close', r));
+    await until(() => existsSync(`${pidFile}.called`), 15_000);
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    expect(running(pid)).toBe(true);
+    child.kill(signal);
+    expect(await exited).toBe(code);
+    await until(() => !running(pid), 2000);
+    expect(running(pid)).toBe(false);
+  }, 30_000);
 });

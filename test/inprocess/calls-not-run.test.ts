@@ -41,7 +41,7 @@ function responsesCalls() {
 const chatRoute = (f: Fixture) => ({ 'POST /api/v1/chat/completions': f });
 const responsesRoute = (f: Fixture) => ({ 'POST /api/v1/responses': f });
 const NOT_RUN_CHAT = 'error: the model asked for a tool call that was not run (no --tools was given)\n';
-const NOT_RUN_RESPONSES = 'error: the model asked for a tool call that was not run (responses runs no tools: they are for the caller to run)\n';
+const NOT_RUN_RESPONSES = 'error: the model asked for a tool call that was not run (no --tools or --mcp was given)\n';
 
 describe('the fixtures are answers the official schemas allow', () => {
   it('chat, its stream, responses', () => {

@@ -26,10 +26,10 @@ describe('roles with files: --tools and --schema', () => {
     const city = await u.run(['chat', '--role', 'city', 'a city']);
     expect(city.code).toBe(0);
     expect(Object.keys(JSON.parse(city.stdout))).toEqual(['city']);
-    // The role's tools are chat's (commands router runs): responses leaves them out, and says so on a terminal.
-    const responses = await u.run(['responses', '--role', 'weather', '--model', 'local/echo', 'hi'], { tty: { stderr: true } });
-    expect(responses).toMatchObject({ code: 0, stdout: 'hi\n' });
-    expect(responses.stderr).toMatch(/role weather: tools left out \(not a flag of router responses\)/);
+    // One tools file serves both commands (issue 44): responses runs the role's tools as chat does.
+    const responses = await u.run(['responses', '--role', 'weather', 'weather in Paris']);
+    expect(responses.stderr).toBe('');
+    expect(responses.stdout).toContain('sunny');
   });
 
   it('a role file written by hand: a relative path is taken from the roles folder; a schema may be YAML', async () => {
@@ -198,7 +198,7 @@ describe('chat -i and the flags of one call', () => {
     const u = user();
     writeFileSync(join(u.home, 'tools.json'), JSON.stringify(TOOLS));
     for (const [flags, named] of [
-      [['--tools', join(u.home, 'tools.json')], '--tools applies'],
+      [['--tools', join(u.home, 'tools.json'), '--approve'], '--approve applies'],
       [['--schema', '{"type":"object"}', '--json'], '--json, --schema apply'],
       [['--usage'], '--usage applies'],
     ] as const) {
@@ -209,7 +209,7 @@ describe('chat -i and the flags of one call', () => {
     await u.run(['roles', 'save', 'weather', '--system', 'You tell the weather.', '--model', 'local/tools', '--tools', join(u.home, 'tools.json')]);
     const role = await u.run(['chat', '-i', '--role', 'weather'], { tty: terminal, input: '/exit\n' });
     expect(role.code).toBe(0);
-    expect(role.stderr).toContain("role weather: tools left out (one call's, not chat -i's)\n");
+    expect(role.stderr).not.toContain('left out');
   });
 });
 

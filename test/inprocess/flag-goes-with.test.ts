@@ -27,8 +27,8 @@ describe('flags that go with another flag', () => {
     ['batch get --offline-timeout', () => ['batch', 'get', 'batch_x', '--offline-timeout', '60'], '--offline-timeout goes with --watch'],
     ['batch run --interval', () => ['batch', 'run', input, '--model', 'local/echo', '--interval', '5'], '--interval goes with --watch or --results'],
     ['batch run --line-numbers', () => ['batch', 'run', input, '--model', 'local/echo', '--line-numbers'], '--line-numbers goes with --results'],
-    ['chat --approve', () => ['chat', '-m', 'local/echo', '--approve', 'hi'], '--approve goes with --tools'],
-    ['chat --max-tool-rounds', () => ['chat', '-m', 'local/echo', '--max-tool-rounds', '3', 'hi'], '--max-tool-rounds goes with --tools'],
+    ['chat --approve', () => ['chat', '-m', 'local/echo', '--approve', 'hi'], '--approve goes with --tools or --mcp'],
+    ['chat --max-tool-rounds', () => ['chat', '-m', 'local/echo', '--max-tool-rounds', '3', 'hi'], '--max-tool-rounds goes with --tools or --mcp'],
   ])('%s alone: exit 2, one line, nothing sent', async (_, argv, said) => {
     const before = await batches();
     const r = await t.run(argv());
@@ -51,7 +51,7 @@ describe('flags that go with another flag', () => {
     const before = chats();
     for (const flags of [['--max-tool-rounds', '3'], ['--approve']]) {
       const r = await t.run(['chat', '--role', 'plain', ...flags, 'hi']);
-      expect(r).toMatchObject({ code: 2, stdout: '', stderr: `error: ${flags[0]} goes with --tools\n` });
+      expect(r).toMatchObject({ code: 2, stdout: '', stderr: `error: ${flags[0]} goes with --tools or --mcp\n` });
     }
     expect(chats()).toBe(before);
     const taken = await t.run(['chat', '--role', 'clock', '--max-tool-rounds', '3', 'hi']);

@@ -6,7 +6,7 @@ import { emulatorUsers } from '../support/users.js';
 
 const users = emulatorUsers('router-responses-tools-');
 const WEATHER = { type: 'function', name: 'weather', description: 'the weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
-const NOT_RUN = 'error: the model asked for a tool call that was not run (responses runs no tools: they are for the caller to run)\n';
+const NOT_RUN = 'error: the model asked for a tool call that was not run (weather has no "command" in --tools)\n';
 
 describe('responses --tools with local/tools', () => {
   for (const stream of ['--stream', '--no-stream']) {

@@ -69,11 +69,11 @@ describe('a schema whose smallest answer is enormous', () => {
 
 describe('a tool command stopped by Ctrl-C', () => {
   it('ends with everything it started (not only its shell), and the run ends with the interrupt', async () => {
-    const { runCommand } = await import('../../src/cli/tool-runner.js');
+    const { runCommand } = await import('../../src/kit/command-tool.js');
     const pidFile = join(dir, 'grandchild.pid');
     const controller = new AbortController();
     // The shell starts a child of its own and waits for it: killing the shell alone would leave it running.
-    const running = runCommand(`sleep 300 & echo $! > ${pidFile}; wait`, '{}', controller.signal);
+    const running = runCommand(`sleep 300 & echo $! > ${pidFile}; wait`, '{}', controller.signal, { PATH: process.env.PATH ?? '' });
     const alive = (pid: number) => {
       try {
         process.kill(pid, 0);
@@ -228,12 +228,20 @@ describe('chat -i and the flags of a one-shot chat', () => {
 });
 
 describe('responses --tools', () => {
-  it('a tool with a local "command" is refused before sending: the command would go to the service and never run', async () => {
-    const tools = toolsFile('responses-tools.json', [{ type: 'function', name: 'get_weather', parameters: { type: 'object' }, command: 'cat ~/.secret-token' }]);
+  it('a tool with a local "command" is run (issue 44), and its command never goes to the service', async () => {
+    const tools = toolsFile('responses-tools.json', [{ type: 'function', name: 'get_weather', parameters: { type: 'object' }, command: 'echo sunny' }]);
     const before = emu.requestLog.length;
     const r = await run(['responses', '--model', 'local/tools', '--tools', tools, 'weather']);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toBe('error: --tools: tool 1 has a "command", which only chat --tools runs; responses sends tools as they are (remove it)\n');
+    expect(r).toMatchObject({ code: 0, stdout: 'From the tool results: get_weather answered: sunny\n' });
+    const sent = emu.requestLog.slice(before).filter((e) => e.path.endsWith('/responses'));
+    expect(sent).toHaveLength(2);
+    for (const e of sent) expect(JSON.stringify((e.body as { tools: unknown }).tools)).not.toMatch(/command|echo sunny/);
+  });
+  it('a "command" on a tool that is not a function: one line, exit 2, nothing sent', async () => {
+    const tools = toolsFile('responses-web.json', [{ type: 'web_search', command: 'cat ~/.secret-token' }]);
+    const before = emu.requestLog.length;
+    const r = await run(['responses', '--model', 'local/tools', '--tools', tools, 'weather']);
+    expect(r).toMatchObject({ code: 2, stderr: 'error: --tools: tool 1 is a web_search tool: only function tools have a "command"\n' });
     expect(emu.requestLog.length).toBe(before);
   });
 });
@@ -315,14 +323,16 @@ describe('a tool command that leaves a process running (an opener, a server it s
 
 describe('a tool call as the terminal shows it', () => {
   it('the model\'s arguments are shown with control characters escaped: an escape sequence cannot hide what ran', async () => {
-    const { toolLoop } = await import('../../src/cli/tool-runner.js');
+    const { toolLoop } = await import('../../src/cli/tool-loop.js');
+    const { ToolSet, commandTool } = await import('../../src/kit/index.js');
     const { testStreams } = await import('../support/inprocess.js');
     const { IO } = await import('../../src/cli/io.js');
     const t = testStreams({ tty: { stdin: false, stdout: false, stderr: true } });
     const io = new IO({}, t.streams);
     // Arguments that are not JSON, as a model may send them: a cursor move and a line erase over the real ones.
     const call = { index: 0, id: 'call_1', type: 'function' as const, function: { name: 'rm', arguments: '{"path":"/"}\x1b[1K\r{"path":"/tmp/x"}' } };
-    const loop = { tools: { wire: [], commands: new Map([['rm', 'cat > /dev/null']]) }, maxRounds: 2, approve: false, json: false, signal: new AbortController().signal };
+    const set = await ToolSet.open({ tools: [commandTool({ name: 'rm' }, 'cat > /dev/null', { PATH: process.env.PATH ?? '' })] });
+    const loop = { set, maxRounds: 2, approve: false, json: false, signal: new AbortController().signal };
     await toolLoop<{ message: AssembledMessage }>(io, loop, [], { message: { role: 'assistant' as const, content: null, tool_calls: [call] } }, async () => ({ message: { role: 'assistant' as const, content: 'done' } }));
     expect(t.stderr()).toBe('tool rm {"path":"/"}\\u001b[1K\\r{"path":"/tmp/x"} -> exit 0\n');
   });

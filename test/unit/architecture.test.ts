@@ -32,7 +32,8 @@ const ALLOWED: Record<string, string[]> = {
   config: ['internal'],
   emulator: ['internal', 'client'],
   batch: ['client', 'config', 'internal'],
-  cli: ['client', 'config', 'internal', 'emulator', 'batch'],
+  kit: ['client', 'config', 'internal'],
+  cli: ['client', 'config', 'internal', 'emulator', 'batch', 'kit'],
 };
 
 describe('architecture', () => {
@@ -65,6 +66,16 @@ describe('architecture', () => {
   it('the emulator is reached from the CLI only by the serve command', () => {
     const users = [...graph].filter(([f, deps]) => layer(f) === 'cli' && deps.some((d) => layer(d) === 'emulator')).map(([f]) => f);
     expect(users).toEqual(['cli/commands/serve.ts']);
+  });
+
+  it('docs/architecture.md keeps its lines under 200 characters', () => {
+    const long = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8').split('\n').map((l, i) => [i + 1, l.length] as const).filter(([, n]) => n >= 200);
+    expect(long).toEqual([]);
+  });
+
+  it('src/kit does no terminal IO and chooses no exit codes', () => {
+    const found = files.filter((f) => relative(SRC, f).startsWith('kit/')).filter((f) => /process\.(stdout|stderr|exit)|console\.|exitCode/.test(readFileSync(f, 'utf8')));
+    expect(found.map((f) => relative(SRC, f))).toEqual([]);
   });
 
   it('src/internal is not part of the public client surface', () => {

@@ -136,7 +136,8 @@ describe('json_schema answers (property)', () => {
 
 describe('the tool loop', () => {
   it('stops after --max-tool-rounds with exit 11, the calls printed; each round ran the command once', async () => {
-    const { toolLoop } = await import('../../src/cli/tool-runner.js');
+    const { toolLoop } = await import('../../src/cli/tool-loop.js');
+    const { ToolSet, commandTool } = await import('../../src/kit/index.js');
     const { testStreams } = await import('../support/inprocess.js');
     const { IO } = await import('../../src/cli/io.js');
     const { mkdtempSync, readFileSync, rmSync } = await import('node:fs');
@@ -149,8 +150,9 @@ describe('the tool loop', () => {
     const call = { index: 0, id: 'call_1', type: 'function' as const, function: { name: 'tick', arguments: '{}' } };
     const again = { message: { role: 'assistant' as const, content: null, tool_calls: [call] } };
     let asked = 0;
-    const loop = { tools: { wire: [], commands: new Map([['tick', `echo x >> ${join(dir, 'ticks')}`]]) }, maxRounds: 3, approve: false, json: false, signal: new AbortController().signal };
-    const failure = await toolLoop(io, loop, [], again, async () => (asked++, again)).catch((e) => e);
+    const set = await ToolSet.open({ tools: [commandTool({ name: 'tick' }, `echo x >> ${join(dir, 'ticks')}`, { PATH: process.env.PATH ?? '' })] });
+    const loop = { set, maxRounds: 3, approve: false, json: false, signal: new AbortController().signal };
+    const failure = (await toolLoop(io, loop, [], again, async () => (asked++, again)).catch((e: unknown) => e)) as { exitCode: number; message: string };
     expect(failure.exitCode).toBe(11);
     expect(failure.message).toMatch(/--max-tool-rounds 3 reached/);
     expect(asked).toBe(3);

@@ -139,7 +139,7 @@ async function checkFiles(opts: Record<string, unknown>, io: RunContext<unknown>
   const { loadSchema } = await import('../schema-check.js');
   const { readAttachments } = await import('../attach.js');
   const { checkImagesDir } = await import('../save-images.js');
-  await loadTools(file(opts.tools), io);
+  await loadTools(file(opts.tools), io, 'chat');
   await loadSchema(file(opts.schema), io);
   await readAttachments(Array.isArray(opts.attach) ? opts.attach.filter((a) => a !== '-') : undefined, io);
   checkImagesDir(file(opts.saveImages));

@@ -17,7 +17,8 @@ import { boundNote, guardNext, guardSpend, limitFlagOf, SPEND_FLAGS } from '../.
 import { keepConversation, openConversation, withSystem } from './conversation.js';
 import { MessageAssembler, messageOf, type AssembledMessage } from '../../answer-extras.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from '../../request-extras.js';
-import { callsNotRun, toolLoop } from '../../tool-runner.js';
+import { callsNotRun, chatCalls, imageInput, openTools } from '../../tool-runner.js';
+import { toolLoop } from '../../tool-loop.js';
 import { noteRouting } from '../../routing-note.js';
 
 export const chat = defineCommand({
@@ -70,6 +71,11 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
   const req = buildChatRequest(messages, opts, settings.model);
   applyExtras(req, opts, extras, 'chat');
   const call = { signal, routerMetadata: opts.routerMetadata };
+  const toolSet = await openTools({ local: extras.tools, mcp: opts.mcp, env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
+    await client.close();
+    throw err;
+  });
+  if (toolSet) req.tools = toolSet.chatTools();
   try {
     const streams = opts.stream ?? !opts.json;
     const sentWith = streams ? { stream: true, stream_options: { include_usage: true } } : undefined;
@@ -95,8 +101,8 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     // Calls left to the caller end the command (exit 11) once --usage has counted what they cost.
     let notRun: CliError | undefined;
     try {
-      if (extras.tools) answer = await toolLoop(io, { tools: extras.tools, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal }, messages, answer, ask);
-      else if (answer.message.tool_calls?.length) throw callsNotRun(io, answer.message.tool_calls.map(({ index: _index, ...c }) => c), 'no --tools was given', !!opts.json);
+      if (toolSet) answer = await toolLoop(io, { set: toolSet, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal, timeout: opts.toolTimeout ?? ctx.flags.timeout, takesImages: imageInput(client, io.env, settings.apiRoot, req.model, signal) }, messages, answer, ask);
+      else if (answer.message.tool_calls?.length) throw callsNotRun(io, chatCalls(answer.message.tool_calls), 'no --tools was given', !!opts.json);
     } catch (err) {
       if (!(err instanceof CliError && err.exitCode === EXIT.TOOL_CALLS)) throw err;
       notRun = err;
@@ -107,7 +113,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     // Last: an answer that does not follow --schema ends the command (exit 10), after it was kept and counted.
     finishAnswer(io, opts, extras, answer.message);
   } finally {
-    await client.close();
+    await Promise.all([client.close(), toolSet?.close()]);
   }
 }
 

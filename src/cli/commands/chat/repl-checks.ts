@@ -15,6 +15,7 @@ export const REPL_COMMANDS = [
   '/edit             write the message in $VISUAL or $EDITOR',
   '/save FILE        save the conversation: Markdown for a .md FILE, else JSON',
   '/clear            clear the conversation and the pending attachments',
+  '/tools            list the tools of --tools and --mcp',
   '/help             this list',
   '/exit             end the session (Ctrl-D too)',
   'A line ending in \\ goes on in the next. Up-arrow recalls earlier lines, of earlier sessions too.',

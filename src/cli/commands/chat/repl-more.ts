@@ -53,8 +53,8 @@ export function saveHistory(env: NodeJS.ProcessEnv, history: string[], logging: 
 
 /** Flags of one call that the REPL does not carry out: given, they are refused rather than left unsaid. */
 const ONE_CALL_FLAGS: Record<string, string> = {
-  json: '--json', stream: '--stream', usage: '--usage', routerMetadata: '--router-metadata', schema: '--schema', tools: '--tools',
-  maxToolRounds: '--max-tool-rounds', approve: '--approve', plugin: '--plugin', web: '--web', modalities: '--modalities',
+  json: '--json', stream: '--stream', usage: '--usage', routerMetadata: '--router-metadata', schema: '--schema',
+  approve: '--approve', plugin: '--plugin', web: '--web', modalities: '--modalities',
   showReasoning: '--show-reasoning', saveImages: '--save-images', jq: '--jq',
 };
 

@@ -12,6 +12,7 @@ import { readAttachments, type Attachment } from '../../attach.js';
 import { recordedUser, userContent } from '../../request-extras.js';
 import type { ChatCommandOptions } from './flags.js';
 import type { Model } from '../../../client/resources/models.js';
+import type { ToolSet } from '../../../kit/toolset.js';
 
 /** Said when the session starts; /help lists the commands one a line (./repl-checks.ts). */
 const REPL_START = '/help lists the commands; /exit or Ctrl-D ends';
@@ -77,6 +78,8 @@ interface Conversation {
   recorded: WeakMap<ChatMessage, ChatMessage>;
   /** The service's model list (fetched once, when /model or /role needs it); undefined when it cannot be read. */
   models: () => Promise<Model[] | undefined>;
+  /** --tools and --mcp: run in each turn. */
+  tools?: ToolSet;
 }
 
 /** A slash command; returns false for /exit. A failure prints one line and the conversation goes on. */
@@ -118,7 +121,8 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
       c.attached.push(a!);
       io.err(`attached ${arg} (${a!.mediaType}${a!.data ? `, ${a!.data.length} bytes` : ''}); it goes with the next message\n`);
     }
-  } else if (cmd === '/clear') {
+  } else if (cmd === '/tools') (await import('./repl-tools.js')).listTools(io, c.tools);
+  else if (cmd === '/clear') {
     c.history.splice(0, c.history.length, ...c.history.filter((m) => m.role === 'system'));
     const dropped = c.attached.splice(0).length;
     io.err(`conversation cleared${dropped ? `, ${dropped === 1 ? 'the attachment' : `${dropped} attachments`} too` : ''}\n`);
@@ -154,13 +158,12 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
   const { usageFields } = await import('../../ledger.js');
   const { reportError } = await import('../../errors.js');
   let models: Promise<Model[] | undefined> | undefined;
-  const c: Conversation = {
-    model: settings.model,
-    history: withSystem(saved?.messages ?? [], opts.system),
-    attached: await readAttachments(opts.attach, io),
-    recorded: new WeakMap(),
-    models: () => (models ??= import('./repl-checks.js').then((m) => m.modelList(client, ctx.env, settings.apiRoot))),
-  };
+  const { loadTools, openTools } = await import('../../tool-runner.js');
+  const tools = await openTools({ local: await loadTools(opts.tools, io, 'chat'), mcp: opts.mcp, env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
+    await client.close();
+    throw err;
+  });
+  const c: Conversation = { model: settings.model, history: withSystem(saved?.messages ?? [], opts.system), attached: await readAttachments(opts.attach, io), recorded: new WeakMap(), tools, models: () => (models ??= import('./repl-checks.js').then((m) => m.modelList(client, ctx.env, settings.apiRoot))) };
   let kept = saved;
   if (saved) io.err(`continuing ${saved.id} (${saved.messages.filter((m) => m.role === 'user').length} turns)\n`);
   const lines: string[] = more.loadHistory(ctx.env);
@@ -213,19 +216,33 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         const req = buildChatRequest([...c.history], opts, c.model);
         // Each turn is a call: held to the budgets (a reached one is this turn's error) and put in the ledger.
         turn = await guardSpend(ctx, connected, { body: req, models: [req.model, ...(req.models ?? [])], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true });
-        let used: Record<string, unknown> | undefined;
-        let id: string | undefined;
-        for await (const chunk of await client.chat.streamText(req, { signal: AbortSignal.any([signal, answerStop.signal]) })) {
-          if (chunk.usage) used = chunk.usage as unknown as Record<string, unknown>;
-          if (chunk.id) id ??= chunk.id;
-          const piece = deltaText(chunk);
-          if (piece) {
-            answer += piece;
-            io.out(md ? md.push(piece) : piece);
+        let added: ChatMessage[] = [];
+        const print = (piece: string) => {
+          answer += piece;
+          io.out(md ? md.push(piece) : piece);
+        };
+        const log = (used: Record<string, unknown> | undefined, id: string | undefined) => ctx.logUsage({ endpoint: '/v1/chat/completions', model: req.model, ...(id ? { id } : {}), ...usageFields(used) });
+        const turnSignal = AbortSignal.any([signal, answerStop.signal]);
+        if (c.tools) {
+          req.tools = c.tools.chatTools();
+          const loop = { set: c.tools, maxRounds: opts.maxToolRounds ?? 8, approve: false, json: false, signal: turnSignal, timeout: opts.toolTimeout ?? ctx.flags.timeout };
+          const t = await (await import('./repl-tools.js')).toolTurn(io, client, req, loop, print, log);
+          added = t.added;
+          // What the model said before its calls was shown; the answer kept is its last, after them.
+          answer = t.text;
+        } else {
+          let used: Record<string, unknown> | undefined;
+          let id: string | undefined;
+          for await (const chunk of await client.chat.streamText(req, { signal: turnSignal })) {
+            if (chunk.usage) used = chunk.usage as unknown as Record<string, unknown>;
+            if (chunk.id) id ??= chunk.id;
+            const piece = deltaText(chunk);
+            if (piece) print(piece);
           }
+          log(used, id);
         }
         io.out(md ? md.end() || '\n' : '\n');
-        ctx.logUsage({ endpoint: '/v1/chat/completions', model: req.model, ...(id ? { id } : {}), ...usageFields(used) });
+        c.history.push(...added);
         // The turn's cost is in the ledger: it holds nothing of the budgets while the next is typed.
         turn.hold?.release();
         kept = keepConversation(ctx, kept, c.model, c.history.map((m) => c.recorded.get(m) ?? m), answer, text);
@@ -242,7 +259,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         // the message itself (a model that takes no images): sent again, they would be refused again.
         const refused = reportedCode(err) === EXIT.USAGE && extras.attachments.length > 0;
         if (!refused) c.attached.unshift(...extras.attachments);
-        c.history.pop();
+        c.history.splice(c.history.lastIndexOf(user));
         if (md) io.out(md.end());
         else if (answer) io.out('\n');
         if (signal.aborted) throw err;
@@ -254,7 +271,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
       }
     }
   } finally {
-    await client.close();
+    await Promise.all([client.close(), c.tools?.close()]);
   }
 }
 

@@ -1,6 +1,6 @@
 import { collect, GENERATION_FLAGS, integerIn, nonEmpty, OUTPUT_FLAGS, REASONING_EFFORT_FLAG, ROUTING_FLAGS } from '../../options.js';
 import type { FlagTable, FlagValues } from '../../flags.js';
-import { ANSWER_FLAGS } from '../../answer-flags.js';
+import { ANSWER_FLAGS, TOOL_FLAGS } from '../../answer-flags.js';
 
 /** The flags of `router responses` (but the spend flags), in help order: also what a role may hold. */
 export const RESPONSES_FLAGS = {
@@ -9,7 +9,11 @@ export const RESPONSES_FLAGS = {
   input: { flags: '--input <file>', help: 'input from a JSON file: a string or an array of input items ("-" for stdin)' },
   instructions: { flags: '--instructions <text>', help: 'system instructions; @FILE reads them from a file, @- from stdin (@@ for a leading @)', parse: nonEmpty },
   maxOutputTokens: { flags: '--max-output-tokens <n>', help: 'maximum output tokens (>= 1)', parse: integerIn(1) },
-  tools: { flags: '--tools <file>', help: 'tools from a JSON file (an array of tool objects)' },
+  tools: { flags: '--tools <file>', help: 'tools (a JSON array, chat\'s or the flat form); a function tool with a "command" is run when called' },
+  mcp: TOOL_FLAGS.mcp,
+  maxToolRounds: TOOL_FLAGS.maxToolRounds,
+  approve: TOOL_FLAGS.approve,
+  toolTimeout: TOOL_FLAGS.toolTimeout,
   toolChoice: { flags: '--tool-choice <choice>', help: 'tool choice', choices: ['auto', 'none', 'required'] },
   reasoningEffort: REASONING_EFFORT_FLAG,
   reasoningSummary: { flags: '--reasoning-summary <kind>', help: 'reasoning summary', choices: ['auto', 'concise', 'detailed'] },

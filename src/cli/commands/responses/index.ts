@@ -14,10 +14,10 @@ import { applyRoleFlag, blameRole } from '../../roles.js';
 import { boundNote, guardSpend, limitFlagOf, SPEND_FLAGS } from '../../spend-guard.js';
 import { usage } from '../../exit-codes.js';
 import { checkMetadataFlags, readJsonFile, textOrFile } from '../../input.js';
-import { parametersProblem } from '../../schema-check.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from '../../request-extras.js';
 import { functionCalls, reasoningSummary, responseMessage } from '../../answer-extras.js';
-import { callsNotRun } from '../../tool-runner.js';
+import { callsNotRun, chatCalls, imageInput, openTools } from '../../tool-runner.js';
+import { responsesToolLoop } from './tool-loop.js';
 import { noteRouting } from '../../routing-note.js';
 
 const FLAGS = { ...RESPONSES_FLAGS, ...SPEND_FLAGS };
@@ -53,35 +53,27 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
   }
   const extras = await prepareExtras(opts, io, 'responses').catch((err: unknown) => Promise.reject(blameRole(err, role, ctx.cmd)));
   const input = await inputFrom(io, opts, args, extras);
-  let tools: unknown;
-  if (opts.tools !== undefined) {
-    tools = await readJsonFile('--tools', opts.tools, io);
-    if (!Array.isArray(tools)) throw usage('--tools must hold a JSON array of tools');
-    tools.forEach((tool: unknown, i) => {
-      const { type, name } = (tool && typeof tool === 'object' ? tool : {}) as { type?: unknown; name?: unknown };
-      if (typeof type !== 'string') throw usage(`--tools: tool ${i + 1} needs a string "type" (e.g. "function")`);
-      if (type === 'function' && typeof name !== 'string') throw usage(`--tools: tool ${i + 1} is a function tool without a string "name"`);
-      // A local command is never sent, and responses runs none: the service runs its own loop.
-      if ('command' in (tool as object)) throw usage(`--tools: tool ${i + 1} has a "command", which only chat --tools runs; responses sends tools as they are (remove it)`);
-    });
-    for (const { type, name, parameters } of tools as { type: string; name?: string; parameters?: unknown }[]) {
-      const problem = type === 'function' && parameters !== undefined ? await parametersProblem(parameters) : undefined;
-      if (problem) throw usage(`--tools: the parameters of ${name} ${problem}`);
-    }
-  }
   ctx.useCommandModel();
   const connected = await connect();
   const { client, settings } = connected;
-  const req = buildResponsesRequest(input, opts, settings.model, tools);
+  const req = buildResponsesRequest(input, opts, settings.model);
   applyExtras(req, opts, extras, 'responses');
   const call = { signal, routerMetadata: opts.routerMetadata };
+  const toolSet = await openTools({ local: extras.tools, mcp: opts.mcp, env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
+    await client.close();
+    throw err;
+  });
+  const tools = [...(toolSet?.responsesTools() ?? []), ...(extras.tools?.other ?? [])];
+  if (tools.length) req.tools = tools;
   try {
     const body = req as unknown as Record<string, unknown>;
-    const loop = tools === undefined ? undefined : 'with --tools the service runs a loop of model calls whose inputs hold tool results, which no bound can foresee (--stop-when max_cost=USD asks the service to stop it)';
+    const loop = !tools.length ? undefined : 'with --tools the service runs a loop of model calls whose inputs hold tool results, which no bound can foresee (--stop-when max_cost=USD asks the service to stop it)';
     const asked = req.max_output_tokens;
     const guard = await guardSpend(ctx, connected, { body, unboundable: loop, sentWith: (opts.stream ?? !opts.json) ? { stream: true } : undefined, models: [req.model, ...((req.models as string[] | undefined) ?? [])], limitField: 'max_output_tokens', limitFlag: limitFlagOf(ctx, 'maxOutputTokens', '--max-output-tokens'), explicitLimit: opts.maxOutputTokens !== undefined, completes: true });
     if (guard.dryRun) return;
-    const final = (opts.stream ?? !opts.json) ? await streamResponse(io, client, req, opts, call) : await createResponse(io, client, req, opts, call);
+    const send = (r: ResponsesRequest) => ((opts.stream ?? !opts.json) ? streamResponse(io, client, r, opts, call) : createResponse(io, client, r, opts, call));
+    let final = await send(req);
+    if (toolSet) final = await responsesToolLoop(io, { set: toolSet, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal, timeout: opts.toolTimeout ?? ctx.flags.timeout, takesImages: imageInput(client, io.env, settings.apiRoot, req.model, signal) }, req, final, send);
     if (opts.routerMetadata && !opts.json) noteRouting(io, final);
     if (final?.status === 'incomplete') io.note(`note: the response is incomplete (${incompleteWhy(final, req.max_output_tokens, req.max_output_tokens !== asked)})`);
     const u = final?.usage;
@@ -90,11 +82,11 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
     const failure = final && readResponse(final).failure;
     if (failure) throw failure;
     const calls = functionCalls(final).map(({ index: _index, ...c }) => c);
-    if (calls.length) throw callsNotRun(io, calls, 'responses runs no tools: they are for the caller to run', !!opts.json);
+    if (calls.length) throw callsNotRun(io, chatCalls(calls), 'no --tools or --mcp was given', !!opts.json);
     // Last: an answer that does not follow --schema ends the command (exit 10), after it was counted.
     if (final) finishAnswer(io, opts, extras, responseMessage(final));
   } finally {
-    await client.close();
+    await Promise.all([client.close(), toolSet?.close()]);
   }
 }
 

@@ -1,0 +1,48 @@
+/** `chat -i --tools/--mcp`: each turn runs the model's tool calls as chat does; `/tools` lists them. */
+import type { ChatCompletionRequest, ChatMessage } from '../../../client/types.js';
+import type { RouterClient } from '../../../client/index.js';
+import { deltaText } from '../../../client/resources/chat.js';
+import { MessageAssembler, type AssembledMessage } from '../../answer-extras.js';
+import type { IO } from '../../io.js';
+import type { ToolSet } from '../../../kit/toolset.js';
+import { toolLoop, type ToolLoop } from '../../tool-loop.js';
+
+export interface TurnAnswer {
+  text: string;
+  /** The calls and results of this turn, to go in the history before the answer. */
+  added: ChatMessage[];
+}
+
+/**
+ * One turn with tools: the answer streamed (`print` gets each piece of text), the calls it asks for
+ * run, and asked again until it answers in text. `round` is told each request's usage and id.
+ */
+export async function toolTurn(io: IO, client: RouterClient, req: ChatCompletionRequest, loop: ToolLoop, print: (piece: string) => void, round: (usage: Record<string, unknown> | undefined, id: string | undefined) => void): Promise<TurnAnswer> {
+  const messages = [...req.messages];
+  const ask = async (msgs: ChatMessage[]): Promise<{ message: AssembledMessage; text: string }> => {
+    const assembler = new MessageAssembler();
+    let text = '';
+    let usage: Record<string, unknown> | undefined;
+    let id: string | undefined;
+    for await (const chunk of await client.chat.streamText({ ...req, messages: msgs }, { signal: loop.signal })) {
+      assembler.add(chunk);
+      if (chunk.usage) usage = chunk.usage as unknown as Record<string, unknown>;
+      if (chunk.id) id ??= chunk.id;
+      const piece = deltaText(chunk);
+      text += piece;
+      if (piece) print(piece);
+    }
+    round(usage, id);
+    return { message: assembler.message(), text };
+  };
+  const answer = await toolLoop(io, loop, messages, await ask(messages), ask);
+  return { text: answer.text, added: messages.slice(req.messages.length) };
+}
+
+/** `/tools`: each tool the model may call, with where it comes from. */
+export function listTools(io: IO, set: ToolSet | undefined): void {
+  if (!set) return void io.err('no tools: start chat -i with --tools FILE or --mcp COMMAND|URL\n');
+  const lines = [...set.tools.values()].map((t) => `${t.name}  (${t.source ?? 'code'})${t.description ? `  ${t.description.split('\n')[0]!.slice(0, 80)}` : ''}`);
+  lines.push(...set.declared.map((d) => `${d.name}  (no command: the model's calls end the turn)`));
+  io.err(`${lines.join('\n')}\n`);
+}

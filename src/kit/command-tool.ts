@@ -1,0 +1,111 @@
+/**
+ * A tool that is a local command (a shell line, or an argv array): it reads the model's arguments on
+ * stdin, and its stdout is the result. It runs in a process group of its own, with an environment
+ * without router's keys; an abort (Ctrl-C, the per-call timeout) ends the whole group.
+ */
+import type { Tool, ToolResult } from './tool.js';
+
+/** The most of one stream of a command's output sent back to the model. */
+export const MAX_RESULT_BYTES = 1024 * 1024;
+
+/** The first MAX_RESULT_BYTES of a stream, and (when there was more) a line that tells the model it sees only part of it. */
+function keptOutput(name: string) {
+  const kept: Buffer[] = [];
+  const o = {
+    size: 0,
+    keep: (b: Buffer) => {
+      const room = MAX_RESULT_BYTES - o.size;
+      o.size += b.length;
+      if (room > 0) kept.push(room < b.length ? b.subarray(0, room) : b);
+    },
+    text: () => Buffer.concat(kept).toString('utf8') + (o.size > MAX_RESULT_BYTES ? `\n[router: the ${name} was cut at ${MAX_RESULT_BYTES / 1024 / 1024} MiB of ${o.size} bytes]` : ''),
+  };
+  return o;
+}
+
+export interface CommandRun {
+  code: number;
+  output: string;
+}
+
+/**
+ * The result of one run: its stdout, or (on failure) its exit code and stderr, which go back to the
+ * model as they are. On abort the group gets SIGTERM, and SIGKILL 2 s later if it still runs; the
+ * abort's reason is thrown once the group is gone.
+ */
+export async function runCommand(command: string | string[], input: string, signal: AbortSignal, env: Record<string, string>): Promise<CommandRun> {
+  signal.throwIfAborted();
+  // Loaded only when a tool runs: a one-shot chat never loads child processes.
+  const { spawn } = await import('node:child_process');
+  const [file, args] = typeof command === 'string' ? ['/bin/sh', ['-c', command]] : [command[0]!, command.slice(1)];
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env });
+    // Each stream has a room of its own: what a tool logs on stderr never takes the place of its result.
+    const out = keptOutput('output');
+    const err = keptOutput('stderr');
+    const killGroup = (sig: NodeJS.Signals) => {
+      try {
+        if (child.pid) process.kill(-child.pid, sig);
+      } catch {
+        /* the group has ended */
+      }
+    };
+    const groupAlive = () => {
+      try {
+        return !!child.pid && process.kill(-child.pid, 0);
+      } catch {
+        return false;
+      }
+    };
+    const stop = () => {
+      killGroup('SIGTERM');
+      const since = Date.now();
+      const check = setInterval(() => {
+        const alive = groupAlive();
+        if (alive && Date.now() - since < 2000) return;
+        if (alive) killGroup('SIGKILL');
+        clearInterval(check);
+        reject(signal.reason);
+      }, 20);
+    };
+    signal.addEventListener('abort', stop, { once: true });
+    // Router ended otherwise (a plain kill: timeout(1)), the tool is told to end too; it is in a session of its own.
+    const onExit = () => killGroup('SIGTERM');
+    process.once('exit', onExit);
+    const done = () => {
+      signal.removeEventListener('abort', stop);
+      process.removeListener('exit', onExit);
+      return signal.aborted;
+    };
+    child.stdout.on('data', out.keep);
+    child.stderr.on('data', err.keep);
+    child.stdin.on('error', () => {});
+    child.stdin.end(input);
+    child.on('error', (e) => done() || resolve({ code: 127, output: `could not run the command: ${e.message}` }));
+    // A process the command left running (an opener, a server) may hold its stdout open for ever: the
+    // result is what came by a moment after the command exited, and that process is not waited for.
+    let leftOpen: NodeJS.Timeout | undefined;
+    child.on('exit', () => {
+      leftOpen = setTimeout(() => setImmediate(() => [child.stdout, child.stderr].forEach((s) => s.destroy())), 250);
+    });
+    child.on('close', (code, sig) => {
+      clearTimeout(leftOpen);
+      if (done()) return;
+      if (code === 0) return resolve({ code: 0, output: out.text() });
+      const why = sig ? `was stopped by ${sig}` : `exited with code ${code}`;
+      resolve({ code: code ?? 1, output: `the command ${why}${err.size ? `; stderr:\n${err.text()}` : ''}${out.size ? `\nstdout:\n${out.text()}` : ''}` });
+    });
+  });
+}
+
+/** A tool whose calls run `command`, with `env` (use `toolEnv()`: without router's keys). */
+export function commandTool(def: { name: string; description?: string; parameters?: Record<string, unknown> }, command: string | string[], env: Record<string, string>): Tool {
+  return {
+    ...def,
+    source: 'command',
+    run: async (args, signal, call): Promise<ToolResult> => {
+      const { code, output } = await runCommand(command, call?.arguments ?? JSON.stringify(args), signal, env);
+      return { ok: code === 0, code, text: output };
+    },
+  };
+}

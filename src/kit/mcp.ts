@@ -1,0 +1,111 @@
+/**
+ * Tools from an MCP server, through the official SDK: a command line (stdio; the server starts with
+ * an environment without router's keys) or an http(s) URL (Streamable HTTP). A server that does not
+ * start, ends during a call or does not answer in time is a ToolSourceError; close() ends its process.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ToolSourceError, type Tool, type ToolResult } from './tool.js';
+import { mcpResult } from './mcp-content.js';
+import { splitCommandLine } from './command-line.js';
+
+export interface McpOptions {
+  /** The environment of a stdio server (use `toolEnv()`). */
+  env: Record<string, string>;
+  /** How long the server may take to start and list its tools (default 30 s). */
+  startTimeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface McpServer {
+  /** The server's name as it gives it (else the command's or the URL's host). */
+  name: string;
+  spec: string;
+  tools: Tool[];
+  close(): Promise<void>;
+}
+
+const isUrl = (spec: string) => /^https?:\/\//i.test(spec);
+/** setTimeout's largest delay: the SDK's own 60 s bound of a request is not the one router keeps. */
+const NO_BOUND = 2 ** 31 - 1;
+
+/** An error as one line: fetch's "fetch failed" says why in its cause. */
+function describe(err: unknown): string {
+  const e = err as { message?: string; code?: unknown; cause?: { code?: string; message?: string } };
+  if (e?.code === 'ENOENT') return 'the command was not found';
+  const cause = e?.cause?.code ?? e?.cause?.message;
+  return `${e?.message ?? String(err)}${cause ? ` (${cause})` : ''}`;
+}
+
+export async function connectMcp(spec: string, opts: McpOptions): Promise<McpServer> {
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const client: Client = new Client({ name: 'router', version: '1' });
+  let stderr = '';
+  let transport: Transport;
+  if (isUrl(spec)) {
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    transport = new StreamableHTTPClientTransport(new URL(spec));
+  } else {
+    const argv = splitCommandLine(spec);
+    if (!argv.length) throw new ToolSourceError('--mcp: the server command is empty', 'invalid');
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    const stdio = new StdioClientTransport({ command: argv[0]!, args: argv.slice(1), env: opts.env, stderr: 'pipe' });
+    // What the server said last on stderr explains a failed start.
+    stdio.stderr?.on('data', (b: Buffer) => (stderr = (stderr + b.toString('utf8')).slice(-2000)));
+    transport = stdio;
+  }
+  let ended = false;
+  client.onclose = () => (ended = true);
+  const said = () => (stderr.trim() ? `; it said: ${stderr.trim().split('\n').slice(-1)[0]!.slice(0, 300)}` : '');
+  const startMs = opts.startTimeoutMs ?? 30_000;
+  const close = () => client.close().catch(() => {});
+  let listed;
+  try {
+    await client.connect(transport, { timeout: startMs, signal: opts.signal });
+    listed = await client.listTools(undefined, { timeout: startMs, signal: opts.signal });
+  } catch (err) {
+    await close();
+    if (opts.signal?.aborted) throw opts.signal.reason;
+    const why = /timed out|timeout/i.test(String(err)) ? `did not answer within ${startMs / 1000} s` : (err as { code?: unknown }).code === -32000 ? 'ended before it answered' : `could not start: ${describe(err)}`;
+    throw new ToolSourceError(`MCP server ${spec}: ${why}${said()}`, 'start');
+  }
+  // Router ending otherwise (Ctrl-C exits soon after the abort) ends a stdio server too: it may ignore both EOF and SIGTERM.
+  const pid = (transport as { pid?: number | null }).pid;
+  const onExit = () => {
+    try {
+      if (pid) process.kill(pid, 'SIGKILL');
+    } catch {
+      /* it has ended */
+    }
+  };
+  if (pid) process.once('exit', onExit);
+  const closeAll = async () => {
+    await close();
+    process.removeListener('exit', onExit);
+  };
+  const info = client.getServerVersion();
+  const name = info?.name || (isUrl(spec) ? new URL(spec).host : splitCommandLine(spec)[0]!.split('/').pop()!);
+  const tools: Tool[] = listed.tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    parameters: t.inputSchema as Record<string, unknown>,
+    source: `mcp ${name}`,
+    run: async (args, signal): Promise<ToolResult> => {
+      try {
+        return mcpResult(await client.callTool({ name: t.name, arguments: args }, undefined, { signal, timeout: NO_BOUND }));
+      } catch (err) {
+        if (ended) {
+          await closeAll();
+          throw new ToolSourceError(`MCP server ${name} ended during a call of ${t.name}${said()}`, 'ended');
+        }
+        if (signal.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError') {
+          await closeAll();
+          throw new ToolSourceError(`MCP server ${name} did not answer a call of ${t.name} in time (--tool-timeout)`, 'hung');
+        }
+        if (signal.aborted) throw signal.reason;
+        return { ok: false, text: `the MCP server refused the call: ${err instanceof Error ? err.message : String(err)}` };
+      }
+    },
+  }));
+  return { name, spec, tools, close: closeAll };
+}

@@ -1,0 +1,80 @@
+/**
+ * Runs the model's tool calls: each bounded by a per-call timeout, and all results of one loop
+ * together bounded (250 results of 1 MiB would make a request past what the service takes).
+ */
+import { ToolSourceError, type Tool, type ToolResult } from './tool.js';
+
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  /** The arguments as the model wrote them (JSON text). */
+  arguments: string;
+}
+
+export interface CallOutcome extends ToolResult {
+  /** `declined`: the approver said no; `timeout`: stopped after the per-call timeout; `missing`: no such tool. */
+  status: 'ok' | 'failed' | 'declined' | 'timeout' | 'missing';
+  /** Set when the text was cut to fit the bound of all results. */
+  cut?: boolean;
+}
+
+/** The most of all tool results of one loop together, in bytes (the service takes requests of up to 200 MB). */
+export const DEFAULT_RESULTS_BYTES = 64 * 1024 * 1024;
+
+/** What is left of the bound of all results; each result takes its part, the one that passes it is cut. */
+export class ResultBudget {
+  used = 0;
+  constructor(readonly limit = DEFAULT_RESULTS_BYTES) {}
+  take(text: string): { text: string; cut: boolean } {
+    const size = Buffer.byteLength(text);
+    const room = Math.max(0, this.limit - this.used);
+    if (size <= room) {
+      this.used += size;
+      return { text, cut: false };
+    }
+    const kept = Buffer.from(text).subarray(0, room).toString('utf8').replace(/\uFFFD$/, '');
+    this.used = this.limit;
+    return { text: `${kept}\n[router: cut: the tool results of this chat reached ${this.limit / 1024 / 1024} MiB together, ${size} bytes came]`, cut: true };
+  }
+}
+
+export interface CallOptions {
+  signal: AbortSignal;
+  /** Each call ends after this long (its processes stopped); undefined: no bound of its own. */
+  timeoutMs?: number;
+  budget: ResultBudget;
+  /** Asked before each call; false sends "declined" to the model instead of running the tool. */
+  approve?: (call: ToolCallRequest) => Promise<boolean>;
+}
+
+function parsedArguments(text: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(text || '{}');
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Runs one call. Ctrl-C (the signal) and a source's failure (ToolSourceError) are thrown; a tool's own failure is a result. */
+export async function runToolCall(tools: Map<string, Tool>, call: ToolCallRequest, opts: CallOptions): Promise<CallOutcome> {
+  const tool = tools.get(call.name);
+  if (!tool) return { status: 'missing', ok: false, text: `there is no tool named ${call.name}` };
+  if (opts.approve && !(await opts.approve(call))) return { status: 'declined', ok: false, text: 'the user declined to run this tool' };
+  const timeout = opts.timeoutMs === undefined ? undefined : AbortSignal.timeout(opts.timeoutMs);
+  const signal = timeout ? AbortSignal.any([opts.signal, timeout]) : opts.signal;
+  let result: ToolResult;
+  try {
+    const r = await tool.run(parsedArguments(call.arguments), signal, { arguments: call.arguments });
+    result = typeof r === 'string' ? { ok: true, text: r } : r;
+  } catch (err) {
+    if (opts.signal.aborted || err instanceof ToolSourceError) throw err;
+    if (timeout?.aborted) return { status: 'timeout', ok: false, text: `the tool did not end within ${(opts.timeoutMs ?? 0) / 1000} s and was stopped` };
+    result = { ok: false, text: `the tool failed: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  const { text, cut } = opts.budget.take(result.text);
+  // Images count as the base64 text they are sent as; those past the bound are left out.
+  const images = result.images?.filter((i) => !opts.budget.take(i.data).cut);
+  const dropped = (result.images?.length ?? 0) - (images?.length ?? 0);
+  return { ...result, text: dropped ? `${text}\n[router: ${dropped} image(s) left out: past the bound of all tool results]` : text, images, cut: cut || dropped > 0, status: result.ok ? 'ok' : 'failed' };
+}

@@ -1,0 +1,60 @@
+/**
+ * What the tool loop runs: a tool is a name, its parameters (a JSON schema) and `run(args, signal)`.
+ * Sources: local commands (`command-tool.ts`), MCP servers (`mcp.ts`), functions in code.
+ */
+
+/** An image a tool answered with (base64), passed on to the model where the API takes it. */
+export interface ToolImage {
+  mimeType: string;
+  data: string;
+}
+
+export interface ToolResult {
+  /** What goes back to the model as the tool's answer. */
+  text: string;
+  /** False when the tool failed; the text then says how (the model reads it). */
+  ok: boolean;
+  /** A command's exit code (127: not found), when the tool is a command. */
+  code?: number;
+  images?: ToolImage[];
+}
+
+export interface ToolCallInfo {
+  /** The arguments as the model wrote them (a command reads them on stdin as they came). */
+  arguments: string;
+}
+
+export interface Tool {
+  name: string;
+  description?: string;
+  parameters?: Record<string, unknown>;
+  /** Where it comes from, as a person reads it: `command`, `mcp NAME`, `code`. */
+  source?: string;
+  run(args: Record<string, unknown>, signal: AbortSignal, call?: ToolCallInfo): Promise<ToolResult | string>;
+}
+
+/** What went wrong with a source of tools (not with one call): the loop cannot go on. */
+export class ToolSourceError extends Error {
+  constructor(
+    message: string,
+    /** `start`: did not start or list its tools; `ended`: ended during a call; `hung`: no answer in time; `invalid`: a tools file or name clash. */
+    readonly kind: 'start' | 'ended' | 'hung' | 'invalid',
+  ) {
+    super(message);
+    this.name = 'ToolSourceError';
+  }
+}
+
+/** A tool from a function in code. */
+export function functionTool(name: string, parameters: Record<string, unknown>, fn: (args: Record<string, unknown>, signal: AbortSignal) => Promise<unknown> | unknown, description?: string): Tool {
+  return {
+    name,
+    parameters,
+    description,
+    source: 'code',
+    run: async (args, signal) => {
+      const value = await fn(args, signal);
+      return typeof value === 'string' ? value : JSON.stringify(value);
+    },
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * The tools of one chat: local ones (commands, functions) and those of MCP servers, by the name the
+ * model calls. A name that two sources share is prefixed by its server's (`everything_echo`).
+ */
+import { connectMcp, type McpServer } from './mcp.js';
+import { ToolSourceError, type Tool } from './tool.js';
+
+/** A tool as the model sees it (a tool declared only, run by the caller, has no `run`). */
+export interface ToolDeclaration {
+  name: string;
+  description?: string;
+  parameters?: Record<string, unknown>;
+}
+
+export interface ToolSetOptions {
+  /** Tools the model may call that router does not run (the caller does: exit 11 in the CLI). */
+  declared?: ToolDeclaration[];
+  tools?: Tool[];
+  /** MCP servers: command lines or http(s) URLs. */
+  mcp?: string[];
+  /** The environment of stdio servers (use `toolEnv()`). */
+  env?: Record<string, string>;
+  startTimeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+const apiName = (name: string) => name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
+
+export class ToolSet {
+  /** Runnable tools by the name the model calls. */
+  readonly tools = new Map<string, Tool>();
+  readonly declared: ToolDeclaration[];
+  readonly servers: McpServer[] = [];
+
+  private constructor(declared: ToolDeclaration[]) {
+    this.declared = declared;
+  }
+
+  static async open(opts: ToolSetOptions): Promise<ToolSet> {
+    const set = new ToolSet(opts.declared ?? []);
+    try {
+      for (const spec of opts.mcp ?? []) set.servers.push(await connectMcp(spec, { env: opts.env ?? {}, startTimeoutMs: opts.startTimeoutMs, signal: opts.signal }));
+    } catch (err) {
+      await set.close();
+      throw err;
+    }
+    const local = [...(opts.tools ?? []), ...set.declared.map((d) => ({ name: d.name }))];
+    const fromServers = set.servers.flatMap((s) => s.tools.map((t) => ({ server: s.name, tool: t })));
+    const count = new Map<string, number>();
+    for (const n of [...local.map((t) => t.name), ...fromServers.map((f) => apiName(f.tool.name))]) count.set(n, (count.get(n) ?? 0) + 1);
+    for (const t of opts.tools ?? []) set.tools.set(t.name, t);
+    for (const { server, tool } of fromServers) {
+      let name = apiName(tool.name);
+      if ((count.get(name) ?? 0) > 1) name = apiName(`${server}_${tool.name}`);
+      for (let i = 2; set.tools.has(name) || set.declared.some((d) => d.name === name); i++) name = apiName(`${server}${i}_${tool.name}`);
+      set.tools.set(name, { ...tool, name });
+    }
+    if (!set.tools.size && !set.declared.length) {
+      await set.close();
+      throw new ToolSourceError('the MCP servers given offer no tools', 'start');
+    }
+    return set;
+  }
+
+  private all(): ToolDeclaration[] {
+    return [...[...this.tools.values()].map(({ name, description, parameters }) => ({ name, description, parameters })), ...this.declared];
+  }
+
+  /** Chat Completions' form: `{type: function, function: {name, description, parameters}}`. */
+  chatTools(): Record<string, unknown>[] {
+    return this.all().map((t) => ({ type: 'function', function: withoutUndefined(t) }));
+  }
+
+  /** The Responses API's form: `{type: function, name, description, parameters}`. */
+  responsesTools(): Record<string, unknown>[] {
+    return this.all().map((t) => ({ type: 'function', ...withoutUndefined(t) }));
+  }
+
+  /** Ends every server (and its processes). */
+  async close(): Promise<void> {
+    await Promise.all(this.servers.map((s) => s.close()));
+  }
+}
+
+function withoutUndefined(t: ToolDeclaration): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(t).filter(([, v]) => v !== undefined));
+}

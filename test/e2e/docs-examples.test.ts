@@ -1,0 +1,41 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { examplesPerFile, INTERACTIVE } from '../support/examples.js';
+
+// docs/tools.md: its sh examples run verbatim against the emulator (as the README's), with the MCP
+// servers of its examples on PATH as `npm install -g` would put them; its program runs as written.
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const PAGE = readFileSync(join(ROOT, 'docs', 'tools.md'), 'utf8');
+const path = process.env.PATH;
+process.env.PATH = `${join(ROOT, 'node_modules', '.bin')}:${path}`;
+afterAll(() => {
+  process.env.PATH = path;
+});
+const runExamples = examplesPerFile();
+
+const blocks = (lang: string) => [...PAGE.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!);
+
+it('every sh example of docs/tools.md runs verbatim', async () => {
+  const examples = blocks('sh')
+    .flatMap((b) => b.split('\n'))
+    .map((l) => l.replace(/\s+#\s.*$/, '').trim())
+    .filter((l) => l && !l.startsWith('#') && !INTERACTIVE.test(l));
+  expect(examples.length).toBeGreaterThan(8);
+  expect(await runExamples(examples)).toEqual([]);
+}, 180_000);
+
+it('the program of docs/tools.md runs as written, importing router-cli/kit', () => {
+  const [program] = blocks('js');
+  // Inside the package, so that its name resolves to itself (as it does where it is installed).
+  const file = join(ROOT, `.docs-example-${process.pid}.mjs`);
+  writeFileSync(file, program!);
+  try {
+    const r = spawnSync(process.execPath, [file], { encoding: 'utf8', env: process.env, timeout: 60_000 });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('Echo: hi\n');
+  } finally {
+    rmSync(file, { force: true });
+  }
+}, 90_000);

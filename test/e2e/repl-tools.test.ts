@@ -1,0 +1,47 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { HAS_TMUX, Terminal } from '../support/tmux.js';
+
+// chat -i with --tools/--mcp (issue 44), on a real terminal (tmux): each turn runs the calls; /tools lists them.
+const FIXTURE = join(resolve(import.meta.dirname, '..', '..'), 'test/support/mcp-fixture-server.mjs');
+let t: TestEnv;
+let term: Terminal | undefined;
+
+beforeAll(async () => {
+  t = await startTestEnv();
+});
+afterAll(async () => {
+  term?.close();
+  await t.close();
+});
+
+describe.skipIf(!HAS_TMUX)('router chat -i --mcp on a terminal', () => {
+  it('a turn answers from the MCP tool (its environment without the key); /tools names it and its server', async () => {
+    term = new Terminal({ ...t.env });
+    term.run(`node ${BIN} chat -i --raw --model local/tools --mcp "node ${FIXTURE} env"`);
+    await term.waitFor(/^>\s*$/m);
+    term.run('env');
+    await term.waitFor(/env answered: \{/);
+    await term.waitFor(/^>\s*$/m);
+    term.run('/tools');
+    await term.waitFor(/env {2}\(mcp fixture-env\) {2}the env tool/);
+    term.keys('C-d');
+    expect(await term.lastExit()).toBe(0);
+    const screen = await term.screen();
+    expect(screen).not.toContain(t.env.ROUTER_API_KEY);
+  }, 60_000);
+
+  it('--approve asks before an MCP tool too; a refusal goes back to the model, the tool never runs', async () => {
+    term?.close();
+    term = new Terminal({ ...t.env });
+    term.run(`node ${BIN} chat --model local/tools --mcp "node ${FIXTURE} hang ${join(t.dir, 'approve.pid')}" --approve "hang"`);
+    await term.waitFor(/Run hang \{"text":"hang"\}\?/);
+    term.keys('n', 'Enter');
+    await term.waitFor(/hang answered: the user declined to run this tool/);
+    expect(await term.lastExit()).toBe(0);
+    // The hang tool writes this file when called: it was not.
+    expect(existsSync(join(t.dir, 'approve.pid.called'))).toBe(false);
+  }, 60_000);
+});

@@ -1,0 +1,171 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
+import { until } from '../support/until.js';
+
+// Tools from MCP servers (issue 44) over stdio and Streamable HTTP: servers not written here
+// (server-everything, server-filesystem) and a fixture that crashes, hangs, floods and reads its environment.
+// Each run starts a server (node and the SDK loaded): slow on a loaded machine.
+vi.setConfig({ testTimeout: 60_000 });
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const FILESYSTEM = join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+const FIXTURE = join(ROOT, 'test/support/mcp-fixture-server.mjs');
+const node = (...args: string[]) => [process.execPath, ...args].map((a) => `'${a}'`).join(' ');
+
+let emu: Emulator;
+let dir: string;
+let env: Record<string, string>;
+let apiKey: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'router-mcp-'));
+  emu = await startEmulator({ stateDir: join(dir, 'state'), port: 0, batchDelayMs: 0 });
+  const keys = emu.store.firstKeys();
+  apiKey = keys.apiKey;
+  env = { ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: apiKey, ROUTER_MANAGEMENT_KEY: keys.managementKey, ROUTER_CONFIG_DIR: join(dir, 'config'), XDG_STATE_HOME: join(dir, 'xdg'), ROUTER_PROFILE: '', ROUTER_MODEL: '', ROUTER_VOICE: '', ROUTER_SPEECH_MODEL: '', ROUTER_EMBED_MODEL: '' };
+});
+afterAll(async () => {
+  await emu.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const run = (args: string[], o: InProcessOptions = {}) => runInProcess(args, { ...o, env: { ...env, ...o.env } });
+const lastBody = (path: string) => emu.requestLog.filter((e) => e.path.endsWith(path)).at(-1)!.body as Record<string, any>;
+
+function running(pid: number): boolean {
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+describe('--mcp over stdio', () => {
+  it('server-everything: chat answers from its echo tool', async () => {
+    const r = await run(['chat', '--model', 'local/tools', '--mcp', node(EVERYTHING, 'stdio'), 'please echo this']);
+    expect(r.stderr).toBe('');
+    expect(r).toMatchObject({ code: 0, stdout: 'From the tool results: echo answered: Echo: please echo this\n' });
+    const names = (lastBody('/chat/completions').tools as { function: { name: string } }[]).map((t) => t.function.name);
+    expect(names).toContain('get-env');
+  });
+
+  it('responses runs the tool in a loop too, in the Responses tool format', async () => {
+    const r = await run(['responses', '--model', 'local/tools', '--mcp', node(EVERYTHING, 'stdio'), 'please echo this']);
+    expect(r).toMatchObject({ code: 0, stdout: 'From the tool results: echo answered: Echo: please echo this\n' });
+    const body = lastBody('/responses');
+    expect(body.tools[0]).toMatchObject({ type: 'function', name: expect.any(String), parameters: expect.any(Object) });
+    expect(body.input.at(-1)).toMatchObject({ type: 'function_call_output', output: 'Echo: please echo this' });
+  });
+
+  it('the server asks for its environment: it holds none of router\'s keys, even copied into another variable', async () => {
+    const r = await run(['chat', '--model', 'local/tools', '--mcp', node(EVERYTHING, 'stdio'), 'get-env'], { env: { MY_COPY: `x${apiKey}` } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/get-env answered: \{/);
+    expect(r.stdout).toMatch(/"PATH"/);
+    expect(r.stdout).not.toContain(apiKey);
+    expect(r.stdout).not.toMatch(/ROUTER_API_KEY|ROUTER_MANAGEMENT_KEY|MY_COPY/);
+    const fixture = await run(['chat', '--model', 'local/tools', '--mcp', node(FIXTURE, 'env'), 'env'], { env: { MY_COPY: apiKey } });
+    expect(fixture.stdout).toMatch(/env answered: \{/);
+    expect(fixture.stdout).not.toContain(apiKey);
+    expect(fixture.stdout).not.toContain(env.ROUTER_MANAGEMENT_KEY);
+  });
+
+  it('server-filesystem: reads a file of the folder it was given', async () => {
+    const files = join(dir, 'files');
+    // The prompt is the path (local/tools puts it in the tool's string parameter), and names the tool.
+    mkdirSync(join(files, 'list_directory'), { recursive: true });
+    writeFileSync(join(files, 'list_directory', 'note.txt'), 'the contents\n');
+    const r = await run(['chat', '--model', 'local/tools', '--mcp', node(FILESYSTEM, files), join(files, 'list_directory')]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('From the tool results: list_directory answered: [FILE] note.txt\n');
+  });
+
+  it('names two servers share are prefixed by the server', async () => {
+    const r = await run(['chat', '--dry-run', '--model', 'local/tools', '--mcp', node(EVERYTHING, 'stdio'), '--mcp', node(FIXTURE, 'env'), '--mcp', node(FIXTURE, 'env', join(dir, 'second')), 'hi']);
+    expect(r.code).toBe(0);
+    const names = [...r.stdout.matchAll(/"name": "([^"]+)"/g)].map((m) => m[1]);
+    expect(names).toEqual(expect.arrayContaining(['echo', 'fixture-env_env', 'fixture-env2_env']));
+  });
+
+  it('a server that crashes during a call: one line, exit 12', async () => {
+    const r = await run(['chat', '--model', 'local/tools', '--mcp', node(FIXTURE, 'crash'), 'crash']);
+    expect(r).toMatchObject({ code: 12, stdout: '', stderr: 'error: MCP server fixture-crash ended during a call of crash\n' });
+  });
+
+  it('a server that hangs in a call and ignores SIGTERM: ended at --tool-timeout, exit 12, its process gone', async () => {
+    const pidFile = join(dir, 'hang.pid');
+    const r = await run(['chat', '--model', 'local/tools', '--tool-timeout', '1', '--mcp', node(FIXTURE, 'hang', pidFile), 'hang']);
+    expect(r).toMatchObject({ code: 12, stderr: 'error: MCP server fixture-hang did not answer a call of hang in time (--tool-timeout)\n' });
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    await until(() => !running(pid), 5000);
+    expect(running(pid)).toBe(false);
+  }, 60_000);
+
+  it('a server that never answers at start, or a command not found: one line, exit 12, nothing sent', async () => {
+    const before = emu.requestLog.length;
+    const pidFile = join(dir, 'silent.pid');
+    const silent = await run(['chat', '--model', 'local/tools', '--tool-timeout', '1', '--mcp', node(FIXTURE, 'silent', pidFile), 'hi']);
+    expect(silent.code).toBe(12);
+    expect(silent.stderr).toMatch(/^error: MCP server .*fixture-server\.mjs' 'silent' .*: did not answer within 30 s\n$/);
+    const missing = await run(['chat', '--model', 'local/tools', '--mcp', 'no-such-mcp-server-here --flag', 'hi']);
+    expect(missing).toMatchObject({ code: 12, stderr: 'error: MCP server no-such-mcp-server-here --flag: could not start: the command was not found\n' });
+    expect(emu.requestLog.slice(before).filter((e) => e.path.endsWith('/chat/completions'))).toEqual([]);
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    await until(() => !running(pid), 5000);
+    expect(running(pid)).toBe(false);
+  }, 120_000);
+
+  it('an image result: not passed on to a model that takes no image input, and said', async () => {
+    const r = await run(['chat', '--model', 'local/tools', '--mcp', node(EVERYTHING, 'stdio'), 'get-tiny-image']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('warning: 1 image(s) from the tools not passed on: the model takes no image input\n');
+    expect(r.stdout).toMatch(/^From the tool results: get-tiny-image answered: .*\[image image\/png\]/s);
+    expect(r.stdout).toMatch(/\[router: 1 image\(s\) from the tools not passed on: the model takes no image input\]\n$/);
+  });
+
+  it('a server that floods: its result cut at 1 MiB with a line saying so', async () => {
+    const r = await run(['chat', '--model', 'local/tools', '--mcp', node(FIXTURE, 'flood'), 'flood']);
+    expect(r.code).toBe(0);
+    // local/tools answers with the result it was sent.
+    expect(r.stdout.length).toBeLessThan(1024 * 1024 + 200);
+    expect(r.stdout).toMatch(/^From the tool results: flood answered: x{1000}.*\[router: the result was cut at 1 MiB of 5242880 bytes\]\n$/s);
+  });
+});
+
+describe('--mcp over Streamable HTTP', () => {
+  let server: ChildProcess;
+  let url: string;
+  beforeAll(async () => {
+    const port = await new Promise<number>((r) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => r(p));
+      });
+    });
+    server = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let said = '';
+    server.stderr!.on('data', (b: Buffer) => (said += b));
+    await until(() => said.includes('listening'), 15_000);
+    url = `http://127.0.0.1:${port}/mcp`;
+  });
+  afterAll(() => {
+    server.kill();
+  });
+
+  it('server-everything: chat answers from its echo tool', async () => {
+    const r = await run(['chat', '--model', 'local/tools', '--mcp', url, 'please echo this']);
+    expect(r).toMatchObject({ code: 0, stdout: 'From the tool results: echo answered: Echo: please echo this\n' });
+  });
+
+  it('a URL where no server listens: one line, exit 12', async () => {
+    const r = await run(['chat', '--model', 'local/tools', '--mcp', 'http://127.0.0.1:9/mcp', 'hi']);
+    expect(r.code).toBe(12);
+    expect(r.stderr).toMatch(/^error: MCP server http:\/\/127\.0\.0\.1:9\/mcp: could not start: .*\n$/);
+  });
+});

@@ -1,0 +1,28 @@
+// An MCP server (stdio) that misbehaves on purpose: `node mcp-fixture-server.mjs MODE [PIDFILE]`.
+// Modes: crash (exits during a call), hang (never answers a call, ignores SIGTERM), flood (answers
+// 5 MiB), env (answers with its environment), silent (never answers initialize).
+import { writeFileSync } from 'node:fs';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+const [mode, pidFile] = process.argv.slice(2);
+if (pidFile) writeFileSync(pidFile, `${process.pid}\n`);
+if (mode === 'hang' || mode === 'silent') process.on('SIGTERM', () => {});
+if (mode === 'silent') setInterval(() => {}, 1000);
+else {
+  const server = new Server({ name: `fixture-${mode}`, version: '1' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: [{ name: mode, description: `the ${mode} tool`, inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }],
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async () => {
+    if (mode === 'crash') process.exit(3);
+    if (mode === 'hang') {
+      if (pidFile) writeFileSync(`${pidFile}.called`, 'yes\n');
+      return new Promise(() => setInterval(() => {}, 1000));
+    }
+    if (mode === 'flood') return { content: [{ type: 'text', text: 'x'.repeat(5 * 1024 * 1024) }] };
+    return { content: [{ type: 'text', text: JSON.stringify(process.env) }] };
+  });
+  await server.connect(new StdioServerTransport());
+}
