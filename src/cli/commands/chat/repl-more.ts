@@ -1,5 +1,6 @@
 /** What `router chat -i` shares with the flags and the shell: /role, /edit, and a history kept across sessions. */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { readLocalText } from '../../../internal/local-file.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stateHome } from '../../../config/state-dir.js';
@@ -20,7 +21,7 @@ const historyPath = (env: NodeJS.ProcessEnv) => join(stateHome(env), 'repl-histo
 export function loadHistory(env: NodeJS.ProcessEnv): string[] {
   let text: string;
   try {
-    text = readFileSync(historyPath(env), 'utf8');
+    text = readLocalText(historyPath(env));
   } catch {
     return [];
   }
@@ -81,7 +82,7 @@ export async function editMessage(io: IO): Promise<string> {
     writeFileSync(file, '', { mode: 0o600 });
     const { editFile } = await import('../../editor.js');
     await editFile(io, file);
-    return readFileSync(file, 'utf8').trim();
+    return readLocalText(file).trim();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
