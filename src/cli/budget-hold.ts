@@ -17,10 +17,12 @@ import { randomHex } from '../internal/random-hex.js';
 import { sleep } from '../internal/sleep.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { describeCode } from '../internal/system-errors.js';
-import { ledgerPath } from './ledger.js';
+import { batchHoldPath, ledgerPath } from './ledger.js';
 
 /** A hold older than this is stale whatever its process: a call does not run for a day. */
 export const HOLD_MAX_AGE_MS = 24 * 3_600_000;
+/** A batch's hold lasts past its 24-hour window, until its cost is in the ledger (or this long). */
+export const BATCH_HOLD_MAX_AGE_MS = 48 * 3_600_000;
 
 export interface HoldRecord {
   profile: string;
@@ -100,7 +102,7 @@ export function heldByOthers(env: NodeJS.ProcessEnv, profile: string, mine?: Bud
     if (name === '.lock' || name.startsWith('.lock.')) continue;
     const path = join(dir, name);
     if (path === mine?.path) continue;
-    let rec: Partial<HoldRecord>;
+    let rec: Partial<HoldRecord> & { batch_id?: string };
     try {
       // A file half-written is one whose writer was killed: writes are made under the lock, or renamed into place.
       rec = name.endsWith('.json') ? (JSON.parse(readFileSync(path, 'utf8')) as Partial<HoldRecord>) : { pid: Number(name.split('-')[0]) };
@@ -108,7 +110,9 @@ export function heldByOthers(env: NodeJS.ProcessEnv, profile: string, mine?: Bud
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
       rec = {};
     }
-    if (!name.endsWith('.json') ? !processAlive(rec.pid ?? 0) : isStale(rec, now)) rmSync(path, { force: true });
+    // A batch's hold belongs to no process: it holds until the batch's cost is recorded (ledger.ts removes it).
+    const stale = name.startsWith('batch-') ? typeof rec.usd !== 'number' || !(now - Date.parse(rec.time ?? '') <= BATCH_HOLD_MAX_AGE_MS) : !name.endsWith('.json') ? !processAlive(rec.pid ?? 0) : isStale(rec, now);
+    if (stale) rmSync(path, { force: true });
     else if (name.endsWith('.json') && rec.profile === profile) {
       held.usd += rec.usd!;
       held.calls++;
@@ -166,6 +170,18 @@ export class BudgetHold {
       renameSync(part, this.path);
     } catch {
       // Unchanged: the hold is larger than it need be, never smaller.
+    }
+  }
+
+  /**
+   * The call made a batch: its bound is held beyond this process, until the batch's cost is in the
+   * ledger (a `batch get` or a watch that sees it end), in a file of the batch's own.
+   */
+  toBatch(env: NodeJS.ProcessEnv, batchId: string): void {
+    try {
+      writeFileSync(batchHoldPath(env, batchId), JSON.stringify({ profile: this.rec.profile, usd: this.rec.usd, batch_id: batchId, time: new Date().toISOString() }), { mode: 0o600 });
+    } finally {
+      this.release();
     }
   }
 

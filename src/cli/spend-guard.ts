@@ -149,7 +149,7 @@ async function heldGuard(ctx: RunContext<SpendOptions>, connected: Connected, at
 }
 
 /** A call that fits the budgets only once calls under way end (and their holds with them). */
-class HeldBack extends Error {}
+export class HeldBack extends Error {}
 
 /**
  * The lowest of --max-cost (less what the command already `spent`) and what is left of each budget

@@ -102,6 +102,7 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
       created = found[0]!;
       io.info(`${what}; found its batch in the listing: ${created.id}`);
     }
+    estimate?.hold?.toBatch(ctx.env, created.id);
     if (!opts.watch) {
       await client.close();
       io.made(`batch ${created.id} was created (router batch get ${created.id})`);
