@@ -8,7 +8,8 @@ import { CliError, EXIT } from './exit-codes.js';
 import { DEFAULT_API_ROOT } from '../client/core.js';
 import { readLines } from '../internal/jsonl.js';
 import { BATCH_PRICE, callBound, countImages, imagesUnbounded, promptTokenBound, searchesOf, usd, usdBound, type Pricing } from './cost-bound.js';
-import { capOf, pricesOf, pricesOrWhy, type SpendOptions } from './spend-guard.js';
+import { capOf, HeldBack, pricesOf, pricesOrWhy, type SpendOptions } from './spend-guard.js';
+import type { BudgetHold, Held } from './budget-hold.js';
 import { isFinished, type JobRecord } from '../batch/job/store.js';
 
 export interface BatchEstimate {
@@ -22,6 +23,8 @@ export interface BatchEstimate {
   spent: number;
   /** The model's own completion limit, when the list gives it. */
   maxCompletion?: number;
+  /** Under a budget: the bound held from the check on (BudgetHold.toBatch keeps it past the process once the batch is made). */
+  hold?: BudgetHold;
 }
 
 const LIMIT_FIELDS = ['max_completion_tokens', 'max_tokens', 'max_output_tokens'];
@@ -92,8 +95,23 @@ export interface BatchSpend {
  * The estimate of a batch's requests, checked against --max-cost and the budgets before anything
  * is submitted (exit 4 when it could pass one). Without a cap and without --dry-run, nothing is read.
  */
-export async function checkBatchSpend(ctx: RunContext<SpendOptions>, { client, settings }: Connected, b: BatchSpend): Promise<BatchEstimate | undefined> {
-  const cap = await capOf(ctx, settings);
+export async function checkBatchSpend(ctx: RunContext<SpendOptions>, connected: Connected, b: BatchSpend): Promise<BatchEstimate | undefined> {
+  const { settings } = connected;
+  const budgeted = (settings.dailyBudget !== undefined || settings.monthlyBudget !== undefined) && !ctx.opts.dryRun && !ctx.opts.ignoreBudget && ctx.logging;
+  if (!budgeted) return checkOnce(ctx, connected, b);
+  // As concurrent chats: checked under the budgets' lock beside what calls and batches under way hold, and held.
+  const { BudgetHold, heldByOthers, withBudgetLock } = await import('./budget-hold.js');
+  return withBudgetLock(ctx.env, ctx.signal, async () => {
+    const e = await checkOnce(ctx, connected, b, heldByOthers(ctx.env, settings.profile)).catch((err: unknown) => {
+      throw err instanceof HeldBack ? new CliError(`${err.message}: nothing was submitted`, EXIT.PAYMENT) : err;
+    });
+    if (e) ctx.holdBudget((e.hold = new BudgetHold(ctx.env, settings.profile, e.bound)));
+    return e;
+  });
+}
+
+async function checkOnce(ctx: RunContext<SpendOptions>, { client, settings }: Connected, b: BatchSpend, held?: Held): Promise<BatchEstimate | undefined> {
+  const cap = await capOf(ctx, settings, held);
   if (!cap && !ctx.opts.dryRun) return undefined;
   const prices = await pricesOrWhy(ctx, cap, () => pricesOf(ctx, client, settings.apiRoot ?? DEFAULT_API_ROOT, [b.model]));
   if (typeof prices === 'string') {

@@ -4,9 +4,10 @@
  * ledger: concurrent `router` processes never let go together more than a budget has left. The
  * check and the hold are made under one lock (`budget-holds/.lock`). The hold of a process that
  * is gone (kill -9; its id now another process's), or older than a day, is stale: the next check
- * removes it.
+ * removes it. While a budget is in force, a call that cannot be held and recorded (a state folder
+ * read-only or full) is refused: sent, it would spend beside the budget, unseen by other calls.
  */
-import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stateHome } from '../config/state-dir.js';
 import { takeLock } from '../internal/file-lock.js';
@@ -15,9 +16,13 @@ import { processAlive, processStart } from '../internal/process.js';
 import { randomHex } from '../internal/random-hex.js';
 import { sleep } from '../internal/sleep.js';
 import { CliError, EXIT } from './exit-codes.js';
+import { describeCode } from '../internal/system-errors.js';
+import { batchHoldPath, ledgerPath } from './ledger.js';
 
 /** A hold older than this is stale whatever its process: a call does not run for a day. */
 export const HOLD_MAX_AGE_MS = 24 * 3_600_000;
+/** A batch's hold lasts past its 24-hour window, until its cost is in the ledger (or this long). */
+export const BATCH_HOLD_MAX_AGE_MS = 48 * 3_600_000;
 
 export interface HoldRecord {
   profile: string;
@@ -38,6 +43,13 @@ export function holdsDir(env: NodeJS.ProcessEnv): string {
   return join(stateHome(env), 'budget-holds');
 }
 
+/** The refusal of a call under a budget whose hold or ledger line cannot be written (exit 4, as a budget reached). */
+export function budgetUnkept(path: string, err: unknown): CliError {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  const why = code ? describeCode(code) : ((err as Error)?.message ?? String(err));
+  return new CliError(`the budgets cannot be kept: ${path} cannot be written (${why}), so this call could be neither held nor recorded; nothing was sent (--ignore-budget sends it anyway)`, EXIT.PAYMENT);
+}
+
 /**
  * Runs `check` holding the budgets' lock, so that what it reads (the ledger, the holds) stays
  * true until the hold it places is written. Waits for another process's check, Ctrl-C included.
@@ -51,9 +63,8 @@ export async function withBudgetLock<T>(env: NodeJS.ProcessEnv, signal: AbortSig
     try {
       makeDir(dir);
       taken = takeLock(lock);
-    } catch {
-      // A state folder that cannot be written holds no ledger either (that is said as the call is logged): nothing to take turns on.
-      return check();
+    } catch (err) {
+      throw budgetUnkept(dir, err);
     }
     if ('release' in taken) {
       try {
@@ -91,7 +102,7 @@ export function heldByOthers(env: NodeJS.ProcessEnv, profile: string, mine?: Bud
     if (name === '.lock' || name.startsWith('.lock.')) continue;
     const path = join(dir, name);
     if (path === mine?.path) continue;
-    let rec: Partial<HoldRecord>;
+    let rec: Partial<HoldRecord> & { batch_id?: string };
     try {
       // A file half-written is one whose writer was killed: writes are made under the lock, or renamed into place.
       rec = name.endsWith('.json') ? (JSON.parse(readFileSync(path, 'utf8')) as Partial<HoldRecord>) : { pid: Number(name.split('-')[0]) };
@@ -99,7 +110,9 @@ export function heldByOthers(env: NodeJS.ProcessEnv, profile: string, mine?: Bud
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
       rec = {};
     }
-    if (!name.endsWith('.json') ? !processAlive(rec.pid ?? 0) : isStale(rec, now)) rmSync(path, { force: true });
+    // A batch's hold belongs to no process: it holds until the batch's cost is recorded (ledger.ts removes it).
+    const stale = name.startsWith('batch-') ? typeof rec.usd !== 'number' || !(now - Date.parse(rec.time ?? '') <= BATCH_HOLD_MAX_AGE_MS) : !name.endsWith('.json') ? !processAlive(rec.pid ?? 0) : isStale(rec, now);
+    if (stale) rmSync(path, { force: true });
     else if (name.endsWith('.json') && rec.profile === profile) {
       held.usd += rec.usd!;
       held.calls++;
@@ -129,11 +142,18 @@ export class BudgetHold {
     try {
       writeFileSync(this.path, JSON.stringify(this.rec), { flag: 'wx', mode: 0o600 });
       this.written = true;
-    } catch {
-      // As the lock: a state folder that cannot be written keeps no hold.
-      return;
+    } catch (err) {
+      throw budgetUnkept(this.path, err);
     }
     process.once('exit', this.release);
+    // The call's cost goes to the ledger: one that cannot be opened to append would leave it unseen.
+    const ledger = ledgerPath(env);
+    try {
+      closeSync(openSync(ledger, 'a', 0o600));
+    } catch (err) {
+      this.release();
+      throw budgetUnkept(ledger, err);
+    }
   }
 
   get usd(): number {
@@ -150,6 +170,18 @@ export class BudgetHold {
       renameSync(part, this.path);
     } catch {
       // Unchanged: the hold is larger than it need be, never smaller.
+    }
+  }
+
+  /**
+   * The call made a batch: its bound is held beyond this process, until the batch's cost is in the
+   * ledger (a `batch get` or a watch that sees it end), in a file of the batch's own.
+   */
+  toBatch(env: NodeJS.ProcessEnv, batchId: string): void {
+    try {
+      writeFileSync(batchHoldPath(env, batchId), JSON.stringify({ profile: this.rec.profile, usd: this.rec.usd, batch_id: batchId, time: new Date().toISOString() }), { mode: 0o600 });
+    } finally {
+      this.release();
     }
   }
 

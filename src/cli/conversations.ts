@@ -3,7 +3,8 @@
  * $XDG_STATE_HOME/router/conversations, written whole and renamed into place, and a pointer to
  * the latest for `--continue`.
  */
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { readLocalText } from '../internal/local-file.js';
 import { randomHex } from '../internal/random-hex.js';
 import { join } from 'node:path';
 import type { ChatMessage } from '../client/types.js';
@@ -75,7 +76,7 @@ function isConversation(c: unknown): c is Conversation {
 export function lastConversation(env: NodeJS.ProcessEnv): Conversation | null {
   let id: string | undefined;
   try {
-    id = readFileSync(join(dir(env), 'LAST'), 'utf8').trim();
+    id = readLocalText(join(dir(env), 'LAST'), 4096).trim();
   } catch {
     id = undefined;
   }

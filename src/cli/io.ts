@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import { isatty } from 'node:tty';
 import type { FlagValues } from './flags.js';
 import type { GLOBAL_FLAGS } from './global-flags.js';
+import { visible } from '../internal/visible.js';
 
 /** The shortest time between two writes of streamed text to stdout (a person sees no delay under ~15 ms). */
 const STREAM_WRITE_GAP_MS = 10;
@@ -45,8 +46,6 @@ const madeThings = new WeakMap<object, string[]>();
 
 /** Longest `error:` line: an input quoted whole (a 10,000-letter id) would bury the words around it. */
 const MAX_ERROR_LINE = 1000;
-const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-const escapeControl = (c: string) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 export class IO {
   readonly stdout: OutStream;
@@ -216,7 +215,7 @@ export class IO {
 
   /** One line, whatever the input it quotes holds: control characters shown escaped, a long one cut. */
   error(text: string): void {
-    let line = this.redact(text).replace(/[\x00-\x1f\x7f\u2028\u2029]/g, escapeControl);
+    let line = visible(this.redact(text));
     if (line.length > MAX_ERROR_LINE) line = `${line.slice(0, MAX_ERROR_LINE)}…`;
     this.err(this.errColor ? `\x1b[31merror:\x1b[0m ${line}\n` : `error: ${line}\n`);
   }

@@ -2,6 +2,7 @@
  * The local usage ledger: one JSON line per call the CLI makes, in $XDG_STATE_HOME/router/usage.jsonl.
  * Each record is one append (O_APPEND, one write), so concurrent `router` processes never mix lines.
  */
+import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { stateHome } from '../config/state-dir.js';
 import { appendWhole } from '../internal/append-whole.js';
@@ -29,6 +30,11 @@ export function ledgerPath(env: NodeJS.ProcessEnv): string {
   return join(stateHome(env), 'usage.jsonl');
 }
 
+/** Where a batch's hold on the budgets is kept (budget-hold.ts) until its cost is in the ledger. */
+export function batchHoldPath(env: NodeJS.ProcessEnv, batchId: string): string {
+  return join(stateHome(env), 'budget-holds', `batch-${batchId.replace(/[^A-Za-z0-9_-]/g, '_')}.json`);
+}
+
 /** Appends one record; a ledger that cannot be written never fails the call it records. */
 export function appendUsage(env: NodeJS.ProcessEnv, record: UsageRecord): string | undefined {
   let path = 'usage.jsonl';
@@ -37,6 +43,8 @@ export function appendUsage(env: NodeJS.ProcessEnv, record: UsageRecord): string
     path = ledgerPath(env);
     makeDir(dirname(path));
     appendWhole(path, `${JSON.stringify(record)}\n`);
+    // A batch's cost is known once it is recorded ended: its hold on the budgets has done its work.
+    if (record.batch_id && typeof record.cost === 'number') rmSync(batchHoldPath(env, record.batch_id), { force: true });
     return undefined;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;

@@ -4,7 +4,9 @@
  * and the system prompt as its body. Flags given on the command line win over the role; the role wins
  * over the profile.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { readLocalFile } from '../internal/local-file.js';
+import { describeCode } from '../internal/system-errors.js';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Command, Option } from './commander.js';
 import { profilesPath } from '../config/profile-file.js';
@@ -60,11 +62,12 @@ export function readRole(env: NodeJS.ProcessEnv, name: string, missing: ExitCode
   const path = rolePath(env, name);
   let text: string;
   try {
-    text = utf8Text(readFileSync(path), `role file ${path}`);
+    text = utf8Text(readLocalFile(path), `role file ${path}`);
   } catch (err) {
     if (err instanceof CliError) throw err;
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw unknownRole(env, name, missing);
-    throw usage(`role file ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    const code = (err as NodeJS.ErrnoException).code;
+    throw usage(`role file ${path}: cannot read it (${code ? describeCode(code) : (err as Error).message})`);
   }
   return parseRole(name, path, text);
 }
@@ -87,7 +90,13 @@ export function parseRole(name: string, path: string, text: string): Role {
     const where = at ? `line ${at.line + 1}, column ${at.col}` : 'line 2';
     throw usage(`role file ${path}: ${where}: ${problem.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`);
   }
-  const settings = doc.toJS() ?? {};
+  let settings: unknown;
+  try {
+    // Aliases that expand past yaml's bound (an alias bomb: a billion laughs) are refused by it, as a file's fault.
+    settings = doc.toJS({ maxAliasCount: 100 }) ?? {};
+  } catch (err) {
+    throw usage(`role file ${path}: ${((err as Error)?.message ?? String(err)).split('\n')[0]}`);
+  }
   if (!isRecord(settings)) throw usage(`role file ${path}: line 2: the front matter must be "name: value" lines`);
   return { name, path, settings, system: body.trim() };
 }

@@ -57,6 +57,9 @@ export interface Cap {
   held?: number;
 }
 
+/** A bound at the kept prices this near the cap (a share of it) is checked again at fresh prices. */
+const NEAR_LINE = 0.5;
+
 /** Checks the call against --max-cost and the budgets; may lower its completion limit in `call.body`. */
 export async function guardSpend(ctx: RunContext<SpendOptions>, connected: Connected, call: GuardedCall): Promise<Guard> {
   if (!holdsBudgets(ctx, connected.settings)) return guardOnce(ctx, connected, call);
@@ -67,7 +70,10 @@ async function guardOnce(ctx: RunContext<SpendOptions>, { client, settings }: Co
   const { opts } = ctx;
   const cap = await capOf(ctx, settings, held);
   if (!cap && !opts.dryRun) return { dryRun: false };
-  const read = call.unboundable ?? (await pricesOrWhy(ctx, cap, () => pricesOf(ctx, client, settings.apiRoot ?? DEFAULT_API_ROOT, call.models)));
+  const root = settings.apiRoot ?? DEFAULT_API_ROOT;
+  let read = call.unboundable ?? (await pricesOrWhy(ctx, cap, () => pricesOf(ctx, client, root, call.models)));
+  // The kept model list may be minutes old: a decision near the line is made on prices read afresh.
+  if (cap && typeof read !== 'string' && worstBound(read, sizeOf(call)).bound >= cap.usd * NEAR_LINE) read = await pricesOrWhy(ctx, cap, () => pricesOf(ctx, client, root, call.models, true));
   const prices = typeof read === 'string' ? read : (imagesUnbounded(call.body, read) ?? read);
   if (typeof prices === 'string') {
     if (cap) throw new CliError(`cannot bound the cost of this call for ${cap.name}: ${prices}`, EXIT.PAYMENT);
@@ -143,7 +149,7 @@ async function heldGuard(ctx: RunContext<SpendOptions>, connected: Connected, at
 }
 
 /** A call that fits the budgets only once calls under way end (and their holds with them). */
-class HeldBack extends Error {}
+export class HeldBack extends Error {}
 
 /**
  * The lowest of --max-cost (less what the command already `spent`) and what is left of each budget
@@ -264,11 +270,11 @@ export async function pricesOrWhy(ctx: RunContext<unknown>, cap: Cap | undefined
 }
 
 /** The prices of these models from the model list, or a sentence saying why they cannot be read; a failure to fetch the list is thrown. */
-export async function pricesOf(ctx: RunContext<unknown>, client: Connected['client'], apiRoot: string, ids: (string | undefined)[]): Promise<Pricing[] | string> {
+export async function pricesOf(ctx: RunContext<unknown>, client: Connected['client'], apiRoot: string, ids: (string | undefined)[], refresh = false): Promise<Pricing[] | string> {
   const wanted = [...new Set(ids.filter((id): id is string => !!id))];
   if (wanted.length === 0) return 'no model is named (the service would choose one)';
   const { modelCatalog } = await import('./model-catalog.js');
-  const list = await modelCatalog(client, { env: ctx.env, apiRoot, signal: ctx.signal });
+  const list = await modelCatalog(client, { env: ctx.env, apiRoot, signal: ctx.signal, refresh });
   const prices: Pricing[] = [];
   for (const id of wanted) {
     const model = list.find((m) => m.id === id);

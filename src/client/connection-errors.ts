@@ -65,3 +65,8 @@ export function bodyError(err: unknown, url: string): Error {
   }
   return e;
 }
+
+/** A stream that ended (even with its terminator) before the service said the answer was complete: a cut stream. */
+export function unfinished(missing: string): ConnectionError {
+  return new ConnectionError(`the stream ended without the service saying the answer was complete (${missing}); the answer may be cut`, { maybeDelivered: true });
+}

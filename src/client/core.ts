@@ -75,6 +75,8 @@ export interface RawResponse {
   /** Iterable, text() or dump(); next() and rest() read it a network read at a time. */
   body: AnswerBody;
   requestId: string | undefined;
+  /** The longest wait of this attempt (the call's --timeout): an event stream waits this long for each event. */
+  timeoutMs?: number;
 }
 
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 524, 529]);
@@ -234,6 +236,7 @@ export class HttpCore {
       headers: res.headers,
       body: res.body,
       requestId: Array.isArray(rid) ? rid[0] : rid,
+      timeoutMs: timeout,
     };
   }
 

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readLocalText } from '../internal/local-file.js';
 import { join, resolve } from 'node:path';
 import envPaths from 'env-paths';
 import { DEFAULT_PROFILE, SettingsError, type Profile } from './fields.js';
@@ -35,7 +35,7 @@ export class ProfileFile {
     this.path = profilesPath(dir, env);
     let text: string | undefined;
     try {
-      text = readFileSync(this.path, 'utf8');
+      text = readLocalText(this.path);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw corrupt(err, dir);
     }

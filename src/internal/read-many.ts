@@ -1,4 +1,5 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { readSync } from 'node:fs';
+import { MAX_LOCAL_FILE_BYTES, withLocalFile } from './local-file.js';
 
 let buffer = Buffer.allocUnsafe(64 * 1024);
 
@@ -7,12 +8,13 @@ let buffer = Buffer.allocUnsafe(64 * 1024);
  * files in turn then makes no garbage beyond their text (readFileSync makes a buffer per file,
  * freed only when the collector runs, and the heap swells meanwhile).
  */
-export function readTextReusing(path: string): string {
-  const fd = openSync(path, 'r');
-  try {
+export function readTextReusing(path: string, max = MAX_LOCAL_FILE_BYTES): string {
+  // A local file of router's: a regular one, read up to `max` (local-file.ts).
+  return withLocalFile(path, max, (fd) => {
     let length = 0;
     for (;;) {
       if (length === buffer.length) {
+        if (length > max) throw Object.assign(new Error(`EFBIG: too large, read '${path}'`), { code: 'EFBIG', syscall: 'read', path });
         const bigger = Buffer.allocUnsafe(buffer.length * 2);
         buffer.copy(bigger);
         buffer = bigger;
@@ -21,7 +23,5 @@ export function readTextReusing(path: string): string {
       if (read === 0) return buffer.toString('utf8', 0, length);
       length += read;
     }
-  } finally {
-    closeSync(fd);
-  }
+  });
 }

@@ -23,10 +23,13 @@ const WORDS: Record<string, string> = {
   EADDRNOTAVAIL: 'address not available on this machine',
   // /dev/tty without a terminal, a device that is not there.
   ENXIO: 'no such device, or no terminal',
+  // Refusals of router's own (local-file.ts): what it keeps is read only from a regular file of a bounded size.
+  ENOTFILE: 'not a regular file (a device, a FIFO or a socket)',
+  EFBIG: 'too large',
 };
 
 /** Bad paths the user named: a usage problem (exit 2). The others are failures of the machine (exit 1). */
-const PATH_CODES = new Set(['EISDIR', 'ENOTDIR', 'ENOENT', 'EACCES', 'EPERM', 'EROFS', 'EEXIST', 'ENAMETOOLONG', 'ELOOP']);
+const PATH_CODES = new Set(['ENOTFILE', 'EFBIG', 'EISDIR', 'ENOTDIR', 'ENOENT', 'EACCES', 'EPERM', 'EROFS', 'EEXIST', 'ENAMETOOLONG', 'ELOOP']);
 
 export interface SystemError {
   code: string;

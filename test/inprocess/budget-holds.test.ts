@@ -85,14 +85,15 @@ describe('concurrent calls under a budget', () => {
     expect(readdirSync(join(state, 'budget-holds')).filter((n) => !n.startsWith('.'))).toEqual([]);
   });
 
-  it('where no hold can be written (budget-holds is a file), the call goes without one', async () => {
+  it('where no hold can be written (budget-holds is a file), the call is refused (exit 4): unheld, it would spend unseen', async () => {
     const state = freshState();
     mkdirSync(state, { recursive: true });
     writeFileSync(join(state, 'budget-holds'), '');
+    t.clearRequests();
     const r = await t.run(CALL, { env: { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '1' } });
-    expect(r.stderr).toBe(CUT);
-    expect(r.code).toBe(0);
-    expect(readFileSync(join(state, 'usage.jsonl'), 'utf8')).toMatch(/"cost":0\.0003025/);
+    expect(r.stderr).toMatch(/^error: the budgets cannot be kept: .*budget-holds cannot be written \(.+\), so this call could be neither held nor recorded; nothing was sent/);
+    expect(r.code).toBe(4);
+    expect(chats()).toBe(0);
   });
 
   it('two tool loops at once, whose next rounds each fit only beside the other one ended: neither waits for ever', async () => {

@@ -1,5 +1,6 @@
 /** `router roles list|show|save|edit|delete|path`: the roles `chat --role` and `responses --role` apply. */
-import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, renameSync, rmSync } from 'node:fs';
+import { readLocalFile, readLocalText } from '../../internal/local-file.js';
 import { basename, dirname, join } from 'node:path';
 import { defineCommand, defineGroup } from '../define.js';
 import type { FlagTable } from '../flags.js';
@@ -54,7 +55,7 @@ const show = defineCommand({
     await loadYaml();
     const role = readRole(env, name, EXIT.NOT_FOUND);
     if (opts.json) return io.json(role);
-    const text = readFileSync(role.path, 'utf8');
+    const text = readLocalText(role.path);
     // On a terminal, escape sequences in it are shown, not obeyed; piped, it is the file as it is.
     io.out(io.stdoutTTY ? visible(text, '\n\t') : text);
   },
@@ -173,7 +174,7 @@ async function runEdit({ io, env }: RunContext<unknown>, name: string): Promise<
   const existed = existsSync(path);
   const kept = existed ? `role ${name} is unchanged` : `role ${name} is not made`;
   // An edit that did not parse last time is taken up again, not lost.
-  writeWhole(draft, existsSync(draft) ? readFileSync(draft) : existed ? readFileSync(path) : TEMPLATE);
+  writeWhole(draft, existsSync(draft) ? readLocalFile(draft) : existed ? readLocalFile(path) : TEMPLATE);
   const { editFile } = await import('../editor.js');
   try {
     await editFile(io, draft);
@@ -184,7 +185,7 @@ async function runEdit({ io, env }: RunContext<unknown>, name: string): Promise<
   }
   await loadYaml();
   try {
-    await checkRole(parseRole(name, path, readFileSync(draft, 'utf8')), io);
+    await checkRole(parseRole(name, path, readLocalText(draft)), io);
   } catch (err) {
     (err as Error).message = `${(err as Error).message} (${kept}; the edit is kept in ${draft}, and router roles edit ${name} takes it up)`;
     throw err;

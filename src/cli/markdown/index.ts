@@ -13,16 +13,31 @@ export function terminalMarkdown(io: IO): MarkdownStream {
   return new MarkdownStream((src) => renderBlocks(visible(src.replace(/\r(\n|$)/g, '$1'), '\n\t'), { width: io.columns ?? 80, color: io.color }));
 }
 
-/** Pieces of text in, rendered text out; what arrived is rendered even when the stream fails. */
+/**
+ * Pieces of text in, rendered text out; what arrived is rendered even when the stream fails. Ctrl-C
+ * while rendering ends it (exit 130): pieces already received come without a wait for the network,
+ * so the signal is given a turn now and then.
+ */
 export async function* renderPieces(io: IO, pieces: AsyncIterable<string>): AsyncGenerator<string> {
   const md = terminalMarkdown(io);
+  let turn = Date.now();
+  const heard = async () => {
+    if (Date.now() - turn > 50) {
+      await new Promise((r) => setImmediate(r));
+      turn = Date.now();
+    }
+    if (io.interrupt?.aborted) throw io.interrupt.reason;
+  };
   try {
     for await (const piece of pieces) {
       const out = md.push(piece);
+      await heard();
       if (out) yield out;
     }
   } finally {
     const rest = md.end();
     if (rest) yield rest;
   }
+  turn = 0;
+  await heard();
 }

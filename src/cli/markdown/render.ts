@@ -5,6 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import { highlightLines } from './highlight.js';
+import { pastBounds } from './bounds.js';
 import { paint, paintRuns, runsWidth, textWidth, wrapRuns, type Run, type Style } from './runs.js';
 
 // marked's token shapes, as far as this file reads them.
@@ -189,9 +190,18 @@ function blocks(tokens: Token[], o: RenderOptions): string[] {
   return tokens.map((t) => block(t, o)).filter((b): b is string => b !== undefined);
 }
 
-/** One segment of Markdown (a run of whole blocks) as the blocks a terminal shows. */
+/**
+ * One segment of Markdown (a run of whole blocks) as the blocks a terminal shows; past the bounds
+ * of the renderer (bounds.ts), or should it fail anyway, the text as it is.
+ */
 export function renderBlocks(src: string, o: RenderOptions): string[] {
-  return blocks(lex(src), o);
+  const plain = [src.replace(/\n+$/, '')];
+  if (pastBounds(src)) return plain;
+  try {
+    return blocks(lex(src), o);
+  } catch {
+    return plain;
+  }
 }
 
 /** A table as records: a line per cell ("heading: value", wrapped to the width), a blank line between rows. */

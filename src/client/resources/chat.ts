@@ -4,6 +4,7 @@ import { EventStream, Resource, type CallOptions } from './shared.js';
 import { TextDeltaReader } from '../fast-delta.js';
 import { checkShape, SHAPES } from '../answer-shape.js';
 import { chunkFailure, failedAnswer } from '../answer-reading.js';
+import { unfinished } from '../connection-errors.js';
 
 /** The text a chunk adds (its first choice's delta content, or refusal), or '' when it adds none. */
 export function deltaText(chunk: ChatChunk): string {
@@ -39,10 +40,13 @@ export class Chat extends Resource {
   private async open(params: ChatCompletionRequest, opts: CallOptions, textOnly: boolean): Promise<EventStream<ChatChunk>> {
     const path = '/chat/completions';
     const res = await this.postStream(path, { ...params, stream: true, stream_options: { include_usage: true, ...params.stream_options } }, opts);
-    // A stream that ends without a single choice is an empty answer, not a success.
+    // A stream that ends without a single choice is an empty answer, not a success; one whose choices
+    // never got a finish_reason was cut, whatever its end said.
     let choices = 0;
+    const open = new Set<number>();
     const textChunk = (content: string) => {
       choices++;
+      open.add(0);
       return { choices: [{ index: 0, delta: { content }, finish_reason: null }] } as unknown as ChatChunk;
     };
     const fast = textOnly ? new TextDeltaReader(textChunk) : undefined;
@@ -51,6 +55,7 @@ export class Chat extends Resource {
       fast,
       atEnd: () => {
         if (choices === 0) throw failedAnswer('the answer holds no choice (an empty answer)', undefined, undefined, res.requestId);
+        if (open.size > 0) throw unfinished('no finish_reason');
       },
       map: ({ data }) => {
         const chunk = data as ChatChunk;
@@ -65,6 +70,10 @@ export class Chat extends Resource {
         }
         checkShape(chunk, SHAPES.chatChunk);
         choices += chunk.choices.length;
+        for (const c of chunk.choices) {
+          if (c?.finish_reason == null) open.add(c?.index ?? 0);
+          else open.delete(c.index ?? 0);
+        }
         return chunk;
       },
       // A choice that finished with "error" (no top-level error): its text is handed out, then the failure.

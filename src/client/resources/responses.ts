@@ -2,6 +2,7 @@ import type { JSONObject } from '../types.js';
 import { StreamError } from '../errors.js';
 import { EventStream, Resource, type CallOptions } from './shared.js';
 import { checkShape, SHAPES } from '../answer-shape.js';
+import { unfinished } from '../connection-errors.js';
 
 export interface ResponsesRequest {
   input: string | JSONObject[];
@@ -71,6 +72,11 @@ export class Responses extends Resource {
     const path = '/responses';
     const res = await this.postStream(path, { ...params, stream: true }, opts);
     return new EventStream<ResponsesEvent>(res, this.core.url(path), {
+      // Some services end with `[DONE]`, as chat does; before a final event, that is a cut stream.
+      terminator: '[DONE]',
+      atEnd: () => {
+        throw unfinished('no response.completed');
+      },
       map: ({ data }) => {
         checkShape(data, SHAPES.responseEvent);
         const ev = data as ResponsesEvent;

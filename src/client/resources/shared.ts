@@ -1,6 +1,6 @@
 import type { HttpCore, RawResponse, RequestOptions } from '../core.js';
 import { bodyError } from '../connection-errors.js';
-import { ConnectionError, ProtocolError } from '../errors.js';
+import { ConnectionError, ProtocolError, TimeoutError } from '../errors.js';
 import { checkShape, type AnswerShape } from '../answer-shape.js';
 import { EventSplitter, type FastPath, type SSEEvent } from '../sse.js';
 
@@ -81,6 +81,24 @@ export class EventStream<T> implements AsyncIterable<T> {
     this.events = new EventSplitter(opts.fast);
   }
 
+  /** The wait for the next event, while the reader waits on the network: bytes that are no event (keep-alive comments) do not end it. */
+  private idle: NodeJS.Timeout | undefined;
+
+  private waitForNetwork(): Promise<void> {
+    const ms = this.res.timeoutMs;
+    if (ms && !this.idle) {
+      const host = new URL(this.url).host;
+      this.idle = setTimeout(() => this.res.body.destroy(new TimeoutError(`timed out waiting for ${host}: no event of the stream (keep-alive comments are none)`, { maybeDelivered: true })), ms);
+      this.idle.unref();
+    }
+    return this.res.body.whenReadable();
+  }
+
+  private eventSeen(): void {
+    clearTimeout(this.idle);
+    this.idle = undefined;
+  }
+
   [Symbol.asyncIterator](): AsyncIterator<T> {
     return {
       next: async () => ((await this.ready()) ? { value: this.queue[this.head++]!, done: false } : { value: undefined, done: true }),
@@ -134,7 +152,7 @@ export class EventStream<T> implements AsyncIterable<T> {
    */
   private advance(): Promise<void> | undefined {
     try {
-      return this.fill() ? undefined : this.res.body.whenReadable();
+      return this.fill() ? undefined : this.waitForNetwork();
     } catch (err) {
       this.abort();
       throw err;
@@ -142,6 +160,7 @@ export class EventStream<T> implements AsyncIterable<T> {
   }
 
   private async close(): Promise<void> {
+    this.eventSeen();
     this.finished = true;
     await this.res.body.return();
   }
@@ -155,6 +174,7 @@ export class EventStream<T> implements AsyncIterable<T> {
       throw bodyError(err, this.url);
     }
     if (chunks === null) {
+      this.eventSeen();
       this.events.end(this.onEvent);
       if (!this.finished) throw new ConnectionError('the stream ended before it was complete', { maybeDelivered: true });
       return true;
@@ -167,11 +187,13 @@ export class EventStream<T> implements AsyncIterable<T> {
   }
 
   private readonly onItem = (item: T): void => {
+    this.eventSeen();
     this.queue.push(item);
   };
 
   /** One event read in full; false once the stream is over (its end, an error event, a malformed event). */
   private readonly onEvent = (ev: SSEEvent): boolean => {
+    this.eventSeen();
     if (this.opts.terminator !== undefined && ev.data === this.opts.terminator) {
       try {
         this.opts.atEnd?.();
@@ -216,11 +238,13 @@ export class EventStream<T> implements AsyncIterable<T> {
   };
 
   private finish(): void {
+    this.eventSeen();
     this.finished = true;
     void this.res.body.dump().catch(() => {});
   }
 
   private abort(): void {
+    this.eventSeen();
     this.finished = true;
     this.res.body.destroy();
   }

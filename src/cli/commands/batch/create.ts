@@ -104,6 +104,7 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
       io.info(`${what}; found its batch in the listing: ${created.id}`);
     }
     (await import('../../../batch/local-index.js')).indexBatch(ctx.env, client.core.apiRoot, created, file === '-' ? 'stdin' : (await import('node:path')).resolve(file));
+    estimate?.hold?.toBatch(ctx.env, created.id);
     if (!opts.watch) {
       await client.close();
       io.made(`batch ${created.id} was created (router batch get ${created.id})`);

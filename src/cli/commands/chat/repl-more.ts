@@ -1,7 +1,11 @@
 /** What `router chat -i` shares with the flags and the shell: /role, /edit, and a history kept across sessions. */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendWhole } from '../../../internal/append-whole.js';
+import { withFileLock } from '../../../internal/file-lock.js';
+import { makeDir } from '../../../internal/make-dir.js';
+import { readLocalText } from '../../../internal/local-file.js';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { stateHome } from '../../../config/state-dir.js';
 import { writeWhole } from '../../../internal/write-whole.js';
 import type { ChatMessage } from '../../../client/types.js';
@@ -20,7 +24,7 @@ const historyPath = (env: NodeJS.ProcessEnv) => join(stateHome(env), 'repl-histo
 export function loadHistory(env: NodeJS.ProcessEnv): string[] {
   let text: string;
   try {
-    text = readFileSync(historyPath(env), 'utf8');
+    text = readLocalText(historyPath(env));
   } catch {
     return [];
   }
@@ -37,15 +41,33 @@ export function loadHistory(env: NodeJS.ProcessEnv): string[] {
   return lines;
 }
 
+/** Past this size the file is cut back to its last HISTORY_LINES lines as a line is added. */
+const HISTORY_MAX_BYTES = 256 * 1024;
+
 /**
- * Saves the history (one JSON string a line, oldest first); a history that cannot be written is no
- * failure. With logging off (--no-log, ROUTER_NO_LOG, log off) nothing typed is written.
+ * Adds the lines `fresh` (this session's, oldest first; taken from it) to the history, one JSON
+ * string a line: appended under the file's lock, so that sessions at once each keep theirs (the
+ * last to exit no longer overwrites the others'), and cut back past HISTORY_MAX_BYTES. A history
+ * that cannot be written is no failure. With logging off (--no-log, ROUTER_NO_LOG, log off)
+ * nothing typed is written.
  */
-export function saveHistory(env: NodeJS.ProcessEnv, history: string[], logging: boolean): void {
-  if (!logging) return;
+export function saveHistory(env: NodeJS.ProcessEnv, fresh: string[], logging: boolean): void {
+  if (!logging || fresh.length === 0) return;
   try {
-    const lines = history.slice(0, HISTORY_LINES).reverse().map((l) => JSON.stringify(l));
-    writeWhole(historyPath(env), `${lines.join('\n')}\n`);
+    const path = historyPath(env);
+    makeDir(dirname(path));
+    withFileLock(path, () => {
+      const added = fresh.splice(0).map((l) => `${JSON.stringify(l)}\n`).join('');
+      let size = 0;
+      try {
+        size = statSync(path).size;
+      } catch {
+        // None yet.
+      }
+      if (size + added.length <= HISTORY_MAX_BYTES) return appendWhole(path, added);
+      const kept = `${readLocalText(path)}${added}`.split('\n').filter((l) => l !== '').slice(-HISTORY_LINES);
+      writeWhole(path, `${kept.join('\n')}\n`);
+    });
   } catch {
     // The conversation goes on; the next session starts with the history it can read.
   }
@@ -81,7 +103,7 @@ export async function editMessage(io: IO): Promise<string> {
     writeFileSync(file, '', { mode: 0o600 });
     const { editFile } = await import('../../editor.js');
     await editFile(io, file);
-    return readFileSync(file, 'utf8').trim();
+    return readLocalText(file).trim();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -20,7 +20,7 @@ const REPL_START = '/help lists the commands; /exit or Ctrl-D ends';
 type Asked = { line: string } | { end: 'eof' | 'interrupt' };
 
 /** One prompt with its own readline: the terminal is in its hands only while the user types. */
-function ask(io: IO, prompt: string, history: string[], historySize: number): Promise<Asked> {
+function ask(io: IO, prompt: string, history: string[], historySize: number, fresh: string[]): Promise<Asked> {
   return new Promise((resolve) => {
     const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true, history, historySize, prompt });
     let settled = false;
@@ -41,7 +41,11 @@ function ask(io: IO, prompt: string, history: string[], historySize: number): Pr
         done({ end: 'interrupt' });
       }
     });
-    rl.on('line', (line) => done({ line }));
+    rl.on('line', (line) => {
+      // This session's lines, to append to the history file (readline keeps none that is empty).
+      if (line) fresh.push(line);
+      done({ line });
+    });
     rl.on('close', () => {
       // Ctrl-D: end the prompt's line, as a shell does, so that the next prompt starts clean.
       if (!settled) io.err('\n');
@@ -167,20 +171,21 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
   let kept = saved;
   if (saved) io.err(`continuing ${saved.id} (${saved.messages.filter((m) => m.role === 'user').length} turns)\n`);
   const lines: string[] = more.loadHistory(ctx.env);
+  const fresh: string[] = [];
   io.err(`router chat${c.model ? ` with ${c.model}` : ''}. ${REPL_START}\n`);
   try {
     for (;;) {
-      let a = await ask(io, '> ', lines, more.HISTORY_LINES);
+      let a = await ask(io, '> ', lines, more.HISTORY_LINES, fresh);
       let line = 'line' in a ? a.line : '';
       while ('line' in a && line.endsWith('\\')) {
-        a = await ask(io, '. ', lines, more.HISTORY_LINES);
+        a = await ask(io, '. ', lines, more.HISTORY_LINES, fresh);
         line = `${line.slice(0, -1)}\n${'line' in a ? a.line : ''}`;
       }
       if ('end' in a) {
         if (a.end === 'interrupt') throw interrupted();
         return;
       }
-      more.saveHistory(ctx.env, lines, ctx.logging);
+      more.saveHistory(ctx.env, fresh, ctx.logging);
       let text = line.trim();
       if (!text) continue;
       if (text === '/edit') {

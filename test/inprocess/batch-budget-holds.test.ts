@@ -1,0 +1,56 @@
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+
+// Batches count from the moment they are made: a created batch holds its bound against the budget
+// until its real cost is known, and concurrent creates take holds as concurrent chats do. Before:
+// five `batch create`s without --watch, each within the budget alone, together 2.8x over, all passed.
+let t: CliEnv;
+beforeAll(async () => {
+  t = await startCliEnv();
+});
+afterAll(() => t.close());
+
+const creates = () => t.requests().filter((r) => r.path === '/v1/batches' && r.method === 'POST').length;
+let n = 0;
+function requestsFile(): string {
+  const path = join(t.dir, `requests-${++n}.jsonl`);
+  writeFileSync(path, Array.from({ length: 4 }, (_, i) => JSON.stringify({ custom_id: `r${i}`, body: { messages: [{ role: 'user', content: 'write 500 words' }], max_tokens: 200 } })).join('\n') + '\n');
+  return path;
+}
+
+async function boundOf(file: string): Promise<number> {
+  const r = await t.run(['batch', 'create', file, '--model', 'local/lorem', '--dry-run']);
+  const m = /at most \$([\d.]+)/.exec(r.stdout + r.stderr);
+  expect(m, r.stdout + r.stderr).not.toBeNull();
+  return Number(m![1]);
+}
+
+describe('batch create under a budget', () => {
+  it('five at once without --watch under a budget that two fit: two are created, three refused (exit 4); the two hold their bounds', async () => {
+    const file = requestsFile();
+    const bound = await boundOf(file);
+    const state = join(t.dir, 'state-batches');
+    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: String(bound * 2.5) };
+    t.clearRequests();
+    const runs = await Promise.all([1, 2, 3, 4, 5].map(() => t.run(['batch', 'create', file, '--model', 'local/lorem'], { env })));
+    expect(runs.map((r) => r.code).sort(), runs.map((r) => r.stderr).join('')).toEqual([0, 0, 4, 4, 4]);
+    expect(creates()).toBe(2);
+    for (const r of runs.filter((r) => r.code === 4)) expect(r.stderr).toMatch(/^error: .*(daily_budget).*/);
+    // The processes are gone; the batches still hold, each in a file of its own.
+    expect(readdirSync(join(state, 'budget-holds')).filter((f) => f.startsWith('batch-'))).toHaveLength(2);
+    // One more, later: still refused while they hold.
+    expect((await t.run(['batch', 'create', file, '--model', 'local/lorem'], { env })).code).toBe(4);
+  });
+
+  it('once a batch\'s cost is in the ledger (batch get of it ended), its hold is gone', async () => {
+    const file = requestsFile();
+    const bound = await boundOf(file);
+    const state = join(t.dir, 'state-watch');
+    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: String(bound * 10) };
+    const r = await t.run(['batch', 'create', file, '--model', 'local/lorem', '--watch'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readdirSync(join(state, 'budget-holds')).filter((f) => f.startsWith('batch-') || f.endsWith('.json'))).toEqual([]);
+  });
+});
