@@ -181,6 +181,8 @@ export class EventStream<T> implements AsyncIterable<T> {
     }
     for (const chunk of chunks) {
       if (this.finished) break;
+      // Part of an event (a long one arrives in many reads) is progress; keep-alive comments are not.
+      if (!onlyComments(chunk)) this.eventSeen();
       this.events.push(chunk, this.onItem, this.onEvent);
     }
     return chunks.length > 0;
@@ -248,4 +250,16 @@ export class EventStream<T> implements AsyncIterable<T> {
     this.finished = true;
     this.res.body.destroy();
   }
+}
+
+/** Whether a network read holds nothing but SSE comment lines (`: PROCESSING`) and blank lines. */
+function onlyComments(chunk: Buffer): boolean {
+  let start = 0;
+  while (start < chunk.length) {
+    const nl = chunk.indexOf(10, start);
+    const end = nl === -1 ? chunk.length : nl;
+    if (end > start && chunk[start] !== 0x3a && !(end - start === 1 && chunk[start] === 13)) return false;
+    start = end + 1;
+  }
+  return true;
 }

@@ -11,7 +11,8 @@ import { OpenAICompatible } from '../providers/openai-compatible.js';
 import { CassetteDeck, type CassetteMode } from '../providers/cassette.js';
 import { ProviderFailure, type ProviderAdapter, type UpstreamReply } from '../providers/types.js';
 import { candidatesFor, modelChain, type Candidate, type Catalog } from './candidates.js';
-import { gatewayMetadata, type Attempt } from './metadata.js';
+import { gatewayMetadataFields, type Attempt } from './metadata.js';
+import { asksMetadata } from '../routing.js';
 import { relayStream, streamOf } from './relay.js';
 import { Sessions } from './sessions.js';
 import { priceUsage } from './usage.js';
@@ -90,8 +91,9 @@ export class Gateway {
     const upstreamGone = new AbortController();
     ctx.res.on('close', () => upstreamGone.abort());
     const passed: Attempt[] = [];
+    const ask = ctx.wantsRouterMetadata();
     for (const c of candidates) {
-      const metadata = ctx.wantsRouterMetadata() ? () => gatewayMetadata(requested, candidates, c, passed, startedAt) : undefined;
+      const metadata = asksMetadata(ask) ? () => gatewayMetadataFields(ask, requested, candidates, c, passed, startedAt) : undefined;
       let reply;
       try {
         reply = await c.adapter.chat({ body: upstreamBody(body, c, stream), stream, signal: upstreamGone.signal });
@@ -111,14 +113,14 @@ export class Gateway {
         if (stream) streamed = streamOf(answer);
         else {
           const cost = priceUsage(answer.usage, c);
-          if (metadata) answer.router_metadata = metadata();
+          if (metadata) Object.assign(answer, metadata());
           remember();
           ctx.store.debit(ctx.workspace, cost);
           ctx.send(200, new Serialized(JSON.stringify(answer)));
           return;
         }
       }
-      const outcome = await relayStream(ctx, streamed!, c, { includeUsage: (body.stream_options as Body | undefined)?.include_usage === true, metadata });
+      const outcome = await relayStream(ctx, streamed!, c, { metadata });
       if ('failed' in outcome) {
         passed.push({ provider: c.slug, model: c.model.id, error: outcome.failed.message });
         continue;

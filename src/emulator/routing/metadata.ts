@@ -1,4 +1,5 @@
 import type { Candidate } from './candidates.js';
+import type { MetadataAsk } from '../routing.js';
 
 /** A provider passed over, and why. */
 export interface Attempt {
@@ -22,4 +23,16 @@ export function gatewayMetadata(requested: string, candidates: Candidate[], chos
     summary: `chat: ${requested} -> ${chosen.model.id} via ${chosen.slug} (attempt ${attempt})${skipped ? `; passed over: ${skipped}` : ''}`,
     attempts: [...passed.map((a) => ({ ...a, ok: false })), { provider: chosen.slug, model: chosen.model.id, ok: true }],
   };
+}
+
+/** The metadata fields a gateway answer carries, as the caller asked: `router_metadata`, `openrouter_metadata` or both. */
+export function gatewayMetadataFields(ask: MetadataAsk, ...args: Parameters<typeof gatewayMetadata>): Record<string, unknown> {
+  const meta = gatewayMetadata(...args);
+  const out: Record<string, unknown> = {};
+  if (ask.router) out.router_metadata = meta;
+  if (ask.openrouter) {
+    const { generation_time: _time, attempts, ...common } = meta;
+    out.openrouter_metadata = { ...common, attempts: attempts.map((a) => ({ provider: a.provider, model: a.model, status: a.ok ? 200 : 502 })) };
+  }
+  return out;
 }

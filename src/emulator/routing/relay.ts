@@ -17,9 +17,8 @@ function hasToken(chunk: Body): boolean {
 }
 
 export interface RelayOptions {
-  includeUsage: boolean;
-  /** The metadata for the first chunk, once the candidate is known to answer. */
-  metadata?: () => unknown;
+  /** The metadata fields of the first chunk, once the candidate is known to answer. */
+  metadata?: () => Record<string, unknown>;
 }
 
 /** What a relayed stream came to: passed over before its first token, or answered (cost charged when whole). */
@@ -72,9 +71,8 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     chunk.provider = c.slug;
     if (chunk.usage) {
       cost = priceUsage(chunk.usage, c);
-      if (!opts.includeUsage) return;
     }
-    if (first && opts.metadata) chunk.router_metadata = opts.metadata();
+    if (first && opts.metadata) Object.assign(chunk, opts.metadata());
     first = false;
     if (!res.write(`data: ${JSON.stringify(chunk)}\n\n`)) await drainOrClose(res);
   };
