@@ -178,7 +178,7 @@ function leaner() {
           contents: names.map((name) => `exports.${name} = require('@inquirer/${name === 'Separator' ? 'checkbox' : name}').${name === 'Separator' ? name : 'default'};`).join('\n'),
         }));
       }
-      b.onResolve({ filter: /[\\/]emulator[\\/][^\\/]+\.js$/ }, (args) => (args.importer.includes(`${join(dist, 'cli')}`) ? { path: args.path, namespace: 'leaner-emulator' } : undefined));
+      b.onResolve({ filter: /[\\/]emulator[\\/].+\.js$/ }, (args) => (args.importer.includes(`${join(dist, 'cli')}`) ? { path: args.path, namespace: 'leaner-emulator' } : undefined));
       b.onLoad({ filter: /.*/, namespace: 'leaner-emulator' }, () => ({ loader: 'js', contents: `throw new Error('the emulator is not in the CLI bundle: router serve starts from the modules (bin/router)');` }));
     },
   };

@@ -108,7 +108,7 @@ for (const [name, shell, setup] of SHELLS) {
         expect(await tab('router batch run --resume ')).toBe(`router batch run --resume ${jobId} `);
         expect(await tab('router --profile ze')).toBe('router --profile zebra ');
         expect(await tab('router config use ze')).toBe('router config use zebra ');
-        expect(await tab('router config set man')).toBe('router config set management_key ');
+        expect(await tab('router config set monthly_')).toBe('router config set monthly_budget ');
         expect(await tab('router chat --model local/ec')).toBe('router chat --model local/echo ');
       });
     });

@@ -152,7 +152,7 @@ describe.skipIf(!HAS_TMUX)('router chat -i on a terminal', () => {
     // A 402 and a dropped connection: one line each, and the conversation goes on.
     await t.admin('faults', { faults: ['402,times=1,path=/v1/chat/completions', 'reset,times=3,path=/v1/chat/completions'] });
     term.run('this one is refused');
-    await term.waitFor(/^error: Injected fault: HTTP 402/m);
+    await term.waitFor(/^error: POST \/api\/v1\/chat\/completions: 402 Payment Required: Injected fault: HTTP 402/m);
     term.run('this one is cut');
     await term.waitFor(/^error: .*(socket|connection|closed|reset)/im);
     term.run('still here');

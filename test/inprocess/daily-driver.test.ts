@@ -93,10 +93,11 @@ describe('rough edges', () => {
     const u = user();
     const r = await u.run(['chat', '--max-tokens', '999999', '--model', 'local/echo', 'hi']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^error: --max-tokens \(999999\) exceeds/);
+    // The line names the request (POST /api/v1/chat/completions: 400 …), then the flag as typed.
+    expect(r.stderr).toMatch(/^error: POST \S+: 400 Bad Request: --max-tokens \(999999\) exceeds/);
     expect(r.stderr).not.toMatch(/max_completion_tokens/);
     const responses = await u.run(['responses', '--max-output-tokens', '999999', '--model', 'local/echo', 'hi']);
-    expect(responses.stderr).toMatch(/^error: --max-output-tokens \(999999\) exceeds/);
+    expect(responses.stderr).toMatch(/^error: POST \S+: 400 Bad Request: --max-output-tokens \(999999\) exceeds/);
     // router api: the user typed the field, and reads it back.
     const api = await u.run(['api', '/v1/chat/completions', '-F', 'model=local/echo', '-F', 'max_completion_tokens=999999', '-F', 'messages[][role]=user', '-F', 'messages[][content]=hi']);
     expect(api.stderr).toMatch(/max_completion_tokens \(999999\)/);

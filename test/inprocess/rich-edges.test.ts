@@ -201,9 +201,7 @@ describe('--jq over an answer that ends the command with an error', () => {
 describe('chat -i and the flags of a one-shot chat', () => {
   const terminal = { tty: { stdin: true, stdout: true, stderr: true }, env: { NO_COLOR: '1' } };
   it('a flag the REPL would take and not honour is refused, nothing sent', async () => {
-    const tools = toolsFile('repl-tools.json', [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } }, command: 'echo 1' }]);
     const cases: [string[], string][] = [
-      [['--tools', tools], '--tools'],
       [['--schema', '{"type":"object"}'], '--schema'],
       [['--web'], '--web'],
       [['--show-reasoning'], '--show-reasoning'],

@@ -220,7 +220,7 @@ describe('the CLI agrees, before sending', () => {
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(why);
     }
-    for (const [tools, why] of [[[{ name: 'f' }], /tool 1 needs a string "type"/], [[{ type: 'function', name: 'f' }, { type: 'function' }], /tool 2 is a function tool without a string "name"/]] as const) {
+    for (const [tools, why] of [[[{ name: 'f' }], /tool 1 needs a string "type"/], [[{ type: 'function', name: 'f' }, { type: 'function' }], /tool 2 must be \{"type": "function", "function": \{"name"/]] as const) {
       writeFileSync(file, JSON.stringify(tools));
       const r = await t.run(['responses', '--model', 'local/echo', '--no-stream', '--tools', file, 'x']);
       expect(r.code).toBe(2);

@@ -44,7 +44,7 @@ describe('emulator routes: one way to register one', () => {
 
   it('is registered in one place: server.ts builds the only Routes, from tables made with defineRoutes', () => {
     const dir = join(__dirname, '../../src/emulator');
-    const sources = readdirSync(dir).map((f) => [f, readFileSync(join(dir, f), 'utf8')] as const);
+    const sources = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => [f, readFileSync(join(dir, f), 'utf8')] as const);
     expect(sources.filter(([, text]) => text.includes('new Routes(')).map(([f]) => f)).toEqual(['server.ts']);
     const tables = sources.filter(([, text]) => /export const \w+Routes = defineRoutes\(/.test(text)).map(([f]) => f);
     expect(tables.sort()).toEqual(['account.ts', 'admin.ts', 'batches.ts', 'chat.ts', 'decisions.ts', 'embeddings.ts', 'generations.ts', 'responses.ts', 'speech.ts']);
