@@ -72,7 +72,7 @@ export interface TestEnv extends Omit<CliEnv, 'run'> {
  * The environment of test/support/cli-env.ts (an emulator in this process on a fresh folder, its
  * keys, a private config and state folder), with `router ARGS` run by the built binary.
  */
-export async function startTestEnv(opts: { faults?: string[]; batchDelayMs?: number } = {}): Promise<TestEnv> {
+export async function startTestEnv(opts: Parameters<typeof startCliEnv>[0] = {}): Promise<TestEnv> {
   const t = await startCliEnv(opts);
   return Object.assign(t, {
     run: (args: string[], o: RunOptions = {}) => runCli(args, { ...o, env: { ...t.env, ...o.env } }),

@@ -10,6 +10,7 @@ import { openaiChecks } from './openai-checks.js';
 import { specShapeChecks } from './spec-shape-checks.js';
 import { answerValidator, requestValidator, schemaValidator } from './openapi-fixtures.js';
 import { metadataChecks } from './metadata-checks.js';
+import { deployedBatchChecks } from './deployed-batch-checks.js';
 
 export interface Row {
   operation: string;
@@ -30,7 +31,8 @@ export function loadValidator() {
 
 type Validate = ((v: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
 
-export async function runConformance(t: TestEnv): Promise<Row[]> {
+/** `flavor`: the emulator's shape of the batch resource (api.md's, or the deployed service's). */
+export async function runConformance(t: TestEnv, flavor: 'spec' | 'deployed' = 'spec'): Promise<Row[]> {
   const v = loadValidator();
   const rows: Row[] = [];
   const row = (operation: string, check: string) => {
@@ -141,7 +143,8 @@ export async function runConformance(t: TestEnv): Promise<Row[]> {
   await sdkChecks(t, row);
   await openaiChecks(t, row);
   await metadataChecks(t, row);
-  await specShapeChecks(t, row);
+  if (flavor === 'deployed') await deployedBatchChecks(t, row);
+  else await specShapeChecks(t, row);
   return rows;
 }
 
