@@ -134,6 +134,23 @@ export class Gateway {
   }
 
   /** A whole answer as the caller gets it; undefined (the failure noted in `passed`) when the next candidate should answer. */
+  /** The first whole answer of the candidates, each asked in turn; the ones that failed are added to `passed`. */
+  private async firstWhole(candidates: Candidate[], passed: Attempt[], ask: (c: Candidate) => Promise<UpstreamReply>): Promise<{ answer: Body; c: Candidate } | undefined> {
+    for (const c of candidates) {
+      let reply: UpstreamReply;
+      try {
+        reply = await ask(c);
+      } catch (err) {
+        if (!(err instanceof ProviderFailure)) throw err;
+        passed.push({ provider: c.slug, model: c.model.id, error: err.message });
+        continue;
+      }
+      const answer = reply.kind === 'json' ? this.answerOf(reply, c, passed) : undefined;
+      if (answer) return { answer, c };
+    }
+    return undefined;
+  }
+
   private answerOf(reply: Extract<UpstreamReply, { kind: 'json' }>, c: Candidate, passed: Attempt[]): Body | undefined {
     let answer: Body;
     try {
@@ -166,21 +183,10 @@ export class Gateway {
     const passed: Attempt[] = [];
     const upstreamGone = new AbortController();
     ctx.res.on('close', () => upstreamGone.abort());
-    for (const c of candidates) {
-      let reply: UpstreamReply;
-      try {
-        reply = await c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: upstreamGone.signal });
-      } catch (err) {
-        if (!(err instanceof ProviderFailure)) throw err;
-        passed.push({ provider: c.slug, model: c.model.id, error: err.message });
-        continue;
-      }
-      if (reply.kind !== 'json') continue;
-      const answer = this.answerOf(reply, c, passed);
-      if (!answer) continue;
-      const cost = priceUsage(answer.usage, c);
-      ctx.store.debit(ctx.workspace, cost);
-      ctx.send(200, new Serialized(JSON.stringify(answer)));
+    const got = await this.firstWhole(candidates, passed, (c) => c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: upstreamGone.signal }));
+    if (got) {
+      ctx.store.debit(ctx.workspace, priceUsage(got.answer.usage, got.c));
+      ctx.send(200, new Serialized(JSON.stringify(got.answer)));
       return;
     }
     throw new HttpError(502, `All providers for the requested models are unavailable: ${passed.map((a) => a.error).join('; ')}`, 'provider_unavailable');
@@ -202,20 +208,10 @@ export class Gateway {
     const passed: Attempt[] = [];
     for (const pause of [0, ...RETRY_PAUSES_MS]) {
       if (pause) await new Promise((r) => setTimeout(r, pause).unref());
-      for (const c of candidates) {
-        let reply: UpstreamReply;
-        try {
-          reply = await c.adapter.chat({ body: upstreamBody({ ...body, stream: false }, c, false), stream: false, signal: AbortSignal.timeout(10 * 60_000) });
-        } catch (err) {
-          if (!(err instanceof ProviderFailure)) throw err;
-          passed.push({ provider: c.slug, model: c.model.id, error: err.message });
-          continue;
-        }
-        if (reply.kind !== 'json') continue;
-        const answer = this.answerOf(reply, c, passed);
-        if (!answer) continue;
-        priceUsage(answer.usage, c);
-        return answer;
+      const got = await this.firstWhole(candidates, passed, (c) => c.adapter.chat({ body: upstreamBody({ ...body, stream: false }, c, false), stream: false, signal: AbortSignal.timeout(10 * 60_000) }));
+      if (got) {
+        priceUsage(got.answer.usage, got.c);
+        return got.answer;
       }
     }
     throw new HttpError(502, `All providers for the requested models are unavailable: ${passed.map((a) => a.error).join('; ')}`, 'provider_unavailable');
