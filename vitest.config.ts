@@ -2,8 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // A guard against a hang, not a speed goal: generous, as a loaded machine runs a spawned CLI 3x slower.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     pool: 'forks',
     // Workers are reused from file to file, with src/ and the helpers loaded once per worker. Each file
     // starts its own emulator in its own folder, and restores the working folder and environment it

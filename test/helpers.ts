@@ -41,7 +41,7 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult
     const err: Buffer[] = [];
     child.stdout?.on('data', (c) => out.push(c));
     child.stderr!.on('data', (c) => err.push(c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);

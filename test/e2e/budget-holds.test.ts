@@ -28,7 +28,7 @@ describe('a budget across processes', () => {
     const spent = readFileSync(join(state, 'usage.jsonl'), 'utf8').trim().split('\n').reduce((sum, l) => sum + (JSON.parse(l) as { cost: number }).cost, 0);
     expect(spent).toBeLessThanOrEqual(0.0008);
     expect(holds(state)).toEqual([]);
-  }, 30_000);
+  }, 60_000);
 
   it('kill -9 while a call holds the budget: the next call is not held back by it', async () => {
     const state = join(t.dir, 'killed');
@@ -49,5 +49,5 @@ describe('a budget across processes', () => {
     // All it says: its answer stops at --max-tokens (said, piped too).
     expect(r).toMatchObject({ code: 0, stderr: 'note: the answer was cut at its length limit (200 tokens)\n' });
     expect(holds(state)).toEqual([]);
-  }, 30_000);
+  }, 60_000);
 });

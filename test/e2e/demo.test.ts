@@ -47,7 +47,7 @@ it('Ctrl-C in the middle of npm run demo stops the emulator and removes its fold
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
-}, 30_000);
+}, 60_000);
 
 // Issue 46: the commands the demo prints paste and run as shown (a pipe for its stdin, the --schema
 // JSON quoted), and it ends with the next step.

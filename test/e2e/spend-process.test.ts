@@ -58,5 +58,5 @@ describe('Ctrl-C while a long ledger is read', () => {
     child.kill('SIGINT');
     const code = await new Promise((done) => child.on('close', done));
     expect({ code, stdout, stderr }).toEqual({ code: 130, stdout: '', stderr: 'error: interrupted\n' });
-  }, 30_000);
+  }, 60_000);
 });

@@ -40,7 +40,7 @@ describe.skipIf(process.platform !== 'linux')('Ctrl-C during a tool run', () => 
     expect(stderr).toBe('error: interrupted\n');
     await until(() => !started.some(running), 500);
     expect(started.filter(running)).toEqual([]);
-  }, 30_000);
+  }, 60_000);
 
   it.each([
     ['a plain kill of router (timeout(1) sends SIGTERM)', 'SIGTERM', 143],
@@ -59,7 +59,7 @@ describe.skipIf(process.platform !== 'linux')('Ctrl-C during a tool run', () => 
     expect(await exited).toBe(code);
     await until(() => !started.some(running), 2000);
     expect(started.filter(running)).toEqual([]);
-  }, 30_000);
+  }, 60_000);
 
   it.each([
     ['Ctrl-C', 'SIGINT', 130],
@@ -69,12 +69,12 @@ describe.skipIf(process.platform !== 'linux')('Ctrl-C during a tool run', () => 
     const fixture = join(import.meta.dirname, '..', 'support', 'mcp-fixture-server.mjs');
     const child = t.spawn(['chat', '--model', 'local/tools', '--mcp', `node ${fixture} hang ${pidFile}`, 'hang']);
     const exited = new Promise<number | null>((r) => child.on('close', r));
-    await until(() => existsSync(`${pidFile}.called`), 15_000);
+    await until(() => existsSync(`${pidFile}.called`), 45_000);
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
     expect(running(pid)).toBe(true);
     child.kill(signal);
     expect(await exited).toBe(code);
     await until(() => !running(pid), 2000);
     expect(running(pid)).toBe(false);
-  }, 30_000);
+  }, 60_000);
 });
