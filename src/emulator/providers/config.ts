@@ -16,7 +16,12 @@ export interface GatewayConfig {
   providers: ProviderConfig[];
   /** Whether the emulator's fake models (local/…) are served beside the upstreams (default true). */
   localModels: boolean;
+  /** How many requests of one batch over providers are in flight at once (default 8). */
+  batchConcurrency?: number;
 }
+
+export const DEFAULT_BATCH_CONCURRENCY = 8;
+const MAX_BATCH_CONCURRENCY = 256;
 
 export class ProvidersFileError extends Error {}
 
@@ -84,8 +89,10 @@ export function parseProviders(text: string, env: NodeJS.ProcessEnv, warn: (line
     throw new ProvidersFileError(`not YAML: ${(err as Error).message.split('\n')[0]}`);
   }
   if (!isObj(doc) || !Array.isArray(doc.providers)) throw new ProvidersFileError('the file must hold `providers:`, a list of upstreams');
-  const unknown = Object.keys(doc).find((k) => k !== 'providers' && k !== 'local_models');
-  if (unknown) throw new ProvidersFileError(`unknown setting "${unknown}" (known: providers, local_models)`);
+  const unknown = Object.keys(doc).find((k) => k !== 'providers' && k !== 'local_models' && k !== 'batch_concurrency');
+  if (unknown) throw new ProvidersFileError(`unknown setting "${unknown}" (known: providers, local_models, batch_concurrency)`);
+  const batchConcurrency = doc.batch_concurrency ?? DEFAULT_BATCH_CONCURRENCY;
+  if (typeof batchConcurrency !== 'number' || !Number.isInteger(batchConcurrency) || batchConcurrency < 1 || batchConcurrency > MAX_BATCH_CONCURRENCY) throw new ProvidersFileError(`batch_concurrency must be a whole number from 1 to ${MAX_BATCH_CONCURRENCY}`);
   if (doc.local_models !== undefined && typeof doc.local_models !== 'boolean') throw new ProvidersFileError('local_models must be true or false');
   const providers = doc.providers.map((p, i) => providerOf(p, i, env, warn));
   const names = new Set<string>();
@@ -93,5 +100,5 @@ export function parseProviders(text: string, env: NodeJS.ProcessEnv, warn: (line
     if (names.has(p.name) || p.name === 'local-alpha' || p.name === 'local-beta') throw new ProvidersFileError(`provider ${p.name} is named twice`);
     names.add(p.name);
   }
-  return { providers, localModels: doc.local_models !== false };
+  return { providers, localModels: doc.local_models !== false, batchConcurrency };
 }

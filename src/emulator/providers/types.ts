@@ -68,5 +68,7 @@ export interface ChatGateway {
 /** The hook the batch engine calls: a batch for an upstream model runs its requests through the gateway. */
 export interface BatchGateway {
   serves(model: string): boolean;
+  /** How many of one batch's requests are asked at once. */
+  readonly batchConcurrency: number;
   complete(body: Record<string, unknown>): Promise<Record<string, unknown>>;
 }

@@ -5,7 +5,7 @@ import { validateChat } from '../chat.js';
 import { listedModel } from '../model-list.js';
 import { MODELS } from '../models.js';
 import { Serialized } from '../serialized.js';
-import type { GatewayConfig } from '../providers/config.js';
+import { DEFAULT_BATCH_CONCURRENCY, type GatewayConfig } from '../providers/config.js';
 import { LocalModels } from '../providers/local.js';
 import { OpenAICompatible } from '../providers/openai-compatible.js';
 import { CassetteDeck, type CassetteMode } from '../providers/cassette.js';
@@ -47,8 +47,10 @@ export class Gateway {
   private readonly embeddingIds: Set<string>;
   private readonly sessions = new Sessions();
   private readonly closers: (() => Promise<void>)[] = [];
+  readonly batchConcurrency: number;
 
   constructor(opts: GatewayOptions) {
+    this.batchConcurrency = opts.config.batchConcurrency ?? DEFAULT_BATCH_CONCURRENCY;
     const deck = opts.cassettes ? new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode) : undefined;
     const upstreams: ProviderAdapter[] = opts.config.providers.map((p) => {
       const live = new OpenAICompatible(p);
