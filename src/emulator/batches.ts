@@ -236,7 +236,6 @@ export class BatchEngine {
       const usage = recount(record, done);
       const writer = this.store.openResults(id);
       try {
-        // Over providers several at once (`batch_concurrency`); each result on disk as it arrives, in any order.
         await inPool(this.store.requests(id), concurrencyOf(record, this.opts.gateway), async (req) => {
           if (doneIds.has(req.custom_id)) return true;
           if (this.opts.delayMs) await this.sleep();
