@@ -8,6 +8,8 @@ export interface ProviderConfig {
   baseUrl: string;
   apiKey?: string;
   models: ProviderModel[];
+  /** Whether the upstream answers `POST /responses` (the OpenAI Responses API): then Responses for its models go there. */
+  responses?: boolean;
   /** Milliseconds to wait for the answer's head, and between two pieces of its body (default 60 s). */
   timeoutMs: number;
 }
@@ -38,7 +40,7 @@ function price(where: string, v: unknown): number {
 function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, warn: (line: string) => void): ProviderConfig {
   const at = `providers[${i}]`;
   if (!isObj(raw)) throw new ProvidersFileError(`${at} must be a mapping`);
-  const known = ['name', 'base_url', 'api_key_env', 'models', 'embedding_models', 'prices', 'timeout_ms'];
+  const known = ['name', 'base_url', 'api_key_env', 'models', 'embedding_models', 'prices', 'timeout_ms', 'responses'];
   const unknown = Object.keys(raw).find((k) => !known.includes(k));
   if (unknown === 'api_key') throw new ProvidersFileError(`${at}.api_key: keys never go in the file; name an environment variable with api_key_env`);
   if (unknown) throw new ProvidersFileError(`${at}: unknown setting "${unknown}" (known: ${known.join(', ')})`);
@@ -77,7 +79,8 @@ function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, warn: (line
   if (stray) throw new ProvidersFileError(`${where}: prices.${stray} names a model that is not in its models`);
   const timeoutMs = raw.timeout_ms ?? 60_000;
   if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 1) throw new ProvidersFileError(`${where}: timeout_ms must be a whole number of milliseconds`);
-  return { name, baseUrl: baseUrl.href.replace(/\/+$/, ''), apiKey, models, timeoutMs };
+  if (raw.responses !== undefined && typeof raw.responses !== 'boolean') throw new ProvidersFileError(`${where}: responses must be true or false`);
+  return { name, baseUrl: baseUrl.href.replace(/\/+$/, ''), apiKey, models, timeoutMs, responses: raw.responses === true };
 }
 
 /** A providers file's text, checked whole: the first mistake is one line that names where it is. */

@@ -36,6 +36,8 @@ export interface ProviderAdapter {
   chat(req: UpstreamChat): Promise<UpstreamReply>;
   /** `POST /embeddings`, never streamed; absent where the provider has none. */
   embeddings?(req: UpstreamChat): Promise<UpstreamReply>;
+  /** `POST /responses`, streamed or not; absent where the provider has none (`responses: true` in the file). */
+  responses?(req: UpstreamChat): Promise<UpstreamReply>;
 }
 
 export type FailureReason = 'refused' | 'timeout' | 'status' | 'broken' | 'unavailable';
@@ -63,6 +65,8 @@ export interface ChatGateway {
   listing(): Record<string, unknown>[];
   takesEmbeddings(body: Record<string, unknown>): boolean;
   embed(ctx: Ctx, body: Record<string, unknown>): Promise<void>;
+  takesResponses(body: Record<string, unknown>): boolean;
+  respond(ctx: Ctx, body: Record<string, unknown>): Promise<void>;
 }
 
 /** The hook the batch engine calls: a batch for an upstream model runs its requests through the gateway. */
