@@ -100,6 +100,8 @@ export class CassetteDeck {
       chat: (req: UpstreamChat) => this.chat(live, req, 'chat'),
       embeddings: live.embeddings ? (req: UpstreamChat) => this.chat(live, req, 'embeddings') : undefined,
       responses: live.responses ? (req: UpstreamChat) => this.chat(live, req, 'responses') : undefined,
+      // Audio is not kept: speech goes to the live upstream when recording, and is not served on replay.
+      speech: this.mode === 'record' && live.speech ? (req: UpstreamChat) => live.speech!(req) : undefined,
     };
   }
 

@@ -40,7 +40,7 @@ function price(where: string, v: unknown): number {
 function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, warn: (line: string) => void): ProviderConfig {
   const at = `providers[${i}]`;
   if (!isObj(raw)) throw new ProvidersFileError(`${at} must be a mapping`);
-  const known = ['name', 'base_url', 'api_key_env', 'models', 'embedding_models', 'prices', 'timeout_ms', 'responses'];
+  const known = ['name', 'base_url', 'api_key_env', 'models', 'embedding_models', 'prices', 'timeout_ms', 'responses', 'speech_models'];
   const unknown = Object.keys(raw).find((k) => !known.includes(k));
   if (unknown === 'api_key') throw new ProvidersFileError(`${at}.api_key: keys never go in the file; name an environment variable with api_key_env`);
   if (unknown) throw new ProvidersFileError(`${at}: unknown setting "${unknown}" (known: ${known.join(', ')})`);
@@ -62,7 +62,10 @@ function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, warn: (line
   }
   if (raw.models !== undefined && !isObj(raw.models)) throw new ProvidersFileError(`${where}: models must map the gateway's model ids to the upstream's names`);
   if (raw.embedding_models !== undefined && !isObj(raw.embedding_models)) throw new ProvidersFileError(`${where}: embedding_models must map the gateway's model ids to the upstream's names`);
-  const named: [string, unknown, 'chat' | 'embedding'][] = [...Object.entries(raw.models ?? {}).map(([id, up]) => [id, up, 'chat'] as [string, unknown, 'chat']), ...Object.entries(raw.embedding_models ?? {}).map(([id, up]) => [id, up, 'embedding'] as [string, unknown, 'embedding'])];
+  if (raw.speech_models !== undefined && !isObj(raw.speech_models)) throw new ProvidersFileError(`${where}: speech_models must map the gateway's model ids to the upstream's names`);
+  type Kind = 'chat' | 'embedding' | 'speech';
+  const of = (map: unknown, kind: Kind) => Object.entries((map as Obj | undefined) ?? {}).map(([id, up]): [string, unknown, Kind] => [id, up, kind]);
+  const named = [...of(raw.models, 'chat'), ...of(raw.embedding_models, 'embedding'), ...of(raw.speech_models, 'speech')];
   if (named.length === 0) throw new ProvidersFileError(`${where}: models must map the gateway's model ids to the upstream's names`);
   const prices = raw.prices === undefined ? {} : raw.prices;
   if (!isObj(prices)) throw new ProvidersFileError(`${where}: prices must map model ids to {prompt, completion}`);
@@ -70,7 +73,7 @@ function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, warn: (line
     if (!MODEL_ID_PATTERN.test(id)) throw new ProvidersFileError(`${where}: model id "${id}" must look like <author>/<slug>`);
     if (typeof upstream !== 'string' || !upstream) throw new ProvidersFileError(`${where}: models.${id} must be the upstream's model name`);
     const p = prices[id];
-    const base = kind === 'embedding' ? { id, upstream, kind } : { id, upstream };
+    const base = kind === 'chat' ? { id, upstream } : { id, upstream, kind };
     if (p === undefined) return base;
     if (!isObj(p)) throw new ProvidersFileError(`${where}: prices.${id} must be {prompt, completion}`);
     return { ...base, prices: { prompt: price(`${where}: prices.${id}.prompt`, p.prompt ?? 0), completion: price(`${where}: prices.${id}.completion`, p.completion ?? 0) } };

@@ -1,7 +1,7 @@
 import { Agent, request } from 'undici';
 import type { ProviderConfig } from './config.js';
 import { ssePayloads } from './sse.js';
-import { ProviderFailure, passesOver, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
+import { ProviderFailure, passesOver, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
 
 /** Headers of an upstream's answer that a cassette or a log may keep: no cookies, keys or tokens. */
 export function publicHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -62,6 +62,31 @@ export class OpenAICompatible implements ProviderAdapter {
 
   embeddings(req: UpstreamChat): Promise<UpstreamReply> {
     return this.post(this.embeddingsUrl, { ...req, stream: false });
+  }
+
+  /** `POST /audio/speech`: the audio relayed as it comes, never held whole. */
+  async speech({ body, signal }: UpstreamChat): Promise<AudioReply> {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (this.config.apiKey) headers.authorization = `Bearer ${this.config.apiKey}`;
+    let res: Awaited<ReturnType<typeof request>>;
+    try {
+      res = await request(`${this.config.baseUrl}/audio/speech`, { method: 'POST', headers, body: JSON.stringify(body), signal, dispatcher: this.agent });
+    } catch (err) {
+      throw failureOf(err, this.name, false);
+    }
+    if (passesOver(res.statusCode)) {
+      const text = await res.body.text().catch(() => '');
+      throw new ProviderFailure('status', `${this.name}: HTTP ${res.statusCode}${text ? ` ${text.slice(0, 200)}` : ''}`, res.statusCode);
+    }
+    const name = this.name;
+    async function* audio(): AsyncGenerator<Buffer> {
+      try {
+        for await (const piece of res.body) yield piece as Buffer;
+      } catch (err) {
+        throw failureOf(err, name, true);
+      }
+    }
+    return { status: res.statusCode, headers: publicHeaders(res.headers), audio: audio() };
   }
 
   private async post(url: string, { body, stream, signal }: UpstreamChat, ends: (data: string) => boolean = (data) => data === '[DONE]'): Promise<UpstreamReply> {

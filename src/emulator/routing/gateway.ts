@@ -17,6 +17,7 @@ import { relayStream, streamOf } from './relay.js';
 import { Sessions } from './sessions.js';
 import { priceUsage } from './usage.js';
 import { relayResponses, wholeResponse } from './responses.js';
+import { speakThrough } from './speech.js';
 
 type Body = Record<string, unknown>;
 
@@ -62,7 +63,7 @@ export class Gateway {
     this.catalog = { upstreams, local: opts.config.localModels ? new LocalModels(opts.now) : undefined };
     this.upstreamIds = new Set(upstreams.flatMap((a) => a.models().filter((m) => m.kind !== 'embedding').map((m) => m.id)));
     this.embeddingIds = new Set(upstreams.flatMap((a) => a.models().filter((m) => m.kind === 'embedding').map((m) => m.id)));
-    this.responsesIds = new Set(upstreams.filter((a) => a.responses).flatMap((a) => a.models().filter((m) => m.kind !== 'embedding').map((m) => m.id)));
+    this.responsesIds = new Set(upstreams.filter((a) => a.responses).flatMap((a) => a.models().filter((m) => (m.kind ?? 'chat') === 'chat').map((m) => m.id)));
   }
 
   /** Whether a chat request is the gateway's: it names an upstream model, or the fake models are off. */
@@ -243,6 +244,18 @@ export class Gateway {
       return;
     }
     throw new HttpError(502, `All providers for the requested models are unavailable: ${passed.map((a) => a.error).join('; ')}`, 'provider_unavailable');
+  }
+
+  /** Whether a speech request is the gateway's: it names an upstream speech model. */
+  takesSpeech(body: Body): boolean {
+    return this.catalog.upstreams.some((a) => a.speech && a.models().some((m) => m.kind === 'speech' && m.id === body.model));
+  }
+
+  async speak(ctx: Ctx, body: Body): Promise<void> {
+    const candidates = candidatesFor(body, this.catalog, undefined, 'speech').filter((c) => c.adapter.speech);
+    if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
+    chargeable(ctx);
+    await speakThrough(ctx, body, candidates, (c) => upstreamBody(body, c, false));
   }
 
   /** Whether a batch for this model runs here (its requests through complete()). */
