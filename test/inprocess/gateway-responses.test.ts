@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders, ProvidersFileError } from '../../src/emulator/providers/config.js';
+import { checkDriftAll } from '../../src/emulator/providers/drift.js';
 import { deadPort, failing, localUpstream, type LocalUpstream } from '../support/upstreams.js';
 
 // `POST /v1/responses` through upstreams that have it (`responses: true`): another emulator spoken to
@@ -156,6 +157,12 @@ describe('Responses through providers', () => {
     } finally {
       await player.close();
     }
+    // Asked again at /responses (not /chat/completions), the upstream answers in the same shape.
+    const drift = await checkDriftAll(cassettes, only(`${upstream.apiRoot}/v1`), () => {});
+    expect(drift.map((r) => [r.error, r.changes])).toEqual([
+      [undefined, []],
+      [undefined, []],
+    ]);
   });
 
   it('takes `responses` as true or false only', () => {
