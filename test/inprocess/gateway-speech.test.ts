@@ -68,6 +68,13 @@ describe('speech through providers', () => {
     expect(before - balance()).toBeCloseTo(input.length * 0.001, 10);
   });
 
+  it('lists the upstream speech model as a speech model', async () => {
+    const res = await fetch(`${gateway.apiRoot}/v1/models?output_modalities=speech`, { headers: { authorization: `Bearer ${gateway.store.firstKeys().apiKey}` } });
+    expect(res.status).toBe(200);
+    const listed = ((await res.json()) as any).data.find((m: any) => m.id === 'test/tts');
+    expect(listed.architecture.output_modalities).toEqual(['speech']);
+  });
+
   it("gives back the upstream's 400 under its slug", async () => {
     const res = await speak(gateway, { model: 'test/tts', input, voice: 'no-such-voice', provider: { only: ['up'] } });
     expect(res.status).toBe(400);
