@@ -7,6 +7,11 @@ import { planResponses } from './responses.js';
 import { bad, type Body } from './batch-rules.js';
 import type { BatchGateway } from './providers/types.js';
 
+/** How many of a batch's requests run at once: several over providers (`batch_concurrency`; each result on disk as it arrives, in any order), else one. */
+export function concurrencyOf(record: BatchRecord, gateway?: BatchGateway): number {
+  return record.endpoint === '/v1/chat/completions' && gateway?.serves(record.model) ? gateway.batchConcurrency : 1;
+}
+
 /** Runs one request of a batch: a result item with the response, or with the error a request would get. */
 export async function executeItem(record: BatchRecord, customId: string, rawBody: Body, created: number, gateway?: BatchGateway): Promise<Body> {
   const body: Body = { ...rawBody, model: record.model };

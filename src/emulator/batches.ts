@@ -6,7 +6,8 @@ import { BatchStore, TERMINAL, type BatchRecord, type BatchStatus, type BatchUsa
 import type { StateStore } from './store.js';
 import { chargeable } from './billing.js';
 import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, publicBatch } from './batch-rules.js';
-import { executeItem } from './batch-items.js';
+import { concurrencyOf, executeItem } from './batch-items.js';
+import { inPool } from './batch-pool.js';
 import type { BatchGateway } from './providers/types.js';
 import { receiveRequests } from './batch-upload.js';
 import { listBatches } from './batch-list.js';
@@ -235,22 +236,23 @@ export class BatchEngine {
       const usage = recount(record, done);
       const writer = this.store.openResults(id);
       try {
-        for await (const req of this.store.requests(id)) {
-          if (doneIds.has(req.custom_id)) continue;
+        await inPool(this.store.requests(id), concurrencyOf(record, this.opts.gateway), async (req) => {
+          if (doneIds.has(req.custom_id)) return true;
           if (this.opts.delayMs) await this.sleep();
-          if (this.stopped) return;
+          if (this.stopped) return false;
           this.expireIfLate(record);
-          if ((record.status as BatchStatus) === 'expired') return;
+          if ((record.status as BatchStatus) === 'expired') return false;
           const item = await executeItem(record, req.custom_id, req.body, this.now(), this.opts.gateway);
           writer.append(item);
           countItem(record, item, usage);
           // The aggregate so far, as the counts are (kept in memory; a restart counts it afresh).
           record.usage = finishUsage(usage);
-        }
+          return true;
+        });
       } finally {
         writer.close();
       }
-      if (this.stopped) return;
+      if (this.stopped || (record.status as BatchStatus) === 'expired') return;
       this.transition(record, 'finalizing', { usage: finishUsage(usage) });
       await this.sleep();
     }

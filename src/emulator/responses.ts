@@ -13,6 +13,7 @@ import { imageItem, leadingItemEvents, reasoningItem } from './responses-reasoni
 import { defineRoutes } from './routes.js';
 import { asChatMessages, functionCallEvents, functionCallItems } from './responses-tools.js';
 import { recordGeneration } from './generations.js';
+import type { ChatGateway } from './providers/types.js';
 
 type Body = Record<string, unknown>;
 
@@ -144,9 +145,10 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
   return { result, cost: cost.cost, gen, messageId, calls, routed };
 }
 
-async function handleResponses(ctx: Ctx): Promise<void> {
+async function handleResponses(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   const startedAt = ctx.store.now();
   const body = await ctx.json(METADATA_BEFORE_PARSE);
+  if (gateway?.takesResponses(body)) return gateway.respond(ctx, body);
   const sessionId = ctx.sessionId(body);
   const created = Math.floor(ctx.store.now() / 1000);
   const plan = planResponses(body, created, { routerMetadata: ctx.wantsRouterMetadata(), stream: body.stream === true });
@@ -209,4 +211,4 @@ async function handleResponses(ctx: Ctx): Promise<void> {
   else served(true);
 }
 
-export const responsesRoutes = defineRoutes(() => [{ method: 'POST', path: '/v1/responses', access: 'any', handler: handleResponses }]);
+export const responsesRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => [{ method: 'POST', path: '/v1/responses', access: 'any', handler: (ctx) => handleResponses(ctx, parts.gateway) }]);

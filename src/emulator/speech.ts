@@ -5,6 +5,7 @@ import { bad, optNumber, optString, pickProvider, resolveModel } from './validat
 import { cuttableWriter, reserve } from './billing.js';
 import { optObject } from './option-types.js';
 import { defineRoutes } from './routes.js';
+import type { ChatGateway } from './providers/types.js';
 
 type Body = Record<string, unknown>;
 
@@ -120,8 +121,9 @@ export function* synthesize(turns: Turn[], speed: number): Generator<Int16Array>
   yield silence(0.1);
 }
 
-async function handleSpeech(ctx: Ctx): Promise<void> {
+async function handleSpeech(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   const body = await ctx.json();
+  if (gateway?.takesSpeech(body)) return gateway.speak(ctx, body);
   ctx.sessionId(body);
   const plan = planSpeech(body);
   const chars = plan.turns.reduce((n, t) => n + t.text.length, 0);
@@ -148,4 +150,4 @@ async function handleSpeech(ctx: Ctx): Promise<void> {
   res.end();
 }
 
-export const speechRoutes = defineRoutes(() => [{ method: 'POST', path: '/v1/audio/speech', access: 'management', handler: handleSpeech }]);
+export const speechRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => [{ method: 'POST', path: '/v1/audio/speech', access: 'management', handler: (ctx) => handleSpeech(ctx, parts.gateway) }]);

@@ -12,7 +12,7 @@ export type CassetteMode = 'record' | 'replay' | 'replay-record';
 /** One upstream exchange as a file a person reads and edits (JSON, indented). */
 export interface Cassette {
   provider: string;
-  /** `embeddings` for a `POST /embeddings` exchange; chat when absent. */
+  /** `embeddings` or `responses` for those exchanges; chat when absent. */
   endpoint?: Endpoint;
   recorded_at: string;
   request: { method: 'POST'; url: string; headers: Record<string, string>; body: Body };
@@ -38,8 +38,8 @@ function canonical(v: unknown): string {
 /** What a request asks (its model, messages, tools, parameters), to whom: equal keys, the same answer. */
 export const matchKey = (provider: string, body: Body, endpoint: Endpoint = 'chat') => createHash('sha256').update(`${provider}\n${endpoint === 'chat' ? '' : `${endpoint}\n`}${canonical(body)}`).digest('hex');
 
-type Endpoint = 'chat' | 'embeddings';
-type Live = ProviderAdapter & { url?: string; embeddingsUrl?: string };
+type Endpoint = 'chat' | 'embeddings' | 'responses';
+type Live = ProviderAdapter & { url?: string; embeddingsUrl?: string; responsesUrl?: string };
 
 const text = (data: unknown) => (typeof data === 'string' ? data : JSON.stringify(data));
 const parsed = (t: string): unknown => {
@@ -99,6 +99,9 @@ export class CassetteDeck {
       models: (): ProviderModel[] => live.models(),
       chat: (req: UpstreamChat) => this.chat(live, req, 'chat'),
       embeddings: live.embeddings ? (req: UpstreamChat) => this.chat(live, req, 'embeddings') : undefined,
+      responses: live.responses ? (req: UpstreamChat) => this.chat(live, req, 'responses') : undefined,
+      // Audio is not kept: speech goes to the live upstream when recording, and is not served on replay.
+      speech: this.mode === 'record' && live.speech ? (req: UpstreamChat) => live.speech!(req) : undefined,
     };
   }
 
@@ -124,12 +127,12 @@ export class CassetteDeck {
 
   private async record(live: Live, req: UpstreamChat, key: string, endpoint: Endpoint): Promise<UpstreamReply> {
     const started = Date.now();
-    const reply = endpoint === 'embeddings' ? await live.embeddings!(req) : await live.chat(req);
+    const reply = endpoint === 'embeddings' ? await live.embeddings!(req) : endpoint === 'responses' ? await live.responses!(req) : await live.chat(req);
     const cassette: Cassette = {
       provider: live.name,
       recorded_at: new Date(started).toISOString(),
-      ...(endpoint === 'embeddings' ? { endpoint } : {}),
-      request: { method: 'POST', url: (endpoint === 'embeddings' ? live.embeddingsUrl : live.url) ?? '', headers: { 'content-type': 'application/json' }, body: req.body },
+      ...(endpoint === 'chat' ? {} : { endpoint }),
+      request: { method: 'POST', url: (endpoint === 'embeddings' ? live.embeddingsUrl : endpoint === 'responses' ? live.responsesUrl : live.url) ?? '', headers: { 'content-type': 'application/json' }, body: req.body },
       response: { status: reply.status, headers: reply.headers },
     };
     const file = `${live.name}-${String(req.body.model).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60)}-${key.slice(0, 12)}.json`;

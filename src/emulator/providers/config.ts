@@ -8,6 +8,8 @@ export interface ProviderConfig {
   baseUrl: string;
   apiKey?: string;
   models: ProviderModel[];
+  /** Whether the upstream answers `POST /responses` (the OpenAI Responses API): then Responses for its models go there. */
+  responses?: boolean;
   /** Milliseconds to wait for the answer's head, and between two pieces of its body (default 60 s). */
   timeoutMs: number;
 }
@@ -16,7 +18,12 @@ export interface GatewayConfig {
   providers: ProviderConfig[];
   /** Whether the emulator's fake models (local/…) are served beside the upstreams (default true). */
   localModels: boolean;
+  /** How many requests of one batch over providers are in flight at once (default 8). */
+  batchConcurrency?: number;
 }
+
+export const DEFAULT_BATCH_CONCURRENCY = 8;
+const MAX_BATCH_CONCURRENCY = 256;
 
 export class ProvidersFileError extends Error {}
 
@@ -33,7 +40,7 @@ function price(where: string, v: unknown): number {
 function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, warn: (line: string) => void): ProviderConfig {
   const at = `providers[${i}]`;
   if (!isObj(raw)) throw new ProvidersFileError(`${at} must be a mapping`);
-  const known = ['name', 'base_url', 'api_key_env', 'models', 'embedding_models', 'prices', 'timeout_ms'];
+  const known = ['name', 'base_url', 'api_key_env', 'models', 'embedding_models', 'prices', 'timeout_ms', 'responses', 'speech_models'];
   const unknown = Object.keys(raw).find((k) => !known.includes(k));
   if (unknown === 'api_key') throw new ProvidersFileError(`${at}.api_key: keys never go in the file; name an environment variable with api_key_env`);
   if (unknown) throw new ProvidersFileError(`${at}: unknown setting "${unknown}" (known: ${known.join(', ')})`);
@@ -55,7 +62,10 @@ function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, warn: (line
   }
   if (raw.models !== undefined && !isObj(raw.models)) throw new ProvidersFileError(`${where}: models must map the gateway's model ids to the upstream's names`);
   if (raw.embedding_models !== undefined && !isObj(raw.embedding_models)) throw new ProvidersFileError(`${where}: embedding_models must map the gateway's model ids to the upstream's names`);
-  const named: [string, unknown, 'chat' | 'embedding'][] = [...Object.entries(raw.models ?? {}).map(([id, up]) => [id, up, 'chat'] as [string, unknown, 'chat']), ...Object.entries(raw.embedding_models ?? {}).map(([id, up]) => [id, up, 'embedding'] as [string, unknown, 'embedding'])];
+  if (raw.speech_models !== undefined && !isObj(raw.speech_models)) throw new ProvidersFileError(`${where}: speech_models must map the gateway's model ids to the upstream's names`);
+  type Kind = 'chat' | 'embedding' | 'speech';
+  const of = (map: unknown, kind: Kind) => Object.entries((map as Obj | undefined) ?? {}).map(([id, up]): [string, unknown, Kind] => [id, up, kind]);
+  const named = [...of(raw.models, 'chat'), ...of(raw.embedding_models, 'embedding'), ...of(raw.speech_models, 'speech')];
   if (named.length === 0) throw new ProvidersFileError(`${where}: models must map the gateway's model ids to the upstream's names`);
   const prices = raw.prices === undefined ? {} : raw.prices;
   if (!isObj(prices)) throw new ProvidersFileError(`${where}: prices must map model ids to {prompt, completion}`);
@@ -63,7 +73,7 @@ function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, warn: (line
     if (!MODEL_ID_PATTERN.test(id)) throw new ProvidersFileError(`${where}: model id "${id}" must look like <author>/<slug>`);
     if (typeof upstream !== 'string' || !upstream) throw new ProvidersFileError(`${where}: models.${id} must be the upstream's model name`);
     const p = prices[id];
-    const base = kind === 'embedding' ? { id, upstream, kind } : { id, upstream };
+    const base = kind === 'chat' ? { id, upstream } : { id, upstream, kind };
     if (p === undefined) return base;
     if (!isObj(p)) throw new ProvidersFileError(`${where}: prices.${id} must be {prompt, completion}`);
     return { ...base, prices: { prompt: price(`${where}: prices.${id}.prompt`, p.prompt ?? 0), completion: price(`${where}: prices.${id}.completion`, p.completion ?? 0) } };
@@ -72,7 +82,8 @@ function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, warn: (line
   if (stray) throw new ProvidersFileError(`${where}: prices.${stray} names a model that is not in its models`);
   const timeoutMs = raw.timeout_ms ?? 60_000;
   if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 1) throw new ProvidersFileError(`${where}: timeout_ms must be a whole number of milliseconds`);
-  return { name, baseUrl: baseUrl.href.replace(/\/+$/, ''), apiKey, models, timeoutMs };
+  if (raw.responses !== undefined && typeof raw.responses !== 'boolean') throw new ProvidersFileError(`${where}: responses must be true or false`);
+  return { name, baseUrl: baseUrl.href.replace(/\/+$/, ''), apiKey, models, timeoutMs, responses: raw.responses === true };
 }
 
 /** A providers file's text, checked whole: the first mistake is one line that names where it is. */
@@ -84,8 +95,10 @@ export function parseProviders(text: string, env: NodeJS.ProcessEnv, warn: (line
     throw new ProvidersFileError(`not YAML: ${(err as Error).message.split('\n')[0]}`);
   }
   if (!isObj(doc) || !Array.isArray(doc.providers)) throw new ProvidersFileError('the file must hold `providers:`, a list of upstreams');
-  const unknown = Object.keys(doc).find((k) => k !== 'providers' && k !== 'local_models');
-  if (unknown) throw new ProvidersFileError(`unknown setting "${unknown}" (known: providers, local_models)`);
+  const unknown = Object.keys(doc).find((k) => k !== 'providers' && k !== 'local_models' && k !== 'batch_concurrency');
+  if (unknown) throw new ProvidersFileError(`unknown setting "${unknown}" (known: providers, local_models, batch_concurrency)`);
+  const batchConcurrency = doc.batch_concurrency ?? DEFAULT_BATCH_CONCURRENCY;
+  if (typeof batchConcurrency !== 'number' || !Number.isInteger(batchConcurrency) || batchConcurrency < 1 || batchConcurrency > MAX_BATCH_CONCURRENCY) throw new ProvidersFileError(`batch_concurrency must be a whole number from 1 to ${MAX_BATCH_CONCURRENCY}`);
   if (doc.local_models !== undefined && typeof doc.local_models !== 'boolean') throw new ProvidersFileError('local_models must be true or false');
   const providers = doc.providers.map((p, i) => providerOf(p, i, env, warn));
   const names = new Set<string>();
@@ -93,5 +106,5 @@ export function parseProviders(text: string, env: NodeJS.ProcessEnv, warn: (line
     if (names.has(p.name) || p.name === 'local-alpha' || p.name === 'local-beta') throw new ProvidersFileError(`provider ${p.name} is named twice`);
     names.add(p.name);
   }
-  return { providers, localModels: doc.local_models !== false };
+  return { providers, localModels: doc.local_models !== false, batchConcurrency };
 }

@@ -45,7 +45,8 @@ function recordedShape(c: Cassette): Set<string> {
 export async function checkDrift(file: string, cassette: Cassette, adapter: ProviderAdapter): Promise<DriftReport> {
   const live = new Set<string>();
   try {
-    const call = cassette.endpoint === 'embeddings' && adapter.embeddings ? adapter.embeddings.bind(adapter) : adapter.chat.bind(adapter);
+    const call = cassette.endpoint === 'embeddings' && adapter.embeddings ? adapter.embeddings.bind(adapter) : cassette.endpoint === 'responses' ? adapter.responses : adapter.chat.bind(adapter);
+    if (!call) return { file, changes: [], error: `provider ${cassette.provider} has no responses: true in the providers file` };
     const reply = await call({ body: cassette.request.body, stream: cassette.request.body.stream === true, signal: AbortSignal.timeout(120_000) });
     live.add(`status: ${reply.status}`);
     if (reply.kind === 'json') shapeOf(parsed(reply.text), 'body', live);

@@ -1,7 +1,7 @@
 import { Agent, request } from 'undici';
 import type { ProviderConfig } from './config.js';
 import { ssePayloads } from './sse.js';
-import { ProviderFailure, passesOver, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
+import { ProviderFailure, passesOver, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
 
 /** Headers of an upstream's answer that a cassette or a log may keep: no cookies, keys or tokens. */
 export function publicHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -22,6 +22,9 @@ function failureOf(err: unknown, name: string, started: boolean): ProviderFailur
   return new ProviderFailure('broken', `${name}: ${what} (${code || (err as Error)?.message || String(err)})`);
 }
 
+/** A Responses stream has no [DONE]: it ends with its final event. */
+const endsResponse = (data: string) => data === '[DONE]' || /"type":\s*"(response\.(completed|incomplete|failed)|error)"/.test(data.slice(0, 80));
+
 /**
  * An upstream that speaks the OpenAI chat API (Ollama, llama.cpp, vLLM, OpenAI, another `router serve`),
  * over undici with keep-alive. The caller's key never goes upstream: only the provider's own.
@@ -29,10 +32,12 @@ function failureOf(err: unknown, name: string, started: boolean): ProviderFailur
 export class OpenAICompatible implements ProviderAdapter {
   readonly name: string;
   private readonly agent: Agent;
+  readonly responses?: (req: UpstreamChat) => Promise<UpstreamReply>;
 
   constructor(private readonly config: ProviderConfig) {
     this.name = config.name;
     this.agent = new Agent({ headersTimeout: config.timeoutMs, bodyTimeout: config.timeoutMs, connectTimeout: config.timeoutMs });
+    if (config.responses) this.responses = (req) => this.post(this.responsesUrl, req, endsResponse);
   }
 
   models(): ProviderModel[] {
@@ -47,6 +52,10 @@ export class OpenAICompatible implements ProviderAdapter {
     return `${this.config.baseUrl}/embeddings`;
   }
 
+  get responsesUrl(): string {
+    return `${this.config.baseUrl}/responses`;
+  }
+
   chat(req: UpstreamChat): Promise<UpstreamReply> {
     return this.post(this.url, req);
   }
@@ -55,7 +64,32 @@ export class OpenAICompatible implements ProviderAdapter {
     return this.post(this.embeddingsUrl, { ...req, stream: false });
   }
 
-  private async post(url: string, { body, stream, signal }: UpstreamChat): Promise<UpstreamReply> {
+  /** `POST /audio/speech`: the audio relayed as it comes, never held whole. */
+  async speech({ body, signal }: UpstreamChat): Promise<AudioReply> {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (this.config.apiKey) headers.authorization = `Bearer ${this.config.apiKey}`;
+    let res: Awaited<ReturnType<typeof request>>;
+    try {
+      res = await request(`${this.config.baseUrl}/audio/speech`, { method: 'POST', headers, body: JSON.stringify(body), signal, dispatcher: this.agent });
+    } catch (err) {
+      throw failureOf(err, this.name, false);
+    }
+    if (passesOver(res.statusCode)) {
+      const text = await res.body.text().catch(() => '');
+      throw new ProviderFailure('status', `${this.name}: HTTP ${res.statusCode}${text ? ` ${text.slice(0, 200)}` : ''}`, res.statusCode);
+    }
+    const name = this.name;
+    async function* audio(): AsyncGenerator<Buffer> {
+      try {
+        for await (const piece of res.body) yield piece as Buffer;
+      } catch (err) {
+        throw failureOf(err, name, true);
+      }
+    }
+    return { status: res.statusCode, headers: publicHeaders(res.headers), audio: audio() };
+  }
+
+  private async post(url: string, { body, stream, signal }: UpstreamChat, ends: (data: string) => boolean = (data) => data === '[DONE]'): Promise<UpstreamReply> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
     if (this.config.apiKey) headers.authorization = `Bearer ${this.config.apiKey}`;
     let res: Awaited<ReturnType<typeof request>>;
@@ -71,7 +105,7 @@ export class OpenAICompatible implements ProviderAdapter {
       throw new ProviderFailure('status', `${this.name}: HTTP ${status}${text ? ` ${text.slice(0, 200)}` : ''}`, status);
     }
     if (stream && status === 200 && String(kept['content-type'] ?? '').startsWith('text/event-stream')) {
-      return { kind: 'stream', status, headers: kept, events: this.events(res.body) };
+      return { kind: 'stream', status, headers: kept, events: this.events(res.body, ends) };
     }
     try {
       return { kind: 'json', status, headers: kept, text: await res.body.text() };
@@ -80,17 +114,17 @@ export class OpenAICompatible implements ProviderAdapter {
     }
   }
 
-  private async *events(body: AsyncIterable<Buffer>): AsyncGenerator<string> {
+  private async *events(body: AsyncIterable<Buffer>, ends: (data: string) => boolean): AsyncGenerator<string> {
     let done = false;
     try {
       for await (const data of ssePayloads(body)) {
         yield data;
-        if (data === '[DONE]') done = true;
+        if (ends(data)) done = true;
       }
     } catch (err) {
       throw failureOf(err, this.name, true);
     }
-    if (!done) throw new ProviderFailure('broken', `${this.name}: the stream ended without [DONE]`);
+    if (!done) throw new ProviderFailure('broken', `${this.name}: the stream ended before its end (no [DONE] or final event)`);
   }
 
   close(): Promise<void> {

@@ -9,7 +9,7 @@ import type { Ctx } from '../http.js';
 export interface ProviderModel {
   id: string;
   /** What the model does (chat when absent). */
-  kind?: 'chat' | 'embedding';
+  kind?: 'chat' | 'embedding' | 'speech';
   upstream: string;
   /** USD per token; without them the upstream's own `usage.cost` is charged (0 when it has none). */
   prices?: { prompt: number; completion: number };
@@ -28,6 +28,13 @@ export type UpstreamReply =
   /** A 200 event stream: each `data:` payload as text, `[DONE]` included; throws where it breaks. */
   | { kind: 'stream'; status: number; headers: Record<string, string>; events: AsyncIterable<string> };
 
+/** An upstream's spoken answer: a 2xx with its audio as it comes (throws ProviderFailure where it breaks), or the caller's own 4xx. */
+export interface AudioReply {
+  status: number;
+  headers: Record<string, string>;
+  audio: AsyncIterable<Buffer>;
+}
+
 export interface ProviderAdapter {
   /** The provider slug, as `provider.only / order / ignore` name it. */
   readonly name: string;
@@ -36,6 +43,10 @@ export interface ProviderAdapter {
   chat(req: UpstreamChat): Promise<UpstreamReply>;
   /** `POST /embeddings`, never streamed; absent where the provider has none. */
   embeddings?(req: UpstreamChat): Promise<UpstreamReply>;
+  /** `POST /responses`, streamed or not; absent where the provider has none (`responses: true` in the file). */
+  responses?(req: UpstreamChat): Promise<UpstreamReply>;
+  /** `POST /audio/speech`; absent where the provider has no speech models. */
+  speech?(req: UpstreamChat): Promise<AudioReply>;
 }
 
 export type FailureReason = 'refused' | 'timeout' | 'status' | 'broken' | 'unavailable';
@@ -63,10 +74,16 @@ export interface ChatGateway {
   listing(): Record<string, unknown>[];
   takesEmbeddings(body: Record<string, unknown>): boolean;
   embed(ctx: Ctx, body: Record<string, unknown>): Promise<void>;
+  takesResponses(body: Record<string, unknown>): boolean;
+  respond(ctx: Ctx, body: Record<string, unknown>): Promise<void>;
+  takesSpeech(body: Record<string, unknown>): boolean;
+  speak(ctx: Ctx, body: Record<string, unknown>): Promise<void>;
 }
 
 /** The hook the batch engine calls: a batch for an upstream model runs its requests through the gateway. */
 export interface BatchGateway {
   serves(model: string): boolean;
+  /** How many of one batch's requests are asked at once. */
+  readonly batchConcurrency: number;
   complete(body: Record<string, unknown>): Promise<Record<string, unknown>>;
 }

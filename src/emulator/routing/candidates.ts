@@ -55,7 +55,7 @@ export interface Catalog {
  * providers that serve it under `provider.only / ignore / order / sort / allow_fallbacks`; the
  * provider that last served the session (`sticky`) first where it is allowed.
  */
-export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: string) => string | undefined, kind: 'chat' | 'embedding' = 'chat'): Candidate[] {
+export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: string) => string | undefined, kind: 'chat' | 'embedding' | 'speech' = 'chat'): Candidate[] {
   const prefs = prefsOf(body.provider);
   let chain = modelChain(body);
   if (!chain.length) {

@@ -5,7 +5,7 @@ import { validateChat } from '../chat.js';
 import { listedModel } from '../model-list.js';
 import { MODELS } from '../models.js';
 import { Serialized } from '../serialized.js';
-import type { GatewayConfig } from '../providers/config.js';
+import { DEFAULT_BATCH_CONCURRENCY, type GatewayConfig } from '../providers/config.js';
 import { LocalModels } from '../providers/local.js';
 import { OpenAICompatible } from '../providers/openai-compatible.js';
 import { CassetteDeck, type CassetteMode } from '../providers/cassette.js';
@@ -16,6 +16,8 @@ import { asksMetadata } from '../routing.js';
 import { relayStream, streamOf } from './relay.js';
 import { Sessions } from './sessions.js';
 import { priceUsage } from './usage.js';
+import { relayResponses, wholeResponse } from './responses.js';
+import { speakThrough } from './speech.js';
 
 type Body = Record<string, unknown>;
 
@@ -45,10 +47,13 @@ export class Gateway {
   private readonly catalog: Catalog;
   private readonly upstreamIds: Set<string>;
   private readonly embeddingIds: Set<string>;
+  private readonly responsesIds: Set<string>;
   private readonly sessions = new Sessions();
   private readonly closers: (() => Promise<void>)[] = [];
+  readonly batchConcurrency: number;
 
   constructor(opts: GatewayOptions) {
+    this.batchConcurrency = opts.config.batchConcurrency ?? DEFAULT_BATCH_CONCURRENCY;
     const deck = opts.cassettes ? new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode) : undefined;
     const upstreams: ProviderAdapter[] = opts.config.providers.map((p) => {
       const live = new OpenAICompatible(p);
@@ -58,6 +63,7 @@ export class Gateway {
     this.catalog = { upstreams, local: opts.config.localModels ? new LocalModels(opts.now) : undefined };
     this.upstreamIds = new Set(upstreams.flatMap((a) => a.models().filter((m) => m.kind !== 'embedding').map((m) => m.id)));
     this.embeddingIds = new Set(upstreams.flatMap((a) => a.models().filter((m) => m.kind === 'embedding').map((m) => m.id)));
+    this.responsesIds = new Set(upstreams.filter((a) => a.responses).flatMap((a) => a.models().filter((m) => (m.kind ?? 'chat') === 'chat').map((m) => m.id)));
   }
 
   /** Whether a chat request is the gateway's: it names an upstream model, or the fake models are off. */
@@ -151,7 +157,7 @@ export class Gateway {
     return undefined;
   }
 
-  private answerOf(reply: Extract<UpstreamReply, { kind: 'json' }>, c: Candidate, passed: Attempt[]): Body | undefined {
+  private answerOf(reply: Extract<UpstreamReply, { kind: 'json' }>, c: Candidate, passed: Attempt[], named = true): Body | undefined {
     let answer: Body;
     try {
       answer = JSON.parse(reply.text) as Body;
@@ -165,7 +171,7 @@ export class Gateway {
       throw new HttpError(reply.status, `${c.slug}: ${message}`);
     }
     if (answer.model !== undefined) answer.model = c.model.id;
-    answer.provider = c.slug;
+    if (named) answer.provider = c.slug;
     return answer;
   }
 
@@ -190,6 +196,66 @@ export class Gateway {
       return;
     }
     throw new HttpError(502, `All providers for the requested models are unavailable: ${passed.map((a) => a.error).join('; ')}`, 'provider_unavailable');
+  }
+
+  /** Whether a Responses request is the gateway's: it names a model of an upstream with `responses: true`. */
+  takesResponses(body: Body): boolean {
+    return modelChain(body).some((id) => this.responsesIds.has(id));
+  }
+
+  /** `POST /v1/responses` through the upstreams that have it, streamed or not, in turn as chat's. */
+  async respond(ctx: Ctx, body: Body): Promise<void> {
+    const session = ctx.sessionId(body);
+    const stream = body.stream === true;
+    const sticky = session === undefined ? undefined : (id: string) => this.sessions.get(`${ctx.workspace}\n${session}\n${id}`);
+    const candidates = candidatesFor(body, this.catalog, sticky).filter((c) => c.adapter.responses);
+    if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
+    chargeable(ctx);
+    const upstreamGone = new AbortController();
+    ctx.res.on('close', () => upstreamGone.abort());
+    const passed: Attempt[] = [];
+    for (const c of candidates) {
+      let reply: UpstreamReply;
+      try {
+        reply = await c.adapter.responses!({ body: upstreamBody(body, c, false), stream, signal: upstreamGone.signal });
+      } catch (err) {
+        if (upstreamGone.signal.aborted) return;
+        if (!(err instanceof ProviderFailure)) throw err;
+        passed.push({ provider: c.slug, model: c.model.id, error: err.message });
+        continue;
+      }
+      const remember = () => session !== undefined && this.sessions.set(`${ctx.workspace}\n${session}\n${c.model.id}`, c.slug);
+      if (reply.kind === 'json') {
+        // Whole, even when a stream was asked (an upstream that answers so): the caller gets it as it came.
+        const answer = this.answerOf(reply, c, passed, false);
+        if (!answer) continue;
+        remember();
+        ctx.store.debit(ctx.workspace, wholeResponse(answer, c));
+        ctx.send(200, new Serialized(JSON.stringify(answer)));
+        return;
+      }
+      const outcome = await relayResponses(ctx, reply, c);
+      if ('failed' in outcome) {
+        passed.push({ provider: c.slug, model: c.model.id, error: outcome.failed.message });
+        continue;
+      }
+      remember();
+      if (outcome.whole) ctx.store.debit(ctx.workspace, outcome.cost);
+      return;
+    }
+    throw new HttpError(502, `All providers for the requested models are unavailable: ${passed.map((a) => a.error).join('; ')}`, 'provider_unavailable');
+  }
+
+  /** Whether a speech request is the gateway's: it names an upstream speech model. */
+  takesSpeech(body: Body): boolean {
+    return this.catalog.upstreams.some((a) => a.speech && a.models().some((m) => m.kind === 'speech' && m.id === body.model));
+  }
+
+  async speak(ctx: Ctx, body: Body): Promise<void> {
+    const candidates = candidatesFor(body, this.catalog, undefined, 'speech').filter((c) => c.adapter.speech);
+    if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
+    chargeable(ctx);
+    await speakThrough(ctx, body, candidates, (c) => upstreamBody(body, c, false));
   }
 
   /** Whether a batch for this model runs here (its requests through complete()). */

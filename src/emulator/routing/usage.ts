@@ -13,10 +13,14 @@ export function priceUsage(usage: unknown, c: Candidate): number {
   const prices = c.model.prices;
   let cost: number;
   if (prices) {
-    const prompt = round((Number(u.prompt_tokens) || 0) * prices.prompt);
-    const completion = round((Number(u.completion_tokens) || 0) * prices.completion);
+    // Chat counts prompt and completion tokens; Responses, input and output tokens.
+    const responses = u.input_tokens !== undefined && u.prompt_tokens === undefined;
+    const prompt = round((Number(responses ? u.input_tokens : u.prompt_tokens) || 0) * prices.prompt);
+    const completion = round((Number(responses ? u.output_tokens : u.completion_tokens) || 0) * prices.completion);
     cost = round(prompt + completion);
-    u.cost_details = { upstream_inference_cost: null, upstream_inference_prompt_cost: prompt, upstream_inference_completions_cost: completion };
+    u.cost_details = responses
+      ? { upstream_inference_cost: null, upstream_inference_input_cost: prompt, upstream_inference_output_cost: completion }
+      : { upstream_inference_cost: null, upstream_inference_prompt_cost: prompt, upstream_inference_completions_cost: completion };
   } else {
     cost = typeof u.cost === 'number' && Number.isFinite(u.cost) && u.cost > 0 ? round(u.cost) : 0;
   }

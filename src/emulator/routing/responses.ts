@@ -1,0 +1,103 @@
+import type { Ctx } from '../http.js';
+import { drainOrClose } from '../billing.js';
+import { ProviderFailure, type UpstreamReply } from '../providers/types.js';
+import type { Candidate } from './candidates.js';
+import { priceUsage } from './usage.js';
+
+type Body = Record<string, unknown>;
+type StreamReply = Extract<UpstreamReply, { kind: 'stream' }>;
+
+/** What a relayed Responses stream came to: passed over before its first output, or answered (cost charged when whole). */
+export type ResponsesOutcome = { failed: ProviderFailure } | { cost: number; whole: boolean };
+
+const FINAL = ['response.completed', 'response.incomplete'];
+
+/** An event that carries something of the answer: a delta of any kind, an output item, its end. */
+const hasOutput = (type: string) => type.endsWith('.delta') || type === 'response.output_item.done' || FINAL.includes(type);
+
+/** The response object of an event (or a whole answer) under the gateway's model id. */
+function asGateway(response: unknown, c: Candidate): void {
+  if (response && typeof response === 'object' && (response as Body).model !== undefined) (response as Body).model = c.model.id;
+}
+
+/**
+ * Relays an upstream's Responses stream, each event under its own `event:` name. Events before the
+ * first output are held: a stream that breaks, fails or errs there fails the candidate (the caller
+ * sees nothing). After that a break ends the caller's stream with `response.failed`, never a clean end.
+ */
+export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate): Promise<ResponsesOutcome> {
+  const it = reply.events[Symbol.asyncIterator]();
+  const held: Body[] = [];
+  for (;;) {
+    let next: IteratorResult<string>;
+    try {
+      next = await it.next();
+    } catch (err) {
+      if (err instanceof ProviderFailure) return { failed: err };
+      throw err;
+    }
+    if (next.done || next.value === '[DONE]') return { failed: new ProviderFailure('broken', `${c.slug}: the stream ended before any output`) };
+    let event: Body;
+    try {
+      event = JSON.parse(next.value) as Body;
+    } catch {
+      return { failed: new ProviderFailure('broken', `${c.slug}: a stream event that is not JSON`) };
+    }
+    const type = String(event.type);
+    if (type === 'error' || type === 'response.failed') return { failed: new ProviderFailure('broken', `${c.slug}: ${type} before any output: ${JSON.stringify(event.error ?? (event.response as Body | undefined)?.error ?? {}).slice(0, 200)}`) };
+    held.push(event);
+    if (hasOutput(type)) break;
+  }
+
+  const res = ctx.res;
+  let closed = false;
+  res.on('close', () => (closed = true));
+  ctx.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  let cost = 0;
+  let final = false;
+  let last: Body = held[0]!;
+  let lastResponse: Body = {};
+  const send = async (event: Body) => {
+    last = event;
+    if (event.response && typeof event.response === 'object') lastResponse = event.response as Body;
+    asGateway(event.response, c);
+    const type = String(event.type);
+    if (FINAL.includes(type)) {
+      final = true;
+      cost = priceUsage((event.response as Body | undefined)?.usage, c);
+    }
+    if (!res.write(`event: ${type}\ndata: ${JSON.stringify(event)}\n\n`)) await drainOrClose(res);
+  };
+  for (const event of held) await send(event);
+  let broken: string | undefined;
+  try {
+    // Read to the upstream's end (a cassette is kept there), though nothing comes after the final event.
+    for (;;) {
+      const next = await it.next();
+      if (closed || next.done || next.value === '[DONE]') break;
+      const event = JSON.parse(next.value) as Body;
+      if (event.type === 'error' || event.type === 'response.failed') {
+        broken = JSON.stringify(event.error ?? (event.response as Body | undefined)?.error ?? {}).slice(0, 200);
+        break;
+      }
+      await send(event);
+    }
+  } catch (err) {
+    broken = err instanceof Error ? err.message : String(err);
+  }
+  if (closed) return { cost: 0, whole: false };
+  if (broken === undefined && final) {
+    res.end();
+    return { cost, whole: true };
+  }
+  const pending = { ...lastResponse, model: c.model.id, status: 'failed', error: { code: 'server_error', message: `Provider returned an error mid-stream: ${broken ?? 'the stream ended before its final event'}` } };
+  const failed = { type: 'response.failed', sequence_number: Number(last.sequence_number ?? 0) + 1, response: pending };
+  res.end(`event: response.failed\ndata: ${JSON.stringify(failed)}\n\n`);
+  return { cost: 0, whole: false };
+}
+
+/** A whole Responses answer as the caller gets it, under the gateway's model id; its cost, priced. */
+export function wholeResponse(answer: Body, c: Candidate): number {
+  asGateway(answer, c);
+  return priceUsage(answer.usage, c);
+}

@@ -1,0 +1,68 @@
+import type { Ctx } from '../http.js';
+import { HttpError } from '../http.js';
+import { drainOrClose } from '../billing.js';
+import { round } from '../models.js';
+import { ProviderFailure } from '../providers/types.js';
+import type { Candidate } from './candidates.js';
+import type { Attempt } from './metadata.js';
+
+type Body = Record<string, unknown>;
+
+/**
+ * `POST /v1/audio/speech` through the upstreams that serve the model, in turn: one that refuses, times
+ * out, answers 429/5xx or breaks before its first byte of audio is passed over. The audio is relayed as
+ * it comes; a break after that cuts the caller's connection (audio has no error event) and is not
+ * charged. A whole answer is charged its input's characters at the `prompt` price.
+ */
+export async function speakThrough(ctx: Ctx, body: Body, candidates: Candidate[], body$: (c: Candidate) => Body): Promise<void> {
+  const gone = new AbortController();
+  ctx.res.on('close', () => gone.abort());
+  const passed: Attempt[] = [];
+  for (const c of candidates) {
+    let first: IteratorResult<Buffer>;
+    let rest: AsyncIterator<Buffer>;
+    let headers: Record<string, string>;
+    try {
+      const reply = await c.adapter.speech!({ body: body$(c), stream: false, signal: gone.signal });
+      if (reply.status < 200 || reply.status >= 300) {
+        // The caller's own mistake (a 400): no other provider would differ.
+        let text = '';
+        for await (const piece of reply.audio) text += piece.toString('utf8');
+        let message = `HTTP ${reply.status}`;
+        try {
+          message = ((JSON.parse(text) as Body).error as Body | undefined)?.message as string ?? message;
+        } catch {
+          // not JSON: the status says it
+        }
+        throw new HttpError(reply.status, `${c.slug}: ${message}`);
+      }
+      headers = reply.headers;
+      rest = reply.audio[Symbol.asyncIterator]();
+      first = await rest.next();
+      if (first.done) throw new ProviderFailure('broken', `${c.slug}: no audio`);
+    } catch (err) {
+      if (gone.signal.aborted) return;
+      if (!(err instanceof ProviderFailure)) throw err;
+      passed.push({ provider: c.slug, model: c.model.id, error: err.message });
+      continue;
+    }
+    const res = ctx.res;
+    ctx.head(200, { 'content-type': headers['content-type'] ?? 'application/octet-stream', 'transfer-encoding': 'chunked' });
+    try {
+      for (let piece: IteratorResult<Buffer> = first; !piece.done; piece = await rest.next()) {
+        if (gone.signal.aborted) return;
+        if (!res.write(piece.value)) await drainOrClose(res);
+      }
+    } catch {
+      // Broken after the first bytes: the caller's connection is cut, never a clean end.
+      res.destroy();
+      return;
+    }
+    if (gone.signal.aborted) return;
+    res.end();
+    const chars = typeof body.input === 'string' ? body.input.length : 0;
+    ctx.store.debit(ctx.workspace, round(chars * (c.model.prices?.prompt ?? 0)));
+    return;
+  }
+  throw new HttpError(502, `All providers for the requested models are unavailable: ${passed.map((a) => a.error).join('; ')}`, 'provider_unavailable');
+}

@@ -1,0 +1,100 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { parseProviders } from '../../src/emulator/providers/config.js';
+import { deadPort, failing, localUpstream, type LocalUpstream } from '../support/upstreams.js';
+
+// `POST /v1/audio/speech` for models a providers file lists under speech_models: the audio relayed
+// from another emulator (spoken to only over HTTP), with fallback past a refused and a 503 provider.
+let dir: string;
+let upstream: Emulator;
+let gateway: Emulator;
+let key: string;
+let locals: LocalUpstream[];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'router-gateway-speech-'));
+  upstream = await startEmulator({ stateDir: join(dir, 'upstream'), port: 0 });
+  const five = await failing(503);
+  // Sends some audio, then drops the connection.
+  const cut = await localUpstream((_req, res) => {
+    res.writeHead(200, { 'content-type': 'audio/mpeg' });
+    res.write(Buffer.alloc(512, 7));
+    setTimeout(() => res.destroy(), 20);
+  });
+  locals = [five, cut];
+  const yaml = `
+providers:
+  - { name: dead, base_url: "http://127.0.0.1:${await deadPort()}/v1", speech_models: { test/tts: local/tts } }
+  - { name: five, base_url: "${five.baseUrl}", speech_models: { test/tts: local/tts } }
+  - name: up
+    base_url: ${upstream.apiRoot}/v1
+    api_key_env: UP_KEY
+    speech_models: { test/tts: local/tts }
+    prices: { test/tts: { prompt: 0.001 } }
+  - { name: cut, base_url: "${cut.baseUrl}", speech_models: { test/cut: x } }
+`;
+  const config = parseProviders(yaml, { UP_KEY: upstream.store.firstKeys().managementKey });
+  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config } });
+  key = gateway.store.firstKeys().managementKey;
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.close();
+  for (const l of locals ?? []) await l.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const speak = (e: Emulator, body: unknown, k = key) => fetch(`${e.apiRoot}/v1/audio/speech`, { method: 'POST', headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const balance = () => gateway.store.balance(gateway.store.findKey(key)!.workspace);
+const input = 'the tide comes in, the tide goes out';
+
+describe('speech through providers', () => {
+  it("relays the upstream's audio byte for byte past a refused and a 503 provider, charged per character", async () => {
+    const direct = await speak(upstream, { model: 'local/tts', input, voice: 'alloy' }, upstream.store.firstKeys().managementKey);
+    const expected = Buffer.from(await direct.arrayBuffer());
+    const fiveAsked = locals[0]!.seen.length;
+    const before = balance();
+    const via = await speak(gateway, { model: 'test/tts', input, voice: 'alloy' });
+    expect(via.status).toBe(200);
+    expect(via.headers.get('content-type')).toBe(direct.headers.get('content-type'));
+    const got = Buffer.from(await via.arrayBuffer());
+    expect(got.length).toBeGreaterThan(0);
+    expect(got.equals(expected)).toBe(true);
+    expect(locals[0]!.seen.length).toBe(fiveAsked + 1);
+    expect(before - balance()).toBeCloseTo(input.length * 0.001, 10);
+  });
+
+  it('lists the upstream speech model as a speech model', async () => {
+    const res = await fetch(`${gateway.apiRoot}/v1/models?output_modalities=speech`, { headers: { authorization: `Bearer ${gateway.store.firstKeys().apiKey}` } });
+    expect(res.status).toBe(200);
+    const listed = ((await res.json()) as any).data.find((m: any) => m.id === 'test/tts');
+    expect(listed.architecture.output_modalities).toEqual(['speech']);
+  });
+
+  it("gives back the upstream's 400 under its slug", async () => {
+    const res = await speak(gateway, { model: 'test/tts', input, voice: 'no-such-voice', provider: { only: ['up'] } });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as any).error.message).toMatch(/^up: /);
+  });
+
+  it('cuts the connection when the audio breaks after its first bytes, and charges nothing', async () => {
+    const before = balance();
+    const res = await speak(gateway, { model: 'test/cut', input });
+    expect(res.status).toBe(200);
+    await expect(res.arrayBuffer()).rejects.toThrow();
+    expect(balance()).toBe(before);
+  });
+
+  it('answers 502 naming each failure when no provider could, and leaves the fake speech models as they were', async () => {
+    const none = await speak(gateway, { model: 'test/tts', input, provider: { only: ['dead', 'five'] } });
+    expect(none.status).toBe(502);
+    expect(((await none.json()) as any).error.message).toMatch(/dead: connection refused.*five: HTTP 503/);
+    const local = await speak(gateway, { model: 'local/tts', input, voice: 'alloy' });
+    expect(local.status).toBe(200);
+    expect((await local.arrayBuffer()).byteLength).toBeGreaterThan(0);
+  });
+});
