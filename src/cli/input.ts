@@ -7,8 +7,8 @@ import { readStdin } from './run.js';
 import { describeCode } from '../internal/system-errors.js';
 import { isBlank } from '../internal/blank.js';
 import { utf8Text } from './utf8.js';
-import type { FlagValues } from './flags.js';
-import type { PROVIDER_FLAGS, ROUTING_FLAGS } from './options.js';
+import type { FlagValues } from './flags/flags.js';
+import type { PROVIDER_FLAGS, ROUTING_FLAGS } from './flags/options.js';
 
 export interface TextOptions {
   what?: string;

@@ -1,7 +1,7 @@
 import { Command, CommanderError } from './commander.js';
 import { EXIT } from './exit-codes.js';
-import { addFlags } from './flags.js';
-import { GLOBAL_FLAGS } from './global-flags.js';
+import { addFlags } from './flags/flags.js';
+import { GLOBAL_FLAGS } from './flags/global-flags.js';
 import { VERSION } from '../client/version.js';
 import { attachRuntime, type Runtime } from './run.js';
 import { IO, processStreams, type Streams } from './io.js';

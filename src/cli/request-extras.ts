@@ -9,8 +9,8 @@ import { visible } from '../internal/visible.js';
 import { checkImagesDir, showImages } from './save-images.js';
 import { chatResponseFormat, loadSchema, printSchemaAnswer, responsesTextFormat, type AnswerSchema } from './schema-check.js';
 import { loadTools, type LocalTools } from './tool-runner.js';
-import type { FlagValues } from './flags.js';
-import type { ANSWER_FLAGS, TOOL_FLAGS } from './answer-flags.js';
+import type { FlagValues } from './flags/flags.js';
+import type { ANSWER_FLAGS, TOOL_FLAGS } from './flags/answer-flags.js';
 
 type Body = Record<string, unknown>;
 export type ExtraOpts = FlagValues<typeof ANSWER_FLAGS> & FlagValues<typeof TOOL_FLAGS> & { json?: boolean; stream?: boolean; responseFormat?: string; textFormat?: string };

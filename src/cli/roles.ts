@@ -14,7 +14,7 @@ import { CliError, EXIT, usage, type ExitCode } from './exit-codes.js';
 import { utf8Text } from './utf8.js';
 import { isRecord } from '../internal/shape.js';
 import type { IO } from './io.js';
-import { checkGoesWithRole, type FlagSpec } from './flags.js';
+import { checkGoesWithRole, type FlagSpec } from './flags/flags.js';
 import { CHAT_FLAGS } from './commands/chat/flags.js';
 import { RESPONSES_FLAGS } from './commands/responses/flags.js';
 

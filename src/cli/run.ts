@@ -157,7 +157,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
         hints.addVoiceHint(err, connected.settings, cmd.getOptionValueSource('voice') === 'cli');
         hints.addRootHint(err, connected.settings);
       }
-      (await import('./field-flags.js')).nameFlags(err, cmd, runtime.argv);
+      (await import('./flags/field-flags.js')).nameFlags(err, cmd, runtime.argv);
       runtime.exitCode = reportError(controller.signal.aborted ? controller.signal.reason : err, io);
     } finally {
       hold?.release();

@@ -2,7 +2,7 @@
  * --max-cost, --dry-run and the budgets, before a call is sent: the call's cost bound from the
  * model list's prices, its completion limit lowered to fit the cap, or the call refused (exit 4).
  */
-import type { FlagTable, FlagValues } from './flags.js';
+import type { FlagTable, FlagValues } from './flags/flags.js';
 import type { Connected } from './context.js';
 import type { RunContext } from './run.js';
 import { CliError, EXIT } from './exit-codes.js';

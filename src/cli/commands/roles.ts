@@ -3,7 +3,7 @@ import { existsSync, renameSync, rmSync } from 'node:fs';
 import { readLocalFile, readLocalText } from '../../internal/local-file.js';
 import { basename, dirname, join } from 'node:path';
 import { defineCommand, defineGroup } from '../define.js';
-import type { FlagTable } from '../flags.js';
+import type { FlagTable } from '../flags/flags.js';
 import type { RunContext } from '../run.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { applyRole, inFolder, loadYaml, parseRole, readRole, roleNames, rolePath, rolesDir, unknownRole, type Role } from '../roles.js';
@@ -152,7 +152,7 @@ async function checkFiles(opts: Record<string, unknown>, io: RunContext<unknown>
  */
 async function checkRole(role: Role, io: RunContext<unknown>['io']): Promise<void> {
   const { Command } = await import('../commander.js');
-  const { addFlags } = await import('../flags.js');
+  const { addFlags } = await import('../flags/flags.js');
   const opts: Record<string, unknown> = {};
   applyRole(role, addFlags(new Command('chat'), CHAT_FLAGS), opts);
   await checkFiles(opts, io);

@@ -2,8 +2,8 @@
 import type { SpeechReference, SpeechRequest, SpeechTurn } from '../../client/resources/speech.js';
 import type { RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
-import type { FlagValues } from '../flags.js';
-import { anyNumber, collect, collectNonEmpty, modelFlag, nonEmpty, SESSION_FLAGS } from '../options.js';
+import type { FlagValues } from '../flags/flags.js';
+import { anyNumber, collect, collectNonEmpty, modelFlag, nonEmpty, SESSION_FLAGS } from '../flags/options.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { boundNote, guardSpend, SPEND_FLAGS } from '../spend-guard.js';
 import { readFileFor, readJsonFile, textFromArgs } from '../input.js';

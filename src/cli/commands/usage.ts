@@ -2,10 +2,10 @@
 import { usage } from '../exit-codes.js';
 import type { RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
-import type { FlagValues } from '../flags.js';
+import type { FlagValues } from '../flags/flags.js';
 import type { UsageRecord } from '../ledger.js';
 import { eachLedgerRecord } from '../ledger-read.js';
-import { integerIn } from '../options.js';
+import { integerIn } from '../flags/options.js';
 
 interface Totals {
   calls: number;

@@ -1,6 +1,6 @@
 /** `router batch jobs` and `router batch job ID`: what the local job records hold. */
 import { join } from 'node:path';
-import type { FlagValues } from '../../flags.js';
+import type { FlagValues } from '../../flags/flags.js';
 import type { RunContext } from '../../run.js';
 import type { JOB_FLAGS, JOBS_FLAGS } from './flags.js';
 import type { IO } from '../../io.js';

@@ -1,6 +1,6 @@
 import type { ChatCompletionRequest, ChatMessage } from '../../../client/types.js';
 import { usage } from '../../exit-codes.js';
-import { decimalNumber } from '../../options.js';
+import { decimalNumber } from '../../flags/options.js';
 import { applyRouting, checkMetadataFlags } from '../../input.js';
 import type { ChatOptions } from './flags.js';
 

@@ -1,6 +1,6 @@
 /** `router config list|use|delete|path`: the profiles themselves and where they are kept. */
 import { defineCommand } from '../../define.js';
-import { jsonFlags } from '../../setup-flags.js';
+import { jsonFlags } from '../../flags/setup-flags.js';
 import { noProfile, store } from './shared.js';
 import { fromEnv } from '../../../config/settings.js';
 import { PROFILE_FIELDS, SECRET_FIELDS, type ProfileField } from '../../../config/fields.js';

@@ -2,7 +2,7 @@
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import type { RunContext } from '../../run.js';
 import { defineCommand } from '../../define.js';
-import type { FlagTable, FlagValues } from '../../flags.js';
+import type { FlagTable, FlagValues } from '../../flags/flags.js';
 import { renderTable } from '../batch/format.js';
 import { FILTER_FLAGS, filterModels, fitColumns, modelRow, sortModels, unknownFilter } from './filter.js';
 import type { Model } from '../../../client/resources/models.js';

@@ -2,8 +2,8 @@
  * A refusal of the service names the request's field (`max_completion_tokens (999999) exceeds …`);
  * the user typed a flag (`--max-tokens`). The message is said with the flag, where the user gave one.
  */
-import type { Command } from './commander.js';
-import { APIError, ValidationError } from '../client/errors.js';
+import type { Command } from '../commander.js';
+import { APIError, ValidationError } from '../../client/errors.js';
 
 /** Fields whose flag is not their name in kebab case. */
 const ALIASES: Record<string, string> = {

@@ -1,5 +1,5 @@
-import { Option, type Command } from './commander.js';
-import { usage } from './exit-codes.js';
+import { Option, type Command } from '../commander.js';
+import { usage } from '../exit-codes.js';
 
 /** One flag: commander's flags string and help, and a parser (whose result is the flag's type) or choices. */
 export interface FlagSpec {

@@ -1,7 +1,7 @@
-import { InvalidArgumentError } from './commander.js';
+import { InvalidArgumentError } from '../commander.js';
 import type { FlagSpec, FlagTable } from './flags.js';
-import { isModelId, MODEL_ID_SYNTAX } from '../client/facts.js';
-import { usage } from './exit-codes.js';
+import { isModelId, MODEL_ID_SYNTAX } from '../../client/facts.js';
+import { usage } from '../exit-codes.js';
 
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
