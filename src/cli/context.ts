@@ -3,7 +3,7 @@ import { APIError, ConnectionError, ProxyRefusedError, TimeoutError } from '../c
 import { sourceName, type Settings } from '../config/settings.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { checkModel } from './flags/options.js';
-import type { GlobalFlags, IO } from './io.js';
+import type { GlobalFlags, IO } from './io/io.js';
 
 export interface Connected {
   client: RouterClient;

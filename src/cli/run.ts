@@ -1,11 +1,11 @@
 import type { Command } from './commander.js';
-import { IO, processStreams, type GlobalFlags, type Streams } from './io.js';
+import { IO, processStreams, type GlobalFlags, type Streams } from './io/io.js';
 import type { Connected, ConnectOptions } from './context.js';
 import type { UsageRecord } from './ledger.js';
 import type { BudgetHold } from './budget-hold.js';
 import type { Settings, Source } from '../config/settings.js';
 import { usage } from './exit-codes.js';
-import { utf8Text } from './utf8.js';
+import { utf8Text } from './io/utf8.js';
 
 /** What a run of `router` gets from outside: streams, environment, arguments; tests pass their own. */
 export interface Runtime {
@@ -193,7 +193,7 @@ interface JsonOpts {
 /** `--json FIELDS` and `--jq` are checked before the command runs (nothing is sent on a mistake). */
 async function shapeJson(path: string, opts: JsonOpts, io: IO): Promise<void> {
   if (opts.jsonFields === undefined && opts.jq === undefined) return;
-  const { checkJq, checkedFields, selectFields } = await import('./json-output.js');
+  const { checkJq, checkedFields, selectFields } = await import('./io/json-output.js');
   io.jsonShape.select = selectFields;
   if (opts.jsonFields !== undefined) io.jsonShape.fields = checkedFields(path, opts.jsonFields);
   if (opts.jq !== undefined) {
@@ -210,10 +210,10 @@ export async function refuseFolderStdin(stream: unknown): Promise<void> {
   }
 }
 
-/** Reads all of a stream (stdin) as bytes, up to the bound of any input (src/cli/bounded-read.ts). */
+/** Reads all of a stream (stdin) as bytes, up to the bound of any input (src/cli/io/bounded-read.ts). */
 export async function readAllBytes(stream: NodeJS.ReadableStream, signal?: AbortSignal): Promise<Buffer> {
   await refuseFolderStdin(stream);
-  const { collectBounded } = await import('./bounded-read.js');
+  const { collectBounded } = await import('./io/bounded-read.js');
   return collectBounded(stream as AsyncIterable<Buffer | string>, 'stdin', signal);
 }
 
@@ -236,7 +236,7 @@ export async function readStdinBytes(io: IO, signal?: AbortSignal): Promise<Buff
     if (st?.isDirectory()) throw usage('cannot read stdin: it is a folder');
     if (st && (st.isFile() || st.isCharacterDevice()) && !io.stdinTTY) {
       const devNull = st.isCharacterDevice() && st.rdev === stat(() => statSync('/dev/null'))?.rdev;
-      const bytes = await (await import('./bounded-read.js')).readFdBounded(fd, 'stdin', !st.isFile() && !devNull, signal);
+      const bytes = await (await import('./io/bounded-read.js')).readFdBounded(fd, 'stdin', !st.isFile() && !devNull, signal);
       if (bytes) return bytes;
     }
   }

@@ -2,7 +2,7 @@
 import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError, EXIT, usage } from './exit-codes.js';
-import type { IO } from './io.js';
+import type { IO } from './io/io.js';
 import { sniff } from './attach.js';
 import { describeCode, isPathProblem } from '../internal/system-errors.js';
 import { visible } from '../internal/visible.js';

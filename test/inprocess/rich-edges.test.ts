@@ -324,7 +324,7 @@ describe('a tool call as the terminal shows it', () => {
     const { toolLoop } = await import('../../src/cli/tool-loop.js');
     const { ToolSet, commandTool } = await import('../../src/kit/index.js');
     const { testStreams } = await import('../support/inprocess.js');
-    const { IO } = await import('../../src/cli/io.js');
+    const { IO } = await import('../../src/cli/io/io.js');
     const t = testStreams({ tty: { stdin: false, stdout: false, stderr: true } });
     const io = new IO({}, t.streams);
     // Arguments that are not JSON, as a model may send them: a cursor move and a line erase over the real ones.

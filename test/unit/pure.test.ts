@@ -11,7 +11,7 @@ import { questionsFromArgv } from '../../src/cli/commands/decide.js';
 import { scanRequests } from '../../src/batch/scan.js';
 import { reportError } from '../../src/cli/errors.js';
 import { CliError, EXIT } from '../../src/cli/exit-codes.js';
-import { IO } from '../../src/cli/io.js';
+import { IO } from '../../src/cli/io/io.js';
 import { sleep } from '../../src/internal/sleep.js';
 import { testStreams } from '../support/inprocess.js';
 

@@ -3,7 +3,7 @@ import { defineCommand, defineGroup } from '../define.js';
 import { jsonFlags } from '../flags/setup-flags.js';
 import { checkKey, dollars, limitText } from '../key-check.js';
 import type { Settings, Source } from '../../config/settings.js';
-import type { IO } from '../io.js';
+import type { IO } from '../io/io.js';
 import { migrate } from './auth-migrate.js';
 
 const status = defineCommand({

@@ -9,7 +9,7 @@ import { CliError, EXIT, usage } from '../exit-codes.js';
 import { applyRole, inFolder, loadYaml, parseRole, readRole, roleNames, rolePath, rolesDir, unknownRole, type Role } from '../roles.js';
 import { writeWhole } from '../../internal/write-whole.js';
 import { visible } from '../../internal/visible.js';
-import { textOrFile } from '../input.js';
+import { textOrFile } from '../io/input.js';
 import { CHAT_FLAGS } from './chat/flags.js';
 
 /** What a role may hold that `roles save` takes as flags: chat's generation flags. */
@@ -175,7 +175,7 @@ async function runEdit({ io, env }: RunContext<unknown>, name: string): Promise<
   const kept = existed ? `role ${name} is unchanged` : `role ${name} is not made`;
   // An edit that did not parse last time is taken up again, not lost.
   writeWhole(draft, existsSync(draft) ? readLocalFile(draft) : existed ? readLocalFile(path) : TEMPLATE);
-  const { editFile } = await import('../editor.js');
+  const { editFile } = await import('../io/editor.js');
   try {
     await editFile(io, draft);
   } catch (err) {

@@ -164,7 +164,7 @@ export const SESSION_FLAGS = {
 /** --user where the spec sets no limit on it (embeddings, decisions). */
 export const OPEN_USER_FLAG = { flags: '--user <id>', help: 'end-user identifier', parse: nonEmpty } as const satisfies FlagSpec;
 
-/** The provider routing preferences: the body's `provider` (src/cli/input.ts providerFrom). */
+/** The provider routing preferences: the body's `provider` (src/cli/io/input.ts providerFrom). */
 export const PROVIDER_FLAGS = {
   providerOnly: { flags: '--provider-only <slugs>', help: 'only these providers, comma-separated', parse: commaList },
   providerOrder: { flags: '--provider-order <slugs>', help: 'try providers in this order, comma-separated', parse: commaList },

@@ -4,14 +4,14 @@ import type { ChatCompletionRequest, ChatMessage, ChatUsage } from '../../../cli
 import type { RouterClient } from '../../../client/index.js';
 import { deltaText } from '../../../client/resources/chat.js';
 import { readCompletion, type FailedAnswerError } from '../../../client/answer-reading.js';
-import type { IO } from '../../io.js';
-import { printText, shownPieces, shownText, streamToStdout, usageLine } from '../../output.js';
+import type { IO } from '../../io/io.js';
+import { printText, shownPieces, shownText, streamToStdout, usageLine } from '../../io/output.js';
 import { buildChatRequest, validateChatOptions } from './request.js';
 import { CHAT_FLAGS, type ChatCommandOptions, type ChatOptions } from './flags.js';
 import type { RunContext } from '../../run.js';
 import { defineCommand } from '../../define.js';
 import { applyRoleFlag, blameRole } from '../../roles.js';
-import { textOrFile } from '../../input.js';
+import { textOrFile } from '../../io/input.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import { boundNote, guardNext, guardSpend, limitFlagOf, SPEND_FLAGS } from '../../spend-guard.js';
 import { keepConversation, openConversation, withSystem } from './conversation.js';

@@ -3,7 +3,7 @@ import type { ChatMessage } from '../../../client/types.js';
 import type { Model } from '../../../client/resources/models.js';
 import type { RouterClient } from '../../../client/index.js';
 import type { Attachment } from '../../attach.js';
-import type { IO } from '../../io.js';
+import type { IO } from '../../io/io.js';
 import { usage } from '../../exit-codes.js';
 
 /** /help: one command a line. */

@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import type { ChatMessage } from '../../../client/types.js';
 import { isModelId, MODEL_ID_SYNTAX } from '../../../client/facts.js';
 import { deltaText } from '../../../client/resources/chat.js';
-import type { IO } from '../../io.js';
+import type { IO } from '../../io/io.js';
 import { interrupted, type RunContext } from '../../run.js';
 import { keepConversation, openConversation, withSystem } from './conversation.js';
 import { buildChatRequest, type ChatOptions } from './request.js';
@@ -133,7 +133,7 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
   } else if (cmd === '/save') {
     if (!arg) io.err('usage: /save FILE\n');
     else {
-      const { OutputFile } = await import('../../output-file.js');
+      const { OutputFile } = await import('../../io/output-file.js');
       const f = OutputFile.open(arg);
       await f.write(/\.(md|markdown)$/i.test(arg) ? checks.conversationMarkdown(c.model, c.history) : `${JSON.stringify({ model: c.model, messages: c.history }, null, 2)}\n`);
       await f.commit();

@@ -31,7 +31,7 @@ export const list = defineCommand({
       io.info('no profiles yet: run "router login"');
       return;
     }
-    const { table } = await import('../../table.js');
+    const { table } = await import('../../io/table.js');
     io.out(
       table(io, ['', 'profile', 'api key', 'api root', 'model'], rows.map((r) => [r.current ? '*' : '', r.name, r.api_key_in === 'file' || !r.api_key_in ? (r.api_key ?? '') : `(${r.api_key_in})`, r.api_root ?? '', r.model ?? ''])),
     );

@@ -1,6 +1,6 @@
 import type { ResponsesRequest } from '../../../client/resources/responses.js';
 import { usage } from '../../exit-codes.js';
-import { applyRouting } from '../../input.js';
+import { applyRouting } from '../../io/input.js';
 import { decimalNumber } from '../../flags/options.js';
 import type { ResponsesOpts } from './flags.js';
 

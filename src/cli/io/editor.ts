@@ -1,5 +1,5 @@
 /** $VISUAL or $EDITOR on a file, as git and gh run it: through the shell, so that "code --wait" works. */
-import { CliError, EXIT, usage } from './exit-codes.js';
+import { CliError, EXIT, usage } from '../exit-codes.js';
 import type { IO } from './io.js';
 
 export function editorCommand(env: NodeJS.ProcessEnv): string | undefined {

@@ -1,4 +1,4 @@
-import { usage } from './exit-codes.js';
+import { usage } from '../exit-codes.js';
 
 // Made on first use: a strict decoder costs ~0.5 ms, and most calls read no file.
 let strict: TextDecoder | undefined;

@@ -2,9 +2,9 @@
  * JSON output for scripts, as gh does it: `--json FIELDS` keeps only those top-level fields (of each
  * item, for lists) and `--jq EXPR` filters the output with jq (built in; raw strings unquoted).
  */
-import type { Command, Option } from './commander.js';
-import { CliError, EXIT, usage } from './exit-codes.js';
-import { didYouMean } from '../internal/did-you-mean.js';
+import type { Command, Option } from '../commander.js';
+import { CliError, EXIT, usage } from '../exit-codes.js';
+import { didYouMean } from '../../internal/did-you-mean.js';
 
 const BATCH = ['id', 'object', 'endpoint', 'model', 'completion_window', 'created_at', 'finalized_at', 'status', 'request_counts', 'error', 'results', 'usage'];
 const JOB = ['id', 'created_at', 'updated_at', 'input', 'endpoint', 'model', 'provider', 'plain', 'max_requests', 'max_bytes', 'wrapper_bytes', 'requests', 'shards', 'totals', 'cost_bound'];

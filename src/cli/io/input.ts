@@ -1,14 +1,14 @@
 import { constants, createReadStream, openSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { collectBounded, inputTooLarge, MAX_INPUT_BYTES } from './bounded-read.js';
-import { usage } from './exit-codes.js';
+import { usage } from '../exit-codes.js';
 import type { IO } from './io.js';
-import { readStdin } from './run.js';
-import { describeCode } from '../internal/system-errors.js';
-import { isBlank } from '../internal/blank.js';
+import { readStdin } from '../run.js';
+import { describeCode } from '../../internal/system-errors.js';
+import { isBlank } from '../../internal/blank.js';
 import { utf8Text } from './utf8.js';
-import type { FlagValues } from './flags/flags.js';
-import type { PROVIDER_FLAGS, ROUTING_FLAGS } from './flags/options.js';
+import type { FlagValues } from '../flags/flags.js';
+import type { PROVIDER_FLAGS, ROUTING_FLAGS } from '../flags/options.js';
 
 export interface TextOptions {
   what?: string;

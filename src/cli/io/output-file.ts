@@ -2,12 +2,12 @@ import { createWriteStream, openSync, readdirSync, realpathSync, renameSync, rmS
 import { Socket } from 'node:net';
 import type { Writable } from 'node:stream';
 import { basename, dirname, join, resolve } from 'node:path';
-import { randomHex } from '../internal/random-hex.js';
-import { isBlank } from '../internal/blank.js';
-import { CliError, EXIT } from './exit-codes.js';
-import { describeCode, isPathProblem, isSystemError } from '../internal/system-errors.js';
-import { interrupted } from './run.js';
-import { processAlive } from '../internal/process.js';
+import { randomHex } from '../../internal/random-hex.js';
+import { isBlank } from '../../internal/blank.js';
+import { CliError, EXIT } from '../exit-codes.js';
+import { describeCode, isPathProblem, isSystemError } from '../../internal/system-errors.js';
+import { interrupted } from '../run.js';
+import { processAlive } from '../../internal/process.js';
 
 const TEMP_PREFIX = '.router-tmp-';
 

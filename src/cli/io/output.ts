@@ -50,12 +50,12 @@ export function rendersMarkdown(io: IO, opts: { raw?: boolean; json?: boolean })
 /** Streamed text as stdout shows it: rendered on a terminal, else exactly as received. */
 export async function shownPieces(io: IO, pieces: AsyncIterable<string>, opts: { raw?: boolean; json?: boolean }): Promise<AsyncIterable<string>> {
   if (!rendersMarkdown(io, opts)) return pieces;
-  return (await import('./markdown/index.js')).renderPieces(io, pieces);
+  return (await import('../markdown/index.js')).renderPieces(io, pieces);
 }
 
 /** A whole answer as stdout shows it (see shownPieces). */
 export async function shownText(io: IO, text: string, opts: { raw?: boolean; json?: boolean }): Promise<string> {
   if (!rendersMarkdown(io, opts)) return text;
-  const md = (await import('./markdown/index.js')).terminalMarkdown(io);
+  const md = (await import('../markdown/index.js')).terminalMarkdown(io);
   return md.push(text) + md.end();
 }

@@ -1,5 +1,5 @@
-import { BATCH_MAX_BYTES } from '../client/facts.js';
-import { usage } from './exit-codes.js';
+import { BATCH_MAX_BYTES } from '../../client/facts.js';
+import { usage } from '../exit-codes.js';
 
 /**
  * The most input one call reads: the largest body any request of the service takes (a batch's,

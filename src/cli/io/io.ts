@@ -1,8 +1,8 @@
 import type { Readable, Writable } from 'node:stream';
 import { isatty } from 'node:tty';
-import type { FlagValues } from './flags/flags.js';
-import type { GLOBAL_FLAGS } from './flags/global-flags.js';
-import { visible } from '../internal/visible.js';
+import type { FlagValues } from '../flags/flags.js';
+import type { GLOBAL_FLAGS } from '../flags/global-flags.js';
+import { visible } from '../../internal/visible.js';
 
 /** The shortest time between two writes of streamed text to stdout (a person sees no delay under ~15 ms). */
 const STREAM_WRITE_GAP_MS = 10;
