@@ -1,8 +1,8 @@
 import type { Command } from './commander.js';
 import { IO, processStreams, type GlobalFlags, type Streams } from './io/io.js';
 import type { Connected, ConnectOptions } from './context.js';
-import type { UsageRecord } from './ledger.js';
-import type { BudgetHold } from './budget-hold.js';
+import type { UsageRecord } from './spend/ledger.js';
+import type { BudgetHold } from './spend/budget-hold.js';
 import type { Settings, Source } from '../config/settings.js';
 import { usage } from './exit-codes.js';
 import { utf8Text } from './io/utf8.js';
@@ -46,7 +46,7 @@ export interface RunContext<O> {
   readonly logging: boolean;
   /** Writes one call to the local usage ledger (unless --no-log or the settings turn it off). */
   logUsage(record: Omit<UsageRecord, 'time' | 'profile' | 'command'>): void;
-  /** What the command holds of the budgets (./budget-hold.ts): lessened by each call logged, released when it ends or holds anew. */
+  /** What the command holds of the budgets (./spend/budget-hold.ts): lessened by each call logged, released when it ends or holds anew. */
   holdBudget(hold: BudgetHold): void;
 }
 
@@ -121,7 +121,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
       else hold?.spent(record.cost);
     };
     // The ledger module is small and loaded with the command, never for --help.
-    const ledger = names[0] && LEDGER_COMMANDS.has(names[0]) ? await import('./ledger.js') : undefined;
+    const ledger = names[0] && LEDGER_COMMANDS.has(names[0]) ? await import('./spend/ledger.js') : undefined;
     runtime.running = (runtime.running ?? 0) + 1;
     try {
       await shapeJson(names.join(' '), opts as JsonOpts, io);

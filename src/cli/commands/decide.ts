@@ -1,5 +1,5 @@
 /** `router decide`: yes/no, choice and score questions about some content (POST /alpha/decisions). */
-import { usageFields } from '../ledger.js';
+import { usageFields } from '../spend/ledger.js';
 import { usageLine } from '../io/output.js';
 import type { DecisionQuestion, DecisionResponse } from '../../client/types.js';
 import type { RunContext } from '../run.js';
@@ -7,7 +7,7 @@ import { defineCommand } from '../define.js';
 import type { FlagValues } from '../flags/flags.js';
 import { collect, modelFlag, OPEN_USER_FLAG, OUTPUT_FLAGS, PROVIDER_FLAGS, SESSION_FLAGS } from '../flags/options.js';
 import { usage } from '../exit-codes.js';
-import { boundNote, guardSpend, SPEND_FLAGS } from '../spend-guard.js';
+import { boundNote, guardSpend, SPEND_FLAGS } from '../spend/spend-guard.js';
 import { providerFrom, readJsonFile, readTextFile } from '../io/input.js';
 
 const FLAGS = {

@@ -5,7 +5,7 @@ import { defineCommand } from '../define.js';
 import type { FlagValues } from '../flags/flags.js';
 import { anyNumber, collect, collectNonEmpty, modelFlag, nonEmpty, SESSION_FLAGS } from '../flags/options.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
-import { boundNote, guardSpend, SPEND_FLAGS } from '../spend-guard.js';
+import { boundNote, guardSpend, SPEND_FLAGS } from '../spend/spend-guard.js';
 import { readFileFor, readJsonFile, textFromArgs } from '../io/input.js';
 
 const AUDIO_TYPES: Record<string, string> = { '.wav': 'audio/wav', '.mp3': 'audio/mpeg', '.ogg': 'audio/ogg', '.flac': 'audio/flac', '.m4a': 'audio/mp4', '.pcm': 'audio/pcm' };

@@ -1,5 +1,5 @@
 /** `router chat`: a prompt to a chat model, the answer streamed to stdout (and `chat -i`, in ./repl.ts). */
-import { usageFields } from '../../ledger.js';
+import { usageFields } from '../../spend/ledger.js';
 import type { ChatCompletionRequest, ChatMessage, ChatUsage } from '../../../client/types.js';
 import type { RouterClient } from '../../../client/index.js';
 import { deltaText } from '../../../client/resources/chat.js';
@@ -13,7 +13,7 @@ import { defineCommand } from '../../define.js';
 import { applyRoleFlag, blameRole } from '../../roles.js';
 import { textOrFile } from '../../io/input.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
-import { boundNote, guardNext, guardSpend, limitFlagOf, SPEND_FLAGS } from '../../spend-guard.js';
+import { boundNote, guardNext, guardSpend, limitFlagOf, SPEND_FLAGS } from '../../spend/spend-guard.js';
 import { keepConversation, openConversation, withSystem } from './conversation.js';
 import { MessageAssembler, messageOf, type AssembledMessage } from '../../answer-extras.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from '../../request-extras.js';

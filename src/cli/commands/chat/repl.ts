@@ -158,8 +158,8 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
   ctx.useCommandModel(saved);
   const connected = await ctx.connect();
   const { client, settings } = connected;
-  const { guardSpend } = await import('../../spend-guard.js');
-  const { usageFields } = await import('../../ledger.js');
+  const { guardSpend } = await import('../../spend/spend-guard.js');
+  const { usageFields } = await import('../../spend/ledger.js');
   const { reportError } = await import('../../errors.js');
   let models: Promise<Model[] | undefined> | undefined;
   const { loadTools, openTools } = await import('../../tool-runner.js');

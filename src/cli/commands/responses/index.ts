@@ -1,5 +1,5 @@
 /** `router responses`: one independent request in the Responses format, the text streamed to stdout. */
-import { usageFields } from '../../ledger.js';
+import { usageFields } from '../../spend/ledger.js';
 import { readResponse } from '../../../client/answer-reading.js';
 import { isFinalResponse, isTextDelta, type ResponsesRequest, type ResponsesResult } from '../../../client/resources/responses.js';
 import type { RouterClient } from '../../../client/index.js';
@@ -11,7 +11,7 @@ import type { RunContext } from '../../run.js';
 import { defineCommand } from '../../define.js';
 import type { FlagValues } from '../../flags/flags.js';
 import { applyRoleFlag, blameRole } from '../../roles.js';
-import { boundNote, guardSpend, limitFlagOf, SPEND_FLAGS } from '../../spend-guard.js';
+import { boundNote, guardSpend, limitFlagOf, SPEND_FLAGS } from '../../spend/spend-guard.js';
 import { usage } from '../../exit-codes.js';
 import { checkMetadataFlags, readJsonFile, textOrFile } from '../../io/input.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from '../../request-extras.js';

@@ -2,11 +2,11 @@
  * Budgets: what a profile may spend a day and a calendar month (UTC), against what the usage
  * ledger holds for it. The ledger is read line by line and summed as it is read, never held whole.
  */
-import type { Settings } from '../config/settings.js';
-import { BUDGET_ENV } from '../config/fields.js';
-import { sourceName } from '../config/settings.js';
+import type { Settings } from '../../config/settings.js';
+import { BUDGET_ENV } from '../../config/fields.js';
+import { sourceName } from '../../config/settings.js';
 import type { UsageRecord } from './ledger.js';
-import { usage } from './exit-codes.js';
+import { usage } from '../exit-codes.js';
 
 export type BudgetName = keyof typeof BUDGET_ENV;
 

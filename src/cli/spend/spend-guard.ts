@@ -2,11 +2,11 @@
  * --max-cost, --dry-run and the budgets, before a call is sent: the call's cost bound from the
  * model list's prices, its completion limit lowered to fit the cap, or the call refused (exit 4).
  */
-import type { FlagTable, FlagValues } from './flags/flags.js';
-import type { Connected } from './context.js';
-import type { RunContext } from './run.js';
-import { CliError, EXIT } from './exit-codes.js';
-import { DEFAULT_API_ROOT } from '../client/core.js';
+import type { FlagTable, FlagValues } from '../flags/flags.js';
+import type { Connected } from '../context.js';
+import type { RunContext } from '../run.js';
+import { CliError, EXIT } from '../exit-codes.js';
+import { DEFAULT_API_ROOT } from '../../client/core.js';
 import { budgetsFor, usdAmount, type Budget } from './budget.js';
 import { BudgetHold, heldByOthers, holdNames, holdsChange, withBudgetLock, type Held } from './budget-hold.js';
 import { completionWithin, countImages, imagesUnbounded, promptTokenBound, readPricing, searchesOf, usd, usdBound, worstBound, type CallSize, type Pricing } from './cost-bound.js';
@@ -273,7 +273,7 @@ export async function pricesOrWhy(ctx: RunContext<unknown>, cap: Cap | undefined
 export async function pricesOf(ctx: RunContext<unknown>, client: Connected['client'], apiRoot: string, ids: (string | undefined)[], refresh = false): Promise<Pricing[] | string> {
   const wanted = [...new Set(ids.filter((id): id is string => !!id))];
   if (wanted.length === 0) return 'no model is named (the service would choose one)';
-  const { modelCatalog } = await import('./model-catalog.js');
+  const { modelCatalog } = await import('../model-catalog.js');
   const list = await modelCatalog(client, { env: ctx.env, apiRoot, signal: ctx.signal, refresh });
   const prices: Pricing[] = [];
   for (const id of wanted) {

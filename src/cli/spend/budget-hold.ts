@@ -9,14 +9,14 @@
  */
 import { closeSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stateHome } from '../config/state-dir.js';
-import { takeLock } from '../internal/file-lock.js';
-import { makeDir } from '../internal/make-dir.js';
-import { processAlive, processStart } from '../internal/process.js';
-import { randomHex } from '../internal/random-hex.js';
-import { sleep } from '../internal/sleep.js';
-import { CliError, EXIT } from './exit-codes.js';
-import { describeCode } from '../internal/system-errors.js';
+import { stateHome } from '../../config/state-dir.js';
+import { takeLock } from '../../internal/file-lock.js';
+import { makeDir } from '../../internal/make-dir.js';
+import { processAlive, processStart } from '../../internal/process.js';
+import { randomHex } from '../../internal/random-hex.js';
+import { sleep } from '../../internal/sleep.js';
+import { CliError, EXIT } from '../exit-codes.js';
+import { describeCode } from '../../internal/system-errors.js';
 import { batchHoldPath, ledgerPath } from './ledger.js';
 
 /** A hold older than this is stale whatever its process: a call does not run for a day. */

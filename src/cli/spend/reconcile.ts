@@ -5,8 +5,8 @@
  * `cost` is the difference from what the answer reported; totals and budgets sum it as they read.
  * A run checks at most `limit` calls, oldest first, and a later run goes on where it stopped.
  */
-import type { RouterClient } from '../client/index.js';
-import { APIError } from '../client/errors.js';
+import type { RouterClient } from '../../client/index.js';
+import { APIError } from '../../client/errors.js';
 import { appendUsage, type UsageRecord } from './ledger.js';
 import { eachLedgerRecord } from './ledger-read.js';
 

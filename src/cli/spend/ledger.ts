@@ -4,10 +4,10 @@
  */
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { stateHome } from '../config/state-dir.js';
-import { appendWhole } from '../internal/append-whole.js';
-import { makeDir } from '../internal/make-dir.js';
-import { describeCode } from '../internal/system-errors.js';
+import { stateHome } from '../../config/state-dir.js';
+import { appendWhole } from '../../internal/append-whole.js';
+import { makeDir } from '../../internal/make-dir.js';
+import { describeCode } from '../../internal/system-errors.js';
 
 export interface UsageRecord {
   /** ISO 8601, UTC. */

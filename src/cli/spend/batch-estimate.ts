@@ -2,15 +2,15 @@
  * The cost bound of a batch file, read line by line: each request's bound (as for one call) at the
  * price the service charges batches (docs/conformance.md: half), summed per model.
  */
-import type { Connected } from './context.js';
-import type { RunContext } from './run.js';
-import { CliError, EXIT } from './exit-codes.js';
-import { DEFAULT_API_ROOT } from '../client/core.js';
-import { readLines } from '../internal/jsonl.js';
+import type { Connected } from '../context.js';
+import type { RunContext } from '../run.js';
+import { CliError, EXIT } from '../exit-codes.js';
+import { DEFAULT_API_ROOT } from '../../client/core.js';
+import { readLines } from '../../internal/jsonl.js';
 import { BATCH_PRICE, callBound, countImages, imagesUnbounded, promptTokenBound, searchesOf, usd, usdBound, type Pricing } from './cost-bound.js';
 import { capOf, HeldBack, pricesOf, pricesOrWhy, type SpendOptions } from './spend-guard.js';
 import type { BudgetHold, Held } from './budget-hold.js';
-import { isFinished, type JobRecord } from '../batch/job/store.js';
+import { isFinished, type JobRecord } from '../../batch/job/store.js';
 
 export interface BatchEstimate {
   model: string;
