@@ -8,7 +8,7 @@ import type { IO } from './io/io.js';
 import { visible } from '../internal/visible.js';
 import { checkImagesDir, showImages } from './save-images.js';
 import { chatResponseFormat, loadSchema, printSchemaAnswer, responsesTextFormat, type AnswerSchema } from './schema-check.js';
-import { loadTools, type LocalTools } from './tool-runner.js';
+import { loadTools, type LocalTools } from './tools/tool-runner.js';
 import type { FlagValues } from './flags/flags.js';
 import type { ANSWER_FLAGS, TOOL_FLAGS } from './flags/answer-flags.js';
 

@@ -136,7 +136,7 @@ describe('json_schema answers (property)', () => {
 
 describe('the tool loop', () => {
   it('stops after --max-tool-rounds with exit 11, the calls printed; each round ran the command once', async () => {
-    const { toolLoop } = await import('../../src/cli/tool-loop.js');
+    const { toolLoop } = await import('../../src/cli/tools/tool-loop.js');
     const { ToolSet, commandTool } = await import('../../src/kit/index.js');
     const { testStreams } = await import('../support/inprocess.js');
     const { IO } = await import('../../src/cli/io/io.js');

@@ -136,7 +136,7 @@ async function runSave(ctx: RunContext<Record<string, unknown>>, name: string): 
  */
 async function checkFiles(opts: Record<string, unknown>, io: RunContext<unknown>['io']): Promise<void> {
   const file = (v: unknown) => (typeof v === 'string' && v !== '-' ? v : undefined);
-  const { loadTools } = await import('../tool-runner.js');
+  const { loadTools } = await import('../tools/tool-runner.js');
   const { loadSchema } = await import('../schema-check.js');
   const { readAttachments } = await import('../attach.js');
   const { checkImagesDir } = await import('../save-images.js');

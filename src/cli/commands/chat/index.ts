@@ -17,8 +17,8 @@ import { boundNote, guardNext, guardSpend, limitFlagOf, SPEND_FLAGS } from '../.
 import { keepConversation, openConversation, withSystem } from './conversation.js';
 import { MessageAssembler, messageOf, type AssembledMessage } from '../../answer-extras.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from '../../request-extras.js';
-import { callsNotRun, chatCalls, imageInput, openTools } from '../../tool-runner.js';
-import { toolLoop } from '../../tool-loop.js';
+import { callsNotRun, chatCalls, imageInput, openTools } from '../../tools/tool-runner.js';
+import { toolLoop } from '../../tools/tool-loop.js';
 import { noteRouting } from '../../routing-note.js';
 
 export const chat = defineCommand({

@@ -16,7 +16,7 @@ import { usage } from '../../exit-codes.js';
 import { checkMetadataFlags, readJsonFile, textOrFile } from '../../io/input.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from '../../request-extras.js';
 import { functionCalls, reasoningSummary, responseMessage } from '../../answer-extras.js';
-import { callsNotRun, chatCalls, imageInput, openTools } from '../../tool-runner.js';
+import { callsNotRun, chatCalls, imageInput, openTools } from '../../tools/tool-runner.js';
 import { responsesToolLoop } from './tool-loop.js';
 import { noteRouting } from '../../routing-note.js';
 

@@ -2,8 +2,8 @@
 import type { ResponsesRequest, ResponsesResult } from '../../../client/resources/responses.js';
 import { functionCalls } from '../../answer-extras.js';
 import type { IO } from '../../io/io.js';
-import { passedImages, runRound, type ToolLoop } from '../../tool-loop.js';
-import { chatCalls } from '../../tool-runner.js';
+import { passedImages, runRound, type ToolLoop } from '../../tools/tool-loop.js';
+import { chatCalls } from '../../tools/tool-runner.js';
 
 type Item = Record<string, unknown>;
 

@@ -2,12 +2,12 @@
  * `--tools FILE` and `--mcp` of chat, chat -i and responses: function tools, some with a local
  * `command` that router runs when the model calls them, and the tools of MCP servers (src/kit).
  */
-import type { ToolDeclaration, ToolSet } from '../kit/toolset.js';
-import { CliError, EXIT, usage } from './exit-codes.js';
-import { readJsonFile } from './io/input.js';
-import { parametersProblem } from './schema-check.js';
-import type { IO } from './io/io.js';
-import { visible } from '../internal/visible.js';
+import type { ToolDeclaration, ToolSet } from '../../kit/toolset.js';
+import { CliError, EXIT, usage } from '../exit-codes.js';
+import { readJsonFile } from '../io/input.js';
+import { parametersProblem } from '../schema-check.js';
+import type { IO } from '../io/io.js';
+import { visible } from '../../internal/visible.js';
 
 type Body = Record<string, unknown>;
 
@@ -70,7 +70,7 @@ export interface ToolSources {
 /** Starts the MCP servers and makes the local tools runnable; undefined when there are no function tools. */
 export async function openTools(src: ToolSources): Promise<ToolSet | undefined> {
   if (!src.local?.functions.length && !src.mcp?.length) return undefined;
-  const [{ ToolSet }, { commandTool }, { toolEnv }] = await Promise.all([import('../kit/toolset.js'), import('../kit/command-tool.js'), import('../kit/tool-env.js')]);
+  const [{ ToolSet }, { commandTool }, { toolEnv }] = await Promise.all([import('../../kit/toolset.js'), import('../../kit/command-tool.js'), import('../../kit/tool-env.js')]);
   const env = toolEnv(src.env, src.secrets);
   const fns = src.local?.functions ?? [];
   return ToolSet.open({
@@ -124,9 +124,9 @@ export function callsNotRun(io: IO, calls: ShownCall[], why: string, json: boole
 }
 
 /** Whether `model` takes image input, by the service's model list (kept briefly); false when unknown. */
-export function imageInput(client: import('../client/index.js').RouterClient, env: NodeJS.ProcessEnv, apiRoot: string | undefined, model: string | undefined, signal: AbortSignal): () => Promise<boolean> {
+export function imageInput(client: import('../../client/index.js').RouterClient, env: NodeJS.ProcessEnv, apiRoot: string | undefined, model: string | undefined, signal: AbortSignal): () => Promise<boolean> {
   return async () => {
-    const [{ modelCatalog }, { DEFAULT_API_ROOT }] = await Promise.all([import('./model-catalog.js'), import('../client/core.js')]);
+    const [{ modelCatalog }, { DEFAULT_API_ROOT }] = await Promise.all([import('../model-catalog.js'), import('../../client/core.js')]);
     const models = await modelCatalog(client, { env, apiRoot: apiRoot ?? DEFAULT_API_ROOT, signal });
     const arch = models.find((m) => m.id === model)?.architecture as { input_modalities?: string[] } | undefined;
     return !!arch?.input_modalities?.includes('image');
