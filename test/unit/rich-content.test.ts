@@ -72,7 +72,7 @@ describe('stream assembly (property)', () => {
 
 describe('attachment types from their bytes', () => {
   it('magic numbers win over the extension; a UTF-16 text is not MP3', async () => {
-    const { sniff } = await import('../../src/cli/attach.js');
+    const { sniff } = await import('../../src/cli/answers/attach.js');
     expect(sniff(Buffer.from('%PDF-1.7'))).toEqual(['file', 'application/pdf']);
     expect(sniff(Buffer.from([0xff, 0xd8, 0xff, 0xe0]))).toEqual(['image', 'image/jpeg']);
     expect(sniff(Buffer.from('GIF89a'))).toEqual(['image', 'image/gif']);

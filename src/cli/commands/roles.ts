@@ -137,9 +137,9 @@ async function runSave(ctx: RunContext<Record<string, unknown>>, name: string): 
 async function checkFiles(opts: Record<string, unknown>, io: RunContext<unknown>['io']): Promise<void> {
   const file = (v: unknown) => (typeof v === 'string' && v !== '-' ? v : undefined);
   const { loadTools } = await import('../tools/tool-runner.js');
-  const { loadSchema } = await import('../schema-check.js');
-  const { readAttachments } = await import('../attach.js');
-  const { checkImagesDir } = await import('../save-images.js');
+  const { loadSchema } = await import('../answers/schema-check.js');
+  const { readAttachments } = await import('../answers/attach.js');
+  const { checkImagesDir } = await import('../answers/save-images.js');
   await loadTools(file(opts.tools), io, 'chat');
   await loadSchema(file(opts.schema), io);
   await readAttachments(Array.isArray(opts.attach) ? opts.attach.filter((a) => a !== '-') : undefined, io);

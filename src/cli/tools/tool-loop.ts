@@ -1,6 +1,6 @@
 /** The tool loop of chat (and chat -i): runs the model's calls through src/kit and asks again with their results. */
 import type { ChatMessage } from '../../client/types.js';
-import type { AssembledMessage } from '../answer-extras.js';
+import type { AssembledMessage } from '../answers/answer-extras.js';
 import type { IO } from '../io/io.js';
 import type { ToolSet } from '../../kit/toolset.js';
 import { ResultBudget, runToolCall, type CallOutcome } from '../../kit/tool-calls.js';

@@ -15,11 +15,11 @@ import { textOrFile } from '../../io/input.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import { boundNote, guardNext, guardSpend, limitFlagOf, SPEND_FLAGS } from '../../spend/spend-guard.js';
 import { keepConversation, openConversation, withSystem } from './conversation.js';
-import { MessageAssembler, messageOf, type AssembledMessage } from '../../answer-extras.js';
-import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from '../../request-extras.js';
+import { MessageAssembler, messageOf, type AssembledMessage } from '../../answers/answer-extras.js';
+import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from '../../answers/request-extras.js';
 import { callsNotRun, chatCalls, imageInput, openTools } from '../../tools/tool-runner.js';
 import { toolLoop } from '../../tools/tool-loop.js';
-import { noteRouting } from '../../routing-note.js';
+import { noteRouting } from '../../answers/routing-note.js';
 
 export const chat = defineCommand({
   name: 'chat',

@@ -2,7 +2,7 @@
 import type { ChatMessage } from '../../../client/types.js';
 import type { Model } from '../../../client/resources/models.js';
 import type { RouterClient } from '../../../client/index.js';
-import type { Attachment } from '../../attach.js';
+import type { Attachment } from '../../answers/attach.js';
 import type { IO } from '../../io/io.js';
 import { usage } from '../../exit-codes.js';
 

@@ -12,7 +12,7 @@ import type { ChatMessage } from '../../../client/types.js';
 import type { IO } from '../../io/io.js';
 import type { RunContext } from '../../run.js';
 import type { ChatOptions } from './flags.js';
-import type { Attachment } from '../../attach.js';
+import type { Attachment } from '../../answers/attach.js';
 import { usage } from '../../exit-codes.js';
 
 /** Lines kept, as a shell's HISTSIZE. */
@@ -121,7 +121,7 @@ export async function switchRole(ctx: RunContext<ChatOptions>, name: string, c: 
   replOptions(ctx);
   // The role's attachments go with the next message, as those of -a given with -i do.
   if (role?.settings.attach !== undefined && ctx.cmd.getOptionValueSource('attach') !== 'cli') {
-    const { readAttachments } = await import('../../attach.js');
+    const { readAttachments } = await import('../../answers/attach.js');
     c.attached.push(...(await readAttachments(ctx.opts.attach?.filter((a) => a !== '-'), ctx.io)));
   }
   const model = role?.settings.model;

@@ -2,7 +2,7 @@
 import type { ChatCompletionRequest, ChatMessage } from '../../../client/types.js';
 import type { RouterClient } from '../../../client/index.js';
 import { deltaText } from '../../../client/resources/chat.js';
-import { MessageAssembler, type AssembledMessage } from '../../answer-extras.js';
+import { MessageAssembler, type AssembledMessage } from '../../answers/answer-extras.js';
 import type { IO } from '../../io/io.js';
 import type { ToolSet } from '../../../kit/toolset.js';
 import { toolLoop, type ToolLoop } from '../../tools/tool-loop.js';

@@ -8,8 +8,8 @@ import { keepConversation, openConversation, withSystem } from './conversation.j
 import { buildChatRequest, type ChatOptions } from './request.js';
 import { EXIT, exitCodeForStatus, usage } from '../../exit-codes.js';
 import { APIError } from '../../../client/errors.js';
-import { readAttachments, type Attachment } from '../../attach.js';
-import { recordedUser, userContent } from '../../request-extras.js';
+import { readAttachments, type Attachment } from '../../answers/attach.js';
+import { recordedUser, userContent } from '../../answers/request-extras.js';
 import type { ChatCommandOptions } from './flags.js';
 import type { Model } from '../../../client/resources/models.js';
 import type { ToolSet } from '../../../kit/toolset.js';

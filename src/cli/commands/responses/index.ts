@@ -14,11 +14,11 @@ import { applyRoleFlag, blameRole } from '../../roles.js';
 import { boundNote, guardSpend, limitFlagOf, SPEND_FLAGS } from '../../spend/spend-guard.js';
 import { usage } from '../../exit-codes.js';
 import { checkMetadataFlags, readJsonFile, textOrFile } from '../../io/input.js';
-import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from '../../request-extras.js';
-import { functionCalls, reasoningSummary, responseMessage } from '../../answer-extras.js';
+import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from '../../answers/request-extras.js';
+import { functionCalls, reasoningSummary, responseMessage } from '../../answers/answer-extras.js';
 import { callsNotRun, chatCalls, imageInput, openTools } from '../../tools/tool-runner.js';
 import { responsesToolLoop } from './tool-loop.js';
-import { noteRouting } from '../../routing-note.js';
+import { noteRouting } from '../../answers/routing-note.js';
 
 const FLAGS = { ...RESPONSES_FLAGS, ...SPEND_FLAGS };
 

@@ -1,10 +1,10 @@
 /** `-a/--attach PATH|URL|-`: files, stdin or URLs made into the content parts of a user message. */
 import { isUtf8 } from 'node:buffer';
 import { basename, extname } from 'node:path';
-import { collectBounded } from './io/bounded-read.js';
-import { usage } from './exit-codes.js';
-import { readFileFor, takeStdin } from './io/input.js';
-import type { IO } from './io/io.js';
+import { collectBounded } from '../io/bounded-read.js';
+import { usage } from '../exit-codes.js';
+import { readFileFor, takeStdin } from '../io/input.js';
+import type { IO } from '../io/io.js';
 
 /**
  * The largest attachment sent (before base64): 20 MiB, the image size OpenAI-compatible

@@ -1,16 +1,16 @@
 /** What chat and responses send and show beyond text, read and checked before anything is sent. */
-import type { ChatMessage } from '../client/types.js';
+import type { ChatMessage } from '../../client/types.js';
 import { attachmentReference, chatParts, readAttachments, responsesParts, type Attachment } from './attach.js';
 import { describeAnnotation, type AssembledMessage } from './answer-extras.js';
-import { usage } from './exit-codes.js';
-import { textFromArgs } from './io/input.js';
-import type { IO } from './io/io.js';
-import { visible } from '../internal/visible.js';
+import { usage } from '../exit-codes.js';
+import { textFromArgs } from '../io/input.js';
+import type { IO } from '../io/io.js';
+import { visible } from '../../internal/visible.js';
 import { checkImagesDir, showImages } from './save-images.js';
 import { chatResponseFormat, loadSchema, printSchemaAnswer, responsesTextFormat, type AnswerSchema } from './schema-check.js';
-import { loadTools, type LocalTools } from './tools/tool-runner.js';
-import type { FlagValues } from './flags/flags.js';
-import type { ANSWER_FLAGS, TOOL_FLAGS } from './flags/answer-flags.js';
+import { loadTools, type LocalTools } from '../tools/tool-runner.js';
+import type { FlagValues } from '../flags/flags.js';
+import type { ANSWER_FLAGS, TOOL_FLAGS } from '../flags/answer-flags.js';
 
 type Body = Record<string, unknown>;
 export type ExtraOpts = FlagValues<typeof ANSWER_FLAGS> & FlagValues<typeof TOOL_FLAGS> & { json?: boolean; stream?: boolean; responseFormat?: string; textFormat?: string };

@@ -1,6 +1,6 @@
 /** What `--router-metadata` prints to stderr: the summary, then the attempts and the pipeline when the answer has them. */
-import { routingMetadata } from '../client/types.js';
-import type { IO } from './io/io.js';
+import { routingMetadata } from '../../client/types.js';
+import type { IO } from '../io/io.js';
 
 export function noteRouting(io: IO, answer: { router_metadata?: unknown; openrouter_metadata?: unknown } | null | undefined): boolean {
   const m = routingMetadata(answer);

@@ -1,7 +1,7 @@
 /** `--schema JSON|FILE`: the JSON schema an answer must follow, sent as the service's format and checked locally with ajv. */
-import { CliError, EXIT, usage } from './exit-codes.js';
-import { readTextFile } from './io/input.js';
-import type { IO } from './io/io.js';
+import { CliError, EXIT, usage } from '../exit-codes.js';
+import { readTextFile } from '../io/input.js';
+import type { IO } from '../io/io.js';
 
 type Validate = ((value: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
 

@@ -1,7 +1,7 @@
 /** What an answer holds beyond its text, as the CLI shows it on stderr (citations) and reads it from a Responses result. */
-import type { AssembledMessage } from '../client/message-assembler.js';
+import type { AssembledMessage } from '../../client/message-assembler.js';
 
-export { MessageAssembler, messageOf, type AssembledMessage, type ToolCall } from '../client/message-assembler.js';
+export { MessageAssembler, messageOf, type AssembledMessage, type ToolCall } from '../../client/message-assembler.js';
 
 type Body = Record<string, unknown>;
 

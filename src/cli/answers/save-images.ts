@@ -1,11 +1,11 @@
 /** `--save-images DIR`: generated images written as files, never dumped as base64. */
 import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CliError, EXIT, usage } from './exit-codes.js';
-import type { IO } from './io/io.js';
+import { CliError, EXIT, usage } from '../exit-codes.js';
+import type { IO } from '../io/io.js';
 import { sniff } from './attach.js';
-import { describeCode, isPathProblem } from '../internal/system-errors.js';
-import { visible } from '../internal/visible.js';
+import { describeCode, isPathProblem } from '../../internal/system-errors.js';
+import { visible } from '../../internal/visible.js';
 
 const EXTENSIONS: Record<string, string> = { 'image/png': '.png', 'image/jpeg': '.jpg', 'image/webp': '.webp', 'image/gif': '.gif' };
 
