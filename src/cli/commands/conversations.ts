@@ -2,7 +2,7 @@
 import { defineCommand, defineGroup } from '../define.js';
 import { integerIn } from '../flags/options.js';
 import { visible } from '../../internal/visible.js';
-import { conversationSummaries, deleteConversation, findConversations, loadConversation, type Conversation } from '../conversations.js';
+import { conversationSummaries, deleteConversation, findConversations, loadConversation, type Conversation } from '../saved/conversations.js';
 import type { ChatMessage } from '../../client/types.js';
 
 const JSON_FLAG = { flags: '--json', help: 'print them as JSON' } as const;

@@ -6,7 +6,7 @@ import { defineCommand, defineGroup } from '../define.js';
 import type { FlagTable } from '../flags/flags.js';
 import type { RunContext } from '../run.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
-import { applyRole, inFolder, loadYaml, parseRole, readRole, roleNames, rolePath, rolesDir, unknownRole, type Role } from '../roles.js';
+import { applyRole, inFolder, loadYaml, parseRole, readRole, roleNames, rolePath, rolesDir, unknownRole, type Role } from '../saved/roles.js';
 import { writeWhole } from '../../internal/write-whole.js';
 import { visible } from '../../internal/visible.js';
 import { textOrFile } from '../io/input.js';

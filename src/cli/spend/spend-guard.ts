@@ -273,7 +273,7 @@ export async function pricesOrWhy(ctx: RunContext<unknown>, cap: Cap | undefined
 export async function pricesOf(ctx: RunContext<unknown>, client: Connected['client'], apiRoot: string, ids: (string | undefined)[], refresh = false): Promise<Pricing[] | string> {
   const wanted = [...new Set(ids.filter((id): id is string => !!id))];
   if (wanted.length === 0) return 'no model is named (the service would choose one)';
-  const { modelCatalog } = await import('../model-catalog.js');
+  const { modelCatalog } = await import('../service/model-catalog.js');
   const list = await modelCatalog(client, { env: ctx.env, apiRoot, signal: ctx.signal, refresh });
   const prices: Pricing[] = [];
   for (const id of wanted) {

@@ -126,7 +126,7 @@ export function callsNotRun(io: IO, calls: ShownCall[], why: string, json: boole
 /** Whether `model` takes image input, by the service's model list (kept briefly); false when unknown. */
 export function imageInput(client: import('../../client/index.js').RouterClient, env: NodeJS.ProcessEnv, apiRoot: string | undefined, model: string | undefined, signal: AbortSignal): () => Promise<boolean> {
   return async () => {
-    const [{ modelCatalog }, { DEFAULT_API_ROOT }] = await Promise.all([import('../model-catalog.js'), import('../../client/core.js')]);
+    const [{ modelCatalog }, { DEFAULT_API_ROOT }] = await Promise.all([import('../service/model-catalog.js'), import('../../client/core.js')]);
     const models = await modelCatalog(client, { env, apiRoot: apiRoot ?? DEFAULT_API_ROOT, signal });
     const arch = models.find((m) => m.id === model)?.architecture as { input_modalities?: string[] } | undefined;
     return !!arch?.input_modalities?.includes('image');

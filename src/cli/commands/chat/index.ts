@@ -10,7 +10,7 @@ import { buildChatRequest, validateChatOptions } from './request.js';
 import { CHAT_FLAGS, type ChatCommandOptions, type ChatOptions } from './flags.js';
 import type { RunContext } from '../../run.js';
 import { defineCommand } from '../../define.js';
-import { applyRoleFlag, blameRole } from '../../roles.js';
+import { applyRoleFlag, blameRole } from '../../saved/roles.js';
 import { textOrFile } from '../../io/input.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import { boundNote, guardNext, guardSpend, limitFlagOf, SPEND_FLAGS } from '../../spend/spend-guard.js';

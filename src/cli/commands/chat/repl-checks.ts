@@ -24,7 +24,7 @@ export const REPL_COMMANDS = [
 
 /** The model list, as `router models` keeps it; undefined when it cannot be read (briefly). */
 export async function modelList(client: RouterClient, env: NodeJS.ProcessEnv, apiRoot: string | undefined): Promise<Model[] | undefined> {
-  const { modelCatalog } = await import('../../model-catalog.js');
+  const { modelCatalog } = await import('../../service/model-catalog.js');
   const { DEFAULT_API_ROOT } = await import('../../../client/core.js');
   return modelCatalog(client, { env, apiRoot: apiRoot ?? DEFAULT_API_ROOT, signal: AbortSignal.timeout(3000) }).catch(() => undefined);
 }
@@ -32,7 +32,7 @@ export async function modelList(client: RouterClient, env: NodeJS.ProcessEnv, ap
 /** /model ID: refused (the model in use stays) when the list is known and does not hold it. */
 export async function checkReplModel(id: string, models: Model[] | undefined): Promise<void> {
   if (!models || models.some((m) => m.id === id)) return;
-  const { nearestModel } = await import('../../model-hint.js');
+  const { nearestModel } = await import('../../service/model-hint.js');
   const near = nearestModel(id, models.map((m) => m.id));
   throw usage(`/model: ${id} is not in the model list (${near ? `did you mean ${near}? ` : ''}the list: router models); the model stays`);
 }

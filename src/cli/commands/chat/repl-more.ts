@@ -114,7 +114,7 @@ export async function editMessage(io: IO): Promise<string> {
  * its other settings apply where the command line set none.
  */
 export async function switchRole(ctx: RunContext<ChatOptions>, name: string, c: { model: string | undefined; history: ChatMessage[]; attached: Attachment[] }): Promise<void> {
-  const { applyRoleFlag } = await import('../../roles.js');
+  const { applyRoleFlag } = await import('../../saved/roles.js');
   const opts = ctx.opts as Record<string, unknown>;
   opts.role = name;
   const role = await applyRoleFlag(ctx.cmd, opts, ctx.io);

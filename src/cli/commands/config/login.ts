@@ -8,7 +8,7 @@ import { WRITTEN_PROFILE_FLAGS } from '../../flags/setup-flags.js';
 import { checkRoot, profileFor, readSecret, sayStored, store } from './shared.js';
 import { saveKey } from '../../../config/key-store.js';
 import { checkNewProfile } from '../../../config/fields.js';
-import { checkKey, keySummary } from '../../key-check.js';
+import { checkKey, keySummary } from '../../service/key-check.js';
 
 const FLAGS = {
   ...WRITTEN_PROFILE_FLAGS,

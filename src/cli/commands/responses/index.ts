@@ -10,7 +10,7 @@ import { RESPONSES_FLAGS, type ResponsesOpts } from './flags.js';
 import type { RunContext } from '../../run.js';
 import { defineCommand } from '../../define.js';
 import type { FlagValues } from '../../flags/flags.js';
-import { applyRoleFlag, blameRole } from '../../roles.js';
+import { applyRoleFlag, blameRole } from '../../saved/roles.js';
 import { boundNote, guardSpend, limitFlagOf, SPEND_FLAGS } from '../../spend/spend-guard.js';
 import { usage } from '../../exit-codes.js';
 import { checkMetadataFlags, readJsonFile, textOrFile } from '../../io/input.js';

@@ -1,6 +1,6 @@
 /** A key checked against the service (login, auth status), and what the service says of it, in words. */
-import type { KeyInfo, RouterClient } from '../client/index.js';
-import { CliError, EXIT } from './exit-codes.js';
+import type { KeyInfo, RouterClient } from '../../client/index.js';
+import { CliError, EXIT } from '../exit-codes.js';
 
 export interface KeyCheck {
   /** The call that accepted the key. */
@@ -15,7 +15,7 @@ export interface KeyCheck {
  * route). A refused key (401, 403) is exit 3 either way; `outcome` ends that line.
  */
 export async function checkKey(client: RouterClient, outcome = ''): Promise<KeyCheck> {
-  const { APIError } = await import('../client/index.js');
+  const { APIError } = await import('../../client/index.js');
   try {
     try {
       return { route: 'GET /v1/key', info: await client.key.get() };

@@ -4,10 +4,10 @@
  */
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RouterClient } from '../client/index.js';
-import type { Model } from '../client/resources/models.js';
-import { stateHome } from '../config/state-dir.js';
-import { writeWhole } from '../internal/write-whole.js';
+import type { RouterClient } from '../../client/index.js';
+import type { Model } from '../../client/resources/models.js';
+import { stateHome } from '../../config/state-dir.js';
+import { writeWhole } from '../../internal/write-whole.js';
 
 /** How long a fetched list is used before it is fetched again. */
 export const CATALOG_TTL_MS = 5 * 60_000;

@@ -1,7 +1,7 @@
-import type { RouterClient } from '../client/index.js';
-import { APIError } from '../client/errors.js';
-import { closest } from '../internal/did-you-mean.js';
-import { sourceName, type Settings, type Source } from '../config/settings.js';
+import type { RouterClient } from '../../client/index.js';
+import { APIError } from '../../client/errors.js';
+import { closest } from '../../internal/did-you-mean.js';
+import { sourceName, type Settings, type Source } from '../../config/settings.js';
 
 const UNKNOWN_MODEL = /^(\S+) is not a valid model ID/;
 
@@ -26,7 +26,7 @@ export async function addModelHint(err: unknown, connect: () => Promise<{ client
   try {
     const { client, settings } = await connect();
     const { modelCatalog } = await import('./model-catalog.js');
-    const { DEFAULT_API_ROOT } = await import('../client/core.js');
+    const { DEFAULT_API_ROOT } = await import('../../client/core.js');
     models = await modelCatalog(client, { env, apiRoot: settings.apiRoot ?? DEFAULT_API_ROOT, signal: AbortSignal.timeout(3000) }).catch(() => undefined);
     await client.close();
   } catch {

@@ -4,17 +4,17 @@
  * the latest for `--continue`.
  */
 import { existsSync, readdirSync, rmSync } from 'node:fs';
-import { readLocalText } from '../internal/local-file.js';
-import { randomHex } from '../internal/random-hex.js';
+import { readLocalText } from '../../internal/local-file.js';
+import { randomHex } from '../../internal/random-hex.js';
 import { join } from 'node:path';
-import type { ChatMessage } from '../client/types.js';
-import { stateHome } from '../config/state-dir.js';
-import { CliError, EXIT, usage } from './exit-codes.js';
-import { writeWhole } from '../internal/write-whole.js';
-import { withFileLock } from '../internal/file-lock.js';
-import { makeDir } from '../internal/make-dir.js';
-import { isRecord } from '../internal/shape.js';
-import { readTextReusing } from '../internal/read-many.js';
+import type { ChatMessage } from '../../client/types.js';
+import { stateHome } from '../../config/state-dir.js';
+import { CliError, EXIT, usage } from '../exit-codes.js';
+import { writeWhole } from '../../internal/write-whole.js';
+import { withFileLock } from '../../internal/file-lock.js';
+import { makeDir } from '../../internal/make-dir.js';
+import { isRecord } from '../../internal/shape.js';
+import { readTextReusing } from '../../internal/read-many.js';
 
 export interface Conversation {
   id: string;

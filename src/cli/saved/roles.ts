@@ -5,18 +5,18 @@
  * over the profile.
  */
 import { readdirSync } from 'node:fs';
-import { readLocalFile } from '../internal/local-file.js';
-import { describeCode } from '../internal/system-errors.js';
+import { readLocalFile } from '../../internal/local-file.js';
+import { describeCode } from '../../internal/system-errors.js';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import type { Command, Option } from './commander.js';
-import { profilesPath } from '../config/profile-file.js';
-import { CliError, EXIT, usage, type ExitCode } from './exit-codes.js';
-import { utf8Text } from './io/utf8.js';
-import { isRecord } from '../internal/shape.js';
-import type { IO } from './io/io.js';
-import { checkGoesWithRole, type FlagSpec } from './flags/flags.js';
-import { CHAT_FLAGS } from './commands/chat/flags.js';
-import { RESPONSES_FLAGS } from './commands/responses/flags.js';
+import type { Command, Option } from '../commander.js';
+import { profilesPath } from '../../config/profile-file.js';
+import { CliError, EXIT, usage, type ExitCode } from '../exit-codes.js';
+import { utf8Text } from '../io/utf8.js';
+import { isRecord } from '../../internal/shape.js';
+import type { IO } from '../io/io.js';
+import { checkGoesWithRole, type FlagSpec } from '../flags/flags.js';
+import { CHAT_FLAGS } from '../commands/chat/flags.js';
+import { RESPONSES_FLAGS } from '../commands/responses/flags.js';
 
 export interface Role {
   name: string;
