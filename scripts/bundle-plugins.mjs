@@ -186,7 +186,7 @@ function leaner() {
 
 /**
  * jq-wasm's glue with linear IO (scripts/jq-glue.mjs), written next to the bundle as dist/jq.cjs and
- * loaded from there by the worker that runs --jq (src/cli/jq-run.ts): whatever jq-wasm is installed
+ * loaded from there by the worker that runs --jq (src/cli/io/jq-run.ts): whatever jq-wasm is installed
  * beside router, the bundle runs the rewritten one. A glue the rewrite does not recognise fails the build.
  */
 function linearJq() {

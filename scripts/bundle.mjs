@@ -64,7 +64,7 @@ await build({
   format: 'cjs',
   target: 'node20',
   logLevel: 'warning',
-  external: ['./main.js', './errors.js', './io.js'],
+  external: ['./main.js', './errors.js', './io/io.js'],
   define: { 'import.meta.url': '__quickUrl' },
   banner: { js: `/* router ${buildId(join(dist, 'cli', 'quick.js'))} */ var __quickUrl = require('node:url').pathToFileURL(__filename).href;` },
 });

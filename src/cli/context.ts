@@ -2,8 +2,8 @@ import type { RouterClient } from '../client/index.js';
 import { APIError, ConnectionError, ProxyRefusedError, TimeoutError } from '../client/errors.js';
 import { sourceName, type Settings } from '../config/settings.js';
 import { CliError, EXIT } from './exit-codes.js';
-import { checkModel } from './options.js';
-import type { GlobalFlags, IO } from './io.js';
+import { checkModel } from './flags/options.js';
+import type { GlobalFlags, IO } from './io/io.js';
 
 export interface Connected {
   client: RouterClient;

@@ -4,7 +4,7 @@
  * argument types of `run` are inferred from the tables; `register` turns a definition into commander's.
  */
 import { Argument, type Command } from './commander.js';
-import { addFlags, checkGoesWith, type FlagTable, type FlagValues } from './flags.js';
+import { addFlags, checkGoesWith, type FlagTable, type FlagValues } from './flags/flags.js';
 import { action, type RunContext } from './run.js';
 
 /** A positional argument: `<name>` (required), `[name]` (optional), `...` for the rest of them. */

@@ -3,7 +3,7 @@ import { SettingsError } from '../config/fields.js';
 import { BatchError, type BatchErrorReason } from '../batch/errors.js';
 import { ToolSourceError } from '../kit/tool.js';
 import { CliError, EXIT, exitCodeForStatus, type ExitCode } from './exit-codes.js';
-import type { IO } from './io.js';
+import type { IO } from './io/io.js';
 import { batchLines } from './batch-words.js';
 import { describeSystemError, isPathProblem, isSystemError } from '../internal/system-errors.js';
 

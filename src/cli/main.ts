@@ -1,10 +1,10 @@
 import { Command, CommanderError } from './commander.js';
 import { EXIT } from './exit-codes.js';
-import { addFlags } from './flags.js';
-import { GLOBAL_FLAGS } from './global-flags.js';
+import { addFlags } from './flags/flags.js';
+import { GLOBAL_FLAGS } from './flags/global-flags.js';
 import { VERSION } from '../client/version.js';
 import { attachRuntime, type Runtime } from './run.js';
-import { IO, processStreams, type Streams } from './io.js';
+import { IO, processStreams, type Streams } from './io/io.js';
 import { closest, didYouMean } from '../internal/did-you-mean.js';
 import { register, type AnyCommandDef, type GroupDef } from './define.js';
 
@@ -95,7 +95,7 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 payment, 5 not found/gone,
   }
   // --jq and --json FIELDS join every command with --json (not needed for the top-level help).
   if (only !== null) {
-    const [{ Option }, { addJsonFlags }] = await Promise.all([import('./commander.js'), import('./json-output.js')]);
+    const [{ Option }, { addJsonFlags }] = await Promise.all([import('./commander.js'), import('./io/json-output.js')]);
     addJsonFlags(program, Option);
   }
   program.configureHelp({
@@ -190,7 +190,7 @@ function helpOfSubcommand(args: string[]): string[] {
 export async function main(rawArgv: string[], streams: Streams = processStreams()): Promise<number> {
   let args = helpOfSubcommand(rawArgv.slice(2));
   if (args.some((a) => a.startsWith('--json'))) {
-    const { jsonCommandPath, rewriteJsonFields } = await import('./json-output.js');
+    const { jsonCommandPath, rewriteJsonFields } = await import('./io/json-output.js');
     args = rewriteJsonFields(args, jsonCommandPath(args, GLOBAL_WITH_VALUE));
   }
   const argv = [...rawArgv.slice(0, 2), ...args];

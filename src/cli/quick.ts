@@ -46,6 +46,6 @@ export async function main(argv: string[]): Promise<number> {
   });
   // A failed write (a full disk) is reported as every command's is.
   if (!err || err.code === 'EPIPE') return EXIT.OK;
-  const [{ reportError }, { IO }] = await Promise.all([import('./errors.js'), import('./io.js')]);
+  const [{ reportError }, { IO }] = await Promise.all([import('./errors.js'), import('./io/io.js')]);
   return reportError(Object.assign(err, { path: 'stdout' }), new IO());
 }

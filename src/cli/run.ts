@@ -1,11 +1,11 @@
 import type { Command } from './commander.js';
-import { IO, processStreams, type GlobalFlags, type Streams } from './io.js';
+import { IO, processStreams, type GlobalFlags, type Streams } from './io/io.js';
 import type { Connected, ConnectOptions } from './context.js';
-import type { UsageRecord } from './ledger.js';
-import type { BudgetHold } from './budget-hold.js';
+import type { UsageRecord } from './spend/ledger.js';
+import type { BudgetHold } from './spend/budget-hold.js';
 import type { Settings, Source } from '../config/settings.js';
 import { usage } from './exit-codes.js';
-import { utf8Text } from './utf8.js';
+import { utf8Text } from './io/utf8.js';
 
 /** What a run of `router` gets from outside: streams, environment, arguments; tests pass their own. */
 export interface Runtime {
@@ -46,7 +46,7 @@ export interface RunContext<O> {
   readonly logging: boolean;
   /** Writes one call to the local usage ledger (unless --no-log or the settings turn it off). */
   logUsage(record: Omit<UsageRecord, 'time' | 'profile' | 'command'>): void;
-  /** What the command holds of the budgets (./budget-hold.ts): lessened by each call logged, released when it ends or holds anew. */
+  /** What the command holds of the budgets (./spend/budget-hold.ts): lessened by each call logged, released when it ends or holds anew. */
   holdBudget(hold: BudgetHold): void;
 }
 
@@ -121,7 +121,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
       else hold?.spent(record.cost);
     };
     // The ledger module is small and loaded with the command, never for --help.
-    const ledger = names[0] && LEDGER_COMMANDS.has(names[0]) ? await import('./ledger.js') : undefined;
+    const ledger = names[0] && LEDGER_COMMANDS.has(names[0]) ? await import('./spend/ledger.js') : undefined;
     runtime.running = (runtime.running ?? 0) + 1;
     try {
       await shapeJson(names.join(' '), opts as JsonOpts, io);
@@ -149,7 +149,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
       if (!controller.signal.aborted) await io.flushJq().catch(() => {});
       const { reportError } = await import('./errors.js');
       // The command's client is closed by now: a model it was refused is looked up with a new one.
-      if (!controller.signal.aborted && connected) await (await import('./model-hint.js')).addModelHint(err, () => connect(connectedWith), runtime.streams.env, { settings: connected.settings, typed: cmd.getOptionValueSource('model') === 'cli' });
+      if (!controller.signal.aborted && connected) await (await import('./service/model-hint.js')).addModelHint(err, () => connect(connectedWith), runtime.streams.env, { settings: connected.settings, typed: cmd.getOptionValueSource('model') === 'cli' });
       if (connected) {
         const hints = await import('./context.js');
         hints.addKeyHint(err, connected.settings, connectedWith);
@@ -157,7 +157,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
         hints.addVoiceHint(err, connected.settings, cmd.getOptionValueSource('voice') === 'cli');
         hints.addRootHint(err, connected.settings);
       }
-      (await import('./field-flags.js')).nameFlags(err, cmd, runtime.argv);
+      (await import('./flags/field-flags.js')).nameFlags(err, cmd, runtime.argv);
       runtime.exitCode = reportError(controller.signal.aborted ? controller.signal.reason : err, io);
     } finally {
       hold?.release();
@@ -193,7 +193,7 @@ interface JsonOpts {
 /** `--json FIELDS` and `--jq` are checked before the command runs (nothing is sent on a mistake). */
 async function shapeJson(path: string, opts: JsonOpts, io: IO): Promise<void> {
   if (opts.jsonFields === undefined && opts.jq === undefined) return;
-  const { checkJq, checkedFields, selectFields } = await import('./json-output.js');
+  const { checkJq, checkedFields, selectFields } = await import('./io/json-output.js');
   io.jsonShape.select = selectFields;
   if (opts.jsonFields !== undefined) io.jsonShape.fields = checkedFields(path, opts.jsonFields);
   if (opts.jq !== undefined) {
@@ -210,10 +210,10 @@ export async function refuseFolderStdin(stream: unknown): Promise<void> {
   }
 }
 
-/** Reads all of a stream (stdin) as bytes, up to the bound of any input (src/cli/bounded-read.ts). */
+/** Reads all of a stream (stdin) as bytes, up to the bound of any input (src/cli/io/bounded-read.ts). */
 export async function readAllBytes(stream: NodeJS.ReadableStream, signal?: AbortSignal): Promise<Buffer> {
   await refuseFolderStdin(stream);
-  const { collectBounded } = await import('./bounded-read.js');
+  const { collectBounded } = await import('./io/bounded-read.js');
   return collectBounded(stream as AsyncIterable<Buffer | string>, 'stdin', signal);
 }
 
@@ -236,7 +236,7 @@ export async function readStdinBytes(io: IO, signal?: AbortSignal): Promise<Buff
     if (st?.isDirectory()) throw usage('cannot read stdin: it is a folder');
     if (st && (st.isFile() || st.isCharacterDevice()) && !io.stdinTTY) {
       const devNull = st.isCharacterDevice() && st.rdev === stat(() => statSync('/dev/null'))?.rdev;
-      const bytes = await (await import('./bounded-read.js')).readFdBounded(fd, 'stdin', !st.isFile() && !devNull, signal);
+      const bytes = await (await import('./io/bounded-read.js')).readFdBounded(fd, 'stdin', !st.isFile() && !devNull, signal);
       if (bytes) return bytes;
     }
   }

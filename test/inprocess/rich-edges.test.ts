@@ -321,10 +321,10 @@ describe('a tool command that leaves a process running (an opener, a server it s
 
 describe('a tool call as the terminal shows it', () => {
   it('the model\'s arguments are shown with control characters escaped: an escape sequence cannot hide what ran', async () => {
-    const { toolLoop } = await import('../../src/cli/tool-loop.js');
+    const { toolLoop } = await import('../../src/cli/tools/tool-loop.js');
     const { ToolSet, commandTool } = await import('../../src/kit/index.js');
     const { testStreams } = await import('../support/inprocess.js');
-    const { IO } = await import('../../src/cli/io.js');
+    const { IO } = await import('../../src/cli/io/io.js');
     const t = testStreams({ tty: { stdin: false, stdout: false, stderr: true } });
     const io = new IO({}, t.streams);
     // Arguments that are not JSON, as a model may send them: a cursor move and a line erase over the real ones.

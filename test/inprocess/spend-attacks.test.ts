@@ -70,7 +70,7 @@ describe('--max-cost over a tool loop', () => {
 
 describe('a damaged model list cache', () => {
   it('is no cache: entries that are not models, or /dev/zero in its place, are fetched again, never an internal error', async () => {
-    const { catalogPath } = await import('../../src/cli/model-catalog.js');
+    const { catalogPath } = await import('../../src/cli/service/model-catalog.js');
     const { symlinkSync } = await import('node:fs');
     const path = catalogPath({ ROUTER_STATE_DIR: stateDir }, emu.apiRoot);
     mkdirSync(join(stateDir, 'models'));

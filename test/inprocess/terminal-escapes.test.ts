@@ -37,9 +37,9 @@ describe('an answer with control characters', () => {
 
 describe('a line end split between two pieces of a stream', () => {
   it('shows as a line end, not as an escaped CR (reasoning on a terminal)', async () => {
-    const { reasoningPrinter } = await import('../../src/cli/request-extras.js');
+    const { reasoningPrinter } = await import('../../src/cli/answers/request-extras.js');
     const { testStreams } = await import('../support/inprocess.js');
-    const { IO } = await import('../../src/cli/io.js');
+    const { IO } = await import('../../src/cli/io/io.js');
     const t = testStreams({ tty: { stdin: false, stdout: false, stderr: true }, env: { NO_COLOR: '1' } });
     const printer = reasoningPrinter(new IO({}, t.streams), { showReasoning: true });
     for (const piece of ['first\r', '\nsecond \r over\r\n']) printer.write(piece);

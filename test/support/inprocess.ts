@@ -1,6 +1,6 @@
 import { PassThrough, Readable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
-import type { Streams } from '../../src/cli/io.js';
+import type { Streams } from '../../src/cli/io/io.js';
 
 export interface InProcessResult {
   code: number;

@@ -36,6 +36,20 @@ const ALLOWED: Record<string, string[]> = {
   cli: ['client', 'config', 'internal', 'emulator', 'batch', 'kit'],
 };
 
+/** Inside src/cli: what each folder may import of the CLI (its root, the spine, is `cli`); the root and `commands` take any. */
+const CLI_ALLOWED: Record<string, string[]> = {
+  flags: ['cli'],
+  io: ['cli', 'flags', 'markdown'],
+  markdown: ['io'],
+  service: ['cli'],
+  saved: ['cli', 'flags', 'io', 'commands'],
+  spend: ['cli', 'flags', 'service'],
+  answers: ['cli', 'flags', 'io', 'tools'],
+  tools: ['cli', 'io', 'answers', 'service'],
+};
+/** The folder of a file under src/cli (`cli` for its root), undefined elsewhere. */
+const cliFolder = (path: string) => (path.startsWith('cli/') ? (path.split('/').length === 2 ? 'cli' : path.split('/')[1]!) : undefined);
+
 describe('architecture', () => {
   it('no import circles, type-only imports included', () => {
     const cycles: string[] = [];
@@ -61,6 +75,24 @@ describe('architecture', () => {
       for (const d of deps) if (layer(d) !== layer(file) && !ALLOWED[layer(file)]!.includes(layer(d))) wrong.push(`${file} -> ${d}`);
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('inside src/cli each folder imports only what its row in docs/architecture.md says', () => {
+    const wrong: string[] = [];
+    for (const [file, deps] of graph) {
+      const from = cliFolder(file);
+      if (from === undefined || from === 'cli' || from === 'commands') continue;
+      for (const d of deps) {
+        const to = cliFolder(d);
+        if (to !== undefined && to !== from && !(CLI_ALLOWED[from] ?? []).includes(to)) wrong.push(`${file} -> ${d}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('src/cli keeps at most 15 loose files at its root, the rest in folders by what they do', () => {
+    const loose = readdirSync(join(SRC, 'cli')).filter((n) => statSync(join(SRC, 'cli', n)).isFile());
+    expect(loose.length, loose.join(' ')).toBeLessThanOrEqual(15);
   });
 
   it('the emulator is reached from the CLI only by the serve command', () => {

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { estimateFile, lineBound, pendingOfJob } from '../../src/cli/batch-estimate.js';
+import { estimateFile, lineBound, pendingOfJob } from '../../src/cli/spend/batch-estimate.js';
 import type { JobRecord } from '../../src/batch/job/store.js';
-import type { Pricing } from '../../src/cli/cost-bound.js';
+import type { Pricing } from '../../src/cli/spend/cost-bound.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'router-estimate-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

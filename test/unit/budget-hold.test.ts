@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BudgetHold, HOLD_MAX_AGE_MS, heldByOthers, holdsDir, isStale, withBudgetLock } from '../../src/cli/budget-hold.js';
+import { BudgetHold, HOLD_MAX_AGE_MS, heldByOthers, holdsDir, isStale, withBudgetLock } from '../../src/cli/spend/budget-hold.js';
 import { processStart } from '../../src/internal/process.js';
 
 let dir: string;
@@ -61,7 +61,7 @@ describe('holds on the budgets', () => {
   });
 
   it('a hold is released when its process exits, whatever the command did', () => {
-    const script = `import('${join(import.meta.dirname, '../../src/cli/budget-hold.ts').replace(/'/g, "\\'")}').then((m) => { new m.BudgetHold({ ROUTER_STATE_DIR: ${JSON.stringify(dir)} }, 'default', 1); process.exit(3); })`;
+    const script = `import('${join(import.meta.dirname, '../../src/cli/spend/budget-hold.ts').replace(/'/g, "\\'")}').then((m) => { new m.BudgetHold({ ROUTER_STATE_DIR: ${JSON.stringify(dir)} }, 'default', 1); process.exit(3); })`;
     const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(3);
     expect(readdirSync(holdsDir(env))).toEqual([]);

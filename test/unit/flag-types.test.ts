@@ -19,7 +19,7 @@ export const on: boolean | undefined = v.on;
 `;
 
 it('types a variadic flag (<x...>, [x...]) as string[], a flag with a value as string, a switch as boolean', () => {
-  const dir = join(import.meta.dirname, '../../src/cli');
+  const dir = join(import.meta.dirname, '../../src/cli/flags');
   const file = join(dir, '__flag-types.ts');
   const options: ts.CompilerOptions = { strict: true, noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, skipLibCheck: true, types: [] };
   const host = ts.createCompilerHost(options);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runJqWorker } from '../../src/cli/jq-run.js';
+import { runJqWorker } from '../../src/cli/io/jq-run.js';
 
 // jq runs in a worker: a filter that never ends holds no thread of ours, and an abort ends it.
 describe('runJqWorker', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderBlocks } from '../../src/cli/markdown/render.js';
 import { renderPieces, terminalMarkdown } from '../../src/cli/markdown/index.js';
 import { MarkdownStream } from '../../src/cli/markdown/stream.js';
-import type { IO } from '../../src/cli/io.js';
+import type { IO } from '../../src/cli/io/io.js';
 
 // Markdown cannot crash or hang the renderer: nesting past the bound, or a run past its size, shows
 // as the plain text it is; Ctrl-C while rendering ends the answer. (Before: `- ` × 1000 overflowed

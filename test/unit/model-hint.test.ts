@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nearestModel } from '../../src/cli/model-hint.js';
+import { nearestModel } from '../../src/cli/service/model-hint.js';
 import { editDistance as distance } from '../../src/internal/did-you-mean.js';
 
 const KNOWN = ['local/echo', 'local/lorem', 'local/embed', 'local/tts', 'local/judge', 'local/unavailable'];

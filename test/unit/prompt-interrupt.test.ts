@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { IO } from '../../src/cli/io.js';
+import { IO } from '../../src/cli/io/io.js';
 import { readSecret } from '../../src/cli/commands/config/shared.js';
 
 // Ctrl-C pressed before a prompt took the terminal is a SIGINT (the run's abort signal), not a key the

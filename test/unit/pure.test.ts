@@ -11,7 +11,7 @@ import { questionsFromArgv } from '../../src/cli/commands/decide.js';
 import { scanRequests } from '../../src/batch/scan.js';
 import { reportError } from '../../src/cli/errors.js';
 import { CliError, EXIT } from '../../src/cli/exit-codes.js';
-import { IO } from '../../src/cli/io.js';
+import { IO } from '../../src/cli/io/io.js';
 import { sleep } from '../../src/internal/sleep.js';
 import { testStreams } from '../support/inprocess.js';
 
@@ -131,7 +131,7 @@ describe('sleep', () => {
 describe('flag tables', () => {
   it('every key of a table is the name commander stores its flag under (so the inferred option type is true)', async () => {
     const { Command } = await import('../../src/cli/commander.js');
-    const { addFlags } = await import('../../src/cli/flags.js');
+    const { addFlags } = await import('../../src/cli/flags/flags.js');
     const { CHAT_FLAGS } = await import('../../src/cli/commands/chat/flags.js');
     const { RESPONSES_FLAGS } = await import('../../src/cli/commands/responses/flags.js');
     for (const table of [CHAT_FLAGS, RESPONSES_FLAGS]) expect(() => addFlags(new Command('x'), table)).not.toThrow();

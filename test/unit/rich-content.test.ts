@@ -72,7 +72,7 @@ describe('stream assembly (property)', () => {
 
 describe('attachment types from their bytes', () => {
   it('magic numbers win over the extension; a UTF-16 text is not MP3', async () => {
-    const { sniff } = await import('../../src/cli/attach.js');
+    const { sniff } = await import('../../src/cli/answers/attach.js');
     expect(sniff(Buffer.from('%PDF-1.7'))).toEqual(['file', 'application/pdf']);
     expect(sniff(Buffer.from([0xff, 0xd8, 0xff, 0xe0]))).toEqual(['image', 'image/jpeg']);
     expect(sniff(Buffer.from('GIF89a'))).toEqual(['image', 'image/gif']);
@@ -136,10 +136,10 @@ describe('json_schema answers (property)', () => {
 
 describe('the tool loop', () => {
   it('stops after --max-tool-rounds with exit 11, the calls printed; each round ran the command once', async () => {
-    const { toolLoop } = await import('../../src/cli/tool-loop.js');
+    const { toolLoop } = await import('../../src/cli/tools/tool-loop.js');
     const { ToolSet, commandTool } = await import('../../src/kit/index.js');
     const { testStreams } = await import('../support/inprocess.js');
-    const { IO } = await import('../../src/cli/io.js');
+    const { IO } = await import('../../src/cli/io/io.js');
     const { mkdtempSync, readFileSync, rmSync } = await import('node:fs');
     const { join } = await import('node:path');
     const { tmpdir } = await import('node:os');

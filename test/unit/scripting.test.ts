@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { JSON_FIELDS, jsonCommandPath, rewriteJsonFields, selectFields } from '../../src/cli/json-output.js';
+import { JSON_FIELDS, jsonCommandPath, rewriteJsonFields, selectFields } from '../../src/cli/io/json-output.js';
 import { setField } from '../../src/cli/commands/api.js';
 import { sinceMs } from '../../src/cli/commands/usage.js';
-import { usageFields } from '../../src/cli/ledger.js';
+import { usageFields } from '../../src/cli/spend/ledger.js';
 import { planJob } from '../../src/batch/job/plan.js';
 import { shardLines } from '../../src/batch/job/shard-io.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

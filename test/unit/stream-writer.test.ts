@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IO } from '../../src/cli/io.js';
+import { IO } from '../../src/cli/io/io.js';
 import { testStreams } from '../support/inprocess.js';
 
 const turn = () => new Promise((r) => setImmediate(r));

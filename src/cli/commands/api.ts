@@ -4,13 +4,13 @@ import { afterReason, foreignErrorText, isErrorEnvelope, statusLine } from '../.
 import { CliError, EXIT, exitCodeForStatus, usage } from '../exit-codes.js';
 import { readAllBytes, readStdin, type RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
-import type { FlagValues } from '../flags.js';
-import { utf8Text } from '../utf8.js';
+import type { FlagValues } from '../flags/flags.js';
+import { utf8Text } from '../io/utf8.js';
 import { didYouMean } from '../../internal/did-you-mean.js';
-import { collect } from '../options.js';
+import { collect } from '../flags/options.js';
 import { refusedKeyHint } from '../context.js';
-import { readFileFor, takeStdin } from '../input.js';
-import type { IO } from '../io.js';
+import { readFileFor, takeStdin } from '../io/input.js';
+import type { IO } from '../io/io.js';
 import { checkHeaders } from '../../client/request-checks.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;

@@ -1,7 +1,7 @@
 /** `router auth migrate`: the keys kept in the config file moved into the operating system's keychain. */
 import { defineCommand } from '../define.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
-import { jsonFlags } from '../setup-flags.js';
+import { jsonFlags } from '../flags/setup-flags.js';
 import { noProfile, store } from './config/shared.js';
 import type { KeyField } from '../../config/fields.js';
 

@@ -1,9 +1,9 @@
 /** `router auth status`: which key the settings give, where it lives, and what the service says of it (gh's name); `auth migrate`. */
 import { defineCommand, defineGroup } from '../define.js';
-import { jsonFlags } from '../setup-flags.js';
-import { checkKey, dollars, limitText } from '../key-check.js';
+import { jsonFlags } from '../flags/setup-flags.js';
+import { checkKey, dollars, limitText } from '../service/key-check.js';
 import type { Settings, Source } from '../../config/settings.js';
-import type { IO } from '../io.js';
+import type { IO } from '../io/io.js';
 import { migrate } from './auth-migrate.js';
 
 const status = defineCommand({

@@ -1,8 +1,8 @@
 /** `router conversations list|show|delete`: the conversations `router chat` keeps. */
 import { defineCommand, defineGroup } from '../define.js';
-import { integerIn } from '../options.js';
+import { integerIn } from '../flags/options.js';
 import { visible } from '../../internal/visible.js';
-import { conversationSummaries, deleteConversation, findConversations, loadConversation, type Conversation } from '../conversations.js';
+import { conversationSummaries, deleteConversation, findConversations, loadConversation, type Conversation } from '../saved/conversations.js';
 import type { ChatMessage } from '../../client/types.js';
 
 const JSON_FLAG = { flags: '--json', help: 'print them as JSON' } as const;

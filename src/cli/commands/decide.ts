@@ -1,14 +1,14 @@
 /** `router decide`: yes/no, choice and score questions about some content (POST /alpha/decisions). */
-import { usageFields } from '../ledger.js';
-import { usageLine } from '../output.js';
+import { usageFields } from '../spend/ledger.js';
+import { usageLine } from '../io/output.js';
 import type { DecisionQuestion, DecisionResponse } from '../../client/types.js';
 import type { RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
-import type { FlagValues } from '../flags.js';
-import { collect, modelFlag, OPEN_USER_FLAG, OUTPUT_FLAGS, PROVIDER_FLAGS, SESSION_FLAGS } from '../options.js';
+import type { FlagValues } from '../flags/flags.js';
+import { collect, modelFlag, OPEN_USER_FLAG, OUTPUT_FLAGS, PROVIDER_FLAGS, SESSION_FLAGS } from '../flags/options.js';
 import { usage } from '../exit-codes.js';
-import { boundNote, guardSpend, SPEND_FLAGS } from '../spend-guard.js';
-import { providerFrom, readJsonFile, readTextFile } from '../input.js';
+import { boundNote, guardSpend, SPEND_FLAGS } from '../spend/spend-guard.js';
+import { providerFrom, readJsonFile, readTextFile } from '../io/input.js';
 
 const FLAGS = {
   session: SESSION_FLAGS.session,
@@ -166,7 +166,7 @@ async function runDecide(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<voi
     return [key, 'score', `${fmt(a.score)} (${a.legend?.[String(Math.round(a.score))] ?? ''})`, fmt(a.confidence), probs];
   });
   if (io.stdoutTTY) {
-    const { table } = await import('../table.js');
+    const { table } = await import('../io/table.js');
     io.out(table(io, ['question', 'type', 'answer', 'confidence', 'probabilities'], rows));
   } else for (const r of rows) io.out(`${r.join('\t')}\n`);
 }

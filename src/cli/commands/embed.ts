@@ -1,13 +1,13 @@
 /** `router embed`: texts as vectors, one input per argument or per line, in as many requests as it takes. */
-import { usageFields } from '../ledger.js';
-import { usageLine } from '../output.js';
+import { usageFields } from '../spend/ledger.js';
+import { usageLine } from '../io/output.js';
 import type { RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
-import type { FlagValues } from '../flags.js';
-import { integerIn, modelFlag, nonEmpty, OPEN_USER_FLAG, OUTPUT_FLAGS, PROVIDER_FLAGS } from '../options.js';
+import type { FlagValues } from '../flags/flags.js';
+import { integerIn, modelFlag, nonEmpty, OPEN_USER_FLAG, OUTPUT_FLAGS, PROVIDER_FLAGS } from '../flags/options.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
-import { boundNote, guardSpend, SPEND_FLAGS } from '../spend-guard.js';
-import { providerFrom, readTextFile, textFromArgs } from '../input.js';
+import { boundNote, guardSpend, SPEND_FLAGS } from '../spend/spend-guard.js';
+import { providerFrom, readTextFile, textFromArgs } from '../io/input.js';
 import type { EmbeddingResponse } from '../../client/types.js';
 
 /** Inputs per request: OpenAI's limit, and the emulator's. */

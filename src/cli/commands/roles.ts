@@ -3,13 +3,13 @@ import { existsSync, renameSync, rmSync } from 'node:fs';
 import { readLocalFile, readLocalText } from '../../internal/local-file.js';
 import { basename, dirname, join } from 'node:path';
 import { defineCommand, defineGroup } from '../define.js';
-import type { FlagTable } from '../flags.js';
+import type { FlagTable } from '../flags/flags.js';
 import type { RunContext } from '../run.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
-import { applyRole, inFolder, loadYaml, parseRole, readRole, roleNames, rolePath, rolesDir, unknownRole, type Role } from '../roles.js';
+import { applyRole, inFolder, loadYaml, parseRole, readRole, roleNames, rolePath, rolesDir, unknownRole, type Role } from '../saved/roles.js';
 import { writeWhole } from '../../internal/write-whole.js';
 import { visible } from '../../internal/visible.js';
-import { textOrFile } from '../input.js';
+import { textOrFile } from '../io/input.js';
 import { CHAT_FLAGS } from './chat/flags.js';
 
 /** What a role may hold that `roles save` takes as flags: chat's generation flags. */
@@ -136,10 +136,10 @@ async function runSave(ctx: RunContext<Record<string, unknown>>, name: string): 
  */
 async function checkFiles(opts: Record<string, unknown>, io: RunContext<unknown>['io']): Promise<void> {
   const file = (v: unknown) => (typeof v === 'string' && v !== '-' ? v : undefined);
-  const { loadTools } = await import('../tool-runner.js');
-  const { loadSchema } = await import('../schema-check.js');
-  const { readAttachments } = await import('../attach.js');
-  const { checkImagesDir } = await import('../save-images.js');
+  const { loadTools } = await import('../tools/tool-runner.js');
+  const { loadSchema } = await import('../answers/schema-check.js');
+  const { readAttachments } = await import('../answers/attach.js');
+  const { checkImagesDir } = await import('../answers/save-images.js');
   await loadTools(file(opts.tools), io, 'chat');
   await loadSchema(file(opts.schema), io);
   await readAttachments(Array.isArray(opts.attach) ? opts.attach.filter((a) => a !== '-') : undefined, io);
@@ -152,7 +152,7 @@ async function checkFiles(opts: Record<string, unknown>, io: RunContext<unknown>
  */
 async function checkRole(role: Role, io: RunContext<unknown>['io']): Promise<void> {
   const { Command } = await import('../commander.js');
-  const { addFlags } = await import('../flags.js');
+  const { addFlags } = await import('../flags/flags.js');
   const opts: Record<string, unknown> = {};
   applyRole(role, addFlags(new Command('chat'), CHAT_FLAGS), opts);
   await checkFiles(opts, io);
@@ -175,7 +175,7 @@ async function runEdit({ io, env }: RunContext<unknown>, name: string): Promise<
   const kept = existed ? `role ${name} is unchanged` : `role ${name} is not made`;
   // An edit that did not parse last time is taken up again, not lost.
   writeWhole(draft, existsSync(draft) ? readLocalFile(draft) : existed ? readLocalFile(path) : TEMPLATE);
-  const { editFile } = await import('../editor.js');
+  const { editFile } = await import('../io/editor.js');
   try {
     await editFile(io, draft);
   } catch (err) {

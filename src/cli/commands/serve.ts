@@ -2,9 +2,9 @@
 import { stateHome } from '../../config/state-dir.js';
 import type { RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
-import type { FlagValues } from '../flags.js';
-import { collect, integerIn } from '../options.js';
-import { jsonFlags } from '../setup-flags.js';
+import type { FlagValues } from '../flags/flags.js';
+import { collect, integerIn } from '../flags/options.js';
+import { jsonFlags } from '../flags/setup-flags.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { isBlank } from '../../internal/blank.js';
 

@@ -2,11 +2,11 @@
 import type { SpeechReference, SpeechRequest, SpeechTurn } from '../../client/resources/speech.js';
 import type { RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
-import type { FlagValues } from '../flags.js';
-import { anyNumber, collect, collectNonEmpty, modelFlag, nonEmpty, SESSION_FLAGS } from '../options.js';
+import type { FlagValues } from '../flags/flags.js';
+import { anyNumber, collect, collectNonEmpty, modelFlag, nonEmpty, SESSION_FLAGS } from '../flags/options.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
-import { boundNote, guardSpend, SPEND_FLAGS } from '../spend-guard.js';
-import { readFileFor, readJsonFile, textFromArgs } from '../input.js';
+import { boundNote, guardSpend, SPEND_FLAGS } from '../spend/spend-guard.js';
+import { readFileFor, readJsonFile, textFromArgs } from '../io/input.js';
 
 const AUDIO_TYPES: Record<string, string> = { '.wav': 'audio/wav', '.mp3': 'audio/mpeg', '.ogg': 'audio/ogg', '.flac': 'audio/flac', '.m4a': 'audio/mp4', '.pcm': 'audio/pcm' };
 const IMAGE_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp', '.gif': 'image/gif' };
@@ -152,7 +152,7 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
   if (refs) req.input_references = refs;
   if (opts.session) req.session_id = opts.session;
   if (opts.user) req.user = opts.user;
-  const { OutputFile, refuseOverInput } = await import('../output-file.js');
+  const { OutputFile, refuseOverInput } = await import('../io/output-file.js');
   if (toFile) refuseOverInput('-o', opts.output!, [opts.turns, opts.referenceImage, ...(opts.referenceAudio ?? [])]);
   const file = toFile ? OutputFile.open(opts.output!) : undefined;
   const connected = await connect({ management: true }).catch((err) => {

@@ -2,10 +2,10 @@
 import { usage } from '../exit-codes.js';
 import type { RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
-import type { FlagValues } from '../flags.js';
-import type { UsageRecord } from '../ledger.js';
-import { eachLedgerRecord } from '../ledger-read.js';
-import { integerIn } from '../options.js';
+import type { FlagValues } from '../flags/flags.js';
+import type { UsageRecord } from '../spend/ledger.js';
+import { eachLedgerRecord } from '../spend/ledger-read.js';
+import { integerIn } from '../flags/options.js';
 
 interface Totals {
   calls: number;
@@ -102,7 +102,7 @@ async function runUsage(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<void
   const from = sinceMs(opts.since);
   const keyOf = (r: UsageRecord) => (opts.by === 'day' ? r.time.slice(0, 10) : String(r[opts.by] ?? '-'));
   // The budgets' spend is summed in the same read of the ledger.
-  const { budgetsFor, spendCounter } = await import('../budget.js');
+  const { budgetsFor, spendCounter } = await import('../spend/budget.js');
   const settings = await ctx.settings();
   const now = new Date();
   const spend = settings.dailyBudget !== undefined || settings.monthlyBudget !== undefined ? spendCounter(settings.profile, now) : undefined;
@@ -113,7 +113,7 @@ async function runUsage(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<void
   if (opts.json) return io.json({ since: new Date(from).toISOString(), until: now.toISOString(), by: opts.by, rows, total: summed, budgets });
   const lines = [...rows, { key: 'total', ...summed }].map((r) => [r.key, String(r.calls), String(r.prompt_tokens), String(r.completion_tokens), String(r.total_tokens), `$${r.cost.toFixed(6)}`]);
   if (!io.stdoutTTY) return void io.out(`${lines.map((r) => r.join('\t')).join('\n')}\n`);
-  const { table } = await import('../table.js');
+  const { table } = await import('../io/table.js');
   io.out(table(io, [opts.by, 'calls', 'prompt', 'completion', 'total tokens', 'cost'], lines));
   for (const b of budgets) io.out(`${b.name}: $${b.spent.toFixed(6)} of $${b.limit.toFixed(6)} spent ${b.name === 'daily_budget' ? 'today' : 'this month'} (UTC), $${b.left.toFixed(6)} left; resets ${b.resets}\n`);
 }

@@ -1,5 +1,5 @@
 /** An answer on a terminal, rendered as Markdown as it arrives (loaded only for a terminal). */
-import type { IO } from '../io.js';
+import type { IO } from '../io/io.js';
 import { renderBlocks } from './render.js';
 import { MarkdownStream } from './stream.js';
 import { visible } from '../../internal/visible.js';

@@ -47,7 +47,7 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
     const { client, settings } = connected;
     const model = scan.model ?? settings.model;
     if (!model) throw usage('no model: the bodies name none; give --model (or set a default: router config set model …)');
-    const { checkBatchSpend, estimateJson, estimateLine } = await import('../../batch-estimate.js');
+    const { checkBatchSpend, estimateJson, estimateLine } = await import('../../spend/batch-estimate.js');
     const estimate = await checkBatchSpend(ctx, connected, { path, endpoint: scan.endpoint, model }).catch(async (err) => {
       await client.close();
       throw err;

@@ -2,9 +2,9 @@
 import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, LISTABLE_BATCH_STATUSES, UNLISTABLE_BATCH_STATUSES } from '../../../client/facts.js';
 import { InvalidArgumentError } from '../../commander.js';
 import { usage } from '../../exit-codes.js';
-import type { FlagTable, FlagValues } from '../../flags.js';
-import { bytesIn, integerIn, modelId, ROUTING_FLAGS, secondsIn } from '../../options.js';
-import { usdAmount } from '../../budget.js';
+import type { FlagTable, FlagValues } from '../../flags/flags.js';
+import { bytesIn, integerIn, modelId, ROUTING_FLAGS, secondsIn } from '../../flags/options.js';
+import { usdAmount } from '../../spend/budget.js';
 
 /** `--results [file]`: the file, or true (stdout) when none is given. */
 const fileOrStdout = (value: string): string | true => value;

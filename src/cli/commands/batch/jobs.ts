@@ -1,9 +1,9 @@
 /** `router batch jobs` and `router batch job ID`: what the local job records hold. */
 import { join } from 'node:path';
-import type { FlagValues } from '../../flags.js';
+import type { FlagValues } from '../../flags/flags.js';
 import type { RunContext } from '../../run.js';
 import type { JOB_FLAGS, JOBS_FLAGS } from './flags.js';
-import type { IO } from '../../io.js';
+import type { IO } from '../../io/io.js';
 import { jobSummary, totals } from '../../../batch/job/progress.js';
 import { jobsDir, listJobs, loadJob, type JobRecord } from '../../../batch/job/store.js';
 
@@ -28,7 +28,7 @@ export async function describeJob(job: JobRecord, io: IO): Promise<string> {
     s.usage?.cost !== undefined ? s.usage.cost.toFixed(6) : '-',
   ]);
   if (!io.stdoutTTY) return rows.map((r) => r.join('\t')).join('\n') + '\n';
-  const { table } = await import('../../table.js');
+  const { table } = await import('../../io/table.js');
   return [
     `${job.id}  ${stateOf(job)}  ${job.input.path}`,
     `${job.requests} requests to ${job.endpoint} with ${job.model}; ${t.completed} completed, ${t.failed} failed; ${t.tokens} tokens, $${t.cost.toFixed(6)}`,

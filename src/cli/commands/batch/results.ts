@@ -4,10 +4,10 @@ import { isTerminalBatchStatus } from '../../../client/facts.js';
 import type { Batch } from '../../../client/types.js';
 import { streamResults, type ResultsSink } from '../../../batch/results.js';
 import { usage } from '../../exit-codes.js';
-import type { IO } from '../../io.js';
-import { sameFile, type OutputFile } from '../../output-file.js';
+import type { IO } from '../../io/io.js';
+import { sameFile, type OutputFile } from '../../io/output-file.js';
 import type { RunContext } from '../../run.js';
-import { usageFields } from '../../ledger.js';
+import { usageFields } from '../../spend/ledger.js';
 
 /** Where results go: an output file opened (and checked) before anything is sent, or stdout. */
 export type ResultsTarget = { file: OutputFile } | { stdout: true };
@@ -16,7 +16,7 @@ export type ResultsTarget = { file: OutputFile } | { stdout: true };
 export async function openResults(target: string | true, input?: string): Promise<ResultsTarget> {
   if (target === true || target === '-') return { stdout: true };
   if (input !== undefined) refuseResultsOverInput(target, input);
-  const { OutputFile } = await import('../../output-file.js');
+  const { OutputFile } = await import('../../io/output-file.js');
   return { file: OutputFile.open(target) };
 }
 

@@ -60,7 +60,7 @@ function planOptions(ctx: Ctx, file: string | undefined) {
 /** --dry-run: the plan and the cost bound of the file; nothing is saved or sent. */
 async function dryRun(ctx: Ctx, file: string): Promise<void> {
   const job = await planInput(file, planOptions(ctx, file));
-  const { checkJobSpend, estimateJson, estimateLine } = await import('../../batch-estimate.js');
+  const { checkJobSpend, estimateJson, estimateLine } = await import('../../spend/batch-estimate.js');
   // The plan needs no key: without one (or without the model list) the bound is said to be unknown.
   const connected = await ctx.connect().catch((err: Error) => void ctx.io.note(`cost bound: unknown (${err.message})`));
   const estimate = connected && (await checkJobSpend(ctx, connected, job).finally(() => connected.client.close()));
@@ -126,7 +126,7 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
     connected = await ctx.connect();
     return connected.client;
   };
-  const spend = await import('../../batch-estimate.js');
+  const spend = await import('../../spend/batch-estimate.js');
   const format: MergeFormat = opts.join ? 'joined' : opts.lineNumbers ? 'numbered' : 'results';
   try {
     const outcome = await driveJob(held, connect, {

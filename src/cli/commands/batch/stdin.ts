@@ -2,8 +2,8 @@
 import { BATCH_MAX_BYTES } from '../../../client/facts.js';
 import { processAlive } from '../../../internal/process.js';
 import { usage } from '../../exit-codes.js';
-import { limitBytes } from '../../bounded-read.js';
-import type { InStream } from '../../io.js';
+import { limitBytes } from '../../io/bounded-read.js';
+import type { InStream } from '../../io/io.js';
 import { refuseFolderStdin } from '../../run.js';
 
 const SPOOL_PREFIX = 'router-batch-stdin-';

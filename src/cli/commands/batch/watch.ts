@@ -5,7 +5,7 @@ import { BatchError } from '../../../batch/errors.js';
 import { batchError } from '../../../batch/results.js';
 import { watchBatch } from '../../../batch/watch.js';
 import { CliError, EXIT } from '../../exit-codes.js';
-import type { FlagValues } from '../../flags.js';
+import type { FlagValues } from '../../flags/flags.js';
 import type { RunContext } from '../../run.js';
 import type { CreateOpts, WATCH_FLAGS } from './flags.js';
 import { logBatch, openResults, writeResults, type ResultsTarget } from './results.js';

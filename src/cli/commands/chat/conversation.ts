@@ -1,7 +1,7 @@
 /** Conversations of `router chat` (-c, --conversation, and -i started from one). */
 import type { ChatMessage } from '../../../client/types.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
-import { checkConversationId, lastConversation, loadConversation, newConversation, saveConversation, type Conversation } from '../../conversations.js';
+import { checkConversationId, lastConversation, loadConversation, newConversation, saveConversation, type Conversation } from '../../saved/conversations.js';
 import type { RunContext } from '../../run.js';
 import { describeSystemError, isSystemError } from '../../../internal/system-errors.js';
 import type { ChatOptions } from './flags.js';

@@ -1,7 +1,7 @@
-import { anyNumber, GENERATION_FLAGS, integerIn, keyValue, nonEmpty, numberIn, OUTPUT_FLAGS, REASONING_EFFORT_FLAG, ROUTING_FLAGS, stopSequence } from '../../options.js';
-import type { FlagTable, FlagValues } from '../../flags.js';
-import { ANSWER_FLAGS, TOOL_FLAGS } from '../../answer-flags.js';
-import type { SpendOptions } from '../../spend-guard.js';
+import { anyNumber, GENERATION_FLAGS, integerIn, keyValue, nonEmpty, numberIn, OUTPUT_FLAGS, REASONING_EFFORT_FLAG, ROUTING_FLAGS, stopSequence } from '../../flags/options.js';
+import type { FlagTable, FlagValues } from '../../flags/flags.js';
+import { ANSWER_FLAGS, TOOL_FLAGS } from '../../flags/answer-flags.js';
+import type { SpendOptions } from '../../spend/spend-guard.js';
 
 const SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priority', 'scale', 'ultrafast'] as const;
 

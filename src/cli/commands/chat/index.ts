@@ -1,25 +1,25 @@
 /** `router chat`: a prompt to a chat model, the answer streamed to stdout (and `chat -i`, in ./repl.ts). */
-import { usageFields } from '../../ledger.js';
+import { usageFields } from '../../spend/ledger.js';
 import type { ChatCompletionRequest, ChatMessage, ChatUsage } from '../../../client/types.js';
 import type { RouterClient } from '../../../client/index.js';
 import { deltaText } from '../../../client/resources/chat.js';
 import { readCompletion, type FailedAnswerError } from '../../../client/answer-reading.js';
-import type { IO } from '../../io.js';
-import { printText, shownPieces, shownText, streamToStdout, usageLine } from '../../output.js';
+import type { IO } from '../../io/io.js';
+import { printText, shownPieces, shownText, streamToStdout, usageLine } from '../../io/output.js';
 import { buildChatRequest, validateChatOptions } from './request.js';
 import { CHAT_FLAGS, type ChatCommandOptions, type ChatOptions } from './flags.js';
 import type { RunContext } from '../../run.js';
 import { defineCommand } from '../../define.js';
-import { applyRoleFlag, blameRole } from '../../roles.js';
-import { textOrFile } from '../../input.js';
+import { applyRoleFlag, blameRole } from '../../saved/roles.js';
+import { textOrFile } from '../../io/input.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
-import { boundNote, guardNext, guardSpend, limitFlagOf, SPEND_FLAGS } from '../../spend-guard.js';
+import { boundNote, guardNext, guardSpend, limitFlagOf, SPEND_FLAGS } from '../../spend/spend-guard.js';
 import { keepConversation, openConversation, withSystem } from './conversation.js';
-import { MessageAssembler, messageOf, type AssembledMessage } from '../../answer-extras.js';
-import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from '../../request-extras.js';
-import { callsNotRun, chatCalls, imageInput, openTools } from '../../tool-runner.js';
-import { toolLoop } from '../../tool-loop.js';
-import { noteRouting } from '../../routing-note.js';
+import { MessageAssembler, messageOf, type AssembledMessage } from '../../answers/answer-extras.js';
+import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from '../../answers/request-extras.js';
+import { callsNotRun, chatCalls, imageInput, openTools } from '../../tools/tool-runner.js';
+import { toolLoop } from '../../tools/tool-loop.js';
+import { noteRouting } from '../../answers/routing-note.js';
 
 export const chat = defineCommand({
   name: 'chat',

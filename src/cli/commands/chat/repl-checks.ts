@@ -2,8 +2,8 @@
 import type { ChatMessage } from '../../../client/types.js';
 import type { Model } from '../../../client/resources/models.js';
 import type { RouterClient } from '../../../client/index.js';
-import type { Attachment } from '../../attach.js';
-import type { IO } from '../../io.js';
+import type { Attachment } from '../../answers/attach.js';
+import type { IO } from '../../io/io.js';
 import { usage } from '../../exit-codes.js';
 
 /** /help: one command a line. */
@@ -24,7 +24,7 @@ export const REPL_COMMANDS = [
 
 /** The model list, as `router models` keeps it; undefined when it cannot be read (briefly). */
 export async function modelList(client: RouterClient, env: NodeJS.ProcessEnv, apiRoot: string | undefined): Promise<Model[] | undefined> {
-  const { modelCatalog } = await import('../../model-catalog.js');
+  const { modelCatalog } = await import('../../service/model-catalog.js');
   const { DEFAULT_API_ROOT } = await import('../../../client/core.js');
   return modelCatalog(client, { env, apiRoot: apiRoot ?? DEFAULT_API_ROOT, signal: AbortSignal.timeout(3000) }).catch(() => undefined);
 }
@@ -32,7 +32,7 @@ export async function modelList(client: RouterClient, env: NodeJS.ProcessEnv, ap
 /** /model ID: refused (the model in use stays) when the list is known and does not hold it. */
 export async function checkReplModel(id: string, models: Model[] | undefined): Promise<void> {
   if (!models || models.some((m) => m.id === id)) return;
-  const { nearestModel } = await import('../../model-hint.js');
+  const { nearestModel } = await import('../../service/model-hint.js');
   const near = nearestModel(id, models.map((m) => m.id));
   throw usage(`/model: ${id} is not in the model list (${near ? `did you mean ${near}? ` : ''}the list: router models); the model stays`);
 }

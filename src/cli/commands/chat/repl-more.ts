@@ -9,10 +9,10 @@ import { dirname, join } from 'node:path';
 import { stateHome } from '../../../config/state-dir.js';
 import { writeWhole } from '../../../internal/write-whole.js';
 import type { ChatMessage } from '../../../client/types.js';
-import type { IO } from '../../io.js';
+import type { IO } from '../../io/io.js';
 import type { RunContext } from '../../run.js';
 import type { ChatOptions } from './flags.js';
-import type { Attachment } from '../../attach.js';
+import type { Attachment } from '../../answers/attach.js';
 import { usage } from '../../exit-codes.js';
 
 /** Lines kept, as a shell's HISTSIZE. */
@@ -101,7 +101,7 @@ export async function editMessage(io: IO): Promise<string> {
   const file = join(dir, 'message.md');
   try {
     writeFileSync(file, '', { mode: 0o600 });
-    const { editFile } = await import('../../editor.js');
+    const { editFile } = await import('../../io/editor.js');
     await editFile(io, file);
     return readLocalText(file).trim();
   } finally {
@@ -114,14 +114,14 @@ export async function editMessage(io: IO): Promise<string> {
  * its other settings apply where the command line set none.
  */
 export async function switchRole(ctx: RunContext<ChatOptions>, name: string, c: { model: string | undefined; history: ChatMessage[]; attached: Attachment[] }): Promise<void> {
-  const { applyRoleFlag } = await import('../../roles.js');
+  const { applyRoleFlag } = await import('../../saved/roles.js');
   const opts = ctx.opts as Record<string, unknown>;
   opts.role = name;
   const role = await applyRoleFlag(ctx.cmd, opts, ctx.io);
   replOptions(ctx);
   // The role's attachments go with the next message, as those of -a given with -i do.
   if (role?.settings.attach !== undefined && ctx.cmd.getOptionValueSource('attach') !== 'cli') {
-    const { readAttachments } = await import('../../attach.js');
+    const { readAttachments } = await import('../../answers/attach.js');
     c.attached.push(...(await readAttachments(ctx.opts.attach?.filter((a) => a !== '-'), ctx.io)));
   }
   const model = role?.settings.model;
@@ -135,7 +135,7 @@ export async function switchRole(ctx: RunContext<ChatOptions>, name: string, c: 
 
 /** The REPL's answers on a terminal are Markdown rendered as they stream, as chat's (not with --raw). */
 export async function answerRenderer(io: IO, opts: ChatOptions): Promise<{ push(text: string): string; end(): string } | undefined> {
-  const { rendersMarkdown } = await import('../../output.js');
+  const { rendersMarkdown } = await import('../../io/output.js');
   if (!rendersMarkdown(io, opts)) return undefined;
   return (await import('../../markdown/index.js')).terminalMarkdown(io);
 }

@@ -2,10 +2,10 @@
 import type { ChatCompletionRequest, ChatMessage } from '../../../client/types.js';
 import type { RouterClient } from '../../../client/index.js';
 import { deltaText } from '../../../client/resources/chat.js';
-import { MessageAssembler, type AssembledMessage } from '../../answer-extras.js';
-import type { IO } from '../../io.js';
+import { MessageAssembler, type AssembledMessage } from '../../answers/answer-extras.js';
+import type { IO } from '../../io/io.js';
 import type { ToolSet } from '../../../kit/toolset.js';
-import { toolLoop, type ToolLoop } from '../../tool-loop.js';
+import { toolLoop, type ToolLoop } from '../../tools/tool-loop.js';
 
 export interface TurnAnswer {
   text: string;

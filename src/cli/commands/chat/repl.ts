@@ -2,14 +2,14 @@ import { createInterface } from 'node:readline';
 import type { ChatMessage } from '../../../client/types.js';
 import { isModelId, MODEL_ID_SYNTAX } from '../../../client/facts.js';
 import { deltaText } from '../../../client/resources/chat.js';
-import type { IO } from '../../io.js';
+import type { IO } from '../../io/io.js';
 import { interrupted, type RunContext } from '../../run.js';
 import { keepConversation, openConversation, withSystem } from './conversation.js';
 import { buildChatRequest, type ChatOptions } from './request.js';
 import { EXIT, exitCodeForStatus, usage } from '../../exit-codes.js';
 import { APIError } from '../../../client/errors.js';
-import { readAttachments, type Attachment } from '../../attach.js';
-import { recordedUser, userContent } from '../../request-extras.js';
+import { readAttachments, type Attachment } from '../../answers/attach.js';
+import { recordedUser, userContent } from '../../answers/request-extras.js';
 import type { ChatCommandOptions } from './flags.js';
 import type { Model } from '../../../client/resources/models.js';
 import type { ToolSet } from '../../../kit/toolset.js';
@@ -133,7 +133,7 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
   } else if (cmd === '/save') {
     if (!arg) io.err('usage: /save FILE\n');
     else {
-      const { OutputFile } = await import('../../output-file.js');
+      const { OutputFile } = await import('../../io/output-file.js');
       const f = OutputFile.open(arg);
       await f.write(/\.(md|markdown)$/i.test(arg) ? checks.conversationMarkdown(c.model, c.history) : `${JSON.stringify({ model: c.model, messages: c.history }, null, 2)}\n`);
       await f.commit();
@@ -158,11 +158,11 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
   ctx.useCommandModel(saved);
   const connected = await ctx.connect();
   const { client, settings } = connected;
-  const { guardSpend } = await import('../../spend-guard.js');
-  const { usageFields } = await import('../../ledger.js');
+  const { guardSpend } = await import('../../spend/spend-guard.js');
+  const { usageFields } = await import('../../spend/ledger.js');
   const { reportError } = await import('../../errors.js');
   let models: Promise<Model[] | undefined> | undefined;
-  const { loadTools, openTools } = await import('../../tool-runner.js');
+  const { loadTools, openTools } = await import('../../tools/tool-runner.js');
   const tools = await openTools({ local: await loadTools(opts.tools, io, 'chat'), mcp: opts.mcp, env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
     await client.close();
     throw err;

@@ -16,7 +16,7 @@ async function profiles(ctx: RunContext<unknown>): Promise<{ names: string[]; mo
 export async function candidates(ctx: RunContext<unknown>, kind: DynamicKind): Promise<string[]> {
   if (kind === 'settings') return [...PROFILE_FIELDS];
   if (kind === 'profiles') return (await profiles(ctx)).names;
-  if (kind === 'roles') return (await import('../../roles.js')).roleNames(ctx.env);
+  if (kind === 'roles') return (await import('../../saved/roles.js')).roleNames(ctx.env);
   if (kind === 'job-ids') return (await import('../../../batch/job/store.js')).listJobs(ctx.env).map((j) => j.id);
   const flags = { ...ctx.flags, timeout: TIMEOUT_S, maxRetries: 0 };
   const { connect } = await import('../../context.js');
@@ -37,7 +37,7 @@ export async function candidates(ctx: RunContext<unknown>, kind: DynamicKind): P
     const { client, settings } = await connect(ctx.io, flags, await ctx.settings());
     try {
       // The list `router models` keeps, fetched only when it is not fresh.
-      const { modelCatalog } = await import('../../model-catalog.js');
+      const { modelCatalog } = await import('../../service/model-catalog.js');
       const { DEFAULT_API_ROOT } = await import('../../../client/core.js');
       for (const m of await modelCatalog(client, { env: ctx.env, apiRoot: settings.apiRoot ?? DEFAULT_API_ROOT })) known.add(m.id);
     } finally {

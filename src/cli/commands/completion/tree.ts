@@ -1,5 +1,5 @@
 import type { Command, Option } from '../../commander.js';
-import { valuesOf } from '../../flags.js';
+import { valuesOf } from '../../flags/flags.js';
 
 /** Values a shell asks `router __complete KIND` for at completion time. */
 export type DynamicKind = 'batch-ids' | 'job-ids' | 'profiles' | 'settings' | 'models' | 'roles';

@@ -1,10 +1,10 @@
 /** `router config init`: a profile set up by answering questions on a terminal. */
 import { defineCommand } from '../../define.js';
 import type { RunContext } from '../../run.js';
-import type { FlagValues } from '../../flags.js';
+import type { FlagValues } from '../../flags/flags.js';
 import { usage } from '../../exit-codes.js';
 import { isModelId, MODEL_ID_SYNTAX } from '../../../client/facts.js';
-import { WRITTEN_PROFILE_FLAGS } from '../../setup-flags.js';
+import { WRITTEN_PROFILE_FLAGS } from '../../flags/setup-flags.js';
 import { checkRoot, profileFor, sayStored, store } from './shared.js';
 import { checkNewProfile } from '../../../config/fields.js';
 import { KEY_SYNTAX } from '../../../config/settings.js';

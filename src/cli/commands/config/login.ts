@@ -1,14 +1,14 @@
 /** `router login`: an API key checked against the service, then stored in a profile. */
 import { defineCommand } from '../../define.js';
 import type { RunContext } from '../../run.js';
-import type { FlagValues } from '../../flags.js';
+import type { FlagValues } from '../../flags/flags.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
-import { checkModel } from '../../options.js';
-import { WRITTEN_PROFILE_FLAGS } from '../../setup-flags.js';
+import { checkModel } from '../../flags/options.js';
+import { WRITTEN_PROFILE_FLAGS } from '../../flags/setup-flags.js';
 import { checkRoot, profileFor, readSecret, sayStored, store } from './shared.js';
 import { saveKey } from '../../../config/key-store.js';
 import { checkNewProfile } from '../../../config/fields.js';
-import { checkKey, keySummary } from '../../key-check.js';
+import { checkKey, keySummary } from '../../service/key-check.js';
 
 const FLAGS = {
   ...WRITTEN_PROFILE_FLAGS,

@@ -1,6 +1,6 @@
 /** `router config list|use|delete|path`: the profiles themselves and where they are kept. */
 import { defineCommand } from '../../define.js';
-import { jsonFlags } from '../../setup-flags.js';
+import { jsonFlags } from '../../flags/setup-flags.js';
 import { noProfile, store } from './shared.js';
 import { fromEnv } from '../../../config/settings.js';
 import { PROFILE_FIELDS, SECRET_FIELDS, type ProfileField } from '../../../config/fields.js';
@@ -31,7 +31,7 @@ export const list = defineCommand({
       io.info('no profiles yet: run "router login"');
       return;
     }
-    const { table } = await import('../../table.js');
+    const { table } = await import('../../io/table.js');
     io.out(
       table(io, ['', 'profile', 'api key', 'api root', 'model'], rows.map((r) => [r.current ? '*' : '', r.name, r.api_key_in === 'file' || !r.api_key_in ? (r.api_key ?? '') : `(${r.api_key_in})`, r.api_root ?? '', r.model ?? ''])),
     );

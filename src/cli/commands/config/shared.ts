@@ -1,6 +1,6 @@
 import { readAll } from '../../run.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
-import type { IO } from '../../io.js';
+import type { IO } from '../../io/io.js';
 import { didYouMean } from '../../../internal/did-you-mean.js';
 import { checkApiRoot, fromEnv, KEY_SYNTAX, profileName, withoutUserinfo } from '../../../config/settings.js';
 import { ATTRIBUTION_ENV, BATCHES_PATH_ENV, BUDGET_ENV, DEFAULT_ENV, PROFILE_FIELDS as FIELDS, SECRET_FIELDS, shownName, type KeyField, type Profile, type ProfileField as Field } from '../../../config/fields.js';

@@ -1,8 +1,8 @@
 /** What `router models` keeps of the list, in what order, and how a row reads. */
 import type { Model } from '../../../client/resources/models.js';
 import { didYouMean } from '../../../internal/did-you-mean.js';
-import { collect } from '../../options.js';
-import type { FlagTable, FlagValues } from '../../flags.js';
+import { collect } from '../../flags/options.js';
+import type { FlagTable, FlagValues } from '../../flags/flags.js';
 
 export const MODEL_COLUMNS = ['id', 'name', 'context', '$/M prompt', '$/M completion', 'modalities'] as const;
 

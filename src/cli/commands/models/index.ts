@@ -2,7 +2,7 @@
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import type { RunContext } from '../../run.js';
 import { defineCommand } from '../../define.js';
-import type { FlagTable, FlagValues } from '../../flags.js';
+import type { FlagTable, FlagValues } from '../../flags/flags.js';
 import { renderTable } from '../batch/format.js';
 import { FILTER_FLAGS, filterModels, fitColumns, modelRow, sortModels, unknownFilter } from './filter.js';
 import type { Model } from '../../../client/resources/models.js';
@@ -42,7 +42,7 @@ $XDG_STATE_HOME/router/models/ (it also prices --max-cost and --dry-run).`,
 async function fetchModels(ctx: RunContext<{ refresh?: boolean }>): Promise<Model[]> {
   const { client, settings } = await ctx.connect();
   try {
-    const { modelCatalog } = await import('../../model-catalog.js');
+    const { modelCatalog } = await import('../../service/model-catalog.js');
     const { DEFAULT_API_ROOT } = await import('../../../client/core.js');
     return await modelCatalog(client, { env: ctx.env, apiRoot: settings.apiRoot ?? DEFAULT_API_ROOT, refresh: ctx.opts.refresh, signal: ctx.signal });
   } finally {
@@ -70,7 +70,7 @@ async function runShow(ctx: RunContext<{ refresh?: boolean }>, id: string): Prom
   const models = await fetchModels(ctx);
   const model = models.find((m) => m.id === id);
   if (!model) {
-    const { nearestModel } = await import('../../model-hint.js');
+    const { nearestModel } = await import('../../service/model-hint.js');
     const near = nearestModel(id, models.map((m) => m.id));
     throw new CliError(`no model ${id} in the list${near ? ` (did you mean ${near}?)` : ''}: see router models`, EXIT.NOT_FOUND);
   }

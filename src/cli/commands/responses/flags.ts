@@ -1,6 +1,6 @@
-import { collect, GENERATION_FLAGS, integerIn, nonEmpty, OUTPUT_FLAGS, REASONING_EFFORT_FLAG, ROUTING_FLAGS } from '../../options.js';
-import type { FlagTable, FlagValues } from '../../flags.js';
-import { ANSWER_FLAGS, TOOL_FLAGS } from '../../answer-flags.js';
+import { collect, GENERATION_FLAGS, integerIn, nonEmpty, OUTPUT_FLAGS, REASONING_EFFORT_FLAG, ROUTING_FLAGS } from '../../flags/options.js';
+import type { FlagTable, FlagValues } from '../../flags/flags.js';
+import { ANSWER_FLAGS, TOOL_FLAGS } from '../../flags/answer-flags.js';
 
 /** The flags of `router responses` (but the spend flags), in help order: also what a role may hold. */
 export const RESPONSES_FLAGS = {

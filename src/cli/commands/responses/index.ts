@@ -1,24 +1,24 @@
 /** `router responses`: one independent request in the Responses format, the text streamed to stdout. */
-import { usageFields } from '../../ledger.js';
+import { usageFields } from '../../spend/ledger.js';
 import { readResponse } from '../../../client/answer-reading.js';
 import { isFinalResponse, isTextDelta, type ResponsesRequest, type ResponsesResult } from '../../../client/resources/responses.js';
 import type { RouterClient } from '../../../client/index.js';
-import type { IO } from '../../io.js';
-import { printText, shownPieces, shownText, streamToStdout, usageLine } from '../../output.js';
+import type { IO } from '../../io/io.js';
+import { printText, shownPieces, shownText, streamToStdout, usageLine } from '../../io/output.js';
 import { buildResponsesRequest, stopConditions } from './request.js';
 import { RESPONSES_FLAGS, type ResponsesOpts } from './flags.js';
 import type { RunContext } from '../../run.js';
 import { defineCommand } from '../../define.js';
-import type { FlagValues } from '../../flags.js';
-import { applyRoleFlag, blameRole } from '../../roles.js';
-import { boundNote, guardSpend, limitFlagOf, SPEND_FLAGS } from '../../spend-guard.js';
+import type { FlagValues } from '../../flags/flags.js';
+import { applyRoleFlag, blameRole } from '../../saved/roles.js';
+import { boundNote, guardSpend, limitFlagOf, SPEND_FLAGS } from '../../spend/spend-guard.js';
 import { usage } from '../../exit-codes.js';
-import { checkMetadataFlags, readJsonFile, textOrFile } from '../../input.js';
-import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from '../../request-extras.js';
-import { functionCalls, reasoningSummary, responseMessage } from '../../answer-extras.js';
-import { callsNotRun, chatCalls, imageInput, openTools } from '../../tool-runner.js';
+import { checkMetadataFlags, readJsonFile, textOrFile } from '../../io/input.js';
+import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from '../../answers/request-extras.js';
+import { functionCalls, reasoningSummary, responseMessage } from '../../answers/answer-extras.js';
+import { callsNotRun, chatCalls, imageInput, openTools } from '../../tools/tool-runner.js';
 import { responsesToolLoop } from './tool-loop.js';
-import { noteRouting } from '../../routing-note.js';
+import { noteRouting } from '../../answers/routing-note.js';
 
 const FLAGS = { ...RESPONSES_FLAGS, ...SPEND_FLAGS };
 

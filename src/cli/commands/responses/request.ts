@@ -1,7 +1,7 @@
 import type { ResponsesRequest } from '../../../client/resources/responses.js';
 import { usage } from '../../exit-codes.js';
-import { applyRouting } from '../../input.js';
-import { decimalNumber } from '../../options.js';
+import { applyRouting } from '../../io/input.js';
+import { decimalNumber } from '../../flags/options.js';
 import type { ResponsesOpts } from './flags.js';
 
 export function stopConditions(list: string[]): Record<string, unknown>[] {

@@ -1,9 +1,9 @@
 /** `responses --tools/--mcp`: function calls run as chat runs them, their outputs sent back as `function_call_output` items. */
 import type { ResponsesRequest, ResponsesResult } from '../../../client/resources/responses.js';
-import { functionCalls } from '../../answer-extras.js';
-import type { IO } from '../../io.js';
-import { passedImages, runRound, type ToolLoop } from '../../tool-loop.js';
-import { chatCalls } from '../../tool-runner.js';
+import { functionCalls } from '../../answers/answer-extras.js';
+import type { IO } from '../../io/io.js';
+import { passedImages, runRound, type ToolLoop } from '../../tools/tool-loop.js';
+import { chatCalls } from '../../tools/tool-runner.js';
 
 type Item = Record<string, unknown>;
 

@@ -1,0 +1,143 @@
+import { constants, createReadStream, openSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { collectBounded, inputTooLarge, MAX_INPUT_BYTES } from './bounded-read.js';
+import { usage } from '../exit-codes.js';
+import type { IO } from './io.js';
+import { readStdin } from '../run.js';
+import { describeCode } from '../../internal/system-errors.js';
+import { isBlank } from '../../internal/blank.js';
+import { utf8Text } from './utf8.js';
+import type { FlagValues } from '../flags/flags.js';
+import type { PROVIDER_FLAGS, ROUTING_FLAGS } from '../flags/options.js';
+
+export interface TextOptions {
+  what?: string;
+  example?: string;
+  /**
+   * Piped stdin joins the arguments (stdin first, then the prompt, as llm and mods do).
+   * Without it, stdin is read only when there are no arguments or "-" stands among them.
+   */
+  mergeStdin?: boolean;
+}
+
+/**
+ * The prompt from arguments and stdin. "-" among the arguments stands for stdin at that place;
+ * with no arguments, a piped stdin is the whole prompt.
+ */
+export async function textFromArgs(args: string[], io: IO, o: TextOptions = {}): Promise<string> {
+  const { what = 'prompt', example = 'echo hi | router chat', mergeStdin = false } = o;
+  const dash = args.indexOf('-');
+  if (args.indexOf('-', dash + 1) !== -1) throw usage(`- (the ${what}) may stand once among the arguments: stdin can be read once`);
+  const taken = stdinReaders.get(io);
+  if (dash !== -1) takeStdin(io, `the ${what}`, `- (the ${what})`);
+  const wantsStdin = dash !== -1 || (taken === undefined && (args.length === 0 || mergeStdin) && !io.stdinTTY && !io.noStdin);
+  const piped = wantsStdin ? (await readStdin(io, io.interrupt)).replace(/\s+$/, '') : '';
+  // Stdin stands where "-" does, a block of its own; a piped stdin without it comes first.
+  const parts = dash === -1 ? [piped, args.join(' ')] : [args.slice(0, dash).join(' '), piped, args.slice(dash + 1).join(' ')];
+  const text = parts.filter(Boolean).join('\n\n');
+  if (!text.trim() && taken !== undefined) throw usage(`no ${what}: stdin was read by ${taken}; give the ${what} as arguments`);
+  if (!text.trim() && io.noStdin) throw usage(`no ${what}: give it as arguments (stdin is not read: ${io.noStdin})`);
+  if (!text.trim()) throw usage(`no ${what}: give it as arguments or on stdin (${example})`);
+  return text;
+}
+
+/** Who read stdin in a run (a flag, or the prompt): stdin can be read once. */
+const stdinReaders = new WeakMap<IO, string>();
+
+/** Takes stdin for `who`; a second reader is refused, named as the user typed it (`label`), before anything is sent. */
+export function takeStdin(io: IO, who: string, label = who): void {
+  if (io.noStdin) throw usage(`${label}: stdin is not read (${io.noStdin})`);
+  const first = stdinReaders.get(io);
+  if (first !== undefined) throw usage(`${label}: stdin was read by ${first}; it can be read once`);
+  stdinReaders.set(io, who);
+}
+
+/**
+ * The one convention for "@" in a text flag, as `router api -F` and curl have it: "@FILE" is the
+ * file's text, "@-" stdin, and "@@…" the text "@…" itself.
+ */
+export async function textOrFile(flag: string, value: string | undefined, io: IO): Promise<string | undefined> {
+  if (value === undefined || !value.startsWith('@')) return value;
+  if (value.startsWith('@@')) return value.slice(1);
+  if (value === '@-') takeStdin(io, flag, `${flag} @-`);
+  const text = value === '@-' ? await readStdin(io, io.interrupt) : await readTextFile(flag, value.slice(1), io);
+  if (!text.trim()) throw usage(`${flag}: ${value.slice(1)} is empty`);
+  return text;
+}
+
+/** Reads a text file ("-" for stdin) with a one-line error naming the flag. */
+export async function readTextFile(flag: string, path: string, io: IO): Promise<string> {
+  if (path === '-') takeStdin(io, flag, `${flag} -`);
+  return path === '-' ? readStdin(io, io.interrupt) : utf8Text(await readFileFor(flag, path, io.interrupt), `${flag}: ${path}`);
+}
+
+/**
+ * Reads a file a flag names, or fails with one line naming the flag and why, in words. A file
+ * over the input bound is refused by its size; a device or pipe (/dev/zero) once it has sent that much.
+ */
+export async function readFileFor(flag: string, path: string, signal?: AbortSignal, limit?: { max: number; tooMuch: () => Error }): Promise<Buffer> {
+  if (isBlank(path)) throw usage(`${flag}: the path is empty`);
+  const what = `${flag}: ${path}`;
+  const { max, tooMuch } = limit ?? { max: MAX_INPUT_BYTES, tooMuch: () => inputTooLarge(what) };
+  try {
+    const st = await stat(path);
+    if (st.isFile() && st.size > max) throw tooMuch();
+    return await collectBounded(st.isFIFO() ? await fifoStream(path) : createReadStream(path), what, signal, max, tooMuch);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (typeof code !== 'string' || signal?.aborted) throw err;
+    throw usage(`${flag}: cannot read ${path} (${describeCode(code)})`);
+  }
+}
+
+/**
+ * A named pipe, opened without waiting for its writer and read as a pipe: a blocking open waits
+ * in a thread that neither Ctrl-C nor an exit can end.
+ */
+async function fifoStream(path: string): Promise<AsyncIterable<Buffer>> {
+  const { Socket } = await import('node:net');
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  return new Socket({ fd, readable: true, writable: false });
+}
+
+/** Reads a JSON file ("-" for stdin) with a one-line error naming the flag. */
+export async function readJsonFile(flag: string, path: string, io: IO): Promise<unknown> {
+  const text = await readTextFile(flag, path, io);
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw usage(`${flag}: ${path} is not valid JSON (${(err as Error).message})`);
+  }
+}
+
+/** The spec's metadata rules: at most 16 pairs, keys up to 64 characters without brackets, values up to 512. */
+export function checkMetadataFlags(metadata: Record<string, string> | undefined): void {
+  if (!metadata) return;
+  const entries = Object.entries(metadata);
+  if (entries.length > 16) throw usage('--metadata may be given at most 16 times');
+  for (const [k, v] of entries) {
+    if (k.length > 64) throw usage(`--metadata key "${k.slice(0, 20)}…" is longer than 64 characters`);
+    if (/[[\]]/.test(k)) throw usage(`--metadata key "${k}" must not contain brackets`);
+    if (v.length > 512) throw usage(`--metadata value of "${k}" is longer than 512 characters`);
+  }
+}
+
+export type ProviderFlags = FlagValues<typeof PROVIDER_FLAGS>;
+
+export function providerFrom(o: ProviderFlags): Record<string, unknown> | undefined {
+  const provider: Record<string, unknown> = {};
+  if (o.providerOnly) provider.only = o.providerOnly;
+  if (o.providerOrder) provider.order = o.providerOrder;
+  if (o.providerIgnore) provider.ignore = o.providerIgnore;
+  if (o.fallbacks === false) provider.allow_fallbacks = false;
+  return Object.keys(provider).length ? provider : undefined;
+}
+
+/** The routing and observability fields chat and responses share: session, metadata, user, provider. */
+export function applyRouting(req: Record<string, unknown>, o: FlagValues<typeof ROUTING_FLAGS>): void {
+  if (o.session) req.session_id = o.session;
+  if (o.metadata) req.metadata = o.metadata;
+  if (o.user) req.user = o.user;
+  const provider = providerFrom(o);
+  if (provider) req.provider = provider;
+}

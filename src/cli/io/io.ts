@@ -1,0 +1,298 @@
+import type { Readable, Writable } from 'node:stream';
+import { isatty } from 'node:tty';
+import type { FlagValues } from '../flags/flags.js';
+import type { GLOBAL_FLAGS } from '../flags/global-flags.js';
+import { visible } from '../../internal/visible.js';
+
+/** The shortest time between two writes of streamed text to stdout (a person sees no delay under ~15 ms). */
+const STREAM_WRITE_GAP_MS = 10;
+
+/** Decides what goes where (gh's iostreams): data to stdout; progress, warnings and color only on a TTY. */
+export type GlobalFlags = FlagValues<typeof GLOBAL_FLAGS>;
+
+export type OutStream = Writable & { isTTY?: boolean; columns?: number };
+export type InStream = Readable & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
+
+/** The process's streams and environment, injected so that commands run in-process in tests. */
+export interface Streams {
+  stdin: InStream;
+  stdout: OutStream;
+  stderr: OutStream;
+  env: NodeJS.ProcessEnv;
+  /** Overrides of the streams' own TTY facts (tests pretend to be a terminal). */
+  tty?: { stdin?: boolean; stdout?: boolean; stderr?: boolean };
+  /** stdin's file descriptor when it is the process's own: looked at, and a file read, without building the stream. */
+  stdinFd?: number;
+}
+
+export function processStreams(): Streams {
+  return {
+    // Made on first use: process.stdin builds a stream (and loads its modules), ~7 ms of every start.
+    get stdin() {
+      return process.stdin;
+    },
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    stdinFd: 0,
+  };
+}
+
+/** Milliseconds, monotonic (the global `performance` loads node:perf_hooks on first use, ~1 ms). */
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+
+/** What commands made on the service, by the stdout that was to carry its id (see IO.made). */
+const madeThings = new WeakMap<object, string[]>();
+
+/** Longest `error:` line: an input quoted whole (a 10,000-letter id) would bury the words around it. */
+const MAX_ERROR_LINE = 1000;
+
+export class IO {
+  readonly stdout: OutStream;
+  readonly stderr: OutStream;
+  readonly env: NodeJS.ProcessEnv;
+  readonly stdoutTTY: boolean;
+  readonly stderrTTY: boolean;
+  readonly quiet: boolean;
+  readonly verbose: boolean;
+  private readonly noInput: boolean;
+  /** What turned stdin off (--no-stdin, ROUTER_NO_STDIN), when it is: no command reads it then. */
+  readonly noStdin: string | undefined;
+  /** Color on stdout. */
+  readonly color: boolean;
+  /** Color on stderr. */
+  readonly errColor: boolean;
+  /** Text went to stdout on a terminal and its last line is still open (an error must start a new one). */
+  private openLine = false;
+  private readonly secrets: string[] = [];
+  /** Aborted by Ctrl-C (set by the command wrapper): a read of input ends on it. */
+  interrupt?: AbortSignal;
+
+  constructor(
+    flags: GlobalFlags = {},
+    private readonly streams: Streams = processStreams(),
+  ) {
+    this.stdout = streams.stdout;
+    this.stderr = streams.stderr;
+    this.env = streams.env;
+    this.stdoutTTY = streams.tty?.stdout ?? !!this.stdout.isTTY;
+    this.stderrTTY = streams.tty?.stderr ?? !!this.stderr.isTTY;
+    this.quiet = !!flags.quiet;
+    this.verbose = !!flags.verbose;
+    this.noInput = flags.input === false || ['1', 'true', 'yes'].includes((this.env.ROUTER_NO_INPUT ?? '').toLowerCase());
+    this.noStdin = flags.stdin === false ? '--no-stdin' : ['1', 'true', 'yes'].includes((this.env.ROUTER_NO_STDIN ?? '').toLowerCase()) ? 'ROUTER_NO_STDIN is set' : undefined;
+    const env = this.env;
+    const decide = (tty: boolean) => {
+      if (flags.color === false || (env.NO_COLOR !== undefined && env.NO_COLOR !== '')) return false;
+      if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
+      return tty && env.TERM !== 'dumb';
+    };
+    this.color = decide(this.stdoutTTY);
+    this.errColor = decide(this.stderrTTY);
+  }
+
+  /** stdin, and the facts about it, looked at only by the commands that read it (see processStreams). */
+  get stdin(): InStream {
+    return this.streams.stdin;
+  }
+
+  get stdinTTY(): boolean {
+    const fd = this.streams.stdinFd;
+    // For a file, process.stdin would be a file stream (its modules, ~2 ms) built only to say no.
+    return this.streams.tty?.stdin ?? (fd === undefined ? !!this.streams.stdin.isTTY : isatty(fd));
+  }
+
+  get stdinFd(): number | undefined {
+    return this.streams.stdinFd;
+  }
+
+  /** Prompts are allowed: stdin is a terminal and neither --no-input nor ROUTER_NO_INPUT says otherwise. */
+  get canPrompt(): boolean {
+    return !this.noInput && this.stdinTTY;
+  }
+
+  /**
+   * Where a prompt (@inquirer/prompts) reads and draws, and the run's Ctrl-C: one pressed before the prompt
+   * took the terminal (a SIGINT, not a key) ends the prompt at once instead of leaving it waiting.
+   */
+  get promptContext(): { input: InStream; output: OutStream; signal?: AbortSignal } {
+    return { input: this.stdin, output: this.stderr, signal: this.interrupt };
+  }
+
+  /** Registers a secret so that no message this process prints can carry it. */
+  addSecret(secret: string | undefined): void {
+    if (secret && secret.length >= 8) this.secrets.push(secret);
+  }
+
+  redact(text: string): string {
+    let out = text;
+    for (const s of this.secrets) out = out.split(s).join('****');
+    return out;
+  }
+
+  /** Width of the terminal on stdout, or undefined when stdout is not one. */
+  get columns(): number | undefined {
+    // A terminal that reports 0 columns (some CI ptys, a serial console) is taken as 80 wide.
+    return this.stdoutTTY ? this.stdout.columns || 80 : undefined;
+  }
+
+  out(data: string | Uint8Array): boolean {
+    if (this.stdoutTTY && data.length > 0) {
+      const last = typeof data === 'string' ? data.charCodeAt(data.length - 1) : data[data.length - 1];
+      this.openLine = last !== 10;
+    }
+    return this.stdout.write(data);
+  }
+
+  /**
+   * Records a thing that now exists (a batch, a job) whose id is going to stdout: should stdout
+   * fail (a full disk, a closed pipe), the error names it, so that the id is never lost.
+   */
+  made(what: string): void {
+    const list = madeThings.get(this.stdout) ?? [];
+    list.push(what);
+    madeThings.set(this.stdout, list);
+  }
+
+  /** The things recorded with made() by any IO on this stdout. */
+  get madeSoFar(): readonly string[] {
+    return madeThings.get(this.stdout) ?? [];
+  }
+
+  /** `--json FIELDS` and `--jq`, set by the command runner. */
+  jsonShape: { fields?: string[]; jq?: string; select?: (value: unknown, fields: string[]) => unknown } = {};
+
+  /** The flag that asked for JSON, as a refusal names it: --jq implies --json. */
+  get jsonFlag(): string {
+    return this.jsonShape.jq === undefined ? '--json' : '--jq';
+  }
+  /** Values held for --jq, which runs once the command is done. */
+  private readonly forJq: unknown[] = [];
+
+  private shaped(value: unknown): unknown {
+    const { fields, select } = this.jsonShape;
+    return fields && select ? select(value, fields) : value;
+  }
+
+  json(value: unknown): void {
+    if (this.jsonShape.jq) this.forJq.push(this.shaped(value));
+    else this.out(`${JSON.stringify(this.shaped(value), null, this.stdoutTTY ? 2 : undefined)}\n`);
+  }
+
+  jsonl(value: unknown): boolean {
+    return this.out(this.jsonLine(value));
+  }
+
+  /** One value as a JSON line (shaped by --json FIELDS); empty when --jq holds it for later. */
+  jsonLine(value: unknown): string {
+    if (this.jsonShape.jq) {
+      this.forJq.push(this.shaped(value));
+      return '';
+    }
+    return `${JSON.stringify(this.shaped(value))}\n`;
+  }
+
+  /** Runs --jq over the values held, in order. */
+  async flushJq(): Promise<void> {
+    const expr = this.jsonShape.jq;
+    if (!expr) return;
+    const { runJq } = await import('./json-output.js');
+    for (const value of this.forJq.splice(0)) {
+      const text = await runJq(value, expr, this.stdoutTTY, this.interrupt);
+      if (text && !this.out(text.endsWith('\n') ? text : `${text}\n`)) await this.drain();
+    }
+  }
+
+  /** Status lines for a person: stderr, TTY only, not with --quiet. */
+  info(text: string): void {
+    if ((this.stderrTTY || this.verbose) && !this.quiet) this.err(`${this.redact(text)}\n`);
+  }
+
+  /** Output the user asked for that is not data (--usage, --router-metadata), and facts the user needs (an answer cut short): stderr, always. */
+  note(text: string): void {
+    this.err(`${this.redact(text)}\n`);
+  }
+
+  /** One line, whatever the input it quotes holds: control characters shown escaped, a long one cut. */
+  error(text: string): void {
+    let line = visible(this.redact(text));
+    if (line.length > MAX_ERROR_LINE) line = `${line.slice(0, MAX_ERROR_LINE)}…`;
+    this.err(this.errColor ? `\x1b[31merror:\x1b[0m ${line}\n` : `error: ${line}\n`);
+  }
+
+  /** Raw text to stderr; an open line of streamed text on the same terminal is ended first. */
+  err(text: string): void {
+    if (this.openLine && this.stderrTTY) {
+      this.openLine = false;
+      text = `\n${text}`;
+    }
+    try {
+      this.stderr.write(text);
+    } catch {
+      /* stderr itself is gone: nothing is left to tell */
+    }
+  }
+
+  /**
+   * Streamed text for stdout: pieces that arrive together go out in one write, on the next turn of
+   * the event loop, so a person still sees each token at once; but no sooner than
+   * STREAM_WRITE_GAP_MS after the last write, so that a fast stream is a few writes, not one per
+   * network read (each wakes the reader on the pipe). Honors backpressure.
+   */
+  streamWriter(): { write(text: string): Promise<void>; end(): Promise<void> } {
+    let pending = '';
+    let scheduled = false;
+    let lastWrite = -Infinity;
+    const flush = () => {
+      scheduled = false;
+      if (!pending) return true;
+      lastWrite = now();
+      const ok = this.out(pending);
+      pending = '';
+      return ok;
+    };
+    return {
+      write: async (text: string) => {
+        pending += text;
+        if (pending.length >= 65_536) {
+          if (!flush()) await this.drain();
+        } else if (!scheduled) {
+          scheduled = true;
+          const wait = lastWrite + STREAM_WRITE_GAP_MS - now();
+          if (wait <= 0) setImmediate(flush);
+          else setTimeout(flush, wait).unref();
+        }
+      },
+      end: async () => {
+        if (!flush()) await this.drain();
+      },
+    };
+  }
+
+  /**
+   * Waits until stdout has flushed (for large outputs before exit), or fails with its error, or
+   * with Ctrl-C: a reader that stopped reading never holds the command past it.
+   */
+  drain(): Promise<void> {
+    const out = this.stdout;
+    const interrupt = this.interrupt;
+    return new Promise((resolve, reject) => {
+      if (out.writableLength === 0 || out.destroyed) return resolve();
+      if (interrupt?.aborted) return reject(interrupt.reason);
+      const done = (err?: Error) => {
+        out.off('drain', onDrain);
+        out.off('error', done);
+        out.off('close', onDrain);
+        interrupt?.removeEventListener('abort', onInterrupt);
+        if (err) reject(err);
+        else resolve();
+      };
+      const onDrain = () => done();
+      const onInterrupt = () => done(interrupt!.reason as Error);
+      out.once('drain', onDrain);
+      out.once('close', onDrain);
+      out.once('error', done);
+      interrupt?.addEventListener('abort', onInterrupt, { once: true });
+    });
+  }
+}

@@ -1,0 +1,61 @@
+import type { IO } from './io.js';
+
+/** Tokens and the cost the service reported, whatever the operation calls them. */
+export interface TokenUsage {
+  input: number;
+  /** Absent for operations that produce no tokens (embeddings). */
+  output?: number;
+  total: number;
+  cost?: number;
+}
+
+/** The one usage line of `--usage` (stderr): tokens and the service's reported cost, never an estimate. */
+export function usageLine(u: TokenUsage | undefined, words: [string, string] = ['input', 'output']): string {
+  if (!u) return 'usage: not reported';
+  // As reported, to the last digit the service gives (a cost of $0.00000002 is not $0.000000).
+  const cost = typeof u.cost === 'number' ? `, cost $${u.cost < 1e-6 && u.cost > 0 ? u.cost.toFixed(10).replace(/0+$/, '') : u.cost.toFixed(6)}` : '';
+  if (u.output === undefined) return `usage: ${u.input} ${words[0]} tokens${cost}`;
+  return `usage: ${u.input} ${words[0]} + ${u.output} ${words[1]} = ${u.total} tokens${cost}`;
+}
+
+/**
+ * Writes streamed pieces to stdout as they arrive (text, or JSON lines). Text ends with a newline;
+ * what arrived before a failure still reaches stdout before the failure is reported.
+ */
+export async function streamToStdout(io: IO, pieces: AsyncIterable<string>, opts: { endLine: boolean }): Promise<void> {
+  const writer = io.streamWriter();
+  let last = '';
+  try {
+    for await (const piece of pieces) {
+      if (!piece) continue;
+      last = piece;
+      await writer.write(piece);
+    }
+    if (opts.endLine && !last.endsWith('\n')) await writer.write('\n');
+  } finally {
+    await writer.end();
+  }
+}
+
+/** A whole answer printed at once, ending with a newline. */
+export function printText(io: IO, text: string): void {
+  io.out(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+/** Whether text for stdout is rendered as Markdown: on a terminal, unless --raw or --json (or TERM=dumb). */
+export function rendersMarkdown(io: IO, opts: { raw?: boolean; json?: boolean }): boolean {
+  return io.stdoutTTY && !opts.raw && !opts.json && io.env.TERM !== 'dumb';
+}
+
+/** Streamed text as stdout shows it: rendered on a terminal, else exactly as received. */
+export async function shownPieces(io: IO, pieces: AsyncIterable<string>, opts: { raw?: boolean; json?: boolean }): Promise<AsyncIterable<string>> {
+  if (!rendersMarkdown(io, opts)) return pieces;
+  return (await import('../markdown/index.js')).renderPieces(io, pieces);
+}
+
+/** A whole answer as stdout shows it (see shownPieces). */
+export async function shownText(io: IO, text: string, opts: { raw?: boolean; json?: boolean }): Promise<string> {
+  if (!rendersMarkdown(io, opts)) return text;
+  const md = (await import('../markdown/index.js')).terminalMarkdown(io);
+  return md.push(text) + md.end();
+}

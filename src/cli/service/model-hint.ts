@@ -1,0 +1,44 @@
+import type { RouterClient } from '../../client/index.js';
+import { APIError } from '../../client/errors.js';
+import { closest } from '../../internal/did-you-mean.js';
+import { sourceName, type Settings, type Source } from '../../config/settings.js';
+
+const UNKNOWN_MODEL = /^(\S+) is not a valid model ID/;
+
+/** The known id nearest to a mistyped one (not the id itself), if it is near enough to be the one meant. */
+export function nearestModel(id: string, known: string[]): string | undefined {
+  return closest(id, known.filter((k) => k !== id), Math.max(2, Math.floor(id.length / 4)));
+}
+
+/**
+ * A refused model id gets a suggestion from the service's model list ("did you mean …?"), the copy
+ * `router models` keeps when fresh; looked up only after the refusal, briefly; without an answer the error stays as it was.
+ */
+export async function addModelHint(err: unknown, connect: () => Promise<{ client: RouterClient; settings: { apiRoot?: string } }>, env: NodeJS.ProcessEnv, used?: { settings: Settings; typed: boolean }): Promise<void> {
+  if (!(err instanceof APIError) || err.status !== 400) return;
+  const id = UNKNOWN_MODEL.exec(err.said)?.[1];
+  if (!id) return;
+  // A model the user did not type (ROUTER_MODEL, a profile, a role, a conversation) is named by where it came from.
+  const from = used && !used.typed ? modelSource(id, used.settings) : undefined;
+  const said = from ? `from ${sourceName(from)}; ` : '';
+  if (from) Object.assign(err, { hint: ` (from ${sourceName(from)})` });
+  let models: { id: string }[] | undefined;
+  try {
+    const { client, settings } = await connect();
+    const { modelCatalog } = await import('./model-catalog.js');
+    const { DEFAULT_API_ROOT } = await import('../../client/core.js');
+    models = await modelCatalog(client, { env, apiRoot: settings.apiRoot ?? DEFAULT_API_ROOT, signal: AbortSignal.timeout(3000) }).catch(() => undefined);
+    await client.close();
+  } catch {
+    return;
+  }
+  if (!models) return;
+  const near = nearestModel(id, models.map((m) => m.id));
+  Object.assign(err, { hint: near ? ` (${said}did you mean ${near}? The list: router models)` : ` (${said}the list: router models)` });
+}
+
+/** Where a model id the user did not type came from: the environment, a profile, a role, a conversation. */
+function modelSource(id: string, settings: Settings): Source | undefined {
+  const key = (['model', 'embedModel', 'speechModel'] as const).find((k) => settings[k] === id && settings.from[k]?.kind !== 'flag');
+  return key && settings.from[key];
+}

@@ -1,0 +1,147 @@
+/**
+ * The cost bound of a batch file, read line by line: each request's bound (as for one call) at the
+ * price the service charges batches (docs/conformance.md: half), summed per model.
+ */
+import type { Connected } from '../context.js';
+import type { RunContext } from '../run.js';
+import { CliError, EXIT } from '../exit-codes.js';
+import { DEFAULT_API_ROOT } from '../../client/core.js';
+import { readLines } from '../../internal/jsonl.js';
+import { BATCH_PRICE, callBound, countImages, imagesUnbounded, promptTokenBound, searchesOf, usd, usdBound, type Pricing } from './cost-bound.js';
+import { capOf, HeldBack, pricesOf, pricesOrWhy, type SpendOptions } from './spend-guard.js';
+import type { BudgetHold, Held } from './budget-hold.js';
+import { isFinished, type JobRecord } from '../../batch/job/store.js';
+
+export interface BatchEstimate {
+  model: string;
+  requests: number;
+  /** USD at most, at the batch price. */
+  bound: number;
+  /** Requests whose body sets no completion limit: each bounded by the model's own. */
+  unlimited: number;
+  /** What finished shards of a resumed job really cost (already spent). */
+  spent: number;
+  /** The model's own completion limit, when the list gives it. */
+  maxCompletion?: number;
+  /** Under a budget: the bound held from the check on (BudgetHold.toBatch keeps it past the process once the batch is made). */
+  hold?: BudgetHold;
+}
+
+const LIMIT_FIELDS = ['max_completion_tokens', 'max_tokens', 'max_output_tokens'];
+
+/** The bound of one request line of a batch file, at the batch price. */
+export function lineBound(p: Pricing, endpoint: string, body: Record<string, unknown>): { bound: number; unlimited: boolean } {
+  const limit = LIMIT_FIELDS.map((f) => body[f]).find((v): v is number => typeof v === 'number');
+  const completes = endpoint !== '/v1/embeddings';
+  const size = { promptTokens: promptTokenBound(body), images: countImages(body), completionTokens: completes ? limit : 0, searches: searchesOf(body) };
+  // Images in the answer priced each, with nothing to limit how many: no bound.
+  const bound = imagesUnbounded(body, [p]) ? Infinity : callBound(p, size) * BATCH_PRICE;
+  return { bound, unlimited: completes && limit === undefined };
+}
+
+/** Sums the bound of the file's request lines that `include` takes (all when absent). */
+export async function estimateFile(path: string, endpoint: string, p: Pricing, include?: (line: number) => boolean, signal?: AbortSignal): Promise<BatchEstimate> {
+  const e: BatchEstimate = { model: p.model, requests: 0, bound: 0, unlimited: 0, spent: 0 };
+  for await (const line of readLines(path)) {
+    signal?.throwIfAborted();
+    if (include && !include(line.number)) continue;
+    let item: { body?: unknown };
+    try {
+      item = JSON.parse(line.bytes.toString('utf8')) as { body?: unknown };
+    } catch {
+      continue;
+    }
+    if (!item || typeof item.body !== 'object' || item.body === null) continue;
+    const { bound, unlimited } = lineBound(p, endpoint, item.body as Record<string, unknown>);
+    e.requests++;
+    e.bound += bound;
+    if (unlimited) e.unlimited++;
+  }
+  return e;
+}
+
+/**
+ * An estimate as JSON output: snake_case as the API's own fields, and dollars without float noise
+ * (the bound rounded up at 1e-10 USD, so that it stays a bound).
+ */
+export function estimateJson(e: BatchEstimate) {
+  return {
+    model: e.model,
+    requests: e.requests,
+    bound: Number.isFinite(e.bound) ? Math.ceil(e.bound * 1e10) / 1e10 : null,
+    unlimited: e.unlimited,
+    spent: Math.round(e.spent * 1e10) / 1e10,
+    max_completion_tokens: e.maxCompletion ?? null,
+  };
+}
+
+/** How an estimate reads: one line per model. */
+export function estimateLine(e: BatchEstimate): string {
+  const open = e.unlimited ? `; ${e.unlimited} set no max_tokens, each bounded by the model's ${e.maxCompletion ?? 'maximum'} tokens` : '';
+  const spent = e.spent ? `, plus ${usd(e.spent)} its finished shards cost` : '';
+  return `cost bound: ${e.model}: ${e.requests} requests, at most ${usdBound(e.bound)} at the batch price (half)${spent}${open}`;
+}
+
+export interface BatchSpend {
+  path: string;
+  endpoint: string;
+  model: string;
+  include?: (line: number) => boolean;
+  /** What finished shards already cost. */
+  spent?: number;
+}
+
+/**
+ * The estimate of a batch's requests, checked against --max-cost and the budgets before anything
+ * is submitted (exit 4 when it could pass one). Without a cap and without --dry-run, nothing is read.
+ */
+export async function checkBatchSpend(ctx: RunContext<SpendOptions>, connected: Connected, b: BatchSpend): Promise<BatchEstimate | undefined> {
+  const { settings } = connected;
+  const budgeted = (settings.dailyBudget !== undefined || settings.monthlyBudget !== undefined) && !ctx.opts.dryRun && !ctx.opts.ignoreBudget && ctx.logging;
+  if (!budgeted) return checkOnce(ctx, connected, b);
+  // As concurrent chats: checked under the budgets' lock beside what calls and batches under way hold, and held.
+  const { BudgetHold, heldByOthers, withBudgetLock } = await import('./budget-hold.js');
+  return withBudgetLock(ctx.env, ctx.signal, async () => {
+    const e = await checkOnce(ctx, connected, b, heldByOthers(ctx.env, settings.profile)).catch((err: unknown) => {
+      throw err instanceof HeldBack ? new CliError(`${err.message}: nothing was submitted`, EXIT.PAYMENT) : err;
+    });
+    if (e) ctx.holdBudget((e.hold = new BudgetHold(ctx.env, settings.profile, e.bound)));
+    return e;
+  });
+}
+
+async function checkOnce(ctx: RunContext<SpendOptions>, { client, settings }: Connected, b: BatchSpend, held?: Held): Promise<BatchEstimate | undefined> {
+  const cap = await capOf(ctx, settings, held);
+  if (!cap && !ctx.opts.dryRun) return undefined;
+  const prices = await pricesOrWhy(ctx, cap, () => pricesOf(ctx, client, settings.apiRoot ?? DEFAULT_API_ROOT, [b.model]));
+  if (typeof prices === 'string') {
+    if (cap) throw new CliError(`cannot bound the cost of this batch for ${cap.name}: ${prices}`, EXIT.PAYMENT);
+    ctx.io.note(`cost bound: unknown (${prices})`);
+    return undefined;
+  }
+  const e = { ...(await estimateFile(b.path, b.endpoint, prices[0]!, b.include, ctx.signal)), spent: b.spent ?? 0, maxCompletion: prices[0]!.maxCompletion };
+  // --max-cost caps the whole job, finished shards included; a budget only what is still to be spent.
+  const whole = e.bound + (cap?.name.startsWith('--max-cost') ? e.spent : 0);
+  if (cap && whole > cap.usd) throw new CliError(`this batch could cost up to ${usdBound(whole)} (${e.requests} requests to ${e.model} at the batch price), over ${cap.name}: nothing was submitted; ${fixOf(e, cap.name)}`, EXIT.PAYMENT);
+  return e;
+}
+
+/** How a refused batch can be sent: a lower max_tokens per line bounds it lower; past that, the cap. */
+function fixOf(e: BatchEstimate, cap: string): string {
+  const lines = e.unlimited ? `set max_tokens on its lines (${e.unlimited} set none, so each is bounded by the model's ${e.maxCompletion ?? 'maximum'} tokens)` : 'lower max_tokens on its lines';
+  return `${lines}, or ${cap.startsWith('--max-cost') ? 'raise --max-cost' : 'pass --ignore-budget'}`;
+}
+
+/** A job's lines that are still to be paid for (in shards not finished), and what its finished shards cost. */
+export function pendingOfJob(job: JobRecord): { include: (line: number) => boolean; spent: number } {
+  const open = job.shards.filter((s) => !isFinished(s));
+  const spent = job.shards.filter(isFinished).reduce((sum, s) => sum + (s.usage?.cost ?? 0), 0);
+  const include = (line: number) => open.some((s) => line >= s.first_line && line <= s.last_line && (!s.lines || s.lines.includes(line)));
+  return { include, spent };
+}
+
+/** The pre-submit check of `batch run`: the job's estimate against --max-cost and the budgets. */
+export async function checkJobSpend(ctx: RunContext<SpendOptions>, connected: Connected, job: JobRecord): Promise<BatchEstimate | undefined> {
+  if (!job.shards.some((s) => !s.batch_id) && !ctx.opts.dryRun) return undefined;
+  return checkBatchSpend(ctx, connected, { path: job.input.path, endpoint: job.endpoint, model: job.model, ...pendingOfJob(job) });
+}

@@ -1,0 +1,83 @@
+/** The tool loop of chat (and chat -i): runs the model's calls through src/kit and asks again with their results. */
+import type { ChatMessage } from '../../client/types.js';
+import type { AssembledMessage } from '../answers/answer-extras.js';
+import type { IO } from '../io/io.js';
+import type { ToolSet } from '../../kit/toolset.js';
+import { ResultBudget, runToolCall, type CallOutcome } from '../../kit/tool-calls.js';
+import { approved, callsNotRun, chatCalls, DEFAULT_TOOL_TIMEOUT, shownCall, type ShownCall } from './tool-runner.js';
+
+export interface ToolLoop {
+  set: ToolSet;
+  maxRounds: number;
+  approve: boolean;
+  json: boolean;
+  signal: AbortSignal;
+  /** --tool-timeout, in seconds. */
+  timeout?: number;
+  /** The bound of all results of this loop (one per command; the REPL keeps one per turn). */
+  budget?: ResultBudget;
+  /** Whether the model takes images (its catalog entry): images from tools are sent only then. */
+  takesImages?: () => Promise<boolean>;
+}
+
+/**
+ * The images of a round's results, when the model takes them; else none, said on stderr and to the
+ * model (its last result gets a line), as a model that takes text only would refuse the request.
+ */
+export async function passedImages(io: IO, loop: ToolLoop, outcomes: CallOutcome[]) {
+  const images = outcomes.flatMap((o) => o.images ?? []);
+  if (!images.length || (loop.takesImages && (await loop.takesImages().catch(() => false)))) return images;
+  const last = outcomes.at(-1)!;
+  last.text += `\n[router: ${images.length} image(s) from the tools not passed on: the model takes no image input]`;
+  io.note(`warning: ${images.length} image(s) from the tools not passed on: the model takes no image input`);
+  return [];
+}
+
+const label = (o: CallOutcome) => (o.status === 'ok' ? (o.code === undefined ? 'ok' : 'exit 0') : o.status === 'failed' ? (o.code === undefined ? 'failed' : `exit ${o.code}`) : o.status === 'timeout' ? 'stopped at --tool-timeout' : o.status);
+
+/**
+ * One round: every call run (after --approve's question), a line each on stderr, and the facts a
+ * user needs said even when piped: a command not found, a call stopped at --tool-timeout, results cut.
+ * A call of a tool router cannot run ends the command with the calls printed (exit 11).
+ */
+export async function runRound(io: IO, loop: ToolLoop, calls: ShownCall[], round: number): Promise<CallOutcome[]> {
+  const missing = calls.find((c) => !loop.set.tools.has(c.name));
+  if (missing || round > loop.maxRounds) {
+    const why = !missing ? `--max-tool-rounds ${loop.maxRounds} reached` : loop.set.declared.some((d) => d.name === missing.name) ? `${missing.name} has no "command" in --tools` : `there is no tool named ${missing.name}`;
+    throw callsNotRun(io, calls, why, loop.json);
+  }
+  loop.budget ??= new ResultBudget();
+  const timeoutMs = (loop.timeout ?? DEFAULT_TOOL_TIMEOUT) * 1000;
+  const out: CallOutcome[] = [];
+  for (const call of calls) {
+    const o = await runToolCall(loop.set.tools, call, { signal: loop.signal, timeoutMs, budget: loop.budget, approve: loop.approve ? (c) => approved(io, c) : undefined });
+    io.info(`tool ${shownCall(call)} -> ${label(o)}`);
+    if (o.code === 127) io.note(`warning: tool ${call.name}: its command was not found (exit 127)`);
+    if (o.status === 'timeout') io.note(`warning: tool ${call.name} ran past --tool-timeout ${timeoutMs / 1000}s and was stopped`);
+    if (o.cut) io.note(`warning: the result of ${call.name} was cut: the tool results of one chat keep at most ${loop.budget.limit / 1024 / 1024} MiB together`);
+    out.push(o);
+  }
+  return out;
+}
+
+/** Images from tool results, as a user message after them (a tool message of chat carries text only). */
+function imagesMessage(images: NonNullable<CallOutcome['images']>): ChatMessage | undefined {
+  if (!images.length) return undefined;
+  const parts = images.map((i) => ({ type: 'image_url', image_url: { url: `data:${i.mimeType};base64,${i.data}` } }));
+  return { role: 'user', content: [{ type: 'text', text: 'The images the tools answered with:' }, ...parts] } as ChatMessage;
+}
+
+/** Runs the model's calls and asks again with their results until it answers in text. */
+export async function toolLoop<A extends { message: AssembledMessage }>(io: IO, loop: ToolLoop, messages: ChatMessage[], first: A, ask: (messages: ChatMessage[]) => Promise<A>): Promise<A> {
+  let answer = first;
+  for (let round = 1; answer.message.tool_calls?.length; round++) {
+    const calls = answer.message.tool_calls.map(({ index: _index, ...c }) => c);
+    const outcomes = await runRound(io, loop, chatCalls(calls), round);
+    const images = imagesMessage(await passedImages(io, loop, outcomes));
+    messages.push({ role: 'assistant', content: answer.message.content, tool_calls: calls });
+    calls.forEach((call, i) => messages.push({ role: 'tool', tool_call_id: call.id, content: outcomes[i]!.text }));
+    if (images) messages.push(images);
+    answer = await ask(messages);
+  }
+  return answer;
+}

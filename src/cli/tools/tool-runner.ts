@@ -1,0 +1,134 @@
+/**
+ * `--tools FILE` and `--mcp` of chat, chat -i and responses: function tools, some with a local
+ * `command` that router runs when the model calls them, and the tools of MCP servers (src/kit).
+ */
+import type { ToolDeclaration, ToolSet } from '../../kit/toolset.js';
+import { CliError, EXIT, usage } from '../exit-codes.js';
+import { readJsonFile } from '../io/input.js';
+import { parametersProblem } from '../answers/schema-check.js';
+import type { IO } from '../io/io.js';
+import { visible } from '../../internal/visible.js';
+
+type Body = Record<string, unknown>;
+
+export interface LocalTools {
+  /** Function tools, each with its command when it has one. */
+  functions: { decl: ToolDeclaration; command?: string | string[] }[];
+  /** Other tools of the Responses API (web search, …), sent as they are. */
+  other: Body[];
+}
+
+/** The default of --tool-timeout, in seconds. */
+export const DEFAULT_TOOL_TIMEOUT = 300;
+
+const SHAPE = '{"type": "function", "function": {"name", "description", "parameters"}} or {"type": "function", "name", "description", "parameters"}';
+
+/** Reads --tools: an array of function tools in chat's nested or Responses' flat shape, each with an optional "command". */
+export async function loadTools(path: string | undefined, io: IO, api: 'chat' | 'responses'): Promise<LocalTools | undefined> {
+  if (path === undefined) return undefined;
+  const tools = await readJsonFile('--tools', path, io);
+  if (!Array.isArray(tools) || tools.length === 0) throw usage('--tools must hold a JSON array of at least one tool');
+  const names = new Set<string>();
+  const out: LocalTools = { functions: [], other: [] };
+  for (const [i, t] of (tools as Body[]).entries()) {
+    if (!t || typeof t !== 'object' || Array.isArray(t)) throw usage(`--tools: tool ${i + 1} is not an object`);
+    const { command, ...tool } = t;
+    if (api === 'responses' && typeof tool.type !== 'string') throw usage(`--tools: tool ${i + 1} needs a string "type" (e.g. "function")`);
+    if (api === 'responses' && tool.type !== 'function') {
+      if (command !== undefined) throw usage(`--tools: tool ${i + 1} is a ${String(tool.type)} tool: only function tools have a "command"`);
+      out.other.push(tool);
+      continue;
+    }
+    const fn = (tool.function && typeof tool.function === 'object' ? tool.function : tool) as Body;
+    if (tool.type !== 'function' || typeof fn.name !== 'string' || !fn.name) throw usage(`--tools: tool ${i + 1} must be ${SHAPE}`);
+    // A call names its tool: two of one name (with a command or not) could not be told apart.
+    if (names.has(fn.name)) throw usage(`--tools: two tools are named ${fn.name}`);
+    names.add(fn.name);
+    if (command !== undefined) {
+      const ok = (typeof command === 'string' && command.trim() !== '') || (Array.isArray(command) && command.length > 0 && command.every((a) => typeof a === 'string'));
+      if (!ok) throw usage(`--tools: the command of ${fn.name} must be a shell line or an array of arguments`);
+    }
+    const problem = fn.parameters === undefined ? undefined : await parametersProblem(fn.parameters);
+    if (problem) throw usage(`--tools: the parameters of ${fn.name} ${problem}`);
+    const decl = { name: fn.name, description: fn.description as string | undefined, parameters: fn.parameters as Body | undefined };
+    out.functions.push({ decl, ...(command === undefined ? {} : { command: command as string | string[] }) });
+  }
+  return out;
+}
+
+export interface ToolSources {
+  local?: LocalTools;
+  mcp?: string[];
+  /** The environment router runs with; tools get it without the keys. */
+  env: NodeJS.ProcessEnv;
+  /** The keys in use: no tool or server sees them, in whatever variable. */
+  secrets: (string | undefined)[];
+  signal: AbortSignal;
+  timeoutSeconds?: number;
+}
+
+/** Starts the MCP servers and makes the local tools runnable; undefined when there are no function tools. */
+export async function openTools(src: ToolSources): Promise<ToolSet | undefined> {
+  if (!src.local?.functions.length && !src.mcp?.length) return undefined;
+  const [{ ToolSet }, { commandTool }, { toolEnv }] = await Promise.all([import('../../kit/toolset.js'), import('../../kit/command-tool.js'), import('../../kit/tool-env.js')]);
+  const env = toolEnv(src.env, src.secrets);
+  const fns = src.local?.functions ?? [];
+  return ToolSet.open({
+    declared: fns.filter((f) => f.command === undefined).map((f) => f.decl),
+    tools: fns.filter((f) => f.command !== undefined).map((f) => commandTool(f.decl, f.command!, env)),
+    mcp: src.mcp,
+    env,
+    // A server may take a while to start (npx fetching it, a loaded machine): 30 s, or a longer --tool-timeout.
+    startTimeoutMs: Math.max(30, src.timeoutSeconds ?? 0) * 1000,
+    signal: src.signal,
+  });
+}
+
+export interface ShownCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** A call as a person reads it: the model's name and arguments with control characters escaped, so that they cannot hide what runs. */
+export const shownCall = (call: { name: string; arguments: string }) => visible(`${call.name} ${call.arguments}`);
+
+export async function approved(io: IO, call: { name: string; arguments: string }): Promise<boolean> {
+  const { confirm } = await import('@inquirer/prompts');
+  return confirm({ message: `Run ${shownCall(call)}?`, default: true }, io.promptContext);
+}
+
+/** The calls as stdout shows them when router does not run them: one JSON line each. */
+export function printCalls(io: IO, calls: ShownCall[]): void {
+  for (const c of calls) {
+    let args: unknown = c.arguments;
+    try {
+      args = JSON.parse(c.arguments);
+    } catch {
+      /* printed as the string that came */
+    }
+    io.out(`${JSON.stringify({ id: c.id, name: c.name, arguments: args })}\n`);
+  }
+}
+
+/** Chat's tool calls in the shape printCalls takes. */
+export const chatCalls = (calls: { id: string; function: { name: string; arguments: string } }[]): ShownCall[] => calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
+
+/**
+ * Calls that router does not run end the command: printed on stdout, one JSON line each (with
+ * --json the answer printed holds them), and exit 11, so that a script tells them from an empty answer.
+ */
+export function callsNotRun(io: IO, calls: ShownCall[], why: string, json: boolean): CliError {
+  if (!json) printCalls(io, calls);
+  return new CliError(`the model asked for ${calls.length === 1 ? 'a tool call' : `${calls.length} tool calls`} that ${calls.length === 1 ? 'was' : 'were'} not run (${why})`, EXIT.TOOL_CALLS);
+}
+
+/** Whether `model` takes image input, by the service's model list (kept briefly); false when unknown. */
+export function imageInput(client: import('../../client/index.js').RouterClient, env: NodeJS.ProcessEnv, apiRoot: string | undefined, model: string | undefined, signal: AbortSignal): () => Promise<boolean> {
+  return async () => {
+    const [{ modelCatalog }, { DEFAULT_API_ROOT }] = await Promise.all([import('../service/model-catalog.js'), import('../../client/core.js')]);
+    const models = await modelCatalog(client, { env, apiRoot: apiRoot ?? DEFAULT_API_ROOT, signal });
+    const arch = models.find((m) => m.id === model)?.architecture as { input_modalities?: string[] } | undefined;
+    return !!arch?.input_modalities?.includes('image');
+  };
+}
