@@ -52,7 +52,8 @@ function leanUndici() {
 Dispatcher.prototype.connect ??= ${r('connect')};
 exports.Agent = ${r('agent')};
 exports.Pool = ${r('pool')};
-exports.EnvHttpProxyAgent = ${r('proxy')};
+// Only a run through a proxy makes one: its modules (the proxy agent, SOCKS5) load then, not at every start.
+Object.defineProperty(exports, 'EnvHttpProxyAgent', { enumerable: true, get: () => ${r('proxy')} });
 `,
       }));
     },

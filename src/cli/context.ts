@@ -55,7 +55,10 @@ export async function connect(io: IO, flags: GlobalFlags, settings: Settings, op
 async function batchPlaces(env: NodeJS.ProcessEnv, root: string, named: string | undefined) {
   const [{ rememberedPlace, rememberPlace }, { indexBatch }] = await Promise.all([import('../batch/places.js'), import('../batch/local-index.js')]);
   return {
-    place: named ? { path: named, listing: rememberedPlace(env, root)?.listing } : rememberedPlace(env, root),
+    // Read when a batch is asked for: most runs never are (a one-shot chat reads no file for it).
+    get place() {
+      return named ? { path: named, listing: rememberedPlace(env, root)?.listing } : rememberedPlace(env, root);
+    },
     fixed: named !== undefined,
     onPlace: (place: { path?: string; listing?: boolean }) => rememberPlace(env, root, named ? { listing: place.listing } : place),
     onBatch: (b: Parameters<typeof indexBatch>[2]) => indexBatch(env, root, b),

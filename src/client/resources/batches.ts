@@ -17,7 +17,7 @@ export interface BatchPlace {
 }
 
 export interface BatchPlaceOptions {
-  /** The place as remembered, or named outright (`fixed`: never looked for elsewhere). */
+  /** The place as remembered, or named outright (`fixed`: never looked for elsewhere); read at the first batch call, so it may be a getter. */
   place?: BatchPlace;
   fixed?: boolean;
   /** Called when a call learns something of the place (to remember it for the next run). */
@@ -40,11 +40,15 @@ export interface BatchListQuery {
 export type BatchHead = Omit<BatchCreateRequest, 'requests'>;
 
 export class Batches extends Resource {
-  private readonly place: BatchPlace;
+  private known: BatchPlace | undefined;
 
   constructor(core: HttpCore, private readonly places: BatchPlaceOptions = {}) {
     super(core);
-    this.place = { ...places.place };
+  }
+
+  /** The place as the options give it, asked at first use: a run that asks nothing of batches reads nothing for them. */
+  private get place(): BatchPlace {
+    return (this.known ??= { ...this.places.place });
   }
 
   /** The batches path as known (undefined: not found out yet). */
