@@ -9,9 +9,9 @@ import { DEFAULT_BATCH_CONCURRENCY, type GatewayConfig } from '../providers/conf
 import { LocalModels } from '../providers/local.js';
 import { OpenAICompatible } from '../providers/openai-compatible.js';
 import { CassetteDeck, type CassetteMode } from '../providers/cassette.js';
-import { ProviderFailure, type ProviderAdapter, type UpstreamReply } from '../providers/types.js';
+import type { ProviderAdapter, UpstreamReply } from '../providers/types.js';
 import { candidatesFor, modelChain, type Candidate, type Catalog } from './candidates.js';
-import { gatewayMetadataFields, type Attempt } from './metadata.js';
+import { gatewayMetadataFields, passOver, type Attempt } from './metadata.js';
 import { asksMetadata } from '../routing.js';
 import { relayStream, streamOf } from './relay.js';
 import { Sessions } from './sessions.js';
@@ -106,8 +106,7 @@ export class Gateway {
       } catch (err) {
         // The caller hung up: no other provider is asked for an answer nobody reads.
         if (upstreamGone.signal.aborted) return;
-        if (!(err instanceof ProviderFailure)) throw err;
-        passed.push({ provider: c.slug, model: c.model.id, error: err.message });
+        passOver(err, c, passed);
         continue;
       }
       const remember = () => session !== undefined && this.sessions.set(`${ctx.workspace}\n${session}\n${c.model.id}`, c.slug);
@@ -147,8 +146,7 @@ export class Gateway {
       try {
         reply = await ask(c);
       } catch (err) {
-        if (!(err instanceof ProviderFailure)) throw err;
-        passed.push({ provider: c.slug, model: c.model.id, error: err.message });
+        passOver(err, c, passed);
         continue;
       }
       const answer = reply.kind === 'json' ? this.answerOf(reply, c, passed) : undefined;
@@ -220,8 +218,7 @@ export class Gateway {
         reply = await c.adapter.responses!({ body: upstreamBody(body, c, false), stream, signal: upstreamGone.signal });
       } catch (err) {
         if (upstreamGone.signal.aborted) return;
-        if (!(err instanceof ProviderFailure)) throw err;
-        passed.push({ provider: c.slug, model: c.model.id, error: err.message });
+        passOver(err, c, passed);
         continue;
       }
       const remember = () => session !== undefined && this.sessions.set(`${ctx.workspace}\n${session}\n${c.model.id}`, c.slug);

@@ -1,11 +1,18 @@
 import type { Candidate } from './candidates.js';
 import type { MetadataAsk } from '../routing.js';
+import { ProviderFailure } from '../providers/types.js';
 
 /** A provider passed over, and why. */
 export interface Attempt {
   provider: string;
   model: string;
   error: string;
+}
+
+/** A candidate that failed: a provider's failure is kept in `passed` (the next candidate is asked); any other error is thrown. */
+export function passOver(err: unknown, c: Candidate, passed: Attempt[]): void {
+  if (!(err instanceof ProviderFailure)) throw err;
+  passed.push({ provider: c.slug, model: c.model.id, error: err.message });
 }
 
 /** `router_metadata` of a gateway answer: the real attempts, the one that answered last. */

@@ -4,7 +4,7 @@ import { drainOrClose } from '../billing.js';
 import { round } from '../models.js';
 import { ProviderFailure } from '../providers/types.js';
 import type { Candidate } from './candidates.js';
-import type { Attempt } from './metadata.js';
+import { passOver, type Attempt } from './metadata.js';
 
 type Body = Record<string, unknown>;
 
@@ -42,8 +42,7 @@ export async function speakThrough(ctx: Ctx, body: Body, candidates: Candidate[]
       if (first.done) throw new ProviderFailure('broken', `${c.slug}: no audio`);
     } catch (err) {
       if (gone.signal.aborted) return;
-      if (!(err instanceof ProviderFailure)) throw err;
-      passed.push({ provider: c.slug, model: c.model.id, error: err.message });
+      passOver(err, c, passed);
       continue;
     }
     const res = ctx.res;
