@@ -3,13 +3,16 @@
  * seen since is a line of batches.jsonl in the state folder (appended whole; a line per change, the
  * last one of an id wins), each with the API root it was made at.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Batch, BatchList, BatchStatus } from '../client/types.js';
 import { stateHome } from '../config/state-dir.js';
 import { appendWhole } from '../internal/append-whole.js';
+import { readLocalText } from '../internal/local-file.js';
 import { makeDir } from '../internal/make-dir.js';
 import { isRecord } from '../internal/shape.js';
+
+/** The index is read whole: a line a batch, so this holds some 400,000 of them. */
+const MAX_INDEX_BYTES = 128 * 1024 * 1024;
 
 export interface IndexedBatch {
   id: string;
@@ -58,7 +61,7 @@ export function indexBatch(env: NodeJS.ProcessEnv, apiRoot: string, b: Pick<Batc
 export function indexedBatches(env: NodeJS.ProcessEnv, apiRoot: string): IndexedBatch[] {
   let text: string;
   try {
-    text = readFileSync(file(env), 'utf8');
+    text = readLocalText(file(env), MAX_INDEX_BYTES);
   } catch {
     return [];
   }

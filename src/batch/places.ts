@@ -2,11 +2,11 @@
  * Where each API root keeps its batches, as found out once and remembered in the state folder
  * (batch-places.json: `{ [api_root]: { path, listing } }`), so that later runs ask the right place first.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BatchPlace } from '../client/index.js';
 import { stateHome } from '../config/state-dir.js';
 import { makeDir } from '../internal/make-dir.js';
+import { readLocalText } from '../internal/local-file.js';
 import { withFileLock } from '../internal/file-lock.js';
 import { writeWhole } from '../internal/write-whole.js';
 import { isRecord } from '../internal/shape.js';
@@ -15,7 +15,7 @@ const file = (env: NodeJS.ProcessEnv) => join(stateHome(env), 'batch-places.json
 
 function readAll(env: NodeJS.ProcessEnv): Record<string, BatchPlace> {
   try {
-    const all: unknown = JSON.parse(readFileSync(file(env), 'utf8'));
+    const all: unknown = JSON.parse(readLocalText(file(env)));
     return isRecord(all) ? (all as Record<string, BatchPlace>) : {};
   } catch {
     // Missing or unreadable: nothing is known, and it is found out again.

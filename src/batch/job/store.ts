@@ -3,7 +3,8 @@
  * Every change is written whole to a temp file, flushed to disk and renamed over the old one, so
  * a job killed at any instant is found either before or after a step, never half-written.
  */
-import { readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmdirSync, rmSync } from 'node:fs';
+import { readLocalText } from '../../internal/local-file.js';
 import { randomHex } from '../../internal/random-hex.js';
 import { join } from 'node:path';
 import type { BatchEndpoint } from '../../client/types.js';
@@ -162,7 +163,7 @@ export function loadJob(env: NodeJS.ProcessEnv, id: string): JobRecord {
   if (!/^job_[\w-]+$/.test(id)) throw invalid(`"${id}" is not a job id (listJobs lists them)`, { about: 'not_a_job_id', job: id });
   let text: string;
   try {
-    text = readFileSync(join(jobsDir(env), id, 'job.json'), 'utf8');
+    text = readLocalText(join(jobsDir(env), id, 'job.json'));
   } catch {
     throw new BatchError(`no job ${id} (listJobs lists them)`, 'not_found', undefined, { about: 'no_job', job: id });
   }

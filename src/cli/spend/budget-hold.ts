@@ -7,7 +7,8 @@
  * removes it. While a budget is in force, a call that cannot be held and recorded (a state folder
  * read-only or full) is refused: sent, it would spend beside the budget, unseen by other calls.
  */
-import { closeSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readLocalText } from '../../internal/local-file.js';
 import { join } from 'node:path';
 import { stateHome } from '../../config/state-dir.js';
 import { takeLock } from '../../internal/file-lock.js';
@@ -105,7 +106,7 @@ export function heldByOthers(env: NodeJS.ProcessEnv, profile: string, mine?: Bud
     let rec: Partial<HoldRecord> & { batch_id?: string };
     try {
       // A file half-written is one whose writer was killed: writes are made under the lock, or renamed into place.
-      rec = name.endsWith('.json') ? (JSON.parse(readFileSync(path, 'utf8')) as Partial<HoldRecord>) : { pid: Number(name.split('-')[0]) };
+      rec = name.endsWith('.json') ? (JSON.parse(readLocalText(path)) as Partial<HoldRecord>) : { pid: Number(name.split('-')[0]) };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
       rec = {};
