@@ -1,26 +1,26 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { answerError, type LoggedRequest } from './http.js';
-import { Routes } from './routes.js';
-import { dispatch } from './dispatch.js';
-import { BODY_IDLE_MS, BodyBudget } from './body.js';
-import { storageFailure } from './storage-failure.js';
+import { answerError, type LoggedRequest } from './http/http.js';
+import { Routes } from './http/routes.js';
+import { dispatch } from './http/dispatch.js';
+import { BODY_IDLE_MS, BodyBudget } from './http/body.js';
+import { storageFailure } from './state/storage-failure.js';
 
-export type { Access, Handler } from './http.js';
-import { FaultBoard, parseFault } from './faults.js';
-import { StateStore } from './store.js';
-import { chatRoutes } from './chat.js';
-import { adminRoutes } from './admin.js';
-import { embeddingsRoutes } from './embeddings.js';
-import { responsesRoutes } from './responses.js';
-import { BatchEngine, batchRoutes } from './batches.js';
-import { speechRoutes } from './speech.js';
-import type { Flavor } from './batch-flavor.js';
-export { FLAVORS, type Flavor } from './batch-flavor.js';
-import { decisionRoutes } from './decisions.js';
-import { accountRoutes } from './account.js';
+export type { Access, Handler } from './http/http.js';
+import { FaultBoard, parseFault } from './http/faults.js';
+import { StateStore } from './state/store.js';
+import { chatRoutes } from './resources/chat.js';
+import { adminRoutes } from './resources/admin.js';
+import { embeddingsRoutes } from './resources/embeddings.js';
+import { responsesRoutes } from './resources/responses.js';
+import { BatchEngine, batchRoutes } from './batches/batches.js';
+import { speechRoutes } from './resources/speech.js';
+import type { Flavor } from './batches/batch-flavor.js';
+export { FLAVORS, type Flavor } from './batches/batch-flavor.js';
+import { decisionRoutes } from './resources/decisions.js';
+import { accountRoutes } from './resources/account.js';
 import { Gateway, type GatewayOptions } from './routing/gateway.js';
-import { generationRoutes } from './generations.js';
+import { generationRoutes } from './resources/generations.js';
 
 /** Every route the emulator serves: each resource's table, and nothing registered anywhere else. */
 const TABLES = [chatRoutes, responsesRoutes, embeddingsRoutes, speechRoutes, decisionRoutes, batchRoutes, accountRoutes, generationRoutes, adminRoutes];

@@ -7,7 +7,7 @@ import { RouterClient } from '../../src/client/index.js';
 import { runInProcess } from '../support/inprocess.js';
 import { startFixtureServer, type Fixture, type FixtureServer } from '../support/fixture-server.js';
 import { answerValidator, exampleAnswer, schemaValidator, violations } from '../conformance/openapi-fixtures.js';
-import { listedModel } from '../../src/emulator/model-list.js';
+import { listedModel } from '../../src/emulator/resources/model-list.js';
 
 // The account routes the real service has: the key check of login and auth status (GET /v1/key,
 // with api.md's batch listing where it is absent), and the paged model list.

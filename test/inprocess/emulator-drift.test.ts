@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { StateStore } from '../../src/emulator/store.js';
+import { StateStore } from '../../src/emulator/state/store.js';
 
 // The emulator's per-request work does not grow with its history (#32: capacity must not drift).
 let dir: string;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodePng } from '../../src/emulator/png.js';
+import { encodePng } from '../../src/emulator/models/png.js';
 import { post, startCliEnv, type CliEnv } from '../support/cli-env.js';
 
 // Every model stops at the max tokens asked, whatever the shape of its answer: what --max-cost and

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fullDiskPerFile, mounted } from '../support/full-disk.js';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
-import { ResultWriter } from '../../src/emulator/batch-store.js';
+import { ResultWriter } from '../../src/emulator/state/batch-store.js';
 
 // A real full file system: a small tmpfs, filled up (test/support/full-disk.ts).
 const { disk, fill } = fullDiskPerFile();

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { encodePng } from '../../src/emulator/png.js';
+import { encodePng } from '../../src/emulator/models/png.js';
 import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
 
 // chat and responses beyond text (issue 33), over real HTTP against the emulator in this process.

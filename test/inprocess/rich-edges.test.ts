@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { encodePng } from '../../src/emulator/png.js';
+import { encodePng } from '../../src/emulator/models/png.js';
 import type { AssembledMessage } from '../../src/client/message-assembler.js';
 import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { listBatches } from '../../src/emulator/batch-list.js';
-import type { BatchRecord } from '../../src/emulator/batch-store.js';
-import type { Ctx } from '../../src/emulator/http.js';
+import { listBatches } from '../../src/emulator/batches/batch-list.js';
+import type { BatchRecord } from '../../src/emulator/state/batch-store.js';
+import type { Ctx } from '../../src/emulator/http/http.js';
 
 // A listing costs what it shows, not the workspace's whole history (#32: `batch run` polls with created_after).
 const COUNT = 20_000;
@@ -41,7 +41,7 @@ describe('GET /v1/batches over a long history', () => {
 
 describe('batch ids', () => {
   it('grow as batches are made, many in one millisecond too', async () => {
-    const { newBatchId } = await import('../../src/emulator/batch-rules.js');
+    const { newBatchId } = await import('../../src/emulator/batches/batch-rules.js');
     const ids = Array.from({ length: 2000 }, newBatchId);
     expect([...ids].sort()).toEqual(ids);
     expect(new Set(ids).size).toBe(ids.length);

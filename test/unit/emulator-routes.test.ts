@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Routes, defineRoutes, type Route } from '../../src/emulator/routes.js';
-import { HttpError } from '../../src/emulator/http.js';
+import { Routes, defineRoutes, type Route } from '../../src/emulator/http/routes.js';
+import { HttpError } from '../../src/emulator/http/http.js';
 
 const handler = async () => {};
 const route = (method: Route['method'], path: string): Route => ({ method, path, access: 'any', handler });
@@ -47,6 +47,6 @@ describe('emulator routes: one way to register one', () => {
     const sources = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => [f, readFileSync(join(dir, f), 'utf8')] as const);
     expect(sources.filter(([, text]) => text.includes('new Routes(')).map(([f]) => f)).toEqual(['server.ts']);
     const tables = sources.filter(([, text]) => /export const \w+Routes = defineRoutes\(/.test(text)).map(([f]) => f);
-    expect(tables.sort()).toEqual(['account.ts', 'admin.ts', 'batches.ts', 'chat.ts', 'decisions.ts', 'embeddings.ts', 'generations.ts', 'responses.ts', 'speech.ts']);
+    expect(tables.sort()).toEqual(['batches/batches.ts', 'resources/account.ts', 'resources/admin.ts', 'resources/chat.ts', 'resources/decisions.ts', 'resources/embeddings.ts', 'resources/generations.ts', 'resources/responses.ts', 'resources/speech.ts']);
   });
 });

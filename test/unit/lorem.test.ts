@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { countTokens, generate, MODELS, pieces, piecesOf } from '../../src/emulator/models.js';
+import { countTokens, generate, MODELS, pieces, piecesOf } from '../../src/emulator/models/models.js';
 
 const lorem = MODELS.find((m) => m.id === 'local/lorem')!;
 

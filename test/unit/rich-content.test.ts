@@ -86,7 +86,7 @@ describe('attachment types from their bytes', () => {
 
 describe('image dimensions from the header (local/vision)', () => {
   it('PNG, GIF, JPEG (after other segments), WebP VP8X; unreadable is undefined', async () => {
-    const { encodePng, imageDimensions } = await import('../../src/emulator/png.js');
+    const { encodePng, imageDimensions } = await import('../../src/emulator/models/png.js');
     expect(imageDimensions(encodePng(7, 5, () => [0, 0, 0]))).toEqual({ width: 7, height: 5 });
     const gif = Buffer.from('GIF89a\x0a\x00\x14\x00', 'latin1');
     expect(imageDimensions(gif)).toEqual({ width: 10, height: 20 });
@@ -105,7 +105,7 @@ describe('image dimensions from the header (local/vision)', () => {
 
 describe('json_schema answers (property)', () => {
   it('what the emulator answers validates against random schemas', async () => {
-    const { answerFor } = await import('../../src/emulator/json-schema-answer.js');
+    const { answerFor } = await import('../../src/emulator/models/json-schema-answer.js');
     const { default: Ajv } = await import('ajv');
     const ajv = new (Ajv as unknown as typeof import('ajv').Ajv)({ strict: false, validateFormats: false });
     const { schema } = fc.letrec((tie) => ({

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonTemplate } from '../../src/emulator/serialized.js';
-import { chatCompletion, chatCompletionText, planChat } from '../../src/emulator/chat.js';
-import { countTokens, firstPieces, pieces, piecesOf } from '../../src/emulator/models.js';
+import { jsonTemplate } from '../../src/emulator/http/serialized.js';
+import { chatCompletion, chatCompletionText, planChat } from '../../src/emulator/resources/chat.js';
+import { countTokens, firstPieces, pieces, piecesOf } from '../../src/emulator/models/models.js';
 
 describe('jsonTemplate', () => {
   it('writes the same text as JSON.stringify of the filled-in object', () => {

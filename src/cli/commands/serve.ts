@@ -39,7 +39,7 @@ export const serve = defineCommand({
 /** Starts the emulator, prints where it is and its keys, and runs until Ctrl-C or SIGTERM. */
 async function runServe({ io, opts, signal }: RunContext<FlagValues<typeof FLAGS>>): Promise<void> {
   const { startEmulator } = await import('../../emulator/server.js');
-  const { FaultSpecError, parseFault } = await import('../../emulator/faults.js');
+  const { FaultSpecError, parseFault } = await import('../../emulator/http/faults.js');
   for (const f of opts.fault ?? []) {
     try {
       parseFault(f);

@@ -1,5 +1,5 @@
 import { parse } from 'yaml';
-import { MODEL_ID_PATTERN } from '../models.js';
+import { MODEL_ID_PATTERN } from '../models/models.js';
 import type { ProviderModel } from './types.js';
 
 /** One upstream of a providers file, its key already read from the environment (never from the file). */

@@ -1,7 +1,7 @@
-import { HttpError } from '../http.js';
-import { MODELS, piecesOf } from '../models.js';
-import { chatCompletionText, chatUsage, genId, planChat } from '../chat.js';
-import { richDeltas } from '../rich-chat.js';
+import { HttpError } from '../http/http.js';
+import { MODELS, piecesOf } from '../models/models.js';
+import { chatCompletionText, chatUsage, genId, planChat } from '../resources/chat.js';
+import { richDeltas } from '../models/rich-chat.js';
 import type { ProviderAdapter, ProviderModel, UpstreamChat, UpstreamReply } from './types.js';
 import { ProviderFailure } from './types.js';
 

@@ -1,4 +1,4 @@
-import type { Ctx } from '../http.js';
+import type { Ctx } from '../http/http.js';
 
 /**
  * The provider seam: what the gateway asks of any provider (the fake models, an OpenAI-compatible

@@ -1,5 +1,5 @@
-import { bad } from '../validate.js';
-import { MODEL_ID_PATTERN } from '../models.js';
+import { bad } from '../http/validate.js';
+import { MODEL_ID_PATTERN } from '../models/models.js';
 import type { LocalModels } from '../providers/local.js';
 import type { ProviderAdapter, ProviderModel } from '../providers/types.js';
 

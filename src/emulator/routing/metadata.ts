@@ -1,5 +1,5 @@
 import type { Candidate } from './candidates.js';
-import type { MetadataAsk } from '../routing.js';
+import type { MetadataAsk } from './routed.js';
 import { ProviderFailure } from '../providers/types.js';
 
 /** A provider passed over, and why. */

@@ -1,5 +1,5 @@
-import type { Ctx } from '../http.js';
-import { drainOrClose } from '../billing.js';
+import type { Ctx } from '../http/http.js';
+import { drainOrClose } from '../state/billing.js';
 import { ProviderFailure, type UpstreamReply } from '../providers/types.js';
 import type { Candidate } from './candidates.js';
 import { priceUsage } from './usage.js';

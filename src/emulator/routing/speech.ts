@@ -1,7 +1,7 @@
-import type { Ctx } from '../http.js';
-import { HttpError } from '../http.js';
-import { drainOrClose } from '../billing.js';
-import { round } from '../models.js';
+import type { Ctx } from '../http/http.js';
+import { HttpError } from '../http/http.js';
+import { drainOrClose } from '../state/billing.js';
+import { round } from '../models/models.js';
 import { ProviderFailure } from '../providers/types.js';
 import type { Candidate } from './candidates.js';
 import { passOver, type Attempt } from './metadata.js';

@@ -1,4 +1,4 @@
-import { round } from '../models.js';
+import { round } from '../models/models.js';
 import type { Candidate } from './candidates.js';
 
 type Body = Record<string, unknown>;

@@ -1,0 +1,47 @@
+/**
+ * The two shapes of the batch resource the emulator answers in: `spec` (api.md: `/v1/batches`,
+ * with a listing) and `deployed` (the service as it runs: `/beta/batches`, no listing, requests
+ * checked as they are submitted, `usage` null until completed, `results` only when completed).
+ */
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { BatchRecord } from '../state/batch-store.js';
+import { bad, nonTextPart, type Body } from './batch-rules.js';
+
+export const FLAVORS = ['spec', 'deployed'] as const;
+export type Flavor = (typeof FLAVORS)[number];
+
+/** Where batches are, under the API root. */
+export const batchesPath = (flavor: Flavor) => (flavor === 'deployed' ? '/beta/batches' : '/v1/batches');
+
+/** The first request that the batch cannot run: a body.model that is not the batch's, a part that is not text. */
+export function requestProblem(record: Pick<BatchRecord, 'endpoint' | 'model'>, custom_id: string, body: Body): string | undefined {
+  if (body.model !== undefined && body.model !== record.model) {
+    return `request ${custom_id}: body.model ${JSON.stringify(body.model)} does not equal the batch model "${record.model}"`;
+  }
+  const nonText = nonTextPart(record.endpoint, body);
+  if (nonText) return `request ${custom_id}: ${nonText}; batches are text only`;
+  return undefined;
+}
+
+/** The deployed service refuses such a submission at once (400): every request of the uploaded file is checked. */
+export async function refuseBadRequests(file: string, record: Pick<BatchRecord, 'endpoint' | 'model'>): Promise<void> {
+  const input = createReadStream(file);
+  let problem: string | undefined;
+  try {
+    for await (const line of createInterface({ input, crlfDelay: Infinity })) {
+      if (!line) continue;
+      const { custom_id, body } = JSON.parse(line) as { custom_id: string; body: Body };
+      if ((problem = requestProblem(record, custom_id, body))) break;
+    }
+  } finally {
+    input.destroy();
+  }
+  if (problem) bad(problem);
+}
+
+/** The batch as the flavour shows it without results: the deployed service has usage null until completed, results null. */
+export function shownBatch(base: Body, status: BatchRecord['status'], flavor: Flavor): Body {
+  if (flavor !== 'deployed') return base;
+  return { ...base, usage: status === 'completed' ? base.usage : null, results: null };
+}

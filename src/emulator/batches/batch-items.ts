@@ -1,0 +1,74 @@
+import { randomHex } from '../http/ids.js';
+import { HttpError, errorBody, errorTypeFor } from '../http/http.js';
+import type { BatchRecord } from '../state/batch-store.js';
+import { chatCompletion, genId, planChat, textOf } from '../resources/chat.js';
+import { planEmbeddings } from '../resources/embeddings.js';
+import { planResponses } from '../resources/responses.js';
+import { bad, type Body } from './batch-rules.js';
+import type { BatchGateway } from '../providers/types.js';
+
+/** How many of a batch's requests run at once: several over providers (`batch_concurrency`; each result on disk as it arrives, in any order), else one. */
+export function concurrencyOf(record: BatchRecord, gateway?: BatchGateway): number {
+  return record.endpoint === '/v1/chat/completions' && gateway?.serves(record.model) ? gateway.batchConcurrency : 1;
+}
+
+/** Runs one request of a batch: a result item with the response, or with the error a request would get. */
+export async function executeItem(record: BatchRecord, customId: string, rawBody: Body, created: number, gateway?: BatchGateway): Promise<Body> {
+  const body: Body = { ...rawBody, model: record.model };
+  if (record.provider) body.provider = { ...(body.provider as Body | undefined), ...record.provider };
+  const requestId = `req_${randomHex(10)}`;
+  const id = `batch_req_${randomHex(12)}`;
+  try {
+    let response: Body;
+    if (record.endpoint === '/v1/chat/completions' && gateway?.serves(record.model)) {
+      response = await gateway.complete(body);
+    } else if (record.endpoint === '/v1/chat/completions') {
+      response = chatCompletion(body, planChat(body), created, { id: genId('gen-batch') });
+    } else if (record.endpoint === '/v1/embeddings') {
+      delete body.provider;
+      response = (await planEmbeddings(body, { batch: true })).response;
+    } else if (record.endpoint === '/v1/responses') {
+      response = planResponses(body, created).result;
+    } else {
+      response = messagesResult(body, created);
+    }
+    return { id, custom_id: customId, response: { status_code: 200, request_id: requestId, body: response }, error: null };
+  } catch (caught) {
+    // Whatever goes wrong with one item is that item's failure, never the batch's or the emulator's.
+    const err = caught instanceof HttpError ? caught : new HttpError(500, `the request could not be run: ${(caught as Error)?.message ?? String(caught)}`, 'server');
+    const errorType = err.errorType ?? errorTypeFor(err.status);
+    // The spec's `response` row is an object, never null: a failed request has the answer its request alone would get.
+    return {
+      id,
+      custom_id: customId,
+      response: { status_code: err.status, request_id: requestId, body: errorBody(err.status, err.message, errorType) },
+      error: { type: err.status === 400 ? 'invalid_request_error' : 'api_error', message: err.message, param: null, error_type: errorType },
+    };
+  }
+}
+
+function messagesResult(body: Body, created: number): Body {
+  if (!Array.isArray(body.messages) || body.messages.length === 0) bad('messages must be a non-empty array');
+  if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1) bad('max_tokens is required (an integer >= 1)');
+  // Only what the two formats share goes to chat: the rest (tools without a type, tool_choice as an
+  // object, thinking) is the messages format's own, and not shown.
+  const shared = Object.fromEntries(['model', 'max_tokens', 'temperature', 'top_p', 'top_k', 'provider'].filter((k) => body[k] !== undefined).map((k) => [k, body[k]]));
+  const system = typeof body.system === 'string' ? [{ role: 'system', content: body.system }] : [];
+  const chatBody: Body = { ...shared, ...(body.stop_sequences !== undefined ? { stop: body.stop_sequences } : {}), messages: [...system, ...(body.messages as Body[])] };
+  const completion = chatCompletion(chatBody, planChat(chatBody), created);
+  const choice = (completion.choices as Body[])[0]!;
+  const usage = completion.usage as Body;
+  return {
+    id: `msg_${randomHex(12)}`,
+    type: 'message',
+    role: 'assistant',
+    model: completion.model,
+    content: [{ type: 'text', text: textOf((choice.message as Body).content) }],
+    stop_reason: choice.finish_reason === 'length' ? 'max_tokens' : 'end_turn',
+    stop_sequence: null,
+    stop_details: null,
+    usage: { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens, cost: usage.cost },
+    container: null,
+    input_transformations: [],
+  };
+}

@@ -1,0 +1,130 @@
+import { randomHex } from '../http/ids.js';
+import { HttpError } from '../http/http.js';
+import type { BatchRecord, BatchUsage } from '../state/batch-store.js';
+import { findModel, MODEL_ID_PATTERN, round } from '../models/models.js';
+import { knownProvider } from '../http/validate.js';
+import type { BatchGateway } from '../providers/types.js';
+
+/*
+ * The batch rules as the emulator states them itself (apart from the client's facts.ts: it is the
+ * independent side that the conformance suite checks the CLI against).
+ */
+export const BATCH_ENDPOINTS = ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/embeddings'];
+/** The spec's 200 MB: 200,000,000 bytes. */
+export const MAX_BATCH_BYTES = 200_000_000;
+export const MAX_BATCH_REQUESTS = 5000;
+export const DAY = 86_400;
+export const RETENTION_SECONDS = 30 * DAY;
+export const WINDOW_SECONDS = DAY;
+export const LISTABLE = ['validating', 'in_progress', 'completed', 'failed', 'expired', 'cancelled'];
+/** Batches are billed at half the per-token price. */
+export const BATCH_DISCOUNT = 0.5;
+
+export type Body = Record<string, unknown>;
+
+let lastIdMs = 0;
+/** Ids grow as batches are made, two in one millisecond too: a listing orders a second's batches by id. */
+export function newBatchId(): string {
+  lastIdMs = Math.max(Date.now(), lastIdMs + 1);
+  return `batch_${lastIdMs.toString(36)}${randomHex(8)}`;
+}
+
+export function publicBatch(r: BatchRecord): Body {
+  return {
+    id: r.id,
+    object: 'batch',
+    endpoint: r.endpoint,
+    model: r.model,
+    completion_window: r.completion_window,
+    created_at: r.created_at,
+    finalized_at: r.finalized_at,
+    status: r.status,
+    request_counts: r.request_counts,
+    error: r.error,
+    // The spec's row is `object`, never null: all zeros until a request has run.
+    usage: r.usage ?? finishUsage(emptyUsage()),
+  };
+}
+
+export function bad(message: string): never {
+  throw new HttpError(400, message, 'invalid_request');
+}
+
+function modelKindFor(endpoint: string) {
+  return endpoint === '/v1/embeddings' ? 'embedding' : 'chat';
+}
+
+/** Checks of the batch's own fields, made once the upload is complete. */
+export function checkBatchFields(rest: Body, gateway?: BatchGateway): { endpoint: string; model: string; provider: BatchRecord['provider'] } {
+  const endpoint = rest.endpoint;
+  if (typeof endpoint !== 'string' || !BATCH_ENDPOINTS.includes(endpoint)) bad(`endpoint must be one of ${BATCH_ENDPOINTS.join(', ')}`);
+  const model = rest.model;
+  if (typeof model !== 'string' || model === '') bad('model must be a non-empty string');
+  if (!MODEL_ID_PATTERN.test(model)) bad(`model must look like <author>/<slug>, got ${JSON.stringify(model)}`);
+  const upstream = endpoint === '/v1/chat/completions' && !!gateway?.serves(model);
+  const spec = upstream ? undefined : findModel(model);
+  if (!upstream && (!spec || spec.kind !== modelKindFor(endpoint))) bad(`${model} is not a valid model ID for ${endpoint}`);
+  if (rest.completion_window !== undefined && rest.completion_window !== '24h') bad('completion_window must be "24h"');
+  let provider: BatchRecord['provider'] = null;
+  if (rest.provider !== undefined && rest.provider !== null) {
+    const p = rest.provider as Body;
+    if (typeof p !== 'object' || Array.isArray(p)) bad('provider must be an object');
+    const extra = Object.keys(p).filter((k) => k !== 'only' && k !== 'allow_fallbacks');
+    if (extra.length) bad(`provider.${extra[0]} is not supported in batches (only "only" and "allow_fallbacks")`);
+    if (p.only !== undefined && (!Array.isArray(p.only) || p.only.some((s) => typeof s !== 'string'))) bad('provider.only must be an array of provider slugs');
+    if (p.allow_fallbacks !== undefined && typeof p.allow_fallbacks !== 'boolean') bad('provider.allow_fallbacks must be a boolean');
+    const only = p.only as string[] | undefined;
+    if (only) {
+      const notAllowed = spec && only.find((slug) => !knownProvider(slug) || !spec.providers.includes(slug));
+      if (notAllowed) throw new HttpError(403, `Provider "${notAllowed}" is not allowed for ${model}`, 'permission_denied');
+    }
+    provider = { ...(only ? { only } : {}), ...(p.allow_fallbacks !== undefined ? { allow_fallbacks: p.allow_fallbacks as boolean } : {}) };
+  }
+  return { endpoint, model, provider };
+}
+
+/** Adds one result item to the batch's counts and usage (batches are billed at a discount). */
+export function countItem(record: BatchRecord, item: Body, usage: BatchUsage): void {
+  const response = item.response as { body: Body } | null;
+  if (item.error || !response) {
+    record.request_counts.failed++;
+    return;
+  }
+  record.request_counts.completed++;
+  const u = (response.body.usage ?? {}) as Body;
+  const prompt = (u.prompt_tokens ?? u.input_tokens ?? 0) as number;
+  const completion = (u.completion_tokens ?? u.output_tokens ?? 0) as number;
+  usage.prompt_tokens += prompt;
+  usage.completion_tokens += completion;
+  usage.total_tokens += prompt + completion;
+  usage.cost += ((u.cost as number | undefined) ?? 0) * BATCH_DISCOUNT;
+}
+
+export function emptyUsage(): BatchUsage {
+  return { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost: 0, is_byok: false };
+}
+
+export function finishUsage(u: BatchUsage): BatchUsage {
+  return {
+    ...u,
+    cost: round(u.cost),
+    prompt_tokens_details: { audio_tokens: 0, cache_write_tokens: 0, cached_tokens: 0, file_tokens: 0, video_tokens: 0 },
+    completion_tokens_details: { audio_tokens: 0, image_tokens: 0, reasoning_tokens: 0 },
+  };
+}
+
+const NON_TEXT_PARTS = ['image_url', 'input_audio', 'file', 'input_image', 'input_file', 'image', 'document', 'video_url'];
+
+export function nonTextPart(endpoint: string, body: Body): string | undefined {
+  const partsOf = (list: unknown): unknown[] =>
+    Array.isArray(list) ? list.flatMap((m) => (m && typeof m === 'object' && Array.isArray((m as Body).content) ? ((m as Body).content as unknown[]) : [])) : [];
+  const parts = endpoint === '/v1/responses' ? partsOf(body.input) : partsOf(body.messages);
+  const found = parts.find((p) => p && typeof p === 'object' && NON_TEXT_PARTS.includes((p as Body).type as string));
+  if (found) return `content part of type "${(found as Body).type}" is not allowed`;
+  if (endpoint === '/v1/chat/completions') {
+    const mods = body.modalities;
+    if (Array.isArray(mods) && mods.some((m) => m !== 'text')) return 'modalities other than text are not allowed';
+    if (body.audio !== undefined || body.image_config !== undefined) return 'audio and image_config are not allowed';
+  }
+  return undefined;
+}

@@ -1,0 +1,299 @@
+import { closeSync, fsyncSync, openSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Ctx } from '../http/http.js';
+import { HttpError } from '../http/http.js';
+import { BatchStore, TERMINAL, type BatchRecord, type BatchStatus, type BatchUsage } from '../state/batch-store.js';
+import type { StateStore } from '../state/store.js';
+import { chargeable } from '../state/billing.js';
+import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, publicBatch } from './batch-rules.js';
+import { concurrencyOf, executeItem } from './batch-items.js';
+import { inPool } from './batch-pool.js';
+import type { BatchGateway } from '../providers/types.js';
+import { receiveRequests } from './batch-upload.js';
+import { listBatches } from './batch-list.js';
+import { streamWithResults } from './batch-results.js';
+import { defineRoutes } from '../http/routes.js';
+import { reportStorage, storageFailure } from '../state/storage-failure.js';
+import { batchesPath, refuseBadRequests, requestProblem, shownBatch, type Flavor } from './batch-flavor.js';
+
+export { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, publicBatch };
+
+export interface BatchEngineOptions {
+  /** Pause before each request (and each state change), so that tests can watch the states. */
+  delayMs: number;
+  /** Upstream models (`router serve --providers`): their batches' requests go through it. */
+  gateway?: BatchGateway;
+  /** The shape the batch resource answers in (default spec: api.md's). */
+  flavor?: Flavor;
+}
+
+export class BatchEngine {
+  readonly store: BatchStore;
+  private readonly running = new Set<string>();
+  private stopped = false;
+
+  constructor(
+    private readonly state: StateStore,
+    readonly opts: BatchEngineOptions,
+  ) {
+    this.store = new BatchStore(state.dir);
+  }
+
+  get flavor(): Flavor {
+    return this.opts.flavor ?? 'spec';
+  }
+
+  /** The batch as this flavour shows it without its results. */
+  private shown(record: BatchRecord): Record<string, unknown> {
+    return shownBatch(publicBatch(record), record.status, this.flavor);
+  }
+
+  now(): number {
+    return Math.floor(this.state.now() / 1000);
+  }
+
+  resumeAll(): void {
+    // Charge keys of batches that had ended before this start (an older emulator kept them all).
+    const ended = this.store.all().filter(settled);
+    this.state.forgetCharges(ended.map(chargeKey));
+    for (const r of this.store.all()) if (!TERMINAL.includes(r.status)) this.run(r.id);
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+
+  async create(ctx: Ctx): Promise<void> {
+    const declared = Number(ctx.header('content-length') ?? 0);
+    if (declared > MAX_BATCH_BYTES) throw new HttpError(413, 'Batch input larger than 200 MB', 'payload_too_large');
+    chargeable(ctx);
+    const id = newBatchId();
+    const requestsFile = join(this.store.incoming(id), 'requests.jsonl');
+    let fd = openSync(requestsFile, 'w', 0o600);
+    let size = 0;
+    try {
+      const upload = await receiveRequests(ctx, fd);
+      size = upload.size;
+      const fields = checkBatchFields(upload.rest, this.opts.gateway);
+      fsyncSync(fd);
+      closeSync(fd);
+      fd = -1;
+      if (this.flavor === 'deployed') await refuseBadRequests(requestsFile, fields);
+      const record: BatchRecord = {
+        id,
+        workspace: ctx.workspace,
+        ...fields,
+        completion_window: '24h',
+        created_at: this.now(),
+        finalized_at: null,
+        status: 'validating',
+        request_counts: { total: upload.elements, completed: 0, failed: 0 },
+        error: null,
+        usage: null,
+        payment_due: null,
+        results_deleted: false,
+      };
+      this.store.commit(record);
+      ctx.send(202, this.shown(record));
+      this.run(id);
+    } catch (err) {
+      // Closed already (its number may be another file's by now): left alone.
+      if (fd !== -1) closeSync(fd);
+      this.store.discard(id);
+      if (storageFailure(err)) Object.assign(err as Error, { path: (err as { path?: string }).path ?? requestsFile });
+      size = (err as { size?: number }).size ?? size;
+      if (err instanceof HttpError && (err.status === 413 || size < declared)) {
+        // Answer without reading the rest of a body we refuse.
+        ctx.res.setHeader('connection', 'close');
+      }
+      throw err;
+    }
+  }
+
+  list(ctx: Ctx): void {
+    listBatches(ctx, this.store.newestFirst(ctx.workspace), (id) => this.store.get(id));
+  }
+
+  async get(ctx: Ctx): Promise<void> {
+    const record = this.store.get(ctx.params.id!);
+    if (!record || record.workspace !== ctx.workspace) throw new HttpError(404, `No batch found with id ${ctx.params.id}`, 'not_found');
+    if (this.now() - record.created_at >= RETENTION_SECONDS) {
+      if (!record.results_deleted) this.store.deleteResults(record);
+      throw new HttpError(410, `The results of batch ${record.id} were deleted 30 days after it was created`, 'not_found');
+    }
+    this.expireIfLate(record);
+    const terminal = TERMINAL.includes(record.status);
+    if (terminal && record.payment_due !== null) {
+      if (ctx.store.balance(record.workspace) >= record.payment_due) {
+        ctx.store.debitOnce(record.workspace, record.payment_due, chargeKey(record));
+        record.payment_due = null;
+        this.saveRecord(record);
+      } else {
+        // The batch metadata with results null; its `error` has the envelope's {code: 402, message}
+        // (the batch's own reason, if it has one, is the message).
+        const message = record.error?.message ?? `The finalized cost of batch ${record.id} ($${record.payment_due}) exceeds the available balance; add credits and get it again`;
+        ctx.send(402, { ...this.shown(record), error: { code: 402, message }, results: null });
+        return;
+      }
+    }
+    // The deployed service has results only for a completed batch.
+    if (!terminal || (this.flavor === 'deployed' && record.status !== 'completed')) {
+      ctx.send(200, this.shown(record));
+      return;
+    }
+    await streamWithResults(ctx, record, this.store.path(record.id, 'results.jsonl'));
+  }
+
+  private expireIfLate(record: BatchRecord): void {
+    if (!TERMINAL.includes(record.status) && this.now() - record.created_at > WINDOW_SECONDS) {
+      this.settle(record);
+      record.status = 'expired';
+      record.finalized_at = this.now();
+      record.error = { message: 'The batch did not complete within the 24h completion window' };
+      this.saveRecord(record);
+    }
+  }
+
+  /**
+   * The usage and the charge of a batch that ends without finishing (expired, or failed while it
+   * ran): its completed requests, at the batch price, charged once; one that failed validation ran
+   * none, so its usage is zero. The charge is keyed by batch id, as for a completed batch.
+   */
+  private settle(record: BatchRecord): void {
+    record.usage = finishUsage(recount(record, this.store.completedResults(record.id)));
+    record.payment_due = this.charge(record);
+  }
+
+  /**
+   * Charges a batch that ended its usage cost, once: keyed by batch id, so a crash before its status
+   * is saved charges nothing twice. Returns what is still owed when the balance does not cover it.
+   */
+  private charge(record: BatchRecord): number | null {
+    const cost = record.usage?.cost ?? 0;
+    const key = chargeKey(record);
+    if (cost <= 0) return null;
+    if (!this.state.charged(key) && this.state.balance(record.workspace) < cost) return cost;
+    this.state.debitOnce(record.workspace, cost, key);
+    return null;
+  }
+
+  private sleep(): Promise<void> {
+    // Unref'd: a pending pause must not keep a stopping emulator alive.
+    return new Promise((r) => setTimeout(r, this.opts.delayMs).unref());
+  }
+
+  private transition(record: BatchRecord, status: BatchStatus, patch: Partial<BatchRecord> = {}): void {
+    // A stopped engine (the emulator closed) writes nothing more: its state folder may be gone.
+    if (this.stopped) return;
+    Object.assign(record, patch, { status });
+    if (TERMINAL.includes(status)) record.finalized_at = this.now();
+    this.saveRecord(record);
+  }
+
+  /** Saves a batch's record; once it says the batch ended and owes nothing, its charge key is forgotten. */
+  private saveRecord(record: BatchRecord): void {
+    this.store.save(record);
+    if (settled(record)) this.state.forgetCharges([chargeKey(record)]);
+  }
+
+  /** Drives one batch to a terminal status; safe to call again after a restart. */
+  run(id: string): void {
+    if (this.running.has(id)) return;
+    this.running.add(id);
+    const waitForDisk = (err: unknown) => {
+      const why = storageFailure(err);
+      if (!why) throw err;
+      // Its state cannot be written: the batch waits, as over a restart, and is driven again.
+      reportStorage(why, 'batches wait and go on once it can');
+      setTimeout(() => this.stopped || this.run(id), 1000).unref();
+    };
+    this.drive(id)
+      .catch((err) => {
+        if (storageFailure(err)) return waitForDisk(err);
+        const record = this.store.get(id);
+        if (record && !this.stopped) {
+          this.settle(record);
+          this.transition(record, 'failed', { error: { message: `internal error: ${(err as Error).message}` } });
+        }
+      })
+      .catch(waitForDisk)
+      .finally(() => this.running.delete(id));
+  }
+
+  private async drive(id: string): Promise<void> {
+    const record = this.store.get(id)!;
+    if (record.status === 'validating') {
+      await this.sleep();
+      if (this.stopped) return;
+      const problem = await this.validateRequests(record);
+      if (this.stopped) return;
+      if (problem) return this.transition(record, 'failed', { error: { message: problem }, usage: finishUsage(emptyUsage()) });
+      this.transition(record, 'in_progress');
+    }
+    if (record.status === 'in_progress') {
+      const done = this.store.completedResults(id);
+      const doneIds = new Set(done.map((r) => r.custom_id as string));
+      const usage = recount(record, done);
+      const writer = this.store.openResults(id);
+      try {
+        await inPool(this.store.requests(id), concurrencyOf(record, this.opts.gateway), async (req) => {
+          if (doneIds.has(req.custom_id)) return true;
+          if (this.opts.delayMs) await this.sleep();
+          if (this.stopped) return false;
+          this.expireIfLate(record);
+          if ((record.status as BatchStatus) === 'expired') return false;
+          const item = await executeItem(record, req.custom_id, req.body, this.now(), this.opts.gateway);
+          writer.append(item);
+          countItem(record, item, usage);
+          // The aggregate so far, as the counts are (kept in memory; a restart counts it afresh).
+          record.usage = finishUsage(usage);
+          return true;
+        });
+      } finally {
+        writer.close();
+      }
+      if (this.stopped || (record.status as BatchStatus) === 'expired') return;
+      this.transition(record, 'finalizing', { usage: finishUsage(usage) });
+      await this.sleep();
+    }
+    if (record.status === 'finalizing') {
+      this.transition(record, 'completed', { payment_due: this.charge(record) });
+    }
+  }
+
+  /** The checks a batch gets while `validating`: the first problem fails the whole batch. */
+  private async validateRequests(record: BatchRecord): Promise<string | undefined> {
+    for await (const { custom_id, body } of this.store.requests(record.id)) {
+      const problem = requestProblem(record, custom_id, body);
+      if (problem) return problem;
+    }
+    return undefined;
+  }
+}
+
+/** A batch's charge is made once, under this key (state.json keeps it while the batch may still be charged). */
+const chargeKey = (record: BatchRecord) => `batch:${record.id}`;
+/** Ended and owing nothing, with that saved: its charge key is never asked again. */
+const settled = (record: BatchRecord) => TERMINAL.includes(record.status) && record.payment_due === null;
+
+/** The counts and usage of the results written so far (counted afresh: after a restart, the saved ones may lag). */
+function recount(record: BatchRecord, done: Record<string, unknown>[]): BatchUsage {
+  const usage = emptyUsage();
+  record.request_counts.completed = 0;
+  record.request_counts.failed = 0;
+  for (const item of done) countItem(record, item, usage);
+  return usage;
+}
+
+/**
+ * The batch resource: create (the body streamed to disk), list, and get (with results once it
+ * ended). Deployed: under /beta/batches and no listing (GET there is a 405).
+ */
+export const batchRoutes = defineRoutes(({ batches }: { batches: BatchEngine }) => {
+  const path = batchesPath(batches.flavor);
+  return [
+    { method: 'POST', path, access: 'any', handler: (ctx) => batches.create(ctx) },
+    ...(batches.flavor === 'deployed' ? [] : [{ method: 'GET' as const, path, access: 'any' as const, handler: async (ctx: Ctx) => batches.list(ctx) }]),
+    { method: 'GET', path: `${path}/:id`, access: 'any', handler: (ctx) => batches.get(ctx) },
+  ];
+});

@@ -1,0 +1,110 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Ctx, HttpError, answerError, logMeters, type LoggedRequest } from './http.js';
+import { FaultSpecError, type FaultBoard, type FaultRule } from './faults.js';
+import type { StateStore } from '../state/store.js';
+import { authenticate, type Routes } from './routes.js';
+import { RequestBody, timeOutStalledBody, type BodyBudget } from './body.js';
+
+const PLAIN_PATH = /^(?:\/[A-Za-z0-9_~-][A-Za-z0-9_.~-]*)+$/;
+
+/** The request log keeps at most this many bytes of bodies. */
+const LOG_BYTES = 16 * 1024 * 1024;
+
+export interface Dispatch {
+  store: StateStore;
+  routes: Routes;
+  faults: FaultBoard;
+  log: LoggedRequest[];
+  logLimit: number;
+  /** Bytes of the bodies in `log`, and how many entries it had when they were counted. */
+  logBytes: { bytes: number; entries: number };
+  /** Bodies in memory across connections, and how long a body may send nothing. */
+  bodies: BodyBudget;
+  bodyIdleMs: number;
+}
+
+function logEntry(d: Dispatch, req: IncomingMessage, path: string, search: URLSearchParams | undefined): LoggedRequest {
+  const headers: Record<string, string> = {};
+  const all = req.headers;
+  for (const k in all) if (k !== 'authorization' && typeof all[k] === 'string') headers[k] = all[k];
+  const query: Record<string, string[]> = {};
+  if (search) for (const [k, v] of search) (query[k] ??= []).push(v);
+  const entry = { method: req.method ?? 'GET', path, query, headers, body: undefined, at: Date.now() };
+  // Emptied or filtered from outside (the admin route, a test): counted again, once.
+  if (d.log.length !== d.logBytes.entries) d.logBytes.bytes = d.log.reduce((sum, e) => sum + (e.bodyBytes ?? 0), 0);
+  d.log.push(entry);
+  logMeters.set(entry, d.logBytes);
+  // Bounded by count and by the bytes of the bodies kept.
+  while (d.log.length > 1 && (d.log.length > d.logLimit || d.logBytes.bytes > LOG_BYTES)) d.logBytes.bytes -= d.log.shift()!.bodyBytes ?? 0;
+  d.logBytes.entries = d.log.length;
+  return entry;
+}
+
+/** Applies an injected fault that answers instead of the route (a pause, a reset, a status), or loses its answer. */
+async function applyFault(fault: FaultRule | undefined, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+  // Unref'd: a parked slow fault never keeps a stopping emulator alive.
+  if (fault?.kind === 'slow') await new Promise((r) => setTimeout(r, fault.delayMs).unref());
+  if (fault?.kind === 'reset') {
+    req.socket.destroy();
+    return true;
+  }
+  if (fault?.kind === 'lost') {
+    // Carried out in full; the answer never arrives.
+    res.writeHead = (() => res) as typeof res.writeHead;
+    res.write = (() => true) as typeof res.write;
+    res.end = (() => {
+      req.socket.destroy();
+      return res;
+    }) as typeof res.end;
+    return false;
+  }
+  if (fault?.kind === 'status') {
+    const headers: Record<string, string> = {};
+    if (fault.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;
+    throw new HttpError(fault.status!, `Injected fault: HTTP ${fault.status}`, undefined, headers);
+  }
+  return false;
+}
+
+/** One request: the API root, the request log, the route and its key, then faults, then the handler. */
+export async function dispatch(d: Dispatch, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  // A plain path (no query, no dot segments, nothing to decode) is its own pathname: no URL to parse.
+  const target = req.url ?? '/';
+  let url: URL | undefined;
+  if (!PLAIN_PATH.test(target)) {
+    try {
+      url = new URL(target, 'http://localhost');
+    } catch {
+      return answerError(res, 400, 'malformed request target');
+    }
+  }
+  const pathname = url ? url.pathname : target;
+  if (!pathname.startsWith('/api/')) return answerError(res, 404, `Not found: ${pathname}; the API root is /api`);
+  const path = pathname.slice(4);
+  const admin = path.startsWith('/_emulator/');
+  const entry = admin ? undefined : logEntry(d, req, path, url?.search ? url.searchParams : undefined);
+  timeOutStalledBody(req, res, d.bodyIdleMs);
+  const ctx = new Ctx(req, res, d.store, undefined, entry, url, new RequestBody(req, res, d.bodies));
+  try {
+    const match = d.routes.find(req.method ?? 'GET', path);
+    // Faults are honoured only for a caller whose key was accepted.
+    authenticate(ctx, d.store, match.access);
+    if (entry) entry.workspace = ctx.key.workspace;
+    ctx.params = match.params;
+    if (!admin) {
+      const header = req.headers['x-router-fault'];
+      try {
+        ctx.fault = d.faults.take(path, typeof header === 'string' ? header : undefined, ctx.key.workspace, req.method);
+      } catch (err) {
+        if (err instanceof FaultSpecError) throw new HttpError(400, err.message);
+        throw err;
+      }
+    }
+    if (await applyFault(ctx.fault, req, res)) return;
+    await match.handler(ctx);
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err;
+    req.resume();
+    ctx.error(err.status, err.message, err.errorType, err.headers);
+  }
+}

@@ -1,0 +1,224 @@
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { randomHex } from './ids.js';
+import type { FaultRule } from './faults.js';
+import { Serialized } from './serialized.js';
+import { scanJson } from '../../internal/json-scan.js';
+import type { KeyRecord, StateStore } from '../state/store.js';
+import type { MetadataAsk } from '../routing/routed.js';
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly errorType?: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+const TYPE_BY_STATUS: Record<number, string> = {
+  400: 'invalid_request',
+  401: 'authentication',
+  402: 'payment_required',
+  403: 'permission_denied',
+  404: 'not_found',
+  410: 'not_found',
+  413: 'payload_too_large',
+  422: 'unprocessable',
+  429: 'rate_limit_exceeded',
+  500: 'server',
+  502: 'provider_unavailable',
+  503: 'provider_unavailable',
+  524: 'timeout',
+  529: 'provider_overloaded',
+};
+
+export function errorTypeFor(status: number): string {
+  return TYPE_BY_STATUS[status] ?? 'unmapped';
+}
+
+export function errorBody(status: number, message: string, errorType = errorTypeFor(status)) {
+  return { error: { code: status, message, metadata: { error_type: errorType } } };
+}
+
+export const requestId = () => `req_${randomHex(10)}`;
+
+export interface LoggedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string[]>;
+  headers: Record<string, string>;
+  /** The parsed body, or `{ truncated: true, bytes }` for a body over LOG_BODY_BYTES. */
+  body: unknown;
+  /** Bytes of the body kept (the request log is bounded by these). */
+  bodyBytes?: number;
+  at: number;
+  /** The caller's workspace, once its key was accepted. */
+  workspace?: string;
+}
+
+/** A body larger than this is logged as its size only. */
+export const LOG_BODY_BYTES = 64 * 1024;
+/** JSON nested deeper than this is refused with 400 (documented in docs/conformance.md). */
+export const MAX_JSON_DEPTH = 64;
+
+/** A request's body: read whole, or, for a route that streams it, its bytes held counted (503 past the server's budget). */
+export interface BodySource {
+  receive(limit?: number): Promise<Buffer>;
+  hold(total: number): void;
+  /** Whether one body of `total` bytes could ever be held. */
+  couldHold(total: number): boolean;
+}
+
+/** What a route refuses before parsing: the most entries a top-level member's value holds, and the refusal's words. */
+export type BeforeParse = Record<string, { max: number; of: 'object' | 'array'; message: string }>;
+
+/** Bytes of bodies a request log holds, kept as bodies arrive (not summed again per request). */
+export const logMeters = new WeakMap<LoggedRequest, { bytes: number; entries: number }>();
+
+/** Records a request's body in the log: small ones whole, large ones by size. */
+export function logBody(entry: LoggedRequest | undefined, parsed: unknown, bytes: number): void {
+  if (!entry) return;
+  entry.body = bytes <= LOG_BODY_BYTES ? parsed : { truncated: true, bytes };
+  entry.bodyBytes = Math.min(bytes, LOG_BODY_BYTES);
+  const meter = logMeters.get(entry);
+  if (meter) meter.bytes += entry.bodyBytes;
+}
+
+/** Answers waiting for the end of this turn of the event loop. */
+const answers: [ServerResponse, string][] = [];
+
+/**
+ * Ends `res` with `text` once every request that arrived with it has been handled: their answers
+ * then go out back to back. Written one by one, spaced by the work between them, each write had to
+ * wake a client that had gone back to sleep, which cost the kernel ~3x the write itself.
+ */
+function endThisTurn(res: ServerResponse, text: string): void {
+  if (answers.push([res, text]) === 1) setImmediate(endAnswers);
+}
+
+function endAnswers(): void {
+  for (const [res, text] of answers.splice(0)) res.end(text);
+}
+
+/** A JSON answer with its length (without it: chunked encoding, several writes) and a request id. */
+export function answerJson(res: ServerResponse, status: number, text: string, id: string, headers: OutgoingHttpHeaders = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers, 'x-request-id': id });
+  endThisTurn(res, text);
+}
+
+/** An error answer before any route took the request (a malformed target, an internal failure). */
+export function answerError(res: ServerResponse, status: number, message: string): void {
+  answerJson(res, status, JSON.stringify(errorBody(status, message)), requestId());
+}
+
+/** Everything a route handler needs about one request. */
+export class Ctx {
+  readonly requestId = requestId();
+  key!: KeyRecord;
+  params: Record<string, string> = {};
+  private bodyCache: Promise<Buffer> | undefined;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly store: StateStore,
+    public fault: FaultRule | undefined,
+    readonly log: LoggedRequest | undefined,
+    /** The request target parsed, when dispatch had to; else parsed on first use. */
+    private parsedUrl: URL | undefined,
+    /** The body as it arrives (body.ts). */
+    readonly body: BodySource,
+  ) {}
+
+  get url(): URL {
+    return (this.parsedUrl ??= new URL(this.req.url ?? '/', 'http://localhost'));
+  }
+
+  /** The status line and headers, with this request's id (every answer carries it). */
+  head(status: number, headers: OutgoingHttpHeaders): void {
+    headers['x-request-id'] = this.requestId;
+    this.res.writeHead(status, headers);
+  }
+
+  header(name: string): string | undefined {
+    const v = this.req.headers[name.toLowerCase()];
+    return Array.isArray(v) ? v[0] : v;
+  }
+
+  get workspace(): string {
+    return this.key.workspace;
+  }
+
+  /** The whole body, read once (body.ts: within the server's budget of bodies in flight). */
+  rawBody(limit?: number): Promise<Buffer> {
+    return (this.bodyCache ??= this.body.receive(limit));
+  }
+
+  /** The body parsed, once the bytes showed nothing it would be refused for (depth, `refuse`'s entry counts). */
+  async json<T = Record<string, unknown>>(refuse: BeforeParse = {}): Promise<T> {
+    const raw = await this.rawBody();
+    const verdict = scanJson(raw, { maxDepth: MAX_JSON_DEPTH, entries: refuse });
+    if (verdict && 'tooDeep' in verdict) throw new HttpError(400, `request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+    if (verdict) throw new HttpError(400, refuse[verdict.member]!.message);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw new HttpError(400, 'request body is not valid JSON');
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new HttpError(400, 'request body must be a JSON object');
+    logBody(this.log, parsed, raw.length);
+    return parsed as T;
+  }
+
+  /** Sends `body` as JSON; a Serialized body is already its JSON text. */
+  send(status: number, body: unknown, headers: Record<string, string> = {}): void {
+    const text = body instanceof Serialized ? body.json : JSON.stringify(body);
+    const res = this.res;
+    if (this.fault?.kind === 'malformed') {
+      this.head(status, { 'content-type': 'application/json' });
+      res.end(text.slice(0, Math.max(1, Math.floor(text.length / 2))));
+      return;
+    }
+    if (this.fault?.kind === 'cut') {
+      this.head(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers });
+      res.write(text.slice(0, Math.floor(text.length / 2)));
+      setTimeout(() => res.destroy(), 10);
+      return;
+    }
+    answerJson(this.res, status, text, this.requestId, headers);
+  }
+
+  error(status: number, message: string, errorType?: string, headers: Record<string, string> = {}): void {
+    if (this.res.headersSent) {
+      this.res.destroy();
+      return;
+    }
+    answerJson(this.res, status, JSON.stringify(errorBody(status, message, errorType)), this.requestId, headers);
+  }
+
+  /** Resolves the session id: the body's `session_id` wins over the `x-session-id` header. */
+  sessionId(body: { session_id?: unknown }): string | undefined {
+    const fromBody = body.session_id;
+    if (fromBody !== undefined && fromBody !== null) {
+      if (typeof fromBody !== 'string') throw new HttpError(400, 'session_id must be a string');
+      return fromBody;
+    }
+    const fromHeader = this.header('x-session-id');
+    if (fromHeader !== undefined && fromHeader.length > 256) throw new HttpError(400, 'the x-session-id header must be at most 256 characters');
+    return fromHeader;
+  }
+
+  /** Which routing-metadata fields the headers ask for: each name of the opt-in header answers its own field. */
+  wantsRouterMetadata(): MetadataAsk {
+    const on = (...names: string[]) => names.some((n) => this.header(n) === 'enabled');
+    return { router: on('x-router-metadata', 'x-router-experimental-metadata'), openrouter: on('x-openrouter-metadata', 'x-openrouter-experimental-metadata') };
+  }
+}
+
+export type Handler = (ctx: Ctx) => Promise<void>;
+/** Who may call a route: any key of a workspace, or only its management key. */
+/** `admin`: a management key (acting on its own workspace) or the operator key (acting on all). */
+export type Access = 'any' | 'management' | 'admin' | 'operator';

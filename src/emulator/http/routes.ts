@@ -1,0 +1,91 @@
+import { HttpError, type Access, type Ctx, type Handler } from './http.js';
+import type { StateStore } from '../state/store.js';
+
+export type Method = 'GET' | 'POST' | 'DELETE';
+
+/** One route: `METHOD path` (`:name` marks a path parameter), who may call it, and its handler. */
+export interface Route {
+  method: Method;
+  path: string;
+  access: Access;
+  handler: Handler;
+}
+
+/**
+ * A resource's routes, the one way to register one: a table made from the parts of the server it
+ * needs (none for most). Each resource file exports one; server.ts collects them all.
+ */
+export function defineRoutes<Parts = object>(table: (parts: Parts) => Route[]): (parts: Parts) => Route[] {
+  return table;
+}
+
+interface Compiled extends Route {
+  pattern: RegExp;
+  names: string[];
+}
+
+export interface Match {
+  handler: Handler;
+  access: Access;
+  params: Record<string, string>;
+}
+
+/** The emulator's routing table, built once from the resources' tables. */
+export class Routes {
+  private readonly routes: Compiled[] = [];
+
+  constructor(routes: Route[]) {
+    const seen = new Set<string>();
+    for (const route of routes) {
+      const key = `${route.method} ${route.path}`;
+      if (seen.has(key)) throw new Error(`emulator route ${key} is registered twice`);
+      seen.add(key);
+      const names: string[] = [];
+      const pattern = new RegExp(`^${route.path.replace(/:(\w+)/g, (_, n: string) => (names.push(n), '([^/]+)'))}$`);
+      this.routes.push({ ...route, pattern, names });
+    }
+  }
+
+  /** A 404 for no such path, a 405 for a path without that method, a 400 for a malformed escape. */
+  find(method: string, path: string): Match {
+    const allowed: string[] = [];
+    for (const route of this.routes) {
+      const m = route.pattern.exec(path);
+      if (!m) continue;
+      allowed.push(route.method);
+      if (route.method !== method) continue;
+      const params: Record<string, string> = {};
+      route.names.forEach((n, i) => (params[n] = decodePart(m[i + 1]!)));
+      return { handler: route.handler, access: route.access, params };
+    }
+    if (allowed.length) throw new HttpError(405, `Method ${method} not allowed on ${path}`, undefined, { allow: allowed.join(', ') });
+    throw new HttpError(404, `No route for ${method} ${path}`, 'not_found');
+  }
+}
+
+function decodePart(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw new HttpError(400, `malformed percent-escape in the path: ${JSON.stringify(part.slice(0, 40))}`, 'invalid_request');
+  }
+}
+
+/** Bearer key of the workspace; a route for management keys refuses the others with 403. */
+export function authenticate(ctx: Ctx, store: StateStore, access: Access): void {
+  const auth = ctx.header('authorization');
+  if (!auth) throw new HttpError(401, 'Missing Authentication header', 'authentication');
+  const m = /^Bearer\s+(\S+)$/i.exec(auth);
+  const record = m ? store.findKey(m[1]!) : undefined;
+  if (!record) throw new HttpError(401, 'Invalid API key', 'authentication');
+  if (access === 'operator' && record.kind !== 'operator') {
+    throw new HttpError(403, 'Only the emulator operator key (printed by router serve) can perform this operation', 'permission_denied');
+  }
+  if (record.kind === 'operator' && access !== 'operator' && access !== 'admin') {
+    throw new HttpError(403, 'The operator key belongs to no workspace: use a workspace key', 'permission_denied');
+  }
+  if ((access === 'management' || access === 'admin') && record.kind === 'standard') {
+    throw new HttpError(403, 'Only management keys can perform this operation', 'permission_denied');
+  }
+  ctx.key = record;
+}

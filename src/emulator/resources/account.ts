@@ -1,0 +1,95 @@
+import type { Ctx } from '../http/http.js';
+import { HttpError } from '../http/http.js';
+import { defineRoutes } from '../http/routes.js';
+import { DEFAULT_PAGE_SIZE, modelPage } from './model-list.js';
+import { round } from '../models/models.js';
+import type { ChatGateway } from '../providers/types.js';
+
+/**
+ * The account operations of the real API that the emulator keeps: the model list (paged), the
+ * calling key, credits and keys (management keys only); and `POST /_emulator/models {page_size}`
+ * (operator), the list's page size when a query names no limit, so that clients page through it.
+ */
+export const accountRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => {
+  let pageSize = DEFAULT_PAGE_SIZE;
+  return [
+    {
+      method: 'GET',
+      path: '/v1/models',
+      access: 'any',
+      handler: async (ctx: Ctx) => ctx.send(200, modelPage(ctx.url, pageSize, parts.gateway?.listing())),
+    },
+    {
+      method: 'POST',
+      path: '/_emulator/models',
+      access: 'operator',
+      handler: async (ctx: Ctx) => {
+        const body = await ctx.json<{ page_size?: unknown }>();
+        if (!Number.isInteger(body.page_size) || (body.page_size as number) < 1 || (body.page_size as number) > 1000) throw new HttpError(400, 'page_size must be a whole number from 1 to 1000');
+        pageSize = body.page_size as number;
+        ctx.send(200, { page_size: pageSize });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/v1/key',
+      access: 'any',
+      handler: async (ctx: Ctx) => {
+        // The emulator keeps usage per workspace, not per key or period: a key reports its workspace's.
+        const usage = round(ctx.store.workspace(ctx.workspace).total_usage);
+        ctx.send(200, {
+          data: {
+            ...keyDetails(ctx.key.key, usage),
+            is_free_tier: false,
+            is_management_key: ctx.key.kind === 'management',
+            is_provisioning_key: ctx.key.kind === 'management',
+            rate_limit: { requests: -1, interval: '10s', note: 'This field is deprecated and safe to ignore.' },
+          },
+        });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/v1/credits',
+      access: 'management',
+      handler: async (ctx: Ctx) => {
+        const ws = ctx.store.workspace(ctx.workspace);
+        ctx.send(200, { data: { total_credits: ws.total_credits, total_usage: ws.total_usage } });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/keys',
+      access: 'management',
+      handler: async (ctx: Ctx) => {
+        const body = await ctx.json<{ name?: unknown }>();
+        if (typeof body.name !== 'string' || body.name === '') throw new HttpError(400, 'name is required');
+        const key = ctx.store.addKey(ctx.workspace, 'standard', body.name);
+        const record = ctx.store.findKey(key)!;
+        const data = { hash: key.slice(-12), name: record.name, disabled: false, ...keyDetails(key, 0), created_at: new Date(record.created_at * 1000).toISOString(), updated_at: null, workspace_id: ctx.workspace };
+        ctx.send(201, { data, key });
+      },
+    },
+  ];
+});
+
+/** What the OpenAPI's key answers share: the label (the key masked), its limit (none) and usage in USD. */
+function keyDetails(key: string, usage: number) {
+  return {
+    label: `${key.slice(0, 12)}...${key.slice(-4)}`,
+    limit: null,
+    limit_remaining: null,
+    limit_reset: null,
+    include_byok_in_limit: false,
+    usage,
+    usage_daily: usage,
+    usage_weekly: usage,
+    usage_monthly: usage,
+    byok_usage: 0,
+    byok_usage_daily: 0,
+    byok_usage_weekly: 0,
+    byok_usage_monthly: 0,
+    creator_user_id: null,
+    expires_at: null,
+  };
+}

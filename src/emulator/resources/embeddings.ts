@@ -1,0 +1,117 @@
+import type { Ctx } from '../http/http.js';
+import { costOf, countTokens, prng, seedOf } from '../models/models.js';
+import { bad, optEnum, optNumber, optString, pickProvider, resolveModel } from '../http/validate.js';
+import { reserve } from '../state/billing.js';
+import { HttpError } from '../http/http.js';
+import { genId } from './chat.js';
+import { Serialized } from '../http/serialized.js';
+import { defineRoutes } from '../http/routes.js';
+import type { ChatGateway } from '../providers/types.js';
+import { recordGeneration } from './generations.js';
+
+type Body = Record<string, unknown>;
+
+/** Unit-norm vector, the same for the same text and dimension. */
+export function embedText(text: string, dims: number): number[] {
+  const rand = prng(seedOf('embed', text, dims));
+  const v = new Array<number>(dims);
+  let norm = 0;
+  for (let i = 0; i < dims; i++) {
+    // Box-Muller: normal components give directions spread evenly on the sphere.
+    const x = Math.sqrt(-2 * Math.log(rand() || 1e-12)) * Math.cos(2 * Math.PI * rand());
+    v[i] = x;
+    norm += x * x;
+  }
+  norm = Math.sqrt(norm);
+  for (let i = 0; i < dims; i++) v[i] = v[i]! / norm;
+  return v;
+}
+
+function inputsOf(input: unknown, strict: boolean): string[] {
+  if (typeof input === 'string') return [input];
+  if (Array.isArray(input)) {
+    if (input.length === 0) bad('input must not be empty');
+    if (input.every((x) => typeof x === 'number')) return [JSON.stringify(input)];
+    return input.map((item, i) => {
+      if (typeof item === 'string') return item;
+      if (Array.isArray(item) && item.every((x) => typeof x === 'number')) return JSON.stringify(item);
+      if (!strict && item && typeof item === 'object') return JSON.stringify(item);
+      return bad(`input[${i}] must be a string or an array of token ids`);
+    });
+  }
+  return bad('input is required: a string, an array of strings or token arrays');
+}
+
+/** local/embed's own limits (a model's, not the API's): dimensions, inputs (as OpenAI's), numbers per answer. */
+const MAX_EMBEDDING_DIMENSIONS = 65_536;
+const MAX_INPUTS = 2048;
+const MAX_NUMBERS = 1_048_576;
+
+type EmbeddingPlan = ReturnType<typeof checkEmbeddings>;
+
+/** The request's checks and its cost: everything but the vectors. */
+function checkEmbeddings(body: Body, opts: { batch?: boolean }) {
+  const model = resolveModel(body.model, 'embedding');
+  // At least 1 (spec); the upper bound is the model's own (model behaviour, named in the message).
+  const dims = optNumber(body, 'dimensions', 1, Infinity, true) ?? model.dimensions!;
+  if (dims > MAX_EMBEDDING_DIMENSIONS) bad(`${model.id} gives at most ${MAX_EMBEDDING_DIMENSIONS} dimensions, not ${dims}`);
+  const format = optEnum(body, 'encoding_format', ['float', 'base64']) ?? 'float';
+  optString(body, 'user');
+  if (body.input_type !== undefined && typeof body.input_type !== 'string') bad('input_type must be a string');
+  if (opts.batch && (body.input_type !== undefined || body.provider !== undefined)) bad('input_type and provider are not supported in batches');
+  const inputs = inputsOf(body.input, !!opts.batch);
+  if (inputs.length > MAX_INPUTS) bad(`${model.id} takes at most ${MAX_INPUTS} inputs per request, not ${inputs.length}`);
+  if (inputs.length * dims > MAX_NUMBERS) {
+    bad(`${model.id} answers at most ${MAX_NUMBERS} numbers per request (inputs x dimensions): ${inputs.length} x ${dims} is ${inputs.length * dims}`);
+  }
+  const provider = pickProvider(model, body.provider);
+  if (!provider) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
+  const tokens = inputs.reduce((n, s) => n + countTokens(s), 0);
+  return { model, dims, format, inputs, provider, tokens, cost: costOf(model, tokens, 0).cost };
+}
+
+function item(plan: EmbeddingPlan, index: number) {
+  const v = embedText(plan.inputs[index]!, plan.dims);
+  return { object: 'embedding', index, embedding: plan.format === 'base64' ? Buffer.from(new Float32Array(v).buffer).toString('base64') : v };
+}
+
+/** The answer, with its data left to fill in. */
+function answer(plan: EmbeddingPlan, data: unknown) {
+  return { object: 'list', id: genId('emb'), model: plan.model.id, provider: plan.provider, data, usage: { prompt_tokens: plan.tokens, total_tokens: plan.tokens, cost: plan.cost } };
+}
+
+/** One value per input, made a slice at a time: a large answer never stalls the other clients. */
+async function perInput<T>(plan: EmbeddingPlan, make: (index: number) => T): Promise<T[]> {
+  const out: T[] = [];
+  let numbers = 0;
+  for (let i = 0; i < plan.inputs.length; i++) {
+    out.push(make(i));
+    numbers += plan.dims;
+    if (numbers >= 32_768) {
+      numbers = 0;
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+  return out;
+}
+
+/** A batch item's answer. */
+export async function planEmbeddings(body: Body, opts: { batch?: boolean } = {}) {
+  const plan = checkEmbeddings(body, opts);
+  return { response: answer(plan, await perInput(plan, (i) => item(plan, i))), cost: plan.cost };
+}
+
+async function handleEmbeddings(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
+  const startedAt = ctx.store.now();
+  const body = await ctx.json();
+  if (gateway?.takesEmbeddings(body)) return gateway.embed(ctx, body);
+  const plan = checkEmbeddings(body, {});
+  reserve(ctx, plan.cost);
+  const head = answer(plan, 0);
+  const [before, after] = JSON.stringify(head).split('"data":0');
+  const data = await perInput(plan, (i) => JSON.stringify(item(plan, i)));
+  ctx.send(200, new Serialized(`${before}"data":[${data.join(',')}]${after}`));
+  recordGeneration(ctx, { id: head.id, model: plan.model.id, provider: plan.provider, apiType: 'embeddings', promptTokens: plan.tokens, completionTokens: 0, cost: plan.cost, streamed: false, finishReason: null, startedAt, user: body.user });
+}
+
+export const embeddingsRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => [{ method: 'POST', path: '/v1/embeddings', access: 'any', handler: (ctx) => handleEmbeddings(ctx, parts.gateway) }]);

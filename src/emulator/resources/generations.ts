@@ -1,0 +1,110 @@
+import type { Ctx } from '../http/http.js';
+import { HttpError } from '../http/http.js';
+import { defineRoutes } from '../http/routes.js';
+import type { StateStore } from '../state/store.js';
+
+/** What the emulator keeps of a generation it served, for `GET /v1/generation?id=`. */
+export interface Served {
+  id: string;
+  model: string;
+  provider: string;
+  apiType: 'completions' | 'embeddings';
+  promptTokens: number;
+  completionTokens: number;
+  reasoningTokens?: number;
+  cost: number;
+  streamed: boolean;
+  finishReason: string | null;
+  /** When the request came in (Unix ms, the store's clock): latency runs from it. */
+  startedAt: number;
+  user?: unknown;
+  sessionId?: string;
+}
+
+/** Held in memory, per workspace, the newest this many (a generation older than that is not found, as one the service has let go). */
+const KEEP = 10_000;
+
+interface Kept {
+  workspace: string;
+  data: Record<string, unknown>;
+}
+
+const logs = new WeakMap<StateStore, Map<string, Kept>>();
+
+function logOf(store: StateStore): Map<string, Kept> {
+  let log = logs.get(store);
+  if (!log) logs.set(store, (log = new Map()));
+  return log;
+}
+
+/** Keeps a generation that was delivered, in the OpenAPI's GenerationResponse `data` shape. */
+export function recordGeneration(ctx: Ctx, g: Served): void {
+  const now = ctx.store.now();
+  const latency = Math.max(0, now - g.startedAt);
+  const str = (v: unknown) => (typeof v === 'string' ? v : null);
+  const data = {
+    id: g.id,
+    upstream_id: null,
+    total_cost: g.cost,
+    cache_discount: null,
+    upstream_inference_cost: null,
+    created_at: new Date(g.startedAt).toISOString(),
+    model: g.model,
+    app_id: null,
+    streamed: g.streamed,
+    cancelled: false,
+    provider_name: g.provider,
+    latency,
+    moderation_latency: null,
+    generation_time: latency,
+    finish_reason: g.finishReason,
+    service_tier: null,
+    tokens_prompt: g.promptTokens,
+    tokens_completion: g.completionTokens,
+    native_tokens_prompt: g.promptTokens,
+    native_tokens_completion: g.completionTokens,
+    native_tokens_completion_images: 0,
+    native_tokens_reasoning: g.reasoningTokens ?? 0,
+    native_tokens_cached: 0,
+    num_media_prompt: 0,
+    num_input_audio_prompt: 0,
+    num_media_completion: 0,
+    num_search_results: 0,
+    num_fetches: 0,
+    web_search_engine: null,
+    origin: ctx.header('origin') ?? '',
+    usage: g.cost,
+    is_byok: false,
+    native_finish_reason: g.finishReason,
+    external_user: str(g.user),
+    api_type: g.apiType,
+    preset_id: null,
+    router: null,
+    provider_responses: null,
+    user_agent: ctx.header('user-agent') ?? null,
+    http_referer: ctx.header('http-referer') ?? null,
+    data_region: 'global',
+    workspace_id: null,
+    request_id: ctx.requestId,
+    session_id: g.sessionId ?? null,
+  };
+  const log = logOf(ctx.store);
+  log.set(g.id, { workspace: ctx.workspace, data });
+  if (log.size > KEEP) log.delete(log.keys().next().value!);
+}
+
+/** `GET /v1/generation?id=`: a generation this workspace was served; 404 for any other. */
+export const generationRoutes = defineRoutes(() => [
+  {
+    method: 'GET',
+    path: '/v1/generation',
+    access: 'any',
+    handler: async (ctx: Ctx) => {
+      const id = ctx.url.searchParams.get('id');
+      if (!id) throw new HttpError(400, 'the id query parameter is required', 'invalid_request');
+      const kept = logOf(ctx.store).get(id);
+      if (!kept || kept.workspace !== ctx.workspace) throw new HttpError(404, `Generation ${id} not found`, 'not_found');
+      ctx.send(200, { data: kept.data });
+    },
+  },
+]);

@@ -1,0 +1,139 @@
+import type { Ctx } from '../http/http.js';
+import { HttpError } from '../http/http.js';
+import { Serialized } from '../http/serialized.js';
+import { decimal } from '../../internal/decimal.js';
+
+/** 402 when the caller's workspace has no credit left (batches: their cost is known only at the end). */
+export function chargeable(ctx: Ctx): void {
+  if (ctx.store.balance(ctx.workspace) <= 0) {
+    throw new HttpError(402, 'Insufficient credits. Add more credits to continue.', 'payment_required');
+  }
+}
+
+/**
+ * Takes a request's cost before it is served (the emulator knows it up front): 402 when the balance
+ * does not cover it, so the balance never goes below zero, concurrent requests included. A request
+ * that is not delivered in full (a cut stream) is refunded.
+ */
+export function reserve(ctx: Ctx, cost: number): { refund(): void } {
+  const balance = ctx.store.balance(ctx.workspace);
+  if (balance <= 0 || balance < cost) {
+    throw new HttpError(402, `Insufficient credits: this request costs $${decimal(cost)}, the balance is $${decimal(Math.max(0, balance))}. Add more credits to continue.`, 'payment_required');
+  }
+  ctx.store.debit(ctx.workspace, cost);
+  return { refund: () => ctx.store.refund(ctx.workspace, cost) };
+}
+
+/** Frames are gathered into writes of about this size: one syscall for many events. */
+const WRITE_BYTES = 32 * 1024;
+/** A stream waits for its client only once this much is written and not yet sent. */
+const LOOKAHEAD_BYTES = 1024 * 1024;
+
+/**
+ * Writes events (produced lazily, `count` of them) as an SSE stream with backpressure, many events
+ * per write, yielding to other clients between writes. Stream faults: `cut` drops the connection
+ * after N events, `error-chunk` sends `errorEvent` after N events and ends, `malformed` sends an
+ * event whose data is not JSON after N events and ends.
+ * Returns true when the whole stream was delivered.
+ */
+export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: number, errorEvent: unknown, terminator?: string, eventName?: (e: unknown) => string | undefined): Promise<boolean> {
+  const res = ctx.res;
+  ctx.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  res.write(': ROUTER PROCESSING\n\n');
+  const fault = ctx.fault;
+  const cutAt = fault?.kind === 'cut' ? (fault.after ?? Math.floor(count / 2)) : -1;
+  const errorAt = fault?.kind === 'error-chunk' ? (fault.after ?? Math.floor(count / 2)) : -1;
+  const malformedAt = fault?.kind === 'malformed' ? (fault.after ?? Math.floor(count / 2)) : -1;
+  const frame = (e: unknown) => {
+    const name = e instanceof Serialized ? e.name : eventName?.(e);
+    return `${name ? `event: ${name}\n` : ''}data: ${e instanceof Serialized ? e.json : JSON.stringify(e)}\n\n`;
+  };
+  let closed = false;
+  const gone = new Promise<void>((resolve) =>
+    res.on('close', () => {
+      closed = true;
+      resolve();
+    }),
+  );
+  let buffer = '';
+  /** Settles once the last write has gone to the socket. */
+  let sent = Promise.resolve();
+  const flush = async () => {
+    if (!buffer) return;
+    const data = buffer;
+    buffer = '';
+    sent = new Promise((resolve) => res.write(data, () => resolve()));
+    // Events are made ahead, up to LOOKAHEAD_BYTES, while the client reads those before them.
+    if (res.writableLength >= LOOKAHEAD_BYTES) await drainOrClose(res);
+    // Let other requests and timers run between writes, even when the socket keeps up.
+    else await new Promise((r) => setImmediate(r));
+  };
+  let i = 0;
+  for (const event of events) {
+    if (closed) return false;
+    if (i === cutAt) {
+      await flush();
+      await Promise.race([sent, gone]);
+      await new Promise((r) => setTimeout(r, 20));
+      res.destroy();
+      return false;
+    }
+    if (i === errorAt) {
+      res.write(buffer + frame(errorEvent) + (terminator ? `data: ${terminator}\n\n` : ''));
+      res.end();
+      return false;
+    }
+    if (i === malformedAt) {
+      res.end(`${buffer}data: {"id":"gen-\n\n`);
+      return false;
+    }
+    buffer += frame(event);
+    i++;
+    // Small streams go out event by event (a person sees each token); long ones in bigger writes.
+    if (buffer.length >= (i < 64 ? 1 : WRITE_BYTES)) await flush();
+  }
+  await flush();
+  if (closed) return false;
+  if (terminator) res.write(`data: ${terminator}\n\n`);
+  res.end();
+  return !closed;
+}
+
+/**
+ * Writes a streamed answer with backpressure. Under the cut fault, the connection drops once
+ * `after` KiB (default `defaultKiB`) have gone out; `cut` says so, and later writes do nothing.
+ */
+export function cuttableWriter(ctx: Ctx, defaultKiB: number): { cut: boolean; write(data: string | Buffer): Promise<void> } {
+  const res = ctx.res;
+  const cutAfter = ctx.fault?.kind === 'cut' ? (ctx.fault.after ?? defaultKiB) * 1024 : Infinity;
+  let sent = 0;
+  const writer = {
+    cut: false,
+    async write(data: string | Buffer): Promise<void> {
+      if (!data.length || writer.cut) return;
+      if (sent + data.length > cutAfter) {
+        const keep = Math.max(0, cutAfter - sent);
+        res.write(typeof data === 'string' ? data.slice(0, keep) : data.subarray(0, keep));
+        // Let the bytes before the cut reach the client, then drop the connection.
+        setTimeout(() => res.destroy(), 20);
+        writer.cut = true;
+        return;
+      }
+      sent += data.length;
+      if (!res.write(data)) await drainOrClose(res);
+    },
+  };
+  return writer;
+}
+
+export function drainOrClose(res: NodeJS.WritableStream & { once: (event: string, fn: () => void) => unknown; off: (event: string, fn: () => void) => unknown }): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}

@@ -1,0 +1,262 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomHex } from '../http/ids.js';
+import { round } from '../models/models.js';
+import { writeFileAtomicLater, writeFileAtomicSync } from './fsutil.js';
+import { makeDir } from '../../internal/make-dir.js';
+import { isFiniteNumber, isRecord } from '../../internal/shape.js';
+import { reportStorage, storageFailure, storageSaved } from './storage-failure.js';
+
+/** `operator` belongs to no workspace: the emulator's own credential for its server-wide routes. */
+export type KeyKind = 'standard' | 'management' | 'operator';
+
+export interface KeyRecord {
+  key: string;
+  kind: KeyKind;
+  workspace: string;
+  name: string;
+  created_at: number;
+}
+
+export interface Workspace {
+  id: string;
+  /** Credits bought, in USD. */
+  total_credits: number;
+  /** Credits spent, in USD. */
+  total_usage: number;
+}
+
+interface StateFile {
+  keys: KeyRecord[];
+  workspaces: Record<string, Workspace>;
+  clock_offset_ms: number;
+  /** Charges made once each (a batch's finalized cost), by key, saved with the balances they moved. */
+  charges?: Record<string, number>;
+}
+
+export const DEFAULT_CREDITS = 5;
+
+const newKey = (kind: KeyKind) => `sk-rt-${kind === 'management' ? 'mgmt' : kind === 'operator' ? 'op' : 'v1'}-${randomHex(24)}`;
+
+export const OPERATOR_WORKSPACE = '*';
+
+/** Keys, workspaces, balances and the clock offset, kept in `<dir>/state.json` (mode 0600). */
+export class StateStore {
+  readonly dir: string;
+  private readonly file: string;
+  private state: StateFile;
+  /** The keys by their text: every request looks its key up, and workspaces (and their keys) only grow. */
+  private readonly byKey = new Map<string, KeyRecord>();
+
+  constructor(dir: string) {
+    this.dir = dir;
+    makeDir(dir);
+    const file = (this.file = join(dir, 'state.json'));
+    this.state = existsSync(file) ? readState(file) : { keys: [], workspaces: {}, clock_offset_ms: 0 };
+    for (const record of this.state.keys) if (!this.byKey.has(record.key)) this.byKey.set(record.key, record);
+    if (this.state.keys.length === 0) {
+      this.createWorkspace('default');
+    }
+    if (!this.state.keys.some((k) => k.kind === 'operator')) this.addKey(OPERATOR_WORKSPACE, 'operator', 'operator');
+  }
+
+  private pending: NodeJS.Timeout | undefined;
+  /** Bumped by every save begun: a save that finishes after a later one began is stale. */
+  private version = 0;
+  /** The timer's save, while its write is under way. */
+  private saving: Promise<void> | undefined;
+  private closed = false;
+
+  /**
+   * Per-request charges are saved at most every 100 ms (one write for many requests: the emulator
+   * serves several times more requests a second), written and flushed off the event loop. A kill -9
+   * can lose the last 100 ms of them (and a save under way); a batch's charge (debitOnce) and every
+   * other change are saved at once.
+   */
+  private saveSoon(): void {
+    if (this.closed) return;
+    this.pending ??= setTimeout(() => this.saveWhenDue(), 100).unref();
+  }
+
+  /**
+   * The timer's save. One that fails (a full disk) does not stop the emulator: the charges stay in
+   * memory, the failure is said once on stderr, and the save is tried again each second.
+   */
+  private saveWhenDue(): void {
+    this.pending = undefined;
+    if (this.closed) return;
+    if (this.saving) return this.saveSoon();
+    const version = ++this.version;
+    this.saving = writeFileAtomicLater(this.file, JSON.stringify(this.state, null, 2), () => version === this.version)
+      .then(storageSaved, (err: unknown) => {
+        const why = storageFailure(err);
+        if (!why) throw err;
+        reportStorage(why, 'charges are kept in memory and saved once it can');
+        this.pending ??= setTimeout(() => this.saveWhenDue(), 1000).unref();
+      })
+      .finally(() => (this.saving = undefined));
+  }
+
+  /** Settles once the timer's save under way, if any, is on disk (or failed). */
+  async idle(): Promise<void> {
+    await this.saving;
+  }
+
+  /** Writes what saveSoon holds; from then on nothing is written (the state folder may be removed). */
+  close(): void {
+    if (this.pending) this.save();
+    this.closed = true;
+  }
+
+  private save(): void {
+    if (this.closed) return;
+    if (this.pending) {
+      clearTimeout(this.pending);
+      this.pending = undefined;
+    }
+    this.version++;
+    writeFileAtomicSync(this.file, JSON.stringify(this.state, null, 2));
+  }
+
+  now(): number {
+    return Date.now() + this.state.clock_offset_ms;
+  }
+
+  clockOffsetMs(): number {
+    return this.state.clock_offset_ms;
+  }
+
+  advanceClock(ms: number): number {
+    this.state.clock_offset_ms += ms;
+    this.save();
+    return this.state.clock_offset_ms;
+  }
+
+  createWorkspace(id = `ws_${randomHex(6)}`, credits = DEFAULT_CREDITS): { workspace: Workspace; apiKey: string; managementKey: string } {
+    const workspace: Workspace = { id, total_credits: credits, total_usage: 0 };
+    this.state.workspaces[id] = workspace;
+    const apiKey = this.addKey(id, 'standard', 'demo', false);
+    const managementKey = this.addKey(id, 'management', 'management', false);
+    this.save();
+    return { workspace, apiKey, managementKey };
+  }
+
+  addKey(workspace: string, kind: KeyKind, name: string, persist = true): string {
+    const key = newKey(kind);
+    const record: KeyRecord = { key, kind, workspace, name, created_at: Math.floor(this.now() / 1000) };
+    this.state.keys.push(record);
+    this.byKey.set(key, record);
+    if (persist) this.save();
+    return key;
+  }
+
+  findKey(key: string): KeyRecord | undefined {
+    return this.byKey.get(key);
+  }
+
+  firstKeys(workspace = 'default'): { apiKey: string; managementKey: string } {
+    const keys = this.state.keys.filter((k) => k.workspace === workspace);
+    return {
+      apiKey: keys.find((k) => k.kind === 'standard')!.key,
+      managementKey: keys.find((k) => k.kind === 'management')!.key,
+    };
+  }
+
+  /** The emulator operator's key (clock, batch pace, new workspaces, every workspace's log and faults). */
+  operatorKey(): string {
+    return this.state.keys.find((k) => k.kind === 'operator')!.key;
+  }
+
+  workspace(id: string): Workspace {
+    const ws = this.state.workspaces[id];
+    if (!ws) throw new Error(`no workspace ${id}`);
+    return ws;
+  }
+
+  balance(id: string): number {
+    const ws = this.workspace(id);
+    return round(ws.total_credits - ws.total_usage);
+  }
+
+  debit(id: string, cost: number): void {
+    if (cost <= 0) return;
+    this.charge(id, cost);
+    this.saveSoon();
+  }
+
+  /**
+   * Debits `cost` once for `key`: the charge and its record go to disk in one atomic write, so a
+   * crash on either side of it can neither lose the charge nor make it twice. False if already made.
+   */
+  charged(key: string): boolean {
+    return key in (this.state.charges ?? {});
+  }
+
+  debitOnce(id: string, cost: number, key: string): boolean {
+    const charges = (this.state.charges ??= {});
+    if (key in charges) return false;
+    charges[key] = cost;
+    if (cost > 0) this.charge(id, cost);
+    this.save();
+    return true;
+  }
+
+  /**
+   * Forgets charge keys that can never be asked again (their batch ended, paid, and saved so):
+   * state.json, rewritten whole on each save, stays the size of the batches in flight, not of
+   * every batch ever charged. The next save writes it; a crash before then keeps a harmless key.
+   */
+  forgetCharges(keys: Iterable<string>): void {
+    const charges = this.state.charges;
+    if (charges) for (const key of keys) delete charges[key];
+  }
+
+  /** Gives back a reserved cost that was not used (a stream that was not delivered). */
+  refund(id: string, cost: number): void {
+    if (cost <= 0) return;
+    this.charge(id, -cost);
+    this.saveSoon();
+  }
+
+  /** Usage moves by whole units of 1e-10 USD, as costs are made: sums of costs carry no float noise. */
+  private charge(id: string, cost: number): void {
+    const ws = this.workspace(id);
+    ws.total_usage = round(ws.total_usage + cost);
+  }
+
+  topUp(id: string, amount: number): number {
+    const ws = this.workspace(id);
+    ws.total_credits = round(ws.total_credits + amount);
+    this.save();
+    return this.balance(id);
+  }
+}
+
+/** The state file, or an error that names it and the position, never its contents (it holds keys). */
+function readState(file: string): StateFile {
+  let state: unknown;
+  try {
+    state = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    const at = /position (\d+)/.exec((err as Error).message)?.[1];
+    throw new Error(`${file} is not valid JSON${at ? ` (at position ${at})` : ''}: fix it, or move it away to start with new keys`, { cause: err });
+  }
+  const problem = stateProblem(state);
+  if (problem) throw new Error(`${file} is not an emulator state (${problem}): fix it, or move it away to start with new keys`);
+  return state as StateFile;
+}
+
+/** What is wrong with the shape of a state file edited by hand, if anything (names places, never a key). */
+function stateProblem(state: unknown): string | undefined {
+  if (!isRecord(state)) return 'not a JSON object';
+  if (!Array.isArray(state.keys)) return '"keys" is not a list';
+  const bad = state.keys.findIndex((k) => !isRecord(k) || typeof k.key !== 'string' || typeof k.workspace !== 'string' || !['standard', 'management', 'operator'].includes(k.kind as string));
+  if (bad !== -1) return `keys[${bad}] is not a key record`;
+  if (!isRecord(state.workspaces)) return '"workspaces" is not an object';
+  for (const [id, w] of Object.entries(state.workspaces)) {
+    if (!isRecord(w) || !isFiniteNumber(w.total_credits) || !isFiniteNumber(w.total_usage)) return `workspace "${id}" is not a workspace record`;
+  }
+  if (!isFiniteNumber(state.clock_offset_ms)) return '"clock_offset_ms" is not a number';
+  if (state.charges !== undefined && (!isRecord(state.charges) || !Object.values(state.charges).every(isFiniteNumber))) return '"charges" is not an object of numbers';
+  return undefined;
+}
