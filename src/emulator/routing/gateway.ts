@@ -13,7 +13,7 @@ import type { ProviderAdapter, UpstreamReply } from '../providers/types.js';
 import { candidatesFor, modelChain, type Candidate, type Catalog } from './candidates.js';
 import { gatewayMetadataFields, passOver, type Attempt } from './metadata.js';
 import { asksMetadata } from './routed.js';
-import { relayStream, streamOf } from './relay.js';
+import { relayStream, streamOf, type RelayOutcome } from './relay.js';
 import { Sessions } from './sessions.js';
 import { priceUsage } from './usage.js';
 import { relayResponses, wholeResponse } from './responses.js';
@@ -26,6 +26,17 @@ const RETRY_PAUSES_MS = [500, 2_000];
 
 /** Members of a chat request that are the router's own: they stay here, the upstream never sees them. */
 const ROUTER_ONLY = ['models', 'provider', 'route', 'plugins', 'transforms', 'usage', 'session_id', 'debug', 'stop_server_tools_when', 'trace'];
+
+/** A relayed stream's end: broken before its first token, the candidate is passed over (false); else it answered, charged once whole (true). */
+function settled(ctx: Ctx, outcome: RelayOutcome, c: Candidate, passed: Attempt[], remember: () => unknown): boolean {
+  if ('failed' in outcome) {
+    passed.push({ provider: c.slug, model: c.model.id, error: outcome.failed.message });
+    return false;
+  }
+  remember();
+  if (outcome.whole) ctx.store.debit(ctx.workspace, outcome.cost);
+  return true;
+}
 
 function upstreamBody(body: Body, c: Candidate, stream: boolean): Body {
   if (c.adapter.name === 'local') return { ...body, model: c.model.id, models: undefined, provider: { only: [c.slug] } };
@@ -125,14 +136,7 @@ export class Gateway {
           return;
         }
       }
-      const outcome = await relayStream(ctx, streamed!, c, { metadata });
-      if ('failed' in outcome) {
-        passed.push({ provider: c.slug, model: c.model.id, error: outcome.failed.message });
-        continue;
-      }
-      remember();
-      if (outcome.whole) ctx.store.debit(ctx.workspace, outcome.cost);
-      return;
+      if (settled(ctx, await relayStream(ctx, streamed!, c, { metadata }), c, passed, remember)) return;
     }
     const why = passed.map((a) => a.error).join('; ');
     throw new HttpError(502, `All providers for the requested models are unavailable: ${why}`, 'provider_unavailable');
@@ -231,14 +235,7 @@ export class Gateway {
         ctx.send(200, new Serialized(JSON.stringify(answer)));
         return;
       }
-      const outcome = await relayResponses(ctx, reply, c);
-      if ('failed' in outcome) {
-        passed.push({ provider: c.slug, model: c.model.id, error: outcome.failed.message });
-        continue;
-      }
-      remember();
-      if (outcome.whole) ctx.store.debit(ctx.workspace, outcome.cost);
-      return;
+      if (settled(ctx, await relayResponses(ctx, reply, c), c, passed, remember)) return;
     }
     throw new HttpError(502, `All providers for the requested models are unavailable: ${passed.map((a) => a.error).join('; ')}`, 'provider_unavailable');
   }

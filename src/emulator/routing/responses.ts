@@ -3,12 +3,10 @@ import { drainOrClose } from '../state/billing.js';
 import { ProviderFailure, type UpstreamReply } from '../providers/types.js';
 import type { Candidate } from './candidates.js';
 import { priceUsage } from './usage.js';
+import type { RelayOutcome } from './relay.js';
 
 type Body = Record<string, unknown>;
 type StreamReply = Extract<UpstreamReply, { kind: 'stream' }>;
-
-/** What a relayed Responses stream came to: passed over before its first output, or answered (cost charged when whole). */
-export type ResponsesOutcome = { failed: ProviderFailure } | { cost: number; whole: boolean };
 
 const FINAL = ['response.completed', 'response.incomplete'];
 
@@ -25,7 +23,7 @@ function asGateway(response: unknown, c: Candidate): void {
  * first output are held: a stream that breaks, fails or errs there fails the candidate (the caller
  * sees nothing). After that a break ends the caller's stream with `response.failed`, never a clean end.
  */
-export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate): Promise<ResponsesOutcome> {
+export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate): Promise<RelayOutcome> {
   const it = reply.events[Symbol.asyncIterator]();
   const held: Body[] = [];
   for (;;) {
