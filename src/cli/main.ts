@@ -265,8 +265,16 @@ function installLastResort(runtime: Runtime): void {
     });
   }
   // No false success: a command whose work can no longer go on (nothing left to wake it) is a failure.
+  // A listener of the same event may still end the command (a prompt whose input ran dry): given one more turn.
+  let drained = false;
   process.on('beforeExit', () => {
-    if ((runtime.running ?? 0) > 0) void fail(new Error('router stopped before the command finished: nothing was left to wait on (this is a bug; please report it)'));
+    if ((runtime.running ?? 0) === 0) return;
+    if (!drained) {
+      drained = true;
+      setImmediate(() => {});
+      return;
+    }
+    void fail(new Error('router stopped before the command finished: nothing was left to wait on (this is a bug; please report it)'));
   });
   process.on('uncaughtException', (err) => void fail(err));
   process.on('unhandledRejection', (err) => void fail(err));

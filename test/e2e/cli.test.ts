@@ -1,9 +1,10 @@
 // What only a process shows: the help the build rendered, a terminal (completions: test/inprocess/completion).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { HAS_TMUX, Terminal } from '../support/tmux.js';
 
 let t: TestEnv;
 beforeAll(async () => {
@@ -32,21 +33,32 @@ describe('help and output conventions', () => {
   });
 });
 
-describe('router chat -i', () => {
+// In a real terminal (tmux), each key typed once the screen shows the prompt that reads it: typed ahead, a terminal
+// echoes what it holds (a key in clear) and a prompt may never see it.
+describe.skipIf(!HAS_TMUX)('router chat -i', () => {
   it('keeps the conversation across turns in a pseudo-terminal, and /save writes it', async () => {
     t.clearRequests();
     const saved = join(t.dir, 'conv.json');
-    const feed = `(sleep 0.6; printf 'hello there\\r'; sleep 0.6; printf '/system be brief\\r'; sleep 0.3; printf 'second turn\\r'; sleep 0.6; printf '/save ${saved}\\r'; sleep 0.4; printf '/exit\\r'; sleep 0.3)`;
-    // Asynchronous: the emulator answers from this process, so it must not be blocked.
     const ledger = join(t.env.ROUTER_STATE_DIR!, 'usage.jsonl');
     const ledgerLines = () => (existsSync(ledger) ? readFileSync(ledger, 'utf8').trim().split('\n').filter(Boolean) : []);
     const before = ledgerLines().length;
-    const child = spawn('bash', ['-c', `${feed} | script -qfec "node ${BIN} chat -i --model local/echo" /dev/null`], { env: { ...process.env, ...t.env } });
-    let stdout = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    await new Promise((done) => child.on('close', done));
-    const r = { stdout };
-    expect(r.stdout.replace(/\r/g, '')).toMatch(/hello there\n[\s\S]*second turn\n/);
+    const term = new Terminal({ ...t.env });
+    try {
+      term.run(`node ${BIN} chat -i --model local/echo`);
+      await term.waitFor(/^>\s*$/m);
+      term.run('hello there');
+      await term.waitFor(/^hello there\n>\s*$/m);
+      term.run('/system be brief');
+      await term.waitFor(/^system message set\n>\s*$/m);
+      term.run('second turn');
+      await term.waitFor(/^second turn\n>\s*$/m);
+      term.run(`/save ${saved}`);
+      await term.waitFor(/saved 5 messages to \S*conv\.json\n>\s*$/m);
+      term.run('/exit');
+      expect(await term.lastExit()).toBe(0);
+    } finally {
+      term.close();
+    }
     const chats = t.requests().filter((q) => q.path === '/v1/chat/completions');
     expect(chats).toHaveLength(2);
     expect(chats[1]!.body.messages).toEqual([
@@ -60,19 +72,31 @@ describe('router chat -i', () => {
     const turns = ledgerLines().slice(before).map((l) => JSON.parse(l) as { command: string; id?: string });
     expect(turns.map((l) => [l.command, l.id])).toEqual([['chat', expect.stringMatching(/^gen-/)], ['chat', expect.stringMatching(/^gen-/)]]);
   });
-
 });
-describe('router config init', () => {
+
+describe.skipIf(!HAS_TMUX)('router config init', () => {
   it('asks for root, hidden keys and model in a terminal, and writes the profile', async () => {
     const cfg = join(t.dir, 'init-config');
-    const feed = `(sleep 0.8; printf '${t.apiRoot}\\r'; sleep 0.4; printf '${t.apiKey}\\r'; sleep 0.4; printf '${t.managementKey}\\r'; sleep 0.4; printf 'local/echo\\r'; sleep 0.5)`;
-    const child = spawn('bash', ['-c', `${feed} | script -qfec "node ${BIN} config init --profile fresh" /dev/null`], { env: { ...process.env, ROUTER_CONFIG_DIR: cfg } });
-    let screen = '';
-    child.stdout.on('data', (c) => (screen += c));
-    await new Promise((done) => child.on('close', done));
+    const term = new Terminal({ ROUTER_CONFIG_DIR: cfg, ROUTER_API_KEY: '', ROUTER_API_ROOT: '', ROUTER_MANAGEMENT_KEY: '' });
+    let screen: string;
+    try {
+      term.run(`node ${BIN} config init --profile fresh`);
+      await term.waitFor(/\? API root[^\n]*\s*$/);
+      term.run(t.apiRoot);
+      await term.waitFor(/\? API key\s*$/);
+      term.run(t.apiKey);
+      await term.waitFor(/\? Management key, for speak and decide[^\n]*\s*$/);
+      term.run(t.managementKey);
+      await term.waitFor(/\? Default model[^\n]*\s*$/);
+      term.run('local/echo');
+      expect(await term.lastExit()).toBe(0);
+      screen = await term.screen();
+    } finally {
+      term.close();
+    }
     expect(screen).not.toContain(t.apiKey);
     expect(screen).not.toContain(t.managementKey);
-    expect(screen).toMatch(/Management key, for speak and decide/);
+    expect(screen).toMatch(/saved profile "fresh"/);
     const list = await t.run(['config', 'list', '--json'], { env: { ROUTER_CONFIG_DIR: cfg, ROUTER_API_KEY: '', ROUTER_API_ROOT: '' } });
     expect(JSON.parse(list.stdout).profiles[0]).toMatchObject({ name: 'fresh', api_root: t.apiRoot, model: 'local/echo', api_key: `${t.apiKey.slice(0, 6)}…${t.apiKey.slice(-4)}`, management_key: `${t.managementKey.slice(0, 6)}…${t.managementKey.slice(-4)}` });
     const chat = await t.run(['chat', 'through init'], { env: { ROUTER_CONFIG_DIR: cfg, ROUTER_API_KEY: '', ROUTER_API_ROOT: '' } });

@@ -78,7 +78,7 @@ describe.skipIf(!HAS_TMUX)('Ctrl-C while an input is awaited', () => {
     // The command is up and waiting on the pipe (it has opened it) before the key.
     expect(await until(() => openByAny(fifo))).toBe(true);
     term.keys('C-c');
-    await term.waitFor(/error: interrupted/, 3000);
+    await term.waitFor(/error: interrupted/);
     expect(await term.lastExit()).toBe(130);
   });
 

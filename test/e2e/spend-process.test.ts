@@ -4,25 +4,33 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
 import { hasOpen, until } from '../support/until.js';
+import { HAS_TMUX, Terminal } from '../support/tmux.js';
 
-// What only a process shows: chat -i in a real terminal (script gives it one), Ctrl-C while the ledger is read.
+// What only a process shows: chat -i in a real terminal (tmux), Ctrl-C while the ledger is read.
 let t: TestEnv;
 beforeAll(async () => {
   t = await startTestEnv();
 });
 afterAll(() => t.close());
 
+/** One turn of chat -i in a real terminal (tmux) under a daily budget; what the screen showed. */
 async function repl(budget: string): Promise<string> {
-  const feed = `(sleep 0.8; printf 'write 5 words\\r'; sleep 1; printf '/exit\\r'; sleep 0.3)`;
-  // Asynchronous: the emulator answers from this process, so it must not be blocked.
-  const child = spawn('bash', ['-c', `${feed} | script -qfec "node ${BIN} chat -i --model local/lorem" /dev/null`], { env: { ...process.env, ...t.env, ROUTER_DAILY_BUDGET: budget } });
-  let out = '';
-  child.stdout.on('data', (c) => (out += c));
-  await new Promise((done) => child.on('close', done));
-  return out.replace(/\r/g, '').replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
+  const term = new Terminal({ ...t.env, ROUTER_DAILY_BUDGET: budget });
+  try {
+    term.run(`node ${BIN} chat -i --model local/lorem`);
+    await term.waitFor(/^>\s*$/m);
+    term.run('write 5 words');
+    // The answer or the budget's error line, then the prompt again.
+    await term.waitFor(/write 5 words\n(?:[^\n]*\n)+>\s*$/);
+    term.run('/exit');
+    expect(await term.lastExit()).toBe(0);
+    return await term.screen();
+  } finally {
+    term.close();
+  }
 }
 
-describe('budgets in chat -i', () => {
+describe.skipIf(!HAS_TMUX)('budgets in chat -i', () => {
   it("each turn is in the usage ledger and held to the budgets: a reached one is that turn's error line, nothing sent", async () => {
     t.clearRequests();
     await repl('5');

@@ -241,7 +241,7 @@ describe('corrupt state and long waits', () => {
     await t.admin('faults', { faults: ['429,retry_after=3600,times=1'] });
     const started = Date.now();
     const r = await t.run(['chat', '--model', 'local/echo', 'hi']);
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(Date.now() - started).toBeLessThan(30_000);
     expect(r.code).toBe(6);
     expect(r.stderr).toMatch(/asked to wait 3600s/);
   });

@@ -152,7 +152,7 @@ export class Terminal {
    * the pane has been quiet for a moment (SETTLE_MS, at most SETTLE_MAX_MS): a program that printed a line is usually
    * still drawing what follows it (a prompt), and keys sent before it is drawn can land on no prompt at all.
    */
-  async waitFor(pattern: RegExp, timeoutMs = 10_000): Promise<string> {
+  async waitFor(pattern: RegExp, timeoutMs = 30_000): Promise<string> {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const s = await this.screen();

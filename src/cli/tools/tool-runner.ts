@@ -95,7 +95,7 @@ export const shownCall = (call: { name: string; arguments: string }) => visible(
 
 export async function approved(io: IO, call: { name: string; arguments: string }): Promise<boolean> {
   const { confirm } = await import('@inquirer/prompts');
-  return confirm({ message: `Run ${shownCall(call)}?`, default: true }, io.promptContext);
+  return io.ask(confirm, { message: `Run ${shownCall(call)}?`, default: true });
 }
 
 /** The calls as stdout shows them when router does not run them: one JSON line each. */

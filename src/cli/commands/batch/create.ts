@@ -29,7 +29,7 @@ async function confirmLarge(ctx: RunContext<CreateOpts>, count: number, bytes: n
   if (bytes <= CONFIRM_BYTES || ctx.opts.yes || !io.stdinTTY || !io.stderrTTY) return;
   if (!io.canPrompt) throw usage(`--no-input: ${(bytes / 1024 / 1024).toFixed(0)} MB needs confirming; pass --yes`);
   const { confirm } = await import('@inquirer/prompts');
-  const ok = await confirm({ message: `Send ${count} requests (${(bytes / 1024 / 1024).toFixed(0)} MB) as one batch?`, default: true }, io.promptContext);
+  const ok = await io.ask(confirm, { message: `Send ${count} requests (${(bytes / 1024 / 1024).toFixed(0)} MB) as one batch?`, default: true });
   if (!ok) throw new CliError('cancelled; nothing was sent', EXIT.USAGE);
 }
 

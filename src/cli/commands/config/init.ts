@@ -25,11 +25,10 @@ async function runInit({ io, opts, flags }: RunContext<FlagValues<typeof WRITTEN
   const profile = profileFor(io, s, opts, flags);
   checkNewProfile(profile, s.names());
   const current = s.get(profile) ?? {};
-  const out = io.promptContext;
-  const apiRoot = await input({ message: 'API root', default: current.api_root ?? 'https://openrouter.ai/api', validate: (v) => { try { checkRoot(v); return true; } catch (e) { return (e as Error).message; } } }, out);
-  const key = await password({ message: current.api_key || current.api_key_keychain ? 'API key (empty keeps the stored one)' : 'API key', mask: '*', validate: (v) => !v.trim() || KEY_SYNTAX.test(v.trim()) || 'a key is printable ASCII with no spaces' }, out);
-  const management = await password({ message: current.management_key || current.management_key_keychain ? 'Management key, for speak and decide (empty keeps the stored one)' : 'Management key, for speak and decide (empty for none)', mask: '*', validate: (v) => !v.trim() || KEY_SYNTAX.test(v.trim()) || 'a key is printable ASCII with no spaces' }, out);
-  const model = await input({ message: 'Default model (<author>/<slug>, empty for none)', default: current.model ?? '', validate: (v) => v === '' || isModelId(v) || `must look like ${MODEL_ID_SYNTAX}` }, out);
+  const apiRoot = await io.ask(input, { message: 'API root', default: current.api_root ?? 'https://openrouter.ai/api', validate: (v) => { try { checkRoot(v); return true; } catch (e) { return (e as Error).message; } } });
+  const key = await io.ask(password, { message: current.api_key || current.api_key_keychain ? 'API key (empty keeps the stored one)' : 'API key', mask: '*', validate: (v) => !v.trim() || KEY_SYNTAX.test(v.trim()) || 'a key is printable ASCII with no spaces' });
+  const management = await io.ask(password, { message: current.management_key || current.management_key_keychain ? 'Management key, for speak and decide (empty keeps the stored one)' : 'Management key, for speak and decide (empty for none)', mask: '*', validate: (v) => !v.trim() || KEY_SYNTAX.test(v.trim()) || 'a key is printable ASCII with no spaces' });
+  const model = await io.ask(input, { message: 'Default model (<author>/<slug>, empty for none)', default: current.model ?? '', validate: (v) => v === '' || isModelId(v) || `must look like ${MODEL_ID_SYNTAX}` });
   if (!key.trim() && !current.api_key && !current.api_key_keychain) throw usage('no API key given');
   s.set(profile, 'api_root', checkRoot(apiRoot));
   const { saveKey } = await import('../../../config/key-store.js');

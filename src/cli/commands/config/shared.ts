@@ -32,7 +32,7 @@ export async function readSecret(io: IO, label: string): Promise<string> {
   if (io.stdinTTY) {
     if (!io.canPrompt) throw usage(`--no-input: pipe the ${label.toLowerCase()} on stdin instead of typing it`);
     const { password } = await import('@inquirer/prompts');
-    value = await password({ message: label, mask: '*' }, io.promptContext);
+    value = await io.ask(password, { message: label, mask: '*' });
   } else {
     value = await readAll(io.stdin, io.interrupt);
   }
