@@ -25,7 +25,7 @@ describe('--jq over a JSON document of several MB', () => {
     expect(r.stdout).toBe(`${content}\n`);
     expect(r.stderr).toBe('');
     // Before: minutes. A generous bound for a shared, slow machine.
-    expect(seconds).toBeLessThan(20);
+    expect(seconds).toBeLessThan(60);
   }, 120_000);
 
   it('many outputs, compact, and an error about the input still named as jq names it', async () => {

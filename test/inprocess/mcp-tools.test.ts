@@ -151,7 +151,7 @@ describe('--mcp over Streamable HTTP', () => {
     server = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
     let said = '';
     server.stderr!.on('data', (b: Buffer) => (said += b));
-    await until(() => said.includes('listening'), 15_000);
+    expect(await until(() => said.includes('listening'), 50_000)).toBe(true);
     url = `http://127.0.0.1:${port}/mcp`;
   });
   afterAll(() => {

@@ -66,11 +66,13 @@ describe('402 on Get a batch', () => {
   it('keeps the batch\'s own error (an expired batch\'s reason), results null; batch get shows that reason', async () => {
     // spec: batch.get.402
     const ws = await t.admin('workspaces', { credits: 0.0000001 });
-    await t.admin('batches', { delay_ms: 100 });
+    await t.admin('batches', { delay_ms: 300 });
     try {
-      const made = await create([chatItem('a', 'write 300 words'), chatItem('b', 'write 300 words'), chatItem('c', 'write 300 words')], ws.api_key, 'local/lorem');
+      const made = await create(['a', 'b', 'c', 'd', 'e', 'f'].map((id) => chatItem(id, 'write 300 words')), ws.api_key, 'local/lorem');
       expect(made.status).toBe(202);
       const running = await until(made.json.id, (b) => b.request_counts.completed >= 1, ws.api_key);
+      // The rest held back, so that the batch is still running when its window ends, however slow the machine.
+      await t.admin('batches', { delay_ms: 600_000 });
       // spec: batch.usage-object (the aggregate so far while it runs)
       if (running.json.status === 'in_progress') expect(running.json.usage.total_tokens).toBeGreaterThan(0);
       await t.admin('clock', { advance_seconds: 25 * 3600 });

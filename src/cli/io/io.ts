@@ -1,9 +1,8 @@
-import { Writable, type Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { isatty } from 'node:tty';
 import type { FlagValues } from '../flags/flags.js';
 import type { GLOBAL_FLAGS } from '../flags/global-flags.js';
 import { visible } from '../../internal/visible.js';
-import { usage } from '../exit-codes.js';
 
 /** The shortest time between two writes of streamed text to stdout (a person sees no delay under ~15 ms). */
 const STREAM_WRITE_GAP_MS = 10;
@@ -13,8 +12,6 @@ export type GlobalFlags = FlagValues<typeof GLOBAL_FLAGS>;
 
 export type OutStream = Writable & { isTTY?: boolean; columns?: number };
 export type InStream = Readable & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
-/** What a prompt of @inquirer/prompts is given: where it reads and draws, and what ends it. */
-export type PromptContext = { input: InStream; output: OutStream; signal: AbortSignal };
 
 /** The process's streams and environment, injected so that commands run in-process in tests. */
 export interface Streams {
@@ -112,35 +109,6 @@ export class IO {
   /** Prompts are allowed: stdin is a terminal and neither --no-input nor ROUTER_NO_INPUT says otherwise. */
   get canPrompt(): boolean {
     return !this.noInput && this.stdinTTY;
-  }
-
-  /**
-   * Asks one question with an @inquirer/prompts prompt, reading stdin and drawing on stderr. The run's Ctrl-C (a
-   * SIGINT before the prompt took the terminal) ends it at once; input that ends before an answer (a terminal
-   * closed, a typed-ahead feed run dry) is a usage error naming the question, not a prompt waiting on nothing.
-   */
-  async ask<C extends { message: string }, R>(prompt: (config: C, context: PromptContext) => Promise<R>, config: C): Promise<R> {
-    const input = this.stdin;
-    const ended = new AbortController();
-    const onEnd = () => ended.abort(usage(`input ended before an answer to "${config.message}"`));
-    // An earlier prompt may have read the end already (Ctrl-D, or a pty's EOF, between two prompts).
-    if (input.readableEnded || input.destroyed) onEnd();
-    input.once('end', onEnd);
-    input.once('close', onEnd);
-    // A terminal can stop delivering without an end (a pty's EOF read while paused between prompts): the process
-    // then runs out of work with the question open, and that is the same end of input.
-    process.on('beforeExit', onEnd);
-    const signal = this.interrupt ? AbortSignal.any([this.interrupt, ended.signal]) : ended.signal;
-    try {
-      return await prompt(config, { input, output: unending(this.stderr), signal });
-    } catch (err) {
-      if (ended.signal.aborted && !this.interrupt?.aborted) throw ended.signal.reason;
-      throw err;
-    } finally {
-      input.off('end', onEnd);
-      input.off('close', onEnd);
-      process.off('beforeExit', onEnd);
-    }
   }
 
   /** Registers a secret so that no message this process prints can carry it. */
@@ -321,17 +289,3 @@ export class IO {
   }
 }
 
-/** stderr as a prompt draws on it: @inquirer/prompts ends the stream it was given when done, and stderr outlives it. */
-function unending(out: OutStream): OutStream {
-  const through = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      out.write(chunk);
-      done();
-    },
-  });
-  return Object.defineProperties(through, {
-    isTTY: { get: () => out.isTTY },
-    columns: { get: () => out.columns },
-    rows: { get: () => (out as { rows?: number }).rows },
-  });
-}

@@ -8,6 +8,7 @@ import { readJsonFile } from '../io/input.js';
 import { parametersProblem } from '../answers/schema-check.js';
 import type { IO } from '../io/io.js';
 import { visible } from '../../internal/visible.js';
+import { ask } from '../io/ask.js';
 
 type Body = Record<string, unknown>;
 
@@ -95,7 +96,7 @@ export const shownCall = (call: { name: string; arguments: string }) => visible(
 
 export async function approved(io: IO, call: { name: string; arguments: string }): Promise<boolean> {
   const { confirm } = await import('@inquirer/prompts');
-  return io.ask(confirm, { message: `Run ${shownCall(call)}?`, default: true });
+  return ask(io, confirm, { message: `Run ${shownCall(call)}?`, default: true });
 }
 
 /** The calls as stdout shows them when router does not run them: one JSON line each. */

@@ -10,6 +10,7 @@ import type { CreateOpts } from './flags.js';
 import { spoolStdin } from './stdin.js';
 import { openResults, type ResultsTarget } from './results.js';
 import { watchAndFinish } from './watch.js';
+import { ask } from '../../io/ask.js';
 
 const CONFIRM_BYTES = 50 * 1024 * 1024;
 /** How long a create whose answer was lost looks for its batch in the listing. */
@@ -29,7 +30,7 @@ async function confirmLarge(ctx: RunContext<CreateOpts>, count: number, bytes: n
   if (bytes <= CONFIRM_BYTES || ctx.opts.yes || !io.stdinTTY || !io.stderrTTY) return;
   if (!io.canPrompt) throw usage(`--no-input: ${(bytes / 1024 / 1024).toFixed(0)} MB needs confirming; pass --yes`);
   const { confirm } = await import('@inquirer/prompts');
-  const ok = await io.ask(confirm, { message: `Send ${count} requests (${(bytes / 1024 / 1024).toFixed(0)} MB) as one batch?`, default: true });
+  const ok = await ask(io, confirm, { message: `Send ${count} requests (${(bytes / 1024 / 1024).toFixed(0)} MB) as one batch?`, default: true });
   if (!ok) throw new CliError('cancelled; nothing was sent', EXIT.USAGE);
 }
 

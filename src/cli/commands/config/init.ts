@@ -8,6 +8,7 @@ import { WRITTEN_PROFILE_FLAGS } from '../../flags/setup-flags.js';
 import { checkRoot, profileFor, sayStored, store } from './shared.js';
 import { checkNewProfile } from '../../../config/fields.js';
 import { KEY_SYNTAX } from '../../../config/settings.js';
+import { ask } from '../../io/ask.js';
 
 export const init = defineCommand({
   name: 'init',
@@ -25,10 +26,10 @@ async function runInit({ io, opts, flags }: RunContext<FlagValues<typeof WRITTEN
   const profile = profileFor(io, s, opts, flags);
   checkNewProfile(profile, s.names());
   const current = s.get(profile) ?? {};
-  const apiRoot = await io.ask(input, { message: 'API root', default: current.api_root ?? 'https://openrouter.ai/api', validate: (v) => { try { checkRoot(v); return true; } catch (e) { return (e as Error).message; } } });
-  const key = await io.ask(password, { message: current.api_key || current.api_key_keychain ? 'API key (empty keeps the stored one)' : 'API key', mask: '*', validate: (v) => !v.trim() || KEY_SYNTAX.test(v.trim()) || 'a key is printable ASCII with no spaces' });
-  const management = await io.ask(password, { message: current.management_key || current.management_key_keychain ? 'Management key, for speak and decide (empty keeps the stored one)' : 'Management key, for speak and decide (empty for none)', mask: '*', validate: (v) => !v.trim() || KEY_SYNTAX.test(v.trim()) || 'a key is printable ASCII with no spaces' });
-  const model = await io.ask(input, { message: 'Default model (<author>/<slug>, empty for none)', default: current.model ?? '', validate: (v) => v === '' || isModelId(v) || `must look like ${MODEL_ID_SYNTAX}` });
+  const apiRoot = await ask(io, input, { message: 'API root', default: current.api_root ?? 'https://openrouter.ai/api', validate: (v) => { try { checkRoot(v); return true; } catch (e) { return (e as Error).message; } } });
+  const key = await ask(io, password, { message: current.api_key || current.api_key_keychain ? 'API key (empty keeps the stored one)' : 'API key', mask: '*', validate: (v) => !v.trim() || KEY_SYNTAX.test(v.trim()) || 'a key is printable ASCII with no spaces' });
+  const management = await ask(io, password, { message: current.management_key || current.management_key_keychain ? 'Management key, for speak and decide (empty keeps the stored one)' : 'Management key, for speak and decide (empty for none)', mask: '*', validate: (v) => !v.trim() || KEY_SYNTAX.test(v.trim()) || 'a key is printable ASCII with no spaces' });
+  const model = await ask(io, input, { message: 'Default model (<author>/<slug>, empty for none)', default: current.model ?? '', validate: (v) => v === '' || isModelId(v) || `must look like ${MODEL_ID_SYNTAX}` });
   if (!key.trim() && !current.api_key && !current.api_key_keychain) throw usage('no API key given');
   s.set(profile, 'api_root', checkRoot(apiRoot));
   const { saveKey } = await import('../../../config/key-store.js');

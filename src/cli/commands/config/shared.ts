@@ -5,6 +5,7 @@ import { didYouMean } from '../../../internal/did-you-mean.js';
 import { checkApiRoot, fromEnv, KEY_SYNTAX, profileName, withoutUserinfo } from '../../../config/settings.js';
 import { ATTRIBUTION_ENV, BATCHES_PATH_ENV, BUDGET_ENV, DEFAULT_ENV, PROFILE_FIELDS as FIELDS, SECRET_FIELDS, shownName, type KeyField, type Profile, type ProfileField as Field } from '../../../config/fields.js';
 import type { SavedKey } from '../../../config/key-store.js';
+import { ask } from '../../io/ask.js';
 
 export { FIELDS };
 export type { Field };
@@ -32,7 +33,7 @@ export async function readSecret(io: IO, label: string): Promise<string> {
   if (io.stdinTTY) {
     if (!io.canPrompt) throw usage(`--no-input: pipe the ${label.toLowerCase()} on stdin instead of typing it`);
     const { password } = await import('@inquirer/prompts');
-    value = await io.ask(password, { message: label, mask: '*' });
+    value = await ask(io, password, { message: label, mask: '*' });
   } else {
     value = await readAll(io.stdin, io.interrupt);
   }
