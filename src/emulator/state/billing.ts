@@ -16,11 +16,10 @@ export function chargeable(ctx: Ctx): void {
  * that is not delivered in full (a cut stream) is refunded.
  */
 export function reserve(ctx: Ctx, cost: number): { refund(): void } {
-  const balance = ctx.store.balance(ctx.workspace);
-  if (balance <= 0 || balance < cost) {
+  if (!ctx.store.hold(ctx.workspace, cost)) {
+    const balance = ctx.store.balance(ctx.workspace);
     throw new HttpError(402, `Insufficient credits: this request costs $${decimal(cost)}, the balance is $${decimal(Math.max(0, balance))}. Add more credits to continue.`, 'payment_required');
   }
-  ctx.store.debit(ctx.workspace, cost);
   return { refund: () => ctx.store.refund(ctx.workspace, cost) };
 }
 
