@@ -1,5 +1,5 @@
 import type { Ctx } from '../http/http.js';
-import { drainOrClose } from '../state/billing.js';
+import { drainOrClose, openEventStream } from '../state/billing.js';
 import { ProviderFailure, type UpstreamReply } from '../providers/types.js';
 import type { Candidate } from './candidates.js';
 import { priceUsage } from './usage.js';
@@ -58,9 +58,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   }
 
   const res = ctx.res;
-  let closed = false;
-  res.on('close', () => (closed = true));
-  ctx.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  const closed = openEventStream(ctx);
   res.write(': ROUTER PROCESSING\n\n');
   let cost = 0;
   let last: Body = held[0]!;
@@ -82,7 +80,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     try {
       for (;;) {
         const next = await it.next();
-        if (closed) break;
+        if (closed()) break;
         if (next.done || next.value === '[DONE]') break;
         const chunk = JSON.parse(next.value) as Body;
         if (chunk.error) {
@@ -95,7 +93,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
       broken = err instanceof Error ? err.message : String(err);
     }
   }
-  if (closed) return { cost: 0, whole: false };
+  if (closed()) return { cost: 0, whole: false };
   if (broken !== undefined) {
     const errorChunk = {
       id: last.id,

@@ -23,6 +23,14 @@ export function reserve(ctx: Ctx, cost: number): { refund(): void } {
   return { refund: () => ctx.store.refund(ctx.workspace, cost) };
 }
 
+/** Answers 200 as an event stream; the function says whether the caller has gone since. */
+export function openEventStream(ctx: Ctx): () => boolean {
+  let closed = false;
+  ctx.res.on('close', () => (closed = true));
+  ctx.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  return () => closed;
+}
+
 /** Frames are gathered into writes of about this size: one syscall for many events. */
 const WRITE_BYTES = 32 * 1024;
 /** A stream waits for its client only once this much is written and not yet sent. */
