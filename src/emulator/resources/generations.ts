@@ -18,6 +18,8 @@ export interface Served {
   startedAt: number;
   user?: unknown;
   sessionId?: string;
+  /** The id the upstream provider gave its answer (a gateway's answer). */
+  upstreamId?: string;
 }
 
 /** Keeps a generation that was delivered, in the OpenAPI's GenerationResponse `data` shape. */
@@ -27,7 +29,7 @@ export function recordGeneration(ctx: Ctx, g: Served): void {
   const str = (v: unknown) => (typeof v === 'string' ? v : null);
   const data = {
     id: g.id,
-    upstream_id: null,
+    upstream_id: g.upstreamId ?? null,
     total_cost: g.cost,
     cache_discount: null,
     upstream_inference_cost: null,

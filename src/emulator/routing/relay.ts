@@ -21,8 +21,8 @@ export interface RelayOptions {
   metadata?: () => Record<string, unknown>;
 }
 
-/** What a relayed stream came to: passed over before its first token, or answered (cost charged when whole). */
-export type RelayOutcome = { failed: ProviderFailure } | { cost: number; whole: boolean };
+/** What a relayed stream came to: passed over before its first token, or answered (cost charged when whole; its id, usage, end kept). */
+export type RelayOutcome = { failed: ProviderFailure } | { cost: number; whole: boolean; id?: unknown; usage?: unknown; finish?: unknown };
 
 /**
  * Relays an upstream's stream to the caller. Chunks before the first token are held: a stream that
@@ -61,6 +61,8 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   const closed = openEventStream(ctx);
   res.write(': ROUTER PROCESSING\n\n');
   let cost = 0;
+  let usage: unknown;
+  let finish: unknown;
   let last: Body = held[0]!;
   let first = true;
   const send = async (chunk: Body) => {
@@ -69,7 +71,9 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     chunk.provider = c.slug;
     if (chunk.usage) {
       cost = priceUsage(chunk.usage, c);
+      usage = chunk.usage;
     }
+    finish = (chunk.choices as Body[] | undefined)?.[0]?.finish_reason ?? finish;
     if (first && opts.metadata) Object.assign(chunk, opts.metadata());
     first = false;
     if (!res.write(`data: ${JSON.stringify(chunk)}\n\n`)) await drainOrClose(res);
@@ -108,7 +112,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     return { cost: 0, whole: false };
   }
   res.end('data: [DONE]\n\n');
-  return { cost, whole: true };
+  return { cost, whole: true, id: held[0]!.id, usage, finish };
 }
 
 /** A whole chat answer as the stream of it: its message in one delta, its end, its usage, [DONE]. */

@@ -84,7 +84,7 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate)
   if (closed()) return { cost: 0, whole: false };
   if (broken === undefined && final) {
     res.end();
-    return { cost, whole: true };
+    return { cost, whole: true, id: lastResponse.id, usage: lastResponse.usage, finish: lastResponse.status };
   }
   const pending = { ...lastResponse, model: c.model.id, status: 'failed', error: { code: 'server_error', message: `Provider returned an error mid-stream: ${broken ?? 'the stream ended before its final event'}` } };
   const failed = { type: 'response.failed', sequence_number: Number(last.sequence_number ?? 0) + 1, response: pending };
