@@ -4,39 +4,19 @@ import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { durableWriteDone, writeFileAtomicSync } from './fsutil.js';
 
-import type { Batch, BatchStatus } from '../../client/types.js';
+import type { BatchStatus } from '../../client/types.js';
 import { appendAll } from '../../internal/append-whole.js';
 import { makeDir } from '../../internal/make-dir.js';
 import { failedWriteOf } from '../../internal/system-errors.js';
 import { isRecord } from '../../internal/shape.js';
-import type { BatchStorage, BatchUpload, ResultSink } from './store-api.js';
+import type { BatchRecord, BatchStorage, BatchUpload, BatchUsage, ResultSink } from './store-api.js';
 
-export type { BatchStatus };
+export type { BatchRecord, BatchStatus, BatchUsage };
 /**
  * The emulator states the API's facts (statuses, endpoints, limits, model-id syntax) itself, apart
  * from the client's `facts.ts`: it is the independent side the conformance suite checks the CLI against.
  */
 export const TERMINAL: readonly BatchStatus[] = ['completed', 'failed', 'expired', 'cancelled'];
-
-export interface BatchUsage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  cost: number;
-  is_byok: boolean;
-  [key: string]: unknown;
-}
-
-/** A stored batch: the wire object's fields (without `object` and `results`) and what the emulator keeps beside them. */
-export interface BatchRecord extends Omit<Batch, 'object' | 'results' | 'usage' | 'endpoint'> {
-  workspace: string;
-  endpoint: string;
-  usage: BatchUsage | null;
-  provider: { only?: string[]; allow_fallbacks?: boolean } | null;
-  /** Finalized cost still owed: GET answers 402 until the balance covers it. */
-  payment_due: number | null;
-  results_deleted: boolean;
-}
 
 /** What the engine and the routes rely on in a batch's meta.json (one edited by hand may not have it). */
 function isBatchRecord(r: unknown, name: string): r is BatchRecord {

@@ -5,7 +5,7 @@
  * maps each method to PostgreSQL. The methods are synchronous: a store over the network makes them
  * return promises (the callers are async already).
  */
-import type { BatchRecord } from './batch-store.js';
+import type { Batch } from '../../client/types.js';
 
 /** `operator` belongs to no workspace: the emulator's own credential for its server-wide routes. */
 export type KeyKind = 'standard' | 'management' | 'operator';
@@ -64,6 +64,26 @@ export interface ClockStore {
   now(): number;
   clockOffsetMs(): number;
   advanceClock(ms: number): number;
+}
+
+export interface BatchUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cost: number;
+  is_byok: boolean;
+  [key: string]: unknown;
+}
+
+/** A stored batch: the wire object's fields (without `object` and `results`) and what the emulator keeps beside them. */
+export interface BatchRecord extends Omit<Batch, 'object' | 'results' | 'usage' | 'endpoint'> {
+  workspace: string;
+  endpoint: string;
+  usage: BatchUsage | null;
+  provider: { only?: string[]; allow_fallbacks?: boolean } | null;
+  /** Finalized cost still owed: GET answers 402 until the balance covers it. */
+  payment_due: number | null;
+  results_deleted: boolean;
 }
 
 /** A batch's requests as they are uploaded, before the batch exists. */
