@@ -156,6 +156,21 @@ describe.each([
     expect(b.completedResults('batch_a')).toEqual([]);
   });
 
+  it('reads results back whole: text of any script across the pieces they are read in', async () => {
+    const s = make();
+    const up = s.batches.upload('batch_u');
+    up.append(lines({ custom_id: 'x', body: {} }));
+    up.finish();
+    s.batches.commit(record('batch_u', 'default', 1), up);
+    const sink = s.batches.openResults('batch_u');
+    // About 600 KB: more than one read of a file, with two-byte characters across the reads.
+    const items = Array.from({ length: 300 }, (_, i) => ({ custom_id: `r${i}`, text: `x${'é'.repeat(1000)}` }));
+    for (const item of items) sink.append(item);
+    sink.close();
+    const text = (await all(s.batches.results('batch_u'))).join('');
+    expect(text.split('\n').filter(Boolean).map((l) => JSON.parse(l))).toEqual(items);
+  });
+
   it('forgets a discarded upload', async () => {
     const s = make();
     const up = s.batches.upload('batch_gone');

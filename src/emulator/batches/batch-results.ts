@@ -4,7 +4,7 @@ import { publicBatch } from './batch-rules.js';
 import { cuttableWriter } from '../state/billing.js';
 
 /** The batch object with its results, streamed from the store (results can be hundreds of MB). */
-export async function streamWithResults(ctx: Ctx, record: BatchRecord, results: AsyncIterable<string | Buffer>): Promise<void> {
+export async function streamWithResults(ctx: Ctx, record: BatchRecord, results: AsyncIterable<string>): Promise<void> {
   const res = ctx.res;
   const head = JSON.stringify(publicBatch(record));
   ctx.head(200, { 'content-type': 'application/json' });
@@ -16,7 +16,7 @@ export async function streamWithResults(ctx: Ctx, record: BatchRecord, results: 
   // Leaving the loop early closes the store's reading of the results.
   for await (const chunk of results) {
     if (writer.cut) return;
-    const text = carry + (typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+    const text = carry + chunk;
     const end = text.lastIndexOf('\n');
     if (end === -1) {
       carry = text;

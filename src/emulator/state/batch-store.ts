@@ -125,11 +125,11 @@ export class BatchStore implements BatchStorage {
     return requestLines(this.path(id, 'requests.jsonl'));
   }
 
-  /** The results file as it is read (none yet, or deleted: nothing). */
-  async *results(id: string): AsyncGenerator<Buffer> {
-    const stream = createReadStream(this.path(id, 'results.jsonl'), { highWaterMark: 256 * 1024 });
+  /** The results file as it is read (none yet, or deleted: nothing), decoded across reads (a character may straddle two). */
+  async *results(id: string): AsyncGenerator<string> {
+    const stream = createReadStream(this.path(id, 'results.jsonl'), { highWaterMark: 256 * 1024, encoding: 'utf8' });
     try {
-      for await (const chunk of stream) yield chunk as Buffer;
+      for await (const chunk of stream) yield chunk as string;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     } finally {

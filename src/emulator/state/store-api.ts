@@ -117,8 +117,8 @@ export interface BatchStorage {
   /** The results written so far (after a restart: each request answered once). */
   completedResults(id: string): Record<string, unknown>[];
   openResults(id: string): ResultSink;
-  /** The results as JSON lines, in pieces of any size (a piece may end mid-line). */
-  results(id: string): AsyncIterable<string | Buffer>;
+  /** The results as JSON lines, in pieces of any size (a piece may end mid-line, never mid-character). */
+  results(id: string): AsyncIterable<string>;
   /** Drops the requests and results (kept 30 days), and marks the record so. */
   deleteResults(record: BatchRecord): void;
 }
