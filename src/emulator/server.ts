@@ -9,6 +9,7 @@ import { storageFailure } from './state/storage-failure.js';
 export type { Access, Handler } from './http/http.js';
 import { FaultBoard, parseFault } from './http/faults.js';
 import { StateStore } from './state/store.js';
+import type { Store } from './state/store-api.js';
 import { chatRoutes } from './resources/chat.js';
 import { adminRoutes } from './resources/admin.js';
 import { embeddingsRoutes } from './resources/embeddings.js';
@@ -43,6 +44,8 @@ export interface EmulatorOptions {
   bodyIdleMs?: number;
   /** Upstream providers (`router serve --providers`), and cassettes to record into or replay from. */
   gateway?: Omit<GatewayOptions, 'now'>;
+  /** Where keys, credits, batches and generations are kept (default: files in `stateDir`). */
+  store?: Store;
 }
 
 
@@ -51,7 +54,7 @@ export interface Emulator {
   /** Requests received (not the admin ones), oldest first; Authorization is never recorded. */
   requestLog: LoggedRequest[];
   batches: BatchEngine;
-  store: StateStore;
+  store: Store;
   faults: FaultBoard;
   /** Bytes of request bodies held in memory now, across connections. */
   bodies: BodyBudget;
@@ -61,7 +64,7 @@ export interface Emulator {
 }
 
 export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
-  const store = new StateStore(opts.stateDir);
+  const store = opts.store ?? new StateStore(opts.stateDir);
   const faults = new FaultBoard();
   faults.set((opts.faults ?? []).map(parseFault));
   const log: LoggedRequest[] = [];

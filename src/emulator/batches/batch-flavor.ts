@@ -3,8 +3,6 @@
  * with a listing) and `deployed` (the service as it runs: `/beta/batches`, no listing, requests
  * checked as they are submitted, `usage` null until completed, `results` only when completed).
  */
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import type { BatchRecord } from '../state/batch-store.js';
 import { bad, nonTextPart, type Body } from './batch-rules.js';
 
@@ -25,18 +23,9 @@ export function requestProblem(record: Pick<BatchRecord, 'endpoint' | 'model'>, 
 }
 
 /** The deployed service refuses such a submission at once (400): every request of the uploaded file is checked. */
-export async function refuseBadRequests(file: string, record: Pick<BatchRecord, 'endpoint' | 'model'>): Promise<void> {
-  const input = createReadStream(file);
+export async function refuseBadRequests(requests: AsyncIterable<{ custom_id: string; body: Body }>, record: Pick<BatchRecord, 'endpoint' | 'model'>): Promise<void> {
   let problem: string | undefined;
-  try {
-    for await (const line of createInterface({ input, crlfDelay: Infinity })) {
-      if (!line) continue;
-      const { custom_id, body } = JSON.parse(line) as { custom_id: string; body: Body };
-      if ((problem = requestProblem(record, custom_id, body))) break;
-    }
-  } finally {
-    input.destroy();
-  }
+  for await (const { custom_id, body } of requests) if ((problem = requestProblem(record, custom_id, body))) break;
   if (problem) bad(problem);
 }
 

@@ -1,48 +1,38 @@
-import { createReadStream } from 'node:fs';
 import type { Ctx } from '../http/http.js';
 import type { BatchRecord } from '../state/batch-store.js';
 import { publicBatch } from './batch-rules.js';
 import { cuttableWriter } from '../state/billing.js';
 
-/** The batch object with its results, streamed from disk (results can be hundreds of MB). */
-export async function streamWithResults(ctx: Ctx, record: BatchRecord, resultsFile: string): Promise<void> {
+/** The batch object with its results, streamed from the store (results can be hundreds of MB). */
+export async function streamWithResults(ctx: Ctx, record: BatchRecord, results: AsyncIterable<string>): Promise<void> {
   const res = ctx.res;
   const head = JSON.stringify(publicBatch(record));
   ctx.head(200, { 'content-type': 'application/json' });
   res.write(`${head.slice(0, -1)},"results":[`);
   let first = true;
   let carry = '';
-  const stream = createReadStream(resultsFile, { highWaterMark: 256 * 1024 });
-  stream.on('error', () => {});
   const writer = cuttableWriter(ctx, 1);
   const malformed = ctx.fault?.kind === 'malformed';
-  try {
-    for await (const chunk of stream) {
-      if (writer.cut) {
-        stream.destroy();
-        return;
-      }
-      const text = carry + (chunk as Buffer).toString('utf8');
-      const end = text.lastIndexOf('\n');
-      if (end === -1) {
-        carry = text;
-        continue;
-      }
-      carry = text.slice(end + 1);
-      const body = text.slice(0, end).split('\n').filter(Boolean).join(',');
-      if (body && malformed) {
-        // The answer ends, complete as HTTP, in the middle of an item: JSON no reader can finish.
-        stream.destroy();
-        res.end(body.slice(0, Math.ceil(body.length / 2)));
-        return;
-      }
-      if (body) {
-        await writer.write(first ? body : `,${body}`);
-        first = false;
-      }
+  // Leaving the loop early closes the store's reading of the results.
+  for await (const chunk of results) {
+    if (writer.cut) return;
+    const text = carry + chunk;
+    const end = text.lastIndexOf('\n');
+    if (end === -1) {
+      carry = text;
+      continue;
     }
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    carry = text.slice(end + 1);
+    const body = text.slice(0, end).split('\n').filter(Boolean).join(',');
+    if (body && malformed) {
+      // The answer ends, complete as HTTP, in the middle of an item: JSON no reader can finish.
+      res.end(body.slice(0, Math.ceil(body.length / 2)));
+      return;
+    }
+    if (body) {
+      await writer.write(first ? body : `,${body}`);
+      first = false;
+    }
   }
   if (malformed) res.end();
   else if (!writer.cut) res.end(']}');

@@ -1,8 +1,8 @@
-import { appendAll } from '../../internal/append-whole.js';
 import { ArraySplitter, JSONSplitError } from '../../internal/json-split.js';
 import { HttpError, LOG_BODY_BYTES, MAX_JSON_DEPTH, logBody, type Ctx } from '../http/http.js';
 import { nestedDeeperThan } from '../../internal/json-depth.js';
 import { MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, bad, type Body } from './batch-rules.js';
+import type { BatchUpload } from '../state/store-api.js';
 
 export interface Upload {
   /** The body's fields other than `requests`. */
@@ -33,9 +33,9 @@ function requestLine(bytes: Buffer, i: number, seen: Set<string>): string {
 
 /**
  * Reads a batch body as it streams in (the real service stream-parses it, so `endpoint` and `model`
- * must come before `requests`), checking each request and writing it as a line to `fd`.
+ * must come before `requests`), checking each request and appending it as a line to `upload`.
  */
-export async function receiveRequests(ctx: Ctx, fd: number): Promise<Upload> {
+export async function receiveRequests(ctx: Ctx, upload: BatchUpload): Promise<Upload> {
   const seen = new Set<string>();
   let lines: string[] = [];
   const splitter = new ArraySplitter(
@@ -46,7 +46,6 @@ export async function receiveRequests(ctx: Ctx, fd: number): Promise<Upload> {
     },
   );
   let size = 0;
-  let onDisk = 0;
   const logged: Buffer[] = [];
   let rest: Body;
   try {
@@ -58,8 +57,7 @@ export async function receiveRequests(ctx: Ctx, fd: number): Promise<Upload> {
       if (lines.length) {
         // All of it, or the upload fails (a short write of a full disk is no error of its own).
         const text = Buffer.from(`${lines.join('\n')}\n`);
-        appendAll(fd, text, onDisk);
-        onDisk += text.length;
+        upload.append(text);
         lines = [];
       }
       // What is not on disk yet counts among the bodies in flight (one large request can be most of 200 MB).

@@ -1,9 +1,7 @@
-import { closeSync, fsyncSync, openSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
-import { BatchStore, TERMINAL, type BatchRecord, type BatchStatus, type BatchUsage } from '../state/batch-store.js';
-import type { StateStore } from '../state/store.js';
+import { TERMINAL, type BatchRecord, type BatchStatus, type BatchUsage } from '../state/batch-store.js';
+import type { BatchStorage, Store } from '../state/store-api.js';
 import { chargeable } from '../state/billing.js';
 import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, publicBatch } from './batch-rules.js';
 import { concurrencyOf, executeItem } from './batch-items.js';
@@ -28,15 +26,15 @@ export interface BatchEngineOptions {
 }
 
 export class BatchEngine {
-  readonly store: BatchStore;
+  readonly store: BatchStorage;
   private readonly running = new Set<string>();
   private stopped = false;
 
   constructor(
-    private readonly state: StateStore,
+    private readonly state: Store,
     readonly opts: BatchEngineOptions,
   ) {
-    this.store = new BatchStore(state.dir);
+    this.store = state.batches;
   }
 
   get flavor(): Flavor {
@@ -68,17 +66,14 @@ export class BatchEngine {
     if (declared > MAX_BATCH_BYTES) throw new HttpError(413, 'Batch input larger than 200 MB', 'payload_too_large');
     chargeable(ctx);
     const id = newBatchId();
-    const requestsFile = join(this.store.incoming(id), 'requests.jsonl');
-    let fd = openSync(requestsFile, 'w', 0o600);
+    const upload = this.store.upload(id);
     let size = 0;
     try {
-      const upload = await receiveRequests(ctx, fd);
-      size = upload.size;
-      const fields = checkBatchFields(upload.rest, this.opts.gateway);
-      fsyncSync(fd);
-      closeSync(fd);
-      fd = -1;
-      if (this.flavor === 'deployed') await refuseBadRequests(requestsFile, fields);
+      const received = await receiveRequests(ctx, upload);
+      size = received.size;
+      const fields = checkBatchFields(received.rest, this.opts.gateway);
+      upload.finish();
+      if (this.flavor === 'deployed') await refuseBadRequests(upload.requests(), fields);
       const record: BatchRecord = {
         id,
         workspace: ctx.workspace,
@@ -87,20 +82,17 @@ export class BatchEngine {
         created_at: this.now(),
         finalized_at: null,
         status: 'validating',
-        request_counts: { total: upload.elements, completed: 0, failed: 0 },
+        request_counts: { total: received.elements, completed: 0, failed: 0 },
         error: null,
         usage: null,
         payment_due: null,
         results_deleted: false,
       };
-      this.store.commit(record);
+      this.store.commit(record, upload);
       ctx.send(202, this.shown(record));
       this.run(id);
     } catch (err) {
-      // Closed already (its number may be another file's by now): left alone.
-      if (fd !== -1) closeSync(fd);
-      this.store.discard(id);
-      if (storageFailure(err)) Object.assign(err as Error, { path: (err as { path?: string }).path ?? requestsFile });
+      upload.discard();
       size = (err as { size?: number }).size ?? size;
       if (err instanceof HttpError && (err.status === 413 || size < declared)) {
         // Answer without reading the rest of a body we refuse.
@@ -141,7 +133,7 @@ export class BatchEngine {
       ctx.send(200, this.shown(record));
       return;
     }
-    await streamWithResults(ctx, record, this.store.path(record.id, 'results.jsonl'));
+    await streamWithResults(ctx, record, this.store.results(record.id));
   }
 
   private expireIfLate(record: BatchRecord): void {

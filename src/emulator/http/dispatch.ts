@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Ctx, HttpError, answerError, logMeters, type LoggedRequest } from './http.js';
 import { FaultSpecError, type FaultBoard, type FaultRule } from './faults.js';
-import type { StateStore } from '../state/store.js';
+import type { Store } from '../state/store-api.js';
 import { authenticate, type Routes } from './routes.js';
 import { RequestBody, timeOutStalledBody, type BodyBudget } from './body.js';
 
@@ -11,7 +11,7 @@ const PLAIN_PATH = /^(?:\/[A-Za-z0-9_~-][A-Za-z0-9_.~-]*)+$/;
 const LOG_BYTES = 16 * 1024 * 1024;
 
 export interface Dispatch {
-  store: StateStore;
+  store: Store;
   routes: Routes;
   faults: FaultBoard;
   log: LoggedRequest[];

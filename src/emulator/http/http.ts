@@ -3,7 +3,7 @@ import { randomHex } from './ids.js';
 import type { FaultRule } from './faults.js';
 import { Serialized } from './serialized.js';
 import { scanJson } from '../../internal/json-scan.js';
-import type { KeyRecord, StateStore } from '../state/store.js';
+import type { KeyRecord, Store } from '../state/store-api.js';
 import type { MetadataAsk } from '../routing/routed.js';
 
 export class HttpError extends Error {
@@ -123,7 +123,7 @@ export class Ctx {
   constructor(
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
-    readonly store: StateStore,
+    readonly store: Store,
     public fault: FaultRule | undefined,
     readonly log: LoggedRequest | undefined,
     /** The request target parsed, when dispatch had to; else parsed on first use. */

@@ -1,5 +1,5 @@
 import { HttpError, type Access, type Ctx, type Handler } from './http.js';
-import type { StateStore } from '../state/store.js';
+import type { Store } from '../state/store-api.js';
 
 export type Method = 'GET' | 'POST' | 'DELETE';
 
@@ -72,7 +72,7 @@ function decodePart(part: string): string {
 }
 
 /** Bearer key of the workspace; a route for management keys refuses the others with 403. */
-export function authenticate(ctx: Ctx, store: StateStore, access: Access): void {
+export function authenticate(ctx: Ctx, store: Store, access: Access): void {
   const auth = ctx.header('authorization');
   if (!auth) throw new HttpError(401, 'Missing Authentication header', 'authentication');
   const m = /^Bearer\s+(\S+)$/i.exec(auth);

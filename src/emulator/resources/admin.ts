@@ -4,7 +4,7 @@ import { parseFault, FaultSpecError, type FaultBoard } from '../http/faults.js';
 import type { LoggedRequest } from '../http/http.js';
 import type { BatchEngine } from '../batches/batches.js';
 import { defineRoutes } from '../http/routes.js';
-import { OPERATOR_WORKSPACE } from '../state/store.js';
+import { OPERATOR_WORKSPACE } from '../state/store-api.js';
 
 /** The workspace an admin call acts on: the caller's, or undefined (all) for the operator. */
 const scope = (ctx: Ctx): string | undefined => (ctx.key.workspace === OPERATOR_WORKSPACE ? undefined : ctx.key.workspace);

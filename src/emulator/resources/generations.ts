@@ -1,7 +1,6 @@
 import type { Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
 import { defineRoutes } from '../http/routes.js';
-import type { StateStore } from '../state/store.js';
 
 /** What the emulator keeps of a generation it served, for `GET /v1/generation?id=`. */
 export interface Served {
@@ -19,22 +18,8 @@ export interface Served {
   startedAt: number;
   user?: unknown;
   sessionId?: string;
-}
-
-/** Held in memory, per workspace, the newest this many (a generation older than that is not found, as one the service has let go). */
-const KEEP = 10_000;
-
-interface Kept {
-  workspace: string;
-  data: Record<string, unknown>;
-}
-
-const logs = new WeakMap<StateStore, Map<string, Kept>>();
-
-function logOf(store: StateStore): Map<string, Kept> {
-  let log = logs.get(store);
-  if (!log) logs.set(store, (log = new Map()));
-  return log;
+  /** The id the upstream provider gave its answer (a gateway's answer). */
+  upstreamId?: string;
 }
 
 /** Keeps a generation that was delivered, in the OpenAPI's GenerationResponse `data` shape. */
@@ -44,7 +29,7 @@ export function recordGeneration(ctx: Ctx, g: Served): void {
   const str = (v: unknown) => (typeof v === 'string' ? v : null);
   const data = {
     id: g.id,
-    upstream_id: null,
+    upstream_id: g.upstreamId ?? null,
     total_cost: g.cost,
     cache_discount: null,
     upstream_inference_cost: null,
@@ -88,9 +73,7 @@ export function recordGeneration(ctx: Ctx, g: Served): void {
     request_id: ctx.requestId,
     session_id: g.sessionId ?? null,
   };
-  const log = logOf(ctx.store);
-  log.set(g.id, { workspace: ctx.workspace, data });
-  if (log.size > KEEP) log.delete(log.keys().next().value!);
+  ctx.store.keepGeneration(g.id, { workspace: ctx.workspace, data });
 }
 
 /** `GET /v1/generation?id=`: a generation this workspace was served; 404 for any other. */
@@ -102,7 +85,7 @@ export const generationRoutes = defineRoutes(() => [
     handler: async (ctx: Ctx) => {
       const id = ctx.url.searchParams.get('id');
       if (!id) throw new HttpError(400, 'the id query parameter is required', 'invalid_request');
-      const kept = logOf(ctx.store).get(id);
+      const kept = ctx.store.generation(id);
       if (!kept || kept.workspace !== ctx.workspace) throw new HttpError(404, `Generation ${id} not found`, 'not_found');
       ctx.send(200, { data: kept.data });
     },

@@ -18,6 +18,7 @@ import { Sessions } from './sessions.js';
 import { priceUsage } from './usage.js';
 import { relayResponses, wholeResponse } from './responses.js';
 import { speakThrough } from './speech.js';
+import { finishOf, keepUpstreamAnswer, responseFinish, type Asked, type UpstreamAnswer } from './kept.js';
 
 type Body = Record<string, unknown>;
 
@@ -27,14 +28,16 @@ const RETRY_PAUSES_MS = [500, 2_000];
 /** Members of a chat request that are the router's own: they stay here, the upstream never sees them. */
 const ROUTER_ONLY = ['models', 'provider', 'route', 'plugins', 'transforms', 'usage', 'session_id', 'debug', 'stop_server_tools_when', 'trace'];
 
-/** A relayed stream's end: broken before its first token, the candidate is passed over (false); else it answered, charged once whole (true). */
-function settled(ctx: Ctx, outcome: RelayOutcome, c: Candidate, passed: Attempt[], remember: () => unknown): boolean {
+/** A relayed stream's end: broken before its first token, the candidate is passed over (false); else it answered, charged and kept once whole (true). */
+function settled(ctx: Ctx, outcome: RelayOutcome, c: Candidate, passed: Attempt[], remember: () => unknown, kept: (o: Exclude<RelayOutcome, { failed: unknown }>) => void): boolean {
   if ('failed' in outcome) {
     passed.push({ provider: c.slug, model: c.model.id, error: outcome.failed.message });
     return false;
   }
   remember();
-  if (outcome.whole) ctx.store.debit(ctx.workspace, outcome.cost);
+  if (!outcome.whole) return true;
+  ctx.store.debit(ctx.workspace, outcome.cost);
+  kept(outcome);
   return true;
 }
 
@@ -99,6 +102,7 @@ export class Gateway {
     validateChat(body);
     const session = ctx.sessionId(body);
     const stream = body.stream === true;
+    const asked: Asked = { startedAt: ctx.store.now(), user: body.user, sessionId: session };
     const sticky = session === undefined ? undefined : (id: string) => this.sessions.get(`${ctx.workspace}\n${session}\n${id}`);
     const candidates = candidatesFor(body, this.catalog, sticky);
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
@@ -133,10 +137,12 @@ export class Gateway {
           remember();
           ctx.store.debit(ctx.workspace, cost);
           ctx.send(200, new Serialized(JSON.stringify(answer)));
+          keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, usage: answer.usage, cost, finish: finishOf(answer), streamed: false });
           return;
         }
       }
-      if (settled(ctx, await relayStream(ctx, streamed!, c, { metadata }), c, passed, remember)) return;
+      const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, streamed: true });
+      if (settled(ctx, await relayStream(ctx, streamed!, c, { metadata }), c, passed, remember, kept)) return;
     }
     const why = passed.map((a) => a.error).join('; ');
     throw new HttpError(502, `All providers for the requested models are unavailable: ${why}`, 'provider_unavailable');
@@ -208,6 +214,7 @@ export class Gateway {
   /** `POST /v1/responses` through the upstreams that have it, streamed or not, in turn as chat's. */
   async respond(ctx: Ctx, body: Body): Promise<void> {
     const session = ctx.sessionId(body);
+    const asked: Asked = { startedAt: ctx.store.now(), user: body.safety_identifier ?? body.user, sessionId: session };
     const stream = body.stream === true;
     const sticky = session === undefined ? undefined : (id: string) => this.sessions.get(`${ctx.workspace}\n${session}\n${id}`);
     const candidates = candidatesFor(body, this.catalog, sticky).filter((c) => c.adapter.responses);
@@ -231,11 +238,14 @@ export class Gateway {
         const answer = this.answerOf(reply, c, passed, false);
         if (!answer) continue;
         remember();
-        ctx.store.debit(ctx.workspace, wholeResponse(answer, c));
+        const cost = wholeResponse(answer, c);
+        ctx.store.debit(ctx.workspace, cost);
         ctx.send(200, new Serialized(JSON.stringify(answer)));
+        keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, usage: answer.usage, cost, finish: responseFinish(answer.status), streamed: false });
         return;
       }
-      if (settled(ctx, await relayResponses(ctx, reply, c), c, passed, remember)) return;
+      const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, finish: responseFinish(o.finish), streamed: true });
+      if (settled(ctx, await relayResponses(ctx, reply, c), c, passed, remember, kept)) return;
     }
     throw new HttpError(502, `All providers for the requested models are unavailable: ${passed.map((a) => a.error).join('; ')}`, 'provider_unavailable');
   }

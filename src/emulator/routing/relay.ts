@@ -1,5 +1,5 @@
 import type { Ctx } from '../http/http.js';
-import { drainOrClose } from '../state/billing.js';
+import { drainOrClose, openEventStream } from '../state/billing.js';
 import { ProviderFailure, type UpstreamReply } from '../providers/types.js';
 import type { Candidate } from './candidates.js';
 import { priceUsage } from './usage.js';
@@ -21,8 +21,8 @@ export interface RelayOptions {
   metadata?: () => Record<string, unknown>;
 }
 
-/** What a relayed stream came to: passed over before its first token, or answered (cost charged when whole). */
-export type RelayOutcome = { failed: ProviderFailure } | { cost: number; whole: boolean };
+/** What a relayed stream came to: passed over before its first token, or answered (cost charged when whole; its id, usage, end kept). */
+export type RelayOutcome = { failed: ProviderFailure } | { cost: number; whole: boolean; id?: unknown; usage?: unknown; finish?: unknown };
 
 /**
  * Relays an upstream's stream to the caller. Chunks before the first token are held: a stream that
@@ -58,11 +58,11 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   }
 
   const res = ctx.res;
-  let closed = false;
-  res.on('close', () => (closed = true));
-  ctx.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  const closed = openEventStream(ctx);
   res.write(': ROUTER PROCESSING\n\n');
   let cost = 0;
+  let usage: unknown;
+  let finish: unknown;
   let last: Body = held[0]!;
   let first = true;
   const send = async (chunk: Body) => {
@@ -71,7 +71,9 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     chunk.provider = c.slug;
     if (chunk.usage) {
       cost = priceUsage(chunk.usage, c);
+      usage = chunk.usage;
     }
+    finish = (chunk.choices as Body[] | undefined)?.[0]?.finish_reason ?? finish;
     if (first && opts.metadata) Object.assign(chunk, opts.metadata());
     first = false;
     if (!res.write(`data: ${JSON.stringify(chunk)}\n\n`)) await drainOrClose(res);
@@ -82,7 +84,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     try {
       for (;;) {
         const next = await it.next();
-        if (closed) break;
+        if (closed()) break;
         if (next.done || next.value === '[DONE]') break;
         const chunk = JSON.parse(next.value) as Body;
         if (chunk.error) {
@@ -95,7 +97,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
       broken = err instanceof Error ? err.message : String(err);
     }
   }
-  if (closed) return { cost: 0, whole: false };
+  if (closed()) return { cost: 0, whole: false };
   if (broken !== undefined) {
     const errorChunk = {
       id: last.id,
@@ -110,7 +112,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     return { cost: 0, whole: false };
   }
   res.end('data: [DONE]\n\n');
-  return { cost, whole: true };
+  return { cost, whole: true, id: held[0]!.id, usage, finish };
 }
 
 /** A whole chat answer as the stream of it: its message in one delta, its end, its usage, [DONE]. */

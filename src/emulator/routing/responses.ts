@@ -1,5 +1,5 @@
 import type { Ctx } from '../http/http.js';
-import { drainOrClose } from '../state/billing.js';
+import { drainOrClose, openEventStream } from '../state/billing.js';
 import { ProviderFailure, type UpstreamReply } from '../providers/types.js';
 import type { Candidate } from './candidates.js';
 import { priceUsage } from './usage.js';
@@ -48,9 +48,7 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate)
   }
 
   const res = ctx.res;
-  let closed = false;
-  res.on('close', () => (closed = true));
-  ctx.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  const closed = openEventStream(ctx);
   let cost = 0;
   let final = false;
   let last: Body = held[0]!;
@@ -72,7 +70,7 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate)
     // Read to the upstream's end (a cassette is kept there), though nothing comes after the final event.
     for (;;) {
       const next = await it.next();
-      if (closed || next.done || next.value === '[DONE]') break;
+      if (closed() || next.done || next.value === '[DONE]') break;
       const event = JSON.parse(next.value) as Body;
       if (event.type === 'error' || event.type === 'response.failed') {
         broken = JSON.stringify(event.error ?? (event.response as Body | undefined)?.error ?? {}).slice(0, 200);
@@ -83,10 +81,10 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate)
   } catch (err) {
     broken = err instanceof Error ? err.message : String(err);
   }
-  if (closed) return { cost: 0, whole: false };
+  if (closed()) return { cost: 0, whole: false };
   if (broken === undefined && final) {
     res.end();
-    return { cost, whole: true };
+    return { cost, whole: true, id: lastResponse.id, usage: lastResponse.usage, finish: lastResponse.status };
   }
   const pending = { ...lastResponse, model: c.model.id, status: 'failed', error: { code: 'server_error', message: `Provider returned an error mid-stream: ${broken ?? 'the stream ended before its final event'}` } };
   const failed = { type: 'response.failed', sequence_number: Number(last.sequence_number ?? 0) + 1, response: pending };

@@ -4,38 +4,19 @@ import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { durableWriteDone, writeFileAtomicSync } from './fsutil.js';
 
-import type { Batch, BatchStatus } from '../../client/types.js';
+import type { BatchStatus } from '../../client/types.js';
 import { appendAll } from '../../internal/append-whole.js';
 import { makeDir } from '../../internal/make-dir.js';
 import { failedWriteOf } from '../../internal/system-errors.js';
 import { isRecord } from '../../internal/shape.js';
+import type { BatchRecord, BatchStorage, BatchUpload, BatchUsage, ResultSink } from './store-api.js';
 
-export type { BatchStatus };
+export type { BatchRecord, BatchStatus, BatchUsage };
 /**
  * The emulator states the API's facts (statuses, endpoints, limits, model-id syntax) itself, apart
  * from the client's `facts.ts`: it is the independent side the conformance suite checks the CLI against.
  */
 export const TERMINAL: readonly BatchStatus[] = ['completed', 'failed', 'expired', 'cancelled'];
-
-export interface BatchUsage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  cost: number;
-  is_byok: boolean;
-  [key: string]: unknown;
-}
-
-/** A stored batch: the wire object's fields (without `object` and `results`) and what the emulator keeps beside them. */
-export interface BatchRecord extends Omit<Batch, 'object' | 'results' | 'usage' | 'endpoint'> {
-  workspace: string;
-  endpoint: string;
-  usage: BatchUsage | null;
-  provider: { only?: string[]; allow_fallbacks?: boolean } | null;
-  /** Finalized cost still owed: GET answers 402 until the balance covers it. */
-  payment_due: number | null;
-  results_deleted: boolean;
-}
 
 /** What the engine and the routes rely on in a batch's meta.json (one edited by hand may not have it). */
 function isBatchRecord(r: unknown, name: string): r is BatchRecord {
@@ -48,7 +29,7 @@ function isBatchRecord(r: unknown, name: string): r is BatchRecord {
 }
 
 /** One folder per batch: meta.json, requests.jsonl (input, one request per line), results.jsonl. */
-export class BatchStore {
+export class BatchStore implements BatchStorage {
   readonly dir: string;
   private readonly records = new Map<string, BatchRecord>();
   /** Each workspace's batches, newest first (created_at, then id, descending): listing never sorts. */
@@ -116,21 +97,15 @@ export class BatchStore {
     return join(this.dir, id, file);
   }
 
-  /** A folder for an upload in progress; `commit` makes it a batch. */
-  incoming(id: string): string {
-    const dir = join(this.dir, `.incoming-${id}`);
-    makeDir(dir);
-    return dir;
+  /** An upload in progress, in a folder `commit` renames to the batch's. */
+  upload(id: string): BatchUpload {
+    return new FileUpload(join(this.dir, `.incoming-${id}`));
   }
 
-  discard(id: string): void {
-    rmSync(join(this.dir, `.incoming-${id}`), { recursive: true, force: true });
-  }
-
-  commit(record: BatchRecord): void {
-    const incoming = join(this.dir, `.incoming-${record.id}`);
-    writeFileAtomicSync(join(incoming, 'meta.json'), JSON.stringify(record));
-    renameSync(incoming, join(this.dir, record.id));
+  commit(record: BatchRecord, upload: BatchUpload): void {
+    if (!(upload instanceof FileUpload)) throw new Error('not an upload of this store');
+    writeFileAtomicSync(join(upload.dir, 'meta.json'), JSON.stringify(record));
+    renameSync(upload.dir, join(this.dir, record.id));
     this.records.set(record.id, record);
     this.index(record);
   }
@@ -146,9 +121,20 @@ export class BatchStore {
     this.save(record);
   }
 
-  async *requests(id: string): AsyncGenerator<{ custom_id: string; body: Record<string, unknown> }> {
-    const rl = createInterface({ input: createReadStream(this.path(id, 'requests.jsonl')), crlfDelay: Infinity });
-    for await (const line of rl) if (line) yield JSON.parse(line);
+  requests(id: string): AsyncGenerator<{ custom_id: string; body: Record<string, unknown> }> {
+    return requestLines(this.path(id, 'requests.jsonl'));
+  }
+
+  /** The results file as it is read (none yet, or deleted: nothing), decoded across reads (a character may straddle two). */
+  async *results(id: string): AsyncGenerator<string> {
+    const stream = createReadStream(this.path(id, 'results.jsonl'), { highWaterMark: 256 * 1024, encoding: 'utf8' });
+    try {
+      for await (const chunk of stream) yield chunk as string;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    } finally {
+      stream.destroy();
+    }
   }
 
   /** Result lines already written; a torn last line (crash mid-write) is cut off. */
@@ -169,7 +155,7 @@ export class BatchStore {
       .map((l) => JSON.parse(l) as Record<string, unknown>);
   }
 
-  openResults(id: string): ResultWriter {
+  openResults(id: string): ResultSink {
     return new ResultWriter(this.path(id, 'results.jsonl'));
   }
 
@@ -179,7 +165,56 @@ export class BatchStore {
   }
 }
 
-export class ResultWriter {
+async function* requestLines(file: string): AsyncGenerator<{ custom_id: string; body: Record<string, unknown> }> {
+  const input = createReadStream(file);
+  try {
+    for await (const line of createInterface({ input, crlfDelay: Infinity })) if (line) yield JSON.parse(line);
+  } finally {
+    input.destroy();
+  }
+}
+
+/** A batch's requests.jsonl being written, in a folder of its own until the batch is committed. */
+class FileUpload implements BatchUpload {
+  private fd: number;
+  private size = 0;
+  private readonly file: string;
+  constructor(readonly dir: string) {
+    makeDir(dir);
+    this.file = join(dir, 'requests.jsonl');
+    this.fd = openSync(this.file, 'w', 0o600);
+  }
+  append(lines: Buffer): void {
+    try {
+      appendAll(this.fd, lines, this.size);
+    } catch (err) {
+      throw failedWriteOf(err, this.file);
+    }
+    this.size += lines.length;
+  }
+  finish(): void {
+    try {
+      fsyncSync(this.fd);
+    } catch (err) {
+      throw failedWriteOf(err, this.file);
+    }
+    this.closeFile();
+  }
+  requests(): AsyncGenerator<{ custom_id: string; body: Record<string, unknown> }> {
+    return requestLines(this.file);
+  }
+  discard(): void {
+    this.closeFile();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+  private closeFile(): void {
+    // Closed once: its number may be another file's by then.
+    if (this.fd !== -1) closeSync(this.fd);
+    this.fd = -1;
+  }
+}
+
+export class ResultWriter implements ResultSink {
   private readonly fd: number;
   private unsynced = 0;
   /** Bytes of whole lines in the file. */

@@ -16,12 +16,19 @@ export function chargeable(ctx: Ctx): void {
  * that is not delivered in full (a cut stream) is refunded.
  */
 export function reserve(ctx: Ctx, cost: number): { refund(): void } {
-  const balance = ctx.store.balance(ctx.workspace);
-  if (balance <= 0 || balance < cost) {
+  if (!ctx.store.hold(ctx.workspace, cost)) {
+    const balance = ctx.store.balance(ctx.workspace);
     throw new HttpError(402, `Insufficient credits: this request costs $${decimal(cost)}, the balance is $${decimal(Math.max(0, balance))}. Add more credits to continue.`, 'payment_required');
   }
-  ctx.store.debit(ctx.workspace, cost);
   return { refund: () => ctx.store.refund(ctx.workspace, cost) };
+}
+
+/** Answers 200 as an event stream; the function says whether the caller has gone since. */
+export function openEventStream(ctx: Ctx): () => boolean {
+  let closed = false;
+  ctx.res.on('close', () => (closed = true));
+  ctx.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  return () => closed;
 }
 
 /** Frames are gathered into writes of about this size: one syscall for many events. */

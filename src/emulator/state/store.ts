@@ -6,25 +6,11 @@ import { writeFileAtomicLater, writeFileAtomicSync } from './fsutil.js';
 import { makeDir } from '../../internal/make-dir.js';
 import { isFiniteNumber, isRecord } from '../../internal/shape.js';
 import { reportStorage, storageFailure, storageSaved } from './storage-failure.js';
+import { BatchStore } from './batch-store.js';
+import { GenerationLog } from './generation-log.js';
+import { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type KeptGeneration, type KeyKind, type KeyRecord, type Store, type Workspace } from './store-api.js';
 
-/** `operator` belongs to no workspace: the emulator's own credential for its server-wide routes. */
-export type KeyKind = 'standard' | 'management' | 'operator';
-
-export interface KeyRecord {
-  key: string;
-  kind: KeyKind;
-  workspace: string;
-  name: string;
-  created_at: number;
-}
-
-export interface Workspace {
-  id: string;
-  /** Credits bought, in USD. */
-  total_credits: number;
-  /** Credits spent, in USD. */
-  total_usage: number;
-}
+export { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type KeyKind, type KeyRecord, type Workspace };
 
 interface StateFile {
   keys: KeyRecord[];
@@ -34,15 +20,16 @@ interface StateFile {
   charges?: Record<string, number>;
 }
 
-export const DEFAULT_CREDITS = 5;
-
 const newKey = (kind: KeyKind) => `sk-rt-${kind === 'management' ? 'mgmt' : kind === 'operator' ? 'op' : 'v1'}-${randomHex(24)}`;
 
-export const OPERATOR_WORKSPACE = '*';
-
-/** Keys, workspaces, balances and the clock offset, kept in `<dir>/state.json` (mode 0600). */
-export class StateStore {
+/**
+ * The file store: keys, workspaces, balances and the clock offset in `<dir>/state.json` (mode 0600),
+ * batches under `<dir>/batches/`, generations in memory.
+ */
+export class StateStore implements Store {
   readonly dir: string;
+  private batchStore: BatchStore | undefined;
+  private readonly generations = new GenerationLog();
   private readonly file: string;
   private state: StateFile;
   /** The keys by their text: every request looks its key up, and workspaces (and their keys) only grow. */
@@ -58,6 +45,19 @@ export class StateStore {
       this.createWorkspace('default');
     }
     if (!this.state.keys.some((k) => k.kind === 'operator')) this.addKey(OPERATOR_WORKSPACE, 'operator', 'operator');
+  }
+
+  /** The batches' folder, read when first used. */
+  get batches(): BatchStore {
+    return (this.batchStore ??= new BatchStore(this.dir));
+  }
+
+  keepGeneration(id: string, kept: KeptGeneration): void {
+    this.generations.keep(id, kept);
+  }
+
+  generation(id: string): KeptGeneration | undefined {
+    return this.generations.get(id);
   }
 
   private pending: NodeJS.Timeout | undefined;
@@ -176,6 +176,13 @@ export class StateStore {
   balance(id: string): number {
     const ws = this.workspace(id);
     return round(ws.total_credits - ws.total_usage);
+  }
+
+  hold(id: string, cost: number): boolean {
+    const balance = this.balance(id);
+    if (balance <= 0 || balance < cost) return false;
+    this.debit(id, cost);
+    return true;
   }
 
   debit(id: string, cost: number): void {

@@ -1,0 +1,54 @@
+import type { Ctx } from '../http/http.js';
+import { recordGeneration, type Served } from '../resources/generations.js';
+import type { Candidate } from './candidates.js';
+
+type Body = Record<string, unknown>;
+
+/** An upstream's answer as the caller got it: the id it carries, its usage (priced), its end. */
+export interface UpstreamAnswer {
+  id?: unknown;
+  usage?: unknown;
+  cost: number;
+  finish?: unknown;
+  streamed: boolean;
+}
+
+/** The request's facts a kept generation names: when it came in (the store's clock), its user and session. */
+export interface Asked {
+  startedAt: number;
+  user?: unknown;
+  sessionId?: string;
+}
+
+const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
+
+/**
+ * Keeps an answer delivered by an upstream for `GET /v1/generation`, as a fake model's is kept: the
+ * gateway's model id, the provider that answered, its tokens, the cost charged, the latency. Found
+ * by the id the caller saw (the upstream's); an answer without one cannot be asked for, so is not kept.
+ */
+export function keepUpstreamAnswer(ctx: Ctx, c: Candidate, asked: Asked, apiType: Served['apiType'], got: UpstreamAnswer): void {
+  if (typeof got.id !== 'string' || !got.id) return;
+  const u = (got.usage && typeof got.usage === 'object' ? got.usage : {}) as Body;
+  const details = (u.completion_tokens_details ?? u.output_tokens_details) as Body | undefined;
+  recordGeneration(ctx, {
+    id: got.id,
+    upstreamId: got.id,
+    model: c.model.id,
+    provider: c.slug,
+    apiType,
+    promptTokens: count(u.prompt_tokens ?? u.input_tokens),
+    completionTokens: count(u.completion_tokens ?? u.output_tokens),
+    reasoningTokens: count(details?.reasoning_tokens),
+    cost: got.cost,
+    streamed: got.streamed,
+    finishReason: typeof got.finish === 'string' ? got.finish : null,
+    ...asked,
+  });
+}
+
+/** A Responses answer's status as a finish reason: completed is stop, incomplete is length. */
+export const responseFinish = (status: unknown): unknown => (status === 'completed' ? 'stop' : status === 'incomplete' ? 'length' : status);
+
+/** The finish reason of a whole chat answer's first choice. */
+export const finishOf = (answer: Body): unknown => (answer.choices as Body[] | undefined)?.[0]?.finish_reason;

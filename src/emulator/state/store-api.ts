@@ -1,0 +1,144 @@
+/**
+ * The one interface through which the emulator and the gateway read and write their lasting state:
+ * keys and workspaces, credits, batches and their progress, generations served. `StateStore` (files
+ * in the state folder) is the default; `MemoryStore` holds the same in memory. docs/gateway-store.md
+ * maps each method to PostgreSQL. The methods are synchronous: a store over the network makes them
+ * return promises (the callers are async already).
+ */
+import type { Batch } from '../../client/types.js';
+
+/** `operator` belongs to no workspace: the emulator's own credential for its server-wide routes. */
+export type KeyKind = 'standard' | 'management' | 'operator';
+
+export interface KeyRecord {
+  key: string;
+  kind: KeyKind;
+  workspace: string;
+  name: string;
+  created_at: number;
+}
+
+export interface Workspace {
+  id: string;
+  /** Credits bought, in USD. */
+  total_credits: number;
+  /** Credits spent, in USD. */
+  total_usage: number;
+}
+
+export const DEFAULT_CREDITS = 5;
+export const OPERATOR_WORKSPACE = '*';
+
+export interface KeyStore {
+  /** A new workspace with `credits` and two keys (standard, management). */
+  createWorkspace(id?: string, credits?: number): { workspace: Workspace; apiKey: string; managementKey: string };
+  addKey(workspace: string, kind: KeyKind, name: string): string;
+  findKey(key: string): KeyRecord | undefined;
+  /** A workspace's first standard and management keys (the `default` one's, printed by `router serve`). */
+  firstKeys(workspace?: string): { apiKey: string; managementKey: string };
+  operatorKey(): string;
+  /** Throws for a workspace that does not exist (a key's workspace always does). */
+  workspace(id: string): Workspace;
+}
+
+/** Costs are USD, moved by whole units of 1e-10. */
+export interface CreditStore {
+  balance(workspace: string): number;
+  /** Takes `cost` only when the balance is above zero and covers it, in one step: false (nothing taken) otherwise. */
+  hold(workspace: string, cost: number): boolean;
+  /** Charges a cost known once the answer is made (may take the balance below zero). */
+  debit(workspace: string, cost: number): void;
+  /** Gives back what a hold took and was not used (a stream not delivered). */
+  refund(workspace: string, cost: number): void;
+  /** Charges `cost` once under `chargeKey`: false, and nothing charged, if that key was charged before. */
+  debitOnce(workspace: string, cost: number, chargeKey: string): boolean;
+  charged(chargeKey: string): boolean;
+  /** Charge keys never asked again (their batch ended and is paid): the store may let them go. */
+  forgetCharges(chargeKeys: Iterable<string>): void;
+  /** Adds credits (negative takes them away); returns the balance. */
+  topUp(workspace: string, amount: number): number;
+}
+
+/** The emulator's clock: real time moved forward by the operator (`/_emulator/clock`). */
+export interface ClockStore {
+  now(): number;
+  clockOffsetMs(): number;
+  advanceClock(ms: number): number;
+}
+
+export interface BatchUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cost: number;
+  is_byok: boolean;
+  [key: string]: unknown;
+}
+
+/** A stored batch: the wire object's fields (without `object` and `results`) and what the emulator keeps beside them. */
+export interface BatchRecord extends Omit<Batch, 'object' | 'results' | 'usage' | 'endpoint'> {
+  workspace: string;
+  endpoint: string;
+  usage: BatchUsage | null;
+  provider: { only?: string[]; allow_fallbacks?: boolean } | null;
+  /** Finalized cost still owed: GET answers 402 until the balance covers it. */
+  payment_due: number | null;
+  results_deleted: boolean;
+}
+
+/** A batch's requests as they are uploaded, before the batch exists. */
+export interface BatchUpload {
+  /** Whole lines (`{"custom_id","body"}` each, newline-ended), all of them or an error. */
+  append(lines: Buffer): void;
+  /** The upload is complete and durable; `requests` may be read, `commit` may follow. */
+  finish(): void;
+  requests(): AsyncIterable<{ custom_id: string; body: Record<string, unknown> }>;
+  /** Forgets the upload (refused, or failed mid-way). */
+  discard(): void;
+}
+
+/** Where a running batch writes its results, one item at a time. */
+export interface ResultSink {
+  append(item: unknown): void;
+  close(): void;
+}
+
+export interface BatchStorage {
+  upload(id: string): BatchUpload;
+  /** Makes a finished upload the batch `record` describes: from now on `get` finds it. */
+  commit(record: BatchRecord, upload: BatchUpload): void;
+  get(id: string): BatchRecord | undefined;
+  all(): BatchRecord[];
+  /** A workspace's batches, newest first (created_at, then id, descending). */
+  newestFirst(workspace: string): readonly BatchRecord[];
+  /** Saves a record changed in place (status, counts, usage, payment due). */
+  save(record: BatchRecord): void;
+  requests(id: string): AsyncIterable<{ custom_id: string; body: Record<string, unknown> }>;
+  /** The results written so far (after a restart: each request answered once). */
+  completedResults(id: string): Record<string, unknown>[];
+  openResults(id: string): ResultSink;
+  /** The results as JSON lines, in pieces of any size (a piece may end mid-line, never mid-character). */
+  results(id: string): AsyncIterable<string>;
+  /** Drops the requests and results (kept 30 days), and marks the record so. */
+  deleteResults(record: BatchRecord): void;
+}
+
+/** A generation served, in the OpenAPI's GenerationResponse `data` shape, and whose it is. */
+export interface KeptGeneration {
+  workspace: string;
+  data: Record<string, unknown>;
+}
+
+export interface GenerationStore {
+  /** Keeps it for `GET /v1/generation` (a store may let the oldest go: such an id is not found). */
+  keepGeneration(id: string, kept: KeptGeneration): void;
+  generation(id: string): KeptGeneration | undefined;
+}
+
+export interface Store extends KeyStore, CreditStore, ClockStore, GenerationStore {
+  readonly batches: BatchStorage;
+  /** Settles once writes under way are done. */
+  idle(): Promise<void>;
+  /** Writes what is pending; nothing is written after. */
+  close(): void;
+}
