@@ -9,7 +9,7 @@ export { splitCommandLine } from './command-line.js';
 export { chatWithTools, ToolRoundsExceeded, type ChatToolsOptions, type ChatToolsResult } from './chat-tools.js';
 export { SpendGuard, type SpendGuardOptions, type SpendCall, type SpendEvents, type Checked, type Cap } from './spend/spend-guard.js';
 export { SpendError, BudgetReached, CostCapExceeded, CostUnbounded, BudgetUnkept, BudgetBusy, InvalidAmount, type SpendErrorCode, type Budget, type BudgetName } from './spend/errors.js';
-export { budgetsFor, spentBy, usdAmount, type BudgetSettings, type Spent } from './spend/budget.js';
+export { budgetsFor, budgetLimits, spentBy, usdAmount, type BudgetSettings, type Spent } from './spend/budget.js';
 export { BudgetHold, withBudgetLock, heldByOthers, type Held } from './spend/budget-hold.js';
 export { appendUsage, ledgerPath, usageFields, type UsageRecord } from './spend/ledger.js';
 export { eachLedgerRecord } from './spend/ledger-read.js';

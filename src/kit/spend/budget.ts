@@ -2,7 +2,7 @@
  * Budgets: what a profile may spend a day and a calendar month (UTC), against what the usage
  * ledger holds for it. The ledger is read line by line and summed as it is read, never held whole.
  */
-import type { Settings } from '../../config/settings.js';
+import type { Source } from '../../config/settings.js';
 import { sourceName } from '../../config/settings.js';
 import type { UsageRecord } from './ledger.js';
 import { InvalidAmount, type Budget, type BudgetName } from './errors.js';
@@ -11,7 +11,27 @@ import { usd } from './cost-bound.js';
 export type { Budget, BudgetName };
 
 /** What the budgets are read from: a profile's settings (flags > env > profile), or a program's own. */
-export type BudgetSettings = Pick<Settings, 'profile' | 'dailyBudget' | 'monthlyBudget'> & { from: Pick<Settings['from'], 'dailyBudget' | 'monthlyBudget'> };
+export interface BudgetSettings {
+  profile: string;
+  /** USD amounts as text ("2", "0.50"). */
+  dailyBudget?: string;
+  monthlyBudget?: string;
+  from: { dailyBudget?: Source; monthlyBudget?: Source };
+}
+
+/**
+ * Budgets a program sets itself, counted against the ledger's records of `profile`: messages name
+ * each as `budgets.daily` or `budgets.monthly` (the CLI's come from its settings, naming their source).
+ */
+export function budgetLimits(o: { profile: string; daily?: number | string; monthly?: number | string }): BudgetSettings {
+  const text = (n: number | string | undefined) => (n === undefined ? undefined : String(n));
+  return {
+    profile: o.profile,
+    dailyBudget: text(o.daily),
+    monthlyBudget: text(o.monthly),
+    from: { dailyBudget: { kind: 'flag', name: 'budgets.daily' }, monthlyBudget: { kind: 'flag', name: 'budgets.monthly' } },
+  };
+}
 
 /** An amount of USD as a setting or a flag holds it: a plain non-negative decimal. */
 export function usdAmount(text: string, from: string): number {
