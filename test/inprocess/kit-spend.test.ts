@@ -4,6 +4,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { RouterClient } from '../../src/client/index.js';
 import { emulatorPerFile } from '../support/inprocess-env.js';
+import { PassThrough } from 'node:stream';
+import { main } from '../../src/cli/main.js';
+import { testStreams } from '../support/inprocess.js';
 import { BudgetReached, BudgetUnkept, chatWithTools, CostCapExceeded, functionTool, InvalidAmount, serviceListPrices, SpendError, SpendGuard, ToolRoundsExceeded, usdAmount, type BudgetSettings } from '../../src/kit/index.js';
 
 // The kit's spend guard, budgets and ledger for a program (router-cli/kit), over real HTTP to the
@@ -114,5 +117,26 @@ describe('a cost cap over the kit tool loop', () => {
     const err = await chatWithTools(client, ask('weather?'), { tools: new Map([['weather', weather('sunny')]]), maxRounds: 0 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ToolRoundsExceeded);
     expect((err as ToolRoundsExceeded).calls.map((c) => c.name)).toEqual(['weather']);
+  });
+});
+
+describe('the CLI over the kit guard', () => {
+  it('chat -i checks each round of a tool turn against the budget: a round that would pass it is not sent, said as today', async () => {
+    const tools = join(stateDir, 'tools.json');
+    writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }, command: "head -c 200000 /dev/zero | tr '\\0' a" }]));
+    const t = testStreams({ env: { ...env, ROUTER_STATE_DIR: stateDir, ROUTER_DAILY_BUDGET: '0.01', NO_COLOR: '1' }, tty: { stdin: true, stdout: true, stderr: true } });
+    const keys = new PassThrough();
+    t.streams.stdin = keys;
+    const before = chats().length;
+    const repl = main(['node', 'router', 'chat', '-i', '--model', 'local/tools', '--max-tokens', '50', '--tools', tools], t.streams);
+    keys.write('weather in Paris?\n');
+    for (let i = 0; i < 1000 && !/error:/.test(t.stderr()); i++) await new Promise((r) => setTimeout(r, 10));
+    keys.write('/exit\n');
+    expect(await repl).toBe(0);
+    expect(t.stderr()).toMatch(/error: this call could cost up to \$0\.2\d+, over what is left of daily_budget \(\$0\.0\d+, ROUTER_DAILY_BUDGET\): not even one completion token fits/);
+    // The first round went; the second, with the 200 kB result, did not.
+    expect(chats().length).toBe(before + 1);
+    expect(ledger()).toHaveLength(1);
+    expect(readdirSync(join(stateDir, 'budget-holds')).filter((n) => n.endsWith('.json'))).toEqual([]);
   });
 });
