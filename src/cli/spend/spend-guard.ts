@@ -16,6 +16,7 @@ import type { Held } from './budget-hold.js';
 
 export { HeldBack, type Cap };
 export { reachedLine } from './budget.js';
+
 export const SPEND_FLAGS = {
   maxCost: { flags: '--max-cost <usd>', help: 'the most this call may cost, from the model list\'s prices: the max tokens are lowered to fit, or the call is refused (exit 4)', parse: (v: string) => usdAmount(v, '--max-cost') },
   dryRun: { flags: '--dry-run', help: 'print the request body and its cost bound; send nothing' },

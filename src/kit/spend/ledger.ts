@@ -1,5 +1,5 @@
 /**
- * The local usage ledger: one JSON line per call the CLI makes, in $XDG_STATE_HOME/router/usage.jsonl.
+ * The local usage ledger: one JSON line per call the CLI (or a program through the kit) makes, in $XDG_STATE_HOME/router/usage.jsonl.
  * Each record is one append (O_APPEND, one write), so concurrent `router` processes never mix lines.
  */
 import { rmSync } from 'node:fs';
