@@ -2,6 +2,8 @@ import { APIError, ConnectionError, ProtocolError, StreamError, ValidationError 
 import { SettingsError } from '../config/fields.js';
 import { BatchError, type BatchErrorReason } from '../batch/errors.js';
 import { ToolSourceError } from '../kit/tool.js';
+import { SpendError, type SpendErrorCode } from '../kit/spend/errors.js';
+import { ToolRoundsExceeded } from '../kit/chat-tools.js';
 import { CliError, EXIT, exitCodeForStatus, type ExitCode } from './exit-codes.js';
 import type { IO } from './io/io.js';
 import { batchLines } from './batch-words.js';
@@ -29,6 +31,16 @@ const BATCH_EXIT: Record<BatchErrorReason, ExitCode> = {
   network: EXIT.NETWORK,
 };
 
+/** The kit's refusals for money: before anything is sent. */
+const SPEND_EXIT: Record<SpendErrorCode, ExitCode> = {
+  budget_reached: EXIT.PAYMENT,
+  cost_cap_exceeded: EXIT.PAYMENT,
+  cost_unbounded: EXIT.PAYMENT,
+  budget_unkept: EXIT.PAYMENT,
+  budget_busy: EXIT.FAILURE,
+  invalid_amount: EXIT.USAGE,
+};
+
 /**
  * The one place where a failure becomes words and an exit code: one `error:` line
  * (`--verbose` adds the details), the code from the table in docs/reliability.md.
@@ -50,6 +62,14 @@ function describeError(err: unknown, io: IO): ExitCode {
   if (err instanceof ToolSourceError) {
     io.error(err.message);
     return err.kind === 'invalid' ? EXIT.USAGE : EXIT.TOOL_SOURCE;
+  }
+  if (err instanceof SpendError) {
+    io.error(err.message);
+    return SPEND_EXIT[err.code];
+  }
+  if (err instanceof ToolRoundsExceeded) {
+    io.error(err.message);
+    return EXIT.TOOL_CALLS;
   }
   if (err instanceof BatchError) {
     for (const line of batchLines(err)) io.error(line);

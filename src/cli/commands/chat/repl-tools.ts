@@ -15,16 +15,21 @@ export interface TurnAnswer {
 
 /**
  * One turn with tools: the answer streamed (`print` gets each piece of text), the calls it asks for
- * run, and asked again until it answers in text. `round` is told each request's usage and id.
+ * run, and asked again until it answers in text. `round` is told each request's usage and id; `next`
+ * checks each further round before it is sent (the spend guard).
  */
-export async function toolTurn(io: IO, client: RouterClient, req: ChatCompletionRequest, loop: ToolLoop, print: (piece: string) => void, round: (usage: Record<string, unknown> | undefined, id: string | undefined) => void): Promise<TurnAnswer> {
+export async function toolTurn(io: IO, client: RouterClient, req: ChatCompletionRequest, loop: ToolLoop, print: (piece: string) => void, round: (usage: Record<string, unknown> | undefined, id: string | undefined) => void, next?: (body: ChatCompletionRequest) => Promise<void>): Promise<TurnAnswer> {
   const messages = [...req.messages];
+  let asked = 0;
   const ask = async (msgs: ChatMessage[]): Promise<{ message: AssembledMessage; text: string }> => {
     const assembler = new MessageAssembler();
     let text = '';
     let usage: Record<string, unknown> | undefined;
     let id: string | undefined;
-    for await (const chunk of await client.chat.streamText({ ...req, messages: msgs }, { signal: loop.signal })) {
+    const body = { ...req, messages: msgs };
+    // The turn's first request was checked before it began; each further round (a longer prompt) is checked by `next`.
+    if (asked++ > 0) await next?.(body);
+    for await (const chunk of await client.chat.streamText(body, { signal: loop.signal })) {
       assembler.add(chunk);
       if (chunk.usage) usage = chunk.usage as unknown as Record<string, unknown>;
       if (chunk.id) id ??= chunk.id;

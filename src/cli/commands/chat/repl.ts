@@ -158,7 +158,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
   ctx.useCommandModel(saved);
   const connected = await ctx.connect();
   const { client, settings } = connected;
-  const { guardSpend } = await import('../../spend/spend-guard.js');
+  const { guardNext, guardSpend } = await import('../../spend/spend-guard.js');
   const { usageFields } = await import('../../spend/ledger.js');
   const { reportError } = await import('../../errors.js');
   let models: Promise<Model[] | undefined> | undefined;
@@ -220,18 +220,25 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
       try {
         const req = buildChatRequest([...c.history], opts, c.model);
         // Each turn is a call: held to the budgets (a reached one is this turn's error) and put in the ledger.
-        turn = await guardSpend(ctx, connected, { body: req, models: [req.model, ...(req.models ?? [])], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true });
+        const guarded = (body: typeof req) => ({ body, models: [req.model, ...(req.models ?? [])], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true });
+        // The tools' declarations are sent with every round: the bound counts them.
+        if (c.tools) req.tools = c.tools.chatTools();
+        turn = await guardSpend(ctx, connected, guarded(req));
+        const guard = turn;
+        let spent = 0;
         let added: ChatMessage[] = [];
         const print = (piece: string) => {
           answer += piece;
           io.out(md ? md.push(piece) : piece);
         };
-        const log = (used: Record<string, unknown> | undefined, id: string | undefined) => ctx.logUsage({ endpoint: '/v1/chat/completions', model: req.model, ...(id ? { id } : {}), ...usageFields(used) });
+        const log = (used: Record<string, unknown> | undefined, id: string | undefined) => {
+          spent += typeof used?.cost === 'number' ? used.cost : (guard.bound ?? 0);
+          ctx.logUsage({ endpoint: '/v1/chat/completions', model: req.model, ...(id ? { id } : {}), ...usageFields(used) });
+        };
         const turnSignal = AbortSignal.any([signal, answerStop.signal]);
         if (c.tools) {
-          req.tools = c.tools.chatTools();
           const loop = { set: c.tools, maxRounds: opts.maxToolRounds ?? 8, approve: false, json: false, signal: turnSignal, timeout: opts.toolTimeout ?? ctx.flags.timeout };
-          const t = await (await import('./repl-tools.js')).toolTurn(io, client, req, loop, print, log);
+          const t = await (await import('./repl-tools.js')).toolTurn(io, client, req, loop, print, log, (body) => guardNext(ctx, connected, guard, guarded(body), spent));
           added = t.added;
           // What the model said before its calls was shown; the answer kept is its last, after them.
           answer = t.text;

@@ -1,0 +1,220 @@
+/**
+ * Holds on the budgets. A call under daily_budget or monthly_budget holds its cost bound in the
+ * state folder's `budget-holds/` from the check that lets it go until its cost is in the usage
+ * ledger: concurrent `router` processes never let go together more than a budget has left. The
+ * check and the hold are made under one lock (`budget-holds/.lock`). The hold of a process that
+ * is gone (kill -9; its id now another process's), or older than a day, is stale: the next check
+ * removes it. While a budget is in force, a call that cannot be held and recorded (a state folder
+ * read-only or full) is refused: sent, it would spend beside the budget, unseen by other calls.
+ */
+import { closeSync, openSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readLocalText } from '../../internal/local-file.js';
+import { join } from 'node:path';
+import { stateHome } from '../../config/state-dir.js';
+import { takeLock } from '../../internal/file-lock.js';
+import { makeDir } from '../../internal/make-dir.js';
+import { processAlive, processStart } from '../../internal/process.js';
+import { randomHex } from '../../internal/random-hex.js';
+import { sleep } from '../../internal/sleep.js';
+import { BudgetBusy, BudgetUnkept } from './errors.js';
+import { describeCode } from '../../internal/system-errors.js';
+import { batchHoldPath, ledgerPath } from './ledger.js';
+
+/** A hold older than this is stale whatever its process: a call does not run for a day. */
+export const HOLD_MAX_AGE_MS = 24 * 3_600_000;
+/** A batch's hold lasts past its 24-hour window, until its cost is in the ledger (or this long). */
+export const BATCH_HOLD_MAX_AGE_MS = 48 * 3_600_000;
+
+export interface HoldRecord {
+  profile: string;
+  usd: number;
+  pid: number;
+  /** The process's start (processStart), where it can be read. */
+  started?: string;
+  /** ISO 8601, when the hold was placed. */
+  time: string;
+}
+
+export interface Held {
+  usd: number;
+  calls: number;
+}
+
+export function holdsDir(env: NodeJS.ProcessEnv): string {
+  return join(stateHome(env), 'budget-holds');
+}
+
+/** The refusal of a call under a budget whose hold or ledger line cannot be written (the CLI's exit 4, as a budget reached). */
+export function budgetUnkept(path: string, err: unknown): BudgetUnkept {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  const why = code ? describeCode(code) : ((err as Error)?.message ?? String(err));
+  return new BudgetUnkept(`the budgets cannot be kept: ${path} cannot be written (${why}), so this call could be neither held nor recorded; nothing was sent (--ignore-budget sends it anyway)`, path);
+}
+
+/**
+ * Runs `check` holding the budgets' lock, so that what it reads (the ledger, the holds) stays
+ * true until the hold it places is written. Waits for another process's check, Ctrl-C included.
+ */
+export async function withBudgetLock<T>(env: NodeJS.ProcessEnv, signal: AbortSignal, check: () => Promise<T>, waitMs = 60_000): Promise<T> {
+  const dir = holdsDir(env);
+  const lock = join(dir, '.lock');
+  const until = Date.now() + waitMs;
+  for (;;) {
+    let taken: ReturnType<typeof takeLock>;
+    try {
+      makeDir(dir);
+      taken = takeLock(lock);
+    } catch (err) {
+      throw budgetUnkept(dir, err);
+    }
+    if ('release' in taken) {
+      try {
+        return await check();
+      } finally {
+        taken.release();
+      }
+    }
+    if (Date.now() > until) throw new BudgetBusy(`the budgets are being checked by process ${taken.holder} for over ${waitMs / 1000} s: try again, or remove ${lock} if no router runs`, String(taken.holder));
+    await sleep(10, signal);
+  }
+}
+
+/** Whether a hold no longer holds anything: its process is gone, or it is older than a day. */
+export function isStale(rec: Partial<HoldRecord>, now = Date.now()): boolean {
+  if (typeof rec.pid !== 'number' || typeof rec.usd !== 'number' || typeof rec.time !== 'string') return true;
+  const age = now - Date.parse(rec.time);
+  if (!(age <= HOLD_MAX_AGE_MS)) return true;
+  if (!processAlive(rec.pid)) return true;
+  const started = processStart(rec.pid);
+  return rec.started !== undefined && started !== undefined && started !== rec.started;
+}
+
+/** What the holds of other calls keep of this profile's budgets; stale holds are removed. Call it holding the lock. */
+export function heldByOthers(env: NodeJS.ProcessEnv, profile: string, mine?: BudgetHold, now = Date.now()): Held {
+  const dir = holdsDir(env);
+  const held: Held = { usd: 0, calls: 0 };
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return held;
+  }
+  for (const name of names) {
+    if (name === '.lock' || name.startsWith('.lock.')) continue;
+    const path = join(dir, name);
+    if (path === mine?.path) continue;
+    let rec: Partial<HoldRecord> & { batch_id?: string };
+    try {
+      // A file half-written is one whose writer was killed: writes are made under the lock, or renamed into place.
+      rec = name.endsWith('.json') ? (JSON.parse(readLocalText(path)) as Partial<HoldRecord>) : { pid: Number(name.split('-')[0]) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      rec = {};
+    }
+    // A batch's hold belongs to no process: it holds until the batch's cost is recorded (ledger.ts removes it).
+    const stale = name.startsWith('batch-') ? typeof rec.usd !== 'number' || !(now - Date.parse(rec.time ?? '') <= BATCH_HOLD_MAX_AGE_MS) : !name.endsWith('.json') ? !processAlive(rec.pid ?? 0) : isStale(rec, now);
+    if (stale) rmSync(path, { force: true });
+    else if (name.endsWith('.json') && rec.profile === profile) {
+      held.usd += rec.usd!;
+      held.calls++;
+    }
+  }
+  return held;
+}
+
+/** Names of the holds there are: a change says that a call under way has ended (or begun). */
+export function holdNames(env: NodeJS.ProcessEnv): string {
+  try {
+    return readdirSync(holdsDir(env)).filter((n) => n.endsWith('.json')).sort().join('\n');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * One call's hold: placed under the lock; lessened by what the ledger has of it; released when the
+ * command ends. It sets no process-wide hook: a hold whose process is gone is stale all the same (a
+ * program that wants it removed at exit overrides `placed` and `unplaced`, as the CLI does).
+ */
+export class BudgetHold {
+  readonly path: string;
+  private readonly rec: HoldRecord;
+  private written = false;
+
+  constructor(env: NodeJS.ProcessEnv, profile: string, usd: number) {
+    this.path = join(holdsDir(env), `${process.pid}-${randomHex(6)}.json`);
+    this.rec = { profile, usd, pid: process.pid, started: processStart(process.pid), time: new Date().toISOString() };
+    try {
+      writeFileSync(this.path, JSON.stringify(this.rec), { flag: 'wx', mode: 0o600 });
+      this.written = true;
+    } catch (err) {
+      throw budgetUnkept(this.path, err);
+    }
+    this.placed();
+    // The call's cost goes to the ledger: one that cannot be opened to append would leave it unseen.
+    const ledger = ledgerPath(env);
+    try {
+      closeSync(openSync(ledger, 'a', 0o600));
+    } catch (err) {
+      this.release();
+      throw budgetUnkept(ledger, err);
+    }
+  }
+
+  get usd(): number {
+    return this.rec.usd;
+  }
+
+  /** Holds `usd` from now on (a further call of the command). Written whole: a reader sees the old or the new. */
+  set(usd: number): void {
+    this.rec.usd = Math.max(0, usd);
+    if (!this.written) return;
+    const part = `${this.path.slice(0, -'.json'.length)}.part`;
+    try {
+      writeFileSync(part, JSON.stringify(this.rec), { mode: 0o600 });
+      renameSync(part, this.path);
+    } catch {
+      // Unchanged: the hold is larger than it need be, never smaller.
+    }
+  }
+
+  /**
+   * The call made a batch: its bound is held beyond this process, until the batch's cost is in the
+   * ledger (a `batch get` or a watch that sees it end), in a file of the batch's own.
+   */
+  toBatch(env: NodeJS.ProcessEnv, batchId: string): void {
+    try {
+      writeFileSync(batchHoldPath(env, batchId), JSON.stringify({ profile: this.rec.profile, usd: this.rec.usd, batch_id: batchId, time: new Date().toISOString() }), { mode: 0o600 });
+    } finally {
+      this.release();
+    }
+  }
+
+  /** A call's cost is in the ledger now: it is no longer held. */
+  spent(cost: number | undefined): void {
+    if (typeof cost === 'number' && Number.isFinite(cost) && cost > 0) this.set(this.rec.usd - cost);
+  }
+
+  /** Called once the hold is written (and before its ledger is checked). */
+  protected placed(): void {}
+
+  /** Called as the hold is released. */
+  protected unplaced(): void {}
+
+  readonly release = (): void => {
+    this.unplaced();
+    try {
+      rmSync(this.path, { force: true });
+    } catch {
+      // Never written (a state folder that cannot be written), or no longer there to remove.
+    }
+  };
+}
+
+/**
+ * Waits until the holds differ from `seen` (a call under way ended), for a check that did not fit
+ * beside them; at most a few seconds, as a hold lessened (a cost in the ledger) keeps its name.
+ */
+export async function holdsChange(env: NodeJS.ProcessEnv, signal: AbortSignal, seen: string): Promise<void> {
+  for (let i = 0; i < 40 && holdNames(env) === seen; i++) await sleep(50, signal);
+}

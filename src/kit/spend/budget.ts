@@ -1,0 +1,130 @@
+/**
+ * Budgets: what a profile may spend a day and a calendar month (UTC), against what the usage
+ * ledger holds for it. The ledger is read line by line and summed as it is read, never held whole.
+ */
+import type { Source } from '../../config/settings.js';
+import { sourceName } from '../../config/settings.js';
+import type { UsageRecord } from './ledger.js';
+import { InvalidAmount, type Budget, type BudgetName } from './errors.js';
+import { usd } from './cost-bound.js';
+
+export type { Budget, BudgetName };
+
+/** What the budgets are read from: a profile's settings (flags > env > profile), or a program's own. */
+export interface BudgetSettings {
+  profile: string;
+  /** USD amounts as text ("2", "0.50"). */
+  dailyBudget?: string;
+  monthlyBudget?: string;
+  from: { dailyBudget?: Source; monthlyBudget?: Source };
+}
+
+/**
+ * Budgets a program sets itself, counted against the ledger's records of `profile`: messages name
+ * each as `budgets.daily` or `budgets.monthly` (the CLI's come from its settings, naming their source).
+ */
+export function budgetLimits(o: { profile: string; daily?: number | string; monthly?: number | string }): BudgetSettings {
+  const text = (n: number | string | undefined) => (n === undefined ? undefined : String(n));
+  return {
+    profile: o.profile,
+    dailyBudget: text(o.daily),
+    monthlyBudget: text(o.monthly),
+    from: { dailyBudget: { kind: 'flag', name: 'budgets.daily' }, monthlyBudget: { kind: 'flag', name: 'budgets.monthly' } },
+  };
+}
+
+/** An amount of USD as a setting or a flag holds it: a plain non-negative decimal. */
+export function usdAmount(text: string, from: string): number {
+  const n = /^\s*\d+(\.\d+)?\s*$|^\s*\.\d+\s*$/.test(text) ? Number(text) : NaN;
+  if (!Number.isFinite(n)) throw new InvalidAmount(`${from} is an amount of USD such as 2 or 0.50, got "${text}"`);
+  return n;
+}
+
+export function startOfDay(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+}
+
+export function startOfMonth(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+}
+
+export interface Spent {
+  today: number;
+  month: number;
+}
+
+/**
+ * Sums what a profile spent today and this month (UTC) from the ledger's records, fed in order. A
+ * batch is recorded each time it is seen ended: it counts once, when it was first seen so (its
+ * spend happened then; a later `batch get` does not move it to today), at its latest figures.
+ */
+export function spendCounter(profile: string, now = new Date()): { add: (r: UsageRecord) => void; total: () => Spent } {
+  const day = startOfDay(now).getTime();
+  const month = startOfMonth(now).getTime();
+  const spent = { today: 0, month: 0 };
+  const batches = new Map<string, { at: number; cost: number }>();
+  const count = (at: number, cost: number) => {
+    if (at >= month) spent.month += cost;
+    if (at >= day) spent.today += cost;
+  };
+  const add = (r: UsageRecord) => {
+    if (r.profile !== profile || typeof r.cost !== 'number' || !Number.isFinite(r.cost)) return;
+    const at = Date.parse(r.time);
+    if (r.batch_id) batches.set(r.batch_id, { at: batches.get(r.batch_id)?.at ?? at, cost: r.cost });
+    else if (at >= month) count(at, r.cost);
+  };
+  const total = () => {
+    const sum = { ...spent };
+    for (const b of batches.values()) {
+      if (b.at >= month) sum.month += b.cost;
+      if (b.at >= day) sum.today += b.cost;
+    }
+    return { today: round(sum.today), month: round(sum.month) };
+  };
+  return { add, total };
+}
+
+/** What the ledger holds for this profile today and this month (UTC), summed as it is read. */
+export async function spentBy(env: NodeJS.ProcessEnv, profile: string, now = new Date(), signal?: AbortSignal): Promise<Spent> {
+  const counter = spendCounter(profile, now);
+  // Loaded only where a budget is set: a plain call reads no ledger.
+  const { eachLedgerRecord } = await import('./ledger-read.js');
+  await eachLedgerRecord(env, counter.add, signal);
+  return counter.total();
+}
+
+export interface BudgetRead {
+  now?: Date;
+  /** What was spent, already summed by the caller's own read of the ledger. */
+  known?: Spent;
+  /** Ctrl-C: stops the read of the ledger. */
+  signal?: AbortSignal;
+}
+
+/** The budgets the settings set, with what was spent against each. */
+export async function budgetsFor(env: NodeJS.ProcessEnv, settings: BudgetSettings, { now = new Date(), known, signal }: BudgetRead = {}): Promise<Budget[]> {
+  const set: [BudgetName, 'dailyBudget' | 'monthlyBudget'][] = [
+    ['daily_budget', 'dailyBudget'],
+    ['monthly_budget', 'monthlyBudget'],
+  ];
+  const given = set.filter(([, key]) => settings[key] !== undefined);
+  if (given.length === 0) return [];
+  const spent = known ?? (await spentBy(env, settings.profile, now, signal));
+  return given.map(([name, key]) => {
+    const value = settings[key]!;
+    const from = sourceName(settings.from[key]!);
+    const daily = name === 'daily_budget';
+    const start = daily ? startOfDay(now) : startOfMonth(now);
+    const resets = daily ? new Date(start.getTime() + 86_400_000) : new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1));
+    return { name, from, limit: usdAmount(value, from), spent: daily ? spent.today : spent.month, resets };
+  });
+}
+
+/** The line of a budget that is used up. */
+export function reachedLine(b: Budget): string {
+  const period = b.name === 'daily_budget' ? 'today' : 'this month';
+  return `${b.name} of ${usd(b.limit)} reached (${b.from}): ${usd(b.spent)} spent ${period} (UTC); it resets at ${b.resets.toISOString()} (--ignore-budget for one call)`;
+}
+
+/** Sums of floats, to the precision the service reports. */
+const round = (x: number) => Math.round(x * 1e10) / 1e10;

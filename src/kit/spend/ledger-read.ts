@@ -1,0 +1,82 @@
+/**
+ * The usage ledger read back, record by record, through one reused buffer: `router usage` and the
+ * budgets sum it as it is read, so memory stays flat however many lines it holds. Each buffer's
+ * lines are handed over in one synchronous pass (no promise per line): a million lines make little
+ * garbage.
+ */
+import { open, type FileHandle } from 'node:fs/promises';
+import { ledgerPath, type UsageRecord } from './ledger.js';
+
+/** Far more than any record takes: a longer line is no record (a damaged ledger) and is skipped unread. */
+const MAX_RECORD_BYTES = 64 * 1024;
+const BUFFER_BYTES = 256 * 1024;
+
+/** Calls `each` with every well-formed record of the ledger (an object with a `time`), in order; other lines are skipped. Ctrl-C (`signal`) stops the read. */
+export async function eachLedgerRecord(env: NodeJS.ProcessEnv, each: (r: UsageRecord) => void, signal?: AbortSignal): Promise<void> {
+  const path = ledgerPath(env);
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw Object.assign(err as Error, { syscall: 'read' });
+  }
+  try {
+    await readRecords(handle, each, signal);
+  } catch (err) {
+    // A read's error names no file (a folder where the ledger goes: EISDIR): it is said with the ledger's path.
+    const e = err as NodeJS.ErrnoException;
+    if (typeof e?.code === 'string' && e.path === undefined) e.path = path;
+    throw err;
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readRecords(handle: FileHandle, each: (r: UsageRecord) => void, signal: AbortSignal | undefined): Promise<void> {
+  const buf = Buffer.allocUnsafe(BUFFER_BYTES + MAX_RECORD_BYTES);
+  let held = 0;
+  let skipping = false;
+  for (;;) {
+    signal?.throwIfAborted();
+    const { bytesRead } = await handle.read(buf, held, buf.length - held, null);
+    const end = held + bytesRead;
+    const filled = buf.subarray(0, end);
+    let start = 0;
+    for (let nl = filled.indexOf(10); nl !== -1; nl = filled.indexOf(10, start)) {
+      if (!skipping && nl - start <= MAX_RECORD_BYTES) parse(buf, start, nl, each);
+      skipping = false;
+      start = nl + 1;
+    }
+    if (bytesRead === 0) {
+      if (!skipping && start < end && end - start <= MAX_RECORD_BYTES) parse(buf, start, end, each);
+      return;
+    }
+    held = end - start;
+    // A line longer than any record: dropped as it is read, until its end.
+    if (held > MAX_RECORD_BYTES) {
+      skipping = true;
+      held = 0;
+    } else buf.copyWithin(0, start, end);
+  }
+}
+
+function parse(buf: Buffer, start: number, end: number, each: (r: UsageRecord) => void): void {
+  if (end > start && buf[end - 1] === 0x0d) end--;
+  if (end <= start) return;
+  let r: UsageRecord;
+  const text = buf.toString('utf8', start, end);
+  try {
+    r = JSON.parse(text) as UsageRecord;
+  } catch {
+    // A line torn by a full disk, with the next record appended to it: that record is kept.
+    const next = text.lastIndexOf('{"time":');
+    if (next <= 0) return;
+    try {
+      r = JSON.parse(text.slice(next)) as UsageRecord;
+    } catch {
+      return;
+    }
+  }
+  if (r && typeof r === 'object' && typeof r.time === 'string') each(r);
+}

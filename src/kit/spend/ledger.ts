@@ -1,0 +1,69 @@
+/**
+ * The local usage ledger: one JSON line per call the CLI (or a program through the kit) makes, in $XDG_STATE_HOME/router/usage.jsonl.
+ * Each record is one append (O_APPEND, one write), so concurrent `router` processes never mix lines.
+ */
+import { rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { stateHome } from '../../config/state-dir.js';
+import { appendWhole } from '../../internal/append-whole.js';
+import { makeDir } from '../../internal/make-dir.js';
+import { describeCode } from '../../internal/system-errors.js';
+
+export interface UsageRecord {
+  /** ISO 8601, UTC. */
+  time: string;
+  profile: string;
+  command: string;
+  endpoint: string;
+  model?: string;
+  /** The answer's id (generation, response, decision); for batches the batch id. */
+  id?: string;
+  batch_id?: string;
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+  /** As the service reports it; absent where it reports none (speech). */
+  cost?: number;
+}
+
+export function ledgerPath(env: NodeJS.ProcessEnv): string {
+  return join(stateHome(env), 'usage.jsonl');
+}
+
+/** Where a batch's hold on the budgets is kept (budget-hold.ts) until its cost is in the ledger. */
+export function batchHoldPath(env: NodeJS.ProcessEnv, batchId: string): string {
+  return join(stateHome(env), 'budget-holds', `batch-${batchId.replace(/[^A-Za-z0-9_-]/g, '_')}.json`);
+}
+
+/** Appends one record; a ledger that cannot be written never fails the call it records. */
+export function appendUsage(env: NodeJS.ProcessEnv, record: UsageRecord): string | undefined {
+  let path = 'usage.jsonl';
+  try {
+    // Inside: a state folder that cannot be named (no home at all) is a ledger that cannot be written.
+    path = ledgerPath(env);
+    makeDir(dirname(path));
+    appendWhole(path, `${JSON.stringify(record)}\n`);
+    // A batch's cost is known once it is recorded ended: its hold on the budgets has done its work.
+    if (record.batch_id && typeof record.cost === 'number') rmSync(batchHoldPath(env, record.batch_id), { force: true });
+    return undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return `the usage ledger ${path} could not be written (${code ? describeCode(code) : (err as Error).message})`;
+  }
+}
+
+/** Tokens and cost from an answer's `usage`, whichever names it uses. */
+export function usageFields(u: Record<string, unknown> | null | undefined): Pick<UsageRecord, 'prompt_tokens' | 'completion_tokens' | 'total_tokens' | 'cost'> {
+  if (!u) return {};
+  const num = (...keys: string[]) => keys.map((k) => u[k]).find((v): v is number => typeof v === 'number');
+  const prompt = num('prompt_tokens', 'input_tokens');
+  const completion = num('completion_tokens', 'output_tokens');
+  const total = num('total_tokens') ?? (prompt !== undefined || completion !== undefined ? (prompt ?? 0) + (completion ?? 0) : undefined);
+  const out: ReturnType<typeof usageFields> = {};
+  if (prompt !== undefined) out.prompt_tokens = prompt;
+  if (completion !== undefined) out.completion_tokens = completion;
+  if (total !== undefined) out.total_tokens = total;
+  const cost = num('cost');
+  if (cost !== undefined) out.cost = cost;
+  return out;
+}

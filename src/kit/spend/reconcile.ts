@@ -1,0 +1,104 @@
+/**
+ * `router usage --reconcile`: the cost the service really charged, from `GET /v1/generation`, put
+ * into the usage ledger for calls it recorded with their generation id. The ledger is only appended
+ * to: each call checked gets one line that names it (`reconciles`), at the call's own time, whose
+ * `cost` is the difference from what the answer reported; totals and budgets sum it as they read.
+ * A run checks at most `limit` calls, oldest first, and a later run goes on where it stopped.
+ */
+import type { RouterClient } from '../../client/index.js';
+import { APIError } from '../../client/errors.js';
+import { appendUsage, type UsageRecord } from './ledger.js';
+import { eachLedgerRecord } from './ledger-read.js';
+
+/** The endpoints whose answers are generations the service can describe. */
+const GENERATED = new Set(['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/alpha/decisions']);
+/** A generation still unknown this long after its call is taken as one the service will not describe (another key's, a lost one). */
+const GIVE_UP_MS = 60 * 60 * 1000;
+
+export interface Reconciled {
+  id: string;
+  time: string;
+  model?: string;
+  reported: number | null;
+  charged: number;
+}
+
+export interface ReconcileReport {
+  /** Calls asked about in this run. */
+  checked: number;
+  reconciled: Reconciled[];
+  /** Unknown to the service past GIVE_UP_MS: marked, and not asked about again. */
+  not_found: string[];
+  /** Unknown to the service yet (too recent): asked about again next run. */
+  pending: string[];
+  /** Calls of the ledger still to check after this run. */
+  left: number;
+  /** Why the run stopped early (a network failure, a refused key), if it did. */
+  stopped?: string;
+  reported_cost: number;
+  charged_cost: number;
+}
+
+type Checked = UsageRecord & { reconciles?: string; real_cost?: number | null };
+
+/** The ledger's calls of `profile` with a generation id and no reconciling line yet, oldest first. */
+async function unreconciled(env: NodeJS.ProcessEnv, profile: string, signal: AbortSignal): Promise<UsageRecord[]> {
+  const open = new Map<string, UsageRecord>();
+  const done = new Set<string>();
+  await eachLedgerRecord(env, (r: Checked) => {
+    if (r.profile !== profile) return;
+    if (typeof r.reconciles === 'string') {
+      done.add(r.reconciles);
+      open.delete(r.reconciles);
+    } else if (typeof r.id === 'string' && r.id && !r.batch_id && GENERATED.has(r.endpoint) && !done.has(r.id)) open.set(r.id, r);
+  }, signal);
+  return [...open.values()];
+}
+
+/** Checks up to `limit` calls; a failure that stops the run early is `failure` (after the report of what was done). */
+export async function reconcile(o: { env: NodeJS.ProcessEnv; profile: string; client: RouterClient; limit: number; signal: AbortSignal; now?: number }): Promise<{ report: ReconcileReport; failure?: unknown }> {
+  const todo = await unreconciled(o.env, o.profile, o.signal);
+  const report: ReconcileReport = { checked: 0, reconciled: [], not_found: [], pending: [], left: 0, reported_cost: 0, charged_cost: 0 };
+  const now = o.now ?? Date.now();
+  const write = (r: UsageRecord, real: number | null) => {
+    const reported = typeof r.cost === 'number' && Number.isFinite(r.cost) ? r.cost : 0;
+    const line: Checked = { time: r.time, profile: r.profile, command: r.command, endpoint: r.endpoint, ...(r.model ? { model: r.model } : {}), reconciles: r.id!, real_cost: real, cost: real === null ? 0 : round(real - reported) };
+    const problem = appendUsage(o.env, line);
+    if (problem) throw Object.assign(new Error(problem), { ledger: true });
+  };
+  let failure: unknown;
+  let i = 0;
+  for (; i < todo.length && report.checked < o.limit; i++) {
+    const r = todo[i]!;
+    report.checked++;
+    try {
+      const g = await o.client.generations.get(r.id!, { signal: o.signal });
+      write(r, g.total_cost);
+      const reported = typeof r.cost === 'number' && Number.isFinite(r.cost) ? r.cost : null;
+      report.reconciled.push({ id: r.id!, time: r.time, ...(r.model ? { model: r.model } : {}), reported, charged: g.total_cost });
+      report.reported_cost += reported ?? 0;
+      report.charged_cost += g.total_cost;
+    } catch (err) {
+      if (err instanceof APIError && err.status === 404) {
+        if (now - Date.parse(r.time) > GIVE_UP_MS) {
+          write(r, null);
+          report.not_found.push(r.id!);
+        } else report.pending.push(r.id!);
+        continue;
+      }
+      if (o.signal.aborted) throw err;
+      // Anything else (the network, a refused key, a limit): what is done is kept; the rest waits for the next run.
+      report.stopped = (err as Error).message;
+      failure = err;
+      i++;
+      report.pending.push(r.id!);
+      break;
+    }
+  }
+  report.left = todo.length - i + report.pending.length;
+  report.reported_cost = round(report.reported_cost);
+  report.charged_cost = round(report.charged_cost);
+  return { report, failure };
+}
+
+const round = (x: number) => Math.round(x * 1e10) / 1e10;

@@ -1,0 +1,251 @@
+/**
+ * The spend guard, before a call is sent: its cost bound from the model list's prices, its
+ * completion limit lowered to fit the cap (a max cost, what is left of the budgets), or the call
+ * refused with a typed error (./errors.ts) and nothing sent. Under a budget the check and the hold
+ * on it are made under the budgets' lock (./budget-hold.ts), so concurrent processes never let go
+ * together more than a budget has left. A further call of the same work (a tool loop's next round)
+ * is held to what is left once the earlier calls' cost is taken off.
+ */
+import { budgetsFor, type BudgetSettings } from './budget.js';
+import { reachedLine } from './budget.js';
+import { BudgetHold, heldByOthers, holdNames, holdsChange, withBudgetLock, type Held } from './budget-hold.js';
+import { imagesUnbounded, usd, worstBound, type CallSize, type Pricing } from './cost-bound.js';
+import { describeLimit, fitting, sizeOf, type SpendCall, type Cap } from './fit.js';
+import { BudgetReached, CostCapExceeded, CostUnbounded } from './errors.js';
+import { appendUsage, type UsageRecord } from './ledger.js';
+
+export type { SpendCall };
+
+export type { Cap };
+
+/** What a check found: the bound of the call as it will be sent, and what held it. */
+export interface Checked {
+  bound?: number;
+  /** The model whose prices make the bound, and the call's size then (its prompt, its completion limit). */
+  boundModel?: string;
+  size?: CallSize;
+  /** The most completion tokens the call may produce, as a person reads it ("512", "unbounded"). */
+  completionMost?: string;
+  /** Why no bound could be made (only without a cap: under one that is a CostUnbounded). */
+  unknown?: string;
+  cap?: Cap;
+  prices?: Pricing[];
+  /** What the call holds of the budgets while it runs (released when its cost is in the ledger). */
+  hold?: BudgetHold;
+}
+
+export interface SpendEvents {
+  /** The completion limit was lowered to fit the cap. */
+  lowered?(tokens: number, cap: Cap): void;
+  /** The call fits only once calls under way end: it waits for them (said once a check). */
+  waiting?(why: string): void;
+  /** Budgets are set but calls are not recorded: they cannot be kept. */
+  unkept?(budgets: string[]): void;
+  /** A hold on the budgets was placed for this work (release it when the work ends). */
+  hold?(hold: BudgetHold): void;
+}
+
+export interface SpendGuardOptions {
+  /** The prices of these models, or a sentence saying why there are none; `refresh` asks for the list afresh. */
+  prices: (models: string[], refresh: boolean) => Promise<Pricing[] | string>;
+  /** Where the ledger and the holds live (ROUTER_STATE_DIR, XDG_STATE_HOME); the process's environment if absent. */
+  env?: NodeJS.ProcessEnv;
+  /** The most the work may cost, in USD. */
+  maxCost?: number;
+  /** The daily and monthly budgets and the profile they count for (the ledger's records of it). */
+  budgets?: BudgetSettings;
+  ignoreBudget?: boolean;
+  /** Whether this work's calls go to the ledger (`record`); by default when budgets are given. False: the budgets cannot be kept, and nothing is held. */
+  recorded?: boolean;
+  /** Bound the call even without a cap (a dry run): nothing is held then. */
+  estimate?: boolean;
+  signal?: AbortSignal;
+  on?: SpendEvents;
+  /** Makes the holds (the CLI's also go at the process's exit). */
+  newHold?: (env: NodeJS.ProcessEnv, profile: string, usd: number) => BudgetHold;
+}
+
+/** A bound at the kept prices this near the cap (a share of it) is checked again at fresh prices. */
+const NEAR_LINE = 0.5;
+
+/** A call that fits the budgets only once calls under way end (and their holds with them). */
+export class HeldBack extends Error {}
+
+export class SpendGuard {
+  private readonly env: NodeJS.ProcessEnv;
+  private first?: Checked;
+  /** What the calls checked so far cost (their reported cost, else their bound). */
+  spent = 0;
+
+  constructor(readonly opts: SpendGuardOptions) {
+    this.env = opts.env ?? process.env;
+  }
+
+  /** Whether the calls hold what they may cost against the budgets while they run. */
+  get holds(): boolean {
+    const b = this.opts.budgets;
+    return !!b && (b.dailyBudget !== undefined || b.monthlyBudget !== undefined) && !this.opts.estimate && !this.opts.ignoreBudget && this.opts.recorded !== false;
+  }
+
+  /** What the work holds of the budgets, if anything. */
+  get hold(): BudgetHold | undefined {
+    return this.first?.hold;
+  }
+
+  /**
+   * A call's usage once it is answered: counted against the cap and, where calls are recorded, put
+   * in the usage ledger (one whole line appended), which lessens the hold by its cost. Returns why
+   * the ledger could not be written, if it could not (the call is not failed for it).
+   */
+  record(entry: Omit<UsageRecord, 'time' | 'profile'>): string | undefined {
+    this.paid(entry.cost);
+    if (!(this.opts.recorded ?? !!this.opts.budgets)) return undefined;
+    const problem = appendUsage(this.env, { time: new Date().toISOString(), profile: this.opts.budgets?.profile ?? 'default', ...entry });
+    if (!problem) this.hold?.spent(entry.cost);
+    return problem;
+  }
+
+  /** Ends the work: what it holds of the budgets is let go. */
+  release(): void {
+    this.first?.hold?.release();
+  }
+
+  /**
+   * Checks a call; may lower its completion limit in `call.body`. The first call is held to the
+   * whole cap, each later one to what is left of it once `spent` is taken off.
+   */
+  async check(call: SpendCall): Promise<Checked> {
+    if (this.first) {
+      await this.next(this.first, call, this.spent);
+      return this.first;
+    }
+    this.first = this.holds ? await this.underLock((held) => this.once(call, held)) : await this.once(call);
+    return this.first;
+  }
+
+  /** Counts what a checked call cost (undefined: its bound, the most it could have). */
+  paid(cost: number | undefined): void {
+    this.spent += typeof cost === 'number' && Number.isFinite(cost) ? cost : (this.first?.bound ?? 0);
+  }
+
+  /** A further call, held to what is left of the first check's cap once `spent` is taken off. */
+  async next(checked: Checked, call: SpendCall, spent: number): Promise<void> {
+    const { cap, prices } = checked;
+    if (!cap || !prices) return;
+    const again = async (held?: Held) => {
+      // Under a budget the ledger has the earlier calls by now: the budgets are read again, beside the holds of other calls.
+      const left = held ? (await this.cap(held, spent))! : { usd: cap.usd - spent, name: `${cap.name}, less the ${usd(spent)} this command already spent` };
+      this.fit(call, prices, left);
+      checked.bound = worstBound(prices, sizeOf(call)).bound;
+      return checked;
+    };
+    await (checked.hold ? this.underLock(again, checked.hold) : again());
+  }
+
+  private async once(call: SpendCall, held?: Held): Promise<Checked> {
+    const cap = await this.cap(held);
+    if (!cap && !this.opts.estimate) return {};
+    const ids = [...new Set(call.models.filter((id): id is string => !!id))];
+    const read = (refresh: boolean) => this.pricesOrWhy(cap, () => (ids.length ? this.opts.prices(ids, refresh) : Promise.resolve('no model is named (the service would choose one)')));
+    let got = call.unboundable ?? (await read(false));
+    // The kept model list may be minutes old: a decision near the line is made on prices read afresh.
+    if (cap && typeof got !== 'string' && worstBound(got, sizeOf(call)).bound >= cap.usd * NEAR_LINE) got = await read(true);
+    const prices = typeof got === 'string' ? got : (imagesUnbounded(call.body, got) ?? got);
+    if (typeof prices === 'string') {
+      if (cap) throw new CostUnbounded(`cannot bound the cost of this call for ${cap.name}: ${prices}`, prices);
+      return { unknown: prices };
+    }
+    if (cap) this.fit(call, prices, cap);
+    const size = sizeOf(call);
+    const { bound, model } = worstBound(prices, size);
+    return { bound, boundModel: model, size, completionMost: describeLimit(prices, size), ...(cap ? { cap, prices } : {}) };
+  }
+
+  /**
+   * The lowest of the max cost (less what the work already `spent`) and what is left of each budget
+   * (unless ignored) beside what calls under way hold; a budget already reached is a BudgetReached.
+   */
+  async cap(held?: Held, spent = 0): Promise<Cap | undefined> {
+    const { maxCost, budgets: settings, ignoreBudget } = this.opts;
+    const caps: Cap[] = [];
+    if (maxCost !== undefined) caps.push({ usd: maxCost - spent, name: `--max-cost ${usd(maxCost)}${spent ? `, less the ${usd(spent)} this command already spent` : ''}` });
+    if (!ignoreBudget && settings) {
+      const budgets = await budgetsFor(this.env, settings, { signal: this.opts.signal });
+      if (budgets.length && this.opts.recorded === false) this.opts.on?.unkept?.(budgets.map((b) => b.name));
+      for (const b of budgets) {
+        if (b.spent >= b.limit) throw new BudgetReached(reachedLine(b), b);
+        const left = b.limit - b.spent;
+        if (!held?.calls) {
+          caps.push({ usd: left, name: `what is left of ${b.name} (${usd(left)}, ${b.from})` });
+          continue;
+        }
+        const beside = `${b.name} (${usd(left)} left, ${b.from}) beside the ${usd(held.usd)} ${held.calls === 1 ? 'a call under way holds' : `${held.calls} calls under way hold`}`;
+        if (left <= held.usd) throw new HeldBack(`nothing is left of ${beside}`);
+        caps.push({ usd: left - held.usd, name: `what is left of ${beside}`, held: held.usd });
+      }
+    }
+    return caps.reduce<Cap | undefined>((low, c) => (!low || c.usd < low.usd ? c : low), undefined);
+  }
+
+  /**
+   * The prices, or why there are none. A model list that cannot be read (the network, a refused key)
+   * fails a capped call with that failure; a bound without a cap says it is unknown.
+   */
+  async pricesOrWhy(cap: Cap | undefined, read: () => Promise<Pricing[] | string>): Promise<Pricing[] | string> {
+    try {
+      return await read();
+    } catch (err) {
+      if (cap || this.opts.signal?.aborted) throw err;
+      return `the model list could not be read (${(err as Error).message})`;
+    }
+  }
+
+  /**
+   * Checks under the budgets' lock, beside what calls under way (in any process) hold, and holds
+   * the bound until its cost is in the ledger. One that would fit once those calls end waits for
+   * them; one that would not is refused.
+   */
+  private async underLock(attempt: (held: Held) => Promise<Checked>, hold?: BudgetHold): Promise<Checked> {
+    const { env } = this;
+    const profile = this.opts.budgets!.profile;
+    const signal = this.opts.signal ?? new AbortController().signal;
+    for (let said = false; ; said = true) {
+      // The holds as this check sees them: one released after it (even before the wait begins) ends the wait.
+      let seen = '';
+      const out = await withBudgetLock(env, signal, async () => {
+        const held = heldByOthers(env, profile, hold);
+        seen = holdNames(env);
+        try {
+          const checked = await attempt(held);
+          if (checked.bound === undefined) return checked;
+          if (hold) hold.set(checked.bound);
+          else {
+            checked.hold = this.opts.newHold ? this.opts.newHold(env, profile, checked.bound) : new BudgetHold(env, profile, checked.bound);
+            this.opts.on?.hold?.(checked.hold);
+          }
+          return checked;
+        } catch (err) {
+          if (err instanceof HeldBack) return err;
+          throw err;
+        }
+      });
+      if (!(out instanceof HeldBack)) return out;
+      // A call that waits holds nothing (its earlier calls are in the ledger): two tool loops never wait for each other.
+      hold?.set(0);
+      if (!said) this.opts.on?.waiting?.(out.message);
+      await holdsChange(env, signal, seen);
+    }
+  }
+
+  /** Lowers the completion limit to what the cap allows, or refuses the call (it waits where calls under way hold what it needs). */
+  private fit(call: SpendCall, prices: Pricing[], cap: Cap): void {
+    const fit = fitting(call, prices, cap);
+    if (typeof fit === 'string') {
+      const free = cap.held ? fitting(call, prices, { ...cap, usd: cap.usd + cap.held }) : fit;
+      throw typeof free === 'string' ? new CostCapExceeded(fit, worstBound(prices, sizeOf(call)).bound, { usd: cap.usd, name: cap.name }) : new HeldBack(fit);
+    }
+    if (fit === undefined) return;
+    call.body[call.limitField!] = fit;
+    this.opts.on?.lowered?.(fit, cap);
+  }
+}
