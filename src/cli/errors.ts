@@ -1,7 +1,7 @@
 import { APIError, ConnectionError, ProtocolError, StreamError, ValidationError } from '../client/errors.js';
 import { SettingsError } from '../config/fields.js';
 import { BatchError, type BatchErrorReason } from '../batch/errors.js';
-import { ToolSourceError } from '../kit/tool.js';
+import { cliErrorOf } from './kit-words.js';
 import { CliError, EXIT, exitCodeForStatus, type ExitCode } from './exit-codes.js';
 import type { IO } from './io/io.js';
 import { batchLines } from './batch-words.js';
@@ -42,14 +42,11 @@ export function reportError(err: unknown, io: IO): ExitCode {
 }
 
 function describeError(err: unknown, io: IO): ExitCode {
+  err = cliErrorOf(err) ?? err;
   if (err instanceof CliError) {
     for (const line of err.lines ?? [err.message]) io.error(line);
     if (io.verbose && err.detail) io.note(err.detail);
     return err.exitCode;
-  }
-  if (err instanceof ToolSourceError) {
-    io.error(err.message);
-    return err.kind === 'invalid' ? EXIT.USAGE : EXIT.TOOL_SOURCE;
   }
   if (err instanceof BatchError) {
     for (const line of batchLines(err)) io.error(line);

@@ -1,6 +1,7 @@
 /** Conversations of `router chat` (-c, --conversation, and -i started from one). */
 import type { ChatMessage } from '../../../client/types.js';
-import { CliError, EXIT, usage } from '../../exit-codes.js';
+import { usage } from '../../exit-codes.js';
+import { ConversationError } from '../../../kit/errors.js';
 import { checkConversationId, lastConversation, loadConversation, newConversation, saveConversation, type Conversation } from '../../saved/conversations.js';
 import type { RunContext } from '../../run.js';
 import { describeSystemError, isSystemError } from '../../../internal/system-errors.js';
@@ -16,7 +17,7 @@ export function openConversation(ctx: RunContext<ChatOptions>): Conversation | u
   try {
     return loadConversation(env, checkConversationId(opts.conversation));
   } catch (err) {
-    if (err instanceof CliError && err.exitCode === EXIT.NOT_FOUND) return undefined;
+    if (err instanceof ConversationError && err.code === 'not_found') return undefined;
     throw err;
   }
 }
