@@ -1,0 +1,156 @@
+/**
+ * One prompt to a chat model, as a program asks it: the prompt with its attachments, a schema the
+ * answer must follow, and the tools the model may call, run in a loop until it answers in text.
+ */
+import type { RouterClient } from '../client/index.js';
+import { readCompletion } from '../client/answer-reading.js';
+import { messageOf } from '../client/message-assembler.js';
+import type { ChatCompletion, ChatCompletionRequest, ChatMessage, ChatUsage } from '../client/types.js';
+import { attachmentReference, chatParts, type Attachment } from './attachments.js';
+import { ToolCallsError } from './errors.js';
+import { answerSchema, chatResponseFormat, checkAnswer, type AnswerSchema } from './schema.js';
+import { DEFAULT_RESULTS_BYTES, ResultBudget, runToolCall, type CallOutcome, type ToolCallRequest } from './tool-calls.js';
+import type { Tool } from './tool.js';
+import { ToolSet } from './toolset.js';
+
+export interface PromptOptions {
+  /** The system message (replaces a conversation's). */
+  system?: string;
+  attachments?: Attachment[];
+  /** A JSON schema the answer must follow (an object, or one made ready by `answerSchema`). */
+  schema?: AnswerSchema | Record<string, unknown>;
+  /** Tools the model may call: a `ToolSet` (left open) or tools (a set made and closed for this prompt). */
+  tools?: ToolSet | Tool[];
+  /** The most rounds of tool calls (default 8); one more is a `ToolCallsError` (`max_rounds`). */
+  maxToolRounds?: number;
+  /** Each tool call ends after this long (default 300,000 ms). */
+  toolTimeoutMs?: number;
+  /** The most bytes of all tool results of this prompt together (default 64 MiB). */
+  resultsBytes?: number;
+  /** Asked before each tool call: false tells the model the call was declined. */
+  approve?: (call: ToolCallRequest) => Promise<boolean>;
+  /** Images tool results hold, sent on to the model (only to one that takes image input); default false. */
+  toolImages?: boolean;
+  /** More of the request: `temperature`, `max_completion_tokens`, `provider`, … */
+  request?: Omit<Partial<ChatCompletionRequest>, 'messages' | 'model' | 'tools' | 'response_format'>;
+  signal?: AbortSignal;
+  /** Called before each request (each round of a tool loop) with the cost so far in credits: throw to stop. */
+  beforeRequest?: (request: ChatCompletionRequest, spent: number) => void | Promise<void>;
+  /** Called after each tool call with what came of it. */
+  onToolCall?: (call: ToolCallRequest, outcome: CallOutcome) => void;
+}
+
+export interface PromptResponse {
+  /** The answer's text. */
+  text: string;
+  /** With a schema: the answer's value, checked against it. */
+  json?: unknown;
+  /** The model that answered, as the answer names it. */
+  model?: string;
+  /** The usage of every request of this prompt, summed (`cost` in credits, when the service says it). */
+  usage?: ChatUsage;
+  /** Every tool call run, with what came of it. */
+  toolCalls: { call: ToolCallRequest; outcome: CallOutcome }[];
+  /** The messages this prompt added: the user's (attachments by reference), the tool rounds, the answer. */
+  messages: ChatMessage[];
+  /** The last completion as the service sent it. */
+  completion: ChatCompletion;
+}
+
+/** The user message as sent: the prompt, then a part per attachment. */
+function userMessage(prompt: string, attachments: Attachment[]): ChatMessage {
+  if (!attachments.length) return { role: 'user', content: prompt };
+  return { role: 'user', content: [...(prompt ? [{ type: 'text', text: prompt }] : []), ...chatParts(attachments)] };
+}
+
+/** The user message as a conversation keeps it: the attachments by reference (name and hash), not their bytes. */
+export function recordedUserMessage(prompt: string, attachments: Attachment[]): ChatMessage {
+  if (!attachments.length) return { role: 'user', content: prompt };
+  return { role: 'user', content: [prompt, ...attachments.map(attachmentReference)].filter(Boolean).join('\n') };
+}
+
+function addUsage(sum: ChatUsage | undefined, u: ChatUsage | undefined): ChatUsage | undefined {
+  if (!sum || !u) return sum ?? u;
+  const cost = sum.cost === undefined && u.cost === undefined ? undefined : (sum.cost ?? 0) + (u.cost ?? 0);
+  return { prompt_tokens: sum.prompt_tokens + u.prompt_tokens, completion_tokens: sum.completion_tokens + u.completion_tokens, total_tokens: sum.total_tokens + u.total_tokens, ...(cost === undefined ? {} : { cost }) };
+}
+
+function withSystem(history: ChatMessage[], system: string | undefined): ChatMessage[] {
+  if (system === undefined) return [...history];
+  return [{ role: 'system', content: system }, ...history.filter((m) => m.role !== 'system')];
+}
+
+/**
+ * Sends `prompt` after `history` to `model` and runs the tool calls it asks for until it answers
+ * in text. Throws the client's errors, `ToolCallsError` (calls it cannot run), `ToolSourceError`
+ * (an MCP server failed), `SchemaMismatchError` (an answer that does not follow the schema).
+ */
+export async function runPrompt(client: RouterClient, model: string, history: ChatMessage[], prompt: string, opts: PromptOptions = {}): Promise<PromptResponse> {
+  const { response, check } = await promptTurn(client, model, history, prompt, opts);
+  return check(response);
+}
+
+/** The answer, and the schema's check of it (a conversation keeps the turn first, as the CLI does). */
+export async function promptTurn(client: RouterClient, model: string, history: ChatMessage[], prompt: string, opts: PromptOptions) {
+  const schema = opts.schema === undefined ? undefined : 'validate' in opts.schema && typeof opts.schema.validate === 'function' ? (opts.schema as AnswerSchema) : await answerSchema(opts.schema as Record<string, unknown>);
+  const own = Array.isArray(opts.tools) && opts.tools.length ? await ToolSet.open({ tools: opts.tools, signal: opts.signal }) : undefined;
+  const set = own ?? (opts.tools instanceof ToolSet ? opts.tools : undefined);
+  try {
+    const response = await ask(client, model, withSystem(history, opts.system), prompt, opts, schema, set);
+    const check = (r: PromptResponse): PromptResponse => (schema ? { ...r, json: checkAnswer(schema, r.text) } : r);
+    return { response, check };
+  } finally {
+    await own?.close();
+  }
+}
+
+async function ask(client: RouterClient, model: string, sent: ChatMessage[], prompt: string, opts: PromptOptions, schema: AnswerSchema | undefined, set: ToolSet | undefined): Promise<PromptResponse> {
+  const attachments = opts.attachments ?? [];
+  const start = sent.length;
+  sent.push(userMessage(prompt, attachments));
+  const signal = opts.signal ?? new AbortController().signal;
+  const base: ChatCompletionRequest = { ...opts.request, model, messages: sent };
+  if (schema) base.response_format = chatResponseFormat(schema);
+  if (set) base.tools = set.chatTools();
+  let usage: ChatUsage | undefined;
+  const toolCalls: PromptResponse['toolCalls'] = [];
+  const budget = new ResultBudget(opts.resultsBytes ?? DEFAULT_RESULTS_BYTES);
+  const request = async () => {
+    const req = { ...base, messages: [...sent] };
+    await opts.beforeRequest?.(req, usage?.cost ?? 0);
+    const completion = await client.chat.create(req, { signal });
+    usage = addUsage(usage, completion.usage);
+    const { text, failure } = readCompletion(completion);
+    if (failure) throw failure;
+    return { completion, text, message: messageOf(completion.choices[0]?.message) };
+  };
+  let answer = await request();
+  for (let round = 1; answer.message.tool_calls?.length; round++) {
+    const calls = answer.message.tool_calls.map(({ index: _index, ...c }) => c);
+    const asked = calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
+    const missing = asked.find((c) => !set?.tools.has(c.name));
+    if (missing || round > (opts.maxToolRounds ?? 8)) {
+      const declared = missing && set?.declared.some((d) => d.name === missing.name);
+      const why = !missing ? `${opts.maxToolRounds ?? 8} rounds of tool calls reached` : declared ? `${missing.name} is declared, not run here` : `there is no tool named ${missing.name}`;
+      throw new ToolCallsError(!missing ? 'max_rounds' : declared ? 'declared' : 'missing', asked, why);
+    }
+    const outcomes: CallOutcome[] = [];
+    for (const call of asked) {
+      const outcome = await runToolCall(set!.tools, call, { signal, timeoutMs: opts.toolTimeoutMs ?? 300_000, budget, approve: opts.approve });
+      toolCalls.push({ call, outcome });
+      opts.onToolCall?.(call, outcome);
+      outcomes.push(outcome);
+    }
+    sent.push({ role: 'assistant', content: answer.message.content, tool_calls: calls });
+    calls.forEach((call, i) => sent.push({ role: 'tool', tool_call_id: call.id, content: outcomes[i]!.text }));
+    const images = outcomes.flatMap((o) => o.images ?? []);
+    if (images.length && !opts.toolImages) (sent.at(-1) as { content: string }).content += `\n[router: ${images.length} image(s) from the tools not passed on]`;
+    if (images.length && opts.toolImages) {
+      const parts = images.map((i) => ({ type: 'image_url', image_url: { url: `data:${i.mimeType};base64,${i.data}` } }));
+      sent.push({ role: 'user', content: [{ type: 'text', text: 'The images the tools answered with:' }, ...parts] });
+    }
+    answer = await request();
+  }
+  const turn = [recordedUserMessage(prompt, attachments), ...sent.slice(start + 1), { role: 'assistant' as const, content: answer.text }];
+  return { text: answer.text, model: answer.completion.model || undefined, usage, toolCalls, messages: turn, completion: answer.completion };
+}
