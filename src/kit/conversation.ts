@@ -84,10 +84,11 @@ export class Conversation {
   async prompt(text: string, opts: PromptOptions = {}): Promise<PromptResponse> {
     const earlier = this.record;
     const { response, check } = await promptTurn(this.model.client, this.model.id, [...this.messages], text, opts);
-    const base = earlier ?? newConversationRecord(this.model.id, text, this.newId);
+    const model = opts.model ?? this.model.id;
+    const base = earlier ?? newConversationRecord(model, text, this.newId);
     const system = opts.system === undefined ? [] : [{ role: 'system' as const, content: opts.system }];
     const history = opts.system === undefined ? base.messages : base.messages.filter((m) => m.role !== 'system');
-    const next: ConversationRecord = { ...base, model: this.model.id, messages: [...system, ...history, ...response.messages], updated_at: new Date().toISOString() };
+    const next: ConversationRecord = { ...base, model, messages: [...system, ...history, ...response.messages], updated_at: new Date().toISOString() };
     this.record = this.store ? this.store.save(next, earlier, [response.messages[0]!, response.messages.at(-1)!]) : next;
     return check(response);
   }

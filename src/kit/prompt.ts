@@ -14,6 +14,8 @@ import type { Tool } from './tool.js';
 import { ToolSet } from './toolset.js';
 
 export interface PromptOptions {
+  /** The model of this prompt, when it is not the conversation's (a conversation keeps attachments by reference, so any model reads it). */
+  model?: string;
   /** The system message (replaces a conversation's). */
   system?: string;
   attachments?: Attachment[];
@@ -109,7 +111,7 @@ async function ask(client: RouterClient, model: string, sent: ChatMessage[], pro
   const start = sent.length;
   sent.push(userMessage(prompt, attachments));
   const signal = opts.signal ?? new AbortController().signal;
-  const base: ChatCompletionRequest = { ...opts.request, model, messages: sent };
+  const base: ChatCompletionRequest = { ...opts.request, model: opts.model ?? model, messages: sent };
   if (schema) base.response_format = chatResponseFormat(schema);
   if (set) base.tools = set.chatTools();
   let usage: ChatUsage | undefined;
