@@ -90,6 +90,19 @@ describe('tools', () => {
       expect(r.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
       const sum = await chatModel(client, 'local/tools').prompt('add', { tools: [add] });
       expect(sum.text).toMatch(/^From the tool results: add answered: -?\d/);
+      // beforeRequest sees the cost of the rounds answered: a cap it holds stops the loop before the next request.
+      const asked = emu.requestLog.length;
+      const seen: number[] = [];
+      const capped = await chatModel(client, 'local/tools')
+        .prompt('please echo this', { tools, beforeRequest: (_req, spent) => {
+          seen.push(spent);
+          if (spent > 0) throw new Error('over the cap');
+        } })
+        .catch((e: unknown) => e);
+      expect(capped).toMatchObject({ message: 'over the cap' });
+      expect(seen[0]).toBe(0);
+      expect(seen[1]).toBeGreaterThan(0);
+      expect(emu.requestLog.length - asked).toBe(1);
       const err = await chatModel(client, 'local/tools').prompt('please echo this', { tools, maxToolRounds: 0 }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ToolCallsError);
       expect(err).toMatchObject({ code: 'max_rounds', calls: [{ name: 'echo' }] });
