@@ -12,6 +12,7 @@ import { answerSchema, chatResponseFormat, checkAnswer, type AnswerSchema } from
 import { DEFAULT_RESULTS_BYTES, ResultBudget, runToolCall, type CallOutcome, type ToolCallRequest } from './tool-calls.js';
 import type { Tool } from './tool.js';
 import { ToolSet } from './toolset.js';
+import { chatToolLoop } from './tool-loop.js';
 
 export interface PromptOptions {
   /** The model of this prompt, when it is not the conversation's (a conversation keeps attachments by reference, so any model reads it). */
@@ -71,13 +72,15 @@ export function recordedUserMessage(prompt: string, attachments: Attachment[]): 
   return { role: 'user', content: [prompt, ...attachments.map(attachmentReference)].filter(Boolean).join('\n') };
 }
 
-function addUsage(sum: ChatUsage | undefined, u: ChatUsage | undefined): ChatUsage | undefined {
+/** Two usages summed (the rounds of a tool loop); either undefined: the other. */
+export function addUsage(sum: ChatUsage | undefined, u: ChatUsage | undefined): ChatUsage | undefined {
   if (!sum || !u) return sum ?? u;
   const cost = sum.cost === undefined && u.cost === undefined ? undefined : (sum.cost ?? 0) + (u.cost ?? 0);
   return { prompt_tokens: sum.prompt_tokens + u.prompt_tokens, completion_tokens: sum.completion_tokens + u.completion_tokens, total_tokens: sum.total_tokens + u.total_tokens, ...(cost === undefined ? {} : { cost }) };
 }
 
-function withSystem(history: ChatMessage[], system: string | undefined): ChatMessage[] {
+/** The messages with `system` as their system message (replacing one there was); undefined: as they are. */
+export function withSystem(history: ChatMessage[], system: string | undefined): ChatMessage[] {
   if (system === undefined) return [...history];
   return [{ role: 'system', content: system }, ...history.filter((m) => m.role !== 'system')];
 }
@@ -126,33 +129,29 @@ async function ask(client: RouterClient, model: string, sent: ChatMessage[], pro
     if (failure) throw failure;
     return { completion, text, message: messageOf(completion.choices[0]?.message) };
   };
-  let answer = await request();
-  for (let round = 1; answer.message.tool_calls?.length; round++) {
-    const calls = answer.message.tool_calls.map(({ index: _index, ...c }) => c);
-    const asked = calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
-    const missing = asked.find((c) => !set?.tools.has(c.name));
-    if (missing || round > (opts.maxToolRounds ?? 8)) {
+  const maxRounds = opts.maxToolRounds ?? 8;
+  const run = async (calls: ToolCallRequest[], round: number): Promise<CallOutcome[]> => {
+    const missing = calls.find((c) => !set?.tools.has(c.name));
+    if (missing || round > maxRounds) {
       const declared = missing && set?.declared.some((d) => d.name === missing.name);
-      const why = !missing ? `${opts.maxToolRounds ?? 8} rounds of tool calls reached` : declared ? `${missing.name} is declared, not run here` : `there is no tool named ${missing.name}`;
-      throw new ToolCallsError(!missing ? 'max_rounds' : declared ? 'declared' : 'missing', asked, why);
+      const why = !missing ? `${maxRounds} rounds of tool calls reached` : declared ? `${missing.name} is declared, not run here` : `there is no tool named ${missing.name}`;
+      throw new ToolCallsError(!missing ? 'max_rounds' : declared ? 'declared' : 'missing', calls, why);
     }
     const outcomes: CallOutcome[] = [];
-    for (const call of asked) {
+    for (const call of calls) {
       const outcome = await runToolCall(set!.tools, call, { signal, timeoutMs: opts.toolTimeoutMs ?? 300_000, budget, approve: opts.approve });
       toolCalls.push({ call, outcome });
       opts.onToolCall?.(call, outcome);
       outcomes.push(outcome);
     }
-    sent.push({ role: 'assistant', content: answer.message.content, tool_calls: calls });
-    calls.forEach((call, i) => sent.push({ role: 'tool', tool_call_id: call.id, content: outcomes[i]!.text }));
-    const images = outcomes.flatMap((o) => o.images ?? []);
-    if (images.length && !opts.toolImages) (sent.at(-1) as { content: string }).content += `\n[router: ${images.length} image(s) from the tools not passed on]`;
-    if (images.length && opts.toolImages) {
-      const parts = images.map((i) => ({ type: 'image_url', image_url: { url: `data:${i.mimeType};base64,${i.data}` } }));
-      sent.push({ role: 'user', content: [{ type: 'text', text: 'The images the tools answered with:' }, ...parts] });
-    }
-    answer = await request();
-  }
+    return outcomes;
+  };
+  const images = async (outcomes: CallOutcome[]) => {
+    const all = outcomes.flatMap((o) => o.images ?? []);
+    if (all.length && !opts.toolImages) outcomes.at(-1)!.text += `\n[router: ${all.length} image(s) from the tools not passed on]`;
+    return opts.toolImages ? all : [];
+  };
+  const answer = await chatToolLoop(sent, await request(), request, { run, images });
   const turn = [recordedUserMessage(prompt, attachments), ...sent.slice(start + 1), { role: 'assistant' as const, content: answer.text }];
   return { text: answer.text, model: answer.completion.model || undefined, usage, toolCalls, messages: turn, completion: answer.completion };
 }

@@ -23,10 +23,7 @@ export function openConversation(ctx: RunContext<ChatOptions>): Conversation | u
 }
 
 /** -s replaces the conversation's system message (or starts it). */
-export function withSystem(history: ChatMessage[], system: string | undefined): ChatMessage[] {
-  if (system === undefined) return [...history];
-  return [{ role: 'system', content: system }, ...history.filter((m) => m.role !== 'system')];
-}
+export { withSystem } from '../../../kit/prompt.js';
 
 /** Whose run was already told that logging is off (a REPL says it once, not every turn). */
 const toldNotKept = new WeakSet<object>();
