@@ -6,7 +6,8 @@ import type { RouterClient } from '../client/index.js';
 import { readCompletion } from '../client/answer-reading.js';
 import { messageOf } from '../client/message-assembler.js';
 import type { ChatCompletion, ChatCompletionRequest, ChatMessage, ChatUsage } from '../client/types.js';
-import { attachmentReference, chatParts, type Attachment } from './attachments.js';
+import type { Attachment } from './attachments.js';
+import { addUsage, recordedUserMessage, userMessage, withSystem } from './messages.js';
 import { ToolCallsError } from './errors.js';
 import { answerSchema, chatResponseFormat, checkAnswer, type AnswerSchema } from './schema.js';
 import { DEFAULT_RESULTS_BYTES, ResultBudget, runToolCall, type CallOutcome, type ToolCallRequest } from './tool-calls.js';
@@ -58,31 +59,6 @@ export interface PromptResponse {
   messages: ChatMessage[];
   /** The last completion as the service sent it. */
   completion: ChatCompletion;
-}
-
-/** The user message as sent: the prompt, then a part per attachment. */
-function userMessage(prompt: string, attachments: Attachment[]): ChatMessage {
-  if (!attachments.length) return { role: 'user', content: prompt };
-  return { role: 'user', content: [...(prompt ? [{ type: 'text', text: prompt }] : []), ...chatParts(attachments)] };
-}
-
-/** The user message as a conversation keeps it: the attachments by reference (name and hash), not their bytes. */
-export function recordedUserMessage(prompt: string, attachments: Attachment[]): ChatMessage {
-  if (!attachments.length) return { role: 'user', content: prompt };
-  return { role: 'user', content: [prompt, ...attachments.map(attachmentReference)].filter(Boolean).join('\n') };
-}
-
-/** Two usages summed (the rounds of a tool loop); either undefined: the other. */
-export function addUsage(sum: ChatUsage | undefined, u: ChatUsage | undefined): ChatUsage | undefined {
-  if (!sum || !u) return sum ?? u;
-  const cost = sum.cost === undefined && u.cost === undefined ? undefined : (sum.cost ?? 0) + (u.cost ?? 0);
-  return { prompt_tokens: sum.prompt_tokens + u.prompt_tokens, completion_tokens: sum.completion_tokens + u.completion_tokens, total_tokens: sum.total_tokens + u.total_tokens, ...(cost === undefined ? {} : { cost }) };
-}
-
-/** The messages with `system` as their system message (replacing one there was); undefined: as they are. */
-export function withSystem(history: ChatMessage[], system: string | undefined): ChatMessage[] {
-  if (system === undefined) return [...history];
-  return [{ role: 'system', content: system }, ...history.filter((m) => m.role !== 'system')];
 }
 
 /**

@@ -1,7 +1,7 @@
 /** What chat and responses send and show beyond text, read and checked before anything is sent. */
 import type { ChatMessage } from '../../client/types.js';
 import { chatParts, readAttachments, responsesParts, type Attachment } from './attach.js';
-import { recordedUserMessage } from '../../kit/prompt.js';
+import { recordedUserMessage } from '../../kit/messages.js';
 import { describeAnnotation, type AssembledMessage } from './answer-extras.js';
 import { usage } from '../exit-codes.js';
 import { textFromArgs } from '../io/input.js';

@@ -23,7 +23,7 @@ export function openConversation(ctx: RunContext<ChatOptions>): Conversation | u
 }
 
 /** -s replaces the conversation's system message (or starts it). */
-export { withSystem } from '../../../kit/prompt.js';
+export { withSystem } from '../../../kit/messages.js';
 
 /** Whose run was already told that logging is off (a REPL says it once, not every turn). */
 const toldNotKept = new WeakSet<object>();

@@ -20,7 +20,7 @@ import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter,
 import { callsNotRun, chatCalls, imageInput, openTools } from '../../tools/tool-runner.js';
 import { toolLoop } from '../../tools/tool-loop.js';
 import { noteRouting } from '../../answers/routing-note.js';
-import { addUsage } from '../../../kit/prompt.js';
+import { addUsage } from '../../../kit/messages.js';
 
 export const chat = defineCommand({
   name: 'chat',
