@@ -4,7 +4,8 @@
  */
 import type { RouterClient } from '../client/index.js';
 import { readCompletion } from '../client/answer-reading.js';
-import { messageOf } from '../client/message-assembler.js';
+import { MessageAssembler, messageOf } from '../client/message-assembler.js';
+import { deltaText } from '../client/resources/chat.js';
 import type { ChatCompletion, ChatCompletionRequest, ChatMessage, ChatUsage } from '../client/types.js';
 import type { Attachment } from './attachments.js';
 import { addUsage, recordedUserMessage, userMessage, withSystem } from './messages.js';
@@ -40,6 +41,8 @@ export interface PromptOptions {
   signal?: AbortSignal;
   /** Called before each request (each round of a tool loop) with the cost so far in credits: throw to stop. */
   beforeRequest?: (request: ChatCompletionRequest, spent: number) => void | Promise<void>;
+  /** Streams the answer: called with each piece of its text as it arrives (the answer resolves whole as well). */
+  onText?: (text: string) => void;
   /** Called after each tool call with what came of it. */
   onToolCall?: (call: ToolCallRequest, outcome: CallOutcome) => void;
 }
@@ -59,6 +62,23 @@ export interface PromptResponse {
   messages: ChatMessage[];
   /** The last completion as the service sent it. */
   completion: ChatCompletion;
+}
+
+/** A streamed answer, its pieces of text given to `onText`, joined into the completion the non-streamed answer is. */
+async function streamed(client: RouterClient, req: ChatCompletionRequest, signal: AbortSignal, onText: (text: string) => void): Promise<ChatCompletion> {
+  const assembler = new MessageAssembler();
+  const done: Partial<ChatCompletion> & { finish?: string | null } = {};
+  for await (const chunk of await client.chat.stream(req, { signal })) {
+    assembler.add(chunk);
+    const text = deltaText(chunk);
+    if (text) onText(text);
+    if (chunk.usage) done.usage = chunk.usage;
+    done.id ??= chunk.id;
+    done.model ??= chunk.model;
+    done.finish = chunk.choices?.[0]?.finish_reason ?? done.finish;
+  }
+  const message = assembler.message();
+  return { id: done.id ?? '', object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: done.model ?? '', system_fingerprint: null, choices: [{ index: 0, message, finish_reason: done.finish ?? null }], usage: done.usage! } as ChatCompletion;
 }
 
 /**
@@ -99,7 +119,7 @@ async function ask(client: RouterClient, model: string, sent: ChatMessage[], pro
   const request = async () => {
     const req = { ...base, messages: [...sent] };
     await opts.beforeRequest?.(req, usage?.cost ?? 0);
-    const completion = await client.chat.create(req, { signal });
+    const completion = opts.onText ? await streamed(client, req, signal, opts.onText) : await client.chat.create(req, { signal });
     usage = addUsage(usage, completion.usage);
     const { text, failure } = readCompletion(completion);
     if (failure) throw failure;

@@ -59,6 +59,17 @@ describe('attachments', () => {
   });
 });
 
+describe('streaming', () => {
+  it('onText gets the answer as it comes, in pieces that make the whole', async () => {
+    const pieces: string[] = [];
+    const r = await chatModel(client, 'local/lorem').prompt('write fifty words', { onText: (t) => pieces.push(t), request: { max_completion_tokens: 60 } });
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.join('')).toBe(r.text);
+    expect(r.model).toBe('local/lorem');
+    expect(r.completion.choices[0]!.finish_reason).toMatch(/stop|length/);
+  });
+});
+
 describe('schemas', () => {
   it('the answer is checked and given as a value; one that does not follow is a SchemaMismatchError', async () => {
     const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
@@ -88,6 +99,13 @@ describe('tools', () => {
       expect(r.text).toBe('From the tool results: echo answered: Echo: please echo this');
       expect(r.toolCalls.map((c) => [c.call.name, c.outcome.status])).toEqual([['echo', 'ok']]);
       expect(r.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+      // Streamed: every round a stream, its text given piece by piece as well as whole.
+      const pieces: string[] = [];
+      const streamed = await chatModel(client, 'local/tools').prompt('please echo this', { tools, onText: (t) => pieces.push(t) });
+      expect(streamed.text).toBe('From the tool results: echo answered: Echo: please echo this');
+      expect(pieces.join('')).toBe(streamed.text);
+      expect(streamed.usage?.total_tokens).toBeGreaterThan(0);
+      expect(lastBody().stream).toBe(true);
       const sum = await chatModel(client, 'local/tools').prompt('add', { tools: [add] });
       expect(sum.text).toMatch(/^From the tool results: add answered: -?\d/);
       // beforeRequest sees the cost of the rounds answered: a cap it holds stops the loop before the next request.
