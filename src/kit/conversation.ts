@@ -89,7 +89,9 @@ export class Conversation {
     const system = opts.system === undefined ? [] : [{ role: 'system' as const, content: opts.system }];
     const history = opts.system === undefined ? base.messages : base.messages.filter((m) => m.role !== 'system');
     const next: ConversationRecord = { ...base, model, messages: [...system, ...history, ...response.messages], updated_at: new Date().toISOString() };
-    this.record = this.store ? this.store.save(next, earlier, [response.messages[0]!, response.messages.at(-1)!]) : next;
+    // A turn the store cannot keep (a full disk) is held here still; the store's error is thrown.
+    this.record = next;
+    if (this.store) this.record = this.store.save(next, earlier, [response.messages[0]!, response.messages.at(-1)!]);
     return check(response);
   }
 }

@@ -147,6 +147,13 @@ describe('conversations', () => {
     expect(store.load('kit-notes').messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['the door code is 4711', 'and the gate is blue', 'third']);
   });
 
+  it('a turn the store cannot write throws the system\'s error, and the conversation holds it still', async () => {
+    writeFileSync(join(dir, 'not-a-folder'), '');
+    const talk = chatModel(client, 'local/echo').conversation({ store: new ConversationStore({ dir: join(dir, 'not-a-folder', 'kept') }) });
+    await expect(talk.prompt('remember this')).rejects.toMatchObject({ code: 'ENOTDIR' });
+    expect(talk.messages.map((m) => m.content)).toEqual(['remember this', 'remember this']);
+  });
+
   it('a store says what is wrong with a ConversationError code', () => {
     const store = new ConversationStore({ dir: join(dir, 'kept') });
     mkdirSync(store.dir, { recursive: true });
