@@ -1,9 +1,7 @@
 import { APIError, ConnectionError, ProtocolError, StreamError, ValidationError } from '../client/errors.js';
 import { SettingsError } from '../config/fields.js';
 import { BatchError, type BatchErrorReason } from '../batch/errors.js';
-import { ToolSourceError } from '../kit/tool.js';
-import { SpendError, type SpendErrorCode } from '../kit/spend/errors.js';
-import { ToolRoundsExceeded } from '../kit/chat-tools.js';
+import { cliErrorOf } from './kit-words.js';
 import { CliError, EXIT, exitCodeForStatus, type ExitCode } from './exit-codes.js';
 import type { IO } from './io/io.js';
 import { batchLines } from './batch-words.js';
@@ -31,16 +29,6 @@ const BATCH_EXIT: Record<BatchErrorReason, ExitCode> = {
   network: EXIT.NETWORK,
 };
 
-/** The kit's refusals for money: before anything is sent. */
-const SPEND_EXIT: Record<SpendErrorCode, ExitCode> = {
-  budget_reached: EXIT.PAYMENT,
-  cost_cap_exceeded: EXIT.PAYMENT,
-  cost_unbounded: EXIT.PAYMENT,
-  budget_unkept: EXIT.PAYMENT,
-  budget_busy: EXIT.FAILURE,
-  invalid_amount: EXIT.USAGE,
-};
-
 /**
  * The one place where a failure becomes words and an exit code: one `error:` line
  * (`--verbose` adds the details), the code from the table in docs/reliability.md.
@@ -54,22 +42,11 @@ export function reportError(err: unknown, io: IO): ExitCode {
 }
 
 function describeError(err: unknown, io: IO): ExitCode {
+  err = cliErrorOf(err) ?? err;
   if (err instanceof CliError) {
     for (const line of err.lines ?? [err.message]) io.error(line);
     if (io.verbose && err.detail) io.note(err.detail);
     return err.exitCode;
-  }
-  if (err instanceof ToolSourceError) {
-    io.error(err.message);
-    return err.kind === 'invalid' ? EXIT.USAGE : EXIT.TOOL_SOURCE;
-  }
-  if (err instanceof SpendError) {
-    io.error(err.message);
-    return SPEND_EXIT[err.code];
-  }
-  if (err instanceof ToolRoundsExceeded) {
-    io.error(err.message);
-    return EXIT.TOOL_CALLS;
   }
   if (err instanceof BatchError) {
     for (const line of batchLines(err)) io.error(line);

@@ -43,6 +43,11 @@ export class ToolSourceError extends Error {
     super(message);
     this.name = 'ToolSourceError';
   }
+
+  /** The kind, as the other errors of the kit name theirs. */
+  get code(): ToolSourceError['kind'] {
+    return this.kind;
+  }
 }
 
 /** A tool from a function in code. */

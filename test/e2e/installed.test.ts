@@ -71,6 +71,22 @@ describe('the installed package (npm pack, npm install of the tarball)', () => {
     expect(JSON.parse(readFileSync(list, 'utf8'))).not.toContain('NativeModule internal/modules/esm/module_job');
   });
 
+  // Issue 44's "done means": a program of the installed package holds a conversation with an attachment,
+  // a schema, a local tool and an MCP tool under a cost cap (docs/library.md's program, as written there).
+  it('runs docs/library.md\'s conversation with an attachment, a schema, a local and an MCP tool under a cap', async () => {
+    const page = readFileSync(join(ROOT, 'docs', 'library.md'), 'utf8');
+    const program = /## All of it in one conversation[\s\S]*?```js\n([\s\S]*?)```/.exec(page)![1]!;
+    const work = join(dir, 'program');
+    mkdirSync(work);
+    writeFileSync(join(work, 'photo.png'), Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64'));
+    // Beside the installed node_modules: `router-cli` is the tarball's; server-everything from this checkout's PATH.
+    const file = join(dir, 'prefix', 'conversation.mjs');
+    writeFileSync(file, program);
+    const env = { ...process.env, ...t.env, PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH}` };
+    const r = await run(process.execPath, [file], { cwd: work, encoding: 'utf8', env, timeout: 60_000 });
+    expect(r.stdout).toBe('echo,today string true\n');
+  }, 90_000);
+
   it('says when it starts from the modules: the checkout with a bundle of another build', () => {
     const copy = join(dir, 'checkout');
     cpSync(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });

@@ -7,7 +7,7 @@ import { emulatorPerFile } from '../support/inprocess-env.js';
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import { testStreams } from '../support/inprocess.js';
-import { BudgetReached, BudgetUnkept, chatWithTools, CostCapExceeded, functionTool, InvalidAmount, serviceListPrices, SpendError, SpendGuard, ToolRoundsExceeded, usdAmount, type BudgetSettings } from '../../src/kit/index.js';
+import { BudgetReached, BudgetUnkept, chatWithTools, CostCapExceeded, functionTool, InvalidAmount, serviceListPrices, SpendError, SpendGuard, ToolCallsError, usdAmount, type BudgetSettings } from '../../src/kit/index.js';
 
 // The kit's spend guard, budgets and ledger for a program (router-cli/kit), over real HTTP to the
 // emulator: refusals are typed errors with a code, nothing sent; the tool loop checks every round.
@@ -113,10 +113,11 @@ describe('a cost cap over the kit tool loop', () => {
     expect(ledger()).toEqual([]);
   });
 
-  it('more rounds than allowed is a ToolRoundsExceeded with the calls not run', async () => {
+  it('more rounds than allowed is a ToolCallsError (max_rounds) with the calls not run', async () => {
     const err = await chatWithTools(client, ask('weather?'), { tools: new Map([['weather', weather('sunny')]]), maxRounds: 0 }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ToolRoundsExceeded);
-    expect((err as ToolRoundsExceeded).calls.map((c) => c.name)).toEqual(['weather']);
+    expect(err).toBeInstanceOf(ToolCallsError);
+    expect((err as ToolCallsError).code).toBe('max_rounds');
+    expect((err as ToolCallsError).calls.map((c) => c.name)).toEqual(['weather']);
   });
 });
 

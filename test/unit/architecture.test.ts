@@ -110,6 +110,24 @@ describe('architecture', () => {
     expect(found.map((f) => relative(SRC, f))).toEqual([]);
   });
 
+  it('src/kit changes no process-wide state: no working folder or environment set, a handler on the process only for a while', () => {
+    const found = files.filter((f) => relative(SRC, f).startsWith('kit/')).flatMap((f) => {
+      const text = readFileSync(f, 'utf8');
+      // An 'exit' handler that ends a tool's processes is taken off again when they end.
+      const lasting = /process\.(on|once)\(/.test(text) && !/process\.removeListener\(/.test(text) ? ['a process handler never removed'] : [];
+      return [...lasting, ...[/process\.(chdir|umask|setUncaughtExceptionCaptureCallback)\(/, /process\.env(\.\w+|\[[^\]]+\])\s*=[^=]/].filter((re) => re.test(text)).map((re) => re.source)].map((what) => `${relative(SRC, f)}: ${what}`);
+    });
+    expect(found).toEqual([]);
+  });
+
+  it('src/kit\'s errors become exit codes in one place: no file of src/cli but kit-words.ts imports a kit error and an exit code', () => {
+    const kitError = /import \{[^}]*\b(\w+Error)\b[^}]*\} from '[./]*kit\/(errors|tool)\.js'/;
+    const found = files
+      .filter((f) => relative(SRC, f).startsWith('cli/') && !f.endsWith('kit-words.ts'))
+      .filter((f) => kitError.test(readFileSync(f, 'utf8')) && /\bEXIT\./.test(readFileSync(f, 'utf8')));
+    expect(found.map((f) => relative(SRC, f))).toEqual([]);
+  });
+
   it('src/internal is not part of the public client surface', () => {
     expect(readFileSync(join(SRC, 'client', 'index.ts'), 'utf8')).not.toMatch(/internal\//);
   });

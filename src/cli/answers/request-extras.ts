@@ -1,6 +1,7 @@
 /** What chat and responses send and show beyond text, read and checked before anything is sent. */
 import type { ChatMessage } from '../../client/types.js';
-import { attachmentReference, chatParts, readAttachments, responsesParts, type Attachment } from './attach.js';
+import { chatParts, readAttachments, responsesParts, type Attachment } from './attach.js';
+import { recordedUserMessage } from '../../kit/messages.js';
 import { describeAnnotation, type AssembledMessage } from './answer-extras.js';
 import { usage } from '../exit-codes.js';
 import { textFromArgs } from '../io/input.js';
@@ -73,10 +74,7 @@ export function userContent(prompt: string, extras: Extras, api: 'chat' | 'respo
 }
 
 /** The user message as a conversation keeps it: the attachments by reference (path and hash), not their bytes. */
-export function recordedUser(prompt: string, extras: Extras): ChatMessage {
-  if (!extras.attachments.length) return { role: 'user', content: prompt };
-  return { role: 'user', content: [prompt, ...extras.attachments.map(attachmentReference)].filter(Boolean).join('\n') };
-}
+export const recordedUser = (prompt: string, extras: Extras): ChatMessage => recordedUserMessage(prompt, extras.attachments);
 
 /** Adds the extras to a request body: the schema's format, plugins, output modalities (the tools: openTools). */
 export function applyExtras(req: Body, opts: ExtraOpts, extras: Extras, api: 'chat' | 'responses'): void {

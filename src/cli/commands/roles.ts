@@ -2,6 +2,7 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { readLocalFile, readLocalText } from '../../internal/local-file.js';
 import { basename, dirname, join } from 'node:path';
+import { cliErrorOf } from '../kit-words.js';
 import { defineCommand, defineGroup } from '../define.js';
 import type { FlagTable } from '../flags/flags.js';
 import type { RunContext } from '../run.js';
@@ -186,7 +187,8 @@ async function runEdit({ io, env }: RunContext<unknown>, name: string): Promise<
   await loadYaml();
   try {
     await checkRole(parseRole(name, path, readLocalText(draft)), io);
-  } catch (err) {
+  } catch (caught) {
+    const err = cliErrorOf(caught) ?? caught;
     (err as Error).message = `${(err as Error).message} (${kept}; the edit is kept in ${draft}, and router roles edit ${name} takes it up)`;
     throw err;
   }

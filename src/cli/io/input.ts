@@ -4,7 +4,7 @@ import { collectBounded, inputTooLarge, MAX_INPUT_BYTES } from './bounded-read.j
 import { usage } from '../exit-codes.js';
 import type { IO } from './io.js';
 import { readStdin } from '../run.js';
-import { describeCode } from '../../internal/system-errors.js';
+import { describeCode, isSystemError } from '../../internal/system-errors.js';
 import { isBlank } from '../../internal/blank.js';
 import { utf8Text } from './utf8.js';
 import type { FlagValues } from '../flags/flags.js';
@@ -84,9 +84,9 @@ export async function readFileFor(flag: string, path: string, signal?: AbortSign
     if (st.isFile() && st.size > max) throw tooMuch();
     return await collectBounded(st.isFIFO() ? await fifoStream(path) : createReadStream(path), what, signal, max, tooMuch);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (typeof code !== 'string' || signal?.aborted) throw err;
-    throw usage(`${flag}: cannot read ${path} (${describeCode(code)})`);
+    // Only the system's failures are said here (a bound's error, a kit error with a `code` of its own, goes on as it is).
+    if (!isSystemError(err) || signal?.aborted) throw err;
+    throw usage(`${flag}: cannot read ${path} (${describeCode(err.code)})`);
   }
 }
 

@@ -11,6 +11,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Command, Option } from '../commander.js';
 import { profilesPath } from '../../config/profile-file.js';
 import { CliError, EXIT, usage, type ExitCode } from '../exit-codes.js';
+import { cliErrorOf } from '../kit-words.js';
 import { utf8Text } from '../io/utf8.js';
 import { isRecord } from '../../internal/shape.js';
 import type { IO } from '../io/io.js';
@@ -200,6 +201,7 @@ export function inFolder(option: Option, value: string, folder: string): string 
  * the error names the role's file, not a flag the user never typed.
  */
 export function blameRole(err: unknown, role: Role | undefined, cmd: Command): unknown {
+  err = cliErrorOf(err) ?? err;
   const flag = role && err instanceof CliError ? /^--([\w-]+)/.exec(err.message)?.[1] : undefined;
   const option = flag && cmd.options.find((o) => o.long === `--${flag}`);
   if (!role || !option || ['cli', 'env'].includes(cmd.getOptionValueSource(option.attributeName()) ?? '')) return err;

@@ -4,7 +4,8 @@ import type { AssembledMessage } from '../answers/answer-extras.js';
 import type { IO } from '../io/io.js';
 import type { ToolSet } from '../../kit/toolset.js';
 import { ResultBudget, runToolCall, type CallOutcome } from '../../kit/tool-calls.js';
-import { approved, callsNotRun, chatCalls, DEFAULT_TOOL_TIMEOUT, shownCall, type ShownCall } from './tool-runner.js';
+import { chatToolLoop } from '../../kit/tool-loop.js';
+import { approved, callsNotRun, DEFAULT_TOOL_TIMEOUT, shownCall, type ShownCall } from './tool-runner.js';
 
 export interface ToolLoop {
   set: ToolSet;
@@ -60,24 +61,7 @@ export async function runRound(io: IO, loop: ToolLoop, calls: ShownCall[], round
   return out;
 }
 
-/** Images from tool results, as a user message after them (a tool message of chat carries text only). */
-function imagesMessage(images: NonNullable<CallOutcome['images']>): ChatMessage | undefined {
-  if (!images.length) return undefined;
-  const parts = images.map((i) => ({ type: 'image_url', image_url: { url: `data:${i.mimeType};base64,${i.data}` } }));
-  return { role: 'user', content: [{ type: 'text', text: 'The images the tools answered with:' }, ...parts] } as ChatMessage;
-}
-
-/** Runs the model's calls and asks again with their results until it answers in text. */
-export async function toolLoop<A extends { message: AssembledMessage }>(io: IO, loop: ToolLoop, messages: ChatMessage[], first: A, ask: (messages: ChatMessage[]) => Promise<A>): Promise<A> {
-  let answer = first;
-  for (let round = 1; answer.message.tool_calls?.length; round++) {
-    const calls = answer.message.tool_calls.map(({ index: _index, ...c }) => c);
-    const outcomes = await runRound(io, loop, chatCalls(calls), round);
-    const images = imagesMessage(await passedImages(io, loop, outcomes));
-    messages.push({ role: 'assistant', content: answer.message.content, tool_calls: calls });
-    calls.forEach((call, i) => messages.push({ role: 'tool', tool_call_id: call.id, content: outcomes[i]!.text }));
-    if (images) messages.push(images);
-    answer = await ask(messages);
-  }
-  return answer;
+/** Runs the model's calls (src/kit's loop, a round at a time through runRound) and asks again with their results until it answers in text. */
+export function toolLoop<A extends { message: AssembledMessage }>(io: IO, loop: ToolLoop, messages: ChatMessage[], first: A, ask: (messages: ChatMessage[]) => Promise<A>): Promise<A> {
+  return chatToolLoop(messages, first, ask, { run: (calls, round) => runRound(io, loop, calls, round), images: (outcomes) => passedImages(io, loop, outcomes) });
 }

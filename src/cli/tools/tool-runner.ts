@@ -5,7 +5,7 @@
 import type { ToolDeclaration, ToolSet } from '../../kit/toolset.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { readJsonFile } from '../io/input.js';
-import { parametersProblem } from '../answers/schema-check.js';
+import { parametersProblem } from '../../kit/schema.js';
 import type { IO } from '../io/io.js';
 import { visible } from '../../internal/visible.js';
 import { ask } from '../io/ask.js';

@@ -1,19 +1,12 @@
 /**
  * What stops a call before it is sent, for money: each a class with a `code`. Nothing was sent when
- * one is thrown. The CLI maps them to exit codes (`cli/errors.ts`); a program reads `code`.
+ * one is thrown. The CLI maps them to exit codes (`cli/kit-words.ts`); a program reads `code`.
  */
+import { KitError } from '../errors.js';
 
 export type SpendErrorCode = 'budget_reached' | 'cost_cap_exceeded' | 'cost_unbounded' | 'budget_unkept' | 'budget_busy' | 'invalid_amount';
 
-export class SpendError extends Error {
-  constructor(
-    message: string,
-    readonly code: SpendErrorCode,
-  ) {
-    super(message);
-    this.name = 'SpendError';
-  }
-}
+export class SpendError extends KitError<SpendErrorCode> {}
 
 export type BudgetName = 'daily_budget' | 'monthly_budget';
 

@@ -1,6 +1,7 @@
 /** Conversations of `router chat` (-c, --conversation, and -i started from one). */
 import type { ChatMessage } from '../../../client/types.js';
-import { CliError, EXIT, usage } from '../../exit-codes.js';
+import { usage } from '../../exit-codes.js';
+import { ConversationError } from '../../../kit/errors.js';
 import { checkConversationId, lastConversation, loadConversation, newConversation, saveConversation, type Conversation } from '../../saved/conversations.js';
 import type { RunContext } from '../../run.js';
 import { describeSystemError, isSystemError } from '../../../internal/system-errors.js';
@@ -16,16 +17,13 @@ export function openConversation(ctx: RunContext<ChatOptions>): Conversation | u
   try {
     return loadConversation(env, checkConversationId(opts.conversation));
   } catch (err) {
-    if (err instanceof CliError && err.exitCode === EXIT.NOT_FOUND) return undefined;
+    if (err instanceof ConversationError && err.code === 'not_found') return undefined;
     throw err;
   }
 }
 
 /** -s replaces the conversation's system message (or starts it). */
-export function withSystem(history: ChatMessage[], system: string | undefined): ChatMessage[] {
-  if (system === undefined) return [...history];
-  return [{ role: 'system', content: system }, ...history.filter((m) => m.role !== 'system')];
-}
+export { withSystem } from '../../../kit/messages.js';
 
 /** Whose run was already told that logging is off (a REPL says it once, not every turn). */
 const toldNotKept = new WeakSet<object>();

@@ -20,6 +20,7 @@ import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter,
 import { callsNotRun, chatCalls, imageInput, openTools } from '../../tools/tool-runner.js';
 import { toolLoop } from '../../tools/tool-loop.js';
 import { noteRouting } from '../../answers/routing-note.js';
+import { addUsage } from '../../../kit/messages.js';
 
 export const chat = defineCommand({
   name: 'chat',
@@ -123,12 +124,6 @@ type Call = { signal: AbortSignal; routerMetadata?: boolean };
 function lengthLimit(limit: number | undefined, asked: number | undefined): string {
   if (limit === undefined) return " (the model's most output tokens)";
   return ` (${limit} tokens${limit !== asked ? ', lowered by --max-cost; raise --max-cost for more' : ''})`;
-}
-
-function addUsage(sum: ChatUsage | undefined, u: ChatUsage | undefined): ChatUsage | undefined {
-  if (!sum || !u) return sum ?? u;
-  const cost = sum.cost === undefined && u.cost === undefined ? undefined : (sum.cost ?? 0) + (u.cost ?? 0);
-  return { prompt_tokens: sum.prompt_tokens + u.prompt_tokens, completion_tokens: sum.completion_tokens + u.completion_tokens, total_tokens: sum.total_tokens + u.total_tokens, ...(cost === undefined ? {} : { cost }) };
 }
 
 interface Answer {

@@ -13,6 +13,7 @@ import { recordedUser, userContent } from '../../answers/request-extras.js';
 import type { ChatCommandOptions } from './flags.js';
 import type { Model } from '../../../client/resources/models.js';
 import type { ToolSet } from '../../../kit/toolset.js';
+import { cliErrorOf } from '../../kit-words.js';
 
 /** Said when the session starts; /help lists the commands one a line (./repl-checks.ts). */
 const REPL_START = '/help lists the commands; /exit or Ctrl-D ends';
@@ -117,8 +118,9 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
     if (!arg) io.err('usage: /attach PATH|URL\n');
     else if (arg === '-') io.err('error: /attach -: stdin is this terminal; attach a file (/attach PATH)\n');
     else {
-      const [a] = await readAttachments([arg], io).catch((err: unknown) => {
+      const [a] = await readAttachments([arg], io).catch((caught: unknown) => {
         // Said as typed here: /attach, not the flag.
+        const err = cliErrorOf(caught) ?? caught;
         if (err instanceof Error) err.message = err.message.replace(/^--attach\b/, '/attach');
         throw err;
       });

@@ -1,0 +1,46 @@
+/**
+ * src/kit's typed errors in the CLI's words: the flag they came through named, the exit code from
+ * the table (docs/reliability.md). The one place where a kit error becomes a CliError.
+ */
+import { AttachmentError, ConversationError, KitError, SchemaError, SchemaMismatchError, ToolCallsError } from '../kit/errors.js';
+import { ToolSourceError } from '../kit/tool.js';
+import { SpendError, type SpendErrorCode } from '../kit/spend/errors.js';
+import { CliError, EXIT, type ExitCode } from './exit-codes.js';
+
+/** Money refusals are exit 4 as a 402 is; a lock held too long is a plain failure, a bad amount a usage error. */
+const SPEND_EXIT: Record<SpendErrorCode, ExitCode> = {
+  budget_reached: EXIT.PAYMENT,
+  cost_cap_exceeded: EXIT.PAYMENT,
+  cost_unbounded: EXIT.PAYMENT,
+  budget_unkept: EXIT.PAYMENT,
+  budget_busy: EXIT.FAILURE,
+  invalid_amount: EXIT.USAGE,
+};
+
+function words(err: KitError): [string, ExitCode] {
+  if (err instanceof SpendError) return [err.message, SPEND_EXIT[err.code]];
+  if (err instanceof AttachmentError) return [`--attach ${err.source}: ${err.why}`, EXIT.USAGE];
+  if (err instanceof SchemaError) {
+    if (err.code === 'not_json') return [`--schema: ${err.source ?? 'the value'} is not valid JSON (${err.why})`, EXIT.USAGE];
+    return [err.code === 'not_object' ? '--schema must be a JSON schema object' : `--schema: not a valid JSON schema (${err.why})`, EXIT.USAGE];
+  }
+  if (err instanceof SchemaMismatchError) {
+    if (err.code === 'not_json') return [`the answer is not JSON, so it does not follow --schema (${err.why})`, EXIT.SCHEMA_MISMATCH];
+    return [`the answer does not follow --schema: ${err.path || '(the whole answer)'} ${err.why}`, EXIT.SCHEMA_MISMATCH];
+  }
+  if (err instanceof ConversationError) {
+    if (err.code === 'not_found') return [`no conversation ${err.id} (router conversations list shows them)`, EXIT.NOT_FOUND];
+    if (err.code === 'damaged') return [`${err.message} (router conversations delete ${err.id} removes it)`, EXIT.FAILURE];
+    return [err.message, EXIT.USAGE];
+  }
+  if (err instanceof ToolCallsError) return [err.message, EXIT.TOOL_CALLS];
+  return [err.message, EXIT.FAILURE];
+}
+
+/** The CliError a kit error is reported as; undefined for any other error. */
+export function cliErrorOf(err: unknown): CliError | undefined {
+  if (err instanceof ToolSourceError) return new CliError(err.message, err.kind === 'invalid' ? EXIT.USAGE : EXIT.TOOL_SOURCE);
+  if (!(err instanceof KitError)) return undefined;
+  const [message, code] = words(err);
+  return new CliError(message, code);
+}

@@ -1,0 +1,97 @@
+/**
+ * A model and the conversations held with it, as simonw/llm's library has them: `model.prompt()`
+ * for one exchange, `model.conversation()` for several, each prompt sent after the ones before; a
+ * conversation given a `ConversationStore` is kept there after each turn (the CLI's `chat -c` takes it up).
+ */
+import type { RouterClient } from '../client/index.js';
+import type { ChatMessage } from '../client/types.js';
+import { ConversationStore, newConversationRecord, type ConversationRecord } from './conversation-store.js';
+import { ConversationError } from './errors.js';
+import { promptTurn, runPrompt, type PromptOptions, type PromptResponse } from './prompt.js';
+
+export interface ConversationOptions {
+  /** Where the conversation is kept after each turn (none: held in memory only). */
+  store?: ConversationStore;
+  /** Its id: a kept one of that id is taken up, else a new one gets it. */
+  id?: string;
+  /** Take up the conversation kept last (a new one when there is none). */
+  last?: boolean;
+}
+
+export class ChatModel {
+  constructor(
+    readonly client: RouterClient,
+    /** An `<author>/<slug>` model id. */
+    readonly id: string,
+  ) {}
+
+  /** One exchange: the prompt, the tool calls the model asks for run, the answer. */
+  prompt(text: string, opts?: PromptOptions): Promise<PromptResponse> {
+    return runPrompt(this.client, this.id, [], text, opts);
+  }
+
+  /** A conversation with this model: new, or taken up from a store (`id`, `last`). */
+  conversation(opts: ConversationOptions = {}): Conversation {
+    const { store } = opts;
+    if ((opts.id !== undefined || opts.last) && !store) throw new TypeError('a conversation taken up by id or last needs a store');
+    let record: ConversationRecord | undefined;
+    if (opts.last) record = store!.last() ?? undefined;
+    else if (opts.id !== undefined) {
+      try {
+        record = store!.load(opts.id);
+      } catch (err) {
+        if (!(err instanceof ConversationError && err.code === 'not_found')) throw err;
+      }
+    }
+    return new Conversation(this, record, store, opts.id);
+  }
+}
+
+/** A model of the service by id (`chatModel(client, 'local/echo')`). */
+export const chatModel = (client: RouterClient, id: string) => new ChatModel(client, id);
+
+export class Conversation {
+  private record: ConversationRecord | undefined;
+
+  constructor(
+    readonly model: ChatModel,
+    record?: ConversationRecord,
+    readonly store?: ConversationStore,
+    private readonly newId?: string,
+  ) {
+    this.record = record;
+  }
+
+  /** Its id (a new one has it after its first turn, unless it was named). */
+  get id(): string | undefined {
+    return this.record?.id ?? this.newId;
+  }
+
+  /** The messages so far (attachments by reference). */
+  get messages(): readonly ChatMessage[] {
+    return this.record?.messages ?? [];
+  }
+
+  /** The conversation as it is kept (undefined before its first turn). */
+  get kept(): ConversationRecord | undefined {
+    return this.record;
+  }
+
+  /**
+   * The prompt after the messages so far; the turn is kept (in the store, when there is one) before
+   * the answer is checked against a schema, so that an answer that does not follow it is kept too.
+   */
+  async prompt(text: string, opts: PromptOptions = {}): Promise<PromptResponse> {
+    const earlier = this.record;
+    const { response, check } = await promptTurn(this.model.client, this.model.id, [...this.messages], text, opts);
+    const model = opts.model ?? this.model.id;
+    const base = earlier ?? newConversationRecord(model, text, this.newId);
+    const system = opts.system === undefined ? [] : [{ role: 'system' as const, content: opts.system }];
+    const history = opts.system === undefined ? base.messages : base.messages.filter((m) => m.role !== 'system');
+    const next: ConversationRecord = { ...base, model, messages: [...system, ...history, ...response.messages], updated_at: new Date().toISOString() };
+    // A turn the store cannot keep (a full disk) is held here still; the store's error is thrown.
+    this.record = next;
+    if (this.store) this.record = this.store.save(next, earlier, [response.messages[0]!, response.messages.at(-1)!]);
+    return check(response);
+  }
+}

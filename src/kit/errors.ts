@@ -1,0 +1,85 @@
+/**
+ * The typed errors of `router-cli/kit`: each a class with a `code` that says what went wrong and
+ * the facts to word it otherwise (the CLI words them for its flags in `cli/kit-words.ts`).
+ */
+
+export class KitError<C extends string = string> extends Error {
+  constructor(
+    message: string,
+    readonly code: C,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** An attachment that cannot be sent: unreadable, empty, too large, of an unknown type, a bad URL. */
+export class AttachmentError extends KitError<'unreadable' | 'empty' | 'too_large' | 'unknown_type' | 'invalid_url' | 'audio_url'> {
+  constructor(
+    code: AttachmentError['code'],
+    /** The path, URL or name it was given as. */
+    readonly source: string,
+    /** Why, in words, without the source. */
+    readonly why: string,
+  ) {
+    super(`attachment ${source}: ${why}`, code);
+  }
+}
+
+/** A schema that cannot be used: not JSON, not an object, not a JSON schema ajv compiles. */
+export class SchemaError extends KitError<'not_json' | 'not_object' | 'invalid_schema'> {
+  constructor(
+    code: SchemaError['code'],
+    /** Why, in words (for `not_json` and `invalid_schema`, the parser's or ajv's message). */
+    readonly why: string,
+    /** The file the schema was read from, when it was. */
+    readonly source?: string,
+  ) {
+    const what = source ?? 'the schema';
+    super(code === 'not_object' ? `${what} must be a JSON schema object` : code === 'not_json' ? `${what} is not valid JSON (${why})` : `${what} is not a valid JSON schema (${why})`, code);
+  }
+}
+
+/** An answer that does not follow its schema: `not_json`, or `mismatch` (the first place, `path`, and why). */
+export class SchemaMismatchError extends KitError<'not_json' | 'mismatch'> {
+  constructor(
+    code: SchemaMismatchError['code'],
+    /** The answer as it came. */
+    readonly text: string,
+    /** The JSON pointer of the first mismatch ('' for the whole answer). */
+    readonly path: string,
+    /** The parser's or the validator's message. */
+    readonly why: string,
+  ) {
+    super(code === 'not_json' ? `the answer is not JSON, so it does not follow the schema (${why})` : `the answer does not follow the schema: ${path || '(the whole answer)'} ${why}`, code);
+  }
+}
+
+/** A kept conversation that cannot be had: a bad id, none of that id, a damaged file. */
+export class ConversationError extends KitError<'invalid_id' | 'not_found' | 'damaged'> {
+  constructor(
+    code: ConversationError['code'],
+    readonly id: string,
+    /** The conversation's file (for `damaged`). */
+    readonly file?: string,
+  ) {
+    const said = {
+      invalid_id: `conversation id "${id}": use 1 to 64 letters, digits, ".", "_" or "-", not starting with "."`,
+      not_found: `no conversation ${id}`,
+      damaged: `the conversation file ${file ?? id} is damaged`,
+    };
+    super(said[code], code);
+  }
+}
+
+/** Tool calls the model asked for that were not run: a tool with no `run`, an unknown name, the round limit reached. */
+export class ToolCallsError extends KitError<'declared' | 'missing' | 'max_rounds'> {
+  constructor(
+    code: ToolCallsError['code'],
+    /** The calls, as the model wrote them. */
+    readonly calls: { id: string; name: string; arguments: string }[],
+    readonly why: string,
+  ) {
+    super(`the model asked for ${calls.length === 1 ? 'a tool call' : `${calls.length} tool calls`} that ${calls.length === 1 ? 'was' : 'were'} not run (${why})`, code);
+  }
+}

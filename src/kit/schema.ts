@@ -1,0 +1,72 @@
+/** JSON schemas an answer must follow: compiled with ajv, sent as the API's format, the answer checked. */
+import { SchemaError, SchemaMismatchError } from './errors.js';
+
+type Validate = ((value: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
+
+export interface AnswerSchema {
+  /** The format's name: the schema's title, made a name, else "answer". */
+  name: string;
+  schema: Record<string, unknown>;
+  validate: Validate;
+}
+
+async function compile(schema: Record<string, unknown>): Promise<Validate> {
+  const ajv = await import('ajv');
+  // CommonJS seen from ESM: the class is the default export's default.
+  const Ajv = ((ajv.default as unknown as { default?: unknown }).default ?? ajv.default) as unknown as typeof ajv.Ajv;
+  return new Ajv({ strict: false, validateFormats: false, allErrors: false }).compile(schema) as Validate;
+}
+
+/** A schema made ready: an object ajv compiles, or JSON text of one (a `SchemaError` otherwise; `source`: the file it came from). */
+export async function answerSchema(schema: Record<string, unknown> | string, source?: string): Promise<AnswerSchema> {
+  let value: unknown = schema;
+  if (typeof schema === 'string') {
+    try {
+      value = JSON.parse(schema);
+    } catch (err) {
+      throw new SchemaError('not_json', (err as Error).message, source);
+    }
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new SchemaError('not_object', 'must be a JSON schema object', source);
+  let validate: Validate;
+  try {
+    validate = await compile(value as Record<string, unknown>);
+  } catch (err) {
+    throw new SchemaError('invalid_schema', (err as Error).message, source);
+  }
+  const title = typeof (value as { title?: unknown }).title === 'string' ? (value as { title: string }).title : '';
+  const name = title.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 64) || 'answer';
+  return { name, schema: value as Record<string, unknown>, validate };
+}
+
+/** Why a tool's `parameters` is not a JSON schema object (undefined when it is one). */
+export async function parametersProblem(parameters: unknown): Promise<string | undefined> {
+  if (!parameters || typeof parameters !== 'object' || Array.isArray(parameters)) return 'must be a JSON schema object';
+  try {
+    await compile(parameters as Record<string, unknown>);
+    return undefined;
+  } catch (err) {
+    return `are not a valid JSON schema (${(err as Error).message})`;
+  }
+}
+
+/** Chat's `response_format` for the schema (strict). */
+export const chatResponseFormat = (s: AnswerSchema) => ({ type: 'json_schema', json_schema: { name: s.name, schema: s.schema, strict: true } });
+
+/** Responses' `text.format` for the schema (strict). */
+export const responsesTextFormat = (s: AnswerSchema) => ({ type: 'json_schema', name: s.name, schema: s.schema, strict: true });
+
+/** The answer's value when it is JSON that follows the schema; else a `SchemaMismatchError` (`not_json` or `mismatch`). */
+export function checkAnswer(s: AnswerSchema, text: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new SchemaMismatchError('not_json', text, '', (err as Error).message);
+  }
+  if (!s.validate(value)) {
+    const first = s.validate.errors?.[0];
+    throw new SchemaMismatchError('mismatch', text, first?.instancePath ?? '', first?.message ?? 'does not match');
+  }
+  return value;
+}

@@ -1,0 +1,66 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+
+// docs/library.md: every program on the page runs as written (js with node, ts with tsx), importing the
+// built package by its name, against the emulator; each `// → …` comment is a line it prints, in order.
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const PAGE = readFileSync(join(ROOT, 'docs', 'library.md'), 'utf8');
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+const blocks = [...PAGE.matchAll(/```(js|ts)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1]!, code: m[2]! }));
+
+let t: CliEnv;
+let work: string;
+beforeAll(async () => {
+  t = await startCliEnv();
+  work = join(t.dir, 'library-examples');
+  mkdirSync(work);
+  writeFileSync(join(work, 'photo.png'), PNG);
+});
+afterAll(() => t?.close());
+
+function runProgram(file: string, lang: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const command = lang === 'ts' ? [join(ROOT, 'node_modules', '.bin', 'tsx'), file] : [process.execPath, file];
+  const env = { ...process.env, ...t.env, PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH}` };
+  return new Promise((done) => {
+    const child = spawn(command[0]!, command.slice(1), { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d));
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+/** The lines each program says it prints (`// → …`), missing from what it printed, in order. */
+function unprinted(code: string, stdout: string): string[] {
+  const printed = stdout.split('\n');
+  const missing: string[] = [];
+  let at = 0;
+  for (const [, said] of code.matchAll(/\/\/ → (.*)$/gm)) {
+    const found = printed.indexOf(said!, at);
+    if (found < 0) missing.push(said!);
+    else at = found + 1;
+  }
+  return missing;
+}
+
+it('every program of docs/library.md runs as written and prints what its comments say', async () => {
+  expect(blocks.length).toBeGreaterThanOrEqual(8);
+  const failures: string[] = [];
+  for (const [i, { lang, code }] of blocks.entries()) {
+    // Inside the package, so that its name resolves to itself (as it does where it is installed).
+    const file = join(ROOT, `.library-example-${process.pid}-${i}.${lang === 'ts' ? 'mts' : 'mjs'}`);
+    writeFileSync(file, code);
+    try {
+      const r = await runProgram(file, lang);
+      const missing = unprinted(code, r.stdout);
+      if (r.code !== 0 || missing.length) failures.push(`example ${i + 1} (${code.split('\n').find((l) => l.includes('router-cli/'))}): exit ${r.code}, missing ${JSON.stringify(missing)}\n${r.stdout}${r.stderr}`);
+    } finally {
+      rmSync(file, { force: true });
+    }
+  }
+  expect(failures).toEqual([]);
+}, 300_000);
