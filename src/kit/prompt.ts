@@ -15,6 +15,8 @@ import { DEFAULT_RESULTS_BYTES, ResultBudget, runToolCall, type CallOutcome, typ
 import type { Tool } from './tool.js';
 import { ToolSet } from './toolset.js';
 import { chatToolLoop } from './tool-loop.js';
+import { usageFields } from './spend/ledger.js';
+import type { SpendGuard } from './spend/spend-guard.js';
 
 export interface PromptOptions {
   /** The model of this prompt, when it is not the conversation's (a conversation keeps attachments by reference, so any model reads it). */
@@ -39,6 +41,11 @@ export interface PromptOptions {
   /** More of the request: `temperature`, `max_completion_tokens`, `provider`, … */
   request?: Omit<Partial<ChatCompletionRequest>, 'messages' | 'model' | 'tools' | 'response_format'>;
   signal?: AbortSignal;
+  /**
+   * Checks each request (each round of a tool loop) before it is sent, held to what the cap and budgets have left,
+   * and records what it cost: a round that could pass them is not sent (a `SpendError`). Released when the prompt ends.
+   */
+  guard?: SpendGuard;
   /** Called before each request (each round of a tool loop) with the cost so far in credits: throw to stop. */
   beforeRequest?: (request: ChatCompletionRequest, spent: number) => void | Promise<void>;
   /** Streams the answer: called with each piece of its text as it arrives (the answer resolves whole as well). */
@@ -119,7 +126,10 @@ async function ask(client: RouterClient, model: string, sent: ChatMessage[], pro
   const request = async () => {
     const req = { ...base, messages: [...sent] };
     await opts.beforeRequest?.(req, usage?.cost ?? 0);
+    const { guard } = opts;
+    if (guard) await guard.check({ body: req, models: [req.model], limitField: 'max_completion_tokens', limitFlag: 'max_completion_tokens', explicitLimit: opts.request?.max_completion_tokens !== undefined, completes: true });
     const completion = opts.onText ? await streamed(client, req, signal, opts.onText) : await client.chat.create(req, { signal });
+    guard?.record({ command: 'kit', endpoint: '/v1/chat/completions', model: completion.model || req.model, ...(completion.id ? { id: completion.id } : {}), ...usageFields(completion.usage as unknown as Record<string, unknown>) });
     usage = addUsage(usage, completion.usage);
     const { text, failure } = readCompletion(completion);
     if (failure) throw failure;
@@ -147,7 +157,12 @@ async function ask(client: RouterClient, model: string, sent: ChatMessage[], pro
     if (all.length && !opts.toolImages) outcomes.at(-1)!.text += `\n[router: ${all.length} image(s) from the tools not passed on]`;
     return opts.toolImages ? all : [];
   };
-  const answer = await chatToolLoop(sent, await request(), request, { run, images });
+  let answer;
+  try {
+    answer = await chatToolLoop(sent, await request(), request, { run, images });
+  } finally {
+    opts.guard?.release();
+  }
   const turn = [recordedUserMessage(prompt, attachments), ...sent.slice(start + 1), { role: 'assistant' as const, content: answer.text }];
   return { text: answer.text, model: answer.completion.model || undefined, usage, toolCalls, messages: turn, completion: answer.completion };
 }

@@ -7,7 +7,7 @@ import { emulatorPerFile } from '../support/inprocess-env.js';
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import { testStreams } from '../support/inprocess.js';
-import { BudgetReached, BudgetUnkept, chatWithTools, CostCapExceeded, functionTool, InvalidAmount, serviceListPrices, SpendError, SpendGuard, ToolCallsError, usdAmount, type BudgetSettings } from '../../src/kit/index.js';
+import { BudgetReached, BudgetUnkept, chatModel, chatWithTools, CostCapExceeded, functionTool, InvalidAmount, serviceListPrices, SpendError, SpendGuard, ToolCallsError, usdAmount, type BudgetSettings } from '../../src/kit/index.js';
 
 // The kit's spend guard, budgets and ledger for a program (router-cli/kit), over real HTTP to the
 // emulator: refusals are typed errors with a code, nothing sent; the tool loop checks every round.
@@ -93,6 +93,13 @@ describe('a cost cap over the kit tool loop', () => {
     expect(e.bound).toBeGreaterThan(e.cap.usd);
     expect(e.message).toMatch(/^this call could cost up to \$0\.2\d+, over --max-cost \$0\.010000, less the \$0\.0000\d+ this command already spent: not even one completion token fits/);
     // The first round was sent; the second, with the long result, was not.
+    expect(chats().length).toBe(before + 1);
+  });
+
+  it("a model's prompt under the same guard: the round that would pass the cap is not sent", async () => {
+    const before = chats().length;
+    const err = await chatModel(client, 'local/tools').prompt('weather in Paris?', { tools: [weather('a'.repeat(200_000))], guard: guard({ maxCost: 0.01 }) }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CostCapExceeded);
     expect(chats().length).toBe(before + 1);
   });
 
