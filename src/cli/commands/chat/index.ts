@@ -17,7 +17,7 @@ import { boundNote, guardNext, guardSpend, limitFlagOf, SPEND_FLAGS } from '../.
 import { keepConversation, openConversation, withSystem } from './conversation.js';
 import { MessageAssembler, messageOf, type AssembledMessage } from '../../answers/answer-extras.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from '../../answers/request-extras.js';
-import { callsNotRun, chatCalls, imageInput, openTools } from '../../tools/tool-runner.js';
+import { callsNotRun, chatCalls, imageInput, loadTools, openTools } from '../../tools/tool-runner.js';
 import { toolLoop } from '../../tools/tool-loop.js';
 import { noteRouting } from '../../answers/routing-note.js';
 
@@ -59,7 +59,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     const { runRepl } = await import('./repl.js');
     return runRepl(ctx);
   }
-  const extras = await prepareExtras(opts, io, 'chat').catch((err: unknown) => Promise.reject(blameRole(err, role, ctx.cmd)));
+  const extras = await prepareExtras(opts, io, 'chat', loadTools).catch((err: unknown) => Promise.reject(blameRole(err, role, ctx.cmd)));
   const prompt = await promptWith(args, io, extras, 'echo hi | router chat');
   const earlier = openConversation(ctx);
   ctx.useCommandModel(earlier);

@@ -16,7 +16,7 @@ import { usage } from '../../exit-codes.js';
 import { checkMetadataFlags, readJsonFile, textOrFile } from '../../io/input.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from '../../answers/request-extras.js';
 import { functionCalls, reasoningSummary, responseMessage } from '../../answers/answer-extras.js';
-import { callsNotRun, chatCalls, imageInput, openTools } from '../../tools/tool-runner.js';
+import { callsNotRun, chatCalls, imageInput, loadTools, openTools } from '../../tools/tool-runner.js';
 import { responsesToolLoop } from './tool-loop.js';
 import { noteRouting } from '../../answers/routing-note.js';
 
@@ -51,7 +51,7 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
   } catch (err) {
     throw blameRole(err, role, ctx.cmd);
   }
-  const extras = await prepareExtras(opts, io, 'responses').catch((err: unknown) => Promise.reject(blameRole(err, role, ctx.cmd)));
+  const extras = await prepareExtras(opts, io, 'responses', loadTools).catch((err: unknown) => Promise.reject(blameRole(err, role, ctx.cmd)));
   const input = await inputFrom(io, opts, args, extras);
   ctx.useCommandModel();
   const connected = await connect();
