@@ -93,9 +93,10 @@ export interface ShownCall {
 /** A call as a person reads it: the model's name and arguments with control characters escaped, so that they cannot hide what runs. */
 export const shownCall = (call: { name: string; arguments: string }) => visible(`${call.name} ${call.arguments}`);
 
-export async function approved(io: IO, call: { name: string; arguments: string }): Promise<boolean> {
+/** --approve's question; `signal` (chat -i: the turn's) ends it, else Ctrl-C's. */
+export async function approved(io: IO, call: { name: string; arguments: string }, signal?: AbortSignal): Promise<boolean> {
   const { confirm } = await import('@inquirer/prompts');
-  return confirm({ message: `Run ${shownCall(call)}?`, default: true }, io.promptContext);
+  return confirm({ message: `Run ${shownCall(call)}?`, default: true }, { ...io.promptContext, ...(signal ? { signal } : {}) });
 }
 
 /** The calls as stdout shows them when router does not run them: one JSON line each. */

@@ -76,7 +76,7 @@ export function saveHistory(env: NodeJS.ProcessEnv, fresh: string[], logging: bo
 /** Flags of one call that the REPL does not carry out: given, they are refused rather than left unsaid. */
 const ONE_CALL_FLAGS: Record<string, string> = {
   json: '--json', stream: '--stream', usage: '--usage', routerMetadata: '--router-metadata', schema: '--schema',
-  approve: '--approve', plugin: '--plugin', web: '--web', modalities: '--modalities',
+  plugin: '--plugin', web: '--web', modalities: '--modalities',
   showReasoning: '--show-reasoning', saveImages: '--save-images', jq: '--jq',
 };
 

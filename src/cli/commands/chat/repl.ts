@@ -213,7 +213,8 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
       if (extras.attachments.length) c.recorded.set(user, recordedUser(text, extras));
       c.history.push(user);
       const answerStop = new AbortController();
-      const release = swallowKeys(io, () => answerStop.abort(interrupted()));
+      const stop = () => answerStop.abort(interrupted());
+      const keys = { release: swallowKeys(io, stop) };
       let answer = '';
       let turn: Awaited<ReturnType<typeof guardSpend>> | undefined;
       const md = await more.answerRenderer(io, opts);
@@ -230,8 +231,9 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         const turnSignal = AbortSignal.any([signal, answerStop.signal]);
         if (c.tools) {
           req.tools = c.tools.chatTools();
-          const loop = { set: c.tools, maxRounds: opts.maxToolRounds ?? 8, approve: false, json: false, signal: turnSignal, timeout: opts.toolTimeout ?? ctx.flags.timeout };
-          const t = await (await import('./repl-tools.js')).toolTurn(io, client, req, loop, print, log);
+          const tt = await import('./repl-tools.js');
+          const loop = { set: c.tools, maxRounds: opts.maxToolRounds ?? 8, approve: opts.approve ? tt.replApprover(io, turnSignal, { pause: () => keys.release(), resume: () => void (keys.release = swallowKeys(io, stop)) }, stop) : false, json: false, signal: turnSignal, timeout: opts.toolTimeout ?? ctx.flags.timeout };
+          const t = await tt.toolTurn(io, client, req, loop, print, log);
           added = t.added;
           // What the model said before its calls was shown; the answer kept is its last, after them.
           answer = t.text;
@@ -272,7 +274,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         else reportError(err, io);
         if (refused) io.err(`${extras.attachments.length === 1 ? 'its attachment was' : `its ${extras.attachments.length} attachments were`} dropped (/attach again)\n`);
       } finally {
-        release();
+        keys.release();
       }
     }
   } finally {
