@@ -6,6 +6,7 @@
 import { Argument, type Command } from './commander.js';
 import { addFlags, checkGoesWith, type FlagTable, type FlagValues } from './flags/flags.js';
 import { action, type RunContext } from './run.js';
+import type { Settings } from '../config/settings.js';
 
 /** A positional argument: `<name>` (required), `[name]` (optional), `...` for the rest of them. */
 export interface ArgSpec {
@@ -47,6 +48,8 @@ export interface CommandDef<F extends FlagTable = FlagTable, A extends readonly 
   usage?: string;
   /** Subcommands of a command that also runs itself (`models` and `models show`). */
   commands?: readonly (AnyCommandDef | GroupDef)[];
+  /** Flag values the settings give where none is typed (a profile's mcp): a flag that goes with one is then taken. */
+  fromSettings?: (settings: Settings) => Record<string, unknown>;
   run: (ctx: RunContext<FlagValues<F>>, ...args: ArgValues<A>) => Promise<void>;
 }
 
@@ -95,8 +98,21 @@ export function register(parent: Command, def: AnyCommandDef | GroupDef): Comman
   for (const sub of def.commands ?? []) register(cmd, sub);
   const run = def.run as (ctx: RunContext<unknown>, ...args: unknown[]) => Promise<void>;
   const flags = def.flags;
-  return cmd.action(action((ctx: RunContext<unknown>, ...args: unknown[]) => {
-    if (flags) checkGoesWith(ctx.cmd, flags, ctx.opts as Record<string, unknown>);
+  const fromSettings = def.fromSettings;
+  return cmd.action(action(async (ctx: RunContext<unknown>, ...args: unknown[]) => {
+    if (flags) await checkFlagsGoWith(ctx, flags, fromSettings);
     return run(ctx, ...args);
   }));
+}
+
+/** goesWith, the settings' values counted (read only when a typed flag lacks its partner on the command line). */
+async function checkFlagsGoWith(ctx: RunContext<unknown>, flags: FlagTable, fromSettings: CommandDef['fromSettings']): Promise<void> {
+  const opts = ctx.opts as Record<string, unknown>;
+  try {
+    checkGoesWith(ctx.cmd, flags, opts);
+  } catch (err) {
+    if (!fromSettings) throw err;
+    const set = (o: Record<string, unknown>) => Object.entries(o).filter(([, v]) => v !== undefined);
+    checkGoesWith(ctx.cmd, flags, Object.fromEntries([...set(fromSettings(await ctx.settings())), ...set(opts)]));
+  }
 }

@@ -8,6 +8,7 @@ import { readJsonFile } from '../io/input.js';
 import { parametersProblem } from '../answers/schema-check.js';
 import type { IO } from '../io/io.js';
 import { visible } from '../../internal/visible.js';
+import { sourceName, type Settings } from '../../config/settings.js';
 
 type Body = Record<string, unknown>;
 
@@ -65,6 +66,17 @@ export interface ToolSources {
   secrets: (string | undefined)[];
   signal: AbortSignal;
   timeoutSeconds?: number;
+}
+
+/**
+ * The MCP servers of a run: --mcp (or a role's mcp) replaces those of ROUTER_MCP, which replaces the
+ * profile's mcp. Chat's --schema takes no tools: the servers of the environment or profile are then left out, and said.
+ */
+export function mcpServers(io: IO, flag: string[] | undefined, settings: Settings, schema = false): string[] | undefined {
+  if (flag?.length || !settings.mcp) return flag;
+  if (!schema) return settings.mcp;
+  io.note(`note: --schema takes no tools: the MCP servers of ${sourceName(settings.from.mcp!)} are left out`);
+  return undefined;
 }
 
 /** Starts the MCP servers and makes the local tools runnable; undefined when there are no function tools. */

@@ -17,7 +17,7 @@ import { boundNote, guardNext, guardSpend, limitFlagOf, SPEND_FLAGS } from '../.
 import { keepConversation, openConversation, withSystem } from './conversation.js';
 import { MessageAssembler, messageOf, type AssembledMessage } from '../../answers/answer-extras.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from '../../answers/request-extras.js';
-import { callsNotRun, chatCalls, imageInput, loadTools, openTools } from '../../tools/tool-runner.js';
+import { callsNotRun, chatCalls, imageInput, loadTools, mcpServers, openTools } from '../../tools/tool-runner.js';
 import { toolLoop } from '../../tools/tool-loop.js';
 import { noteRouting } from '../../answers/routing-note.js';
 
@@ -42,6 +42,7 @@ export const chat = defineCommand({
     'router chat --model local/thinker --show-reasoning "Why is the sky blue?"',
     'router chat --model local/painter --modalities text,image --save-images . "a red circle"',
   ],
+  fromSettings: (s) => ({ mcp: s.mcp }),
   run: runChat,
 });
 
@@ -71,7 +72,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
   const req = buildChatRequest(messages, opts, settings.model);
   applyExtras(req, opts, extras, 'chat');
   const call = { signal, routerMetadata: opts.routerMetadata };
-  const toolSet = await openTools({ local: extras.tools, mcp: opts.mcp, env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
+  const toolSet = await openTools({ local: extras.tools, mcp: mcpServers(io, opts.mcp, settings, !!extras.schema), env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
     await client.close();
     throw err;
   });

@@ -162,8 +162,8 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
   const { usageFields } = await import('../../spend/ledger.js');
   const { reportError } = await import('../../errors.js');
   let models: Promise<Model[] | undefined> | undefined;
-  const { loadTools, openTools } = await import('../../tools/tool-runner.js');
-  const tools = await openTools({ local: await loadTools(opts.tools, io, 'chat'), mcp: opts.mcp, env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
+  const { loadTools, mcpServers, openTools } = await import('../../tools/tool-runner.js');
+  const tools = await openTools({ local: await loadTools(opts.tools, io, 'chat'), mcp: mcpServers(io, opts.mcp, settings), env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
     await client.close();
     throw err;
   });

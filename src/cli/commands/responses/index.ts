@@ -16,7 +16,7 @@ import { usage } from '../../exit-codes.js';
 import { checkMetadataFlags, readJsonFile, textOrFile } from '../../io/input.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from '../../answers/request-extras.js';
 import { functionCalls, reasoningSummary, responseMessage } from '../../answers/answer-extras.js';
-import { callsNotRun, chatCalls, imageInput, loadTools, openTools } from '../../tools/tool-runner.js';
+import { callsNotRun, chatCalls, imageInput, loadTools, mcpServers, openTools } from '../../tools/tool-runner.js';
 import { responsesToolLoop } from './tool-loop.js';
 import { noteRouting } from '../../answers/routing-note.js';
 
@@ -35,6 +35,7 @@ export const responses = defineCommand({
     'router responses "write 40 words" --model local/lorem --max-cost 0.0005 --usage',
     'router responses --model local/vision -a photo.png "Describe it"',
   ],
+  fromSettings: (s) => ({ mcp: s.mcp }),
   run: runResponses,
 });
 
@@ -59,7 +60,7 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
   const req = buildResponsesRequest(input, opts, settings.model);
   applyExtras(req, opts, extras, 'responses');
   const call = { signal, routerMetadata: opts.routerMetadata };
-  const toolSet = await openTools({ local: extras.tools, mcp: opts.mcp, env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
+  const toolSet = await openTools({ local: extras.tools, mcp: mcpServers(io, opts.mcp, settings), env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
     await client.close();
     throw err;
   });
