@@ -21,8 +21,13 @@ import { callsNotRun, chatCalls, imageInput, loadTools, mcpServers, openTools } 
 import { toolLoop } from '../../tools/tool-loop.js';
 import { noteRouting } from '../../answers/routing-note.js';
 
+/** The top-level fields of the JSON printed (for lists: of each item), for `--json FIELDS`. */
+const CHAT = ['id', 'object', 'created', 'model', 'choices', 'usage', 'system_fingerprint', 'provider', 'service_tier', 'router_metadata', 'openrouter_metadata', 'alignment', 'debug'];
+
 export const chat = defineCommand({
   name: 'chat',
+  logsUsage: true,
+  jsonFields: CHAT,
   summary: 'send a prompt to a chat model, streaming the answer',
   description: 'Send a prompt to a chat model and stream the answer to stdout. The prompt is the arguments and a piped stdin: stdin first, then the arguments, or at the place of a "-" among them. --no-stdin (or ROUTER_NO_STDIN=1) leaves stdin alone, as a while-read loop over a list needs.',
   args: [{ name: '[prompt...]', help: 'the prompt; "-" puts stdin at its place' }],

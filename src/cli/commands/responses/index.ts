@@ -20,10 +20,16 @@ import { callsNotRun, chatCalls, imageInput, loadTools, mcpServers, openTools } 
 import { responsesToolLoop } from './tool-loop.js';
 import { noteRouting } from '../../answers/routing-note.js';
 
+/** The top-level fields of the JSON printed (for lists: of each item), for `--json FIELDS`. */
+const RESPONSE = ['id', 'object', 'created_at', 'completed_at', 'model', 'status', 'output', 'output_text', 'error', 'incomplete_details', 'instructions', 'metadata', 'temperature', 'top_p', 'max_output_tokens', 'max_tool_calls', 'tools', 'tool_choice', 'prompt', 'prompt_cache_key', 'prompt_cache_options', 'reasoning', 'service_tier', 'text', 'truncation', 'user', 'usage', 'router_metadata', 'openrouter_metadata'];
+const RESPONSE_EVENT = ['type', 'sequence_number', 'response', 'delta', 'item_id', 'output_index', 'content_index', 'item', 'part', 'text'];
+
 const FLAGS = { ...RESPONSES_FLAGS, ...SPEND_FLAGS };
 
 export const responses = defineCommand({
   name: 'responses',
+  logsUsage: true,
+  jsonFields: [...RESPONSE, ...RESPONSE_EVENT.filter((f) => !RESPONSE.includes(f))],
   summary: 'generate in the Responses format, streaming the text',
   description: 'Create a response in the Responses format. Each request is independent: the whole history goes in the input.',
   args: [{ name: '[prompt...]', help: 'the prompt; "-" or nothing reads stdin' }],
