@@ -68,6 +68,13 @@ describe('mcp in a profile and in ROUTER_MCP', () => {
     expect(toolNames()).toEqual(expect.arrayContaining(['echo', 'get-env', 'env']));
   });
 
+  it('a role\'s mcp goes before ROUTER_MCP and the profile\'s, as a typed --mcp does', async () => {
+    expect(await run(['roles', 'save', 'envtool', '--system', 'Use the tools.', '--model', 'local/tools', '--mcp', node(FIXTURE, 'env')])).toMatchObject({ code: 0, stderr: '' });
+    const r = await run(['chat', '--role', 'envtool', 'please echo this'], { env: { ROUTER_MCP: node(EVERYTHING, 'stdio') } });
+    expect(r.code).toBe(0);
+    expect(toolNames()).toEqual(['env']);
+  });
+
   it('chat --schema takes no tools: the profile\'s servers are left out, and said', async () => {
     const r = await run(['chat', '--model', 'local/lorem', '--schema', '{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}', 'a city'], { env: { ROUTER_MCP: '' } });
     expect(r.code).toBe(0);
