@@ -1,6 +1,6 @@
 import { Command, CommanderError } from './commander.js';
 import { EXIT } from './exit-codes.js';
-import { addFlags } from './flags/flags.js';
+import { addFlags, type FlagSpec, type FlagTable } from './flags/flags.js';
 import { GLOBAL_FLAGS } from './flags/global-flags.js';
 import { VERSION } from '../client/version.js';
 import { attachRuntime, type Runtime } from './run.js';
@@ -43,7 +43,13 @@ export const COMMANDS: readonly Entry[] = [
   { name: '__complete', group: 'Setup:', load: async () => (await import('./commands/completion/index.js')).complete },
 ];
 
-const GLOBAL_WITH_VALUE = new Set(['-p', '--profile', '--api-root', '--timeout', '--max-retries']);
+/** The global flags that take a value (`-p work`), by the table: the word after them is no command. */
+export const GLOBAL_WITH_VALUE = new Set(
+  Object.values(GLOBAL_FLAGS as FlagTable)
+    .flatMap((entry) => (Array.isArray(entry) ? (entry as readonly FlagSpec[]) : [entry as FlagSpec]))
+    .filter((spec) => /[<[]/.test(spec.flags))
+    .flatMap((spec) => spec.flags.split(/[\s,]+/).filter((w) => w.startsWith('-'))),
+);
 
 /** The command an argv runs (`router help X` counts as X), if any. */
 export function invokedCommand(args: string[]): string | undefined {

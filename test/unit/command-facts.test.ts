@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Command } from '../../src/cli/commander.js';
-import { buildProgram } from '../../src/cli/main.js';
+import { buildProgram, GLOBAL_WITH_VALUE } from '../../src/cli/main.js';
 import { defineCommand, definitionOf, register } from '../../src/cli/define.js';
 import { commandTree } from '../../src/cli/commands/completion/tree.js';
 import { oneCallFlags } from '../../src/cli/flags/flags.js';
@@ -59,5 +59,9 @@ describe('lists derived from the command definitions', () => {
     const program = await buildProgram();
     const logs = program.commands.filter((c) => definitionOf(c)?.logsUsage).map((c) => c.name());
     expect(logs).toEqual(['chat', 'responses', 'embed', 'speak', 'decide', 'batch']);
+  });
+
+  it('the global flags that take a value come from their table', () => {
+    expect([...GLOBAL_WITH_VALUE]).toEqual(['-p', '--profile', '--api-root', '--timeout', '--max-retries']);
   });
 });
