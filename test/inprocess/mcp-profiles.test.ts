@@ -49,6 +49,9 @@ describe('mcp in a profile and in ROUTER_MCP', () => {
   it('a flag that goes with --mcp is taken when the profile holds the servers', async () => {
     const r = await run(['chat', '--model', 'local/tools', '--max-tool-rounds', '2', 'please echo this']);
     expect(r).toMatchObject({ code: 0, stdout: 'From the tool results: echo answered: Echo: please echo this\n' });
+    expect(await run(['roles', 'save', 'plain', '--system', 'Be brief.', '--model', 'local/tools'])).toMatchObject({ code: 0, stderr: '' });
+    const role = await run(['chat', '--role', 'plain', '--max-tool-rounds', '2', 'please echo this']);
+    expect(role).toMatchObject({ code: 0, stdout: 'From the tool results: echo answered: Echo: please echo this\n' });
     await run(['config', 'unset', 'mcp']);
     const without = await run(['chat', '--model', 'local/tools', '--max-tool-rounds', '2', 'please echo this']);
     expect(without.code).toBe(2);

@@ -53,7 +53,7 @@ export const chat = defineCommand({
 
 async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Promise<void> {
   const { io, opts, signal, connect } = ctx;
-  const role = await applyRoleFlag(ctx.cmd, opts, io);
+  const role = await applyRoleFlag(ctx.cmd, opts, io, async () => ({ mcp: (await ctx.settings()).mcp }));
   opts.system = await textOrFile('--system', opts.system, io);
   try {
     validateChatOptions(opts);

@@ -114,7 +114,7 @@ export async function switchRole(ctx: RunContext<ChatOptions>, name: string, c: 
   const { applyRoleFlag } = await import('../../saved/roles.js');
   const opts = ctx.opts as Record<string, unknown>;
   opts.role = name;
-  const role = await applyRoleFlag(ctx.cmd, opts, ctx.io);
+  const role = await applyRoleFlag(ctx.cmd, opts, ctx.io, async () => ({ mcp: (await ctx.settings()).mcp }));
   replOptions(ctx);
   // The role's attachments go with the next message, as those of -a given with -i do.
   if (role?.settings.attach !== undefined && ctx.cmd.getOptionValueSource('attach') !== 'cli') {

@@ -47,7 +47,7 @@ export const responses = defineCommand({
 
 async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: string[]): Promise<void> {
   const { io, opts, signal, connect } = ctx;
-  const role = await applyRoleFlag(ctx.cmd, opts, io);
+  const role = await applyRoleFlag(ctx.cmd, opts, io, async () => ({ mcp: (await ctx.settings()).mcp }));
   opts.instructions = await textOrFile('--instructions', opts.instructions, io);
   if (opts.previousResponseId !== undefined) {
     throw usage('--previous-response-id is not supported: each request is independent; put the whole history in --input');
