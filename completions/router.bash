@@ -246,7 +246,7 @@ _router() {
     'config init') subs=''; flags='--profile -p --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
     'config set') subs=''; flags='--profile -p --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='dynamic:settings' ;;
     'config get') subs=''; flags='--profile -p --json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='dynamic:settings' ;;
-    'config unset') subs=''; flags='--profile -p --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
+    'config unset') subs=''; flags='--profile -p --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='dynamic:settings' ;;
     'config list') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
     'config use') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='dynamic:profiles' ;;
     'config delete') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='dynamic:profiles' ;;

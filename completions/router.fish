@@ -834,6 +834,7 @@ complete -c router -n '__fish_seen_subcommand_from config; and __fish_seen_subco
 complete -c router -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -l no-stdin -d 'never read stdin: the prompt is the arguments alone, as in a while-read loop (also ROUTER_NO_STDIN=1)'
 complete -c router -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -l no-log -d 'do not write this call to the local usage ledger (also ROUTER_NO_LOG=1, or: router config set log off)'
 complete -c router -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -s h -l help -d 'display help'
+complete -c router -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from unset' -a '(router __complete settings 2>/dev/null)'
 complete -c router -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from list' -l json -d 'print the profiles as JSON'
 complete -c router -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from list' -l jq -r -F -d 'filter the JSON output with a jq expression (implies --json; strings print raw)'
 complete -c router -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from list' -s V -l version -d 'output the version number'

@@ -4,8 +4,9 @@
  * argument types of `run` are inferred from the tables; `register` turns a definition into commander's.
  */
 import { Argument, type Command } from './commander.js';
-import { addFlags, checkGoesWith, type FlagTable, type FlagValues } from './flags/flags.js';
+import { addFlags, checkGoesWith, type DynamicKind, type FlagTable, type FlagValues } from './flags/flags.js';
 import { action, type RunContext } from './run.js';
+import type { Settings } from '../config/settings.js';
 
 /** A positional argument: `<name>` (required), `[name]` (optional), `...` for the rest of them. */
 export interface ArgSpec {
@@ -14,6 +15,8 @@ export interface ArgSpec {
   choices?: readonly string[];
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   parse?: (value: string, previous: any) => unknown;
+  /** What a shell completes it to: values router is asked for (batch ids, roles, …), or files. */
+  complete?: DynamicKind | 'files';
 }
 
 type ArgValue<S> = S extends { parse: (...args: never[]) => infer R }
@@ -47,12 +50,19 @@ export interface CommandDef<F extends FlagTable = FlagTable, A extends readonly 
   usage?: string;
   /** Subcommands of a command that also runs itself (`models` and `models show`). */
   commands?: readonly (AnyCommandDef | GroupDef)[];
+  /** The top-level fields of its `--json` output (of each item, for lists): what `--json FIELDS` takes. */
+  jsonFields?: readonly string[];
+  /** Its calls go to the usage ledger (ctx.logUsage): the ledger is loaded with it. A group's holds for its commands. */
+  logsUsage?: boolean;
+  /** Flag values the settings give where none is typed (a profile's mcp): a flag that goes with one is then taken. */
+  fromSettings?: (settings: Settings) => Record<string, unknown>;
   run: (ctx: RunContext<FlagValues<F>>, ...args: ArgValues<A>) => Promise<void>;
 }
 
 export interface GroupDef {
   name: string;
   summary: string;
+  logsUsage?: boolean;
   description?: string;
   commands: readonly (AnyCommandDef | GroupDef)[];
   examples?: readonly string[];
@@ -75,28 +85,57 @@ function helpAfter(notes: string | undefined, examples: readonly string[] | unde
   return parts.length ? `\n${parts.join('\n\n')}` : '';
 }
 
+const definitions = new WeakMap<Command, AnyCommandDef | GroupDef>();
+const argCompletions = new WeakMap<Argument, DynamicKind | 'files'>();
+
+/** What a shell completes an argument to, by its definition. */
+export function argCompletion(arg: Argument): DynamicKind | 'files' | undefined {
+  return argCompletions.get(arg);
+}
+
+/** The definition a command of the tree was registered from (undefined for help's stand-ins). */
+export function definitionOf(cmd: Command): AnyCommandDef | GroupDef | undefined {
+  return definitions.get(cmd);
+}
+
 /** Adds a definition (a command, or a group and all its commands) under `parent`; returns commander's command. */
-export function register(parent: Command, def: AnyCommandDef | GroupDef): Command {
+export function register(parent: Command, def: AnyCommandDef | GroupDef, inGroup: { logsUsage?: boolean } = {}): Command {
   const cmd = parent.command(def.name, { hidden: 'hidden' in def && def.hidden }).summary(def.summary).description(def.description ?? def.summary);
+  definitions.set(cmd, def);
+  const logsUsage = def.logsUsage ?? inGroup.logsUsage;
   const after = helpAfter(def.notes, def.examples);
   if (after) cmd.addHelpText('after', after);
   if (!('run' in def)) {
-    for (const sub of def.commands) register(cmd, sub);
+    for (const sub of def.commands) register(cmd, sub, { logsUsage });
     return cmd;
   }
   for (const a of def.args ?? []) {
     const arg = new Argument(a.name, a.help);
     if (a.choices) arg.choices(a.choices);
     if (a.parse) arg.argParser(a.parse);
+    if (a.complete) argCompletions.set(arg, a.complete);
     cmd.addArgument(arg);
   }
   if (def.flags) addFlags(cmd, def.flags);
   if (def.usage) cmd.usage(def.usage);
-  for (const sub of def.commands ?? []) register(cmd, sub);
+  for (const sub of def.commands ?? []) register(cmd, sub, { logsUsage });
   const run = def.run as (ctx: RunContext<unknown>, ...args: unknown[]) => Promise<void>;
   const flags = def.flags;
-  return cmd.action(action((ctx: RunContext<unknown>, ...args: unknown[]) => {
-    if (flags) checkGoesWith(ctx.cmd, flags, ctx.opts as Record<string, unknown>);
+  const fromSettings = def.fromSettings;
+  return cmd.action(action(async (ctx: RunContext<unknown>, ...args: unknown[]) => {
+    if (flags) await checkFlagsGoWith(ctx, flags, fromSettings);
     return run(ctx, ...args);
-  }));
+  }, { logsUsage, jsonFields: def.jsonFields }));
+}
+
+/** goesWith, the settings' values counted (read only when a typed flag lacks its partner on the command line). */
+async function checkFlagsGoWith(ctx: RunContext<unknown>, flags: FlagTable, fromSettings: CommandDef['fromSettings']): Promise<void> {
+  const opts = ctx.opts as Record<string, unknown>;
+  try {
+    checkGoesWith(ctx.cmd, flags, opts);
+  } catch (err) {
+    if (!fromSettings) throw err;
+    const set = (o: Record<string, unknown>) => Object.entries(o).filter(([, v]) => v !== undefined);
+    checkGoesWith(ctx.cmd, flags, Object.fromEntries([...set(fromSettings(await ctx.settings())), ...set(opts)]));
+  }
 }

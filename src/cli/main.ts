@@ -1,52 +1,55 @@
 import { Command, CommanderError } from './commander.js';
 import { EXIT } from './exit-codes.js';
-import { addFlags } from './flags/flags.js';
+import { addFlags, type FlagSpec, type FlagTable } from './flags/flags.js';
 import { GLOBAL_FLAGS } from './flags/global-flags.js';
 import { VERSION } from '../client/version.js';
 import { attachRuntime, type Runtime } from './run.js';
 import { IO, processStreams, type Streams } from './io/io.js';
 import { closest, didYouMean } from '../internal/did-you-mean.js';
-import { register, type AnyCommandDef, type GroupDef } from './define.js';
+import { definitionOf, register, type AnyCommandDef, type GroupDef } from './define.js';
+import type { JsonTarget } from './io/json-output.js';
 
 
 interface Entry {
   name: string;
+  /** Where `router --help` lists it. */
   group: string;
-  /** How the command reads in `router --help`, without loading it. */
-  usage: string;
-  summary: string;
-  /** Not listed in help (the completion scripts' own command). */
-  hidden?: boolean;
   load: () => Promise<AnyCommandDef | GroupDef>;
 }
 
 /**
- * Every command, loaded only when it runs (or for a full tree): `router --help` and
- * `router --version` stay close to a bare node start.
+ * Every command by name, loaded only when it runs: all else of a command (summary, usage, flags, JSON fields)
+ * is its definition's. The root help loads them all (off a terminal it is rendered at build: src/cli/quick.ts).
  */
 export const COMMANDS: readonly Entry[] = [
-  { name: 'chat', group: 'Generate:', usage: '[options] [prompt...]', summary: 'send a prompt to a chat model, streaming the answer', load: async () => (await import('./commands/chat/index.js')).chat },
-  { name: 'responses', group: 'Generate:', usage: '[options] [prompt...]', summary: 'generate in the Responses format, streaming the text', load: async () => (await import('./commands/responses/index.js')).responses },
-  { name: 'embed', group: 'Generate:', usage: '[options] [texts...]', summary: 'embed texts as vectors', load: async () => (await import('./commands/embed.js')).embed },
-  { name: 'speak', group: 'Generate:', usage: '[options] [text...]', summary: 'synthesize speech: audio bytes to a file or stdout', load: async () => (await import('./commands/speak.js')).speak },
-  { name: 'decide', group: 'Generate:', usage: '[options]', summary: 'ask structured questions about content (alpha)', load: async () => (await import('./commands/decide.js')).decide },
-  { name: 'roles', group: 'Generate:', usage: '', summary: 'system prompts and settings kept under a name, for chat --role', load: async () => (await import('./commands/roles.js')).roles },
-  { name: 'conversations', group: 'Generate:', usage: '', summary: 'list, show and delete the conversations chat keeps', load: async () => (await import('./commands/conversations.js')).conversations },
-  { name: 'batch', group: 'Batches:', usage: '', summary: 'create, list and follow asynchronous batches', load: async () => (await import('./commands/batch/index.js')).batch },
-  { name: 'api', group: 'Scripting:', usage: '[options] [method] <path>', summary: 'call any endpoint with your key (raw access, --paginate, --jq)', load: async () => (await import('./commands/api.js')).api },
-  { name: 'models', group: 'Scripting:', usage: '[options] [search...]', summary: 'the models the service routes to, with their prices', load: async () => (await import('./commands/models/index.js')).models },
-  { name: 'credits', group: 'Scripting:', usage: '[options]', summary: 'the account\'s credits, usage and balance (management key)', load: async () => (await import('./commands/credits.js')).credits },
-  { name: 'generation', group: 'Scripting:', usage: '[options] <id>', summary: 'what a call really cost: tokens, provider, latency (by its generation id)', load: async () => (await import('./commands/generation.js')).generation },
-  { name: 'usage', group: 'Scripting:', usage: '[options]', summary: 'totals of tokens and cost from the local usage ledger', load: async () => (await import('./commands/usage.js')).usageCommand },
-  { name: 'login', group: 'Setup:', usage: '[options]', summary: 'store an API key in a profile', load: async () => (await import('./commands/config/login.js')).login },
-  { name: 'auth', group: 'Setup:', usage: '', summary: 'auth status: is the key accepted, where it lives, its label, limits and usage; auth migrate: keys into the keychain', load: async () => (await import('./commands/auth.js')).auth },
-  { name: 'config', group: 'Setup:', usage: '', summary: 'manage profiles: API key, API root, default model', load: async () => (await import('./commands/config/index.js')).config },
-  { name: 'serve', group: 'Setup:', usage: '[options]', summary: 'run the local emulator of the whole API', load: async () => (await import('./commands/serve.js')).serve },
-  { name: 'completion', group: 'Setup:', usage: '<shell>', summary: 'print a shell completion script', load: async () => (await import('./commands/completion/index.js')).completion },
-  { name: '__complete', group: 'Setup:', usage: '<kind>', summary: '', hidden: true, load: async () => (await import('./commands/completion/index.js')).complete },
+  { name: 'chat', group: 'Generate:', load: async () => (await import('./commands/chat/index.js')).chat },
+  { name: 'responses', group: 'Generate:', load: async () => (await import('./commands/responses/index.js')).responses },
+  { name: 'embed', group: 'Generate:', load: async () => (await import('./commands/embed.js')).embed },
+  { name: 'speak', group: 'Generate:', load: async () => (await import('./commands/speak.js')).speak },
+  { name: 'decide', group: 'Generate:', load: async () => (await import('./commands/decide.js')).decide },
+  { name: 'roles', group: 'Generate:', load: async () => (await import('./commands/roles.js')).roles },
+  { name: 'conversations', group: 'Generate:', load: async () => (await import('./commands/conversations.js')).conversations },
+  { name: 'batch', group: 'Batches:', load: async () => (await import('./commands/batch/index.js')).batch },
+  { name: 'api', group: 'Scripting:', load: async () => (await import('./commands/api.js')).api },
+  { name: 'models', group: 'Scripting:', load: async () => (await import('./commands/models/index.js')).models },
+  { name: 'credits', group: 'Scripting:', load: async () => (await import('./commands/credits.js')).credits },
+  { name: 'generation', group: 'Scripting:', load: async () => (await import('./commands/generation.js')).generation },
+  { name: 'usage', group: 'Scripting:', load: async () => (await import('./commands/usage.js')).usageCommand },
+  { name: 'login', group: 'Setup:', load: async () => (await import('./commands/config/login.js')).login },
+  { name: 'auth', group: 'Setup:', load: async () => (await import('./commands/auth.js')).auth },
+  { name: 'config', group: 'Setup:', load: async () => (await import('./commands/config/index.js')).config },
+  { name: 'serve', group: 'Setup:', load: async () => (await import('./commands/serve.js')).serve },
+  { name: 'completion', group: 'Setup:', load: async () => (await import('./commands/completion/index.js')).completion },
+  { name: '__complete', group: 'Setup:', load: async () => (await import('./commands/completion/index.js')).complete },
 ];
 
-const GLOBAL_WITH_VALUE = new Set(['-p', '--profile', '--api-root', '--timeout', '--max-retries']);
+/** The global flags that take a value (`-p work`), by the table: the word after them is no command. */
+export const GLOBAL_WITH_VALUE = new Set(
+  Object.values(GLOBAL_FLAGS as FlagTable)
+    .flatMap((entry) => (Array.isArray(entry) ? (entry as readonly FlagSpec[]) : [entry as FlagSpec]))
+    .filter((spec) => /[<[]/.test(spec.flags))
+    .flatMap((spec) => spec.flags.split(/[\s,]+/).filter((w) => w.startsWith('-'))),
+);
 
 /** The command an argv runs (`router help X` counts as X), if any. */
 export function invokedCommand(args: string[]): string | undefined {
@@ -85,13 +88,12 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 payment, 5 not found/gone,
 6 rate limited, 7 server, 8 network, 9 batch failed, 10 not the --schema,
 11 tool calls not run, 12 MCP server failed, 130 interrupted.`,
     );
-  const full = only === undefined;
+  // Without a command (the root help) every definition is loaded; with one, the others are names that commander can tell apart.
+  const full = only === undefined || only === null;
   for (const entry of COMMANDS) {
     if (program.commands.length === 0 || program.commands.at(-1)!.helpGroup() !== entry.group) program.commandsGroup(entry.group);
-    if (full || entry.name === only) {
-      // The index's summary and usage stand in for the definition's (test/unit/command-shape.test.ts keeps them equal).
-      register(program, await entry.load());
-    } else if (!entry.hidden) program.command(entry.name).usage(entry.usage).summary(entry.summary);
+    if (full || entry.name === only) register(program, await entry.load());
+    else program.command(entry.name, { hidden: entry.name.startsWith('__') });
   }
   // --jq and --json FIELDS join every command with --json (not needed for the top-level help).
   if (only !== null) {
@@ -102,11 +104,34 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 payment, 5 not found/gone,
     sortSubcommands: false,
     showGlobalOptions: true,
     subcommandTerm: (cmd) => {
-      const entry = COMMANDS.find((e) => e.name === cmd.name());
-      return entry ? `${entry.name}${entry.usage ? ` ${entry.usage}` : ''}` : cmd.name();
+      const usage = listedUsage(cmd);
+      return `${cmd.name()}${usage ? ` ${usage}` : ''}`;
     },
   });
   return program;
+}
+
+/** The command `--json FIELDS` is given to (the invoked one is defined in full): its path and its definition's fields. */
+function jsonTarget(program: Command, words: string[]): JsonTarget | undefined {
+  const top = program.commands.find((c) => c.name() === words[0]);
+  const sub = top?.commands.find((c) => c.name() === words[1]);
+  for (const [cmd, path] of [[sub, words.join(' ')], [top, words[0]]] as const) {
+    const def = cmd && definitionOf(cmd);
+    if (def && 'run' in def && def.jsonFields) return { path: path!, fields: def.jsonFields, noArguments: !def.args?.length };
+  }
+  return undefined;
+}
+
+/**
+ * How the root help lists a command: its definition's usage, else commander's with "[options]" only for
+ * flags of its own; nothing for a group. A command that also runs itself (models) reads by what it takes.
+ */
+export function listedUsage(cmd: Command): string {
+  const def = definitionOf(cmd);
+  if (!def || !('run' in def)) return '';
+  if (def.usage) return def.usage;
+  const derived = cmd.usage().replace(/\[command\]\s*/, '');
+  return cmd.options.length ? derived : derived.replace(/^\[options\]\s*/, '');
 }
 
 function commandPath(cmd: Command): string {
@@ -189,11 +214,6 @@ function helpOfSubcommand(args: string[]): string[] {
 
 export async function main(rawArgv: string[], streams: Streams = processStreams()): Promise<number> {
   let args = helpOfSubcommand(rawArgv.slice(2));
-  if (args.some((a) => a.startsWith('--json'))) {
-    const { jsonCommandPath, rewriteJsonFields } = await import('./io/json-output.js');
-    args = rewriteJsonFields(args, jsonCommandPath(args, GLOBAL_WITH_VALUE));
-  }
-  const argv = [...rawArgv.slice(0, 2), ...args];
   const real = streams.stdout === process.stdout;
   const runtime: Runtime = { streams, argv: args, exitCode: EXIT.OK, interrupts: real, fullProgram: () => buildProgram() };
   if (real) installLastResort(runtime);
@@ -205,6 +225,11 @@ export async function main(rawArgv: string[], streams: Streams = processStreams(
     }
   }
   const program = await buildProgram(invokedCommand(args) ?? null);
+  if (args.some((a) => a.startsWith('--json'))) {
+    const { commandWords, rewriteJsonFields } = await import('./io/json-output.js');
+    runtime.argv = args = rewriteJsonFields(args, jsonTarget(program, commandWords(args, GLOBAL_WITH_VALUE)));
+  }
+  const argv = [...rawArgv.slice(0, 2), ...args];
   attachRuntime(program, runtime);
   applyExit(program, streams);
   const topic = unknownHelpTopic(program, args);

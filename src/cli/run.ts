@@ -70,7 +70,7 @@ export function interrupted(): Error {
  * Wraps a command implementation: builds the IO from the global flags, turns Ctrl-C into an abort,
  * and turns any failure into one `error:` line and the table's exit code.
  */
-export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...args: A) => Promise<void>) {
+export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...args: A) => Promise<void>, facts: CommandFacts = {}) {
   return async (...raw: unknown[]): Promise<void> => {
     const cmd = raw[raw.length - 1] as Command;
     const opts = raw[raw.length - 2] as O;
@@ -115,16 +115,17 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
     };
     const logUsage = (record: Omit<UsageRecord, 'time' | 'profile' | 'command'>) => {
       if (!logging()) return;
-      const problem = ledger?.appendUsage(runtime.streams.env, { time: new Date().toISOString(), profile: connected!.settings.profile, command: names.join(' '), ...record });
+      if (!ledger) throw new Error(`router ${names.join(' ')} writes to the usage ledger, and its definition does not say logsUsage (this is a bug; please report it)`);
+      const problem = ledger.appendUsage(runtime.streams.env, { time: new Date().toISOString(), profile: connected!.settings.profile, command: names.join(' '), ...record });
       if (problem) io.info(`warning: ${problem}`);
       // Once in the ledger a cost is counted there: no longer held (what is left of the hold covers the command's further calls).
       else hold?.spent(record.cost);
     };
     // The ledger module is small and loaded with the command, never for --help.
-    const ledger = names[0] && LEDGER_COMMANDS.has(names[0]) ? await import('./spend/ledger.js') : undefined;
+    const ledger = facts.logsUsage ? await import('./spend/ledger.js') : undefined;
     runtime.running = (runtime.running ?? 0) + 1;
     try {
-      await shapeJson(names.join(' '), opts as JsonOpts, io);
+      await shapeJson(names.join(' '), facts.jsonFields, opts as JsonOpts, io);
       const ctx: RunContext<O> = {
         io,
         flags,
@@ -182,7 +183,11 @@ function takeBackOwnFlags(cmd: Command, opts: Record<string, unknown>): void {
   }
 }
 
-const LEDGER_COMMANDS = new Set(['chat', 'responses', 'embed', 'speak', 'decide', 'batch']);
+/** What a command's definition says of it that its run needs (src/cli/define.ts). */
+export interface CommandFacts {
+  logsUsage?: boolean;
+  jsonFields?: readonly string[];
+}
 
 interface JsonOpts {
   json?: boolean;
@@ -191,11 +196,11 @@ interface JsonOpts {
 }
 
 /** `--json FIELDS` and `--jq` are checked before the command runs (nothing is sent on a mistake). */
-async function shapeJson(path: string, opts: JsonOpts, io: IO): Promise<void> {
+async function shapeJson(path: string, fields: readonly string[] | undefined, opts: JsonOpts, io: IO): Promise<void> {
   if (opts.jsonFields === undefined && opts.jq === undefined) return;
   const { checkJq, checkedFields, selectFields } = await import('./io/json-output.js');
   io.jsonShape.select = selectFields;
-  if (opts.jsonFields !== undefined) io.jsonShape.fields = checkedFields(path, opts.jsonFields);
+  if (opts.jsonFields !== undefined) io.jsonShape.fields = checkedFields(path, fields, opts.jsonFields);
   if (opts.jq !== undefined) {
     await checkJq(opts.jq, io.interrupt);
     io.jsonShape.jq = opts.jq;

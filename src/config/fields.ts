@@ -25,9 +25,11 @@ export interface Profile {
   app_categories?: string;
   /** Where the service keeps its batches, under the API root (`/v1/batches`, `/beta/batches`): found out when unset. */
   batches_path?: string;
+  /** MCP servers whose tools chat, chat -i and responses offer: a command line or URL a line (mcpServers). */
+  mcp?: string;
 }
 
-export const PROFILE_FIELDS = ['api_key', 'management_key', 'api_root', 'model', 'voice', 'speech_model', 'embed_model', 'log', 'daily_budget', 'monthly_budget', 'api_key_command', 'management_key_command', 'app_url', 'app_title', 'app_categories', 'batches_path'] as const;
+export const PROFILE_FIELDS = ['api_key', 'management_key', 'api_root', 'model', 'voice', 'speech_model', 'embed_model', 'log', 'daily_budget', 'monthly_budget', 'api_key_command', 'management_key_command', 'app_url', 'app_title', 'app_categories', 'batches_path', 'mcp'] as const;
 export type ProfileField = (typeof PROFILE_FIELDS)[number];
 /** Settings that hold a model id (`<author>/<slug>`). */
 export const MODEL_FIELDS: readonly ProfileField[] = ['model', 'speech_model', 'embed_model'];
@@ -40,6 +42,15 @@ export const KEY_ENV = { api_key: 'ROUTER_API_KEY', management_key: 'ROUTER_MANA
 export const BUDGET_ENV = { daily_budget: 'ROUTER_DAILY_BUDGET', monthly_budget: 'ROUTER_MONTHLY_BUDGET' } as const;
 /** Settings of app attribution; the environment variable that overrides each. */
 export const ATTRIBUTION_ENV = { app_url: 'ROUTER_APP_URL', app_title: 'ROUTER_APP_TITLE', app_categories: 'ROUTER_APP_CATEGORIES' } as const;
+
+/** The environment variable that goes before a profile's mcp (its servers, one a line). */
+export const MCP_ENV = 'ROUTER_MCP';
+
+/** The MCP servers a profile's mcp or ROUTER_MCP holds: a command line or URL a line, blank lines left out. */
+export function mcpServers(value: string | undefined): string[] | undefined {
+  const list = (value ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
+  return list.length ? list : undefined;
+}
 
 /** The environment variable that names where batches live (the profile's batches_path). */
 export const BATCHES_PATH_ENV = 'ROUTER_BATCHES_PATH';

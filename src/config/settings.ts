@@ -1,4 +1,4 @@
-import { ATTRIBUTION_ENV, BATCHES_PATH_ENV, BUDGET_ENV, checkBatchesPath, DEFAULT_ENV, DEFAULT_PROFILE, isProfileName, KEY_ENV, SettingsError, shownName, type ProfileField } from './fields.js';
+import { ATTRIBUTION_ENV, BATCHES_PATH_ENV, BUDGET_ENV, checkBatchesPath, DEFAULT_ENV, DEFAULT_PROFILE, isProfileName, KEY_ENV, MCP_ENV, mcpServers, SettingsError, shownName, type ProfileField } from './fields.js';
 import { didYouMean } from '../internal/did-you-mean.js';
 import { isBlank } from '../internal/blank.js';
 
@@ -79,6 +79,8 @@ export interface Settings {
   appCategories: string | undefined;
   /** Where batches live under the API root, named outright (else found out and remembered per API root). */
   batchesPath: string | undefined;
+  /** MCP servers (ROUTER_MCP, else the profile's mcp), a command line or URL each; --mcp and a role's go before them. */
+  mcp: string[] | undefined;
   /** Where each value that is set came from. */
   from: SettingSources;
 }
@@ -177,6 +179,7 @@ export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessE
     appTitle: pick('appTitle', ATTRIBUTION_ENV.app_title, 'app_title'),
     appCategories: pick('appCategories', ATTRIBUTION_ENV.app_categories, 'app_categories'),
     batchesPath: batchesPath === undefined ? undefined : checkBatchesPath(batchesPath, sourceName(from.batchesPath!)),
+    mcp: mcpServers(pick('mcp', MCP_ENV, 'mcp')),
     log: !['1', 'true', 'yes'].includes((env.ROUTER_NO_LOG ?? '').toLowerCase()) && profile?.log !== 'off',
     from,
   };

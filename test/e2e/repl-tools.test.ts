@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
@@ -43,5 +43,33 @@ describe.skipIf(!HAS_TMUX)('router chat -i --mcp on a terminal', () => {
     expect(await term.lastExit()).toBe(0);
     // The hang tool writes this file when called: it was not.
     expect(existsSync(join(t.dir, 'approve.pid.called'))).toBe(false);
+  }, 60_000);
+  it('chat -i --approve asks before each local and MCP tool: yes runs it, no tells the model, Ctrl-C stops the answer', async () => {
+    term?.close();
+    const ran = join(t.dir, 'weather.ran');
+    const tools = join(t.dir, 'repl-approve-tools.json');
+    writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: {} } }, command: `echo ran >> ${ran}; echo sunny` }]));
+    term = new Terminal({ ...t.env });
+    term.run(`node ${BIN} chat -i --raw --model local/tools --tools ${tools} --mcp "node ${FIXTURE} hang ${join(t.dir, 'repl-approve.pid')}" --approve`);
+    await term.waitFor(/^>\s*$/m);
+    term.run('weather');
+    await term.waitFor(/Run weather \{\}\?/);
+    term.keys('y', 'Enter');
+    await term.waitFor(/weather answered: sunny/);
+    await term.waitFor(/^>\s*$/m);
+    term.run('hang');
+    await term.waitFor(/Run hang \{"text":"hang"\}\?/);
+    term.keys('n', 'Enter');
+    await term.waitFor(/hang answered: the user declined to run this tool/);
+    await term.waitFor(/^>\s*$/m);
+    term.run('weather again');
+    await term.waitFor(/Run weather \{\}\?[\s\S]*Run weather \{\}\?/);
+    term.keys('C-c');
+    await term.waitFor(/\(answer stopped\)\s*\n>\s*$/m);
+    term.keys('C-d');
+    expect(await term.lastExit()).toBe(0);
+    // Run once (the yes); the no and the Ctrl-C ran nothing: the hang tool writes its file when called.
+    expect(readFileSync(ran, 'utf8')).toBe('ran\n');
+    expect(existsSync(join(t.dir, 'repl-approve.pid.called'))).toBe(false);
   }, 60_000);
 });

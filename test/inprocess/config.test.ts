@@ -29,7 +29,7 @@ describe('profiles', () => {
     // Every setting a profile can hold is listed, the budgets and the ledger switch too.
     for (const [field, value] of [['daily_budget', '2'], ['monthly_budget', '10'], ['log', 'off']]) expect((await t.run(['config', 'set', field!, value!, '--profile', 'local'], { env })).code).toBe(0);
     const listed = JSON.parse((await t.run(['config', 'list', '--json'], { env })).stdout).profiles[0];
-    expect(Object.keys(listed)).toEqual(['name', 'current', 'api_key', 'management_key', 'api_root', 'model', 'voice', 'speech_model', 'embed_model', 'log', 'daily_budget', 'monthly_budget', 'api_key_command', 'management_key_command', 'app_url', 'app_title', 'app_categories', 'batches_path', 'api_key_in', 'management_key_in']);
+    expect(Object.keys(listed)).toEqual(['name', 'current', 'api_key', 'management_key', 'api_root', 'model', 'voice', 'speech_model', 'embed_model', 'log', 'daily_budget', 'monthly_budget', 'api_key_command', 'management_key_command', 'app_url', 'app_title', 'app_categories', 'batches_path', 'mcp', 'api_key_in', 'management_key_in']);
     expect(listed).toMatchObject({ daily_budget: '2', monthly_budget: '10', log: 'off', management_key: null, api_key_in: 'file', management_key_in: null });
     for (const field of ['daily_budget', 'monthly_budget', 'log']) await t.run(['config', 'unset', field, '--profile', 'local'], { env });
     const get = await t.run(['config', 'get', 'api_key', '--profile', 'local'], { env });

@@ -9,17 +9,20 @@ import type { IO } from '../io/io.js';
 import { visible } from '../../internal/visible.js';
 import { checkImagesDir, showImages } from './save-images.js';
 import { chatResponseFormat, loadSchema, printSchemaAnswer, responsesTextFormat, type AnswerSchema } from './schema-check.js';
-import { loadTools, type LocalTools } from '../tools/tool-runner.js';
 import type { FlagValues } from '../flags/flags.js';
 import type { ANSWER_FLAGS, TOOL_FLAGS } from '../flags/answer-flags.js';
 
 type Body = Record<string, unknown>;
 export type ExtraOpts = FlagValues<typeof ANSWER_FLAGS> & FlagValues<typeof TOOL_FLAGS> & { json?: boolean; stream?: boolean; responseFormat?: string; textFormat?: string };
 
-export interface Extras {
+export type Api = 'chat' | 'responses';
+/** Reads `--tools FILE` (loadTools of cli/tools, handed in: the tools import answers, not the other way). */
+export type ToolsReader<T> = (path: string | undefined, io: IO, api: Api) => Promise<T | undefined>;
+
+export interface Extras<T = unknown> {
   attachments: Attachment[];
   schema?: AnswerSchema;
-  tools?: LocalTools;
+  tools?: T;
   plugins?: Body[];
 }
 
@@ -42,7 +45,7 @@ export function pluginsFrom(list: string[] | undefined, web: boolean | undefined
 }
 
 /** Reads and checks every extra (attachments, schema, tools, plugins, the images folder) before the prompt is sent. */
-export async function prepareExtras(opts: ExtraOpts, io: IO, api: 'chat' | 'responses'): Promise<Extras> {
+export async function prepareExtras<T>(opts: ExtraOpts, io: IO, api: Api, loadTools: ToolsReader<T>): Promise<Extras<T>> {
   const modalities = api === 'chat' ? ['text', 'image', 'audio'] : ['text', 'image'];
   for (const m of opts.modalities ?? []) if (!modalities.includes(m)) throw usage(`--modalities: "${m}" is not one of ${modalities.join(', ')}`);
   if (opts.approve && !io.canPrompt) throw usage('--approve asks on a terminal: run it on one (without --no-input), or leave --approve out');

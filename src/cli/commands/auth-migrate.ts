@@ -7,11 +7,12 @@ import type { KeyField } from '../../config/fields.js';
 
 export const migrate = defineCommand({
   name: 'migrate',
+  jsonFields: ['keychain', 'file', 'moved'],
   summary: 'move the keys kept in the config file into the keychain (Secret Service, macOS Keychain, Windows Credential Manager)',
   description:
     'Move every API key and management key kept in the config file into the operating system\'s keychain (of every profile, or of --profile NAME); the file then only says where each is (--dry-run first shows which would move). Exit 1, nothing moved, when there is no keychain to use; exit 2 with keys to move and ROUTER_KEYCHAIN=off. See docs/keys.md.',
   flags: {
-    profile: { flags: '--profile <name>', help: 'only this profile (default: every profile)' },
+    profile: { flags: '--profile <name>', help: 'only this profile (default: every profile)', complete: 'profiles' },
     dryRun: { flags: '--dry-run', help: 'say which keys would move, and move none' },
     ...jsonFlags('print {keychain, file, moved: [{profile, key}]} (with --dry-run: the keys that would move)'),
   },

@@ -8,6 +8,7 @@ import { migrate } from './auth-migrate.js';
 
 const status = defineCommand({
   name: 'status',
+  jsonFields: ['profile', 'api_root', 'api_root_from', 'key', 'key_from', 'key_store', 'key_location', 'checked_with', 'details'],
   summary:
     'check the API key the settings give (flags > environment > profile) against the service: GET /v1/key, or a one-item batch listing where the service has no such route; exit 3 when it is refused',
   description:

@@ -16,6 +16,7 @@ function matches(c: Conversation, words: string[]): boolean {
 
 const list = defineCommand({
   name: 'list',
+  jsonFields: ['id', 'title', 'model', 'created_at', 'updated_at', 'turns'],
   summary: 'list conversations, most recent first; SEARCH keeps those whose id, title or messages hold every word',
   args: [{ name: '[search...]', help: 'words to look for (case-insensitive)' }],
   flags: { limit: { flags: '--limit <n>', help: 'at most N conversations (the most recent)', parse: integerIn(1) }, json: JSON_FLAG },
@@ -41,6 +42,7 @@ const list = defineCommand({
 
 const show = defineCommand({
   name: 'show',
+  jsonFields: ['id', 'title', 'model', 'created_at', 'updated_at', 'messages'],
   summary: 'print a conversation',
   args: [{ name: '<id>', help: 'conversation id' }],
   flags: { json: { flags: '--json', help: 'print the whole record' } },

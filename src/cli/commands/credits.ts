@@ -8,6 +8,7 @@ import { decimal } from '../../internal/decimal.js';
 
 export const credits = defineCommand({
   name: 'credits',
+  jsonFields: ['total_credits', 'total_usage', 'balance'],
   summary: "the account's credits, usage and balance (management key)",
   description: "The account's credits: bought (total_credits), spent (total_usage) and the balance left. Needs the management key.",
   flags: { json: { flags: '--json', help: 'print {total_credits, total_usage, balance}' } },

@@ -32,6 +32,8 @@ const FLAGS = {
 
 export const decide = defineCommand({
   name: 'decide',
+  logsUsage: true,
+  jsonFields: ['id', 'model', 'provider', 'usage', 'answers'],
   summary: 'ask structured questions about content (alpha)',
   description: 'Ask yes/no (noul), choice and score questions about some content. Alpha: the shape may change. Needs a management key.',
   flags: FLAGS,

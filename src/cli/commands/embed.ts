@@ -34,6 +34,8 @@ type EmbedOpts = FlagValues<typeof FLAGS>;
 
 export const embed = defineCommand({
   name: 'embed',
+  logsUsage: true,
+  jsonFields: ['object', 'data', 'model', 'usage', 'id', 'index', 'input', 'embedding'],
   summary: 'embed texts as vectors',
   description: 'Create embeddings: one input per argument, or one per line of --file (plain text, or JSONL of strings or {"input": …}).',
   args: [{ name: '[texts...]', help: 'texts to embed; "-" or nothing reads stdin (one input per line)' }],

@@ -20,10 +20,11 @@ const SAVE_FLAGS: FlagTable = Object.fromEntries(
 
 const kebab = (attr: string) => attr.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
-const ROLE_NAME = { name: '<name>', help: 'role name' } as const;
+const ROLE_NAME = { name: '<name>', help: 'role name', complete: 'roles' } as const;
 
 const list = defineCommand({
   name: 'list',
+  jsonFields: ['name', 'model', 'settings', 'system'],
   summary: 'list the roles; piped, one tab-separated line each: name, model, first line of the prompt',
   flags: { json: { flags: '--json', help: 'print them as JSON' } },
   examples: ['router roles list', 'router roles list --json name,model'],
@@ -48,6 +49,7 @@ const list = defineCommand({
 
 const show = defineCommand({
   name: 'show',
+  jsonFields: ['name', 'path', 'settings', 'system'],
   summary: 'print a role file as it is',
   args: [ROLE_NAME],
   flags: { json: { flags: '--json', help: 'print it as JSON: name, path, settings, system' } },
@@ -96,7 +98,7 @@ const remove = defineCommand({
 const showPath = defineCommand({
   name: 'path',
   summary: 'print the folder of the roles, or the file of one',
-  args: [{ name: '[name]', help: 'role name' }],
+  args: [{ name: '[name]', help: 'role name', complete: 'roles' }],
   examples: ['router roles path', 'ls "$(router roles path)"'],
   run: async ({ io, env }, name) => {
     io.out(`${name === undefined ? rolesDir(env) : rolePath(env, name)}\n`);

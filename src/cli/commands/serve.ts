@@ -29,6 +29,7 @@ const FLAGS = {
 
 export const serve = defineCommand({
   name: 'serve',
+  jsonFields: ['api_root', 'api_key', 'management_key', 'operator_key', 'state_dir'],
   summary: 'run the local emulator of the whole API',
   description: 'Run the local emulator of the service on 127.0.0.1. It prints its API root and ready-to-use keys; state (keys, balances, batches) persists in --state. With --providers it is also a gateway to real OpenAI-compatible servers (Ollama, vLLM, OpenAI), with fallback, record and replay: docs/gateway.md.',
   flags: FLAGS,

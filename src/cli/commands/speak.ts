@@ -32,6 +32,8 @@ type SpeakOpts = FlagValues<typeof FLAGS>;
 
 export const speak = defineCommand({
   name: 'speak',
+  logsUsage: true,
+  jsonFields: ['file', 'bytes', 'content_type'],
   summary: 'synthesize speech: audio bytes to a file or stdout',
   description: "Synthesize speech. Audio streams to -o FILE (written atomically) or to stdout, never to a terminal. Needs a management key (ROUTER_MANAGEMENT_KEY or the profile's management_key).",
   args: [{ name: '[text...]', help: 'text to speak; "-" or nothing reads stdin' }],

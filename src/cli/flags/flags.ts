@@ -1,6 +1,9 @@
 import { Option, type Command } from '../commander.js';
 import { usage } from '../exit-codes.js';
 
+/** Values a shell asks `router __complete KIND` for at completion time. */
+export type DynamicKind = 'batch-ids' | 'job-ids' | 'profiles' | 'settings' | 'models' | 'roles';
+
 /** One flag: commander's flags string and help, and a parser (whose result is the flag's type) or choices. */
 export interface FlagSpec {
   flags: string;
@@ -17,6 +20,10 @@ export interface FlagSpec {
   values?: readonly string[];
   /** Means something only with one of these flags (keys of the same table): typed without them, a usage error. */
   goesWith?: readonly string[];
+  /** What a shell completes after the flag, asked of router at completion time (models, profiles, …). */
+  complete?: DynamicKind;
+  /** Of one call, not of a session: `chat -i` refuses it typed, and leaves it out when a role sets it. */
+  oneCall?: boolean;
 }
 
 /** A flag, or a flag and its negation (`--stream` and `--no-stream`) that set the same value. */
@@ -41,12 +48,18 @@ type WithDefault<T extends FlagTable> = { [K in keyof T]: T[K] extends { default
 export type FlagValues<T extends FlagTable> = { -readonly [K in Exclude<keyof T, WithDefault<T>>]?: ValueOf<T[K]> } & { -readonly [K in WithDefault<T>]: ValueOf<T[K]> };
 
 const completionValues = new WeakMap<Option, readonly string[]>();
+const completionKinds = new WeakMap<Option, DynamicKind>();
 /** Each command's flag table, for the check that runs again once a role has set its flags. */
 const tables = new WeakMap<Command, FlagTable>();
 
 /** What a shell offers after the flag: its choices, or the values its table names. */
 export function valuesOf(option: Option): readonly string[] | undefined {
   return option.argChoices ?? completionValues.get(option);
+}
+
+/** What a shell asks router for after the flag, if anything. */
+export function dynamicOf(option: Option): DynamicKind | undefined {
+  return completionKinds.get(option);
 }
 
 /**
@@ -63,11 +76,20 @@ export function addFlags(cmd: Command, table: FlagTable): Command {
       if (spec.default !== undefined) option.default(spec.default, spec.defaultShown);
       if (spec.hidden) option.hideHelp();
       if (spec.values) completionValues.set(option, spec.values);
+      if (spec.complete) completionKinds.set(option, spec.complete);
       if (option.attributeName() !== key) throw new Error(`flag ${spec.flags} is stored as ${option.attributeName()}, not ${key}`);
       cmd.addOption(option);
     }
   }
   return cmd;
+}
+
+/** The flags of a table marked `oneCall`: each key with its long flag. */
+export function oneCallFlags(table: FlagTable): [string, string][] {
+  return Object.entries(table).flatMap(([key, entry]) => {
+    const spec = (Array.isArray(entry) ? (entry as readonly FlagSpec[])[0] : entry) as FlagSpec;
+    return spec.oneCall ? [[key, /--[\w-]+/.exec(spec.flags)![0]] as [string, string]] : [];
+  });
 }
 
 /**

@@ -3,7 +3,7 @@ import type { FlagTable } from './flags.js';
 import { integerIn, secondsIn } from './options.js';
 
 export const GLOBAL_FLAGS = {
-  profile: { flags: '-p, --profile <name>', help: 'config profile to use (env ROUTER_PROFILE)' },
+  profile: { flags: '-p, --profile <name>', help: 'config profile to use (env ROUTER_PROFILE)', complete: 'profiles' },
   apiRoot: { flags: '--api-root <url>', help: 'API root, e.g. http://127.0.0.1:8080/api (env ROUTER_API_ROOT)' },
   timeout: {
     flags: '--timeout <duration>',

@@ -152,7 +152,7 @@ export function textUpTo(n: number) {
 
 /** `-m, --model`, in the words of the command (what kind of model it takes, where its default comes from). */
 export function modelFlag<const H extends string>(help: H) {
-  return { flags: '-m, --model <id>', help, parse: modelId } as const;
+  return { flags: '-m, --model <id>', help, parse: modelId, complete: 'models' } as const;
 }
 
 /** --session and --user, with the spec's 256-character limits (chat, responses, speech). */
@@ -177,13 +177,13 @@ export const ROUTING_FLAGS = {
   ...SESSION_FLAGS,
   metadata: { flags: '--metadata <key=value>', help: 'metadata pair, repeatable (<= 16; keys <= 64, values <= 512 chars)', parse: keyValue },
   ...PROVIDER_FLAGS,
-  routerMetadata: { flags: '--router-metadata', help: 'ask for routing metadata (printed to stderr; in --json output)' },
+  routerMetadata: { flags: '--router-metadata', help: 'ask for routing metadata (printed to stderr; in --json output)', oneCall: true },
 } as const satisfies FlagTable;
 
 /** Generation: the model and the sampling flags chat and responses share. */
 export const GENERATION_FLAGS = {
   model: modelFlag("model, <author>/<slug> (default: the profile's model)"),
-  models: { flags: '--models <ids>', help: 'fallback models, comma-separated, tried in order', parse: modelList },
+  models: { flags: '--models <ids>', help: 'fallback models, comma-separated, tried in order', parse: modelList, complete: 'models' },
   temperature: { flags: '-t, --temperature <t>', help: 'sampling temperature, 0 to 2', parse: numberIn(0, 2) },
   topP: { flags: '--top-p <p>', help: 'nucleus sampling, 0 to 1', parse: numberIn(0, 1) },
 } as const satisfies FlagTable;
@@ -194,5 +194,5 @@ export const REASONING_EFFORT_FLAG = { flags: '--reasoning-effort <level>', help
 /** How an answer is shown: as received, and what it used. */
 export const OUTPUT_FLAGS = {
   raw: { flags: '--raw', help: 'print the text exactly as received (on a terminal it is rendered as Markdown)' },
-  usage: { flags: '--usage', help: 'print token usage and cost to stderr' },
+  usage: { flags: '--usage', help: 'print token usage and cost to stderr', oneCall: true },
 } as const satisfies FlagTable;

@@ -10,8 +10,9 @@ export type PromptContext = { input: InStream; output: OutStream; signal: AbortS
  * Asks one question with an @inquirer/prompts prompt, reading stdin and drawing on stderr. The run's Ctrl-C (a
  * SIGINT before the prompt took the terminal) ends it at once; input that ends before an answer (a terminal
  * closed, a typed-ahead feed run dry) is a usage error naming the question, not a prompt waiting on nothing.
+ * `interrupt` is what else ends it (the run's Ctrl-C unless given: chat -i gives its turn's).
  */
-export async function ask<C extends { message: string }, R>(io: IO, prompt: (config: C, context: PromptContext) => Promise<R>, config: C): Promise<R> {
+export async function ask<C extends { message: string }, R>(io: IO, prompt: (config: C, context: PromptContext) => Promise<R>, config: C, interrupt = io.interrupt): Promise<R> {
   const input = io.stdin;
   const ended = new AbortController();
   const onEnd = () => ended.abort(usage(`input ended before an answer to "${config.message}"`));
@@ -22,11 +23,11 @@ export async function ask<C extends { message: string }, R>(io: IO, prompt: (con
   // A terminal can stop delivering without an end (a pty's EOF read while paused between prompts): the process
   // then runs out of work with the question open, and that is the same end of input.
   process.on('beforeExit', onEnd);
-  const signal = io.interrupt ? AbortSignal.any([io.interrupt, ended.signal]) : ended.signal;
+  const signal = interrupt ? AbortSignal.any([interrupt, ended.signal]) : ended.signal;
   try {
     return await prompt(config, { input, output: unending(io.stderr), signal });
   } catch (err) {
-    if (ended.signal.aborted && !io.interrupt?.aborted) throw ended.signal.reason;
+    if (ended.signal.aborted && !interrupt?.aborted) throw ended.signal.reason;
     throw err;
   } finally {
     input.off('end', onEnd);

@@ -6,69 +6,37 @@ import type { Command, Option } from '../commander.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { didYouMean } from '../../internal/did-you-mean.js';
 
-const BATCH = ['id', 'object', 'endpoint', 'model', 'completion_window', 'created_at', 'finalized_at', 'status', 'request_counts', 'error', 'results', 'usage'];
-const JOB = ['id', 'created_at', 'updated_at', 'input', 'endpoint', 'model', 'provider', 'plain', 'max_requests', 'max_bytes', 'wrapper_bytes', 'requests', 'shards', 'totals', 'cost_bound'];
-const CHAT = ['id', 'object', 'created', 'model', 'choices', 'usage', 'system_fingerprint', 'provider', 'service_tier', 'router_metadata', 'openrouter_metadata', 'alignment', 'debug'];
-const RESPONSE = ['id', 'object', 'created_at', 'completed_at', 'model', 'status', 'output', 'output_text', 'error', 'incomplete_details', 'instructions', 'metadata', 'temperature', 'top_p', 'max_output_tokens', 'max_tool_calls', 'tools', 'tool_choice', 'prompt', 'prompt_cache_key', 'prompt_cache_options', 'reasoning', 'service_tier', 'text', 'truncation', 'user', 'usage', 'router_metadata', 'openrouter_metadata'];
-const MODEL = ['id', 'canonical_slug', 'hugging_face_id', 'name', 'created', 'description', 'context_length', 'architecture', 'pricing', 'top_provider', 'per_request_limits', 'supported_parameters', 'default_parameters', 'supported_voices', 'reasoning', 'links', 'expiration_date', 'knowledge_cutoff'];
-const RESPONSE_EVENT = ['type', 'sequence_number', 'response', 'delta', 'item_id', 'output_index', 'content_index', 'item', 'part', 'text'];
+/** What `--json FIELDS` is checked against: the command's path and its definition's fields. */
+export interface JsonTarget {
+  path: string;
+  fields: readonly string[];
+  /** The command takes no argument: any word after its `--json` is a field list. */
+  noArguments: boolean;
+}
 
-/** The top-level fields each command's JSON has (for lists: each item's), known before anything is sent. */
-export const JSON_FIELDS: Record<string, readonly string[]> = {
-  chat: CHAT,
-  responses: [...RESPONSE, ...RESPONSE_EVENT.filter((f) => !RESPONSE.includes(f))],
-  embed: ['object', 'data', 'model', 'usage', 'id', 'index', 'input', 'embedding'],
-  decide: ['id', 'model', 'provider', 'usage', 'answers'],
-  speak: ['file', 'bytes', 'content_type'],
-  serve: ['api_root', 'api_key', 'management_key', 'operator_key', 'state_dir'],
-  'config get': ['profile', 'setting', 'value'],
-  'config list': ['current', 'path', 'profiles'],
-  'batch create': BATCH,
-  'batch list': BATCH,
-  'batch get': BATCH,
-  'batch run': JOB,
-  'batch jobs': JOB,
-  'batch job': JOB,
-  'usage': ['since', 'until', 'by', 'rows', 'total', 'budgets', 'checked', 'reconciled', 'not_found', 'pending', 'left', 'stopped', 'reported_cost', 'charged_cost'],
-  models: MODEL,
-  'models show': MODEL,
-  credits: ['total_credits', 'total_usage', 'balance'],
-  generation: ['id', 'model', 'total_cost', 'usage', 'created_at', 'provider_name', 'streamed', 'cancelled', 'latency', 'generation_time', 'moderation_latency', 'finish_reason', 'native_finish_reason', 'tokens_prompt', 'tokens_completion', 'native_tokens_prompt', 'native_tokens_completion', 'native_tokens_reasoning', 'native_tokens_cached', 'native_tokens_completion_images', 'is_byok', 'api_type', 'upstream_id', 'upstream_inference_cost', 'cache_discount', 'origin', 'http_referer', 'user_agent', 'external_user', 'session_id', 'request_id', 'router', 'service_tier', 'data_region', 'workspace_id', 'app_id', 'preset_id', 'provider_responses', 'web_search_engine', 'num_media_prompt', 'num_input_audio_prompt', 'num_media_completion', 'num_search_results', 'num_fetches'],
-  'auth status': ['profile', 'api_root', 'api_root_from', 'key', 'key_from', 'key_store', 'key_location', 'checked_with', 'details'],
-  'auth migrate': ['keychain', 'file', 'moved'],
-  'conversations list': ['id', 'title', 'model', 'created_at', 'updated_at', 'turns'],
-  'conversations show': ['id', 'title', 'model', 'created_at', 'updated_at', 'messages'],
-  'roles list': ['name', 'model', 'settings', 'system'],
-  'roles show': ['name', 'path', 'settings', 'system'],
-};
-
-/** Commands that take no argument: any word after their `--json` is a field list. */
-const NO_ARGUMENTS = new Set(['decide', 'serve', 'config list', 'batch list', 'batch jobs', 'usage', 'roles list', 'credits', 'auth status', 'auth migrate']);
-
-/** The command path an argv runs ("batch get"), skipping global options. */
-export function jsonCommandPath(args: string[], withValue: Set<string>): string | undefined {
+/** The words of the command path an argv runs ("batch get"), skipping global options: the first two. */
+export function commandWords(args: string[], withValue: Set<string>): string[] {
   const words: string[] = [];
   for (let i = 0; i < args.length && words.length < 2; i++) {
     const a = args[i]!;
     if (withValue.has(a)) i++;
     else if (!a.startsWith('-')) words.push(a);
   }
-  const two = words.join(' ');
-  return JSON_FIELDS[two] ? two : words[0];
+  return words;
 }
 
 /**
  * `--json=FIELDS`, and `--json FIELDS` when every name is a field of the command's JSON, become
  * `--json --json-fields FIELDS`; any other word after `--json` stays an argument (a prompt, an id).
  */
-export function rewriteJsonFields(args: string[], path: string | undefined): string[] {
-  const known = path ? JSON_FIELDS[path] : undefined;
+export function rewriteJsonFields(args: string[], target: JsonTarget | undefined): string[] {
+  const known = target?.fields;
   const out: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--') return [...out, ...args.slice(i)];
     if (a.startsWith('--json=')) out.push('--json', '--json-fields', a.slice(7));
-    else if (a === '--json' && known && args[i + 1] !== undefined && !args[i + 1]!.startsWith('-') && (NO_ARGUMENTS.has(path!) || args[i + 1]!.split(',').every((f) => known.includes(f)))) {
+    else if (a === '--json' && known && args[i + 1] !== undefined && !args[i + 1]!.startsWith('-') && (target.noArguments || args[i + 1]!.split(',').every((f) => known.includes(f)))) {
       out.push('--json', '--json-fields', args[++i]!);
     } else out.push(a);
   }
@@ -98,9 +66,8 @@ function fieldHint(field: string, known: readonly string[]): string {
 }
 
 /** Checks `--json FIELDS` against the command's fields: a usage error naming the fields there are. */
-export function checkedFields(path: string, list: string): string[] {
+export function checkedFields(path: string, known: readonly string[] | undefined, list: string): string[] {
   const fields = list.split(',').map((f) => f.trim()).filter(Boolean);
-  const known = JSON_FIELDS[path];
   const unknown = known ? fields.filter((f) => !known.includes(f)) : [];
   if (!fields.length || unknown.length) throw usage(`${unknown.length ? `unknown JSON field "${unknown[0]}"${fieldHint(unknown[0]!, known!)}` : 'no JSON fields named'}; fields of "${path}": ${(known ?? []).join(', ')}`);
   return fields;

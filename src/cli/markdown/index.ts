@@ -1,15 +1,21 @@
 /** An answer on a terminal, rendered as Markdown as it arrives (loaded only for a terminal). */
-import type { IO } from '../io/io.js';
 import { renderBlocks } from './render.js';
 import { MarkdownStream } from './stream.js';
 import { visible } from '../../internal/visible.js';
+
+/** What the renderer needs of the terminal (`IO` of src/cli/io has it: markdown imports nothing of io). */
+export interface Terminal {
+  readonly columns?: number;
+  readonly color: boolean;
+  readonly interrupt?: AbortSignal;
+}
 
 /**
  * A stream renderer at the terminal's width and colors, the width read again for each block (resizes).
  * The model's control characters are shown escaped: its text (maybe from a web page it read) must not
  * retitle the window, clear the screen or overwrite a line. Line ends (a CR before one is dropped) and tabs stay.
  */
-export function terminalMarkdown(io: IO): MarkdownStream {
+export function terminalMarkdown(io: Terminal): MarkdownStream {
   return new MarkdownStream((src) => renderBlocks(visible(src.replace(/\r(\n|$)/g, '$1'), '\n\t'), { width: io.columns ?? 80, color: io.color }));
 }
 
@@ -18,7 +24,7 @@ export function terminalMarkdown(io: IO): MarkdownStream {
  * while rendering ends it (exit 130): pieces already received come without a wait for the network,
  * so the signal is given a turn now and then.
  */
-export async function* renderPieces(io: IO, pieces: AsyncIterable<string>): AsyncGenerator<string> {
+export async function* renderPieces(io: Terminal, pieces: AsyncIterable<string>): AsyncGenerator<string> {
   const md = terminalMarkdown(io);
   let turn = Date.now();
   const heard = async () => {

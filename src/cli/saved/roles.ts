@@ -212,8 +212,11 @@ export function blameRole(err: unknown, role: Role | undefined, cmd: Command): u
 /** The options of a command as given, before any role was applied to them. */
 const optionsAsGiven = new WeakMap<object, Record<string, unknown>>();
 
-/** `--role NAME` on a command: the role read and applied to its options (a no-op without the flag). */
-export async function applyRoleFlag(cmd: Command, opts: Record<string, unknown>, io: IO): Promise<Role | undefined> {
+/**
+ * `--role NAME` on a command: the role read and applied to its options (a no-op without the flag).
+ * `fromSettings`: flag values the settings give (a profile's mcp), counted when a flag lacks its partner.
+ */
+export async function applyRoleFlag(cmd: Command, opts: Record<string, unknown>, io: IO, fromSettings?: () => Promise<Record<string, unknown>>): Promise<Role | undefined> {
   const name = opts.role;
   if (typeof name !== 'string') return undefined;
   await loadYaml();
@@ -225,7 +228,13 @@ export async function applyRoleFlag(cmd: Command, opts: Record<string, unknown>,
     Object.assign(opts, given, { role: name });
   } else optionsAsGiven.set(opts, { ...opts });
   const skipped = applyRole(role, cmd, opts);
-  checkGoesWithRole(cmd, opts);
+  try {
+    checkGoesWithRole(cmd, opts);
+  } catch (err) {
+    if (!fromSettings) throw err;
+    const set = (o: Record<string, unknown>) => Object.entries(o).filter(([, v]) => v !== undefined);
+    checkGoesWithRole(cmd, Object.fromEntries([...set(await fromSettings()), ...set(opts)]));
+  }
   if (skipped.length) io.info(`role ${name}: ${skipped.join(', ')} left out (not a flag of router ${cmd.name()})`);
   return role;
 }

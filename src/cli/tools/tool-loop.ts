@@ -10,7 +10,8 @@ import { approved, callsNotRun, DEFAULT_TOOL_TIMEOUT, shownCall, type ShownCall 
 export interface ToolLoop {
   set: ToolSet;
   maxRounds: number;
-  approve: boolean;
+  /** --approve: ask on the terminal before each call (true), or ask with this (chat -i: between its own keys). */
+  approve: boolean | ((call: ShownCall) => Promise<boolean>);
   json: boolean;
   signal: AbortSignal;
   /** --tool-timeout, in seconds. */
@@ -36,6 +37,8 @@ export async function passedImages(io: IO, loop: ToolLoop, outcomes: CallOutcome
 
 const label = (o: CallOutcome) => (o.status === 'ok' ? (o.code === undefined ? 'ok' : 'exit 0') : o.status === 'failed' ? (o.code === undefined ? 'failed' : `exit ${o.code}`) : o.status === 'timeout' ? 'stopped at --tool-timeout' : o.status);
 
+const asker = (io: IO, loop: ToolLoop) => (typeof loop.approve === 'function' ? loop.approve : loop.approve ? (c: ShownCall) => approved(io, c) : undefined);
+
 /**
  * One round: every call run (after --approve's question), a line each on stderr, and the facts a
  * user needs said even when piped: a command not found, a call stopped at --tool-timeout, results cut.
@@ -51,7 +54,7 @@ export async function runRound(io: IO, loop: ToolLoop, calls: ShownCall[], round
   const timeoutMs = (loop.timeout ?? DEFAULT_TOOL_TIMEOUT) * 1000;
   const out: CallOutcome[] = [];
   for (const call of calls) {
-    const o = await runToolCall(loop.set.tools, call, { signal: loop.signal, timeoutMs, budget: loop.budget, approve: loop.approve ? (c) => approved(io, c) : undefined });
+    const o = await runToolCall(loop.set.tools, call, { signal: loop.signal, timeoutMs, budget: loop.budget, approve: asker(io, loop) });
     io.info(`tool ${shownCall(call)} -> ${label(o)}`);
     if (o.code === 127) io.note(`warning: tool ${call.name}: its command was not found (exit 127)`);
     if (o.status === 'timeout') io.note(`warning: tool ${call.name} ran past --tool-timeout ${timeoutMs / 1000}s and was stopped`);

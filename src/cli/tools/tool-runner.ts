@@ -9,6 +9,7 @@ import { parametersProblem } from '../../kit/schema.js';
 import type { IO } from '../io/io.js';
 import { visible } from '../../internal/visible.js';
 import { ask } from '../io/ask.js';
+import { sourceName, type Settings } from '../../config/settings.js';
 
 type Body = Record<string, unknown>;
 
@@ -68,6 +69,17 @@ export interface ToolSources {
   timeoutSeconds?: number;
 }
 
+/**
+ * The MCP servers of a run: --mcp (or a role's mcp) replaces those of ROUTER_MCP, which replaces the
+ * profile's mcp. Chat's --schema takes no tools: the servers of the environment or profile are then left out, and said.
+ */
+export function mcpServers(io: IO, flag: string[] | undefined, settings: Settings, schema = false): string[] | undefined {
+  if (flag?.length || !settings.mcp) return flag;
+  if (!schema) return settings.mcp;
+  io.note(`note: --schema takes no tools: the MCP servers of ${sourceName(settings.from.mcp!)} are left out`);
+  return undefined;
+}
+
 /** Starts the MCP servers and makes the local tools runnable; undefined when there are no function tools. */
 export async function openTools(src: ToolSources): Promise<ToolSet | undefined> {
   if (!src.local?.functions.length && !src.mcp?.length) return undefined;
@@ -94,9 +106,10 @@ export interface ShownCall {
 /** A call as a person reads it: the model's name and arguments with control characters escaped, so that they cannot hide what runs. */
 export const shownCall = (call: { name: string; arguments: string }) => visible(`${call.name} ${call.arguments}`);
 
-export async function approved(io: IO, call: { name: string; arguments: string }): Promise<boolean> {
+/** --approve's question; `signal` (chat -i: the turn's) ends it, else Ctrl-C's. */
+export async function approved(io: IO, call: { name: string; arguments: string }, signal?: AbortSignal): Promise<boolean> {
   const { confirm } = await import('@inquirer/prompts');
-  return ask(io, confirm, { message: `Run ${shownCall(call)}?`, default: true });
+  return ask(io, confirm, { message: `Run ${shownCall(call)}?`, default: true }, signal ?? io.interrupt);
 }
 
 /** The calls as stdout shows them when router does not run them: one JSON line each. */

@@ -12,7 +12,7 @@ const fileOrStdout = (value: string): string | true => value;
 /** Where the requests of a file go (batch create, batch run). */
 export const TARGET_FLAGS = {
   endpoint: { flags: '--endpoint <path>', help: "target endpoint (default: the lines' url, else /v1/chat/completions)", choices: BATCH_ENDPOINTS },
-  model: { flags: '-m, --model <id>', help: "batch model (default: the model the bodies agree on, else the profile's)", parse: modelId },
+  model: { flags: '-m, --model <id>', help: "batch model (default: the model the bodies agree on, else the profile's)", parse: modelId, complete: 'models' },
   providerOnly: ROUTING_FLAGS.providerOnly,
   fallbacks: ROUTING_FLAGS.fallbacks,
   // chat's --schema has no batch form: the bodies go as they are.
@@ -87,7 +87,7 @@ export const RUN_FLAGS = {
   dryRun: { flags: '--dry-run', help: 'check every line, print the shards and the cost bound of the file; send nothing' },
   maxCost: maxCost('refuse (exit 4) before submitting anything when the job could cost more (finished shards at their real cost)'),
   ignoreBudget: IGNORE_BUDGET,
-  resume: { flags: '--resume <job>', help: 'take up a job again (re-running the same command on the same file does too)' },
+  resume: { flags: '--resume <job>', help: 'take up a job again (re-running the same command on the same file does too)', complete: 'job-ids' },
   new: { flags: '--new', help: 'start another job even if one was made from this file with the same settings' },
   retryFailed: { flags: '--retry-failed', help: 'with --resume: submit again only the requests that failed or never ran', goesWith: ['resume'] },
   resubmitLost: { flags: '--resubmit-lost', help: "with --resume: send again a shard whose create's answer was lost where the service lists no batches (a batch it made is then billed too)", goesWith: ['resume'] },

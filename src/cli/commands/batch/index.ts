@@ -3,10 +3,15 @@ import { BATCH_MAX_REQUESTS } from '../../../client/facts.js';
 import { defineCommand, defineGroup } from '../../define.js';
 import { CREATE_FLAGS, GET_FLAGS, JOB_FLAGS, JOBS_FLAGS, LIST_FLAGS, RUN_FLAGS } from './flags.js';
 
+/** The top-level fields of the JSON printed (for lists: of each item), for `--json FIELDS`. */
+const BATCH = ['id', 'object', 'endpoint', 'model', 'completion_window', 'created_at', 'finalized_at', 'status', 'request_counts', 'error', 'results', 'usage'];
+const JOB = ['id', 'created_at', 'updated_at', 'input', 'endpoint', 'model', 'provider', 'plain', 'max_requests', 'max_bytes', 'wrapper_bytes', 'requests', 'shards', 'totals', 'cost_bound'];
+
 const create = defineCommand({
   name: 'create',
+  jsonFields: BATCH,
   summary: 'create a batch from a JSONL file: one {"custom_id", "body"} (or {"custom_id", "method", "url", "body"}) per line',
-  args: [{ name: '<file>', help: 'JSONL file, or - for stdin' }],
+  args: [{ name: '<file>', help: 'JSONL file, or - for stdin', complete: 'files' }],
   flags: CREATE_FLAGS,
   notes: `Limits: at most ${BATCH_MAX_REQUESTS} requests and 200 MB (200,000,000 bytes) of request body. Every line is checked
 before anything is sent. The new batch id is always printed (on stderr with --watch).`,
@@ -21,6 +26,7 @@ before anything is sent. The new batch id is always printed (on stderr with --wa
 
 const list = defineCommand({
   name: 'list',
+  jsonFields: BATCH,
   summary: 'list the batches of your workspace, newest first',
   flags: LIST_FLAGS,
   examples: ['router batch list --status in_progress --status validating', 'router batch list --all --created-after 2026-11-01 --jsonl'],
@@ -29,8 +35,9 @@ const list = defineCommand({
 
 const get = defineCommand({
   name: 'get',
+  jsonFields: BATCH,
   summary: 'show a batch; --results writes its results as JSONL; --watch follows it until it ends',
-  args: [{ name: '<id>', help: 'batch id' }],
+  args: [{ name: '<id>', help: 'batch id', complete: 'batch-ids' }],
   flags: GET_FLAGS,
   examples: ['id=$(router batch create requests.jsonl --model local/echo)', 'router batch get "$id" --watch', 'router batch get "$id" --results out.jsonl', 'router batch get "$id" --json --exit-status'],
   run: async (ctx, id) => (await import('./get.js')).runGet(ctx, id),
@@ -38,8 +45,9 @@ const get = defineCommand({
 
 const run = defineCommand({
   name: 'run',
+  jsonFields: JOB,
   summary: 'run a JSONL file of any size as a job: split into batches, submit each once, follow, merge results in input order',
-  args: [{ name: '[file]', help: 'JSONL file, as for batch create' }],
+  args: [{ name: '[file]', help: 'JSONL file, as for batch create', complete: 'files' }],
   flags: RUN_FLAGS,
   notes: `A job lives in $XDG_STATE_HOME/router/jobs/<id> (job.json, written atomically before each create
 and after each answer). Batches are created one at a time and run on the service in parallel.
@@ -53,6 +61,7 @@ of its own, taken off at merge), never sent twice. Requests that failed are coun
 
 const jobs = defineCommand({
   name: 'jobs',
+  jsonFields: JOB,
   summary: 'list the jobs of batch run on this machine, newest first',
   flags: JOBS_FLAGS,
   notes: 'Piped, one tab-separated line per job: id, state, shards ended/total, completed/failed/requests, cost, created, input.',
@@ -62,8 +71,9 @@ const jobs = defineCommand({
 
 const job = defineCommand({
   name: 'job',
+  jsonFields: JOB,
   summary: 'show one job of batch run: its shards, their batches, counts and cost',
-  args: [{ name: '<id>', help: 'job id (router batch jobs lists them)' }],
+  args: [{ name: '<id>', help: 'job id (router batch jobs lists them)', complete: 'job-ids' }],
   flags: JOB_FLAGS,
   notes: 'On a terminal, a table of shards; piped, one tab-separated line per shard: shard, lines, requests,\nbytes, batch, status, completed/failed/total, cost.',
   examples: ['job=$(router batch run requests.jsonl --model local/echo)', 'router batch job "$job"', 'router batch job "$job" --json'],
@@ -72,6 +82,7 @@ const job = defineCommand({
 
 export const batch = defineGroup({
   name: 'batch',
+  logsUsage: true,
   summary: 'create, list and follow asynchronous batches',
   description: 'Asynchronous batches of requests against one endpoint: create from JSONL, list, get, watch; run files of any size as jobs.',
   commands: [create, list, get, run, jobs, job],

@@ -8,7 +8,7 @@ const SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priority', 'scale', '
 /** The flags of `router chat` (but the spend flags), in help order: also what a role may hold. */
 export const CHAT_FLAGS = {
   ...GENERATION_FLAGS,
-  role: { flags: '--role <name>', help: 'apply a role: its settings and system prompt (router roles list); flags given here win', parse: nonEmpty },
+  role: { flags: '--role <name>', help: 'apply a role: its settings and system prompt (router roles list); flags given here win', parse: nonEmpty, complete: 'roles' },
   system: { flags: '-s, --system <text>', help: 'system message; @FILE reads it from a file, @- from stdin (@@ for a leading @)', parse: nonEmpty },
   maxTokens: { flags: '--max-tokens <n>', help: 'maximum completion tokens (>= 1)', parse: integerIn(1) },
   // Provider-dependent in the spec: the CLI checks the type only.
@@ -27,11 +27,11 @@ export const CHAT_FLAGS = {
   reasoningEffort: REASONING_EFFORT_FLAG,
   serviceTier: { flags: '--service-tier <tier>', help: 'service tier', choices: SERVICE_TIERS },
   stream: [
-    { flags: '--stream', help: 'stream (default for text; with --json, print chunks as JSONL)' },
+    { flags: '--stream', help: 'stream (default for text; with --json, print chunks as JSONL)', oneCall: true },
     { flags: '--no-stream', help: 'wait for the whole answer' },
   ],
   raw: OUTPUT_FLAGS.raw,
-  json: { flags: '--json', help: 'print the chat.completion object (or chunks as JSONL with --stream)' },
+  json: { flags: '--json', help: 'print the chat.completion object (or chunks as JSONL with --stream)', oneCall: true },
   usage: OUTPUT_FLAGS.usage,
   interactive: { flags: '-i, --interactive', help: 'conversation in a REPL (/exit, /model, /system, /save FILE)' },
   continue: { flags: '-c, --continue', help: 'continue the last conversation (each chat is kept unless --no-log)' },

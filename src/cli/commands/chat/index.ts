@@ -17,13 +17,18 @@ import { boundNote, guardNext, guardSpend, limitFlagOf, SPEND_FLAGS } from '../.
 import { keepConversation, openConversation, withSystem } from './conversation.js';
 import { MessageAssembler, messageOf, type AssembledMessage } from '../../answers/answer-extras.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from '../../answers/request-extras.js';
-import { callsNotRun, chatCalls, imageInput, openTools } from '../../tools/tool-runner.js';
+import { callsNotRun, chatCalls, imageInput, loadTools, mcpServers, openTools } from '../../tools/tool-runner.js';
 import { toolLoop } from '../../tools/tool-loop.js';
 import { noteRouting } from '../../answers/routing-note.js';
 import { addUsage } from '../../../kit/messages.js';
 
+/** The top-level fields of the JSON printed (for lists: of each item), for `--json FIELDS`. */
+const CHAT = ['id', 'object', 'created', 'model', 'choices', 'usage', 'system_fingerprint', 'provider', 'service_tier', 'router_metadata', 'openrouter_metadata', 'alignment', 'debug'];
+
 export const chat = defineCommand({
   name: 'chat',
+  logsUsage: true,
+  jsonFields: CHAT,
   summary: 'send a prompt to a chat model, streaming the answer',
   description: 'Send a prompt to a chat model and stream the answer to stdout. The prompt is the arguments and a piped stdin: stdin first, then the arguments, or at the place of a "-" among them. --no-stdin (or ROUTER_NO_STDIN=1) leaves stdin alone, as a while-read loop over a list needs.',
   args: [{ name: '[prompt...]', help: 'the prompt; "-" puts stdin at its place' }],
@@ -43,12 +48,13 @@ export const chat = defineCommand({
     'router chat --model local/thinker --show-reasoning "Why is the sky blue?"',
     'router chat --model local/painter --modalities text,image --save-images . "a red circle"',
   ],
+  fromSettings: (s) => ({ mcp: s.mcp }),
   run: runChat,
 });
 
 async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Promise<void> {
   const { io, opts, signal, connect } = ctx;
-  const role = await applyRoleFlag(ctx.cmd, opts, io);
+  const role = await applyRoleFlag(ctx.cmd, opts, io, async () => ({ mcp: (await ctx.settings()).mcp }));
   opts.system = await textOrFile('--system', opts.system, io);
   try {
     validateChatOptions(opts);
@@ -60,7 +66,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     const { runRepl } = await import('./repl.js');
     return runRepl(ctx);
   }
-  const extras = await prepareExtras(opts, io, 'chat').catch((err: unknown) => Promise.reject(blameRole(err, role, ctx.cmd)));
+  const extras = await prepareExtras(opts, io, 'chat', loadTools).catch((err: unknown) => Promise.reject(blameRole(err, role, ctx.cmd)));
   const prompt = await promptWith(args, io, extras, 'echo hi | router chat');
   const earlier = openConversation(ctx);
   ctx.useCommandModel(earlier);
@@ -72,7 +78,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
   const req = buildChatRequest(messages, opts, settings.model);
   applyExtras(req, opts, extras, 'chat');
   const call = { signal, routerMetadata: opts.routerMetadata };
-  const toolSet = await openTools({ local: extras.tools, mcp: opts.mcp, env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
+  const toolSet = await openTools({ local: extras.tools, mcp: mcpServers(io, opts.mcp, settings, !!extras.schema), env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
     await client.close();
     throw err;
   });

@@ -11,7 +11,8 @@ import { writeWhole } from '../../../internal/write-whole.js';
 import type { ChatMessage } from '../../../client/types.js';
 import type { IO } from '../../io/io.js';
 import type { RunContext } from '../../run.js';
-import type { ChatOptions } from './flags.js';
+import { CHAT_FLAGS, type ChatOptions } from './flags.js';
+import { oneCallFlags } from '../../flags/flags.js';
 import type { Attachment } from '../../answers/attach.js';
 import { usage } from '../../exit-codes.js';
 
@@ -73,12 +74,8 @@ export function saveHistory(env: NodeJS.ProcessEnv, fresh: string[], logging: bo
   }
 }
 
-/** Flags of one call that the REPL does not carry out: given, they are refused rather than left unsaid. */
-const ONE_CALL_FLAGS: Record<string, string> = {
-  json: '--json', stream: '--stream', usage: '--usage', routerMetadata: '--router-metadata', schema: '--schema',
-  approve: '--approve', plugin: '--plugin', web: '--web', modalities: '--modalities',
-  showReasoning: '--show-reasoning', saveImages: '--save-images', jq: '--jq',
-};
+/** Flags of one call (`oneCall` in chat's table; --jq goes with --json) that the REPL does not carry out: refused rather than left unsaid. */
+const ONE_CALL_FLAGS: Record<string, string> = Object.fromEntries([...oneCallFlags(CHAT_FLAGS), ['jq', '--jq']]);
 
 /**
  * The REPL's options: a one-call flag typed on the command line is refused (exit 2); one a role set
@@ -117,7 +114,7 @@ export async function switchRole(ctx: RunContext<ChatOptions>, name: string, c: 
   const { applyRoleFlag } = await import('../../saved/roles.js');
   const opts = ctx.opts as Record<string, unknown>;
   opts.role = name;
-  const role = await applyRoleFlag(ctx.cmd, opts, ctx.io);
+  const role = await applyRoleFlag(ctx.cmd, opts, ctx.io, async () => ({ mcp: (await ctx.settings()).mcp }));
   replOptions(ctx);
   // The role's attachments go with the next message, as those of -a given with -i do.
   if (role?.settings.attach !== undefined && ctx.cmd.getOptionValueSource('attach') !== 'cli') {

@@ -6,6 +6,7 @@ import { MessageAssembler, type AssembledMessage } from '../../answers/answer-ex
 import type { IO } from '../../io/io.js';
 import type { ToolSet } from '../../../kit/toolset.js';
 import { toolLoop, type ToolLoop } from '../../tools/tool-loop.js';
+import { approved, type ShownCall } from '../../tools/tool-runner.js';
 
 export interface TurnAnswer {
   text: string;
@@ -42,6 +43,24 @@ export async function toolTurn(io: IO, client: RouterClient, req: ChatCompletion
   };
   const answer = await toolLoop(io, loop, messages, await ask(messages), ask);
   return { text: answer.text, added: messages.slice(req.messages.length) };
+}
+
+/**
+ * --approve in chat -i: the question is asked between the keys the turn swallows (paused for it), and
+ * Ctrl-C there stops the answer as it does while the answer streams.
+ */
+export function replApprover(io: IO, signal: AbortSignal, keys: { pause(): void; resume(): void }, stop: () => void) {
+  return async (call: ShownCall): Promise<boolean> => {
+    keys.pause();
+    try {
+      return await approved(io, call, signal);
+    } catch (err) {
+      if ((err as { name?: string })?.name === 'ExitPromptError') stop();
+      throw err;
+    } finally {
+      keys.resume();
+    }
+  };
 }
 
 /** `/tools`: each tool the model may call, with where it comes from. */

@@ -164,8 +164,8 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
   const { usageFields } = await import('../../spend/ledger.js');
   const { reportError } = await import('../../errors.js');
   let models: Promise<Model[] | undefined> | undefined;
-  const { loadTools, openTools } = await import('../../tools/tool-runner.js');
-  const tools = await openTools({ local: await loadTools(opts.tools, io, 'chat'), mcp: opts.mcp, env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
+  const { loadTools, mcpServers, openTools } = await import('../../tools/tool-runner.js');
+  const tools = await openTools({ local: await loadTools(opts.tools, io, 'chat'), mcp: mcpServers(io, opts.mcp, settings), env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
     await client.close();
     throw err;
   });
@@ -215,7 +215,8 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
       if (extras.attachments.length) c.recorded.set(user, recordedUser(text, extras));
       c.history.push(user);
       const answerStop = new AbortController();
-      const release = swallowKeys(io, () => answerStop.abort(interrupted()));
+      const stop = () => answerStop.abort(interrupted());
+      const keys = { release: swallowKeys(io, stop) };
       let answer = '';
       let turn: Awaited<ReturnType<typeof guardSpend>> | undefined;
       const md = await more.answerRenderer(io, opts);
@@ -239,8 +240,9 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         };
         const turnSignal = AbortSignal.any([signal, answerStop.signal]);
         if (c.tools) {
-          const loop = { set: c.tools, maxRounds: opts.maxToolRounds ?? 8, approve: false, json: false, signal: turnSignal, timeout: opts.toolTimeout ?? ctx.flags.timeout };
-          const t = await (await import('./repl-tools.js')).toolTurn(io, client, req, loop, print, log, (body) => guardNext(ctx, connected, guard, guarded(body), spent));
+          const tt = await import('./repl-tools.js');
+          const loop = { set: c.tools, maxRounds: opts.maxToolRounds ?? 8, approve: opts.approve ? tt.replApprover(io, turnSignal, { pause: () => keys.release(), resume: () => void (keys.release = swallowKeys(io, stop)) }, stop) : false, json: false, signal: turnSignal, timeout: opts.toolTimeout ?? ctx.flags.timeout };
+          const t = await tt.toolTurn(io, client, req, loop, print, log, (body) => guardNext(ctx, connected, guard, guarded(body), spent));
           added = t.added;
           // What the model said before its calls was shown; the answer kept is its last, after them.
           answer = t.text;
@@ -281,7 +283,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         else reportError(err, io);
         if (refused) io.err(`${extras.attachments.length === 1 ? 'its attachment was' : `its ${extras.attachments.length} attachments were`} dropped (/attach again)\n`);
       } finally {
-        release();
+        keys.release();
       }
     }
   } finally {

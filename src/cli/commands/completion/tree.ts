@@ -1,8 +1,8 @@
 import type { Command, Option } from '../../commander.js';
-import { valuesOf } from '../../flags/flags.js';
+import { dynamicOf, valuesOf, type DynamicKind } from '../../flags/flags.js';
+import { argCompletion } from '../../define.js';
 
-/** Values a shell asks `router __complete KIND` for at completion time. */
-export type DynamicKind = 'batch-ids' | 'job-ids' | 'profiles' | 'settings' | 'models' | 'roles';
+export type { DynamicKind };
 
 export interface Flag {
   name: string;
@@ -22,22 +22,6 @@ export interface Node {
   arg?: { choices?: readonly string[]; dynamic?: DynamicKind; files?: boolean };
 }
 
-/** Positional arguments whose values are known (the rest are files or free text). */
-const ARG_KINDS: Record<string, DynamicKind> = {
-  'batch get': 'batch-ids',
-  'batch job': 'job-ids',
-  'config use': 'profiles',
-  'config delete': 'profiles',
-  'config set': 'settings',
-  'config get': 'settings',
-  'roles show': 'roles',
-  'roles edit': 'roles',
-  'roles delete': 'roles',
-  'roles path': 'roles',
-};
-const FLAG_KINDS: Record<string, DynamicKind> = { '--profile': 'profiles', '--model': 'models', '--models': 'models', '--resume': 'job-ids', '--role': 'roles' };
-const FILE_ARGS = new Set(['batch create', 'batch run']);
-
 /** Walks the commander tree: every visible command path with its subcommands, flags and argument. */
 export function commandTree(program: Command): Node[] {
   const nodes: Node[] = [];
@@ -48,11 +32,12 @@ export function commandTree(program: Command): Node[] {
     const own = cmd === program ? [] : (cmd.options as readonly Option[]);
     const flags: Flag[] = [...own, ...globals]
       .filter((o) => o.long && !o.hidden)
-      .map((o) => ({ name: o.long!, short: o.short, summary: o.description, takesValue: o.required || o.optional, choices: valuesOf(o), dynamic: FLAG_KINDS[o.long!] }));
+      .map((o) => ({ name: o.long!, short: o.short, summary: o.description, takesValue: o.required || o.optional, choices: valuesOf(o), dynamic: dynamicOf(o) }));
     flags.push({ name: '--help', short: '-h', summary: 'display help', takesValue: false });
     const subs = cmd.commands.filter(visible).map((c) => ({ name: c.name(), summary: c.summary() || c.description() }));
     const first = (cmd.registeredArguments ?? [])[0];
-    const arg = ARG_KINDS[path] ? { dynamic: ARG_KINDS[path] } : first?.argChoices ? { choices: first.argChoices } : FILE_ARGS.has(path) ? { files: true } : undefined;
+    const kind = first && argCompletion(first);
+    const arg = kind === 'files' ? { files: true } : kind ? { dynamic: kind } : first?.argChoices ? { choices: first.argChoices } : undefined;
     nodes.push({ path, summary: cmd.summary() || cmd.description(), subcommands: subs, flags, arg });
     for (const c of cmd.commands) if (visible(c)) visit(c, path ? `${path} ${c.name()}` : c.name());
   };

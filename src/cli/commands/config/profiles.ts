@@ -5,10 +5,11 @@ import { noProfile, store } from './shared.js';
 import { fromEnv } from '../../../config/settings.js';
 import { PROFILE_FIELDS, SECRET_FIELDS, type ProfileField } from '../../../config/fields.js';
 
-const PROFILE = { name: '<profile>', help: '' } as const;
+const PROFILE = { name: '<profile>', help: '', complete: 'profiles' } as const;
 
 export const list = defineCommand({
   name: 'list',
+  jsonFields: ['current', 'path', 'profiles'],
   summary: 'list profiles (keys masked); * marks the current one',
   flags: jsonFlags('print the profiles as JSON'),
   notes: 'Piped, one tab-separated line per profile: * for the current one (else empty), profile, api key\n(masked), api root, model.',

@@ -9,7 +9,7 @@ import { checkRoot, existingProfileFor, field, FIELDS, profileFor, readSecret, s
 import { checkBatchesPath, checkNewProfile, SettingsError } from '../../../config/fields.js';
 import { checkAttribution } from '../../../config/attribution.js';
 
-const SETTING = { name: '<setting>', help: FIELDS.join(' | ') } as const;
+const SETTING = { name: '<setting>', help: FIELDS.join(' | '), complete: 'settings' } as const;
 
 export const set = defineCommand({
   name: 'set',
@@ -60,6 +60,7 @@ function checkedPath(value: string): string {
 
 export const get = defineCommand({
   name: 'get',
+  jsonFields: ['profile', 'setting', 'value'],
   summary: 'print one setting (keys masked)',
   args: [SETTING],
   flags: { ...PROFILE_FLAGS, ...jsonFlags('print {"profile", "setting", "value"}') },

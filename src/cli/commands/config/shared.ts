@@ -3,7 +3,7 @@ import { CliError, EXIT, usage } from '../../exit-codes.js';
 import type { IO } from '../../io/io.js';
 import { didYouMean } from '../../../internal/did-you-mean.js';
 import { checkApiRoot, fromEnv, KEY_SYNTAX, profileName, withoutUserinfo } from '../../../config/settings.js';
-import { ATTRIBUTION_ENV, BATCHES_PATH_ENV, BUDGET_ENV, DEFAULT_ENV, PROFILE_FIELDS as FIELDS, SECRET_FIELDS, shownName, type KeyField, type Profile, type ProfileField as Field } from '../../../config/fields.js';
+import { ATTRIBUTION_ENV, BATCHES_PATH_ENV, BUDGET_ENV, DEFAULT_ENV, MCP_ENV, PROFILE_FIELDS as FIELDS, SECRET_FIELDS, shownName, type KeyField, type Profile, type ProfileField as Field } from '../../../config/fields.js';
 import type { SavedKey } from '../../../config/key-store.js';
 import { ask } from '../../io/ask.js';
 
@@ -72,7 +72,7 @@ export async function storedKey(p: Profile | undefined, profile: string, field: 
 }
 
 /** The variable that goes before each setting of a profile (settings.ts resolveSettings). */
-const ENV_OF: Partial<Record<Field, string>> = { api_key: 'ROUTER_API_KEY', management_key: 'ROUTER_MANAGEMENT_KEY', api_key_command: 'ROUTER_API_KEY', management_key_command: 'ROUTER_MANAGEMENT_KEY', api_root: 'ROUTER_API_ROOT', ...DEFAULT_ENV, ...BUDGET_ENV, ...ATTRIBUTION_ENV, batches_path: BATCHES_PATH_ENV };
+const ENV_OF: Partial<Record<Field, string>> = { api_key: 'ROUTER_API_KEY', management_key: 'ROUTER_MANAGEMENT_KEY', api_key_command: 'ROUTER_API_KEY', management_key_command: 'ROUTER_MANAGEMENT_KEY', api_root: 'ROUTER_API_ROOT', ...DEFAULT_ENV, ...BUDGET_ENV, ...ATTRIBUTION_ENV, batches_path: BATCHES_PATH_ENV, mcp: MCP_ENV };
 
 /**
  * Says (on a terminal, or with --verbose) that a variable of the environment goes before the profile's

@@ -7,10 +7,14 @@ import { renderTable } from '../batch/format.js';
 import { FILTER_FLAGS, filterModels, fitColumns, modelRow, sortModels, unknownFilter } from './filter.js';
 import type { Model } from '../../../client/resources/models.js';
 
+/** The top-level fields of the JSON printed (for lists: of each item), for `--json FIELDS`. */
+const MODEL = ['id', 'canonical_slug', 'hugging_face_id', 'name', 'created', 'description', 'context_length', 'architecture', 'pricing', 'top_provider', 'per_request_limits', 'supported_parameters', 'default_parameters', 'supported_voices', 'reasoning', 'links', 'expiration_date', 'knowledge_cutoff'];
+
 const REFRESH_FLAG = { flags: '--refresh', help: 'fetch the list again rather than use the copy kept for five minutes' } as const;
 
 const show = defineCommand({
   name: 'show',
+  jsonFields: MODEL,
   summary: 'One model, whole, as the service describes it (JSON).',
   args: [{ name: '<id>', help: 'the model id, <author>/<slug>' }],
   flags: { refresh: REFRESH_FLAG, json: { flags: '--json', help: 'print the model as JSON (the default; with FIELDS, only those)' } },
@@ -27,6 +31,7 @@ const FLAGS = {
 
 export const models = defineCommand({
   name: 'models',
+  jsonFields: MODEL,
   summary: 'the models the service routes to, with their prices',
   description: 'List the models the service routes to: a table on a terminal (id, name, context, $ per million prompt/completion tokens, modalities), tab-separated lines piped.',
   args: [{ name: '[search...]', help: 'words that the id or name must all hold (case-insensitive)' }],

@@ -5,7 +5,7 @@ import { ANSWER_FLAGS, TOOL_FLAGS } from '../../flags/answer-flags.js';
 /** The flags of `router responses` (but the spend flags), in help order: also what a role may hold. */
 export const RESPONSES_FLAGS = {
   ...GENERATION_FLAGS,
-  role: { flags: '--role <name>', help: 'apply a role: its settings and system prompt as instructions (router roles list); flags given here win', parse: nonEmpty },
+  role: { flags: '--role <name>', help: 'apply a role: its settings and system prompt as instructions (router roles list); flags given here win', parse: nonEmpty, complete: 'roles' },
   input: { flags: '--input <file>', help: 'input from a JSON file: a string or an array of input items ("-" for stdin)' },
   instructions: { flags: '--instructions <text>', help: 'system instructions; @FILE reads them from a file, @- from stdin (@@ for a leading @)', parse: nonEmpty },
   maxOutputTokens: { flags: '--max-output-tokens <n>', help: 'maximum output tokens (>= 1)', parse: integerIn(1) },

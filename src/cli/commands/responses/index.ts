@@ -16,14 +16,20 @@ import { usage } from '../../exit-codes.js';
 import { checkMetadataFlags, readJsonFile, textOrFile } from '../../io/input.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from '../../answers/request-extras.js';
 import { functionCalls, reasoningSummary, responseMessage } from '../../answers/answer-extras.js';
-import { callsNotRun, chatCalls, imageInput, openTools } from '../../tools/tool-runner.js';
+import { callsNotRun, chatCalls, imageInput, loadTools, mcpServers, openTools } from '../../tools/tool-runner.js';
 import { responsesToolLoop } from './tool-loop.js';
 import { noteRouting } from '../../answers/routing-note.js';
+
+/** The top-level fields of the JSON printed (for lists: of each item), for `--json FIELDS`. */
+const RESPONSE = ['id', 'object', 'created_at', 'completed_at', 'model', 'status', 'output', 'output_text', 'error', 'incomplete_details', 'instructions', 'metadata', 'temperature', 'top_p', 'max_output_tokens', 'max_tool_calls', 'tools', 'tool_choice', 'prompt', 'prompt_cache_key', 'prompt_cache_options', 'reasoning', 'service_tier', 'text', 'truncation', 'user', 'usage', 'router_metadata', 'openrouter_metadata'];
+const RESPONSE_EVENT = ['type', 'sequence_number', 'response', 'delta', 'item_id', 'output_index', 'content_index', 'item', 'part', 'text'];
 
 const FLAGS = { ...RESPONSES_FLAGS, ...SPEND_FLAGS };
 
 export const responses = defineCommand({
   name: 'responses',
+  logsUsage: true,
+  jsonFields: [...RESPONSE, ...RESPONSE_EVENT.filter((f) => !RESPONSE.includes(f))],
   summary: 'generate in the Responses format, streaming the text',
   description: 'Create a response in the Responses format. Each request is independent: the whole history goes in the input.',
   args: [{ name: '[prompt...]', help: 'the prompt; "-" or nothing reads stdin' }],
@@ -35,12 +41,13 @@ export const responses = defineCommand({
     'router responses "write 40 words" --model local/lorem --max-cost 0.0005 --usage',
     'router responses --model local/vision -a photo.png "Describe it"',
   ],
+  fromSettings: (s) => ({ mcp: s.mcp }),
   run: runResponses,
 });
 
 async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: string[]): Promise<void> {
   const { io, opts, signal, connect } = ctx;
-  const role = await applyRoleFlag(ctx.cmd, opts, io);
+  const role = await applyRoleFlag(ctx.cmd, opts, io, async () => ({ mcp: (await ctx.settings()).mcp }));
   opts.instructions = await textOrFile('--instructions', opts.instructions, io);
   if (opts.previousResponseId !== undefined) {
     throw usage('--previous-response-id is not supported: each request is independent; put the whole history in --input');
@@ -51,7 +58,7 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
   } catch (err) {
     throw blameRole(err, role, ctx.cmd);
   }
-  const extras = await prepareExtras(opts, io, 'responses').catch((err: unknown) => Promise.reject(blameRole(err, role, ctx.cmd)));
+  const extras = await prepareExtras(opts, io, 'responses', loadTools).catch((err: unknown) => Promise.reject(blameRole(err, role, ctx.cmd)));
   const input = await inputFrom(io, opts, args, extras);
   ctx.useCommandModel();
   const connected = await connect();
@@ -59,7 +66,7 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
   const req = buildResponsesRequest(input, opts, settings.model);
   applyExtras(req, opts, extras, 'responses');
   const call = { signal, routerMetadata: opts.routerMetadata };
-  const toolSet = await openTools({ local: extras.tools, mcp: opts.mcp, env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
+  const toolSet = await openTools({ local: extras.tools, mcp: mcpServers(io, opts.mcp, settings), env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
     await client.close();
     throw err;
   });
