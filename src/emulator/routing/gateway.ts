@@ -13,7 +13,7 @@ import type { ProviderAdapter, UpstreamReply } from '../providers/types.js';
 import { candidatesFor, modelChain, type Candidate, type Catalog } from './candidates.js';
 import { gatewayMetadataFields, passOver, type Attempt } from './metadata.js';
 import { asksMetadata } from './routed.js';
-import { relayStream, streamOf, type RelayOutcome } from './relay.js';
+import { callerGone, relayStream, streamOf, type RelayOutcome } from './relay.js';
 import { Sessions } from './sessions.js';
 import { priceUsage } from './usage.js';
 import { relayResponses, wholeResponse } from './responses.js';
@@ -105,18 +105,17 @@ export class Gateway {
     chargeable(ctx);
     const requested = modelChain(body)[0] ?? candidates[0]!.model.id;
     const startedAt = Date.now();
-    const upstreamGone = new AbortController();
-    ctx.res.on('close', () => upstreamGone.abort());
+    const gone = callerGone(ctx);
     const passed: Attempt[] = [];
     const ask = ctx.wantsRouterMetadata();
     for (const c of candidates) {
       const metadata = asksMetadata(ask) ? () => gatewayMetadataFields(ask, requested, candidates, c, passed, startedAt) : undefined;
       let reply;
       try {
-        reply = await c.adapter.chat({ body: upstreamBody(body, c, stream), stream, signal: upstreamGone.signal });
+        reply = await c.adapter.chat({ body: upstreamBody(body, c, stream), stream, signal: gone });
       } catch (err) {
         // The caller hung up: no other provider is asked for an answer nobody reads.
-        if (upstreamGone.signal.aborted) return;
+        if (gone.aborted) return;
         passOver(err, c, passed);
         continue;
       }
@@ -189,9 +188,8 @@ export class Gateway {
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
     chargeable(ctx);
     const passed: Attempt[] = [];
-    const upstreamGone = new AbortController();
-    ctx.res.on('close', () => upstreamGone.abort());
-    const got = await this.firstWhole(candidates, passed, (c) => c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: upstreamGone.signal }));
+    const gone = callerGone(ctx);
+    const got = await this.firstWhole(candidates, passed, (c) => c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: gone }));
     if (got) {
       ctx.store.debit(ctx.workspace, priceUsage(got.answer.usage, got.c));
       ctx.send(200, new Serialized(JSON.stringify(got.answer)));
@@ -213,15 +211,14 @@ export class Gateway {
     const candidates = candidatesFor(body, this.catalog, sticky).filter((c) => c.adapter.responses);
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
     chargeable(ctx);
-    const upstreamGone = new AbortController();
-    ctx.res.on('close', () => upstreamGone.abort());
+    const gone = callerGone(ctx);
     const passed: Attempt[] = [];
     for (const c of candidates) {
       let reply: UpstreamReply;
       try {
-        reply = await c.adapter.responses!({ body: upstreamBody(body, c, false), stream, signal: upstreamGone.signal });
+        reply = await c.adapter.responses!({ body: upstreamBody(body, c, false), stream, signal: gone });
       } catch (err) {
-        if (upstreamGone.signal.aborted) return;
+        if (gone.aborted) return;
         passOver(err, c, passed);
         continue;
       }
