@@ -21,6 +21,8 @@ export interface Cassette {
     headers: Record<string, string>;
     /** A whole answer: its JSON (or its text when it is not JSON). */
     body?: unknown;
+    /** A whole answer: the milliseconds it took (replayed as a wait, scaled by --replay-timing). */
+    after_ms?: number;
     /** A stream: each event's data, parsed when it is JSON, with the milliseconds since the request. */
     chunks?: { after_ms: number; data: unknown }[];
     /** Where the upstream broke the stream, after the chunks above. */
@@ -84,9 +86,14 @@ export function readCassettes(dir: string): { file: string; cassette: Cassette }
 export class CassetteDeck {
   private readonly byKey = new Map<string, { file: string; cassette: Cassette }>();
 
+  /**
+   * `timing` scales the recorded waits on replay: 1 as recorded, 0.5 half as long, 0 none. A replayed
+   * chunk is never sent before its recorded time (times `timing`) since the request.
+   */
   constructor(
     private readonly dir: string,
     readonly mode: CassetteMode,
+    private readonly timing = 1,
   ) {
     mkdirSync(dir, { recursive: true });
     for (const { file, cassette } of readCassettes(dir)) this.byKey.set(matchKey(cassette.provider, cassette.request.body, cassette.endpoint), { file, cassette });
@@ -109,7 +116,7 @@ export class CassetteDeck {
     const key = matchKey(live.name, req.body, endpoint);
     if (this.mode !== 'record') {
       const found = this.byKey.get(key);
-      if (found) return replay(found.cassette);
+      if (found) return replay(found.cassette, this.timing, req.signal);
       if (this.mode === 'replay') throw this.miss(live.name, req.body);
     }
     return this.record(live, req, key, endpoint);
@@ -143,6 +150,7 @@ export class CassetteDeck {
       this.byKey.set(key, { file, cassette });
     };
     if (reply.kind === 'json') {
+      cassette.response.after_ms = Date.now() - started;
       cassette.response.body = parsed(reply.text);
       save();
       return reply;
@@ -168,12 +176,44 @@ export class CassetteDeck {
   }
 }
 
-/** A recorded answer, as the upstream gave it (its timing not kept: answered at once). */
-function replay(c: Cassette): UpstreamReply {
+/**
+ * Resolves once `at` (a performance.now() time) has come, or at once when the caller has gone (the
+ * rest of a stream nobody reads goes out unpaced).
+ */
+function until(at: number, signal: AbortSignal): Promise<void> | undefined {
+  if (at <= performance.now() || signal.aborted) return undefined;
+  return new Promise((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    // A timer counts from the loop's clock, which may lag: it can fire early, and is set again then.
+    const tick = () => {
+      const left = at - performance.now();
+      if (left <= 0) done();
+      else timer = setTimeout(tick, Math.ceil(left));
+    };
+    signal.addEventListener('abort', done, { once: true });
+    tick();
+  });
+}
+
+/** A recorded answer, as the upstream gave it and when: each chunk at its recorded time since the request, times `timing`. */
+async function replay(c: Cassette, timing: number, signal: AbortSignal): Promise<UpstreamReply> {
+  const started = performance.now();
+  const due = (ms: unknown) => started + (typeof ms === 'number' && ms > 0 ? ms * timing : 0);
   const { status, headers, body, chunks, broken } = c.response;
-  if (!chunks) return { kind: 'json', status, headers, text: text(body) };
+  if (!chunks) {
+    await until(due(c.response.after_ms), signal);
+    return { kind: 'json', status, headers, text: text(body) };
+  }
   async function* events(): AsyncGenerator<string> {
-    for (const chunk of chunks!) yield text(chunk.data);
+    for (const chunk of chunks!) {
+      await until(due(chunk.after_ms), signal);
+      yield text(chunk.data);
+    }
     if (broken !== undefined) throw new ProviderFailure('broken', broken);
   }
   return { kind: 'stream', status, headers, events: events() };

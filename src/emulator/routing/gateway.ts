@@ -50,7 +50,8 @@ function upstreamBody(body: Body, c: Candidate, stream: boolean): Body {
 export interface GatewayOptions {
   config: GatewayConfig;
   now: () => number;
-  cassettes?: { dir: string; mode: CassetteMode };
+  /** `timing`: the recorded waits on replay scaled (1 as recorded, the default; 0 none). */
+  cassettes?: { dir: string; mode: CassetteMode; timing?: number };
 }
 
 /** `router serve --providers`: chat requests for upstream models routed at run time, with fallback. */
@@ -65,7 +66,7 @@ export class Gateway {
 
   constructor(opts: GatewayOptions) {
     this.batchConcurrency = opts.config.batchConcurrency ?? DEFAULT_BATCH_CONCURRENCY;
-    const deck = opts.cassettes ? new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode) : undefined;
+    const deck = opts.cassettes ? new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode, opts.cassettes.timing) : undefined;
     const upstreams: ProviderAdapter[] = opts.config.providers.map((p) => {
       const live = new OpenAICompatible(p);
       this.closers.push(() => live.close());
