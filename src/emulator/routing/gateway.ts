@@ -24,6 +24,13 @@ type Body = Record<string, unknown>;
 /** A batch request whose every provider failed is tried again after these pauses. */
 const RETRY_PAUSES_MS = [500, 2_000];
 
+/** The batch endpoints run over providers: the models they serve, the kind, the adapter's call; Responses answers carry no provider. */
+const BATCHED: Record<string, { ids: 'upstreamIds' | 'embeddingIds' | 'responsesIds'; kind: 'chat' | 'embedding'; named: boolean; call: (a: ProviderAdapter) => ProviderAdapter['chat'] | undefined }> = {
+  '/v1/chat/completions': { ids: 'upstreamIds', kind: 'chat', named: true, call: (a) => a.chat },
+  '/v1/embeddings': { ids: 'embeddingIds', kind: 'embedding', named: true, call: (a) => a.embeddings },
+  '/v1/responses': { ids: 'responsesIds', kind: 'chat', named: false, call: (a) => a.responses },
+};
+
 /** Members of a chat request that are the router's own: they stay here, the upstream never sees them. */
 const ROUTER_ONLY = ['models', 'provider', 'route', 'plugins', 'transforms', 'usage', 'session_id', 'debug', 'stop_server_tools_when', 'trace'];
 
@@ -142,9 +149,8 @@ export class Gateway {
     throw new HttpError(502, `All providers for the requested models are unavailable: ${why}`, 'provider_unavailable');
   }
 
-  /** A whole answer as the caller gets it; undefined (the failure noted in `passed`) when the next candidate should answer. */
   /** The first whole answer of the candidates, each asked in turn; the ones that failed are added to `passed`. */
-  private async firstWhole(candidates: Candidate[], passed: Attempt[], ask: (c: Candidate) => Promise<UpstreamReply>): Promise<{ answer: Body; c: Candidate } | undefined> {
+  private async firstWhole(candidates: Candidate[], passed: Attempt[], ask: (c: Candidate) => Promise<UpstreamReply>, named = true): Promise<{ answer: Body; c: Candidate } | undefined> {
     for (const c of candidates) {
       let reply: UpstreamReply;
       try {
@@ -153,7 +159,7 @@ export class Gateway {
         passOver(err, c, passed);
         continue;
       }
-      const answer = reply.kind === 'json' ? this.answerOf(reply, c, passed) : undefined;
+      const answer = reply.kind === 'json' ? this.answerOf(reply, c, passed, named) : undefined;
       if (answer) return { answer, c };
     }
     return undefined;
@@ -250,25 +256,31 @@ export class Gateway {
     await speakThrough(ctx, body, candidates, (c) => upstreamBody(body, c, false));
   }
 
-  /** Whether a batch for this model runs here (its requests through complete()). */
-  serves(model: string): boolean {
-    return this.upstreamIds.has(model);
+  /** Whether a batch of `endpoint` for this model runs here (its requests through complete()). */
+  serves(model: string, endpoint = '/v1/chat/completions'): boolean {
+    return !!BATCHED[endpoint] && this[BATCHED[endpoint].ids].has(model);
   }
 
   /**
-   * One request of a batch, not streamed: every candidate in turn, and the whole list again after a
-   * pause while all failed (up to RETRY_PAUSES_MS); usage priced, nothing charged (the batch is, at its end).
+   * One request of a batch (chat, embeddings or Responses), not streamed: every candidate in turn, and
+   * the whole list again after a pause while all failed (up to RETRY_PAUSES_MS); usage priced, nothing
+   * charged (the batch is, at its end).
    */
-  async complete(body: Body): Promise<Body> {
-    validateChat(body);
-    const candidates = candidatesFor({ ...body, stream: false }, this.catalog);
+  async complete(body: Body, endpoint = '/v1/chat/completions'): Promise<Body> {
+    const how = BATCHED[endpoint];
+    if (!how) throw new HttpError(400, `${endpoint} is not run over providers`);
+    if (endpoint === '/v1/chat/completions') validateChat(body);
+    const asked = how.kind === 'embedding' ? body : { ...body, stream: false };
+    const candidates = candidatesFor(asked, this.catalog, undefined, how.kind).filter((c) => how.call(c.adapter));
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
     const passed: Attempt[] = [];
     for (const pause of [0, ...RETRY_PAUSES_MS]) {
       if (pause) await new Promise((r) => setTimeout(r, pause).unref());
-      const got = await this.firstWhole(candidates, passed, (c) => c.adapter.chat({ body: upstreamBody({ ...body, stream: false }, c, false), stream: false, signal: AbortSignal.timeout(10 * 60_000) }));
+      const ask = (c: Candidate) => how.call(c.adapter)!.call(c.adapter, { body: upstreamBody(asked, c, false), stream: false, signal: AbortSignal.timeout(10 * 60_000) });
+      const got = await this.firstWhole(candidates, passed, ask, how.named);
       if (got) {
-        priceUsage(got.answer.usage, got.c);
+        if (how.named) priceUsage(got.answer.usage, got.c);
+        else wholeResponse(got.answer, got.c);
         return got.answer;
       }
     }
