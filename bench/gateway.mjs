@@ -1,7 +1,11 @@
 // The gateway's overhead (#43): added latency of a chat call through `router serve --providers` vs the same
 // call straight to its upstream (another `router serve`), at fixed arrival rates, streamed and not; and the
 // gateway's RSS over many proxied streams. BENCH_GATEWAY_SECONDS sets each round's length (default 2),
-// BENCH_GATEWAY_STREAMS the streams of the memory run (default 100,000).
+// BENCH_GATEWAY_STREAMS the streams of the memory run (default 100,000). BENCH_GATEWAY_BEFORE: another
+// build's launcher (a checkout of an older commit), run as a second gateway on the same upstream, its
+// rounds interleaved with this one's: a before/after under the same load.
+// Each round measures direct, then through the gateway(s), back to back; a row gives the median of the
+// rounds' added latency (through minus direct, in that round) and their spread.
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +13,8 @@ import { createInterface } from 'node:readline';
 import { Agent, request } from 'undici';
 import { BIN, WORK, startEmulator, report } from './lib.mjs';
 
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.BENCH_GATEWAY_ROUNDS ?? 5);
+const BEFORE = process.env.BENCH_GATEWAY_BEFORE;
 const SECONDS = Number(process.env.BENCH_GATEWAY_SECONDS ?? 2);
 const STREAMS = Number(process.env.BENCH_GATEWAY_STREAMS ?? 100_000);
 const rssMB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
@@ -19,11 +24,17 @@ const cpuMicros = (pid) => {
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 };
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+const med = (xs) => pct(xs, 0.5);
+/** Per round, a percentile through the gateway minus the same percentile direct: the median, and the range. */
+const added = (via, direct, p) => {
+  const each = via.map((v, i) => pct(v, p) - pct(direct[i], p));
+  return { median: med(each), spread: `spread ${Math.min(...each).toFixed(2)} to ${Math.max(...each).toFixed(2)}`, via: med(via.map((v) => pct(v, p))), direct: med(direct.map((d) => pct(d, p))) };
+};
 
-async function startGateway(upstream) {
+async function startGateway(upstream, bin = BIN, name = 'gateway') {
   const file = join(WORK, 'gateway-providers.yaml');
   writeFileSync(file, `providers:\n  - name: up\n    base_url: ${upstream.api_root}/v1\n    api_key_env: UP_KEY\n    models: { bench/echo: local/echo, bench/lorem: local/lorem }\n`);
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--state', join(WORK, 'gateway-state'), '--json', '--providers', file], { env: { ...process.env, UP_KEY: upstream.api_key }, stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--state', join(WORK, `${name}-state`), '--json', '--providers', file], { env: { ...process.env, UP_KEY: upstream.api_key }, stdio: ['ignore', 'pipe', 'ignore'] });
   const info = JSON.parse(await new Promise((resolve) => createInterface({ input: child.stdout }).once('line', resolve)));
   await fetch(`${info.api_root}/_emulator/credits`, { method: 'POST', headers: { authorization: `Bearer ${info.management_key}`, 'content-type': 'application/json' }, body: JSON.stringify({ amount: 1e6 }) });
   return { ...info, pid: child.pid, stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) };
@@ -50,6 +61,7 @@ export const gatewaySections = {
   async gateway() {
     const upstream = await startEmulator(join(WORK, 'gateway-upstream'));
     const gateway = await startGateway(upstream);
+    const before = BEFORE ? await startGateway(upstream, BEFORE, 'gateway-before') : undefined;
     const agent = new Agent({ connections: 256 });
     try {
       for (const stream of [false, true]) {
@@ -58,36 +70,49 @@ export const gatewaySections = {
           // One round each unmeasured: connections opened, code warm (a first round measured seconds, not ms).
           await openLoop(agent, upstream, ask(stream ? 'local/lorem' : 'local/echo'), perSecond);
           await openLoop(agent, gateway, ask(stream ? 'bench/lorem' : 'bench/echo'), perSecond);
+          if (before) await openLoop(agent, before, ask(stream ? 'bench/lorem' : 'bench/echo'), perSecond);
           const direct = [];
           const via = [];
+          const viaBefore = [];
           for (let round = 0; round < ROUNDS; round++) {
-            direct.push(...(await openLoop(agent, upstream, ask(stream ? 'local/lorem' : 'local/echo'), perSecond)));
-            via.push(...(await openLoop(agent, gateway, ask(stream ? 'bench/lorem' : 'bench/echo'), perSecond)));
+            direct.push(await openLoop(agent, upstream, ask(stream ? 'local/lorem' : 'local/echo'), perSecond));
+            // The old build first in odd rounds: neither always follows the direct round.
+            const pair = [[via, gateway], ...(before ? [[viaBefore, before]] : [])];
+            for (const [into, target] of round % 2 ? pair.reverse() : pair) into.push(await openLoop(agent, target, ask(stream ? 'bench/lorem' : 'bench/echo'), perSecond));
           }
-          const p50 = pct(via, 0.5) - pct(direct, 0.5);
-          const p99 = pct(via, 0.99) - pct(direct, 0.99);
           const what = `gateway added latency, ${stream ? 'streamed' : 'not streamed'}, ${perSecond}/s`;
-          report(`${what}: p50`, `${p50.toFixed(2)} ms (${pct(via, 0.5).toFixed(2)} vs ${pct(direct, 0.5).toFixed(2)})`, '<= 1 ms', p50 <= 1);
-          report(`${what}: p99`, `${p99.toFixed(2)} ms (${pct(via, 0.99).toFixed(2)} vs ${pct(direct, 0.99).toFixed(2)})`, '<= 3 ms', p99 <= 3);
+          for (const [p, goal] of [[0.5, 1], [0.99, 3]]) {
+            const a = added(via, direct, p);
+            const label = `${what}: p${p * 100}`;
+            report(label, `${a.median.toFixed(2)} ms (${a.via.toFixed(2)} vs ${a.direct.toFixed(2)}; ${a.spread})`, `<= ${goal} ms`, a.median <= goal);
+            if (before) {
+              const b = added(viaBefore, direct, p);
+              report(`  the same through BENCH_GATEWAY_BEFORE`, `${b.median.toFixed(2)} ms (${b.via.toFixed(2)}; ${b.spread})`, 'info');
+            }
+          }
         }
       }
       // CPU per request: the gateway's (parse, route, proxy, relay) beside the upstream's (the answer itself).
+      const cpuRows = [];
       for (const stream of [false, true]) {
-        const body = JSON.stringify({ model: stream ? 'bench/lorem' : 'bench/echo', stream, messages: [{ role: 'user', content: stream ? 'write 20 words' : 'hi' }] });
-        const n = 4000;
-        let sent = 0;
-        const g0 = cpuMicros(gateway.pid);
-        const u0 = cpuMicros(upstream.pid);
-        await Promise.all(Array.from({ length: 16 }, async () => {
-          while (sent++ < n) {
-            const res = await request(`${gateway.api_root}/v1/chat/completions`, { method: 'POST', dispatcher: agent, headers: { authorization: `Bearer ${gateway.api_key}`, 'content-type': 'application/json' }, body });
-            for await (const _chunk of res.body) { /* read to the end */ }
-          }
-        }));
-        const g = (cpuMicros(gateway.pid) - g0) / n;
-        const u = (cpuMicros(upstream.pid) - u0) / n;
-        report(`gateway CPU per proxied request, ${stream ? 'streamed' : 'not streamed'}`, `${g.toFixed(0)} µs (upstream ${u.toFixed(0)} µs)`, 'info', true);
+        for (const [target, label] of [[gateway, 'gateway'], ...(before ? [[before, '  BENCH_GATEWAY_BEFORE']] : [])]) {
+          const body = JSON.stringify({ model: stream ? 'bench/lorem' : 'bench/echo', stream, messages: [{ role: 'user', content: stream ? 'write 20 words' : 'hi' }] });
+          const n = 4000;
+          let sent = 0;
+          const g0 = cpuMicros(target.pid);
+          const u0 = cpuMicros(upstream.pid);
+          await Promise.all(Array.from({ length: 16 }, async () => {
+            while (sent++ < n) {
+              const res = await request(`${target.api_root}/v1/chat/completions`, { method: 'POST', dispatcher: agent, headers: { authorization: `Bearer ${target.api_key}`, 'content-type': 'application/json' }, body });
+              for await (const _chunk of res.body) { /* read to the end */ }
+            }
+          }));
+          const g = (cpuMicros(target.pid) - g0) / n;
+          const u = (cpuMicros(upstream.pid) - u0) / n;
+          cpuRows.push([`${label} CPU per proxied request, ${stream ? 'streamed' : 'not streamed'}`, `${g.toFixed(0)} µs (upstream ${u.toFixed(0)} µs: ${(g / u).toFixed(2)}x)`]);
+        }
       }
+      for (const [name, value] of cpuRows) report(name, value, 'info', true);
       // Memory over many proxied streams, 32 at a time: flat once warm.
       const body = JSON.stringify({ model: 'bench/lorem', stream: true, messages: [{ role: 'user', content: 'write 20 words' }] });
       let next = 0;
@@ -105,6 +130,7 @@ export const gatewaySections = {
       report(`gateway RSS over ${STREAMS.toLocaleString('en')} proxied streams: end / after 10%`, `${(end / warm).toFixed(2)} (${end.toFixed(0)} vs ${warm.toFixed(0)} MB)`, '<= 1.2', end / warm <= 1.2);
     } finally {
       await agent.close();
+      await before?.stop();
       await gateway.stop();
       await upstream.stop();
     }

@@ -1,9 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
+import type { Cassette } from '../../src/emulator/providers/cassette.js';
+import { checkDriftAll } from '../../src/emulator/providers/drift.js';
 import { deadPort, failing, localUpstream, type LocalUpstream } from '../support/upstreams.js';
 
 // `POST /v1/audio/speech` for models a providers file lists under speech_models: the audio relayed
@@ -96,5 +98,58 @@ describe('speech through providers', () => {
     const local = await speak(gateway, { model: 'local/tts', input, voice: 'alloy' });
     expect(local.status).toBe(200);
     expect((await local.arrayBuffer()).byteLength).toBeGreaterThan(0);
+  });
+
+  it('records speech (audio in base64, a refusal as JSON, a cut) and replays it byte for byte with the upstream gone', async () => {
+    const cassettes = join(dir, 'speech-cassettes');
+    const yaml = (up: string, cut: string) => parseProviders(`providers:\n  - { name: up, base_url: "${up}", api_key_env: UP_KEY, speech_models: { test/tts: local/tts }, prices: { test/tts: { prompt: 0.001 } } }\n  - { name: cut, base_url: "${cut}", speech_models: { test/cut: x } }\n`, { UP_KEY: upstream.store.firstKeys().managementKey });
+    const asks = [
+      { model: 'test/tts', input, voice: 'alloy' },
+      { model: 'test/tts', input, voice: 'no-such-voice' },
+      { model: 'test/cut', input },
+    ];
+    const answers = async (e: Emulator) => {
+      const out: { status: number; type: string | null; bytes: Buffer | 'cut' }[] = [];
+      for (const body of asks) {
+        const res = await speak(e, body, e.store.firstKeys().managementKey);
+        const bytes = await res.arrayBuffer().then((b) => Buffer.from(b), () => 'cut' as const);
+        out.push({ status: res.status, type: res.headers.get('content-type'), bytes });
+      }
+      return out;
+    };
+    const recorder = await startEmulator({ stateDir: join(dir, 'speech-rec'), port: 0, gateway: { config: yaml(`${upstream.apiRoot}/v1`, locals[1]!.baseUrl), cassettes: { dir: cassettes, mode: 'record' } } });
+    let recorded;
+    try {
+      recorded = await answers(recorder);
+    } finally {
+      await recorder.close();
+    }
+    expect(recorded.map((r) => [r.status, r.bytes === 'cut' ? 'cut' : 'bytes'])).toEqual([[200, 'bytes'], [400, 'bytes'], [200, 'cut']]);
+    const files = readdirSync(cassettes).map((f) => JSON.parse(readFileSync(join(cassettes, f), 'utf8')) as Cassette);
+    const spoken = files.find((c) => c.request.body.voice === 'alloy')!;
+    expect(spoken.endpoint).toBe('speech');
+    expect(Buffer.concat(spoken.response.audio!.map((p) => Buffer.from(p.base64, 'base64'))).equals(recorded[0]!.bytes as Buffer)).toBe(true);
+    expect((files.find((c) => c.request.body.voice === 'no-such-voice')!.response.body as any).error.message).toBeTruthy();
+    expect(files.find((c) => c.provider === 'cut')!.response.broken).toMatch(/cut/);
+
+    const dead = `http://127.0.0.1:${await deadPort()}/v1`;
+    const player = await startEmulator({ stateDir: join(dir, 'speech-play'), port: 0, gateway: { config: yaml(dead, dead), cassettes: { dir: cassettes, mode: 'replay', timing: 0 } } });
+    try {
+      const mkey = player.store.firstKeys().managementKey;
+      const before = player.store.balance(player.store.findKey(mkey)!.workspace);
+      const replayed = await answers(player);
+      expect(replayed).toEqual(recorded);
+      expect(before - player.store.balance(player.store.findKey(mkey)!.workspace)).toBeCloseTo(input.length * 0.001, 10);
+      const miss = await speak(player, { model: 'test/tts', input: 'never said', voice: 'alloy' }, mkey);
+      expect(miss.status).toBe(404);
+      expect(((await miss.json()) as any).error.message).toMatch(/replay: no cassette answers this request to up .*differs in input/);
+    } finally {
+      await player.close();
+    }
+    const drift = await checkDriftAll(cassettes, yaml(`${upstream.apiRoot}/v1`, locals[1]!.baseUrl), () => {});
+    expect(drift.filter((r) => r.file.startsWith('up-')).map((r) => [r.error, r.changes])).toEqual([
+      [undefined, []],
+      [undefined, []],
+    ]);
   });
 });

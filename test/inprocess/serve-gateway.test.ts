@@ -23,6 +23,7 @@ describe('serve --providers, --record, --replay: refused in words before anythin
   it.each([
     [['--record', 'c'], 'error: --record needs --providers FILE: cassettes hold upstream exchanges\n'],
     [['--record-missing'], 'error: --record-missing goes with --replay DIR\n'],
+    [['--replay-timing', '0'], 'error: --replay-timing goes with --replay DIR\n'],
     [['--providers', 'none.yaml'], 'error: --providers none.yaml: no such file\n'],
   ])('%j', async (args, said) => {
     expect(await serve(...args)).toMatchObject({ code: 2, stdout: '', stderr: said });

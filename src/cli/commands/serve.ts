@@ -3,7 +3,7 @@ import { stateHome } from '../../config/state-dir.js';
 import type { RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
 import type { FlagValues } from '../flags/flags.js';
-import { collect, integerIn } from '../flags/options.js';
+import { collect, integerIn, numberIn } from '../flags/options.js';
 import { jsonFlags } from '../flags/setup-flags.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { isBlank } from '../../internal/blank.js';
@@ -22,6 +22,7 @@ const FLAGS = {
   replay: { flags: '--replay <dir>', help: 'answer upstream models from the cassettes in <dir>, no upstream asked' },
   checkDrift: { flags: '--check-drift <dir>', help: 'send the requests recorded in <dir> to their upstreams again, say whose answers changed shape, and exit (1 when any did)' },
   recordMissing: { flags: '--record-missing', help: 'with --replay: ask the upstream for what no cassette holds, and keep it' },
+  replayTiming: { flags: '--replay-timing <ratio>', help: 'with --replay: the recorded waits (first chunk, between chunks, whole answers) times <ratio>: 1 as recorded (default), 0.5 half as long, 0 none', parse: numberIn(0, 1000) },
   flavor: { flags: '--flavor <shape>', help: 'shape of the batch resource: spec (api.md: /v1/batches, listed) or deployed (as the real service runs: /beta/batches, no listing, results only when completed)', choices: ['spec', 'deployed'] as const, default: 'spec' },
   batchDelayMs: { flags: '--batch-delay-ms <ms>', help: 'pause of the batch engine before each request', parse: integerIn(0, 600_000), default: 20 },
   ...jsonFlags('print {api_root, api_key, management_key, operator_key, state_dir} as one JSON line'),
@@ -121,6 +122,7 @@ async function checkDrift(io: RunContext<FlagValues<typeof FLAGS>>['io'], dir: s
 async function gatewayOptions(opts: FlagValues<typeof FLAGS>, env: NodeJS.ProcessEnv, note: (line: string) => void) {
   if (opts.record !== undefined && opts.replay !== undefined) throw usage('--record and --replay go one at a time (--replay DIR --record-missing records what is missing)');
   if (opts.recordMissing && opts.replay === undefined) throw usage('--record-missing goes with --replay DIR');
+  if (opts.replayTiming !== undefined && opts.replay === undefined) throw usage('--replay-timing goes with --replay DIR');
   const dir = opts.record ?? opts.replay;
   if (opts.checkDrift !== undefined && dir !== undefined) throw usage('--check-drift goes without --record and --replay');
   if (dir !== undefined && isBlank(dir)) throw usage(`--${opts.record !== undefined ? 'record' : 'replay'}: the path is empty`);
@@ -140,7 +142,7 @@ async function gatewayOptions(opts: FlagValues<typeof FLAGS>, env: NodeJS.Proces
   try {
     const config = parseProviders(text, env, note);
     const mode = opts.record !== undefined ? 'record' : opts.recordMissing ? 'replay-record' : 'replay';
-    return { config, cassettes: dir === undefined ? undefined : { dir, mode } as const };
+    return { config, cassettes: dir === undefined ? undefined : { dir, mode, timing: opts.replayTiming } as const };
   } catch (err) {
     if (err instanceof ProvidersFileError) throw usage(`--providers ${opts.providers}: ${err.message}`);
     throw err;

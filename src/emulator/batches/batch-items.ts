@@ -9,7 +9,7 @@ import type { BatchGateway } from '../providers/types.js';
 
 /** How many of a batch's requests run at once: several over providers (`batch_concurrency`; each result on disk as it arrives, in any order), else one. */
 export function concurrencyOf(record: BatchRecord, gateway?: BatchGateway): number {
-  return record.endpoint === '/v1/chat/completions' && gateway?.serves(record.model) ? gateway.batchConcurrency : 1;
+  return gateway?.serves(record.model, record.endpoint) ? gateway.batchConcurrency : 1;
 }
 
 /** Runs one request of a batch: a result item with the response, or with the error a request would get. */
@@ -20,8 +20,8 @@ export async function executeItem(record: BatchRecord, customId: string, rawBody
   const id = `batch_req_${randomHex(12)}`;
   try {
     let response: Body;
-    if (record.endpoint === '/v1/chat/completions' && gateway?.serves(record.model)) {
-      response = await gateway.complete(body);
+    if (gateway?.serves(record.model, record.endpoint)) {
+      response = await gateway.complete(body, record.endpoint);
     } else if (record.endpoint === '/v1/chat/completions') {
       response = chatCompletion(body, planChat(body), created, { id: genId('gen-batch') });
     } else if (record.endpoint === '/v1/embeddings') {

@@ -61,7 +61,7 @@ export function checkBatchFields(rest: Body, gateway?: BatchGateway): { endpoint
   const model = rest.model;
   if (typeof model !== 'string' || model === '') bad('model must be a non-empty string');
   if (!MODEL_ID_PATTERN.test(model)) bad(`model must look like <author>/<slug>, got ${JSON.stringify(model)}`);
-  const upstream = endpoint === '/v1/chat/completions' && !!gateway?.serves(model);
+  const upstream = !!gateway?.serves(model, endpoint);
   const spec = upstream ? undefined : findModel(model);
   if (!upstream && (!spec || spec.kind !== modelKindFor(endpoint))) bad(`${model} is not a valid model ID for ${endpoint}`);
   if (rest.completion_window !== undefined && rest.completion_window !== '24h') bad('completion_window must be "24h"');

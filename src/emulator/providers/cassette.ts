@@ -2,31 +2,16 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HttpError } from '../http/http.js';
-import { ProviderFailure, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
+import { ProviderFailure, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
+import { replayAudio, teeAudio } from './cassette-audio.js';
+import { parsed, text, until, type Cassette } from './cassette-format.js';
+
+export type { Cassette } from './cassette-format.js';
 
 type Body = Record<string, unknown>;
 
 /** `record`: every exchange kept; `replay`: answers from cassettes only; `replay-record`: the missing ones asked and kept. */
 export type CassetteMode = 'record' | 'replay' | 'replay-record';
-
-/** One upstream exchange as a file a person reads and edits (JSON, indented). */
-export interface Cassette {
-  provider: string;
-  /** `embeddings` or `responses` for those exchanges; chat when absent. */
-  endpoint?: Endpoint;
-  recorded_at: string;
-  request: { method: 'POST'; url: string; headers: Record<string, string>; body: Body };
-  response: {
-    status: number;
-    headers: Record<string, string>;
-    /** A whole answer: its JSON (or its text when it is not JSON). */
-    body?: unknown;
-    /** A stream: each event's data, parsed when it is JSON, with the milliseconds since the request. */
-    chunks?: { after_ms: number; data: unknown }[];
-    /** Where the upstream broke the stream, after the chunks above. */
-    broken?: string;
-  };
-}
 
 /** JSON with every object's keys sorted: the same request, however its members were ordered. */
 function canonical(v: unknown): string {
@@ -38,17 +23,8 @@ function canonical(v: unknown): string {
 /** What a request asks (its model, messages, tools, parameters), to whom: equal keys, the same answer. */
 export const matchKey = (provider: string, body: Body, endpoint: Endpoint = 'chat') => createHash('sha256').update(`${provider}\n${endpoint === 'chat' ? '' : `${endpoint}\n`}${canonical(body)}`).digest('hex');
 
-type Endpoint = 'chat' | 'embeddings' | 'responses';
-type Live = ProviderAdapter & { url?: string; embeddingsUrl?: string; responsesUrl?: string };
-
-const text = (data: unknown) => (typeof data === 'string' ? data : JSON.stringify(data));
-const parsed = (t: string): unknown => {
-  try {
-    return JSON.parse(t);
-  } catch {
-    return t;
-  }
-};
+type Endpoint = 'chat' | 'embeddings' | 'responses' | 'speech';
+type Live = ProviderAdapter & { url?: string; embeddingsUrl?: string; responsesUrl?: string; speechUrl?: string };
 
 /** The members of two requests that differ (top level), for naming the nearest cassette. */
 function differences(a: Body, b: Body): string[] {
@@ -84,9 +60,14 @@ export function readCassettes(dir: string): { file: string; cassette: Cassette }
 export class CassetteDeck {
   private readonly byKey = new Map<string, { file: string; cassette: Cassette }>();
 
+  /**
+   * `timing` scales the recorded waits on replay: 1 as recorded, 0.5 half as long, 0 none. A replayed
+   * chunk is never sent before its recorded time (times `timing`) since the request.
+   */
   constructor(
     private readonly dir: string,
     readonly mode: CassetteMode,
+    private readonly timing = 1,
   ) {
     mkdirSync(dir, { recursive: true });
     for (const { file, cassette } of readCassettes(dir)) this.byKey.set(matchKey(cassette.provider, cassette.request.body, cassette.endpoint), { file, cassette });
@@ -100,16 +81,28 @@ export class CassetteDeck {
       chat: (req: UpstreamChat) => this.chat(live, req, 'chat'),
       embeddings: live.embeddings ? (req: UpstreamChat) => this.chat(live, req, 'embeddings') : undefined,
       responses: live.responses ? (req: UpstreamChat) => this.chat(live, req, 'responses') : undefined,
-      // Audio is not kept: speech goes to the live upstream when recording, and is not served on replay.
-      speech: this.mode === 'record' && live.speech ? (req: UpstreamChat) => live.speech!(req) : undefined,
+      speech: live.speech ? (req: UpstreamChat) => this.speech(live, req) : undefined,
     };
+  }
+
+  private async speech(live: Live, req: UpstreamChat): Promise<AudioReply> {
+    const key = matchKey(live.name, req.body, 'speech');
+    if (this.mode !== 'record') {
+      const found = this.byKey.get(key);
+      if (found) return replayAudio(found.cassette, this.timing, req.signal);
+      if (this.mode === 'replay') throw this.miss(live.name, req.body);
+    }
+    const started = Date.now();
+    const reply = await live.speech!(req);
+    const { cassette, save } = this.blank(live, req, key, 'speech', reply, started);
+    return teeAudio(reply, cassette, started, save);
   }
 
   private async chat(live: Live, req: UpstreamChat, endpoint: Endpoint): Promise<UpstreamReply> {
     const key = matchKey(live.name, req.body, endpoint);
     if (this.mode !== 'record') {
       const found = this.byKey.get(key);
-      if (found) return replay(found.cassette);
+      if (found) return replay(found.cassette, this.timing, req.signal);
       if (this.mode === 'replay') throw this.miss(live.name, req.body);
     }
     return this.record(live, req, key, endpoint);
@@ -125,14 +118,14 @@ export class CassetteDeck {
     return new HttpError(404, `replay: no cassette answers this request to ${provider} (model ${String(body.model)})${near}`, 'not_found');
   }
 
-  private async record(live: Live, req: UpstreamChat, key: string, endpoint: Endpoint): Promise<UpstreamReply> {
-    const started = Date.now();
-    const reply = endpoint === 'embeddings' ? await live.embeddings!(req) : endpoint === 'responses' ? await live.responses!(req) : await live.chat(req);
+  /** A cassette of this exchange, its answer still to come, and how it is kept (saved, and answering from then on). */
+  private blank(live: Live, req: UpstreamChat, key: string, endpoint: Endpoint, reply: { status: number; headers: Record<string, string> }, started: number): { cassette: Cassette; save: () => void } {
+    const url = { chat: live.url, embeddings: live.embeddingsUrl, responses: live.responsesUrl, speech: live.speechUrl }[endpoint];
     const cassette: Cassette = {
       provider: live.name,
       recorded_at: new Date(started).toISOString(),
       ...(endpoint === 'chat' ? {} : { endpoint }),
-      request: { method: 'POST', url: (endpoint === 'embeddings' ? live.embeddingsUrl : endpoint === 'responses' ? live.responsesUrl : live.url) ?? '', headers: { 'content-type': 'application/json' }, body: req.body },
+      request: { method: 'POST', url: url ?? '', headers: { 'content-type': 'application/json' }, body: req.body },
       response: { status: reply.status, headers: reply.headers },
     };
     const file = `${live.name}-${String(req.body.model).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60)}-${key.slice(0, 12)}.json`;
@@ -142,7 +135,15 @@ export class CassetteDeck {
       renameSync(`${path}.tmp`, path);
       this.byKey.set(key, { file, cassette });
     };
+    return { cassette, save };
+  }
+
+  private async record(live: Live, req: UpstreamChat, key: string, endpoint: Endpoint): Promise<UpstreamReply> {
+    const started = Date.now();
+    const reply = endpoint === 'embeddings' ? await live.embeddings!(req) : endpoint === 'responses' ? await live.responses!(req) : await live.chat(req);
+    const { cassette, save } = this.blank(live, req, key, endpoint, reply, started);
     if (reply.kind === 'json') {
+      cassette.response.after_ms = Date.now() - started;
       cassette.response.body = parsed(reply.text);
       save();
       return reply;
@@ -168,12 +169,20 @@ export class CassetteDeck {
   }
 }
 
-/** A recorded answer, as the upstream gave it (its timing not kept: answered at once). */
-function replay(c: Cassette): UpstreamReply {
+/** A recorded answer, as the upstream gave it and when: each chunk at its recorded time since the request, times `timing`. */
+async function replay(c: Cassette, timing: number, signal: AbortSignal): Promise<UpstreamReply> {
+  const started = performance.now();
+  const due = (ms: unknown) => started + (typeof ms === 'number' && ms > 0 ? ms * timing : 0);
   const { status, headers, body, chunks, broken } = c.response;
-  if (!chunks) return { kind: 'json', status, headers, text: text(body) };
+  if (!chunks) {
+    await until(due(c.response.after_ms), signal);
+    return { kind: 'json', status, headers, text: text(body) };
+  }
   async function* events(): AsyncGenerator<string> {
-    for (const chunk of chunks!) yield text(chunk.data);
+    for (const chunk of chunks!) {
+      await until(due(chunk.after_ms), signal);
+      yield text(chunk.data);
+    }
     if (broken !== undefined) throw new ProviderFailure('broken', broken);
   }
   return { kind: 'stream', status, headers, events: events() };

@@ -33,29 +33,49 @@ export interface DriftReport {
 
 /** A recorded exchange's answer shape: a whole answer's body, or a stream's events under `chunk` and its end. */
 function recordedShape(c: Cassette): Set<string> {
-  const { status, body, chunks } = c.response;
+  const { status, body, chunks, audio, headers } = c.response;
   const out = new Set<string>([`status: ${status}`]);
+  if (audio) return out.add(`audio: ${headers['content-type'] ?? 'none'}`);
   if (!chunks) return shapeOf(body, 'body', out);
   for (const chunk of chunks) if (chunk.data !== '[DONE]') shapeOf(chunk.data, 'chunk', out);
   if (chunks.at(-1)?.data === '[DONE]') out.add('end: [DONE]');
   return out;
 }
 
+/** A recorded speech request asked again: its status and audio type (or a refusal's shape) into `live`; an error, if it cannot be. */
+async function askSpeech(cassette: Cassette, adapter: ProviderAdapter, live: Set<string>): Promise<string | undefined> {
+  if (!adapter.speech) return `provider ${cassette.provider} has no speech_models in the providers file`;
+  const reply = await adapter.speech({ body: cassette.request.body, stream: false, signal: AbortSignal.timeout(120_000) });
+  live.add(`status: ${reply.status}`);
+  let text = '';
+  for await (const piece of reply.audio) if (reply.status >= 300) text += piece.toString('utf8');
+  if (reply.status < 300) live.add(`audio: ${reply.headers['content-type'] ?? 'none'}`);
+  else shapeOf(parsed(text), 'body', live);
+  return undefined;
+}
+
+/** A recorded chat, embeddings or Responses request asked again: its answer's shape into `live`; an error, if it cannot be. */
+async function askAnswer(cassette: Cassette, adapter: ProviderAdapter, live: Set<string>): Promise<string | undefined> {
+  const call = cassette.endpoint === 'embeddings' && adapter.embeddings ? adapter.embeddings.bind(adapter) : cassette.endpoint === 'responses' ? adapter.responses : adapter.chat.bind(adapter);
+  if (!call) return `provider ${cassette.provider} has no responses: true in the providers file`;
+  const reply = await call({ body: cassette.request.body, stream: cassette.request.body.stream === true, signal: AbortSignal.timeout(120_000) });
+  live.add(`status: ${reply.status}`);
+  if (reply.kind === 'json') shapeOf(parsed(reply.text), 'body', live);
+  else {
+    for await (const data of ssePayloadsOf(reply.events)) {
+      if (data === '[DONE]') live.add('end: [DONE]');
+      else shapeOf(parsed(data), 'chunk', live);
+    }
+  }
+  return undefined;
+}
+
 /** Sends a recorded request to its provider again and says what changed in the answer's shape. */
 export async function checkDrift(file: string, cassette: Cassette, adapter: ProviderAdapter): Promise<DriftReport> {
   const live = new Set<string>();
   try {
-    const call = cassette.endpoint === 'embeddings' && adapter.embeddings ? adapter.embeddings.bind(adapter) : cassette.endpoint === 'responses' ? adapter.responses : adapter.chat.bind(adapter);
-    if (!call) return { file, changes: [], error: `provider ${cassette.provider} has no responses: true in the providers file` };
-    const reply = await call({ body: cassette.request.body, stream: cassette.request.body.stream === true, signal: AbortSignal.timeout(120_000) });
-    live.add(`status: ${reply.status}`);
-    if (reply.kind === 'json') shapeOf(parsed(reply.text), 'body', live);
-    else {
-      for await (const data of ssePayloadsOf(reply.events)) {
-        if (data === '[DONE]') live.add('end: [DONE]');
-        else shapeOf(parsed(data), 'chunk', live);
-      }
-    }
+    const error = await (cassette.endpoint === 'speech' ? askSpeech : askAnswer)(cassette, adapter, live);
+    if (error) return { file, changes: [], error };
   } catch (err) {
     if (err instanceof ProviderFailure && err.status !== undefined) live.add(`status: ${err.status}`);
     else return { file, changes: [], error: (err as Error).message };

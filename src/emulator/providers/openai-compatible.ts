@@ -52,6 +52,10 @@ export class OpenAICompatible implements ProviderAdapter {
     return `${this.config.baseUrl}/embeddings`;
   }
 
+  get speechUrl(): string {
+    return `${this.config.baseUrl}/audio/speech`;
+  }
+
   get responsesUrl(): string {
     return `${this.config.baseUrl}/responses`;
   }
@@ -70,7 +74,7 @@ export class OpenAICompatible implements ProviderAdapter {
     if (this.config.apiKey) headers.authorization = `Bearer ${this.config.apiKey}`;
     let res: Awaited<ReturnType<typeof request>>;
     try {
-      res = await request(`${this.config.baseUrl}/audio/speech`, { method: 'POST', headers, body: JSON.stringify(body), signal, dispatcher: this.agent });
+      res = await request(this.speechUrl, { method: 'POST', headers, body: JSON.stringify(body), signal, dispatcher: this.agent });
     } catch (err) {
       throw failureOf(err, this.name, false);
     }

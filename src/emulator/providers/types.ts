@@ -82,8 +82,9 @@ export interface ChatGateway {
 
 /** The hook the batch engine calls: a batch for an upstream model runs its requests through the gateway. */
 export interface BatchGateway {
-  serves(model: string): boolean;
+  /** Whether a batch of `endpoint` (chat when absent) for this model runs over providers. */
+  serves(model: string, endpoint?: string): boolean;
   /** How many of one batch's requests are asked at once. */
   readonly batchConcurrency: number;
-  complete(body: Record<string, unknown>): Promise<Record<string, unknown>>;
+  complete(body: Record<string, unknown>, endpoint?: string): Promise<Record<string, unknown>>;
 }

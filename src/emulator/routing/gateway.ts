@@ -13,7 +13,7 @@ import type { ProviderAdapter, UpstreamReply } from '../providers/types.js';
 import { candidatesFor, modelChain, type Candidate, type Catalog } from './candidates.js';
 import { gatewayMetadataFields, passOver, type Attempt } from './metadata.js';
 import { asksMetadata } from './routed.js';
-import { relayStream, streamOf, type RelayOutcome } from './relay.js';
+import { callerGone, relayStream, streamOf, type RelayOutcome } from './relay.js';
 import { Sessions } from './sessions.js';
 import { priceUsage } from './usage.js';
 import { relayResponses, wholeResponse } from './responses.js';
@@ -24,6 +24,13 @@ type Body = Record<string, unknown>;
 
 /** A batch request whose every provider failed is tried again after these pauses. */
 const RETRY_PAUSES_MS = [500, 2_000];
+
+/** The batch endpoints run over providers: the models they serve, the kind, the adapter's call; Responses answers carry no provider. */
+const BATCHED: Record<string, { ids: 'upstreamIds' | 'embeddingIds' | 'responsesIds'; kind: 'chat' | 'embedding'; named: boolean; call: (a: ProviderAdapter) => ProviderAdapter['chat'] | undefined }> = {
+  '/v1/chat/completions': { ids: 'upstreamIds', kind: 'chat', named: true, call: (a) => a.chat },
+  '/v1/embeddings': { ids: 'embeddingIds', kind: 'embedding', named: true, call: (a) => a.embeddings },
+  '/v1/responses': { ids: 'responsesIds', kind: 'chat', named: false, call: (a) => a.responses },
+};
 
 /** Members of a chat request that are the router's own: they stay here, the upstream never sees them. */
 const ROUTER_ONLY = ['models', 'provider', 'route', 'plugins', 'transforms', 'usage', 'session_id', 'debug', 'stop_server_tools_when', 'trace'];
@@ -53,7 +60,8 @@ function upstreamBody(body: Body, c: Candidate, stream: boolean): Body {
 export interface GatewayOptions {
   config: GatewayConfig;
   now: () => number;
-  cassettes?: { dir: string; mode: CassetteMode };
+  /** `timing`: the recorded waits on replay scaled (1 as recorded, the default; 0 none). */
+  cassettes?: { dir: string; mode: CassetteMode; timing?: number };
 }
 
 /** `router serve --providers`: chat requests for upstream models routed at run time, with fallback. */
@@ -68,7 +76,7 @@ export class Gateway {
 
   constructor(opts: GatewayOptions) {
     this.batchConcurrency = opts.config.batchConcurrency ?? DEFAULT_BATCH_CONCURRENCY;
-    const deck = opts.cassettes ? new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode) : undefined;
+    const deck = opts.cassettes ? new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode, opts.cassettes.timing) : undefined;
     const upstreams: ProviderAdapter[] = opts.config.providers.map((p) => {
       const live = new OpenAICompatible(p);
       this.closers.push(() => live.close());
@@ -109,18 +117,17 @@ export class Gateway {
     chargeable(ctx);
     const requested = modelChain(body)[0] ?? candidates[0]!.model.id;
     const startedAt = Date.now();
-    const upstreamGone = new AbortController();
-    ctx.res.on('close', () => upstreamGone.abort());
+    const gone = callerGone(ctx);
     const passed: Attempt[] = [];
     const ask = ctx.wantsRouterMetadata();
     for (const c of candidates) {
       const metadata = asksMetadata(ask) ? () => gatewayMetadataFields(ask, requested, candidates, c, passed, startedAt) : undefined;
       let reply;
       try {
-        reply = await c.adapter.chat({ body: upstreamBody(body, c, stream), stream, signal: upstreamGone.signal });
+        reply = await c.adapter.chat({ body: upstreamBody(body, c, stream), stream, signal: gone });
       } catch (err) {
         // The caller hung up: no other provider is asked for an answer nobody reads.
-        if (upstreamGone.signal.aborted) return;
+        if (gone.aborted) return;
         passOver(err, c, passed);
         continue;
       }
@@ -148,9 +155,8 @@ export class Gateway {
     throw new HttpError(502, `All providers for the requested models are unavailable: ${why}`, 'provider_unavailable');
   }
 
-  /** A whole answer as the caller gets it; undefined (the failure noted in `passed`) when the next candidate should answer. */
   /** The first whole answer of the candidates, each asked in turn; the ones that failed are added to `passed`. */
-  private async firstWhole(candidates: Candidate[], passed: Attempt[], ask: (c: Candidate) => Promise<UpstreamReply>): Promise<{ answer: Body; c: Candidate } | undefined> {
+  private async firstWhole(candidates: Candidate[], passed: Attempt[], ask: (c: Candidate) => Promise<UpstreamReply>, named = true): Promise<{ answer: Body; c: Candidate } | undefined> {
     for (const c of candidates) {
       let reply: UpstreamReply;
       try {
@@ -159,7 +165,7 @@ export class Gateway {
         passOver(err, c, passed);
         continue;
       }
-      const answer = reply.kind === 'json' ? this.answerOf(reply, c, passed) : undefined;
+      const answer = reply.kind === 'json' ? this.answerOf(reply, c, passed, named) : undefined;
       if (answer) return { answer, c };
     }
     return undefined;
@@ -195,9 +201,8 @@ export class Gateway {
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
     chargeable(ctx);
     const passed: Attempt[] = [];
-    const upstreamGone = new AbortController();
-    ctx.res.on('close', () => upstreamGone.abort());
-    const got = await this.firstWhole(candidates, passed, (c) => c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: upstreamGone.signal }));
+    const gone = callerGone(ctx);
+    const got = await this.firstWhole(candidates, passed, (c) => c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: gone }));
     if (got) {
       ctx.store.debit(ctx.workspace, priceUsage(got.answer.usage, got.c));
       ctx.send(200, new Serialized(JSON.stringify(got.answer)));
@@ -220,15 +225,14 @@ export class Gateway {
     const candidates = candidatesFor(body, this.catalog, sticky).filter((c) => c.adapter.responses);
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
     chargeable(ctx);
-    const upstreamGone = new AbortController();
-    ctx.res.on('close', () => upstreamGone.abort());
+    const gone = callerGone(ctx);
     const passed: Attempt[] = [];
     for (const c of candidates) {
       let reply: UpstreamReply;
       try {
-        reply = await c.adapter.responses!({ body: upstreamBody(body, c, false), stream, signal: upstreamGone.signal });
+        reply = await c.adapter.responses!({ body: upstreamBody(body, c, false), stream, signal: gone });
       } catch (err) {
-        if (upstreamGone.signal.aborted) return;
+        if (gone.aborted) return;
         passOver(err, c, passed);
         continue;
       }
@@ -262,25 +266,31 @@ export class Gateway {
     await speakThrough(ctx, body, candidates, (c) => upstreamBody(body, c, false));
   }
 
-  /** Whether a batch for this model runs here (its requests through complete()). */
-  serves(model: string): boolean {
-    return this.upstreamIds.has(model);
+  /** Whether a batch of `endpoint` for this model runs here (its requests through complete()). */
+  serves(model: string, endpoint = '/v1/chat/completions'): boolean {
+    return !!BATCHED[endpoint] && this[BATCHED[endpoint].ids].has(model);
   }
 
   /**
-   * One request of a batch, not streamed: every candidate in turn, and the whole list again after a
-   * pause while all failed (up to RETRY_PAUSES_MS); usage priced, nothing charged (the batch is, at its end).
+   * One request of a batch (chat, embeddings or Responses), not streamed: every candidate in turn, and
+   * the whole list again after a pause while all failed (up to RETRY_PAUSES_MS); usage priced, nothing
+   * charged (the batch is, at its end).
    */
-  async complete(body: Body): Promise<Body> {
-    validateChat(body);
-    const candidates = candidatesFor({ ...body, stream: false }, this.catalog);
+  async complete(body: Body, endpoint = '/v1/chat/completions'): Promise<Body> {
+    const how = BATCHED[endpoint];
+    if (!how) throw new HttpError(400, `${endpoint} is not run over providers`);
+    if (endpoint === '/v1/chat/completions') validateChat(body);
+    const asked = how.kind === 'embedding' ? body : { ...body, stream: false };
+    const candidates = candidatesFor(asked, this.catalog, undefined, how.kind).filter((c) => how.call(c.adapter));
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
     const passed: Attempt[] = [];
     for (const pause of [0, ...RETRY_PAUSES_MS]) {
       if (pause) await new Promise((r) => setTimeout(r, pause).unref());
-      const got = await this.firstWhole(candidates, passed, (c) => c.adapter.chat({ body: upstreamBody({ ...body, stream: false }, c, false), stream: false, signal: AbortSignal.timeout(10 * 60_000) }));
+      const ask = (c: Candidate) => how.call(c.adapter)!.call(c.adapter, { body: upstreamBody(asked, c, false), stream: false, signal: AbortSignal.timeout(10 * 60_000) });
+      const got = await this.firstWhole(candidates, passed, ask, how.named);
       if (got) {
-        priceUsage(got.answer.usage, got.c);
+        if (how.named) priceUsage(got.answer.usage, got.c);
+        else wholeResponse(got.answer, got.c);
         return got.answer;
       }
     }

@@ -16,6 +16,47 @@ function hasToken(chunk: Body): boolean {
   return !!delta.content || !!delta.tool_calls || !!delta.reasoning || !!delta.images || (choice.finish_reason !== null && choice.finish_reason !== undefined);
 }
 
+/**
+ * Aborts when the caller hangs up before its answer was whole: an upstream nobody reads is let go. An
+ * answer that was sent in full aborts nothing (an abort on every request made and threw an error each).
+ */
+export function callerGone(ctx: Ctx): AbortSignal {
+  const gone = new AbortController();
+  ctx.res.once('close', () => ctx.res.writableFinished || gone.abort());
+  return gone.signal;
+}
+
+/**
+ * A chunk's text under the gateway's model and provider, without parsing it, when it is a plain one
+ * like the first (the same upstream `model` and `provider` members once each, no usage, no error);
+ * undefined when it must be parsed. Most of a stream's chunks are plain: one parse and one
+ * stringify less for each.
+ */
+function relabeller(first: Body, c: Candidate): (data: string) => string | undefined {
+  const member = (name: string, value: unknown) => (typeof value === 'string' ? `"${name}":${JSON.stringify(value)}` : undefined);
+  const model = member('model', first.model);
+  const provider = member('provider', first.provider);
+  const modelTo = member('model', c.model.id)!;
+  const providerTo = member('provider', c.slug)!;
+  const once = (data: string, text: string) => {
+    const at = data.indexOf(text);
+    return at >= 0 && data.indexOf(text, at + text.length) < 0 ? at : -1;
+  };
+  return (data) => {
+    if (!model || data.charCodeAt(data.length - 1) !== 125 /* } */ || data.includes('"usage"') || data.includes('"error"')) return undefined;
+    const at = once(data, model);
+    if (at < 0) return undefined;
+    const out = data.slice(0, at) + modelTo + data.slice(at + model.length);
+    if (provider) {
+      const p = once(out, provider);
+      if (p < 0) return undefined;
+      return out.slice(0, p) + providerTo + out.slice(p + provider.length);
+    }
+    if (out.includes('"provider"')) return undefined;
+    return `${out.slice(0, -1)},${providerTo}}`;
+  };
+}
+
 export interface RelayOptions {
   /** The metadata fields of the first chunk, once the candidate is known to answer. */
   metadata?: () => Record<string, unknown>;
@@ -32,6 +73,7 @@ export type RelayOutcome = { failed: ProviderFailure } | { cost: number; whole: 
 export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, opts: RelayOptions): Promise<RelayOutcome> {
   const it = reply.events[Symbol.asyncIterator]();
   const held: Body[] = [];
+  let relabel: ((data: string) => string | undefined) | undefined;
   let upstreamDone = false;
   for (;;) {
     let next: IteratorResult<string>;
@@ -53,6 +95,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
       return { failed: new ProviderFailure('broken', `${c.slug}: a stream event that is not JSON`) };
     }
     if (chunk.error) return { failed: new ProviderFailure('broken', `${c.slug}: error before the first token: ${JSON.stringify(chunk.error).slice(0, 200)}`) };
+    relabel ??= relabeller(chunk, c);
     held.push(chunk);
     if (hasToken(chunk)) break;
   }
@@ -86,6 +129,11 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
         const next = await it.next();
         if (closed()) break;
         if (next.done || next.value === '[DONE]') break;
+        const plain = relabel!(next.value);
+        if (plain !== undefined) {
+          if (!res.write(`data: ${plain}\n\n`)) await drainOrClose(res);
+          continue;
+        }
         const chunk = JSON.parse(next.value) as Body;
         if (chunk.error) {
           broken = JSON.stringify(chunk.error).slice(0, 200);

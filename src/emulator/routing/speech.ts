@@ -5,6 +5,7 @@ import { round } from '../models/models.js';
 import { ProviderFailure } from '../providers/types.js';
 import type { Candidate } from './candidates.js';
 import { passOver, type Attempt } from './metadata.js';
+import { callerGone } from './relay.js';
 
 type Body = Record<string, unknown>;
 
@@ -15,15 +16,14 @@ type Body = Record<string, unknown>;
  * charged. A whole answer is charged its input's characters at the `prompt` price.
  */
 export async function speakThrough(ctx: Ctx, body: Body, candidates: Candidate[], body$: (c: Candidate) => Body): Promise<void> {
-  const gone = new AbortController();
-  ctx.res.on('close', () => gone.abort());
+  const gone = callerGone(ctx);
   const passed: Attempt[] = [];
   for (const c of candidates) {
     let first: IteratorResult<Buffer>;
     let rest: AsyncIterator<Buffer>;
     let headers: Record<string, string>;
     try {
-      const reply = await c.adapter.speech!({ body: body$(c), stream: false, signal: gone.signal });
+      const reply = await c.adapter.speech!({ body: body$(c), stream: false, signal: gone });
       if (reply.status < 200 || reply.status >= 300) {
         // The caller's own mistake (a 400): no other provider would differ.
         let text = '';
@@ -41,7 +41,7 @@ export async function speakThrough(ctx: Ctx, body: Body, candidates: Candidate[]
       first = await rest.next();
       if (first.done) throw new ProviderFailure('broken', `${c.slug}: no audio`);
     } catch (err) {
-      if (gone.signal.aborted) return;
+      if (gone.aborted) return;
       passOver(err, c, passed);
       continue;
     }
@@ -49,7 +49,7 @@ export async function speakThrough(ctx: Ctx, body: Body, candidates: Candidate[]
     ctx.head(200, { 'content-type': headers['content-type'] ?? 'application/octet-stream', 'transfer-encoding': 'chunked' });
     try {
       for (let piece: IteratorResult<Buffer> = first; !piece.done; piece = await rest.next()) {
-        if (gone.signal.aborted) return;
+        if (gone.aborted) return;
         if (!res.write(piece.value)) await drainOrClose(res);
       }
     } catch {
@@ -57,7 +57,7 @@ export async function speakThrough(ctx: Ctx, body: Body, candidates: Candidate[]
       res.destroy();
       return;
     }
-    if (gone.signal.aborted) return;
+    if (gone.aborted) return;
     res.end();
     const chars = typeof body.input === 'string' ? body.input.length : 0;
     ctx.store.debit(ctx.workspace, round(chars * (c.model.prices?.prompt ?? 0)));

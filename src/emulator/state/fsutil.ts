@@ -1,5 +1,5 @@
-import { renameSync, rmSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { writeWhole } from '../../internal/write-whole.js';
 import { failedWriteOf } from '../../internal/system-errors.js';
@@ -24,11 +24,14 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array): vo
 }
 
 /**
- * writeFileAtomicSync with its slow part (the write and the fsyncs) off the event loop: the data goes
- * to a temp file of its own, and `current()`, asked on the loop once it is on disk, says whether it
- * still replaces `path` (false: a write since made it stale, and it is dropped).
+ * writeFileAtomicSync with its slow part (the write, the rename and the fsyncs) off the event loop: the
+ * data goes to a temp file of its own, and `current()`, asked on the loop once it is on disk, says
+ * whether it still replaces `path` (false: a write since made it stale, and it is dropped). The rename
+ * too is off the loop (on a busy disk a renameSync held it for tens of ms): a sync write made while it
+ * was under way may lie under this older data, so it resolves true when `current()` turned false
+ * meanwhile, and the caller writes again.
  */
-export async function writeFileAtomicLater(path: string, data: string, current: () => boolean): Promise<void> {
+export async function writeFileAtomicLater(path: string, data: string, current: () => boolean): Promise<boolean> {
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.later`);
   try {
     const file = await open(temp, 'w', 0o600);
@@ -39,19 +42,21 @@ export async function writeFileAtomicLater(path: string, data: string, current: 
       await file.close();
     }
     if (!current()) {
-      rmSync(temp, { force: true });
-      return;
+      await rm(temp, { force: true });
+      return false;
     }
-    renameSync(temp, path);
+    await rename(temp, path);
   } catch (err) {
     rmSync(temp, { force: true });
     throw failedWriteOf(err, path);
   }
   durableWriteDone();
+  const overtaken = !current();
   const folder = await open(dirname(path), 'r');
   try {
     await folder.sync();
   } finally {
     await folder.close();
   }
+  return overtaken;
 }

@@ -88,13 +88,28 @@ export class StateStore implements Store {
     if (this.saving) return this.saveSoon();
     const version = ++this.version;
     this.saving = writeFileAtomicLater(this.file, JSON.stringify(this.state, null, 2), () => version === this.version)
-      .then(storageSaved, (err: unknown) => {
+      .then((overtaken) => {
+        storageSaved();
+        // A save made while this one's rename was under way may lie under it: made again, at once.
+        if (overtaken) this.saveAtOnce();
+      }, (err: unknown) => {
         const why = storageFailure(err);
         if (!why) throw err;
         reportStorage(why, 'charges are kept in memory and saved once it can');
         this.pending ??= setTimeout(() => this.saveWhenDue(), 1000).unref();
       })
       .finally(() => (this.saving = undefined));
+  }
+
+  private saveAtOnce(): void {
+    try {
+      this.save();
+    } catch (err) {
+      const why = storageFailure(err);
+      if (!why) throw err;
+      reportStorage(why, 'charges are kept in memory and saved once it can');
+      this.saveSoon();
+    }
   }
 
   /** Settles once the timer's save under way, if any, is on disk (or failed). */

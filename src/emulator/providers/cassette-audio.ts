@@ -1,0 +1,58 @@
+import { parsed, until, type Cassette } from './cassette-format.js';
+import { ProviderFailure, type AudioReply } from './types.js';
+
+/**
+ * Speech as it is recorded: the audio relayed as it comes, and kept in the cassette piece by piece
+ * (base64, with its time since the request) once whole or broken. A refusal (a 400) is kept as its
+ * JSON `body` instead, readable.
+ */
+export function teeAudio(reply: AudioReply, cassette: Cassette, started: number, save: () => void): AudioReply {
+  const pieces: { after_ms: number; base64: string }[] = [];
+  const ok = reply.status >= 200 && reply.status < 300;
+  if (ok) cassette.response.audio = pieces;
+  const source = reply.audio;
+  async function* audio(): AsyncGenerator<Buffer> {
+    const whole: Buffer[] = [];
+    try {
+      for await (const piece of source) {
+        if (ok) pieces.push({ after_ms: Date.now() - started, base64: piece.toString('base64') });
+        else whole.push(piece);
+        yield piece;
+      }
+    } catch (err) {
+      cassette.response.broken = (err as Error).message;
+      save();
+      throw err;
+    }
+    if (!ok) {
+      cassette.response.after_ms = Date.now() - started;
+      cassette.response.body = parsed(Buffer.concat(whole).toString('utf8'));
+    }
+    save();
+  }
+  return { ...reply, audio: audio() };
+}
+
+/** Recorded speech, as and when it came (times `timing`); a recorded break breaks it there again. */
+export function replayAudio(c: Cassette, timing: number, signal: AbortSignal): AudioReply {
+  const started = performance.now();
+  const due = (ms: unknown) => started + (typeof ms === 'number' && ms > 0 ? ms * timing : 0);
+  const { status, headers, body, audio: pieces, broken, after_ms } = c.response;
+  async function* audio(): AsyncGenerator<Buffer> {
+    if (pieces) {
+      for (const piece of pieces) {
+        await until(due(piece.after_ms), signal);
+        yield Buffer.from(piece.base64, 'base64');
+      }
+    } else {
+      await until(due(after_ms), signal);
+      yield Buffer.from(typeof body === 'string' ? body : JSON.stringify(body ?? null), 'utf8');
+    }
+    if (broken !== undefined) {
+      // The bytes before the break go out first, as they did from the upstream.
+      await new Promise((resolve) => setImmediate(resolve));
+      throw new ProviderFailure('broken', broken);
+    }
+  }
+  return { status, headers, audio: audio() };
+}

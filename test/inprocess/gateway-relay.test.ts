@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { parseProviders } from '../../src/emulator/providers/config.js';
+import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+
+// The relay's chunks under the gateway's model and provider, whatever members the upstream's chunks have.
+let dir: string;
+let gateway: Emulator;
+let odd: LocalUpstream;
+let key: string;
+
+const base = { id: 'gen-odd', object: 'chat.completion.chunk', created: 1 };
+const delta = (content: string) => ({ choices: [{ index: 0, delta: { content }, finish_reason: null }] });
+const upstreamChunks = [
+  { ...base, model: 'up-m', provider: 'up-p', ...delta('first') },
+  { ...base, model: 'up-m', provider: 'up-p', ...delta(' "model":"up-m" and "provider":"up-p" in words') },
+  { ...base, model: 'up-m', ...delta(' no provider here') },
+  { ...base, ...delta(' no model here') },
+  { ...base, model: 'up-m', provider: 'other', ...delta(' another provider') },
+  { ...base, provider: 'up-p', model: 'up-m', nested: { model: 'up-m' }, ...delta(' a nested model') },
+  { ...base, model: 'up-m', provider: 'up-p', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
+  { ...base, model: 'up-m', provider: 'up-p', choices: [], usage: { prompt_tokens: 2, completion_tokens: 5, total_tokens: 7, cost: 0.5 } },
+];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'router-relay-'));
+  odd = await localUpstream((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    for (const chunk of upstreamChunks) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+    res.end('data: [DONE]\n\n');
+  });
+  const config = parseProviders(`providers:\n  - { name: odd, base_url: "${odd.baseUrl}", models: { test/odd: up-m } }\n`, {});
+  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config } });
+  key = gateway.store.firstKeys().apiKey;
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await odd?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a relayed stream', () => {
+  it('carries each chunk under the gateway model id and provider slug, once, its words untouched', async () => {
+    const before = gateway.store.balance(gateway.store.findKey(key)!.workspace);
+    const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/odd', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+    const datas = (await res.text()).split('\n\n').filter((e) => e.startsWith('data: ')).map((e) => e.slice(6));
+    expect(datas.at(-1)).toBe('[DONE]');
+    const chunks = datas.slice(0, -1);
+    expect(chunks).toHaveLength(upstreamChunks.length);
+    chunks.forEach((text, i) => {
+      const chunk = JSON.parse(text) as Record<string, any>;
+      const sent = upstreamChunks[i] as Record<string, any>;
+      // One provider member (a duplicate would parse as its last), the slug; the model renamed where there was one.
+      expect(text.match(/"provider":/g)).toHaveLength(1);
+      expect(chunk.provider).toBe('odd');
+      expect(chunk.model).toBe(sent.model === undefined ? undefined : 'test/odd');
+      expect(chunk.choices).toEqual(sent.choices);
+      if (sent.nested) expect(chunk.nested).toEqual(sent.nested);
+    });
+    expect(before - gateway.store.balance(gateway.store.findKey(key)!.workspace)).toBeCloseTo(0.5, 10);
+  });
+});

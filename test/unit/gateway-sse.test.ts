@@ -1,0 +1,50 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ssePayloads } from '../../src/emulator/providers/sse.js';
+import { writeFileAtomicLater } from '../../src/emulator/state/fsutil.js';
+
+async function payloads(pieces: (string | Buffer)[]): Promise<string[]> {
+  async function* body() {
+    for (const p of pieces) yield p;
+  }
+  const out: string[] = [];
+  for await (const data of ssePayloads(body())) out.push(data);
+  return out;
+}
+
+describe('the gateway reading an upstream event stream', () => {
+  it('decodes a character whose bytes two reads split', async () => {
+    const bytes = Buffer.from('data: {"c":"héllo 🙂"}\n\n');
+    const at = bytes.indexOf(Buffer.from('🙂')) + 2;
+    expect(await payloads([bytes.subarray(0, at), bytes.subarray(at)])).toEqual(['{"c":"héllo 🙂"}']);
+  });
+
+  it('takes \\r\\n line ends, a pair split between reads too, without seeing an event end there', async () => {
+    expect(await payloads(['data: a\r', '\ndata: b\r\n\r', '\n: comment\r\n\r\ndata: c\r\n\r\n'])).toEqual(['a\nb', 'c']);
+  });
+
+  it('joins the data lines of one event, and skips events with none', async () => {
+    expect(await payloads(['event: x\ndata: 1\ndata:2\n\nevent: y\n\ndata: [DONE]\n\n'])).toEqual(['1\n2', '[DONE]']);
+  });
+});
+
+describe('a state save off the event loop', () => {
+  it('says when a write made during its rename may lie under it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'router-later-'));
+    try {
+      const file = join(dir, 'state.json');
+      expect(await writeFileAtomicLater(file, 'one', () => true)).toBe(false);
+      expect(readFileSync(file, 'utf8')).toBe('one');
+      // Current when its rename began, stale once it ended (a sync write came between).
+      let asked = 0;
+      expect(await writeFileAtomicLater(file, 'two', () => asked++ === 0)).toBe(true);
+      // Stale before its rename: dropped.
+      expect(await writeFileAtomicLater(file, 'three', () => false)).toBe(false);
+      expect(readFileSync(file, 'utf8')).toBe('two');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
