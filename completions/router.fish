@@ -896,6 +896,7 @@ complete -c router -n '__fish_seen_subcommand_from serve' -l record -r -F -d 'ke
 complete -c router -n '__fish_seen_subcommand_from serve' -l replay -r -F -d 'answer upstream models from the cassettes in <dir>, no upstream asked'
 complete -c router -n '__fish_seen_subcommand_from serve' -l check-drift -r -F -d 'send the requests recorded in <dir> to their upstreams again, say whose answers changed shape, and exit (1 when any did)'
 complete -c router -n '__fish_seen_subcommand_from serve' -l record-missing -d 'with --replay: ask the upstream for what no cassette holds, and keep it'
+complete -c router -n '__fish_seen_subcommand_from serve' -l replay-timing -r -F -d 'with --replay: the recorded waits (first chunk, between chunks, whole answers) times <ratio>: 1 as recorded (default), 0.5 half as long, 0 none'
 complete -c router -n '__fish_seen_subcommand_from serve' -l flavor -x -a 'spec deployed' -d 'shape of the batch resource: spec (api.md: /v1/batches, listed) or deployed (as the real service runs: /beta/batches, no listing, results only when completed)'
 complete -c router -n '__fish_seen_subcommand_from serve' -l batch-delay-ms -r -F -d 'pause of the batch engine before each request'
 complete -c router -n '__fish_seen_subcommand_from serve' -l json -d 'print {api_root, api_key, management_key, operator_key, state_dir} as one JSON line'
