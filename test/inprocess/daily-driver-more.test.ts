@@ -198,7 +198,6 @@ describe('chat -i and the flags of one call', () => {
     const u = user();
     writeFileSync(join(u.home, 'tools.json'), JSON.stringify(TOOLS));
     for (const [flags, named] of [
-      [['--tools', join(u.home, 'tools.json'), '--approve'], '--approve applies'],
       [['--schema', '{"type":"object"}', '--json'], '--json, --schema apply'],
       [['--usage'], '--usage applies'],
     ] as const) {
@@ -206,6 +205,8 @@ describe('chat -i and the flags of one call', () => {
       expect(r.code).toBe(2);
       expect(r.stderr).toBe(`error: ${named} to one call, not to chat -i\n`);
     }
+    // --approve is carried out by the REPL (it asks before each tool a turn runs).
+    expect(await u.run(['--no-color', 'chat', '-i', '--model', 'local/tools', '--tools', join(u.home, 'tools.json'), '--approve'], { tty: terminal, input: '/exit\n' })).toMatchObject({ code: 0 });
     await u.run(['roles', 'save', 'weather', '--system', 'You tell the weather.', '--model', 'local/tools', '--tools', join(u.home, 'tools.json')]);
     const role = await u.run(['chat', '-i', '--role', 'weather'], { tty: terminal, input: '/exit\n' });
     expect(role.code).toBe(0);

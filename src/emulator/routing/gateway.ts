@@ -18,6 +18,7 @@ import { Sessions } from './sessions.js';
 import { priceUsage } from './usage.js';
 import { relayResponses, wholeResponse } from './responses.js';
 import { speakThrough } from './speech.js';
+import { upstreamBody } from './upstream-body.js';
 import { finishOf, keepUpstreamAnswer, responseFinish, type Asked, type UpstreamAnswer } from './kept.js';
 
 type Body = Record<string, unknown>;
@@ -32,9 +33,6 @@ const BATCHED: Record<string, { ids: 'upstreamIds' | 'embeddingIds' | 'responses
   '/v1/responses': { ids: 'responsesIds', kind: 'chat', named: false, call: (a) => a.responses },
 };
 
-/** Members of a chat request that are the router's own: they stay here, the upstream never sees them. */
-const ROUTER_ONLY = ['models', 'provider', 'route', 'plugins', 'transforms', 'usage', 'session_id', 'debug', 'stop_server_tools_when', 'trace'];
-
 /** A relayed stream's end: broken before its first token, the candidate is passed over (false); else it answered, charged and kept once whole (true). */
 function settled(ctx: Ctx, outcome: RelayOutcome, c: Candidate, passed: Attempt[], remember: () => unknown, kept: (o: Exclude<RelayOutcome, { failed: unknown }>) => void): boolean {
   if ('failed' in outcome) {
@@ -46,15 +44,6 @@ function settled(ctx: Ctx, outcome: RelayOutcome, c: Candidate, passed: Attempt[
   ctx.store.debit(ctx.workspace, outcome.cost);
   kept(outcome);
   return true;
-}
-
-function upstreamBody(body: Body, c: Candidate, stream: boolean): Body {
-  if (c.adapter.name === 'local') return { ...body, model: c.model.id, models: undefined, provider: { only: [c.slug] } };
-  const out: Body = {};
-  for (const [k, v] of Object.entries(body)) if (!ROUTER_ONLY.includes(k) && v !== undefined) out[k] = v;
-  out.model = c.model.upstream;
-  if (stream) out.stream_options = { ...(body.stream_options as Body | undefined), include_usage: true };
-  return out;
 }
 
 export interface GatewayOptions {

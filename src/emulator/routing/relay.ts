@@ -43,7 +43,8 @@ function relabeller(first: Body, c: Candidate): (data: string) => string | undef
     return at >= 0 && data.indexOf(text, at + text.length) < 0 ? at : -1;
   };
   return (data) => {
-    if (!model || data.charCodeAt(data.length - 1) !== 125 /* } */ || data.includes('"usage"') || data.includes('"error"')) return undefined;
+    // Parsed as before: the chunk that ends the answer (its finish_reason is kept), usage, an error, anything unusual.
+    if (!model || data.charCodeAt(data.length - 1) !== 125 /* } */ || data.includes('"usage"') || data.includes('"error"') || !data.includes('"finish_reason":null')) return undefined;
     const at = once(data, model);
     if (at < 0) return undefined;
     const out = data.slice(0, at) + modelTo + data.slice(at + model.length);
