@@ -1,0 +1,69 @@
+// The CLI bundle in chunks (scripts/bundle.mjs): esbuild splits the CLI at its import()s into chunks
+// (ES modules), each made CommonJS, a function of (exports, require, module, __filename, __dirname,
+// __bundleUrl). The chunks a one-shot chat loads go in one script, the pack (dist/cli.bundle.cjs, one
+// file read, one code cache); every other chunk is a file of its own under dist/cli.chunks/, read and
+// compiled only by the run that loads it (a command's, a flag's). bin/launch.cjs links them.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { build, transform } from 'esbuild';
+
+/** The entry chunk's name: the pack always holds it. */
+export const ENTRY = 'main.js';
+
+const PARAMS = 'exports, require, module, __filename, __dirname, __bundleUrl';
+
+/**
+ * Splits `entry` and what it imports into chunks; resolves with a Map of chunk name (as the chunks
+ * require each other: "./name") to the chunk's function expression.
+ */
+export async function splitBundle({ entry, external, plugins }) {
+  const result = await build({
+    entryPoints: { main: entry },
+    outdir: '/chunks',
+    write: false,
+    bundle: true,
+    splitting: true,
+    chunkNames: '[name]-[hash]',
+    entryNames: '[name]',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    charset: 'ascii',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    logLevel: 'warning',
+    external,
+    define: { 'import.meta.url': '__bundleUrl' },
+    plugins,
+  });
+  const chunks = new Map();
+  for (const file of result.outputFiles) {
+    if (!file.path.endsWith('.js')) continue;
+    // Every import (static, or import() made a require()) becomes a require of "./name": bin/launch.cjs
+    // hands each chunk a require that finds chunks by that name and anything else as node would.
+    const { code } = await transform(file.text, { format: 'cjs', target: 'node20', charset: 'ascii', minifyWhitespace: true, minifySyntax: true, supported: { 'dynamic-import': false }, logLevel: 'warning' });
+    // Strict, as each chunk was: an ES module.
+    chunks.set(basename(file.path), `function (${PARAMS}) {"use strict";\n${code}}`);
+  }
+  if (!chunks.has(ENTRY)) throw new Error(`esbuild wrote no ${ENTRY}`);
+  return chunks;
+}
+
+/**
+ * The pack: one function expression that hands each chunk of `names` to its argument, `define(name,
+ * fn)`, uncalled. It starts with the build id, as bin/launch.cjs reads it.
+ */
+export function packChunks(id, chunks, names) {
+  const parts = [`/* router ${id} */ (function (define) {`];
+  for (const name of names) parts.push(`define(${JSON.stringify(name)}, ${chunks.get(name)});`);
+  parts.push('})');
+  return parts.join('\n');
+}
+
+/** Writes every chunk not in `packed` to `dir` as NAME.cjs: its function expression after the build id. */
+export function writeChunks(dir, id, chunks, packed) {
+  mkdirSync(dir, { recursive: true });
+  for (const [name, fn] of chunks) {
+    if (!packed.has(name)) writeFileSync(join(dir, name.replace(/\.js$/, '.cjs')), `/* router ${id} */ (${fn})`, 'latin1');
+  }
+}
