@@ -82,9 +82,14 @@ function chunkLoader(packed, id) {
   const training = process.env.ROUTER_TRAIN_CODE_CACHE === '1';
   function fromFile(name) {
     const path = join(dist, 'cli.chunks', name.replace(/\.js$/, '.cjs'));
-    const source = readFileSync(path, 'latin1');
+    let source;
+    try {
+      source = readFileSync(path, 'latin1');
+    } catch {
+      source = '';
+    }
     // Chunks of another build than the pack would not fit it: a dist/ half built, or copied over another.
-    if (bundleId(source) !== id) throw new Error(`router: ${path} is of another build than ${file}: run "npm run build"`);
+    if (bundleId(source) !== id) throw new Error(`${path} is ${source ? 'of another build than' : 'missing, unlike'} ${file}: run "npm run build" in the package's folder`);
     const cache = `${path}.${process.version}.cache`;
     let cachedData;
     try {
