@@ -1,6 +1,7 @@
 'use strict';
 // Starts the CLI from dist/cli.bundle.cjs with the code V8 compiled for it in a training call
-// (scripts/bundle.mjs makes both): one file read instead of fifty modules, little parsing.
+// (scripts/bundle.mjs makes both): one file read instead of fifty modules, little parsing. What a
+// one-shot chat does not run is in chunks under dist/cli.chunks/, each read when a run needs it.
 const { closeSync, openSync, readFileSync, readSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const vm = require('node:vm');

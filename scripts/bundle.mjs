@@ -1,7 +1,8 @@
-// Bundles the CLI (dist/cli/main.js and what it loads) into one script, dist/cli.bundle.cjs, and
-// records V8's compiled code for it from one training call (dist/cli.bundle.<id>.<node>.cache):
-// bin/router then starts from one file and skips most parsing and compiling. Should either step
-// fail, there is no bundle and bin/router loads the modules. See docs/architecture.md.
+// Bundles the CLI (dist/cli/main.js and what it loads) in chunks (scripts/bundle-split.mjs): what a
+// one-shot chat runs in one script, dist/cli.bundle.cjs, the rest under dist/cli.chunks/; and records
+// V8's compiled code for each from training calls (dist/cli.bundle.<id>.<node>.cache, and a .cache
+// beside a chunk): bin/router then starts from one file and skips most parsing and compiling. Should
+// the bundle or its training fail, there is no bundle and bin/router loads the modules. See docs/architecture.md.
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
@@ -67,9 +68,13 @@ function withoutBundle(why) {
 const home = mkdtempSync(join(tmpdir(), 'router-bundle-'));
 const { startEmulator } = await import(pathToFileURL(join(dist, 'emulator/server.js')).href);
 const emu = await startEmulator({ stateDir: join(home, 'state'), port: 0 });
-const call = async (args, mode, stderr = 'inherit') => {
+const call = async (args, mode, stderr = 'inherit', terminal = false) => {
   const env = { PATH: process.env.PATH, HOME: home, ROUTER_CONFIG_DIR: join(home, 'config'), ROUTER_STATE_DIR: join(home, 'cli-state'), ROUTER_NO_LOG: '1', ROUTER_API_KEY: emu.store.firstKeys().apiKey, ROUTER_API_ROOT: emu.apiRoot, ROUTER_TRAIN_CODE_CACHE: mode };
-  const [code] = await once(spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'ignore', stderr] }), 'exit');
+  const argv = [process.execPath, bin, ...args];
+  // On a terminal (util-linux script gives the call one), chat renders its markdown: chunks of their own.
+  const [cmd, ...rest] = terminal ? ['script', '-qec', argv.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' '), '/dev/null'] : argv;
+  const child = spawn(cmd, rest, { env, stdio: ['ignore', 'ignore', stderr] });
+  const [code] = await Promise.race([once(child, 'exit'), once(child, 'error').then(() => [-1])]);
   return code;
 };
 const train = async (args) => {
@@ -111,6 +116,8 @@ try {
     const code = await call(args, 'chunks', expected ? 'ignore' : 'inherit');
     if (code !== expected) process.stderr.write(`warning: router ${args.join(' ')} failed (exit ${code}) in training: its chunks start slower\n`);
   }
+  // Where there is no such script (not Linux), those chunks are compiled from their source.
+  if (trained && process.platform === 'linux') await call([...oneShot.slice(0, -1), '**hi**'], 'chunks', 'ignore', true);
 } finally {
   await emu.close();
   rmSync(home, { recursive: true, force: true });
