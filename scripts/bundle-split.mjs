@@ -43,10 +43,21 @@ export async function splitBundle({ entry, external, plugins }) {
     // hands each chunk a require that finds chunks by that name and anything else as node would.
     const { code } = await transform(file.text, { format: 'cjs', target: 'node20', charset: 'ascii', minifyWhitespace: true, minifySyntax: true, supported: { 'dynamic-import': false }, logLevel: 'warning' });
     // Strict, as each chunk was: an ES module.
-    chunks.set(basename(file.path), `function (${PARAMS}) {"use strict";\n${code}}`);
+    chunks.set(basename(file.path), `function (${PARAMS}) {"use strict";\n${direct(code)}}`);
   }
   if (!chunks.has(ENTRY)) throw new Error(`esbuild wrote no ${ENTRY}`);
   return chunks;
+}
+
+/**
+ * A chunk's exports as the chunks that import it read them: its own exports object (each export a
+ * getter), not a copy of it made for CommonJS callers (a getter per export again, at every start) and
+ * a copy of that for each import(). Only chunks require chunks.
+ */
+function direct(code) {
+  const exports = code.match(/module\.exports=__toCommonJS\((\w+)\)/g) ?? [];
+  if (exports.length > 1) throw new Error('a chunk with two module.exports: scripts/bundle-split.mjs needs a look');
+  return code.replace(/module\.exports=__toCommonJS\((\w+)\)/, 'module.exports=$1').replace(/__toESM\(require\("(\.\/[^"]+)"\)\)/g, 'require("$1")');
 }
 
 /**
