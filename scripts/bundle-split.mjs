@@ -42,8 +42,12 @@ export async function splitBundle({ entry, external, plugins }) {
     // Every import (static, or import() made a require()) becomes a require of "./name": bin/launch.cjs
     // hands each chunk a require that finds chunks by that name and anything else as node would.
     const { code } = await transform(file.text, { format: 'cjs', target: 'node20', charset: 'ascii', minifyWhitespace: true, minifySyntax: true, supported: { 'dynamic-import': false }, logLevel: 'warning' });
+    // A CommonJS package imported with import() (@inquirer/prompts, ajv) is a chunk whose one export is
+    // its module.exports as default: its named exports too, as node's import() of it and the bundle's
+    // own interop give them (`const { input } = await import('@inquirer/prompts')`).
+    const commonJs = /export default require_[\w$]+\(\);?\s*$/.test(file.text) ? '\nmodule.exports=Object.assign({},module.exports.default,{default:module.exports.default});' : '';
     // Strict, as each chunk was: an ES module.
-    chunks.set(basename(file.path), `function (${PARAMS}) {"use strict";\n${direct(code)}}`);
+    chunks.set(basename(file.path), `function (${PARAMS}) {"use strict";\n${direct(code)}${commonJs}}`);
   }
   if (!chunks.has(ENTRY)) throw new Error(`esbuild wrote no ${ENTRY}`);
   return chunks;
