@@ -32,19 +32,38 @@ export const installedSections = {
     const installed = installedBin();
     const env = { ...process.env, ROUTER_API_ROOT: emu.api_root, ROUTER_API_KEY: emu.api_key, ROUTER_NO_LOG: '1' };
     const chat = ['chat', '--model', 'local/echo', 'hi'];
-    const node = [], checkout = [], pkg = [], pkgHelp = [], help = [];
+    const node = [], checkout = [], pkg = [], pkgHelp = [], help = [], pkgModels = [];
+    const cpu = { node: [], pkg: [], pkgModels: [], before: [] };
+    // BENCH_BEFORE_INSTALLED_BIN: another build's installed bin/router, timed in the same rounds (a before/after).
+    const before = process.env.BENCH_BEFORE_INSTALLED_BIN;
+    const beforeChat = [];
+    const time = async (list, cpuList, args, opts) => {
+      const r = await timed(process.execPath, args, opts);
+      list.push(r.ms);
+      cpuList?.push(r.cpuMs);
+    };
     for (let i = 0; i < ROUNDS; i++) {
-      node.push((await timed(process.execPath, ['-e', '0'])).ms);
-      checkout.push((await timed(process.execPath, [BIN, ...chat], { env })).ms);
-      pkg.push((await timed(process.execPath, [installed, ...chat], { env })).ms);
-      help.push((await timed(process.execPath, [BIN, 'chat', '--help'])).ms);
-      pkgHelp.push((await timed(process.execPath, [installed, 'chat', '--help'])).ms);
+      await time(node, cpu.node, ['-e', '0']);
+      await time(checkout, undefined, [BIN, ...chat], { env });
+      await time(pkg, cpu.pkg, [installed, ...chat], { env });
+      await time(help, undefined, [BIN, 'chat', '--help']);
+      await time(pkgHelp, undefined, [installed, 'chat', '--help']);
+      // A command besides chat: its code in chunks of its own (scripts/bundle-split.mjs), read when it runs.
+      await time(pkgModels, cpu.pkgModels, [installed, 'models'], { env });
+      if (before) await time(beforeChat, cpu.before, [before, ...chat], { env });
     }
     const vsCheckout = median(pkg) / median(checkout);
     report('installed package: one-shot router chat / the checkout', `${vsCheckout.toFixed(2)}x (${median(pkg).toFixed(0)} vs ${median(checkout).toFixed(0)} ms; ${spread(pkg.map((p, i) => p / checkout[i]))})`, '<= 1.1x', vsCheckout <= 1.1);
     const vsNode = median(pkg) / median(node);
     report('installed package: one-shot router chat / node -e 0', `${vsNode.toFixed(2)}x (${median(node).toFixed(0)} ms node; ${spread(pkg.map((p, i) => p / node[i]))})`, '<= 1.5x', vsNode <= 1.5);
     report('  the checkout\'s one-shot router chat / node -e 0', `${(median(checkout) / median(node)).toFixed(2)}x (${spread(checkout.map((c, i) => c / node[i]))})`, 'info');
+    report('  installed one-shot chat, CPU time (user+sys) / node -e 0\'s', `${(median(cpu.pkg) / median(cpu.node)).toFixed(2)}x (${median(cpu.pkg).toFixed(0)} vs ${median(cpu.node).toFixed(0)} ms)`, 'info');
+    report('  installed router models / node -e 0', `${(median(pkgModels) / median(node)).toFixed(2)}x (${spread(pkgModels.map((m, i) => m / node[i]))}; CPU ${(median(cpu.pkgModels) / median(cpu.node)).toFixed(2)}x)`, 'info');
+    if (before) {
+      const r = median(pkg) / median(beforeChat);
+      report('  installed one-shot chat / BENCH_BEFORE_INSTALLED_BIN\'s', `${r.toFixed(2)}x (${spread(pkg.map((p, i) => p / beforeChat[i]))}; CPU ${(median(cpu.pkg) / median(cpu.before)).toFixed(2)}x)`, 'info');
+      report('  BENCH_BEFORE_INSTALLED_BIN\'s one-shot chat / node -e 0', `${(median(beforeChat) / median(node)).toFixed(2)}x (${spread(beforeChat.map((b, i) => b / node[i]))}; CPU ${(median(cpu.before) / median(cpu.node)).toFixed(2)}x)`, 'info');
+    }
     const helpRatio = median(pkgHelp) / median(help);
     report('installed package: router chat --help / the checkout', `${helpRatio.toFixed(2)}x (${median(pkgHelp).toFixed(0)} vs ${median(help).toFixed(0)} ms; ${spread(pkgHelp.map((p, i) => p / help[i]))})`, '<= 1.1x', helpRatio <= 1.1);
   },

@@ -1,6 +1,7 @@
 'use strict';
 // Starts the CLI from dist/cli.bundle.cjs with the code V8 compiled for it in a training call
-// (scripts/bundle.mjs makes both): one file read instead of fifty modules, little parsing.
+// (scripts/bundle.mjs makes both): one file read instead of fifty modules, little parsing. What a
+// one-shot chat does not run is in chunks under dist/cli.chunks/, each read when a run needs it.
 const { closeSync, openSync, readFileSync, readSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const vm = require('node:vm');
@@ -29,7 +30,7 @@ function cachePath(source) {
 
 /** ROUTER_TRACE_START=1: one line on stderr saying how this call started (the bundle, or the modules and why). */
 function trace(how) {
-  if (process.env.ROUTER_TRACE_START) process.stderr.write(`router: started from ${how}\n`);
+  if (process.env.ROUTER_TRACE_START) process.stderr.write(`router: ${how.startsWith('loaded ') ? how : `started from ${how}`}\n`);
 }
 
 /**
@@ -48,7 +49,7 @@ function loadBundle() {
     const id = bundleId(source);
     if (!id || id !== moduleId(join(dist, 'cli', 'main.js'))) return trace('the modules (the bundle is of another build)');
     cache = cachePath(source);
-    cachedData = process.env.ROUTER_TRAIN_CODE_CACHE ? undefined : readFileSync(cache);
+    cachedData = process.env.ROUTER_TRAIN_CODE_CACHE === '1' ? undefined : readFileSync(cache);
   } catch {
     return trace(source === undefined ? 'the modules (no bundle)' : 'the modules (no code cache for this node, or no dist/cli/main.js)');
   }
@@ -59,15 +60,67 @@ function loadBundle() {
   require('node:v8').setFlagsFromString('--liftoff-only');
   try {
     const script = new vm.Script(source, { filename: file, cachedData });
-    const module = { exports: {} };
-    // This file's own require: it finds packages as one made for the bundle would (both look in the
-    // package's node_modules), without loading node:module (~3 ms).
-    script.runInThisContext()(module.exports, require, module, file, dist);
+    const packed = new Map();
+    script.runInThisContext()((name, fn) => packed.set(name, fn));
+    const chunks = chunkLoader(packed, bundleId(source));
+    const { main } = chunks.require('./main.js');
     trace(script.cachedDataRejected ? 'the bundle (its code cache rejected)' : cachedData ? 'the bundle and its code cache' : 'the bundle');
-    return { main: module.exports.main, script, cache };
+    return { main, script, cache, chunks };
   } catch {
     return trace('the modules (the bundle does not load)'); // a damaged bundle: the modules still run
   }
+}
+
+/**
+ * The chunks' require (scripts/bundle-split.mjs): "./NAME" is a chunk, from the pack or else from
+ * dist/cli.chunks/NAME.cjs with its code cache when the build made one; anything else is found as
+ * this file's require finds it. `compiled`: the scripts of the chunks read from files, for training.
+ */
+function chunkLoader(packed, id) {
+  const loaded = new Map();
+  const compiled = [];
+  const url = require('node:url').pathToFileURL(file).href;
+  const training = process.env.ROUTER_TRAIN_CODE_CACHE === '1';
+  function fromFile(name) {
+    const path = join(dist, 'cli.chunks', name.replace(/\.js$/, '.cjs'));
+    let source;
+    try {
+      source = readFileSync(path, 'latin1');
+    } catch {
+      source = '';
+    }
+    // Chunks of another build than the pack would not fit it: a dist/ half built, or copied over another.
+    if (bundleId(source) !== id) throw new Error(`${path} is ${source ? 'of another build than' : 'missing, unlike'} ${file}: run "npm run build" in the package's folder`);
+    const cache = `${path}.${process.version}.cache`;
+    let cachedData;
+    try {
+      cachedData = training ? undefined : readFileSync(cache);
+    } catch {
+      cachedData = undefined; // a chunk no training call loaded: compiled from its source
+    }
+    const script = new vm.Script(source, { filename: path, cachedData });
+    trace(`loaded ${name}${cachedData && !script.cachedDataRejected ? ' and its code cache' : ''}`);
+    compiled.push({ script, cache, cached: !!cachedData });
+    return script.runInThisContext();
+  }
+  function chunkRequire(spec) {
+    // Not a chunk: this file's own require finds packages as one made for the bundle would (both look
+    // in the package's node_modules), without loading node:module (~3 ms).
+    if (!spec.startsWith('./')) return require(spec);
+    const name = spec.slice(2);
+    let mod = loaded.get(name);
+    if (mod) return mod.exports;
+    mod = { exports: {} };
+    loaded.set(name, mod);
+    try {
+      (packed.get(name) ?? fromFile(name))(mod.exports, chunkRequire, mod, file, dist, url);
+    } catch (err) {
+      loaded.delete(name); // as node forgets a module that threw: a second require runs it again
+      throw err;
+    }
+    return mod.exports;
+  }
+  return { require: chunkRequire, compiled };
 }
 
 /** Runs the CLI from the bundle; undefined when there is none. */
@@ -75,8 +128,13 @@ async function runBundle(argv) {
   const bundle = loadBundle();
   if (!bundle) return undefined;
   const code = await bundle.main(argv);
-  // Set by scripts/bundle.mjs only: record what this call compiled.
-  if (process.env.ROUTER_TRAIN_CODE_CACHE) writeFileSync(bundle.cache, bundle.script.createCachedData());
+  // Set by scripts/bundle.mjs only: record what this call compiled. 1: of the pack and of each chunk
+  // it read (all compiled afresh); chunks: of each chunk it read that had no code cache yet.
+  const training = process.env.ROUTER_TRAIN_CODE_CACHE;
+  if (training === '1') writeFileSync(bundle.cache, bundle.script.createCachedData());
+  if (training === '1' || training === 'chunks') {
+    for (const { script, cache, cached } of bundle.chunks.compiled) if (!cached) writeFileSync(cache, script.createCachedData());
+  }
   return code;
 }
 

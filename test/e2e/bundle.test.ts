@@ -33,14 +33,44 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
   });
 
   it('leaves out what no command started from it runs: the emulator (router serve starts from the modules) and the editor prompt', async () => {
-    const whole = readFileSync(join(ROOT, 'dist', 'cli.bundle.cjs'), 'latin1');
-    for (const absent of ['Mp3Encoder', '"dist/emulator/', 'node_modules/iconv-lite/', 'node_modules/@inquirer/editor/']) expect(whole).not.toContain(absent);
-    for (const present of ['"dist/cli/commands/serve.js"', 'node_modules/@inquirer/password/', 'node_modules/@inquirer/confirm/', 'node_modules/@inquirer/input/']) expect(whole).toContain(present);
+    // The pack and every chunk (scripts/bundle-split.mjs).
+    const chunks = join(ROOT, 'dist', 'cli.chunks');
+    const whole = [join(ROOT, 'dist', 'cli.bundle.cjs'), ...readdirSync(chunks).filter((name) => name.endsWith('.cjs')).map((name) => join(chunks, name))].map((file) => readFileSync(file, 'latin1')).join('\n');
+    for (const absent of ['Mp3Encoder', 'defineRoutes', 'node_modules/iconv-lite/', 'node_modules/@inquirer/editor/']) expect(whole).not.toContain(absent);
+    for (const present of ['the emulator is not in the CLI bundle', 'node_modules/@inquirer/password/', 'node_modules/@inquirer/confirm/', 'node_modules/@inquirer/input/']) expect(whole).toContain(present);
+    expect(readdirSync(chunks).some((name) => /^serve-\w+\.cjs$/.test(name))).toBe(true);
     const serve = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--state', join(dir, 'serve-state'), '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
     const [line] = await once(serve.stdout!.setEncoding('utf8'), 'data');
     expect(JSON.parse(String(line).split('\n')[0]).api_root).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api$/);
     serve.kill('SIGTERM');
     expect((await once(serve, 'exit'))[0]).toBe(0);
+  });
+
+  it('runs a one-shot chat from the pack alone, another command with its chunks; a chunk missing or of another build is one error line with the fix', async () => {
+    const trace = { ROUTER_TRACE_START: '1', ROUTER_NO_LOG: '1' };
+    const chat = await t.run(['chat', '--model', 'local/echo', 'packed'], { env: trace });
+    expect(chat.stdout).toBe('packed\n');
+    expect(chat.stderr).toBe('router: started from the bundle and its code cache\n');
+    const models = await t.run(['models'], { env: trace });
+    expect(models.code).toBe(0);
+    const [first, ...loaded] = models.stderr.trim().split('\n');
+    expect(first).toBe('router: started from the bundle and its code cache');
+    expect(loaded.some((line) => /^router: loaded models-\w+\.js and its code cache$/.test(line))).toBe(true);
+    const copy = join(dir, 'checkout-chunks');
+    cpSync(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
+    cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true });
+    cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
+    symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+    const chunk = join(copy, 'dist', 'cli.chunks', readdirSync(join(copy, 'dist', 'cli.chunks')).find((name) => /^models-\w+\.cjs$/.test(name))!);
+    const models2 = () => promisify(execFile)(process.execPath, [join(copy, 'bin', 'router'), 'models'], { encoding: 'utf8', env: { ...process.env, ...t.env } }).then(() => ({ code: 0, stderr: '' }), (err: { code: number; stderr: string }) => err);
+    writeFileSync(chunk, readFileSync(chunk, 'latin1').replace(/^\/\* router \w+ \*\//, '/* router 0000 */'), 'latin1');
+    const stale = await models2();
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toMatch(/^error: \S+models-\w+\.cjs is of another build than \S+cli\.bundle\.cjs: run "npm run build" in the package's folder\n$/);
+    rmSync(chunk);
+    const missing = await models2();
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^error: \S+models-\w+\.cjs is missing, unlike \S+cli\.bundle\.cjs: run "npm run build" in the package's folder\n$/);
   });
 
   it('runs a one-shot chat without loading what the CLI defers: HTTP/2, child processes, crypto, node:module', async () => {

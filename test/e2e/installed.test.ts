@@ -54,6 +54,23 @@ describe('the installed package (npm pack, npm install of the tarball)', () => {
     expect(r.stderr).toBe('router: started from the bundle and its code cache\n');
   });
 
+  it('runs a command that lives in a chunk of its own from the bundle, its chunks with their code caches', async () => {
+    const r = await router(['models']);
+    expect(r.stdout).toMatch(/^local\/echo\t/m);
+    const [first, ...loaded] = r.stderr.trim().split('\n');
+    expect(first).toBe('router: started from the bundle and its code cache');
+    expect(loaded.some((line) => /^router: loaded models-\w+\.js and its code cache$/.test(line))).toBe(true);
+    for (const line of loaded) expect(line).toMatch(/^router: loaded [\w-]+\.js and its code cache$/);
+  });
+
+  it('runs a rarely used command from the bundle though no training call made its chunk a code cache', async () => {
+    const r = await router(['embed', '--help']);
+    expect(r.stdout).toMatch(/^Usage: router embed/);
+    const [first, ...loaded] = r.stderr.trim().split('\n');
+    expect(first).toBe('router: started from the bundle and its code cache');
+    expect(loaded).toContainEqual(expect.stringMatching(/^router: loaded embed-\w+\.js$/));
+  });
+
   it('answers --version from quick.cjs', async () => {
     const r = await router(['--version']);
     expect(r.stdout).toBe(`${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}\n`);

@@ -1,0 +1,84 @@
+// The CLI bundle in chunks (scripts/bundle.mjs): esbuild splits the CLI at its import()s into chunks
+// (ES modules), each made CommonJS, a function of (exports, require, module, __filename, __dirname,
+// __bundleUrl). The chunks a one-shot chat loads go in one script, the pack (dist/cli.bundle.cjs, one
+// file read, one code cache); every other chunk is a file of its own under dist/cli.chunks/, read and
+// compiled only by the run that loads it (a command's, a flag's). bin/launch.cjs links them.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { build, transform } from 'esbuild';
+
+/** The entry chunk's name: the pack always holds it. */
+export const ENTRY = 'main.js';
+
+const PARAMS = 'exports, require, module, __filename, __dirname, __bundleUrl';
+
+/**
+ * Splits `entry` and what it imports into chunks; resolves with a Map of chunk name (as the chunks
+ * require each other: "./name") to the chunk's function expression.
+ */
+export async function splitBundle({ entry, external, plugins }) {
+  const result = await build({
+    entryPoints: { main: entry },
+    outdir: '/chunks',
+    write: false,
+    bundle: true,
+    splitting: true,
+    chunkNames: '[name]-[hash]',
+    entryNames: '[name]',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    charset: 'ascii',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    logLevel: 'warning',
+    external,
+    define: { 'import.meta.url': '__bundleUrl' },
+    plugins,
+  });
+  const chunks = new Map();
+  for (const file of result.outputFiles) {
+    if (!file.path.endsWith('.js')) continue;
+    // Every import (static, or import() made a require()) becomes a require of "./name": bin/launch.cjs
+    // hands each chunk a require that finds chunks by that name and anything else as node would.
+    const { code } = await transform(file.text, { format: 'cjs', target: 'node20', charset: 'ascii', minifyWhitespace: true, minifySyntax: true, supported: { 'dynamic-import': false }, logLevel: 'warning' });
+    // A CommonJS package imported with import() (@inquirer/prompts, ajv) is a chunk whose one export is
+    // its module.exports as default: its named exports too, as node's import() of it and the bundle's
+    // own interop give them (`const { input } = await import('@inquirer/prompts')`).
+    const commonJs = /export default require_[\w$]+\(\);?\s*$/.test(file.text) ? '\nmodule.exports=Object.assign({},module.exports.default,{default:module.exports.default});' : '';
+    // Strict, as each chunk was: an ES module.
+    chunks.set(basename(file.path), `function (${PARAMS}) {"use strict";\n${direct(code)}${commonJs}}`);
+  }
+  if (!chunks.has(ENTRY)) throw new Error(`esbuild wrote no ${ENTRY}`);
+  return chunks;
+}
+
+/**
+ * A chunk's exports as the chunks that import it read them: its own exports object (each export a
+ * getter), not a copy of it made for CommonJS callers (a getter per export again, at every start) and
+ * a copy of that for each import(). Only chunks require chunks.
+ */
+function direct(code) {
+  const exports = code.match(/module\.exports=__toCommonJS\((\w+)\)/g) ?? [];
+  if (exports.length > 1) throw new Error('a chunk with two module.exports: scripts/bundle-split.mjs needs a look');
+  return code.replace(/module\.exports=__toCommonJS\((\w+)\)/, 'module.exports=$1').replace(/__toESM\(require\("(\.\/[^"]+)"\)\)/g, 'require("$1")');
+}
+
+/**
+ * The pack: one function expression that hands each chunk of `names` to its argument, `define(name,
+ * fn)`, uncalled. It starts with the build id, as bin/launch.cjs reads it.
+ */
+export function packChunks(id, chunks, names) {
+  const parts = [`/* router ${id} */ (function (define) {`];
+  for (const name of names) parts.push(`define(${JSON.stringify(name)}, ${chunks.get(name)});`);
+  parts.push('})');
+  return parts.join('\n');
+}
+
+/** Writes every chunk not in `packed` to `dir` as NAME.cjs: its function expression after the build id. */
+export function writeChunks(dir, id, chunks, packed) {
+  mkdirSync(dir, { recursive: true });
+  for (const [name, fn] of chunks) {
+    if (!packed.has(name)) writeFileSync(join(dir, name.replace(/\.js$/, '.cjs')), `/* router ${id} */ (${fn})`, 'latin1');
+  }
+}
