@@ -106,8 +106,9 @@ describe('bounded resources', () => {
     // of the emulator's work. (The listing says when it is done without the 4 MB of results a get would carry.)
     const finished = async () => ['completed', 'failed'].includes((await get('/v1/batches?limit=1', t.apiKey)).json.data[0].status);
     let slowest = 0; // CPU ms (../support/cpu.ts); about 400 when the results are saved
-    // About 3 s on an idle machine; many times that under the load of the whole suite.
-    for (let until = Date.now() + 45_000; Date.now() < until; ) {
+    // About 3 s on an idle machine; many times that under the load of the whole suite (53 s on one core shared with three
+    // busy loops): the bound ends only an item that never finishes.
+    for (let until = Date.now() + 100_000; Date.now() < until; ) {
       const other = await cpuMsDuring(() => chat('write 5 words'));
       expect(other.value.status).toBe(200);
       slowest = Math.max(slowest, other.cpuMs);
@@ -116,7 +117,7 @@ describe('bounded resources', () => {
     expect(slowest).toBeLessThan(1000);
     const done = await get(`/v1/batches/${created.json.id}`, t.apiKey);
     expect(done.json.status).toBe('completed');
-  }, 60_000);
+  }, 120_000);
 
   it('decisions: at most 1000 questions of at most 100 options; a large state is hashed once, not per question', async () => {
     const noul = { type: 'noul', instructions: 'is it?', criteria: { true: 'yes', false: 'no' } };
