@@ -82,7 +82,8 @@ export async function specShapeChecks(t: TestEnv, row: (op: string, check: strin
     return { status: res.status, json: (await res.json()) as { status?: string } };
   };
   const settle = async (id: string, key?: string) => {
-    for (let i = 0; i < 300; i++) {
+    // Until it ends (300 looks, 6 s, can be too few on a loaded machine).
+    for (const end = Date.now() + 45_000; Date.now() < end; ) {
       const b = await get(`/v1/batches/${id}`, key);
       if (b.status !== 200 || ['completed', 'failed', 'expired', 'cancelled'].includes(b.json.status!)) return b;
       await new Promise((r) => setTimeout(r, 20));

@@ -28,7 +28,8 @@ const readlinkSafe = (p: string) => {
   }
 };
 
-async function waitFor(check: () => boolean | Promise<boolean>, what: string, ms = 15_000): Promise<void> {
+/** Waits for a state; the bound only ends a wait for one that never comes (generous: a loaded machine takes seconds). */
+async function waitFor(check: () => boolean | Promise<boolean>, what: string, ms = 45_000): Promise<void> {
   const end = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
@@ -55,10 +56,12 @@ describe('kill -9 at any point: resumed, every shard submitted exactly once', ()
       const s = await space();
       const file = input(`kill-${phase}.jsonl`, 10);
       const out = join(t.dir, `kill-${phase}-out.jsonl`);
-      if (phase === 'create') await faults(s, ['slow,delay_ms=2000,times=1,path=/v1/batches,method=POST']);
-      // Every create held a while: "shard 1 made, shard 3 not yet" lasts long enough to be seen (back to back on a
-      // fast disk the two creates between take a few milliseconds, less than one look at the job file).
-      if (phase === 'between') await faults(s, ['slow,delay_ms=250,path=/v1/batches,method=POST']);
+      // The create held until the kill (a 2 s hold could be over before a loaded machine looked at the job file).
+      if (phase === 'create') await faults(s, ['slow,delay_ms=600000,times=1,path=/v1/batches,method=POST']);
+      // Two creates answered, the third held until the kill: "shard 1 made, shard 3 not yet" lasts however slow the
+      // machine (back to back the creates take milliseconds, less than one look at the job file; 250 ms each were
+      // passed at load 30).
+      if (phase === 'between') await faults(s, ['slow,delay_ms=250,times=2,path=/v1/batches,method=POST', 'slow,delay_ms=600000,path=/v1/batches,method=POST']);
       const child = run(s, file, out);
       await waitFor(() => {
         const job = jobs(s)[0];

@@ -23,6 +23,9 @@ describe('clock, expiry, retention and restarts', () => {
   it('Ctrl-C during --watch stops polling, leaves the batch running and exits 130', async () => {
     const p = join(s.dir, 'int.jsonl');
     writeFileSync(p, Array.from({ length: 50 }, (_, i) => line(`i${i}`, 'x')).join('\n'));
+    // Held: the batch still runs when the watch is stopped, however long a loaded machine takes to start the watch
+    // (50 items of 150 ms were done before it, at load 30).
+    await s.admin('batches', { delay_ms: 600_000 });
     const id = (await s.run(['batch', 'create', p, '--model', 'local/echo'])).stdout.trim();
     s.clearRequests();
     const child = s.spawn(['batch', 'get', id, '--watch', '--interval', '0.1']);

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from '../helpers.js';
+import { until } from '../support/until.js';
 
 // What only processes show: separate `router` processes at once under one budget, and a process
 // killed with -9 while its call is under way (its hold must not keep the budget).
@@ -33,10 +34,11 @@ describe('a budget across processes', () => {
   it('kill -9 while a call holds the budget: the next call is not held back by it', async () => {
     const state = join(t.dir, 'killed');
     const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '0.0005' };
-    await t.admin('faults', { faults: ['slow,delay_ms=20000,path=/chat/completions'] });
+    // Held until the kill, however long a loaded machine takes to start the call (the hold, not the time, is waited for).
+    await t.admin('faults', { faults: ['slow,delay_ms=600000,path=/chat/completions'] });
     try {
       const child = t.spawn(CALL, env);
-      for (let i = 0; i < 200 && holds(state).length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+      await until(() => holds(state).length > 0, 45_000);
       expect(holds(state)).toHaveLength(1);
       child.kill('SIGKILL');
       await new Promise((r) => child.on('close', r));

@@ -66,7 +66,8 @@ describe('exactly-once billing across crashes', () => {
         const second = await serve(state);
         try {
           let list: any;
-          for (let i = 0; i < 100; i++) {
+          // Until the batch is over, not 5 s of polls: a restarted batch can take longer on a loaded machine.
+          for (const end = Date.now() + 45_000; Date.now() < end; ) {
             list = (await api(second.apiRoot, apiKey, '/v1/batches?limit=100')).json;
             if (list.data.every((b: any) => ['completed', 'failed'].includes(b.status))) break;
             await new Promise((r) => setTimeout(r, 50));

@@ -16,7 +16,7 @@ it('npm run demo leaves no trace in the user\'s state or config', () => {
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('ROUTER_') && !k.startsWith('XDG_')) env[k] = v;
     env.HOME = home;
     const r = spawnSync(process.execPath, [join(root, 'scripts', 'demo.mjs')], { env, encoding: 'utf8', timeout: 60_000 });
-    expect(r.status).toBe(0);
+    expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/q1: /);
     expect(readdirSync(home)).toEqual([]);
   } finally {
@@ -55,7 +55,7 @@ it('the demo\'s printed commands run as a shell reads them, and it ends with the
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('ROUTER_') && !k.startsWith('XDG_')) env[k] = v;
   const demo = spawnSync(process.execPath, [join(root, 'scripts', 'demo.mjs')], { env, encoding: 'utf8', timeout: 60_000 });
-  expect(demo.status).toBe(0);
+  expect(demo.status, demo.stderr).toBe(0);
   const printed = [...demo.stderr.matchAll(/^\$ (.+)$/gm)].map((m) => m[1]!);
   expect(printed.length).toBeGreaterThan(6);
   expect(demo.stderr.trimEnd()).toMatch(/Next, your own:\n {2}router serve [^\n]+\n {2}router config init[^\n]+\n {2}router chat [^\n]+\nThen read [^\n]+$/);

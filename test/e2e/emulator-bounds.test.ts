@@ -15,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('serve stops promptly', () => {
-  it('within a second of SIGTERM, with a slow fault parked and a client waiting', async () => {
+  it('at once on SIGTERM (not after the slow fault ends), with a slow fault parked and a client waiting', async () => {
     const state = mkdtempSync(join(t.dir, 'stop-'));
     const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--state', state, '--json', '--fault', 'slow,delay_ms=60000'], { stdio: ['ignore', 'pipe', 'pipe'] });
     const info = await new Promise<any>((r) => child.stdout!.once('data', (c) => r(JSON.parse(String(c)))));
@@ -25,7 +25,8 @@ describe('serve stops promptly', () => {
     const started = Date.now();
     child.kill('SIGTERM');
     await exited;
-    expect(Date.now() - started).toBeLessThan(1000);
+    // Not a second of wall time, which a loaded machine passes (1.1 s at load 30): the defect waits out the 60 s fault.
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 });
 

@@ -9,6 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startTestEnv, type TestEnv } from '../helpers.js';
+import { until } from '../support/until.js';
 
 let t: TestEnv;
 beforeAll(async () => {
@@ -75,11 +76,13 @@ process.stdin.resume();`;
     const planned = await t.run(['batch', 'run', file, '--model', 'local/echo'], { env: s.env });
     const id = planned.stdout.trim();
     // sh starts a short child, then becomes a sleep that never reaps it: the child stays a zombie.
-    const parent = spawn('sh', ['-c', 'sleep 0.1 & echo $!; exec sleep 5']);
+    // A minute, not seconds that a loaded machine can pass before the resume below takes the lock over (killed after).
+    const parent = spawn('sh', ['-c', 'sleep 0.1 & echo $!; exec sleep 60']);
     const zombie = await new Promise<number>((done) => parent.stdout.once('data', (c) => done(Number(String(c).trim()))));
     try {
-      await new Promise((r) => setTimeout(r, 400));
-      expect(readFileSync(`/proc/${zombie}/stat`, 'latin1')).toMatch(/\) Z /);
+      // A zombie once its 0.1 s are over, however late that is on a loaded machine.
+      const isZombie = () => /\) Z /.test(readFileSync(`/proc/${zombie}/stat`, 'latin1'));
+      expect(await until(isZombie, 45_000)).toBe(true);
       symlinkSync(String(zombie), join(s.state, 'jobs', id, 'run.lock'));
       const r = await t.run(['batch', 'run', '--resume', id, '--watch', '--interval', '0.05'], { env: s.env });
       expect(r.code, r.stderr).toBe(0);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fullDiskPerFile, mounted } from '../support/full-disk.js';
 import { startTestEnv, type TestEnv } from '../helpers.js';
+import { until } from '../support/until.js';
 import { startEmulator } from '../../src/emulator/server.js';
 
 // A real full file system: a small tmpfs, filled up (test/support/full-disk.ts).
@@ -40,11 +41,16 @@ describe.skipIf(!mounted)('the emulator on a full disk goes on', () => {
       const env = { ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: emu.store.firstKeys().apiKey };
       const file = join(t.dir, 'hundred.jsonl');
       writeFileSync(file, Array.from({ length: 100 }, (_, i) => JSON.stringify({ custom_id: `r${i}`, body: { messages: [{ role: 'user', content: `question ${i}` }] } })).join('\n'));
+      emu.batches.opts.delayMs = 3000;
       const created = await t.run(['batch', 'create', file, '--model', 'local/echo'], { env });
       expect(created.code).toBe(0);
       const id = created.stdout.trim();
-      await new Promise((r) => setTimeout(r, 300));
+      // Running, and not done before the disk is full however slow the machine (100 items of 20 ms were done before a
+      // 300 ms sleep ended at load 30): each step of the batch waits 3 s until the disk is full, which the test fills
+      // as soon as the batch runs (checked in this process, so the engine takes no step in between).
+      expect(await until(() => emu.batches.store.get(id)?.status === 'in_progress', 45_000)).toBe(true);
       fill();
+      emu.batches.opts.delayMs = 20;
       expect(await t.run(['chat', '--model', 'local/echo', 'still here'], { env })).toMatchObject({ code: 0, stdout: 'still here\n' });
       const refused = await t.run(['batch', 'create', requests, '--model', 'local/echo'], { env });
       expect(refused.code).toBe(7);

@@ -45,13 +45,18 @@ describe('a batch over an upstream provider', () => {
       writeFileSync(providers, `batch_concurrency: 2\nproviders:\n  - { name: up, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, models: { test/chat: local/lorem } }\n`);
       const env = { UP_KEY: upstream.store.firstKeys().apiKey };
       const ids = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+      // Upstream answers two items, then holds the rest until the kill: the batch is caught part done however slow the
+      // machine (8 items of 150 ms, two at a time, could all be done between two looks at load 30).
+      const upstreamFaults = (faults: string[]) =>
+        fetch(`${upstream.apiRoot}/_emulator/faults`, { method: 'POST', headers: { authorization: `Bearer ${upstream.store.operatorKey()}`, 'content-type': 'application/json' }, body: JSON.stringify({ faults }) });
+      expect((await upstreamFaults(['slow,delay_ms=1,times=2,path=/v1/chat/completions', 'slow,delay_ms=600000,path=/v1/chat/completions'])).status).toBe(200);
       const first = await serve(providers, env);
       let created: any;
       try {
         created = await api(first, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'test/chat', completion_window: '24h', requests: ids.map((id) => ({ custom_id: id, body: { messages: [{ role: 'user', content: `write 10 words about ${id}` }] } })) });
         expect(created.status).toBe(202);
         let seen: any;
-        for (let i = 0; i < 200; i++) {
+        for (const end = Date.now() + 45_000; Date.now() < end; ) {
           seen = (await api(first, `/v1/batches/${created.json.id}`)).json;
           if (seen.request_counts?.completed >= 2) break;
           await new Promise((r) => setTimeout(r, 25));
@@ -62,11 +67,13 @@ describe('a batch over an upstream provider', () => {
         first.child.kill('SIGKILL');
         await first.exited;
       }
+      expect((await upstreamFaults([])).status).toBe(200);
 
       const second = await serve(providers, env);
       try {
         let done: any;
-        for (let i = 0; i < 400; i++) {
+        // Until it is done (400 looks can be too few on a loaded machine).
+        for (const end = Date.now() + 45_000; Date.now() < end; ) {
           done = (await api(second, `/v1/batches/${created.json.id}`)).json;
           if (done.status === 'completed') break;
           await new Promise((r) => setTimeout(r, 50));

@@ -29,7 +29,8 @@ async function runBatches(e: Emulator, count: number): Promise<string[]> {
     expect(created.status).toBe(202);
     ids.push(created.json.id);
   }
-  for (let tries = 0; tries < 200; tries++) {
+  // Until they are done (200 looks, 4 s, can be too few on a loaded machine).
+  for (const end = Date.now() + 45_000; Date.now() < end; ) {
     const list = await api(e, '/v1/batches?limit=100', apiKey);
     if (list.json.data.every((b: { status: string }) => b.status === 'completed')) return ids;
     await new Promise((r) => setTimeout(r, 20));

@@ -11,8 +11,12 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+// A connection per request, none kept alive: the emulator runs in this process, and on a loaded machine a long block of its
+// work (saving a batch's 4 MB of results) can outlast its 5 s keep-alive, so that it closes the idle connection just as
+// the next request goes out on it (ECONNRESET, seen at load 30).
+const FRESH = { connection: 'close' };
 const get = async (path: string, key?: string) => {
-  const res = await fetch(`${t.apiRoot}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+  const res = await fetch(`${t.apiRoot}${path}`, { headers: key ? { authorization: `Bearer ${key}`, ...FRESH } : FRESH });
   return { status: res.status, json: (await res.json().catch(() => null)) as any };
 };
 const admin = async (path: string, key: string, body?: unknown) => {
@@ -20,7 +24,7 @@ const admin = async (path: string, key: string, body?: unknown) => {
   return { status: res.status, json: (await res.json().catch(() => null)) as any };
 };
 const chat = (content: string, extra: Record<string, unknown> = {}, key = t.apiKey, headers: Record<string, string> = {}) =>
-  post(t, '/v1/chat/completions', { model: 'local/lorem', messages: [{ role: 'user', content }], ...extra }, headers, key);
+  post(t, '/v1/chat/completions', { model: 'local/lorem', messages: [{ role: 'user', content }], ...extra }, { ...FRESH, ...headers }, key);
 
 describe('bounded resources', () => {
   it('an enormous ask stops at the model maximum, streams without blocking other clients', async () => {
@@ -46,7 +50,9 @@ describe('bounded resources', () => {
     expect(usage.completion_tokens).toBe(262_144);
     expect(text).toMatch(/"finish_reason":"length"/);
     expect((await chat('hi', { max_tokens: 300_000 })).status).toBe(400);
-  }, 60_000);
+    // CPU work of its own (262,144 tokens made and read in this process: 6 s at load 12, 68 s on one core shared with
+    // three busy loops): the guard is against a stream that never ends, not a speed goal.
+  }, 120_000);
 
   it('an enormous ask in a batch is a result cut at the model maximum, never a crash (no poison batch)', async () => {
     const created = await post(t, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'local/lorem', requests: [{ custom_id: 'huge', body: { messages: [{ role: 'user', content: 'write 9999999 words' }] } }] });
@@ -94,14 +100,15 @@ describe('bounded resources', () => {
 
   it('a batch item that is a large embeddings answer never stalls other clients either', async () => {
     const input = Array.from({ length: 2048 }, (_, i) => `text ${i}`);
-    const created = await post(t, '/v1/batches', { endpoint: '/v1/embeddings', model: 'local/embed', completion_window: '24h', requests: [{ custom_id: 'wide', body: { input, dimensions: 512 } }] });
+    const created = await post(t, '/v1/batches', { endpoint: '/v1/embeddings', model: 'local/embed', completion_window: '24h', requests: [{ custom_id: 'wide', body: { input, dimensions: 512 } }] }, FRESH);
     expect(created.status).toBe(202);
     // Other clients, one after another, for as long as the item takes: none waits behind a long block
     // of the emulator's work. (The listing says when it is done without the 4 MB of results a get would carry.)
     const finished = async () => ['completed', 'failed'].includes((await get('/v1/batches?limit=1', t.apiKey)).json.data[0].status);
     let slowest = 0; // CPU ms (../support/cpu.ts); about 400 when the results are saved
-    // About 3 s on an idle machine; many times that under the load of the whole suite.
-    for (let until = Date.now() + 45_000; Date.now() < until; ) {
+    // About 3 s on an idle machine; many times that under the load of the whole suite (53 s on one core shared with three
+    // busy loops): the bound ends only an item that never finishes.
+    for (let until = Date.now() + 100_000; Date.now() < until; ) {
       const other = await cpuMsDuring(() => chat('write 5 words'));
       expect(other.value.status).toBe(200);
       slowest = Math.max(slowest, other.cpuMs);
@@ -110,7 +117,7 @@ describe('bounded resources', () => {
     expect(slowest).toBeLessThan(1000);
     const done = await get(`/v1/batches/${created.json.id}`, t.apiKey);
     expect(done.json.status).toBe('completed');
-  }, 60_000);
+  }, 120_000);
 
   it('decisions: at most 1000 questions of at most 100 options; a large state is hashed once, not per question', async () => {
     const noul = { type: 'noul', instructions: 'is it?', criteria: { true: 'yes', false: 'no' } };

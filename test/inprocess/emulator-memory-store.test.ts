@@ -42,7 +42,8 @@ describe('an emulator over the memory store', () => {
     const created = await call('POST', '/v1/batches', { endpoint: '/v1/chat/completions', model: 'local/echo', completion_window: '24h', requests: ids.map((custom_id) => ({ custom_id, body: { messages: [{ role: 'user', content: `say ${custom_id}` }] } })) });
     expect(created.status).toBe(202);
     let seen: any;
-    for (let i = 0; i < 400; i++) {
+    // Until it is over (400 looks can be too few on a loaded machine).
+    for (const end = Date.now() + 45_000; Date.now() < end; ) {
       seen = (await call('GET', `/v1/batches/${created.json.id}`)).json;
       if (seen.status === 'completed' || seen.status === 'failed') break;
       await new Promise((r) => setTimeout(r, 10));

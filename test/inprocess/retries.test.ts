@@ -131,8 +131,10 @@ describe('retries', () => {
   it('batch create timing out after sending says the batch may exist and how to check', async () => {
     const f = join(t.dir, 'slow.jsonl');
     writeFileSync(f, '{"custom_id":"a","body":{"messages":[{"role":"user","content":"x"}]}}\n');
-    await faults('slow,delay_ms=1500,path=/v1/batches,method=POST');
-    const r = await run(['--timeout', '0.3', 'batch', 'create', f, '--model', 'local/echo']);
+    // The answer held a minute, the timeout 3 s: long enough that a loaded machine sends the upload before it ends (a
+    // 300 ms one could end before the request went out), far shorter than the hold.
+    await faults('slow,delay_ms=60000,times=1,path=/v1/batches,method=POST');
+    const r = await run(['--timeout', '3', 'batch', 'create', f, '--model', 'local/echo']);
     expect(r.code).toBe(8);
     expect(r.stderr).toMatch(/the batch may exist\. Check with: router batch list --created-after \d+/);
     expect(t.requests().filter((q) => q.path === '/v1/batches' && q.method === 'POST')).toHaveLength(1);

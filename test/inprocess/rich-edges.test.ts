@@ -6,6 +6,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { encodePng } from '../../src/emulator/models/png.js';
 import type { AssembledMessage } from '../../src/client/message-assembler.js';
 import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
+import { until } from '../support/until.js';
 
 // Issue 33's features used the way a new user would, at their edges: sizes, odd files, combinations.
 let emu: Emulator;
@@ -82,16 +83,16 @@ describe('a tool command stopped by Ctrl-C', () => {
         return false;
       }
     };
-    let pid = 0;
-    for (let i = 0; i < 200 && !pid; i++) {
-      await new Promise((r) => setTimeout(r, 25));
-      pid = Number(readFileSafe(pidFile)) || 0;
-    }
+    // States, not 5 s of polls: a loaded machine can take longer to start the shell.
+    const pidOf = () => Number(readFileSafe(pidFile)) || 0;
+    expect(await until(() => pidOf() > 0, 45_000)).toBe(true);
+    const pid = pidOf();
     expect(alive(pid)).toBe(true);
     const reason = new Error('interrupted');
     controller.abort(reason);
     await expect(running).rejects.toBe(reason);
-    for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 25));
+    // What is left behind sleeps its 300 s; what was stopped is gone at once, given the seconds a loaded machine takes.
+    await until(() => !alive(pid), 15_000);
     expect(alive(pid)).toBe(false);
   });
 });
@@ -312,7 +313,8 @@ describe('a tool command that leaves a process running (an opener, a server it s
     try {
       const r = await run(['chat', '--model', 'local/tools', '--tools', tools, 'go']);
       expect(r).toMatchObject({ code: 0, stdout: 'From the tool results: starter answered: started\n' });
-      expect(Date.now() - since).toBeLessThan(20_000);
+      // The defect waits for the 60 s sleep; generous for a loaded machine, not a speed goal.
+      expect(Date.now() - since).toBeLessThan(45_000);
     } finally {
       process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
     }

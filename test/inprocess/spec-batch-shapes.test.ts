@@ -15,7 +15,8 @@ const chatItem = (id: string, content: string, extra: Record<string, unknown> = 
 const create = (requests: unknown[], key?: string, model = 'local/echo') => t.call('POST', '/v1/batches', { endpoint: '/v1/chat/completions', model, requests }, key);
 
 async function until(id: string, done: (b: any) => boolean, key?: string): Promise<{ status: number; json: any }> {
-  for (let i = 0; i < 500; i++) {
+  // Until it gets there (500 looks, 5 s, can be too few on a loaded machine).
+  for (const end = Date.now() + 45_000; Date.now() < end; ) {
     const got = await t.call('GET', `/v1/batches/${id}`, undefined, key);
     if (done(got.json) || got.status !== 200) return got;
     await new Promise((r) => setTimeout(r, 10));

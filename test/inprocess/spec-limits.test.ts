@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { post, startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { until } from '../support/until.js';
 
 // Values the spec allows (it calls them provider-dependent, or sets no limit) are accepted by the
 // CLI and the emulator alike; a model may still answer with its own limit, named in the message.
@@ -183,7 +184,10 @@ describe('batch usage when a batch does not complete', () => {
     try {
       const requests = Array.from({ length: 30 }, (_, i) => ({ custom_id: `r${i}`, body: { messages: [{ role: 'user', content: `hello ${i}` }] } }));
       const created = await post(t, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'local/echo', requests }, {}, key);
-      await new Promise((r) => setTimeout(r, 1200));
+      // Some done, the rest held (checked in this process, so the engine takes no step in between): part done when its
+      // window ends, however slow the machine (after a 1.2 s sleep none was done, or all, at load 30).
+      expect(await until(() => (t.emu.batches.store.get(created.json.id)?.request_counts.completed ?? 0) >= 3, 45_000)).toBe(true);
+      t.emu.batches.opts.delayMs = 600_000;
       await t.admin('clock', { advance_seconds: 25 * 3600 });
       const batch = await fetch(`${t.apiRoot}/v1/batches/${created.json.id}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json() as any);
       expect(batch.status).toBe('expired');
@@ -195,9 +199,11 @@ describe('batch usage when a batch does not complete', () => {
       expect(batch.usage.cost).toBeCloseTo(itemCost * 0.5, 9);
       const credits = await fetch(`${t.apiRoot}/v1/credits`, { headers: { authorization: `Bearer ${ws.management_key}` } }).then((r) => r.json() as any);
       expect(credits.data.total_usage).toBeCloseTo(batch.usage.cost, 12);
+      await t.admin('batches', { delay_ms: 0 });
       const failed = await post(t, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'local/echo', requests: [{ custom_id: 'x', body: { model: 'other/model', messages: [] } }] }, {}, key);
       let f: any;
-      for (let i = 0; i < 40 && f?.status !== 'failed'; i++) {
+      // Until it has failed (40 looks, 4 s, can be too few on a loaded machine).
+      for (const end = Date.now() + 45_000; f?.status !== 'failed' && Date.now() < end; ) {
         await new Promise((r) => setTimeout(r, 100));
         f = await fetch(`${t.apiRoot}/v1/batches/${failed.json.id}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json());
       }

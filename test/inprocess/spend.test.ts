@@ -6,6 +6,7 @@ import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import { runInProcess, testStreams, type InProcessOptions } from '../support/inprocess.js';
 import { emulatorPerFile } from '../support/inprocess-env.js';
+import { until } from '../support/until.js';
 
 // --max-cost, --dry-run and budgets, in this process against an emulator over real HTTP.
 let emu: Emulator;
@@ -191,7 +192,8 @@ describe('budgets', () => {
     t.streams.stdin = keys;
     const repl = main(['node', 'router', 'chat', '-i', ...flags], t.streams);
     keys.write('hi\n');
-    for (let i = 0; i < 500 && !/error:/.test(t.stderr()) && sent('/chat/completions').length === before; i++) await new Promise((r) => setTimeout(r, 10));
+    // The refusal (or a call sent: the defect), not 5 s of polls that a loaded machine can pass first.
+    await until(() => /error:/.test(t.stderr()) || sent('/chat/completions').length !== before, 45_000);
     keys.write('/exit\n');
     expect(await repl).toBe(0);
     expect(t.stderr()).toMatch(/error: this call could cost up to \$0\.03\d+, over what is left of daily_budget/);

@@ -99,9 +99,10 @@ function writeExampleFiles(work: string, apiKey: string): void {
  */
 async function runExamples(examples: string[], work: string, env: Record<string, string>): Promise<string[]> {
   const lines = examples.map((ex, i) => {
-    // The emulator runs until stopped: it passes once it prints its API root.
+    // The emulator runs until stopped: it passes once it prints its API root. Waited for until it does or exits (60 s at
+    // most), not 5 s, which a loaded machine can take to start it.
     if (/^router serve\b/.test(ex)) {
-      return `flock 9; { ${ex} > serve.${i}.out 2> ex.${i}.err & p=$!; for _ in $(seq 50); do grep -q 'listening\\|api_root' serve.${i}.out && break; sleep 0.1; done; kill $p; wait $p 2>/dev/null; grep -q 'listening\\|api_root' serve.${i}.out && echo "EX ${i} 0" || echo "EX ${i} 1"; }; flock -u 9`;
+      return `flock 9; { ${ex} > serve.${i}.out 2> ex.${i}.err & p=$!; for _ in $(seq 600); do grep -q 'listening\\|api_root' serve.${i}.out && break; kill -0 $p 2>/dev/null || break; sleep 0.1; done; kill $p; wait $p 2>/dev/null; grep -q 'listening\\|api_root' serve.${i}.out && echo "EX ${i} 0" || echo "EX ${i} 1"; }; flock -u 9`;
     }
     const run = `{ ${ex} ; } > ex.${i}.out 2> ex.${i}.err < /dev/null; echo "EX ${i} $?"`;
     // A command substitution ($(router …)) reads the run's output through a pipe of bash's own: the

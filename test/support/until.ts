@@ -4,8 +4,11 @@
  */
 import { readdirSync, readlinkSync } from 'node:fs';
 
-/** Polls `ok` every 10 ms until it holds or `ms` have passed; whether it holds. */
-export async function until(ok: () => boolean, ms = 15_000): Promise<boolean> {
+/**
+ * Polls `ok` every 10 ms until it holds or `ms` have passed; whether it holds. The bound only ends a wait for a state
+ * that never comes: 30 s, as a loaded machine took over 15 s to start a router and have it send its request.
+ */
+export async function until(ok: () => boolean, ms = 30_000): Promise<boolean> {
   for (const end = Date.now() + ms; !ok() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 10));
   return ok();
 }
