@@ -2,6 +2,7 @@ import { randomHex } from '../http/ids.js';
 import { round } from '../models/models.js';
 import { newestFirst, type BatchRecord } from './batch-store.js';
 import { GenerationLog } from './generation-log.js';
+import { CreditRules } from './credits.js';
 import { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type BatchStorage, type BatchUpload, type KeptGeneration, type KeyKind, type KeyRecord, type ResultSink, type Store, type Workspace } from './store-api.js';
 
 type Request = { custom_id: string; body: Record<string, unknown> };
@@ -11,7 +12,7 @@ type Request = { custom_id: string; body: Record<string, unknown> };
  * through the same contract tests as the file store (test/unit/emulator-store.test.ts), and a store
  * for an emulator that keeps nothing (`startEmulator({ store: new MemoryStore() })`).
  */
-export class MemoryStore implements Store {
+export class MemoryStore extends CreditRules implements Store {
   readonly batches = new MemoryBatches();
   private readonly keys = new Map<string, KeyRecord>();
   private readonly workspaces = new Map<string, Workspace>();
@@ -20,6 +21,7 @@ export class MemoryStore implements Store {
   private offsetMs = 0;
 
   constructor() {
+    super();
     this.createWorkspace('default');
     this.addKey(OPERATOR_WORKSPACE, 'operator', 'operator');
   }
@@ -53,18 +55,6 @@ export class MemoryStore implements Store {
     const ws = this.workspaces.get(id);
     if (!ws) throw new Error(`no workspace ${id}`);
     return ws;
-  }
-
-  balance(id: string): number {
-    const ws = this.workspace(id);
-    return round(ws.total_credits - ws.total_usage);
-  }
-
-  hold(id: string, cost: number): boolean {
-    const balance = this.balance(id);
-    if (balance <= 0 || balance < cost) return false;
-    this.debit(id, cost);
-    return true;
   }
 
   debit(id: string, cost: number): void {

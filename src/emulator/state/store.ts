@@ -8,6 +8,7 @@ import { isFiniteNumber, isRecord } from '../../internal/shape.js';
 import { reportStorage, storageFailure, storageSaved } from './storage-failure.js';
 import { BatchStore } from './batch-store.js';
 import { GenerationLog } from './generation-log.js';
+import { CreditRules } from './credits.js';
 import { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type KeptGeneration, type KeyKind, type KeyRecord, type Store, type Workspace } from './store-api.js';
 
 export { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type KeyKind, type KeyRecord, type Workspace };
@@ -26,7 +27,7 @@ const newKey = (kind: KeyKind) => `sk-rt-${kind === 'management' ? 'mgmt' : kind
  * The file store: keys, workspaces, balances and the clock offset in `<dir>/state.json` (mode 0600),
  * batches under `<dir>/batches/`, generations in memory.
  */
-export class StateStore implements Store {
+export class StateStore extends CreditRules implements Store {
   readonly dir: string;
   private batchStore: BatchStore | undefined;
   private readonly generations = new GenerationLog();
@@ -36,6 +37,7 @@ export class StateStore implements Store {
   private readonly byKey = new Map<string, KeyRecord>();
 
   constructor(dir: string) {
+    super();
     this.dir = dir;
     makeDir(dir);
     const file = (this.file = join(dir, 'state.json'));
@@ -186,18 +188,6 @@ export class StateStore implements Store {
     const ws = this.state.workspaces[id];
     if (!ws) throw new Error(`no workspace ${id}`);
     return ws;
-  }
-
-  balance(id: string): number {
-    const ws = this.workspace(id);
-    return round(ws.total_credits - ws.total_usage);
-  }
-
-  hold(id: string, cost: number): boolean {
-    const balance = this.balance(id);
-    if (balance <= 0 || balance < cost) return false;
-    this.debit(id, cost);
-    return true;
   }
 
   debit(id: string, cost: number): void {

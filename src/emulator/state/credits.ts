@@ -1,0 +1,20 @@
+/** The credit rules both stores keep alike: a balance is credits less usage; a hold takes the cost at once or not at all. */
+import { round } from '../models/models.js';
+import type { Workspace } from './store-api.js';
+
+export abstract class CreditRules {
+  abstract workspace(id: string): Workspace;
+  abstract debit(id: string, cost: number): void;
+
+  balance(id: string): number {
+    const ws = this.workspace(id);
+    return round(ws.total_credits - ws.total_usage);
+  }
+
+  hold(id: string, cost: number): boolean {
+    const balance = this.balance(id);
+    if (balance <= 0 || balance < cost) return false;
+    this.debit(id, cost);
+    return true;
+  }
+}
