@@ -56,8 +56,9 @@ describe('150 streams whose clients do not read', () => {
     expect(res.status).toBe(200);
     expect(answer.choices[0]!.message.content).toBe('still there?');
     expect(new Set(await Promise.all(heads))).toEqual(new Set(['HTTP/1.1 200 OK']));
-    // Generous: a stream that made its whole answer (1.8 MB of text) before its first byte kept the other
-    // client waiting through 150 of those, 4.8 s of CPU here; made as it is sent, 0.6-0.8 s.
-    expect(cpuMs).toBeLessThan(2000);
+    // A stream that made its whole answer (1.8 MB of text) before its first byte kept the other client waiting
+    // through 150 of those, 4.8 s of CPU here; made as it is sent, 1.2-1.6 s on an idle machine and 2.2 s in a
+    // CI run of the whole suite (8 workers on 2 cores): the bound sits between.
+    expect(cpuMs).toBeLessThan(3200);
   }, 60_000);
 });
