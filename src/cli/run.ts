@@ -1,7 +1,7 @@
 import type { Command } from './commander.js';
 import { IO, processStreams, type GlobalFlags, type Streams } from './io/io.js';
 import type { Connected, ConnectOptions } from './context.js';
-import type { UsageRecord } from './spend/ledger.js';
+import type { UsageRecord } from '../kit/spend/ledger.js';
 import type { BudgetHold } from './spend/budget-hold.js';
 import type { Settings, Source } from '../config/settings.js';
 import { usage } from './exit-codes.js';
@@ -122,7 +122,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
       else hold?.spent(record.cost);
     };
     // The ledger module is small and loaded with the command, never for --help.
-    const ledger = facts.logsUsage ? await import('./spend/ledger.js') : undefined;
+    const ledger = facts.logsUsage ? await import('../kit/spend/ledger.js') : undefined;
     runtime.running = (runtime.running ?? 0) + 1;
     try {
       await shapeJson(names.join(' '), facts.jsonFields, opts as JsonOpts, io);

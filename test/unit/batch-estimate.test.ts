@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { estimateFile, lineBound, pendingOfJob } from '../../src/cli/spend/batch-estimate.js';
 import type { JobRecord } from '../../src/batch/job/store.js';
-import type { Pricing } from '../../src/cli/spend/cost-bound.js';
+import type { Pricing } from '../../src/kit/spend/cost-bound.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'router-estimate-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

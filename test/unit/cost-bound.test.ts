@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BATCH_PRICE, callBound, completionWithin, countImages, promptTokenBound, readPricing, usd, usdBound, worstBound, type Pricing } from '../../src/cli/spend/cost-bound.js';
+import { BATCH_PRICE, callBound, completionWithin, countImages, promptTokenBound, readPricing, usd, usdBound, worstBound, type Pricing } from '../../src/kit/spend/cost-bound.js';
 
 const cheap: Pricing = { model: 'a/cheap', prompt: 1e-6, completion: 2e-6, image: 0, request: 0, maxCompletion: 1000 };
 const dear: Pricing = { model: 'a/dear', prompt: 1e-5, completion: 3e-5, image: 0.01, request: 0.002 };
@@ -95,7 +95,7 @@ describe('prices beyond tokens: web searches, image tokens, images of the answer
   const pricing = { prompt: '0.000001', completion: '0.000002', web_search: '0.02', image_output: '0.04', image_token: '0.00003' };
 
   it('reads them: an image token bounds either side at its price, a web search is paid per request that searches', async () => {
-    const { searchesOf } = await import('../../src/cli/spend/cost-bound.js');
+    const { searchesOf } = await import('../../src/kit/spend/cost-bound.js');
     const p = readPricing({ id: 'x/img', pricing, context_length: 1000 }) as Pricing;
     expect(p).toMatchObject({ prompt: 3e-5, completion: 3e-5, webSearch: 0.02, imageOutput: 0.04 });
     expect(searchesOf({ plugins: [{ id: 'web' }] })).toBe(1);
@@ -105,7 +105,7 @@ describe('prices beyond tokens: web searches, image tokens, images of the answer
   });
 
   it('a call asking for images of a model that prices each one cannot be bounded', async () => {
-    const { imagesUnbounded } = await import('../../src/cli/spend/cost-bound.js');
+    const { imagesUnbounded } = await import('../../src/kit/spend/cost-bound.js');
     const p = readPricing({ id: 'x/img', pricing }) as Pricing;
     expect(imagesUnbounded({ modalities: ['text', 'image'] }, [cheap, p])).toBe('x/img charges $0.040000 per image of its answer, and nothing limits how many an answer holds');
     expect(imagesUnbounded({ modalities: ['text'] }, [p])).toBeUndefined();

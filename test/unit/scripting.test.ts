@@ -3,7 +3,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { commandWords, rewriteJsonFields, selectFields } from '../../src/cli/io/json-output.js';
 import { setField } from '../../src/cli/commands/api.js';
 import { sinceMs } from '../../src/cli/commands/usage.js';
-import { usageFields } from '../../src/cli/spend/ledger.js';
+import { usageFields } from '../../src/kit/spend/ledger.js';
 import { planJob } from '../../src/batch/job/plan.js';
 import { shardLines } from '../../src/batch/job/shard-io.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

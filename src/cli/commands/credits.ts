@@ -3,7 +3,7 @@ import { APIError } from '../../client/errors.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import type { RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
-import { usd } from '../spend/cost-bound.js';
+import { usd } from '../../kit/spend/cost-bound.js';
 import { decimal } from '../../internal/decimal.js';
 
 export const credits = defineCommand({

@@ -1,5 +1,5 @@
 /** `router decide`: yes/no, choice and score questions about some content (POST /alpha/decisions). */
-import { usageFields } from '../spend/ledger.js';
+import { usageFields } from '../../kit/spend/ledger.js';
 import { usageLine } from '../io/output.js';
 import type { DecisionQuestion, DecisionResponse } from '../../client/types.js';
 import type { RunContext } from '../run.js';

@@ -1,5 +1,5 @@
 /** `router embed`: texts as vectors, one input per argument or per line, in as many requests as it takes. */
-import { usageFields } from '../spend/ledger.js';
+import { usageFields } from '../../kit/spend/ledger.js';
 import { usageLine } from '../io/output.js';
 import type { RunContext } from '../run.js';
 import { defineCommand } from '../define.js';

@@ -3,7 +3,7 @@ import type { Generation } from '../../client/resources/generations.js';
 import { usage } from '../exit-codes.js';
 import type { RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
-import { usd } from '../spend/cost-bound.js';
+import { usd } from '../../kit/spend/cost-bound.js';
 
 export const generation = defineCommand({
   name: 'generation',

@@ -1,7 +1,7 @@
-/** `router usage --reconcile`: runs src/cli/spend/reconcile.ts and says what it did (stderr; --json to stdout). */
+/** `router usage --reconcile`: runs src/kit/spend/reconcile.ts and says what it did (stderr; --json to stdout). */
 import type { RunContext } from '../run.js';
-import { reconcile } from '../spend/reconcile.js';
-import { usd } from '../spend/cost-bound.js';
+import { reconcile } from '../../kit/spend/reconcile.js';
+import { usd } from '../../kit/spend/cost-bound.js';
 
 export async function runReconcile(ctx: RunContext<{ json?: boolean }>, limit: number): Promise<void> {
   const { io } = ctx;

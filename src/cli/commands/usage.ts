@@ -3,8 +3,8 @@ import { usage } from '../exit-codes.js';
 import type { RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
 import type { FlagValues } from '../flags/flags.js';
-import type { UsageRecord } from '../spend/ledger.js';
-import { eachLedgerRecord } from '../spend/ledger-read.js';
+import type { UsageRecord } from '../../kit/spend/ledger.js';
+import { eachLedgerRecord } from '../../kit/spend/ledger-read.js';
 import { integerIn } from '../flags/options.js';
 
 interface Totals {
@@ -103,7 +103,7 @@ async function runUsage(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<void
   const from = sinceMs(opts.since);
   const keyOf = (r: UsageRecord) => (opts.by === 'day' ? r.time.slice(0, 10) : String(r[opts.by] ?? '-'));
   // The budgets' spend is summed in the same read of the ledger.
-  const { budgetsFor, spendCounter } = await import('../spend/budget.js');
+  const { budgetsFor, spendCounter } = await import('../../kit/spend/budget.js');
   const settings = await ctx.settings();
   const now = new Date();
   const spend = settings.dailyBudget !== undefined || settings.monthlyBudget !== undefined ? spendCounter(settings.profile, now) : undefined;

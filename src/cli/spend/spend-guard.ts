@@ -7,15 +7,15 @@ import type { FlagTable, FlagValues } from '../flags/flags.js';
 import type { Connected } from '../context.js';
 import type { RunContext } from '../run.js';
 import { DEFAULT_API_ROOT } from '../../client/core.js';
-import { usdAmount } from './budget.js';
+import { usdAmount } from '../../kit/spend/budget.js';
 import { BudgetHold } from './budget-hold.js';
-import { usdBound, type Pricing } from './cost-bound.js';
+import { usdBound, type Pricing } from '../../kit/spend/cost-bound.js';
 import { HeldBack, SpendGuard, type Cap, type Checked, type SpendCall } from '../../kit/spend/spend-guard.js';
 import { pricesFrom } from '../../kit/spend/prices.js';
 import type { Held } from './budget-hold.js';
 
 export { HeldBack, type Cap };
-export { reachedLine } from './budget.js';
+export { reachedLine } from '../../kit/spend/budget.js';
 
 export const SPEND_FLAGS = {
   maxCost: { flags: '--max-cost <usd>', help: 'the most this call may cost, from the model list\'s prices: the max tokens are lowered to fit, or the call is refused (exit 4)', parse: (v: string) => usdAmount(v, '--max-cost') },

@@ -4,7 +4,7 @@ import { InvalidArgumentError } from '../../commander.js';
 import { usage } from '../../exit-codes.js';
 import type { FlagTable, FlagValues } from '../../flags/flags.js';
 import { bytesIn, integerIn, modelId, ROUTING_FLAGS, secondsIn } from '../../flags/options.js';
-import { usdAmount } from '../../spend/budget.js';
+import { usdAmount } from '../../../kit/spend/budget.js';
 
 /** `--results [file]`: the file, or true (stdout) when none is given. */
 const fileOrStdout = (value: string): string | true => value;

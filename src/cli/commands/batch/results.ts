@@ -7,7 +7,7 @@ import { usage } from '../../exit-codes.js';
 import type { IO } from '../../io/io.js';
 import { sameFile, type OutputFile } from '../../io/output-file.js';
 import type { RunContext } from '../../run.js';
-import { usageFields } from '../../spend/ledger.js';
+import { usageFields } from '../../../kit/spend/ledger.js';
 
 /** Where results go: an output file opened (and checked) before anything is sent, or stdout. */
 export type ResultsTarget = { file: OutputFile } | { stdout: true };

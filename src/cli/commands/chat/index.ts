@@ -1,5 +1,5 @@
 /** `router chat`: a prompt to a chat model, the answer streamed to stdout (and `chat -i`, in ./repl.ts). */
-import { usageFields } from '../../spend/ledger.js';
+import { usageFields } from '../../../kit/spend/ledger.js';
 import type { ChatCompletionRequest, ChatMessage, ChatUsage } from '../../../client/types.js';
 import type { RouterClient } from '../../../client/index.js';
 import { deltaText } from '../../../client/resources/chat.js';

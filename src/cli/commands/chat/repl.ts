@@ -161,7 +161,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
   const connected = await ctx.connect();
   const { client, settings } = connected;
   const { guardNext, guardSpend } = await import('../../spend/spend-guard.js');
-  const { usageFields } = await import('../../spend/ledger.js');
+  const { usageFields } = await import('../../../kit/spend/ledger.js');
   const { reportError } = await import('../../errors.js');
   let models: Promise<Model[] | undefined> | undefined;
   const { loadTools, mcpServers, openTools } = await import('../../tools/tool-runner.js');

@@ -3,7 +3,7 @@ import { defineCommand } from '../../define.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import { MODEL_FIELDS } from '../../../config/fields.js';
 import { checkModel } from '../../flags/options.js';
-import { usdAmount } from '../../spend/budget.js';
+import { usdAmount } from '../../../kit/spend/budget.js';
 import { jsonFlags, PROFILE_FLAGS } from '../../flags/setup-flags.js';
 import { checkRoot, existingProfileFor, field, FIELDS, profileFor, readSecret, sayOverridden, sayStored, SECRET, store, storedKey, type Field } from './shared.js';
 import { checkBatchesPath, checkNewProfile, SettingsError } from '../../../config/fields.js';

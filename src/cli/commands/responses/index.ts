@@ -1,5 +1,5 @@
 /** `router responses`: one independent request in the Responses format, the text streamed to stdout. */
-import { usageFields } from '../../spend/ledger.js';
+import { usageFields } from '../../../kit/spend/ledger.js';
 import { readResponse } from '../../../client/answer-reading.js';
 import { isFinalResponse, isTextDelta, type ResponsesRequest, type ResponsesResult } from '../../../client/resources/responses.js';
 import type { RouterClient } from '../../../client/index.js';
