@@ -10,7 +10,7 @@ import type { ChatCompletion, ChatCompletionRequest, ChatMessage } from '../clie
 import type { Tool } from './tool.js';
 import type { ToolSet } from './toolset.js';
 import { ResultBudget, runToolCall, type CallOutcome, type ToolCallRequest } from './tool-calls.js';
-import { usageFields } from './spend/ledger.js';
+import { guardedChat } from './spend/guarded-chat.js';
 import { chatToolLoop } from './tool-loop.js';
 import { ToolCallsError } from './errors.js';
 import type { AssembledMessage } from '../client/message-assembler.js';
@@ -61,9 +61,7 @@ export async function chatWithTools(client: RouterClient, request: ChatCompletio
   let rounds = 0;
   const send = async () => {
     // Before each request, the first included: a round that could pass what is left is not sent.
-    if (guard) await guard.check({ body: req, models: [req.model, ...(req.models ?? [])], limitField: 'max_completion_tokens', limitFlag: 'max_completion_tokens', explicitLimit: request.max_completion_tokens !== undefined, completes: true });
-    const completion = await client.chat.create(req, { signal });
-    guard?.record({ command: opts.command ?? 'kit', endpoint: '/v1/chat/completions', model: completion.model || req.model, ...(completion.id ? { id: completion.id } : {}), ...usageFields(completion.usage as unknown as Record<string, unknown>) });
+    const completion = await guardedChat(guard, req, request.max_completion_tokens !== undefined, opts.command ?? 'kit', () => client.chat.create(req, { signal }));
     opts.on?.answer?.(completion, rounds);
     return { completion, message: (completion.choices[0]?.message ?? { role: 'assistant', content: null }) as AssembledMessage };
   };

@@ -15,7 +15,7 @@ import { DEFAULT_RESULTS_BYTES, ResultBudget, runToolCall, type CallOutcome, typ
 import type { Tool } from './tool.js';
 import { ToolSet } from './toolset.js';
 import { chatToolLoop } from './tool-loop.js';
-import { usageFields } from './spend/ledger.js';
+import { guardedChat } from './spend/guarded-chat.js';
 import type { SpendGuard } from './spend/spend-guard.js';
 
 export interface PromptOptions {
@@ -126,10 +126,9 @@ async function ask(client: RouterClient, model: string, sent: ChatMessage[], pro
   const request = async () => {
     const req = { ...base, messages: [...sent] };
     await opts.beforeRequest?.(req, usage?.cost ?? 0);
-    const { guard } = opts;
-    if (guard) await guard.check({ body: req, models: [req.model], limitField: 'max_completion_tokens', limitFlag: 'max_completion_tokens', explicitLimit: opts.request?.max_completion_tokens !== undefined, completes: true });
-    const completion = opts.onText ? await streamed(client, req, signal, opts.onText) : await client.chat.create(req, { signal });
-    guard?.record({ command: 'kit', endpoint: '/v1/chat/completions', model: completion.model || req.model, ...(completion.id ? { id: completion.id } : {}), ...usageFields(completion.usage as unknown as Record<string, unknown>) });
+    const onText = opts.onText;
+    const send = () => (onText ? streamed(client, req, signal, onText) : client.chat.create(req, { signal }));
+    const completion = await guardedChat(opts.guard, req, opts.request?.max_completion_tokens !== undefined, 'kit', send);
     usage = addUsage(usage, completion.usage);
     const { text, failure } = readCompletion(completion);
     if (failure) throw failure;

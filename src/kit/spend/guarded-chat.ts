@@ -1,0 +1,16 @@
+/** One chat request under a spend guard, as every kit loop sends it: checked first, its cost recorded after. */
+import type { ChatCompletion, ChatCompletionRequest } from '../../client/types.js';
+import { usageFields } from './ledger.js';
+import type { SpendGuard } from './spend-guard.js';
+
+/**
+ * Sends `req` with `send`: under a guard it is checked before (its `max_completion_tokens` may be lowered to fit;
+ * `explicitLimit`: the caller set that limit) and its usage recorded after, in the ledger as `command`.
+ */
+export async function guardedChat<T extends ChatCompletion>(guard: SpendGuard | undefined, req: ChatCompletionRequest, explicitLimit: boolean, command: string, send: () => Promise<T>): Promise<T> {
+  if (!guard) return send();
+  await guard.check({ body: req, models: [req.model, ...(req.models ?? [])], limitField: 'max_completion_tokens', limitFlag: 'max_completion_tokens', explicitLimit, completes: true });
+  const completion = await send();
+  guard.record({ command, endpoint: '/v1/chat/completions', model: completion.model || req.model, ...(completion.id ? { id: completion.id } : {}), ...usageFields(completion.usage as unknown as Record<string, unknown>) });
+  return completion;
+}
