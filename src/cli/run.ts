@@ -125,7 +125,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
     const ledger = facts.logsUsage ? await import('../kit/spend/ledger.js') : undefined;
     runtime.running = (runtime.running ?? 0) + 1;
     try {
-      await shapeJson(names.join(' '), facts.jsonFields, opts as JsonOpts, io);
+      await shapeJson(names.join(' '), facts.jsonFields, opts as JsonOpts, io, runtime.argv);
       const ctx: RunContext<O> = {
         io,
         flags,
@@ -196,7 +196,12 @@ interface JsonOpts {
 }
 
 /** `--json FIELDS` and `--jq` are checked before the command runs (nothing is sent on a mistake). */
-async function shapeJson(path: string, fields: readonly string[] | undefined, opts: JsonOpts, io: IO): Promise<void> {
+async function shapeJson(path: string, fields: readonly string[] | undefined, opts: JsonOpts, io: IO, argv: readonly string[]): Promise<void> {
+  // A word after --json that may be a mistyped field (it is loaded only then: a prompt after --json is common).
+  if (opts.json && opts.jsonFields === undefined && /^[a-z][a-z0-9_]*$/i.test(argv[argv.indexOf('--json') + 1] ?? '')) {
+    const note = (await import('./io/json-output.js')).argumentNotField(path, argv, fields);
+    if (note) io.note(note);
+  }
   if (opts.jsonFields === undefined && opts.jq === undefined) return;
   const { checkJq, checkedFields, selectFields } = await import('./io/json-output.js');
   io.jsonShape.select = selectFields;

@@ -25,9 +25,16 @@ export function commandWords(args: string[], withValue: Set<string>): string[] {
   return words;
 }
 
+/** A word that reads as a list of fields: names joined by commas, one of them a field ("id,tunrs"); no prompt or search reads so. */
+const fieldList = (word: string, known: readonly string[]) => {
+  const names = word.split(',');
+  return names.every((f) => known.includes(f)) || (names.length > 1 && names.every((f) => /^[a-z][a-z0-9_]*$/i.test(f)) && names.some((f) => known.includes(f)));
+};
+
 /**
- * `--json=FIELDS`, and `--json FIELDS` when every name is a field of the command's JSON, become
- * `--json --json-fields FIELDS`; any other word after `--json` stays an argument (a prompt, an id).
+ * `--json=FIELDS`, and `--json FIELDS` when it reads as a list of the command's fields (a mistyped one
+ * is then refused with a guess), become `--json --json-fields FIELDS`; any other word after `--json`
+ * stays an argument (a prompt, an id, a search word).
  */
 export function rewriteJsonFields(args: string[], target: JsonTarget | undefined): string[] {
   const known = target?.fields;
@@ -36,7 +43,7 @@ export function rewriteJsonFields(args: string[], target: JsonTarget | undefined
     const a = args[i]!;
     if (a === '--') return [...out, ...args.slice(i)];
     if (a.startsWith('--json=')) out.push('--json', '--json-fields', a.slice(7));
-    else if (a === '--json' && known && args[i + 1] !== undefined && !args[i + 1]!.startsWith('-') && (target.noArguments || args[i + 1]!.split(',').every((f) => known.includes(f)))) {
+    else if (a === '--json' && known && args[i + 1] !== undefined && !args[i + 1]!.startsWith('-') && (target.noArguments || fieldList(args[i + 1]!, known))) {
       out.push('--json', '--json-fields', args[++i]!);
     } else out.push(a);
   }
@@ -63,6 +70,18 @@ function fieldHint(field: string, known: readonly string[]): string {
   if (begun.length === 1) return ` (Did you mean ${begun[0]}?)`;
   if (begun.length > 1) return ` (Did you mean one of ${begun.join(', ')}?)`;
   return didYouMean(field, known);
+}
+
+/**
+ * The word after a plain `--json` that was taken as an argument (a search word, a prompt) while it
+ * looks like a mistyped field: a note saying how it was read and how to give it as a field.
+ */
+export function argumentNotField(path: string, args: readonly string[], known: readonly string[] | undefined): string | undefined {
+  const at = args.indexOf('--json');
+  const word = at >= 0 ? args[at + 1] : undefined;
+  if (!known || word === undefined || args.slice(0, at).includes('--') || !/^[a-z][a-z0-9_]*$/i.test(word) || known.includes(word)) return undefined;
+  const hint = fieldHint(word, known);
+  return hint ? `note: "${word}" after --json is read as an argument of "${path}", not as a field${hint.replace('Did', 'did')}; fields go as --json=FIELDS` : undefined;
 }
 
 /** Checks `--json FIELDS` against the command's fields: a usage error naming the fields there are. */
