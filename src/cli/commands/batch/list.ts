@@ -41,6 +41,11 @@ export async function runList(ctx: RunContext<ListOpts>): Promise<void> {
       io.note(`${client.core.apiRoot} lists no batches: these are the ones made from this machine, each as last seen (router batch get ID asks the service)`);
     }
     const items = pages.flatMap((p) => p.data);
+    const last = pages.at(-1)!;
+    // A page is a part: said on stderr however it is printed, but for --json, whose page holds has_more itself.
+    const more = () => {
+      if (last.has_more) io.note(`more: the next page with --after ${last.last_id}, every page with --all`);
+    };
     if (opts.json) {
       if (!opts.all) io.json(pages[0]);
       else io.json({ object: 'list', data: items, first_id: items[0]?.id ?? null, last_id: items.at(-1)?.id ?? null, has_more: false });
@@ -48,11 +53,11 @@ export async function runList(ctx: RunContext<ListOpts>): Promise<void> {
     }
     if (opts.jsonl) {
       for (const b of items) io.jsonl(b);
-      return;
+      return more();
     }
     if (!io.stdoutTTY) {
       for (const b of items) io.out(tsvLine(b));
-      return;
+      return more();
     }
     if (items.length === 0) {
       io.info('no batches');
@@ -61,8 +66,7 @@ export async function runList(ctx: RunContext<ListOpts>): Promise<void> {
     const { head, rows } = tableRows(items, io.columns!);
     const chalk = io.color ? (await import('chalk')).default : undefined;
     io.out(renderTable(head, rows, io.columns!, chalk ? (s) => chalk.bold(s) : undefined));
-    const last = pages.at(-1)!;
-    if (last.has_more) io.info(`more: router batch list --after ${last.last_id}`);
+    more();
   } finally {
     await client.close();
   }
