@@ -26,6 +26,8 @@ function keptOutput(name: string) {
 export interface CommandRun {
   code: number;
   output: string;
+  /** The streams sent back that were cut at MAX_RESULT_BYTES: the bytes kept of those the command wrote. */
+  outputCut?: { stream: 'output' | 'stderr'; kept: number; size: number }[];
 }
 
 /**
@@ -91,9 +93,12 @@ export async function runCommand(command: string | string[], input: string, sign
     child.on('close', (code, sig) => {
       clearTimeout(leftOpen);
       if (done()) return;
-      if (code === 0) return resolve({ code: 0, output: out.text() });
+      const sent = code === 0 ? [['output', out] as const] : [['stderr', err] as const, ['output', out] as const];
+      const outputCut = sent.filter(([, s]) => s.size > MAX_RESULT_BYTES).map(([stream, s]) => ({ stream, kept: MAX_RESULT_BYTES, size: s.size }));
+      const cut = outputCut.length ? { outputCut } : {};
+      if (code === 0) return resolve({ code: 0, output: out.text(), ...cut });
       const why = sig ? `was stopped by ${sig}` : `exited with code ${code}`;
-      resolve({ code: code ?? 1, output: `the command ${why}${err.size ? `; stderr:\n${err.text()}` : ''}${out.size ? `\nstdout:\n${out.text()}` : ''}` });
+      resolve({ code: code ?? 1, output: `the command ${why}${err.size ? `; stderr:\n${err.text()}` : ''}${out.size ? `\nstdout:\n${out.text()}` : ''}`, ...cut });
     });
   });
 }
@@ -104,8 +109,8 @@ export function commandTool(def: { name: string; description?: string; parameter
     ...def,
     source: 'command',
     run: async (args, signal, call): Promise<ToolResult> => {
-      const { code, output } = await runCommand(command, call?.arguments ?? JSON.stringify(args), signal, env);
-      return { ok: code === 0, code, text: output };
+      const { code, output, outputCut } = await runCommand(command, call?.arguments ?? JSON.stringify(args), signal, env);
+      return { ok: code === 0, code, text: output, ...(outputCut ? { outputCut } : {}) };
     },
   };
 }

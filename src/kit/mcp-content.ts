@@ -25,7 +25,10 @@ export function mcpResult(result: Record<string, unknown>): ToolResult {
   if (!texts.length && result.structuredContent !== undefined) texts.push(JSON.stringify(result.structuredContent));
   // A result of the older protocol: `toolResult`.
   if (!texts.length && result.toolResult !== undefined) texts.push(typeof result.toolResult === 'string' ? result.toolResult : JSON.stringify(result.toolResult));
-  return { ok: result.isError !== true, text: cutText(texts.join('\n')), ...(images.length ? { images } : {}) };
+  const text = texts.join('\n');
+  const size = Buffer.byteLength(text);
+  const cut = size > MAX_RESULT_BYTES ? { outputCut: [{ stream: 'result' as const, kept: MAX_RESULT_BYTES, size }] } : {};
+  return { ok: result.isError !== true, text: cutText(text), ...cut, ...(images.length ? { images } : {}) };
 }
 
 /** A result's text as commands' is kept: its first MiB, and a line saying what was cut. */

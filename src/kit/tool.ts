@@ -16,6 +16,8 @@ export interface ToolResult {
   ok: boolean;
   /** A command's exit code (127: not found), when the tool is a command. */
   code?: number;
+  /** What was cut before it went to the model (a command's streams, an MCP result): the bytes kept of those that came. */
+  outputCut?: { stream: 'output' | 'stderr' | 'result'; kept: number; size: number }[];
   images?: ToolImage[];
 }
 

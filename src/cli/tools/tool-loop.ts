@@ -41,7 +41,7 @@ const asker = (io: IO, loop: ToolLoop) => (typeof loop.approve === 'function' ? 
 
 /**
  * One round: every call run (after --approve's question), a line each on stderr, and the facts a
- * user needs said even when piped: a command not found, a call stopped at --tool-timeout, results cut.
+ * user needs said even when piped: a command not found or failed, a call stopped at --tool-timeout, results cut.
  * A call of a tool router cannot run ends the command with the calls printed (exit 11).
  */
 export async function runRound(io: IO, loop: ToolLoop, calls: ShownCall[], round: number): Promise<CallOutcome[]> {
@@ -57,6 +57,8 @@ export async function runRound(io: IO, loop: ToolLoop, calls: ShownCall[], round
     const o = await runToolCall(loop.set.tools, call, { signal: loop.signal, timeoutMs, budget: loop.budget, approve: asker(io, loop) });
     io.info(`tool ${shownCall(call)} -> ${label(o)}`);
     if (o.code === 127) io.note(`warning: tool ${call.name}: its command was not found (exit 127)`);
+    else if (o.status === 'failed') io.note(`warning: tool ${call.name} failed${o.code === undefined ? '' : ` (exit ${o.code})`}: what it said went to the model`);
+    for (const c of o.outputCut ?? []) io.note(`warning: tool ${call.name}: its ${c.stream} was cut: the model got the first ${c.kept} bytes of ${c.size}`);
     if (o.status === 'timeout') io.note(`warning: tool ${call.name} ran past --tool-timeout ${timeoutMs / 1000}s and was stopped`);
     if (o.cut) io.note(`warning: the result of ${call.name} was cut: the tool results of one chat keep at most ${loop.budget.limit / 1024 / 1024} MiB together`);
     out.push(o);
