@@ -5,6 +5,7 @@ import type { RouterClient } from '../../../client/index.js';
 import type { Attachment } from '../../answers/attach.js';
 import type { IO } from '../../io/io.js';
 import { usage } from '../../exit-codes.js';
+import { didYouMean } from '../../../internal/did-you-mean.js';
 
 /** /help: one command a line. */
 export const REPL_COMMANDS = [
@@ -21,6 +22,12 @@ export const REPL_COMMANDS = [
   'A line ending in \\ goes on in the next. Up-arrow recalls earlier lines, of earlier sessions too.',
   'Ctrl-C stops an answer (the exchange is dropped) or clears the line; on an empty line it exits (130).',
 ].join('\n');
+
+/** A slash command that is none of /help's, with the one it most likely meant. */
+export function unknownReplCommand(cmd: string): string {
+  const names = [...REPL_COMMANDS.matchAll(/^\/[a-z]+/gm)].map((m) => m[0]);
+  return `unknown command ${cmd}${didYouMean(cmd, names)}; /help lists the commands\n`;
+}
 
 /** The model list, as `router models` keeps it; undefined when it cannot be read (briefly). */
 export async function modelList(client: RouterClient, env: NodeJS.ProcessEnv, apiRoot: string | undefined): Promise<Model[] | undefined> {

@@ -141,7 +141,7 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
       await f.commit();
       io.err(`saved ${c.history.length} messages to ${arg}\n`);
     }
-  } else io.err(`unknown command ${cmd}; /help lists the commands\n`);
+  } else io.err(checks.unknownReplCommand(cmd));
   return true;
 }
 
