@@ -1,0 +1,75 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { unknownReplCommand } from '../../src/cli/commands/chat/repl-checks.js';
+import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
+
+// Issue 46, round 3: what was still cut, dropped or misread with nothing said, found from the installed package.
+let t: CliEnv;
+const run = cliEnvPerFile((env) => (t = env));
+
+const REQUESTS = ['a', 'b', 'c'].map((w, i) => JSON.stringify({ custom_id: `r${i}`, body: { messages: [{ role: 'user', content: w }] } })).join('\n') + '\n';
+
+it('--json with a mistyped field where the command takes words: refused with a guess, never a search that finds nothing', async () => {
+  await run(['chat', '--model', 'local/echo', 'a turn for the list']);
+  const list = await run(['conversations', 'list', '--json', 'id,tunrs']);
+  expect(list).toMatchObject({ code: 2, stdout: '' });
+  expect(list.stderr).toMatch(/^error: unknown JSON field "tunrs" \(Did you mean turns\?\); fields of "conversations list": /);
+  const models = await run(['models', '--json', 'id,pric']);
+  expect(models.stderr).toMatch(/^error: unknown JSON field "pric" \(Did you mean pricing\?\)/);
+  // One word stays a search word (it may be one), and a note says how it was read.
+  const one = await run(['conversations', 'list', '--json', 'idd']);
+  expect(one).toMatchObject({ code: 0, stdout: '[]\n' });
+  expect(one.stderr).toBe('note: "idd" after --json is read as an argument of "conversations list", not as a field (did you mean id?); fields go as --json=FIELDS\n');
+  // A prompt after --json that looks like no field: nothing said; fields that are right still work.
+  const prompt = await run(['chat', '--model', 'local/echo', '--json', 'hello']);
+  expect(prompt).toMatchObject({ code: 0, stderr: '' });
+  expect(JSON.parse((await run(['conversations', 'list', '--json', 'id,turns'])).stdout)[0]).toEqual({ id: expect.any(String), turns: 1 });
+});
+
+it('batch list piped or as JSON lines: a page that is not the last says so on stderr (--json holds has_more itself)', async () => {
+  const file = join(t.dir, 'three.jsonl');
+  writeFileSync(file, REQUESTS);
+  for (let i = 0; i < 3; i++) expect((await run(['batch', 'create', file, '--model', 'local/echo'])).code).toBe(0);
+  const tsv = await run(['batch', 'list', '--limit', '2']);
+  expect(tsv.stdout.trim().split('\n')).toHaveLength(2);
+  expect(tsv.stderr).toMatch(/^more: the next page with --after batch_\w+, every page with --all\n$/);
+  const jsonl = await run(['batch', 'list', '--limit', '2', '--jsonl']);
+  expect(jsonl.stderr).toMatch(/^more: the next page with --after batch_\w+/);
+  const json = await run(['batch', 'list', '--limit', '2', '--json']);
+  expect(json.stderr).toBe('');
+  expect(JSON.parse(json.stdout).has_more).toBe(true);
+  expect((await run(['batch', 'list', '--limit', '2', '--all'])).stderr).toBe('');
+  expect((await run(['batch', 'list', '--limit', '3'])).stderr).toBe('');
+});
+
+it('a tool that fails, or whose output is cut, is said on stderr even piped, not only to the model', async () => {
+  const tools = (name: string, command: string) => {
+    const path = join(t.dir, `${name}.json`);
+    writeFileSync(path, JSON.stringify([{ type: 'function', name, parameters: { type: 'object', properties: {} }, command }]));
+    return path;
+  };
+  const failing = await run(['chat', '--model', 'local/tools', '--tools', tools('failing', 'echo no network >&2; exit 3'), 'failing']);
+  expect(failing).toMatchObject({ code: 0, stderr: 'warning: tool failing failed (exit 3): what it said went to the model\n' });
+  expect(failing.stdout).toMatch(/failing answered: the command exited with code 3; stderr:\s+no network/);
+  const loud = await run(['chat', '--model', 'local/tools', '--tools', tools('loud', "cat >/dev/null; head -c 3000000 /dev/zero | tr '\\0' a"), 'loud']);
+  expect(loud).toMatchObject({ code: 0, stderr: 'warning: tool loud: its output was cut: the model got the first 1048576 bytes of 3000000\n' });
+  const both = await run(['responses', '--model', 'local/tools', '--tools', tools('both', "cat >/dev/null; head -c 1500000 /dev/zero >&2; head -c 1200000 /dev/zero; exit 4"), 'both']);
+  // (local/tools answers with its results: a 2 MB answer past its length limit, said after these.)
+  expect(both.stderr).toContain('warning: tool both failed (exit 4): what it said went to the model\nwarning: tool both: its stderr was cut: the model got the first 1048576 bytes of 1500000\nwarning: tool both: its output was cut: the model got the first 1048576 bytes of 1200000\n');
+});
+
+it('chat -i: a mistyped slash command gets a guess', () => {
+  expect(unknownReplCommand('/modle')).toBe('unknown command /modle (Did you mean /model?); /help lists the commands\n');
+  expect(unknownReplCommand('/atach')).toMatch(/Did you mean \/attach\?/);
+  expect(unknownReplCommand('/frobnicate')).toBe('unknown command /frobnicate; /help lists the commands\n');
+});
+
+it('batch run --dry-run piped prints a tab-separated line per shard, and its --help names the columns', async () => {
+  const file = join(t.dir, 'plan.jsonl');
+  writeFileSync(file, REQUESTS);
+  const r = await run(['batch', 'run', file, '--model', 'local/echo', '--dry-run']);
+  expect(r.code).toBe(0);
+  expect(r.stdout.split('\n')[0]!.split('\t')).toHaveLength(8);
+  expect((await run(['batch', 'run', '--help'])).stdout).toMatch(/piped, one tab-separated line per\s+shard: shard, lines, requests, bytes, batch, status, completed\/failed\/total, cost/);
+});
