@@ -22,6 +22,8 @@ export interface ConnectOptions {
 export async function connect(io: IO, flags: GlobalFlags, settings: Settings, opts: ConnectOptions = {}): Promise<Connected> {
   // A --model was checked as it was parsed; one from ROUTER_MODEL or a profile is checked here, before any request.
   checkedDefault(settings, 'model');
+  const over = settings.overridden;
+  if (over?.length) io.note(`note: the environment goes before profile "${settings.profile}" for ${over.map((o) => `${o.field} (${o.env})`).join(', ')}: unset ${over.length > 1 ? 'those' : 'it'} to use the profile's`);
   settings = await withKey(io, settings, opts);
   io.addSecret(settings.apiKey);
   io.addSecret(settings.managementKey);

@@ -83,6 +83,8 @@ export interface Settings {
   mcp: string[] | undefined;
   /** Where each value that is set came from. */
   from: SettingSources;
+  /** Fields of a profile named on purpose (--profile, ROUTER_PROFILE) that a variable went before, with another value. */
+  overridden?: { field: string; env: string }[];
 }
 
 /** Where a setting's value came from: a flag, a variable, a profile's field, a role file, a conversation. */
@@ -144,9 +146,11 @@ export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessE
     throw new SettingsError(`no profile "${shownName(name)}"${known.length ? ` (profiles: ${known.map(shownName).join(', ')})` : ''}${create}`);
   }
   const from: SettingSources = {};
+  const overridden: { field: string; env: string }[] = [];
   /** The environment's value, else the profile's, with where it came from. */
   const either = (key: keyof SettingSources, envName: string, envValue: string | undefined, field: ProfileField, profileValue: string | undefined) => {
     const value = envValue ?? profileValue;
+    if (named && envValue !== undefined && profileValue !== undefined && profileValue.trim() !== envValue) overridden.push({ field, env: envName });
     if (value !== undefined) from[key] = envValue !== undefined ? { kind: 'env', name: envName } : { kind: 'profile', name, field };
     return value;
   };
@@ -154,6 +158,8 @@ export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessE
   /** A key: the environment's, else the profile's command, its keychain entry or its field (the first two read when needed). */
   const key = (k: 'apiKey' | 'managementKey', envName: string, field: 'api_key' | 'management_key') => {
     const envKey = checkKey(env[envName], envName);
+    const own = profile?.[field]?.trim();
+    if (named && envKey !== undefined && ((own && own !== envKey) || profile?.[`${field}_command`]?.trim() || profile?.[`${field}_keychain`])) overridden.push({ field, env: envName });
     const command = envKey === undefined ? profile?.[`${field}_command`]?.trim() : undefined;
     const account = envKey === undefined ? profile?.[`${field}_keychain`] : undefined;
     if (command) from[k] = { kind: 'command', name, field: `${field}_command`, command };
@@ -182,5 +188,6 @@ export async function resolveSettings(flags: SettingsInput, env: NodeJS.ProcessE
     mcp: mcpServers(pick('mcp', MCP_ENV, 'mcp')),
     log: !['1', 'true', 'yes'].includes((env.ROUTER_NO_LOG ?? '').toLowerCase()) && profile?.log !== 'off',
     from,
+    ...(overridden.length ? { overridden } : {}),
   };
 }

@@ -73,3 +73,17 @@ it('batch run --dry-run piped prints a tab-separated line per shard, and its --h
   expect(r.stdout.split('\n')[0]!.split('\t')).toHaveLength(8);
   expect((await run(['batch', 'run', '--help'])).stdout).toMatch(/piped, one tab-separated line per\s+shard: shard, lines, requests, bytes, batch, status, completed\/failed\/total, cost/);
 });
+
+it('a profile named on purpose whose settings the environment goes before: a note names them, piped too', async () => {
+  expect((await run(['config', 'set', 'api_root', 'http://127.0.0.1:9/api', '--profile', 'elsewhere'])).code).toBe(0);
+  expect((await run(['config', 'set', 'model', 'local/lorem', '--profile', 'elsewhere'])).code).toBe(0);
+  const named = await run(['--profile', 'elsewhere', 'chat', '--model', 'local/echo', 'hi'], { ROUTER_MODEL: 'local/echo' });
+  expect(named).toMatchObject({ code: 0, stdout: 'hi\n' });
+  expect(named.stderr).toBe('note: the environment goes before profile "elsewhere" for api_root (ROUTER_API_ROOT), model (ROUTER_MODEL): unset those to use the profile\'s\n');
+  const byEnv = await run(['chat', '--model', 'local/echo', 'hi'], { ROUTER_PROFILE: 'elsewhere' });
+  expect(byEnv.stderr).toBe('note: the environment goes before profile "elsewhere" for api_root (ROUTER_API_ROOT): unset it to use the profile\'s\n');
+  // The same value, or a profile not named (the current one): nothing to say. (Last in this file: it changes the current profile.)
+  expect((await run(['--profile', 'elsewhere', 'chat', '--model', 'local/echo', 'hi'], { ROUTER_API_ROOT: 'http://127.0.0.1:9/api' })).stderr).not.toMatch(/^note/);
+  expect((await run(['config', 'use', 'elsewhere'])).code).toBe(0);
+  expect((await run(['chat', '--model', 'local/echo', 'hi'])).stderr).toBe('');
+});

@@ -72,7 +72,8 @@ describe('settings record where each value came from', () => {
   it('a budget names where it was set', async () => {
     const spent = await t.run(['chat', '--model', 'local/echo', '--no-stream', 'hi', '--profile', 'work'], { env: { ROUTER_DAILY_BUDGET: '0' } });
     expect(spent).toMatchObject({ code: 4, stdout: '' });
-    expect(spent.stderr).toMatch(/^error: daily_budget of \$0[.0]* reached \(ROUTER_DAILY_BUDGET\)/);
+    // The profile was named on purpose and sets its own budget: that the variable goes before it is said first.
+    expect(spent.stderr).toMatch(/^note: the environment goes before profile "work" for daily_budget \(ROUTER_DAILY_BUDGET\): unset it to use the profile's\nerror: daily_budget of \$0[.0]* reached \(ROUTER_DAILY_BUDGET\)/);
   });
 
   it('a refused key is named by where it came from, the management key too', async () => {
