@@ -29,7 +29,7 @@ function words(err: KitError): [string, ExitCode] {
     return [`the answer does not follow --schema: ${err.path || '(the whole answer)'} ${err.why}`, EXIT.SCHEMA_MISMATCH];
   }
   if (err instanceof ConversationError) {
-    if (err.code === 'not_found') return [`no conversation ${err.id} (router conversations list shows them)`, EXIT.NOT_FOUND];
+    if (err.code === 'not_found') return [`no conversation ${err.id}${(err as { hint?: string }).hint ?? ''} (router conversations list shows them)`, EXIT.NOT_FOUND];
     if (err.code === 'damaged') return [`${err.message} (router conversations delete ${err.id} removes it)`, EXIT.FAILURE];
     return [err.message, EXIT.USAGE];
   }

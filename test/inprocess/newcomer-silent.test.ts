@@ -74,6 +74,17 @@ it('batch run --dry-run piped prints a tab-separated line per shard, and its --h
   expect((await run(['batch', 'run', '--help'])).stdout).toMatch(/piped, one tab-separated line per\s+shard: shard, lines, requests, bytes, batch, status, completed\/failed\/total, cost/);
 });
 
+it('a conversation id close to a kept one: chat says it starts a new one, show and delete guess', async () => {
+  expect((await run(['chat', '--conversation', 'tripnotes', '--model', 'local/echo', 'first'])).code).toBe(0);
+  const typo = await run(['chat', '--conversation', 'tripnote', '--model', 'local/echo', 'second']);
+  expect(typo).toMatchObject({ code: 0, stdout: 'second\n', stderr: 'note: no conversation tripnote yet: this starts it (did you mean tripnotes?)\n' });
+  // A new name near none: started without a word, as before.
+  expect((await run(['chat', '--conversation', 'groceries', '--model', 'local/echo', 'milk'])).stderr).toBe('');
+  expect(await run(['conversations', 'show', 'tripnotess'])).toMatchObject({ code: 5, stderr: 'error: no conversation tripnotess (did you mean tripnotes?) (router conversations list shows them)\n' });
+  expect(await run(['conversations', 'delete', 'grocerie'])).toMatchObject({ code: 5, stderr: 'error: no conversation grocerie (did you mean groceries?) (router conversations list shows them)\n' });
+  expect((await run(['conversations', 'show', 'zzzzzzzz'])).stderr).toBe('error: no conversation zzzzzzzz (router conversations list shows them)\n');
+});
+
 it('a profile named on purpose whose settings the environment goes before: a note names them, piped too', async () => {
   expect((await run(['config', 'set', 'api_root', 'http://127.0.0.1:9/api', '--profile', 'elsewhere'])).code).toBe(0);
   expect((await run(['config', 'set', 'model', 'local/lorem', '--profile', 'elsewhere'])).code).toBe(0);

@@ -2,7 +2,7 @@
 import { defineCommand, defineGroup } from '../define.js';
 import { integerIn } from '../flags/options.js';
 import { visible } from '../../internal/visible.js';
-import { conversationSummaries, deleteConversation, findConversations, loadConversation, type Conversation } from '../saved/conversations.js';
+import { conversationSummaries, deleteConversation, findConversations, loadConversation, withGuess, type Conversation } from '../saved/conversations.js';
 import type { ChatMessage } from '../../client/types.js';
 
 const JSON_FLAG = { flags: '--json', help: 'print them as JSON' } as const;
@@ -48,7 +48,7 @@ const show = defineCommand({
   flags: { json: { flags: '--json', help: 'print the whole record' } },
   examples: ['router chat --conversation notes "remember: the door code is 4711" --model local/echo', 'router conversations show notes', 'router conversations show notes --json messages'],
   run: async ({ io, opts, env }, id) => {
-    const c = loadConversation(env, id);
+    const c = await withGuess(env, id, () => loadConversation(env, id));
     if (opts.json) return io.json(c);
     const text = `${c.messages.map((m) => `${m.role}: ${shownMessage(m)}`).join('\n\n')}\n`;
     // On a terminal, escape sequences in it are shown, not obeyed; piped, it is the text as kept.
@@ -69,7 +69,7 @@ const remove = defineCommand({
   args: [{ name: '<id>', help: 'conversation id' }],
   examples: ['router chat --conversation scratch "hi" --model local/echo', 'router conversations delete scratch'],
   run: async ({ io, env }, id) => {
-    deleteConversation(env, id);
+    await withGuess(env, id, () => deleteConversation(env, id));
     io.info(`deleted ${id}`);
   },
 });

@@ -18,3 +18,26 @@ export const saveConversation = (env: NodeJS.ProcessEnv, c: Conversation, basedO
 export const findConversations = (env: NodeJS.ProcessEnv, keep?: (c: Conversation) => boolean) => store(env).find(keep);
 export const conversationSummaries = (env: NodeJS.ProcessEnv, ids: readonly string[]): Generator<ConversationSummary> => store(env).summaries(ids);
 export const deleteConversation = (env: NodeJS.ProcessEnv, id: string): void => store(env).delete(id);
+
+/** Runs a load or a delete; an id no conversation has gets the guess (`hint`, worded by cli/kit-words.ts). */
+export async function withGuess<T>(env: NodeJS.ProcessEnv, id: string, fn: () => T): Promise<T> {
+  try {
+    return fn();
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'not_found') Object.assign(err as object, { hint: await nearConversation(env, id) });
+    throw err;
+  }
+}
+
+/** " (did you mean ID?)" for an id no conversation has, when a kept one is close (by the files' names only). */
+export async function nearConversation(env: NodeJS.ProcessEnv, id: string): Promise<string> {
+  const [{ readdirSync }, { closest }] = await Promise.all([import('node:fs'), import('../../internal/did-you-mean.js')]);
+  let names: string[];
+  try {
+    names = readdirSync(store(env).dir).filter((n) => n.endsWith('.json') && !n.startsWith('.')).map((n) => n.slice(0, -5));
+  } catch {
+    return '';
+  }
+  const near = closest(id, names);
+  return near && near !== id ? ` (did you mean ${near}?)` : '';
+}

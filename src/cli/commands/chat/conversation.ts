@@ -8,7 +8,7 @@ import { describeSystemError, isSystemError } from '../../../internal/system-err
 import type { ChatOptions } from './flags.js';
 
 /** The conversation -c or --conversation takes up (undefined: a new one, or a named one not yet saved). */
-export function openConversation(ctx: RunContext<ChatOptions>): Conversation | undefined {
+export async function openConversation(ctx: RunContext<ChatOptions>): Promise<Conversation | undefined> {
   const { opts, env } = ctx;
   if (opts.continue && opts.conversation) throw usage('give one of -c/--continue and --conversation ID');
   // As `llm -c`: with no conversation yet, -c starts one.
@@ -17,8 +17,11 @@ export function openConversation(ctx: RunContext<ChatOptions>): Conversation | u
   try {
     return loadConversation(env, checkConversationId(opts.conversation));
   } catch (err) {
-    if (err instanceof ConversationError && err.code === 'not_found') return undefined;
-    throw err;
+    if (!(err instanceof ConversationError && err.code === 'not_found')) throw err;
+    // A name that is none yet starts a conversation; one close to a kept one is likely a typo, said.
+    const near = await (await import('../../saved/conversations.js')).nearConversation(env, opts.conversation);
+    if (near) ctx.io.note(`note: no conversation ${opts.conversation} yet: this starts it${near}`);
+    return undefined;
   }
 }
 

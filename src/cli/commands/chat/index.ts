@@ -68,7 +68,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
   }
   const extras = await prepareExtras(opts, io, 'chat', loadTools).catch((err: unknown) => Promise.reject(blameRole(err, role, ctx.cmd)));
   const prompt = await promptWith(args, io, extras, 'echo hi | router chat');
-  const earlier = openConversation(ctx);
+  const earlier = await openConversation(ctx);
   ctx.useCommandModel(earlier);
   const connected = await connect();
   const { client, settings } = connected;

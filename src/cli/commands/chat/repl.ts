@@ -156,7 +156,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
   const more = await import('./repl-more.js');
   more.replOptions(ctx);
   if (opts.attach?.includes('-')) throw usage('--attach -: stdin is the terminal chat -i reads; attach a file');
-  const saved = openConversation(ctx);
+  const saved = await openConversation(ctx);
   ctx.useCommandModel(saved);
   const connected = await ctx.connect();
   const { client, settings } = connected;
