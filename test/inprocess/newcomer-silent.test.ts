@@ -1,6 +1,10 @@
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { testStreams } from '../support/inprocess.js';
+import { until } from '../support/until.js';
 import { unknownReplCommand } from '../../src/cli/commands/chat/repl-checks.js';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
 
@@ -83,6 +87,35 @@ it('a conversation id close to a kept one: chat says it starts a new one, show a
   expect(await run(['conversations', 'show', 'tripnotess'])).toMatchObject({ code: 5, stderr: 'error: no conversation tripnotess (did you mean tripnotes?) (router conversations list shows them)\n' });
   expect(await run(['conversations', 'delete', 'grocerie'])).toMatchObject({ code: 5, stderr: 'error: no conversation grocerie (did you mean groceries?) (router conversations list shows them)\n' });
   expect((await run(['conversations', 'show', 'zzzzzzzz'])).stderr).toBe('error: no conversation zzzzzzzz (router conversations list shows them)\n');
+});
+
+it('config init offers the root of the exports pasted first, and asks again for a model the service does not list', async () => {
+  const config = mkdtempSync(join(t.dir, 'init-'));
+  const s = testStreams({ env: { ...t.env, ROUTER_CONFIG_DIR: config, ROUTER_API_KEY: '' }, tty: { stdin: true, stderr: true } });
+  const stdin = new PassThrough();
+  const plain = () => s.stderr().replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+  const code = main(['node', 'router', 'config', 'init', '--profile', 'fresh'], { ...s.streams, stdin });
+  expect(await until(() => plain().includes(`? API root (${t.apiRoot})`))).toBe(true);
+  stdin.write('\r');
+  expect(await until(() => plain().includes('? API key'))).toBe(true);
+  stdin.write(`${t.apiKey}\r`);
+  expect(await until(() => plain().includes('? Management key'))).toBe(true);
+  stdin.write('\r');
+  expect(await until(() => plain().includes('? Default model'))).toBe(true);
+  stdin.write('local/lorme\r');
+  // (Wrapped at the terminal's width.)
+  expect(await until(() => plain().replace(/\s+/g, ' ').includes(`local/lorme is not a model of ${t.apiRoot}: did you mean local/lorem? (router models lists them; empty for none)`))).toBe(true);
+  stdin.write('\x7f'.repeat(11) + 'local/lorem\r');
+  expect(await code).toBe(0);
+  const saved = JSON.parse(readFileSync(join(config, 'config.json'), 'utf8'));
+  expect(saved.profiles.fresh).toMatchObject({ api_root: t.apiRoot, model: 'local/lorem' });
+});
+
+it('config set model: an id the kept model list does not hold is set, with the nearest said', async () => {
+  expect((await run(['models'])).code).toBe(0);
+  const typo = await run(['config', 'set', 'model', 'local/lorme', '--profile', 'typo']);
+  expect(typo).toMatchObject({ code: 0, stderr: `note: local/lorme is not in the model list of ${t.apiRoot} (did you mean local/lorem?); set all the same\n` });
+  expect((await run(['config', 'set', 'model', 'local/lorem', '--profile', 'typo'])).stderr).toBe('');
 });
 
 it('a profile named on purpose whose settings the environment goes before: a note names them, piped too', async () => {

@@ -8,6 +8,7 @@ import { jsonFlags, PROFILE_FLAGS } from '../../flags/setup-flags.js';
 import { checkRoot, existingProfileFor, field, FIELDS, profileFor, readSecret, sayOverridden, sayStored, SECRET, store, storedKey, type Field } from './shared.js';
 import { checkBatchesPath, checkNewProfile, SettingsError } from '../../../config/fields.js';
 import { checkAttribution } from '../../../config/attribution.js';
+import type { IO } from '../../io/io.js';
 
 const SETTING = { name: '<setting>', help: FIELDS.join(' | '), complete: 'settings' } as const;
 
@@ -45,10 +46,21 @@ export const set = defineCommand({
     } else {
       s.set(profile, f, value!);
       io.info(`set ${f} of profile "${profile}"`);
+      if (MODEL_FIELDS.includes(f)) await sayUnlisted(io, value!, s.get(profile)?.api_root);
     }
     sayOverridden(io, f);
   },
 });
+
+/** A model the kept model list (of `router models`, when fresh) does not hold: set all the same, with the nearest id said. */
+async function sayUnlisted(io: IO, id: string, profileRoot: string | undefined): Promise<void> {
+  const [{ cachedModels }, { nearestModel }, { DEFAULT_API_ROOT }] = await Promise.all([import('../../service/model-catalog.js'), import('../../service/model-hint.js'), import('../../../client/core.js')]);
+  const root = profileRoot ?? (io.env.ROUTER_API_ROOT?.trim() || DEFAULT_API_ROOT);
+  const ids = cachedModels(io.env, root)?.map((m) => m.id);
+  if (!ids || ids.includes(id)) return;
+  const near = nearestModel(id, ids);
+  io.note(`note: ${id} is not in the model list of ${root}${near ? ` (did you mean ${near}?)` : ''}; set all the same`);
+}
 
 function checkedPath(value: string): string {
   try {
