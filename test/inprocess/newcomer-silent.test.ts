@@ -118,6 +118,15 @@ it('config set model: an id the kept model list does not hold is set, with the n
   expect((await run(['config', 'set', 'model', 'local/lorem', '--profile', 'typo'])).stderr).toBe('');
 });
 
+it('text in another encoding is refused naming the byte, where it is and the way to convert it', async () => {
+  const r = await t.run(['chat', '--model', 'local/echo'], { input: Buffer.from('caf\xe9\n', 'latin1') });
+  expect(r).toMatchObject({ code: 2, stdout: '', stderr: 'error: stdin is not UTF-8 text (byte 0xE9 at offset 3: text in another encoding converts with iconv, e.g. iconv -f LATIN1 -t UTF-8)\n' });
+  const { utf8Text } = await import('../../src/cli/io/utf8.js');
+  expect(() => utf8Text(Buffer.from('caf\xe9 au lait\n', 'latin1'), 'stdin')).toThrow('stdin is not UTF-8 text (byte 0xE9 at offset 3: text in another encoding converts with iconv, e.g. iconv -f LATIN1 -t UTF-8)');
+  expect(() => utf8Text(Buffer.from([0x61, 0xe2, 0x82]), 'stdin')).toThrow('(byte 0xE2 at offset 1:');
+  expect(utf8Text(Buffer.from('café ✓ 𝄞'), 'stdin')).toBe('café ✓ 𝄞');
+});
+
 it('a profile named on purpose whose settings the environment goes before: a note names them, piped too', async () => {
   expect((await run(['config', 'set', 'api_root', 'http://127.0.0.1:9/api', '--profile', 'elsewhere'])).code).toBe(0);
   expect((await run(['config', 'set', 'model', 'local/lorem', '--profile', 'elsewhere'])).code).toBe(0);

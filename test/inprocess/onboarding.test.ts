@@ -45,7 +45,7 @@ describe('onboarding as written', () => {
     const piped: string[][] = [['chat', '--model', 'local/echo'], ['chat', '--model', 'local/echo', 'describe'], ['responses', '--model', 'local/echo'], ['embed', '--model', 'local/embed'], ['speak', '--voice', 'alloy', '--model', 'local/tts', '-o', join(t.dir, 'x.mp3')]];
     for (const args of piped) {
       const r = await t.run(args, { input: binary, env: mgmt() });
-      expect(r).toMatchObject({ code: 2, stdout: '', stderr: 'error: stdin is not UTF-8 text\n' });
+      expect(r).toMatchObject({ code: 2, stdout: '', stderr: 'error: stdin is not UTF-8 text (it holds a NUL byte at offset 9: binary data, not text)\n' });
     }
     // With or without a byte-order mark (iconv -t UTF-16LE writes none): its NUL bytes are valid UTF-8, but no text.
     for (const input of [utf16, Buffer.from('hello world', 'utf16le'), Buffer.from('hello world', 'utf16le').swap16()]) {
@@ -53,7 +53,7 @@ describe('onboarding as written', () => {
       expect(u).toMatchObject({ code: 2, stderr: 'error: stdin is not UTF-8 text (it is UTF-16: convert it with iconv -f UTF-16 -t UTF-8)\n' });
     }
     const nul = await t.run(['chat', '--model', 'local/echo', 'describe'], { input: Buffer.from('a\0b\n') });
-    expect(nul).toMatchObject({ code: 2, stderr: 'error: stdin is not UTF-8 text\n' });
+    expect(nul).toMatchObject({ code: 2, stderr: 'error: stdin is not UTF-8 text (it holds a NUL byte at offset 1: binary data, not text)\n' });
     const files: [string[], string][] = [
       [['embed', '--model', 'local/embed', '--file', utf16File], `--file: ${utf16File}`],
       [['decide', '--model', 'local/judge', '--state', binFile, '--noul', 'spam', 'q'], `--state: ${binFile}`],

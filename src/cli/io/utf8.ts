@@ -11,11 +11,13 @@ let strict: TextDecoder | undefined;
 export function utf8Text(bytes: Uint8Array, what: string): string {
   // A NUL byte is valid UTF-8 but no text has one: UTF-16 without a byte-order mark has one every other byte.
   const nul = bytes.indexOf(0);
-  if (nul !== -1) throw notUtf8(what, looksUtf16(bytes) || zeroEveryOtherByte(bytes));
+  if (nul !== -1) throw notUtf8(what, looksUtf16(bytes) || zeroEveryOtherByte(bytes) ? UTF16 : `it holds a NUL byte at offset ${nul}: binary data, not text`);
   try {
     return (strict ??= new TextDecoder('utf-8', { fatal: true })).decode(bytes);
   } catch {
-    throw notUtf8(what, looksUtf16(bytes));
+    if (looksUtf16(bytes)) throw notUtf8(what, UTF16);
+    const at = firstInvalid(bytes);
+    throw notUtf8(what, `byte 0x${bytes[at]!.toString(16).toUpperCase().padStart(2, '0')} at offset ${at}: text in another encoding converts with iconv, e.g. iconv -f LATIN1 -t UTF-8`);
   }
 }
 
@@ -33,4 +35,21 @@ function zeroEveryOtherByte(bytes: Uint8Array): boolean {
   return even || odd;
 }
 
-const notUtf8 = (what: string, utf16: boolean) => usage(`${what} is not UTF-8 text${utf16 ? ' (it is UTF-16: convert it with iconv -f UTF-16 -t UTF-8)' : ''}`);
+const UTF16 = 'it is UTF-16: convert it with iconv -f UTF-16 -t UTF-8';
+const notUtf8 = (what: string, why: string) => usage(`${what} is not UTF-8 text (${why})`);
+
+/** The offset of the first byte that starts no valid UTF-8 sequence (the strict decoder said there is one). */
+function firstInvalid(bytes: Uint8Array): number {
+  for (let i = 0; i < bytes.length; ) {
+    const b = bytes[i]!;
+    const n = b < 0x80 ? 1 : b >= 0xc2 && b < 0xe0 ? 2 : b >= 0xe0 && b < 0xf0 ? 3 : b >= 0xf0 && b < 0xf5 ? 4 : 0;
+    if (n === 0 || i + n > bytes.length) return i;
+    try {
+      (strict ??= new TextDecoder('utf-8', { fatal: true })).decode(bytes.subarray(i, i + n));
+    } catch {
+      return i;
+    }
+    i += n;
+  }
+  return 0;
+}
