@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { main } from '../../src/cli/main.js';
 import { testStreams } from '../support/inprocess.js';
 import { until } from '../support/until.js';
 import { unknownReplCommand } from '../../src/cli/commands/chat/repl-checks.js';
+import { ENV_NAMES } from '../../src/cli/flags/env-names.js';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
 
 // Issue 46, round 3: what was still cut, dropped or misread with nothing said, found from the installed package.
@@ -125,6 +126,23 @@ it('text in another encoding is refused naming the byte, where it is and the way
   expect(() => utf8Text(Buffer.from('caf\xe9 au lait\n', 'latin1'), 'stdin')).toThrow('stdin is not UTF-8 text (byte 0xE9 at offset 3: text in another encoding converts with iconv, e.g. iconv -f LATIN1 -t UTF-8)');
   expect(() => utf8Text(Buffer.from([0x61, 0xe2, 0x82]), 'stdin')).toThrow('(byte 0xE2 at offset 1:');
   expect(utf8Text(Buffer.from('café ✓ 𝄞'), 'stdin')).toBe('café ✓ 𝄞');
+});
+
+it('a ROUTER_* variable close to one router reads is said to be unread, with the name meant', async () => {
+  const r = await run(['chat', '--model', 'local/echo', 'hi'], { ROUTER_MODLE: 'local/lorem', ROUTER_NO_STDN: '1', ROUTER_SOMETHING_ELSE: 'x' });
+  expect(r).toMatchObject({ code: 0, stdout: 'hi\n' });
+  expect(r.stderr).toBe('note: router reads no ROUTER_MODLE: did you mean ROUTER_MODEL? (it is left unread)\nnote: router reads no ROUTER_NO_STDN: did you mean ROUTER_NO_STDIN? (it is left unread)\n');
+  // The list is every name the code reads: none is taken for a typo.
+  const root = join(import.meta.dirname, '..', '..');
+  const read = new Set<string>();
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(dir, e.name));
+      else if (/\.(ts|mjs|cjs)$|^router$/.test(e.name)) for (const m of readFileSync(join(dir, e.name), 'utf8').matchAll(/ROUTER_[A-Z0-9_]+/g)) read.add(m[0]);
+    }
+  };
+  for (const dir of ['src', 'bin', 'scripts']) walk(join(root, dir));
+  expect([...read].filter((n) => !(ENV_NAMES as readonly string[]).includes(n))).toEqual([]);
 });
 
 it('a profile named on purpose whose settings the environment goes before: a note names them, piped too', async () => {
