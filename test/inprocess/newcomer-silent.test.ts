@@ -145,6 +145,25 @@ it('a ROUTER_* variable close to one router reads is said to be unread, with the
   expect([...read].filter((n) => !(ENV_NAMES as readonly string[]).includes(n))).toEqual([]);
 });
 
+it('batch get --watch and batch run --watch piped: a poll that fails and is tried again is said, not only with --verbose', async () => {
+  const file = join(t.dir, 'offline.jsonl');
+  writeFileSync(file, REQUESTS);
+  const id = (await run(['batch', 'create', file, '--model', 'local/echo'])).stdout.trim();
+  try {
+    await t.admin('faults', { faults: ['reset,times=2,path=/v1/batches,method=GET'] });
+    const get = await run(['--max-retries', '0', 'batch', 'get', id, '--watch', '--interval', '50ms', '--offline-timeout', '60']);
+    expect(get.code).toBe(0);
+    expect(get.stderr).toMatch(new RegExp(`^${id}: .*; polling again in \\d+s$`, 'm'));
+    const job = (await run(['batch', 'run', file, '--model', 'local/echo', '--new'])).stdout.trim();
+    await t.admin('faults', { faults: ['reset,times=2,path=/v1/batches,method=GET'] });
+    const followed = await run(['--max-retries', '0', 'batch', 'run', '--resume', job, '--watch', '--interval', '50ms', '--offline-timeout', '60']);
+    expect(followed.code).toBe(0);
+    expect(followed.stderr).toMatch(new RegExp(`^${job}: .*; polling again in \\d+s$`, 'm'));
+  } finally {
+    await t.admin('faults', { faults: [] });
+  }
+});
+
 it('a profile named on purpose whose settings the environment goes before: a note names them, piped too', async () => {
   expect((await run(['config', 'set', 'api_root', 'http://127.0.0.1:9/api', '--profile', 'elsewhere'])).code).toBe(0);
   expect((await run(['config', 'set', 'model', 'local/lorem', '--profile', 'elsewhere'])).code).toBe(0);

@@ -62,7 +62,8 @@ export async function watch(ctx: RunContext<WatchOpts>, client: RouterClient, id
       first,
       signal,
       on: {
-        offline: (note) => (spinner ? (spinner.text = note) : io.info(note)),
+        // Piped too: a follow that rides out an outage (up to --offline-timeout) is never silent about it.
+        offline: (note) => (spinner ? (spinner.text = note) : !io.quiet && io.note(note)),
         status: (b, from) => {
           if (spinner) spinner.info(from ? `${id}: ${from} -> ${b.status}` : `${id}: ${b.status}`).start();
           else if (!io.quiet) {
