@@ -133,6 +133,13 @@ export function addTimeoutHint(err: unknown, flags: GlobalFlags, timeoutMs: numb
   Object.defineProperty(err, 'message', { value: `${err.message} (${wait})`, configurable: true, writable: true });
 }
 
+/** A transient failure given up on after retries says so, and how to have more. */
+export function addRetryHint(err: unknown): void {
+  const n = (err as { retries?: unknown } | null)?.retries;
+  if (typeof n !== 'number' || !(err instanceof Error) || /--max-retries/.test(err.message)) return;
+  Object.defineProperty(err, 'message', { value: `${err.message} (after ${n} ${n === 1 ? 'retry' : 'retries'}; --max-retries sets how many)`, configurable: true, writable: true });
+}
+
 /** A voice the service refused that was not typed (ROUTER_VOICE, a profile's voice) is named by where it came from. */
 export function addVoiceHint(err: unknown, settings: Settings, typed: boolean): void {
   const { voice } = settings;

@@ -157,6 +157,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
         hints.addTimeoutHint(err, flags, connected.client.core.timeoutMs);
         hints.addVoiceHint(err, connected.settings, cmd.getOptionValueSource('voice') === 'cli');
         hints.addRootHint(err, connected.settings);
+        hints.addRetryHint(err);
       }
       (await import('./flags/field-flags.js')).nameFlags(err, cmd, runtime.argv);
       runtime.exitCode = reportError(controller.signal.aborted ? controller.signal.reason : err, io);

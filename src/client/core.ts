@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { createAgent, send, type ProxyOptions } from './transport.js';
-import { afterReason, APIError, ConnectionError, foreignErrorText, isErrorEnvelope, ProtocolError, ProxyRefusedError } from './errors.js';
+import { afterReason, APIError, ConnectionError, foreignErrorText, isErrorEnvelope, ProtocolError, ProxyRefusedError, type RouterError } from './errors.js';
 import { bodyError, toConnectionError } from './connection-errors.js';
 import { sleep } from '../internal/sleep.js';
 import type { AnswerBody } from './answer-body.js';
@@ -159,7 +159,10 @@ export class HttpCore {
         // A proxy's own refusal (it wants credentials, or forbids the host) stays one on a retry.
         retryable = (policy === 'always' || !failure.maybeDelivered) && !(failure instanceof ProxyRefusedError && failure.status < 500);
       }
-      if (!retryable || attempt >= maxRetries) throw failure;
+      if (!retryable || attempt >= maxRetries) {
+        if (retryable && attempt > 0) (failure as RouterError).retries = attempt;
+        throw failure;
+      }
       const waitCap = Math.min(MAX_RETRY_AFTER_MS, this.timeoutMs);
       if (retryAfterMs !== undefined && retryAfterMs > waitCap) {
         failure.message += ` (the service asked to wait ${Math.ceil(retryAfterMs / 1000)}s before retrying: longer than ${Math.round(waitCap / 1000)}s, so no retry)`;

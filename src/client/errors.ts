@@ -1,6 +1,8 @@
 /** Base class of every error the client throws. */
 export class RouterError extends Error {
   override name = 'RouterError';
+  /** How many times the request was retried before this failure was given up on (absent: it was not). */
+  retries?: number;
 }
 
 export interface ErrorEnvelope {

@@ -164,6 +164,18 @@ it('batch get --watch and batch run --watch piped: a poll that fails and is trie
   }
 });
 
+it('a transient failure given up on after retries says it was retried, and how to have more', async () => {
+  try {
+    await t.admin('faults', { faults: ['503,times=3,path=/v1/chat/completions'] });
+    const r = await run(['chat', '--model', 'local/echo', 'hi']);
+    expect(r).toMatchObject({ code: 7, stdout: '', stderr: 'error: POST /api/v1/chat/completions: 503 Service Unavailable: Injected fault: HTTP 503 (after 2 retries; --max-retries sets how many)\n' });
+    await t.admin('faults', { faults: ['503,times=1,path=/v1/chat/completions'] });
+    expect((await run(['--max-retries', '0', 'chat', '--model', 'local/echo', 'hi'])).stderr).toBe('error: POST /api/v1/chat/completions: 503 Service Unavailable: Injected fault: HTTP 503\n');
+  } finally {
+    await t.admin('faults', { faults: [] });
+  }
+});
+
 it('a profile named on purpose whose settings the environment goes before: a note names them, piped too', async () => {
   expect((await run(['config', 'set', 'api_root', 'http://127.0.0.1:9/api', '--profile', 'elsewhere'])).code).toBe(0);
   expect((await run(['config', 'set', 'model', 'local/lorem', '--profile', 'elsewhere'])).code).toBe(0);

@@ -70,18 +70,18 @@ describe('a proxy from the environment', () => {
     expect(direct).toMatchObject({ code: 0, stdout: 'loopback\n' });
     for (const env of [{ HTTP_PROXY: proxyUrl, NO_PROXY: 'router.invalid' }, { HTTP_PROXY: proxyUrl, no_proxy: '*' }, { HTTP_PROXY: ' ' }] as Record<string, string>[]) {
       const r = await chat(env);
-      expect(r).toMatchObject({ code: 8, stderr: `error: host not reachable: router.invalid:${emulatorPort} (the API root from ROUTER_API_ROOT)\n` });
+      expect(r).toMatchObject({ code: 8, stderr: `error: host not reachable: router.invalid:${emulatorPort} (the API root from ROUTER_API_ROOT) (after 2 retries; --max-retries sets how many)\n` });
     }
     expect(asked).toEqual([]);
     // As curl: an https:// root goes only through HTTPS_PROXY, never the HTTP one.
     const https = await chat({ HTTP_PROXY: proxyUrl, ROUTER_API_ROOT: `https://router.invalid:${emulatorPort}/api` });
-    expect(https).toMatchObject({ code: 8, stderr: `error: host not reachable: router.invalid:${emulatorPort} (the API root from ROUTER_API_ROOT)\n` });
+    expect(https).toMatchObject({ code: 8, stderr: `error: host not reachable: router.invalid:${emulatorPort} (the API root from ROUTER_API_ROOT) (after 2 retries; --max-retries sets how many)\n` });
     expect(asked).toEqual([]);
   });
 
   it('a proxy that is down, or that wants credentials, is named in one line (exit 8); a refusal is not retried', async () => {
     const down = await chat({ HTTP_PROXY: 'http://127.0.0.1:1' });
-    expect(down).toMatchObject({ code: 8, stderr: `error: connection refused: the proxy 127.0.0.1:1, on the way to router.invalid:${emulatorPort}\n` });
+    expect(down).toMatchObject({ code: 8, stderr: `error: connection refused: the proxy 127.0.0.1:1, on the way to router.invalid:${emulatorPort} (after 2 retries; --max-retries sets how many)\n` });
     answer = '407 Proxy Authentication Required';
     const refused = await chat({ HTTP_PROXY: proxyUrl });
     expect(refused.code).toBe(8);
