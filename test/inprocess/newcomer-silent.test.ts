@@ -176,6 +176,18 @@ it('a transient failure given up on after retries says it was retried, and how t
   }
 });
 
+it('a search that finds nothing near a model says the one meant; a damaged conversation left out of the list is said piped', async () => {
+  const typo = await run(['models', 'lorme']);
+  expect(typo).toMatchObject({ code: 0, stdout: '', stderr: 'note: no model matches "lorme" (did you mean local/lorem?)\n' });
+  expect(await run(['models', 'lorme', '--json'])).toMatchObject({ code: 0, stdout: '[]\n', stderr: 'note: no model matches "lorme" (did you mean local/lorem?)\n' });
+  expect(await run(['models', 'zzzzzzzzzz'])).toMatchObject({ code: 0, stdout: '', stderr: '' });
+  const state = join(t.dir, 'damaged-state');
+  expect((await run(['chat', '--conversation', 'torn', '--model', 'local/echo', 'soon torn'], { ROUTER_STATE_DIR: state })).code).toBe(0);
+  writeFileSync(join(state, 'conversations', 'torn.json'), '{"id":"torn"}\n');
+  const list = await run(['conversations', 'list'], { ROUTER_STATE_DIR: state });
+  expect(list).toMatchObject({ code: 0, stdout: '', stderr: 'warning: the conversation file of torn is damaged (router conversations delete torn removes it)\n' });
+});
+
 it('a profile named on purpose whose settings the environment goes before: a note names them, piped too', async () => {
   expect((await run(['config', 'set', 'api_root', 'http://127.0.0.1:9/api', '--profile', 'elsewhere'])).code).toBe(0);
   expect((await run(['config', 'set', 'model', 'local/lorem', '--profile', 'elsewhere'])).code).toBe(0);

@@ -24,7 +24,8 @@ const list = defineCommand({
   examples: ['router conversations list', 'router conversations list --limit 5 river', 'router conversations list --json id,turns'],
   run: async ({ io, opts, env }, search) => {
     const { ids, damaged } = findConversations(env, (c) => matches(c, search));
-    for (const id of damaged) io.info(`warning: the conversation file of ${id} is damaged (router conversations delete ${id} removes it)`);
+    // Left out of the list: said piped too.
+    for (const id of damaged) io.note(`warning: the conversation file of ${id} is damaged (router conversations delete ${id} removes it)`);
     const chosen = ids.slice(0, opts.limit);
     if (opts.json) return io.json([...conversationSummaries(env, chosen)]);
     if (!chosen.length) return io.info(search.length ? `no conversation holds ${search.map((w) => `"${w}"`).join(' and ')}` : 'no conversations yet: router chat keeps each one (unless --no-log)');

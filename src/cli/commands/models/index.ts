@@ -62,6 +62,8 @@ async function runModels(ctx: RunContext<FlagValues<typeof FLAGS>>, search: stri
   // A value close to one the list has is a typo, refused; another (video, when no model takes it) just matches nothing.
   if (unknown?.typo) throw usage(unknown.line);
   const found = sortModels(filterModels(all, search, opts), opts.sort);
+  // Words that match nothing, close to a model's name: a typo, said however the list is printed.
+  if (!found.length && search.length) await guessSearch(io, all, search);
   if (opts.json) return io.json(found);
   const rows = found.map(modelRow);
   if (!io.stdoutTTY) return void io.out(rows.map((r) => `${r.join('\t')}\n`).join(''));
@@ -69,6 +71,14 @@ async function runModels(ctx: RunContext<FlagValues<typeof FLAGS>>, search: stri
   const chalk = io.color ? (await import('chalk')).default : undefined;
   const fitted = fitColumns(rows, io.columns!);
   io.out(renderTable(fitted.head, fitted.rows, io.columns!, chalk ? (s) => chalk.bold(s) : undefined));
+}
+
+async function guessSearch(io: RunContext<object>['io'], all: Model[], search: string[]): Promise<void> {
+  const { closest } = await import('../../../internal/did-you-mean.js');
+  const names = all.flatMap((m) => [m.id, m.id.split('/').pop()!]);
+  const near = search.map((w) => closest(w, names)).find((n) => n !== undefined);
+  const model = near && all.find((m) => m.id === near || m.id.endsWith(`/${near}`));
+  if (model) io.note(`note: no model matches ${search.map((w) => `"${w}"`).join(' and ')} (did you mean ${model.id}?)`);
 }
 
 async function runShow(ctx: RunContext<{ refresh?: boolean }>, id: string): Promise<void> {
