@@ -33,12 +33,15 @@ function trace(how) {
   if (process.env.ROUTER_TRACE_START) process.stderr.write(`router: ${how.startsWith('loaded ') ? how : `started from ${how}`}\n`);
 }
 
+/** Commands that make no request (a guess by the first word: a wrong one only costs a few ms). */
+const OFFLINE = new Set(['config', 'roles', 'conversations', 'completion', '__complete']);
+
 /**
  * The bundle's exports, its script and where its code cache goes; undefined when there is no
  * bundle as new as dist/cli, no code cache for this node (compiling the whole bundle would be
  * slower than loading the modules), or a bundle that does not load.
  */
-function loadBundle() {
+function loadBundle(argv = []) {
   let source;
   let cache;
   let cachedData;
@@ -57,10 +60,12 @@ function loadBundle() {
   // background thread, which the process waited for at exit) makes a one-shot call faster and ~35 MB
   // smaller. Set once, before anything is compiled: V8 takes a code cache only under the flags it was
   // made with, and the CLI changes none as it runs. So do node's own modules, whose code cache is made
-  // under node's default flags: node:os, which every call loads, is loaded before the flag changes them
-  // (callgrind: ~12 M instructions less of a one-shot chat, ~15 M of `config list`; node:net and
-  // node:tty loaded so too saved nothing more, and cost the calls that make no request).
-  require('node:os');
+  // under node's default flags: loaded after the flag, each is compiled from its source and a cache made
+  // anew. node:os, which every call loads, and node:net and node:tty, which every call that makes a
+  // request loads, are loaded before it (callgrind: a one-shot chat ~663 M -> ~650 M instructions,
+  // `config list` ~661 M -> ~645 M; node -e 0 is ~503 M).
+  const command = argv.slice(2).find((arg) => !arg.startsWith('-'));
+  for (const name of OFFLINE.has(command) ? ['node:os'] : ['node:os', 'node:net', 'node:tty']) require(name);
   require('node:v8').setFlagsFromString('--liftoff-only');
   try {
     const script = new vm.Script(source, { filename: file, cachedData });
@@ -129,7 +134,7 @@ function chunkLoader(packed, id) {
 
 /** Runs the CLI from the bundle; undefined when there is none. */
 async function runBundle(argv) {
-  const bundle = loadBundle();
+  const bundle = loadBundle(argv);
   if (!bundle) return undefined;
   const code = await bundle.main(argv);
   // Set by scripts/bundle.mjs only: record what this call compiled. 1: of the pack and of each chunk

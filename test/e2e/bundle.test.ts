@@ -85,7 +85,7 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     for (const name of ['http2', 'child_process', 'crypto', 'module']) expect(loaded).not.toContain(`NativeModule ${name}`);
   });
 
-  it('loads node:os before it sets its V8 flag: node\'s code cache for it is taken then', async () => {
+  it('loads node:os, node:net and node:tty before it sets its V8 flag for a chat: node\'s code cache for them is taken then', async () => {
     const preload = join(dir, 'modules-order.cjs');
     const list = join(dir, 'modules-order.json');
     writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify(process.moduleLoadList)));`);
@@ -93,8 +93,10 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('in order\n');
     const loaded: string[] = JSON.parse(readFileSync(list, 'utf8'));
-    expect(loaded.indexOf('NativeModule os')).toBeGreaterThan(-1);
-    expect(loaded.indexOf('NativeModule os')).toBeLessThan(loaded.indexOf('NativeModule v8'));
+    for (const name of ['os', 'net', 'tty']) {
+      expect(loaded.indexOf(`NativeModule ${name}`)).toBeGreaterThan(-1);
+      expect(loaded.indexOf(`NativeModule ${name}`)).toBeLessThan(loaded.indexOf('NativeModule v8'));
+    }
   });
 
   it('warms undici\'s parser while the answer comes', () => {
