@@ -2,7 +2,7 @@
 // Starts the CLI from dist/cli.bundle.cjs with the code V8 compiled for it in a training call
 // (scripts/bundle.mjs makes both): one file read instead of fifty modules, little parsing. What a
 // one-shot chat does not run is in chunks under dist/cli.chunks/, each read when a run needs it.
-const { closeSync, openSync, readFileSync, readSync, writeFileSync } = require('node:fs');
+const { closeSync, fstatSync, openSync, readFileSync, readSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const vm = require('node:vm');
 
@@ -18,6 +18,24 @@ function moduleId(file) {
   const fd = openSync(file, 'r');
   try {
     return /^\/\* router build (\w+) \*\//.exec(head.toString('latin1', 0, readSync(fd, head, 0, head.length, 0)))?.[1];
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A file's bytes, read into `into` when it is large enough: the bundle's code cache goes where the
+ * bundle's source was read (V8 reads a cache only while it compiles), as each fresh page of memory
+ * costs a page fault (~20 us each on the 2-core machine of the bench: ~180 fewer a call).
+ */
+function readBytes(path, into) {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const buf = into && into.length >= size ? into : Buffer.allocUnsafeSlow(size);
+    let read = 0;
+    for (let n; read < size && (n = readSync(fd, buf, read, size - read, read)) > 0; ) read += n;
+    return buf.subarray(0, read);
   } finally {
     closeSync(fd);
   }
@@ -46,13 +64,14 @@ function loadBundle(argv = []) {
   let cache;
   let cachedData;
   try {
-    source = readFileSync(file, 'latin1'); // the bundle is ASCII
+    const bytes = readBytes(file);
+    source = bytes.toString('latin1'); // the bundle is ASCII
     // A bundle of another build than the compiled modules (a bare `tsc` since the build) would run
     // old code. The build id, not file times: those come from unpacking in an installed package.
     const id = bundleId(source);
     if (!id || id !== moduleId(join(dist, 'cli', 'main.js'))) return trace('the modules (the bundle is of another build)');
     cache = cachePath(source);
-    cachedData = process.env.ROUTER_TRAIN_CODE_CACHE === '1' ? undefined : readFileSync(cache);
+    cachedData = process.env.ROUTER_TRAIN_CODE_CACHE === '1' ? undefined : readBytes(cache, bytes);
   } catch {
     return trace(source === undefined ? 'the modules (no bundle)' : 'the modules (no code cache for this node, or no dist/cli/main.js)');
   }
