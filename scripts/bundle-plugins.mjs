@@ -153,6 +153,27 @@ exports.IncomingMessage = function IncomingMessageNeverSent() {};`,
 }
 
 /**
+ * undici's HTTP parser (llhttp, WebAssembly) is compiled function by function on its first call: the
+ * first response waited ~5 ms for its parse function. Once the first socket is set up and its request
+ * written, one empty parse (a parser of its own, no bytes, no callbacks) compiles it while the service
+ * answers. undici as it is where its code differs from what this expects: only slower.
+ */
+function warmParser() {
+  const CALL = 'llhttpInstance = lazyllhttp()';
+  return {
+    name: 'warm-parser',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h1\.js$/ }, (args) => {
+        const source = readFileSync(args.path, 'utf8');
+        if (source.split(CALL).length !== 2) return undefined;
+        const warm = `${CALL}; setImmediate((e) => { const p = e.llhttp_alloc(0); e.llhttp_execute(p, 0, 0); e.llhttp_free(p); }, llhttpInstance.exports)`;
+        return { loader: 'js', contents: source.replace(CALL, warm) };
+      });
+    },
+  };
+}
+
+/**
  * What the bundle leaves out: code that no command started from it runs. The emulator (`router
  * serve` starts from the modules: bin/router), and of @inquirer/prompts the editor prompt, which
  * brings iconv-lite and chardet. About 1 MB less to read and hold at every start.
@@ -205,7 +226,7 @@ function linearJq() {
 }
 
 /** undici as src/client/transport.ts uses it, with the least it needs at start. */
-export const transportPlugins = () => [leanHttp(), leanUndici(), deferred(), leanAssert()];
+export const transportPlugins = () => [leanHttp(), leanUndici(), deferred(), leanAssert(), warmParser()];
 
 /** Every plugin of the CLI bundle. */
-export const cliPlugins = () => [linearJq(), leanHttp(), leanUndici(), deferred(), leaner(), lazyBuiltins(), leanAssert()];
+export const cliPlugins = () => [linearJq(), leanHttp(), leanUndici(), deferred(), leaner(), lazyBuiltins(), leanAssert(), warmParser()];

@@ -85,6 +85,25 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     for (const name of ['http2', 'child_process', 'crypto', 'module']) expect(loaded).not.toContain(`NativeModule ${name}`);
   });
 
+  it('loads node:os, node:net and node:tty before it sets its V8 flag for a chat: node\'s code cache for them is taken then', async () => {
+    const preload = join(dir, 'modules-order.cjs');
+    const list = join(dir, 'modules-order.json');
+    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify(process.moduleLoadList)));`);
+    const r = await t.run(['chat', '--model', 'local/echo', 'in order'], { env: { NODE_OPTIONS: `--require ${preload}`, ROUTER_NO_LOG: '1' } });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('in order\n');
+    const loaded: string[] = JSON.parse(readFileSync(list, 'utf8'));
+    for (const name of ['os', 'net', 'tty']) {
+      expect(loaded.indexOf(`NativeModule ${name}`)).toBeGreaterThan(-1);
+      expect(loaded.indexOf(`NativeModule ${name}`)).toBeLessThan(loaded.indexOf('NativeModule v8'));
+    }
+  });
+
+  it('warms undici\'s parser while the answer comes', () => {
+    // scripts/bundle-plugins.mjs (warmParser) found where undici makes its parser: one empty parse follows.
+    expect(readFileSync(join(ROOT, 'dist', 'cli.bundle.cjs'), 'latin1')).toMatch(/llhttpInstance=lazyllhttp\(\),setImmediate\(\w+=>\{let \w+=\w+\.llhttp_alloc\(0\);\w+\.llhttp_execute\(\w+,0,0\),\w+\.llhttp_free\(\w+\)\},llhttpInstance\.exports\)/);
+  });
+
   it('keeps the ledger line and the conversation of a one-shot chat without node:crypto or the folder remover', async () => {
     const preload = join(dir, 'modules-log.cjs');
     const list = join(dir, 'modules-log.json');
