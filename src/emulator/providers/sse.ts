@@ -9,13 +9,18 @@ function dataOf(event: string): string | undefined {
   return data.length ? data.join('\n') : undefined;
 }
 
-/** The `data:` payloads of an event stream, as they arrive; comments and other fields are dropped. */
-export async function* ssePayloads(body: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
-  // A character split between two reads is decoded whole, once its last byte came.
-  const decoder = new TextDecoder();
-  let pending = '';
-  for await (const piece of body) {
-    pending += typeof piece === 'string' ? piece : decoder.decode(piece, { stream: true });
+/**
+ * Splits an event stream into its `data:` payloads as pieces of it arrive, synchronously (comments and
+ * other fields are dropped). A character split between two pieces is decoded whole, once its last
+ * byte came; a \r\n split between two pieces is one line end.
+ */
+export class SseSplitter {
+  private readonly decoder = new TextDecoder();
+  private pending = '';
+
+  /** Adds a piece; `each` is called with every payload it completes, in order. */
+  push(piece: Buffer | string, each: (data: string) => void): void {
+    let pending = this.pending + (typeof piece === 'string' ? piece : this.decoder.decode(piece, { stream: true }));
     if (pending.includes('\r')) {
       // A \r last may be the first half of a \r\n still to come: kept as it is until then.
       const carry = pending.endsWith('\r') ? '\r' : '';
@@ -26,8 +31,19 @@ export async function* ssePayloads(body: AsyncIterable<Buffer | string>): AsyncG
     while ((end = pending.indexOf('\n\n', start)) >= 0) {
       const data = dataOf(pending.slice(start, end));
       start = end + 2;
-      if (data !== undefined) yield data;
+      if (data !== undefined) each(data);
     }
-    pending = start ? pending.slice(start) : pending;
+    this.pending = start ? pending.slice(start) : pending;
+  }
+}
+
+/** The `data:` payloads of an event stream, as they arrive; comments and other fields are dropped. */
+export async function* ssePayloads(body: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+  const splitter = new SseSplitter();
+  const out: string[] = [];
+  const take = (data: string) => out.push(data);
+  for await (const piece of body) {
+    splitter.push(piece, take);
+    for (const data of out.splice(0)) yield data;
   }
 }

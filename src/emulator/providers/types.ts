@@ -28,6 +28,11 @@ export type UpstreamReply =
   /** A 200 event stream: each `data:` payload as text, `[DONE]` included; throws where it breaks. */
   | { kind: 'stream'; status: number; headers: Record<string, string>; events: AsyncIterable<string> };
 
+/** A stream's events that can hand over, without waiting, those already arrived after the one next() gave. */
+export interface QueuedEvents {
+  takeQueued(): string[];
+}
+
 /** An upstream's spoken answer: a 2xx with its audio as it comes (throws ProviderFailure where it breaks), or the caller's own 4xx. */
 export interface AudioReply {
   status: number;
