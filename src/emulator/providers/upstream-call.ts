@@ -4,12 +4,22 @@ import { ProviderFailure, passesOver, type UpstreamReply } from './types.js';
 
 type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[0];
 
+const SECRET = /cookie|authorization|key|token|secret/i;
+/** Header names seen, each to its kept name (lower case), or null when it is left out: one test per name, not per answer. */
+const keptNames = new Map<string, string | null>();
+
 /** Headers of an upstream's answer that a cassette or a log may keep: no cookies, keys or tokens. */
 export function publicHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) {
-    if (v === undefined || /cookie|authorization|key|token|secret/i.test(k)) continue;
-    out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  for (const k in headers) {
+    const v = headers[k];
+    if (v === undefined) continue;
+    let name = keptNames.get(k);
+    if (name === undefined) {
+      name = SECRET.test(k) ? null : k.toLowerCase();
+      if (keptNames.size < 1024) keptNames.set(k, name);
+    }
+    if (name !== null) out[name] = Array.isArray(v) ? v.join(', ') : v;
   }
   return out;
 }
