@@ -19,7 +19,7 @@ import { priceUsage } from './usage.js';
 import { relayResponses, wholeResponse } from './responses.js';
 import { speakThrough } from './speech.js';
 import { upstreamBody } from './upstream-body.js';
-import { finishOf, keepUpstreamAnswer, responseFinish, type Asked, type UpstreamAnswer } from './kept.js';
+import { finishOf, giveId, keepUpstreamAnswer, responseFinish, type Asked, type UpstreamAnswer } from './kept.js';
 
 type Body = Record<string, unknown>;
 
@@ -189,12 +189,16 @@ export class Gateway {
     const candidates = candidatesFor(body, this.catalog, undefined, 'embedding').filter((c) => c.adapter.embeddings);
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
     chargeable(ctx);
+    const asked: Asked = { startedAt: ctx.store.now(), user: body.user };
     const passed: Attempt[] = [];
     const gone = callerGone(ctx);
     const got = await this.firstWhole(candidates, passed, (c) => c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: gone }));
     if (got) {
-      ctx.store.debit(ctx.workspace, priceUsage(got.answer.usage, got.c));
+      const cost = priceUsage(got.answer.usage, got.c);
+      const ownId = giveId(got.answer, 'emb');
+      ctx.store.debit(ctx.workspace, cost);
       ctx.send(200, new Serialized(JSON.stringify(got.answer)));
+      keepUpstreamAnswer(ctx, got.c, asked, 'embeddings', { id: got.answer.id, usage: got.answer.usage, cost, streamed: false, ownId });
       return;
     }
     throw new HttpError(502, `All providers for the requested models are unavailable: ${passed.map((a) => a.error).join('; ')}`, 'provider_unavailable');
@@ -249,10 +253,11 @@ export class Gateway {
   }
 
   async speak(ctx: Ctx, body: Body): Promise<void> {
+    const asked: Asked = { startedAt: ctx.store.now(), user: body.user, sessionId: ctx.sessionId(body) };
     const candidates = candidatesFor(body, this.catalog, undefined, 'speech').filter((c) => c.adapter.speech);
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
     chargeable(ctx);
-    await speakThrough(ctx, body, candidates, (c) => upstreamBody(body, c, false));
+    await speakThrough(ctx, body, candidates, (c) => upstreamBody(body, c, false), asked);
   }
 
   /** Whether a batch of `endpoint` for this model runs here (its requests through complete()). */
