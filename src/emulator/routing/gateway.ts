@@ -66,6 +66,7 @@ export class Gateway {
   constructor(opts: GatewayOptions) {
     this.batchConcurrency = opts.config.batchConcurrency ?? DEFAULT_BATCH_CONCURRENCY;
     const deck = opts.cassettes ? new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode, opts.cassettes.timing) : undefined;
+    if (deck) this.closers.push(() => deck.flush());
     const upstreams: ProviderAdapter[] = opts.config.providers.map((p) => {
       const live = new OpenAICompatible(p);
       this.closers.push(() => live.close());
