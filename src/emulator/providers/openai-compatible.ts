@@ -1,6 +1,7 @@
 import { Agent, request } from 'undici';
 import type { ProviderConfig } from './config.js';
 import { ssePayloads } from './sse.js';
+import { DEFAULT_MAX_ANSWER_BYTES, headText, textWithin } from './bounded.js';
 import { ProviderFailure, passesOver, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
 
 /** Headers of an upstream's answer that a cassette or a log may keep: no cookies, keys or tokens. */
@@ -15,6 +16,7 @@ export function publicHeaders(headers: Record<string, string | string[] | undefi
 
 /** Why undici gave up, in the words of a provider failure. */
 function failureOf(err: unknown, name: string, started: boolean): ProviderFailure {
+  if (err instanceof ProviderFailure) return err;
   const code = (err as { code?: string })?.code ?? '';
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH') return new ProviderFailure('refused', `${name}: connection refused (${code})`);
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return new ProviderFailure('timeout', `${name}: timed out`);
@@ -79,7 +81,7 @@ export class OpenAICompatible implements ProviderAdapter {
       throw failureOf(err, this.name, false);
     }
     if (passesOver(res.statusCode)) {
-      const text = await res.body.text().catch(() => '');
+      const text = await headText(res.body);
       throw new ProviderFailure('status', `${this.name}: HTTP ${res.statusCode}${text ? ` ${text.slice(0, 200)}` : ''}`, res.statusCode);
     }
     const name = this.name;
@@ -105,14 +107,14 @@ export class OpenAICompatible implements ProviderAdapter {
     const status = res.statusCode;
     const kept = publicHeaders(res.headers);
     if (passesOver(status)) {
-      const text = await res.body.text().catch(() => '');
+      const text = await headText(res.body);
       throw new ProviderFailure('status', `${this.name}: HTTP ${status}${text ? ` ${text.slice(0, 200)}` : ''}`, status);
     }
     if (stream && status === 200 && String(kept['content-type'] ?? '').startsWith('text/event-stream')) {
       return { kind: 'stream', status, headers: kept, events: this.events(res.body, ends) };
     }
     try {
-      return { kind: 'json', status, headers: kept, text: await res.body.text() };
+      return { kind: 'json', status, headers: kept, text: await textWithin(res.body, this.config.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES, this.name) };
     } catch (err) {
       throw failureOf(err, this.name, false);
     }
@@ -121,7 +123,7 @@ export class OpenAICompatible implements ProviderAdapter {
   private async *events(body: AsyncIterable<Buffer>, ends: (data: string) => boolean): AsyncGenerator<string> {
     let done = false;
     try {
-      for await (const data of ssePayloads(body)) {
+      for await (const data of ssePayloads(body, this.config.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES)) {
         yield data;
         if (ends(data)) done = true;
       }

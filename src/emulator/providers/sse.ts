@@ -10,7 +10,7 @@ function dataOf(event: string): string | undefined {
 }
 
 /** The `data:` payloads of an event stream, as they arrive; comments and other fields are dropped. */
-export async function* ssePayloads(body: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+export async function* ssePayloads(body: AsyncIterable<Buffer | string>, maxEvent = Infinity): AsyncGenerator<string> {
   // A character split between two reads is decoded whole, once its last byte came.
   const decoder = new TextDecoder();
   let pending = '';
@@ -29,5 +29,6 @@ export async function* ssePayloads(body: AsyncIterable<Buffer | string>): AsyncG
       if (data !== undefined) yield data;
     }
     pending = start ? pending.slice(start) : pending;
+    if (pending.length > maxEvent) throw new Error(`an event larger than ${maxEvent} characters`);
   }
 }

@@ -19,6 +19,7 @@ import { priceUsage } from './usage.js';
 import { relayResponses, wholeResponse } from './responses.js';
 import { speakThrough } from './speech.js';
 import { upstreamBody } from './upstream-body.js';
+import { refusalOf, wholeAnswer } from './answer-shape.js';
 import { finishOf, giveId, keepUpstreamAnswer, responseFinish, type Asked, type UpstreamAnswer } from './kept.js';
 
 type Body = Record<string, unknown>;
@@ -164,15 +165,14 @@ export class Gateway {
   private answerOf(reply: Extract<UpstreamReply, { kind: 'json' }>, c: Candidate, passed: Attempt[], named = true): Body | undefined {
     let answer: Body;
     try {
-      answer = JSON.parse(reply.text) as Body;
-    } catch {
-      passed.push({ provider: c.slug, model: c.model.id, error: `${c.slug}: an answer that is not JSON` });
+      answer = wholeAnswer(reply.text, reply.status, c.model.kind === 'embedding' ? 'data' : named ? 'choices' : 'output');
+    } catch (err) {
+      passed.push({ provider: c.slug, model: c.model.id, error: `${c.slug}: ${(err as Error).message}` });
       return undefined;
     }
     if (reply.status < 200 || reply.status >= 300) {
       // The upstream refused the request itself (a 400): the caller's to fix, no other provider would differ.
-      const message = ((answer.error as Body | undefined)?.message as string | undefined) ?? `HTTP ${reply.status}`;
-      throw new HttpError(reply.status, `${c.slug}: ${message}`);
+      throw new HttpError(reply.status, `${c.slug}: ${refusalOf(answer, reply.status)}`);
     }
     if (answer.model !== undefined) answer.model = c.model.id;
     if (named) answer.provider = c.slug;

@@ -95,6 +95,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     } catch {
       return { failed: new ProviderFailure('broken', `${c.slug}: a stream event that is not JSON`) };
     }
+    if (!chunk || typeof chunk !== 'object' || Array.isArray(chunk)) return { failed: new ProviderFailure('broken', `${c.slug}: a stream event that is not a JSON object`) };
     if (chunk.error) return { failed: new ProviderFailure('broken', `${c.slug}: error before the first token: ${JSON.stringify(chunk.error).slice(0, 200)}`) };
     relabel ??= relabeller(chunk, c);
     held.push(chunk);
@@ -143,7 +144,8 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
         await send(chunk);
       }
     } catch (err) {
-      broken = err instanceof Error ? err.message : String(err);
+      // A break the adapter names, or an event that is not a JSON object (its parse or use threw).
+      broken = err instanceof ProviderFailure ? err.message : `${c.slug}: a stream event that is not a JSON object`;
     }
   }
   if (closed()) return { cost: 0, whole: false };

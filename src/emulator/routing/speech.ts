@@ -8,6 +8,7 @@ import { passOver, type Attempt } from './metadata.js';
 import { callerGone } from './relay.js';
 import { keepUpstreamAnswer, type Asked } from './kept.js';
 import { genId } from '../resources/chat.js';
+import { refusalOf, wholeAnswer } from './answer-shape.js';
 
 type Body = Record<string, unknown>;
 
@@ -26,14 +27,15 @@ export async function speakThrough(ctx: Ctx, body: Body, candidates: Candidate[]
     let rest: AsyncIterator<Buffer>;
     let headers: Record<string, string>;
     try {
-      const reply = await c.adapter.speech!({ body: body$(c), stream: false, signal: gone });
+      // Speech's end-user identifier is for logging only, never the provider's (spec).
+      const reply = await c.adapter.speech!({ body: { ...body$(c), user: undefined }, stream: false, signal: gone });
       if (reply.status < 200 || reply.status >= 300) {
         // The caller's own mistake (a 400): no other provider would differ.
         let text = '';
         for await (const piece of reply.audio) text += piece.toString('utf8');
         let message = `HTTP ${reply.status}`;
         try {
-          message = ((JSON.parse(text) as Body).error as Body | undefined)?.message as string ?? message;
+          message = refusalOf(wholeAnswer(text, reply.status, 'data'), reply.status);
         } catch {
           // not JSON: the status says it
         }
