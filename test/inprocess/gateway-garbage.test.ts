@@ -44,7 +44,15 @@ const endless = (mib: number, stream: boolean) => (_req: unknown, res: ServerRes
   more();
 };
 
+const limited = (wait: string) => (_req: unknown, res: ServerResponse) => {
+  res.writeHead(429, { 'content-type': 'application/json', 'retry-after': wait });
+  res.end('{"error":{"code":429,"message":"slow down"}}');
+};
+
 const ANSWERS = {
+  'rate-7': limited('7'),
+  'rate-3': limited('3'),
+  five: json('{"error":{"code":503,"message":"down"}}', 503),
   empty: json('{}'),
   array: json('[1,2]'),
   null: json('null'),
@@ -177,5 +185,26 @@ describe("the caller's end user", () => {
     expect(sent[1]!.user).toBe(sent[0]!.user);
     expect(JSON.stringify(sent)).not.toContain('alice');
     expect(endUser('bob')).not.toBe(sent[0]!.user);
+  });
+});
+
+describe('providers that rate limit', () => {
+  const rated = (order: string[]) => fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/chat', provider: { only: order, order }, messages: [{ role: 'user', content: 'hi' }] }) });
+
+  it('every provider a 429: the caller gets a 429 with the shortest Retry-After, not a 502', async () => {
+    const res = await rated(['rate-7', 'rate-3']);
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('3');
+    expect(((await res.json()) as any).error.message).toBe('All providers for the requested models are rate limited: rate-7: HTTP 429 {"error":{"code":429,"message":"slow down"}}; rate-3: HTTP 429 {"error":{"code":429,"message":"slow down"}}');
+  });
+
+  it('a 429 beside another failure is a 502 as before; beside an answer, the answer', async () => {
+    const mixed = await rated(['rate-3', 'five']);
+    expect(mixed.status).toBe(502);
+    expect(mixed.headers.get('retry-after')).toBeNull();
+    await mixed.text();
+    const ok = await rated(['rate-3', 'up']);
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as any).provider).toBe('up');
   });
 });

@@ -82,7 +82,7 @@ export class OpenAICompatible implements ProviderAdapter {
     }
     if (passesOver(res.statusCode)) {
       const text = await headText(res.body);
-      throw new ProviderFailure('status', `${this.name}: HTTP ${res.statusCode}${text ? ` ${text.slice(0, 200)}` : ''}`, res.statusCode);
+      throw new ProviderFailure('status', `${this.name}: HTTP ${res.statusCode}${text ? ` ${text.slice(0, 200)}` : ''}`, res.statusCode, res.headers['retry-after']?.toString());
     }
     const name = this.name;
     async function* audio(): AsyncGenerator<Buffer> {
@@ -108,7 +108,7 @@ export class OpenAICompatible implements ProviderAdapter {
     const kept = publicHeaders(res.headers);
     if (passesOver(status)) {
       const text = await headText(res.body);
-      throw new ProviderFailure('status', `${this.name}: HTTP ${status}${text ? ` ${text.slice(0, 200)}` : ''}`, status);
+      throw new ProviderFailure('status', `${this.name}: HTTP ${status}${text ? ` ${text.slice(0, 200)}` : ''}`, status, res.headers['retry-after']?.toString());
     }
     if (stream && status === 200 && String(kept['content-type'] ?? '').startsWith('text/event-stream')) {
       return { kind: 'stream', status, headers: kept, events: this.events(res.body, ends) };

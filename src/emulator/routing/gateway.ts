@@ -11,7 +11,7 @@ import { OpenAICompatible } from '../providers/openai-compatible.js';
 import { CassetteDeck, type CassetteMode } from '../providers/cassette.js';
 import type { ProviderAdapter, UpstreamReply } from '../providers/types.js';
 import { candidatesFor, modelChain, type Candidate, type Catalog } from './candidates.js';
-import { gatewayMetadataFields, passOver, type Attempt } from './metadata.js';
+import { allFailed, gatewayMetadataFields, passOver, type Attempt } from './metadata.js';
 import { asksMetadata } from './routed.js';
 import { callerGone, relayStream, streamOf, type RelayOutcome } from './relay.js';
 import { Sessions } from './sessions.js';
@@ -142,8 +142,7 @@ export class Gateway {
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, streamed: true });
       if (settled(ctx, await relayStream(ctx, streamed!, c, { metadata }), c, passed, remember, kept)) return;
     }
-    const why = passed.map((a) => a.error).join('; ');
-    throw new HttpError(502, `All providers for the requested models are unavailable: ${why}`, 'provider_unavailable');
+    throw allFailed(passed);
   }
 
   /** The first whole answer of the candidates, each asked in turn; the ones that failed are added to `passed`. */
@@ -202,7 +201,7 @@ export class Gateway {
       keepUpstreamAnswer(ctx, got.c, asked, 'embeddings', { id: got.answer.id, usage: got.answer.usage, cost, streamed: false, ownId });
       return;
     }
-    throw new HttpError(502, `All providers for the requested models are unavailable: ${passed.map((a) => a.error).join('; ')}`, 'provider_unavailable');
+    throw allFailed(passed);
   }
 
   /** Whether a Responses request is the gateway's: it names a model of an upstream with `responses: true`. */
@@ -245,7 +244,7 @@ export class Gateway {
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, finish: responseFinish(o.finish), streamed: true });
       if (settled(ctx, await relayResponses(ctx, reply, c), c, passed, remember, kept)) return;
     }
-    throw new HttpError(502, `All providers for the requested models are unavailable: ${passed.map((a) => a.error).join('; ')}`, 'provider_unavailable');
+    throw allFailed(passed);
   }
 
   /** Whether a speech request is the gateway's: it names an upstream speech model. */
@@ -289,7 +288,7 @@ export class Gateway {
         return got.answer;
       }
     }
-    throw new HttpError(502, `All providers for the requested models are unavailable: ${passed.map((a) => a.error).join('; ')}`, 'provider_unavailable');
+    throw allFailed(passed);
   }
 
   async close(): Promise<void> {

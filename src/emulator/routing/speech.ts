@@ -4,7 +4,7 @@ import { drainOrClose } from '../state/billing.js';
 import { round } from '../models/models.js';
 import { ProviderFailure } from '../providers/types.js';
 import type { Candidate } from './candidates.js';
-import { passOver, type Attempt } from './metadata.js';
+import { allFailed, passOver, type Attempt } from './metadata.js';
 import { callerGone } from './relay.js';
 import { keepUpstreamAnswer, type Asked } from './kept.js';
 import { genId } from '../resources/chat.js';
@@ -71,5 +71,5 @@ export async function speakThrough(ctx: Ctx, body: Body, candidates: Candidate[]
     keepUpstreamAnswer(ctx, c, asked, 'tts', { id, cost, streamed: true, ownId: true });
     return;
   }
-  throw new HttpError(502, `All providers for the requested models are unavailable: ${passed.map((a) => a.error).join('; ')}`, 'provider_unavailable');
+  throw allFailed(passed);
 }
