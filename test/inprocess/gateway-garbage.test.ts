@@ -78,9 +78,9 @@ beforeAll(async () => {
     });
     locals.push(l);
     const kind = name === 'no-data' ? 'embedding_models' : 'models';
-    entries.push(`  - { name: "${name}", base_url: "${l.baseUrl}", max_answer_mb: 1, ${kind}: { test/${name}: x, test/${kind === 'models' ? 'chat' : 'embed'}: x } }`);
+    entries.push(`  - { name: "${name}", base_url: "${l.baseUrl}", max_answer_mb: 1, responses: ${name === 'empty'}, ${kind}: { test/${name}: x, test/${kind === 'models' ? 'chat' : 'embed'}: x } }`);
   }
-  const up = `  - { name: up, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, models: { test/chat: local/echo }, embedding_models: { test/embed: local/embed } }`;
+  const up = `  - { name: up, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, responses: true, models: { test/chat: local/echo }, embedding_models: { test/embed: local/embed } }`;
   const config = parseProviders(`providers:\n${entries.join('\n')}\n${up}\n`, { UP_KEY: upstream.store.firstKeys().apiKey });
   gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config } });
   key = gateway.store.firstKeys().apiKey;
@@ -124,6 +124,14 @@ describe('whole answers that are no answer', () => {
     const first = JSON.parse(res.text.split('\n\n').find((e) => e.startsWith('data: '))!.slice(6));
     expect(first.provider).toBe('up');
     expect(first.router_metadata.attempts[0]).toMatchObject({ provider: 'empty', error: 'empty: an answer without choices: {}' });
+  });
+
+  it('a Responses answer without output is passed over for the next provider', async () => {
+    const res = await post('/v1/responses', { model: 'test/chat', input: 'x', provider: { order: ['empty', 'up'] } });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.text).output.length).toBeGreaterThan(0);
+    const alone = await post('/v1/responses', { model: 'test/empty', input: 'x' });
+    expect(errorOf(alone.text)).toBe('All providers for the requested models are unavailable: empty: an answer without output: {}');
   });
 
   it('embeddings without data are passed over for the next provider', async () => {
