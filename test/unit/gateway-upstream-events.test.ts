@@ -44,6 +44,16 @@ describe("an upstream's events as undici's raw handler hands them over", () => {
     await expect(events.next()).rejects.toThrow(ProviderFailure);
   });
 
+  it('lets go of the upstream at an event larger than its bound, after the events before it', async () => {
+    const c = controller();
+    const events = new UpstreamEvents(c, 'up', done, 16);
+    events.push(frames('1'));
+    events.push(Buffer.from(`data: ${'x'.repeat(32)}`));
+    expect(c.calls).toEqual(['abort']);
+    expect(await events.next()).toEqual({ value: '1', done: false });
+    await expect(events.next()).rejects.toMatchObject({ reason: 'broken', message: 'up: stream broken (an event larger than 16 characters)' });
+  });
+
   it('lets go of the upstream when its reader stops early, but not once [DONE] came (the connection is kept)', async () => {
     const early = controller();
     const a = new UpstreamEvents(early, 'up', done);
@@ -68,6 +78,19 @@ describe('a call to an upstream through the raw handler', () => {
         res.writeHead(503, { 'content-type': 'application/json' });
         return res.end('{"error":"busy"}');
       }
+      if (req.url === '/limited') {
+        // A refusal whose body never ends: its first bytes are its words, the rest is not waited for.
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '7' });
+        return res.write(`{"error":"slow down"}${' '.repeat(8192)}`);
+      }
+      if (req.url === '/huge') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return res.end(`{"choices":[],"pad":"${'a'.repeat(2 * 1024 * 1024)}"}`);
+      }
+      if (req.url === '/huge-event') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        return res.end(`data: {"a":1}\n\ndata: {"pad":"${'a'.repeat(2 * 1024 * 1024)}"}\n\ndata: [DONE]\n\n`);
+      }
       if (req.url === '/cut') {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.write('data: {"a":1}\n\n');
@@ -83,7 +106,7 @@ describe('a call to an upstream through the raw handler', () => {
     await agent.close();
     server.close();
   });
-  const call = (path: string, signal = new AbortController().signal) => upstreamCall(agent, { origin, path, headers: {}, body: '{}', signal, name: 'up', stream: true, ends: done });
+  const call = (path: string, signal = new AbortController().signal) => upstreamCall(agent, { origin, path, headers: {}, body: '{}', signal, name: 'up', stream: path !== '/huge', ends: done, maxAnswer: 1024 * 1024 });
 
   it('relays a stream, its headers less cookies', async () => {
     const reply = await call('/ok');
@@ -102,6 +125,22 @@ describe('a call to an upstream through the raw handler', () => {
     const it = reply.events[Symbol.asyncIterator]();
     expect(await it.next()).toEqual({ value: '{"a":1}', done: false });
     await expect(it.next()).rejects.toMatchObject({ reason: 'broken' });
+  });
+
+  it("keeps a refusal's first bytes and its Retry-After, without waiting for the rest of its body", async () => {
+    await expect(call('/limited')).rejects.toMatchObject({ reason: 'status', status: 429, retryAfter: '7', message: expect.stringMatching(/^up: HTTP 429 \{"error":"slow down"\}/) });
+  });
+
+  it('passes over a whole answer larger than max_answer_mb, read no further', async () => {
+    await expect(call('/huge')).rejects.toMatchObject({ reason: 'broken', message: 'up: an answer larger than 1 MiB' });
+  });
+
+  it('breaks a stream at an event larger than max_answer_mb, after the events before it', async () => {
+    const reply = await call('/huge-event');
+    if (reply.kind !== 'stream') throw new Error('not a stream');
+    const it = reply.events[Symbol.asyncIterator]();
+    expect(await it.next()).toEqual({ value: '{"a":1}', done: false });
+    await expect(it.next()).rejects.toMatchObject({ reason: 'broken', message: 'up: stream broken (an event larger than 1048576 characters)' });
   });
 
   it('fails at once when the caller is gone before the answer', async () => {

@@ -1,6 +1,7 @@
 import { Agent, request } from 'undici';
 import type { ProviderConfig } from './config.js';
 import { failureOf, publicHeaders, upstreamCall } from './upstream-call.js';
+import { DEFAULT_MAX_ANSWER_BYTES, headText } from './bounded.js';
 import { ProviderFailure, passesOver, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
 
 /** A Responses stream has no [DONE]: it ends with its final event. */
@@ -61,8 +62,8 @@ export class OpenAICompatible implements ProviderAdapter {
       throw failureOf(err, this.name, false);
     }
     if (passesOver(res.statusCode)) {
-      const text = await res.body.text().catch(() => '');
-      throw new ProviderFailure('status', `${this.name}: HTTP ${res.statusCode}${text ? ` ${text.slice(0, 200)}` : ''}`, res.statusCode);
+      const text = await headText(res.body);
+      throw new ProviderFailure('status', `${this.name}: HTTP ${res.statusCode}${text ? ` ${text.slice(0, 200)}` : ''}`, res.statusCode, res.headers['retry-after']?.toString());
     }
     const name = this.name;
     async function* audio(): AsyncGenerator<Buffer> {
@@ -80,7 +81,8 @@ export class OpenAICompatible implements ProviderAdapter {
     if (this.config.apiKey) headers.authorization = `Bearer ${this.config.apiKey}`;
     let target = this.targets.get(url);
     if (!target) this.targets.set(url, (target = new URL(url)));
-    return upstreamCall(this.agent, { origin: target.origin, path: target.pathname + target.search, headers, body: JSON.stringify(body), signal, name: this.name, stream, ends });
+    const maxAnswer = this.config.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+    return upstreamCall(this.agent, { origin: target.origin, path: target.pathname + target.search, headers, body: JSON.stringify(body), signal, name: this.name, stream, ends, maxAnswer });
   }
 
   close(): Promise<void> {

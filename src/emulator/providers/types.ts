@@ -62,6 +62,8 @@ export class ProviderFailure extends Error {
     readonly reason: FailureReason,
     message: string,
     readonly status?: number,
+    /** The upstream's `Retry-After` with a 429 or 503. */
+    readonly retryAfter?: string,
   ) {
     super(message);
   }

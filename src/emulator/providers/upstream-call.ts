@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { SseSplitter } from './sse.js';
 import { ProviderFailure, passesOver, type UpstreamReply } from './types.js';
+import { mib } from './bounded.js';
 
 type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[0];
 
@@ -26,6 +27,7 @@ export function publicHeaders(headers: Record<string, string | string[] | undefi
 
 /** Why undici gave up, in the words of a provider failure. */
 export function failureOf(err: unknown, name: string, started: boolean): ProviderFailure {
+  if (err instanceof ProviderFailure) return err;
   const code = (err as { code?: string })?.code ?? '';
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH') return new ProviderFailure('refused', `${name}: connection refused (${code})`);
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return new ProviderFailure('timeout', `${name}: timed out`);
@@ -40,7 +42,8 @@ const HIGH_WATER = 64;
  * An upstream's event stream as undici's raw handler hands it over: split into payloads as bytes
  * arrive, queued, with no stream or generator in between. next() waits for one payload; takeQueued()
  * then takes, without waiting, those that came with it (one wake-up per network read, not per event).
- * Throws ProviderFailure where the stream broke, or when it ended before its end (`ends`).
+ * Throws ProviderFailure where the stream broke, when it ended before its end (`ends`), or when one
+ * event grew past `maxEvent` characters (the upstream is then let go).
  */
 export class UpstreamEvents implements AsyncIterableIterator<string> {
   private queue: string[] = [];
@@ -50,7 +53,7 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
   private failure: ProviderFailure | undefined;
   private wake: (() => void) | undefined;
   private paused = false;
-  private readonly splitter = new SseSplitter();
+  private readonly splitter: SseSplitter;
   private readonly add = (data: string) => {
     this.queue.push(data);
     if (!this.sawEnd && this.ends(data)) this.sawEnd = true;
@@ -60,7 +63,10 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
     private readonly controller: Controller,
     private readonly name: string,
     private readonly ends: (data: string) => boolean,
-  ) {}
+    maxEvent = Infinity,
+  ) {
+    this.splitter = new SseSplitter(maxEvent);
+  }
 
   [Symbol.asyncIterator](): this {
     return this;
@@ -69,7 +75,14 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
   /** From the handler: bytes the socket read. */
   push(chunk: Buffer): void {
     if (this.ended) return;
-    this.splitter.push(chunk, this.add);
+    try {
+      this.splitter.push(chunk, this.add);
+    } catch (err) {
+      // An event without end: the events before it are still read, then the break; the upstream is let go.
+      this.fail(err);
+      this.controller.abort(err as Error);
+      return;
+    }
     if (!this.paused && this.queue.length - this.head >= HIGH_WATER) {
       this.paused = true;
       this.controller.pause();
@@ -155,13 +168,20 @@ export interface UpstreamCall {
   stream: boolean;
   /** The event that ends a stream ([DONE], a Responses final event). */
   ends: (data: string) => boolean;
+  /** The largest whole answer, or single stream event, taken (`max_answer_mb`): past it the provider is passed over. */
+  maxAnswer: number;
 }
+
+/** How much of a refusal's body is kept for its words; the rest is let go. */
+const REFUSAL_BYTES = 4096;
 
 /**
  * POSTs to an upstream through undici's raw handler (`dispatch()`): a 200 event stream is split as it
  * arrives (UpstreamEvents), any other answer read whole. request()'s body stream, and the two
  * generators over it, cost a stream's bookkeeping and several promises per event. Throws
- * ProviderFailure for a refused or timed-out request and for the statuses the gateway passes over.
+ * ProviderFailure for a refused or timed-out request, for the statuses the gateway passes over (with
+ * the first 4 KiB of their body, and their `Retry-After`), and for a whole answer larger than
+ * `maxAnswer` bytes (read no further).
  */
 export function upstreamCall(agent: Dispatcher, call: UpstreamCall): Promise<UpstreamReply> {
   const { signal, name } = call;
@@ -169,10 +189,23 @@ export function upstreamCall(agent: Dispatcher, call: UpstreamCall): Promise<Ups
     let controller: Controller | undefined;
     let events: UpstreamEvents | undefined;
     let whole: Buffer[] | undefined;
+    let size = 0;
     let status = 0;
     let kept: Record<string, string> = {};
     let settled = false;
     const stop = () => signal.removeEventListener('abort', onAbort);
+    /** A status passed over, in words: its body's first bytes, its `Retry-After`. */
+    const refused = () => {
+      const text = Buffer.concat(whole ?? []).toString('utf8').slice(0, REFUSAL_BYTES);
+      return new ProviderFailure('status', `${name}: HTTP ${status}${text ? ` ${text.slice(0, 200)}` : ''}`, status, kept['retry-after']);
+    };
+    /** Settles before the body's end (too large, or enough of a refusal read), and lets the upstream go. */
+    const giveUp = (c: Controller, failure: ProviderFailure) => {
+      settled = true;
+      stop();
+      reject(failure);
+      c.abort(failure);
+    };
     const onAbort = () => {
       const why = signal.reason instanceof Error ? signal.reason : new Error('aborted');
       if (events) events.fail(failureOf(why, name, true));
@@ -196,23 +229,27 @@ export function upstreamCall(agent: Dispatcher, call: UpstreamCall): Promise<Ups
           status = statusCode;
           kept = publicHeaders(headers as Record<string, string | string[] | undefined>);
           if (call.stream && status === 200 && String(kept['content-type'] ?? '').startsWith('text/event-stream')) {
-            events = new UpstreamEvents(c, name, call.ends);
+            events = new UpstreamEvents(c, name, call.ends, call.maxAnswer);
             settled = true;
             resolve({ kind: 'stream', status, headers: kept, events });
           } else whole = [];
         },
-        onResponseData(_, chunk) {
-          if (events) events.push(chunk);
-          else whole?.push(chunk);
+        onResponseData(c, chunk) {
+          if (events) return events.push(chunk);
+          if (!whole || settled) return;
+          whole.push(chunk);
+          size += chunk.length;
+          if (passesOver(status)) {
+            if (size >= REFUSAL_BYTES) giveUp(c, refused());
+          } else if (size > call.maxAnswer) giveUp(c, new ProviderFailure('broken', `${name}: an answer larger than ${mib(call.maxAnswer)}`));
         },
         onResponseEnd() {
           stop();
           if (events) return events.end();
           if (settled) return;
           settled = true;
-          const text = Buffer.concat(whole ?? []).toString('utf8');
-          if (passesOver(status)) reject(new ProviderFailure('status', `${name}: HTTP ${status}${text ? ` ${text.slice(0, 200)}` : ''}`, status));
-          else resolve({ kind: 'json', status, headers: kept, text });
+          if (passesOver(status)) reject(refused());
+          else resolve({ kind: 'json', status, headers: kept, text: Buffer.concat(whole ?? []).toString('utf8') });
         },
         onResponseError(_, err) {
           stop();
@@ -220,7 +257,7 @@ export function upstreamCall(agent: Dispatcher, call: UpstreamCall): Promise<Ups
           if (settled) return;
           settled = true;
           // A status passed over whose body broke is still that status.
-          if (whole && passesOver(status)) reject(new ProviderFailure('status', `${name}: HTTP ${status}`, status));
+          if (whole && passesOver(status)) reject(refused());
           else reject(failureOf(err, name, false));
         },
       },

@@ -44,7 +44,7 @@ function relabeller(first: Body, c: Candidate): (data: string) => string | undef
   };
   return (data) => {
     // Parsed as before: the chunk that ends the answer (its finish_reason is kept), usage, an error, anything unusual.
-    if (!model || data.charCodeAt(data.length - 1) !== 125 /* } */ || data.includes('"usage"') || data.includes('"error"') || !data.includes('"finish_reason":null')) return undefined;
+    if (!model || data.charCodeAt(0) !== 123 /* { */ || data.charCodeAt(data.length - 1) !== 125 /* } */ || data.includes('"usage"') || data.includes('"error"') || !data.includes('"finish_reason":null')) return undefined;
     const at = once(data, model);
     if (at < 0) return undefined;
     const out = data.slice(0, at) + modelTo + data.slice(at + model.length);
@@ -95,6 +95,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     } catch {
       return { failed: new ProviderFailure('broken', `${c.slug}: a stream event that is not JSON`) };
     }
+    if (!chunk || typeof chunk !== 'object' || Array.isArray(chunk)) return { failed: new ProviderFailure('broken', `${c.slug}: a stream event that is not a JSON object`) };
     if (chunk.error) return { failed: new ProviderFailure('broken', `${c.slug}: error before the first token: ${JSON.stringify(chunk.error).slice(0, 200)}`) };
     relabel ??= relabeller(chunk, c);
     held.push(chunk);
@@ -135,6 +136,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
       return false;
     }
     const chunk = JSON.parse(data) as Body;
+    if (!chunk || typeof chunk !== 'object' || Array.isArray(chunk)) throw new ProviderFailure('broken', `${c.slug}: a stream event that is not a JSON object`);
     if (chunk.error) {
       broken = JSON.stringify(chunk.error).slice(0, 200);
       return true;
@@ -156,7 +158,8 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
         if (over) break;
       }
     } catch (err) {
-      broken = err instanceof Error ? err.message : String(err);
+      // A break the adapter names, or an event that is not a JSON object (its parse or use threw).
+      broken = err instanceof ProviderFailure ? err.message : `${c.slug}: a stream event that is not a JSON object`;
     }
   }
   if (closed()) return { cost: 0, whole: false };

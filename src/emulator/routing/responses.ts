@@ -41,6 +41,7 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate)
     } catch {
       return { failed: new ProviderFailure('broken', `${c.slug}: a stream event that is not JSON`) };
     }
+    if (!event || typeof event !== 'object' || Array.isArray(event)) return { failed: new ProviderFailure('broken', `${c.slug}: a stream event that is not a JSON object`) };
     const type = String(event.type);
     if (type === 'error' || type === 'response.failed') return { failed: new ProviderFailure('broken', `${c.slug}: ${type} before any output: ${JSON.stringify(event.error ?? (event.response as Body | undefined)?.error ?? {}).slice(0, 200)}`) };
     held.push(event);
@@ -72,6 +73,7 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate)
   const relayed = (data: string): boolean => {
     if (data === '[DONE]') return true;
     const event = JSON.parse(data) as Body;
+    if (!event || typeof event !== 'object' || Array.isArray(event)) throw new ProviderFailure('broken', `${c.slug}: a stream event that is not a JSON object`);
     if (event.type === 'error' || event.type === 'response.failed') {
       broken = JSON.stringify(event.error ?? (event.response as Body | undefined)?.error ?? {}).slice(0, 200);
       return true;
@@ -93,7 +95,8 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate)
       if (over) break;
     }
   } catch (err) {
-    broken = err instanceof Error ? err.message : String(err);
+    // A break the adapter names, or an event that is not a JSON object (its parse or use threw).
+    broken = err instanceof ProviderFailure ? err.message : `${c.slug}: a stream event that is not a JSON object`;
   }
   if (closed()) return { cost: 0, whole: false };
   if (broken === undefined && final) {

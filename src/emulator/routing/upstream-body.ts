@@ -1,5 +1,6 @@
 /** What a provider is sent of a caller's request: the router's own members left out, the model as the upstream names it. */
 import type { Candidate } from './candidates.js';
+import { endUser } from './end-user.js';
 
 type Body = Record<string, unknown>;
 
@@ -12,6 +13,8 @@ export function upstreamBody(body: Body, c: Candidate, stream: boolean): Body {
   const out: Body = {};
   for (const k in body) if (!ROUTER_ONLY.has(k) && body[k] !== undefined) out[k] = body[k];
   out.model = c.model.upstream;
+  if (typeof out.user === 'string') out.user = endUser(out.user);
+  if (typeof out.safety_identifier === 'string') out.safety_identifier = endUser(out.safety_identifier);
   if (stream) out.stream_options = { ...(body.stream_options as Body | undefined), include_usage: true };
   return out;
 }
