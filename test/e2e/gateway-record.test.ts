@@ -1,5 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,12 +17,12 @@ interface Serve {
   child: ChildProcess;
   apiRoot: string;
   apiKey: string;
-  stop(): Promise<void>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-async function serve(args: string[], env: Record<string, string>): Promise<Serve> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--state', join(dir, 'gateway-state'), '--json', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<void>((r) => child.on('exit', () => r()));
+async function serve(args: string[], env: Record<string, string>, state = 'gateway-state'): Promise<Serve> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--state', join(dir, state), '--json', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   const ready = await new Promise<{ api_root: string; api_key: string }>((resolve, reject) => {
     let out = '';
     let err = '';
@@ -37,9 +38,9 @@ async function serve(args: string[], env: Record<string, string>): Promise<Serve
     child,
     apiRoot: ready.api_root,
     apiKey: ready.api_key,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
+    stop: async (signal = 'SIGTERM') => {
+      child.kill(signal);
+      return exited;
     },
   };
 }
@@ -56,9 +57,19 @@ const REQUESTS = [
   { model: 'test/chat', temperature: 0.5, messages: [{ role: 'user', content: 'write 12 words about tides' }] },
 ];
 
-async function post(g: Serve, body: unknown) {
-  const res = await fetch(`${g.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${g.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function post(g: Serve, body: unknown, signal?: AbortSignal) {
+  const res = await fetch(`${g.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${g.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
   return { status: res.status, text: await res.text() };
+}
+
+/** Waits (bounded) until `dir` holds `n` cassettes. */
+async function cassettesIn(where: string, n: number): Promise<string[]> {
+  for (let i = 0; i < 400; i++) {
+    const files = readdirSync(where).filter((f) => f.endsWith('.json'));
+    if (files.length >= n) return files;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`${where} never held ${n} cassettes`);
 }
 
 describe('record and replay', () => {
@@ -118,4 +129,59 @@ describe('record and replay', () => {
       await upstream.close();
     }
   }, 60_000);
+
+  it('writes cassettes off the event loop: answers go on while a cassette cannot be written yet', async () => {
+    const upstream = await startEmulator({ stateDir: join(dir, 'upstream-3'), port: 0 });
+    const where = join(dir, 'cassettes-fifo');
+    const env = { UP_KEY: upstream.store.firstKeys().apiKey };
+    const gateway = await serve(['--providers', providersFile(upstream, 'providers-3.yaml'), '--record', where], env, 'gateway-state-3');
+    try {
+      expect((await post(gateway, REQUESTS[0])).status).toBe(200);
+      const [file] = await cassettesIn(where, 1);
+      // The same request again writes the same cassette again, through its temp file: a FIFO here, so
+      // the write waits until this test reads it. A write on the event loop would hold every answer.
+      execFileSync('mkfifo', [join(where, `${file}.tmp`)]);
+      const again = await post(gateway, REQUESTS[0], AbortSignal.timeout(30_000));
+      expect(again.status).toBe(200);
+      const models = await fetch(`${gateway.apiRoot}/v1/models`, { headers: { authorization: `Bearer ${gateway.apiKey}` }, signal: AbortSignal.timeout(30_000) });
+      expect(models.status).toBe(200);
+      const written = JSON.parse(await readFile(join(where, `${file}.tmp`), 'utf8'));
+      expect(written.response.body.id).toBe(JSON.parse(again.text).id);
+      expect(await gateway.stop()).toBe(0);
+    } finally {
+      // A gateway stuck in a write never stops by SIGTERM.
+      gateway.child.kill('SIGKILL');
+      await upstream.close();
+    }
+  }, 90_000);
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`a gateway stopped by ${signal} right after its answers has every cassette on disk, whole, replayed byte for byte`, async () => {
+      const upstream = await startEmulator({ stateDir: join(dir, `upstream-${signal}`), port: 0 });
+      const where = join(dir, `cassettes-${signal}`);
+      const env = { UP_KEY: upstream.store.firstKeys().apiKey };
+      const file = providersFile(upstream, `providers-${signal}.yaml`);
+      const asked = Array.from({ length: 24 }, (_, i) => ({ ...REQUESTS[i % 2]!, messages: [{ role: 'user', content: `write ${10 + i} words about ${signal}` }] }));
+      const recording = await serve(['--providers', file, '--record', where], env, `gateway-state-${signal}`);
+      let recorded: { status: number; text: string }[];
+      try {
+        recorded = await Promise.all(asked.map((body) => post(recording, body)));
+      } finally {
+        // At once: no cassette is waited for before the signal.
+        expect(await recording.stop(signal)).toBe(0);
+        await upstream.close();
+      }
+      expect(recorded.map((r) => r.status)).toEqual(asked.map(() => 200));
+      const files = readdirSync(where);
+      expect(files.filter((f) => !f.endsWith('.json'))).toEqual([]);
+      expect(files).toHaveLength(asked.length);
+      for (const f of files) expect(statSync(join(where, f)).isFile()).toBe(true);
+      const replaying = await serve(['--providers', file, '--replay', where, '--replay-timing', '0'], env, `gateway-state-${signal}`);
+      try {
+        for (const [i, body] of asked.entries()) expect(await post(replaying, body)).toEqual(recorded[i]);
+      } finally {
+        await replaying.stop();
+      }
+    }, 90_000);
+  }
 });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
-import { deadPort } from '../support/upstreams.js';
+import { deadPort, localUpstream, type LocalUpstream } from '../support/upstreams.js';
 import { answerValidator, violations } from '../conformance/openapi-fixtures.js';
 
 // An answer from an upstream provider through the gateway is kept like a fake model's: `GET
@@ -13,8 +13,14 @@ import { answerValidator, violations } from '../conformance/openapi-fixtures.js'
 let t: CliEnv;
 let gateway: Emulator;
 let key: string;
+let noId: LocalUpstream;
 beforeAll(async () => {
   t = await startCliEnv();
+  // OpenAI's embeddings answer carries no id: the gateway gives it one, so it can be asked for.
+  noId = await localUpstream((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ object: 'list', model: 'text-embedding-3-small', data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2] }], usage: { prompt_tokens: 5, total_tokens: 5 } }));
+  });
   const yaml = `
 providers:
   - { name: dead, responses: true, base_url: "http://127.0.0.1:${await deadPort()}/v1", models: { test/chat: local/echo } }
@@ -23,19 +29,28 @@ providers:
     api_key_env: ROUTER_API_KEY
     responses: true
     models: { test/chat: local/echo }
-    prices: { test/chat: { prompt: 0.001, completion: 0.002 } }
+    embedding_models: { test/embed: local/embed }
+    prices: { test/chat: { prompt: 0.001, completion: 0.002 }, test/embed: { prompt: 0.0001, completion: 0 } }
+  - { name: noid, base_url: "${noId.baseUrl}", embedding_models: { test/embed-noid: text-embedding-3-small }, prices: { test/embed-noid: { prompt: 0.01, completion: 0 } } }
+  - name: voice
+    base_url: ${t.apiRoot}/v1
+    api_key_env: UP_MANAGEMENT_KEY
+    speech_models: { test/tts: local/tts }
+    prices: { test/tts: { prompt: 0.001, completion: 0 } }
 `;
-  gateway = await startEmulator({ stateDir: join(t.dir, 'gateway'), port: 0, gateway: { config: parseProviders(yaml, t.env) } });
+  const config = parseProviders(yaml, { ...t.env, UP_MANAGEMENT_KEY: t.managementKey });
+  gateway = await startEmulator({ stateDir: join(t.dir, 'gateway'), port: 0, gateway: { config } });
   key = gateway.store.firstKeys().apiKey;
 });
 afterAll(async () => {
   await gateway?.close();
+  await noId?.close();
   await t?.close();
 });
 
-const post = async (path: string, body: unknown) => {
-  const res = await fetch(`${gateway.apiRoot}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: res.status, text: await res.text() };
+const post = async (path: string, body: unknown, k = key) => {
+  const res = await fetch(`${gateway.apiRoot}${path}`, { method: 'POST', headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: res.status, text: await res.text(), headers: res.headers };
 };
 const generation = async (id: string, k = key) => {
   const res = await fetch(`${gateway.apiRoot}/v1/generation?id=${encodeURIComponent(id)}`, { headers: { authorization: `Bearer ${k}` } });
@@ -98,5 +113,46 @@ describe('generations answered by an upstream through the gateway', () => {
     const rows = Object.fromEntries(r.stdout.trim().split('\n').map((l) => l.split('\t')));
     expect(rows).toMatchObject({ id: answer.id, model: 'test/chat', provider: 'up', finish: 'stop', streamed: 'no' });
     expect(rows.tokens).toBe(`prompt ${answer.usage.prompt_tokens}, completion ${answer.usage.completion_tokens}`);
+  });
+
+  it('embeddings are kept: the provider that answered, tokens, cost, latency, api_type embeddings', async () => {
+    const res = await post('/v1/embeddings', { model: 'test/embed', input: ['kept embeddings', 'two'], user: 'u-emb' });
+    expect(res.status).toBe(200);
+    const answer = JSON.parse(res.text);
+    const got = await generation(answer.id);
+    expect(got.status).toBe(200);
+    expect(violations(answerValidator('get', '/generation'), got.body)).toBe('');
+    expect(got.body.data).toMatchObject({ id: answer.id, upstream_id: answer.id, model: 'test/embed', provider_name: 'up', api_type: 'embeddings', native_tokens_prompt: answer.usage.prompt_tokens, native_tokens_completion: 0, total_cost: answer.usage.cost, streamed: false, external_user: 'u-emb' });
+    expect(answer.usage.cost).toBe(Math.round(answer.usage.prompt_tokens * 0.0001 * 1e10) / 1e10);
+    expect(got.body.data.latency).toBeGreaterThanOrEqual(0);
+  });
+
+  it("an upstream's embeddings answer without an id gets the gateway's, and is kept under it", async () => {
+    const res = await post('/v1/embeddings', { model: 'test/embed-noid', input: 'no id upstream' });
+    expect(res.status).toBe(200);
+    const answer = JSON.parse(res.text);
+    expect(answer.id).toMatch(/^emb-\d+-[0-9a-f]+$/);
+    const got = await generation(answer.id);
+    expect(got.body.data).toMatchObject({ id: answer.id, upstream_id: null, provider_name: 'noid', api_type: 'embeddings', native_tokens_prompt: 5, total_cost: 0.05 });
+  });
+
+  it('speech is kept under the id of its x-generation-id header: provider, cost per character, api_type tts', async () => {
+    const input = 'the tide keeps the record';
+    const res = await post('/v1/audio/speech', { model: 'test/tts', voice: 'alloy', input, session_id: 's-tts' }, gateway.store.firstKeys().managementKey);
+    expect(res.status).toBe(200);
+    expect(res.text.length).toBeGreaterThan(0);
+    const id = res.headers.get('x-generation-id')!;
+    expect(id).toMatch(/^gen-/);
+    const got = await generation(id, gateway.store.firstKeys().managementKey);
+    expect(got.status).toBe(200);
+    expect(violations(answerValidator('get', '/generation'), got.body)).toBe('');
+    expect(got.body.data).toMatchObject({ id, upstream_id: null, model: 'test/tts', provider_name: 'voice', api_type: 'tts', total_cost: input.length * 0.001, session_id: 's-tts' });
+  });
+
+  it("the fake models' speech is kept the same way", async () => {
+    const res = await post('/v1/audio/speech', { model: 'local/tts', voice: 'sage', input: 'four words of speech' }, gateway.store.firstKeys().managementKey);
+    expect(res.status).toBe(200);
+    const got = await generation(res.headers.get('x-generation-id')!, gateway.store.firstKeys().managementKey);
+    expect(got.body.data).toMatchObject({ model: 'local/tts', provider_name: 'local-alpha', api_type: 'tts', total_cost: Math.round('four words of speech'.length * 1.5e-5 * 1e10) / 1e10 });
   });
 });

@@ -10,6 +10,7 @@ import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
 let dir: string;
 let gateway: Emulator;
 let odd: LocalUpstream;
+let torn: LocalUpstream;
 let key: string;
 
 const base = { id: 'gen-odd', object: 'chat.completion.chunk', created: 1 };
@@ -32,7 +33,13 @@ beforeAll(async () => {
     for (const chunk of upstreamChunks) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
     res.end('data: [DONE]\n\n');
   });
-  const config = parseProviders(`providers:\n  - { name: odd, base_url: "${odd.baseUrl}", models: { test/odd: up-m } }\n`, {});
+  // Two tokens, then an event that is not JSON, all in one write (one read of the gateway's).
+  torn = await localUpstream((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(`data: ${JSON.stringify(upstreamChunks[0])}\n\n`);
+    setTimeout(() => res.end(`data: ${JSON.stringify({ ...base, model: 'up-m', ...delta(' second') })}\n\ndata: ${JSON.stringify({ ...base, model: 'up-m', ...delta(' third') })}\n\ndata: {"id":"gen-\n\n`), 20);
+  });
+  const config = parseProviders(`providers:\n  - { name: odd, base_url: "${odd.baseUrl}", models: { test/odd: up-m } }\n  - { name: torn, base_url: "${torn.baseUrl}", models: { test/torn: up-m } }\n`, {});
   gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config } });
   key = gateway.store.firstKeys().apiKey;
 });
@@ -40,6 +47,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gateway?.close();
   await odd?.close();
+  await torn?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -62,5 +70,18 @@ describe('a relayed stream', () => {
       if (sent.nested) expect(chunk.nested).toEqual(sent.nested);
     });
     expect(before - gateway.store.balance(gateway.store.findKey(key)!.workspace)).toBeCloseTo(0.5, 10);
+  });
+
+  it('sends the tokens that came in one read with a broken event, then the error chunk, and charges nothing', async () => {
+    const before = gateway.store.balance(gateway.store.findKey(key)!.workspace);
+    const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/torn', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+    const datas = (await res.text()).split('\n\n').filter((e) => e.startsWith('data: ')).map((e) => e.slice(6));
+    expect(datas.at(-1)).toBe('[DONE]');
+    const chunks = datas.slice(0, -1).map((t) => JSON.parse(t) as Record<string, any>);
+    expect(chunks.slice(0, 3).map((c) => c.choices[0].delta.content)).toEqual(['first', ' second', ' third']);
+    expect(chunks).toHaveLength(4);
+    expect(chunks[3]!.choices[0].finish_reason).toBe('error');
+    expect(chunks[3]!.error.code).toBe(502);
+    expect(gateway.store.balance(gateway.store.findKey(key)!.workspace)).toBe(before);
   });
 });

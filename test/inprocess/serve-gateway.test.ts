@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
@@ -40,6 +40,27 @@ describe('serve --providers, --record, --replay: refused in words before anythin
     mkdirSync(join(t.dir, 'cas'), { recursive: true });
     expect(await serve('--providers', good, '--record', 'cas', '--replay', 'cas')).toMatchObject({ code: 2, stderr: 'error: --record and --replay go one at a time (--replay DIR --record-missing records what is missing)\n' });
     expect(await serve('--providers', good, '--replay', join(t.dir, 'nowhere'))).toMatchObject({ code: 2, stderr: `error: --replay ${join(t.dir, 'nowhere')}: no such folder\n` });
+  });
+});
+
+describe('providers files a user gets wrong: one line, exit 2, nothing started', () => {
+  it('a key variable that is not set, one model id of two kinds, a folder, a model named twice', async () => {
+    const unset = file('unset.yaml', 'providers:\n  - { name: openai, base_url: "http://127.0.0.1:9/v1", api_key_env: ROUTER_TEST_UNSET_KEY, models: { openai/gpt-4o-mini: gpt-4o-mini } }\n');
+    const said = `error: --providers ${unset}: provider openai: api_key_env names ROUTER_TEST_UNSET_KEY, which is not set: export it (or drop api_key_env for a provider that takes no key)\n`;
+    expect(await serve('--providers', unset)).toMatchObject({ code: 2, stdout: '', stderr: said });
+    mkdirSync(join(t.dir, 'drift-none'), { recursive: true });
+    expect(await t.run(['serve', '--providers', unset, '--check-drift', join(t.dir, 'drift-none')])).toMatchObject({ code: 2, stderr: said });
+    // A replay asks no upstream: a CI run without the key replays all the same (said on stderr).
+    const warned: string[] = [];
+    expect(parseProviders(readFileSync(unset, 'utf8'), {}, { warn: (l) => warned.push(l) }).providers[0]!.apiKey).toBeUndefined();
+    expect(warned).toEqual(['warning: provider openai: ROUTER_TEST_UNSET_KEY is not set; its requests go without a key']);
+    const kinds = file('kinds.yaml', 'providers:\n  - { name: a, base_url: "http://127.0.0.1:9/v1", models: { t/m: x } }\n  - { name: b, base_url: "http://127.0.0.1:9/v1", embedding_models: { t/m: y } }\n');
+    expect(await serve('--providers', kinds)).toMatchObject({ code: 2, stderr: `error: --providers ${kinds}: model t/m is listed for chat (provider a) and for embedding (provider b): one id, one kind of model\n` });
+    expect(await serve('--providers', t.dir)).toMatchObject({ code: 2, stderr: `error: --providers ${t.dir}: a folder, not a file\n` });
+    const twice = file('twice.yaml', 'providers:\n  - name: a\n    base_url: "http://127.0.0.1:9/v1"\n    models: { t/m: x, t/m: y }\n');
+    expect(await serve('--providers', twice)).toMatchObject({ code: 2, stderr: `error: --providers ${twice}: not YAML: Map keys must be unique at line 4, column 23\n` });
+    const big = file('big.yaml', 'providers:\n  - { name: a, base_url: "http://127.0.0.1:9/v1", max_answer_mb: 0, models: { t/m: x } }\n');
+    expect((await serve('--providers', big)).stderr).toBe(`error: --providers ${big}: provider a: max_answer_mb must be a number of MiB, more than 0 and at most 4096\n`);
   });
 });
 

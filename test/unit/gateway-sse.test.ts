@@ -5,12 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { ssePayloads } from '../../src/emulator/providers/sse.js';
 import { writeFileAtomicLater } from '../../src/emulator/state/fsutil.js';
 
-async function payloads(pieces: (string | Buffer)[]): Promise<string[]> {
+async function payloads(pieces: (string | Buffer)[], maxEvent?: number): Promise<string[]> {
   async function* body() {
     for (const p of pieces) yield p;
   }
   const out: string[] = [];
-  for await (const data of ssePayloads(body())) out.push(data);
+  for await (const data of ssePayloads(body(), maxEvent)) out.push(data);
   return out;
 }
 
@@ -23,6 +23,25 @@ describe('the gateway reading an upstream event stream', () => {
 
   it('takes \\r\\n line ends, a pair split between reads too, without seeing an event end there', async () => {
     expect(await payloads(['data: a\r', '\ndata: b\r\n\r', '\n: comment\r\n\r\ndata: c\r\n\r\n'])).toEqual(['a\nb', 'c']);
+  });
+
+  it('takes an event over many reads, its blank line split between two of them', async () => {
+    expect(await payloads(['data: {"a', '":"long', '"}\n', '\ndata: [DO', 'NE]\n', '\r\n'])).toEqual(['{"a":"long"}', '[DONE]']);
+  });
+
+  it('gives the events before one larger than its bound, then throws', async () => {
+    const piece = 'a'.repeat(64 * 1024);
+    const pieces = ['data: 1\n\ndata: "', ...Array.from<string>({ length: 300 }).fill(piece)];
+    const out: string[] = [];
+    async function* body() {
+      for (const p of pieces) yield p;
+    }
+    await expect(
+      (async () => {
+        for await (const data of ssePayloads(body(), 16 * 1024 * 1024)) out.push(data);
+      })(),
+    ).rejects.toThrow('an event larger than 16777216 characters');
+    expect(out).toEqual(['1']);
   });
 
   it('joins the data lines of one event, and skips events with none', async () => {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HttpError } from '../http/http.js';
 import { ProviderFailure, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
@@ -59,6 +60,8 @@ export function readCassettes(dir: string): { file: string; cassette: Cassette }
 /** A folder of cassettes: loaded once, grown as exchanges are recorded. */
 export class CassetteDeck {
   private readonly byKey = new Map<string, { file: string; cassette: Cassette }>();
+  /** The cassettes still to write, one after another (a later one of the same file after the earlier). */
+  private writes: Promise<void> = Promise.resolve();
 
   /**
    * `timing` scales the recorded waits on replay: 1 as recorded, 0.5 half as long, 0 none. A replayed
@@ -71,6 +74,28 @@ export class CassetteDeck {
   ) {
     mkdirSync(dir, { recursive: true });
     for (const { file, cassette } of readCassettes(dir)) this.byKey.set(matchKey(cassette.provider, cassette.request.body, cassette.endpoint), { file, cassette });
+  }
+
+  /** Resolves once every cassette kept so far is on disk (the gateway waits for it when it stops). */
+  flush(): Promise<void> {
+    return this.writes;
+  }
+
+  /**
+   * Writes a cassette off the event loop, in turn after those before it: to a temp file, then renamed,
+   * so the file is whole or absent (a kill leaves at most a `.json.tmp`, never read). A write that
+   * fails (a full disk) is said on stderr; the answer it recorded was delivered all the same.
+   */
+  private write(path: string, text: string): void {
+    this.writes = this.writes.then(async () => {
+      try {
+        await writeFile(`${path}.tmp`, text);
+        await rename(`${path}.tmp`, path);
+      } catch (err) {
+        process.stderr.write(`record: cassette ${path} not written: ${(err as Error).message}\n`);
+        await rm(`${path}.tmp`, { force: true }).catch(() => undefined);
+      }
+    });
   }
 
   /** The adapter as this deck's mode has it: recording behind it, or answering for it. */
@@ -130,9 +155,7 @@ export class CassetteDeck {
     };
     const file = `${live.name}-${String(req.body.model).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60)}-${key.slice(0, 12)}.json`;
     const save = () => {
-      const path = join(this.dir, file);
-      writeFileSync(`${path}.tmp`, `${JSON.stringify(cassette, null, 2)}\n`);
-      renameSync(`${path}.tmp`, path);
+      this.write(join(this.dir, file), `${JSON.stringify(cassette, null, 2)}\n`);
       this.byKey.set(key, { file, cassette });
     };
     return { cassette, save };

@@ -1,6 +1,7 @@
 import { parse } from 'yaml';
 import { MODEL_ID_PATTERN } from '../models/models.js';
 import type { ProviderModel } from './types.js';
+import { DEFAULT_MAX_ANSWER_BYTES } from './bounded.js';
 
 /** One upstream of a providers file, its key already read from the environment (never from the file). */
 export interface ProviderConfig {
@@ -12,6 +13,8 @@ export interface ProviderConfig {
   responses?: boolean;
   /** Milliseconds to wait for the answer's head, and between two pieces of its body (default 60 s). */
   timeoutMs: number;
+  /** The largest whole answer, or stream event, taken from it (`max_answer_mb`; default 64 MiB). */
+  maxAnswerBytes?: number;
 }
 
 export interface GatewayConfig {
@@ -37,10 +40,16 @@ function price(where: string, v: unknown): number {
   return n;
 }
 
-function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, warn: (line: string) => void): ProviderConfig {
+/** How a file is read: `keys` required (a provider's `api_key_env` unset is a mistake) when upstreams are asked, else a warning. */
+export interface ReadOptions {
+  warn?: (line: string) => void;
+  keysRequired?: boolean;
+}
+
+function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, { warn = () => {}, keysRequired }: ReadOptions): ProviderConfig {
   const at = `providers[${i}]`;
   if (!isObj(raw)) throw new ProvidersFileError(`${at} must be a mapping`);
-  const known = ['name', 'base_url', 'api_key_env', 'models', 'embedding_models', 'prices', 'timeout_ms', 'responses', 'speech_models'];
+  const known = ['name', 'base_url', 'api_key_env', 'models', 'embedding_models', 'prices', 'timeout_ms', 'max_answer_mb', 'responses', 'speech_models'];
   const unknown = Object.keys(raw).find((k) => !known.includes(k));
   if (unknown === 'api_key') throw new ProvidersFileError(`${at}.api_key: keys never go in the file; name an environment variable with api_key_env`);
   if (unknown) throw new ProvidersFileError(`${at}: unknown setting "${unknown}" (known: ${known.join(', ')})`);
@@ -58,6 +67,7 @@ function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, warn: (line
   if (raw.api_key_env !== undefined) {
     if (typeof raw.api_key_env !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(raw.api_key_env)) throw new ProvidersFileError(`${where}: api_key_env must name an environment variable`);
     apiKey = env[raw.api_key_env] || undefined;
+    if (!apiKey && keysRequired) throw new ProvidersFileError(`${where}: api_key_env names ${raw.api_key_env}, which is not set: export it (or drop api_key_env for a provider that takes no key)`);
     if (!apiKey) warn(`warning: provider ${name}: ${raw.api_key_env} is not set; its requests go without a key`);
   }
   if (raw.models !== undefined && !isObj(raw.models)) throw new ProvidersFileError(`${where}: models must map the gateway's model ids to the upstream's names`);
@@ -82,17 +92,20 @@ function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, warn: (line
   if (stray) throw new ProvidersFileError(`${where}: prices.${stray} names a model that is not in its models`);
   const timeoutMs = raw.timeout_ms ?? 60_000;
   if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 1) throw new ProvidersFileError(`${where}: timeout_ms must be a whole number of milliseconds`);
+  const maxMb = raw.max_answer_mb ?? DEFAULT_MAX_ANSWER_BYTES / 2 ** 20;
+  if (typeof maxMb !== 'number' || !Number.isFinite(maxMb) || maxMb <= 0 || maxMb > 4096) throw new ProvidersFileError(`${where}: max_answer_mb must be a number of MiB, more than 0 and at most 4096`);
   if (raw.responses !== undefined && typeof raw.responses !== 'boolean') throw new ProvidersFileError(`${where}: responses must be true or false`);
-  return { name, baseUrl: baseUrl.href.replace(/\/+$/, ''), apiKey, models, timeoutMs, responses: raw.responses === true };
+  return { name, baseUrl: baseUrl.href.replace(/\/+$/, ''), apiKey, models, timeoutMs, maxAnswerBytes: Math.round(maxMb * 2 ** 20), responses: raw.responses === true };
 }
 
 /** A providers file's text, checked whole: the first mistake is one line that names where it is. */
-export function parseProviders(text: string, env: NodeJS.ProcessEnv, warn: (line: string) => void = () => {}): GatewayConfig {
+export function parseProviders(text: string, env: NodeJS.ProcessEnv, opts: ReadOptions | ((line: string) => void) = {}): GatewayConfig {
+  const read = typeof opts === 'function' ? { warn: opts } : opts;
   let doc: unknown;
   try {
     doc = parse(text);
   } catch (err) {
-    throw new ProvidersFileError(`not YAML: ${(err as Error).message.split('\n')[0]}`);
+    throw new ProvidersFileError(`not YAML: ${(err as Error).message.split('\n')[0]!.replace(/:$/, '')}`);
   }
   if (!isObj(doc) || !Array.isArray(doc.providers)) throw new ProvidersFileError('the file must hold `providers:`, a list of upstreams');
   const unknown = Object.keys(doc).find((k) => k !== 'providers' && k !== 'local_models' && k !== 'batch_concurrency');
@@ -100,11 +113,19 @@ export function parseProviders(text: string, env: NodeJS.ProcessEnv, warn: (line
   const batchConcurrency = doc.batch_concurrency ?? DEFAULT_BATCH_CONCURRENCY;
   if (typeof batchConcurrency !== 'number' || !Number.isInteger(batchConcurrency) || batchConcurrency < 1 || batchConcurrency > MAX_BATCH_CONCURRENCY) throw new ProvidersFileError(`batch_concurrency must be a whole number from 1 to ${MAX_BATCH_CONCURRENCY}`);
   if (doc.local_models !== undefined && typeof doc.local_models !== 'boolean') throw new ProvidersFileError('local_models must be true or false');
-  const providers = doc.providers.map((p, i) => providerOf(p, i, env, warn));
+  const providers = doc.providers.map((p, i) => providerOf(p, i, env, read));
   const names = new Set<string>();
+  const kinds = new Map<string, { kind: string; provider: string }>();
   for (const p of providers) {
     if (names.has(p.name) || p.name === 'local-alpha' || p.name === 'local-beta') throw new ProvidersFileError(`provider ${p.name} is named twice`);
     names.add(p.name);
+    // One id, one kind of model: a chat model elsewhere is not an embedding model here.
+    for (const m of p.models) {
+      const kind = m.kind ?? 'chat';
+      const other = kinds.get(m.id);
+      if (other && other.kind !== kind) throw new ProvidersFileError(`model ${m.id} is listed for ${other.kind} (provider ${other.provider}) and for ${kind} (provider ${p.name}): one id, one kind of model`);
+      kinds.set(m.id, { kind, provider: p.name });
+    }
   }
   return { providers, localModels: doc.local_models !== false, batchConcurrency };
 }

@@ -1,26 +1,8 @@
 import { Agent, request } from 'undici';
 import type { ProviderConfig } from './config.js';
-import { ssePayloads } from './sse.js';
+import { failureOf, publicHeaders, upstreamCall } from './upstream-call.js';
+import { DEFAULT_MAX_ANSWER_BYTES, headText } from './bounded.js';
 import { ProviderFailure, passesOver, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
-
-/** Headers of an upstream's answer that a cassette or a log may keep: no cookies, keys or tokens. */
-export function publicHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) {
-    if (v === undefined || /cookie|authorization|key|token|secret/i.test(k)) continue;
-    out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-  }
-  return out;
-}
-
-/** Why undici gave up, in the words of a provider failure. */
-function failureOf(err: unknown, name: string, started: boolean): ProviderFailure {
-  const code = (err as { code?: string })?.code ?? '';
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH') return new ProviderFailure('refused', `${name}: connection refused (${code})`);
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return new ProviderFailure('timeout', `${name}: timed out`);
-  const what = started ? 'stream broken' : 'connection lost';
-  return new ProviderFailure('broken', `${name}: ${what} (${code || (err as Error)?.message || String(err)})`);
-}
 
 /** A Responses stream has no [DONE]: it ends with its final event. */
 const endsResponse = (data: string) => data === '[DONE]' || /"type":\s*"(response\.(completed|incomplete|failed)|error)"/.test(data.slice(0, 80));
@@ -32,6 +14,7 @@ const endsResponse = (data: string) => data === '[DONE]' || /"type":\s*"(respons
 export class OpenAICompatible implements ProviderAdapter {
   readonly name: string;
   private readonly agent: Agent;
+  private readonly targets = new Map<string, URL>();
   readonly responses?: (req: UpstreamChat) => Promise<UpstreamReply>;
 
   constructor(private readonly config: ProviderConfig) {
@@ -79,8 +62,8 @@ export class OpenAICompatible implements ProviderAdapter {
       throw failureOf(err, this.name, false);
     }
     if (passesOver(res.statusCode)) {
-      const text = await res.body.text().catch(() => '');
-      throw new ProviderFailure('status', `${this.name}: HTTP ${res.statusCode}${text ? ` ${text.slice(0, 200)}` : ''}`, res.statusCode);
+      const text = await headText(res.body);
+      throw new ProviderFailure('status', `${this.name}: HTTP ${res.statusCode}${text ? ` ${text.slice(0, 200)}` : ''}`, res.statusCode, res.headers['retry-after']?.toString());
     }
     const name = this.name;
     async function* audio(): AsyncGenerator<Buffer> {
@@ -93,42 +76,13 @@ export class OpenAICompatible implements ProviderAdapter {
     return { status: res.statusCode, headers: publicHeaders(res.headers), audio: audio() };
   }
 
-  private async post(url: string, { body, stream, signal }: UpstreamChat, ends: (data: string) => boolean = (data) => data === '[DONE]'): Promise<UpstreamReply> {
+  private post(url: string, { body, stream, signal }: UpstreamChat, ends: (data: string) => boolean = (data) => data === '[DONE]'): Promise<UpstreamReply> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
     if (this.config.apiKey) headers.authorization = `Bearer ${this.config.apiKey}`;
-    let res: Awaited<ReturnType<typeof request>>;
-    try {
-      res = await request(url, { method: 'POST', headers, body: JSON.stringify(body), signal, dispatcher: this.agent });
-    } catch (err) {
-      throw failureOf(err, this.name, false);
-    }
-    const status = res.statusCode;
-    const kept = publicHeaders(res.headers);
-    if (passesOver(status)) {
-      const text = await res.body.text().catch(() => '');
-      throw new ProviderFailure('status', `${this.name}: HTTP ${status}${text ? ` ${text.slice(0, 200)}` : ''}`, status);
-    }
-    if (stream && status === 200 && String(kept['content-type'] ?? '').startsWith('text/event-stream')) {
-      return { kind: 'stream', status, headers: kept, events: this.events(res.body, ends) };
-    }
-    try {
-      return { kind: 'json', status, headers: kept, text: await res.body.text() };
-    } catch (err) {
-      throw failureOf(err, this.name, false);
-    }
-  }
-
-  private async *events(body: AsyncIterable<Buffer>, ends: (data: string) => boolean): AsyncGenerator<string> {
-    let done = false;
-    try {
-      for await (const data of ssePayloads(body)) {
-        yield data;
-        if (ends(data)) done = true;
-      }
-    } catch (err) {
-      throw failureOf(err, this.name, true);
-    }
-    if (!done) throw new ProviderFailure('broken', `${this.name}: the stream ended before its end (no [DONE] or final event)`);
+    let target = this.targets.get(url);
+    if (!target) this.targets.set(url, (target = new URL(url)));
+    const maxAnswer = this.config.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+    return upstreamCall(this.agent, { origin: target.origin, path: target.pathname + target.search, headers, body: JSON.stringify(body), signal, name: this.name, stream, ends, maxAnswer });
   }
 
   close(): Promise<void> {

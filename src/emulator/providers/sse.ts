@@ -9,25 +9,81 @@ function dataOf(event: string): string | undefined {
   return data.length ? data.join('\n') : undefined;
 }
 
-/** The `data:` payloads of an event stream, as they arrive; comments and other fields are dropped. */
-export async function* ssePayloads(body: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
-  // A character split between two reads is decoded whole, once its last byte came.
-  const decoder = new TextDecoder();
-  let pending = '';
-  for await (const piece of body) {
-    pending += typeof piece === 'string' ? piece : decoder.decode(piece, { stream: true });
-    if (pending.includes('\r')) {
-      // A \r last may be the first half of a \r\n still to come: kept as it is until then.
-      const carry = pending.endsWith('\r') ? '\r' : '';
-      pending = pending.slice(0, pending.length - carry.length).replace(/\r\n?/g, '\n') + carry;
+/**
+ * Splits an event stream into its `data:` payloads as pieces of it arrive, synchronously (comments and
+ * other fields are dropped). A character split between two pieces is decoded whole, once its last
+ * byte came; a \r\n split between two pieces is one line end. An event still incomplete past
+ * `maxEvent` characters throws (a provider that sends one event without end cannot fill the memory).
+ */
+export class SseSplitter {
+  private readonly decoder = new TextDecoder();
+  /** The event still incomplete, in the pieces it came in (joined once, when it ends: linear in its size). */
+  private parts: string[] = [];
+  private size = 0;
+  /** A \r last of a piece: maybe the first half of a \r\n still to come. */
+  private carry = false;
+
+  constructor(private readonly maxEvent = Infinity) {}
+
+  /** Adds a piece; `each` is called with every payload it completes, in order. */
+  push(piece: Buffer | string, each: (data: string) => void): void {
+    let text = typeof piece === 'string' ? piece : this.decoder.decode(piece, { stream: true });
+    if (this.carry) {
+      text = `\r${text}`;
+      this.carry = false;
+    }
+    if (text.includes('\r')) {
+      this.carry = text.endsWith('\r');
+      text = (this.carry ? text.slice(0, -1) : text).replace(/\r\n?/g, '\n');
     }
     let start = 0;
-    let end: number;
-    while ((end = pending.indexOf('\n\n', start)) >= 0) {
-      const data = dataOf(pending.slice(start, end));
-      start = end + 2;
-      if (data !== undefined) yield data;
+    if (this.size) {
+      // The end of the event under way: a blank line split between the pieces, or one in this piece.
+      const rest = this.parts[this.parts.length - 1]!;
+      const split = rest.endsWith('\n') && text.startsWith('\n');
+      const end = split ? 0 : text.indexOf('\n\n');
+      if (end < 0) {
+        if (text) this.keep(text);
+        return;
+      }
+      const event = split ? this.parts.join('').slice(0, -1) : this.parts.join('') + text.slice(0, end);
+      this.parts = [];
+      this.size = 0;
+      start = split ? 1 : end + 2;
+      const data = dataOf(event);
+      if (data !== undefined) each(data);
     }
-    pending = start ? pending.slice(start) : pending;
+    let end: number;
+    while ((end = text.indexOf('\n\n', start)) >= 0) {
+      const data = dataOf(text.slice(start, end));
+      start = end + 2;
+      if (data !== undefined) each(data);
+    }
+    if (start < text.length) this.keep(start ? text.slice(start) : text);
+  }
+
+  private keep(text: string): void {
+    this.parts.push(text);
+    this.size += text.length;
+    if (this.size > this.maxEvent) {
+      this.parts = [];
+      this.size = 0;
+      throw new Error(`an event larger than ${this.maxEvent} characters`);
+    }
+  }
+}
+
+/** The `data:` payloads of an event stream, as they arrive; comments and other fields are dropped. */
+export async function* ssePayloads(body: AsyncIterable<Buffer | string>, maxEvent = Infinity): AsyncGenerator<string> {
+  const splitter = new SseSplitter(maxEvent);
+  const out: string[] = [];
+  const take = (data: string) => out.push(data);
+  for await (const piece of body) {
+    try {
+      splitter.push(piece, take);
+    } finally {
+      // The events completed before an oversized one still come first.
+      for (const data of out.splice(0)) yield data;
+    }
   }
 }

@@ -28,6 +28,11 @@ export type UpstreamReply =
   /** A 200 event stream: each `data:` payload as text, `[DONE]` included; throws where it breaks. */
   | { kind: 'stream'; status: number; headers: Record<string, string>; events: AsyncIterable<string> };
 
+/** A stream's events that can hand over, without waiting, those already arrived after the one next() gave. */
+export interface QueuedEvents {
+  takeQueued(): string[];
+}
+
 /** An upstream's spoken answer: a 2xx with its audio as it comes (throws ProviderFailure where it breaks), or the caller's own 4xx. */
 export interface AudioReply {
   status: number;
@@ -57,6 +62,8 @@ export class ProviderFailure extends Error {
     readonly reason: FailureReason,
     message: string,
     readonly status?: number,
+    /** The upstream's `Retry-After` with a 429 or 503. */
+    readonly retryAfter?: string,
   ) {
     super(message);
   }

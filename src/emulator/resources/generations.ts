@@ -7,7 +7,7 @@ export interface Served {
   id: string;
   model: string;
   provider: string;
-  apiType: 'completions' | 'embeddings';
+  apiType: 'completions' | 'embeddings' | 'tts';
   promptTokens: number;
   completionTokens: number;
   reasoningTokens?: number;

@@ -6,6 +6,8 @@ import { cuttableWriter, reserve } from '../state/billing.js';
 import { optObject } from '../http/option-types.js';
 import { defineRoutes } from '../http/routes.js';
 import type { ChatGateway } from '../providers/types.js';
+import { genId } from './chat.js';
+import { recordGeneration } from './generations.js';
 
 type Body = Record<string, unknown>;
 
@@ -122,14 +124,18 @@ export function* synthesize(turns: Turn[], speed: number): Generator<Int16Array>
 }
 
 async function handleSpeech(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
+  const startedAt = ctx.store.now();
   const body = await ctx.json();
   if (gateway?.takesSpeech(body)) return gateway.speak(ctx, body);
-  ctx.sessionId(body);
+  const sessionId = ctx.sessionId(body);
   const plan = planSpeech(body);
   const chars = plan.turns.reduce((n, t) => n + t.text.length, 0);
-  const charge = reserve(ctx, costOf(plan.model, chars, 0).cost);
+  const cost = costOf(plan.model, chars, 0).cost;
+  const charge = reserve(ctx, cost);
   const res = ctx.res;
-  ctx.head(200, { 'content-type': plan.format === 'mp3' ? 'audio/mpeg' : 'audio/pcm', 'transfer-encoding': 'chunked' });
+  // Audio has no body to carry an id: the header names the generation (`GET /v1/generation?id=`).
+  const id = genId();
+  ctx.head(200, { 'content-type': plan.format === 'mp3' ? 'audio/mpeg' : 'audio/pcm', 'transfer-encoding': 'chunked', 'x-generation-id': id });
   let gone = false;
   res.on('close', () => (gone = true));
   const writer = cuttableWriter(ctx, 4);
@@ -148,6 +154,7 @@ async function handleSpeech(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   if (encoder) await write(encoder.flush());
   if (closed()) return charge.refund();
   res.end();
+  recordGeneration(ctx, { id, model: plan.model.id, provider: plan.provider, apiType: 'tts', promptTokens: 0, completionTokens: 0, cost, streamed: true, finishReason: null, startedAt, user: body.user, sessionId });
 }
 
 export const speechRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => [{ method: 'POST', path: '/v1/audio/speech', access: 'management', handler: (ctx) => handleSpeech(ctx, parts.gateway) }]);

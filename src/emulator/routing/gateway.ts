@@ -11,7 +11,7 @@ import { OpenAICompatible } from '../providers/openai-compatible.js';
 import { CassetteDeck, type CassetteMode } from '../providers/cassette.js';
 import type { ProviderAdapter, UpstreamReply } from '../providers/types.js';
 import { candidatesFor, modelChain, type Candidate, type Catalog } from './candidates.js';
-import { gatewayMetadataFields, passOver, type Attempt } from './metadata.js';
+import { allFailed, gatewayMetadataFields, passOver, type Attempt } from './metadata.js';
 import { asksMetadata } from './routed.js';
 import { callerGone, relayStream, streamOf, type RelayOutcome } from './relay.js';
 import { Sessions } from './sessions.js';
@@ -19,7 +19,8 @@ import { priceUsage } from './usage.js';
 import { relayResponses, wholeResponse } from './responses.js';
 import { speakThrough } from './speech.js';
 import { upstreamBody } from './upstream-body.js';
-import { finishOf, keepUpstreamAnswer, responseFinish, type Asked, type UpstreamAnswer } from './kept.js';
+import { refusalOf, wholeAnswer } from './answer-shape.js';
+import { finishOf, giveId, keepUpstreamAnswer, responseFinish, type Asked, type UpstreamAnswer } from './kept.js';
 
 type Body = Record<string, unknown>;
 
@@ -66,6 +67,7 @@ export class Gateway {
   constructor(opts: GatewayOptions) {
     this.batchConcurrency = opts.config.batchConcurrency ?? DEFAULT_BATCH_CONCURRENCY;
     const deck = opts.cassettes ? new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode, opts.cassettes.timing) : undefined;
+    if (deck) this.closers.push(() => deck.flush());
     const upstreams: ProviderAdapter[] = opts.config.providers.map((p) => {
       const live = new OpenAICompatible(p);
       this.closers.push(() => live.close());
@@ -140,8 +142,7 @@ export class Gateway {
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, streamed: true });
       if (settled(ctx, await relayStream(ctx, streamed!, c, { metadata }), c, passed, remember, kept)) return;
     }
-    const why = passed.map((a) => a.error).join('; ');
-    throw new HttpError(502, `All providers for the requested models are unavailable: ${why}`, 'provider_unavailable');
+    throw allFailed(passed);
   }
 
   /** The first whole answer of the candidates, each asked in turn; the ones that failed are added to `passed`. */
@@ -163,15 +164,14 @@ export class Gateway {
   private answerOf(reply: Extract<UpstreamReply, { kind: 'json' }>, c: Candidate, passed: Attempt[], named = true): Body | undefined {
     let answer: Body;
     try {
-      answer = JSON.parse(reply.text) as Body;
-    } catch {
-      passed.push({ provider: c.slug, model: c.model.id, error: `${c.slug}: an answer that is not JSON` });
+      answer = wholeAnswer(reply.text, reply.status, c.model.kind === 'embedding' ? 'data' : named ? 'choices' : 'output');
+    } catch (err) {
+      passed.push({ provider: c.slug, model: c.model.id, error: `${c.slug}: ${(err as Error).message}` });
       return undefined;
     }
     if (reply.status < 200 || reply.status >= 300) {
       // The upstream refused the request itself (a 400): the caller's to fix, no other provider would differ.
-      const message = ((answer.error as Body | undefined)?.message as string | undefined) ?? `HTTP ${reply.status}`;
-      throw new HttpError(reply.status, `${c.slug}: ${message}`);
+      throw new HttpError(reply.status, `${c.slug}: ${refusalOf(answer, reply.status)}`);
     }
     if (answer.model !== undefined) answer.model = c.model.id;
     if (named) answer.provider = c.slug;
@@ -189,15 +189,19 @@ export class Gateway {
     const candidates = candidatesFor(body, this.catalog, undefined, 'embedding').filter((c) => c.adapter.embeddings);
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
     chargeable(ctx);
+    const asked: Asked = { startedAt: ctx.store.now(), user: body.user };
     const passed: Attempt[] = [];
     const gone = callerGone(ctx);
     const got = await this.firstWhole(candidates, passed, (c) => c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: gone }));
     if (got) {
-      ctx.store.debit(ctx.workspace, priceUsage(got.answer.usage, got.c));
+      const cost = priceUsage(got.answer.usage, got.c);
+      const ownId = giveId(got.answer, 'emb');
+      ctx.store.debit(ctx.workspace, cost);
       ctx.send(200, new Serialized(JSON.stringify(got.answer)));
+      keepUpstreamAnswer(ctx, got.c, asked, 'embeddings', { id: got.answer.id, usage: got.answer.usage, cost, streamed: false, ownId });
       return;
     }
-    throw new HttpError(502, `All providers for the requested models are unavailable: ${passed.map((a) => a.error).join('; ')}`, 'provider_unavailable');
+    throw allFailed(passed);
   }
 
   /** Whether a Responses request is the gateway's: it names a model of an upstream with `responses: true`. */
@@ -240,7 +244,7 @@ export class Gateway {
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, finish: responseFinish(o.finish), streamed: true });
       if (settled(ctx, await relayResponses(ctx, reply, c), c, passed, remember, kept)) return;
     }
-    throw new HttpError(502, `All providers for the requested models are unavailable: ${passed.map((a) => a.error).join('; ')}`, 'provider_unavailable');
+    throw allFailed(passed);
   }
 
   /** Whether a speech request is the gateway's: it names an upstream speech model. */
@@ -249,10 +253,11 @@ export class Gateway {
   }
 
   async speak(ctx: Ctx, body: Body): Promise<void> {
+    const asked: Asked = { startedAt: ctx.store.now(), user: body.user, sessionId: ctx.sessionId(body) };
     const candidates = candidatesFor(body, this.catalog, undefined, 'speech').filter((c) => c.adapter.speech);
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
     chargeable(ctx);
-    await speakThrough(ctx, body, candidates, (c) => upstreamBody(body, c, false));
+    await speakThrough(ctx, body, candidates, (c) => upstreamBody(body, c, false), asked);
   }
 
   /** Whether a batch of `endpoint` for this model runs here (its requests through complete()). */
@@ -283,7 +288,7 @@ export class Gateway {
         return got.answer;
       }
     }
-    throw new HttpError(502, `All providers for the requested models are unavailable: ${passed.map((a) => a.error).join('; ')}`, 'provider_unavailable');
+    throw allFailed(passed);
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Ctx } from '../http/http.js';
 import { recordGeneration, type Served } from '../resources/generations.js';
+import { genId } from '../resources/chat.js';
 import type { Candidate } from './candidates.js';
 
 type Body = Record<string, unknown>;
@@ -11,6 +12,8 @@ export interface UpstreamAnswer {
   cost: number;
   finish?: unknown;
   streamed: boolean;
+  /** The id was the gateway's own (an upstream answer without one): no `upstream_id`. */
+  ownId?: boolean;
 }
 
 /** The request's facts a kept generation names: when it came in (the store's clock), its user and session. */
@@ -33,7 +36,7 @@ export function keepUpstreamAnswer(ctx: Ctx, c: Candidate, asked: Asked, apiType
   const details = (u.completion_tokens_details ?? u.output_tokens_details) as Body | undefined;
   recordGeneration(ctx, {
     id: got.id,
-    upstreamId: got.id,
+    upstreamId: got.ownId ? undefined : got.id,
     model: c.model.id,
     provider: c.slug,
     apiType,
@@ -45,6 +48,16 @@ export function keepUpstreamAnswer(ctx: Ctx, c: Candidate, asked: Asked, apiType
     finishReason: typeof got.finish === 'string' ? got.finish : null,
     ...asked,
   });
+}
+
+/**
+ * Gives a whole answer the gateway's own id when the upstream sent none (OpenAI's embeddings have
+ * none; the spec's shape has `id`), so the caller can ask for its generation. True when it did.
+ */
+export function giveId(answer: Body, prefix: string): boolean {
+  if (typeof answer.id === 'string' && answer.id) return false;
+  answer.id = genId(prefix);
+  return true;
 }
 
 /** A Responses answer's status as a finish reason: completed is stop, incomplete is length. */

@@ -1,18 +1,34 @@
 import type { Candidate } from './candidates.js';
 import type { MetadataAsk } from './routed.js';
 import { ProviderFailure } from '../providers/types.js';
+import { HttpError } from '../http/http.js';
 
-/** A provider passed over, and why. */
+/** A provider passed over, and why (its status and `Retry-After` when it answered one). */
 export interface Attempt {
   provider: string;
   model: string;
   error: string;
+  status?: number;
+  retryAfter?: string;
 }
 
 /** A candidate that failed: a provider's failure is kept in `passed` (the next candidate is asked); any other error is thrown. */
 export function passOver(err: unknown, c: Candidate, passed: Attempt[]): void {
   if (!(err instanceof ProviderFailure)) throw err;
-  passed.push({ provider: c.slug, model: c.model.id, error: err.message });
+  passed.push({ provider: c.slug, model: c.model.id, error: err.message, status: err.status, retryAfter: err.retryAfter });
+}
+
+/**
+ * The answer when every candidate failed: a 502 naming each failure; a 429 when each was a 429 (the
+ * caller should wait, not give up), with the shortest `Retry-After` the providers gave.
+ */
+export function allFailed(passed: Attempt[]): HttpError {
+  const why = passed.map((a) => a.error).join('; ');
+  if (!passed.length || passed.some((a) => a.status !== 429)) return new HttpError(502, `All providers for the requested models are unavailable: ${why}`, 'provider_unavailable');
+  const waits = passed.map((a) => a.retryAfter).filter((v): v is string => !!v);
+  const seconds = waits.map(Number).filter((n) => Number.isFinite(n) && n >= 0);
+  const retryAfter = seconds.length ? String(Math.min(...seconds)) : waits[0];
+  return new HttpError(429, `All providers for the requested models are rate limited: ${why}`, undefined, retryAfter ? { 'retry-after': retryAfter } : {});
 }
 
 /** `router_metadata` of a gateway answer: the real attempts, the one that answered last. */
@@ -28,7 +44,7 @@ export function gatewayMetadata(requested: string, candidates: Candidate[], chos
     requested,
     strategy: attempt > 1 ? 'fallback' : 'direct',
     summary: `chat: ${requested} -> ${chosen.model.id} via ${chosen.slug} (attempt ${attempt})${skipped ? `; passed over: ${skipped}` : ''}`,
-    attempts: [...passed.map((a) => ({ ...a, ok: false })), { provider: chosen.slug, model: chosen.model.id, ok: true }],
+    attempts: [...passed.map((a) => ({ provider: a.provider, model: a.model, error: a.error, ok: false })), { provider: chosen.slug, model: chosen.model.id, ok: true }],
   };
 }
 

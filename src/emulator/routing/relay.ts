@@ -1,6 +1,6 @@
 import type { Ctx } from '../http/http.js';
 import { drainOrClose, openEventStream } from '../state/billing.js';
-import { ProviderFailure, type UpstreamReply } from '../providers/types.js';
+import { ProviderFailure, type QueuedEvents, type UpstreamReply } from '../providers/types.js';
 import type { Candidate } from './candidates.js';
 import { priceUsage } from './usage.js';
 
@@ -44,7 +44,7 @@ function relabeller(first: Body, c: Candidate): (data: string) => string | undef
   };
   return (data) => {
     // Parsed as before: the chunk that ends the answer (its finish_reason is kept), usage, an error, anything unusual.
-    if (!model || data.charCodeAt(data.length - 1) !== 125 /* } */ || data.includes('"usage"') || data.includes('"error"') || !data.includes('"finish_reason":null')) return undefined;
+    if (!model || data.charCodeAt(0) !== 123 /* { */ || data.charCodeAt(data.length - 1) !== 125 /* } */ || data.includes('"usage"') || data.includes('"error"') || !data.includes('"finish_reason":null')) return undefined;
     const at = once(data, model);
     if (at < 0) return undefined;
     const out = data.slice(0, at) + modelTo + data.slice(at + model.length);
@@ -95,6 +95,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     } catch {
       return { failed: new ProviderFailure('broken', `${c.slug}: a stream event that is not JSON`) };
     }
+    if (!chunk || typeof chunk !== 'object' || Array.isArray(chunk)) return { failed: new ProviderFailure('broken', `${c.slug}: a stream event that is not a JSON object`) };
     if (chunk.error) return { failed: new ProviderFailure('broken', `${c.slug}: error before the first token: ${JSON.stringify(chunk.error).slice(0, 200)}`) };
     relabel ??= relabeller(chunk, c);
     held.push(chunk);
@@ -103,13 +104,13 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
 
   const res = ctx.res;
   const closed = openEventStream(ctx);
-  res.write(': ROUTER PROCESSING\n\n');
   let cost = 0;
   let usage: unknown;
   let finish: unknown;
   let last: Body = held[0]!;
   let first = true;
-  const send = async (chunk: Body) => {
+  /** A parsed chunk's frame, relabelled; its usage priced, its end kept. */
+  const frame = (chunk: Body): string => {
     last = chunk;
     if (chunk.model !== undefined) chunk.model = c.model.id;
     chunk.provider = c.slug;
@@ -120,30 +121,45 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     finish = (chunk.choices as Body[] | undefined)?.[0]?.finish_reason ?? finish;
     if (first && opts.metadata) Object.assign(chunk, opts.metadata());
     first = false;
-    if (!res.write(`data: ${JSON.stringify(chunk)}\n\n`)) await drainOrClose(res);
+    return `data: ${JSON.stringify(chunk)}\n\n`;
   };
-  for (const chunk of held) await send(chunk);
+  // What is still to be written: the events of one network read go out in one write.
+  let out = ': ROUTER PROCESSING\n\n';
+  for (const chunk of held) out += frame(chunk);
   let broken: string | undefined;
+  /** Adds one upstream event to `out`; true when the stream is over (its [DONE], an error). */
+  const relayed = (data: string): boolean => {
+    if (data === '[DONE]') return true;
+    const plain = relabel!(data);
+    if (plain !== undefined) {
+      out += `data: ${plain}\n\n`;
+      return false;
+    }
+    const chunk = JSON.parse(data) as Body;
+    if (!chunk || typeof chunk !== 'object' || Array.isArray(chunk)) throw new ProviderFailure('broken', `${c.slug}: a stream event that is not a JSON object`);
+    if (chunk.error) {
+      broken = JSON.stringify(chunk.error).slice(0, 200);
+      return true;
+    }
+    out += frame(chunk);
+    return false;
+  };
+  const queued = (it as Partial<QueuedEvents>).takeQueued?.bind(it);
   if (!upstreamDone) {
     try {
       for (;;) {
+        const ok = !out || res.write(out);
+        out = '';
+        if (!ok) await drainOrClose(res);
         const next = await it.next();
-        if (closed()) break;
-        if (next.done || next.value === '[DONE]') break;
-        const plain = relabel!(next.value);
-        if (plain !== undefined) {
-          if (!res.write(`data: ${plain}\n\n`)) await drainOrClose(res);
-          continue;
-        }
-        const chunk = JSON.parse(next.value) as Body;
-        if (chunk.error) {
-          broken = JSON.stringify(chunk.error).slice(0, 200);
-          break;
-        }
-        await send(chunk);
+        if (closed() || next.done) break;
+        let over = relayed(next.value);
+        if (!over && queued) for (const data of queued()) if ((over = relayed(data))) break;
+        if (over) break;
       }
     } catch (err) {
-      broken = err instanceof Error ? err.message : String(err);
+      // A break the adapter names, or an event that is not a JSON object (its parse or use threw).
+      broken = err instanceof ProviderFailure ? err.message : `${c.slug}: a stream event that is not a JSON object`;
     }
   }
   if (closed()) return { cost: 0, whole: false };
@@ -157,10 +173,10 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
       error: { code: 502, message: `Provider returned an error mid-stream: ${broken}`, metadata: { error_type: 'provider_unavailable' } },
       choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error', logprobs: null }],
     };
-    res.end(`data: ${JSON.stringify(errorChunk)}\n\ndata: [DONE]\n\n`);
+    res.end(`${out}data: ${JSON.stringify(errorChunk)}\n\ndata: [DONE]\n\n`);
     return { cost: 0, whole: false };
   }
-  res.end('data: [DONE]\n\n');
+  res.end(`${out}data: [DONE]\n\n`);
   return { cost, whole: true, id: held[0]!.id, usage, finish };
 }
 

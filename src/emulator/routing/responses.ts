@@ -1,6 +1,6 @@
 import type { Ctx } from '../http/http.js';
 import { drainOrClose, openEventStream } from '../state/billing.js';
-import { ProviderFailure, type UpstreamReply } from '../providers/types.js';
+import { ProviderFailure, type QueuedEvents, type UpstreamReply } from '../providers/types.js';
 import type { Candidate } from './candidates.js';
 import { priceUsage } from './usage.js';
 import type { RelayOutcome } from './relay.js';
@@ -41,6 +41,7 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate)
     } catch {
       return { failed: new ProviderFailure('broken', `${c.slug}: a stream event that is not JSON`) };
     }
+    if (!event || typeof event !== 'object' || Array.isArray(event)) return { failed: new ProviderFailure('broken', `${c.slug}: a stream event that is not a JSON object`) };
     const type = String(event.type);
     if (type === 'error' || type === 'response.failed') return { failed: new ProviderFailure('broken', `${c.slug}: ${type} before any output: ${JSON.stringify(event.error ?? (event.response as Body | undefined)?.error ?? {}).slice(0, 200)}`) };
     held.push(event);
@@ -53,7 +54,7 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate)
   let final = false;
   let last: Body = held[0]!;
   let lastResponse: Body = {};
-  const send = async (event: Body) => {
+  const frame = (event: Body): string => {
     last = event;
     if (event.response && typeof event.response === 'object') lastResponse = event.response as Body;
     asGateway(event.response, c);
@@ -62,33 +63,49 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate)
       final = true;
       cost = priceUsage((event.response as Body | undefined)?.usage, c);
     }
-    if (!res.write(`event: ${type}\ndata: ${JSON.stringify(event)}\n\n`)) await drainOrClose(res);
+    return `event: ${type}\ndata: ${JSON.stringify(event)}\n\n`;
   };
-  for (const event of held) await send(event);
+  // The events of one network read go out in one write.
+  let out = '';
+  for (const event of held) out += frame(event);
   let broken: string | undefined;
+  /** Adds one upstream event to `out`; true when the stream is over. */
+  const relayed = (data: string): boolean => {
+    if (data === '[DONE]') return true;
+    const event = JSON.parse(data) as Body;
+    if (!event || typeof event !== 'object' || Array.isArray(event)) throw new ProviderFailure('broken', `${c.slug}: a stream event that is not a JSON object`);
+    if (event.type === 'error' || event.type === 'response.failed') {
+      broken = JSON.stringify(event.error ?? (event.response as Body | undefined)?.error ?? {}).slice(0, 200);
+      return true;
+    }
+    out += frame(event);
+    return false;
+  };
+  const queued = (it as Partial<QueuedEvents>).takeQueued?.bind(it);
   try {
     // Read to the upstream's end (a cassette is kept there), though nothing comes after the final event.
     for (;;) {
+      const ok = !out || res.write(out);
+      out = '';
+      if (!ok) await drainOrClose(res);
       const next = await it.next();
-      if (closed() || next.done || next.value === '[DONE]') break;
-      const event = JSON.parse(next.value) as Body;
-      if (event.type === 'error' || event.type === 'response.failed') {
-        broken = JSON.stringify(event.error ?? (event.response as Body | undefined)?.error ?? {}).slice(0, 200);
-        break;
-      }
-      await send(event);
+      if (closed() || next.done) break;
+      let over = relayed(next.value);
+      if (!over && queued) for (const data of queued()) if ((over = relayed(data))) break;
+      if (over) break;
     }
   } catch (err) {
-    broken = err instanceof Error ? err.message : String(err);
+    // A break the adapter names, or an event that is not a JSON object (its parse or use threw).
+    broken = err instanceof ProviderFailure ? err.message : `${c.slug}: a stream event that is not a JSON object`;
   }
   if (closed()) return { cost: 0, whole: false };
   if (broken === undefined && final) {
-    res.end();
+    res.end(out);
     return { cost, whole: true, id: lastResponse.id, usage: lastResponse.usage, finish: lastResponse.status };
   }
   const pending = { ...lastResponse, model: c.model.id, status: 'failed', error: { code: 'server_error', message: `Provider returned an error mid-stream: ${broken ?? 'the stream ended before its final event'}` } };
   const failed = { type: 'response.failed', sequence_number: Number(last.sequence_number ?? 0) + 1, response: pending };
-  res.end(`event: response.failed\ndata: ${JSON.stringify(failed)}\n\n`);
+  res.end(`${out}event: response.failed\ndata: ${JSON.stringify(failed)}\n\n`);
   return { cost: 0, whole: false };
 }
 

@@ -4,8 +4,11 @@ import { drainOrClose } from '../state/billing.js';
 import { round } from '../models/models.js';
 import { ProviderFailure } from '../providers/types.js';
 import type { Candidate } from './candidates.js';
-import { passOver, type Attempt } from './metadata.js';
+import { allFailed, passOver, type Attempt } from './metadata.js';
 import { callerGone } from './relay.js';
+import { keepUpstreamAnswer, type Asked } from './kept.js';
+import { genId } from '../resources/chat.js';
+import { refusalOf, wholeAnswer } from './answer-shape.js';
 
 type Body = Record<string, unknown>;
 
@@ -13,9 +16,10 @@ type Body = Record<string, unknown>;
  * `POST /v1/audio/speech` through the upstreams that serve the model, in turn: one that refuses, times
  * out, answers 429/5xx or breaks before its first byte of audio is passed over. The audio is relayed as
  * it comes; a break after that cuts the caller's connection (audio has no error event) and is not
- * charged. A whole answer is charged its input's characters at the `prompt` price.
+ * charged. A whole answer is charged its input's characters at the `prompt` price, and kept for
+ * `GET /v1/generation` under the id sent in `x-generation-id` (audio has no body to carry one).
  */
-export async function speakThrough(ctx: Ctx, body: Body, candidates: Candidate[], body$: (c: Candidate) => Body): Promise<void> {
+export async function speakThrough(ctx: Ctx, body: Body, candidates: Candidate[], body$: (c: Candidate) => Body, asked: Asked): Promise<void> {
   const gone = callerGone(ctx);
   const passed: Attempt[] = [];
   for (const c of candidates) {
@@ -23,14 +27,15 @@ export async function speakThrough(ctx: Ctx, body: Body, candidates: Candidate[]
     let rest: AsyncIterator<Buffer>;
     let headers: Record<string, string>;
     try {
-      const reply = await c.adapter.speech!({ body: body$(c), stream: false, signal: gone });
+      // Speech's end-user identifier is for logging only, never the provider's (spec).
+      const reply = await c.adapter.speech!({ body: { ...body$(c), user: undefined }, stream: false, signal: gone });
       if (reply.status < 200 || reply.status >= 300) {
         // The caller's own mistake (a 400): no other provider would differ.
         let text = '';
         for await (const piece of reply.audio) text += piece.toString('utf8');
         let message = `HTTP ${reply.status}`;
         try {
-          message = ((JSON.parse(text) as Body).error as Body | undefined)?.message as string ?? message;
+          message = refusalOf(wholeAnswer(text, reply.status, 'data'), reply.status);
         } catch {
           // not JSON: the status says it
         }
@@ -46,7 +51,8 @@ export async function speakThrough(ctx: Ctx, body: Body, candidates: Candidate[]
       continue;
     }
     const res = ctx.res;
-    ctx.head(200, { 'content-type': headers['content-type'] ?? 'application/octet-stream', 'transfer-encoding': 'chunked' });
+    const id = genId();
+    ctx.head(200, { 'content-type': headers['content-type'] ?? 'application/octet-stream', 'transfer-encoding': 'chunked', 'x-generation-id': id });
     try {
       for (let piece: IteratorResult<Buffer> = first; !piece.done; piece = await rest.next()) {
         if (gone.aborted) return;
@@ -60,8 +66,10 @@ export async function speakThrough(ctx: Ctx, body: Body, candidates: Candidate[]
     if (gone.aborted) return;
     res.end();
     const chars = typeof body.input === 'string' ? body.input.length : 0;
-    ctx.store.debit(ctx.workspace, round(chars * (c.model.prices?.prompt ?? 0)));
+    const cost = round(chars * (c.model.prices?.prompt ?? 0));
+    ctx.store.debit(ctx.workspace, cost);
+    keepUpstreamAnswer(ctx, c, asked, 'tts', { id, cost, streamed: true, ownId: true });
     return;
   }
-  throw new HttpError(502, `All providers for the requested models are unavailable: ${passed.map((a) => a.error).join('; ')}`, 'provider_unavailable');
+  throw allFailed(passed);
 }

@@ -1,0 +1,32 @@
+/** What a whole upstream answer must be before it is relayed as one: JSON, an object, with its list. */
+type Body = Record<string, unknown>;
+
+/** The list each kind of whole answer carries: a chat completion's `choices`, embeddings' `data`, a response's `output`. */
+export type AnswerList = 'choices' | 'data' | 'output';
+
+const isObject = (v: unknown): v is Body => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * An upstream's whole answer, parsed. A 2xx that is not JSON, not an object, or has no `list` throws
+ * (the provider is passed over: `{}`, `null` or an HTML page is no answer); a refusal (4xx) is its
+ * object, or `{}` when it has none.
+ */
+export function wholeAnswer(text: string, status: number, list: AnswerList): Body {
+  let answer: unknown;
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    throw new Error('an answer that is not JSON');
+  }
+  if (status < 200 || status >= 300) return isObject(answer) ? answer : {};
+  if (!isObject(answer)) throw new Error(`an answer that is not a JSON object: ${text.slice(0, 80)}`);
+  if (!Array.isArray(answer[list])) throw new Error(`an answer without ${list}: ${text.slice(0, 80)}`);
+  return answer;
+}
+
+/** Why an upstream refused a request, in its words: OpenAI's `error.message`, Ollama's `error`, vLLM's `message`. */
+export function refusalOf(answer: Body, status: number): string {
+  const error = answer.error;
+  const message = isObject(error) ? error.message : error ?? answer.message;
+  return typeof message === 'string' && message ? message : `HTTP ${status}`;
+}
