@@ -47,15 +47,14 @@ const MAX_TOKENS = 4;
 /** One request's hold: its completion bound at the batch price (the prompt is free here). */
 const HOLD = MAX_TOKENS * PRICE * 0.5;
 
-async function gatewayWith(name: string, concurrency: number): Promise<Emulator> {
+async function gatewayWith(name: string, concurrency: number, priced = true): Promise<Emulator> {
   const yaml = `batch_concurrency: ${concurrency}
 providers:
   - name: up
     base_url: http://127.0.0.1:${(proxy.address() as AddressInfo).port}/v1
     api_key_env: UP_KEY
     models: { test/chat: local/lorem }
-    prices: { test/chat: { prompt: 0, completion: ${PRICE} } }
-`;
+${priced ? `    prices: { test/chat: { prompt: 0, completion: ${PRICE} } }\n` : ''}`;
   return startEmulator({ stateDir: join(dir, name), port: 0, batchDelayMs: 0, gateway: { config: parseProviders(yaml, { UP_KEY: upstream.store.firstKeys().apiKey }) } });
 }
 
@@ -64,8 +63,8 @@ async function call(e: Emulator, key: string, path: string, body?: unknown): Pro
   return { status: res.status, body: await res.json() };
 }
 
-async function runBatch(e: Emulator, key: string, n: number) {
-  const requests = Array.from({ length: n }, (_, i) => ({ custom_id: `r${i}`, body: { messages: [{ role: 'user', content: `tell me about ${i}` }], max_tokens: MAX_TOKENS } }));
+async function runBatch(e: Emulator, key: string, n: number, limit: Record<string, number> = { max_tokens: MAX_TOKENS }) {
+  const requests = Array.from({ length: n }, (_, i) => ({ custom_id: `r${i}`, body: { messages: [{ role: 'user', content: `tell me about ${i}` }], ...limit } }));
   const created = await call(e, key, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'test/chat', completion_window: '24h', requests });
   expect(created.status, JSON.stringify(created.body)).toBe(202);
   for (let i = 0; i < 1600; i++) {
@@ -127,6 +126,27 @@ describe('a batch over providers pays each request before it is sent', () => {
       const charged = Math.round(batch.results.reduce((sum: number, r: any) => sum + charge(r), 0) * 1e10) / 1e10;
       expect(batch.usage.cost).toBe(charged);
       expect(gateway.store.balance('ws-rich')).toBe(Math.round((1 - charged) * 1e10) / 1e10);
+    } finally {
+      await gateway.close();
+    }
+  }, 60_000);
+
+  it.each([1, 3])('no bound (no prices, no max_tokens; concurrency %i): sent while the balance is above zero, at most the concurrency past it', async (concurrency) => {
+    const gateway = await gatewayWith(`unbounded-${concurrency}`, concurrency, false);
+    try {
+      const credits = 1e-9;
+      const ws = `ws-free-${concurrency}`;
+      const { apiKey } = gateway.store.createWorkspace(ws, credits);
+      asked = 0;
+      const { body: batch } = await runBatch(gateway, apiKey, 10, {});
+      // The first answer (the upstream's own usage.cost) takes the balance below zero; only those already in flight follow it.
+      expect(asked).toBeGreaterThanOrEqual(1);
+      expect(asked).toBeLessThanOrEqual(concurrency);
+      expect(batch.status).toBe('failed');
+      expect(batch.error).toMatchObject({ code: 402 });
+      expect(batch.request_counts).toEqual({ total: 10, completed: asked, failed: 10 - asked });
+      expect(batch.usage.cost).toBeGreaterThan(credits);
+      expect(gateway.store.balance(ws)).toBe(Math.round((credits - batch.usage.cost) * 1e10) / 1e10);
     } finally {
       await gateway.close();
     }
