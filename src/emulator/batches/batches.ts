@@ -240,7 +240,7 @@ export class BatchEngine {
             return true;
           }
           if (this.opts.delayMs) await this.sleep();
-          if (this.stopped) return false;
+          if (this.stopped || short) return false;
           this.expireIfLate(record);
           if ((record.status as BatchStatus) === 'expired') return false;
           if (credits && !credits.hold(req.custom_id, req.body)) {
