@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -42,7 +42,7 @@ describe('a batch over an upstream provider', () => {
     const upstream = await startEmulator({ stateDir: join(dir, 'upstream'), port: 0 });
     try {
       const providers = join(dir, 'providers.yaml');
-      writeFileSync(providers, `batch_concurrency: 2\nproviders:\n  - { name: up, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, models: { test/chat: local/lorem } }\n`);
+      writeFileSync(providers, `batch_concurrency: 2\nproviders:\n  - { name: up, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, models: { test/chat: local/lorem }, prices: { test/chat: { prompt: 0.000001, completion: 0.000002 } } }\n`);
       const env = { UP_KEY: upstream.store.firstKeys().apiKey };
       const ids = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
       // Upstream answers two items, then holds the rest until the kill: the batch is caught part done however slow the
@@ -53,7 +53,7 @@ describe('a batch over an upstream provider', () => {
       const first = await serve(providers, env);
       let created: any;
       try {
-        created = await api(first, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'test/chat', completion_window: '24h', requests: ids.map((id) => ({ custom_id: id, body: { messages: [{ role: 'user', content: `write 10 words about ${id}` }] } })) });
+        created = await api(first, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'test/chat', completion_window: '24h', requests: ids.map((id) => ({ custom_id: id, body: { messages: [{ role: 'user', content: `write 10 words about ${id}` }], max_tokens: 40 } })) });
         expect(created.status).toBe(202);
         let seen: any;
         for (const end = Date.now() + 45_000; Date.now() < end; ) {
@@ -63,10 +63,15 @@ describe('a batch over an upstream provider', () => {
         }
         expect(seen.request_counts.completed).toBeGreaterThanOrEqual(2);
         expect(seen.request_counts.completed).toBeLessThan(ids.length);
+        // Two more sent (each held before it was): the kill catches them in flight.
+        for (const end = Date.now() + 45_000; Date.now() < end && upstream.requestLog.filter((r) => r.path === '/v1/chat/completions').length < 4; ) await new Promise((r) => setTimeout(r, 25));
       } finally {
         first.child.kill('SIGKILL');
         await first.exited;
       }
+      // On disk at the kill: the holds of the two requests in flight, and nothing else of the batch's.
+      const charges = JSON.parse(readFileSync(join(dir, 'gateway', 'state.json'), 'utf8')).charges ?? {};
+      expect(Object.keys(charges).filter((k) => k.startsWith(`batch:${created.json.id}:`))).toHaveLength(2);
       expect((await upstreamFaults([])).status).toBe(200);
 
       const second = await serve(providers, env);
@@ -88,7 +93,10 @@ describe('a batch over an upstream provider', () => {
         expect(asked).toBeLessThanOrEqual(ids.length + 2);
         const credits = (await api(second, '/v1/credits', undefined, second.info.management_key)).json.data;
         expect(done.usage.cost).toBeGreaterThan(0);
-        expect(credits.total_usage).toBeCloseTo(done.usage.cost, 12);
+        // The held-but-unanswered two were sent again under their holds and settled at their real cost: charged exactly once.
+        expect(credits.total_usage).toBe(done.usage.cost);
+        const after = JSON.parse(readFileSync(join(dir, 'gateway', 'state.json'), 'utf8')).charges ?? {};
+        expect(Object.keys(after).filter((k) => k.startsWith(`batch:${created.json.id}`))).toEqual([]);
       } finally {
         second.child.kill('SIGTERM');
         await second.exited;

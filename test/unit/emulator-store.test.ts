@@ -107,6 +107,26 @@ describe.each([
     expect(s.charged('batch:1')).toBe(false);
   });
 
+  it('holdOnce holds a key once, only when the balance covers it; settleHold ends it at the real cost, once', () => {
+    const s = make();
+    expect(s.holdOnce('default', 6, 'batch:b:x')).toBe(false);
+    expect(s.charged('batch:b:x')).toBe(false);
+    expect(s.holdOnce('default', 2, 'batch:b:x')).toBe(true);
+    // Held already (a restart sends its request again under it): true, nothing more taken.
+    expect(s.holdOnce('default', 2, 'batch:b:x')).toBe(true);
+    expect(s.balance('default')).toBe(3);
+    s.settleHold('default', 'batch:b:x', 0.5);
+    expect(s.balance('default')).toBe(4.5);
+    expect(s.charged('batch:b:x')).toBe(false);
+    s.settleHold('default', 'batch:b:x', 0.5);
+    expect(s.balance('default')).toBe(4.5);
+    // A hold of nothing needs a balance above zero; settled above it, it overdraws.
+    expect(s.holdOnce('default', 0, 'batch:b:y')).toBe(true);
+    s.settleHold('default', 'batch:b:y', 5);
+    expect(s.balance('default')).toBe(-0.5);
+    expect(s.holdOnce('default', 0, 'batch:b:z')).toBe(false);
+  });
+
   it('moves its clock forward', () => {
     const s = make();
     const before = s.now();
@@ -206,6 +226,14 @@ describe('the file store', () => {
     expect(again.findKey(ws.apiKey)?.workspace).toBe(ws.workspace.id);
     expect(again.balance(ws.workspace.id)).toBe(2);
     expect(again.debitOnce(ws.workspace.id, 1, 'batch:k')).toBe(false);
+    // A hold taken before a kill is still held after it, and settles once.
+    expect(again.holdOnce(ws.workspace.id, 0.5, 'batch:k:x')).toBe(true);
+    const killed = new StateStore(s.dir);
+    opened.push(killed);
+    expect(killed.holdOnce(ws.workspace.id, 0.5, 'batch:k:x')).toBe(true);
+    expect(killed.balance(ws.workspace.id)).toBe(1.5);
+    killed.settleHold(ws.workspace.id, 'batch:k:x', 0.25);
+    expect(killed.balance(ws.workspace.id)).toBe(1.75);
     expect(again.batches.newestFirst(ws.workspace.id).map((r) => r.id)).toEqual(['batch_k']);
     expect(again.batches.completedResults('batch_k')).toEqual([{ custom_id: 'x', ok: true }]);
   });

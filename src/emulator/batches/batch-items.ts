@@ -12,10 +12,16 @@ export function concurrencyOf(record: BatchRecord, gateway?: BatchGateway): numb
   return gateway?.serves(record.model, record.endpoint) ? gateway.batchConcurrency : 1;
 }
 
-/** Runs one request of a batch: a result item with the response, or with the error a request would get. */
-export async function executeItem(record: BatchRecord, customId: string, rawBody: Body, created: number, gateway?: BatchGateway): Promise<Body> {
+/** A request's body as it is run: the batch's model, and its provider preferences over the request's. */
+export function itemBody(record: BatchRecord, rawBody: Body): Body {
   const body: Body = { ...rawBody, model: record.model };
   if (record.provider) body.provider = { ...(body.provider as Body | undefined), ...record.provider };
+  return body;
+}
+
+/** Runs one request of a batch: a result item with the response, or with the error a request would get. */
+export async function executeItem(record: BatchRecord, customId: string, rawBody: Body, created: number, gateway?: BatchGateway): Promise<Body> {
+  const body = itemBody(record, rawBody);
   const requestId = `req_${randomHex(10)}`;
   const id = `batch_req_${randomHex(12)}`;
   try {

@@ -1,6 +1,6 @@
 import { randomHex } from '../http/ids.js';
 import { HttpError } from '../http/http.js';
-import type { BatchRecord, BatchUsage } from '../state/batch-store.js';
+import { TERMINAL, type BatchRecord, type BatchUsage } from '../state/batch-store.js';
 import { findModel, MODEL_ID_PATTERN, round } from '../models/models.js';
 import { knownProvider } from '../http/validate.js';
 import type { BatchGateway } from '../providers/types.js';
@@ -97,7 +97,15 @@ export function countItem(record: BatchRecord, item: Body, usage: BatchUsage): v
   usage.prompt_tokens += prompt;
   usage.completion_tokens += completion;
   usage.total_tokens += prompt + completion;
-  usage.cost += ((u.cost as number | undefined) ?? 0) * BATCH_DISCOUNT;
+  usage.cost += itemCharge(item);
+}
+
+/** What one result item is charged: its cost at the batch price, in whole units (a batch's cost is their sum); a failed item nothing. */
+export function itemCharge(item: Body): number {
+  const response = item.response as { body: Body } | null;
+  if (item.error || !response) return 0;
+  const cost = ((response.body.usage ?? {}) as Body).cost;
+  return typeof cost === 'number' && Number.isFinite(cost) ? round(cost * BATCH_DISCOUNT) : 0;
 }
 
 export function emptyUsage(): BatchUsage {
@@ -128,3 +136,17 @@ export function nonTextPart(endpoint: string, body: Body): string | undefined {
   }
   return undefined;
 }
+
+/** The counts and usage of the results written so far (counted afresh: after a restart, the saved ones may lag). */
+export function recount(record: BatchRecord, done: Record<string, unknown>[]): BatchUsage {
+  const usage = emptyUsage();
+  record.request_counts.completed = 0;
+  record.request_counts.failed = 0;
+  for (const item of done) countItem(record, item, usage);
+  return usage;
+}
+
+/** A batch's charge is made once, under this key (state.json keeps it while the batch may still be charged). */
+export const chargeKey = (record: BatchRecord) => `batch:${record.id}`;
+/** Ended and owing nothing, with that saved: its charge key is never asked again. */
+export const settled = (record: BatchRecord) => TERMINAL.includes(record.status) && record.payment_due === null;

@@ -1,10 +1,11 @@
 import type { Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
-import { TERMINAL, type BatchRecord, type BatchStatus, type BatchUsage } from '../state/batch-store.js';
+import { TERMINAL, type BatchRecord, type BatchStatus } from '../state/batch-store.js';
 import type { BatchStorage, Store } from '../state/store-api.js';
 import { chargeable } from '../state/billing.js';
-import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, publicBatch } from './batch-rules.js';
+import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, publicBatch, recount, chargeKey, settled } from './batch-rules.js';
 import { concurrencyOf, executeItem } from './batch-items.js';
+import { creditsRanOut, HeldCredits, releaseUnsent, sentCount } from './batch-credits.js';
 import { inPool } from './batch-pool.js';
 import type { BatchGateway } from '../providers/types.js';
 import { receiveRequests } from './batch-upload.js';
@@ -87,6 +88,7 @@ export class BatchEngine {
         usage: null,
         payment_due: null,
         results_deleted: false,
+        ...(this.opts.gateway?.serves(fields.model, fields.endpoint) ? { held: true } : {}),
       };
       this.store.commit(record, upload);
       ctx.send(202, this.shown(record));
@@ -163,7 +165,8 @@ export class BatchEngine {
   private charge(record: BatchRecord): number | null {
     const cost = record.usage?.cost ?? 0;
     const key = chargeKey(record);
-    if (cost <= 0) return null;
+    // A batch over providers paid each request as it was answered.
+    if (cost <= 0 || record.held) return null;
     if (!this.state.charged(key) && this.state.balance(record.workspace) < cost) return cost;
     this.state.debitOnce(record.workspace, cost, key);
     return null;
@@ -224,23 +227,42 @@ export class BatchEngine {
     }
     if (record.status === 'in_progress') {
       const done = this.store.completedResults(id);
-      const doneIds = new Set(done.map((r) => r.custom_id as string));
+      const answered = new Map(done.map((r) => [r.custom_id as string, r]));
       const usage = recount(record, done);
       const writer = this.store.openResults(id);
+      const credits = record.held && this.opts.gateway ? new HeldCredits(this.state, record, this.opts.gateway) : undefined;
+      let short = false;
       try {
         await inPool(this.store.requests(id), concurrencyOf(record, this.opts.gateway), async (req) => {
-          if (doneIds.has(req.custom_id)) return true;
+          if (answered.has(req.custom_id)) {
+            // Answered before a restart: its hold, if the crash left one, is settled now.
+            credits?.settle(req.custom_id, answered.get(req.custom_id));
+            return true;
+          }
           if (this.opts.delayMs) await this.sleep();
-          if (this.stopped) return false;
+          if (this.stopped || short) return false;
           this.expireIfLate(record);
           if ((record.status as BatchStatus) === 'expired') return false;
+          if (credits && !credits.hold(req.custom_id, req.body)) {
+            short = true;
+            return false;
+          }
           const item = await executeItem(record, req.custom_id, req.body, this.now(), this.opts.gateway);
           writer.append(item);
+          answered.set(req.custom_id, item);
+          credits?.settle(req.custom_id, item);
           countItem(record, item, usage);
           // The aggregate so far, as the counts are (kept in memory; a restart counts it afresh).
           record.usage = finishUsage(usage);
           return true;
         });
+        const add = (item: Record<string, unknown>) => {
+          writer.append(item);
+          countItem(record, item, usage);
+        };
+        // Stopped short or expired: the requests not sent give back any hold a crash left; short, each is a failed item.
+        if (credits && (short || (record.status as BatchStatus) === 'expired') && !this.stopped) await releaseUnsent(this.store.requests(id), answered, credits, short ? add : undefined);
+        if (short && !this.stopped) return this.transition(record, 'failed', { error: creditsRanOut(record, sentCount(answered)), usage: finishUsage(usage), payment_due: null });
       } finally {
         writer.close();
       }
@@ -261,20 +283,6 @@ export class BatchEngine {
     }
     return undefined;
   }
-}
-
-/** A batch's charge is made once, under this key (state.json keeps it while the batch may still be charged). */
-const chargeKey = (record: BatchRecord) => `batch:${record.id}`;
-/** Ended and owing nothing, with that saved: its charge key is never asked again. */
-const settled = (record: BatchRecord) => TERMINAL.includes(record.status) && record.payment_due === null;
-
-/** The counts and usage of the results written so far (counted afresh: after a restart, the saved ones may lag). */
-function recount(record: BatchRecord, done: Record<string, unknown>[]): BatchUsage {
-  const usage = emptyUsage();
-  record.request_counts.completed = 0;
-  record.request_counts.failed = 0;
-  for (const item of done) countItem(record, item, usage);
-  return usage;
 }
 
 /**

@@ -94,4 +94,6 @@ export interface BatchGateway {
   /** How many of one batch's requests are asked at once. */
   readonly batchConcurrency: number;
   complete(body: Record<string, unknown>, endpoint?: string): Promise<Record<string, unknown>>;
+  /** The most one request can cost at full price (held before it is sent); undefined when nothing bounds it. */
+  bound(body: Record<string, unknown>, endpoint?: string): number | undefined;
 }

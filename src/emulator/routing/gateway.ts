@@ -16,6 +16,7 @@ import { asksMetadata } from './routed.js';
 import { callerGone, relayStream, streamOf, type RelayOutcome } from './relay.js';
 import { Sessions } from './sessions.js';
 import { priceUsage } from './usage.js';
+import { BATCHED, batchBound, batchCandidates } from './batch-bound.js';
 import { relayResponses, wholeResponse } from './responses.js';
 import { speakThrough } from './speech.js';
 import { upstreamBody } from './upstream-body.js';
@@ -26,13 +27,6 @@ type Body = Record<string, unknown>;
 
 /** A batch request whose every provider failed is tried again after these pauses. */
 const RETRY_PAUSES_MS = [500, 2_000];
-
-/** The batch endpoints run over providers: the models they serve, the kind, the adapter's call; Responses answers carry no provider. */
-const BATCHED: Record<string, { ids: 'upstreamIds' | 'embeddingIds' | 'responsesIds'; kind: 'chat' | 'embedding'; named: boolean; call: (a: ProviderAdapter) => ProviderAdapter['chat'] | undefined }> = {
-  '/v1/chat/completions': { ids: 'upstreamIds', kind: 'chat', named: true, call: (a) => a.chat },
-  '/v1/embeddings': { ids: 'embeddingIds', kind: 'embedding', named: true, call: (a) => a.embeddings },
-  '/v1/responses': { ids: 'responsesIds', kind: 'chat', named: false, call: (a) => a.responses },
-};
 
 /** A relayed stream's end: broken before its first token, the candidate is passed over (false); else it answered, charged and kept once whole (true). */
 function settled(ctx: Ctx, outcome: RelayOutcome, c: Candidate, passed: Attempt[], remember: () => unknown, kept: (o: Exclude<RelayOutcome, { failed: unknown }>) => void): boolean {
@@ -271,11 +265,8 @@ export class Gateway {
    * charged (the batch is, at its end).
    */
   async complete(body: Body, endpoint = '/v1/chat/completions'): Promise<Body> {
-    const how = BATCHED[endpoint];
-    if (!how) throw new HttpError(400, `${endpoint} is not run over providers`);
+    const { how, asked, candidates } = batchCandidates(body, endpoint, this.catalog);
     if (endpoint === '/v1/chat/completions') validateChat(body);
-    const asked = how.kind === 'embedding' ? body : { ...body, stream: false };
-    const candidates = candidatesFor(asked, this.catalog, undefined, how.kind).filter((c) => how.call(c.adapter));
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
     const passed: Attempt[] = [];
     for (const pause of [0, ...RETRY_PAUSES_MS]) {
@@ -289,6 +280,11 @@ export class Gateway {
       }
     }
     throw allFailed(passed);
+  }
+
+  /** The most a batch request can cost at full price, held before it is sent (undefined: no bound; routing/batch-bound.ts). */
+  bound(body: Body, endpoint = '/v1/chat/completions'): number | undefined {
+    return batchBound(body, endpoint, batchCandidates(body, endpoint, this.catalog).candidates);
   }
 
   async close(): Promise<void> {

@@ -5,6 +5,8 @@ import type { Workspace } from './store-api.js';
 export abstract class CreditRules {
   abstract workspace(id: string): Workspace;
   abstract debit(id: string, cost: number): void;
+  abstract charged(key: string): boolean;
+  abstract debitOnce(id: string, cost: number, key: string): boolean;
 
   balance(id: string): number {
     const ws = this.workspace(id);
@@ -16,5 +18,12 @@ export abstract class CreditRules {
     if (balance <= 0 || balance < cost) return false;
     this.debit(id, cost);
     return true;
+  }
+
+  holdOnce(id: string, cost: number, key: string): boolean {
+    if (this.charged(key)) return true;
+    const balance = this.balance(id);
+    if (balance <= 0 || balance < cost) return false;
+    return this.debitOnce(id, cost, key);
   }
 }

@@ -16,7 +16,7 @@ export class MemoryStore extends CreditRules implements Store {
   readonly batches = new MemoryBatches();
   private readonly keys = new Map<string, KeyRecord>();
   private readonly workspaces = new Map<string, Workspace>();
-  private readonly charges = new Set<string>();
+  private readonly charges = new Map<string, number>();
   private readonly generations = new GenerationLog();
   private offsetMs = 0;
 
@@ -67,9 +67,16 @@ export class MemoryStore extends CreditRules implements Store {
 
   debitOnce(id: string, cost: number, chargeKey: string): boolean {
     if (this.charges.has(chargeKey)) return false;
-    this.charges.add(chargeKey);
+    this.charges.set(chargeKey, cost);
     this.debit(id, cost);
     return true;
+  }
+
+  settleHold(id: string, chargeKey: string, cost: number): void {
+    const held = this.charges.get(chargeKey);
+    if (held === undefined) return;
+    this.move(id, round(cost - held));
+    this.charges.delete(chargeKey);
   }
 
   charged(chargeKey: string): boolean {

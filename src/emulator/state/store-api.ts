@@ -53,6 +53,17 @@ export interface CreditStore {
   /** Charges `cost` once under `chargeKey`: false, and nothing charged, if that key was charged before. */
   debitOnce(workspace: string, cost: number, chargeKey: string): boolean;
   charged(chargeKey: string): boolean;
+  /**
+   * A hold made once under `chargeKey` (a batch request's bound before it is sent): true when the key
+   * holds one already, or `cost` was taken now because the balance is above zero and covers it, in one
+   * step with the key's record; false, and nothing taken, otherwise.
+   */
+  holdOnce(workspace: string, cost: number, chargeKey: string): boolean;
+  /**
+   * Ends the hold under `chargeKey` at its real `cost`: the difference is charged or given back and the
+   * key let go, in one step; a key that holds nothing (settled before, or never held) moves nothing.
+   */
+  settleHold(workspace: string, chargeKey: string, cost: number): void;
   /** Charge keys never asked again (their batch ended and is paid): the store may let them go. */
   forgetCharges(chargeKeys: Iterable<string>): void;
   /** Adds credits (negative takes them away); returns the balance. */
@@ -84,6 +95,8 @@ export interface BatchRecord extends Omit<Batch, 'object' | 'results' | 'usage' 
   /** Finalized cost still owed: GET answers 402 until the balance covers it. */
   payment_due: number | null;
   results_deleted: boolean;
+  /** Run over providers: each request's credits held before it is sent and settled after; nothing charged at the end. */
+  held?: boolean;
 }
 
 /** A batch's requests as they are uploaded, before the batch exists. */

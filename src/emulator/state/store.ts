@@ -223,6 +223,14 @@ export class StateStore extends CreditRules implements Store {
     if (charges) for (const key of keys) delete charges[key];
   }
 
+  settleHold(id: string, key: string, cost: number): void {
+    const charges = this.state.charges;
+    if (!charges || !(key in charges)) return;
+    this.charge(id, round(cost - charges[key]!));
+    delete charges[key];
+    this.save();
+  }
+
   /** Gives back a reserved cost that was not used (a stream that was not delivered). */
   refund(id: string, cost: number): void {
     if (cost <= 0) return;

@@ -1,0 +1,86 @@
+import { randomHex } from '../http/ids.js';
+import { errorBody } from '../http/http.js';
+import { round } from '../models/models.js';
+import type { BatchRecord } from '../state/batch-store.js';
+import type { CreditStore } from '../state/store-api.js';
+import type { BatchGateway } from '../providers/types.js';
+import { BATCH_DISCOUNT, itemCharge, type Body } from './batch-rules.js';
+import { itemBody } from './batch-items.js';
+
+/**
+ * The credits of a batch run over providers (`record.held`): a request's bound, at the batch price,
+ * is held before it is sent, and the hold is settled at the item's real charge once its result is on
+ * disk. Both are one write of the store under the request's own key, so a kill -9 on either side of
+ * either step neither loses nor doubles a charge: after a restart a request answered and not settled
+ * is settled, and one held and not answered is sent again under the hold it has (docs/gateway.md).
+ */
+export class HeldCredits {
+  constructor(
+    private readonly state: CreditStore,
+    private readonly record: BatchRecord,
+    private readonly gateway: BatchGateway,
+  ) {}
+
+  private key(customId: string): string {
+    return `batch:${this.record.id}:${customId}`;
+  }
+
+  /**
+   * Holds what the request may cost; false (nothing held, nothing to send) when the caller's credits do
+   * not cover it. A request with no bound (a provider without prices, no token limit) holds nothing and
+   * is sent while the balance is above zero; its real cost is charged in full when it is answered.
+   */
+  hold(customId: string, body: Body): boolean {
+    let bound: number | undefined;
+    try {
+      bound = this.gateway.bound(itemBody(this.record, body), this.record.endpoint);
+    } catch {
+      bound = undefined;
+    }
+    return this.state.holdOnce(this.record.workspace, bound === undefined ? 0 : round(bound * BATCH_DISCOUNT), this.key(customId));
+  }
+
+  /** Ends a request's hold at what its result is charged (nothing, for a failed item or one never sent). */
+  settle(customId: string, item: Body | undefined): void {
+    this.state.settleHold(this.record.workspace, this.key(customId), item ? itemCharge(item) : 0);
+  }
+}
+
+const UNSENT = 'not sent: the credits left did not cover this request';
+
+/**
+ * After the pool, each request never sent: a hold a crash left it is given back, and when the
+ * credits ran out it becomes a failed item (`add`). Answered ones are in `answered`.
+ */
+export async function releaseUnsent(requests: AsyncIterable<{ custom_id: string }>, answered: Map<string, Body>, credits: HeldCredits, add?: (item: Body) => void): Promise<void> {
+  for await (const req of requests) {
+    if (answered.has(req.custom_id)) continue;
+    credits.settle(req.custom_id, undefined);
+    add?.(unsentItem(req.custom_id));
+  }
+}
+
+/** How many requests were sent: those answered, less the ones a credit stop (before a restart) left unsent. */
+export function sentCount(answered: Map<string, Body>): number {
+  return [...answered.values()].filter((item) => (item.error as { message?: string } | null)?.message !== UNSENT).length;
+}
+
+/** The result item of a request never sent because the caller's credits ran out: a failed item, charged nothing. */
+export function unsentItem(customId: string): Body {
+  const message = UNSENT;
+  return {
+    id: `batch_req_${randomHex(12)}`,
+    custom_id: customId,
+    response: { status_code: 402, request_id: `req_${randomHex(10)}`, body: errorBody(402, message, 'payment_required') },
+    error: { type: 'api_error', message, param: null, error_type: 'payment_required' },
+  };
+}
+
+/** The batch's `error` once its credits ran out: a 402's `{code, message}`, as Get a batch's 402 has. */
+export function creditsRanOut(record: BatchRecord, sent: number): { code: number; message: string } {
+  const left = record.request_counts.total - sent;
+  return {
+    code: 402,
+    message: `Insufficient credits: the batch stopped after ${sent} of ${record.request_counts.total} requests; the other ${left} were not sent and are not charged (add credits and submit them again)`,
+  };
+}

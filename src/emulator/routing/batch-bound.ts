@@ -1,0 +1,45 @@
+import { round } from '../models/models.js';
+import { HttpError } from '../http/http.js';
+import type { ProviderAdapter } from '../providers/types.js';
+import { candidatesFor, type Candidate, type Catalog } from './candidates.js';
+
+type Body = Record<string, unknown>;
+
+/** The batch endpoints run over providers: the models they serve, the kind, the adapter's call; Responses answers carry no provider. */
+export const BATCHED: Record<string, { ids: 'upstreamIds' | 'embeddingIds' | 'responsesIds'; kind: 'chat' | 'embedding'; named: boolean; call: (a: ProviderAdapter) => ProviderAdapter['chat'] | undefined }> = {
+  '/v1/chat/completions': { ids: 'upstreamIds', kind: 'chat', named: true, call: (a) => a.chat },
+  '/v1/embeddings': { ids: 'embeddingIds', kind: 'embedding', named: true, call: (a) => a.embeddings },
+  '/v1/responses': { ids: 'responsesIds', kind: 'chat', named: false, call: (a) => a.responses },
+};
+
+/** A batch request's candidates: the providers that serve its model and endpoint, in the routing's order. */
+export function batchCandidates(body: Body, endpoint: string, catalog: Catalog) {
+  const how = BATCHED[endpoint];
+  if (!how) throw new HttpError(400, `${endpoint} is not run over providers`);
+  const asked = how.kind === 'embedding' ? body : { ...body, stream: false };
+  return { how, asked, candidates: candidatesFor(asked, catalog, undefined, how.kind).filter((c) => how.call(c.adapter)) };
+}
+
+/** Tokens a chat template may add around the request's text (role markers, the answer's start). */
+const TEMPLATE_TOKENS = 16;
+
+/**
+ * The most one batch request can cost at full price on any of its candidates, or undefined when
+ * nothing bounds it: a candidate without prices (charged the upstream's own `usage.cost`), or a chat
+ * or Responses request without a token limit. Prompt tokens are bounded by the UTF-8 bytes of the
+ * whole request as JSON (a tokenizer makes at most one token of each byte; the JSON's keys and
+ * quotes cover a template's own), completion tokens by the request's limit.
+ */
+export function batchBound(body: Body, endpoint: string, candidates: Candidate[]): number | undefined {
+  const embeddings = endpoint === '/v1/embeddings';
+  const limit = embeddings ? 0 : (endpoint === '/v1/responses' ? body.max_output_tokens : (body.max_completion_tokens ?? body.max_tokens));
+  if (typeof limit !== 'number' || !Number.isFinite(limit) || limit < 0 || !candidates.length) return undefined;
+  const promptTokens = Buffer.byteLength(JSON.stringify(body)) + TEMPLATE_TOKENS;
+  let most = 0;
+  for (const c of candidates) {
+    const prices = c.model.prices;
+    if (!prices) return undefined;
+    most = Math.max(most, round(round(promptTokens * prices.prompt) + round(limit * prices.completion)));
+  }
+  return most;
+}
