@@ -1,21 +1,7 @@
 /** An upstream's body read within bounds: a provider that sends without end cannot fill the gateway's memory. */
-import { ProviderFailure } from './types.js';
 
 /** Default of `max_answer_mb`: the largest whole answer (or one stream event) taken from a provider. */
 export const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024;
-
-/** The body as text; one larger than `max` bytes is a failure (the provider is passed over) and is read no further. */
-export async function textWithin(body: AsyncIterable<Buffer>, max: number, name: string): Promise<string> {
-  const pieces: Buffer[] = [];
-  let size = 0;
-  for await (const piece of body) {
-    size += piece.length;
-    // Leaving the loop destroys the body: its connection is let go.
-    if (size > max) throw new ProviderFailure('broken', `${name}: an answer larger than ${mib(max)}`);
-    pieces.push(piece);
-  }
-  return Buffer.concat(pieces).toString('utf8');
-}
 
 /** The first `max` bytes of a body as text (a refusal's words), the rest let go; '' when it cannot be read. */
 export async function headText(body: AsyncIterable<Buffer>, max = 4096): Promise<string> {
