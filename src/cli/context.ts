@@ -15,22 +15,22 @@ export interface ConnectOptions {
   management?: boolean;
 }
 
+/** The runs whose setup notes were said (a REPL, and a refused model's lookup, connect again: said once). */
+const told = new WeakSet<IO>();
+
 /**
  * Builds the client from the run's settings. Call it only after the command's own input is
  * validated, so that bad input never costs a request.
  */
-/** The runs whose variables were checked for typos (a REPL connects again: said once). */
-const toldEnv = new WeakSet<IO>();
-
 export async function connect(io: IO, flags: GlobalFlags, settings: Settings, opts: ConnectOptions = {}): Promise<Connected> {
   // A --model was checked as it was parsed; one from ROUTER_MODEL or a profile is checked here, before any request.
   checkedDefault(settings, 'model');
-  if (!toldEnv.has(io)) {
-    toldEnv.add(io);
+  if (!told.has(io)) {
+    told.add(io);
     for (const line of (await import('./flags/env-names.js')).mistypedEnv(io.env)) io.note(line);
+    const over = settings.overridden;
+    if (over?.length) io.note(`note: the environment goes before profile "${settings.profile}" for ${over.map((o) => `${o.field} (${o.env})`).join(', ')}: unset ${over.length > 1 ? 'those' : 'it'} to use the profile's`);
   }
-  const over = settings.overridden;
-  if (over?.length) io.note(`note: the environment goes before profile "${settings.profile}" for ${over.map((o) => `${o.field} (${o.env})`).join(', ')}: unset ${over.length > 1 ? 'those' : 'it'} to use the profile's`);
   settings = await withKey(io, settings, opts);
   io.addSecret(settings.apiKey);
   io.addSecret(settings.managementKey);

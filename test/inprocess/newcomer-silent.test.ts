@@ -194,6 +194,13 @@ it('a profile named on purpose whose settings the environment goes before: a not
   const named = await run(['--profile', 'elsewhere', 'chat', '--model', 'local/echo', 'hi'], { ROUTER_MODEL: 'local/echo' });
   expect(named).toMatchObject({ code: 0, stdout: 'hi\n' });
   expect(named.stderr).toBe('note: the environment goes before profile "elsewhere" for api_root (ROUTER_API_ROOT), model (ROUTER_MODEL): unset those to use the profile\'s\n');
+  // A refused model is looked up with a second connection: the note is still said once.
+  const refused = await run(['--profile', 'elsewhere', 'chat', '--model', 'local/lorme', 'hi'], { ROUTER_MODEL: 'local/echo', ROUTER_MODLE: 'x' });
+  expect(refused.code).not.toBe(0);
+  expect(refused.stderr.match(/^note: .*$/gm)).toEqual([
+    'note: router reads no ROUTER_MODLE: did you mean ROUTER_MODEL? (it is left unread)',
+    'note: the environment goes before profile "elsewhere" for api_root (ROUTER_API_ROOT), model (ROUTER_MODEL): unset those to use the profile\'s',
+  ]);
   const byEnv = await run(['chat', '--model', 'local/echo', 'hi'], { ROUTER_PROFILE: 'elsewhere' });
   expect(byEnv.stderr).toBe('note: the environment goes before profile "elsewhere" for api_root (ROUTER_API_ROOT): unset it to use the profile\'s\n');
   // The same value, or a profile not named (the current one): nothing to say. (Last in this file: it changes the current profile.)
