@@ -22,8 +22,10 @@ import { discardUnsent, dropUnsavedJob, holdJob, isFinished, listJobs, loadJob, 
 
 /** What a run tells as it goes; every one is optional. */
 export interface JobEvents {
-  /** A status line for a person: a batch found after a lost create, a create tried again, a poll that failed. */
+  /** A status line for a person: a batch found after a lost create, a create tried again (a failed poll, without `offline`). */
   info?(text: string): void;
+  /** A poll that failed and is tried again in `retryInMs` (with `offlineTimeout`), as WatchEvents' offline. */
+  offline?(message: string, retryInMs: number): void;
   /** The input's job (the same content and settings, made earlier) is taken up instead of a new one. */
   resumed?(job: JobRecord): void;
   /** The job is held and checked; nothing of this run is sent yet. Its id is `job.id`. */
@@ -254,7 +256,9 @@ async function follow(client: RouterClient, job: JobRecord, o: Driving): Promise
       const offline = (Date.now() - offlineSince) / 1000;
       if (offline > o.offlineTimeout) throw new OfflineError(`no answer from the service for ${Math.round(offline)}s (${(err as Error).message})`, 'network');
       interval = offlineWait(interval, offlineSince, o.offlineTimeout);
-      on?.info?.(`${job.id}: ${(err as Error).message}; polling again in ${Math.round(interval / 1000)}s`);
+      const note = `${job.id}: ${(err as Error).message}; polling again in ${Math.round(interval / 1000)}s`;
+      if (on?.offline) on.offline(note, interval);
+      else on?.info?.(note);
       continue;
     }
     offlineSince = undefined;

@@ -83,8 +83,9 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
   let spinner: ReturnType<NonNullable<typeof ora>> | undefined;
   let lastLine = Date.now();
   const on: JobEvents = {
+    info: (text) => (spinner ? (spinner.text = text) : io.info(text)),
     // A failed poll that is tried again (--offline-timeout) is said piped too; other news only on a terminal.
-    info: (text) => (spinner ? (spinner.text = text) : / polling again in \d+s$/.test(text) && !io.quiet ? io.note(text) : io.info(text)),
+    offline: (note) => (spinner ? (spinner.text = note) : !io.quiet && io.note(note)),
     resumed: (job) => io.note(`resuming ${job.id}, made from this file (--new starts another job)`),
     started: (job) => {
       // The id goes out first, whatever happens next: a run that is killed never loses it.
