@@ -155,12 +155,7 @@ export class ConversationStore {
    * does not follow what the conversations hold (50,000 of them list in well under 100 MB).
    */
   find(keep: (c: ConversationRecord) => boolean = () => true): { ids: string[]; damaged: string[] } {
-    let names: string[];
-    try {
-      names = readdirSync(this.dir).filter((n) => n.endsWith('.json') && !n.startsWith('.'));
-    } catch {
-      return { ids: [], damaged: [] };
-    }
+    const names = this.files();
     // Only the names (already here) and a number each are held, in arrays that the collector never walks.
     const kept: number[] = [];
     const times = new Float64Array(names.length);
@@ -179,6 +174,20 @@ export class ConversationStore {
     });
     kept.sort((a, b) => times[b]! - times[a]! || (names[a]! < names[b]! ? 1 : -1));
     return { ids: kept.map((i) => names[i]!.slice(0, -5)), damaged };
+  }
+
+  /** The ids there are files of, damaged ones too, in no order: by the files' names only, none read. */
+  ids(): string[] {
+    return this.files().map((n) => n.slice(0, -5));
+  }
+
+  /** The names of the conversations' files (`ID.json`); none when there is no folder yet. */
+  private files(): string[] {
+    try {
+      return readdirSync(this.dir).filter((n) => n.endsWith('.json') && !n.startsWith('.'));
+    } catch {
+      return [];
+    }
   }
 
   /** The summaries of these conversations, read one at a time (one deleted since is left out). */

@@ -31,13 +31,6 @@ export async function withGuess<T>(env: NodeJS.ProcessEnv, id: string, fn: () =>
 
 /** " (did you mean ID?)" for an id no conversation has, when a kept one is close (by the files' names only). */
 export async function nearConversation(env: NodeJS.ProcessEnv, id: string): Promise<string> {
-  const [{ readdirSync }, { closest }] = await Promise.all([import('node:fs'), import('../../internal/did-you-mean.js')]);
-  let names: string[];
-  try {
-    names = readdirSync(store(env).dir).filter((n) => n.endsWith('.json') && !n.startsWith('.')).map((n) => n.slice(0, -5));
-  } catch {
-    return '';
-  }
-  const near = closest(id, names);
+  const near = (await import('../../internal/did-you-mean.js')).closest(id, store(env).ids());
   return near && near !== id ? ` (did you mean ${near}?)` : '';
 }
