@@ -28,12 +28,11 @@ export function mcpResult(result: Record<string, unknown>): ToolResult {
   const text = texts.join('\n');
   const size = Buffer.byteLength(text);
   const cut = size > MAX_RESULT_BYTES ? { outputCut: [{ stream: 'result' as const, kept: MAX_RESULT_BYTES, size }] } : {};
-  return { ok: result.isError !== true, text: cutText(text), ...cut, ...(images.length ? { images } : {}) };
+  return { ok: result.isError !== true, text: cutText(text, size), ...cut, ...(images.length ? { images } : {}) };
 }
 
-/** A result's text as commands' is kept: its first MiB, and a line saying what was cut. */
-function cutText(text: string): string {
-  const size = Buffer.byteLength(text);
+/** A result's text (of `size` bytes) as commands' is kept: its first MiB, and a line saying what was cut. */
+function cutText(text: string, size: number): string {
   if (size <= MAX_RESULT_BYTES) return text;
   const kept = Buffer.from(text).subarray(0, MAX_RESULT_BYTES).toString('utf8').replace(/\uFFFD$/, '');
   return `${kept}\n[router: the result was cut at ${MAX_RESULT_BYTES / 1024 / 1024} MiB of ${size} bytes]`;
