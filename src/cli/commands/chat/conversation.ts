@@ -2,7 +2,7 @@
 import type { ChatMessage } from '../../../client/types.js';
 import { usage } from '../../exit-codes.js';
 import { ConversationError } from '../../../kit/errors.js';
-import { checkConversationId, lastConversation, loadConversation, newConversation, saveConversation, type Conversation } from '../../saved/conversations.js';
+import { checkConversationId, lastConversation, loadConversation, nearConversation, newConversation, saveConversation, type Conversation } from '../../saved/conversations.js';
 import type { RunContext } from '../../run.js';
 import { describeSystemError, isSystemError } from '../../../internal/system-errors.js';
 import type { ChatOptions } from './flags.js';
@@ -19,7 +19,7 @@ export async function openConversation(ctx: RunContext<ChatOptions>): Promise<Co
   } catch (err) {
     if (!(err instanceof ConversationError && err.code === 'not_found')) throw err;
     // A name that is none yet starts a conversation; one close to a kept one is likely a typo, said.
-    const near = await (await import('../../saved/conversations.js')).nearConversation(env, opts.conversation);
+    const near = await nearConversation(env, opts.conversation);
     if (near) ctx.io.note(`note: no conversation ${opts.conversation} yet: this starts it${near}`);
     return undefined;
   }
