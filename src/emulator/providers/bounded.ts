@@ -1,10 +1,19 @@
 /** An upstream's body read within bounds: a provider that sends without end cannot fill the gateway's memory. */
+import { ProviderFailure } from './types.js';
 
 /** Default of `max_answer_mb`: the largest whole answer (or one stream event) taken from a provider. */
 export const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
+/** How much of a refusal's body is kept for its words; the rest is let go. */
+export const REFUSAL_BYTES = 4096;
+
+/** A status the gateway passes over, in words: its body's first bytes, its `Retry-After`. */
+export function statusFailure(name: string, status: number, text: string, retryAfter: string | undefined): ProviderFailure {
+  return new ProviderFailure('status', `${name}: HTTP ${status}${text ? ` ${text.slice(0, 200)}` : ''}`, status, retryAfter);
+}
+
 /** The first `max` bytes of a body as text (a refusal's words), the rest let go; '' when it cannot be read. */
-export async function headText(body: AsyncIterable<Buffer>, max = 4096): Promise<string> {
+export async function headText(body: AsyncIterable<Buffer>, max = REFUSAL_BYTES): Promise<string> {
   const pieces: Buffer[] = [];
   let size = 0;
   try {

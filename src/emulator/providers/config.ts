@@ -99,8 +99,7 @@ function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, { warn = ()
 }
 
 /** A providers file's text, checked whole: the first mistake is one line that names where it is. */
-export function parseProviders(text: string, env: NodeJS.ProcessEnv, opts: ReadOptions | ((line: string) => void) = {}): GatewayConfig {
-  const read = typeof opts === 'function' ? { warn: opts } : opts;
+export function parseProviders(text: string, env: NodeJS.ProcessEnv, opts: ReadOptions = {}): GatewayConfig {
   let doc: unknown;
   try {
     doc = parse(text);
@@ -113,7 +112,7 @@ export function parseProviders(text: string, env: NodeJS.ProcessEnv, opts: ReadO
   const batchConcurrency = doc.batch_concurrency ?? DEFAULT_BATCH_CONCURRENCY;
   if (typeof batchConcurrency !== 'number' || !Number.isInteger(batchConcurrency) || batchConcurrency < 1 || batchConcurrency > MAX_BATCH_CONCURRENCY) throw new ProvidersFileError(`batch_concurrency must be a whole number from 1 to ${MAX_BATCH_CONCURRENCY}`);
   if (doc.local_models !== undefined && typeof doc.local_models !== 'boolean') throw new ProvidersFileError('local_models must be true or false');
-  const providers = doc.providers.map((p, i) => providerOf(p, i, env, read));
+  const providers = doc.providers.map((p, i) => providerOf(p, i, env, opts));
   const names = new Set<string>();
   const kinds = new Map<string, { kind: string; provider: string }>();
   for (const p of providers) {

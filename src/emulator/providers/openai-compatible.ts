@@ -1,8 +1,8 @@
 import { Agent, request } from 'undici';
 import type { ProviderConfig } from './config.js';
 import { failureOf, publicHeaders, upstreamCall } from './upstream-call.js';
-import { DEFAULT_MAX_ANSWER_BYTES, headText } from './bounded.js';
-import { ProviderFailure, passesOver, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
+import { DEFAULT_MAX_ANSWER_BYTES, headText, statusFailure } from './bounded.js';
+import { passesOver, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
 
 /** A Responses stream has no [DONE]: it ends with its final event. */
 const endsResponse = (data: string) => data === '[DONE]' || /"type":\s*"(response\.(completed|incomplete|failed)|error)"/.test(data.slice(0, 80));
@@ -62,8 +62,7 @@ export class OpenAICompatible implements ProviderAdapter {
       throw failureOf(err, this.name, false);
     }
     if (passesOver(res.statusCode)) {
-      const text = await headText(res.body);
-      throw new ProviderFailure('status', `${this.name}: HTTP ${res.statusCode}${text ? ` ${text.slice(0, 200)}` : ''}`, res.statusCode, res.headers['retry-after']?.toString());
+      throw statusFailure(this.name, res.statusCode, await headText(res.body), res.headers['retry-after']?.toString());
     }
     const name = this.name;
     async function* audio(): AsyncGenerator<Buffer> {

@@ -72,18 +72,3 @@ export class SseSplitter {
     }
   }
 }
-
-/** The `data:` payloads of an event stream, as they arrive; comments and other fields are dropped. */
-export async function* ssePayloads(body: AsyncIterable<Buffer | string>, maxEvent = Infinity): AsyncGenerator<string> {
-  const splitter = new SseSplitter(maxEvent);
-  const out: string[] = [];
-  const take = (data: string) => out.push(data);
-  for await (const piece of body) {
-    try {
-      splitter.push(piece, take);
-    } finally {
-      // The events completed before an oversized one still come first.
-      for (const data of out.splice(0)) yield data;
-    }
-  }
-}

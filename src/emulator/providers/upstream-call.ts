@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { SseSplitter } from './sse.js';
 import { ProviderFailure, passesOver, type UpstreamReply } from './types.js';
-import { mib } from './bounded.js';
+import { mib, REFUSAL_BYTES, statusFailure } from './bounded.js';
 
 type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[0];
 
@@ -172,9 +172,6 @@ export interface UpstreamCall {
   maxAnswer: number;
 }
 
-/** How much of a refusal's body is kept for its words; the rest is let go. */
-const REFUSAL_BYTES = 4096;
-
 /**
  * POSTs to an upstream through undici's raw handler (`dispatch()`): a 200 event stream is split as it
  * arrives (UpstreamEvents), any other answer read whole. request()'s body stream, and the two
@@ -195,10 +192,7 @@ export function upstreamCall(agent: Dispatcher, call: UpstreamCall): Promise<Ups
     let settled = false;
     const stop = () => signal.removeEventListener('abort', onAbort);
     /** A status passed over, in words: its body's first bytes, its `Retry-After`. */
-    const refused = () => {
-      const text = Buffer.concat(whole ?? []).toString('utf8').slice(0, REFUSAL_BYTES);
-      return new ProviderFailure('status', `${name}: HTTP ${status}${text ? ` ${text.slice(0, 200)}` : ''}`, status, kept['retry-after']);
-    };
+    const refused = () => statusFailure(name, status, Buffer.concat(whole ?? []).toString('utf8'), kept['retry-after']);
     /** Settles before the body's end (too large, or enough of a refusal read), and lets the upstream go. */
     const giveUp = (c: Controller, failure: ProviderFailure) => {
       settled = true;

@@ -67,6 +67,30 @@ export interface RelayOptions {
 export type RelayOutcome = { failed: ProviderFailure } | { cost: number; whole: boolean; id?: unknown; usage?: unknown; finish?: unknown };
 
 /**
+ * The relay's loop once the caller's stream is open: writes what `take()` gives (the frames of one
+ * network read go out in one write), waits for the next event, and hands it and those already queued
+ * with it to `relayed` until that says the stream is over, the upstream ends, or the caller goes.
+ * Returns the break in words when reading or relaying threw: one the adapter names, or an event that
+ * is not a JSON object (its parse or use threw).
+ */
+export async function pump(res: Ctx['res'], closed: () => boolean, it: AsyncIterator<string>, c: Candidate, take: () => string, relayed: (data: string) => boolean): Promise<string | undefined> {
+  const queued = (it as Partial<QueuedEvents>).takeQueued?.bind(it);
+  try {
+    for (;;) {
+      const out = take();
+      if (out && !res.write(out)) await drainOrClose(res);
+      const next = await it.next();
+      if (closed() || next.done) return undefined;
+      let over = relayed(next.value);
+      if (!over && queued) for (const data of queued()) if ((over = relayed(data))) break;
+      if (over) return undefined;
+    }
+  } catch (err) {
+    return err instanceof ProviderFailure ? err.message : `${c.slug}: a stream event that is not a JSON object`;
+  }
+}
+
+/**
  * Relays an upstream's stream to the caller. Chunks before the first token are held: a stream that
  * breaks there fails the candidate (the next is tried, the caller sees nothing). Once a token is
  * sent, a break ends the caller's stream with the spec's error chunk, never a clean end.
@@ -144,24 +168,12 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     out += frame(chunk);
     return false;
   };
-  const queued = (it as Partial<QueuedEvents>).takeQueued?.bind(it);
-  if (!upstreamDone) {
-    try {
-      for (;;) {
-        const ok = !out || res.write(out);
-        out = '';
-        if (!ok) await drainOrClose(res);
-        const next = await it.next();
-        if (closed() || next.done) break;
-        let over = relayed(next.value);
-        if (!over && queued) for (const data of queued()) if ((over = relayed(data))) break;
-        if (over) break;
-      }
-    } catch (err) {
-      // A break the adapter names, or an event that is not a JSON object (its parse or use threw).
-      broken = err instanceof ProviderFailure ? err.message : `${c.slug}: a stream event that is not a JSON object`;
-    }
-  }
+  const take = () => {
+    const ready = out;
+    out = '';
+    return ready;
+  };
+  if (!upstreamDone) broken = (await pump(res, closed, it, c, take, relayed)) ?? broken;
   if (closed()) return { cost: 0, whole: false };
   if (broken !== undefined) {
     const errorChunk = {

@@ -1,9 +1,9 @@
 import type { Ctx } from '../http/http.js';
-import { drainOrClose, openEventStream } from '../state/billing.js';
-import { ProviderFailure, type QueuedEvents, type UpstreamReply } from '../providers/types.js';
+import { openEventStream } from '../state/billing.js';
+import { ProviderFailure, type UpstreamReply } from '../providers/types.js';
 import type { Candidate } from './candidates.js';
 import { priceUsage } from './usage.js';
-import type { RelayOutcome } from './relay.js';
+import { pump, type RelayOutcome } from './relay.js';
 
 type Body = Record<string, unknown>;
 type StreamReply = Extract<UpstreamReply, { kind: 'stream' }>;
@@ -81,23 +81,13 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate)
     out += frame(event);
     return false;
   };
-  const queued = (it as Partial<QueuedEvents>).takeQueued?.bind(it);
-  try {
-    // Read to the upstream's end (a cassette is kept there), though nothing comes after the final event.
-    for (;;) {
-      const ok = !out || res.write(out);
-      out = '';
-      if (!ok) await drainOrClose(res);
-      const next = await it.next();
-      if (closed() || next.done) break;
-      let over = relayed(next.value);
-      if (!over && queued) for (const data of queued()) if ((over = relayed(data))) break;
-      if (over) break;
-    }
-  } catch (err) {
-    // A break the adapter names, or an event that is not a JSON object (its parse or use threw).
-    broken = err instanceof ProviderFailure ? err.message : `${c.slug}: a stream event that is not a JSON object`;
-  }
+  const take = () => {
+    const ready = out;
+    out = '';
+    return ready;
+  };
+  // Read to the upstream's end (a cassette is kept there), though nothing comes after the final event.
+  broken = (await pump(res, closed, it, c, take, relayed)) ?? broken;
   if (closed()) return { cost: 0, whole: false };
   if (broken === undefined && final) {
     res.end(out);

@@ -13,17 +13,20 @@ export abstract class CreditRules {
     return round(ws.total_credits - ws.total_usage);
   }
 
-  hold(id: string, cost: number): boolean {
+  /** Whether a hold of `cost` is refused: the balance is not above zero, or does not cover it. */
+  private short(id: string, cost: number): boolean {
     const balance = this.balance(id);
-    if (balance <= 0 || balance < cost) return false;
+    return balance <= 0 || balance < cost;
+  }
+
+  hold(id: string, cost: number): boolean {
+    if (this.short(id, cost)) return false;
     this.debit(id, cost);
     return true;
   }
 
   holdOnce(id: string, cost: number, key: string): boolean {
     if (this.charged(key)) return true;
-    const balance = this.balance(id);
-    if (balance <= 0 || balance < cost) return false;
-    return this.debitOnce(id, cost, key);
+    return !this.short(id, cost) && this.debitOnce(id, cost, key);
   }
 }
