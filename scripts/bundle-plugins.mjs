@@ -16,8 +16,6 @@ const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 const DEFERRED = {
   // Executable subcommands, which router has none of (~7 ms).
   commander: { 'node:child_process': 'object' },
-  // HTTP/2 and node:http2 (~12 ms), only used when a server offers it, which needs allowH2: never here.
-  undici: { './client-h2.js': 'function' },
 };
 
 /** A stand-in's source: the module `real`, loaded on first use. */
@@ -30,7 +28,7 @@ module.exports = ${kind === 'function' ? '(...args) => load()(...args)' : 'new P
  * every start). Where those modules are not where this undici version keeps them, the whole
  * package is bundled instead: only slower.
  */
-function leanUndici() {
+function leanUndici(split = true) {
   const require = createRequire(import.meta.url);
   const parts = { agent: 'dispatcher/agent.js', pool: 'dispatcher/pool.js', proxy: 'dispatcher/env-http-proxy-agent.js', dispatcher: 'dispatcher/dispatcher.js', connect: 'api/api-connect.js' };
   let paths;
@@ -52,10 +50,60 @@ function leanUndici() {
 Dispatcher.prototype.connect ??= ${r('connect')};
 exports.Agent = ${r('agent')};
 exports.Pool = ${r('pool')};
-// Only a run through a proxy makes one: its modules (the proxy agent, SOCKS5) load then, not at every start.
-Object.defineProperty(exports, 'EnvHttpProxyAgent', { enumerable: true, get: () => ${r('proxy')} });
+// Only a run through a proxy makes one: its modules (the proxy agent, SOCKS5) load then, not at every
+// start, and in a bundle in chunks (ownChunk()) they are read then too.
+Object.defineProperty(exports, 'EnvHttpProxyAgent', { enumerable: true, get: () => ${split ? ownChunkLoad(relative(dist, paths.proxy), true) : r('proxy')} });
 `,
       }));
+    },
+  };
+}
+
+/**
+ * Parts of undici (under undici/lib/: the module that requires them, what it requires, the kind of
+ * stand-in) that a one-shot chat never runs, each in a chunk of its own (dist/cli.chunks/), read and
+ * compiled only by a run that needs it: ~175 KB less of the pack to read at every start. HTTP/2
+ * (node:http2 too), used only when a server offers it, which needs allowH2: never here. The parser
+ * without SIMD (72 KB of base64), which undici takes only where WebAssembly SIMD fails. fetch's
+ * body extraction (with FormData, webidl, MIME sniffing), for a FormData body: router sends none.
+ */
+const OWN_CHUNK = {
+  'dispatcher/client.js': { './client-h2.js': 'function' },
+  'dispatcher/client-h1.js': { '../llhttp/llhttp-wasm.js': 'value', '../web/fetch/body.js': 'value' },
+};
+
+/** How a stand-in of ownChunk() gets the module `path` (relative to dist/): its chunk, or (no split) itself. */
+const ownChunkLoad = (path, split) => (split ? `__chunkNow(import(${JSON.stringify(`own-chunk:${path}`)})).real` : `require(${JSON.stringify(path)})`);
+
+/**
+ * The stand-ins of OWN_CHUNK, and `own-chunk:PATH`: a module, in a chunk of its own, that exports the
+ * module at PATH (relative to dist/) as \`real\`. `__chunkNow(import(...))` is made a require of that
+ * chunk (scripts/bundle-split.mjs). `split`: false for a bundle in one file (bench/floor.mjs), where
+ * the stand-ins only load the modules when first used.
+ */
+function ownChunk(split = true) {
+  return {
+    name: 'own-chunk',
+    setup(b) {
+      b.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.namespace !== 'file' || args.pluginData?.real) return undefined;
+        const from = Object.keys(OWN_CHUNK).find((file) => args.importer.endsWith(`/node_modules/undici/lib/${file}`) && OWN_CHUNK[file][args.path]);
+        if (!from) return undefined;
+        const real = (await b.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, pluginData: { real: true } })).path;
+        // The bundle names modules by path: relative, so that no path of the build machine is in it.
+        return { path: relative(dist, real), namespace: 'own-chunk-stand-in', pluginData: { kind: OWN_CHUNK[from][args.path] } };
+      });
+      b.onLoad({ filter: /.*/, namespace: 'own-chunk-stand-in' }, (args) => ({
+        loader: 'js',
+        resolveDir: dist,
+        contents:
+          args.pluginData.kind === 'function'
+            ? `let real; const load = () => (real ??= ${ownChunkLoad(args.path, split)});\nmodule.exports = (...args) => load()(...args);\n`
+            : `module.exports = ${ownChunkLoad(args.path, split)};\n`,
+      }));
+      b.onResolve({ filter: /^own-chunk:/ }, (args) => ({ path: args.path.slice('own-chunk:'.length), namespace: 'own-chunk' }));
+      // require(), not import: the module's exports as they are (an import would copy a Buffer's every byte as a property).
+      b.onLoad({ filter: /.*/, namespace: 'own-chunk' }, (args) => ({ loader: 'js', resolveDir: dist, contents: `export const real = require(${JSON.stringify(args.path)});\n` }));
     },
   };
 }
@@ -226,7 +274,7 @@ function linearJq() {
 }
 
 /** undici as src/client/transport.ts uses it, with the least it needs at start. */
-export const transportPlugins = () => [leanHttp(), leanUndici(), deferred(), leanAssert(), warmParser()];
+export const transportPlugins = () => [leanHttp(), leanUndici(false), ownChunk(false), deferred(), leanAssert(), warmParser()];
 
 /** Every plugin of the CLI bundle. */
-export const cliPlugins = () => [linearJq(), leanHttp(), leanUndici(), deferred(), leaner(), lazyBuiltins(), leanAssert(), warmParser()];
+export const cliPlugins = () => [linearJq(), leanHttp(), leanUndici(), ownChunk(), deferred(), leaner(), lazyBuiltins(), leanAssert(), warmParser()];

@@ -61,7 +61,18 @@ export async function splitBundle({ entry, external, plugins }) {
 function direct(code) {
   const exports = code.match(/module\.exports=__toCommonJS\((\w+)\)/g) ?? [];
   if (exports.length > 1) throw new Error('a chunk with two module.exports: scripts/bundle-split.mjs needs a look');
-  return code.replace(/module\.exports=__toCommonJS\((\w+)\)/, 'module.exports=$1').replace(/__toESM\(require\("(\.\/[^"]+)"\)\)/g, 'require("$1")');
+  const linked = code.replace(/module\.exports=__toCommonJS\((\w+)\)/, 'module.exports=$1').replace(/__toESM\(require\("(\.\/[^"]+)"\)\)/g, 'require("$1")');
+  return chunkNow(linked);
+}
+
+/**
+ * `__chunkNow(import(x))` (scripts/bundle-plugins.mjs, ownChunk()): the chunk of x, required at once.
+ * The import() made esbuild put x in a chunk of its own; the chunks' require is synchronous.
+ */
+function chunkNow(code) {
+  const out = code.replace(/__chunkNow\(Promise\.resolve\(\)\.then\(\(\)=>(require\("\.\/[^"]+"\))\)\)/g, '$1');
+  if (out.includes('__chunkNow(')) throw new Error('a __chunkNow(import()) esbuild wrote in another form: scripts/bundle-split.mjs needs a look');
+  return out;
 }
 
 /**

@@ -1,0 +1,76 @@
+import { createServer, type Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+
+// undici in the CLI bundle (scripts/bundle-plugins.mjs: leanUndici, ownChunk): the pack holds only
+// what a one-shot chat runs; what a run needs in a case router rarely meets is a chunk of its own.
+const ROOT = resolve(BIN, '..', '..');
+const chunks = join(ROOT, 'dist', 'cli.chunks');
+/** esbuild's name of a CommonJS module it bundled: `"node_modules/undici/lib/<path>"(`. */
+const undiciModule = (path: string) => `"node_modules/undici/lib/${path}"(`;
+const pack = () => readFileSync(join(ROOT, 'dist', 'cli.bundle.cjs'), 'latin1');
+const chunkTexts = () => readdirSync(chunks).filter((name) => name.endsWith('.cjs')).map((name) => readFileSync(join(chunks, name), 'latin1'));
+
+let t: TestEnv;
+let proxy: Server;
+let proxyUrl: string;
+const tunnels: string[] = [];
+beforeAll(async () => {
+  t = await startTestEnv();
+  const emulatorPort = Number(new URL(t.env.ROUTER_API_ROOT!).port);
+  // A CONNECT proxy that sends every tunnel to the emulator, whatever host it is asked for.
+  proxy = createServer((_, res) => res.writeHead(405).end());
+  proxy.on('connect', (req, client, head) => {
+    tunnels.push(req.url!);
+    const upstream = connect(emulatorPort, '127.0.0.1', () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(client).pipe(upstream);
+    });
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+  });
+  await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done));
+  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  proxy.closeAllConnections();
+  await new Promise((done) => proxy.close(done));
+  await t.close();
+});
+
+describe('undici in the CLI bundle', () => {
+  it('packs only the dispatchers a one-shot chat runs: none of fetch, WebSocket, caches, mocks, interceptors; HTTP/2, proxies, the parser without SIMD and fetch bodies in chunks', () => {
+    const packed = pack();
+    for (const used of ['dispatcher/agent.js', 'dispatcher/pool.js', 'dispatcher/client-h1.js', 'core/errors.js', 'llhttp/llhttp_simd-wasm.js']) expect(packed).toContain(undiciModule(used));
+    for (const unused of ['dispatcher/client-h2.js', 'dispatcher/env-http-proxy-agent.js', 'dispatcher/proxy-agent.js', 'core/socks5-client.js', 'llhttp/llhttp-wasm.js', 'web/fetch/body.js', 'web/fetch/index.js'])
+      expect(packed).not.toContain(undiciModule(unused));
+    const chunked = chunkTexts().join('\n');
+    for (const own of ['dispatcher/client-h2.js', 'dispatcher/env-http-proxy-agent.js', 'llhttp/llhttp-wasm.js', 'web/fetch/body.js']) expect(chunked).toContain(undiciModule(own));
+    // What undici's entry point loads and no part of router uses: in neither.
+    for (const never of ['web/fetch/index.js', 'web/websocket/', 'web/cache/', 'web/cookies/', 'web/eventsource/', 'mock/', 'interceptor/', 'cache/sqlite-cache-store.js', 'api/api-request.js']) {
+      expect(packed).not.toContain(`"node_modules/undici/lib/${never}`);
+      expect(chunked).not.toContain(`"node_modules/undici/lib/${never}`);
+    }
+  });
+
+  it('carries a chat through a proxy from the environment, its modules read from their chunk only then', async () => {
+    const r = await t.run(['chat', '--model', 'local/echo', 'through the proxy'], {
+      env: { ROUTER_TRACE_START: '1', ROUTER_NO_LOG: '1', ROUTER_API_ROOT: t.env.ROUTER_API_ROOT!.replace('127.0.0.1', 'router.invalid'), HTTP_PROXY: proxyUrl, http_proxy: '', NO_PROXY: '', no_proxy: '' },
+    });
+    expect(r).toMatchObject({ code: 0, stdout: 'through the proxy\n' });
+    expect(tunnels).toEqual([`router.invalid:${new URL(t.env.ROUTER_API_ROOT!).port}`]);
+    expect(r.stderr).toMatch(/^router: loaded env-http-proxy-agent-\w+\.js$/m);
+  });
+
+  it('parses answers with the parser without SIMD where undici takes it (UNDICI_NO_WASM_SIMD=1), read from its chunk', async () => {
+    const r = await t.run(['chat', '--model', 'local/echo', 'no simd'], { env: { ROUTER_TRACE_START: '1', ROUTER_NO_LOG: '1', UNDICI_NO_WASM_SIMD: '1' } });
+    expect(r).toMatchObject({ code: 0, stdout: 'no simd\n' });
+    expect(r.stderr).toMatch(/^router: loaded llhttp-wasm-\w+\.js$/m);
+    const plain = await t.run(['chat', '--model', 'local/echo', 'simd'], { env: { ROUTER_TRACE_START: '1', ROUTER_NO_LOG: '1' } });
+    expect(plain).toMatchObject({ code: 0, stdout: 'simd\n', stderr: 'router: started from the bundle and its code cache\n' });
+  });
+});
