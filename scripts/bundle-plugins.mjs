@@ -108,6 +108,34 @@ function ownChunk(split = true) {
   };
 }
 
+/**
+ * llhttp's constants for undici's HTTP/1 client, which reads only a few of its tables (ERROR, TYPE):
+ * those tables as the module has them, found at build. The module builds ~30 more (methods, statuses,
+ * character maps) at every start. One that reads the whole module some other way gets it whole.
+ */
+function leanParserConstants() {
+  const require = createRequire(import.meta.url);
+  return {
+    name: 'lean-parser-constants',
+    setup(b) {
+      b.onResolve({ filter: /[\\/]llhttp[\\/]constants(\.js)?$/ }, (args) => {
+        if (!/[\\/]node_modules[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h1\.js$/.test(args.importer)) return undefined;
+        const source = readFileSync(args.importer, 'utf8');
+        const use = /\bconstants\.(\w+)\b(?!['"])/g; // not the module's own name, in the require
+        const names = [...new Set([...source.matchAll(use)].map((m) => m[1]))];
+        if (source.replace(use, '').match(/\bconstants\b(?!\.js)/g)?.length !== 1) return undefined; // used otherwise than constants.NAME
+        const real = require(require.resolve(args.path, { paths: [dirname(args.importer)] }));
+        if (!names.every((name) => real[name] && typeof real[name] === 'object')) return undefined;
+        return { path: 'llhttp-constants', namespace: 'lean-parser-constants', pluginData: Object.fromEntries(names.map((name) => [name, real[name]])) };
+      });
+      b.onLoad({ filter: /.*/, namespace: 'lean-parser-constants' }, (args) => ({
+        loader: 'js',
+        contents: Object.entries(args.pluginData).map(([name, table]) => `exports.${name} = ${JSON.stringify(table)};`).join('\n'),
+      }));
+    },
+  };
+}
+
 /** The stand-ins of DEFERRED, put in place of what those packages load. */
 function deferred() {
   return {
@@ -274,7 +302,7 @@ function linearJq() {
 }
 
 /** undici as src/client/transport.ts uses it, with the least it needs at start. */
-export const transportPlugins = () => [leanHttp(), leanUndici(false), ownChunk(false), deferred(), leanAssert(), warmParser()];
+export const transportPlugins = () => [leanHttp(), leanUndici(false), ownChunk(false), leanParserConstants(), deferred(), leanAssert(), warmParser()];
 
 /** Every plugin of the CLI bundle. */
-export const cliPlugins = () => [linearJq(), leanHttp(), leanUndici(), ownChunk(), deferred(), leaner(), lazyBuiltins(), leanAssert(), warmParser()];
+export const cliPlugins = () => [linearJq(), leanHttp(), leanUndici(), ownChunk(), leanParserConstants(), deferred(), leaner(), lazyBuiltins(), leanAssert(), warmParser()];

@@ -43,9 +43,12 @@ afterAll(async () => {
 });
 
 describe('undici in the CLI bundle', () => {
-  it('packs only the dispatchers a one-shot chat runs: none of fetch, WebSocket, caches, mocks, interceptors; HTTP/2, proxies, the parser without SIMD and fetch bodies in chunks', () => {
+  it('packs only the dispatchers a one-shot chat runs, and of the parser\'s constants only the tables it reads: none of fetch, WebSocket, caches, mocks, interceptors; HTTP/2, proxies, the parser without SIMD and fetch bodies in chunks', () => {
     const packed = pack();
     for (const used of ['dispatcher/agent.js', 'dispatcher/pool.js', 'dispatcher/client-h1.js', 'core/errors.js', 'llhttp/llhttp_simd-wasm.js']) expect(packed).toContain(undiciModule(used));
+    // Of llhttp's constants, the tables the HTTP/1 client reads (leanParserConstants), not the module.
+    expect(packed).not.toContain(undiciModule('llhttp/constants.js'));
+    expect(packed).toMatch(/exports\.ERROR=\{OK:0,/);
     for (const unused of ['dispatcher/client-h2.js', 'dispatcher/env-http-proxy-agent.js', 'dispatcher/proxy-agent.js', 'core/socks5-client.js', 'llhttp/llhttp-wasm.js', 'web/fetch/body.js', 'web/fetch/index.js'])
       expect(packed).not.toContain(undiciModule(unused));
     const chunked = chunkTexts().join('\n');
