@@ -43,12 +43,14 @@ afterAll(async () => {
 });
 
 describe('undici in the CLI bundle', () => {
-  it('packs only the dispatchers a one-shot chat runs, and of the parser\'s constants only the tables it reads: none of fetch, WebSocket, caches, mocks, interceptors; HTTP/2, proxies, the parser without SIMD and fetch bodies in chunks', () => {
+  it('packs only the dispatchers a one-shot chat runs, of the parser\'s constants only the tables it reads, no header-name tree: none of fetch, WebSocket, caches, mocks, interceptors; HTTP/2, proxies, the parser without SIMD and fetch bodies in chunks', () => {
     const packed = pack();
     for (const used of ['dispatcher/agent.js', 'dispatcher/pool.js', 'dispatcher/client-h1.js', 'core/errors.js', 'llhttp/llhttp_simd-wasm.js']) expect(packed).toContain(undiciModule(used));
     // Of llhttp's constants, the tables the HTTP/1 client reads (leanParserConstants), not the module.
     expect(packed).not.toContain(undiciModule('llhttp/constants.js'));
     expect(packed).toMatch(/exports\.ERROR=\{OK:0,/);
+    // undici's tree of well-known header names is not built: it lowercases names itself (noHeaderTree).
+    expect(packed).not.toContain(undiciModule('core/tree.js'));
     for (const unused of ['dispatcher/client-h2.js', 'dispatcher/env-http-proxy-agent.js', 'dispatcher/proxy-agent.js', 'core/socks5-client.js', 'llhttp/llhttp-wasm.js', 'web/fetch/body.js', 'web/fetch/index.js'])
       expect(packed).not.toContain(undiciModule(unused));
     const chunked = chunkTexts().join('\n');
@@ -67,6 +69,19 @@ describe('undici in the CLI bundle', () => {
     expect(r).toMatchObject({ code: 0, stdout: 'through the proxy\n' });
     expect(tunnels).toEqual([`router.invalid:${new URL(t.env.ROUTER_API_ROOT!).port}`]);
     expect(r.stderr).toMatch(/^router: loaded env-http-proxy-agent-\w+\.js$/m);
+  });
+
+  it('reads a header whatever the case of its name (undici lowercases names without its tree)', async () => {
+    const page = createServer((_, res) => res.writeHead(200, { 'CONTENT-TYPE': 'text/html; charset=utf-8', 'X-Custom-Thing': 'x' }).end('<html></html>'));
+    await new Promise<void>((done) => page.listen(0, '127.0.0.1', done));
+    try {
+      const root = `http://127.0.0.1:${(page.address() as AddressInfo).port}/api`;
+      const r = await t.run(['chat', '--model', 'local/echo', 'hi'], { env: { ROUTER_NO_LOG: '1', ROUTER_API_ROOT: root } });
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain('answered with a web page, not the API');
+    } finally {
+      await new Promise((done) => page.close(done));
+    }
   });
 
   it('parses answers with the parser without SIMD where undici takes it (UNDICI_NO_WASM_SIMD=1), read from its chunk', async () => {
