@@ -1,0 +1,72 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { testStreams } from '../support/inprocess.js';
+import { until } from '../support/until.js';
+import { answeredByNote } from '../../src/cli/answers/answered-by.js';
+import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
+
+// Issue 46, round 4: what a new user still could not tell, or was told without the way out.
+let t: CliEnv;
+const run = cliEnvPerFile((env) => (t = env));
+
+const DEFAULT_NOTE = "note: answered by local/echo, the service's default model (--model names one; router config set model keeps one)\n";
+
+it('chat and responses with no model named say which model the service answered with, piped too', async () => {
+  expect(await run(['chat', 'hi'])).toMatchObject({ code: 0, stdout: 'hi\n', stderr: DEFAULT_NOTE });
+  expect(await run(['chat', '--no-stream', 'hi'])).toMatchObject({ code: 0, stdout: 'hi\n', stderr: DEFAULT_NOTE });
+  expect(await run(['responses', 'hi'])).toMatchObject({ code: 0, stdout: 'hi\n', stderr: DEFAULT_NOTE });
+  // A model named (a flag, the environment, a profile) and answering: nothing said, as scripts want.
+  expect(await run(['chat', '--model', 'local/echo', 'hi'])).toMatchObject({ code: 0, stderr: '' });
+  expect(await run(['chat', 'hi'], { ROUTER_MODEL: 'local/echo' })).toMatchObject({ code: 0, stderr: '' });
+  expect(await run(['responses', '--model', 'local/echo', 'hi'])).toMatchObject({ code: 0, stderr: '' });
+  // --json holds the model itself.
+  const json = await run(['chat', '--json', 'hi']);
+  expect(json.stderr).toBe('');
+  expect(JSON.parse(json.stdout).model).toBe('local/echo');
+});
+
+it('another model than the one asked answering (a fallback) is said, unless --router-metadata says the routing', async () => {
+  const fell = await run(['chat', '--model', 'local/unavailable', '--models', 'local/echo', 'hi']);
+  expect(fell).toMatchObject({ code: 0, stdout: 'hi\n', stderr: 'note: answered by local/echo, not local/unavailable (--router-metadata says why)\n' });
+  const told = await run(['chat', '--model', 'local/unavailable', '--models', 'local/echo', '--router-metadata', 'hi']);
+  expect(told.stderr).not.toContain('answered by');
+  expect(told.stderr).toContain('router: attempts: local/unavailable');
+  // A more specific form of the model asked (a dated version, a variant) is the model asked.
+  expect(answeredByNote('openai/gpt-4o', 'openai/gpt-4o-2024-08-06')).toBeUndefined();
+  expect(answeredByNote('meta/llama-3:free', 'meta/llama-3')).toBeUndefined();
+  expect(answeredByNote('openai/gpt-4o', 'openai/gpt-4o-mini')).toBe('note: answered by openai/gpt-4o-mini, not openai/gpt-4o (--router-metadata says why)');
+});
+
+it('chat -i with no model says once which model answered, and the ledger has it', async () => {
+  const state = join(t.dir, 'repl-state');
+  const s = testStreams({ env: { ...t.env, ROUTER_STATE_DIR: state, NO_COLOR: '1' }, tty: { stdin: true, stdout: true, stderr: true } });
+  const keys = new PassThrough();
+  s.streams.stdin = keys;
+  const session = main(['node', 'router', 'chat', '-i'], s.streams);
+  const prompts = () => (s.stderr().match(/> /g) ?? []).length;
+  for (const [i, line] of ['first', 'second', '/exit'].entries()) {
+    expect(await until(() => prompts() > i)).toBe(true);
+    keys.write(`${line}\n`);
+  }
+  expect(await session).toBe(0);
+  expect(s.stderr().match(/answered by [^\n]*/g)).toEqual(["answered by local/echo, the service's default model; /model picks one)"]);
+  const usage = await run(['usage', '--by', 'model', '--json'], { ROUTER_STATE_DIR: state });
+  expect(JSON.parse(usage.stdout).rows).toEqual([expect.objectContaining({ key: 'local/echo', calls: 2 })]);
+});
+
+it('a mistyped --voice gets a guess from the model\'s voices, from the flag or from ROUTER_VOICE', async () => {
+  const speak = (args: string[], env: Record<string, string> = {}) => run(['speak', ...args], { ROUTER_MANAGEMENT_KEY: t.managementKey, ...env });
+  const typed = await speak(['hi', '--voice', 'alloi', '--model', 'local/tts', '-o', join(t.dir, 'a.mp3')]);
+  expect(typed.code).toBe(2);
+  expect(typed.stderr).toMatch(/^error: POST \S+: 400 Bad Request: voice "alloi" is not a voice of local\/tts \(alloy, ember, sage\) \(did you mean alloy\?\)\n$/);
+  const env = await speak(['hi', '--model', 'local/tts', '-o', join(t.dir, 'b.mp3')], { ROUTER_VOICE: 'sgae' });
+  expect(env.stderr).toMatch(/ \(from ROUTER_VOICE; did you mean sage\?\)\n$/);
+  const turns = join(t.dir, 'turns.json');
+  writeFileSync(turns, JSON.stringify([{ text: 'one', voice: 'embr' }]));
+  expect((await speak(['--turns', turns, '--voice', 'alloy', '--model', 'local/tts', '-o', join(t.dir, 'c.mp3')])).stderr).toMatch(/voice "embr" .* \(did you mean ember\?\)\n$/);
+  // Nothing near: the service's words stand alone.
+  expect((await speak(['hi', '--voice', 'zzzzzz', '--model', 'local/tts', '-o', join(t.dir, 'd.mp3')])).stderr).toMatch(/\(alloy, ember, sage\)\n$/);
+});
