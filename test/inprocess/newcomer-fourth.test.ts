@@ -70,3 +70,9 @@ it('a mistyped --voice gets a guess from the model\'s voices, from the flag or f
   // Nothing near: the service's words stand alone.
   expect((await speak(['hi', '--voice', 'zzzzzz', '--model', 'local/tts', '-o', join(t.dir, 'd.mp3')])).stderr).toMatch(/\(alloy, ember, sage\)\n$/);
 });
+
+it('an empty stdin for a flag read from @- says stdin was empty, not that "-" is', async () => {
+  expect(await run(['chat', '-s', '@-', '--model', 'local/echo', 'hi'], {}, '')).toMatchObject({ code: 2, stdout: '', stderr: 'error: --system @-: stdin was empty (pipe the text in, or give --system TEXT)\n' });
+  expect((await run(['responses', '--instructions', '@-', '--model', 'local/echo', 'hi'], {}, '\n')).stderr).toBe('error: --instructions @-: stdin was empty (pipe the text in, or give --instructions TEXT)\n');
+  expect(t.requests().length).toBe(0);
+});
