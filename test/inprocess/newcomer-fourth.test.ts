@@ -76,3 +76,11 @@ it('an empty stdin for a flag read from @- says stdin was empty, not that "-" is
   expect((await run(['responses', '--instructions', '@-', '--model', 'local/echo', 'hi'], {}, '\n')).stderr).toBe('error: --instructions @-: stdin was empty (pipe the text in, or give --instructions TEXT)\n');
   expect(t.requests().length).toBe(0);
 });
+
+it('a listed model sent to the wrong command is named as the kind it is, with the command that takes it', async () => {
+  expect(await run(['chat', '--model', 'local/embed', 'hi'])).toMatchObject({ code: 2, stdout: '', stderr: 'error: POST /api/v1/chat/completions: 400 Bad Request: local/embed is not a valid model ID (it is an embedding model: router embed takes it)\n' });
+  expect((await run(['embed', '--model', 'local/echo', 'hi'])).stderr).toMatch(/local\/echo is not a valid model ID \(it is a chat model: router chat or router responses takes it\)\n$/);
+  expect((await run(['responses', 'hi'], { ROUTER_MODEL: 'local/tts' })).stderr).toMatch(/local\/tts is not a valid model ID \(from ROUTER_MODEL; it is a speech model: router speak takes it\)\n$/);
+  // Not listed at all: the list, as before.
+  expect((await run(['chat', '--model', 'nobody/nothing', 'hi'])).stderr).toMatch(/nobody\/nothing is not a valid model ID \(the list: router models\)\n$/);
+});
