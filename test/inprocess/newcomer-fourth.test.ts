@@ -84,3 +84,10 @@ it('a listed model sent to the wrong command is named as the kind it is, with th
   // Not listed at all: the list, as before.
   expect((await run(['chat', '--model', 'nobody/nothing', 'hi'])).stderr).toMatch(/nobody\/nothing is not a valid model ID \(the list: router models\)\n$/);
 });
+
+it('router api with the root\'s /api given again: the 404 says the path to give', async () => {
+  const r = await run(['api', '/api/v1/models']);
+  expect(r.code).toBe(5);
+  expect(r.stderr).toBe(`error: GET /api/api/v1/models: 404 Not Found: No route for GET /api/v1/models (the API root ${t.apiRoot} ends in /api already: give the path as /v1/models)\n`);
+  expect((await run(['api', '/v1/nothing'])).stderr).toBe('error: GET /api/v1/nothing: 404 Not Found: No route for GET /v1/nothing\n');
+});
