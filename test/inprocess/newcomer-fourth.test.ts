@@ -99,3 +99,13 @@ it('a mistyped role name gets a guess, as other names do', async () => {
   expect((await run(['roles', 'show', 'trese'], roles)).stderr).toBe('error: no role "trese" (Did you mean terse?); the roles are: terse\n');
   expect((await run(['roles', 'show', 'zzzzzz'], roles)).stderr).toBe('error: no role "zzzzzz"; the roles are: terse\n');
 });
+
+it('batch create --dry-run piped says it is a dry run, as batch run --dry-run does', async () => {
+  const file = join(t.dir, 'dry.jsonl');
+  writeFileSync(file, `${JSON.stringify({ custom_id: 'a', body: { messages: [{ role: 'user', content: 'x' }] } })}\n`);
+  const r = await run(['batch', 'create', file, '--model', 'local/echo', '--dry-run']);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toMatch(/^cost bound: local\/echo: 1 requests?, at most/);
+  expect(r.stderr).toBe('dry run: 1 requests to /v1/chat/completions with local/echo checked; nothing was sent\n');
+  expect(t.requests().filter((q) => q.method === 'POST')).toEqual([]);
+});
