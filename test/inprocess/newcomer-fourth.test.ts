@@ -109,3 +109,10 @@ it('batch create --dry-run piped says it is a dry run, as batch run --dry-run do
   expect(r.stderr).toBe('dry run: 1 requests to /v1/chat/completions with local/echo checked; nothing was sent\n');
   expect(t.requests().filter((q) => q.method === 'POST')).toEqual([]);
 });
+
+it('a switch variable set to a value router reads as off says so', async () => {
+  const r = await run(['chat', '--model', 'local/echo', 'hi'], { ROUTER_NO_STDIN: 'on', ROUTER_NO_LOG: 'maybe', ROUTER_NO_INPUT: '0' });
+  expect(r).toMatchObject({ code: 0, stdout: 'hi\n' });
+  expect(r.stderr).toBe('note: ROUTER_NO_LOG="maybe" is read as off (1, true or yes turns it on)\nnote: ROUTER_NO_STDIN="on" is read as off (1, true or yes turns it on)\n');
+  expect((await run(['chat', '--model', 'local/echo', 'hi'], { ROUTER_NO_STDIN: 'YES', ROUTER_NO_LOG: 'false', ROUTER_NO_INPUT: '' })).stderr).toBe('');
+});
