@@ -116,3 +116,11 @@ it('a switch variable set to a value router reads as off says so', async () => {
   expect(r.stderr).toBe('note: ROUTER_NO_LOG="maybe" is read as off (1, true or yes turns it on)\nnote: ROUTER_NO_STDIN="on" is read as off (1, true or yes turns it on)\n');
   expect((await run(['chat', '--model', 'local/echo', 'hi'], { ROUTER_NO_STDIN: 'YES', ROUTER_NO_LOG: 'false', ROUTER_NO_INPUT: '' })).stderr).toBe('');
 });
+
+it('a prompt that starts with "-" is refused naming the -- that lets it through', async () => {
+  expect(await run(['chat', '--model', 'local/echo', '-5 degrees outside?'])).toMatchObject({ code: 2, stdout: '', stderr: 'error: unknown option \'-5 degrees outside?\' (text that starts with "-" goes after --, as in router chat -- \'-5 degrees outside?\'); see "router chat --help"\n' });
+  expect((await run(['embed', '--model', 'local/embed', "--it's text"])).stderr).toBe('error: unknown option \'--it\'s text\' (text that starts with "-" goes after --, as in router embed -- \'--it\'\\\'\'s text\'); see "router embed --help"\n');
+  expect(await run(['chat', '--model', 'local/echo', '--', '-5 degrees outside?'])).toMatchObject({ code: 0, stdout: '-5 degrees outside?\n' });
+  // A mistyped flag is still a flag.
+  expect((await run(['chat', '--bogus', 'x'])).stderr).toBe('error: unknown option \'--bogus\'; see "router chat --help"\n');
+});
