@@ -124,3 +124,8 @@ it('a prompt that starts with "-" is refused naming the -- that lets it through'
   // A mistyped flag is still a flag.
   expect((await run(['chat', '--bogus', 'x'])).stderr).toBe('error: unknown option \'--bogus\'; see "router chat --help"\n');
 });
+
+it('usage --since a date to come is refused, not a total of nothing', async () => {
+  expect(await run(['usage', '--since', '2099-01-01'])).toMatchObject({ code: 2, stdout: '', stderr: 'error: --since 2099-01-01 is in the future: give a date that has passed, or a span (30m, 12h, 7d, 2w)\n' });
+  expect((await run(['usage', '--since', '2020-01-01'])).code).toBe(0);
+});
