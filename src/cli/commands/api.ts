@@ -169,7 +169,7 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
       const bytes = Buffer.concat(chunks);
       // After the body is in: a stdout that fails on the head must not stop the read of what was made.
       if (opts.include) io.out(statusAndHeaders(res));
-      if (res.status < 200 || res.status >= 300) return failWith(ctx, `${method} ${new URL(client.core.url(pathOnly, 'root')).pathname}`, res.status, bytes.toString('utf8'), res.status === 401 ? refusedKeyHint(settings, { management }) : '');
+      if (res.status < 200 || res.status >= 300) return failWith(ctx, `${method} ${new URL(client.core.url(pathOnly, 'root')).pathname}`, res.status, bytes.toString('utf8'), res.status === 401 ? refusedKeyHint(settings, { management }) : rootTwiceHint(res.status, pathOnly, client.core.apiRoot));
       if (method !== 'GET') recordMade(ctx, method, pathOnly, bytes);
       if (!opts.paginate) return print(ctx, bytes, res);
       const page = parse(bytes.toString('utf8'));
@@ -186,6 +186,13 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
   } finally {
     await client.close();
   }
+}
+
+/** A 404 for "/api/v1/…" under a root that ends in /api: the root's part was given twice. */
+function rootTwiceHint(status: number, path: string, root: string): string {
+  const prefix = new URL(root).pathname.replace(/\/+$/, '');
+  if (status !== 404 || !prefix || !path.startsWith(`${prefix}/`)) return '';
+  return ` (the API root ${root.replace(/\/+$/, '')} ends in ${prefix} already: give the path as ${path.slice(prefix.length)})`;
 }
 
 function statusAndHeaders(res: RawResponse): string {

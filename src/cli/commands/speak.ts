@@ -175,7 +175,12 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
   signal.addEventListener('abort', onAbort, { once: true });
   let bytes = 0;
   try {
-    const audio = await client.speech.create(req, { signal });
+    const audio = await client.speech.create(req, { signal }).catch(async (err: unknown) => {
+      const voices = [req.voice, ...(Array.isArray(input) ? input.map((t) => t.voice ?? '') : [])].filter(Boolean);
+      const { addVoiceGuess } = await import('../service/voice-hint.js');
+      await addVoiceGuess(err, client, { env: io.env, settings: connected.settings, model: req.model, voices, typed: ctx.cmd.getOptionValueSource('voice') === 'cli' }).catch(() => {});
+      throw err;
+    });
     for await (const chunk of audio.chunks) {
       bytes += chunk.length;
       if (file) await file.write(chunk);

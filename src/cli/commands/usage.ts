@@ -55,6 +55,8 @@ export function sinceMs(text: string, now = Date.now()): number {
   if (rel) return now - Number(rel[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[rel[2] as 'm' | 'h' | 'd' | 'w'];
   const at = Date.parse(text);
   if (Number.isNaN(at)) throw usage(`--since "${text}": give a span (30m, 12h, 7d, 2w) or a date (2026-11-01)`);
+  // A date to come holds no calls: a typo of the year, most likely, and a total of 0 would hide it.
+  if (at > now) throw usage(`--since ${text} is in the future: give a date that has passed, or a span (30m, 12h, 7d, 2w)`);
   return at;
 }
 

@@ -13,12 +13,20 @@ export const ENV_NAMES: readonly string[] = [
   'ROUTER_TRAIN_CODE_CACHE', 'ROUTER_TRACE_START', 'ROUTER_ONLY', 'ROUTER_EMULATOR_CRASH_AFTER_WRITES',
 ];
 
-/** A note for each `ROUTER_*` variable router does not read that is close to one it does. */
+/** The switches on for 1, true or yes (any case), off for nothing else said: 0, false, no, empty. */
+const SWITCHES = ['ROUTER_NO_LOG', 'ROUTER_NO_STDIN', 'ROUTER_NO_INPUT'];
+const SAID = ['', '0', 'false', 'no', '1', 'true', 'yes'];
+
+/**
+ * A note for each `ROUTER_*` variable router does not read that is close to one it does, and for a
+ * switch set to a value it reads as off without its saying so (`ROUTER_NO_STDIN=on`).
+ */
 export function mistypedEnv(env: NodeJS.ProcessEnv): string[] {
-  return Object.keys(env)
+  const switches = SWITCHES.filter((k) => env[k] !== undefined && !SAID.includes(env[k]!.trim().toLowerCase())).map((k) => `note: ${k}=${JSON.stringify(env[k])} is read as off (1, true or yes turns it on)`);
+  return switches.concat(Object.keys(env)
     .filter((k) => k.startsWith('ROUTER_') && !ENV_NAMES.includes(k))
     .flatMap((k) => {
       const meant = closest(k, ENV_NAMES, 2);
       return meant ? [`note: router reads no ${k}: did you mean ${meant}? (it is left unread)`] : [];
-    });
+    }));
 }

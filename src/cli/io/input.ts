@@ -61,7 +61,7 @@ export async function textOrFile(flag: string, value: string | undefined, io: IO
   if (value.startsWith('@@')) return value.slice(1);
   if (value === '@-') takeStdin(io, flag, `${flag} @-`);
   const text = value === '@-' ? await readStdin(io, io.interrupt) : await readTextFile(flag, value.slice(1), io);
-  if (!text.trim()) throw usage(`${flag}: ${value.slice(1)} is empty`);
+  if (!text.trim()) throw usage(value === '@-' ? `${flag} @-: stdin was empty (pipe the text in, or give ${flag} TEXT)` : `${flag}: ${value.slice(1)} is empty`);
   return text;
 }
 

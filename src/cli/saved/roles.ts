@@ -14,6 +14,7 @@ import { CliError, EXIT, usage, type ExitCode } from '../exit-codes.js';
 import { cliErrorOf } from '../kit-words.js';
 import { utf8Text } from '../io/utf8.js';
 import { isRecord } from '../../internal/shape.js';
+import { didYouMean } from '../../internal/did-you-mean.js';
 import type { IO } from '../io/io.js';
 import { checkGoesWithRole, type FlagSpec } from '../flags/flags.js';
 import { CHAT_FLAGS } from '../commands/chat/flags.js';
@@ -55,7 +56,8 @@ export function roleNames(env: NodeJS.ProcessEnv): string[] {
  */
 export function unknownRole(env: NodeJS.ProcessEnv, name: string, code: ExitCode = EXIT.USAGE): Error {
   const names = roleNames(env);
-  return new CliError(names.length ? `no role "${name}"; the roles are: ${names.join(', ')}` : `no role "${name}": there are no roles yet (router roles save NAME --system TEXT)`, code);
+  // A name of one or two letters is near every short one: no guess.
+  return new CliError(names.length ? `no role "${name}"${name.length > 2 ? didYouMean(name, names) : ''}; the roles are: ${names.join(', ')}` : `no role "${name}": there are no roles yet (router roles save NAME --system TEXT)`, code);
 }
 
 /** Reads a role; an unknown name is said naming the roles there are (exit 2, or `missing`). */

@@ -22,7 +22,7 @@ export async function addModelHint(err: unknown, connect: () => Promise<{ client
   const from = used && !used.typed ? modelSource(id, used.settings) : undefined;
   const said = from ? `from ${sourceName(from)}; ` : '';
   if (from) Object.assign(err, { hint: ` (from ${sourceName(from)})` });
-  let models: { id: string }[] | undefined;
+  let models: { id: string; architecture?: { output_modalities?: unknown } }[] | undefined;
   try {
     const { client, settings } = await connect();
     const { modelCatalog } = await import('./model-catalog.js');
@@ -33,6 +33,9 @@ export async function addModelHint(err: unknown, connect: () => Promise<{ client
     return;
   }
   if (!models) return;
+  // Listed, yet refused: a model of another kind (an embedding model asked to chat).
+  const other = otherCommand(models.find((m) => m.id === id)?.architecture?.output_modalities, err.request);
+  if (other) return void Object.assign(err, { hint: ` (${said}it is ${other})` });
   const near = nearestModel(id, models.map((m) => m.id));
   Object.assign(err, { hint: near ? ` (${said}did you mean ${near}? The list: router models)` : ` (${said}the list: router models)` });
 }
@@ -41,4 +44,16 @@ export async function addModelHint(err: unknown, connect: () => Promise<{ client
 function modelSource(id: string, settings: Settings): Source | undefined {
   const key = (['model', 'embedModel', 'speechModel'] as const).find((k) => settings[k] === id && settings.from[k]?.kind !== 'flag');
   return key && settings.from[key];
+}
+
+/** For a listed model refused where it was sent: the kind it is and the command that takes it (none when it is not known). */
+function otherCommand(outputs: unknown, request: string | undefined): string | undefined {
+  if (!Array.isArray(outputs) || !request) return undefined;
+  const kinds: [string, string, RegExp][] = [
+    ['embeddings', 'an embedding model: router embed takes it', /\/embeddings$/],
+    ['speech', 'a speech model: router speak takes it', /\/audio\/speech$/],
+    ['text', 'a chat model: router chat or router responses takes it', /\/(chat\/completions|responses)$/],
+  ];
+  const kind = kinds.find(([output]) => outputs.includes(output));
+  return kind && !kind[2].test(request.split('?')[0]!) && !/\/decisions$/.test(request) ? kind[1] : undefined;
 }

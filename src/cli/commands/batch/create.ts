@@ -57,7 +57,8 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
       await client.close();
       if (opts.json) io.json({ requests: scan.count, endpoint: scan.endpoint, model, cost_bound: estimate ? estimateJson(estimate) : null });
       else if (estimate) io.out(`${estimateLine(estimate)}\n`);
-      io.info(`${scan.count} requests to ${scan.endpoint} with ${model} checked; nothing was sent`);
+      // Said piped too, as batch run --dry-run does: exit 0 with nothing made must not pass for a batch made.
+      io.note(`dry run: ${scan.count} requests to ${scan.endpoint} with ${model} checked; nothing was sent`);
       return;
     }
     if (file !== '-') await confirmLarge(ctx, scan.count, scan.bytes);

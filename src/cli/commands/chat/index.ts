@@ -20,6 +20,7 @@ import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter,
 import { callsNotRun, chatCalls, imageInput, loadTools, mcpServers, openTools } from '../../tools/tool-runner.js';
 import { toolLoop } from '../../tools/tool-loop.js';
 import { noteRouting } from '../../answers/routing-note.js';
+import { noteAnsweredBy } from '../../answers/answered-by.js';
 import { addUsage } from '../../../kit/messages.js';
 
 /** The top-level fields of the JSON printed (for lists: of each item), for `--json FIELDS`. */
@@ -105,6 +106,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
       return a;
     };
     let answer = await ask();
+    noteAnsweredBy(io, opts, req.model ?? req.models?.[0], answer.model);
     // Calls left to the caller end the command (exit 11) once --usage has counted what they cost.
     let notRun: CliError | undefined;
     try {

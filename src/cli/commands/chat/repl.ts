@@ -14,6 +14,7 @@ import type { ChatCommandOptions } from './flags.js';
 import type { Model } from '../../../client/resources/models.js';
 import type { ToolSet } from '../../../kit/toolset.js';
 import { cliErrorOf } from '../../kit-words.js';
+import { noteReplDefault } from '../../answers/answered-by.js';
 
 /** Said when the session starts; /help lists the commands one a line (./repl-checks.ts). */
 const REPL_START = '/help lists the commands; /exit or Ctrl-D ends';
@@ -218,6 +219,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
       const stop = () => answerStop.abort(interrupted());
       const keys = { release: swallowKeys(io, stop) };
       let answer = '';
+      let answered: string | undefined;
       let turn: Awaited<ReturnType<typeof guardSpend>> | undefined;
       const md = await more.answerRenderer(io, opts);
       try {
@@ -236,7 +238,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         };
         const log = (used: Record<string, unknown> | undefined, id: string | undefined) => {
           spent += typeof used?.cost === 'number' ? used.cost : (guard.bound ?? 0);
-          ctx.logUsage({ endpoint: '/v1/chat/completions', model: req.model, ...(id ? { id } : {}), ...usageFields(used) });
+          ctx.logUsage({ endpoint: '/v1/chat/completions', model: req.model ?? answered, ...(id ? { id } : {}), ...usageFields(used) });
         };
         const turnSignal = AbortSignal.any([signal, answerStop.signal]);
         if (c.tools) {
@@ -252,12 +254,14 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
           for await (const chunk of await client.chat.streamText(req, { signal: turnSignal })) {
             if (chunk.usage) used = chunk.usage as unknown as Record<string, unknown>;
             if (chunk.id) id ??= chunk.id;
+            if (chunk.model) answered ??= chunk.model;
             const piece = deltaText(chunk);
             if (piece) print(piece);
           }
           log(used, id);
         }
         io.out(md ? md.end() || '\n' : '\n');
+        noteReplDefault(io, c.model, answered);
         c.history.push(...added);
         // The turn's cost is in the ledger: it holds nothing of the budgets while the next is typed.
         turn.hold?.release();

@@ -18,6 +18,7 @@ import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter,
 import { functionCalls, reasoningSummary, responseMessage } from '../../answers/answer-extras.js';
 import { callsNotRun, chatCalls, imageInput, loadTools, mcpServers, openTools } from '../../tools/tool-runner.js';
 import { responsesToolLoop } from './tool-loop.js';
+import { noteAnsweredBy } from '../../answers/answered-by.js';
 import { noteRouting } from '../../answers/routing-note.js';
 
 /** The top-level fields of the JSON printed (for lists: of each item), for `--json FIELDS`. */
@@ -82,6 +83,7 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
     let final = await send(req);
     if (toolSet) final = await responsesToolLoop(io, { set: toolSet, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal, timeout: opts.toolTimeout ?? ctx.flags.timeout, takesImages: imageInput(client, io.env, settings.apiRoot, req.model, signal) }, req, final, send);
     if (opts.routerMetadata && !opts.json) noteRouting(io, final);
+    noteAnsweredBy(io, opts, req.model ?? (req.models as string[] | undefined)?.[0], typeof final?.model === 'string' ? final.model || undefined : undefined);
     if (final?.status === 'incomplete') io.note(`note: the response is incomplete (${incompleteWhy(final, req.max_output_tokens, req.max_output_tokens !== asked)})`);
     const u = final?.usage;
     ctx.logUsage({ endpoint: '/v1/responses', model: String(final?.model ?? req.model ?? ''), ...(final?.id ? { id: String(final.id) } : {}), ...usageFields(u as Record<string, unknown> | undefined) });
