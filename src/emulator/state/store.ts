@@ -9,6 +9,7 @@ import { reportStorage, storageFailure, storageSaved } from './storage-failure.j
 import { BatchStore } from './batch-store.js';
 import { GenerationLog } from './generation-log.js';
 import { CreditRules } from './credits.js';
+import { ChargeJournal } from './charge-journal.js';
 import { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type KeptGeneration, type KeyKind, type KeyRecord, type Store, type Workspace } from './store-api.js';
 
 export { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type KeyKind, type KeyRecord, type Workspace };
@@ -19,6 +20,8 @@ interface StateFile {
   clock_offset_ms: number;
   /** Charges made once each (a batch's finalized cost), by key, saved with the balances they moved. */
   charges?: Record<string, number>;
+  /** The last entry of charges.jsonl this file holds (charge-journal.ts). */
+  journal_seq?: number;
 }
 
 const newKey = (kind: KeyKind) => `sk-rt-${kind === 'management' ? 'mgmt' : kind === 'operator' ? 'op' : 'v1'}-${randomHex(24)}`;
@@ -35,6 +38,7 @@ export class StateStore extends CreditRules implements Store {
   private state: StateFile;
   /** The keys by their text: every request looks its key up, and workspaces (and their keys) only grow. */
   private readonly byKey = new Map<string, KeyRecord>();
+  private readonly journal: ChargeJournal;
 
   constructor(dir: string) {
     super();
@@ -43,6 +47,11 @@ export class StateStore extends CreditRules implements Store {
     const file = (this.file = join(dir, 'state.json'));
     this.state = existsSync(file) ? readState(file) : { keys: [], workspaces: {}, clock_offset_ms: 0 };
     for (const record of this.state.keys) if (!this.byKey.has(record.key)) this.byKey.set(record.key, record);
+    this.journal = new ChargeJournal(dir, this.state.journal_seq ?? 0);
+    // Charges a kill -9 left in the journal only: made again, saved, and the journal emptied.
+    const unsaved = this.journal.unsaved().filter((e) => this.state.workspaces[e.w]);
+    for (const e of unsaved) this.charge(e.w, e.c);
+    if (unsaved.length) this.save();
     if (this.state.keys.length === 0) {
       this.createWorkspace('default');
     }
@@ -70,10 +79,8 @@ export class StateStore extends CreditRules implements Store {
   private closed = false;
 
   /**
-   * Per-request charges are saved at most every 100 ms (one write for many requests: the emulator
-   * serves several times more requests a second), written and flushed off the event loop. A kill -9
-   * can lose the last 100 ms of them (and a save under way); a batch's charge (debitOnce) and every
-   * other change are saved at once.
+   * Per-request charges are saved at most every 100 ms, off the event loop (one write for many
+   * requests); the journal keeps them over a kill -9 meanwhile. Every other change is saved at once.
    */
   private saveSoon(): void {
     if (this.closed) return;
@@ -89,9 +96,11 @@ export class StateStore extends CreditRules implements Store {
     if (this.closed) return;
     if (this.saving) return this.saveSoon();
     const version = ++this.version;
+    const seq = (this.state.journal_seq = this.journal.seq);
     this.saving = writeFileAtomicLater(this.file, JSON.stringify(this.state, null, 2), () => version === this.version)
       .then((overtaken) => {
         storageSaved();
+        if (!overtaken) this.journal.saved(seq);
         // A save made while this one's rename was under way may lie under it: made again, at once.
         if (overtaken) this.saveAtOnce();
       }, (err: unknown) => {
@@ -123,6 +132,7 @@ export class StateStore extends CreditRules implements Store {
   close(): void {
     if (this.pending) this.save();
     this.closed = true;
+    this.journal.close();
   }
 
   private save(): void {
@@ -132,7 +142,10 @@ export class StateStore extends CreditRules implements Store {
       this.pending = undefined;
     }
     this.version++;
+    const seq = (this.state.journal_seq = this.journal.seq);
     writeFileAtomicSync(this.file, JSON.stringify(this.state, null, 2));
+    // A timer's save under way may yet rename older data over this: its entries stay until one covers them.
+    if (!this.saving) this.journal.saved(seq, true);
   }
 
   now(): number {
@@ -192,18 +205,24 @@ export class StateStore extends CreditRules implements Store {
 
   debit(id: string, cost: number): void {
     if (cost <= 0) return;
+    this.journaled(id, cost);
+  }
+
+  /** A per-request charge: in the journal before its answer is sent, in state.json within 100 ms. */
+  private journaled(id: string, cost: number): void {
     this.charge(id, cost);
-    this.saveSoon();
+    if (this.journal.append(id, cost) && !this.saving) this.saveAtOnce();
+    else this.saveSoon();
+  }
+
+  charged(key: string): boolean {
+    return key in (this.state.charges ?? {});
   }
 
   /**
    * Debits `cost` once for `key`: the charge and its record go to disk in one atomic write, so a
    * crash on either side of it can neither lose the charge nor make it twice. False if already made.
    */
-  charged(key: string): boolean {
-    return key in (this.state.charges ?? {});
-  }
-
   debitOnce(id: string, cost: number, key: string): boolean {
     const charges = (this.state.charges ??= {});
     if (key in charges) return false;
@@ -234,8 +253,7 @@ export class StateStore extends CreditRules implements Store {
   /** Gives back a reserved cost that was not used (a stream that was not delivered). */
   refund(id: string, cost: number): void {
     if (cost <= 0) return;
-    this.charge(id, -cost);
-    this.saveSoon();
+    this.journaled(id, -cost);
   }
 
   /** Usage moves by whole units of 1e-10 USD, as costs are made: sums of costs carry no float noise. */
@@ -277,6 +295,7 @@ function stateProblem(state: unknown): string | undefined {
     if (!isRecord(w) || !isFiniteNumber(w.total_credits) || !isFiniteNumber(w.total_usage)) return `workspace "${id}" is not a workspace record`;
   }
   if (!isFiniteNumber(state.clock_offset_ms)) return '"clock_offset_ms" is not a number';
+  if (state.journal_seq !== undefined && !isFiniteNumber(state.journal_seq)) return '"journal_seq" is not a number';
   if (state.charges !== undefined && (!isRecord(state.charges) || !Object.values(state.charges).every(isFiniteNumber))) return '"charges" is not an object of numbers';
   return undefined;
 }
