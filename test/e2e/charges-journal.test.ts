@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -69,13 +69,40 @@ describe('charges over a kill -9', () => {
     } finally {
       await killed(second);
     }
+    expect(readFileSync(join(state, 'charges.jsonl'), 'utf8')).toBe('');
     const third = await serve(state);
     try {
       expect(await usageOf(third)).toBe(cost);
     } finally {
       await stopped(third);
     }
-    expect(readFileSync(join(state, 'charges.jsonl'), 'utf8')).toBe('');
+  }, 60_000);
+
+  it('generations served are found by GET /v1/generation after a kill -9', async () => {
+    const state = join(dir, 'generations');
+    const file = join(state, 'generations.jsonl');
+    const first = await serve(state);
+    const ids: string[] = [];
+    try {
+      for (let i = 0; i < 3; i++) {
+        const res = await post(first, '/v1/chat/completions', { model: 'local/lorem', messages: [{ role: 'user', content: `write ${i + 5} words` }] });
+        ids.push(((await res.json()) as any).id);
+      }
+      // Written within a turn of the event loop after the answer (not before it, as a charge is): until then.
+      for (const end = Date.now() + 20_000; Date.now() < end && !(existsSync(file) && readFileSync(file, 'utf8').includes(ids[2]!)); ) await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      await killed(first);
+    }
+    const second = await serve(state);
+    try {
+      for (const id of ids) {
+        const res = await fetch(`${second.info.api_root}/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${second.info.api_key}` } });
+        expect(res.status, id).toBe(200);
+        expect(((await res.json()) as any).data.id).toBe(id);
+      }
+    } finally {
+      await stopped(second);
+    }
   }, 60_000);
 
   it('a stream relayed from an upstream: charged after a kill -9 right after its [DONE]', async () => {

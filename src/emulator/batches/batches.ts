@@ -53,9 +53,8 @@ export class BatchEngine {
 
   resumeAll(): void {
     // Charge keys of batches that had ended before this start (an older emulator kept them all).
-    const ended = this.store.all().filter(settled);
-    this.state.forgetCharges(ended.map(chargeKey));
-    // A held batch that ended before its holds were let go (a crash between the two) is run to let them go.
+    this.state.forgetCharges(this.store.all().filter(settled).map(chargeKey));
+    // Also a held batch that ended before its holds were let go (a crash between the two), to let them go.
     for (const r of this.store.all()) if (!TERMINAL.includes(r.status) || owesRelease(r)) this.run(r.id);
   }
 
@@ -207,10 +206,9 @@ export class BatchEngine {
       .catch((err: unknown) => {
         if (storageFailure(err)) throw err;
         const record = this.store.get(id);
-        if (record && !this.stopped) {
-          this.settle(record);
-          this.transition(record, 'failed', { error: { message: `internal error: ${(err as Error).message}` } });
-        }
+        if (!record || this.stopped) return;
+        this.settle(record);
+        this.transition(record, 'failed', { error: { message: `internal error: ${(err as Error).message}` } });
       })
       .then(() => releaseIfEnded(this.state, id, () => this.stopped))
       .catch(waitForDisk)

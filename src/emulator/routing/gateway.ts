@@ -28,15 +28,14 @@ type Body = Record<string, unknown>;
 /** A batch request whose every provider failed is tried again after these pauses. */
 const RETRY_PAUSES_MS = [500, 2_000];
 
-/** A relayed stream's end: broken before its first token, the candidate is passed over (false); else it answered, charged and kept once whole (true). */
-function settled(ctx: Ctx, outcome: RelayOutcome, c: Candidate, passed: Attempt[], remember: () => unknown, kept: (o: Exclude<RelayOutcome, { failed: unknown }>) => void): boolean {
+/** A relayed stream's end: broken before its first token, the candidate is passed over (false); else it answered, kept once whole (true; charged by the relay before its end went out). */
+function settled(outcome: RelayOutcome, c: Candidate, passed: Attempt[], remember: () => unknown, kept: (o: Exclude<RelayOutcome, { failed: unknown }>) => void): boolean {
   if ('failed' in outcome) {
     passed.push({ provider: c.slug, model: c.model.id, error: outcome.failed.message });
     return false;
   }
   remember();
   if (!outcome.whole) return true;
-  ctx.store.debit(ctx.workspace, outcome.cost);
   kept(outcome);
   return true;
 }
@@ -134,7 +133,7 @@ export class Gateway {
         }
       }
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, streamed: true });
-      if (settled(ctx, await relayStream(ctx, streamed!, c, { metadata }), c, passed, remember, kept)) return;
+      if (settled(await relayStream(ctx, streamed!, c, { metadata, charge: (cost) => ctx.store.debit(ctx.workspace, cost) }), c, passed, remember, kept)) return;
     }
     throw allFailed(passed);
   }
@@ -236,7 +235,7 @@ export class Gateway {
         return;
       }
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, finish: responseFinish(o.finish), streamed: true });
-      if (settled(ctx, await relayResponses(ctx, reply, c), c, passed, remember, kept)) return;
+      if (settled(await relayResponses(ctx, reply, c, (cost) => ctx.store.debit(ctx.workspace, cost)), c, passed, remember, kept)) return;
     }
     throw allFailed(passed);
   }

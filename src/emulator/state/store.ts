@@ -7,7 +7,7 @@ import { makeDir } from '../../internal/make-dir.js';
 import { isFiniteNumber, isRecord } from '../../internal/shape.js';
 import { reportStorage, storageFailure, storageSaved } from './storage-failure.js';
 import { BatchStore } from './batch-store.js';
-import { GenerationLog } from './generation-log.js';
+import { GenerationFile } from './generation-file.js';
 import { CreditRules } from './credits.js';
 import { ChargeJournal } from './charge-journal.js';
 import { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type KeptGeneration, type KeyKind, type KeyRecord, type Store, type Workspace } from './store-api.js';
@@ -28,12 +28,12 @@ const newKey = (kind: KeyKind) => `sk-rt-${kind === 'management' ? 'mgmt' : kind
 
 /**
  * The file store: keys, workspaces, balances and the clock offset in `<dir>/state.json` (mode 0600),
- * batches under `<dir>/batches/`, generations in memory.
+ * batches under `<dir>/batches/`, generations in `<dir>/generations.jsonl` (generation-file.ts).
  */
 export class StateStore extends CreditRules implements Store {
   readonly dir: string;
   private batchStore: BatchStore | undefined;
-  private readonly generations = new GenerationLog();
+  private readonly generations: GenerationFile;
   private readonly file: string;
   private state: StateFile;
   /** The keys by their text: every request looks its key up, and workspaces (and their keys) only grow. */
@@ -47,14 +47,13 @@ export class StateStore extends CreditRules implements Store {
     const file = (this.file = join(dir, 'state.json'));
     this.state = existsSync(file) ? readState(file) : { keys: [], workspaces: {}, clock_offset_ms: 0 };
     for (const record of this.state.keys) if (!this.byKey.has(record.key)) this.byKey.set(record.key, record);
+    this.generations = new GenerationFile(dir);
     this.journal = new ChargeJournal(dir, this.state.journal_seq ?? 0);
     // Charges a kill -9 left in the journal only: made again, saved, and the journal emptied.
     const unsaved = this.journal.unsaved().filter((e) => this.state.workspaces[e.w]);
     for (const e of unsaved) this.charge(e.w, e.c);
     if (unsaved.length) this.save();
-    if (this.state.keys.length === 0) {
-      this.createWorkspace('default');
-    }
+    if (this.state.keys.length === 0) this.createWorkspace('default');
     if (!this.state.keys.some((k) => k.kind === 'operator')) this.addKey(OPERATOR_WORKSPACE, 'operator', 'operator');
   }
 
@@ -95,14 +94,13 @@ export class StateStore extends CreditRules implements Store {
     this.pending = undefined;
     if (this.closed) return;
     if (this.saving) return this.saveSoon();
-    const version = ++this.version;
-    const seq = (this.state.journal_seq = this.journal.seq);
+    const [version, seq] = [++this.version, (this.state.journal_seq = this.journal.seq)];
     this.saving = writeFileAtomicLater(this.file, JSON.stringify(this.state, null, 2), () => version === this.version)
       .then((overtaken) => {
         storageSaved();
-        if (!overtaken) this.journal.saved(seq);
         // A save made while this one's rename was under way may lie under it: made again, at once.
         if (overtaken) this.saveAtOnce();
+        else this.journal.saved(seq);
       }, (err: unknown) => {
         const why = storageFailure(err);
         if (!why) throw err;
@@ -128,11 +126,12 @@ export class StateStore extends CreditRules implements Store {
     await this.saving;
   }
 
-  /** Writes what saveSoon holds; from then on nothing is written (the state folder may be removed). */
+  /** Writes what is pending; from then on nothing is written (the state folder may be removed). */
   close(): void {
     if (this.pending) this.save();
     this.closed = true;
     this.journal.close();
+    this.generations.end();
   }
 
   private save(): void {
@@ -233,9 +232,8 @@ export class StateStore extends CreditRules implements Store {
   }
 
   /**
-   * Forgets charge keys that can never be asked again (their batch ended, paid, and saved so):
-   * state.json, rewritten whole on each save, stays the size of the batches in flight, not of
-   * every batch ever charged. The next save writes it; a crash before then keeps a harmless key.
+   * Forgets charge keys never asked again (their batch ended, paid, and saved so): state.json stays the
+   * size of the batches in flight. The next save writes it; a crash before then keeps a harmless key.
    */
   forgetCharges(keys: Iterable<string>): void {
     const charges = this.state.charges;
@@ -250,13 +248,13 @@ export class StateStore extends CreditRules implements Store {
     this.save();
   }
 
-  /** Gives back a reserved cost that was not used (a stream that was not delivered). */
+  /** Gives back a reserved cost not used (a stream not delivered). */
   refund(id: string, cost: number): void {
     if (cost <= 0) return;
     this.journaled(id, -cost);
   }
 
-  /** Usage moves by whole units of 1e-10 USD, as costs are made: sums of costs carry no float noise. */
+  /** Usage moves by whole units of 1e-10 USD: sums of costs carry no float noise. */
   private charge(id: string, cost: number): void {
     const ws = this.workspace(id);
     ws.total_usage = round(ws.total_usage + cost);
