@@ -1,4 +1,4 @@
-import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { failedWriteOf } from '../../internal/system-errors.js';
 import { isFiniteNumber, isRecord } from '../../internal/shape.js';
@@ -62,8 +62,17 @@ export class ChargeJournal {
   append(workspace: string, cost: number): boolean {
     const line = `${JSON.stringify({ s: ++this.seq, w: workspace, c: cost })}\n`;
     try {
-      this.fd ??= openSync(this.file, 'a', 0o600);
-      this.bytes += writeSync(this.fd, line);
+      if (this.fd === undefined) {
+        this.fd = openSync(this.file, 'a', 0o600);
+        this.bytes = fstatSync(this.fd).size;
+      }
+      const written = writeSync(this.fd, line);
+      // A disk that had room for part of it: the part is cut off, or the next line would join it and both be lost.
+      if (written < Buffer.byteLength(line)) {
+        ftruncateSync(this.fd, this.bytes);
+        throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+      }
+      this.bytes += written;
     } catch (err) {
       const why = storageFailure(failedWriteOf(err, this.file));
       if (!why) throw err;
