@@ -34,6 +34,9 @@ describe.skipIf(!mounted)('the charges journal on a full disk', () => {
       const lines = existsSync(join(state, 'charges.jsonl')) ? readFileSync(join(state, 'charges.jsonl'), 'utf8').split('\n').filter(Boolean) : [];
       // Before: a line cut where the disk was full, then the next one joined to it.
       for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+      emu.store.close();
+      // The generations file alike: every line whole (a torn one would lose the next as well).
+      for (const line of readFileSync(join(state, 'generations.jsonl'), 'utf8').split('\n').filter(Boolean)) expect(() => JSON.parse(line), line.slice(0, 80)).not.toThrow();
       const after = lines.map((l) => JSON.parse(l)).filter((e) => e.s > (saved.journal_seq ?? 0));
       const onDisk = after.reduce((sum: number, e: { c: number }) => sum + e.c, saved.workspaces.default.total_usage);
       // Charges made while nothing could be written are in memory only (said on stderr); the last one is on disk.

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { failedWriteOf } from '../../internal/system-errors.js';
 import { isRecord } from '../../internal/shape.js';
@@ -19,6 +19,7 @@ export class GenerationFile extends GenerationLog {
   private readonly old: string;
   private fd: number | undefined;
   private lines = 0;
+  private size = 0;
   private pending: string[] = [];
   private flushing: NodeJS.Immediate | undefined;
 
@@ -64,8 +65,18 @@ export class GenerationFile extends GenerationLog {
         renameSync(this.file, this.old);
         this.lines = 0;
       }
-      this.fd ??= openSync(this.file, 'a', 0o600);
-      writeSync(this.fd, lines.join(''));
+      if (this.fd === undefined) {
+        this.fd = openSync(this.file, 'a', 0o600);
+        this.size = fstatSync(this.fd).size;
+      }
+      const text = lines.join('');
+      const written = writeSync(this.fd, text);
+      // Taken in part (a full disk): cut back to the last whole line, or the next would join a torn one.
+      if (written < Buffer.byteLength(text)) {
+        ftruncateSync(this.fd, this.size);
+        throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+      }
+      this.size += written;
       this.lines += lines.length;
     } catch (err) {
       const why = storageFailure(failedWriteOf(err, this.file));
