@@ -29,9 +29,9 @@ type Body = Record<string, unknown>;
 const RETRY_PAUSES_MS = [500, 2_000];
 
 /** A relayed stream's end: broken before its first token, the candidate is passed over (false); else it answered, kept once whole (true; charged by the relay before its end went out). */
-function settled(outcome: RelayOutcome, c: Candidate, passed: Attempt[], remember: () => unknown, kept: (o: Exclude<RelayOutcome, { failed: unknown }>) => void): boolean {
+function settled(outcome: RelayOutcome, c: Candidate, passed: Attempt[], remember: () => unknown, kept: (o: Exclude<RelayOutcome, { failed: unknown }>) => void, hide: (text: string) => string): boolean {
   if ('failed' in outcome) {
-    passed.push({ provider: c.slug, model: c.model.id, error: outcome.failed.message });
+    passed.push({ provider: c.slug, model: c.model.id, error: hide(outcome.failed.message) });
     return false;
   }
   remember();
@@ -56,8 +56,12 @@ export class Gateway {
   private readonly sessions = new Sessions();
   private readonly closers: (() => Promise<void>)[] = [];
   readonly batchConcurrency: number;
+  /** An upstream's words as the caller gets them: without any provider key the upstream echoed. */
+  private readonly hide: (text: string) => string;
 
   constructor(opts: GatewayOptions) {
+    const keys = opts.config.providers.map((p) => p.apiKey).filter((k): k is string => !!k && k.length >= 8);
+    this.hide = (text) => keys.reduce((t, k) => t.replaceAll(k, '[provider key]'), text);
     this.batchConcurrency = opts.config.batchConcurrency ?? DEFAULT_BATCH_CONCURRENCY;
     const deck = opts.cassettes ? new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode, opts.cassettes.timing) : undefined;
     if (deck) this.closers.push(() => deck.flush());
@@ -112,7 +116,7 @@ export class Gateway {
       } catch (err) {
         // The caller hung up: no other provider is asked for an answer nobody reads.
         if (gone.aborted) return;
-        passOver(err, c, passed);
+        passOver(err, c, passed, this.hide);
         continue;
       }
       const remember = () => session !== undefined && this.sessions.set(`${ctx.workspace}\n${session}\n${c.model.id}`, c.slug);
@@ -133,7 +137,7 @@ export class Gateway {
         }
       }
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, streamed: true });
-      if (settled(await relayStream(ctx, streamed!, c, { metadata, charge: (cost) => ctx.store.debit(ctx.workspace, cost) }), c, passed, remember, kept)) return;
+      if (settled(await relayStream(ctx, streamed!, c, { metadata, charge: (cost) => ctx.store.debit(ctx.workspace, cost) }), c, passed, remember, kept, this.hide)) return;
     }
     throw allFailed(passed);
   }
@@ -145,7 +149,7 @@ export class Gateway {
       try {
         reply = await ask(c);
       } catch (err) {
-        passOver(err, c, passed);
+        passOver(err, c, passed, this.hide);
         continue;
       }
       const answer = reply.kind === 'json' ? this.answerOf(reply, c, passed, named) : undefined;
@@ -159,12 +163,12 @@ export class Gateway {
     try {
       answer = wholeAnswer(reply.text, reply.status, c.model.kind === 'embedding' ? 'data' : named ? 'choices' : 'output');
     } catch (err) {
-      passed.push({ provider: c.slug, model: c.model.id, error: `${c.slug}: ${(err as Error).message}` });
+      passed.push({ provider: c.slug, model: c.model.id, error: this.hide(`${c.slug}: ${(err as Error).message}`) });
       return undefined;
     }
     if (reply.status < 200 || reply.status >= 300) {
       // The upstream refused the request itself (a 400): the caller's to fix, no other provider would differ.
-      throw new HttpError(reply.status, `${c.slug}: ${refusalOf(answer, reply.status)}`);
+      throw new HttpError(reply.status, this.hide(`${c.slug}: ${refusalOf(answer, reply.status)}`));
     }
     if (answer.model !== undefined) answer.model = c.model.id;
     if (named) answer.provider = c.slug;
@@ -219,7 +223,7 @@ export class Gateway {
         reply = await c.adapter.responses!({ body: upstreamBody(body, c, false), stream, signal: gone });
       } catch (err) {
         if (gone.aborted) return;
-        passOver(err, c, passed);
+        passOver(err, c, passed, this.hide);
         continue;
       }
       const remember = () => session !== undefined && this.sessions.set(`${ctx.workspace}\n${session}\n${c.model.id}`, c.slug);
@@ -235,7 +239,7 @@ export class Gateway {
         return;
       }
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, finish: responseFinish(o.finish), streamed: true });
-      if (settled(await relayResponses(ctx, reply, c, (cost) => ctx.store.debit(ctx.workspace, cost)), c, passed, remember, kept)) return;
+      if (settled(await relayResponses(ctx, reply, c, (cost) => ctx.store.debit(ctx.workspace, cost)), c, passed, remember, kept, this.hide)) return;
     }
     throw allFailed(passed);
   }
