@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,5 +42,22 @@ describe('the provider key', () => {
     expect(text).toMatch(/Incorrect API key provided: \[provider key\]/);
     expect(text).not.toContain(PROVIDER_KEY);
     expect(JSON.stringify(upstream.seen)).not.toContain(key);
+  });
+
+  it('--record: the cassette of a refusal that echoes it keeps the refusal, not the key', async () => {
+    const tapes = join(dir, 'tapes');
+    const config = parseProviders(`providers:\n  - { name: up, base_url: "${upstream.baseUrl}", api_key_env: UP_KEY, models: { test/m: m } }\n`, { UP_KEY: PROVIDER_KEY });
+    const recorder = await startEmulator({ stateDir: join(dir, 'recorder'), port: 0, gateway: { config, cassettes: { dir: tapes, mode: 'record' } } });
+    try {
+      const res = await fetch(`${recorder.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${recorder.store.firstKeys().apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/m', messages: [{ role: 'user', content: '400' }] }) });
+      expect(res.status).toBe(400);
+    } finally {
+      await recorder.close();
+    }
+    const files = readdirSync(tapes);
+    expect(files).toHaveLength(1);
+    const tape = readFileSync(join(tapes, files[0]!), 'utf8');
+    expect(tape).toContain('Incorrect API key provided: [provider key]');
+    expect(tape).not.toContain(PROVIDER_KEY);
   });
 });
