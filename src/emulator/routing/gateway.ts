@@ -17,6 +17,7 @@ import { callerGone, relayStream, streamOf, type RelayOutcome } from './relay.js
 import { Sessions } from './sessions.js';
 import { priceUsage } from './usage.js';
 import { BATCHED, batchBound, batchCandidates } from './batch-bound.js';
+import { gatewayCredits } from './gateway-credits.js';
 import { relayResponses, wholeResponse } from './responses.js';
 import { speakThrough } from './speech.js';
 import { upstreamBody } from './upstream-body.js';
@@ -102,7 +103,7 @@ export class Gateway {
     const sticky = session === undefined ? undefined : (id: string) => this.sessions.get(`${ctx.workspace}\n${session}\n${id}`);
     const candidates = candidatesFor(body, this.catalog, sticky);
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
-    chargeable(ctx);
+    const charge = gatewayCredits(ctx, body, '/v1/chat/completions', candidates);
     const requested = modelChain(body)[0] ?? candidates[0]!.model.id;
     const startedAt = Date.now();
     const gone = callerGone(ctx);
@@ -130,14 +131,14 @@ export class Gateway {
           const cost = priceUsage(answer.usage, c);
           if (metadata) Object.assign(answer, metadata());
           remember();
-          ctx.store.debit(ctx.workspace, cost);
+          charge(cost);
           ctx.send(200, new Serialized(JSON.stringify(answer)));
           keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, usage: answer.usage, cost, finish: finishOf(answer), streamed: false });
           return;
         }
       }
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, streamed: true });
-      if (settled(await relayStream(ctx, streamed!, c, { metadata, charge: (cost) => ctx.store.debit(ctx.workspace, cost) }), c, passed, remember, kept, this.hide)) return;
+      if (settled(await relayStream(ctx, streamed!, c, { metadata, charge }), c, passed, remember, kept, this.hide)) return;
     }
     throw allFailed(passed);
   }
