@@ -15,9 +15,14 @@ const N = 10;
 let dir: string;
 let gateway: Emulator;
 let upstream: LocalUpstream;
-let waiting: { res: ServerResponse; stream: boolean }[] = [];
+let waiting: { res: ServerResponse; stream: boolean; embed: boolean }[] = [];
 
-const answer = ({ res, stream }: { res: ServerResponse; stream: boolean }) => {
+const answer = ({ res, stream, embed }: { res: ServerResponse; stream: boolean; embed: boolean }) => {
+  if (embed) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ object: 'list', model: 'e', data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2] }], usage: { prompt_tokens: 40, total_tokens: 40 } }));
+    return;
+  }
   const usage = { prompt_tokens: 3, completion_tokens: MAX_TOKENS, total_tokens: 3 + MAX_TOKENS };
   const message = { id: 'gen-r', object: 'chat.completion', created: 1, model: 'm' };
   if (!stream) {
@@ -33,8 +38,8 @@ const answer = ({ res, stream }: { res: ServerResponse; stream: boolean }) => {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'router-credit-race-'));
   // Holds every request until all N have come, or a second has passed (only as many as were let through come).
-  upstream = await localUpstream((_req, res, body) => {
-    waiting.push({ res, stream: body.stream === true });
+  upstream = await localUpstream((req, res, body) => {
+    waiting.push({ res, stream: body.stream === true, embed: req.url!.endsWith('/embeddings') });
     const release = () => {
       const all = waiting;
       waiting = [];
@@ -43,7 +48,7 @@ beforeAll(async () => {
     if (waiting.length === N) release();
     else setTimeout(release, 1000);
   });
-  const config = parseProviders(`providers:\n  - { name: up, base_url: "${upstream.baseUrl}", models: { test/m: m }, prices: { test/m: { prompt: 0, completion: ${PRICE} } } }\n  - { name: dead, base_url: "http://127.0.0.1:1/v1", models: { test/dead: m }, prices: { test/dead: { prompt: 0, completion: ${PRICE} } } }\n`, {});
+  const config = parseProviders(`providers:\n  - { name: up, base_url: "${upstream.baseUrl}", models: { test/m: m }, embedding_models: { test/e: e }, prices: { test/m: { prompt: 0, completion: ${PRICE} }, test/e: { prompt: ${PRICE} } } }\n  - { name: dead, base_url: "http://127.0.0.1:1/v1", models: { test/dead: m }, prices: { test/dead: { prompt: 0, completion: ${PRICE} } } }\n`, {});
   gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config } });
 });
 
@@ -76,5 +81,22 @@ describe('concurrent gateway requests on one balance', () => {
     expect(res.status).toBe(502);
     await res.arrayBuffer();
     await vi.waitFor(() => expect(gateway.store.balance('race-dead')).toBe(1));
+  });
+
+  it('embeddings alike: bounded by the input, never below zero together', async () => {
+    const { apiKey } = gateway.store.createWorkspace('race-embed', 0.1);
+    const statuses = await Promise.all(
+      Array.from({ length: N }, async (_, i) => {
+        const res = await fetch(`${gateway.apiRoot}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/e', input: `q${i}` }) });
+        await res.arrayBuffer();
+        return res.status;
+      }),
+    );
+    const answered = statuses.filter((s) => s === 200).length;
+    // Before: all ten answered at 40 tokens each, and the balance ended at -0.3.
+    expect(answered).toBeGreaterThanOrEqual(1);
+    expect(answered).toBeLessThanOrEqual(2);
+    expect(statuses.filter((s) => s === 402)).toHaveLength(N - answered);
+    expect(gateway.store.balance('race-embed')).toBeCloseTo(0.1 - answered * 40 * PRICE, 10);
   });
 });

@@ -186,7 +186,7 @@ export class Gateway {
     if (body.input === undefined || body.input === null) throw new HttpError(400, 'input is required', 'invalid_request');
     const candidates = candidatesFor(body, this.catalog, undefined, 'embedding').filter((c) => c.adapter.embeddings);
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
-    chargeable(ctx);
+    const charge = gatewayCredits(ctx, body, '/v1/embeddings', candidates);
     const asked: Asked = { startedAt: ctx.store.now(), user: body.user };
     const passed: Attempt[] = [];
     const gone = callerGone(ctx);
@@ -194,7 +194,7 @@ export class Gateway {
     if (got) {
       const cost = priceUsage(got.answer.usage, got.c);
       const ownId = giveId(got.answer, 'emb');
-      ctx.store.debit(ctx.workspace, cost);
+      charge(cost);
       ctx.send(200, new Serialized(JSON.stringify(got.answer)));
       keepUpstreamAnswer(ctx, got.c, asked, 'embeddings', { id: got.answer.id, usage: got.answer.usage, cost, streamed: false, ownId });
       return;
@@ -215,7 +215,7 @@ export class Gateway {
     const sticky = session === undefined ? undefined : (id: string) => this.sessions.get(`${ctx.workspace}\n${session}\n${id}`);
     const candidates = candidatesFor(body, this.catalog, sticky).filter((c) => c.adapter.responses);
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
-    chargeable(ctx);
+    const charge = gatewayCredits(ctx, body, '/v1/responses', candidates);
     const gone = callerGone(ctx);
     const passed: Attempt[] = [];
     for (const c of candidates) {
@@ -234,13 +234,13 @@ export class Gateway {
         if (!answer) continue;
         remember();
         const cost = wholeResponse(answer, c);
-        ctx.store.debit(ctx.workspace, cost);
+        charge(cost);
         ctx.send(200, new Serialized(JSON.stringify(answer)));
         keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, usage: answer.usage, cost, finish: responseFinish(answer.status), streamed: false });
         return;
       }
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, finish: responseFinish(o.finish), streamed: true });
-      if (settled(await relayResponses(ctx, reply, c, (cost) => ctx.store.debit(ctx.workspace, cost)), c, passed, remember, kept, this.hide)) return;
+      if (settled(await relayResponses(ctx, reply, c, charge), c, passed, remember, kept, this.hide)) return;
     }
     throw allFailed(passed);
   }
