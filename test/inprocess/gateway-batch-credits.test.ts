@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 
@@ -147,6 +147,32 @@ describe('a batch over providers pays each request before it is sent', () => {
       expect(batch.request_counts).toEqual({ total: 10, completed: asked, failed: 10 - asked });
       expect(batch.usage.cost).toBeGreaterThan(credits);
       expect(gateway.store.balance(ws)).toBe(Math.round((credits - batch.usage.cost) * 1e10) / 1e10);
+    } finally {
+      await gateway.close();
+    }
+  }, 60_000);
+
+  it('an internal failure mid-batch lets every hold go: charged the answered items, nothing held after', async () => {
+    const gateway = await gatewayWith('internal', 2);
+    try {
+      const { apiKey } = gateway.store.createWorkspace('ws-broken', 1);
+      // The results' writer breaks on the third item (not a disk failure: an internal error).
+      const batches = gateway.store.batches;
+      const open = batches.openResults.bind(batches);
+      let appended = 0;
+      batches.openResults = (id) => {
+        const sink = open(id);
+        return { append: (item) => (++appended === 3 ? (() => { throw new Error('broken writer'); })() : sink.append(item)), close: () => sink.close() };
+      };
+      const { body: batch } = await runBatch(gateway, apiKey, 6);
+      expect(batch.status).toBe('failed');
+      expect(batch.error.message).toMatch(/internal error: broken writer/);
+      const charged = Math.round(batch.results.reduce((sum: number, r: any) => sum + charge(r), 0) * 1e10) / 1e10;
+      // Before: the hold of the item whose write broke stayed taken from the balance for good.
+      await vi.waitFor(() => expect(gateway.store.balance('ws-broken')).toBe(Math.round((1 - charged) * 1e10) / 1e10));
+      await vi.waitFor(() => expect(gateway.store.batches.get(batch.id)!.holds_released).toBe(true));
+      expect(gateway.store.balance('ws-broken')).toBe(Math.round((1 - charged) * 1e10) / 1e10);
+      for (let i = 0; i < 6; i++) expect(gateway.store.charged(`batch:${batch.id}:r${i}`)).toBe(false);
     } finally {
       await gateway.close();
     }

@@ -1,8 +1,8 @@
 import { randomHex } from '../http/ids.js';
 import { errorBody } from '../http/http.js';
 import { round } from '../models/models.js';
-import type { BatchRecord } from '../state/batch-store.js';
-import type { CreditStore } from '../state/store-api.js';
+import { TERMINAL, type BatchRecord } from '../state/batch-store.js';
+import type { BatchStorage, CreditStore } from '../state/store-api.js';
 import type { BatchGateway } from '../providers/types.js';
 import { BATCH_DISCOUNT, itemCharge, type Body } from './batch-rules.js';
 import { itemBody } from './batch-items.js';
@@ -22,7 +22,7 @@ export class HeldCredits {
   ) {}
 
   private key(customId: string): string {
-    return `batch:${this.record.id}:${customId}`;
+    return holdKey(this.record, customId);
   }
 
   /**
@@ -45,6 +45,30 @@ export class HeldCredits {
     this.state.settleHold(this.record.workspace, this.key(customId), item ? itemCharge(item) : 0);
   }
 }
+
+const holdKey = (record: BatchRecord, customId: string) => `batch:${record.id}:${customId}`;
+
+/**
+ * Ends every hold a batch over providers still has, once it ended (any way: completed, failed,
+ * expired, cancelled; before or after a restart) and nothing of it is in flight: an answered
+ * request's at its item's charge, any other's at nothing. A key already settled moves nothing, so
+ * a crash mid-way and a second pass are harmless; the record says so once it is done.
+ */
+export async function releaseIfEnded(state: CreditStore & { batches: BatchStorage }, id: string, stopped: () => boolean): Promise<void> {
+  const record = state.batches.get(id);
+  if (!record || stopped() || !owesRelease(record)) return;
+  const answered = new Map(state.batches.completedResults(id).map((r) => [r.custom_id as string, r]));
+  for await (const req of state.batches.requests(id)) {
+    if (stopped()) return;
+    const item = answered.get(req.custom_id);
+    state.settleHold(record.workspace, holdKey(record, req.custom_id), item ? itemCharge(item) : 0);
+  }
+  record.holds_released = true;
+  state.batches.save(record);
+}
+
+/** A batch over providers that ended and may still hold credits. */
+export const owesRelease = (r: BatchRecord) => !!r.held && !r.holds_released && TERMINAL.includes(r.status);
 
 const UNSENT = 'not sent: the credits left did not cover this request';
 

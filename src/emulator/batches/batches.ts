@@ -5,7 +5,7 @@ import type { BatchStorage, Store } from '../state/store-api.js';
 import { chargeable } from '../state/billing.js';
 import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, publicBatch, recount, chargeKey, settled } from './batch-rules.js';
 import { concurrencyOf, executeItem } from './batch-items.js';
-import { creditsRanOut, HeldCredits, releaseUnsent, sentCount } from './batch-credits.js';
+import { creditsRanOut, HeldCredits, owesRelease, releaseIfEnded, releaseUnsent, sentCount } from './batch-credits.js';
 import { inPool } from './batch-pool.js';
 import type { BatchGateway } from '../providers/types.js';
 import { receiveRequests } from './batch-upload.js';
@@ -53,9 +53,9 @@ export class BatchEngine {
 
   resumeAll(): void {
     // Charge keys of batches that had ended before this start (an older emulator kept them all).
-    const ended = this.store.all().filter(settled);
-    this.state.forgetCharges(ended.map(chargeKey));
-    for (const r of this.store.all()) if (!TERMINAL.includes(r.status)) this.run(r.id);
+    this.state.forgetCharges(this.store.all().filter(settled).map(chargeKey));
+    // Also a held batch that ended before its holds were let go (a crash between the two), to let them go.
+    for (const r of this.store.all()) if (!TERMINAL.includes(r.status) || owesRelease(r)) this.run(r.id);
   }
 
   stop(): void {
@@ -203,14 +203,14 @@ export class BatchEngine {
       setTimeout(() => this.stopped || this.run(id), 1000).unref();
     };
     this.drive(id)
-      .catch((err) => {
-        if (storageFailure(err)) return waitForDisk(err);
+      .catch((err: unknown) => {
+        if (storageFailure(err)) throw err;
         const record = this.store.get(id);
-        if (record && !this.stopped) {
-          this.settle(record);
-          this.transition(record, 'failed', { error: { message: `internal error: ${(err as Error).message}` } });
-        }
+        if (!record || this.stopped) return;
+        this.settle(record);
+        this.transition(record, 'failed', { error: { message: `internal error: ${(err as Error).message}` } });
       })
+      .then(() => releaseIfEnded(this.state, id, () => this.stopped))
       .catch(waitForDisk)
       .finally(() => this.running.delete(id));
   }
@@ -260,8 +260,8 @@ export class BatchEngine {
           writer.append(item);
           countItem(record, item, usage);
         };
-        // Stopped short or expired: the requests not sent give back any hold a crash left; short, each is a failed item.
-        if (credits && (short || (record.status as BatchStatus) === 'expired') && !this.stopped) await releaseUnsent(this.store.requests(id), answered, credits, short ? add : undefined);
+        // Stopped short: each request not sent is a failed item (any hold a crash left is given back).
+        if (credits && short && !this.stopped) await releaseUnsent(this.store.requests(id), answered, credits, add);
         if (short && !this.stopped) return this.transition(record, 'failed', { error: creditsRanOut(record, sentCount(answered)), usage: finishUsage(usage), payment_due: null });
       } finally {
         writer.close();

@@ -25,7 +25,7 @@ function canonical(v: unknown): string {
 export const matchKey = (provider: string, body: Body, endpoint: Endpoint = 'chat') => createHash('sha256').update(`${provider}\n${endpoint === 'chat' ? '' : `${endpoint}\n`}${canonical(body)}`).digest('hex');
 
 type Endpoint = 'chat' | 'embeddings' | 'responses' | 'speech';
-type Live = ProviderAdapter & { url?: string; embeddingsUrl?: string; responsesUrl?: string; speechUrl?: string };
+type Live = ProviderAdapter & { url?: string; embeddingsUrl?: string; responsesUrl?: string; speechUrl?: string; secret?: string };
 
 /** The members of two requests that differ (top level), for naming the nearest cassette. */
 function differences(a: Body, b: Body): string[] {
@@ -155,7 +155,9 @@ export class CassetteDeck {
     };
     const file = `${live.name}-${String(req.body.model).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60)}-${key.slice(0, 12)}.json`;
     const save = () => {
-      this.write(join(this.dir, file), `${JSON.stringify(cassette, null, 2)}\n`);
+      // An upstream that echoes the key it was sent (in a refusal) must not put it in a file people share.
+      const text = `${JSON.stringify(cassette, null, 2)}\n`;
+      this.write(join(this.dir, file), live.secret && live.secret.length >= 8 ? text.replaceAll(live.secret, '[provider key]') : text);
       this.byKey.set(key, { file, cassette });
     };
     return { cassette, save };

@@ -27,6 +27,11 @@ export class OpenAICompatible implements ProviderAdapter {
     return this.config.models;
   }
 
+  /** The key this provider is sent: what it writes back is kept (cassettes) without it. */
+  get secret(): string | undefined {
+    return this.config.apiKey;
+  }
+
   get url(): string {
     return `${this.config.baseUrl}/chat/completions`;
   }

@@ -17,6 +17,7 @@ import { callerGone, relayStream, streamOf, type RelayOutcome } from './relay.js
 import { Sessions } from './sessions.js';
 import { priceUsage } from './usage.js';
 import { BATCHED, batchBound, batchCandidates } from './batch-bound.js';
+import { gatewayCredits } from './gateway-credits.js';
 import { relayResponses, wholeResponse } from './responses.js';
 import { speakThrough } from './speech.js';
 import { upstreamBody } from './upstream-body.js';
@@ -28,15 +29,14 @@ type Body = Record<string, unknown>;
 /** A batch request whose every provider failed is tried again after these pauses. */
 const RETRY_PAUSES_MS = [500, 2_000];
 
-/** A relayed stream's end: broken before its first token, the candidate is passed over (false); else it answered, charged and kept once whole (true). */
-function settled(ctx: Ctx, outcome: RelayOutcome, c: Candidate, passed: Attempt[], remember: () => unknown, kept: (o: Exclude<RelayOutcome, { failed: unknown }>) => void): boolean {
+/** A relayed stream's end: broken before its first token, the candidate is passed over (false); else it answered, kept once whole (true; charged by the relay before its end went out). */
+function settled(outcome: RelayOutcome, c: Candidate, passed: Attempt[], remember: () => unknown, kept: (o: Exclude<RelayOutcome, { failed: unknown }>) => void, hide: (text: string) => string): boolean {
   if ('failed' in outcome) {
-    passed.push({ provider: c.slug, model: c.model.id, error: outcome.failed.message });
+    passed.push({ provider: c.slug, model: c.model.id, error: hide(outcome.failed.message) });
     return false;
   }
   remember();
   if (!outcome.whole) return true;
-  ctx.store.debit(ctx.workspace, outcome.cost);
   kept(outcome);
   return true;
 }
@@ -57,8 +57,12 @@ export class Gateway {
   private readonly sessions = new Sessions();
   private readonly closers: (() => Promise<void>)[] = [];
   readonly batchConcurrency: number;
+  /** An upstream's words as the caller gets them: without any provider key the upstream echoed. */
+  private readonly hide: (text: string) => string;
 
   constructor(opts: GatewayOptions) {
+    const keys = opts.config.providers.map((p) => p.apiKey).filter((k): k is string => !!k && k.length >= 8);
+    this.hide = (text) => keys.reduce((t, k) => t.replaceAll(k, '[provider key]'), text);
     this.batchConcurrency = opts.config.batchConcurrency ?? DEFAULT_BATCH_CONCURRENCY;
     const deck = opts.cassettes ? new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode, opts.cassettes.timing) : undefined;
     if (deck) this.closers.push(() => deck.flush());
@@ -99,7 +103,7 @@ export class Gateway {
     const sticky = session === undefined ? undefined : (id: string) => this.sessions.get(`${ctx.workspace}\n${session}\n${id}`);
     const candidates = candidatesFor(body, this.catalog, sticky);
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
-    chargeable(ctx);
+    const charge = gatewayCredits(ctx, body, '/v1/chat/completions', candidates);
     const requested = modelChain(body)[0] ?? candidates[0]!.model.id;
     const startedAt = Date.now();
     const gone = callerGone(ctx);
@@ -113,7 +117,7 @@ export class Gateway {
       } catch (err) {
         // The caller hung up: no other provider is asked for an answer nobody reads.
         if (gone.aborted) return;
-        passOver(err, c, passed);
+        passOver(err, c, passed, this.hide);
         continue;
       }
       const remember = () => session !== undefined && this.sessions.set(`${ctx.workspace}\n${session}\n${c.model.id}`, c.slug);
@@ -127,14 +131,14 @@ export class Gateway {
           const cost = priceUsage(answer.usage, c);
           if (metadata) Object.assign(answer, metadata());
           remember();
-          ctx.store.debit(ctx.workspace, cost);
+          charge(cost);
           ctx.send(200, new Serialized(JSON.stringify(answer)));
           keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, usage: answer.usage, cost, finish: finishOf(answer), streamed: false });
           return;
         }
       }
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, streamed: true });
-      if (settled(ctx, await relayStream(ctx, streamed!, c, { metadata }), c, passed, remember, kept)) return;
+      if (settled(await relayStream(ctx, streamed!, c, { metadata, charge }), c, passed, remember, kept, this.hide)) return;
     }
     throw allFailed(passed);
   }
@@ -146,7 +150,7 @@ export class Gateway {
       try {
         reply = await ask(c);
       } catch (err) {
-        passOver(err, c, passed);
+        passOver(err, c, passed, this.hide);
         continue;
       }
       const answer = reply.kind === 'json' ? this.answerOf(reply, c, passed, named) : undefined;
@@ -160,12 +164,12 @@ export class Gateway {
     try {
       answer = wholeAnswer(reply.text, reply.status, c.model.kind === 'embedding' ? 'data' : named ? 'choices' : 'output');
     } catch (err) {
-      passed.push({ provider: c.slug, model: c.model.id, error: `${c.slug}: ${(err as Error).message}` });
+      passed.push({ provider: c.slug, model: c.model.id, error: this.hide(`${c.slug}: ${(err as Error).message}`) });
       return undefined;
     }
     if (reply.status < 200 || reply.status >= 300) {
       // The upstream refused the request itself (a 400): the caller's to fix, no other provider would differ.
-      throw new HttpError(reply.status, `${c.slug}: ${refusalOf(answer, reply.status)}`);
+      throw new HttpError(reply.status, this.hide(`${c.slug}: ${refusalOf(answer, reply.status)}`));
     }
     if (answer.model !== undefined) answer.model = c.model.id;
     if (named) answer.provider = c.slug;
@@ -182,7 +186,7 @@ export class Gateway {
     if (body.input === undefined || body.input === null) throw new HttpError(400, 'input is required', 'invalid_request');
     const candidates = candidatesFor(body, this.catalog, undefined, 'embedding').filter((c) => c.adapter.embeddings);
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
-    chargeable(ctx);
+    const charge = gatewayCredits(ctx, body, '/v1/embeddings', candidates);
     const asked: Asked = { startedAt: ctx.store.now(), user: body.user };
     const passed: Attempt[] = [];
     const gone = callerGone(ctx);
@@ -190,7 +194,7 @@ export class Gateway {
     if (got) {
       const cost = priceUsage(got.answer.usage, got.c);
       const ownId = giveId(got.answer, 'emb');
-      ctx.store.debit(ctx.workspace, cost);
+      charge(cost);
       ctx.send(200, new Serialized(JSON.stringify(got.answer)));
       keepUpstreamAnswer(ctx, got.c, asked, 'embeddings', { id: got.answer.id, usage: got.answer.usage, cost, streamed: false, ownId });
       return;
@@ -211,7 +215,7 @@ export class Gateway {
     const sticky = session === undefined ? undefined : (id: string) => this.sessions.get(`${ctx.workspace}\n${session}\n${id}`);
     const candidates = candidatesFor(body, this.catalog, sticky).filter((c) => c.adapter.responses);
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
-    chargeable(ctx);
+    const charge = gatewayCredits(ctx, body, '/v1/responses', candidates);
     const gone = callerGone(ctx);
     const passed: Attempt[] = [];
     for (const c of candidates) {
@@ -220,7 +224,7 @@ export class Gateway {
         reply = await c.adapter.responses!({ body: upstreamBody(body, c, false), stream, signal: gone });
       } catch (err) {
         if (gone.aborted) return;
-        passOver(err, c, passed);
+        passOver(err, c, passed, this.hide);
         continue;
       }
       const remember = () => session !== undefined && this.sessions.set(`${ctx.workspace}\n${session}\n${c.model.id}`, c.slug);
@@ -230,13 +234,13 @@ export class Gateway {
         if (!answer) continue;
         remember();
         const cost = wholeResponse(answer, c);
-        ctx.store.debit(ctx.workspace, cost);
+        charge(cost);
         ctx.send(200, new Serialized(JSON.stringify(answer)));
         keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, usage: answer.usage, cost, finish: responseFinish(answer.status), streamed: false });
         return;
       }
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, finish: responseFinish(o.finish), streamed: true });
-      if (settled(ctx, await relayResponses(ctx, reply, c), c, passed, remember, kept)) return;
+      if (settled(await relayResponses(ctx, reply, c, charge), c, passed, remember, kept, this.hide)) return;
     }
     throw allFailed(passed);
   }

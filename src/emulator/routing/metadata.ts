@@ -13,9 +13,9 @@ export interface Attempt {
 }
 
 /** A candidate that failed: a provider's failure is kept in `passed` (the next candidate is asked); any other error is thrown. */
-export function passOver(err: unknown, c: Candidate, passed: Attempt[]): void {
+export function passOver(err: unknown, c: Candidate, passed: Attempt[], hide: (text: string) => string = (t) => t): void {
   if (!(err instanceof ProviderFailure)) throw err;
-  passed.push({ provider: c.slug, model: c.model.id, error: err.message, status: err.status, retryAfter: err.retryAfter });
+  passed.push({ provider: c.slug, model: c.model.id, error: hide(err.message), status: err.status, retryAfter: err.retryAfter });
 }
 
 /**

@@ -61,6 +61,8 @@ function relabeller(first: Body, c: Candidate): (data: string) => string | undef
 export interface RelayOptions {
   /** The metadata fields of the first chunk, once the candidate is known to answer. */
   metadata?: () => Record<string, unknown>;
+  /** Charges a whole answer's cost, before its end is written (a kill -9 after the end loses no charge). */
+  charge?: (cost: number) => void;
 }
 
 /** What a relayed stream came to: passed over before its first token, or answered (cost charged when whole; its id, usage, end kept). */
@@ -188,6 +190,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     res.end(`${out}data: ${JSON.stringify(errorChunk)}\n\ndata: [DONE]\n\n`);
     return { cost: 0, whole: false };
   }
+  opts.charge?.(cost);
   res.end(`${out}data: [DONE]\n\n`);
   return { cost, whole: true, id: held[0]!.id, usage, finish };
 }

@@ -23,7 +23,7 @@ function asGateway(response: unknown, c: Candidate): void {
  * first output are held: a stream that breaks, fails or errs there fails the candidate (the caller
  * sees nothing). After that a break ends the caller's stream with `response.failed`, never a clean end.
  */
-export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate): Promise<RelayOutcome> {
+export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate, charge?: (cost: number) => void): Promise<RelayOutcome> {
   const it = reply.events[Symbol.asyncIterator]();
   const held: Body[] = [];
   for (;;) {
@@ -90,6 +90,7 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate)
   broken = (await pump(res, closed, it, c, take, relayed)) ?? broken;
   if (closed()) return { cost: 0, whole: false };
   if (broken === undefined && final) {
+    charge?.(cost);
     res.end(out);
     return { cost, whole: true, id: lastResponse.id, usage: lastResponse.usage, finish: lastResponse.status };
   }

@@ -1,7 +1,11 @@
 import { round } from '../models/models.js';
+import { HttpError } from '../http/http.js';
 import type { Candidate } from './candidates.js';
 
 type Body = Record<string, unknown>;
+
+/** A token count as priced: a negative or unreadable one is none (it must not make an answer cheaper). */
+const tokens = (n: unknown) => Math.max(0, Number(n) || 0);
 
 /**
  * The cost of an upstream's answer: its usage at the configured prices, else the upstream's own
@@ -15,9 +19,11 @@ export function priceUsage(usage: unknown, c: Candidate): number {
   if (prices) {
     // Chat counts prompt and completion tokens; Responses, input and output tokens.
     const responses = u.input_tokens !== undefined && u.prompt_tokens === undefined;
-    const prompt = round((Number(responses ? u.input_tokens : u.prompt_tokens) || 0) * prices.prompt);
-    const completion = round((Number(responses ? u.output_tokens : u.completion_tokens) || 0) * prices.completion);
+    const prompt = round(tokens(responses ? u.input_tokens : u.prompt_tokens) * prices.prompt);
+    const completion = round(tokens(responses ? u.output_tokens : u.completion_tokens) * prices.completion);
     cost = round(prompt + completion);
+    // Counts too large to price: charging them would put Infinity in the balance (and null in state.json).
+    if (!Number.isFinite(cost)) throw new HttpError(502, `${c.slug}: an answer whose usage cannot be priced (${String(u.completion_tokens ?? u.output_tokens)} tokens)`);
     u.cost_details = responses
       ? { upstream_inference_cost: null, upstream_inference_input_cost: prompt, upstream_inference_output_cost: completion }
       : { upstream_inference_cost: null, upstream_inference_prompt_cost: prompt, upstream_inference_completions_cost: completion };

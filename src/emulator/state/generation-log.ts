@@ -1,7 +1,7 @@
 import type { KeptGeneration } from './store-api.js';
 
 /** Generations kept: the newest this many (an older one is not found, as one the service has let go). */
-const KEEP = 10_000;
+export const KEEP = 10_000;
 
 /** The generations a store keeps in memory, oldest first, bounded. */
 export class GenerationLog {

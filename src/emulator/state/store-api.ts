@@ -97,6 +97,8 @@ export interface BatchRecord extends Omit<Batch, 'object' | 'results' | 'usage' 
   results_deleted: boolean;
   /** Run over providers: each request's credits held before it is sent and settled after; nothing charged at the end. */
   held?: boolean;
+  /** Set once a held batch ended and every hold it had was settled or given back. */
+  holds_released?: boolean;
 }
 
 /** A batch's requests as they are uploaded, before the batch exists. */

@@ -7,8 +7,9 @@ import { makeDir } from '../../internal/make-dir.js';
 import { isFiniteNumber, isRecord } from '../../internal/shape.js';
 import { reportStorage, storageFailure, storageSaved } from './storage-failure.js';
 import { BatchStore } from './batch-store.js';
-import { GenerationLog } from './generation-log.js';
+import { GenerationFile } from './generation-file.js';
 import { CreditRules } from './credits.js';
+import { ChargeJournal } from './charge-journal.js';
 import { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type KeptGeneration, type KeyKind, type KeyRecord, type Store, type Workspace } from './store-api.js';
 
 export { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type KeyKind, type KeyRecord, type Workspace };
@@ -19,22 +20,25 @@ interface StateFile {
   clock_offset_ms: number;
   /** Charges made once each (a batch's finalized cost), by key, saved with the balances they moved. */
   charges?: Record<string, number>;
+  /** The last entry of charges.jsonl this file holds (charge-journal.ts). */
+  journal_seq?: number;
 }
 
 const newKey = (kind: KeyKind) => `sk-rt-${kind === 'management' ? 'mgmt' : kind === 'operator' ? 'op' : 'v1'}-${randomHex(24)}`;
 
 /**
  * The file store: keys, workspaces, balances and the clock offset in `<dir>/state.json` (mode 0600),
- * batches under `<dir>/batches/`, generations in memory.
+ * batches under `<dir>/batches/`, generations in `<dir>/generations.jsonl` (generation-file.ts).
  */
 export class StateStore extends CreditRules implements Store {
   readonly dir: string;
   private batchStore: BatchStore | undefined;
-  private readonly generations = new GenerationLog();
+  private readonly generations: GenerationFile;
   private readonly file: string;
   private state: StateFile;
   /** The keys by their text: every request looks its key up, and workspaces (and their keys) only grow. */
   private readonly byKey = new Map<string, KeyRecord>();
+  private readonly journal: ChargeJournal;
 
   constructor(dir: string) {
     super();
@@ -43,9 +47,13 @@ export class StateStore extends CreditRules implements Store {
     const file = (this.file = join(dir, 'state.json'));
     this.state = existsSync(file) ? readState(file) : { keys: [], workspaces: {}, clock_offset_ms: 0 };
     for (const record of this.state.keys) if (!this.byKey.has(record.key)) this.byKey.set(record.key, record);
-    if (this.state.keys.length === 0) {
-      this.createWorkspace('default');
-    }
+    this.generations = new GenerationFile(dir);
+    this.journal = new ChargeJournal(dir, this.state.journal_seq ?? 0);
+    // Charges a kill -9 left in the journal only: made again, saved, and the journal emptied.
+    const unsaved = this.journal.unsaved().filter((e) => this.state.workspaces[e.w]);
+    for (const e of unsaved) this.charge(e.w, e.c);
+    if (unsaved.length) this.save();
+    if (this.state.keys.length === 0) this.createWorkspace('default');
     if (!this.state.keys.some((k) => k.kind === 'operator')) this.addKey(OPERATOR_WORKSPACE, 'operator', 'operator');
   }
 
@@ -70,10 +78,8 @@ export class StateStore extends CreditRules implements Store {
   private closed = false;
 
   /**
-   * Per-request charges are saved at most every 100 ms (one write for many requests: the emulator
-   * serves several times more requests a second), written and flushed off the event loop. A kill -9
-   * can lose the last 100 ms of them (and a save under way); a batch's charge (debitOnce) and every
-   * other change are saved at once.
+   * Per-request charges are saved at most every 100 ms, off the event loop (one write for many
+   * requests); the journal keeps them over a kill -9 meanwhile. Every other change is saved at once.
    */
   private saveSoon(): void {
     if (this.closed) return;
@@ -88,12 +94,13 @@ export class StateStore extends CreditRules implements Store {
     this.pending = undefined;
     if (this.closed) return;
     if (this.saving) return this.saveSoon();
-    const version = ++this.version;
+    const [version, seq] = [++this.version, (this.state.journal_seq = this.journal.seq)];
     this.saving = writeFileAtomicLater(this.file, JSON.stringify(this.state, null, 2), () => version === this.version)
       .then((overtaken) => {
         storageSaved();
         // A save made while this one's rename was under way may lie under it: made again, at once.
         if (overtaken) this.saveAtOnce();
+        else this.journal.saved(seq);
       }, (err: unknown) => {
         const why = storageFailure(err);
         if (!why) throw err;
@@ -119,10 +126,12 @@ export class StateStore extends CreditRules implements Store {
     await this.saving;
   }
 
-  /** Writes what saveSoon holds; from then on nothing is written (the state folder may be removed). */
+  /** Writes what is pending; from then on nothing is written (the state folder may be removed). */
   close(): void {
     if (this.pending) this.save();
     this.closed = true;
+    this.journal.close();
+    this.generations.end();
   }
 
   private save(): void {
@@ -132,7 +141,10 @@ export class StateStore extends CreditRules implements Store {
       this.pending = undefined;
     }
     this.version++;
+    const seq = (this.state.journal_seq = this.journal.seq);
     writeFileAtomicSync(this.file, JSON.stringify(this.state, null, 2));
+    // A timer's save under way may yet rename older data over this: its entries stay until one covers them.
+    if (!this.saving) this.journal.saved(seq, true);
   }
 
   now(): number {
@@ -192,18 +204,24 @@ export class StateStore extends CreditRules implements Store {
 
   debit(id: string, cost: number): void {
     if (cost <= 0) return;
+    this.journaled(id, cost);
+  }
+
+  /** A per-request charge: in the journal before its answer is sent, in state.json within 100 ms. */
+  private journaled(id: string, cost: number): void {
     this.charge(id, cost);
-    this.saveSoon();
+    if (this.journal.append(id, cost) && !this.saving) this.saveAtOnce();
+    else this.saveSoon();
+  }
+
+  charged(key: string): boolean {
+    return key in (this.state.charges ?? {});
   }
 
   /**
    * Debits `cost` once for `key`: the charge and its record go to disk in one atomic write, so a
    * crash on either side of it can neither lose the charge nor make it twice. False if already made.
    */
-  charged(key: string): boolean {
-    return key in (this.state.charges ?? {});
-  }
-
   debitOnce(id: string, cost: number, key: string): boolean {
     const charges = (this.state.charges ??= {});
     if (key in charges) return false;
@@ -214,9 +232,8 @@ export class StateStore extends CreditRules implements Store {
   }
 
   /**
-   * Forgets charge keys that can never be asked again (their batch ended, paid, and saved so):
-   * state.json, rewritten whole on each save, stays the size of the batches in flight, not of
-   * every batch ever charged. The next save writes it; a crash before then keeps a harmless key.
+   * Forgets charge keys never asked again (their batch ended, paid, and saved so): state.json stays the
+   * size of the batches in flight. The next save writes it; a crash before then keeps a harmless key.
    */
   forgetCharges(keys: Iterable<string>): void {
     const charges = this.state.charges;
@@ -231,14 +248,13 @@ export class StateStore extends CreditRules implements Store {
     this.save();
   }
 
-  /** Gives back a reserved cost that was not used (a stream that was not delivered). */
+  /** Gives back a reserved cost not used (a stream not delivered). */
   refund(id: string, cost: number): void {
     if (cost <= 0) return;
-    this.charge(id, -cost);
-    this.saveSoon();
+    this.journaled(id, -cost);
   }
 
-  /** Usage moves by whole units of 1e-10 USD, as costs are made: sums of costs carry no float noise. */
+  /** Usage moves by whole units of 1e-10 USD: sums of costs carry no float noise. */
   private charge(id: string, cost: number): void {
     const ws = this.workspace(id);
     ws.total_usage = round(ws.total_usage + cost);
@@ -277,6 +293,7 @@ function stateProblem(state: unknown): string | undefined {
     if (!isRecord(w) || !isFiniteNumber(w.total_credits) || !isFiniteNumber(w.total_usage)) return `workspace "${id}" is not a workspace record`;
   }
   if (!isFiniteNumber(state.clock_offset_ms)) return '"clock_offset_ms" is not a number';
+  if (state.journal_seq !== undefined && !isFiniteNumber(state.journal_seq)) return '"journal_seq" is not a number';
   if (state.charges !== undefined && (!isRecord(state.charges) || !Object.values(state.charges).every(isFiniteNumber))) return '"charges" is not an object of numbers';
   return undefined;
 }

@@ -1,0 +1,137 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../dist/emulator/server.js';
+import { BIN } from '../helpers.js';
+
+// A caller who got an answer is charged for it even when `router serve` is killed with -9 right
+// after: each per-request charge goes to charges.jsonl before the answer is sent, and a restart
+// applies what state.json had not yet got, once.
+const dir = mkdtempSync(join(tmpdir(), 'router-charges-journal-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Serve {
+  child: ChildProcess;
+  exited: Promise<void>;
+  info: { api_root: string; api_key: string; management_key: string };
+}
+
+async function serve(state: string, extra: string[] = [], env: Record<string, string> = {}): Promise<Serve> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--state', state, '--json', ...extra], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<void>((r) => child.on('exit', () => r()));
+  const info = await new Promise<Serve['info']>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c) => {
+      out += c;
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve(JSON.parse(line));
+    });
+    void exited.then(() => reject(new Error('serve exited before it listened')));
+  });
+  return { child, exited, info };
+}
+
+const post = (g: Serve, path: string, body: unknown) => fetch(`${g.info.api_root}${path}`, { method: 'POST', headers: { authorization: `Bearer ${g.info.api_key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const usageOf = async (g: Serve) => ((await (await fetch(`${g.info.api_root}/v1/credits`, { headers: { authorization: `Bearer ${g.info.management_key}` } })).json()) as any).data.total_usage as number;
+const round = (n: number) => Math.round(n * 1e10) / 1e10;
+
+async function killed(g: Serve): Promise<void> {
+  g.child.kill('SIGKILL');
+  await g.exited;
+}
+
+async function stopped(g: Serve): Promise<void> {
+  g.child.kill('SIGTERM');
+  await g.exited;
+}
+
+describe('charges over a kill -9', () => {
+  it('answers of the fake models: every one charged after a kill -9 right after the last, and only once over more restarts', async () => {
+    const state = join(dir, 'local');
+    const first = await serve(state);
+    let cost = 0;
+    try {
+      for (let i = 0; i < 6; i++) {
+        const res = await post(first, '/v1/chat/completions', { model: 'local/lorem', messages: [{ role: 'user', content: `write ${i + 5} words` }] });
+        expect(res.status).toBe(200);
+        cost = round(cost + ((await res.json()) as any).usage.cost);
+      }
+    } finally {
+      // Right after the last answer: before, the charges of the last 100 ms were still in memory only.
+      await killed(first);
+    }
+    expect(cost).toBeGreaterThan(0);
+    const second = await serve(state);
+    try {
+      expect(await usageOf(second)).toBe(cost);
+    } finally {
+      await killed(second);
+    }
+    expect(readFileSync(join(state, 'charges.jsonl'), 'utf8')).toBe('');
+    const third = await serve(state);
+    try {
+      expect(await usageOf(third)).toBe(cost);
+    } finally {
+      await stopped(third);
+    }
+  }, 60_000);
+
+  it('generations served are found by GET /v1/generation after a kill -9', async () => {
+    const state = join(dir, 'generations');
+    const file = join(state, 'generations.jsonl');
+    const first = await serve(state);
+    const ids: string[] = [];
+    try {
+      for (let i = 0; i < 3; i++) {
+        const res = await post(first, '/v1/chat/completions', { model: 'local/lorem', messages: [{ role: 'user', content: `write ${i + 5} words` }] });
+        ids.push(((await res.json()) as any).id);
+      }
+      // Written within a turn of the event loop after the answer (not before it, as a charge is): until then.
+      for (const end = Date.now() + 20_000; Date.now() < end && !(existsSync(file) && readFileSync(file, 'utf8').includes(ids[2]!)); ) await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      await killed(first);
+    }
+    const second = await serve(state);
+    try {
+      for (const id of ids) {
+        const res = await fetch(`${second.info.api_root}/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${second.info.api_key}` } });
+        expect(res.status, id).toBe(200);
+        expect(((await res.json()) as any).data.id).toBe(id);
+      }
+    } finally {
+      await stopped(second);
+    }
+  }, 60_000);
+
+  it('a stream relayed from an upstream: charged after a kill -9 right after its [DONE]', async () => {
+    const upstream = await startEmulator({ stateDir: join(dir, 'upstream'), port: 0 });
+    try {
+      const providers = join(dir, 'providers.yaml');
+      writeFileSync(providers, `providers:\n  - { name: up, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, models: { test/chat: local/lorem }, prices: { test/chat: { prompt: 0.000001, completion: 0.000002 } } }\n`);
+      const state = join(dir, 'gateway');
+      const env = { UP_KEY: upstream.store.firstKeys().apiKey };
+      const first = await serve(state, ['--providers', providers], env);
+      let text = '';
+      try {
+        const res = await post(first, '/v1/chat/completions', { model: 'test/chat', stream: true, messages: [{ role: 'user', content: 'write 30 words' }] });
+        expect(res.status).toBe(200);
+        text = await res.text();
+      } finally {
+        await killed(first);
+      }
+      expect(text).toMatch(/data: \[DONE\]\n\n$/);
+      const usage = text.split('\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6))).find((e) => e.usage)?.usage;
+      expect(usage.cost).toBeGreaterThan(0);
+      const second = await serve(state, ['--providers', providers], env);
+      try {
+        expect(await usageOf(second)).toBe(usage.cost);
+      } finally {
+        await stopped(second);
+      }
+    } finally {
+      await upstream.close();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,50 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fullDiskPerFile, mounted } from '../support/full-disk.js';
+import { startEmulator } from '../../src/emulator/server.js';
+
+// A real full file system: a small tmpfs, filled up (test/support/full-disk.ts). The charges journal
+// must never hold a torn line: a line the disk had room for only in part would join the next one,
+// and a kill -9 would lose both charges.
+const { disk, fill } = fullDiskPerFile();
+
+describe.skipIf(!mounted)('the charges journal on a full disk', () => {
+  it('answers go on; what is on disk (state.json and the journal after its journal_seq) adds up to what was charged', async () => {
+    const state = join(disk, 'charges');
+    const emu = await startEmulator({ stateDir: state, port: 0 });
+    const key = emu.store.firstKeys().apiKey;
+    const chat = async (i: number) => {
+      const res = await fetch(`${emu.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'local/lorem', messages: [{ role: 'user', content: `write ${i % 7} words` }] }) });
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    };
+    const stderr = process.stderr.write;
+    process.stderr.write = () => true;
+    try {
+      await chat(0);
+      fill();
+      // Enough lines to fill the journal's last page and more: some fit whole, one in part, the rest not at all.
+      for (let i = 1; i <= 150; i++) await chat(i);
+      rmSync(join(disk, 'filler'), { force: true });
+      await chat(151);
+      const charged = emu.store.workspace('default').total_usage;
+      // As a kill -9 now would leave it: state.json first (a save landing meanwhile only raises journal_seq).
+      const saved = JSON.parse(readFileSync(join(state, 'state.json'), 'utf8'));
+      const lines = existsSync(join(state, 'charges.jsonl')) ? readFileSync(join(state, 'charges.jsonl'), 'utf8').split('\n').filter(Boolean) : [];
+      // Before: a line cut where the disk was full, then the next one joined to it.
+      for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+      emu.store.close();
+      // The generations file alike: every line whole (a torn one would lose the next as well).
+      for (const line of readFileSync(join(state, 'generations.jsonl'), 'utf8').split('\n').filter(Boolean)) expect(() => JSON.parse(line), line.slice(0, 80)).not.toThrow();
+      const after = lines.map((l) => JSON.parse(l)).filter((e) => e.s > (saved.journal_seq ?? 0));
+      const onDisk = after.reduce((sum: number, e: { c: number }) => sum + e.c, saved.workspaces.default.total_usage);
+      // Charges made while nothing could be written are in memory only (said on stderr); the last one is on disk.
+      expect(after.at(-1)?.s ?? saved.journal_seq).toBeGreaterThan(0);
+      expect(onDisk).toBeLessThanOrEqual(charged + 1e-9);
+    } finally {
+      process.stderr.write = stderr;
+      await emu.close();
+    }
+  });
+});

@@ -1,0 +1,63 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { parseProviders } from '../../src/emulator/providers/config.js';
+import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+
+// The gateway's provider key goes upstream and nowhere else: an upstream that echoes it in its
+// refusal (as "Incorrect API key provided: ..." does) must not hand it to the gateway's caller.
+const PROVIDER_KEY = 'sk-provider-secret-0123456789abcdef';
+let dir: string;
+let gateway: Emulator;
+let upstream: LocalUpstream;
+let key: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'router-key-hidden-'));
+  upstream = await localUpstream((req, res, body) => {
+    const status = Number((body.messages as { content: string }[])[0]!.content);
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${req.headers.authorization?.slice(7)}` } }));
+  });
+  const config = parseProviders(`providers:\n  - { name: up, base_url: "${upstream.baseUrl}", api_key_env: UP_KEY, models: { test/m: m } }\n`, { UP_KEY: PROVIDER_KEY });
+  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config } });
+  key = gateway.store.firstKeys().apiKey;
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the provider key', () => {
+  it.each([[401, 502], [400, 400]])('an upstream %i that echoes it: the caller gets a %i without it', async (status, expected) => {
+    const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/m', messages: [{ role: 'user', content: String(status) }] }) });
+    expect(res.status).toBe(expected);
+    const text = await res.text();
+    // The upstream did get it (so the echo is real), the caller's key never.
+    expect(upstream.seen.at(-1)!.authorization).toBe(`Bearer ${PROVIDER_KEY}`);
+    expect(text).toMatch(/Incorrect API key provided: \[provider key\]/);
+    expect(text).not.toContain(PROVIDER_KEY);
+    expect(JSON.stringify(upstream.seen)).not.toContain(key);
+  });
+
+  it('--record: the cassette of a refusal that echoes it keeps the refusal, not the key', async () => {
+    const tapes = join(dir, 'tapes');
+    const config = parseProviders(`providers:\n  - { name: up, base_url: "${upstream.baseUrl}", api_key_env: UP_KEY, models: { test/m: m } }\n`, { UP_KEY: PROVIDER_KEY });
+    const recorder = await startEmulator({ stateDir: join(dir, 'recorder'), port: 0, gateway: { config, cassettes: { dir: tapes, mode: 'record' } } });
+    try {
+      const res = await fetch(`${recorder.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${recorder.store.firstKeys().apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/m', messages: [{ role: 'user', content: '400' }] }) });
+      expect(res.status).toBe(400);
+    } finally {
+      await recorder.close();
+    }
+    const files = readdirSync(tapes);
+    expect(files).toHaveLength(1);
+    const tape = readFileSync(join(tapes, files[0]!), 'utf8');
+    expect(tape).toContain('Incorrect API key provided: [provider key]');
+    expect(tape).not.toContain(PROVIDER_KEY);
+  });
+});

@@ -1,0 +1,65 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { StateStore } from '../../src/emulator/state/store.js';
+import { parseProviders } from '../../src/emulator/providers/config.js';
+import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+
+// An upstream's usage is not to be trusted: negative token counts must not make an answer free, and
+// counts so large that their cost is not a finite number must neither reach the balance (NaN or
+// Infinity there lets every later hold through, and state.json writes them as null, so the next
+// start refuses its own state) nor be sent as an answer nobody paid for.
+let dir: string;
+let gateway: Emulator;
+let upstream: LocalUpstream;
+let key: string;
+const PRICE = 0.001;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'router-usage-bounds-'));
+  // Answers with the usage the request's one message spells, as it spells it (1e309 parses as Infinity).
+  upstream = await localUpstream((_req, res, body) => {
+    const usage = (body.messages as { content: string }[])[0]!.content;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(`{"id":"gen-u","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":${usage}}`);
+  });
+  const config = parseProviders(`providers:\n  - { name: up, base_url: "${upstream.baseUrl}", models: { test/m: m }, prices: { test/m: { prompt: ${PRICE}, completion: ${PRICE} } } }\n`, {});
+  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config } });
+  key = gateway.store.firstKeys().apiKey;
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const ask = (usage: string) =>
+  fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/m', messages: [{ role: 'user', content: usage }] }) });
+const usage = () => gateway.store.workspace('default').total_usage;
+
+describe('an upstream usage out of bounds', () => {
+  it('negative token counts count as none: the tokens that are there are charged', async () => {
+    const before = usage();
+    const res = await ask('{"prompt_tokens":-1000000,"completion_tokens":10,"total_tokens":-999990}');
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as any).usage.cost).toBe(10 * PRICE);
+    // Before: 10 tokens less a million cost less than nothing, and the answer was free.
+    expect(usage()).toBeCloseTo(before + 10 * PRICE, 10);
+  });
+
+  it('counts whose cost is not finite: refused, nothing charged, the balance and the saved state still numbers', async () => {
+    const before = usage();
+    const res = await ask('{"prompt_tokens":1,"completion_tokens":1e309,"total_tokens":1e309}');
+    expect(res.status).toBe(502);
+    expect(((await res.json()) as any).error.message).toMatch(/usage/);
+    expect(usage()).toBe(before);
+    expect(Number.isFinite(gateway.store.balance('default'))).toBe(true);
+    await gateway.store.idle();
+    gateway.store.close();
+    // The state it saved is read again (before: total_usage null, "not a workspace record").
+    expect(new StateStore(join(dir, 'gateway')).workspace('default').total_usage).toBe(before);
+  });
+});

@@ -1,0 +1,35 @@
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { GenerationFile } from '../../src/emulator/state/generation-file.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'router-generation-file-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const kept = (n: number) => ({ workspace: 'default', data: { id: `gen-${n}`, total_cost: n } });
+
+describe('the generations file', () => {
+  it('keeps the newest over a restart, in two files of at most `limit` lines, skipping a line cut short', () => {
+    const log = new GenerationFile(dir, 3);
+    for (let n = 1; n <= 7; n++) {
+      log.keep(`gen-${n}`, kept(n));
+      log.flush();
+    }
+    log.end();
+    expect(readFileSync(join(dir, 'generations.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
+    expect(readFileSync(join(dir, 'generations.old.jsonl'), 'utf8').trim().split('\n')).toHaveLength(3);
+    appendFileSync(join(dir, 'generations.jsonl'), '{"id":"gen-8","workspa');
+    const again = new GenerationFile(dir, 3);
+    expect(again.get('gen-7')).toEqual(kept(7));
+    expect(again.get('gen-5')).toEqual(kept(5));
+    expect(again.get('gen-4')).toBeUndefined();
+    expect(again.get('gen-8')).toBeUndefined();
+    again.end();
+    // Ended: nothing more is written (the state folder may be gone).
+    again.keep('gen-9', kept(9));
+    again.flush();
+    expect(readFileSync(join(dir, 'generations.jsonl'), 'utf8')).not.toContain('gen-9');
+    expect(existsSync(join(dir, 'generations.jsonl'))).toBe(true);
+  });
+});
