@@ -47,14 +47,13 @@ function relabeller(first: Body, c: Candidate): (data: string) => string | undef
     if (!model || data.charCodeAt(0) !== 123 /* { */ || data.charCodeAt(data.length - 1) !== 125 /* } */ || data.includes('"usage"') || data.includes('"error"') || !data.includes('"finish_reason":null')) return undefined;
     const at = once(data, model);
     if (at < 0) return undefined;
-    const out = data.slice(0, at) + modelTo + data.slice(at + model.length);
-    if (provider) {
-      const p = once(out, provider);
-      if (p < 0) return undefined;
-      return out.slice(0, p) + providerTo + out.slice(p + provider.length);
-    }
-    if (out.includes('"provider"')) return undefined;
-    return `${out.slice(0, -1)},${providerTo}}`;
+    // Built once from slices of `data`: a search in a string built by concatenation copied it whole first.
+    if (!provider) return data.includes('"provider"') ? undefined : `${data.slice(0, at)}${modelTo}${data.slice(at + model.length, -1)},${providerTo}}`;
+    const p = once(data, provider);
+    if (p < 0) return undefined;
+    return p > at
+      ? `${data.slice(0, at)}${modelTo}${data.slice(at + model.length, p)}${providerTo}${data.slice(p + provider.length)}`
+      : `${data.slice(0, p)}${providerTo}${data.slice(p + provider.length, at)}${modelTo}${data.slice(at + model.length)}`;
   };
 }
 
