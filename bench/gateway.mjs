@@ -4,8 +4,12 @@
 // BENCH_GATEWAY_STREAMS the streams of the memory run (default 100,000). BENCH_GATEWAY_BEFORE: another
 // build's launcher (a checkout of an older commit), run as a second gateway on the same upstream, its
 // rounds interleaved with this one's: a before/after under the same load.
-// Each round measures direct, then through the gateway(s), back to back; a row gives the median of the
-// rounds' added latency (through minus direct, in that round) and their spread.
+// Each round measures direct and through the gateway(s) interleaved: the arrivals go to each in turn in
+// slices of BENCH_GATEWAY_SLICE_MS (default 200), so a burst of other work on the machine lands on both
+// sides alike (back-to-back 2 s runs gave per-round differences from -24 to +55 ms). A row gives the
+// median over the rounds of (through minus direct, that round's percentile of each) and their spread:
+// the difference of two percentiles, not the percentile of a per-request difference (there is none).
+// Each side sees its rate while its slice runs.
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +20,7 @@ import { BIN, WORK, startEmulator, report } from './lib.mjs';
 const ROUNDS = Number(process.env.BENCH_GATEWAY_ROUNDS ?? 5);
 const BEFORE = process.env.BENCH_GATEWAY_BEFORE;
 const SECONDS = Number(process.env.BENCH_GATEWAY_SECONDS ?? 2);
+const SLICE_MS = Number(process.env.BENCH_GATEWAY_SLICE_MS ?? 200);
 const STREAMS = Number(process.env.BENCH_GATEWAY_STREAMS ?? 100_000);
 const rssMB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 /** CPU time (user + system) a process has used, in microseconds: per request, it shrugs off a machine busy with others. */
@@ -62,18 +67,26 @@ function hit(agent, target, body) {
   });
 }
 
-/** Milliseconds from each request's planned start (open loop: arrivals do not wait for answers) to its last byte. */
-async function openLoop(agent, target, body, perSecond) {
-  const count = Math.round(perSecond * SECONDS);
+/**
+ * Milliseconds from each request's start to its last byte. Open loop: arrivals do not wait for answers,
+ * and a request sent late (a busy load generator) counts from when it was due. One sent early counts
+ * from when it was sent: node's timers fire up to ~1.5 ms before their time (their clock is the loop's,
+ * cached and in whole ms), which made a direct call at 500/s look 0.1 ms long.
+ */
+async function openLoop(agent, sides, perSecond) {
+  const count = Math.round(perSecond * SECONDS) * sides.length;
   const t0 = performance.now() + 20;
-  const times = [];
+  const times = sides.map(() => []);
   await Promise.all(Array.from({ length: count }, async (_, i) => {
     const planned = t0 + (i * 1000) / perSecond;
+    const side = Math.floor((planned - t0) / SLICE_MS) % sides.length;
+    const { target, body } = sides[side];
     const wait = planned - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const start = Math.max(planned, performance.now());
     const status = await hit(agent, target, body);
     if (status !== 200) throw new Error(`bench: HTTP ${status} from ${target.api_root}`);
-    times.push(performance.now() - planned);
+    times[side].push(performance.now() - start);
   }));
   return times;
 }
@@ -88,18 +101,21 @@ export const gatewaySections = {
       for (const stream of [false, true]) {
         for (const perSecond of [100, 500]) {
           const ask = (model) => JSON.stringify({ model, stream, messages: [{ role: 'user', content: stream ? 'write 20 words' : 'hi' }] });
-          // One round each unmeasured: connections opened, code warm (a first round measured seconds, not ms).
-          await openLoop(agent, upstream, ask(stream ? 'local/lorem' : 'local/echo'), perSecond);
-          await openLoop(agent, gateway, ask(stream ? 'bench/lorem' : 'bench/echo'), perSecond);
-          if (before) await openLoop(agent, before, ask(stream ? 'bench/lorem' : 'bench/echo'), perSecond);
           const direct = [];
           const via = [];
           const viaBefore = [];
+          const sides = [
+            { into: direct, target: upstream, body: ask(stream ? 'local/lorem' : 'local/echo') },
+            { into: via, target: gateway, body: ask(stream ? 'bench/lorem' : 'bench/echo') },
+            ...(before ? [{ into: viaBefore, target: before, body: ask(stream ? 'bench/lorem' : 'bench/echo') }] : []),
+          ];
+          // One round unmeasured: connections opened, code warm (a first round measured seconds, not ms).
+          await openLoop(agent, sides, perSecond);
           for (let round = 0; round < ROUNDS; round++) {
-            direct.push(await openLoop(agent, upstream, ask(stream ? 'local/lorem' : 'local/echo'), perSecond));
-            // The old build first in odd rounds: neither always follows the direct round.
-            const pair = [[via, gateway], ...(before ? [[viaBefore, before]] : [])];
-            for (const [into, target] of round % 2 ? pair.reverse() : pair) into.push(await openLoop(agent, target, ask(stream ? 'bench/lorem' : 'bench/echo'), perSecond));
+            // The other order in odd rounds: no side always follows the same one.
+            const order = round % 2 ? [...sides].reverse() : sides;
+            const times = await openLoop(agent, order, perSecond);
+            order.forEach((side, i) => side.into.push(times[i]));
           }
           const what = `gateway added latency, ${stream ? 'streamed' : 'not streamed'}, ${perSecond}/s`;
           for (const [p, goal] of [[0.5, 1], [0.99, 3]]) {

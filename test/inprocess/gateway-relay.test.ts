@@ -11,6 +11,9 @@ let dir: string;
 let gateway: Emulator;
 let odd: LocalUpstream;
 let torn: LocalUpstream;
+let held: LocalUpstream;
+/** Whoever waits for the held upstream's next request: given a promise of its connection's close. */
+const heldWaiters: ((got: { closed: Promise<void> }) => void)[] = [];
 let key: string;
 
 const base = { id: 'gen-odd', object: 'chat.completion.chunk', created: 1 };
@@ -39,7 +42,16 @@ beforeAll(async () => {
     res.write(`data: ${JSON.stringify(upstreamChunks[0])}\n\n`);
     setTimeout(() => res.end(`data: ${JSON.stringify({ ...base, model: 'up-m', ...delta(' second') })}\n\ndata: ${JSON.stringify({ ...base, model: 'up-m', ...delta(' third') })}\n\ndata: {"id":"gen-\n\n`), 20);
   });
-  const config = parseProviders(`providers:\n  - { name: odd, base_url: "${odd.baseUrl}", models: { test/odd: up-m } }\n  - { name: torn, base_url: "${torn.baseUrl}", models: { test/torn: up-m } }\n`, {});
+  // A first token (streamed) or nothing (whole), then no more: it waits until the gateway lets it go.
+  held = await localUpstream((_req, res, body) => {
+    const closed = new Promise<void>((resolve) => res.on('close', () => resolve()));
+    if (body.stream) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify(upstreamChunks[0])}\n\n`);
+    }
+    heldWaiters.shift()?.({ closed });
+  });
+  const config = parseProviders(`providers:\n  - { name: odd, base_url: "${odd.baseUrl}", models: { test/odd: up-m } }\n  - { name: torn, base_url: "${torn.baseUrl}", models: { test/torn: up-m } }\n  - { name: held, base_url: "${held.baseUrl}", models: { test/held: up-m } }\n`, {});
   gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config } });
   key = gateway.store.firstKeys().apiKey;
 });
@@ -48,6 +60,7 @@ afterAll(async () => {
   await gateway?.close();
   await odd?.close();
   await torn?.close();
+  await held?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -83,5 +96,20 @@ describe('a relayed stream', () => {
     expect(chunks[3]!.choices[0].finish_reason).toBe('error');
     expect(chunks[3]!.error.code).toBe(502);
     expect(gateway.store.balance(gateway.store.findKey(key)!.workspace)).toBe(before);
+  });
+
+  it.each([true, false])('lets the upstream go when the caller hangs up before the end (streamed: %s)', async (stream) => {
+    const arrived = new Promise<{ closed: Promise<void> }>((resolve) => heldWaiters.push(resolve));
+    const caller = new AbortController();
+    const answer = fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', signal: caller.signal, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/held', stream, messages: [{ role: 'user', content: 'hi' }] }) });
+    const { closed: upstreamClosed } = await arrived;
+    if (stream) {
+      const first = await (await answer).body!.getReader().read();
+      expect(new TextDecoder().decode(first.value)).toContain('ROUTER PROCESSING');
+    }
+    caller.abort();
+    await answer.then((r) => r.text()).catch(() => undefined);
+    // Without the gateway letting go, the upstream would wait for its timeout (minutes): the test's own fails first.
+    await upstreamClosed;
   });
 });

@@ -19,6 +19,20 @@ describe('the gateway reading an upstream event stream', () => {
     expect(await payloads([bytes.subarray(0, at), bytes.subarray(at)])).toEqual(['{"c":"héllo 🙂"}']);
   });
 
+  it('decodes characters split between reads after whole ones, and drops a BOM only at the start', async () => {
+    const text = '\uFEFFdata: {"c":"a"}\n\ndata: {"c":"héllo 🙂 ж"}\n\ndata: {"c":"\uFEFF€"}\n\ndata: [DONE]\n\n';
+    const bytes = Buffer.from(text);
+    const whole = payloads([bytes]);
+    expect(whole).toEqual(['{"c":"a"}', '{"c":"héllo 🙂 ж"}', '{"c":"\uFEFF€"}', '[DONE]']);
+    // Every cut into two, and into pieces of 1 to 7 bytes: the same payloads.
+    for (let at = 0; at <= bytes.length; at++) expect(payloads([bytes.subarray(0, at), bytes.subarray(at)])).toEqual(whole);
+    for (let size = 1; size <= 7; size++) {
+      const pieces: Buffer[] = [];
+      for (let at = 0; at < bytes.length; at += size) pieces.push(bytes.subarray(at, at + size));
+      expect(payloads(pieces)).toEqual(whole);
+    }
+  });
+
   it('takes \\r\\n line ends, a pair split between reads too, without seeing an event end there', async () => {
     expect(await payloads(['data: a\r', '\ndata: b\r\n\r', '\n: comment\r\n\r\ndata: c\r\n\r\n'])).toEqual(['a\nb', 'c']);
   });

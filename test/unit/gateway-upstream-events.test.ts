@@ -27,6 +27,26 @@ describe("an upstream's events as undici's raw handler hands them over", () => {
     expect(await events.next()).toEqual({ value: undefined, done: true });
   });
 
+  it('answers a reader already waiting: with the first event of a read, the end, or the break', async () => {
+    const events = new UpstreamEvents(controller(), 'up', done);
+    const first = events.next();
+    events.push(Buffer.from('data: 1'));
+    events.push(Buffer.from('\n\ndata: 2\n\n'));
+    expect(await first).toEqual({ value: '1', done: false });
+    expect(events.takeQueued()).toEqual(['2']);
+    const last = events.next();
+    events.push(frames('[DONE]'));
+    expect(await last).toEqual({ value: '[DONE]', done: false });
+    const end = events.next();
+    events.end();
+    expect(await end).toEqual({ value: undefined, done: true });
+
+    const broken = new UpstreamEvents(controller(), 'up', done);
+    const waiting = broken.next();
+    broken.fail(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    await expect(waiting).rejects.toMatchObject({ reason: 'broken' });
+  });
+
   it('pauses the upstream while 64 events wait unread, and resumes it once they are taken', () => {
     const c = controller();
     const events = new UpstreamEvents(c, 'up', done);

@@ -1,5 +1,5 @@
 import { parsed, until, type Cassette } from './cassette-format.js';
-import { ProviderFailure, type AudioReply } from './types.js';
+import { ProviderFailure, type AudioReply, type StopSignal } from './types.js';
 
 /**
  * Speech as it is recorded: the audio relayed as it comes, and kept in the cassette piece by piece
@@ -34,7 +34,7 @@ export function teeAudio(reply: AudioReply, cassette: Cassette, started: number,
 }
 
 /** Recorded speech, as and when it came (times `timing`); a recorded break breaks it there again. */
-export function replayAudio(c: Cassette, timing: number, signal: AbortSignal): AudioReply {
+export function replayAudio(c: Cassette, timing: number, signal: StopSignal): AudioReply {
   const started = performance.now();
   const due = (ms: unknown) => started + (typeof ms === 'number' && ms > 0 ? ms * timing : 0);
   const { status, headers, body, audio: pieces, broken, after_ms } = c.response;

@@ -1,4 +1,6 @@
 /** The cassette file's format (`--record`, `--replay`), and what recording and replaying share. */
+import type { StopSignal } from './types.js';
+
 type Body = Record<string, unknown>;
 
 /** One upstream exchange as a file a person reads and edits (JSON, indented). */
@@ -37,7 +39,7 @@ export const parsed = (t: string): unknown => {
  * Resolves once `at` (a performance.now() time) has come, or at once when the caller has gone (the
  * rest of a stream nobody reads goes out unpaced).
  */
-export function until(at: number, signal: AbortSignal): Promise<void> | undefined {
+export function until(at: number, signal: StopSignal): Promise<void> | undefined {
   if (at <= performance.now() || signal.aborted) return undefined;
   return new Promise((resolve) => {
     let timer: NodeJS.Timeout | undefined;

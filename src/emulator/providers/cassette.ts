@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HttpError } from '../http/http.js';
-import { ProviderFailure, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
+import { ProviderFailure, type AudioReply, type ProviderAdapter, type ProviderModel, type StopSignal, type UpstreamChat, type UpstreamReply } from './types.js';
 import { replayAudio, teeAudio } from './cassette-audio.js';
 import { parsed, text, until, type Cassette } from './cassette-format.js';
 
@@ -195,7 +195,7 @@ export class CassetteDeck {
 }
 
 /** A recorded answer, as the upstream gave it and when: each chunk at its recorded time since the request, times `timing`. */
-async function replay(c: Cassette, timing: number, signal: AbortSignal): Promise<UpstreamReply> {
+async function replay(c: Cassette, timing: number, signal: StopSignal): Promise<UpstreamReply> {
   const started = performance.now();
   const due = (ms: unknown) => started + (typeof ms === 'number' && ms > 0 ? ms * timing : 0);
   const { status, headers, body, chunks, broken } = c.response;

@@ -22,12 +22,14 @@ export class SseSplitter {
   private size = 0;
   /** A \r last of a piece: maybe the first half of a \r\n still to come. */
   private carry = false;
+  /** Whether the decoder may hold the first bytes of a character (or a BOM still to drop, before the first piece). */
+  private pending = true;
 
   constructor(private readonly maxEvent = Infinity) {}
 
   /** Adds a piece; `each` is called with every payload it completes, in order. */
   push(piece: Buffer | string, each: (data: string) => void): void {
-    let text = typeof piece === 'string' ? piece : this.decoder.decode(piece, { stream: true });
+    let text = typeof piece === 'string' ? piece : this.decode(piece);
     if (this.carry) {
       text = `\r${text}`;
       this.carry = false;
@@ -60,6 +62,18 @@ export class SseSplitter {
       if (data !== undefined) each(data);
     }
     if (start < text.length) this.keep(start ? text.slice(start) : text);
+  }
+
+  /**
+   * A piece's text. One that ends in an ASCII byte, with nothing pending before it, is whole characters:
+   * Buffer's decoder then, at about a third of the streaming TextDecoder's cost per piece.
+   */
+  private decode(piece: Buffer): string {
+    if (!piece.length) return '';
+    const ascii = piece[piece.length - 1]! < 0x80;
+    if (ascii && !this.pending) return piece.toString('utf8');
+    this.pending = !ascii;
+    return this.decoder.decode(piece, { stream: true });
   }
 
   private keep(text: string): void {

@@ -15,11 +15,22 @@ export interface ProviderModel {
   prices?: { prompt: number; completion: number };
 }
 
+/**
+ * How an adapter hears that its caller went: the members of an AbortSignal it uses. The gateway's
+ * own (routing/relay.ts, callerGone) costs an object and an array per request, not an AbortSignal.
+ */
+export interface StopSignal {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 /** A chat request as it goes upstream: the body already carries the upstream's model name. */
 export interface UpstreamChat {
   body: Record<string, unknown>;
   stream: boolean;
-  signal: AbortSignal;
+  signal: StopSignal;
 }
 
 export type UpstreamReply =

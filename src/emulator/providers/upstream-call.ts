@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { SseSplitter } from './sse.js';
-import { ProviderFailure, passesOver, type UpstreamReply } from './types.js';
+import { ProviderFailure, passesOver, type StopSignal, type UpstreamReply } from './types.js';
 import { mib, REFUSAL_BYTES, statusFailure } from './bounded.js';
 
 type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[0];
@@ -51,7 +51,8 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
   private ended = false;
   private sawEnd = false;
   private failure: ProviderFailure | undefined;
-  private wake: (() => void) | undefined;
+  /** The reader waiting in next(), settled as soon as there is something to tell it. */
+  private waiter: { resolve: (r: IteratorResult<string>) => void; reject: (err: unknown) => void } | undefined;
   private paused = false;
   private readonly splitter: SseSplitter;
   private readonly add = (data: string) => {
@@ -110,7 +111,7 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
     if (this.head < this.queue.length) return Promise.resolve({ value: this.shift(), done: false });
     if (this.failure) return Promise.reject(this.failure);
     if (this.ended) return Promise.resolve({ value: undefined, done: true });
-    return new Promise<void>((resolve) => (this.wake = resolve)).then(() => this.next());
+    return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));
   }
 
   /** The payloads already here, taken at once (empty when none). */
@@ -149,10 +150,20 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
     }
   }
 
+  /** Settles a waiting next() as it would now answer (one promise per wait, not a wait and a second next()). */
   private wakeUp(): void {
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
+    const waiter = this.waiter;
+    if (!waiter) return;
+    if (this.head < this.queue.length) {
+      this.waiter = undefined;
+      waiter.resolve({ value: this.shift(), done: false });
+    } else if (this.failure) {
+      this.waiter = undefined;
+      waiter.reject(this.failure);
+    } else if (this.ended) {
+      this.waiter = undefined;
+      waiter.resolve({ value: undefined, done: true });
+    }
   }
 }
 
@@ -161,7 +172,7 @@ export interface UpstreamCall {
   path: string;
   headers: Record<string, string>;
   body: string;
-  signal: AbortSignal;
+  signal: StopSignal;
   /** The provider's slug, for failures' words. */
   name: string;
   /** Whether an event stream was asked for (a 200 event stream is then relayed as it comes). */
