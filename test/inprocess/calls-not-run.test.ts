@@ -53,37 +53,37 @@ describe('the fixtures are answers the official schemas allow', () => {
 
 describe('chat without --tools, answered with tool calls', () => {
   it('not streamed: the calls on stdout, one JSON line each; exit 11', async () => {
-    expect(await against(chatRoute({ body: chatCalls() }), ['chat', '--no-stream', '--model', 'x/y', 'weather in Paris'])).toEqual({ code: 11, stdout: CALL_LINE, stderr: NOT_RUN_CHAT });
+    expect(await against(chatRoute({ body: chatCalls() }), ['chat', '--no-stream', '--model', 'openai/gpt-4', 'weather in Paris'])).toEqual({ code: 11, stdout: CALL_LINE, stderr: NOT_RUN_CHAT });
   });
 
   it('streamed: the same', async () => {
-    expect(await against(chatRoute({ events: chatCallChunks(), terminator: '[DONE]' }), ['chat', '--model', 'x/y', 'weather in Paris'])).toEqual({ code: 11, stdout: CALL_LINE, stderr: NOT_RUN_CHAT });
+    expect(await against(chatRoute({ events: chatCallChunks(), terminator: '[DONE]' }), ['chat', '--model', 'openai/gpt-4', 'weather in Paris'])).toEqual({ code: 11, stdout: CALL_LINE, stderr: NOT_RUN_CHAT });
   });
 
   it('text beside the calls: the text, then the calls', async () => {
-    const r = await against(chatRoute({ body: chatCalls('Let me look.') }), ['chat', '--no-stream', '--model', 'x/y', 'weather in Paris']);
+    const r = await against(chatRoute({ body: chatCalls('Let me look.') }), ['chat', '--no-stream', '--model', 'openai/gpt-4', 'weather in Paris']);
     expect(r).toEqual({ code: 11, stdout: `Let me look.\n${CALL_LINE}`, stderr: NOT_RUN_CHAT });
   });
 
   it('--json prints the answer, which holds the calls; exit 11 still', async () => {
-    const r = await against(chatRoute({ body: chatCalls() }), ['chat', '--json', '--model', 'x/y', 'weather in Paris']);
+    const r = await against(chatRoute({ body: chatCalls() }), ['chat', '--json', '--model', 'openai/gpt-4', 'weather in Paris']);
     expect(r.code).toBe(11);
     expect(r.stderr).toBe(NOT_RUN_CHAT);
     expect(JSON.parse(r.stdout).choices[0].message.tool_calls[0].function).toEqual({ name: 'get_weather', arguments: ARGS });
-    const streamed = await against(chatRoute({ events: chatCallChunks(), terminator: '[DONE]' }), ['chat', '--stream', '--json', '--model', 'x/y', 'weather in Paris']);
+    const streamed = await against(chatRoute({ events: chatCallChunks(), terminator: '[DONE]' }), ['chat', '--stream', '--json', '--model', 'openai/gpt-4', 'weather in Paris']);
     expect(streamed.code).toBe(11);
     expect(streamed.stdout.trim().split('\n')).toHaveLength(3);
   });
 
   it('--usage still says what the call cost (with --tools whose tool has no command too)', async () => {
-    const r = await against(chatRoute({ body: chatCalls() }), ['chat', '--no-stream', '--usage', '--model', 'x/y', 'weather in Paris']);
+    const r = await against(chatRoute({ body: chatCalls() }), ['chat', '--no-stream', '--usage', '--model', 'openai/gpt-4', 'weather in Paris']);
     expect(r.code).toBe(11);
     expect(r.stderr).toMatch(/^usage: .*\nerror: the model asked for a tool call that was not run/);
     const dir = mkdtempSync(join(tmpdir(), 'router-calls-'));
     try {
       const tools = join(dir, 'tools.json');
       writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }]));
-      const listed = await against(chatRoute({ body: chatCalls() }), ['chat', '--no-stream', '--usage', '--tools', tools, '--model', 'x/y', 'weather in Paris']);
+      const listed = await against(chatRoute({ body: chatCalls() }), ['chat', '--no-stream', '--usage', '--tools', tools, '--model', 'openai/gpt-4', 'weather in Paris']);
       expect(listed).toMatchObject({ code: 11, stdout: CALL_LINE });
       expect(listed.stderr).toMatch(/^usage: .*\nerror: the model asked for a tool call that was not run \(get_weather has no "command" in --tools\)\n$/);
     } finally {
@@ -94,8 +94,8 @@ describe('chat without --tools, answered with tool calls', () => {
 
 describe('responses answered with function calls (router runs none)', () => {
   it('not streamed: the calls on stdout, exit 11; --json: the result, exit 11', async () => {
-    expect(await against(responsesRoute({ body: responsesCalls() }), ['responses', '--no-stream', '--model', 'x/y', 'weather in Paris'])).toEqual({ code: 11, stdout: CALL_LINE, stderr: NOT_RUN_RESPONSES });
-    const json = await against(responsesRoute({ body: responsesCalls() }), ['responses', '--json', '--model', 'x/y', 'weather in Paris']);
+    expect(await against(responsesRoute({ body: responsesCalls() }), ['responses', '--no-stream', '--model', 'openai/gpt-4o', 'weather in Paris'])).toEqual({ code: 11, stdout: CALL_LINE, stderr: NOT_RUN_RESPONSES });
+    const json = await against(responsesRoute({ body: responsesCalls() }), ['responses', '--json', '--model', 'openai/gpt-4o', 'weather in Paris']);
     expect(json.code).toBe(11);
     expect(JSON.parse(json.stdout).output[0]).toMatchObject({ type: 'function_call', call_id: 'call_1' });
   });
@@ -107,6 +107,6 @@ describe('responses answered with function calls (router runs none)', () => {
       { type: 'response.completed', sequence_number: 3, response: responsesCalls() },
     ];
     for (const ev of events) expect(violations(schemaValidator('StreamEvents'), ev)).toBe('');
-    expect(await against(responsesRoute({ events }), ['responses', '--model', 'x/y', 'weather in Paris'])).toEqual({ code: 11, stdout: CALL_LINE, stderr: NOT_RUN_RESPONSES });
+    expect(await against(responsesRoute({ events }), ['responses', '--model', 'openai/gpt-4o', 'weather in Paris'])).toEqual({ code: 11, stdout: CALL_LINE, stderr: NOT_RUN_RESPONSES });
   });
 });

@@ -10,9 +10,9 @@ const against = fixture.against;
 const chatResult = answerValidator('post', '/chat/completions');
 const chatChunk = schemaValidator('ChatStreamChunk');
 const responsesResult = answerValidator('post', '/responses');
-const CHAT = ['chat', '--no-stream', '--model', 'x/y', 'hi'];
-const CHAT_STREAM = ['chat', '--model', 'x/y', 'hi'];
-const RESPONSES = ['responses', '--no-stream', '--model', 'x/y', 'hi'];
+const CHAT = ['chat', '--no-stream', '--model', 'openai/gpt-4', 'hi'];
+const CHAT_STREAM = ['chat', '--model', 'openai/gpt-4', 'hi'];
+const RESPONSES = ['responses', '--no-stream', '--model', 'openai/gpt-4o', 'hi'];
 
 describe('the fixtures are answers the official schemas allow', () => {
   it.each(Object.entries(CHAT_ANSWERS))('chat completion: %s', (_, make) => expect(violations(chatResult, make())).toBe(''));
@@ -40,7 +40,7 @@ describe('chat completions', () => {
     const parts = CHAT_ANSWERS.contentParts();
     parts.choices[0].message.content = [{ type: 'text', text: '{"city":' }, { type: 'text', text: '"Paris"}' }];
     const schema = '{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}';
-    expect(await against(answer(parts), ['chat', '--no-stream', '--model', 'x/y', '--schema', schema, 'a city'])).toEqual({ code: 0, stdout: '{"city":"Paris"}\n', stderr: '' });
+    expect(await against(answer(parts), ['chat', '--no-stream', '--model', 'openai/gpt-4', '--schema', schema, 'a city'])).toEqual({ code: 0, stdout: '{"city":"Paris"}\n', stderr: '' });
   });
 
   it('choices: [] is an empty answer: exit 7, nothing on stdout', async () => {
@@ -54,7 +54,7 @@ describe('chat completions', () => {
   });
 
   it('--json still prints the answer as sent, and the exit code says it failed', async () => {
-    const r = await against(answer(CHAT_ANSWERS.noChoices()), ['chat', '--json', '--model', 'x/y', 'hi']);
+    const r = await against(answer(CHAT_ANSWERS.noChoices()), ['chat', '--json', '--model', 'openai/gpt-4', 'hi']);
     expect(r.code).toBe(7);
     expect(JSON.parse(r.stdout).choices).toEqual([]);
   });
@@ -72,7 +72,7 @@ describe('chat streams', () => {
   });
 
   it('a stream of no choice at all (only usage) is an empty answer: exit 7', async () => {
-    for (const args of [CHAT_STREAM, ['chat', '--stream', '--json', '--model', 'x/y', 'hi']]) {
+    for (const args of [CHAT_STREAM, ['chat', '--stream', '--json', '--model', 'openai/gpt-4', 'hi']]) {
       const r = await against(stream(CHAT_STREAMS.usageOnly()), args);
       expect(r.code).toBe(7);
       expect(r.stderr).toBe('error: the answer holds no choice (an empty answer)\n');
@@ -87,7 +87,7 @@ describe('chat streams', () => {
   it('the text of the chunk that finishes with "error" is printed too (and with --json, that chunk)', async () => {
     const r = await against(stream(CHAT_STREAMS.errorFinishWithText()), CHAT_STREAM);
     expect(r).toEqual({ code: 7, stdout: 'Hello, wor', stderr: 'error: the provider failed mid-stream (finish_reason "error")\n' });
-    const json = await against(stream(CHAT_STREAMS.errorFinishWithText()), ['chat', '--stream', '--json', '--model', 'x/y', 'hi']);
+    const json = await against(stream(CHAT_STREAMS.errorFinishWithText()), ['chat', '--stream', '--json', '--model', 'openai/gpt-4', 'hi']);
     expect(json.code).toBe(7);
     expect(json.stdout.trim().split('\n').map((l) => JSON.parse(l).choices[0].finish_reason)).toEqual([null, 'error']);
   });
@@ -107,21 +107,21 @@ describe('responses', () => {
   });
 
   it('status cancelled: exit 7', async () => {
-    const r = await against(answer(RESPONSES_ANSWERS.cancelled()), ['responses', '--json', '--model', 'x/y', 'hi']);
+    const r = await against(answer(RESPONSES_ANSWERS.cancelled()), ['responses', '--json', '--model', 'openai/gpt-4o', 'hi']);
     expect(r.code).toBe(7);
     expect(JSON.parse(r.stdout).status).toBe('cancelled');
     expect(r.stderr).toBe('error: the response was cancelled\n');
   });
 
   it('a streamed refusal is the text printed', async () => {
-    const r = await against({ 'POST /api/v1/responses': { events: RESPONSES_STREAMS.refusal() } }, ['responses', '--model', 'x/y', 'hi']);
+    const r = await against({ 'POST /api/v1/responses': { events: RESPONSES_STREAMS.refusal() } }, ['responses', '--model', 'openai/gpt-4o', 'hi']);
     expect(r).toEqual({ code: 0, stdout: "I'm sorry\n", stderr: '' });
   });
 
   it('a completed response with no output at all is an empty answer: exit 7, streamed or not', async () => {
     const said = 'error: the response holds no output (an empty answer)\n';
     expect(await against(answer(RESPONSES_ANSWERS.noOutput()), RESPONSES)).toEqual({ code: 7, stdout: '', stderr: said });
-    const streamed = await against({ 'POST /api/v1/responses': { events: RESPONSES_STREAMS.noOutput() } }, ['responses', '--model', 'x/y', 'hi']);
+    const streamed = await against({ 'POST /api/v1/responses': { events: RESPONSES_STREAMS.noOutput() } }, ['responses', '--model', 'openai/gpt-4o', 'hi']);
     expect(streamed).toMatchObject({ code: 7, stderr: said });
     expect(streamed.stdout.trim()).toBe('');
   });
