@@ -117,6 +117,13 @@ it('a switch variable set to a value router reads as off says so', async () => {
   expect((await run(['chat', '--model', 'local/echo', 'hi'], { ROUTER_NO_STDIN: 'YES', ROUTER_NO_LOG: 'false', ROUTER_NO_INPUT: '' })).stderr).toBe('');
 });
 
+it('a switch variable with spaces around its value is read as the value, as other ROUTER_* ones are', async () => {
+  const state = { ROUTER_STATE_DIR: join(t.dir, 'spaced-switch-state') };
+  const r = await run(['chat', '--model', 'local/echo', 'hi'], { ...state, ROUTER_NO_LOG: ' yes ', ROUTER_NO_STDIN: ' 1 ' }, 'from stdin');
+  expect(r).toMatchObject({ code: 0, stdout: 'hi\n', stderr: '' });
+  expect(JSON.parse((await run(['usage', '--json'], state)).stdout).rows).toEqual([]);
+});
+
 it('a prompt that starts with "-" is refused naming the -- that lets it through', async () => {
   expect(await run(['chat', '--model', 'local/echo', '-5 degrees outside?'])).toMatchObject({ code: 2, stdout: '', stderr: 'error: unknown option \'-5 degrees outside?\' (text that starts with "-" goes after --, as in router chat -- \'-5 degrees outside?\'); see "router chat --help"\n' });
   expect((await run(['embed', '--model', 'local/embed', "--it's text"])).stderr).toBe('error: unknown option \'--it\'s text\' (text that starts with "-" goes after --, as in router embed -- \'--it\'\\\'\'s text\'); see "router embed --help"\n');
