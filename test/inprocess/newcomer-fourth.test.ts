@@ -57,6 +57,21 @@ it('chat -i with no model says once which model answered, and the ledger has it'
   expect(JSON.parse(usage.stdout).rows).toEqual([expect.objectContaining({ key: 'local/echo', calls: 2 })]);
 });
 
+it('chat -i with --models names its model: no note of a default', async () => {
+  const s = testStreams({ env: { ...t.env, NO_COLOR: '1' }, tty: { stdin: true, stdout: true, stderr: true } });
+  const keys = new PassThrough();
+  s.streams.stdin = keys;
+  const session = main(['node', 'router', 'chat', '-i', '--models', 'local/echo'], s.streams);
+  const prompts = () => (s.stderr().match(/> /g) ?? []).length;
+  for (const [i, line] of ['first', '/exit'].entries()) {
+    expect(await until(() => prompts() > i)).toBe(true);
+    keys.write(`${line}\n`);
+  }
+  expect(await session).toBe(0);
+  expect(s.stdout()).toContain('first');
+  expect(s.stderr()).not.toContain('answered by');
+});
+
 it('a mistyped --voice gets a guess from the model\'s voices, from the flag or from ROUTER_VOICE', async () => {
   const speak = (args: string[], env: Record<string, string> = {}) => run(['speak', ...args], { ROUTER_MANAGEMENT_KEY: t.managementKey, ...env });
   const typed = await speak(['hi', '--voice', 'alloi', '--model', 'local/tts', '-o', join(t.dir, 'a.mp3')]);
