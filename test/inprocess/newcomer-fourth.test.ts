@@ -38,6 +38,11 @@ it('another model than the one asked answering (a fallback) is said, unless --ro
   expect(answeredByNote('openai/gpt-4o', 'openai/gpt-4o-2024-08-06')).toBeUndefined();
   expect(answeredByNote('meta/llama-3:free', 'meta/llama-3')).toBeUndefined();
   expect(answeredByNote('openai/gpt-4o', 'openai/gpt-4o-mini')).toBe('note: answered by openai/gpt-4o-mini, not openai/gpt-4o (--router-metadata says why)');
+  expect(answeredByNote('anthropic/claude-3-5-sonnet', 'anthropic/claude-3-5-sonnet-20240620')).toBeUndefined();
+  expect(answeredByNote('openai/gpt-4', 'openai/gpt-4-0613')).toBeUndefined();
+  // A longer name with a number after the one asked is another model, not a version of it.
+  expect(answeredByNote('openai/gpt-4', 'openai/gpt-4.1')).toBe('note: answered by openai/gpt-4.1, not openai/gpt-4 (--router-metadata says why)');
+  expect(answeredByNote('anthropic/claude-3', 'anthropic/claude-3-5-sonnet')).toMatch(/^note: answered by anthropic\/claude-3-5-sonnet, not/);
 });
 
 it('chat -i with no model says once which model answered, and the ledger has it', async () => {
