@@ -148,6 +148,8 @@ it('a prompt that starts with "-" is refused naming the -- that lets it through'
   expect(await run(['chat', '--model', 'local/echo', '-5 degrees outside?'])).toMatchObject({ code: 2, stdout: '', stderr: 'error: unknown option \'-5 degrees outside?\' (text that starts with "-" goes after --, as in router chat -- \'-5 degrees outside?\'); see "router chat --help"\n' });
   expect((await run(['embed', '--model', 'local/embed', "--it's text"])).stderr).toBe('error: unknown option \'--it\'s text\' (text that starts with "-" goes after --, as in router embed -- \'--it\'\\\'\'s text\'); see "router embed --help"\n');
   expect(await run(['chat', '--model', 'local/echo', '--', '-5 degrees outside?'])).toMatchObject({ code: 0, stdout: '-5 degrees outside?\n' });
+  // router itself takes no text: no -- to point to.
+  expect((await run(['-5 degrees outside?'])).stderr).toBe('error: unknown option \'-5 degrees outside?\'; see "router --help"\n');
   // A mistyped flag is still a flag.
   expect((await run(['chat', '--bogus', 'x'])).stderr).toBe('error: unknown option \'--bogus\'; see "router chat --help"\n');
 });
