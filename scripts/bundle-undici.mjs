@@ -25,7 +25,7 @@ export const ownChunkLoad = (path, split) => (split ? `__chunkNow(import(${JSON.
 
 /**
  * The stand-ins of OWN_CHUNK, and `own-chunk:PATH`: a module, in a chunk of its own, that exports the
- * module at PATH (relative to dist/) as \`real\`. `__chunkNow(import(...))` is made a require of that
+ * module at PATH (relative to dist/) as `real`. `__chunkNow(import(...))` is made a require of that
  * chunk (scripts/bundle-split.mjs). `split`: false for a bundle in one file (bench/floor.mjs), where
  * the stand-ins only load the modules when first used.
  */
@@ -87,7 +87,7 @@ export function leanParserConstants() {
 /**
  * undici's search tree of well-known header names (core/tree.js), built at load (~200 names, ~90 KB
  * of nodes), gives a response's header name in lower case. Without it undici lowercases the name
- * itself (core/util.js: \`tree.lookup(name) ?? name.toString('latin1').toLowerCase()\`): the same
+ * itself (core/util.js: `tree.lookup(name) ?? name.toString('latin1').toLowerCase()`): the same
  * string, made per header rather than looked up.
  */
 export function noHeaderTree() {

@@ -155,9 +155,9 @@ function* allOptions(cmd: Command) {
 function choiceHint(text: string, cmd: Command): string {
   const m = /'([^']*)' is invalid.*[Aa]llowed(?: choices are|:) (.+)$/.exec(text);
   if (m) return didYouMean(m[1]!, m[2]!.split(/,\s*/));
-  // No flag has a space in it or starts with a digit: text meant as a prompt or an argument.
+  // No flag has a space in it or starts with a digit: text meant as a prompt or an argument, where the command takes one.
   const words = /^unknown option '(-.*)'$/.exec(text);
-  if (words && /\s|^-\d/.test(words[1]!)) return ` (text that starts with "-" goes after --, as in ${commandPath(cmd)} -- '${words[1]!.replace(/'/g, "'\\''")}')`;
+  if (words && /\s|^-\d/.test(words[1]!) && cmd.registeredArguments.length) return ` (text that starts with "-" goes after --, as in ${commandPath(cmd)} -- '${words[1]!.replace(/'/g, "'\\''")}')`;
   const flag = /^unknown option '(--[^'=]+)/.exec(text);
   if (flag) {
     const flags: string[] = [];

@@ -1,9 +1,10 @@
-import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { startConnectProxy, type ConnectProxy } from '../support/connect-proxy.js';
 
 // undici in the CLI bundle (scripts/bundle-plugins.mjs: leanUndici, ownChunk): the pack holds only
 // what a one-shot chat runs; what a run needs in a case router rarely meets is a chunk of its own.
@@ -15,30 +16,17 @@ const pack = () => readFileSync(join(ROOT, 'dist', 'cli.bundle.cjs'), 'latin1');
 const chunkTexts = () => readdirSync(chunks).filter((name) => name.endsWith('.cjs')).map((name) => readFileSync(join(chunks, name), 'latin1'));
 
 let t: TestEnv;
-let proxy: Server;
+let proxy: ConnectProxy;
 let proxyUrl: string;
 const tunnels: string[] = [];
 beforeAll(async () => {
   t = await startTestEnv();
   const emulatorPort = Number(new URL(t.env.ROUTER_API_ROOT!).port);
-  // A CONNECT proxy that sends every tunnel to the emulator, whatever host it is asked for.
-  proxy = createServer((_, res) => res.writeHead(405).end());
-  proxy.on('connect', (req, client, head) => {
-    tunnels.push(req.url!);
-    const upstream = connect(emulatorPort, '127.0.0.1', () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      upstream.write(head);
-      upstream.pipe(client).pipe(upstream);
-    });
-    upstream.on('error', () => client.destroy());
-    client.on('error', () => upstream.destroy());
-  });
-  await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  proxy = await startConnectProxy(emulatorPort, (req) => void tunnels.push(req.url!));
+  proxyUrl = proxy.url;
 });
 afterAll(async () => {
-  proxy.closeAllConnections();
-  await new Promise((done) => proxy.close(done));
+  await proxy.close();
   await t.close();
 });
 

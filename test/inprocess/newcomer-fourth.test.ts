@@ -38,6 +38,11 @@ it('another model than the one asked answering (a fallback) is said, unless --ro
   expect(answeredByNote('openai/gpt-4o', 'openai/gpt-4o-2024-08-06')).toBeUndefined();
   expect(answeredByNote('meta/llama-3:free', 'meta/llama-3')).toBeUndefined();
   expect(answeredByNote('openai/gpt-4o', 'openai/gpt-4o-mini')).toBe('note: answered by openai/gpt-4o-mini, not openai/gpt-4o (--router-metadata says why)');
+  expect(answeredByNote('anthropic/claude-3-5-sonnet', 'anthropic/claude-3-5-sonnet-20240620')).toBeUndefined();
+  expect(answeredByNote('openai/gpt-4', 'openai/gpt-4-0613')).toBeUndefined();
+  // A longer name with a number after the one asked is another model, not a version of it.
+  expect(answeredByNote('openai/gpt-4', 'openai/gpt-4.1')).toBe('note: answered by openai/gpt-4.1, not openai/gpt-4 (--router-metadata says why)');
+  expect(answeredByNote('anthropic/claude-3', 'anthropic/claude-3-5-sonnet')).toMatch(/^note: answered by anthropic\/claude-3-5-sonnet, not/);
 });
 
 it('chat -i with no model says once which model answered, and the ledger has it', async () => {
@@ -55,6 +60,21 @@ it('chat -i with no model says once which model answered, and the ledger has it'
   expect(s.stderr().match(/answered by [^\n]*/g)).toEqual(["answered by local/echo, the service's default model; /model picks one)"]);
   const usage = await run(['usage', '--by', 'model', '--json'], { ROUTER_STATE_DIR: state });
   expect(JSON.parse(usage.stdout).rows).toEqual([expect.objectContaining({ key: 'local/echo', calls: 2 })]);
+});
+
+it('chat -i with --models names its model: no note of a default', async () => {
+  const s = testStreams({ env: { ...t.env, NO_COLOR: '1' }, tty: { stdin: true, stdout: true, stderr: true } });
+  const keys = new PassThrough();
+  s.streams.stdin = keys;
+  const session = main(['node', 'router', 'chat', '-i', '--models', 'local/echo'], s.streams);
+  const prompts = () => (s.stderr().match(/> /g) ?? []).length;
+  for (const [i, line] of ['first', '/exit'].entries()) {
+    expect(await until(() => prompts() > i)).toBe(true);
+    keys.write(`${line}\n`);
+  }
+  expect(await session).toBe(0);
+  expect(s.stdout()).toContain('first');
+  expect(s.stderr()).not.toContain('answered by');
 });
 
 it('a mistyped --voice gets a guess from the model\'s voices, from the flag or from ROUTER_VOICE', async () => {
@@ -117,10 +137,19 @@ it('a switch variable set to a value router reads as off says so', async () => {
   expect((await run(['chat', '--model', 'local/echo', 'hi'], { ROUTER_NO_STDIN: 'YES', ROUTER_NO_LOG: 'false', ROUTER_NO_INPUT: '' })).stderr).toBe('');
 });
 
+it('a switch variable with spaces around its value is read as the value, as other ROUTER_* ones are', async () => {
+  const state = { ROUTER_STATE_DIR: join(t.dir, 'spaced-switch-state') };
+  const r = await run(['chat', '--model', 'local/echo', 'hi'], { ...state, ROUTER_NO_LOG: ' yes ', ROUTER_NO_STDIN: ' 1 ' }, 'from stdin');
+  expect(r).toMatchObject({ code: 0, stdout: 'hi\n', stderr: '' });
+  expect(JSON.parse((await run(['usage', '--json'], state)).stdout).rows).toEqual([]);
+});
+
 it('a prompt that starts with "-" is refused naming the -- that lets it through', async () => {
   expect(await run(['chat', '--model', 'local/echo', '-5 degrees outside?'])).toMatchObject({ code: 2, stdout: '', stderr: 'error: unknown option \'-5 degrees outside?\' (text that starts with "-" goes after --, as in router chat -- \'-5 degrees outside?\'); see "router chat --help"\n' });
   expect((await run(['embed', '--model', 'local/embed', "--it's text"])).stderr).toBe('error: unknown option \'--it\'s text\' (text that starts with "-" goes after --, as in router embed -- \'--it\'\\\'\'s text\'); see "router embed --help"\n');
   expect(await run(['chat', '--model', 'local/echo', '--', '-5 degrees outside?'])).toMatchObject({ code: 0, stdout: '-5 degrees outside?\n' });
+  // router itself takes no text: no -- to point to.
+  expect((await run(['-5 degrees outside?'])).stderr).toBe('error: unknown option \'-5 degrees outside?\'; see "router --help"\n');
   // A mistyped flag is still a flag.
   expect((await run(['chat', '--bogus', 'x'])).stderr).toBe('error: unknown option \'--bogus\'; see "router chat --help"\n');
 });

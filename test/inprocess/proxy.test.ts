@@ -1,15 +1,14 @@
-import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { startConnectProxy, type ConnectProxy } from '../support/connect-proxy.js';
 
 // Behind a proxy, as curl and gh are: HTTP_PROXY / HTTPS_PROXY / NO_PROXY. The proxy here is a real
 // CONNECT proxy on 127.0.0.1 that sends every tunnel to the emulator, whatever host it is asked
 // for: the API root names a host no resolver knows, so only the proxy can reach it.
 let t: CliEnv;
 let emulatorPort: number;
-let proxy: Server;
+let proxy: ConnectProxy;
 let proxyUrl: string;
 let answer: string | undefined;
 const asked: { target: string; auth: string | undefined }[] = [];
@@ -17,24 +16,14 @@ const asked: { target: string; auth: string | undefined }[] = [];
 beforeAll(async () => {
   t = await startCliEnv();
   emulatorPort = Number(new URL(t.apiRoot).port);
-  proxy = createServer((_, res) => res.writeHead(405).end());
-  proxy.on('connect', (req, client, head) => {
+  proxy = await startConnectProxy(emulatorPort, (req) => {
     asked.push({ target: req.url!, auth: req.headers['proxy-authorization'] });
-    if (answer) return void client.end(`HTTP/1.1 ${answer}\r\nProxy-Authenticate: Basic realm="x"\r\n\r\n`);
-    const upstream = connect(emulatorPort, '127.0.0.1', () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      upstream.write(head);
-      upstream.pipe(client).pipe(upstream);
-    });
-    upstream.on('error', () => client.destroy());
-    client.on('error', () => upstream.destroy());
+    return answer;
   });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  proxyUrl = proxy.url;
 });
 afterAll(async () => {
-  proxy.closeAllConnections();
-  await new Promise((resolve) => proxy.close(resolve));
+  await proxy.close();
   await t.close();
 });
 beforeEach(() => {

@@ -60,6 +60,10 @@ describe('usage', () => {
   it('reads spans and dates; takes tokens and cost under either naming', () => {
     expect(sinceMs('7d', 1_000_000_000_000)).toBe(1_000_000_000_000 - 7 * 86_400_000);
     expect(sinceMs('2026-11-01')).toBe(Date.parse('2026-11-01'));
+    // Today's date, given in the morning east of UTC (Tokyo at 01:00 is 16:00 UTC the day before): no refusal.
+    expect(sinceMs('2026-11-28', Date.parse('2026-11-27T16:00:00Z'))).toBe(Date.parse('2026-11-28'));
+    expect(() => sinceMs('2026-11-29', Date.parse('2026-11-27T16:00:00Z'))).toThrow(/in the future/);
+    expect(() => sinceMs('2026-11-27T17:00:00Z', Date.parse('2026-11-27T16:00:00Z'))).toThrow(/in the future/);
     expect(() => sinceMs('lately')).toThrow(/give a span/);
     expect(usageFields({ prompt_tokens: 3, completion_tokens: 2, total_tokens: 5, cost: 0.1 })).toEqual({ prompt_tokens: 3, completion_tokens: 2, total_tokens: 5, cost: 0.1 });
     expect(usageFields({ input_tokens: 3, output_tokens: 2, cost: 0.1 })).toEqual({ prompt_tokens: 3, completion_tokens: 2, total_tokens: 5, cost: 0.1 });

@@ -9,11 +9,14 @@ import type { IO } from '../io/io.js';
 /** The model part of an id, without a `:variant` (`:free`, `:nitro`). */
 const base = (id: string) => id.replace(/:[^/]*$/, '');
 
-/** The answer names the model asked, or a more specific form of it (a dated version: `-2024-08-06`, `@20240620`). */
+/** A dated snapshot's suffix (`-2024-08-06`, `-20240620`, `@20240620`, `-0613`); not `.1` nor `-5-sonnet`: other models. */
+const DATED = /^[-@](\d{4}-\d{2}-\d{2}|\d{8}|\d{4})$/;
+
+/** The answer names the model asked, or a dated snapshot of it. */
 function sameModel(asked: string, answered: string): boolean {
   const a = base(asked);
   const b = base(answered);
-  return a === b || (b.startsWith(a) && /^[-@.:]\d/.test(b.slice(a.length)));
+  return a === b || (b.startsWith(a) && DATED.test(b.slice(a.length)));
 }
 
 export function answeredByNote(asked: string | undefined, answered: string | undefined): string | undefined {

@@ -56,7 +56,8 @@ export function sinceMs(text: string, now = Date.now()): number {
   const at = Date.parse(text);
   if (Number.isNaN(at)) throw usage(`--since "${text}": give a span (30m, 12h, 7d, 2w) or a date (2026-11-01)`);
   // A date to come holds no calls: a typo of the year, most likely, and a total of 0 would hide it.
-  if (at > now) throw usage(`--since ${text} is in the future: give a date that has passed, or a span (30m, 12h, 7d, 2w)`);
+  // A bare date is read as UTC midnight, which is up to 14 hours ahead where today began east of UTC.
+  if (at > now + (/^\d{4}-\d{2}-\d{2}$/.test(text) ? 14 * 3_600_000 : 0)) throw usage(`--since ${text} is in the future: give a date that has passed, or a span (30m, 12h, 7d, 2w)`);
   return at;
 }
 

@@ -4,6 +4,7 @@
  */
 import { ATTRIBUTION_ENV, BATCHES_PATH_ENV, BUDGET_ENV, DEFAULT_ENV, KEY_ENV, MCP_ENV } from '../../config/fields.js';
 import { closest } from '../../internal/did-you-mean.js';
+import { switchUnclear } from '../../internal/env-switch.js';
 
 export const ENV_NAMES: readonly string[] = [
   ...Object.values(KEY_ENV), 'ROUTER_API_ROOT', 'ROUTER_PROFILE', ...Object.values(DEFAULT_ENV), ...Object.values(BUDGET_ENV), MCP_ENV,
@@ -13,16 +14,15 @@ export const ENV_NAMES: readonly string[] = [
   'ROUTER_TRAIN_CODE_CACHE', 'ROUTER_TRACE_START', 'ROUTER_ONLY', 'ROUTER_EMULATOR_CRASH_AFTER_WRITES',
 ];
 
-/** The switches on for 1, true or yes (any case), off for nothing else said: 0, false, no, empty. */
+/** The switches (src/internal/env-switch.ts): on for 1, true or yes; off for 0, false, no, empty. */
 const SWITCHES = ['ROUTER_NO_LOG', 'ROUTER_NO_STDIN', 'ROUTER_NO_INPUT'];
-const SAID = ['', '0', 'false', 'no', '1', 'true', 'yes'];
 
 /**
  * A note for each `ROUTER_*` variable router does not read that is close to one it does, and for a
  * switch set to a value it reads as off without its saying so (`ROUTER_NO_STDIN=on`).
  */
 export function mistypedEnv(env: NodeJS.ProcessEnv): string[] {
-  const switches = SWITCHES.filter((k) => env[k] !== undefined && !SAID.includes(env[k]!.trim().toLowerCase())).map((k) => `note: ${k}=${JSON.stringify(env[k])} is read as off (1, true or yes turns it on)`);
+  const switches = SWITCHES.filter((k) => switchUnclear(env[k])).map((k) => `note: ${k}=${JSON.stringify(env[k])} is read as off (1, true or yes turns it on)`);
   return switches.concat(Object.keys(env)
     .filter((k) => k.startsWith('ROUTER_') && !ENV_NAMES.includes(k))
     .flatMap((k) => {

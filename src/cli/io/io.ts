@@ -3,6 +3,7 @@ import { isatty } from 'node:tty';
 import type { FlagValues } from '../flags/flags.js';
 import type { GLOBAL_FLAGS } from '../flags/global-flags.js';
 import { visible } from '../../internal/visible.js';
+import { switchOn } from '../../internal/env-switch.js';
 
 /** The shortest time between two writes of streamed text to stdout (a person sees no delay under ~15 ms). */
 const STREAM_WRITE_GAP_MS = 10;
@@ -79,8 +80,8 @@ export class IO {
     this.stderrTTY = streams.tty?.stderr ?? !!this.stderr.isTTY;
     this.quiet = !!flags.quiet;
     this.verbose = !!flags.verbose;
-    this.noInput = flags.input === false || ['1', 'true', 'yes'].includes((this.env.ROUTER_NO_INPUT ?? '').toLowerCase());
-    this.noStdin = flags.stdin === false ? '--no-stdin' : ['1', 'true', 'yes'].includes((this.env.ROUTER_NO_STDIN ?? '').toLowerCase()) ? 'ROUTER_NO_STDIN is set' : undefined;
+    this.noInput = flags.input === false || switchOn(this.env.ROUTER_NO_INPUT);
+    this.noStdin = flags.stdin === false ? '--no-stdin' : switchOn(this.env.ROUTER_NO_STDIN) ? 'ROUTER_NO_STDIN is set' : undefined;
     const env = this.env;
     const decide = (tty: boolean) => {
       if (flags.color === false || (env.NO_COLOR !== undefined && env.NO_COLOR !== '')) return false;

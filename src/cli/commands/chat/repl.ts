@@ -261,7 +261,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
           log(used, id);
         }
         io.out(md ? md.end() || '\n' : '\n');
-        noteReplDefault(io, c.model, answered);
+        noteReplDefault(io, req.model ?? req.models?.[0], answered);
         c.history.push(...added);
         // The turn's cost is in the ledger: it holds nothing of the budgets while the next is typed.
         turn.hold?.release();
