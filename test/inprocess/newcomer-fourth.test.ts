@@ -22,6 +22,9 @@ it('chat and responses with no model named say which model the service answered 
   expect(await run(['chat', '--model', 'local/echo', 'hi'])).toMatchObject({ code: 0, stderr: '' });
   expect(await run(['chat', 'hi'], { ROUTER_MODEL: 'local/echo' })).toMatchObject({ code: 0, stderr: '' });
   expect(await run(['responses', '--model', 'local/echo', 'hi'])).toMatchObject({ code: 0, stderr: '' });
+  // --quiet: no status; another model than the one asked is still said.
+  expect(await run(['chat', '-q', 'hi'])).toMatchObject({ code: 0, stdout: 'hi\n', stderr: '' });
+  expect((await run(['chat', '-q', '--model', 'local/unavailable', '--models', 'local/echo', 'hi'])).stderr).toContain('answered by local/echo, not local/unavailable');
   // --json holds the model itself.
   const json = await run(['chat', '--json', 'hi']);
   expect(json.stderr).toBe('');

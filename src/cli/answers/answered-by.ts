@@ -26,9 +26,12 @@ export function answeredByNote(asked: string | undefined, answered: string | und
   return `note: answered by ${answered}, not ${asked} (--router-metadata says why)`;
 }
 
-/** Says it, unless the output or a routing note already does. */
+/**
+ * Says it, unless the output or a routing note already does. The service's default answering is
+ * status, not a surprise: --quiet silences it; another model than the one asked is said anyway.
+ */
 export function noteAnsweredBy(io: IO, opts: { json?: unknown; routerMetadata?: boolean }, asked: string | undefined, answered: string | undefined): void {
-  if (opts.json || opts.routerMetadata) return;
+  if (opts.json || opts.routerMetadata || (io.quiet && !asked)) return;
   const line = answeredByNote(asked, answered);
   if (line) io.note(line);
 }
