@@ -138,7 +138,7 @@ export class Gateway {
         }
       }
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, streamed: true });
-      if (settled(await relayStream(ctx, streamed!, c, { metadata, charge }), c, passed, remember, kept, this.hide)) return;
+      if (settled(await relayStream(ctx, streamed!, c, { metadata, charge, hide: this.hide }), c, passed, remember, kept, this.hide)) return;
     }
     throw allFailed(passed);
   }
@@ -240,7 +240,7 @@ export class Gateway {
         return;
       }
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, finish: responseFinish(o.finish), streamed: true });
-      if (settled(await relayResponses(ctx, reply, c, charge), c, passed, remember, kept, this.hide)) return;
+      if (settled(await relayResponses(ctx, reply, c, charge, this.hide), c, passed, remember, kept, this.hide)) return;
     }
     throw allFailed(passed);
   }
@@ -255,7 +255,7 @@ export class Gateway {
     const candidates = candidatesFor(body, this.catalog, undefined, 'speech').filter((c) => c.adapter.speech);
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
     chargeable(ctx);
-    await speakThrough(ctx, body, candidates, (c) => upstreamBody(body, c, false), asked);
+    await speakThrough(ctx, body, candidates, (c) => upstreamBody(body, c, false), asked, this.hide);
   }
 
   /** Whether a batch of `endpoint` for this model runs here (its requests through complete()). */
