@@ -27,7 +27,14 @@ beforeAll(async () => {
       res.end(`data: ${JSON.stringify(first)}\n\ndata: ${JSON.stringify({ type: 'error', error: { message: echo } })}\n\n`);
       return;
     }
-    const status = Number(req.url!.endsWith('/audio/speech') ? body.input : (body.messages as { content: string }[])[0]!.content);
+    const asked = String(req.url!.endsWith('/audio/speech') ? body.input : (body.messages as { content: string }[])[0]!.content);
+    if (asked === 'long') {
+      // A refusal whose key straddles the 200 characters of it a failure keeps.
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `${'x'.repeat(135)} ${echo}` } }));
+      return;
+    }
+    const status = Number(asked);
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ error: { message: echo } }));
   });
@@ -70,6 +77,14 @@ describe('the provider key', () => {
     expect(upstream.seen.at(-1)!.authorization).toBe(`Bearer ${PROVIDER_KEY}`);
     expect(text).toMatch(/mid-stream: .*Incorrect API key provided: \[provider key\]/);
     expect(text).not.toContain(PROVIDER_KEY.slice(0, 12));
+  });
+
+  it('a refusal cut where its echo of the key is: no part of the key is left', async () => {
+    const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/m', messages: [{ role: 'user', content: 'long' }] }) });
+    expect(res.status).toBe(502);
+    const text = await res.text();
+    expect(text).toContain('Incorrect API key provided: [provider key]');
+    expect(text).not.toContain(PROVIDER_KEY.slice(0, 8));
   });
 
   it('--record: the cassette of a refusal that echoes it keeps the refusal, not the key', async () => {

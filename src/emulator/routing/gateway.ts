@@ -11,7 +11,7 @@ import { OpenAICompatible } from '../providers/openai-compatible.js';
 import { CassetteDeck, type CassetteMode } from '../providers/cassette.js';
 import type { ProviderAdapter, UpstreamReply } from '../providers/types.js';
 import { candidatesFor, modelChain, type Candidate, type Catalog } from './candidates.js';
-import { allFailed, gatewayMetadataFields, passOver, type Attempt } from './metadata.js';
+import { allFailed, gatewayMetadataFields, keyHider, passOver, type Attempt } from './metadata.js';
 import { asksMetadata } from './routed.js';
 import { callerGone, relayStream, streamOf, type RelayOutcome } from './relay.js';
 import { Sessions } from './sessions.js';
@@ -62,7 +62,7 @@ export class Gateway {
 
   constructor(opts: GatewayOptions) {
     const keys = opts.config.providers.map((p) => p.apiKey).filter((k): k is string => !!k && k.length >= 8);
-    this.hide = (text) => keys.reduce((t, k) => t.replaceAll(k, '[provider key]'), text);
+    this.hide = keyHider(keys);
     this.batchConcurrency = opts.config.batchConcurrency ?? DEFAULT_BATCH_CONCURRENCY;
     const deck = opts.cassettes ? new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode, opts.cassettes.timing) : undefined;
     if (deck) this.closers.push(() => deck.flush());
