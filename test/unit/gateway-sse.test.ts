@@ -49,6 +49,29 @@ describe('the gateway reading an upstream event stream', () => {
     expect(out).toEqual(['1']);
   });
 
+  it('gives what one TextDecoder over the whole stream gives, for any bytes cut anywhere (seeded random)', () => {
+    // The fast path (Buffer's decoder for a piece ending in ASCII) against the plain one, with invalid
+    // UTF-8, BOMs, characters and \r\n cut between pieces.
+    let seed = 43;
+    const rnd = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const atoms = ['data: ', '\n\n', '\r\n', '\r', '\n', 'é', '🙂', '€', '\uFEFF', 'ab'].map((t) => Buffer.from(t));
+    atoms.push(...[[0xff], [0xe2], [0xe2, 0x82], [0xf0, 0x9f], [0x80], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80]].map((b) => Buffer.from(b)));
+    for (let t = 0; t < 3000; t++) {
+      const parts = Array.from({ length: 1 + rnd(30) }, () => (rnd(10) < 3 ? Buffer.from([rnd(256)]) : atoms[rnd(atoms.length)]!));
+      const bytes = Buffer.concat([...parts, Buffer.from('\n\n')]);
+      const pieces: Buffer[] = [];
+      for (let at = 0; at < bytes.length; ) {
+        const size = 1 + rnd(6);
+        pieces.push(bytes.subarray(at, at + size));
+        at += size;
+      }
+      expect(payloads(pieces), JSON.stringify([...bytes])).toEqual(payloads([new TextDecoder().decode(bytes)]));
+    }
+  });
+
   it('joins the data lines of one event, and skips events with none', async () => {
     expect(await payloads(['event: x\ndata: 1\ndata:2\n\nevent: y\n\ndata: [DONE]\n\n'])).toEqual(['1\n2', '[DONE]']);
   });

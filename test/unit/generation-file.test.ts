@@ -32,4 +32,17 @@ describe('the generations file', () => {
     expect(readFileSync(join(dir, 'generations.jsonl'), 'utf8')).not.toContain('gen-9');
     expect(existsSync(join(dir, 'generations.jsonl'))).toBe(true);
   });
+
+  it('a generation kept after a restart that found a line cut short is found after the next', () => {
+    const folder = mkdtempSync(join(dir, 'torn-'));
+    appendFileSync(join(folder, 'generations.jsonl'), `${JSON.stringify({ id: 'gen-1', ...kept(1) })}\n{"id":"gen-2","workspa`);
+    const log = new GenerationFile(folder, 10);
+    log.keep('gen-3', kept(3));
+    log.end();
+    const again = new GenerationFile(folder, 10);
+    expect(again.get('gen-1')).toEqual(kept(1));
+    // Before: its line was written onto the cut one, and both were lost.
+    expect(again.get('gen-3')).toEqual(kept(3));
+    again.end();
+  });
 });

@@ -11,7 +11,7 @@ import { OpenAICompatible } from '../providers/openai-compatible.js';
 import { CassetteDeck, type CassetteMode } from '../providers/cassette.js';
 import type { ProviderAdapter, UpstreamReply } from '../providers/types.js';
 import { candidatesFor, modelChain, type Candidate, type Catalog } from './candidates.js';
-import { allFailed, gatewayMetadataFields, passOver, type Attempt } from './metadata.js';
+import { allFailed, gatewayMetadataFields, keyHider, passOver, type Attempt } from './metadata.js';
 import { asksMetadata } from './routed.js';
 import { callerGone, relayStream, streamOf, type RelayOutcome } from './relay.js';
 import { Sessions } from './sessions.js';
@@ -62,7 +62,7 @@ export class Gateway {
 
   constructor(opts: GatewayOptions) {
     const keys = opts.config.providers.map((p) => p.apiKey).filter((k): k is string => !!k && k.length >= 8);
-    this.hide = (text) => keys.reduce((t, k) => t.replaceAll(k, '[provider key]'), text);
+    this.hide = keyHider(keys);
     this.batchConcurrency = opts.config.batchConcurrency ?? DEFAULT_BATCH_CONCURRENCY;
     const deck = opts.cassettes ? new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode, opts.cassettes.timing) : undefined;
     if (deck) this.closers.push(() => deck.flush());
@@ -138,7 +138,7 @@ export class Gateway {
         }
       }
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, streamed: true });
-      if (settled(await relayStream(ctx, streamed!, c, { metadata, charge }), c, passed, remember, kept, this.hide)) return;
+      if (settled(await relayStream(ctx, streamed!, c, { metadata, charge, hide: this.hide }), c, passed, remember, kept, this.hide)) return;
     }
     throw allFailed(passed);
   }
@@ -240,7 +240,7 @@ export class Gateway {
         return;
       }
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, finish: responseFinish(o.finish), streamed: true });
-      if (settled(await relayResponses(ctx, reply, c, charge), c, passed, remember, kept, this.hide)) return;
+      if (settled(await relayResponses(ctx, reply, c, charge, this.hide), c, passed, remember, kept, this.hide)) return;
     }
     throw allFailed(passed);
   }
@@ -255,7 +255,7 @@ export class Gateway {
     const candidates = candidatesFor(body, this.catalog, undefined, 'speech').filter((c) => c.adapter.speech);
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
     chargeable(ctx);
-    await speakThrough(ctx, body, candidates, (c) => upstreamBody(body, c, false), asked);
+    await speakThrough(ctx, body, candidates, (c) => upstreamBody(body, c, false), asked, this.hide);
   }
 
   /** Whether a batch of `endpoint` for this model runs here (its requests through complete()). */

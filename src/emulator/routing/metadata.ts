@@ -59,3 +59,22 @@ export function gatewayMetadataFields(ask: MetadataAsk, ...args: Parameters<type
   }
   return out;
 }
+
+/**
+ * An upstream's words without the provider keys it echoed: each whole key, and the start of one
+ * where the words were cut short (a failure keeps the first 200 characters of a refusal).
+ */
+export function keyHider(keys: string[]): (text: string) => string {
+  return (text) => {
+    for (const key of keys) {
+      text = text.replaceAll(key, '[provider key]');
+      for (let n = Math.min(key.length - 1, text.length); n >= 4; n--) {
+        if (text.endsWith(key.slice(0, n))) {
+          text = `${text.slice(0, -n)}[provider key]`;
+          break;
+        }
+      }
+    }
+    return text;
+  };
+}

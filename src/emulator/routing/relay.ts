@@ -91,6 +91,8 @@ export interface RelayOptions {
   metadata?: () => Record<string, unknown>;
   /** Charges a whole answer's cost, before its end is written (a kill -9 after the end loses no charge). */
   charge?: (cost: number) => void;
+  /** An upstream's words as the caller gets them (without a provider key it echoed). */
+  hide?: (text: string) => string;
 }
 
 /** What a relayed stream came to: passed over before its first token, or answered (cost charged when whole; its id, usage, end kept). */
@@ -192,7 +194,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     const chunk = JSON.parse(data) as Body;
     if (!chunk || typeof chunk !== 'object' || Array.isArray(chunk)) throw new ProviderFailure('broken', `${c.slug}: a stream event that is not a JSON object`);
     if (chunk.error) {
-      broken = JSON.stringify(chunk.error).slice(0, 200);
+      broken = (opts.hide ?? String)(JSON.stringify(chunk.error)).slice(0, 200);
       return true;
     }
     out += frame(chunk);

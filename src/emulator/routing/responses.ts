@@ -23,7 +23,7 @@ function asGateway(response: unknown, c: Candidate): void {
  * first output are held: a stream that breaks, fails or errs there fails the candidate (the caller
  * sees nothing). After that a break ends the caller's stream with `response.failed`, never a clean end.
  */
-export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate, charge?: (cost: number) => void): Promise<RelayOutcome> {
+export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate, charge?: (cost: number) => void, hide: (text: string) => string = String): Promise<RelayOutcome> {
   const it = reply.events[Symbol.asyncIterator]();
   const held: Body[] = [];
   for (;;) {
@@ -75,7 +75,7 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
     const event = JSON.parse(data) as Body;
     if (!event || typeof event !== 'object' || Array.isArray(event)) throw new ProviderFailure('broken', `${c.slug}: a stream event that is not a JSON object`);
     if (event.type === 'error' || event.type === 'response.failed') {
-      broken = JSON.stringify(event.error ?? (event.response as Body | undefined)?.error ?? {}).slice(0, 200);
+      broken = hide(JSON.stringify(event.error ?? (event.response as Body | undefined)?.error ?? {})).slice(0, 200);
       return true;
     }
     out += frame(event);

@@ -19,7 +19,7 @@ type Body = Record<string, unknown>;
  * charged. A whole answer is charged its input's characters at the `prompt` price, and kept for
  * `GET /v1/generation` under the id sent in `x-generation-id` (audio has no body to carry one).
  */
-export async function speakThrough(ctx: Ctx, body: Body, candidates: Candidate[], body$: (c: Candidate) => Body, asked: Asked): Promise<void> {
+export async function speakThrough(ctx: Ctx, body: Body, candidates: Candidate[], body$: (c: Candidate) => Body, asked: Asked, hide: (text: string) => string): Promise<void> {
   const gone = callerGone(ctx);
   const passed: Attempt[] = [];
   for (const c of candidates) {
@@ -39,7 +39,7 @@ export async function speakThrough(ctx: Ctx, body: Body, candidates: Candidate[]
         } catch {
           // not JSON: the status says it
         }
-        throw new HttpError(reply.status, `${c.slug}: ${message}`);
+        throw new HttpError(reply.status, hide(`${c.slug}: ${message}`));
       }
       headers = reply.headers;
       rest = reply.audio[Symbol.asyncIterator]();
@@ -47,7 +47,7 @@ export async function speakThrough(ctx: Ctx, body: Body, candidates: Candidate[]
       if (first.done) throw new ProviderFailure('broken', `${c.slug}: no audio`);
     } catch (err) {
       if (gone.aborted) return;
-      passOver(err, c, passed);
+      passOver(err, c, passed, hide);
       continue;
     }
     const res = ctx.res;

@@ -22,6 +22,8 @@ export class GenerationFile extends GenerationLog {
   private size = 0;
   private pending: string[] = [];
   private flushing: NodeJS.Immediate | undefined;
+  /** The file ends in a line cut short (a crash, a full disk): the next write begins a line of its own. */
+  private torn = false;
 
   private ended = false;
 
@@ -31,8 +33,9 @@ export class GenerationFile extends GenerationLog {
     this.old = join(dir, 'generations.old.jsonl');
     for (const path of [this.old, this.file]) {
       if (!existsSync(path)) continue;
-      const lines = readFileSync(path, 'utf8').split('\n');
-      if (path === this.file) this.lines = lines.length - 1;
+      const text = readFileSync(path, 'utf8');
+      const lines = text.split('\n');
+      if (path === this.file) [this.lines, this.torn] = [lines.length - 1, !text.endsWith('\n') && text !== ''];
       for (const line of lines) {
         let kept: unknown;
         try {
@@ -63,13 +66,13 @@ export class GenerationFile extends GenerationLog {
       if (this.lines >= this.max) {
         this.close();
         renameSync(this.file, this.old);
-        this.lines = 0;
+        [this.lines, this.torn] = [0, false];
       }
       if (this.fd === undefined) {
         this.fd = openSync(this.file, 'a', 0o600);
         this.size = fstatSync(this.fd).size;
       }
-      const text = lines.join('');
+      const text = (this.torn ? '\n' : '') + lines.join('');
       const written = writeSync(this.fd, text);
       // Taken in part (a full disk): cut back to the last whole line, or the next would join a torn one.
       if (written < Buffer.byteLength(text)) {
@@ -78,6 +81,7 @@ export class GenerationFile extends GenerationLog {
       }
       this.size += written;
       this.lines += lines.length;
+      this.torn = false;
     } catch (err) {
       const why = storageFailure(failedWriteOf(err, this.file));
       if (!why) throw err;
