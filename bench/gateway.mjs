@@ -33,7 +33,8 @@ const med = (xs) => pct(xs, 0.5);
 /** Per round, a percentile through the gateway minus the same percentile direct: the median, and the range. */
 const added = (via, direct, p) => {
   const each = via.map((v, i) => pct(v, p) - pct(direct[i], p));
-  return { median: med(each), spread: `spread ${Math.min(...each).toFixed(2)} to ${Math.max(...each).toFixed(2)}`, via: med(via.map((v) => pct(v, p))), direct: med(direct.map((d) => pct(d, p))) };
+  // A round that found the gateway faster than direct by more than the goal measured the machine, not the gateway.
+  return { median: med(each), low: Math.min(...each), spread: `spread ${Math.min(...each).toFixed(2)} to ${Math.max(...each).toFixed(2)}`, via: med(via.map((v) => pct(v, p))), direct: med(direct.map((d) => pct(d, p))) };
 };
 
 async function startGateway(upstream, bin = BIN, name = 'gateway') {
@@ -117,11 +118,14 @@ export const gatewaySections = {
             const times = await openLoop(agent, order, perSecond);
             order.forEach((side, i) => side.into.push(times[i]));
           }
-          const what = `gateway added latency, ${stream ? 'streamed' : 'not streamed'}, ${perSecond}/s`;
+          // Each side has its rate only in its own slices: half the time, with two sides.
+          const sliced = SLICE_MS < SECONDS * 1000 ? ` in ${SLICE_MS} ms slices by turns with direct` : '';
+          const what = `gateway added latency, ${stream ? 'streamed' : 'not streamed'}, ${perSecond}/s${sliced}`;
           for (const [p, goal] of [[0.5, 1], [0.99, 3]]) {
             const a = added(via, direct, p);
             const label = `${what}: p${p * 100}`;
-            report(label, `${a.median.toFixed(2)} ms (${a.via.toFixed(2)} vs ${a.direct.toFixed(2)}; ${a.spread})`, `<= ${goal} ms`, a.median <= goal);
+            const noise = a.low < -goal ? '; noise wider than the goal: not shown met' : '';
+            report(label, `${a.median.toFixed(2)} ms (${a.via.toFixed(2)} vs ${a.direct.toFixed(2)}; ${a.spread}${noise})`, `<= ${goal} ms`, a.median <= goal && !noise);
             if (before) {
               const b = added(viaBefore, direct, p);
               report(`  the same through BENCH_GATEWAY_BEFORE`, `${b.median.toFixed(2)} ms (${b.via.toFixed(2)}; ${b.spread})`, 'info');
