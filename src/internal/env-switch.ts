@@ -1,4 +1,4 @@
-/** Words that turn a `ROUTER_NO_*` switch on, and those that say off; any other value is read as off. */
+/** Words that turn a no-switch (ROUTER_NO_LOG, ROUTER_NO_STDIN) on, and those that say off; any other value is read as off. */
 const SWITCH_ON = ['1', 'true', 'yes'];
 const SWITCH_OFF = ['', '0', 'false', 'no'];
 
