@@ -270,9 +270,13 @@ async function handleChat(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
     error: { code: 502, message: 'Provider returned an error mid-stream', metadata: { error_type: 'provider_unavailable' } },
     choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error', logprobs: null }],
   };
-  const delivered = await writeSSE(ctx, events(), (plan.rich ? richParts.length : plan.gen.completionTokens) + 2, errorChunk, '[DONE]');
-  if (!delivered) charge.refund();
-  else served(true);
+  const progress = { sent: 0, hungUp: false };
+  if (await writeSSE(ctx, events(), (plan.rich ? richParts.length : plan.gen.completionTokens) + 2, errorChunk, '[DONE]', undefined, progress)) return served(true);
+  // A caller who hung up after text was written pays for it (docs/emulator.md); a fault's cut is refunded.
+  const sent = progress.hungUp && !plan.rich ? Math.min(progress.sent, plan.gen.completionTokens) : 0;
+  const cost = sent ? costOf(plan.routed.model, plan.gen.promptTokens, sent).cost : 0;
+  charge.keep(cost);
+  if (sent) recordGeneration(ctx, { id, model: plan.routed.model.id, provider: plan.routed.provider, apiType: 'completions', promptTokens: plan.gen.promptTokens, completionTokens: sent, cost, streamed: true, finishReason: null, cancelled: true, startedAt, user: body.user, sessionId });
 }
 
 export const chatRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => [{ method: 'POST', path: '/v1/chat/completions', access: 'any', handler: (ctx) => handleChat(ctx, parts.gateway) }]);

@@ -2,6 +2,7 @@ import type { Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
 import { Serialized } from '../http/serialized.js';
 import { decimal } from '../../internal/decimal.js';
+import { round } from '../models/models.js';
 
 /** 402 when the caller's workspace has no credit left (batches: their cost is known only at the end). */
 export function chargeable(ctx: Ctx): void {
@@ -15,12 +16,16 @@ export function chargeable(ctx: Ctx): void {
  * does not cover it, so the balance never goes below zero, concurrent requests included. A request
  * that is not delivered in full (a cut stream) is refunded.
  */
-export function reserve(ctx: Ctx, cost: number): { refund(): void } {
+export function reserve(ctx: Ctx, cost: number): { refund(): void; keep(part: number): void } {
   if (!ctx.store.hold(ctx.workspace, cost)) {
     const balance = ctx.store.balance(ctx.workspace);
     throw new HttpError(402, `Insufficient credits: this request costs $${decimal(cost)}, the balance is $${decimal(Math.max(0, balance))}. Add more credits to continue.`, 'payment_required');
   }
-  return { refund: () => ctx.store.refund(ctx.workspace, cost) };
+  return {
+    refund: () => ctx.store.refund(ctx.workspace, cost),
+    /** Keeps `part` of the hold (what a caller who hung up was sent), gives back the rest. */
+    keep: (part) => ctx.store.refund(ctx.workspace, round(cost - Math.min(cost, part))),
+  };
 }
 
 /** Answers 200 as an event stream; the function says whether the caller has gone since. */
@@ -30,6 +35,17 @@ export function openEventStream(ctx: Ctx): () => boolean {
   ctx.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   return () => closed;
 }
+
+/** How far a stream went: events written to the caller, and whether it hung up before the end. */
+export interface StreamProgress {
+  sent: number;
+  hungUp: boolean;
+}
+
+const hungUp = (progress: StreamProgress | undefined): false => {
+  if (progress) progress.hungUp = true;
+  return false;
+};
 
 /** Frames are gathered into writes of about this size: one syscall for many events. */
 const WRITE_BYTES = 32 * 1024;
@@ -41,9 +57,10 @@ const LOOKAHEAD_BYTES = 1024 * 1024;
  * per write, yielding to other clients between writes. Stream faults: `cut` drops the connection
  * after N events, `error-chunk` sends `errorEvent` after N events and ends, `malformed` sends an
  * event whose data is not JSON after N events and ends.
- * Returns true when the whole stream was delivered.
+ * Returns true when the whole stream was delivered; `progress` says how many events were written
+ * and whether the caller hung up (not a fault).
  */
-export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: number, errorEvent: unknown, terminator?: string, eventName?: (e: unknown) => string | undefined): Promise<boolean> {
+export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: number, errorEvent: unknown, terminator?: string, eventName?: (e: unknown) => string | undefined, progress?: StreamProgress): Promise<boolean> {
   const res = ctx.res;
   ctx.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   res.write(': ROUTER PROCESSING\n\n');
@@ -69,6 +86,7 @@ export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: numbe
     if (!buffer) return;
     const data = buffer;
     buffer = '';
+    if (progress) progress.sent = i;
     sent = new Promise((resolve) => res.write(data, () => resolve()));
     // Events are made ahead, up to LOOKAHEAD_BYTES, while the client reads those before them.
     if (res.writableLength >= LOOKAHEAD_BYTES) await drainOrClose(res);
@@ -77,7 +95,7 @@ export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: numbe
   };
   let i = 0;
   for (const event of events) {
-    if (closed) return false;
+    if (closed) return hungUp(progress);
     if (i === cutAt) {
       await flush();
       await Promise.race([sent, gone]);
@@ -100,7 +118,7 @@ export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: numbe
     if (buffer.length >= (i < 64 ? 1 : WRITE_BYTES)) await flush();
   }
   await flush();
-  if (closed) return false;
+  if (closed) return hungUp(progress);
   if (terminator) res.write(`data: ${terminator}\n\n`);
   res.end();
   return !closed;
