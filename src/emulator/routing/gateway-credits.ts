@@ -1,6 +1,5 @@
 import type { Ctx } from '../http/http.js';
-import { chargeable, reserve } from '../state/billing.js';
-import { round } from '../models/models.js';
+import { chargeable, holdUntilSettled } from '../state/billing.js';
 import { batchBound } from './batch-bound.js';
 import type { Candidate } from './candidates.js';
 
@@ -31,20 +30,20 @@ export function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, candidate
   const bound = batchBound(body, endpoint, candidates);
   let open = true;
   let owed: (() => number) | undefined;
+  let held: { settle(cost: number): void } | undefined;
   const charge = ((cost: number) => {
     if (!open) return;
     open = false;
-    if (bound === undefined) ctx.store.debit(workspace, cost);
-    else if (cost > bound) ctx.store.debit(workspace, round(cost - bound));
-    else ctx.store.refund(workspace, round(bound - cost));
+    if (held) held.settle(cost);
+    else ctx.store.debit(workspace, cost);
   }) as GatewayCharge;
   const closed = () => {
     if (!open) return;
     open = false;
     const cut = owed ? owed() : 0;
     charge.hungUp = bound === undefined ? cut : Math.min(bound, cut);
-    if (bound === undefined) ctx.store.debit(workspace, charge.hungUp);
-    else ctx.store.refund(workspace, round(bound - charge.hungUp));
+    if (held) held.settle(charge.hungUp);
+    else ctx.store.debit(workspace, charge.hungUp);
   };
   charge.onHangUp = (fn) => {
     // Unbounded, nothing was held: a hang-up is heard only once it can owe something.
@@ -53,7 +52,7 @@ export function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, candidate
   };
   if (bound === undefined) chargeable(ctx);
   else {
-    reserve(ctx, bound);
+    held = holdUntilSettled(ctx, bound);
     ctx.res.once('close', closed);
   }
   return charge;

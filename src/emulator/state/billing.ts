@@ -28,6 +28,19 @@ export function reserve(ctx: Ctx, cost: number): { refund(): void; keep(part: nu
   };
 }
 
+/**
+ * Holds a request's most cost until `settle` says what it came to (the difference charged or given
+ * back): 402 as `reserve`. A hold a crash left open is given back at the next start.
+ */
+export function holdUntilSettled(ctx: Ctx, cost: number): { settle(cost: number): void } {
+  const hold = ctx.store.holdRequest(ctx.workspace, cost);
+  if (!hold) {
+    const balance = ctx.store.balance(ctx.workspace);
+    throw new HttpError(402, `Insufficient credits: this request costs $${decimal(cost)}, the balance is $${decimal(Math.max(0, balance))}. Add more credits to continue.`, 'payment_required');
+  }
+  return { settle: (real) => ctx.store.settleRequest(ctx.workspace, hold, real) };
+}
+
 /** Answers 200 as an event stream; the function says whether the caller has gone since. */
 export function openEventStream(ctx: Ctx): () => boolean {
   let closed = false;
