@@ -180,4 +180,24 @@ describe('charges over a kill -9', () => {
       await upstream.close();
     }
   }, 60_000);
+
+  it('a fake model stream in flight at a kill -9: its hold given back at the restart', async () => {
+    const state = join(dir, 'local-held');
+    const first = await serve(state);
+    try {
+      const res = await post(first, '/v1/chat/completions', { model: 'local/lorem', stream: true, messages: [{ role: 'user', content: 'write 200000 words' }] });
+      expect(res.status).toBe(200);
+      await res.body!.getReader().read();
+      expect(await usageOf(first)).toBeGreaterThan(0);
+    } finally {
+      await killed(first);
+    }
+    // Before: the whole answer's cost stayed charged though it was never sent in full.
+    const second = await serve(state);
+    try {
+      expect(await usageOf(second)).toBe(0);
+    } finally {
+      await stopped(second);
+    }
+  }, 60_000);
 });

@@ -2,7 +2,6 @@ import type { Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
 import { Serialized } from '../http/serialized.js';
 import { decimal } from '../../internal/decimal.js';
-import { round } from '../models/models.js';
 
 /** 402 when the caller's workspace has no credit left (batches: their cost is known only at the end). */
 export function chargeable(ctx: Ctx): void {
@@ -16,16 +15,12 @@ export function chargeable(ctx: Ctx): void {
  * does not cover it, so the balance never goes below zero, concurrent requests included. A request
  * that is not delivered in full (a cut stream) is refunded.
  */
-export function reserve(ctx: Ctx, cost: number): { refund(): void; keep(part: number): void } {
+export function reserve(ctx: Ctx, cost: number): { refund(): void } {
   if (!ctx.store.hold(ctx.workspace, cost)) {
     const balance = ctx.store.balance(ctx.workspace);
     throw new HttpError(402, `Insufficient credits: this request costs $${decimal(cost)}, the balance is $${decimal(Math.max(0, balance))}. Add more credits to continue.`, 'payment_required');
   }
-  return {
-    refund: () => ctx.store.refund(ctx.workspace, cost),
-    /** Keeps `part` of the hold (what a caller who hung up was sent), gives back the rest. */
-    keep: (part) => ctx.store.refund(ctx.workspace, round(cost - Math.min(cost, part))),
-  };
+  return { refund: () => ctx.store.refund(ctx.workspace, cost) };
 }
 
 /**
@@ -53,6 +48,8 @@ export function openEventStream(ctx: Ctx): () => boolean {
 export interface StreamProgress {
   sent: number;
   hungUp: boolean;
+  /** Called once every event is out, just before the end is written (where a stream is charged). */
+  beforeEnd?: () => void;
 }
 
 const hungUp = (progress: StreamProgress | undefined): false => {
@@ -132,6 +129,7 @@ export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: numbe
   }
   await flush();
   if (closed) return hungUp(progress);
+  progress?.beforeEnd?.();
   if (terminator) res.write(`data: ${terminator}\n\n`);
   res.end();
   return !closed;
