@@ -26,7 +26,15 @@ const chunk = (id: string, delta: Record<string, unknown>, finish: string | null
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'router-hang-up-'));
   // The last user message says what to do: `stall` (no token), `part` (SENT tokens, then nothing), `whole`.
-  upstream = await localUpstream((_req, res, body) => {
+  upstream = await localUpstream((req, res, body) => {
+    if (req.url!.endsWith('/responses')) {
+      // A Responses stream: created, SENT text deltas, then nothing.
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const event = (e: Record<string, unknown>) => res.write(`event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`);
+      event({ type: 'response.created', sequence_number: 0, response: { id: 'resp-cut', object: 'response', model: 'm', status: 'in_progress', output: [] } });
+      for (let i = 0; i < SENT; i++) event({ type: 'response.output_text.delta', sequence_number: i + 1, item_id: 'msg_x', output_index: 0, content_index: 0, delta: `word${i} ` });
+      return;
+    }
     const how = String((body.messages as { content: string }[]).at(-1)!.content);
     const id = `gen-${how}-${Math.random().toString(36).slice(2)}`;
     asked();
@@ -38,7 +46,7 @@ beforeAll(async () => {
     res.write(chunk(id, {}, 'stop'));
     res.end(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: USAGE })}\n\ndata: [DONE]\n\n`);
   });
-  const config = parseProviders(`providers:\n  - { name: up, base_url: "${upstream.baseUrl}", models: { test/m: m }, prices: { test/m: { prompt: ${PROMPT_PRICE}, completion: ${COMPLETION_PRICE} } } }\n`, {});
+  const config = parseProviders(`providers:\n  - { name: up, base_url: "${upstream.baseUrl}", models: { test/m: m }, prices: { test/m: { prompt: ${PROMPT_PRICE}, completion: ${COMPLETION_PRICE} } } }\n  - { name: resp, responses: true, base_url: "${upstream.baseUrl}", models: { test/r: m }, prices: { test/r: { prompt: ${PROMPT_PRICE}, completion: ${COMPLETION_PRICE} } } }\n`, {});
   gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config } });
 });
 
@@ -112,5 +120,22 @@ describe('a caller who hangs up on a gateway stream', () => {
     expect(gateway.store.balance('whole')).toBeCloseTo(1 - cost, 10);
     const g = await generation('whole', ids[0]!);
     expect(g).toMatchObject({ cancelled: false, total_cost: cost, finish_reason: 'stop' });
+  });
+
+  it('a Responses stream alike: charged the prompt estimate and the text tokens relayed', async () => {
+    const { apiKey } = gateway.store.createWorkspace('resp-cut', 1);
+    keys.set('resp-cut', apiKey);
+    const body = { model: 'test/r', stream: true, max_output_tokens: MAX_TOKENS, input: 'part' };
+    const caller = new AbortController();
+    const res = await fetch(`${gateway.apiRoot}/v1/responses`, { method: 'POST', signal: caller.signal, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!text.includes(`word${SENT - 1}`)) text += new TextDecoder().decode((await reader.read()).value);
+    caller.abort();
+    const promptTokens = Buffer.byteLength(JSON.stringify(body)) + 16;
+    const owed = round(round(promptTokens * PROMPT_PRICE) + round(SENT * COMPLETION_PRICE));
+    await vi.waitFor(() => expect(gateway.store.balance('resp-cut')).toBeCloseTo(1 - owed, 10));
+    await vi.waitFor(async () => expect(await generation('resp-cut', 'resp-cut')).toMatchObject({ cancelled: true, tokens_completion: SENT, total_cost: owed }));
   });
 });
