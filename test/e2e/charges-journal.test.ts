@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../dist/emulator/server.js';
 import { BIN } from '../helpers.js';
+import { localUpstream, sseChunk } from '../support/upstreams.js';
 
 // A caller who got an answer is charged for it even when `router serve` is killed with -9 right
 // after: each per-request charge goes to charges.jsonl before the answer is sent, and a restart
@@ -132,6 +133,71 @@ describe('charges over a kill -9', () => {
       }
     } finally {
       await upstream.close();
+    }
+  }, 60_000);
+
+  it('a bounded request in flight at a kill -9: its hold given back at the restart, once; a settled one kept', async () => {
+    const usage = { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 };
+    // `whole` is answered in full; anything else gets three tokens, then nothing (a stream in flight).
+    const upstream = await localUpstream((_req, res, body) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (let i = 0; i < 3; i++) res.write(sseChunk(`word${i} `));
+      if ((body.messages as { content: string }[])[0]!.content !== 'whole') return;
+      res.end(`${sseChunk('', 'stop')}data: ${JSON.stringify({ id: 'gen-local', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage })}\n\ndata: [DONE]\n\n`);
+    });
+    try {
+      const providers = join(dir, 'providers-held.yaml');
+      writeFileSync(providers, `providers:\n  - { name: up, base_url: "${upstream.baseUrl}", models: { test/chat: m }, prices: { test/chat: { prompt: 0.000001, completion: 0.0001 } } }\n`);
+      const state = join(dir, 'gateway-held');
+      const first = await serve(state, ['--providers', providers]);
+      const ask = (content: string) => post(first, '/v1/chat/completions', { model: 'test/chat', stream: true, max_tokens: 1000, messages: [{ role: 'user', content }] });
+      let whole = 0;
+      try {
+        const done = await ask('whole');
+        expect(await done.text()).toMatch(/data: \[DONE\]\n\n$/);
+        whole = round(10 * 0.000001 + 3 * 0.0001);
+        expect(await usageOf(first)).toBe(whole);
+        const res = await ask('stall');
+        expect(res.status).toBe(200);
+        const reader = res.body!.getReader();
+        let text = '';
+        while (!text.includes('word2')) text += new TextDecoder().decode((await reader.read()).value);
+        // The bound (about $0.1) is held while the answer is in flight.
+        expect(await usageOf(first)).toBeGreaterThan(round(whole + 0.09));
+      } finally {
+        await killed(first);
+      }
+      // Before: the hold stayed charged over the restart, for an answer that never finished.
+      for (let i = 0; i < 2; i++) {
+        const again = await serve(state, ['--providers', providers]);
+        try {
+          expect(await usageOf(again)).toBe(whole);
+        } finally {
+          await killed(again);
+        }
+      }
+    } finally {
+      await upstream.close();
+    }
+  }, 60_000);
+
+  it('a fake model stream in flight at a kill -9: its hold given back at the restart', async () => {
+    const state = join(dir, 'local-held');
+    const first = await serve(state);
+    try {
+      const res = await post(first, '/v1/chat/completions', { model: 'local/lorem', stream: true, messages: [{ role: 'user', content: 'write 200000 words' }] });
+      expect(res.status).toBe(200);
+      await res.body!.getReader().read();
+      expect(await usageOf(first)).toBeGreaterThan(0);
+    } finally {
+      await killed(first);
+    }
+    // Before: the whole answer's cost stayed charged though it was never sent in full.
+    const second = await serve(state);
+    try {
+      expect(await usageOf(second)).toBe(0);
+    } finally {
+      await stopped(second);
     }
   }, 60_000);
 });

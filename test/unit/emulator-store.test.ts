@@ -127,6 +127,22 @@ describe.each([
     expect(s.holdOnce('default', 0, 'batch:b:z')).toBe(false);
   });
 
+  it('holdRequest takes a cost only when covered; settleRequest ends it at the real cost, once', () => {
+    const s = make();
+    expect(s.holdRequest('default', 6)).toBe(0);
+    const hold = s.holdRequest('default', 2);
+    expect(hold).toBeGreaterThan(0);
+    expect(s.balance('default')).toBe(3);
+    s.settleRequest('default', hold, 0.5);
+    expect(s.balance('default')).toBe(4.5);
+    s.settleRequest('default', hold, 0.5);
+    expect(s.balance('default')).toBe(4.5);
+    const other = s.holdRequest('default', 1);
+    expect(other).not.toBe(hold);
+    s.settleRequest('default', other, 1.5);
+    expect(s.balance('default')).toBe(3);
+  });
+
   it('moves its clock forward', () => {
     const s = make();
     const before = s.now();
@@ -209,6 +225,23 @@ describe.each([
 });
 
 describe('the file store', () => {
+  it('gives back at start, once, a request hold a kill left open, saved or only journaled; keeps settled ones', () => {
+    const s = fileStore();
+    const saved = s.holdRequest('default', 1);
+    s.settleRequest('default', s.holdRequest('default', 0.5), 0.25);
+    s.topUp('default', 0); // a save: the first hold is in state.json
+    s.holdRequest('default', 2); // only in the journal
+    expect(saved).toBeGreaterThan(0);
+    expect(s.balance('default')).toBe(1.75);
+    // No close: as after a kill -9.
+    const again = new StateStore(s.dir);
+    opened.push(again);
+    expect(again.balance('default')).toBe(4.75);
+    const third = new StateStore(s.dir);
+    opened.push(third);
+    expect(third.balance('default')).toBe(4.75);
+  });
+
   it('finds its keys, balances, charges and batches again after a restart', async () => {
     const s = fileStore();
     const ws = s.createWorkspace(undefined, 3);

@@ -20,6 +20,8 @@ export interface Served {
   sessionId?: string;
   /** The id the upstream provider gave its answer (a gateway's answer). */
   upstreamId?: string;
+  /** The caller hung up mid-stream, after part of the answer (charged that part). */
+  cancelled?: boolean;
 }
 
 /** Keeps a generation that was delivered, in the OpenAPI's GenerationResponse `data` shape. */
@@ -37,7 +39,7 @@ export function recordGeneration(ctx: Ctx, g: Served): void {
     model: g.model,
     app_id: null,
     streamed: g.streamed,
-    cancelled: false,
+    cancelled: g.cancelled === true,
     provider_name: g.provider,
     latency,
     moderation_latency: null,

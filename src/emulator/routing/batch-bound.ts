@@ -2,6 +2,7 @@ import { round } from '../models/models.js';
 import { HttpError } from '../http/http.js';
 import type { ProviderAdapter } from '../providers/types.js';
 import { candidatesFor, type Candidate, type Catalog } from './candidates.js';
+import { promptEstimate } from './hang-up.js';
 
 type Body = Record<string, unknown>;
 
@@ -20,9 +21,6 @@ export function batchCandidates(body: Body, endpoint: string, catalog: Catalog) 
   return { how, asked, candidates: candidatesFor(asked, catalog, undefined, how.kind).filter((c) => how.call(c.adapter)) };
 }
 
-/** Tokens a chat template may add around the request's text (role markers, the answer's start). */
-const TEMPLATE_TOKENS = 16;
-
 /**
  * The most one batch request can cost at full price on any of its candidates, or undefined when
  * nothing bounds it: a candidate without prices (charged the upstream's own `usage.cost`), or a chat
@@ -34,7 +32,7 @@ export function batchBound(body: Body, endpoint: string, candidates: Candidate[]
   const embeddings = endpoint === '/v1/embeddings';
   const limit = embeddings ? 0 : (endpoint === '/v1/responses' ? body.max_output_tokens : (body.max_completion_tokens ?? body.max_tokens));
   if (typeof limit !== 'number' || !Number.isFinite(limit) || limit < 0 || !candidates.length) return undefined;
-  const promptTokens = Buffer.byteLength(JSON.stringify(body)) + TEMPLATE_TOKENS;
+  const promptTokens = promptEstimate(body);
   let most = 0;
   for (const c of candidates) {
     const prices = c.model.prices;

@@ -1,35 +1,59 @@
 import type { Ctx } from '../http/http.js';
-import { chargeable, reserve } from '../state/billing.js';
-import { round } from '../models/models.js';
+import { chargeable, holdUntilSettled } from '../state/billing.js';
 import { batchBound } from './batch-bound.js';
 import type { Candidate } from './candidates.js';
 
 type Body = Record<string, unknown>;
 
+/** Charges a whole answer's cost; told what a caller who hangs up mid-stream owes. */
+export interface GatewayCharge {
+  (cost: number): void;
+  /**
+   * Once the caller's stream is open: what it owes if it hangs up before its end (`owed()` at the
+   * hang-up, capped at the bound when one was held), charged at once. Unset, a hang-up owes nothing.
+   */
+  onHangUp(owed: () => number): void;
+  /** What the hang-up was charged, once it came. */
+  hungUp?: number;
+}
+
 /**
  * A gateway request's credits. When its cost is bounded (every candidate has prices, the request a
  * token limit), the bound is held before any upstream is asked, so concurrent requests cannot
  * together spend past the balance (402 when it does not cover it); the hold is settled at the real
- * cost, or given back when the response closes unanswered. Unbounded: a balance above zero is asked,
- * and the real cost charged (requests in flight together may take the balance below zero).
+ * cost, or at what a caller who hung up owes when the response closes unanswered (the rest given
+ * back). Unbounded: a balance above zero is asked, and the real cost charged (requests in flight
+ * together may take the balance below zero).
  */
-export function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, candidates: Candidate[]): (cost: number) => void {
+export function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, candidates: Candidate[]): GatewayCharge {
   const workspace = ctx.workspace;
   const bound = batchBound(body, endpoint, candidates);
-  if (bound === undefined) {
-    chargeable(ctx);
-    return (cost) => ctx.store.debit(workspace, cost);
-  }
-  reserve(ctx, bound);
   let open = true;
-  ctx.res.once('close', () => {
-    if (open) ctx.store.refund(workspace, bound);
-    open = false;
-  });
-  return (cost) => {
+  let owed: (() => number) | undefined;
+  let held: { settle(cost: number): void } | undefined;
+  const charge = ((cost: number) => {
     if (!open) return;
     open = false;
-    if (cost > bound) ctx.store.debit(workspace, round(cost - bound));
-    else ctx.store.refund(workspace, round(bound - cost));
+    if (held) held.settle(cost);
+    else ctx.store.debit(workspace, cost);
+  }) as GatewayCharge;
+  const closed = () => {
+    if (!open) return;
+    open = false;
+    const cut = owed ? owed() : 0;
+    charge.hungUp = bound === undefined ? cut : Math.min(bound, cut);
+    if (held) held.settle(charge.hungUp);
+    else ctx.store.debit(workspace, charge.hungUp);
   };
+  charge.onHangUp = (fn) => {
+    // Unbounded, nothing was held: a hang-up is heard only once it can owe something.
+    if (bound === undefined && !owed) ctx.res.once('close', closed);
+    owed = fn;
+  };
+  if (bound === undefined) chargeable(ctx);
+  else {
+    held = holdUntilSettled(ctx, bound);
+    ctx.res.once('close', closed);
+  }
+  return charge;
 }

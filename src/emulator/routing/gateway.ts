@@ -18,6 +18,7 @@ import { Sessions } from './sessions.js';
 import { priceUsage } from './usage.js';
 import { BATCHED, batchBound, batchCandidates } from './batch-bound.js';
 import { gatewayCredits } from './gateway-credits.js';
+import { promptEstimate } from './hang-up.js';
 import { relayResponses, wholeResponse } from './responses.js';
 import { speakThrough } from './speech.js';
 import { upstreamBody } from './upstream-body.js';
@@ -36,7 +37,7 @@ function settled(outcome: RelayOutcome, c: Candidate, passed: Attempt[], remembe
     return false;
   }
   remember();
-  if (!outcome.whole) return true;
+  if (!outcome.whole && !outcome.cancelled) return true;
   kept(outcome);
   return true;
 }
@@ -138,7 +139,7 @@ export class Gateway {
         }
       }
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, streamed: true });
-      if (settled(await relayStream(ctx, streamed!, c, { metadata, charge, hide: this.hide }), c, passed, remember, kept, this.hide)) return;
+      if (settled(await relayStream(ctx, streamed!, c, { metadata, charge, hide: this.hide, promptTokens: () => promptEstimate(body) }), c, passed, remember, kept, this.hide)) return;
     }
     throw allFailed(passed);
   }
@@ -240,7 +241,7 @@ export class Gateway {
         return;
       }
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, finish: responseFinish(o.finish), streamed: true });
-      if (settled(await relayResponses(ctx, reply, c, charge, this.hide), c, passed, remember, kept, this.hide)) return;
+      if (settled(await relayResponses(ctx, reply, c, charge, () => promptEstimate(body), this.hide), c, passed, remember, kept, this.hide)) return;
     }
     throw allFailed(passed);
   }

@@ -14,6 +14,8 @@ export interface UpstreamAnswer {
   streamed: boolean;
   /** The id was the gateway's own (an upstream answer without one): no `upstream_id`. */
   ownId?: boolean;
+  /** The caller hung up after part of it (charged that part). */
+  cancelled?: boolean;
 }
 
 /** The request's facts a kept generation names: when it came in (the store's clock), its user and session. */
@@ -46,6 +48,7 @@ export function keepUpstreamAnswer(ctx: Ctx, c: Candidate, asked: Asked, apiType
     cost: got.cost,
     streamed: got.streamed,
     finishReason: typeof got.finish === 'string' ? got.finish : null,
+    cancelled: got.cancelled,
     ...asked,
   });
 }

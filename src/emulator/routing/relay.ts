@@ -3,6 +3,8 @@ import { drainOrClose, openEventStream } from '../state/billing.js';
 import { ProviderFailure, type QueuedEvents, type StopSignal, type UpstreamReply } from '../providers/types.js';
 import type { Candidate } from './candidates.js';
 import { priceUsage } from './usage.js';
+import type { GatewayCharge } from './gateway-credits.js';
+import { contentOf, hangUpCost, RelayedTokens } from './hang-up.js';
 
 type Body = Record<string, unknown>;
 type StreamReply = Extract<UpstreamReply, { kind: 'stream' }>;
@@ -90,13 +92,24 @@ export interface RelayOptions {
   /** The metadata fields of the first chunk, once the candidate is known to answer. */
   metadata?: () => Record<string, unknown>;
   /** Charges a whole answer's cost, before its end is written (a kill -9 after the end loses no charge). */
-  charge?: (cost: number) => void;
+  charge?: GatewayCharge;
   /** An upstream's words as the caller gets them (without a provider key it echoed). */
   hide?: (text: string) => string;
+  /** The request's prompt tokens as estimated, for a caller who hangs up before the upstream's usage came. */
+  promptTokens?: () => number;
+}
+
+/**
+ * What a caller who hangs up after content was relayed owes (docs/gateway.md): the upstream's usage
+ * priced when it came, else the prompt's estimate and the content tokens written to it so far.
+ */
+export function owedOnHangUp(c: Candidate, tokens: RelayedTokens, promptTokens: (() => number) | undefined, priced: () => number | undefined): number {
+  if (tokens.sent <= 0) return 0;
+  return priced() ?? hangUpCost(c, promptTokens?.() ?? 0, tokens.sent);
 }
 
 /** What a relayed stream came to: passed over before its first token, or answered (cost charged when whole; its id, usage, end kept). */
-export type RelayOutcome = { failed: ProviderFailure } | { cost: number; whole: boolean; id?: unknown; usage?: unknown; finish?: unknown };
+export type RelayOutcome = { failed: ProviderFailure } | { cost: number; whole: boolean; id?: unknown; usage?: unknown; finish?: unknown; cancelled?: boolean };
 
 /**
  * The relay's loop once the caller's stream is open: writes what `take()` gives (the frames of one
@@ -165,6 +178,9 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   let finish: unknown;
   let last: Body = held[0]!;
   let first = true;
+  const tokens = new RelayedTokens();
+  let ended = false;
+  opts.charge?.onHangUp(() => (ended ? 0 : owedOnHangUp(c, tokens, opts.promptTokens, () => (usage ? cost : undefined))));
   /** A parsed chunk's frame, relabelled; its usage priced, its end kept. */
   const frame = (chunk: Body): string => {
     last = chunk;
@@ -174,7 +190,10 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
       cost = priceUsage(chunk.usage, c);
       usage = chunk.usage;
     }
-    finish = (chunk.choices as Body[] | undefined)?.[0]?.finish_reason ?? finish;
+    const choice = (chunk.choices as Body[] | undefined)?.[0];
+    finish = choice?.finish_reason ?? finish;
+    const content = (choice?.delta as Body | undefined)?.content;
+    if (typeof content === 'string') tokens.add(content);
     if (first && opts.metadata) Object.assign(chunk, opts.metadata());
     first = false;
     return `data: ${JSON.stringify(chunk)}\n\n`;
@@ -188,6 +207,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     if (data === '[DONE]') return true;
     const plain = relabel!(data);
     if (plain !== undefined) {
+      tokens.add(contentOf(data));
       out += `data: ${plain}\n\n`;
       return false;
     }
@@ -203,10 +223,12 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   const take = () => {
     const ready = out;
     out = '';
+    tokens.written();
     return ready;
   };
   if (!upstreamDone) broken = (await pump(res, closed, it, c, take, relayed)) ?? broken;
-  if (closed()) return { cost: 0, whole: false };
+  if (closed()) return cutByCaller(opts.charge, held[0]!.id, tokens, opts.promptTokens, usage, finish);
+  ended = true;
   if (broken !== undefined) {
     const errorChunk = {
       id: last.id,
@@ -223,6 +245,13 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   opts.charge?.(cost);
   res.end(`${out}data: [DONE]\n\n`);
   return { cost, whole: true, id: held[0]!.id, usage, finish };
+}
+
+/** A stream the caller hung up on: what it was charged, kept as cancelled once content went out. */
+export function cutByCaller(charge: GatewayCharge | undefined, id: unknown, tokens: RelayedTokens, promptTokens: (() => number) | undefined, usage: unknown, finish: unknown): RelayOutcome {
+  const cost = charge?.hungUp ?? 0;
+  if (tokens.sent <= 0) return { cost: 0, whole: false };
+  return { cost, whole: false, cancelled: true, id, usage: usage ?? { prompt_tokens: promptTokens?.() ?? 0, completion_tokens: tokens.sent }, finish };
 }
 
 /** A whole chat answer as the stream of it: its message in one delta, its end, its usage, [DONE]. */

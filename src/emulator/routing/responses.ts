@@ -3,7 +3,9 @@ import { openEventStream } from '../state/billing.js';
 import { ProviderFailure, type UpstreamReply } from '../providers/types.js';
 import type { Candidate } from './candidates.js';
 import { priceUsage } from './usage.js';
-import { pump, type RelayOutcome } from './relay.js';
+import { cutByCaller, owedOnHangUp, pump, type RelayOutcome } from './relay.js';
+import type { GatewayCharge } from './gateway-credits.js';
+import { RelayedTokens } from './hang-up.js';
 
 type Body = Record<string, unknown>;
 type StreamReply = Extract<UpstreamReply, { kind: 'stream' }>;
@@ -23,7 +25,7 @@ function asGateway(response: unknown, c: Candidate): void {
  * first output are held: a stream that breaks, fails or errs there fails the candidate (the caller
  * sees nothing). After that a break ends the caller's stream with `response.failed`, never a clean end.
  */
-export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate, charge?: (cost: number) => void, hide: (text: string) => string = String): Promise<RelayOutcome> {
+export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate, charge?: GatewayCharge, promptTokens?: () => number, hide: (text: string) => string = String): Promise<RelayOutcome> {
   const it = reply.events[Symbol.asyncIterator]();
   const held: Body[] = [];
   for (;;) {
@@ -54,11 +56,15 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
   let final = false;
   let last: Body = held[0]!;
   let lastResponse: Body = {};
+  const tokens = new RelayedTokens();
+  let ended = false;
+  charge?.onHangUp(() => (ended ? 0 : owedOnHangUp(c, tokens, promptTokens, () => (final ? cost : undefined))));
   const frame = (event: Body): string => {
     last = event;
     if (event.response && typeof event.response === 'object') lastResponse = event.response as Body;
     asGateway(event.response, c);
     const type = String(event.type);
+    if (type === 'response.output_text.delta' && typeof event.delta === 'string') tokens.add(event.delta);
     if (FINAL.includes(type)) {
       final = true;
       cost = priceUsage((event.response as Body | undefined)?.usage, c);
@@ -84,11 +90,13 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
   const take = () => {
     const ready = out;
     out = '';
+    tokens.written();
     return ready;
   };
   // Read to the upstream's end (a cassette is kept there), though nothing comes after the final event.
   broken = (await pump(res, closed, it, c, take, relayed)) ?? broken;
-  if (closed()) return { cost: 0, whole: false };
+  if (closed()) return cutByCaller(charge, lastResponse.id ?? held[0]!.id, tokens, promptTokens, final ? lastResponse.usage : undefined, undefined);
+  ended = true;
   if (broken === undefined && final) {
     charge?.(cost);
     res.end(out);

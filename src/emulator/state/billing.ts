@@ -23,6 +23,19 @@ export function reserve(ctx: Ctx, cost: number): { refund(): void } {
   return { refund: () => ctx.store.refund(ctx.workspace, cost) };
 }
 
+/**
+ * Holds a request's most cost until `settle` says what it came to (the difference charged or given
+ * back): 402 as `reserve`. A hold a crash left open is given back at the next start.
+ */
+export function holdUntilSettled(ctx: Ctx, cost: number): { settle(cost: number): void } {
+  const hold = ctx.store.holdRequest(ctx.workspace, cost);
+  if (!hold) {
+    const balance = ctx.store.balance(ctx.workspace);
+    throw new HttpError(402, `Insufficient credits: this request costs $${decimal(cost)}, the balance is $${decimal(Math.max(0, balance))}. Add more credits to continue.`, 'payment_required');
+  }
+  return { settle: (real) => ctx.store.settleRequest(ctx.workspace, hold, real) };
+}
+
 /** Answers 200 as an event stream; the function says whether the caller has gone since. */
 export function openEventStream(ctx: Ctx): () => boolean {
   let closed = false;
@@ -30,6 +43,19 @@ export function openEventStream(ctx: Ctx): () => boolean {
   ctx.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   return () => closed;
 }
+
+/** How far a stream went: events written to the caller, and whether it hung up before the end. */
+export interface StreamProgress {
+  sent: number;
+  hungUp: boolean;
+  /** Called once every event is out, just before the end is written (where a stream is charged). */
+  beforeEnd?: () => void;
+}
+
+const hungUp = (progress: StreamProgress | undefined): false => {
+  if (progress) progress.hungUp = true;
+  return false;
+};
 
 /** Frames are gathered into writes of about this size: one syscall for many events. */
 const WRITE_BYTES = 32 * 1024;
@@ -41,9 +67,10 @@ const LOOKAHEAD_BYTES = 1024 * 1024;
  * per write, yielding to other clients between writes. Stream faults: `cut` drops the connection
  * after N events, `error-chunk` sends `errorEvent` after N events and ends, `malformed` sends an
  * event whose data is not JSON after N events and ends.
- * Returns true when the whole stream was delivered.
+ * Returns true when the whole stream was delivered; `progress` says how many events were written
+ * and whether the caller hung up (not a fault).
  */
-export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: number, errorEvent: unknown, terminator?: string, eventName?: (e: unknown) => string | undefined): Promise<boolean> {
+export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: number, errorEvent: unknown, terminator?: string, eventName?: (e: unknown) => string | undefined, progress?: StreamProgress): Promise<boolean> {
   const res = ctx.res;
   ctx.head(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   res.write(': ROUTER PROCESSING\n\n');
@@ -69,6 +96,7 @@ export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: numbe
     if (!buffer) return;
     const data = buffer;
     buffer = '';
+    if (progress) progress.sent = i;
     sent = new Promise((resolve) => res.write(data, () => resolve()));
     // Events are made ahead, up to LOOKAHEAD_BYTES, while the client reads those before them.
     if (res.writableLength >= LOOKAHEAD_BYTES) await drainOrClose(res);
@@ -77,7 +105,7 @@ export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: numbe
   };
   let i = 0;
   for (const event of events) {
-    if (closed) return false;
+    if (closed) return hungUp(progress);
     if (i === cutAt) {
       await flush();
       await Promise.race([sent, gone]);
@@ -100,7 +128,8 @@ export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: numbe
     if (buffer.length >= (i < 64 ? 1 : WRITE_BYTES)) await flush();
   }
   await flush();
-  if (closed) return false;
+  if (closed) return hungUp(progress);
+  progress?.beforeEnd?.();
   if (terminator) res.write(`data: ${terminator}\n\n`);
   res.end();
   return !closed;

@@ -13,6 +13,9 @@ export interface JournalEntry {
   /** Workspace and cost (negative: given back). */
   w: string;
   c: number;
+  /** A request's hold taken (its id), or settled (`r`): one taken and never settled is given back at start. */
+  h?: number;
+  r?: number;
 }
 
 /**
@@ -59,8 +62,8 @@ export class ChargeJournal {
    * charge stays in memory, saved with the state file as before. True when the journal is large
    * enough that the next save should empty it.
    */
-  append(workspace: string, cost: number): boolean {
-    const line = `${JSON.stringify({ s: ++this.seq, w: workspace, c: cost })}\n`;
+  append(workspace: string, cost: number, mark?: { h?: number; r?: number }): boolean {
+    const line = `${JSON.stringify({ s: ++this.seq, w: workspace, c: cost, ...mark })}\n`;
     try {
       if (this.fd === undefined) {
         this.fd = openSync(this.file, 'a', 0o600);

@@ -7,6 +7,10 @@ export abstract class CreditRules {
   abstract debit(id: string, cost: number): void;
   abstract charged(key: string): boolean;
   abstract debitOnce(id: string, cost: number, key: string): boolean;
+  abstract refund(id: string, cost: number): void;
+  /** Requests' holds not yet settled, by id. */
+  protected readonly openHolds = new Map<number, { w: string; c: number }>();
+  private holdsMade = 0;
 
   balance(id: string): number {
     const ws = this.workspace(id);
@@ -23,6 +27,31 @@ export abstract class CreditRules {
     if (this.short(id, cost)) return false;
     this.debit(id, cost);
     return true;
+  }
+
+  holdRequest(id: string, cost: number): number {
+    if (this.short(id, cost)) return 0;
+    const hold = this.nextHoldId();
+    this.openHolds.set(hold, { w: id, c: cost });
+    this.moveHeld(id, cost, { h: hold });
+    return hold;
+  }
+
+  settleRequest(id: string, hold: number, cost: number): void {
+    const held = this.openHolds.get(hold);
+    if (!held) return;
+    this.openHolds.delete(hold);
+    this.moveHeld(id, round(cost - held.c), { r: hold });
+  }
+
+  protected nextHoldId(): number {
+    return ++this.holdsMade;
+  }
+
+  /** Moves a hold's cost (`h`: taken by hold h; `r`: hold r settled). The file store journals the mark with it. */
+  protected moveHeld(id: string, cost: number, _mark: { h?: number; r?: number }): void {
+    if (cost > 0) this.debit(id, cost);
+    else if (cost < 0) this.refund(id, -cost);
   }
 
   holdOnce(id: string, cost: number, key: string): boolean {

@@ -46,6 +46,13 @@ export interface CreditStore {
   balance(workspace: string): number;
   /** Takes `cost` only when the balance is above zero and covers it, in one step: false (nothing taken) otherwise. */
   hold(workspace: string, cost: number): boolean;
+  /**
+   * A hold for one request, settled by `settleRequest`: its id (0, nothing taken, as `hold` refuses).
+   * One still open when the process died is given back at the next start (a file store's).
+   */
+  holdRequest(workspace: string, cost: number): number;
+  /** Ends a request's hold at its real `cost` (the difference charged or given back); once. */
+  settleRequest(workspace: string, hold: number, cost: number): void;
   /** Charges a cost known once the answer is made (may take the balance below zero). */
   debit(workspace: string, cost: number): void;
   /** Gives back what a hold took and was not used (a stream not delivered). */

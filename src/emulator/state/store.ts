@@ -1,28 +1,19 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomHex } from '../http/ids.js';
 import { round } from '../models/models.js';
 import { writeFileAtomicLater, writeFileAtomicSync } from './fsutil.js';
 import { makeDir } from '../../internal/make-dir.js';
-import { isFiniteNumber, isRecord } from '../../internal/shape.js';
 import { reportStorage, storageFailure, storageSaved } from './storage-failure.js';
 import { BatchStore } from './batch-store.js';
 import { GenerationFile } from './generation-file.js';
 import { CreditRules } from './credits.js';
 import { ChargeJournal } from './charge-journal.js';
+import { releaseDeadHolds } from './request-holds.js';
+import { readState, type StateFile } from './state-file.js';
 import { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type KeptGeneration, type KeyKind, type KeyRecord, type Store, type Workspace } from './store-api.js';
 
 export { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type KeyKind, type KeyRecord, type Workspace };
-
-interface StateFile {
-  keys: KeyRecord[];
-  workspaces: Record<string, Workspace>;
-  clock_offset_ms: number;
-  /** Charges made once each (a batch's finalized cost), by key, saved with the balances they moved. */
-  charges?: Record<string, number>;
-  /** The last entry of charges.jsonl this file holds (charge-journal.ts). */
-  journal_seq?: number;
-}
 
 const newKey = (kind: KeyKind) => `sk-rt-${kind === 'management' ? 'mgmt' : kind === 'operator' ? 'op' : 'v1'}-${randomHex(24)}`;
 
@@ -52,7 +43,8 @@ export class StateStore extends CreditRules implements Store {
     // Charges a kill -9 left in the journal only: made again, saved, and the journal emptied.
     const unsaved = this.journal.unsaved().filter((e) => this.state.workspaces[e.w]);
     for (const e of unsaved) this.charge(e.w, e.c);
-    if (unsaved.length) this.save();
+    const dead = releaseDeadHolds(this.openHolds, this.state.holds, unsaved, (w, hold, cost) => this.settleRequest(w, hold, cost));
+    if (unsaved.length || dead) this.save();
     if (this.state.keys.length === 0) this.createWorkspace('default');
     if (!this.state.keys.some((k) => k.kind === 'operator')) this.addKey(OPERATOR_WORKSPACE, 'operator', 'operator');
   }
@@ -95,6 +87,7 @@ export class StateStore extends CreditRules implements Store {
     if (this.closed) return;
     if (this.saving) return this.saveSoon();
     const [version, seq] = [++this.version, (this.state.journal_seq = this.journal.seq)];
+    this.keepHolds();
     this.saving = writeFileAtomicLater(this.file, JSON.stringify(this.state, null, 2), () => version === this.version)
       .then((overtaken) => {
         storageSaved();
@@ -142,9 +135,24 @@ export class StateStore extends CreditRules implements Store {
     }
     this.version++;
     const seq = (this.state.journal_seq = this.journal.seq);
+    this.keepHolds();
     writeFileAtomicSync(this.file, JSON.stringify(this.state, null, 2));
     // A timer's save under way may yet rename older data over this: its entries stay until one covers them.
     if (!this.saving) this.journal.saved(seq, true);
+  }
+
+  /** The requests' holds open now go into the save being made, with the journal position they match. */
+  private keepHolds(): void {
+    this.state.holds = this.openHolds.size ? Object.fromEntries(this.openHolds) : undefined;
+  }
+
+  /** A hold's id is the sequence number its journal line takes: unique over restarts. */
+  protected override nextHoldId(): number {
+    return this.journal.seq + 1;
+  }
+
+  protected override moveHeld(id: string, cost: number, mark: { h?: number; r?: number }): void {
+    this.journaled(id, cost, mark);
   }
 
   now(): number {
@@ -208,9 +216,9 @@ export class StateStore extends CreditRules implements Store {
   }
 
   /** A per-request charge: in the journal before its answer is sent, in state.json within 100 ms. */
-  private journaled(id: string, cost: number): void {
+  private journaled(id: string, cost: number, mark?: { h?: number; r?: number }): void {
     this.charge(id, cost);
-    if (this.journal.append(id, cost) && !this.saving) this.saveAtOnce();
+    if (this.journal.append(id, cost, mark) && !this.saving) this.saveAtOnce();
     else this.saveSoon();
   }
 
@@ -266,34 +274,4 @@ export class StateStore extends CreditRules implements Store {
     this.save();
     return this.balance(id);
   }
-}
-
-/** The state file, or an error that names it and the position, never its contents (it holds keys). */
-function readState(file: string): StateFile {
-  let state: unknown;
-  try {
-    state = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    const at = /position (\d+)/.exec((err as Error).message)?.[1];
-    throw new Error(`${file} is not valid JSON${at ? ` (at position ${at})` : ''}: fix it, or move it away to start with new keys`, { cause: err });
-  }
-  const problem = stateProblem(state);
-  if (problem) throw new Error(`${file} is not an emulator state (${problem}): fix it, or move it away to start with new keys`);
-  return state as StateFile;
-}
-
-/** What is wrong with the shape of a state file edited by hand, if anything (names places, never a key). */
-function stateProblem(state: unknown): string | undefined {
-  if (!isRecord(state)) return 'not a JSON object';
-  if (!Array.isArray(state.keys)) return '"keys" is not a list';
-  const bad = state.keys.findIndex((k) => !isRecord(k) || typeof k.key !== 'string' || typeof k.workspace !== 'string' || !['standard', 'management', 'operator'].includes(k.kind as string));
-  if (bad !== -1) return `keys[${bad}] is not a key record`;
-  if (!isRecord(state.workspaces)) return '"workspaces" is not an object';
-  for (const [id, w] of Object.entries(state.workspaces)) {
-    if (!isRecord(w) || !isFiniteNumber(w.total_credits) || !isFiniteNumber(w.total_usage)) return `workspace "${id}" is not a workspace record`;
-  }
-  if (!isFiniteNumber(state.clock_offset_ms)) return '"clock_offset_ms" is not a number';
-  if (state.journal_seq !== undefined && !isFiniteNumber(state.journal_seq)) return '"journal_seq" is not a number';
-  if (state.charges !== undefined && (!isRecord(state.charges) || !Object.values(state.charges).every(isFiniteNumber))) return '"charges" is not an object of numbers';
-  return undefined;
 }

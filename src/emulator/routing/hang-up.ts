@@ -1,0 +1,73 @@
+import { countTokens, round } from '../models/models.js';
+import type { Candidate } from './candidates.js';
+
+/** A word character of the tokenizer's ASCII (models.ts), for a word split across two relayed pieces. */
+const wordChar = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+
+/**
+ * Tokens of an answer's text as it is relayed, counted as the emulator counts (countTokens), a word
+ * split across two events once. Counted when framed, `sent` once the frame was written to the caller.
+ */
+export class RelayedTokens {
+  sent = 0;
+  private pending = 0;
+  private inWord = false;
+
+  add(text: string): void {
+    if (!text) return;
+    let n = countTokens(text);
+    if (this.inWord && wordChar(text.charCodeAt(0))) n--;
+    this.pending += n;
+    this.inWord = wordChar(text.charCodeAt(text.length - 1));
+  }
+
+  /** What was counted went out to the caller. */
+  written(): void {
+    this.sent += this.pending;
+    this.pending = 0;
+  }
+}
+
+/**
+ * The text of a plain chat chunk's `"content":"…"` member, without parsing the chunk (its JSON
+ * escapes undone only when it has any); '' when it has none.
+ */
+export function contentOf(data: string): string {
+  const at = data.indexOf('"content":"');
+  if (at < 0) return '';
+  const start = at + 11;
+  let i = start;
+  let escaped = false;
+  for (; i < data.length; i++) {
+    const c = data.charCodeAt(i);
+    if (c === 92 /* \ */) {
+      escaped = true;
+      i++;
+    } else if (c === 34 /* " */) break;
+  }
+  const raw = data.slice(start, i);
+  if (!escaped) return raw;
+  try {
+    return JSON.parse(`"${raw}"`) as string;
+  } catch {
+    return '';
+  }
+}
+
+/** Tokens a chat template may add around the request's text (as the hold's bound counts them). */
+const TEMPLATE_TOKENS = 16;
+
+/** The request's prompt tokens as the hold's bound counts them: the UTF-8 bytes of the request as JSON. */
+export const promptEstimate = (body: unknown): number => Buffer.byteLength(JSON.stringify(body)) + TEMPLATE_TOKENS;
+
+/**
+ * What a caller who hung up after `completion` tokens of content owes on candidate `c`: the prompt
+ * (the upstream's count if its usage came, else the estimate) and those tokens, at its prices; 0 with
+ * no prices (nothing to price them at) or no content relayed.
+ */
+export function hangUpCost(c: Candidate, promptTokens: number, completion: number): number {
+  const prices = c.model.prices;
+  if (!prices || completion <= 0) return 0;
+  const cost = round(round(promptTokens * prices.prompt) + round(completion * prices.completion));
+  return Number.isFinite(cost) ? cost : 0;
+}
