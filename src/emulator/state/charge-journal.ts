@@ -1,8 +1,15 @@
-import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readFileSync, readSync, truncateSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { failedWriteOf } from '../../internal/system-errors.js';
 import { isFiniteNumber, isRecord } from '../../internal/shape.js';
 import { reportStorage, storageFailure } from './storage-failure.js';
+
+/** The last byte of an open file of `size` bytes. */
+const lastByte = (fd: number, size: number): number => {
+  const one = Buffer.alloc(1);
+  readSync(fd, one, 0, 1, size - 1);
+  return one[0]!;
+};
 
 /** Past this size the journal asks for a save that empties it, even while charges keep coming. */
 const COMPACT_BYTES = 4 * 1024 * 1024;
@@ -63,11 +70,13 @@ export class ChargeJournal {
    * enough that the next save should empty it.
    */
   append(workspace: string, cost: number, mark?: { h?: number; r?: number }): boolean {
-    const line = `${JSON.stringify({ s: ++this.seq, w: workspace, c: cost, ...mark })}\n`;
+    let line = `${JSON.stringify({ s: ++this.seq, w: workspace, c: cost, ...mark })}\n`;
     try {
       if (this.fd === undefined) {
-        this.fd = openSync(this.file, 'a', 0o600);
+        this.fd = openSync(this.file, 'a+', 0o600);
         this.bytes = fstatSync(this.fd).size;
+        // A line a crash (or a failed cut) left torn: the first write starts a line of its own, not joining it.
+        if (this.bytes > 0 && lastByte(this.fd, this.bytes) !== 0x0a) line = `\n${line}`;
       }
       const written = writeSync(this.fd, line);
       // A disk that had room for part of it: the part is cut off, or the next line would join it and both be lost.
