@@ -106,7 +106,8 @@ describe.skipIf(!HAS_TMUX)('router chat -i: /role with attachments', () => {
     s.run(`${router} chat -i --model local/echo`);
     await s.waitFor(/^>\s*$/m);
     s.run('/role withdoc');
-    await s.waitFor(/role withdoc/);
+    // The prompt after the role's lines, as a person waits for it (keys typed before it were lost under load).
+    await s.waitFor(/role withdoc[\s\S]*\n>\s*$/);
     const before = t.requests().length;
     s.run('what is the code?');
     // local/echo takes no file (a 400, said in one line): what was sent is what counts here.
