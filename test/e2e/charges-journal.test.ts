@@ -1,10 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../dist/emulator/server.js';
-import { BIN } from '../helpers.js';
+import { spawnServe, type Serve } from '../support/serve-process.js';
 import { localUpstream, sseChunk } from '../support/upstreams.js';
 
 // A caller who got an answer is charged for it even when `router serve` is killed with -9 right
@@ -13,26 +12,8 @@ import { localUpstream, sseChunk } from '../support/upstreams.js';
 const dir = mkdtempSync(join(tmpdir(), 'router-charges-journal-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Serve {
-  child: ChildProcess;
-  exited: Promise<void>;
-  info: { api_root: string; api_key: string; management_key: string };
-}
 
-async function serve(state: string, extra: string[] = [], env: Record<string, string> = {}): Promise<Serve> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--state', state, '--json', ...extra], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<void>((r) => child.on('exit', () => r()));
-  const info = await new Promise<Serve['info']>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (c) => {
-      out += c;
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve(JSON.parse(line));
-    });
-    void exited.then(() => reject(new Error('serve exited before it listened')));
-  });
-  return { child, exited, info };
-}
+const serve = (state: string, extra: string[] = [], env: Record<string, string> = {}) => spawnServe(['--state', state, ...extra], env);
 
 const post = (g: Serve, path: string, body: unknown) => fetch(`${g.info.api_root}${path}`, { method: 'POST', headers: { authorization: `Bearer ${g.info.api_key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 const usageOf = async (g: Serve) => ((await (await fetch(`${g.info.api_root}/v1/credits`, { headers: { authorization: `Bearer ${g.info.management_key}` } })).json()) as any).data.total_usage as number;

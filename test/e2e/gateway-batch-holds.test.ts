@@ -1,10 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../dist/emulator/server.js';
-import { BIN } from '../helpers.js';
+import { serveApi, spawnServe } from '../support/serve-process.js';
 
 // A batch over an upstream holds each request's credits before it is sent. However the batch ends,
 // and whether or not the gateway was killed with -9 while requests were in flight, every hold is
@@ -12,31 +11,10 @@ import { BIN } from '../helpers.js';
 const dir = mkdtempSync(join(tmpdir(), 'router-gateway-holds-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Serve {
-  child: ChildProcess;
-  exited: Promise<void>;
-  info: { api_root: string; api_key: string; management_key: string; operator_key: string };
-}
 
-async function serve(providers: string, env: Record<string, string>): Promise<Serve> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--state', join(dir, 'gateway'), '--json', '--batch-delay-ms', '0', '--providers', providers], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<void>((r) => child.on('exit', () => r()));
-  const info = await new Promise<Serve['info']>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (c) => {
-      out += c;
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve(JSON.parse(line));
-    });
-    void exited.then(() => reject(new Error('serve exited before it listened')));
-  });
-  return { child, exited, info };
-}
+const serve = (providers: string, env: Record<string, string>) => spawnServe(['--state', join(dir, 'gateway'), '--batch-delay-ms', '0', '--providers', providers], env);
 
-const api = async (g: Serve, path: string, body?: unknown, key = g.info.api_key) => {
-  const res = await fetch(`${g.info.api_root}${path}`, { method: body === undefined ? 'GET' : 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: res.status, json: (await res.json()) as any };
-};
+const api = serveApi;
 
 const holdsOf = (batch: string) => Object.keys(JSON.parse(readFileSync(join(dir, 'gateway', 'state.json'), 'utf8')).charges ?? {}).filter((k) => k.startsWith(`batch:${batch}:`));
 
