@@ -84,7 +84,7 @@ async function openLoop(agent, sides, perSecond) {
     const { target, body } = sides[side];
     const wait = planned - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    const start = Math.max(planned, performance.now());
+    const start = Math.min(planned, performance.now());
     const status = await hit(agent, target, body);
     if (status !== 200) throw new Error(`bench: HTTP ${status} from ${target.api_root}`);
     times[side].push(performance.now() - start);
