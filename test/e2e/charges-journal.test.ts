@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { spawnServe, type Serve } from '../support/serve-process.js';
 import { localUpstream, sseChunk } from '../support/upstreams.js';
 
 // A caller who got an answer is charged for it even when `router serve` is killed with -9 right
-// after: each per-request charge goes to charges.jsonl before the answer is sent, and a restart
+// after: each per-request charge goes to the charges journal before the answer is sent, and a restart
 // applies what state.json had not yet got, once.
 const dir = mkdtempSync(join(tmpdir(), 'router-charges-journal-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -51,7 +51,8 @@ describe('charges over a kill -9', () => {
     } finally {
       await killed(second);
     }
-    expect(readFileSync(join(state, 'charges.jsonl'), 'utf8')).toBe('');
+    // The segments the restart applied went with its save.
+    expect(readdirSync(state).filter((n) => n.startsWith('charges'))).toEqual([]);
     const third = await serve(state);
     try {
       expect(await usageOf(third)).toBe(cost);

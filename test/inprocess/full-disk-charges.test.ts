@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fullDiskPerFile, mounted } from '../support/full-disk.js';
@@ -31,7 +31,9 @@ describe.skipIf(!mounted)('the charges journal on a full disk', () => {
       const charged = emu.store.workspace('default').total_usage;
       // As a kill -9 now would leave it: state.json first (a save landing meanwhile only raises journal_seq).
       const saved = JSON.parse(readFileSync(join(state, 'state.json'), 'utf8'));
-      const lines = existsSync(join(state, 'charges.jsonl')) ? readFileSync(join(state, 'charges.jsonl'), 'utf8').split('\n').filter(Boolean) : [];
+      // The journal's segments, in order (charge-journal.ts).
+      const segments = readdirSync(state).filter((n) => /^charges\.\d+\.jsonl$/.test(n)).sort((a, b) => parseInt(a.slice(8)) - parseInt(b.slice(8)));
+      const lines = segments.flatMap((n) => readFileSync(join(state, n), 'utf8').split('\n').filter(Boolean));
       // Before: a line cut where the disk was full, then the next one joined to it.
       for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
       emu.store.close();

@@ -1,7 +1,8 @@
-import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readFileSync, readSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { failedWriteOf } from '../../internal/system-errors.js';
 import { isFiniteNumber, isRecord } from '../../internal/shape.js';
+import { failWriteForTests } from './fsutil.js';
 import { reportStorage, storageFailure } from './storage-failure.js';
 
 /** The last byte of an open file of `size` bytes. */
@@ -10,9 +11,6 @@ const lastByte = (fd: number, size: number): number => {
   readSync(fd, one, 0, 1, size - 1);
   return one[0]!;
 };
-
-/** Past this size the journal asks for a save that empties it, even while charges keep coming. */
-const COMPACT_BYTES = 4 * 1024 * 1024;
 
 export interface JournalEntry {
   /** Sequence number: entries above the state file's `journal_seq` are not in it yet. */
@@ -25,57 +23,93 @@ export interface JournalEntry {
   r?: number;
 }
 
+/** A segment's file name: `charges.<n>.jsonl`; 0 is the single `charges.jsonl` of older versions. */
+const segmentName = (n: number) => (n === 0 ? 'charges.jsonl' : `charges.${n}.jsonl`);
+const SEGMENT = /^charges(?:\.([1-9]\d*))?\.jsonl$/;
+
 /**
- * The per-request charges between two saves of state.json, one JSON line each in
- * `<dir>/charges.jsonl`, written (one write(2), no fsync) before the answer they pay for is sent.
- * The line is in the kernel once write returns, so a kill -9 of the gateway right after an answer
- * loses no charge; a machine crash (power, kernel) can lose what the disk had not yet got, as it
- * could the last 100 ms before. At start the entries the state file has not got are applied again;
- * a save that covers them all empties the file.
+ * The per-request charges between two saves of state.json, one JSON line each, written (one
+ * write(2), no fsync) before the answer they pay for is sent. The line is in the kernel once write
+ * returns, so a kill -9 of the gateway right after an answer loses no charge; a machine crash
+ * (power, kernel) can lose what the disk had not yet got, as it could the last 100 ms before.
+ *
+ * On disk, in the state folder:
+ * - `charges.<n>.jsonl`, n = 1, 2, …: the journal's segments. Lines are appended to the newest only.
+ *   Every save of state.json first starts a new segment (`next()`, on the event loop, so no charge
+ *   falls between it and the snapshot), then records in the snapshot `journal_segment` (the first
+ *   segment it does not hold) and `journal_seq` (the last entry it holds). Once that snapshot is
+ *   renamed into place, the segments below are deleted (`saved()`). No file is ever emptied or
+ *   rewritten, so a steady stream of charges needs no save on the request path.
+ * - `charges.jsonl`: the one journal of older versions, read at start as segment 0.
+ * At start, the segments from the snapshot's `journal_segment` on are read in order, and their entries
+ * above its `journal_seq` applied, once (a kill -9 anywhere leaves each entry either in the
+ * snapshot or above its `journal_seq`); segments below it are leftovers of a kill before their
+ * deletion. A line cut short (a crash, a full disk) is skipped and never joins the next.
  */
 export class ChargeJournal {
-  private readonly file: string;
+  private readonly dir: string;
   private fd: number | undefined;
   private bytes = 0;
+  /** The segment lines go to now, and the segments on disk (or about to be). */
+  private segment: number;
+  private readonly onDisk = new Set<number>();
   /** The last sequence number written (or found at start). */
   seq: number;
 
-  constructor(dir: string, savedSeq: number) {
-    this.file = join(dir, 'charges.jsonl');
+  constructor(dir: string, savedSeq: number, savedSegment = 0) {
+    this.dir = dir;
     this.seq = savedSeq;
+    for (const name of readdirSync(dir)) {
+      const n = SEGMENT.exec(name);
+      if (n) this.onDisk.add(Number(n[1] ?? 0));
+    }
+    this.segment = Math.max(savedSegment, ...this.onDisk) + 1;
+    this.floor = savedSegment;
+  }
+
+  /** Segments below this one are held by the state file on disk. */
+  private floor: number;
+
+  /** Whether segments a save should delete are on disk: ones below the state file's, or replayed ones. */
+  get leftovers(): boolean {
+    return this.onDisk.size > 0;
   }
 
   /** The entries a crash left that the state file (saved up to `savedSeq`) has not got, in order. */
   unsaved(): JournalEntry[] {
-    if (!existsSync(this.file)) return [];
     const entries: JournalEntry[] = [];
-    for (const line of readFileSync(this.file, 'utf8').split('\n')) {
-      let entry: unknown;
-      try {
-        entry = JSON.parse(line);
-      } catch {
-        continue; // an empty line, or one cut short by a full disk: never a charge half made
-      }
-      if (isRecord(entry) && isFiniteNumber(entry.s) && typeof entry.w === 'string' && isFiniteNumber(entry.c) && entry.s > this.seq) {
-        entries.push(entry as unknown as JournalEntry);
-        this.seq = entry.s;
+    for (const n of [...this.onDisk].sort((a, b) => a - b)) {
+      if (n > 0 && n < this.floor) continue;
+      for (const line of readFileSync(join(this.dir, segmentName(n)), 'utf8').split('\n')) {
+        let entry: unknown;
+        try {
+          entry = JSON.parse(line);
+        } catch {
+          continue; // an empty line, or one cut short by a full disk: never a charge half made
+        }
+        if (isRecord(entry) && isFiniteNumber(entry.s) && typeof entry.w === 'string' && isFiniteNumber(entry.c) && entry.s > this.seq) {
+          entries.push(entry as unknown as JournalEntry);
+          this.seq = entry.s;
+        }
       }
     }
     return entries;
   }
 
   /**
-   * Appends one charge. A failed write (a full disk) is said once and does not stop the request: the
-   * charge stays in memory, saved with the state file as before. True when the journal is large
-   * enough that the next save should empty it.
+   * Appends one charge to the newest segment. A failed write (a full disk) is said once and does not
+   * stop the request: the charge stays in memory, saved with the state file as before.
    */
-  append(workspace: string, cost: number, mark?: { h?: number; r?: number }): boolean {
+  append(workspace: string, cost: number, mark?: { h?: number; r?: number }): void {
     let line = `${JSON.stringify({ s: ++this.seq, w: workspace, c: cost, ...mark })}\n`;
+    const file = join(this.dir, segmentName(this.segment));
     try {
+      failWriteForTests(file);
       if (this.fd === undefined) {
-        this.fd = openSync(this.file, 'a+', 0o600);
+        this.onDisk.add(this.segment);
+        this.fd = openSync(file, 'a+', 0o600);
         this.bytes = fstatSync(this.fd).size;
-        // A line a crash (or a failed cut) left torn: the first write starts a line of its own, not joining it.
+        // A line a failed write left torn: the first write starts a line of its own, not joining it.
         if (this.bytes > 0 && lastByte(this.fd, this.bytes) !== 0x0a) line = `\n${line}`;
       }
       const written = writeSync(this.fd, line);
@@ -86,30 +120,46 @@ export class ChargeJournal {
       }
       this.bytes += written;
     } catch (err) {
-      const why = storageFailure(failedWriteOf(err, this.file));
+      const why = storageFailure(failedWriteOf(err, file));
       if (!why) throw err;
       reportStorage(why, 'charges are kept in memory and saved once it can');
     }
-    return this.bytes > COMPACT_BYTES;
   }
 
   /**
-   * The state file now holds every entry up to `seq`: when none came since, the journal is emptied
-   * (`all`: also what an earlier process left, once replayed and saved).
+   * For a save about to snapshot the state: appends go to a new segment from now on (unless the
+   * current one is still unwritten). Returns the first segment the snapshot does not hold.
    */
-  saved(seq: number, all = false): void {
-    if (seq !== this.seq || (this.bytes === 0 && !all)) return;
-    try {
-      if (this.fd === undefined && all && existsSync(this.file)) truncateSync(this.file, 0);
-      else if (this.fd !== undefined) ftruncateSync(this.fd, 0);
-      this.bytes = 0;
-    } catch {
-      // Kept: its entries are all at or below the state file's journal_seq, so never applied twice.
+  next(): number {
+    if (this.fd !== undefined || this.onDisk.has(this.segment)) {
+      this.close();
+      this.segment++;
+    }
+    return this.segment;
+  }
+
+  /** Bytes in the segment lines go to now (what a crash now would make a start read beyond the snapshot's). */
+  get pendingBytes(): number {
+    return this.bytes;
+  }
+
+  /** A state file holding every segment below `segment` is on disk, and no older one can land over it: those go. */
+  saved(segment: number): void {
+    this.floor = Math.max(this.floor, segment);
+    for (const n of this.onDisk) {
+      if (n >= this.floor) continue;
+      try {
+        rmSync(join(this.dir, segmentName(n)), { force: true });
+        this.onDisk.delete(n);
+      } catch {
+        // Kept: its entries are all at or below the state file's journal_seq, so never applied twice.
+      }
     }
   }
 
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
+    this.bytes = 0;
   }
 }

@@ -9,8 +9,9 @@ export interface StateFile {
   clock_offset_ms: number;
   /** Charges made once each (a batch's finalized cost), by key, saved with the balances they moved. */
   charges?: Record<string, number>;
-  /** The last entry of charges.jsonl this file holds (charge-journal.ts). */
+  /** The last entry of the charges journal this file holds, and the first journal segment it lacks (charge-journal.ts). */
   journal_seq?: number;
+  journal_segment?: number;
   /** Requests' holds open at this save, by id: a start gives back those the journal does not settle. */
   holds?: Record<string, { w: string; c: number }>;
 }
@@ -41,6 +42,7 @@ function stateProblem(state: unknown): string | undefined {
   }
   if (!isFiniteNumber(state.clock_offset_ms)) return '"clock_offset_ms" is not a number';
   if (state.journal_seq !== undefined && !isFiniteNumber(state.journal_seq)) return '"journal_seq" is not a number';
+  if (state.journal_segment !== undefined && !(isFiniteNumber(state.journal_segment) && Number.isInteger(state.journal_segment) && state.journal_segment >= 0)) return '"journal_segment" is not a whole number';
   if (state.holds !== undefined && !isRecord(state.holds)) return '"holds" is not an object';
   if (state.charges !== undefined && (!isRecord(state.charges) || !Object.values(state.charges).every(isFiniteNumber))) return '"charges" is not an object of numbers';
   return undefined;

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomHex } from '../http/ids.js';
 import { round } from '../models/models.js';
-import { writeFileAtomicLater, writeFileAtomicSync } from './fsutil.js';
+import { crashPoint, writeFileAtomicLater, writeFileAtomicSync, writeFileAtomicSyncOverLater } from './fsutil.js';
 import { makeDir } from '../../internal/make-dir.js';
 import { reportStorage, storageFailure, storageSaved } from './storage-failure.js';
 import { BatchStore } from './batch-store.js';
@@ -39,12 +39,12 @@ export class StateStore extends CreditRules implements Store {
     this.state = existsSync(file) ? readState(file) : { keys: [], workspaces: {}, clock_offset_ms: 0 };
     for (const record of this.state.keys) if (!this.byKey.has(record.key)) this.byKey.set(record.key, record);
     this.generations = new GenerationFile(dir);
-    this.journal = new ChargeJournal(dir, this.state.journal_seq ?? 0);
-    // Charges a kill -9 left in the journal only: made again, saved, and the journal emptied.
+    this.journal = new ChargeJournal(dir, this.state.journal_seq ?? 0, this.state.journal_segment ?? 0);
+    // Charges a kill -9 left in the journal only: made again, saved, and the segments read deleted.
     const unsaved = this.journal.unsaved().filter((e) => this.state.workspaces[e.w]);
     for (const e of unsaved) this.charge(e.w, e.c);
     const dead = releaseDeadHolds(this.openHolds, this.state.holds, unsaved, (w, hold, cost) => this.settleRequest(w, hold, cost));
-    if (unsaved.length || dead) this.save();
+    if (unsaved.length || dead || this.journal.leftovers) this.save();
     if (this.state.keys.length === 0) this.createWorkspace('default');
     if (!this.state.keys.some((k) => k.kind === 'operator')) this.addKey(OPERATOR_WORKSPACE, 'operator', 'operator');
   }
@@ -68,6 +68,8 @@ export class StateStore extends CreditRules implements Store {
   /** The timer's save, while its write is under way. */
   private saving: Promise<void> | undefined;
   private closed = false;
+  /** Saves made, for tests: `atOnce` on the event loop (fsynced there), `later` off it. */
+  readonly saves = { atOnce: 0, later: 0 };
 
   /**
    * Per-request charges are saved at most every 100 ms, off the event loop (one write for many
@@ -86,14 +88,17 @@ export class StateStore extends CreditRules implements Store {
     this.pending = undefined;
     if (this.closed) return;
     if (this.saving) return this.saveSoon();
-    const [version, seq] = [++this.version, (this.state.journal_seq = this.journal.seq)];
-    this.keepHolds();
+    const version = ++this.version;
+    const segment = this.snapshot();
+    crashPoint('journal-switched');
+    // A save at once made while this one is under way goes to disk after it, or its rename moves that save's data.
     this.saving = writeFileAtomicLater(this.file, JSON.stringify(this.state, null, 2), () => version === this.version)
-      .then((overtaken) => {
+      .then(() => {
         storageSaved();
-        // A save made while this one's rename was under way may lie under it: made again, at once.
-        if (overtaken) this.saveAtOnce();
-        else this.journal.saved(seq);
+        this.saves.later++;
+        crashPoint('state-renamed');
+        this.journal.saved(segment);
+        crashPoint('segments-removed');
       }, (err: unknown) => {
         const why = storageFailure(err);
         if (!why) throw err;
@@ -101,17 +106,6 @@ export class StateStore extends CreditRules implements Store {
         this.pending ??= setTimeout(() => this.saveWhenDue(), 1000).unref();
       })
       .finally(() => (this.saving = undefined));
-  }
-
-  private saveAtOnce(): void {
-    try {
-      this.save();
-    } catch (err) {
-      const why = storageFailure(err);
-      if (!why) throw err;
-      reportStorage(why, 'charges are kept in memory and saved once it can');
-      this.saveSoon();
-    }
   }
 
   /** Settles once the timer's save under way, if any, is on disk (or failed). */
@@ -134,16 +128,23 @@ export class StateStore extends CreditRules implements Store {
       this.pending = undefined;
     }
     this.version++;
-    const seq = (this.state.journal_seq = this.journal.seq);
-    this.keepHolds();
-    writeFileAtomicSync(this.file, JSON.stringify(this.state, null, 2));
-    // A timer's save under way may yet rename older data over this: its entries stay until one covers them.
-    if (!this.saving) this.journal.saved(seq, true);
+    const segment = this.snapshot();
+    const data = JSON.stringify(this.state, null, 2);
+    if (this.saving) writeFileAtomicSyncOverLater(this.file, data);
+    else writeFileAtomicSync(this.file, data);
+    this.saves.atOnce++;
+    this.journal.saved(segment);
   }
 
-  /** The requests' holds open now go into the save being made, with the journal position they match. */
-  private keepHolds(): void {
+  /**
+   * Readies the state for a save: charges from now on go to a new journal segment, and the state
+   * records where the journal stands (the holds open now with it). Returns the first segment it lacks.
+   */
+  private snapshot(): number {
+    const segment = (this.state.journal_segment = this.journal.next());
+    this.state.journal_seq = this.journal.seq;
     this.state.holds = this.openHolds.size ? Object.fromEntries(this.openHolds) : undefined;
+    return segment;
   }
 
   /** A hold's id is the sequence number its journal line takes: unique over restarts. */
@@ -218,8 +219,8 @@ export class StateStore extends CreditRules implements Store {
   /** A per-request charge: in the journal before its answer is sent, in state.json within 100 ms. */
   private journaled(id: string, cost: number, mark?: { h?: number; r?: number }): void {
     this.charge(id, cost);
-    if (this.journal.append(id, cost, mark) && !this.saving) this.saveAtOnce();
-    else this.saveSoon();
+    this.journal.append(id, cost, mark);
+    this.saveSoon();
   }
 
   charged(key: string): boolean {
