@@ -91,8 +91,11 @@ export async function writeFileAtomicLater(path: string, data: string, current: 
       return false;
     }
     await storageHooks.beforeLaterRename?.();
-    await rename(temp, path);
-    await storageHooks.afterLaterRename?.();
+    try {
+      await rename(temp, path);
+    } finally {
+      await storageHooks.afterLaterRename?.();
+    }
   } catch (err) {
     // Its temp file taken and removed by a newer save: that save is on disk.
     if ((err as { code?: string }).code === 'ENOENT' && !current()) return false;

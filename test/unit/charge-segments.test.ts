@@ -1,0 +1,121 @@
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { StateStore } from '../../src/emulator/state/store.js';
+import { storageHooks } from '../../src/emulator/state/fsutil.js';
+
+// The charges journal in segments (charge-journal.ts): a save never empties a file in place, so a
+// steady stream of charges needs no save on the event loop; and what a kill -9 leaves at the
+// instants that matter (read here from a copy of the state folder taken then) adds up exactly.
+const dirs: string[] = [];
+const opened: StateStore[] = [];
+const folder = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'router-segments-'));
+  dirs.push(dir);
+  return dir;
+};
+const open = (dir: string) => {
+  const store = new StateStore(dir);
+  opened.push(store);
+  return store;
+};
+/** What a start finds after a kill -9 now: a copy of the folder as it is, opened. */
+const afterKill = (dir: string) => {
+  const copy = folder();
+  cpSync(dir, copy, { recursive: true });
+  return open(copy);
+};
+const journalLines = (dir: string) =>
+  readdirSync(dir)
+    .filter((n) => n.startsWith('charges'))
+    .reduce((sum, n) => sum + (existsSync(join(dir, n)) ? readFileSync(join(dir, n), 'utf8').split('\n').filter(Boolean).length : 0), 0);
+const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+afterEach(() => {
+  for (const key of Object.keys(storageHooks)) delete storageHooks[key as keyof typeof storageHooks];
+  for (const store of opened.splice(0)) store.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the charges journal in segments', () => {
+  it('a steady stream of charges: no save on the event loop, and the journal on disk holds only what came since the last saves', async () => {
+    const dir = folder();
+    const store = open(dir);
+    const atOnce = store.saves.atOnce;
+    let charges = 0;
+    let most = 0;
+    // A charge every turn of the timers, so some come during every save (before, the journal was then never emptied).
+    while (store.saves.later < 10) {
+      store.debit('default', 0.0001);
+      charges++;
+      await tick(1);
+      most = Math.max(most, journalLines(dir));
+    }
+    expect(store.saves.atOnce).toBe(atOnce);
+    // At most the segment being written and the one a save under way holds: about 2 of the 10 saves' worth.
+    expect(most).toBeLessThan(charges / 2);
+    expect(afterKill(dir).workspace('default').total_usage).toBeCloseTo(charges * 0.0001, 10);
+  });
+
+  it('a save at once while a timed save is renaming, then a kill -9 right after that rename: the debitOnce, settleHold and key are kept', async () => {
+    const dir = folder();
+    const store = open(dir);
+    const { workspace } = store.createWorkspace('ws', 10);
+    store.debitOnce(workspace.id, 0.5, 'batch:a');
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let renaming!: () => void;
+    const atRename = new Promise<void>((r) => (renaming = r));
+    let killed: StateStore | undefined;
+    storageHooks.beforeLaterRename = async () => {
+      renaming();
+      await gate;
+    };
+    storageHooks.afterLaterRename = async () => {
+      killed = afterKill(dir);
+    };
+    store.debit(workspace.id, 1); // the timer's save of this charge is the one held at its rename
+    await atRename;
+    // Each made (and saved at once) while that save's rename, off the loop, is still to run.
+    expect(store.debitOnce(workspace.id, 2, 'batch:b')).toBe(true);
+    store.settleHold(workspace.id, 'batch:a', 0.25);
+    const key = store.addKey(workspace.id, 'standard', 'late');
+    release();
+    await store.idle();
+    // Before: the rename laid the older snapshot over these, and the journal had none of them.
+    expect(killed!.balance(workspace.id)).toBe(10 - 1 - 2 - 0.25);
+    expect(killed!.charged('batch:b')).toBe(true);
+    expect(killed!.charged('batch:a')).toBe(false);
+    expect(killed!.findKey(key)?.workspace).toBe(workspace.id);
+    expect(open(dir).balance(workspace.id)).toBe(10 - 1 - 2 - 0.25);
+  });
+
+  it('a full disk: what was written before it stays; charges made meanwhile are saved once there is room; a kill at either time loses none written', async () => {
+    const dir = folder();
+    const store = open(dir);
+    const said: string[] = [];
+    const stderr = process.stderr.write;
+    process.stderr.write = ((text: string) => said.push(String(text)) > 0) as typeof process.stderr.write;
+    try {
+      for (let i = 0; i < 3; i++) store.debit('default', 0.125);
+      storageHooks.full = (file) => file.startsWith(`${dir}/`); // not the copies a kill is read from
+      for (let i = 0; i < 3; i++) store.debit('default', 0.25);
+      // Until the timed save has failed too (said once on stderr).
+      while (!said.some((s) => s.includes('state.json'))) await tick(10);
+      await store.idle();
+      expect(said.join('')).toMatch(/disk full/);
+      // A kill -9 now: the three charges journaled before the disk filled are all there; the failed save deleted nothing.
+      expect(afterKill(dir).workspace('default').total_usage).toBe(0.375);
+      const saved = store.saves.later;
+      delete storageHooks.full;
+      while (store.saves.later === saved) await tick(20);
+      expect(said.join('')).toMatch(/saved again/);
+      expect(afterKill(dir).workspace('default').total_usage).toBe(0.375 + 0.75);
+      store.debit('default', 1);
+      expect(afterKill(dir).workspace('default').total_usage).toBe(1.375 + 0.75);
+    } finally {
+      process.stderr.write = stderr;
+    }
+  });
+});
