@@ -61,6 +61,40 @@ describe('charges over a kill -9', () => {
     }
   }, 60_000);
 
+  // Points of a save (store.ts) where the process kills itself (ROUTER_EMULATOR_CRASH_AT), the Nth time
+  // it gets there, while answers come one after another: after the journal moved to a new segment and
+  // before the snapshot is written; after its rename, before the segments it holds are deleted; after.
+  it.each(['journal-switched:1', 'journal-switched:3', 'state-renamed:2', 'segments-removed:2'])('a kill -9 at %s of a save under steady load: after restarts, exactly what was answered is charged', async (point) => {
+    const state = join(dir, `point-${point.replace(':', '-')}`);
+    const first = await serve(state, [], { ROUTER_EMULATOR_CRASH_AT: point });
+    let cost = 0;
+    let answered = 0;
+    try {
+      for (let i = 0; i < 5000; i++) {
+        const res = await post(first, '/v1/chat/completions', { model: 'local/lorem', messages: [{ role: 'user', content: `write ${(i % 9) + 3} words` }] }).catch(() => undefined);
+        if (!res) break;
+        const body = (await res.json().catch(() => undefined)) as any;
+        if (!body) break; // cut by the kill
+        expect(res.status).toBe(200);
+        cost = round(cost + body.usage.cost);
+        answered++;
+      }
+    } finally {
+      await killed(first);
+    }
+    // It killed itself at the point (the loop ended early), after some answers.
+    expect(answered).toBeGreaterThan(0);
+    expect(answered).toBeLessThan(5000);
+    for (let i = 0; i < 2; i++) {
+      const again = await serve(state);
+      try {
+        expect(await usageOf(again), `restart ${i + 1} after ${answered} answers`).toBe(cost);
+      } finally {
+        await killed(again);
+      }
+    }
+  }, 60_000);
+
   it('generations served are found by GET /v1/generation after a kill -9', async () => {
     const state = join(dir, 'generations');
     const file = join(state, 'generations.jsonl');
