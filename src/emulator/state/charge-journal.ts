@@ -2,7 +2,7 @@ import { closeSync, fstatSync, ftruncateSync, openSync, readdirSync, readFileSyn
 import { join } from 'node:path';
 import { failedWriteOf } from '../../internal/system-errors.js';
 import { isFiniteNumber, isRecord } from '../../internal/shape.js';
-import { failWriteForTests } from './fsutil.js';
+import { failWriteForTests, storageHooks } from './fsutil.js';
 import { reportStorage, storageFailure } from './storage-failure.js';
 
 /** The last byte of an open file of `size` bytes. */
@@ -67,6 +67,11 @@ export class ChargeJournal {
     this.floor = savedSegment;
   }
 
+  /** The segment lines go to now. */
+  private file(): string {
+    return join(this.dir, segmentName(this.segment));
+  }
+
   /** Segments below this one are held by the state file on disk. */
   private floor: number;
 
@@ -102,12 +107,11 @@ export class ChargeJournal {
    */
   append(workspace: string, cost: number, mark?: { h?: number; r?: number }): void {
     let line = `${JSON.stringify({ s: ++this.seq, w: workspace, c: cost, ...mark })}\n`;
-    const file = join(this.dir, segmentName(this.segment));
     try {
-      failWriteForTests(file);
+      if (storageHooks.full) failWriteForTests(this.file());
       if (this.fd === undefined) {
         this.onDisk.add(this.segment);
-        this.fd = openSync(file, 'a+', 0o600);
+        this.fd = openSync(this.file(), 'a+', 0o600);
         this.bytes = fstatSync(this.fd).size;
         // A line a failed write left torn: the first write starts a line of its own, not joining it.
         if (this.bytes > 0 && lastByte(this.fd, this.bytes) !== 0x0a) line = `\n${line}`;
@@ -120,7 +124,7 @@ export class ChargeJournal {
       }
       this.bytes += written;
     } catch (err) {
-      const why = storageFailure(failedWriteOf(err, file));
+      const why = storageFailure(failedWriteOf(err, this.file()));
       if (!why) throw err;
       reportStorage(why, 'charges are kept in memory and saved once it can');
     }
