@@ -142,11 +142,6 @@ export class ChargeJournal {
     return this.segment;
   }
 
-  /** Bytes in the segment lines go to now (what a crash now would make a start read beyond the snapshot's). */
-  get pendingBytes(): number {
-    return this.bytes;
-  }
-
   /** A state file holding every segment below `segment` is on disk, and no older one can land over it: those go. */
   saved(segment: number): void {
     this.floor = Math.max(this.floor, segment);
