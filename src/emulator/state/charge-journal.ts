@@ -1,3 +1,24 @@
+/**
+ * The charges journal's files, in the state folder (beside state.json, store.ts):
+ * - `charges.<n>.jsonl`, n = 1, 2, …: segments, one JSON line an entry (`JournalEntry`: `s` its
+ *   sequence number, `w` workspace, `c` cost, `h`/`r` a request's hold taken/settled). Lines go to the
+ *   newest segment only; a process starts one above any on disk, so never appends to a file a crash
+ *   may have left torn.
+ * - Every save of state.json (store.ts), before it snapshots, moves appends on to a new segment
+ *   (`next()`, on the event loop, so no charge falls between the two), and the snapshot records
+ *   `journal_segment` (the first segment it does not hold) and `journal_seq` (the last entry it
+ *   holds). Once it is renamed into place, the segments below go (`saved()`). No file is emptied or
+ *   rewritten in place, so a steady stream of charges needs no save on the request path. A save at
+ *   once made while a timed one is being renamed cannot be laid under it (fsutil.ts), so no
+ *   state.json older than the segments deleted can land later.
+ * - `charges.jsonl`: the single journal of older versions, read at start as segment 0.
+ * At start, the segments from state.json's `journal_segment` on are read in order and their entries
+ * above its `journal_seq` applied, once: a kill -9 at any point (between the switch and the rename,
+ * between the rename and the deletion) leaves each entry either in the snapshot or above its
+ * `journal_seq`, never both.
+ * Segments below it are leftovers of a kill before their deletion, skipped and deleted by the save
+ * the start makes. A line cut short (a crash, a full disk) is skipped and never joins the next.
+ */
 import { closeSync, fstatSync, ftruncateSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { failedWriteOf } from '../../internal/system-errors.js';
@@ -32,19 +53,6 @@ const SEGMENT = /^charges(?:\.([1-9]\d*))?\.jsonl$/;
  * write(2), no fsync) before the answer they pay for is sent. The line is in the kernel once write
  * returns, so a kill -9 of the gateway right after an answer loses no charge; a machine crash
  * (power, kernel) can lose what the disk had not yet got, as it could the last 100 ms before.
- *
- * On disk, in the state folder:
- * - `charges.<n>.jsonl`, n = 1, 2, …: the journal's segments. Lines are appended to the newest only.
- *   Every save of state.json first starts a new segment (`next()`, on the event loop, so no charge
- *   falls between it and the snapshot), then records in the snapshot `journal_segment` (the first
- *   segment it does not hold) and `journal_seq` (the last entry it holds). Once that snapshot is
- *   renamed into place, the segments below are deleted (`saved()`). No file is ever emptied or
- *   rewritten, so a steady stream of charges needs no save on the request path.
- * - `charges.jsonl`: the one journal of older versions, read at start as segment 0.
- * At start, the segments from the snapshot's `journal_segment` on are read in order, and their entries
- * above its `journal_seq` applied, once (a kill -9 anywhere leaves each entry either in the
- * snapshot or above its `journal_seq`); segments below it are leftovers of a kill before their
- * deletion. A line cut short (a crash, a full disk) is skipped and never joins the next.
  */
 export class ChargeJournal {
   private readonly dir: string;

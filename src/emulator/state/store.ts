@@ -68,7 +68,7 @@ export class StateStore extends CreditRules implements Store {
   /** The timer's save, while its write is under way. */
   private saving: Promise<void> | undefined;
   private closed = false;
-  /** Saves made, for tests: `atOnce` on the event loop (fsynced there), `later` off it. */
+  /** Saves made, for tests: `atOnce` on the event loop (fsynced there), `later` off it (or dropped for a newer one). */
   readonly saves = { atOnce: 0, later: 0 };
 
   /**
