@@ -208,7 +208,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         c.history.push(...added);
         // The turn's cost is in the ledger: it holds nothing of the budgets while the next is typed.
         turn.hold?.release();
-        kept = keepConversation(ctx, kept, c.model, c.history.map((m) => c.recorded.get(m) ?? m), answer, text);
+        kept = keepConversation(ctx, kept, c.model, c.history.map((m) => c.recorded.get(m) ?? m), answer, text, answered);
         c.history.push({ role: 'assistant', content: answer });
         // Turns another run saved in the meantime come along, so that the next save keeps them; a message
         // with attachments stays as sent (the file keeps them by reference only).

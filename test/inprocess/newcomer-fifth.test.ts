@@ -1,0 +1,32 @@
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { testStreams, runInProcess } from '../support/inprocess.js';
+import { until } from '../support/until.js';
+import { startFixtureServer } from '../support/fixture-server.js';
+import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
+
+// Issue 46, round 5: the edges the fourth newcomer pass left.
+let t: CliEnv;
+const run = cliEnvPerFile((env) => (t = env));
+
+it('conversations list shows the model that answered a chat that named none', async () => {
+  const state = join(t.dir, 'list-state');
+  const env = { ROUTER_STATE_DIR: state };
+  expect((await run(['chat', '--conversation', 'unnamed', 'hello there'], env)).code).toBe(0);
+  expect((await run(['chat', '--conversation', 'named', '--model', 'local/lorem', 'hi'], env)).code).toBe(0);
+  // Kept before the model that answered was: a word, not "-".
+  const now = new Date().toISOString();
+  writeFileSync(join(state, 'conversations', 'older.json'), JSON.stringify({ id: 'older', title: 'older', created_at: now, updated_at: now, messages: [{ role: 'user', content: 'x' }] }));
+  const rows = (await run(['conversations', 'list'], env)).stdout.trim().split('\n').map((l) => l.split('\t'));
+  expect(Object.fromEntries(rows.map((r) => [r[0], r[3]]))).toEqual({ unnamed: 'local/echo', named: 'local/lorem', older: 'default' });
+  const json = JSON.parse((await run(['conversations', 'list', '--json', 'id,model,answered_by'], env)).stdout);
+  expect(json).toContainEqual({ id: 'unnamed', model: null, answered_by: 'local/echo' });
+  // Taken up with a model named: that model, and the answered_by of before goes.
+  expect((await run(['chat', '--conversation', 'unnamed', '--model', 'local/lorem', 'more'], env)).code).toBe(0);
+  const kept = JSON.parse(readFileSync(join(state, 'conversations', 'unnamed.json'), 'utf8'));
+  expect([kept.model, kept.answered_by]).toEqual(['local/lorem', undefined]);
+  expect(readdirSync(join(state, 'conversations')).filter((f) => f.endsWith('.json')).length).toBe(3);
+});
