@@ -30,3 +30,23 @@ it('conversations list shows the model that answered a chat that named none', as
   expect([kept.model, kept.answered_by]).toEqual(['local/lorem', undefined]);
   expect(readdirSync(join(state, 'conversations')).filter((f) => f.endsWith('.json')).length).toBe(3);
 });
+
+it('chat -i --tools with no model says which model answered, and the ledger has it', async () => {
+  const state = join(t.dir, 'repl-tools-state');
+  mkdirSync(state, { recursive: true });
+  const tools = join(t.dir, 'repl-tools.json');
+  writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'get_weather', description: 'the weather', parameters: { type: 'object', properties: {} } }, command: 'echo sunny' }]));
+  const s = testStreams({ env: { ...t.env, ROUTER_STATE_DIR: state, NO_COLOR: '1' }, tty: { stdin: true, stdout: true, stderr: true } });
+  const keys = new PassThrough();
+  s.streams.stdin = keys;
+  const session = main(['node', 'router', 'chat', '-i', '--tools', tools], s.streams);
+  const prompts = () => (s.stderr().match(/> /g) ?? []).length;
+  for (const [i, line] of ['first', '/exit'].entries()) {
+    expect(await until(() => prompts() > i)).toBe(true);
+    keys.write(`${line}\n`);
+  }
+  expect(await session).toBe(0);
+  expect(s.stderr().match(/answered by [^\n]*/g)).toEqual(["answered by local/echo, the service's default model; /model picks one)"]);
+  const usage = await run(['usage', '--by', 'model', '--json'], { ROUTER_STATE_DIR: state });
+  expect(JSON.parse(usage.stdout).rows).toEqual([expect.objectContaining({ key: 'local/echo', calls: 1 })]);
+});

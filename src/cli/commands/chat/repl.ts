@@ -179,9 +179,10 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
           answer += piece;
           io.out(md ? md.push(piece) : piece);
         };
-        const log = (used: Record<string, unknown> | undefined, id: string | undefined) => {
+        const log = (used: Record<string, unknown> | undefined, id: string | undefined, model?: string) => {
+          answered ??= model;
           spent += typeof used?.cost === 'number' ? used.cost : (guard.bound ?? 0);
-          ctx.logUsage({ endpoint: '/v1/chat/completions', model: req.model ?? answered, ...(id ? { id } : {}), ...usageFields(used) });
+          ctx.logUsage({ endpoint: '/v1/chat/completions', model: model ?? answered ?? req.model ?? req.models?.[0], ...(id ? { id } : {}), ...usageFields(used) });
         };
         const turnSignal = AbortSignal.any([signal, answerStop.signal]);
         if (c.tools) {
