@@ -12,6 +12,19 @@ import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
 let t: CliEnv;
 const run = cliEnvPerFile((env) => (t = env));
 
+it('router api --input with an empty stdin or file is refused before anything is sent', async () => {
+  const api = ['api', 'POST', '/v1/chat/completions', '--input'];
+  expect(await run([...api, '-'], {}, '')).toMatchObject({ code: 2, stdout: '', stderr: 'error: --input -: stdin was empty (pipe the body in; a POST with no body is router api POST PATH)\n' });
+  expect((await run([...api, '-'], {}, ' \n\t\n')).code).toBe(2);
+  const empty = join(t.dir, 'empty-body.json');
+  writeFileSync(empty, '');
+  expect((await run([...api, empty])).stderr).toBe(`error: --input: ${empty} is empty (a POST with no body is router api POST PATH)\n`);
+  expect(t.requests()).toEqual([]);
+  // A body is sent as before.
+  const body = JSON.stringify({ model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] });
+  expect((await run([...api, '-', '--jq', '.choices[0].message.content'], {}, body)).stdout).toBe('hi\n');
+});
+
 it('conversations list shows the model that answered a chat that named none', async () => {
   const state = join(t.dir, 'list-state');
   const env = { ROUTER_STATE_DIR: state };
