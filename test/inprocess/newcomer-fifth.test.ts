@@ -25,6 +25,16 @@ it('router api --input with an empty stdin or file is refused before anything is
   expect((await run([...api, '-', '--jq', '.choices[0].message.content'], {}, body)).stdout).toBe('hi\n');
 });
 
+it('roles save over a role of that name says it replaced it, piped too', async () => {
+  const env = { ROUTER_CONFIG_DIR: join(t.dir, 'roles-replaced') };
+  const save = (system: string, extra: string[] = []) => run(['roles', 'save', 'terse', '--system', system, ...extra], env);
+  expect(await save('Answer in one line.')).toMatchObject({ code: 0, stderr: '' });
+  const path = join(env.ROUTER_CONFIG_DIR, 'roles', 'terse.md');
+  expect(await save('Answer in one word.')).toMatchObject({ code: 0, stdout: '', stderr: `note: replaced role terse (${path})\n` });
+  expect(readFileSync(path, 'utf8')).toBe('Answer in one word.\n');
+  expect((await save('Answer in two words.', ['-q'])).stderr).toBe('');
+});
+
 it('conversations list shows the model that answered a chat that named none', async () => {
   const state = join(t.dir, 'list-state');
   const env = { ROUTER_STATE_DIR: state };

@@ -129,8 +129,11 @@ async function runSave(ctx: RunContext<Record<string, unknown>>, name: string): 
   const { stringify } = await loadYaml();
   // A prompt that starts with a "---" line would be read as front matter: an empty one goes before it.
   const front = Object.keys(settings).length ? `---\n${stringify(settings)}---\n` : /^---[ \t]*\r?\n/.test(system) ? '---\n---\n' : '';
+  const replaced = existsSync(path);
   writeWhole(path, `${front}${system}\n`);
-  io.info(`saved role ${name} (${path})`);
+  // Another role's prompt and settings are gone: said piped too (--quiet silences it).
+  if (replaced && !io.quiet) io.note(`note: replaced role ${name} (${path})`);
+  else io.info(`saved role ${name} (${path})`);
 }
 
 /**
