@@ -73,3 +73,21 @@ it('chat -i --tools with no model says which model answered, and the ledger has 
   const usage = await run(['usage', '--by', 'model', '--json'], { ROUTER_STATE_DIR: state });
   expect(JSON.parse(usage.stdout).rows).toEqual([expect.objectContaining({ key: 'local/echo', calls: 1 })]);
 });
+
+it('a prompt that starts with "-" and holds a space or an apostrophe is refused whole, with the -- form', async () => {
+  const hint = (cmd: string, text: string) => `error: unknown option '${text}' (text that starts with "-" goes after --, as in router ${cmd} -- '${text.replace(/'/g, "'\\''")}'); see "router ${cmd} --help"\n`;
+  // -i is chat's --interactive, -t its --temperature, -q the global --quiet: no flag is read from the text.
+  for (const text of ["-it's cold", '-i think so', '-q is it', "-it's"]) {
+    expect(await run(['chat', '--model', 'local/echo', text])).toMatchObject({ code: 2, stdout: '', stderr: hint('chat', text) });
+  }
+  expect((await run(['responses', '-q', "-it's cold", '--model', 'local/echo'])).stderr).toBe(hint('responses', "-it's cold"));
+  expect(t.requests()).toEqual([]);
+  // The value of a flag, attached or not, and text after --, are as before.
+  expect(await run(['chat', '--model', 'local/echo', '--', "-it's cold"])).toMatchObject({ code: 0, stdout: "-it's cold\n" });
+  for (const flags of [["-s-you're terse"], ['--system', "-you're terse"], ['-s', "-you're terse"]]) {
+    expect(await run(['chat', '--model', 'local/echo', ...flags, 'hi'])).toMatchObject({ code: 0, stdout: 'hi\n' });
+    expect(t.requests().at(-1)?.body.messages[0]).toEqual({ role: 'system', content: "-you're terse" });
+  }
+  // A flag run together with others is still flags.
+  expect((await run(['chat', '-qm', 'local/echo', 'hi'])).stdout).toBe('hi\n');
+});
