@@ -91,3 +91,18 @@ it('a prompt that starts with "-" and holds a space or an apostrophe is refused 
   // A flag run together with others is still flags.
   expect((await run(['chat', '-qm', 'local/echo', 'hi'])).stdout).toBe('hi\n');
 });
+
+it('a refused voice gets its guess from the model list, whatever the service\'s words', async () => {
+  const server = await startFixtureServer({
+    'GET /api/v1/models': { body: { data: [{ id: 'acme/tts', name: 'tts', supported_voices: ['alloy', 'ember', 'sage'] }] } },
+    'POST /api/v1/audio/speech': { status: 400, body: { error: { code: 400, message: 'Invalid voice parameter' } } },
+  });
+  try {
+    const env = { ROUTER_API_ROOT: server.apiRoot, ROUTER_API_KEY: 'sk-test-key-000000', ROUTER_MANAGEMENT_KEY: 'sk-test-mgmt-000000', ROUTER_CONFIG_DIR: join(t.dir, 'no-config'), ROUTER_STATE_DIR: join(t.dir, 'voice-state'), ROUTER_PROFILE: '' };
+    const r = await runInProcess(['speak', 'hi', '--voice', 'alloi', '--model', 'acme/tts', '--max-retries', '0', '-o', join(t.dir, 'v.mp3')], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/: 400 Bad Request: Invalid voice parameter \(voice "alloi" is not one of acme\/tts's; did you mean alloy\?; the voices of acme\/tts: alloy, ember, sage\)\n$/);
+  } finally {
+    await server.close();
+  }
+});
