@@ -33,6 +33,9 @@ it('roles save over a role of that name says it replaced it, piped too', async (
   expect(await save('Answer in one word.')).toMatchObject({ code: 0, stdout: '', stderr: `note: replaced role terse (${path})\n` });
   expect(readFileSync(path, 'utf8')).toBe('Answer in one word.\n');
   expect((await save('Answer in two words.', ['-q'])).stderr).toBe('');
+  // The same role saved again replaces nothing.
+  expect((await save('Answer in two words.')).stderr).toBe('');
+  expect((await save('Answer in two words.', ['--model', 'local/echo'])).stderr).toBe(`note: replaced role terse (${path})\n`);
 });
 
 it('conversations list shows the model that answered a chat that named none', async () => {
