@@ -109,3 +109,10 @@ it('a refused voice gets its guess from the model list, whatever the service\'s 
     await server.close();
   }
 });
+
+it('a prompt asked of an empty stdin says stdin was empty, not to pipe it', async () => {
+  expect(await run(['chat', '--model', 'local/echo', '-'], {}, '')).toMatchObject({ code: 2, stdout: '', stderr: 'error: no prompt: stdin was empty (echo hi | router chat, or give the prompt as arguments)\n' });
+  expect((await run(['chat', '--model', 'local/echo'], {}, '\n')).stderr).toBe('error: no prompt: stdin was empty (echo hi | router chat, or give the prompt as arguments)\n');
+  expect((await run(['embed', '--model', 'local/embed', '-'], {}, '')).stderr).toBe('error: no input: stdin was empty (echo text | router embed --model local/embed, or give the input as arguments)\n');
+  expect(t.requests()).toEqual([]);
+});
