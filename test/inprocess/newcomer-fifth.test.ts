@@ -75,6 +75,8 @@ it('chat -i --tools with no model says which model answered, and the ledger has 
   expect(s.stderr().match(/answered by [^\n]*/g)).toEqual(["answered by local/echo, the service's default model; /model picks one)"]);
   const usage = await run(['usage', '--by', 'model', '--json'], { ROUTER_STATE_DIR: state });
   expect(JSON.parse(usage.stdout).rows).toEqual([expect.objectContaining({ key: 'local/echo', calls: 1 })]);
+  // Its conversation is listed with that model too.
+  expect((await run(['conversations', 'list'], { ROUTER_STATE_DIR: state })).stdout).toMatch(/^c_\w+\t\S+\t1\tlocal\/echo\tfirst\n$/);
 });
 
 it('a prompt that starts with "-" and holds a space or an apostrophe is refused whole, with the -- form', async () => {
