@@ -157,7 +157,7 @@ function choiceHint(text: string, cmd: Command): string {
   if (m) return didYouMean(m[1]!, m[2]!.split(/,\s*/));
   // No flag has a space in it or starts with a digit: text meant as a prompt or an argument, where the command takes one.
   const words = /^unknown option '(-.*)'$/.exec(text);
-  if (words && /\s|^-\d/.test(words[1]!) && cmd.registeredArguments.length) return ` (text that starts with "-" goes after --, as in ${commandPath(cmd)} -- '${words[1]!.replace(/'/g, "'\\''")}')`;
+  if (words && /[\s']|^-\d/.test(words[1]!) && cmd.registeredArguments.length) return ` (text that starts with "-" goes after --, as in ${commandPath(cmd)} -- '${words[1]!.replace(/'/g, "'\\''")}')`;
   const flag = /^unknown option '(--[^'=]+)/.exec(text);
   if (flag) {
     const flags: string[] = [];
@@ -232,6 +232,12 @@ export async function main(rawArgv: string[], streams: Streams = processStreams(
   if (args.some((a) => a.startsWith('--json'))) {
     const { commandWords, rewriteJsonFields } = await import('./io/json-output.js');
     runtime.argv = args = rewriteJsonFields(args, jsonTarget(program, commandWords(args, GLOBAL_WITH_VALUE)));
+  }
+  // "-it's cold": text, not -i and -t (loaded only for a word that may be such text).
+  const dashed = args.some((a) => /^-[^-].*[\s']/s.test(a)) ? (await import('./dashed-text.js')).dashedText(program, args, GLOBAL_WITH_VALUE) : undefined;
+  if (dashed) {
+    streams.stderr.write(usageLine(`unknown option '${dashed.text}'`, dashed.cmd));
+    return EXIT.USAGE;
   }
   const argv = [...rawArgv.slice(0, 2), ...args];
   attachRuntime(program, runtime);

@@ -21,6 +21,8 @@ export interface ConversationRecord {
   id: string;
   title: string;
   model?: string;
+  /** The model that answered the last turn, when none was named (the service's default). */
+  answered_by?: string;
   created_at: string;
   updated_at: string;
   messages: ChatMessage[];
@@ -31,6 +33,8 @@ export interface ConversationSummary {
   id: string;
   title: string;
   model: string | null;
+  /** The model that answered the last turn, when none was named. */
+  answered_by: string | null;
   created_at: string;
   updated_at: string;
   turns: number;
@@ -66,7 +70,7 @@ function isRecordShape(c: unknown): c is ConversationRecord {
 }
 
 const summarize = (c: ConversationRecord): ConversationSummary => ({
-  id: c.id, title: c.title, model: c.model ?? null, created_at: c.created_at, updated_at: c.updated_at, turns: c.messages.filter((m) => m.role === 'user').length,
+  id: c.id, title: c.title, model: c.model ?? null, answered_by: typeof c.answered_by === 'string' ? c.answered_by : null, created_at: c.created_at, updated_at: c.updated_at, turns: c.messages.filter((m) => m.role === 'user').length,
 });
 
 export interface StoreOptions {

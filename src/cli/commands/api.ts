@@ -140,6 +140,8 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
   let body: string | Buffer | undefined;
   if (opts.input === '-') takeStdin(io, '--input -');
   if (opts.input !== undefined) body = opts.input === '-' ? await readAllBytes(io.stdin, signal) : await readFileFor('--input', opts.input, signal);
+  // An empty stdin (a pipe from a command that failed) or file is a mistake, not a body to send.
+  if (body !== undefined && onlyBlanks(body)) throw usage(opts.input === '-' ? '--input -: stdin was empty (pipe the body in; a POST with no body is router api POST PATH)' : `--input: ${opts.input} is empty (a POST with no body is router api POST PATH)`);
   const method = (opts.method?.toUpperCase() ?? (second !== undefined ? upper : (fields.length || body !== undefined) && !opts.paginate ? 'POST' : 'GET')) as Method;
   if (!METHODS.includes(method)) throw usage(`-X ${opts.method}${didYouMean(method, METHODS)}: use one of ${METHODS.join(', ')}`);
   if (opts.paginate && method !== 'GET') throw usage('--paginate goes with GET');
@@ -186,6 +188,12 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
   } finally {
     await client.close();
   }
+}
+
+/** No byte but spaces, tabs and line ends (an empty body too); looks no further than the first other byte. */
+function onlyBlanks(body: string | Buffer): boolean {
+  for (const b of typeof body === 'string' ? Buffer.from(body) : body) if (b !== 32 && (b < 9 || b > 13)) return false;
+  return true;
 }
 
 /** A 404 for "/api/v1/…" under a root that ends in /api: the root's part was given twice. */

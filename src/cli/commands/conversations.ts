@@ -16,11 +16,11 @@ function matches(c: Conversation, words: string[]): boolean {
 
 const list = defineCommand({
   name: 'list',
-  jsonFields: ['id', 'title', 'model', 'created_at', 'updated_at', 'turns'],
+  jsonFields: ['id', 'title', 'model', 'answered_by', 'created_at', 'updated_at', 'turns'],
   summary: 'list conversations, most recent first; SEARCH keeps those whose id, title or messages hold every word',
   args: [{ name: '[search...]', help: 'words to look for (case-insensitive)' }],
   flags: { limit: { flags: '--limit <n>', help: 'at most N conversations (the most recent)', parse: integerIn(1) }, json: JSON_FLAG },
-  notes: 'Piped, one tab-separated line each: id, updated, turns, model, title.',
+  notes: 'Piped, one tab-separated line each: id, updated, turns, model, title. The model is the one named; where none was, the one that answered last (the service\'s default), or "default" for a conversation kept before router noted it.',
   examples: ['router conversations list', 'router conversations list --limit 5 river', 'router conversations list --json id,turns'],
   run: async ({ io, opts, env }, search) => {
     const { ids, damaged } = findConversations(env, (c) => matches(c, search));
@@ -32,7 +32,7 @@ const list = defineCommand({
     // One line per conversation whatever a title holds (a file edited by hand): its control characters escaped.
     let chunk = '';
     for (const c of conversationSummaries(env, chosen)) {
-      chunk += `${[c.id, c.updated_at, String(c.turns), c.model ?? '-', c.title].map((f) => visible(f)).join('\t')}\n`;
+      chunk += `${[c.id, c.updated_at, String(c.turns), c.model ?? c.answered_by ?? 'default', c.title].map((f) => visible(f)).join('\t')}\n`;
       if (chunk.length < 65_536) continue;
       if (!io.out(chunk)) await io.drain();
       chunk = '';

@@ -129,8 +129,21 @@ async function runSave(ctx: RunContext<Record<string, unknown>>, name: string): 
   const { stringify } = await loadYaml();
   // A prompt that starts with a "---" line would be read as front matter: an empty one goes before it.
   const front = Object.keys(settings).length ? `---\n${stringify(settings)}---\n` : /^---[ \t]*\r?\n/.test(system) ? '---\n---\n' : '';
-  writeWhole(path, `${front}${system}\n`);
-  io.info(`saved role ${name} (${path})`);
+  const text = `${front}${system}\n`;
+  const before = existsSync(path) ? readIfCan(path) : undefined;
+  writeWhole(path, text);
+  // Another role's prompt or settings are gone: said piped too (--quiet silences it).
+  if (before !== undefined && before !== text && !io.quiet) io.note(`note: replaced role ${name} (${path})`);
+  else io.info(`${before === text ? 'role unchanged' : 'saved role'} ${name} (${path})`);
+}
+
+/** A role file's text; '' when it cannot be read (it is replaced all the same). */
+function readIfCan(path: string): string {
+  try {
+    return readLocalText(path);
+  } catch {
+    return '';
+  }
 }
 
 /**

@@ -37,6 +37,8 @@ export async function textFromArgs(args: string[], io: IO, o: TextOptions = {}):
   const text = parts.filter(Boolean).join('\n\n');
   if (!text.trim() && taken !== undefined) throw usage(`no ${what}: stdin was read by ${taken}; give the ${what} as arguments`);
   if (!text.trim() && io.noStdin) throw usage(`no ${what}: give it as arguments (stdin is not read: ${io.noStdin})`);
+  // Asked for by "-" (or piped with nothing else given): the user did pipe, and what came was nothing.
+  if (!text.trim() && wantsStdin) throw usage(`no ${what}: stdin was empty (${example}, or give the ${what} as arguments)`);
   if (!text.trim()) throw usage(`no ${what}: give it as arguments or on stdin (${example})`);
   return text;
 }

@@ -34,8 +34,9 @@ const toldNotKept = new WeakSet<object>();
 /**
  * Saves the turn (unless --no-log or the settings turn logging off). The answer was delivered (and
  * paid for) before: a turn that cannot be kept is a warning, like a ledger line, never a failed call.
+ * `answeredBy`: the model that answered, kept when none was named (`conversations list` shows it).
  */
-export function keepConversation(ctx: RunContext<ChatOptions>, earlier: Conversation | undefined, model: string | undefined, messages: ChatMessage[], answer: string, prompt: string): Conversation | undefined {
+export function keepConversation(ctx: RunContext<ChatOptions>, earlier: Conversation | undefined, model: string | undefined, messages: ChatMessage[], answer: string, prompt: string, answeredBy?: string): Conversation | undefined {
   if (!ctx.logging) {
     // Asked for by name or with -c, yet nothing is kept: said, so that the next -c is no surprise.
     if ((ctx.opts.continue || ctx.opts.conversation) && !toldNotKept.has(ctx.io)) {
@@ -47,7 +48,10 @@ export function keepConversation(ctx: RunContext<ChatOptions>, earlier: Conversa
   const reply: ChatMessage = { role: 'assistant', content: answer };
   const c = { ...(earlier ?? { ...newConversation(model, prompt), ...(ctx.opts.conversation ? { id: ctx.opts.conversation } : {}) }) };
   c.messages = [...messages, reply];
-  if (model) c.model = model;
+  if (model) {
+    c.model = model;
+    delete c.answered_by;
+  } else if (answeredBy) c.answered_by = answeredBy;
   try {
     return saveConversation(ctx.env, c, earlier, [messages[messages.length - 1]!, reply]);
   } catch (err) {

@@ -116,7 +116,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
       if (!(err instanceof CliError && err.exitCode === EXIT.TOOL_CALLS)) throw err;
       notRun = err;
     }
-    if (!notRun) keepConversation(ctx, earlier, req.model, messages.map((m) => (m === user ? recordedUser(prompt, extras) : m)), answer.text, prompt);
+    if (!notRun) keepConversation(ctx, earlier, req.model, messages.map((m) => (m === user ? recordedUser(prompt, extras) : m)), answer.text, prompt, answer.model);
     if (opts.usage) io.note(usageLine(u && { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens, cost: u.cost }, ['prompt', 'completion']) + boundNote(guard));
     if (notRun) throw notRun;
     // Last: an answer that does not follow --schema ends the command (exit 10), after it was kept and counted.

@@ -16,10 +16,11 @@ export interface TurnAnswer {
 
 /**
  * One turn with tools: the answer streamed (`print` gets each piece of text), the calls it asks for
- * run, and asked again until it answers in text. `round` is told each request's usage and id; `next`
+ * run, and asked again until it answers in text. `round` is told each request's usage, id and the model
+ * that answered; `next`
  * checks each further round before it is sent (the spend guard).
  */
-export async function toolTurn(io: IO, client: RouterClient, req: ChatCompletionRequest, loop: ToolLoop, print: (piece: string) => void, round: (usage: Record<string, unknown> | undefined, id: string | undefined) => void, next?: (body: ChatCompletionRequest) => Promise<void>): Promise<TurnAnswer> {
+export async function toolTurn(io: IO, client: RouterClient, req: ChatCompletionRequest, loop: ToolLoop, print: (piece: string) => void, round: (usage: Record<string, unknown> | undefined, id: string | undefined, model: string | undefined) => void, next?: (body: ChatCompletionRequest) => Promise<void>): Promise<TurnAnswer> {
   const messages = [...req.messages];
   let asked = 0;
   const ask = async (msgs: ChatMessage[]): Promise<{ message: AssembledMessage; text: string }> => {
@@ -27,6 +28,7 @@ export async function toolTurn(io: IO, client: RouterClient, req: ChatCompletion
     let text = '';
     let usage: Record<string, unknown> | undefined;
     let id: string | undefined;
+    let model: string | undefined;
     const body = { ...req, messages: msgs };
     // The turn's first request was checked before it began; each further round (a longer prompt) is checked by `next`.
     if (asked++ > 0) await next?.(body);
@@ -34,11 +36,12 @@ export async function toolTurn(io: IO, client: RouterClient, req: ChatCompletion
       assembler.add(chunk);
       if (chunk.usage) usage = chunk.usage as unknown as Record<string, unknown>;
       if (chunk.id) id ??= chunk.id;
+      if (chunk.model) model ??= chunk.model;
       const piece = deltaText(chunk);
       text += piece;
       if (piece) print(piece);
     }
-    round(usage, id);
+    round(usage, id, model);
     return { message: assembler.message(), text };
   };
   const answer = await toolLoop(io, loop, messages, await ask(messages), ask);

@@ -1,8 +1,6 @@
-import { createInterface } from 'node:readline';
 import type { ChatMessage } from '../../../client/types.js';
 import { isModelId, MODEL_ID_SYNTAX } from '../../../client/facts.js';
 import { deltaText } from '../../../client/resources/chat.js';
-import type { IO } from '../../io/io.js';
 import { interrupted, type RunContext } from '../../run.js';
 import { keepConversation, openConversation, withSystem } from './conversation.js';
 import { buildChatRequest, type ChatOptions } from './request.js';
@@ -15,65 +13,10 @@ import type { Model } from '../../../client/resources/models.js';
 import type { ToolSet } from '../../../kit/toolset.js';
 import { cliErrorOf } from '../../kit-words.js';
 import { noteReplDefault } from '../../answers/answered-by.js';
+import { ask, swallowKeys } from './repl-keys.js';
 
 /** Said when the session starts; /help lists the commands one a line (./repl-checks.ts). */
 const REPL_START = '/help lists the commands; /exit or Ctrl-D ends';
-
-type Asked = { line: string } | { end: 'eof' | 'interrupt' };
-
-/** One prompt with its own readline: the terminal is in its hands only while the user types. */
-function ask(io: IO, prompt: string, history: string[], historySize: number, fresh: string[]): Promise<Asked> {
-  return new Promise((resolve) => {
-    const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true, history, historySize, prompt });
-    let settled = false;
-    rl.on('history', (h: string[]) => history.splice(0, history.length, ...h));
-    const done = (a: Asked) => {
-      if (settled) return;
-      settled = true;
-      rl.close();
-      resolve(a);
-    };
-    rl.on('SIGINT', () => {
-      if (rl.line) {
-        // Ctrl-C with text on the line clears it, as in a shell.
-        rl.write(null, { ctrl: true, name: 'e' });
-        rl.write(null, { ctrl: true, name: 'u' });
-      } else {
-        io.err('\n');
-        done({ end: 'interrupt' });
-      }
-    });
-    rl.on('line', (line) => {
-      // This session's lines, to append to the history file (readline keeps none that is empty).
-      if (line) fresh.push(line);
-      done({ line });
-    });
-    rl.on('close', () => {
-      // Ctrl-D: end the prompt's line, as a shell does, so that the next prompt starts clean.
-      if (!settled) io.err('\n');
-      done({ end: 'eof' });
-    });
-    rl.prompt();
-  });
-}
-
-/**
- * While an answer streams, keys are read and dropped (nothing typed leaks to the shell after exit),
- * and Ctrl-C stops the answer.
- */
-function swallowKeys(io: IO, onCtrlC: () => void): () => void {
-  const onData = (d: Buffer) => {
-    if (d.includes(3)) onCtrlC();
-  };
-  io.stdin.setRawMode?.(true);
-  io.stdin.on('data', onData);
-  io.stdin.resume();
-  return () => {
-    io.stdin.off('data', onData);
-    io.stdin.setRawMode?.(false);
-    io.stdin.pause();
-  };
-}
 
 interface Conversation {
   model: string | undefined;
@@ -236,9 +179,10 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
           answer += piece;
           io.out(md ? md.push(piece) : piece);
         };
-        const log = (used: Record<string, unknown> | undefined, id: string | undefined) => {
+        const log = (used: Record<string, unknown> | undefined, id: string | undefined, model?: string) => {
+          answered ??= model;
           spent += typeof used?.cost === 'number' ? used.cost : (guard.bound ?? 0);
-          ctx.logUsage({ endpoint: '/v1/chat/completions', model: req.model ?? answered, ...(id ? { id } : {}), ...usageFields(used) });
+          ctx.logUsage({ endpoint: '/v1/chat/completions', model: model ?? answered ?? req.model ?? req.models?.[0], ...(id ? { id } : {}), ...usageFields(used) });
         };
         const turnSignal = AbortSignal.any([signal, answerStop.signal]);
         if (c.tools) {
@@ -265,7 +209,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         c.history.push(...added);
         // The turn's cost is in the ledger: it holds nothing of the budgets while the next is typed.
         turn.hold?.release();
-        kept = keepConversation(ctx, kept, c.model, c.history.map((m) => c.recorded.get(m) ?? m), answer, text);
+        kept = keepConversation(ctx, kept, c.model, c.history.map((m) => c.recorded.get(m) ?? m), answer, text, answered);
         c.history.push({ role: 'assistant', content: answer });
         // Turns another run saved in the meantime come along, so that the next save keeps them; a message
         // with attachments stays as sent (the file keeps them by reference only).
