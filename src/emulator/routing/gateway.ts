@@ -187,8 +187,9 @@ export class Gateway {
     if (body.input === undefined || body.input === null) throw new HttpError(400, 'input is required', 'invalid_request');
     const candidates = candidatesFor(body, this.catalog, undefined, 'embedding').filter((c) => c.adapter.embeddings);
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
+    const asked: Asked = { startedAt: ctx.store.now(), user: body.user, sessionId: ctx.sessionId(body) };
+    if (asked.sessionId && asked.sessionId.length > 256) throw new HttpError(400, 'session_id must be at most 256 characters', 'invalid_request');
     const charge = gatewayCredits(ctx, body, '/v1/embeddings', candidates);
-    const asked: Asked = { startedAt: ctx.store.now(), user: body.user };
     const passed: Attempt[] = [];
     const gone = callerGone(ctx);
     const got = await this.firstWhole(candidates, passed, (c) => c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: gone }));
