@@ -97,6 +97,13 @@ describe('requests with no bound of their own, many at once on little credit', (
     expect(res.status).toBe(402);
   });
 
+  it('the model list says a model\'s max_completion_tokens', async () => {
+    const res = await fetch(`${gateway.apiRoot}/v1/models`, { headers: { authorization: `Bearer ${gateway.store.firstKeys().apiKey}` } });
+    const models = ((await res.json()) as { data: { id: string; top_provider: { max_completion_tokens: number | null } }[] }).data;
+    expect(models.find((m) => m.id === 'test/limited')!.top_provider.max_completion_tokens).toBe(MAX);
+    expect(models.find((m) => m.id === 'test/priced')!.top_provider.max_completion_tokens).toBeNull();
+  });
+
   it('max_completion_tokens in a providers file: a whole number of tokens, for a chat model of that provider', () => {
     const file = (limits: string) => `providers:\n  - { name: up, base_url: "http://127.0.0.1:9/v1", models: { test/c: c }, embedding_models: { test/e: e }, max_completion_tokens: ${limits} }\n`;
     expect(parseProviders(file('{ test/c: 8192 }'), {}).providers[0]!.models.find((m) => m.id === 'test/c')!.maxCompletionTokens).toBe(8192);
