@@ -69,8 +69,8 @@ async function together(ws: string, credits: number, model: string, n: number, r
   await vi.waitFor(() => expect(waiting.length + statuses.length).toBe(n));
   expect(waiting.length).toBe(reaching);
   release();
-  await Promise.all(answers);
-  return statuses.sort();
+  const ids = (await Promise.all(answers)).map((text) => (JSON.parse(text) as { id?: string }).id).filter((id): id is string => !!id);
+  return { statuses: statuses.sort(), ids, apiKey };
 }
 
 describe('requests with no bound of their own, many at once on little credit', () => {
@@ -79,7 +79,7 @@ describe('requests with no bound of their own, many at once on little credit', (
     const credits = 0.35;
     const fit = Math.floor(credits / bound);
     expect(fit).toBe(3);
-    const statuses = await together('limited', credits, 'test/limited', 8, fit);
+    const { statuses } = await together('limited', credits, 'test/limited', 8, fit);
     expect(statuses).toEqual([...Array(fit).fill(200), ...Array(8 - fit).fill(402)]);
     const cost = round(round(USAGE.prompt_tokens * PROMPT) + round(USAGE.completion_tokens * COMPLETION));
     expect(gateway.store.balance('limited')).toBeCloseTo(credits - fit * cost, 10);
@@ -87,13 +87,20 @@ describe('requests with no bound of their own, many at once on little credit', (
 
   it.each(['test/unpriced', 'test/priced'])('%s, nothing to bound it: all are answered, each charged at most what is left; the balance ends at zero, not below', async (model) => {
     const ws = model.replace('/', '-');
-    const statuses = await together(ws, 1, model, 8, 8);
+    const { statuses, ids, apiKey } = await together(ws, 1, model, 8, 8);
     expect(statuses).toEqual(Array(8).fill(200));
     const perAnswer = model === 'test/unpriced' ? UPSTREAM_COST : round(round(USAGE.prompt_tokens * PROMPT) + round(USAGE.completion_tokens * DEAR));
     expect(8 * perAnswer).toBeGreaterThan(1);
     expect(gateway.store.balance(ws)).toBe(0);
+    // Each generation says what it was charged: together, the one credit there was.
+    const charged = await Promise.all(ids.map(async (id) => {
+      const got = await fetch(`${gateway.apiRoot}/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${apiKey}` } });
+      return ((await got.json()) as { data: { total_cost: number } }).data.total_cost;
+    }));
+    expect(charged).toHaveLength(8);
+    expect(round(charged.reduce((a, b) => a + b, 0))).toBe(1);
     // Spent: the next is refused before any upstream is asked.
-    const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${gateway.store.firstKeys(ws).apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body(model)) });
+    const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body(model)) });
     expect(res.status).toBe(402);
   });
 

@@ -15,6 +15,8 @@ export interface GatewayCharge {
   onHangUp(owed: () => number): void;
   /** What the hang-up was charged, once it came. */
   hungUp?: number;
+  /** What was charged, once it was (less than the cost when an unbounded one found less credit left). */
+  charged?: number;
 }
 
 /**
@@ -45,7 +47,7 @@ export function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, candidate
     if (!open) return;
     open = false;
     if (held) held.settle(cost);
-    else chargeUpToBalance(ctx, cost);
+    charge.charged = held ? cost : chargeUpToBalance(ctx, cost);
   }) as GatewayCharge;
   const closed = () => {
     if (!open) return;
@@ -54,6 +56,7 @@ export function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, candidate
     charge.hungUp = bound === undefined ? cut : Math.min(bound, cut);
     if (held) held.settle(charge.hungUp);
     else charge.hungUp = chargeUpToBalance(ctx, charge.hungUp);
+    charge.charged = charge.hungUp;
   };
   charge.onHangUp = (fn) => {
     // Unbounded, nothing was held: a hang-up is heard only once it can owe something.

@@ -134,11 +134,11 @@ export class Gateway {
           remember();
           charge(cost);
           ctx.send(200, new Serialized(JSON.stringify(answer)));
-          keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, usage: answer.usage, cost, finish: finishOf(answer), streamed: false });
+          keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, usage: answer.usage, cost: charge.charged ?? cost, finish: finishOf(answer), streamed: false });
           return;
         }
       }
-      const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, streamed: true });
+      const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, cost: charge.charged ?? o.cost, streamed: true });
       if (settled(await relayStream(ctx, streamed!, c, { metadata, charge, hide: this.hide, promptTokens: () => promptEstimate(body) }), c, passed, remember, kept, this.hide)) return;
     }
     throw allFailed(passed);
@@ -198,7 +198,7 @@ export class Gateway {
       const ownId = giveId(got.answer, 'emb');
       charge(cost);
       ctx.send(200, new Serialized(JSON.stringify(got.answer)));
-      keepUpstreamAnswer(ctx, got.c, asked, 'embeddings', { id: got.answer.id, usage: got.answer.usage, cost, streamed: false, ownId });
+      keepUpstreamAnswer(ctx, got.c, asked, 'embeddings', { id: got.answer.id, usage: got.answer.usage, cost: charge.charged ?? cost, streamed: false, ownId });
       return;
     }
     throw allFailed(passed);
@@ -238,10 +238,10 @@ export class Gateway {
         const cost = wholeResponse(answer, c);
         charge(cost);
         ctx.send(200, new Serialized(JSON.stringify(answer)));
-        keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, usage: answer.usage, cost, finish: responseFinish(answer.status), streamed: false });
+        keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, usage: answer.usage, cost: charge.charged ?? cost, finish: responseFinish(answer.status), streamed: false });
         return;
       }
-      const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, finish: responseFinish(o.finish), streamed: true });
+      const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, cost: charge.charged ?? o.cost, finish: responseFinish(o.finish), streamed: true });
       if (settled(await relayResponses(ctx, reply, c, charge, () => promptEstimate(body), this.hide), c, passed, remember, kept, this.hide)) return;
     }
     throw allFailed(passed);
