@@ -66,7 +66,7 @@ async function together(ws: string, credits: number, model: string, n: number, r
     }),
   );
   // The upstream answers none until every request was either sent to it or refused.
-  await vi.waitFor(() => expect(waiting.length + statuses.length).toBe(n));
+  await vi.waitFor(() => expect(waiting.length + statuses.length).toBe(n), { timeout: 30_000 });
   expect(waiting.length).toBe(reaching);
   release();
   const ids = (await Promise.all(answers)).map((text) => (JSON.parse(text) as { id?: string }).id).filter((id): id is string => !!id);
