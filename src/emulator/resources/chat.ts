@@ -232,7 +232,7 @@ async function handleChat(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   const sessionId = ctx.sessionId(body);
   const plan = planChat(body);
   // A stream's hold is settled at its end (given back after a kill -9 mid-stream); a whole answer's is its charge.
-  const bill = body.stream === true ? streamBill(ctx, plan.cost.cost, tokensOwed(plan.routed.model, plan.gen.promptTokens, plan.gen.completionTokens), chatEventTokens) : reserve(ctx, plan.cost.cost) && undefined;
+  const bill = body.stream === true ? streamBill(ctx, plan.cost.cost, plan.gen.completionTokens, tokensOwed(plan.routed.model, plan.gen.promptTokens), chatEventTokens) : reserve(ctx, plan.cost.cost) && undefined;
   const created = Math.floor(ctx.store.now() / 1000);
   const id = genId();
   const served = (streamed: boolean) => {
@@ -275,7 +275,7 @@ async function handleChat(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   if (await writeSSE(ctx, events(), (plan.rich ? richParts.length : plan.gen.completionTokens) + 2, errorChunk, '[DONE]', undefined, bill.progress)) return served(true);
   // A caller who hung up after content was written pays for it (docs/emulator.md); a fault's cut is refunded.
   const cut = bill.cut();
-  if (cut) recordGeneration(ctx, { id, model: plan.routed.model.id, provider: plan.routed.provider, apiType: 'completions', promptTokens: plan.gen.promptTokens, completionTokens: Math.min(cut.sent, plan.gen.completionTokens), cost: cut.cost, streamed: true, finishReason: null, cancelled: true, startedAt, user: body.user, sessionId });
+  if (cut) recordGeneration(ctx, { id, model: plan.routed.model.id, provider: plan.routed.provider, apiType: 'completions', promptTokens: plan.gen.promptTokens, completionTokens: cut.sent, cost: cut.cost, streamed: true, finishReason: null, cancelled: true, startedAt, user: body.user, sessionId });
 }
 
 export const chatRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => [{ method: 'POST', path: '/v1/chat/completions', access: 'any', handler: (ctx) => handleChat(ctx, parts.gateway) }]);

@@ -155,8 +155,7 @@ async function handleResponses(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   const plan = planResponses(body, created, { routerMetadata: ctx.wantsRouterMetadata(), stream: body.stream === true });
   const { gen, routed } = plan;
   const served = (streamed: boolean, cut?: { sent: number; cost: number }) => {
-    const completionTokens = cut ? Math.min(cut.sent, gen.completionTokens) : gen.completionTokens;
-    recordGeneration(ctx, { id: plan.result.id as string, model: routed.model.id, provider: routed.provider, apiType: 'completions', promptTokens: gen.promptTokens, completionTokens, cost: cut?.cost ?? plan.cost, streamed, finishReason: cut ? null : gen.finishReason, cancelled: !!cut, startedAt, user: body.safety_identifier ?? body.user, sessionId });
+    recordGeneration(ctx, { id: plan.result.id as string, model: routed.model.id, provider: routed.provider, apiType: 'completions', promptTokens: gen.promptTokens, completionTokens: cut?.sent ?? gen.completionTokens, cost: cut?.cost ?? plan.cost, streamed, finishReason: cut ? null : gen.finishReason, cancelled: !!cut, startedAt, user: body.safety_identifier ?? body.user, sessionId });
   };
   if (body.stream !== true) {
     reserve(ctx, plan.cost);
@@ -165,7 +164,7 @@ async function handleResponses(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
     return;
   }
   // Held until its end; a caller who hangs up after content pays for what was written (stream-bill.ts).
-  const bill = streamBill(ctx, plan.cost, tokensOwed(routed.model, gen.promptTokens, gen.completionTokens), responsesEventTokens);
+  const bill = streamBill(ctx, plan.cost, gen.completionTokens, tokensOwed(routed.model, gen.promptTokens), responsesEventTokens);
   const ended = (delivered: boolean) => {
     if (delivered) return served(true);
     const cut = bill.cut();

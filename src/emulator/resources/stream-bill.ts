@@ -19,8 +19,9 @@ export interface StreamBill {
   paid(): void;
   /**
    * The stream ended before its end: settles the hold at what the caller owes. A caller who hung up
-   * after content gets what it was charged (kept as a cancelled generation); else (a fault's cut,
-   * nothing written) it is given back whole and this is undefined.
+   * after content gets the content written (at most the whole answer's) and what it was charged (kept
+   * as a cancelled generation); else (a fault's cut, nothing written) it is given back whole and this
+   * is undefined.
    */
   cut(): { sent: number; cost: number } | undefined;
 }
@@ -28,10 +29,11 @@ export interface StreamBill {
 /**
  * A fake model's stream, paid as a relayed one is (docs/gateway.md): its whole cost held before the
  * first event (402 when the balance does not cover it), charged just before its end is written. A
- * caller who hangs up after content pays `owed(content written)`, never more than the hold (the rest
- * given back); a hang-up before any content, or a fault's cut, pays nothing.
+ * caller who hangs up after content pays `owed(content written)`, the content counted up to `most`
+ * (the whole answer's), never more than the hold (the rest given back); a hang-up before any
+ * content, or a fault's cut, pays nothing.
  */
-export function streamBill(ctx: Ctx, cost: number, owed: (sent: number) => number, count?: EventTokens): StreamBill {
+export function streamBill(ctx: Ctx, cost: number, most: number, owed: (sent: number) => number, count?: EventTokens): StreamBill {
   const held = holdUntilSettled(ctx, cost);
   const tokens = new RelayedTokens();
   const progress: StreamProgress = { sent: 0, hungUp: false, beforeEnd: () => held.settle(cost), written: () => tokens.written() };
@@ -41,7 +43,7 @@ export function streamBill(ctx: Ctx, cost: number, owed: (sent: number) => numbe
     tokens,
     paid: () => held.settle(cost),
     cut() {
-      const sent = progress.hungUp ? tokens.sent : 0;
+      const sent = progress.hungUp ? Math.min(tokens.sent, most) : 0;
       const charged = sent > 0 ? Math.min(cost, owed(sent)) : 0;
       held.settle(charged);
       return sent > 0 ? { sent, cost: charged } : undefined;
@@ -49,9 +51,8 @@ export function streamBill(ctx: Ctx, cost: number, owed: (sent: number) => numbe
   };
 }
 
-/** What a hang-up owes on a chat model: the prompt and the completion tokens written (at most the answer's), at its prices. */
-export const tokensOwed = (model: ModelSpec, promptTokens: number, completionTokens: number) => (sent: number) =>
-  hangUpCost({ prompt: model.promptPrice, completion: model.completionPrice }, promptTokens, Math.min(sent, completionTokens));
+/** What a hang-up owes on a chat model: the prompt and the completion tokens written, at its prices. */
+export const tokensOwed = (model: ModelSpec, promptTokens: number) => (sent: number) => hangUpCost({ prompt: model.promptPrice, completion: model.completionPrice }, promptTokens, sent);
 
 /** A chat chunk's content: its text, reasoning, tool arguments and images (as fitRich counts them). */
 export const chatEventTokens: EventTokens = (event, tokens) => {
