@@ -127,6 +127,19 @@ describe('generations answered by an upstream through the gateway', () => {
     expect(got.body.data.latency).toBeGreaterThanOrEqual(0);
   });
 
+  it('embeddings are kept with their session id, from the body or the x-session-id header, as chat is (never sent upstream)', async () => {
+    // Before: a gateway embedding's generation said session_id null whatever the request carried.
+    const inBody = JSON.parse((await post('/v1/embeddings', { model: 'test/embed', input: 'grouped', session_id: 's-emb' })).text);
+    expect((await generation(inBody.id)).body.data).toMatchObject({ api_type: 'embeddings', provider_name: 'up', session_id: 's-emb' });
+    expect(t.requests().filter((q) => q.path.endsWith('/embeddings')).at(-1)!.body).not.toHaveProperty('session_id');
+    for (const model of ['test/embed', 'local/embed']) {
+      const res = await fetch(`${gateway.apiRoot}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-session-id': `h-${model}` }, body: JSON.stringify({ model, input: 'grouped by header' }) });
+      expect(res.status).toBe(200);
+      const answer = (await res.json()) as { id: string };
+      expect((await generation(answer.id)).body.data).toMatchObject({ model, api_type: 'embeddings', session_id: `h-${model}` });
+    }
+  });
+
   it("an upstream's embeddings answer without an id gets the gateway's, and is kept under it", async () => {
     const res = await post('/v1/embeddings', { model: 'test/embed-noid', input: 'no id upstream' });
     expect(res.status).toBe(200);

@@ -18,7 +18,7 @@ export function richMessage(rich: RichMessage): Body {
 }
 
 /** Tokens an image of an answer is billed for. */
-const IMAGE_TOKENS = 1000;
+export const IMAGE_TOKENS = 1000;
 
 /**
  * A rich answer as a model gives it under a limit of `limit` completion tokens, and the tokens it

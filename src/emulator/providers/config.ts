@@ -49,7 +49,7 @@ export interface ReadOptions {
 function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, { warn = () => {}, keysRequired }: ReadOptions): ProviderConfig {
   const at = `providers[${i}]`;
   if (!isObj(raw)) throw new ProvidersFileError(`${at} must be a mapping`);
-  const known = ['name', 'base_url', 'api_key_env', 'models', 'embedding_models', 'prices', 'timeout_ms', 'max_answer_mb', 'responses', 'speech_models'];
+  const known = ['name', 'base_url', 'api_key_env', 'models', 'embedding_models', 'prices', 'max_completion_tokens', 'timeout_ms', 'max_answer_mb', 'responses', 'speech_models'];
   const unknown = Object.keys(raw).find((k) => !known.includes(k));
   if (unknown === 'api_key') throw new ProvidersFileError(`${at}.api_key: keys never go in the file; name an environment variable with api_key_env`);
   if (unknown) throw new ProvidersFileError(`${at}: unknown setting "${unknown}" (known: ${known.join(', ')})`);
@@ -90,12 +90,25 @@ function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, { warn = ()
   });
   const stray = Object.keys(prices).find((id) => !models.some((m) => m.id === id));
   if (stray) throw new ProvidersFileError(`${where}: prices.${stray} names a model that is not in its models`);
+  limitsOf(raw.max_completion_tokens, models, where);
   const timeoutMs = raw.timeout_ms ?? 60_000;
   if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 1) throw new ProvidersFileError(`${where}: timeout_ms must be a whole number of milliseconds`);
   const maxMb = raw.max_answer_mb ?? DEFAULT_MAX_ANSWER_BYTES / 2 ** 20;
   if (typeof maxMb !== 'number' || !Number.isFinite(maxMb) || maxMb <= 0 || maxMb > 4096) throw new ProvidersFileError(`${where}: max_answer_mb must be a number of MiB, more than 0 and at most 4096`);
   if (raw.responses !== undefined && typeof raw.responses !== 'boolean') throw new ProvidersFileError(`${where}: responses must be true or false`);
   return { name, baseUrl: baseUrl.href.replace(/\/+$/, ''), apiKey, models, timeoutMs, maxAnswerBytes: Math.round(maxMb * 2 ** 20), responses: raw.responses === true };
+}
+
+/** `max_completion_tokens`: a chat model's most tokens per answer, set on its entry in `models`. */
+function limitsOf(raw: unknown, models: ProviderModel[], where: string): void {
+  if (raw === undefined) return;
+  if (!isObj(raw)) throw new ProvidersFileError(`${where}: max_completion_tokens must map chat model ids to a number of tokens`);
+  for (const [id, n] of Object.entries(raw)) {
+    const model = models.find((m) => m.id === id && (m.kind ?? 'chat') === 'chat');
+    if (!model) throw new ProvidersFileError(`${where}: max_completion_tokens.${id} names a model that is not among its chat models`);
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) throw new ProvidersFileError(`${where}: max_completion_tokens.${id} must be a whole number of tokens, 1 or more`);
+    model.maxCompletionTokens = n;
+  }
 }
 
 /** A providers file's text, checked whole: the first mistake is one line that names where it is. */

@@ -13,6 +13,8 @@ export interface ProviderModel {
   upstream: string;
   /** USD per token; without them the upstream's own `usage.cost` is charged (0 when it has none). */
   prices?: { prompt: number; completion: number };
+  /** The most completion tokens one answer of it holds (`max_completion_tokens`): a request without a limit is bounded by it. */
+  maxCompletionTokens?: number;
 }
 
 /**

@@ -6,7 +6,8 @@ import { asksMetadata, metadataFields, type MetadataAsk, type Routed } from '../
 
 export type { Routed };
 import { bad, checkMetadata, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, optString, pickProvider, resolveModel, servedTier } from '../http/validate.js';
-import { holdUntilSettled, reserve, writeSSE } from '../state/billing.js';
+import { reserve, writeSSE } from '../state/billing.js';
+import { chatEventTokens, streamBill, tokensOwed } from './stream-bill.js';
 import { checkChatOptionTypes } from '../http/option-types.js';
 import { jsonTemplate, Serialized } from '../http/serialized.js';
 import { richAnswer, type RichMessage } from '../models/rich-answer.js';
@@ -231,7 +232,7 @@ async function handleChat(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   const sessionId = ctx.sessionId(body);
   const plan = planChat(body);
   // A stream's hold is settled at its end (given back after a kill -9 mid-stream); a whole answer's is its charge.
-  const held = body.stream === true ? holdUntilSettled(ctx, plan.cost.cost) : reserve(ctx, plan.cost.cost) && undefined;
+  const bill = body.stream === true ? streamBill(ctx, plan.cost.cost, plan.gen.completionTokens, tokensOwed(plan.routed.model, plan.gen.promptTokens), chatEventTokens) : reserve(ctx, plan.cost.cost) && undefined;
   const created = Math.floor(ctx.store.now() / 1000);
   const id = genId();
   const served = (streamed: boolean) => {
@@ -239,7 +240,7 @@ async function handleChat(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
     const { model, provider } = plan.routed;
     recordGeneration(ctx, { id, model: model.id, provider, apiType: 'completions', promptTokens: plan.gen.promptTokens, completionTokens: plan.gen.completionTokens, cost: plan.cost.cost, streamed, finishReason, startedAt, user: body.user, sessionId });
   };
-  if (!held) {
+  if (!bill) {
     ctx.send(200, new Serialized(chatCompletionText(body, plan, created, { routerMetadata: ctx.wantsRouterMetadata(), id })));
     served(false);
     return;
@@ -271,13 +272,10 @@ async function handleChat(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
     error: { code: 502, message: 'Provider returned an error mid-stream', metadata: { error_type: 'provider_unavailable' } },
     choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error', logprobs: null }],
   };
-  const progress = { sent: 0, hungUp: false, beforeEnd: () => held.settle(plan.cost.cost) };
-  if (await writeSSE(ctx, events(), (plan.rich ? richParts.length : plan.gen.completionTokens) + 2, errorChunk, '[DONE]', undefined, progress)) return served(true);
-  // A caller who hung up after text was written pays for it (docs/emulator.md); a fault's cut is refunded.
-  const sent = progress.hungUp && !plan.rich ? Math.min(progress.sent, plan.gen.completionTokens) : 0;
-  const cost = sent ? costOf(plan.routed.model, plan.gen.promptTokens, sent).cost : 0;
-  held.settle(cost);
-  if (sent) recordGeneration(ctx, { id, model: plan.routed.model.id, provider: plan.routed.provider, apiType: 'completions', promptTokens: plan.gen.promptTokens, completionTokens: sent, cost, streamed: true, finishReason: null, cancelled: true, startedAt, user: body.user, sessionId });
+  if (await writeSSE(ctx, events(), (plan.rich ? richParts.length : plan.gen.completionTokens) + 2, errorChunk, '[DONE]', undefined, bill.progress)) return served(true);
+  // A caller who hung up after content was written pays for it (docs/emulator.md); a fault's cut is refunded.
+  const cut = bill.cut();
+  if (cut) recordGeneration(ctx, { id, model: plan.routed.model.id, provider: plan.routed.provider, apiType: 'completions', promptTokens: plan.gen.promptTokens, completionTokens: cut.sent, cost: cut.cost, streamed: true, finishReason: null, cancelled: true, startedAt, user: body.user, sessionId });
 }
 
 export const chatRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => [{ method: 'POST', path: '/v1/chat/completions', access: 'any', handler: (ctx) => handleChat(ctx, parts.gateway) }]);

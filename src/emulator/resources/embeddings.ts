@@ -57,6 +57,7 @@ function checkEmbeddings(body: Body, opts: { batch?: boolean }) {
   if (dims > MAX_EMBEDDING_DIMENSIONS) bad(`${model.id} gives at most ${MAX_EMBEDDING_DIMENSIONS} dimensions, not ${dims}`);
   const format = optEnum(body, 'encoding_format', ['float', 'base64']) ?? 'float';
   optString(body, 'user');
+  optString(body, 'session_id', 256);
   if (body.input_type !== undefined && typeof body.input_type !== 'string') bad('input_type must be a string');
   if (opts.batch && (body.input_type !== undefined || body.provider !== undefined)) bad('input_type and provider are not supported in batches');
   const inputs = inputsOf(body.input, !!opts.batch);
@@ -105,13 +106,14 @@ async function handleEmbeddings(ctx: Ctx, gateway?: ChatGateway): Promise<void> 
   const startedAt = ctx.store.now();
   const body = await ctx.json();
   if (gateway?.takesEmbeddings(body)) return gateway.embed(ctx, body);
+  const sessionId = ctx.sessionId(body);
   const plan = checkEmbeddings(body, {});
   reserve(ctx, plan.cost);
   const head = answer(plan, 0);
   const [before, after] = JSON.stringify(head).split('"data":0');
   const data = await perInput(plan, (i) => JSON.stringify(item(plan, i)));
   ctx.send(200, new Serialized(`${before}"data":[${data.join(',')}]${after}`));
-  recordGeneration(ctx, { id: head.id, model: plan.model.id, provider: plan.provider, apiType: 'embeddings', promptTokens: plan.tokens, completionTokens: 0, cost: plan.cost, streamed: false, finishReason: null, startedAt, user: body.user });
+  recordGeneration(ctx, { id: head.id, model: plan.model.id, provider: plan.provider, apiType: 'embeddings', promptTokens: plan.tokens, completionTokens: 0, cost: plan.cost, streamed: false, finishReason: null, startedAt, user: body.user, sessionId });
 }
 
 export const embeddingsRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => [{ method: 'POST', path: '/v1/embeddings', access: 'any', handler: (ctx) => handleEmbeddings(ctx, parts.gateway) }]);

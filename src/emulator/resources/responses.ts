@@ -5,6 +5,7 @@ import { metadataFields, type MetadataAsk } from '../routing/routed.js';
 import { METADATA_BEFORE_PARSE, checkOutputLimit, route, textOf } from './chat.js';
 import { bad, checkMetadata, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, servedTier } from '../http/validate.js';
 import { reserve, writeSSE } from '../state/billing.js';
+import { responsesEventTokens, streamBill, tokensOwed } from './stream-bill.js';
 import { checkResponsesOptionTypes } from '../http/option-types.js';
 import { jsonTemplate, Serialized } from '../http/serialized.js';
 import { richAnswer } from '../models/rich-answer.js';
@@ -152,16 +153,23 @@ async function handleResponses(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   const sessionId = ctx.sessionId(body);
   const created = Math.floor(ctx.store.now() / 1000);
   const plan = planResponses(body, created, { routerMetadata: ctx.wantsRouterMetadata(), stream: body.stream === true });
-  const charge = reserve(ctx, plan.cost);
-  const served = (streamed: boolean) => {
-    const { gen, routed } = plan;
-    recordGeneration(ctx, { id: plan.result.id as string, model: routed.model.id, provider: routed.provider, apiType: 'completions', promptTokens: gen.promptTokens, completionTokens: gen.completionTokens, cost: plan.cost, streamed, finishReason: gen.finishReason, startedAt, user: body.safety_identifier ?? body.user, sessionId });
+  const { gen, routed } = plan;
+  const served = (streamed: boolean, cut?: { sent: number; cost: number }) => {
+    recordGeneration(ctx, { id: plan.result.id as string, model: routed.model.id, provider: routed.provider, apiType: 'completions', promptTokens: gen.promptTokens, completionTokens: cut?.sent ?? gen.completionTokens, cost: cut?.cost ?? plan.cost, streamed, finishReason: cut ? null : gen.finishReason, cancelled: !!cut, startedAt, user: body.safety_identifier ?? body.user, sessionId });
   };
   if (body.stream !== true) {
+    reserve(ctx, plan.cost);
     ctx.send(200, plan.result);
     served(false);
     return;
   }
+  // Held until its end; a caller who hangs up after content pays for what was written (stream-bill.ts).
+  const bill = streamBill(ctx, plan.cost, gen.completionTokens, tokensOwed(routed.model, gen.promptTokens), responsesEventTokens);
+  const ended = (delivered: boolean) => {
+    if (delivered) return served(true);
+    const cut = bill.cut();
+    if (cut) served(true, cut);
+  };
   const { result, messageId } = plan;
   const { usage: _usage, ...rest } = result;
   // Usage is known only at the end: an in-progress response leaves it out (the schema has no null for it).
@@ -169,9 +177,7 @@ async function handleResponses(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   if (plan.calls) {
     const events = [{ type: 'response.created', response: pending }, { type: 'response.in_progress', response: pending }, ...functionCallEvents(plan.calls, 0), { type: 'response.completed', response: result }];
     const failedEvent = { type: 'response.failed', sequence_number: events.length, response: { ...pending, status: 'failed', error: { code: 'server_error', message: 'Provider returned an error mid-stream' } } };
-    if (!(await writeSSE(ctx, events.map((e, sequence_number) => ({ ...e, sequence_number })), events.length, failedEvent, undefined, (e) => (e as Body).type as string))) charge.refund();
-    else served(true);
-    return;
+    return ended(await writeSSE(ctx, events.map((e, sequence_number) => ({ ...e, sequence_number })), events.length, failedEvent, undefined, (e) => (e as Body).type as string, bill.progress));
   }
   const output = result.output as Body[];
   const item = output[output.length - 1]!;
@@ -206,9 +212,7 @@ async function handleResponses(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
     sequence_number: count,
     response: { ...pending, status: 'failed', error: { code: 'server_error', message: 'Provider returned an error mid-stream' } },
   };
-  const delivered = await writeSSE(ctx, events(), count, failed, undefined, (e) => (e as Body).type as string);
-  if (!delivered) charge.refund();
-  else served(true);
+  ended(await writeSSE(ctx, events(), count, failed, undefined, (e) => (e as Body).type as string, bill.progress));
 }
 
 export const responsesRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => [{ method: 'POST', path: '/v1/responses', access: 'any', handler: (ctx) => handleResponses(ctx, parts.gateway) }]);

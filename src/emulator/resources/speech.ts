@@ -2,7 +2,8 @@ import type { Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
 import { costOf, prng, seedOf, type ModelSpec } from '../models/models.js';
 import { bad, optNumber, optString, pickProvider, resolveModel } from '../http/validate.js';
-import { cuttableWriter, reserve } from '../state/billing.js';
+import { cuttableWriter } from '../state/billing.js';
+import { streamBill } from './stream-bill.js';
 import { optObject } from '../http/option-types.js';
 import { defineRoutes } from '../http/routes.js';
 import type { ChatGateway } from '../providers/types.js';
@@ -96,9 +97,12 @@ export function planSpeech(body: Body): { model: ModelSpec; turns: Turn[]; forma
   return { model, turns, format, speed, provider };
 }
 
-/** Voiced sound, one word at a time: a pitched tone with harmonics and an envelope, then a pause. */
-export function* synthesize(turns: Turn[], speed: number): Generator<Int16Array> {
-  const silence = (seconds: number) => new Int16Array(Math.round((seconds / speed) * SAMPLE_RATE));
+/**
+ * Voiced sound, one word at a time: a pitched tone with harmonics and an envelope, then a pause;
+ * each piece with the input characters it voices (a word and the space after it).
+ */
+export function* synthesize(turns: Turn[], speed: number): Generator<[Int16Array, number]> {
+  const silence = (seconds: number): [Int16Array, number] => [new Int16Array(Math.round((seconds / speed) * SAMPLE_RATE)), 0];
   yield silence(0.1);
   for (const turn of turns) {
     const base = VOICE_PITCH[turn.voice] ?? 150;
@@ -116,7 +120,7 @@ export function* synthesize(turns: Turn[], speed: number): Generator<Int16Array>
         const s = Math.sin(2 * Math.PI * f * t) + 0.5 * Math.sin(4 * Math.PI * f * t) + 0.25 * Math.sin(6 * Math.PI * f * t);
         out[i] = Math.round(env * s * 9000);
       }
-      yield out;
+      yield [out, word.length + 1];
       yield silence(/[.!?,;:]$/.test(word) ? 0.25 : 0.06);
     }
   }
@@ -131,30 +135,40 @@ async function handleSpeech(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   const plan = planSpeech(body);
   const chars = plan.turns.reduce((n, t) => n + t.text.length, 0);
   const cost = costOf(plan.model, chars, 0).cost;
-  const charge = reserve(ctx, cost);
+  // A caller who hangs up pays for the characters voiced in the audio written to it (stream-bill.ts).
+  const bill = streamBill(ctx, cost, chars, (voiced) => costOf(plan.model, voiced, 0).cost);
   const res = ctx.res;
   // Audio has no body to carry an id: the header names the generation (`GET /v1/generation?id=`).
   const id = genId();
   ctx.head(200, { 'content-type': plan.format === 'mp3' ? 'audio/mpeg' : 'audio/pcm', 'transfer-encoding': 'chunked', 'x-generation-id': id });
-  let gone = false;
-  res.on('close', () => (gone = true));
   const writer = cuttableWriter(ctx, 4);
-  const closed = () => gone || writer.cut;
+  // A fault's cut closes the connection too: that is not the caller hanging up.
+  res.on('close', () => (bill.progress.hungUp = !writer.cut));
+  const closed = () => bill.progress.hungUp || writer.cut;
   const write = async (data: Uint8Array | Int8Array) => {
     if (!closed()) await writer.write(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
   };
+  const served = (cut?: { cost: number }) => recordGeneration(ctx, { id, model: plan.model.id, provider: plan.provider, apiType: 'tts', promptTokens: 0, completionTokens: 0, cost: cut?.cost ?? cost, streamed: true, finishReason: null, cancelled: !!cut, startedAt, user: body.user, sessionId });
+  const ended = () => {
+    const cut = bill.cut();
+    if (cut) served(cut);
+  };
   const encoder = plan.format === 'mp3' ? new (await import('@breezystack/lamejs')).Mp3Encoder(1, SAMPLE_RATE, 64) : undefined;
-  for (const samples of synthesize(plan.turns, plan.speed)) {
-    if (closed()) return charge.refund();
+  for (const [samples, voiced] of synthesize(plan.turns, plan.speed)) {
+    if (closed()) return ended();
     // Give other requests (and timers) their turn between words, as a streaming server should.
     await new Promise((r) => setImmediate(r));
     if (encoder) await write(encoder.encodeBuffer(samples));
     else await write(new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength));
+    if (closed()) continue;
+    bill.tokens.addTokens(voiced);
+    bill.tokens.written();
   }
   if (encoder) await write(encoder.flush());
-  if (closed()) return charge.refund();
+  if (closed()) return ended();
+  bill.paid();
   res.end();
-  recordGeneration(ctx, { id, model: plan.model.id, provider: plan.provider, apiType: 'tts', promptTokens: 0, completionTokens: 0, cost, streamed: true, finishReason: null, startedAt, user: body.user, sessionId });
+  served();
 }
 
 export const speechRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => [{ method: 'POST', path: '/v1/audio/speech', access: 'management', handler: (ctx) => handleSpeech(ctx, parts.gateway) }]);

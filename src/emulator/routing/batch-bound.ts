@@ -22,21 +22,24 @@ export function batchCandidates(body: Body, endpoint: string, catalog: Catalog) 
 }
 
 /**
- * The most one batch request can cost at full price on any of its candidates, or undefined when
- * nothing bounds it: a candidate without prices (charged the upstream's own `usage.cost`), or a chat
- * or Responses request without a token limit. Prompt tokens are bounded by the UTF-8 bytes of the
- * whole request as JSON (a tokenizer makes at most one token of each byte; the JSON's keys and
- * quotes cover a template's own), completion tokens by the request's limit.
+ * The most one request can cost at full price on any of its candidates, or undefined when nothing
+ * bounds it: a candidate without prices (charged the upstream's own `usage.cost`), or a chat or
+ * Responses request without a token limit on a model without `max_completion_tokens`. Prompt tokens
+ * are bounded by the UTF-8 bytes of the whole request as JSON (a tokenizer makes at most one token
+ * of each byte; the JSON's keys and quotes cover a template's own), completion tokens by the
+ * request's limit and the model's own, the smaller.
  */
 export function batchBound(body: Body, endpoint: string, candidates: Candidate[]): number | undefined {
   const embeddings = endpoint === '/v1/embeddings';
-  const limit = embeddings ? 0 : (endpoint === '/v1/responses' ? body.max_output_tokens : (body.max_completion_tokens ?? body.max_tokens));
-  if (typeof limit !== 'number' || !Number.isFinite(limit) || limit < 0 || !candidates.length) return undefined;
+  const asked = embeddings ? 0 : (endpoint === '/v1/responses' ? body.max_output_tokens : (body.max_completion_tokens ?? body.max_tokens));
+  if (asked !== undefined && asked !== null && (typeof asked !== 'number' || !Number.isFinite(asked) || asked < 0)) return undefined;
+  if (!candidates.length) return undefined;
   const promptTokens = promptEstimate(body);
   let most = 0;
   for (const c of candidates) {
     const prices = c.model.prices;
-    if (!prices) return undefined;
+    const limit = Math.min(asked ?? Infinity, c.model.maxCompletionTokens ?? Infinity);
+    if (!prices || limit === Infinity) return undefined;
     most = Math.max(most, round(round(promptTokens * prices.prompt) + round(limit * prices.completion)));
   }
   return most;

@@ -15,18 +15,30 @@ export interface GatewayCharge {
   onHangUp(owed: () => number): void;
   /** What the hang-up was charged, once it came. */
   hungUp?: number;
+  /** What was charged, once it was (less than the cost when an unbounded one found less credit left). */
+  charged?: number;
 }
 
 /**
- * A gateway request's credits. When its cost is bounded (every candidate has prices, the request a
- * token limit), the bound is held before any upstream is asked, so concurrent requests cannot
- * together spend past the balance (402 when it does not cover it); the hold is settled at the real
- * cost, or at what a caller who hung up owes when the response closes unanswered (the rest given
- * back). Unbounded: a balance above zero is asked, and the real cost charged (requests in flight
- * together may take the balance below zero).
+ * Charges a cost nothing bounded before the answer: at most what is left of the balance, so
+ * unbounded requests in flight together never take it below zero (what they cost past it is not
+ * charged). Returns what was charged.
+ */
+export function chargeUpToBalance(ctx: Ctx, cost: number): number {
+  const charged = Math.min(cost, Math.max(0, ctx.store.balance(ctx.workspace)));
+  if (charged > 0) ctx.store.debit(ctx.workspace, charged);
+  return charged;
+}
+
+/**
+ * A gateway request's credits. When its cost is bounded (every candidate has prices, and the request
+ * or the model a token limit: batch-bound.ts), the bound is held before any upstream is asked, so
+ * concurrent requests cannot together spend past the balance (402 when it does not cover it); the
+ * hold is settled at the real cost, or at what a caller who hung up owes when the response closes
+ * unanswered (the rest given back). Unbounded: a balance above zero is asked, and the real cost
+ * charged up to what is left (chargeUpToBalance).
  */
 export function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, candidates: Candidate[]): GatewayCharge {
-  const workspace = ctx.workspace;
   const bound = batchBound(body, endpoint, candidates);
   let open = true;
   let owed: (() => number) | undefined;
@@ -35,7 +47,7 @@ export function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, candidate
     if (!open) return;
     open = false;
     if (held) held.settle(cost);
-    else ctx.store.debit(workspace, cost);
+    charge.charged = held ? cost : chargeUpToBalance(ctx, cost);
   }) as GatewayCharge;
   const closed = () => {
     if (!open) return;
@@ -43,7 +55,8 @@ export function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, candidate
     const cut = owed ? owed() : 0;
     charge.hungUp = bound === undefined ? cut : Math.min(bound, cut);
     if (held) held.settle(charge.hungUp);
-    else ctx.store.debit(workspace, charge.hungUp);
+    else charge.hungUp = chargeUpToBalance(ctx, charge.hungUp);
+    charge.charged = charge.hungUp;
   };
   charge.onHangUp = (fn) => {
     // Unbounded, nothing was held: a hang-up is heard only once it can owe something.

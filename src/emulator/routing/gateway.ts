@@ -90,7 +90,7 @@ export class Gateway {
     const upstream = this.catalog.upstreams.flatMap((a) =>
       a.models().filter((m) => !seen.has(m.id) && seen.add(m.id)).map((m) => {
         const providers = this.catalog.upstreams.filter((u) => u.models().some((x) => x.id === m.id)).map((u) => u.name);
-        return listedModel({ id: m.id, kind: m.kind ?? 'chat', providers, promptPrice: m.prices?.prompt ?? 0, completionPrice: m.prices?.completion ?? 0, listing: { description: `${m.kind ?? 'chat'} model served by ${providers.join(', ')}` } });
+        return listedModel({ id: m.id, kind: m.kind ?? 'chat', providers, promptPrice: m.prices?.prompt ?? 0, completionPrice: m.prices?.completion ?? 0, maxOutputTokens: m.maxCompletionTokens, listing: { description: `${m.kind ?? 'chat'} model served by ${providers.join(', ')}` } });
       }),
     );
     return [...local, ...upstream];
@@ -134,11 +134,11 @@ export class Gateway {
           remember();
           charge(cost);
           ctx.send(200, new Serialized(JSON.stringify(answer)));
-          keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, usage: answer.usage, cost, finish: finishOf(answer), streamed: false });
+          keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, usage: answer.usage, cost: charge.charged ?? cost, finish: finishOf(answer), streamed: false });
           return;
         }
       }
-      const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, streamed: true });
+      const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, cost: charge.charged ?? o.cost, streamed: true });
       if (settled(await relayStream(ctx, streamed!, c, { metadata, charge, hide: this.hide, promptTokens: () => promptEstimate(body) }), c, passed, remember, kept, this.hide)) return;
     }
     throw allFailed(passed);
@@ -187,8 +187,9 @@ export class Gateway {
     if (body.input === undefined || body.input === null) throw new HttpError(400, 'input is required', 'invalid_request');
     const candidates = candidatesFor(body, this.catalog, undefined, 'embedding').filter((c) => c.adapter.embeddings);
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
+    const asked: Asked = { startedAt: ctx.store.now(), user: body.user, sessionId: ctx.sessionId(body) };
+    if (asked.sessionId && asked.sessionId.length > 256) throw new HttpError(400, 'session_id must be at most 256 characters', 'invalid_request');
     const charge = gatewayCredits(ctx, body, '/v1/embeddings', candidates);
-    const asked: Asked = { startedAt: ctx.store.now(), user: body.user };
     const passed: Attempt[] = [];
     const gone = callerGone(ctx);
     const got = await this.firstWhole(candidates, passed, (c) => c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: gone }));
@@ -197,7 +198,7 @@ export class Gateway {
       const ownId = giveId(got.answer, 'emb');
       charge(cost);
       ctx.send(200, new Serialized(JSON.stringify(got.answer)));
-      keepUpstreamAnswer(ctx, got.c, asked, 'embeddings', { id: got.answer.id, usage: got.answer.usage, cost, streamed: false, ownId });
+      keepUpstreamAnswer(ctx, got.c, asked, 'embeddings', { id: got.answer.id, usage: got.answer.usage, cost: charge.charged ?? cost, streamed: false, ownId });
       return;
     }
     throw allFailed(passed);
@@ -237,10 +238,10 @@ export class Gateway {
         const cost = wholeResponse(answer, c);
         charge(cost);
         ctx.send(200, new Serialized(JSON.stringify(answer)));
-        keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, usage: answer.usage, cost, finish: responseFinish(answer.status), streamed: false });
+        keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, usage: answer.usage, cost: charge.charged ?? cost, finish: responseFinish(answer.status), streamed: false });
         return;
       }
-      const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, finish: responseFinish(o.finish), streamed: true });
+      const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, cost: charge.charged ?? o.cost, finish: responseFinish(o.finish), streamed: true });
       if (settled(await relayResponses(ctx, reply, c, charge, () => promptEstimate(body), this.hide), c, passed, remember, kept, this.hide)) return;
     }
     throw allFailed(passed);

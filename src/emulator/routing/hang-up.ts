@@ -1,5 +1,5 @@
 import { countTokens, round } from '../models/models.js';
-import type { Candidate } from './candidates.js';
+import type { ProviderModel } from '../providers/types.js';
 
 /** A word character of the tokenizer's ASCII (models.ts), for a word split across two relayed pieces. */
 const wordChar = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
@@ -21,6 +21,12 @@ export class RelayedTokens {
     this.inWord = wordChar(text.charCodeAt(text.length - 1));
   }
 
+  /** `n` tokens that are not text (an image), counted as framed. */
+  addTokens(n: number): void {
+    this.pending += n;
+    this.inWord = false;
+  }
+
   /** What was counted went out to the caller. */
   written(): void {
     this.sent += this.pending;
@@ -32,10 +38,13 @@ export class RelayedTokens {
  * The text of a plain chat chunk's `"content":"…"` member, without parsing the chunk (its JSON
  * escapes undone only when it has any); '' when it has none.
  */
-export function contentOf(data: string): string {
-  const at = data.indexOf('"content":"');
+export const contentOf = (data: string): string => stringMember(data, '"content":"');
+
+/** The text of the first string member an event's JSON opens with `marker` (`"name":"`), as contentOf. */
+export function stringMember(data: string, marker: string): string {
+  const at = data.indexOf(marker);
   if (at < 0) return '';
-  const start = at + 11;
+  const start = at + marker.length;
   let i = start;
   let escaped = false;
   for (; i < data.length; i++) {
@@ -61,12 +70,11 @@ const TEMPLATE_TOKENS = 16;
 export const promptEstimate = (body: unknown): number => Buffer.byteLength(JSON.stringify(body)) + TEMPLATE_TOKENS;
 
 /**
- * What a caller who hung up after `completion` tokens of content owes on candidate `c`: the prompt
- * (the upstream's count if its usage came, else the estimate) and those tokens, at its prices; 0 with
- * no prices (nothing to price them at) or no content relayed.
+ * What a caller who hung up after `completion` tokens of content owes at `prices` (a candidate's, or
+ * a fake model's): the prompt (the upstream's count if its usage came, else the estimate) and those
+ * tokens; 0 with no prices (nothing to price them at) or no content relayed.
  */
-export function hangUpCost(c: Candidate, promptTokens: number, completion: number): number {
-  const prices = c.model.prices;
+export function hangUpCost(prices: ProviderModel['prices'], promptTokens: number, completion: number): number {
   if (!prices || completion <= 0) return 0;
   const cost = round(round(promptTokens * prices.prompt) + round(completion * prices.completion));
   return Number.isFinite(cost) ? cost : 0;

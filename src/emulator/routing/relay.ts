@@ -105,7 +105,7 @@ export interface RelayOptions {
  */
 export function owedOnHangUp(c: Candidate, tokens: RelayedTokens, promptTokens: (() => number) | undefined, priced: () => number | undefined): number {
   if (tokens.sent <= 0) return 0;
-  return priced() ?? hangUpCost(c, promptTokens?.() ?? 0, tokens.sent);
+  return priced() ?? hangUpCost(c.model.prices, promptTokens?.() ?? 0, tokens.sent);
 }
 
 /** What a relayed stream came to: passed over before its first token, or answered (cost charged when whole; its id, usage, end kept). */

@@ -7,6 +7,7 @@ import type { Candidate } from './candidates.js';
 import { allFailed, passOver, type Attempt } from './metadata.js';
 import { callerGone } from './relay.js';
 import { keepUpstreamAnswer, type Asked } from './kept.js';
+import { chargeUpToBalance } from './gateway-credits.js';
 import { genId } from '../resources/chat.js';
 import { refusalOf, wholeAnswer } from './answer-shape.js';
 
@@ -67,7 +68,7 @@ export async function speakThrough(ctx: Ctx, body: Body, candidates: Candidate[]
     res.end();
     const chars = typeof body.input === 'string' ? body.input.length : 0;
     const cost = round(chars * (c.model.prices?.prompt ?? 0));
-    ctx.store.debit(ctx.workspace, cost);
+    chargeUpToBalance(ctx, cost);
     keepUpstreamAnswer(ctx, c, asked, 'tts', { id, cost, streamed: true, ownId: true });
     return;
   }

@@ -50,6 +50,10 @@ export interface StreamProgress {
   hungUp: boolean;
   /** Called once every event is out, just before the end is written (where a stream is charged). */
   beforeEnd?: () => void;
+  /** Told each event as it is framed (to count the content it carries)… */
+  count?: (event: unknown) => void;
+  /** …and told when the events framed so far were written to the caller. */
+  written?: () => void;
 }
 
 const hungUp = (progress: StreamProgress | undefined): false => {
@@ -96,7 +100,10 @@ export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: numbe
     if (!buffer) return;
     const data = buffer;
     buffer = '';
-    if (progress) progress.sent = i;
+    if (progress) {
+      progress.sent = i;
+      progress.written?.();
+    }
     sent = new Promise((resolve) => res.write(data, () => resolve()));
     // Events are made ahead, up to LOOKAHEAD_BYTES, while the client reads those before them.
     if (res.writableLength >= LOOKAHEAD_BYTES) await drainOrClose(res);
@@ -123,6 +130,7 @@ export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: numbe
       return false;
     }
     buffer += frame(event);
+    progress?.count?.(event);
     i++;
     // Small streams go out event by event (a person sees each token); long ones in bigger writes.
     if (buffer.length >= (i < 64 ? 1 : WRITE_BYTES)) await flush();
