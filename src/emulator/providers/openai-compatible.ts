@@ -7,6 +7,23 @@ import { passesOver, type AudioReply, type ProviderAdapter, type ProviderModel, 
 /** A Responses stream has no [DONE]: it ends with its final event. */
 const endsResponse = (data: string) => data === '[DONE]' || /"type":\s*"(response\.(completed|incomplete|failed)|error)"/.test(data.slice(0, 80));
 
+/** The first character of member `name`'s value in a JSON text (0 when it has none): `"` a string, `{` an object. */
+function valueStart(data: string, name: string): number {
+  const at = data.indexOf(name);
+  if (at < 0) return 0;
+  let i = at + name.length;
+  while (data.charCodeAt(i) === 32 || data.charCodeAt(i) === 58 /* : */) i++;
+  return data.charCodeAt(i);
+}
+
+/**
+ * A chat stream's end: its [DONE], or, from servers that send none (TGI before 2.2, llama-box,
+ * ik_llama.cpp), the usage chunk that comes last (usage is always asked), or with one choice asked
+ * its finish_reason. A stream that closes after them is whole, not broken.
+ */
+const endsChat = (oneChoice: boolean) => (data: string) =>
+  data === '[DONE]' || valueStart(data, '"usage"') === 123 /* { */ || (oneChoice && valueStart(data, '"finish_reason"') === 34) /* " */;
+
 /**
  * An upstream that speaks the OpenAI chat API (Ollama, llama.cpp, vLLM, OpenAI, another `router serve`),
  * over undici with keep-alive. The caller's key never goes upstream: only the provider's own.
@@ -49,7 +66,8 @@ export class OpenAICompatible implements ProviderAdapter {
   }
 
   chat(req: UpstreamChat): Promise<UpstreamReply> {
-    return this.post(this.url, req);
+    const n = req.body.n;
+    return this.post(this.url, req, endsChat(n === undefined || n === null || n === 1));
   }
 
   embeddings(req: UpstreamChat): Promise<UpstreamReply> {
