@@ -2,10 +2,42 @@ import { Agent, request } from 'undici';
 import type { ProviderConfig } from './config.js';
 import { failureOf, publicHeaders, upstreamCall } from './upstream-call.js';
 import { DEFAULT_MAX_ANSWER_BYTES, headText, statusFailure } from './bounded.js';
-import { passesOver, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
+import { ProviderFailure, passesOver, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
 
 /** A Responses stream has no [DONE]: it ends with its final event. */
 const endsResponse = (data: string) => data === '[DONE]' || /"type":\s*"(response\.(completed|incomplete|failed)|error)"/.test(data.slice(0, 80));
+
+/** What a JSON answer starts with (past any white space): an object, or a list. */
+const JSON_START = /^\s*[{[]/;
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A 2xx speech answer of these types is a page or an error, not audio (an SSE stream of audio is audio). */
+const NOT_AUDIO = /^\s*(text\/html|application\/json)/i;
+
+/**
+ * A whole answer that is not what the API answers, said as what it is (undefined when it is one): a
+ * redirect (undici follows none) and where to; a page or body that is not `expected` (a web UI's, at
+ * a base_url without its /v1), with its status and type.
+ */
+function notTheApi(name: string, status: number, headers: Record<string, string>, text: string, expected: 'JSON' | 'audio'): ProviderFailure | undefined {
+  if (status >= 300 && status < 400) {
+    const to = headers.location ? ` to ${headers.location}` : '';
+    return new ProviderFailure('status', `${name}: HTTP ${status}, redirected${to}: base_url must be where the API answers (redirects are not followed)`, status);
+  }
+  if (expected === 'JSON' && (JSON_START.test(text) || isJson(text))) return undefined;
+  const type = headers['content-type']?.split(';')[0] || 'no content-type';
+  const words = text.replace(/\s+/g, ' ').trim().slice(0, 80);
+  const hint = status >= 200 && status < 300 ? ": is base_url the API's (for Ollama, vLLM and OpenAI it ends in /v1)?" : '';
+  return new ProviderFailure('status', `${name}: HTTP ${status} ${type}, not ${expected}${words ? ` (${words})` : ''}${hint}`, status);
+}
 
 /** The first character of member `name`'s value in a JSON text (0 when it has none): `"` a string, `{` an object. */
 function valueStart(data: string, name: string): number {
@@ -87,6 +119,10 @@ export class OpenAICompatible implements ProviderAdapter {
     if (passesOver(res.statusCode)) {
       throw statusFailure(this.name, res.statusCode, await headText(res.body), res.headers['retry-after']?.toString());
     }
+    const type = String(res.headers['content-type'] ?? '');
+    if ((res.statusCode >= 300 && res.statusCode < 400) || (res.statusCode < 300 && NOT_AUDIO.test(type))) {
+      throw notTheApi(this.name, res.statusCode, publicHeaders(res.headers), await headText(res.body), 'audio')!;
+    }
     const name = this.name;
     async function* audio(): AsyncGenerator<Buffer> {
       try {
@@ -104,8 +140,16 @@ export class OpenAICompatible implements ProviderAdapter {
     let target = this.targets.get(url);
     if (!target) this.targets.set(url, (target = new URL(url)));
     const maxAnswer = this.config.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
-    return upstreamCall(this.agent, { origin: target.origin, path: target.pathname + target.search, headers, body: JSON.stringify(body), signal, name: this.name, stream, ends, maxAnswer });
+    return upstreamCall(this.agent, { origin: target.origin, path: target.pathname + target.search, headers, body: JSON.stringify(body), signal, name: this.name, stream, ends, maxAnswer }).then(this.noAnswer);
   }
+
+  /** A whole answer that is no API's answer (notTheApi) fails the provider in words. */
+  private readonly noAnswer = (reply: UpstreamReply): UpstreamReply => {
+    if (reply.kind !== 'json') return reply;
+    const failure = notTheApi(this.name, reply.status, reply.headers, reply.text, 'JSON');
+    if (failure) throw failure;
+    return reply;
+  };
 
   close(): Promise<void> {
     return this.agent.close();
