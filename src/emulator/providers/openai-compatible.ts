@@ -1,4 +1,4 @@
-import { Agent, request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import type { ProviderConfig } from './config.js';
 import { failureOf, publicHeaders, upstreamCall } from './upstream-call.js';
 import { DEFAULT_MAX_ANSWER_BYTES, headText, statusFailure } from './bounded.js';
@@ -48,13 +48,32 @@ function valueStart(data: string, name: string): number {
   return data.charCodeAt(i);
 }
 
+/** Whether a chat stream's last event ends it: the usage chunk (usage is always asked), or, one choice asked, its finish_reason. */
+const endsAnswer = (data: string, oneChoice: boolean) => valueStart(data, '"usage"') === 123 /* { */ || (oneChoice && valueStart(data, '"finish_reason"') === 34) /* " */;
+
+const DONE = Buffer.from('\n\ndata: [DONE]\n\n');
+
 /**
- * A chat stream's end: its [DONE], or, from servers that send none (TGI before 2.2, llama-box,
- * ik_llama.cpp), the usage chunk that comes last (usage is always asked), or with one choice asked
- * its finish_reason. A stream that closes after them is whole, not broken.
+ * Some servers never send `data: [DONE]` (TGI before 2.2, llama-box, ik_llama.cpp). A stream of theirs
+ * that closes cleanly after its last chunk (endsAnswer) is handed the [DONE] it left out just before
+ * its end (a blank line first, to end an event left without one), so it is whole, not broken. Through
+ * undici's handler, in the same turn as the end; only the end looks at the last event (`last`).
  */
-const endsChat = (oneChoice: boolean) => (data: string) =>
-  data === '[DONE]' || valueStart(data, '"usage"') === 123 /* { */ || (oneChoice && valueStart(data, '"finish_reason"') === 34) /* " */;
+function doneAtEnd(agent: Dispatcher, last: () => string, oneChoice: boolean): Dispatcher {
+  const dispatch = (opts: Dispatcher.DispatchOptions, h: Dispatcher.DispatchHandler) =>
+    agent.dispatch(opts, {
+      onRequestStart: (c, context) => h.onRequestStart?.(c, context),
+      onResponseStart: (c, status, headers, message) => h.onResponseStart?.(c, status, headers, message),
+      onResponseData: (c, chunk) => h.onResponseData?.(c, chunk),
+      onResponseEnd: (c, trailers) => {
+        const data = last();
+        if (data && data !== '[DONE]' && endsAnswer(data, oneChoice)) h.onResponseData?.(c, DONE);
+        h.onResponseEnd?.(c, trailers);
+      },
+      onResponseError: (c, err) => h.onResponseError?.(c, err),
+    });
+  return { dispatch } as unknown as Dispatcher;
+}
 
 /**
  * An upstream that speaks the OpenAI chat API (Ollama, llama.cpp, vLLM, OpenAI, another `router serve`),
@@ -98,8 +117,11 @@ export class OpenAICompatible implements ProviderAdapter {
   }
 
   chat(req: UpstreamChat): Promise<UpstreamReply> {
+    if (!req.stream) return this.post(this.url, req);
     const n = req.body.n;
-    return this.post(this.url, req, endsChat(n === undefined || n === null || n === 1));
+    let last = '';
+    const ends = (data: string) => ((last = data) === '[DONE]');
+    return this.post(this.url, req, ends, doneAtEnd(this.agent, () => last, n === undefined || n === null || n === 1));
   }
 
   embeddings(req: UpstreamChat): Promise<UpstreamReply> {
@@ -134,13 +156,13 @@ export class OpenAICompatible implements ProviderAdapter {
     return { status: res.statusCode, headers: publicHeaders(res.headers), audio: audio() };
   }
 
-  private post(url: string, { body, stream, signal }: UpstreamChat, ends: (data: string) => boolean = (data) => data === '[DONE]'): Promise<UpstreamReply> {
+  private post(url: string, { body, stream, signal }: UpstreamChat, ends: (data: string) => boolean = (data) => data === '[DONE]', agent: Dispatcher = this.agent): Promise<UpstreamReply> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
     if (this.config.apiKey) headers.authorization = `Bearer ${this.config.apiKey}`;
     let target = this.targets.get(url);
     if (!target) this.targets.set(url, (target = new URL(url)));
     const maxAnswer = this.config.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
-    return upstreamCall(this.agent, { origin: target.origin, path: target.pathname + target.search, headers, body: JSON.stringify(body), signal, name: this.name, stream, ends, maxAnswer }).then(this.noAnswer);
+    return upstreamCall(agent, { origin: target.origin, path: target.pathname + target.search, headers, body: JSON.stringify(body), signal, name: this.name, stream, ends, maxAnswer }).then(this.noAnswer);
   }
 
   /** A whole answer that is no API's answer (notTheApi) fails the provider in words. */
