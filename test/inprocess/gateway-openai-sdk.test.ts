@@ -34,11 +34,12 @@ beforeAll(async () => {
     const last = ask.includes('unterminated') ? usageChunk.slice(0, -1) : ask.includes('usage') ? usageChunk : '';
     res.end(delta('whole ') + delta('answer') + finish + last);
   });
-  // A 429 with Retry-After for its first request, then answers.
-  const busy = await localUpstream((_req, res) => {
+  // A 429 with Retry-After (or, for `down`, a 503) for its first request, then answers.
+  const busy = await localUpstream((_req, res, body) => {
     if (++busyAsked === 1) {
-      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
-      res.end(JSON.stringify({ error: { message: 'slow down, busy' } }));
+      const down = body.model === 'down';
+      res.writeHead(down ? 503 : 429, { 'content-type': 'application/json', ...(down ? {} : { 'retry-after': '1' }) });
+      res.end(JSON.stringify({ error: { message: down ? 'down for a moment' : 'slow down, busy' } }));
       return;
     }
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -58,7 +59,7 @@ providers:
     prices: { test/echo: { prompt: 0.001, completion: 0.002 }, test/lorem: { prompt: 0.0001, completion: 0.0002 } }
   - { name: voice, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_MGMT, speech_models: { test/tts: local/tts } }
   - { name: no-done, base_url: "${noDone.baseUrl}", models: { test/no-done: m }, prices: { test/no-done: { prompt: 0.01, completion: 0.02 } } }
-  - { name: busy, base_url: "${busy.baseUrl}", models: { test/busy: m } }
+  - { name: busy, base_url: "${busy.baseUrl}", models: { test/busy: m, test/down: down } }
   - { name: late, base_url: "${late.baseUrl}", models: { test/late: m } }
 `;
   const config = parseProviders(yaml, { UP_KEY: keys.apiKey, UP_MGMT: keys.managementKey });
@@ -164,7 +165,7 @@ describe('the openai package through a gateway', () => {
     await vi.waitFor(() => expect(gateway.store.balance('abort')).toBeCloseTo(1 - g.total_cost, 10));
   });
 
-  it('a 429 upstream: the gateway says Retry-After, and the package waits and asks again', async () => {
+  it('a 429 upstream: the gateway says Retry-After, and the package waits and asks again; a 503 alike', async () => {
     busyAsked = 0;
     const patient = new OpenAI({ apiKey: gateway.store.firstKeys().apiKey, baseURL: `${gateway.apiRoot}/v1`, maxRetries: 2 });
     const { data, response } = await patient.chat.completions.create({ model: 'test/busy', messages: user('x') }).withResponse();
@@ -176,6 +177,14 @@ describe('the openai package through a gateway', () => {
     expect(err).toBeInstanceOf(OpenAI.RateLimitError);
     expect(err.headers.get('retry-after')).toBe('1');
     expect(err.message).toContain('slow down, busy');
+    // A 503 upstream: the gateway's 502 is an InternalServerError, which the package asks again.
+    busyAsked = 0;
+    const down = (await client.chat.completions.create({ model: 'test/down', messages: user('x') }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    expect(down).toBeInstanceOf(OpenAI.InternalServerError);
+    expect([down.status, down.message]).toEqual([502, '502 All providers for the requested models are unavailable: busy: HTTP 503 {"error":{"message":"down for a moment"}}']);
+    busyAsked = 0;
+    expect((await patient.chat.completions.create({ model: 'test/down', messages: user('x') })).choices[0]!.message.content).toBe('after the wait');
+    expect(busyAsked).toBe(2);
   });
 
   it('error answers become the package error classes, in words', async () => {
