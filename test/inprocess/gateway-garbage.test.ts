@@ -105,7 +105,7 @@ describe('whole answers that are no answer', () => {
     ['empty', 'an answer without choices: {}'],
     ['array', 'an answer that is not a JSON object: [1,2]'],
     ['null', 'an answer that is not a JSON object: null'],
-    ['html', 'an answer that is not JSON'],
+    ['html', "HTTP 200 application/json, not JSON (<html>busy</html>): is base_url the API's (for Ollama, vLLM and OpenAI it ends in /v1)?"],
     ['huge', 'an answer larger than 1 MiB'],
   ])('%s alone is a 502 that says so; among others it is passed over', async (name, why) => {
     const alone = await chat(`test/${name}`);

@@ -168,5 +168,13 @@ async function holdState(stateDir: string): Promise<() => void> {
   const { makeDir } = await import('../../internal/make-dir.js');
   const { holdLock } = await import('../../internal/file-lock.js');
   makeDir(stateDir);
-  return holdLock(join(stateDir, 'serve.lock'), (holder) => new CliError(`--state ${stateDir} is in use by another router serve (process ${holder}): stop it, or give another --state`, EXIT.FAILURE));
+  const lock = join(stateDir, 'serve.lock');
+  // A lock naming this very process is stale: a restarted container's serve gets its killed one's pid (often 1).
+  const { readlinkSync, unlinkSync } = await import('node:fs');
+  try {
+    if (readlinkSync(lock) === String(process.pid)) unlinkSync(lock);
+  } catch {
+    // No lock, or not ours to read: holdLock says what it finds.
+  }
+  return holdLock(lock, (holder) => new CliError(`--state ${stateDir} is in use by another router serve (process ${holder}): stop it, or give another --state`, EXIT.FAILURE));
 }

@@ -63,6 +63,9 @@ function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, { warn = ()
     throw new ProvidersFileError(`${where}: base_url must be an http(s) URL, such as http://127.0.0.1:11434/v1`);
   }
   if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') throw new ProvidersFileError(`${where}: base_url must be an http(s) URL`);
+  if (baseUrl.username || baseUrl.password) throw new ProvidersFileError(`${where}: base_url holds a user or password: keys never go in the file; name an environment variable with api_key_env`);
+  // The paths (/chat/completions, …) go at its end: after a query they would be part of it.
+  if (/[?#]/.test(String(raw.base_url))) throw new ProvidersFileError(`${where}: base_url must end in its path, without ?query or #fragment (/chat/completions and the others are added at its end)`);
   let apiKey: string | undefined;
   if (raw.api_key_env !== undefined) {
     if (typeof raw.api_key_env !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(raw.api_key_env)) throw new ProvidersFileError(`${where}: api_key_env must name an environment variable`);

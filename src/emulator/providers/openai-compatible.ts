@@ -1,11 +1,79 @@
-import { Agent, request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import type { ProviderConfig } from './config.js';
 import { failureOf, publicHeaders, upstreamCall } from './upstream-call.js';
 import { DEFAULT_MAX_ANSWER_BYTES, headText, statusFailure } from './bounded.js';
-import { passesOver, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
+import { ProviderFailure, passesOver, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
 
 /** A Responses stream has no [DONE]: it ends with its final event. */
 const endsResponse = (data: string) => data === '[DONE]' || /"type":\s*"(response\.(completed|incomplete|failed)|error)"/.test(data.slice(0, 80));
+
+/** What a JSON answer starts with (past any white space): an object, or a list. */
+const JSON_START = /^\s*[{[]/;
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A 2xx speech answer of these types is a page or an error, not audio (an SSE stream of audio is audio). */
+const NOT_AUDIO = /^\s*(text\/html|application\/json)/i;
+
+/**
+ * A whole answer that is not what the API answers, said as what it is (undefined when it is one): a
+ * redirect (undici follows none) and where to; a page or body that is not `expected` (a web UI's, at
+ * a base_url without its /v1), with its status and type.
+ */
+function notTheApi(name: string, status: number, headers: Record<string, string>, text: string, expected: 'JSON' | 'audio'): ProviderFailure | undefined {
+  if (status >= 300 && status < 400) {
+    const to = headers.location ? ` to ${headers.location}` : '';
+    return new ProviderFailure('status', `${name}: HTTP ${status}, redirected${to}: base_url must be where the API answers (redirects are not followed)`, status);
+  }
+  if (expected === 'JSON' && (JSON_START.test(text) || isJson(text))) return undefined;
+  const type = headers['content-type']?.split(';')[0] || 'no content-type';
+  const words = text.replace(/\s+/g, ' ').trim().slice(0, 80);
+  const hint = status >= 200 && status < 300 ? ": is base_url the API's (for Ollama, vLLM and OpenAI it ends in /v1)?" : '';
+  return new ProviderFailure('status', `${name}: HTTP ${status} ${type}, not ${expected}${words ? ` (${words})` : ''}${hint}`, status);
+}
+
+/** The first character of member `name`'s value in a JSON text (0 when it has none): `"` a string, `{` an object. */
+function valueStart(data: string, name: string): number {
+  const at = data.indexOf(name);
+  if (at < 0) return 0;
+  let i = at + name.length;
+  while (data.charCodeAt(i) === 32 || data.charCodeAt(i) === 58 /* : */) i++;
+  return data.charCodeAt(i);
+}
+
+/** Whether a chat stream's last event ends it: the usage chunk (usage is always asked), or, one choice asked, its finish_reason. */
+const endsAnswer = (data: string, oneChoice: boolean) => valueStart(data, '"usage"') === 123 /* { */ || (oneChoice && valueStart(data, '"finish_reason"') === 34) /* " */;
+
+const DONE = Buffer.from('\n\ndata: [DONE]\n\n');
+
+/**
+ * Some servers never send `data: [DONE]` (TGI before 2.2, llama-box, ik_llama.cpp). A stream of theirs
+ * that closes cleanly after its last chunk (endsAnswer) is handed the [DONE] it left out just before
+ * its end (a blank line first, to end an event left without one), so it is whole, not broken. Through
+ * undici's handler, in the same turn as the end; only the end looks at the last event (`last`).
+ */
+function doneAtEnd(agent: Dispatcher, last: () => string, oneChoice: boolean): Dispatcher {
+  const dispatch = (opts: Dispatcher.DispatchOptions, h: Dispatcher.DispatchHandler) =>
+    agent.dispatch(opts, {
+      onRequestStart: (c, context) => h.onRequestStart?.(c, context),
+      onResponseStart: (c, status, headers, message) => h.onResponseStart?.(c, status, headers, message),
+      onResponseData: (c, chunk) => h.onResponseData?.(c, chunk),
+      onResponseEnd: (c, trailers) => {
+        const data = last();
+        if (data && data !== '[DONE]' && endsAnswer(data, oneChoice)) h.onResponseData?.(c, DONE);
+        h.onResponseEnd?.(c, trailers);
+      },
+      onResponseError: (c, err) => h.onResponseError?.(c, err),
+    });
+  return { dispatch } as unknown as Dispatcher;
+}
 
 /**
  * An upstream that speaks the OpenAI chat API (Ollama, llama.cpp, vLLM, OpenAI, another `router serve`),
@@ -49,7 +117,11 @@ export class OpenAICompatible implements ProviderAdapter {
   }
 
   chat(req: UpstreamChat): Promise<UpstreamReply> {
-    return this.post(this.url, req);
+    if (!req.stream) return this.post(this.url, req);
+    const n = req.body.n;
+    let last = '';
+    const ends = (data: string) => ((last = data) === '[DONE]');
+    return this.post(this.url, req, ends, doneAtEnd(this.agent, () => last, n === undefined || n === null || n === 1));
   }
 
   embeddings(req: UpstreamChat): Promise<UpstreamReply> {
@@ -69,6 +141,10 @@ export class OpenAICompatible implements ProviderAdapter {
     if (passesOver(res.statusCode)) {
       throw statusFailure(this.name, res.statusCode, await headText(res.body), res.headers['retry-after']?.toString());
     }
+    const type = String(res.headers['content-type'] ?? '');
+    if ((res.statusCode >= 300 && res.statusCode < 400) || (res.statusCode < 300 && NOT_AUDIO.test(type))) {
+      throw notTheApi(this.name, res.statusCode, publicHeaders(res.headers), await headText(res.body), 'audio')!;
+    }
     const name = this.name;
     async function* audio(): AsyncGenerator<Buffer> {
       try {
@@ -80,14 +156,22 @@ export class OpenAICompatible implements ProviderAdapter {
     return { status: res.statusCode, headers: publicHeaders(res.headers), audio: audio() };
   }
 
-  private post(url: string, { body, stream, signal }: UpstreamChat, ends: (data: string) => boolean = (data) => data === '[DONE]'): Promise<UpstreamReply> {
+  private post(url: string, { body, stream, signal }: UpstreamChat, ends: (data: string) => boolean = (data) => data === '[DONE]', agent: Dispatcher = this.agent): Promise<UpstreamReply> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
     if (this.config.apiKey) headers.authorization = `Bearer ${this.config.apiKey}`;
     let target = this.targets.get(url);
     if (!target) this.targets.set(url, (target = new URL(url)));
     const maxAnswer = this.config.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
-    return upstreamCall(this.agent, { origin: target.origin, path: target.pathname + target.search, headers, body: JSON.stringify(body), signal, name: this.name, stream, ends, maxAnswer });
+    return upstreamCall(agent, { origin: target.origin, path: target.pathname + target.search, headers, body: JSON.stringify(body), signal, name: this.name, stream, ends, maxAnswer }).then(this.noAnswer);
   }
+
+  /** A whole answer that is no API's answer (notTheApi) fails the provider in words. */
+  private readonly noAnswer = (reply: UpstreamReply): UpstreamReply => {
+    if (reply.kind !== 'json') return reply;
+    const failure = notTheApi(this.name, reply.status, reply.headers, reply.text, 'JSON');
+    if (failure) throw failure;
+    return reply;
+  };
 
   close(): Promise<void> {
     return this.agent.close();

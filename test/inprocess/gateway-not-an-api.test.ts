@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { parseProviders } from '../../src/emulator/providers/config.js';
+import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+
+// A base_url that reaches something other than the API: a redirect (http for https, a moved host),
+// a web UI's page, a proxy's HTML refusal. The 502 (and router_metadata) says which, in words a
+// person can act on; before, each was "an answer that is not JSON".
+let dir: string;
+let gateway: Emulator;
+let locals: LocalUpstream[] = [];
+let key: string;
+let management: string;
+
+const PAGES: Record<string, [number, Record<string, string>, string]> = {
+  moved: [301, { location: 'https://api.example.com/v1/chat/completions', 'content-type': 'text/html' }, '<html><body>Moved Permanently</body></html>'],
+  webui: [200, { 'content-type': 'text/html; charset=utf-8' }, '<!doctype html>\n<html><head><title>Open WebUI</title></head></html>'],
+  proxy: [413, { 'content-type': 'text/html' }, '<html>\n<head><title>413 Request Entity Too Large</title></head></html>'],
+  blank: [200, {}, ''],
+};
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'router-gateway-not-api-'));
+  const lines: string[] = [];
+  for (const [name, [status, headers, text]] of Object.entries(PAGES)) {
+    const up = await localUpstream((_req, res) => {
+      res.writeHead(status, headers);
+      res.end(text);
+    });
+    locals.push(up);
+    lines.push(`  - { name: ${name}, base_url: "${up.baseUrl}", models: { test/${name}: m }, embedding_models: { test/${name}-embed: m }, speech_models: { test/${name}-tts: m } }`);
+  }
+  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config: parseProviders(`providers:\n${lines.join('\n')}\n`, {}) } });
+  ({ apiKey: key, managementKey: management } = gateway.store.firstKeys());
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  for (const l of locals) await l.close();
+  locals = [];
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const ask = async (path: string, body: Record<string, unknown>) => {
+  const res = await fetch(`${gateway.apiRoot}/v1/${path}`, { method: 'POST', headers: { authorization: `Bearer ${path === 'audio/speech' ? management : key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: res.status, message: ((await res.json()) as { error: { message: string } }).error.message };
+};
+
+describe('a provider whose base_url reaches no API', () => {
+  it.each([
+    ['moved', 'moved: HTTP 301, redirected to https://api.example.com/v1/chat/completions: base_url must be where the API answers (redirects are not followed)'],
+    ['webui', "webui: HTTP 200 text/html, not JSON (<!doctype html> <html><head><title>Open WebUI</title></head></html>): is base_url the API's (for Ollama, vLLM and OpenAI it ends in /v1)?"],
+    ['proxy', 'proxy: HTTP 413 text/html, not JSON (<html> <head><title>413 Request Entity Too Large</title></head></html>)'],
+    ['blank', "blank: HTTP 200 no content-type, not JSON: is base_url the API's (for Ollama, vLLM and OpenAI it ends in /v1)?"],
+  ])('%s: chat, streamed or not, and embeddings are a 502 that says what answered', async (name, why) => {
+    for (const stream of [false, true]) {
+      expect(await ask('chat/completions', { model: `test/${name}`, stream, messages: [{ role: 'user', content: 'x' }] })).toEqual({ status: 502, message: `All providers for the requested models are unavailable: ${why}` });
+    }
+    const embed = await ask('embeddings', { model: `test/${name}-embed`, input: 'x' });
+    expect(embed).toEqual({ status: 502, message: `All providers for the requested models are unavailable: ${why}` });
+  });
+
+  it.each([
+    ['moved', 'moved: HTTP 301, redirected to https://api.example.com/v1/chat/completions: base_url must be where the API answers (redirects are not followed)'],
+    ['webui', "webui: HTTP 200 text/html, not audio (<!doctype html> <html><head><title>Open WebUI</title></head></html>): is base_url the API's (for Ollama, vLLM and OpenAI it ends in /v1)?"],
+  ])('%s: speech is a 502 that says so (before: the redirect relayed as the caller\'s own 301, the page as audio)', async (name, why) => {
+    expect(await ask('audio/speech', { model: `test/${name}-tts`, input: 'x', voice: 'alloy' })).toEqual({ status: 502, message: `All providers for the requested models are unavailable: ${why}` });
+  });
+});

@@ -1,0 +1,33 @@
+import { existsSync, mkdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+
+let t: CliEnv;
+beforeAll(async () => {
+  t = await startCliEnv();
+});
+afterAll(() => t.close());
+
+describe('serve and a lock left by a killed serve', () => {
+  it('a lock that names this very process is stale (a restarted container gives the new serve the old pid)', async () => {
+    const state = join(t.dir, 'restarted');
+    mkdirSync(state);
+    symlinkSync(String(process.pid), join(state, 'serve.lock'));
+    // A state.json that stops the start right after the lock: what is said shows how far it went.
+    writeFileSync(join(state, 'state.json'), '[]');
+    const r = await t.run(['serve', '--port', '0', '--state', state]);
+    // Before: "is in use by another router serve (process <its own pid>)", at every restart.
+    expect(r).toMatchObject({ code: 1, stderr: `error: ${join(state, 'state.json')} is not an emulator state (not a JSON object): fix it, or move it away to start with new keys\n` });
+    expect(existsSync(join(state, 'serve.lock'))).toBe(false);
+  });
+
+  it('a lock of another live process still refuses', async () => {
+    const state = join(t.dir, 'held');
+    mkdirSync(state);
+    symlinkSync(String(process.ppid), join(state, 'serve.lock'));
+    const r = await t.run(['serve', '--port', '0', '--state', state]);
+    expect(r).toMatchObject({ code: 1, stderr: `error: --state ${state} is in use by another router serve (process ${process.ppid}): stop it, or give another --state\n` });
+    expect(readlinkSync(join(state, 'serve.lock'))).toBe(String(process.ppid));
+  });
+});
