@@ -82,6 +82,18 @@ describe('request bodies in flight', () => {
     await Promise.race([huge.closed, new Promise((r) => setTimeout(r, 5000))]);
     expect(huge.socket.destroyed || huge.socket.readableEnded).toBe(true);
   });
+  it('a body whose bytes came in time is not cut when the whole process was paused past the bound', async () => {
+    const paused = stalledChat(100, 70);
+    expect(await until(() => emu.bodies.held > 0 || paused.received() !== '')).toBe(true);
+    paused.socket.write('a'); // in the kernel's buffer at once; read only when the loop polls again
+    const until_ = Date.now() + 450; // the process busy past the 300 ms bound, as on a loaded machine
+    while (Date.now() < until_);
+    await new Promise((r) => setTimeout(r, 50));
+    paused.socket.write('a'.repeat(100 - 71 - 4) + '"}]}');
+    expect(await until(() => paused.received().includes('\r\n\r\n{'))).toBe(true);
+    expect(paused.received()).toMatch(/^HTTP\/1\.1 200 /);
+    paused.socket.destroy();
+  });
 });
 
 describe('batch uploads', () => {

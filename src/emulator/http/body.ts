@@ -129,14 +129,23 @@ export function timeOutStalledBody(req: IncomingMessage, res: ServerResponse, id
   let lastRead = socket.bytesRead;
   let lastProgress = Date.now();
   const every = Math.max(10, idleMs / 4);
+  const progressed = () => {
+    // Bytes waiting in the request's buffer: the server is the slow one, not the client.
+    if (socket.bytesRead === lastRead && req.readableLength === 0) return false;
+    lastRead = socket.bytesRead;
+    lastProgress = Date.now();
+    return true;
+  };
   const check = () => {
     if (req.complete || socket.destroyed) return;
-    // Bytes waiting in the request's buffer: the server is the slow one, not the client.
-    if (socket.bytesRead !== lastRead || req.readableLength > 0) {
-      lastRead = socket.bytesRead;
-      lastProgress = Date.now();
-    } else if (Date.now() - lastProgress >= idleMs) {
-      return stalled();
+    if (!progressed() && Date.now() - lastProgress >= idleMs) {
+      // Timers run before the loop reads sockets: after a pause of the whole process (a busy
+      // machine), bytes the client sent in time may be unread yet. Read them first, then decide.
+      return void setImmediate(() => {
+        if (req.complete || socket.destroyed) return;
+        if (!progressed()) return stalled();
+        timer = setTimeout(check, every).unref();
+      });
     }
     timer = setTimeout(check, every).unref();
   };
