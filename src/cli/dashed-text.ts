@@ -3,7 +3,8 @@
  * or an argument, never short flags run together: commander would read `-i`, then `-t` with "'s cold".
  * Such a word, before any `--` and not the value of the flag before it, is found here, so that it is
  * refused whole, with the `--` form that lets it through. A value attached to a short flag that takes
- * one (`-s"You're terse"`) stays that flag's.
+ * one (`-s"You're terse"`, `-qs"You're terse"` after flags that take none) stays that flag's, unless it
+ * starts with an apostrophe or a space, as "-it's cold" would give -t.
  */
 import type { Command, Option } from './commander.js';
 
@@ -48,10 +49,17 @@ function firstDashed(cmd: Command, args: readonly string[]): string | undefined 
       if (a.length === 2 && first.required) i++;
       continue;
     }
+    // Flags run together: ones that take no value, then maybe one that does (-qs VALUE, or -qsVALUE attached).
+    let j = 1;
+    while (j < a.length && find(`-${a[j]}`) && !find(`-${a[j]}`)!.required && !find(`-${a[j]}`)!.optional) j++;
+    const taker = j > 1 && j < a.length ? find(`-${a[j]}`) : undefined;
+    if (taker && j === a.length - 1) {
+      if (taker.required) i++;
+      continue;
+    }
+    // -qs"You're terse" is -q -s; "-it's cold" (-i, then -t with "'s cold") is text.
+    if (taker && !/^['\s]/.test(a.slice(j + 1))) continue;
     if (/[\s']/.test(a)) return a;
-    // Flags run together (-qs VALUE): the last one may take the next word.
-    const last = find(`-${a.at(-1)}`);
-    if (a.length > 2 && [...a.slice(1, -1)].every((c) => find(`-${c}`) && !find(`-${c}`)!.required) && last?.required) i++;
   }
   return undefined;
 }

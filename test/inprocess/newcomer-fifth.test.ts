@@ -93,8 +93,12 @@ it('a prompt that starts with "-" and holds a space or an apostrophe is refused 
     expect(await run(['chat', '--model', 'local/echo', ...flags, 'hi'])).toMatchObject({ code: 0, stdout: 'hi\n' });
     expect(t.requests().at(-1)?.body.messages[0]).toEqual({ role: 'system', content: "-you're terse" });
   }
-  // A flag run together with others is still flags.
+  // A flag run together with others is still flags, and so is a value attached to the last of them.
   expect((await run(['chat', '-qm', 'local/echo', 'hi'])).stdout).toBe('hi\n');
+  for (const flags of [["-qsYou're terse"], ['-qsbe terse now']]) {
+    expect(await run(['chat', '--model', 'local/echo', ...flags, 'hi'])).toMatchObject({ code: 0, stdout: 'hi\n', stderr: '' });
+    expect(t.requests().at(-1)?.body.messages[0]).toEqual({ role: 'system', content: flags[0]!.slice(3) });
+  }
 });
 
 it('a refused voice gets its guess from the model list, whatever the service\'s words', async () => {

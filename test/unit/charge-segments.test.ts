@@ -91,6 +91,34 @@ describe('the charges journal in segments', () => {
     expect(open(dir).balance(workspace.id)).toBe(10 - 1 - 2 - 0.25);
   });
 
+  it('a save at once that fails while a timed save is under way: the timed save, dropped for it, deletes no segment', async () => {
+    const dir = folder();
+    const store = open(dir);
+    store.debit('default', 0.25); // journaled only: state.json on disk has none of it
+    let asked = 0;
+    let failed: unknown;
+    // The timed save of that charge starts its write; right after (a microtask, before the write is done) a
+    // key is made, and its save at once meets a full disk. The timed save, stale, is dropped.
+    storageHooks.full = (file) => {
+      if (file !== join(dir, 'state.json')) return false;
+      if (++asked === 1)
+        queueMicrotask(() => {
+          try {
+            store.addKey('default', 'standard', 'late');
+          } catch (err) {
+            failed = err;
+          }
+        });
+      return asked > 1;
+    };
+    while (asked === 0) await tick(10);
+    await store.idle();
+    delete storageHooks.full;
+    expect((failed as { code?: string } | undefined)?.code).toBe('ENOSPC');
+    // A kill -9 now: state.json is the one before the charge, so its segment must still be there.
+    expect(afterKill(dir).workspace('default').total_usage).toBe(0.25);
+  });
+
   it('a full disk: what was written before it stays; charges made meanwhile are saved once there is room; a kill at either time loses none written', async () => {
     const dir = folder();
     const store = open(dir);

@@ -97,7 +97,9 @@ export class StateStore extends CreditRules implements Store {
         storageSaved();
         this.saves.later++;
         crashPoint('state-renamed');
-        this.journal.saved(segment);
+        // Dropped for (or overtaken by) a save begun since: that one deleted what it holds, if it got to disk;
+        // if it failed, the state.json on disk may be older than this one, and holds none of these segments.
+        if (version === this.version) this.journal.saved(segment);
         crashPoint('segments-removed');
       }, (err: unknown) => {
         const why = storageFailure(err);
