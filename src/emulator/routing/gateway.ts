@@ -18,7 +18,7 @@ import { Sessions } from './sessions.js';
 import { priceUsage } from './usage.js';
 import { BATCHED, batchBound, batchCandidates } from './batch-bound.js';
 import { gatewayCredits } from './gateway-credits.js';
-import { promptEstimate } from './hang-up.js';
+import { promptCount } from './hang-up.js';
 import { relayResponses, wholeResponse } from './responses.js';
 import { speakThrough } from './speech.js';
 import { upstreamBody } from './upstream-body.js';
@@ -139,7 +139,7 @@ export class Gateway {
         }
       }
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, cost: charge.charged ?? o.cost, streamed: true });
-      if (settled(await relayStream(ctx, streamed!, c, { metadata, charge, hide: this.hide, promptTokens: () => promptEstimate(body) }), c, passed, remember, kept, this.hide)) return;
+      if (settled(await relayStream(ctx, streamed!, c, { metadata, charge, hide: this.hide, promptTokens: () => promptCount(body) }), c, passed, remember, kept, this.hide)) return;
     }
     throw allFailed(passed);
   }
@@ -242,7 +242,7 @@ export class Gateway {
         return;
       }
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, cost: charge.charged ?? o.cost, finish: responseFinish(o.finish), streamed: true });
-      if (settled(await relayResponses(ctx, reply, c, charge, () => promptEstimate(body), this.hide), c, passed, remember, kept, this.hide)) return;
+      if (settled(await relayResponses(ctx, reply, c, charge, () => promptCount(body), this.hide), c, passed, remember, kept, this.hide)) return;
     }
     throw allFailed(passed);
   }

@@ -69,9 +69,37 @@ const TEMPLATE_TOKENS = 16;
 /** The request's prompt tokens as the hold's bound counts them: the UTF-8 bytes of the request as JSON. */
 export const promptEstimate = (body: unknown): number => Buffer.byteLength(JSON.stringify(body)) + TEMPLATE_TOKENS;
 
+type Body = Record<string, unknown>;
+
+/** A message's or input item's text: a string, or its parts' `text` joined (as the emulator's models read it). */
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((part) => (part && typeof (part as Body).text === 'string' ? ((part as Body).text as string) : '')).join('');
+}
+
+/**
+ * The request's prompt tokens as a hang-up is charged them when the upstream's usage never came: its
+ * text (a chat's messages; a Responses request's instructions and input) as `role: text` lines,
+ * counted as the emulator's models count theirs (countTokens), so the same as an emulator upstream's
+ * usage would say. The hold's bound (promptEstimate) counts each byte of the whole JSON a token: as
+ * a charge, a hang-up after two chunks then cost 4.4 times the whole answer.
+ */
+export function promptCount(body: unknown): number {
+  if (!body || typeof body !== 'object') return 0;
+  const b = body as Body;
+  const lines: string[] = [];
+  if (typeof b.instructions === 'string') lines.push(`system: ${b.instructions}`);
+  const items = Array.isArray(b.messages) ? b.messages : typeof b.input === 'string' ? [{ role: 'user', content: b.input }] : Array.isArray(b.input) ? b.input : [];
+  for (const item of items as unknown[]) {
+    if (item && typeof item === 'object') lines.push(`${String((item as Body).role ?? 'user')}: ${textOf((item as Body).content)}`);
+  }
+  return countTokens(lines.join('\n'));
+}
+
 /**
  * What a caller who hung up after `completion` tokens of content owes at `prices` (a candidate's, or
- * a fake model's): the prompt (the upstream's count if its usage came, else the estimate) and those
+ * a fake model's): the prompt (the upstream's count if its usage came, else promptCount's) and those
  * tokens; 0 with no prices (nothing to price them at) or no content relayed.
  */
 export function hangUpCost(prices: ProviderModel['prices'], promptTokens: number, completion: number): number {
