@@ -1,7 +1,7 @@
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { StateStore } from '../../src/emulator/state/store.js';
 import { storageHooks } from '../../src/emulator/state/fsutil.js';
 
@@ -146,4 +146,46 @@ describe('the charges journal in segments', () => {
       process.stderr.write = stderr;
     }
   });
+
+  it('a save at once that fails is tried again until it lands; a timed save dropped for it never says "saved again"', async () => {
+    const dir = folder();
+    const store = open(dir);
+    const said: string[] = [];
+    const stderr = process.stderr.write;
+    process.stderr.write = ((text: string) => said.push(String(text)) > 0) as typeof process.stderr.write;
+    try {
+      let asked = 0;
+      let failed: unknown;
+      // 1: the timed save of a charge fails (said on stderr). 2: its retry starts its write; right after, a
+      // top-up is made, and its save at once (3) fails too. The retry, stale, is dropped: nothing was saved.
+      storageHooks.full = (file) => {
+        if (file !== join(dir, 'state.json')) return false;
+        if (++asked === 2)
+          queueMicrotask(() => {
+            try {
+              store.topUp('default', 5);
+            } catch (err) {
+              failed = err;
+            }
+          });
+        return asked !== 2;
+      };
+      store.debit('default', 0.25);
+      while (asked < 3) await tick(20);
+      await store.idle();
+      expect((failed as { code?: string } | undefined)?.code).toBe('ENOSPC');
+      expect(said.join('')).toMatch(/state\.json: disk full/);
+      // Before: the dropped save said the state was saved again.
+      expect(said.join('')).not.toMatch(/saved again/);
+      // Room again: the top-up reaches disk by itself (before, only with whatever save came next).
+      delete storageHooks.full;
+      await vi.waitFor(() => expect(said.join('')).toMatch(/saved again/), { timeout: 10_000 });
+      await store.idle();
+      expect(afterKill(dir).workspace('default')).toEqual(store.workspace('default'));
+      expect(store.workspace('default').total_usage).toBe(0.25);
+    } finally {
+      process.stderr.write = stderr;
+    }
+  });
+
 });

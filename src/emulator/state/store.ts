@@ -94,7 +94,8 @@ export class StateStore extends CreditRules implements Store {
     // A save at once made while this one is under way goes to disk after it, or its rename moves that save's data.
     this.saving = writeFileAtomicLater(this.file, JSON.stringify(this.state, null, 2), () => version === this.version)
       .then(() => {
-        storageSaved();
+        // Dropped for a save at once, this one says nothing: that save said it, or failed.
+        if (version === this.version) storageSaved();
         this.saves.later++;
         crashPoint('state-renamed');
         // Dropped for (or overtaken by) a save begun since: that one deleted what it holds, if it got to disk;
@@ -105,9 +106,14 @@ export class StateStore extends CreditRules implements Store {
         const why = storageFailure(err);
         if (!why) throw err;
         reportStorage(why, 'charges are kept in memory and saved once it can');
-        this.pending ??= setTimeout(() => this.saveWhenDue(), 1000).unref();
+        this.retryLater();
       })
       .finally(() => (this.saving = undefined));
+  }
+
+  /** A failed save is tried again in a second (by the timer's save, of the whole state), until one lands. */
+  private retryLater(): void {
+    this.pending ??= setTimeout(() => this.saveWhenDue(), 1000).unref();
   }
 
   /** Settles once the timer's save under way, if any, is on disk (or failed). */
@@ -117,13 +123,14 @@ export class StateStore extends CreditRules implements Store {
 
   /** Writes what is pending; from then on nothing is written (the state folder may be removed). */
   close(): void {
-    if (this.pending) this.save();
+    if (this.pending) this.save(false);
     this.closed = true;
     this.journal.close();
     this.generations.end();
   }
 
-  private save(): void {
+  /** Saves at once; one that fails is said and retried (`retry`: not at the stop, where it throws to say so). */
+  private save(retry = true): void {
     if (this.closed) return;
     if (this.pending) {
       clearTimeout(this.pending);
@@ -132,8 +139,19 @@ export class StateStore extends CreditRules implements Store {
     this.version++;
     const segment = this.snapshot();
     const data = JSON.stringify(this.state, null, 2);
-    if (this.saving) writeFileAtomicSyncOverLater(this.file, data);
-    else writeFileAtomicSync(this.file, data);
+    try {
+      if (this.saving) writeFileAtomicSyncOverLater(this.file, data);
+      else writeFileAtomicSync(this.file, data);
+    } catch (err) {
+      // The change (a key, a charge's record, a top-up) is made in memory: retried until it lands.
+      const why = storageFailure(err);
+      if (why && retry) {
+        reportStorage(why, 'changes are kept in memory and saved once it can');
+        this.retryLater();
+      }
+      throw err;
+    }
+    storageSaved();
     this.saves.atOnce++;
     this.journal.saved(segment);
   }
