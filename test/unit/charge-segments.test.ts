@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -188,4 +188,15 @@ describe('the charges journal in segments', () => {
     }
   });
 
+  it('temp files a kill -9 left mid-save are removed at the next start; those of a process still running are not', () => {
+    const dir = folder();
+    open(dir).close();
+    const dead = 99_999_999; // above any pid Linux gives
+    const stale = [`.state.json.${dead}.later`, `.state.json.${dead}.later.over`, `.state.json.${dead}`, `..state.json.${dead}.later.over.${dead}`];
+    const kept = [`.state.json.${process.ppid}.later`, '.other.json.99999999.later', 'state.json.99999999.later'];
+    for (const name of [...stale, ...kept]) writeFileSync(join(dir, name), '{}');
+    const store = open(dir);
+    expect(readdirSync(dir).filter((n) => n.includes('.json.')).sort()).toEqual([...kept].sort());
+    expect(store.workspace('default').total_usage).toBe(0);
+  });
 });

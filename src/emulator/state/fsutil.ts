@@ -1,4 +1,4 @@
-import { renameSync, rmSync } from 'node:fs';
+import { readdirSync, renameSync, rmSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { writeWhole } from '../../internal/write-whole.js';
@@ -45,6 +45,43 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array): vo
 
 /** The temp file of writeFileAtomicLater for `path`. */
 const laterTemp = (path: string) => join(dirname(path), `.${basename(path)}.${process.pid}.later`);
+
+/** Whether a process `pid` runs (EPERM: it does, as another user). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as { code?: string }).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the temp files of `path` a kill -9 left mid-save (writeWhole's `.<name>.<pid>`, this file's
+ * `.<name>.<pid>.later` and `.later.over`, and writeWhole's temp of that): those of a process that
+ * no longer runs. Left alone, each crash left a copy of the state beside it for good. A file of this
+ * process's own pid is the one its next save writes over. Best effort: what cannot be removed stays.
+ */
+export function removeStaleTemps(path: string): void {
+  const folder = dirname(path);
+  const name = basename(path).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const temp = new RegExp(`^\\.\\.?${name}\\.(\\d+)(\\.later(\\.over(\\.\\d+)?)?)?$`);
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    const pid = Number(temp.exec(n)?.[1] ?? 0);
+    if (!pid || pid === process.pid || running(pid)) continue;
+    try {
+      rmSync(join(folder, n), { force: true });
+    } catch {
+      /* a read-only folder: the next start tries again */
+    }
+  }
+}
 
 /**
  * writeFileAtomicSync while a writeFileAtomicLater of the same path may be under way (its rename

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomHex } from '../http/ids.js';
 import { round } from '../models/models.js';
-import { crashPoint, writeFileAtomicLater, writeFileAtomicSync, writeFileAtomicSyncOverLater } from './fsutil.js';
+import { crashPoint, removeStaleTemps, writeFileAtomicLater, writeFileAtomicSync, writeFileAtomicSyncOverLater } from './fsutil.js';
 import { makeDir } from '../../internal/make-dir.js';
 import { reportStorage, storageFailure, storageSaved } from './storage-failure.js';
 import { BatchStore } from './batch-store.js';
@@ -36,6 +36,7 @@ export class StateStore extends CreditRules implements Store {
     this.dir = dir;
     makeDir(dir);
     const file = (this.file = join(dir, 'state.json'));
+    removeStaleTemps(file);
     this.state = existsSync(file) ? readState(file) : { keys: [], workspaces: {}, clock_offset_ms: 0 };
     for (const record of this.state.keys) if (!this.byKey.has(record.key)) this.byKey.set(record.key, record);
     this.generations = new GenerationFile(dir);
