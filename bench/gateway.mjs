@@ -10,6 +10,8 @@
 // median over the rounds of (through minus direct, that round's percentile of each) and their spread:
 // the difference of two percentiles, not the percentile of a per-request difference (there is none).
 // Each side sees its rate while its slice runs.
+// `gateway-gc`: the young generation's collections in the gateway under that load (what a request leaves
+// alive sets how long each one pauses), from --trace-gc-nvp: counts and bytes, not timing.
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,13 +39,21 @@ const added = (via, direct, p) => {
   return { median: med(each), low: Math.min(...each), spread: `spread ${Math.min(...each).toFixed(2)} to ${Math.max(...each).toFixed(2)}`, via: med(via.map((v) => pct(v, p))), direct: med(direct.map((d) => pct(d, p))) };
 };
 
-async function startGateway(upstream, bin = BIN, name = 'gateway') {
+async function startGateway(upstream, bin = BIN, name = 'gateway', nodeArgs = []) {
   const file = join(WORK, 'gateway-providers.yaml');
   writeFileSync(file, `providers:\n  - name: up\n    base_url: ${upstream.api_root}/v1\n    api_key_env: UP_KEY\n    models: { bench/echo: local/echo, bench/lorem: local/lorem }\n`);
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--state', join(WORK, `${name}-state`), '--json', '--providers', file], { env: { ...process.env, UP_KEY: upstream.api_key }, stdio: ['ignore', 'pipe', 'ignore'] });
-  const info = JSON.parse(await new Promise((resolve) => createInterface({ input: child.stdout }).once('line', resolve)));
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--port', '0', '--state', join(WORK, `${name}-state`), '--json', '--providers', file], { env: { ...process.env, UP_KEY: upstream.api_key }, stdio: ['ignore', 'pipe', 'ignore'] });
+  // With --trace-gc (printed on stdout), the lines before and after the emulator's own are the trace.
+  const trace = [];
+  const info = JSON.parse(await new Promise((resolve) => {
+    let found = false;
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      if (!found && line.startsWith('{')) resolve(line, (found = true));
+      else trace.push(line);
+    });
+  }));
   await fetch(`${info.api_root}/_emulator/credits`, { method: 'POST', headers: { authorization: `Bearer ${info.management_key}`, 'content-type': 'application/json' }, body: JSON.stringify({ amount: 1e6 }) });
-  return { ...info, pid: child.pid, stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) };
+  return { ...info, pid: child.pid, trace, stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) };
 }
 
 /**
@@ -92,7 +102,69 @@ async function openLoop(agent, sides, perSecond) {
   return times;
 }
 
+/** `n` requests to one target at `perSecond`, open loop, untimed: load for the GC trace. */
+async function paced(agent, target, body, perSecond, n) {
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: n }, async (_, i) => {
+    const wait = t0 + (i * 1000) / perSecond - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const status = await hit(agent, target, body);
+    if (status !== 200) throw new Error(`bench: HTTP ${status} from ${target.api_root}`);
+  }));
+}
+
+/** `n` requests to one target, `width` at a time. */
+async function closed(agent, target, body, width, n) {
+  let sent = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (sent++ < n) await hit(agent, target, body);
+  }));
+}
+
+/** The scavenges of `--trace-gc-nvp` lines: each one's pause (ms) and bytes survived (copied in the young generation, `new_space_survived` in node 20, or promoted). */
+function scavenges(lines) {
+  const out = [];
+  for (const line of lines) {
+    if (!/\bgc=s\b/.test(line)) continue;
+    const field = (name) => Number(new RegExp(`\\b${name}=([\\d.]+)`).exec(line)?.[1] ?? 0);
+    out.push({ pause: field('pause'), survived: field('new_space_survived') + field('semi_space_copied') + field('promoted'), promoted: field('promoted') });
+  }
+  return out;
+}
+
 export const gatewaySections = {
+  /**
+   * What each proxied request leaves alive for the young generation's collector (#43: the p99 is set by
+   * scavenges): the gateway run with --trace-gc-nvp, BENCH_GATEWAY_GC_REQUESTS requests (default
+   * 10,000) at 500/s, not streamed then streamed. Counts, not timing: steady on a busy machine.
+   */
+  async 'gateway-gc'() {
+    const n = Number(process.env.BENCH_GATEWAY_GC_REQUESTS ?? 10_000);
+    const upstream = await startEmulator(join(WORK, 'gateway-gc-upstream'));
+    const gateway = await startGateway(upstream, BIN, 'gateway-gc', ['--trace-gc', '--trace-gc-nvp']);
+    const agent = new Agent({ connections: 256 });
+    try {
+      // At 500/s, and 8 at a time: on a machine too busy to keep up with 500/s, requests wait in flight, and survive.
+      for (const [stream, load] of [[false, 500], [false, 8], [true, 500], [true, 8]]) {
+        const body = JSON.stringify({ model: stream ? 'bench/lorem' : 'bench/echo', stream, messages: [{ role: 'user', content: stream ? 'write 20 words' : 'hi' }] });
+        const run = (count) => (load === 500 ? paced(agent, gateway, body, 500, count) : closed(agent, gateway, body, load, count));
+        await run(2000);
+        const from = gateway.trace.length;
+        await run(n);
+        const s = scavenges(gateway.trace.slice(from));
+        const per10k = 10_000 / n;
+        const kb = s.map((x) => x.survived / 1024);
+        const what = `gateway scavenges, ${stream ? 'streamed' : 'not streamed'}, ${load === 500 ? '500/s' : `${load} at a time`}`;
+        report(`${what}: count, pause per 10,000 requests`, `${(s.length * per10k).toFixed(0)}, ${(s.reduce((a, x) => a + x.pause, 0) * per10k).toFixed(1)} ms (longest ${Math.max(0, ...s.map((x) => x.pause)).toFixed(2)} ms)`, 'info', true);
+        report(`${what}: KB survived per scavenge (median, max), per request`, `${med(kb)?.toFixed(0)}, ${Math.max(0, ...kb).toFixed(0)}; ${(kb.reduce((a, x) => a + x, 0) / n * 1024).toFixed(0)} B (${(s.reduce((a, x) => a + x.promoted, 0) / n).toFixed(0)} B promoted)`, 'info', true);
+      }
+    } finally {
+      await agent.close();
+      await gateway.stop();
+      await upstream.stop();
+    }
+  },
+
   async gateway() {
     const upstream = await startEmulator(join(WORK, 'gateway-upstream'));
     const gateway = await startGateway(upstream);

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Ctx, HttpError, answerError, logMeters, type LoggedRequest } from './http.js';
+import { Ctx, HttpError, answerError } from './http.js';
+import { LoggedRequest, type LogMeter } from './logged-request.js';
 import { FaultSpecError, type FaultBoard, type FaultRule } from './faults.js';
 import type { Store } from '../state/store-api.js';
 import { authenticate, type Routes } from './routes.js';
@@ -17,23 +18,19 @@ export interface Dispatch {
   log: LoggedRequest[];
   logLimit: number;
   /** Bytes of the bodies in `log`, and how many entries it had when they were counted. */
-  logBytes: { bytes: number; entries: number };
+  logBytes: LogMeter;
   /** Bodies in memory across connections, and how long a body may send nothing. */
   bodies: BodyBudget;
   bodyIdleMs: number;
 }
 
 function logEntry(d: Dispatch, req: IncomingMessage, path: string, search: URLSearchParams | undefined): LoggedRequest {
-  const headers: Record<string, string> = {};
-  const all = req.headers;
-  for (const k in all) if (k !== 'authorization' && typeof all[k] === 'string') headers[k] = all[k];
-  const query: Record<string, string[]> = {};
-  if (search) for (const [k, v] of search) (query[k] ??= []).push(v);
-  const entry = { method: req.method ?? 'GET', path, query, headers, body: undefined, at: Date.now() };
+  let query: Record<string, string[]> | undefined;
+  if (search) for (const [k, v] of search) ((query ??= {})[k] ??= []).push(v);
   // Emptied or filtered from outside (the admin route, a test): counted again, once.
   if (d.log.length !== d.logBytes.entries) d.logBytes.bytes = d.log.reduce((sum, e) => sum + (e.bodyBytes ?? 0), 0);
+  const entry = new LoggedRequest(req.method ?? 'GET', path, query, req.headers, Date.now(), d.logBytes);
   d.log.push(entry);
-  logMeters.set(entry, d.logBytes);
   // Bounded by count and by the bytes of the bodies kept.
   while (d.log.length > 1 && (d.log.length > d.logLimit || d.logBytes.bytes > LOG_BYTES)) d.logBytes.bytes -= d.log.shift()!.bodyBytes ?? 0;
   d.logBytes.entries = d.log.length;

@@ -5,6 +5,7 @@ import { Serialized } from './serialized.js';
 import { scanJson } from '../../internal/json-scan.js';
 import type { KeyRecord, Store } from '../state/store-api.js';
 import type { MetadataAsk } from '../routing/routed.js';
+import type { LoggedRequest } from './logged-request.js';
 
 export class HttpError extends Error {
   constructor(
@@ -44,22 +45,7 @@ export function errorBody(status: number, message: string, errorType = errorType
 
 export const requestId = () => `req_${randomHex(10)}`;
 
-export interface LoggedRequest {
-  method: string;
-  path: string;
-  query: Record<string, string[]>;
-  headers: Record<string, string>;
-  /** The parsed body, or `{ truncated: true, bytes }` for a body over LOG_BODY_BYTES. */
-  body: unknown;
-  /** Bytes of the body kept (the request log is bounded by these). */
-  bodyBytes?: number;
-  at: number;
-  /** The caller's workspace, once its key was accepted. */
-  workspace?: string;
-}
-
-/** A body larger than this is logged as its size only. */
-export const LOG_BODY_BYTES = 64 * 1024;
+export { LOG_BODY_BYTES, LoggedRequest } from './logged-request.js';
 /** JSON nested deeper than this is refused with 400 (documented in docs/conformance.md). */
 export const MAX_JSON_DEPTH = 64;
 
@@ -74,16 +60,9 @@ export interface BodySource {
 /** What a route refuses before parsing: the most entries a top-level member's value holds, and the refusal's words. */
 export type BeforeParse = Record<string, { max: number; of: 'object' | 'array'; message: string }>;
 
-/** Bytes of bodies a request log holds, kept as bodies arrive (not summed again per request). */
-export const logMeters = new WeakMap<LoggedRequest, { bytes: number; entries: number }>();
-
 /** Records a request's body in the log: small ones whole, large ones by size. */
 export function logBody(entry: LoggedRequest | undefined, parsed: unknown, bytes: number): void {
-  if (!entry) return;
-  entry.body = bytes <= LOG_BODY_BYTES ? parsed : { truncated: true, bytes };
-  entry.bodyBytes = Math.min(bytes, LOG_BODY_BYTES);
-  const meter = logMeters.get(entry);
-  if (meter) meter.bytes += entry.bodyBytes;
+  entry?.keepBody({ parsed }, bytes);
 }
 
 /** Answers waiting for the end of this turn of the event loop. */
@@ -162,14 +141,16 @@ export class Ctx {
     const verdict = scanJson(raw, { maxDepth: MAX_JSON_DEPTH, entries: refuse });
     if (verdict && 'tooDeep' in verdict) throw new HttpError(400, `request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
     if (verdict) throw new HttpError(400, refuse[verdict.member]!.message);
+    const text = raw.toString('utf8');
     let parsed: unknown;
     try {
-      parsed = JSON.parse(raw.toString('utf8'));
+      parsed = JSON.parse(text);
     } catch {
       throw new HttpError(400, 'request body is not valid JSON');
     }
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new HttpError(400, 'request body must be a JSON object');
-    logBody(this.log, parsed, raw.length);
+    // The text, not the tree: one string kept per logged request (parsed again only when the log is read).
+    this.log?.keepBody({ text }, raw.length);
     return parsed as T;
   }
 

@@ -108,6 +108,28 @@ export function owedOnHangUp(c: Candidate, tokens: RelayedTokens, promptTokens: 
   return priced() ?? hangUpCost(c.model.prices, promptTokens?.() ?? 0, tokens.sent);
 }
 
+/** An upstream event that must be parsed, parsed; a break when it is not a JSON object. */
+export function eventObject(data: string, c: Candidate): Body {
+  const event = JSON.parse(data) as Body;
+  if (!event || typeof event !== 'object' || Array.isArray(event)) throw new ProviderFailure('broken', `${c.slug}: a stream event that is not a JSON object`);
+  return event;
+}
+
+/** What is still to be written to the caller: the events of one network read go out in one write (`take`), their tokens then sent. */
+export class Outgoing {
+  constructor(
+    public text: string,
+    private readonly tokens: RelayedTokens,
+  ) {}
+
+  readonly take = (): string => {
+    const ready = this.text;
+    this.text = '';
+    this.tokens.written();
+    return ready;
+  };
+}
+
 /** What a relayed stream came to: passed over before its first token, or answered (cost charged when whole; its id, usage, end kept). */
 export type RelayOutcome = { failed: ProviderFailure } | { cost: number; whole: boolean; id?: unknown; usage?: unknown; finish?: unknown; cancelled?: boolean };
 
@@ -198,9 +220,8 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     first = false;
     return `data: ${JSON.stringify(chunk)}\n\n`;
   };
-  // What is still to be written: the events of one network read go out in one write.
-  let out = ': ROUTER PROCESSING\n\n';
-  for (const chunk of held) out += frame(chunk);
+  const out = new Outgoing(': ROUTER PROCESSING\n\n', tokens);
+  for (const chunk of held) out.text += frame(chunk);
   let broken: string | undefined;
   /** Adds one upstream event to `out`; true when the stream is over (its [DONE], an error). */
   const relayed = (data: string): boolean => {
@@ -208,25 +229,18 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     const plain = relabel!(data);
     if (plain !== undefined) {
       tokens.add(contentOf(data));
-      out += `data: ${plain}\n\n`;
+      out.text += `data: ${plain}\n\n`;
       return false;
     }
-    const chunk = JSON.parse(data) as Body;
-    if (!chunk || typeof chunk !== 'object' || Array.isArray(chunk)) throw new ProviderFailure('broken', `${c.slug}: a stream event that is not a JSON object`);
+    const chunk = eventObject(data, c);
     if (chunk.error) {
       broken = (opts.hide ?? String)(JSON.stringify(chunk.error)).slice(0, 200);
       return true;
     }
-    out += frame(chunk);
+    out.text += frame(chunk);
     return false;
   };
-  const take = () => {
-    const ready = out;
-    out = '';
-    tokens.written();
-    return ready;
-  };
-  if (!upstreamDone) broken = (await pump(res, closed, it, c, take, relayed)) ?? broken;
+  if (!upstreamDone) broken = (await pump(res, closed, it, c, out.take, relayed)) ?? broken;
   if (closed()) return cutByCaller(opts.charge, held[0]!.id, tokens, opts.promptTokens, usage, finish);
   ended = true;
   if (broken !== undefined) {
@@ -239,11 +253,11 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
       error: { code: 502, message: `Provider returned an error mid-stream: ${broken}`, metadata: { error_type: 'provider_unavailable' } },
       choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error', logprobs: null }],
     };
-    res.end(`${out}data: ${JSON.stringify(errorChunk)}\n\ndata: [DONE]\n\n`);
+    res.end(`${out.text}data: ${JSON.stringify(errorChunk)}\n\ndata: [DONE]\n\n`);
     return { cost: 0, whole: false };
   }
   opts.charge?.(cost);
-  res.end(`${out}data: [DONE]\n\n`);
+  res.end(`${out.text}data: [DONE]\n\n`);
   return { cost, whole: true, id: held[0]!.id, usage, finish };
 }
 

@@ -3,7 +3,7 @@ import { openEventStream } from '../state/billing.js';
 import { ProviderFailure, type UpstreamReply } from '../providers/types.js';
 import type { Candidate } from './candidates.js';
 import { priceUsage } from './usage.js';
-import { cutByCaller, owedOnHangUp, pump, type RelayOutcome } from './relay.js';
+import { cutByCaller, eventObject, Outgoing, owedOnHangUp, pump, type RelayOutcome } from './relay.js';
 import type { GatewayCharge } from './gateway-credits.js';
 import { RelayedTokens } from './hang-up.js';
 
@@ -71,40 +71,32 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
     }
     return `event: ${type}\ndata: ${JSON.stringify(event)}\n\n`;
   };
-  // The events of one network read go out in one write.
-  let out = '';
-  for (const event of held) out += frame(event);
+  const out = new Outgoing('', tokens);
+  for (const event of held) out.text += frame(event);
   let broken: string | undefined;
   /** Adds one upstream event to `out`; true when the stream is over. */
   const relayed = (data: string): boolean => {
     if (data === '[DONE]') return true;
-    const event = JSON.parse(data) as Body;
-    if (!event || typeof event !== 'object' || Array.isArray(event)) throw new ProviderFailure('broken', `${c.slug}: a stream event that is not a JSON object`);
+    const event = eventObject(data, c);
     if (event.type === 'error' || event.type === 'response.failed') {
       broken = hide(JSON.stringify(event.error ?? (event.response as Body | undefined)?.error ?? {})).slice(0, 200);
       return true;
     }
-    out += frame(event);
+    out.text += frame(event);
     return false;
   };
-  const take = () => {
-    const ready = out;
-    out = '';
-    tokens.written();
-    return ready;
-  };
   // Read to the upstream's end (a cassette is kept there), though nothing comes after the final event.
-  broken = (await pump(res, closed, it, c, take, relayed)) ?? broken;
+  broken = (await pump(res, closed, it, c, out.take, relayed)) ?? broken;
   if (closed()) return cutByCaller(charge, lastResponse.id ?? held[0]!.id, tokens, promptTokens, final ? lastResponse.usage : undefined, undefined);
   ended = true;
   if (broken === undefined && final) {
     charge?.(cost);
-    res.end(out);
+    res.end(out.text);
     return { cost, whole: true, id: lastResponse.id, usage: lastResponse.usage, finish: lastResponse.status };
   }
   const pending = { ...lastResponse, model: c.model.id, status: 'failed', error: { code: 'server_error', message: `Provider returned an error mid-stream: ${broken ?? 'the stream ended before its final event'}` } };
   const failed = { type: 'response.failed', sequence_number: Number(last.sequence_number ?? 0) + 1, response: pending };
-  res.end(`${out}event: response.failed\ndata: ${JSON.stringify(failed)}\n\n`);
+  res.end(`${out.text}event: response.failed\ndata: ${JSON.stringify(failed)}\n\n`);
   return { cost: 0, whole: false };
 }
 
