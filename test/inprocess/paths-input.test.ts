@@ -89,7 +89,7 @@ describe('what conversations print on a terminal', () => {
       const list = await run(['conversations', 'list'], { tty: { stdout: tty } });
       expect(list.code).toBe(0);
       const line = list.stdout.split('\n').find((l) => l.startsWith('evil\t'))!;
-      expect(line).toBe(`evil\t${now}\t1\t-\tevil\\u001b]0;pwned\\u0007\\u001b[2J\\ttab\\nline\\u009b31m`);
+      expect(line).toBe(`evil\t${now}\t1\tdefault\tevil\\u001b]0;pwned\\u0007\\u001b[2J\\ttab\\nline\\u009b31m`);
     }
     const shown = await run(['conversations', 'show', 'evil'], { tty: { stdout: true } });
     expect(shown.stdout).toBe('user: line one\n\tindented \\u001b[31mred\\u001b[0m\n\nassistant: ok\\r\\u001b[1Aup\n');

@@ -11,7 +11,7 @@ export const ENV_NAMES: readonly string[] = [
   ...Object.values(ATTRIBUTION_ENV), BATCHES_PATH_ENV, 'ROUTER_NO_LOG', 'ROUTER_NO_STDIN',
   'ROUTER_NO_INPUT', 'ROUTER_KEYCHAIN', 'ROUTER_CONFIG_DIR', 'ROUTER_STATE_DIR', 'ROUTER_PROXY_TIMEOUT',
   // Of the build, the bench and the tests.
-  'ROUTER_TRAIN_CODE_CACHE', 'ROUTER_TRACE_START', 'ROUTER_ONLY', 'ROUTER_EMULATOR_CRASH_AFTER_WRITES',
+  'ROUTER_TRAIN_CODE_CACHE', 'ROUTER_TRACE_START', 'ROUTER_ONLY', 'ROUTER_EMULATOR_CRASH_AFTER_WRITES', 'ROUTER_EMULATOR_CRASH_AT',
 ];
 
 /** The switches (src/internal/env-switch.ts): on for 1, true or yes; off for 0, false, no, empty. */

@@ -1,6 +1,6 @@
 /**
  * A refused voice gets a guess from the model's `supported_voices` in the service's model list (the copy
- * `router models` keeps when fresh), as a mistyped model id does; looked up only after a 400, briefly.
+ * `router models` keeps when fresh), as a mistyped model id does; looked up only after a 400 that speaks of a voice, briefly.
  * The voice refused is the one sent that the list does not hold, whatever the service's words: its
  * refusal only decides whether the voice must be named in the hint (it is, unless the message quotes it).
  */
@@ -10,7 +10,8 @@ import { closest } from '../../internal/did-you-mean.js';
 import { sourceName, type Settings } from '../../config/settings.js';
 
 export async function addVoiceGuess(err: unknown, client: RouterClient, o: { env: NodeJS.ProcessEnv; settings: Settings; model: string; voices: string[]; typed: boolean }): Promise<void> {
-  if (!(err instanceof APIError) || err.status !== 400 || !o.voices.length) return;
+  // Only a refusal that speaks of a voice is worth a look at the model list (a bad speed is not).
+  if (!(err instanceof APIError) || err.status !== 400 || !o.voices.length || !/voice/i.test(err.message)) return;
   const { modelCatalog } = await import('./model-catalog.js');
   const { DEFAULT_API_ROOT } = await import('../../client/core.js');
   const models = await modelCatalog(client, { env: o.env, apiRoot: o.settings.apiRoot ?? DEFAULT_API_ROOT, signal: AbortSignal.timeout(3000) }).catch(() => undefined);
