@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { parseProviders } from '../../src/emulator/providers/config.js';
+import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+
+// What clients we did not write ask of `router serve` as a gateway: the current @openrouter/sdk's
+// strict key parse, Responses for a model whose provider has none, Retry-After in both its forms,
+// a gzip-encoded body, a browser's CORS preflight. Each over real HTTP.
+let dir: string;
+let upstream: Emulator;
+let gateway: Emulator;
+let key: string;
+const locals: LocalUpstream[] = [];
+
+/** An HTTP date `seconds` from now (Retry-After's other form). */
+const dateIn = (seconds: number) => new Date(Date.now() + seconds * 1000).toUTCString();
+const FAR = dateIn(7200);
+const NEAR = dateIn(60);
+
+const refusing = (status: number, wait?: string) => (_req: unknown, res: ServerResponse) => {
+  res.writeHead(status, { 'content-type': 'application/json', ...(wait ? { 'retry-after': wait } : {}) });
+  res.end(`{"error":{"code":${status},"message":"busy"}}`);
+};
+
+const ANSWERS = {
+  'down-9': refusing(503, '9'),
+  'rate-7': refusing(429, '7'),
+  'rate-hour': refusing(429, '3600'),
+  'rate-far': refusing(429, FAR),
+  'rate-near': refusing(429, NEAR),
+  'rate-junk': refusing(429, 'soon'),
+};
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'router-gateway-foreign-'));
+  upstream = await startEmulator({ stateDir: join(dir, 'upstream'), port: 0 });
+  const entries: string[] = [];
+  for (const [name, answer] of Object.entries(ANSWERS)) {
+    const l = await localUpstream((req, res) => answer(req, res));
+    locals.push(l);
+    entries.push(`  - { name: "${name}", base_url: "${l.baseUrl}", models: { test/busy: x } }`);
+  }
+  // `chat-only` has no `responses: true`: its model is served for chat, never for Responses.
+  const up = `  - { name: chat-only, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, models: { test/m: local/echo } }`;
+  const config = parseProviders(`providers:\n${entries.join('\n')}\n${up}\n`, { UP_KEY: upstream.store.firstKeys().apiKey });
+  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, flavor: 'deployed', gateway: { config } });
+  key = gateway.store.firstKeys().apiKey;
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.close();
+  for (const l of locals) await l.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${gateway.apiRoot}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+describe('the current @openrouter/sdk', () => {
+  it("parses GET /key, with the fields it requires that the emulator answers honestly", async () => {
+    const { OpenRouter } = await import('@openrouter/sdk');
+    const sdk = new OpenRouter({ apiKey: key, serverURL: `${gateway.apiRoot}/v1` });
+    const { data } = await sdk.apiKeys.getCurrentKeyMetadata();
+    expect(data.allowedDataRegions).toEqual(['global']);
+    // The emulator counts no :free requests; the limit is the real service's tier for the credits:
+    // 50 a day below 10 credits (a new workspace has 5), 1000 from 10 on.
+    expect(data.freeModelDailyRequests).toEqual({ limit: 50, remaining: 50, used: 0 });
+    expect(data.organizationId).toBeNull();
+    expect(data.workspaceId).toBe(gateway.store.findKey(key)!.workspace);
+    expect(data.isManagementKey).toBe(false);
+    const topUp = await post('/_emulator/credits', { amount: 10 }, { authorization: `Bearer ${gateway.store.firstKeys().managementKey}` });
+    expect(topUp.status).toBe(200);
+    await topUp.text();
+    expect((await sdk.apiKeys.getCurrentKeyMetadata()).data.freeModelDailyRequests.limit).toBe(1000);
+  });
+});
