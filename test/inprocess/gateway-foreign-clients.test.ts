@@ -79,3 +79,15 @@ describe('the current @openrouter/sdk', () => {
     expect((await sdk.apiKeys.getCurrentKeyMetadata()).data.freeModelDailyRequests.limit).toBe(1000);
   });
 });
+
+describe('Responses for a model whose providers have no Responses API', () => {
+  it('is a 400 that says so, not "not a valid model ID"; chat with it still answers', async () => {
+    const res = await post('/v1/responses', { model: 'test/m', input: 'hello' });
+    expect(res.status).toBe(400);
+    const message = ((await res.json()) as { error: { message: string } }).error.message;
+    expect(message).toBe('test/m is served only by providers without the Responses API (none of them has responses: true); use /v1/chat/completions');
+    const chat = await post('/v1/chat/completions', { model: 'test/m', messages: [{ role: 'user', content: 'hello' }] });
+    expect(chat.status).toBe(200);
+    expect(((await chat.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe('hello');
+  });
+});
