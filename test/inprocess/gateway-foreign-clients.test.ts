@@ -60,6 +60,7 @@ afterAll(async () => {
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
   fetch(`${gateway.apiRoot}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+const busy = (order: string[]) => post('/v1/chat/completions', { model: 'test/busy', provider: { only: order, order }, messages: [{ role: 'user', content: 'hi' }] });
 
 describe('the current @openrouter/sdk', () => {
   it("parses GET /key, with the fields it requires that the emulator answers honestly", async () => {
@@ -89,5 +90,33 @@ describe('Responses for a model whose providers have no Responses API', () => {
     const chat = await post('/v1/chat/completions', { model: 'test/m', messages: [{ role: 'user', content: 'hello' }] });
     expect(chat.status).toBe(200);
     expect(((await chat.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe('hello');
+  });
+});
+
+describe('Retry-After when every provider failed', () => {
+  it("an upstream 503's Retry-After comes back on the 502", async () => {
+    const res = await busy(['down-9']);
+    expect(res.status).toBe(502);
+    expect(res.headers.get('retry-after')).toBe('9');
+    await res.text();
+  });
+
+  it('seconds and HTTP dates are compared: the soonest wins, in its own form', async () => {
+    const date = await busy(['rate-hour', 'rate-near']);
+    expect(date.status).toBe(429);
+    expect(date.headers.get('retry-after')).toBe(NEAR);
+    await date.text();
+    const seconds = await busy(['rate-far', 'rate-7']);
+    expect(seconds.headers.get('retry-after')).toBe('7');
+    await seconds.text();
+    const mixed = await busy(['rate-far', 'down-9']);
+    expect([mixed.status, mixed.headers.get('retry-after')]).toEqual([502, '9']);
+    await mixed.text();
+  });
+
+  it('a wait that does not parse leaves the answer without one', async () => {
+    const res = await busy(['rate-7', 'rate-junk']);
+    expect([res.status, res.headers.get('retry-after')]).toEqual([429, null]);
+    await res.text();
   });
 });
