@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
@@ -118,5 +119,39 @@ describe('Retry-After when every provider failed', () => {
     const res = await busy(['rate-7', 'rate-junk']);
     expect([res.status, res.headers.get('retry-after')]).toEqual([429, null]);
     await res.text();
+  });
+});
+
+describe('request bodies and browsers', () => {
+  it('a gzip-encoded body is a 415 naming the encoding, not "not valid JSON"', async () => {
+    const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: gzipSync(JSON.stringify({ model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] })),
+    });
+    expect(res.status).toBe(415);
+    expect(res.headers.get('accept-encoding')).toBe('identity');
+    expect(((await res.json()) as { error: { message: string } }).error.message).toBe('request bodies with Content-Encoding gzip are not accepted; send the body uncompressed');
+  });
+
+  it("answers a browser's preflight, and the answer that follows carries the origin", async () => {
+    const origin = 'http://localhost:5173';
+    const asked = 'authorization, content-type, x-session-id, x-stainless-os';
+    const pre = await fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': asked } });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get('access-control-allow-origin')).toBe('*');
+    expect(pre.headers.get('access-control-allow-methods')).toContain('POST');
+    expect(pre.headers.get('access-control-allow-headers')).toBe(asked);
+    const res = await post('/v1/chat/completions', { model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] }, { origin });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('access-control-expose-headers')).toContain('x-request-id');
+    await res.text();
+    const streamed = await post('/v1/chat/completions', { model: 'local/echo', stream: true, messages: [{ role: 'user', content: 'hi' }] }, { origin });
+    expect([streamed.headers.get('content-type'), streamed.headers.get('access-control-allow-origin')]).toEqual(['text/event-stream', '*']);
+    await streamed.text();
+    const refused = await fetch(`${gateway.apiRoot}/v1/key`, { headers: { origin } });
+    expect([refused.status, refused.headers.get('access-control-allow-origin')]).toEqual([401, '*']);
+    await refused.text();
   });
 });
