@@ -115,7 +115,7 @@ describe('batch uploads', () => {
     const large = stalledBatch(100 * MiB, 6 * MiB);
     expect(await until(() => large.received().length > 0)).toBe(true);
     expect(large.received()).toMatch(/^HTTP\/1\.1 413 /);
-    expect(large.received().toLowerCase()).not.toContain('retry-after');
+    expect(large.received().toLowerCase()).not.toMatch(/\r\nretry-after:/);
     expect(large.received()).toMatch(/requests\[0\] alone \(\d+ bytes so far\) is larger than one request of a batch may be/);
     const small = stalledBatch(100 * MiB, 64 * 1024);
     await Promise.race([Promise.all([large.closed, small.closed]), new Promise((r) => setTimeout(r, 5000))]);

@@ -119,6 +119,18 @@ export class RequestBody implements BodySource {
 }
 
 /**
+ * A body is read as sent: one with a Content-Encoding (gzip, br, ...) is refused with 415 naming it,
+ * as the service documents no compressed request bodies (RFC 7694: the answer's Accept-Encoding says
+ * what is taken), rather than parsed as JSON that it is not.
+ */
+export function refuseEncodedBody(req: IncomingMessage): void {
+  const header = req.headers['content-encoding'];
+  if (header === undefined) return;
+  const codings = header.split(',').map((c) => c.trim().toLowerCase()).filter((c) => c && c !== 'identity');
+  if (codings.length) throw new HttpError(415, `request bodies with Content-Encoding ${codings.join(', ')} are not accepted; send the body uncompressed`, 'invalid_request', { 'accept-encoding': 'identity' });
+}
+
+/**
  * Closes a connection whose request body stops arriving for `idleMs` (408 when nothing was answered
  * yet), whoever reads the body: a route, the batch upload, or the discarding of a refused one.
  */

@@ -4,7 +4,8 @@ import { LoggedRequest, type LogMeter } from './logged-request.js';
 import { FaultSpecError, type FaultBoard, type FaultRule } from './faults.js';
 import type { Store } from '../state/store-api.js';
 import { authenticate, type Routes } from './routes.js';
-import { RequestBody, timeOutStalledBody, type BodyBudget } from './body.js';
+import { RequestBody, refuseEncodedBody, timeOutStalledBody, type BodyBudget } from './body.js';
+import { answerPreflight } from './cors.js';
 
 const PLAIN_PATH = /^(?:\/[A-Za-z0-9_~-][A-Za-z0-9_.~-]*)+$/;
 
@@ -65,6 +66,8 @@ async function applyFault(fault: FaultRule | undefined, req: IncomingMessage, re
 
 /** One request: the API root, the request log, the route and its key, then faults, then the handler. */
 export async function dispatch(d: Dispatch, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  // A browser's preflight, for any path: no key comes with it.
+  if (req.method === 'OPTIONS') return answerPreflight(req, res);
   // A plain path (no query, no dot segments, nothing to decode) is its own pathname: no URL to parse.
   const target = req.url ?? '/';
   let url: URL | undefined;
@@ -86,6 +89,7 @@ export async function dispatch(d: Dispatch, req: IncomingMessage, res: ServerRes
     const match = d.routes.find(req.method ?? 'GET', path);
     // Faults are honoured only for a caller whose key was accepted.
     authenticate(ctx, d.store, match.access);
+    refuseEncodedBody(req);
     if (entry) entry.workspace = ctx.key.workspace;
     ctx.params = match.params;
     if (!admin) {

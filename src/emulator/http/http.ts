@@ -2,6 +2,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { randomHex } from './ids.js';
 import type { FaultRule } from './faults.js';
 import { Serialized } from './serialized.js';
+import { CORS_HEADERS } from './cors.js';
 import { scanJson } from '../../internal/json-scan.js';
 import type { KeyRecord, Store } from '../state/store-api.js';
 import type { MetadataAsk } from '../routing/routed.js';
@@ -83,7 +84,7 @@ function endAnswers(): void {
 
 /** A JSON answer with its length (without it: chunked encoding, several writes) and a request id. */
 export function answerJson(res: ServerResponse, status: number, text: string, id: string, headers: OutgoingHttpHeaders = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers, 'x-request-id': id });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers, 'x-request-id': id, ...CORS_HEADERS });
   endThisTurn(res, text);
 }
 
@@ -118,7 +119,7 @@ export class Ctx {
   /** The status line and headers, with this request's id (every answer carries it). */
   head(status: number, headers: OutgoingHttpHeaders): void {
     headers['x-request-id'] = this.requestId;
-    this.res.writeHead(status, headers);
+    this.res.writeHead(status, Object.assign(headers, CORS_HEADERS));
   }
 
   header(name: string): string | undefined {

@@ -5,6 +5,9 @@ import { DEFAULT_PAGE_SIZE, modelPage } from './model-list.js';
 import { round } from '../models/models.js';
 import type { ChatGateway } from '../providers/types.js';
 
+/** The real service's daily `:free` requests: 50, or 1000 once 10 credits were bought. The emulator enforces none. */
+const freeModelDailyLimit = (credits: number) => (credits >= 10 ? 1000 : 50);
+
 /**
  * The account operations of the real API that the emulator keeps: the model list (paged), the
  * calling key, credits and keys (management keys only); and `POST /_emulator/models {page_size}`
@@ -36,7 +39,9 @@ export const accountRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => 
       access: 'any',
       handler: async (ctx: Ctx) => {
         // The emulator keeps usage per workspace, not per key or period: a key reports its workspace's.
-        const usage = round(ctx.store.workspace(ctx.workspace).total_usage);
+        const ws = ctx.store.workspace(ctx.workspace);
+        const usage = round(ws.total_usage);
+        const freeLimit = freeModelDailyLimit(ws.total_credits);
         ctx.send(200, {
           data: {
             ...keyDetails(ctx.key.key, usage),
@@ -44,6 +49,12 @@ export const accountRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => 
             is_management_key: ctx.key.kind === 'management',
             is_provisioning_key: ctx.key.kind === 'management',
             rate_limit: { requests: -1, interval: '10s', note: 'This field is deprecated and safe to ignore.' },
+            // The current SDK requires these four. The emulator serves every model here, keeps no
+            // regions and no organizations, and counts no free-model requests (it limits none).
+            allowed_data_regions: ['global'],
+            free_model_daily_requests: { limit: freeLimit, remaining: freeLimit, used: 0 },
+            organization_id: null,
+            workspace_id: ctx.workspace,
           },
         });
       },

@@ -1,6 +1,6 @@
 import { randomHex } from '../http/ids.js';
 import type { Ctx } from '../http/http.js';
-import { costOf, countTokens, generate, outputLimit, piecesOf, type Generation } from '../models/models.js';
+import { costOf, countTokens, findModel, generate, outputLimit, piecesOf, type Generation } from '../models/models.js';
 import { metadataFields, type MetadataAsk } from '../routing/routed.js';
 import { METADATA_BEFORE_PARSE, checkOutputLimit, route, textOf } from './chat.js';
 import { bad, checkMetadata, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, servedTier } from '../http/validate.js';
@@ -146,10 +146,18 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
   return { result, cost: cost.cost, gen, messageId, calls, routed };
 }
 
+/** A gateway model none of whose providers has the Responses API (`responses: true`): 400 saying so, not "not a valid model ID". */
+function refuseWithoutResponses(model: unknown, gateway: ChatGateway): void {
+  if (typeof model !== 'string' || findModel(model)) return;
+  if (!gateway.listing().some((m) => m.id === model)) return;
+  bad(`${model} is served only by providers without the Responses API (none of them has responses: true); use /v1/chat/completions`);
+}
+
 async function handleResponses(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   const startedAt = ctx.store.now();
   const body = await ctx.json(METADATA_BEFORE_PARSE);
   if (gateway?.takesResponses(body)) return gateway.respond(ctx, body);
+  if (gateway) refuseWithoutResponses(body.model, gateway);
   const sessionId = ctx.sessionId(body);
   const created = Math.floor(ctx.store.now() / 1000);
   const plan = planResponses(body, created, { routerMetadata: ctx.wantsRouterMetadata(), stream: body.stream === true });

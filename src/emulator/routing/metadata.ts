@@ -20,15 +20,27 @@ export function passOver(err: unknown, c: Candidate, passed: Attempt[], hide: (t
 
 /**
  * The answer when every candidate failed: a 502 naming each failure; a 429 when each was a 429 (the
- * caller should wait, not give up), with the shortest `Retry-After` the providers gave.
+ * caller should wait, not give up). When every provider said when to come back (`Retry-After` in
+ * seconds or as an HTTP date), the answer says the soonest, in that provider's words.
  */
 export function allFailed(passed: Attempt[]): HttpError {
   const why = passed.map((a) => a.error).join('; ');
-  if (!passed.length || passed.some((a) => a.status !== 429)) return new HttpError(502, `All providers for the requested models are unavailable: ${why}`, 'provider_unavailable');
-  const waits = passed.map((a) => a.retryAfter).filter((v): v is string => !!v);
-  const seconds = waits.map(Number).filter((n) => Number.isFinite(n) && n >= 0);
-  const retryAfter = seconds.length ? String(Math.min(...seconds)) : waits[0];
-  return new HttpError(429, `All providers for the requested models are rate limited: ${why}`, undefined, retryAfter ? { 'retry-after': retryAfter } : {});
+  const retryAfter = soonestRetry(passed);
+  const headers: Record<string, string> = retryAfter ? { 'retry-after': retryAfter } : {};
+  if (!passed.length || passed.some((a) => a.status !== 429)) return new HttpError(502, `All providers for the requested models are unavailable: ${why}`, 'provider_unavailable', headers);
+  return new HttpError(429, `All providers for the requested models are rate limited: ${why}`, undefined, headers);
+}
+
+/** The `Retry-After` that comes soonest, when each attempt gave one that parses (any one may answer then). */
+function soonestRetry(passed: Attempt[]): string | undefined {
+  let soonest: { value: string; at: number } | undefined;
+  for (const a of passed) {
+    const value = a.retryAfter?.trim() ?? '';
+    const at = /^\d+$/.test(value) ? Date.now() + Number(value) * 1000 : /[a-z]/i.test(value) ? Date.parse(value) : NaN;
+    if (!Number.isFinite(at)) return undefined;
+    if (!soonest || at < soonest.at) soonest = { value, at };
+  }
+  return soonest?.value;
 }
 
 /** `router_metadata` of a gateway answer: the real attempts, the one that answered last. */
