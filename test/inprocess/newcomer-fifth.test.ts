@@ -116,6 +116,22 @@ it('a refused voice gets its guess from the model list, whatever the service\'s 
   }
 });
 
+it('a 400 that does not speak of a voice looks nothing up in the model list', async () => {
+  const server = await startFixtureServer({
+    'GET /api/v1/models': { body: { data: [{ id: 'acme/tts', name: 'tts', supported_voices: ['alloy', 'ember', 'sage'] }] } },
+    'POST /api/v1/audio/speech': { status: 400, body: { error: { code: 400, message: 'speed must be between 0.25 and 4' } } },
+  });
+  try {
+    const env = { ROUTER_API_ROOT: server.apiRoot, ROUTER_API_KEY: 'sk-test-key-000000', ROUTER_MANAGEMENT_KEY: 'sk-test-mgmt-000000', ROUTER_CONFIG_DIR: join(t.dir, 'no-config'), ROUTER_STATE_DIR: join(t.dir, 'speed-state'), ROUTER_PROFILE: '' };
+    const r = await runInProcess(['speak', 'hi', '--voice', 'alloi', '--model', 'acme/tts', '--max-retries', '0', '-o', join(t.dir, 'speed.mp3')], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/: 400 Bad Request: speed must be between 0\.25 and 4\n$/);
+    expect(server.requests.map((q) => `${q.method} ${q.url}`)).toEqual(['POST /api/v1/audio/speech']);
+  } finally {
+    await server.close();
+  }
+});
+
 it('a prompt asked of an empty stdin says stdin was empty, not to pipe it', async () => {
   expect(await run(['chat', '--model', 'local/echo', '-'], {}, '')).toMatchObject({ code: 2, stdout: '', stderr: 'error: no prompt: stdin was empty (echo hi | router chat, or give the prompt as arguments)\n' });
   expect((await run(['chat', '--model', 'local/echo'], {}, '\n')).stderr).toBe('error: no prompt: stdin was empty (echo hi | router chat, or give the prompt as arguments)\n');
