@@ -132,6 +132,10 @@ describe('request bodies and browsers', () => {
     expect(res.status).toBe(415);
     expect(res.headers.get('accept-encoding')).toBe('identity');
     expect(((await res.json()) as { error: { message: string } }).error.message).toBe('request bodies with Content-Encoding gzip are not accepted; send the body uncompressed');
+    // The refused request is in its workspace's request log, as any other refusal of a key's request.
+    const log = await fetch(`${gateway.apiRoot}/_emulator/requests`, { headers: { authorization: `Bearer ${gateway.store.firstKeys().managementKey}` } });
+    const entries = ((await log.json()) as { data: { headers: Record<string, string> }[] }).data;
+    expect(entries.some((e) => e.headers['content-encoding'] === 'gzip')).toBe(true);
   });
 
   it("answers a browser's preflight, and the answer that follows carries the origin", async () => {

@@ -70,6 +70,22 @@ describe('speech through providers', () => {
     expect(before - balance()).toBeCloseTo(input.length * 0.001, 10);
   });
 
+  it("charges at most what is left of the balance, and its generation's total_cost says what was charged", async () => {
+    const workspace = gateway.store.findKey(key)!.workspace;
+    gateway.store.debit(workspace, balance() - 0.005);
+    try {
+      const via = await speak(gateway, { model: 'test/tts', input, voice: 'alloy', provider: { only: ['up'] } });
+      expect(via.status).toBe(200);
+      await via.arrayBuffer();
+      expect(balance()).toBeCloseTo(0, 10);
+      const gen = await fetch(`${gateway.apiRoot}/v1/generation?id=${via.headers.get('x-generation-id')}`, { headers: { authorization: `Bearer ${key}` } });
+      expect(gen.status).toBe(200);
+      expect(((await gen.json()) as any).data.total_cost).toBeCloseTo(0.005, 10);
+    } finally {
+      gateway.store.topUp(workspace, 100);
+    }
+  });
+
   it('lists the upstream speech model as a speech model', async () => {
     const res = await fetch(`${gateway.apiRoot}/v1/models?output_modalities=speech`, { headers: { authorization: `Bearer ${gateway.store.firstKeys().apiKey}` } });
     expect(res.status).toBe(200);

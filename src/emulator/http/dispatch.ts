@@ -89,8 +89,9 @@ export async function dispatch(d: Dispatch, req: IncomingMessage, res: ServerRes
     const match = d.routes.find(req.method ?? 'GET', path);
     // Faults are honoured only for a caller whose key was accepted.
     authenticate(ctx, d.store, match.access);
-    refuseEncodedBody(req);
     if (entry) entry.workspace = ctx.key.workspace;
+    // After the workspace is known: a 415 is in its key's request log, as other refusals are.
+    refuseEncodedBody(req);
     ctx.params = match.params;
     if (!admin) {
       const header = req.headers['x-router-fault'];

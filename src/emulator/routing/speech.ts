@@ -68,8 +68,8 @@ export async function speakThrough(ctx: Ctx, body: Body, candidates: Candidate[]
     res.end();
     const chars = typeof body.input === 'string' ? body.input.length : 0;
     const cost = round(chars * (c.model.prices?.prompt ?? 0));
-    chargeUpToBalance(ctx, cost);
-    keepUpstreamAnswer(ctx, c, asked, 'tts', { id, cost, streamed: true, ownId: true });
+    // The generation says what was charged (at most what was left of the balance), as chat's does.
+    keepUpstreamAnswer(ctx, c, asked, 'tts', { id, cost: chargeUpToBalance(ctx, cost), streamed: true, ownId: true });
     return;
   }
   throw allFailed(passed);
