@@ -13,6 +13,8 @@ export interface ProviderConfig {
   responses?: boolean;
   /** Milliseconds to wait for the answer's head, and between two pieces of its body (default 60 s). */
   timeoutMs: number;
+  /** The longest wait from the request for a stream's first event or a whole answer; keep-alive comments do not count (unset: none). */
+  firstEventMs?: number;
   /** The largest whole answer, or stream event, taken from it (`max_answer_mb`; default 64 MiB). */
   maxAnswerBytes?: number;
 }
@@ -49,7 +51,7 @@ export interface ReadOptions {
 function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, { warn = () => {}, keysRequired }: ReadOptions): ProviderConfig {
   const at = `providers[${i}]`;
   if (!isObj(raw)) throw new ProvidersFileError(`${at} must be a mapping`);
-  const known = ['name', 'base_url', 'api_key_env', 'models', 'embedding_models', 'prices', 'max_completion_tokens', 'timeout_ms', 'max_answer_mb', 'responses', 'speech_models'];
+  const known = ['name', 'base_url', 'api_key_env', 'models', 'embedding_models', 'prices', 'max_completion_tokens', 'timeout_ms', 'first_event_timeout_ms', 'max_answer_mb', 'responses', 'speech_models'];
   const unknown = Object.keys(raw).find((k) => !known.includes(k));
   if (unknown === 'api_key') throw new ProvidersFileError(`${at}.api_key: keys never go in the file; name an environment variable with api_key_env`);
   if (unknown) throw new ProvidersFileError(`${at}: unknown setting "${unknown}" (known: ${known.join(', ')})`);
@@ -96,10 +98,12 @@ function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, { warn = ()
   limitsOf(raw.max_completion_tokens, models, where);
   const timeoutMs = raw.timeout_ms ?? 60_000;
   if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 1) throw new ProvidersFileError(`${where}: timeout_ms must be a whole number of milliseconds`);
+  const firstEventMs = raw.first_event_timeout_ms;
+  if (firstEventMs !== undefined && (typeof firstEventMs !== 'number' || !Number.isInteger(firstEventMs) || firstEventMs < 1)) throw new ProvidersFileError(`${where}: first_event_timeout_ms must be a whole number of milliseconds`);
   const maxMb = raw.max_answer_mb ?? DEFAULT_MAX_ANSWER_BYTES / 2 ** 20;
   if (typeof maxMb !== 'number' || !Number.isFinite(maxMb) || maxMb <= 0 || maxMb > 4096) throw new ProvidersFileError(`${where}: max_answer_mb must be a number of MiB, more than 0 and at most 4096`);
   if (raw.responses !== undefined && typeof raw.responses !== 'boolean') throw new ProvidersFileError(`${where}: responses must be true or false`);
-  return { name, baseUrl: baseUrl.href.replace(/\/+$/, ''), apiKey, models, timeoutMs, maxAnswerBytes: Math.round(maxMb * 2 ** 20), responses: raw.responses === true };
+  return { name, baseUrl: baseUrl.href.replace(/\/+$/, ''), apiKey, models, timeoutMs, ...(firstEventMs !== undefined && { firstEventMs }), maxAnswerBytes: Math.round(maxMb * 2 ** 20), responses: raw.responses === true };
 }
 
 /** `max_completion_tokens`: a chat model's most tokens per answer, set on its entry in `models`. */

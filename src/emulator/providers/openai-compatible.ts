@@ -162,7 +162,7 @@ export class OpenAICompatible implements ProviderAdapter {
     let target = this.targets.get(url);
     if (!target) this.targets.set(url, (target = new URL(url)));
     const maxAnswer = this.config.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
-    return upstreamCall(agent, { origin: target.origin, path: target.pathname + target.search, headers, body: JSON.stringify(body), signal, name: this.name, stream, ends, maxAnswer }).then(this.noAnswer);
+    return upstreamCall(agent, { origin: target.origin, path: target.pathname + target.search, headers, body: JSON.stringify(body), signal, name: this.name, stream, ends, maxAnswer, firstEventMs: this.config.firstEventMs }).then(this.noAnswer);
   }
 
   /** A whole answer that is no API's answer (notTheApi) fails the provider in words. */

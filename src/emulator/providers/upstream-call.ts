@@ -55,9 +55,15 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
   private waiter: { resolve: (r: IteratorResult<string>) => void; reject: (err: unknown) => void } | undefined;
   private paused = false;
   private readonly splitter: SseSplitter;
+  /** Told once, at the first event (`first_event_timeout_ms`: keep-alive comments are no event). */
+  firstEvent: (() => void) | undefined;
   private readonly add = (data: string) => {
     this.queue.push(data);
     if (!this.sawEnd && this.ends(data)) this.sawEnd = true;
+    if (this.firstEvent) {
+      this.firstEvent();
+      this.firstEvent = undefined;
+    }
   };
 
   constructor(
@@ -181,6 +187,8 @@ export interface UpstreamCall {
   ends: (data: string) => boolean;
   /** The largest whole answer, or single stream event, taken (`max_answer_mb`): past it the provider is passed over. */
   maxAnswer: number;
+  /** `first_event_timeout_ms`: the longest wait from the request for a stream's first event or a whole answer. */
+  firstEventMs?: number;
 }
 
 /**
@@ -222,6 +230,22 @@ export function upstreamCall(agent: Dispatcher, call: UpstreamCall): Promise<Ups
     };
     if (signal.aborted) return onAbort();
     signal.addEventListener('abort', onAbort, { once: true });
+    // Keep-alive comments reset undici's body timeout: a provider that only pings is let go here.
+    let firstEventTimer: NodeJS.Timeout | undefined;
+    if (call.firstEventMs !== undefined) {
+      firstEventTimer = setTimeout(() => {
+        const late = new ProviderFailure('timeout', `${name}: no answer within first_event_timeout_ms (${call.firstEventMs} ms)`);
+        if (events) events.fail(late);
+        else if (!settled) {
+          settled = true;
+          stop();
+          reject(late);
+        }
+        controller?.abort(late);
+      }, call.firstEventMs);
+      firstEventTimer.unref();
+    }
+    const answered = () => clearTimeout(firstEventTimer);
     agent.dispatch(
       { origin: call.origin, path: call.path, method: 'POST', headers: call.headers, body: call.body },
       {
@@ -235,6 +259,7 @@ export function upstreamCall(agent: Dispatcher, call: UpstreamCall): Promise<Ups
           kept = publicHeaders(headers as Record<string, string | string[] | undefined>);
           if (call.stream && status === 200 && String(kept['content-type'] ?? '').startsWith('text/event-stream')) {
             events = new UpstreamEvents(c, name, call.ends, call.maxAnswer);
+            if (firstEventTimer) events.firstEvent = answered;
             settled = true;
             resolve({ kind: 'stream', status, headers: kept, events });
           } else whole = [];
@@ -250,6 +275,7 @@ export function upstreamCall(agent: Dispatcher, call: UpstreamCall): Promise<Ups
         },
         onResponseEnd() {
           stop();
+          if (!events) answered();
           if (events) return events.end();
           if (settled) return;
           settled = true;
@@ -258,6 +284,7 @@ export function upstreamCall(agent: Dispatcher, call: UpstreamCall): Promise<Ups
         },
         onResponseError(_, err) {
           stop();
+          answered();
           if (events) return events.fail(err);
           if (settled) return;
           settled = true;
