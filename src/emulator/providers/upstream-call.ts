@@ -209,7 +209,12 @@ export function upstreamCall(agent: Dispatcher, call: UpstreamCall): Promise<Ups
     let status = 0;
     let kept: Record<string, string> = {};
     let settled = false;
-    const stop = () => signal.removeEventListener('abort', onAbort);
+    let firstEventTimer: NodeJS.Timeout | undefined;
+    const answered = () => clearTimeout(firstEventTimer);
+    const stop = () => {
+      signal.removeEventListener('abort', onAbort);
+      answered();
+    };
     /** A status passed over, in words: its body's first bytes, its `Retry-After`. */
     const refused = () => statusFailure(name, status, Buffer.concat(whole ?? []).toString('utf8'), kept['retry-after']);
     /** Settles before the body's end (too large, or enough of a refusal read), and lets the upstream go. */
@@ -221,6 +226,7 @@ export function upstreamCall(agent: Dispatcher, call: UpstreamCall): Promise<Ups
     };
     const onAbort = () => {
       const why = signal.reason instanceof Error ? signal.reason : new Error('aborted');
+      answered();
       if (events) events.fail(failureOf(why, name, true));
       else if (!settled) {
         settled = true;
@@ -231,7 +237,6 @@ export function upstreamCall(agent: Dispatcher, call: UpstreamCall): Promise<Ups
     if (signal.aborted) return onAbort();
     signal.addEventListener('abort', onAbort, { once: true });
     // Keep-alive comments reset undici's body timeout: a provider that only pings is let go here.
-    let firstEventTimer: NodeJS.Timeout | undefined;
     if (call.firstEventMs !== undefined) {
       firstEventTimer = setTimeout(() => {
         const late = new ProviderFailure('timeout', `${name}: no answer within first_event_timeout_ms (${call.firstEventMs} ms)`);
@@ -245,7 +250,6 @@ export function upstreamCall(agent: Dispatcher, call: UpstreamCall): Promise<Ups
       }, call.firstEventMs);
       firstEventTimer.unref();
     }
-    const answered = () => clearTimeout(firstEventTimer);
     agent.dispatch(
       { origin: call.origin, path: call.path, method: 'POST', headers: call.headers, body: call.body },
       {
@@ -275,7 +279,6 @@ export function upstreamCall(agent: Dispatcher, call: UpstreamCall): Promise<Ups
         },
         onResponseEnd() {
           stop();
-          if (!events) answered();
           if (events) return events.end();
           if (settled) return;
           settled = true;
@@ -284,7 +287,6 @@ export function upstreamCall(agent: Dispatcher, call: UpstreamCall): Promise<Ups
         },
         onResponseError(_, err) {
           stop();
-          answered();
           if (events) return events.fail(err);
           if (settled) return;
           settled = true;
