@@ -60,10 +60,8 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
   private readonly add = (data: string) => {
     this.queue.push(data);
     if (!this.sawEnd && this.ends(data)) this.sawEnd = true;
-    if (this.firstEvent) {
-      this.firstEvent();
-      this.firstEvent = undefined;
-    }
+    this.firstEvent?.();
+    this.firstEvent = undefined;
   };
 
   constructor(
@@ -210,10 +208,9 @@ export function upstreamCall(agent: Dispatcher, call: UpstreamCall): Promise<Ups
     let kept: Record<string, string> = {};
     let settled = false;
     let firstEventTimer: NodeJS.Timeout | undefined;
-    const answered = () => clearTimeout(firstEventTimer);
     const stop = () => {
       signal.removeEventListener('abort', onAbort);
-      answered();
+      clearTimeout(firstEventTimer);
     };
     /** A status passed over, in words: its body's first bytes, its `Retry-After`. */
     const refused = () => statusFailure(name, status, Buffer.concat(whole ?? []).toString('utf8'), kept['retry-after']);
@@ -226,7 +223,7 @@ export function upstreamCall(agent: Dispatcher, call: UpstreamCall): Promise<Ups
     };
     const onAbort = () => {
       const why = signal.reason instanceof Error ? signal.reason : new Error('aborted');
-      answered();
+      clearTimeout(firstEventTimer);
       if (events) events.fail(failureOf(why, name, true));
       else if (!settled) {
         settled = true;
@@ -263,7 +260,7 @@ export function upstreamCall(agent: Dispatcher, call: UpstreamCall): Promise<Ups
           kept = publicHeaders(headers as Record<string, string | string[] | undefined>);
           if (call.stream && status === 200 && String(kept['content-type'] ?? '').startsWith('text/event-stream')) {
             events = new UpstreamEvents(c, name, call.ends, call.maxAnswer);
-            if (firstEventTimer) events.firstEvent = answered;
+            if (firstEventTimer) events.firstEvent = () => clearTimeout(firstEventTimer);
             settled = true;
             resolve({ kind: 'stream', status, headers: kept, events });
           } else whole = [];
