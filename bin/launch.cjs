@@ -7,6 +7,8 @@ const { join } = require('node:path');
 const vm = require('node:vm');
 
 const dist = join(__dirname, '..', 'dist');
+/** undici's parser, beside the bundle (scripts/bundle-undici.mjs). */
+const PARSER_FILE = 'llhttp-simd.wasm';
 const file = join(dist, 'cli.bundle.cjs');
 
 /** The id atop a bundle (`/* router <id> *\/`, scripts/bundle.mjs). */
@@ -57,12 +59,44 @@ function trace(how) {
 /** Commands that make no request (a guess by the first word: a wrong one only costs a few ms). */
 const OFFLINE = new Set(['config', 'roles', 'conversations', 'completion', '__complete']);
 
+/** The parser's module, once compiled (startV8()). */
+const compiled = [];
+
+/**
+ * V8 as the bundle runs under, set before anything is compiled: V8 takes a code cache only under the
+ * flags it was made with, and the CLI changes none as it runs. undici's HTTP parser is WebAssembly:
+ * V8's baseline compiler alone (no optimizing compile on a background thread, which the process
+ * waited for at exit) makes a one-shot call faster and ~35 MB smaller. node's modules have a code
+ * cache made under node's default flags: one loaded after the flag is compiled from its source.
+ * node:os, which every call loads, and node:net and node:tty, which every call that makes a request
+ * loads, are loaded before it (callgrind: a one-shot chat ~663 M -> ~650 M instructions, `config
+ * list` ~661 M -> ~645 M; node -e 0 is ~503 M). For a call that may make a request, the parser's
+ * compile starts here, on V8's background threads, while the bundle loads: undici's own compile of
+ * the same bytes, at the first connection, takes the module V8 made (V8 keeps one per bytes).
+ */
+function startV8(argv) {
+  const command = argv.slice(2).find((arg) => !arg.startsWith('-'));
+  const offline = OFFLINE.has(command);
+  for (const name of offline ? ['node:os'] : ['node:os', 'node:net', 'node:tty']) require(name);
+  require('node:v8').setFlagsFromString('--liftoff-only');
+  if (offline) return;
+  let bytes;
+  try {
+    bytes = readFileSync(join(dist, PARSER_FILE));
+  } catch {
+    return; // a build without it: undici compiles its own
+  }
+  // Held, so that V8 keeps the module until undici asks for it.
+  WebAssembly.compile(bytes).then((module) => compiled.push(module), () => {});
+}
+
 /**
  * The bundle's exports, its script and where its code cache goes; undefined when there is no
  * bundle as new as dist/cli, no code cache for this node (compiling the whole bundle would be
  * slower than loading the modules), or a bundle that does not load.
  */
 function loadBundle(argv = []) {
+  startV8(argv);
   let source;
   let cache;
   let cachedData;
@@ -78,17 +112,6 @@ function loadBundle(argv = []) {
   } catch {
     return trace(source === undefined ? 'the modules (no bundle)' : 'the modules (no code cache for this node, or no dist/cli/main.js)');
   }
-  // undici's HTTP parser is WebAssembly: V8's baseline compiler alone (no optimizing compile on a
-  // background thread, which the process waited for at exit) makes a one-shot call faster and ~35 MB
-  // smaller. Set once, before anything is compiled: V8 takes a code cache only under the flags it was
-  // made with, and the CLI changes none as it runs. So do node's own modules, whose code cache is made
-  // under node's default flags: loaded after the flag, each is compiled from its source and a cache made
-  // anew. node:os, which every call loads, and node:net and node:tty, which every call that makes a
-  // request loads, are loaded before it (callgrind: a one-shot chat ~663 M -> ~650 M instructions,
-  // `config list` ~661 M -> ~645 M; node -e 0 is ~503 M).
-  const command = argv.slice(2).find((arg) => !arg.startsWith('-'));
-  for (const name of OFFLINE.has(command) ? ['node:os'] : ['node:os', 'node:net', 'node:tty']) require(name);
-  require('node:v8').setFlagsFromString('--liftoff-only');
   try {
     const script = new vm.Script(source, { filename: file, cachedData });
     const packed = new Map();

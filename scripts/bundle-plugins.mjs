@@ -5,7 +5,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { jqGluePath, linearJqGlue } from './jq-glue.mjs';
-import { leanParserConstants, noHeaderTree, ownChunk, ownChunkLoad } from './bundle-undici.mjs';
+import { leanParserConstants, noHeaderTree, ownChunk, ownChunkLoad, parserFile } from './bundle-undici.mjs';
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 
@@ -226,7 +226,7 @@ function linearJq() {
 }
 
 /** undici as src/client/transport.ts uses it, with the least it needs at start. */
-export const transportPlugins = () => [leanHttp(), leanUndici(false), ownChunk(false), leanParserConstants(), noHeaderTree(), deferred(), leanAssert(), warmParser()];
+export const transportPlugins = (dir) => [leanHttp(), leanUndici(false), ownChunk(false), parserFile(dir), leanParserConstants(), noHeaderTree(), deferred(), leanAssert(), warmParser()];
 
 /** Every plugin of the CLI bundle. */
-export const cliPlugins = () => [linearJq(), leanHttp(), leanUndici(), ownChunk(), leanParserConstants(), noHeaderTree(), deferred(), leaner(), lazyBuiltins(), leanAssert(), warmParser()];
+export const cliPlugins = () => [linearJq(), leanHttp(), leanUndici(), ownChunk(), parserFile(), leanParserConstants(), noHeaderTree(), deferred(), leaner(), lazyBuiltins(), leanAssert(), warmParser()];

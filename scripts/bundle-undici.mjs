@@ -1,7 +1,7 @@
 // undici in the CLI bundle, past leanUndici() (scripts/bundle-plugins.mjs): its parts a one-shot chat
 // never runs in chunks of their own, and tables it builds at load that the client need not have.
-import { readFileSync } from 'node:fs';
-import { dirname, relative } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 
@@ -102,6 +102,33 @@ export function noHeaderTree() {
         return { path: 'no-header-tree', namespace: 'no-header-tree' };
       });
       b.onLoad({ filter: /.*/, namespace: 'no-header-tree' }, () => ({ loader: 'js', contents: 'exports.tree = { lookup: () => null };' }));
+    },
+  };
+}
+
+/** The file beside the bundle that holds undici's parser with SIMD (parserFile()); bin/launch.cjs reads it too. */
+export const PARSER_FILE = 'llhttp-simd.wasm';
+
+/**
+ * undici's HTTP parser with SIMD (llhttp: 50 KB of WebAssembly, which undici keeps as base64) read
+ * from PARSER_FILE, written to `dir` beside the bundle: bin/launch.cjs has V8 compile those bytes on
+ * its background threads while the bundle loads, and undici's own compile of the same bytes, at the
+ * first connection, takes the module V8 made. Nor is the base64 decoded at each start.
+ */
+export function parserFile(dir = dist) {
+  const require = createRequire(import.meta.url);
+  return {
+    name: 'parser-file',
+    setup(b) {
+      b.onResolve({ filter: /[\\/]llhttp_simd-wasm(\.js)?$/ }, (args) => {
+        if (!/[\\/]node_modules[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h1\.js$/.test(args.importer)) return undefined;
+        const bytes = require(require.resolve(args.path, { paths: [dirname(args.importer)] }));
+        if (!Buffer.isBuffer(bytes)) return undefined; // not as this undici keeps it: bundled as it is
+        writeFileSync(join(dir, PARSER_FILE), bytes);
+        return { path: PARSER_FILE, namespace: 'parser-file' };
+      });
+      // __dirname: the bundle's folder, as the launcher runs it.
+      b.onLoad({ filter: /.*/, namespace: 'parser-file' }, () => ({ loader: 'js', contents: `module.exports = require('node:fs').readFileSync(require('node:path').join(__dirname, ${JSON.stringify(PARSER_FILE)}));` }));
     },
   };
 }

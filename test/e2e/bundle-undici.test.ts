@@ -1,7 +1,11 @@
+import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
 import { startConnectProxy, type ConnectProxy } from '../support/connect-proxy.js';
@@ -33,13 +37,13 @@ afterAll(async () => {
 describe('undici in the CLI bundle', () => {
   it('packs only the dispatchers a one-shot chat runs, of the parser\'s constants only the tables it reads, no header-name tree: none of fetch, WebSocket, caches, mocks, interceptors; HTTP/2, proxies, the parser without SIMD and fetch bodies in chunks', () => {
     const packed = pack();
-    for (const used of ['dispatcher/agent.js', 'dispatcher/pool.js', 'dispatcher/client-h1.js', 'core/errors.js', 'llhttp/llhttp_simd-wasm.js']) expect(packed).toContain(undiciModule(used));
+    for (const used of ['dispatcher/agent.js', 'dispatcher/pool.js', 'dispatcher/client-h1.js', 'core/errors.js']) expect(packed).toContain(undiciModule(used));
     // Of llhttp's constants, the tables the HTTP/1 client reads (leanParserConstants), not the module.
     expect(packed).not.toContain(undiciModule('llhttp/constants.js'));
     expect(packed).toMatch(/exports\.ERROR=\{OK:0,/);
     // undici's tree of well-known header names is not built: it lowercases names itself (noHeaderTree).
     expect(packed).not.toContain(undiciModule('core/tree.js'));
-    for (const unused of ['dispatcher/client-h2.js', 'dispatcher/env-http-proxy-agent.js', 'dispatcher/proxy-agent.js', 'core/socks5-client.js', 'llhttp/llhttp-wasm.js', 'web/fetch/body.js', 'web/fetch/index.js'])
+    for (const unused of ['dispatcher/client-h2.js', 'dispatcher/env-http-proxy-agent.js', 'dispatcher/proxy-agent.js', 'core/socks5-client.js', 'llhttp/llhttp-wasm.js', 'llhttp/llhttp_simd-wasm.js', 'web/fetch/body.js', 'web/fetch/index.js'])
       expect(packed).not.toContain(undiciModule(unused));
     const chunked = chunkTexts().join('\n');
     for (const own of ['dispatcher/client-h2.js', 'dispatcher/env-http-proxy-agent.js', 'llhttp/llhttp-wasm.js', 'web/fetch/body.js']) expect(chunked).toContain(undiciModule(own));
@@ -47,6 +51,31 @@ describe('undici in the CLI bundle', () => {
     for (const never of ['web/fetch/index.js', 'web/websocket/', 'web/cache/', 'web/cookies/', 'web/eventsource/', 'mock/', 'interceptor/', 'cache/sqlite-cache-store.js', 'api/api-request.js']) {
       expect(packed).not.toContain(`"node_modules/undici/lib/${never}`);
       expect(chunked).not.toContain(`"node_modules/undici/lib/${never}`);
+    }
+  });
+
+  it('reads the parser with SIMD from the file beside the bundle, the bytes undici keeps as base64 (parserFile)', () => {
+    expect(pack()).toContain('"llhttp-simd.wasm"');
+    const undiciParser = createRequire(join(ROOT, 'package.json'))('undici/lib/llhttp/llhttp_simd-wasm.js') as Buffer;
+    // The same bytes: V8 keeps one module per bytes, so the one bin/launch.cjs compiles is undici's.
+    expect(readFileSync(join(ROOT, 'dist', 'llhttp-simd.wasm')).equals(undiciParser)).toBe(true);
+  });
+
+  it('answers from a package without that file: undici takes its parser without SIMD, from its chunk', async () => {
+    const copy = mkdtempSync(join(tmpdir(), 'router-parser-'));
+    try {
+      cpSync(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
+      cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true });
+      cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
+      symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+      rmSync(join(copy, 'dist', 'llhttp-simd.wasm'));
+      const run = promisify(execFile)(process.execPath, [join(copy, 'bin', 'router'), 'chat', '--model', 'local/echo', 'no parser file'], { encoding: 'utf8', env: { ...process.env, ...t.env, ROUTER_TRACE_START: '1', ROUTER_NO_LOG: '1' } });
+      run.child.stdin!.end(); // no prompt on stdin
+      const r = await run;
+      expect(r.stdout).toBe('no parser file\n');
+      expect(r.stderr).toMatch(/^router: started from the bundle and its code cache\nrouter: loaded llhttp-wasm-\w+\.js$/m);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
     }
   });
 
