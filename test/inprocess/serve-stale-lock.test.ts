@@ -22,6 +22,17 @@ describe('serve and a lock left by a killed serve', () => {
     expect(existsSync(join(state, 'serve.lock'))).toBe(false);
   });
 
+  it('a lock of a serve on another machine refuses, naming that machine (two containers on one volume, each serve pid 1)', async () => {
+    const state = join(t.dir, 'other-host');
+    mkdirSync(state);
+    const lock = join(state, 'serve.lock');
+    symlinkSync(`${process.pid}:1@another-container`, lock);
+    const r = await t.run(['serve', '--port', '0', '--state', state]);
+    // Before: the lock was taken as not one of ours, and two serves ran on one state.
+    expect(r).toMatchObject({ code: 1, stderr: `error: --state ${state} is in use by a router serve on another-container (process ${process.pid}): stop it, or give another --state; if none runs there, remove ${lock}\n` });
+    expect(readlinkSync(lock)).toBe(`${process.pid}:1@another-container`);
+  });
+
   it('a lock of another live process still refuses', async () => {
     const state = join(t.dir, 'held');
     mkdirSync(state);

@@ -1,9 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { removeStale, takeLock } from '../../src/internal/file-lock.js';
+import { processStart } from '../../src/internal/process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'router-lock-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -34,7 +35,34 @@ describe('taking over a stale lock', () => {
     // Its taker killed in turn: both are taken over, and no guard is left.
     const taken = takeLock(lock);
     expect('release' in taken).toBe(true);
-    expect(readlinkSync(lock)).toBe(String(process.pid));
+    expect(readlinkSync(lock)).toMatch(new RegExp(`^${process.pid}:\\d+@${hostname()}$`));
     expect(existsSync(`${lock}.${dead}`)).toBe(false);
+  });
+});
+
+describe('what a lock names: its process, when that started, and its machine', () => {
+  it('a lock of a process on another machine is held: its pid cannot be checked from here (two containers on one volume)', () => {
+    const lock = join(dir, 'host.lock');
+    symlinkSync(`${dead}@another-container`, lock);
+    expect(takeLock(lock)).toEqual({ holder: dead, host: 'another-container' });
+    expect(readlinkSync(lock)).toBe(`${dead}@another-container`);
+  });
+
+  it('a lock whose pid is now another process\'s (it started later than the lock says) is taken over', () => {
+    const lock = join(dir, 'reused.lock');
+    symlinkSync(`${process.ppid}:1@${hostname()}`, lock);
+    const taken = takeLock(lock);
+    expect('release' in taken).toBe(true);
+    if ('release' in taken) taken.release();
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it('a lock of a live process of this machine, started when the lock says, is held; so is one of an older router (a pid only)', () => {
+    const lock = join(dir, 'live.lock');
+    symlinkSync(`${process.ppid}:${processStart(process.ppid)}@${hostname()}`, lock);
+    expect(takeLock(lock)).toEqual({ holder: process.ppid });
+    rmSync(lock);
+    symlinkSync(String(process.ppid), lock);
+    expect(takeLock(lock)).toEqual({ holder: process.ppid });
   });
 });

@@ -12,7 +12,7 @@ import { isTerminalBatchStatus } from '../../client/facts.js';
 import { stateHome } from '../../config/state-dir.js';
 import { BatchError, invalid } from '../errors.js';
 import { writeWhole } from '../../internal/write-whole.js';
-import { holdLock, withFileLock } from '../../internal/file-lock.js';
+import { describeHolder, holdLock, withFileLock } from '../../internal/file-lock.js';
 import { makeDir } from '../../internal/make-dir.js';
 import { isFiniteNumber, isRecord } from '../../internal/shape.js';
 
@@ -99,7 +99,7 @@ export function jobsDir(env: NodeJS.ProcessEnv): string {
  */
 export function holdJob(env: NodeJS.ProcessEnv, id: string): () => void {
   const lock = join(jobsDir(env), id, 'run.lock');
-  const release = holdLock(lock, (holder) => new BatchError(`${id} is being run by process ${holder} (if none runs, remove ${lock})`, 'busy', undefined, { about: 'job_busy', job: id, pid: holder, lock }));
+  const release = holdLock(lock, (holder) => new BatchError(`${id} is being run by ${describeHolder(holder)} (if none runs, remove ${lock})`, 'busy', undefined, { about: 'job_busy', job: id, pid: holder.pid, lock }));
   removeLeftovers(join(jobsDir(env), id));
   return release;
 }

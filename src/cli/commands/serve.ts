@@ -169,12 +169,17 @@ async function holdState(stateDir: string): Promise<() => void> {
   const { holdLock } = await import('../../internal/file-lock.js');
   makeDir(stateDir);
   const lock = join(stateDir, 'serve.lock');
-  // A lock naming this very process is stale: a restarted container's serve gets its killed one's pid (often 1).
+  // A lock naming this very process is stale: a restarted container's serve gets its killed one's pid
+  // (often 1). A lock of this router says when its process started, and takeLock tells; one of an older one does not.
   const { readlinkSync, unlinkSync } = await import('node:fs');
   try {
     if (readlinkSync(lock) === String(process.pid)) unlinkSync(lock);
   } catch {
     // No lock, or not ours to read: holdLock says what it finds.
   }
-  return holdLock(lock, (holder) => new CliError(`--state ${stateDir} is in use by another router serve (process ${holder}): stop it, or give another --state`, EXIT.FAILURE));
+  return holdLock(lock, (holder) =>
+    holder.host
+      ? new CliError(`--state ${stateDir} is in use by a router serve on ${holder.host} (process ${holder.pid}): stop it, or give another --state; if none runs there, remove ${lock}`, EXIT.FAILURE)
+      : new CliError(`--state ${stateDir} is in use by another router serve (process ${holder.pid}): stop it, or give another --state`, EXIT.FAILURE),
+  );
 }

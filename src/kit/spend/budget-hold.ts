@@ -11,7 +11,7 @@ import { closeSync, openSync, readdirSync, renameSync, rmSync, writeFileSync } f
 import { readLocalText } from '../../internal/local-file.js';
 import { join } from 'node:path';
 import { stateHome } from '../../config/state-dir.js';
-import { takeLock } from '../../internal/file-lock.js';
+import { describeHolder, takeLock } from '../../internal/file-lock.js';
 import { makeDir } from '../../internal/make-dir.js';
 import { processAlive, processStart } from '../../internal/process.js';
 import { randomHex } from '../../internal/random-hex.js';
@@ -74,7 +74,7 @@ export async function withBudgetLock<T>(env: NodeJS.ProcessEnv, signal: AbortSig
         taken.release();
       }
     }
-    if (Date.now() > until) throw new BudgetBusy(`the budgets are being checked by process ${taken.holder} for over ${waitMs / 1000} s: try again, or remove ${lock} if no router runs`, String(taken.holder));
+    if (Date.now() > until) throw new BudgetBusy(`the budgets are being checked by ${describeHolder({ pid: taken.holder, host: taken.host })} for over ${waitMs / 1000} s: try again, or remove ${lock} if no router runs`, String(taken.holder));
     await sleep(10, signal);
   }
 }
