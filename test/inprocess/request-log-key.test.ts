@@ -50,7 +50,7 @@ describe('the request log', () => {
     const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-title': 'log test' }, body: JSON.stringify({ model: 'test/m', messages: [{ role: 'user', content: 'write 3 words' }] }) });
     expect(res.status).toBe(200);
     await res.text();
-    const entry = gateway.requestLog.findLast((e) => e.path.endsWith('/chat/completions'))!;
+    const entry = gateway.requestLog.filter((e) => e.path.endsWith('/chat/completions')).at(-1)!;
     (globalThis as Record<string, unknown>).__loggedEntry = entry;
     const { result } = (await session.post('Runtime.evaluate', { expression: 'globalThis.__loggedEntry' })) as { result: Remote };
     const before = await stringsKept(result.objectId!, 3);
