@@ -120,11 +120,16 @@ describe.each([
     expect(s.charged('batch:b:x')).toBe(false);
     s.settleHold('default', 'batch:b:x', 0.5);
     expect(s.balance('default')).toBe(4.5);
-    // A hold of nothing needs a balance above zero; settled above it, it overdraws.
+    // A hold of nothing needs a balance above zero; settled above it, it is charged what is left, never below zero.
     expect(s.holdOnce('default', 0, 'batch:b:y')).toBe(true);
     s.settleHold('default', 'batch:b:y', 5);
-    expect(s.balance('default')).toBe(-0.5);
+    expect(s.balance('default')).toBe(0);
     expect(s.holdOnce('default', 0, 'batch:b:z')).toBe(false);
+    // A hold settled above it: what it held, and what was left.
+    s.topUp('default', 1);
+    expect(s.holdOnce('default', 0.25, 'batch:b:w')).toBe(true);
+    s.settleHold('default', 'batch:b:w', 2);
+    expect(s.balance('default')).toBe(0);
   });
 
   it('holdRequest takes a cost only when covered; settleRequest ends it at the real cost, once', () => {

@@ -15,6 +15,9 @@ import { itemBody } from './batch-items.js';
  * is settled, and one held and not answered is sent again under the hold it has (docs/gateway.md).
  */
 export class HeldCredits {
+  /** The largest charge of a request of this batch answered so far: what one with no bound holds. */
+  private largest = 0;
+
   constructor(
     private readonly state: CreditStore,
     private readonly record: BatchRecord,
@@ -27,8 +30,10 @@ export class HeldCredits {
 
   /**
    * Holds what the request may cost; false (nothing held, nothing to send) when the caller's credits do
-   * not cover it. A request with no bound (a provider without prices, no token limit) holds nothing and
-   * is sent while the balance is above zero; its real cost is charged in full when it is answered.
+   * not cover it. A request with no bound (a provider without prices, no token limit) holds the largest
+   * charge of this batch's answers so far (nothing before the first), so the requests in flight
+   * together fit the balance as far as the answers so far tell; what one costs past its hold is
+   * charged up to what is left of the balance, never below zero (settleHold).
    */
   hold(customId: string, body: Body): boolean {
     let bound: number | undefined;
@@ -37,12 +42,14 @@ export class HeldCredits {
     } catch {
       bound = undefined;
     }
-    return this.state.holdOnce(this.record.workspace, bound === undefined ? 0 : round(bound * BATCH_DISCOUNT), this.key(customId));
+    return this.state.holdOnce(this.record.workspace, bound === undefined ? this.largest : round(bound * BATCH_DISCOUNT), this.key(customId));
   }
 
   /** Ends a request's hold at what its result is charged (nothing, for a failed item or one never sent). */
   settle(customId: string, item: Body | undefined): void {
-    this.state.settleHold(this.record.workspace, this.key(customId), item ? itemCharge(item) : 0);
+    const charge = item ? itemCharge(item) : 0;
+    this.largest = Math.max(this.largest, charge);
+    this.state.settleHold(this.record.workspace, this.key(customId), charge);
   }
 }
 

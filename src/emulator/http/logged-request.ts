@@ -16,8 +16,9 @@ const NO_QUERY: Record<string, string[]> = Object.freeze({}) as Record<string, s
  * One request of the request log (`GET /_emulator/requests`, `Emulator.requestLog`): its method,
  * path, query, headers (never Authorization), body, and when it came. Kept compact, as the gateway
  * keeps a thousand of them under load and every young-generation collection copied each one: the
- * headers as node parsed them (copied without Authorization when first read), the body as the JSON
- * text that came (parsed when first read), instead of an object per header set and a tree per body.
+ * headers it shows as one flat list of names and values (an object when first read), never node's
+ * headers object (that would keep the caller's Authorization as long as the entry), the body as the
+ * JSON text that came (parsed when first read), instead of an object per header set and a tree per body.
  */
 export class LoggedRequest {
   readonly query: Record<string, string[]>;
@@ -25,8 +26,8 @@ export class LoggedRequest {
   workspace?: string;
   /** Bytes of the body kept (the request log is bounded by these). */
   bodyBytes?: number;
-  #headers: IncomingHttpHeaders | Record<string, string>;
-  #headersCopied = false;
+  /** The headers shown, as `[name, value, name, value, …]` until first read. */
+  #headers: string[] | Record<string, string>;
   #text: string | undefined;
   #body: unknown;
   readonly #meter: LogMeter | undefined;
@@ -40,20 +41,22 @@ export class LoggedRequest {
     meter?: LogMeter,
   ) {
     this.query = query ?? NO_QUERY;
-    this.#headers = headers;
+    const shown: string[] = [];
+    for (const k in headers) {
+      const v = headers[k];
+      if (k !== 'authorization' && typeof v === 'string') shown.push(k, v);
+    }
+    this.#headers = shown;
     this.#meter = meter;
   }
 
   /** The request's headers less Authorization (and any header sent more than once). */
   get headers(): Record<string, string> {
-    if (!this.#headersCopied) {
-      const all = this.#headers;
-      const headers: Record<string, string> = {};
-      for (const k in all) if (k !== 'authorization' && typeof all[k] === 'string') headers[k] = all[k];
-      this.#headers = headers;
-      this.#headersCopied = true;
-    }
-    return this.#headers as Record<string, string>;
+    const kept = this.#headers;
+    if (!Array.isArray(kept)) return kept;
+    const headers: Record<string, string> = {};
+    for (let i = 0; i < kept.length; i += 2) headers[kept[i]!] = kept[i + 1]!;
+    return (this.#headers = headers);
   }
 
   /** The parsed body, or `{ truncated: true, bytes }` for a body over LOG_BODY_BYTES. */

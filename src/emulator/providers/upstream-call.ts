@@ -2,6 +2,7 @@ import type { Dispatcher } from 'undici';
 import { SseSplitter } from './sse.js';
 import { ProviderFailure, passesOver, type StopSignal, type UpstreamReply } from './types.js';
 import { mib, REFUSAL_BYTES, statusFailure } from './bounded.js';
+import { carriesAnswer } from './first-answer.js';
 
 type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[0];
 
@@ -55,13 +56,13 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
   private waiter: { resolve: (r: IteratorResult<string>) => void; reject: (err: unknown) => void } | undefined;
   private paused = false;
   private readonly splitter: SseSplitter;
-  /** Told once, at the first event (`first_event_timeout_ms`: keep-alive comments are no event). */
+  /** Told once, at the first event with some of an answer (`first_event_timeout_ms`: not pings, not a role-only chunk). */
   firstEvent: (() => void) | undefined;
   private readonly add = (data: string) => {
     this.queue.push(data);
     if (!this.sawEnd && this.ends(data)) this.sawEnd = true;
-    this.firstEvent?.();
-    this.firstEvent = undefined;
+    // Parsed only until the first answer: the timer is let go once, then unset.
+    if (this.firstEvent && carriesAnswer(data)) this.firstEvent = void this.firstEvent();
   };
 
   constructor(

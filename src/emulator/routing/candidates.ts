@@ -1,5 +1,5 @@
 import { bad } from '../http/validate.js';
-import { MODEL_ID_PATTERN } from '../models/models.js';
+import { MODEL_ID_PATTERN, MODELS } from '../models/models.js';
 import type { LocalModels } from '../providers/local.js';
 import type { ProviderAdapter, ProviderModel } from '../providers/types.js';
 
@@ -10,7 +10,14 @@ export interface Candidate {
   adapter: ProviderAdapter;
   slug: string;
   model: ProviderModel;
+  /**
+   * The prices the model list shows for the model (its first provider's, 0 when that one has none; a
+   * fake model's own): what a hang-up on a provider without prices is charged at (hang-up.ts).
+   */
+  listed?: { prompt: number; completion: number };
 }
+
+const FREE = { prompt: 0, completion: 0 };
 
 interface Prefs {
   only?: string[];
@@ -66,7 +73,14 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
   for (const id of chain) {
     if (!MODEL_ID_PATTERN.test(id)) bad(`model must look like <author>/<slug>, got ${JSON.stringify(id)}`);
     let offered: Candidate[] = catalog.upstreams.flatMap((adapter) => adapter.models().filter((m) => m.id === id && (m.kind ?? 'chat') === kind).map((model) => ({ adapter, slug: adapter.name, model })));
-    if (!offered.length && catalog.local && kind === 'chat') offered = catalog.local.slugs(id).map((slug) => ({ adapter: catalog.local!, slug, model: { id, upstream: id } }));
+    if (!offered.length && catalog.local && kind === 'chat') {
+      const spec = MODELS.find((m) => m.id === id && m.kind === 'chat');
+      const listed = spec ? { prompt: spec.promptPrice, completion: spec.completionPrice } : FREE;
+      offered = catalog.local.slugs(id).map((slug) => ({ adapter: catalog.local!, slug, model: { id, upstream: id }, listed }));
+    } else {
+      const listed = offered[0]?.model.prices ?? FREE;
+      for (const c of offered) c.listed = listed;
+    }
     if (!offered.length) bad(`${id} is not a valid model ID`);
     let allowed = offered.filter((c) => (!prefs.only || prefs.only.includes(c.slug)) && !prefs.ignore.includes(c.slug));
     if (prefs.sort === 'price') allowed = [...allowed].sort((a, b) => priceOf(a) - priceOf(b));

@@ -13,12 +13,22 @@ import { refusalOf, wholeAnswer } from './answer-shape.js';
 
 type Body = Record<string, unknown>;
 
+/** The characters a speech request asks to be voiced: its input, or its turns' text. */
+function inputChars(input: unknown): number {
+  if (typeof input === 'string') return input.length;
+  if (!Array.isArray(input)) return 0;
+  return input.reduce((n: number, turn) => n + (typeof (turn as Body | null)?.text === 'string' ? ((turn as Body).text as string).length : 0), 0);
+}
+
 /**
  * `POST /v1/audio/speech` through the upstreams that serve the model, in turn: one that refuses, times
  * out, answers 429/5xx or breaks before its first byte of audio is passed over. The audio is relayed as
  * it comes; a break after that cuts the caller's connection (audio has no error event) and is not
- * charged. A whole answer is charged its input's characters at the `prompt` price, and kept for
- * `GET /v1/generation` under the id sent in `x-generation-id` (audio has no body to carry one).
+ * charged. An answer is charged its input's characters at the `prompt` price (the provider's, else the
+ * model's listed one): whole, or cut by a caller who hangs up after audio was written to it (the
+ * provider was asked to voice all of it, and which characters the bytes voice cannot be told; kept
+ * `cancelled`); a hang-up before any audio is free. Kept for `GET /v1/generation` under the id sent in
+ * `x-generation-id` (audio has no body to carry one).
  */
 export async function speakThrough(ctx: Ctx, body: Body, candidates: Candidate[], body$: (c: Candidate) => Body, asked: Asked, hide: (text: string) => string): Promise<void> {
   const gone = callerGone(ctx);
@@ -54,22 +64,21 @@ export async function speakThrough(ctx: Ctx, body: Body, candidates: Candidate[]
     const res = ctx.res;
     const id = genId();
     ctx.head(200, { 'content-type': headers['content-type'] ?? 'application/octet-stream', 'transfer-encoding': 'chunked', 'x-generation-id': id });
+    let wrote = false;
     try {
-      for (let piece: IteratorResult<Buffer> = first; !piece.done; piece = await rest.next()) {
-        if (gone.aborted) return;
+      for (let piece: IteratorResult<Buffer> = first; !piece.done && !gone.aborted; piece = await rest.next()) {
         if (!res.write(piece.value)) await drainOrClose(res);
+        wrote = true;
       }
     } catch {
       // Broken after the first bytes: the caller's connection is cut, never a clean end.
-      res.destroy();
-      return;
+      if (!gone.aborted) return void res.destroy();
     }
-    if (gone.aborted) return;
-    res.end();
-    const chars = typeof body.input === 'string' ? body.input.length : 0;
-    const cost = round(chars * (c.model.prices?.prompt ?? 0));
+    if (gone.aborted && !wrote) return;
+    if (!gone.aborted) res.end();
+    const cost = round(inputChars(body.input) * ((c.model.prices ?? c.listed)?.prompt ?? 0));
     // The generation says what was charged (at most what was left of the balance), as chat's does.
-    keepUpstreamAnswer(ctx, c, asked, 'tts', { id, cost: chargeUpToBalance(ctx, cost), streamed: true, ownId: true });
+    keepUpstreamAnswer(ctx, c, asked, 'tts', { id, cost: chargeUpToBalance(ctx, cost), streamed: true, ownId: true, cancelled: gone.aborted });
     return;
   }
   throw allFailed(passed);

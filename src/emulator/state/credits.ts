@@ -54,6 +54,16 @@ export abstract class CreditRules {
     else if (cost < 0) this.refund(id, -cost);
   }
 
+  /**
+   * What settling a hold of `held` at `cost` moves: given back in full, or charged up to what is left
+   * of the balance, never below zero (an answer whose cost no bound held: what it cost past the
+   * balance is not charged).
+   */
+  protected settlement(id: string, held: number, cost: number): number {
+    const due = round(cost - held);
+    return due > 0 ? Math.min(due, Math.max(0, this.balance(id))) : due;
+  }
+
   holdOnce(id: string, cost: number, key: string): boolean {
     if (this.charged(key)) return true;
     return !this.short(id, cost) && this.debitOnce(id, cost, key);

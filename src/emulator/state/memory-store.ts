@@ -75,7 +75,7 @@ export class MemoryStore extends CreditRules implements Store {
   settleHold(id: string, chargeKey: string, cost: number): void {
     const held = this.charges.get(chargeKey);
     if (held === undefined) return;
-    this.move(id, round(cost - held));
+    this.move(id, this.settlement(id, held, cost));
     this.charges.delete(chargeKey);
   }
 

@@ -67,8 +67,9 @@ export interface CreditStore {
    */
   holdOnce(workspace: string, cost: number, chargeKey: string): boolean;
   /**
-   * Ends the hold under `chargeKey` at its real `cost`: the difference is charged or given back and the
-   * key let go, in one step; a key that holds nothing (settled before, or never held) moves nothing.
+   * Ends the hold under `chargeKey` at its real `cost`: the difference is given back, or charged up to
+   * what is left of the balance (never below zero), and the key let go, in one step; a key that holds
+   * nothing (settled before, or never held) moves nothing.
    */
   settleHold(workspace: string, chargeKey: string, cost: number): void;
   /** Charge keys never asked again (their batch ended and is paid): the store may let them go. */

@@ -273,7 +273,7 @@ export class StateStore extends CreditRules implements Store {
   settleHold(id: string, key: string, cost: number): void {
     const charges = this.state.charges;
     if (!charges || !(key in charges)) return;
-    this.charge(id, round(cost - charges[key]!));
+    this.charge(id, this.settlement(id, charges[key]!, cost));
     delete charges[key];
     this.save();
   }
