@@ -1,4 +1,4 @@
-import { readlinkSync, symlinkSync, unlinkSync } from 'node:fs';
+import { lstatSync, lutimesSync, readlinkSync, symlinkSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { processAlive, processStart } from './process.js';
 
@@ -19,15 +19,31 @@ function removeLink(lock: string): void {
 }
 
 /**
- * A lock's text, `PID[:START]@HOST`: the process that holds it, when it started (processStart()) and
- * the machine it runs on. A pid is known only on its machine (two containers on one volume, each one's
- * serve pid 1), and may since be another process's (a restarted container's serve is pid 1 again).
+ * This process's pid namespace (Linux: the number /proc/self/ns/pid names), '' where it cannot be read.
+ * Containers that share a host name (`--network host`, a `hostname:` set alike) do not share pids.
+ */
+function pidSpace(): string {
+  try {
+    return /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * A lock's text, `PID[:START]@HOST[#SPACE]`: the process that holds it, when it started
+ * (processStart()), the machine it runs on and its pid namespace. A pid is known only in its
+ * namespace (two containers on one volume, each one's serve pid 1), and may since be another
+ * process's (a restarted container's serve is pid 1 again). A lock with a SPACE is refreshed by a
+ * holder that keeps it (holdLock): from another machine or namespace, that is how it is told alive.
  */
 let ownText: string | undefined;
+let ownSpace: string | undefined;
 function lockText(): string {
   if (ownText === undefined) {
     const start = processStart(process.pid);
-    ownText = `${process.pid}${start ? `:${start}` : ''}@${hostname()}`;
+    ownSpace = pidSpace();
+    ownText = `${process.pid}${start ? `:${start}` : ''}@${hostname()}${ownSpace ? `#${ownSpace}` : ''}`;
   }
   return ownText;
 }
@@ -37,28 +53,34 @@ export interface LockHolder {
   pid: number;
   /** Set when the holder runs on another machine: it cannot be checked from here. */
   host?: string;
+  /** Set when the holder runs in another pid namespace of this machine (another container): its pid is not ours to check. */
+  elsewhere?: boolean;
 }
 
-/** "process PID", with its machine when that is another. */
-export const describeHolder = (h: LockHolder) => `process ${h.pid}${h.host ? ` on ${h.host}` : ''}`;
+/** "process PID", with its machine or namespace when that is another. */
+export const describeHolder = (h: LockHolder) => `process ${h.pid}${h.host ? ` on ${h.host}` : h.elsewhere ? ' of another process namespace' : ''}`;
+
+type Found = LockHolder & { start?: string; space?: string };
 
 /** The lock's text (undefined once it is gone), and the holder it names (undefined: not a lock of ours). */
-function readLock(lock: string): { text: string; holder?: LockHolder & { start?: string } } | undefined {
+function readLock(lock: string): { text: string; holder?: Found } | undefined {
   let text: string;
   try {
     text = readlinkSync(lock);
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : { text: '' };
   }
-  const m = /^(\d+)(?::(\d+))?(?:@(.+))?$/.exec(text);
+  const m = /^(\d+)(?::(\d+))?(?:@([^#]+)(?:#(\d+))?)?$/.exec(text);
   if (!m || !Number(m[1])) return { text };
+  lockText();
   const host = m[3] === undefined || m[3] === hostname() ? undefined : m[3];
-  return { text, holder: { pid: Number(m[1]), start: m[2], host } };
+  const elsewhere = host === undefined && m[4] !== undefined && !!ownSpace && m[4] !== ownSpace ? true : undefined;
+  return { text, holder: { pid: Number(m[1]), start: m[2], host, elsewhere, space: m[4] } };
 }
 
-/** A holder that still holds: on another machine (cannot be told), or this machine's process, started when the lock says. */
-function holds(h: LockHolder & { start?: string }): boolean {
-  if (h.host !== undefined) return true;
+/** A holder that still holds: on another machine or namespace (cannot be told), or this one's process, started when the lock says. */
+function holds(h: Found): boolean {
+  if (h.host !== undefined || h.elsewhere) return true;
   if (!processAlive(h.pid)) return false;
   const now = h.start === undefined ? undefined : processStart(h.pid);
   return now === undefined || now === h.start;
@@ -69,7 +91,7 @@ function holds(h: LockHolder & { start?: string }): boolean {
  * another process's); else says which process holds it. The lock is a symbolic link whose target
  * is lockText(): made in one step, with the holder in it, and it takes no block of a full disk.
  */
-export function takeLock(lock: string): { release: () => void } | { holder: number; host?: string } {
+export function takeLock(lock: string): { release: () => void } | { holder: number; host?: string; elsewhere?: boolean; refreshed?: boolean } {
   for (;;) {
     try {
       symlinkSync(lockText(), lock);
@@ -79,7 +101,12 @@ export function takeLock(lock: string): { release: () => void } | { holder: numb
     }
     const found = readLock(lock);
     if (found === undefined) continue; // released since
-    if (found.holder && holds(found.holder)) return found.holder.host ? { holder: found.holder.pid, host: found.holder.host } : { holder: found.holder.pid };
+    const h = found.holder;
+    if (h && holds(h)) {
+      const where = h.host ? { host: h.host } : h.elsewhere ? { elsewhere: true } : {};
+      // Only a lock with a namespace is refreshed by its holder (an older router's is not).
+      return { holder: h.pid, ...where, ...(h.space && (h.host || h.elsewhere) ? { refreshed: true } : {}) };
+    }
     const busy = removeStale(lock, found.holder?.pid ?? 0, found.text);
     if (busy) return { holder: busy };
   }
@@ -104,18 +131,71 @@ export function removeStale(lock: string, holder: number, text?: string): number
   return undefined;
 }
 
+/** How often a held lock is refreshed, and how long one that cannot be checked by its pid is watched unchanged before it is taken as left. */
+const REFRESH_MS = 2_000;
+const LEFT_MS = 7_000;
+
+/** When the lock was last refreshed (its link's mtime), and what it says; undefined once it is gone. */
+function touched(lock: string): { text: string; at: number } | undefined {
+  try {
+    return { text: readlinkSync(lock), at: lstatSync(lock).mtimeMs };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Refreshes `lock` while it is still ours (its link's mtime: a holder on another machine or namespace watches it). */
+function keepFresh(lock: string): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    try {
+      if (readlinkSync(lock) !== lockText()) return clearInterval(timer);
+      const now = new Date();
+      lutimesSync(lock, now, now);
+    } catch {
+      clearInterval(timer);
+    }
+  }, REFRESH_MS);
+  timer.unref();
+  return timer;
+}
+
 /**
  * Holds `lock` while this process works (until the returned release, or its exit); `busy` makes
- * the error to throw when another live process holds it.
+ * the error to throw when another live process holds it. A lock of another machine or pid namespace
+ * (its pid cannot be checked from here) is watched: refreshed while watched, it is held; unchanged
+ * for LEFT_MS (its holder killed, a restarted container's old serve), it is taken over. The wait
+ * compares the lock's own times, so no two machines' clocks are compared.
  */
 export function holdLock(lock: string, busy: (holder: LockHolder) => Error): () => void {
-  const taken = takeLock(lock);
-  if ('holder' in taken) throw busy({ pid: taken.holder, host: taken.host });
-  process.once('exit', taken.release);
-  return () => {
-    process.off('exit', taken.release);
-    taken.release();
-  };
+  let watched: { text: string; at: number; since: number } | undefined;
+  for (;;) {
+    const taken = takeLock(lock);
+    if ('release' in taken) {
+      const timer = keepFresh(lock);
+      const release = () => {
+        clearInterval(timer);
+        taken.release();
+      };
+      process.once('exit', release);
+      return () => {
+        process.off('exit', release);
+        release();
+      };
+    }
+    const holder = { pid: taken.holder, host: taken.host, elsewhere: taken.elsewhere };
+    if (!taken.refreshed) throw busy(holder);
+    const seen = touched(lock);
+    if (!seen) continue;
+    if (!watched || watched.text !== seen.text) watched = { ...seen, since: Date.now() };
+    else if (seen.at !== watched.at) throw busy(holder);
+    else if (Date.now() - watched.since > LEFT_MS) {
+      // Another process is taking it over at the same time (it holds the guard): that one has it.
+      if (removeStale(lock, taken.holder, seen.text) !== undefined) throw busy(holder);
+      watched = undefined;
+      continue;
+    }
+    Atomics.wait(pause, 0, 0, 100);
+  }
 }
 
 /**
@@ -135,7 +215,7 @@ export function withFileLock<T>(file: string, change: () => T, waitMs = 10_000):
         taken.release();
       }
     }
-    if (Date.now() > until) throw new FileLockTimeout(`cannot change ${file}: ${describeHolder({ pid: taken.holder, host: taken.host })} has held its lock for ${waitMs / 1000} s; try again, or remove ${lock} if no router runs`);
+    if (Date.now() > until) throw new FileLockTimeout(`cannot change ${file}: ${describeHolder({ pid: taken.holder, host: taken.host, elsewhere: taken.elsewhere })} has held its lock for ${waitMs / 1000} s; try again, or remove ${lock} if no router runs`);
     Atomics.wait(pause, 0, 0, 5);
   }
 }

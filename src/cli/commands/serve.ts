@@ -172,14 +172,16 @@ async function holdState(stateDir: string): Promise<() => void> {
   // A lock naming this very process is stale: a restarted container's serve gets its killed one's pid
   // (often 1). A lock of this router says when its process started, and takeLock tells; one of an older one does not.
   const { readlinkSync, unlinkSync } = await import('node:fs');
+  const { hostname } = await import('node:os');
   try {
     if (readlinkSync(lock) === String(process.pid)) unlinkSync(lock);
   } catch {
     // No lock, or not ours to read: holdLock says what it finds.
   }
+  // A lock of another machine or process namespace is watched a few seconds: a killed one's is taken over.
   return holdLock(lock, (holder) =>
-    holder.host
-      ? new CliError(`--state ${stateDir} is in use by a router serve on ${holder.host} (process ${holder.pid}): stop it, or give another --state; if none runs there, remove ${lock}`, EXIT.FAILURE)
+    holder.host || holder.elsewhere
+      ? new CliError(`--state ${stateDir} is in use by a router serve ${holder.host ? `on ${holder.host} (process ${holder.pid})` : `in another process namespace on ${hostname()} (process ${holder.pid} there)`}: stop it, or give another --state; if none runs there, remove ${lock}`, EXIT.FAILURE)
       : new CliError(`--state ${stateDir} is in use by another router serve (process ${holder.pid}): stop it, or give another --state`, EXIT.FAILURE),
   );
 }

@@ -74,7 +74,7 @@ export async function withBudgetLock<T>(env: NodeJS.ProcessEnv, signal: AbortSig
         taken.release();
       }
     }
-    if (Date.now() > until) throw new BudgetBusy(`the budgets are being checked by ${describeHolder({ pid: taken.holder, host: taken.host })} for over ${waitMs / 1000} s: try again, or remove ${lock} if no router runs`, String(taken.holder));
+    if (Date.now() > until) throw new BudgetBusy(`the budgets are being checked by ${describeHolder({ pid: taken.holder, host: taken.host, elsewhere: taken.elsewhere })} for over ${waitMs / 1000} s: try again, or remove ${lock} if no router runs`, String(taken.holder));
     await sleep(10, signal);
   }
 }

@@ -1,0 +1,58 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, lutimesSync, mkdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+
+// A pid is known only in its process namespace: two containers on one state volume with the same
+// host name (`--network host`, or a `hostname:` set alike), or a serve on the machine and one in such
+// a container. The lock of a serve in another namespace names a pid that, from here, is gone or
+// another process. Before: it was taken over, and two serves ran on one state (and the second,
+// stopped, removed the first's lock). Now a lock names its pid namespace; one of another namespace
+// holds while its serve keeps refreshing it, and is taken over once it is left stale (a restarted
+// container's serve, its old one killed).
+const root = spawnSync('id', ['-u'], { encoding: 'utf8' }).stdout.trim() === '0';
+const unshare = root && spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']).status === 0;
+const bin = resolve('bin/router');
+
+let t: CliEnv;
+beforeAll(async () => {
+  t = await startCliEnv();
+});
+afterAll(() => t.close());
+
+describe('serve and a lock of a serve in another process namespace on this machine', () => {
+  it.skipIf(!unshare || !existsSync(resolve('dist')))('a running serve in another pid namespace keeps its state: the second refuses', async () => {
+    const state = join(t.dir, 'pidns');
+    mkdirSync(state);
+    const lock = join(state, 'serve.lock');
+    let other: ChildProcess | undefined;
+    try {
+      other = spawn('unshare', ['--pid', '--fork', '--mount-proc', '--kill-child=SIGKILL', process.execPath, bin, 'serve', '--port', '0', '--state', state], { stdio: 'ignore' });
+      const text = await vi.waitFor(() => readlinkSync(lock), { timeout: 20_000, interval: 50 });
+      // The other serve is pid 1 of its namespace; here that pid is another process (or none).
+      expect(text).toMatch(/^1:\d+@/);
+      const r = await t.run(['serve', '--port', '0', '--state', state]);
+      expect(r).toMatchObject({ code: 1, stderr: `error: --state ${state} is in use by a router serve in another process namespace on ${hostname()} (process 1 there): stop it, or give another --state; if none runs there, remove ${lock}\n` });
+      expect(readlinkSync(lock)).toBe(text);
+    } finally {
+      other?.kill('SIGKILL');
+      if (other && other.exitCode === null) await new Promise((r) => other!.on('close', r));
+    }
+  }, 60_000);
+
+  it('a lock of another namespace that is no longer refreshed is taken over (a restarted container)', async () => {
+    const state = join(t.dir, 'restarted-ns');
+    mkdirSync(state);
+    const lock = join(state, 'serve.lock');
+    symlinkSync(`1:5@${hostname()}#4026531999`, lock);
+    const long = new Date(Date.now() - 3_600_000);
+    lutimesSync(lock, long, long);
+    // A state.json that stops the start right after the lock: what is said shows how far it went.
+    writeFileSync(join(state, 'state.json'), '[]');
+    const r = await t.run(['serve', '--port', '0', '--state', state]);
+    expect(r).toMatchObject({ code: 1, stderr: `error: ${join(state, 'state.json')} is not an emulator state (not a JSON object): fix it, or move it away to start with new keys\n` });
+    expect(existsSync(lock)).toBe(false);
+  });
+});
