@@ -1,6 +1,7 @@
 import type { Ctx } from '../http/http.js';
 import { chargeable, holdUntilSettled } from '../state/billing.js';
 import { batchBound } from './batch-bound.js';
+import { round } from '../models/models.js';
 import type { Candidate } from './candidates.js';
 
 type Body = Record<string, unknown>;
@@ -34,7 +35,7 @@ export function chargeUpToBalance(ctx: Ctx, cost: number): number {
  * A gateway request's credits. When its cost is bounded (every candidate has prices, and the request
  * or the model a token limit: batch-bound.ts), the bound is held before any upstream is asked, so
  * concurrent requests cannot together spend past the balance (402 when it does not cover it); the
- * hold is settled at the real cost, or at what a caller who hung up owes when the response closes
+ * hold is settled at the real cost (past the hold, at most what is left of the balance), or at what a caller who hung up owes when the response closes
  * unanswered (the rest given back). Unbounded: a balance above zero is asked, and the real cost
  * charged up to what is left (chargeUpToBalance).
  */
@@ -46,8 +47,10 @@ export function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, candidate
   const charge = ((cost: number) => {
     if (!open) return;
     open = false;
-    if (held) held.settle(cost);
-    charge.charged = held ? cost : chargeUpToBalance(ctx, cost);
+    // An upstream whose usage says more than the bound (more tokens than asked) is charged past the
+    // hold only up to what is left of the balance, as an unbounded answer is: never below zero.
+    if (held) held.settle((charge.charged = Math.min(cost, round(bound! + Math.max(0, ctx.store.balance(ctx.workspace))))));
+    else charge.charged = chargeUpToBalance(ctx, cost);
   }) as GatewayCharge;
   const closed = () => {
     if (!open) return;
