@@ -34,20 +34,25 @@ beforeAll(async () => {
   await new Promise<void>((r) => pinger.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(pinger.address() as AddressInfo).port}/v1`;
   roler = createServer((req, res) => {
-    req.resume();
+    let body = '';
+    req.on('data', (b: Buffer) => (body += b.toString()));
     answers.add(res);
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write(`data: ${JSON.stringify({ id: 'gen-r', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })}\n\n`);
-    const ping = setInterval(() => res.write(': ping\n\n'), 50);
-    res.on('close', () => clearInterval(ping));
+    req.on('end', () => {
+      // For local/empty, the role chunk carries an empty tool_calls list too, as some servers send.
+      const empty = (JSON.parse(body) as { model: string }).model === 'local/empty' ? { tool_calls: [] } : {};
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify({ id: 'gen-r', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { role: 'assistant', content: '', ...empty }, finish_reason: null }] })}\n\n`);
+      const ping = setInterval(() => res.write(': ping\n\n'), 50);
+      res.on('close', () => clearInterval(ping));
+    });
   });
   await new Promise<void>((r) => roler.listen(0, '127.0.0.1', r));
   const rolerUrl = `http://127.0.0.1:${(roler.address() as AddressInfo).port}/v1`;
   const yaml = [
     'providers:',
     `  - { name: pinger, base_url: "${url}", api_key_env: UP, timeout_ms: 5000, first_event_timeout_ms: 300, models: { test/m: local/lorem } }`,
-    `  - { name: roler, base_url: "${rolerUrl}", api_key_env: UP, timeout_ms: 5000, first_event_timeout_ms: 300, models: { test/r: local/lorem } }`,
-    `  - { name: good, base_url: "${upstream.apiRoot}/v1", api_key_env: UP, models: { test/m: local/lorem, test/r: local/lorem } }`,
+    `  - { name: roler, base_url: "${rolerUrl}", api_key_env: UP, timeout_ms: 5000, first_event_timeout_ms: 300, models: { test/r: local/lorem, test/e: local/empty } }`,
+    `  - { name: good, base_url: "${upstream.apiRoot}/v1", api_key_env: UP, models: { test/m: local/lorem, test/r: local/lorem, test/e: local/lorem } }`,
   ].join('\n');
   gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config: parseProviders(yaml, { UP: upstream.store.firstKeys().apiKey }) } });
   client = new OpenAI({ apiKey: gateway.store.firstKeys().apiKey, baseURL: `${gateway.apiRoot}/v1`, maxRetries: 0, timeout: 20_000 });
@@ -79,6 +84,20 @@ describe('first_event_timeout_ms', () => {
   it('passes over a provider whose stream sends a role-only first chunk and then only pings', async () => {
     // Before: the role chunk stopped the timer, and the gateway waited on the pings until timeout_ms.
     const stream = await client.chat.completions.create({ ...ask, model: 'test/r', stream: true }, { headers: { 'x-router-metadata': 'enabled' } });
+    let text = '';
+    let summary = '';
+    for await (const c of stream) {
+      text += c.choices[0]?.delta.content ?? '';
+      summary ||= (c as unknown as { router_metadata?: { summary: string } }).router_metadata?.summary ?? '';
+    }
+    expect(text.split(' ')).toHaveLength(12);
+    expect(summary).toContain('via good (attempt 2); passed over: roler (roler: no answer within first_event_timeout_ms (300 ms)');
+  });
+
+  it('passes over one whose role chunk carries an empty tool_calls list: the caller never sees that provider', async () => {
+    // Before: the relay took the empty list for a tool call and opened the caller's stream, while the
+    // timer, which does not, still ran: 300 ms later the caller got an error chunk mid-stream.
+    const stream = await client.chat.completions.create({ ...ask, model: 'test/e', stream: true }, { headers: { 'x-router-metadata': 'enabled' } });
     let text = '';
     let summary = '';
     for await (const c of stream) {

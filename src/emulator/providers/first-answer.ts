@@ -20,7 +20,11 @@ export function carriesAnswer(data: string): boolean {
     return true;
   }
   if (!event || typeof event !== 'object' || Array.isArray(event)) return true;
-  const e = event as Body;
+  return answers(event as Body);
+}
+
+/** carriesAnswer() of an event already parsed: the relay holds a stream until one such (so the timer is let go by then). */
+export function answers(e: Body): boolean {
   if (some(e.error) || (e.usage && typeof e.usage === 'object')) return true;
   if (typeof e.type === 'string') {
     const item = e.item as Body | undefined;

@@ -5,12 +5,18 @@ import type { Candidate } from './candidates.js';
 import { priceUsage } from './usage.js';
 import type { GatewayCharge } from './gateway-credits.js';
 import { contentOf, hangUpCost, RelayedTokens } from './hang-up.js';
+import { answers } from '../providers/first-answer.js';
 
 type Body = Record<string, unknown>;
 type StreamReply = Extract<UpstreamReply, { kind: 'stream' }>;
 
-/** A chunk that carries something of the answer (a token, a tool call, reasoning, its end, its usage). */
+/**
+ * A chunk that carries something of the answer (a token, a tool call, reasoning, its end, its usage),
+ * as first_event_timeout_ms judges it too (answers()): an empty `tool_calls: []` or `finish_reason: ""`
+ * beside a role is not one, or the stream would be opened to the caller while that timer still runs.
+ */
 function hasToken(chunk: Body): boolean {
+  if (!answers(chunk)) return false;
   if (chunk.usage) return true;
   const choice = (chunk.choices as Body[] | undefined)?.[0];
   if (!choice) return false;
