@@ -160,14 +160,39 @@ function keepFresh(lock: string): NodeJS.Timeout {
 }
 
 /**
- * Holds `lock` while this process works (until the returned release, or its exit); `busy` makes
- * the error to throw when another live process holds it. A lock of another machine or pid namespace
- * (its pid cannot be checked from here) is watched: refreshed while watched, it is held; unchanged
- * for LEFT_MS (its holder killed, a restarted container's old serve), it is taken over. The wait
- * compares the lock's own times, so no two machines' clocks are compared.
+ * Watches a lock whose holder cannot be checked by its pid (another machine or pid namespace):
+ * 'alive' once it was refreshed while watched, 'left' once unchanged for LEFT_MS (its holder killed, a
+ * restarted container's old serve), else 'wait'. Only the lock's own times are compared, never two
+ * machines' clocks.
+ */
+class Watch {
+  private seen: { text: string; at: number; since: number } | undefined;
+
+  look(lock: string): 'alive' | 'left' | 'wait' {
+    const now = touched(lock);
+    if (!now) return 'wait';
+    const seen = this.seen;
+    if (!seen || seen.text !== now.text) this.seen = { ...now, since: Date.now() };
+    else if (now.at !== seen.at) return 'alive';
+    else if (Date.now() - seen.since > LEFT_MS) return 'left';
+    return 'wait';
+  }
+
+  /** Removes the lock found left; false when another process holds the guard (it is taking it over). */
+  remove(lock: string, holder: number): boolean {
+    const text = this.seen?.text;
+    this.seen = undefined;
+    return removeStale(lock, holder, text) === undefined;
+  }
+}
+
+/**
+ * Holds `lock` while this process works (until the returned release, or its exit), refreshing it;
+ * `busy` makes the error to throw when another live process holds it. A lock of another machine or
+ * pid namespace is watched (Watch): refreshed, it is held; left, it is taken over.
  */
 export function holdLock(lock: string, busy: (holder: LockHolder) => Error): () => void {
-  let watched: { text: string; at: number; since: number } | undefined;
+  const watch = new Watch();
   for (;;) {
     const taken = takeLock(lock);
     if ('release' in taken) {
@@ -184,28 +209,22 @@ export function holdLock(lock: string, busy: (holder: LockHolder) => Error): () 
     }
     const holder = { pid: taken.holder, host: taken.host, elsewhere: taken.elsewhere };
     if (!taken.refreshed) throw busy(holder);
-    const seen = touched(lock);
-    if (!seen) continue;
-    if (!watched || watched.text !== seen.text) watched = { ...seen, since: Date.now() };
-    else if (seen.at !== watched.at) throw busy(holder);
-    else if (Date.now() - watched.since > LEFT_MS) {
-      // Another process is taking it over at the same time (it holds the guard): that one has it.
-      if (removeStale(lock, taken.holder, seen.text) !== undefined) throw busy(holder);
-      watched = undefined;
-      continue;
-    }
-    Atomics.wait(pause, 0, 0, 100);
+    const seen = watch.look(lock);
+    if (seen === 'alive' || (seen === 'left' && !watch.remove(lock, taken.holder))) throw busy(holder);
+    if (seen === 'wait') Atomics.wait(pause, 0, 0, 100);
   }
 }
 
 /**
  * Runs `change` holding `<file>.lock`, so that processes that read, change and write the same
  * file (two `router config set` in a script) take turns and none loses the other's change.
- * Synchronous: the changes it guards are.
+ * Synchronous: the changes it guards are. A lock of another machine or pid namespace left for
+ * LEFT_MS is taken over (Watch).
  */
 export function withFileLock<T>(file: string, change: () => T, waitMs = 10_000): T {
   const lock = `${file}.lock`;
   const until = Date.now() + waitMs;
+  const watch = new Watch();
   for (;;) {
     const taken = takeLock(lock);
     if ('release' in taken) {
@@ -215,6 +234,7 @@ export function withFileLock<T>(file: string, change: () => T, waitMs = 10_000):
         taken.release();
       }
     }
+    if (taken.refreshed && watch.look(lock) === 'left' && watch.remove(lock, taken.holder)) continue;
     if (Date.now() > until) throw new FileLockTimeout(`cannot change ${file}: ${describeHolder({ pid: taken.holder, host: taken.host, elsewhere: taken.elsewhere })} has held its lock for ${waitMs / 1000} s; try again, or remove ${lock} if no router runs`);
     Atomics.wait(pause, 0, 0, 5);
   }

@@ -3,7 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { removeStale, takeLock } from '../../src/internal/file-lock.js';
+import { describeHolder, holdLock, removeStale, takeLock, withFileLock } from '../../src/internal/file-lock.js';
 import { processStart } from '../../src/internal/process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'router-lock-'));
@@ -65,4 +65,30 @@ describe('what a lock names: its process, when that started, and its machine', (
     symlinkSync(String(process.ppid), lock);
     expect(takeLock(lock)).toEqual({ holder: process.ppid });
   });
+});
+
+describe('a lock of another pid namespace or machine, told alive by its refreshes', () => {
+  // Only the lock's own mtime is compared: a holder elsewhere refreshes it every 2 s.
+  const elsewhere = `1:5@${hostname()}#4026531999`;
+
+  it('held while its holder refreshes it: holdLock refuses', async () => {
+    const lock = join(dir, 'refreshed.lock');
+    const holder = spawn(process.execPath, ['-e', `const fs = require('fs'); fs.symlinkSync(${JSON.stringify(elsewhere)}, ${JSON.stringify(lock)}); console.log('held'); setInterval(() => fs.lutimesSync(${JSON.stringify(lock)}, new Date(), new Date()), 200);`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      await new Promise((r) => holder.stdout!.once('data', r));
+      expect(() => holdLock(lock, (h) => new Error(`busy ${describeHolder(h)}`))).toThrow('busy process 1 of another process namespace');
+      expect(readlinkSync(lock)).toBe(elsewhere);
+    } finally {
+      holder.kill('SIGKILL');
+      await new Promise((r) => holder.on('close', r));
+    }
+  });
+
+  it('left unrefreshed (its holder killed): a short lock is taken over too', () => {
+    const file = join(dir, 'settings.json');
+    symlinkSync(elsewhere, `${file}.lock`);
+    // Before: held until someone removed it by hand (FileLockTimeout after 10 s).
+    expect(withFileLock(file, () => 42)).toBe(42);
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  }, 20_000);
 });
