@@ -1,5 +1,6 @@
 import { countTokens, round } from '../models/models.js';
 import type { ProviderModel } from '../providers/types.js';
+import { IMAGE_TOKENS } from '../models/rich-chat.js';
 
 /** A word character of the tokenizer's ASCII (models.ts), for a word split across two relayed pieces. */
 const wordChar = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
@@ -33,6 +34,22 @@ export class RelayedTokens {
     this.pending = 0;
   }
 }
+
+/**
+ * Feeds what a parsed chat chunk carries of the answer to `tokens`: its text, reasoning, tool
+ * arguments and images, as a fake model's stream counts them (stream-bill.ts), for a caller who hangs
+ * up after a tool call or reasoning and no text.
+ */
+export function chunkTokens(chunk: Body, tokens: RelayedTokens): void {
+  const delta = (chunk.choices as Body[] | undefined)?.[0]?.delta as Body | undefined;
+  if (!delta || typeof delta !== 'object') return;
+  for (const text of [delta.reasoning, delta.reasoning_content, delta.content]) if (typeof text === 'string') tokens.add(text);
+  if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls as Body[]) tokens.add(String((call?.function as Body | undefined)?.arguments ?? ''));
+  if (Array.isArray(delta.images)) tokens.addTokens(IMAGE_TOKENS * delta.images.length);
+}
+
+/** Whether a chunk's text may carry output other than `content` (chunkTokens must read it parsed). */
+export const moreThanContent = (data: string): boolean => data.includes('"tool_calls"') || data.includes('"reasoning') || data.includes('"images"');
 
 /**
  * The text of a plain chat chunk's `"content":"…"` member, without parsing the chunk (its JSON

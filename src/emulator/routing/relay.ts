@@ -4,7 +4,7 @@ import { ProviderFailure, type QueuedEvents, type StopSignal, type UpstreamReply
 import type { Candidate } from './candidates.js';
 import { priceUsage } from './usage.js';
 import type { GatewayCharge } from './gateway-credits.js';
-import { contentOf, hangUpCost, RelayedTokens } from './hang-up.js';
+import { chunkTokens, contentOf, hangUpCost, moreThanContent, RelayedTokens } from './hang-up.js';
 import { answers } from '../providers/first-answer.js';
 
 type Body = Record<string, unknown>;
@@ -80,8 +80,9 @@ function relabeller(first: Body, c: Candidate): (data: string) => string | undef
     return at >= 0 && data.indexOf(text, at + text.length) < 0 ? at : -1;
   };
   return (data) => {
-    // Parsed as before: the chunk that ends the answer (its finish_reason is kept), usage, an error, anything unusual.
-    if (!model || data.charCodeAt(0) !== 123 /* { */ || data.charCodeAt(data.length - 1) !== 125 /* } */ || data.includes('"usage"') || data.includes('"error"') || !data.includes('"finish_reason":null')) return undefined;
+    // Parsed as before: the chunk that ends the answer (its finish_reason is kept), usage, an error, a
+    // tool call, reasoning or images (their tokens are counted for a hang-up), anything unusual.
+    if (!model || data.charCodeAt(0) !== 123 /* { */ || data.charCodeAt(data.length - 1) !== 125 /* } */ || data.includes('"usage"') || data.includes('"error"') || !data.includes('"finish_reason":null') || moreThanContent(data)) return undefined;
     const at = once(data, model);
     if (at < 0) return undefined;
     // Built once from slices of `data`: a search in a string built by concatenation copied it whole first.
@@ -221,8 +222,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     }
     const choice = (chunk.choices as Body[] | undefined)?.[0];
     finish = choice?.finish_reason ?? finish;
-    const content = (choice?.delta as Body | undefined)?.content;
-    if (typeof content === 'string') tokens.add(content);
+    chunkTokens(chunk, tokens);
     if (first && opts.metadata) Object.assign(chunk, opts.metadata());
     first = false;
     return `data: ${JSON.stringify(chunk)}\n\n`;

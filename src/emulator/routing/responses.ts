@@ -64,7 +64,8 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
     if (event.response && typeof event.response === 'object') lastResponse = event.response as Body;
     asGateway(event.response, c);
     const type = String(event.type);
-    if (type === 'response.output_text.delta' && typeof event.delta === 'string') tokens.add(event.delta);
+    // Text, reasoning and tool arguments alike, as a fake model's stream counts them (stream-bill.ts).
+    if (type.endsWith('.delta') && typeof event.delta === 'string') tokens.add(event.delta);
     if (FINAL.includes(type)) {
       final = true;
       cost = priceUsage((event.response as Body | undefined)?.usage, c);

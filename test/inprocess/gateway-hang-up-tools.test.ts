@@ -1,0 +1,87 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { parseProviders } from '../../src/emulator/providers/config.js';
+import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+
+// A caller who hangs up on a stream through the gateway after a tool call's arguments (or reasoning)
+// were written to it pays for them, as a fake model's caller does (stream-bill.ts counts text,
+// reasoning and tool arguments alike). Before: only `content` counted, so a whole tool call, read
+// and then hung up on before its end, cost nothing (the hold given back in full).
+const PRICE = 1e-3;
+let dir: string;
+let gateway: Emulator;
+let upstream: LocalUpstream;
+let letGo = 0;
+
+const chunk = (delta: Record<string, unknown>) => `data: ${JSON.stringify({ id: 'gen-tool', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
+const ARGS = ['{"city": ', '"Paris and its many quarters", ', '"units": "celsius"}'];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'router-hang-up-tools-'));
+  // A tool call's arguments in pieces (or reasoning, for model "think"), then nothing: the caller hangs up.
+  upstream = await localUpstream((req, res, body) => {
+    res.on('close', () => letGo++);
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    if (req.url!.endsWith('/responses')) {
+      const event = (e: Record<string, unknown>) => `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`;
+      res.write(event({ type: 'response.created', sequence_number: 0, response: { id: 'resp_1', object: 'response', model: 'm', status: 'in_progress', output: [] } }));
+      res.write(event({ type: 'response.output_item.added', sequence_number: 1, output_index: 0, item: { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'weather', arguments: '' } }));
+      ARGS.forEach((delta, i) => res.write(event({ type: 'response.function_call_arguments.delta', sequence_number: 2 + i, output_index: 0, item_id: 'fc_1', delta })));
+      return;
+    }
+    if (body.model === 'think') {
+      res.write(chunk({ role: 'assistant', content: null, reasoning: 'Let me weigh the options' }));
+      res.write(chunk({ reasoning: ' for the weather in Paris, done.' }));
+      return;
+    }
+    res.write(chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'weather', arguments: '' } }] }));
+    for (const piece of ARGS) res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
+  });
+  const yaml = `providers:\n  - { name: up, base_url: "${upstream.baseUrl}", responses: true, models: { test/m: m, test/think: think }, prices: { test/m: { prompt: ${PRICE}, completion: ${PRICE} }, test/think: { prompt: ${PRICE}, completion: ${PRICE} } } }\n`;
+  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config: parseProviders(yaml, {}) } });
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function hangUpAfter(ws: string, model: string, last: string, path = 'chat/completions'): Promise<number> {
+  const { apiKey } = gateway.store.createWorkspace(ws, 1);
+  const caller = new AbortController();
+  const body = path === 'responses' ? { model, stream: true, max_output_tokens: 100, input: 'weather' } : { model, stream: true, max_tokens: 100, messages: [{ role: 'user', content: 'weather' }] };
+  const res = await fetch(`${gateway.apiRoot}/v1/${path}`, { method: 'POST', signal: caller.signal, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  expect(res.status).toBe(200);
+  const reader = res.body!.getReader();
+  let text = '';
+  while (!text.includes(last)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += Buffer.from(value).toString('utf8');
+  }
+  const before = letGo;
+  caller.abort();
+  await vi.waitFor(() => expect(letGo).toBeGreaterThan(before));
+  return 1 - gateway.store.balance(ws);
+}
+
+describe('a hang-up after output that is not content', () => {
+  it('a whole tool call written: the prompt and its arguments are charged', async () => {
+    const charged = await hangUpAfter('tool-cut', 'test/m', 'celsius');
+    expect(charged).toBeGreaterThan(0);
+    // "user: weather" and the arguments' tokens, as a fake model counts them; at most the bound.
+    expect(charged).toBeLessThan(100 * PRICE + 200 * PRICE);
+  });
+
+  it('a Responses stream whose function call arguments were written: charged as well', async () => {
+    expect(await hangUpAfter('responses-cut', 'test/m', 'celsius', 'responses')).toBeGreaterThan(0);
+  });
+
+  it('reasoning written: charged as well', async () => {
+    expect(await hangUpAfter('think-cut', 'test/think', 'done.')).toBeGreaterThan(0);
+  });
+});
