@@ -48,8 +48,16 @@ export function chunkTokens(chunk: Body, tokens: RelayedTokens): void {
   if (Array.isArray(delta.images)) tokens.addTokens(IMAGE_TOKENS * delta.images.length);
 }
 
-/** Whether a chunk's text may carry output other than `content` (chunkTokens must read it parsed). */
-export const moreThanContent = (data: string): boolean => data.includes('"tool_calls"') || data.includes('"reasoning') || data.includes('"images"');
+const CONTENT = '"content":"';
+/**
+ * Whether a chunk's text may carry output other than `content`, for chunkTokens to read it parsed:
+ * one without text (a tool call's, reasoning's, an image's: `"content":null`, `""` or none). One scan,
+ * as the relay's fast path runs it on every chunk; reasoning beside text in one chunk is counted as text.
+ */
+export function moreThanContent(data: string): boolean {
+  const at = data.indexOf(CONTENT);
+  return at < 0 || data.charCodeAt(at + CONTENT.length) === 34; /* " */
+}
 
 /**
  * The text of a plain chat chunk's `"content":"…"` member, without parsing the chunk (its JSON
