@@ -1,6 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { testStreams } from '../support/inprocess.js';
+import { until } from '../support/until.js';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
 
 // Issue 46, round 6: what a sixth newcomer pass, from the installed tarball, found.
@@ -33,4 +37,21 @@ it('batch results with answers cut at their length limit say so on stderr, piped
   writeFileSync(whole, [line('a', 'first'), line('b', 'second')].join('\n'));
   const quiet = await run(['batch', 'create', whole, '--model', 'local/echo', '--watch', '--interval', '0.05', '--results', join(t.dir, 'whole-out.jsonl')]);
   expect(quiet.stderr).not.toMatch(/length limit/);
+});
+
+it('/model with a bare slug in chat -i gets the guess --model gives, and the model stays', async () => {
+  const s = testStreams({ env: { ...t.env, ROUTER_STATE_DIR: join(t.dir, 'repl-model-state'), NO_COLOR: '1' }, tty: { stdin: true, stdout: true, stderr: true } });
+  const keys = new PassThrough();
+  s.streams.stdin = keys;
+  const session = main(['node', 'router', 'chat', '-i', '--model', 'local/lorem'], s.streams);
+  const prompts = () => (s.stderr().match(/> /g) ?? []).length;
+  for (const [i, text] of ['/model echo', '/model', '/model gpt4', '/exit'].entries()) {
+    expect(await until(() => prompts() > i)).toBe(true);
+    keys.write(`${text}\n`);
+  }
+  expect(await session).toBe(0);
+  expect(s.stderr()).toContain('error: /model: echo must look like <author>/<slug>: did you mean local/echo?; the model stays\n');
+  expect(s.stderr()).toContain('usage: /model <author>/<slug>\n');
+  expect(s.stderr()).toContain('error: /model: gpt4 must look like <author>/<slug> (an author, a slash, a model: local/echo; the list: router models); the model stays\n');
+  expect(t.requests().filter((r) => r.method === 'POST')).toEqual([]);
 });
