@@ -1,15 +1,45 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { testStreams } from '../support/inprocess.js';
 import { until } from '../support/until.js';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
+import { startRouterShim, type RouterShim } from '../support/router-shim.js';
 
 // Issue 46, round 6: what a sixth newcomer pass, from the installed tarball, found.
 let t: CliEnv;
 const run = cliEnvPerFile((env) => (t = env));
+
+const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
+
+// A `router` on PATH that runs main() in this process, for examples run as a shell runs them.
+let shim: RouterShim;
+let bin: string;
+beforeAll(async () => {
+  bin = join(t.dir, 'shim-bin');
+  mkdirSync(bin);
+  mkdirSync(join(t.dir, 'shim-spool'));
+  shim = await startRouterShim(bin, join(t.dir, 'shim-spool'));
+});
+afterAll(() => shim?.close());
+
+/** Runs `script` in bash in `cwd` (made empty) with `home` as an empty HOME; returns its exit code and stderr. */
+async function inShell(script: string, cwd: string, home: string): Promise<{ code: number | null; stderr: string }> {
+  for (const d of [cwd, home]) mkdirSync(d, { recursive: true });
+  const env = { ...t.env, PATH: `${bin}:${process.env.PATH}`, HOME: home, XDG_DATA_HOME: '', XDG_STATE_HOME: join(home, 'state'), XDG_CONFIG_HOME: '', ROUTER_CONFIG_DIR: join(home, 'config') };
+  const child = spawn('bash', ['-e', '-c', script], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (c) => (stderr += c));
+  const code = await new Promise<number | null>((done) => child.on('close', done));
+  return { code, stderr };
+}
+
+/** The lines of a page's sh blocks, continuation lines joined (as the README's examples test reads them). */
+const shLines = (md: string) => [...md.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.replace(/\\\n\s*/g, '').split('\n')).filter(Boolean);
 
 const line = (id: string, text: string, extra: Record<string, unknown> = {}) => JSON.stringify({ custom_id: id, body: { ...extra, messages: [{ role: 'user', content: text }] } });
 
@@ -54,4 +84,26 @@ it('/model with a bare slug in chat -i gets the guess --model gives, and the mod
   expect(s.stderr()).toContain('usage: /model <author>/<slug>\n');
   expect(s.stderr()).toContain('error: /model: gpt4 must look like <author>/<slug> (an author, a slash, a model: local/echo; the list: router models); the model stays\n');
   expect(t.requests().filter((r) => r.method === 'POST')).toEqual([]);
+});
+
+it("the README's batch example runs as printed in an empty folder: it makes its requests file", async () => {
+  const block = [...readFileSync(join(ROOT, 'README.md'), 'utf8').matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes('router batch run'))!;
+  const work = join(t.dir, 'readme-batch');
+  const r = await inShell(block, work, join(t.dir, 'readme-batch-home'));
+  expect(r).toMatchObject({ code: 0 });
+  expect(readFileSync(join(work, 'out.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);
+});
+
+it('the completion examples (docs and --help) run in a fresh home, where the folders are not there yet', async () => {
+  const docs = shLines(readFileSync(join(ROOT, 'docs', 'scripting.md'), 'utf8')).filter((l) => l.includes('router completion'));
+  const help = [...(await run(['completion', '--help'])).stdout.matchAll(/^\s+\$ (.+)$/gm)].map((m) => m[1]!);
+  expect([docs.length, help.length]).toEqual([3, 3]);
+  for (const [i, example] of [...docs, ...help].entries()) {
+    const home = join(t.dir, `completion-home-${i}`);
+    expect(await inShell(example, join(t.dir, `completion-work-${i}`), home)).toMatchObject({ code: 0, stderr: '' });
+    // The script is where the shell looks for it.
+    const written = readdirSync(home, { recursive: true, encoding: 'utf8' }).filter((f) => /(^|\/)(router|_router|router\.fish)$/.test(f));
+    expect(written).toHaveLength(1);
+    expect(readFileSync(join(home, written[0]!), 'utf8')).toMatch(/router/);
+  }
 });
