@@ -107,3 +107,14 @@ it('the completion examples (docs and --help) run in a fresh home, where the fol
     expect(readFileSync(join(home, written[0]!), 'utf8')).toMatch(/router/);
   }
 });
+
+it('router chat with no prompt on a terminal names chat -i as well', async () => {
+  const s = testStreams({ env: { ...t.env, NO_COLOR: '1' }, tty: { stdin: true, stdout: true, stderr: true } });
+  expect(await main(['node', 'router', 'chat', '--model', 'local/echo'], s.streams)).toBe(2);
+  expect(s.stderr()).toBe('error: no prompt: give it as arguments or on stdin (echo hi | router chat); to talk, router chat -i\n');
+  // responses has no session to name.
+  const r = testStreams({ env: { ...t.env, NO_COLOR: '1' }, tty: { stdin: true, stdout: true, stderr: true } });
+  expect(await main(['node', 'router', 'responses', '--model', 'local/echo'], r.streams)).toBe(2);
+  expect(r.stderr()).toBe('error: no prompt: give it as arguments or on stdin (echo hi | router responses)\n');
+  expect(t.requests()).toEqual([]);
+});

@@ -18,6 +18,8 @@ export interface TextOptions {
    * Without it, stdin is read only when there are no arguments or "-" stands among them.
    */
   mergeStdin?: boolean;
+  /** Said too when stdin is a terminal and nothing was given (chat: its interactive session). */
+  onTerminal?: string;
 }
 
 /**
@@ -25,7 +27,7 @@ export interface TextOptions {
  * with no arguments, a piped stdin is the whole prompt.
  */
 export async function textFromArgs(args: string[], io: IO, o: TextOptions = {}): Promise<string> {
-  const { what = 'prompt', example = 'echo hi | router chat', mergeStdin = false } = o;
+  const { what = 'prompt', example = 'echo hi | router chat', mergeStdin = false, onTerminal } = o;
   const dash = args.indexOf('-');
   if (args.indexOf('-', dash + 1) !== -1) throw usage(`- (the ${what}) may stand once among the arguments: stdin can be read once`);
   const taken = stdinReaders.get(io);
@@ -39,7 +41,7 @@ export async function textFromArgs(args: string[], io: IO, o: TextOptions = {}):
   if (!text.trim() && io.noStdin) throw usage(`no ${what}: give it as arguments (stdin is not read: ${io.noStdin})`);
   // Asked for by "-" (or piped with nothing else given): the user did pipe, and what came was nothing.
   if (!text.trim() && wantsStdin) throw usage(`no ${what}: stdin was empty (${example}, or give the ${what} as arguments)`);
-  if (!text.trim()) throw usage(`no ${what}: give it as arguments or on stdin (${example})`);
+  if (!text.trim()) throw usage(`no ${what}: give it as arguments or on stdin (${example})${onTerminal && io.stdinTTY ? `; ${onTerminal}` : ''}`);
   return text;
 }
 
