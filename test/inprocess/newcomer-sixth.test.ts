@@ -118,3 +118,11 @@ it('router chat with no prompt on a terminal names chat -i as well', async () =>
   expect(r.stderr()).toBe('error: no prompt: give it as arguments or on stdin (echo hi | router responses)\n');
   expect(t.requests()).toEqual([]);
 });
+
+it('--help shows that --json takes FIELDS, as every command with --json does', async () => {
+  for (const cmd of [['chat'], ['models'], ['batch', 'list'], ['credits'], ['usage'], ['conversations', 'list']]) {
+    const help = (await run([...cmd, '--help'])).stdout.replace(/\s+/g, ' ');
+    expect(help, cmd.join(' ')).toContain('--json=FIELDS (comma-separated) keeps only those fields');
+  }
+  expect(JSON.parse((await run(['chat', '--model', 'local/echo', '--json=model', 'hi'])).stdout)).toEqual({ model: 'local/echo' });
+});
