@@ -126,3 +126,16 @@ it('--help shows that --json takes FIELDS, as every command with --json does', a
   }
   expect(JSON.parse((await run(['chat', '--model', 'local/echo', '--json=model', 'hi'])).stdout)).toEqual({ model: 'local/echo' });
 });
+
+it('batch list and batch get --help name the columns they print piped', async () => {
+  const input = join(t.dir, 'columns.jsonl');
+  writeFileSync(input, line('a', 'first'));
+  const id = (await run(['batch', 'create', input, '--model', 'local/echo'])).stdout.trim();
+  const columns = 'id, status, endpoint, model, completed/failed/total, created (ISO 8601)';
+  for (const [cmd, printed] of [[['batch', 'list'], ['batch', 'list', '--limit', '1']], [['batch', 'get'], ['batch', 'get', id]]] as const) {
+    expect((await run([...cmd, '--help'])).stdout.replace(/\s+/g, ' ')).toContain(`tab-separated line${cmd[1] === 'list' ? ' per batch' : ''}: ${columns}`);
+    const row = (await run([...printed])).stdout.trim().split('\t');
+    expect(row).toHaveLength(columns.split(', ').length);
+    expect(row.slice(0, 4)).toEqual([id, expect.any(String), '/v1/chat/completions', 'local/echo']);
+  }
+});
