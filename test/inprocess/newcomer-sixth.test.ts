@@ -139,3 +139,31 @@ it('batch list and batch get --help name the columns they print piped', async ()
     expect(row.slice(0, 4)).toEqual([id, expect.any(String), '/v1/chat/completions', 'local/echo']);
   }
 });
+
+it('router serve --jq prints its line once it listens, not when it stops', async () => {
+  // serve runs until SIGTERM: the test's own signal, with the worker's listeners set aside meanwhile.
+  const others = process.listeners('SIGTERM');
+  process.removeAllListeners('SIGTERM');
+  try {
+    const s = testStreams({ env: t.env });
+    const served = main(['node', 'router', 'serve', '--port', '0', '--state', join(t.dir, 'serve-jq'), '--jq', '.api_root'], s.streams);
+    expect(await until(() => s.stdout().includes('\n'))).toBe(true);
+    expect(s.stdout()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\n$/);
+    // It answers there (a request without a key: 401).
+    expect(await fetch(`${s.stdout().trim()}/v1/models`).then((r) => r.status)).toBe(401);
+    process.emit('SIGTERM');
+    expect(await served).toBe(0);
+    // Printed once, and pid is among the fields --json names.
+    expect(s.stdout().split('\n')).toHaveLength(2);
+    const f = testStreams({ env: t.env });
+    const fields = main(['node', 'router', 'serve', '--port', '0', '--state', join(t.dir, 'serve-jq'), '--json=api_root,pid'], f.streams);
+    expect(await until(() => f.stdout().includes('\n'))).toBe(true);
+    process.emit('SIGTERM');
+    expect(await fields).toBe(0);
+    expect(Object.keys(JSON.parse(f.stdout()))).toEqual(['api_root', 'pid']);
+  } finally {
+    // A serve still running (a failed check) is stopped too.
+    if (process.listenerCount('SIGTERM')) process.emit('SIGTERM');
+    for (const l of others) process.on('SIGTERM', l);
+  }
+});
