@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
@@ -166,4 +166,29 @@ it('router serve --jq prints its line once it listens, not when it stops', async
     if (process.listenerCount('SIGTERM')) process.emit('SIGTERM');
     for (const l of others) process.on('SIGTERM', l);
   }
+});
+
+it('a binary file piped as a prompt is refused naming -a - (chat, responses)', async () => {
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAIAAAA2iEnWAAAAEklEQVR4nGP4z8DAwMDAAMMAAB7YAfxCnGlYAAAAAElFTkSuQmCC', 'base64');
+  for (const cmd of ['chat', 'responses']) {
+    const s = testStreams({ env: t.env });
+    s.streams.stdin = Readable.from([png]);
+    expect(await main(['node', 'router', cmd, '--model', 'local/vision', 'what?'], s.streams)).toBe(2);
+    expect(s.stderr()).toBe(`error: stdin is not UTF-8 text (it holds a NUL byte at offset 8: binary data, not text); it is image/png: attach it with -a - (cat photo.png | router ${cmd} -a - "what is this?")\n`);
+  }
+  expect(t.requests()).toEqual([]);
+  // As said, it goes.
+  const s = testStreams({ env: t.env });
+  s.streams.stdin = Readable.from([png]);
+  expect(await main(['node', 'router', 'chat', '--model', 'local/vision', '-a', '-', 'what is this?'], s.streams)).toBe(0);
+  expect(s.stdout()).toContain('image: image/png, 75 bytes');
+  // Bytes of no type an attachment takes, and embed (nothing to attach to): the error is as before.
+  const odd = testStreams({ env: t.env });
+  odd.streams.stdin = Readable.from([Buffer.from('a\0b\n')]);
+  expect(await main(['node', 'router', 'chat', '--model', 'local/echo', 'describe'], odd.streams)).toBe(2);
+  expect(odd.stderr()).toBe('error: stdin is not UTF-8 text (it holds a NUL byte at offset 1: binary data, not text)\n');
+  const e = testStreams({ env: t.env });
+  e.streams.stdin = Readable.from([png]);
+  expect(await main(['node', 'router', 'embed', '--model', 'local/embed'], e.streams)).toBe(2);
+  expect(e.stderr()).toBe('error: stdin is not UTF-8 text (it holds a NUL byte at offset 8: binary data, not text)\n');
 });
