@@ -192,3 +192,12 @@ it('a binary file piped as a prompt is refused naming -a - (chat, responses)', a
   expect(await main(['node', 'router', 'embed', '--model', 'local/embed'], e.streams)).toBe(2);
   expect(e.stderr()).toBe('error: stdin is not UTF-8 text (it holds a NUL byte at offset 8: binary data, not text)\n');
 });
+
+it('chat --stream --json --jq runs jq on every chunk of a long answer, past the ~300 runs one jq held', async () => {
+  const r = await run(['chat', '--model', 'local/lorem', '--stream', '--json', '--jq', '.choices[0].delta.content // empty', 'write 400 words']);
+  expect(r).toMatchObject({ code: 0, stderr: '' });
+  const words = r.stdout.split(/\s+/).filter(Boolean);
+  expect(words.length).toBeGreaterThanOrEqual(400);
+  const whole = await run(['chat', '--model', 'local/lorem', 'write 400 words']);
+  expect(r.stdout.replace(/\n/g, '')).toBe(whole.stdout.replace(/\n/g, ''));
+});
