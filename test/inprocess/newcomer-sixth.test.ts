@@ -201,3 +201,9 @@ it('chat --stream --json --jq runs jq on every chunk of a long answer, past the 
   const whole = await run(['chat', '--model', 'local/lorem', 'write 400 words']);
   expect(r.stdout.replace(/\n/g, '')).toBe(whole.stdout.replace(/\n/g, ''));
 });
+
+it('config set with an empty value (an unset "$VAR") says how to remove a setting', async () => {
+  const env = { ROUTER_CONFIG_DIR: join(t.dir, 'empty-setting') };
+  expect(await run(['config', 'set', 'api_root', ''], env)).toMatchObject({ code: 2, stdout: '', stderr: 'error: api_root must not be empty (an unset variable?); router config unset api_root removes it\n' });
+  expect(await run(['config', 'unset', 'api_root'], env)).toMatchObject({ code: 0 });
+});

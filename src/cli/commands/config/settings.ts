@@ -22,7 +22,8 @@ export const set = defineCommand({
     const f = field(name);
     // As in the environment: spaces around a value are dropped, and a blank one is no value.
     if (!SECRET.includes(f)) value = value?.trim();
-    if (value === '') throw usage(`${f} must not be empty`);
+    // Most often an unset "$VAR": say how to remove a setting, which an empty one is not.
+    if (value === '') throw usage(`${f} must not be empty (an unset variable?); router config unset ${f} removes it`);
     if (f === 'api_root' && value !== undefined) value = checkRoot(value);
     if (MODEL_FIELDS.includes(f) && value !== undefined) checkModel(value, f);
     if (f === 'log' && value !== undefined && value !== 'on' && value !== 'off') throw usage(`log is on or off, got "${value}"`);
