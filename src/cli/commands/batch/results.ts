@@ -44,7 +44,8 @@ export async function writeResults(io: IO, client: RouterClient, id: string, tar
 }
 
 /** A result whose answer was cut at its length limit: chat's finish_reason "length", a Responses answer incomplete at max_output_tokens. */
-const CUT = /"finish_reason"\s*:\s*"length"|"incomplete_details"\s*:\s*\{\s*"reason"\s*:\s*"max_output_tokens"/;
+const CUT_CHAT = /"finish_reason"\s*:\s*"length"/;
+const CUT_RESPONSES = /"incomplete_details"\s*:\s*\{\s*"reason"\s*:\s*"max_output_tokens"/;
 
 /**
  * Counts the result lines whose answer was cut at its length limit, as chunks of JSONL go by, so that
@@ -52,19 +53,26 @@ const CUT = /"finish_reason"\s*:\s*"length"|"incomplete_details"\s*:\s*\{\s*"rea
  * reads them whatever a chunk's end splits; a line that ends in a later chunk is carried to it.
  */
 export class CutAnswers {
-  private count = 0;
+  private chat = 0;
+  private responses = 0;
   private tail = '';
   see(chunk: Buffer): void {
     const lines = (this.tail + chunk.toString('latin1')).split('\n');
     this.tail = lines.pop()!;
-    for (const line of lines) if (CUT.test(line)) this.count++;
+    for (const line of lines) this.count(line);
   }
-  /** One line on stderr when any was cut: how many, and the way to let them finish. */
+  private count(line: string): void {
+    if (CUT_CHAT.test(line)) this.chat++;
+    else if (CUT_RESPONSES.test(line)) this.responses++;
+  }
+  /** One line on stderr when any was cut: how many, and the way to let them finish (in the words of the endpoint's results). */
   say(io: IO, id: string, total: number): void {
-    if (CUT.test(this.tail)) this.count++;
+    this.count(this.tail);
     this.tail = '';
-    const n = this.count;
-    if (n > 0) io.note(`note: ${id}: ${n} of ${total} answers ${n === 1 ? 'was' : 'were'} cut at the length limit (finish_reason "length" in the results; a larger max_tokens in ${n === 1 ? 'its line lets it' : 'their lines lets them'} finish)`);
+    const n = this.chat + this.responses;
+    if (n === 0) return;
+    const [field, limit] = this.chat ? ['finish_reason "length"', 'max_tokens'] : ['status "incomplete"', 'max_output_tokens'];
+    io.note(`note: ${id}: ${n} of ${total} answers ${n === 1 ? 'was' : 'were'} cut at the length limit (${field} in the results; a larger ${limit} in ${n === 1 ? 'its line lets it' : 'their lines lets them'} finish)`);
   }
 }
 
