@@ -213,3 +213,11 @@ it('config set with an empty value (an unset "$VAR") says how to remove a settin
   expect(await run(['config', 'set', 'api_root', ''], env)).toMatchObject({ code: 2, stdout: '', stderr: 'error: api_root must not be empty (an unset variable?); router config unset api_root removes it\n' });
   expect(await run(['config', 'unset', 'api_root'], env)).toMatchObject({ code: 0 });
 });
+
+it('config set of a key with nothing piped names config set, not login (which keeps the API key only)', async () => {
+  const env = { ROUTER_CONFIG_DIR: join(t.dir, 'empty-key') };
+  expect(await run(['config', 'set', 'management_key'], env, '')).toMatchObject({ code: 2, stdout: '', stderr: 'error: no management key given (pipe it on stdin, e.g. printf %s "$KEY" | router config set management_key; an unset KEY pipes nothing)\n' });
+  expect((await run(['config', 'set', 'api_key'], env, '\n')).stderr).toBe('error: no api key given (pipe it on stdin, e.g. printf %s "$KEY" | router config set api_key; an unset KEY pipes nothing)\n');
+  // login's own words are as before.
+  expect((await run(['login', '--with-key'], env, '')).stderr).toBe('error: no api key given (pipe it on stdin, e.g. router login --with-key < key.txt)\n');
+});

@@ -41,7 +41,7 @@ export const set = defineCommand({
     const profile = profileFor(io, s, opts, flags);
     checkNewProfile(profile, s.names());
     if (f === 'api_key' || f === 'management_key') {
-      value = await readSecret(io, f === 'api_key' ? 'API key' : 'Management key');
+      value = await readSecret(io, f === 'api_key' ? 'API key' : 'Management key', `printf %s "$KEY" | router config set ${f}; an unset KEY pipes nothing`);
       const { saveKey } = await import('../../../config/key-store.js');
       sayStored(io, await saveKey(s, profile, f, value, io.env, io.interrupt), profile, f, s.get(profile));
     } else {
