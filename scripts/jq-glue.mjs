@@ -7,8 +7,6 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
-const MARK = '/* router: linear jq IO */';
-
 /** A literal as a pattern that any run of whitespace in the source matches. */
 const loose = (text) => new RegExp(text.trim().split(/\s+/).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('\\s*'));
 
@@ -28,20 +26,32 @@ const REPLACEMENTS = [
   ['if (stdinBuffer.length > 0) { const byte = stdinBuffer[0]; stdinBuffer = stdinBuffer.slice(1); return byte; } return null;', 'if (stdinAt < stdinBuffer.length) { return stdinBuffer[stdinAt++]; } return null;'],
   [sink('stdoutBuffer'), 'stdoutBuffer.push(charCode);'],
   [sink('stderrBuffer'), 'stderrBuffer.push(charCode);'],
+  // callMain puts argv on the wasm stack and never takes it back: the stack ran out after ~300 runs in one
+  // instance (`chat --stream --json --jq` runs one a chunk: "memory access out of bounds"). Each run now
+  // gives back what it took (stackAlloc of the difference: the stack grows down).
+  // jq's output as it wrote it: trimmed, a string's own leading or trailing spaces went (`--jq` of each chunk
+  // of a stream ran its words together). The caller ends it with a line end when it has none.
+  ['return fromByteArray(stdoutBuffer.view()).trim();', 'return fromByteArray(stdoutBuffer.view());'],
+  ['Module.callMain([...flags, query, "/dev/stdin"]);', 'const stackBefore = stackAlloc(0); try { Module.callMain([...flags, query, "/dev/stdin"]); } finally { stackAlloc(stackAlloc(0) - stackBefore); }'],
 ];
 
-/** jq-wasm's glue with linear IO; throws if any text it rewrites is missing or found twice. */
+/**
+ * jq-wasm's glue with linear IO; throws if any text it rewrites is missing or found twice. A rewrite
+ * already made (by an earlier build, before a later one was added) is left as it is.
+ */
 export function linearJqGlue(source) {
-  if (source.startsWith(MARK)) return source;
-  let out = source;
-  for (const [from, to] of REPLACEMENTS) {
+  // The mark says how many of REPLACEMENTS were made: the first builds' mark, without a count, the first 7.
+  const mark = /^\/\* router: linear jq IO(?: \((\d+) rewrites\))? \*\/\n/.exec(source);
+  const done = mark ? Number(mark[1] ?? 7) : 0;
+  let out = mark ? source.slice(mark[0].length) : source;
+  for (const [from, to] of REPLACEMENTS.slice(done)) {
     const pattern = loose(from);
     const found = out.match(new RegExp(pattern.source, 'g'))?.length ?? 0;
     if (found !== 1) throw new Error(`jq-wasm's glue changed: expected once, found ${found} times: ${from.split('\n')[0]}`);
     out = out.replace(pattern, () => to);
   }
   if (/stdinBuffer\.slice\(|new Uint8Array\((stdout|stderr)Buffer\.length/.test(out)) throw new Error("jq-wasm's glue changed: a quadratic copy is left");
-  return `${MARK}\n${out}`;
+  return `/* router: linear jq IO (${REPLACEMENTS.length} rewrites) */\n${out}`;
 }
 
 /** jq-wasm's jq.js, as node resolves it from here. */

@@ -32,7 +32,7 @@ const NO_BOUND = 2 ** 31 - 1;
 /** An error as one line: fetch's "fetch failed" says why in its cause. */
 function describe(err: unknown): string {
   const e = err as { message?: string; code?: unknown; cause?: { code?: string; message?: string } };
-  if (e?.code === 'ENOENT') return 'the command was not found';
+  if (e?.code === 'ENOENT') return 'the command was not found (install it, or give its full path)';
   const cause = e?.cause?.code ?? e?.cause?.message;
   return `${e?.message ?? String(err)}${cause ? ` (${cause})` : ''}`;
 }

@@ -91,7 +91,7 @@ describe('a blank text value is one line, exit 2, and nothing is sent', () => {
 
   it('config set takes a value as the environment does: a blank one is refused, spaces around one dropped', async () => {
     const config = { ROUTER_CONFIG_DIR: join(t.dir, 'set-blank') };
-    expect(await t.run(['config', 'set', 'voice', ' '], { env: config })).toMatchObject({ code: 2, stderr: 'error: voice must not be empty\n' });
+    expect(await t.run(['config', 'set', 'voice', ' '], { env: config })).toMatchObject({ code: 2, stderr: 'error: voice must not be empty (an unset variable?); router config unset voice removes it\n' });
     expect(await t.run(['config', 'get', 'voice'], { env: config })).toMatchObject({ code: 5 });
     expect((await t.run(['config', 'set', 'voice', ' alloy '], { env: config })).code).toBe(0);
     expect((await t.run(['config', 'set', 'model', 'local/echo '], { env: config })).code).toBe(0);

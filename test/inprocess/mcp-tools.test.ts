@@ -114,7 +114,7 @@ describe('--mcp over stdio', () => {
     expect(silent.code).toBe(12);
     expect(silent.stderr).toMatch(/^error: MCP server .*fixture-server\.mjs' 'silent' .*: did not answer within 30 s\n$/);
     const missing = await run(['chat', '--model', 'local/tools', '--mcp', 'no-such-mcp-server-here --flag', 'hi']);
-    expect(missing).toMatchObject({ code: 12, stderr: 'error: MCP server no-such-mcp-server-here --flag: could not start: the command was not found\n' });
+    expect(missing).toMatchObject({ code: 12, stderr: 'error: MCP server no-such-mcp-server-here --flag: could not start: the command was not found (install it, or give its full path)\n' });
     expect(emu.requestLog.slice(before).filter((e) => e.path.endsWith('/chat/completions'))).toEqual([]);
     const pid = Number(readFileSync(pidFile, 'utf8'));
     await until(() => !running(pid), 5000);

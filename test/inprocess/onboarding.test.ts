@@ -45,7 +45,9 @@ describe('onboarding as written', () => {
     const piped: string[][] = [['chat', '--model', 'local/echo'], ['chat', '--model', 'local/echo', 'describe'], ['responses', '--model', 'local/echo'], ['embed', '--model', 'local/embed'], ['speak', '--voice', 'alloy', '--model', 'local/tts', '-o', join(t.dir, 'x.mp3')]];
     for (const args of piped) {
       const r = await t.run(args, { input: binary, env: mgmt() });
-      expect(r).toMatchObject({ code: 2, stdout: '', stderr: 'error: stdin is not UTF-8 text (it holds a NUL byte at offset 9: binary data, not text)\n' });
+      // A PNG piped to chat or responses is named, with the way to attach it (newcomer-sixth.test.ts).
+      const attach = ['chat', 'responses'].includes(args[0]!) ? `; it is image/png: attach it with -a - (cat photo.png | router ${args[0]} -a - "what is this?")` : '';
+      expect(r).toMatchObject({ code: 2, stdout: '', stderr: `error: stdin is not UTF-8 text (it holds a NUL byte at offset 9: binary data, not text)${attach}\n` });
     }
     // With or without a byte-order mark (iconv -t UTF-16LE writes none): its NUL bytes are valid UTF-8, but no text.
     for (const input of [utf16, Buffer.from('hello world', 'utf16le'), Buffer.from('hello world', 'utf16le').swap16()]) {

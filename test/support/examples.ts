@@ -42,8 +42,8 @@ export function examplesPerFile(): (examples: string[]) => Promise<string[]> {
       // A home of its own: the completion examples write into the user's shell folders.
       HOME: join(t.dir, 'home'),
     };
-    mkdirSync(join(env.XDG_DATA_HOME!, 'bash-completion', 'completions'), { recursive: true });
-    for (const d of ['.zfunc', '.config/fish/completions', '.local/share/bash-completion/completions']) mkdirSync(join(env.HOME!, d), { recursive: true });
+    // No shell folders made here: the completion examples make their own, as in a fresh home.
+    mkdirSync(env.HOME!);
   });
   afterAll(async () => {
     await shim?.close();

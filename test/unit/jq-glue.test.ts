@@ -9,21 +9,32 @@ import { linearJqGlue } from '../../scripts/jq-glue.mjs';
 import { cpuMsDuring } from '../support/cpu.js';
 
 const rewrite = linearJqGlue as (source: string) => string;
+/** The rewrite as builds before this one made it (their mark had no count): linear IO; output trimmed, the stack kept. */
+const linearIoOnly = (rewritten: string) =>
+  rewritten
+    .replace(/^\/\* router: linear jq IO \(\d+ rewrites\) \*\//, '/* router: linear jq IO */')
+    .replace('return fromByteArray(stdoutBuffer.view());', 'return fromByteArray(stdoutBuffer.view()).trim();')
+    .replace(/const stackBefore = stackAlloc\(0\); try \{ (Module\.callMain\(\[[^\]]*\]\);) \} finally \{ [^}]*\}/, '$1');
 const glue = readFileSync(new URL('./fixtures/jq-wasm-1.0.1-glue.txt', import.meta.url), 'utf8');
 
 type Io = { input: () => number | null; output: (b: number) => void; error: (b: number) => void };
 type Jq = { raw: (json: string, query: string, flags?: string[]) => Promise<string> };
 
-/** The glue, run around a stand-in for jq's main: it copies stdin to stdout, or to stderr for the query "fail". */
-function load(source: string): Jq {
+/**
+ * The glue, run around a stand-in for jq's main: it copies stdin to stdout, or to stderr for the query "fail".
+ * As emscripten's callMain does, it puts its arguments on a stack that grows down, and never takes them back.
+ */
+function load(source: string, stack = { sp: 65_536 }): Jq {
   const io = {} as Io;
   const FS = { init: (input: Io['input'], output: Io['output'], error: Io['error']) => Object.assign(io, { input, output, error }) };
+  const stackAlloc = (size: number) => (stack.sp = (stack.sp - size) & ~15);
   const callMain = (args: string[]) => {
+    for (const a of ['jq', ...args]) stackAlloc(a.length + 1);
     const to = args.includes('fail') ? io.error : io.output;
     for (let b = io.input(); b !== null; b = io.input()) to(b);
   };
-  const make = new Function('FS', 'callMain', `var Module = {}; ${source}\nModule.callMain = callMain; Module.preRun(); Module.onRuntimeInitialized(); return Module;`);
-  return make(FS, callMain) as Jq;
+  const make = new Function('FS', 'callMain', 'stackAlloc', `var Module = {}; ${source}\nModule.callMain = callMain; Module.preRun(); Module.onRuntimeInitialized(); return Module;`);
+  return make(FS, callMain, stackAlloc) as Jq;
 }
 
 describe('linearJqGlue', () => {
@@ -31,7 +42,8 @@ describe('linearJqGlue', () => {
     const jq = load(rewrite(glue));
     const text = JSON.stringify({ s: 'café ✓ "quoted"\nnext', n: Array.from({ length: 1000 }, (_, i) => i) });
     expect(await jq.raw(text, '.', [])).toBe(text);
-    expect(await jq.raw(' 1 ', '.', [])).toBe('1');
+    // Nothing trimmed: a string's spaces are its own (jq's line end is the caller's to keep).
+    expect(await jq.raw(' 1 \n', '.', [])).toBe(' 1 \n');
     await expect(jq.raw('jq: error: x', 'fail', [])).rejects.toThrow('jq: error: x');
     expect(await jq.raw('{}', '.', [])).toBe('{}');
   });
@@ -44,6 +56,24 @@ describe('linearJqGlue', () => {
     const { value, cpuMs } = await cpuMsDuring(() => jq.raw(big, '.', []));
     expect(value).toBe(big);
     expect(cpuMs).toBeLessThan(10_000);
+  });
+
+  it('gives back the stack each run takes: runs in one instance never run out of it', async () => {
+    const stack = { sp: 65_536 };
+    const jq = load(rewrite(glue), stack);
+    for (let i = 0; i < 1000; i++) expect(await jq.raw(`{"i":${i}}`, '.choices[0].delta.content // empty', ['-r', '-c'])).toBe(`{"i":${i}}`);
+    await expect(jq.raw('x', 'fail', [])).rejects.toThrow('x');
+    expect(stack.sp).toBe(65_536);
+    // As it was: each run kept its arguments on the stack (jq's own stack, 64 KiB, ran out after ~300).
+    const leaky = { sp: 65_536 };
+    const before = load(linearIoOnly(rewrite(glue)), leaky);
+    for (let i = 0; i < 10; i++) await before.raw('{}', '.choices[0].delta.content // empty', ['-r', '-c']);
+    expect(leaky.sp).toBeLessThan(65_536 - 10 * 40);
+  });
+
+  it('rewrites a glue an earlier build rewrote (before the stack was given back)', () => {
+    const earlier = linearIoOnly(rewrite(glue));
+    expect(rewrite(earlier)).toBe(rewrite(glue));
   });
 
   it('is idempotent, and fails loudly on a glue it does not recognise', () => {

@@ -4,7 +4,7 @@ import { chatParts, readAttachments, responsesParts, type Attachment } from './a
 import { recordedUserMessage } from '../../kit/messages.js';
 import { describeAnnotation, type AssembledMessage } from './answer-extras.js';
 import { usage } from '../exit-codes.js';
-import { textFromArgs } from '../io/input.js';
+import { textFromArgs, type TextOptions } from '../io/input.js';
 import type { IO } from '../io/io.js';
 import { visible } from '../../internal/visible.js';
 import { checkImagesDir, showImages } from './save-images.js';
@@ -62,11 +62,11 @@ export async function prepareExtras<T>(opts: ExtraOpts, io: IO, api: Api, loadTo
 }
 
 /** The prompt: from the arguments and stdin, unless stdin is an attachment (then the arguments alone, or none). */
-export async function promptWith(args: string[], io: IO, extras: Extras, example: string): Promise<string> {
+export async function promptWith(args: string[], io: IO, extras: Extras, example: string, more: Pick<TextOptions, 'onTerminal' | 'binary'> = {}): Promise<string> {
   const stdinAttached = extras.attachments.some((a) => a.source === '-');
   if (stdinAttached && args.includes('-')) throw usage('stdin is attached (--attach -): it cannot be the prompt too');
   if (extras.attachments.length && args.length === 0 && (stdinAttached || io.stdinTTY)) return '';
-  return textFromArgs(args, io, { mergeStdin: !stdinAttached, example });
+  return textFromArgs(args, io, { mergeStdin: !stdinAttached, example, ...more });
 }
 
 /** The user message's content: the prompt, then a part per attachment. */

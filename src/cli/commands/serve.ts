@@ -25,12 +25,12 @@ const FLAGS = {
   replayTiming: { flags: '--replay-timing <ratio>', help: 'with --replay: the recorded waits (first chunk, between chunks, whole answers) times <ratio>: 1 as recorded (default), 0.5 half as long, 0 none', parse: numberIn(0, 1000) },
   flavor: { flags: '--flavor <shape>', help: 'shape of the batch resource: spec (api.md: /v1/batches, listed) or deployed (as the real service runs: /beta/batches, no listing, results only when completed)', choices: ['spec', 'deployed'] as const, default: 'spec' },
   batchDelayMs: { flags: '--batch-delay-ms <ms>', help: 'pause of the batch engine before each request', parse: integerIn(0, 600_000), default: 20 },
-  ...jsonFlags('print {api_root, api_key, management_key, operator_key, state_dir} as one JSON line'),
+  ...jsonFlags('print {api_root, api_key, management_key, operator_key, state_dir, pid} as one JSON line'),
 } as const;
 
 export const serve = defineCommand({
   name: 'serve',
-  jsonFields: ['api_root', 'api_key', 'management_key', 'operator_key', 'state_dir'],
+  jsonFields: ['api_root', 'api_key', 'management_key', 'operator_key', 'state_dir', 'pid'],
   summary: 'run the local emulator of the whole API',
   description: 'Run the local emulator of the service on 127.0.0.1. It prints its API root and ready-to-use keys; state (keys, balances, batches) persists in --state. With --providers it is also a gateway to real OpenAI-compatible servers (Ollama, vLLM, OpenAI), with fallback, record and replay: docs/gateway.md.',
   flags: FLAGS,
@@ -75,6 +75,8 @@ async function runServe({ io, opts, signal }: RunContext<FlagValues<typeof FLAGS
   const operatorKey = emu.store.operatorKey();
   if (opts.json) {
     io.jsonl({ api_root: emu.apiRoot, api_key: apiKey, management_key: managementKey, operator_key: operatorKey, state_dir: stateDir, pid: process.pid });
+    // --jq runs once a command is done, and this one runs until stopped: its line is wanted now.
+    await io.flushJq();
   } else {
     io.out(
       [

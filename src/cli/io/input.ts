@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { collectBounded, inputTooLarge, MAX_INPUT_BYTES } from './bounded-read.js';
 import { usage } from '../exit-codes.js';
 import type { IO } from './io.js';
-import { readStdin } from '../run.js';
+import { readStdin, readStdinBytes } from '../run.js';
 import { describeCode, isSystemError } from '../../internal/system-errors.js';
 import { isBlank } from '../../internal/blank.js';
 import { utf8Text } from './utf8.js';
@@ -18,6 +18,10 @@ export interface TextOptions {
    * Without it, stdin is read only when there are no arguments or "-" stands among them.
    */
   mergeStdin?: boolean;
+  /** Said too when stdin is a terminal and nothing was given (chat: its interactive session). */
+  onTerminal?: string;
+  /** Said too when a piped stdin is binary (an image piped by mistake): how to attach it instead. */
+  binary?: string;
 }
 
 /**
@@ -25,13 +29,13 @@ export interface TextOptions {
  * with no arguments, a piped stdin is the whole prompt.
  */
 export async function textFromArgs(args: string[], io: IO, o: TextOptions = {}): Promise<string> {
-  const { what = 'prompt', example = 'echo hi | router chat', mergeStdin = false } = o;
+  const { what = 'prompt', example = 'echo hi | router chat', mergeStdin = false, onTerminal, binary } = o;
   const dash = args.indexOf('-');
   if (args.indexOf('-', dash + 1) !== -1) throw usage(`- (the ${what}) may stand once among the arguments: stdin can be read once`);
   const taken = stdinReaders.get(io);
   if (dash !== -1) takeStdin(io, `the ${what}`, `- (the ${what})`);
   const wantsStdin = dash !== -1 || (taken === undefined && (args.length === 0 || mergeStdin) && !io.stdinTTY && !io.noStdin);
-  const piped = wantsStdin ? (await readStdin(io, io.interrupt)).replace(/\s+$/, '') : '';
+  const piped = wantsStdin ? (await stdinText(io, binary)).replace(/\s+$/, '') : '';
   // Stdin stands where "-" does, a block of its own; a piped stdin without it comes first.
   const parts = dash === -1 ? [piped, args.join(' ')] : [args.slice(0, dash).join(' '), piped, args.slice(dash + 1).join(' ')];
   const text = parts.filter(Boolean).join('\n\n');
@@ -39,8 +43,21 @@ export async function textFromArgs(args: string[], io: IO, o: TextOptions = {}):
   if (!text.trim() && io.noStdin) throw usage(`no ${what}: give it as arguments (stdin is not read: ${io.noStdin})`);
   // Asked for by "-" (or piped with nothing else given): the user did pipe, and what came was nothing.
   if (!text.trim() && wantsStdin) throw usage(`no ${what}: stdin was empty (${example}, or give the ${what} as arguments)`);
-  if (!text.trim()) throw usage(`no ${what}: give it as arguments or on stdin (${example})`);
+  if (!text.trim()) throw usage(`no ${what}: give it as arguments or on stdin (${example})${onTerminal && io.stdinTTY ? `; ${onTerminal}` : ''}`);
   return text;
+}
+
+/** Stdin as the prompt's text; a file piped by mistake (an image, a PDF) is refused naming its type and `binary`, the way to attach it. */
+async function stdinText(io: IO, binary: string | undefined): Promise<string> {
+  if (!binary || io.noStdin) return readStdin(io, io.interrupt);
+  const bytes = await readStdinBytes(io, io.interrupt);
+  try {
+    return utf8Text(bytes, 'stdin');
+  } catch (err) {
+    const type = (await import('../../kit/attachments.js')).sniff(bytes)?.[1];
+    if (type && err instanceof Error) err.message += `; it is ${type}: ${binary}`;
+    throw err;
+  }
 }
 
 /** Who read stdin in a run (a flag, or the prompt): stdin can be read once. */

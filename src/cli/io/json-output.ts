@@ -52,7 +52,10 @@ export function rewriteJsonFields(args: string[], target: JsonTarget | undefined
 
 /** Adds `--jq` (and the hidden `--json-fields`) to every command of the tree that has `--json`. */
 export function addJsonFlags(cmd: Command, OptionClass: new (flags: string, description?: string) => Option): void {
-  if (cmd.options.some((o) => o.long === '--json')) {
+  const json = cmd.options.find((o) => o.long === '--json');
+  if (json) {
+    // Said where --json is, so that --help shows what the docs promise.
+    json.description += '; --json=FIELDS (comma-separated) keeps only those fields';
     cmd.addOption(new OptionClass('--jq <expr>', 'filter the JSON output with a jq expression (implies --json; strings print raw)'));
     cmd.addOption(new OptionClass('--json-fields <list>').hideHelp());
   }

@@ -14,7 +14,8 @@ const create = defineCommand({
   args: [{ name: '<file>', help: 'JSONL file, or - for stdin', complete: 'files' }],
   flags: CREATE_FLAGS,
   notes: `Limits: at most ${BATCH_MAX_REQUESTS} requests and 200 MB (200,000,000 bytes) of request body. Every line is checked
-before anything is sent. The new batch id is always printed (on stderr with --watch).`,
+before anything is sent. The new batch id is always printed (on stderr with --watch). With --watch and
+no --results, the batch once it ends: piped, one tab-separated line as batch list prints it.`,
   examples: [
     'router batch create requests.jsonl --model local/echo',
     'router batch create requests.jsonl --model local/echo --watch --results results.jsonl',
@@ -29,6 +30,8 @@ const list = defineCommand({
   jsonFields: BATCH,
   summary: 'list the batches of your workspace, newest first',
   flags: LIST_FLAGS,
+  notes: `Piped, one tab-separated line per batch: id, status, endpoint, model, completed/failed/total, created (ISO 8601).
+A service with no listing (the deployed one) gets the batches made from this machine, each as last seen.`,
   examples: ['router batch list --status in_progress --status validating', 'router batch list --all --created-after 2026-11-01 --jsonl'],
   run: async (ctx) => (await import('./list.js')).runList(ctx),
 });
@@ -39,6 +42,7 @@ const get = defineCommand({
   summary: 'show a batch; --results writes its results as JSONL; --watch follows it until it ends',
   args: [{ name: '<id>', help: 'batch id', complete: 'batch-ids' }],
   flags: GET_FLAGS,
+  notes: 'On a terminal, a description; piped, one tab-separated line: id, status, endpoint, model, completed/failed/total, created (ISO 8601), as batch list prints it.',
   examples: ['id=$(router batch create requests.jsonl --model local/echo)', 'router batch get "$id" --watch', 'router batch get "$id" --results out.jsonl', 'router batch get "$id" --json --exit-status'],
   run: async (ctx, id) => (await import('./get.js')).runGet(ctx, id),
 });

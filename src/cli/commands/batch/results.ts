@@ -26,17 +26,53 @@ export async function writeResults(io: IO, client: RouterClient, id: string, tar
   const onAbort = () => file?.abortSync();
   signal.addEventListener('abort', onAbort, { once: true });
   try {
-    const batch = await streamResults(client, id, sinkOf(io, target), signal);
+    const cut = new CutAnswers();
+    const sink = sinkOf(io, target);
+    const batch = await streamResults(client, id, (chunk) => (cut.see(chunk), sink(chunk)), signal);
     if (file) await file.commit();
     // Said whatever the terminal, as batch run says it: results written are not results that all succeeded.
     const { failed, total } = batch.request_counts ?? { failed: 0, total: 0 };
     if (failed > 0) io.note(`${id}: ${failed} of ${total} requests failed: see their "error" in the results`);
+    cut.say(io, id, total);
     return batch;
   } catch (err) {
     file?.abortSync();
     throw err;
   } finally {
     signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** A result whose answer was cut at its length limit: chat's finish_reason "length", a Responses answer incomplete at max_output_tokens. */
+const CUT_CHAT = /"finish_reason"\s*:\s*"length"/;
+const CUT_RESPONSES = /"incomplete_details"\s*:\s*\{\s*"reason"\s*:\s*"max_output_tokens"/;
+
+/**
+ * Counts the result lines whose answer was cut at its length limit, as chunks of JSONL go by, so that
+ * a batch's cut answers are said on stderr (piped too), as chat says one. The keys are ASCII: latin1
+ * reads them whatever a chunk's end splits; a line that ends in a later chunk is carried to it.
+ */
+export class CutAnswers {
+  private chat = 0;
+  private responses = 0;
+  private tail = '';
+  see(chunk: Buffer): void {
+    const lines = (this.tail + chunk.toString('latin1')).split('\n');
+    this.tail = lines.pop()!;
+    for (const line of lines) this.count(line);
+  }
+  private count(line: string): void {
+    if (CUT_CHAT.test(line)) this.chat++;
+    else if (CUT_RESPONSES.test(line)) this.responses++;
+  }
+  /** One line on stderr when any was cut: how many, and the way to let them finish (in the words of the endpoint's results). */
+  say(io: IO, id: string, total: number): void {
+    this.count(this.tail);
+    this.tail = '';
+    const n = this.chat + this.responses;
+    if (n === 0) return;
+    const [field, limit] = this.chat ? ['finish_reason "length"', 'max_tokens'] : ['status "incomplete"', 'max_output_tokens'];
+    io.note(`note: ${id}: ${n} of ${total} answers ${n === 1 ? 'was' : 'were'} cut at the length limit (${field} in the results; a larger ${limit} in ${n === 1 ? 'its line lets it' : 'their lines lets them'} finish)`);
   }
 }
 

@@ -11,7 +11,7 @@ import { CliError, EXIT, usage } from '../../exit-codes.js';
 import type { RunContext } from '../../run.js';
 import type { RunOpts } from './flags.js';
 import { describeJob } from './jobs.js';
-import { logBatch, openResults, refuseResultsOverInput, sinkOf, type ResultsTarget } from './results.js';
+import { CutAnswers, logBatch, openResults, refuseResultsOverInput, sinkOf, type ResultsTarget } from './results.js';
 import { takeUpCommand } from './watch.js';
 
 type Ctx = RunContext<RunOpts>;
@@ -130,12 +130,13 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
   };
   const spend = await import('../../spend/batch-estimate.js');
   const format: MergeFormat = opts.join ? 'joined' : opts.lineNumbers ? 'numbered' : 'results';
+  const cut = new CutAnswers();
   try {
     const outcome = await driveJob(held, connect, {
       retryFailed: opts.retryFailed,
       resubmitLost: opts.resubmitLost,
       watch: opts.watch,
-      results: opts.results !== undefined ? { write: (chunk) => sinkOf(io, target!)(chunk), format } : undefined,
+      results: opts.results !== undefined ? { write: (chunk) => (cut.see(chunk), sinkOf(io, target!)(chunk)), format } : undefined,
       interval: opts.interval,
       offlineTimeout: opts.offlineTimeout,
       checkSpend: async (job) => void (await spend.checkJobSpend(ctx, connected!, job)),
@@ -150,6 +151,7 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
     }
     // Said whether stderr is a terminal or not: with every batch completed, the exit code is 0.
     if (waits && failed > 0) io.note(`${job.id}: ${failed} of ${job.requests} requests failed (retry them: router batch run --resume ${job.id} --retry-failed --watch --results …)`);
+    if (merged) cut.say(io, job.id, job.requests);
     if (opts.json) io.json(jobSummary(job));
     if (waits && t.unsuccessful > 0) throw new CliError(`${t.unsuccessful} shard(s) of ${job.id} did not complete (see: router batch job ${job.id})`, EXIT.BATCH_FAILED);
   } finally {

@@ -68,7 +68,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     return runRepl(ctx);
   }
   const extras = await prepareExtras(opts, io, 'chat', loadTools).catch((err: unknown) => Promise.reject(blameRole(err, role, ctx.cmd)));
-  const prompt = await promptWith(args, io, extras, 'echo hi | router chat');
+  const prompt = await promptWith(args, io, extras, 'echo hi | router chat', { onTerminal: 'to talk, router chat -i', binary: 'attach it with -a - (cat photo.png | router chat -a - "what is this?")' });
   const earlier = await openConversation(ctx);
   ctx.useCommandModel(earlier);
   const connected = await connect();

@@ -14,6 +14,7 @@ import type { ToolSet } from '../../../kit/toolset.js';
 import { cliErrorOf } from '../../kit-words.js';
 import { noteReplDefault } from '../../answers/answered-by.js';
 import { ask, swallowKeys } from './repl-keys.js';
+import { modelShapeHint } from '../../flags/options.js';
 
 /** Said when the session starts; /help lists the commands one a line (./repl-checks.ts). */
 const REPL_START = '/help lists the commands; /exit or Ctrl-D ends';
@@ -40,7 +41,9 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
   const checks = await import('./repl-checks.js');
   if (cmd === '/help') io.err(`${checks.REPL_COMMANDS}\n`);
   else if (cmd === '/model') {
-    if (!isModelId(arg)) io.err(`usage: /model ${MODEL_ID_SYNTAX}\n`);
+    if (!arg) io.err(`usage: /model ${MODEL_ID_SYNTAX}\n`);
+    // As --model says it: a bare slug of the emulator's gets its guess.
+    else if (!isModelId(arg)) io.err(`error: /model: ${arg} must look like ${MODEL_ID_SYNTAX}${modelShapeHint(arg)}; the model stays\n`);
     else {
       const models = await c.models();
       await checks.checkReplModel(arg, models);

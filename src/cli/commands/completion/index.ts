@@ -9,9 +9,10 @@ export const completion = defineCommand({
   description: 'Print the completion script for bash, zsh or fish, generated from the command tree. Batch ids, profiles, settings and models are looked up as you press Tab.',
   args: [{ name: '<shell>', help: 'shell', choices: ['bash', 'zsh', 'fish'] }],
   examples: [
-    'router completion bash > ~/.local/share/bash-completion/completions/router',
-    'router completion zsh > ~/.zfunc/_router   # with fpath+=(~/.zfunc) before compinit in ~/.zshrc',
-    'router completion fish > ~/.config/fish/completions/router.fish',
+    // The folders may not be there yet (a fresh home has none of them).
+    'mkdir -p ~/.local/share/bash-completion/completions && router completion bash > ~/.local/share/bash-completion/completions/router',
+    'mkdir -p ~/.zfunc && router completion zsh > ~/.zfunc/_router   # with fpath+=(~/.zfunc) before compinit in ~/.zshrc',
+    'mkdir -p ~/.config/fish/completions && router completion fish > ~/.config/fish/completions/router.fish',
   ],
   run: async ({ io, cmd }, shell) => {
     const root = await runtimeOf(cmd).fullProgram!();

@@ -22,7 +22,8 @@ export const set = defineCommand({
     const f = field(name);
     // As in the environment: spaces around a value are dropped, and a blank one is no value.
     if (!SECRET.includes(f)) value = value?.trim();
-    if (value === '') throw usage(`${f} must not be empty`);
+    // Most often an unset "$VAR": say how to remove a setting, which an empty one is not.
+    if (value === '') throw usage(`${f} must not be empty (an unset variable?); router config unset ${f} removes it`);
     if (f === 'api_root' && value !== undefined) value = checkRoot(value);
     if (MODEL_FIELDS.includes(f) && value !== undefined) checkModel(value, f);
     if (f === 'log' && value !== undefined && value !== 'on' && value !== 'off') throw usage(`log is on or off, got "${value}"`);
@@ -40,7 +41,7 @@ export const set = defineCommand({
     const profile = profileFor(io, s, opts, flags);
     checkNewProfile(profile, s.names());
     if (f === 'api_key' || f === 'management_key') {
-      value = await readSecret(io, f === 'api_key' ? 'API key' : 'Management key');
+      value = await readSecret(io, f === 'api_key' ? 'API key' : 'Management key', `printf %s "$KEY" | router config set ${f}; an unset KEY pipes nothing`);
       const { saveKey } = await import('../../../config/key-store.js');
       sayStored(io, await saveKey(s, profile, f, value, io.env, io.interrupt), profile, f, s.get(profile));
     } else {

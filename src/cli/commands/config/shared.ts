@@ -28,7 +28,7 @@ export function profileFor(io: IO, s: { current(): string }, opts: { profile?: s
 }
 
 /** Reads a secret without putting it on the command line: hidden prompt on a TTY, else stdin. */
-export async function readSecret(io: IO, label: string): Promise<string> {
+export async function readSecret(io: IO, label: string, example = 'router login --with-key < key.txt'): Promise<string> {
   let value: string;
   if (io.stdinTTY) {
     if (!io.canPrompt) throw usage(`--no-input: pipe the ${label.toLowerCase()} on stdin instead of typing it`);
@@ -38,7 +38,7 @@ export async function readSecret(io: IO, label: string): Promise<string> {
     value = await readAll(io.stdin, io.interrupt);
   }
   value = value.trim();
-  if (!value) throw usage(`no ${label.toLowerCase()} given (pipe it on stdin, e.g. router login --with-key < key.txt)`);
+  if (!value) throw usage(`no ${label.toLowerCase()} given (pipe it on stdin, e.g. ${example})`);
   if (/\s/.test(value)) throw usage(`${label.toLowerCase()} must not contain white space`);
   if (!KEY_SYNTAX.test(value)) throw usage(`${label.toLowerCase()} holds a character no key has (a control character or a non-ASCII letter)`);
   return value;

@@ -101,7 +101,7 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
 
 async function inputFrom(io: IO, opts: ResponsesOpts, args: string[], extras: Extras): Promise<ResponsesRequest['input']> {
   if (opts.input === undefined) {
-    const prompt = await promptWith(args, io, extras, 'echo hi | router responses');
+    const prompt = await promptWith(args, io, extras, 'echo hi | router responses', { binary: 'attach it with -a - (cat photo.png | router responses -a - "what is this?")' });
     const content = userContent(prompt, extras, 'responses');
     return typeof content === 'string' ? content : [{ role: 'user', content }];
   }
