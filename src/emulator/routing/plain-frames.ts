@@ -86,8 +86,10 @@ export class PlainFrames {
       this.head = '';
       return;
     }
-    this.head = data.slice(0, start);
-    this.tail = data.slice(end);
+    // Copies (a slice of a string made from another is flat and its own), not slices of `data`: those
+    // would hold the whole network read it came in for as long as the stream lasts.
+    this.head = ` ${data.slice(0, start)}`.slice(1);
+    this.tail = ` ${data.slice(end)}`.slice(1);
     this.headTo = `data: ${plain.slice(0, to + CONTENT.length)}`;
     this.tailTo = `${plain.slice(to + CONTENT.length + end - start)}\n\n`;
   }
