@@ -54,7 +54,7 @@ process.on('exit', () => {
 /** The upstream both sides call: the mock (default), or a `router serve`. */
 async function startUpstream(name) {
   if (UPSTREAM === 'emulator') return startEmulator(join(WORK, name));
-  const child = spawn(process.execPath, [join(ROOT, 'bench', 'mock-upstream.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(ROOT, 'bench', 'mock-upstream.mjs'), '--exit-with-stdin'], { stdio: ['pipe', 'pipe', 'inherit'] });
   mocks.add(child);
   child.once('exit', () => mocks.delete(child));
   const info = JSON.parse(await new Promise((resolve) => createInterface({ input: child.stdout }).once('line', resolve)));

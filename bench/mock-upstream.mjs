@@ -83,3 +83,5 @@ server.listen(0, '127.0.0.1', () => {
   console.log(JSON.stringify({ api_root: `http://127.0.0.1:${port}`, api_key: KEY, mock: true }));
 });
 process.on('SIGTERM', () => process.exit(0));
+// --exit-with-stdin: gone with the bench that started it (its pipe closes however it ends).
+if (process.argv.includes('--exit-with-stdin')) process.stdin.on('end', () => process.exit(0)).resume();
