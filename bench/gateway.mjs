@@ -1,6 +1,11 @@
 // The gateway's overhead (#43): added latency of a chat call through `router serve --providers` vs the same
-// call straight to its upstream (another `router serve`), at fixed arrival rates, streamed and not; and the
-// gateway's RSS over many proxied streams. BENCH_GATEWAY_SECONDS sets each round's length (default 2),
+// call straight to its upstream, at fixed arrival rates, streamed and not; and the gateway's RSS over many
+// proxied streams. The upstream (both sides call the same one) is bench/mock-upstream.mjs: canned answers,
+// byte for byte and write for write what `router serve`'s fake models send to these requests, at a
+// fraction of their CPU. The anchors (TensorZero, Bifrost) measure against a mock provider too; with a full
+// `router serve` as the upstream (~600 µs CPU per stream, near saturation at 500/s on 2 cores) the direct
+// side's own p99 was 7-13 ms and the streamed rows measured the upstream's noise.
+// BENCH_GATEWAY_UPSTREAM=emulator: the old upstream, a `router serve` (its fake models), for the old rows. BENCH_GATEWAY_SECONDS sets each round's length (default 2),
 // BENCH_GATEWAY_STREAMS the streams of the memory run (default 100,000). BENCH_GATEWAY_BEFORE: another
 // build's launcher (a checkout of an older commit), run as a second gateway on the same upstream, its
 // rounds interleaved with this one's: a before/after under the same load.
@@ -17,7 +22,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Agent } from 'undici';
-import { BIN, WORK, startEmulator, report } from './lib.mjs';
+import { BIN, ROOT, WORK, startEmulator, report } from './lib.mjs';
 
 const ROUNDS = Number(process.env.BENCH_GATEWAY_ROUNDS ?? 5);
 const BEFORE = process.env.BENCH_GATEWAY_BEFORE;
@@ -38,6 +43,23 @@ const added = (via, direct, p) => {
   // A round that found the gateway faster than direct by more than the goal measured the machine, not the gateway.
   return { median: med(each), low: Math.min(...each), spread: `spread ${Math.min(...each).toFixed(2)} to ${Math.max(...each).toFixed(2)}`, via: med(via.map((v) => pct(v, p))), direct: med(direct.map((d) => pct(d, p))) };
 };
+
+const UPSTREAM = process.env.BENCH_GATEWAY_UPSTREAM === 'emulator' ? 'emulator' : 'mock';
+const UPSTREAM_WORDS = UPSTREAM === 'emulator' ? 'a `router serve` (its fake models; BENCH_GATEWAY_UPSTREAM=emulator)' : 'bench/mock-upstream.mjs (canned answers, the fake models\' bytes; BENCH_GATEWAY_UPSTREAM=emulator for a `router serve`)';
+const mocks = new Set();
+process.on('exit', () => {
+  for (const mock of mocks) mock.kill('SIGKILL');
+});
+
+/** The upstream both sides call: the mock (default), or a `router serve`. */
+async function startUpstream(name) {
+  if (UPSTREAM === 'emulator') return startEmulator(join(WORK, name));
+  const child = spawn(process.execPath, [join(ROOT, 'bench', 'mock-upstream.mjs'), '--exit-with-stdin'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  mocks.add(child);
+  child.once('exit', () => mocks.delete(child));
+  const info = JSON.parse(await new Promise((resolve) => createInterface({ input: child.stdout }).once('line', resolve)));
+  return { ...info, pid: child.pid, stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) };
+}
 
 async function startGateway(upstream, bin = BIN, name = 'gateway', nodeArgs = []) {
   const file = join(WORK, 'gateway-providers.yaml');
@@ -140,7 +162,8 @@ export const gatewaySections = {
    */
   async 'gateway-gc'() {
     const n = Number(process.env.BENCH_GATEWAY_GC_REQUESTS ?? 10_000);
-    const upstream = await startEmulator(join(WORK, 'gateway-gc-upstream'));
+    const upstream = await startUpstream('gateway-gc-upstream');
+    report('upstream', UPSTREAM_WORDS, 'info');
     const gateway = await startGateway(upstream, BIN, 'gateway-gc', ['--trace-gc', '--trace-gc-nvp']);
     const agent = new Agent({ connections: 256 });
     try {
@@ -166,7 +189,8 @@ export const gatewaySections = {
   },
 
   async gateway() {
-    const upstream = await startEmulator(join(WORK, 'gateway-upstream'));
+    const upstream = await startUpstream('gateway-upstream');
+    report('upstream (direct and through the gateway alike)', UPSTREAM_WORDS, 'info');
     const gateway = await startGateway(upstream);
     const before = BEFORE ? await startGateway(upstream, BEFORE, 'gateway-before') : undefined;
     const agent = new Agent({ connections: 256 });
@@ -185,8 +209,10 @@ export const gatewaySections = {
           // One round unmeasured: connections opened, code warm (a first round measured seconds, not ms).
           await openLoop(agent, sides, perSecond);
           for (let round = 0; round < ROUNDS; round++) {
-            // The other order in odd rounds: no side always follows the same one.
-            const order = round % 2 ? [...sides].reverse() : sides;
+            // Each round starts with the next side, every side in every place by turns. With a before side,
+            // reversing the order in odd rounds never let the gateway start a round; in one run with the two
+            // builds swapped, the worse p99s moved with the place, not the build (4 rows of 4).
+            const order = sides.map((_, i) => sides[(i + round) % sides.length]);
             const times = await openLoop(agent, order, perSecond);
             order.forEach((side, i) => side.into.push(times[i]));
           }
@@ -206,24 +232,32 @@ export const gatewaySections = {
         }
       }
       // CPU per request: the gateway's (parse, route, proxy, relay) beside the upstream's (the answer itself).
+      // BENCH_GATEWAY_CPU requests per target (default 4,000), 16 at a time, in 8 blocks; with a before
+      // side, its blocks and this one's by turns (the other first in odd blocks): both see the machine alike.
       const cpuRows = [];
+      const perTarget = Number(process.env.BENCH_GATEWAY_CPU ?? 4000);
+      const blocks = 8;
       for (const stream of [false, true]) {
-        for (const [target, label] of [[gateway, 'gateway'], ...(before ? [[before, '  BENCH_GATEWAY_BEFORE']] : [])]) {
-          const body = JSON.stringify({ model: stream ? 'bench/lorem' : 'bench/echo', stream, messages: [{ role: 'user', content: stream ? 'write 20 words' : 'hi' }] });
-          const n = 4000;
-          let sent = 0;
-          const g0 = cpuMicros(target.pid);
-          const u0 = cpuMicros(upstream.pid);
-          const l0 = cpuMicros(process.pid);
-          await Promise.all(Array.from({ length: 16 }, async () => {
-            while (sent++ < n) {
-              await hit(agent, target, body);
-            }
-          }));
-          const g = (cpuMicros(target.pid) - g0) / n;
-          const u = (cpuMicros(upstream.pid) - u0) / n;
-          const l = (cpuMicros(process.pid) - l0) / n;
-          cpuRows.push([`${label} CPU per proxied request, ${stream ? 'streamed' : 'not streamed'}`, `${g.toFixed(0)} µs (upstream ${u.toFixed(0)} µs: ${(g / u).toFixed(2)}x; load generator ${l.toFixed(0)} µs)`]);
+        const targets = [[gateway, 'gateway'], ...(before ? [[before, '  BENCH_GATEWAY_BEFORE']] : [])].map(([target, label]) => ({ target, label, g: 0, u: 0, l: 0, n: 0 }));
+        const body = JSON.stringify({ model: stream ? 'bench/lorem' : 'bench/echo', stream, messages: [{ role: 'user', content: stream ? 'write 20 words' : 'hi' }] });
+        for (let block = 0; block < blocks; block++) {
+          for (const t of block % 2 ? [...targets].reverse() : targets) {
+            const n = Math.round(perTarget / blocks);
+            let sent = 0;
+            const g0 = cpuMicros(t.target.pid);
+            const u0 = cpuMicros(upstream.pid);
+            const l0 = cpuMicros(process.pid);
+            await Promise.all(Array.from({ length: 16 }, async () => {
+              while (sent++ < n) await hit(agent, t.target, body);
+            }));
+            t.g += cpuMicros(t.target.pid) - g0;
+            t.u += cpuMicros(upstream.pid) - u0;
+            t.l += cpuMicros(process.pid) - l0;
+            t.n += n;
+          }
+        }
+        for (const { label, g, u, l, n } of targets) {
+          cpuRows.push([`${label} CPU per proxied request, ${stream ? 'streamed' : 'not streamed'}`, `${(g / n).toFixed(0)} µs (upstream ${(u / n).toFixed(0)} µs: ${(g / u).toFixed(2)}x; load generator ${(l / n).toFixed(0)} µs)`]);
         }
       }
       for (const [name, value] of cpuRows) report(name, value, 'info', true);

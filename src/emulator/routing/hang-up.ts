@@ -70,17 +70,23 @@ export function stringMember(data: string, marker: string): string {
   const at = data.indexOf(marker);
   if (at < 0) return '';
   const start = at + marker.length;
-  let i = start;
-  let escaped = false;
-  for (; i < data.length; i++) {
+  return stringText(data, start, stringEnd(data, start));
+}
+
+/** Where a JSON string whose text starts at `start` ends: its closing quote, or -1 when it has none. */
+export function stringEnd(data: string, start: number): number {
+  for (let i = start; i < data.length; i++) {
     const c = data.charCodeAt(i);
-    if (c === 92 /* \ */) {
-      escaped = true;
-      i++;
-    } else if (c === 34 /* " */) break;
+    if (c === 92 /* \ */) i++;
+    else if (c === 34 /* " */) return i;
   }
-  const raw = data.slice(start, i);
-  if (!escaped) return raw;
+  return -1;
+}
+
+/** A JSON string's text from `start` to `end` (stringEnd; -1: to the end), its escapes undone only when it has any. */
+export function stringText(data: string, start: number, end: number): string {
+  const raw = end < 0 ? data.slice(start) : data.slice(start, end);
+  if (!raw.includes('\\')) return raw;
   try {
     return JSON.parse(`"${raw}"`) as string;
   } catch {

@@ -4,8 +4,9 @@ import { ProviderFailure, type QueuedEvents, type StopSignal, type UpstreamReply
 import type { Candidate } from './candidates.js';
 import { priceUsage } from './usage.js';
 import type { GatewayCharge } from './gateway-credits.js';
-import { chunkTokens, contentOf, hangUpCost, moreThanContent, RelayedTokens } from './hang-up.js';
+import { chunkTokens, hangUpCost, RelayedTokens } from './hang-up.js';
 import { answers } from '../providers/first-answer.js';
+import { PlainFrames } from './plain-frames.js';
 
 type Body = Record<string, unknown>;
 type StreamReply = Extract<UpstreamReply, { kind: 'stream' }>;
@@ -61,38 +62,6 @@ export function callerGone(ctx: Ctx): StopSignal {
   const gone = new CallerGone();
   ctx.res.once('close', () => ctx.res.writableFinished || gone.abort());
   return gone;
-}
-
-/**
- * A chunk's text under the gateway's model and provider, without parsing it, when it is a plain one
- * like the first (the same upstream `model` and `provider` members once each, no usage, no error);
- * undefined when it must be parsed. Most of a stream's chunks are plain: one parse and one
- * stringify less for each.
- */
-function relabeller(first: Body, c: Candidate): (data: string) => string | undefined {
-  const member = (name: string, value: unknown) => (typeof value === 'string' ? `"${name}":${JSON.stringify(value)}` : undefined);
-  const model = member('model', first.model);
-  const provider = member('provider', first.provider);
-  const modelTo = member('model', c.model.id)!;
-  const providerTo = member('provider', c.slug)!;
-  const once = (data: string, text: string) => {
-    const at = data.indexOf(text);
-    return at >= 0 && data.indexOf(text, at + text.length) < 0 ? at : -1;
-  };
-  return (data) => {
-    // Parsed as before: the chunk that ends the answer (its finish_reason is kept), usage, an error, a
-    // tool call, reasoning or images (their tokens are counted for a hang-up), anything unusual.
-    if (!model || data.charCodeAt(0) !== 123 /* { */ || data.charCodeAt(data.length - 1) !== 125 /* } */ || data.includes('"usage"') || data.includes('"error"') || !data.includes('"finish_reason":null') || moreThanContent(data)) return undefined;
-    const at = once(data, model);
-    if (at < 0) return undefined;
-    // Built once from slices of `data`: a search in a string built by concatenation copied it whole first.
-    if (!provider) return data.includes('"provider"') ? undefined : `${data.slice(0, at)}${modelTo}${data.slice(at + model.length, -1)},${providerTo}}`;
-    const p = once(data, provider);
-    if (p < 0) return undefined;
-    return p > at
-      ? `${data.slice(0, at)}${modelTo}${data.slice(at + model.length, p)}${providerTo}${data.slice(p + provider.length)}`
-      : `${data.slice(0, p)}${providerTo}${data.slice(p + provider.length, at)}${modelTo}${data.slice(at + model.length)}`;
-  };
 }
 
 export interface RelayOptions {
@@ -173,7 +142,7 @@ export async function pump(res: Ctx['res'], closed: () => boolean, it: AsyncIter
 export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, opts: RelayOptions): Promise<RelayOutcome> {
   const it = reply.events[Symbol.asyncIterator]();
   const held: Body[] = [];
-  let relabel: ((data: string) => string | undefined) | undefined;
+  let plainFrames: PlainFrames | undefined;
   let upstreamDone = false;
   for (;;) {
     let next: IteratorResult<string>;
@@ -196,7 +165,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     }
     if (!chunk || typeof chunk !== 'object' || Array.isArray(chunk)) return { failed: new ProviderFailure('broken', `${c.slug}: a stream event that is not a JSON object`) };
     if (chunk.error) return { failed: new ProviderFailure('broken', `${c.slug}: error before the first token: ${JSON.stringify(chunk.error).slice(0, 200)}`) };
-    relabel ??= relabeller(chunk, c);
+    plainFrames ??= new PlainFrames(chunk, c);
     held.push(chunk);
     if (hasToken(chunk)) break;
   }
@@ -233,10 +202,10 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   /** Adds one upstream event to `out`; true when the stream is over (its [DONE], an error). */
   const relayed = (data: string): boolean => {
     if (data === '[DONE]') return true;
-    const plain = relabel!(data);
+    const plain = plainFrames!.frame(data);
     if (plain !== undefined) {
-      tokens.add(contentOf(data));
-      out.text += `data: ${plain}\n\n`;
+      tokens.add(plainFrames!.content);
+      out.text += plain;
       return false;
     }
     const chunk = eventObject(data, c);

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import type { Candidate } from '../../src/emulator/routing/candidates.js';
+import { PlainFrames } from '../../src/emulator/routing/plain-frames.js';
+
+const candidate = { slug: 'up', model: { id: 'bench/lorem' } } as unknown as Candidate;
+type Body = Record<string, unknown>;
+
+/** An emulator-like chunk: the members before `choices`, one choice, and what `extra` adds after it. */
+function chunk(delta: Body, finish: string | null = null, extra: Body = {}, head: Body = { id: 'gen-1-abc', object: 'chat.completion.chunk', created: 1, model: 'local/lorem', provider: 'local-alpha' }): string {
+  return JSON.stringify({ ...head, choices: [{ index: 0, delta, finish_reason: finish, native_finish_reason: finish, logprobs: null }], ...extra });
+}
+
+/** What the parse path makes of a chunk: the same members under the gateway's model and provider. */
+const relabelled = (data: string) => ({ ...(JSON.parse(data) as Body), model: 'bench/lorem', provider: 'up' });
+
+describe("the gateway's frames of plain chunks", () => {
+  it('frames each plain chunk as the parse path would, its content counted, once the pattern is kept too', () => {
+    const texts = ['Garden', ' open', ' "usage"', ' {"error":1}', '"finish_reason":null', ' é\u00e9 🙂', ' back\\slash\nline', '', ' "model":"local/lorem"', 'usage', 'error'];
+    const first = JSON.parse(chunk({ role: 'assistant', content: 'Hi' })) as Body;
+    const frames = new PlainFrames(first, candidate);
+    for (const content of [...texts, ...texts]) {
+      const data = chunk({ role: 'assistant', content });
+      const out = frames.frame(data);
+      expect(out, content).toMatch(/^data: .*\n\n$/s);
+      expect(JSON.parse(out!.slice(6))).toEqual(relabelled(data));
+      expect(frames.content).toBe(content);
+    }
+  });
+
+  it('leaves to the parse path what is not plain, before and after a pattern is kept', () => {
+    const frames = new PlainFrames(JSON.parse(chunk({ role: 'assistant', content: 'Hi' })) as Body, candidate);
+    const plain = chunk({ role: 'assistant', content: 'a' });
+    const notPlain = [
+      chunk({ role: 'assistant', content: '' }, 'stop'),
+      chunk({ role: 'assistant', content: 'a' }, null, { usage: { prompt_tokens: 1 } }),
+      chunk({ role: 'assistant', content: 'a' }, null, { error: { code: 502 } }),
+      // A second model member (JSON.parse takes the last): text relabelling would leave it as it came.
+      `${chunk({ role: 'assistant', content: 'a' }).slice(0, -1)},"model":"local/lorem"}`,
+      chunk({ role: 'assistant', content: 'a' }, null, { x: { provider: 'local-alpha' } }),
+    ];
+    for (const data of notPlain) expect(frames.frame(data), data).toBeUndefined();
+    expect(frames.frame(plain)).toBeDefined();
+    expect(frames.frame(plain)).toBeDefined();
+    for (const data of notPlain) expect(frames.frame(data), data).toBeUndefined();
+    // Another shape of plain chunk (no role): framed too, and kept as the pattern from then on.
+    for (const content of ['b', 'c\\"']) {
+      const data = chunk({ content });
+      expect(JSON.parse(frames.frame(data)!.slice(6))).toEqual(relabelled(data));
+    }
+  });
+
+  it('adds the provider to chunks of an upstream that names none', () => {
+    const head = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'local/lorem', system_fingerprint: 'fp' };
+    const frames = new PlainFrames(JSON.parse(chunk({ role: 'assistant', content: '' }, null, {}, head)) as Body, candidate);
+    for (const content of ['one', ' two', ' three']) {
+      const data = chunk({ content }, null, {}, head);
+      const out = frames.frame(data)!;
+      expect(JSON.parse(out.slice(6))).toEqual(relabelled(data));
+      expect(out.endsWith(',"provider":"up"}\n\n')).toBe(true);
+    }
+  });
+});
