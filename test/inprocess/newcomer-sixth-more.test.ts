@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, it } from 'vitest';
+import { Worker } from 'node:worker_threads';
+import { expect, it, vi } from 'vitest';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
 
 // Issue 46, round 6, more: what the sixth newcomer pass found and left.
@@ -24,4 +25,36 @@ it('batch run --json prints the summed cost of its shards as the decimal it is, 
   // The job's record, listed, sums the same way.
   const jobs = await run(['batch', 'jobs', '--json']);
   expect((JSON.parse(jobs.stdout) as { totals: { cost: number } }[])[0]!.totals.cost).toBe(job.totals.cost);
+});
+
+it('--jq over a long stream runs jq a few times, not once a chunk, and prints exactly what it did', async () => {
+  const args = ['chat', '--stream', '--json', '--model', 'local/lorem', '--max-tokens', '3300', 'write 3300 words'];
+  const plain = await run(args);
+  const chunks = plain.stdout.trim().split('\n').map((l) => JSON.parse(l) as { choices: { delta: { content?: string } }[] });
+  expect(chunks.length).toBeGreaterThan(3000);
+  // What jq prints for `.choices[0].delta.content // empty`, chunk by chunk: a line each ("" is a line too).
+  const expected = chunks.map((c) => c.choices[0]?.delta.content).filter((c) => c !== undefined && c !== null).map((c) => `${c}\n`).join('');
+  const posted = vi.spyOn(Worker.prototype, 'postMessage');
+  try {
+    const jq = await run([...args, '--jq', '.choices[0].delta.content // empty']);
+    expect(jq.code, jq.stderr).toBe(0);
+    expect(jq.stdout).toBe(expected);
+    // The check of the filter before anything is sent, then the chunks in one run (each run was ~1.3 ms of jq's start-up: 5.3 s for these).
+    expect(posted.mock.calls.length).toBeLessThan(5);
+  } finally {
+    posted.mockRestore();
+  }
+});
+
+it('--jq over a stream that fails on a later chunk: what came before, then the error, as value by value', async () => {
+  const r = await run(['chat', '--stream', '--json', '--model', 'local/lorem', '--max-tokens', '20', '--jq', '.choices[0].delta.content | ascii_downcase', 'write 20 words']);
+  expect(r.code).toBe(1);
+  // The last chunk (the usage, no choices) has no content: jq fails on it, after the words of the others.
+  expect(r.stdout.split('\n').filter(Boolean)).toHaveLength(20);
+  expect(r.stdout).toMatch(/^[a-z]+\n/);
+  expect(r.stderr).toMatch(/error: --jq: explode input must be a string\n$/);
+  // A filter that writes to stderr (debug) as well: printed as run value by value, nothing else said.
+  const debug = await run(['chat', '--stream', '--json', '--model', 'local/lorem', '--max-tokens', '5', '--jq', '.choices[0].delta.content // empty | debug', 'write 5 words']);
+  expect(debug.code).toBe(0);
+  expect(debug.stdout.split('\n')).toHaveLength(7);
 });
