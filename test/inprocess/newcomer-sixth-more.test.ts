@@ -1,13 +1,16 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { expect, it, vi } from 'vitest';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
+import { until } from '../support/until.js';
 
 // Issue 46, round 6, more: what the sixth newcomer pass found and left.
 let t: CliEnv;
 const run = cliEnvPerFile((env) => (t = env));
 
+const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 const line = (id: string, text: string) => JSON.stringify({ custom_id: id, body: { messages: [{ role: 'user', content: text }] } });
 
 it('batch run --json prints the summed cost of its shards as the decimal it is, a number', async () => {
@@ -58,3 +61,21 @@ it('--jq over a stream that fails on a later chunk: what came before, then the e
   expect(debug.code).toBe(0);
   expect(debug.stdout.split('\n')).toHaveLength(7);
 });
+
+it('an MCP server that does not answer in time: the error names the --tool-timeout given', async () => {
+  const fixture = join(ROOT, 'test/support/mcp-fixture-server.mjs');
+  const pidFile = join(t.dir, 'hang.pid');
+  const mcp = [process.execPath, fixture, 'hang', pidFile].map((a) => `'${a}'`).join(' ');
+  const r = await run(['chat', '--model', 'local/tools', '--tool-timeout', '0.5', '--mcp', mcp, 'hang']);
+  expect(r).toMatchObject({ code: 12, stderr: 'error: MCP server fixture-hang did not answer a call of hang in time (--tool-timeout 0.5s)\n' });
+  const pid = Number(readFileSync(pidFile, 'utf8'));
+  const running = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  expect(await until(() => !running(), 5000)).toBe(true);
+}, 60_000);
