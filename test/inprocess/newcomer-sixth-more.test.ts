@@ -79,3 +79,12 @@ it('an MCP server that does not answer in time: the error names the --tool-timeo
   };
   expect(await until(() => !running(), 5000)).toBe(true);
 }, 60_000);
+
+it('batch run --resume with a job that is not there is a usage error (2), as docs/reliability.md says of a name a flag gives', async () => {
+  const r = await run(['batch', 'run', '--resume', 'job_nope', '--model', 'local/echo']);
+  expect(r).toMatchObject({ code: 2, stdout: '', stderr: 'error: --resume: no job job_nope (router batch jobs lists them)\n' });
+  // Asked about by argument it is not found (5), as `roles show` and `config use` are.
+  expect(await run(['batch', 'job', 'job_nope'])).toMatchObject({ code: 5, stderr: 'error: no job job_nope (router batch jobs lists them)\n' });
+  const table = readFileSync(join(ROOT, 'docs', 'reliability.md'), 'utf8');
+  expect(table).toMatch(/\| 5 \|.*one a flag names, `--role`, `--profile` or `batch run --resume`, is a usage error, 2/);
+});
