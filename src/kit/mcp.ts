@@ -90,7 +90,7 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
     description: t.description,
     parameters: t.inputSchema as Record<string, unknown>,
     source: `mcp ${name}`,
-    run: async (args, signal): Promise<ToolResult> => {
+    run: async (args, signal, call): Promise<ToolResult> => {
       try {
         return mcpResult(await client.callTool({ name: t.name, arguments: args }, undefined, { signal, timeout: NO_BOUND }));
       } catch (err) {
@@ -100,7 +100,7 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
         }
         if (signal.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError') {
           await closeAll();
-          throw new ToolSourceError(`MCP server ${name} did not answer a call of ${t.name} in time (--tool-timeout)`, 'hung');
+          throw new ToolSourceError(`MCP server ${name} did not answer a call of ${t.name} in time (--tool-timeout${call?.timeoutMs === undefined ? '' : ` ${call.timeoutMs / 1000}s`})`, 'hung');
         }
         if (signal.aborted) throw signal.reason;
         return { ok: false, text: `the MCP server refused the call: ${err instanceof Error ? err.message : String(err)}` };

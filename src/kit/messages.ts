@@ -1,6 +1,7 @@
 /** The messages of a prompt: the user's as sent and as kept, a system message put in, the usage of rounds summed. */
 import type { ChatMessage, ChatUsage } from '../client/types.js';
 import { attachmentReference, chatParts, type Attachment } from './attachments.js';
+import { roundCost } from './spend/round-cost.js';
 
 /** The user message as sent: the prompt, then a part per attachment. */
 export function userMessage(prompt: string, attachments: Attachment[]): ChatMessage {
@@ -17,7 +18,7 @@ export function recordedUserMessage(prompt: string, attachments: Attachment[]): 
 /** Two usages summed (the rounds of a tool loop); either undefined: the other. */
 export function addUsage(sum: ChatUsage | undefined, u: ChatUsage | undefined): ChatUsage | undefined {
   if (!sum || !u) return sum ?? u;
-  const cost = sum.cost === undefined && u.cost === undefined ? undefined : (sum.cost ?? 0) + (u.cost ?? 0);
+  const cost = sum.cost === undefined && u.cost === undefined ? undefined : roundCost((sum.cost ?? 0) + (u.cost ?? 0));
   return { prompt_tokens: sum.prompt_tokens + u.prompt_tokens, completion_tokens: sum.completion_tokens + u.completion_tokens, total_tokens: sum.total_tokens + u.total_tokens, ...(cost === undefined ? {} : { cost }) };
 }
 

@@ -65,7 +65,7 @@ export async function runToolCall(tools: Map<string, Tool>, call: ToolCallReques
   const signal = timeout ? AbortSignal.any([opts.signal, timeout]) : opts.signal;
   let result: ToolResult;
   try {
-    const r = await tool.run(parsedArguments(call.arguments), signal, { arguments: call.arguments });
+    const r = await tool.run(parsedArguments(call.arguments), signal, { arguments: call.arguments, ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }) });
     result = typeof r === 'string' ? { ok: true, text: r } : r;
   } catch (err) {
     if (opts.signal.aborted || err instanceof ToolSourceError) throw err;

@@ -24,6 +24,8 @@ export interface ToolResult {
 export interface ToolCallInfo {
   /** The arguments as the model wrote them (a command reads them on stdin as they came). */
   arguments: string;
+  /** The bound of this call, when it has one: its signal ends with a TimeoutError after this long. */
+  timeoutMs?: number;
 }
 
 export interface Tool {

@@ -101,7 +101,7 @@ describe('--mcp over stdio', () => {
   it('a server that hangs in a call and ignores SIGTERM: ended at --tool-timeout, exit 12, its process gone', async () => {
     const pidFile = join(dir, 'hang.pid');
     const r = await run(['chat', '--model', 'local/tools', '--tool-timeout', '1', '--mcp', node(FIXTURE, 'hang', pidFile), 'hang']);
-    expect(r).toMatchObject({ code: 12, stderr: 'error: MCP server fixture-hang did not answer a call of hang in time (--tool-timeout)\n' });
+    expect(r).toMatchObject({ code: 12, stderr: 'error: MCP server fixture-hang did not answer a call of hang in time (--tool-timeout 1s)\n' });
     const pid = Number(readFileSync(pidFile, 'utf8'));
     await until(() => !running(pid), 5000);
     expect(running(pid)).toBe(false);

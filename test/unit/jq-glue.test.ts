@@ -9,11 +9,13 @@ import { linearJqGlue } from '../../scripts/jq-glue.mjs';
 import { cpuMsDuring } from '../support/cpu.js';
 
 const rewrite = linearJqGlue as (source: string) => string;
-/** The rewrite as builds before this one made it (their mark had no count): linear IO; output trimmed, the stack kept. */
+/** The rewrite as builds before this one made it (their mark had no count): linear IO; output trimmed, the stack kept, no run(). */
 const linearIoOnly = (rewritten: string) =>
   rewritten
     .replace(/^\/\* router: linear jq IO \(\d+ rewrites\) \*\//, '/* router: linear jq IO */')
     .replace('return fromByteArray(stdoutBuffer.view());', 'return fromByteArray(stdoutBuffer.view()).trim();')
+    .replace(/function runImpl\(.*\n\s*/, '')
+    .replace(/, run\(jsonString[^}]*\}/, '')
     .replace(/const stackBefore = stackAlloc\(0\); try \{ (Module\.callMain\(\[[^\]]*\]\);) \} finally \{ [^}]*\}/, '$1');
 const glue = readFileSync(new URL('./fixtures/jq-wasm-1.0.1-glue.txt', import.meta.url), 'utf8');
 

@@ -4,7 +4,7 @@ import { runJqWorker } from '../../src/cli/io/jq-run.js';
 // jq runs in a worker: a filter that never ends holds no thread of ours, and an abort ends it.
 describe('runJqWorker', () => {
   it('runs jq, says its errors, and an abort ends a filter that never ends; the next run starts afresh', async () => {
-    expect(await runJqWorker('{"a":[1,2]}', '.a[]', ['-c'])).toBe('1\n2');
+    expect(await runJqWorker('{"a":[1,2]}', '.a[]', ['-c'])).toBe('1\n2\n');
     await expect(runJqWorker('null', 'error("boom")', [])).rejects.toThrow(/boom/);
     const stop = new AbortController();
     const reason = Object.assign(new Error('interrupted'), { name: 'AbortError' });
@@ -12,7 +12,7 @@ describe('runJqWorker', () => {
     // The main thread is free while it runs: this timer fires, and its abort ends the run.
     setTimeout(() => stop.abort(reason), 200);
     await expect(endless).rejects.toBe(reason);
-    expect(await runJqWorker('[3]', '.[0] + 1', [])).toBe('4');
+    expect(await runJqWorker('[3]', '.[0] + 1', [])).toBe('4\n');
   });
 
   it('an aborted signal runs nothing', async () => {

@@ -4,6 +4,7 @@ import type { Batch } from '../../client/types.js';
 import { isFinished, type JobRecord } from './store.js';
 import { track } from './submit.js';
 import { isNoListing } from '../../client/resources/batches.js';
+import { roundCost } from '../../kit/spend/round-cost.js';
 
 /** Updates every unfinished shard from the listing; returns whether anything changed. */
 export async function refreshJob(client: RouterClient, job: JobRecord, signal: AbortSignal): Promise<boolean> {
@@ -61,6 +62,7 @@ export function totals(job: JobRecord): JobTotals {
     t.tokens += s.usage?.total_tokens ?? 0;
   }
   for (const s of job.shards) t.failed -= s.failed_before ?? 0;
+  t.cost = roundCost(t.cost);
   return t;
 }
 

@@ -5,6 +5,7 @@ import type { RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
 import { usd } from '../../kit/spend/cost-bound.js';
 import { decimal } from '../../internal/decimal.js';
+import { roundCost } from '../../kit/spend/round-cost.js';
 
 export const credits = defineCommand({
   name: 'credits',
@@ -22,7 +23,7 @@ async function runCredits(ctx: RunContext<{ json?: boolean }>): Promise<void> {
   const { client, settings } = await ctx.connect({ management: true });
   try {
     const c = await client.credits.get({ signal: ctx.signal });
-    const balance = Math.round((c.total_credits - c.total_usage) * 1e10) / 1e10;
+    const balance = roundCost(c.total_credits - c.total_usage);
     if (opts.json) return io.json({ total_credits: c.total_credits, total_usage: c.total_usage, balance });
     if (!io.stdoutTTY) return void io.out(`${decimal(c.total_credits)}\t${decimal(c.total_usage)}\t${decimal(balance)}\n`);
     io.out(`credits  ${usd(c.total_credits)}\nused     ${usd(c.total_usage)}\nbalance  ${usd(balance)}\n`);

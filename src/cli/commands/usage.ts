@@ -6,6 +6,7 @@ import type { FlagValues } from '../flags/flags.js';
 import type { UsageRecord } from '../../kit/spend/ledger.js';
 import { eachLedgerRecord } from '../../kit/spend/ledger-read.js';
 import { integerIn } from '../flags/options.js';
+import { roundCost } from '../../kit/spend/round-cost.js';
 
 interface Totals {
   calls: number;
@@ -111,9 +112,9 @@ async function runUsage(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<void
   const now = new Date();
   const spend = settings.dailyBudget !== undefined || settings.monthlyBudget !== undefined ? spendCounter(settings.profile, now) : undefined;
   const { groups, total } = await totalsSince(ctx.env, from, keyOf, spend?.add, ctx.signal);
-  const budgets = (await budgetsFor(ctx.env, settings, { now, known: spend?.total() })).map((b) => ({ name: b.name, profile: settings.profile, limit: b.limit, spent: b.spent, left: round(Math.max(0, b.limit - b.spent)), resets: b.resets.toISOString() }));
-  const rows = [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, t]) => ({ key, ...t, cost: round(t.cost) }));
-  const summed = { ...total, cost: round(total.cost) };
+  const budgets = (await budgetsFor(ctx.env, settings, { now, known: spend?.total() })).map((b) => ({ name: b.name, profile: settings.profile, limit: b.limit, spent: b.spent, left: roundCost(Math.max(0, b.limit - b.spent)), resets: b.resets.toISOString() }));
+  const rows = [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, t]) => ({ key, ...t, cost: roundCost(t.cost) }));
+  const summed = { ...total, cost: roundCost(total.cost) };
   if (opts.json) return io.json({ since: new Date(from).toISOString(), until: now.toISOString(), by: opts.by, rows, total: summed, budgets });
   const lines = [...rows, { key: 'total', ...summed }].map((r) => [r.key, String(r.calls), String(r.prompt_tokens), String(r.completion_tokens), String(r.total_tokens), `$${r.cost.toFixed(6)}`]);
   if (!io.stdoutTTY) return void io.out(`${lines.map((r) => r.join('\t')).join('\n')}\n`);
@@ -121,6 +122,3 @@ async function runUsage(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<void
   io.out(table(io, [opts.by, 'calls', 'prompt', 'completion', 'total tokens', 'cost'], lines));
   for (const b of budgets) io.out(`${b.name}: $${b.spent.toFixed(6)} of $${b.limit.toFixed(6)} spent ${b.name === 'daily_budget' ? 'today' : 'this month'} (UTC), $${b.left.toFixed(6)} left; resets ${b.resets}\n`);
 }
-
-/** Sums of floats, to the precision the service reports (no 0.30000000000000004). */
-const round = (x: number) => Math.round(x * 1e10) / 1e10;

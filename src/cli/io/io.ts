@@ -189,11 +189,11 @@ export class IO {
   async flushJq(): Promise<void> {
     const expr = this.jsonShape.jq;
     if (!expr) return;
-    const { runJq } = await import('./json-output.js');
-    for (const value of this.forJq.splice(0)) {
-      const text = await runJq(value, expr, this.stdoutTTY, this.interrupt);
+    const { runJqEach } = await import('./json-output.js');
+    const write = async (text: string) => {
       if (text && !this.out(text.endsWith('\n') ? text : `${text}\n`)) await this.drain();
-    }
+    };
+    await runJqEach(this.forJq.splice(0), expr, this.stdoutTTY, write, this.interrupt);
   }
 
   /** Status lines for a person: stderr, TTY only, not with --quiet. */

@@ -143,3 +143,37 @@ export async function runJq(value: unknown, expr: string, tty: boolean, signal?:
     throw new CliError(`--jq: ${jqMessage(err)}`, EXIT.FAILURE);
   }
 }
+
+/** A filter that looks past its own value (input, inputs, halt): it runs on each value alone, as it always did. */
+const SEES_OTHERS = /(?<![.$\w])(?:inputs?|input_line_number|halt|halt_error)(?!\w)/;
+/** The JSON text of the values one run of jq takes at most (a stream's chunks are a few hundred bytes each). */
+const RUN_CHARS = 4_000_000;
+
+/**
+ * Runs the expression over each value in turn, each one's output after the last's, given to `write`:
+ * one run of jq over many values (jq's stream of inputs, as `| jq` reads a stream of JSON lines), not
+ * a run each (a stream of thousands of chunks: each run starts jq anew, ~1 ms). A run that says
+ * anything on stderr (an error, `debug`) is done again value by value, which fails or says it where
+ * the value is, as before.
+ */
+export async function runJqEach(values: unknown[], expr: string, tty: boolean, write: (text: string) => Promise<void>, signal?: AbortSignal): Promise<void> {
+  const one = async (value: unknown) => write(await runJq(value, expr, tty, signal));
+  if (values.length < 2 || SEES_OTHERS.test(expr)) {
+    for (const value of values) await one(value);
+    return;
+  }
+  const { runJqStream } = await import('./jq-run.js');
+  for (let i = 0; i < values.length; ) {
+    const texts: string[] = [];
+    for (let chars = 0; i < values.length && (texts.length === 0 || chars < RUN_CHARS); i++) {
+      const text = JSON.stringify(values[i]);
+      texts.push(text);
+      chars += text?.length ?? 0;
+    }
+    const ran = await runJqStream(texts.join('\n'), expr, tty ? ['-r'] : ['-r', '-c'], signal).catch((err: unknown) => {
+      if (signal?.aborted) throw err;
+    });
+    if (ran && ran.status === 0 && !ran.err) await write(ran.out);
+    else for (const value of values.slice(i - texts.length, i)) await one(value);
+  }
+}

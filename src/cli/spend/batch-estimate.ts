@@ -9,6 +9,7 @@ import { DEFAULT_API_ROOT } from '../../client/core.js';
 import { readLines } from '../../internal/jsonl.js';
 import { BATCH_PRICE, callBound, countImages, imagesUnbounded, promptTokenBound, searchesOf, usd, usdBound, type Pricing } from '../../kit/spend/cost-bound.js';
 import { capOf, HeldBack, pricesOf, pricesOrWhy, type SpendOptions } from './spend-guard.js';
+import { roundCost } from '../../kit/spend/round-cost.js';
 import type { BudgetHold, Held } from './budget-hold.js';
 import { isFinished, type JobRecord } from '../../batch/job/store.js';
 
@@ -70,7 +71,7 @@ export function estimateJson(e: BatchEstimate) {
     requests: e.requests,
     bound: Number.isFinite(e.bound) ? Math.ceil(e.bound * 1e10) / 1e10 : null,
     unlimited: e.unlimited,
-    spent: Math.round(e.spent * 1e10) / 1e10,
+    spent: roundCost(e.spent),
     max_completion_tokens: e.maxCompletion ?? null,
   };
 }

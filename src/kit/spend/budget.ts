@@ -7,6 +7,7 @@ import { sourceName } from '../../config/settings.js';
 import type { UsageRecord } from './ledger.js';
 import { InvalidAmount, type Budget, type BudgetName } from './errors.js';
 import { usd } from './cost-bound.js';
+import { roundCost } from './round-cost.js';
 
 export type { Budget, BudgetName };
 
@@ -79,7 +80,7 @@ export function spendCounter(profile: string, now = new Date()): { add: (r: Usag
       if (b.at >= month) sum.month += b.cost;
       if (b.at >= day) sum.today += b.cost;
     }
-    return { today: round(sum.today), month: round(sum.month) };
+    return { today: roundCost(sum.today), month: roundCost(sum.month) };
   };
   return { add, total };
 }
@@ -125,6 +126,3 @@ export function reachedLine(b: Budget): string {
   const period = b.name === 'daily_budget' ? 'today' : 'this month';
   return `${b.name} of ${usd(b.limit)} reached (${b.from}): ${usd(b.spent)} spent ${period} (UTC); it resets at ${b.resets.toISOString()} (--ignore-budget for one call)`;
 }
-
-/** Sums of floats, to the precision the service reports. */
-const round = (x: number) => Math.round(x * 1e10) / 1e10;

@@ -9,6 +9,7 @@ import type { RouterClient } from '../../client/index.js';
 import { APIError } from '../../client/errors.js';
 import { appendUsage, type UsageRecord } from './ledger.js';
 import { eachLedgerRecord } from './ledger-read.js';
+import { roundCost } from './round-cost.js';
 
 /** The endpoints whose answers are generations the service can describe. */
 const GENERATED = new Set(['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/alpha/decisions']);
@@ -62,7 +63,7 @@ export async function reconcile(o: { env: NodeJS.ProcessEnv; profile: string; cl
   const now = o.now ?? Date.now();
   const write = (r: UsageRecord, real: number | null) => {
     const reported = typeof r.cost === 'number' && Number.isFinite(r.cost) ? r.cost : 0;
-    const line: Checked = { time: r.time, profile: r.profile, command: r.command, endpoint: r.endpoint, ...(r.model ? { model: r.model } : {}), reconciles: r.id!, real_cost: real, cost: real === null ? 0 : round(real - reported) };
+    const line: Checked = { time: r.time, profile: r.profile, command: r.command, endpoint: r.endpoint, ...(r.model ? { model: r.model } : {}), reconciles: r.id!, real_cost: real, cost: real === null ? 0 : roundCost(real - reported) };
     const problem = appendUsage(o.env, line);
     if (problem) throw Object.assign(new Error(problem), { ledger: true });
   };
@@ -96,9 +97,7 @@ export async function reconcile(o: { env: NodeJS.ProcessEnv; profile: string; cl
     }
   }
   report.left = todo.length - i + report.pending.length;
-  report.reported_cost = round(report.reported_cost);
-  report.charged_cost = round(report.charged_cost);
+  report.reported_cost = roundCost(report.reported_cost);
+  report.charged_cost = roundCost(report.charged_cost);
   return { report, failure };
 }
-
-const round = (x: number) => Math.round(x * 1e10) / 1e10;

@@ -4,7 +4,8 @@ import type { RouterClient } from '../../../client/index.js';
 import { checkInputFile } from '../../../batch/scan.js';
 import { driveJob, openJob, planInput, type JobEvents } from '../../../batch/job/run.js';
 import { jobSummary } from '../../../batch/job/progress.js';
-import type { JobRecord } from '../../../batch/job/store.js';
+import { loadJob, type JobRecord } from '../../../batch/job/store.js';
+import { BatchError } from '../../../batch/errors.js';
 import type { MergeFormat } from '../../../batch/job/merge.js';
 import type { Connected } from '../../context.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
@@ -27,6 +28,19 @@ function checkFlags(opts: RunOpts, file: string | undefined, jsonFlag: string): 
   if (opts.new && opts.resume) throw usage('--new starts another job; it does not go with --resume');
   if (opts.join && opts.lineNumbers) throw usage('--join already carries the line number; give one of --join and --line-numbers');
   if (opts.json && (opts.results === true || opts.results === '-')) throw usage(`${jsonFlag} and --results to stdout cannot be combined (give --results a file)`);
+}
+
+/**
+ * A job --resume names that is not there is a usage error (2), as a --role or --profile that is not
+ * there is (docs/reliability.md); asked about by argument (`batch job ID`) it is not found (5).
+ */
+function refuseUnknownJob(ctx: Ctx, id: string): void {
+  try {
+    loadJob(ctx.env, id);
+  } catch (err) {
+    if (err instanceof BatchError && err.data?.about === 'no_job') throw usage(`--resume: no job ${id} (router batch jobs lists them)`);
+    // Anything else (not a job id, a damaged record) is said as the engine says it.
+  }
 }
 
 /** The command that takes the job up again with the same output flags. */
@@ -72,6 +86,7 @@ async function dryRun(ctx: Ctx, file: string): Promise<void> {
 export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise<void> {
   const { io, opts, signal } = ctx;
   checkFlags(opts, file, io.jsonFlag);
+  if (opts.resume) refuseUnknownJob(ctx, opts.resume);
   if (file !== undefined && !opts.resume) {
     if (file === '-') throw usage('batch run reads its file again to resume and merge: save stdin to a file and give its path');
     checkInputFile(file);
