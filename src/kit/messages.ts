@@ -1,7 +1,7 @@
 /** The messages of a prompt: the user's as sent and as kept, a system message put in, the usage of rounds summed. */
 import type { ChatMessage, ChatUsage } from '../client/types.js';
 import { attachmentReference, chatParts, type Attachment } from './attachments.js';
-import { roundCost } from './spend/round-cost.js';
+import { roundCost } from '../internal/round-cost.js';
 
 /** The user message as sent: the prompt, then a part per attachment. */
 export function userMessage(prompt: string, attachments: Attachment[]): ChatMessage {

@@ -5,7 +5,7 @@ import type { RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
 import { usd } from '../../kit/spend/cost-bound.js';
 import { decimal } from '../../internal/decimal.js';
-import { roundCost } from '../../kit/spend/round-cost.js';
+import { roundCost } from '../../internal/round-cost.js';
 
 export const credits = defineCommand({
   name: 'credits',

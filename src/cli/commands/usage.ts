@@ -6,7 +6,7 @@ import type { FlagValues } from '../flags/flags.js';
 import type { UsageRecord } from '../../kit/spend/ledger.js';
 import { eachLedgerRecord } from '../../kit/spend/ledger-read.js';
 import { integerIn } from '../flags/options.js';
-import { roundCost } from '../../kit/spend/round-cost.js';
+import { roundCost } from '../../internal/round-cost.js';
 
 interface Totals {
   calls: number;

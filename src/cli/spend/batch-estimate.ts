@@ -9,7 +9,7 @@ import { DEFAULT_API_ROOT } from '../../client/core.js';
 import { readLines } from '../../internal/jsonl.js';
 import { BATCH_PRICE, callBound, countImages, imagesUnbounded, promptTokenBound, searchesOf, usd, usdBound, type Pricing } from '../../kit/spend/cost-bound.js';
 import { capOf, HeldBack, pricesOf, pricesOrWhy, type SpendOptions } from './spend-guard.js';
-import { roundCost } from '../../kit/spend/round-cost.js';
+import { roundCost } from '../../internal/round-cost.js';
 import type { BudgetHold, Held } from './budget-hold.js';
 import { isFinished, type JobRecord } from '../../batch/job/store.js';
 

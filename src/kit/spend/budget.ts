@@ -7,7 +7,7 @@ import { sourceName } from '../../config/settings.js';
 import type { UsageRecord } from './ledger.js';
 import { InvalidAmount, type Budget, type BudgetName } from './errors.js';
 import { usd } from './cost-bound.js';
-import { roundCost } from './round-cost.js';
+import { roundCost } from '../../internal/round-cost.js';
 
 export type { Budget, BudgetName };
 

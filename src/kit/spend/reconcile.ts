@@ -9,7 +9,7 @@ import type { RouterClient } from '../../client/index.js';
 import { APIError } from '../../client/errors.js';
 import { appendUsage, type UsageRecord } from './ledger.js';
 import { eachLedgerRecord } from './ledger-read.js';
-import { roundCost } from './round-cost.js';
+import { roundCost } from '../../internal/round-cost.js';
 
 /** The endpoints whose answers are generations the service can describe. */
 const GENERATED = new Set(['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/alpha/decisions']);
