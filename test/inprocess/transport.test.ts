@@ -8,6 +8,10 @@ let server: Server;
 let origin: string;
 const seen: string[] = [];
 let release: () => void = () => {};
+/** Resolves once the server has the /slow request (and `release` ends its answer). */
+let slowArrived: Promise<void> = Promise.resolve();
+let slowSeen: () => void = () => {};
+const expectSlow = () => (slowArrived = new Promise((resolve) => (slowSeen = resolve)));
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -15,6 +19,7 @@ beforeAll(async () => {
     if (req.url === '/slow') {
       res.write('slow ');
       release = () => res.end('done');
+      slowSeen();
     }
     else res.end(`answer to ${req.url}`);
   });
@@ -36,8 +41,10 @@ describe('send (dispatch with a raw handler)', () => {
   it('a request aborted while it waits for its connection fails at once and is never sent', async () => {
     seen.length = 0;
     const pool = new Pool(origin, { connections: 1, pipelining: 1 });
+    expectSlow();
     const slow = send(pool, `${origin}/slow`, { method: 'GET' });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The one connection is busy with /slow (not a fixed wait: on a loaded machine /slow came later, release() ended nothing).
+    await slowArrived;
     const stop = new AbortController();
     const queued = send(pool, `${origin}/queued`, { method: 'GET', signal: stop.signal });
     stop.abort(new Error('stopped'));
