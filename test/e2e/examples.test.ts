@@ -34,4 +34,4 @@ it('every --help example of every command runs verbatim', async () => {
   }
   expect(examples.length).toBeGreaterThan(25);
   expect(await runExamples(examples)).toEqual([]);
-}, 120_000);
+}, 300_000); // a guard against a hang: ~30 s alone, over 120 s beside a loaded full suite
