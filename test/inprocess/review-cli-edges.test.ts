@@ -57,3 +57,17 @@ it('the same from the built router: the process ends, where it listened on until
     if (code === undefined) child.kill();
   }
 });
+
+it('a node without WebAssembly (--jitless) still runs what makes no request: the launcher compiles no parser', async () => {
+  // Before, bin/launch.cjs started WebAssembly.compile() unguarded: a ReferenceError and its stack, exit 1.
+  const child = spawn(process.execPath, ['--jitless', BIN, 'chat', '--help'], { env: { ...process.env, ...t.env, ROUTER_TRACE_START: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c) => (stdout += c));
+  child.stderr.on('data', (c) => (stderr += c));
+  const code = await new Promise<number | null>((done) => child.on('close', done));
+  expect(code, stderr).toBe(0);
+  expect(stdout).toMatch(/^Usage: router chat/);
+  expect(stderr).toContain('router: started from the bundle');
+  expect(stderr).not.toMatch(/ReferenceError|WebAssembly/);
+});
