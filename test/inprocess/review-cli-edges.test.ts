@@ -71,3 +71,11 @@ it('a node without WebAssembly (--jitless) still runs what makes no request: the
   expect(stderr).toContain('router: started from the bundle');
   expect(stderr).not.toMatch(/ReferenceError|WebAssembly/);
 });
+
+it('--jq run value by value over a long stream (a filter with debug) keeps jq\'s stack: every chunk, past the ~300 runs one jq held', async () => {
+  // A run over many values that writes to stderr is done again value by value (runJqEach): hundreds of runs in one worker.
+  const r = await t.run(['chat', '--model', 'local/lorem', '--stream', '--json', '--jq', '.choices[0].delta.content // empty | debug', 'write 400 words']);
+  expect(r).toMatchObject({ code: 0, stderr: '' });
+  const whole = await t.run(['chat', '--model', 'local/lorem', 'write 400 words']);
+  expect(r.stdout.replace(/\n/g, '')).toBe(whole.stdout.replace(/\n/g, ''));
+});
