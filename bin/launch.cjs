@@ -79,7 +79,8 @@ function startV8(argv) {
   const offline = OFFLINE.has(command);
   for (const name of offline ? ['node:os'] : ['node:os', 'node:net', 'node:tty']) require(name);
   require('node:v8').setFlagsFromString('--liftoff-only');
-  if (offline) return;
+  // No WebAssembly at all (node --jitless, --no-expose-wasm): nothing to compile; a request fails in undici, as before.
+  if (offline || typeof WebAssembly !== 'object') return;
   let bytes;
   try {
     bytes = readFileSync(join(dist, PARSER_FILE));

@@ -104,6 +104,16 @@ describe('the installed package (npm pack, npm install of the tarball)', () => {
     expect(r.stdout).toBe('echo,today string true\n');
   }, 90_000);
 
+  // `router serve`, and any call with a "serve" among its words, starts from the modules, whose --jq
+  // worker loaded node_modules/jq-wasm: as npm unpacked it, without the run() the build adds in a
+  // checkout ("--jq: jq.run is not a function", exit 1).
+  it('runs --jq from the modules too, though the installed jq-wasm is not rewritten', async () => {
+    const r = await router(['chat', '--model', 'local/echo', '--json', '--jq', '.choices[0].message.content', 'serve']);
+    expect(r.stdout).toBe('serve\n');
+    expect(r.stderr).toBe('');
+    expect(readFileSync(join(dir, 'prefix', 'node_modules', 'jq-wasm', 'dist', 'build', 'jq.js'), 'utf8')).not.toMatch(/^\/\* router: linear jq IO/);
+  });
+
   it('says when it starts from the modules: the checkout with a bundle of another build', () => {
     const copy = join(dir, 'checkout');
     cpSync(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });

@@ -75,8 +75,17 @@ async function runServe({ io, opts, signal }: RunContext<FlagValues<typeof FLAGS
   const operatorKey = emu.store.operatorKey();
   if (opts.json) {
     io.jsonl({ api_root: emu.apiRoot, api_key: apiKey, management_key: managementKey, operator_key: operatorKey, state_dir: stateDir, pid: process.pid });
-    // --jq runs once a command is done, and this one runs until stopped: its line is wanted now.
-    await io.flushJq();
+    // --jq runs once a command is done, and this one runs until stopped: its line is wanted now. A filter
+    // that fails (or a stdout that is gone) ends the command: the emulator stops and --state is let go,
+    // else the process said its error and went on listening until killed.
+    await io.flushJq().catch(async (err: unknown) => {
+      try {
+        await emu.close();
+      } finally {
+        release();
+      }
+      throw err;
+    });
   } else {
     io.out(
       [
