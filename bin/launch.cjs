@@ -60,7 +60,7 @@ function trace(how) {
 const OFFLINE = new Set(['config', 'roles', 'conversations', 'completion', '__complete']);
 
 /** The parser's module, once compiled (startV8()). */
-const compiled = [];
+const parserModules = [];
 
 /**
  * V8 as the bundle runs under, set before anything is compiled: V8 takes a code cache only under the
@@ -80,7 +80,8 @@ function startV8(argv) {
   for (const name of offline ? ['node:os'] : ['node:os', 'node:net', 'node:tty']) require(name);
   require('node:v8').setFlagsFromString('--liftoff-only');
   // No WebAssembly at all (node --jitless, --no-expose-wasm): nothing to compile; a request fails in undici, as before.
-  if (offline || typeof WebAssembly !== 'object') return;
+  // A help makes no request either, whatever the command.
+  if (offline || argv.includes('--help') || argv.includes('-h') || typeof WebAssembly !== 'object') return;
   let bytes;
   try {
     bytes = readFileSync(join(dist, PARSER_FILE));
@@ -88,7 +89,7 @@ function startV8(argv) {
     return; // a build without it: undici compiles its own
   }
   // Held, so that V8 keeps the module until undici asks for it.
-  WebAssembly.compile(bytes).then((module) => compiled.push(module), () => {});
+  WebAssembly.compile(bytes).then((module) => parserModules.push(module), () => {});
 }
 
 /**
