@@ -4,7 +4,7 @@ import type { Batch } from '../../client/types.js';
 import { isFinished, type JobRecord } from './store.js';
 import { track } from './submit.js';
 import { isNoListing } from '../../client/resources/batches.js';
-import { roundCost } from '../../kit/spend/round-cost.js';
+import { roundCost } from '../../internal/round-cost.js';
 
 /** Updates every unfinished shard from the listing; returns whether anything changed. */
 export async function refreshJob(client: RouterClient, job: JobRecord, signal: AbortSignal): Promise<boolean> {
