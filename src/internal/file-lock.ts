@@ -258,6 +258,15 @@ export function holdLock(lock: string, busy: (holder: LockHolder) => Error, lost
 }
 
 /**
+ * For a process waiting on a lock (withFileLock, the budgets'): true once the lock takeLock found held
+ * on another machine or pid namespace stayed unrefreshed LEFT_MS and was removed (take it again).
+ */
+export function leftBehind(): (lock: string, taken: { holder: number; refreshed?: boolean }) => boolean {
+  const watch = new Watch();
+  return (lock, taken) => !!taken.refreshed && watch.look(lock) === 'left' && watch.remove(lock, taken.holder);
+}
+
+/**
  * Runs `change` holding `<file>.lock`, so that processes that read, change and write the same
  * file (two `router config set` in a script) take turns and none loses the other's change.
  * Synchronous: the changes it guards are. A lock of another machine or pid namespace left for
@@ -266,7 +275,7 @@ export function holdLock(lock: string, busy: (holder: LockHolder) => Error, lost
 export function withFileLock<T>(file: string, change: () => T, waitMs = 10_000): T {
   const lock = `${file}.lock`;
   const until = Date.now() + waitMs;
-  const watch = new Watch();
+  const left = leftBehind();
   for (;;) {
     const taken = takeLock(lock);
     if ('release' in taken) {
@@ -276,7 +285,7 @@ export function withFileLock<T>(file: string, change: () => T, waitMs = 10_000):
         taken.release();
       }
     }
-    if (taken.refreshed && watch.look(lock) === 'left' && watch.remove(lock, taken.holder)) continue;
+    if (left(lock, taken)) continue;
     if (Date.now() > until) throw new FileLockTimeout(`cannot change ${file}: ${describeHolder({ pid: taken.holder, host: taken.host, elsewhere: taken.elsewhere })} has held its lock for ${waitMs / 1000} s; try again, or remove ${lock} if no router runs`);
     Atomics.wait(pause, 0, 0, 5);
   }
