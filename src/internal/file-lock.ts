@@ -95,7 +95,7 @@ export function takeLock(lock: string): { release: () => void } | { holder: numb
   for (;;) {
     try {
       symlinkSync(lockText(), lock);
-      return { release: () => removeLink(lock) };
+      return { release: () => releaseOwn(lock) };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
@@ -144,19 +144,59 @@ function touched(lock: string): { text: string; at: number } | undefined {
   }
 }
 
-/** Refreshes `lock` while it is still ours (its link's mtime: a holder on another machine or namespace watches it). */
-function keepFresh(lock: string): NodeJS.Timeout {
+/** Removes `lock` if it still names this process: one taken over since (its holder here not heard for LEFT_MS) is the taker's. */
+function releaseOwn(lock: string): void {
+  try {
+    if (readlinkSync(lock) !== lockText()) return;
+  } catch {
+    return;
+  }
+  removeLink(lock);
+}
+
+/**
+ * Refreshes `lock` while it is ours (its link's mtime: a holder on another machine or namespace
+ * watches it). A refresh that fails (a network volume's hiccup) is tried again at the next; a lock
+ * removed by hand is made again (else a second holder could start beside this one). One that names
+ * another process was taken over (this one not heard for LEFT_MS: paused, suspended): `lost` is told.
+ */
+function keepFresh(lock: string, lost: (text: string) => void): NodeJS.Timeout {
   const timer = setInterval(() => {
+    let text: string;
     try {
-      if (readlinkSync(lock) !== lockText()) return clearInterval(timer);
+      text = readlinkSync(lock);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+        try {
+          symlinkSync(lockText(), lock);
+        } catch {
+          // Taken by another since (read at the next refresh), or not to be made now: tried again.
+        }
+      }
+      return;
+    }
+    if (text !== lockText()) {
+      clearInterval(timer);
+      return lost(text);
+    }
+    try {
       const now = new Date();
       lutimesSync(lock, now, now);
     } catch {
-      clearInterval(timer);
+      // Tried again at the next refresh.
     }
   }, REFRESH_MS);
   timer.unref();
   return timer;
+}
+
+/**
+ * What a holder whose lock was taken over does by default: it stops at once, as a kill -9 would
+ * (nothing more written), so two never go on working on what the lock guards.
+ */
+function stopOnLost(lock: string, text: string): never {
+  process.stderr.write(`error: ${lock} was taken over by ${text} while this process (${lockText()}) held it (not heard for ${LEFT_MS / 1000} s: paused or suspended?); stopping, so two do not work on one state\n`);
+  process.exit(1);
 }
 
 /**
@@ -189,17 +229,19 @@ class Watch {
 /**
  * Holds `lock` while this process works (until the returned release, or its exit), refreshing it;
  * `busy` makes the error to throw when another live process holds it. A lock of another machine or
- * pid namespace is watched (Watch): refreshed, it is held; left, it is taken over.
+ * pid namespace is watched (Watch): refreshed, it is held; left, it is taken over. `lost` is told
+ * when this process's lock was taken over so (by default it stops the process); released, a lock
+ * that names another is left to it.
  */
-export function holdLock(lock: string, busy: (holder: LockHolder) => Error): () => void {
+export function holdLock(lock: string, busy: (holder: LockHolder) => Error, lost: (text: string) => void = (text) => stopOnLost(lock, text)): () => void {
   const watch = new Watch();
   for (;;) {
     const taken = takeLock(lock);
     if ('release' in taken) {
-      const timer = keepFresh(lock);
+      const timer = keepFresh(lock, lost);
       const release = () => {
         clearInterval(timer);
-        taken.release();
+        releaseOwn(lock);
       };
       process.once('exit', release);
       return () => {
@@ -216,6 +258,15 @@ export function holdLock(lock: string, busy: (holder: LockHolder) => Error): () 
 }
 
 /**
+ * For a process waiting on a lock (withFileLock, the budgets'): true once the lock takeLock found held
+ * on another machine or pid namespace stayed unrefreshed LEFT_MS and was removed (take it again).
+ */
+export function leftBehind(): (lock: string, taken: { holder: number; refreshed?: boolean }) => boolean {
+  const watch = new Watch();
+  return (lock, taken) => !!taken.refreshed && watch.look(lock) === 'left' && watch.remove(lock, taken.holder);
+}
+
+/**
  * Runs `change` holding `<file>.lock`, so that processes that read, change and write the same
  * file (two `router config set` in a script) take turns and none loses the other's change.
  * Synchronous: the changes it guards are. A lock of another machine or pid namespace left for
@@ -224,7 +275,7 @@ export function holdLock(lock: string, busy: (holder: LockHolder) => Error): () 
 export function withFileLock<T>(file: string, change: () => T, waitMs = 10_000): T {
   const lock = `${file}.lock`;
   const until = Date.now() + waitMs;
-  const watch = new Watch();
+  const left = leftBehind();
   for (;;) {
     const taken = takeLock(lock);
     if ('release' in taken) {
@@ -234,7 +285,7 @@ export function withFileLock<T>(file: string, change: () => T, waitMs = 10_000):
         taken.release();
       }
     }
-    if (taken.refreshed && watch.look(lock) === 'left' && watch.remove(lock, taken.holder)) continue;
+    if (left(lock, taken)) continue;
     if (Date.now() > until) throw new FileLockTimeout(`cannot change ${file}: ${describeHolder({ pid: taken.holder, host: taken.host, elsewhere: taken.elsewhere })} has held its lock for ${waitMs / 1000} s; try again, or remove ${lock} if no router runs`);
     Atomics.wait(pause, 0, 0, 5);
   }

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BIN } from '../helpers.js';
 
 // Two `router serve` started at the same moment on one state folder: one serves, the other is
@@ -18,8 +19,10 @@ interface Started {
 function start(state: string): Promise<Started> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--json', '--state', state], { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  const started: Partial<Started> = {};
   let stderr = '';
-  child.stderr!.on('data', (c) => (stderr += c));
+  child.stderr!.on('data', (c) => (started.stderr = stderr += c));
+  void exited.then((code) => (started.code = code));
   const stop = async () => {
     child.kill('SIGTERM');
     await exited;
@@ -29,7 +32,7 @@ function start(state: string): Promise<Started> {
     child.stdout!.on('data', (c) => {
       out += c;
       const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve({ pid: child.pid!, info: JSON.parse(line), stderr, stop });
+      if (line) resolve(Object.assign(started, { pid: child.pid!, info: JSON.parse(line), stderr, stop }));
     });
     void exited.then((code) => resolve({ pid: child.pid!, code, stderr, stop }));
   });
@@ -68,4 +71,28 @@ describe('two router serve on one state folder at once', () => {
       rmSync(state, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe('a router serve whose lock was taken over', () => {
+  it('stops at once, and leaves the lock to its taker: two never serve one state', async () => {
+    const state = mkdtempSync(join(tmpdir(), 'router-serve-taken-'));
+    try {
+      const first = await start(state);
+      expect(first.info).toBeDefined();
+      const lock = join(state, 'serve.lock');
+      expect(readlinkSync(lock)).toMatch(new RegExp(`^${first.pid}:`));
+      // What a serve in another container on this volume writes once it watched this one's lock
+      // unrefreshed for 7 s (this one's container paused, its machine suspended).
+      const taker = `1:5@${hostname()}#4026531999`;
+      rmSync(lock);
+      symlinkSync(taker, lock);
+      // Before: it went on serving (and saving) beside its taker, and removed the taker's lock when stopped.
+      await vi.waitFor(() => expect(first.code).toBe(1), { timeout: 15_000, interval: 100 });
+      expect(first.stderr).toContain(`error: ${lock} was taken over by ${taker} while this process (${first.pid}:`);
+      expect(readlinkSync(lock)).toBe(taker);
+      await expect(fetch(`${first.info!.api_root}/v1/models`)).rejects.toThrow();
+    } finally {
+      rmSync(state, { recursive: true, force: true });
+    }
+  }, 30_000);
 });

@@ -28,6 +28,13 @@ beforeAll(async () => {
     if (req.url!.endsWith('/responses')) {
       const event = (e: Record<string, unknown>) => `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`;
       res.write(event({ type: 'response.created', sequence_number: 0, response: { id: 'resp_1', object: 'response', model: 'm', status: 'in_progress', output: [] } }));
+      if (body.model === 'speak' || body.model === 'say') {
+        // A text answer, with (speak) or without (say) its audio in base64 after it.
+        res.write(event({ type: 'response.output_text.delta', sequence_number: 1, output_index: 0, item_id: 'msg_1', delta: 'Sunny in Paris today.' }));
+        if (body.model === 'speak') res.write(event({ type: 'response.audio.delta', sequence_number: 2, response_id: 'resp_1', delta: Buffer.alloc(6000, 0xfb).toString('base64') }));
+        res.write(event({ type: 'response.output_text.done', sequence_number: 3, output_index: 0, item_id: 'msg_1', text: 'LAST' }));
+        return;
+      }
       res.write(event({ type: 'response.output_item.added', sequence_number: 1, output_index: 0, item: { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'weather', arguments: '' } }));
       ARGS.forEach((delta, i) => res.write(event({ type: 'response.function_call_arguments.delta', sequence_number: 2 + i, output_index: 0, item_id: 'fc_1', delta })));
       return;
@@ -40,7 +47,7 @@ beforeAll(async () => {
     res.write(chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'weather', arguments: '' } }] }));
     for (const piece of ARGS) res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
   });
-  const yaml = `providers:\n  - { name: up, base_url: "${upstream.baseUrl}", responses: true, models: { test/m: m, test/think: think }, prices: { test/m: { prompt: ${PRICE}, completion: ${PRICE} }, test/think: { prompt: ${PRICE}, completion: ${PRICE} } } }\n`;
+  const yaml = `providers:\n  - { name: up, base_url: "${upstream.baseUrl}", responses: true, models: { test/m: m, test/think: think, test/speak: speak, test/say: say }, prices: { test/m: { prompt: ${PRICE}, completion: ${PRICE} }, test/think: { prompt: ${PRICE}, completion: ${PRICE} }, test/speak: { prompt: ${PRICE}, completion: ${PRICE} }, test/say: { prompt: ${PRICE}, completion: ${PRICE} } } }\n`;
   gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config: parseProviders(yaml, {}) } });
 });
 
@@ -79,6 +86,14 @@ describe('a hang-up after output that is not content', () => {
 
   it('a Responses stream whose function call arguments were written: charged as well', async () => {
     expect(await hangUpAfter('responses-cut', 'test/m', 'celsius', 'responses')).toBeGreaterThan(0);
+  });
+
+  it("a Responses stream's audio written: its base64 bytes are no text tokens (charged as the same answer without them)", async () => {
+    const withAudio = await hangUpAfter('speak-cut', 'test/speak', 'LAST', 'responses');
+    const without = await hangUpAfter('say-cut', 'test/say', 'LAST', 'responses');
+    expect(without).toBeGreaterThan(0);
+    // Before: its 8,000 base64 characters were counted as text: 0.194 charged, not 0.008.
+    expect(withAudio).toBe(without);
   });
 
   it('reasoning written: charged as well', async () => {

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, lutimesSync, mkdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lutimesSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -39,6 +39,39 @@ describe('serve and a lock of a serve in another process namespace on this machi
     } finally {
       other?.kill('SIGKILL');
       if (other && other.exitCode === null) await new Promise((r) => other!.on('close', r));
+    }
+  }, 60_000);
+
+  it.skipIf(!unshare || !existsSync(resolve('dist')))('a serve paused past the watch, its lock taken over, stops once it runs again: never two at once', async () => {
+    const state = join(t.dir, 'paused');
+    mkdirSync(state);
+    const lock = join(state, 'serve.lock');
+    const first = spawn('unshare', ['--pid', '--fork', '--mount-proc', '--kill-child=SIGKILL', process.execPath, bin, 'serve', '--port', '0', '--state', state], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let firstErr = '';
+    first.stderr!.on('data', (c) => (firstErr += c));
+    let second: ChildProcess | undefined;
+    try {
+      const text = await vi.waitFor(() => readlinkSync(lock), { timeout: 20_000, interval: 50 });
+      // The serve itself: unshare's forked child (pid 1 in its namespace), paused as `docker pause` would.
+      const serve = Number(readFileSync(`/proc/${first.pid}/task/${first.pid}/children`, 'utf8').trim().split(' ')[0]);
+      process.kill(serve, 'SIGSTOP');
+      second = spawn(process.execPath, [bin, 'serve', '--port', '0', '--json', '--state', state], { stdio: ['ignore', 'pipe', 'ignore'] });
+      await new Promise((r) => second!.stdout!.once('data', r));
+      const taken = readlinkSync(lock);
+      expect(taken).not.toBe(text);
+      expect(taken).toMatch(new RegExp(`^${second.pid}:`));
+      process.kill(serve, 'SIGCONT');
+      // Before: the first went on serving and saving beside the second, and removed its lock when stopped.
+      await vi.waitFor(() => expect(first.exitCode).toBe(1), { timeout: 15_000, interval: 100 });
+      expect(firstErr).toContain(`error: ${lock} was taken over by ${taken}`);
+      expect(readlinkSync(lock)).toBe(taken);
+      expect(second.exitCode).toBeNull();
+    } finally {
+      first.kill('SIGKILL');
+      if (second && second.exitCode === null) {
+        second.kill('SIGTERM');
+        await new Promise((r) => second!.on('close', r));
+      }
     }
   }, 60_000);
 

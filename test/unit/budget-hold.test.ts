@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BudgetHold, HOLD_MAX_AGE_MS, heldByOthers, holdsDir, isStale, withBudgetLock } from '../../src/cli/spend/budget-hold.js';
@@ -95,4 +95,13 @@ describe('the lock on the budgets', () => {
     // The live holder's lock stays.
     expect(readlinkSync(lock)).toBe(String(process.ppid));
   });
+
+  it('a lock of another pid namespace, left unrefreshed by a process killed holding it, is taken over', async () => {
+    const lock = join(holdsDir(env), '.lock');
+    rmSync(lock, { force: true });
+    symlinkSync(`1:5@${hostname()}#4026531999`, lock);
+    // Before: held until removed by hand (BudgetBusy at the end of every wait).
+    expect(await withBudgetLock(env, new AbortController().signal, async () => 'checked', 20_000)).toBe('checked');
+    expect(existsSync(lock)).toBe(false);
+  }, 30_000);
 });

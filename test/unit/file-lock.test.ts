@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -91,4 +91,34 @@ describe('a lock of another pid namespace or machine, told alive by its refreshe
     expect(withFileLock(file, () => 42)).toBe(42);
     expect(existsSync(`${file}.lock`)).toBe(false);
   }, 20_000);
+});
+
+describe('a held lock taken over from its holder (paused past the watch), or removed by hand', () => {
+  const own = new RegExp(`^${process.pid}:\\d+@${hostname()}(#\\d+)?$`);
+  const other = `1:5@${hostname()}#4026531999`;
+
+  it('released, it is left to its taker; its holder is told at its next refresh', async () => {
+    const lock = join(dir, 'taken-over.lock');
+    const lost = vi.fn();
+    const release = holdLock(lock, () => new Error('busy'), lost);
+    expect(readlinkSync(lock)).toMatch(own);
+    rmSync(lock);
+    symlinkSync(other, lock);
+    // Before: the holder went on unaware (two at work on one state), and its release removed the taker's lock.
+    await vi.waitFor(() => expect(lost).toHaveBeenCalledWith(other), { timeout: 10_000, interval: 100 });
+    release();
+    expect(readlinkSync(lock)).toBe(other);
+  }, 15_000);
+
+  it('removed by hand while held, it is made again (a second holder cannot start beside this one)', async () => {
+    const lock = join(dir, 'removed.lock');
+    const lost = vi.fn();
+    const release = holdLock(lock, () => new Error('busy'), lost);
+    rmSync(lock);
+    await vi.waitFor(() => expect(readlinkSync(lock)).toMatch(own), { timeout: 10_000, interval: 100 });
+    expect(() => holdLock(lock, () => new Error('busy'))).toThrow('busy');
+    release();
+    expect(existsSync(lock)).toBe(false);
+    expect(lost).not.toHaveBeenCalled();
+  }, 15_000);
 });

@@ -64,8 +64,9 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
     if (event.response && typeof event.response === 'object') lastResponse = event.response as Body;
     asGateway(event.response, c);
     const type = String(event.type);
-    // Text, reasoning and tool arguments alike, as a fake model's stream counts them (stream-bill.ts).
-    if (type.endsWith('.delta') && typeof event.delta === 'string') tokens.add(event.delta);
+    // Text, reasoning and tool arguments alike, as a fake model's stream counts them (stream-bill.ts);
+    // not audio's base64 bytes (`response.audio.delta`), which are no text.
+    if (type.endsWith('.delta') && type !== 'response.audio.delta' && typeof event.delta === 'string') tokens.add(event.delta);
     if (FINAL.includes(type)) {
       final = true;
       cost = priceUsage((event.response as Body | undefined)?.usage, c);

@@ -11,7 +11,7 @@ import { closeSync, openSync, readdirSync, renameSync, rmSync, writeFileSync } f
 import { readLocalText } from '../../internal/local-file.js';
 import { join } from 'node:path';
 import { stateHome } from '../../config/state-dir.js';
-import { describeHolder, takeLock } from '../../internal/file-lock.js';
+import { describeHolder, leftBehind, takeLock } from '../../internal/file-lock.js';
 import { makeDir } from '../../internal/make-dir.js';
 import { processAlive, processStart } from '../../internal/process.js';
 import { randomHex } from '../../internal/random-hex.js';
@@ -59,6 +59,7 @@ export async function withBudgetLock<T>(env: NodeJS.ProcessEnv, signal: AbortSig
   const dir = holdsDir(env);
   const lock = join(dir, '.lock');
   const until = Date.now() + waitMs;
+  const left = leftBehind();
   for (;;) {
     let taken: ReturnType<typeof takeLock>;
     try {
@@ -74,6 +75,8 @@ export async function withBudgetLock<T>(env: NodeJS.ProcessEnv, signal: AbortSig
         taken.release();
       }
     }
+    // One of another machine or pid namespace, left by a process killed while holding it: taken over.
+    if (left(lock, taken)) continue;
     if (Date.now() > until) throw new BudgetBusy(`the budgets are being checked by ${describeHolder({ pid: taken.holder, host: taken.host, elsewhere: taken.elsewhere })} for over ${waitMs / 1000} s: try again, or remove ${lock} if no router runs`, String(taken.holder));
     await sleep(10, signal);
   }
