@@ -42,6 +42,8 @@ export interface CallOptions {
   signal: AbortSignal;
   /** Each call ends after this long (its processes stopped); undefined: no bound of its own. */
   timeoutMs?: number;
+  /** What set timeoutMs, as messages name it (passed to the tool with the bound). */
+  timeoutName?: string;
   budget: ResultBudget;
   /** Asked before each call; false sends "declined" to the model instead of running the tool. */
   approve?: (call: ToolCallRequest) => Promise<boolean>;
@@ -65,7 +67,7 @@ export async function runToolCall(tools: Map<string, Tool>, call: ToolCallReques
   const signal = timeout ? AbortSignal.any([opts.signal, timeout]) : opts.signal;
   let result: ToolResult;
   try {
-    const r = await tool.run(parsedArguments(call.arguments), signal, { arguments: call.arguments, ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }) });
+    const r = await tool.run(parsedArguments(call.arguments), signal, { arguments: call.arguments, ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }), ...(opts.timeoutName === undefined ? {} : { timeoutName: opts.timeoutName }) });
     result = typeof r === 'string' ? { ok: true, text: r } : r;
   } catch (err) {
     if (opts.signal.aborted || err instanceof ToolSourceError) throw err;

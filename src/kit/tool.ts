@@ -26,6 +26,8 @@ export interface ToolCallInfo {
   arguments: string;
   /** The bound of this call, when it has one: its signal ends with a TimeoutError after this long. */
   timeoutMs?: number;
+  /** What set that bound, as a message names it (the CLI: `--tool-timeout`, or `--timeout` when it stood in). */
+  timeoutName?: string;
 }
 
 export interface Tool {

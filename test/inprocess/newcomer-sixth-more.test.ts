@@ -42,8 +42,9 @@ it('--jq over a long stream runs jq a few times, not once a chunk, and prints ex
     const jq = await run([...args, '--jq', '.choices[0].delta.content // empty']);
     expect(jq.code, jq.stderr).toBe(0);
     expect(jq.stdout).toBe(expected);
-    // The check of the filter before anything is sent, then the chunks in one run (each run was ~1.3 ms of jq's start-up: 5.3 s for these).
-    expect(posted.mock.calls.length).toBeLessThan(5);
+    // The check of the filter before anything is sent, then the chunks in a few runs, each over those that came while
+    // the last ran (~20 here), not a run a chunk (each run was ~1.3 ms of jq's start-up: 5.3 s for these).
+    expect(posted.mock.calls.length).toBeLessThan(100);
   } finally {
     posted.mockRestore();
   }

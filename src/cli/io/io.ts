@@ -159,8 +159,15 @@ export class IO {
   get jsonFlag(): string {
     return this.jsonShape.jq === undefined ? '--json' : '--jq';
   }
-  /** Values held for --jq, which runs once the command is done. */
+  /**
+   * Values held for --jq. jq runs over those held whenever it is free (a stream's filtered lines
+   * come as its chunks do, not all at its end), and over the rest once the command is done.
+   */
   private readonly forJq: unknown[] = [];
+  /** The run of --jq over the values held, while there is one (one at a time: they print in order). */
+  private jqRunning?: Promise<void>;
+  /** What stopped --jq while the command ran: thrown once the command is done, as when all ran then; nothing after it runs. */
+  private jqFailed?: { err: unknown };
 
   private shaped(value: unknown): unknown {
     const { fields, select } = this.jsonShape;
@@ -168,7 +175,7 @@ export class IO {
   }
 
   json(value: unknown): void {
-    if (this.jsonShape.jq) this.forJq.push(this.shaped(value));
+    if (this.jsonShape.jq) this.holdForJq(value);
     else this.out(`${JSON.stringify(this.shaped(value), null, this.stdoutTTY ? 2 : undefined)}\n`);
   }
 
@@ -179,21 +186,48 @@ export class IO {
   /** One value as a JSON line (shaped by --json FIELDS); empty when --jq holds it for later. */
   jsonLine(value: unknown): string {
     if (this.jsonShape.jq) {
-      this.forJq.push(this.shaped(value));
+      this.holdForJq(value);
       return '';
     }
     return `${JSON.stringify(this.shaped(value))}\n`;
   }
 
-  /** Runs --jq over the values held, in order. */
-  async flushJq(): Promise<void> {
+  private holdForJq(value: unknown): void {
+    this.forJq.push(this.shaped(value));
+    this.startJq();
+  }
+
+  /**
+   * Runs --jq over the values held, unless a run is under way (the values that come meanwhile go in
+   * the next, one run for many: jq's start-up is ~1 ms a run) or one failed (no value after it runs).
+   */
+  private startJq(): void {
     const expr = this.jsonShape.jq;
-    if (!expr) return;
-    const { runJqEach } = await import('./json-output.js');
-    const write = async (text: string) => {
-      if (text && !this.out(text.endsWith('\n') ? text : `${text}\n`)) await this.drain();
-    };
-    await runJqEach(this.forJq.splice(0), expr, this.stdoutTTY, write, this.interrupt);
+    if (!expr || this.jqRunning || this.jqFailed || !this.forJq.length) return;
+    this.jqRunning = (async () => {
+      // Values that came together (one read of the network) go in one run.
+      await null;
+      try {
+        const { runJqEach } = await import('./json-output.js');
+        const write = async (text: string) => {
+          if (text && !this.out(text.endsWith('\n') ? text : `${text}\n`)) await this.drain();
+        };
+        while (this.forJq.length) await runJqEach(this.forJq.splice(0), expr, this.stdoutTTY, write, this.interrupt);
+      } catch (err) {
+        this.jqFailed = { err };
+        this.forJq.length = 0;
+      } finally {
+        this.jqRunning = undefined;
+      }
+    })();
+  }
+
+  /** Runs --jq over the values held, in order, and waits for it; a --jq error (or Ctrl-C) met on the way is thrown. */
+  async flushJq(): Promise<void> {
+    if (!this.jsonShape.jq) return;
+    this.startJq();
+    while (this.jqRunning) await this.jqRunning;
+    if (this.jqFailed) throw this.jqFailed.err;
   }
 
   /** Status lines for a person: stderr, TTY only, not with --quiet. */

@@ -14,8 +14,10 @@ export interface ToolLoop {
   approve: boolean | ((call: ShownCall) => Promise<boolean>);
   json: boolean;
   signal: AbortSignal;
-  /** --tool-timeout, in seconds. */
+  /** --tool-timeout (or, without it, --timeout), in seconds. */
   timeout?: number;
+  /** The flag that set `timeout` (--tool-timeout, or --timeout standing in for it), as messages name it. */
+  timeoutFlag?: string;
   /** The bound of all results of this loop (one per command; the REPL keeps one per turn). */
   budget?: ResultBudget;
   /** Whether the model takes images (its catalog entry): images from tools are sent only then. */
@@ -35,7 +37,7 @@ export async function passedImages(io: IO, loop: ToolLoop, outcomes: CallOutcome
   return [];
 }
 
-const label = (o: CallOutcome) => (o.status === 'ok' ? (o.code === undefined ? 'ok' : 'exit 0') : o.status === 'failed' ? (o.code === undefined ? 'failed' : `exit ${o.code}`) : o.status === 'timeout' ? 'stopped at --tool-timeout' : o.status);
+const label = (o: CallOutcome, flag: string) => (o.status === 'ok' ? (o.code === undefined ? 'ok' : 'exit 0') : o.status === 'failed' ? (o.code === undefined ? 'failed' : `exit ${o.code}`) : o.status === 'timeout' ? `stopped at ${flag}` : o.status);
 
 const asker = (io: IO, loop: ToolLoop) => (typeof loop.approve === 'function' ? loop.approve : loop.approve ? (c: ShownCall) => approved(io, c) : undefined);
 
@@ -52,14 +54,15 @@ export async function runRound(io: IO, loop: ToolLoop, calls: ShownCall[], round
   }
   loop.budget ??= new ResultBudget();
   const timeoutMs = (loop.timeout ?? DEFAULT_TOOL_TIMEOUT) * 1000;
+  const timeoutName = (loop.timeout !== undefined && loop.timeoutFlag) || '--tool-timeout';
   const out: CallOutcome[] = [];
   for (const call of calls) {
-    const o = await runToolCall(loop.set.tools, call, { signal: loop.signal, timeoutMs, budget: loop.budget, approve: asker(io, loop) });
-    io.info(`tool ${shownCall(call)} -> ${label(o)}`);
+    const o = await runToolCall(loop.set.tools, call, { signal: loop.signal, timeoutMs, timeoutName, budget: loop.budget, approve: asker(io, loop) });
+    io.info(`tool ${shownCall(call)} -> ${label(o, timeoutName)}`);
     if (o.code === 127) io.note(`warning: tool ${call.name}: its command was not found (exit 127)`);
     else if (o.status === 'failed') io.note(`warning: tool ${call.name} failed${o.code === undefined ? '' : ` (exit ${o.code})`}: what it said went to the model`);
     for (const c of o.outputCut ?? []) io.note(`warning: tool ${call.name}: its ${c.stream} was cut: the model got the first ${c.kept} bytes of ${c.size}`);
-    if (o.status === 'timeout') io.note(`warning: tool ${call.name} ran past --tool-timeout ${timeoutMs / 1000}s and was stopped`);
+    if (o.status === 'timeout') io.note(`warning: tool ${call.name} ran past ${timeoutName} ${timeoutMs / 1000}s and was stopped`);
     if (o.cut) io.note(`warning: the result of ${call.name} was cut: the tool results of one chat keep at most ${loop.budget.limit / 1024 / 1024} MiB together`);
     out.push(o);
   }

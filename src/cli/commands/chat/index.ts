@@ -110,7 +110,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     // Calls left to the caller end the command (exit 11) once --usage has counted what they cost.
     let notRun: CliError | undefined;
     try {
-      if (toolSet) answer = await toolLoop(io, { set: toolSet, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal, timeout: opts.toolTimeout ?? ctx.flags.timeout, takesImages: imageInput(client, io.env, settings.apiRoot, req.model, signal) }, messages, answer, ask);
+      if (toolSet) answer = await toolLoop(io, { set: toolSet, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal, timeout: opts.toolTimeout ?? ctx.flags.timeout, timeoutFlag: opts.toolTimeout === undefined ? '--timeout' : '--tool-timeout', takesImages: imageInput(client, io.env, settings.apiRoot, req.model, signal) }, messages, answer, ask);
       else if (answer.message.tool_calls?.length) throw callsNotRun(io, chatCalls(answer.message.tool_calls), 'no --tools was given', !!opts.json);
     } catch (err) {
       if (!(err instanceof CliError && err.exitCode === EXIT.TOOL_CALLS)) throw err;

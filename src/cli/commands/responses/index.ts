@@ -81,7 +81,7 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
     if (guard.dryRun) return;
     const send = (r: ResponsesRequest) => ((opts.stream ?? !opts.json) ? streamResponse(io, client, r, opts, call) : createResponse(io, client, r, opts, call));
     let final = await send(req);
-    if (toolSet) final = await responsesToolLoop(io, { set: toolSet, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal, timeout: opts.toolTimeout ?? ctx.flags.timeout, takesImages: imageInput(client, io.env, settings.apiRoot, req.model, signal) }, req, final, send);
+    if (toolSet) final = await responsesToolLoop(io, { set: toolSet, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal, timeout: opts.toolTimeout ?? ctx.flags.timeout, timeoutFlag: opts.toolTimeout === undefined ? '--timeout' : '--tool-timeout', takesImages: imageInput(client, io.env, settings.apiRoot, req.model, signal) }, req, final, send);
     if (opts.routerMetadata && !opts.json) noteRouting(io, final);
     noteAnsweredBy(io, opts, req.model ?? (req.models as string[] | undefined)?.[0], typeof final?.model === 'string' ? final.model || undefined : undefined);
     if (final?.status === 'incomplete') io.note(`note: the response is incomplete (${incompleteWhy(final, req.max_output_tokens, req.max_output_tokens !== asked)})`);
