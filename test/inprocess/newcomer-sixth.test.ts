@@ -97,7 +97,7 @@ it("the README's batch example runs as printed in an empty folder: it makes its 
   const work = join(t.dir, 'readme-batch');
   const r = await inShell(block, work, join(t.dir, 'readme-batch-home'));
   expect(r).toMatchObject({ code: 0 });
-  expect(readFileSync(join(work, 'out.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);
+  expect(readFileSync(join(work, 'waters-out.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);
 });
 
 it('the completion examples (docs and --help) run in a fresh home, where the folders are not there yet', async () => {

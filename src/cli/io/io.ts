@@ -4,6 +4,7 @@ import type { FlagValues } from '../flags/flags.js';
 import type { GLOBAL_FLAGS } from '../flags/global-flags.js';
 import { visible } from '../../internal/visible.js';
 import { switchOn } from '../../internal/env-switch.js';
+import { JqQueue } from './jq-queue.js';
 
 /** The shortest time between two writes of streamed text to stdout (a person sees no delay under ~15 ms). */
 const STREAM_WRITE_GAP_MS = 10;
@@ -159,15 +160,8 @@ export class IO {
   get jsonFlag(): string {
     return this.jsonShape.jq === undefined ? '--json' : '--jq';
   }
-  /**
-   * Values held for --jq. jq runs over those held whenever it is free (a stream's filtered lines
-   * come as its chunks do, not all at its end), and over the rest once the command is done.
-   */
-  private readonly forJq: unknown[] = [];
-  /** The run of --jq over the values held, while there is one (one at a time: they print in order). */
-  private jqRunning?: Promise<void>;
-  /** What stopped --jq while the command ran: thrown once the command is done, as when all ran then; nothing after it runs. */
-  private jqFailed?: { err: unknown };
+  /** Values held for --jq, and its runs over them (jq-queue.ts). */
+  private jqQueue?: JqQueue;
 
   private shaped(value: unknown): unknown {
     const { fields, select } = this.jsonShape;
@@ -193,41 +187,15 @@ export class IO {
   }
 
   private holdForJq(value: unknown): void {
-    this.forJq.push(this.shaped(value));
-    this.startJq();
-  }
-
-  /**
-   * Runs --jq over the values held, unless a run is under way (the values that come meanwhile go in
-   * the next, one run for many: jq's start-up is ~1 ms a run) or one failed (no value after it runs).
-   */
-  private startJq(): void {
-    const expr = this.jsonShape.jq;
-    if (!expr || this.jqRunning || this.jqFailed || !this.forJq.length) return;
-    this.jqRunning = (async () => {
-      // Values that came together (one read of the network) go in one run.
-      await null;
-      try {
-        const { runJqEach } = await import('./json-output.js');
-        const write = async (text: string) => {
-          if (text && !this.out(text.endsWith('\n') ? text : `${text}\n`)) await this.drain();
-        };
-        while (this.forJq.length) await runJqEach(this.forJq.splice(0), expr, this.stdoutTTY, write, this.interrupt);
-      } catch (err) {
-        this.jqFailed = { err };
-        this.forJq.length = 0;
-      } finally {
-        this.jqRunning = undefined;
-      }
-    })();
+    const write = async (text: string) => {
+      if (text && !this.out(text.endsWith('\n') ? text : `${text}\n`)) await this.drain();
+    };
+    (this.jqQueue ??= new JqQueue(this.jsonShape.jq!, this.stdoutTTY, write, this.interrupt)).hold(this.shaped(value));
   }
 
   /** Runs --jq over the values held, in order, and waits for it; a --jq error (or Ctrl-C) met on the way is thrown. */
   async flushJq(): Promise<void> {
-    if (!this.jsonShape.jq) return;
-    this.startJq();
-    while (this.jqRunning) await this.jqRunning;
-    if (this.jqFailed) throw this.jqFailed.err;
+    if (this.jsonShape.jq) await this.jqQueue?.flush();
   }
 
   /** Status lines for a person: stderr, TTY only, not with --quiet. */

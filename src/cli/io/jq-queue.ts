@@ -1,0 +1,48 @@
+/**
+ * Values held for --jq. jq runs over those held whenever it is free (a stream's filtered lines come as
+ * its chunks do, not all at its end), and over the rest once the command is done. One run at a time,
+ * so they print in order; the values that come meanwhile go in the next (one run for many: jq's
+ * start-up is ~1 ms a run). What stops a run is thrown at flush(), as when all ran at the end, and no
+ * value after it runs.
+ */
+export class JqQueue {
+  private readonly held: unknown[] = [];
+  private running?: Promise<void>;
+  private failed?: { err: unknown };
+
+  constructor(
+    private readonly expr: string,
+    private readonly tty: boolean,
+    private readonly write: (text: string) => Promise<void>,
+    private readonly signal?: AbortSignal,
+  ) {}
+
+  hold(value: unknown): void {
+    this.held.push(value);
+    this.start();
+  }
+
+  /** Runs jq over the values held, in order, and waits for it; a --jq error (or Ctrl-C) met on the way is thrown. */
+  async flush(): Promise<void> {
+    this.start();
+    while (this.running) await this.running;
+    if (this.failed) throw this.failed.err;
+  }
+
+  private start(): void {
+    if (this.running || this.failed || !this.held.length) return;
+    this.running = (async () => {
+      // Values that came together (one read of the network) go in one run.
+      await null;
+      try {
+        const { runJqEach } = await import('./json-output.js');
+        while (this.held.length) await runJqEach(this.held.splice(0), this.expr, this.tty, this.write, this.signal);
+      } catch (err) {
+        this.failed = { err };
+        this.held.length = 0;
+      } finally {
+        this.running = undefined;
+      }
+    })();
+  }
+}
