@@ -99,10 +99,23 @@ export function jobsDir(env: NodeJS.ProcessEnv): string {
  */
 export function holdJob(env: NodeJS.ProcessEnv, id: string): () => void {
   const lock = join(jobsDir(env), id, 'run.lock');
-  const release = holdLock(lock, (holder) => new BatchError(`${id} is being run by ${describeHolder(holder)} (if none runs, remove ${lock})`, 'busy', undefined, { about: 'job_busy', job: id, pid: holder.pid, lock }));
+  // Taken over while held (this process not heard for a while, seen from another machine or pid
+  // namespace): the next save refuses (saveJob), so the run stops before it sends anything, with a
+  // typed error, not an exit of the program that runs it.
+  const release = holdLock(
+    lock,
+    (holder) => new BatchError(`${id} is being run by ${describeHolder(holder)} (if none runs, remove ${lock})`, 'busy', undefined, { about: 'job_busy', job: id, pid: holder.pid, lock }),
+    (taker) => lostJobs.set(id, { taker, lock }),
+  );
   removeLeftovers(join(jobsDir(env), id));
-  return release;
+  return () => {
+    lostJobs.delete(id);
+    release();
+  };
 }
+
+/** Jobs whose run lock this process held and another took over, with the lock's new text. */
+const lostJobs = new Map<string, { taker: string; lock: string }>();
 
 /** Temp files of records that runs killed mid-write left (only the run holding the job writes them). */
 function removeLeftovers(dir: string): void {
@@ -154,6 +167,11 @@ export function newJobId(): string {
 }
 
 export function saveJob(env: NodeJS.ProcessEnv, job: JobRecord): void {
+  const lost = lostJobs.get(job.id);
+  if (lost) {
+    const pid = Number(/^\d+/.exec(lost.taker)?.[0] ?? 0);
+    throw new BatchError(`${job.id}: its run was taken over by process ${pid} (${lost.taker}) while this one was not heard; stopped, so no shard is sent twice`, 'busy', undefined, { about: 'job_busy', job: job.id, pid, lock: lost.lock });
+  }
   job.updated_at = Math.floor(Date.now() / 1000);
   // Durable: a lost step costs money.
   writeWhole(join(jobsDir(env), job.id, 'job.json'), `${JSON.stringify(job)}\n`, true);
