@@ -133,15 +133,23 @@ export async function checkJq(expr: string, signal?: AbortSignal): Promise<void>
   }
 }
 
-/** Runs the expression over one JSON value; raw strings unquoted, compact unless a terminal. */
-export async function runJq(value: unknown, expr: string, tty: boolean, signal?: AbortSignal): Promise<string> {
-  const { runJqWorker } = await import('./jq-run.js');
+/**
+ * Runs the expression over one JSON value (raw strings unquoted, compact unless a terminal), its
+ * output given to `write`: all of it, then, when jq ended in an error (`error`, `halt_error`), that
+ * error, as jq prints what came before its error. A status of 0 is no error, whatever jq said on
+ * stderr (`debug`).
+ */
+export async function runJq(value: unknown, expr: string, tty: boolean, write: (text: string) => Promise<void>, signal?: AbortSignal): Promise<void> {
+  const { runJqStream } = await import('./jq-run.js');
+  let ran: Awaited<ReturnType<typeof runJqStream>>;
   try {
-    return await runJqWorker(JSON.stringify(value), expr, tty ? ['-r'] : ['-r', '-c'], signal);
+    ran = await runJqStream(JSON.stringify(value), expr, tty ? ['-r'] : ['-r', '-c'], signal);
   } catch (err) {
     if (signal?.aborted) throw err;
     throw new CliError(`--jq: ${jqMessage(err)}`, EXIT.FAILURE);
   }
+  await write(ran.out);
+  if (ran.status !== 0) throw new CliError(`--jq: ${jqMessage(ran.err.trim() || `jq ended with status ${ran.status}`)}`, EXIT.FAILURE);
 }
 
 /** A filter that looks past its own value (input, inputs, halt): it runs on each value alone, as it always did. */
@@ -157,7 +165,7 @@ const RUN_CHARS = 4_000_000;
  * the value is, as before.
  */
 export async function runJqEach(values: unknown[], expr: string, tty: boolean, write: (text: string) => Promise<void>, signal?: AbortSignal): Promise<void> {
-  const one = async (value: unknown) => write(await runJq(value, expr, tty, signal));
+  const one = (value: unknown) => runJq(value, expr, tty, write, signal);
   if (values.length < 2 || SEES_OTHERS.test(expr)) {
     for (const value of values) await one(value);
     return;
