@@ -81,15 +81,21 @@ describe('first_event_timeout_ms', () => {
     expect(text.split(' ')).toHaveLength(12);
   });
 
-  it('passes over a provider whose stream sends a role-only first chunk and then only pings', async () => {
-    // Before: the role chunk stopped the timer, and the gateway waited on the pings until timeout_ms.
-    const stream = await client.chat.completions.create({ ...ask, model: 'test/r', stream: true }, { headers: { 'x-router-metadata': 'enabled' } });
+  /** A streamed chat of `model` through the gateway: its text, and the routing summary of its metadata. */
+  async function streamed(model: string): Promise<{ text: string; summary: string }> {
+    const stream = await client.chat.completions.create({ ...ask, model, stream: true }, { headers: { 'x-router-metadata': 'enabled' } });
     let text = '';
     let summary = '';
     for await (const c of stream) {
       text += c.choices[0]?.delta.content ?? '';
       summary ||= (c as unknown as { router_metadata?: { summary: string } }).router_metadata?.summary ?? '';
     }
+    return { text, summary };
+  }
+
+  it('passes over a provider whose stream sends a role-only first chunk and then only pings', async () => {
+    // Before: the role chunk stopped the timer, and the gateway waited on the pings until timeout_ms.
+    const { text, summary } = await streamed('test/r');
     expect(text.split(' ')).toHaveLength(12);
     expect(summary).toContain('via good (attempt 2); passed over: roler (roler: no answer within first_event_timeout_ms (300 ms)');
   });
@@ -97,13 +103,7 @@ describe('first_event_timeout_ms', () => {
   it('passes over one whose role chunk carries an empty tool_calls list: the caller never sees that provider', async () => {
     // Before: the relay took the empty list for a tool call and opened the caller's stream, while the
     // timer, which does not, still ran: 300 ms later the caller got an error chunk mid-stream.
-    const stream = await client.chat.completions.create({ ...ask, model: 'test/e', stream: true }, { headers: { 'x-router-metadata': 'enabled' } });
-    let text = '';
-    let summary = '';
-    for await (const c of stream) {
-      text += c.choices[0]?.delta.content ?? '';
-      summary ||= (c as unknown as { router_metadata?: { summary: string } }).router_metadata?.summary ?? '';
-    }
+    const { text, summary } = await streamed('test/e');
     expect(text.split(' ')).toHaveLength(12);
     expect(summary).toContain('via good (attempt 2); passed over: roler (roler: no answer within first_event_timeout_ms (300 ms)');
   });
