@@ -1,6 +1,7 @@
 import { lstatSync, lutimesSync, readlinkSync, symlinkSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { processAlive, processStart } from './process.js';
+import { atExit } from './exit-hooks.js';
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
@@ -243,9 +244,9 @@ export function holdLock(lock: string, busy: (holder: LockHolder) => Error, lost
         clearInterval(timer);
         releaseOwn(lock);
       };
-      process.once('exit', release);
+      const forget = atExit(release);
       return () => {
-        process.off('exit', release);
+        forget();
         release();
       };
     }

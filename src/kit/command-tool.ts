@@ -4,6 +4,7 @@
  * without router's keys; an abort (Ctrl-C, the per-call timeout) ends the whole group.
  */
 import type { Tool, ToolResult } from './tool.js';
+import { atExit } from '../internal/exit-hooks.js';
 
 /** The most of one stream of a command's output sent back to the model. */
 export const MAX_RESULT_BYTES = 1024 * 1024;
@@ -72,11 +73,10 @@ export async function runCommand(command: string | string[], input: string, sign
     };
     signal.addEventListener('abort', stop, { once: true });
     // Router ended otherwise (a plain kill: timeout(1)), the tool is told to end too; it is in a session of its own.
-    const onExit = () => killGroup('SIGTERM');
-    process.once('exit', onExit);
+    const forget = atExit(() => killGroup('SIGTERM'));
     const done = () => {
       signal.removeEventListener('abort', stop);
-      process.removeListener('exit', onExit);
+      forget();
       return signal.aborted;
     };
     child.stdout.on('data', out.keep);

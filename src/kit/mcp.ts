@@ -8,6 +8,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolSourceError, type Tool, type ToolResult } from './tool.js';
 import { mcpResult } from './mcp-content.js';
 import { splitCommandLine } from './command-line.js';
+import { atExit } from '../internal/exit-hooks.js';
 
 export interface McpOptions {
   /** The environment of a stdio server (use `toolEnv()`). */
@@ -78,10 +79,10 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
       /* it has ended */
     }
   };
-  if (pid) process.once('exit', onExit);
+  const forget = pid ? atExit(onExit) : () => {};
   const closeAll = async () => {
     await close();
-    process.removeListener('exit', onExit);
+    forget();
   };
   const info = client.getServerVersion();
   const name = info?.name || (isUrl(spec) ? new URL(spec).host : splitCommandLine(spec)[0]!.split('/').pop()!);

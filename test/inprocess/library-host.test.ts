@@ -1,0 +1,46 @@
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { commandTool, ResultBudget, runToolCall, ToolSet, toolEnv } from '../../src/kit/index.js';
+import { tempFolder } from '../support/temp-folder.js';
+import { until } from '../support/until.js';
+
+// router-cli as a library in someone else's process: what it leaves on the process while it works.
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const FIXTURE = join(ROOT, 'test/support/mcp-fixture-server.mjs');
+const dir = tempFolder('router-library-host-');
+const exits = () => process.listenerCount('exit');
+
+describe('a host process', () => {
+  it('twelve tool commands in flight hold one exit listener between them (eleven made node warn on the host\'s stderr), none once done', async () => {
+    const base = exits();
+    // Each call says it started, then waits for the test's word: all twelve are running when counted.
+    const script = 'touch "$0/started.$$"; while [ ! -e "$0/go" ]; do sleep 0.02; done; echo ok';
+    const tool = commandTool({ name: 'wait', parameters: { type: 'object', properties: {} } }, ['/bin/sh', '-c', script, dir()], toolEnv(process.env));
+    const tools = new Map([['wait', tool]]);
+    const signal = AbortSignal.timeout(60_000);
+    const calls = Array.from({ length: 12 }, (_, i) => runToolCall(tools, { id: String(i), name: 'wait', arguments: '{}' }, { signal, budget: new ResultBudget() }));
+    try {
+      expect(await until(() => readdirSync(dir()).filter((f) => f.startsWith('started.')).length === 12)).toBe(true);
+      expect(exits() - base).toBe(1);
+    } finally {
+      writeFileSync(join(dir(), 'go'), '');
+    }
+    expect((await Promise.all(calls)).map((r) => r.text.trim())).toEqual(Array(12).fill('ok'));
+    expect(exits()).toBe(base);
+  });
+
+  it('open MCP servers hold one exit listener between them, none once closed', async () => {
+    const base = exits();
+    const spec = (name: string) => [process.execPath, FIXTURE, 'env', join(dir(), name)].map((a) => `'${a}'`).join(' ');
+    const tools = await ToolSet.open({ mcp: [spec('one'), spec('two')], env: toolEnv(process.env) });
+    try {
+      expect(existsSync(join(dir(), 'one')) && existsSync(join(dir(), 'two'))).toBe(true);
+      expect(exits() - base).toBe(1);
+    } finally {
+      await tools.close();
+    }
+    expect(exits()).toBe(base);
+  });
+
+});
