@@ -1,5 +1,6 @@
 import { Agent, EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici';
 import { AnswerBody } from './answer-body.js';
+import { whenAborted } from '../internal/abort-fanout.js';
 
 // undici's public API only. The CLI bundle loads less of undici than its entry point does
 // (scripts/bundle.mjs): that is the build's business, not this module's.
@@ -76,7 +77,7 @@ export function send(dispatcher: Dispatcher, url: string, opts: SendOptions): Pr
   return new Promise((resolve, reject) => {
     let controller: Controller | undefined;
     let answer: Answer | undefined;
-    const stop = () => signal?.removeEventListener('abort', onAbort);
+    let stop = () => {};
     const onAbort = () => {
       reject(signal!.reason);
       // Abandoned: its late failure is nobody's, and a late answer's body is let go.
@@ -84,7 +85,8 @@ export function send(dispatcher: Dispatcher, url: string, opts: SendOptions): Pr
       else controller?.abort(signal!.reason as Error);
     };
     if (signal?.aborted) return onAbort();
-    signal?.addEventListener('abort', onAbort, { once: true });
+    // One listener on a signal the caller gives many requests at once (node warns at eleven).
+    if (signal) stop = whenAborted(signal, onAbort);
     dispatcher.dispatch(
       { ...rest, origin: u.origin, path: u.pathname + u.search },
       {

@@ -3,6 +3,7 @@
  * together bounded (250 results of 1 MiB would make a request past what the service takes).
  */
 import { ToolSourceError, type Tool, type ToolResult } from './tool.js';
+import { childSignal } from '../internal/abort-fanout.js';
 
 export interface ToolCallRequest {
   id: string;
@@ -63,16 +64,18 @@ export async function runToolCall(tools: Map<string, Tool>, call: ToolCallReques
   const tool = tools.get(call.name);
   if (!tool) return { status: 'missing', ok: false, text: `there is no tool named ${call.name}` };
   if (opts.approve && !(await opts.approve(call))) return { status: 'declined', ok: false, text: 'the user declined to run this tool' };
-  const timeout = opts.timeoutMs === undefined ? undefined : AbortSignal.timeout(opts.timeoutMs);
-  const signal = timeout ? AbortSignal.any([opts.signal, timeout]) : opts.signal;
+  // The call's own signal: the caller's may be shared by many calls at once.
+  const own = childSignal(opts.signal, opts.timeoutMs);
   let result: ToolResult;
   try {
-    const r = await tool.run(parsedArguments(call.arguments), signal, { arguments: call.arguments, ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }), ...(opts.timeoutName === undefined ? {} : { timeoutName: opts.timeoutName }) });
+    const r = await tool.run(parsedArguments(call.arguments), own.signal, { arguments: call.arguments, ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }), ...(opts.timeoutName === undefined ? {} : { timeoutName: opts.timeoutName }) });
     result = typeof r === 'string' ? { ok: true, text: r } : r;
   } catch (err) {
     if (opts.signal.aborted || err instanceof ToolSourceError) throw err;
-    if (timeout?.aborted) return { status: 'timeout', ok: false, text: `the tool did not end within ${(opts.timeoutMs ?? 0) / 1000} s and was stopped` };
+    if (own.timedOut()) return { status: 'timeout', ok: false, text: `the tool did not end within ${(opts.timeoutMs ?? 0) / 1000} s and was stopped` };
     result = { ok: false, text: `the tool failed: ${err instanceof Error ? err.message : String(err)}` };
+  } finally {
+    own.done();
   }
   const { text, cut } = opts.budget.take(result.text);
   // Images count as the base64 text they are sent as; those past the bound are left out.

@@ -1,6 +1,10 @@
+import { getEventListeners } from 'node:events';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { RouterClient } from '../../src/client/index.js';
 import { commandTool, ResultBudget, runToolCall, ToolSet, toolEnv } from '../../src/kit/index.js';
 import { tempFolder } from '../support/temp-folder.js';
 import { until } from '../support/until.js';
@@ -23,6 +27,7 @@ describe('a host process', () => {
     try {
       expect(await until(() => readdirSync(dir()).filter((f) => f.startsWith('started.')).length === 12)).toBe(true);
       expect(exits() - base).toBe(1);
+      expect(getEventListeners(signal, 'abort').length).toBe(1);
     } finally {
       writeFileSync(join(dir(), 'go'), '');
     }
@@ -43,4 +48,28 @@ describe('a host process', () => {
     expect(exits()).toBe(base);
   });
 
+  it('twelve requests in flight with one signal of the caller\'s hold one abort listener on it, none once answered', async () => {
+    // A server that answers once all twelve have come: they are all under way when counted.
+    const waiting: ServerResponse[] = [];
+    const server = createServer((req, res) => {
+      req.resume();
+      waiting.push(res);
+    });
+    await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+    const client = new RouterClient({ apiKey: 'sk-test-12345678', apiRoot: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`, maxRetries: 0 });
+    try {
+      const signal = new AbortController().signal;
+      const completion = { id: 'gen-1', object: 'chat.completion', model: 'local/echo', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }] };
+      const calls = Array.from({ length: 12 }, () => client.chat.create({ model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] }, { signal }));
+      expect(await until(() => waiting.length === 12)).toBe(true);
+      expect(getEventListeners(signal, 'abort').length).toBe(1);
+      for (const res of waiting) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion));
+      expect((await Promise.all(calls)).map((c) => c.choices[0]!.message.content)).toEqual(Array(12).fill('hi'));
+      expect(getEventListeners(signal, 'abort').length).toBe(0);
+    } finally {
+      server.closeAllConnections();
+      await client.close();
+      await new Promise((closed) => server.close(closed));
+    }
+  });
 });

@@ -1,0 +1,63 @@
+/**
+ * Abort listeners on a caller's AbortSignal, one per signal however many calls share it. A program
+ * that gives one signal to many concurrent requests or tools would otherwise see node print a
+ * MaxListenersExceededWarning on its stderr at the eleventh. AbortSignal.any() is no way out: on
+ * node 20 every signal it makes stays reachable from a long-lived source (measured: 300,000 of them
+ * held 348 MB after a full GC).
+ */
+interface Fan {
+  calls: Set<() => void>;
+  listener: () => void;
+}
+
+const fans = new WeakMap<AbortSignal, Fan>();
+
+/** Calls `onAbort` when `signal` aborts, until the returned function is called (which may be called more than once). */
+export function whenAborted(signal: AbortSignal, onAbort: () => void): () => void {
+  let fan = fans.get(signal);
+  if (!fan) {
+    const calls = new Set<() => void>();
+    const listener = () => {
+      fans.delete(signal);
+      for (const call of [...calls]) call();
+    };
+    fan = { calls, listener };
+    fans.set(signal, fan);
+    signal.addEventListener('abort', listener, { once: true });
+  }
+  const { calls, listener } = fan;
+  const entry = () => onAbort();
+  calls.add(entry);
+  return () => {
+    if (!calls.delete(entry) || calls.size) return;
+    signal.removeEventListener('abort', listener);
+    if (fans.get(signal)?.calls === calls) fans.delete(signal);
+  };
+}
+
+/**
+ * A signal of one call's own, aborted with `parent` (and with a TimeoutError after `timeoutMs`, when
+ * given); `done()` lets go of the parent and the timer once the call has ended.
+ */
+export function childSignal(parent: AbortSignal, timeoutMs?: number): { signal: AbortSignal; timedOut: () => boolean; done: () => void } {
+  const own = new AbortController();
+  let timedOut = false;
+  const forget = parent.aborted ? () => {} : whenAborted(parent, () => own.abort(parent.reason));
+  if (parent.aborted) own.abort(parent.reason);
+  const timer =
+    timeoutMs === undefined || own.signal.aborted
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          own.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+        }, timeoutMs);
+  timer?.unref?.();
+  return {
+    signal: own.signal,
+    timedOut: () => timedOut,
+    done: () => {
+      clearTimeout(timer);
+      forget();
+    },
+  };
+}
