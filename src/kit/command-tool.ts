@@ -5,6 +5,7 @@
  */
 import type { Tool, ToolResult } from './tool.js';
 import { atExit } from '../internal/exit-hooks.js';
+import { toolEnv } from './tool-env.js';
 
 /** The most of one stream of a command's output sent back to the model. */
 export const MAX_RESULT_BYTES = 1024 * 1024;
@@ -36,7 +37,7 @@ export interface CommandRun {
  * model as they are. On abort the group gets SIGTERM, and SIGKILL 2 s later if it still runs; the
  * abort's reason is thrown once the group is gone.
  */
-export async function runCommand(command: string | string[], input: string, signal: AbortSignal, env: Record<string, string>): Promise<CommandRun> {
+export async function runCommand(command: string | string[], input: string, signal: AbortSignal, env: Record<string, string> = toolEnv(process.env)): Promise<CommandRun> {
   signal.throwIfAborted();
   // Loaded only when a tool runs: a one-shot chat never loads child processes.
   const { spawn } = await import('node:child_process');
@@ -103,8 +104,11 @@ export async function runCommand(command: string | string[], input: string, sign
   });
 }
 
-/** A tool whose calls run `command`, with `env` (use `toolEnv()`: without router's keys). */
-export function commandTool(def: { name: string; description?: string; parameters?: Record<string, unknown> }, command: string | string[], env: Record<string, string>): Tool {
+/**
+ * A tool whose calls run `command`, with `env` (use `toolEnv()`: without router's keys). Without one,
+ * this process's environment without the key variables: never all of it, keys and all.
+ */
+export function commandTool(def: { name: string; description?: string; parameters?: Record<string, unknown> }, command: string | string[], env: Record<string, string> = toolEnv(process.env)): Tool {
   return {
     ...def,
     source: 'command',

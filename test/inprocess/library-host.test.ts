@@ -72,4 +72,20 @@ describe('a host process', () => {
       await new Promise((closed) => server.close(closed));
     }
   });
+
+  it('a command tool made without an environment runs without the key variables, not with all of this process\'s', async () => {
+    const saved = process.env.ROUTER_API_KEY;
+    process.env.ROUTER_API_KEY = 'sk-host-key-0123456789';
+    try {
+      // As a program in plain JavaScript may make it: no env argument.
+      const tool = (commandTool as (def: { name: string }, command: string) => ReturnType<typeof commandTool>)({ name: 'env' }, 'env');
+      const r = await runToolCall(new Map([['env', tool]]), { id: '1', name: 'env', arguments: '{}' }, { signal: AbortSignal.timeout(30_000), budget: new ResultBudget() });
+      expect(r.status).toBe('ok');
+      expect(r.text).toContain('PATH=');
+      expect(r.text).not.toContain('sk-host-key-0123456789');
+    } finally {
+      if (saved === undefined) delete process.env.ROUTER_API_KEY;
+      else process.env.ROUTER_API_KEY = saved;
+    }
+  });
 });
