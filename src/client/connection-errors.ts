@@ -1,5 +1,6 @@
 import { ConnectionError, ProxyRefusedError, RouterError, TimeoutError } from './errors.js';
 import { PROXY_TIMEOUT } from './transport.js';
+import { isCallerAbort } from './caller-aborts.js';
 
 // Failures below HTTP (refused, unreachable, cut, timed out) as the client's error types.
 
@@ -15,7 +16,7 @@ function errorCode(err: unknown): string | undefined {
 }
 
 function isAbort(err: unknown): boolean {
-  return (err as { name?: string })?.name === 'AbortError' || errorCode(err) === 'ABORT_ERR';
+  return (err as { name?: string })?.name === 'AbortError' || errorCode(err) === 'ABORT_ERR' || isCallerAbort(err);
 }
 
 /** The proxy a failed connection was made to, when it was (its address and port are the proxy's). */

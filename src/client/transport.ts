@@ -1,6 +1,7 @@
 import { Agent, EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici';
 import { AnswerBody } from './answer-body.js';
 import { whenAborted } from '../internal/abort-fanout.js';
+import { noteCallerAbort } from './caller-aborts.js';
 
 // undici's public API only. The CLI bundle loads less of undici than its entry point does
 // (scripts/bundle.mjs): that is the build's business, not this module's.
@@ -79,6 +80,7 @@ export function send(dispatcher: Dispatcher, url: string, opts: SendOptions): Pr
     let answer: Answer | undefined;
     let stop = () => {};
     const onAbort = () => {
+      noteCallerAbort(signal!.reason);
       reject(signal!.reason);
       // Abandoned: its late failure is nobody's, and a late answer's body is let go.
       if (answer) answer.body.destroy(signal!.reason as Error);

@@ -88,4 +88,29 @@ describe('a host process', () => {
       else process.env.ROUTER_API_KEY = saved;
     }
   });
+
+  it('a stream the caller aborts mid-answer fails with the caller\'s reason, as one aborted before its head does', async () => {
+    // A server that sends one event and holds the stream open: the abort comes mid-body.
+    const chunk = { id: 'gen-1', object: 'chat.completion.chunk', model: 'local/echo', choices: [{ index: 0, delta: { content: 'hi' }, finish_reason: null }] };
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).write(`data: ${JSON.stringify(chunk)}\n\n`);
+    });
+    await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+    const client = new RouterClient({ apiKey: 'sk-test-12345678', apiRoot: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`, maxRetries: 0 });
+    try {
+      for (const reason of [new Error('the user moved on'), new DOMException('The operation was aborted due to timeout', 'TimeoutError')]) {
+        const stop = new AbortController();
+        const stream = await client.chat.stream({ model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] }, { signal: stop.signal });
+        const read = (async () => {
+          for await (const c of stream) if (c.choices[0]?.delta?.content === 'hi') stop.abort(reason);
+        })();
+        await expect(read).rejects.toBe(reason);
+      }
+    } finally {
+      server.closeAllConnections();
+      await client.close();
+      await new Promise((closed) => server.close(closed));
+    }
+  });
 });
