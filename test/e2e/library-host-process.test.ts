@@ -1,0 +1,75 @@
+import { spawn } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+
+// A program that uses router-cli as a library (the built package, by its name) and watches what that
+// does to its process: V8's flags, process listeners, globals, its stdout and stderr, process.exit,
+// handles left open (it must end by itself). What only a process of its own shows.
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const HOST = `
+import v8 from 'node:v8';
+import { writeFileSync } from 'node:fs';
+const EVENTS = ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'uncaughtException', 'unhandledRejection', 'warning'];
+const snap = () => JSON.stringify({ heap: v8.getHeapStatistics().heap_size_limit, execArgv: process.execArgv, listeners: EVENTS.map((e) => process.listenerCount(e)), globals: Object.getOwnPropertyNames(globalThis).sort(), stackTraceLimit: Error.stackTraceLimit, env: process.env });
+const written = [];
+const [out, err] = [process.stdout.write, process.stderr.write];
+process.stdout.write = process.stderr.write = (chunk) => written.push(String(chunk)) > 0;
+process.exit = (code) => { throw new Error('process.exit(' + code + ')'); };
+const before = snap();
+const { RouterClient, APIError, ConnectionError } = await import('router-cli');
+const { chatModel, commandTool, functionTool, ToolSet, toolEnv, SpendGuard, serviceListPrices, CostCapExceeded } = await import('router-cli/kit');
+const { runJob, BatchError } = await import('router-cli/batch');
+const afterImport = snap();
+const client = new RouterClient({ apiKey: process.env.ROUTER_API_KEY, apiRoot: process.env.ROUTER_API_ROOT });
+const seen = [];
+const add = functionTool('add', { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } }, ({ a, b }) => a + b);
+const year = commandTool({ name: 'year', parameters: { type: 'object', properties: {} } }, ['date', '+%Y'], toolEnv(process.env));
+const tools = await ToolSet.open({ tools: [add, year] });
+const r = await chatModel(client, 'local/tools').prompt('call year', { tools, guard: new SpendGuard({ prices: serviceListPrices(client), maxCost: 0.05 }) });
+seen.push(r.toolCalls.map((c) => c.call.name).join());
+await tools.close();
+writeFileSync('host-requests.jsonl', JSON.stringify({ custom_id: 'one', body: { messages: [{ role: 'user', content: 'first' }] } }) + '\\n');
+seen.push((await runJob(client, { input: 'host-requests.jsonl', model: 'local/echo', fresh: true, interval: 0.05 })).failed);
+const caught = async (fn) => fn().then(() => 'no error', (e) => e);
+seen.push((await caught(() => new RouterClient({ apiKey: 'sk-not-a-key', apiRoot: process.env.ROUTER_API_ROOT }).key.get())) instanceof APIError);
+seen.push((await caught(() => new RouterClient({ apiRoot: 'http://127.0.0.1:9/api', maxRetries: 0 }).models.list())) instanceof ConnectionError);
+seen.push((await caught(() => chatModel(client, 'local/echo').prompt('hi', { guard: new SpendGuard({ prices: serviceListPrices(client), maxCost: 1e-9 }) }))) instanceof CostCapExceeded);
+seen.push((await caught(() => runJob(client, { input: 'host-requests.jsonl', fresh: true }))) instanceof BatchError);
+await client.close();
+const afterUse = snap();
+process.stdout.write = out;
+process.stdout.write(JSON.stringify({ seen, written, importChanged: afterImport !== before, useChanged: afterUse !== before, before, afterUse }));
+`;
+
+let t: CliEnv;
+beforeAll(async () => {
+  t = await startCliEnv();
+});
+afterAll(() => t?.close());
+
+it('a program using the library keeps its flags, listeners, globals and output, is never exited, and ends by itself', async () => {
+  // Inside the package, so that its name resolves to itself (as it does where it is installed).
+  const file = join(ROOT, `.library-host-${process.pid}.mjs`);
+  writeFileSync(file, HOST);
+  try {
+    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+      const child = spawn(process.execPath, [file], { cwd: t.dir, env: { ...process.env, ...t.env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d));
+      child.stderr.on('data', (d: Buffer) => (stderr += d));
+      child.on('close', (code) => done({ code, stdout, stderr }));
+    });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as { seen: unknown[]; written: string[]; importChanged: boolean; useChanged: boolean; before: string; afterUse: string };
+    expect(report.seen).toEqual(['year', 0, true, true, true, true]);
+    expect(report.written).toEqual([]);
+    expect(report.importChanged).toBe(false);
+    expect(report.afterUse).toBe(report.before);
+  } finally {
+    rmSync(file, { force: true });
+  }
+}, 90_000);
