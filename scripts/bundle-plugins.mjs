@@ -26,7 +26,7 @@ module.exports = ${kind === 'function' ? '(...args) => load()(...args)' : 'new P
 /**
  * undici as src/client/transport.ts uses it (Agent, Pool, EnvHttpProxyAgent, dispatch()), from the modules
  * that define them: undici's entry point also loads fetch, WebSocket, caches and more (~13 ms of
- * every start). Where those modules are not where this undici version keeps them, the whole
+ * every start). Stands for src/client/undici.ts (the same modules, the proxy agent loaded at once) too. Where those modules are not where this undici version keeps them, the whole
  * package is bundled instead: only slower.
  */
 function leanUndici(split = true) {
@@ -43,6 +43,8 @@ function leanUndici(split = true) {
     name: 'lean-undici',
     setup(b) {
       b.onResolve({ filter: /^undici$/ }, (args) => (args.importer.includes('/node_modules/') ? undefined : { path: 'undici', namespace: 'lean-undici' }));
+      // The client's own way to these modules (src/client/undici.ts), with the proxy agent loaded eagerly.
+      b.onResolve({ filter: /^\.\/undici\.js$/ }, (args) => (/[\\/]client[\\/]transport\.js$/.test(args.importer) ? { path: 'undici', namespace: 'lean-undici' } : undefined));
       b.onLoad({ filter: /.*/, namespace: 'lean-undici' }, () => ({
         loader: 'js',
         resolveDir: dist,

@@ -1,10 +1,11 @@
-import { Agent, EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, EnvHttpProxyAgent, Pool } from './undici.js';
 import { AnswerBody } from './answer-body.js';
 import { whenAborted } from '../internal/abort-fanout.js';
 import { noteCallerAbort } from './caller-aborts.js';
 
-// undici's public API only. The CLI bundle loads less of undici than its entry point does
-// (scripts/bundle.mjs): that is the build's business, not this module's.
+// undici's dispatchers from ./undici.js, not undici's entry point (which sets the process's global
+// dispatcher); requests through their public dispatch().
 
 export type AgentOptions = ConstructorParameters<typeof Agent>[0];
 

@@ -5,14 +5,15 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
 
 // A program that uses router-cli as a library (the built package, by its name) and watches what that
-// does to its process: V8's flags, process listeners, globals, its stdout and stderr, process.exit,
+// does to its process: V8's flags, process listeners, globals (symbols too: undici's entry point sets
+// node's global dispatcher under one), its stdout and stderr, process.exit,
 // handles left open (it must end by itself). What only a process of its own shows.
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const HOST = `
 import v8 from 'node:v8';
 import { writeFileSync } from 'node:fs';
 const EVENTS = ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'uncaughtException', 'unhandledRejection', 'warning'];
-const snap = () => JSON.stringify({ heap: v8.getHeapStatistics().heap_size_limit, execArgv: process.execArgv, listeners: EVENTS.map((e) => process.listenerCount(e)), globals: Object.getOwnPropertyNames(globalThis).sort(), stackTraceLimit: Error.stackTraceLimit, env: process.env });
+const snap = () => JSON.stringify({ heap: v8.getHeapStatistics().heap_size_limit, execArgv: process.execArgv, listeners: EVENTS.map((e) => process.listenerCount(e)), globals: Object.getOwnPropertyNames(globalThis).sort(), symbols: Object.getOwnPropertySymbols(globalThis).map(String).sort(), stackTraceLimit: Error.stackTraceLimit, env: process.env });
 const written = [];
 const [out, err] = [process.stdout.write, process.stderr.write];
 process.stdout.write = process.stderr.write = (chunk) => written.push(String(chunk)) > 0;
