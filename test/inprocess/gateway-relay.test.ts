@@ -25,6 +25,8 @@ const upstreamChunks = [
   { ...base, ...delta(' no model here') },
   { ...base, model: 'up-m', provider: 'other', ...delta(' another provider') },
   { ...base, provider: 'up-p', model: 'up-m', nested: { model: 'up-m' }, ...delta(' a nested model') },
+  { ...base, provider: 'up-p', nested: { model: 'up-m' }, ...delta(' a nested model only') },
+  { ...delta(' choices first, as llama.cpp'), ...base, model: 'up-m', provider: 'up-p' },
   { ...base, model: 'up-m', provider: 'up-p', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
   { ...base, model: 'up-m', provider: 'up-p', choices: [], usage: { prompt_tokens: 2, completion_tokens: 5, total_tokens: 7, cost: 0.5 } },
 ];

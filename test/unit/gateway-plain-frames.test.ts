@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Candidate } from '../../src/emulator/routing/candidates.js';
-import { PlainFrames } from '../../src/emulator/routing/plain-frames.js';
+import { PlainFrames, topLevel } from '../../src/emulator/routing/plain-frames.js';
 
 const candidate = { slug: 'up', model: { id: 'bench/lorem' } } as unknown as Candidate;
 type Body = Record<string, unknown>;
@@ -58,5 +58,30 @@ describe("the gateway's frames of plain chunks", () => {
       expect(JSON.parse(out.slice(6))).toEqual(relabelled(data));
       expect(out.endsWith(',"provider":"up"}\n\n')).toBe(true);
     }
+  });
+
+  it("relabels only the chunk's own model, never one in an object inside it, and keeps llama.cpp's order on the fast path", () => {
+    const first = JSON.parse(chunk({ role: 'assistant', content: 'Hi' })) as Body;
+    const frames = new PlainFrames(first, candidate);
+    expect(frames.frame(chunk({ content: 'a' }))).toBeDefined();
+    // No model of its own, one nested (the same text as the first chunk's model member): parsed, the nested one kept.
+    const nested = chunk({ content: 'b' }, null, { tool: { model: 'local/lorem' } }, { id: 'gen-1-abc', object: 'chat.completion.chunk', created: 1, provider: 'local-alpha' });
+    expect(frames.frame(nested)).toBeUndefined();
+    const inArray = chunk({ content: 'b' }, null, { tools: [{ model: 'local/lorem' }] }, { id: 'gen-1-abc', provider: 'local-alpha' });
+    expect(frames.frame(inArray)).toBeUndefined();
+    // llama.cpp: `choices` first, then the chunk's members; a brace and a bracket in the content too.
+    const llama = (content: string) => JSON.stringify({ choices: [{ finish_reason: null, index: 0, delta: { content } }], created: 1, id: 'chatcmpl-1', model: 'local/lorem', system_fingerprint: 'b1', object: 'chat.completion.chunk' });
+    const frames2 = new PlainFrames(JSON.parse(llama('')) as Body, candidate);
+    for (const content of ['one', ' {two]', ' "three"}', ' four']) {
+      const data = llama(content);
+      const out = frames2.frame(data);
+      expect(out, content).toBeDefined();
+      expect(JSON.parse(out!.slice(6))).toEqual(relabelled(data));
+    }
+  });
+
+  it('tells a position in the object itself from one in a string or a nested value', () => {
+    const text = JSON.stringify({ a: '{"c":[1]} "e"', b: { c: 1 }, d: [{ e: 2 }], f: 3 });
+    for (const [name, top] of [['"a"', true], ['"b"', true], ['"c"', false], ['"d"', true], ['"e"', false], ['"f"', true]] as const) expect(topLevel(text, text.indexOf(`${name}:`)), name).toBe(top);
   });
 });

@@ -30,4 +30,11 @@ describe('an entry of the request log', () => {
     expect(meter.bytes).toBe(LOG_BODY_BYTES);
     expect(entry.query).toEqual({ a: ['1'] });
   });
+
+  it('shows every header as it came: values with colons, spaces and nothing, none at all', () => {
+    const headers = { host: '127.0.0.1:8080', 'x-empty': '', 'user-agent': 'a b/1.0 (x; y)', 'x-title': 'name: value' };
+    expect(new LoggedRequest('GET', '/v1/models', undefined, headers, 0).headers).toEqual(headers);
+    expect(new LoggedRequest('GET', '/v1/models', undefined, { authorization: 'Bearer k' }, 0).headers).toEqual({});
+    expect(new LoggedRequest('GET', '/v1/models', undefined, {}, 0).headers).toEqual({});
+  });
 });

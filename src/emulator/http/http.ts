@@ -195,8 +195,8 @@ export class Ctx {
 
   /** Which routing-metadata fields the headers ask for: each name of the opt-in header answers its own field. */
   wantsRouterMetadata(): MetadataAsk {
-    const on = (...names: string[]) => names.some((n) => this.header(n) === 'enabled');
-    return { router: on('x-router-metadata', 'x-router-experimental-metadata'), openrouter: on('x-openrouter-metadata', 'x-openrouter-experimental-metadata') };
+    const on = (name: string) => this.header(name) === 'enabled';
+    return { router: on('x-router-metadata') || on('x-router-experimental-metadata'), openrouter: on('x-openrouter-metadata') || on('x-openrouter-experimental-metadata') };
   }
 }
 

@@ -4,6 +4,23 @@ import { contentOf, moreThanContent, stringEnd, stringText } from './hang-up.js'
 type Body = Record<string, unknown>;
 
 /**
+ * Whether `at` in an object's JSON text is in the object itself: one brace deep, outside strings. A
+ * scan of the text before it (short: OpenAI's members come first; llama.cpp's `choices` is before them).
+ */
+export function topLevel(data: string, at: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < at; i++) {
+    const c = data.charCodeAt(i);
+    if (c === 34 /* " */) {
+      i = stringEnd(data, i + 1);
+      if (i < 0 || i >= at) return false;
+    } else if (c === 123 /* { */ || c === 91 /* [ */) depth++;
+    else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
+  }
+  return depth === 1;
+}
+
+/**
  * A chunk's text under the gateway's model and provider, without parsing it, when it is a plain one
  * like the first (the same upstream `model` and `provider` members once each, no usage, no error);
  * undefined when it must be parsed. Most of a stream's chunks are plain: one parse and one
@@ -15,9 +32,10 @@ function relabeller(first: Body, c: Candidate): (data: string) => string | undef
   const provider = member('provider', first.provider);
   const modelTo = member('model', c.model.id)!;
   const providerTo = member('provider', c.slug)!;
+  /** Where `text` is in `data`, when it is there once and a member of the chunk itself (not of an object in it). */
   const once = (data: string, text: string) => {
     const at = data.indexOf(text);
-    return at >= 0 && data.indexOf(text, at + text.length) < 0 ? at : -1;
+    return at >= 0 && data.indexOf(text, at + text.length) < 0 && topLevel(data, at) ? at : -1;
   };
   return (data) => {
     // Parsed as before: the chunk that ends the answer (its finish_reason is kept), usage, an error, a

@@ -12,20 +12,6 @@ type Body = Record<string, unknown>;
 type StreamReply = Extract<UpstreamReply, { kind: 'stream' }>;
 
 /**
- * A chunk that carries something of the answer (a token, a tool call, reasoning, its end, its usage),
- * as first_event_timeout_ms judges it too (answers()): an empty `tool_calls: []` or `finish_reason: ""`
- * beside a role is not one, or the stream would be opened to the caller while that timer still runs.
- */
-function hasToken(chunk: Body): boolean {
-  if (!answers(chunk)) return false;
-  if (chunk.usage) return true;
-  const choice = (chunk.choices as Body[] | undefined)?.[0];
-  if (!choice) return false;
-  const delta = (choice.delta ?? {}) as Body;
-  return !!delta.content || !!delta.tool_calls || !!delta.reasoning || !!delta.images || (choice.finish_reason !== null && choice.finish_reason !== undefined);
-}
-
-/**
  * A caller's going as adapters hear it. An AbortController's signal cost about 2% of the gateway's
  * time per request (its creation and its listeners, measured under load), on every request, for the
  * few callers that hang up.
@@ -135,9 +121,11 @@ export async function pump(res: Ctx['res'], closed: () => boolean, it: AsyncIter
 }
 
 /**
- * Relays an upstream's stream to the caller. Chunks before the first token are held: a stream that
- * breaks there fails the candidate (the next is tried, the caller sees nothing). Once a token is
- * sent, a break ends the caller's stream with the spec's error chunk, never a clean end.
+ * Relays an upstream's stream to the caller. Chunks before the first with some of an answer (answers():
+ * content, reasoning, a refusal, a tool call, audio, an image, its end, usage; not a role alone nor an
+ * empty `tool_calls: []`) are held: a stream that breaks there fails the candidate (the next is tried,
+ * the caller sees nothing). Once that chunk is sent, a break ends the caller's stream with the spec's
+ * error chunk, never a clean end.
  */
 export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, opts: RelayOptions): Promise<RelayOutcome> {
   const it = reply.events[Symbol.asyncIterator]();
@@ -167,7 +155,8 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     if (chunk.error) return { failed: new ProviderFailure('broken', `${c.slug}: error before the first token: ${JSON.stringify(chunk.error).slice(0, 200)}`) };
     plainFrames ??= new PlainFrames(chunk, c);
     held.push(chunk);
-    if (hasToken(chunk)) break;
+    // One rule for both: the chunk that stops first_event_timeout_ms's timer opens the caller's stream.
+    if (answers(chunk)) break;
   }
 
   const res = ctx.res;

@@ -93,7 +93,9 @@ export class GenerationFile {
   }
 
   keep(id: string, kept: KeptGeneration): void {
-    const line = `${JSON.stringify({ id, ...kept })}\n`;
+    // Kept without its newline: one flat string, whose byte length is read without copying it (a line
+    // with `\n` appended was a second string that Buffer.byteLength copied whole, per request).
+    const line = JSON.stringify({ id, workspace: kept.workspace, data: kept.data });
     if (this.ended) return this.keepUnwritten(id, line);
     this.pending.delete(id);
     this.pending.set(id, line);
@@ -129,17 +131,22 @@ export class GenerationFile {
         this.fd = openSync(this.file, 'a', 0o600);
         this.size = fstatSync(this.fd).size;
       }
-      const text = (this.torn ? '\n' : '') + [...lines.values()].join('');
+      let text = this.torn ? '\n' : '';
+      let bytes = text.length;
+      for (const line of lines.values()) {
+        text += `${line}\n`;
+        bytes += Buffer.byteLength(line) + 1;
+      }
       const written = writeSync(this.fd, text);
       // Taken in part (a full disk): cut back to the last whole line, or the next would join a torn one.
-      if (written < Buffer.byteLength(text)) {
+      if (written < bytes) {
         ftruncateSync(this.fd, this.size);
         throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
       }
       let at = this.size + (this.torn ? 1 : 0);
       for (const [id, line] of lines) {
         this.index(this.current, id, at);
-        at += Buffer.byteLength(line);
+        at += Buffer.byteLength(line) + 1;
       }
       this.size += written;
       this.lines += lines.size;
