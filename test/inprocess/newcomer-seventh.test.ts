@@ -1,0 +1,42 @@
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+
+// Issue 46, round 7: clients we did not write (the official `openai` and `@openrouter/sdk`
+// packages) against `router serve`, and what a seventh newcomer pass, from the tarball, found.
+let t: CliEnv;
+let openai: OpenAI;
+type Sdk = InstanceType<(typeof import('@openrouter/sdk'))['OpenRouter']>;
+let managed: Sdk;
+
+beforeAll(async () => {
+  t = await startCliEnv();
+  openai = new OpenAI({ baseURL: `${t.apiRoot}/v1`, apiKey: t.apiKey, maxRetries: 0 });
+  const { OpenRouter } = await import('@openrouter/sdk');
+  managed = new OpenRouter({ apiKey: t.managementKey, serverURL: `${t.apiRoot}/v1`, retryConfig: { strategy: 'none' } });
+});
+afterAll(() => t?.close());
+
+describe('the openai package', () => {
+  it("streams a reasoning model's Responses answer through its stream helper: summary and text", async () => {
+    const stream = openai.responses.stream({ model: 'local/thinker', input: 'think' });
+    const kinds: string[] = [];
+    stream.on('event', (e) => kinds.push(e.type));
+    const final = await stream.finalResponse();
+    expect(final.output.map((o) => o.type)).toEqual(['reasoning', 'message']);
+    const reasoning = final.output[0] as OpenAI.Responses.ResponseReasoningItem;
+    expect(reasoning.summary).toEqual([{ type: 'summary_text', text: 'The question is about "think". I list what I know, weigh it, and answer briefly.' }]);
+    expect(final.output_text).toBe('Having thought it over: think');
+    const part = kinds.filter((k) => k.startsWith('response.reasoning_summary_part.'));
+    expect(part).toEqual(['response.reasoning_summary_part.added', 'response.reasoning_summary_part.done']);
+  });
+});
+
+describe('@openrouter/sdk', () => {
+  it('creates a key: the answer parses (its external_user, which the SDK requires, is null)', async () => {
+    const made = await managed.apiKeys.create({ requestBody: { name: 'seventh' } });
+    expect(made.data.name).toBe('seventh');
+    expect(made.data.externalUser).toBeNull();
+    expect(made.key).toMatch(/^sk-rt-v1-/);
+  });
+});
