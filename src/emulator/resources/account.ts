@@ -77,7 +77,8 @@ export const accountRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => 
         if (typeof body.name !== 'string' || body.name === '') throw new HttpError(400, 'name is required');
         const key = ctx.store.addKey(ctx.workspace, 'standard', body.name);
         const record = ctx.store.findKey(key)!;
-        const data = { hash: key.slice(-12), name: record.name, disabled: false, ...keyDetails(key, 0), created_at: new Date(record.created_at * 1000).toISOString(), updated_at: null, workspace_id: ctx.workspace };
+        // external_user: the key's end user, which the current SDK requires (null: none given).
+        const data = { hash: key.slice(-12), name: record.name, disabled: false, ...keyDetails(key, 0), created_at: new Date(record.created_at * 1000).toISOString(), updated_at: null, workspace_id: ctx.workspace, external_user: null };
         ctx.send(201, { data, key });
       },
     },
