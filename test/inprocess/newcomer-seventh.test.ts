@@ -1,6 +1,10 @@
+import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseProviders } from '../../src/emulator/providers/config.js';
+import { startEmulator } from '../../src/emulator/server.js';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { deadPort } from '../support/upstreams.js';
 
 // Issue 46, round 7: clients we did not write (the official `openai` and `@openrouter/sdk`
 // packages) against `router serve`, and what a seventh newcomer pass, from the tarball, found.
@@ -38,5 +42,25 @@ describe('@openrouter/sdk', () => {
     expect(made.data.name).toBe('seventh');
     expect(made.data.externalUser).toBeNull();
     expect(made.key).toMatch(/^sk-rt-v1-/);
+  });
+});
+
+describe('a gateway whose upstreams cannot be reached', () => {
+  it('names a host that does not resolve as not found, and a closed port as refused', async () => {
+    // docs/gateway.md's file run as written, with no network: its openai entry's host was "connection refused (ENOTFOUND)".
+    const yaml = `providers:
+  - { name: gone, base_url: "http://no-such-host.invalid/v1", models: { test/a: x } }
+  - { name: shut, base_url: "http://127.0.0.1:${await deadPort()}/v1", models: { test/a: x } }
+`;
+    const gateway = await startEmulator({ stateDir: join(t.dir, 'gw'), port: 0, gateway: { config: parseProviders(yaml, {}) } });
+    try {
+      const client = new OpenAI({ baseURL: `${gateway.apiRoot}/v1`, apiKey: gateway.store.firstKeys().apiKey, maxRetries: 0 });
+      const failed = await client.chat.completions.create({ model: 'test/a', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+      expect(failed).toBeInstanceOf(OpenAI.APIError);
+      expect((failed as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+      expect((failed as Error).message).toMatch(/gone: host not found \((ENOTFOUND|EAI_AGAIN)\).*shut: connection refused \(ECONNREFUSED\)/);
+    } finally {
+      await gateway.close();
+    }
   });
 });

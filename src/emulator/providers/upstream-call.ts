@@ -30,7 +30,9 @@ export function publicHeaders(headers: Record<string, string | string[] | undefi
 export function failureOf(err: unknown, name: string, started: boolean): ProviderFailure {
   if (err instanceof ProviderFailure) return err;
   const code = (err as { code?: string })?.code ?? '';
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH') return new ProviderFailure('refused', `${name}: connection refused (${code})`);
+  if (code === 'ECONNREFUSED') return new ProviderFailure('refused', `${name}: connection refused (${code})`);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new ProviderFailure('refused', `${name}: host not found (${code})`);
+  if (code === 'EHOSTUNREACH') return new ProviderFailure('refused', `${name}: host not reachable (${code})`);
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return new ProviderFailure('timeout', `${name}: timed out`);
   const what = started ? 'stream broken' : 'connection lost';
   return new ProviderFailure('broken', `${name}: ${what} (${code || (err as Error)?.message || String(err)})`);
