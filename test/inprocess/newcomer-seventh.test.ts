@@ -45,6 +45,22 @@ describe('@openrouter/sdk', () => {
   });
 });
 
+describe('@openrouter/sdk: the model list beyond GET /v1/models', () => {
+  it('lists the embedding models (each parsed, paged as the models are) and counts the models', async () => {
+    const sdk = new (await import('@openrouter/sdk')).OpenRouter({ apiKey: t.apiKey, serverURL: `${t.apiRoot}/v1`, retryConfig: { strategy: 'none' } });
+    const ids: string[] = [];
+    for await (const page of await sdk.embeddings.listModels()) ids.push(...page.result.data.map((m) => m.id));
+    expect(ids).toEqual(['local/embed']);
+    const paged = (await (await fetch(`${t.apiRoot}/v1/embeddings/models?limit=1`, { headers: { authorization: `Bearer ${t.apiKey}` } })).json()) as { data: unknown[]; links: { next: string | null }; total_count: number };
+    expect([paged.data.length, paged.total_count, paged.links.next]).toEqual([1, 1, null]);
+    const listed = (await openai.models.list()).data.length;
+    expect((await sdk.models.count()).data.count).toBe(listed);
+    const all = (await (await fetch(`${t.apiRoot}/v1/models?output_modalities=all`, { headers: { authorization: `Bearer ${t.apiKey}` } })).json()) as { total_count: number };
+    expect((await sdk.models.count({ outputModalities: 'all' })).data.count).toBe(all.total_count);
+    expect(all.total_count).toBeGreaterThan(listed);
+  });
+});
+
 describe('a gateway whose upstreams cannot be reached', () => {
   it('names a host that does not resolve as not found, and a closed port as refused', async () => {
     // docs/gateway.md's file run as written, with no network: its openai entry's host was "connection refused (ENOTFOUND)".
