@@ -61,6 +61,26 @@ describe('@openrouter/sdk: the model list beyond GET /v1/models', () => {
   });
 });
 
+describe("a model's endpoints, where the list's links.details points", () => {
+  it('answer for every listed model, parsed by @openrouter/sdk: one endpoint per provider', async () => {
+    const sdk = new (await import('@openrouter/sdk')).OpenRouter({ apiKey: t.apiKey, serverURL: `${t.apiRoot}/v1`, retryConfig: { strategy: 'none' } });
+    const echo = await sdk.endpoints.list({ author: 'local', slug: 'echo' });
+    expect(echo.data.id).toBe('local/echo');
+    expect(echo.data.endpoints.map((e) => [e.providerName, e.modelId, e.status])).toEqual([['local-alpha', 'local/echo', 0], ['local-beta', 'local/echo', 0]]);
+    const down = await sdk.endpoints.list({ author: 'local', slug: 'unavailable' });
+    expect(down.data.endpoints.map((e) => e.status)).toEqual([-1]);
+    const listed = (await (await fetch(`${t.apiRoot}/v1/models?output_modalities=all`, { headers: { authorization: `Bearer ${t.apiKey}` } })).json()) as { data: { id: string; links: { details: string } }[] };
+    const origin = new URL(t.apiRoot).origin;
+    for (const m of listed.data) {
+      const res = await fetch(origin + m.links.details, { headers: { authorization: `Bearer ${t.apiKey}` } });
+      expect([m.id, res.status]).toEqual([m.id, 200]);
+      expect(((await res.json()) as { data: { id: string } }).data.id).toBe(m.id);
+    }
+    const none = await sdk.endpoints.list({ author: 'local', slug: 'nope' }).catch((e: unknown) => e);
+    expect((none as { statusCode?: number }).statusCode).toBe(404);
+  });
+});
+
 describe('a gateway whose upstreams cannot be reached', () => {
   it('names a host that does not resolve as not found, and a closed port as refused', async () => {
     // docs/gateway.md's file run as written, with no network: its openai entry's host was "connection refused (ENOTFOUND)".
