@@ -37,6 +37,17 @@ describe('the openai package', () => {
 });
 
 describe('@openrouter/sdk', () => {
+  it("parses a reasoning model's Responses stream, summary part events included", async () => {
+    const sdk = new (await import('@openrouter/sdk')).OpenRouter({ apiKey: t.apiKey, serverURL: `${t.apiRoot}/v1`, retryConfig: { strategy: 'none' } });
+    const stream = (await sdk.responses.send({ responsesRequest: { model: 'local/thinker', input: 'think', stream: true } })) as AsyncIterable<{ type: string; part?: { text?: string } }>;
+    const parts: [string, string | undefined][] = [];
+    for await (const e of stream) if (e.type.startsWith('response.reasoning_summary_part.')) parts.push([e.type, e.part?.text]);
+    expect(parts).toEqual([
+      ['response.reasoning_summary_part.added', ''],
+      ['response.reasoning_summary_part.done', 'The question is about "think". I list what I know, weigh it, and answer briefly.'],
+    ]);
+  });
+
   it('creates a key: the answer parses (its external_user, which the SDK requires, is null)', async () => {
     const made = await managed.apiKeys.create({ requestBody: { name: 'seventh' } });
     expect(made.data.name).toBe('seventh');
