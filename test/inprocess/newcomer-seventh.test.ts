@@ -73,7 +73,7 @@ describe('@openrouter/sdk: the model list beyond GET /v1/models', () => {
 });
 
 describe("a model's endpoints, where the list's links.details points", () => {
-  it('answer for every listed model, parsed by @openrouter/sdk: one endpoint per provider', async () => {
+  it('answer for every listed model, parsed by @openrouter/sdk: one endpoint per provider; models.get too', async () => {
     const sdk = new (await import('@openrouter/sdk')).OpenRouter({ apiKey: t.apiKey, serverURL: `${t.apiRoot}/v1`, retryConfig: { strategy: 'none' } });
     const echo = await sdk.endpoints.list({ author: 'local', slug: 'echo' });
     expect(echo.data.id).toBe('local/echo');
@@ -89,6 +89,11 @@ describe("a model's endpoints, where the list's links.details points", () => {
     }
     const none = await sdk.endpoints.list({ author: 'local', slug: 'nope' }).catch((e: unknown) => e);
     expect((none as { statusCode?: number }).statusCode).toBe(404);
+    // One model's own entry (models.get), the same as the list's.
+    const one = await sdk.models.get({ author: 'local', slug: 'tts' });
+    expect([one.data.id, one.data.architecture.outputModalities]).toEqual(['local/tts', ['speech']]);
+    const missing = await sdk.models.get({ author: 'local', slug: 'nope' }).catch((e: unknown) => e);
+    expect((missing as { statusCode?: number }).statusCode).toBe(404);
   });
 });
 

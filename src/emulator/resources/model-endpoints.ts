@@ -2,6 +2,7 @@ import type { Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
 import { defineRoutes } from '../http/routes.js';
 import { MODELS, type ModelSpec } from '../models/models.js';
+import type { ChatGateway } from '../providers/types.js';
 import { listedModel } from './model-list.js';
 
 /** Tool choices a model takes: `local/tools` all of them, the others none (they call no tools). */
@@ -37,11 +38,23 @@ function endpoint(m: ModelSpec, listed: Record<string, unknown>, provider: strin
 }
 
 /**
- * `GET /v1/models/{author}/{slug}/endpoints`, where each model's `links.details` points: the model
+ * One model's routes: `GET /v1/model/{author}/{slug}`, its entry of the model list (any listed model);
+ * `GET /v1/models/{author}/{slug}/endpoints`, where each entry's `links.details` points: the model
  * and one endpoint per provider that serves it. Local models only; a gateway's upstream models are
  * described by their list entry alone.
  */
-export const modelEndpointRoutes = defineRoutes(() => [
+export const modelEndpointRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => [
+  {
+    method: 'GET',
+    path: '/v1/model/:author/:slug',
+    access: 'any',
+    handler: async (ctx: Ctx) => {
+      const id = `${ctx.params.author}/${ctx.params.slug}`;
+      const listed = (parts.gateway?.listing() ?? MODELS.map(listedModel)).find((m) => m.id === id);
+      if (!listed) throw new HttpError(404, `No model ${id} in the model list`);
+      ctx.send(200, { data: listed });
+    },
+  },
   {
     method: 'GET',
     path: '/v1/models/:author/:slug/endpoints',
