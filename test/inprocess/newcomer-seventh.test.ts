@@ -36,6 +36,18 @@ describe('the openai package', () => {
   });
 });
 
+describe('the openai package: embeddings of token ids', () => {
+  it('counts a token array as its ids, not as the characters of its JSON', async () => {
+    const one = await openai.embeddings.create({ model: 'local/embed', input: [101, 2023, 2003] });
+    expect(one.usage.prompt_tokens).toBe(3);
+    const two = await openai.embeddings.create({ model: 'local/embed', input: [[101, 2023, 2003], [7, 8]] });
+    expect([two.data.length, two.usage.prompt_tokens]).toEqual([2, 5]);
+    const text = await openai.embeddings.create({ model: 'local/embed', input: 'hello' });
+    // local/embed's price per prompt token (the model list's), the same for ids and text.
+    expect((two.usage as unknown as { cost: number }).cost / 5).toBeCloseTo((text.usage as unknown as { cost: number }).cost / text.usage.prompt_tokens, 15);
+  });
+});
+
 describe('@openrouter/sdk', () => {
   it("parses a reasoning model's Responses stream, summary part events included", async () => {
     const sdk = new (await import('@openrouter/sdk')).OpenRouter({ apiKey: t.apiKey, serverURL: `${t.apiRoot}/v1`, retryConfig: { strategy: 'none' } });
