@@ -32,7 +32,12 @@ export function installLastResort(runtime: Runtime): void {
     }
     void fail(Object.assign(err, { path: 'stdout' }));
   });
-  process.stderr.on('error', () => process.exit(runtime.exitCode || EXIT.FAILURE));
+  // stderr's reader gone (`2>&1 | head -1`): what is left to say there is dropped and the command goes
+  // on to its own exit code. Exiting 1 here lost the work of a `batch run --results FILE` and made
+  // `chat --usage … 2>&1 | head -1` exit 0 or 1 by which stream met the closed pipe first.
+  process.stderr.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') process.exit(runtime.exitCode || EXIT.FAILURE);
+  });
   // A plain kill, or the terminal closing, ends the run as Ctrl-C would, so that exit handlers remove
   // temp files and stop the tools run (serve has its own). Node dies of SIGHUP even under nohup.
   for (const [sig, code] of [['SIGTERM', 143], ['SIGHUP', 129]] as const) {

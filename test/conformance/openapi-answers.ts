@@ -18,6 +18,10 @@ export const CHECKED_ROUTES: Record<string, string> = {
   'POST /v1/embeddings': 'test/conformance/checks.ts',
   'POST /v1/audio/speech': 'test/conformance/checks.ts',
   'GET /v1/models': 'here',
+  'GET /v1/embeddings/models': 'here',
+  'GET /v1/models/count': 'here',
+  'GET /v1/models/x/x/endpoints': 'here',
+  'GET /v1/model/x/x': 'here',
   'GET /v1/key': 'here',
   'GET /v1/credits': 'here',
   'POST /v1/keys': 'here',
@@ -75,6 +79,19 @@ export async function accountAnswers(t: TestEnv, row: (operation: string, check:
   const models = row('models', 'answers (ModelsListResponse, 400)');
   for (const q of ['', '?output_modalities=all', '?limit=2&output_modalities=all', '?offset=6&limit=2&output_modalities=all', '?output_modalities=embeddings,speech', '?limit=0', '?offset=-1']) await answer(models, '/models', `/v1/models${q}`);
   await answer(models, '/models', '/v1/models', t.managementKey);
+  const more = row('embedding models, count, endpoints', 'answers (listEmbeddingsModels, listModelsCount, listEndpoints and getModel 200, 404)');
+  for (const q of ['', '?limit=1', '?offset=1']) await answer(more, '/embeddings/models', `/v1/embeddings/models${q}`);
+  for (const q of ['', '?output_modalities=all']) await answer(more, '/models/count', `/v1/models/count${q}`);
+  // provider_name is a closed enum of the service's providers, which local-alpha and local-beta are
+  // not (docs/conformance.md): the answer is checked with each endpoint's named as one it lists.
+  const endpoints = answerValidator('get', '/models/{author}/{slug}/endpoints');
+  for (const id of ['local/echo', 'local/unavailable', 'local/tts']) {
+    const body = (await get(`/v1/models/${id}/endpoints`)).body;
+    for (const e of body.data.endpoints) e.provider_name = 'OpenAI';
+    check(more, violations(endpoints, body), `GET /v1/models/${id}/endpoints (200)`);
+  }
+  await answer(more, '/models/{author}/{slug}/endpoints', '/v1/models/local/nope/endpoints');
+  for (const id of ['local/echo', 'local/tts', 'local/nope']) await answer(more, '/model/{author}/{slug}', `/v1/model/${id}`);
 
   const key = row('key', 'answers (getCurrentKey, 401)');
   for (const k of [t.apiKey, t.managementKey, 'sk-wrong']) await answer(key, '/key', '/v1/key', k);

@@ -138,7 +138,9 @@ describe('profiles', () => {
     t.clearRequests();
     const none = await t.run(['speak', 'hi'], { env });
     expect(none).toMatchObject({ code: 2, stdout: '' });
-    expect(none.stderr).toBe('error: no model: give --model (a speech model, e.g. local/tts), or set a default: router config set speech_model local/tts\n');
+    expect(none.stderr).toBe('error: no model and no voice: give --model (a speech model, e.g. local/tts) and --voice (e.g. alloy), or set defaults: router config set speech_model local/tts; router config set voice alloy\n');
+    const noModel = await t.run(['speak', 'hi', '--voice', 'alloy'], { env });
+    expect(noModel.stderr).toBe('error: no model: give --model (a speech model, e.g. local/tts), or set a default: router config set speech_model local/tts\n');
     const noVoice = await t.run(['speak', 'hi', '--model', 'local/tts'], { env });
     expect(noVoice.stderr).toBe('error: no voice: give --voice (e.g. alloy), or set a default: router config set voice alloy\n');
     expect(t.requests()).toHaveLength(0);

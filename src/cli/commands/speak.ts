@@ -127,8 +127,10 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
   const { io, opts, argv, signal, connect } = ctx;
   const { checkedDefault } = await import('../context.js');
   opts.model ??= checkedDefault(await ctx.settings(), 'speechModel');
-  if (!opts.model) throw usage('no model: give --model (a speech model, e.g. local/tts), or set a default: router config set speech_model local/tts');
   opts.voice ??= checkedDefault(await ctx.settings(), 'voice');
+  // Both missing (a first `router speak "hi"`): said at once, not one try each.
+  if (!opts.model && !opts.voice) throw usage('no model and no voice: give --model (a speech model, e.g. local/tts) and --voice (e.g. alloy), or set defaults: router config set speech_model local/tts; router config set voice alloy');
+  if (!opts.model) throw usage('no model: give --model (a speech model, e.g. local/tts), or set a default: router config set speech_model local/tts');
   if (!opts.voice) throw usage('no voice: give --voice (e.g. alloy), or set a default: router config set voice alloy');
   const toFile = opts.output !== undefined && opts.output !== '-';
   if (!toFile && io.stdoutTTY && !opts.dryRun) throw usage('refusing to write audio to a terminal: use -o FILE or redirect stdout');

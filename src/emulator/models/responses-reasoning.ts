@@ -13,7 +13,11 @@ export function imageItem(dataUrl: string, prompt: string): Body {
   return { type: 'image_generation_call', id: `ig_${randomHex(12)}`, status: 'completed', result: dataUrl.slice(dataUrl.indexOf(',') + 1), prompt };
 }
 
-/** The stream events of an item before the message: added and done (a reasoning item's summary text in deltas between). */
+/**
+ * The stream events of an item before the message: added and done; between them a reasoning item's
+ * summary part, added empty, its text in deltas, then done (the openai package's stream helper
+ * fills the part the deltas name, so a part never added fails it).
+ */
 export function leadingItemEvents(item: Body, outputIndex: number): Body[] {
   if (item.type !== 'reasoning') {
     return [
@@ -25,8 +29,10 @@ export function leadingItemEvents(item: Body, outputIndex: number): Body[] {
   const at = { item_id: item.id, output_index: outputIndex, summary_index: 0 };
   return [
     { type: 'response.output_item.added', output_index: outputIndex, item: { ...item, status: 'in_progress', summary: [] } },
+    { type: 'response.reasoning_summary_part.added', ...at, part: { type: 'summary_text', text: '' } },
     ...pieces(text).map((delta) => ({ type: 'response.reasoning_summary_text.delta', ...at, delta })),
     { type: 'response.reasoning_summary_text.done', ...at, text },
+    { type: 'response.reasoning_summary_part.done', ...at, part: { type: 'summary_text', text } },
     { type: 'response.output_item.done', output_index: outputIndex, item },
   ];
 }

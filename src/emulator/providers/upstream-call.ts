@@ -30,7 +30,8 @@ export function publicHeaders(headers: Record<string, string | string[] | undefi
 export function failureOf(err: unknown, name: string, started: boolean): ProviderFailure {
   if (err instanceof ProviderFailure) return err;
   const code = (err as { code?: string })?.code ?? '';
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH') return new ProviderFailure('refused', `${name}: connection refused (${code})`);
+  const unreached = new Map([['ECONNREFUSED', 'connection refused'], ['ENOTFOUND', 'host not found'], ['EAI_AGAIN', 'host not found'], ['EHOSTUNREACH', 'host not reachable']]).get(code);
+  if (unreached) return new ProviderFailure('refused', `${name}: ${unreached} (${code})`);
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return new ProviderFailure('timeout', `${name}: timed out`);
   const what = started ? 'stream broken' : 'connection lost';
   return new ProviderFailure('broken', `${name}: ${what} (${code || (err as Error)?.message || String(err)})`);

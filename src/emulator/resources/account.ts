@@ -1,7 +1,7 @@
 import type { Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
 import { defineRoutes } from '../http/routes.js';
-import { DEFAULT_PAGE_SIZE, modelPage } from './model-list.js';
+import { DEFAULT_PAGE_SIZE, matchingModels, modelPage } from './model-list.js';
 import { round } from '../models/models.js';
 import type { ChatGateway } from '../providers/types.js';
 
@@ -9,8 +9,8 @@ import type { ChatGateway } from '../providers/types.js';
 const freeModelDailyLimit = (credits: number) => (credits >= 10 ? 1000 : 50);
 
 /**
- * The account operations of the real API that the emulator keeps: the model list (paged), the
- * calling key, credits and keys (management keys only); and `POST /_emulator/models {page_size}`
+ * The account operations of the real API that the emulator keeps: the model list (paged; its
+ * embedding models; its count), the calling key, credits and keys (management keys only); and `POST /_emulator/models {page_size}`
  * (operator), the list's page size when a query names no limit, so that clients page through it.
  */
 export const accountRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => {
@@ -21,6 +21,18 @@ export const accountRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => 
       path: '/v1/models',
       access: 'any',
       handler: async (ctx: Ctx) => ctx.send(200, modelPage(ctx.url, pageSize, parts.gateway?.listing())),
+    },
+    {
+      method: 'GET',
+      path: '/v1/embeddings/models',
+      access: 'any',
+      handler: async (ctx: Ctx) => ctx.send(200, modelPage(ctx.url, pageSize, parts.gateway?.listing(), true)),
+    },
+    {
+      method: 'GET',
+      path: '/v1/models/count',
+      access: 'any',
+      handler: async (ctx: Ctx) => ctx.send(200, { data: { count: matchingModels(ctx.url, parts.gateway?.listing()).length } }),
     },
     {
       method: 'POST',
@@ -77,7 +89,8 @@ export const accountRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => 
         if (typeof body.name !== 'string' || body.name === '') throw new HttpError(400, 'name is required');
         const key = ctx.store.addKey(ctx.workspace, 'standard', body.name);
         const record = ctx.store.findKey(key)!;
-        const data = { hash: key.slice(-12), name: record.name, disabled: false, ...keyDetails(key, 0), created_at: new Date(record.created_at * 1000).toISOString(), updated_at: null, workspace_id: ctx.workspace };
+        // external_user: the key's end user, which the current SDK requires (null: none given).
+        const data = { hash: key.slice(-12), name: record.name, disabled: false, ...keyDetails(key, 0), created_at: new Date(record.created_at * 1000).toISOString(), updated_at: null, workspace_id: ctx.workspace, external_user: null };
         ctx.send(201, { data, key });
       },
     },

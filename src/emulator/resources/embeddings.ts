@@ -42,6 +42,14 @@ function inputsOf(input: unknown, strict: boolean): string[] {
   return bad('input is required: a string, an array of strings or token arrays');
 }
 
+const isTokenArray = (x: unknown): x is number[] => Array.isArray(x) && x.every((id) => typeof id === 'number');
+
+/** The prompt tokens of an (already checked) input: a token array is its ids, a text as the tokenizer counts it. */
+function inputTokens(input: unknown): number {
+  const items = typeof input === 'string' || isTokenArray(input) ? [input] : (input as unknown[]);
+  return items.reduce<number>((n, item) => n + (isTokenArray(item) ? item.length : countTokens(typeof item === 'string' ? item : JSON.stringify(item))), 0);
+}
+
 /** local/embed's own limits (a model's, not the API's): dimensions, inputs (as OpenAI's), numbers per answer. */
 const MAX_EMBEDDING_DIMENSIONS = 65_536;
 const MAX_INPUTS = 2048;
@@ -67,7 +75,7 @@ function checkEmbeddings(body: Body, opts: { batch?: boolean }) {
   }
   const provider = pickProvider(model, body.provider);
   if (!provider) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
-  const tokens = inputs.reduce((n, s) => n + countTokens(s), 0);
+  const tokens = inputTokens(body.input);
   return { model, dims, format, inputs, provider, tokens, cost: costOf(model, tokens, 0).cost };
 }
 

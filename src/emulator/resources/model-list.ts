@@ -74,21 +74,25 @@ function givesAny(model: Record<string, unknown>, asked: string): boolean {
   return asked.split(',').some((m) => gives.includes(m.trim()));
 }
 
+/** The listed models that give what the query's `output_modalities` asks (`text` when it names none). */
+export const matchingModels = (url: URL, listed: Record<string, unknown>[] = MODELS.map(listedModel)) => listed.filter((m) => givesAny(m, url.searchParams.get('output_modalities') || 'text'));
+
 /**
  * A page of the model list: `offset` and `limit` (1 to 1000) as the OpenAPI has them, `pageSize`
  * when neither is given (`listed`: a gateway's models instead of the fake ones); `links.next` is the next page's path from the host, null on the last page.
+ * `GET /v1/embeddings/models` is the same list of the embedding models (`embeddings`: true).
  */
-export function modelPage(url: URL, pageSize = DEFAULT_PAGE_SIZE, listed: Record<string, unknown>[] = MODELS.map(listedModel)): Record<string, unknown> {
+export function modelPage(url: URL, pageSize = DEFAULT_PAGE_SIZE, listed: Record<string, unknown>[] = MODELS.map(listedModel), embeddings = false): Record<string, unknown> {
   const offset = whole(url, 'offset', 0, Number.MAX_SAFE_INTEGER) ?? 0;
   const limit = whole(url, 'limit', 1, MAX_LIMIT) ?? pageSize;
-  const matching = listed.filter((m) => givesAny(m, url.searchParams.get('output_modalities') || 'text'));
+  const matching = embeddings ? listed.filter((m) => givesAny(m, 'embeddings')) : matchingModels(url, listed);
   const end = offset + limit;
   let next: string | null = null;
   if (end < matching.length) {
     const query = new URLSearchParams(url.searchParams);
     query.set('offset', String(end));
     query.set('limit', String(limit));
-    next = `/api/v1/models?${query}`;
+    next = `/api/v1/${embeddings ? 'embeddings/models' : 'models'}?${query}`;
   }
   return { data: matching.slice(offset, end), total_count: matching.length, links: { next } };
 }
