@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HttpError } from '../http/http.js';
 import { ProviderFailure, type AudioReply, type ProviderAdapter, type ProviderModel, type StopSignal, type UpstreamChat, type UpstreamReply } from './types.js';
 import { replayAudio, teeAudio } from './cassette-audio.js';
 import { parsed, text, until, type Cassette } from './cassette-format.js';
@@ -133,14 +132,18 @@ export class CassetteDeck {
     return this.record(live, req, key, endpoint);
   }
 
-  private miss(provider: string, body: Body): HttpError {
+  /**
+   * A request no cassette holds: a failure of this provider, passed over like a dead one (a provider
+   * passed over while recording left no cassette); when every provider misses, the caller's 404.
+   */
+  private miss(provider: string, body: Body): ProviderFailure {
     let nearest: { file: string; diff: string[] } | undefined;
     for (const { file, cassette } of this.byKey.values()) {
       const diff = [...(cassette.provider === provider ? [] : ['provider']), ...differences(cassette.request.body, body)];
       if (!nearest || diff.length < nearest.diff.length) nearest = { file, diff };
     }
     const near = nearest ? `; the nearest is ${join(this.dir, nearest.file)}, which differs in ${nearest.diff.join(', ')}` : `; ${this.dir} holds none`;
-    return new HttpError(404, `replay: no cassette answers this request to ${provider} (model ${String(body.model)})${near}`, 'not_found');
+    return new ProviderFailure('missing', `replay: no cassette answers this request to ${provider} (model ${String(body.model)})${near}`, 404);
   }
 
   /** A cassette of this exchange, its answer still to come, and how it is kept (saved, and answering from then on). */

@@ -11,7 +11,7 @@ import { OpenAICompatible } from '../providers/openai-compatible.js';
 import { CassetteDeck, type CassetteMode } from '../providers/cassette.js';
 import type { ProviderAdapter, UpstreamReply } from '../providers/types.js';
 import { candidatesFor, modelChain, type Candidate, type Catalog } from './candidates.js';
-import { allFailed, gatewayMetadataFields, keyHider, passOver, type Attempt } from './metadata.js';
+import { allFailed, gatewayMetadataFields, keyHider, passOver, pauseAfter, type Attempt } from './metadata.js';
 import { asksMetadata } from './routed.js';
 import { callerGone, relayStream, streamOf, type RelayOutcome } from './relay.js';
 import { Sessions } from './sessions.js';
@@ -276,7 +276,7 @@ export class Gateway {
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
     const passed: Attempt[] = [];
     for (const pause of [0, ...RETRY_PAUSES_MS]) {
-      if (pause) await new Promise((r) => setTimeout(r, pause).unref());
+      if (pause && !(await pauseAfter(pause, passed))) break;
       const ask = (c: Candidate) => how.call(c.adapter)!.call(c.adapter, { body: upstreamBody(asked, c, false), stream: false, signal: AbortSignal.timeout(10 * 60_000) });
       const got = await this.firstWhole(candidates, passed, ask, how.named);
       if (got) {

@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { parseProviders } from '../../src/emulator/providers/config.js';
+import { post } from '../support/post.js';
+import { deadPort, localUpstream, type LocalUpstream } from '../support/upstreams.js';
+
+// A gateway attacked as an operator runs it: providers that misbehave in front of another emulator,
+// spoken to only over HTTP. Each case failed on the code before its fix.
+let dir: string;
+let upstream: Emulator;
+const locals: LocalUpstream[] = [];
+const upKey = () => upstream.store.firstKeys().apiKey;
+const ask = (e: Emulator, body: Record<string, unknown>, headers: Record<string, string> = {}) => post({ apiRoot: e.apiRoot, apiKey: e.store.firstKeys().apiKey }, '/v1/chat/completions', body, headers);
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'router-gateway-attack7-'));
+  upstream = await startEmulator({ stateDir: join(dir, 'upstream'), port: 0 });
+});
+
+afterAll(async () => {
+  await upstream?.close();
+  for (const l of locals) await l.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('replay of a request whose first provider was passed over while recording', () => {
+  it('passes over the provider with no cassette and answers from the next one, byte for byte', async () => {
+    // An upstream that answers a web page: passed over while recording, so it has no cassette.
+    const page = await localUpstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!doctype html><p>Welcome to nginx</p>');
+    });
+    locals.push(page);
+    const cassettes = join(dir, 'cassettes-fallback');
+    const file = (pageUrl: string, upUrl: string) => `
+providers:
+  - { name: page, base_url: "${pageUrl}", models: { t/m: m } }
+  - { name: up, base_url: "${upUrl}", api_key_env: UP_KEY, models: { t/m: local/echo } }
+`;
+    const recorder = await startEmulator({ stateDir: join(dir, 'rec'), port: 0, gateway: { config: parseProviders(file(page.baseUrl, `${upstream.apiRoot}/v1`), { UP_KEY: upKey() }), cassettes: { dir: cassettes, mode: 'record' } } });
+    const bodies = [false, true].map((stream) => ({ model: 't/m', stream, messages: [{ role: 'user', content: 'fall back, then replay' }] }));
+    let recorded: Awaited<ReturnType<typeof ask>>[];
+    try {
+      recorded = [await ask(recorder, bodies[0]!), await ask(recorder, bodies[1]!)];
+    } finally {
+      await recorder.close();
+    }
+    expect(recorded.map((r) => r.status)).toEqual([200, 200]);
+    expect(recorded[0]!.json.provider).toBe('up');
+    const gone = `http://127.0.0.1:${await deadPort()}/v1`;
+    const player = await startEmulator({ stateDir: join(dir, 'play'), port: 0, gateway: { config: parseProviders(file(gone, gone), {}), cassettes: { dir: cassettes, mode: 'replay' } } });
+    try {
+      const replayed = [await ask(player, bodies[0]!), await ask(player, bodies[1]!)];
+      expect(replayed.map((r) => r.status)).toEqual([200, 200]);
+      expect(replayed[0]!.text).toBe(recorded[0]!.text);
+      expect(replayed[1]!.text).toBe(recorded[1]!.text);
+      // router_metadata tells the miss as the attempt passed over.
+      const told = await ask(player, bodies[0]!, { 'x-router-metadata': 'enabled' });
+      expect(told.json.router_metadata.attempts.map((a: { provider: string; ok: boolean }) => [a.provider, a.ok])).toEqual([
+        ['page', false],
+        ['up', true],
+      ]);
+      expect(told.json.router_metadata.attempts[0].error).toMatch(/^replay: no cassette answers this request to page/);
+      // Never recorded anywhere: still the 404 that names the nearest cassette.
+      const miss = await ask(player, { model: 't/m', messages: [{ role: 'user', content: 'never recorded' }] });
+      expect(miss.status).toBe(404);
+      expect(miss.json.error.message).toMatch(/^replay: no cassette answers this request to page \(model m\); the nearest is .*, which differs in /);
+    } finally {
+      await player.close();
+    }
+  });
+});
