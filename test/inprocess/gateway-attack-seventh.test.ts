@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { post } from '../support/post.js';
-import { deadPort, localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { deadPort, localUpstream, sseChunk, type LocalUpstream } from '../support/upstreams.js';
 
 // A gateway attacked as an operator runs it: providers that misbehave in front of another emulator,
 // spoken to only over HTTP. Each case failed on the code before its fix.
@@ -70,6 +71,41 @@ providers:
       expect(miss.json.error.message).toMatch(/^replay: no cassette answers this request to page \(model m\); the nearest is .*, which differs in /);
     } finally {
       await player.close();
+    }
+  });
+});
+
+describe('an upstream that compresses its answers', () => {
+  it('is asked for none, and one that sends gzip anyway is passed over in words, not garbled bytes', async () => {
+    const zipper = await localUpstream((_req, res, body) => {
+      const text = body.stream ? `${sseChunk('zipped')}data: [DONE]\n\n` : JSON.stringify({ id: 'z', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'zipped' }, finish_reason: 'stop' }] });
+      res.writeHead(200, { 'content-type': body.stream ? 'text/event-stream' : 'application/json', 'content-encoding': 'gzip' });
+      res.end(gzipSync(text));
+    });
+    locals.push(zipper);
+    const config = parseProviders(
+      `
+providers:
+  - { name: zipper, base_url: "${zipper.baseUrl}", models: { t/z: m } }
+  - { name: up, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, models: { t/z: local/echo } }
+`,
+      { UP_KEY: upKey() },
+    );
+    const gateway = await startEmulator({ stateDir: join(dir, 'zip'), port: 0, gateway: { config } });
+    try {
+      for (const stream of [false, true]) {
+        const res = await ask(gateway, { model: 't/z', stream, messages: [{ role: 'user', content: 'hi' }] }, { 'x-router-metadata': 'enabled' });
+        expect(res.status).toBe(200);
+        const meta = stream ? JSON.parse(res.text.split('\n').find((l) => l.includes('router_metadata'))!.slice(6)).router_metadata : res.json.router_metadata;
+        expect(meta.attempts.map((a: { provider: string; ok: boolean }) => [a.provider, a.ok])).toEqual([
+          ['zipper', false],
+          ['up', true],
+        ]);
+        expect(meta.attempts[0].error).toBe('zipper: an answer in content-encoding gzip, though none was asked for (accept-encoding: identity)');
+      }
+      expect(zipper.seen.map((h) => h['accept-encoding'])).toEqual(['identity', 'identity']);
+    } finally {
+      await gateway.close();
     }
   });
 });
