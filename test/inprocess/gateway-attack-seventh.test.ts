@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { post } from '../support/post.js';
+import { startCliEnv, type CliEnv } from '../support/cli-env.js';
 import { deadPort, localUpstream, sseChunk, type LocalUpstream } from '../support/upstreams.js';
 
 // A gateway attacked as an operator runs it: providers that misbehave in front of another emulator,
@@ -107,5 +108,33 @@ providers:
     } finally {
       await gateway.close();
     }
+  });
+});
+
+describe('providers files an operator gets wrong: one line, exit 2, nothing served', () => {
+  let t: CliEnv;
+  beforeAll(async () => {
+    t = await startCliEnv();
+  });
+  afterAll(() => t.close());
+  const serveWith = (name: string, text: string) => {
+    const path = join(t.dir, name);
+    writeFileSync(path, text);
+    return t.run(['serve', '--port', '0', '--state', join(t.dir, 'state'), '--providers', path]).then((r) => ({ ...r, path }));
+  };
+
+  it('a price under a name it does not know (a typo would make that price 0)', async () => {
+    const r = await serveWith('typo.yaml', 'providers:\n  - { name: up, base_url: "http://127.0.0.1:9/v1", models: { t/m: x }, prices: { t/m: { prompt: 0.1, completoin: 0.2 } } }\n');
+    expect(r).toMatchObject({ code: 2, stdout: '', stderr: `error: --providers ${r.path}: provider up: prices.t/m: unknown price "completoin" (known: prompt, completion, USD per token)\n` });
+  });
+
+  it('a file that serves no model at all', async () => {
+    const r = await serveWith('none.yaml', 'providers: []\nlocal_models: false\n');
+    expect(r).toMatchObject({ code: 2, stdout: '', stderr: `error: --providers ${r.path}: the file serves no model: providers is empty and local_models is false\n` });
+  });
+
+  it("a provider named as the fake models' provider is told so, not 'named twice'", async () => {
+    const r = await serveWith('alpha.yaml', 'providers:\n  - { name: local-alpha, base_url: "http://127.0.0.1:9/v1", models: { t/m: x } }\n');
+    expect(r).toMatchObject({ code: 2, stdout: '', stderr: `error: --providers ${r.path}: provider local-alpha: the fake models' provider is named so; choose another name\n` });
   });
 });
