@@ -138,3 +138,59 @@ describe('providers files an operator gets wrong: one line, exit 2, nothing serv
     expect(r).toMatchObject({ code: 2, stdout: '', stderr: `error: --providers ${r.path}: provider local-alpha: the fake models' provider is named so; choose another name\n` });
   });
 });
+
+describe('a gateway stopped (SIGTERM) with requests in flight', () => {
+  it('ends a relayed stream with the error chunk and [DONE], and lets a stalled upstream go at once', async () => {
+    const halfway = await localUpstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(sseChunk('Hello'));
+      // then nothing more, for longer than any test runs (timeout_ms below)
+    });
+    locals.push(halfway);
+    const config = parseProviders(`providers:\n  - { name: half, base_url: "${halfway.baseUrl}", timeout_ms: 3600000, models: { t/h: m } }\n`, {});
+    const gateway = await startEmulator({ stateDir: join(dir, 'stop-stream'), port: 0, gateway: { config } });
+    const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gateway.store.firstKeys().apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 't/h', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!text.includes('Hello')) text += new TextDecoder().decode((await reader.read()).value);
+    await gateway.close();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) text += new TextDecoder().decode(r.value);
+    const events = text.split('\n\n').filter((e) => e.startsWith('data: '));
+    expect(events.at(-1)).toBe('data: [DONE]');
+    const last = JSON.parse(events.at(-2)!.slice(6));
+    expect(last.error.message).toBe('Provider returned an error mid-stream: half: the gateway is stopping');
+    expect(last.choices[0].finish_reason).toBe('error');
+  });
+
+  it("keeps no result for a batch request whose upstream was let go; the restart asks it again, once", async () => {
+    let answer = false;
+    const later = await localUpstream((_req, res) => {
+      if (!answer) return; // stalls until the gateway is stopped
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'answered' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
+    });
+    locals.push(later);
+    const config = parseProviders(`providers:\n  - { name: later, base_url: "${later.baseUrl}", timeout_ms: 3600000, models: { t/b: m } }\n`, {});
+    const stateDir = join(dir, 'stop-batch');
+    let gateway = await startEmulator({ stateDir, port: 0, gateway: { config }, batchDelayMs: 0 });
+    const created = await post({ apiRoot: gateway.apiRoot, apiKey: gateway.store.firstKeys().apiKey }, '/v1/batches', { endpoint: '/v1/chat/completions', model: 't/b', requests: [{ custom_id: 'one', body: { model: 't/b', messages: [{ role: 'user', content: 'hi' }] } }] });
+    expect(created.status).toBe(202);
+    while (later.seen.length === 0) await new Promise((r) => setTimeout(r, 20));
+    await gateway.close();
+    answer = true;
+    gateway = await startEmulator({ stateDir, port: 0, gateway: { config }, batchDelayMs: 0 });
+    try {
+      const get = () => fetch(`${gateway.apiRoot}/v1/batches/${created.json.id}`, { headers: { authorization: `Bearer ${gateway.store.firstKeys().apiKey}` } }).then((r) => r.json() as Promise<any>);
+      let batch = await get();
+      while (batch.status !== 'completed' && batch.status !== 'failed') batch = await new Promise((r) => setTimeout(r, 50)).then(get);
+      expect(batch.request_counts).toEqual({ total: 1, completed: 1, failed: 0 });
+      expect(batch.results.map((r: any) => [r.custom_id, r.response.status_code, r.response.body.choices?.[0]?.message.content])).toEqual([['one', 200, 'answered']]);
+    } finally {
+      await gateway.close();
+    }
+  });
+});

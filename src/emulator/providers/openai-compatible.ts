@@ -193,7 +193,8 @@ export class OpenAICompatible implements ProviderAdapter {
     return reply;
   };
 
+  /** Lets every request in flight go at once (a stream relayed ends with the error chunk), not after its timeout_ms. */
   close(): Promise<void> {
-    return this.agent.close();
+    return this.agent.destroy(new ProviderFailure('broken', `${this.name}: the gateway is stopping`));
   }
 }
