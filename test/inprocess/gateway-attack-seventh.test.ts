@@ -194,3 +194,24 @@ describe('a gateway stopped (SIGTERM) with requests in flight', () => {
     }
   });
 });
+
+describe('a whole chat answer with no choices', () => {
+  it('is passed over like a stream that ends before any token, not relayed as an answer', async () => {
+    const empty = await localUpstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: 'e', object: 'chat.completion', created: 1, model: 'm', choices: [] }));
+    });
+    locals.push(empty);
+    const config = parseProviders(`providers:\n  - { name: empty, base_url: "${empty.baseUrl}", models: { t/e: m } }\n  - { name: up, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, models: { t/e: local/echo } }\n`, { UP_KEY: upKey() });
+    const gateway = await startEmulator({ stateDir: join(dir, 'empty'), port: 0, gateway: { config } });
+    try {
+      const res = await ask(gateway, { model: 't/e', messages: [{ role: 'user', content: 'say something' }] }, { 'x-router-metadata': 'enabled' });
+      expect(res.status).toBe(200);
+      expect(res.json.provider).toBe('up');
+      expect(res.json.choices[0].message.content).toBe('say something');
+      expect(res.json.router_metadata.attempts[0]).toMatchObject({ provider: 'empty', ok: false, error: expect.stringMatching(/^empty: an answer with no choices/) });
+    } finally {
+      await gateway.close();
+    }
+  });
+});
