@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -213,5 +213,73 @@ describe('a whole chat answer with no choices', () => {
     } finally {
       await gateway.close();
     }
+  });
+});
+
+describe('a stream the relay leaves at an event it cannot relay', () => {
+  const hiThenError = () =>
+    localUpstream((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(sseChunk('Hi'));
+      res.write(`data: ${JSON.stringify({ error: { message: 'overloaded', code: 529 } })}\n\n`);
+      // then nothing, the connection kept open: an upstream still generating
+      req.socket.once('close', () => closed.push(true));
+    });
+  const closed: boolean[] = [];
+
+  it('lets the upstream go at once, not after timeout_ms', async () => {
+    const up = await hiThenError();
+    locals.push(up);
+    const config = parseProviders(`providers:\n  - { name: errs, base_url: "${up.baseUrl}", timeout_ms: 3600000, models: { t/x: m } }\n`, {});
+    const gateway = await startEmulator({ stateDir: join(dir, 'let-go'), port: 0, gateway: { config } });
+    try {
+      const res = await ask(gateway, { model: 't/x', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+      expect(res.text).toMatch(/"message":"Provider returned an error mid-stream: \{\\"message\\":\\"overloaded\\",\\"code\\":529\}".*\n\ndata: \[DONE\]\n\n$/s);
+      // The upstream's connection is closed by the gateway (on the old code it stayed open for timeout_ms).
+      while (!closed.length) await new Promise((r) => setTimeout(r, 20));
+      expect(closed).toEqual([true]);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('is recorded as it came, and replayed byte for byte, error chunk and all', async () => {
+    const up = await hiThenError();
+    locals.push(up);
+    const cassettes = join(dir, 'cassettes-error');
+    const file = (url: string) => parseProviders(`providers:\n  - { name: errs, base_url: "${url}", models: { t/x: m } }\n  - { name: up, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, models: { t/x: local/echo } }\n`, { UP_KEY: upKey() });
+    const body = { model: 't/x', stream: true, messages: [{ role: 'user', content: 'record the break' }] };
+    const recorder = await startEmulator({ stateDir: join(dir, 'rec-error'), port: 0, gateway: { config: file(up.baseUrl), cassettes: { dir: cassettes, mode: 'record' } } });
+    const recorded = await ask(recorder, body).finally(() => recorder.close());
+    expect(recorded.text).toMatch(/Provider returned an error mid-stream/);
+    const gone = `http://127.0.0.1:${await deadPort()}/v1`;
+    const player = await startEmulator({ stateDir: join(dir, 'play-error'), port: 0, gateway: { config: file(gone), cassettes: { dir: cassettes, mode: 'replay' } } });
+    try {
+      expect((await ask(player, body)).text).toBe(recorded.text);
+    } finally {
+      await player.close();
+    }
+  });
+
+  it('a stream cut by the gateway stopping is not recorded', async () => {
+    const halfway = await localUpstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(sseChunk('Hello'));
+    });
+    locals.push(halfway);
+    const cassettes = join(dir, 'cassettes-stop');
+    const config = parseProviders(`providers:\n  - { name: half, base_url: "${halfway.baseUrl}", timeout_ms: 3600000, models: { t/h: m } }\n`, {});
+    const gateway = await startEmulator({ stateDir: join(dir, 'rec-stop'), port: 0, gateway: { config, cassettes: { dir: cassettes, mode: 'record' } } });
+    const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gateway.store.firstKeys().apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 't/h', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!text.includes('Hello')) text += new TextDecoder().decode((await reader.read()).value);
+    await gateway.close();
+    while (!(await reader.read()).done);
+    expect(readdirSync(cassettes)).toEqual([]);
   });
 });

@@ -75,9 +75,12 @@ export class CassetteDeck {
     for (const { file, cassette } of readCassettes(dir)) this.byKey.set(matchKey(cassette.provider, cassette.request.body, cassette.endpoint), { file, cassette });
   }
 
-  /** Resolves once every cassette kept so far is on disk (the gateway waits for it when it stops). */
-  flush(): Promise<void> {
-    return this.writes;
+  /** Resolves once every cassette kept so far is on disk, those kept while it waits too (the gateway waits for it when it stops). */
+  async flush(): Promise<void> {
+    for (let writes = this.writes; ; writes = this.writes) {
+      await writes;
+      if (writes === this.writes) return;
+    }
   }
 
   /**
@@ -178,20 +181,26 @@ export class CassetteDeck {
     }
     const chunks: { after_ms: number; data: unknown }[] = (cassette.response.chunks = []);
     const source = reply.events;
+    let kept = false;
+    const keep = () => kept || ((kept = true), save());
     async function* tee(): AsyncGenerator<string> {
+      let lost = false;
       try {
         for await (const data of source) {
           chunks.push({ after_ms: Date.now() - started, data: parsed(data) });
-          // Kept at [DONE]: a reader stops there, and this generator is never resumed.
-          if (data === '[DONE]') save();
+          // Kept at [DONE]: a reader stops there, and this generator may never be resumed.
+          if (data === '[DONE]') keep();
           yield data;
         }
       } catch (err) {
+        // A caller who hung up, or the gateway stopping, broke it: no answer of the upstream's to keep.
+        lost = req.signal.aborted || (err instanceof ProviderFailure && err.reason === 'stopping');
         cassette.response.broken = (err as Error).message;
-        save();
         throw err;
+      } finally {
+        // Also when the relay let it go at an event it could not relay (an error, garbage): replayed, the same happens.
+        if (!lost && !req.signal.aborted) keep();
       }
-      if (chunks.at(-1)?.data !== '[DONE]') save();
     }
     return { ...reply, events: tee() };
   }

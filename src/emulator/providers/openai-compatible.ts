@@ -195,6 +195,6 @@ export class OpenAICompatible implements ProviderAdapter {
 
   /** Lets every request in flight go at once (a stream relayed ends with the error chunk), not after its timeout_ms. */
   close(): Promise<void> {
-    return this.agent.destroy(new ProviderFailure('broken', `${this.name}: the gateway is stopping`));
+    return this.agent.destroy(new ProviderFailure('stopping', `${this.name}: the gateway is stopping`));
   }
 }

@@ -67,8 +67,8 @@ export interface ProviderAdapter {
   speech?(req: UpstreamChat): Promise<AudioReply>;
 }
 
-/** `missing`: on replay, no cassette holds this request to the provider (passed over like a dead one). */
-export type FailureReason = 'refused' | 'timeout' | 'status' | 'broken' | 'unavailable' | 'missing';
+/** `missing`: on replay, no cassette holds this request to the provider (passed over like a dead one); `stopping`: the gateway let it go as it stopped. */
+export type FailureReason = 'refused' | 'timeout' | 'status' | 'broken' | 'unavailable' | 'missing' | 'stopping';
 
 /** An upstream that could not answer: refused, too slow, a 429 or 5xx, a stream broken before its first token. */
 export class ProviderFailure extends Error {
