@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -131,6 +131,19 @@ describe('providers files an operator gets wrong: one line, exit 2, nothing serv
   it('a file that serves no model at all', async () => {
     const r = await serveWith('none.yaml', 'providers: []\nlocal_models: false\n');
     expect(r).toMatchObject({ code: 2, stdout: '', stderr: `error: --providers ${r.path}: the file serves no model: providers is empty and local_models is false\n` });
+  });
+
+  it('a cassette edited into something that is not one: --replay, --record and --check-drift say so, exit 2', async () => {
+    const folder = join(t.dir, 'edited');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'up-m-0123456789ab.json'), '{"provider": "up", "request": ');
+    const path = join(t.dir, 'ok.yaml');
+    writeFileSync(path, 'providers:\n  - { name: up, base_url: "http://127.0.0.1:9/v1", models: { t/m: x } }\n');
+    for (const flag of ['--replay', '--record', '--check-drift']) {
+      const r = await t.run(['serve', '--port', '0', '--state', join(t.dir, 'state-c'), '--providers', path, flag, folder]);
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toMatch(new RegExp(`^error: ${flag} ${folder}: cassette up-m-0123456789ab\\.json is not JSON: .+\n$`));
+    }
   });
 
   it("a provider named as the fake models' provider is told so, not 'named twice'", async () => {

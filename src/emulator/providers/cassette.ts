@@ -39,6 +39,11 @@ export async function* ssePayloadsOf(events: AsyncIterable<string>): AsyncGenera
   }
 }
 
+/** A cassette file that cannot be read as one (a person edited it wrong): the folder's mistake, said before anything starts. */
+export class CassetteFileError extends Error {
+  override readonly name = 'CassetteFileError';
+}
+
 /** Every cassette of a folder, by file name, oldest name first. */
 export function readCassettes(dir: string): { file: string; cassette: Cassette }[] {
   return readdirSync(dir)
@@ -49,9 +54,9 @@ export function readCassettes(dir: string): { file: string; cassette: Cassette }
       try {
         cassette = JSON.parse(readFileSync(join(dir, file), 'utf8')) as Cassette;
       } catch (err) {
-        throw new Error(`cassette ${join(dir, file)} is not JSON: ${(err as Error).message}`, { cause: err });
+        throw new CassetteFileError(`cassette ${file} is not JSON: ${(err as Error).message}`, { cause: err });
       }
-      if (!cassette?.request?.body || !cassette.response || typeof cassette.provider !== 'string') throw new Error(`cassette ${join(dir, file)} has no provider, request body or response`);
+      if (!cassette?.request?.body || !cassette.response || typeof cassette.provider !== 'string') throw new CassetteFileError(`cassette ${file} has no provider, request body or response`);
       return { file, cassette };
     });
 }
