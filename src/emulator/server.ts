@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { answerError, type LoggedRequest } from './http/http.js';
 import { Routes } from './http/routes.js';
@@ -64,6 +64,16 @@ export interface Emulator {
   close(): Promise<void>;
 }
 
+/** Resolves once every response of `open` has closed, or after `ms`, whichever comes first. */
+function ended(open: Set<ServerResponse>, ms: number): Promise<void> {
+  if (!open.size) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    const check = () => open.size || (clearTimeout(timer), resolve());
+    for (const res of open) res.once('close', check);
+  });
+}
+
 export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
   const store = opts.store ?? new StateStore(opts.stateDir);
   const faults = new FaultBoard();
@@ -78,7 +88,10 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
   const d = { store, routes, faults, log, logLimit, logBytes: { bytes: 0, entries: 0 }, bodies: new BodyBudget(opts.bodiesInFlightBytes), bodyIdleMs: opts.bodyIdleMs ?? BODY_IDLE_MS };
 
   const sockets = new Set<Socket>();
+  const answering = new Set<ServerResponse>();
   const server = createServer((req, res) => {
+    answering.add(res);
+    res.once('close', () => answering.delete(res));
     dispatch(d, req, res).catch((err) => {
       // A state file that cannot be written (a full disk): the request fails in words, the server goes on.
       const why = storageFailure(err);
@@ -116,9 +129,14 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
     close: async () => {
       batches.stop();
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      if (gateway) {
+        // Upstream requests in flight are let go first: a stream relayed ends with the error chunk and
+        // [DONE], never cut bare; a batch request's answer is not kept (the restart asks again).
+        await gateway.close();
+        await ended(answering, 1000);
+      }
       for (const s of sockets) s.destroy();
       await stopped;
-      await gateway?.close();
       // Last, so that a save that fails (a full disk) is said but never keeps the server listening.
       await store.idle();
       store.close();

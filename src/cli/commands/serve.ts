@@ -61,6 +61,8 @@ async function runServe({ io, opts, signal }: RunContext<FlagValues<typeof FLAGS
   const release = await holdState(stateDir);
   const emu = await startEmulator({ stateDir, port: opts.port, host: opts.host, faults: opts.fault, batchDelayMs: opts.batchDelayMs, gateway, flavor: opts.flavor }).catch((err: unknown) => {
     release();
+    // A cassette edited wrong is a mistake of the folder given: said as one, exit 2.
+    if ((err as Error)?.name === 'CassetteFileError') throw usage(`--${opts.record !== undefined ? 'record' : 'replay'} ${opts.record ?? opts.replay}: ${(err as Error).message}`);
     throw badHost(err, opts.host) ?? err;
   });
   if (!['127.0.0.1', 'localhost', '::1'].includes(opts.host) && !opts.host.startsWith('127.')) {
@@ -123,6 +125,8 @@ async function checkDrift(io: RunContext<FlagValues<typeof FLAGS>>['io'], dir: s
   const reports = await checkDriftAll(dir, gateway.config, (r) => {
     if (r.error) io.out(`error  ${r.file}: ${r.error}\n`);
     else io.out(`${r.changes.length ? 'drift' : 'same '}  ${r.file}\n${r.changes.map((c) => `  ${c}\n`).join('')}`);
+  }).catch((err: unknown) => {
+    throw (err as Error)?.name === 'CassetteFileError' ? usage(`--check-drift ${dir}: ${(err as Error).message}`) : err;
   });
   const changed = reports.filter((r) => r.error || r.changes.length).length;
   if (changed) throw new CliError(`${changed} of ${reports.length} recorded answers changed shape or could not be asked again`, EXIT.FAILURE);

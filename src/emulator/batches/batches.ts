@@ -248,12 +248,12 @@ export class BatchEngine {
             return false;
           }
           const item = await executeItem(record, req.custom_id, req.body, this.now(), this.opts.gateway);
+          if (this.stopped) return false; // its upstream was let go: the item may be that failure; a restart asks again
           writer.append(item);
           answered.set(req.custom_id, item);
           credits?.settle(req.custom_id, item);
           countItem(record, item, usage);
-          // The aggregate so far, as the counts are (kept in memory; a restart counts it afresh).
-          record.usage = finishUsage(usage);
+          record.usage = finishUsage(usage); // the aggregate so far (in memory; a restart counts it afresh)
           return true;
         });
         const add = (item: Record<string, unknown>) => {

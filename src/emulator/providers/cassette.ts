@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HttpError } from '../http/http.js';
 import { ProviderFailure, type AudioReply, type ProviderAdapter, type ProviderModel, type StopSignal, type UpstreamChat, type UpstreamReply } from './types.js';
 import { replayAudio, teeAudio } from './cassette-audio.js';
 import { parsed, text, until, type Cassette } from './cassette-format.js';
@@ -40,6 +39,11 @@ export async function* ssePayloadsOf(events: AsyncIterable<string>): AsyncGenera
   }
 }
 
+/** A cassette file that cannot be read as one (a person edited it wrong): the folder's mistake, said before anything starts. */
+export class CassetteFileError extends Error {
+  override readonly name = 'CassetteFileError';
+}
+
 /** Every cassette of a folder, by file name, oldest name first. */
 export function readCassettes(dir: string): { file: string; cassette: Cassette }[] {
   return readdirSync(dir)
@@ -50,9 +54,9 @@ export function readCassettes(dir: string): { file: string; cassette: Cassette }
       try {
         cassette = JSON.parse(readFileSync(join(dir, file), 'utf8')) as Cassette;
       } catch (err) {
-        throw new Error(`cassette ${join(dir, file)} is not JSON: ${(err as Error).message}`, { cause: err });
+        throw new CassetteFileError(`cassette ${file} is not JSON: ${(err as Error).message}`, { cause: err });
       }
-      if (!cassette?.request?.body || !cassette.response || typeof cassette.provider !== 'string') throw new Error(`cassette ${join(dir, file)} has no provider, request body or response`);
+      if (!cassette?.request?.body || !cassette.response || typeof cassette.provider !== 'string') throw new CassetteFileError(`cassette ${file} has no provider, request body or response`);
       return { file, cassette };
     });
 }
@@ -76,9 +80,12 @@ export class CassetteDeck {
     for (const { file, cassette } of readCassettes(dir)) this.byKey.set(matchKey(cassette.provider, cassette.request.body, cassette.endpoint), { file, cassette });
   }
 
-  /** Resolves once every cassette kept so far is on disk (the gateway waits for it when it stops). */
-  flush(): Promise<void> {
-    return this.writes;
+  /** Resolves once every cassette kept so far is on disk, those kept while it waits too (the gateway waits for it when it stops). */
+  async flush(): Promise<void> {
+    for (let writes = this.writes; ; writes = this.writes) {
+      await writes;
+      if (writes === this.writes) return;
+    }
   }
 
   /**
@@ -133,14 +140,18 @@ export class CassetteDeck {
     return this.record(live, req, key, endpoint);
   }
 
-  private miss(provider: string, body: Body): HttpError {
+  /**
+   * A request no cassette holds: a failure of this provider, passed over like a dead one (a provider
+   * passed over while recording left no cassette); when every provider misses, the caller's 404.
+   */
+  private miss(provider: string, body: Body): ProviderFailure {
     let nearest: { file: string; diff: string[] } | undefined;
     for (const { file, cassette } of this.byKey.values()) {
       const diff = [...(cassette.provider === provider ? [] : ['provider']), ...differences(cassette.request.body, body)];
       if (!nearest || diff.length < nearest.diff.length) nearest = { file, diff };
     }
     const near = nearest ? `; the nearest is ${join(this.dir, nearest.file)}, which differs in ${nearest.diff.join(', ')}` : `; ${this.dir} holds none`;
-    return new HttpError(404, `replay: no cassette answers this request to ${provider} (model ${String(body.model)})${near}`, 'not_found');
+    return new ProviderFailure('missing', `replay: no cassette answers this request to ${provider} (model ${String(body.model)})${near}`, 404);
   }
 
   /** A cassette of this exchange, its answer still to come, and how it is kept (saved, and answering from then on). */
@@ -175,20 +186,26 @@ export class CassetteDeck {
     }
     const chunks: { after_ms: number; data: unknown }[] = (cassette.response.chunks = []);
     const source = reply.events;
+    let kept = false;
+    const keep = () => kept || ((kept = true), save());
     async function* tee(): AsyncGenerator<string> {
+      let lost = false;
       try {
         for await (const data of source) {
           chunks.push({ after_ms: Date.now() - started, data: parsed(data) });
-          // Kept at [DONE]: a reader stops there, and this generator is never resumed.
-          if (data === '[DONE]') save();
+          // Kept at [DONE]: a reader stops there, and this generator may never be resumed.
+          if (data === '[DONE]') keep();
           yield data;
         }
       } catch (err) {
+        // A caller who hung up, or the gateway stopping, broke it: no answer of the upstream's to keep.
+        lost = req.signal.aborted || (err instanceof ProviderFailure && err.reason === 'stopping');
         cassette.response.broken = (err as Error).message;
-        save();
         throw err;
+      } finally {
+        // Also when the relay let it go at an event it could not relay (an error, garbage): replayed, the same happens.
+        if (!lost && !req.signal.aborted) keep();
       }
-      if (chunks.at(-1)?.data !== '[DONE]') save();
     }
     return { ...reply, events: tee() };
   }

@@ -91,6 +91,8 @@ function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, { warn = ()
     const base = kind === 'chat' ? { id, upstream } : { id, upstream, kind };
     if (p === undefined) return base;
     if (!isObj(p)) throw new ProvidersFileError(`${where}: prices.${id} must be {prompt, completion}`);
+    const odd = Object.keys(p).find((k) => k !== 'prompt' && k !== 'completion');
+    if (odd) throw new ProvidersFileError(`${where}: prices.${id}: unknown price "${odd}" (known: prompt, completion, USD per token)`);
     return { ...base, prices: { prompt: price(`${where}: prices.${id}.prompt`, p.prompt ?? 0), completion: price(`${where}: prices.${id}.completion`, p.completion ?? 0) } };
   });
   const stray = Object.keys(prices).find((id) => !models.some((m) => m.id === id));
@@ -136,7 +138,8 @@ export function parseProviders(text: string, env: NodeJS.ProcessEnv, opts: ReadO
   const names = new Set<string>();
   const kinds = new Map<string, { kind: string; provider: string }>();
   for (const p of providers) {
-    if (names.has(p.name) || p.name === 'local-alpha' || p.name === 'local-beta') throw new ProvidersFileError(`provider ${p.name} is named twice`);
+    if (p.name === 'local-alpha' || p.name === 'local-beta') throw new ProvidersFileError(`provider ${p.name}: the fake models' provider is named so; choose another name`);
+    if (names.has(p.name)) throw new ProvidersFileError(`provider ${p.name} is named twice`);
     names.add(p.name);
     // One id, one kind of model: a chat model elsewhere is not an embedding model here.
     for (const m of p.models) {
@@ -146,5 +149,6 @@ export function parseProviders(text: string, env: NodeJS.ProcessEnv, opts: ReadO
       kinds.set(m.id, { kind, provider: p.name });
     }
   }
+  if (!providers.length && doc.local_models === false) throw new ProvidersFileError('the file serves no model: providers is empty and local_models is false');
   return { providers, localModels: doc.local_models !== false, batchConcurrency };
 }

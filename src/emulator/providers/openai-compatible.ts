@@ -39,6 +39,16 @@ function notTheApi(name: string, status: number, headers: Record<string, string>
   return new ProviderFailure('status', `${name}: HTTP ${status} ${type}, not ${expected}${words ? ` (${words})` : ''}${hint}`, status);
 }
 
+/**
+ * An answer in a content-coding (gzip, br, …): the gateway asks for none (`accept-encoding: identity`)
+ * and reads bytes as they come, so one sent anyway is passed over in words, not read as garbled text.
+ */
+function coded(name: string, headers: Record<string, string>): ProviderFailure | undefined {
+  const coding = headers['content-encoding']?.trim().toLowerCase();
+  if (!coding || coding === 'identity') return undefined;
+  return new ProviderFailure('broken', `${name}: an answer in content-encoding ${coding.slice(0, 40)}, though none was asked for (accept-encoding: identity)`);
+}
+
 /** The first character of member `name`'s value in a JSON text (0 when it has none): `"` a string, `{` an object. */
 function valueStart(data: string, name: string): number {
   const at = data.indexOf(name);
@@ -130,7 +140,7 @@ export class OpenAICompatible implements ProviderAdapter {
 
   /** `POST /audio/speech`: the audio relayed as it comes, never held whole. */
   async speech({ body, signal }: UpstreamChat): Promise<AudioReply> {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'accept-encoding': 'identity' };
     if (this.config.apiKey) headers.authorization = `Bearer ${this.config.apiKey}`;
     let res: Awaited<ReturnType<typeof request>>;
     try {
@@ -140,6 +150,11 @@ export class OpenAICompatible implements ProviderAdapter {
     }
     if (passesOver(res.statusCode)) {
       throw statusFailure(this.name, res.statusCode, await headText(res.body), res.headers['retry-after']?.toString());
+    }
+    const encoded = coded(this.name, publicHeaders(res.headers));
+    if (encoded) {
+      res.body.destroy();
+      throw encoded;
     }
     const type = String(res.headers['content-type'] ?? '');
     if ((res.statusCode >= 300 && res.statusCode < 400) || (res.statusCode < 300 && NOT_AUDIO.test(type))) {
@@ -157,7 +172,7 @@ export class OpenAICompatible implements ProviderAdapter {
   }
 
   private post(url: string, { body, stream, signal }: UpstreamChat, ends: (data: string) => boolean = (data) => data === '[DONE]', agent: Dispatcher = this.agent): Promise<UpstreamReply> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json', 'accept-encoding': 'identity' };
     if (this.config.apiKey) headers.authorization = `Bearer ${this.config.apiKey}`;
     let target = this.targets.get(url);
     if (!target) this.targets.set(url, (target = new URL(url)));
@@ -165,15 +180,21 @@ export class OpenAICompatible implements ProviderAdapter {
     return upstreamCall(agent, { origin: target.origin, path: target.pathname + target.search, headers, body: JSON.stringify(body), signal, name: this.name, stream, ends, maxAnswer, firstEventMs: this.config.firstEventMs }).then(this.noAnswer);
   }
 
-  /** A whole answer that is no API's answer (notTheApi) fails the provider in words. */
+  /** A whole answer that is no API's answer (notTheApi), or any answer in a content-coding, fails the provider in words. */
   private readonly noAnswer = (reply: UpstreamReply): UpstreamReply => {
+    const encoded = coded(this.name, reply.headers);
+    if (encoded) {
+      if (reply.kind === 'stream') void reply.events[Symbol.asyncIterator]().return?.();
+      throw encoded;
+    }
     if (reply.kind !== 'json') return reply;
     const failure = notTheApi(this.name, reply.status, reply.headers, reply.text, 'JSON');
     if (failure) throw failure;
     return reply;
   };
 
+  /** Lets every request in flight go at once (a stream relayed ends with the error chunk), not after its timeout_ms. */
   close(): Promise<void> {
-    return this.agent.close();
+    return this.agent.destroy(new ProviderFailure('stopping', `${this.name}: the gateway is stopping`));
   }
 }

@@ -67,7 +67,8 @@ export interface ProviderAdapter {
   speech?(req: UpstreamChat): Promise<AudioReply>;
 }
 
-export type FailureReason = 'refused' | 'timeout' | 'status' | 'broken' | 'unavailable';
+/** `missing`: on replay, no cassette holds this request to the provider (passed over like a dead one); `stopping`: the gateway let it go as it stopped. */
+export type FailureReason = 'refused' | 'timeout' | 'status' | 'broken' | 'unavailable' | 'missing' | 'stopping';
 
 /** An upstream that could not answer: refused, too slow, a 429 or 5xx, a stream broken before its first token. */
 export class ProviderFailure extends Error {

@@ -8,7 +8,7 @@ const isObject = (v: unknown): v is Body => !!v && typeof v === 'object' && !Arr
 
 /**
  * An upstream's whole answer, parsed. A 2xx that is not JSON, not an object, or has no `list` throws
- * (the provider is passed over: `{}`, `null` or an HTML page is no answer); a refusal (4xx) is its
+ * (the provider is passed over: `{}`, `null`, an HTML page or `choices: []` is no answer); a refusal (4xx) is its
  * object, or `{}` when it has none.
  */
 export function wholeAnswer(text: string, status: number, list: AnswerList): Body {
@@ -21,6 +21,8 @@ export function wholeAnswer(text: string, status: number, list: AnswerList): Bod
   if (status < 200 || status >= 300) return isObject(answer) ? answer : {};
   if (!isObject(answer)) throw new Error(`an answer that is not a JSON object: ${text.slice(0, 80)}`);
   if (!Array.isArray(answer[list])) throw new Error(`an answer without ${list}: ${text.slice(0, 80)}`);
+  // A chat completion without a single choice answers nothing (as a stream that ends before any token).
+  if (list === 'choices' && !(answer.choices as unknown[]).length) throw new Error(`an answer with no choices: ${text.slice(0, 80)}`);
   return answer;
 }
 

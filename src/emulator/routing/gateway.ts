@@ -1,5 +1,4 @@
-import type { Ctx } from '../http/http.js';
-import { HttpError } from '../http/http.js';
+import { HttpError, type Ctx } from '../http/http.js';
 import { chargeable } from '../state/billing.js';
 import { validateChat } from '../resources/chat.js';
 import { listedModel } from '../resources/model-list.js';
@@ -11,7 +10,7 @@ import { OpenAICompatible } from '../providers/openai-compatible.js';
 import { CassetteDeck, type CassetteMode } from '../providers/cassette.js';
 import type { ProviderAdapter, UpstreamReply } from '../providers/types.js';
 import { candidatesFor, modelChain, type Candidate, type Catalog } from './candidates.js';
-import { allFailed, gatewayMetadataFields, keyHider, passOver, type Attempt } from './metadata.js';
+import { allFailed, gatewayMetadataFields, keyHider, passOver, pauseAfter, type Attempt } from './metadata.js';
 import { asksMetadata } from './routed.js';
 import { callerGone, relayStream, streamOf, type RelayOutcome } from './relay.js';
 import { Sessions } from './sessions.js';
@@ -30,8 +29,9 @@ type Body = Record<string, unknown>;
 /** A batch request whose every provider failed is tried again after these pauses. */
 const RETRY_PAUSES_MS = [500, 2_000];
 
-/** A relayed stream's end: broken before its first token, the candidate is passed over (false); else it answered, kept once whole (true; charged by the relay before its end went out). */
-function settled(outcome: RelayOutcome, c: Candidate, passed: Attempt[], remember: () => unknown, kept: (o: Exclude<RelayOutcome, { failed: unknown }>) => void, hide: (text: string) => string): boolean {
+/** A relayed stream's end: broken before its first token, the candidate is passed over (false); else it answered, kept once whole (true; charged by the relay before its end went out). Its upstream is let go either way (left at an error event, it generates for nobody). */
+function settled(outcome: RelayOutcome, reply: { events: AsyncIterable<string> }, c: Candidate, passed: Attempt[], remember: () => unknown, kept: (o: Exclude<RelayOutcome, { failed: unknown }>) => void, hide: (text: string) => string): boolean {
+  void reply.events[Symbol.asyncIterator]().return?.();
   if ('failed' in outcome) {
     passed.push({ provider: c.slug, model: c.model.id, error: hide(outcome.failed.message) });
     return false;
@@ -139,7 +139,7 @@ export class Gateway {
         }
       }
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, cost: charge.charged ?? o.cost, streamed: true });
-      if (settled(await relayStream(ctx, streamed!, c, { metadata, charge, hide: this.hide, promptTokens: () => promptCount(body) }), c, passed, remember, kept, this.hide)) return;
+      if (settled(await relayStream(ctx, streamed!, c, { metadata, charge, hide: this.hide, promptTokens: () => promptCount(body) }), streamed!, c, passed, remember, kept, this.hide)) return;
     }
     throw allFailed(passed);
   }
@@ -242,7 +242,7 @@ export class Gateway {
         return;
       }
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, cost: charge.charged ?? o.cost, finish: responseFinish(o.finish), streamed: true });
-      if (settled(await relayResponses(ctx, reply, c, charge, () => promptCount(body), this.hide), c, passed, remember, kept, this.hide)) return;
+      if (settled(await relayResponses(ctx, reply, c, charge, () => promptCount(body), this.hide), reply, c, passed, remember, kept, this.hide)) return;
     }
     throw allFailed(passed);
   }
@@ -276,7 +276,7 @@ export class Gateway {
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
     const passed: Attempt[] = [];
     for (const pause of [0, ...RETRY_PAUSES_MS]) {
-      if (pause) await new Promise((r) => setTimeout(r, pause).unref());
+      if (pause && !(await pauseAfter(pause, passed))) break;
       const ask = (c: Candidate) => how.call(c.adapter)!.call(c.adapter, { body: upstreamBody(asked, c, false), stream: false, signal: AbortSignal.timeout(10 * 60_000) });
       const got = await this.firstWhole(candidates, passed, ask, how.named);
       if (got) {

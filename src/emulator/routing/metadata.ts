@@ -10,25 +10,37 @@ export interface Attempt {
   error: string;
   status?: number;
   retryAfter?: string;
+  /** On replay: no cassette held the request. */
+  missing?: true;
 }
 
 /** A candidate that failed: a provider's failure is kept in `passed` (the next candidate is asked); any other error is thrown. */
 export function passOver(err: unknown, c: Candidate, passed: Attempt[], hide: (text: string) => string = (t) => t): void {
   if (!(err instanceof ProviderFailure)) throw err;
-  passed.push({ provider: c.slug, model: c.model.id, error: hide(err.message), status: err.status, retryAfter: err.retryAfter });
+  passed.push({ provider: c.slug, model: c.model.id, error: hide(err.message), status: err.status, retryAfter: err.retryAfter, ...(err.reason === 'missing' && { missing: true as const }) });
 }
 
 /**
  * The answer when every candidate failed: a 502 naming each failure; a 429 when each was a 429 (the
  * caller should wait, not give up). When every provider said when to come back (`Retry-After` in
- * seconds or as an HTTP date), the answer says the soonest, in that provider's words.
+ * seconds or as an HTTP date), the answer says the soonest, in that provider's words. A replay that
+ * found no cassette for any of them is a 404 naming the nearest cassette.
  */
 export function allFailed(passed: Attempt[]): HttpError {
+  // On replay with no cassette for any of them: the request was never recorded, said as the first miss.
+  if (passed.length && passed.every((a) => a.missing)) return new HttpError(404, passed[0]!.error, 'not_found');
   const why = passed.map((a) => a.error).join('; ');
   const retryAfter = soonestRetry(passed);
   const headers: Record<string, string> = retryAfter ? { 'retry-after': retryAfter } : {};
   if (!passed.length || passed.some((a) => a.status !== 429)) return new HttpError(502, `All providers for the requested models are unavailable: ${why}`, 'provider_unavailable', headers);
   return new HttpError(429, `All providers for the requested models are rate limited: ${why}`, undefined, headers);
+}
+
+/** Waits `ms` before all are asked again; false at once when every failure was a replay's miss (no cassette comes by waiting). */
+export async function pauseAfter(ms: number, passed: Attempt[]): Promise<boolean> {
+  if (passed.every((a) => a.missing)) return false;
+  await new Promise((r) => setTimeout(r, ms).unref());
+  return true;
 }
 
 /** The `Retry-After` that comes soonest, when each attempt gave one that parses (any one may answer then). */
