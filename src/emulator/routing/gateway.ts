@@ -1,5 +1,4 @@
-import type { Ctx } from '../http/http.js';
-import { HttpError } from '../http/http.js';
+import { HttpError, type Ctx } from '../http/http.js';
 import { chargeable } from '../state/billing.js';
 import { validateChat } from '../resources/chat.js';
 import { listedModel } from '../resources/model-list.js';
@@ -111,12 +110,13 @@ export class Gateway {
     const passed: Attempt[] = [];
     const ask = ctx.wantsRouterMetadata();
     for (const c of candidates) {
+      if (gone.aborted) return;
       const metadata = asksMetadata(ask) ? () => gatewayMetadataFields(ask, requested, candidates, c, passed, startedAt) : undefined;
       let reply;
       try {
         reply = await c.adapter.chat({ body: upstreamBody(body, c, stream), stream, signal: gone });
       } catch (err) {
-        // The caller hung up: no other provider is asked for an answer nobody reads.
+        // The caller hung up: no other provider is asked (nor, above, after a held stream: a fake model hears no abort).
         if (gone.aborted) return;
         passOver(err, c, passed, this.hide);
         continue;
@@ -221,6 +221,7 @@ export class Gateway {
     const gone = callerGone(ctx);
     const passed: Attempt[] = [];
     for (const c of candidates) {
+      if (gone.aborted) return;
       let reply: UpstreamReply;
       try {
         reply = await c.adapter.responses!({ body: upstreamBody(body, c, false), stream, signal: gone });
