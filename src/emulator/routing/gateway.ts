@@ -221,7 +221,6 @@ export class Gateway {
     const gone = callerGone(ctx);
     const passed: Attempt[] = [];
     for (const c of candidates) {
-      if (gone.aborted) return;
       let reply: UpstreamReply;
       try {
         reply = await c.adapter.responses!({ body: upstreamBody(body, c, false), stream, signal: gone });

@@ -157,10 +157,7 @@ export class StateStore extends CreditRules implements Store {
     this.journal.saved(segment, seq);
   }
 
-  /**
-   * Readies the state for a save: charges from now on go to a new journal segment, and the state
-   * records where the journal stands (the holds open now with it). Returns the first segment it lacks, and its last entry.
-   */
+  /** Readies a save: charges go to a new journal segment, the state says where the journal stands (and the holds open); returns the first segment it lacks, and its last entry. */
   private snapshot(): [number, number] {
     const segment = (this.state.journal_segment = this.journal.next());
     this.state.journal_seq = this.journal.seq;
