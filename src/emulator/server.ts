@@ -52,7 +52,7 @@ export interface EmulatorOptions {
 
 export interface Emulator {
   server: Server;
-  /** Requests received (not the admin ones), oldest first; Authorization is never recorded. */
+  /** Requests received (not the admin ones), oldest first; no header carrying a credential is recorded (isSecretHeader). */
   requestLog: LoggedRequest[];
   batches: BatchEngine;
   store: Store;

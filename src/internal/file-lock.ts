@@ -1,7 +1,9 @@
-import { lstatSync, lutimesSync, readlinkSync, symlinkSync, unlinkSync } from 'node:fs';
-import { hostname } from 'node:os';
-import { processAlive, processStart } from './process.js';
+import { lutimesSync, readlinkSync, symlinkSync } from 'node:fs';
+import { describeHolder, holds, lockText, readLock, releaseOwn, removeLink, touched, type LockHolder } from './lock-text.js';
+import { sleep } from './sleep.js';
 import { atExit } from './exit-hooks.js';
+
+export { describeHolder, type LockHolder } from './lock-text.js';
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
@@ -10,81 +12,17 @@ export class FileLockTimeout extends Error {
   override name = 'FileLockTimeout';
 }
 
-/** Removes a lock link, if still there: unlink, as rmSync would load its folder remover (~0.5 ms of a start). */
-function removeLink(lock: string): void {
-  try {
-    unlinkSync(lock);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-}
-
 /**
- * This process's pid namespace (Linux: the number /proc/self/ns/pid names), '' where it cannot be read.
- * Containers that share a host name (`--network host`, a `hostname:` set alike) do not share pids.
+ * Who holds a lock takeLock could not take. `refreshed`: its holder, on another machine or pid
+ * namespace, refreshes it (Watch tells whether it still does). `watch`: the path to watch, when
+ * what is in the way is the guard of a stale lock (removeStale) rather than the lock itself.
  */
-function pidSpace(): string {
-  try {
-    return /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? '';
-  } catch {
-    return '';
-  }
-}
-
-/**
- * A lock's text, `PID[:START]@HOST[#SPACE]`: the process that holds it, when it started
- * (processStart()), the machine it runs on and its pid namespace. A pid is known only in its
- * namespace (two containers on one volume, each one's serve pid 1), and may since be another
- * process's (a restarted container's serve is pid 1 again). A lock with a SPACE is refreshed by a
- * holder that keeps it (holdLock): from another machine or namespace, that is how it is told alive.
- */
-let ownText: string | undefined;
-let ownSpace: string | undefined;
-function lockText(): string {
-  if (ownText === undefined) {
-    const start = processStart(process.pid);
-    ownSpace = pidSpace();
-    ownText = `${process.pid}${start ? `:${start}` : ''}@${hostname()}${ownSpace ? `#${ownSpace}` : ''}`;
-  }
-  return ownText;
-}
-
-/** Who holds a lock, as its text says; a lock of an older router names only a pid (of this machine). */
-export interface LockHolder {
-  pid: number;
-  /** Set when the holder runs on another machine: it cannot be checked from here. */
+export interface Busy {
+  holder: number;
   host?: string;
-  /** Set when the holder runs in another pid namespace of this machine (another container): its pid is not ours to check. */
   elsewhere?: boolean;
-}
-
-/** "process PID", with its machine or namespace when that is another. */
-export const describeHolder = (h: LockHolder) => `process ${h.pid}${h.host ? ` on ${h.host}` : h.elsewhere ? ' of another process namespace' : ''}`;
-
-type Found = LockHolder & { start?: string; space?: string };
-
-/** The lock's text (undefined once it is gone), and the holder it names (undefined: not a lock of ours). */
-function readLock(lock: string): { text: string; holder?: Found } | undefined {
-  let text: string;
-  try {
-    text = readlinkSync(lock);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : { text: '' };
-  }
-  const m = /^(\d+)(?::(\d+))?(?:@([^#]+)(?:#(\d+))?)?$/.exec(text);
-  if (!m || !Number(m[1])) return { text };
-  lockText();
-  const host = m[3] === undefined || m[3] === hostname() ? undefined : m[3];
-  const elsewhere = host === undefined && m[4] !== undefined && !!ownSpace && m[4] !== ownSpace ? true : undefined;
-  return { text, holder: { pid: Number(m[1]), start: m[2], host, elsewhere, space: m[4] } };
-}
-
-/** A holder that still holds: on another machine or namespace (cannot be told), or this one's process, started when the lock says. */
-function holds(h: Found): boolean {
-  if (h.host !== undefined || h.elsewhere) return true;
-  if (!processAlive(h.pid)) return false;
-  const now = h.start === undefined ? undefined : processStart(h.pid);
-  return now === undefined || now === h.start;
+  refreshed?: boolean;
+  watch?: string;
 }
 
 /**
@@ -92,7 +30,7 @@ function holds(h: Found): boolean {
  * another process's); else says which process holds it. The lock is a symbolic link whose target
  * is lockText(): made in one step, with the holder in it, and it takes no block of a full disk.
  */
-export function takeLock(lock: string): { release: () => void } | { holder: number; host?: string; elsewhere?: boolean; refreshed?: boolean } {
+export function takeLock(lock: string): { release: () => void } | Busy {
   for (;;) {
     try {
       symlinkSync(lockText(), lock);
@@ -109,7 +47,7 @@ export function takeLock(lock: string): { release: () => void } | { holder: numb
       return { holder: h.pid, ...where, ...(h.space && (h.host || h.elsewhere) ? { refreshed: true } : {}) };
     }
     const busy = removeStale(lock, found.holder?.pid ?? 0, found.text);
-    if (busy) return { holder: busy };
+    if (busy) return busy;
   }
 }
 
@@ -117,17 +55,19 @@ export function takeLock(lock: string): { release: () => void } | { holder: numb
  * Removes `lock` if it still names the dead `holder` (as `text`, when known). Two processes that both
  * saw it dead must not both remove it (the second would remove the lock the first has just taken):
  * only the one that holds `<lock>.<holder>` may, and it reads the lock again first. That guard is
- * itself a lock (one left by a process killed while holding it is taken over the same way). Returns
- * the pid of a live process holding the guard, if one does.
+ * itself a lock (one left by a process killed while holding it is taken over the same way: by its
+ * pid here; from another machine or namespace, once Watch sees it left, as a guard is held for
+ * microseconds). Returns who holds the guard, if another does.
  */
-export function removeStale(lock: string, holder: number, text?: string): number | undefined {
-  const guard = takeLock(`${lock}.${holder}`);
-  if ('holder' in guard) return guard.holder;
+export function removeStale(lock: string, holder: number, text?: string): Busy | undefined {
+  const guard = `${lock}.${holder}`;
+  const taken = takeLock(guard);
+  if ('holder' in taken) return taken.refreshed && !taken.watch ? { ...taken, watch: guard } : taken;
   try {
     const now = readLock(lock);
     if (now && (text === undefined ? (now.holder?.pid ?? 0) === holder : now.text === text)) removeLink(lock);
   } finally {
-    guard.release();
+    taken.release();
   }
   return undefined;
 }
@@ -135,25 +75,6 @@ export function removeStale(lock: string, holder: number, text?: string): number
 /** How often a held lock is refreshed, and how long one that cannot be checked by its pid is watched unchanged before it is taken as left. */
 const REFRESH_MS = 2_000;
 const LEFT_MS = 7_000;
-
-/** When the lock was last refreshed (its link's mtime), and what it says; undefined once it is gone. */
-function touched(lock: string): { text: string; at: number } | undefined {
-  try {
-    return { text: readlinkSync(lock), at: lstatSync(lock).mtimeMs };
-  } catch {
-    return undefined;
-  }
-}
-
-/** Removes `lock` if it still names this process: one taken over since (its holder here not heard for LEFT_MS) is the taker's. */
-function releaseOwn(lock: string): void {
-  try {
-    if (readlinkSync(lock) !== lockText()) return;
-  } catch {
-    return;
-  }
-  removeLink(lock);
-}
 
 /**
  * Refreshes `lock` while it is ours (its link's mtime: a holder on another machine or namespace
@@ -201,70 +122,133 @@ function stopOnLost(lock: string, text: string): never {
 }
 
 /**
- * Watches a lock whose holder cannot be checked by its pid (another machine or pid namespace):
- * 'alive' once it was refreshed while watched, 'left' once unchanged for LEFT_MS (its holder killed, a
- * restarted container's old serve), else 'wait'. Only the lock's own times are compared, never two
- * machines' clocks.
+ * Watches a lock whose holder cannot be checked by its pid (another machine or pid namespace), or
+ * the guard of a stale one (Busy.watch): 'alive' when it was refreshed while watched, 'left' once
+ * unchanged for LEFT_MS (its holder killed, a restarted container's old serve), else 'wait'. Only
+ * the lock's own times are compared, never two machines' clocks.
  */
 class Watch {
-  private seen: { text: string; at: number; since: number } | undefined;
+  private seen: { path: string; text: string; at: number; since: number } | undefined;
+  /** The guard of the lock found left, held by another machine or namespace: watched in turn. */
+  private guard: Busy | undefined;
+  /** The lock as it was when found left, while its guard is watched. */
+  private lockSeen: { text: string; at: number } | undefined;
 
-  look(lock: string): 'alive' | 'left' | 'wait' {
-    const now = touched(lock);
-    if (!now) return 'wait';
+  /** What is watched: the guard takeLock found in the way, else the one remove() did, else the lock. */
+  private target(taken: Busy, lock: string): { path: string; holder: number; guard: boolean } {
+    const t = taken.watch ? taken : (this.guard ?? taken);
+    return { path: t.watch ?? lock, holder: t.holder, guard: !!t.watch };
+  }
+
+  look(taken: Busy, lock: string): 'alive' | 'left' | 'wait' {
+    const { path, guard } = this.target(taken, lock);
+    const now = touched(path);
+    if (!now) {
+      this.guard = undefined;
+      return 'wait';
+    }
     const seen = this.seen;
-    if (!seen || seen.text !== now.text) this.seen = { ...now, since: Date.now() };
-    else if (now.at !== seen.at) return 'alive';
-    else if (Date.now() - seen.since > LEFT_MS) return 'left';
+    this.seen = { path, ...now, since: Date.now() };
+    if (!seen || seen.path !== path || seen.text !== now.text) return 'wait';
+    // A guard is never refreshed: one made again since is another guard, watched anew.
+    if (now.at !== seen.at) return guard ? 'wait' : 'alive';
+    this.seen = seen;
+    return Date.now() - seen.since > LEFT_MS ? 'left' : 'wait';
+  }
+
+  /**
+   * Removes what was found left: 'busy' when a live process of this machine holds its guard (it is
+   * taking it over); 'wait' when a guard of another machine or namespace is in the way (watched next).
+   * The lock found left before its guard is removed with it, if unchanged since.
+   */
+  remove(taken: Busy, lock: string): 'removed' | 'busy' | 'wait' {
+    const { path, holder } = this.target(taken, lock);
+    const [seen, before] = [this.seen, this.guard && !taken.watch ? this.lockSeen : undefined];
+    this.seen = this.guard = this.lockSeen = undefined;
+    const busy = removeStale(path, holder, seen?.text);
+    if (!busy) {
+      const now = before && touched(lock);
+      if (now && now.text === before!.text && now.at === before!.at) removeStale(lock, taken.holder, now.text);
+      return 'removed';
+    }
+    if (!busy.refreshed) return 'busy';
+    [this.guard, this.lockSeen] = [busy, taken.watch ? undefined : seen];
     return 'wait';
   }
-
-  /** Removes the lock found left; false when another process holds the guard (it is taking it over). */
-  remove(lock: string, holder: number): boolean {
-    const text = this.seen?.text;
-    this.seen = undefined;
-    return removeStale(lock, holder, text) === undefined;
-  }
 }
+
+/** The lock held from now on: refreshed, released by the function returned or at this process's exit. */
+function kept(lock: string, lost: (text: string) => void): () => void {
+  const timer = keepFresh(lock, lost);
+  const release = () => {
+    clearInterval(timer);
+    releaseOwn(lock);
+  };
+  const forget = atExit(release);
+  return () => {
+    forget();
+    release();
+  };
+}
+
+/** One try of holdLock: true once taken, the holder to refuse, or undefined to look again after a pause. */
+function tryHold(lock: string, watch: Watch): true | LockHolder | undefined {
+  const taken = takeLock(lock);
+  if ('release' in taken) return true;
+  const holder = { pid: taken.holder, host: taken.host, elsewhere: taken.elsewhere };
+  if (!taken.refreshed) return holder;
+  const seen = watch.look(taken, lock);
+  if (seen === 'alive' || (seen === 'left' && watch.remove(taken, lock) === 'busy')) return holder;
+  return undefined;
+}
+
+const HOLD_PAUSE_MS = 100;
 
 /**
  * Holds `lock` while this process works (until the returned release, or its exit), refreshing it;
  * `busy` makes the error to throw when another live process holds it. A lock of another machine or
  * pid namespace is watched (Watch): refreshed, it is held; left, it is taken over. `lost` is told
  * when this process's lock was taken over so (by default it stops the process); released, a lock
- * that names another is left to it.
+ * that names another is left to it. Its waits block this thread: for a process of its own (serve, the
+ * CLI); a library's caller uses holdLockAsync.
  */
 export function holdLock(lock: string, busy: (holder: LockHolder) => Error, lost: (text: string) => void = (text) => stopOnLost(lock, text)): () => void {
   const watch = new Watch();
   for (;;) {
-    const taken = takeLock(lock);
-    if ('release' in taken) {
-      const timer = keepFresh(lock, lost);
-      const release = () => {
-        clearInterval(timer);
-        releaseOwn(lock);
-      };
-      const forget = atExit(release);
-      return () => {
-        forget();
-        release();
-      };
-    }
-    const holder = { pid: taken.holder, host: taken.host, elsewhere: taken.elsewhere };
-    if (!taken.refreshed) throw busy(holder);
-    const seen = watch.look(lock);
-    if (seen === 'alive' || (seen === 'left' && !watch.remove(lock, taken.holder))) throw busy(holder);
-    if (seen === 'wait') Atomics.wait(pause, 0, 0, 100);
+    const got = tryHold(lock, watch);
+    if (got === true) return kept(lock, lost);
+    if (got) throw busy(got);
+    Atomics.wait(pause, 0, 0, HOLD_PAUSE_MS);
+  }
+}
+
+/** holdLock with its waits on timers: the event loop of the program that calls it runs meanwhile. */
+export async function holdLockAsync(lock: string, busy: (holder: LockHolder) => Error, lost: (text: string) => void = (text) => stopOnLost(lock, text)): Promise<() => void> {
+  const watch = new Watch();
+  for (;;) {
+    const got = tryHold(lock, watch);
+    if (got === true) return kept(lock, lost);
+    if (got) throw busy(got);
+    await sleep(HOLD_PAUSE_MS);
   }
 }
 
 /**
  * For a process waiting on a lock (withFileLock, the budgets'): true once the lock takeLock found held
- * on another machine or pid namespace stayed unrefreshed LEFT_MS and was removed (take it again).
+ * on another machine or pid namespace (or its guard) stayed unrefreshed LEFT_MS and was removed (take it again).
  */
-export function leftBehind(): (lock: string, taken: { holder: number; refreshed?: boolean }) => boolean {
+export function leftBehind(): (lock: string, taken: Busy) => boolean {
   const watch = new Watch();
-  return (lock, taken) => !!taken.refreshed && watch.look(lock) === 'left' && watch.remove(lock, taken.holder);
+  return (lock, taken) => !!taken.refreshed && watch.look(taken, lock) === 'left' && watch.remove(taken, lock) === 'removed';
+}
+
+/** One try of withFileLock: the lock's release once taken, else undefined (wait and try again). */
+function tryTake(file: string, until: number, waitMs: number, left: ReturnType<typeof leftBehind>): (() => void) | undefined {
+  const lock = `${file}.lock`;
+  const taken = takeLock(lock);
+  if ('release' in taken) return taken.release;
+  if (left(lock, taken) || Date.now() <= until) return undefined;
+  throw new FileLockTimeout(`cannot change ${file}: ${describeHolder({ pid: taken.holder, host: taken.host, elsewhere: taken.elsewhere })} has held its lock for ${waitMs / 1000} s; try again, or remove ${lock} if no router runs`);
 }
 
 /**
@@ -274,20 +258,36 @@ export function leftBehind(): (lock: string, taken: { holder: number; refreshed?
  * LEFT_MS is taken over (Watch).
  */
 export function withFileLock<T>(file: string, change: () => T, waitMs = 10_000): T {
-  const lock = `${file}.lock`;
   const until = Date.now() + waitMs;
   const left = leftBehind();
   for (;;) {
-    const taken = takeLock(lock);
-    if ('release' in taken) {
-      try {
-        return change();
-      } finally {
-        taken.release();
-      }
+    const release = tryTake(file, until, waitMs, left);
+    if (!release) {
+      Atomics.wait(pause, 0, 0, 5);
+      continue;
     }
-    if (left(lock, taken)) continue;
-    if (Date.now() > until) throw new FileLockTimeout(`cannot change ${file}: ${describeHolder({ pid: taken.holder, host: taken.host, elsewhere: taken.elsewhere })} has held its lock for ${waitMs / 1000} s; try again, or remove ${lock} if no router runs`);
-    Atomics.wait(pause, 0, 0, 5);
+    try {
+      return change();
+    } finally {
+      release();
+    }
+  }
+}
+
+/** withFileLock with its waits on timers (a library's caller); `change` may be async, and is awaited holding the lock. */
+export async function withFileLockAsync<T>(file: string, change: () => T | Promise<T>, waitMs = 10_000): Promise<T> {
+  const until = Date.now() + waitMs;
+  const left = leftBehind();
+  for (;;) {
+    const release = tryTake(file, until, waitMs, left);
+    if (!release) {
+      await sleep(5);
+      continue;
+    }
+    try {
+      return await change();
+    } finally {
+      release();
+    }
   }
 }

@@ -33,8 +33,8 @@ describe.skipIf(!mounted)('a full disk: one line naming the file, exit 1, nothin
   });
 });
 
-describe.skipIf(!mounted)('the emulator on a full disk goes on', () => {
-  it('chats are answered, a create fails in words (500), a running batch waits and finishes once there is room', async () => {
+describe.skipIf(!mounted)('the emulator on a full disk', () => {
+  it('paid chats and creates are refused in words (503), a running batch waits and finishes once there is room', async () => {
     rmSync(join(disk, 'filler'), { force: true });
     const emu = await startEmulator({ stateDir: join(disk, 'emu'), port: 0, batchDelayMs: 20 });
     try {
@@ -51,10 +51,13 @@ describe.skipIf(!mounted)('the emulator on a full disk goes on', () => {
       expect(await until(() => emu.batches.store.get(id)?.status === 'in_progress', 45_000)).toBe(true);
       fill();
       emu.batches.opts.delayMs = 20;
-      expect(await t.run(['chat', '--model', 'local/echo', 'still here'], { env })).toMatchObject({ code: 0, stdout: 'still here\n' });
+      // A paid chat whose charge the disk cannot take is refused, not answered unpaid (a kill -9 would lose
+      // that charge), and so is every paid request until a save lands: 503, retried, then exit 7.
+      const unpaid = await t.run(['chat', '--model', 'local/echo', 'not now'], { env });
+      const words = '503 Service Unavailable: The emulator cannot save charges to its disk now; paid requests are refused until it can, so that none is answered unpaid (after 2 retries; --max-retries sets how many)\n';
+      expect(unpaid).toMatchObject({ code: 7, stdout: '', stderr: `error: POST /api/v1/chat/completions: ${words}` });
       const refused = await t.run(['batch', 'create', requests, '--model', 'local/echo'], { env });
-      expect(refused.code).toBe(7);
-      expect(refused.stderr).toMatch(/^error: POST \/api\/v1\/batches: 500 Internal Server Error: the emulator cannot save its state: cannot write .+: disk full\n$/);
+      expect(refused).toMatchObject({ code: 7, stderr: `error: POST /api/v1/batches: ${words}` });
       await new Promise((r) => setTimeout(r, 1500));
       expect((await t.run(['batch', 'get', id, '--json'], { env })).stdout).toMatch(/"status":"in_progress"/);
       rmSync(join(disk, 'filler'));
@@ -78,8 +81,8 @@ describe.skipIf(!mounted)('the emulator on a full disk goes on', () => {
     const info = JSON.parse(await new Promise<string>((resolve) => server.stdout!.once('data', (d) => resolve(String(d).split('\n')[0]!))));
     const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
     fill();
-    // A charge whose save now fails: kept in memory, and still owed a save at the stop.
-    expect((await t.run(['chat', '--model', 'local/echo', 'hi'], { env: { ROUTER_API_ROOT: info.api_root, ROUTER_API_KEY: info.api_key } })).code).toBe(0);
+    // A charge whose save now fails: refused (503) and given back in memory, and still owed a save at the stop.
+    expect((await t.run(['chat', '--model', 'local/echo', '--max-retries', '0', 'hi'], { env: { ROUTER_API_ROOT: info.api_root, ROUTER_API_KEY: info.api_key } })).code).toBe(7);
     server.kill('SIGTERM');
     expect(await exited).toBe(1);
     expect(stderr).toMatch(new RegExp(`error: cannot write ${join(disk, 'serve-state', 'state.json')}: disk full\n$`));

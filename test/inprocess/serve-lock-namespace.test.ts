@@ -88,4 +88,21 @@ describe('serve and a lock of a serve in another process namespace on this machi
     expect(r).toMatchObject({ code: 1, stderr: `error: ${join(state, 'state.json')} is not an emulator state (not a JSON object): fix it, or move it away to start with new keys\n` });
     expect(existsSync(lock)).toBe(false);
   });
+
+  it('a guard of another namespace, left by a kill while it took over a stale lock, is taken over after the watch too', async () => {
+    const state = join(t.dir, 'left-guard');
+    mkdirSync(state);
+    const lock = join(state, 'serve.lock');
+    // A serve of this namespace killed (its lock stale), and a serve of another namespace killed in the
+    // microseconds it held the guard `<lock>.<pid>` to remove that lock.
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    symlinkSync(`${dead}:1@${hostname()}`, lock);
+    symlinkSync(`1:5@${hostname()}#4026531999`, `${lock}.${dead}`);
+    writeFileSync(join(state, 'state.json'), '[]');
+    const r = await t.run(['serve', '--port', '0', '--state', state]);
+    // Before: "in use by another router serve (process 1)" until the guard was removed by hand.
+    expect(r).toMatchObject({ code: 1, stderr: `error: ${join(state, 'state.json')} is not an emulator state (not a JSON object): fix it, or move it away to start with new keys\n` });
+    expect(existsSync(lock)).toBe(false);
+    expect(existsSync(`${lock}.${dead}`)).toBe(false);
+  }, 30_000);
 });

@@ -31,6 +31,6 @@ it('reads the single charges.jsonl of an older version as the first segment', ()
   expect(new ChargeJournal(dir, 4).unsaved().map((e) => e.c)).toEqual([0.5, 1]);
   const journal = new ChargeJournal(dir, 4);
   journal.unsaved();
-  journal.saved(journal.next());
+  journal.saved(journal.next(), journal.seq);
   expect(readdirSync(dir)).toEqual([]);
 });

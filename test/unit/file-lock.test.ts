@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, lutimesSync, mkdtempSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeHolder, holdLock, removeStale, takeLock, withFileLock } from '../../src/internal/file-lock.js';
@@ -90,6 +90,33 @@ describe('a lock of another pid namespace or machine, told alive by its refreshe
     // Before: held until someone removed it by hand (FileLockTimeout after 10 s).
     expect(withFileLock(file, () => 42)).toBe(42);
     expect(existsSync(`${file}.lock`)).toBe(false);
+  }, 20_000);
+});
+
+describe('a guard of another namespace left behind (its process killed while it removed a stale lock)', () => {
+  const elsewhere = `1:5@${hostname()}#4026531999`;
+  const long = new Date(Date.now() - 3_600_000);
+
+  it('in front of a lock of another namespace, itself left: both are watched, then taken over', () => {
+    const lock = join(dir, 'guarded.lock');
+    const holder = `7:5@${hostname()}#4026531998`;
+    symlinkSync(holder, lock);
+    lutimesSync(lock, long, long);
+    symlinkSync(elsewhere, `${lock}.7`);
+    // Before: refused at once, naming the guard's process, until someone removed the guard by hand.
+    const release = holdLock(lock, (h) => new Error(`busy ${describeHolder(h)}`));
+    expect(readlinkSync(lock)).toMatch(new RegExp(`^${process.pid}:`));
+    expect(existsSync(`${lock}.7`)).toBe(false);
+    release();
+  }, 30_000);
+
+  it('in front of a stale lock of this machine: withFileLock takes it after the watch', () => {
+    const file = join(dir, 'guarded.json');
+    symlinkSync(String(dead), `${file}.lock`);
+    symlinkSync(elsewhere, `${file}.lock.${dead}`);
+    // Before: FileLockTimeout after 10 s, naming process 1.
+    expect(withFileLock(file, () => 42)).toBe(42);
+    expect(existsSync(`${file}.lock.${dead}`)).toBe(false);
   }, 20_000);
 });
 

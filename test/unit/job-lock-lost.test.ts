@@ -13,7 +13,7 @@ describe('a job whose run lock is taken over while held (batch is a library: no 
     const env = { ROUTER_STATE_DIR: dir };
     const id = 'job_lost';
     mkdirSync(join(dir, 'jobs', id), { recursive: true });
-    const release = holdJob(env, id);
+    const release = await holdJob(env, id);
     const job = { id } as JobRecord;
     saveJob(env, job);
     // Another process took it over (this one not heard for a while): the lock names it now.

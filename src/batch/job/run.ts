@@ -123,8 +123,8 @@ function sameInput(jobs: readonly JobRecord[], job: JobRecord): JobRecord | unde
  * Holds job `id` and reads its record again: every decision to submit is made on the record as
  * it is once no other process can change it (a run that ended meanwhile has submitted its shards).
  */
-function holdAndRead(env: NodeJS.ProcessEnv, id: string): { job: JobRecord; release: () => void } {
-  const release = holdJob(env, id);
+async function holdAndRead(env: NodeJS.ProcessEnv, id: string): Promise<{ job: JobRecord; release: () => void }> {
+  const release = await holdJob(env, id);
   try {
     return { job: loadJob(env, id), release };
   } catch (err) {
@@ -148,16 +148,16 @@ export async function openJob(o: OpenJobOptions): Promise<HeldJob> {
     const job = loadJob(env, o.resume);
     if (o.input) throw invalid(`resume ${o.resume} takes no input: the job remembers ${job.input.path}`, { about: 'resume_with_input', job: o.resume, input: job.input.path });
     checkResumeOptions(job, o);
-    return { ...holdAndRead(env, job.id), made: false };
+    return { ...(await holdAndRead(env, job.id)), made: false };
   }
   if (!o.input) throw invalid('give an input file, or a job to resume');
   const job = await planInput(o.input, o);
   // Two runs of one file at once: the second finds the first's job, and that it is being run.
-  return pickingJob(env, () => {
+  return pickingJob(env, async () => {
     const jobs = listJobs(env);
     const earlier = o.fresh ? undefined : sameInput(jobs, job);
     if (earlier) {
-      const held = holdAndRead(env, earlier.id);
+      const held = await holdAndRead(env, earlier.id);
       o.on?.resumed?.(earlier);
       // The same content under another name: read from this one if the one planned is gone or changed.
       if (!inputUnchanged(held.job)) {
@@ -173,7 +173,7 @@ export async function openJob(o: OpenJobOptions): Promise<HeldJob> {
       dropUnsavedJob(env, job.id);
       throw err;
     }
-    return { ...holdAndRead(env, job.id), made: true };
+    return { ...(await holdAndRead(env, job.id)), made: true };
   });
 }
 
@@ -190,7 +190,7 @@ export async function driveJob(held: HeldJob, connect: () => Promise<RouterClien
     checkDriveOptions(o);
     return await runHeld(await connect(), job, { ...o, env, signal });
   } catch (err) {
-    if (held.made && discardUnsent(env, job, release)) release = () => {};
+    if (held.made && (await discardUnsent(env, job, release))) release = () => {};
     // Ctrl-C, the network gone (a timeout, a refused connection), or the service failing (a broken
     // answer, a 5xx or 429 after the retries): the job is taken up later.
     else if (signal.aborted || err instanceof ConnectionError || err instanceof OfflineError || err instanceof ProtocolError || (err instanceof APIError && (err.status >= 500 || err.status === 429))) o.on?.stopped?.(job, err);

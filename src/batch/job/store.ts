@@ -12,7 +12,7 @@ import { isTerminalBatchStatus } from '../../client/facts.js';
 import { stateHome } from '../../config/state-dir.js';
 import { BatchError, invalid } from '../errors.js';
 import { writeWhole } from '../../internal/write-whole.js';
-import { describeHolder, holdLock, withFileLock } from '../../internal/file-lock.js';
+import { describeHolder, holdLockAsync, withFileLockAsync } from '../../internal/file-lock.js';
 import { makeDir } from '../../internal/make-dir.js';
 import { isFiniteNumber, isRecord } from '../../internal/shape.js';
 
@@ -96,13 +96,14 @@ export function jobsDir(env: NodeJS.ProcessEnv): string {
 /**
  * Marks a job as run by this process until it ends (or the returned release): a second run of it,
  * the same file again or --resume, would send its shards a second time. One left by a killed run is taken over.
+ * Its waits (a lock of another machine or namespace watched a few seconds) leave the caller's event loop running.
  */
-export function holdJob(env: NodeJS.ProcessEnv, id: string): () => void {
+export async function holdJob(env: NodeJS.ProcessEnv, id: string): Promise<() => void> {
   const lock = join(jobsDir(env), id, 'run.lock');
   // Taken over while held (this process not heard for a while, seen from another machine or pid
   // namespace): the next save refuses (saveJob), so the run stops before it sends anything, with a
   // typed error, not an exit of the program that runs it.
-  const release = holdLock(
+  const release = await holdLockAsync(
     lock,
     (holder) => new BatchError(`${id} is being run by ${describeHolder(holder)} (if none runs, remove ${lock})`, 'busy', undefined, { about: 'job_busy', job: id, pid: holder.pid, lock }),
     (taker) => lostJobs.set(id, { taker, lock }),
@@ -142,10 +143,10 @@ export function dropUnsavedJob(env: NodeJS.ProcessEnv, id: string): void {
  * a refused command leaves no job behind for the next run to take up. Call it while holding the job;
  * when it removes the job, it calls `release` before the folder goes (else it leaves the job held).
  */
-export function discardUnsent(env: NodeJS.ProcessEnv, job: JobRecord, release: () => void): boolean {
+export async function discardUnsent(env: NodeJS.ProcessEnv, job: JobRecord, release: () => void): Promise<boolean> {
   if (job.shards.some((s) => s.batch_id || s.submitting || s.submitting_since !== undefined)) return false;
   try {
-    pickingJob(env, () => rmSync(join(jobsDir(env), job.id, 'job.json'), { force: true }));
+    await pickingJob(env, () => rmSync(join(jobsDir(env), job.id, 'job.json'), { force: true }));
   } catch {
     return false; // kept, as it was: the failure being reported matters more
   }
@@ -155,9 +156,9 @@ export function discardUnsent(env: NodeJS.ProcessEnv, job: JobRecord, release: (
 }
 
 /** Runs `pick` (find the job of an input, or save a new one) with no other process picking at once. */
-export function pickingJob<T>(env: NodeJS.ProcessEnv, pick: () => T): T {
+export async function pickingJob<T>(env: NodeJS.ProcessEnv, pick: () => T | Promise<T>): Promise<T> {
   makeDir(jobsDir(env));
-  return withFileLock(join(jobsDir(env), 'jobs'), pick);
+  return withFileLockAsync(join(jobsDir(env), 'jobs'), pick);
 }
 
 export function newJobId(): string {

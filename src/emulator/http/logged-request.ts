@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { isSecretHeader } from '../../internal/secret-headers.js';
 
 /** A body larger than this is logged as its size only. */
 export const LOG_BODY_BYTES = 64 * 1024;
@@ -14,10 +15,10 @@ const NO_QUERY: Record<string, string[]> = Object.freeze({}) as Record<string, s
 
 /**
  * One request of the request log (`GET /_emulator/requests`, `Emulator.requestLog`): its method,
- * path, query, headers (never Authorization), body, and when it came. Kept compact, as the gateway
+ * path, query, headers (never one that carries a credential: isSecretHeader), body, and when it came. Kept compact, as the gateway
  * keeps a thousand of them under load and every young-generation collection copied each one: the
  * headers it shows as one string of names and values (an object when first read), never node's
- * headers object (that would keep the caller's Authorization as long as the entry), the body as the
+ * headers object (that would keep the caller's credentials as long as the entry), the body as the
  * JSON text that came (parsed when first read), instead of an object per header set and a tree per body.
  */
 export class LoggedRequest {
@@ -48,13 +49,13 @@ export class LoggedRequest {
     const shown: string[] = [];
     for (const k in headers) {
       const v = headers[k];
-      if (k !== 'authorization' && typeof v === 'string') shown.push(k, v);
+      if (typeof v === 'string' && !isSecretHeader(k)) shown.push(k, v);
     }
     this.#headers = shown.join('\n');
     this.#meter = meter;
   }
 
-  /** The request's headers less Authorization (and any header sent more than once). */
+  /** The request's headers less those carrying credentials (and any header sent more than once). */
   get headers(): Record<string, string> {
     const kept = this.#headers;
     if (typeof kept !== 'string') return kept;

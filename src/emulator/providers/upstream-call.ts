@@ -3,14 +3,14 @@ import { SseSplitter } from './sse.js';
 import { ProviderFailure, passesOver, type StopSignal, type UpstreamReply } from './types.js';
 import { mib, REFUSAL_BYTES, statusFailure } from './bounded.js';
 import { carriesAnswer } from './first-answer.js';
+import { isSecretHeader } from '../../internal/secret-headers.js';
 
 type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[0];
 
-const SECRET = /cookie|authorization|key|token|secret/i;
 /** Header names seen, each to its kept name (lower case), or null when it is left out: one test per name, not per answer. */
 const keptNames = new Map<string, string | null>();
 
-/** Headers of an upstream's answer that a cassette or a log may keep: no cookies, keys or tokens. */
+/** Headers of an upstream's answer that a cassette or a log may keep: none that isSecretHeader names. */
 export function publicHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const k in headers) {
@@ -18,7 +18,7 @@ export function publicHeaders(headers: Record<string, string | string[] | undefi
     if (v === undefined) continue;
     let name = keptNames.get(k);
     if (name === undefined) {
-      name = SECRET.test(k) ? null : k.toLowerCase();
+      name = isSecretHeader(k) ? null : k.toLowerCase();
       if (keptNames.size < 1024) keptNames.set(k, name);
     }
     if (name !== null) out[name] = Array.isArray(v) ? v.join(', ') : v;

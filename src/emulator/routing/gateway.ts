@@ -111,12 +111,13 @@ export class Gateway {
     const passed: Attempt[] = [];
     const ask = ctx.wantsRouterMetadata();
     for (const c of candidates) {
+      if (gone.aborted) return;
       const metadata = asksMetadata(ask) ? () => gatewayMetadataFields(ask, requested, candidates, c, passed, startedAt) : undefined;
       let reply;
       try {
         reply = await c.adapter.chat({ body: upstreamBody(body, c, stream), stream, signal: gone });
       } catch (err) {
-        // The caller hung up: no other provider is asked for an answer nobody reads.
+        // The caller hung up: no other provider is asked (nor, above, after a held stream: a fake model hears no abort).
         if (gone.aborted) return;
         passOver(err, c, passed, this.hide);
         continue;

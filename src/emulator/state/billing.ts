@@ -5,6 +5,7 @@ import { decimal } from '../../internal/decimal.js';
 
 /** 402 when the caller's workspace has no credit left (batches: their cost is known only at the end). */
 export function chargeable(ctx: Ctx): void {
+  refuseUnsaved(ctx);
   if (ctx.store.balance(ctx.workspace) <= 0) {
     throw new HttpError(402, 'Insufficient credits. Add more credits to continue.', 'payment_required');
   }
@@ -16,11 +17,26 @@ export function chargeable(ctx: Ctx): void {
  * that is not delivered in full (a cut stream) is refunded.
  */
 export function reserve(ctx: Ctx, cost: number): { refund(): void } {
+  if (cost > 0) refuseUnsaved(ctx);
   if (!ctx.store.hold(ctx.workspace, cost)) {
     const balance = ctx.store.balance(ctx.workspace);
     throw new HttpError(402, `Insufficient credits: this request costs $${decimal(cost)}, the balance is $${decimal(Math.max(0, balance))}. Add more credits to continue.`, 'payment_required');
   }
-  return { refund: () => ctx.store.refund(ctx.workspace, cost) };
+  const refund = () => ctx.store.refund(ctx.workspace, cost);
+  if (cost > 0) refuseUnsaved(ctx, refund);
+  return { refund };
+}
+
+/**
+ * 503 while charges are in memory only (their disk takes no more: a kill -9 would lose them), until a
+ * save holding them lands: no answer is given that might never be paid. `undo` gives back the charge
+ * just made, when it is the one that could not be written.
+ */
+function refuseUnsaved(ctx: Ctx, undo?: () => void): void {
+  if (ctx.store.chargesUnsaved?.() === undefined) return;
+  undo?.();
+  // Why (a path, the disk's state) is the operator's, said on stderr: not the caller's.
+  throw new HttpError(503, 'The emulator cannot save charges to its disk now; paid requests are refused until it can, so that none is answered unpaid', undefined, { 'retry-after': '1' });
 }
 
 /**
@@ -28,12 +44,15 @@ export function reserve(ctx: Ctx, cost: number): { refund(): void } {
  * back): 402 as `reserve`. A hold a crash left open is given back at the next start.
  */
 export function holdUntilSettled(ctx: Ctx, cost: number): { settle(cost: number): void } {
+  if (cost > 0) refuseUnsaved(ctx);
   const hold = ctx.store.holdRequest(ctx.workspace, cost);
   if (!hold) {
     const balance = ctx.store.balance(ctx.workspace);
     throw new HttpError(402, `Insufficient credits: this request costs $${decimal(cost)}, the balance is $${decimal(Math.max(0, balance))}. Add more credits to continue.`, 'payment_required');
   }
-  return { settle: (real) => ctx.store.settleRequest(ctx.workspace, hold, real) };
+  const settle = (real: number) => ctx.store.settleRequest(ctx.workspace, hold, real);
+  if (cost > 0) refuseUnsaved(ctx, () => settle(0));
+  return { settle };
 }
 
 /** Answers 200 as an event stream; the function says whether the caller has gone since. */

@@ -63,6 +63,8 @@ export class ChargeJournal {
   private readonly onDisk = new Set<number>();
   /** The last sequence number written (or found at start). */
   seq: number;
+  /** The last entry a write failed for, and why: in memory only until a state file holding it lands. */
+  private failed: { why: string; seq: number } | undefined;
 
   constructor(dir: string, savedSeq: number, savedSegment = 0) {
     this.dir = dir;
@@ -111,7 +113,7 @@ export class ChargeJournal {
 
   /**
    * Appends one charge to the newest segment. A failed write (a full disk) is said once and does not
-   * stop the request: the charge stays in memory, saved with the state file as before.
+   * stop the request: the charge stays in memory, saved with the state file as before (`unsaved` says so).
    */
   append(workspace: string, cost: number, mark?: { h?: number; r?: number }): void {
     let line = `${JSON.stringify({ s: ++this.seq, w: workspace, c: cost, ...mark })}\n`;
@@ -134,8 +136,14 @@ export class ChargeJournal {
     } catch (err) {
       const why = storageFailure(failedWriteOf(err, this.file()));
       if (!why) throw err;
-      reportStorage(why, 'charges are kept in memory and saved once it can');
+      reportStorage(why, 'charges are kept in memory and saved once it can; paid requests are refused meanwhile');
+      this.failed = { why, seq: this.seq };
     }
+  }
+
+  /** Why a charge is in memory only (its write failed, no state file holding it landed since), if one is. */
+  get failing(): string | undefined {
+    return this.failed?.why;
   }
 
   /**
@@ -150,8 +158,9 @@ export class ChargeJournal {
     return this.segment;
   }
 
-  /** A state file holding every segment below `segment` is on disk, and no older one can land over it: those go. */
-  saved(segment: number): void {
+  /** A state file holding every segment below `segment`, and every entry up to `seq`, is on disk, and no older one can land over it: those go. */
+  saved(segment: number, seq: number): void {
+    if (this.failed && this.failed.seq <= seq) this.failed = undefined;
     this.floor = Math.max(this.floor, segment);
     for (const n of this.onDisk) {
       if (n >= this.floor) continue;

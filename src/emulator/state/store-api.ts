@@ -72,6 +72,11 @@ export interface CreditStore {
    * nothing (settled before, or never held) moves nothing.
    */
   settleHold(workspace: string, chargeKey: string, cost: number): void;
+  /**
+   * Why charges made are in memory only (a disk that takes no more: a kill -9 now would lose them),
+   * until a save holding them lands; undefined when every charge is on disk (a store without a disk).
+   */
+  chargesUnsaved?(): string | undefined;
   /** Charge keys never asked again (their batch ended and is paid): the store may let them go. */
   forgetCharges(chargeKeys: Iterable<string>): void;
   /** Adds credits (negative takes them away); returns the balance. */

@@ -90,7 +90,7 @@ export class StateStore extends CreditRules implements Store {
     if (this.closed) return;
     if (this.saving) return this.saveSoon();
     const version = ++this.version;
-    const segment = this.snapshot();
+    const [segment, seq] = this.snapshot();
     crashPoint('journal-switched');
     // A save at once made while this one is under way goes to disk after it, or its rename moves that save's data.
     this.saving = writeFileAtomicLater(this.file, JSON.stringify(this.state, null, 2), () => version === this.version)
@@ -101,7 +101,7 @@ export class StateStore extends CreditRules implements Store {
         crashPoint('state-renamed');
         // Dropped for (or overtaken by) a save begun since: that one deleted what it holds, if it got to disk;
         // if it failed, the state.json on disk may be older than this one, and holds none of these segments.
-        if (version === this.version) this.journal.saved(segment);
+        if (version === this.version) this.journal.saved(segment, seq);
         crashPoint('segments-removed');
       }, (err: unknown) => {
         const why = storageFailure(err);
@@ -138,7 +138,7 @@ export class StateStore extends CreditRules implements Store {
       this.pending = undefined;
     }
     this.version++;
-    const segment = this.snapshot();
+    const [segment, seq] = this.snapshot();
     const data = JSON.stringify(this.state, null, 2);
     try {
       if (this.saving) writeFileAtomicSyncOverLater(this.file, data);
@@ -154,18 +154,15 @@ export class StateStore extends CreditRules implements Store {
     }
     storageSaved();
     this.saves.atOnce++;
-    this.journal.saved(segment);
+    this.journal.saved(segment, seq);
   }
 
-  /**
-   * Readies the state for a save: charges from now on go to a new journal segment, and the state
-   * records where the journal stands (the holds open now with it). Returns the first segment it lacks.
-   */
-  private snapshot(): number {
+  /** Readies a save: charges go to a new journal segment, the state says where the journal stands (and the holds open); returns the first segment it lacks, and its last entry. */
+  private snapshot(): [number, number] {
     const segment = (this.state.journal_segment = this.journal.next());
     this.state.journal_seq = this.journal.seq;
     this.state.holds = this.openHolds.size ? Object.fromEntries(this.openHolds) : undefined;
-    return segment;
+    return [segment, this.journal.seq];
   }
 
   /** A hold's id is the sequence number its journal line takes: unique over restarts. */
@@ -237,6 +234,7 @@ export class StateStore extends CreditRules implements Store {
     this.journaled(id, cost);
   }
 
+  readonly chargesUnsaved = (): string | undefined => this.journal.failing;
   /** A per-request charge: in the journal before its answer is sent, in state.json within 100 ms. */
   private journaled(id: string, cost: number, mark?: { h?: number; r?: number }): void {
     this.charge(id, cost);
