@@ -37,8 +37,7 @@ function settled(outcome: RelayOutcome, reply: { events: AsyncIterable<string> }
     return false;
   }
   remember();
-  if (!outcome.whole && !outcome.cancelled) return true;
-  kept(outcome);
+  if (outcome.whole || outcome.cancelled) kept(outcome);
   return true;
 }
 
