@@ -152,24 +152,31 @@ describe('providers files an operator gets wrong: one line, exit 2, nothing serv
   });
 });
 
+/** A gateway relaying a stream whose upstream sent one token ('Hello') and then nothing: the caller's reader once that token is read. */
+async function streamHalfway(state: string, cassettes?: { dir: string; mode: 'record' }) {
+  const halfway = await localUpstream((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(sseChunk('Hello'));
+    // then nothing more, for longer than any test runs (timeout_ms below)
+  });
+  locals.push(halfway);
+  const config = parseProviders(`providers:\n  - { name: half, base_url: "${halfway.baseUrl}", timeout_ms: 3600000, models: { t/h: m } }\n`, {});
+  const gateway = await startEmulator({ stateDir: join(dir, state), port: 0, gateway: { config, ...(cassettes ? { cassettes } : {}) } });
+  const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gateway.store.firstKeys().apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 't/h', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  const reader = res.body!.getReader();
+  let text = '';
+  while (!text.includes('Hello')) text += new TextDecoder().decode((await reader.read()).value);
+  return { reader, gateway, text };
+}
+
 describe('a gateway stopped (SIGTERM) with requests in flight', () => {
   it('ends a relayed stream with the error chunk and [DONE], and lets a stalled upstream go at once', async () => {
-    const halfway = await localUpstream((_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(sseChunk('Hello'));
-      // then nothing more, for longer than any test runs (timeout_ms below)
-    });
-    locals.push(halfway);
-    const config = parseProviders(`providers:\n  - { name: half, base_url: "${halfway.baseUrl}", timeout_ms: 3600000, models: { t/h: m } }\n`, {});
-    const gateway = await startEmulator({ stateDir: join(dir, 'stop-stream'), port: 0, gateway: { config } });
-    const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${gateway.store.firstKeys().apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 't/h', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
-    });
-    const reader = res.body!.getReader();
-    let text = '';
-    while (!text.includes('Hello')) text += new TextDecoder().decode((await reader.read()).value);
+    const { reader, gateway, text: first } = await streamHalfway('stop-stream');
+    let text = first;
     await gateway.close();
     for (let r = await reader.read(); !r.done; r = await reader.read()) text += new TextDecoder().decode(r.value);
     const events = text.split('\n\n').filter((e) => e.startsWith('data: '));
@@ -275,22 +282,8 @@ describe('a stream the relay leaves at an event it cannot relay', () => {
   });
 
   it('a stream cut by the gateway stopping is not recorded', async () => {
-    const halfway = await localUpstream((_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(sseChunk('Hello'));
-    });
-    locals.push(halfway);
     const cassettes = join(dir, 'cassettes-stop');
-    const config = parseProviders(`providers:\n  - { name: half, base_url: "${halfway.baseUrl}", timeout_ms: 3600000, models: { t/h: m } }\n`, {});
-    const gateway = await startEmulator({ stateDir: join(dir, 'rec-stop'), port: 0, gateway: { config, cassettes: { dir: cassettes, mode: 'record' } } });
-    const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${gateway.store.firstKeys().apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 't/h', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
-    });
-    const reader = res.body!.getReader();
-    let text = '';
-    while (!text.includes('Hello')) text += new TextDecoder().decode((await reader.read()).value);
+    const { reader, gateway } = await streamHalfway('rec-stop', { dir: cassettes, mode: 'record' });
     await gateway.close();
     while (!(await reader.read()).done);
     expect(readdirSync(cassettes)).toEqual([]);
