@@ -120,6 +120,7 @@ export class CassetteDeck {
   private async speech(live: Live, req: UpstreamChat): Promise<AudioReply> {
     const key = matchKey(live.name, req.body, 'speech');
     if (this.mode !== 'record') {
+      gone(live.name, req.signal);
       const found = this.byKey.get(key);
       if (found) return replayAudio(found.cassette, this.timing, req.signal);
       if (this.mode === 'replay') throw this.miss(live.name, req.body);
@@ -133,6 +134,7 @@ export class CassetteDeck {
   private async chat(live: Live, req: UpstreamChat, endpoint: Endpoint): Promise<UpstreamReply> {
     const key = matchKey(live.name, req.body, endpoint);
     if (this.mode !== 'record') {
+      gone(live.name, req.signal);
       const found = this.byKey.get(key);
       if (found) return replay(found.cassette, this.timing, req.signal);
       if (this.mode === 'replay') throw this.miss(live.name, req.body);
@@ -209,6 +211,14 @@ export class CassetteDeck {
     }
     return { ...reply, events: tee() };
   }
+}
+
+/**
+ * A caller who has gone is answered by no cassette: it fails as a live upstream asked so does (the
+ * gateway then asks no other provider, charges nothing), not replayed at once to nobody.
+ */
+function gone(provider: string, signal: StopSignal): void {
+  if (signal.aborted) throw new ProviderFailure('broken', `${provider}: the caller went away`);
 }
 
 /** A recorded answer, as the upstream gave it and when: each chunk at its recorded time since the request, times `timing`. */

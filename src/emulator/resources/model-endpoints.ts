@@ -40,8 +40,8 @@ function endpoint(m: ModelSpec, listed: Record<string, unknown>, provider: strin
 /**
  * One model's routes: `GET /v1/model/{author}/{slug}`, its entry of the model list (any listed model);
  * `GET /v1/models/{author}/{slug}/endpoints`, where each entry's `links.details` points: the model
- * and one endpoint per provider that serves it. Local models only; a gateway's upstream models are
- * described by their list entry alone.
+ * and one endpoint per provider that serves it. Local models only, and only when listed (a gateway
+ * with `local_models: false` serves none); a gateway's upstream models are described by their list entry alone.
  */
 export const modelEndpointRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => [
   {
@@ -61,7 +61,8 @@ export const modelEndpointRoutes = defineRoutes((parts: { gateway?: ChatGateway 
     access: 'any',
     handler: async (ctx: Ctx) => {
       const id = `${ctx.params.author}/${ctx.params.slug}`;
-      const m = MODELS.find((spec) => spec.id === id);
+      // A fake model a gateway does not serve (local_models: false) has no endpoints either.
+      const m = parts.gateway && !parts.gateway.listing().some((l) => l.id === id) ? undefined : MODELS.find((spec) => spec.id === id);
       if (!m) throw new HttpError(404, `No endpoints listed for ${id}: the emulator lists those of its local/… models`);
       const listed = listedModel(m);
       const { id: _id, name, created, description, architecture } = listed;

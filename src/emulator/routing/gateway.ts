@@ -33,7 +33,7 @@ const RETRY_PAUSES_MS = [500, 2_000];
 function settled(outcome: RelayOutcome, reply: { events: AsyncIterable<string> }, c: Candidate, passed: Attempt[], remember: () => unknown, kept: (o: Exclude<RelayOutcome, { failed: unknown }>) => void, hide: (text: string) => string): boolean {
   void reply.events[Symbol.asyncIterator]().return?.();
   if ('failed' in outcome) {
-    passed.push({ provider: c.slug, model: c.model.id, error: hide(outcome.failed.message) });
+    passOver(outcome.failed, c, passed, hide);
     return false;
   }
   remember();

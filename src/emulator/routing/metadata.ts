@@ -14,10 +14,15 @@ export interface Attempt {
   missing?: true;
 }
 
-/** A candidate that failed: a provider's failure is kept in `passed` (the next candidate is asked); any other error is thrown. */
+/**
+ * A candidate that failed: a provider's failure is kept in `passed` (the next candidate is asked); any
+ * other error is thrown. One the gateway's stop caused ends the request there (the 502 of allFailed):
+ * no other candidate, a fake model named as a fallback included, is asked while it stops.
+ */
 export function passOver(err: unknown, c: Candidate, passed: Attempt[], hide: (text: string) => string = (t) => t): void {
   if (!(err instanceof ProviderFailure)) throw err;
   passed.push({ provider: c.slug, model: c.model.id, error: hide(err.message), status: err.status, retryAfter: err.retryAfter, ...(err.reason === 'missing' && { missing: true as const }) });
+  if (err.reason === 'stopping') throw allFailed(passed);
 }
 
 /**
