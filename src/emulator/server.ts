@@ -134,6 +134,8 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
         // [DONE], never cut bare; a batch request's answer is not kept (the restart asks again).
         await gateway.close();
         await ended(answering, 1000);
+        // Again: a cassette kept by an answer that ended meanwhile is written too (closing twice is safe).
+        await gateway.close();
       }
       for (const s of sockets) s.destroy();
       await stopped;
