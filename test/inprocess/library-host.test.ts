@@ -99,7 +99,9 @@ describe('a host process', () => {
     await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
     const client = new RouterClient({ apiKey: 'sk-test-12345678', apiRoot: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`, maxRetries: 0 });
     try {
-      for (const reason of [new Error('the user moved on'), new DOMException('The operation was aborted due to timeout', 'TimeoutError')]) {
+      // A reason that is no object too (abort('stop')): it was a ConnectionError, and 0 or '' mid-answer hung.
+      for (const reason of [new Error('the user moved on'), new DOMException('The operation was aborted due to timeout', 'TimeoutError'), 'stop', 42, 0, '', null]) {
+        await expect(client.chat.create({ model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] }, { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
         const stop = new AbortController();
         const stream = await client.chat.stream({ model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] }, { signal: stop.signal });
         const read = (async () => {
