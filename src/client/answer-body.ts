@@ -25,7 +25,8 @@ export class AnswerBody implements AsyncIterable<Buffer>, AsyncIterator<Buffer> 
   private queue: Buffer[] = [];
   private head = 0;
   private ended = false;
-  private failure: unknown;
+  /** Boxed: a caller's abort reason may be any value, 0 or '' too. */
+  private failure: { err: unknown } | undefined;
   private wake: (() => void) | undefined;
   private paused = false;
   /** Set by dump(): chunks are dropped as they come, up to DUMP_LIMIT bytes. */
@@ -54,7 +55,7 @@ export class AnswerBody implements AsyncIterable<Buffer>, AsyncIterator<Buffer> 
   /** From the handler: the body failed (cut, timed out, aborted). A failure after the end changes nothing. */
   fail(err: unknown): void {
     if (this.ended) return;
-    this.failure ??= err;
+    this.failure ??= { err };
     this.dropping?.done();
     this.wakeUp();
   }
@@ -63,7 +64,7 @@ export class AnswerBody implements AsyncIterable<Buffer>, AsyncIterator<Buffer> 
     while (this.head === this.queue.length) {
       this.queue.length = 0;
       this.head = 0;
-      if (this.failure) throw this.failure;
+      if (this.failure) throw this.failure.err;
       if (this.ended) return { value: undefined, done: true };
       this.resume();
       await new Promise<void>((resolve) => (this.wake = resolve));
@@ -88,7 +89,7 @@ export class AnswerBody implements AsyncIterable<Buffer>, AsyncIterator<Buffer> 
    */
   takeAll(): Buffer[] | null {
     if (this.head < this.queue.length) return this.rest();
-    if (this.failure) throw this.failure;
+    if (this.failure) throw this.failure.err;
     if (this.ended) return null;
     this.resume();
     return [];
@@ -133,8 +134,10 @@ export class AnswerBody implements AsyncIterable<Buffer>, AsyncIterator<Buffer> 
   /** Stops reading: the connection is closed, and a reader still waiting fails with `err` (or "premature close"). */
   destroy(err?: Error): void {
     if (this.ended || this.failure) return;
-    this.failure = err ?? prematureClose();
-    this.flow.abort(err ?? prematureClose());
+    // A caller's abort reason comes as `err`, whatever value it is: only none at all is a premature close.
+    const failure = err !== undefined ? err : prematureClose();
+    this.failure = { err: failure };
+    this.flow.abort(failure as Error);
     this.dropping?.done();
     this.wakeUp();
   }

@@ -5,6 +5,7 @@
  */
 import type { Tool, ToolResult } from './tool.js';
 import { atExit } from '../internal/exit-hooks.js';
+import { whenAborted } from '../internal/abort-fanout.js';
 import { toolEnv } from './tool-env.js';
 
 /** The most of one stream of a command's output sent back to the model. */
@@ -41,6 +42,8 @@ export async function runCommand(command: string | string[], input: string, sign
   signal.throwIfAborted();
   // Loaded only when a tool runs: a one-shot chat never loads child processes.
   const { spawn } = await import('node:child_process');
+  // Aborted while it loaded (no listener yet to hear it): never spawned, else never settled.
+  signal.throwIfAborted();
   const [file, args] = typeof command === 'string' ? ['/bin/sh', ['-c', command]] : [command[0]!, command.slice(1)];
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env });
@@ -72,11 +75,12 @@ export async function runCommand(command: string | string[], input: string, sign
         reject(signal.reason);
       }, 20);
     };
-    signal.addEventListener('abort', stop, { once: true });
+    // One listener on a signal shared by many calls at once (tool.run called directly; node warns at eleven).
+    const unheard = whenAborted(signal, stop);
     // Router ended otherwise (a plain kill: timeout(1)), the tool is told to end too; it is in a session of its own.
     const forget = atExit(() => killGroup('SIGTERM'));
     const done = () => {
-      signal.removeEventListener('abort', stop);
+      unheard();
       forget();
       return signal.aborted;
     };

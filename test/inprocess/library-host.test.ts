@@ -99,7 +99,9 @@ describe('a host process', () => {
     await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
     const client = new RouterClient({ apiKey: 'sk-test-12345678', apiRoot: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`, maxRetries: 0 });
     try {
-      for (const reason of [new Error('the user moved on'), new DOMException('The operation was aborted due to timeout', 'TimeoutError')]) {
+      // A reason that is no object too (abort('stop')): it was a ConnectionError, and 0 or '' mid-answer hung.
+      for (const reason of [new Error('the user moved on'), new DOMException('The operation was aborted due to timeout', 'TimeoutError'), 'stop', 42, 0, '', null]) {
+        await expect(client.chat.create({ model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] }, { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
         const stop = new AbortController();
         const stream = await client.chat.stream({ model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] }, { signal: stop.signal });
         const read = (async () => {
@@ -112,5 +114,23 @@ describe('a host process', () => {
       await client.close();
       await new Promise((closed) => server.close(closed));
     }
+  });
+
+  it('command tools given one signal directly hold one listener on it, and an abort that comes while one starts ends it', async () => {
+    const tool = commandTool({ name: 'sleep' }, ['/bin/sh', '-c', 'touch "$0/slept.$$"; exec sleep 30', dir()], toolEnv(process.env));
+    const shared = new AbortController();
+    const calls = Array.from({ length: 12 }, () => tool.run({}, shared.signal).then(() => 'ended', (e: unknown) => e));
+    expect(await until(() => readdirSync(dir()).filter((f) => f.startsWith('slept.')).length === 12)).toBe(true);
+    // Twelve listeners made node warn on the host's stderr.
+    expect(getEventListeners(shared.signal, 'abort').length).toBe(1);
+    const reason = new Error('enough');
+    shared.abort(reason);
+    expect(await Promise.all(calls)).toEqual(Array(12).fill(reason));
+    expect(getEventListeners(shared.signal, 'abort').length).toBe(0);
+    // Aborted before its listener was added (while child_process loaded): the old code spawned it and never settled.
+    const early = new AbortController();
+    const run = tool.run({}, early.signal);
+    early.abort(reason);
+    await expect(run).rejects.toBe(reason);
   });
 });
