@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
@@ -62,8 +62,12 @@ describe('headers that carry credentials', () => {
   });
 
   it("are not in a cassette's recorded answer; the others are", async () => {
-    const files = readdirSync(join(dir, 'tapes'));
-    expect(files).toHaveLength(1);
+    // A cassette is written after its answer is delivered (to a temp file, then renamed): wait for it.
+    const files = await vi.waitFor(() => {
+      const done = readdirSync(join(dir, 'tapes')).filter((f) => f.endsWith('.json'));
+      expect(done).toHaveLength(1);
+      return done;
+    });
     const tape = readFileSync(join(dir, 'tapes', files[0]!), 'utf8');
     expect(tape).toContain('up-1');
     expect(tape).not.toMatch(/secret|set-cookie|x-upstream-credential/);
