@@ -29,6 +29,9 @@ const BEFORE = process.env.BENCH_GATEWAY_BEFORE;
 const SECONDS = Number(process.env.BENCH_GATEWAY_SECONDS ?? 2);
 const SLICE_MS = Number(process.env.BENCH_GATEWAY_SLICE_MS ?? 200);
 const STREAMS = Number(process.env.BENCH_GATEWAY_STREAMS ?? 100_000);
+/** BENCH_GATEWAY_ROWS=streamed-500,plain-100: only those latency rows, and no CPU or memory run (an A/B of one row). */
+const ROWS = process.env.BENCH_GATEWAY_ROWS?.split(',');
+const rowWanted = (stream, perSecond) => !ROWS || ROWS.includes(`${stream ? 'streamed' : 'plain'}-${perSecond}`);
 const rssMB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 /** CPU time (user + system) a process has used, in microseconds: per request, it shrugs off a machine busy with others. */
 const cpuMicros = (pid) => {
@@ -197,6 +200,7 @@ export const gatewaySections = {
     try {
       for (const stream of [false, true]) {
         for (const perSecond of [100, 500]) {
+          if (!rowWanted(stream, perSecond)) continue;
           const ask = (model) => JSON.stringify({ model, stream, messages: [{ role: 'user', content: stream ? 'write 20 words' : 'hi' }] });
           const direct = [];
           const via = [];
@@ -231,6 +235,7 @@ export const gatewaySections = {
           }
         }
       }
+      if (ROWS) return;
       // CPU per request: the gateway's (parse, route, proxy, relay) beside the upstream's (the answer itself).
       // BENCH_GATEWAY_CPU requests per target (default 4,000), 16 at a time, in 8 blocks; with a before
       // side, its blocks and this one's by turns (the other first in odd blocks): both see the machine alike.
