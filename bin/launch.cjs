@@ -2,8 +2,8 @@
 // Starts the CLI from dist/cli.bundle.cjs with the code V8 compiled for it in a training call
 // (scripts/bundle.mjs makes both): one file read instead of fifty modules, little parsing. What a
 // one-shot chat does not run is in chunks under dist/cli.chunks/, each read when a run needs it.
-const { closeSync, fstatSync, openSync, readFileSync, readSync, writeFileSync } = require('node:fs');
-const { join } = require('node:path');
+const { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync } = require('node:fs');
+const { isAbsolute, join } = require('node:path');
 const vm = require('node:vm');
 
 const dist = join(__dirname, '..', 'dist');
@@ -46,9 +46,45 @@ function readBytes(path, into, spare = false) {
   }
 }
 
-/** Where the code cache of a bundle is: V8 takes a cache only from the node that made it. */
+/** Where the build's code cache of a bundle is: V8 takes a cache only from the node that made it. */
 function cachePath(source) {
   return join(dist, `cli.bundle.${bundleId(source)}.${process.version}.cache`);
+}
+
+/**
+ * Where this machine's own code cache of a file of the package is, for a node other than the build's
+ * (an installed package is built once, run by whatever node the user has): the user's cache folder
+ * (XDG_CACHE_HOME, else ~/.cache), never the package's folder (shared, often not the user's).
+ */
+function ownCachePath(name) {
+  const { XDG_CACHE_HOME: xdg, HOME: home } = process.env;
+  const base = xdg && isAbsolute(xdg) ? xdg : home && isAbsolute(home) ? join(home, '.cache') : undefined;
+  return base && join(base, 'router', 'code', `${name}.${process.version}.${process.arch}.cache`);
+}
+
+/** The first of `paths` that reads, with its path; none: `{}`. */
+function readFirst(paths, into) {
+  for (const path of paths) {
+    if (!path) continue;
+    try {
+      return { path, data: readBytes(path, into) };
+    } catch {
+      /* the next */
+    }
+  }
+  return {};
+}
+
+/** Writes a code cache whole or not at all (two calls at once each write their own, then one wins); a folder not writable: none. */
+function keepCache(path, script) {
+  try {
+    mkdirSync(join(path, '..'), { recursive: true });
+    const temp = `${path}.${process.pid}.tmp`;
+    writeFileSync(temp, script.createCachedData());
+    renameSync(temp, path);
+  } catch {
+    /* no cache: the next call compiles again */
+  }
 }
 
 /** ROUTER_TRACE_START=1: one line on stderr saying how this call started (the bundle, or the modules and why). */
@@ -94,14 +130,18 @@ function startV8(argv) {
 
 /**
  * The bundle's exports, its script and where its code cache goes; undefined when there is no
- * bundle as new as dist/cli, no code cache for this node (compiling the whole bundle would be
- * slower than loading the modules), or a bundle that does not load.
+ * bundle of the build of dist/cli, or a bundle that does not load. Its code cache: the build's, for
+ * the builder's node, else this machine's own (ownCachePath); with neither it is compiled from its
+ * source (a one-shot chat ~280 ms of CPU against the modules' ~500 on node 22) and `keep` says where
+ * what it compiled goes (runBundle), for the calls after it (~220 ms, the build's own cache's time).
  */
 function loadBundle(argv = []) {
   startV8(argv);
   let source;
   let cache;
+  let own;
   let cachedData;
+  let cachedFrom;
   try {
     const bytes = readBytes(file, undefined, true);
     source = bytes.toString('latin1'); // the bundle is ASCII
@@ -110,18 +150,21 @@ function loadBundle(argv = []) {
     const id = bundleId(source);
     if (!id || id !== moduleId(join(dist, 'cli', 'main.js'))) return trace('the modules (the bundle is of another build)');
     cache = cachePath(source);
-    cachedData = process.env.ROUTER_TRAIN_CODE_CACHE === '1' ? undefined : readBytes(cache, bytes);
+    own = ownCachePath(`cli.bundle.${id}`);
+    if (process.env.ROUTER_TRAIN_CODE_CACHE !== '1') ({ data: cachedData, path: cachedFrom } = readFirst([cache, own], bytes));
   } catch {
-    return trace(source === undefined ? 'the modules (no bundle)' : 'the modules (no code cache for this node, or no dist/cli/main.js)');
+    return trace(source === undefined ? 'the modules (no bundle)' : 'the modules (no dist/cli/main.js)');
   }
   try {
     const script = new vm.Script(source, { filename: file, cachedData });
     const packed = new Map();
     script.runInThisContext()((name, fn) => packed.set(name, fn));
-    const chunks = chunkLoader(packed, bundleId(source));
+    const chunks = chunkLoader(packed, bundleId(source), cachedFrom !== cache);
     const { main } = chunks.require('./main.js');
-    trace(script.cachedDataRejected ? 'the bundle (its code cache rejected)' : cachedData ? 'the bundle and its code cache' : 'the bundle');
-    return { main, script, cache, chunks };
+    const rejected = !!cachedData && script.cachedDataRejected;
+    trace(rejected ? 'the bundle (its code cache rejected)' : cachedData ? `the bundle and its code cache${cachedFrom === own ? ' (made on this machine)' : ''}` : 'the bundle');
+    // No cache this node takes: this call's compiled code becomes one, for the calls after it.
+    return { main, script, cache, chunks, keep: !cachedData || rejected ? own : undefined };
   } catch {
     return trace('the modules (the bundle does not load)'); // a damaged bundle: the modules still run
   }
@@ -132,7 +175,7 @@ function loadBundle(argv = []) {
  * dist/cli.chunks/NAME.cjs with its code cache when the build made one; anything else is found as
  * this file's require finds it. `compiled`: the scripts of the chunks read from files, for training.
  */
-function chunkLoader(packed, id) {
+function chunkLoader(packed, id, foreign) {
   const loaded = new Map();
   const compiled = [];
   const url = require('node:url').pathToFileURL(file).href;
@@ -148,15 +191,13 @@ function chunkLoader(packed, id) {
     // Chunks of another build than the pack would not fit it: a dist/ half built, or copied over another.
     if (bundleId(source) !== id) throw new Error(`${path} is ${source ? 'of another build than' : 'missing, unlike'} ${file}: run "npm run build" in the package's folder`);
     const cache = `${path}.${process.version}.cache`;
-    let cachedData;
-    try {
-      cachedData = training ? undefined : readFileSync(cache);
-    } catch {
-      cachedData = undefined; // a chunk no training call loaded: compiled from its source
-    }
+    // On a node the build made no caches for, chunks get this machine's own (with the build's, those it left out stay so).
+    const own = foreign ? ownCachePath(`chunk.${id}.${name}`) : undefined;
+    const { data: cachedData, path: cachedFrom } = training ? {} : readFirst([cache, own]);
     const script = new vm.Script(source, { filename: path, cachedData });
-    trace(`loaded ${name}${cachedData && !script.cachedDataRejected ? ' and its code cache' : ''}`);
-    compiled.push({ script, cache, cached: !!cachedData });
+    const rejected = !!cachedData && script.cachedDataRejected;
+    trace(`loaded ${name}${cachedData && !rejected ? ` and its code cache${cachedFrom === own ? ' (made on this machine)' : ''}` : ''}`);
+    compiled.push({ script, cache, cached: !!cachedData, keep: (!cachedData || rejected) && own });
     return script.runInThisContext();
   }
   function chunkRequire(spec) {
@@ -190,6 +231,9 @@ async function runBundle(argv) {
   if (training === '1') writeFileSync(bundle.cache, bundle.script.createCachedData());
   if (training === '1' || training === 'chunks') {
     for (const { script, cache, cached } of bundle.chunks.compiled) if (!cached) writeFileSync(cache, script.createCachedData());
+  } else {
+    // A node other than the build's: what this call compiled is kept for the next (once).
+    for (const { script, keep } of [bundle, ...bundle.chunks.compiled]) if (keep) keepCache(keep, script);
   }
   return code;
 }

@@ -172,17 +172,50 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     expect(JSON.parse(readFileSync(list, 'utf8'))).toContain('NativeModule internal/modules/esm/module_job');
   });
 
-  it('is left aside without a code cache for this node, when damaged, or when dist/cli is of another build (a bare tsc since): the modules run', async () => {
+  it('on a node the build made no code cache for, makes one of its own in the user\'s cache folder, never in the package', async () => {
+    const copy = join(dir, 'other-node');
+    cpSync(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
+    cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true });
+    cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
+    symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+    // The build's caches are for another node's version (an installed package, run by the user's node).
+    const foreign = (name: string) => name.replace(process.version, 'v0.0.0');
+    for (const folder of [join(copy, 'dist'), join(copy, 'dist', 'cli.chunks')]) {
+      for (const name of readdirSync(folder).filter((n) => n.endsWith(`.${process.version}.cache`))) renameSync(join(folder, name), join(folder, foreign(name)));
+    }
+    const listing = () => JSON.stringify([readdirSync(join(copy, 'dist')), readdirSync(join(copy, 'dist', 'cli.chunks'))]);
+    const before = listing();
+    const home = join(dir, 'other-node-home');
+    const run = async (args: string[], env: Record<string, string> = {}) => {
+      const call = promisify(execFile)(process.execPath, [join(copy, 'bin', 'router'), ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: home, ...t.env, ROUTER_NO_LOG: '1', ROUTER_TRACE_START: '1', ...env } });
+      call.child.stdin?.end();
+      return call;
+    };
+    const first = await run(['chat', '--model', 'local/echo', 'first']);
+    expect([first.stdout, first.stderr]).toEqual(['first\n', 'router: started from the bundle\n']);
+    const own = join(home, '.cache', 'router', 'code');
+    expect(readdirSync(own)).toEqual([expect.stringMatching(new RegExp(`^cli\\.bundle\\.\\w+\\.${process.version.replace(/\./g, '\\.')}\\.${process.arch}\\.cache$`))]);
+    const second = await run(['chat', '--model', 'local/echo', 'second']);
+    expect([second.stdout, second.stderr]).toEqual(['second\n', 'router: started from the bundle and its code cache (made on this machine)\n']);
+    // A command with chunks: theirs too, the next call from them.
+    expect((await run(['models'])).stderr).toMatch(/^router: loaded models-\w+\.js$/m);
+    expect((await run(['models'])).stderr).toMatch(/^router: loaded models-\w+\.js and its code cache \(made on this machine\)$/m);
+    expect(readdirSync(own).some((name) => /^chunk\.\w+\.models-\w+\.js\./.test(name))).toBe(true);
+    // XDG_CACHE_HOME moves it; a folder that can't be made means no cache, and the call as before.
+    const xdg = join(dir, 'other-node-xdg');
+    await run(['chat', '--model', 'local/echo', 'x'], { XDG_CACHE_HOME: xdg });
+    expect(readdirSync(join(xdg, 'router', 'code'))).toHaveLength(1);
+    const nowhere = await run(['chat', '--model', 'local/echo', 'nowhere'], { HOME: '/dev/null/home' });
+    expect([nowhere.stdout, nowhere.stderr]).toEqual(['nowhere\n', 'router: started from the bundle\n']);
+    expect(listing()).toBe(before);
+  });
+
+  it('is left aside when damaged, or when dist/cli is of another build (a bare tsc since): the modules run', async () => {
     const copy = join(dir, 'checkout');
     cpSync(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
     cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true });
     cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
     symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
-    expect(loadBundle(copy)).toEqual({ main: 'function', rejected: false });
-    const cache = readdirSync(join(copy, 'dist')).find((name) => name.endsWith(`.${process.version}.cache`))!;
-    renameSync(join(copy, 'dist', cache), join(copy, 'dist', cache.replace(process.version, 'v0.0.0')));
-    expect(loadBundle(copy)).toEqual({ main: 'undefined', rejected: null });
-    renameSync(join(copy, 'dist', cache.replace(process.version, 'v0.0.0')), join(copy, 'dist', cache));
     expect(loadBundle(copy)).toEqual({ main: 'function', rejected: false });
     const bundle = join(copy, 'dist', 'cli.bundle.cjs');
     const whole = readFileSync(bundle, 'latin1');
