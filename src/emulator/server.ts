@@ -84,7 +84,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
 
   const gateway = opts.gateway ? new Gateway({ ...opts.gateway, now: () => store.now() }) : undefined;
   const batches = new BatchEngine(store, { delayMs: opts.batchDelayMs ?? 20, gateway, flavor: opts.flavor });
-  const parts = { faults, log, batches, gateway };
+  const parts = { faults, log, batches, gateway, providers: opts.gateway?.config.providers };
   const routes = new Routes(TABLES.flatMap((table) => table(parts)));
   const d = { store, routes, faults, log, logLimit, logBytes: { bytes: 0, entries: 0 }, bodies: new BodyBudget(opts.bodiesInFlightBytes), bodyIdleMs: opts.bodyIdleMs ?? BODY_IDLE_MS };
 
