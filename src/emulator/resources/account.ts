@@ -1,7 +1,7 @@
 import type { Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
 import { defineRoutes } from '../http/routes.js';
-import { DEFAULT_PAGE_SIZE, matchingModels, modelPage } from './model-list.js';
+import { matchingModels, modelPage } from './model-list.js';
 import { keyDetails } from './keys.js';
 import type { ChatGateway } from '../providers/types.js';
 
@@ -14,7 +14,8 @@ const freeModelDailyLimit = (credits: number) => (credits >= 10 ? 1000 : 50);
  * (operator), the list's page size when a query names no limit, so that clients page through it.
  */
 export const accountRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => {
-  let pageSize = DEFAULT_PAGE_SIZE;
+  /** The operator's page size for a query without `offset` and `limit` (`/_emulator/models`); unset: the whole list. */
+  let pageSize: number | undefined;
   return [
     {
       method: 'GET',
