@@ -19,6 +19,7 @@ export const CHECKED_ROUTES: Record<string, string> = {
   'POST /v1/audio/speech': 'test/conformance/checks.ts',
   'GET /v1/models': 'here',
   'GET /v1/embeddings/models': 'here',
+  'GET /v1/models/user': 'here',
   'GET /v1/models/count': 'here',
   'GET /v1/models/x/x/endpoints': 'here',
   'GET /v1/model/x/x': 'here',
@@ -83,8 +84,9 @@ export async function accountAnswers(t: TestEnv, row: (operation: string, check:
   const models = row('models', 'answers (ModelsListResponse, 400)');
   for (const q of ['', '?output_modalities=all', '?limit=2&output_modalities=all', '?offset=6&limit=2&output_modalities=all', '?output_modalities=embeddings,speech', '?limit=0', '?offset=-1']) await answer(models, '/models', `/v1/models${q}`);
   await answer(models, '/models', '/v1/models', t.managementKey);
-  const more = row('embedding models, count, endpoints', 'answers (listEmbeddingsModels, listModelsCount, listEndpoints and getModel 200, 404)');
+  const more = row('embedding models, count, endpoints', 'answers (listEmbeddingsModels, listModelsUser, listModelsCount, listEndpoints and getModel 200, 404)');
   for (const q of ['', '?limit=1', '?offset=1']) await answer(more, '/embeddings/models', `/v1/embeddings/models${q}`);
+  for (const q of ['', '?limit=1', '?offset=1']) await answer(more, '/models/user', `/v1/models/user${q}`);
   for (const q of ['', '?output_modalities=all']) await answer(more, '/models/count', `/v1/models/count${q}`);
   // provider_name is a closed enum of the service's providers, which local-alpha and local-beta are
   // not (docs/conformance.md): the answer is checked with each endpoint's named as one it lists.

@@ -6,7 +6,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { answerValidator, violations } from '../conformance/openapi-fixtures.js';
 
-// The OpenAPI's listModels and listEmbeddingsModels: "When both offset and limit are omitted, the
+// The OpenAPI's listModels, listModelsUser (served from the same list) and listEmbeddingsModels: "When both offset and limit are omitted, the
 // full list is returned"; a limit is 1 to 1000, 500 by default. Before, a list of more than 500
 // models was cut at 500 when the query named neither.
 const N = 501;
@@ -31,7 +31,7 @@ const get = async (path: string) => {
   return { status: res.status, body: (await res.json()) as { data: { id: string }[]; total_count: number; links: { next: string | null } } };
 };
 
-describe.each([['/v1/embeddings/models', '/embeddings/models', 'vec'], ['/v1/models', '/models', 'chat']])('%s', (path, op, kind) => {
+describe.each([['/v1/embeddings/models', '/embeddings/models', 'vec'], ['/v1/models', '/models', 'chat'], ['/v1/models/user', '/models/user', 'chat']])('%s', (path, op, kind) => {
   it('answers the whole list when the query names neither offset nor limit, and pages when it names one', async () => {
     const whole = await get(path);
     expect(violations(answerValidator('get', op), whole.body)).toBe('');

@@ -10,7 +10,7 @@ const freeModelDailyLimit = (credits: number) => (credits >= 10 ? 1000 : 50);
 
 /**
  * The account operations of the real API that the emulator keeps: the model list (paged; its
- * embedding models; its count), the calling key and credits (management keys only); keys.ts has the keys; and `POST /_emulator/models {page_size}`
+ * embedding models; the user's, the same; its count), the calling key and credits (management keys only); keys.ts has the keys; and `POST /_emulator/models {page_size}`
  * (operator), the list's page size when a query names no limit, so that clients page through it.
  */
 export const accountRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => {
@@ -27,7 +27,13 @@ export const accountRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => 
       method: 'GET',
       path: '/v1/embeddings/models',
       access: 'any',
-      handler: async (ctx: Ctx) => ctx.send(200, modelPage(ctx.url, pageSize, parts.gateway?.listing(), true)),
+      handler: async (ctx: Ctx) => ctx.send(200, modelPage(ctx.url, pageSize, parts.gateway?.listing(), 'embeddings/models')),
+    },
+    {
+      method: 'GET',
+      path: '/v1/models/user',
+      access: 'any',
+      handler: async (ctx: Ctx) => ctx.send(200, modelPage(ctx.url, pageSize, parts.gateway?.listing(), 'models/user')),
     },
     {
       method: 'GET',

@@ -82,9 +82,11 @@ export const matchingModels = (url: URL, listed: Record<string, unknown>[] = MOD
  * OpenAPI has them; when neither is given, the whole list (the OpenAPI: "the full list is returned"),
  * or pages of `pageSize` when the operator set one (`listed`: a gateway's models instead of the fake
  * ones); `links.next` is the next page's path from the host, null on the last page.
- * `GET /v1/embeddings/models` is the same list of the embedding models (`embeddings`: true).
+ * `GET /v1/embeddings/models` is the same list of the embedding models (`list`: 'embeddings/models');
+ * `GET /v1/models/user` the same as `/v1/models` (the emulator keeps no provider preferences to filter by).
  */
-export function modelPage(url: URL, pageSize: number | undefined, listed: Record<string, unknown>[] = MODELS.map(listedModel), embeddings = false): Record<string, unknown> {
+export function modelPage(url: URL, pageSize: number | undefined, listed: Record<string, unknown>[] = MODELS.map(listedModel), list: 'models' | 'models/user' | 'embeddings/models' = 'models'): Record<string, unknown> {
+  const embeddings = list === 'embeddings/models';
   const asked = { offset: whole(url, 'offset', 0, Number.MAX_SAFE_INTEGER), limit: whole(url, 'limit', 1, MAX_LIMIT) };
   const matching = embeddings ? listed.filter((m) => givesAny(m, 'embeddings')) : matchingModels(url, listed);
   const offset = asked.offset ?? 0;
@@ -95,7 +97,7 @@ export function modelPage(url: URL, pageSize: number | undefined, listed: Record
     const query = new URLSearchParams(url.searchParams);
     query.set('offset', String(end));
     query.set('limit', String(limit));
-    next = `/api/v1/${embeddings ? 'embeddings/models' : 'models'}?${query}`;
+    next = `/api/v1/${list}?${query}`;
   }
   return { data: matching.slice(offset, end), total_count: matching.length, links: { next } };
 }
