@@ -20,12 +20,13 @@ import type { Flavor } from './batches/batch-flavor.js';
 export { FLAVORS, type Flavor } from './batches/batch-flavor.js';
 import { decisionRoutes } from './resources/decisions.js';
 import { accountRoutes } from './resources/account.js';
+import { keyRoutes } from './resources/keys.js';
 import { modelEndpointRoutes } from './resources/model-endpoints.js';
 import { Gateway, type GatewayOptions } from './routing/gateway.js';
 import { generationRoutes } from './resources/generations.js';
 
 /** Every route the emulator serves: each resource's table, and nothing registered anywhere else. */
-const TABLES = [chatRoutes, responsesRoutes, embeddingsRoutes, speechRoutes, decisionRoutes, batchRoutes, accountRoutes, modelEndpointRoutes, generationRoutes, adminRoutes];
+const TABLES = [chatRoutes, responsesRoutes, embeddingsRoutes, speechRoutes, decisionRoutes, batchRoutes, accountRoutes, keyRoutes, modelEndpointRoutes, generationRoutes, adminRoutes];
 
 export interface EmulatorOptions {
   stateDir: string;
@@ -83,7 +84,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
 
   const gateway = opts.gateway ? new Gateway({ ...opts.gateway, now: () => store.now() }) : undefined;
   const batches = new BatchEngine(store, { delayMs: opts.batchDelayMs ?? 20, gateway, flavor: opts.flavor });
-  const parts = { faults, log, batches, gateway };
+  const parts = { faults, log, batches, gateway, providers: opts.gateway?.config.providers };
   const routes = new Routes(TABLES.flatMap((table) => table(parts)));
   const d = { store, routes, faults, log, logLimit, logBytes: { bytes: 0, entries: 0 }, bodies: new BodyBudget(opts.bodiesInFlightBytes), bodyIdleMs: opts.bodyIdleMs ?? BODY_IDLE_MS };
 

@@ -19,12 +19,17 @@ export const CHECKED_ROUTES: Record<string, string> = {
   'POST /v1/audio/speech': 'test/conformance/checks.ts',
   'GET /v1/models': 'here',
   'GET /v1/embeddings/models': 'here',
+  'GET /v1/models/user': 'here',
   'GET /v1/models/count': 'here',
   'GET /v1/models/x/x/endpoints': 'here',
   'GET /v1/model/x/x': 'here',
   'GET /v1/key': 'here',
   'GET /v1/credits': 'here',
   'POST /v1/keys': 'here',
+  'GET /v1/keys': 'here',
+  'GET /v1/keys/x': 'here',
+  'PATCH /v1/keys/x': 'here',
+  'DELETE /v1/keys/x': 'here',
   'GET /v1/generation': 'test/conformance/metadata-checks.ts (the SDK parses it), test/inprocess/generation.test.ts (the schema)',
 };
 
@@ -67,9 +72,9 @@ export async function accountAnswers(t: TestEnv, row: (operation: string, check:
     const res = await fetch(`${t.apiRoot}${path}`, { headers: { authorization: `Bearer ${key}` } });
     return { status: String(res.status), body: await res.json() };
   };
-  const answer = async (r: Row, opPath: string, path: string, key?: string, method: 'get' | 'post' = 'get', body?: unknown) => {
-    const res = body === undefined ? await get(path, key) : await (async () => {
-      const x = await fetch(`${t.apiRoot}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key ?? t.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const answer = async (r: Row, opPath: string, path: string, key?: string, method: 'get' | 'post' | 'patch' | 'delete' = 'get', body?: unknown) => {
+    const res = method === 'get' ? await get(path, key) : await (async () => {
+      const x = await fetch(`${t.apiRoot}${path}`, { method: method.toUpperCase(), headers: { authorization: `Bearer ${key ?? t.apiKey}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
       return { status: String(x.status), body: await x.json() };
     })();
     check(r, violations(answerValidator(method, opPath, res.status), res.body), `${method.toUpperCase()} ${path} (${res.status})`);
@@ -79,8 +84,9 @@ export async function accountAnswers(t: TestEnv, row: (operation: string, check:
   const models = row('models', 'answers (ModelsListResponse, 400)');
   for (const q of ['', '?output_modalities=all', '?limit=2&output_modalities=all', '?offset=6&limit=2&output_modalities=all', '?output_modalities=embeddings,speech', '?limit=0', '?offset=-1']) await answer(models, '/models', `/v1/models${q}`);
   await answer(models, '/models', '/v1/models', t.managementKey);
-  const more = row('embedding models, count, endpoints', 'answers (listEmbeddingsModels, listModelsCount, listEndpoints and getModel 200, 404)');
+  const more = row('embedding models, count, endpoints', 'answers (listEmbeddingsModels, listModelsUser, listModelsCount, listEndpoints and getModel 200, 404)');
   for (const q of ['', '?limit=1', '?offset=1']) await answer(more, '/embeddings/models', `/v1/embeddings/models${q}`);
+  for (const q of ['', '?limit=1', '?offset=1']) await answer(more, '/models/user', `/v1/models/user${q}`);
   for (const q of ['', '?output_modalities=all']) await answer(more, '/models/count', `/v1/models/count${q}`);
   // provider_name is a closed enum of the service's providers, which local-alpha and local-beta are
   // not (docs/conformance.md): the answer is checked with each endpoint's named as one it lists.
@@ -103,6 +109,14 @@ export async function accountAnswers(t: TestEnv, row: (operation: string, check:
 
   const keys = row('keys', 'answers (createKeys 201, 400, 403)');
   for (const [k, body] of [[t.managementKey, { name: 'ci' }], [t.managementKey, { name: '' }], [t.apiKey, { name: 'x' }]] as const) await answer(keys, '/keys', '/v1/keys', k, 'post', body);
+  const made = await answer(keys, '/keys', '/v1/keys', t.managementKey, 'post', { name: 'capped', limit: 5, limit_reset: 'weekly', include_byok_in_limit: true, expires_at: '2099-01-01T00:00:00Z' });
+  const listing = row('keys: list, get, update, delete', 'answers (list, getKey, updateKeys, deleteKeys 200, 400, 404)');
+  for (const q of ['', '?include_disabled=true&offset=1', '?offset=x']) await answer(listing, '/keys', `/v1/keys${q}`, t.managementKey);
+  const one = `/v1/keys/${made.data.hash}`;
+  await answer(listing, '/keys/{hash}', one, t.managementKey);
+  for (const body of [{ limit: 7, disabled: true, name: 'n' }, { limit_reset: 'yearly' }]) await answer(listing, '/keys/{hash}', one, t.managementKey, 'patch', body);
+  await answer(listing, '/keys/{hash}', one, t.managementKey, 'delete');
+  await answer(listing, '/keys/{hash}', one, t.managementKey);
 
   // What the client sends: the model list's queries (paged) and the key check, as the OpenAPI's parameters allow.
   const sent = row('models, key', 'queries the client sends (OpenAPI parameters)');

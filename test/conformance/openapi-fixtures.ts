@@ -15,7 +15,7 @@ const SPEC = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '
 
 const CACHE = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'node_modules', '.cache', 'router-tests');
 
-type Method = 'get' | 'post';
+type Method = 'get' | 'post' | 'patch' | 'delete';
 type Validate = ((v: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
 type Json = Record<string, any>;  
 

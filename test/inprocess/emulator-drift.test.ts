@@ -75,7 +75,7 @@ describe('emulator key lookups', () => {
   it('find a key among thousands without scanning the list of keys', () => {
     dir = mkdtempSync(join(tmpdir(), 'router-drift-'));
     const store = new StateStore(dir);
-    for (let i = 0; i < 5000; i++) store.addKey('default', 'standard', `key ${i}`, false);
+    for (let i = 0; i < 5000; i++) store.addKey('default', 'standard', `key ${i}`, {}, false);
     const wanted = store.firstKeys('default').apiKey;
     const last = store.addKey('default', 'standard', 'last');
     // Every read of the saved list of keys is counted: a lookup must not walk it.

@@ -1,7 +1,8 @@
 import { HttpError, type Access, type Ctx, type Handler } from './http.js';
 import type { Store } from '../state/store-api.js';
+import { keyRefusal } from '../state/key-usage.js';
 
-export type Method = 'GET' | 'POST' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /** One route: `METHOD path` (`:name` marks a path parameter), who may call it, and its handler. */
 export interface Route {
@@ -78,6 +79,8 @@ export function authenticate(ctx: Ctx, store: Store, access: Access): void {
   const m = /^Bearer\s+(\S+)$/i.exec(auth);
   const record = m ? store.findKey(m[1]!) : undefined;
   if (!record) throw new HttpError(401, 'Invalid API key', 'authentication');
+  const refused = keyRefusal(record, store.now());
+  if (refused) throw new HttpError(401, refused, 'authentication');
   if (access === 'operator' && record.kind !== 'operator') {
     throw new HttpError(403, 'Only the emulator operator key (printed by router serve) can perform this operation', 'permission_denied');
   }

@@ -1,8 +1,8 @@
 import type { Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
 import { defineRoutes } from '../http/routes.js';
-import { DEFAULT_PAGE_SIZE, matchingModels, modelPage } from './model-list.js';
-import { round } from '../models/models.js';
+import { matchingModels, modelPage } from './model-list.js';
+import { keyDetails } from './keys.js';
 import type { ChatGateway } from '../providers/types.js';
 
 /** The real service's daily `:free` requests: 50, or 1000 once 10 credits were bought. The emulator enforces none. */
@@ -10,11 +10,12 @@ const freeModelDailyLimit = (credits: number) => (credits >= 10 ? 1000 : 50);
 
 /**
  * The account operations of the real API that the emulator keeps: the model list (paged; its
- * embedding models; its count), the calling key, credits and keys (management keys only); and `POST /_emulator/models {page_size}`
+ * embedding models; the user's, the same; its count), the calling key and credits (management keys only); keys.ts has the keys; and `POST /_emulator/models {page_size}`
  * (operator), the list's page size when a query names no limit, so that clients page through it.
  */
 export const accountRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => {
-  let pageSize = DEFAULT_PAGE_SIZE;
+  /** The operator's page size for a query without `offset` and `limit` (`/_emulator/models`); unset: the whole list. */
+  let pageSize: number | undefined;
   return [
     {
       method: 'GET',
@@ -26,7 +27,13 @@ export const accountRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => 
       method: 'GET',
       path: '/v1/embeddings/models',
       access: 'any',
-      handler: async (ctx: Ctx) => ctx.send(200, modelPage(ctx.url, pageSize, parts.gateway?.listing(), true)),
+      handler: async (ctx: Ctx) => ctx.send(200, modelPage(ctx.url, pageSize, parts.gateway?.listing(), 'embeddings/models')),
+    },
+    {
+      method: 'GET',
+      path: '/v1/models/user',
+      access: 'any',
+      handler: async (ctx: Ctx) => ctx.send(200, modelPage(ctx.url, pageSize, parts.gateway?.listing(), 'models/user')),
     },
     {
       method: 'GET',
@@ -50,13 +57,11 @@ export const accountRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => 
       path: '/v1/key',
       access: 'any',
       handler: async (ctx: Ctx) => {
-        // The emulator keeps usage per workspace, not per key or period: a key reports its workspace's.
-        const ws = ctx.store.workspace(ctx.workspace);
-        const usage = round(ws.total_usage);
-        const freeLimit = freeModelDailyLimit(ws.total_credits);
+        // Usage is the key's own (its requests since it was made; batches count on the workspace only).
+        const freeLimit = freeModelDailyLimit(ctx.store.workspace(ctx.workspace).total_credits);
         ctx.send(200, {
           data: {
-            ...keyDetails(ctx.key.key, usage),
+            ...keyDetails(ctx.key, ctx.store.now()),
             is_free_tier: false,
             is_management_key: ctx.key.kind === 'management',
             is_provisioning_key: ctx.key.kind === 'management',
@@ -80,40 +85,5 @@ export const accountRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => 
         ctx.send(200, { data: { total_credits: ws.total_credits, total_usage: ws.total_usage } });
       },
     },
-    {
-      method: 'POST',
-      path: '/v1/keys',
-      access: 'management',
-      handler: async (ctx: Ctx) => {
-        const body = await ctx.json<{ name?: unknown }>();
-        if (typeof body.name !== 'string' || body.name === '') throw new HttpError(400, 'name is required');
-        const key = ctx.store.addKey(ctx.workspace, 'standard', body.name);
-        const record = ctx.store.findKey(key)!;
-        // external_user: the key's end user, which the current SDK requires (null: none given).
-        const data = { hash: key.slice(-12), name: record.name, disabled: false, ...keyDetails(key, 0), created_at: new Date(record.created_at * 1000).toISOString(), updated_at: null, workspace_id: ctx.workspace, external_user: null };
-        ctx.send(201, { data, key });
-      },
-    },
   ];
 });
-
-/** What the OpenAPI's key answers share: the label (the key masked), its limit (none) and usage in USD. */
-function keyDetails(key: string, usage: number) {
-  return {
-    label: `${key.slice(0, 12)}...${key.slice(-4)}`,
-    limit: null,
-    limit_remaining: null,
-    limit_reset: null,
-    include_byok_in_limit: false,
-    usage,
-    usage_daily: usage,
-    usage_weekly: usage,
-    usage_monthly: usage,
-    byok_usage: 0,
-    byok_usage_daily: 0,
-    byok_usage_weekly: 0,
-    byok_usage_monthly: 0,
-    creator_user_id: null,
-    expires_at: null,
-  };
-}

@@ -3,47 +3,73 @@ import { HttpError } from '../http/http.js';
 import { defineRoutes } from '../http/routes.js';
 import { MODELS, type ModelSpec } from '../models/models.js';
 import type { ChatGateway } from '../providers/types.js';
+import type { ProviderConfig } from '../providers/config.js';
+import { decimal } from '../../internal/decimal.js';
 import { listedModel } from './model-list.js';
 
-/** Tool choices a model takes: `local/tools` all of them, the others none (they call no tools). */
-const toolChoice = (m: ModelSpec) => {
-  const takes = m.id === 'local/tools';
+/** Tool choices a model takes: all of them when it lists `tool_choice` among its parameters (`local/tools`), else none. */
+const toolChoice = (listed: Record<string, unknown>) => {
+  const takes = (listed.supported_parameters as string[]).includes('tool_choice');
   return { auto: takes, function: takes, none: takes, required: takes };
 };
 
-/** One provider's endpoint of a local model, in the OpenAPI's `PublicEndpoint` shape; the emulator measures no latency, throughput or uptime. */
-function endpoint(m: ModelSpec, listed: Record<string, unknown>, provider: string): Record<string, unknown> {
-  const top = listed.top_provider as { context_length: number; max_completion_tokens: number | null };
+/** What one provider's endpoint of a model says of it beyond the model's list entry. */
+interface Served {
+  provider: string;
+  pricing: Record<string, unknown>;
+  maxCompletionTokens: number | null;
+  unavailable?: boolean;
+}
+
+/** One provider's endpoint of a model, in the OpenAPI's `PublicEndpoint` shape; the emulator measures no latency, throughput or uptime. */
+function endpoint(listed: Record<string, unknown>, s: Served): Record<string, unknown> {
+  const top = listed.top_provider as { context_length: number };
   return {
-    name: `${provider}: ${m.id}`,
-    model_id: m.id,
+    name: `${s.provider}: ${String(listed.id)}`,
+    model_id: listed.id,
     model_name: listed.name,
     context_length: top.context_length,
-    pricing: listed.pricing,
-    provider_name: provider,
-    tag: provider,
+    pricing: s.pricing,
+    provider_name: s.provider,
+    tag: s.provider,
     quantization: null,
-    max_completion_tokens: top.max_completion_tokens,
+    max_completion_tokens: s.maxCompletionTokens,
     max_prompt_tokens: null,
     supported_parameters: listed.supported_parameters,
-    status: m.unavailable ? -1 : 0,
+    status: s.unavailable ? -1 : 0,
     uptime_last_30m: null,
     uptime_last_5m: null,
     uptime_last_1d: null,
     supports_implicit_caching: false,
-    supports_tool_choice: toolChoice(m),
+    supports_tool_choice: toolChoice(listed),
     latency_last_30m: null,
     throughput_last_30m: null,
   };
 }
 
+/** A local model's endpoints: one per provider of the catalog, each at the model's list prices. */
+function localEndpoints(m: ModelSpec): Served[] {
+  const listed = listedModel(m);
+  const top = listed.top_provider as { max_completion_tokens: number | null };
+  return m.providers.map((provider) => ({ provider, pricing: listed.pricing as Record<string, unknown>, maxCompletionTokens: top.max_completion_tokens, unavailable: m.unavailable }));
+}
+
+/** A gateway's upstream model's endpoints: one per provider of the providers file that serves it, at that provider's configured prices ('0' where it has none: the upstream's own cost is charged). */
+function upstreamEndpoints(providers: ProviderConfig[], id: string): Served[] {
+  return providers.flatMap((p) => p.models.filter((m) => m.id === id).map((m) => ({
+    provider: p.name,
+    pricing: { prompt: decimal(m.prices?.prompt ?? 0), completion: decimal(m.prices?.completion ?? 0) },
+    maxCompletionTokens: m.maxCompletionTokens ?? null,
+  })));
+}
+
 /**
  * One model's routes: `GET /v1/model/{author}/{slug}`, its entry of the model list (any listed model);
  * `GET /v1/models/{author}/{slug}/endpoints`, where each entry's `links.details` points: the model
- * and one endpoint per provider that serves it. Local models only, and only when listed (a gateway
- * with `local_models: false` serves none); a gateway's upstream models are described by their list entry alone.
+ * and one endpoint per provider that serves it, for any listed model: a local one (a gateway with
+ * `local_models: false` lists none) or a gateway's upstream one (`router serve --providers`).
  */
-export const modelEndpointRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => [
+export const modelEndpointRoutes = defineRoutes((parts: { gateway?: ChatGateway; providers?: ProviderConfig[] }) => [
   {
     method: 'GET',
     path: '/v1/model/:author/:slug',
@@ -61,12 +87,13 @@ export const modelEndpointRoutes = defineRoutes((parts: { gateway?: ChatGateway 
     access: 'any',
     handler: async (ctx: Ctx) => {
       const id = `${ctx.params.author}/${ctx.params.slug}`;
-      // A fake model a gateway does not serve (local_models: false) has no endpoints either.
-      const m = parts.gateway && !parts.gateway.listing().some((l) => l.id === id) ? undefined : MODELS.find((spec) => spec.id === id);
-      if (!m) throw new HttpError(404, `No endpoints listed for ${id}: the emulator lists those of its local/… models`);
-      const listed = listedModel(m);
-      const { id: _id, name, created, description, architecture } = listed;
-      ctx.send(200, { data: { id, name, created, description, architecture, endpoints: m.providers.map((p) => endpoint(m, listed, p)) } });
+      const listed = (parts.gateway?.listing() ?? MODELS.map(listedModel)).find((m) => m.id === id);
+      const upstream = upstreamEndpoints(parts.providers ?? [], id);
+      const local = MODELS.find((spec) => spec.id === id);
+      const served = upstream.length ? upstream : local ? localEndpoints(local) : [];
+      if (!listed || !served.length) throw new HttpError(404, `No endpoints listed for ${id}: no model of the list has that id`);
+      const { name, created, description, architecture } = listed;
+      ctx.send(200, { data: { id, name, created, description, architecture, endpoints: served.map((s) => endpoint(listed, s)) } });
     },
   },
 ]);

@@ -56,7 +56,7 @@ export function listedModel(m: ModelSpec): Record<string, unknown> {
   };
 }
 
-/** Models per page when the query names no `limit`: the real service's default. */
+/** Models per page when the query names an `offset` and no `limit`: the real service's default. */
 export const DEFAULT_PAGE_SIZE = 500;
 const MAX_LIMIT = 1000;
 
@@ -78,21 +78,26 @@ function givesAny(model: Record<string, unknown>, asked: string): boolean {
 export const matchingModels = (url: URL, listed: Record<string, unknown>[] = MODELS.map(listedModel)) => listed.filter((m) => givesAny(m, url.searchParams.get('output_modalities') || 'text'));
 
 /**
- * A page of the model list: `offset` and `limit` (1 to 1000) as the OpenAPI has them, `pageSize`
- * when neither is given (`listed`: a gateway's models instead of the fake ones); `links.next` is the next page's path from the host, null on the last page.
- * `GET /v1/embeddings/models` is the same list of the embedding models (`embeddings`: true).
+ * A page of the model list: `offset` and `limit` (1 to 1000, 500 when only `offset` is given) as the
+ * OpenAPI has them; when neither is given, the whole list (the OpenAPI: "the full list is returned"),
+ * or pages of `pageSize` when the operator set one (`listed`: a gateway's models instead of the fake
+ * ones); `links.next` is the next page's path from the host, null on the last page.
+ * `GET /v1/embeddings/models` is the same list of the embedding models (`list`: 'embeddings/models');
+ * `GET /v1/models/user` the same as `/v1/models` (the emulator keeps no provider preferences to filter by).
  */
-export function modelPage(url: URL, pageSize = DEFAULT_PAGE_SIZE, listed: Record<string, unknown>[] = MODELS.map(listedModel), embeddings = false): Record<string, unknown> {
-  const offset = whole(url, 'offset', 0, Number.MAX_SAFE_INTEGER) ?? 0;
-  const limit = whole(url, 'limit', 1, MAX_LIMIT) ?? pageSize;
+export function modelPage(url: URL, pageSize: number | undefined, listed: Record<string, unknown>[] = MODELS.map(listedModel), list: 'models' | 'models/user' | 'embeddings/models' = 'models'): Record<string, unknown> {
+  const embeddings = list === 'embeddings/models';
+  const asked = { offset: whole(url, 'offset', 0, Number.MAX_SAFE_INTEGER), limit: whole(url, 'limit', 1, MAX_LIMIT) };
   const matching = embeddings ? listed.filter((m) => givesAny(m, 'embeddings')) : matchingModels(url, listed);
+  const offset = asked.offset ?? 0;
+  const limit = asked.limit ?? pageSize ?? (asked.offset === undefined ? Infinity : DEFAULT_PAGE_SIZE);
   const end = offset + limit;
   let next: string | null = null;
   if (end < matching.length) {
     const query = new URLSearchParams(url.searchParams);
     query.set('offset', String(end));
     query.set('limit', String(limit));
-    next = `/api/v1/${embeddings ? 'embeddings/models' : 'models'}?${query}`;
+    next = `/api/v1/${list}?${query}`;
   }
   return { data: matching.slice(offset, end), total_count: matching.length, links: { next } };
 }

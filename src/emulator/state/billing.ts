@@ -2,10 +2,22 @@ import type { Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
 import { Serialized } from '../http/serialized.js';
 import { decimal } from '../../internal/decimal.js';
+import { limitRemaining } from './key-usage.js';
 
-/** 402 when the caller's workspace has no credit left (batches: their cost is known only at the end). */
+/**
+ * 403 when the calling key's spending limit is spent, or does not cover a cost known up front, as
+ * the real service answers ("Key limit exceeded (monthly limit). Manage it using …").
+ */
+function withinKeyLimit(ctx: Ctx, cost: number): void {
+  const left = limitRemaining(ctx.key, ctx.store.now());
+  if (left === null || (left > 0 && cost <= left)) return;
+  throw new HttpError(403, `Key limit exceeded (${ctx.key.limit_reset ?? 'total'} limit). Manage it using https://openrouter.ai/settings/keys`, 'permission_denied');
+}
+
+/** 402 when the caller's workspace has no credit left (batches: their cost is known only at the end); 403 when its key's limit is spent. */
 export function chargeable(ctx: Ctx): void {
   refuseUnsaved(ctx);
+  withinKeyLimit(ctx, 0);
   if (ctx.store.balance(ctx.workspace) <= 0) {
     throw new HttpError(402, 'Insufficient credits. Add more credits to continue.', 'payment_required');
   }
@@ -18,11 +30,16 @@ export function chargeable(ctx: Ctx): void {
  */
 export function reserve(ctx: Ctx, cost: number): { refund(): void } {
   if (cost > 0) refuseUnsaved(ctx);
+  withinKeyLimit(ctx, cost);
   if (!ctx.store.hold(ctx.workspace, cost)) {
     const balance = ctx.store.balance(ctx.workspace);
     throw new HttpError(402, `Insufficient credits: this request costs $${decimal(cost)}, the balance is $${decimal(Math.max(0, balance))}. Add more credits to continue.`, 'payment_required');
   }
-  const refund = () => ctx.store.refund(ctx.workspace, cost);
+  ctx.store.keyUsed(ctx.key.key, cost);
+  const refund = () => {
+    ctx.store.refund(ctx.workspace, cost);
+    ctx.store.keyUsed(ctx.key.key, -cost);
+  };
   if (cost > 0) refuseUnsaved(ctx, refund);
   return { refund };
 }
@@ -45,12 +62,19 @@ function refuseUnsaved(ctx: Ctx, undo?: () => void): void {
  */
 export function holdUntilSettled(ctx: Ctx, cost: number): { settle(cost: number): void } {
   if (cost > 0) refuseUnsaved(ctx);
+  withinKeyLimit(ctx, cost);
   const hold = ctx.store.holdRequest(ctx.workspace, cost);
   if (!hold) {
     const balance = ctx.store.balance(ctx.workspace);
     throw new HttpError(402, `Insufficient credits: this request costs $${decimal(cost)}, the balance is $${decimal(Math.max(0, balance))}. Add more credits to continue.`, 'payment_required');
   }
-  const settle = (real: number) => ctx.store.settleRequest(ctx.workspace, hold, real);
+  let settled = false;
+  const settle = (real: number) => {
+    if (settled) return;
+    settled = true;
+    ctx.store.settleRequest(ctx.workspace, hold, real);
+    ctx.store.keyUsed(ctx.key.key, real);
+  };
   if (cost > 0) refuseUnsaved(ctx, () => settle(0));
   return { settle };
 }

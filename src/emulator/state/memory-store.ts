@@ -3,7 +3,8 @@ import { round } from '../models/models.js';
 import { newestFirst, type BatchRecord } from './batch-store.js';
 import { GenerationLog } from './generation-log.js';
 import { CreditRules } from './credits.js';
-import { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type BatchStorage, type BatchUpload, type KeptGeneration, type KeyKind, type KeyRecord, type ResultSink, type Store, type Workspace } from './store-api.js';
+import { applySettings, countUsage, newKey } from './key-usage.js';
+import { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type BatchStorage, type BatchUpload, type KeptGeneration, type KeyKind, type KeyRecord, type KeySettings, type ResultSink, type Store, type Workspace } from './store-api.js';
 
 type Request = { custom_id: string; body: Record<string, unknown> };
 
@@ -32,14 +33,30 @@ export class MemoryStore extends CreditRules implements Store {
     return { workspace, apiKey: this.addKey(id, 'standard', 'demo'), managementKey: this.addKey(id, 'management', 'management') };
   }
 
-  addKey(workspace: string, kind: KeyKind, name: string): string {
-    const key = `sk-rt-${kind === 'management' ? 'mgmt' : kind === 'operator' ? 'op' : 'v1'}-${randomHex(24)}`;
-    this.keys.set(key, { key, kind, workspace, name, created_at: Math.floor(this.now() / 1000) });
+  addKey(workspace: string, kind: KeyKind, name: string, settings: KeySettings = {}): string {
+    const key = newKey(kind);
+    this.keys.set(key, { key, kind, workspace, name, created_at: Math.floor(this.now() / 1000), ...settings });
     return key;
   }
 
   findKey(key: string): KeyRecord | undefined {
     return this.keys.get(key);
+  }
+
+  keysOf(workspace: string): KeyRecord[] {
+    return [...this.keys.values()].filter((k) => k.workspace === workspace);
+  }
+
+  updateKey(key: string, change: KeySettings | null): void {
+    const record = this.keys.get(key);
+    if (!record) return;
+    if (change === null) this.keys.delete(key);
+    else applySettings(record, change, this.now());
+  }
+
+  keyUsed(key: string, cost: number): void {
+    const record = this.keys.get(key);
+    if (record) countUsage(record, cost, this.now());
   }
 
   firstKeys(workspace = 'default'): { apiKey: string; managementKey: string } {

@@ -10,12 +10,37 @@ import type { Batch } from '../../client/types.js';
 /** `operator` belongs to no workspace: the emulator's own credential for its server-wide routes. */
 export type KeyKind = 'standard' | 'management' | 'operator';
 
+export type LimitReset = 'daily' | 'weekly' | 'monthly';
+
+/** What the management API may set on a key (key-usage.ts keeps the rules). */
+export interface KeySettings {
+  name?: string;
+  /** Spending limit in USD (null: none). */
+  limit?: number | null;
+  /** When the limit starts again (UTC midnight; weeks from Monday); null: never. */
+  limit_reset?: LimitReset | null;
+  include_byok_in_limit?: boolean;
+  /** ISO 8601 UTC; null: never. */
+  expires_at?: string | null;
+  disabled?: boolean;
+}
+
 export interface KeyRecord {
   key: string;
   kind: KeyKind;
   workspace: string;
   name: string;
   created_at: number;
+  /** The management API's settings (key-usage.ts); absent in records written before them: none. */
+  limit?: number | null;
+  limit_reset?: LimitReset | null;
+  include_byok_in_limit?: boolean;
+  expires_at?: string | null;
+  disabled?: boolean;
+  updated_at?: number;
+  /** USD the key's requests cost: in all, and by UTC day (the last 40 days). Batches count on the workspace only. */
+  usage?: number;
+  usage_days?: Record<string, number>;
 }
 
 export interface Workspace {
@@ -32,8 +57,14 @@ export const OPERATOR_WORKSPACE = '*';
 export interface KeyStore {
   /** A new workspace with `credits` and two keys (standard, management). */
   createWorkspace(id?: string, credits?: number): { workspace: Workspace; apiKey: string; managementKey: string };
-  addKey(workspace: string, kind: KeyKind, name: string): string;
+  addKey(workspace: string, kind: KeyKind, name: string, settings?: KeySettings): string;
   findKey(key: string): KeyRecord | undefined;
+  /** The workspace's keys (operator's aside), oldest first. */
+  keysOf(workspace: string): KeyRecord[];
+  /** Changes a key's settings, saved at once; `null` deletes the key. */
+  updateKey(key: string, change: KeySettings | null): void;
+  /** Counts a request's cost on the key that made it (negative: given back), saved as charges are. */
+  keyUsed(key: string, cost: number): void;
   /** A workspace's first standard and management keys (the `default` one's, printed by `router serve`). */
   firstKeys(workspace?: string): { apiKey: string; managementKey: string };
   operatorKey(): string;

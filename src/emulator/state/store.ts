@@ -10,24 +10,20 @@ import { GenerationFile } from './generation-file.js';
 import { CreditRules } from './credits.js';
 import { ChargeJournal } from './charge-journal.js';
 import { releaseDeadHolds } from './request-holds.js';
+import { applySettings, countUsage, newKey } from './key-usage.js';
 import { readState, type StateFile } from './state-file.js';
-import { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type KeptGeneration, type KeyKind, type KeyRecord, type Store, type Workspace } from './store-api.js';
+import { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type KeptGeneration, type KeyKind, type KeyRecord, type KeySettings, type Store, type Workspace } from './store-api.js';
 
 export { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type KeyKind, type KeyRecord, type Workspace };
 
-const newKey = (kind: KeyKind) => `sk-rt-${kind === 'management' ? 'mgmt' : kind === 'operator' ? 'op' : 'v1'}-${randomHex(24)}`;
-
-/**
- * The file store: keys, workspaces, balances and the clock offset in `<dir>/state.json` (mode 0600),
- * batches under `<dir>/batches/`, generations in `<dir>/generations.jsonl` (generation-file.ts).
- */
+/** The file store: keys, workspaces, balances, the clock offset in `<dir>/state.json` (mode 0600); batches under `<dir>/batches/`; generations in `<dir>/generations.jsonl`. */
 export class StateStore extends CreditRules implements Store {
   readonly dir: string;
   private batchStore: BatchStore | undefined;
   private readonly generations: GenerationFile;
   private readonly file: string;
   private state: StateFile;
-  /** The keys by their text: every request looks its key up, and workspaces (and their keys) only grow. */
+  /** The keys by their text: every request looks its key up. */
   private readonly byKey = new Map<string, KeyRecord>();
   private readonly journal: ChargeJournal;
 
@@ -72,19 +68,13 @@ export class StateStore extends CreditRules implements Store {
   /** Saves made, for tests: `atOnce` on the event loop (fsynced there), `later` off it (or dropped for a newer one). */
   readonly saves = { atOnce: 0, later: 0 };
 
-  /**
-   * Per-request charges are saved at most every 100 ms, off the event loop (one write for many
-   * requests); the journal keeps them over a kill -9 meanwhile. Every other change is saved at once.
-   */
+  /** Per-request charges are saved at most every 100 ms, off the event loop; the journal keeps them over a kill -9 meanwhile. Every other change is saved at once. */
   private saveSoon(): void {
     if (this.closed) return;
     this.pending ??= setTimeout(() => this.saveWhenDue(), 100).unref();
   }
 
-  /**
-   * The timer's save. One that fails (a full disk) does not stop the emulator: the charges stay in
-   * memory, the failure is said once on stderr, and the save is tried again each second.
-   */
+  /** The timer's save. One that fails (a full disk) does not stop the emulator: the charges stay in memory, the failure is said once on stderr, the save tried again each second. */
   private saveWhenDue(): void {
     this.pending = undefined;
     if (this.closed) return;
@@ -191,15 +181,15 @@ export class StateStore extends CreditRules implements Store {
   createWorkspace(id = `ws_${randomHex(6)}`, credits = DEFAULT_CREDITS): { workspace: Workspace; apiKey: string; managementKey: string } {
     const workspace: Workspace = { id, total_credits: credits, total_usage: 0 };
     this.state.workspaces[id] = workspace;
-    const apiKey = this.addKey(id, 'standard', 'demo', false);
-    const managementKey = this.addKey(id, 'management', 'management', false);
+    const apiKey = this.addKey(id, 'standard', 'demo', {}, false);
+    const managementKey = this.addKey(id, 'management', 'management', {}, false);
     this.save();
     return { workspace, apiKey, managementKey };
   }
 
-  addKey(workspace: string, kind: KeyKind, name: string, persist = true): string {
+  addKey(workspace: string, kind: KeyKind, name: string, settings: KeySettings = {}, persist = true): string {
     const key = newKey(kind);
-    const record: KeyRecord = { key, kind, workspace, name, created_at: Math.floor(this.now() / 1000) };
+    const record: KeyRecord = { key, kind, workspace, name, created_at: Math.floor(this.now() / 1000), ...settings };
     this.state.keys.push(record);
     this.byKey.set(key, record);
     if (persist) this.save();
@@ -211,11 +201,29 @@ export class StateStore extends CreditRules implements Store {
   }
 
   firstKeys(workspace = 'default'): { apiKey: string; managementKey: string } {
-    const keys = this.state.keys.filter((k) => k.workspace === workspace);
-    return {
-      apiKey: keys.find((k) => k.kind === 'standard')!.key,
-      managementKey: keys.find((k) => k.kind === 'management')!.key,
-    };
+    const keys = this.keysOf(workspace);
+    return { apiKey: keys.find((k) => k.kind === 'standard')!.key, managementKey: keys.find((k) => k.kind === 'management')!.key };
+  }
+
+  keysOf(workspace: string): KeyRecord[] {
+    return this.state.keys.filter((k) => k.workspace === workspace);
+  }
+
+  updateKey(key: string, change: KeySettings | null): void {
+    const record = this.byKey.get(key);
+    if (!record) return;
+    if (change !== null) applySettings(record, change, this.now());
+    else {
+      this.state.keys = this.state.keys.filter((k) => k !== record);
+      this.byKey.delete(key);
+    }
+    this.save();
+  }
+
+  keyUsed(key: string, cost: number): void {
+    const record = this.byKey.get(key);
+    if (record) countUsage(record, cost, this.now());
+    this.saveSoon(); // with the charges: a kill -9 within 100 ms loses the key's count, never the workspace's
   }
 
   /** The emulator operator's key (clock, batch pace, new workspaces, every workspace's log and faults). */
@@ -246,10 +254,7 @@ export class StateStore extends CreditRules implements Store {
     return key in (this.state.charges ?? {});
   }
 
-  /**
-   * Debits `cost` once for `key`: the charge and its record go to disk in one atomic write, so a
-   * crash on either side of it can neither lose the charge nor make it twice. False if already made.
-   */
+  /** Debits `cost` once for `key`: the charge and its record go to disk in one atomic write, so a crash on either side of it can neither lose the charge nor make it twice. False if already made. */
   debitOnce(id: string, cost: number, key: string): boolean {
     const charges = (this.state.charges ??= {});
     if (key in charges) return false;
@@ -259,10 +264,7 @@ export class StateStore extends CreditRules implements Store {
     return true;
   }
 
-  /**
-   * Forgets charge keys never asked again (their batch ended, paid, and saved so): state.json stays the
-   * size of the batches in flight. The next save writes it; a crash before then keeps a harmless key.
-   */
+  /** Forgets charge keys never asked again (their batch ended, paid, saved): state.json stays the size of the batches in flight. The next save writes it; a crash before then keeps a harmless key. */
   forgetCharges(keys: Iterable<string>): void {
     const charges = this.state.charges;
     if (charges) for (const key of keys) delete charges[key];
