@@ -235,6 +235,11 @@ export async function main(rawArgv: string[], streams: Streams = processStreams(
   }
   // "-it's cold": text, not -i and -t (loaded only for a word that may be such text).
   const dashed = args.some((a) => /^-[^-].*[\s']/s.test(a)) ? (await import('./dashed-text.js')).dashedText(program, args, GLOBAL_WITH_VALUE) : undefined;
+  if (dashed?.flag) {
+    const q = (t: string) => (/["$`\\!]/.test(t) ? `'${t.replace(/'/g, "'\\''")}'` : `"${t}"`);
+    streams.stderr.write(`error: ${q(dashed.text)} would be read as ${dashed.flag} ${q(dashed.value!)}: text that starts with "-" goes after --, as in ${commandPath(dashed.cmd)} -- ${q(dashed.text)} (a flag's value with spaces goes apart: ${dashed.flag} ${q(dashed.value!)}); nothing was sent\n`);
+    return EXIT.USAGE;
+  }
   if (dashed) {
     streams.stderr.write(usageLine(`unknown option '${dashed.text}'`, dashed.cmd));
     return EXIT.USAGE;

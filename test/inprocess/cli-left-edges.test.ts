@@ -1,0 +1,23 @@
+import { expect, it } from 'vitest';
+import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
+
+// The edges closing note 7 left for #46: each refused or said, never garbled or silent.
+let t: CliEnv;
+const run = cliEnvPerFile((env) => (t = env));
+
+it('a dashed sentence read as a flag with its attached value is refused whole, nothing sent', async () => {
+  expect(await run(['chat', '--model', 'local/echo', "-so what's up?"])).toMatchObject({
+    code: 2,
+    stdout: '',
+    stderr: `error: "-so what's up?" would be read as -s "o what's up?": text that starts with "-" goes after --, as in router chat -- "-so what's up?" (a flag's value with spaces goes apart: -s "o what's up?"); nothing was sent\n`,
+  });
+  // After flags that take none, and with a character the shell would expand inside double quotes.
+  expect((await run(['chat', '--model', 'local/echo', '-qso what now $HOME'])).stderr).toMatch(/^error: '-qso what now \$HOME' would be read as -s 'o what now \$HOME': .* router chat -- '-qso what now \$HOME' /);
+  expect((await run(['responses', '--model', 'local/echo', '-mlocal/echo ok'])).code).toBe(2);
+  expect(t.requests()).toEqual([]);
+  // Attached values without whitespace, values apart, and text after -- are as before.
+  expect(await run(['chat', '-mlocal/echo', '-sterse', 'hi'])).toMatchObject({ code: 0, stdout: 'hi\n' });
+  expect(t.requests().at(-1)?.body).toMatchObject({ model: 'local/echo', messages: [{ role: 'system', content: 'terse' }, { role: 'user', content: 'hi' }] });
+  expect(await run(['chat', '-m', 'local/echo', '-s', 'be terse', 'hi'])).toMatchObject({ code: 0, stdout: 'hi\n' });
+  expect(await run(['chat', '-m', 'local/echo', '--', "-so what's up?"])).toMatchObject({ code: 0, stdout: "-so what's up?\n" });
+});
