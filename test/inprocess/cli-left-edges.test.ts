@@ -21,3 +21,18 @@ it('a dashed sentence read as a flag with its attached value is refused whole, n
   expect(await run(['chat', '-m', 'local/echo', '-s', 'be terse', 'hi'])).toMatchObject({ code: 0, stdout: 'hi\n' });
   expect(await run(['chat', '-m', 'local/echo', '--', "-so what's up?"])).toMatchObject({ code: 0, stdout: "-so what's up?\n" });
 });
+
+it("--jq: debug and stderr are said on stderr, halt_error's text too with its exit status, error({...}) without jq's prefix", async () => {
+  const jq = (filter: string) => run(['models', 'show', 'local/echo', '--jq', filter]);
+  expect(await jq('debug("seen") | .id')).toMatchObject({ code: 0, stdout: 'local/echo\n', stderr: '["DEBUG:","seen"]\n' });
+  expect(await jq('.id | stderr | length')).toMatchObject({ code: 0, stdout: '10\n', stderr: 'local/echo' });
+  expect(await jq('"bye\\n" | halt_error(0)')).toMatchObject({ code: 0, stdout: '', stderr: 'bye\n' });
+  expect(await jq('{id} | halt_error(3)')).toMatchObject({ code: 3, stdout: '', stderr: '{"id":"local/echo"}\n' });
+  expect(await jq('.id, ("no\\n" | halt_error)')).toMatchObject({ code: 5, stdout: 'local/echo\n', stderr: 'no\n' });
+  expect(await jq('debug("before") | error({id})')).toMatchObject({ code: 1, stdout: '', stderr: '["DEBUG:","before"]\nerror: --jq: {"id":"local/echo"}\n' });
+  // A stream's chunks, run together when nothing is said, are run one by one when something is: each said once.
+  const streamed = await run(['chat', '-m', 'local/echo', '--stream', '--json', '--jq', 'debug("chunk") | .object', 'hello there friend']);
+  const chunks = streamed.stdout.trim().split('\n');
+  expect(chunks.length).toBeGreaterThan(1);
+  expect(streamed.stderr).toBe('["DEBUG:","chunk"]\n'.repeat(chunks.length));
+});
