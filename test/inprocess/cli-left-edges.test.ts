@@ -1,5 +1,8 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
+import { runInProcess } from '../support/inprocess.js';
 
 // The edges closing note 7 left for #46: each refused or said, never garbled or silent.
 let t: CliEnv;
@@ -35,4 +38,24 @@ it("--jq: debug and stderr are said on stderr, halt_error's text too with its ex
   const chunks = streamed.stdout.trim().split('\n');
   expect(chunks.length).toBeGreaterThan(1);
   expect(streamed.stderr).toBe('["DEBUG:","chunk"]\n'.repeat(chunks.length));
+});
+
+it('roles edit of a new role whose template is left unchanged makes no role, exit 1; a changed one is made', async () => {
+  const env = { ROUTER_CONFIG_DIR: join(t.dir, 'roles-unchanged'), VISUAL: '' };
+  const roles = join(env.ROUTER_CONFIG_DIR, 'roles');
+  expect(await run(['roles', 'edit', 'scratch'], { ...env, EDITOR: 'true' })).toMatchObject({ code: 1, stdout: '', stderr: 'error: role scratch not created (the template was left unchanged)\n' });
+  expect(existsSync(roles) ? readdirSync(roles) : []).toEqual([]);
+  expect(await run(['roles', 'edit', 'scratch'], { ...env, EDITOR: 'echo You are terse. >' })).toMatchObject({ code: 0 });
+  // An existing role quit unchanged is left as it is, no error (there is nothing not to make).
+  expect(await run(['roles', 'edit', 'scratch'], { ...env, EDITOR: 'true' })).toMatchObject({ code: 0 });
+  expect(readdirSync(roles)).toEqual(['scratch.md']);
+});
+
+it('roles list: a role with no model is an empty field piped, a dash on a terminal', async () => {
+  const env = { ROUTER_CONFIG_DIR: join(t.dir, 'roles-no-model') };
+  await run(['roles', 'save', 'plain', '--system', 'Be plain.'], env);
+  await run(['roles', 'save', 'echoing', '--system', 'Echo.', '--model', 'local/echo'], env);
+  expect((await run(['roles', 'list'], env)).stdout).toBe('echoing\tlocal/echo\tEcho.\nplain\t\tBe plain.\n');
+  const tty = await runInProcess(['roles', 'list'], { env: { ...t.env, ...env }, tty: { stdout: true } });
+  expect(tty.stdout).toBe('echoing\tlocal/echo\tEcho.\nplain\t-\tBe plain.\n');
 });
