@@ -59,3 +59,13 @@ it('roles list: a role with no model is an empty field piped, a dash on a termin
   const tty = await runInProcess(['roles', 'list'], { env: { ...t.env, ...env }, tty: { stdout: true } });
   expect(tty.stdout).toBe('echoing\tlocal/echo\tEcho.\nplain\t-\tBe plain.\n');
 });
+
+it('a bare router, or a group with no subcommand, prints its help on stdout, exit 0, as gh does', async () => {
+  for (const [args, usage] of [[[], 'router [options] [command]'], [['batch'], 'router batch [options] [command]'], [['-q', 'roles'], 'router roles [options] [command]']] as const) {
+    const r = await run([...args]);
+    expect(r, args.join(' ')).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout.startsWith(`Usage: ${usage}\n`), r.stdout.slice(0, 80)).toBe(true);
+  }
+  // A word that is no subcommand is still a usage error.
+  expect(await run(['batch', 'nope'])).toMatchObject({ code: 2, stdout: '', stderr: 'error: unknown command \'nope\'; see "router batch --help"\n' });
+});
