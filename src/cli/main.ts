@@ -143,6 +143,8 @@ function commandPath(cmd: Command): string {
 
 /** Flags other tools spell otherwise, by their name there. */
 const FLAG_ALIASES: Record<string, string> = { image: 'attach', images: 'attach', img: 'attach', attachment: 'attach' };
+/** Other tools' names for a subcommand (gh's and docker's ls, rm), where the group has none of that name. */
+const COMMAND_ALIASES: Record<string, string[]> = { ls: ['list'], rm: ['delete'], remove: ['delete'], del: ['delete'], view: ['show', 'list'], show: ['list'], cat: ['show'], new: ['create', 'save'], add: ['save', 'create'] };
 
 function* allOptions(cmd: Command) {
   for (let c: Command | null = cmd; c; c = c.parent) yield* c.options;
@@ -171,6 +173,8 @@ function choiceHint(text: string, cmd: Command): string {
     return meant ? ` (Did you mean --${meant}?)` : '';
   }
   const command = /^unknown command '([^']+)'/.exec(text);
+  const alias = command && COMMAND_ALIASES[command[1]!]?.find((a) => cmd.commands.some((c) => c.name() === a));
+  if (alias) return ` (Did you mean ${alias}?)`;
   return command ? didYouMean(command[1]!, cmd.commands.map((c) => c.name())) : '';
 }
 

@@ -69,3 +69,13 @@ it('a bare router, or a group with no subcommand, prints its help on stdout, exi
   // A word that is no subcommand is still a usage error.
   expect(await run(['batch', 'nope'])).toMatchObject({ code: 2, stdout: '', stderr: 'error: unknown command \'nope\'; see "router batch --help"\n' });
 });
+
+it("another tool's name for a subcommand (ls, rm, show) gets ours as the guess", async () => {
+  const hint = (group: string, word: string, meant: string) => `error: unknown command '${word}' (Did you mean ${meant}?); see "router ${group} --help"\n`;
+  expect(await run(['config', 'show'])).toMatchObject({ code: 2, stdout: '', stderr: hint('config', 'show', 'list') });
+  expect((await run(['roles', 'ls'])).stderr).toBe(hint('roles', 'ls', 'list'));
+  expect((await run(['conversations', 'rm', 'c_1'])).stderr).toBe(hint('conversations', 'rm', 'delete'));
+  // A close typo is guessed as before; a word like none gets no guess.
+  expect((await run(['config', 'lst'])).stderr).toBe(hint('config', 'lst', 'list'));
+  expect((await run(['config', 'frobnicate'])).stderr).toBe('error: unknown command \'frobnicate\'; see "router config --help"\n');
+});
