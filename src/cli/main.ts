@@ -195,8 +195,8 @@ export function usageLine(message: string, cmd: Command): string {
 function applyExit(cmd: Command, streams: Streams): void {
   cmd.exitOverride();
   // A bare `router` or `router batch` shows its help as gh does: on stdout, exit 0 (commander's: stderr, as an error).
-  const help = cmd.help.bind(cmd);
-  cmd.help = ((context) => help(typeof context === 'object' && context.error ? undefined : context)) as Command['help'];
+  const help = cmd.help.bind(cmd) as (context?: unknown) => never;
+  cmd.help = ((context?: { error?: boolean }) => help(context?.error ? undefined : context)) as Command['help'];
   cmd.showSuggestionAfterError(false);
   cmd.configureOutput({
     writeOut: (str) => streams.stdout.write(str),
