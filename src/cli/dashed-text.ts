@@ -4,7 +4,7 @@
  * Such a word, before any `--` and not the value of the flag before it, is found here, so that it is
  * refused whole, with the `--` form that lets it through. A value attached to a short flag that takes
  * one stays that flag's (`-mlocal/echo`, `-s"You're"`, `-qsterse` after flags that take none) unless it
- * holds whitespace: "-so what's up?" is a sentence far more often than `-s` with "o what's up?", and the
+ * holds whitespace, where the command takes text (a prompt, words): "-so what's up?" is a sentence far more often than `-s` with "o what's up?", and the
  * shell has dropped any quotes that told them apart, so it is refused too, naming the flag and its value
  * (`-s "be terse"`, apart, still gives the flag a value with spaces). A value that starts with an
  * apostrophe is refused for the same reason ("-it's" would give -t "'s").
@@ -20,6 +20,9 @@ export function dashedText(program: Command, args: readonly string[], globalWith
   const cmd = commandOf(program, args, globalWithValue);
   if (!cmd?.registeredArguments.length) return undefined;
   const found = firstDashed(cmd, args);
+  // A flag's attached value is taken for text only where the command takes text (a prompt, words):
+  // `router api -H'X-Title: a b' PATH` is a header.
+  if (found?.flag && !cmd.registeredArguments.some((a) => a.variadic)) return undefined;
   return found && { ...found, cmd };
 }
 

@@ -23,6 +23,9 @@ it('a dashed sentence read as a flag with its attached value is refused whole, n
   expect(t.requests().at(-1)?.body).toMatchObject({ model: 'local/echo', messages: [{ role: 'system', content: 'terse' }, { role: 'user', content: 'hi' }] });
   expect(await run(['chat', '-m', 'local/echo', '-s', 'be terse', 'hi'])).toMatchObject({ code: 0, stdout: 'hi\n' });
   expect(await run(['chat', '-m', 'local/echo', '--', "-so what's up?"])).toMatchObject({ code: 0, stdout: "-so what's up?\n" });
+  // Where the command takes no text, an attached value with a space is the flag's: a header of router api.
+  expect(await run(['api', '-HX-Title: my app', '/v1/models', '--jq', '.data[0].id'])).toMatchObject({ code: 0, stdout: 'local/echo\n' });
+  expect(t.requests().at(-1)?.headers['x-title']).toBe('my app');
 });
 
 it("--jq: debug and stderr are said on stderr, halt_error's text too with its exit status, error({...}) without jq's prefix", async () => {
