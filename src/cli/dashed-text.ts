@@ -3,8 +3,11 @@
  * or an argument, never short flags run together: commander would read `-i`, then `-t` with "'s cold".
  * Such a word, before any `--` and not the value of the flag before it, is found here, so that it is
  * refused whole, with the `--` form that lets it through. A value attached to a short flag that takes
- * one (`-s"You're terse"`, `-qs"You're terse"` after flags that take none) stays that flag's, unless it
- * starts with an apostrophe or a space, as "-it's cold" would give -t.
+ * one stays that flag's (`-mlocal/echo`, `-s"You're"`, `-qsterse` after flags that take none) unless it
+ * holds whitespace, where the command takes text (a prompt, words): "-so what's up?" is a sentence far more often than `-s` with "o what's up?", and the
+ * shell has dropped any quotes that told them apart, so it is refused too, naming the flag and its value
+ * (`-s "be terse"`, apart, still gives the flag a value with spaces). A value that starts with an
+ * apostrophe is refused for the same reason ("-it's" would give -t "'s").
  */
 import type { Command, Option } from './commander.js';
 
@@ -13,11 +16,21 @@ function* optionsOf(cmd: Command): Generator<Option> {
 }
 
 /** The first such word of `args` (the command line after `router`), and the command it goes to; undefined: none. */
-export function dashedText(program: Command, args: readonly string[], globalWithValue: ReadonlySet<string>): { text: string; cmd: Command } | undefined {
+export function dashedText(program: Command, args: readonly string[], globalWithValue: ReadonlySet<string>): (Dashed & { cmd: Command }) | undefined {
   const cmd = commandOf(program, args, globalWithValue);
   if (!cmd?.registeredArguments.length) return undefined;
-  const text = firstDashed(cmd, args);
-  return text === undefined ? undefined : { text, cmd };
+  const found = firstDashed(cmd, args);
+  // A flag's attached value is taken for text only where the command takes text (a prompt, words):
+  // `router api -H'X-Title: a b' PATH` is a header.
+  if (found?.flag && !cmd.registeredArguments.some((a) => a.variadic)) return undefined;
+  return found && { ...found, cmd };
+}
+
+/** The word; with `flag`, a short flag that takes a value, and `value`, the rest of the word it would read. */
+export interface Dashed {
+  text: string;
+  flag?: string;
+  value?: string;
 }
 
 /** The command the words of an argv name (`batch` when the word after it is no subcommand). */
@@ -32,7 +45,7 @@ function commandOf(program: Command, args: readonly string[], globalWithValue: R
   return top?.commands.find((c) => c.name() === words[1]) ?? top;
 }
 
-function firstDashed(cmd: Command, args: readonly string[]): string | undefined {
+function firstDashed(cmd: Command, args: readonly string[]): Dashed | undefined {
   const options = [...optionsOf(cmd)];
   const find = (flag: string) => options.find((o) => o.short === flag || o.long === flag);
   for (let i = 0; i < args.length; i++) {
@@ -45,8 +58,9 @@ function firstDashed(cmd: Command, args: readonly string[]): string | undefined 
     }
     const first = find(a.slice(0, 2));
     if (first && (first.required || first.optional)) {
-      // -s VALUE, or the value attached: -sVALUE.
+      // -s VALUE, or the value attached: -sVALUE (but "-so what's up?" is a sentence).
       if (a.length === 2 && first.required) i++;
+      else if (/\s/.test(a.slice(2))) return { text: a, flag: a.slice(0, 2), value: a.slice(2) };
       continue;
     }
     // Flags run together: ones that take no value, then maybe one that does (-qs VALUE, or -qsVALUE attached).
@@ -57,9 +71,12 @@ function firstDashed(cmd: Command, args: readonly string[]): string | undefined 
       if (taker.required) i++;
       continue;
     }
-    // -qs"You're terse" is -q -s; "-it's cold" (-i, then -t with "'s cold") is text.
-    if (taker && !/^['\s]/.test(a.slice(j + 1))) continue;
-    if (/[\s']/.test(a)) return a;
+    // -qs"You're" is -q -s; "-it's cold" (-i, then -t with "'s cold") and "-qso what?" are text.
+    const value = a.slice(j + 1);
+    if (taker && /^['\s]/.test(value)) return { text: a };
+    if (taker && /\s/.test(value)) return { text: a, flag: `-${a[j]}`, value };
+    if (taker) continue;
+    if (/[\s']/.test(a)) return { text: a };
   }
   return undefined;
 }

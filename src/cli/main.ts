@@ -143,6 +143,8 @@ function commandPath(cmd: Command): string {
 
 /** Flags other tools spell otherwise, by their name there. */
 const FLAG_ALIASES: Record<string, string> = { image: 'attach', images: 'attach', img: 'attach', attachment: 'attach' };
+/** Other tools' names for a subcommand (gh's and docker's ls, rm), where the group has none of that name. */
+const COMMAND_ALIASES: Record<string, string[]> = { ls: ['list'], rm: ['delete'], remove: ['delete'], del: ['delete'], view: ['show', 'list'], show: ['list'], cat: ['show'], new: ['create', 'save'], add: ['save', 'create'] };
 
 function* allOptions(cmd: Command) {
   for (let c: Command | null = cmd; c; c = c.parent) yield* c.options;
@@ -171,6 +173,8 @@ function choiceHint(text: string, cmd: Command): string {
     return meant ? ` (Did you mean --${meant}?)` : '';
   }
   const command = /^unknown command '([^']+)'/.exec(text);
+  const alias = command && COMMAND_ALIASES[command[1]!]?.find((a) => cmd.commands.some((c) => c.name() === a));
+  if (alias) return ` (Did you mean ${alias}?)`;
   return command ? didYouMean(command[1]!, cmd.commands.map((c) => c.name())) : '';
 }
 
@@ -190,6 +194,9 @@ export function usageLine(message: string, cmd: Command): string {
 /** Applies exitOverride and the runtime's streams to the whole tree: usage errors exit with EXIT.USAGE. */
 function applyExit(cmd: Command, streams: Streams): void {
   cmd.exitOverride();
+  // A bare `router` or `router batch` shows its help as gh does: on stdout, exit 0 (commander's: stderr, as an error).
+  const help = cmd.help.bind(cmd) as (context?: unknown) => never;
+  cmd.help = ((context?: { error?: boolean }) => help(context?.error ? undefined : context)) as Command['help'];
   cmd.showSuggestionAfterError(false);
   cmd.configureOutput({
     writeOut: (str) => streams.stdout.write(str),
@@ -235,6 +242,11 @@ export async function main(rawArgv: string[], streams: Streams = processStreams(
   }
   // "-it's cold": text, not -i and -t (loaded only for a word that may be such text).
   const dashed = args.some((a) => /^-[^-].*[\s']/s.test(a)) ? (await import('./dashed-text.js')).dashedText(program, args, GLOBAL_WITH_VALUE) : undefined;
+  if (dashed?.flag) {
+    const q = (t: string) => (/["$`\\!]/.test(t) ? `'${t.replace(/'/g, "'\\''")}'` : `"${t}"`);
+    streams.stderr.write(`error: ${q(dashed.text)} would be read as ${dashed.flag} ${q(dashed.value!)}: text that starts with "-" goes after --, as in ${commandPath(dashed.cmd)} -- ${q(dashed.text)} (a flag's value with spaces goes apart: ${dashed.flag} ${q(dashed.value!)}); nothing was sent\n`);
+    return EXIT.USAGE;
+  }
   if (dashed) {
     streams.stderr.write(usageLine(`unknown option '${dashed.text}'`, dashed.cmd));
     return EXIT.USAGE;

@@ -25,7 +25,7 @@ const ROLE_NAME = { name: '<name>', help: 'role name', complete: 'roles' } as co
 const list = defineCommand({
   name: 'list',
   jsonFields: ['name', 'model', 'settings', 'system'],
-  summary: 'list the roles; piped, one tab-separated line each: name, model, first line of the prompt',
+  summary: 'list the roles; piped, one tab-separated line each: name, model (empty if none), first line of the prompt',
   flags: { json: { flags: '--json', help: 'print them as JSON' } },
   examples: ['router roles list', 'router roles list --json name,model'],
   run: async ({ io, opts, env }) => {
@@ -43,7 +43,8 @@ const list = defineCommand({
     if (opts.json) return io.json(all);
     if (!all.length) return io.info('no roles yet: router roles save NAME --system TEXT');
     // One line per role whatever its file holds: a tab or an escape sequence in it is shown escaped.
-    io.out(`${all.map((r) => [r.name, r.model ?? '-', r.system.split('\n')[0]!.slice(0, 80)].map((f) => visible(f)).join('\t')).join('\n')}\n`);
+    // No model: an empty field piped (as config profiles prints one), a dash for the eye on a terminal.
+    io.out(`${all.map((r) => [r.name, r.model ?? (io.stdoutTTY ? '-' : ''), r.system.split('\n')[0]!.slice(0, 80)].map((f) => visible(f)).join('\t')).join('\n')}\n`);
   },
 });
 
@@ -77,7 +78,7 @@ const edit = defineCommand({
   name: 'edit',
   summary: 'open a role in $VISUAL or $EDITOR (a new one starts from a template); checked when the editor closes',
   args: [ROLE_NAME],
-  examples: ['EDITOR=true router roles edit scratch'],
+  examples: ["EDITOR='echo You are terse. >' router roles edit scratch"],
   run: runEdit,
 });
 
@@ -190,6 +191,7 @@ async function runEdit({ io, env }: RunContext<unknown>, name: string): Promise<
   const existed = existsSync(path);
   const kept = existed ? `role ${name} is unchanged` : `role ${name} is not made`;
   // An edit that did not parse last time is taken up again, not lost.
+  const fromTemplate = !existed && !existsSync(draft);
   writeWhole(draft, existsSync(draft) ? readLocalFile(draft) : existed ? readLocalFile(path) : TEMPLATE);
   const { editFile } = await import('../io/editor.js');
   try {
@@ -198,6 +200,11 @@ async function runEdit({ io, env }: RunContext<unknown>, name: string): Promise<
     rmSync(draft, { force: true });
     if (err instanceof CliError) err.message = `${err.message}; ${kept}`;
     throw err;
+  }
+  // The template left as it was: no role, as git makes no commit of a message left empty.
+  if (fromTemplate && readLocalText(draft) === TEMPLATE) {
+    rmSync(draft, { force: true });
+    throw new CliError(`role ${name} not created (the template was left unchanged)`, EXIT.FAILURE);
   }
   await loadYaml();
   try {

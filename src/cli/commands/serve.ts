@@ -114,6 +114,8 @@ async function runServe({ io, opts, signal }: RunContext<FlagValues<typeof FLAGS
   } finally {
     release();
   }
+  // Stopped cleanly either way; Ctrl-C is an interrupt as in every command (exit 130), SIGTERM serve's stop request (exit 0).
+  if (signal.aborted) throw signal.reason;
 }
 
 /** `--check-drift DIR`: one line a cassette on stdout (`same`, `drift` and its changes, `error`); exit 1 when any is not `same`. */

@@ -190,7 +190,7 @@ export class IO {
     const write = async (text: string) => {
       if (text && !this.out(text.endsWith('\n') ? text : `${text}\n`)) await this.drain();
     };
-    (this.jqQueue ??= new JqQueue(this.jsonShape.jq!, this.stdoutTTY, write, this.interrupt)).hold(this.shaped(value));
+    (this.jqQueue ??= new JqQueue(this.jsonShape.jq!, this.stdoutTTY, write, this.interrupt, (text) => this.err(text))).hold(this.shaped(value));
   }
 
   /** Runs --jq over the values held, in order, and waits for it; a --jq error (or Ctrl-C) met on the way is thrown. */

@@ -15,6 +15,8 @@ export class JqQueue {
     private readonly tty: boolean,
     private readonly write: (text: string) => Promise<void>,
     private readonly signal?: AbortSignal,
+    /** What jq says on stderr (`debug`, `stderr`, `halt_error`'s text). */
+    private readonly say?: (text: string) => void,
   ) {}
 
   hold(value: unknown): void {
@@ -36,7 +38,7 @@ export class JqQueue {
       await null;
       try {
         const { runJqEach } = await import('./json-output.js');
-        while (this.held.length) await runJqEach(this.held.splice(0), this.expr, this.tty, this.write, this.signal);
+        while (this.held.length) await runJqEach(this.held.splice(0), this.expr, this.tty, this.write, this.signal, this.say);
       } catch (err) {
         this.failed = { err };
         this.held.length = 0;

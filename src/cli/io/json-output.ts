@@ -3,7 +3,7 @@
  * item, for lists) and `--jq EXPR` filters the output with jq (built in; raw strings unquoted).
  */
 import type { Command, Option } from '../commander.js';
-import { CliError, EXIT, usage } from '../exit-codes.js';
+import { CliError, EXIT, usage, type ExitCode } from '../exit-codes.js';
 import { didYouMean } from '../../internal/did-you-mean.js';
 
 /** What `--json FIELDS` is checked against: the command's path and its definition's fields. */
@@ -117,7 +117,7 @@ const jqMessage = (err: unknown) =>
     // jq-wasm's runtime aborted: a filter that recursed without end, or a value too large for its memory.
     .replace(/^Aborted\(\).*/, 'jq ran out of stack or memory (a filter that recurses without end, or a value too large)')
     .split('\n')[0]!
-    .replace(/^jq: error(?: \(at [^)]*\))?: /, '')
+    .replace(/^jq: error(?: \(at [^)]*\))?(?: \(not a string\))?: /, '')
     .replace(/ \(Unix shell quoting issues\?\)/, '')
     .replace(/:$/, '');
 
@@ -135,11 +135,11 @@ export async function checkJq(expr: string, signal?: AbortSignal): Promise<void>
 
 /**
  * Runs the expression over one JSON value (raw strings unquoted, compact unless a terminal), its
- * output given to `write`: all of it, then, when jq ended in an error (`error`, `halt_error`), that
- * error, as jq prints what came before its error. A status of 0 is no error, whatever jq said on
- * stderr (`debug`).
+ * output given to `write`: all of it, then what jq said on stderr given to `say` as jq's CLI prints it
+ * (`debug`'s `["DEBUG:",…]`, `stderr`'s text, `halt_error`'s text: a string raw, else JSON), then,
+ * when jq ended in an error (`error`), that error. `halt_error(N)` ends the command with exit N.
  */
-export async function runJq(value: unknown, expr: string, tty: boolean, write: (text: string) => Promise<void>, signal?: AbortSignal): Promise<void> {
+export async function runJq(value: unknown, expr: string, tty: boolean, write: (text: string) => Promise<void>, signal?: AbortSignal, say: (text: string) => void = () => {}): Promise<void> {
   const { runJqStream } = await import('./jq-run.js');
   let ran: Awaited<ReturnType<typeof runJqStream>>;
   try {
@@ -149,7 +149,13 @@ export async function runJq(value: unknown, expr: string, tty: boolean, write: (
     throw new CliError(`--jq: ${jqMessage(err)}`, EXIT.FAILURE);
   }
   await write(ran.out);
-  if (ran.status !== 0) throw new CliError(`--jq: ${jqMessage(ran.err.trim() || `jq ended with status ${ran.status}`)}`, EXIT.FAILURE);
+  const at = ran.err.search(/^jq: error/m);
+  const said = at < 0 ? ran.err : ran.err.slice(0, at);
+  if (said) say(said);
+  if (ran.status === 0) return;
+  if (at >= 0) throw new CliError(`--jq: ${jqMessage(ran.err.slice(at))}`, EXIT.FAILURE);
+  // halt_error: its text said above; jq's exit status is the command's, as `jq` exits.
+  throw new CliError(`--jq: halt_error(${ran.status})`, ran.status as ExitCode, undefined, []);
 }
 
 /** A filter that looks past its own value (input, inputs, halt): it runs on each value alone, as it always did. */
@@ -164,8 +170,8 @@ const RUN_CHARS = 4_000_000;
  * anything on stderr (an error, `debug`) is done again value by value, which fails or says it where
  * the value is, as before.
  */
-export async function runJqEach(values: unknown[], expr: string, tty: boolean, write: (text: string) => Promise<void>, signal?: AbortSignal): Promise<void> {
-  const one = (value: unknown) => runJq(value, expr, tty, write, signal);
+export async function runJqEach(values: unknown[], expr: string, tty: boolean, write: (text: string) => Promise<void>, signal?: AbortSignal, say?: (text: string) => void): Promise<void> {
+  const one = (value: unknown) => runJq(value, expr, tty, write, signal, say);
   if (values.length < 2 || SEES_OTHERS.test(expr)) {
     for (const value of values) await one(value);
     return;
