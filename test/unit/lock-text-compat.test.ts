@@ -17,9 +17,9 @@ const read = (path: string) => {
     return '';
   }
 };
-const boot = read('/proc/sys/kernel/random/boot_id');
+const boot = read('/proc/sys/kernel/random/boot_id').slice(0, 8);
 const space = /\[(\d+)\]/.exec((() => { try { return readlinkSync('/proc/self/ns/pid'); } catch { return ''; } })())?.[1] ?? '';
-const otherBoot = boot ? `${boot.slice(0, 35)}${boot.endsWith('0') ? '1' : '0'}` : '';
+const otherBoot = boot ? `${boot.slice(0, 7)}${boot.endsWith('0') ? '1' : '0'}` : '';
 const taken = (lock: string) => {
   const t = takeLock(lock);
   if (!('release' in t)) throw new Error(`not taken: ${JSON.stringify(t)}`);
