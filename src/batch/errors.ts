@@ -9,7 +9,7 @@ export type BatchErrorReason =
   | 'not_found'
   /** The batch's finalized cost exceeds the balance: its results wait for credits. */
   | 'payment'
-  /** Another process runs this job. */
+  /** Another process (or another runJob of this one) runs this job. */
   | 'busy'
   /** A job record that cannot be read. */
   | 'damaged'
@@ -34,6 +34,8 @@ export type BatchErrorData =
   | { about: 'lost_unlisted'; job: string; shard: number; sent_at: string; lines: string }
   | { about: 'not_its_batch'; job: string; shard: number; batch: string }
   | { about: 'job_busy'; job: string; pid: number; lock: string }
+  /** Another runJob of this same process runs the job (its lock is no one else's to remove). */
+  | { about: 'job_running_here'; job: string; lock: string }
   | { about: 'not_a_job_id'; job: string }
   | { about: 'no_job'; job: string }
   | { about: 'shards_running'; job: string; running: number }

@@ -31,7 +31,11 @@ function batchMessage(err: BatchError): string {
     case 'not_its_batch':
       return `shard ${d.shard} of ${d.job}: ${d.batch}, taken for it after its create's answer was lost, is not its batch (its results carry other ids); it is set aside, and router batch run --resume ${d.job} looks for the shard's batch again`;
     case 'job_busy':
-      return `${d.job} is being run by process ${d.pid}: follow it with router batch job ${d.job} (if no router runs, remove ${d.lock})`;
+    case 'job_running_here': {
+      // One CLI process runs one job: "this process" is another command run in the same process (tests).
+      const pid = d.about === 'job_busy' ? d.pid : process.pid;
+      return `${d.job} is being run by process ${pid}: follow it with router batch job ${d.job} (if no router runs, remove ${d.lock})`;
+    }
     case 'not_a_job_id':
       return `"${d.job}" is not a job id (router batch jobs lists them)`;
     case 'no_job':

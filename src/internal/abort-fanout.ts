@@ -12,6 +12,28 @@ interface Fan {
 
 const fans = new WeakMap<AbortSignal, Fan>();
 
+/**
+ * Runs every call, as separate listeners would be: one that throws does not keep the others from
+ * running. Its error is not swallowed: the first is thrown once all have run (node reports it as a
+ * listener's own, on the next tick), any others each from a microtask of its own.
+ */
+function runAll(calls: readonly (() => void)[]): void {
+  const errors: unknown[] = [];
+  for (const call of calls) {
+    try {
+      call();
+    } catch (err) {
+      errors.push(err);
+    }
+  }
+  for (const err of errors.slice(1)) {
+    queueMicrotask(() => {
+      throw err;
+    });
+  }
+  if (errors.length) throw errors[0];
+}
+
 /** Calls `onAbort` when `signal` aborts, until the returned function is called (which may be called more than once). */
 export function whenAborted(signal: AbortSignal, onAbort: () => void): () => void {
   let fan = fans.get(signal);
@@ -19,7 +41,7 @@ export function whenAborted(signal: AbortSignal, onAbort: () => void): () => voi
     const calls = new Set<() => void>();
     const listener = () => {
       fans.delete(signal);
-      for (const call of [...calls]) call();
+      runAll([...calls]);
     };
     fan = { calls, listener };
     fans.set(signal, fan);

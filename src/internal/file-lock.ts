@@ -1,5 +1,5 @@
 import { lutimesSync, readlinkSync, symlinkSync } from 'node:fs';
-import { describeHolder, holds, lockText, readLock, releaseOwn, removeLink, touched, type LockHolder } from './lock-text.js';
+import { describeHolder, holds, lockText, markForOlder, readLock, releaseOwn, removeLink, touched, type LockHolder } from './lock-text.js';
 import { sleep } from './sleep.js';
 import { atExit } from './exit-hooks.js';
 
@@ -29,11 +29,13 @@ export interface Busy {
  * Takes the lock `lock` if it is free, or left by a process that is gone (kill -9, or its pid now
  * another process's); else says which process holds it. The lock is a symbolic link whose target
  * is lockText(): made in one step, with the holder in it, and it takes no block of a full disk.
+ * A `guard` (removeStale's) is held for microseconds: it gets no mark for older routers.
  */
-export function takeLock(lock: string): { release: () => void } | Busy {
+export function takeLock(lock: string, guard = false): { release: () => void } | Busy {
   for (;;) {
     try {
       symlinkSync(lockText(), lock);
+      if (!guard) markForOlder(lock);
       return { release: () => releaseOwn(lock) };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
@@ -61,7 +63,7 @@ export function takeLock(lock: string): { release: () => void } | Busy {
  */
 export function removeStale(lock: string, holder: number, text?: string): Busy | undefined {
   const guard = `${lock}.${holder}`;
-  const taken = takeLock(guard);
+  const taken = takeLock(guard, true);
   if ('holder' in taken) return taken.refreshed && !taken.watch ? { ...taken, watch: guard } : taken;
   try {
     const now = readLock(lock);
@@ -91,6 +93,7 @@ function keepFresh(lock: string, lost: (text: string) => void): NodeJS.Timeout {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
         try {
           symlinkSync(lockText(), lock);
+          markForOlder(lock);
         } catch {
           // Taken by another since (read at the next refresh), or not to be made now: tried again.
         }

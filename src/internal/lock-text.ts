@@ -1,4 +1,4 @@
-import { lstatSync, readlinkSync, unlinkSync } from 'node:fs';
+import { lstatSync, readFileSync, readlinkSync, renameSync, symlinkSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { processAlive, processStart } from './process.js';
 
@@ -17,19 +17,37 @@ function pidSpace(): string {
 }
 
 /**
- * A lock's text, `PID[:START]@HOST[#SPACE]`: the process that holds it, when it started
- * (processStart()), the machine it runs on and its pid namespace. A pid is known only in its
- * namespace (two containers on one volume, each one's serve pid 1), and may since be another
- * process's (a restarted container's serve is pid 1 again). A lock with a SPACE is refreshed by a
- * holder that keeps it (holdLock): from another machine or namespace, that is how it is told alive.
+ * This boot of this machine: the first 8 digits of Linux's /proc/sys/kernel/random/boot_id, '' where it
+ * cannot be read. Two machines with one host name on one network volume are told apart by it. Only 8, so
+ * that the lock's text stays short enough to be kept in the link's inode (ext4: under 60 bytes): a
+ * longer one takes a block of the disk (a full disk would fail it), and removing it took 2-4 ms, not 0.1.
+ */
+function bootId(): string {
+  try {
+    return /^([0-9a-f]{8})-[0-9a-f-]{27}$/.exec(readFileSync('/proc/sys/kernel/random/boot_id', 'latin1').trim())?.[1] ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * A lock's text, `PID[:START]@HOST[+BOOT][#SPACE]`: the process that holds it, when it started
+ * (processStart()), the machine it runs on, that machine's boot and its pid namespace. A pid is known
+ * only in its namespace (two containers on one volume, each one's serve pid 1), on its machine and
+ * boot, and may since be another process's (a restarted container's serve is pid 1 again). A lock with
+ * a SPACE is refreshed by a holder that keeps it (holdLock): from another machine or namespace, that
+ * is how it is told alive. BOOT goes with the host name: a router that knows no BOOT reads HOST+BOOT
+ * as another machine's name, so it holds such a lock rather than check its pid.
  */
 let ownText: string | undefined;
 let ownSpace: string | undefined;
+let ownBoot: string | undefined;
 export function lockText(): string {
   if (ownText === undefined) {
     const start = processStart(process.pid);
     ownSpace = pidSpace();
-    ownText = `${process.pid}${start ? `:${start}` : ''}@${hostname()}${ownSpace ? `#${ownSpace}` : ''}`;
+    ownBoot = bootId();
+    ownText = `${process.pid}${start ? `:${start}` : ''}@${hostname()}${ownBoot ? `+${ownBoot}` : ''}${ownSpace ? `#${ownSpace}` : ''}`;
   }
   return ownText;
 }
@@ -56,12 +74,14 @@ export function readLock(lock: string): { text: string; holder?: Found } | undef
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : { text: '' };
   }
-  const m = /^(\d+)(?::(\d+))?(?:@([^#]+)(?:#(\d+))?)?$/.exec(text);
+  const m = /^(\d+)(?::(\d+))?(?:@([^#]+?)(?:\+([0-9a-f]{8}))?(?:#(\d+))?)?$/.exec(text);
   if (!m || !Number(m[1])) return { text };
   lockText();
-  const host = m[3] === undefined || m[3] === hostname() ? undefined : m[3];
-  const elsewhere = host === undefined && m[4] !== undefined && !!ownSpace && m[4] !== ownSpace ? true : undefined;
-  return { text, holder: { pid: Number(m[1]), start: m[2], host, elsewhere, space: m[4] } };
+  // Another boot of a machine of this name: another machine, or this one rebooted; its pid is not ours to check either way.
+  const otherBoot = m[3] === hostname() && !!m[4] && !!ownBoot && m[4] !== ownBoot;
+  const host = otherBoot ? `${m[3]} (another boot)` : m[3] === undefined || m[3] === hostname() ? undefined : m[3];
+  const elsewhere = host === undefined && m[5] !== undefined && !!ownSpace && m[5] !== ownSpace ? true : undefined;
+  return { text, holder: { pid: Number(m[1]), start: m[2], host, elsewhere, space: m[5] } };
 }
 
 /** A holder that still holds: on another machine or namespace (cannot be told), or this one's process, started when the lock says. */
@@ -97,5 +117,42 @@ export function releaseOwn(lock: string): void {
   } catch {
     return;
   }
+  unmarkForOlder(lock);
   removeLink(lock);
+}
+
+/**
+ * Routers before PID:START@HOST locks (a bare pid) read any other text as a lock left by no one and
+ * remove it, but only once they hold `<lock>.0`, the guard they take for it; one that names a live
+ * pid makes them see the lock as held by it. So a holder of a lock keeps that guard too, naming its
+ * pid. One left by a holder killed before is replaced in one step (the lock is ours: no one else's).
+ */
+export function markForOlder(lock: string): void {
+  const marker = `${lock}.0`;
+  try {
+    symlinkSync(String(process.pid), marker);
+    return;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return;
+  }
+  const next = `${lock}.0~${process.pid}`;
+  try {
+    symlinkSync(String(process.pid), next);
+    renameSync(next, marker);
+  } catch {
+    try {
+      removeLink(next);
+    } catch {
+      // Nothing of ours left to remove.
+    }
+  }
+}
+
+/** Removes the guard markForOlder made, if it still names this process. */
+function unmarkForOlder(lock: string): void {
+  try {
+    if (readlinkSync(`${lock}.0`) === String(process.pid)) removeLink(`${lock}.0`);
+  } catch {
+    // None, or not ours: left as it is.
+  }
 }

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatMessage } from '../client/types.js';
 import { stateHome } from '../config/state-dir.js';
-import { withFileLock } from '../internal/file-lock.js';
+import { withFileLock, withFileLockAsync } from '../internal/file-lock.js';
 import { readLocalText } from '../internal/local-file.js';
 import { makeDir } from '../internal/make-dir.js';
 import { randomHex } from '../internal/random-hex.js';
@@ -136,21 +136,32 @@ export class ConversationStore {
    * `basedOn` is the conversation as this run read it (undefined: none yet). Read, change and write
    * take turns with other runs (a lock beside the file): when another kept a turn since this run
    * read it (two `chat -c` at once), this turn is added after theirs instead of replacing them.
-   * Returns what was kept.
+   * Returns what was kept. Its wait for the lock blocks this thread (up to seconds, on a lock left
+   * by a process of another machine or container): a program with an event loop uses saveAsync.
    */
   save(c: ConversationRecord, basedOn: ConversationRecord | undefined, turn: readonly ChatMessage[]): ConversationRecord {
     const file = this.file(checkConversationId(c.id));
     makeDir(this.dir);
-    return withFileLock(file, () => {
-      const stored = this.storedNow(c.id);
-      const saved = stored && stored.updated_at !== basedOn?.updated_at ? { ...stored, messages: [...stored.messages, ...turn] } : { ...c };
-      // Strictly later than what it replaces, so that the next reader can tell a change even within one millisecond.
-      const now = new Date().toISOString();
-      saved.updated_at = stored && now <= stored.updated_at ? new Date(Date.parse(stored.updated_at) + 1).toISOString() : now;
-      writeWhole(file, `${JSON.stringify(saved)}\n`);
-      writeWhole(join(this.dir, 'LAST'), `${c.id}\n`);
-      return saved;
-    });
+    return withFileLock(file, () => this.keep(file, c, basedOn, turn));
+  }
+
+  /** save() with its wait for the lock on timers: the program's event loop runs meanwhile. */
+  async saveAsync(c: ConversationRecord, basedOn: ConversationRecord | undefined, turn: readonly ChatMessage[]): Promise<ConversationRecord> {
+    const file = this.file(checkConversationId(c.id));
+    makeDir(this.dir);
+    return withFileLockAsync(file, () => this.keep(file, c, basedOn, turn));
+  }
+
+  /** save()'s work, holding the lock. */
+  private keep(file: string, c: ConversationRecord, basedOn: ConversationRecord | undefined, turn: readonly ChatMessage[]): ConversationRecord {
+    const stored = this.storedNow(c.id);
+    const saved = stored && stored.updated_at !== basedOn?.updated_at ? { ...stored, messages: [...stored.messages, ...turn] } : { ...c };
+    // Strictly later than what it replaces, so that the next reader can tell a change even within one millisecond.
+    const now = new Date().toISOString();
+    saved.updated_at = stored && now <= stored.updated_at ? new Date(Date.parse(stored.updated_at) + 1).toISOString() : now;
+    writeWhole(file, `${JSON.stringify(saved)}\n`);
+    writeWhole(join(this.dir, 'LAST'), `${c.id}\n`);
+    return saved;
   }
 
   /**

@@ -91,7 +91,7 @@ export class Conversation {
     const next: ConversationRecord = { ...base, model, messages: [...system, ...history, ...response.messages], updated_at: new Date().toISOString() };
     // A turn the store cannot keep (a full disk) is held here still; the store's error is thrown.
     this.record = next;
-    if (this.store) this.record = this.store.save(next, earlier, [response.messages[0]!, response.messages.at(-1)!]);
+    if (this.store) this.record = await this.store.saveAsync(next, earlier, [response.messages[0]!, response.messages.at(-1)!]);
     return check(response);
   }
 }

@@ -100,20 +100,34 @@ export function jobsDir(env: NodeJS.ProcessEnv): string {
  */
 export async function holdJob(env: NodeJS.ProcessEnv, id: string): Promise<() => void> {
   const lock = join(jobsDir(env), id, 'run.lock');
-  // Taken over while held (this process not heard for a while, seen from another machine or pid
-  // namespace): the next save refuses (saveJob), so the run stops before it sends anything, with a
-  // typed error, not an exit of the program that runs it.
-  const release = await holdLockAsync(
-    lock,
-    (holder) => new BatchError(`${id} is being run by ${describeHolder(holder)} (if none runs, remove ${lock})`, 'busy', undefined, { about: 'job_busy', job: id, pid: holder.pid, lock }),
-    (taker) => lostJobs.set(id, { taker, lock }),
-  );
+  // Another runJob of this process runs it: its lock names this very process, which is no stale
+  // lock to remove, and following it from here could pay for shards twice.
+  if (runningHere.has(lock)) throw new BatchError(`${id} is already being run by this process (another runJob of it has not ended): wait for that one to end`, 'busy', undefined, { about: 'job_running_here', job: id, lock });
+  runningHere.add(lock);
+  let release: () => void;
+  try {
+    // Taken over while held (this process not heard for a while, seen from another machine or pid
+    // namespace): the next save refuses (saveJob), so the run stops before it sends anything, with a
+    // typed error, not an exit of the program that runs it.
+    release = await holdLockAsync(
+      lock,
+      (holder) => new BatchError(`${id} is being run by ${describeHolder(holder)} (if none runs, remove ${lock})`, 'busy', undefined, { about: 'job_busy', job: id, pid: holder.pid, lock }),
+      (taker) => lostJobs.set(id, { taker, lock }),
+    );
+  } catch (err) {
+    runningHere.delete(lock);
+    throw err;
+  }
   removeLeftovers(join(jobsDir(env), id));
   return () => {
     lostJobs.delete(id);
+    runningHere.delete(lock);
     release();
   };
 }
+
+/** The run locks of jobs this process runs (or is taking), so a second runJob of one is told apart from another process's. */
+const runningHere = new Set<string>();
 
 /** Jobs whose run lock this process held and another took over, with the lock's new text. */
 const lostJobs = new Map<string, { taker: string; lock: string }>();

@@ -1,0 +1,177 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describeHolder, holdLock, takeLock, withFileLock } from '../../src/internal/file-lock.js';
+import { processAlive, processStart } from '../../src/internal/process.js';
+
+// Routers of different versions on one state folder, and machines of one host name on one volume.
+const dir = mkdtempSync(join(tmpdir(), 'router-lock-compat-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+const read = (path: string) => {
+  try {
+    return readFileSync(path, 'latin1').trim();
+  } catch {
+    return '';
+  }
+};
+const boot = read('/proc/sys/kernel/random/boot_id').slice(0, 8);
+const space = /\[(\d+)\]/.exec((() => { try { return readlinkSync('/proc/self/ns/pid'); } catch { return ''; } })())?.[1] ?? '';
+const otherBoot = boot ? `${boot.slice(0, 7)}${boot.endsWith('0') ? '1' : '0'}` : '';
+const taken = (lock: string) => {
+  const t = takeLock(lock);
+  if (!('release' in t)) throw new Error(`not taken: ${JSON.stringify(t)}`);
+  return t.release;
+};
+
+// ---- FIXTURE: the lock code of routers before locks named more than a pid (src/internal/file-lock.ts
+// at 8f131c6, before 6078c23), copied as it was: a lock is a link to a bare pid; any other text reads as 0,
+// "not a lock of ours", and is removed by whoever holds the guard `<lock>.0`.
+function oldRemoveLink(lock: string): void {
+  try {
+    unlinkSync(lock);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+}
+function oldHolderOf(lock: string): number | undefined {
+  try {
+    return Number(readlinkSync(lock)) || 0;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : 0;
+  }
+}
+function oldTakeLock(lock: string): { release: () => void } | { holder: number } {
+  for (;;) {
+    try {
+      symlinkSync(String(process.pid), lock);
+      return { release: () => oldRemoveLink(lock) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const holder = oldHolderOf(lock);
+    if (holder === undefined) continue;
+    if (holder && processAlive(holder)) return { holder };
+    const busy = oldRemoveStale(lock, holder);
+    if (busy) return { holder: busy };
+  }
+}
+function oldRemoveStale(lock: string, holder: number): number | undefined {
+  const guard = oldTakeLock(`${lock}.${holder}`);
+  if ('holder' in guard) return guard.holder;
+  try {
+    if (oldHolderOf(lock) === holder) oldRemoveLink(lock);
+  } finally {
+    guard.release();
+  }
+  return undefined;
+}
+// ---- FIXTURE: how routers of e9243d5 up to stop 53 (ce69a13) parse a lock's text (readLock of lock-text.ts),
+// and those of 6078c23 before them: undefined is "not a lock of ours", removed as left by no one.
+function stop53Parse(text: string): { pid: number; host?: string; space?: string } | undefined {
+  const m = /^(\d+)(?::(\d+))?(?:@([^#]+)(?:#(\d+))?)?$/.exec(text);
+  if (!m || !Number(m[1])) return undefined;
+  return { pid: Number(m[1]), host: m[3] === undefined || m[3] === hostname() ? undefined : m[3], space: m[4] };
+}
+function v6078Parse(text: string): { pid: number; host?: string } | undefined {
+  const m = /^(\d+)(?::(\d+))?(?:@(.+))?$/.exec(text);
+  if (!m || !Number(m[1])) return undefined;
+  return { pid: Number(m[1]), host: m[3] === undefined || m[3] === hostname() ? undefined : m[3] };
+}
+// ---- end of fixtures
+
+describe('a lock of this router and the routers before it, on one state folder', () => {
+  it('a router that reads only a bare pid sees a held lock as held, and leaves it', () => {
+    const lock = join(dir, 'held-by-new.lock');
+    const release = taken(lock);
+    const text = readlinkSync(lock);
+    // Before: the old code removed this lock as garbage and took it (both ran).
+    expect(oldTakeLock(lock)).toEqual({ holder: process.pid });
+    expect(readlinkSync(lock)).toBe(text);
+    release();
+    expect(existsSync(lock)).toBe(false);
+    expect(existsSync(`${lock}.0`)).toBe(false);
+  });
+
+  it('the same for a lock held for a process\'s work (holdLock) and a short one (withFileLock)', () => {
+    const held = join(dir, 'serve-like.lock');
+    const release = holdLock(held, () => new Error('busy'));
+    expect(oldTakeLock(held)).toEqual({ holder: process.pid });
+    release();
+    const file = join(dir, 'config.json');
+    expect(withFileLock(file, () => oldTakeLock(`${file}.lock`))).toEqual({ holder: process.pid });
+    expect(existsSync(`${file}.lock`)).toBe(false);
+    expect(existsSync(`${file}.lock.0`)).toBe(false);
+  });
+
+  it('a lock this router left (its process killed) is taken over by the old one, and by this one', () => {
+    const lock = join(dir, 'left-by-new.lock');
+    symlinkSync(`${dead}:1@${hostname()}${boot ? `+${boot}` : ''}${space ? `#${space}` : ''}`, lock);
+    symlinkSync(String(dead), `${lock}.0`);
+    const old = oldTakeLock(lock);
+    expect('release' in old).toBe(true);
+    expect(readlinkSync(lock)).toBe(String(process.pid));
+    if ('release' in old) old.release();
+    symlinkSync(`${dead}:1@${hostname()}${boot ? `+${boot}` : ''}${space ? `#${space}` : ''}`, lock);
+    symlinkSync(String(dead), `${lock}.0`);
+    const release = taken(lock);
+    expect(readlinkSync(`${lock}.0`)).toBe(String(process.pid));
+    release();
+    expect(existsSync(`${lock}.0`)).toBe(false);
+  });
+
+  it("an old router's lock (a bare pid) is read by this one: held while its process lives, taken once it is gone", () => {
+    const lock = join(dir, 'old.lock');
+    symlinkSync(String(process.ppid), lock);
+    expect(takeLock(lock)).toEqual({ holder: process.ppid });
+    rmSync(lock);
+    symlinkSync(String(dead), lock);
+    taken(lock)();
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it('the routers that parse PID:START@HOST[#SPACE] read the text as a lock, held (never as garbage)', () => {
+    const lock = join(dir, 'parsed.lock');
+    const release = taken(lock);
+    const text = readlinkSync(lock);
+    release();
+    const seen = stop53Parse(text);
+    expect(seen?.pid).toBe(process.pid);
+    // With a boot id, they read HOST+BOOT as another machine's name: held (and watched, as it is refreshed), never checked by pid.
+    if (boot) expect(seen).toMatchObject({ host: `${hostname()}+${boot}` });
+    expect(v6078Parse(text)?.pid).toBe(process.pid);
+  });
+});
+
+describe.skipIf(!boot)('a lock names its machine\'s boot: one host name, two machines (or a reboot)', () => {
+  it('the lock text carries the boot id after the host name', () => {
+    const lock = join(dir, 'boot.lock');
+    const release = taken(lock);
+    expect(readlinkSync(lock)).toBe(`${process.pid}:${processStart(process.pid)}@${hostname()}+${boot}${space ? `#${space}` : ''}`);
+    release();
+  });
+
+  it('of this host name and this boot, its pid is checked here: one of a dead process is taken over at once', () => {
+    const lock = join(dir, 'same-boot.lock');
+    symlinkSync(`${dead}:1@${hostname()}+${boot}${space ? `#${space}` : ''}`, lock);
+    taken(lock)();
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it('of this host name and another boot, its pid is not ours to check: held as another machine\'s (watched while refreshed)', () => {
+    const lock = join(dir, 'other-boot.lock');
+    // A pid that is alive here, started when the lock says: on the old text (no boot) it was taken for this machine's process.
+    const text = `${process.ppid}:${processStart(process.ppid)}@${hostname()}+${otherBoot}${space ? `#${space}` : ''}`;
+    symlinkSync(text, lock);
+    const busy = takeLock(lock);
+    expect(busy).toEqual({ holder: process.ppid, host: `${hostname()} (another boot)`, ...(space ? { refreshed: true } : {}) });
+    expect(describeHolder({ pid: process.ppid, host: `${hostname()} (another boot)` })).toBe(`process ${process.ppid} on ${hostname()} (another boot)`);
+    expect(readlinkSync(lock)).toBe(text);
+    // Dead here too: still not this machine's to judge by pid.
+    rmSync(lock);
+    symlinkSync(`${dead}:1@${hostname()}+${otherBoot}${space ? `#${space}` : ''}`, lock);
+    expect(takeLock(lock)).toMatchObject({ holder: dead, host: `${hostname()} (another boot)` });
+  });
+});
