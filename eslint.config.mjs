@@ -24,6 +24,11 @@ export default tseslint.config(
   {
     // Tests read loosely typed JSON answers.
     files: ['test/**'],
-    rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      // vi.waitFor gives up after 1 s unless told: a loaded machine takes longer to write a file or hear a hang-up.
+      'no-restricted-syntax': ['error', { selector: "CallExpression[callee.object.name='vi'][callee.property.name='waitFor'][arguments.length<2]", message: 'vi.waitFor gives up after 1 s by default: pass a bound for a loaded machine (SETTLE from test/support/until.ts)' }],
+    },
   },
 );

@@ -5,17 +5,18 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { BIN, startTestEnv } from '../helpers.js';
+import { runProcess } from '../support/run-process.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 
 // Issue 34, rough edge 2: the demo's chats, ledger lines and config stay in its own temporary folders.
-it('npm run demo leaves no trace in the user\'s state or config', () => {
+it('npm run demo leaves no trace in the user\'s state or config', async () => {
   const home = mkdtempSync(join(tmpdir(), 'router-demo-home-'));
   try {
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('ROUTER_') && !k.startsWith('XDG_')) env[k] = v;
     env.HOME = home;
-    const r = spawnSync(process.execPath, [join(root, 'scripts', 'demo.mjs')], { env, encoding: 'utf8', timeout: 60_000 });
+    const r = await runProcess(process.execPath, [join(root, 'scripts', 'demo.mjs')], { env, timeoutMs: 60_000 });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/q1: /);
     expect(readdirSync(home)).toEqual([]);
@@ -54,7 +55,7 @@ it('Ctrl-C in the middle of npm run demo stops the emulator and removes its fold
 it('the demo\'s printed commands run as a shell reads them, and it ends with the next step', async () => {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('ROUTER_') && !k.startsWith('XDG_')) env[k] = v;
-  const demo = spawnSync(process.execPath, [join(root, 'scripts', 'demo.mjs')], { env, encoding: 'utf8', timeout: 60_000 });
+  const demo = await runProcess(process.execPath, [join(root, 'scripts', 'demo.mjs')], { env, timeoutMs: 60_000 });
   expect(demo.status, demo.stderr).toBe(0);
   const printed = [...demo.stderr.matchAll(/^\$ (.+)$/gm)].map((m) => m[1]!);
   expect(printed.length).toBeGreaterThan(6);

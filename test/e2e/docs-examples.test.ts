@@ -1,8 +1,8 @@
-import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { examplesPerFile, INTERACTIVE } from '../support/examples.js';
+import { runProcess } from '../support/run-process.js';
 
 // docs/tools.md: its sh examples run verbatim against the emulator (as the README's), with the MCP
 // servers of its examples on PATH as `npm install -g` would put them; its program runs as written.
@@ -26,13 +26,13 @@ it('every sh example of docs/tools.md runs verbatim', async () => {
   expect(await runExamples(examples)).toEqual([]);
 }, 180_000);
 
-it('the program of docs/tools.md runs as written, importing router-cli/kit', () => {
+it('the program of docs/tools.md runs as written, importing router-cli/kit', async () => {
   const [program] = blocks('js');
   // Inside the package, so that its name resolves to itself (as it does where it is installed).
   const file = join(ROOT, `.docs-example-${process.pid}.mjs`);
   writeFileSync(file, program!);
   try {
-    const r = spawnSync(process.execPath, [file], { encoding: 'utf8', env: process.env, timeout: 60_000 });
+    const r = await runProcess(process.execPath, [file], { env: process.env, timeoutMs: 60_000 });
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('Echo: hi\n');
   } finally {

@@ -62,9 +62,9 @@ async function post(g: Serve, body: unknown, signal?: AbortSignal) {
   return { status: res.status, text: await res.text() };
 }
 
-/** Waits (bounded) until `dir` holds `n` cassettes. */
+/** Waits (bounded: 30 s, for a loaded machine) until `dir` holds `n` cassettes. */
 async function cassettesIn(where: string, n: number): Promise<string[]> {
-  for (let i = 0; i < 400; i++) {
+  for (const end = Date.now() + 30_000; Date.now() < end; ) {
     const files = readdirSync(where).filter((f) => f.endsWith('.json'));
     if (files.length >= n) return files;
     await new Promise((r) => setTimeout(r, 25));

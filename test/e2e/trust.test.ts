@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
 import { runCliInProcess } from '../support/cli-env.js';
+import { until } from '../support/until.js';
 
 let t: TestEnv;
 let requests: string;
@@ -178,8 +179,9 @@ describe('--watch and batch ids', () => {
       let stderr = '';
       child.stderr!.on('data', (c) => (stderr += c));
       const exited = new Promise<number | null>((r) => child.on('close', r));
-      // Down while it watches (the create answered): on a loaded machine that can take a while.
-      for (let i = 0; i < 200 && !/created batch_/.test(stderr); i++) await new Promise((r) => setTimeout(r, 50));
+      // Down while it watches (the create answered): on a loaded machine that can take a while. Before: 200 looks
+      // 50 ms apart, after which the emulator went down under a create not yet answered (--max-retries 0: exit 7).
+      expect(await until(() => /created batch_/.test(stderr), 45_000)).toBe(true);
       await new Promise((r) => setTimeout(r, 300));
       await s.restart({ downMs: 1500 });
       expect(await exited).toBe(0);
@@ -190,7 +192,7 @@ describe('--watch and batch ids', () => {
     } finally {
       await s.close();
     }
-  });
+  }, 120_000);
 
   it('serve on an address other than loopback warns that it is no secure server', async () => {
     const child = t.spawn(['serve', '--port', '0', '--host', '0.0.0.0', '--state', join(t.dir, 'open-state')]);

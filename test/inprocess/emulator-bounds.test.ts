@@ -50,7 +50,7 @@ describe('request bodies in flight', () => {
     const small = await chat({ model: 'local/echo', messages: [{ role: 'user', content: 'still there?' }] });
     expect(small.status).toBe(200);
     // The stalled bodies send nothing more: each is answered 408 and its connection closed, which frees their bytes.
-    await Promise.race([Promise.all(stalled.map((s) => s.closed)), new Promise((r) => setTimeout(r, 5000))]);
+    await Promise.race([Promise.all(stalled.map((s) => s.closed)), new Promise((r) => setTimeout(r, 30_000).unref())]);
     for (const s of stalled) {
       expect(s.socket.destroyed || s.socket.readableEnded).toBe(true);
       expect(s.received()).toMatch(/^HTTP\/1\.1 408 /);
@@ -79,7 +79,7 @@ describe('request bodies in flight', () => {
     const huge = stalledChat(33 * MiB, 1000);
     expect(await until(() => huge.received().length > 0)).toBe(true);
     expect(huge.received()).toMatch(/^HTTP\/1\.1 413 /);
-    await Promise.race([huge.closed, new Promise((r) => setTimeout(r, 5000))]);
+    await Promise.race([huge.closed, new Promise((r) => setTimeout(r, 30_000).unref())]);
     expect(huge.socket.destroyed || huge.socket.readableEnded).toBe(true);
   });
   it('a body whose bytes came in time is not cut when the whole process was paused past the bound', async () => {
@@ -118,7 +118,7 @@ describe('batch uploads', () => {
     expect(large.received().toLowerCase()).not.toMatch(/\r\nretry-after:/);
     expect(large.received()).toMatch(/requests\[0\] alone \(\d+ bytes so far\) is larger than one request of a batch may be/);
     const small = stalledBatch(100 * MiB, 64 * 1024);
-    await Promise.race([Promise.all([large.closed, small.closed]), new Promise((r) => setTimeout(r, 5000))]);
+    await Promise.race([Promise.all([large.closed, small.closed]), new Promise((r) => setTimeout(r, 30_000).unref())]);
     expect(small.received()).toMatch(/^HTTP\/1\.1 408 /);
     expect(large.socket.destroyed || large.socket.readableEnded).toBe(true);
     expect(await until(() => emu.bodies.held === 0)).toBe(true);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { findModel, round } from '../../src/emulator/models/models.js';
+import { SETTLE } from '../support/until.js';
 
 // A caller who hangs up on a fake model's stream pays for the text it was written (the prompt and
 // those tokens); a whole answer is charged as before.
@@ -52,7 +53,7 @@ describe('a caller who hangs up on a fake model stream', () => {
       const kept = await generation();
       if (!kept) throw new Error('no generation kept yet');
       return kept;
-    });
+    }, SETTLE);
     expect(g.cancelled).toBe(true);
     const sent = g.tokens_completion as number;
     expect(sent).toBeGreaterThanOrEqual(5);
@@ -62,7 +63,7 @@ describe('a caller who hangs up on a fake model stream', () => {
     const full = round(round((g.tokens_prompt as number) * lorem.promptPrice) + round(200_000 * lorem.completionPrice));
     expect(owed).toBeGreaterThan(0);
     expect(owed).toBeLessThan(full);
-    await vi.waitFor(() => expect(emulator.store.balance('emu-cut')).toBeCloseTo(1 - owed, 10));
+    await vi.waitFor(() => expect(emulator.store.balance('emu-cut')).toBeCloseTo(1 - owed, 10), SETTLE);
   });
 
   it('a whole answer: charged in full, not cancelled', async () => {

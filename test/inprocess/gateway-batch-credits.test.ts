@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
+import { SETTLE } from '../support/until.js';
 
 // A batch over an upstream holds each request's bound from the caller's credits before it sends it:
 // when the credits left cannot cover the next one, nothing more goes upstream, and the batch ends
@@ -170,8 +171,8 @@ describe('a batch over providers pays each request before it is sent', () => {
       expect(batch.error.message).toMatch(/internal error: broken writer/);
       const charged = Math.round(batch.results.reduce((sum: number, r: any) => sum + charge(r), 0) * 1e10) / 1e10;
       // Before: the hold of the item whose write broke stayed taken from the balance for good.
-      await vi.waitFor(() => expect(gateway.store.balance('ws-broken')).toBe(Math.round((1 - charged) * 1e10) / 1e10));
-      await vi.waitFor(() => expect(gateway.store.batches.get(batch.id)!.holds_released).toBe(true));
+      await vi.waitFor(() => expect(gateway.store.balance('ws-broken')).toBe(Math.round((1 - charged) * 1e10) / 1e10), SETTLE);
+      await vi.waitFor(() => expect(gateway.store.batches.get(batch.id)!.holds_released).toBe(true), SETTLE);
       expect(gateway.store.balance('ws-broken')).toBe(Math.round((1 - charged) * 1e10) / 1e10);
       for (let i = 0; i < 6; i++) expect(gateway.store.charged(`batch:${batch.id}:r${i}`)).toBe(false);
     } finally {

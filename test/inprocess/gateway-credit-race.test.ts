@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { SETTLE } from '../support/until.js';
 
 // Concurrent gateway requests racing one balance: each bounded request (prices, max_tokens) holds
 // its bound before it goes upstream, so together they never spend past the credits.
@@ -80,7 +81,7 @@ describe('concurrent gateway requests on one balance', () => {
     const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/dead', max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: 'q' }] }) });
     expect(res.status).toBe(502);
     await res.arrayBuffer();
-    await vi.waitFor(() => expect(gateway.store.balance('race-dead')).toBe(1));
+    await vi.waitFor(() => expect(gateway.store.balance('race-dead')).toBe(1), SETTLE);
   });
 
   it('embeddings alike: bounded by the input, never below zero together', async () => {

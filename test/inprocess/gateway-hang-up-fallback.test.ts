@@ -7,6 +7,7 @@ import { parseProviders } from '../../src/emulator/providers/config.js';
 import { LocalModels } from '../../src/emulator/providers/local.js';
 import { Gateway } from '../../src/emulator/routing/gateway.js';
 import { localUpstream, sseChunk, type LocalUpstream } from '../support/upstreams.js';
+import { SETTLE } from '../support/until.js';
 
 // A caller who hangs up while the gateway holds an upstream's stream (a role chunk came, no token
 // yet) has left: the upstream is let go, and no other candidate is asked for an answer nobody reads.
@@ -54,7 +55,7 @@ describe('a hang-up while the stream is held', () => {
     stop.abort();
     expect(await res).toBeInstanceOf(Error);
     // The gateway's handling of the request, to its end.
-    await vi.waitFor(() => expect(handled).toHaveBeenCalledTimes(1));
+    await vi.waitFor(() => expect(handled).toHaveBeenCalledTimes(1), SETTLE);
     // Before: it never ended (the fake model's stream written to the closed connection, waiting for it to drain).
     await handled.mock.results[0]!.value;
     // Before: the fake model was asked once the upstream was let go.

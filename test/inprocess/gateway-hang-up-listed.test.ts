@@ -6,6 +6,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { round } from '../../src/emulator/models/models.js';
 import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { SETTLE } from '../support/until.js';
 
 // A caller who hangs up pays what the provider was asked to produce up to then, at the price the
 // model is listed at, as a fake model's hang-up is paid (stream-bill.ts) and a priced chat's:
@@ -84,21 +85,21 @@ const generation = (apiKey: string, id: string) =>
     const r = await fetch(`${gateway.apiRoot}/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${apiKey}` } });
     expect(r.status).toBe(200);
     return ((await r.json()) as { data: Record<string, unknown> }).data;
-  });
+  }, SETTLE);
 
 describe('a hang-up through the gateway is charged at the price the model is listed at', () => {
   it('speech after audio was written: its input characters at the prompt price; the generation is cancelled', async () => {
     const input = 'the tide comes in, the tide goes out';
     const { apiKey, id } = await hangUp('speech-cut', 'audio/speech', { model: 'test/tts', input, voice: 'alloy', provider: { only: ['priced'] } }, (_t, bytes) => bytes >= 512);
     const owed = round(input.length * CHAR);
-    await vi.waitFor(() => expect(gateway.store.balance('speech-cut')).toBeCloseTo(1 - owed, 10));
+    await vi.waitFor(() => expect(gateway.store.balance('speech-cut')).toBeCloseTo(1 - owed, 10), SETTLE);
     expect(await generation(apiKey, id!)).toMatchObject({ cancelled: true, total_cost: owed, provider_name: 'priced' });
   });
 
   it('speech on a provider without prices: at the model listed price too', async () => {
     const input = 'one two three';
     await hangUp('speech-free', 'audio/speech', { model: 'test/tts', input, voice: 'alloy', provider: { only: ['free'] } }, (_t, bytes) => bytes >= 512);
-    await vi.waitFor(() => expect(gateway.store.balance('speech-free')).toBeCloseTo(1 - round(input.length * CHAR), 10));
+    await vi.waitFor(() => expect(gateway.store.balance('speech-free')).toBeCloseTo(1 - round(input.length * CHAR), 10), SETTLE);
   });
 
   it('speech before any audio: nothing charged', async () => {
@@ -111,7 +112,7 @@ describe('a hang-up through the gateway is charged at the price the model is lis
     caller.abort();
     await answer;
     // The gateway let the upstream go when it heard the hang-up: what it charges, it has charged by then.
-    await vi.waitFor(() => expect(letGo).toBeGreaterThan(before));
+    await vi.waitFor(() => expect(letGo).toBeGreaterThan(before), SETTLE);
     expect(gateway.store.balance('speech-early')).toBe(1);
   });
 
@@ -120,7 +121,7 @@ describe('a hang-up through the gateway is charged at the price the model is lis
     await hangUp('chat-free', 'chat/completions', body, (text) => text.includes(`word${SENT - 1}`));
     // "user: part" is 3 tokens as the fake models count them; SENT words of one token each.
     const owed = round(round(3 * PROMPT) + round(SENT * COMPLETION));
-    await vi.waitFor(() => expect(gateway.store.balance('chat-free')).toBeCloseTo(1 - owed, 10));
+    await vi.waitFor(() => expect(gateway.store.balance('chat-free')).toBeCloseTo(1 - owed, 10), SETTLE);
   });
 
   it('chat on a model listed at 0 (no provider gives prices): free', async () => {
@@ -130,7 +131,7 @@ describe('a hang-up through the gateway is charged at the price the model is lis
     const models = await fetch(`${gateway.apiRoot}/v1/models`, { headers: { authorization: `Bearer ${apiKey}` } });
     const listed = ((await models.json()) as { data: { id: string; pricing: { prompt: string; completion: string } }[] }).data.find((m) => m.id === 'test/zero');
     expect(listed!.pricing).toEqual({ prompt: '0', completion: '0' });
-    await vi.waitFor(() => expect(letGo).toBeGreaterThan(before));
+    await vi.waitFor(() => expect(letGo).toBeGreaterThan(before), SETTLE);
     expect(gateway.store.balance('chat-zero')).toBe(1);
   });
 });

@@ -5,6 +5,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
+import { SETTLE } from '../support/until.js';
 
 // A caller who hangs up mid-stream before the upstream's usage came pays the prompt as counted from
 // its text, not the hold's bound (a token per byte of the request): hanging up never costs more than
@@ -36,7 +37,7 @@ const generation = (apiKey: string, id: string) =>
     const r = await fetch(`${gateway.apiRoot}/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${apiKey}` } });
     expect(r.status).toBe(200);
     return ((await r.json()) as { data: Generation }).data;
-  });
+  }, SETTLE);
 
 const system = 'You are a careful writer. '.repeat(60);
 
@@ -60,7 +61,7 @@ describe('a hang-up through a gateway, before the upstream said its usage', () =
     expect(cut.tokens_completion).toBeLessThan(whole.tokens_completion);
     // Before: the prompt was charged as 1,722 tokens (the request's bytes), not the upstream's 367: 4.4 times the whole answer.
     expect(cut.total_cost).toBeLessThanOrEqual(whole.total_cost);
-    await vi.waitFor(() => expect(gateway.store.balance('chat-cut')).toBeCloseTo(100 - whole.total_cost - cut.total_cost, 10));
+    await vi.waitFor(() => expect(gateway.store.balance('chat-cut')).toBeCloseTo(100 - whole.total_cost - cut.total_cost, 10), SETTLE);
   });
 
   it('Responses: alike, its instructions and input counted', async () => {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { SETTLE } from '../support/until.js';
 
 // A caller who hangs up on a stream through the gateway after a tool call's arguments (or reasoning)
 // were written to it pays for them, as a fake model's caller does (stream-bill.ts counts text,
@@ -72,7 +73,7 @@ async function hangUpAfter(ws: string, model: string, last: string, path = 'chat
   }
   const before = letGo;
   caller.abort();
-  await vi.waitFor(() => expect(letGo).toBeGreaterThan(before));
+  await vi.waitFor(() => expect(letGo).toBeGreaterThan(before), SETTLE);
   return 1 - gateway.store.balance(ws);
 }
 

@@ -6,6 +6,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { round } from '../../src/emulator/models/models.js';
 import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { SETTLE } from '../support/until.js';
 
 // A caller who hangs up mid-stream pays for what it was sent: the prompt (its text counted as the
 // fake models count theirs: "user: part" is 3 tokens) and the content tokens relayed, at the model's prices; before any content, nothing.
@@ -94,13 +95,13 @@ describe('a caller who hangs up on a gateway stream', () => {
     const owed = round(round(promptTokens * PROMPT_PRICE) + round(SENT * COMPLETION_PRICE));
     const bound = round(round(estimate * PROMPT_PRICE) + round(MAX_TOKENS * COMPLETION_PRICE));
     // Before: the hold was given back whole, and the caller paid nothing.
-    await vi.waitFor(() => expect(gateway.store.balance('cut')).toBeCloseTo(1 - owed, 10));
+    await vi.waitFor(() => expect(gateway.store.balance('cut')).toBeCloseTo(1 - owed, 10), SETTLE);
     expect(owed).toBeGreaterThan(0);
     expect(owed).toBeLessThan(bound);
     await vi.waitFor(async () => {
       const g = await generation('cut', ids[0]!);
       expect(g).toMatchObject({ cancelled: true, tokens_completion: SENT, tokens_prompt: promptTokens, total_cost: owed });
-    });
+    }, SETTLE);
   });
 
   it('before the first token: nothing charged', async () => {
@@ -112,7 +113,7 @@ describe('a caller who hangs up on a gateway stream', () => {
     expect(gateway.store.balance('early')).toBeLessThan(1);
     caller.abort();
     await answer;
-    await vi.waitFor(() => expect(gateway.store.balance('early')).toBe(1));
+    await vi.waitFor(() => expect(gateway.store.balance('early')).toBe(1), SETTLE);
   });
 
   it('a whole answer: charged its usage, not cancelled', async () => {
@@ -136,7 +137,7 @@ describe('a caller who hangs up on a gateway stream', () => {
     caller.abort();
     const promptTokens = 3;
     const owed = round(round(promptTokens * PROMPT_PRICE) + round(SENT * COMPLETION_PRICE));
-    await vi.waitFor(() => expect(gateway.store.balance('resp-cut')).toBeCloseTo(1 - owed, 10));
-    await vi.waitFor(async () => expect(await generation('resp-cut', 'resp-cut')).toMatchObject({ cancelled: true, tokens_completion: SENT, total_cost: owed }));
+    await vi.waitFor(() => expect(gateway.store.balance('resp-cut')).toBeCloseTo(1 - owed, 10), SETTLE);
+    await vi.waitFor(async () => expect(await generation('resp-cut', 'resp-cut')).toMatchObject({ cancelled: true, tokens_completion: SENT, total_cost: owed }), SETTLE);
   });
 });

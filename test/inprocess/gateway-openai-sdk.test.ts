@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { breaking, localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { SETTLE } from '../support/until.js';
 
 // The official `openai` package pointed at a gateway (`router serve --providers`) whose upstream is
 // another emulator, spoken to only over HTTP: what programs that are not ours see through it.
@@ -157,12 +158,12 @@ describe('the openai package through a gateway', () => {
       const r = await fetch(`${gateway.apiRoot}/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${ws.apiKey}` } });
       expect(r.status).toBe(200);
       return ((await r.json()) as { data: { cancelled: boolean; total_cost: number; tokens_completion: number } }).data;
-    });
+    }, SETTLE);
     expect(g.cancelled).toBe(true);
     expect(g.tokens_completion).toBeGreaterThanOrEqual(3);
     expect(g.total_cost).toBeGreaterThan(0);
     expect(g.total_cost).toBeLessThan(4000 * 0.0002);
-    await vi.waitFor(() => expect(gateway.store.balance('abort')).toBeCloseTo(1 - g.total_cost, 10));
+    await vi.waitFor(() => expect(gateway.store.balance('abort')).toBeCloseTo(1 - g.total_cost, 10), SETTLE);
   });
 
   it('a 429 upstream: the gateway says Retry-After, and the package waits and asks again; a 503 alike', async () => {

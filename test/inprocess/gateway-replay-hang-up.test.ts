@@ -7,6 +7,7 @@ import { parseProviders } from '../../src/emulator/providers/config.js';
 import { Gateway } from '../../src/emulator/routing/gateway.js';
 import type { Cassette } from '../../src/emulator/providers/cassette.js';
 import { deadPort, localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { SETTLE } from '../support/until.js';
 
 // On replay a cassette answers whatever the caller's signal says: a provider asked after the caller
 // hung up was answered at once (a live upstream asked so throws, and the gateway stops there). So a
@@ -68,7 +69,7 @@ describe('replay, a caller who hangs up while the first stream is held', () => {
       const handled = vi.spyOn(Gateway.prototype, 'respond');
       const stop = new AbortController();
       const res = fetch(`${player.apiRoot}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(BODY), signal: stop.signal }).catch((e: Error) => e);
-      await vi.waitFor(() => expect(handled).toHaveBeenCalledTimes(1));
+      await vi.waitFor(() => expect(handled).toHaveBeenCalledTimes(1), SETTLE);
       stop.abort();
       expect(await res).toBeInstanceOf(Error);
       await handled.mock.results[0]!.value;

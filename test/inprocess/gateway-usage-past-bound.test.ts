@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { SETTLE } from '../support/until.js';
 
 // A provider whose usage says far more than was asked (max_tokens 10, 100000 completion tokens):
 // the request's bound was held, and the answer is charged past it only up to what is left of the
@@ -53,7 +54,7 @@ describe('an upstream usage larger than the request allowed', () => {
       const r = await fetch(`${gateway.apiRoot}/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${apiKey}` } });
       expect(r.status).toBe(200);
       return ((await r.json()) as { data: { total_cost: number } }).data;
-    });
+    }, SETTLE);
     expect(generation.total_cost).toBe(1);
   });
 });

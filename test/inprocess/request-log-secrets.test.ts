@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { SETTLE } from '../support/until.js';
 
 // Credentials a caller sends in headers other than Authorization (a client of another API's habits,
 // a proxy, a browser's cookies) are not the emulator's to show: the request log (`GET
@@ -67,7 +68,7 @@ describe('headers that carry credentials', () => {
       const done = readdirSync(join(dir, 'tapes')).filter((f) => f.endsWith('.json'));
       expect(done).toHaveLength(1);
       return done;
-    });
+    }, SETTLE);
     const tape = readFileSync(join(dir, 'tapes', files[0]!), 'utf8');
     expect(tape).toContain('up-1');
     expect(tape).not.toMatch(/secret|set-cookie|x-upstream-credential/);

@@ -10,7 +10,7 @@ const count = (path: string) => t.requests().filter((r) => r.path === path && r.
 
 describe('retries', () => {
   it('recovers from two 503s, saying so with --verbose', async () => {
-    await faults('503,times=2');
+    await faults('503,times=2,path=/v1/chat/completions');
     const r = await run(['chat', '--model', 'local/echo', '--verbose', 'again']);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('again\n');
@@ -20,7 +20,7 @@ describe('retries', () => {
 
   it('honors Retry-After on 429', async () => {
     // spec: errors.rate-limit
-    await faults('429,retry_after=1,times=1');
+    await faults('429,retry_after=1,times=1,path=/v1/chat/completions');
     const started = Date.now();
     const r = await run(['chat', '--model', 'local/echo', '--verbose', 'later']);
     expect(r.code).toBe(0);

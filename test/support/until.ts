@@ -13,6 +13,12 @@ export async function until(ok: () => boolean, ms = 30_000): Promise<boolean> {
   return ok();
 }
 
+/**
+ * The bound of a vi.waitFor, whose default (1 s) a loaded machine passes while it writes a file or hears a
+ * hang-up: the wait still ends as soon as the state holds.
+ */
+export const SETTLE = { timeout: 30_000, interval: 20 };
+
 /** Whether process `pid` has `path` open (Linux: /proc/PID/fd). */
 export function hasOpen(pid: number, path: string): boolean {
   try {

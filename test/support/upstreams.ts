@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 
 /** A small local HTTP server standing in for an upstream that misbehaves; `seen` keeps each request's headers. */
 export interface LocalUpstream {
@@ -34,13 +34,25 @@ export async function localUpstream(answer: (req: IncomingMessage, res: ServerRe
   };
 }
 
-/** A port where nothing listens: a server opened and closed again. */
+/**
+ * A port where nothing listens, and nothing will while the test runs: one below 1024 that refuses a connection now.
+ * Before: a server's port opened and closed again, which the kernel may hand to the next server another test file
+ * opens on port 0 (files run side by side), and that one would then answer for the "dead" provider.
+ */
 export async function deadPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  for (let port = 1023 - Math.floor(Math.random() * 100); port > 0; port--) if (await refuses(port)) return port;
+  throw new Error('no port below 1024 refuses connections on 127.0.0.1');
+}
+
+function refuses(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
+  });
 }
 
 export const sseChunk = (content: string | null, finish: string | null = null) =>
