@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { SseSplitter } from './sse.js';
 import { ProviderFailure, passesOver, type StopSignal, type UpstreamReply } from './types.js';
-import { mib, REFUSAL_BYTES, statusFailure } from './bounded.js';
+import { answerText, mib, REFUSAL_BYTES, statusFailure } from './bounded.js';
 import { carriesAnswer } from './first-answer.js';
 import { isSecretHeader } from '../../internal/secret-headers.js';
 
@@ -215,7 +215,7 @@ export function upstreamCall(agent: Dispatcher, call: UpstreamCall): Promise<Ups
       clearTimeout(firstEventTimer);
     };
     /** A status passed over, in words: its body's first bytes, its `Retry-After`. */
-    const refused = () => statusFailure(name, status, Buffer.concat(whole ?? []).toString('utf8'), kept['retry-after']);
+    const refused = () => statusFailure(name, status, answerText(status, kept, Buffer.concat(whole ?? [])), kept['retry-after']);
     /** Settles before the body's end (too large, or enough of a refusal read), and lets the upstream go. */
     const giveUp = (c: Controller, failure: ProviderFailure) => {
       settled = true;
@@ -282,7 +282,7 @@ export function upstreamCall(agent: Dispatcher, call: UpstreamCall): Promise<Ups
           if (settled) return;
           settled = true;
           if (passesOver(status)) reject(refused());
-          else resolve({ kind: 'json', status, headers: kept, text: Buffer.concat(whole ?? []).toString('utf8') });
+          else resolve({ kind: 'json', status, headers: kept, text: answerText(status, kept, Buffer.concat(whole ?? [])) });
         },
         onResponseError(_, err) {
           stop();
