@@ -47,8 +47,9 @@ class CallerGone implements StopSignal {
 export function callerGone(ctx: Ctx): StopSignal {
   const gone = new CallerGone();
   // A connection that closed before now (while the request waited) will say so no more: gone already.
-  if (ctx.res.destroyed) ctx.res.writableFinished || gone.abort();
-  else ctx.res.once('close', () => ctx.res.writableFinished || gone.abort());
+  if (ctx.res.destroyed) {
+    if (!ctx.res.writableFinished) gone.abort();
+  } else ctx.res.once('close', () => ctx.res.writableFinished || gone.abort());
   return gone;
 }
 
