@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -19,7 +19,7 @@ let up: LocalUpstream;
 let player: Emulator | undefined;
 const HOUR = 3_600_000;
 const WHOLE = { id: 'gen-whole', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'whole answer' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1000, completion_tokens: 1000, total_tokens: 2000 } };
-const yaml = (url: string) => parseProviders(`providers:\n  - { name: up, base_url: "${url}", models: { test/m: m }, prices: { test/m: { prompt: 0.001, completion: 0.001 } } }\n`, {});
+const yaml = (url: string) => parseProviders(`providers:\n  - { name: up, base_url: "${url}", models: { test/m: m }, speech_models: { test/tts: tts }, prices: { test/m: { prompt: 0.001, completion: 0.001 } } }\n`, {});
 const body = (stream: boolean, content: string) => ({ model: 'test/m', stream, messages: [{ role: 'user', content }] });
 const ask = (e: Emulator, b: object, key: string, signal?: AbortSignal) =>
   fetch(`${e.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(b), signal });
@@ -97,3 +97,32 @@ describe('a gateway stopped while it replays a stream', () => {
     expect(text).not.toContain('world');
   }, 20_000);
 });
+
+describe('a gateway stopped while replayed speech waits for its first audio', () => {
+  it('answers the 502 a live provider gives, not a connection cut a second later', async () => {
+    const cassettes = join(dir, 'speech');
+    mkdirSync(cassettes);
+    // Written by hand, as the format allows: its audio an hour after the request.
+    const cassette: Cassette = {
+      provider: 'up',
+      endpoint: 'speech',
+      recorded_at: new Date(0).toISOString(),
+      request: { method: 'POST', url: 'http://127.0.0.1:9/v1/audio/speech', headers: { 'content-type': 'application/json' }, body: { model: 'tts', input: 'hi', voice: 'alloy' } },
+      response: { status: 200, headers: { 'content-type': 'audio/mpeg' }, audio: [{ after_ms: HOUR, base64: Buffer.from('ID3').toString('base64') }] },
+    };
+    writeFileSync(join(cassettes, 'up-tts-hand.json'), JSON.stringify(cassette, null, 2));
+    const dead = `http://127.0.0.1:${await deadPort()}/v1`;
+    const speaker = await startEmulator({ stateDir: join(dir, 'speaker'), port: 0, gateway: { config: yaml(dead), cassettes: { dir: cassettes, mode: 'replay' } } });
+    const handled = vi.spyOn(Gateway.prototype, 'speak');
+    const res = fetch(`${speaker.apiRoot}/v1/audio/speech`, { method: 'POST', headers: { authorization: `Bearer ${speaker.store.firstKeys().managementKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/tts', input: 'hi', voice: 'alloy' }) })
+      .then(async (r) => ({ status: r.status, text: await r.text() }))
+      .catch((e: Error) => e);
+    await vi.waitFor(() => expect(handled).toHaveBeenCalledTimes(1));
+    handled.mockRestore();
+    await speaker.close();
+    // Before: the request waited until the sockets were cut (a TypeError: fetch failed).
+    expect(await res).toMatchObject({ status: 502 });
+    expect((await res as { text: string }).text).toContain('up: the gateway is stopping');
+  }, 20_000);
+});
+

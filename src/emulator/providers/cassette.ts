@@ -148,7 +148,7 @@ export class CassetteDeck {
     if (this.mode !== 'record') {
       gone(live.name, req.signal);
       const found = this.next(key);
-      if (found) return replayAudio(found, this.timing, req.signal);
+      if (found) return replayAudio(found, this.timing, req.signal, this.stopping);
       if (this.mode === 'replay') throw this.miss(live.name, req.body);
     }
     const started = Date.now();
