@@ -139,14 +139,15 @@ describe('record and replay', () => {
     try {
       expect((await post(gateway, REQUESTS[0])).status).toBe(200);
       const [file] = await cassettesIn(where, 1);
-      // The same request again writes the same cassette again, through its temp file: a FIFO here, so
-      // the write waits until this test reads it. A write on the event loop would hold every answer.
-      execFileSync('mkfifo', [join(where, `${file}.tmp`)]);
+      // The same request again writes its second take (`…-2.json`), through its temp file: a FIFO here,
+      // so the write waits until this test reads it. A write on the event loop would hold every answer.
+      const take2 = file!.replace(/\.json$/, '-2.json');
+      execFileSync('mkfifo', [join(where, `${take2}.tmp`)]);
       const again = await post(gateway, REQUESTS[0], AbortSignal.timeout(30_000));
       expect(again.status).toBe(200);
       const models = await fetch(`${gateway.apiRoot}/v1/models`, { headers: { authorization: `Bearer ${gateway.apiKey}` }, signal: AbortSignal.timeout(30_000) });
       expect(models.status).toBe(200);
-      const written = JSON.parse(await readFile(join(where, `${file}.tmp`), 'utf8'));
+      const written = JSON.parse(await readFile(join(where, `${take2}.tmp`), 'utf8'));
       expect(written.response.body.id).toBe(JSON.parse(again.text).id);
       expect(await gateway.stop()).toBe(0);
     } finally {

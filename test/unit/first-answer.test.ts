@@ -10,6 +10,9 @@ describe('the first event of an answer (first_event_timeout_ms)', () => {
     expect(carriesAnswer(JSON.stringify({ id: 'g', choices: [], prompt_filter_results: [] }))).toBe(false);
     expect(carriesAnswer(JSON.stringify({ type: 'response.created', response: { status: 'in_progress' } }))).toBe(false);
     expect(carriesAnswer(JSON.stringify({ type: 'response.output_item.added', item: { type: 'message', content: [] } }))).toBe(false);
+    // A chat chunk with a `type` of its own is chat, and a ping is no answer.
+    expect(carriesAnswer(chunk({ role: 'assistant' }, null, { type: 'chat.completion.chunk' }))).toBe(false);
+    expect(carriesAnswer(JSON.stringify({ type: 'ping' }))).toBe(false);
   });
 
   it('is content, reasoning, a tool call, a finish reason, usage, an error, output, or what is not JSON', () => {

@@ -1,6 +1,8 @@
 /** An upstream's body read within bounds: a provider that sends without end cannot fill the gateway's memory. */
 import { ProviderFailure } from './types.js';
 
+export { answerText } from './coded-refusal.js';
+
 /** Default of `max_answer_mb`: the largest whole answer (or one stream event) taken from a provider. */
 export const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 

@@ -34,18 +34,24 @@ export function teeAudio(reply: AudioReply, cassette: Cassette, started: number,
 }
 
 /** Recorded speech, as and when it came (times `timing`); a recorded break breaks it there again. */
-export function replayAudio(c: Cassette, timing: number, signal: StopSignal): AudioReply {
+export function replayAudio(c: Cassette, timing: number, signal: StopSignal, stopping?: StopSignal): AudioReply {
   const started = performance.now();
   const due = (ms: unknown) => started + (typeof ms === 'number' && ms > 0 ? ms * timing : 0);
   const { status, headers, body, audio: pieces, broken, after_ms } = c.response;
+  // The gateway stopping fails a replay as it fails a live request: a 502 before the first bytes, a cut after.
+  const stopped = () => {
+    if (stopping?.aborted) throw new ProviderFailure('stopping', `${c.provider}: the gateway is stopping`);
+  };
   async function* audio(): AsyncGenerator<Buffer> {
     if (pieces) {
       for (const piece of pieces) {
-        await until(due(piece.after_ms), signal);
+        await until(due(piece.after_ms), signal, stopping);
+        stopped();
         yield Buffer.from(piece.base64, 'base64');
       }
     } else {
-      await until(due(after_ms), signal);
+      await until(due(after_ms), signal, stopping);
+      stopped();
       yield Buffer.from(typeof body === 'string' ? body : JSON.stringify(body ?? null), 'utf8');
     }
     if (broken !== undefined) {

@@ -24,6 +24,33 @@ export interface Cassette {
     /** Where the upstream broke the stream (or the audio), after the chunks above. */
     broken?: string;
   };
+  /**
+   * Which answer of identical requests this is (1 when absent): replayed in this order, the last
+   * again for any request after it (a retry after an error replays the error, then the answer).
+   */
+  take?: number;
+}
+
+/** The gateway's stop, as replays hear it: a paced replay ends at once with the stop's failure. */
+export class Stopping implements StopSignal {
+  aborted = false;
+  readonly reason = undefined;
+  private listeners = new Set<() => void>();
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    if (!this.aborted) this.listeners.add(listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    this.listeners.delete(listener);
+  }
+
+  stop(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    for (const listener of this.listeners) listener();
+    this.listeners.clear();
+  }
 }
 
 export const text = (data: unknown) => (typeof data === 'string' ? data : JSON.stringify(data));
@@ -37,15 +64,16 @@ export const parsed = (t: string): unknown => {
 
 /**
  * Resolves once `at` (a performance.now() time) has come, or at once when the caller has gone (the
- * rest of a stream nobody reads goes out unpaced).
+ * rest of a stream nobody reads goes out unpaced) or the gateway stops (`stop`).
  */
-export function until(at: number, signal: StopSignal): Promise<void> | undefined {
-  if (at <= performance.now() || signal.aborted) return undefined;
+export function until(at: number, signal: StopSignal, stop?: StopSignal): Promise<void> | undefined {
+  if (at <= performance.now() || signal.aborted || stop?.aborted) return undefined;
   return new Promise((resolve) => {
     let timer: NodeJS.Timeout | undefined;
     const done = () => {
       clearTimeout(timer);
       signal.removeEventListener('abort', done);
+      stop?.removeEventListener('abort', done);
       resolve();
     };
     // A timer counts from the loop's clock, which may lag: it can fire early, and is set again then.
@@ -55,6 +83,7 @@ export function until(at: number, signal: StopSignal): Promise<void> | undefined
       else timer = setTimeout(tick, Math.ceil(left));
     };
     signal.addEventListener('abort', done, { once: true });
+    stop?.addEventListener('abort', done);
     tick();
   });
 }

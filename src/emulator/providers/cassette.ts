@@ -4,7 +4,7 @@ import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ProviderFailure, type AudioReply, type ProviderAdapter, type ProviderModel, type StopSignal, type UpstreamChat, type UpstreamReply } from './types.js';
 import { replayAudio, teeAudio } from './cassette-audio.js';
-import { parsed, text, until, type Cassette } from './cassette-format.js';
+import { parsed, Stopping, text, until, type Cassette } from './cassette-format.js';
 
 export type { Cassette } from './cassette-format.js';
 
@@ -24,6 +24,9 @@ function canonical(v: unknown): string {
 export const matchKey = (provider: string, body: Body, endpoint: Endpoint = 'chat') => createHash('sha256').update(`${provider}\n${endpoint === 'chat' ? '' : `${endpoint}\n`}${canonical(body)}`).digest('hex');
 
 type Endpoint = 'chat' | 'embeddings' | 'responses' | 'speech';
+type Take = { file: string; cassette: Cassette };
+/** Takes of one request in the order they are replayed: by `take`, then by file name. */
+const inOrder = (a: Take, b: Take) => (a.cassette.take ?? 1) - (b.cassette.take ?? 1) || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0);
 type Live = ProviderAdapter & { url?: string; embeddingsUrl?: string; responsesUrl?: string; speechUrl?: string; secret?: string };
 
 /** The members of two requests that differ (top level), for naming the nearest cassette. */
@@ -63,7 +66,12 @@ export function readCassettes(dir: string): { file: string; cassette: Cassette }
 
 /** A folder of cassettes: loaded once, grown as exchanges are recorded. */
 export class CassetteDeck {
-  private readonly byKey = new Map<string, { file: string; cassette: Cassette }>();
+  /** Every request's takes, in the order they are replayed. */
+  private readonly byKey = new Map<string, Take[]>();
+  /** How many times each request was replayed (the next take), and recorded, in this run. */
+  private readonly played = new Map<string, number>();
+  private readonly recorded = new Map<string, number>();
+  private readonly stopping = new Stopping();
   /** The cassettes still to write, one after another (a later one of the same file after the earlier). */
   private writes: Promise<void> = Promise.resolve();
 
@@ -77,7 +85,25 @@ export class CassetteDeck {
     private readonly timing = 1,
   ) {
     mkdirSync(dir, { recursive: true });
-    for (const { file, cassette } of readCassettes(dir)) this.byKey.set(matchKey(cassette.provider, cassette.request.body, cassette.endpoint), { file, cassette });
+    for (const take of readCassettes(dir)) {
+      const key = matchKey(take.cassette.provider, take.cassette.request.body, take.cassette.endpoint);
+      this.byKey.set(key, [...(this.byKey.get(key) ?? []), take]);
+    }
+    for (const takes of this.byKey.values()) takes.sort(inOrder);
+  }
+
+  /** The gateway stops: replays under way end with its failure (a stream with the error chunk), as live ones do. */
+  stop(): void {
+    this.stopping.stop();
+  }
+
+  /** The take of this request to replay now: each in turn, then the last again. */
+  private next(key: string): Cassette | undefined {
+    const takes = this.byKey.get(key);
+    if (!takes?.length) return undefined;
+    const n = this.played.get(key) ?? 0;
+    this.played.set(key, n + 1);
+    return takes[Math.min(n, takes.length - 1)]!.cassette;
   }
 
   /** Resolves once every cassette kept so far is on disk, those kept while it waits too (the gateway waits for it when it stops). */
@@ -121,8 +147,8 @@ export class CassetteDeck {
     const key = matchKey(live.name, req.body, 'speech');
     if (this.mode !== 'record') {
       gone(live.name, req.signal);
-      const found = this.byKey.get(key);
-      if (found) return replayAudio(found.cassette, this.timing, req.signal);
+      const found = this.next(key);
+      if (found) return replayAudio(found, this.timing, req.signal, this.stopping);
       if (this.mode === 'replay') throw this.miss(live.name, req.body);
     }
     const started = Date.now();
@@ -135,8 +161,8 @@ export class CassetteDeck {
     const key = matchKey(live.name, req.body, endpoint);
     if (this.mode !== 'record') {
       gone(live.name, req.signal);
-      const found = this.byKey.get(key);
-      if (found) return replay(found.cassette, this.timing, req.signal);
+      const found = this.next(key);
+      if (found) return replay(found, this.timing, req.signal, this.stopping);
       if (this.mode === 'replay') throw this.miss(live.name, req.body);
     }
     return this.record(live, req, key, endpoint);
@@ -148,7 +174,7 @@ export class CassetteDeck {
    */
   private miss(provider: string, body: Body): ProviderFailure {
     let nearest: { file: string; diff: string[] } | undefined;
-    for (const { file, cassette } of this.byKey.values()) {
+    for (const [{ file, cassette }] of this.byKey.values()) {
       const diff = [...(cassette.provider === provider ? [] : ['provider']), ...differences(cassette.request.body, body)];
       if (!nearest || diff.length < nearest.diff.length) nearest = { file, diff };
     }
@@ -166,12 +192,16 @@ export class CassetteDeck {
       request: { method: 'POST', url: url ?? '', headers: { 'content-type': 'application/json' }, body: req.body },
       response: { status: reply.status, headers: reply.headers },
     };
-    const file = `${live.name}-${String(req.body.model).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60)}-${key.slice(0, 12)}.json`;
+    // The n-th exchange of one request in this run is its n-th take (a retry's answer beside the error's).
+    const take = (this.recorded.get(key) ?? 0) + 1;
+    this.recorded.set(key, take);
+    if (take > 1) cassette.take = take;
+    const file = `${live.name}-${String(req.body.model).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60)}-${key.slice(0, 12)}${take > 1 ? `-${take}` : ''}.json`;
     const save = () => {
       // An upstream that echoes the key it was sent (in a refusal) must not put it in a file people share.
       const text = `${JSON.stringify(cassette, null, 2)}\n`;
       this.write(join(this.dir, file), live.secret && live.secret.length >= 8 ? text.replaceAll(live.secret, '[provider key]') : text);
-      this.byKey.set(key, { file, cassette });
+      this.byKey.set(key, [...(this.byKey.get(key) ?? []).filter((t) => t.file !== file), { file, cassette }].sort(inOrder));
     };
     return { cassette, save };
   }
@@ -221,18 +251,28 @@ function gone(provider: string, signal: StopSignal): void {
   if (signal.aborted) throw new ProviderFailure('broken', `${provider}: the caller went away`);
 }
 
-/** A recorded answer, as the upstream gave it and when: each chunk at its recorded time since the request, times `timing`. */
-async function replay(c: Cassette, timing: number, signal: StopSignal): Promise<UpstreamReply> {
+/**
+ * A recorded answer, as the upstream gave it and when: each chunk at its recorded time since the
+ * request, times `timing`. A caller who goes while a whole answer waits gets none (nor is charged);
+ * the gateway's stop fails the replay as it fails a live request (a stream ends with the error chunk).
+ */
+async function replay(c: Cassette, timing: number, signal: StopSignal, stopping: StopSignal): Promise<UpstreamReply> {
   const started = performance.now();
   const due = (ms: unknown) => started + (typeof ms === 'number' && ms > 0 ? ms * timing : 0);
+  const stopped = () => {
+    if (stopping.aborted) throw new ProviderFailure('stopping', `${c.provider}: the gateway is stopping`);
+  };
   const { status, headers, body, chunks, broken } = c.response;
   if (!chunks) {
-    await until(due(c.response.after_ms), signal);
+    await until(due(c.response.after_ms), signal, stopping);
+    gone(c.provider, signal);
+    stopped();
     return { kind: 'json', status, headers, text: text(body) };
   }
   async function* events(): AsyncGenerator<string> {
     for (const chunk of chunks!) {
-      await until(due(chunk.after_ms), signal);
+      await until(due(chunk.after_ms), signal, stopping);
+      stopped();
       yield text(chunk.data);
     }
     if (broken !== undefined) throw new ProviderFailure('broken', broken);

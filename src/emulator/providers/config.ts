@@ -15,6 +15,8 @@ export interface ProviderConfig {
   timeoutMs: number;
   /** The longest wait from the request for a stream's first event or a whole answer; keep-alive comments do not count (unset: none). */
   firstEventMs?: number;
+  /** The longest wait between a stream's events once its first came; keep-alive comments do not count (`idle_timeout_ms`). */
+  idleMs?: number;
   /** The largest whole answer, or stream event, taken from it (`max_answer_mb`; default 64 MiB). */
   maxAnswerBytes?: number;
 }
@@ -28,6 +30,9 @@ export interface GatewayConfig {
 }
 
 export const DEFAULT_BATCH_CONCURRENCY = 8;
+
+/** Default of `idle_timeout_ms`: a minute without an event, pings or not, after a stream's first. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 const MAX_BATCH_CONCURRENCY = 256;
 
 export class ProvidersFileError extends Error {}
@@ -51,7 +56,7 @@ export interface ReadOptions {
 function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, { warn = () => {}, keysRequired }: ReadOptions): ProviderConfig {
   const at = `providers[${i}]`;
   if (!isObj(raw)) throw new ProvidersFileError(`${at} must be a mapping`);
-  const known = ['name', 'base_url', 'api_key_env', 'models', 'embedding_models', 'prices', 'max_completion_tokens', 'timeout_ms', 'first_event_timeout_ms', 'max_answer_mb', 'responses', 'speech_models'];
+  const known = ['name', 'base_url', 'api_key_env', 'models', 'embedding_models', 'prices', 'max_completion_tokens', 'timeout_ms', 'first_event_timeout_ms', 'idle_timeout_ms', 'max_answer_mb', 'responses', 'speech_models'];
   const unknown = Object.keys(raw).find((k) => !known.includes(k));
   if (unknown === 'api_key') throw new ProvidersFileError(`${at}.api_key: keys never go in the file; name an environment variable with api_key_env`);
   if (unknown) throw new ProvidersFileError(`${at}: unknown setting "${unknown}" (known: ${known.join(', ')})`);
@@ -102,10 +107,12 @@ function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, { warn = ()
   if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 1) throw new ProvidersFileError(`${where}: timeout_ms must be a whole number of milliseconds`);
   const firstEventMs = raw.first_event_timeout_ms;
   if (firstEventMs !== undefined && (typeof firstEventMs !== 'number' || !Number.isInteger(firstEventMs) || firstEventMs < 1)) throw new ProvidersFileError(`${where}: first_event_timeout_ms must be a whole number of milliseconds`);
+  const idleMs = raw.idle_timeout_ms ?? DEFAULT_IDLE_TIMEOUT_MS;
+  if (typeof idleMs !== 'number' || !Number.isInteger(idleMs) || idleMs < 1) throw new ProvidersFileError(`${where}: idle_timeout_ms must be a whole number of milliseconds`);
   const maxMb = raw.max_answer_mb ?? DEFAULT_MAX_ANSWER_BYTES / 2 ** 20;
   if (typeof maxMb !== 'number' || !Number.isFinite(maxMb) || maxMb <= 0 || maxMb > 4096) throw new ProvidersFileError(`${where}: max_answer_mb must be a number of MiB, more than 0 and at most 4096`);
   if (raw.responses !== undefined && typeof raw.responses !== 'boolean') throw new ProvidersFileError(`${where}: responses must be true or false`);
-  return { name, baseUrl: baseUrl.href.replace(/\/+$/, ''), apiKey, models, timeoutMs, ...(firstEventMs !== undefined && { firstEventMs }), maxAnswerBytes: Math.round(maxMb * 2 ** 20), responses: raw.responses === true };
+  return { name, baseUrl: baseUrl.href.replace(/\/+$/, ''), apiKey, models, timeoutMs, ...(firstEventMs !== undefined && { firstEventMs }), idleMs, maxAnswerBytes: Math.round(maxMb * 2 ** 20), responses: raw.responses === true };
 }
 
 /** `max_completion_tokens`: a chat model's most tokens per answer, set on its entry in `models`. */

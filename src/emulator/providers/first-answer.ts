@@ -9,7 +9,8 @@ const some = (v: unknown) => (typeof v === 'string' ? v !== '' : Array.isArray(v
  * Whether a stream event carries something of an answer, for `first_event_timeout_ms`: content,
  * reasoning, a refusal, a tool call, an image, a finish reason, usage or an error; a Responses event
  * past the stream's opening. A role-only first chunk (`{"delta":{"role":"assistant"}}`, or OpenAI's
- * with `"content":""`), a chunk with no choices and no usage, `response.created`: not yet. An event
+ * with `"content":""`, with or without a `type` member of its own), a chunk with no choices and no
+ * usage (a `{"type":"ping"}`), `response.created`: not yet. An event
  * that is not a JSON object counts (the relay then judges it).
  */
 export function carriesAnswer(data: string): boolean {
@@ -26,7 +27,8 @@ export function carriesAnswer(data: string): boolean {
 /** carriesAnswer() of an event already parsed: the relay holds a stream until one such (so the timer is let go by then). */
 export function answers(e: Body): boolean {
   if (some(e.error) || (e.usage && typeof e.usage === 'object')) return true;
-  if (typeof e.type === 'string') {
+  // A Responses event; a chat chunk that has a `type` of its own (some servers add one) is judged as chat.
+  if (typeof e.type === 'string' && !Array.isArray(e.choices) && (e.type === 'error' || e.type.startsWith('response.'))) {
     const item = e.item as Body | undefined;
     return !OPENING.has(e.type) && !(e.type === 'response.output_item.added' && (item?.type === 'message' || item?.type === 'reasoning'));
   }

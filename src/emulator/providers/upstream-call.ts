@@ -1,9 +1,10 @@
 import type { Dispatcher } from 'undici';
-import { SseSplitter } from './sse.js';
 import { ProviderFailure, passesOver, type StopSignal, type UpstreamReply } from './types.js';
-import { mib, REFUSAL_BYTES, statusFailure } from './bounded.js';
-import { carriesAnswer } from './first-answer.js';
+import { failureOf, UpstreamEvents } from './upstream-events.js';
+import { answerText, mib, REFUSAL_BYTES, statusFailure } from './bounded.js';
 import { isSecretHeader } from '../../internal/secret-headers.js';
+
+export { failureOf, UpstreamEvents } from './upstream-events.js';
 
 type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[0];
 
@@ -26,153 +27,6 @@ export function publicHeaders(headers: Record<string, string | string[] | undefi
   return out;
 }
 
-/** Why undici gave up, in the words of a provider failure. */
-export function failureOf(err: unknown, name: string, started: boolean): ProviderFailure {
-  if (err instanceof ProviderFailure) return err;
-  const code = (err as { code?: string })?.code ?? '';
-  const unreached = new Map([['ECONNREFUSED', 'connection refused'], ['ENOTFOUND', 'host not found'], ['EAI_AGAIN', 'host not found'], ['EHOSTUNREACH', 'host not reachable']]).get(code);
-  if (unreached) return new ProviderFailure('refused', `${name}: ${unreached} (${code})`);
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return new ProviderFailure('timeout', `${name}: timed out`);
-  const what = started ? 'stream broken' : 'connection lost';
-  return new ProviderFailure('broken', `${name}: ${what} (${code || (err as Error)?.message || String(err)})`);
-}
-
-/** Events that may wait unread before the upstream's socket is paused. */
-const HIGH_WATER = 64;
-
-/**
- * An upstream's event stream as undici's raw handler hands it over: split into payloads as bytes
- * arrive, queued, with no stream or generator in between. next() waits for one payload; takeQueued()
- * then takes, without waiting, those that came with it (one wake-up per network read, not per event).
- * Throws ProviderFailure where the stream broke, when it ended before its end (`ends`), or when one
- * event grew past `maxEvent` characters (the upstream is then let go).
- */
-export class UpstreamEvents implements AsyncIterableIterator<string> {
-  private queue: string[] = [];
-  private head = 0;
-  private ended = false;
-  private sawEnd = false;
-  private failure: ProviderFailure | undefined;
-  /** The reader waiting in next(), settled as soon as there is something to tell it. */
-  private waiter: { resolve: (r: IteratorResult<string>) => void; reject: (err: unknown) => void } | undefined;
-  private paused = false;
-  private readonly splitter: SseSplitter;
-  /** Told once, at the first event with some of an answer (`first_event_timeout_ms`: not pings, not a role-only chunk). */
-  firstEvent: (() => void) | undefined;
-  private readonly add = (data: string) => {
-    this.queue.push(data);
-    if (!this.sawEnd && this.ends(data)) this.sawEnd = true;
-    // Parsed only until the first answer: the timer is let go once, then unset.
-    if (this.firstEvent && carriesAnswer(data)) this.firstEvent = void this.firstEvent();
-  };
-
-  constructor(
-    private readonly controller: Controller,
-    private readonly name: string,
-    private readonly ends: (data: string) => boolean,
-    maxEvent = Infinity,
-  ) {
-    this.splitter = new SseSplitter(maxEvent);
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
-  }
-
-  /** From the handler: bytes the socket read. */
-  push(chunk: Buffer): void {
-    if (this.ended) return;
-    try {
-      this.splitter.push(chunk, this.add);
-    } catch (err) {
-      // An event without end: the events before it are still read, then the break; the upstream is let go.
-      this.fail(err);
-      this.controller.abort(err as Error);
-      return;
-    }
-    if (!this.paused && this.queue.length - this.head >= HIGH_WATER) {
-      this.paused = true;
-      this.controller.pause();
-    }
-    this.wakeUp();
-  }
-
-  /** From the handler: the body is complete; without its end event, that is a break. */
-  end(): void {
-    if (this.ended) return;
-    if (!this.sawEnd) this.failure = new ProviderFailure('broken', `${this.name}: the stream ended before its end (no [DONE] or final event)`);
-    this.ended = true;
-    this.wakeUp();
-  }
-
-  /** From the handler (or the caller's abort): the body broke. */
-  fail(err: unknown): void {
-    if (this.ended) return;
-    this.failure = err instanceof ProviderFailure ? err : failureOf(err, this.name, true);
-    this.ended = true;
-    this.wakeUp();
-  }
-
-  next(): Promise<IteratorResult<string>> {
-    if (this.head < this.queue.length) return Promise.resolve({ value: this.shift(), done: false });
-    if (this.failure) return Promise.reject(this.failure);
-    if (this.ended) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));
-  }
-
-  /** The payloads already here, taken at once (empty when none). */
-  takeQueued(): string[] {
-    if (this.head >= this.queue.length) return [];
-    const out = this.head ? this.queue.slice(this.head) : this.queue;
-    this.queue = [];
-    this.head = 0;
-    this.resumeIfPaused();
-    return out;
-  }
-
-  /** A reader that stops early lets the upstream go, unless its end already came (the connection is kept). */
-  return(): Promise<IteratorResult<string>> {
-    if (!this.ended && !this.sawEnd) this.controller.abort(new Error('the reader stopped'));
-    this.ended = true;
-    this.queue = [];
-    this.head = 0;
-    return Promise.resolve({ value: undefined, done: true });
-  }
-
-  private shift(): string {
-    const value = this.queue[this.head++]!;
-    if (this.head === this.queue.length) {
-      this.queue = [];
-      this.head = 0;
-    }
-    this.resumeIfPaused();
-    return value;
-  }
-
-  private resumeIfPaused(): void {
-    if (this.paused && this.queue.length - this.head < HIGH_WATER / 2) {
-      this.paused = false;
-      this.controller.resume();
-    }
-  }
-
-  /** Settles a waiting next() as it would now answer (one promise per wait, not a wait and a second next()). */
-  private wakeUp(): void {
-    const waiter = this.waiter;
-    if (!waiter) return;
-    if (this.head < this.queue.length) {
-      this.waiter = undefined;
-      waiter.resolve({ value: this.shift(), done: false });
-    } else if (this.failure) {
-      this.waiter = undefined;
-      waiter.reject(this.failure);
-    } else if (this.ended) {
-      this.waiter = undefined;
-      waiter.resolve({ value: undefined, done: true });
-    }
-  }
-}
-
 export interface UpstreamCall {
   origin: string;
   path: string;
@@ -189,6 +43,8 @@ export interface UpstreamCall {
   maxAnswer: number;
   /** `first_event_timeout_ms`: the longest wait from the request for a stream's first event or a whole answer. */
   firstEventMs?: number;
+  /** `idle_timeout_ms`: the longest wait between a stream's events, from its first (comments do not count). */
+  idleMs?: number;
 }
 
 /**
@@ -215,7 +71,7 @@ export function upstreamCall(agent: Dispatcher, call: UpstreamCall): Promise<Ups
       clearTimeout(firstEventTimer);
     };
     /** A status passed over, in words: its body's first bytes, its `Retry-After`. */
-    const refused = () => statusFailure(name, status, Buffer.concat(whole ?? []).toString('utf8'), kept['retry-after']);
+    const refused = () => statusFailure(name, status, answerText(status, kept, Buffer.concat(whole ?? [])), kept['retry-after']);
     /** Settles before the body's end (too large, or enough of a refusal read), and lets the upstream go. */
     const giveUp = (c: Controller, failure: ProviderFailure) => {
       settled = true;
@@ -261,7 +117,7 @@ export function upstreamCall(agent: Dispatcher, call: UpstreamCall): Promise<Ups
           status = statusCode;
           kept = publicHeaders(headers as Record<string, string | string[] | undefined>);
           if (call.stream && status === 200 && String(kept['content-type'] ?? '').startsWith('text/event-stream')) {
-            events = new UpstreamEvents(c, name, call.ends, call.maxAnswer);
+            events = new UpstreamEvents(c, name, call.ends, call.maxAnswer, call.idleMs);
             if (firstEventTimer) events.firstEvent = () => clearTimeout(firstEventTimer);
             settled = true;
             resolve({ kind: 'stream', status, headers: kept, events });
@@ -282,7 +138,7 @@ export function upstreamCall(agent: Dispatcher, call: UpstreamCall): Promise<Ups
           if (settled) return;
           settled = true;
           if (passesOver(status)) reject(refused());
-          else resolve({ kind: 'json', status, headers: kept, text: Buffer.concat(whole ?? []).toString('utf8') });
+          else resolve({ kind: 'json', status, headers: kept, text: answerText(status, kept, Buffer.concat(whole ?? [])) });
         },
         onResponseError(_, err) {
           stop();

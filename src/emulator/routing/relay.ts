@@ -46,7 +46,10 @@ class CallerGone implements StopSignal {
  */
 export function callerGone(ctx: Ctx): StopSignal {
   const gone = new CallerGone();
-  ctx.res.once('close', () => ctx.res.writableFinished || gone.abort());
+  // A connection that closed before now (while the request waited) will say so no more: gone already.
+  if (ctx.res.destroyed) {
+    if (!ctx.res.writableFinished) gone.abort();
+  } else ctx.res.once('close', () => ctx.res.writableFinished || gone.abort());
   return gone;
 }
 
@@ -108,7 +111,8 @@ export async function pump(res: Ctx['res'], closed: () => boolean, it: AsyncIter
   try {
     for (;;) {
       const out = take();
-      if (out && !res.write(out)) await drainOrClose(res);
+      // A response already closed says so no more: its drain would be waited for ever.
+      if (out && !res.write(out) && !res.destroyed) await drainOrClose(res);
       const next = await it.next();
       if (closed() || next.done) return undefined;
       let over = relayed(next.value);
@@ -160,7 +164,10 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   }
 
   const res = ctx.res;
-  const closed = openEventStream(ctx);
+  // The caller went while the stream was held: nothing to open, nothing owed.
+  if (res.destroyed) return { cost: 0, whole: false };
+  const opened = openEventStream(ctx);
+  const closed = () => opened() || res.destroyed;
   let cost = 0;
   let usage: unknown;
   let finish: unknown;

@@ -51,7 +51,10 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
   }
 
   const res = ctx.res;
-  const closed = openEventStream(ctx);
+  // The caller went while the stream was held: nothing to open, nothing owed.
+  if (res.destroyed) return { cost: 0, whole: false };
+  const opened = openEventStream(ctx);
+  const closed = () => opened() || res.destroyed;
   let cost = 0;
   let final = false;
   let last: Body = held[0]!;

@@ -67,7 +67,7 @@ export async function speakThrough(ctx: Ctx, body: Body, candidates: Candidate[]
     let wrote = false;
     try {
       for (let piece: IteratorResult<Buffer> = first; !piece.done && !gone.aborted; piece = await rest.next()) {
-        if (!res.write(piece.value)) await drainOrClose(res);
+        if (!res.write(piece.value) && !res.destroyed) await drainOrClose(res);
         wrote = true;
       }
     } catch {

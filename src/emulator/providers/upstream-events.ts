@@ -1,0 +1,181 @@
+import type { Dispatcher } from 'undici';
+import { SseSplitter } from './sse.js';
+import { ProviderFailure } from './types.js';
+import { carriesAnswer } from './first-answer.js';
+
+type Controller = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[0];
+/** Why undici gave up, in the words of a provider failure. */
+export function failureOf(err: unknown, name: string, started: boolean): ProviderFailure {
+  if (err instanceof ProviderFailure) return err;
+  const code = (err as { code?: string })?.code ?? '';
+  const unreached = new Map([['ECONNREFUSED', 'connection refused'], ['ENOTFOUND', 'host not found'], ['EAI_AGAIN', 'host not found'], ['EHOSTUNREACH', 'host not reachable']]).get(code);
+  if (unreached) return new ProviderFailure('refused', `${name}: ${unreached} (${code})`);
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return new ProviderFailure('timeout', `${name}: timed out`);
+  const what = started ? 'stream broken' : 'connection lost';
+  return new ProviderFailure('broken', `${name}: ${what} (${code || (err as Error)?.message || String(err)})`);
+}
+
+/** Events that may wait unread before the upstream's socket is paused. */
+const HIGH_WATER = 64;
+
+/**
+ * An upstream's event stream as undici's raw handler hands it over: split into payloads as bytes
+ * arrive, queued, with no stream or generator in between. next() waits for one payload; takeQueued()
+ * then takes, without waiting, those that came with it (one wake-up per network read, not per event).
+ * Throws ProviderFailure where the stream broke, when it ended before its end (`ends`), or when one
+ * event grew past `maxEvent` characters (the upstream is then let go).
+ */
+export class UpstreamEvents implements AsyncIterableIterator<string> {
+  private queue: string[] = [];
+  private head = 0;
+  private ended = false;
+  private sawEnd = false;
+  private failure: ProviderFailure | undefined;
+  /** The reader waiting in next(), settled as soon as there is something to tell it. */
+  private waiter: { resolve: (r: IteratorResult<string>) => void; reject: (err: unknown) => void } | undefined;
+  private paused = false;
+  private readonly splitter: SseSplitter;
+  /** Told once, at the first event with some of an answer (`first_event_timeout_ms`: not pings, not a role-only chunk). */
+  firstEvent: (() => void) | undefined;
+  /** When the last event came (performance.now()), and the timer that checks it against `idleMs`. */
+  private lastAt = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private readonly add = (data: string) => {
+    this.queue.push(data);
+    if (this.idleMs !== undefined) this.stamp(this.idleMs);
+    if (!this.sawEnd && this.ends(data)) this.sawEnd = true;
+    // Parsed only until the first answer: the timer is let go once, then unset.
+    if (this.firstEvent && carriesAnswer(data)) this.firstEvent = void this.firstEvent();
+  };
+
+  constructor(
+    private readonly controller: Controller,
+    private readonly name: string,
+    private readonly ends: (data: string) => boolean,
+    maxEvent = Infinity,
+    private readonly idleMs?: number,
+  ) {
+    this.splitter = new SseSplitter(maxEvent);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /** From the handler: bytes the socket read. */
+  push(chunk: Buffer): void {
+    if (this.ended) return;
+    try {
+      this.splitter.push(chunk, this.add);
+    } catch (err) {
+      // An event without end: the events before it are still read, then the break; the upstream is let go.
+      this.fail(err);
+      this.controller.abort(err as Error);
+      return;
+    }
+    if (!this.paused && this.queue.length - this.head >= HIGH_WATER) {
+      this.paused = true;
+      this.controller.pause();
+    }
+    this.wakeUp();
+  }
+
+  /**
+   * An event came: one timer per stream, armed at the first and checked when it fires (not set again
+   * per event). A wait while events sit unread or the upstream is paused (a slow caller) is no silence.
+   */
+  private stamp(ms: number): void {
+    this.lastAt = performance.now();
+    if (this.idleTimer) return;
+    const check = () => {
+      const left = this.lastAt + ms - performance.now();
+      if (this.ended) return;
+      if (left > 0 || this.paused || this.head < this.queue.length) {
+        this.idleTimer = setTimeout(check, Math.max(1, Math.ceil(left > 0 ? left : ms))).unref();
+        return;
+      }
+      const idle = new ProviderFailure('timeout', `${this.name}: no event within idle_timeout_ms (${ms} ms)`);
+      this.fail(idle);
+      this.controller.abort(idle);
+    };
+    this.idleTimer = setTimeout(check, ms).unref();
+  }
+
+  /** From the handler: the body is complete; without its end event, that is a break. */
+  end(): void {
+    clearTimeout(this.idleTimer);
+    if (this.ended) return;
+    if (!this.sawEnd) this.failure = new ProviderFailure('broken', `${this.name}: the stream ended before its end (no [DONE] or final event)`);
+    this.ended = true;
+    this.wakeUp();
+  }
+
+  /** From the handler (or the caller's abort): the body broke. */
+  fail(err: unknown): void {
+    clearTimeout(this.idleTimer);
+    if (this.ended) return;
+    this.failure = err instanceof ProviderFailure ? err : failureOf(err, this.name, true);
+    this.ended = true;
+    this.wakeUp();
+  }
+
+  next(): Promise<IteratorResult<string>> {
+    if (this.head < this.queue.length) return Promise.resolve({ value: this.shift(), done: false });
+    if (this.failure) return Promise.reject(this.failure);
+    if (this.ended) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));
+  }
+
+  /** The payloads already here, taken at once (empty when none). */
+  takeQueued(): string[] {
+    if (this.head >= this.queue.length) return [];
+    const out = this.head ? this.queue.slice(this.head) : this.queue;
+    this.queue = [];
+    this.head = 0;
+    this.resumeIfPaused();
+    return out;
+  }
+
+  /** A reader that stops early lets the upstream go, unless its end already came (the connection is kept). */
+  return(): Promise<IteratorResult<string>> {
+    clearTimeout(this.idleTimer);
+    if (!this.ended && !this.sawEnd) this.controller.abort(new Error('the reader stopped'));
+    this.ended = true;
+    this.queue = [];
+    this.head = 0;
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  private shift(): string {
+    const value = this.queue[this.head++]!;
+    if (this.head === this.queue.length) {
+      this.queue = [];
+      this.head = 0;
+    }
+    this.resumeIfPaused();
+    return value;
+  }
+
+  private resumeIfPaused(): void {
+    if (this.paused && this.queue.length - this.head < HIGH_WATER / 2) {
+      this.paused = false;
+      this.controller.resume();
+    }
+  }
+
+  /** Settles a waiting next() as it would now answer (one promise per wait, not a wait and a second next()). */
+  private wakeUp(): void {
+    const waiter = this.waiter;
+    if (!waiter) return;
+    if (this.head < this.queue.length) {
+      this.waiter = undefined;
+      waiter.resolve({ value: this.shift(), done: false });
+    } else if (this.failure) {
+      this.waiter = undefined;
+      waiter.reject(this.failure);
+    } else if (this.ended) {
+      this.waiter = undefined;
+      waiter.resolve({ value: undefined, done: true });
+    }
+  }
+}
