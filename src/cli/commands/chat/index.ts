@@ -13,7 +13,7 @@ import { defineCommand } from '../../define.js';
 import { applyRoleFlag, blameRole } from '../../saved/roles.js';
 import { textOrFile } from '../../io/input.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
-import { boundNote, guardNext, guardSpend, limitFlagOf, SPEND_FLAGS } from '../../spend/spend-guard.js';
+import { boundNote, guardNext, guardSpend, limitFlagOf, loweredBy, SPEND_FLAGS } from '../../spend/spend-guard.js';
 import { keepConversation, openConversation, withSystem } from './conversation.js';
 import { MessageAssembler, messageOf, type AssembledMessage } from '../../answers/answer-extras.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from '../../answers/request-extras.js';
@@ -102,9 +102,10 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
       ctx.logUsage({ endpoint: '/v1/chat/completions', model: a.model ?? req.model ?? req.models?.[0], ...(a.id ? { id: a.id } : {}), ...usageFields(a.usage) });
       u = addUsage(u, a.usage);
       if (a.failure) throw a.failure;
-      if (a.finish === 'length') io.note(`note: the answer was cut at its length limit${lengthLimit(req.max_completion_tokens, asked)}`);
+      if (a.finish === 'length') io.note(`note: the answer was cut at its length limit${lengthLimit(req.max_completion_tokens, asked, loweredBy(guard))}`);
       return a;
     };
+    const spentLine = () => usageLine(u && { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens, cost: u.cost }, ['prompt', 'completion']) + boundNote(guard);
     let answer = await ask();
     noteAnsweredBy(io, opts, req.model ?? req.models?.[0], answer.model);
     // Calls left to the caller end the command (exit 11) once --usage has counted what they cost.
@@ -113,11 +114,15 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
       if (toolSet) answer = await toolLoop(io, { set: toolSet, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal, timeout: opts.toolTimeout ?? ctx.flags.timeout, timeoutFlag: opts.toolTimeout === undefined ? '--timeout' : '--tool-timeout', takesImages: imageInput(client, io.env, settings.apiRoot, req.model, signal) }, messages, answer, ask);
       else if (answer.message.tool_calls?.length) throw callsNotRun(io, chatCalls(answer.message.tool_calls), 'no --tools was given', !!opts.json);
     } catch (err) {
-      if (!(err instanceof CliError && err.exitCode === EXIT.TOOL_CALLS)) throw err;
+      // A later round refused (--max-cost, a budget) or failed: what the rounds before it cost is still said.
+      if (!(err instanceof CliError && err.exitCode === EXIT.TOOL_CALLS)) {
+        if (opts.usage) io.note(spentLine());
+        throw err;
+      }
       notRun = err;
     }
     if (!notRun) keepConversation(ctx, earlier, req.model, messages.map((m) => (m === user ? recordedUser(prompt, extras) : m)), answer.text, prompt, answer.model);
-    if (opts.usage) io.note(usageLine(u && { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens, cost: u.cost }, ['prompt', 'completion']) + boundNote(guard));
+    if (opts.usage) io.note(spentLine());
     if (notRun) throw notRun;
     // Last: an answer that does not follow --schema ends the command (exit 10), after it was kept and counted.
     finishAnswer(io, opts, extras, answer.message);
@@ -128,10 +133,10 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
 
 type Call = { signal: AbortSignal; routerMetadata?: boolean };
 
-/** The limit an answer was cut at, for the note that says so: the tokens, and whether --max-cost lowered them. */
-function lengthLimit(limit: number | undefined, asked: number | undefined): string {
+/** The limit an answer was cut at, for the note that says so: the tokens, and what lowered them (--max-cost, a budget). */
+function lengthLimit(limit: number | undefined, asked: number | undefined, lowered: string): string {
   if (limit === undefined) return " (the model's most output tokens)";
-  return ` (${limit} tokens${limit !== asked ? ', lowered by --max-cost; raise --max-cost for more' : ''})`;
+  return ` (${limit} tokens${limit !== asked ? `, ${lowered}` : ''})`;
 }
 
 interface Answer {

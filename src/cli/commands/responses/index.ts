@@ -11,7 +11,7 @@ import type { RunContext } from '../../run.js';
 import { defineCommand } from '../../define.js';
 import type { FlagValues } from '../../flags/flags.js';
 import { applyRoleFlag, blameRole } from '../../saved/roles.js';
-import { boundNote, guardSpend, limitFlagOf, SPEND_FLAGS } from '../../spend/spend-guard.js';
+import { boundNote, guardSpend, limitFlagOf, loweredBy, SPEND_FLAGS } from '../../spend/spend-guard.js';
 import { usage } from '../../exit-codes.js';
 import { checkMetadataFlags, readJsonFile, textOrFile } from '../../io/input.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from '../../answers/request-extras.js';
@@ -84,7 +84,7 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
     if (toolSet) final = await responsesToolLoop(io, { set: toolSet, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal, timeout: opts.toolTimeout ?? ctx.flags.timeout, timeoutFlag: opts.toolTimeout === undefined ? '--timeout' : '--tool-timeout', takesImages: imageInput(client, io.env, settings.apiRoot, req.model, signal) }, req, final, send);
     if (opts.routerMetadata && !opts.json) noteRouting(io, final);
     noteAnsweredBy(io, opts, req.model ?? (req.models as string[] | undefined)?.[0], typeof final?.model === 'string' ? final.model || undefined : undefined);
-    if (final?.status === 'incomplete') io.note(`note: the response is incomplete (${incompleteWhy(final, req.max_output_tokens, req.max_output_tokens !== asked)})`);
+    if (final?.status === 'incomplete') io.note(`note: the response is incomplete (${incompleteWhy(final, req.max_output_tokens, req.max_output_tokens !== asked ? loweredBy(guard) : undefined)})`);
     const u = final?.usage;
     ctx.logUsage({ endpoint: '/v1/responses', model: String(final?.model ?? req.model ?? ''), ...(final?.id ? { id: String(final.id) } : {}), ...usageFields(u as Record<string, unknown> | undefined) });
     if (opts.usage) io.note(usageLine(u ? { input: u.input_tokens, output: u.output_tokens, total: u.total_tokens, cost: u.cost } : undefined) + boundNote(guard));
@@ -169,10 +169,10 @@ async function streamResponse(io: IO, client: RouterClient, req: ResponsesReques
   return final;
 }
 
-/** Why a response stopped short, as it says, with the limit it had (and when --max-cost lowered it). */
-function incompleteWhy(final: Record<string, unknown>, limit: unknown, lowered: boolean): string {
+/** Why a response stopped short, as it says, with the limit it had (and what lowered it: --max-cost, a budget). */
+function incompleteWhy(final: Record<string, unknown>, limit: unknown, lowered: string | undefined): string {
   const reason = (final.incomplete_details as { reason?: unknown } | null | undefined)?.reason;
   const cut = reason === undefined || reason === 'max_output_tokens';
   if (!cut) return String(reason);
-  return `cut at its length limit${typeof limit === 'number' ? `, ${limit} output tokens` : ''}${lowered ? ', lowered by --max-cost' : ''}`;
+  return `cut at its length limit${typeof limit === 'number' ? `, ${limit} output tokens` : ''}${lowered ? `, ${lowered}` : ''}`;
 }
