@@ -64,3 +64,15 @@ it('--model on the command line: no note that the environment goes before the pr
   const flagged = await run(['chat', '--model', 'local/echo', 'hi'], env);
   expect(flagged).toMatchObject({ code: 0, stdout: 'hi\n', stderr: '' });
 });
+
+it("a command tool that prints binary: the model is told in one line, stderr warns; UTF-8 text passes as it is", async () => {
+  const tools = join(t.dir, 'bytes.json');
+  const tool = (name: string, command: string) => ({ type: 'function', function: { name, parameters: { type: 'object', properties: {} } }, command });
+  writeFileSync(tools, JSON.stringify([tool('png', "printf '\\211PNG\\r\\n\\032\\n\\000\\377'"), tool('accents', "printf 'h\\303\\251llo \\342\\234\\223'")]));
+  const bin = await run(['chat', '--model', 'local/tools', '--tools', tools, 'png']);
+  expect(bin.code).toBe(0);
+  expect(bin.stdout).toBe('From the tool results: png answered: [router: the output is 10 bytes of binary data, not UTF-8 text: not sent]\n');
+  expect(bin.stderr).toBe('warning: tool png: its output is 10 bytes of binary data, not text: the model was told so, not sent the bytes\n');
+  const text = await run(['chat', '--model', 'local/tools', '--tools', tools, 'accents']);
+  expect(text).toMatchObject({ code: 0, stdout: 'From the tool results: accents answered: héllo ✓\n', stderr: '' });
+});
