@@ -19,6 +19,7 @@ import { MessageAssembler, messageOf, type AssembledMessage } from '../../answer
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from '../../answers/request-extras.js';
 import { callsNotRun, chatCalls, imageInput, loadTools, mcpServers, openTools } from '../../tools/tool-runner.js';
 import { toolLoop } from '../../tools/tool-loop.js';
+import { atExit } from '../../../internal/exit-hooks.js';
 import { noteRouting } from '../../answers/routing-note.js';
 import { noteAnsweredBy } from '../../answers/answered-by.js';
 import { addUsage } from '../../../kit/messages.js';
@@ -97,7 +98,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     const ask = async () => {
       // Each round of a tool loop sends a longer prompt: it is held to what the cap has left.
       if (spent !== undefined) await guardNext(ctx, connected, guard, guarded, spent);
-      const a = streams ? await streamChat(io, client, req, opts, call) : await completeChat(io, client, req, opts, call);
+      const a = streams ? await streamChat(io, client, req, opts, call, (id, model, got) => ctx.logUsage({ endpoint: '/v1/chat/completions', model: model ?? req.model ?? req.models?.[0], id, ...usageFields(got) })) : await completeChat(io, client, req, opts, call);
       spent = (spent ?? 0) + (typeof a.usage?.cost === 'number' ? a.usage.cost : (guard.bound ?? 0));
       ctx.logUsage({ endpoint: '/v1/chat/completions', model: a.model ?? req.model ?? req.models?.[0], ...(a.id ? { id: a.id } : {}), ...usageFields(a.usage) });
       u = addUsage(u, a.usage);
@@ -167,7 +168,7 @@ async function completeChat(io: IO, client: RouterClient, req: ChatCompletionReq
 }
 
 /** Text deltas (or, with --json, every chunk as a JSON line) to stdout as they arrive. */
-async function streamChat(io: IO, client: RouterClient, req: ChatCompletionRequest, opts: ChatOptions, call: Call): Promise<Answer> {
+async function streamChat(io: IO, client: RouterClient, req: ChatCompletionRequest, opts: ChatOptions, call: Call, cut: (id: string, model?: string, usage?: ChatUsage) => void): Promise<Answer> {
   let usage: ChatUsage | undefined;
   let model: string | undefined;
   let id: string | undefined;
@@ -177,6 +178,16 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
   let endsLine = false;
   const assembler = new MessageAssembler();
   const reasoning = reasoningPrinter(io, opts);
+  // Begun, then cut (Ctrl-C, a reader gone: `| head` exits at once, a broken stream): the service charges
+  // what was generated. The ledger keeps the call without the cost it never got (usage --reconcile asks for it).
+  let kept = false;
+  const keep = (): boolean => {
+    if (kept || !id) return false;
+    kept = true;
+    cut(id, model, usage);
+    return true;
+  };
+  let forget: (() => void) | undefined;
   const chunks = opts.json ? await client.chat.stream(req, call) : await client.chat.streamText(req, call);
   // What one read of the network brought goes out in one write.
   async function* pieces() {
@@ -185,7 +196,10 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
       for (const chunk of batch) {
         if (chunk.usage) usage = chunk.usage;
         if (chunk.model) model ??= chunk.model;
-        if (chunk.id) id ??= chunk.id;
+        if (chunk.id) {
+          id ??= chunk.id;
+          forget ??= atExit(keep);
+        }
         finish = chunk.choices?.[0]?.finish_reason ?? finish;
         const content = deltaText(chunk);
         text += content;
@@ -207,8 +221,12 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
   await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: false }).catch((err: unknown) => {
     // A stream that broke ends with the text that came, an answer held back for --schema too.
     if (opts.schema && !opts.json && text && !call.signal.aborted) io.out(text.endsWith('\n') ? text : `${text}\n`);
+    forget?.();
+    // Said when the user cut it (Ctrl-C); a broken stream's error line is the one line it prints.
+    if (keep() && !usage && call.signal.aborted) io.note(`note: the answer was cut before its cost came; it is in the usage ledger without one (router usage --reconcile asks the service)`);
     throw err;
   });
+  forget?.();
   reasoning.end();
   return { text, usage, model, id, message: assembler.message(), finish };
 }
