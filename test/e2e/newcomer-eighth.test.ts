@@ -1,20 +1,28 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { HAS_TMUX, Terminal } from '../support/tmux.js';
 
 // Issue 46, round 8: a streamed answer cut by the user (Ctrl-C, `| head`) is charged for what was
 // generated; the usage ledger (and so the budgets) lost it. It is kept with its id, without a cost,
 // and `usage --reconcile` then makes the ledger agree with the credits charged.
 let t: TestEnv;
+let term: Terminal | undefined;
 beforeAll(async () => {
   t = await startTestEnv();
 });
-afterAll(() => t?.close());
+afterAll(async () => {
+  term?.close();
+  await t?.close();
+});
 
 const LONG = ['chat', '--model', 'local/lorem', '--max-tokens', '200000', 'write 200000 words'];
-const ledger = () => readFileSync(join(t.env.ROUTER_STATE_DIR!, 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+const ledger = () => {
+  const path = join(t.env.ROUTER_STATE_DIR!, 'usage.jsonl');
+  return existsSync(path) ? readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>) : [];
+};
 const credits = async (): Promise<number> => JSON.parse((await t.run(['credits', '--json'], { env: { ROUTER_MANAGEMENT_KEY: t.managementKey } })).stdout).total_usage;
 /** Waits until the service knows the generation (the emulator keeps a cancelled one once it sees the caller gone). */
 const known = (id: string) =>
@@ -50,4 +58,22 @@ it('| head -c 5: the reader gone ends router at once, and the call is still in t
   const kept = ledger().slice(before);
   expect(kept).toHaveLength(1);
   expect(kept[0]).toMatchObject({ command: 'chat', model: 'local/lorem', id: expect.stringMatching(/^gen-/) });
+}, 60_000);
+
+it.skipIf(!HAS_TMUX)('chat -i: an answer stopped with Ctrl-C is in the ledger with its id (it was charged)', async () => {
+  const before = ledger().length;
+  term = new Terminal(t.env);
+  term.run(`node ${BIN} chat -i --model local/lorem --max-tokens 200000 --raw`);
+  await term.waitFor(/^>\s*$/m);
+  term.run('write 200000 words');
+  // Stopped once the answer is under way: its words are on the screen.
+  await term.waitFor(/^[A-Z][a-z]+ [a-z]+ [a-z]+/m);
+  term.keys('C-c');
+  await term.waitFor(/answer stopped/);
+  term.keys('C-d');
+  expect(await term.lastExit()).toBe(0);
+  const kept = ledger().slice(before);
+  expect(kept).toHaveLength(1);
+  expect(kept[0]).toMatchObject({ command: 'chat', model: 'local/lorem', id: expect.stringMatching(/^gen-/) });
+  expect(kept[0]).not.toHaveProperty('cost');
 }, 60_000);
