@@ -76,3 +76,17 @@ it("a command tool that prints binary: the model is told in one line, stderr war
   const text = await run(['chat', '--model', 'local/tools', '--tools', tools, 'accents']);
   expect(text).toMatchObject({ code: 0, stdout: 'From the tool results: accents answered: héllo ✓\n', stderr: '' });
 });
+
+it('responses with a tool loop: each round in the ledger, --usage their sum, both what the emulator charged', async () => {
+  const tools = join(t.dir, 'fails.json');
+  writeFileSync(tools, JSON.stringify([{ type: 'function', name: 'fails', parameters: { type: 'object', properties: {} }, command: 'echo oops >&2; exit 3' }]));
+  const state = { ROUTER_STATE_DIR: join(t.dir, 'responses-rounds') };
+  const before = await usedCredits();
+  const r = await run(['responses', '--model', 'local/tools', '--tools', tools, '--usage', 'fails'], state);
+  expect(r.code).toBe(0);
+  const charged = round((await usedCredits()) - before);
+  const rows = JSON.parse((await run(['usage', '--json'], state)).stdout).total;
+  // Was 1 call and the last round's cost alone: the first round (the tool call) was charged but not counted.
+  expect([rows.calls, rows.cost]).toEqual([2, charged]);
+  expect(Number(/^usage: .* cost \$(\S+)$/m.exec(r.stderr)![1])).toBe(charged);
+});
