@@ -88,7 +88,10 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
     const settings = async (): Promise<Settings> => {
       resolved ??= import('../config/settings.js').then((m) => m.resolveSettings({ profile: flags.profile, apiRoot: flags.apiRoot }, io.env));
       const s = await resolved;
-      return commandModel ? { ...s, model: commandModel.model, from: { ...s.from, model: commandModel.from } } : s;
+      if (!commandModel) return s;
+      // The environment's model is not used either: no note that it goes before the profile's.
+      const overridden = s.overridden?.filter((o) => o.field !== 'model');
+      return { ...s, model: commandModel.model, from: { ...s.from, model: commandModel.from }, overridden: overridden?.length ? overridden : undefined };
     };
     const useCommandModel = (conversation?: { id: string; model?: string }) => {
       const { model, role } = opts as { model?: unknown; role?: unknown };

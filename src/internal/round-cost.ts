@@ -4,3 +4,9 @@
  * Here, below every layer that adds costs (batch may not import kit: docs/architecture.md).
  */
 export const roundCost = (x: number): number => Math.round(x * 1e10) / 1e10;
+
+/** A reported cost as text, to its last digit (ten decimals at most, six at least): 0.0008345, not 0.000834. */
+export function costText(x: number): string {
+  const digits = x.toFixed(10).replace(/0+$/, '').split('.')[1] ?? '';
+  return digits.length > 6 ? x.toFixed(digits.length) : x.toFixed(6);
+}

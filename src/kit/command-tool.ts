@@ -21,9 +21,25 @@ function keptOutput(name: string) {
       o.size += b.length;
       if (room > 0) kept.push(room < b.length ? b.subarray(0, room) : b);
     },
-    text: () => Buffer.concat(kept).toString('utf8') + (o.size > MAX_RESULT_BYTES ? `\n[router: the ${name} was cut at ${MAX_RESULT_BYTES / 1024 / 1024} MiB of ${o.size} bytes]` : ''),
+    /** Bytes that are not UTF-8 text (an image, a compressed file): named in one line, not sent as mangled text. */
+    binary: () => !isText(Buffer.concat(kept)),
+    text: () => {
+      if (o.binary()) return `[router: the ${name} is ${o.size} bytes of binary data, not UTF-8 text: not sent]`;
+      return Buffer.concat(kept).toString('utf8') + (o.size > MAX_RESULT_BYTES ? `\n[router: the ${name} was cut at ${MAX_RESULT_BYTES / 1024 / 1024} MiB of ${o.size} bytes]` : '');
+    },
   };
   return o;
+}
+
+/** Valid UTF-8 without NUL bytes; a character split where the output was cut still counts as text. */
+function isText(bytes: Buffer): boolean {
+  if (bytes.includes(0)) return false;
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: true });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export interface CommandRun {
@@ -31,6 +47,8 @@ export interface CommandRun {
   output: string;
   /** The streams sent back that were cut at MAX_RESULT_BYTES: the bytes kept of those the command wrote. */
   outputCut?: { stream: 'output' | 'stderr'; kept: number; size: number }[];
+  /** The streams sent back that were binary, not text: the model got a line naming them instead. */
+  binary?: { stream: 'output' | 'stderr'; size: number }[];
 }
 
 /**
@@ -99,8 +117,9 @@ export async function runCommand(command: string | string[], input: string, sign
       clearTimeout(leftOpen);
       if (done()) return;
       const sent = code === 0 ? [['output', out] as const] : [['stderr', err] as const, ['output', out] as const];
-      const outputCut = sent.filter(([, s]) => s.size > MAX_RESULT_BYTES).map(([stream, s]) => ({ stream, kept: MAX_RESULT_BYTES, size: s.size }));
-      const cut = outputCut.length ? { outputCut } : {};
+      const binary = sent.filter(([, s]) => s.size && s.binary()).map(([stream, s]) => ({ stream, size: s.size }));
+      const outputCut = sent.filter(([, s]) => s.size > MAX_RESULT_BYTES && !s.binary()).map(([stream, s]) => ({ stream, kept: MAX_RESULT_BYTES, size: s.size }));
+      const cut = { ...(outputCut.length ? { outputCut } : {}), ...(binary.length ? { binary } : {}) };
       if (code === 0) return resolve({ code: 0, output: out.text(), ...cut });
       const why = sig ? `was stopped by ${sig}` : `exited with code ${code}`;
       resolve({ code: code ?? 1, output: `the command ${why}${err.size ? `; stderr:\n${err.text()}` : ''}${out.size ? `\nstdout:\n${out.text()}` : ''}`, ...cut });
@@ -117,8 +136,8 @@ export function commandTool(def: { name: string; description?: string; parameter
     ...def,
     source: 'command',
     run: async (args, signal, call): Promise<ToolResult> => {
-      const { code, output, outputCut } = await runCommand(command, call?.arguments ?? JSON.stringify(args), signal, env);
-      return { ok: code === 0, code, text: output, ...(outputCut ? { outputCut } : {}) };
+      const { code, output, outputCut, binary } = await runCommand(command, call?.arguments ?? JSON.stringify(args), signal, env);
+      return { ok: code === 0, code, text: output, ...(outputCut ? { outputCut } : {}), ...(binary ? { binary } : {}) };
     },
   };
 }

@@ -18,6 +18,8 @@ export interface ToolResult {
   code?: number;
   /** What was cut before it went to the model (a command's streams, an MCP result): the bytes kept of those that came. */
   outputCut?: { stream: 'output' | 'stderr' | 'result'; kept: number; size: number }[];
+  /** A command's streams that were binary, not text: the model was sent a line naming them instead. */
+  binary?: { stream: 'output' | 'stderr'; size: number }[];
   images?: ToolImage[];
 }
 

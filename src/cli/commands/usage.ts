@@ -6,7 +6,7 @@ import type { FlagValues } from '../flags/flags.js';
 import type { UsageRecord } from '../../kit/spend/ledger.js';
 import { eachLedgerRecord } from '../../kit/spend/ledger-read.js';
 import { integerIn } from '../flags/options.js';
-import { roundCost } from '../../internal/round-cost.js';
+import { costText, roundCost } from '../../internal/round-cost.js';
 
 interface Totals {
   calls: number;
@@ -116,9 +116,9 @@ async function runUsage(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<void
   const rows = [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, t]) => ({ key, ...t, cost: roundCost(t.cost) }));
   const summed = { ...total, cost: roundCost(total.cost) };
   if (opts.json) return io.json({ since: new Date(from).toISOString(), until: now.toISOString(), by: opts.by, rows, total: summed, budgets });
-  const lines = [...rows, { key: 'total', ...summed }].map((r) => [r.key, String(r.calls), String(r.prompt_tokens), String(r.completion_tokens), String(r.total_tokens), `$${r.cost.toFixed(6)}`]);
+  const lines = [...rows, { key: 'total', ...summed }].map((r) => [r.key, String(r.calls), String(r.prompt_tokens), String(r.completion_tokens), String(r.total_tokens), `$${costText(r.cost)}`]);
   if (!io.stdoutTTY) return void io.out(`${lines.map((r) => r.join('\t')).join('\n')}\n`);
   const { table } = await import('../io/table.js');
   io.out(table(io, [opts.by, 'calls', 'prompt', 'completion', 'total tokens', 'cost'], lines));
-  for (const b of budgets) io.out(`${b.name}: $${b.spent.toFixed(6)} of $${b.limit.toFixed(6)} spent ${b.name === 'daily_budget' ? 'today' : 'this month'} (UTC), $${b.left.toFixed(6)} left; resets ${b.resets}\n`);
+  for (const b of budgets) io.out(`${b.name}: $${costText(b.spent)} of $${costText(b.limit)} spent ${b.name === 'daily_budget' ? 'today' : 'this month'} (UTC), $${costText(b.left)} left; resets ${b.resets}\n`);
 }

@@ -1,4 +1,5 @@
 import type { IO } from './io.js';
+import { costText } from '../../internal/round-cost.js';
 
 /** Tokens and the cost the service reported, whatever the operation calls them. */
 export interface TokenUsage {
@@ -13,7 +14,7 @@ export interface TokenUsage {
 export function usageLine(u: TokenUsage | undefined, words: [string, string] = ['input', 'output']): string {
   if (!u) return 'usage: not reported';
   // As reported, to the last digit the service gives (a cost of $0.00000002 is not $0.000000).
-  const cost = typeof u.cost === 'number' ? `, cost $${u.cost < 1e-6 && u.cost > 0 ? u.cost.toFixed(10).replace(/0+$/, '') : u.cost.toFixed(6)}` : '';
+  const cost = typeof u.cost === 'number' ? `, cost $${costText(u.cost)}` : '';
   if (u.output === undefined) return `usage: ${u.input} ${words[0]} tokens${cost}`;
   return `usage: ${u.input} ${words[0]} + ${u.output} ${words[1]} = ${u.total} tokens${cost}`;
 }

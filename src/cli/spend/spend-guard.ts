@@ -35,10 +35,12 @@ export interface Guard extends Checked {
   dryRun: boolean;
   /** The kit's guard: a further call of the command (a tool loop's next round) is held to what is left. */
   kit?: SpendGuard;
+  /** The cap that last lowered the completion limit (--max-cost or a budget), for the note on an answer cut at it. */
+  lowered?: { cap?: Cap };
 }
 
 /** The kit's guard with the run's flags and settings; its notes said on stderr. */
-export function spendGuard(ctx: RunContext<SpendOptions>, { client, settings }: Connected): SpendGuard {
+export function spendGuard(ctx: RunContext<SpendOptions>, { client, settings }: Connected, seen?: { cap?: Cap }): SpendGuard {
   const { io, opts } = ctx;
   return new SpendGuard({
     prices: (ids, refresh) => pricesOf(ctx, client, settings.apiRoot ?? DEFAULT_API_ROOT, ids, refresh),
@@ -51,7 +53,10 @@ export function spendGuard(ctx: RunContext<SpendOptions>, { client, settings }: 
     signal: ctx.signal,
     newHold: (env, profile, usd) => new BudgetHold(env, profile, usd),
     on: {
-      lowered: (tokens, cap) => io.note(`note: max tokens lowered to ${tokens} to stay within ${cap.name}`),
+      lowered: (tokens, cap) => {
+        if (seen) seen.cap = cap;
+        io.note(`note: max tokens lowered to ${tokens} to stay within ${cap.name}`);
+      },
       waiting: (why) => io.info(`waiting for calls under way to end: ${why}`),
       hold: (hold) => ctx.holdBudget(hold as BudgetHold),
       unkept: (names) => {
@@ -66,14 +71,21 @@ export function spendGuard(ctx: RunContext<SpendOptions>, { client, settings }: 
 
 /** Checks the call against --max-cost and the budgets; may lower its completion limit in `call.body`. */
 export async function guardSpend(ctx: RunContext<SpendOptions>, connected: Connected, call: GuardedCall): Promise<Guard> {
-  const kit = spendGuard(ctx, connected);
+  const lowered: { cap?: Cap } = {};
+  const kit = spendGuard(ctx, connected, lowered);
   const checked = await kit.check(call);
   if (ctx.opts.dryRun) {
     const limit = call.completes ? `, completion ≤ ${checked.completionMost} tokens` : '';
     const line = checked.unknown !== undefined ? `cost bound: unknown (${checked.unknown})` : checked.bound !== undefined ? `cost bound: ${usdBound(checked.bound)} (prompt ≤ ${checked.size!.promptTokens} tokens${limit}, at the prices of ${checked.boundModel})` : undefined;
     if (line) dryRun(ctx, call, line);
   }
-  return Object.assign(checked, { dryRun: !!ctx.opts.dryRun, kit });
+  return Object.assign(checked, { dryRun: !!ctx.opts.dryRun, kit, lowered });
+}
+
+/** What lowered a completion limit an answer was then cut at, and the way to more: --max-cost, or what was left of a budget. */
+export function loweredBy(guard: Guard): string {
+  const budget = /^what is left of (\w+)/.exec(guard.lowered?.cap?.name ?? '')?.[1];
+  return budget ? `lowered to fit what is left of ${budget}; raise it or pass --ignore-budget for more` : 'lowered by --max-cost; raise --max-cost for more';
 }
 
 /**

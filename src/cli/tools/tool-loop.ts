@@ -61,6 +61,7 @@ export async function runRound(io: IO, loop: ToolLoop, calls: ShownCall[], round
     io.info(`tool ${shownCall(call)} -> ${label(o, timeoutName)}`);
     if (o.code === 127) io.note(`warning: tool ${call.name}: its command was not found (exit 127)`);
     else if (o.status === 'failed') io.note(`warning: tool ${call.name} failed${o.code === undefined ? '' : ` (exit ${o.code})`}: what it said went to the model`);
+    for (const b of o.binary ?? []) io.note(`warning: tool ${call.name}: its ${b.stream} is ${b.size} bytes of binary data, not text: the model was told so, not sent the bytes`);
     for (const c of o.outputCut ?? []) io.note(`warning: tool ${call.name}: its ${c.stream} was cut: the model got the first ${c.kept} bytes of ${c.size}`);
     if (o.status === 'timeout') io.note(`warning: tool ${call.name} ran past ${timeoutName} ${timeoutMs / 1000}s and was stopped`);
     if (o.cut) io.note(`warning: the result of ${call.name} was cut: the tool results of one chat keep at most ${loop.budget.limit / 1024 / 1024} MiB together`);

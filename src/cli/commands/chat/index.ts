@@ -13,12 +13,13 @@ import { defineCommand } from '../../define.js';
 import { applyRoleFlag, blameRole } from '../../saved/roles.js';
 import { textOrFile } from '../../io/input.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
-import { boundNote, guardNext, guardSpend, limitFlagOf, SPEND_FLAGS } from '../../spend/spend-guard.js';
+import { boundNote, guardNext, guardSpend, limitFlagOf, loweredBy, SPEND_FLAGS } from '../../spend/spend-guard.js';
 import { keepConversation, openConversation, withSystem } from './conversation.js';
 import { MessageAssembler, messageOf, type AssembledMessage } from '../../answers/answer-extras.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from '../../answers/request-extras.js';
 import { callsNotRun, chatCalls, imageInput, loadTools, mcpServers, openTools } from '../../tools/tool-runner.js';
 import { toolLoop } from '../../tools/tool-loop.js';
+import { atExit } from '../../../internal/exit-hooks.js';
 import { noteRouting } from '../../answers/routing-note.js';
 import { noteAnsweredBy } from '../../answers/answered-by.js';
 import { addUsage } from '../../../kit/messages.js';
@@ -97,14 +98,15 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     const ask = async () => {
       // Each round of a tool loop sends a longer prompt: it is held to what the cap has left.
       if (spent !== undefined) await guardNext(ctx, connected, guard, guarded, spent);
-      const a = streams ? await streamChat(io, client, req, opts, call) : await completeChat(io, client, req, opts, call);
+      const a = streams ? await streamChat(io, client, req, opts, call, (id, model, got) => ctx.logUsage({ endpoint: '/v1/chat/completions', model: model ?? req.model ?? req.models?.[0], id, ...usageFields(got) })) : await completeChat(io, client, req, opts, call);
       spent = (spent ?? 0) + (typeof a.usage?.cost === 'number' ? a.usage.cost : (guard.bound ?? 0));
       ctx.logUsage({ endpoint: '/v1/chat/completions', model: a.model ?? req.model ?? req.models?.[0], ...(a.id ? { id: a.id } : {}), ...usageFields(a.usage) });
       u = addUsage(u, a.usage);
       if (a.failure) throw a.failure;
-      if (a.finish === 'length') io.note(`note: the answer was cut at its length limit${lengthLimit(req.max_completion_tokens, asked)}`);
+      if (a.finish === 'length') io.note(`note: the answer was cut at its length limit${lengthLimit(req.max_completion_tokens, asked, loweredBy(guard))}`);
       return a;
     };
+    const spentLine = () => usageLine(u && { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens, cost: u.cost }, ['prompt', 'completion']) + boundNote(guard);
     let answer = await ask();
     noteAnsweredBy(io, opts, req.model ?? req.models?.[0], answer.model);
     // Calls left to the caller end the command (exit 11) once --usage has counted what they cost.
@@ -113,11 +115,15 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
       if (toolSet) answer = await toolLoop(io, { set: toolSet, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal, timeout: opts.toolTimeout ?? ctx.flags.timeout, timeoutFlag: opts.toolTimeout === undefined ? '--timeout' : '--tool-timeout', takesImages: imageInput(client, io.env, settings.apiRoot, req.model, signal) }, messages, answer, ask);
       else if (answer.message.tool_calls?.length) throw callsNotRun(io, chatCalls(answer.message.tool_calls), 'no --tools was given', !!opts.json);
     } catch (err) {
-      if (!(err instanceof CliError && err.exitCode === EXIT.TOOL_CALLS)) throw err;
+      // A later round refused (--max-cost, a budget) or failed: what the rounds before it cost is still said.
+      if (!(err instanceof CliError && err.exitCode === EXIT.TOOL_CALLS)) {
+        if (opts.usage) io.note(spentLine());
+        throw err;
+      }
       notRun = err;
     }
     if (!notRun) keepConversation(ctx, earlier, req.model, messages.map((m) => (m === user ? recordedUser(prompt, extras) : m)), answer.text, prompt, answer.model);
-    if (opts.usage) io.note(usageLine(u && { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens, cost: u.cost }, ['prompt', 'completion']) + boundNote(guard));
+    if (opts.usage) io.note(spentLine());
     if (notRun) throw notRun;
     // Last: an answer that does not follow --schema ends the command (exit 10), after it was kept and counted.
     finishAnswer(io, opts, extras, answer.message);
@@ -128,10 +134,10 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
 
 type Call = { signal: AbortSignal; routerMetadata?: boolean };
 
-/** The limit an answer was cut at, for the note that says so: the tokens, and whether --max-cost lowered them. */
-function lengthLimit(limit: number | undefined, asked: number | undefined): string {
+/** The limit an answer was cut at, for the note that says so: the tokens, and what lowered them (--max-cost, a budget). */
+function lengthLimit(limit: number | undefined, asked: number | undefined, lowered: string): string {
   if (limit === undefined) return " (the model's most output tokens)";
-  return ` (${limit} tokens${limit !== asked ? ', lowered by --max-cost; raise --max-cost for more' : ''})`;
+  return ` (${limit} tokens${limit !== asked ? `, ${lowered}` : ''})`;
 }
 
 interface Answer {
@@ -162,7 +168,7 @@ async function completeChat(io: IO, client: RouterClient, req: ChatCompletionReq
 }
 
 /** Text deltas (or, with --json, every chunk as a JSON line) to stdout as they arrive. */
-async function streamChat(io: IO, client: RouterClient, req: ChatCompletionRequest, opts: ChatOptions, call: Call): Promise<Answer> {
+async function streamChat(io: IO, client: RouterClient, req: ChatCompletionRequest, opts: ChatOptions, call: Call, cut: (id: string, model?: string, usage?: ChatUsage) => void): Promise<Answer> {
   let usage: ChatUsage | undefined;
   let model: string | undefined;
   let id: string | undefined;
@@ -172,6 +178,16 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
   let endsLine = false;
   const assembler = new MessageAssembler();
   const reasoning = reasoningPrinter(io, opts);
+  // Begun, then cut (Ctrl-C, a reader gone: `| head` exits at once, a broken stream): the service charges
+  // what was generated. The ledger keeps the call without the cost it never got (usage --reconcile asks for it).
+  let kept = false;
+  const keep = (): boolean => {
+    if (kept || !id) return false;
+    kept = true;
+    cut(id, model, usage);
+    return true;
+  };
+  let forget: (() => void) | undefined;
   const chunks = opts.json ? await client.chat.stream(req, call) : await client.chat.streamText(req, call);
   // What one read of the network brought goes out in one write.
   async function* pieces() {
@@ -180,7 +196,10 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
       for (const chunk of batch) {
         if (chunk.usage) usage = chunk.usage;
         if (chunk.model) model ??= chunk.model;
-        if (chunk.id) id ??= chunk.id;
+        if (chunk.id) {
+          id ??= chunk.id;
+          forget ??= atExit(keep);
+        }
         finish = chunk.choices?.[0]?.finish_reason ?? finish;
         const content = deltaText(chunk);
         text += content;
@@ -202,8 +221,12 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
   await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: false }).catch((err: unknown) => {
     // A stream that broke ends with the text that came, an answer held back for --schema too.
     if (opts.schema && !opts.json && text && !call.signal.aborted) io.out(text.endsWith('\n') ? text : `${text}\n`);
+    forget?.();
+    // Said when the user cut it (Ctrl-C); a broken stream's error line is the one line it prints.
+    if (keep() && !usage && call.signal.aborted) io.note(`note: the answer was cut before its cost came; it is in the usage ledger without one (router usage --reconcile asks the service)`);
     throw err;
   });
+  forget?.();
   reasoning.end();
   return { text, usage, model, id, message: assembler.message(), finish };
 }

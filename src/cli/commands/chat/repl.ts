@@ -167,6 +167,8 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
       let answer = '';
       let answered: string | undefined;
       let turn: Awaited<ReturnType<typeof guardSpend>> | undefined;
+      // An answer stopped once begun is charged for what was generated: kept in the ledger by its id, without a cost.
+      let stopped: (() => void) | undefined;
       const md = await more.answerRenderer(io, opts);
       try {
         const req = buildChatRequest([...c.history], opts, c.model);
@@ -201,10 +203,12 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
           for await (const chunk of await client.chat.streamText(req, { signal: turnSignal })) {
             if (chunk.usage) used = chunk.usage as unknown as Record<string, unknown>;
             if (chunk.id) id ??= chunk.id;
+            if (id && !stopped) stopped = () => log(used, id);
             if (chunk.model) answered ??= chunk.model;
             const piece = deltaText(chunk);
             if (piece) print(piece);
           }
+          stopped = undefined;
           log(used, id);
         }
         io.out(md ? md.end() || '\n' : '\n');
@@ -221,6 +225,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
           c.history = kept.messages.map((k) => sent.get(JSON.stringify(k)) ?? k);
         }
       } catch (err) {
+        stopped?.();
         turn?.hold?.release();
         // The exchange is dropped; its attachments wait for the next message, unless the service refused
         // the message itself (a model that takes no images): sent again, they would be refused again.

@@ -11,7 +11,8 @@ import type { RunContext } from '../../run.js';
 import { defineCommand } from '../../define.js';
 import type { FlagValues } from '../../flags/flags.js';
 import { applyRoleFlag, blameRole } from '../../saved/roles.js';
-import { boundNote, guardSpend, limitFlagOf, SPEND_FLAGS } from '../../spend/spend-guard.js';
+import { roundCost } from '../../../internal/round-cost.js';
+import { boundNote, guardSpend, limitFlagOf, loweredBy, SPEND_FLAGS } from '../../spend/spend-guard.js';
 import { usage } from '../../exit-codes.js';
 import { checkMetadataFlags, readJsonFile, textOrFile } from '../../io/input.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from '../../answers/request-extras.js';
@@ -79,14 +80,19 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
     const asked = req.max_output_tokens;
     const guard = await guardSpend(ctx, connected, { body, unboundable: loop, sentWith: (opts.stream ?? !opts.json) ? { stream: true } : undefined, models: [req.model, ...((req.models as string[] | undefined) ?? [])], limitField: 'max_output_tokens', limitFlag: limitFlagOf(ctx, 'maxOutputTokens', '--max-output-tokens'), explicitLimit: opts.maxOutputTokens !== undefined, completes: true });
     if (guard.dryRun) return;
-    const send = (r: ResponsesRequest) => ((opts.stream ?? !opts.json) ? streamResponse(io, client, r, opts, call) : createResponse(io, client, r, opts, call));
+    // Each round of a tool loop is a call the service charges: each is in the ledger, and --usage sums them.
+    let u: ResponseUsage | undefined;
+    const send = async (r: ResponsesRequest) => {
+      const got = await ((opts.stream ?? !opts.json) ? streamResponse(io, client, r, opts, call) : createResponse(io, client, r, opts, call));
+      ctx.logUsage({ endpoint: '/v1/responses', model: String(got?.model ?? req.model ?? ''), ...(got?.id ? { id: String(got.id) } : {}), ...usageFields(got?.usage as Record<string, unknown> | undefined) });
+      u = summed(u, got?.usage ?? undefined);
+      return got;
+    };
     let final = await send(req);
     if (toolSet) final = await responsesToolLoop(io, { set: toolSet, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal, timeout: opts.toolTimeout ?? ctx.flags.timeout, timeoutFlag: opts.toolTimeout === undefined ? '--timeout' : '--tool-timeout', takesImages: imageInput(client, io.env, settings.apiRoot, req.model, signal) }, req, final, send);
     if (opts.routerMetadata && !opts.json) noteRouting(io, final);
     noteAnsweredBy(io, opts, req.model ?? (req.models as string[] | undefined)?.[0], typeof final?.model === 'string' ? final.model || undefined : undefined);
-    if (final?.status === 'incomplete') io.note(`note: the response is incomplete (${incompleteWhy(final, req.max_output_tokens, req.max_output_tokens !== asked)})`);
-    const u = final?.usage;
-    ctx.logUsage({ endpoint: '/v1/responses', model: String(final?.model ?? req.model ?? ''), ...(final?.id ? { id: String(final.id) } : {}), ...usageFields(u as Record<string, unknown> | undefined) });
+    if (final?.status === 'incomplete') io.note(`note: the response is incomplete (${incompleteWhy(final, req.max_output_tokens, req.max_output_tokens !== asked ? loweredBy(guard) : undefined)})`);
     if (opts.usage) io.note(usageLine(u ? { input: u.input_tokens, output: u.output_tokens, total: u.total_tokens, cost: u.cost } : undefined) + boundNote(guard));
     const failure = final && readResponse(final).failure;
     if (failure) throw failure;
@@ -169,10 +175,19 @@ async function streamResponse(io: IO, client: RouterClient, req: ResponsesReques
   return final;
 }
 
-/** Why a response stopped short, as it says, with the limit it had (and when --max-cost lowered it). */
-function incompleteWhy(final: Record<string, unknown>, limit: unknown, lowered: boolean): string {
+/** Why a response stopped short, as it says, with the limit it had (and what lowered it: --max-cost, a budget). */
+function incompleteWhy(final: Record<string, unknown>, limit: unknown, lowered: string | undefined): string {
   const reason = (final.incomplete_details as { reason?: unknown } | null | undefined)?.reason;
   const cut = reason === undefined || reason === 'max_output_tokens';
   if (!cut) return String(reason);
-  return `cut at its length limit${typeof limit === 'number' ? `, ${limit} output tokens` : ''}${lowered ? ', lowered by --max-cost' : ''}`;
+  return `cut at its length limit${typeof limit === 'number' ? `, ${limit} output tokens` : ''}${lowered ? `, ${lowered}` : ''}`;
+}
+
+type ResponseUsage = NonNullable<NonNullable<ResponsesResult>['usage']>;
+
+/** The usage of the rounds so far and of one more (a cost only when a round reported one). */
+function summed(a: ResponseUsage | undefined, b: ResponseUsage | undefined): ResponseUsage | undefined {
+  if (!a || !b) return a ?? b;
+  const cost = a.cost === undefined && b.cost === undefined ? {} : { cost: roundCost((a.cost ?? 0) + (b.cost ?? 0)) };
+  return { input_tokens: a.input_tokens + b.input_tokens, output_tokens: a.output_tokens + b.output_tokens, total_tokens: a.total_tokens + b.total_tokens, ...cost };
 }
