@@ -3,7 +3,7 @@ import { runCliInProcess } from '../support/cli-env.js';
 import { startBadServer, type BadServer, type Misbehaviour } from '../support/bad-server.js';
 
 // No false success: a stream that breaks in any way ends with one error line and a non-zero code,
-// promptly, for chat, chat --stream --json and responses.
+// for chat, chat --stream --json and responses (a hang is the test's own timeout, never a wall-clock assert).
 // The timeout: 15 s where the failure must come before it (a loaded machine moves 64 MiB slowly); where the
 // timeout is the failure, 500 ms.
 const KINDS: [Misbehaviour, RegExp, number, string][] = [
@@ -28,14 +28,12 @@ for (const [kind, message, code, timeout] of KINDS) {
     afterAll(() => server.close());
     for (const [name, args] of COMMANDS) {
       it(name, async () => {
-        const started = Date.now();
         const r = await runCliInProcess(['--timeout', timeout, '--max-retries', '0', ...args], {
           env: { ROUTER_API_ROOT: server.apiRoot, ROUTER_API_KEY: 'sk-test-key-000000', ROUTER_CONFIG_DIR: '/nonexistent-router-config', ROUTER_PROFILE: '' },
         });
         expect(r.code).toBe(code);
         expect(r.stderr).toMatch(message);
         expect(r.stderr.trim().split('\n')).toHaveLength(1);
-        expect(Date.now() - started).toBeLessThan(30_000);
         if (!args.includes('--json')) expect(r.stdout).toMatch(/^partial/);
       });
     }
