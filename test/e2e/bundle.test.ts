@@ -16,6 +16,15 @@ function loadBundle(root: string): { main: string; rejected: boolean | null } {
   return JSON.parse(execFileSync(process.execPath, ['-e', code], { encoding: 'utf8', env: { PATH: process.env.PATH } }));
 }
 
+/** A copy of the checkout's built package (its dependencies linked), to damage or change. */
+function copyCheckout(copy: string): string {
+  cpSync(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
+  cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true, preserveTimestamps: true });
+  cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
+  symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+  return copy;
+}
+
 describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
   let t: TestEnv;
   let dir: string;
@@ -56,11 +65,7 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     const [first, ...loaded] = models.stderr.trim().split('\n');
     expect(first).toBe('router: started from the bundle and its code cache');
     expect(loaded.some((line) => /^router: loaded models-\w+\.js and its code cache$/.test(line))).toBe(true);
-    const copy = join(dir, 'checkout-chunks');
-    cpSync(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
-    cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true });
-    cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
-    symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+    const copy = copyCheckout(join(dir, 'checkout-chunks'));
     const chunk = join(copy, 'dist', 'cli.chunks', readdirSync(join(copy, 'dist', 'cli.chunks')).find((name) => /^models-\w+\.cjs$/.test(name))!);
     const models2 = () => promisify(execFile)(process.execPath, [join(copy, 'bin', 'router'), 'models'], { encoding: 'utf8', env: { ...process.env, ...t.env } }).then(() => ({ code: 0, stderr: '' }), (err: { code: number; stderr: string }) => err);
     writeFileSync(chunk, readFileSync(chunk, 'latin1').replace(/^\/\* router \w+ \*\//, '/* router 0000 */'), 'latin1');
@@ -159,11 +164,7 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
       expect(r.stdout).toMatch(out);
       expect(JSON.parse(readFileSync(list, 'utf8'))).not.toContain('NativeModule internal/modules/esm/module_job');
     }
-    const copy = join(dir, 'checkout-quick');
-    cpSync(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
-    cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true, preserveTimestamps: true });
-    cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
-    symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+    const copy = copyCheckout(join(dir, 'checkout-quick'));
     // A bare tsc since the build writes quick.js without the build id.
     const quickJs = join(copy, 'dist', 'cli', 'quick.js');
     writeFileSync(quickJs, readFileSync(quickJs, 'utf8').replace(/^\/\* router build \w+ \*\/\n/, ''));
@@ -173,11 +174,7 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
   });
 
   it('on a node the build made no code cache for, makes one of its own in the user\'s cache folder, never in the package', async () => {
-    const copy = join(dir, 'other-node');
-    cpSync(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
-    cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true });
-    cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
-    symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+    const copy = copyCheckout(join(dir, 'other-node'));
     // The build's caches are for another node's version (an installed package, run by the user's node).
     const foreign = (name: string) => name.replace(process.version, 'v0.0.0');
     for (const folder of [join(copy, 'dist'), join(copy, 'dist', 'cli.chunks')]) {
@@ -211,11 +208,7 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
   });
 
   it('is left aside when damaged, or when dist/cli is of another build (a bare tsc since): the modules run', async () => {
-    const copy = join(dir, 'checkout');
-    cpSync(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
-    cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true });
-    cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
-    symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+    const copy = copyCheckout(join(dir, 'checkout'));
     expect(loadBundle(copy)).toEqual({ main: 'function', rejected: false });
     const bundle = join(copy, 'dist', 'cli.bundle.cjs');
     const whole = readFileSync(bundle, 'latin1');
