@@ -1,33 +1,18 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { parseProviders } from '../../src/emulator/providers/config.js';
+import { testGateway } from '../support/upstreams.js';
 
 // A gateway with `local_models: false` serves no fake model: its model list, GET /v1/model/… and a
 // chat leave them out. Before, GET /v1/models/local/echo/endpoints still answered 200 with
 // local-alpha and local-beta endpoints of a model the gateway does not serve.
-let dir: string;
-let gateway: Emulator;
-let key: string;
+let gw: Awaited<ReturnType<typeof testGateway>>;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-model-endpoints-gw-'));
-  const config = parseProviders('providers:\n  - { name: up, base_url: "http://127.0.0.1:9/v1", models: { test/m: m } }\nlocal_models: false\n', {});
-  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config } });
-  key = gateway.store.firstKeys().apiKey;
+  gw = await testGateway('providers:\n  - { name: up, base_url: "http://127.0.0.1:9/v1", models: { test/m: m } }\nlocal_models: false\n');
 });
 
-afterAll(async () => {
-  await gateway?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => gw?.close());
 
-const get = async (path: string) => {
-  const res = await fetch(`${gateway.apiRoot}${path}`, { headers: { authorization: `Bearer ${key}` } });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-};
+const get = (path: string) => gw.get<Record<string, unknown>>(path);
 
 describe('a gateway without the fake models', () => {
   it('lists no endpoints of a fake model, as it lists no such model', async () => {

@@ -1,16 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { parseProviders } from '../../src/emulator/providers/config.js';
+import { testGateway } from '../support/upstreams.js';
 import { answerValidator, violations } from '../conformance/openapi-fixtures.js';
 
 // A gateway's upstream models have endpoints too (before: 404 for all but local/… models): one per
 // provider of the providers file that serves the model, named as the file names it, at its prices.
-let dir: string;
-let gateway: Emulator;
-let key: string;
+let gw: Awaited<ReturnType<typeof testGateway>>;
 
 const PROVIDERS = `providers:
   - name: alpha
@@ -25,19 +19,11 @@ const PROVIDERS = `providers:
 `;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-endpoints-up-'));
-  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config: parseProviders(PROVIDERS, {}) } });
-  key = gateway.store.firstKeys().apiKey;
+  gw = await testGateway(PROVIDERS);
 });
-afterAll(async () => {
-  await gateway?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => gw?.close());
 
-const get = async (path: string) => {
-  const res = await fetch(`${gateway.apiRoot}${path}`, { headers: { authorization: `Bearer ${key}` } });
-  return { status: res.status, body: (await res.json()) as any };
-};
+const get = (path: string) => gw.get<any>(path);
 /** The answer checked against the OpenAPI, with each provider_name as one of its closed list (docs/conformance.md). */
 const conforms = (body: any) => violations(answerValidator('get', '/models/{author}/{slug}/endpoints'), { data: { ...body.data, endpoints: body.data.endpoints.map((e: object) => ({ ...e, provider_name: 'OpenAI' })) } });
 

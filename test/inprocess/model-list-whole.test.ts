@@ -1,35 +1,20 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { parseProviders } from '../../src/emulator/providers/config.js';
+import { testGateway } from '../support/upstreams.js';
 import { answerValidator, violations } from '../conformance/openapi-fixtures.js';
 
 // The OpenAPI's listModels, listModelsUser (served from the same list) and listEmbeddingsModels: "When both offset and limit are omitted, the
 // full list is returned"; a limit is 1 to 1000, 500 by default. Before, a list of more than 500
 // models was cut at 500 when the query named neither.
 const N = 501;
-let dir: string;
-let gateway: Emulator;
-let key: string;
+let gw: Awaited<ReturnType<typeof testGateway>>;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-model-list-whole-'));
   const ids = (kind: string) => Array.from({ length: N }, (_, i) => `test/${kind}${i}: up${i}`).join(', ');
-  const config = parseProviders(`providers:\n  - name: up\n    base_url: "http://127.0.0.1:9/v1"\n    models: { ${ids('chat')} }\n    embedding_models: { ${ids('vec')} }\nlocal_models: false\n`, {});
-  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config } });
-  key = gateway.store.firstKeys().apiKey;
+  gw = await testGateway(`providers:\n  - name: up\n    base_url: "http://127.0.0.1:9/v1"\n    models: { ${ids('chat')} }\n    embedding_models: { ${ids('vec')} }\nlocal_models: false\n`);
 });
-afterAll(async () => {
-  await gateway?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => gw?.close());
 
-const get = async (path: string) => {
-  const res = await fetch(`${gateway.apiRoot}${path}`, { headers: { authorization: `Bearer ${key}` } });
-  return { status: res.status, body: (await res.json()) as { data: { id: string }[]; total_count: number; links: { next: string | null } } };
-};
+const get = (path: string) => gw.get<{ data: { id: string }[]; total_count: number; links: { next: string | null } }>(path);
 
 describe.each([['/v1/embeddings/models', '/embeddings/models', 'vec'], ['/v1/models', '/models', 'chat'], ['/v1/models/user', '/models/user', 'chat']])('%s', (path, op, kind) => {
   it('answers the whole list when the query names neither offset nor limit, and pages when it names one', async () => {

@@ -1,5 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type AddressInfo, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseProviders } from '../../src/emulator/providers/config.js';
+import { startEmulator } from '../../src/emulator/server.js';
 
 /** A small local HTTP server standing in for an upstream that misbehaves; `seen` keeps each request's headers. */
 export interface LocalUpstream {
@@ -72,3 +77,21 @@ export const breaking = (tokens: number) => localUpstream((_req, res) => {
   for (let i = 0; i < tokens; i++) res.write(sseChunk(`token${i} `));
   setTimeout(() => res.destroy(), 20);
 });
+
+/** A gateway (`router serve --providers`) from a providers file's text, in a temp folder of its own; `get` asks it with its API key. */
+export async function testGateway(providers: string, name = 'gateway') {
+  const dir = mkdtempSync(join(tmpdir(), `router-${name}-`));
+  const gateway = await startEmulator({ stateDir: join(dir, 'state'), port: 0, gateway: { config: parseProviders(providers, {}) } });
+  const key = gateway.store.firstKeys().apiKey;
+  return {
+    gateway,
+    get: async <T = any>(path: string) => {
+      const res = await fetch(`${gateway.apiRoot}${path}`, { headers: { authorization: `Bearer ${key}` } });
+      return { status: res.status, body: (await res.json()) as T };
+    },
+    close: async () => {
+      await gateway.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
