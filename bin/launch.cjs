@@ -174,7 +174,9 @@ function loadBundle(argv = []) {
     if (!id || id !== moduleId(join(dist, 'cli', 'main.js'))) return trace('the modules (the bundle is of another build)');
     cache = cachePath(source);
     own = ownCachePath(`cli.bundle.${id}`);
-    if (process.env.ROUTER_TRAIN_CODE_CACHE !== '1') ({ data: cachedData, path: cachedFrom } = readFirst([cache, own], bytes));
+    // This machine's own first: there is one only where the build's was missing or rejected (V8 flags
+    // of NODE_OPTIONS, --max-old-space-size too, make V8 reject it on every call).
+    if (process.env.ROUTER_TRAIN_CODE_CACHE !== '1') ({ data: cachedData, path: cachedFrom } = readFirst([own, cache], bytes));
   } catch {
     return trace(source === undefined ? 'the modules (no bundle)' : 'the modules (no dist/cli/main.js)');
   }
@@ -214,9 +216,9 @@ function chunkLoader(packed, id, foreign) {
     // Chunks of another build than the pack would not fit it: a dist/ half built, or copied over another.
     if (bundleId(source) !== id) throw new Error(`${path} is ${source ? 'of another build than' : 'missing, unlike'} ${file}: run "npm run build" in the package's folder`);
     const cache = `${path}.${process.version}.cache`;
-    // On a node the build made no caches for, chunks get this machine's own (with the build's, those it left out stay so).
+    // On a node the build made no caches for (or whose flags reject them), chunks get this machine's own first.
     const own = foreign ? ownCachePath(`chunk.${id}.${name}`) : undefined;
-    const { data: cachedData, path: cachedFrom } = training ? {} : readFirst([cache, own]);
+    const { data: cachedData, path: cachedFrom } = training ? {} : readFirst([own, cache]);
     const script = new vm.Script(source, { filename: path, cachedData });
     const rejected = !!cachedData && script.cachedDataRejected;
     trace(`loaded ${name}${cachedData && !rejected ? ` and its code cache${cachedFrom === own ? ' (made on this machine)' : ''}` : ''}`);

@@ -236,6 +236,18 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     expect((await run(['chat', '--model', 'local/echo', 'taken'])).stderr).toBe('router: started from the bundle and its code cache (made on this machine)\n');
   });
 
+  it('on the build\'s node under V8 flags that reject the build\'s caches (NODE_OPTIONS), starts from its own after one call', async () => {
+    const { copy, run } = otherNodeCopy('flagged');
+    for (const folder of [join(copy, 'dist'), join(copy, 'dist', 'cli.chunks')]) {
+      for (const file of readdirSync(folder).filter((n) => n.endsWith('.v0.0.0.cache'))) renameSync(join(folder, file), join(folder, file.replace('v0.0.0', process.version)));
+    }
+    const flagged = { NODE_OPTIONS: '--max-old-space-size=4000' };
+    expect((await run(['chat', '--model', 'local/echo', 'first'], flagged)).stderr).toBe('router: started from the bundle (its code cache rejected)\n');
+    expect((await run(['chat', '--model', 'local/echo', 'next'], flagged)).stderr).toBe('router: started from the bundle and its code cache (made on this machine)\n');
+    await run(['models'], flagged);
+    expect((await run(['models'], flagged)).stderr).toMatch(/^router: loaded models-\w+\.js and its code cache \(made on this machine\)$/m);
+  });
+
   it('is left aside when damaged, or when dist/cli is of another build (a bare tsc since): the modules run', async () => {
     const copy = join(dir, 'checkout');
     cpSync(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
