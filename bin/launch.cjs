@@ -87,6 +87,26 @@ function keepCache(path, script) {
   }
 }
 
+/** How long a code cache of another build stays in the folder after it was made: another install may still use it. */
+const OTHER_BUILDS_KEPT_MS = 30 * 24 * 3600 * 1000;
+
+/**
+ * Removes the code caches of other builds (and a call's temp file it left, killed) made long ago:
+ * each upgrade would otherwise leave ~0.5 MB a node version behind for good. Run when a new bundle
+ * cache is kept, once a build and node: rarely. One still used is made again by its next call.
+ */
+function pruneOthers(folder, id) {
+  const { readdirSync, rmSync, statSync } = require('node:fs');
+  try {
+    for (const name of readdirSync(folder)) {
+      const path = join(folder, name);
+      if ((!name.includes(`.${id}.`) || name.endsWith('.tmp')) && Date.now() - statSync(path).mtimeMs > OTHER_BUILDS_KEPT_MS) rmSync(path, { force: true });
+    }
+  } catch {
+    /* a folder not ours to list, or a file gone since: nothing to do */
+  }
+}
+
 /** ROUTER_TRACE_START=1: one line on stderr saying how this call started (the bundle, or the modules and why). */
 function trace(how) {
   if (process.env.ROUTER_TRACE_START) process.stderr.write(`router: ${how.startsWith('loaded ') ? how : `started from ${how}`}\n`);
@@ -115,6 +135,9 @@ function startV8(argv) {
   const offline = OFFLINE.has(command);
   for (const name of offline ? ['node:os'] : ['node:os', 'node:net', 'node:tty']) require(name);
   require('node:v8').setFlagsFromString('--liftoff-only');
+  // A code cache checked whole: V8 of a release build takes a damaged one (a flipped bit, a file
+  // written over) without checking it, and stops at a fatal error as it reads it, on every call.
+  require('node:v8').setFlagsFromString('--verify-snapshot-checksum');
   // No WebAssembly at all (node --jitless, --no-expose-wasm): nothing to compile; a request fails in undici, as before.
   // A help makes no request either, whatever the command.
   if (offline || argv.includes('--help') || argv.includes('-h') || typeof WebAssembly !== 'object') return;
@@ -151,7 +174,9 @@ function loadBundle(argv = []) {
     if (!id || id !== moduleId(join(dist, 'cli', 'main.js'))) return trace('the modules (the bundle is of another build)');
     cache = cachePath(source);
     own = ownCachePath(`cli.bundle.${id}`);
-    if (process.env.ROUTER_TRAIN_CODE_CACHE !== '1') ({ data: cachedData, path: cachedFrom } = readFirst([cache, own], bytes));
+    // This machine's own first: there is one only where the build's was missing or rejected (V8 flags
+    // of NODE_OPTIONS, --max-old-space-size too, make V8 reject it on every call).
+    if (process.env.ROUTER_TRAIN_CODE_CACHE !== '1') ({ data: cachedData, path: cachedFrom } = readFirst([own, cache], bytes));
   } catch {
     return trace(source === undefined ? 'the modules (no bundle)' : 'the modules (no dist/cli/main.js)');
   }
@@ -164,7 +189,7 @@ function loadBundle(argv = []) {
     const rejected = !!cachedData && script.cachedDataRejected;
     trace(rejected ? 'the bundle (its code cache rejected)' : cachedData ? `the bundle and its code cache${cachedFrom === own ? ' (made on this machine)' : ''}` : 'the bundle');
     // No cache this node takes: this call's compiled code becomes one, for the calls after it.
-    return { main, script, cache, chunks, keep: !cachedData || rejected ? own : undefined };
+    return { main, script, cache, chunks, id: bundleId(source), keep: !cachedData || rejected ? own : undefined };
   } catch {
     return trace('the modules (the bundle does not load)'); // a damaged bundle: the modules still run
   }
@@ -191,9 +216,9 @@ function chunkLoader(packed, id, foreign) {
     // Chunks of another build than the pack would not fit it: a dist/ half built, or copied over another.
     if (bundleId(source) !== id) throw new Error(`${path} is ${source ? 'of another build than' : 'missing, unlike'} ${file}: run "npm run build" in the package's folder`);
     const cache = `${path}.${process.version}.cache`;
-    // On a node the build made no caches for, chunks get this machine's own (with the build's, those it left out stay so).
+    // On a node the build made no caches for (or whose flags reject them), chunks get this machine's own first.
     const own = foreign ? ownCachePath(`chunk.${id}.${name}`) : undefined;
-    const { data: cachedData, path: cachedFrom } = training ? {} : readFirst([cache, own]);
+    const { data: cachedData, path: cachedFrom } = training ? {} : readFirst([own, cache]);
     const script = new vm.Script(source, { filename: path, cachedData });
     const rejected = !!cachedData && script.cachedDataRejected;
     trace(`loaded ${name}${cachedData && !rejected ? ` and its code cache${cachedFrom === own ? ' (made on this machine)' : ''}` : ''}`);
@@ -234,6 +259,7 @@ async function runBundle(argv) {
   } else {
     // A node other than the build's: what this call compiled is kept for the next (once).
     for (const { script, keep } of [bundle, ...bundle.chunks.compiled]) if (keep) keepCache(keep, script);
+    if (bundle.keep) pruneOthers(join(bundle.keep, '..'), bundle.id);
   }
   return code;
 }

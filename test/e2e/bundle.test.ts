@@ -173,21 +173,26 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     expect(JSON.parse(readFileSync(list, 'utf8'))).toContain('NativeModule internal/modules/esm/module_job');
   });
 
-  it('on a node the build made no code cache for, makes one of its own in the user\'s cache folder, never in the package', async () => {
-    const copy = copyCheckout(join(dir, 'other-node'));
-    // The build's caches are for another node's version (an installed package, run by the user's node).
-    const foreign = (name: string) => name.replace(process.version, 'v0.0.0');
+  /** A copy of the package whose build made its code caches for another node's version (an installed package, run by the user's node). */
+  function otherNodeCopy(name: string) {
+    const copy = copyCheckout(join(dir, name));
+    const foreign = (file: string) => file.replace(process.version, 'v0.0.0');
     for (const folder of [join(copy, 'dist'), join(copy, 'dist', 'cli.chunks')]) {
-      for (const name of readdirSync(folder).filter((n) => n.endsWith(`.${process.version}.cache`))) renameSync(join(folder, name), join(folder, foreign(name)));
+      for (const file of readdirSync(folder).filter((n) => n.endsWith(`.${process.version}.cache`))) renameSync(join(folder, file), join(folder, foreign(file)));
     }
-    const listing = () => JSON.stringify([readdirSync(join(copy, 'dist')), readdirSync(join(copy, 'dist', 'cli.chunks'))]);
-    const before = listing();
-    const home = join(dir, 'other-node-home');
+    const home = join(dir, `${name}-home`);
     const run = async (args: string[], env: Record<string, string> = {}) => {
       const call = promisify(execFile)(process.execPath, [join(copy, 'bin', 'router'), ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: home, ...t.env, ROUTER_NO_LOG: '1', ROUTER_TRACE_START: '1', ...env } });
       call.child.stdin?.end();
       return call;
     };
+    return { copy, home, own: join(home, '.cache', 'router', 'code'), run };
+  }
+
+  it('on a node the build made no code cache for, makes one of its own in the user\'s cache folder, never in the package', async () => {
+    const { copy, home, run } = otherNodeCopy('other-node');
+    const listing = () => JSON.stringify([readdirSync(join(copy, 'dist')), readdirSync(join(copy, 'dist', 'cli.chunks'))]);
+    const before = listing();
     const first = await run(['chat', '--model', 'local/echo', 'first']);
     expect([first.stdout, first.stderr]).toEqual(['first\n', 'router: started from the bundle\n']);
     const own = join(home, '.cache', 'router', 'code');
@@ -205,6 +210,39 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     const nowhere = await run(['chat', '--model', 'local/echo', 'nowhere'], { HOME: '/dev/null/home' });
     expect([nowhere.stdout, nowhere.stderr]).toEqual(['nowhere\n', 'router: started from the bundle\n']);
     expect(listing()).toBe(before);
+  });
+
+  it('takes its own code cache damaged in place as no cache (V8 alone would stop at a fatal error), and prunes old builds\' caches', async () => {
+    const { own, run } = otherNodeCopy('damaged-own');
+    await run(['chat', '--model', 'local/echo', 'first']);
+    const [made] = readdirSync(own);
+    const bytes = readFileSync(join(own, made!));
+    for (let i = 256; i < bytes.length; i += 97) bytes[i]! ^= 0xff; // same length: V8 checks lengths, not bytes
+    writeFileSync(join(own, made!), bytes);
+    const damaged = await run(['chat', '--model', 'local/echo', 'still runs']);
+    expect([damaged.stdout, damaged.stderr]).toEqual(['still runs\n', 'router: started from the bundle (its code cache rejected)\n']);
+    // Made again; another build's cache from long ago (an upgrade) is removed then, a recent one kept.
+    const old = join(own, 'cli.bundle.0ld0ld0ld0ld0ld0.v0.0.0.x64.cache');
+    const recent = join(own, 'cli.bundle.0ther0ther0ther0.v0.0.0.x64.cache');
+    writeFileSync(old, 'x');
+    writeFileSync(recent, 'x');
+    utimesSync(old, new Date(Date.now() - 40 * 86_400_000), new Date(Date.now() - 40 * 86_400_000));
+    rmSync(join(own, made!));
+    await run(['chat', '--model', 'local/echo', 'again']);
+    expect(readdirSync(own).sort()).toEqual([recent.slice(own.length + 1), made].sort());
+    expect((await run(['chat', '--model', 'local/echo', 'taken'])).stderr).toBe('router: started from the bundle and its code cache (made on this machine)\n');
+  });
+
+  it('on the build\'s node under V8 flags that reject the build\'s caches (NODE_OPTIONS), starts from its own after one call', async () => {
+    const { copy, run } = otherNodeCopy('flagged');
+    for (const folder of [join(copy, 'dist'), join(copy, 'dist', 'cli.chunks')]) {
+      for (const file of readdirSync(folder).filter((n) => n.endsWith('.v0.0.0.cache'))) renameSync(join(folder, file), join(folder, file.replace('v0.0.0', process.version)));
+    }
+    const flagged = { NODE_OPTIONS: '--max-old-space-size=4000' };
+    expect((await run(['chat', '--model', 'local/echo', 'first'], flagged)).stderr).toBe('router: started from the bundle (its code cache rejected)\n');
+    expect((await run(['chat', '--model', 'local/echo', 'next'], flagged)).stderr).toBe('router: started from the bundle and its code cache (made on this machine)\n');
+    await run(['models'], flagged);
+    expect((await run(['models'], flagged)).stderr).toMatch(/^router: loaded models-\w+\.js and its code cache \(made on this machine\)$/m);
   });
 
   it('is left aside when damaged, or when dist/cli is of another build (a bare tsc since): the modules run', async () => {

@@ -23,6 +23,11 @@ it('a dashed sentence read as a flag with its attached value is refused whole, n
   expect(t.requests().at(-1)?.body).toMatchObject({ model: 'local/echo', messages: [{ role: 'system', content: 'terse' }, { role: 'user', content: 'hi' }] });
   expect(await run(['chat', '-m', 'local/echo', '-s', 'be terse', 'hi'])).toMatchObject({ code: 0, stdout: 'hi\n' });
   expect(await run(['chat', '-m', 'local/echo', '--', "-so what's up?"])).toMatchObject({ code: 0, stdout: "-so what's up?\n" });
+  // The prompt in another word: a value with spaces run on to its flag (-s"be terse", the shell's quotes gone) is the flag's.
+  expect(await run(['chat', '-mlocal/echo', '-sbe terse', 'hi'])).toMatchObject({ code: 0, stdout: 'hi\n' });
+  expect(t.requests().at(-1)?.body).toMatchObject({ messages: [{ role: 'system', content: 'be terse' }, { role: 'user', content: 'hi' }] });
+  expect((await run(['chat', '-mlocal/echo', '-qsbe terse', '--', '-hi'])).stdout).toBe('-hi\n');
+  expect((await run(['chat', '-mlocal/echo', '-sbe terse'])).code).toBe(2);
   // Where the command takes no text, an attached value with a space is the flag's: a header of router api.
   expect(await run(['api', '-HX-Title: my app', '/v1/models', '--jq', '.data[0].id'])).toMatchObject({ code: 0, stdout: 'local/echo\n' });
   expect(t.requests().at(-1)?.headers['x-title']).toBe('my app');
