@@ -2,7 +2,8 @@ import { randomHex } from '../http/ids.js';
 import { errorBody } from '../http/http.js';
 import { round } from '../models/models.js';
 import { TERMINAL, type BatchRecord } from '../state/batch-store.js';
-import type { BatchStorage, CreditStore } from '../state/store-api.js';
+import type { BatchStorage, CreditStore, KeyStore } from '../state/store-api.js';
+import { keyHash } from '../state/key-usage.js';
 import type { BatchGateway } from '../providers/types.js';
 import { BATCH_DISCOUNT, itemCharge, type Body } from './batch-rules.js';
 import { itemBody } from './batch-items.js';
@@ -14,12 +15,30 @@ import { itemBody } from './batch-items.js';
  * either step neither loses nor doubles a charge: after a restart a request answered and not settled
  * is settled, and one held and not answered is sent again under the hold it has (docs/gateway.md).
  */
+export { keyHash };
+type KeyCount = Pick<KeyStore, 'keysOf' | 'keyUsed'>;
+
+/** Counts what a batch was charged on the key that created it (`key_hash`), if it still exists. */
+export function countOnKey(state: KeyCount, record: BatchRecord, cost: number): void {
+  if (!record.key_hash || cost === 0) return;
+  const key = state.keysOf(record.workspace).find((k) => keyHash(k.key) === record.key_hash);
+  if (key) state.keyUsed(key.key, cost);
+}
+
+/** Settles a request's hold at its charge, counted on the batch's key when the hold was still open (once, over restarts). */
+function settleCounted(state: CreditStore & KeyCount, record: BatchRecord, customId: string, charge: number): void {
+  const key = holdKey(record, customId);
+  const open = state.charged(key);
+  state.settleHold(record.workspace, key, charge);
+  if (open) countOnKey(state, record, charge);
+}
+
 export class HeldCredits {
   /** The largest charge of a request of this batch answered so far: what one with no bound holds. */
   private largest = 0;
 
   constructor(
-    private readonly state: CreditStore,
+    private readonly state: CreditStore & KeyCount,
     private readonly record: BatchRecord,
     private readonly gateway: BatchGateway,
   ) {}
@@ -49,7 +68,7 @@ export class HeldCredits {
   settle(customId: string, item: Body | undefined): void {
     const charge = item ? itemCharge(item) : 0;
     this.largest = Math.max(this.largest, charge);
-    this.state.settleHold(this.record.workspace, this.key(customId), charge);
+    settleCounted(this.state, this.record, customId, charge);
   }
 }
 
@@ -61,14 +80,14 @@ const holdKey = (record: BatchRecord, customId: string) => `batch:${record.id}:$
  * request's at its item's charge, any other's at nothing. A key already settled moves nothing, so
  * a crash mid-way and a second pass are harmless; the record says so once it is done.
  */
-export async function releaseIfEnded(state: CreditStore & { batches: BatchStorage }, id: string, stopped: () => boolean): Promise<void> {
+export async function releaseIfEnded(state: CreditStore & KeyCount & { batches: BatchStorage }, id: string, stopped: () => boolean): Promise<void> {
   const record = state.batches.get(id);
   if (!record || stopped() || !owesRelease(record)) return;
   const answered = new Map(state.batches.completedResults(id).map((r) => [r.custom_id as string, r]));
   for await (const req of state.batches.requests(id)) {
     if (stopped()) return;
     const item = answered.get(req.custom_id);
-    state.settleHold(record.workspace, holdKey(record, req.custom_id), item ? itemCharge(item) : 0);
+    settleCounted(state, record, req.custom_id, item ? itemCharge(item) : 0);
   }
   record.holds_released = true;
   state.batches.save(record);

@@ -5,7 +5,7 @@ import type { BatchStorage, Store } from '../state/store-api.js';
 import { chargeable } from '../state/billing.js';
 import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, publicBatch, recount, chargeKey, settled } from './batch-rules.js';
 import { concurrencyOf, executeItem } from './batch-items.js';
-import { creditsRanOut, HeldCredits, owesRelease, releaseIfEnded, releaseUnsent, sentCount } from './batch-credits.js';
+import { countOnKey, creditsRanOut, HeldCredits, keyHash, owesRelease, releaseIfEnded, releaseUnsent, sentCount } from './batch-credits.js';
 import { inPool } from './batch-pool.js';
 import type { BatchGateway } from '../providers/types.js';
 import { receiveRequests } from './batch-upload.js';
@@ -77,7 +77,7 @@ export class BatchEngine {
       if (this.flavor === 'deployed') await refuseBadRequests(upload.requests(), fields);
       const record: BatchRecord = {
         id,
-        workspace: ctx.workspace,
+        workspace: ctx.workspace, key_hash: keyHash(ctx.key.key),
         ...fields,
         completion_window: '24h',
         created_at: this.now(),
@@ -119,7 +119,7 @@ export class BatchEngine {
     const terminal = TERMINAL.includes(record.status);
     if (terminal && record.payment_due !== null) {
       if (ctx.store.balance(record.workspace) >= record.payment_due) {
-        ctx.store.debitOnce(record.workspace, record.payment_due, chargeKey(record));
+        if (ctx.store.debitOnce(record.workspace, record.payment_due, chargeKey(record))) countOnKey(ctx.store, record, record.payment_due);
         record.payment_due = null;
         this.saveRecord(record);
       } else {
@@ -168,7 +168,7 @@ export class BatchEngine {
     // A batch over providers paid each request as it was answered.
     if (cost <= 0 || record.held) return null;
     if (!this.state.charged(key) && this.state.balance(record.workspace) < cost) return cost;
-    this.state.debitOnce(record.workspace, cost, key);
+    if (this.state.debitOnce(record.workspace, cost, key)) countOnKey(this.state, record, cost);
     return null;
   }
 

@@ -64,6 +64,17 @@ export function readCassettes(dir: string): { file: string; cassette: Cassette }
     });
 }
 
+/** The last take of each request of a folder (what replay answers once the others were), by file name: what --check-drift asks again. */
+export function lastTakes(dir: string): Take[] {
+  const last = new Map<string, Take>();
+  for (const take of readCassettes(dir)) {
+    const key = matchKey(take.cassette.provider, take.cassette.request.body, take.cassette.endpoint);
+    const had = last.get(key);
+    if (!had || inOrder(had, take) < 0) last.set(key, take);
+  }
+  return [...last.values()].sort((a, b) => (a.file < b.file ? -1 : 1));
+}
+
 /** A folder of cassettes: loaded once, grown as exchanges are recorded. */
 export class CassetteDeck {
   /** Every request's takes, in the order they are replayed. */

@@ -1,5 +1,5 @@
 import { ProviderFailure, type ProviderAdapter } from './types.js';
-import { readCassettes, ssePayloadsOf, type Cassette } from './cassette.js';
+import { lastTakes, ssePayloadsOf, type Cassette } from './cassette.js';
 import type { GatewayConfig } from './config.js';
 import { OpenAICompatible } from './openai-compatible.js';
 
@@ -85,12 +85,12 @@ export async function checkDrift(file: string, cassette: Cassette, adapter: Prov
   return { file, changes };
 }
 
-/** Every cassette of `dir` sent again to its provider in `config`, one at a time (a cassette of another provider is skipped). */
+/** Every recorded request of `dir` (its last take: a retry's earlier ones are not asked again) sent again to its provider in `config`, one at a time (a cassette of another provider is skipped). */
 export async function checkDriftAll(dir: string, config: GatewayConfig, report: (r: DriftReport) => void): Promise<DriftReport[]> {
   const adapters = new Map(config.providers.map((p) => [p.name, new OpenAICompatible(p)]));
   const out: DriftReport[] = [];
   try {
-    for (const { file, cassette } of readCassettes(dir)) {
+    for (const { file, cassette } of lastTakes(dir)) {
       const adapter = adapters.get(cassette.provider);
       const r = adapter ? await checkDrift(file, cassette, adapter) : { file, changes: [], error: `provider ${cassette.provider} is not in the providers file` };
       report(r);

@@ -57,7 +57,7 @@ export const accountRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => 
       path: '/v1/key',
       access: 'any',
       handler: async (ctx: Ctx) => {
-        // Usage is the key's own (its requests since it was made; batches count on the workspace only).
+        // Usage is the key's own (its requests since it was made, and the batches it created).
         const freeLimit = freeModelDailyLimit(ctx.store.workspace(ctx.workspace).total_credits);
         ctx.send(200, {
           data: {

@@ -2,14 +2,21 @@ import type { Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
 import { Serialized } from '../http/serialized.js';
 import { decimal } from '../../internal/decimal.js';
+import { round } from '../models/models.js';
 import { limitRemaining } from './key-usage.js';
+import type { KeyRecord } from './store-api.js';
+
+/** What each key's requests in flight hold and have not settled yet (in memory: a crash's holds are given back). */
+const heldByKey = new WeakMap<KeyRecord, number>();
+const holdOnKey = (key: KeyRecord, cost: number) => heldByKey.set(key, round((heldByKey.get(key) ?? 0) + cost));
 
 /**
- * 403 when the calling key's spending limit is spent, or does not cover a cost known up front, as
- * the real service answers ("Key limit exceeded (monthly limit). Manage it using …").
+ * 403 when the calling key's spending limit, less what its requests in flight hold, is spent or does
+ * not cover a cost known up front, as the real service answers ("Key limit exceeded (monthly limit). …").
  */
 function withinKeyLimit(ctx: Ctx, cost: number): void {
-  const left = limitRemaining(ctx.key, ctx.store.now());
+  const limit = limitRemaining(ctx.key, ctx.store.now());
+  const left = limit === null ? null : round(limit - (heldByKey.get(ctx.key) ?? 0));
   if (left === null || (left > 0 && cost <= left)) return;
   throw new HttpError(403, `Key limit exceeded (${ctx.key.limit_reset ?? 'total'} limit). Manage it using https://openrouter.ai/settings/keys`, 'permission_denied');
 }
@@ -68,10 +75,12 @@ export function holdUntilSettled(ctx: Ctx, cost: number): { settle(cost: number)
     const balance = ctx.store.balance(ctx.workspace);
     throw new HttpError(402, `Insufficient credits: this request costs $${decimal(cost)}, the balance is $${decimal(Math.max(0, balance))}. Add more credits to continue.`, 'payment_required');
   }
+  holdOnKey(ctx.key, cost);
   let settled = false;
   const settle = (real: number) => {
     if (settled) return;
     settled = true;
+    holdOnKey(ctx.key, -cost);
     ctx.store.settleRequest(ctx.workspace, hold, real);
     ctx.store.keyUsed(ctx.key.key, real);
   };

@@ -42,6 +42,9 @@ export interface JournalEntry {
   /** A request's hold taken (its id), or settled (`r`): one taken and never settled is given back at start. */
   h?: number;
   r?: number;
+  /** A key's usage, not a charge (`c` its cost; `k` the key's hash, `t` when, in ms): the workspace's charge has a line of its own. */
+  k?: string;
+  t?: number;
 }
 
 /** A segment's file name: `charges.<n>.jsonl`; 0 is the single `charges.jsonl` of older versions. */
@@ -115,7 +118,7 @@ export class ChargeJournal {
    * Appends one charge to the newest segment. A failed write (a full disk) is said once and does not
    * stop the request: the charge stays in memory, saved with the state file as before (`unsaved` says so).
    */
-  append(workspace: string, cost: number, mark?: { h?: number; r?: number }): void {
+  append(workspace: string, cost: number, mark?: { h?: number; r?: number; k?: string; t?: number }): void {
     let line = `${JSON.stringify({ s: ++this.seq, w: workspace, c: cost, ...mark })}\n`;
     try {
       if (storageHooks.full) failWriteForTests(this.file());

@@ -32,15 +32,20 @@ export function usageSince(r: KeyRecord, from?: string): number {
   return round(sum);
 }
 
-/** Counts a cost on the key (negative: given back), on today's UTC day; days older than a month and more are let go. */
-export function countUsage(r: KeyRecord, cost: number, now: number): void {
-  if (cost === 0) return;
+/**
+ * Counts a cost on the key (negative: given back), on today's UTC day; days older than a month and
+ * more are let go. Returns what the charges journal keeps of it: the key's hash and the time.
+ */
+export function countUsage(r: KeyRecord, cost: number, now: number): { k: string; t: number } {
+  const mark = { k: keyHash(r.key), t: now };
+  if (cost === 0) return mark;
   r.usage = round((r.usage ?? 0) + cost);
   const days = (r.usage_days ??= {});
   const today = dayOf(now);
   days[today] = round((days[today] ?? 0) + cost);
   const oldest = dayOf(now - KEPT_DAYS * DAY_MS);
   for (const day of Object.keys(days)) if (day < oldest) delete days[day];
+  return mark;
 }
 
 /** What is left of the key's limit in its current period; null for a key without one. */
@@ -66,4 +71,17 @@ export const keyHash = (key: string) => createHash('sha256').update(key).digest(
 export function applySettings(r: KeyRecord, s: KeySettings, now: number): void {
   for (const [name, value] of Object.entries(s)) if (value !== undefined) (r as unknown as Record<string, unknown>)[name] = value;
   r.updated_at = Math.floor(now / 1000);
+}
+
+/** What a kill -9 left in the charges journal only: a key's usage (`k`: its hash) counted again on its day; a charge by `charge`. */
+export function replayKeyUsage<E extends { c: number; k?: string; t?: number }>(keys: KeyRecord[], entries: E[], charge: (e: E) => void): void {
+  let byHash: Map<string, KeyRecord> | undefined;
+  for (const e of entries) {
+    if (typeof e.k !== 'string') {
+      charge(e);
+      continue;
+    }
+    const r = (byHash ??= new Map(keys.map((k) => [keyHash(k.key), k]))).get(e.k);
+    if (r) countUsage(r, e.c, typeof e.t === 'number' && Number.isFinite(e.t) ? e.t : Date.now());
+  }
 }

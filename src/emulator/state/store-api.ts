@@ -38,7 +38,7 @@ export interface KeyRecord {
   expires_at?: string | null;
   disabled?: boolean;
   updated_at?: number;
-  /** USD the key's requests cost: in all, and by UTC day (the last 40 days). Batches count on the workspace only. */
+  /** USD the key's requests (and the batches it created) cost: in all, and by UTC day (the last 40 days). */
   usage?: number;
   usage_days?: Record<string, number>;
 }
@@ -143,6 +143,8 @@ export interface BatchRecord extends Omit<Batch, 'object' | 'results' | 'usage' 
   held?: boolean;
   /** Set once a held batch ended and every hold it had was settled or given back. */
   holds_released?: boolean;
+  /** The SHA-256 of the key that created it: what it is charged counts on that key (none in older records). */
+  key_hash?: string;
 }
 
 /** A batch's requests as they are uploaded, before the batch exists. */

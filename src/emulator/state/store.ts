@@ -10,7 +10,7 @@ import { GenerationFile } from './generation-file.js';
 import { CreditRules } from './credits.js';
 import { ChargeJournal } from './charge-journal.js';
 import { releaseDeadHolds } from './request-holds.js';
-import { applySettings, countUsage, newKey } from './key-usage.js';
+import { applySettings, countUsage, newKey, replayKeyUsage } from './key-usage.js';
 import { readState, type StateFile } from './state-file.js';
 import { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type KeptGeneration, type KeyKind, type KeyRecord, type KeySettings, type Store, type Workspace } from './store-api.js';
 
@@ -37,9 +37,9 @@ export class StateStore extends CreditRules implements Store {
     for (const record of this.state.keys) if (!this.byKey.has(record.key)) this.byKey.set(record.key, record);
     this.generations = new GenerationFile(dir);
     this.journal = new ChargeJournal(dir, this.state.journal_seq ?? 0, this.state.journal_segment ?? 0);
-    // Charges a kill -9 left in the journal only: made again, saved, and the segments read deleted.
+    // Charges (and keys' usage) a kill -9 left in the journal only: made again, saved, and the segments read deleted.
     const unsaved = this.journal.unsaved().filter((e) => this.state.workspaces[e.w]);
-    for (const e of unsaved) this.charge(e.w, e.c);
+    replayKeyUsage(this.state.keys, unsaved, (e) => this.charge(e.w, e.c));
     const dead = releaseDeadHolds(this.openHolds, this.state.holds, unsaved, (w, hold, cost) => this.settleRequest(w, hold, cost));
     if (unsaved.length || dead || this.journal.leftovers) this.save();
     if (this.state.keys.length === 0) this.createWorkspace('default');
@@ -89,8 +89,7 @@ export class StateStore extends CreditRules implements Store {
         if (version === this.version) storageSaved();
         this.saves.later++;
         crashPoint('state-renamed');
-        // Dropped for (or overtaken by) a save begun since: that one deleted what it holds, if it got to disk;
-        // if it failed, the state.json on disk may be older than this one, and holds none of these segments.
+        // Dropped for (or overtaken by) a save begun since: that one deleted what it holds, if it got to disk; if it failed, the state.json on disk may be older than this one, and holds none of these segments.
         if (version === this.version) this.journal.saved(segment, seq);
         crashPoint('segments-removed');
       }, (err: unknown) => {
@@ -222,8 +221,9 @@ export class StateStore extends CreditRules implements Store {
 
   keyUsed(key: string, cost: number): void {
     const record = this.byKey.get(key);
-    if (record) countUsage(record, cost, this.now());
-    this.saveSoon(); // with the charges: a kill -9 within 100 ms loses the key's count, never the workspace's
+    if (!record || cost === 0) return;
+    this.journal.append(record.workspace, cost, countUsage(record, cost, this.now())); // journaled: a kill -9 before the save keeps it
+    this.saveSoon();
   }
 
   /** The emulator operator's key (clock, batch pace, new workspaces, every workspace's log and faults). */
