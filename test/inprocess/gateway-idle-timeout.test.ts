@@ -10,9 +10,10 @@ import { localUpstream, sseChunk, type LocalUpstream } from '../support/upstream
 // A provider that keeps its connection alive with comments (`: ping`) and sends no event held the
 // caller for ever: each ping resets timeout_ms's clock (undici's body timeout), and
 // first_event_timeout_ms, when set, only covers the first event. idle_timeout_ms bounds the wait
-// between a stream's events: after its first token the stream ends with the error chunk; before it
-// (a role-only chunk, then pings) the provider is passed over for the next. What the test waits on is
-// the answer's end, which the old code never reached.
+// between a stream's events from its first answering one: after it the stream ends with the error
+// chunk. Before it (a role-only chunk, then pings: a reasoning model thinking silently, for minutes
+// maybe) idle_timeout_ms does not count: passing it over would pay for it twice; first_event_timeout_ms
+// is the bound there. What the test waits on is the answer's end, which the old code never reached.
 let dir: string;
 let gateway: Emulator;
 const ups: LocalUpstream[] = [];
@@ -39,7 +40,7 @@ beforeAll(async () => {
   const config = parseProviders(
     `providers:
   - { name: after, base_url: "${afterToken.baseUrl}", idle_timeout_ms: 300, models: { t/a: m } }
-  - { name: before, base_url: "${beforeToken.baseUrl}", idle_timeout_ms: 300, models: { t/b: m } }
+  - { name: before, base_url: "${beforeToken.baseUrl}", idle_timeout_ms: 300, first_event_timeout_ms: 1500, models: { t/b: m } }
   - { name: ok, base_url: "${ok.baseUrl}", models: { t/b: m } }
 `,
     {},
@@ -67,11 +68,13 @@ describe('a provider that only pings', () => {
     expect(res.text).toContain('Hello');
   }, 20_000);
 
-  it('before its first token: passed over for the next provider', async () => {
-    const res = await ask('t/b');
+  it('before its first token: not idle (a model thinking), passed over at first_event_timeout_ms', async () => {
+    const res = await post({ apiRoot: gateway.apiRoot, apiKey: gateway.store.firstKeys().apiKey }, '/v1/chat/completions', { model: 't/b', stream: true, messages: [{ role: 'user', content: 'hi' }] }, { 'x-router-metadata': 'enabled' });
     expect(res.status).toBe(200);
     expect(res.text).toContain('from ok');
     expect(res.text).not.toContain('"finish_reason":"error"');
+    expect(res.text).toContain('no answer within first_event_timeout_ms (1500 ms)');
+    expect(res.text).not.toContain('idle_timeout_ms');
   }, 20_000);
 
   it('idle_timeout_ms must be a whole number of milliseconds', () => {

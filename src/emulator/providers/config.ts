@@ -15,7 +15,7 @@ export interface ProviderConfig {
   timeoutMs: number;
   /** The longest wait from the request for a stream's first event or a whole answer; keep-alive comments do not count (unset: none). */
   firstEventMs?: number;
-  /** The longest wait between a stream's events once its first came; keep-alive comments do not count (`idle_timeout_ms`). */
+  /** The longest wait between a stream's events once one with some of an answer came; keep-alive comments do not count (`idle_timeout_ms`). */
   idleMs?: number;
   /** The largest whole answer, or stream event, taken from it (`max_answer_mb`; default 64 MiB). */
   maxAnswerBytes?: number;
@@ -31,7 +31,7 @@ export interface GatewayConfig {
 
 export const DEFAULT_BATCH_CONCURRENCY = 8;
 
-/** Default of `idle_timeout_ms`: a minute without an event, pings or not, after a stream's first. */
+/** Default of `idle_timeout_ms`: a minute without an event, pings or not, after a stream's first answering one. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 const MAX_BATCH_CONCURRENCY = 256;
 

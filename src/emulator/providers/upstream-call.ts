@@ -43,7 +43,7 @@ export interface UpstreamCall {
   maxAnswer: number;
   /** `first_event_timeout_ms`: the longest wait from the request for a stream's first event or a whole answer. */
   firstEventMs?: number;
-  /** `idle_timeout_ms`: the longest wait between a stream's events, from its first (comments do not count). */
+  /** `idle_timeout_ms`: the longest wait between a stream's events, from its first answering one (comments do not count). */
   idleMs?: number;
 }
 

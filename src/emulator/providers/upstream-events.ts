@@ -40,12 +40,17 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
   /** When the last event came (performance.now()), and the timer that checks it against `idleMs`. */
   private lastAt = 0;
   private idleTimer: NodeJS.Timeout | undefined;
+  /** Whether an event with some of an answer came: the idle timer runs from then (a model thinks silently before it). */
+  private answered = false;
   private readonly add = (data: string) => {
     this.queue.push(data);
-    if (this.idleMs !== undefined) this.stamp(this.idleMs);
     if (!this.sawEnd && this.ends(data)) this.sawEnd = true;
-    // Parsed only until the first answer: the timer is let go once, then unset.
-    if (this.firstEvent && carriesAnswer(data)) this.firstEvent = void this.firstEvent();
+    // Parsed only until the first answer: first_event_timeout_ms's timer is let go once, then unset.
+    if (!this.answered && (this.firstEvent || this.idleMs !== undefined) && carriesAnswer(data)) {
+      this.answered = true;
+      if (this.firstEvent) this.firstEvent = void this.firstEvent();
+    }
+    if (this.answered && this.idleMs !== undefined) this.stamp(this.idleMs);
   };
 
   constructor(
