@@ -56,7 +56,7 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
   });
 
   it('runs a one-shot chat from the pack alone, another command with its chunks; a chunk missing or of another build is one error line with the fix', async () => {
-    const trace = { ROUTER_TRACE_START: '1', ROUTER_NO_LOG: '1' };
+    const trace = { ROUTER_TRACE_START: '1', ROUTER_NO_LOG: '1', XDG_CACHE_HOME: join(dir, 'no-own-cache') };
     const chat = await t.run(['chat', '--model', 'local/echo', 'packed'], { env: trace });
     expect(chat.stdout).toBe('packed\n');
     expect(chat.stderr).toBe('router: started from the bundle and its code cache\n');

@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers.js';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
 
+/** A cache folder with nothing in it: what the trace says is the build's caches' doing, whatever this machine kept (bin/launch.cjs reads its own first). */
+const NO_OWN_CACHE = join(tmpdir(), `router-no-own-cache-${process.pid}`);
+
 // Issue 46: the package users install starts as the checkout does, from the bundle and its code cache.
 // `npm pack` as it runs in the checkout (prepack takes `prepare` out) from a copy of the built package
 // whose build is a no-op (dist is built), then `npm install` of the tarball into a folder of its own.
@@ -39,7 +42,7 @@ describe('the installed package (npm pack, npm install of the tarball)', () => {
   });
 
   const router = (args: string[]) => {
-    const call = run(process.execPath, [installed, ...args], { encoding: 'utf8', env: { ...process.env, ...t.env, ROUTER_NO_LOG: '1', ROUTER_TRACE_START: '1' } });
+    const call = run(process.execPath, [installed, ...args], { encoding: 'utf8', env: { ...process.env, ...t.env, ROUTER_NO_LOG: '1', ROUTER_TRACE_START: '1', XDG_CACHE_HOME: NO_OWN_CACHE } });
     call.child.stdin?.end();
     return call;
   };
