@@ -182,7 +182,7 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     }
     const home = join(dir, `${name}-home`);
     const run = async (args: string[], env: Record<string, string> = {}) => {
-      const call = promisify(execFile)(process.execPath, [join(copy, 'bin', 'router'), ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: home, ...t.env, ROUTER_NO_LOG: '1', ROUTER_TRACE_START: '1', ...env } });
+      const call = promisify(execFile)(process.execPath, [join(copy, 'bin', 'router'), ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: home, ...t.env, XDG_CACHE_HOME: '', ROUTER_NO_LOG: '1', ROUTER_TRACE_START: '1', ...env } });
       call.child.stdin?.end();
       return call;
     };

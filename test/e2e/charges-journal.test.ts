@@ -69,14 +69,20 @@ describe('charges over a kill -9', () => {
     const first = await serve(state, [], { ROUTER_EMULATOR_CRASH_AT: point });
     let cost = 0;
     let answered = 0;
+    // The same prompt costs the same: what the request the kill cut would have cost, when one like it was answered.
+    const costOf = new Map<number, number>();
+    let cut: number | undefined;
     try {
       for (let i = 0; i < 5000; i++) {
         const res = await post(first, '/v1/chat/completions', { model: 'local/lorem', messages: [{ role: 'user', content: `write ${(i % 9) + 3} words` }] }).catch(() => undefined);
-        if (!res) break;
-        const body = (await res.json().catch(() => undefined)) as any;
-        if (!body) break; // cut by the kill
-        expect(res.status).toBe(200);
+        const body = res && ((await res.json().catch(() => undefined)) as any);
+        if (!body) {
+          cut = costOf.get(i % 9);
+          break; // cut by the kill
+        }
+        expect(res!.status).toBe(200);
         cost = round(cost + body.usage.cost);
+        costOf.set(i % 9, body.usage.cost);
         answered++;
       }
     } finally {
@@ -85,10 +91,15 @@ describe('charges over a kill -9', () => {
     // It killed itself at the point (the loop ended early), after some answers.
     expect(answered).toBeGreaterThan(0);
     expect(answered).toBeLessThan(5000);
+    let firstUsage: number | undefined;
     for (let i = 0; i < 2; i++) {
       const again = await serve(state);
       try {
-        expect(await usageOf(again), `restart ${i + 1} after ${answered} answers`).toBe(cost);
+        // Exactly what was answered; or that and the request the kill cut, if it was charged (its
+        // answer made, then not sent before the kill: charged first, never answered unpaid). Never less, never twice.
+        const usage = await usageOf(again);
+        expect([cost, ...(cut === undefined ? [] : [round(cost + cut)])], `restart ${i + 1} after ${answered} answers`).toContain(usage);
+        expect(usage, 'the same at each restart').toBe((firstUsage ??= usage));
       } finally {
         await killed(again);
       }
