@@ -1,48 +1,31 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { parseProviders } from '../../src/emulator/providers/config.js';
-import { localUpstream, sseChunk, type LocalUpstream } from '../support/upstreams.js';
+import { pricedGateway, sseChunk } from '../support/upstreams.js';
 
 // A key's limit counts what its requests in flight hold, not only what they were charged: two bounded
 // streams of one key, each within its limit but not both, are not both let through (the second is a
 // 403 while the first holds its bound), and once the first is paid the limit counts its charge.
 const PRICE = 0.001;
-let dir: string;
-let gateway: Emulator;
-let upstream: LocalUpstream;
+let gw: Awaited<ReturnType<typeof pricedGateway>>;
 const waiting: ServerResponse[] = [];
 let seen: () => void;
 const first = new Promise<void>((resolve) => (seen = resolve));
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'router-gateway-key-held-'));
-  upstream = await localUpstream((_req, res) => {
+  gw = await pricedGateway((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(sseChunk('hi'));
     waiting.push(res);
     seen();
-  });
-  const config = parseProviders(`providers:\n  - { name: up, base_url: "${upstream.baseUrl}", models: { test/m: m }, prices: { test/m: { prompt: ${PRICE}, completion: ${PRICE} } } }\n`, {});
-  gateway = await startEmulator({ stateDir: join(dir, 'state'), port: 0, gateway: { config } });
+  }, PRICE);
 });
 
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => gw?.close());
 
-const call = async (method: string, path: string, key: string, body?: unknown) => {
-  const res = await fetch(`${gateway.apiRoot}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  return res;
-};
+const call = (method: string, path: string, key: string, body?: unknown) => gw.call(method, path, key, body);
 
 it('a bounded stream in flight holds its bound against its key limit', async () => {
-  const { managementKey } = gateway.store.firstKeys();
+  const { managementKey } = gw.gateway.store.firstKeys();
   // Each request's bound is about 1 USD (1000 completion tokens), the limit 1.5: one fits, two do not.
   const made = (await (await call('POST', '/v1/keys', managementKey, { name: 'capped', limit: 1.5 })).json()) as { key: string };
   const ask = () => call('POST', '/v1/chat/completions', made.key, { model: 'test/m', stream: true, max_tokens: 1000, messages: [{ role: 'user', content: 'hi' }] });

@@ -4,7 +4,7 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseProviders } from '../../src/emulator/providers/config.js';
-import { startEmulator } from '../../src/emulator/server.js';
+import { startEmulator, type EmulatorOptions } from '../../src/emulator/server.js';
 
 /** A small local HTTP server standing in for an upstream that misbehaves; `seen` keeps each request's headers. */
 export interface LocalUpstream {
@@ -79,9 +79,9 @@ export const breaking = (tokens: number) => localUpstream((_req, res) => {
 });
 
 /** A gateway (`router serve --providers`) from a providers file's text, in a temp folder of its own; `get` asks it with its API key. */
-export async function testGateway(providers: string, name = 'gateway') {
+export async function testGateway(providers: string, name = 'gateway', options: Partial<EmulatorOptions> = {}) {
   const dir = mkdtempSync(join(tmpdir(), `router-${name}-`));
-  const gateway = await startEmulator({ stateDir: join(dir, 'state'), port: 0, gateway: { config: parseProviders(providers, {}) } });
+  const gateway = await startEmulator({ ...options, stateDir: join(dir, 'state'), port: 0, gateway: { config: parseProviders(providers, {}) } });
   const key = gateway.store.firstKeys().apiKey;
   return {
     gateway,
@@ -92,6 +92,30 @@ export async function testGateway(providers: string, name = 'gateway') {
     close: async () => {
       await gateway.close();
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A gateway whose one model `test/m` is served by a local upstream answering with `answer`, at `price`
+ * USD a token both ways; `call` asks it with any key (the raw response), `json` with the body read.
+ */
+export async function pricedGateway(answer: Parameters<typeof localUpstream>[0], price: number, options: Partial<EmulatorOptions> = {}) {
+  const upstream = await localUpstream(answer);
+  const gw = await testGateway(`providers:\n  - { name: up, base_url: "${upstream.baseUrl}", models: { test/m: m }, prices: { test/m: { prompt: ${price}, completion: ${price} } } }\n`, 'priced', options);
+  const call = (method: string, path: string, key: string, body?: unknown) =>
+    fetch(`${gw.gateway.apiRoot}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  return {
+    ...gw,
+    upstream,
+    call,
+    json: async (method: string, path: string, key: string, body?: unknown) => {
+      const res = await call(method, path, key, body);
+      return { status: res.status, body: (await res.json()) as any };
+    },
+    close: async () => {
+      await gw.close();
+      await upstream.close();
     },
   };
 }
