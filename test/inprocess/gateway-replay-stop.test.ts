@@ -7,6 +7,7 @@ import { parseProviders } from '../../src/emulator/providers/config.js';
 import { Gateway } from '../../src/emulator/routing/gateway.js';
 import type { Cassette } from '../../src/emulator/providers/cassette.js';
 import { deadPort, localUpstream, sseChunk, type LocalUpstream } from '../support/upstreams.js';
+import { SETTLE } from '../support/until.js';
 
 // Replayed answers paced by their cassette's times (edited here to wait an hour) and:
 // - the caller hangs up while a whole answer waits: before, the wait ended at the hang-up and the
@@ -68,7 +69,7 @@ describe('a replayed whole answer the caller hangs up on while it waits', () => 
     const stop = new AbortController();
     const res = ask(player!, body(stream, stream ? 'whole, streamed' : 'whole, not streamed'), apiKey, stop.signal).catch((e: Error) => e);
     // chat() runs to the replay's wait before it returns its promise.
-    await vi.waitFor(() => expect(handled).toHaveBeenCalledTimes(1));
+    await vi.waitFor(() => expect(handled).toHaveBeenCalledTimes(1), SETTLE);
     stop.abort();
     expect(await res).toBeInstanceOf(Error);
     // Before: not streamed, charged 2 (2,000 tokens at 0.001); streamed, never settled.
@@ -117,7 +118,7 @@ describe('a gateway stopped while replayed speech waits for its first audio', ()
     const res = fetch(`${speaker.apiRoot}/v1/audio/speech`, { method: 'POST', headers: { authorization: `Bearer ${speaker.store.firstKeys().managementKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/tts', input: 'hi', voice: 'alloy' }) })
       .then(async (r) => ({ status: r.status, text: await r.text() }))
       .catch((e: Error) => e);
-    await vi.waitFor(() => expect(handled).toHaveBeenCalledTimes(1));
+    await vi.waitFor(() => expect(handled).toHaveBeenCalledTimes(1), SETTLE);
     handled.mockRestore();
     await speaker.close();
     // Before: the request waited until the sockets were cut (a TypeError: fetch failed).
