@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { pricedGateway } from '../support/upstreams.js';
+import { answersHi, pricedGateway } from '../support/upstreams.js';
 import { SETTLE } from '../support/until.js';
 
 // A batch's charge counts on the key that created it, as its requests one by one would: a key with a
@@ -10,10 +10,7 @@ const PRICE = 0.001;
 let gw: Awaited<ReturnType<typeof pricedGateway>>;
 
 beforeAll(async () => {
-  gw = await pricedGateway((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 2, completion_tokens: 3, total_tokens: 5 } }));
-  }, PRICE, { batchDelayMs: 0 });
+  gw = await pricedGateway(answersHi, PRICE, { batchDelayMs: 0 });
 });
 
 afterAll(() => gw?.close());

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { pricedGateway } from '../support/upstreams.js';
+import { answersHi, pricedGateway } from '../support/upstreams.js';
 
 // A key's limit counts what a gateway request cost when nothing bounded it before the answer (no
 // max_tokens): charged after the answer, up to the balance, and counted to the key as a bounded one is.
@@ -7,10 +7,7 @@ const PRICE = 0.001;
 let gw: Awaited<ReturnType<typeof pricedGateway>>;
 
 beforeAll(async () => {
-  gw = await pricedGateway((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 2, completion_tokens: 3, total_tokens: 5 } }));
-  }, PRICE);
+  gw = await pricedGateway(answersHi, PRICE);
 });
 
 afterAll(() => gw?.close());

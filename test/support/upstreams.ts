@@ -63,6 +63,12 @@ function refuses(port: number): Promise<boolean> {
 export const sseChunk = (content: string | null, finish: string | null = null) =>
   `data: ${JSON.stringify({ id: 'gen-local', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: content === null ? { role: 'assistant' } : { role: 'assistant', content }, finish_reason: finish }] })}\n\n`;
 
+/** An upstream's handler answering every request with one whole chat completion "hi" of 2 + 3 tokens. */
+export const answersHi = (_req: IncomingMessage, res: ServerResponse) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 2, completion_tokens: 3, total_tokens: 5 } }));
+};
+
 /** Never answers: the request is read and the connection kept open. */
 export const stall = () => localUpstream(() => {});
 /** Answers every request with this status. */

@@ -63,6 +63,12 @@ function upstreamEndpoints(providers: ProviderConfig[], id: string): Served[] {
   })));
 }
 
+/** The model a route's path names (`:author/:slug`), as the model list has it: the gateway's, else the fake models'. */
+function listedOf(ctx: Ctx, gateway: ChatGateway | undefined) {
+  const id = `${ctx.params.author}/${ctx.params.slug}`;
+  return { id, listed: (gateway?.listing() ?? MODELS.map(listedModel)).find((m) => m.id === id) };
+}
+
 /**
  * One model's routes: `GET /v1/model/{author}/{slug}`, its entry of the model list (any listed model);
  * `GET /v1/models/{author}/{slug}/endpoints`, where each entry's `links.details` points: the model
@@ -75,8 +81,7 @@ export const modelEndpointRoutes = defineRoutes((parts: { gateway?: ChatGateway;
     path: '/v1/model/:author/:slug',
     access: 'any',
     handler: async (ctx: Ctx) => {
-      const id = `${ctx.params.author}/${ctx.params.slug}`;
-      const listed = (parts.gateway?.listing() ?? MODELS.map(listedModel)).find((m) => m.id === id);
+      const { id, listed } = listedOf(ctx, parts.gateway);
       if (!listed) throw new HttpError(404, `No model ${id} in the model list`);
       ctx.send(200, { data: listed });
     },
@@ -86,8 +91,7 @@ export const modelEndpointRoutes = defineRoutes((parts: { gateway?: ChatGateway;
     path: '/v1/models/:author/:slug/endpoints',
     access: 'any',
     handler: async (ctx: Ctx) => {
-      const id = `${ctx.params.author}/${ctx.params.slug}`;
-      const listed = (parts.gateway?.listing() ?? MODELS.map(listedModel)).find((m) => m.id === id);
+      const { id, listed } = listedOf(ctx, parts.gateway);
       const upstream = upstreamEndpoints(parts.providers ?? [], id);
       const local = MODELS.find((spec) => spec.id === id);
       const served = upstream.length ? upstream : local ? localEndpoints(local) : [];
