@@ -27,10 +27,7 @@ export interface GatewayCharge {
  */
 export function chargeUpToBalance(ctx: Ctx, cost: number): number {
   const charged = Math.min(cost, Math.max(0, ctx.store.balance(ctx.workspace)));
-  if (charged > 0) {
-    ctx.store.debit(ctx.workspace, charged);
-    ctx.store.keyUsed(ctx.key.key, charged);
-  }
+  if (charged > 0) ctx.store.debit(ctx.workspace, charged, ctx.key.key);
   return charged;
 }
 

@@ -38,15 +38,11 @@ export function chargeable(ctx: Ctx): void {
 export function reserve(ctx: Ctx, cost: number): { refund(): void } {
   if (cost > 0) refuseUnsaved(ctx);
   withinKeyLimit(ctx, cost);
-  if (!ctx.store.hold(ctx.workspace, cost)) {
+  if (!ctx.store.hold(ctx.workspace, cost, ctx.key.key)) {
     const balance = ctx.store.balance(ctx.workspace);
     throw new HttpError(402, `Insufficient credits: this request costs $${decimal(cost)}, the balance is $${decimal(Math.max(0, balance))}. Add more credits to continue.`, 'payment_required');
   }
-  ctx.store.keyUsed(ctx.key.key, cost);
-  const refund = () => {
-    ctx.store.refund(ctx.workspace, cost);
-    ctx.store.keyUsed(ctx.key.key, -cost);
-  };
+  const refund = () => ctx.store.refund(ctx.workspace, cost, ctx.key.key);
   if (cost > 0) refuseUnsaved(ctx, refund);
   return { refund };
 }
@@ -81,8 +77,7 @@ export function holdUntilSettled(ctx: Ctx, cost: number): { settle(cost: number)
     if (settled) return;
     settled = true;
     holdOnKey(ctx.key, -cost);
-    ctx.store.settleRequest(ctx.workspace, hold, real);
-    ctx.store.keyUsed(ctx.key.key, real);
+    ctx.store.settleRequest(ctx.workspace, hold, real, ctx.key.key);
   };
   if (cost > 0) refuseUnsaved(ctx, () => settle(0));
   return { settle };

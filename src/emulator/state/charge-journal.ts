@@ -1,7 +1,8 @@
 /**
  * The charges journal's files, in the state folder (beside state.json, store.ts):
  * - `charges.<n>.jsonl`, n = 1, 2, …: segments, one JSON line an entry (`JournalEntry`: `s` its
- *   sequence number, `w` workspace, `c` cost, `h`/`r` a request's hold taken/settled). Lines go to the
+ *   sequence number, `w` workspace, `c` cost, `h`/`r` a request's hold taken/settled, `kh`/`kc`/`t`
+ *   the calling key's usage, in the same line and write(2) as its charge). Lines go to the
  *   newest segment only; a process starts one above any on disk, so never appends to a file a crash
  *   may have left torn.
  * - Every save of state.json (store.ts), before it snapshots, moves appends on to a new segment
@@ -42,10 +43,16 @@ export interface JournalEntry {
   /** A request's hold taken (its id), or settled (`r`): one taken and never settled is given back at start. */
   h?: number;
   r?: number;
-  /** A key's usage, not a charge (`c` its cost; `k` the key's hash, `t` when, in ms): the workspace's charge has a line of its own. */
-  k?: string;
+  /** The key whose usage moves with this charge: its hash (`kh`), its cost (`kc`: a settlement's is the request's whole cost), `t` when, in ms. */
+  kh?: string;
+  kc?: number;
   t?: number;
+  /** A line of a key's usage only, charging nothing (`c` its cost; `k` the key's hash): a batch's, and every paid request's in older versions. */
+  k?: string;
 }
+
+/** What a line carries beside its charge: a hold's mark, a key's usage. */
+export type JournalMark = Pick<JournalEntry, 'h' | 'r' | 'kh' | 'kc' | 't'>;
 
 /** A segment's file name: `charges.<n>.jsonl`; 0 is the single `charges.jsonl` of older versions. */
 const segmentName = (n: number) => (n === 0 ? 'charges.jsonl' : `charges.${n}.jsonl`);
@@ -118,7 +125,7 @@ export class ChargeJournal {
    * Appends one charge to the newest segment. A failed write (a full disk) is said once and does not
    * stop the request: the charge stays in memory, saved with the state file as before (`unsaved` says so).
    */
-  append(workspace: string, cost: number, mark?: { h?: number; r?: number; k?: string; t?: number }): void {
+  append(workspace: string, cost: number, mark?: JournalMark): void {
     let line = `${JSON.stringify({ s: ++this.seq, w: workspace, c: cost, ...mark })}\n`;
     try {
       if (storageHooks.full) failWriteForTests(this.file());

@@ -4,10 +4,11 @@ import type { Workspace } from './store-api.js';
 
 export abstract class CreditRules {
   abstract workspace(id: string): Workspace;
-  abstract debit(id: string, cost: number): void;
+  abstract debit(id: string, cost: number, key?: string): void;
   abstract charged(key: string): boolean;
   abstract debitOnce(id: string, cost: number, key: string): boolean;
-  abstract refund(id: string, cost: number): void;
+  abstract refund(id: string, cost: number, key?: string): void;
+  abstract keyUsed(key: string, cost: number): void;
   /** Requests' holds not yet settled, by id. */
   protected readonly openHolds = new Map<number, { w: string; c: number }>();
   private holdsMade = 0;
@@ -23,9 +24,9 @@ export abstract class CreditRules {
     return balance <= 0 || balance < cost;
   }
 
-  hold(id: string, cost: number): boolean {
+  hold(id: string, cost: number, key?: string): boolean {
     if (this.short(id, cost)) return false;
-    this.debit(id, cost);
+    this.debit(id, cost, key);
     return true;
   }
 
@@ -37,21 +38,22 @@ export abstract class CreditRules {
     return hold;
   }
 
-  settleRequest(id: string, hold: number, cost: number): void {
+  settleRequest(id: string, hold: number, cost: number, key?: string): void {
     const held = this.openHolds.get(hold);
     if (!held) return;
     this.openHolds.delete(hold);
-    this.moveHeld(id, round(cost - held.c), { r: hold });
+    this.moveHeld(id, round(cost - held.c), { r: hold }, key === undefined ? undefined : { key, cost });
   }
 
   protected nextHoldId(): number {
     return ++this.holdsMade;
   }
 
-  /** Moves a hold's cost (`h`: taken by hold h; `r`: hold r settled). The file store journals the mark with it. */
-  protected moveHeld(id: string, cost: number, _mark: { h?: number; r?: number }): void {
+  /** Moves a hold's cost (`h`: taken by hold h; `r`: hold r settled), and counts `use` on its key. The file store journals the mark and the use with it, in one line. */
+  protected moveHeld(id: string, cost: number, _mark: { h?: number; r?: number }, use?: { key: string; cost: number }): void {
     if (cost > 0) this.debit(id, cost);
     else if (cost < 0) this.refund(id, -cost);
+    if (use) this.keyUsed(use.key, use.cost);
   }
 
   /**

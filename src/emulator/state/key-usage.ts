@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { round } from '../models/models.js';
 import { randomHex } from '../http/ids.js';
+import type { JournalMark } from './charge-journal.js';
 import type { KeyKind, KeyRecord, KeySettings, LimitReset } from './store-api.js';
 
 export const LIMIT_RESETS: readonly LimitReset[] = ['daily', 'weekly', 'monthly'];
@@ -32,20 +33,37 @@ export function usageSince(r: KeyRecord, from?: string): number {
   return round(sum);
 }
 
+/** Each key's hash, made once: a paid request's journal line names its key by it. */
+const hashes = new WeakMap<KeyRecord, string>();
+const hashOf = (r: KeyRecord): string => {
+  let hash = hashes.get(r);
+  if (hash === undefined) hashes.set(r, (hash = keyHash(r.key)));
+  return hash;
+};
+
 /**
  * Counts a cost on the key (negative: given back), on today's UTC day; days older than a month and
- * more are let go. Returns what the charges journal keeps of it: the key's hash and the time.
+ * more are let go (when a day begins). Returns what the charges journal keeps of it: the key's hash and the time.
  */
 export function countUsage(r: KeyRecord, cost: number, now: number): { k: string; t: number } {
-  const mark = { k: keyHash(r.key), t: now };
+  const mark = { k: hashOf(r), t: now };
   if (cost === 0) return mark;
   r.usage = round((r.usage ?? 0) + cost);
   const days = (r.usage_days ??= {});
   const today = dayOf(now);
-  days[today] = round((days[today] ?? 0) + cost);
+  const before = days[today];
+  days[today] = round((before ?? 0) + cost);
+  if (before !== undefined) return mark;
   const oldest = dayOf(now - KEPT_DAYS * DAY_MS);
   for (const day of Object.keys(days)) if (day < oldest) delete days[day];
   return mark;
+}
+
+/** A charge's journal mark with the calling key's usage counted and in it (`kh`, `kc`, `t`): one line for both. */
+export function withUsage(mark: JournalMark | undefined, r: KeyRecord, cost: number, now: number): JournalMark | undefined {
+  if (cost === 0) return mark;
+  const { k, t } = countUsage(r, cost, now);
+  return { ...mark, kh: k, kc: cost, t };
 }
 
 /** What is left of the key's limit in its current period; null for a key without one. */
@@ -73,15 +91,23 @@ export function applySettings(r: KeyRecord, s: KeySettings, now: number): void {
   r.updated_at = Math.floor(now / 1000);
 }
 
-/** What a kill -9 left in the charges journal only: a key's usage (`k`: its hash) counted again on its day; a charge by `charge`. */
-export function replayKeyUsage<E extends { c: number; k?: string; t?: number }>(keys: KeyRecord[], entries: E[], charge: (e: E) => void): void {
+/**
+ * What a kill -9 left in the charges journal only, in order: a charge by `charge`, and a key's usage
+ * counted again on its day. A line carries a key's usage as `kh` (its hash) and `kc` (its cost) beside
+ * its own charge; older versions wrote a line of its own (`k`, its cost `c`, charging nothing).
+ */
+export function replayKeyUsage<E extends { c: number; k?: string; kh?: string; kc?: number; t?: number }>(keys: KeyRecord[], entries: E[], charge: (e: E) => void): void {
   let byHash: Map<string, KeyRecord> | undefined;
+  const count = (hash: string, cost: unknown, t: unknown) => {
+    const r = (byHash ??= new Map(keys.map((k) => [keyHash(k.key), k]))).get(hash);
+    if (r && typeof cost === 'number' && Number.isFinite(cost)) countUsage(r, cost, typeof t === 'number' && Number.isFinite(t) ? t : Date.now());
+  };
   for (const e of entries) {
-    if (typeof e.k !== 'string') {
-      charge(e);
+    if (typeof e.k === 'string') {
+      count(e.k, e.c, e.t);
       continue;
     }
-    const r = (byHash ??= new Map(keys.map((k) => [keyHash(k.key), k]))).get(e.k);
-    if (r) countUsage(r, e.c, typeof e.t === 'number' && Number.isFinite(e.t) ? e.t : Date.now());
+    charge(e);
+    if (typeof e.kh === 'string') count(e.kh, e.kc, e.t);
   }
 }

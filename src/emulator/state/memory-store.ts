@@ -74,12 +74,16 @@ export class MemoryStore extends CreditRules implements Store {
     return ws;
   }
 
-  debit(id: string, cost: number): void {
-    if (cost > 0) this.move(id, cost);
+  debit(id: string, cost: number, key?: string): void {
+    if (cost <= 0) return;
+    this.move(id, cost);
+    if (key !== undefined) this.keyUsed(key, cost);
   }
 
-  refund(id: string, cost: number): void {
-    if (cost > 0) this.move(id, -cost);
+  refund(id: string, cost: number, key?: string): void {
+    if (cost <= 0) return;
+    this.move(id, -cost);
+    if (key !== undefined) this.keyUsed(key, -cost);
   }
 
   debitOnce(id: string, cost: number, chargeKey: string): boolean {

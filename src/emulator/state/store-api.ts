@@ -72,22 +72,26 @@ export interface KeyStore {
   workspace(id: string): Workspace;
 }
 
-/** Costs are USD, moved by whole units of 1e-10. */
+/**
+ * Costs are USD, moved by whole units of 1e-10. `key` (a key's text): the key that made the request,
+ * whose usage moves with the charge (a settlement's: by the request's whole `cost`), kept with it in
+ * one step (the file store: in the charge's own journal line).
+ */
 export interface CreditStore {
   balance(workspace: string): number;
   /** Takes `cost` only when the balance is above zero and covers it, in one step: false (nothing taken) otherwise. */
-  hold(workspace: string, cost: number): boolean;
+  hold(workspace: string, cost: number, key?: string): boolean;
   /**
    * A hold for one request, settled by `settleRequest`: its id (0, nothing taken, as `hold` refuses).
    * One still open when the process died is given back at the next start (a file store's).
    */
   holdRequest(workspace: string, cost: number): number;
   /** Ends a request's hold at its real `cost` (the difference charged or given back); once. */
-  settleRequest(workspace: string, hold: number, cost: number): void;
+  settleRequest(workspace: string, hold: number, cost: number, key?: string): void;
   /** Charges a cost known once the answer is made (may take the balance below zero). */
-  debit(workspace: string, cost: number): void;
+  debit(workspace: string, cost: number, key?: string): void;
   /** Gives back what a hold took and was not used (a stream not delivered). */
-  refund(workspace: string, cost: number): void;
+  refund(workspace: string, cost: number, key?: string): void;
   /** Charges `cost` once under `chargeKey`: false, and nothing charged, if that key was charged before. */
   debitOnce(workspace: string, cost: number, chargeKey: string): boolean;
   charged(chargeKey: string): boolean;

@@ -10,7 +10,7 @@ import { GenerationFile } from './generation-file.js';
 import { CreditRules } from './credits.js';
 import { ChargeJournal } from './charge-journal.js';
 import { releaseDeadHolds } from './request-holds.js';
-import { applySettings, countUsage, newKey, replayKeyUsage } from './key-usage.js';
+import { applySettings, countUsage, newKey, replayKeyUsage, withUsage } from './key-usage.js';
 import { readState, type StateFile } from './state-file.js';
 import { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type KeptGeneration, type KeyKind, type KeyRecord, type KeySettings, type Store, type Workspace } from './store-api.js';
 
@@ -159,8 +159,8 @@ export class StateStore extends CreditRules implements Store {
     return this.journal.seq + 1;
   }
 
-  protected override moveHeld(id: string, cost: number, mark: { h?: number; r?: number }): void {
-    this.journaled(id, cost, mark);
+  protected override moveHeld(id: string, cost: number, mark: { h?: number; r?: number }, use?: { key: string; cost: number }): void {
+    this.journaled(id, cost, mark, use);
   }
 
   now(): number {
@@ -237,16 +237,16 @@ export class StateStore extends CreditRules implements Store {
     return ws;
   }
 
-  debit(id: string, cost: number): void {
-    if (cost <= 0) return;
-    this.journaled(id, cost);
+  debit(id: string, cost: number, key?: string): void {
+    if (cost > 0) this.journaled(id, cost, undefined, key === undefined ? undefined : { key, cost });
   }
 
   readonly chargesUnsaved = (): string | undefined => this.journal.failing;
-  /** A per-request charge: in the journal before its answer is sent, in state.json within 100 ms. */
-  private journaled(id: string, cost: number, mark?: { h?: number; r?: number }): void {
+  /** A per-request charge: in the journal before its answer is sent, in state.json within 100 ms; `use`, the calling key's usage, in the same line (one write(2)). */
+  private journaled(id: string, cost: number, mark?: { h?: number; r?: number }, use?: { key: string; cost: number }): void {
     this.charge(id, cost);
-    this.journal.append(id, cost, mark);
+    const record = use && this.byKey.get(use.key);
+    this.journal.append(id, cost, use && record ? withUsage(mark, record, use.cost, this.now()) : mark);
     this.saveSoon();
   }
 
@@ -279,9 +279,8 @@ export class StateStore extends CreditRules implements Store {
   }
 
   /** Gives back a reserved cost not used (a stream not delivered). */
-  refund(id: string, cost: number): void {
-    if (cost <= 0) return;
-    this.journaled(id, -cost);
+  refund(id: string, cost: number, key?: string): void {
+    if (cost > 0) this.journaled(id, -cost, undefined, key === undefined ? undefined : { key, cost: -cost });
   }
 
   /** Usage moves by whole units of 1e-10 USD: sums of costs carry no float noise. */
