@@ -92,3 +92,48 @@ describe('a failure passed over while recording', () => {
     }
   }, 30_000);
 });
+
+describe('--record-missing over a request whose last take is a failure', () => {
+  it('replays the failure once, then asks the upstream again and keeps its answer as the next take', async () => {
+    const cassettes = join(dir, 'missing');
+    let n = 0;
+    // A 503 the first time, answers after.
+    const flaky = await localUpstream((_req, res) => {
+      if (n++ === 0) {
+        res.writeHead(503, { 'content-type': 'application/json' });
+        return void res.end(JSON.stringify({ error: { code: 503, message: 'down' } }));
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(ANSWER));
+    });
+    const dead = `http://127.0.0.1:${await deadPort()}/v1`;
+    try {
+      const recorder = await startEmulator({ stateDir: join(dir, 'm-rec'), port: 0, gateway: { config: yaml(flaky.baseUrl, dead), cassettes: { dir: cassettes, mode: 'record' } } });
+      try {
+        expect((await ask(recorder)).status).toBe(502);
+      } finally {
+        await recorder.close();
+      }
+      const filler = await startEmulator({ stateDir: join(dir, 'm-fill'), port: 0, gateway: { config: yaml(flaky.baseUrl, dead), cassettes: { dir: cassettes, mode: 'replay-record', timing: 0 } } });
+      try {
+        const asked = flaky.seen.length;
+        expect((await ask(filler)).status).toBe(502);
+        expect(flaky.seen.length).toBe(asked);
+        // The recorded failure repeated for ever would leave --record-missing nothing to ask.
+        expect((await ask(filler)).status).toBe(200);
+        expect(flaky.seen.length).toBe(asked + 1);
+        expect((await ask(filler)).status).toBe(200);
+        expect(flaky.seen.length).toBe(asked + 1);
+      } finally {
+        await filler.close();
+      }
+      const takes = readdirSync(cassettes).map((f) => JSON.parse(readFileSync(join(cassettes, f), 'utf8')) as Cassette);
+      expect(takes.map((c) => [c.take ?? 1, !!c.response.failure]).sort()).toEqual([
+        [1, true],
+        [2, false],
+      ]);
+    } finally {
+      await flaky.close();
+    }
+  }, 30_000);
+});

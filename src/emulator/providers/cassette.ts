@@ -108,11 +108,19 @@ export class CassetteDeck {
     this.stopping.stop();
   }
 
-  /** The take of this request to replay now: each in turn, then the last again. */
+  /**
+   * The take of this request to replay now: each in turn, then the last again. With
+   * `--record-missing`, a last take that is a failure is not repeated: the upstream is asked again
+   * (undefined), and its answer kept as the next take.
+   */
   private next(key: string): Cassette | undefined {
     const takes = this.byKey.get(key);
     if (!takes?.length) return undefined;
     const n = this.played.get(key) ?? 0;
+    if (this.mode === 'replay-record' && n >= takes.length && takes.at(-1)!.cassette.response.failure) {
+      this.recorded.set(key, Math.max(this.recorded.get(key) ?? 0, Math.max(...takes.map((t) => t.cassette.take ?? 1))));
+      return undefined;
+    }
     this.played.set(key, n + 1);
     return takes[Math.min(n, takes.length - 1)]!.cassette;
   }
