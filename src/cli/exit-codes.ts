@@ -25,6 +25,8 @@ export const EXIT = {
   TOOL_CALLS: 11,
   /** A source of tools failed: an MCP server did not start, ended during a call or did not answer in time. */
   TOOL_SOURCE: 12,
+  /** The terminal closed (SIGHUP): `router serve` after its clean close. */
+  HANGUP: 129,
   /** Ctrl-C. */
   INTERRUPTED: 130,
 } as const;

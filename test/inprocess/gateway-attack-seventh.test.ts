@@ -29,8 +29,8 @@ afterAll(async () => {
 });
 
 describe('replay of a request whose first provider was passed over while recording', () => {
-  it('passes over the provider with no cassette and answers from the next one, byte for byte', async () => {
-    // An upstream that answers a web page: passed over while recording, so it has no cassette.
+  it('passes over the provider as it was while recording and answers from the next one, byte for byte', async () => {
+    // An upstream that answers a web page: passed over while recording, its failure kept as a take.
     const page = await localUpstream((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<!doctype html><p>Welcome to nginx</p>');
@@ -59,13 +59,13 @@ providers:
       expect(replayed.map((r) => r.status)).toEqual([200, 200]);
       expect(replayed[0]!.text).toBe(recorded[0]!.text);
       expect(replayed[1]!.text).toBe(recorded[1]!.text);
-      // router_metadata tells the miss as the attempt passed over.
+      // router_metadata tells the recorded failure as the attempt passed over (it said "replay: no cassette …" before failures were kept).
       const told = await ask(player, bodies[0]!, { 'x-router-metadata': 'enabled' });
       expect(told.json.router_metadata.attempts.map((a: { provider: string; ok: boolean }) => [a.provider, a.ok])).toEqual([
         ['page', false],
         ['up', true],
       ]);
-      expect(told.json.router_metadata.attempts[0].error).toMatch(/^replay: no cassette answers this request to page/);
+      expect(told.json.router_metadata.attempts[0].error).toMatch(/^page: HTTP 200 text\/html, not JSON/);
       // Never recorded anywhere: still the 404 that names the nearest cassette.
       const miss = await ask(player, { model: 't/m', messages: [{ role: 'user', content: 'never recorded' }] });
       expect(miss.status).toBe(404);

@@ -104,18 +104,24 @@ async function runServe({ io, opts, signal }: RunContext<FlagValues<typeof FLAGS
       ].join('\n'),
     );
   }
+  let hungUp = false;
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
+    const hangUp = () => ((hungUp = true), resolve());
     signal.addEventListener('abort', stop, { once: true });
     process.once('SIGTERM', stop);
+    // The terminal closing (or `kill -HUP`): the same clean close as SIGTERM's, then exit 129 as any command.
+    process.once('SIGHUP', hangUp);
   });
   try {
     await emu.close();
   } finally {
     release();
   }
-  // Stopped cleanly either way; Ctrl-C is an interrupt as in every command (exit 130), SIGTERM serve's stop request (exit 0).
+  // Stopped cleanly either way; Ctrl-C is an interrupt as in every command (exit 130), SIGTERM serve's
+  // stop request (exit 0), SIGHUP a hang-up (exit 129, nothing said: the terminal may be gone).
   if (signal.aborted) throw signal.reason;
+  if (hungUp) throw new CliError('hung up', EXIT.HANGUP, undefined, []);
 }
 
 /** `--check-drift DIR`: one line a cassette on stdout (`same`, `drift` and its changes, `error`); exit 1 when any is not `same`. */

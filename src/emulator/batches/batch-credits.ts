@@ -2,8 +2,8 @@ import { randomHex } from '../http/ids.js';
 import { errorBody } from '../http/http.js';
 import { round } from '../models/models.js';
 import { TERMINAL, type BatchRecord } from '../state/batch-store.js';
-import type { BatchStorage, CreditStore, KeyStore } from '../state/store-api.js';
-import { keyHash } from '../state/key-usage.js';
+import type { BatchStorage, ClockStore, CreditStore, KeyRecord, KeyStore } from '../state/store-api.js';
+import { keyHash, limitRemaining } from '../state/key-usage.js';
 import type { BatchGateway } from '../providers/types.js';
 import { BATCH_DISCOUNT, itemCharge, type Body } from './batch-rules.js';
 import { itemBody } from './batch-items.js';
@@ -33,15 +33,43 @@ function settleCounted(state: CreditStore & KeyCount, record: BatchRecord, custo
   if (open) countOnKey(state, record, charge);
 }
 
+/** Why a request of a batch over providers was not sent: the caller's credits, or its key's limit, did not cover it. */
+export type Unsent = 'credits' | 'key';
+
 export class HeldCredits {
   /** The largest charge of a request of this batch answered so far: what one with no bound holds. */
   private largest = 0;
+  /** What each request of this batch in flight holds (this run): counted against the key's limit until settled. */
+  private readonly inFlight = new Map<string, number>();
+  private inFlightSum = 0;
 
   constructor(
-    private readonly state: CreditStore & KeyCount,
+    private readonly state: CreditStore & KeyCount & Pick<ClockStore, 'now'>,
     private readonly record: BatchRecord,
     private readonly gateway: BatchGateway,
   ) {}
+
+  /** The key that created the batch, if it still exists (a deleted key counts and limits nothing). */
+  private creator(): KeyRecord | undefined {
+    return this.record.key_hash ? this.state.keysOf(this.record.workspace).find((k) => keyHash(k.key) === this.record.key_hash) : undefined;
+  }
+
+  /**
+   * Whether the creating key's limit, less what this batch's requests in flight hold, covers `cost`
+   * (and has something left): checked before each request is sent, as a key's own requests are.
+   */
+  private withinKeyLimit(cost: number): boolean {
+    const key = this.creator();
+    const limit = key ? limitRemaining(key, this.state.now()) : null;
+    if (limit === null) return true;
+    const left = round(limit - this.inFlightSum);
+    return left > 0 && cost <= left;
+  }
+
+  /** The 403 words the service gives a key over its limit, for this batch's key. */
+  keyLimitWords(): string {
+    return keyLimitMessage(this.creator()?.limit_reset ?? null);
+  }
 
   private key(customId: string): string {
     return holdKey(this.record, customId);
@@ -54,20 +82,31 @@ export class HeldCredits {
    * together fit the balance as far as the answers so far tell; what one costs past its hold is
    * charged up to what is left of the balance, never below zero (settleHold).
    */
-  hold(customId: string, body: Body): boolean {
+  hold(customId: string, body: Body): Unsent | undefined {
     let bound: number | undefined;
     try {
       bound = this.gateway.bound(itemBody(this.record, body), this.record.endpoint);
     } catch {
       bound = undefined;
     }
-    return this.state.holdOnce(this.record.workspace, bound === undefined ? this.largest : round(bound * BATCH_DISCOUNT), this.key(customId));
+    const cost = bound === undefined ? this.largest : round(bound * BATCH_DISCOUNT);
+    // The creating key's limit, as it stands now (other requests of the key spend it too): checked as each request goes.
+    if (!this.withinKeyLimit(cost)) return 'key';
+    if (!this.state.holdOnce(this.record.workspace, cost, this.key(customId))) return 'credits';
+    this.inFlight.set(customId, cost);
+    this.inFlightSum = round(this.inFlightSum + cost);
+    return undefined;
   }
 
   /** Ends a request's hold at what its result is charged (nothing, for a failed item or one never sent). */
   settle(customId: string, item: Body | undefined): void {
     const charge = item ? itemCharge(item) : 0;
     this.largest = Math.max(this.largest, charge);
+    const held = this.inFlight.get(customId);
+    if (held !== undefined) {
+      this.inFlight.delete(customId);
+      this.inFlightSum = round(this.inFlightSum - held);
+    }
     settleCounted(this.state, this.record, customId, charge);
   }
 }
@@ -97,40 +136,46 @@ export async function releaseIfEnded(state: CreditStore & KeyCount & { batches: 
 export const owesRelease = (r: BatchRecord) => !!r.held && !r.holds_released && TERMINAL.includes(r.status);
 
 const UNSENT = 'not sent: the credits left did not cover this request';
+/** The words of the 403 a key over its limit gets (billing.ts says them to its own requests). */
+const keyLimitMessage = (reset: string | null) => `Key limit exceeded (${reset ?? 'total'} limit). Manage it using https://openrouter.ai/settings/keys`;
 
 /**
  * After the pool, each request never sent: a hold a crash left it is given back, and when the
- * credits ran out it becomes a failed item (`add`). Answered ones are in `answered`.
+ * credits (or the key's limit: `why`) ran out it becomes a failed item (`add`). Answered ones are in `answered`.
  */
-export async function releaseUnsent(requests: AsyncIterable<{ custom_id: string }>, answered: Map<string, Body>, credits: HeldCredits, add?: (item: Body) => void): Promise<void> {
+export async function releaseUnsent(requests: AsyncIterable<{ custom_id: string }>, answered: Map<string, Body>, credits: HeldCredits, add?: (item: Body) => void, why: Unsent = 'credits'): Promise<void> {
   for await (const req of requests) {
     if (answered.has(req.custom_id)) continue;
     credits.settle(req.custom_id, undefined);
-    add?.(unsentItem(req.custom_id));
+    add?.(why === 'key' ? unsentItem(req.custom_id, 403, credits.keyLimitWords(), 'permission_denied') : unsentItem(req.custom_id));
   }
 }
 
-/** How many requests were sent: those answered, less the ones a credit stop (before a restart) left unsent. */
+/** A failed item the gateway made without sending its request (credits or the key's limit ran out). */
+const isUnsent = (item: Body) => {
+  const e = item.error as { message?: string; error_type?: string } | null;
+  return e?.message === UNSENT || (e?.error_type === 'permission_denied' && !!e.message?.startsWith('Key limit exceeded'));
+};
+
+/** How many requests were sent: those answered, less the ones a credit or key-limit stop (before a restart) left unsent. */
 export function sentCount(answered: Map<string, Body>): number {
-  return [...answered.values()].filter((item) => (item.error as { message?: string } | null)?.message !== UNSENT).length;
+  return [...answered.values()].filter((item) => !isUnsent(item)).length;
 }
 
-/** The result item of a request never sent because the caller's credits ran out: a failed item, charged nothing. */
-export function unsentItem(customId: string): Body {
-  const message = UNSENT;
+/** The result item of a request never sent because the caller's credits (or its key's limit) ran out: a failed item, charged nothing. */
+export function unsentItem(customId: string, status = 402, message = UNSENT, errorType = 'payment_required'): Body {
   return {
     id: `batch_req_${randomHex(12)}`,
     custom_id: customId,
-    response: { status_code: 402, request_id: `req_${randomHex(10)}`, body: errorBody(402, message, 'payment_required') },
-    error: { type: 'api_error', message, param: null, error_type: 'payment_required' },
+    response: { status_code: status, request_id: `req_${randomHex(10)}`, body: errorBody(status, message, errorType) },
+    error: { type: 'api_error', message, param: null, error_type: errorType },
   };
 }
 
-/** The batch's `error` once its credits ran out: a 402's `{code, message}`, as Get a batch's 402 has. */
-export function creditsRanOut(record: BatchRecord, sent: number): { code: number; message: string } {
+/** The batch's `error` once its credits (or its key's limit: `why`) ran out: a 402's (403's) `{code, message}`. */
+export function creditsRanOut(record: BatchRecord, sent: number, why: Unsent = 'credits', keyWords = ''): { code: number; message: string } {
   const left = record.request_counts.total - sent;
-  return {
-    code: 402,
-    message: `Insufficient credits: the batch stopped after ${sent} of ${record.request_counts.total} requests; the other ${left} were not sent and are not charged (add credits and submit them again)`,
-  };
+  const after = `the batch stopped after ${sent} of ${record.request_counts.total} requests; the other ${left} were not sent and are not charged`;
+  if (why === 'key') return { code: 403, message: `${keyWords.replace(/\. Manage it.*$/, '')}: ${after} (raise the key's limit, or use another key, and submit them again)` };
+  return { code: 402, message: `Insufficient credits: ${after} (add credits and submit them again)` };
 }

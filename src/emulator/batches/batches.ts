@@ -5,7 +5,7 @@ import type { BatchStorage, Store } from '../state/store-api.js';
 import { chargeable } from '../state/billing.js';
 import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, publicBatch, recount, chargeKey, settled } from './batch-rules.js';
 import { concurrencyOf, executeItem } from './batch-items.js';
-import { countOnKey, creditsRanOut, HeldCredits, keyHash, owesRelease, releaseIfEnded, releaseUnsent, sentCount } from './batch-credits.js';
+import { countOnKey, creditsRanOut, HeldCredits, keyHash, owesRelease, releaseIfEnded, releaseUnsent, sentCount, type Unsent } from './batch-credits.js';
 import { inPool } from './batch-pool.js';
 import type { BatchGateway } from '../providers/types.js';
 import { receiveRequests } from './batch-upload.js';
@@ -231,7 +231,7 @@ export class BatchEngine {
       const usage = recount(record, done);
       const writer = this.store.openResults(id);
       const credits = record.held && this.opts.gateway ? new HeldCredits(this.state, record, this.opts.gateway) : undefined;
-      let short = false;
+      let short: Unsent | false = false;
       try {
         await inPool(this.store.requests(id), concurrencyOf(record, this.opts.gateway), async (req) => {
           if (answered.has(req.custom_id)) {
@@ -243,8 +243,9 @@ export class BatchEngine {
           if (this.stopped || short) return false;
           this.expireIfLate(record);
           if ((record.status as BatchStatus) === 'expired') return false;
-          if (credits && !credits.hold(req.custom_id, req.body)) {
-            short = true;
+          const unsent = credits?.hold(req.custom_id, req.body);
+          if (unsent) {
+            short = unsent;
             return false;
           }
           const item = await executeItem(record, req.custom_id, req.body, this.now(), this.opts.gateway);
@@ -261,8 +262,8 @@ export class BatchEngine {
           countItem(record, item, usage);
         };
         // Stopped short: each request not sent is a failed item (any hold a crash left is given back).
-        if (credits && short && !this.stopped) await releaseUnsent(this.store.requests(id), answered, credits, add);
-        if (short && !this.stopped) return this.transition(record, 'failed', { error: creditsRanOut(record, sentCount(answered)), usage: finishUsage(usage), payment_due: null });
+        if (credits && short && !this.stopped) await releaseUnsent(this.store.requests(id), answered, credits, add, short);
+        if (short && !this.stopped) return this.transition(record, 'failed', { error: creditsRanOut(record, sentCount(answered), short, credits?.keyLimitWords()), usage: finishUsage(usage), payment_due: null });
       } finally {
         writer.close();
       }

@@ -16,6 +16,11 @@ export function statusFailure(name: string, status: number, text: string, retryA
 
 /** The first `max` bytes of a body as text (a refusal's words), the rest let go; '' when it cannot be read. */
 export async function headText(body: AsyncIterable<Buffer>, max = REFUSAL_BYTES): Promise<string> {
+  return (await headBytes(body, max)).toString('utf8').slice(0, max);
+}
+
+/** The first `max` bytes of a body (at least; a coded refusal is decoded from them), the rest let go. */
+export async function headBytes(body: AsyncIterable<Buffer>, max: number): Promise<Buffer> {
   const pieces: Buffer[] = [];
   let size = 0;
   try {
@@ -27,7 +32,7 @@ export async function headText(body: AsyncIterable<Buffer>, max = REFUSAL_BYTES)
   } catch {
     // what came before the break is kept
   }
-  return Buffer.concat(pieces).toString('utf8').slice(0, max);
+  return Buffer.concat(pieces);
 }
 
 export const mib = (bytes: number) => `${Math.round((bytes / 2 ** 20) * 10) / 10} MiB`;

@@ -1,5 +1,5 @@
 /** The cassette file's format (`--record`, `--replay`), and what recording and replaying share. */
-import type { StopSignal } from './types.js';
+import type { FailureReason, StopSignal } from './types.js';
 
 type Body = Record<string, unknown>;
 
@@ -23,6 +23,12 @@ export interface Cassette {
     audio?: { after_ms: number; base64: string }[];
     /** Where the upstream broke the stream (or the audio), after the chunks above. */
     broken?: string;
+    /**
+     * A failure the gateway passed over (refused, timed out, a 429 or 5xx, an answer that was none):
+     * replayed as the same failure after `after_ms`, so the next provider (or the caller's 502) follows
+     * as it did. `status` is the upstream's (0 when it gave no HTTP answer).
+     */
+    failure?: { reason: FailureReason; message: string; retry_after?: string };
   };
   /**
    * Which answer of identical requests this is (1 when absent): replayed in this order, the last

@@ -108,11 +108,19 @@ export class CassetteDeck {
     this.stopping.stop();
   }
 
-  /** The take of this request to replay now: each in turn, then the last again. */
+  /**
+   * The take of this request to replay now: each in turn, then the last again. With
+   * `--record-missing`, a last take that is a failure is not repeated: the upstream is asked again
+   * (undefined), and its answer kept as the next take.
+   */
   private next(key: string): Cassette | undefined {
     const takes = this.byKey.get(key);
     if (!takes?.length) return undefined;
     const n = this.played.get(key) ?? 0;
+    if (this.mode === 'replay-record' && n >= takes.length && takes.at(-1)!.cassette.response.failure) {
+      this.recorded.set(key, Math.max(this.recorded.get(key) ?? 0, Math.max(...takes.map((t) => t.cassette.take ?? 1))));
+      return undefined;
+    }
     this.played.set(key, n + 1);
     return takes[Math.min(n, takes.length - 1)]!.cassette;
   }
@@ -159,11 +167,12 @@ export class CassetteDeck {
     if (this.mode !== 'record') {
       gone(live.name, req.signal);
       const found = this.next(key);
+      if (found?.response.failure) return failAgain(found, this.timing, req.signal, this.stopping);
       if (found) return replayAudio(found, this.timing, req.signal, this.stopping);
       if (this.mode === 'replay') throw this.miss(live.name, req.body);
     }
     const started = Date.now();
-    const reply = await live.speech!(req);
+    const reply = await this.asked(live, req, key, 'speech', started, () => live.speech!(req));
     const { cassette, save } = this.blank(live, req, key, 'speech', reply, started);
     return teeAudio(reply, cassette, started, save);
   }
@@ -173,6 +182,7 @@ export class CassetteDeck {
     if (this.mode !== 'record') {
       gone(live.name, req.signal);
       const found = this.next(key);
+      if (found?.response.failure) return failAgain(found, this.timing, req.signal, this.stopping);
       if (found) return replay(found, this.timing, req.signal, this.stopping);
       if (this.mode === 'replay') throw this.miss(live.name, req.body);
     }
@@ -217,9 +227,29 @@ export class CassetteDeck {
     return { cassette, save };
   }
 
+  /**
+   * The upstream asked: a failure it gives that the gateway passes over (refused, timed out, a 429 or
+   * 5xx, no answer) is kept as this request's next take too, so replay fails there as recording did
+   * (a retry after a 503 replays the 503, then the answer). Not one of a caller who hung up, nor the
+   * gateway's stop: no answer of the upstream's.
+   */
+  private async asked<T>(live: Live, req: UpstreamChat, key: string, endpoint: Endpoint, started: number, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (err instanceof ProviderFailure && err.reason !== 'stopping' && !req.signal.aborted) {
+        const { cassette, save } = this.blank(live, req, key, endpoint, { status: err.status ?? 0, headers: {} }, started);
+        cassette.response.after_ms = Date.now() - started;
+        cassette.response.failure = { reason: err.reason, message: err.message, ...(err.retryAfter === undefined ? {} : { retry_after: err.retryAfter }) };
+        save();
+      }
+      throw err;
+    }
+  }
+
   private async record(live: Live, req: UpstreamChat, key: string, endpoint: Endpoint): Promise<UpstreamReply> {
     const started = Date.now();
-    const reply = endpoint === 'embeddings' ? await live.embeddings!(req) : endpoint === 'responses' ? await live.responses!(req) : await live.chat(req);
+    const reply = await this.asked(live, req, key, endpoint, started, () => (endpoint === 'embeddings' ? live.embeddings!(req) : endpoint === 'responses' ? live.responses!(req) : live.chat(req)));
     const { cassette, save } = this.blank(live, req, key, endpoint, reply, started);
     if (reply.kind === 'json') {
       cassette.response.after_ms = Date.now() - started;
@@ -260,6 +290,17 @@ export class CassetteDeck {
  */
 function gone(provider: string, signal: StopSignal): void {
   if (signal.aborted) throw new ProviderFailure('broken', `${provider}: the caller went away`);
+}
+
+/** A recorded failure, again, when it came (times `timing`): the gateway passes this provider over as it did. */
+async function failAgain(c: Cassette, timing: number, signal: StopSignal, stopping: StopSignal): Promise<never> {
+  const started = performance.now();
+  const ms = c.response.after_ms;
+  await until(started + (typeof ms === 'number' && ms > 0 ? ms * timing : 0), signal, stopping);
+  gone(c.provider, signal);
+  if (stopping.aborted) throw new ProviderFailure('stopping', `${c.provider}: the gateway is stopping`);
+  const { reason, message, retry_after } = c.response.failure!;
+  throw new ProviderFailure(reason, message, c.response.status || undefined, retry_after);
 }
 
 /**

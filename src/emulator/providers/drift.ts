@@ -34,7 +34,9 @@ export interface DriftReport {
 /** A recorded exchange's answer shape: a whole answer's body, or a stream's events under `chunk` and its end. */
 function recordedShape(c: Cassette): Set<string> {
   const { status, body, chunks, audio, headers } = c.response;
-  const out = new Set<string>([`status: ${status}`]);
+  const out = new Set<string>(status ? [`status: ${status}`] : []);
+  // A failure passed over (a 503): its status alone; one with no HTTP answer (refused), nothing.
+  if (c.response.failure) return out;
   if (audio) return out.add(`audio: ${headers['content-type'] ?? 'none'}`);
   if (!chunks) return shapeOf(body, 'body', out);
   for (const chunk of chunks) if (chunk.data !== '[DONE]') shapeOf(chunk.data, 'chunk', out);

@@ -1,7 +1,8 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import type { ProviderConfig } from './config.js';
 import { failureOf, publicHeaders, upstreamCall } from './upstream-call.js';
-import { DEFAULT_MAX_ANSWER_BYTES, headText, statusFailure } from './bounded.js';
+import { answerText, DEFAULT_MAX_ANSWER_BYTES, headBytes, headText, statusFailure } from './bounded.js';
+import { CODED_ERROR_BYTES } from './coded-refusal.js';
 import { ProviderFailure, passesOver, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
 
 /** A Responses stream has no [DONE]: it ends with its final event. */
@@ -148,10 +149,22 @@ export class OpenAICompatible implements ProviderAdapter {
     } catch (err) {
       throw failureOf(err, this.name, false);
     }
+    const kept = publicHeaders(res.headers);
+    // An error answer in a content-coding (gzip, deflate, br) is decoded for its words, as chat's (coded-refusal.ts).
+    const codedError = res.statusCode >= 400 && !!coded(this.name, kept);
+    const errorText = async () => (codedError ? answerText(res.statusCode, kept, await headBytes(res.body, CODED_ERROR_BYTES + 1)) : headText(res.body));
     if (passesOver(res.statusCode)) {
-      throw statusFailure(this.name, res.statusCode, await headText(res.body), res.headers['retry-after']?.toString());
+      throw statusFailure(this.name, res.statusCode, await errorText(), res.headers['retry-after']?.toString());
     }
-    const encoded = coded(this.name, publicHeaders(res.headers));
+    if (codedError) {
+      const text = await errorText();
+      // Decoded: relayed as the caller's refusal; left coded (too large, another coding): passed over below.
+      if (!kept['content-encoding']) return { status: res.statusCode, headers: kept, audio: (async function* () {
+        yield Buffer.from(text);
+      })() };
+      throw coded(this.name, kept)!;
+    }
+    const encoded = coded(this.name, kept);
     if (encoded) {
       res.body.destroy();
       throw encoded;

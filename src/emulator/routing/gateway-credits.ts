@@ -1,5 +1,5 @@
 import type { Ctx } from '../http/http.js';
-import { chargeable, holdUntilSettled } from '../state/billing.js';
+import { chargeable, holdUntilSettled, keyLimitLeft } from '../state/billing.js';
 import { batchBound } from './batch-bound.js';
 import { round } from '../models/models.js';
 import type { Candidate } from './candidates.js';
@@ -32,24 +32,50 @@ export function chargeUpToBalance(ctx: Ctx, cost: number): number {
 }
 
 /**
+ * What an unbounded request holds while in flight: the largest cost an answer of the same endpoint
+ * and model has had in this run (nothing before the first), so a burst of them together cannot pass
+ * a key's limit or the balance as far as the answers so far tell. In memory, at most 10,000 models.
+ */
+export class Estimates {
+  private readonly largest = new Map<string, number>();
+
+  get(key: string): number {
+    return this.largest.get(key) ?? 0;
+  }
+
+  note(key: string, cost: number): void {
+    if (!(cost > (this.largest.get(key) ?? 0)) || !Number.isFinite(cost)) return;
+    if (this.largest.size >= 10_000 && !this.largest.has(key)) this.largest.delete(this.largest.keys().next().value!);
+    this.largest.set(key, round(cost));
+  }
+}
+
+/**
  * A gateway request's credits. When its cost is bounded (every candidate has prices, and the request
  * or the model a token limit: batch-bound.ts), the bound is held before any upstream is asked, so
  * concurrent requests cannot together spend past the balance (402 when it does not cover it); the
  * hold is settled at the real cost (past the hold, at most what is left of the balance), or at what a caller who hung up owes when the response closes
- * unanswered (the rest given back). Unbounded: a balance above zero is asked, and the real cost
- * charged up to what is left (chargeUpToBalance).
+ * unanswered (the rest given back). Unbounded: a balance above zero is asked, an estimate held while
+ * it runs when there is one (Estimates), and the real cost charged up to what is left.
  */
-export function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, candidates: Candidate[]): GatewayCharge {
+export function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, candidates: Candidate[], estimates?: Estimates): GatewayCharge {
   const bound = batchBound(body, endpoint, candidates);
+  // Unbounded: the largest cost of this model's answers so far is held while it runs (never charged as such).
+  const seen = `${endpoint}\n${candidates[0]?.model.id ?? ''}`;
+  // At most what the balance and the key's limit have left: alone, it is let through as before; in a burst, the later ones find nothing left.
+  const hold = bound ?? Math.max(0, Math.min(estimates?.get(seen) ?? 0, ctx.store.balance(ctx.workspace), keyLimitLeft(ctx) ?? Infinity));
   let open = true;
   let owed: (() => number) | undefined;
   let held: { settle(cost: number): void } | undefined;
+  // What a held request may be charged: past its hold, only what is left of the balance (never below zero).
+  const upToBalance = (cost: number) => Math.min(cost, round(hold + Math.max(0, ctx.store.balance(ctx.workspace))));
   const charge = ((cost: number) => {
     if (!open) return;
     open = false;
+    if (bound === undefined) estimates?.note(seen, cost);
     // An upstream whose usage says more than the bound (more tokens than asked) is charged past the
     // hold only up to what is left of the balance, as an unbounded answer is: never below zero.
-    if (held) held.settle((charge.charged = Math.min(cost, round(bound! + Math.max(0, ctx.store.balance(ctx.workspace))))));
+    if (held) held.settle((charge.charged = upToBalance(cost)));
     else charge.charged = chargeUpToBalance(ctx, cost);
   }) as GatewayCharge;
   const closed = () => {
@@ -57,18 +83,18 @@ export function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, candidate
     open = false;
     const cut = owed ? owed() : 0;
     charge.hungUp = bound === undefined ? cut : Math.min(bound, cut);
-    if (held) held.settle(charge.hungUp);
+    if (held) held.settle((charge.hungUp = upToBalance(charge.hungUp)));
     else charge.hungUp = chargeUpToBalance(ctx, charge.hungUp);
     charge.charged = charge.hungUp;
   };
   charge.onHangUp = (fn) => {
-    // Unbounded, nothing was held: a hang-up is heard only once it can owe something.
-    if (bound === undefined && !owed) ctx.res.once('close', closed);
+    // Nothing was held: a hang-up is heard only once it can owe something.
+    if (!held && !owed) ctx.res.once('close', closed);
     owed = fn;
   };
   if (bound === undefined) chargeable(ctx);
-  else {
-    held = holdUntilSettled(ctx, bound);
+  if (bound !== undefined || hold > 0) {
+    held = holdUntilSettled(ctx, hold);
     ctx.res.once('close', closed);
   }
   return charge;

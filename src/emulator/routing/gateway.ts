@@ -16,7 +16,7 @@ import { callerGone, relayStream, streamOf, type RelayOutcome } from './relay.js
 import { Sessions } from './sessions.js';
 import { priceUsage } from './usage.js';
 import { BATCHED, batchBound, batchCandidates } from './batch-bound.js';
-import { gatewayCredits } from './gateway-credits.js';
+import { Estimates, gatewayCredits } from './gateway-credits.js';
 import { promptCount } from './hang-up.js';
 import { relayResponses, wholeResponse } from './responses.js';
 import { speakThrough } from './speech.js';
@@ -55,6 +55,8 @@ export class Gateway {
   private readonly embeddingIds: Set<string>;
   private readonly responsesIds: Set<string>;
   private readonly sessions = new Sessions();
+  /** What unbounded requests hold while in flight (gateway-credits.ts). */
+  private readonly estimates = new Estimates();
   private readonly closers: (() => Promise<void>)[] = [];
   readonly batchConcurrency: number;
   /** An upstream's words as the caller gets them: without any provider key the upstream echoed. */
@@ -103,7 +105,7 @@ export class Gateway {
     const sticky = session === undefined ? undefined : (id: string) => this.sessions.get(`${ctx.workspace}\n${session}\n${id}`);
     const candidates = candidatesFor(body, this.catalog, sticky);
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
-    const charge = gatewayCredits(ctx, body, '/v1/chat/completions', candidates);
+    const charge = gatewayCredits(ctx, body, '/v1/chat/completions', candidates, this.estimates);
     const requested = modelChain(body)[0] ?? candidates[0]!.model.id;
     const startedAt = Date.now();
     const gone = callerGone(ctx);
@@ -189,7 +191,7 @@ export class Gateway {
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
     const asked: Asked = { startedAt: ctx.store.now(), user: body.user, sessionId: ctx.sessionId(body) };
     if (asked.sessionId && asked.sessionId.length > 256) throw new HttpError(400, 'session_id must be at most 256 characters', 'invalid_request');
-    const charge = gatewayCredits(ctx, body, '/v1/embeddings', candidates);
+    const charge = gatewayCredits(ctx, body, '/v1/embeddings', candidates, this.estimates);
     const passed: Attempt[] = [];
     const gone = callerGone(ctx);
     const got = await this.firstWhole(candidates, passed, (c) => c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: gone }));
@@ -217,7 +219,7 @@ export class Gateway {
     const sticky = session === undefined ? undefined : (id: string) => this.sessions.get(`${ctx.workspace}\n${session}\n${id}`);
     const candidates = candidatesFor(body, this.catalog, sticky).filter((c) => c.adapter.responses);
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
-    const charge = gatewayCredits(ctx, body, '/v1/responses', candidates);
+    const charge = gatewayCredits(ctx, body, '/v1/responses', candidates, this.estimates);
     const gone = callerGone(ctx);
     const passed: Attempt[] = [];
     for (const c of candidates) {

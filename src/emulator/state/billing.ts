@@ -21,6 +21,12 @@ function withinKeyLimit(ctx: Ctx, cost: number): void {
   throw new HttpError(403, `Key limit exceeded (${ctx.key.limit_reset ?? 'total'} limit). Manage it using https://openrouter.ai/settings/keys`, 'permission_denied');
 }
 
+/** What the calling key may still spend now, less what its requests in flight hold; null without a limit. */
+export function keyLimitLeft(ctx: Ctx): number | null {
+  const limit = limitRemaining(ctx.key, ctx.store.now());
+  return limit === null ? null : round(limit - (heldByKey.get(ctx.key) ?? 0));
+}
+
 /** 402 when the caller's workspace has no credit left (batches: their cost is known only at the end); 403 when its key's limit is spent. */
 export function chargeable(ctx: Ctx): void {
   refuseUnsaved(ctx);

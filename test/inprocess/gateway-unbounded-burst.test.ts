@@ -1,0 +1,84 @@
+import type { ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pricedGateway } from '../support/upstreams.js';
+
+// Unbounded requests (no max_tokens, no model max_completion_tokens) held nothing while in flight: a
+// burst of them passed chargeable() together (the key's limit and the balance not yet spent) and
+// spent past both. Each now holds the largest cost of the model's answers so far (at most what is
+// left), so the burst's later ones are refused; each is still charged its real cost, never the estimate.
+const PRICE = 0.001;
+let gw: Awaited<ReturnType<typeof pricedGateway>>;
+/** Requests whose content is "hold", kept unanswered until the test answers them. */
+const held: ServerResponse[] = [];
+let arrived: (() => void) | undefined;
+const answer = (res: ServerResponse, tokens: number) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: tokens / 2, completion_tokens: tokens / 2, total_tokens: tokens } }));
+};
+
+beforeAll(async () => {
+  // 400 tokens (0.4 USD) an answer, 100 for "small"; "hold" waits for the test.
+  gw = await pricedGateway((_req, res, body) => {
+    const content = String((body.messages as { content: string }[])[0]!.content);
+    if (content === 'hold') {
+      held.push(res);
+      return arrived?.();
+    }
+    answer(res, content === 'small' ? 100 : 400);
+  }, PRICE);
+});
+
+afterAll(() => gw?.close());
+
+const ask = (key: string, content: string) => gw.call('POST', '/v1/chat/completions', key, { model: 'test/m', messages: [{ role: 'user', content }] });
+/** Sends a "hold" request and resolves once the upstream has it (with its answer to come). */
+async function holdOne(key: string): Promise<{ res: Promise<Response> }> {
+  const seen = new Promise<void>((resolve) => (arrived = resolve));
+  const res = ask(key, 'hold');
+  await seen;
+  return { res };
+}
+
+describe('a burst of unbounded requests', () => {
+  it('is refused past the key’s limit once what is in flight covers it; each charged its real cost', async () => {
+    const { managementKey } = gw.gateway.store.firstKeys();
+    const made = (await (await gw.call('POST', '/v1/keys', managementKey, { name: 'capped', limit: 1 })).json()) as { key: string };
+    held.length = 0;
+    expect((await ask(made.key, 'first')).status).toBe(200);
+    // Left 0.6: the first of the burst holds 0.4, the second the 0.2 left; the third finds none.
+    const one = await holdOne(made.key);
+    const two = await holdOne(made.key);
+    const three = await ask(made.key, 'third');
+    // Before: 200 (nothing held; the limit counted only what was charged).
+    expect(three.status).toBe(403);
+    expect(await three.text()).toContain('Key limit exceeded');
+    held.splice(0).forEach((res) => answer(res, 400));
+    expect([(await one.res).status, (await two.res).status]).toEqual([200, 200]);
+    const usage = ((await (await gw.call('GET', '/v1/key', made.key)).json()) as { data: { usage: number } }).data.usage;
+    // Each answer its real cost: 0.4 three times (the one that crossed the limit in full, as alone).
+    expect(usage).toBeCloseTo(1.2, 10);
+  });
+
+  it('is refused once the balance is held, which never goes below zero; a cheap answer is charged its cost, not the estimate', async () => {
+    const { apiKey } = gw.gateway.store.createWorkspace('burst', 1);
+    held.length = 0;
+    expect((await ask(apiKey, 'first')).status).toBe(200);
+    expect(gw.gateway.store.balance('burst')).toBeCloseTo(0.6, 10);
+    const one = await holdOne(apiKey);
+    const two = await holdOne(apiKey);
+    const three = await ask(apiKey, 'third');
+    // Before: 200 (the balance was above zero): three answers for 0.6 of credit.
+    expect(three.status).toBe(402);
+    held.splice(0).forEach((res) => answer(res, 400));
+    expect([(await one.res).status, (await two.res).status]).toEqual([200, 200]);
+    // The first 0.4, the second the 0.2 that was left.
+    expect(gw.gateway.store.balance('burst')).toBeCloseTo(0, 10);
+  });
+
+  it('holds the estimate but charges a cheaper answer its real cost', async () => {
+    const { apiKey } = gw.gateway.store.createWorkspace('cheap', 1);
+    expect((await ask(apiKey, 'first')).status).toBe(200);
+    expect((await ask(apiKey, 'small')).status).toBe(200);
+    expect(gw.gateway.store.balance('cheap')).toBeCloseTo(1 - 0.4 - 0.1, 10);
+  });
+});
