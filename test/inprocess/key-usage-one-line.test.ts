@@ -56,15 +56,19 @@ it("each paid request's key usage is on its charge's journal line, and a kill -9
     const unbounded = await ask('test/m');
     const bounded = await ask('test/m', { max_tokens: 10 });
     const local = await ask('local/echo');
-    for (const res of [unbounded, bounded, local]) expect(res.status, JSON.stringify(res.body)).toBe(200);
-    const costs = [unbounded, bounded, local].map((r) => r.body.usage.cost as number);
+    // Unbounded again: it holds the first one's cost as an estimate while in flight, in memory only.
+    const estimated = await ask('test/m');
+    for (const res of [unbounded, bounded, local, estimated]) expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const costs = [unbounded, bounded, local, estimated].map((r) => r.body.usage.cost as number);
     const lines = journalLines(stateDir());
-    // Unbounded: its charge; bounded: its hold, then its settlement; the fake model: its charge. No line of key usage alone.
+    // Unbounded: its charge; bounded: its hold, then its settlement; the fake model: its charge; unbounded
+    // with an estimate held: its charge alone. No line of key usage alone.
     expect(lines.map((l) => [l.h !== undefined ? 'hold' : l.r !== undefined ? 'settled' : 'charge', l.kh, l.kc])).toEqual([
       ['charge', hash, costs[0]],
       ['hold', undefined, undefined],
       ['settled', hash, costs[1]],
       ['charge', hash, costs[2]],
+      ['charge', hash, costs[3]],
     ]);
     expect(lines.filter((l) => 'k' in l)).toEqual([]);
     const total = costs.reduce((a, c) => Math.round((a + c) * 1e10) / 1e10, 0);

@@ -1,5 +1,5 @@
 import type { Ctx } from '../http/http.js';
-import { chargeable, holdUntilSettled, keyLimitLeft } from '../state/billing.js';
+import { balanceLeft, chargeable, holdEstimate, holdUntilSettled, keyLimitLeft } from '../state/billing.js';
 import { batchBound } from './batch-bound.js';
 import { round } from '../models/models.js';
 import type { Candidate } from './candidates.js';
@@ -26,7 +26,7 @@ export interface GatewayCharge {
  * charged). Returns what was charged.
  */
 export function chargeUpToBalance(ctx: Ctx, cost: number): number {
-  const charged = Math.min(cost, Math.max(0, ctx.store.balance(ctx.workspace)));
+  const charged = Math.min(cost, Math.max(0, balanceLeft(ctx)));
   if (charged > 0) ctx.store.debit(ctx.workspace, charged, ctx.key.key);
   return charged;
 }
@@ -55,18 +55,20 @@ export class Estimates {
  * or the model a token limit: batch-bound.ts), the bound is held before any upstream is asked, so
  * concurrent requests cannot together spend past the balance (402 when it does not cover it); the
  * hold is settled at the real cost (past the hold, at most what is left of the balance), or at what a caller who hung up owes when the response closes
- * unanswered (the rest given back). Unbounded: a balance above zero is asked, an estimate held while
- * it runs when there is one (Estimates), and the real cost charged up to what is left.
+ * unanswered (the rest given back). Unbounded: a balance above zero is asked, an estimate held in
+ * memory while it runs when there is one (Estimates; one journal line, the charge), and the real cost
+ * charged up to what is left.
  */
 export function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, candidates: Candidate[], estimates?: Estimates): GatewayCharge {
   const bound = batchBound(body, endpoint, candidates);
   // Unbounded: the largest cost of this model's answers so far is held while it runs (never charged as such).
   const seen = `${endpoint}\n${candidates[0]?.model.id ?? ''}`;
   // At most what the balance and the key's limit have left: alone, it is let through as before; in a burst, the later ones find nothing left.
-  const hold = bound ?? Math.max(0, Math.min(estimates?.get(seen) ?? 0, ctx.store.balance(ctx.workspace), keyLimitLeft(ctx) ?? Infinity));
+  const hold = bound ?? Math.max(0, Math.min(estimates?.get(seen) ?? 0, balanceLeft(ctx), keyLimitLeft(ctx) ?? Infinity));
   let open = true;
   let owed: (() => number) | undefined;
   let held: { settle(cost: number): void } | undefined;
+  let estimate: { release(): void } | undefined;
   // What a held request may be charged: past its hold, only what is left of the balance (never below zero).
   const upToBalance = (cost: number) => Math.min(cost, round(hold + Math.max(0, ctx.store.balance(ctx.workspace))));
   const charge = ((cost: number) => {
@@ -75,6 +77,7 @@ export function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, candidate
     if (bound === undefined) estimates?.note(seen, cost);
     // An upstream whose usage says more than the bound (more tokens than asked) is charged past the
     // hold only up to what is left of the balance, as an unbounded answer is: never below zero.
+    estimate?.release();
     if (held) held.settle((charge.charged = upToBalance(cost)));
     else charge.charged = chargeUpToBalance(ctx, cost);
   }) as GatewayCharge;
@@ -83,19 +86,20 @@ export function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, candidate
     open = false;
     const cut = owed ? owed() : 0;
     charge.hungUp = bound === undefined ? cut : Math.min(bound, cut);
+    estimate?.release();
     if (held) held.settle((charge.hungUp = upToBalance(charge.hungUp)));
     else charge.hungUp = chargeUpToBalance(ctx, charge.hungUp);
     charge.charged = charge.hungUp;
   };
   charge.onHangUp = (fn) => {
     // Nothing was held: a hang-up is heard only once it can owe something.
-    if (!held && !owed) ctx.res.once('close', closed);
+    if (!held && !estimate && !owed) ctx.res.once('close', closed);
     owed = fn;
   };
-  if (bound === undefined) chargeable(ctx);
-  if (bound !== undefined || hold > 0) {
-    held = holdUntilSettled(ctx, hold);
-    ctx.res.once('close', closed);
-  }
+  if (bound === undefined) {
+    chargeable(ctx);
+    if (hold > 0) estimate = holdEstimate(ctx, hold);
+  } else held = holdUntilSettled(ctx, hold);
+  if (held || estimate) ctx.res.once('close', closed);
   return charge;
 }

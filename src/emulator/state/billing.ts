@@ -11,6 +11,25 @@ const heldByKey = new WeakMap<KeyRecord, number>();
 const holdOnKey = (key: KeyRecord, cost: number) => heldByKey.set(key, round((heldByKey.get(key) ?? 0) + cost));
 
 /**
+ * What unbounded requests in flight hold as an estimate, by store and workspace: in memory only, so
+ * such a request writes one journal line (its charge), and a crash gives it back as it gives open holds back.
+ */
+const estimatesHeld = new WeakMap<object, Map<string, number>>();
+const estimated = (ctx: Ctx) => estimatesHeld.get(ctx.store)?.get(ctx.workspace) ?? 0;
+function holdEstimateOn(ctx: Ctx, cost: number): void {
+  let held = estimatesHeld.get(ctx.store);
+  if (!held) estimatesHeld.set(ctx.store, (held = new Map()));
+  const now = round((held.get(ctx.workspace) ?? 0) + cost);
+  if (now > 0) held.set(ctx.workspace, now);
+  else held.delete(ctx.workspace);
+}
+
+/** The caller's workspace's balance less what its unbounded requests in flight hold. */
+export function balanceLeft(ctx: Ctx): number {
+  return round(ctx.store.balance(ctx.workspace) - estimated(ctx));
+}
+
+/**
  * 403 when the calling key's spending limit, less what its requests in flight hold, is spent or does
  * not cover a cost known up front, as the real service answers ("Key limit exceeded (monthly limit). …").
  */
@@ -31,7 +50,7 @@ export function keyLimitLeft(ctx: Ctx): number | null {
 export function chargeable(ctx: Ctx): void {
   refuseUnsaved(ctx);
   withinKeyLimit(ctx, 0);
-  if (ctx.store.balance(ctx.workspace) <= 0) {
+  if (balanceLeft(ctx) <= 0) {
     throw new HttpError(402, 'Insufficient credits. Add more credits to continue.', 'payment_required');
   }
 }
@@ -72,7 +91,7 @@ function refuseUnsaved(ctx: Ctx, undo?: () => void): void {
 export function holdUntilSettled(ctx: Ctx, cost: number): { settle(cost: number): void } {
   if (cost > 0) refuseUnsaved(ctx);
   withinKeyLimit(ctx, cost);
-  const hold = ctx.store.holdRequest(ctx.workspace, cost);
+  const hold = estimated(ctx) > 0 && balanceLeft(ctx) < cost ? 0 : ctx.store.holdRequest(ctx.workspace, cost);
   if (!hold) {
     const balance = ctx.store.balance(ctx.workspace);
     throw new HttpError(402, `Insufficient credits: this request costs $${decimal(cost)}, the balance is $${decimal(Math.max(0, balance))}. Add more credits to continue.`, 'payment_required');
@@ -87,6 +106,24 @@ export function holdUntilSettled(ctx: Ctx, cost: number): { settle(cost: number)
   };
   if (cost > 0) refuseUnsaved(ctx, () => settle(0));
   return { settle };
+}
+
+/**
+ * Holds an unbounded request's estimate (`cost`, at most what is left) on the workspace and the key
+ * in memory until `release`, called before its real cost is charged; the caller asks `chargeable` first.
+ */
+export function holdEstimate(ctx: Ctx, cost: number): { release(): void } {
+  holdOnKey(ctx.key, cost);
+  holdEstimateOn(ctx, cost);
+  let released = false;
+  return {
+    release() {
+      if (released) return;
+      released = true;
+      holdOnKey(ctx.key, -cost);
+      holdEstimateOn(ctx, -cost);
+    },
+  };
 }
 
 /** Answers 200 as an event stream; the function says whether the caller has gone since. */
