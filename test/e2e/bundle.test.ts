@@ -152,6 +152,37 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     }
   });
 
+  it('ends once nothing is left to do through process.exit (no heap teardown): exit listeners run, output to a slow reader arrives whole', async () => {
+    // process.exit() calls process.reallyExit; a process that ends by itself (node's teardown) does not.
+    const preload = join(dir, 'exit-path.cjs');
+    const seen = join(dir, 'exit-path.json');
+    writeFileSync(preload, `const fs = require('node:fs'); const real = process.reallyExit;
+      process.reallyExit = function (code) { fs.appendFileSync(${JSON.stringify(seen)}, JSON.stringify({ reallyExit: code }) + '\\n'); return real.call(this, code); };
+      process.on('exit', (code) => fs.appendFileSync(${JSON.stringify(seen)}, JSON.stringify({ exitEvent: code }) + '\\n'));`);
+    const lines = () => readFileSync(seen, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    // 300 KB of prompt, echoed, to a reader that takes each chunk a turn of its event loop later.
+    const prompt = 'x'.repeat(99).concat('\n').repeat(3000);
+    const child = spawn(process.execPath, [BIN, 'chat', '--model', 'local/echo'], { env: { ...process.env, ...t.env, NODE_OPTIONS: `--require ${preload}`, ROUTER_NO_LOG: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin!.end(prompt);
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const exited = once(child, 'close');
+    let bytes = 0;
+    for await (const chunk of child.stdout!) {
+      bytes += (chunk as Buffer).length;
+      await new Promise((r) => setImmediate(r));
+    }
+    expect((await exited)[0]).toBe(0);
+    expect(stderr).toBe('');
+    expect(bytes).toBe(prompt.length);
+    expect(lines()).toEqual([{ exitEvent: 0 }, { reallyExit: 0 }]);
+    // A failing call too: its exit code, through the same path.
+    rmSync(seen);
+    const bad = await t.run(['chat', '--model', 'local/no-such-model', 'hi'], { env: { NODE_OPTIONS: `--require ${preload}`, ROUTER_NO_LOG: '1' } });
+    expect(bad.code).not.toBe(0);
+    expect(lines()).toEqual([{ exitEvent: bad.code }, { reallyExit: bad.code }]);
+  });
+
   it('answers --version and the root help off a terminal without starting node\'s ES module loader; a stale quick.cjs is left aside', async () => {
     const preload = join(dir, 'modules-quick.cjs');
     const list = join(dir, 'modules-quick.json');
