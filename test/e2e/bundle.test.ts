@@ -1,6 +1,7 @@
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -8,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
 
 const ROOT = resolve(BIN, '..', '..');
+const require = createRequire(import.meta.url);
 
 /** What loadBundle() of a checkout's bin/launch.cjs gives, seen from a fresh node. */
 function loadBundle(root: string): { main: string; rejected: boolean | null } {
@@ -107,6 +109,27 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
   it('warms undici\'s parser while the answer comes', () => {
     // scripts/bundle-plugins.mjs (warmParser) found where undici makes its parser: one empty parse follows.
     expect(readFileSync(join(ROOT, 'dist', 'cli.bundle.cjs'), 'latin1')).toMatch(/llhttpInstance=lazyllhttp\(\),setImmediate\(\w+=>\{let \w+=\w+\.llhttp_alloc\(0\);\w+\.llhttp_execute\(\w+,0,0\),\w+\.llhttp_free\(\w+\)\},llhttpInstance\.exports\)/);
+  });
+
+  it('imports node builtins as ES modules without copying their exports: a namespace reads them live through its prototype', () => {
+    // esbuild's __toESM made a getter per export (node:fs, node:process: ~100 each) at every import: ~200 KB a chat.
+    const chunks = join(ROOT, 'dist', 'cli.chunks');
+    const pack = readFileSync(join(ROOT, 'dist', 'cli.bundle.cjs'), 'latin1');
+    const whole = [pack, ...readdirSync(chunks).filter((name) => name.endsWith('.cjs')).map((name) => readFileSync(join(chunks, name), 'latin1'))].join('\n');
+    expect(whole).not.toMatch(/__toESM\(require\("node:/);
+    expect(pack).toContain('__nodeNamespace(require("node:process"))');
+    const helper = /var __nodeNamespace=[^;]+;/.exec(pack)![0];
+    const namespace = new Function(`${helper} return __nodeNamespace;`)() as (m: object) => Record<string, unknown>;
+    const fs = namespace(require('node:fs'));
+    expect(fs.default).toBe(require('node:fs'));
+    expect(fs.readFileSync).toBe(readFileSync);
+    expect(Object.keys(fs)).toEqual(['default']);
+    const proc = namespace(process);
+    const before = process.exitCode;
+    process.exitCode = 7;
+    expect(proc.exitCode).toBe(7);
+    process.exitCode = before;
+    expect(proc.env).toBe(process.env);
   });
 
   it('keeps the ledger line and the conversation of a one-shot chat without node:crypto or the folder remover', async () => {
