@@ -249,7 +249,14 @@ function chunkLoader(packed, id, foreign) {
 async function runBundle(argv) {
   const bundle = loadBundle(argv);
   if (!bundle) return undefined;
-  const code = await bundle.main(argv);
+  // What this call compiled is recorded as it exits, not when main() resolves: the code that ran since
+  // (the connection's close, the exit) is then in the cache too, not compiled from source at every call.
+  process.once('exit', () => keepCompiled(bundle));
+  return bundle.main(argv);
+}
+
+/** Records the code a call compiled, as a code cache: when training (scripts/bundle.mjs), or on a node other than the build's. */
+function keepCompiled(bundle) {
   // Set by scripts/bundle.mjs only: record what this call compiled. 1: of the pack and of each chunk
   // it read (all compiled afresh); chunks: of each chunk it read that had no code cache yet.
   const training = process.env.ROUTER_TRAIN_CODE_CACHE;
@@ -261,7 +268,6 @@ async function runBundle(argv) {
     for (const { script, keep } of [bundle, ...bundle.chunks.compiled]) if (keep) keepCache(keep, script);
     if (bundle.keep) pruneOthers(join(bundle.keep, '..'), bundle.id);
   }
-  return code;
 }
 
 /**

@@ -62,7 +62,22 @@ function direct(code) {
   const exports = code.match(/module\.exports=__toCommonJS\((\w+)\)/g) ?? [];
   if (exports.length > 1) throw new Error('a chunk with two module.exports: scripts/bundle-split.mjs needs a look');
   const linked = code.replace(/module\.exports=__toCommonJS\((\w+)\)/, 'module.exports=$1').replace(/__toESM\(require\("(\.\/[^"]+)"\)\)/g, 'require("$1")');
-  return chunkNow(linked);
+  return nodeNamespaces(chunkNow(linked));
+}
+
+/** An object whose prototype is a node builtin and whose `default` is the builtin: its ES module namespace, as read. */
+const NODE_NAMESPACE = 'var __nodeNamespace=m=>Object.create(m,{default:{value:m,enumerable:!0}});';
+
+/**
+ * A node builtin imported as an ES module (`import process from 'node:process'`, `await import('node:fs')`):
+ * esbuild's __toESM copies each of its exports into a getter (a closure) on a new object at each import:
+ * ~100 for node:fs or node:process, ~60 KB a copy, and a one-shot chat made six (~200 KB of its young
+ * generation, one of its two scavenges). An object that reads them through its prototype reads the
+ * same live values, and a call of a named import is `(0, ns.name)(…)` either way.
+ */
+function nodeNamespaces(code) {
+  if (!/__toESM\(require\("node:/.test(code)) return code;
+  return NODE_NAMESPACE + code.replace(/__toESM\(require\("(node:[\w/]+)"\)\)/g, '__nodeNamespace(require("$1"))');
 }
 
 /**

@@ -1,6 +1,7 @@
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -8,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
 
 const ROOT = resolve(BIN, '..', '..');
+const require = createRequire(import.meta.url);
 
 /** What loadBundle() of a checkout's bin/launch.cjs gives, seen from a fresh node. */
 function loadBundle(root: string): { main: string; rejected: boolean | null } {
@@ -109,6 +111,27 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     expect(readFileSync(join(ROOT, 'dist', 'cli.bundle.cjs'), 'latin1')).toMatch(/llhttpInstance=lazyllhttp\(\),setImmediate\(\w+=>\{let \w+=\w+\.llhttp_alloc\(0\);\w+\.llhttp_execute\(\w+,0,0\),\w+\.llhttp_free\(\w+\)\},llhttpInstance\.exports\)/);
   });
 
+  it('imports node builtins as ES modules without copying their exports: a namespace reads them live through its prototype', () => {
+    // esbuild's __toESM made a getter per export (node:fs, node:process: ~100 each) at every import: ~200 KB a chat.
+    const chunks = join(ROOT, 'dist', 'cli.chunks');
+    const pack = readFileSync(join(ROOT, 'dist', 'cli.bundle.cjs'), 'latin1');
+    const whole = [pack, ...readdirSync(chunks).filter((name) => name.endsWith('.cjs')).map((name) => readFileSync(join(chunks, name), 'latin1'))].join('\n');
+    expect(whole).not.toMatch(/__toESM\(require\("node:/);
+    expect(pack).toContain('__nodeNamespace(require("node:process"))');
+    const helper = /var __nodeNamespace=[^;]+;/.exec(pack)![0];
+    const namespace = new Function(`${helper} return __nodeNamespace;`)() as (m: object) => Record<string, unknown>;
+    const fs = namespace(require('node:fs'));
+    expect(fs.default).toBe(require('node:fs'));
+    expect(fs.readFileSync).toBe(readFileSync);
+    expect(Object.keys(fs)).toEqual(['default']);
+    const proc = namespace(process);
+    const before = process.exitCode;
+    process.exitCode = 7;
+    expect(proc.exitCode).toBe(7);
+    process.exitCode = before;
+    expect(proc.env).toBe(process.env);
+  });
+
   it('keeps the ledger line and the conversation of a one-shot chat without node:crypto or the folder remover', async () => {
     const preload = join(dir, 'modules-log.cjs');
     const list = join(dir, 'modules-log.json');
@@ -150,6 +173,37 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
       const loaded: string[] = JSON.parse(readFileSync(list, 'utf8'));
       for (const name of ['internal/fs/streams', 'internal/fs/promises', 'perf_hooks', 'assert']) expect(loaded).not.toContain(`NativeModule ${name}`);
     }
+  });
+
+  it('ends once nothing is left to do through process.exit (no heap teardown): exit listeners run, output to a slow reader arrives whole', async () => {
+    // process.exit() calls process.reallyExit; a process that ends by itself (node's teardown) does not.
+    const preload = join(dir, 'exit-path.cjs');
+    const seen = join(dir, 'exit-path.json');
+    writeFileSync(preload, `const fs = require('node:fs'); const real = process.reallyExit;
+      process.reallyExit = function (code) { fs.appendFileSync(${JSON.stringify(seen)}, JSON.stringify({ reallyExit: code }) + '\\n'); return real.call(this, code); };
+      process.on('exit', (code) => fs.appendFileSync(${JSON.stringify(seen)}, JSON.stringify({ exitEvent: code }) + '\\n'));`);
+    const lines = () => readFileSync(seen, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    // 300 KB of prompt, echoed, to a reader that takes each chunk a turn of its event loop later.
+    const prompt = 'x'.repeat(99).concat('\n').repeat(3000);
+    const child = spawn(process.execPath, [BIN, 'chat', '--model', 'local/echo'], { env: { ...process.env, ...t.env, NODE_OPTIONS: `--require ${preload}`, ROUTER_NO_LOG: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin!.end(prompt);
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const exited = once(child, 'close');
+    let bytes = 0;
+    for await (const chunk of child.stdout!) {
+      bytes += (chunk as Buffer).length;
+      await new Promise((r) => setImmediate(r));
+    }
+    expect((await exited)[0]).toBe(0);
+    expect(stderr).toBe('');
+    expect(bytes).toBe(prompt.length);
+    expect(lines()).toEqual([{ exitEvent: 0 }, { reallyExit: 0 }]);
+    // A failing call too: its exit code, through the same path.
+    rmSync(seen);
+    const bad = await t.run(['chat', '--model', 'local/no-such-model', 'hi'], { env: { NODE_OPTIONS: `--require ${preload}`, ROUTER_NO_LOG: '1' } });
+    expect(bad.code).not.toBe(0);
+    expect(lines()).toEqual([{ exitEvent: bad.code }, { reallyExit: bad.code }]);
   });
 
   it('answers --version and the root help off a terminal without starting node\'s ES module loader; a stale quick.cjs is left aside', async () => {
