@@ -205,7 +205,7 @@ _router() {
     'completion|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
   esac
   case "$prev" in
-    '--api-root'|'--timeout'|'--max-retries'|'--temperature'|'-t'|'--top-p'|'--system'|'-s'|'--max-tokens'|'--top-k'|'--min-p'|'--top-a'|'--frequency-penalty'|'--presence-penalty'|'--repetition-penalty'|'--seed'|'--stop'|'--top-logprobs'|'--logit-bias'|'--conversation'|'--attach'|'-a'|'--schema'|'--plugin'|'--modalities'|'--save-images'|'--tools'|'--mcp'|'--max-tool-rounds'|'--tool-timeout'|'--session'|'--user'|'--metadata'|'--provider-only'|'--provider-order'|'--provider-ignore'|'--max-cost'|'--jq'|'--input'|'--instructions'|'--max-output-tokens'|'--max-tool-calls'|'--stop-when'|'--previous-response-id'|'--file'|'--dimensions'|'--input-type'|'--per-request'|'--voice'|'--speed'|'--output'|'-o'|'--turns'|'--reference-audio'|'--reference-text'|'--reference-image'|'--state'|'--state-text'|'--questions'|'--noul'|'--true'|'--false'|'--choice'|'--option'|'--score'|'--level'|'--limit'|'--results'|'--interval'|'--offline-timeout'|'--after'|'--created-after'|'--created-before'|'--max-requests'|'--max-bytes'|'--header'|'-H'|'--raw-field'|'-f'|'--field'|'-F'|'--input-modality'|'--output-modality'|'--supports'|'--since'|'--port'|'--host'|'--fault'|'--providers'|'--record'|'--replay'|'--check-drift'|'--replay-timing'|'--batch-delay-ms') COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
+    '--api-root'|'--timeout'|'--max-retries'|'--temperature'|'-t'|'--top-p'|'--system'|'-s'|'--max-tokens'|'--top-k'|'--min-p'|'--top-a'|'--frequency-penalty'|'--presence-penalty'|'--repetition-penalty'|'--seed'|'--stop'|'--top-logprobs'|'--logit-bias'|'--conversation'|'--attach'|'-a'|'--schema'|'--plugin'|'--modalities'|'--save-images'|'--tools'|'--mcp'|'--max-tool-rounds'|'--tool-timeout'|'--session'|'--user'|'--metadata'|'--provider-only'|'--provider-order'|'--provider-ignore'|'--max-cost'|'--jq'|'--input'|'--instructions'|'--max-output-tokens'|'--max-tool-calls'|'--stop-when'|'--previous-response-id'|'--file'|'--dimensions'|'--input-type'|'--per-request'|'--voice'|'--speed'|'--output'|'-o'|'--turns'|'--reference-audio'|'--reference-text'|'--reference-image'|'--state'|'--state-text'|'--questions'|'--noul'|'--true'|'--false'|'--choice'|'--option'|'--score'|'--level'|'--limit'|'--results'|'--interval'|'--offline-timeout'|'--after'|'--created-after'|'--created-before'|'--max-requests'|'--max-bytes'|'--header'|'-H'|'--raw-field'|'-f'|'--field'|'-F'|'--input-modality'|'--output-modality'|'--supports'|'--since'|'--port'|'--host'|'--fault'|'--providers'|'--record'|'--replay'|'--check-drift'|'--replay-timing'|'--batch-delay-ms') _router_files; return ;;
   esac
   case "$cmdpath" in
     '') subs='chat responses embed speak decide roles conversations batch api models credits generation usage login auth config serve completion'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
@@ -263,7 +263,14 @@ _router() {
   elif [[ $arg == choices:* ]]; then
     COMPREPLY=( $(compgen -W "${arg#choices:}" -- "$cur") )
   else
-    COMPREPLY=( $(compgen -f -- "$cur") )
+    _router_files
   fi
+}
+# One file name a candidate, spaces and all; shown and inserted as file names (quoted, folders with a slash).
+_router_files() {
+  local f
+  COMPREPLY=()
+  compopt -o filenames 2>/dev/null
+  while IFS= read -r f; do COMPREPLY+=("$f"); done < <(compgen -f -- "$cur")
 }
 complete -F _router router

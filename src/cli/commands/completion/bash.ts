@@ -32,7 +32,7 @@ ${nodes.filter((n) => n.path).map((n) => `      ${q(n.path)}) cmdpath="$cand" ;;
 ${flagValueCases.join('\n')}
   esac
   case "$prev" in
-    ${valueFlags.map(q).join('|')}) COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
+    ${valueFlags.map(q).join('|')}) _router_files; return ;;
   esac
   case "$cmdpath" in
 ${pathCases.join('\n')}
@@ -46,8 +46,15 @@ ${pathCases.join('\n')}
   elif [[ $arg == choices:* ]]; then
     COMPREPLY=( $(compgen -W "\${arg#choices:}" -- "$cur") )
   else
-    COMPREPLY=( $(compgen -f -- "$cur") )
+    _router_files
   fi
+}
+# One file name a candidate, spaces and all; shown and inserted as file names (quoted, folders with a slash).
+_router_files() {
+  local f
+  COMPREPLY=()
+  compopt -o filenames 2>/dev/null
+  while IFS= read -r f; do COMPREPLY+=("$f"); done < <(compgen -f -- "$cur")
 }
 complete -F _router router
 `;
