@@ -16,11 +16,16 @@ import { checkHeaders } from '../../client/request-checks.js';
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
 
+/** A -f or -F value with its place on the command line: gh builds `a[][k]` objects in the order given, across both flags. */
+type GivenField = { text: string; at: number };
+let given = 0;
+const inOrder = (text: string, previous: GivenField[] = []): GivenField[] => [...previous, { text, at: given++ }];
+
 const FLAGS = {
   method: { flags: '-X, --method <method>', help: `HTTP method: ${METHODS.join(', ')} (default GET; POST with fields or --input, unless --paginate)`, values: METHODS },
   header: { flags: '-H, --header <name:value>', help: 'add a request header (repeatable)', parse: collect },
-  rawField: { flags: '-f, --raw-field <key=value>', help: 'a string field: in the query for GET, else in the JSON body (repeatable)', parse: collect },
-  field: { flags: '-F, --field <key=value>', help: "a typed field: true, false, null and numbers as JSON, @FILE for a file's text, @@ for a leading @ (repeatable)", parse: collect },
+  rawField: { flags: '-f, --raw-field <key=value>', help: 'a string field: in the query for GET, else in the JSON body (repeatable)', parse: inOrder },
+  field: { flags: '-F, --field <key=value>', help: "a typed field: true, false, null and numbers as JSON, @FILE for a file's text, @@ for a leading @ (repeatable)", parse: inOrder },
   input: { flags: '--input <file>', help: 'the request body from a file, or - for stdin (fields then go in the query)' },
   paginate: { flags: '--paginate', help: 'GET: follow has_more/last_id through every page; prints one list with every item' },
   include: { flags: '-i, --include', help: 'print the status line and the response headers before the body' },
@@ -108,9 +113,9 @@ async function fieldsOf(opts: ApiOpts, io: IO): Promise<[string, unknown][]> {
     if (at <= 0) throw usage(`${flag} ${JSON.stringify(f)}: give key=value`);
     return [f.slice(0, at), await conv(f.slice(at + 1), f.slice(0, at), io)];
   };
+  const all = [...(opts.rawField ?? []).map((f) => ({ ...f, typed: false })), ...(opts.field ?? []).map((f) => ({ ...f, typed: true }))];
   const fields: [string, unknown][] = [];
-  for (const f of opts.rawField ?? []) fields.push(await pair('-f', f, (v) => v));
-  for (const f of opts.field ?? []) fields.push(await pair('-F', f, typed));
+  for (const f of all.sort((a, b) => a.at - b.at)) fields.push(f.typed ? await pair('-F', f.text, typed) : await pair('-f', f.text, (v) => v));
   return fields;
 }
 
