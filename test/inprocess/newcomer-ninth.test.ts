@@ -1,6 +1,9 @@
 import { expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { cliEnvPerFile } from '../support/cli-env.js';
 import type { CliEnv } from '../support/cli-env.js';
+import { costText } from '../../src/internal/round-cost.js';
 
 // Issue 46, round 9: a developer piping router in scripts, from the tarball.
 let t: CliEnv;
@@ -18,4 +21,17 @@ it('router api builds a[][k] objects in command-line order across -f and -F, as 
     { role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }, { role: 'user', content: 'bye' },
   ]);
   expect(r.stdout).toBe('bye\n');
+});
+
+it('batch run --watch says what the job cost to its last digit, not $0.0000', async () => {
+  const file = join(t.dir, 'two.jsonl');
+  writeFileSync(file, ['a', 'b'].map((id) => JSON.stringify({ custom_id: id, body: { messages: [{ role: 'user', content: `hello ${id}` }] } })).join('\n'));
+  const r = await run(['batch', 'run', file, '--model', 'local/echo', '--watch', '--interval', '0.05']);
+  expect(r.code, r.stderr).toBe(0);
+  const id = /job (job_\w+)/.exec(r.stderr)![1]!;
+  const cost = (JSON.parse((await run(['batch', 'job', id, '--json'])).stdout) as { totals: { cost: number } }).totals.cost;
+  expect(cost).toBeGreaterThan(0);
+  expect(cost).toBeLessThan(0.00005);
+  const last = r.stderr.trim().split('\n').filter((l) => l.startsWith(`${id}: shards`)).at(-1)!;
+  expect(last).toContain(`· $${costText(cost)} ·`);
 });
