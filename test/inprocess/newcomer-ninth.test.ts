@@ -35,3 +35,15 @@ it('batch run --watch says what the job cost to its last digit, not $0.0000', as
   const last = r.stderr.trim().split('\n').filter((l) => l.startsWith(`${id}: shards`)).at(-1)!;
   expect(last).toContain(`· $${costText(cost)} ·`);
 });
+
+it('auth migrate --dry-run says which keys would move when piped, as every --dry-run does', async () => {
+  const off = { ROUTER_KEYCHAIN: 'off', ROUTER_CONFIG_DIR: join(t.dir, 'migrate-config') };
+  expect((await run(['login', '--with-key', '--profile', 'work', '--no-verify'], off, 'sk-rt-v1-notreal0000')).code).toBe(0);
+  // Piped, it printed nothing at all (its lines were terminal-only status lines).
+  const r = await run(['auth', 'migrate', '--dry-run'], off);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toBe('');
+  expect(r.stderr).toMatch(/^would move the api_key of profile "work" into .+\n$/);
+  const none = await run(['auth', 'migrate', '--dry-run'], { ...off, ROUTER_CONFIG_DIR: join(t.dir, 'empty-config') });
+  expect(none.stderr).toMatch(/^no key left in .+ to move\n$/);
+});
