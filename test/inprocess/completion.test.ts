@@ -46,6 +46,22 @@ describe('completions', () => {
     expect(complete(['router', 'chat', '--attach', 's'])).toBe('sub|');
   });
 
+  it('bash completes a model id with a colon (bash splits the word there) to the whole id', () => {
+    // As bash hands a line to a completion: words split at ":" too (COMP_WORDBREAKS), the line and the cursor.
+    const complete = (line: string, words: string[]) =>
+      execFileSync('bash', ['-c', [
+        `source ${join(ROOT, 'completions', 'router.bash')}`,
+        // The service's model list, as the real service names free variants.
+        `router() { printf '%s\\n' openai/gpt-4o openai/gpt-4o:free openai/gpt-4o:extended meta/llama; }`,
+        `COMP_LINE='${line}'; COMP_POINT=${line.length}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}`,
+        `_router; printf '%s|' "\${COMPREPLY[@]}"`,
+      ].join('\n')]).toString();
+    // Before: prev was ":" and cur "f", so model ids were not offered at all (file names were).
+    expect(complete('router chat --model openai/gpt-4o:f', ['router', 'chat', '--model', 'openai/gpt-4o', ':', 'f'])).toBe('free|');
+    expect(complete('router chat --model openai/gpt-4o:', ['router', 'chat', '--model', 'openai/gpt-4o', ':'])).toBe('free|extended|');
+    expect(complete('router chat --model openai/g', ['router', 'chat', '--model', 'openai/g'])).toBe('openai/gpt-4o|openai/gpt-4o:free|openai/gpt-4o:extended|');
+  });
+
   it('every flag of every command appears in the bash script', async () => {
     const script = readFileSync(join(ROOT, 'completions', 'router.bash'), 'utf8');
     const walk = (cmd: any): string[] => [...cmd.options.filter((o: any) => !o.hidden).map((o: any) => o.long).filter(Boolean), ...cmd.commands.flatMap(walk)];
