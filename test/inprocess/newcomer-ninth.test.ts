@@ -47,3 +47,11 @@ it('auth migrate --dry-run says which keys would move when piped, as every --dry
   const none = await run(['auth', 'migrate', '--dry-run'], { ...off, ROUTER_CONFIG_DIR: join(t.dir, 'empty-config') });
   expect(none.stderr).toMatch(/^no key left in .+ to move\n$/);
 });
+
+it('embed over several requests sums their cost to the service precision, not 6.000000000000001e-7', async () => {
+  const inputs = Array.from({ length: 30 }, (_, i) => String(i + 1));
+  const r = await run(['embed', '--model', 'local/embed', '--dimensions', '2', '--per-request', '7', '--json', 'usage'], {}, `${inputs.join('\n')}\n`);
+  expect(r.code, r.stderr).toBe(0);
+  // Five requests of at most 7 tokens at $0.02 per million: summed as floats they made 6.000000000000001e-7.
+  expect(JSON.parse(r.stdout).usage).toMatchObject({ prompt_tokens: 30, cost: 0.0000006 });
+});
