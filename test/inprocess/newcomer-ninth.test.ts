@@ -55,3 +55,9 @@ it('embed over several requests sums their cost to the service precision, not 6.
   // Five requests of at most 7 tokens at $0.02 per million: summed as floats they made 6.000000000000001e-7.
   expect(JSON.parse(r.stdout).usage).toMatchObject({ prompt_tokens: 30, cost: 0.0000006 });
 });
+
+it('router api: a 401 for an Authorization header given with -H names that header, not the profile key', async () => {
+  const r = await run(['api', '/v1/key', '-H', 'Authorization: Bearer sk-rt-v1-wrong']);
+  expect(r.code).toBe(3);
+  expect(r.stderr).toBe('error: GET /api/v1/key: 401 Unauthorized: Invalid API key (the Authorization header given with -H)\n');
+});

@@ -176,7 +176,7 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
       const bytes = Buffer.concat(chunks);
       // After the body is in: a stdout that fails on the head must not stop the read of what was made.
       if (opts.include) io.out(statusAndHeaders(res));
-      if (res.status < 200 || res.status >= 300) return failWith(ctx, `${method} ${new URL(client.core.url(pathOnly, 'root')).pathname}`, res.status, bytes.toString('utf8'), res.status === 401 ? refusedKeyHint(settings, { management }) : rootTwiceHint(res.status, pathOnly, client.core.apiRoot));
+      if (res.status < 200 || res.status >= 300) return failWith(ctx, `${method} ${new URL(client.core.url(pathOnly, 'root')).pathname}`, res.status, bytes.toString('utf8'), res.status === 401 ? (headers.authorization !== undefined ? ' (the Authorization header given with -H)' : refusedKeyHint(settings, { management })) : rootTwiceHint(res.status, pathOnly, client.core.apiRoot));
       if (method !== 'GET') recordMade(ctx, method, pathOnly, bytes);
       if (!opts.paginate) return print(ctx, bytes, res);
       const page = parse(bytes.toString('utf8'));
