@@ -61,3 +61,12 @@ it('router api: a 401 for an Authorization header given with -H names that heade
   expect(r.code).toBe(3);
   expect(r.stderr).toBe('error: GET /api/v1/key: 401 Unauthorized: Invalid API key (the Authorization header given with -H)\n');
 });
+
+it('router api --paginate on an answer that is no list prints it as it came', async () => {
+  // It became {"object":"list","data":[{…the key…}]}, so .data.label was null.
+  const r = await run(['api', '/v1/key', '--paginate', '--jq', '.data.label']);
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stdout).toMatch(/^sk-rt-v1-\S+\n$/);
+  const list = await run(['api', '/v1/models', '--paginate', '--jq', '.data | length']);
+  expect(Number(list.stdout)).toBeGreaterThan(2);
+});

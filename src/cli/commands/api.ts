@@ -180,6 +180,8 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
       if (method !== 'GET') recordMade(ctx, method, pathOnly, bytes);
       if (!opts.paginate) return print(ctx, bytes, res);
       const page = parse(bytes.toString('utf8'));
+      // Not a list (GET /v1/key, /v1/credits): printed as it came, as gh api --paginate does, not made a list of one.
+      if (!pages.length && !Array.isArray((page as { data?: unknown } | null)?.data)) return print(ctx, bytes, res);
       pages.push(page);
       const p = page as { has_more?: boolean; last_id?: string | null };
       if (!p.has_more || !p.last_id) break;
