@@ -70,3 +70,17 @@ it('router api --paginate on an answer that is no list prints it as it came', as
   const list = await run(['api', '/v1/models', '--paginate', '--jq', '.data | length']);
   expect(Number(list.stdout)).toBeGreaterThan(2);
 });
+
+it('batch jobs piped is one line a job even when the input file name holds a tab or a line break', async () => {
+  const line = JSON.stringify({ custom_id: 'a', body: { messages: [{ role: 'user', content: 'hi' }] } });
+  for (const name of ['tab\there.jsonl', 'new\nline.jsonl']) {
+    writeFileSync(join(t.dir, name), `${line}\n`);
+    expect((await run(['batch', 'run', join(t.dir, name), '--model', 'local/echo', '--new'])).code).toBe(0);
+  }
+  const lines = (await run(['batch', 'jobs'])).stdout.trimEnd().split('\n');
+  const ours = lines.filter((l) => /(tab|new).*line|here/.test(l));
+  expect(ours).toHaveLength(2);
+  for (const l of ours) expect(l.split('\t')).toHaveLength(7);
+  expect(ours.join('\n')).toContain('tab\\there.jsonl');
+  expect(ours.join('\n')).toContain('new\\nline.jsonl');
+});
