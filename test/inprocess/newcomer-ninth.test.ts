@@ -84,3 +84,18 @@ it('batch jobs piped is one line a job even when the input file name holds a tab
   expect(ours.join('\n')).toContain('tab\\there.jsonl');
   expect(ours.join('\n')).toContain('new\\nline.jsonl');
 });
+
+it('router api: a field named __proto__ is a member of the body, and one name used two ways is a usage error', async () => {
+  t.clearRequests();
+  // It set Object.prototype.polluted in router's own process (exit 0, nothing printed).
+  const r = await run(['api', 'POST', '/v1/chat/completions', '-f', 'model=local/echo', '-F', 'messages[][role]=user', '-f', 'messages[][content]=hi', '-F', '__proto__[polluted]=1', '--jq', '.choices[0].message.content']);
+  expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  expect(r.stdout).toBe('hi\n');
+  expect(Object.hasOwn(t.requests().at(-1)!.body, '__proto__')).toBe(true);
+  // A value then an object under one name: "internal error: Cannot create property 'b' on number '2'", exit 1.
+  const both = await run(['api', 'POST', '/v1/chat/completions', '-F', 'a=2', '-F', 'a[b]=1']);
+  expect(both.code).toBe(2);
+  expect(both.stderr).toBe('error: field "a[b]": a is the value 2 from an earlier field, not an object\n');
+  const list = await run(['api', 'POST', '/v1/chat/completions', '-F', 'a[b]=2', '-F', 'a[]=1']);
+  expect(list.stderr).toBe('error: field "a[]": a is an object from an earlier field, not a list\n');
+});

@@ -58,6 +58,9 @@ whatever the status.`,
   run: runApi,
 });
 
+/** An own property, whatever its name: `__proto__` or `constructor` set as a field names a member of the body, never the prototype. */
+const own = (o: object, k: string, v: unknown) => Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+
 /** Sets `key` (with `a[b]` and `a[]` nesting, as gh does) to `value` in `target`. */
 export function setField(target: Record<string, unknown>, key: string, value: unknown): void {
   const parts = key.match(/^[^[\]]+|\[[^[\]]*\]/g);
@@ -74,15 +77,21 @@ export function setField(target: Record<string, unknown>, key: string, value: un
       if (last) node.push(value);
       else {
         const sub = names[i + 1]!;
-        if (!tail || typeof tail !== 'object' || sub in tail) node.push({});
+        if (!tail || typeof tail !== 'object' || Array.isArray(tail) || Object.hasOwn(tail, sub)) node.push({});
         node = node.at(-1) as Record<string, unknown>;
       }
       continue;
     }
-    if (last) node[name] = value;
+    if (last) own(node, name, value);
     else {
-      node[name] ??= nextIsArray ? [] : {};
-      node = node[name] as Record<string, unknown> | unknown[];
+      if (!Object.hasOwn(node, name)) own(node, name, nextIsArray ? [] : {});
+      const next = node[name];
+      // `-F a=2 -F a[b]=1`, `-F a[b]=1 -F a[]=2`: one name cannot be a value, an object and a list at once.
+      if (next === null || typeof next !== 'object' || Array.isArray(next) !== nextIsArray) {
+        const was = Array.isArray(next) ? 'a list' : next !== null && typeof next === 'object' ? 'an object' : `the value ${JSON.stringify(next)}`;
+        throw usage(`field "${key}": ${parts.slice(0, i + 1).join('')} is ${was} from an earlier field, not ${nextIsArray ? 'a list' : 'an object'}`);
+      }
+      node = next as Record<string, unknown> | unknown[];
     }
   }
 }
