@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,6 +32,34 @@ describe('completions', () => {
     expect(complete(['router', 'batch', 'list', '--st'])).toBe('--status');
     expect(complete(['router', 'chat', '--service-tier', 'f'])).toBe('fast flex');
     expect(complete(['router', 'speak', '--for'])).toBe('--format');
+  });
+
+  it('bash completes a file name with spaces as one candidate', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'router-compl-'));
+    writeFileSync(join(dir, 'my notes.txt'), '');
+    mkdirSync(join(dir, 'sub'));
+    const complete = (words: string[]) =>
+      execFileSync('bash', ['-c', `source ${join(ROOT, 'completions', 'router.bash')}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _router; printf '%s|' "\${COMPREPLY[@]}"`], { cwd: dir }).toString();
+    // Split on spaces, "my notes.txt" became two candidates, `my` and `notes.txt`: neither a file.
+    expect(complete(['router', 'chat', '-a', 'my'])).toBe('my notes.txt|');
+    expect(complete(['router', 'batch', 'run', 'my'])).toBe('my notes.txt|');
+    expect(complete(['router', 'chat', '--attach', 's'])).toBe('sub|');
+  });
+
+  it('bash completes a model id with a colon (bash splits the word there) to the whole id', () => {
+    // As bash hands a line to a completion: words split at ":" too (COMP_WORDBREAKS), the line and the cursor.
+    const complete = (line: string, words: string[]) =>
+      execFileSync('bash', ['-c', [
+        `source ${join(ROOT, 'completions', 'router.bash')}`,
+        // The service's model list, as the real service names free variants.
+        `router() { printf '%s\\n' openai/gpt-4o openai/gpt-4o:free openai/gpt-4o:extended meta/llama; }`,
+        `COMP_LINE='${line}'; COMP_POINT=${line.length}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}`,
+        `_router; printf '%s|' "\${COMPREPLY[@]}"`,
+      ].join('\n')]).toString();
+    // Before: prev was ":" and cur "f", so model ids were not offered at all (file names were).
+    expect(complete('router chat --model openai/gpt-4o:f', ['router', 'chat', '--model', 'openai/gpt-4o', ':', 'f'])).toBe('free|');
+    expect(complete('router chat --model openai/gpt-4o:', ['router', 'chat', '--model', 'openai/gpt-4o', ':'])).toBe('free|extended|');
+    expect(complete('router chat --model openai/g', ['router', 'chat', '--model', 'openai/g'])).toBe('openai/gpt-4o|openai/gpt-4o:free|openai/gpt-4o:extended|');
   });
 
   it('every flag of every command appears in the bash script', async () => {

@@ -16,11 +16,16 @@ import { checkHeaders } from '../../client/request-checks.js';
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
 
+/** A -f or -F value with its place on the command line: gh builds `a[][k]` objects in the order given, across both flags. */
+type GivenField = { text: string; at: number };
+let given = 0;
+const inOrder = (text: string, previous: GivenField[] = []): GivenField[] => [...previous, { text, at: given++ }];
+
 const FLAGS = {
   method: { flags: '-X, --method <method>', help: `HTTP method: ${METHODS.join(', ')} (default GET; POST with fields or --input, unless --paginate)`, values: METHODS },
   header: { flags: '-H, --header <name:value>', help: 'add a request header (repeatable)', parse: collect },
-  rawField: { flags: '-f, --raw-field <key=value>', help: 'a string field: in the query for GET, else in the JSON body (repeatable)', parse: collect },
-  field: { flags: '-F, --field <key=value>', help: "a typed field: true, false, null and numbers as JSON, @FILE for a file's text, @@ for a leading @ (repeatable)", parse: collect },
+  rawField: { flags: '-f, --raw-field <key=value>', help: 'a string field: in the query for GET, else in the JSON body (repeatable)', parse: inOrder },
+  field: { flags: '-F, --field <key=value>', help: "a typed field: true, false, null and numbers as JSON, @FILE for a file's text, @@ for a leading @ (repeatable)", parse: inOrder },
   input: { flags: '--input <file>', help: 'the request body from a file, or - for stdin (fields then go in the query)' },
   paginate: { flags: '--paginate', help: 'GET: follow has_more/last_id through every page; prints one list with every item' },
   include: { flags: '-i, --include', help: 'print the status line and the response headers before the body' },
@@ -53,6 +58,9 @@ whatever the status.`,
   run: runApi,
 });
 
+/** An own property, whatever its name: `__proto__` or `constructor` set as a field names a member of the body, never the prototype. */
+const own = (o: object, k: string, v: unknown) => Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+
 /** Sets `key` (with `a[b]` and `a[]` nesting, as gh does) to `value` in `target`. */
 export function setField(target: Record<string, unknown>, key: string, value: unknown): void {
   const parts = key.match(/^[^[\]]+|\[[^[\]]*\]/g);
@@ -69,15 +77,21 @@ export function setField(target: Record<string, unknown>, key: string, value: un
       if (last) node.push(value);
       else {
         const sub = names[i + 1]!;
-        if (!tail || typeof tail !== 'object' || sub in tail) node.push({});
+        if (!tail || typeof tail !== 'object' || Array.isArray(tail) || Object.hasOwn(tail, sub)) node.push({});
         node = node.at(-1) as Record<string, unknown>;
       }
       continue;
     }
-    if (last) node[name] = value;
+    if (last) own(node, name, value);
     else {
-      node[name] ??= nextIsArray ? [] : {};
-      node = node[name] as Record<string, unknown> | unknown[];
+      if (!Object.hasOwn(node, name)) own(node, name, nextIsArray ? [] : {});
+      const next = node[name];
+      // `-F a=2 -F a[b]=1`, `-F a[b]=1 -F a[]=2`: one name cannot be a value, an object and a list at once.
+      if (next === null || typeof next !== 'object' || Array.isArray(next) !== nextIsArray) {
+        const was = Array.isArray(next) ? 'a list' : next !== null && typeof next === 'object' ? 'an object' : `the value ${JSON.stringify(next)}`;
+        throw usage(`field "${key}": ${parts.slice(0, i + 1).join('')} is ${was} from an earlier field, not ${nextIsArray ? 'a list' : 'an object'}`);
+      }
+      node = next as Record<string, unknown> | unknown[];
     }
   }
 }
@@ -108,9 +122,9 @@ async function fieldsOf(opts: ApiOpts, io: IO): Promise<[string, unknown][]> {
     if (at <= 0) throw usage(`${flag} ${JSON.stringify(f)}: give key=value`);
     return [f.slice(0, at), await conv(f.slice(at + 1), f.slice(0, at), io)];
   };
+  const all = [...(opts.rawField ?? []).map((f) => ({ ...f, typed: false })), ...(opts.field ?? []).map((f) => ({ ...f, typed: true }))];
   const fields: [string, unknown][] = [];
-  for (const f of opts.rawField ?? []) fields.push(await pair('-f', f, (v) => v));
-  for (const f of opts.field ?? []) fields.push(await pair('-F', f, typed));
+  for (const f of all.sort((a, b) => a.at - b.at)) fields.push(f.typed ? await pair('-F', f.text, typed) : await pair('-f', f.text, (v) => v));
   return fields;
 }
 
@@ -171,10 +185,12 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
       const bytes = Buffer.concat(chunks);
       // After the body is in: a stdout that fails on the head must not stop the read of what was made.
       if (opts.include) io.out(statusAndHeaders(res));
-      if (res.status < 200 || res.status >= 300) return failWith(ctx, `${method} ${new URL(client.core.url(pathOnly, 'root')).pathname}`, res.status, bytes.toString('utf8'), res.status === 401 ? refusedKeyHint(settings, { management }) : rootTwiceHint(res.status, pathOnly, client.core.apiRoot));
+      if (res.status < 200 || res.status >= 300) return failWith(ctx, `${method} ${new URL(client.core.url(pathOnly, 'root')).pathname}`, res.status, bytes.toString('utf8'), res.status === 401 ? (headers.authorization !== undefined ? ' (the Authorization header given with -H)' : refusedKeyHint(settings, { management })) : rootTwiceHint(res.status, pathOnly, client.core.apiRoot));
       if (method !== 'GET') recordMade(ctx, method, pathOnly, bytes);
       if (!opts.paginate) return print(ctx, bytes, res);
       const page = parse(bytes.toString('utf8'));
+      // Not a list (GET /v1/key, /v1/credits): printed as it came, as gh api --paginate does, not made a list of one.
+      if (!pages.length && !Array.isArray((page as { data?: unknown } | null)?.data)) return print(ctx, bytes, res);
       pages.push(page);
       const p = page as { has_more?: boolean; last_id?: string | null };
       if (!p.has_more || !p.last_id) break;

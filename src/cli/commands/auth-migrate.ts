@@ -35,9 +35,11 @@ export const migrate = defineCommand({
       moved.push({ profile, key });
       io.info(`moved the ${key} of profile "${profile}" into ${keychainName()}`);
     }
-    if (opts.dryRun) for (const { profile, key } of inFile) io.info(`would move the ${key} of profile "${profile}" into ${keychainName()}`);
     if (opts.json) return io.json({ keychain: keychainName(), file: s.path, moved: opts.dryRun ? inFile : moved });
-    if (!inFile.length) io.info(`no key left in ${s.path} to move${only ? ` (profile "${only}")` : ''}`);
+    // What a dry run finds is its answer: said piped too, as every --dry-run does.
+    const say = opts.dryRun ? io.note.bind(io) : io.info.bind(io);
+    if (opts.dryRun) for (const { profile, key } of inFile) say(`would move the ${key} of profile "${profile}" into ${keychainName()}`);
+    if (!inFile.length) say(`no key left in ${s.path} to move${only ? ` (profile "${only}")` : ''}`);
     else if (!opts.dryRun) io.info(`${s.path} now holds no key of ${only ? `profile "${only}"` : 'any profile'}, only where each is kept`);
   },
 });

@@ -9,6 +9,7 @@ import { CliError, EXIT, usage } from '../exit-codes.js';
 import { boundNote, guardSpend, SPEND_FLAGS } from '../spend/spend-guard.js';
 import { providerFrom, readTextFile, textFromArgs } from '../io/input.js';
 import type { EmbeddingResponse } from '../../client/types.js';
+import { roundCost } from '../../internal/round-cost.js';
 
 /** Inputs per request: OpenAI's limit, and the emulator's. */
 const PER_REQUEST = 2048;
@@ -149,6 +150,7 @@ function checkOneVectorEach(data: EmbeddingResponse['data'], inputs: number): vo
 /** Usage of several answers as one: numbers (tokens, cost) summed, anything else as the first gave it. */
 function summed(a: Record<string, unknown>, b: Record<string, unknown> | undefined): Record<string, unknown> {
   const out = { ...a };
-  for (const [k, v] of Object.entries(b ?? {})) out[k] = typeof out[k] === 'number' && typeof v === 'number' ? out[k] + v : (out[k] ?? v);
+  // A cost summed in floating point is rounded to the service's precision (0.0000006, not 6.000000000000001e-7).
+  for (const [k, v] of Object.entries(b ?? {})) out[k] = typeof out[k] === 'number' && typeof v === 'number' ? (k.includes('cost') ? roundCost(out[k] + v) : out[k] + v) : (out[k] ?? v);
   return out;
 }

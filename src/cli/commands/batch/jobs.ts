@@ -6,6 +6,7 @@ import type { JOB_FLAGS, JOBS_FLAGS } from './flags.js';
 import type { IO } from '../../io/io.js';
 import { jobSummary, totals } from '../../../batch/job/progress.js';
 import { jobsDir, listJobs, loadJob, type JobRecord } from '../../../batch/job/store.js';
+import { visible } from '../../../internal/visible.js';
 
 function stateOf(job: JobRecord): string {
   const t = totals(job);
@@ -30,7 +31,7 @@ export async function describeJob(job: JobRecord, io: IO): Promise<string> {
   if (!io.stdoutTTY) return rows.map((r) => r.join('\t')).join('\n') + '\n';
   const { table } = await import('../../io/table.js');
   return [
-    `${job.id}  ${stateOf(job)}  ${job.input.path}`,
+    `${job.id}  ${stateOf(job)}  ${visible(job.input.path)}`,
     `${job.requests} requests to ${job.endpoint} with ${job.model}; ${t.completed} completed, ${t.failed} failed; ${t.tokens} tokens, $${t.cost.toFixed(6)}`,
     '',
     table(io, ['shard', 'lines', 'requests', 'bytes', 'batch', 'status', 'done/failed/total', 'cost'], rows),
@@ -42,7 +43,7 @@ export async function runJobs(ctx: RunContext<FlagValues<typeof JOBS_FLAGS>>): P
   if (ctx.opts.json) return ctx.io.json(jobs.map(jobSummary));
   const lines = jobs.map((j) => {
     const t = totals(j);
-    return [j.id, stateOf(j), `${t.finished}/${t.shards}`, `${t.completed}/${t.failed}/${t.requests}`, t.cost.toFixed(6), new Date(j.created_at * 1000).toISOString(), j.input.path].join('\t');
+    return [j.id, stateOf(j), `${t.finished}/${t.shards}`, `${t.completed}/${t.failed}/${t.requests}`, t.cost.toFixed(6), new Date(j.created_at * 1000).toISOString(), visible(j.input.path)].join('\t');
   });
   if (!lines.length) ctx.io.info('no jobs yet: router batch run FILE.jsonl starts one');
   else ctx.io.out(`${lines.join('\n')}\n`);
