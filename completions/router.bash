@@ -35,6 +35,13 @@ _router() {
       'models') cmdpath="$cand" ;;
       'models show') cmdpath="$cand" ;;
       'credits') cmdpath="$cand" ;;
+      'keys') cmdpath="$cand" ;;
+      'keys list') cmdpath="$cand" ;;
+      'keys create') cmdpath="$cand" ;;
+      'keys get') cmdpath="$cand" ;;
+      'keys update') cmdpath="$cand" ;;
+      'keys delete') cmdpath="$cand" ;;
+      'keys current') cmdpath="$cand" ;;
       'generation') cmdpath="$cand" ;;
       'usage') cmdpath="$cand" ;;
       'login') cmdpath="$cand" ;;
@@ -154,6 +161,22 @@ _router() {
     'models show|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'credits|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'credits|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'keys|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'keys|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'keys list|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'keys list|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'keys create|--limit-reset') COMPREPLY=( $(compgen -W 'daily weekly monthly' -- "$cur") ); return ;;
+    'keys create|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'keys create|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'keys get|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'keys get|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'keys update|--limit-reset') COMPREPLY=( $(compgen -W 'daily weekly monthly none' -- "$cur") ); return ;;
+    'keys update|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'keys update|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'keys delete|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'keys delete|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'keys current|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'keys current|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'generation|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'generation|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'usage|--by') COMPREPLY=( $(compgen -W 'day model command profile' -- "$cur") ); return ;;
@@ -205,10 +228,10 @@ _router() {
     'completion|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
   esac
   case "$prev" in
-    '--api-root'|'--timeout'|'--max-retries'|'--temperature'|'-t'|'--top-p'|'--system'|'-s'|'--max-tokens'|'--top-k'|'--min-p'|'--top-a'|'--frequency-penalty'|'--presence-penalty'|'--repetition-penalty'|'--seed'|'--stop'|'--top-logprobs'|'--logit-bias'|'--conversation'|'--attach'|'-a'|'--schema'|'--plugin'|'--modalities'|'--save-images'|'--tools'|'--mcp'|'--max-tool-rounds'|'--tool-timeout'|'--session'|'--user'|'--metadata'|'--provider-only'|'--provider-order'|'--provider-ignore'|'--max-cost'|'--jq'|'--input'|'--instructions'|'--max-output-tokens'|'--max-tool-calls'|'--stop-when'|'--previous-response-id'|'--file'|'--dimensions'|'--input-type'|'--per-request'|'--voice'|'--speed'|'--output'|'-o'|'--turns'|'--reference-audio'|'--reference-text'|'--reference-image'|'--state'|'--state-text'|'--questions'|'--noul'|'--true'|'--false'|'--choice'|'--option'|'--score'|'--level'|'--limit'|'--results'|'--interval'|'--offline-timeout'|'--after'|'--created-after'|'--created-before'|'--max-requests'|'--max-bytes'|'--header'|'-H'|'--raw-field'|'-f'|'--field'|'-F'|'--input-modality'|'--output-modality'|'--supports'|'--since'|'--port'|'--host'|'--fault'|'--providers'|'--record'|'--replay'|'--check-drift'|'--replay-timing'|'--batch-delay-ms') COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
+    '--api-root'|'--timeout'|'--max-retries'|'--temperature'|'-t'|'--top-p'|'--system'|'-s'|'--max-tokens'|'--top-k'|'--min-p'|'--top-a'|'--frequency-penalty'|'--presence-penalty'|'--repetition-penalty'|'--seed'|'--stop'|'--top-logprobs'|'--logit-bias'|'--conversation'|'--attach'|'-a'|'--schema'|'--plugin'|'--modalities'|'--save-images'|'--tools'|'--mcp'|'--max-tool-rounds'|'--tool-timeout'|'--session'|'--user'|'--metadata'|'--provider-only'|'--provider-order'|'--provider-ignore'|'--max-cost'|'--jq'|'--input'|'--instructions'|'--max-output-tokens'|'--max-tool-calls'|'--stop-when'|'--previous-response-id'|'--file'|'--dimensions'|'--input-type'|'--per-request'|'--voice'|'--speed'|'--output'|'-o'|'--turns'|'--reference-audio'|'--reference-text'|'--reference-image'|'--state'|'--state-text'|'--questions'|'--noul'|'--true'|'--false'|'--choice'|'--option'|'--score'|'--level'|'--limit'|'--results'|'--interval'|'--offline-timeout'|'--after'|'--created-after'|'--created-before'|'--max-requests'|'--max-bytes'|'--header'|'-H'|'--raw-field'|'-f'|'--field'|'-F'|'--input-modality'|'--output-modality'|'--supports'|'--offset'|'--expires-at'|'--name'|'--since'|'--port'|'--host'|'--fault'|'--providers'|'--record'|'--replay'|'--check-drift'|'--replay-timing'|'--batch-delay-ms') COMPREPLY=( $(compgen -f -- "$cur") ); return ;;
   esac
   case "$cmdpath" in
-    '') subs='chat responses embed speak decide roles conversations batch api models credits generation usage login auth config serve completion'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
+    '') subs='chat responses embed speak decide roles conversations batch api models credits keys generation usage login auth config serve completion'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
     'chat') subs=''; flags='--model -m --models --temperature -t --top-p --role --system -s --max-tokens --top-k --min-p --top-a --frequency-penalty --presence-penalty --repetition-penalty --seed --stop --logprobs --top-logprobs --logit-bias --response-format --reasoning-effort --service-tier --stream --no-stream --raw --json --usage --interactive -i --continue -c --conversation --attach -a --schema --plugin --web --modalities --show-reasoning --save-images --tools --mcp --max-tool-rounds --approve --tool-timeout --session --user --metadata --provider-only --provider-order --provider-ignore --no-fallbacks --router-metadata --max-cost --dry-run --ignore-budget --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
     'responses') subs=''; flags='--model -m --models --temperature -t --top-p --role --input --instructions --max-output-tokens --tools --mcp --max-tool-rounds --approve --tool-timeout --tool-choice --reasoning-effort --reasoning-summary --text-format --verbosity --service-tier --max-tool-calls --stop-when --previous-response-id --stream --no-stream --raw --json --usage --attach -a --schema --plugin --web --modalities --show-reasoning --save-images --session --user --metadata --provider-only --provider-order --provider-ignore --no-fallbacks --router-metadata --max-cost --dry-run --ignore-budget --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
     'embed') subs=''; flags='--file --model -m --dimensions --encoding-format --raw --input-type --user --provider-only --no-fallbacks --json --usage --jsonl --max-cost --dry-run --ignore-budget --per-request --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
@@ -236,6 +259,13 @@ _router() {
     'models') subs='show'; flags='--input-modality --output-modality --supports --sort --refresh --json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
     'models show') subs=''; flags='--refresh --json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
     'credits') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
+    'keys') subs='list create get update delete current'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
+    'keys list') subs=''; flags='--offset --include-disabled --json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
+    'keys create') subs=''; flags='--limit --limit-reset --expires-at --include-byok-in-limit --json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
+    'keys get') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
+    'keys update') subs=''; flags='--name --limit --limit-reset --disabled --enabled --include-byok-in-limit --no-include-byok-in-limit --json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
+    'keys delete') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
+    'keys current') subs=''; flags='--management --json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
     'generation') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
     'usage') subs=''; flags='--since --by --json --reconcile --limit --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
     'login') subs=''; flags='--profile -p --with-key --api-root --model -m --no-verify --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
