@@ -59,6 +59,10 @@ export class StateStore extends CreditRules implements Store {
     return this.generations.get(id);
   }
 
+  allGenerations(): Iterable<KeptGeneration> {
+    return this.generations.all();
+  }
+
   private pending: NodeJS.Timeout | undefined;
   /** Bumped by every save begun: a save that finishes after a later one began is stale. */
   private version = 0;
