@@ -54,3 +54,25 @@ it('a date past the last 30 days is a 400; a standard key a 403', async () => {
   expect(err).toBeInstanceOf(APIError);
   expect(err).toMatchObject({ status: 403 });
 });
+
+it('router usage --activity: the same sums, in the rows and columns router usage prints', async () => {
+  const made = await admin.keys.create({ name: 'cli-activity' });
+  await chat(made.key, 'local/lorem');
+  const env = { ROUTER_MANAGEMENT_KEY: t.managementKey };
+  const rows = (await admin.activity.list({ apiKeyHash: made.data.hash })).filter((r) => r.model === 'local/lorem');
+  const r = await t.run(['usage', '--activity', '--by', 'model', '--key', made.data.hash], { env });
+  expect(r.code, r.stderr).toBe(0);
+  const tokens = rows[0]!.prompt_tokens + rows[0]!.completion_tokens;
+  expect(r.stdout.split('\n')[0]).toBe(`local/lorem\t1\t${rows[0]!.prompt_tokens}\t${rows[0]!.completion_tokens}\t${tokens}\t${r.stdout.split('\n')[1]!.split('\t')[5]}`);
+  expect(r.stdout.split('\n')[1]).toMatch(/^total\t1\t/);
+  const json = JSON.parse((await t.run(['usage', '--activity', '--json'], { env })).stdout);
+  expect(json.total.calls).toBe((await admin.activity.list()).reduce((n, x) => n + x.requests, 0));
+
+  const before = t.requests().length;
+  for (const args of [['--activity', '--by', 'command'], ['--key', made.data.hash], ['--activity', '--key', 'nope'], ['--activity', '--reconcile']]) {
+    const bad = await t.run(['usage', ...args], { env });
+    expect(bad.code, args.join(' ')).toBe(2);
+  }
+  expect(t.requests().length).toBe(before);
+  expect(await t.run(['usage', '--activity'])).toMatchObject({ code: 3, stderr: expect.stringContaining('usage --activity needs a management key (this is the standard API key)') });
+});
