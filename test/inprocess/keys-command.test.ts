@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { runInProcess } from '../support/inprocess.js';
 
 // `router keys …` over real HTTP against the emulator's management API (the flavour changes only
 // batches, so one is enough): the key shown once, listings that never show it, bad input refused
@@ -67,6 +68,19 @@ describe('router keys list and get', () => {
     const all = JSON.parse((await keys(['list', '--include-disabled', '--json', 'hash'])).stdout) as { hash: string }[];
     const skipped = JSON.parse((await keys(['list', '--include-disabled', '--offset', '1', '--json', 'hash'])).stdout);
     expect(skipped).toEqual(all.slice(1));
+  });
+
+  it('on a terminal: a table with a header, and a description of one key', async () => {
+    const made = await created('shown', '--limit', '4', '--limit-reset', 'monthly');
+    const tty = (args: string[]) => runInProcess(['keys', ...args], { env: { ...t.env, ...mgmt, NO_COLOR: '1' }, tty: { stdout: true, stderr: true }, columns: 200 });
+    const table = await tty(['list']);
+    expect(table.stdout).toMatch(/hash\s+│\s+name\s+│\s+label\s+│\s+state/);
+    expect(table.stdout).toContain('shown');
+    expect(table.stdout).not.toContain(made.key);
+    const one = (await tty(['get', made.hash])).stdout;
+    expect(one).toContain(`hash     ${made.hash}\n`);
+    expect(one).toContain('limit    $4.00 (resets monthly), $4.00 left\n');
+    expect(one).not.toContain(made.key);
   });
 
   it('an unknown hash is exit 5', async () => {
