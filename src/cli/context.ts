@@ -120,6 +120,16 @@ export function refusedKeyHint(settings: Settings, opts: ConnectOptions = {}): s
   return ` (check the ${what}${check ? ` ${check}` : ''})`;
 }
 
+/**
+ * A route for management keys that refused the key sent (403: a standard key; 401: not valid), as a
+ * CliError (exit 3) naming which key it was and how to set one; any other failure as it is.
+ */
+export function managementRefusal(err: unknown, settings: Settings, what: string): unknown {
+  if (!(err instanceof APIError) || (err.status !== 403 && err.status !== 401)) return err;
+  const which = !settings.managementKey ? 'this is the standard API key' : err.status === 401 ? 'the management key is not valid' : 'the management key was refused';
+  return new CliError(`${what} a management key (${which}): export ROUTER_MANAGEMENT_KEY=…, or printf %s "$KEY" | router config set management_key`, EXIT.AUTH);
+}
+
 export function addKeyHint(err: unknown, settings: Settings, opts: ConnectOptions = {}): void {
   if (!(err instanceof APIError) || err.status !== 401 || (err as { hint?: unknown }).hint !== undefined) return;
   Object.assign(err, { hint: refusedKeyHint(settings, opts) });

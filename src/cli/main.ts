@@ -34,6 +34,7 @@ export const COMMANDS: readonly Entry[] = [
   { name: 'api', group: 'Scripting:', load: async () => (await import('./commands/api.js')).api },
   { name: 'models', group: 'Scripting:', load: async () => (await import('./commands/models/index.js')).models },
   { name: 'credits', group: 'Scripting:', load: async () => (await import('./commands/credits.js')).credits },
+  { name: 'keys', group: 'Scripting:', load: async () => (await import('./commands/keys/index.js')).keys },
   { name: 'generation', group: 'Scripting:', load: async () => (await import('./commands/generation.js')).generation },
   { name: 'usage', group: 'Scripting:', load: async () => (await import('./commands/usage.js')).usageCommand },
   { name: 'login', group: 'Setup:', load: async () => (await import('./commands/config/login.js')).login },

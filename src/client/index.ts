@@ -7,6 +7,8 @@ import { Speech } from './resources/speech.js';
 import { Decisions } from './resources/decisions.js';
 import { Models } from './resources/models.js';
 import { Key } from './resources/key.js';
+import { Keys } from './resources/keys.js';
+import { Activity } from './resources/activity.js';
 import { Credits } from './resources/credits.js';
 import { Raw } from './resources/raw.js';
 import { Generations } from './resources/generations.js';
@@ -26,6 +28,8 @@ export { contentText, FailedAnswerError, outputText, readCompletion, readRespons
 export { MessageAssembler, messageOf, type AssembledMessage, type ToolCall } from './message-assembler.js';
 export type { Model } from './resources/models.js';
 export type { KeyInfo } from './resources/key.js';
+export type { ActivityItem, ActivityQuery } from './resources/activity.js';
+export type { ApiKey, CreatedKey, KeyCreate, KeyLimitReset, KeyListQuery, KeyUpdate } from './resources/keys.js';
 export type { Generation } from './resources/generations.js';
 export type { AccountCredits } from './resources/credits.js';
 export type { RawRequest } from './resources/raw.js';
@@ -43,6 +47,10 @@ export class RouterClient {
   readonly models: Models;
   /** The calling key: label, usage, limit. */
   readonly key: Key;
+  /** The workspace's API keys: list, create, get, update, delete (a management key); `current()` any key's own. */
+  readonly keys: Keys;
+  /** What the workspace spent by day, model and endpoint, the last 30 days (a management key). */
+  readonly activity: Activity;
   /** Needs a management key. */
   readonly credits: Credits;
   /** Any endpoint, as `router api` uses it. */
@@ -60,6 +68,8 @@ export class RouterClient {
     this.decisions = new Decisions(this.core);
     this.models = new Models(this.core);
     this.key = new Key(this.core);
+    this.keys = new Keys(this.core);
+    this.activity = new Activity(this.core);
     this.credits = new Credits(this.core);
     this.raw = new Raw(this.core);
     this.generations = new Generations(this.core);

@@ -30,6 +30,7 @@ export const CHECKED_ROUTES: Record<string, string> = {
   'GET /v1/keys/x': 'here',
   'PATCH /v1/keys/x': 'here',
   'DELETE /v1/keys/x': 'here',
+  'GET /v1/activity': 'here',
   'GET /v1/generation': 'test/conformance/metadata-checks.ts (the SDK parses it), test/inprocess/generation.test.ts (the schema)',
 };
 
@@ -118,16 +119,26 @@ export async function accountAnswers(t: TestEnv, row: (operation: string, check:
   await answer(listing, '/keys/{hash}', one, t.managementKey, 'delete');
   await answer(listing, '/keys/{hash}', one, t.managementKey);
 
+  const activity = row('activity', 'answers (getUserActivity 200, 400, 403)');
+  await runInProcess(['chat', '--model', 'local/echo', '--no-log', 'hi'], { env: t.env });
+  const today = new Date().toISOString().slice(0, 10);
+  for (const q of ['', `?date=${today}`, '?group_by=workspace', '?date=2001-01-01']) await answer(activity, '/activity', `/v1/activity${q}`, t.managementKey);
+  await answer(activity, '/activity', '/v1/activity', t.apiKey);
+
   // What the client sends: the model list's queries (paged) and the key check, as the OpenAPI's parameters allow.
-  const sent = row('models, key', 'queries the client sends (OpenAPI parameters)');
+  const sent = row('models, key, keys, activity', 'queries the client sends (OpenAPI parameters)');
   t.clearRequests();
   await t.admin('models', { page_size: 2 });
   const client = new RouterClient({ apiKey: t.apiKey, apiRoot: t.apiRoot, maxRetries: 0 });
+  const admin = new RouterClient({ apiKey: t.managementKey, apiRoot: t.apiRoot, maxRetries: 0 });
   try {
     await client.models.list();
     await client.key.get();
+    await admin.keys.list({ offset: 1, includeDisabled: true });
+    await admin.activity.list({ date: new Date().toISOString().slice(0, 10), groupBy: 'workspace' });
   } finally {
     await client.close();
+    await admin.close();
     await t.admin('models', { page_size: 500 });
   }
   for (const q of t.requests()) check(sent, queryViolations(q.method.toLowerCase(), q.path.replace(/^\/v1/, ''), q.query), `${q.method} ${q.path}`);

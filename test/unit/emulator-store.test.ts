@@ -227,6 +227,20 @@ describe.each([
     s.keepGeneration('gen-1', { workspace: 'default', data: { id: 'gen-1', total_cost: 0.5 } });
     expect(s.generation('gen-1')).toEqual({ workspace: 'default', data: { id: 'gen-1', total_cost: 0.5 } });
   });
+
+  it('gives back every generation it keeps, oldest first, with the hash of its key', async () => {
+    const s = make();
+    s.keepGeneration('gen-a', { workspace: 'default', key: 'h1', data: { id: 'gen-a' } });
+    s.keepGeneration('gen-b', { workspace: 'other', data: { id: 'gen-b' } });
+    // Written (the file store writes on the next turn), then one more still pending.
+    await new Promise((r) => setImmediate(r));
+    s.keepGeneration('gen-c', { workspace: 'default', key: 'h2', data: { id: 'gen-c' } });
+    expect([...s.allGenerations()]).toEqual([
+      { workspace: 'default', key: 'h1', data: { id: 'gen-a' } },
+      { workspace: 'other', data: { id: 'gen-b' } },
+      { workspace: 'default', key: 'h2', data: { id: 'gen-c' } },
+    ]);
+  });
 });
 
 describe('the file store', () => {

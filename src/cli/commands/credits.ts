@@ -1,6 +1,5 @@
 /** `router credits`: what the account bought, spent and has left (GET /v1/credits, management key). */
-import { APIError } from '../../client/errors.js';
-import { CliError, EXIT } from '../exit-codes.js';
+import { managementRefusal } from '../context.js';
 import type { RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
 import { usd } from '../../kit/spend/cost-bound.js';
@@ -29,11 +28,7 @@ async function runCredits(ctx: RunContext<{ json?: boolean }>): Promise<void> {
     io.out(`credits  ${usd(c.total_credits)}\nused     ${usd(c.total_usage)}\nbalance  ${usd(balance)}\n`);
   } catch (err) {
     // A 401 is about the key sent, which here is the management key (or, with none set, the API key).
-    if (err instanceof APIError && (err.status === 403 || err.status === 401)) {
-      const which = !settings.managementKey ? 'this is the standard API key' : err.status === 401 ? 'the management key is not valid' : 'the management key was refused';
-      throw new CliError(`credits need a management key (${which}): export ROUTER_MANAGEMENT_KEY=…, or printf %s "$KEY" | router config set management_key`, EXIT.AUTH);
-    }
-    throw err;
+    throw managementRefusal(err, settings, 'credits need');
   } finally {
     await client.close();
   }

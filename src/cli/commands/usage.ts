@@ -21,6 +21,8 @@ const FLAGS = {
   by: { flags: '--by <key>', help: 'one row per', choices: ['day', 'model', 'command', 'profile'], default: 'day' },
   json: { flags: '--json', help: 'print {since, until, by, rows, total}; with --reconcile, what it checked' },
   reconcile: { flags: '--reconcile', help: 'put the cost the service really charged (GET /v1/generation) into the ledger, for calls it has not checked yet' },
+  activity: { flags: '--activity', help: "what the service recorded instead (GET /v1/activity, a management key): its last 30 days, by whole UTC days; --by day or model" },
+  key: { flags: '--key <hash>', help: 'with --activity: only the calls of this API key (its hash, as router keys list prints it)', goesWith: ['activity'] },
   limit: { flags: '--limit <n>', help: 'with --reconcile: check at most this many calls this run (the next run goes on)', parse: integerIn(1, 10_000), default: 50, goesWith: ['reconcile'] },
 } as const;
 
@@ -45,8 +47,12 @@ a terminal also shows today's and this month's spend of the profile against them
 --reconcile asks the service what each call of the profile really cost (by the generation id the
 ledger keeps; oldest first, at most --limit a run) and adds a line per call to the ledger, so that
 totals and budgets count the charged cost. A later run goes on where one stopped; a call the
-service still does not know an hour after it ran is marked and not asked about again.`,
-  examples: ['router usage', 'router usage --since 7d --by model', "router usage --json --jq '.total.cost'", "router usage --json --jq '.budgets'", 'router usage --reconcile --limit 20', "router usage --reconcile --json --jq '.charged_cost'"],
+service still does not know an hour after it ran is marked and not asked about again.
+
+--activity sums what the service recorded of the whole workspace instead (GET /v1/activity, a
+management key; every machine's calls, by whole UTC days of its last 30), in the same rows and
+columns; --key HASH keeps one API key's calls.`,
+  examples: ['router usage', 'router usage --since 7d --by model', "router usage --json --jq '.total.cost'", "router usage --json --jq '.budgets'", 'router usage --reconcile --limit 20', "router usage --reconcile --json --jq '.charged_cost'", 'router usage --activity --by model'],
   run: runUsage,
 });
 
@@ -102,9 +108,14 @@ async function totalsSince(env: NodeJS.ProcessEnv, from: number, keyOf: (r: Usag
 }
 
 async function runUsage(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<void> {
-  const { io, opts } = ctx;
+  const { opts } = ctx;
+  if (opts.activity && opts.reconcile) throw usage('--activity and --reconcile cannot be combined');
   if (opts.reconcile) return (await import('./usage-reconcile.js')).runReconcile(ctx, opts.limit);
   const from = sinceMs(opts.since);
+  if (opts.activity) {
+    const { groups, total } = await (await import('./usage-activity.js')).activityTotals(ctx, from, opts.by, opts.key);
+    return printTotals(ctx, { from, now: new Date(), groups, total, budgets: [] });
+  }
   const keyOf = (r: UsageRecord) => (opts.by === 'day' ? r.time.slice(0, 10) : String(r[opts.by] ?? '-'));
   // The budgets' spend is summed in the same read of the ledger.
   const { budgetsFor, spendCounter } = await import('../../kit/spend/budget.js');
@@ -113,6 +124,20 @@ async function runUsage(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<void
   const spend = settings.dailyBudget !== undefined || settings.monthlyBudget !== undefined ? spendCounter(settings.profile, now) : undefined;
   const { groups, total } = await totalsSince(ctx.env, from, keyOf, spend?.add, ctx.signal);
   const budgets = (await budgetsFor(ctx.env, settings, { now, known: spend?.total() })).map((b) => ({ name: b.name, profile: settings.profile, limit: b.limit, spent: b.spent, left: roundCost(Math.max(0, b.limit - b.spent)), resets: b.resets.toISOString() }));
+  return printTotals(ctx, { from, now, groups, total, budgets });
+}
+
+interface Budget {
+  name: string;
+  limit: number;
+  spent: number;
+  left: number;
+  resets: string;
+}
+
+/** The totals, the ledger's or the service's (--activity): a table, tab-separated lines, or --json. */
+async function printTotals(ctx: RunContext<FlagValues<typeof FLAGS>>, { from, now, groups, total, budgets }: { from: number; now: Date; groups: Map<string, Totals>; total: Totals; budgets: Budget[] }): Promise<void> {
+  const { io, opts } = ctx;
   const rows = [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, t]) => ({ key, ...t, cost: roundCost(t.cost) }));
   const summed = { ...total, cost: roundCost(total.cost) };
   if (opts.json) return io.json({ since: new Date(from).toISOString(), until: now.toISOString(), by: opts.by, rows, total: summed, budgets });

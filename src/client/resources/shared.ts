@@ -32,7 +32,7 @@ export abstract class Resource {
   constructor(protected readonly core: HttpCore) {}
 
   /** A JSON request with the call's signal, timeout and headers; resolves to the parsed answer. */
-  protected async request<T>(method: 'GET' | 'POST', path: string, opts: CallOptions, extra: Partial<RequestOptions>, shape: AnswerShape): Promise<T> {
+  protected async request<T>(method: RequestOptions['method'], path: string, opts: CallOptions, extra: Partial<RequestOptions>, shape: AnswerShape): Promise<T> {
     const { data } = await this.core.json<T>({ method, path, headers: callHeaders(opts), signal: opts.signal, timeoutMs: opts.timeoutMs, ...extra });
     checkShape(data, shape);
     return data;

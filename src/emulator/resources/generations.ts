@@ -1,6 +1,9 @@
 import type { Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
 import { defineRoutes } from '../http/routes.js';
+import { keyHash } from '../state/key-usage.js';
+import type { KeyRecord } from '../state/store-api.js';
+import { activity } from './activity.js';
 
 /** What the emulator keeps of a generation it served, for `GET /v1/generation?id=`. */
 export interface Served {
@@ -22,6 +25,14 @@ export interface Served {
   upstreamId?: string;
   /** The caller hung up mid-stream, after part of the answer (charged that part). */
   cancelled?: boolean;
+}
+
+/** Each key's hash, made once per key record (not per request: the gateway's hot path records every answer). */
+const hashes = new WeakMap<KeyRecord, string>();
+function hashOf(record: KeyRecord): string {
+  let hash = hashes.get(record);
+  if (hash === undefined) hashes.set(record, (hash = keyHash(record.key)));
+  return hash;
 }
 
 /** Keeps a generation that was delivered, in the OpenAPI's GenerationResponse `data` shape. */
@@ -75,7 +86,7 @@ export function recordGeneration(ctx: Ctx, g: Served): void {
     request_id: ctx.requestId,
     session_id: g.sessionId ?? null,
   };
-  ctx.store.keepGeneration(g.id, { workspace: ctx.workspace, data });
+  ctx.store.keepGeneration(g.id, { workspace: ctx.workspace, key: ctx.key ? hashOf(ctx.key) : undefined, data });
 }
 
 /** `GET /v1/generation?id=`: a generation this workspace was served; 404 for any other. */
@@ -92,4 +103,5 @@ export const generationRoutes = defineRoutes(() => [
       ctx.send(200, { data: kept.data });
     },
   },
+  { method: 'GET', path: '/v1/activity', access: 'management', handler: async (ctx: Ctx) => ctx.send(200, { data: activity(ctx) }) },
 ]);

@@ -16,7 +16,7 @@ function keptOf(line: string, id?: string): { id: string; kept: KeptGeneration }
   }
   if (!isRecord(kept) || typeof kept.id !== 'string' || typeof kept.workspace !== 'string' || !isRecord(kept.data)) return undefined;
   if (id !== undefined && kept.id !== id) return undefined;
-  return { id: kept.id, kept: { workspace: kept.workspace, data: kept.data } };
+  return { id: kept.id, kept: { workspace: kept.workspace, key: typeof kept.key === 'string' ? kept.key : undefined, data: kept.data } };
 }
 
 /** The line that starts at byte `at` of `path` (to its newline or the file's end); undefined when the file is gone. */
@@ -95,7 +95,7 @@ export class GenerationFile {
   keep(id: string, kept: KeptGeneration): void {
     // Kept without its newline: one flat string, whose byte length is read without copying it (a line
     // with `\n` appended was a second string that Buffer.byteLength copied whole, per request).
-    const line = JSON.stringify({ id, workspace: kept.workspace, data: kept.data });
+    const line = JSON.stringify({ id, workspace: kept.workspace, key: kept.key, data: kept.data });
     if (this.ended) return this.keepUnwritten(id, line);
     this.pending.delete(id);
     this.pending.set(id, line);
@@ -110,6 +110,29 @@ export class GenerationFile {
     if (at === undefined) return undefined;
     const text = lineAt(inFile !== undefined ? this.file : this.old, at);
     return text === undefined ? undefined : keptOf(text, id)?.kept;
+  }
+
+  /** Every generation kept, oldest first: each file read once, whole (for `GET /v1/activity`, not a hot path). */
+  *all(): Iterable<KeptGeneration> {
+    for (const [path, index] of [[this.old, this.older], [this.file, this.current]] as const) {
+      if (!index.size) continue;
+      let buf: Buffer;
+      try {
+        buf = readFileSync(path);
+      } catch {
+        continue;
+      }
+      for (const [id, at] of index) {
+        if (this.pending.has(id)) continue;
+        const end = buf.indexOf(10, at);
+        const got = keptOf(buf.toString('utf8', at, end < 0 ? buf.length : end), id);
+        if (got) yield got.kept;
+      }
+    }
+    for (const line of [...this.unwritten.values(), ...this.pending.values()]) {
+      const got = keptOf(line);
+      if (got) yield got.kept;
+    }
   }
 
   /** Writes the generations kept since the last write; a failed write (a full disk) is said once, and they stay in memory. */

@@ -18,4 +18,8 @@ export class GenerationLog {
   get(id: string): KeptGeneration | undefined {
     return this.kept.get(id);
   }
+
+  all(): Iterable<KeptGeneration> {
+    return this.kept.values();
+  }
 }

@@ -139,6 +139,10 @@ export class MemoryStore extends CreditRules implements Store {
     return this.generations.get(id);
   }
 
+  allGenerations(): Iterable<KeptGeneration> {
+    return this.generations.all();
+  }
+
   async idle(): Promise<void> {}
 
   close(): void {}

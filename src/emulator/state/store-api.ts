@@ -191,6 +191,8 @@ export interface BatchStorage {
 /** A generation served, in the OpenAPI's GenerationResponse `data` shape, and whose it is. */
 export interface KeptGeneration {
   workspace: string;
+  /** The SHA-256 of the key it was served to (`GET /v1/activity`'s `api_key_hash`). */
+  key?: string;
   data: Record<string, unknown>;
 }
 
@@ -198,6 +200,8 @@ export interface GenerationStore {
   /** Keeps it for `GET /v1/generation` (a store may let the oldest go: such an id is not found). */
   keepGeneration(id: string, kept: KeptGeneration): void;
   generation(id: string): KeptGeneration | undefined;
+  /** Every generation it still keeps, oldest first (`GET /v1/activity` sums them). */
+  allGenerations(): Iterable<KeptGeneration>;
 }
 
 export interface Store extends KeyStore, CreditStore, ClockStore, GenerationStore {

@@ -51,13 +51,10 @@ export class StateStore extends CreditRules implements Store {
     return (this.batchStore ??= new BatchStore(this.dir));
   }
 
-  keepGeneration(id: string, kept: KeptGeneration): void {
-    this.generations.keep(id, kept);
-  }
-
-  generation(id: string): KeptGeneration | undefined {
-    return this.generations.get(id);
-  }
+  // Generations: the file's (generation-file.ts).
+  keepGeneration(id: string, kept: KeptGeneration): void { this.generations.keep(id, kept); }
+  generation(id: string): KeptGeneration | undefined { return this.generations.get(id); }
+  allGenerations(): Iterable<KeptGeneration> { return this.generations.all(); }
 
   private pending: NodeJS.Timeout | undefined;
   /** Bumped by every save begun: a save that finishes after a later one began is stale. */

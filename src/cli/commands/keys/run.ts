@@ -1,0 +1,134 @@
+/** The work of `router keys …` (definitions in ./index.ts): a request each, printed for a person or a script. */
+import type { ApiKey } from '../../../client/resources/keys.js';
+import type { KeyInfo } from '../../../client/resources/key.js';
+import type { RouterClient } from '../../../client/index.js';
+import type { FlagValues } from '../../flags/flags.js';
+import { managementRefusal } from '../../context.js';
+import { CliError, EXIT, usage } from '../../exit-codes.js';
+import type { RunContext } from '../../run.js';
+import type { IO } from '../../io/io.js';
+import { table } from '../../io/table.js';
+import { dollars, limitText } from '../../service/key-check.js';
+import { decimal } from '../../../internal/decimal.js';
+import { visible } from '../../../internal/visible.js';
+import type { CREATE_FLAGS, LIST_FLAGS, UPDATE_FLAGS } from './flags.js';
+
+const HASH = /^[0-9a-f]{64}$/i;
+
+function checkHash(hash: string): string {
+  if (!HASH.test(hash)) throw usage(`"${visible(hash.slice(0, 70))}" is not a key hash: 64 hex digits, as router keys list prints it (the key itself is never asked for)`);
+  return hash.toLowerCase();
+}
+
+/** Connects with the management key and runs `call`; a refused key is said as the management key it needed. */
+async function managed<T>(ctx: RunContext<unknown>, what: string, call: (client: RouterClient) => Promise<T>): Promise<T> {
+  const { client, settings } = await ctx.connect({ management: true });
+  try {
+    return await call(client);
+  } catch (err) {
+    throw managementRefusal(err, settings, what);
+  } finally {
+    await client.close();
+  }
+}
+
+const orDash = (v: unknown) => (v === null || v === undefined || v === '' ? '-' : typeof v === 'number' ? decimal(v) : visible(String(v)));
+
+/** A key as one line of the listing (piped) or a row of the table: never the key itself, which the service never lists. */
+function row(k: ApiKey): string[] {
+  return [k.hash, visible(k.name), visible(k.label), k.disabled ? 'disabled' : 'enabled', orDash(k.limit), orDash(k.limit_remaining), orDash(k.limit_reset), orDash(k.usage), orDash(k.expires_at), orDash(k.created_at)];
+}
+
+function printKeys(io: IO, keys: ApiKey[]): void {
+  if (io.stdoutTTY && !keys.length) return io.info('no keys');
+  io.out(table(io, ['hash', 'name', 'label', 'state', 'limit', 'left', 'reset', 'usage', 'expires', 'created'], keys.map(row)));
+}
+
+/** One key: on a terminal, a description; piped, its line. */
+function printKey(io: IO, k: ApiKey): void {
+  if (!io.stdoutTTY) return void io.out(`${row(k).join('\t')}\n`);
+  const rows: [string, string][] = [
+    ['name', visible(k.name)],
+    ['hash', k.hash],
+    ['label', visible(k.label)],
+    ['state', k.disabled ? 'disabled' : 'enabled'],
+    ['limit', limitText(k as unknown as KeyInfo).replace(/^limit /, '') + (k.include_byok_in_limit ? ', BYOK usage counted' : '')],
+    ['usage', `${dollars(k.usage)} (today ${dollars(k.usage_daily)}, this week ${dollars(k.usage_weekly)}, this month ${dollars(k.usage_monthly)})`],
+    ['expires', k.expires_at ?? 'never'],
+    ['created', k.created_at],
+  ];
+  io.out(rows.map(([name, v]) => `${name.padEnd(8)} ${v}\n`).join(''));
+}
+
+export async function runList(ctx: RunContext<FlagValues<typeof LIST_FLAGS>>): Promise<void> {
+  const { io, opts, signal } = ctx;
+  const keys = await managed(ctx, 'listing keys needs', (c) => c.keys.list({ offset: opts.offset, includeDisabled: opts.includeDisabled }, { signal }));
+  if (opts.json) return io.json(keys);
+  printKeys(io, keys);
+}
+
+export async function runCreate(ctx: RunContext<FlagValues<typeof CREATE_FLAGS>>, name: string): Promise<void> {
+  const { io, opts, signal } = ctx;
+  if (!name.trim()) throw usage('a key needs a name that is not blank');
+  if (opts.expiresAt !== undefined && Date.parse(opts.expiresAt) <= Date.now()) throw usage(`--expires-at ${opts.expiresAt} is past: a key must expire in the future`);
+  const body = { name, limit: opts.limit, limit_reset: opts.limitReset, expires_at: opts.expiresAt, include_byok_in_limit: opts.includeByokInLimit };
+  const created = await managed(ctx, 'creating a key needs', (c) => c.keys.create(body, { signal }));
+  // Should stdout fail, the error names the key that now exists, by its hash (the key itself is gone with it).
+  io.made(`key "${visible(name)}" was created (hash ${created.data.hash}; router keys delete ${created.data.hash} if its key was lost)`);
+  io.note(`warning: the key is shown this once, on stdout: keep it now (its hash, for keys get, update and delete: ${created.data.hash})`);
+  if (opts.json) return io.json(created);
+  io.out(`${created.key}\n`);
+}
+
+export async function runGet(ctx: RunContext<{ json?: boolean }>, hash: string): Promise<void> {
+  const { io, opts, signal } = ctx;
+  hash = checkHash(hash);
+  const key = await managed(ctx, 'keys get needs', (c) => c.keys.get(hash, { signal }));
+  if (opts.json) return io.json(key);
+  printKey(io, key);
+}
+
+export async function runUpdate(ctx: RunContext<FlagValues<typeof UPDATE_FLAGS>>, hash: string): Promise<void> {
+  const { io, opts, signal } = ctx;
+  hash = checkHash(hash);
+  if (opts.disabled && opts.enabled) throw usage('--disabled and --enabled cannot be combined');
+  const disabled = opts.disabled ? true : opts.enabled ? false : undefined;
+  const none = <T>(v: T | 'none' | undefined) => (v === 'none' ? null : v);
+  const changes = { name: opts.name, limit: none(opts.limit), limit_reset: none(opts.limitReset), disabled, include_byok_in_limit: opts.includeByokInLimit };
+  if (Object.values(changes).every((v) => v === undefined)) throw usage('nothing to change: give --name, --limit, --limit-reset, --disabled or --enabled, or --[no-]include-byok-in-limit');
+  const key = await managed(ctx, 'keys update needs', (c) => c.keys.update(hash, changes, { signal }));
+  if (opts.json) return io.json(key);
+  printKey(io, key);
+}
+
+export async function runDelete(ctx: RunContext<unknown>, hash: string): Promise<void> {
+  hash = checkHash(hash);
+  await managed(ctx, 'keys delete needs', (c) => c.keys.delete(hash, { signal: ctx.signal }));
+  ctx.io.info(`deleted key ${hash}`);
+}
+
+export async function runCurrent(ctx: RunContext<{ management?: boolean; json?: boolean }>): Promise<void> {
+  const { io, opts, signal } = ctx;
+  if (opts.management && !(await ctx.settings()).from.managementKey) throw new CliError('no management key is set: export ROUTER_MANAGEMENT_KEY=…, or printf %s "$KEY" | router config set management_key', EXIT.AUTH);
+  const { client } = await ctx.connect({ management: opts.management });
+  let info: KeyInfo;
+  try {
+    info = await client.keys.current({ signal });
+  } finally {
+    await client.close();
+  }
+  if (opts.json) return io.json(info);
+  const kind = info.is_management_key ? 'management' : 'key';
+  if (!io.stdoutTTY) {
+    const cols = [info.label, kind, info.limit, info.limit_remaining, info.limit_reset, info.usage, info.usage_daily, info.usage_weekly, info.usage_monthly, info.expires_at];
+    return void io.out(`${cols.map(orDash).join('\t')}\n`);
+  }
+  const rows: [string, string][] = [
+    ['label', visible(info.label)],
+    ['kind', info.is_management_key ? 'management key' : 'API key'],
+    ['limit', limitText(info).replace(/^limit /, '')],
+    ['usage', `${dollars(info.usage)}${typeof info.usage_daily === 'number' ? ` (today ${dollars(info.usage_daily)}, this week ${dollars(info.usage_weekly ?? 0)}, this month ${dollars(info.usage_monthly ?? 0)})` : ''}`],
+    ['expires', info.expires_at ?? 'never'],
+  ];
+  io.out(rows.map(([name, v]) => `${name.padEnd(8)} ${v}\n`).join(''));
+}

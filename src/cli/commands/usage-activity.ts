@@ -1,0 +1,44 @@
+/** `router usage --activity`: what the service recorded (GET /v1/activity, management key), summed by day or model. */
+import type { RunContext } from '../run.js';
+import { managementRefusal } from '../context.js';
+import { usage } from '../exit-codes.js';
+
+interface Totals {
+  calls: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cost: number;
+}
+
+/** The service's rows (a UTC day, a model and an endpoint each) from the day of `from`, summed per day or model. */
+export async function activityTotals(ctx: RunContext<unknown>, from: number, by: string, key: string | undefined): Promise<{ groups: Map<string, Totals>; total: Totals }> {
+  if (by !== 'day' && by !== 'model') throw usage(`--activity sums what the service recorded, which knows no ${by}: --by day or --by model`);
+  if (key !== undefined && !/^[0-9a-f]{64}$/i.test(key)) throw usage(`--key "${key.slice(0, 70)}" is not a key hash: 64 hex digits, as router keys list prints it`);
+  const { client, settings } = await ctx.connect({ management: true });
+  let items;
+  try {
+    items = await client.activity.list({ apiKeyHash: key?.toLowerCase() }, { signal: ctx.signal });
+  } catch (err) {
+    throw managementRefusal(err, settings, 'usage --activity needs');
+  } finally {
+    await client.close();
+  }
+  const first = new Date(from).toISOString().slice(0, 10);
+  const groups = new Map<string, Totals>();
+  const total: Totals = { calls: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost: 0 };
+  for (const item of items) {
+    if (item.date < first) continue;
+    const name = by === 'day' ? item.date : item.model;
+    let group = groups.get(name);
+    if (!group) groups.set(name, (group = { calls: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost: 0 }));
+    for (const t of [group, total]) {
+      t.calls += item.requests;
+      t.prompt_tokens += item.prompt_tokens;
+      t.completion_tokens += item.completion_tokens;
+      t.total_tokens += item.prompt_tokens + item.completion_tokens;
+      t.cost += item.usage;
+    }
+  }
+  return { groups, total };
+}

@@ -1,0 +1,42 @@
+import { Resource, type CallOptions } from './shared.js';
+import type { AnswerShape } from '../answer-shape.js';
+
+/** One row of the activity: a UTC day, a model and an endpoint (OpenAPI `ActivityItem`). */
+export interface ActivityItem {
+  /** YYYY-MM-DD (UTC). */
+  date: string;
+  model: string;
+  model_permaslug: string;
+  endpoint_id: string;
+  provider_name: string;
+  /** USD spent. */
+  usage: number;
+  byok_usage_inference: number;
+  requests: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  reasoning_tokens: number;
+  /** With `groupBy: 'workspace'` only. */
+  workspace_id?: string;
+  [key: string]: unknown;
+}
+
+export interface ActivityQuery {
+  /** One UTC day of the last 30 (YYYY-MM-DD); all 30 when left out. */
+  date?: string;
+  /** One key's activity: its hash, as `keys.list()` gives it. */
+  apiKeyHash?: string;
+  userId?: string;
+  workspaceId?: string;
+  groupBy?: 'workspace';
+}
+
+const ACTIVITY: AnswerShape = { what: 'the activity', fields: { data: 'array', 'data[]': 'object', 'data[].date': 'string', 'data[].model': 'string', 'data[].usage': 'number', 'data[].requests': 'number' } };
+
+/** What the workspace spent, by day, model and endpoint, over the last 30 days (`GET {base_url}/activity`, a management key). */
+export class Activity extends Resource {
+  async list(query: ActivityQuery = {}, opts: CallOptions = {}): Promise<ActivityItem[]> {
+    const q = { date: query.date, api_key_hash: query.apiKeyHash, user_id: query.userId, workspace_id: query.workspaceId, group_by: query.groupBy };
+    return (await this.request<{ data: ActivityItem[] }>('GET', '/activity', opts, { query: q }, ACTIVITY)).data;
+  }
+}

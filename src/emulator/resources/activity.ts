@@ -1,0 +1,66 @@
+import type { Ctx } from '../http/http.js';
+import { HttpError } from '../http/http.js';
+
+/** Days back `GET /v1/activity` covers, today (UTC) included. */
+const DAYS = 30;
+const DAY_MS = 86_400_000;
+
+interface Row {
+  date: string;
+  model: string;
+  model_permaslug: string;
+  endpoint_id: string;
+  provider_name: string;
+  usage: number;
+  byok_usage_inference: number;
+  requests: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  reasoning_tokens: number;
+  workspace_id?: string;
+}
+
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+/**
+ * The workspace's activity (OpenAPI `getUserActivity`) from the generations the emulator keeps: one
+ * row per UTC day, model and endpoint (its provider) of the last 30 days, newest day first; `date`,
+ * `api_key_hash`, `workspace_id` (its own only) and `group_by=workspace` as the OpenAPI has them.
+ */
+export function activity(ctx: Ctx): Row[] {
+  const q = ctx.url.searchParams;
+  const now = ctx.store.now();
+  const today = Math.floor(now / DAY_MS) * DAY_MS;
+  const first = new Date(today - (DAYS - 1) * DAY_MS).toISOString().slice(0, 10);
+  const date = q.get('date') ?? undefined;
+  if (date !== undefined && (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(date)) || date < first || date > new Date(today).toISOString().slice(0, 10))) {
+    throw new HttpError(400, `date must be a UTC date (YYYY-MM-DD) in the last ${DAYS} days, from ${first}`, 'invalid_request');
+  }
+  const groupBy = q.get('group_by') ?? undefined;
+  if (groupBy !== undefined && groupBy !== 'workspace') throw new HttpError(400, 'group_by must be workspace', 'invalid_request');
+  const workspace = q.get('workspace_id') ?? undefined;
+  if (workspace !== undefined && workspace !== ctx.workspace) throw new HttpError(404, `No workspace ${workspace}`, 'not_found');
+  const key = q.get('api_key_hash') ?? undefined;
+  const rows = new Map<string, Row>();
+  for (const g of ctx.store.allGenerations()) {
+    if (g.workspace !== ctx.workspace || (key !== undefined && g.key !== key)) continue;
+    const d = g.data;
+    const day = String(d.created_at ?? '').slice(0, 10);
+    if (day < first || (date !== undefined && day !== date)) continue;
+    const model = String(d.model);
+    const provider = String(d.provider_name ?? 'unknown');
+    const id = `${day}\n${model}\n${provider}`;
+    let row = rows.get(id);
+    if (!row) {
+      row = { date: day, model, model_permaslug: model, endpoint_id: `${provider}/${model}`, provider_name: provider, usage: 0, byok_usage_inference: 0, requests: 0, prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0 };
+      if (groupBy) row.workspace_id = g.workspace;
+      rows.set(id, row);
+    }
+    row.requests += 1;
+    row.usage += num(d.total_cost);
+    row.prompt_tokens += num(d.tokens_prompt);
+    row.completion_tokens += num(d.tokens_completion);
+    row.reasoning_tokens += num(d.native_tokens_reasoning);
+  }
+  return [...rows.values()].sort((a, b) => (a.date === b.date ? a.model.localeCompare(b.model) || a.provider_name.localeCompare(b.provider_name) : a.date < b.date ? 1 : -1));
+}

@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { APIError, RouterClient } from '../../src/client/index.js';
+import { answerValidator, violations } from '../conformance/openapi-fixtures.js';
+
+// GET /v1/activity (OpenAPI getUserActivity) from the generations the emulator served, through client.activity.
+let t: CliEnv;
+let admin: RouterClient;
+beforeAll(async () => {
+  t = await startCliEnv();
+  admin = new RouterClient({ apiKey: t.managementKey, apiRoot: t.apiRoot, maxRetries: 0 });
+});
+afterAll(async () => {
+  await admin?.close();
+  await t.close();
+});
+
+const chat = async (key: string, model: string) => {
+  const r = await t.run(['chat', '--no-stream', '--json', '--model', model, 'write nine words please'], { env: { ROUTER_API_KEY: key, ROUTER_NO_LOG: '1' } });
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout).usage as { cost: number; prompt_tokens: number; completion_tokens: number };
+};
+
+it('sums each day, model and endpoint; filters by date and key; answers as the OpenAPI has it', async () => {
+  const made = await admin.keys.create({ name: 'activity' });
+  const a = await chat(made.key, 'local/echo');
+  const b = await chat(made.key, 'local/echo');
+  const c = await chat(t.apiKey, 'local/lorem');
+
+  const res = await fetch(`${t.apiRoot}/v1/activity`, { headers: { authorization: `Bearer ${t.managementKey}` } });
+  const body = await res.json();
+  expect(violations(answerValidator('get', '/activity', '200'), body)).toBe('');
+  const rows = await admin.activity.list();
+  // Summed over the model's rows: calls either side of midnight UTC are two days' rows.
+  const of = (model: string) => rows.filter((r) => r.model === model);
+  const sum = (model: string, field: 'requests' | 'prompt_tokens' | 'completion_tokens' | 'usage') => of(model).reduce((n, r) => n + r[field], 0);
+  expect(of('local/echo')[0]).toMatchObject({ model_permaslug: 'local/echo', provider_name: expect.any(String), byok_usage_inference: 0, date: expect.stringMatching(/^\d{4}-\d\d-\d\d$/) });
+  expect([sum('local/echo', 'requests'), sum('local/echo', 'prompt_tokens'), sum('local/echo', 'completion_tokens')]).toEqual([2, a.prompt_tokens + b.prompt_tokens, a.completion_tokens + b.completion_tokens]);
+  expect(sum('local/echo', 'usage')).toBeCloseTo(a.cost + b.cost, 12);
+  expect([sum('local/lorem', 'requests'), sum('local/lorem', 'prompt_tokens')]).toEqual([1, c.prompt_tokens]);
+
+  // One key's only: its two calls.
+  expect((await admin.activity.list({ apiKeyHash: made.data.hash })).reduce((n, r) => n + (r.model === 'local/echo' ? r.requests : 100), 0)).toBe(2);
+  const day = rows[0]!.date;
+  expect(await admin.activity.list({ date: day })).toEqual(rows.filter((r) => r.date === day));
+  expect((await admin.activity.list({ groupBy: 'workspace' })).every((r) => r.workspace_id === 'default')).toBe(true);
+});
+
+it('a date past the last 30 days is a 400; a standard key a 403', async () => {
+  await expect(admin.activity.list({ date: '2001-01-01' })).rejects.toMatchObject({ status: 400 });
+  const standard = new RouterClient({ apiKey: t.apiKey, apiRoot: t.apiRoot, maxRetries: 0 });
+  const err = await standard.activity.list().catch((e: unknown) => e);
+  await standard.close();
+  expect(err).toBeInstanceOf(APIError);
+  expect(err).toMatchObject({ status: 403 });
+});
+
+it('router usage --activity: the same sums, in the rows and columns router usage prints', async () => {
+  const made = await admin.keys.create({ name: 'cli-activity' });
+  await chat(made.key, 'local/lorem');
+  const env = { ROUTER_MANAGEMENT_KEY: t.managementKey };
+  const rows = (await admin.activity.list({ apiKeyHash: made.data.hash })).filter((r) => r.model === 'local/lorem');
+  const r = await t.run(['usage', '--activity', '--by', 'model', '--key', made.data.hash], { env });
+  expect(r.code, r.stderr).toBe(0);
+  const tokens = rows[0]!.prompt_tokens + rows[0]!.completion_tokens;
+  expect(r.stdout.split('\n')[0]).toBe(`local/lorem\t1\t${rows[0]!.prompt_tokens}\t${rows[0]!.completion_tokens}\t${tokens}\t${r.stdout.split('\n')[1]!.split('\t')[5]}`);
+  expect(r.stdout.split('\n')[1]).toMatch(/^total\t1\t/);
+  const json = JSON.parse((await t.run(['usage', '--activity', '--json'], { env })).stdout);
+  expect(json.total.calls).toBe((await admin.activity.list()).reduce((n, x) => n + x.requests, 0));
+
+  const before = t.requests().length;
+  for (const args of [['--activity', '--by', 'command'], ['--key', made.data.hash], ['--activity', '--key', 'nope'], ['--activity', '--reconcile']]) {
+    const bad = await t.run(['usage', ...args], { env });
+    expect(bad.code, args.join(' ')).toBe(2);
+  }
+  expect(t.requests().length).toBe(before);
+  expect(await t.run(['usage', '--activity'])).toMatchObject({ code: 3, stderr: expect.stringContaining('usage --activity needs a management key (this is the standard API key)') });
+});
