@@ -243,11 +243,7 @@ export class BatchEngine {
           if (this.stopped || short) return false;
           this.expireIfLate(record);
           if ((record.status as BatchStatus) === 'expired') return false;
-          const unsent = credits?.hold(req.custom_id, req.body);
-          if (unsent) {
-            short = unsent;
-            return false;
-          }
+          if ((short = credits?.hold(req.custom_id, req.body) || false)) return false;
           const item = await executeItem(record, req.custom_id, req.body, this.now(), this.opts.gateway);
           if (this.stopped) return false; // its upstream was let go: the item may be that failure; a restart asks again
           writer.append(item);

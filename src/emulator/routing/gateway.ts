@@ -26,8 +26,7 @@ import { finishOf, giveId, keepUpstreamAnswer, responseFinish, type Asked, type 
 
 type Body = Record<string, unknown>;
 
-/** A batch request whose every provider failed is tried again after these pauses. */
-const RETRY_PAUSES_MS = [500, 2_000];
+const RETRY_PAUSES_MS = [500, 2_000]; // a batch request whose every provider failed is tried again after these
 
 /** A relayed stream's end: broken before its first token, the candidate is passed over (false); else it answered, kept once whole (true; charged by the relay before its end went out). Its upstream is let go either way (left at an error event, it generates for nobody). */
 function settled(outcome: RelayOutcome, reply: { events: AsyncIterable<string> }, c: Candidate, passed: Attempt[], remember: () => unknown, kept: (o: Exclude<RelayOutcome, { failed: unknown }>) => void, hide: (text: string) => string): boolean {
@@ -55,8 +54,7 @@ export class Gateway {
   private readonly embeddingIds: Set<string>;
   private readonly responsesIds: Set<string>;
   private readonly sessions = new Sessions();
-  /** What unbounded requests hold while in flight (gateway-credits.ts). */
-  private readonly estimates = new Estimates();
+  private readonly estimates = new Estimates(); // what unbounded requests hold while in flight
   private readonly closers: (() => Promise<void>)[] = [];
   readonly batchConcurrency: number;
   /** An upstream's words as the caller gets them: without any provider key the upstream echoed. */
@@ -66,7 +64,7 @@ export class Gateway {
     const keys = opts.config.providers.map((p) => p.apiKey).filter((k): k is string => !!k && k.length >= 8);
     this.hide = keyHider(keys);
     this.batchConcurrency = opts.config.batchConcurrency ?? DEFAULT_BATCH_CONCURRENCY;
-    const deck = opts.cassettes ? new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode, opts.cassettes.timing) : undefined;
+    const deck = opts.cassettes && new CassetteDeck(opts.cassettes.dir, opts.cassettes.mode, opts.cassettes.timing);
     if (deck) this.closers.push(() => (deck.stop(), deck.flush()));
     const upstreams: ProviderAdapter[] = opts.config.providers.map((p) => {
       const live = new OpenAICompatible(p);

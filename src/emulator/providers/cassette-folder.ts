@@ -1,0 +1,68 @@
+/** A folder of cassettes as files: each request's match key, its takes' order, reading them, and the last take of each. */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Cassette } from './cassette-format.js';
+
+type Body = Record<string, unknown>;
+
+/** JSON with every object's keys sorted: the same request, however its members were ordered. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') return `{${Object.keys(v).sort().filter((k) => (v as Body)[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonical((v as Body)[k])}`).join(',')}}`;
+  return JSON.stringify(v);
+}
+
+/** What a request asks (its model, messages, tools, parameters), to whom: equal keys, the same answer. */
+export const matchKey = (provider: string, body: Body, endpoint: Endpoint = 'chat') => createHash('sha256').update(`${provider}\n${endpoint === 'chat' ? '' : `${endpoint}\n`}${canonical(body)}`).digest('hex');
+
+export type Endpoint = 'chat' | 'embeddings' | 'responses' | 'speech';
+export type Take = { file: string; cassette: Cassette };
+/** Takes of one request in the order they are replayed: by `take`, then by file name. */
+export const inOrder = (a: Take, b: Take) => (a.cassette.take ?? 1) - (b.cassette.take ?? 1) || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0);
+
+/** The members of two requests that differ (top level), for naming the nearest cassette. */
+export function differences(a: Body, b: Body): string[] {
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => canonical(a[k]) !== canonical(b[k])).sort();
+}
+
+/** A stream's events read to their end (check-drift reads what the gateway would relay). */
+export async function* ssePayloadsOf(events: AsyncIterable<string>): AsyncGenerator<string> {
+  for await (const data of events) {
+    yield data;
+    if (data === '[DONE]') return;
+  }
+}
+
+/** A cassette file that cannot be read as one (a person edited it wrong): the folder's mistake, said before anything starts. */
+export class CassetteFileError extends Error {
+  override readonly name = 'CassetteFileError';
+}
+
+/** Every cassette of a folder, by file name, oldest name first. */
+export function readCassettes(dir: string): { file: string; cassette: Cassette }[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((file) => {
+      let cassette: Cassette;
+      try {
+        cassette = JSON.parse(readFileSync(join(dir, file), 'utf8')) as Cassette;
+      } catch (err) {
+        throw new CassetteFileError(`cassette ${file} is not JSON: ${(err as Error).message}`, { cause: err });
+      }
+      if (!cassette?.request?.body || !cassette.response || typeof cassette.provider !== 'string') throw new CassetteFileError(`cassette ${file} has no provider, request body or response`);
+      return { file, cassette };
+    });
+}
+
+/** The last take of each request of a folder (what replay answers once the others were), by file name: what --check-drift asks again. */
+export function lastTakes(dir: string): Take[] {
+  const last = new Map<string, Take>();
+  for (const take of readCassettes(dir)) {
+    const key = matchKey(take.cassette.provider, take.cassette.request.body, take.cassette.endpoint);
+    const had = last.get(key);
+    if (!had || inOrder(had, take) < 0) last.set(key, take);
+  }
+  return [...last.values()].sort((a, b) => (a.file < b.file ? -1 : 1));
+}
