@@ -1,6 +1,7 @@
 import { lstatSync, readFileSync, readlinkSync, renameSync, symlinkSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { processAlive, processStart } from './process.js';
+import { onLocalDisk } from './local-volume.js';
 
 // A lock of file-lock.ts as a file: the link's text (who holds it), read, refreshed times, removed.
 
@@ -64,7 +65,8 @@ export interface LockHolder {
 /** "process PID", with its machine or namespace when that is another. */
 export const describeHolder = (h: LockHolder) => `process ${h.pid}${h.host ? ` on ${h.host}` : h.elsewhere ? ' of another process namespace' : ''}`;
 
-export type Found = LockHolder & { start?: string; space?: string };
+/** `rebooted`: the lock's holder ran on this machine before its last boot (gone). */
+export type Found = LockHolder & { start?: string; space?: string; rebooted?: boolean };
 
 /** The lock's text (undefined once it is gone), and the holder it names (undefined: not a lock of ours). */
 export function readLock(lock: string): { text: string; holder?: Found } | undefined {
@@ -79,6 +81,8 @@ export function readLock(lock: string): { text: string; holder?: Found } | undef
   lockText();
   // Another boot of a machine of this name: another machine, or this one rebooted; its pid is not ours to check either way.
   const otherBoot = m[3] === hostname() && !!m[4] && !!ownBoot && m[4] !== ownBoot;
+  // On a disk only this machine mounts, it is this machine before a reboot: its holder is gone.
+  if (otherBoot && onLocalDisk(lock)) return { text, holder: { pid: Number(m[1]), start: m[2], rebooted: true } };
   const host = otherBoot ? `${m[3]} (another boot)` : m[3] === undefined || m[3] === hostname() ? undefined : m[3];
   const elsewhere = host === undefined && m[5] !== undefined && !!ownSpace && m[5] !== ownSpace ? true : undefined;
   return { text, holder: { pid: Number(m[1]), start: m[2], host, elsewhere, space: m[5] } };
@@ -86,6 +90,7 @@ export function readLock(lock: string): { text: string; holder?: Found } | undef
 
 /** A holder that still holds: on another machine or namespace (cannot be told), or this one's process, started when the lock says. */
 export function holds(h: Found): boolean {
+  if (h.rebooted) return false;
   if (h.host !== undefined || h.elsewhere) return true;
   if (!processAlive(h.pid)) return false;
   const now = h.start === undefined ? undefined : processStart(h.pid);
