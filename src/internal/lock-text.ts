@@ -32,6 +32,21 @@ function bootId(): string {
 }
 
 /**
+ * This machine's name in a lock: its host name, or for one over 20 characters (a cloud VM's
+ * `ip-10-0-12-34.ec2.internal`, a pod's) its first 11 and a hash of the whole (`~` and 8 hex digits,
+ * FNV-1a), so that the text stays in the link's inode (bootId). Routers before it wrote the whole name.
+ */
+export function lockHost(name = hostname()): string {
+  if (name.length <= 20) return name;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 0x01000193);
+  return `${name.slice(0, 11)}~${(hash >>> 0).toString(16).padStart(8, '0')}`;
+}
+
+/** True when a lock's HOST is this machine's: as written now, or whole (a router before lockHost). */
+const thisHost = (host: string) => host === lockHost() || host === hostname();
+
+/**
  * A lock's text, `PID[:START]@HOST[+BOOT][#SPACE]`: the process that holds it, when it started
  * (processStart()), the machine it runs on, that machine's boot and its pid namespace. A pid is known
  * only in its namespace (two containers on one volume, each one's serve pid 1), on its machine and
@@ -48,7 +63,7 @@ export function lockText(): string {
     const start = processStart(process.pid);
     ownSpace = pidSpace();
     ownBoot = bootId();
-    ownText = `${process.pid}${start ? `:${start}` : ''}@${hostname()}${ownBoot ? `+${ownBoot}` : ''}${ownSpace ? `#${ownSpace}` : ''}`;
+    ownText = `${process.pid}${start ? `:${start}` : ''}@${lockHost()}${ownBoot ? `+${ownBoot}` : ''}${ownSpace ? `#${ownSpace}` : ''}`;
   }
   return ownText;
 }
@@ -80,10 +95,10 @@ export function readLock(lock: string): { text: string; holder?: Found } | undef
   if (!m || !Number(m[1])) return { text };
   lockText();
   // Another boot of a machine of this name: another machine, or this one rebooted; its pid is not ours to check either way.
-  const otherBoot = m[3] === hostname() && !!m[4] && !!ownBoot && m[4] !== ownBoot;
+  const otherBoot = m[3] !== undefined && thisHost(m[3]) && !!m[4] && !!ownBoot && m[4] !== ownBoot;
   // On a disk only this machine mounts, it is this machine before a reboot: its holder is gone.
   if (otherBoot && onLocalDisk(lock)) return { text, holder: { pid: Number(m[1]), start: m[2], rebooted: true } };
-  const host = otherBoot ? `${m[3]} (another boot)` : m[3] === undefined || m[3] === hostname() ? undefined : m[3];
+  const host = otherBoot ? `${m[3]} (another boot)` : m[3] === undefined || thisHost(m[3]) ? undefined : m[3];
   const elsewhere = host === undefined && m[5] !== undefined && !!ownSpace && m[5] !== ownSpace ? true : undefined;
   return { text, holder: { pid: Number(m[1]), start: m[2], host, elsewhere, space: m[5] } };
 }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describeHolder, holdLock, takeLock, withFileLock } from '../../src/internal/file-lock.js';
 import { processAlive, processStart } from '../../src/internal/process.js';
 import { onLocalDisk } from '../../src/internal/local-volume.js';
+import { lockHost } from '../../src/internal/lock-text.js';
 
 // A volume two machines may share (nfs...), told by onLocalDisk: this test's folder is made to read as one.
 const disk = vi.hoisted(() => ({ shared: false }));
@@ -148,7 +149,7 @@ describe('a lock of this router and the routers before it, on one state folder',
     const seen = stop53Parse(text);
     expect(seen?.pid).toBe(process.pid);
     // With a boot id, they read HOST+BOOT as another machine's name: held (and watched, as it is refreshed), never checked by pid.
-    if (boot) expect(seen).toMatchObject({ host: `${hostname()}+${boot}` });
+    if (boot) expect(seen).toMatchObject({ host: `${lockHost()}+${boot}` });
     expect(v6078Parse(text)?.pid).toBe(process.pid);
   });
 });
@@ -157,7 +158,7 @@ describe.skipIf(!boot)('a lock names its machine\'s boot: one host name, two mac
   it('the lock text carries the boot id after the host name', () => {
     const lock = join(dir, 'boot.lock');
     const release = taken(lock);
-    expect(readlinkSync(lock)).toBe(`${process.pid}:${processStart(process.pid)}@${hostname()}+${boot}${space ? `#${space}` : ''}`);
+    expect(readlinkSync(lock)).toBe(`${process.pid}:${processStart(process.pid)}@${lockHost()}+${boot}${space ? `#${space}` : ''}`);
     release();
   });
 
