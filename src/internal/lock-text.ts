@@ -168,8 +168,23 @@ export function markForOlder(lock: string): void {
   }
 }
 
+/**
+ * Made before the lock, so that an older router finds the lock's guard held from the first moment the
+ * lock is there (made after, an older one could take the guard in between and remove the new lock): true
+ * when made. One already there (a holder's, an older router's guard, one left) is not replaced before
+ * the lock is ours (markForOlder does, after).
+ */
+export function markFirst(lock: string): boolean {
+  try {
+    symlinkSync(String(process.pid), `${lock}.0`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Removes the guard markForOlder made, if it still names this process. */
-function unmarkForOlder(lock: string): void {
+export function unmarkForOlder(lock: string): void {
   try {
     if (readlinkSync(`${lock}.0`) === String(process.pid)) removeLink(`${lock}.0`);
   } catch {

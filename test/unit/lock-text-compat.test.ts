@@ -15,6 +15,20 @@ vi.mock('../../src/internal/local-volume.js', async (original) => {
   return { onLocalDisk: (file: string) => !disk.shared && real.onLocalDisk(file) };
 });
 
+// A moment right after a link is made (another process runs then): `after` is called once, for `path`.
+const made = vi.hoisted(() => ({ path: '', after: undefined as undefined | (() => void) }));
+vi.mock('node:fs', async (original) => {
+  const real = await original<typeof import('node:fs')>();
+  const symlinkSync: typeof real.symlinkSync = (target, path, type) => {
+    real.symlinkSync(target, path, type);
+    if (path !== made.path) return;
+    const after = made.after;
+    made.after = undefined;
+    after?.();
+  };
+  return { ...real, symlinkSync };
+});
+
 // Routers of different versions on one state folder, and machines of one host name on one volume.
 const dir = mkdtempSync(join(tmpdir(), 'router-lock-compat-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -129,6 +143,32 @@ describe('a lock of this router and the routers before it, on one state folder',
     expect(readlinkSync(`${lock}.0`)).toBe(String(process.pid));
     release();
     expect(existsSync(`${lock}.0`)).toBe(false);
+  });
+
+  it('an old router that looks in the moment this router has made its lock finds the lock held: its guard is made first', () => {
+    const lock = join(dir, 'moment.lock');
+    let old: ReturnType<typeof oldTakeLock> | undefined;
+    made.path = lock;
+    made.after = () => (old = oldTakeLock(lock));
+    const release = taken(lock);
+    // Before: the mark came after the lock, and the old router removed the lock in between and took it.
+    expect(old).toEqual({ holder: process.pid });
+    expect(readlinkSync(lock)).toMatch(new RegExp(`^${process.pid}:`));
+    expect(readlinkSync(`${lock}.0`)).toBe(String(process.pid));
+    release();
+    expect(existsSync(`${lock}.0`)).toBe(false);
+  });
+
+  it('one that finds the lock held leaves no guard of its own behind, and a holder\'s guard as it was', () => {
+    const lock = join(dir, 'held-old.lock');
+    symlinkSync(String(process.ppid), lock);
+    expect(takeLock(lock)).toEqual({ holder: process.ppid });
+    expect(existsSync(`${lock}.0`)).toBe(false);
+    rmSync(lock);
+    const release = taken(lock);
+    expect(takeLock(lock)).toEqual({ holder: process.pid });
+    expect(readlinkSync(`${lock}.0`)).toBe(String(process.pid));
+    release();
   });
 
   it("an old router's lock (a bare pid) is read by this one: held while its process lives, taken once it is gone", () => {
