@@ -1,5 +1,5 @@
 import { lutimesSync, readlinkSync, symlinkSync } from 'node:fs';
-import { describeHolder, holds, lockText, markForOlder, readLock, releaseOwn, removeLink, touched, type LockHolder } from './lock-text.js';
+import { describeHolder, holds, lockText, markFirst, markForOlder, readLock, releaseOwn, removeLink, touched, unmarkForOlder, type LockHolder } from './lock-text.js';
 import { sleep } from './sleep.js';
 import { atExit } from './exit-hooks.js';
 
@@ -33,11 +33,13 @@ export interface Busy {
  */
 export function takeLock(lock: string, guard = false): { release: () => void } | Busy {
   for (;;) {
+    const marked = !guard && markFirst(lock);
     try {
       symlinkSync(lockText(), lock);
-      if (!guard) markForOlder(lock);
+      if (!guard && !marked) markForOlder(lock);
       return { release: () => releaseOwn(lock) };
     } catch (err) {
+      if (marked) unmarkForOlder(lock);
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
     const found = readLock(lock);

@@ -1,6 +1,7 @@
 import { lstatSync, readFileSync, readlinkSync, renameSync, symlinkSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { processAlive, processStart } from './process.js';
+import { onLocalDisk } from './local-volume.js';
 
 // A lock of file-lock.ts as a file: the link's text (who holds it), read, refreshed times, removed.
 
@@ -31,6 +32,21 @@ function bootId(): string {
 }
 
 /**
+ * This machine's name in a lock: its host name, or for one over 20 characters (a cloud VM's
+ * `ip-10-0-12-34.ec2.internal`, a pod's) its first 11 and a hash of the whole (`~` and 8 hex digits,
+ * FNV-1a), so that the text stays in the link's inode (bootId). Routers before it wrote the whole name.
+ */
+export function lockHost(name = hostname()): string {
+  if (name.length <= 20) return name;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 0x01000193);
+  return `${name.slice(0, 11)}~${(hash >>> 0).toString(16).padStart(8, '0')}`;
+}
+
+/** True when a lock's HOST is this machine's: as written now, or whole (a router before lockHost). */
+const thisHost = (host: string) => host === lockHost() || host === hostname();
+
+/**
  * A lock's text, `PID[:START]@HOST[+BOOT][#SPACE]`: the process that holds it, when it started
  * (processStart()), the machine it runs on, that machine's boot and its pid namespace. A pid is known
  * only in its namespace (two containers on one volume, each one's serve pid 1), on its machine and
@@ -47,7 +63,7 @@ export function lockText(): string {
     const start = processStart(process.pid);
     ownSpace = pidSpace();
     ownBoot = bootId();
-    ownText = `${process.pid}${start ? `:${start}` : ''}@${hostname()}${ownBoot ? `+${ownBoot}` : ''}${ownSpace ? `#${ownSpace}` : ''}`;
+    ownText = `${process.pid}${start ? `:${start}` : ''}@${lockHost()}${ownBoot ? `+${ownBoot}` : ''}${ownSpace ? `#${ownSpace}` : ''}`;
   }
   return ownText;
 }
@@ -64,7 +80,8 @@ export interface LockHolder {
 /** "process PID", with its machine or namespace when that is another. */
 export const describeHolder = (h: LockHolder) => `process ${h.pid}${h.host ? ` on ${h.host}` : h.elsewhere ? ' of another process namespace' : ''}`;
 
-export type Found = LockHolder & { start?: string; space?: string };
+/** `rebooted`: the lock's holder ran on this machine before its last boot (gone). */
+export type Found = LockHolder & { start?: string; space?: string; rebooted?: boolean };
 
 /** The lock's text (undefined once it is gone), and the holder it names (undefined: not a lock of ours). */
 export function readLock(lock: string): { text: string; holder?: Found } | undefined {
@@ -78,14 +95,17 @@ export function readLock(lock: string): { text: string; holder?: Found } | undef
   if (!m || !Number(m[1])) return { text };
   lockText();
   // Another boot of a machine of this name: another machine, or this one rebooted; its pid is not ours to check either way.
-  const otherBoot = m[3] === hostname() && !!m[4] && !!ownBoot && m[4] !== ownBoot;
-  const host = otherBoot ? `${m[3]} (another boot)` : m[3] === undefined || m[3] === hostname() ? undefined : m[3];
+  const otherBoot = m[3] !== undefined && thisHost(m[3]) && !!m[4] && !!ownBoot && m[4] !== ownBoot;
+  // On a disk only this machine mounts, it is this machine before a reboot: its holder is gone.
+  if (otherBoot && onLocalDisk(lock)) return { text, holder: { pid: Number(m[1]), start: m[2], rebooted: true } };
+  const host = otherBoot ? `${m[3]} (another boot)` : m[3] === undefined || thisHost(m[3]) ? undefined : m[3];
   const elsewhere = host === undefined && m[5] !== undefined && !!ownSpace && m[5] !== ownSpace ? true : undefined;
   return { text, holder: { pid: Number(m[1]), start: m[2], host, elsewhere, space: m[5] } };
 }
 
 /** A holder that still holds: on another machine or namespace (cannot be told), or this one's process, started when the lock says. */
 export function holds(h: Found): boolean {
+  if (h.rebooted) return false;
   if (h.host !== undefined || h.elsewhere) return true;
   if (!processAlive(h.pid)) return false;
   const now = h.start === undefined ? undefined : processStart(h.pid);
@@ -148,8 +168,23 @@ export function markForOlder(lock: string): void {
   }
 }
 
+/**
+ * Made before the lock, so that an older router finds the lock's guard held from the first moment the
+ * lock is there (made after, an older one could take the guard in between and remove the new lock): true
+ * when made. One already there (a holder's, an older router's guard, one left) is not replaced before
+ * the lock is ours (markForOlder does, after).
+ */
+export function markFirst(lock: string): boolean {
+  try {
+    symlinkSync(String(process.pid), `${lock}.0`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Removes the guard markForOlder made, if it still names this process. */
-function unmarkForOlder(lock: string): void {
+export function unmarkForOlder(lock: string): void {
   try {
     if (readlinkSync(`${lock}.0`) === String(process.pid)) removeLink(`${lock}.0`);
   } catch {

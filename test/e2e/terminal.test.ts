@@ -48,11 +48,9 @@ describe.skipIf(!HAS_TMUX)('Ctrl-C on a terminal', () => {
     fresh();
     term.run(`${router} batch get ${id} --watch --interval 0.1 --results ${out}`);
     await term.waitFor(new RegExp(`${id} (validating|in_progress)`));
-    const pressed = Date.now();
     term.keys('C-c');
+    // No bound on the time it takes, which a loaded machine passes: a watch that Ctrl-C does not stop never prints this at all.
     const screen = await term.waitFor(/Resume with: .*\n?.*--results/);
-    // Not a second of wall time, which a loaded machine passes: a watch that Ctrl-C does not stop never prints this at all.
-    expect(Date.now() - pressed).toBeLessThan(15_000);
     expect(screen).toContain(`Resume with: router batch get ${id} --watch --interval 0.1 --results ${out}`);
     expect(await term.lastExit()).toBe(130);
     expect(existsSync(out)).toBe(false);

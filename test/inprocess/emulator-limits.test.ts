@@ -246,9 +246,8 @@ describe('corrupt state and long waits', () => {
 
   it('a Retry-After longer than the cap (or the timeout) is not waited for', async () => {
     await t.admin('faults', { faults: ['429,retry_after=3600,times=1,path=/v1/chat/completions'] });
-    const started = Date.now();
+    // Not timed: a run that waits the hour fails by the test's timeout.
     const r = await t.run(['chat', '--model', 'local/echo', 'hi']);
-    expect(Date.now() - started).toBeLessThan(30_000);
     expect(r.code).toBe(6);
     expect(r.stderr).toMatch(/asked to wait 3600s/);
   });

@@ -5,6 +5,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeHolder, holdLock, removeStale, takeLock, withFileLock } from '../../src/internal/file-lock.js';
 import { processStart } from '../../src/internal/process.js';
+import { lockHost } from '../../src/internal/lock-text.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'router-lock-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -35,7 +36,7 @@ describe('taking over a stale lock', () => {
     // Its taker killed in turn: both are taken over, and no guard is left.
     const taken = takeLock(lock);
     expect('release' in taken).toBe(true);
-    expect(readlinkSync(lock)).toMatch(new RegExp(`^${process.pid}:\\d+@${hostname()}(\\+[0-9a-f]{8})?(#\\d+)?$`));
+    expect(readlinkSync(lock)).toMatch(new RegExp(`^${process.pid}:\\d+@${lockHost()}(\\+[0-9a-f]{8})?(#\\d+)?$`));
     expect(existsSync(`${lock}.${dead}`)).toBe(false);
   });
 });
@@ -121,7 +122,7 @@ describe('a guard of another namespace left behind (its process killed while it 
 });
 
 describe('a held lock taken over from its holder (paused past the watch), or removed by hand', () => {
-  const own = new RegExp(`^${process.pid}:\\d+@${hostname()}(\\+[0-9a-f]{8})?(#\\d+)?$`);
+  const own = new RegExp(`^${process.pid}:\\d+@${lockHost()}(\\+[0-9a-f]{8})?(#\\d+)?$`);
   const other = `1:5@${hostname()}#4026531999`;
 
   it('released, it is left to its taker; its holder is told at its next refresh', async () => {

@@ -1,10 +1,33 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeHolder, holdLock, takeLock, withFileLock } from '../../src/internal/file-lock.js';
 import { processAlive, processStart } from '../../src/internal/process.js';
+import { onLocalDisk } from '../../src/internal/local-volume.js';
+import { lockHost } from '../../src/internal/lock-text.js';
+
+// A volume two machines may share (nfs...), told by onLocalDisk: this test's folder is made to read as one.
+const disk = vi.hoisted(() => ({ shared: false }));
+vi.mock('../../src/internal/local-volume.js', async (original) => {
+  const real = await original<typeof import('../../src/internal/local-volume.js')>();
+  return { onLocalDisk: (file: string) => !disk.shared && real.onLocalDisk(file) };
+});
+
+// A moment right after a link is made (another process runs then): `after` is called once, for `path`.
+const made = vi.hoisted(() => ({ path: '', after: undefined as undefined | (() => void) }));
+vi.mock('node:fs', async (original) => {
+  const real = await original<typeof import('node:fs')>();
+  const symlinkSync: typeof real.symlinkSync = (target, path, type) => {
+    real.symlinkSync(target, path, type);
+    if (path !== made.path) return;
+    const after = made.after;
+    made.after = undefined;
+    after?.();
+  };
+  return { ...real, symlinkSync };
+});
 
 // Routers of different versions on one state folder, and machines of one host name on one volume.
 const dir = mkdtempSync(join(tmpdir(), 'router-lock-compat-'));
@@ -122,6 +145,32 @@ describe('a lock of this router and the routers before it, on one state folder',
     expect(existsSync(`${lock}.0`)).toBe(false);
   });
 
+  it('an old router that looks in the moment this router has made its lock finds the lock held: its guard is made first', () => {
+    const lock = join(dir, 'moment.lock');
+    let old: ReturnType<typeof oldTakeLock> | undefined;
+    made.path = lock;
+    made.after = () => (old = oldTakeLock(lock));
+    const release = taken(lock);
+    // Before: the mark came after the lock, and the old router removed the lock in between and took it.
+    expect(old).toEqual({ holder: process.pid });
+    expect(readlinkSync(lock)).toMatch(new RegExp(`^${process.pid}:`));
+    expect(readlinkSync(`${lock}.0`)).toBe(String(process.pid));
+    release();
+    expect(existsSync(`${lock}.0`)).toBe(false);
+  });
+
+  it('one that finds the lock held leaves no guard of its own behind, and a holder\'s guard as it was', () => {
+    const lock = join(dir, 'held-old.lock');
+    symlinkSync(String(process.ppid), lock);
+    expect(takeLock(lock)).toEqual({ holder: process.ppid });
+    expect(existsSync(`${lock}.0`)).toBe(false);
+    rmSync(lock);
+    const release = taken(lock);
+    expect(takeLock(lock)).toEqual({ holder: process.pid });
+    expect(readlinkSync(`${lock}.0`)).toBe(String(process.pid));
+    release();
+  });
+
   it("an old router's lock (a bare pid) is read by this one: held while its process lives, taken once it is gone", () => {
     const lock = join(dir, 'old.lock');
     symlinkSync(String(process.ppid), lock);
@@ -140,7 +189,7 @@ describe('a lock of this router and the routers before it, on one state folder',
     const seen = stop53Parse(text);
     expect(seen?.pid).toBe(process.pid);
     // With a boot id, they read HOST+BOOT as another machine's name: held (and watched, as it is refreshed), never checked by pid.
-    if (boot) expect(seen).toMatchObject({ host: `${hostname()}+${boot}` });
+    if (boot) expect(seen).toMatchObject({ host: `${lockHost()}+${boot}` });
     expect(v6078Parse(text)?.pid).toBe(process.pid);
   });
 });
@@ -149,7 +198,7 @@ describe.skipIf(!boot)('a lock names its machine\'s boot: one host name, two mac
   it('the lock text carries the boot id after the host name', () => {
     const lock = join(dir, 'boot.lock');
     const release = taken(lock);
-    expect(readlinkSync(lock)).toBe(`${process.pid}:${processStart(process.pid)}@${hostname()}+${boot}${space ? `#${space}` : ''}`);
+    expect(readlinkSync(lock)).toBe(`${process.pid}:${processStart(process.pid)}@${lockHost()}+${boot}${space ? `#${space}` : ''}`);
     release();
   });
 
@@ -160,18 +209,48 @@ describe.skipIf(!boot)('a lock names its machine\'s boot: one host name, two mac
     expect(existsSync(lock)).toBe(false);
   });
 
-  it('of this host name and another boot, its pid is not ours to check: held as another machine\'s (watched while refreshed)', () => {
-    const lock = join(dir, 'other-boot.lock');
-    // A pid that is alive here, started when the lock says: on the old text (no boot) it was taken for this machine's process.
-    const text = `${process.ppid}:${processStart(process.ppid)}@${hostname()}+${otherBoot}${space ? `#${space}` : ''}`;
-    symlinkSync(text, lock);
-    const busy = takeLock(lock);
-    expect(busy).toEqual({ holder: process.ppid, host: `${hostname()} (another boot)`, ...(space ? { refreshed: true } : {}) });
-    expect(describeHolder({ pid: process.ppid, host: `${hostname()} (another boot)` })).toBe(`process ${process.ppid} on ${hostname()} (another boot)`);
-    expect(readlinkSync(lock)).toBe(text);
-    // Dead here too: still not this machine's to judge by pid.
-    rmSync(lock);
+  it('of this host name and another boot, on a disk of this machine alone: this machine before a reboot, taken at once', () => {
+    expect(onLocalDisk(join(dir, 'x'))).toBe(true); // the test folder (ext4, tmpfs, overlay...)
+    const lock = join(dir, 'rebooted.lock');
+    // A pid that is alive here now, started when the lock says: still not the holder, who ran before the reboot.
+    symlinkSync(`${process.ppid}:${processStart(process.ppid)}@${hostname()}+${otherBoot}${space ? `#${space}` : ''}`, lock);
+    symlinkSync(String(process.ppid), `${lock}.0`);
+    // One takeLock: it never waits, so taken here is taken without the watch (LEFT_MS) a refreshed lock of another machine gets.
+    const release = taken(lock);
+    expect(readlinkSync(lock)).toMatch(new RegExp(`^${process.pid}:`));
+    expect(readlinkSync(`${lock}.0`)).toBe(String(process.pid));
+    release();
+    expect(existsSync(lock)).toBe(false);
+    // And by holdLock at its first try: it pauses (Atomics.wait) only while it watches a lock.
     symlinkSync(`${dead}:1@${hostname()}+${otherBoot}${space ? `#${space}` : ''}`, lock);
-    expect(takeLock(lock)).toMatchObject({ holder: dead, host: `${hostname()} (another boot)` });
+    const paused = vi.spyOn(Atomics, 'wait').mockImplementation(() => {
+      throw new Error('holdLock paused to watch the lock');
+    });
+    try {
+      holdLock(lock, () => new Error('busy'))();
+    } finally {
+      paused.mockRestore();
+    }
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it('of this host name and another boot, on a shared volume: another machine\'s, held (watched while refreshed)', () => {
+    disk.shared = true;
+    try {
+      const lock = join(dir, 'other-boot.lock');
+      // A pid that is alive here, started when the lock says: on the old text (no boot) it was taken for this machine's process.
+      const text = `${process.ppid}:${processStart(process.ppid)}@${hostname()}+${otherBoot}${space ? `#${space}` : ''}`;
+      symlinkSync(text, lock);
+      const busy = takeLock(lock);
+      expect(busy).toEqual({ holder: process.ppid, host: `${hostname()} (another boot)`, ...(space ? { refreshed: true } : {}) });
+      expect(describeHolder({ pid: process.ppid, host: `${hostname()} (another boot)` })).toBe(`process ${process.ppid} on ${hostname()} (another boot)`);
+      expect(readlinkSync(lock)).toBe(text);
+      // Dead here too: still not this machine's to judge by pid.
+      rmSync(lock);
+      symlinkSync(`${dead}:1@${hostname()}+${otherBoot}${space ? `#${space}` : ''}`, lock);
+      expect(takeLock(lock)).toMatchObject({ holder: dead, host: `${hostname()} (another boot)` });
+    } finally {
+      disk.shared = false;
+    }
   });
 });
