@@ -1,0 +1,54 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
+import { mounted } from '../support/full-disk.js';
+
+// The CLI's edges closing note 8 left: each said or done as a user expects, with a test that fails on the old code.
+let t: CliEnv;
+const run = cliEnvPerFile((env) => (t = env));
+
+/** The environment of a user whose config folder cannot be made: ROUTER_CONFIG_DIR unset, under a HOME given. */
+const homeAt = (home: string) => ({ ROUTER_CONFIG_DIR: '', HOME: home, XDG_CONFIG_HOME: '' });
+
+it('config list, get and path read with no config folder that can be made; set still fails, saying why', async () => {
+  // A file where the HOME's .config folder would go (a read-only HOME is the same to router, and root writes anywhere).
+  const home = join(t.dir, 'home-file-config');
+  mkdirSync(home, { recursive: true });
+  writeFileSync(join(home, '.config'), 'not a folder');
+  const env = homeAt(home);
+  const path = join(home, '.config', 'router', 'config.json');
+  // Was exit 2, "cannot create the config folder": listing nothing needs no folder.
+  expect(await run(['config', 'list'], env)).toMatchObject({ code: 0, stdout: '', stderr: '' });
+  expect(JSON.parse((await run(['config', 'list', '--json'], env)).stdout)).toEqual({ current: 'default', path, profiles: [] });
+  expect(await run(['config', 'path'], env)).toMatchObject({ code: 0, stdout: `${path}\n` });
+  expect(await run(['config', 'get', 'model'], env)).toMatchObject({ code: 5, stderr: 'error: model is not set in profile "default"\n' });
+  const set = await run(['config', 'set', 'model', 'local/echo'], env);
+  expect(set.code).toBe(2);
+  expect(set.stderr).toMatch(/^error: cannot create the config folder .*home-file-config\/\.config\/router: /);
+});
+
+it.skipIf(!mounted)('a read-only HOME: config list reads nothing, then the file it holds; set fails, saying why', async () => {
+  const home = join(t.dir, 'read-only-home');
+  mkdirSync(home, { recursive: true });
+  expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,ro', 'tmpfs', home]).status).toBe(0);
+  try {
+    const env = homeAt(home);
+    expect(await run(['config', 'list'], env)).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(await run(['config', 'set', 'model', 'local/echo'], env)).toMatchObject({ code: 2, stderr: expect.stringMatching(/^error: cannot create the config folder .*read-only-home\/\.config\/router: .*read-only/) });
+    // A config file made while it was writable is read, not written.
+    expect(spawnSync('mount', ['-o', 'remount,rw', home]).status).toBe(0);
+    expect((await run(['config', 'set', 'model', 'local/echo'], env)).code).toBe(0);
+    expect(spawnSync('mount', ['-o', 'remount,ro', home]).status).toBe(0);
+    expect(await run(['config', 'list'], env)).toMatchObject({ code: 0, stdout: '*\tdefault\t\t\tlocal/echo\n' });
+    expect(await run(['config', 'get', 'model'], env)).toMatchObject({ code: 0, stdout: 'local/echo\n' });
+    expect(await run(['chat', '--max-tokens', '3', 'hi'], env)).toMatchObject({ code: 0, stdout: 'hi\n' });
+    const set = await run(['config', 'set', 'model', 'local/lorem'], env);
+    expect(set.code).not.toBe(0);
+    expect(set.stderr).toMatch(/^error: .*config\.json.*read-only/);
+  } finally {
+    spawnSync('umount', [home]);
+    rmSync(home, { recursive: true, force: true });
+  }
+});
