@@ -52,3 +52,22 @@ it.skipIf(!mounted)('a read-only HOME: config list reads nothing, then the file 
     rmSync(home, { recursive: true, force: true });
   }
 });
+
+it('budget and cap messages give amounts to their last digit: a spend over a budget never reads as equal to it', async () => {
+  const env = { ROUTER_STATE_DIR: join(t.dir, 'digits-state') };
+  // local/lorem: 7 prompt tokens and 1 completion token cost $0.000005.
+  const CALL = ['chat', '--model', 'local/lorem', '--max-tokens', '1', 'write 50 words about rivers'];
+  expect((await run(CALL, env)).code).toBe(0);
+  // Was "daily_budget of $0.000005 reached (…): $0.000005 spent today".
+  const reached = await run(CALL, { ...env, ROUTER_DAILY_BUDGET: '0.0000049' });
+  expect(reached.code).toBe(4);
+  expect(reached.stderr).toMatch(/^error: daily_budget of \$0\.0000049 reached \(ROUTER_DAILY_BUDGET\): \$0\.000005 spent today \(UTC\);/);
+  // Was "over --max-cost $0.000005".
+  const capped = await run([...CALL, '--max-cost', '0.0000049'], env);
+  expect(capped.code).toBe(4);
+  expect(capped.stderr).toMatch(/^error: this call could cost up to \$\S+, over --max-cost \$0\.0000049: /);
+  // What is left of a budget, to its last digit: $0.0000051 of $0.0000101 (was $0.000005).
+  const left = await run(CALL, { ...env, ROUTER_DAILY_BUDGET: '0.0000101' });
+  expect(left.code).toBe(4);
+  expect(left.stderr).toMatch(/^error: this call could cost up to \$\S+, over what is left of daily_budget \(\$0\.0000051, ROUTER_DAILY_BUDGET\)/);
+});
