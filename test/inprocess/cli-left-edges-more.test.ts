@@ -71,3 +71,25 @@ it('budget and cap messages give amounts to their last digit: a spend over a bud
   expect(left.code).toBe(4);
   expect(left.stderr).toMatch(/^error: this call could cost up to \$\S+, over what is left of daily_budget \(\$0\.0000051, ROUTER_DAILY_BUDGET\)/);
 });
+
+it('--dry-run under a budget already reached shows the body and says the budget would refuse the call; nothing is sent', async () => {
+  const env = { ROUTER_STATE_DIR: join(t.dir, 'dry-reached-state') };
+  expect((await run(['chat', '--model', 'local/lorem', '--max-tokens', '1', 'write 50 words about rivers'], env)).code).toBe(0);
+  const reached = { ...env, ROUTER_DAILY_BUDGET: '0.000001' };
+  t.clearRequests();
+  // Was exit 4 and no body: a dry run sends nothing, so it has nothing to refuse.
+  const dry = await run(['chat', '--dry-run', '--model', 'local/echo', 'hi'], reached);
+  expect(dry.code).toBe(0);
+  expect(JSON.parse(dry.stdout)).toMatchObject({ model: 'local/echo', messages: [{ role: 'user', content: 'hi' }], stream: true });
+  const [note, bound] = dry.stderr.trim().split('\n');
+  expect(note).toMatch(/^note: daily_budget of \$0\.000001 reached \(ROUTER_DAILY_BUDGET\): \$0\.000005 spent today \(UTC\); it resets at \S+ \(--ignore-budget for one call\); this call would be refused \(exit 4\) if it were sent$/);
+  expect(bound).toMatch(/^cost bound: \$/);
+  const requests = join(t.dir, 'dry-reached.jsonl');
+  writeFileSync(requests, `${JSON.stringify({ custom_id: 'a', body: { model: 'local/echo', messages: [{ role: 'user', content: 'a' }], max_tokens: 5 } })}\n`);
+  const batch = await run(['batch', 'create', requests, '--dry-run'], reached);
+  expect(batch.code).toBe(0);
+  expect(batch.stderr).toMatch(/^note: daily_budget of \$0\.000001 reached .*; this call would be refused \(exit 4\) if it were sent$/m);
+  expect(t.requests().filter((q) => q.method === 'POST')).toEqual([]);
+  // Sent for real, the call is refused as before.
+  expect((await run(['chat', '--model', 'local/echo', 'hi'], reached)).code).toBe(4);
+});
