@@ -1,9 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
 import { mounted } from '../support/full-disk.js';
+import { testStreams } from '../support/inprocess.js';
+import { until } from '../support/until.js';
 
 // The CLI's edges closing note 8 left: each said or done as a user expects, with a test that fails on the old code.
 let t: CliEnv;
@@ -92,4 +96,33 @@ it('--dry-run under a budget already reached shows the body and says the budget 
   expect(t.requests().filter((q) => q.method === 'POST')).toEqual([]);
   // Sent for real, the call is refused as before.
   expect((await run(['chat', '--model', 'local/echo', 'hi'], reached)).code).toBe(4);
+});
+
+it('chat -i: a turn refused because the conversation so far makes its bound too high names /clear, and /clear lets the next through', async () => {
+  const s = testStreams({ env: { ...t.env, ROUTER_STATE_DIR: join(t.dir, 'repl-bound-state'), ROUTER_DAILY_BUDGET: '0.004', NO_COLOR: '1' }, tty: { stdin: true, stdout: true, stderr: true } });
+  const keys = new PassThrough();
+  s.streams.stdin = keys;
+  const session = main(['node', 'router', 'chat', '-i', '--model', 'local/echo'], s.streams);
+  const prompts = () => (s.stderr().match(/> /g) ?? []).length;
+  const say = async (text: string) => {
+    const before = prompts();
+    keys.write(`${text}\n`);
+    expect(await until(() => prompts() > before)).toBe(true);
+  };
+  expect(await until(() => prompts() > 0)).toBe(true);
+  // local/echo answers with the message: each turn sends about 1,200 bytes more than the one before.
+  for (let turn = 0; turn < 8 && !/error:/.test(s.stderr()); turn++) await say(`${'x'.repeat(600)} ${turn}`);
+  const lines = s.stderr().split('\n');
+  const refused = lines.findIndex((l) => l.includes('error: this call could cost up to'));
+  expect(refused).toBeGreaterThan(0);
+  expect(lines[refused]).toMatch(/over what is left of daily_budget .*: not even one completion token fits/);
+  // Was the error line alone.
+  expect(lines[refused + 1]).toMatch(/^the \d+ earlier messages of this conversation go with every turn and count in its bound: \/clear starts afresh \(\/save FILE first keeps them\), \/model can take a cheaper model, or chat -i --ignore-budget leaves the budget out$/);
+  await say('/clear');
+  await say('hi');
+  keys.write('/exit\n');
+  expect(await session).toBe(0);
+  expect(s.stdout()).toMatch(/hi\n$/);
+  // Said once: after /clear the short turn fits and is answered.
+  expect(s.stderr().match(/earlier messages of this conversation/g)).toHaveLength(1);
 });

@@ -236,7 +236,11 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         else if (answer) io.out('\n');
         if (signal.aborted) throw err;
         if (answerStop.signal.aborted) io.err('(answer stopped)\n');
-        else reportError(err, io);
+        else {
+          reportError(err, io);
+          const wayOut = (await import('./repl-checks.js')).boundWayOut(err, c.history);
+          if (wayOut) io.err(wayOut);
+        }
         if (refused) io.err(`${extras.attachments.length === 1 ? 'its attachment was' : `its ${extras.attachments.length} attachments were`} dropped (/attach again)\n`);
       } finally {
         keys.release();
