@@ -6,7 +6,7 @@ import { expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
 import { mounted } from '../support/full-disk.js';
-import { testStreams } from '../support/inprocess.js';
+import { runInProcess, testStreams } from '../support/inprocess.js';
 import { until } from '../support/until.js';
 
 // The CLI's edges closing note 8 left: each said or done as a user expects, with a test that fails on the old code.
@@ -125,4 +125,27 @@ it('chat -i: a turn refused because the conversation so far makes its bound too 
   expect(s.stdout()).toMatch(/hi\n$/);
   // Said once: after /clear the short turn fits and is answered.
   expect(s.stderr().match(/earlier messages of this conversation/g)).toHaveLength(1);
+});
+
+it('models and usage --by: a field not known is empty piped (as roles list has it), a dash on a terminal', async () => {
+  const { startFixtureServer } = await import('../support/fixture-server.js');
+  const bare = { id: 'acme/bare', name: 'Bare', created: 1, description: '', architecture: { modality: 'text->text', input_modalities: [], output_modalities: [], tokenizer: 'Other', instruct_type: null }, pricing: {}, top_provider: { is_moderated: false }, per_request_limits: null, supported_parameters: [], default_parameters: {}, canonical_slug: 'acme/bare', hugging_face_id: null };
+  const server = await startFixtureServer({ 'GET /api/v1/models': { body: { data: [bare] } } });
+  try {
+    const env = { ROUTER_API_ROOT: server.apiRoot, XDG_CACHE_HOME: join(t.dir, 'bare-cache'), ROUTER_STATE_DIR: join(t.dir, 'bare-state') };
+    // Was "acme/bare\tBare\t-\t-\t-\ttext->text": a script could not tell a dash from a value.
+    expect(await run(['models', '--refresh'], env)).toMatchObject({ code: 0, stdout: 'acme/bare\tBare\t\t\t\ttext->text\n' });
+    const tty = await runInProcess(['models'], { env: { ...t.env, ...env }, tty: { stdout: true } });
+    expect(tty.stdout).toMatch(/^acme\/bare +Bare +- +- +- +text->text$/m);
+  } finally {
+    await server.close();
+  }
+  const state = join(t.dir, 'by-model-state');
+  mkdirSync(state, { recursive: true });
+  const time = new Date().toISOString();
+  writeFileSync(join(state, 'usage.jsonl'), [{ time, profile: 'default', command: 'chat', endpoint: '/v1/chat/completions', model: 'local/echo', cost: 0.000002 }, { time, profile: 'default', command: 'api', endpoint: '/v1/chat/completions', cost: 0.000001 }].map((r) => `${JSON.stringify(r)}\n`).join(''));
+  const env = { ROUTER_STATE_DIR: state };
+  expect((await run(['usage', '--by', 'model'], env)).stdout).toBe('\t1\t0\t0\t0\t$0.000001\nlocal/echo\t1\t0\t0\t0\t$0.000002\ntotal\t2\t0\t0\t0\t$0.000003\n');
+  expect((await runInProcess(['usage', '--by', 'model'], { env: { ...t.env, ...env, NO_COLOR: '1' }, tty: { stdout: true } })).stdout).toMatch(/^│ - +│ 1 +│/m);
+  expect(JSON.parse((await run(['usage', '--by', 'model', '--json'], env)).stdout).rows.map((r: { key: string | null }) => r.key)).toEqual([null, 'local/echo']);
 });
