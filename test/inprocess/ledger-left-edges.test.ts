@@ -57,3 +57,18 @@ it('speak cut mid-way: the audio begun is in the ledger by its generation id, wi
   expect(kept[0]).toMatchObject({ command: 'speak', endpoint: '/v1/audio/speech', model: 'local/tts', id: expect.stringMatching(/^gen-/) });
   expect(kept[0]).not.toHaveProperty('cost');
 });
+
+it("the generation of a fake model's answer gives the reasoning tokens its usage said (chat, streamed or not, and Responses)", async () => {
+  const generation = async (id: string) => (await (await fetch(`${t.apiRoot}/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${t.apiKey}` } })).json()).data;
+  const whole = JSON.parse((await run(['chat', '--no-stream', '--json', '--model', 'local/thinker', 'why is the sky blue?'])).stdout);
+  const said = whole.usage.completion_tokens_details.reasoning_tokens;
+  expect(said).toBeGreaterThan(0);
+  // Was 0.
+  expect(await generation(whole.id)).toMatchObject({ native_tokens_reasoning: said, native_tokens_completion: whole.usage.completion_tokens });
+  const chunks = (await run(['chat', '--stream', '--json', '--model', 'local/thinker', 'why is the sky blue?'])).stdout.trim().split('\n').map((l) => JSON.parse(l));
+  const usage = chunks.find((c) => c.usage)!.usage;
+  expect(await generation(chunks[0].id)).toMatchObject({ native_tokens_reasoning: usage.completion_tokens_details.reasoning_tokens });
+  const resp = JSON.parse((await run(['responses', '--no-stream', '--json', '--model', 'local/thinker', 'why is the sky blue?'])).stdout);
+  expect(resp.usage.output_tokens_details.reasoning_tokens).toBeGreaterThan(0);
+  expect(await generation(resp.id)).toMatchObject({ native_tokens_reasoning: resp.usage.output_tokens_details.reasoning_tokens });
+});
