@@ -15,6 +15,7 @@ import { cliErrorOf } from '../../kit-words.js';
 import { noteReplDefault } from '../../answers/answered-by.js';
 import { ask, swallowKeys } from './repl-keys.js';
 import { modelShapeHint } from '../../flags/options.js';
+import { boundWayOut } from './repl-checks.js';
 
 /** Said when the session starts; /help lists the commands one a line (./repl-checks.ts). */
 const REPL_START = '/help lists the commands; /exit or Ctrl-D ends';
@@ -238,7 +239,8 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         if (answerStop.signal.aborted) io.err('(answer stopped)\n');
         else {
           reportError(err, io);
-          const wayOut = (await import('./repl-checks.js')).boundWayOut(err, c.history);
+          // At once (no import awaited here): the next line typed is read by the prompt that follows.
+          const wayOut = boundWayOut(err, c.history);
           if (wayOut) io.err(wayOut);
         }
         if (refused) io.err(`${extras.attachments.length === 1 ? 'its attachment was' : `its ${extras.attachments.length} attachments were`} dropped (/attach again)\n`);
