@@ -199,7 +199,7 @@ complete -c router -n '__fish_seen_subcommand_from speak' -l json -d 'with -o: p
 complete -c router -n '__fish_seen_subcommand_from speak' -l max-cost -r -F -d 'the most this call may cost, from the model list'\''s prices: the max tokens are lowered to fit, or the call is refused (exit 4)'
 complete -c router -n '__fish_seen_subcommand_from speak' -l dry-run -d 'print the request body and its cost bound; send nothing'
 complete -c router -n '__fish_seen_subcommand_from speak' -l ignore-budget -d 'do not hold this call to daily_budget / monthly_budget'
-complete -c router -n '__fish_seen_subcommand_from speak' -l usage -d 'print what the service reports about usage to stderr (for speech: nothing but the audio)'
+complete -c router -n '__fish_seen_subcommand_from speak' -l usage -d 'print the audio'\''s size and cost to stderr (the cost from the service'\''s record of the generation)'
 complete -c router -n '__fish_seen_subcommand_from speak' -l jq -r -F -d 'filter the JSON output with a jq expression (implies --json; strings print raw)'
 complete -c router -n '__fish_seen_subcommand_from speak' -s V -l version -d 'output the version number'
 complete -c router -n '__fish_seen_subcommand_from speak' -s p -l profile -x -a '(router __complete profiles 2>/dev/null)' -d 'config profile to use (env ROUTER_PROFILE)'

@@ -78,7 +78,7 @@ describe('a blank text value is one line, exit 2, and nothing is sent', () => {
     expect(posts()).toBe(before);
     const spoken = await t.run(['speak', 'hi', '-o', join(t.dir, 'trimmed.mp3')], { env: { ...env(), ROUTER_VOICE: ' alloy ', ROUTER_SPEECH_MODEL: ' local/tts\t' } });
     expect(spoken.code).toBe(0);
-    expect(t.requests().at(-1)!.body).toMatchObject({ voice: 'alloy', model: 'local/tts' });
+    expect(t.requests().filter((q) => q.path.endsWith('/audio/speech')).at(-1)!.body).toMatchObject({ voice: 'alloy', model: 'local/tts' });
     const chatted = await t.run(['chat', 'hi', '--no-stream'], { env: { ROUTER_MODEL: ' local/echo ' } });
     expect(chatted).toMatchObject({ code: 0, stdout: 'hi\n' });
     expect(t.requests().at(-1)!.body.model).toBe('local/echo');

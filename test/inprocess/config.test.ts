@@ -151,9 +151,9 @@ describe('profiles', () => {
     const speak = await t.run(['speak', 'hi'], { env });
     expect(speak.code).toBe(0);
     expect([speak.stdoutBytes[0], speak.stdoutBytes[1]! & 0xe0]).toEqual([0xff, 0xe0]); // an MPEG frame
-    expect(t.requests().at(-1)!.body).toMatchObject({ model: 'local/tts', voice: 'sage' });
+    expect(t.requests().filter((q) => q.path.endsWith('/audio/speech')).at(-1)!.body).toMatchObject({ model: 'local/tts', voice: 'sage' });
     await t.run(['speak', 'hi'], { env: { ...env, ROUTER_VOICE: 'alloy' } });
-    expect(t.requests().at(-1)!.body.voice).toBe('alloy');
+    expect(t.requests().filter((q) => q.path.endsWith('/audio/speech')).at(-1)!.body.voice).toBe('alloy');
     await t.run(['speak', 'hi', '--voice', 'echo', '--model', 'local/tts-basic'], { env: { ...env, ROUTER_VOICE: 'alloy' } });
     // (The voice is refused; the model list is read after, for a guess.)
     expect(t.requests().filter((q) => q.path.endsWith('/audio/speech')).at(-1)!.body).toMatchObject({ model: 'local/tts-basic', voice: 'echo' });

@@ -45,7 +45,7 @@ describe('help and output conventions', () => {
     const readings = new Map<string, Map<string, string[]>>();
     for (const name of commands) {
       for (const o of program.commands.find((c) => c.name() === name)!.options) {
-        // Another meaning, in its own words: what speech reports (nothing but the audio); base64 vectors kept.
+        // Another meaning, in its own words: what speech reports (the audio's size and cost); base64 vectors kept.
         if (!o.long || !shared.includes(o.long) || ['speak --usage', 'embed --raw'].includes(`${name} ${o.long}`)) continue;
         const reading = `${o.flags} | ${o.description} | ${o.argChoices?.join(',') ?? ''}`;
         const byReading = readings.get(o.long) ?? new Map<string, string[]>();

@@ -98,7 +98,7 @@ describe('bad output paths: one line, exit 2, nothing sent', () => {
     expect(statSync('/dev/null').isCharacterDevice()).toBe(true);
     const pcm = await t.run(['speak', 'hi', '--voice', 'alloy', '--model', 'local/tts', '-o', join(t.dir, 'a.pcm')], { env: mgmt() });
     expect(pcm.code).toBe(0);
-    expect(t.requests().at(-1)!.body.response_format).toBe('pcm');
+    expect(t.requests().filter((q) => q.path.endsWith('/audio/speech')).at(-1)!.body.response_format).toBe('pcm');
   });
 
   it('temp files a killed run left behind are swept by the next run to that folder', async () => {

@@ -140,7 +140,7 @@ describe('speech references follow the order typed', () => {
     t.clearRequests();
     const ok = await t.run(['speak', 'hi', '--voice', 'alloy', '--model', 'local/tts', '--reference-audio', a, '--reference-audio', b, '--reference-text', 'transcript of b'], { env: mgmt() });
     expect(ok.code).toBe(0);
-    const refs = t.requests().at(-1)!.body.input_references;
+    const refs = t.requests().filter((q) => q.path.endsWith('/audio/speech')).at(-1)!.body.input_references;
     expect(refs.map((r: any) => r.type)).toEqual(['input_audio', 'input_audio', 'text']);
     expect(refs[2].text).toBe('transcript of b');
     const before = t.requests().length;

@@ -83,7 +83,9 @@ describe('completion tokens within a cap', () => {
 describe('amounts', () => {
   it('batches are charged at half price', () => expect(BATCH_PRICE).toBe(0.5));
   it('shows small amounts to their digits', () => {
-    expect(usd(0.0012346)).toBe('$0.001235');
+    // By the rule of costs: six decimals at least, ten at most ($0.0012346, not $0.001235).
+    expect(usd(0.0012346)).toBe('$0.0012346');
+    expect(usd(0.00029995000001)).toBe('$0.00029995');
     expect(usdBound(0.0012341)).toBe('$0.001235');
     expect(usdBound(0.001)).toBe('$0.001000');
     expect(usd(2e-8)).toBe('$0.00000002');

@@ -7,6 +7,9 @@ import { anyNumber, collect, collectNonEmpty, modelFlag, nonEmpty, SESSION_FLAGS
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { boundNote, guardSpend, SPEND_FLAGS } from '../spend/spend-guard.js';
 import { readFileFor, readJsonFile, textFromArgs } from '../io/input.js';
+import type { Connected } from '../context.js';
+import { costText } from '../../internal/round-cost.js';
+import { atExit } from '../../internal/exit-hooks.js';
 
 const AUDIO_TYPES: Record<string, string> = { '.wav': 'audio/wav', '.mp3': 'audio/mpeg', '.ogg': 'audio/ogg', '.flac': 'audio/flac', '.m4a': 'audio/mp4', '.pcm': 'audio/pcm' };
 const IMAGE_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp', '.gif': 'image/gif' };
@@ -25,7 +28,7 @@ const FLAGS = {
   referenceImage: { flags: '--reference-image <file>', help: 'one image for voice design' },
   json: { flags: '--json', help: 'with -o: print {"file", "bytes", "content_type"}' },
   ...SPEND_FLAGS,
-  usage: { flags: '--usage', help: 'print what the service reports about usage to stderr (for speech: nothing but the audio)' },
+  usage: { flags: '--usage', help: 'print the audio\'s size and cost to stderr (the cost from the service\'s record of the generation)' },
 } as const;
 
 type SpeakOpts = FlagValues<typeof FLAGS>;
@@ -176,6 +179,14 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
   const onAbort = () => file?.abortSync();
   signal.addEventListener('abort', onAbort, { once: true });
   let bytes = 0;
+  // Audio begun, then cut (Ctrl-C, a reader gone, a broken stream): the service charges what was voiced.
+  // The ledger keeps the call by its generation id, without the cost it never got (usage --reconcile asks for it).
+  let begun: string | undefined;
+  const keep = () => {
+    if (begun && bytes > 0) ctx.logUsage({ endpoint: SPEECH, model: req.model, id: begun });
+    begun = undefined;
+  };
+  let forget: (() => void) | undefined;
   try {
     const audio = await client.speech.create(req, { signal }).catch(async (err: unknown) => {
       const voices = [req.voice, ...(Array.isArray(input) ? input.map((t) => t.voice ?? '') : [])].filter(Boolean);
@@ -183,15 +194,21 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
       await addVoiceGuess(err, client, { env: io.env, settings: connected.settings, model: req.model, voices, typed: ctx.cmd.getOptionValueSource('voice') === 'cli' }).catch(() => {});
       throw err;
     });
+    if ((begun = audio.generationId)) forget = atExit(keep);
     for await (const chunk of audio.chunks) {
       bytes += chunk.length;
       if (file) await file.write(chunk);
       else if (!io.out(chunk)) await io.drain();
     }
-    // The service reports no usage for speech: the ledger has the call, with no tokens or cost.
-    ctx.logUsage({ endpoint: '/v1/audio/speech', model: req.model });
+    forget?.();
+    begun = undefined;
+    // The service reports no usage for speech: the generation its header names has the cost charged.
+    const id = audio.generationId;
+    const cost = id && (ctx.logging || opts.usage) ? await chargedFor(client, id, signal) : undefined;
+    ctx.logUsage({ endpoint: SPEECH, model: req.model, ...(id ? { id } : {}), ...(cost !== undefined ? { cost } : {}) });
     if (bytes === 0) throw new CliError('the service sent no audio (an empty answer)', EXIT.SERVER);
-    if (opts.usage) io.note(`usage: ${bytes} bytes of audio for ${typeof input === 'string' ? input.length : input.reduce((n, t) => n + t.text.length, 0)} characters; the service reports no tokens or cost for speech${boundNote(guard)}`);
+    const costNote = cost !== undefined ? `, cost $${costText(cost)}` : id ? '; its cost is not known yet (router usage --reconcile asks the service)' : '; the service reports no tokens or cost for speech';
+    if (opts.usage) io.note(`usage: ${bytes} bytes of audio for ${typeof input === 'string' ? input.length : input.reduce((n, t) => n + t.text.length, 0)} characters${costNote}${boundNote(guard)}`);
     if (file) {
       await file.commit();
       if (opts.json) io.json({ file: opts.output, bytes, content_type: audio.contentType });
@@ -199,9 +216,24 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
     }
   } catch (err) {
     file?.abortSync();
+    forget?.();
+    keep();
     throw err;
   } finally {
     signal.removeEventListener('abort', onAbort);
     await client.close();
+  }
+}
+
+const SPEECH = '/v1/audio/speech';
+
+/** What the service charged for a generation, or undefined where it does not say (yet): usage --reconcile asks again. */
+async function chargedFor(client: Connected['client'], id: string, signal: AbortSignal): Promise<number | undefined> {
+  try {
+    const cost = (await client.generations.get(id, { signal })).total_cost;
+    return typeof cost === 'number' && Number.isFinite(cost) ? cost : undefined;
+  } catch (err) {
+    if (signal.aborted) throw err;
+    return undefined;
   }
 }

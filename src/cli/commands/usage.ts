@@ -116,7 +116,8 @@ async function runUsage(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<void
     const { groups, total } = await (await import('./usage-activity.js')).activityTotals(ctx, from, opts.by, opts.key);
     return printTotals(ctx, { from, now: new Date(), groups, total, budgets: [] });
   }
-  const keyOf = (r: UsageRecord) => (opts.by === 'day' ? r.time.slice(0, 10) : String(r[opts.by] ?? '-'));
+  // A record without the field (a call whose model was not known) is in a group of its own: "-" on a terminal, empty piped, null in JSON.
+  const keyOf = (r: UsageRecord) => (opts.by === 'day' ? r.time.slice(0, 10) : String(r[opts.by] ?? ''));
   // The budgets' spend is summed in the same read of the ledger.
   const { budgetsFor, spendCounter } = await import('../../kit/spend/budget.js');
   const settings = await ctx.settings();
@@ -140,8 +141,8 @@ async function printTotals(ctx: RunContext<FlagValues<typeof FLAGS>>, { from, no
   const { io, opts } = ctx;
   const rows = [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, t]) => ({ key, ...t, cost: roundCost(t.cost) }));
   const summed = { ...total, cost: roundCost(total.cost) };
-  if (opts.json) return io.json({ since: new Date(from).toISOString(), until: now.toISOString(), by: opts.by, rows, total: summed, budgets });
-  const lines = [...rows, { key: 'total', ...summed }].map((r) => [r.key, String(r.calls), String(r.prompt_tokens), String(r.completion_tokens), String(r.total_tokens), `$${costText(r.cost)}`]);
+  if (opts.json) return io.json({ since: new Date(from).toISOString(), until: now.toISOString(), by: opts.by, rows: rows.map((r) => ({ ...r, key: r.key || null })), total: summed, budgets });
+  const lines = [...rows, { key: 'total', ...summed }].map((r) => [r.key || (io.stdoutTTY ? '-' : ''), String(r.calls), String(r.prompt_tokens), String(r.completion_tokens), String(r.total_tokens), `$${costText(r.cost)}`]);
   if (!io.stdoutTTY) return void io.out(`${lines.map((r) => r.join('\t')).join('\n')}\n`);
   const { table } = await import('../io/table.js');
   io.out(table(io, [opts.by, 'calls', 'prompt', 'completion', 'total tokens', 'cost'], lines));

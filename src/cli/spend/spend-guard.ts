@@ -59,6 +59,7 @@ export function spendGuard(ctx: RunContext<SpendOptions>, { client, settings }: 
       },
       waiting: (why) => io.info(`waiting for calls under way to end: ${why}`),
       hold: (hold) => ctx.holdBudget(hold as BudgetHold),
+      reached: (line) => io.note(`note: ${line}; this call would be refused (exit 4) if it were sent`),
       unkept: (names) => {
         // Said once a command (a REPL asks many times).
         if (warnedNoLog.has(io)) return;

@@ -28,6 +28,8 @@ export interface SpeechRequest {
 export interface SpeechStream {
   contentType: string;
   requestId: string | undefined;
+  /** The generation the audio is (its `x-generation-id` header, where the service sends one): `GET /generation?id=` has its cost. */
+  generationId: string | undefined;
   /** Audio bytes as they arrive. */
   chunks: AsyncIterable<Uint8Array>;
 }
@@ -45,7 +47,7 @@ export class Speech extends Resource {
       signal: opts.signal,
       timeoutMs: opts.timeoutMs,
     });
-    const type = res.headers['content-type'];
-    return { contentType: (Array.isArray(type) ? type[0] : type) ?? 'application/octet-stream', requestId: res.requestId, chunks: bodyChunks(res, this.core.url(path)) };
+    const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+    return { contentType: first(res.headers['content-type']) ?? 'application/octet-stream', requestId: res.requestId, generationId: first(res.headers['x-generation-id']) || undefined, chunks: bodyChunks(res, this.core.url(path)) };
   }
 }

@@ -235,10 +235,12 @@ async function handleChat(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   const bill = body.stream === true ? streamBill(ctx, plan.cost.cost, plan.gen.completionTokens, tokensOwed(plan.routed.model, plan.gen.promptTokens), chatEventTokens) : reserve(ctx, plan.cost.cost) && undefined;
   const created = Math.floor(ctx.store.now() / 1000);
   const id = genId();
+  // The answer's reasoning tokens (local/thinker's), as its usage says them: the generation says the same.
+  const reasoningTokens = plan.rich ? completionDetails(plan.rich).reasoning_tokens : 0;
   const served = (streamed: boolean) => {
     const finishReason = plan.rich?.finishReason ?? plan.gen.finishReason;
     const { model, provider } = plan.routed;
-    recordGeneration(ctx, { id, model: model.id, provider, apiType: 'completions', promptTokens: plan.gen.promptTokens, completionTokens: plan.gen.completionTokens, cost: plan.cost.cost, streamed, finishReason, startedAt, user: body.user, sessionId });
+    recordGeneration(ctx, { id, model: model.id, provider, apiType: 'completions', promptTokens: plan.gen.promptTokens, completionTokens: plan.gen.completionTokens, reasoningTokens, cost: plan.cost.cost, streamed, finishReason, startedAt, user: body.user, sessionId });
   };
   if (!bill) {
     ctx.send(200, new Serialized(chatCompletionText(body, plan, created, { routerMetadata: ctx.wantsRouterMetadata(), id })));
@@ -275,7 +277,7 @@ async function handleChat(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   if (await writeSSE(ctx, events(), (plan.rich ? richParts.length : plan.gen.completionTokens) + 2, errorChunk, '[DONE]', undefined, bill.progress)) return served(true);
   // A caller who hung up after content was written pays for it (docs/emulator.md); a fault's cut is refunded.
   const cut = bill.cut();
-  if (cut) recordGeneration(ctx, { id, model: plan.routed.model.id, provider: plan.routed.provider, apiType: 'completions', promptTokens: plan.gen.promptTokens, completionTokens: cut.sent, cost: cut.cost, streamed: true, finishReason: null, cancelled: true, startedAt, user: body.user, sessionId });
+  if (cut) recordGeneration(ctx, { id, model: plan.routed.model.id, provider: plan.routed.provider, apiType: 'completions', promptTokens: plan.gen.promptTokens, completionTokens: cut.sent, reasoningTokens: Math.min(reasoningTokens, cut.sent), cost: cut.cost, streamed: true, finishReason: null, cancelled: true, startedAt, user: body.user, sessionId });
 }
 
 export const chatRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => [{ method: 'POST', path: '/v1/chat/completions', access: 'any', handler: (ctx) => handleChat(ctx, parts.gateway) }]);

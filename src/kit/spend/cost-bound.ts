@@ -2,6 +2,7 @@
  * The upper bound of what one call can cost, from the prices the model list gives (USD per token,
  * per image, per request, as strings). Every estimate here may be high, never low.
  */
+import { costText } from '../../internal/round-cost.js';
 
 /** A model's prices, read: USD per prompt token, per completion token, per input image, per request. */
 export interface Pricing {
@@ -160,11 +161,13 @@ export function imagesUnbounded(body: Record<string, unknown>, prices: Pricing[]
   return priced && `${priced.model} charges ${usd(priced.imageOutput!)} per image of its answer, and nothing limits how many an answer holds`;
 }
 
-/** USD as a person reads it: six decimals, more for amounts under a millionth. */
+/**
+ * USD as a person reads it, by the rule of costs: to its last digit, six decimals at least and ten at
+ * most ($0.0000049, not $0.000005), so that a spend and a budget shown alike are alike.
+ */
 export function usd(n: number): string {
   if (!Number.isFinite(n)) return 'unbounded';
-  if (n > 0 && n < 1e-6) return `$${n.toFixed(10).replace(/0+$/, '')}`;
-  return `$${n.toFixed(6)}`;
+  return `$${costText(n)}`;
 }
 
 /** A bound as a person reads it: rounded up, so that the amount shown is never below it. */

@@ -22,7 +22,7 @@ export interface UsageRecord {
   prompt_tokens?: number;
   completion_tokens?: number;
   total_tokens?: number;
-  /** As the service reports it; absent where it reports none (speech). */
+  /** As the service reports it (speech: its generation's); absent where it said none (a call cut before its cost came). */
   cost?: number;
 }
 

@@ -12,7 +12,7 @@ import { eachLedgerRecord } from './ledger-read.js';
 import { roundCost } from '../../internal/round-cost.js';
 
 /** The endpoints whose answers are generations the service can describe. */
-const GENERATED = new Set(['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/alpha/decisions']);
+const GENERATED = new Set(['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/audio/speech', '/alpha/decisions']);
 /** A generation still unknown this long after its call is taken as one the service will not describe (another key's, a lost one). */
 const GIVE_UP_MS = 60 * 60 * 1000;
 

@@ -43,6 +43,8 @@ export interface SpendEvents {
   unkept?(budgets: string[]): void;
   /** A hold on the budgets was placed for this work (release it when the work ends). */
   hold?(hold: BudgetHold): void;
+  /** An estimate (a dry run) under a budget already reached: the call would be refused with this line (a BudgetReached). */
+  reached?(line: string): void;
 }
 
 export interface SpendGuardOptions {
@@ -173,7 +175,12 @@ export class SpendGuard {
       const budgets = await budgetsFor(this.env, settings, { signal: this.opts.signal });
       if (budgets.length && this.opts.recorded === false) this.opts.on?.unkept?.(budgets.map((b) => b.name));
       for (const b of budgets) {
-        if (b.spent >= b.limit) throw new BudgetReached(reachedLine(b), b);
+        if (b.spent >= b.limit) {
+          // A dry run sends nothing: it shows the call, and says the budget would refuse it.
+          if (!this.opts.estimate) throw new BudgetReached(reachedLine(b), b);
+          this.opts.on?.reached?.(reachedLine(b));
+          continue;
+        }
         const left = b.limit - b.spent;
         if (!held?.calls) {
           caps.push({ usd: left, name: `what is left of ${b.name} (${usd(left)}, ${b.from})` });

@@ -6,6 +6,7 @@ import type { Attachment } from '../../answers/attach.js';
 import type { IO } from '../../io/io.js';
 import { usage } from '../../exit-codes.js';
 import { didYouMean } from '../../../internal/did-you-mean.js';
+import { CostCapExceeded } from '../../../kit/spend/errors.js';
 
 /** /help: one command a line. */
 export const REPL_COMMANDS = [
@@ -64,4 +65,14 @@ export function conversationMarkdown(model: string | undefined, history: ChatMes
   const text = (m: ChatMessage) => (typeof m.content === 'string' ? m.content : (m.content ?? []).map(part).join('\n'));
   const parts = history.map((m) => `## ${m.role}\n\n${text(m).trim()}\n`);
   return `# Conversation${model ? ` with ${model}` : ''}\n\n${parts.join('\n')}`;
+}
+
+/**
+ * A turn refused by its bound where the conversation so far is part of it (every turn sends it all, so
+ * the bound grows as the conversation does): the ways out, /clear first.
+ */
+export function boundWayOut(err: unknown, history: ChatMessage[]): string | undefined {
+  const earlier = history.filter((m) => m.role !== 'system').length;
+  if (!(err instanceof CostCapExceeded) || earlier === 0) return undefined;
+  return `the ${earlier} earlier message${earlier === 1 ? '' : 's'} of this conversation go with every turn and count in its bound: /clear starts afresh (/save FILE first keeps them), /model can take a cheaper model, or chat -i --ignore-budget leaves the budget out\n`;
 }

@@ -15,6 +15,7 @@ import { cliErrorOf } from '../../kit-words.js';
 import { noteReplDefault } from '../../answers/answered-by.js';
 import { ask, swallowKeys } from './repl-keys.js';
 import { modelShapeHint } from '../../flags/options.js';
+import { boundWayOut } from './repl-checks.js';
 
 /** Said when the session starts; /help lists the commands one a line (./repl-checks.ts). */
 const REPL_START = '/help lists the commands; /exit or Ctrl-D ends';
@@ -236,7 +237,12 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         else if (answer) io.out('\n');
         if (signal.aborted) throw err;
         if (answerStop.signal.aborted) io.err('(answer stopped)\n');
-        else reportError(err, io);
+        else {
+          reportError(err, io);
+          // At once (no import awaited here): the next line typed is read by the prompt that follows.
+          const wayOut = boundWayOut(err, c.history);
+          if (wayOut) io.err(wayOut);
+        }
         if (refused) io.err(`${extras.attachments.length === 1 ? 'its attachment was' : `its ${extras.attachments.length} attachments were`} dropped (/attach again)\n`);
       } finally {
         keys.release();

@@ -1,7 +1,7 @@
 /** `router config list|use|delete|path`: the profiles themselves and where they are kept. */
 import { defineCommand } from '../../define.js';
 import { jsonFlags } from '../../flags/setup-flags.js';
-import { noProfile, store } from './shared.js';
+import { noProfile, readStore, store } from './shared.js';
 import { fromEnv } from '../../../config/settings.js';
 import { PROFILE_FIELDS, SECRET_FIELDS, type ProfileField } from '../../../config/fields.js';
 
@@ -15,7 +15,7 @@ export const list = defineCommand({
   notes: 'Piped, one tab-separated line per profile: * for the current one (else empty), profile, api key\n(masked), api root, model.',
   run: async ({ io, opts }) => {
     const { maskKey, withoutUserinfo } = await import('../../../config/settings.js');
-    const s = await store(io);
+    const s = await readStore(io);
     const current = s.current();
     // Every setting a profile can hold: keys masked, an API root without its user info.
     const shown = (field: ProfileField, value: string | undefined) => (value === undefined ? null : SECRET_FIELDS.includes(field) ? maskKey(value) || null : field === 'api_root' ? withoutUserinfo(value) : value);
@@ -74,6 +74,6 @@ export const path = defineCommand({
   name: 'path',
   summary: 'print where the config file is',
   run: async ({ io }) => {
-    io.out(`${(await store(io)).path}\n`);
+    io.out(`${(await readStore(io)).path}\n`);
   },
 });

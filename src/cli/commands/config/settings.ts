@@ -5,7 +5,7 @@ import { MODEL_FIELDS } from '../../../config/fields.js';
 import { checkModel } from '../../flags/options.js';
 import { usdAmount } from '../../../kit/spend/budget.js';
 import { jsonFlags, PROFILE_FLAGS } from '../../flags/setup-flags.js';
-import { checkRoot, existingProfileFor, field, FIELDS, profileFor, readSecret, sayOverridden, sayStored, SECRET, store, storedKey, type Field } from './shared.js';
+import { checkRoot, existingProfileFor, field, FIELDS, profileFor, readSecret, sayOverridden, readStore, sayStored, SECRET, store, storedKey, type Field } from './shared.js';
 import { checkBatchesPath, checkNewProfile, SettingsError } from '../../../config/fields.js';
 import { checkAttribution } from '../../../config/attribution.js';
 import type { IO } from '../../io/io.js';
@@ -80,7 +80,7 @@ export const get = defineCommand({
   run: async ({ io, opts, flags }, name) => {
     const f = field(name);
     const { maskKey, withoutUserinfo } = await import('../../../config/settings.js');
-    const s = await store(io);
+    const s = await readStore(io);
     const profile = existingProfileFor(io, s, opts, flags);
     const raw = f === 'api_key' || f === 'management_key' ? await storedKey(s.get(profile), profile, f, io.interrupt) : s.get(profile)?.[f];
     if (raw === undefined) throw new CliError(`${f} is not set in profile "${profile}"${s.get(profile)?.[`${f}_command` as Field] ? ` (${f}_command gives it)` : ''}`, EXIT.NOT_FOUND);

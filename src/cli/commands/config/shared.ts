@@ -17,9 +17,16 @@ export function field(name: string): Field {
   return name as Field;
 }
 
+/** The profiles to change (conf, which makes the folder and writes its defaults: a folder that cannot be made is an error). */
 export async function store(io: IO) {
   const { ProfileStore } = await import('../../../config/profiles.js');
   return new ProfileStore(io.env.ROUTER_CONFIG_DIR, io.env);
+}
+
+/** The profiles to read (`list`, `get`, `path`): read as they are, nothing made or written, so a read-only HOME lists them. */
+export async function readStore(io: IO) {
+  const { ProfileFile } = await import('../../../config/profile-file.js');
+  return new ProfileFile(io.env.ROUTER_CONFIG_DIR, io.env);
 }
 
 /** The profile a config command writes or reads: --profile, then the global flag, then ROUTER_PROFILE, then the current one. */

@@ -89,18 +89,19 @@ export function sortModels(models: Model[], by?: 'price' | 'context' | 'name'): 
   return out;
 }
 
-/** A price per token as USD per million tokens: "1.50", "0.02", "-" when the list gives none. */
-export function perMillion(n: number): string {
-  if (!Number.isFinite(n)) return '-';
+/** A price per token as USD per million tokens: "1.50", "0.02", `unknown` when the list gives none. */
+export function perMillion(n: number, unknown = '-'): string {
+  if (!Number.isFinite(n)) return unknown;
   const m = Math.round(n * 1e6 * 1e6) / 1e6;
   return m >= 0.01 || m === 0 ? m.toFixed(2) : String(m);
 }
 
-export function modelRow(m: Model): string[] {
+/** A model's row; a field the list does not give is `unknown`: "-" on a terminal, empty piped (a field a script can test). */
+export function modelRow(m: Model, unknown = '-'): string[] {
   const { input, output } = modalities(m);
-  const shown = input.length || output.length ? `${input.join('+')}->${output.join('+')}` : '-';
-  const context = typeof m.context_length === 'number' ? String(m.context_length) : '-';
-  return [m.id, String(m.name ?? m.id), context, perMillion(perToken(m, 'prompt')), perMillion(perToken(m, 'completion')), shown];
+  const shown = input.length || output.length ? `${input.join('+')}->${output.join('+')}` : unknown;
+  const context = typeof m.context_length === 'number' ? String(m.context_length) : unknown;
+  return [m.id, String(m.name ?? m.id), context, perMillion(perToken(m, 'prompt'), unknown), perMillion(perToken(m, 'completion'), unknown), shown];
 }
 
 /** The least of the last column (modalities) kept in sight when names are shortened. */

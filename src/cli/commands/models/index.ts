@@ -65,7 +65,7 @@ async function runModels(ctx: RunContext<FlagValues<typeof FLAGS>>, search: stri
   // Words that match nothing, close to a model's name: a typo, said however the list is printed.
   if (!found.length && search.length) await guessSearch(io, all, search);
   if (opts.json) return io.json(found);
-  const rows = found.map(modelRow);
+  const rows = found.map((m) => modelRow(m, io.stdoutTTY ? '-' : ''));
   if (!io.stdoutTTY) return void io.out(rows.map((r) => `${r.join('\t')}\n`).join(''));
   if (rows.length === 0) return io.info(unknown ? `no models match: ${unknown.line}` : 'no models match');
   const chalk = io.color ? (await import('chalk')).default : undefined;

@@ -1,7 +1,7 @@
 /** `router responses`: one independent request in the Responses format, the text streamed to stdout. */
 import { usageFields } from '../../../kit/spend/ledger.js';
 import { readResponse } from '../../../client/answer-reading.js';
-import { isFinalResponse, isTextDelta, type ResponsesRequest, type ResponsesResult } from '../../../client/resources/responses.js';
+import { isFinalResponse, isTextDelta, type ResponsesEvent, type ResponsesRequest, type ResponsesResult } from '../../../client/resources/responses.js';
 import type { RouterClient } from '../../../client/index.js';
 import type { IO } from '../../io/io.js';
 import { printText, shownPieces, shownText, streamToStdout, usageLine } from '../../io/output.js';
@@ -21,6 +21,7 @@ import { callsNotRun, chatCalls, imageInput, loadTools, mcpServers, openTools } 
 import { responsesToolLoop } from './tool-loop.js';
 import { noteAnsweredBy } from '../../answers/answered-by.js';
 import { noteRouting } from '../../answers/routing-note.js';
+import { atExit } from '../../../internal/exit-hooks.js';
 
 /** The top-level fields of the JSON printed (for lists: of each item), for `--json FIELDS`. */
 const RESPONSE = ['id', 'object', 'created_at', 'completed_at', 'model', 'status', 'output', 'output_text', 'error', 'incomplete_details', 'instructions', 'metadata', 'temperature', 'top_p', 'max_output_tokens', 'max_tool_calls', 'tools', 'tool_choice', 'prompt', 'prompt_cache_key', 'prompt_cache_options', 'reasoning', 'service_tier', 'text', 'truncation', 'user', 'usage', 'router_metadata', 'openrouter_metadata'];
@@ -83,8 +84,9 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
     // Each round of a tool loop is a call the service charges: each is in the ledger, and --usage sums them.
     let u: ResponseUsage | undefined;
     const send = async (r: ResponsesRequest) => {
-      const got = await ((opts.stream ?? !opts.json) ? streamResponse(io, client, r, opts, call) : createResponse(io, client, r, opts, call));
-      ctx.logUsage({ endpoint: '/v1/responses', model: String(got?.model ?? req.model ?? ''), ...(got?.id ? { id: String(got.id) } : {}), ...usageFields(got?.usage as Record<string, unknown> | undefined) });
+      const log = (got: Partial<ResponsesResult> | undefined) => ctx.logUsage({ endpoint: '/v1/responses', model: String(got?.model || req.model || ''), ...(got?.id ? { id: String(got.id) } : {}), ...usageFields(got?.usage as Record<string, unknown> | undefined) });
+      const got = await ((opts.stream ?? !opts.json) ? streamResponse(io, client, r, opts, call, log) : createResponse(io, client, r, opts, call));
+      log(got);
       u = summed(u, got?.usage ?? undefined);
       return got;
     };
@@ -145,8 +147,19 @@ async function createResponse(io: IO, client: RouterClient, req: ResponsesReques
 }
 
 /** Text deltas (or, with --json, every event as a JSON line) to stdout; returns the final response. */
-async function streamResponse(io: IO, client: RouterClient, req: ResponsesRequest, opts: ResponsesOpts, call: Call): Promise<ResponsesResult | undefined> {
+async function streamResponse(io: IO, client: RouterClient, req: ResponsesRequest, opts: ResponsesOpts, call: Call, cut: (begun: Partial<ResponsesResult>) => void): Promise<ResponsesResult | undefined> {
   let final: ResponsesResult | undefined;
+  // Begun (response.created named it), then cut (Ctrl-C, a reader gone, a broken stream): the service
+  // charges what was generated. The ledger keeps the call without the cost it never got (usage --reconcile asks for it).
+  let begun: Partial<ResponsesResult> | undefined;
+  let kept = false;
+  const keep = (): boolean => {
+    if (kept || !begun?.id) return false;
+    kept = true;
+    cut({ id: begun.id, model: begun.model, usage: final?.usage });
+    return true;
+  };
+  let forget: (() => void) | undefined;
   const events = await client.responses.stream(req, call);
   const reasoning = reasoningPrinter(io, opts);
   // Whether the text so far ends a line, and whether there was any.
@@ -155,6 +168,7 @@ async function streamResponse(io: IO, client: RouterClient, req: ResponsesReques
   async function* pieces() {
     for await (const ev of events) {
       if (isFinalResponse(ev)) final = ev.response;
+      else if (!begun && (begun = createdBy(ev))) forget = atExit(keep);
       if (ev.type === 'response.reasoning_summary_text.delta') reasoning.write(String(ev.delta ?? ''));
       else if (isTextDelta(ev)) reasoning.end();
       if (isTextDelta(ev) && ev.delta) [texted, endsLine] = [true, ev.delta.endsWith('\n')];
@@ -169,10 +183,20 @@ async function streamResponse(io: IO, client: RouterClient, req: ResponsesReques
   let withheld = '';
   await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: false }).catch((err: unknown) => {
     if (withheld && !call.signal.aborted) io.out(withheld.endsWith('\n') ? withheld : `${withheld}\n`);
+    forget?.();
+    // Said when the user cut it (Ctrl-C); a broken stream's error line is the one line it prints.
+    if (keep() && !final?.usage && call.signal.aborted) io.note(`note: the answer was cut before its cost came; it is in the usage ledger without one (router usage --reconcile asks the service)`);
     throw err;
   });
+  forget?.();
   reasoning.end();
   return final;
+}
+
+/** The response a `response.created` event names (its id, its model). */
+function createdBy(ev: ResponsesEvent): Partial<ResponsesResult> | undefined {
+  const r = ev.type === 'response.created' ? (ev as unknown as { response?: Partial<ResponsesResult> }).response : undefined;
+  return typeof r?.id === 'string' ? r : undefined;
 }
 
 /** Why a response stopped short, as it says, with the limit it had (and what lowered it: --max-cost, a budget). */
