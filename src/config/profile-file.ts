@@ -37,9 +37,8 @@ export class ProfileFile {
     try {
       text = readLocalText(this.path);
     } catch (err) {
-      // No file there: none yet, or a file where a folder of its path would go (no folder, so no file in it).
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw corrupt(err, dir);
+      // No file there: none yet. A file where a folder of its path would go is a mistake said in words (ENOTDIR).
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw corrupt(err, dir);
     }
     let parsed: unknown = {};
     try {

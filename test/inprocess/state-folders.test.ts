@@ -41,7 +41,7 @@ describe('state and config folders that cannot be made', () => {
 
   it('a config folder that is a file, a config file that is a folder: in words, exit 2', async () => {
     const asFile = await t.run(['config', 'list'], { env: { ROUTER_CONFIG_DIR: requests } });
-    expect(asFile).toMatchObject({ code: 2, stderr: `error: cannot create the config folder ${requests}: it is a file, not a folder\n` });
+    expect(asFile).toMatchObject({ code: 2, stderr: `error: cannot read ${requests}/config.json: a part of the path is not a folder\n` });
     const chat = await t.run(['chat', '--model', 'local/echo', 'hi'], { env: { ROUTER_CONFIG_DIR: requests } });
     expect(chat).toMatchObject({ code: 2, stderr: `error: cannot read ${requests}/config.json: a part of the path is not a folder\n` });
     const folder = join(t.dir, 'cfg-folder');

@@ -74,6 +74,8 @@ export const path = defineCommand({
   name: 'path',
   summary: 'print where the config file is',
   run: async ({ io }) => {
-    io.out(`${(await readStore(io)).path}\n`);
+    // Where it is, whether or not it can be read (a file where its folder would go is for `config list` to say).
+    const { profilesPath } = await import('../../../config/profile-file.js');
+    io.out(`${profilesPath(io.env.ROUTER_CONFIG_DIR, io.env)}\n`);
   },
 });
