@@ -1,5 +1,5 @@
-import { lutimesSync, readlinkSync, symlinkSync } from 'node:fs';
-import { describeHolder, holds, lockText, markFirst, markForOlder, readLock, releaseOwn, removeLink, touched, unmarkForOlder, type LockHolder } from './lock-text.js';
+import { lutimesSync, readlinkSync } from 'node:fs';
+import { describeHolder, holds, linkLock, lockText, markFirst, markForOlder, readLock, releaseOwn, removeLink, touched, unmarkForOlder, type LockHolder } from './lock-text.js';
 import { sleep } from './sleep.js';
 import { atExit } from './exit-hooks.js';
 
@@ -35,7 +35,7 @@ export function takeLock(lock: string, guard = false): { release: () => void } |
   for (;;) {
     const marked = !guard && markFirst(lock);
     try {
-      symlinkSync(lockText(), lock);
+      linkLock(lock);
       if (!guard && !marked) markForOlder(lock);
       return { release: () => releaseOwn(lock) };
     } catch (err) {
@@ -94,7 +94,7 @@ function keepFresh(lock: string, lost: (text: string) => void): NodeJS.Timeout {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
         try {
-          symlinkSync(lockText(), lock);
+          linkLock(lock);
           markForOlder(lock);
         } catch {
           // Taken by another since (read at the next refresh), or not to be made now: tried again.

@@ -31,12 +31,22 @@ function bootId(): string {
   }
 }
 
+/** Tests only: a volume to read as shared (two machines), a moment right after a lock's link is made. */
+export const lockHooks: { shared?: (lock: string) => boolean; afterLink?: (lock: string) => void } = {};
+let hostForTests: string | undefined;
+/** Tests only: this machine named `name` in locks from now on (undefined: its own name again). */
+export function hostNameForTests(name: string | undefined): void {
+  hostForTests = name;
+  ownText = undefined;
+}
+const host = () => hostForTests ?? hostname();
+
 /**
  * This machine's name in a lock: its host name, or for one over 20 characters (a cloud VM's
  * `ip-10-0-12-34.ec2.internal`, a pod's) its first 11 and a hash of the whole (`~` and 8 hex digits,
  * FNV-1a), so that the text stays in the link's inode (bootId). Routers before it wrote the whole name.
  */
-export function lockHost(name = hostname()): string {
+export function lockHost(name = host()): string {
   if (name.length <= 20) return name;
   let hash = 0x811c9dc5;
   for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 0x01000193);
@@ -44,7 +54,7 @@ export function lockHost(name = hostname()): string {
 }
 
 /** True when a lock's HOST is this machine's: as written now, or whole (a router before lockHost). */
-const thisHost = (host: string) => host === lockHost() || host === hostname();
+const thisHost = (name: string) => name === lockHost() || name === host();
 
 /**
  * A lock's text, `PID[:START]@HOST[+BOOT][#SPACE]`: the process that holds it, when it started
@@ -58,6 +68,12 @@ const thisHost = (host: string) => host === lockHost() || host === hostname();
 let ownText: string | undefined;
 let ownSpace: string | undefined;
 let ownBoot: string | undefined;
+/** Makes `lock`, a link to lockText() (throws as symlinkSync does when it exists). */
+export function linkLock(lock: string): void {
+  symlinkSync(lockText(), lock);
+  lockHooks.afterLink?.(lock);
+}
+
 export function lockText(): string {
   if (ownText === undefined) {
     const start = processStart(process.pid);
@@ -97,7 +113,7 @@ export function readLock(lock: string): { text: string; holder?: Found } | undef
   // Another boot of a machine of this name: another machine, or this one rebooted; its pid is not ours to check either way.
   const otherBoot = m[3] !== undefined && thisHost(m[3]) && !!m[4] && !!ownBoot && m[4] !== ownBoot;
   // On a disk only this machine mounts, it is this machine before a reboot: its holder is gone.
-  if (otherBoot && onLocalDisk(lock)) return { text, holder: { pid: Number(m[1]), start: m[2], rebooted: true } };
+  if (otherBoot && !lockHooks.shared?.(lock) && onLocalDisk(lock)) return { text, holder: { pid: Number(m[1]), start: m[2], rebooted: true } };
   const host = otherBoot ? `${m[3]} (another boot)` : m[3] === undefined || thisHost(m[3]) ? undefined : m[3];
   const elsewhere = host === undefined && m[5] !== undefined && !!ownSpace && m[5] !== ownSpace ? true : undefined;
   return { text, holder: { pid: Number(m[1]), start: m[2], host, elsewhere, space: m[5] } };

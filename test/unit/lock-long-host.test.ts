@@ -1,17 +1,16 @@
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdtempSync, readlinkSync, rmSync, statfsSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { takeLock } from '../../src/internal/file-lock.js';
-import { lockHost } from '../../src/internal/lock-text.js';
+import { hostNameForTests, lockHost } from '../../src/internal/lock-text.js';
 
 // A machine with a long host name (a cloud VM's, a pod's): 40 characters, as the lock code sees it.
 const LONG = 'ip-10-200-123-45.eu-west-3.compute.inter';
-vi.mock('node:os', async (original) => {
-  const real = await original<typeof import('node:os')>();
-  return { ...real, hostname: () => 'ip-10-200-123-45.eu-west-3.compute.inter' };
-});
+// Set through the lock code's seam, not vi.mock: test files share their workers' modules (isolate: false).
+beforeAll(() => hostNameForTests(LONG));
+afterAll(() => hostNameForTests(undefined));
 
 const dir = mkdtempSync(join(tmpdir(), 'router-lock-host-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

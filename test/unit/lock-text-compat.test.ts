@@ -6,32 +6,28 @@ import { join } from 'node:path';
 import { describeHolder, holdLock, takeLock, withFileLock } from '../../src/internal/file-lock.js';
 import { processAlive, processStart } from '../../src/internal/process.js';
 import { onLocalDisk } from '../../src/internal/local-volume.js';
-import { lockHost } from '../../src/internal/lock-text.js';
+import { lockHooks, lockHost } from '../../src/internal/lock-text.js';
 
-// A volume two machines may share (nfs...), told by onLocalDisk: this test's folder is made to read as one.
-const disk = vi.hoisted(() => ({ shared: false }));
-vi.mock('../../src/internal/local-volume.js', async (original) => {
-  const real = await original<typeof import('../../src/internal/local-volume.js')>();
-  return { onLocalDisk: (file: string) => !disk.shared && real.onLocalDisk(file) };
-});
-
-// A moment right after a link is made (another process runs then): `after` is called once, for `path`.
-const made = vi.hoisted(() => ({ path: '', after: undefined as undefined | (() => void) }));
-vi.mock('node:fs', async (original) => {
-  const real = await original<typeof import('node:fs')>();
-  const symlinkSync: typeof real.symlinkSync = (target, path, type) => {
-    real.symlinkSync(target, path, type);
-    if (path !== made.path) return;
-    const after = made.after;
-    made.after = undefined;
-    after?.();
-  };
-  return { ...real, symlinkSync };
-});
+// A volume two machines may share (nfs...), and a moment right after a lock's link is made (another
+// process runs then: `after` is called once, for `path`), through the lock code's seam: not vi.mock, as
+// test files share their workers' modules (isolate: false).
+const disk = { shared: false };
+const made = { path: '', after: undefined as undefined | (() => void) };
+lockHooks.shared = () => disk.shared;
+lockHooks.afterLink = (path) => {
+  if (path !== made.path) return;
+  const after = made.after;
+  made.after = undefined;
+  after?.();
+};
 
 // Routers of different versions on one state folder, and machines of one host name on one volume.
 const dir = mkdtempSync(join(tmpdir(), 'router-lock-compat-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  lockHooks.shared = undefined;
+  lockHooks.afterLink = undefined;
+});
 const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
 const read = (path: string) => {
   try {
