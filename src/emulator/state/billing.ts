@@ -8,7 +8,10 @@ import type { KeyRecord } from './store-api.js';
 
 /** What each key's requests in flight hold and have not settled yet (in memory: a crash's holds are given back). */
 const heldByKey = new WeakMap<KeyRecord, number>();
-const holdOnKey = (key: KeyRecord, cost: number) => heldByKey.set(key, round((heldByKey.get(key) ?? 0) + cost));
+/** Holds `cost` on the key in memory (negative: gives it back); a batch's requests in flight hold here too (batch-credits.ts). */
+export const holdOnKey = (key: KeyRecord, cost: number) => heldByKey.set(key, round((heldByKey.get(key) ?? 0) + cost));
+/** What the key's requests in flight hold, its own and its batches': its limit less this is what it may still spend. */
+export const heldOnKey = (key: KeyRecord): number => heldByKey.get(key) ?? 0;
 
 /**
  * What unbounded requests in flight hold as an estimate, by store and workspace: in memory only, so
