@@ -76,3 +76,15 @@ it('router usage --activity: the same sums, in the rows and columns router usage
   expect(t.requests().length).toBe(before);
   expect(await t.run(['usage', '--activity'])).toMatchObject({ code: 3, stderr: expect.stringContaining('usage --activity needs a management key (this is the standard API key)') });
 });
+
+it('sums a row’s usage to the 1e-10 USD the costs move by, without float noise', async () => {
+  const made = await admin.keys.create({ name: 'activity-sum' });
+  // Costs of many sizes on one row: summed as floats, such a row said e.g. 0.00030000000000000003.
+  for (let i = 1; i <= 12; i++) {
+    const res = await fetch(`${t.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${made.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'local/echo', messages: [{ role: 'user', content: 'word '.repeat(i * 7) }] }) });
+    expect(res.status).toBe(200);
+  }
+  const rows = await admin.activity.list({ apiKeyHash: made.data.hash });
+  expect(rows.reduce((n, r) => n + r.requests, 0)).toBe(12);
+  for (const r of rows) expect(r.usage).toBe(Math.round(r.usage * 1e10) / 1e10);
+});

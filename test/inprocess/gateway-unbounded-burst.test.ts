@@ -75,6 +75,22 @@ describe('a burst of unbounded requests', () => {
     expect(gw.gateway.store.balance('burst')).toBeCloseTo(0, 10);
   });
 
+  it('leaves a fake model’s whole answer nothing of what the burst holds: 402, the burst charged in full', async () => {
+    const { apiKey } = gw.gateway.store.createWorkspace('mixed', 1);
+    held.length = 0;
+    expect((await ask(apiKey, 'first')).status).toBe(200);
+    const one = await holdOne(apiKey);
+    const two = await holdOne(apiKey);
+    // The balance (0.6) is held whole by the two in flight: a local model's answer, paid up front, finds none.
+    const local = await gw.call('POST', '/v1/chat/completions', apiKey, { model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] });
+    // Before: 200 (its hold saw the balance, not the estimates), and the burst was charged its cost less.
+    expect(local.status).toBe(402);
+    held.splice(0).forEach((res) => answer(res, 400));
+    expect([(await one.res).status, (await two.res).status]).toEqual([200, 200]);
+    // The first 0.4, the second the 0.2 left: the balance the burst held went to the burst.
+    expect(gw.gateway.store.balance('mixed')).toBeCloseTo(0, 10);
+  });
+
   it('holds the estimate but charges a cheaper answer its real cost', async () => {
     const { apiKey } = gw.gateway.store.createWorkspace('cheap', 1);
     expect((await ask(apiKey, 'first')).status).toBe(200);

@@ -7,6 +7,7 @@ import { keyHash, limitRemaining } from '../state/key-usage.js';
 import type { BatchGateway } from '../providers/types.js';
 import { BATCH_DISCOUNT, itemCharge, type Body } from './batch-rules.js';
 import { itemBody } from './batch-items.js';
+import { heldOnKey, holdOnKey } from '../state/billing.js';
 
 /**
  * The credits of a batch run over providers (`record.held`): a request's bound, at the batch price,
@@ -39,9 +40,12 @@ export type Unsent = 'credits' | 'key';
 export class HeldCredits {
   /** The largest charge of a request of this batch answered so far: what one with no bound holds. */
   private largest = 0;
-  /** What each request of this batch in flight holds (this run): counted against the key's limit until settled. */
-  private readonly inFlight = new Map<string, number>();
-  private inFlightSum = 0;
+  /**
+   * What each request of this batch in flight holds (this run), and on which key: held on the key in
+   * memory as its own requests' holds are (billing.ts), so its live requests and its other batches see
+   * it, and this batch sees theirs, until settled.
+   */
+  private readonly inFlight = new Map<string, { key: KeyRecord | undefined; cost: number }>();
 
   constructor(
     private readonly state: CreditStore & KeyCount & Pick<ClockStore, 'now'>,
@@ -58,11 +62,10 @@ export class HeldCredits {
    * Whether the creating key's limit, less what this batch's requests in flight hold, covers `cost`
    * (and has something left): checked before each request is sent, as a key's own requests are.
    */
-  private withinKeyLimit(cost: number): boolean {
-    const key = this.creator();
+  private withinKeyLimit(key: KeyRecord | undefined, cost: number): boolean {
     const limit = key ? limitRemaining(key, this.state.now()) : null;
     if (limit === null) return true;
-    const left = round(limit - this.inFlightSum);
+    const left = round(limit - heldOnKey(key!));
     return left > 0 && cost <= left;
   }
 
@@ -91,10 +94,11 @@ export class HeldCredits {
     }
     const cost = bound === undefined ? this.largest : round(bound * BATCH_DISCOUNT);
     // The creating key's limit, as it stands now (other requests of the key spend it too): checked as each request goes.
-    if (!this.withinKeyLimit(cost)) return 'key';
+    const key = this.creator();
+    if (!this.withinKeyLimit(key, cost)) return 'key';
     if (!this.state.holdOnce(this.record.workspace, cost, this.key(customId))) return 'credits';
-    this.inFlight.set(customId, cost);
-    this.inFlightSum = round(this.inFlightSum + cost);
+    this.inFlight.set(customId, { key, cost });
+    if (key) holdOnKey(key, cost);
     return undefined;
   }
 
@@ -102,12 +106,21 @@ export class HeldCredits {
   settle(customId: string, item: Body | undefined): void {
     const charge = item ? itemCharge(item) : 0;
     this.largest = Math.max(this.largest, charge);
-    const held = this.inFlight.get(customId);
-    if (held !== undefined) {
-      this.inFlight.delete(customId);
-      this.inFlightSum = round(this.inFlightSum - held);
-    }
+    this.letGo(customId);
     settleCounted(this.state, this.record, customId, charge);
+  }
+
+  /** Gives back what a request in flight holds on its key in memory (its hold in the store stays, for a restart). */
+  private letGo(customId: string): void {
+    const held = this.inFlight.get(customId);
+    if (held === undefined) return;
+    this.inFlight.delete(customId);
+    if (held.key) holdOnKey(held.key, -held.cost);
+  }
+
+  /** The run is over (ended, or stopped with requests in flight): nothing of it is held on the key any more. */
+  close(): void {
+    for (const customId of [...this.inFlight.keys()]) this.letGo(customId);
   }
 }
 

@@ -262,6 +262,7 @@ export class BatchEngine {
         if (short && !this.stopped) return this.transition(record, 'failed', { error: creditsRanOut(record, sentCount(answered), short, credits?.keyLimitWords()), usage: finishUsage(usage), payment_due: null });
       } finally {
         writer.close();
+        credits?.close();
       }
       if (this.stopped || (record.status as BatchStatus) === 'expired') return;
       this.transition(record, 'finalizing', { usage: finishUsage(usage) });

@@ -1,5 +1,6 @@
 import type { Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
+import { round } from '../models/models.js';
 
 /** Days back `GET /v1/activity` covers, today (UTC) included. */
 const DAYS = 30;
@@ -62,5 +63,7 @@ export function activity(ctx: Ctx): Row[] {
     row.completion_tokens += num(d.tokens_completion);
     row.reasoning_tokens += num(d.native_tokens_reasoning);
   }
+  // Costs move by whole units of 1e-10 USD: a row's sum is said as such, without float noise.
+  for (const row of rows.values()) row.usage = round(row.usage);
   return [...rows.values()].sort((a, b) => (a.date === b.date ? a.model.localeCompare(b.model) || a.provider_name.localeCompare(b.provider_name) : a.date < b.date ? 1 : -1));
 }

@@ -1,6 +1,6 @@
 import type { Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
-import { drainOrClose } from '../state/billing.js';
+import { balanceLeft, drainOrClose, holdEstimate, keyLimitLeft } from '../state/billing.js';
 import { round } from '../models/models.js';
 import { ProviderFailure } from '../providers/types.js';
 import type { Candidate } from './candidates.js';
@@ -30,7 +30,27 @@ function inputChars(input: unknown): number {
  * `cancelled`); a hang-up before any audio is free. Kept for `GET /v1/generation` under the id sent in
  * `x-generation-id` (audio has no body to carry one).
  */
+/** What a speech answer of this candidate costs: its input's characters at the `prompt` price (the provider's, else the model's listed one). */
+const speechCost = (body: Body, c: Candidate): number => round(inputChars(body.input) * ((c.model.prices ?? c.listed)?.prompt ?? 0));
+
+/**
+ * Speech's cost is known before it is asked (its characters): held in memory while it runs, as an
+ * unbounded request's estimate is (billing.ts holdEstimate; at most what is left), so a burst cannot
+ * spend past the balance or the key's limit together; still charged up to what is left, as before.
+ */
 export async function speakThrough(ctx: Ctx, body: Body, candidates: Candidate[], body$: (c: Candidate) => Body, asked: Asked, hide: (text: string) => string): Promise<void> {
+  const hold = Math.max(0, Math.min(Math.max(...candidates.map((c) => speechCost(body, c))), balanceLeft(ctx), keyLimitLeft(ctx) ?? Infinity));
+  const held = hold > 0 ? holdEstimate(ctx, hold) : undefined;
+  const release = () => held?.release();
+  try {
+    await relaySpeech(ctx, body, candidates, body$, asked, hide, release);
+  } finally {
+    release();
+  }
+}
+
+/** `release`: gives back what the request holds while in flight, called before its charge. */
+async function relaySpeech(ctx: Ctx, body: Body, candidates: Candidate[], body$: (c: Candidate) => Body, asked: Asked, hide: (text: string) => string, release: () => void): Promise<void> {
   const gone = callerGone(ctx);
   const passed: Attempt[] = [];
   for (const c of candidates) {
@@ -76,7 +96,8 @@ export async function speakThrough(ctx: Ctx, body: Body, candidates: Candidate[]
     }
     if (gone.aborted && !wrote) return;
     if (!gone.aborted) res.end();
-    const cost = round(inputChars(body.input) * ((c.model.prices ?? c.listed)?.prompt ?? 0));
+    const cost = speechCost(body, c);
+    release();
     // The generation says what was charged (at most what was left of the balance), as chat's does.
     keepUpstreamAnswer(ctx, c, asked, 'tts', { id, cost: chargeUpToBalance(ctx, cost), streamed: true, ownId: true, cancelled: gone.aborted });
     return;

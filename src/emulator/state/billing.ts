@@ -8,7 +8,10 @@ import type { KeyRecord } from './store-api.js';
 
 /** What each key's requests in flight hold and have not settled yet (in memory: a crash's holds are given back). */
 const heldByKey = new WeakMap<KeyRecord, number>();
-const holdOnKey = (key: KeyRecord, cost: number) => heldByKey.set(key, round((heldByKey.get(key) ?? 0) + cost));
+/** Holds `cost` on the key in memory (negative: gives it back); a batch's requests in flight hold here too (batch-credits.ts). */
+export const holdOnKey = (key: KeyRecord, cost: number) => heldByKey.set(key, round((heldByKey.get(key) ?? 0) + cost));
+/** What the key's requests in flight hold, its own and its batches': its limit less this is what it may still spend. */
+export const heldOnKey = (key: KeyRecord): number => heldByKey.get(key) ?? 0;
 
 /**
  * What unbounded requests in flight hold as an estimate, by store and workspace: in memory only, so
@@ -57,13 +60,14 @@ export function chargeable(ctx: Ctx): void {
 
 /**
  * Takes a request's cost before it is served (the emulator knows it up front): 402 when the balance
- * does not cover it, so the balance never goes below zero, concurrent requests included. A request
- * that is not delivered in full (a cut stream) is refunded.
+ * (less what unbounded gateway requests in flight hold) does not cover it, so the balance never goes
+ * below zero, concurrent requests included. A request that is not delivered in full (a cut stream) is refunded.
  */
 export function reserve(ctx: Ctx, cost: number): { refund(): void } {
   if (cost > 0) refuseUnsaved(ctx);
   withinKeyLimit(ctx, cost);
-  if (!ctx.store.hold(ctx.workspace, cost, ctx.key.key)) {
+  // What unbounded gateway requests in flight hold is not the balance's to give (as holdUntilSettled).
+  if ((estimated(ctx) > 0 && balanceLeft(ctx) < cost) || !ctx.store.hold(ctx.workspace, cost, ctx.key.key)) {
     const balance = ctx.store.balance(ctx.workspace);
     throw new HttpError(402, `Insufficient credits: this request costs $${decimal(cost)}, the balance is $${decimal(Math.max(0, balance))}. Add more credits to continue.`, 'payment_required');
   }
