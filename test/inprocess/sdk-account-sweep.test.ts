@@ -40,6 +40,10 @@ describe.each<Flavor>(['spec', 'deployed'])('router serve --flavor %s', (flavor)
       const updated = await m.apiKeys.update({ hash, requestBody: { limit: 4, limitReset: null, disabled: true } });
       expect(updated.data).toMatchObject({ limit: 4, limitReset: null, disabled: true });
       expect((await m.apiKeys.list()).data.map((k) => k.hash)).not.toContain(hash);
+      expect((await m.apiKeys.list({ includeDisabled: true, workspaceId: 'default' })).data.find((k) => k.hash === hash)).toMatchObject({ disabled: true, workspaceId: 'default' });
+      const other = await m.apiKeys.create({ requestBody: { name: 'sdk-ws', workspaceId: 'default', creatorUserId: null, limit: null, limitReset: null, expiresAt: null } });
+      expect(other.data).toMatchObject({ workspaceId: 'default', limit: null, limitReset: null });
+      expect(await m.apiKeys.delete({ hash: other.data.hash })).toEqual({ deleted: true });
       const mine = (await sdk(made.key).apiKeys.getCurrentKeyMetadata().catch((e: Error) => e)) as Error;
       expect(mine.message).toContain('API key is disabled');
       expect((await m.apiKeys.getCurrentKeyMetadata()).data.isManagementKey).toBe(true);
