@@ -73,6 +73,9 @@ describe.each<Flavor>(['spec', 'deployed'])('router serve --flavor %s', (flavor)
       const m = sdk(t.managementKey);
       const made = await m.apiKeys.create({ requestBody: { name: 'sdk-activity' } });
       const sent = await chat(made.key, 'local/lorem');
+      // Completed UTC days only: today's calls show tomorrow.
+      expect((await m.analytics.getUserActivity({ apiKeyHash: made.data.hash })).data).toEqual([]);
+      t.emu.store.advanceClock(86_400_000);
       const all = (await m.analytics.getUserActivity()).data;
       expect(all.length).toBeGreaterThan(0);
       expect(all[0]).toMatchObject({ date: expect.stringMatching(/^\d{4}-\d\d-\d\d$/), modelPermaslug: expect.any(String), endpointId: expect.any(String), providerName: expect.any(String), byokUsageInference: 0 });
