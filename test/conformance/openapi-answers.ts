@@ -121,8 +121,10 @@ export async function accountAnswers(t: TestEnv, row: (operation: string, check:
 
   const activity = row('activity', 'answers (getUserActivity 200, 400, 403)');
   await runInProcess(['chat', '--model', 'local/echo', '--no-log', 'hi'], { env: t.env });
+  // The service takes completed UTC days only: yesterday answers, today is a 400.
+  const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
   const today = new Date().toISOString().slice(0, 10);
-  for (const q of ['', `?date=${today}`, '?group_by=workspace', '?date=2001-01-01']) await answer(activity, '/activity', `/v1/activity${q}`, t.managementKey);
+  for (const q of ['', `?date=${yesterday}`, `?date=${today}`, '?group_by=workspace', '?date=2001-01-01']) await answer(activity, '/activity', `/v1/activity${q}`, t.managementKey);
   await answer(activity, '/activity', '/v1/activity', t.apiKey);
 
   // What the client sends: the model list's queries (paged) and the key check, as the OpenAPI's parameters allow.
@@ -135,7 +137,7 @@ export async function accountAnswers(t: TestEnv, row: (operation: string, check:
     await client.models.list();
     await client.key.get();
     await admin.keys.list({ offset: 1, includeDisabled: true });
-    await admin.activity.list({ date: new Date().toISOString().slice(0, 10), groupBy: 'workspace' });
+    await admin.activity.list({ date: new Date(Date.now() - 86_400_000).toISOString().slice(0, 10), groupBy: 'workspace' });
   } finally {
     await client.close();
     await admin.close();

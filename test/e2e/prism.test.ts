@@ -23,6 +23,8 @@ let proxy: Server;
 let env: Record<string, string>;
 let home: string;
 let prismPort: number;
+/** A status for the proxy to ask Prism for (its `Prefer: code=N`): the OpenAPI's error example for it. */
+let preferCode: number | undefined;
 
 function freePort(): Promise<number> {
   return new Promise((ok) => {
@@ -55,7 +57,8 @@ beforeAll(async () => {
   prism = spawn(PRISM, ['mock', '-h', '127.0.0.1', '-p', String(port), OPENAPI], { stdio: 'ignore' });
   await waitForPrism(port);
   proxy = createServer((req, res) => {
-    const up = request({ host: '127.0.0.1', port, path: req.url!.replace(/^\/api\/v1/, ''), method: req.method, headers: req.headers }, (r) => {
+    const headers = preferCode === undefined ? req.headers : { ...req.headers, prefer: `code=${preferCode}` };
+    const up = request({ host: '127.0.0.1', port, path: req.url!.replace(/^\/api\/v1/, ''), method: req.method, headers }, (r) => {
       res.writeHead(r.statusCode!, r.headers);
       r.pipe(res);
     });
@@ -114,6 +117,73 @@ describe('router against Prism serving the official OpenAPI', () => {
     const miss = await runCli(['api', '/v1/nowhere'], { env });
     expect(miss.code).toBe(5);
     expect(miss.stderr).toMatch(/^error: GET \/api\/v1\/nowhere: 404/m);
+  });
+});
+
+describe('router keys and usage --activity against Prism (OpenAPI API Keys, getUserActivity)', () => {
+  // The OpenAPI's example key; Prism refuses (422) a request its operation does not allow.
+  const HASH = 'f01d52606dc8f0a8303a7b5cc3fa07109c2e346cec7c0a16b40de462992ce943';
+  const managed = () => ({ ...env, ROUTER_MANAGEMENT_KEY: 'sk-prism-management-0123456789' });
+
+  it('list, create, get, update, delete and current send what the OpenAPI allows and read its examples', async () => {
+    const list = await runCli(['keys', 'list', '--include-disabled', '--offset', '0'], { env: managed() });
+    expect(list.stderr).toBe('');
+    expect(list.stdout).toBe(`${HASH}\tMy Production Key\tProduction API Key\tenabled\t100\t74.5\tmonthly\t25.5\t2027-12-31T23:59:59Z\t2025-08-24T10:30:00Z\n`);
+    expect(list.code).toBe(0);
+    const made = await runCli(['keys', 'create', 'ci', '--limit', '5', '--limit-reset', 'daily', '--expires-at', '2099-12-31', '--include-byok-in-limit'], { env: managed() });
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stdout).toMatch(/^sk-or-v1-[0-9a-f]{64}\n$/);
+    expect(made.stderr).toContain(`update and delete: ${HASH}`);
+    const got = await runCli(['keys', 'get', HASH, '--json'], { env: managed() });
+    expect(got.code, got.stderr).toBe(0);
+    expect(JSON.parse(got.stdout)).toMatchObject({ hash: HASH, limit_reset: 'monthly', expires_at: '2027-12-31T23:59:59Z' });
+    for (const changes of [['--limit', 'none', '--limit-reset', 'none', '--disabled', '--no-include-byok-in-limit', '--name', 'z'], ['--enabled', '--limit', '3', '--limit-reset', 'weekly', '--include-byok-in-limit']]) {
+      const updated = await runCli(['keys', 'update', HASH, ...changes, '--json'], { env: managed() });
+      expect(updated.code, `${changes.join(' ')}: ${updated.stderr}`).toBe(0);
+      expect(JSON.parse(updated.stdout)).toMatchObject({ name: 'Updated API Key Name', limit: 75 });
+    }
+    expect(await runCli(['keys', 'delete', HASH], { env: managed() })).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    const current = await runCli(['keys', 'current'], { env: managed() });
+    expect(current.code, current.stderr).toBe(0);
+    expect(current.stdout).toBe('sk-or-v1-au7...890\tkey\t100\t74.5\tmonthly\t25.5\t25.5\t25.5\t25.5\t2027-12-31T23:59:59Z\n');
+    const mgmt = await runCli(['keys', 'current', '--management', '--json', 'is_management_key,rate_limit'], { env: managed() });
+    expect(mgmt.code, mgmt.stderr).toBe(0);
+    expect(JSON.parse(mgmt.stdout)).toMatchObject({ is_management_key: false });
+  });
+
+  it('usage --activity sums the example row (a day of 2025: --since reaches it, the last 30 days do not)', async () => {
+    const old = await runCli(['usage', '--activity', '--by', 'model', '--since', '2025-08-01', '--key', HASH], { env: managed() });
+    expect(old.stderr).toBe('');
+    expect(old.stdout).toBe('openai/gpt-4.1\t5\t50\t125\t175\t$0.015000\ntotal\t5\t50\t125\t175\t$0.015000\n');
+    expect(old.code).toBe(0);
+    const recent = await runCli(['usage', '--activity', '--json'], { env: managed() });
+    expect(recent.code, recent.stderr).toBe(0);
+    expect(JSON.parse(recent.stdout)).toMatchObject({ rows: [], total: { calls: 0 } });
+  });
+
+  it("the OpenAPI's error examples are one line each with the documented exit code", async () => {
+    // 400 → 2, 401 → 3 (said as the management key), 404 → 5, 500 → 7; 429 → 6.
+    const cases: [number, string[], number, RegExp][] = [
+      [400, ['keys', 'create', 'x'], 2, /^error: POST \/api\/v1\/keys: 400 Bad Request: Invalid request parameters\n$/],
+      [401, ['keys', 'list'], 3, /^error: listing keys needs a management key \(the management key is not valid\)/],
+      [403, ['usage', '--activity'], 3, /^error: usage --activity needs a management key \(the management key was refused\)/],
+      [404, ['keys', 'get', HASH], 5, /^error: GET \/api\/v1\/keys\/f01d[0-9a-f]+: 404 Not Found: Resource not found\n$/],
+      [429, ['keys', 'update', HASH, '--name', 'n'], 6, /^error: PATCH \/api\/v1\/keys\/f01d[0-9a-f]+: 429 Too Many Requests: Rate limit exceeded/],
+      [500, ['keys', 'delete', HASH], 7, /^error: DELETE \/api\/v1\/keys\/f01d[0-9a-f]+: 500 Internal Server Error: Internal Server Error\n$/],
+      [500, ['usage', '--activity'], 7, /^error: GET \/api\/v1\/activity: 500 Internal Server Error: Internal Server Error/],
+    ];
+    try {
+      for (const [status, args, code, said] of cases) {
+        preferCode = status;
+        const r = await runCli([...args, '--max-retries', '0'], { env: managed() });
+        expect(r.stderr, `${status} ${args.join(' ')}`).toMatch(said);
+        expect(r.stderr.trim().split('\n')).toHaveLength(1);
+        expect(r.code, `${status} ${args.join(' ')}`).toBe(code);
+        expect(r.stdout).toBe('');
+      }
+    } finally {
+      preferCode = undefined;
+    }
   });
 });
 

@@ -4,6 +4,7 @@ import { APIError, RouterClient } from '../../src/client/index.js';
 import { answerValidator, violations } from '../conformance/openapi-fixtures.js';
 
 // GET /v1/activity (OpenAPI getUserActivity) from the generations the emulator served, through client.activity.
+const DAY = 86_400_000;
 let t: CliEnv;
 let admin: RouterClient;
 beforeAll(async () => {
@@ -26,6 +27,11 @@ it('sums each day, model and endpoint; filters by date and key; answers as the O
   const a = await chat(made.key, 'local/echo');
   const b = await chat(made.key, 'local/echo');
   const c = await chat(t.apiKey, 'local/lorem');
+  // As the service, the emulator answers completed UTC days only: today's calls show tomorrow.
+  expect(await admin.activity.list({ apiKeyHash: made.data.hash })).toEqual([]);
+  const today = new Date(t.emu.store.now()).toISOString().slice(0, 10);
+  await expect(admin.activity.list({ date: today })).rejects.toMatchObject({ status: 400, message: expect.stringContaining('last 30 (completed) UTC days') });
+  t.emu.store.advanceClock(DAY);
 
   const res = await fetch(`${t.apiRoot}/v1/activity`, { headers: { authorization: `Bearer ${t.managementKey}` } });
   const body = await res.json();
@@ -58,6 +64,7 @@ it('a date past the last 30 days is a 400; a standard key a 403', async () => {
 it('router usage --activity: the same sums, in the rows and columns router usage prints', async () => {
   const made = await admin.keys.create({ name: 'cli-activity' });
   await chat(made.key, 'local/lorem');
+  t.emu.store.advanceClock(DAY);
   const env = { ROUTER_MANAGEMENT_KEY: t.managementKey };
   const rows = (await admin.activity.list({ apiKeyHash: made.data.hash })).filter((r) => r.model === 'local/lorem');
   const r = await t.run(['usage', '--activity', '--by', 'model', '--key', made.data.hash], { env });

@@ -22,7 +22,7 @@ export interface ActivityItem {
 }
 
 export interface ActivityQuery {
-  /** One UTC day of the last 30 (YYYY-MM-DD); all 30 when left out. */
+  /** One of the last 30 completed UTC days (YYYY-MM-DD; today is refused, 400); all 30 when left out. */
   date?: string;
   /** One key's activity: its hash, as `keys.list()` gives it. */
   apiKeyHash?: string;
@@ -33,7 +33,7 @@ export interface ActivityQuery {
 
 const ACTIVITY: AnswerShape = { what: 'the activity', fields: { data: 'array', 'data[]': 'object', 'data[].date': 'string', 'data[].model': 'string', 'data[].usage': 'number', 'data[].requests': 'number' } };
 
-/** What the workspace spent, by day, model and endpoint, over the last 30 days (`GET {base_url}/activity`, a management key). */
+/** What the workspace spent, by day, model and endpoint, over the last 30 completed UTC days, today not yet (`GET {base_url}/activity`, a management key). */
 export class Activity extends Resource {
   async list(query: ActivityQuery = {}, opts: CallOptions = {}): Promise<ActivityItem[]> {
     const q = { date: query.date, api_key_hash: query.apiKeyHash, user_id: query.userId, workspace_id: query.workspaceId, group_by: query.groupBy };

@@ -2,7 +2,7 @@ import type { Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
 import { round } from '../models/models.js';
 
-/** Days back `GET /v1/activity` covers, today (UTC) included. */
+/** Completed UTC days `GET /v1/activity` covers: the 30 before today; today's calls show tomorrow, as the service has it. */
 const DAYS = 30;
 const DAY_MS = 86_400_000;
 
@@ -25,17 +25,19 @@ const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0
 
 /**
  * The workspace's activity (OpenAPI `getUserActivity`) from the generations the emulator keeps: one
- * row per UTC day, model and endpoint (its provider) of the last 30 days, newest day first; `date`,
+ * row per UTC day, model and endpoint (its provider) of the last 30 completed days (not today), newest day first; `date`,
  * `api_key_hash`, `workspace_id` (its own only) and `group_by=workspace` as the OpenAPI has them.
  */
 export function activity(ctx: Ctx): Row[] {
   const q = ctx.url.searchParams;
   const now = ctx.store.now();
   const today = Math.floor(now / DAY_MS) * DAY_MS;
-  const first = new Date(today - (DAYS - 1) * DAY_MS).toISOString().slice(0, 10);
+  const first = new Date(today - DAYS * DAY_MS).toISOString().slice(0, 10);
+  const last = new Date(today - DAY_MS).toISOString().slice(0, 10);
   const date = q.get('date') ?? undefined;
-  if (date !== undefined && (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(date)) || date < first || date > new Date(today).toISOString().slice(0, 10))) {
-    throw new HttpError(400, `date must be a UTC date (YYYY-MM-DD) in the last ${DAYS} days, from ${first}`, 'invalid_request');
+  // The service refuses today's date (400 `Date must be within the last 30 (completed) UTC days`).
+  if (date !== undefined && (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(date)) || date < first || date > last)) {
+    throw new HttpError(400, `Date must be within the last ${DAYS} (completed) UTC days: YYYY-MM-DD from ${first} to ${last}`, 'invalid_request');
   }
   const groupBy = q.get('group_by') ?? undefined;
   if (groupBy !== undefined && groupBy !== 'workspace') throw new HttpError(400, 'group_by must be workspace', 'invalid_request');
@@ -47,7 +49,7 @@ export function activity(ctx: Ctx): Row[] {
     if (g.workspace !== ctx.workspace || (key !== undefined && g.key !== key)) continue;
     const d = g.data;
     const day = String(d.created_at ?? '').slice(0, 10);
-    if (day < first || (date !== undefined && day !== date)) continue;
+    if (day < first || day > last || (date !== undefined && day !== date)) continue;
     const model = String(d.model);
     const provider = String(d.provider_name ?? 'unknown');
     const id = `${day}\n${model}\n${provider}`;
