@@ -76,3 +76,14 @@ it('router usage --activity: the same sums, in the rows and columns router usage
   expect(t.requests().length).toBe(before);
   expect(await t.run(['usage', '--activity'])).toMatchObject({ code: 3, stderr: expect.stringContaining('usage --activity needs a management key (this is the standard API key)') });
 });
+
+it('router usage --activity --since further back than the service keeps: said on stderr, not summed short in silence', async () => {
+  const env = { ROUTER_MANAGEMENT_KEY: t.managementKey };
+  const far = await t.run(['usage', '--activity', '--since', '90d', '--json'], { env });
+  expect(far.code, far.stderr).toBe(0);
+  JSON.parse(far.stdout);
+  // Was: the 30 days the service keeps, as if they were the 90 asked, and nothing said.
+  expect(far.stderr).toMatch(/^note: the service keeps its last 30 days of activity: nothing before \d{4}-\d\d-\d\d is counted \(--since asked from \d{4}-\d\d-\d\d\)\n$/);
+  // Within them (the default is 30d): nothing to say.
+  for (const since of [[], ['--since', '7d']]) expect((await t.run(['usage', '--activity', ...since], { env })).stderr).toBe('');
+});
