@@ -229,10 +229,16 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
 
 const SPEECH = '/v1/audio/speech';
 
-/** What the service charged for a generation, or undefined where it does not say (yet): usage --reconcile asks again. */
+/**
+ * How long the cost of audio already delivered is waited for, retries and all: stdout (a player reading
+ * it) ends only when speak does, and a slow service held it for minutes (120 s an attempt, retried).
+ */
+const COST_WAIT_MS = 5_000;
+
+/** What the service charged for a generation, or undefined where it does not say (yet, or in time): usage --reconcile asks again. */
 async function chargedFor(client: Connected['client'], id: string, signal: AbortSignal): Promise<number | undefined> {
   try {
-    const cost = (await client.generations.get(id, { signal })).total_cost;
+    const cost = (await client.generations.get(id, { signal: AbortSignal.any([signal, AbortSignal.timeout(COST_WAIT_MS)]) })).total_cost;
     return typeof cost === 'number' && Number.isFinite(cost) ? cost : undefined;
   } catch (err) {
     if (signal.aborted) throw err;
