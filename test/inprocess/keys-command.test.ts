@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
 import { runInProcess } from '../support/inprocess.js';
+import { RouterClient } from '../../src/client/index.js';
 
 // `router keys …` over real HTTP against the emulator's management API (the flavour changes only
 // batches, so one is enough): the key shown once, listings that never show it, bad input refused
@@ -149,5 +150,26 @@ describe('bad input: one line, exit 2, nothing sent', () => {
     expect(r.stderr.split('\n').filter(Boolean)).toHaveLength(1);
     expect(r.stderr).toMatch(said);
     expect(calls()).toBe(before);
+  });
+});
+
+describe('router keys list past a page', () => {
+  it('lists every key, page after page; --offset gives one page from there', async () => {
+    const admin = new RouterClient({ apiKey: t.managementKey, apiRoot: t.apiRoot, maxRetries: 0 });
+    try {
+      const before = (await admin.keys.list()).length;
+      // One page (100 on router serve) and then some.
+      for (let i = before; i < 130; i++) await admin.keys.create({ name: `many-${i}` });
+      const total = before + Math.max(0, 130 - before);
+      const r = await keys(['list']);
+      expect(r.code, r.stderr).toBe(0);
+      // Was: 100 lines, the first page, and nothing said of the 30 others.
+      expect(r.stdout.trimEnd().split('\n')).toHaveLength(total);
+      expect(JSON.parse((await keys(['list', '--json'])).stdout)).toHaveLength(total);
+      expect((await keys(['list', '--offset', '0'])).stdout.trimEnd().split('\n')).toHaveLength(100);
+      expect((await keys(['list', '--offset', '100'])).stdout.trimEnd().split('\n')).toHaveLength(total - 100);
+    } finally {
+      await admin.close();
+    }
   });
 });
