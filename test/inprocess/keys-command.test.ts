@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
 import { runInProcess } from '../support/inprocess.js';
 import { RouterClient } from '../../src/client/index.js';
+import { startFixtureServer } from '../support/fixture-server.js';
 
 // `router keys …` over real HTTP against the emulator's management API (the flavour changes only
 // batches, so one is enough): the key shown once, listings that never show it, bad input refused
@@ -172,4 +173,18 @@ describe('router keys list past a page', () => {
       await admin.close();
     }
   });
+});
+
+it('keys list: a service that ignores offset (the same full page again) ends the listing, listed once', async () => {
+  const page = Array.from({ length: 100 }, (_, i) => ({ hash: i.toString(16).padStart(64, '0'), name: `k${i}`, label: `sk-…${i}`, disabled: false }));
+  const server = await startFixtureServer({ 'GET /api/v1/keys': { body: { data: page } } });
+  try {
+    const env = { ROUTER_API_ROOT: server.apiRoot, ROUTER_API_KEY: 'sk-test-key-000000', ROUTER_MANAGEMENT_KEY: 'sk-test-mgmt-000000', ROUTER_CONFIG_DIR: '/nonexistent-router-config', ROUTER_PROFILE: '', ROUTER_NO_LOG: '1' };
+    const r = await runInProcess(['--max-retries', '0', 'keys', 'list', '--json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toHaveLength(100);
+    expect(server.requests.map((q) => q.url)).toEqual(['/api/v1/keys', '/api/v1/keys?offset=100']);
+  } finally {
+    await server.close();
+  }
 });

@@ -68,8 +68,10 @@ export async function runList(ctx: RunContext<FlagValues<typeof LIST_FLAGS>>): P
     const page = (offset: number | undefined) => c.keys.list({ offset, includeDisabled: opts.includeDisabled }, { signal });
     const all = await page(opts.offset);
     // Without --offset, every key: a full page (100 on router serve) was all a workspace with more was shown, and nothing said so.
+    const seen = new Set(all.map((k) => k.hash));
     for (let got = all.length; opts.offset === undefined && got >= KEYS_PAGE; ) {
-      const next = await page(all.length);
+      // A page of keys already listed (a service that ignores offset) ends it: never a loop without end.
+      const next = (await page(all.length)).filter((k) => !seen.has(k.hash) && seen.add(k.hash));
       all.push(...next);
       got = next.length;
     }
