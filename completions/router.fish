@@ -684,7 +684,7 @@ complete -c router -n '__fish_seen_subcommand_from keys; and not __fish_seen_sub
 complete -c router -n '__fish_seen_subcommand_from keys; and not __fish_seen_subcommand_from list create get update delete current' -l no-stdin -d 'never read stdin: the prompt is the arguments alone, as in a while-read loop (also ROUTER_NO_STDIN=1)'
 complete -c router -n '__fish_seen_subcommand_from keys; and not __fish_seen_subcommand_from list create get update delete current' -l no-log -d 'do not write this call to the local usage ledger (also ROUTER_NO_LOG=1, or: router config set log off)'
 complete -c router -n '__fish_seen_subcommand_from keys; and not __fish_seen_subcommand_from list create get update delete current' -s h -l help -d 'display help'
-complete -c router -n '__fish_seen_subcommand_from keys; and __fish_seen_subcommand_from list' -l offset -r -F -d 'skip this many keys (a page is the service'\''s size: 100 on router serve)'
+complete -c router -n '__fish_seen_subcommand_from keys; and __fish_seen_subcommand_from list' -l offset -r -F -d 'one page from this many keys on (a page is the service'\''s size: 100 on router serve); without it, every key'
 complete -c router -n '__fish_seen_subcommand_from keys; and __fish_seen_subcommand_from list' -l include-disabled -d 'list disabled keys too'
 complete -c router -n '__fish_seen_subcommand_from keys; and __fish_seen_subcommand_from list' -l json -d 'print the keys as a JSON array; --json=FIELDS (comma-separated) keeps only those fields'
 complete -c router -n '__fish_seen_subcommand_from keys; and __fish_seen_subcommand_from list' -l jq -r -F -d 'filter the JSON output with a jq expression (implies --json; strings print raw)'

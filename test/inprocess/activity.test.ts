@@ -97,3 +97,14 @@ it('sums a row’s usage to the 1e-10 USD the costs move by, without float noise
   expect(rows.reduce((n, r) => n + r.requests, 0)).toBe(12);
   for (const r of rows) expect(r.usage).toBe(Math.round(r.usage * 1e10) / 1e10);
 });
+
+it('router usage --activity --since further back than the service keeps: said on stderr, not summed short in silence', async () => {
+  const env = { ROUTER_MANAGEMENT_KEY: t.managementKey };
+  const far = await t.run(['usage', '--activity', '--since', '90d', '--json'], { env });
+  expect(far.code, far.stderr).toBe(0);
+  JSON.parse(far.stdout);
+  // Was: the 30 days the service keeps, as if they were the 90 asked, and nothing said.
+  expect(far.stderr).toMatch(/^note: the service keeps its last 30 days of activity: nothing before \d{4}-\d\d-\d\d is counted \(--since asked from \d{4}-\d\d-\d\d\)\n$/);
+  // Within them (the default is 30d): nothing to say.
+  for (const since of [[], ['--since', '7d']]) expect((await t.run(['usage', '--activity', ...since], { env })).stderr).toBe('');
+});

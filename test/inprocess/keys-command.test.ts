@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
 import { runInProcess } from '../support/inprocess.js';
+import { RouterClient } from '../../src/client/index.js';
+import { startFixtureServer } from '../support/fixture-server.js';
 
 // `router keys …` over real HTTP against the emulator's management API (the flavour changes only
 // batches, so one is enough): the key shown once, listings that never show it, bad input refused
@@ -150,4 +152,39 @@ describe('bad input: one line, exit 2, nothing sent', () => {
     expect(r.stderr).toMatch(said);
     expect(calls()).toBe(before);
   });
+});
+
+describe('router keys list past a page', () => {
+  it('lists every key, page after page; --offset gives one page from there', async () => {
+    const admin = new RouterClient({ apiKey: t.managementKey, apiRoot: t.apiRoot, maxRetries: 0 });
+    try {
+      const before = (await admin.keys.list()).length;
+      // One page (100 on router serve) and then some.
+      for (let i = before; i < 130; i++) await admin.keys.create({ name: `many-${i}` });
+      const total = before + Math.max(0, 130 - before);
+      const r = await keys(['list']);
+      expect(r.code, r.stderr).toBe(0);
+      // Was: 100 lines, the first page, and nothing said of the 30 others.
+      expect(r.stdout.trimEnd().split('\n')).toHaveLength(total);
+      expect(JSON.parse((await keys(['list', '--json'])).stdout)).toHaveLength(total);
+      expect((await keys(['list', '--offset', '0'])).stdout.trimEnd().split('\n')).toHaveLength(100);
+      expect((await keys(['list', '--offset', '100'])).stdout.trimEnd().split('\n')).toHaveLength(total - 100);
+    } finally {
+      await admin.close();
+    }
+  });
+});
+
+it('keys list: a service that ignores offset (the same full page again) ends the listing, listed once', async () => {
+  const page = Array.from({ length: 100 }, (_, i) => ({ hash: i.toString(16).padStart(64, '0'), name: `k${i}`, label: `sk-…${i}`, disabled: false }));
+  const server = await startFixtureServer({ 'GET /api/v1/keys': { body: { data: page } } });
+  try {
+    const env = { ROUTER_API_ROOT: server.apiRoot, ROUTER_API_KEY: 'sk-test-key-000000', ROUTER_MANAGEMENT_KEY: 'sk-test-mgmt-000000', ROUTER_CONFIG_DIR: '/nonexistent-router-config', ROUTER_PROFILE: '', ROUTER_NO_LOG: '1' };
+    const r = await runInProcess(['--max-retries', '0', 'keys', 'list', '--json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toHaveLength(100);
+    expect(server.requests.map((q) => q.url)).toEqual(['/api/v1/keys', '/api/v1/keys?offset=100']);
+  } finally {
+    await server.close();
+  }
 });

@@ -58,6 +58,25 @@ it('speak cut mid-way: the audio begun is in the ledger by its generation id, wi
   expect(kept[0]).not.toHaveProperty('cost');
 });
 
+it('speak: a cost the service holds back is given up within seconds; the audio and the call are kept', async () => {
+  const state = join(t.dir, 'speak-held');
+  const out = join(t.dir, 'held.mp3');
+  // Held far longer than the test: was, speak waited 120 s an attempt, retried, after the audio was all in.
+  await t.admin('faults', { faults: ['slow,delay_ms=600000,path=/generation'] });
+  try {
+    const r = await run(['speak', 'the audio is all here', '--voice', 'alloy', '--model', 'local/tts', '-o', out, '--usage'], { ROUTER_STATE_DIR: state, ROUTER_MANAGEMENT_KEY: t.managementKey });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^usage: \d+ bytes of audio for 21 characters; its cost is not known yet \(router usage --reconcile asks the service\)$/m);
+    expect(readFileSync(out).length).toBeGreaterThan(0);
+    const kept = ledgerOf(state);
+    expect(kept).toHaveLength(1);
+    expect(kept[0]).toMatchObject({ command: 'speak', id: expect.stringMatching(/^gen-/) });
+    expect(kept[0]).not.toHaveProperty('cost');
+  } finally {
+    await t.admin('faults', { faults: [] });
+  }
+}, 60_000);
+
 it("the generation of a fake model's answer gives the reasoning tokens its usage said (chat, streamed or not, and Responses)", async () => {
   const generation = async (id: string) => (await (await fetch(`${t.apiRoot}/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${t.apiKey}` } })).json()).data;
   const whole = JSON.parse((await run(['chat', '--no-stream', '--json', '--model', 'local/thinker', 'why is the sky blue?'])).stdout);

@@ -40,12 +40,27 @@ it('auth migrate --dry-run says which keys would move when piped, as every --dry
   const off = { ROUTER_KEYCHAIN: 'off', ROUTER_CONFIG_DIR: join(t.dir, 'migrate-config') };
   expect((await run(['login', '--with-key', '--profile', 'work', '--no-verify'], off, 'sk-rt-v1-notreal0000')).code).toBe(0);
   // Piped, it printed nothing at all (its lines were terminal-only status lines).
-  const r = await run(['auth', 'migrate', '--dry-run'], off);
+  // A dry run reads the file only: the keychain on, nothing is asked of it.
+  const on = { ...off, ROUTER_KEYCHAIN: '' };
+  const r = await run(['auth', 'migrate', '--dry-run'], on);
   expect(r.code).toBe(0);
   expect(r.stdout).toBe('');
   expect(r.stderr).toMatch(/^would move the api_key of profile "work" into .+\n$/);
   const none = await run(['auth', 'migrate', '--dry-run'], { ...off, ROUTER_CONFIG_DIR: join(t.dir, 'empty-config') });
   expect(none.stderr).toMatch(/^no key left in .+ to move\n$/);
+});
+
+it('auth migrate --dry-run with ROUTER_KEYCHAIN=off says the run is refused, not keys that "would move"', async () => {
+  const off = { ROUTER_KEYCHAIN: 'off', ROUTER_CONFIG_DIR: join(t.dir, 'migrate-off-config') };
+  expect((await run(['login', '--with-key', '--profile', 'work', '--no-verify'], off, 'sk-rt-v1-notreal0000')).code).toBe(0);
+  const real = await run(['auth', 'migrate'], off);
+  expect(real).toMatchObject({ code: 2, stdout: '', stderr: 'error: ROUTER_KEYCHAIN is off: unset it to move keys into the keychain\n' });
+  // Was: "would move the api_key of profile "work" into …" (and in --json, moved: [it]), which the run then refused.
+  const said = 'note: ROUTER_KEYCHAIN is off: unset it to move keys into the keychain; no key would move (router auth migrate is refused, exit 2)\n';
+  expect(await run(['auth', 'migrate', '--dry-run'], off)).toMatchObject({ code: 0, stdout: '', stderr: said });
+  const json = await run(['auth', 'migrate', '--dry-run', '--json'], off);
+  expect(json).toMatchObject({ code: 0, stderr: said });
+  expect(JSON.parse(json.stdout).moved).toEqual([]);
 });
 
 it('embed over several requests sums their cost to the service precision, not 6.000000000000001e-7', async () => {

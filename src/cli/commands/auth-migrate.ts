@@ -25,7 +25,11 @@ export const migrate = defineCommand({
     if (only && !s.get(only)) throw noProfile(only, s.names());
     const inFile = (only ? [only] : s.names()).flatMap((profile) => (['api_key', 'management_key'] as const).filter((key) => s.get(profile)?.[key] !== undefined).map((key) => ({ profile, key })));
     const moved: { profile: string; key: KeyField }[] = [];
-    if (inFile.length && !opts.dryRun && keychainOff(io.env)) throw usage('ROUTER_KEYCHAIN is off: unset it to move keys into the keychain');
+    const OFF = 'ROUTER_KEYCHAIN is off: unset it to move keys into the keychain';
+    const off = inFile.length > 0 && keychainOff(io.env);
+    if (off && !opts.dryRun) throw usage(OFF);
+    // A dry run says what the run would do: with the keychain off, its refusal, not keys that "would move".
+    if (off) io.note(`note: ${OFF}; no key would move (router auth migrate is refused, exit 2)`);
     for (const { profile, key } of opts.dryRun ? [] : inFile) {
       const saved = await saveKey(s, profile, key, s.get(profile)![key]!, io.env, signal);
       if (saved.where === 'file') {
@@ -35,10 +39,10 @@ export const migrate = defineCommand({
       moved.push({ profile, key });
       io.info(`moved the ${key} of profile "${profile}" into ${keychainName()}`);
     }
-    if (opts.json) return io.json({ keychain: keychainName(), file: s.path, moved: opts.dryRun ? inFile : moved });
+    if (opts.json) return io.json({ keychain: keychainName(), file: s.path, moved: opts.dryRun && !off ? inFile : moved });
     // What a dry run finds is its answer: said piped too, as every --dry-run does.
     const say = opts.dryRun ? io.note.bind(io) : io.info.bind(io);
-    if (opts.dryRun) for (const { profile, key } of inFile) say(`would move the ${key} of profile "${profile}" into ${keychainName()}`);
+    if (opts.dryRun && !off) for (const { profile, key } of inFile) say(`would move the ${key} of profile "${profile}" into ${keychainName()}`);
     if (!inFile.length) say(`no key left in ${s.path} to move${only ? ` (profile "${only}")` : ''}`);
     else if (!opts.dryRun) io.info(`${s.path} now holds no key of ${only ? `profile "${only}"` : 'any profile'}, only where each is kept`);
   },

@@ -200,17 +200,19 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
       if (file) await file.write(chunk);
       else if (!io.out(chunk)) await io.drain();
     }
-    forget?.();
-    begun = undefined;
+    // The audio is in its file before its cost is asked: a lookup that is slow, fails or is interrupted
+    // (Ctrl-C) loses none of it, and the ledger keeps the call by its id (keep(), below) until it has a cost.
+    if (file && bytes > 0) await file.commit();
     // The service reports no usage for speech: the generation its header names has the cost charged.
     const id = audio.generationId;
     const cost = id && (ctx.logging || opts.usage) ? await chargedFor(client, id, signal) : undefined;
+    forget?.();
+    begun = undefined;
     ctx.logUsage({ endpoint: SPEECH, model: req.model, ...(id ? { id } : {}), ...(cost !== undefined ? { cost } : {}) });
     if (bytes === 0) throw new CliError('the service sent no audio (an empty answer)', EXIT.SERVER);
     const costNote = cost !== undefined ? `, cost $${costText(cost)}` : id ? '; its cost is not known yet (router usage --reconcile asks the service)' : '; the service reports no tokens or cost for speech';
     if (opts.usage) io.note(`usage: ${bytes} bytes of audio for ${typeof input === 'string' ? input.length : input.reduce((n, t) => n + t.text.length, 0)} characters${costNote}${boundNote(guard)}`);
     if (file) {
-      await file.commit();
       if (opts.json) io.json({ file: opts.output, bytes, content_type: audio.contentType });
       else io.info(`wrote ${bytes} bytes of ${audio.contentType} to ${opts.output}`);
     }
@@ -227,10 +229,16 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
 
 const SPEECH = '/v1/audio/speech';
 
-/** What the service charged for a generation, or undefined where it does not say (yet): usage --reconcile asks again. */
+/**
+ * How long the cost of audio already delivered is waited for, retries and all: stdout (a player reading
+ * it) ends only when speak does, and a slow service held it for minutes (120 s an attempt, retried).
+ */
+const COST_WAIT_MS = 5_000;
+
+/** What the service charged for a generation, or undefined where it does not say (yet, or in time): usage --reconcile asks again. */
 async function chargedFor(client: Connected['client'], id: string, signal: AbortSignal): Promise<number | undefined> {
   try {
-    const cost = (await client.generations.get(id, { signal })).total_cost;
+    const cost = (await client.generations.get(id, { signal: AbortSignal.any([signal, AbortSignal.timeout(COST_WAIT_MS)]) })).total_cost;
     return typeof cost === 'number' && Number.isFinite(cost) ? cost : undefined;
   } catch (err) {
     if (signal.aborted) throw err;

@@ -58,7 +58,7 @@ export const UPDATE_FLAGS = {
 } as const;
 
 export const LIST_FLAGS = {
-  offset: { flags: '--offset <n>', help: 'skip this many keys (a page is the service\'s size: 100 on router serve)', parse: integerIn(0) },
+  offset: { flags: '--offset <n>', help: 'one page from this many keys on (a page is the service\'s size: 100 on router serve); without it, every key', parse: integerIn(0) },
   includeDisabled: { flags: '--include-disabled', help: 'list disabled keys too' },
   json: { flags: '--json', help: 'print the keys as a JSON array' },
 } as const;

@@ -14,6 +14,8 @@ import { visible } from '../../../internal/visible.js';
 import type { CREATE_FLAGS, LIST_FLAGS, UPDATE_FLAGS } from './flags.js';
 
 const HASH = /^[0-9a-f]{64}$/i;
+/** The keys a page of the service's listing holds at most (its own size: 100 on router serve); a page that full may have a next. */
+const KEYS_PAGE = 100;
 
 function checkHash(hash: string): string {
   if (!HASH.test(hash)) throw usage(`"${visible(hash.slice(0, 70))}" is not a key hash: 64 hex digits, as router keys list prints it (the key itself is never asked for)`);
@@ -62,7 +64,19 @@ function printKey(io: IO, k: ApiKey): void {
 
 export async function runList(ctx: RunContext<FlagValues<typeof LIST_FLAGS>>): Promise<void> {
   const { io, opts, signal } = ctx;
-  const keys = await managed(ctx, 'listing keys needs', (c) => c.keys.list({ offset: opts.offset, includeDisabled: opts.includeDisabled }, { signal }));
+  const keys = await managed(ctx, 'listing keys needs', async (c) => {
+    const page = (offset: number | undefined) => c.keys.list({ offset, includeDisabled: opts.includeDisabled }, { signal });
+    const all = await page(opts.offset);
+    // Without --offset, every key: a full page (100 on router serve) was all a workspace with more was shown, and nothing said so.
+    const seen = new Set(all.map((k) => k.hash));
+    for (let got = all.length; opts.offset === undefined && got >= KEYS_PAGE; ) {
+      // A page of keys already listed (a service that ignores offset) ends it: never a loop without end.
+      const next = (await page(all.length)).filter((k) => !seen.has(k.hash) && seen.add(k.hash));
+      all.push(...next);
+      got = next.length;
+    }
+    return all;
+  });
   if (opts.json) return io.json(keys);
   printKeys(io, keys);
 }
