@@ -28,9 +28,10 @@ export async function activityTotals(ctx: RunContext<unknown>, from: number, by:
     await client.close();
   }
   const first = new Date(from).toISOString().slice(0, 10);
-  // The service keeps 30 days of activity: a --since further back is said, not summed short in silence.
+  // The service keeps 30 days of activity: a --since further back is said, not summed short in silence
+  // (unless the answer reaches further back itself: what it holds is counted).
   const kept = new Date(Date.now() - ACTIVITY_DAYS * DAY_MS).toISOString().slice(0, 10);
-  if (first < kept) ctx.io.note(`note: the service keeps its last ${ACTIVITY_DAYS} days of activity: nothing before ${kept} is counted (--since asked from ${first})`);
+  if (first < kept && !items.some((item) => item.date < kept)) ctx.io.note(`note: the service keeps its last ${ACTIVITY_DAYS} days of activity: nothing before ${kept} is counted (--since asked from ${first})`);
   const groups = new Map<string, Totals>();
   const total: Totals = { calls: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost: 0 };
   for (const item of items) {
