@@ -6,7 +6,8 @@ import { usage } from '../exit-codes.js';
 const ACTIVITY_DAYS = 30;
 const DAY_MS = 86_400_000;
 
-interface Totals {
+/** A group's sums (usage.ts prints the ledger's and the service's alike). */
+export interface Totals {
   calls: number;
   prompt_tokens: number;
   completion_tokens: number;

@@ -7,14 +7,7 @@ import type { UsageRecord } from '../../kit/spend/ledger.js';
 import { eachLedgerRecord } from '../../kit/spend/ledger-read.js';
 import { integerIn } from '../flags/options.js';
 import { costText, roundCost } from '../../internal/round-cost.js';
-
-interface Totals {
-  calls: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  cost: number;
-}
+import type { Totals } from './usage-activity.js';
 
 const FLAGS = {
   since: { flags: '--since <when>', help: 'from this long ago (30m, 12h, 7d) or this date (2026-11-01)', default: '30d' },

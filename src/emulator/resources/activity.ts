@@ -1,25 +1,13 @@
 import type { Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
 import { round } from '../models/models.js';
+import type { ActivityItem } from '../../client/resources/activity.js';
 
 /** Completed UTC days `GET /v1/activity` covers: the 30 before today; today's calls show tomorrow, as the service has it. */
 const DAYS = 30;
 const DAY_MS = 86_400_000;
 
-interface Row {
-  date: string;
-  model: string;
-  model_permaslug: string;
-  endpoint_id: string;
-  provider_name: string;
-  usage: number;
-  byok_usage_inference: number;
-  requests: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  reasoning_tokens: number;
-  workspace_id?: string;
-}
+type Row = ActivityItem;
 
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
