@@ -798,7 +798,7 @@ complete -c router -n '__fish_seen_subcommand_from usage' -l since -r -F -d 'fro
 complete -c router -n '__fish_seen_subcommand_from usage' -l by -x -a 'day model command profile' -d 'one row per'
 complete -c router -n '__fish_seen_subcommand_from usage' -l json -d 'print {since, until, by, rows, total}; with --reconcile, what it checked; --json=FIELDS (comma-separated) keeps only those fields'
 complete -c router -n '__fish_seen_subcommand_from usage' -l reconcile -d 'put the cost the service really charged (GET /v1/generation) into the ledger, for calls it has not checked yet'
-complete -c router -n '__fish_seen_subcommand_from usage' -l activity -d 'what the service recorded instead (GET /v1/activity, a management key): its last 30 days, by whole UTC days; --by day or model'
+complete -c router -n '__fish_seen_subcommand_from usage' -l activity -d 'what the service recorded instead (GET /v1/activity, a management key): its last 30 completed UTC days (today'\''s calls show tomorrow); --by day or model'
 complete -c router -n '__fish_seen_subcommand_from usage' -l key -r -F -d 'with --activity: only the calls of this API key (its hash, as router keys list prints it)'
 complete -c router -n '__fish_seen_subcommand_from usage' -l limit -r -F -d 'with --reconcile: check at most this many calls this run (the next run goes on)'
 complete -c router -n '__fish_seen_subcommand_from usage' -l jq -r -F -d 'filter the JSON output with a jq expression (implies --json; strings print raw)'

@@ -14,7 +14,7 @@ const FLAGS = {
   by: { flags: '--by <key>', help: 'one row per', choices: ['day', 'model', 'command', 'profile'], default: 'day' },
   json: { flags: '--json', help: 'print {since, until, by, rows, total}; with --reconcile, what it checked' },
   reconcile: { flags: '--reconcile', help: 'put the cost the service really charged (GET /v1/generation) into the ledger, for calls it has not checked yet' },
-  activity: { flags: '--activity', help: "what the service recorded instead (GET /v1/activity, a management key): its last 30 days, by whole UTC days; --by day or model" },
+  activity: { flags: '--activity', help: "what the service recorded instead (GET /v1/activity, a management key): its last 30 completed UTC days (today's calls show tomorrow); --by day or model" },
   key: { flags: '--key <hash>', help: 'with --activity: only the calls of this API key (its hash, as router keys list prints it)', goesWith: ['activity'] },
   limit: { flags: '--limit <n>', help: 'with --reconcile: check at most this many calls this run (the next run goes on)', parse: integerIn(1, 10_000), default: 50, goesWith: ['reconcile'] },
 } as const;
@@ -43,8 +43,8 @@ totals and budgets count the charged cost. A later run goes on where one stopped
 service still does not know an hour after it ran is marked and not asked about again.
 
 --activity sums what the service recorded of the whole workspace instead (GET /v1/activity, a
-management key; every machine's calls, by whole UTC days of its last 30), in the same rows and
-columns; --key HASH keeps one API key's calls.`,
+management key; every machine's calls, by UTC day, over its last 30 completed days: today's calls
+show tomorrow), in the same rows and columns; --key HASH keeps one API key's calls.`,
   examples: ['router usage', 'router usage --since 7d --by model', "router usage --json --jq '.total.cost'", "router usage --json --jq '.budgets'", 'router usage --reconcile --limit 20', "router usage --reconcile --json --jq '.charged_cost'", 'router usage --activity --by model'],
   run: runUsage,
 });
