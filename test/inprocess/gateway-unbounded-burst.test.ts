@@ -85,6 +85,8 @@ describe('a burst of unbounded requests', () => {
     const local = await gw.call('POST', '/v1/chat/completions', apiKey, { model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] });
     // Before: 200 (its hold saw the balance, not the estimates), and the burst was charged its cost less.
     expect(local.status).toBe(402);
+    // Said as it is: the balance, and what of it the requests in flight hold (it read "costs $x, the balance is $0.6").
+    expect(((await local.json()) as { error: { message: string } }).error.message).toMatch(/, the balance is \$0\.6, of which \$0\.6 is held by requests in flight\. /);
     held.splice(0).forEach((res) => answer(res, 400));
     expect([(await one.res).status, (await two.res).status]).toEqual([200, 200]);
     // The first 0.4, the second the 0.2 left: the balance the burst held went to the burst.

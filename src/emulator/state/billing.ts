@@ -67,13 +67,18 @@ export function reserve(ctx: Ctx, cost: number): { refund(): void } {
   if (cost > 0) refuseUnsaved(ctx);
   withinKeyLimit(ctx, cost);
   // What unbounded gateway requests in flight hold is not the balance's to give (as holdUntilSettled).
-  if ((estimated(ctx) > 0 && balanceLeft(ctx) < cost) || !ctx.store.hold(ctx.workspace, cost, ctx.key.key)) {
-    const balance = ctx.store.balance(ctx.workspace);
-    throw new HttpError(402, `Insufficient credits: this request costs $${decimal(cost)}, the balance is $${decimal(Math.max(0, balance))}. Add more credits to continue.`, 'payment_required');
-  }
+  if ((estimated(ctx) > 0 && balanceLeft(ctx) < cost) || !ctx.store.hold(ctx.workspace, cost, ctx.key.key)) throw insufficient(ctx, cost);
   const refund = () => ctx.store.refund(ctx.workspace, cost, ctx.key.key);
   if (cost > 0) refuseUnsaved(ctx, refund);
   return { refund };
+}
+
+/** The 402 of a cost the balance does not cover: what unbounded requests in flight hold of it said, as it is not left to spend. */
+function insufficient(ctx: Ctx, cost: number): HttpError {
+  const balance = Math.max(0, ctx.store.balance(ctx.workspace));
+  const held = Math.min(balance, estimated(ctx));
+  const inFlight = held > 0 ? `, of which $${decimal(held)} is held by requests in flight` : '';
+  return new HttpError(402, `Insufficient credits: this request costs $${decimal(cost)}, the balance is $${decimal(balance)}${inFlight}. Add more credits to continue.`, 'payment_required');
 }
 
 /**
@@ -96,10 +101,7 @@ export function holdUntilSettled(ctx: Ctx, cost: number): { settle(cost: number)
   if (cost > 0) refuseUnsaved(ctx);
   withinKeyLimit(ctx, cost);
   const hold = estimated(ctx) > 0 && balanceLeft(ctx) < cost ? 0 : ctx.store.holdRequest(ctx.workspace, cost);
-  if (!hold) {
-    const balance = ctx.store.balance(ctx.workspace);
-    throw new HttpError(402, `Insufficient credits: this request costs $${decimal(cost)}, the balance is $${decimal(Math.max(0, balance))}. Add more credits to continue.`, 'payment_required');
-  }
+  if (!hold) throw insufficient(ctx, cost);
   holdOnKey(ctx.key, cost);
   let settled = false;
   const settle = (real: number) => {
