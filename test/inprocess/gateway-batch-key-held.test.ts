@@ -1,6 +1,5 @@
-import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { pricedGateway } from '../support/upstreams.js';
+import { answerTokens, holdingUpstream, pricedGateway } from '../support/upstreams.js';
 import { SETTLE } from '../support/until.js';
 
 // A batch over an upstream checked its key's limit less what its own requests in flight held, and the
@@ -9,21 +8,11 @@ import { SETTLE } from '../support/until.js';
 // batch's holds are now on the key as its requests' are (billing.ts), seen by both.
 const PRICE = 0.001;
 let gw: Awaited<ReturnType<typeof pricedGateway>>;
-const held: ServerResponse[] = [];
-let arrived: (() => void) | undefined;
-const answer = (res: ServerResponse, tokens: number) => {
-  res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: tokens / 2, completion_tokens: tokens / 2, total_tokens: tokens } }));
-};
+const upstream = holdingUpstream(() => 200);
+const held = upstream.held;
 
 beforeAll(async () => {
-  gw = await pricedGateway((_req, res, body) => {
-    if (String((body.messages as { content: string }[])[0]!.content) === 'hold') {
-      held.push(res);
-      return arrived?.();
-    }
-    answer(res, 200);
-  }, PRICE, { batchDelayMs: 0 });
+  gw = await pricedGateway(upstream.handler, PRICE, { batchDelayMs: 0 });
 });
 
 afterAll(() => gw?.close());
@@ -34,7 +23,7 @@ describe('a key’s limit under a batch in flight and its live requests', () => 
     const made = await gw.json('POST', '/v1/keys', managementKey, { name: 'shared', limit: 0.5 });
     const key = made.body.key as string;
     // The batch's request holds its bound at the batch price: 800 tokens asked, 0.4 and its prompt's share (under 0.5).
-    const seen = new Promise<void>((resolve) => (arrived = resolve));
+    const seen = upstream.next();
     const created = await gw.json('POST', '/v1/batches', key, { endpoint: '/v1/chat/completions', model: 'test/m', completion_window: '24h', requests: [{ custom_id: 'b0', body: { messages: [{ role: 'user', content: 'hold' }], max_tokens: 800 } }] });
     expect(created.status).toBe(202);
     await seen;
@@ -43,7 +32,7 @@ describe('a key’s limit under a batch in flight and its live requests', () => 
     // Before: 200: the batch's hold was unseen, so the two together could spend past the limit.
     expect(live.status).toBe(403);
     expect(await live.text()).toContain('Key limit exceeded');
-    held.splice(0).forEach((res) => answer(res, 200));
+    held.splice(0).forEach((res) => answerTokens(res, 200));
     await vi.waitFor(async () => expect((await gw.json('GET', `/v1/batches/${created.body.id}`, key)).body.status).toBe('completed'), SETTLE);
     // Settled: the batch's answer (0.2 at half price) is on the key, its hold given back, so a live request fits again.
     const usage = (await gw.json('GET', '/v1/key', key)).body.data.usage as number;

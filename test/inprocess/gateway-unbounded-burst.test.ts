@@ -1,6 +1,5 @@
-import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pricedGateway } from '../support/upstreams.js';
+import { answerTokens, holdingUpstream, pricedGateway } from '../support/upstreams.js';
 
 // Unbounded requests (no max_tokens, no model max_completion_tokens) held nothing while in flight: a
 // burst of them passed chargeable() together (the key's limit and the balance not yet spent) and
@@ -9,23 +8,11 @@ import { pricedGateway } from '../support/upstreams.js';
 const PRICE = 0.001;
 let gw: Awaited<ReturnType<typeof pricedGateway>>;
 /** Requests whose content is "hold", kept unanswered until the test answers them. */
-const held: ServerResponse[] = [];
-let arrived: (() => void) | undefined;
-const answer = (res: ServerResponse, tokens: number) => {
-  res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: tokens / 2, completion_tokens: tokens / 2, total_tokens: tokens } }));
-};
+const upstream = holdingUpstream((content) => (content === 'small' ? 100 : 400));
+const held = upstream.held;
 
 beforeAll(async () => {
-  // 400 tokens (0.4 USD) an answer, 100 for "small"; "hold" waits for the test.
-  gw = await pricedGateway((_req, res, body) => {
-    const content = String((body.messages as { content: string }[])[0]!.content);
-    if (content === 'hold') {
-      held.push(res);
-      return arrived?.();
-    }
-    answer(res, content === 'small' ? 100 : 400);
-  }, PRICE);
+  gw = await pricedGateway(upstream.handler, PRICE);
 });
 
 afterAll(() => gw?.close());
@@ -33,7 +20,7 @@ afterAll(() => gw?.close());
 const ask = (key: string, content: string) => gw.call('POST', '/v1/chat/completions', key, { model: 'test/m', messages: [{ role: 'user', content }] });
 /** Sends a "hold" request and resolves once the upstream has it (with its answer to come). */
 async function holdOne(key: string): Promise<{ res: Promise<Response> }> {
-  const seen = new Promise<void>((resolve) => (arrived = resolve));
+  const seen = upstream.next();
   const res = ask(key, 'hold');
   await seen;
   return { res };
@@ -52,7 +39,7 @@ describe('a burst of unbounded requests', () => {
     // Before: 200 (nothing held; the limit counted only what was charged).
     expect(three.status).toBe(403);
     expect(await three.text()).toContain('Key limit exceeded');
-    held.splice(0).forEach((res) => answer(res, 400));
+    held.splice(0).forEach((res) => answerTokens(res, 400));
     expect([(await one.res).status, (await two.res).status]).toEqual([200, 200]);
     const usage = ((await (await gw.call('GET', '/v1/key', made.key)).json()) as { data: { usage: number } }).data.usage;
     // Each answer its real cost: 0.4 three times (the one that crossed the limit in full, as alone).
@@ -69,7 +56,7 @@ describe('a burst of unbounded requests', () => {
     const three = await ask(apiKey, 'third');
     // Before: 200 (the balance was above zero): three answers for 0.6 of credit.
     expect(three.status).toBe(402);
-    held.splice(0).forEach((res) => answer(res, 400));
+    held.splice(0).forEach((res) => answerTokens(res, 400));
     expect([(await one.res).status, (await two.res).status]).toEqual([200, 200]);
     // The first 0.4, the second the 0.2 that was left.
     expect(gw.gateway.store.balance('burst')).toBeCloseTo(0, 10);
@@ -87,7 +74,7 @@ describe('a burst of unbounded requests', () => {
     expect(local.status).toBe(402);
     // Said as it is: the balance, and what of it the requests in flight hold (it read "costs $x, the balance is $0.6").
     expect(((await local.json()) as { error: { message: string } }).error.message).toMatch(/, the balance is \$0\.6, of which \$0\.6 is held by requests in flight\. /);
-    held.splice(0).forEach((res) => answer(res, 400));
+    held.splice(0).forEach((res) => answerTokens(res, 400));
     expect([(await one.res).status, (await two.res).status]).toEqual([200, 200]);
     // The first 0.4, the second the 0.2 left: the balance the burst held went to the burst.
     expect(gw.gateway.store.balance('mixed')).toBeCloseTo(0, 10);

@@ -69,6 +69,29 @@ export const answersHi = (_req: IncomingMessage, res: ServerResponse) => {
   res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 2, completion_tokens: 3, total_tokens: 5 } }));
 };
 
+/** A whole chat answer of `tokens` tokens, half prompt and half completion. */
+export function answerTokens(res: ServerResponse, tokens: number): void {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: tokens / 2, completion_tokens: tokens / 2, total_tokens: tokens } }));
+}
+
+/**
+ * An upstream's handler that keeps a request whose first message is "hold" unanswered, in `held`, until
+ * the test answers it (`next()` resolves when the next one arrives); any other is answered at once with
+ * `tokensFor(its content)` tokens.
+ */
+export function holdingUpstream(tokensFor: (content: string) => number) {
+  const held: ServerResponse[] = [];
+  let arrived: (() => void) | undefined;
+  const handler = (_req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>) => {
+    const content = String((body.messages as { content: string }[])[0]!.content);
+    if (content !== 'hold') return answerTokens(res, tokensFor(content));
+    held.push(res);
+    arrived?.();
+  };
+  return { held, handler, next: () => new Promise<void>((resolve) => (arrived = resolve)) };
+}
+
 /** Never answers: the request is read and the connection kept open. */
 export const stall = () => localUpstream(() => {});
 /** Answers every request with this status. */
