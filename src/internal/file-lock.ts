@@ -1,5 +1,6 @@
 import { lutimesSync, readlinkSync } from 'node:fs';
-import { describeHolder, holds, linkLock, lockText, markFirst, markForOlder, readLock, releaseOwn, removeLink, touched, unmarkForOlder, type LockHolder } from './lock-text.js';
+import { describeHolder, holds, linkLock, lockText, readLock, touched, type LockHolder } from './lock-text.js';
+import { markFirst, markForOlder, releaseOwn, removeIf, unmarkForOlder } from './lock-mark.js';
 import { sleep } from './sleep.js';
 import { atExit } from './exit-hooks.js';
 
@@ -69,7 +70,7 @@ export function removeStale(lock: string, holder: number, text?: string): Busy |
   if ('holder' in taken) return taken.refreshed && !taken.watch ? { ...taken, watch: guard } : taken;
   try {
     const now = readLock(lock);
-    if (now && (text === undefined ? (now.holder?.pid ?? 0) === holder : now.text === text)) removeLink(lock);
+    if (now && (text === undefined ? (now.holder?.pid ?? 0) === holder : now.text === text)) removeIf(lock, now.text);
   } finally {
     taken.release();
   }

@@ -1,4 +1,4 @@
-import { lstatSync, readFileSync, readlinkSync, renameSync, symlinkSync, unlinkSync } from 'node:fs';
+import { lstatSync, readFileSync, readlinkSync, symlinkSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { processAlive, processStart } from './process.js';
 import { onLocalDisk } from './local-volume.js';
@@ -31,8 +31,11 @@ function bootId(): string {
   }
 }
 
-/** Tests only: a volume to read as shared (two machines), a moment right after a lock's link is made. */
-export const lockHooks: { shared?: (lock: string) => boolean; afterLink?: (lock: string) => void } = {};
+/**
+ * Tests only: a volume to read as shared (two machines), a moment right after a lock's link is made, a
+ * moment right before a lock or a mark is removed (removeIf).
+ */
+export const lockHooks: { shared?: (lock: string) => boolean; afterLink?: (lock: string) => void; beforeRemove?: (path: string) => void } = {};
 let hostForTests: string | undefined;
 /** Tests only: this machine named `name` in locks from now on (undefined: its own name again). */
 export function hostNameForTests(name: string | undefined): void {
@@ -143,67 +146,5 @@ export function touched(lock: string): { text: string; at: number } | undefined 
     return { text: readlinkSync(lock), at: lstatSync(lock).mtimeMs };
   } catch {
     return undefined;
-  }
-}
-
-/** Removes `lock` if it still names this process: one taken over since (its holder here not heard for a while) is the taker's. */
-export function releaseOwn(lock: string): void {
-  try {
-    if (readlinkSync(lock) !== lockText()) return;
-  } catch {
-    return;
-  }
-  unmarkForOlder(lock);
-  removeLink(lock);
-}
-
-/**
- * Routers before PID:START@HOST locks (a bare pid) read any other text as a lock left by no one and
- * remove it, but only once they hold `<lock>.0`, the guard they take for it; one that names a live
- * pid makes them see the lock as held by it. So a holder of a lock keeps that guard too, naming its
- * pid. One left by a holder killed before is replaced in one step (the lock is ours: no one else's).
- */
-export function markForOlder(lock: string): void {
-  const marker = `${lock}.0`;
-  try {
-    symlinkSync(String(process.pid), marker);
-    return;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return;
-  }
-  const next = `${lock}.0~${process.pid}`;
-  try {
-    symlinkSync(String(process.pid), next);
-    renameSync(next, marker);
-  } catch {
-    try {
-      removeLink(next);
-    } catch {
-      // Nothing of ours left to remove.
-    }
-  }
-}
-
-/**
- * Made before the lock, so that an older router finds the lock's guard held from the first moment the
- * lock is there (made after, an older one could take the guard in between and remove the new lock): true
- * when made. One already there (a holder's, an older router's guard, one left) is not replaced before
- * the lock is ours (markForOlder does, after).
- */
-export function markFirst(lock: string): boolean {
-  try {
-    symlinkSync(String(process.pid), `${lock}.0`);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Removes the guard markForOlder made, if it still names this process. */
-export function unmarkForOlder(lock: string): void {
-  try {
-    if (readlinkSync(`${lock}.0`) === String(process.pid)) removeLink(`${lock}.0`);
-  } catch {
-    // None, or not ours: left as it is.
   }
 }

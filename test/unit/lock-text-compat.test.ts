@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeHolder, holdLock, takeLock, withFileLock } from '../../src/internal/file-lock.js';
@@ -150,6 +150,31 @@ describe('a lock of this router and the routers before it, on one state folder',
     // Before: the mark came after the lock, and the old router removed the lock in between and took it.
     expect(old).toEqual({ holder: process.pid });
     expect(readlinkSync(lock)).toMatch(new RegExp(`^${process.pid}:`));
+    expect(readlinkSync(`${lock}.0`)).toBe(String(process.pid));
+    release();
+    expect(existsSync(`${lock}.0`)).toBe(false);
+  });
+
+  it('where a killed process left `.0` and no lock, an old router that looks right after this one made its lock finds it held', () => {
+    const lock = join(dir, 'left-mark.lock');
+    symlinkSync(String(dead), `${lock}.0`);
+    let old: ReturnType<typeof oldTakeLock> | undefined;
+    made.path = lock;
+    made.after = () => (old = oldTakeLock(lock));
+    const release = taken(lock);
+    // Before: the left guard was replaced only after the lock was made; the old router removed it (its
+    // process gone), took it, removed the new lock as garbage and took the lock: both ran.
+    expect(old).toEqual({ holder: process.pid });
+    expect(readlinkSync(lock)).toMatch(new RegExp(`^${process.pid}:`));
+    expect(readlinkSync(`${lock}.0`)).toBe(String(process.pid));
+    release();
+    expect(readdirSync(dir).filter((n) => n.startsWith('left-mark.lock'))).toEqual([]);
+  });
+
+  it('a `.0` naming a live process that holds no lock (its pid reused) does not keep the lock from being taken', () => {
+    const lock = join(dir, 'reused-mark.lock');
+    symlinkSync(String(process.ppid), `${lock}.0`);
+    const release = taken(lock);
     expect(readlinkSync(`${lock}.0`)).toBe(String(process.pid));
     release();
     expect(existsSync(`${lock}.0`)).toBe(false);
