@@ -2,6 +2,7 @@ import { lstatSync, readFileSync, readlinkSync, symlinkSync, unlinkSync } from '
 import { hostname } from 'node:os';
 import { processAlive, processStart } from './process.js';
 import { onLocalDisk } from './local-volume.js';
+import { leftBeforeBoot, noteBoot } from './boot-record.js';
 
 // A lock of file-lock.ts as a file: the link's text (who holds it), read, refreshed times, removed.
 
@@ -37,11 +38,19 @@ function bootId(): string {
  */
 export const lockHooks: { shared?: (lock: string) => boolean; afterLink?: (lock: string) => void; beforeRemove?: (path: string) => void } = {};
 let hostForTests: string | undefined;
+let bootForTests: string | undefined;
 /** Tests only: this machine named `name` in locks from now on (undefined: its own name again). */
 export function hostNameForTests(name: string | undefined): void {
   hostForTests = name;
   ownText = undefined;
 }
+/** Tests only: this machine in its boot `boot` (8 hex digits) from now on, as after a reboot (undefined: its own). */
+export function bootIdForTests(boot: string | undefined): void {
+  bootForTests = boot;
+  ownText = undefined;
+}
+/** A volume other machines may write at once (a network one, or one statfs cannot name). */
+const sharedVolume = (lock: string) => !!lockHooks.shared?.(lock) || !onLocalDisk(lock);
 const host = () => hostForTests ?? hostname();
 
 /**
@@ -73,7 +82,9 @@ let ownSpace: string | undefined;
 let ownBoot: string | undefined;
 /** Makes `lock`, a link to lockText() (throws as symlinkSync does when it exists). */
 export function linkLock(lock: string): void {
-  symlinkSync(lockText(), lock);
+  const text = lockText();
+  noteBoot(ownBoot!, () => sharedVolume(lock));
+  symlinkSync(text, lock);
   lockHooks.afterLink?.(lock);
 }
 
@@ -81,7 +92,7 @@ export function lockText(): string {
   if (ownText === undefined) {
     const start = processStart(process.pid);
     ownSpace = pidSpace();
-    ownBoot = bootId();
+    ownBoot = bootForTests ?? bootId();
     ownText = `${process.pid}${start ? `:${start}` : ''}@${lockHost()}${ownBoot ? `+${ownBoot}` : ''}${ownSpace ? `#${ownSpace}` : ''}`;
   }
   return ownText;
@@ -115,8 +126,8 @@ export function readLock(lock: string): { text: string; holder?: Found } | undef
   lockText();
   // Another boot of a machine of this name: another machine, or this one rebooted; its pid is not ours to check either way.
   const otherBoot = m[3] !== undefined && thisHost(m[3]) && !!m[4] && !!ownBoot && m[4] !== ownBoot;
-  // On a disk only this machine mounts, it is this machine before a reboot: its holder is gone.
-  if (otherBoot && !lockHooks.shared?.(lock) && onLocalDisk(lock)) return { text, holder: { pid: Number(m[1]), start: m[2], rebooted: true } };
+  // On a disk only this machine mounts, or of a boot this machine listed (boot-record.ts), it is this machine before a reboot: its holder is gone.
+  if (otherBoot && (!sharedVolume(lock) || leftBeforeBoot(lock, m[4]!))) return { text, holder: { pid: Number(m[1]), start: m[2], rebooted: true } };
   const host = otherBoot ? `${m[3]} (another boot)` : m[3] === undefined || thisHost(m[3]) ? undefined : m[3];
   const elsewhere = host === undefined && m[5] !== undefined && !!ownSpace && m[5] !== ownSpace ? true : undefined;
   return { text, holder: { pid: Number(m[1]), start: m[2], host, elsewhere, space: m[5] } };

@@ -7,6 +7,7 @@ import { describeHolder, holdLock, takeLock, withFileLock } from '../../src/inte
 import { processAlive, processStart } from '../../src/internal/process.js';
 import { onLocalDisk } from '../../src/internal/local-volume.js';
 import { lockHooks, lockHost } from '../../src/internal/lock-text.js';
+import { bootRecord } from '../../src/internal/boot-record.js';
 
 // A volume two machines may share (nfs...), and a moment right after a lock's link is made (another
 // process runs then: `after` is called once, for `path`), through the lock code's seam: not vi.mock, as
@@ -23,7 +24,9 @@ lockHooks.afterLink = (path) => {
 
 // Routers of different versions on one state folder, and machines of one host name on one volume.
 const dir = mkdtempSync(join(tmpdir(), 'router-lock-compat-'));
+bootRecord.file = join(dir, 'boots'); // the boots this machine lists (boot-record.ts): not /var/tmp's
 afterAll(() => {
+  bootRecord.file = undefined;
   rmSync(dir, { recursive: true, force: true });
   lockHooks.shared = undefined;
   lockHooks.afterLink = undefined;
