@@ -49,7 +49,7 @@ const show = defineCommand({
   flags: { json: { flags: '--json', help: 'print the whole record' } },
   examples: ['router chat --conversation notes "remember: the door code is 4711" --model local/echo', 'router conversations show notes', 'router conversations show notes --json messages'],
   run: async ({ io, opts, env }, id) => {
-    const c = await withGuess(env, id, () => loadConversation(env, id));
+    const c = await withGuess(env, id, () => loadConversation(env, id), 'conversations show');
     if (opts.json) return io.json(c);
     const text = `${c.messages.map((m) => `${m.role}: ${shownMessage(m)}`).join('\n\n')}\n`;
     // On a terminal, escape sequences in it are shown, not obeyed; piped, it is the text as kept.
@@ -70,7 +70,7 @@ const remove = defineCommand({
   args: [{ name: '<id>', help: 'conversation id' }],
   examples: ['router chat --conversation scratch "hi" --model local/echo', 'router conversations delete scratch'],
   run: async ({ io, env }, id) => {
-    await withGuess(env, id, () => deleteConversation(env, id));
+    await withGuess(env, id, () => deleteConversation(env, id), 'conversations delete');
     io.info(`deleted ${id}`);
   },
 });
