@@ -25,3 +25,23 @@ it('a conversation id that starts with "-": taken as --conversation\'s value, na
   expect((await run(['conversations', 'delete', '--', '-abc'], env)).code).toBe(0);
   expect((await run(['conversations', 'list'], env)).stdout).not.toMatch(/^-abc\t/m);
 });
+
+it('config set refuses a model id of 5,000 characters, control characters in any setting, more text than a setting needs: exit 2, nothing written', async () => {
+  const env = { ROUTER_CONFIG_DIR: join(t.dir, 'config-bounds') };
+  const file = join(env.ROUTER_CONFIG_DIR, 'config.json');
+  const long = `x/${'y'.repeat(4998)}`;
+  // Was: set, exit 0.
+  expect(await run(['config', 'set', 'model', long], env)).toMatchObject({ code: 2, stdout: '', stderr: 'error: model is 5000 characters long: a model id (<author>/<slug>) has at most 256\n' });
+  expect(await run(['config', 'set', 'speech_model', 'local/\u0007tts'], env)).toMatchObject({ code: 2, stderr: 'error: speech_model must look like <author>/<slug>, got "local/\\u0007tts"\n' });
+  // The same rule for a --model flag.
+  expect((await run(['chat', '--model', `local/${'e'.repeat(300)}`, 'hi'])).code).toBe(2);
+  // Was: api_root kept with a BEL in it.
+  expect((await run(['config', 'set', 'api_root', 'http://x\u0007'], env)).stderr).toBe('error: api_root holds a control character (\\u0007 at 9): give it without\n');
+  expect((await run(['config', 'set', 'app_title', 'My\u001b[2Japp'], env)).code).toBe(2);
+  expect((await run(['config', 'set', 'voice', 'v'.repeat(5000)], env)).stderr).toBe('error: voice is 5000 characters long, more than the 4096 a setting may hold\n');
+  expect(existsSync(file)).toBe(false);
+  // mcp holds one server a line; a model id of 256 characters is one.
+  expect((await run(['config', 'set', 'mcp', 'npx one\nnpx two'], env)).code).toBe(0);
+  expect((await run(['config', 'set', 'model', `x/${'y'.repeat(254)}`], env)).code).toBe(0);
+  expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ profiles: { default: { mcp: 'npx one\nnpx two', model: `x/${'y'.repeat(254)}` } } });
+});
