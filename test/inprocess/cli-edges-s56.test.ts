@@ -45,3 +45,17 @@ it('config set refuses a model id of 5,000 characters, control characters in any
   expect((await run(['config', 'set', 'model', `x/${'y'.repeat(254)}`], env)).code).toBe(0);
   expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ profiles: { default: { mcp: 'npx one\nnpx two', model: `x/${'y'.repeat(254)}` } } });
 });
+
+it('a budget finer than the ten decimals costs are counted to is refused where it is given; ten are kept and shown whole', async () => {
+  const env = { ROUTER_CONFIG_DIR: join(t.dir, 'config-decimals') };
+  // Was: set, then shown cut to ten decimals in the budget's messages.
+  expect(await run(['config', 'set', 'daily_budget', '0.12345678901234'], env)).toMatchObject({ code: 2, stderr: 'error: daily_budget has 14 decimals, more than the 10 costs are counted to, got "0.12345678901234"\n' });
+  expect((await run(['config', 'get', 'daily_budget'], env)).code).toBe(5);
+  expect((await run(['chat', '-m', 'local/echo', 'hi'], { ...env, ROUTER_DAILY_BUDGET: '0.00000000001' })).stderr).toMatch(/^error: ROUTER_DAILY_BUDGET has 11 decimals, more than the 10 costs are counted to/);
+  expect((await run(['chat', '-m', 'local/echo', '--max-cost', '0.000000000012', 'hi'])).code).toBe(2);
+  // Zeros after the last digit add no precision; ten decimals are kept and shown as given.
+  expect((await run(['config', 'set', 'daily_budget', '0.500000000000'], env)).code).toBe(0);
+  expect((await run(['config', 'set', 'monthly_budget', '0.0000000001'], env)).code).toBe(0);
+  expect((await run(['config', 'get', 'monthly_budget'], env)).stdout).toBe('0.0000000001\n');
+  expect((await run(['chat', '-m', 'local/lorem', 'hi'], { ...env, ROUTER_STATE_DIR: join(t.dir, 'decimals-state') })).stderr).toMatch(/over what is left of monthly_budget \(\$0\.0000000001, /);
+});
