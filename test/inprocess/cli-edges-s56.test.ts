@@ -59,3 +59,15 @@ it('a budget finer than the ten decimals costs are counted to is refused where i
   expect((await run(['config', 'get', 'monthly_budget'], env)).stdout).toBe('0.0000000001\n');
   expect((await run(['chat', '-m', 'local/lorem', 'hi'], { ...env, ROUTER_STATE_DIR: join(t.dir, 'decimals-state') })).stderr).toMatch(/over what is left of monthly_budget \(\$0\.0000000001, /);
 });
+
+it('speak --usage: a key that may not read generations (403) is said so, not sent to usage --reconcile', async () => {
+  await t.admin('faults', { faults: ['403,path=/generation'] });
+  try {
+    const r = await run(['speak', 'hello', '--voice', 'alloy', '--model', 'local/tts', '-o', join(t.dir, 'denied.mp3'), '--usage'], { ROUTER_STATE_DIR: join(t.dir, 'speak-403'), ROUTER_MANAGEMENT_KEY: t.managementKey });
+    expect(r.code, r.stderr).toBe(0);
+    // Was: "its cost is not known yet (router usage --reconcile asks the service)", which would be refused alike.
+    expect(r.stderr).toMatch(/^usage: \d+ bytes of audio for 5 characters; its cost is not known: this key may not read generations \(403\), nor can router usage --reconcile with it \(router generation gen-\S+ with a key that may\)$/m);
+  } finally {
+    await t.admin('faults', { faults: [] });
+  }
+});
