@@ -71,3 +71,22 @@ it('speak --usage: a key that may not read generations (403) is said so, not sen
     await t.admin('faults', { faults: [] });
   }
 });
+
+it('conversations list and batch jobs: a table on a terminal, as keys list and usage; tab-separated lines piped, as before', async () => {
+  const env = { ROUTER_STATE_DIR: join(t.dir, 'tables') };
+  await run(['chat', '-m', 'local/echo', '--conversation', 'first', 'hello'], env);
+  const piped = await run(['conversations', 'list'], env);
+  expect(piped.stdout).toMatch(/^first\t\S+Z\t1\tlocal\/echo\thello\n$/);
+  const tty = await onTerminal(['conversations', 'list'], env);
+  expect(tty.stdout).toMatch(/^┌─+┬/);
+  expect(tty.stdout).toMatch(/│ id +│ updated +│ turns │ model +│ title │/);
+  expect(tty.stdout).toMatch(/│ first │ \S+Z │ 1 +│ local\/echo │ hello │/);
+  const jsonl = join(t.dir, 'jobs.jsonl');
+  writeFileSync(jsonl, '{"custom_id":"a","body":{"messages":[{"role":"user","content":"hi"}]}}\n');
+  expect((await run(['batch', 'run', jsonl, '--model', 'local/echo'], env)).code).toBe(0);
+  const lines = (await run(['batch', 'jobs'], env)).stdout;
+  expect(lines).toMatch(/^job_\S+\t\S[^\t]*\t[01]\/1\t\d+\/\d+\/1\t\d+\.\d{6}\t\S+Z\t\S*jobs\.jsonl\n$/);
+  const table = (await onTerminal(['batch', 'jobs'], env)).stdout;
+  expect(table).toMatch(/│ id +│ state +│ shards ended │ completed\/failed\/requests │ cost +│ created +│ input +│/);
+  expect(table).toContain(lines.split('\t')[0]);
+});
