@@ -90,3 +90,17 @@ it('conversations list and batch jobs: a table on a terminal, as keys list and u
   expect(table).toMatch(/│ id +│ state +│ shards ended │ completed\/failed\/requests │ cost +│ created +│ input +│/);
   expect(table).toContain(lines.split('\t')[0]);
 });
+
+it('a halt in a streamed --jq ends the output there, as jq reads no more input; halt_error(0) too, with its text said once', async () => {
+  const chat = (filter: string) => run(['chat', '-m', 'local/echo', '--stream', '--json', '--jq', filter, 'hello there friend, how are you']);
+  const all = (await chat('.object')).stdout.trim().split('\n');
+  expect(all.length).toBeGreaterThan(2);
+  // Was: a line for every chunk (each chunk's run halted, the next ran all the same).
+  expect(await chat('.object, halt')).toMatchObject({ code: 0, stdout: 'chat.completion.chunk\n', stderr: '' });
+  expect(await chat('"bye\\n" | halt_error(0)')).toMatchObject({ code: 0, stdout: '', stderr: 'bye\n' });
+  // A definition first and a comment last are the filter's as before; a non-zero halt_error is the exit status, as it was.
+  expect(await chat('def kind: .object; kind, halt # stop here')).toMatchObject({ code: 0, stdout: 'chat.completion.chunk\n' });
+  expect(await chat('.object, ("no\\n" | halt_error(4))')).toMatchObject({ code: 4, stdout: 'chat.completion.chunk\n', stderr: 'no\n' });
+  // A filter that never halts runs on every chunk, its stderr as said.
+  expect(await chat('.object | stderr | empty')).toMatchObject({ code: 0, stdout: '', stderr: 'chat.completion.chunk'.repeat(all.length) });
+});
