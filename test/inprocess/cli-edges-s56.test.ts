@@ -104,3 +104,27 @@ it('a halt in a streamed --jq ends the output there, as jq reads no more input; 
   // A filter that never halts runs on every chunk, its stderr as said.
   expect(await chat('.object | stderr | empty')).toMatchObject({ code: 0, stdout: '', stderr: 'chat.completion.chunk'.repeat(all.length) });
 });
+
+it('keys.delete refuses an answer that does not say deleted: true (the library and keys delete), exit 7', async () => {
+  const { startFixtureServer } = await import('../support/fixture-server.js');
+  const { ProtocolError, RouterClient } = await import('../../src/client/index.js');
+  const hash = 'a'.repeat(64);
+  const server = await startFixtureServer({ [`DELETE /api/v1/keys/${hash}`]: { body: { deleted: false } }, [`DELETE /api/v1/keys/${'b'.repeat(64)}`]: { body: {} }, [`DELETE /api/v1/keys/${'c'.repeat(64)}`]: { body: { deleted: true } } });
+  const client = new RouterClient({ apiKey: 'sk-test-mgmt-000000', apiRoot: server.apiRoot, maxRetries: 0 });
+  try {
+    // Was: resolved, the key said gone while the service kept it.
+    const err = await client.keys.delete(hash).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProtocolError);
+    expect((err as Error).message).toBe(`the service did not say key ${hash} was deleted ("deleted" is false): it may still work`);
+    await expect(client.keys.delete('b'.repeat(64))).rejects.toThrow('("deleted" is missing)');
+    await expect(client.keys.delete('c'.repeat(64))).resolves.toBeUndefined();
+    const env = { ROUTER_API_ROOT: server.apiRoot, ROUTER_API_KEY: 'sk-test-key-000000', ROUTER_MANAGEMENT_KEY: 'sk-test-mgmt-000000', ROUTER_CONFIG_DIR: join(t.dir, 'no-config'), ROUTER_NO_LOG: '1' };
+    expect(await runInProcess(['--max-retries', '0', 'keys', 'delete', hash], { env })).toMatchObject({ code: 7, stdout: '', stderr: `error: the service did not say key ${hash} was deleted ("deleted" is false): it may still work\n` });
+  } finally {
+    await client.close();
+    await server.close();
+  }
+  // The emulator says it: deleted as before.
+  const made = JSON.parse((await run(['keys', 'create', 'short-lived', '--json'], { ROUTER_MANAGEMENT_KEY: t.managementKey })).stdout);
+  expect((await run(['keys', 'delete', made.data.hash], { ROUTER_MANAGEMENT_KEY: t.managementKey })).code).toBe(0);
+});
