@@ -128,3 +128,15 @@ it('keys.delete refuses an answer that does not say deleted: true (the library a
   const made = JSON.parse((await run(['keys', 'create', 'short-lived', '--json'], { ROUTER_MANAGEMENT_KEY: t.managementKey })).stdout);
   expect((await run(['keys', 'delete', made.data.hash], { ROUTER_MANAGEMENT_KEY: t.managementKey })).code).toBe(0);
 });
+
+it('key hashes complete in the shell (keys get, update, delete), with a management key; without one nothing, silently', async () => {
+  const mgmt = { ROUTER_MANAGEMENT_KEY: t.managementKey };
+  const made = JSON.parse((await run(['keys', 'create', 'to-complete', '--json'], mgmt)).stdout);
+  // Was: no completion kind for hashes (the scripts offered nothing after keys get).
+  const hashes = await run(['__complete', 'key-hashes'], mgmt);
+  expect(hashes).toMatchObject({ code: 0, stderr: '' });
+  expect(hashes.stdout.trim().split('\n')).toContain(made.data.hash);
+  expect(await run(['__complete', 'key-hashes'])).toMatchObject({ code: 0, stdout: '', stderr: '' });
+  const bash = (await run(['completion', 'bash'])).stdout;
+  for (const sub of ['get', 'update', 'delete']) expect(bash).toMatch(new RegExp(`'keys ${sub}'\\) subs=[^\\n]*arg='dynamic:key-hashes'`));
+});
