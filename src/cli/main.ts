@@ -161,6 +161,8 @@ function choiceHint(text: string, cmd: Command): string {
   // No flag has a space in it or starts with a digit: text meant as a prompt or an argument, where the command takes one.
   const words = /^unknown option '(-.*)'$/.exec(text);
   if (words && /[\s']|^-\d/.test(words[1]!) && cmd.registeredArguments.length) return ` (text that starts with "-" goes after --, as in ${commandPath(cmd)} -- '${words[1]!.replace(/'/g, "'\\''")}')`;
+  // An id kept under a name that starts with "-" (chat --conversation -x makes one): commander reads it as flags.
+  if (words && /^-[^-]/.test(words[1]!) && cmd.registeredArguments[0]?.name() === 'id') return ` (an id that starts with "-" goes after --, as in ${commandPath(cmd)} -- ${words[1]})`;
   const flag = /^unknown option '(--[^'=]+)/.exec(text);
   if (flag) {
     const flags: string[] = [];

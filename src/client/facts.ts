@@ -17,11 +17,12 @@ export const BATCH_MAX_REQUESTS = 5000;
 /** A request body (a batch item's too) nested deeper than this is refused (the emulator's bound: docs/conformance.md). */
 export const MAX_JSON_DEPTH = 64;
 
-/** Model identifiers are `<author>/<slug>`. */
+/** Model identifiers are `<author>/<slug>`: no spaces or control characters, at most MODEL_ID_MAX characters (the longest listed are under 80). */
 export const MODEL_ID_SYNTAX = '<author>/<slug>';
-const MODEL_ID = /^[^/\s]+\/[^/\s]+$/;
+export const MODEL_ID_MAX = 256;
+const MODEL_ID = /^[^/\s\x00-\x1f\x7f-\x9f]+\/[^/\s\x00-\x1f\x7f-\x9f]+$/;
 export function isModelId(value: string): boolean {
-  return MODEL_ID.test(value);
+  return value.length <= MODEL_ID_MAX && MODEL_ID.test(value);
 }
 
 export const isTerminalBatchStatus = (status: string): boolean => (TERMINAL_BATCH_STATUSES as readonly string[]).includes(status);

@@ -90,6 +90,22 @@ describe('an id that stdout could not carry is never lost', () => {
     expect(stderr).toBe(`batch ${id} was created (router batch get ${id})\n`);
   });
 
+  // Decided as batch create's: a closed pipe is the reader's choice (| head -c 0), and a reader that never reads
+  // (| true) cannot be told apart (a write into the pipe's buffer succeeds); the key exists, stderr names its hash.
+  it('keys create into a pipe closed early: the key made, its hash and the way to delete it on stderr, exit 0', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [BIN, 'keys', 'create', 'piped-away'], { env: { ...process.env, ...t.env, ...mgmt() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy(); // the reader is gone before the key is written
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    const hash = /^key "piped-away" was created \(hash ([0-9a-f]{64}); router keys delete \1 if its key was lost\)$/m.exec(stderr)?.[1];
+    expect(hash, stderr).toBeDefined();
+    expect(stderr).toMatch(/^warning: the key is shown this once, on stdout/m);
+    expect(JSON.parse((await runCliInProcess(['keys', 'get', hash!, '--json'], { env: { ...t.env, ...mgmt() } })).stdout)).toMatchObject({ name: 'piped-away' });
+  });
+
   it('batch run to a full disk names the job it started', async () => {
     const r = await t.run(['batch', 'run', requests, '--new'], { stdoutPath: '/dev/full' });
     expect(r.code).toBe(1);

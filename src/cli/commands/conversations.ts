@@ -2,7 +2,7 @@
 import { defineCommand, defineGroup } from '../define.js';
 import { integerIn } from '../flags/options.js';
 import { visible } from '../../internal/visible.js';
-import { conversationSummaries, deleteConversation, findConversations, loadConversation, withGuess, type Conversation } from '../saved/conversations.js';
+import { conversationSummaries, deleteConversation, findConversations, loadConversation, withGuess, type Conversation, type ConversationSummary } from '../saved/conversations.js';
 import type { ChatMessage } from '../../client/types.js';
 
 const JSON_FLAG = { flags: '--json', help: 'print them as JSON' } as const;
@@ -20,7 +20,7 @@ const list = defineCommand({
   summary: 'list conversations, most recent first; SEARCH keeps those whose id, title or messages hold every word',
   args: [{ name: '[search...]', help: 'words to look for (case-insensitive)' }],
   flags: { limit: { flags: '--limit <n>', help: 'at most N conversations (the most recent)', parse: integerIn(1) }, json: JSON_FLAG },
-  notes: 'Piped, one tab-separated line each: id, updated, turns, model, title. The model is the one named; where none was, the one that answered last (the service\'s default), or "default" for a conversation kept before router noted it.',
+  notes: 'On a terminal, a table; piped, one tab-separated line each: id, updated, turns, model, title. The model is the one named; where none was, the one that answered last (the service\'s default), or "default" for a conversation kept before router noted it.',
   examples: ['router conversations list', 'router conversations list --limit 5 river', 'router conversations list --json id,turns'],
   run: async ({ io, opts, env }, search) => {
     const { ids, damaged } = findConversations(env, (c) => matches(c, search));
@@ -30,9 +30,15 @@ const list = defineCommand({
     if (opts.json) return io.json([...conversationSummaries(env, chosen)]);
     if (!chosen.length) return io.info(search.length ? `no conversation holds ${search.map((w) => `"${w}"`).join(' and ')}` : 'no conversations yet: router chat keeps each one (unless --no-log)');
     // One line per conversation whatever a title holds (a file edited by hand): its control characters escaped.
+    const fields = (c: ConversationSummary) => [c.id, c.updated_at, String(c.turns), c.model ?? c.answered_by ?? 'default', c.title].map((f) => visible(f));
+    // On a terminal a table, as the other lists (keys, usage, profiles) print there.
+    if (io.stdoutTTY) {
+      io.out((await import('../io/table.js')).table(io, ['id', 'updated', 'turns', 'model', 'title'], [...conversationSummaries(env, chosen)].map(fields)));
+      return;
+    }
     let chunk = '';
     for (const c of conversationSummaries(env, chosen)) {
-      chunk += `${[c.id, c.updated_at, String(c.turns), c.model ?? c.answered_by ?? 'default', c.title].map((f) => visible(f)).join('\t')}\n`;
+      chunk += `${fields(c).join('\t')}\n`;
       if (chunk.length < 65_536) continue;
       if (!io.out(chunk)) await io.drain();
       chunk = '';
@@ -49,7 +55,7 @@ const show = defineCommand({
   flags: { json: { flags: '--json', help: 'print the whole record' } },
   examples: ['router chat --conversation notes "remember: the door code is 4711" --model local/echo', 'router conversations show notes', 'router conversations show notes --json messages'],
   run: async ({ io, opts, env }, id) => {
-    const c = await withGuess(env, id, () => loadConversation(env, id));
+    const c = await withGuess(env, id, () => loadConversation(env, id), 'conversations show');
     if (opts.json) return io.json(c);
     const text = `${c.messages.map((m) => `${m.role}: ${shownMessage(m)}`).join('\n\n')}\n`;
     // On a terminal, escape sequences in it are shown, not obeyed; piped, it is the text as kept.
@@ -70,7 +76,7 @@ const remove = defineCommand({
   args: [{ name: '<id>', help: 'conversation id' }],
   examples: ['router chat --conversation scratch "hi" --model local/echo', 'router conversations delete scratch'],
   run: async ({ io, env }, id) => {
-    await withGuess(env, id, () => deleteConversation(env, id));
+    await withGuess(env, id, () => deleteConversation(env, id), 'conversations delete');
     io.info(`deleted ${id}`);
   },
 });

@@ -205,12 +205,17 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
     if (file && bytes > 0) await file.commit();
     // The service reports no usage for speech: the generation its header names has the cost charged.
     const id = audio.generationId;
-    const cost = id && (ctx.logging || opts.usage) ? await chargedFor(client, id, signal) : undefined;
+    const charged = id && (ctx.logging || opts.usage) ? await chargedFor(client, id, signal) : undefined;
+    const cost = typeof charged === 'number' ? charged : undefined;
     forget?.();
     begun = undefined;
     ctx.logUsage({ endpoint: SPEECH, model: req.model, ...(id ? { id } : {}), ...(cost !== undefined ? { cost } : {}) });
     if (bytes === 0) throw new CliError('the service sent no audio (an empty answer)', EXIT.SERVER);
-    const costNote = cost !== undefined ? `, cost $${costText(cost)}` : id ? '; its cost is not known yet (router usage --reconcile asks the service)' : '; the service reports no tokens or cost for speech';
+    const costNote =
+      cost !== undefined ? `, cost $${costText(cost)}`
+      // Refused to this key, the lookup would be refused to usage --reconcile alike.
+      : charged === 'forbidden' ? `; its cost is not known: this key may not read generations (403), nor can router usage --reconcile with it (router generation ${id} with a key that may)`
+      : id ? '; its cost is not known yet (router usage --reconcile asks the service)' : '; the service reports no tokens or cost for speech';
     if (opts.usage) io.note(`usage: ${bytes} bytes of audio for ${typeof input === 'string' ? input.length : input.reduce((n, t) => n + t.text.length, 0)} characters${costNote}${boundNote(guard)}`);
     if (file) {
       if (opts.json) io.json({ file: opts.output, bytes, content_type: audio.contentType });
@@ -235,13 +240,16 @@ const SPEECH = '/v1/audio/speech';
  */
 const COST_WAIT_MS = 5_000;
 
-/** What the service charged for a generation, or undefined where it does not say (yet, or in time): usage --reconcile asks again. */
-async function chargedFor(client: Connected['client'], id: string, signal: AbortSignal): Promise<number | undefined> {
+/**
+ * What the service charged for a generation, or undefined where it does not say (yet, or in time): usage --reconcile
+ * asks again; 'forbidden' where this key may not read it (403), which asking again with it will not change.
+ */
+async function chargedFor(client: Connected['client'], id: string, signal: AbortSignal): Promise<number | 'forbidden' | undefined> {
   try {
     const cost = (await client.generations.get(id, { signal: AbortSignal.any([signal, AbortSignal.timeout(COST_WAIT_MS)]) })).total_cost;
     return typeof cost === 'number' && Number.isFinite(cost) ? cost : undefined;
   } catch (err) {
     if (signal.aborted) throw err;
-    return undefined;
+    return (err as { status?: unknown }).status === 403 ? 'forbidden' : undefined;
   }
 }

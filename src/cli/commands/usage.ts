@@ -15,7 +15,7 @@ const FLAGS = {
   json: { flags: '--json', help: 'print {since, until, by, rows, total}; with --reconcile, what it checked' },
   reconcile: { flags: '--reconcile', help: 'put the cost the service really charged (GET /v1/generation) into the ledger, for calls it has not checked yet' },
   activity: { flags: '--activity', help: "what the service recorded instead (GET /v1/activity, a management key): its last 30 completed UTC days (today's calls show tomorrow); --by day or model" },
-  key: { flags: '--key <hash>', help: 'with --activity: only the calls of this API key (its hash, as router keys list prints it)', goesWith: ['activity'] },
+  key: { flags: '--key <hash>', help: 'with --activity: only the calls of this API key (its hash, as router keys list prints it)', goesWith: ['activity'], complete: 'key-hashes' },
   limit: { flags: '--limit <n>', help: 'with --reconcile: check at most this many calls this run (the next run goes on)', parse: integerIn(1, 10_000), default: 50, goesWith: ['reconcile'] },
 } as const;
 

@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from '../commander.js';
 import type { FlagSpec, FlagTable } from './flags.js';
-import { isModelId, MODEL_ID_SYNTAX } from '../../client/facts.js';
+import { isModelId, MODEL_ID_MAX, MODEL_ID_SYNTAX } from '../../client/facts.js';
+import { visible } from '../../internal/visible.js';
 import { usage } from '../exit-codes.js';
 
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
@@ -83,7 +84,8 @@ function localGuess(value: string): string | undefined {
 
 /** A model id that came from elsewhere (a setting, the environment): a usage error names where. */
 export function checkModel(value: string, from: string): string {
-  if (!isModelId(value)) throw usage(`${from} must look like ${MODEL_ID_SYNTAX}, got "${value}"${localGuess(value) ?? ''}`);
+  if (value.length > MODEL_ID_MAX) throw usage(`${from} is ${value.length} characters long: a model id (${MODEL_ID_SYNTAX}) has at most ${MODEL_ID_MAX}`);
+  if (!isModelId(value)) throw usage(`${from} must look like ${MODEL_ID_SYNTAX}, got "${visible(value)}"${localGuess(value) ?? ''}`);
   return value;
 }
 

@@ -9,6 +9,8 @@ export class JqQueue {
   private readonly held: unknown[] = [];
   private running?: Promise<void>;
   private failed?: { err: unknown };
+  /** The filter halted (`halt`, `halt_error(0)`): as `jq` reads no more input, no value after it is run. */
+  private halted = false;
 
   constructor(
     private readonly expr: string,
@@ -32,13 +34,15 @@ export class JqQueue {
   }
 
   private start(): void {
+    if (this.halted) this.held.length = 0;
     if (this.running || this.failed || !this.held.length) return;
     this.running = (async () => {
       // Values that came together (one read of the network) go in one run.
       await null;
       try {
         const { runJqEach } = await import('./json-output.js');
-        while (this.held.length) await runJqEach(this.held.splice(0), this.expr, this.tty, this.write, this.signal, this.say);
+        while (this.held.length && !this.halted) this.halted = await runJqEach(this.held.splice(0), this.expr, this.tty, this.write, this.signal, this.say);
+        if (this.halted) this.held.length = 0;
       } catch (err) {
         this.failed = { err };
         this.held.length = 0;

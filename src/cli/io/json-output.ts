@@ -137,26 +137,35 @@ export async function checkJq(expr: string, signal?: AbortSignal): Promise<void>
  * Runs the expression over one JSON value (raw strings unquoted, compact unless a terminal), its
  * output given to `write`: all of it, then what jq said on stderr given to `say` as jq's CLI prints it
  * (`debug`'s `["DEBUG:",…]`, `stderr`'s text, `halt_error`'s text: a string raw, else JSON), then,
- * when jq ended in an error (`error`), that error. `halt_error(N)` ends the command with exit N.
+ * when jq ended in an error (`error`), that error. `halt_error(N)` ends the command with exit N; true
+ * when the filter halted (`halt`, `halt_error(0)`): nothing after this value goes through jq.
  */
-export async function runJq(value: unknown, expr: string, tty: boolean, write: (text: string) => Promise<void>, signal?: AbortSignal, say: (text: string) => void = () => {}): Promise<void> {
+export async function runJq(value: unknown, expr: string, tty: boolean, write: (text: string) => Promise<void>, signal?: AbortSignal, say: (text: string) => void = () => {}): Promise<boolean> {
   const { runJqStream } = await import('./jq-run.js');
   let ran: Awaited<ReturnType<typeof runJqStream>>;
+  // jq says nothing of a `halt` (exit 0): a mark said after the filter's outputs, which a halt never reaches, tells it.
+  const halts = HALTS.test(expr);
   try {
-    ran = await runJqStream(JSON.stringify(value), expr, tty ? ['-r'] : ['-r', '-c'], signal);
+    ran = await runJqStream(JSON.stringify(value), halts ? `(${expr}\n), (${JSON.stringify(RAN_TO_END)} | stderr | empty)` : expr, tty ? ['-r'] : ['-r', '-c'], signal);
   } catch (err) {
     if (signal?.aborted) throw err;
     throw new CliError(`--jq: ${jqMessage(err)}`, EXIT.FAILURE);
   }
   await write(ran.out);
+  const ranToEnd = halts && ran.err.endsWith(RAN_TO_END);
+  if (ranToEnd) ran.err = ran.err.slice(0, -RAN_TO_END.length);
   const at = ran.err.search(/^jq: error/m);
   const said = at < 0 ? ran.err : ran.err.slice(0, at);
   if (said) say(said);
-  if (ran.status === 0) return;
+  if (ran.status === 0) return halts && !ranToEnd && at < 0;
   if (at >= 0) throw new CliError(`--jq: ${jqMessage(ran.err.slice(at))}`, EXIT.FAILURE);
   // halt_error: its text said above; jq's exit status is the command's, as `jq` exits.
   throw new CliError(`--jq: halt_error(${ran.status})`, ran.status as ExitCode, undefined, []);
 }
+
+/** A filter that may stop jq (as `jq` stops reading its input): runJq says whether it did. */
+const HALTS = /(?<![.$\w])halt(?:_error)?(?!\w)/;
+const RAN_TO_END = '\u001erouter: --jq ran to its end\u001e';
 
 /** A filter that looks past its own value (input, inputs, halt): it runs on each value alone, as it always did. */
 const SEES_OTHERS = /(?<![.$\w])(?:inputs?|input_line_number|halt|halt_error)(?!\w)/;
@@ -170,11 +179,12 @@ const RUN_CHARS = 4_000_000;
  * anything on stderr (an error, `debug`) is done again value by value, which fails or says it where
  * the value is, as before.
  */
-export async function runJqEach(values: unknown[], expr: string, tty: boolean, write: (text: string) => Promise<void>, signal?: AbortSignal, say?: (text: string) => void): Promise<void> {
+export async function runJqEach(values: unknown[], expr: string, tty: boolean, write: (text: string) => Promise<void>, signal?: AbortSignal, say?: (text: string) => void): Promise<boolean> {
   const one = (value: unknown) => runJq(value, expr, tty, write, signal, say);
   if (values.length < 2 || SEES_OTHERS.test(expr)) {
-    for (const value of values) await one(value);
-    return;
+    // A halt ends jq's input: the values after it are not run, as `jq` reads no more.
+    for (const value of values) if (await one(value)) return true;
+    return false;
   }
   const { runJqStream } = await import('./jq-run.js');
   for (let i = 0; i < values.length; ) {
@@ -190,4 +200,5 @@ export async function runJqEach(values: unknown[], expr: string, tty: boolean, w
     if (ran && ran.status === 0 && !ran.err) await write(ran.out);
     else for (const value of values.slice(i - texts.length, i)) await one(value);
   }
+  return false;
 }

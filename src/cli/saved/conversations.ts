@@ -20,17 +20,21 @@ export const conversationSummaries = (env: NodeJS.ProcessEnv, ids: readonly stri
 export const deleteConversation = (env: NodeJS.ProcessEnv, id: string): void => store(env).delete(id);
 
 /** Runs a load or a delete; an id no conversation has gets the guess (`hint`, worded by cli/kit-words.ts). */
-export async function withGuess<T>(env: NodeJS.ProcessEnv, id: string, fn: () => T): Promise<T> {
+export async function withGuess<T>(env: NodeJS.ProcessEnv, id: string, fn: () => T, command: string): Promise<T> {
   try {
     return fn();
   } catch (err) {
-    if ((err as { code?: unknown }).code === 'not_found') Object.assign(err as object, { hint: await nearConversation(env, id) });
+    if ((err as { code?: unknown }).code === 'not_found') Object.assign(err as object, { hint: await nearConversation(env, id, command) });
     throw err;
   }
 }
 
-/** " (did you mean ID?)" for an id no conversation has, when a kept one is close (by the files' names only). */
-export async function nearConversation(env: NodeJS.ProcessEnv, id: string): Promise<string> {
+/**
+ * " (did you mean ID?)" for an id no conversation has, when a kept one is close (by the files' names only);
+ * one that starts with "-" is given after -- where it is an argument of `command` (`conversations show`).
+ */
+export async function nearConversation(env: NodeJS.ProcessEnv, id: string, command?: string): Promise<string> {
   const near = (await import('../../internal/did-you-mean.js')).closest(id, store(env).ids());
-  return near && near !== id ? ` (did you mean ${near}?)` : '';
+  if (!near || near === id) return '';
+  return command && near.startsWith('-') ? ` (did you mean ${near}? as in router ${command} -- ${near})` : ` (did you mean ${near}?)`;
 }

@@ -1,7 +1,7 @@
 import { Resource, type CallOptions } from './shared.js';
 import type { AnswerShape } from '../answer-shape.js';
 import { Key, type KeyInfo } from './key.js';
-import { ValidationError } from '../errors.js';
+import { ProtocolError, ValidationError } from '../errors.js';
 
 /** When a key's limit starts again (midnight UTC; weeks from Monday), or null for never. */
 export type KeyLimitReset = 'daily' | 'weekly' | 'monthly' | null;
@@ -112,9 +112,13 @@ export class Keys extends Resource {
     return (await this.request<{ data: ApiKey }>('PATCH', path(hash), opts, { body: changes }, ONE)).data;
   }
 
-  /** Deletes the key: requests with it are refused from then on. Not retried once it may have been done. */
+  /**
+   * Deletes the key: requests with it are refused from then on. Not retried once it may have been done.
+   * An answer that does not say `deleted: true` is a ProtocolError: the key may still work.
+   */
   async delete(hash: string, opts: CallOptions = {}): Promise<void> {
-    await this.request<{ deleted: boolean }>('DELETE', path(hash), opts, { retry: 'unaccepted' }, DELETED);
+    const answer = await this.request<{ deleted?: unknown }>('DELETE', path(hash), opts, { retry: 'unaccepted' }, DELETED);
+    if (answer.deleted !== true) throw new ProtocolError(`the service did not say key ${hash} was deleted ("deleted" is ${JSON.stringify(answer.deleted) ?? 'missing'}): it may still work`);
   }
 
   /** The key this client calls with (`GET /key`, any key): label, usage, limit, whether it is a management key. */

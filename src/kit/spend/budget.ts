@@ -38,6 +38,9 @@ export function budgetLimits(o: { profile: string; daily?: number | string; mont
 export function usdAmount(text: string, from: string): number {
   const n = /^\s*\d+(\.\d+)?\s*$|^\s*\.\d+\s*$/.test(text) ? Number(text) : NaN;
   if (!Number.isFinite(n)) throw new InvalidAmount(`${from} is an amount of USD such as 2 or 0.50, got "${text}"`);
+  // Costs are counted to ten decimals (round-cost.ts): an amount finer than that could be neither shown nor met as given.
+  const decimals = (/\.(\d*?)0*\s*$/.exec(text)?.[1] ?? '').length;
+  if (decimals > 10) throw new InvalidAmount(`${from} has ${decimals} decimals, more than the 10 costs are counted to, got "${text.trim()}"`);
   return n;
 }
 

@@ -71,7 +71,7 @@ const jobs = defineCommand({
   jsonFields: JOB,
   summary: 'list the jobs of batch run on this machine, newest first',
   flags: JOBS_FLAGS,
-  notes: 'Piped, one tab-separated line per job: id, state, shards ended/total, completed/failed/requests, cost, created, input.',
+  notes: 'On a terminal, a table; piped, one tab-separated line per job: id, state, shards ended/total, completed/failed/requests, cost, created, input.',
   examples: ['router batch jobs', 'router batch jobs --json'],
   run: async (ctx) => (await import('./jobs.js')).runJobs(ctx),
 });

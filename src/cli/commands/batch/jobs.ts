@@ -41,12 +41,14 @@ export async function describeJob(job: JobRecord, io: IO): Promise<string> {
 export async function runJobs(ctx: RunContext<FlagValues<typeof JOBS_FLAGS>>): Promise<void> {
   const jobs = listJobs(ctx.env, (id) => ctx.io.info(`warning: the record of ${id} is damaged: ${join(jobsDir(ctx.env), id, 'job.json')}`));
   if (ctx.opts.json) return ctx.io.json(jobs.map(jobSummary));
-  const lines = jobs.map((j) => {
+  const rows = jobs.map((j) => {
     const t = totals(j);
-    return [j.id, stateOf(j), `${t.finished}/${t.shards}`, `${t.completed}/${t.failed}/${t.requests}`, t.cost.toFixed(6), new Date(j.created_at * 1000).toISOString(), visible(j.input.path)].join('\t');
+    return [j.id, stateOf(j), `${t.finished}/${t.shards}`, `${t.completed}/${t.failed}/${t.requests}`, t.cost.toFixed(6), new Date(j.created_at * 1000).toISOString(), visible(j.input.path)];
   });
-  if (!lines.length) ctx.io.info('no jobs yet: router batch run FILE.jsonl starts one');
-  else ctx.io.out(`${lines.join('\n')}\n`);
+  if (!rows.length) return ctx.io.info('no jobs yet: router batch run FILE.jsonl starts one');
+  // Piped, tab-separated lines (table() drops the header there); on a terminal a table, as batch job ID prints its shards.
+  const { table } = await import('../../io/table.js');
+  ctx.io.out(table(ctx.io, ['id', 'state', 'shards ended', 'completed/failed/requests', 'cost', 'created', 'input'], rows));
 }
 
 export async function runJobShow(ctx: RunContext<FlagValues<typeof JOB_FLAGS>>, id: string): Promise<void> {

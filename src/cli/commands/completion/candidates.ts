@@ -20,6 +20,15 @@ export async function candidates(ctx: RunContext<unknown>, kind: DynamicKind): P
   if (kind === 'job-ids') return (await import('../../../batch/job/store.js')).listJobs(ctx.env).map((j) => j.id);
   const flags = { ...ctx.flags, timeout: TIMEOUT_S, maxRetries: 0 };
   const { connect } = await import('../../context.js');
+  // The workspace's keys (a management key's): their hashes, of the first page as the service gives it.
+  if (kind === 'key-hashes') {
+    const { client } = await connect(ctx.io, flags, await ctx.settings(), { management: true });
+    try {
+      return (await client.keys.list()).map((k) => k.hash);
+    } finally {
+      await client.close();
+    }
+  }
   if (kind === 'batch-ids') {
     const { client } = await connect(ctx.io, flags, await ctx.settings());
     try {

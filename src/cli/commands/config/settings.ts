@@ -9,6 +9,7 @@ import { checkRoot, existingProfileFor, field, FIELDS, profileFor, readSecret, s
 import { checkBatchesPath, checkNewProfile, SettingsError } from '../../../config/fields.js';
 import { checkAttribution } from '../../../config/attribution.js';
 import type { IO } from '../../io/io.js';
+import { visible } from '../../../internal/visible.js';
 
 const SETTING = { name: '<setting>', help: FIELDS.join(' | '), complete: 'settings' } as const;
 
@@ -24,8 +25,9 @@ export const set = defineCommand({
     if (!SECRET.includes(f)) value = value?.trim();
     // Most often an unset "$VAR": say how to remove a setting, which an empty one is not.
     if (value === '') throw usage(`${f} must not be empty (an unset variable?); router config unset ${f} removes it`);
-    if (f === 'api_root' && value !== undefined) value = checkRoot(value);
     if (MODEL_FIELDS.includes(f) && value !== undefined) checkModel(value, f);
+    if (value !== undefined && !SECRET.includes(f)) checkText(f, value);
+    if (f === 'api_root' && value !== undefined) value = checkRoot(value);
     if (f === 'log' && value !== undefined && value !== 'on' && value !== 'off') throw usage(`log is on or off, got "${value}"`);
     // Kept as typed: String() of a small amount (1e-7) is a text the budget check would refuse.
     if ((f === 'daily_budget' || f === 'monthly_budget') && value !== undefined) usdAmount(value, f);
@@ -61,6 +63,14 @@ async function sayUnlisted(io: IO, id: string, profileRoot: string | undefined):
   if (!ids || ids.includes(id)) return;
   const near = nearestModel(id, ids);
   io.note(`note: ${id} is not in the model list of ${root}${near ? ` (did you mean ${near}?)` : ''}; set all the same`);
+}
+
+/** What no setting holds: a control character (mcp's servers go one a line), or more text than any needs. */
+function checkText(f: Field, value: string): void {
+  const max = f === 'mcp' ? 65_536 : 4096;
+  if (value.length > max) throw usage(`${f} is ${value.length} characters long, more than the ${max} a setting may hold`);
+  const bad = (f === 'mcp' ? /(?!\n)[\x00-\x1f\x7f-\x9f]/ : /[\x00-\x1f\x7f-\x9f]/).exec(value);
+  if (bad) throw usage(`${f} holds a control character (${visible(bad[0])} at ${bad.index + 1}): give it without`);
 }
 
 function checkedPath(value: string): string {

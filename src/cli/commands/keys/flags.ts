@@ -32,7 +32,7 @@ export function expiryOf(value: string): string {
   return new Date(ms).toISOString().replace('.000Z', 'Z');
 }
 
-export const HASH_ARG = { name: '<hash>', help: 'the key\'s hash (64 hex digits, as router keys list prints it)' } as const;
+export const HASH_ARG = { name: '<hash>', help: 'the key\'s hash (64 hex digits, as router keys list prints it)', complete: 'key-hashes' } as const;
 const LIMIT_HELP = 'spending limit in USD (0 or more)';
 const RESETS = ['daily', 'weekly', 'monthly', 'none'];
 
