@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { createAgent, send, type ProxyOptions } from './transport.js';
+import { closeIdle, createAgent, send, type ProxyOptions } from './transport.js';
 import { afterReason, APIError, ConnectionError, foreignErrorText, isErrorEnvelope, ProtocolError, ProxyRefusedError, type RouterError } from './errors.js';
 import { bodyError, toConnectionError } from './connection-errors.js';
 import { sleep } from '../internal/sleep.js';
@@ -201,6 +201,8 @@ export class HttpCore {
 
   private async closeOwn(graceMs: number): Promise<void> {
     if (!this.ownsDispatcher) return;
+    const idle = closeIdle(this.dispatcher);
+    if (idle) return void (await idle);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), graceMs)));
     const closed = await Promise.race([this.dispatcher.close().then(() => 'closed' as const), late]);

@@ -115,6 +115,24 @@ describe('RouterClient', () => {
     await agent.close();
   });
 
+  it('close() of a client with nothing in flight formats no error stack (the CLI bundle would read its every line end)', async () => {
+    const used = new RouterClient({ apiKey: emu.store.firstKeys().apiKey, apiRoot: emu.apiRoot });
+    expect((await used.chat.create({ model: 'local/echo', messages: user('hi') })).choices[0]!.message.content).toBe('hi');
+    const formatted: string[] = [];
+    const before = Error.prepareStackTrace;
+    Error.prepareStackTrace = (err, frames) => {
+      formatted.push(String((err as Error).message));
+      return before ? before(err, frames) : String(err);
+    };
+    try {
+      await used.close();
+    } finally {
+      Error.prepareStackTrace = before;
+    }
+    expect(formatted).toEqual([]);
+    expect(await used.models.list().catch((e) => e)).toBeInstanceOf(ConnectionError);
+  });
+
   it('close() twice is one close, as a finally after a close does', async () => {
     const once = new RouterClient({ apiKey: 'x', apiRoot: emu.apiRoot });
     await once.close();
