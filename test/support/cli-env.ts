@@ -164,6 +164,22 @@ export async function startCliEnvWithBatch(): Promise<{ t: CliEnv; requests: str
 export { post } from './post.js';
 
 /**
+ * The hooks of a test file whose tests share one CliEnv: started before them (`set` receives it), its request
+ * log cleared before each, closed after them. The function returned lists the requests to `path` since.
+ */
+export function sharedCliEnv(set: (t: CliEnv) => void): (path: string) => any[] {
+  const { afterAll, beforeAll, beforeEach } = underVitest();
+  let t: CliEnv;
+  beforeAll(async () => {
+    t = await startCliEnv();
+    set(t);
+  });
+  afterAll(() => t.close());
+  beforeEach(() => t.clearRequests());
+  return (path) => t.requests().filter((r) => r.path === path);
+}
+
+/**
  * The hooks of a test file whose tests share one CliEnv: started before them, with faults and the
  * request log cleared before each; after them, no key in anything a run printed, and closed. `set`
  * receives the environment; the function returned runs the CLI and keeps what it printed.
