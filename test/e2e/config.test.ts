@@ -1,8 +1,9 @@
-import { existsSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, rmSync, symlinkSync, watch } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestEnv, type TestEnv } from '../helpers.js';
+import { SETTLE } from '../support/until.js';
 
 let t: TestEnv;
 beforeAll(async () => {
@@ -26,8 +27,20 @@ describe('changes from processes at once', () => {
     expect(existsSync(lock)).toBe(false);
 
     symlinkSync(String(process.pid), lock);
-    const pending = t.run(['config', 'set', 'model', 'local/c', '--profile', 'x'], { env });
-    await new Promise((r) => setTimeout(r, 800));
+    // Each try at the lock makes and removes its mark for older routers, `config.json.lock.0`: a second one made is
+    // a try after one that found the lock held, i.e. the set is waiting, not yet started (a sleep could end first).
+    let marks = 0;
+    const watcher = watch(join(t.dir, 'locked'), (_, name) => {
+      if (name === 'config.json.lock.0') marks++;
+    });
+    let ended = false;
+    const pending = t.run(['config', 'set', 'model', 'local/c', '--profile', 'x'], { env }).finally(() => (ended = true));
+    try {
+      await vi.waitFor(() => expect(marks).toBeGreaterThanOrEqual(3), SETTLE);
+    } finally {
+      watcher.close();
+    }
+    expect(ended).toBe(false);
     expect((await models(env)).x).toBe('local/b');
     rmSync(lock);
     expect((await pending).code).toBe(0);

@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
@@ -77,12 +78,19 @@ describe.skipIf(!HAS_TMUX)('Ctrl-C while a create waits for its answer', () => {
     writeFileSync(file, lines(3));
     // Held a minute, not seconds that a loaded machine can spend before the key arrives (the create would then be done).
     await t.admin('faults', { faults: ['slow,delay_ms=60000,times=1,path=/v1/batches,method=POST'] });
+    // The emulator's own requests: its log has one once the head is read, before the body is.
+    const creates: IncomingMessage[] = [];
+    const seen = (req: IncomingMessage) => req.method === 'POST' && req.url === '/api/v1/batches' && creates.push(req);
+    t.emu.server.on('request', seen);
     fresh();
-    t.clearRequests();
     term.run(`${router} batch create ${file}`);
-    // The upload is sent (the answer is held back): the key comes while the create waits for it.
-    expect(await until(() => t.requests().some((r) => r.method === 'POST' && r.path === '/v1/batches'))).toBe(true);
-    await new Promise((r) => setTimeout(r, 200));
+    // The upload is sent, to its end (read by the server's parser; the route, held by the fault, reads it later): the key
+    // comes while the create waits for its answer, not after a time that may end with the body still on its way.
+    try {
+      expect(await until(() => creates.some((r) => r.complete))).toBe(true);
+    } finally {
+      t.emu.server.off('request', seen);
+    }
     term.keys('C-c');
     const screen = await term.waitFor(/stopped after the upload was sent: the batch may exist\. Check with: router batch list( --created-after \d+)?\n(.*\n)?error: interrupted/);
     expect(screen).not.toMatch(/at .+\.js:\d+/);

@@ -191,15 +191,22 @@ describe('--watch and batch ids', () => {
       const file = join(s.dir, 'r.jsonl');
       writeFileSync(file, Array.from({ length: 12 }, (_, i) => JSON.stringify({ custom_id: `k${i}`, body: { model: 'local/echo', messages: [{ role: 'user', content: `m${i}` }] } })).join('\n'));
       const out = join(s.dir, 'out.jsonl');
+      // Held until the restart (whose engine takes the env's 150 ms again): the batch cannot end before the watch sees the
+      // emulator down, however slow a loaded machine is to get there.
+      await s.admin('batches', { delay_ms: 600_000 });
       const child = s.spawn(['batch', 'create', file, '--watch', '--interval', '0.1', '--results', out, '--max-retries', '0']);
       let stderr = '';
       child.stderr!.on('data', (c) => (stderr += c));
       const exited = new Promise<number | null>((r) => child.on('close', r));
-      // Down while it watches (the create answered): on a loaded machine that can take a while. Before: 200 looks
-      // 50 ms apart, after which the emulator went down under a create not yet answered (--max-retries 0: exit 7).
+      // Down while it watches (the create answered, the batch polled): on a loaded machine that can take a while. Before:
+      // 200 looks 50 ms apart, after which the emulator went down under a create not yet answered (--max-retries 0: exit 7).
       expect(await until(() => /created batch_/.test(stderr), 45_000)).toBe(true);
-      await new Promise((r) => setTimeout(r, 300));
-      await s.restart({ downMs: 1500 });
+      const id = /created (batch_\w+)/.exec(stderr)![1]!;
+      expect(await until(() => s.requests().some((r) => r.method === 'GET' && r.path === `/v1/batches/${id}`), 45_000)).toBe(true);
+      // Up again once the watch has found it down (a poll failed, another is due), not after a time it may not poll in.
+      const offline = new RegExp(`${id}: .*; polling again in \\d+s`);
+      await s.restart({ down: () => until(() => offline.test(stderr) || child.exitCode !== null, 45_000) });
+      expect(stderr).toMatch(offline);
       expect(await exited).toBe(0);
       expect(stderr).toMatch(/created batch_\w+/);
       // Dozens of polls, a reconnect: no MaxListenersExceededWarning, no stack.

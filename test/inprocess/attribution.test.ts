@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { describe, expect, it } from 'vitest';
+import { sharedCliEnv, type CliEnv } from '../support/cli-env.js';
 
 // App attribution (issue 42): an app URL, title and categories from the environment or a profile,
 // sent with every call as the deployed service reads them.
 let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
-beforeEach(() => t.clearRequests());
+sharedCliEnv((e) => (t = e));
 
 const sentHeaders = () => t.requests().find((q) => q.path === '/v1/chat/completions')!.headers;
 const chat = (env: Record<string, string> = {}) => t.run(['chat', '--model', 'local/echo', 'hi'], { env });

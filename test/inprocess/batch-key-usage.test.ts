@@ -18,19 +18,18 @@ afterAll(() => gw?.close());
 const call = (method: string, path: string, key: string, body?: unknown) => gw.json(method, path, key, body);
 
 it.each([['a fake model', 'local/echo'], ['an upstream model', 'test/m']])("%s's batch counts on the key that created it", async (_kind, model) => {
-  const { managementKey } = gw.gateway.store.firstKeys();
-  const made = await call('POST', '/v1/keys', managementKey, { name: `batches ${model}`, limit: 1 });
+  const key = await gw.keyWithLimit(`batches ${model}`, 1);
   const requests = [1, 2, 3].map((i) => ({ custom_id: `r${i}`, body: { messages: [{ role: 'user', content: `hello ${i}` }] } }));
-  const created = await call('POST', '/v1/batches', made.body.key, { endpoint: '/v1/chat/completions', model, completion_window: '24h', requests });
+  const created = await call('POST', '/v1/batches', key, { endpoint: '/v1/chat/completions', model, completion_window: '24h', requests });
   expect(created.status, JSON.stringify(created.body)).toBe(202);
   // The batch's end, and its charge (made when it ends, or at the get that finds it ended).
   const done = await vi.waitFor(async () => {
-    const got = await call('GET', `/v1/batches/${created.body.id}`, made.body.key);
+    const got = await call('GET', `/v1/batches/${created.body.id}`, key);
     expect(got.body.status).toBe('completed');
     return got.body;
   }, SETTLE);
   const cost = done.usage.cost as number;
   expect(cost).toBeGreaterThan(0);
-  await vi.waitFor(async () => expect((await call('GET', '/v1/key', made.body.key)).body.data.usage).toBeCloseTo(cost, 10), SETTLE);
-  expect((await call('GET', '/v1/key', made.body.key)).body.data.limit_remaining).toBeCloseTo(1 - cost, 10);
+  await vi.waitFor(async () => expect((await call('GET', '/v1/key', key)).body.data.usage).toBeCloseTo(cost, 10), SETTLE);
+  expect((await call('GET', '/v1/key', key)).body.data.limit_remaining).toBeCloseTo(1 - cost, 10);
 });

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { post, startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { describe, expect, it } from 'vitest';
+import { post, sharedCliEnv, type CliEnv } from '../support/cli-env.js';
 
 let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
-beforeEach(() => t.clearRequests());
+sharedCliEnv((e) => (t = e));
 
 const chatRequests = () => t.requests().filter((r) => r.path === '/v1/chat/completions');
 

@@ -1,17 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { post, startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { describe, expect, it } from 'vitest';
+import { post, sharedCliEnv, type CliEnv } from '../support/cli-env.js';
 
 let t: CliEnv;
 let mgmt: Record<string, string>;
-beforeAll(async () => {
-  t = await startCliEnv();
-  mgmt = { ROUTER_MANAGEMENT_KEY: t.managementKey };
+const sent = sharedCliEnv((e) => {
+  t = e;
+  mgmt = { ROUTER_MANAGEMENT_KEY: e.managementKey };
 });
-afterAll(() => t.close());
-beforeEach(() => t.clearRequests());
-const sent = (path: string) => t.requests().filter((r) => r.path === path);
 
 describe('router decide', () => {
   it('builds questions from flags and prints the answers', async () => {

@@ -1,15 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { describe, expect, it } from 'vitest';
+import { sharedCliEnv, type CliEnv } from '../support/cli-env.js';
 
 let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
-beforeEach(() => t.clearRequests());
-const sent = (path: string) => t.requests().filter((r) => r.path === path);
+const sent = sharedCliEnv((e) => (t = e));
 
 describe('router embed', () => {
   it('embeds arguments: deterministic unit vectors of the asked dimension', async () => {

@@ -1,9 +1,9 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { startEmulator } from '../../src/emulator/server.js';
-import { until } from '../support/until.js';
+import { SETTLE, until } from '../support/until.js';
 
 // An emulator that has closed writes nothing more: a batch it was driving does not recreate its state folder.
 describe('an emulator closed while it drives a batch', () => {
@@ -19,7 +19,10 @@ describe('an emulator closed while it drives a batch', () => {
     expect(await until(() => emu.batches.store.get(created.id)?.status === status, 45_000)).toBe(true);
     await emu.close();
     rmSync(dir, { recursive: true, force: true });
-    await new Promise((r) => setTimeout(r, 400));
+    // Until the engine has let the batch go (its drive returned from the pause it was in), not for a time that a loaded
+    // machine can pass before an engine that went on would write: every write of a drive is made before it returns.
+    const running = (emu.batches as unknown as { running: Set<string> }).running;
+    await vi.waitFor(() => expect(running.size).toBe(0), SETTLE);
     expect(existsSync(dir) ? readdirSync(dir, { recursive: true }) : []).toEqual([]);
   });
 });

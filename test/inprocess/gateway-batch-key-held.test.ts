@@ -19,9 +19,7 @@ afterAll(() => gw?.close());
 
 describe('a key’s limit under a batch in flight and its live requests', () => {
   it('a live request is refused when the batch’s request in flight holds what the limit leaves', async () => {
-    const { managementKey } = gw.gateway.store.firstKeys();
-    const made = await gw.json('POST', '/v1/keys', managementKey, { name: 'shared', limit: 0.5 });
-    const key = made.body.key as string;
+    const key = await gw.keyWithLimit('shared', 0.5);
     // The batch's request holds its bound at the batch price: 800 tokens asked, 0.4 and its prompt's share (under 0.5).
     const seen = upstream.next();
     const created = await gw.json('POST', '/v1/batches', key, { endpoint: '/v1/chat/completions', model: 'test/m', completion_window: '24h', requests: [{ custom_id: 'b0', body: { messages: [{ role: 'user', content: 'hold' }], max_tokens: 800 } }] });

@@ -25,10 +25,9 @@ afterAll(() => gw?.close());
 const call = (method: string, path: string, key: string, body?: unknown) => gw.call(method, path, key, body);
 
 it('a bounded stream in flight holds its bound against its key limit', async () => {
-  const { managementKey } = gw.gateway.store.firstKeys();
   // Each request's bound is about 1 USD (1000 completion tokens), the limit 1.5: one fits, two do not.
-  const made = (await (await call('POST', '/v1/keys', managementKey, { name: 'capped', limit: 1.5 })).json()) as { key: string };
-  const ask = () => call('POST', '/v1/chat/completions', made.key, { model: 'test/m', stream: true, max_tokens: 1000, messages: [{ role: 'user', content: 'hi' }] });
+  const key = await gw.keyWithLimit('capped', 1.5);
+  const ask = () => call('POST', '/v1/chat/completions', key, { model: 'test/m', stream: true, max_tokens: 1000, messages: [{ role: 'user', content: 'hi' }] });
   const open = await ask();
   expect(open.status).toBe(200);
   const reader = open.body!.getReader();
@@ -42,7 +41,7 @@ it('a bounded stream in flight holds its bound against its key limit', async () 
   end.write(`data: ${JSON.stringify({ id: 'gen-local', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 2, completion_tokens: 3, total_tokens: 5 } })}\n\n`);
   end.end('data: [DONE]\n\n');
   while (!(await reader.read()).done);
-  const data = ((await (await call('GET', '/v1/key', made.key)).json()) as { data: { usage: number; limit_remaining: number } }).data;
+  const data = ((await (await call('GET', '/v1/key', key)).json()) as { data: { usage: number; limit_remaining: number } }).data;
   expect(data.usage).toBeCloseTo(5 * PRICE, 10);
   expect(data.limit_remaining).toBeCloseTo(1.5 - data.usage, 10);
   expect((await ask()).status).toBe(200);

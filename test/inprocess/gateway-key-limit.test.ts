@@ -15,12 +15,10 @@ afterAll(() => gw?.close());
 const call = (method: string, path: string, key: string, body?: unknown) => gw.json(method, path, key, body);
 
 it('an unbounded gateway request counts toward the key that made it, and its limit then refuses', async () => {
-  const { managementKey } = gw.gateway.store.firstKeys();
-  const made = await call('POST', '/v1/keys', managementKey, { name: 'capped', limit: 0.005 });
-  expect(made.status).toBe(201);
-  const ask = () => call('POST', '/v1/chat/completions', made.body.key, { model: 'test/m', messages: [{ role: 'user', content: 'hi' }] });
+  const key = await gw.keyWithLimit('capped', 0.005);
+  const ask = () => call('POST', '/v1/chat/completions', key, { model: 'test/m', messages: [{ role: 'user', content: 'hi' }] });
   expect((await ask()).status).toBe(200);
-  const after = (await call('GET', '/v1/key', made.body.key)).body.data;
+  const after = (await call('GET', '/v1/key', key)).body.data;
   expect(after.usage).toBeCloseTo(5 * PRICE, 10);
   expect(after.limit_remaining).toBeCloseTo(0, 10);
   expect((await ask()).status).toBe(403);

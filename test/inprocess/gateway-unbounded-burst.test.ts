@@ -28,20 +28,19 @@ async function holdOne(key: string): Promise<{ res: Promise<Response> }> {
 
 describe('a burst of unbounded requests', () => {
   it('is refused past the key’s limit once what is in flight covers it; each charged its real cost', async () => {
-    const { managementKey } = gw.gateway.store.firstKeys();
-    const made = (await (await gw.call('POST', '/v1/keys', managementKey, { name: 'capped', limit: 1 })).json()) as { key: string };
+    const key = await gw.keyWithLimit('capped', 1);
     held.length = 0;
-    expect((await ask(made.key, 'first')).status).toBe(200);
+    expect((await ask(key, 'first')).status).toBe(200);
     // Left 0.6: the first of the burst holds 0.4, the second the 0.2 left; the third finds none.
-    const one = await holdOne(made.key);
-    const two = await holdOne(made.key);
-    const three = await ask(made.key, 'third');
+    const one = await holdOne(key);
+    const two = await holdOne(key);
+    const three = await ask(key, 'third');
     // Before: 200 (nothing held; the limit counted only what was charged).
     expect(three.status).toBe(403);
     expect(await three.text()).toContain('Key limit exceeded');
     held.splice(0).forEach((res) => answerTokens(res, 400));
     expect([(await one.res).status, (await two.res).status]).toEqual([200, 200]);
-    const usage = ((await (await gw.call('GET', '/v1/key', made.key)).json()) as { data: { usage: number } }).data.usage;
+    const usage = ((await (await gw.call('GET', '/v1/key', key)).json()) as { data: { usage: number } }).data.usage;
     // Each answer its real cost: 0.4 three times (the one that crossed the limit in full, as alone).
     expect(usage).toBeCloseTo(1.2, 10);
   });

@@ -1,15 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { post, startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { describe, expect, it } from 'vitest';
+import { post, sharedCliEnv, type CliEnv } from '../support/cli-env.js';
 
 let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
-beforeEach(() => t.clearRequests());
-const sent = (path: string) => t.requests().filter((r) => r.path === path);
+const sent = sharedCliEnv((e) => (t = e));
 let inputs = 0;
 const emptyInput = (json: string) => {
   const f = join(t.dir, `empty-input-${++inputs}.json`);

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { post, startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { describe, expect, it } from 'vitest';
+import { post, sharedCliEnv, type CliEnv } from '../support/cli-env.js';
 import { fixtureRuns } from '../support/fixture-server.js';
 import { answerValidator, CHAT_ANSWERS, exampleOf, RESPONSES_ANSWERS, schemaValidator, violations } from '../conformance/openapi-fixtures.js';
 import { RouterClient } from '../../src/client/index.js';
@@ -7,11 +7,7 @@ import { RouterClient } from '../../src/client/index.js';
 // Routing metadata under both names (issue 42): api.md's legacy header answers `router_metadata`,
 // the deployed service's `X-OpenRouter-Metadata` answers `openrouter_metadata` in the OpenAPI's shape.
 let t: CliEnv;
-beforeAll(async () => {
-  t = await startCliEnv();
-});
-afterAll(() => t.close());
-beforeEach(() => t.clearRequests());
+sharedCliEnv((e) => (t = e));
 
 const fallback = { model: 'local/unavailable', models: ['local/echo'], messages: [{ role: 'user', content: 'hey' }] };
 const OPENROUTER = { 'x-openrouter-metadata': 'enabled' };

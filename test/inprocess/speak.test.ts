@@ -1,18 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { describe, expect, it } from 'vitest';
+import { sharedCliEnv, type CliEnv } from '../support/cli-env.js';
 
 let t: CliEnv;
 let mgmt: Record<string, string>;
-beforeAll(async () => {
-  t = await startCliEnv();
-  mgmt = { ROUTER_MANAGEMENT_KEY: t.managementKey };
+const sent = sharedCliEnv((e) => {
+  t = e;
+  mgmt = { ROUTER_MANAGEMENT_KEY: e.managementKey };
 });
-afterAll(() => t.close());
-beforeEach(() => t.clearRequests());
-const sent = (path: string) => t.requests().filter((r) => r.path === path);
 
 /** sox that can decode MP3 (the capability the checks need: Debian's libsox-fmt-mp3), not just sox. */
 function hasSox(): boolean {

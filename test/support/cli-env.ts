@@ -85,7 +85,8 @@ export interface CliEnv {
   clearRequests(): void;
   admin(path: string, body?: unknown, method?: string): Promise<any>;
   close(): Promise<void>;
-  restart(opts?: { downMs?: number }): Promise<void>;
+  /** Closes the emulator and starts it again on its port and folder; `down`, if given, is awaited in between (while nothing listens). */
+  restart(opts?: { down?: () => Promise<unknown> }): Promise<void>;
 }
 
 /** An emulator in this process on a fresh folder, with the environment test/helpers.ts gives the binary. */
@@ -139,10 +140,10 @@ export async function startCliEnv(opts: { faults?: string[]; batchDelayMs?: numb
       // A child of a test may still be writing its last file as the folder goes (ENOTEMPTY): tried again.
       rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
     },
-    restart: async ({ downMs = 0 } = {}) => {
+    restart: async ({ down } = {}) => {
       const port = t.emu.port;
       await t.emu.close();
-      if (downMs) await new Promise((r) => setTimeout(r, downMs));
+      await down?.();
       emu = await start(port);
       t.emu = emu;
     },
@@ -161,6 +162,22 @@ export async function startCliEnvWithBatch(): Promise<{ t: CliEnv; requests: str
 }
 
 export { post } from './post.js';
+
+/**
+ * The hooks of a test file whose tests share one CliEnv: started before them (`set` receives it), its request
+ * log cleared before each, closed after them. The function returned lists the requests to `path` since.
+ */
+export function sharedCliEnv(set: (t: CliEnv) => void): (path: string) => any[] {
+  const { afterAll, beforeAll, beforeEach } = underVitest();
+  let t: CliEnv;
+  beforeAll(async () => {
+    t = await startCliEnv();
+    set(t);
+  });
+  afterAll(() => t.close());
+  beforeEach(() => t.clearRequests());
+  return (path) => t.requests().filter((r) => r.path === path);
+}
 
 /**
  * The hooks of a test file whose tests share one CliEnv: started before them, with faults and the

@@ -142,6 +142,12 @@ export async function pricedGateway(answer: Parameters<typeof localUpstream>[0],
       const res = await call(method, path, key, body);
       return { status: res.status, body: (await res.json()) as any };
     },
+    /** A new key named `name` that may spend `limit` USD, made with the gateway's management key: the key. */
+    keyWithLimit: async (name: string, limit: number): Promise<string> => {
+      const res = await call('POST', '/v1/keys', gw.gateway.store.firstKeys().managementKey, { name, limit });
+      if (res.status !== 201) throw new Error(`POST /v1/keys: HTTP ${res.status}: ${await res.text()}`);
+      return ((await res.json()) as { key: string }).key;
+    },
     close: async () => {
       await gw.close();
       await upstream.close();
