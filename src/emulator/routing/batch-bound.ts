@@ -34,13 +34,14 @@ export function batchBound(body: Body, endpoint: string, candidates: Candidate[]
   const asked = embeddings ? 0 : (endpoint === '/v1/responses' ? body.max_output_tokens : (body.max_completion_tokens ?? body.max_tokens));
   if (asked !== undefined && asked !== null && (typeof asked !== 'number' || !Number.isFinite(asked) || asked < 0)) return undefined;
   if (!candidates.length) return undefined;
+  // Unbounded first: the prompt's estimate serializes the whole request, for nothing when no bound is made.
+  const limitOf = (c: Candidate) => Math.min(asked ?? Infinity, c.model.maxCompletionTokens ?? Infinity);
+  if (candidates.some((c) => !c.model.prices || limitOf(c) === Infinity)) return undefined;
   const promptTokens = promptEstimate(body);
   let most = 0;
   for (const c of candidates) {
-    const prices = c.model.prices;
-    const limit = Math.min(asked ?? Infinity, c.model.maxCompletionTokens ?? Infinity);
-    if (!prices || limit === Infinity) return undefined;
-    most = Math.max(most, round(round(promptTokens * prices.prompt) + round(limit * prices.completion)));
+    const prices = c.model.prices!;
+    most = Math.max(most, round(round(promptTokens * prices.prompt) + round(limitOf(c) * prices.completion)));
   }
   return most;
 }

@@ -52,6 +52,26 @@ export function modelChain(body: Body): string[] {
   return [...new Set([body.model as string | undefined, ...models].filter((m): m is string => typeof m === 'string' && !!m))];
 }
 
+/** Each adapter's models by kind and id, made once per list it gives (the routing scanned every model of every provider per request). */
+const indexes = new WeakMap<ProviderModel[], Map<string, Map<string, ProviderModel[]>>>();
+function modelsOf(adapter: ProviderAdapter, kind: string, id: string): ProviderModel[] {
+  const models = adapter.models();
+  let index = indexes.get(models);
+  if (!index) {
+    index = new Map();
+    for (const m of models) {
+      let byId = index.get(m.kind ?? 'chat');
+      if (!byId) index.set(m.kind ?? 'chat', (byId = new Map()));
+      const same = byId.get(m.id);
+      if (same) same.push(m);
+      else byId.set(m.id, [m]);
+    }
+    indexes.set(models, index);
+  }
+  return index.get(kind)?.get(id) ?? NONE;
+}
+const NONE: ProviderModel[] = [];
+
 const priceOf = (c: Candidate) => (c.model.prices ? c.model.prices.prompt + c.model.prices.completion : Infinity);
 
 export interface Catalog {
@@ -74,7 +94,8 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
   const out: Candidate[] = [];
   for (const id of chain) {
     if (!MODEL_ID_PATTERN.test(id)) bad(`model must look like <author>/<slug>, got ${JSON.stringify(id)}`);
-    let offered: Candidate[] = catalog.upstreams.flatMap((adapter) => adapter.models().filter((m) => m.id === id && (m.kind ?? 'chat') === kind).map((model) => ({ adapter, slug: adapter.name, model })));
+    let offered: Candidate[] = [];
+    for (const adapter of catalog.upstreams) for (const model of modelsOf(adapter, kind, id)) offered.push({ adapter, slug: adapter.name, model });
     if (!offered.length && catalog.local && kind === 'chat') {
       const spec = MODELS.find((m) => m.id === id && m.kind === 'chat');
       const listed = spec ? { prompt: spec.promptPrice, completion: spec.completionPrice } : FREE;
@@ -84,13 +105,14 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
       for (const c of offered) c.listed = listed;
     }
     if (!offered.length) bad(`${id} is not a valid model ID`);
-    let allowed = offered.filter((c) => (!prefs.only || prefs.only.includes(c.slug)) && !prefs.ignore.includes(c.slug));
+    let allowed = prefs.only || prefs.ignore.length ? offered.filter((c) => (!prefs.only || prefs.only.includes(c.slug)) && !prefs.ignore.includes(c.slug)) : offered;
     if (prefs.sort === 'price') allowed = [...allowed].sort((a, b) => priceOf(a) - priceOf(b));
     const rank = (c: Candidate) => {
       const i = prefs.order.indexOf(c.slug);
       return i < 0 ? prefs.order.length : i;
     };
-    allowed = [...allowed].sort((a, b) => rank(a) - rank(b));
+    // No order: every rank the same, and the sort (stable) would change nothing.
+    if (prefs.order.length) allowed = [...allowed].sort((a, b) => rank(a) - rank(b));
     const stuck = sticky?.(id);
     const held = allowed.find((c) => c.slug === stuck);
     if (held) allowed = [held, ...allowed.filter((c) => c !== held)];

@@ -14,8 +14,17 @@ const DAY_MS = 86_400_000;
 /** Days of usage kept per key: enough for a month's. */
 const KEPT_DAYS = 40;
 
+/** The last day made, and the ms it spans: a paid request asks for today's (a Date and two strings each, before). */
+let lastDay = { from: 0, to: 0, day: '1970-01-01' };
+
 /** The UTC day of `ms`, as 'YYYY-MM-DD'. */
-const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+function dayOf(ms: number): string {
+  if (ms >= lastDay.from && ms < lastDay.to) return lastDay.day;
+  const from = ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS);
+  const day = new Date(ms).toISOString().slice(0, 10);
+  if (Number.isFinite(from)) lastDay = { from, to: from + DAY_MS, day };
+  return day;
+}
 
 /** The first day of the period holding `now`: the UTC day, the week from Monday, the month. */
 export function periodStart(reset: LimitReset, now: number): string {
