@@ -275,9 +275,9 @@ async function handleChat(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
     choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error', logprobs: null }],
   };
   if (await writeSSE(ctx, events(), (plan.rich ? richParts.length : plan.gen.completionTokens) + 2, errorChunk, '[DONE]', undefined, bill.progress)) return served(true);
-  // A caller who hung up after content was written pays for it (docs/emulator.md); a fault's cut is refunded.
+  // Ended early after content (a hang-up, a fault): the content written is paid for (docs/emulator.md).
   const cut = bill.cut();
-  if (cut) recordGeneration(ctx, { id, model: plan.routed.model.id, provider: plan.routed.provider, apiType: 'completions', promptTokens: plan.gen.promptTokens, completionTokens: cut.sent, reasoningTokens: Math.min(reasoningTokens, cut.sent), cost: cut.cost, streamed: true, finishReason: null, cancelled: true, startedAt, user: body.user, sessionId });
+  if (cut) recordGeneration(ctx, { id, model: plan.routed.model.id, provider: plan.routed.provider, apiType: 'completions', promptTokens: plan.gen.promptTokens, completionTokens: cut.sent, reasoningTokens: Math.min(reasoningTokens, cut.sent), cost: cut.cost, streamed: true, finishReason: cut.cancelled ? null : 'error', cancelled: cut.cancelled, startedAt, user: body.user, sessionId });
 }
 
 export const chatRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => [{ method: 'POST', path: '/v1/chat/completions', access: 'any', handler: (ctx) => handleChat(ctx, parts.gateway) }]);
