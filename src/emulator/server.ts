@@ -82,7 +82,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
   const log: LoggedRequest[] = [];
   const logLimit = opts.logLimit ?? 1000;
 
-  const gateway = opts.gateway ? new Gateway({ ...opts.gateway, now: () => store.now() }) : undefined;
+  const gateway = opts.gateway ? new Gateway({ ...opts.gateway, now: () => store.now(), estimates: store.estimates }) : undefined;
   const batches = new BatchEngine(store, { delayMs: opts.batchDelayMs ?? 20, gateway, flavor: opts.flavor });
   const parts = { faults, log, batches, gateway, providers: opts.gateway?.config.providers };
   const routes = new Routes(TABLES.flatMap((table) => table(parts)));
