@@ -27,6 +27,8 @@ export const SHAPES = {
   modelList: { what: 'a list of models', fields: { data: 'array', 'data[]': 'object', 'data[].id': 'string' } },
   keyInfo: { what: "an API key's details", fields: { data: 'object', 'data.label': 'string', 'data.usage': 'number' } },
   generation: { what: "a generation's details", fields: { data: 'object', 'data.id': 'string', 'data.total_cost': 'number' } },
+  generationContent: { what: "a generation's content", fields: { data: 'object', 'data.input': 'object', 'data.output': 'object' } },
+  feedback: { what: 'a feedback receipt', fields: { data: 'object' } },
 } satisfies Record<string, AnswerShape>;
 
 function isKind(value: unknown, kind: Kind): boolean {

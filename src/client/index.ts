@@ -30,7 +30,7 @@ export type { Model } from './resources/models.js';
 export type { KeyInfo } from './resources/key.js';
 export type { ActivityItem, ActivityQuery } from './resources/activity.js';
 export type { ApiKey, CreatedKey, KeyCreate, KeyLimitReset, KeyListQuery, KeyUpdate } from './resources/keys.js';
-export type { Generation } from './resources/generations.js';
+export type { Generation, GenerationContent, GenerationFeedback } from './resources/generations.js';
 export type { AccountCredits } from './resources/credits.js';
 export type { RawRequest } from './resources/raw.js';
 export type { SpeechRequest, SpeechTurn, SpeechReference, SpeechStream } from './resources/speech.js';

@@ -22,11 +22,13 @@ import { decisionRoutes } from './resources/decisions.js';
 import { accountRoutes } from './resources/account.js';
 import { keyRoutes } from './resources/keys.js';
 import { modelEndpointRoutes } from './resources/model-endpoints.js';
+import { generationContentRoutes } from './resources/generation-content.js';
+import { analyticsRoutes } from './resources/analytics.js';
 import { Gateway, type GatewayOptions } from './routing/gateway.js';
 import { generationRoutes } from './resources/generations.js';
 
 /** Every route the emulator serves: each resource's table, and nothing registered anywhere else. */
-const TABLES = [chatRoutes, responsesRoutes, embeddingsRoutes, speechRoutes, decisionRoutes, batchRoutes, accountRoutes, keyRoutes, modelEndpointRoutes, generationRoutes, adminRoutes];
+const TABLES = [chatRoutes, responsesRoutes, embeddingsRoutes, speechRoutes, decisionRoutes, batchRoutes, accountRoutes, keyRoutes, modelEndpointRoutes, generationRoutes, generationContentRoutes, analyticsRoutes, adminRoutes];
 
 export interface EmulatorOptions {
   stateDir: string;
@@ -82,7 +84,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
   const log: LoggedRequest[] = [];
   const logLimit = opts.logLimit ?? 1000;
 
-  const gateway = opts.gateway ? new Gateway({ ...opts.gateway, now: () => store.now() }) : undefined;
+  const gateway = opts.gateway ? new Gateway({ ...opts.gateway, now: () => store.now(), estimates: store.estimates }) : undefined;
   const batches = new BatchEngine(store, { delayMs: opts.batchDelayMs ?? 20, gateway, flavor: opts.flavor });
   const parts = { faults, log, batches, gateway, providers: opts.gateway?.config.providers };
   const routes = new Routes(TABLES.flatMap((table) => table(parts)));

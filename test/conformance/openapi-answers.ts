@@ -32,6 +32,10 @@ export const CHECKED_ROUTES: Record<string, string> = {
   'DELETE /v1/keys/x': 'here',
   'GET /v1/activity': 'here',
   'GET /v1/generation': 'test/conformance/metadata-checks.ts (the SDK parses it), test/inprocess/generation.test.ts (the schema)',
+  'GET /v1/generation/content': 'here',
+  'POST /v1/generation/feedback': 'here',
+  'GET /v1/endpoints/zdr': 'here',
+  'GET /v1/analytics/meta': 'here',
 };
 
 /** Emulator routes the OpenAPI does not describe, and why they are served anyway. */
@@ -126,6 +130,16 @@ export async function accountAnswers(t: TestEnv, row: (operation: string, check:
   const today = new Date().toISOString().slice(0, 10);
   for (const q of ['', `?date=${yesterday}`, `?date=${today}`, '?group_by=workspace', '?date=2001-01-01']) await answer(activity, '/activity', `/v1/activity${q}`, t.managementKey);
   await answer(activity, '/activity', '/v1/activity', t.apiKey);
+
+  const stored = row('generation content and feedback, ZDR endpoints, analytics meta', 'answers (listGenerationContent, submitGenerationFeedback, listEndpointsZdr, getAnalyticsMeta 200, 400, 403, 404)');
+  const chatted = await (await fetch(`${t.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] }) })).json();
+  for (const [k, id] of [[t.managementKey, chatted.id], [t.managementKey, 'gen-none'], [t.apiKey, chatted.id]]) await answer(stored, '/generation/content', `/v1/generation/content?id=${id}`, k);
+  for (const body of [{ generation_id: chatted.id, category: 'other', comment: 'ok' }, { generation_id: chatted.id, category: 'rude' }, { generation_id: 'gen-none', category: 'other' }]) await answer(stored, '/generation/feedback', '/v1/generation/feedback', t.managementKey, 'post', body);
+  // provider_name as above: each endpoint's named as one the OpenAPI lists.
+  const zdr = (await get('/v1/endpoints/zdr')).body;
+  for (const e of zdr.data) e.provider_name = 'OpenAI';
+  check(stored, violations(answerValidator('get', '/endpoints/zdr'), zdr), 'GET /v1/endpoints/zdr (200)');
+  for (const k of [t.managementKey, t.apiKey]) await answer(stored, '/analytics/meta', '/v1/analytics/meta', k);
 
   // What the client sends: the model list's queries (paged) and the key check, as the OpenAPI's parameters allow.
   const sent = row('models, key, keys, activity', 'queries the client sends (OpenAPI parameters)');

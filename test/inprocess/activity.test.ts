@@ -49,7 +49,18 @@ it('sums each day, model and endpoint; filters by date and key; answers as the O
   expect((await admin.activity.list({ apiKeyHash: made.data.hash })).reduce((n, r) => n + (r.model === 'local/echo' ? r.requests : 100), 0)).toBe(2);
   const day = rows[0]!.date;
   expect(await admin.activity.list({ date: day })).toEqual(rows.filter((r) => r.date === day));
-  expect((await admin.activity.list({ groupBy: 'workspace' })).every((r) => r.workspace_id === 'default')).toBe(true);
+  // The workspace by its UUID, as the OpenAPI has it (was "default"); the filter takes it, and the old name still.
+  const split = await admin.activity.list({ groupBy: 'workspace' });
+  const uuid = split[0]!.workspace_id!;
+  expect(uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  expect(split.every((r) => r.workspace_id === uuid)).toBe(true);
+  expect(await admin.activity.list({ groupBy: 'workspace', workspaceId: uuid })).toEqual(split);
+  expect(await admin.activity.list({ groupBy: 'workspace', workspaceId: 'default' })).toEqual(split);
+  expect(uuid).toBe(((await (await fetch(`${t.apiRoot}/v1/key`, { headers: { authorization: `Bearer ${t.managementKey}` } })).json()) as { data: { workspace_id: string } }).data.workspace_id);
+});
+
+it('user_id, an organization member filter, is a 400: the emulator has no organizations (was accepted and ignored)', async () => {
+  await expect(admin.activity.list({ userId: 'user_1' })).rejects.toMatchObject({ status: 400, message: expect.stringContaining('not an organization') });
 });
 
 it('a date past the last 30 days is a 400; a standard key a 403', async () => {

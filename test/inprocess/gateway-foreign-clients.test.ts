@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { workspaceUuid } from '../../src/emulator/state/workspace-id.js';
 
 // What clients we did not write ask of `router serve` as a gateway: the current @openrouter/sdk's
 // strict key parse, Responses for a model whose provider has none, Retry-After in both its forms,
@@ -73,7 +74,7 @@ describe('the current @openrouter/sdk', () => {
     // 50 a day below 10 credits (a new workspace has 5), 1000 from 10 on.
     expect(data.freeModelDailyRequests).toEqual({ limit: 50, remaining: 50, used: 0 });
     expect(data.organizationId).toBeNull();
-    expect(data.workspaceId).toBe(gateway.store.findKey(key)!.workspace);
+    expect(data.workspaceId).toBe(workspaceUuid(gateway.store.findKey(key)!.workspace));
     expect(data.isManagementKey).toBe(false);
     const topUp = await post('/_emulator/credits', { amount: 10 }, { authorization: `Bearer ${gateway.store.firstKeys().managementKey}` });
     expect(topUp.status).toBe(200);

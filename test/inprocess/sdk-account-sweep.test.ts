@@ -40,9 +40,13 @@ describe.each<Flavor>(['spec', 'deployed'])('router serve --flavor %s', (flavor)
       const updated = await m.apiKeys.update({ hash, requestBody: { limit: 4, limitReset: null, disabled: true } });
       expect(updated.data).toMatchObject({ limit: 4, limitReset: null, disabled: true });
       expect((await m.apiKeys.list()).data.map((k) => k.hash)).not.toContain(hash);
-      expect((await m.apiKeys.list({ includeDisabled: true, workspaceId: 'default' })).data.find((k) => k.hash === hash)).toMatchObject({ disabled: true, workspaceId: 'default' });
-      const other = await m.apiKeys.create({ requestBody: { name: 'sdk-ws', workspaceId: 'default', creatorUserId: null, limit: null, limitReset: null, expiresAt: null } });
-      expect(other.data).toMatchObject({ workspaceId: 'default', limit: null, limitReset: null });
+      // A workspace is named by a UUID, as the OpenAPI has it (was "default"); its old name is still taken.
+      const workspaceId = made.data.workspaceId;
+      expect(workspaceId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect((await m.apiKeys.list({ includeDisabled: true, workspaceId })).data.find((k) => k.hash === hash)).toMatchObject({ disabled: true, workspaceId });
+      expect((await m.apiKeys.list({ includeDisabled: true, workspaceId: 'default' })).data.map((k) => k.hash)).toContain(hash);
+      const other = await m.apiKeys.create({ requestBody: { name: 'sdk-ws', workspaceId, creatorUserId: null, limit: null, limitReset: null, expiresAt: null } });
+      expect(other.data).toMatchObject({ workspaceId, limit: null, limitReset: null });
       expect(await m.apiKeys.delete({ hash: other.data.hash })).toEqual({ deleted: true });
       const mine = (await sdk(made.key).apiKeys.getCurrentKeyMetadata().catch((e: Error) => e)) as Error;
       expect(mine.message).toContain('API key is disabled');
@@ -84,9 +88,9 @@ describe.each<Flavor>(['spec', 'deployed'])('router serve --flavor %s', (flavor)
       expect(mine.map((r) => [r.model, r.requests, r.promptTokens, r.completionTokens])).toEqual([['local/lorem', 1, sent.usage.prompt_tokens, sent.usage.completion_tokens]]);
       const day = mine[0]!.date;
       expect((await m.analytics.getUserActivity({ date: day, apiKeyHash: made.data.hash })).data).toEqual(mine);
-      const split = (await m.analytics.getUserActivity({ groupBy: 'workspace', workspaceId: 'default' })).data;
+      const split = (await m.analytics.getUserActivity({ groupBy: 'workspace', workspaceId: made.data.workspaceId })).data;
       expect(split.length).toBe(all.length);
-      expect(split.every((r) => r.workspaceId === 'default')).toBe(true);
+      expect(split.every((r) => r.workspaceId === made.data.workspaceId)).toBe(true);
     });
 
     it("refuses as the SDK's typed errors: a date past the 30 days (400), a standard key (403)", async () => {

@@ -32,9 +32,35 @@ export interface Generation {
   [key: string]: unknown;
 }
 
+/** What the service stored of a generation (OpenAPI `GenerationContentData`): the prompt, the answer, the failure. */
+export interface GenerationContent {
+  input: { messages: unknown[] } | { prompt: string };
+  output: { completion: string | null; reasoning: string | null };
+  /** Null when the generation succeeded. */
+  error: { message?: string | null; provider_name?: string | null; raw?: string | null; status?: number | null; previous_errors?: unknown[] } | null;
+}
+
+/** Feedback on a generation (OpenAPI `SubmitGenerationFeedbackRequest`). */
+export interface GenerationFeedback {
+  generation_id: string;
+  category: 'latency' | 'incoherence' | 'incorrect_response' | 'formatting' | 'billing' | 'api_error' | 'other';
+  /** At most 1,000 characters. */
+  comment?: string;
+}
+
 export class Generations extends Resource {
   /** `GET {base_url}/generation?id=`: a 404 (APIError) for an id the service does not know (yet). */
   async get(id: string, opts: CallOptions = {}): Promise<Generation> {
     return (await this.request<{ data: Generation }>('GET', '/generation', opts, { query: { id } }, SHAPES.generation)).data;
+  }
+
+  /** `GET {base_url}/generation/content?id=` (a management key): the stored prompt and completion; a 404 when none is stored. */
+  async content(id: string, opts: CallOptions = {}): Promise<GenerationContent> {
+    return (await this.request<{ data: GenerationContent }>('GET', '/generation/content', opts, { query: { id } }, SHAPES.generationContent)).data;
+  }
+
+  /** `POST {base_url}/generation/feedback` (a management key): feedback on one of the workspace's generations. */
+  async feedback(body: GenerationFeedback, opts: CallOptions = {}): Promise<void> {
+    await this.request<{ data: { success: true } }>('POST', '/generation/feedback', opts, { body }, SHAPES.feedback);
   }
 }

@@ -4,6 +4,7 @@ import { defineRoutes } from '../http/routes.js';
 import { matchingModels, modelPage } from './model-list.js';
 import { keyDetails } from './keys.js';
 import type { ChatGateway } from '../providers/types.js';
+import { workspaceUuid } from '../state/workspace-id.js';
 
 /** The real service's daily `:free` requests: 50, or 1000 once 10 credits were bought. The emulator enforces none. */
 const freeModelDailyLimit = (credits: number) => (credits >= 10 ? 1000 : 50);
@@ -71,7 +72,7 @@ export const accountRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => 
             allowed_data_regions: ['global'],
             free_model_daily_requests: { limit: freeLimit, remaining: freeLimit, used: 0 },
             organization_id: null,
-            workspace_id: ctx.workspace,
+            workspace_id: workspaceUuid(ctx.workspace),
           },
         });
       },

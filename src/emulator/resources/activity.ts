@@ -2,6 +2,7 @@ import type { Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
 import { round } from '../models/models.js';
 import type { ActivityItem } from '../../client/resources/activity.js';
+import { namesWorkspace, workspaceUuid } from '../state/workspace-id.js';
 
 /** Completed UTC days `GET /v1/activity` covers: the 30 before today; today's calls show tomorrow, as the service has it. */
 const DAYS = 30;
@@ -14,7 +15,7 @@ const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0
 /**
  * The workspace's activity (OpenAPI `getUserActivity`) from the generations the emulator keeps: one
  * row per UTC day, model and endpoint (its provider) of the last 30 completed days (not today), newest day first; `date`,
- * `api_key_hash`, `workspace_id` (its own only) and `group_by=workspace` as the OpenAPI has them.
+ * `api_key_hash`, `workspace_id` (its own only, by its UUID) and `group_by=workspace` as the OpenAPI has them; `user_id` is a 400.
  */
 export function activity(ctx: Ctx): Row[] {
   const q = ctx.url.searchParams;
@@ -29,8 +30,10 @@ export function activity(ctx: Ctx): Row[] {
   }
   const groupBy = q.get('group_by') ?? undefined;
   if (groupBy !== undefined && groupBy !== 'workspace') throw new HttpError(400, 'group_by must be workspace', 'invalid_request');
+  // The OpenAPI's user_id is "only applicable for organization accounts": the emulator's are not (its /key says organization_id null).
+  if (q.has('user_id')) throw new HttpError(400, 'user_id filters by an organization member: this account is not an organization', 'invalid_request');
   const workspace = q.get('workspace_id') ?? undefined;
-  if (workspace !== undefined && workspace !== ctx.workspace) throw new HttpError(404, `No workspace ${workspace}`, 'not_found');
+  if (workspace !== undefined && !namesWorkspace(workspace, ctx.workspace)) throw new HttpError(404, `No workspace ${workspace}`, 'not_found');
   const key = q.get('api_key_hash') ?? undefined;
   const rows = new Map<string, Row>();
   for (const g of ctx.store.allGenerations()) {
@@ -44,7 +47,7 @@ export function activity(ctx: Ctx): Row[] {
     let row = rows.get(id);
     if (!row) {
       row = { date: day, model, model_permaslug: model, endpoint_id: `${provider}/${model}`, provider_name: provider, usage: 0, byok_usage_inference: 0, requests: 0, prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0 };
-      if (groupBy) row.workspace_id = g.workspace;
+      if (groupBy) row.workspace_id = workspaceUuid(g.workspace);
       rows.set(id, row);
     }
     row.requests += 1;

@@ -14,6 +14,7 @@ import { richAnswer, type RichMessage } from '../models/rich-answer.js';
 import { completionDetails, fitAnswer, richDeltas, richMessage } from '../models/rich-chat.js';
 import { defineRoutes } from '../http/routes.js';
 import type { ChatGateway } from '../providers/types.js';
+import { keepContent } from './generation-content.js';
 import { recordGeneration } from './generations.js';
 
 type Body = Record<string, unknown>;
@@ -241,6 +242,7 @@ async function handleChat(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
     const finishReason = plan.rich?.finishReason ?? plan.gen.finishReason;
     const { model, provider } = plan.routed;
     recordGeneration(ctx, { id, model: model.id, provider, apiType: 'completions', promptTokens: plan.gen.promptTokens, completionTokens: plan.gen.completionTokens, reasoningTokens, cost: plan.cost.cost, streamed, finishReason, startedAt, user: body.user, sessionId });
+    keepContent(ctx, id, body, plan.rich ? plan.rich.content : plan.gen.text, plan.rich?.reasoning ?? null);
   };
   if (!bill) {
     ctx.send(200, new Serialized(chatCompletionText(body, plan, created, { routerMetadata: ctx.wantsRouterMetadata(), id })));
@@ -275,9 +277,11 @@ async function handleChat(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
     choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error', logprobs: null }],
   };
   if (await writeSSE(ctx, events(), (plan.rich ? richParts.length : plan.gen.completionTokens) + 2, errorChunk, '[DONE]', undefined, bill.progress)) return served(true);
-  // A caller who hung up after content was written pays for it (docs/emulator.md); a fault's cut is refunded.
+  // Ended early after content (a hang-up, a fault): the content written is paid for (docs/emulator.md).
   const cut = bill.cut();
-  if (cut) recordGeneration(ctx, { id, model: plan.routed.model.id, provider: plan.routed.provider, apiType: 'completions', promptTokens: plan.gen.promptTokens, completionTokens: cut.sent, reasoningTokens: Math.min(reasoningTokens, cut.sent), cost: cut.cost, streamed: true, finishReason: null, cancelled: true, startedAt, user: body.user, sessionId });
+  if (!cut) return;
+  recordGeneration(ctx, { id, model: plan.routed.model.id, provider: plan.routed.provider, apiType: 'completions', promptTokens: plan.gen.promptTokens, completionTokens: cut.sent, reasoningTokens: Math.min(reasoningTokens, cut.sent), cost: cut.cost, streamed: true, finishReason: cut.cancelled ? null : 'error', cancelled: cut.cancelled, startedAt, user: body.user, sessionId });
+  keepContent(ctx, id, body, null, null, cut.cancelled ? undefined : { provider: plan.routed.provider });
 }
 
 export const chatRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => [{ method: 'POST', path: '/v1/chat/completions', access: 'any', handler: (ctx) => handleChat(ctx, parts.gateway) }]);

@@ -3,6 +3,7 @@ import { HttpError } from '../http/http.js';
 import { defineRoutes } from '../http/routes.js';
 import { keyHash, LIMIT_RESETS, limitRemaining, periodStart, usageSince } from '../state/key-usage.js';
 import type { KeyRecord, KeySettings } from '../state/store-api.js';
+import { namesWorkspace, workspaceUuid } from '../state/workspace-id.js';
 
 /** Keys a page of `GET /v1/keys` holds. */
 const KEYS_PAGE = 100;
@@ -34,7 +35,7 @@ const isoSeconds = (s: number) => new Date(s * 1000).toISOString();
 /** A key as the management API answers it (the OpenAPI's list, get, create and update `data`). */
 function keyObject(r: KeyRecord, now: number) {
   // external_user: the key's end user, which the current SDK requires (null: none given).
-  return { hash: keyHash(r.key), name: r.name, disabled: r.disabled ?? false, ...keyDetails(r, now), created_at: isoSeconds(r.created_at), updated_at: r.updated_at === undefined ? null : isoSeconds(r.updated_at), workspace_id: r.workspace, external_user: null };
+  return { hash: keyHash(r.key), name: r.name, disabled: r.disabled ?? false, ...keyDetails(r, now), created_at: isoSeconds(r.created_at), updated_at: r.updated_at === undefined ? null : isoSeconds(r.updated_at), workspace_id: workspaceUuid(r.workspace), external_user: null };
 }
 
 /** The settings a create (`creating`) or update body gives, checked as the OpenAPI types them: 400 otherwise. */
@@ -78,7 +79,7 @@ function keyByHash(ctx: Ctx): KeyRecord {
 
 /** A `workspace_id` (query or body) names the caller's workspace, the only one its management key reaches: 404 for another. */
 function ownWorkspace(ctx: Ctx, id: unknown): void {
-  if (id !== undefined && id !== null && id !== ctx.workspace) throw new HttpError(404, `No workspace ${String(id)}`, 'not_found');
+  if (id !== undefined && id !== null && !namesWorkspace(id, ctx.workspace)) throw new HttpError(404, `No workspace ${String(id)}`, 'not_found');
 }
 
 /**

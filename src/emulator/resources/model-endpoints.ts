@@ -100,4 +100,19 @@ export const modelEndpointRoutes = defineRoutes((parts: { gateway?: ChatGateway;
       ctx.send(200, { data: { id, name, created, description, architecture, endpoints: served.map((s) => endpoint(listed, s)) } });
     },
   },
+  {
+    // Every endpoint keeps no prompt past its answer (a request's `provider.zdr: true` is routed to any): all of them, of every listed model.
+    method: 'GET',
+    path: '/v1/endpoints/zdr',
+    access: 'any',
+    handler: async (ctx: Ctx) => {
+      const listing = parts.gateway?.listing() ?? MODELS.map(listedModel);
+      const data = listing.flatMap((listed) => {
+        const upstream = upstreamEndpoints(parts.providers ?? [], listed.id as string);
+        const local = MODELS.find((spec) => spec.id === listed.id);
+        return (upstream.length ? upstream : local ? localEndpoints(local) : []).map((s) => endpoint(listed, s));
+      });
+      ctx.send(200, { data });
+    },
+  },
 ]);

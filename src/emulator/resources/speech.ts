@@ -148,7 +148,7 @@ async function handleSpeech(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   const write = async (data: Uint8Array | Int8Array) => {
     if (!closed()) await writer.write(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
   };
-  const served = (cut?: { cost: number }) => recordGeneration(ctx, { id, model: plan.model.id, provider: plan.provider, apiType: 'tts', promptTokens: 0, completionTokens: 0, cost: cut?.cost ?? cost, streamed: true, finishReason: null, cancelled: !!cut, startedAt, user: body.user, sessionId });
+  const served = (cut?: { cost: number; cancelled: boolean }) => recordGeneration(ctx, { id, model: plan.model.id, provider: plan.provider, apiType: 'tts', promptTokens: 0, completionTokens: 0, cost: cut?.cost ?? cost, streamed: true, finishReason: cut && !cut.cancelled ? 'error' : null, cancelled: !!cut?.cancelled, startedAt, user: body.user, sessionId });
   const ended = () => {
     const cut = bill.cut();
     if (cut) served(cut);

@@ -18,20 +18,21 @@ export interface StreamBill {
   /** The stream was delivered whole: its hold is its charge (call just before its end is written). */
   paid(): void;
   /**
-   * The stream ended before its end: settles the hold at what the caller owes. A caller who hung up
-   * after content gets the content written (at most the whole answer's) and what it was charged (kept
-   * as a cancelled generation); else (a fault's cut, nothing written) it is given back whole and this
-   * is undefined.
+   * The stream ended before its end: settles the hold at what the caller owes. After content, the
+   * content written (at most the whole answer's), what it was charged, and whether the caller hung up
+   * (a cancelled generation) or a fault cut it (a generation that ended in error); with nothing
+   * written, the hold is given back whole and this is undefined.
    */
-  cut(): { sent: number; cost: number } | undefined;
+  cut(): { sent: number; cost: number; cancelled: boolean } | undefined;
 }
 
 /**
  * A fake model's stream, paid as a relayed one is (docs/gateway.md): its whole cost held before the
  * first event (402 when the balance does not cover it), charged just before its end is written. A
- * caller who hangs up after content pays `owed(content written)`, the content counted up to `most`
- * (the whole answer's), never more than the hold (the rest given back); a hang-up before any
- * content, or a fault's cut, pays nothing.
+ * stream that ends early after content, the caller's hang-up or a fault's cut (as a provider's
+ * stream broken mid-way is billed for what it generated), pays `owed(content written)`, the content
+ * counted up to `most` (the whole answer's), never more than the hold (the rest given back); one
+ * that ends before any content pays nothing.
  */
 export function streamBill(ctx: Ctx, cost: number, most: number, owed: (sent: number) => number, count?: EventTokens): StreamBill {
   const held = holdUntilSettled(ctx, cost);
@@ -43,10 +44,10 @@ export function streamBill(ctx: Ctx, cost: number, most: number, owed: (sent: nu
     tokens,
     paid: () => held.settle(cost),
     cut() {
-      const sent = progress.hungUp ? Math.min(tokens.sent, most) : 0;
+      const sent = Math.min(tokens.sent, most);
       const charged = sent > 0 ? Math.min(cost, owed(sent)) : 0;
       held.settle(charged);
-      return sent > 0 ? { sent, cost: charged } : undefined;
+      return sent > 0 ? { sent, cost: charged, cancelled: progress.hungUp } : undefined;
     },
   };
 }

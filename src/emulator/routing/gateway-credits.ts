@@ -33,11 +33,12 @@ export function chargeUpToBalance(ctx: Ctx, cost: number): number {
 
 /**
  * What an unbounded request holds while in flight: the largest cost an answer of the same endpoint
- * and model has had in this run (nothing before the first), so a burst of them together cannot pass
- * a key's limit or the balance as far as the answers so far tell. In memory, at most 10,000 models.
+ * and model has had (nothing before the first), so a burst of them together cannot pass a key's
+ * limit or the balance as far as the answers so far tell. At most 10,000 models, in `largest`: the
+ * store's table (Store.estimates), saved with its state, so a restart keeps what was learned.
  */
 export class Estimates {
-  private readonly largest = new Map<string, number>();
+  constructor(private readonly largest = new Map<string, number>()) {}
 
   get(key: string): number {
     return this.largest.get(key) ?? 0;

@@ -54,13 +54,13 @@ export class Gateway {
   private readonly embeddingIds: Set<string>;
   private readonly responsesIds: Set<string>;
   private readonly sessions = new Sessions();
-  private readonly estimates = new Estimates(); // what unbounded requests hold while in flight
   private readonly closers: (() => Promise<void>)[] = [];
   readonly batchConcurrency: number;
   /** An upstream's words as the caller gets them: without any provider key the upstream echoed. */
   private readonly hide: (text: string) => string;
 
-  constructor(opts: GatewayOptions) {
+  // `estimates`: what unbounded requests hold while in flight, in the store's table (saved with its state).
+  constructor(opts: GatewayOptions & { estimates?: Map<string, number> }, private readonly estimates = new Estimates(opts.estimates)) {
     const keys = opts.config.providers.map((p) => p.apiKey).filter((k): k is string => !!k && k.length >= 8);
     this.hide = keyHider(keys);
     this.batchConcurrency = opts.config.batchConcurrency ?? DEFAULT_BATCH_CONCURRENCY;

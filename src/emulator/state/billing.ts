@@ -61,7 +61,7 @@ export function chargeable(ctx: Ctx): void {
 /**
  * Takes a request's cost before it is served (the emulator knows it up front): 402 when the balance
  * (less what unbounded gateway requests in flight hold) does not cover it, so the balance never goes
- * below zero, concurrent requests included. A request that is not delivered in full (a cut stream) is refunded.
+ * below zero, concurrent requests included. `refund` gives it back (a request not answered).
  */
 export function reserve(ctx: Ctx, cost: number): { refund(): void } {
   if (cost > 0) refuseUnsaved(ctx);
@@ -192,14 +192,17 @@ export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: numbe
   let buffer = '';
   /** Settles once the last write has gone to the socket. */
   let sent = Promise.resolve();
+  /** The events framed so far are handed to the socket: counted as written (what a cut stream is charged). */
+  const written = () => {
+    if (!progress) return;
+    progress.sent = i;
+    progress.written?.();
+  };
   const flush = async () => {
     if (!buffer) return;
     const data = buffer;
     buffer = '';
-    if (progress) {
-      progress.sent = i;
-      progress.written?.();
-    }
+    written();
     sent = new Promise((resolve) => res.write(data, () => resolve()));
     // Events are made ahead, up to LOOKAHEAD_BYTES, while the client reads those before them.
     if (res.writableLength >= LOOKAHEAD_BYTES) await drainOrClose(res);
@@ -217,11 +220,13 @@ export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: numbe
       return false;
     }
     if (i === errorAt) {
+      written();
       res.write(buffer + frame(errorEvent) + (terminator ? `data: ${terminator}\n\n` : ''));
       res.end();
       return false;
     }
     if (i === malformedAt) {
+      written();
       res.end(`${buffer}data: {"id":"gen-\n\n`);
       return false;
     }

@@ -14,6 +14,8 @@ export interface StateFile {
   journal_segment?: number;
   /** Requests' holds open at this save, by id: a start gives back those the journal does not settle. */
   holds?: Record<string, { w: string; c: number }>;
+  /** The gateway's estimates of unbounded requests, by endpoint and model, at this save (Store.estimates). */
+  estimates?: Record<string, number>;
 }
 
 /** The state file, or an error that names it and the position, never its contents (it holds keys). */
@@ -44,6 +46,7 @@ function stateProblem(state: unknown): string | undefined {
   if (state.journal_seq !== undefined && !isFiniteNumber(state.journal_seq)) return '"journal_seq" is not a number';
   if (state.journal_segment !== undefined && !(isFiniteNumber(state.journal_segment) && Number.isInteger(state.journal_segment) && state.journal_segment >= 0)) return '"journal_segment" is not a whole number';
   if (state.holds !== undefined && !isRecord(state.holds)) return '"holds" is not an object';
+  if (state.estimates !== undefined && (!isRecord(state.estimates) || !Object.values(state.estimates).every(isFiniteNumber))) return '"estimates" is not an object of numbers';
   if (state.charges !== undefined && (!isRecord(state.charges) || !Object.values(state.charges).every(isFiniteNumber))) return '"charges" is not an object of numbers';
   return undefined;
 }

@@ -206,6 +206,12 @@ export interface GenerationStore {
 
 export interface Store extends KeyStore, CreditStore, ClockStore, GenerationStore {
   readonly batches: BatchStorage;
+  /**
+   * The gateway's estimates of unbounded requests (routing/gateway-credits.ts), by endpoint and model:
+   * a store with a disk saves them with its state (never a journal line of their own) and reads them at
+   * its start, so the first burst after a restart holds what the last run learned.
+   */
+  readonly estimates?: Map<string, number>;
   /** Settles once writes under way are done. */
   idle(): Promise<void>;
   /** Writes what is pending; nothing is written after. */

@@ -26,6 +26,8 @@ export class StateStore extends CreditRules implements Store {
   /** The keys by their text: every request looks its key up. */
   private readonly byKey = new Map<string, KeyRecord>();
   private readonly journal: ChargeJournal;
+  /** Saved with each save of the state (snapshot), read at the start. */
+  readonly estimates: Map<string, number>;
 
   constructor(dir: string) {
     super();
@@ -35,6 +37,7 @@ export class StateStore extends CreditRules implements Store {
     removeStaleTemps(file);
     this.state = existsSync(file) ? readState(file) : { keys: [], workspaces: {}, clock_offset_ms: 0 };
     for (const record of this.state.keys) if (!this.byKey.has(record.key)) this.byKey.set(record.key, record);
+    this.estimates = new Map(Object.entries(this.state.estimates ?? {}).filter(([, cost]) => cost > 0));
     this.generations = new GenerationFile(dir);
     this.journal = new ChargeJournal(dir, this.state.journal_seq ?? 0, this.state.journal_segment ?? 0);
     // Charges (and keys' usage) a kill -9 left in the journal only: made again, saved, and the segments read deleted.
@@ -148,6 +151,7 @@ export class StateStore extends CreditRules implements Store {
     const segment = (this.state.journal_segment = this.journal.next());
     this.state.journal_seq = this.journal.seq;
     this.state.holds = this.openHolds.size ? Object.fromEntries(this.openHolds) : undefined;
+    this.state.estimates = this.estimates.size ? Object.fromEntries(this.estimates) : undefined;
     return [segment, this.journal.seq];
   }
 
