@@ -15,8 +15,8 @@ let dir: string;
 let up: LocalUpstream;
 const BODY = { model: 't/m', stream: true, messages: [{ role: 'user', content: 'once more' }] };
 const yaml = (url: string) => parseProviders(`providers:\n  - { name: up, base_url: "${url}", models: { t/m: m } }\n`, {});
-const ask = async (e: Emulator) => {
-  const res = await fetch(`${e.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${e.store.firstKeys().apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(BODY) });
+const ask = async (e: Emulator, body: object = BODY) => {
+  const res = await fetch(`${e.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${e.store.firstKeys().apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return { status: res.status, text: await res.text() };
 };
 
@@ -27,7 +27,7 @@ beforeAll(async () => {
   up = await localUpstream((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     if (n++ === 0) return void res.write(sseChunk('Hel'), () => res.socket?.destroy());
-    res.end(`${sseChunk('Hello')}${sseChunk(' again', 'stop')}data: [DONE]\n\n`);
+    res.end(`${sseChunk('Hello')}${sseChunk(` again ${n}`, 'stop')}data: [DONE]\n\n`);
   });
 });
 
@@ -62,6 +62,35 @@ describe('one request recorded twice with different answers', () => {
       const replayed = [await ask(player), await ask(player), await ask(player)];
       expect(replayed.map((r) => r.status)).toEqual([200, 200, 200]);
       expect(replayed.map((r) => r.text)).toEqual([recorded[0]!.text, recorded[1]!.text, recorded[1]!.text]);
+    } finally {
+      await player.close();
+    }
+  }, 20_000);
+});
+
+describe('a request recorded again with --record, into a folder holding a longer recording of it', () => {
+  it('drops the older takes: replay gives the new recording only', async () => {
+    const cassettes = join(dir, 'again');
+    const body = { ...BODY, messages: [{ role: 'user', content: 'recorded twice over' }] };
+    const record = async (times: number) => {
+      const recorder = await startEmulator({ stateDir: join(dir, `again-rec-${times}`), port: 0, gateway: { config: yaml(up.baseUrl), cassettes: { dir: cassettes, mode: 'record' } } });
+      try {
+        const texts: string[] = [];
+        for (let i = 0; i < times; i++) texts.push((await ask(recorder, body)).text);
+        return texts;
+      } finally {
+        await recorder.close();
+      }
+    };
+    expect(await record(2)).toHaveLength(2);
+    expect(readdirSync(cassettes)).toHaveLength(2);
+    const [fresh] = await record(1);
+    // Before: the older run's take 2 stayed beside the new take 1, and replay gave it second.
+    expect(readdirSync(cassettes)).toHaveLength(1);
+    const dead = `http://127.0.0.1:${await deadPort()}/v1`;
+    const player = await startEmulator({ stateDir: join(dir, 'again-play'), port: 0, gateway: { config: yaml(dead), cassettes: { dir: cassettes, mode: 'replay' } } });
+    try {
+      expect([(await ask(player, body)).text, (await ask(player, body)).text]).toEqual([fresh, fresh]);
     } finally {
       await player.close();
     }

@@ -30,3 +30,20 @@ describe.each([['/v1/embeddings/models', '/embeddings/models', 'vec'], ['/v1/mod
     expect((await get(`${path}?limit=1001`)).status).toBe(400);
   });
 });
+
+describe('the operator page size (POST /_emulator/models, the model list paged as the service was seen to)', () => {
+  it('pages /v1/models only: /v1/embeddings/models answers its whole list, as the OpenAPI says', async () => {
+    const operator = (size: number) => fetch(`${gw.gateway.apiRoot}/_emulator/models`, { method: 'POST', headers: { authorization: `Bearer ${gw.gateway.store.operatorKey()}`, 'content-type': 'application/json' }, body: JSON.stringify({ page_size: size }) });
+    expect((await operator(2)).status).toBe(200);
+    try {
+      const models = await get('/v1/models');
+      expect([models.body.data.length, models.body.links.next]).toEqual([2, '/api/v1/models?offset=2&limit=2']);
+      // Before: 2 and a next page, the operator's size for the model list taken for the embeddings listing too.
+      const vectors = await get('/v1/embeddings/models');
+      expect([vectors.body.data.length, vectors.body.total_count, vectors.body.links.next]).toEqual([N, N, null]);
+      expect((await get('/v1/embeddings/models?offset=1')).body.data.length).toBe(500);
+    } finally {
+      await operator(500);
+    }
+  });
+});

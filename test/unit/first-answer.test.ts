@@ -8,11 +8,15 @@ describe('the first event of an answer (first_event_timeout_ms)', () => {
     expect(carriesAnswer(chunk({ role: 'assistant' }))).toBe(false);
     expect(carriesAnswer(chunk({ role: 'assistant', content: '', refusal: null }))).toBe(false);
     expect(carriesAnswer(JSON.stringify({ id: 'g', choices: [], prompt_filter_results: [] }))).toBe(false);
-    expect(carriesAnswer(JSON.stringify({ type: 'response.created', response: { status: 'in_progress' } }))).toBe(false);
-    expect(carriesAnswer(JSON.stringify({ type: 'response.output_item.added', item: { type: 'message', content: [] } }))).toBe(false);
+    expect(carriesAnswer(JSON.stringify({ type: 'response.created', response: { status: 'in_progress' } }), true)).toBe(false);
+    expect(carriesAnswer(JSON.stringify({ type: 'response.output_item.added', item: { type: 'message', content: [] } }), true)).toBe(false);
+    expect(carriesAnswer(JSON.stringify({ type: 'keepalive' }), true)).toBe(false);
     // A chat chunk with a `type` of its own is chat, and a ping is no answer.
     expect(carriesAnswer(chunk({ role: 'assistant' }, null, { type: 'chat.completion.chunk' }))).toBe(false);
     expect(carriesAnswer(JSON.stringify({ type: 'ping' }))).toBe(false);
+    // In a chat stream, whatever its `type` says: before, `error` and `response.*` types counted as Responses output.
+    expect(carriesAnswer(JSON.stringify({ type: 'error', message: 'overloaded' }))).toBe(false);
+    expect(carriesAnswer(JSON.stringify({ type: 'response.output_text.delta', delta: 'hi' }))).toBe(false);
   });
 
   it('is content, reasoning, a tool call, a finish reason, usage, an error, output, or what is not JSON', () => {
@@ -23,8 +27,9 @@ describe('the first event of an answer (first_event_timeout_ms)', () => {
     expect(carriesAnswer(chunk({}, 'stop'))).toBe(true);
     expect(carriesAnswer(JSON.stringify({ id: 'g', choices: [], usage: { prompt_tokens: 1 } }))).toBe(true);
     expect(carriesAnswer(JSON.stringify({ error: { message: 'overloaded' } }))).toBe(true);
-    expect(carriesAnswer(JSON.stringify({ type: 'response.output_text.delta', delta: 'hi' }))).toBe(true);
-    expect(carriesAnswer(JSON.stringify({ type: 'response.output_item.added', item: { type: 'function_call', name: 'f' } }))).toBe(true);
+    expect(carriesAnswer(JSON.stringify({ type: 'response.output_text.delta', delta: 'hi' }), true)).toBe(true);
+    expect(carriesAnswer(JSON.stringify({ type: 'response.output_item.added', item: { type: 'function_call', name: 'f' } }), true)).toBe(true);
+    expect(carriesAnswer(JSON.stringify({ type: 'error', code: 'server_error', message: 'overloaded' }), true)).toBe(true);
     expect(carriesAnswer('[DONE]')).toBe(true);
     expect(carriesAnswer('not json')).toBe(true);
   });

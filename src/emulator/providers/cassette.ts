@@ -23,6 +23,9 @@ export class CassetteDeck {
   /** How many times each request was replayed (the next take), and recorded, in this run. */
   private readonly played = new Map<string, number>();
   private readonly recorded = new Map<string, number>();
+  /** `--record`: the files written in this run, and the requests whose older takes were dropped. */
+  private readonly written = new Set<string>();
+  private readonly renewed = new Set<string>();
   private readonly stopping = new Stopping();
   /** The cassettes still to write, one after another (a later one of the same file after the earlier). */
   private writes: Promise<void> = Promise.resolve();
@@ -89,6 +92,22 @@ export class CassetteDeck {
         await rm(`${path}.tmp`, { force: true }).catch(() => undefined);
       }
     });
+  }
+
+  /**
+   * A request's takes once one of this run is kept: with `--record`, those of an older recording go
+   * (their files removed, in turn with the writes), so a longer older run leaves no extra takes behind
+   * the new ones. `--record-missing` keeps them: its takes come after.
+   */
+  private renew(key: string): Take[] {
+    const takes = this.byKey.get(key) ?? [];
+    if (this.mode !== 'record' || this.renewed.has(key)) return takes;
+    this.renewed.add(key);
+    const older = takes.filter((t) => !this.written.has(t.file));
+    for (const { file } of older) {
+      this.writes = this.writes.then(() => rm(join(this.dir, file), { force: true }).catch((err: Error) => void process.stderr.write(`record: older cassette ${file} not removed: ${err.message}\n`)));
+    }
+    return takes.filter((t) => this.written.has(t.file));
   }
 
   /** The adapter as this deck's mode has it: recording behind it, or answering for it. */
@@ -163,7 +182,8 @@ export class CassetteDeck {
       // An upstream that echoes the key it was sent (in a refusal) must not put it in a file people share.
       const text = `${JSON.stringify(cassette, null, 2)}\n`;
       this.write(join(this.dir, file), live.secret && live.secret.length >= 8 ? text.replaceAll(live.secret, '[provider key]') : text);
-      this.byKey.set(key, [...(this.byKey.get(key) ?? []).filter((t) => t.file !== file), { file, cassette }].sort(inOrder));
+      this.written.add(file);
+      this.byKey.set(key, [...this.renew(key).filter((t) => t.file !== file), { file, cassette }].sort(inOrder));
     };
     return { cassette, save };
   }

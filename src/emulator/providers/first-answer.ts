@@ -11,9 +11,11 @@ const some = (v: unknown) => (typeof v === 'string' ? v !== '' : Array.isArray(v
  * past the stream's opening. A role-only first chunk (`{"delta":{"role":"assistant"}}`, or OpenAI's
  * with `"content":""`, with or without a `type` member of its own), a chunk with no choices and no
  * usage (a `{"type":"ping"}`), `response.created`: not yet. An event
- * that is not a JSON object counts (the relay then judges it).
+ * that is not a JSON object counts (the relay then judges it). `responses`: the stream is a Responses
+ * one (its events judged by their `type`); else a chat stream (its chunks by their choices, whatever
+ * `type` they carry).
  */
-export function carriesAnswer(data: string): boolean {
+export function carriesAnswer(data: string, responses = false): boolean {
   let event: unknown;
   try {
     event = JSON.parse(data);
@@ -21,14 +23,15 @@ export function carriesAnswer(data: string): boolean {
     return true;
   }
   if (!event || typeof event !== 'object' || Array.isArray(event)) return true;
-  return answers(event as Body);
+  return answers(event as Body, responses);
 }
 
 /** carriesAnswer() of an event already parsed: the relay holds a stream until one such (so the timer is let go by then). */
-export function answers(e: Body): boolean {
+export function answers(e: Body, responses = false): boolean {
   if (some(e.error) || (e.usage && typeof e.usage === 'object')) return true;
-  // A Responses event; a chat chunk that has a `type` of its own (some servers add one) is judged as chat.
-  if (typeof e.type === 'string' && !Array.isArray(e.choices) && (e.type === 'error' || e.type.startsWith('response.'))) {
+  // Which API the stream speaks decides, not the event's look: a chat chunk's `type` (some servers add one) says nothing.
+  if (responses) {
+    if (typeof e.type !== 'string' || (e.type !== 'error' && !e.type.startsWith('response.'))) return false;
     const item = e.item as Body | undefined;
     return !OPENING.has(e.type) && !(e.type === 'response.output_item.added' && (item?.type === 'message' || item?.type === 'reasoning'));
   }

@@ -190,7 +190,7 @@ export class OpenAICompatible implements ProviderAdapter {
     let target = this.targets.get(url);
     if (!target) this.targets.set(url, (target = new URL(url)));
     const maxAnswer = this.config.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
-    return upstreamCall(agent, { origin: target.origin, path: target.pathname + target.search, headers, body: JSON.stringify(body), signal, name: this.name, stream, ends, maxAnswer, firstEventMs: this.config.firstEventMs, idleMs: this.config.idleMs }).then(this.noAnswer);
+    return upstreamCall(agent, { origin: target.origin, path: target.pathname + target.search, headers, body: JSON.stringify(body), signal, name: this.name, stream, ends, maxAnswer, firstEventMs: this.config.firstEventMs, idleMs: this.config.idleMs, responses: ends === endsResponse }).then(this.noAnswer);
   }
 
   /** A whole answer that is no API's answer (notTheApi), or any answer in a content-coding, fails the provider in words. */

@@ -45,6 +45,8 @@ export interface UpstreamCall {
   firstEventMs?: number;
   /** `idle_timeout_ms`: the longest wait between a stream's events, from its first answering one (comments do not count). */
   idleMs?: number;
+  /** A Responses stream, not a chat one: which rules say its first answer. */
+  responses?: boolean;
 }
 
 /**
@@ -117,7 +119,7 @@ export function upstreamCall(agent: Dispatcher, call: UpstreamCall): Promise<Ups
           status = statusCode;
           kept = publicHeaders(headers as Record<string, string | string[] | undefined>);
           if (call.stream && status === 200 && String(kept['content-type'] ?? '').startsWith('text/event-stream')) {
-            events = new UpstreamEvents(c, name, call.ends, call.maxAnswer, call.idleMs);
+            events = new UpstreamEvents(c, name, call.ends, call.maxAnswer, call.idleMs, call.responses);
             if (firstEventTimer) events.firstEvent = () => clearTimeout(firstEventTimer);
             settled = true;
             resolve({ kind: 'stream', status, headers: kept, events });

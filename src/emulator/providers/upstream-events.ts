@@ -46,7 +46,7 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
     this.queue.push(data);
     if (!this.sawEnd && this.ends(data)) this.sawEnd = true;
     // Parsed only until the first answer: first_event_timeout_ms's timer is let go once, then unset.
-    if (!this.answered && (this.firstEvent || this.idleMs !== undefined) && carriesAnswer(data)) {
+    if (!this.answered && (this.firstEvent || this.idleMs !== undefined) && carriesAnswer(data, this.responses)) {
       this.answered = true;
       if (this.firstEvent) this.firstEvent = void this.firstEvent();
     }
@@ -59,6 +59,8 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
     private readonly ends: (data: string) => boolean,
     maxEvent = Infinity,
     private readonly idleMs?: number,
+    /** A Responses stream (its events judged as such by carriesAnswer), not a chat one. */
+    private readonly responses = false,
   ) {
     this.splitter = new SseSplitter(maxEvent);
   }

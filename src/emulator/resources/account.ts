@@ -15,7 +15,11 @@ const freeModelDailyLimit = (credits: number) => (credits >= 10 ? 1000 : 50);
  * (operator), the list's page size when a query names no limit, so that clients page through it.
  */
 export const accountRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => {
-  /** The operator's page size for a query without `offset` and `limit` (`/_emulator/models`); unset: the whole list. */
+  /**
+   * The operator's page size for a query of the model list without `offset` and `limit`
+   * (`/_emulator/models`); unset: the whole list. Not the embeddings listing's: no paging of it was
+   * seen, and the OpenAPI answers its whole list.
+   */
   let pageSize: number | undefined;
   return [
     {
@@ -28,7 +32,7 @@ export const accountRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => 
       method: 'GET',
       path: '/v1/embeddings/models',
       access: 'any',
-      handler: async (ctx: Ctx) => ctx.send(200, modelPage(ctx.url, pageSize, parts.gateway?.listing(), 'embeddings/models')),
+      handler: async (ctx: Ctx) => ctx.send(200, modelPage(ctx.url, undefined, parts.gateway?.listing(), 'embeddings/models')),
     },
     {
       method: 'GET',
