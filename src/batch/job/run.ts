@@ -58,6 +58,8 @@ export interface OpenJobOptions {
   maxBytes?: number;
   /** A new job even if this input has one. */
   fresh?: boolean;
+  /** The API root the job is run at (as the client has it): the input's job is one made there. */
+  apiRoot?: string;
   /** Where jobs are kept: $ROUTER_STATE_DIR or $XDG_STATE_HOME/router, under jobs/ (default process.env). */
   env?: NodeJS.ProcessEnv;
   on?: JobEvents;
@@ -106,7 +108,7 @@ class OfflineError extends BatchError {}
 /** Runs a job from start to end: `openJob`, then `driveJob` with this client (which stays open). */
 export async function runJob(client: RouterClient, o: RunJobOptions): Promise<JobOutcome> {
   checkDriveOptions(o);
-  return driveJob(await openJob(o), async () => client, o);
+  return driveJob(await openJob({ apiRoot: client.core.apiRoot, ...o }), async () => client, o);
 }
 
 /**
@@ -155,7 +157,7 @@ export async function openJob(o: OpenJobOptions): Promise<HeldJob> {
   // Two runs of one file at once: the second finds the first's job, and that it is being run.
   return pickingJob(env, async () => {
     const jobs = listJobs(env);
-    const earlier = o.fresh ? undefined : sameInput(jobs, job);
+    const earlier = o.fresh ? undefined : sameInput(jobs.filter((j) => !o.apiRoot || !j.api_root || j.api_root === o.apiRoot), job);
     if (earlier) {
       const held = await holdAndRead(env, earlier.id);
       o.on?.resumed?.(earlier);
@@ -205,6 +207,7 @@ type Driving = DriveOptions & { env: NodeJS.ProcessEnv; signal: AbortSignal };
 async function runHeld(client: RouterClient, job: JobRecord, o: Driving): Promise<JobOutcome> {
   const { env, signal, on } = o;
   checkInputUnchanged(job);
+  atRoot(job, client.core.apiRoot);
   await o.checkSpend?.(job);
   on?.started?.(job);
   const submitting: SubmitContext = { info: (text) => on?.info?.(text), env, signal, client, resubmitLost: o.resubmitLost };
@@ -268,6 +271,12 @@ async function follow(client: RouterClient, job: JobRecord, o: Driving): Promise
     interval = changed ? base : Math.min(interval * 1.5, MAX_INTERVAL_MS);
   }
   on?.progress?.(job, progressLine(job, started, firstDone), 'end', false);
+}
+
+/** A job's batches are where it made them (the root is saved with the record before its first create; older records know none). */
+function atRoot(job: JobRecord, here: string): void {
+  if (job.api_root === undefined && !job.shards.some((s) => s.batch_id || s.submitting || s.submitting_since)) job.api_root = here;
+  if (job.api_root !== undefined && job.api_root !== here) throw invalid(`${job.id} was made at ${job.api_root}, where its batches are, not at ${here}: run it with that API root, or start another job (fresh)`, { about: 'other_root', job: job.id, api_root: job.api_root, here });
 }
 
 /** The shards are read back from the input at send and merge time: it must be the file planned. */

@@ -87,6 +87,8 @@ export interface JobRecord {
   foreign?: string[];
   /** Its place among the jobs of this machine, in order of saving (absent in records of older versions). */
   seq?: number;
+  /** The API root its batches are made at, set before its first create (absent in records of older versions). */
+  api_root?: string;
 }
 
 export function jobsDir(env: NodeJS.ProcessEnv): string {
