@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
@@ -28,6 +28,13 @@ it('batch run of a file made into a job at one API root makes its own job at ano
   const resumed = await there.run(['batch', 'run', '--resume', job, '--watch'], { env: elsewhere });
   expect(resumed).toMatchObject({ code: 2, stdout: '' });
   expect(resumed.stderr).toBe(`error: ${job} was made at ${here.apiRoot}, where its batches are, not at ${there.apiRoot}: run it with --api-root ${here.apiRoot} (or the profile that has it), or run the file as another job here with --new\n`);
+  expect(there.requests()).toHaveLength(before);
+  // A record of an older version keeps no root: the local index's, where its batch was seen, is taken.
+  const record = join(here.env.ROUTER_STATE_DIR!, 'jobs', job, 'job.json');
+  const { api_root, ...older } = JSON.parse(readFileSync(record, 'utf8'));
+  expect(api_root).toBe(here.apiRoot);
+  writeFileSync(record, JSON.stringify(older));
+  expect((await there.run(['batch', 'run', '--resume', job, '--watch'], { env: elsewhere })).stderr).toBe(resumed.stderr);
   expect(there.requests()).toHaveLength(before);
   const again = await there.run(['batch', 'run', input, '--model', 'local/echo', '--watch', '--interval', '0.05'], { env: elsewhere });
   expect(again.stderr).not.toMatch(/resuming/);

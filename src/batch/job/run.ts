@@ -18,7 +18,8 @@ import { checkDriveOptions, checkPlanOptions, checkResumeOptions } from '../opti
 import { planJob } from './plan.js';
 import { progressLine, refreshJob, totals, type JobTotals } from './progress.js';
 import { proveAdopted, submitShards, type SubmitContext } from './submit.js';
-import { discardUnsent, dropUnsavedJob, holdJob, isFinished, listJobs, loadJob, nextSeq, pickingJob, saveJob, type JobRecord, type ShardRecord } from './store.js';
+import { checkJobRoot, discardUnsent, dropUnsavedJob, holdJob, isFinished, jobRoot, listJobs, loadJob, nextSeq, pickingJob, saveJob, type JobRecord, type ShardRecord } from './store.js';
+import { indexedRoots } from '../local-index.js';
 
 /** What a run tells as it goes; every one is optional. */
 export interface JobEvents {
@@ -157,7 +158,9 @@ export async function openJob(o: OpenJobOptions): Promise<HeldJob> {
   // Two runs of one file at once: the second finds the first's job, and that it is being run.
   return pickingJob(env, async () => {
     const jobs = listJobs(env);
-    const earlier = o.fresh ? undefined : sameInput(jobs.filter((j) => !o.apiRoot || !j.api_root || j.api_root === o.apiRoot), job);
+    let roots: Map<string, string> | undefined;
+    const atRoot = (j: JobRecord) => !o.apiRoot || [undefined, o.apiRoot].includes(jobRoot(j, () => (roots ??= indexedRoots(env))));
+    const earlier = o.fresh ? undefined : sameInput(jobs.filter(atRoot), job);
     if (earlier) {
       const held = await holdAndRead(env, earlier.id);
       o.on?.resumed?.(earlier);
@@ -207,7 +210,7 @@ type Driving = DriveOptions & { env: NodeJS.ProcessEnv; signal: AbortSignal };
 async function runHeld(client: RouterClient, job: JobRecord, o: Driving): Promise<JobOutcome> {
   const { env, signal, on } = o;
   checkInputUnchanged(job);
-  atRoot(job, client.core.apiRoot);
+  checkJobRoot(env, job, client.core.apiRoot);
   await o.checkSpend?.(job);
   on?.started?.(job);
   const submitting: SubmitContext = { info: (text) => on?.info?.(text), env, signal, client, resubmitLost: o.resubmitLost };
@@ -271,12 +274,6 @@ async function follow(client: RouterClient, job: JobRecord, o: Driving): Promise
     interval = changed ? base : Math.min(interval * 1.5, MAX_INTERVAL_MS);
   }
   on?.progress?.(job, progressLine(job, started, firstDone), 'end', false);
-}
-
-/** A job's batches are where it made them (the root is saved with the record before its first create; older records know none). */
-function atRoot(job: JobRecord, here: string): void {
-  if (job.api_root === undefined && !job.shards.some((s) => s.batch_id || s.submitting || s.submitting_since)) job.api_root = here;
-  if (job.api_root !== undefined && job.api_root !== here) throw invalid(`${job.id} was made at ${job.api_root}, where its batches are, not at ${here}: run it with that API root, or start another job (fresh)`, { about: 'other_root', job: job.id, api_root: job.api_root, here });
 }
 
 /** The shards are read back from the input at send and merge time: it must be the file planned. */
