@@ -42,6 +42,8 @@ export type BatchErrorData =
   /** The input a job reads its shards back from is gone or changed: its batches' results are still had one by one. */
   | { about: 'input_changed'; job: string; input: string; gone: boolean; batches: string[] }
   | { about: 'results_owed'; batch: string; why: string }
+  /** A job taken up at another API root than the one its batches were made at. */
+  | { about: 'other_root'; job: string; api_root: string; here: string }
   | { about: 'results_not_ready'; batch: string; status: string };
 
 export class BatchError extends Error {

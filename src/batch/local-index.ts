@@ -57,6 +57,26 @@ export function indexBatch(env: NodeJS.ProcessEnv, apiRoot: string, b: Pick<Batc
   }
 }
 
+/** The API root each batch of the index was made at, by id. */
+export function indexedRoots(env: NodeJS.ProcessEnv): Map<string, string> {
+  const roots = new Map<string, string>();
+  let text = '';
+  try {
+    text = readLocalText(file(env), MAX_INDEX_BYTES);
+  } catch {
+    /* no index: no roots known */
+  }
+  for (const line of text.split('\n')) {
+    try {
+      const e: unknown = JSON.parse(line);
+      if (isRecord(e) && typeof e.id === 'string' && typeof e.api_root === 'string') roots.set(e.id, e.api_root);
+    } catch {
+      /* a line torn by a crash */
+    }
+  }
+  return roots;
+}
+
 /** The batches made at `apiRoot`, newest first, each as last seen. */
 export function indexedBatches(env: NodeJS.ProcessEnv, apiRoot: string): IndexedBatch[] {
   let text: string;

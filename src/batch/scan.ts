@@ -128,7 +128,7 @@ export async function scanRequests(file: string, label: string, opts: { endpoint
     const body = (item as { body?: unknown }).body;
     if (length > 2 * MAX_JSON_DEPTH && body && typeof body === 'object' && nestedDeeperThan(body, MAX_JSON_DEPTH)) report(`body is nested deeper than ${MAX_JSON_DEPTH} levels (the service refuses it)`);
   }
-  if (count === 0) throw invalid(`${label}: no requests (the file is empty)`);
+  if (count === 0) throw invalid(`${label}: no requests (${start > 0 ? 'only blank lines' : 'it is empty'})`);
   const endpoint = (opts.endpoint ?? state.endpointFromUrl?.value ?? '/v1/chat/completions') as BatchEndpoint;
   const model = opts.model ?? [...state.models.keys()][0];
   // The body really sent: the wrapper, each element, a comma between elements (a model name is at most as long as the longest given).

@@ -1,5 +1,6 @@
 /** The batch engine's failures in the CLI's words: its flags and commands where the library names its options. */
 import { wordLines, type BatchError, type OptionWords } from '../batch/errors.js';
+import { withoutUserinfo } from '../config/settings.js';
 
 const FLAG_WORDS: OptionWords = { model: '--model', endpoint: '--endpoint', split: 'router batch run splits a file into as many batches as it needs' };
 
@@ -47,6 +48,10 @@ function batchMessage(err: BatchError): string {
       if (!d.batches.length) return `${why}: put it back as it was, or run the file anew (router batch run FILE --new)`;
       const one = d.batches.length === 1 ? `router batch get ${d.batches[0]} --results FILE` : `router batch get BATCH --results FILE, for each of ${d.batches.join(', ')}`;
       return `${why}: put it back as it was to take the job up, or get its batches' results as they are: ${one}`;
+    }
+    case 'other_root': {
+      const [made, here] = [withoutUserinfo(d.api_root), withoutUserinfo(d.here)];
+      return `${d.job} was made at ${made}, where its batches are, not at ${here}: run it with --api-root ${made} (or the profile that has it), or run the file as another job here with --new`;
     }
     case 'results_owed':
       return `the finalized cost of ${d.batch} exceeds your balance${d.why}: add credits, then run "router batch get ${d.batch}" again to get the results`;

@@ -93,7 +93,7 @@ export interface BytesOptions {
 export async function attachmentFromBytes(bytes: Uint8Array, opts: BytesOptions = {}): Promise<Attachment> {
   const source = opts.source ?? opts.filename ?? 'attachment';
   const data = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (data.length === 0) throw new AttachmentError('empty', source, 'the file is empty');
+  if (data.length === 0) throw new AttachmentError('empty', source, source === '-' ? 'stdin was empty' : 'the file is empty');
   if (data.length > MAX_ATTACHMENT_BYTES) throw tooLargeAttachment(source);
   const given = opts.mediaType ? (Object.values(BY_EXTENSION).find(([, m]) => m === opts.mediaType) ?? [opts.mediaType.startsWith('image/') ? 'image' : opts.mediaType.startsWith('audio/') ? 'audio' : 'file', opts.mediaType]) : undefined;
   const type = given ?? sniff(data) ?? (source === '-' ? undefined : BY_EXTENSION[extname(source).toLowerCase()]) ?? (isText(data) ? TEXT : undefined);

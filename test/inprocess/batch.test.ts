@@ -135,7 +135,10 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
       const mixed = file('mixed.jsonl', [JSON.stringify({ custom_id: 'a', url: '/v1/embeddings', body: {} }), JSON.stringify({ custom_id: 'b', url: '/v1/chat/completions', body: {} })]);
       expect((await t.run(['batch', 'create', mixed, '--model', 'local/echo'])).stderr).toMatch(/mixed\.jsonl:2: url "\/v1\/chat\/completions" differs from "\/v1\/embeddings" on line 1/);
       expect((await t.run(['batch', 'create', join(t.dir, 'none.jsonl')])).stderr).toMatch(/no such file/);
-      expect((await t.run(['batch', 'create', file('empty.jsonl', [''])])).stderr).toMatch(/no requests/);
+      expect((await t.run(['batch', 'create', file('blank.jsonl', [''])])).stderr).toMatch(/blank\.jsonl: no requests \(only blank lines\)\n$/);
+      writeFileSync(join(t.dir, 'empty.jsonl'), '');
+      expect((await t.run(['batch', 'create', join(t.dir, 'empty.jsonl')])).stderr).toMatch(/empty\.jsonl: no requests \(it is empty\)\n$/);
+      expect((await t.run(['batch', 'create', '-', '--model', 'local/echo'], { input: '' })).stderr).toBe('error: stdin: no requests (it is empty)\n');
       const bad = await t.run(['batch', 'create', mixed, '--endpoint', '/v1/images']);
       expect(bad.code).toBe(2);
       expect(bad.stderr).toMatch(/allowed choices/);

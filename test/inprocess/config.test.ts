@@ -211,6 +211,19 @@ describe('profiles', () => {
     expect(long).toMatchObject({ code: 2, stderr: `error: no profile "${'p'.repeat(40)}…" (profiles: default, ${'p'.repeat(40)}…)\n` });
   });
 
+  it('a typed --profile "" (an unset variable) is refused, not taken as the current profile', async () => {
+    const env = { ROUTER_CONFIG_DIR: join(t.dir, 'empty-profile-flag') };
+    expect((await t.run(['config', 'set', 'model', 'local/lorem'], { env })).code).toBe(0);
+    const before = t.requests().length;
+    for (const argv of [['--profile', '', 'chat', '--model', 'local/echo', 'hi'], ['config', 'set', 'model', 'local/echo', '--profile', ''], ['login', '--with-key', '--profile', '']]) {
+      const r = await t.run(argv, { env, input: t.apiKey });
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toMatch(/^error: option '-p, --profile <name>' argument '' is invalid: must not be empty \(with no --profile, the current profile is used\)/);
+    }
+    expect(t.requests()).toHaveLength(before);
+    expect((await t.run(['config', 'get', 'model'], { env })).stdout).toBe('local/lorem\n');
+  });
+
   it('login without --with-key on a non-TTY stdin refuses instead of prompting', async () => {
     const r = await t.run(['login']);
     expect(r.code).toBe(2);

@@ -115,6 +115,8 @@ describe('attachments at their edges', () => {
     const piped = await run(['chat', '--model', 'local/vision', '-a', '-', 'x'], { input: Buffer.alloc(20 * 1024 * 1024 + 1) });
     expect(piped.code).toBe(2);
     expect(piped.stderr).toBe('error: --attach -: larger than 20 MiB, the most one attachment may hold; nothing was sent\n');
+    const empty = await run(['chat', '--model', 'local/vision', '-a', '-', 'x'], { input: '' });
+    expect(empty).toMatchObject({ code: 2, stderr: 'error: --attach -: stdin was empty\n' });
     expect(emu.requestLog.length).toBe(before);
   });
 

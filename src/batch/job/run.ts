@@ -18,7 +18,8 @@ import { checkDriveOptions, checkPlanOptions, checkResumeOptions } from '../opti
 import { planJob } from './plan.js';
 import { progressLine, refreshJob, totals, type JobTotals } from './progress.js';
 import { proveAdopted, submitShards, type SubmitContext } from './submit.js';
-import { discardUnsent, dropUnsavedJob, holdJob, isFinished, listJobs, loadJob, nextSeq, pickingJob, saveJob, type JobRecord, type ShardRecord } from './store.js';
+import { checkJobRoot, discardUnsent, dropUnsavedJob, holdJob, isFinished, jobRoot, listJobs, loadJob, nextSeq, pickingJob, saveJob, type JobRecord, type ShardRecord } from './store.js';
+import { indexedRoots } from '../local-index.js';
 
 /** What a run tells as it goes; every one is optional. */
 export interface JobEvents {
@@ -58,6 +59,8 @@ export interface OpenJobOptions {
   maxBytes?: number;
   /** A new job even if this input has one. */
   fresh?: boolean;
+  /** The API root the job is run at (as the client has it): the input's job is one made there. */
+  apiRoot?: string;
   /** Where jobs are kept: $ROUTER_STATE_DIR or $XDG_STATE_HOME/router, under jobs/ (default process.env). */
   env?: NodeJS.ProcessEnv;
   on?: JobEvents;
@@ -106,7 +109,7 @@ class OfflineError extends BatchError {}
 /** Runs a job from start to end: `openJob`, then `driveJob` with this client (which stays open). */
 export async function runJob(client: RouterClient, o: RunJobOptions): Promise<JobOutcome> {
   checkDriveOptions(o);
-  return driveJob(await openJob(o), async () => client, o);
+  return driveJob(await openJob({ apiRoot: client.core.apiRoot, ...o }), async () => client, o);
 }
 
 /**
@@ -155,7 +158,9 @@ export async function openJob(o: OpenJobOptions): Promise<HeldJob> {
   // Two runs of one file at once: the second finds the first's job, and that it is being run.
   return pickingJob(env, async () => {
     const jobs = listJobs(env);
-    const earlier = o.fresh ? undefined : sameInput(jobs, job);
+    let roots: Map<string, string> | undefined;
+    const atRoot = (j: JobRecord) => !o.apiRoot || [undefined, o.apiRoot].includes(jobRoot(j, () => (roots ??= indexedRoots(env))));
+    const earlier = o.fresh ? undefined : sameInput(jobs.filter(atRoot), job);
     if (earlier) {
       const held = await holdAndRead(env, earlier.id);
       o.on?.resumed?.(earlier);
@@ -205,6 +210,7 @@ type Driving = DriveOptions & { env: NodeJS.ProcessEnv; signal: AbortSignal };
 async function runHeld(client: RouterClient, job: JobRecord, o: Driving): Promise<JobOutcome> {
   const { env, signal, on } = o;
   checkInputUnchanged(job);
+  checkJobRoot(env, job, client.core.apiRoot);
   await o.checkSpend?.(job);
   on?.started?.(job);
   const submitting: SubmitContext = { info: (text) => on?.info?.(text), env, signal, client, resubmitLost: o.resubmitLost };

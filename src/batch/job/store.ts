@@ -15,6 +15,7 @@ import { writeWhole } from '../../internal/write-whole.js';
 import { describeHolder, holdLockAsync, withFileLockAsync } from '../../internal/file-lock.js';
 import { makeDir } from '../../internal/make-dir.js';
 import { isFiniteNumber, isRecord } from '../../internal/shape.js';
+import { indexedRoots } from '../local-index.js';
 
 export interface RequestCounts {
   total: number;
@@ -87,6 +88,8 @@ export interface JobRecord {
   foreign?: string[];
   /** Its place among the jobs of this machine, in order of saving (absent in records of older versions). */
   seq?: number;
+  /** The API root its batches are made at, set before its first create (absent in records of older versions). */
+  api_root?: string;
 }
 
 export function jobsDir(env: NodeJS.ProcessEnv): string {
@@ -255,4 +258,18 @@ export function nextSeq(jobs: readonly JobRecord[]): number {
 
 export function isFinished(shard: ShardRecord): boolean {
   return shard.status !== undefined && isTerminalBatchStatus(shard.status);
+}
+
+/** The API root of a job's batches: its record's, else (a record of an older version) the one the local index saw its first batch at. */
+export function jobRoot(job: JobRecord, roots: () => Map<string, string>): string | undefined {
+  if (job.api_root !== undefined) return job.api_root;
+  const id = job.shards.find((s) => s.batch_id)?.batch_id;
+  return id ? roots().get(id) : undefined;
+}
+
+/** A job taken up at another API root than its batches' is refused; one that has sent nothing is of this root from now (saved with its first create). */
+export function checkJobRoot(env: NodeJS.ProcessEnv, job: JobRecord, here: string): void {
+  if (job.api_root === undefined && !job.shards.some((s) => s.batch_id || s.submitting || s.submitting_since)) job.api_root = here;
+  const root = jobRoot(job, () => indexedRoots(env));
+  if (root !== undefined && root !== here) throw invalid(`${job.id} was made at ${root}, where its batches are, not at ${here}: run it with that API root, or start another job (fresh)`, { about: 'other_root', job: job.id, api_root: root, here });
 }

@@ -1,9 +1,10 @@
 /** The flags every command takes (`router --profile work chat …`), one table like each command's own. */
 import type { FlagTable } from './flags.js';
 import { integerIn, secondsIn } from './options.js';
+import { profileArg } from './setup-flags.js';
 
 export const GLOBAL_FLAGS = {
-  profile: { flags: '-p, --profile <name>', help: 'config profile to use (env ROUTER_PROFILE)', complete: 'profiles' },
+  profile: { flags: '-p, --profile <name>', help: 'config profile to use (env ROUTER_PROFILE)', complete: 'profiles', parse: profileArg },
   apiRoot: { flags: '--api-root <url>', help: 'API root, e.g. http://127.0.0.1:8080/api (env ROUTER_API_ROOT)' },
   timeout: {
     flags: '--timeout <duration>',

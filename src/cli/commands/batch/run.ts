@@ -134,7 +134,10 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
       io.note(`stopped; ${job.id} is saved and its batches keep running. Resume with: ${resumeCommand(ctx, job)}`);
     },
   };
-  const held = await openJob({ ...planOptions(ctx, file), on });
+  // The file's job is one made at this API root: a job of the emulator is not taken up against the service.
+  const [{ checkedApiRoot }, { DEFAULT_API_ROOT }] = await Promise.all([import('../../../client/request-checks.js'), import('../../../client/core.js')]);
+  const apiRoot = checkedApiRoot((await ctx.settings()).apiRoot ?? DEFAULT_API_ROOT, DEFAULT_API_ROOT);
+  const held = await openJob({ ...planOptions(ctx, file), apiRoot, on });
   let target: ResultsTarget | undefined;
   let connected: Connected | undefined;
   // Results go to a file checked before anything is sent; the client is made once the job is held.

@@ -1,0 +1,45 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+
+// A job's batches live at the API root it made them at: the same file run against another root (the
+// emulator first, then the service) is a job of its own there, and a job taken up elsewhere is refused.
+let here: CliEnv;
+let there: CliEnv;
+let input: string;
+
+beforeAll(async () => {
+  [here, there] = await Promise.all([startCliEnv(), startCliEnv()]);
+  input = join(here.dir, 'requests.jsonl');
+  writeFileSync(input, ['a', 'b'].map((c) => JSON.stringify({ custom_id: c, body: { messages: [{ role: 'user', content: c }] } })).join('\n') + '\n');
+});
+afterAll(async () => {
+  await Promise.all([here.close(), there.close()]);
+});
+
+it('batch run of a file made into a job at one API root makes its own job at another; --resume there is refused', async () => {
+  const first = await here.run(['batch', 'run', input, '--model', 'local/echo', '--watch', '--interval', '0.05']);
+  expect(first.code).toBe(0);
+  const job = /job (job_\w+):/.exec(first.stderr)![1]!;
+  // The other emulator, with this one's state folder (its jobs): as one machine switching roots.
+  const elsewhere = { ...there.env, ROUTER_STATE_DIR: here.env.ROUTER_STATE_DIR! };
+  const before = there.requests().length;
+  const resumed = await there.run(['batch', 'run', '--resume', job, '--watch'], { env: elsewhere });
+  expect(resumed).toMatchObject({ code: 2, stdout: '' });
+  expect(resumed.stderr).toBe(`error: ${job} was made at ${here.apiRoot}, where its batches are, not at ${there.apiRoot}: run it with --api-root ${here.apiRoot} (or the profile that has it), or run the file as another job here with --new\n`);
+  expect(there.requests()).toHaveLength(before);
+  // A record of an older version keeps no root: the local index's, where its batch was seen, is taken.
+  const record = join(here.env.ROUTER_STATE_DIR!, 'jobs', job, 'job.json');
+  const { api_root, ...older } = JSON.parse(readFileSync(record, 'utf8'));
+  expect(api_root).toBe(here.apiRoot);
+  writeFileSync(record, JSON.stringify(older));
+  expect((await there.run(['batch', 'run', '--resume', job, '--watch'], { env: elsewhere })).stderr).toBe(resumed.stderr);
+  expect(there.requests()).toHaveLength(before);
+  const again = await there.run(['batch', 'run', input, '--model', 'local/echo', '--watch', '--interval', '0.05'], { env: elsewhere });
+  expect(again.stderr).not.toMatch(/resuming/);
+  expect(again.code).toBe(0);
+  expect(/job (job_\w+):/.exec(again.stderr)![1]).not.toBe(job);
+  // Back at the first root, the file's job there is taken up.
+  expect((await here.run(['batch', 'run', input, '--model', 'local/echo', '--watch', '--interval', '0.05'])).stderr).toMatch(new RegExp(`^resuming ${job}, made from this file`));
+});
