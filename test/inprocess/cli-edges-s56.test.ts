@@ -46,13 +46,16 @@ it('config set refuses a model id of 5,000 characters, control characters in any
   expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ profiles: { default: { mcp: 'npx one\nnpx two', model: `x/${'y'.repeat(254)}` } } });
 });
 
-it('a budget finer than the ten decimals costs are counted to is refused where it is given; ten are kept and shown whole', async () => {
+it('a budget finer than the ten decimals costs are counted to keeps ten, never more than given; get and the messages agree', async () => {
   const env = { ROUTER_CONFIG_DIR: join(t.dir, 'config-decimals') };
-  // Was: set, then shown cut to ten decimals in the budget's messages.
-  expect(await run(['config', 'set', 'daily_budget', '0.12345678901234'], env)).toMatchObject({ code: 2, stderr: 'error: daily_budget has 14 decimals, more than the 10 costs are counted to, got "0.12345678901234"\n' });
-  expect((await run(['config', 'get', 'daily_budget'], env)).code).toBe(5);
-  expect((await run(['chat', '-m', 'local/echo', 'hi'], { ...env, ROUTER_DAILY_BUDGET: '0.00000000001' })).stderr).toMatch(/^error: ROUTER_DAILY_BUDGET has 11 decimals, more than the 10 costs are counted to/);
-  expect((await run(['chat', '-m', 'local/echo', '--max-cost', '0.000000000012', 'hi'])).code).toBe(2);
+  // Was: kept whole, then shown cut to ten decimals in the budget's messages (and, for a while, refused).
+  expect(await run(['config', 'set', 'daily_budget', '0.12345678901234'], env)).toMatchObject({ code: 0, stderr: 'note: daily_budget kept as 0.1234567890: costs are counted to ten decimals\n' });
+  expect((await run(['config', 'get', 'daily_budget'], env)).stdout).toBe('0.1234567890\n');
+  // A computed amount's float noise is the amount meant, from the environment as from a flag.
+  const noisy = await run(['chat', '-m', 'local/lorem', '--max-tokens', '200', 'hi'], { ...env, ROUTER_DAILY_BUDGET: '0.0000000000999', ROUTER_STATE_DIR: join(t.dir, 'decimals-noise') });
+  expect(noisy).toMatchObject({ code: 4 });
+  expect(noisy.stderr).toMatch(/^error: daily_budget of \$0\.0+ reached \(ROUTER_DAILY_BUDGET\)/);
+  expect((await run(['chat', '-m', 'local/echo', '--max-cost', '0.0016875000000000002', 'hi'])).code).toBe(0);
   // Zeros after the last digit add no precision; ten decimals are kept and shown as given.
   expect((await run(['config', 'set', 'daily_budget', '0.500000000000'], env)).code).toBe(0);
   expect((await run(['config', 'set', 'monthly_budget', '0.0000000001'], env)).code).toBe(0);

@@ -36,12 +36,19 @@ export function budgetLimits(o: { profile: string; daily?: number | string; mont
 
 /** An amount of USD as a setting or a flag holds it: a plain non-negative decimal. */
 export function usdAmount(text: string, from: string): number {
-  const n = /^\s*\d+(\.\d+)?\s*$|^\s*\.\d+\s*$/.test(text) ? Number(text) : NaN;
-  if (!Number.isFinite(n)) throw new InvalidAmount(`${from} is an amount of USD such as 2 or 0.50, got "${text}"`);
-  // Costs are counted to ten decimals (round-cost.ts): an amount finer than that could be neither shown nor met as given.
-  const decimals = (/\.(\d*?)0*\s*$/.exec(text)?.[1] ?? '').length;
-  if (decimals > 10) throw new InvalidAmount(`${from} has ${decimals} decimals, more than the 10 costs are counted to, got "${text.trim()}"`);
-  return n;
+  return Number(usdText(text, from));
+}
+
+/**
+ * The amount's text as a budget counts it: costs are counted to ten decimals (round-cost.ts), so the
+ * digits past the tenth are dropped, never rounded up (a budget is never more than was given). A
+ * computed amount's float noise (0.0016875000000000002) is then the amount meant.
+ */
+export function usdText(text: string, from: string): string {
+  const t = text.trim();
+  if (!/^\d+(\.\d+)?$|^\.\d+$/.test(t) || !Number.isFinite(Number(t))) throw new InvalidAmount(`${from} is an amount of USD such as 2 or 0.50, got "${text}"`);
+  const [whole, decimals = ''] = t.split('.');
+  return decimals.length > 10 ? `${whole || '0'}.${decimals.slice(0, 10)}` : t;
 }
 
 export function startOfDay(now: Date): Date {

@@ -3,7 +3,7 @@ import { defineCommand } from '../../define.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import { MODEL_FIELDS } from '../../../config/fields.js';
 import { checkModel } from '../../flags/options.js';
-import { usdAmount } from '../../../kit/spend/budget.js';
+import { usdText } from '../../../kit/spend/budget.js';
 import { jsonFlags, PROFILE_FLAGS } from '../../flags/setup-flags.js';
 import { checkRoot, existingProfileFor, field, FIELDS, profileFor, readSecret, sayOverridden, readStore, sayStored, SECRET, store, storedKey, type Field } from './shared.js';
 import { checkBatchesPath, checkNewProfile, SettingsError } from '../../../config/fields.js';
@@ -29,8 +29,13 @@ export const set = defineCommand({
     if (value !== undefined && !SECRET.includes(f)) checkText(f, value);
     if (f === 'api_root' && value !== undefined) value = checkRoot(value);
     if (f === 'log' && value !== undefined && value !== 'on' && value !== 'off') throw usage(`log is on or off, got "${value}"`);
-    // Kept as typed: String() of a small amount (1e-7) is a text the budget check would refuse.
-    if ((f === 'daily_budget' || f === 'monthly_budget') && value !== undefined) usdAmount(value, f);
+    // Kept as typed (String() of a small amount, 1e-7, is a text the budget check would refuse), less
+    // the digits past the tenth decimal, which no cost reaches: said, as the stored value differs.
+    if ((f === 'daily_budget' || f === 'monthly_budget') && value !== undefined) {
+      const kept = usdText(value, f);
+      if (kept !== value) io.note(`note: ${f} kept as ${kept}: costs are counted to ten decimals`);
+      value = kept;
+    }
     if ((f === 'app_url' || f === 'app_title' || f === 'app_categories') && value !== undefined) value = checkAttribution(f, value, f);
     if (f === 'batches_path' && value !== undefined) value = checkedPath(value);
     if (SECRET.includes(f) && value !== undefined) {
