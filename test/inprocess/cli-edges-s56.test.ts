@@ -91,6 +91,25 @@ it('conversations list and batch jobs: a table on a terminal, as keys list and u
   expect(table).toContain(lines.split('\t')[0]);
 });
 
+it('conversations list and batch jobs on a narrow terminal: the title or input cut with "…", no line wider than the terminal', async () => {
+  const env = { ROUTER_STATE_DIR: join(t.dir, 'narrow') };
+  const title = 'a long first prompt that goes on and on well past the width';
+  await run(['chat', '-m', 'local/echo', '--conversation', 'long', title], env);
+  const at = async (columns: number, args: string[]) =>
+    (await runInProcess(args, { env: { ...t.env, NO_COLOR: '1', ...env }, tty: { stdout: true }, columns })).stdout.trimEnd().split('\n');
+  const narrow = await at(70, ['conversations', 'list']);
+  // Before: 105 characters a line on a 70-column terminal, each line wrapped in two.
+  expect(Math.max(...narrow.map((l) => l.length))).toBeLessThanOrEqual(70);
+  expect(narrow.join('\n')).toMatch(/│ long │ .* │ a long \S*… │/);
+  expect((await at(200, ['conversations', 'list'])).join('\n')).toContain(`│ ${title} │`);
+  const jsonl = join(t.dir, 'a-folder-with-a-rather-long-name-for-its-batch-input-file.jsonl');
+  writeFileSync(jsonl, '{"custom_id":"a","body":{"messages":[{"role":"user","content":"hi"}]}}\n');
+  expect((await run(['batch', 'run', jsonl, '--model', 'local/echo'], env)).code).toBe(0);
+  const jobs = await at(140, ['batch', 'jobs']);
+  expect(Math.max(...jobs.map((l) => l.length))).toBeLessThanOrEqual(140);
+  expect(jobs.join('\n')).toMatch(/…/);
+});
+
 it('a halt in a streamed --jq ends the output there, as jq reads no more input; halt_error(0) too, with its text said once', async () => {
   const chat = (filter: string) => run(['chat', '-m', 'local/echo', '--stream', '--json', '--jq', filter, 'hello there friend, how are you']);
   const all = (await chat('.object')).stdout.trim().split('\n');
