@@ -156,6 +156,17 @@ it('key hashes complete in the shell (keys get, update, delete), with a manageme
   expect(hashes).toMatchObject({ code: 0, stderr: '' });
   expect(hashes.stdout.trim().split('\n')).toContain(made.data.hash);
   expect(await run(['__complete', 'key-hashes'])).toMatchObject({ code: 0, stdout: '', stderr: '' });
+  // With only an API key, kept by a command (a password manager that may prompt): neither run nor sent on a Tab.
+  const config = join(t.dir, 'complete-no-mgmt');
+  const ran = join(t.dir, 'api-key-command-ran');
+  const cmd = `touch '${ran}'; echo ${t.env.ROUTER_API_KEY}`;
+  expect((await run(['config', 'set', 'api_key_command', cmd], { ROUTER_CONFIG_DIR: config })).code).toBe(0);
+  const onlyApi = { ROUTER_CONFIG_DIR: config, ROUTER_API_KEY: '' };
+  expect(await run(['__complete', 'key-hashes'], onlyApi)).toMatchObject({ code: 0, stdout: '', stderr: '' });
+  // Before: the command ran and its key was sent to /keys (refused there, nothing said).
+  expect(existsSync(ran)).toBe(false);
+  expect((await run(['__complete', 'batch-ids'], onlyApi)).code).toBe(0);
+  expect(existsSync(ran)).toBe(true); // the same profile's key command, where the API key is the one needed
   const bash = (await run(['completion', 'bash'])).stdout;
   for (const sub of ['get', 'update', 'delete']) expect(bash).toMatch(new RegExp(`'keys ${sub}'\\) subs=[^\\n]*arg='dynamic:key-hashes'`));
 });
