@@ -102,6 +102,9 @@ it('conversations list and batch jobs on a narrow terminal: the title or input c
   expect(Math.max(...narrow.map((l) => l.length))).toBeLessThanOrEqual(70);
   expect(narrow.join('\n')).toMatch(/│ long │ .* │ a long \S*… │/);
   expect((await at(200, ['conversations', 'list'])).join('\n')).toContain(`│ ${title} │`);
+  // Cut between letters: before, half an emoji (a UTF-16 unit) was printed, shown as �, at one width of two.
+  await run(['chat', '-m', 'local/echo', '--conversation', 'party', '🎉'.repeat(40)], env);
+  for (const columns of [70, 71]) expect((await at(columns, ['conversations', 'list'])).join('\n')).toMatch(/│ party │ .* │ (🎉)+… +│/u);
   const jsonl = join(t.dir, 'a-folder-with-a-rather-long-name-for-its-batch-input-file.jsonl');
   writeFileSync(jsonl, '{"custom_id":"a","body":{"messages":[{"role":"user","content":"hi"}]}}\n');
   expect((await run(['batch', 'run', jsonl, '--model', 'local/echo'], env)).code).toBe(0);

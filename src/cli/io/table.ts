@@ -1,5 +1,6 @@
 import Table from 'cli-table3';
 import type { IO } from './io.js';
+import { textWidth } from '../markdown/runs.js';
 
 /**
  * A human table on a terminal (color only when the IO allows it); off one, tab-separated lines
@@ -10,7 +11,8 @@ export function table(io: IO, head: string[], rows: (string | number)[][], fit?:
   if (!io.stdoutTTY) return rows.map((r) => `${r.join('\t')}\n`).join('');
   const make = (colWidths: (number | null)[] = []) => {
     const t = new Table({ head, colWidths, style: { head: io.color ? ['cyan'] : [], border: io.color ? ['grey'] : [] } });
-    for (const r of rows) t.push(r.map(String));
+    // Cut here, a letter at a time: cli-table3 cuts UTF-16 units, half an emoji shown as �.
+    for (const r of rows) t.push(r.map((c, i) => (i === fit && colWidths[i] ? cut(String(c), colWidths[i] - 2) : String(c))));
     return t.toString();
   };
   let text = make();
@@ -27,3 +29,16 @@ export function table(io: IO, head: string[], rows: (string | number)[][], fit?:
 
 /** The narrowest a fitted column is cut to (its padding included): past that the table wraps as it must. */
 const FIT_MIN = 12;
+
+/** `text` in at most `width` columns: cut between letters, with "…". */
+function cut(text: string, width: number): string {
+  if (textWidth(text) <= width) return text;
+  let out = '';
+  let w = 0;
+  for (const ch of text) {
+    w += textWidth(ch);
+    if (w > width - 1) break;
+    out += ch;
+  }
+  return `${out}…`;
+}
