@@ -112,6 +112,25 @@ describe('a lock of this host name from another boot, on a volume other machines
     }
   });
 
+  it('a link planted where the record goes is neither followed to be written nor trusted', () => {
+    const target = join(dir, 'planted-target');
+    writeFileSync(target, 'eeeeeee9\n', { mode: 0o600 });
+    const record = join(dir, 'boots-link');
+    symlinkSync(target, record);
+    bootRecord.file = record;
+    try {
+      bootIdForTests('fffffffa');
+      const lock = join(nfs, 'linked.lock');
+      symlinkSync(otherText('eeeeeee9'), lock);
+      beforeBoot(lock);
+      expect(takeLock(lock)).toMatchObject({ holder: process.ppid, host: `${lockHost()} (another boot)` });
+      taken(join(nfs, 'linked-noted.lock'))();
+      expect(readFileSync(target, 'latin1')).toBe('eeeeeee9\n');
+    } finally {
+      bootRecord.file = join(dir, 'boots');
+    }
+  });
+
   it('a lock on a disk of this machine alone lists no boot', () => {
     bootIdForTests('99999997');
     taken(join(dir, 'local.lock'))();
