@@ -26,11 +26,14 @@ function recordFile(): string | undefined {
 /** A file of this user's that no one else may write. */
 const own = (s: { uid: number; mode: number }) => s.uid === process.getuid?.() && (s.mode & 0o022) === 0;
 
+/** Past this a record is not read (a line a boot: 9 bytes, so some 7,000 boots): a file grown otherwise is not one to load. */
+const RECORD_MAX = 64 * 1024;
+
 /** The boots listed (undefined: no record to trust). */
 function listed(file: string): string[] | undefined {
   try {
     const s = lstatSync(file);
-    return s.isFile() && own(s) ? readFileSync(file, 'latin1').split('\n') : undefined;
+    return s.isFile() && own(s) && s.size <= RECORD_MAX ? readFileSync(file, 'latin1').split('\n') : undefined;
   } catch {
     return undefined;
   }
@@ -50,7 +53,8 @@ export function noteBoot(boot: string, shared: () => boolean): void {
   try {
     const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
     try {
-      if (own(fstatSync(fd))) writeSync(fd, `${boot}\n`);
+      const s = fstatSync(fd);
+      if (own(s) && s.size <= RECORD_MAX) writeSync(fd, `${boot}\n`);
     } finally {
       closeSync(fd);
     }

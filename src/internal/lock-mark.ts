@@ -37,7 +37,9 @@ function linkText(path: string): string | undefined {
   }
 }
 
-let moves = 0;
+/** The name removeIf moves `path` to in process `pid`: one a process killed before its unlink leaves (clearLeftMark removes it). */
+const movedName = (path: string, pid: number) => `${path}~${pid}`;
+
 /**
  * Removes `path` (a lock, a mark) if it names `text`, and never one another process made in its place
  * meanwhile (a read, then an unlink, could remove that): it is moved to a name of this process's alone,
@@ -48,7 +50,7 @@ let moves = 0;
 export function removeIf(path: string, text: string): boolean {
   if (linkText(path) !== text) return false;
   lockHooks.beforeRemove?.(path);
-  const moved = `${path}~${process.pid}.${++moves}`;
+  const moved = movedName(path, process.pid);
   try {
     renameSync(path, moved);
   } catch (err) {
@@ -147,11 +149,27 @@ function clearLeftMark(lock: string): boolean {
     return false; // another removes it
   }
   try {
-    return removeIf(marker, String(pid));
+    if (!removeIf(marker, String(pid))) return false;
+    clearMoved(lock, pid);
+    return true;
   } catch {
     return false;
   } finally {
     removeLink(guard);
+  }
+}
+
+/**
+ * Removes what process `pid`, now gone, left moved away by a removeIf it was killed in (between its rename and
+ * its unlink): its lock (its release: its mark, left with no lock, is how that is told) or its mark.
+ */
+function clearMoved(lock: string, pid: number): void {
+  for (const path of [movedName(lock, pid), movedName(`${lock}.0`, pid)]) {
+    try {
+      removeLink(path);
+    } catch {
+      // Not removable now: left as it is.
+    }
   }
 }
 

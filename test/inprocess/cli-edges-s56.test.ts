@@ -94,6 +94,28 @@ it('conversations list and batch jobs: a table on a terminal, as keys list and u
   expect(table).toContain(lines.split('\t')[0]);
 });
 
+it('conversations list and batch jobs on a narrow terminal: the title or input cut with "…", no line wider than the terminal', async () => {
+  const env = { ROUTER_STATE_DIR: join(t.dir, 'narrow') };
+  const title = 'a long first prompt that goes on and on well past the width';
+  await run(['chat', '-m', 'local/echo', '--conversation', 'long', title], env);
+  const at = async (columns: number, args: string[]) =>
+    (await runInProcess(args, { env: { ...t.env, NO_COLOR: '1', ...env }, tty: { stdout: true }, columns })).stdout.trimEnd().split('\n');
+  const narrow = await at(70, ['conversations', 'list']);
+  // Before: 105 characters a line on a 70-column terminal, each line wrapped in two.
+  expect(Math.max(...narrow.map((l) => l.length))).toBeLessThanOrEqual(70);
+  expect(narrow.join('\n')).toMatch(/│ long │ .* │ a long \S*… │/);
+  expect((await at(200, ['conversations', 'list'])).join('\n')).toContain(`│ ${title} │`);
+  // Cut between letters: before, half an emoji (a UTF-16 unit) was printed, shown as �, at one width of two.
+  await run(['chat', '-m', 'local/echo', '--conversation', 'party', '🎉'.repeat(40)], env);
+  for (const columns of [70, 71]) expect((await at(columns, ['conversations', 'list'])).join('\n')).toMatch(/│ party │ .* │ (🎉)+… +│/u);
+  const jsonl = join(t.dir, 'a-folder-with-a-rather-long-name-for-its-batch-input-file.jsonl');
+  writeFileSync(jsonl, '{"custom_id":"a","body":{"messages":[{"role":"user","content":"hi"}]}}\n');
+  expect((await run(['batch', 'run', jsonl, '--model', 'local/echo'], env)).code).toBe(0);
+  const jobs = await at(140, ['batch', 'jobs']);
+  expect(Math.max(...jobs.map((l) => l.length))).toBeLessThanOrEqual(140);
+  expect(jobs.join('\n')).toMatch(/…/);
+});
+
 it('a halt in a streamed --jq ends the output there, as jq reads no more input; halt_error(0) too, with its text said once', async () => {
   const chat = (filter: string) => run(['chat', '-m', 'local/echo', '--stream', '--json', '--jq', filter, 'hello there friend, how are you']);
   const all = (await chat('.object')).stdout.trim().split('\n');
@@ -140,6 +162,17 @@ it('key hashes complete in the shell (keys get, update, delete), with a manageme
   expect(hashes).toMatchObject({ code: 0, stderr: '' });
   expect(hashes.stdout.trim().split('\n')).toContain(made.data.hash);
   expect(await run(['__complete', 'key-hashes'])).toMatchObject({ code: 0, stdout: '', stderr: '' });
+  // With only an API key, kept by a command (a password manager that may prompt): neither run nor sent on a Tab.
+  const config = join(t.dir, 'complete-no-mgmt');
+  const ran = join(t.dir, 'api-key-command-ran');
+  const cmd = `touch '${ran}'; echo ${t.env.ROUTER_API_KEY}`;
+  expect((await run(['config', 'set', 'api_key_command', cmd], { ROUTER_CONFIG_DIR: config })).code).toBe(0);
+  const onlyApi = { ROUTER_CONFIG_DIR: config, ROUTER_API_KEY: '' };
+  expect(await run(['__complete', 'key-hashes'], onlyApi)).toMatchObject({ code: 0, stdout: '', stderr: '' });
+  // Before: the command ran and its key was sent to /keys (refused there, nothing said).
+  expect(existsSync(ran)).toBe(false);
+  expect((await run(['__complete', 'batch-ids'], onlyApi)).code).toBe(0);
+  expect(existsSync(ran)).toBe(true); // the same profile's key command, where the API key is the one needed
   const bash = (await run(['completion', 'bash'])).stdout;
   for (const sub of ['get', 'update', 'delete']) expect(bash).toMatch(new RegExp(`'keys ${sub}'\\) subs=[^\\n]*arg='dynamic:key-hashes'`));
 });

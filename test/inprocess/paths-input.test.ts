@@ -85,12 +85,15 @@ describe('what conversations print on a terminal', () => {
     const title = 'evil\x1b]0;pwned\x07\x1b[2J\ttab\nline\x9b31m';
     const messages = [{ role: 'user', content: 'line one\n\tindented \x1b[31mred\x1b[0m' }, { role: 'assistant', content: 'ok\r\x1b[1Aup' }];
     writeFileSync(join(folder, 'evil.json'), JSON.stringify({ id: 'evil', title, created_at: now, updated_at: now, messages }));
-    for (const tty of [true, false]) {
-      const list = await run(['conversations', 'list'], { tty: { stdout: tty } });
-      expect(list.code).toBe(0);
-      const line = list.stdout.split('\n').find((l) => l.startsWith('evil\t'))!;
-      expect(line).toBe(`evil\t${now}\t1\tdefault\tevil\\u001b]0;pwned\\u0007\\u001b[2J\\ttab\\nline\\u009b31m`);
-    }
+    const list = await run(['conversations', 'list']);
+    expect(list.code).toBe(0);
+    const line = list.stdout.split('\n').find((l) => l.startsWith('evil\t'))!;
+    expect(line).toBe(`evil\t${now}\t1\tdefault\tevil\\u001b]0;pwned\\u0007\\u001b[2J\\ttab\\nline\\u009b31m`);
+    // On a terminal a table (its title cut to the width): escaped there too, no control character but the line ends.
+    // Its borders' own colors (SGR ...m) aside: the title's OSC, CSI 2J and C1 CSI are none of them.
+    const table = (await run(['conversations', 'list'], { tty: { stdout: true } })).stdout.replace(/\x1b\[\d+m/g, '');
+    expect(table).toMatch(/│ evil +│ \S+Z │ 1 +│ default +│ evil\\u001b\]0;pwned\\u/);
+    expect(table).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
     const shown = await run(['conversations', 'show', 'evil'], { tty: { stdout: true } });
     expect(shown.stdout).toBe('user: line one\n\tindented \\u001b[31mred\\u001b[0m\n\nassistant: ok\\r\\u001b[1Aup\n');
     // Piped, the text is as it was kept (data for a program).

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendFileSync, chmodSync, lutimesSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { appendFileSync, chmodSync, statSync, writeFileSync, lutimesSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir, uptime } from 'node:os';
 import { join } from 'node:path';
 import { takeLock } from '../../src/internal/file-lock.js';
@@ -89,6 +89,43 @@ describe('a lock of this host name from another boot, on a volume other machines
       expect(takeLock(lock)).toMatchObject({ holder: process.ppid, host: `${lockHost()} (another boot)` });
       chmodSync(record, 0o600);
       expect('release' in takeLock(lock)).toBe(true);
+    } finally {
+      bootRecord.file = join(dir, 'boots');
+    }
+  });
+
+  it('a record grown past 64 KiB (garbage, not a line a boot) is neither read whole nor written to', () => {
+    const record = join(dir, 'boots-huge');
+    writeFileSync(record, `eeeeeee7\n${'x'.repeat(1 << 20)}\n`, { mode: 0o600 });
+    bootRecord.file = record;
+    try {
+      bootIdForTests('fffffff8');
+      const lock = join(nfs, 'huge.lock');
+      symlinkSync(otherText('eeeeeee7'), lock);
+      beforeBoot(lock);
+      // Before: the whole MiB was read into this process (every process that found such a lock), and trusted.
+      expect(takeLock(lock)).toMatchObject({ holder: process.ppid, host: `${lockHost()} (another boot)` });
+      taken(join(nfs, 'huge-noted.lock'))();
+      expect(statSync(record).size).toBe(9 + (1 << 20) + 1);
+    } finally {
+      bootRecord.file = join(dir, 'boots');
+    }
+  });
+
+  it('a link planted where the record goes is neither followed to be written nor trusted', () => {
+    const target = join(dir, 'planted-target');
+    writeFileSync(target, 'eeeeeee9\n', { mode: 0o600 });
+    const record = join(dir, 'boots-link');
+    symlinkSync(target, record);
+    bootRecord.file = record;
+    try {
+      bootIdForTests('fffffffa');
+      const lock = join(nfs, 'linked.lock');
+      symlinkSync(otherText('eeeeeee9'), lock);
+      beforeBoot(lock);
+      expect(takeLock(lock)).toMatchObject({ holder: process.ppid, host: `${lockHost()} (another boot)` });
+      taken(join(nfs, 'linked-noted.lock'))();
+      expect(readFileSync(target, 'latin1')).toBe('eeeeeee9\n');
     } finally {
       bootRecord.file = join(dir, 'boots');
     }

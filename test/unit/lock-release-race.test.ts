@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,5 +59,20 @@ describe('a release removes a lock and its mark only while they are its own', ()
     expect(readlinkSync(lock)).toBe(otherText);
     expect(readlinkSync(`${lock}.0`)).toBe(String(process.ppid));
     expect(readdirSync(dir).filter((n) => n.includes('~'))).toEqual([]);
+  });
+});
+
+describe('a process killed between moving its lock (or mark) away and unlinking it', () => {
+  const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+  it('leaves nothing for good: the next taker, clearing its mark, removes what it moved', () => {
+    const lock = join(dir, 'killed.lock');
+    // As `kill -9` at the unlink of its release leaves it (measured with strace's inject=unlink:signal=SIGKILL):
+    // the lock moved to its name, the mark still there; or, killed in the mark's removal, the mark moved too.
+    symlinkSync(`${dead}:1@${lockHost()}`, `${lock}~${dead}`);
+    symlinkSync(String(dead), `${lock}.0`);
+    symlinkSync(String(dead), `${lock}.0~${dead}`);
+    taken(lock)();
+    // Before: killed.lock~<pid>.1 stayed in the folder for good, one more for each such kill.
+    expect(readdirSync(dir).filter((n) => n.startsWith('killed.'))).toEqual([]);
   });
 });

@@ -1,13 +1,44 @@
 import Table from 'cli-table3';
 import type { IO } from './io.js';
+import { textWidth } from '../markdown/runs.js';
 
 /**
  * A human table on a terminal (color only when the IO allows it); off one, tab-separated lines
- * without the header, as every list prints when piped.
+ * without the header, as every list prints when piped. `fit`: the column of free text (a title, a
+ * path) cut with "…" so the table is no wider than the terminal, which would wrap each line in two.
  */
-export function table(io: IO, head: string[], rows: (string | number)[][]): string {
+export function table(io: IO, head: string[], rows: (string | number)[][], fit?: number): string {
   if (!io.stdoutTTY) return rows.map((r) => `${r.join('\t')}\n`).join('');
-  const t = new Table({ head, style: { head: io.color ? ['cyan'] : [], border: io.color ? ['grey'] : [] } });
-  for (const r of rows) t.push(r.map(String));
-  return `${t.toString()}\n`;
+  const make = (colWidths: (number | null)[] = []) => {
+    const t = new Table({ head, colWidths, style: { head: io.color ? ['cyan'] : [], border: io.color ? ['grey'] : [] } });
+    // Cut here, a letter at a time: cli-table3 cuts UTF-16 units, half an emoji shown as �.
+    for (const r of rows) t.push(r.map((c, i) => (i === fit && colWidths[i] ? cut(String(c), colWidths[i] - 2) : String(c))));
+    return t.toString();
+  };
+  let text = make();
+  // The top border gives each column's width: ┌──┬────┐, one character a cell's (a wide one counts two there too).
+  const widths = text.slice(0, text.indexOf('\n')).replace(/\x1b\[[\d;]*m/g, '').slice(1, -1).split('┬').map((s) => s.length);
+  const over = widths.reduce((a, b) => a + b + 1, 1) - (io.columns ?? 80);
+  if (fit !== undefined && over > 0 && widths[fit]! > FIT_MIN) {
+    const colWidths: (number | null)[] = head.map(() => null);
+    colWidths[fit] = Math.max(FIT_MIN, widths[fit]! - over);
+    text = make(colWidths);
+  }
+  return `${text}\n`;
+}
+
+/** The narrowest a fitted column is cut to (its padding included): past that the table wraps as it must. */
+const FIT_MIN = 12;
+
+/** `text` in at most `width` columns: cut between letters, with "…". */
+function cut(text: string, width: number): string {
+  if (textWidth(text) <= width) return text;
+  let out = '';
+  let w = 0;
+  for (const ch of text) {
+    w += textWidth(ch);
+    if (w > width - 1) break;
+    out += ch;
+  }
+  return `${out}…`;
 }

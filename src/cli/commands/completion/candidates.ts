@@ -22,7 +22,10 @@ export async function candidates(ctx: RunContext<unknown>, kind: DynamicKind): P
   const { connect } = await import('../../context.js');
   // The workspace's keys (a management key's): their hashes, of the first page as the service gives it.
   if (kind === 'key-hashes') {
-    const { client } = await connect(ctx.io, flags, await ctx.settings(), { management: true });
+    const settings = await ctx.settings();
+    // Without one, connect would send the API key (refused there): its key command run on a Tab, a wait for nothing.
+    if (!settings.from.managementKey) return [];
+    const { client } = await connect(ctx.io, flags, settings, { management: true });
     try {
       return (await client.keys.list()).map((k) => k.hash);
     } finally {
