@@ -75,3 +75,28 @@ it('a state file of an older version (no estimates) still loads; a bad table is 
   writeFileSync(file, JSON.stringify({ ...state, estimates: { x: 'big' } }));
   await expect(gateway()).rejects.toThrow(/"estimates" is not an object of numbers/);
 });
+
+it('a table longer than the 10,000 cap is cut to it at the start, the newest kept', async () => {
+  for (const e of started.splice(0)) await e.close();
+  const stateDir = join(dir, 'long');
+  const file = join(stateDir, 'state.json');
+  // A state file whose table is past the cap (edited by hand, or another version's): 10,005 models.
+  const first = await startEmulator({ stateDir, port: 0 });
+  await first.close();
+  const state = JSON.parse(readFileSync(file, 'utf8'));
+  const estimates: Record<string, number> = {};
+  for (let i = 0; i < 10_005; i++) estimates[`/v1/chat/completions\nold/m${i}`] = 0.01;
+  writeFileSync(file, JSON.stringify({ ...state, estimates }));
+  const providers = `providers:\n  - { name: up, base_url: "${up.baseUrl}", models: { test/m: m }, prices: { test/m: { prompt: ${PRICE}, completion: ${PRICE} } } }\n`;
+  const e = await startEmulator({ stateDir, port: 0, gateway: { config: parseProviders(providers, {}) } });
+  started.push(e);
+  expect((await ask(e, e.store.firstKeys().apiKey, 'learn')).status).toBe(200);
+  await e.close();
+  started.length = 0;
+  const saved = Object.keys(JSON.parse(readFileSync(file, 'utf8')).estimates as Record<string, number>);
+  // Before: 10,006 saved (the cap only kept a full table from growing), and so on at every start.
+  expect(saved.length).toBe(10_000);
+  expect(saved).toContain('/v1/chat/completions\ntest/m');
+  expect(saved).toContain('/v1/chat/completions\nold/m10004');
+  expect(saved).not.toContain('/v1/chat/completions\nold/m0');
+});

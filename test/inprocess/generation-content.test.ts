@@ -84,3 +84,23 @@ describe('GET /v1/endpoints/zdr and /v1/analytics/meta', () => {
     expect((await call(t.apiKey, '/analytics/meta')).status).toBe(403);
   });
 });
+
+describe('what generation content keeps', () => {
+  it('at most about 16 MiB: large requests push the oldest out, not 1,000 of them held', async () => {
+    const small = await chat('kept while room is left');
+    const big = async () => {
+      const res = await fetch(`${t.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'local/lorem', max_tokens: 1, messages: [{ role: 'user', content: 'x'.repeat(9 * 1024 * 1024) }] }) });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { id: string }).id;
+    };
+    const first = await big();
+    expect((await call(t.managementKey, `/generation/content?id=${small}`)).status).toBe(200);
+    const second = await big();
+    // Before: all three kept (the cap was 1,000 of any size: 1,000 bodies of 32 MiB held in memory).
+    expect((await call(t.managementKey, `/generation/content?id=${small}`)).status).toBe(404);
+    expect((await call(t.managementKey, `/generation/content?id=${first}`)).status).toBe(404);
+    const kept = await call(t.managementKey, `/generation/content?id=${second}`);
+    expect(kept.status).toBe(200);
+    expect(kept.body.data.input.messages[0].content).toHaveLength(9 * 1024 * 1024);
+  });
+});

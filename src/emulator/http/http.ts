@@ -99,6 +99,8 @@ export class Ctx {
   key!: KeyRecord;
   params: Record<string, string> = {};
   private bodyCache: Promise<Buffer> | undefined;
+  /** The bytes of the body json() parsed (0 before): what keeping it costs, roughly. */
+  bodyBytes = 0;
 
   constructor(
     readonly req: IncomingMessage,
@@ -139,6 +141,7 @@ export class Ctx {
   /** The body parsed, once the bytes showed nothing it would be refused for (depth, `refuse`'s entry counts). */
   async json<T = Record<string, unknown>>(refuse: BeforeParse = {}): Promise<T> {
     const raw = await this.rawBody();
+    this.bodyBytes = raw.length;
     const verdict = scanJson(raw, { maxDepth: MAX_JSON_DEPTH, entries: refuse });
     if (verdict && 'tooDeep' in verdict) throw new HttpError(400, `request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
     if (verdict) throw new HttpError(400, refuse[verdict.member]!.message);

@@ -12,9 +12,16 @@ export interface GenerationContent {
   error: { message: string | null; provider_name: string | null; raw: string | null; status: number | null; previous_errors: unknown[] } | null;
 }
 
-/** Contents kept: the newest this many per store, in memory (a restart, or an older one, is a 404: not stored). */
+/** Contents kept: the newest this many per store, in memory (a restart, or an older one, is a 404: not stored)... */
 const KEEP = 1_000;
-const contents = new WeakMap<object, Map<string, { workspace: string; content: GenerationContent }>>();
+/** ...and in at most about this many bytes (the request's body and the answer's text): 1,000 bodies of 32 MiB were 32 GB. */
+export const CONTENT_BYTES = 16 * 1024 * 1024;
+interface Kept {
+  workspace: string;
+  content: GenerationContent;
+  bytes: number;
+}
+const contents = new WeakMap<object, { byId: Map<string, Kept>; bytes: number }>();
 
 /**
  * Keeps what a fake model's generation was asked and answered, for `GET /v1/generation/content`: the
@@ -23,12 +30,23 @@ const contents = new WeakMap<object, Map<string, { workspace: string; content: G
  */
 export function keepContent(ctx: Ctx, id: string, asked: Body, completion: string | null, reasoning: string | null, failed?: { provider: string }): void {
   let kept = contents.get(ctx.store);
-  if (!kept) contents.set(ctx.store, (kept = new Map()));
+  if (!kept) contents.set(ctx.store, (kept = { byId: new Map(), bytes: 0 }));
   const items = Array.isArray(asked.messages) ? asked.messages : Array.isArray(asked.input) ? asked.input : undefined;
   const input = items ? { messages: items } : { prompt: typeof asked.input === 'string' ? asked.input : '' };
   const error = failed ? { message: 'Provider returned an error mid-stream', provider_name: failed.provider, raw: null, status: 502, previous_errors: [] } : null;
-  kept.set(id, { workspace: ctx.workspace, content: { input, output: { completion: failed ? null : completion, reasoning: failed ? null : reasoning }, error } });
-  if (kept.size > KEEP) kept.delete(kept.keys().next().value!);
+  const output = { completion: failed ? null : completion, reasoning: failed ? null : reasoning };
+  const bytes = ctx.bodyBytes + (output.completion?.length ?? 0) + (output.reasoning?.length ?? 0);
+  const again = kept.byId.get(id);
+  if (again) kept.bytes -= again.bytes;
+  kept.byId.delete(id);
+  kept.byId.set(id, { workspace: ctx.workspace, content: { input, output, error }, bytes });
+  kept.bytes += bytes;
+  // The oldest go first; one larger than the budget alone is not kept either.
+  while (kept.byId.size > KEEP || kept.bytes > CONTENT_BYTES) {
+    const [oldest, was] = kept.byId.entries().next().value!;
+    kept.byId.delete(oldest);
+    kept.bytes -= was.bytes;
+  }
 }
 
 const CATEGORIES = ['latency', 'incoherence', 'incorrect_response', 'formatting', 'billing', 'api_error', 'other'];
@@ -49,7 +67,7 @@ export const generationContentRoutes = defineRoutes(() => [
     handler: async (ctx: Ctx) => {
       const id = ctx.url.searchParams.get('id');
       if (!id) throw new HttpError(400, 'the id query parameter is required', 'invalid_request');
-      const kept = contents.get(ctx.store)?.get(id);
+      const kept = contents.get(ctx.store)?.byId.get(id);
       if (!kept || kept.workspace !== ctx.workspace) throw new HttpError(404, `No stored content for generation ${id}`, 'not_found');
       ctx.send(200, { data: kept.content });
     },

@@ -2,6 +2,7 @@ import type { Ctx } from '../http/http.js';
 import { balanceLeft, chargeable, holdEstimate, holdUntilSettled, keyLimitLeft } from '../state/billing.js';
 import { batchBound } from './batch-bound.js';
 import { round } from '../models/models.js';
+import { ESTIMATES_KEPT } from '../state/store-api.js';
 import type { Candidate } from './candidates.js';
 
 type Body = Record<string, unknown>;
@@ -46,7 +47,8 @@ export class Estimates {
 
   note(key: string, cost: number): void {
     if (!(cost > (this.largest.get(key) ?? 0)) || !Number.isFinite(cost)) return;
-    if (this.largest.size >= 10_000 && !this.largest.has(key)) this.largest.delete(this.largest.keys().next().value!);
+    // A table loaded longer than the cap (Store.estimates keeps at most ESTIMATES_KEPT) still shrinks to it.
+    while (this.largest.size >= ESTIMATES_KEPT && !this.largest.has(key)) this.largest.delete(this.largest.keys().next().value!);
     this.largest.set(key, round(cost));
   }
 }

@@ -53,6 +53,8 @@ export interface Workspace {
 
 export const DEFAULT_CREDITS = 5;
 export const OPERATOR_WORKSPACE = '*';
+/** The gateway's estimates of unbounded requests kept (Store.estimates): at most this many endpoint and model pairs. */
+export const ESTIMATES_KEPT = 10_000;
 
 export interface KeyStore {
   /** A new workspace with `credits` and two keys (standard, management). */

@@ -12,7 +12,7 @@ import { ChargeJournal } from './charge-journal.js';
 import { releaseDeadHolds } from './request-holds.js';
 import { applySettings, countUsage, newKey, replayKeyUsage, withUsage } from './key-usage.js';
 import { readState, type StateFile } from './state-file.js';
-import { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type KeptGeneration, type KeyKind, type KeyRecord, type KeySettings, type Store, type Workspace } from './store-api.js';
+import { DEFAULT_CREDITS, ESTIMATES_KEPT, OPERATOR_WORKSPACE, type KeptGeneration, type KeyKind, type KeyRecord, type KeySettings, type Store, type Workspace } from './store-api.js';
 
 export { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type KeyKind, type KeyRecord, type Workspace };
 
@@ -26,7 +26,7 @@ export class StateStore extends CreditRules implements Store {
   /** The keys by their text: every request looks its key up. */
   private readonly byKey = new Map<string, KeyRecord>();
   private readonly journal: ChargeJournal;
-  /** Saved with each save of the state (snapshot), read at the start. */
+  /** Saved with each save of the state (snapshot), read at the start: the newest ESTIMATES_KEPT (a longer table, edited, cut to it). */
   readonly estimates: Map<string, number>;
 
   constructor(dir: string) {
@@ -37,7 +37,7 @@ export class StateStore extends CreditRules implements Store {
     removeStaleTemps(file);
     this.state = existsSync(file) ? readState(file) : { keys: [], workspaces: {}, clock_offset_ms: 0 };
     for (const record of this.state.keys) if (!this.byKey.has(record.key)) this.byKey.set(record.key, record);
-    this.estimates = new Map(Object.entries(this.state.estimates ?? {}).filter(([, cost]) => cost > 0));
+    this.estimates = new Map(Object.entries(this.state.estimates ?? {}).filter(([, cost]) => cost > 0).slice(-ESTIMATES_KEPT));
     this.generations = new GenerationFile(dir);
     this.journal = new ChargeJournal(dir, this.state.journal_seq ?? 0, this.state.journal_segment ?? 0);
     // Charges (and keys' usage) a kill -9 left in the journal only: made again, saved, and the segments read deleted.
