@@ -43,3 +43,20 @@ it('batch run of a file made into a job at one API root makes its own job at ano
   // Back at the first root, the file's job there is taken up.
   expect((await here.run(['batch', 'run', input, '--model', 'local/echo', '--watch', '--interval', '0.05'])).stderr).toMatch(new RegExp(`^resuming ${job}, made from this file`));
 });
+
+it('one API root spelled another way (its scheme in capitals) is the same root: its job is taken up', async () => {
+  const file = join(here.dir, 'spelled.jsonl');
+  writeFileSync(file, JSON.stringify({ custom_id: 's', body: { messages: [{ role: 'user', content: 's' }] } }) + '\n');
+  const first = await here.run(['batch', 'run', file, '--model', 'local/echo', '--watch', '--interval', '0.05']);
+  expect(first.code).toBe(0);
+  const job = /job (job_\w+):/.exec(first.stderr)![1]!;
+  const spelled = here.apiRoot.replace(/^http:/, 'HTTP:');
+  const before = here.requests().length;
+  const again = await here.run(['batch', 'run', file, '--model', 'local/echo', '--watch', '--interval', '0.05'], { env: { ROUTER_API_ROOT: spelled } });
+  expect(again.stderr).toMatch(new RegExp(`^resuming ${job}, made from this file`));
+  expect(again.code).toBe(0);
+  expect(here.requests().slice(before).filter((r) => r.method === 'POST')).toEqual([]);
+  const resumed = await here.run(['batch', 'run', '--resume', job, '--watch'], { env: { ROUTER_API_ROOT: spelled } });
+  expect(resumed.stderr).not.toMatch(/was made at/);
+  expect(resumed.code).toBe(0);
+});

@@ -271,5 +271,17 @@ export function jobRoot(job: JobRecord, roots: () => Map<string, string>): strin
 export function checkJobRoot(env: NodeJS.ProcessEnv, job: JobRecord, here: string): void {
   if (job.api_root === undefined && !job.shards.some((s) => s.batch_id || s.submitting || s.submitting_since)) job.api_root = here;
   const root = jobRoot(job, () => indexedRoots(env));
-  if (root !== undefined && root !== here) throw invalid(`${job.id} was made at ${root}, where its batches are, not at ${here}: run it with that API root, or start another job (fresh)`, { about: 'other_root', job: job.id, api_root: root, here });
+  if (root !== undefined && !sameRoot(root, here)) throw invalid(`${job.id} was made at ${root}, where its batches are, not at ${here}: run it with that API root, or start another job (fresh)`, { about: 'other_root', job: job.id, api_root: root, here });
+}
+
+/** Whether a job is one made at `root`: a job whose root is not known (an older version's, its batch not in the index) is of any. */
+export function madeAt(job: JobRecord, root: string, roots: () => Map<string, string>): boolean {
+  const made = jobRoot(job, roots);
+  return made === undefined || sameRoot(made, root);
+}
+
+/** One API root spelled two ways (HTTP://Host:80/api and http://host/api) is one service: its URL as WHATWG reads it. */
+export function sameRoot(a: string, b: string): boolean {
+  const key = (root: string) => URL.canParse(root) ? new URL(root).href.replace(/\/+$/, '') : root;
+  return key(a) === key(b);
 }
