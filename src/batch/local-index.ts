@@ -37,7 +37,7 @@ const written = new Map<string, string>();
 export function indexBatch(env: NodeJS.ProcessEnv, apiRoot: string, b: Pick<Batch, 'id' | 'status' | 'request_counts'> & Partial<Batch>, input?: string): void {
   const entry: Omit<IndexedBatch, 'seen_at'> = {
     id: b.id,
-    api_root: apiRoot,
+    api_root: rootKey(apiRoot),
     ...(b.endpoint ? { endpoint: b.endpoint } : {}),
     ...(b.model ? { model: b.model } : {}),
     ...(input ? { input } : {}),
@@ -45,7 +45,7 @@ export function indexBatch(env: NodeJS.ProcessEnv, apiRoot: string, b: Pick<Batc
     status: b.status,
     request_counts: b.request_counts,
   };
-  const key = `${stateHome(env)}|${apiRoot}|${b.id}`;
+  const key = `${stateHome(env)}|${entry.api_root}|${b.id}`;
   const text = JSON.stringify(entry);
   if (written.get(key) === text) return;
   try {
@@ -55,6 +55,17 @@ export function indexBatch(env: NodeJS.ProcessEnv, apiRoot: string, b: Pick<Batc
   } catch {
     /* the index is a convenience: the batch itself is the service's */
   }
+}
+
+/**
+ * An API root as it is kept and compared: without a user name or password (a library client's root may
+ * hold them; never written down), spelled as WHATWG URLs read it (HTTP://Host:80/api is http://host/api).
+ */
+export function rootKey(root: string): string {
+  if (!URL.canParse(root)) return root;
+  const url = new URL(root);
+  url.username = url.password = '';
+  return url.href.replace(/\/+$/, '');
 }
 
 /** The API root each batch of the index was made at, by id. */
@@ -93,7 +104,7 @@ export function indexedBatches(env: NodeJS.ProcessEnv, apiRoot: string): Indexed
     } catch {
       continue;
     }
-    if (!isRecord(e) || typeof e.id !== 'string' || e.api_root !== apiRoot) continue;
+    if (!isRecord(e) || typeof e.id !== 'string' || typeof e.api_root !== 'string' || rootKey(e.api_root) !== rootKey(apiRoot)) continue;
     const had = byId.get(e.id);
     byId.delete(e.id);
     byId.set(e.id, { ...had, ...(e as unknown as IndexedBatch) });

@@ -3,7 +3,7 @@
  * CLI's flags check their own, but a program's 0, NaN or typo would otherwise be saved in a job
  * (a record that no longer reads back), cut a file into one-request batches, or poll without pause.
  */
-import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, isModelId, MODEL_ID_SYNTAX } from '../client/facts.js';
+import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, isModelId, MODEL_ID_MAX, MODEL_ID_SYNTAX } from '../client/facts.js';
 import { invalid, type BatchErrorData } from './errors.js';
 import type { JobRecord } from './job/store.js';
 
@@ -19,6 +19,7 @@ function secondsAbove(name: string, value: number | undefined, min: number, incl
 
 /** What shapes a job: the endpoint and the limits of each batch. */
 export function checkPlanOptions(o: { endpoint?: string; model?: string; maxRequests?: number; maxBytes?: number }): void {
+  if (o.model !== undefined && o.model.length > MODEL_ID_MAX) throw invalid(`model is ${o.model.length} characters long: a model id has at most ${MODEL_ID_MAX}`);
   if (o.model !== undefined && !isModelId(o.model)) throw invalid(`model must look like ${MODEL_ID_SYNTAX}, not ${JSON.stringify(o.model)}`);
   if (o.endpoint !== undefined && !(BATCH_ENDPOINTS as readonly string[]).includes(o.endpoint)) throw invalid(`endpoint ${JSON.stringify(o.endpoint)} is not a batch endpoint (${BATCH_ENDPOINTS.join(', ')})`);
   wholeIn('maxRequests', o.maxRequests, 1, BATCH_MAX_REQUESTS);

@@ -2,7 +2,7 @@
 import { isAscii } from 'node:buffer';
 import { accessSync, constants, statSync } from 'node:fs';
 import type { BatchEndpoint } from '../client/types.js';
-import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, MAX_JSON_DEPTH, isModelId, MODEL_ID_SYNTAX } from '../client/facts.js';
+import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, MAX_JSON_DEPTH, isModelId, MODEL_ID_MAX, MODEL_ID_SYNTAX } from '../client/facts.js';
 import { nestedDeeperThan } from '../internal/json-depth.js';
 import { describeCode } from '../internal/system-errors.js';
 import { isBlank as isBlankName } from '../internal/blank.js';
@@ -164,7 +164,8 @@ function checkItem(o: Record<string, unknown>, number: number, state: ScanState,
   else if (!o.body || typeof o.body !== 'object' || Array.isArray(o.body)) report('body must be a JSON object');
   else {
     const m = (o.body as Record<string, unknown>).model;
-    if (m !== undefined && (typeof m !== 'string' || !isModelId(m))) report(`body.model must look like ${MODEL_ID_SYNTAX}, got ${JSON.stringify(m)}`);
+    if (typeof m === 'string' && m.length > MODEL_ID_MAX) report(`body.model is ${m.length} characters long: a model id has at most ${MODEL_ID_MAX}`);
+    else if (m !== undefined && (typeof m !== 'string' || !isModelId(m))) report(`body.model must look like ${MODEL_ID_SYNTAX}, got ${JSON.stringify(m)}`);
     else if (typeof m === 'string' && !state.models.has(m)) state.models.set(m, number);
     if (opts.model && typeof m === 'string' && isModelId(m) && m !== opts.model) report(`body.model "${m}" differs from ${term('model')} "${opts.model}"`);
   }

@@ -129,6 +129,7 @@ export class HttpCore {
 
   /** Sends a request, retrying per policy; resolves only for a 2xx answer. */
   async send(opts: RequestOptions): Promise<RawResponse> {
+    if (this.closing && this.ownsDispatcher) throw new ConnectionError('this client is closed (its close() was called): nothing sent; make a new one to send more');
     const url = opts.url ?? this.url(opts.path, opts.base, opts.query);
     if (opts.headers) checkHeaders(opts.headers);
     const policy = opts.retry ?? 'always';
@@ -196,7 +197,6 @@ export class HttpCore {
     this.closing ??= this.closeOwn(graceMs);
     return this.closing;
   }
-
   private closing: Promise<void> | undefined;
 
   private async closeOwn(graceMs: number): Promise<void> {

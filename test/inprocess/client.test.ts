@@ -141,6 +141,20 @@ describe('RouterClient', () => {
     expect(await once.models.list().catch((e) => e)).toBeInstanceOf(ConnectionError);
   });
 
+  it('a call after close() is refused at once: said so, nothing sent, never retried nor "maybe delivered"', async () => {
+    const sent = emu.requestLog.length;
+    const closed = new RouterClient({ apiKey: emu.store.firstKeys().apiKey, apiRoot: emu.apiRoot, maxRetries: 5 });
+    expect((await closed.chat.create({ model: 'local/echo', messages: user('hi') })).choices[0]!.message.content).toBe('hi');
+    await closed.close();
+    for (const call of [() => closed.chat.create({ model: 'local/echo', messages: user('again') }), () => closed.chat.stream({ model: 'local/echo', messages: user('again') })]) {
+      const err = await call().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ConnectionError);
+      expect(err).toMatchObject({ message: 'this client is closed (its close() was called): nothing sent; make a new one to send more', maybeDelivered: false });
+      expect((err as { retries?: number }).retries ?? 0).toBe(0);
+    }
+    expect(emu.requestLog.length).toBe(sent + 1);
+  });
+
   it('options that cannot work are refused when the client is made, not as a network error later', () => {
     const made = (o: object) => {
       try {

@@ -18,7 +18,7 @@ import { checkDriveOptions, checkPlanOptions, checkResumeOptions } from '../opti
 import { planJob } from './plan.js';
 import { progressLine, refreshJob, totals, type JobTotals } from './progress.js';
 import { proveAdopted, submitShards, type SubmitContext } from './submit.js';
-import { checkJobRoot, discardUnsent, dropUnsavedJob, holdJob, isFinished, jobRoot, listJobs, loadJob, nextSeq, pickingJob, saveJob, type JobRecord, type ShardRecord } from './store.js';
+import { checkJobRoot, discardUnsent, dropUnsavedJob, holdJob, isFinished, listJobs, loadJob, madeAt, nextSeq, pickingJob, saveJob, type JobRecord, type ShardRecord } from './store.js';
 import { indexedRoots } from '../local-index.js';
 
 /** What a run tells as it goes; every one is optional. */
@@ -159,7 +159,7 @@ export async function openJob(o: OpenJobOptions): Promise<HeldJob> {
   return pickingJob(env, async () => {
     const jobs = listJobs(env);
     let roots: Map<string, string> | undefined;
-    const atRoot = (j: JobRecord) => !o.apiRoot || [undefined, o.apiRoot].includes(jobRoot(j, () => (roots ??= indexedRoots(env))));
+    const atRoot = (j: JobRecord) => !o.apiRoot || madeAt(j, o.apiRoot, () => (roots ??= indexedRoots(env)));
     const earlier = o.fresh ? undefined : sameInput(jobs.filter(atRoot), job);
     if (earlier) {
       const held = await holdAndRead(env, earlier.id);

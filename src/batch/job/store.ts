@@ -15,7 +15,7 @@ import { writeWhole } from '../../internal/write-whole.js';
 import { describeHolder, holdLockAsync, withFileLockAsync } from '../../internal/file-lock.js';
 import { makeDir } from '../../internal/make-dir.js';
 import { isFiniteNumber, isRecord } from '../../internal/shape.js';
-import { indexedRoots } from '../local-index.js';
+import { indexedRoots, rootKey } from '../local-index.js';
 
 export interface RequestCounts {
   total: number;
@@ -269,7 +269,19 @@ export function jobRoot(job: JobRecord, roots: () => Map<string, string>): strin
 
 /** A job taken up at another API root than its batches' is refused; one that has sent nothing is of this root from now (saved with its first create). */
 export function checkJobRoot(env: NodeJS.ProcessEnv, job: JobRecord, here: string): void {
-  if (job.api_root === undefined && !job.shards.some((s) => s.batch_id || s.submitting || s.submitting_since)) job.api_root = here;
+  const at = rootKey(here);
+  if (job.api_root === undefined && !job.shards.some((s) => s.batch_id || s.submitting || s.submitting_since)) job.api_root = at;
   const root = jobRoot(job, () => indexedRoots(env));
-  if (root !== undefined && root !== here) throw invalid(`${job.id} was made at ${root}, where its batches are, not at ${here}: run it with that API root, or start another job (fresh)`, { about: 'other_root', job: job.id, api_root: root, here });
+  if (root !== undefined && !sameRoot(root, at)) throw invalid(`${job.id} was made at ${root}, where its batches are, not at ${at}: run it with that API root, or start another job (fresh)`, { about: 'other_root', job: job.id, api_root: root, here: at });
+}
+
+/** Whether a job is one made at `root`: a job whose root is not known (an older version's, its batch not in the index) is of any. */
+export function madeAt(job: JobRecord, root: string, roots: () => Map<string, string>): boolean {
+  const made = jobRoot(job, roots);
+  return made === undefined || sameRoot(made, root);
+}
+
+/** One API root spelled two ways (HTTP://Host:80/api and http://host/api, one with a password) is one service. */
+export function sameRoot(a: string, b: string): boolean {
+  return rootKey(a) === rootKey(b);
 }

@@ -91,6 +91,8 @@ export function checkModel(value: string, from: string): string {
 
 /** A model id (<author>/<slug>): a typo in its shape is refused before anything is sent. */
 export function modelId(value: string): string {
+  // Of the right shape, but too long: "must look like <author>/<slug>" would name a shape it has.
+  if (value.length > MODEL_ID_MAX) throw new InvalidArgumentError(`it is ${value.length} characters long: a model id has at most ${MODEL_ID_MAX}`);
   if (!isModelId(value)) throw new InvalidArgumentError(`must look like ${MODEL_ID_SYNTAX}${modelShapeHint(value) || '.'}`);
   return value;
 }
@@ -98,6 +100,8 @@ export function modelId(value: string): string {
 /** Comma-separated model ids, also repeatable. */
 export function modelList(value: string, previous: string[] = []): string[] {
   const ids = commaList(value, []);
+  const long = ids.find((id) => id.length > MODEL_ID_MAX);
+  if (long !== undefined) throw new InvalidArgumentError(`a model id of ${long.length} characters: one has at most ${MODEL_ID_MAX}`);
   const bad = ids.find((id) => !isModelId(id));
   if (bad !== undefined) throw new InvalidArgumentError(`"${bad}" does not look like ${MODEL_ID_SYNTAX}${modelShapeHint(bad) || '.'}`);
   return [...previous, ...ids];

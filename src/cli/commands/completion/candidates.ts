@@ -3,7 +3,7 @@ import { fromEnv } from '../../../config/settings.js';
 import type { RunContext } from '../../run.js';
 import type { DynamicKind } from './tree.js';
 
-/** A completion waits at most this long for the service, with no retries. */
+/** A completion waits at most this long for the service in all (a body that trickles in included), with no retries. */
 const TIMEOUT_S = 3;
 
 async function profiles(ctx: RunContext<unknown>): Promise<{ names: string[]; models: string[] }> {
@@ -19,6 +19,7 @@ export async function candidates(ctx: RunContext<unknown>, kind: DynamicKind): P
   if (kind === 'roles') return (await import('../../saved/roles.js')).roleNames(ctx.env);
   if (kind === 'job-ids') return (await import('../../../batch/job/store.js')).listJobs(ctx.env).map((j) => j.id);
   const flags = { ...ctx.flags, timeout: TIMEOUT_S, maxRetries: 0 };
+  const signal = AbortSignal.timeout(TIMEOUT_S * 1000);
   const { connect } = await import('../../context.js');
   // The workspace's keys (a management key's): their hashes, of the first page as the service gives it.
   if (kind === 'key-hashes') {
@@ -27,7 +28,7 @@ export async function candidates(ctx: RunContext<unknown>, kind: DynamicKind): P
     if (!settings.from.managementKey) return [];
     const { client } = await connect(ctx.io, flags, settings, { management: true });
     try {
-      return (await client.keys.list()).map((k) => k.hash);
+      return (await client.keys.list({}, { signal })).map((k) => k.hash);
     } finally {
       await client.close();
     }
@@ -35,7 +36,7 @@ export async function candidates(ctx: RunContext<unknown>, kind: DynamicKind): P
   if (kind === 'batch-ids') {
     const { client } = await connect(ctx.io, flags, await ctx.settings());
     try {
-      return (await client.batches.list({ limit: 50 })).data.map((b) => b.id);
+      return (await client.batches.list({ limit: 50 }, { signal })).data.map((b) => b.id);
     } catch (err) {
       // No listing at this service: the batches made from this machine.
       if (!(await import('../../../client/resources/batches.js')).isNoListing(err)) throw err;
@@ -51,7 +52,7 @@ export async function candidates(ctx: RunContext<unknown>, kind: DynamicKind): P
       // The list `router models` keeps, fetched only when it is not fresh.
       const { modelCatalog } = await import('../../service/model-catalog.js');
       const { DEFAULT_API_ROOT } = await import('../../../client/core.js');
-      for (const m of await modelCatalog(client, { env: ctx.env, apiRoot: settings.apiRoot ?? DEFAULT_API_ROOT })) known.add(m.id);
+      for (const m of await modelCatalog(client, { env: ctx.env, apiRoot: settings.apiRoot ?? DEFAULT_API_ROOT, signal })) known.add(m.id);
     } finally {
       await client.close();
     }
