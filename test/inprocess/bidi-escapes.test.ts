@@ -36,7 +36,8 @@ describe('bidirectional controls', () => {
   it('in a conversation title listed on a terminal: escaped', async () => {
     const u = users.user();
     expect((await u.run(['chat', '--model', 'local/echo', HOSTILE])).code).toBe(0);
-    const list = await u.run(['conversations', 'list'], TTY);
+    // Wide enough for the whole title: a narrower terminal cuts it with "…" (tables fit the terminal).
+    const list = await u.run(['conversations', 'list'], { ...TTY, columns: 200 });
     expect(list.code).toBe(0);
     expect(list.stdout).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
     expect(list.stdout).toContain('\\u202e');
