@@ -48,7 +48,8 @@ export function usdText(text: string, from: string): string {
   const t = text.trim();
   if (!/^\d+(\.\d+)?$|^\.\d+$/.test(t) || !Number.isFinite(Number(t))) throw new InvalidAmount(`${from} is an amount of USD such as 2 or 0.50, got "${text}"`);
   const [whole, decimals = ''] = t.split('.');
-  return decimals.length > 10 ? `${whole || '0'}.${decimals.slice(0, 10)}` : t;
+  const kept = decimals.slice(0, 10).replace(/0+$/, '');
+  return decimals.length <= 10 ? t : kept ? `${whole || '0'}.${kept}` : whole || '0';
 }
 
 export function startOfDay(now: Date): Date {

@@ -33,7 +33,7 @@ export const set = defineCommand({
     // the digits past the tenth decimal, which no cost reaches: said, as the stored value differs.
     if ((f === 'daily_budget' || f === 'monthly_budget') && value !== undefined) {
       const kept = usdText(value, f);
-      if (kept !== value) io.note(`note: ${f} kept as ${kept}: costs are counted to ten decimals`);
+      if (Number(kept) !== Number(value)) io.note(`note: ${f} kept as ${kept}: costs are counted to ten decimals`);
       value = kept;
     }
     if ((f === 'app_url' || f === 'app_title' || f === 'app_categories') && value !== undefined) value = checkAttribution(f, value, f);
