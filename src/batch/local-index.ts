@@ -33,8 +33,11 @@ const file = (env: NodeJS.ProcessEnv) => join(stateHome(env), 'batches.jsonl');
 /** What this process last wrote of each batch: a poll that changed nothing writes nothing. */
 const written = new Map<string, string>();
 
-/** Notes a batch a create or a get answered (`input`: the file it was made from). Best effort: a full disk loses no work. */
-export function indexBatch(env: NodeJS.ProcessEnv, apiRoot: string, b: Pick<Batch, 'id' | 'status' | 'request_counts'> & Partial<Batch>, input?: string): void {
+/**
+ * Notes a batch a create or a get answered (`input`: the file it was made from). Best effort: a full disk
+ * loses no work. Returns why it could not be noted (for a create to say), else undefined.
+ */
+export function indexBatch(env: NodeJS.ProcessEnv, apiRoot: string, b: Pick<Batch, 'id' | 'status' | 'request_counts'> & Partial<Batch>, input?: string): string | undefined {
   const entry: Omit<IndexedBatch, 'seen_at'> = {
     id: b.id,
     api_root: rootKey(apiRoot),
@@ -47,13 +50,15 @@ export function indexBatch(env: NodeJS.ProcessEnv, apiRoot: string, b: Pick<Batc
   };
   const key = `${stateHome(env)}|${entry.api_root}|${b.id}`;
   const text = JSON.stringify(entry);
-  if (written.get(key) === text) return;
+  if (written.get(key) === text) return undefined;
   try {
     makeDir(stateHome(env));
     appendWhole(file(env), `${JSON.stringify({ ...entry, seen_at: Math.floor(Date.now() / 1000) })}\n`);
     written.set(key, text);
-  } catch {
-    /* the index is a convenience: the batch itself is the service's */
+    return undefined;
+  } catch (err) {
+    // The index is a convenience: the batch itself is the service's.
+    return (err as NodeJS.ErrnoException).code ?? String(err);
   }
 }
 

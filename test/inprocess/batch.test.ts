@@ -410,6 +410,16 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
       expect((await t.run(['batch', 'list', '--limit', '1'], { env })).stdout).toMatch(new RegExp(`^${idB}\t`));
     });
 
+    it('a batch this machine could not note in its index is said so at create: the listing will not show it', async () => {
+      const dir = join(t.dir, 'unindexed-state');
+      mkdirSync(join(dir, 'batches.jsonl'), { recursive: true }); // the index's name taken by a folder: not writable
+      const r = await t.run(['batch', 'create', file('unindexed.jsonl', [line('a', 'x')]), '--model', 'local/echo'], { env: { ROUTER_STATE_DIR: dir } });
+      expect(r.code, r.stderr).toBe(0);
+      const id = r.stdout.trim();
+      // Was: nothing said, and batch list then showed no batches.
+      expect(r.stderr).toContain(`warning: ${id} is not in this machine's batch index (EISDIR): where the service lists no batches, batch list will not show it; keep its id\n`);
+    });
+
     it('refuses a body.model other than the batch model, and non-text output, at submission (400)', async () => {
       const reqs = (body: object) => [{ custom_id: 'a', body: { messages: [{ role: 'user', content: 'x' }], ...body } }];
       const wrong = await post(t, BP, { endpoint: '/v1/chat/completions', model: 'local/echo', requests: reqs({ model: 'local/lorem' }) });

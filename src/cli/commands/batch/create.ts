@@ -105,7 +105,8 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
       created = found[0]!;
       io.info(`${what}; found its batch in the listing: ${created.id}`);
     }
-    (await import('../../../batch/local-index.js')).indexBatch(ctx.env, client.core.apiRoot, created, file === '-' ? 'stdin' : (await import('node:path')).resolve(file));
+    const unindexed = (await import('../../../batch/local-index.js')).indexBatch(ctx.env, client.core.apiRoot, created, file === '-' ? 'stdin' : (await import('node:path')).resolve(file));
+    if (unindexed) io.note(`warning: ${created.id} is not in this machine's batch index (${unindexed}): where the service lists no batches, batch list will not show it; keep its id`);
     estimate?.hold?.toBatch(ctx.env, created.id);
     if (!opts.watch) {
       await client.close();
