@@ -80,7 +80,7 @@ export function estimateJson(e: BatchEstimate) {
 export function estimateLine(e: BatchEstimate): string {
   const open = e.unlimited ? `; ${e.unlimited} set no max_tokens, each bounded by the model's ${e.maxCompletion ?? 'maximum'} tokens` : '';
   const spent = e.spent ? `, plus ${usd(e.spent)} its finished shards cost` : '';
-  return `cost bound: ${e.model}: ${e.requests} requests, at most ${usdBound(e.bound)} at the batch price (half)${spent}${open}`;
+  return `cost bound: ${e.model}: ${e.requests} request${e.requests === 1 ? '' : 's'}, at most ${usdBound(e.bound)} at the batch price (half)${spent}${open}`;
 }
 
 export interface BatchSpend {

@@ -32,7 +32,7 @@ export async function describeJob(job: JobRecord, io: IO): Promise<string> {
   const { table } = await import('../../io/table.js');
   return [
     `${job.id}  ${stateOf(job)}  ${visible(job.input.path)}`,
-    `${job.requests} requests to ${job.endpoint} with ${job.model}; ${t.completed} completed, ${t.failed} failed; ${t.tokens} tokens, $${t.cost.toFixed(6)}`,
+    `${job.requests} request${job.requests === 1 ? '' : 's'} to ${job.endpoint} with ${job.model}; ${t.completed} completed, ${t.failed} failed; ${t.tokens} tokens, $${t.cost.toFixed(6)}`,
     '',
     table(io, ['shard', 'lines', 'requests', 'bytes', 'batch', 'status', 'done/failed/total', 'cost'], rows),
   ].join('\n');
