@@ -6,6 +6,7 @@ import type { IO } from '../io/io.js';
 import { sniff } from './attach.js';
 import { describeCode, isPathProblem } from '../../internal/system-errors.js';
 import { visible } from '../../internal/visible.js';
+import { counted } from '../../internal/counted.js';
 
 const EXTENSIONS: Record<string, string> = { 'image/png': '.png', 'image/jpeg': '.jpg', 'image/webp': '.webp', 'image/gif': '.gif' };
 
@@ -29,7 +30,7 @@ export function showImages(io: IO, images: { image_url?: { url?: string } }[] | 
   if (!images?.length) return;
   const urls = images.map((i) => i.image_url?.url ?? '').filter(Boolean);
   if (dir === undefined) {
-    io.note(`${urls.length} image${urls.length === 1 ? '' : 's'} came back (--save-images DIR writes them)`);
+    io.note(`${counted(urls.length, 'image')} came back (--save-images DIR writes them)`);
     return;
   }
   let n = 0;

@@ -2,6 +2,7 @@
 import type { RunContext } from '../run.js';
 import { reconcile } from '../../kit/spend/reconcile.js';
 import { usd } from '../../kit/spend/cost-bound.js';
+import { counted } from '../../internal/counted.js';
 
 export async function runReconcile(ctx: RunContext<{ json?: boolean }>, limit: number): Promise<void> {
   const { io } = ctx;
@@ -12,7 +13,7 @@ export async function runReconcile(ctx: RunContext<{ json?: boolean }>, limit: n
     const n = report.reconciled.length;
     const diff = report.charged_cost - report.reported_cost;
     const sign = diff > 0 ? '+' : diff < 0 ? '-' : '±';
-    const parts = [`reconciled ${n} call${n === 1 ? '' : 's'} of profile "${settings.profile}"${n ? `: reported ${usd(report.reported_cost)}, charged ${usd(report.charged_cost)} (${sign}${usd(Math.abs(diff))})` : ''}`];
+    const parts = [`reconciled ${counted(n, 'call')} of profile "${settings.profile}"${n ? `: reported ${usd(report.reported_cost)}, charged ${usd(report.charged_cost)} (${sign}${usd(Math.abs(diff))})` : ''}`];
     if (report.not_found.length) parts.push(`${report.not_found.length} unknown to the service (marked, not asked again)`);
     if (report.pending.length) parts.push(`${report.pending.length} not known to the service yet`);
     parts.push(report.left ? `${report.left} left: run router usage --reconcile again` : 'none left');

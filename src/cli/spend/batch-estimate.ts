@@ -12,6 +12,7 @@ import { capOf, HeldBack, pricesOf, pricesOrWhy, type SpendOptions } from './spe
 import { roundCost } from '../../internal/round-cost.js';
 import type { BudgetHold, Held } from './budget-hold.js';
 import { isFinished, type JobRecord } from '../../batch/job/store.js';
+import { counted } from '../../internal/counted.js';
 
 export interface BatchEstimate {
   model: string;
@@ -80,7 +81,7 @@ export function estimateJson(e: BatchEstimate) {
 export function estimateLine(e: BatchEstimate): string {
   const open = e.unlimited ? `; ${e.unlimited} set no max_tokens, each bounded by the model's ${e.maxCompletion ?? 'maximum'} tokens` : '';
   const spent = e.spent ? `, plus ${usd(e.spent)} its finished shards cost` : '';
-  return `cost bound: ${e.model}: ${e.requests} request${e.requests === 1 ? '' : 's'}, at most ${usdBound(e.bound)} at the batch price (half)${spent}${open}`;
+  return `cost bound: ${e.model}: ${counted(e.requests, 'request')}, at most ${usdBound(e.bound)} at the batch price (half)${spent}${open}`;
 }
 
 export interface BatchSpend {

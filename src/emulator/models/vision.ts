@@ -2,6 +2,7 @@ import { HttpError } from '../http/http.js';
 import type { ModelSpec } from './models.js';
 import { imageDimensions } from './png.js';
 import { bad } from '../http/validate.js';
+import { counted } from '../../internal/counted.js';
 
 type Body = Record<string, unknown>;
 
@@ -82,5 +83,5 @@ export function describeParts(parts: MediaPart[]): string {
     const pixels = p.modality === 'image' ? (size ? `, ${size.width}x${size.height} pixels` : ', dimensions unreadable') : '';
     return `${i + 1}. ${p.modality}${name}: ${p.mediaType ?? 'application/octet-stream'}, ${n(p.data!.length)} bytes${pixels}`;
   });
-  return `I received ${parts.length} attachment${parts.length === 1 ? '' : 's'}:\n${lines.join('\n')}`;
+  return `I received ${counted(parts.length, 'attachment')}:\n${lines.join('\n')}`;
 }

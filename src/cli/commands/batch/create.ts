@@ -11,6 +11,7 @@ import { spoolStdin } from './stdin.js';
 import { openResults, type ResultsTarget } from './results.js';
 import { watchAndFinish } from './watch.js';
 import { ask } from '../../io/ask.js';
+import { counted } from '../../../internal/counted.js';
 
 const CONFIRM_BYTES = 50 * 1024 * 1024;
 /** How long a create whose answer was lost looks for its batch in the listing. */
@@ -30,7 +31,7 @@ async function confirmLarge(ctx: RunContext<CreateOpts>, count: number, bytes: n
   if (bytes <= CONFIRM_BYTES || ctx.opts.yes || !io.stdinTTY || !io.stderrTTY) return;
   if (!io.canPrompt) throw usage(`--no-input: ${(bytes / 1024 / 1024).toFixed(0)} MB needs confirming; pass --yes`);
   const { confirm } = await import('@inquirer/prompts');
-  const ok = await ask(io, confirm, { message: `Send ${count} request${count === 1 ? '' : 's'} (${(bytes / 1024 / 1024).toFixed(0)} MB) as one batch?`, default: true });
+  const ok = await ask(io, confirm, { message: `Send ${counted(count, 'request')} (${(bytes / 1024 / 1024).toFixed(0)} MB) as one batch?`, default: true });
   if (!ok) throw new CliError('cancelled; nothing was sent', EXIT.USAGE);
 }
 
@@ -58,7 +59,7 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
       if (opts.json) io.json({ requests: scan.count, endpoint: scan.endpoint, model, cost_bound: estimate ? estimateJson(estimate) : null });
       else if (estimate) io.out(`${estimateLine(estimate)}\n`);
       // Said piped too, as batch run --dry-run does: exit 0 with nothing made must not pass for a batch made.
-      io.note(`dry run: ${scan.count} request${scan.count === 1 ? '' : 's'} to ${scan.endpoint} with ${model} checked; nothing was sent`);
+      io.note(`dry run: ${counted(scan.count, 'request')} to ${scan.endpoint} with ${model} checked; nothing was sent`);
       return;
     }
     if (file !== '-') await confirmLarge(ctx, scan.count, scan.bytes);
@@ -113,11 +114,11 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
       io.made(`batch ${created.id} was created (router batch get ${created.id})`);
       if (opts.json) io.json(created);
       else io.out(`${created.id}\n`);
-      io.info(`created ${created.id}: ${scan.count} request${scan.count === 1 ? '' : 's'} to ${scan.endpoint} with ${model} (${created.status})`);
+      io.info(`created ${created.id}: ${counted(scan.count, 'request')} to ${scan.endpoint} with ${model} (${created.status})`);
       return;
     }
     // The id goes out at once, whatever happens next: a watch that is killed never loses it.
-    io.note(`created ${created.id}: ${scan.count} request${scan.count === 1 ? '' : 's'} to ${scan.endpoint} with ${model}`);
+    io.note(`created ${created.id}: ${counted(scan.count, 'request')} to ${scan.endpoint} with ${model}`);
     await watchAndFinish(ctx, client, created.id, created, target);
   } finally {
     if (target && 'file' in target) target.file.abortSync();

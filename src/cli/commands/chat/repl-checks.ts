@@ -7,6 +7,7 @@ import type { IO } from '../../io/io.js';
 import { usage } from '../../exit-codes.js';
 import { didYouMean } from '../../../internal/did-you-mean.js';
 import { CostCapExceeded } from '../../../kit/spend/errors.js';
+import { counted } from '../../../internal/counted.js';
 
 /** /help: one command a line. */
 export const REPL_COMMANDS = [
@@ -74,5 +75,5 @@ export function conversationMarkdown(model: string | undefined, history: ChatMes
 export function boundWayOut(err: unknown, history: ChatMessage[]): string | undefined {
   const earlier = history.filter((m) => m.role !== 'system').length;
   if (!(err instanceof CostCapExceeded) || earlier === 0) return undefined;
-  return `the ${earlier} earlier message${earlier === 1 ? '' : 's'} of this conversation go with every turn and count in its bound: /clear starts afresh (/save FILE first keeps them), /model can take a cheaper model, or chat -i --ignore-budget leaves the budget out\n`;
+  return `the ${counted(earlier, 'earlier message')} of this conversation go with every turn and count in its bound: /clear starts afresh (/save FILE first keeps them), /model can take a cheaper model, or chat -i --ignore-budget leaves the budget out\n`;
 }
