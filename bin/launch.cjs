@@ -59,7 +59,20 @@ function cachePath(source) {
 function ownCachePath(name) {
   const { XDG_CACHE_HOME: xdg, HOME: home } = process.env;
   const base = xdg && isAbsolute(xdg) ? xdg : home && isAbsolute(home) ? join(home, '.cache') : undefined;
-  return base && join(base, 'router', 'code', `${name}.${process.version}.${process.arch}.cache`);
+  return base && join(base, 'router', 'code', `${name}.${process.version}.${process.arch}${optionsTag()}.cache`);
+}
+
+/**
+ * node's options of this call (its command line and NODE_OPTIONS), as a short tag; none: ''. V8 takes
+ * a code cache only under the flags it was made with: a cache made under other options is kept apart,
+ * or calls with and without them would each reject the other's and compile everything again.
+ */
+function optionsTag() {
+  const options = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' ').trim();
+  if (!options) return '';
+  let hash = 0x811c9dc5; // FNV-1a: node:crypto would cost every call its load
+  for (let i = 0; i < options.length; i++) hash = Math.imul(hash ^ options.charCodeAt(i), 0x01000193) >>> 0;
+  return `.o${hash.toString(16)}`;
 }
 
 /** The first of `paths` that reads, with its path; none: `{}`. */

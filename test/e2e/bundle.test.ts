@@ -297,6 +297,9 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     expect((await run(['chat', '--model', 'local/echo', 'next'], flagged)).stderr).toBe('router: started from the bundle and its code cache (made on this machine)\n');
     await run(['models'], flagged);
     expect((await run(['models'], flagged)).stderr).toMatch(/^router: loaded models-\w+\.js and its code cache \(made on this machine\)$/m);
+    // Calls without the flags take the build's caches still, and the flagged calls their own after them.
+    expect((await run(['chat', '--model', 'local/echo', 'plain'])).stderr).toBe('router: started from the bundle and its code cache\n');
+    expect((await run(['chat', '--model', 'local/echo', 'again'], flagged)).stderr).toBe('router: started from the bundle and its code cache (made on this machine)\n');
   });
 
   it('is left aside when damaged, or when dist/cli is of another build (a bare tsc since): the modules run', async () => {
