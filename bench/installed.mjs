@@ -54,23 +54,25 @@ export const installedSections = {
     const chat = ['chat', '--model', 'local/echo', 'hi'];
     const node = [], checkout = [], pkg = [], pkgHelp = [], help = [], pkgModels = [];
     const cpu = { node: [], pkg: [], pkgModels: [], before: [] };
+    const faults = { node: [], pkg: [], before: [] };
     // BENCH_BEFORE_INSTALLED_BIN: another build's installed bin/router, timed in the same rounds (a before/after).
     const before = process.env.BENCH_BEFORE_INSTALLED_BIN;
     const beforeChat = [];
-    const time = async (list, cpuList, args, opts) => {
+    const time = async (list, cpuList, args, opts, faultList) => {
       const r = await timed(process.execPath, args, opts);
       list.push(r.ms);
       cpuList?.push(r.cpuMs);
+      faultList?.push(r.faults);
     };
     for (let i = 0; i < ROUNDS; i++) {
-      await time(node, cpu.node, ['-e', '0']);
+      await time(node, cpu.node, ['-e', '0'], undefined, faults.node);
       await time(checkout, undefined, [BIN, ...chat], { env });
-      await time(pkg, cpu.pkg, [installed, ...chat], { env });
+      await time(pkg, cpu.pkg, [installed, ...chat], { env }, faults.pkg);
       await time(help, undefined, [BIN, 'chat', '--help']);
       await time(pkgHelp, undefined, [installed, 'chat', '--help']);
       // A command besides chat: its code in chunks of its own (scripts/bundle-split.mjs), read when it runs.
       await time(pkgModels, cpu.pkgModels, [installed, 'models'], { env });
-      if (before) await time(beforeChat, cpu.before, [before, ...chat], { env });
+      if (before) await time(beforeChat, cpu.before, [before, ...chat], { env }, faults.before);
       await time(otherChat, undefined, [other, ...chat], { env: otherEnv });
     }
     const vsCheckout = median(pkg) / median(checkout);
@@ -80,10 +82,11 @@ export const installedSections = {
     const checkoutVsNode = median(checkout) / median(node);
     report('the checkout\'s one-shot router chat / node -e 0', `${checkoutVsNode.toFixed(2)}x (${median(checkout).toFixed(0)} ms; ${spread(checkout.map((c, i) => c / node[i]))})`, '<= 1.35x', checkoutVsNode <= 1.35);
     report('  installed one-shot chat, CPU time (user+sys) / node -e 0\'s', `${(median(cpu.pkg) / median(cpu.node)).toFixed(2)}x (${median(cpu.pkg).toFixed(0)} vs ${median(cpu.node).toFixed(0)} ms)`, 'info');
+    report('  installed one-shot chat, minor page faults / node -e 0\'s', `${(median(faults.pkg) / median(faults.node)).toFixed(2)}x (${median(faults.pkg)} vs ${median(faults.node)})`, 'info');
     report('  installed router models / node -e 0', `${(median(pkgModels) / median(node)).toFixed(2)}x (${spread(pkgModels.map((m, i) => m / node[i]))}; CPU ${(median(cpu.pkgModels) / median(cpu.node)).toFixed(2)}x)`, 'info');
     if (before) {
       const r = median(pkg) / median(beforeChat);
-      report('  installed one-shot chat / BENCH_BEFORE_INSTALLED_BIN\'s', `${r.toFixed(2)}x (${spread(pkg.map((p, i) => p / beforeChat[i]))}; CPU ${(median(cpu.pkg) / median(cpu.before)).toFixed(2)}x)`, 'info');
+      report('  installed one-shot chat / BENCH_BEFORE_INSTALLED_BIN\'s', `${r.toFixed(2)}x (${spread(pkg.map((p, i) => p / beforeChat[i]))}; CPU ${(median(cpu.pkg) / median(cpu.before)).toFixed(2)}x; page faults ${median(faults.pkg)} vs ${median(faults.before)})`, 'info');
       report('  BENCH_BEFORE_INSTALLED_BIN\'s one-shot chat / node -e 0', `${(median(beforeChat) / median(node)).toFixed(2)}x (${spread(beforeChat.map((b, i) => b / node[i]))}; CPU ${(median(cpu.before) / median(cpu.node)).toFixed(2)}x)`, 'info');
     }
     const vsOther = median(otherChat) / median(checkout);

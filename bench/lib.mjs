@@ -40,15 +40,16 @@ export async function startEmulator(stateDir = join(WORK, 'state')) {
 }
 
 /**
- * Runs a command to completion; resolves with wall time (ms), stdout byte count, peak RSS (KiB) and CPU
- * time (user + system, ms: on a loaded machine steadier than wall time), the last two from /usr/bin/time.
+ * Runs a command to completion; resolves with wall time (ms), stdout byte count, peak RSS (KiB), CPU
+ * time (user + system, ms: on a loaded machine steadier than wall time) and minor page faults (each a
+ * fresh page of memory: steadier still, and ~20 us each on the bench's VM), the last three from /usr/bin/time.
  * stdout 'null': straight to /dev/null (nothing counted, no reader process).
  */
 export function timed(cmd, args, { env = process.env, input, stdout = 'count' } = {}) {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
     const out = stdout === 'null' ? openSync('/dev/null', 'w') : 'pipe';
-    const child = spawn('/usr/bin/time', ['-f', '%M %U %S', cmd, ...args], { env, stdio: [input ? 'pipe' : 'ignore', out, 'pipe'] });
+    const child = spawn('/usr/bin/time', ['-f', '%M %U %S %R', cmd, ...args], { env, stdio: [input ? 'pipe' : 'ignore', out, 'pipe'] });
     if (typeof out === 'number') closeSync(out);
     let bytes = 0;
     let err = '';
@@ -58,9 +59,9 @@ export function timed(cmd, args, { env = process.env, input, stdout = 'count' } 
     child.on('error', reject);
     child.on('close', (code) => {
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
-      const [rssKiB, user, system] = err.trim().split('\n').at(-1).split(' ').map(Number);
+      const [rssKiB, user, system, faults] = err.trim().split('\n').at(-1).split(' ').map(Number);
       if (code !== 0) return reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${err.slice(0, 300)}`));
-      resolve({ ms, bytes, rssKiB, cpuMs: (user + system) * 1000 });
+      resolve({ ms, bytes, rssKiB, cpuMs: (user + system) * 1000, faults });
     });
   });
 }

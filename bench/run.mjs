@@ -65,18 +65,25 @@ sections.versusOpenai = async (emu) => {
   const bare = `require('node:http').request(${JSON.stringify(`${emu.api_root}/v1/chat/completions`)}, { method: 'POST', headers: { authorization: 'Bearer ${emu.api_key}', 'content-type': 'application/json' } }, (r) => { let b = ''; r.setEncoding('utf8').on('data', (c) => (b += c)).on('end', () => process.stdout.write(JSON.parse(b).choices[0].message.content + '\\n')); }).end(${JSON.stringify(JSON.stringify({ model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] }))})`;
   const floorArgs = await transportFloor(env);
   const node = [], cli = [], sdk = [], withProfile = [], http = [], floor = [];
+  const faults = { node: [], cli: [], floor: [] };
+  const timeCall = async (list, faultList, args, opts) => {
+    const r = await timed(process.execPath, args, opts);
+    list.push(r.ms);
+    faultList.push(r.faults);
+  };
   for (let i = 0; i < ROUNDS; i++) {
-    node.push((await timed(process.execPath, ['-e', '0'])).ms);
-    cli.push((await timed(process.execPath, [BIN, 'chat', '--model', 'local/echo', 'hi'], { env })).ms);
+    await timeCall(node, faults.node, ['-e', '0']);
+    await timeCall(cli, faults.cli, [BIN, 'chat', '--model', 'local/echo', 'hi'], { env });
     sdk.push((await timed(process.execPath, ['--input-type=module', '-e', script(false)])).ms);
     withProfile.push((await timed(process.execPath, [BIN, 'chat', '--model', 'local/echo', 'hi'], { env: profileEnv })).ms);
     http.push((await timed(process.execPath, ['-e', bare])).ms);
-    floor.push((await timed(process.execPath, floorArgs, { env })).ms);
+    await timeCall(floor, faults.floor, floorArgs, { env });
   }
   const vsNode = median(cli) / median(node);
   report('one-shot router chat wall time / node -e 0', `${vsNode.toFixed(2)}x (${median(cli).toFixed(0)} vs ${median(node).toFixed(0)} ms; ${spread(cli.map((c, i) => c / node[i]))})`, '<= 1.35x', vsNode <= 1.35);
   report('  a minimal node:http script making the same call / node -e 0', `${(median(http) / median(node)).toFixed(2)}x (${median(http).toFixed(0)} ms)`, 'info');
   report('  undici\'s floor: that call from a script built as the CLI is / node -e 0', `${(median(floor) / median(node)).toFixed(2)}x (${median(floor).toFixed(0)} ms; router ${(median(cli) / median(floor)).toFixed(2)}x of it)`, 'info');
+  report('  minor page faults: one-shot router chat, undici\'s floor, node -e 0', `${median(faults.cli)}, ${median(faults.floor)}, ${median(faults.node)}`, 'info');
   report('  the same, key and API root from a profile (router login)', `${(median(withProfile) / median(node)).toFixed(2)}x (${median(withProfile).toFixed(0)} ms)`, 'info');
   const vsSdk = median(cli) / median(sdk);
   report('one-shot router chat / minimal openai npm script', `${vsSdk.toFixed(2)}x (${median(sdk).toFixed(0)} ms; ${spread(cli.map((c, i) => c / sdk[i]))})`, '<= 0.6x', vsSdk <= 0.6);
