@@ -5,6 +5,7 @@ import { sleep } from './sleep.js';
 import { atExit } from './exit-hooks.js';
 
 export { describeHolder, type LockHolder } from './lock-text.js';
+export { clearLeftMoves } from './lock-mark.js';
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
