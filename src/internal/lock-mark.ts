@@ -142,6 +142,19 @@ export function markForOlder(lock: string): void {
 }
 
 /**
+ * Makes the mark of a lock this process holds again if it is gone, and never replaces one: an older router
+ * releases its guard by unlinking `<lock>.0` whoever's it is by then (markForOlder replaced it while it was held),
+ * and the next one would find the lock unguarded, remove it as garbage and take it.
+ */
+export function remarkForOlder(lock: string): void {
+  try {
+    symlinkSync(String(process.pid), `${lock}.0`);
+  } catch {
+    // There (its own, or an older router's guard), or not to be made now: looked at again at the next refresh.
+  }
+}
+
+/**
  * Made before the lock, so that an older router finds the lock's guard held from the first moment the
  * lock is there (made after, an older one could take the guard in between and remove the new lock): true
  * when made. One that a process now gone left, while there is no lock, is removed first, as older routers

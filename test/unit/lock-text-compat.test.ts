@@ -8,6 +8,7 @@ import { processAlive, processStart } from '../../src/internal/process.js';
 import { onLocalDisk } from '../../src/internal/local-volume.js';
 import { lockHooks, lockHost } from '../../src/internal/lock-text.js';
 import { bootRecord } from '../../src/internal/boot-record.js';
+import { until } from '../support/until.js';
 import { linkThere } from '../support/link-there.js';
 
 // A volume two machines may share (nfs...), and a moment right after a lock's link is made (another
@@ -128,6 +129,22 @@ describe('a lock of this router and the routers before it, on one state folder',
     expect(linkThere(`${file}.lock`)).toBe(false);
     expect(linkThere(`${file}.lock.0`)).toBe(false);
   });
+
+  it("a holder's guard an old router's release removed (it held `.0` as the lock was made) is made again at the next refresh", async () => {
+    const lock = join(dir, 'guard-released.lock');
+    // An old router holds the guard (to remove a lock it read as left) as this one makes its lock: replaced after it.
+    const guard = oldTakeLock(`${lock}.0`);
+    if (!('release' in guard)) throw new Error(`guard not taken: ${JSON.stringify(guard)}`);
+    const release = holdLock(lock, () => new Error('busy'));
+    guard.release(); // the old code unlinks `.0`, whoever's it is by then
+    expect(linkThere(`${lock}.0`)).toBe(false);
+    // Before: never made again, and the next old router took the guard, removed this lock as garbage and took it.
+    expect(await until(() => linkThere(`${lock}.0`), 10_000)).toBe(true);
+    expect(oldTakeLock(lock)).toEqual({ holder: process.pid });
+    release();
+    expect(linkThere(lock)).toBe(false);
+    expect(linkThere(`${lock}.0`)).toBe(false);
+  }, 15_000);
 
   it('a lock this router left (its process killed) is taken over by the old one, and by this one', () => {
     const lock = join(dir, 'left-by-new.lock');
