@@ -2,7 +2,7 @@ import { readdirSync, renameSync, rmSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { writeWhole } from '../../internal/write-whole.js';
-import { clearLeftMoves } from '../../internal/file-lock.js';
+import { clearLeftMoves } from '../../internal/lock-mark.js';
 import { failedWriteOf } from '../../internal/system-errors.js';
 
 /**

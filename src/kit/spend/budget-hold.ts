@@ -11,7 +11,8 @@ import { closeSync, openSync, readdirSync, renameSync, rmSync, writeFileSync } f
 import { readLocalText } from '../../internal/local-file.js';
 import { join } from 'node:path';
 import { stateHome } from '../../config/state-dir.js';
-import { clearLeftMoves, describeHolder, leftBehind, takeLock } from '../../internal/file-lock.js';
+import { describeHolder, leftBehind, takeLock } from '../../internal/file-lock.js';
+import { clearLeftMoves } from '../../internal/lock-mark.js';
 import { makeDir } from '../../internal/make-dir.js';
 import { processAlive, processStart } from '../../internal/process.js';
 import { randomHex } from '../../internal/random-hex.js';
