@@ -1,6 +1,6 @@
 import { lutimesSync, readlinkSync } from 'node:fs';
 import { describeHolder, holds, linkLock, lockText, readLock, touched, type LockHolder } from './lock-text.js';
-import { markFirst, markForOlder, releaseOwn, removeIf, unmarkForOlder } from './lock-mark.js';
+import { markFirst, markForOlder, releaseOwn, remarkForOlder, removeIf, unmarkForOlder } from './lock-mark.js';
 import { sleep } from './sleep.js';
 import { atExit } from './exit-hooks.js';
 
@@ -84,8 +84,8 @@ const LEFT_MS = 7_000;
 /**
  * Refreshes `lock` while it is ours (its link's mtime: a holder on another machine or namespace
  * watches it). A refresh that fails (a network volume's hiccup) is tried again at the next; a lock
- * removed by hand is made again (else a second holder could start beside this one). One that names
- * another process was taken over (this one not heard for LEFT_MS: paused, suspended): `lost` is told.
+ * removed by hand is made again (else a second holder could start beside this one), and so is its mark for
+ * older routers. One that names another process was taken over (this one not heard for LEFT_MS): `lost` is told.
  */
 function keepFresh(lock: string, lost: (text: string) => void): NodeJS.Timeout {
   const timer = setInterval(() => {
@@ -108,11 +108,11 @@ function keepFresh(lock: string, lost: (text: string) => void): NodeJS.Timeout {
       return lost(text);
     }
     try {
-      const now = new Date();
-      lutimesSync(lock, now, now);
+      lutimesSync(lock, new Date(), new Date());
     } catch {
       // Tried again at the next refresh.
     }
+    remarkForOlder(lock);
   }, REFRESH_MS);
   timer.unref();
   return timer;

@@ -1,6 +1,8 @@
 import { linkSync, lstatSync, readlinkSync, renameSync, symlinkSync } from 'node:fs';
+import { uptime } from 'node:os';
+import { join } from 'node:path';
 import { processAlive } from './process.js';
-import { lockHooks, lockText, removeLink } from './lock-text.js';
+import { lockHooks, lockText, removeLink, sharedVolume } from './lock-text.js';
 
 /*
  * A lock's guard for routers older than its text (`<lock>.0`), and removing a lock or a guard only while it is
@@ -37,8 +39,38 @@ function linkText(path: string): string | undefined {
   }
 }
 
-/** The name removeIf moves `path` to in process `pid`: one a process killed before its unlink leaves (clearLeftMark removes it). */
+/** The name removeIf moves `path` to in process `pid`: one a process killed before its unlink leaves (clearLeftMark, clearLeftMoves remove it). */
 const movedName = (path: string, pid: number) => `${path}~${pid}`;
+
+/** A lock's, its mark's or a guard's moved name (movedName; markForOlder's new mark too): `….lock~PID`, `….lock.N~PID`. */
+const MOVED = /\.lock(?:\.\d+)?~(\d+)$/;
+
+/** How long ago a moved name was made, by this machine's clock, for one of a process gone from here to be left: one is there for microseconds. */
+const MOVED_LEFT_MS = 60_000;
+
+/**
+ * Removes, of `names` (of folder `dir`, read by a caller for its own ends: no folder is read for this alone), the
+ * moved names a process killed between its rename and its unlink left (a kill at the unlink of a released mark
+ * leaves `<lock>.0~PID`, a few bytes, for good). Only a link whose process is gone from here, moved a minute ago
+ * or more: a process of another pid namespace on this disk holds one for microseconds. On a volume other machines
+ * may write, only one moved before this boot began (its pid may be another machine's).
+ */
+export function clearLeftMoves(dir: string, names: readonly string[]): void {
+  for (const name of names) {
+    const pid = Number(MOVED.exec(name)?.[1] ?? 0);
+    if (!pid || pid === process.pid || processAlive(pid)) continue;
+    const path = join(dir, name);
+    try {
+      const s = lstatSync(path);
+      const now = lockHooks.now?.() ?? Date.now();
+      const left = sharedVolume(path) ? now - uptime() * 1000 : now - MOVED_LEFT_MS;
+      // Its ctime: when it was moved there (a rename sets it), where its mtime is the lock's last refresh.
+      if (s.isSymbolicLink() && s.ctimeMs < left) removeLink(path);
+    } catch {
+      // Gone, or not removable now: left as it is.
+    }
+  }
+}
 
 /**
  * Removes `path` (a lock, a mark) if it names `text`, and never one another process made in its place
@@ -106,6 +138,19 @@ export function markForOlder(lock: string): void {
     } catch {
       // Nothing of ours left to remove.
     }
+  }
+}
+
+/**
+ * Makes the mark of a lock this process holds again if it is gone, and never replaces one: an older router
+ * releases its guard by unlinking `<lock>.0` whoever's it is by then (markForOlder replaced it while it was held),
+ * and the next one would find the lock unguarded, remove it as garbage and take it.
+ */
+export function remarkForOlder(lock: string): void {
+  try {
+    symlinkSync(String(process.pid), `${lock}.0`);
+  } catch {
+    // There (its own, or an older router's guard), or not to be made now: looked at again at the next refresh.
   }
 }
 

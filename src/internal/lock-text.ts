@@ -34,9 +34,9 @@ function bootId(): string {
 
 /**
  * Tests only: a volume to read as shared (two machines), a moment right after a lock's link is made, a
- * moment right before a lock or a mark is removed (removeIf).
+ * moment right before a lock or a mark is removed (removeIf), the clock that says how long ago a link was moved.
  */
-export const lockHooks: { shared?: (lock: string) => boolean; afterLink?: (lock: string) => void; beforeRemove?: (path: string) => void } = {};
+export const lockHooks: { shared?: (lock: string) => boolean; afterLink?: (lock: string) => void; beforeRemove?: (path: string) => void; now?: () => number } = {};
 let hostForTests: string | undefined;
 let bootForTests: string | undefined;
 /** Tests only: this machine named `name` in locks from now on (undefined: its own name again). */
@@ -50,7 +50,7 @@ export function bootIdForTests(boot: string | undefined): void {
   ownText = undefined;
 }
 /** A volume other machines may write at once (a network one, or one statfs cannot name). */
-const sharedVolume = (lock: string) => !!lockHooks.shared?.(lock) || !onLocalDisk(lock);
+export const sharedVolume = (lock: string) => !!lockHooks.shared?.(lock) || !onLocalDisk(lock);
 const host = () => hostForTests ?? hostname();
 
 /**

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { ChatMessage } from '../client/types.js';
 import { stateHome } from '../config/state-dir.js';
 import { withFileLock, withFileLockAsync } from '../internal/file-lock.js';
+import { clearLeftMoves } from '../internal/lock-mark.js';
 import { readLocalText } from '../internal/local-file.js';
 import { makeDir } from '../internal/make-dir.js';
 import { randomHex } from '../internal/random-hex.js';
@@ -199,7 +200,9 @@ export class ConversationStore {
   /** The names of the conversations' files (`ID.json`); none when there is no folder yet. */
   private files(): string[] {
     try {
-      return readdirSync(this.dir).filter((n) => n.endsWith('.json') && !n.startsWith('.'));
+      const names = readdirSync(this.dir);
+      clearLeftMoves(this.dir, names);
+      return names.filter((n) => n.endsWith('.json') && !n.startsWith('.'));
     } catch {
       return [];
     }

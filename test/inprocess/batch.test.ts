@@ -259,9 +259,14 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
       const sent = t.requests().filter((r) => r.path === '/v1/batches' && r.method === 'GET').at(-1)!;
       expect(sent.query.created_before).toEqual([String(Date.parse('2100-01-01') / 1000)]);
 
-      await new Promise((r) => setTimeout(r, 200));
+      // Once the five have ended (the emulator runs them meanwhile): every one listed by its status. After a fixed
+      // pause, none might have, and an empty list passed.
+      const statuses = async () => ((await (await fetch(`${t.apiRoot}/v1/batches?limit=100`, { headers: { authorization: `Bearer ${ws.api_key}` } })).json()) as any).data.map((b: any) => b.status);
+      for (const end = Date.now() + 45_000; Date.now() < end && !(await statuses()).every((s: string) => s === 'completed' || s === 'failed'); ) await new Promise((r) => setTimeout(r, 20));
       const done = JSON.parse((await t.run(['batch', 'list', '--status', 'completed', '--status', 'failed', '--json', '--limit', '100'], { env })).stdout);
+      expect(done.data.map((b: any) => b.id).sort()).toEqual([...ids].sort());
       expect(done.data.every((b: any) => b.status === 'completed')).toBe(true);
+      expect(JSON.parse((await t.run(['batch', 'list', '--status', 'in_progress', '--json'], { env })).stdout).data).toEqual([]);
 
       t.clearRequests();
       for (const args of [['--status', 'finalizing'], ['--status', 'cancelling'], ['--status', 'done'], ['--limit', '0'], ['--limit', '101'], ['--created-after', 'yesterday-ish'], ['--after', '']]) {

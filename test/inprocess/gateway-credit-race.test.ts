@@ -17,6 +17,25 @@ let dir: string;
 let gateway: Emulator;
 let upstream: LocalUpstream;
 let waiting: { res: ServerResponse; stream: boolean; embed: boolean }[] = [];
+/** Of a test's N requests, those the gateway answered itself (402): they never come up. */
+let refused = 0;
+/** Answers the requests held up once every one of the N is either held there or refused: all of them race at once. */
+const releaseOnceAllIn = () => {
+  if (!waiting.length || waiting.length + refused < N) return;
+  const all = waiting;
+  waiting = [];
+  all.forEach(answer);
+};
+/** A request of a test's N, its status as soon as it has one (a refusal counted: releaseOnceAllIn), and its body read. */
+async function raced(url: string, init: RequestInit): Promise<number> {
+  const res = await fetch(url, init);
+  if (res.status !== 200) {
+    refused++;
+    releaseOnceAllIn();
+  }
+  await res.arrayBuffer();
+  return res.status;
+}
 
 const answer = ({ res, stream, embed }: { res: ServerResponse; stream: boolean; embed: boolean }) => {
   if (embed) {
@@ -38,16 +57,11 @@ const answer = ({ res, stream, embed }: { res: ServerResponse; stream: boolean; 
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'router-credit-race-'));
-  // Holds every request until all N have come, or a second has passed (only as many as were let through come).
+  // Holds every request until each of the N has come or been refused (not a pause: a loaded machine's last request
+  // could come after it, once the first were answered and charged, and the race not be run).
   upstream = await localUpstream((req, res, body) => {
     waiting.push({ res, stream: body.stream === true, embed: req.url!.endsWith('/embeddings') });
-    const release = () => {
-      const all = waiting;
-      waiting = [];
-      all.forEach(answer);
-    };
-    if (waiting.length === N) release();
-    else setTimeout(release, 1000);
+    releaseOnceAllIn();
   });
   const config = parseProviders(`providers:\n  - { name: up, base_url: "${upstream.baseUrl}", models: { test/m: m }, embedding_models: { test/e: e }, prices: { test/m: { prompt: 0, completion: ${PRICE} }, test/e: { prompt: ${PRICE} } } }\n  - { name: dead, base_url: "http://127.0.0.1:1/v1", models: { test/dead: m }, prices: { test/dead: { prompt: 0, completion: ${PRICE} } } }\n`, {});
   gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config } });
@@ -63,12 +77,11 @@ describe('concurrent gateway requests on one balance', () => {
   it.each([false, true])('stream %s: credits for 2 of 10 bounded requests: 2 answered, the rest 402, never below zero, each answer charged its cost', async (stream) => {
     const ws = `race-${stream}`;
     const { apiKey } = gateway.store.createWorkspace(ws, 2.5 * MAX_TOKENS * PRICE);
+    refused = 0;
     const statuses = await Promise.all(
-      Array.from({ length: N }, async (_, i) => {
-        const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/m', stream, max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: `q${i}` }] }) });
-        await res.arrayBuffer();
-        return res.status;
-      }),
+      Array.from({ length: N }, (_, i) =>
+        raced(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/m', stream, max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: `q${i}` }] }) }),
+      ),
     );
     // Before: all ten passed "balance above zero" at once, and the balance ended at -0.03.
     expect(statuses.filter((s) => s === 200)).toHaveLength(2);
@@ -86,12 +99,11 @@ describe('concurrent gateway requests on one balance', () => {
 
   it('embeddings alike: bounded by the input, never below zero together', async () => {
     const { apiKey } = gateway.store.createWorkspace('race-embed', 0.1);
+    refused = 0;
     const statuses = await Promise.all(
-      Array.from({ length: N }, async (_, i) => {
-        const res = await fetch(`${gateway.apiRoot}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/e', input: `q${i}` }) });
-        await res.arrayBuffer();
-        return res.status;
-      }),
+      Array.from({ length: N }, (_, i) =>
+        raced(`${gateway.apiRoot}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/e', input: `q${i}` }) }),
+      ),
     );
     const answered = statuses.filter((s) => s === 200).length;
     // Before: all ten answered at 40 tokens each, and the balance ended at -0.3.

@@ -38,3 +38,12 @@ export function hasOpen(pid: number, path: string): boolean {
 export function openByAny(path: string): boolean {
   return readdirSync('/proc').some((pid) => /^\d+$/.test(pid) && hasOpen(Number(pid), path));
 }
+
+/**
+ * Checks `ok` on every turn of the event loop, not every 10 ms: for a state that lasts a few turns only (an answer
+ * made a slice a turn, seen while under way). Whether it held before `ms` passed.
+ */
+export async function untilThisTurn(ok: () => boolean, ms = 30_000): Promise<boolean> {
+  for (const end = Date.now() + ms; !ok() && Date.now() < end; ) await new Promise((r) => setImmediate(r));
+  return ok();
+}

@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BudgetHold, HOLD_MAX_AGE_MS, heldByOthers, holdsDir, isStale, withBudgetLock } from '../../src/cli/spend/budget-hold.js';
 import { processStart } from '../../src/internal/process.js';
+import { linkThere } from '../support/link-there.js';
 
 let dir: string;
 let env: NodeJS.ProcessEnv;
@@ -87,7 +88,7 @@ describe('the lock on the budgets', () => {
     symlinkSync(String(deadPid()), lock);
     const signal = new AbortController().signal;
     expect(await withBudgetLock(env, signal, async () => 'checked')).toBe('checked');
-    expect(existsSync(lock)).toBe(false);
+    expect(linkThere(lock)).toBe(false);
     symlinkSync(String(process.ppid), lock);
     const stop = new AbortController();
     setTimeout(() => stop.abort(new Error('interrupted')), 50);
@@ -102,6 +103,6 @@ describe('the lock on the budgets', () => {
     symlinkSync(`1:5@${hostname()}#4026531999`, lock);
     // Before: held until removed by hand (BudgetBusy at the end of every wait).
     expect(await withBudgetLock(env, new AbortController().signal, async () => 'checked', 20_000)).toBe('checked');
-    expect(existsSync(lock)).toBe(false);
+    expect(linkThere(lock)).toBe(false);
   }, 30_000);
 });

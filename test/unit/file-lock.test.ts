@@ -1,11 +1,12 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, lutimesSync, mkdtempSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { lutimesSync, mkdtempSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeHolder, holdLock, removeStale, takeLock, withFileLock } from '../../src/internal/file-lock.js';
 import { processStart } from '../../src/internal/process.js';
 import { lockHost } from '../../src/internal/lock-text.js';
+import { linkThere } from '../support/link-there.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'router-lock-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -18,7 +19,7 @@ describe('taking over a stale lock', () => {
     symlinkSync(String(process.ppid), lock);
     expect(removeStale(lock, dead)).toBeUndefined();
     expect(readlinkSync(lock)).toBe(String(process.ppid));
-    expect(existsSync(`${lock}.${dead}`)).toBe(false);
+    expect(linkThere(`${lock}.${dead}`)).toBe(false);
   });
 
   it('while a live process is taking over a lock, another waits for it rather than removing the lock too', async () => {
@@ -37,7 +38,7 @@ describe('taking over a stale lock', () => {
     const taken = takeLock(lock);
     expect('release' in taken).toBe(true);
     expect(readlinkSync(lock)).toMatch(new RegExp(`^${process.pid}:\\d+@${lockHost()}(\\+[0-9a-f]{8})?(#\\d+)?$`));
-    expect(existsSync(`${lock}.${dead}`)).toBe(false);
+    expect(linkThere(`${lock}.${dead}`)).toBe(false);
   });
 });
 
@@ -55,7 +56,7 @@ describe('what a lock names: its process, when that started, and its machine', (
     const taken = takeLock(lock);
     expect('release' in taken).toBe(true);
     if ('release' in taken) taken.release();
-    expect(existsSync(lock)).toBe(false);
+    expect(linkThere(lock)).toBe(false);
   });
 
   it('a lock of a live process of this machine, started when the lock says, is held; so is one of an older router (a pid only)', () => {
@@ -90,7 +91,7 @@ describe('a lock of another pid namespace or machine, told alive by its refreshe
     symlinkSync(elsewhere, `${file}.lock`);
     // Before: held until someone removed it by hand (FileLockTimeout after 10 s).
     expect(withFileLock(file, () => 42)).toBe(42);
-    expect(existsSync(`${file}.lock`)).toBe(false);
+    expect(linkThere(`${file}.lock`)).toBe(false);
   }, 20_000);
 });
 
@@ -107,7 +108,7 @@ describe('a guard of another namespace left behind (its process killed while it 
     // Before: refused at once, naming the guard's process, until someone removed the guard by hand.
     const release = holdLock(lock, (h) => new Error(`busy ${describeHolder(h)}`));
     expect(readlinkSync(lock)).toMatch(new RegExp(`^${process.pid}:`));
-    expect(existsSync(`${lock}.7`)).toBe(false);
+    expect(linkThere(`${lock}.7`)).toBe(false);
     release();
   }, 30_000);
 
@@ -117,7 +118,7 @@ describe('a guard of another namespace left behind (its process killed while it 
     symlinkSync(elsewhere, `${file}.lock.${dead}`);
     // Before: FileLockTimeout after 10 s, naming process 1.
     expect(withFileLock(file, () => 42)).toBe(42);
-    expect(existsSync(`${file}.lock.${dead}`)).toBe(false);
+    expect(linkThere(`${file}.lock.${dead}`)).toBe(false);
   }, 20_000);
 });
 
@@ -146,7 +147,7 @@ describe('a held lock taken over from its holder (paused past the watch), or rem
     await vi.waitFor(() => expect(readlinkSync(lock)).toMatch(own), { timeout: 10_000, interval: 100 });
     expect(() => holdLock(lock, () => new Error('busy'))).toThrow('busy');
     release();
-    expect(existsSync(lock)).toBe(false);
+    expect(linkThere(lock)).toBe(false);
     expect(lost).not.toHaveBeenCalled();
   }, 15_000);
 });

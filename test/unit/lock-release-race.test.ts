@@ -1,11 +1,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { takeLock } from '../../src/internal/file-lock.js';
 import { lockHooks, lockHost, lockText } from '../../src/internal/lock-text.js';
 import { processStart } from '../../src/internal/process.js';
+import { linkThere } from '../support/link-there.js';
 
 // Another process acting in the moment right before this one removes its lock or its mark, through the lock
 // code's seam (lockHooks.beforeRemove), not vi.mock: test files share their workers' modules (isolate: false).
@@ -42,7 +43,7 @@ describe('a release removes a lock and its mark only while they are its own', ()
     once(`${lock}.0`, () => replace(`${lock}.0`, String(process.ppid)));
     release();
     expect(lockHooks.beforeRemove).toBeUndefined();
-    expect(existsSync(lock)).toBe(false);
+    expect(linkThere(lock)).toBe(false);
     // Before: the guard was read as this process's, then removed: the other holder's.
     expect(readlinkSync(`${lock}.0`)).toBe(String(process.ppid));
     expect(readdirSync(dir).filter((n) => n.includes('~'))).toEqual([]);

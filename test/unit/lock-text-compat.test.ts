@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeHolder, holdLock, takeLock, withFileLock } from '../../src/internal/file-lock.js';
@@ -8,6 +8,8 @@ import { processAlive, processStart } from '../../src/internal/process.js';
 import { onLocalDisk } from '../../src/internal/local-volume.js';
 import { lockHooks, lockHost } from '../../src/internal/lock-text.js';
 import { bootRecord } from '../../src/internal/boot-record.js';
+import { until } from '../support/until.js';
+import { linkThere } from '../support/link-there.js';
 
 // A volume two machines may share (nfs...), and a moment right after a lock's link is made (another
 // process runs then: `after` is called once, for `path`), through the lock code's seam: not vi.mock, as
@@ -113,8 +115,8 @@ describe('a lock of this router and the routers before it, on one state folder',
     expect(oldTakeLock(lock)).toEqual({ holder: process.pid });
     expect(readlinkSync(lock)).toBe(text);
     release();
-    expect(existsSync(lock)).toBe(false);
-    expect(existsSync(`${lock}.0`)).toBe(false);
+    expect(linkThere(lock)).toBe(false);
+    expect(linkThere(`${lock}.0`)).toBe(false);
   });
 
   it('the same for a lock held for a process\'s work (holdLock) and a short one (withFileLock)', () => {
@@ -124,9 +126,25 @@ describe('a lock of this router and the routers before it, on one state folder',
     release();
     const file = join(dir, 'config.json');
     expect(withFileLock(file, () => oldTakeLock(`${file}.lock`))).toEqual({ holder: process.pid });
-    expect(existsSync(`${file}.lock`)).toBe(false);
-    expect(existsSync(`${file}.lock.0`)).toBe(false);
+    expect(linkThere(`${file}.lock`)).toBe(false);
+    expect(linkThere(`${file}.lock.0`)).toBe(false);
   });
+
+  it("a holder's guard an old router's release removed (it held `.0` as the lock was made) is made again at the next refresh", async () => {
+    const lock = join(dir, 'guard-released.lock');
+    // An old router holds the guard (to remove a lock it read as left) as this one makes its lock: replaced after it.
+    const guard = oldTakeLock(`${lock}.0`);
+    if (!('release' in guard)) throw new Error(`guard not taken: ${JSON.stringify(guard)}`);
+    const release = holdLock(lock, () => new Error('busy'));
+    guard.release(); // the old code unlinks `.0`, whoever's it is by then
+    expect(linkThere(`${lock}.0`)).toBe(false);
+    // Before: never made again, and the next old router took the guard, removed this lock as garbage and took it.
+    expect(await until(() => linkThere(`${lock}.0`), 10_000)).toBe(true);
+    expect(oldTakeLock(lock)).toEqual({ holder: process.pid });
+    release();
+    expect(linkThere(lock)).toBe(false);
+    expect(linkThere(`${lock}.0`)).toBe(false);
+  }, 15_000);
 
   it('a lock this router left (its process killed) is taken over by the old one, and by this one', () => {
     const lock = join(dir, 'left-by-new.lock');
@@ -141,7 +159,7 @@ describe('a lock of this router and the routers before it, on one state folder',
     const release = taken(lock);
     expect(readlinkSync(`${lock}.0`)).toBe(String(process.pid));
     release();
-    expect(existsSync(`${lock}.0`)).toBe(false);
+    expect(linkThere(`${lock}.0`)).toBe(false);
   });
 
   it('an old router that looks in the moment this router has made its lock finds the lock held: its guard is made first', () => {
@@ -155,7 +173,7 @@ describe('a lock of this router and the routers before it, on one state folder',
     expect(readlinkSync(lock)).toMatch(new RegExp(`^${process.pid}:`));
     expect(readlinkSync(`${lock}.0`)).toBe(String(process.pid));
     release();
-    expect(existsSync(`${lock}.0`)).toBe(false);
+    expect(linkThere(`${lock}.0`)).toBe(false);
   });
 
   it('where a killed process left `.0` and no lock, an old router that looks right after this one made its lock finds it held', () => {
@@ -180,14 +198,14 @@ describe('a lock of this router and the routers before it, on one state folder',
     const release = taken(lock);
     expect(readlinkSync(`${lock}.0`)).toBe(String(process.pid));
     release();
-    expect(existsSync(`${lock}.0`)).toBe(false);
+    expect(linkThere(`${lock}.0`)).toBe(false);
   });
 
   it('one that finds the lock held leaves no guard of its own behind, and a holder\'s guard as it was', () => {
     const lock = join(dir, 'held-old.lock');
     symlinkSync(String(process.ppid), lock);
     expect(takeLock(lock)).toEqual({ holder: process.ppid });
-    expect(existsSync(`${lock}.0`)).toBe(false);
+    expect(linkThere(`${lock}.0`)).toBe(false);
     rmSync(lock);
     const release = taken(lock);
     expect(takeLock(lock)).toEqual({ holder: process.pid });
@@ -202,7 +220,7 @@ describe('a lock of this router and the routers before it, on one state folder',
     rmSync(lock);
     symlinkSync(String(dead), lock);
     taken(lock)();
-    expect(existsSync(lock)).toBe(false);
+    expect(linkThere(lock)).toBe(false);
   });
 
   it('the routers that parse PID:START@HOST[#SPACE] read the text as a lock, held (never as garbage)', () => {
@@ -230,7 +248,7 @@ describe.skipIf(!boot)('a lock names its machine\'s boot: one host name, two mac
     const lock = join(dir, 'same-boot.lock');
     symlinkSync(`${dead}:1@${hostname()}+${boot}${space ? `#${space}` : ''}`, lock);
     taken(lock)();
-    expect(existsSync(lock)).toBe(false);
+    expect(linkThere(lock)).toBe(false);
   });
 
   it('of this host name and another boot, on a disk of this machine alone: this machine before a reboot, taken at once', () => {
@@ -244,7 +262,7 @@ describe.skipIf(!boot)('a lock names its machine\'s boot: one host name, two mac
     expect(readlinkSync(lock)).toMatch(new RegExp(`^${process.pid}:`));
     expect(readlinkSync(`${lock}.0`)).toBe(String(process.pid));
     release();
-    expect(existsSync(lock)).toBe(false);
+    expect(linkThere(lock)).toBe(false);
     // And by holdLock at its first try: it pauses (Atomics.wait) only while it watches a lock.
     symlinkSync(`${dead}:1@${hostname()}+${otherBoot}${space ? `#${space}` : ''}`, lock);
     const paused = vi.spyOn(Atomics, 'wait').mockImplementation(() => {
@@ -255,7 +273,7 @@ describe.skipIf(!boot)('a lock names its machine\'s boot: one host name, two mac
     } finally {
       paused.mockRestore();
     }
-    expect(existsSync(lock)).toBe(false);
+    expect(linkThere(lock)).toBe(false);
   });
 
   it('of this host name and another boot, on a shared volume: another machine\'s, held (watched while refreshed)', () => {

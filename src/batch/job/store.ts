@@ -13,6 +13,7 @@ import { stateHome } from '../../config/state-dir.js';
 import { BatchError, invalid } from '../errors.js';
 import { writeWhole } from '../../internal/write-whole.js';
 import { describeHolder, holdLockAsync, withFileLockAsync } from '../../internal/file-lock.js';
+import { clearLeftMoves } from '../../internal/lock-mark.js';
 import { makeDir } from '../../internal/make-dir.js';
 import { isFiniteNumber, isRecord } from '../../internal/shape.js';
 import { indexedRoots, rootKey } from '../local-index.js';
@@ -135,10 +136,12 @@ const runningHere = new Set<string>();
 /** Jobs whose run lock this process held and another took over, with the lock's new text. */
 const lostJobs = new Map<string, { taker: string; lock: string }>();
 
-/** Temp files of records that runs killed mid-write left (only the run holding the job writes them). */
+/** Temp files of records that runs killed mid-write left (only the run holding the job writes them), and what killed run locks' releases left. */
 function removeLeftovers(dir: string): void {
   try {
-    for (const name of readdirSync(dir)) if (name.startsWith('.job.json.')) rmSync(join(dir, name), { force: true });
+    const names = readdirSync(dir);
+    clearLeftMoves(dir, names);
+    for (const name of names) if (name.startsWith('.job.json.')) rmSync(join(dir, name), { force: true });
   } catch {
     /* a folder that cannot be read holds nothing to remove */
   }
@@ -233,6 +236,8 @@ export function listJobs(env: NodeJS.ProcessEnv, onDamaged?: (id: string) => voi
   } catch {
     return [];
   }
+  // What a release of the jobs' lock (`jobs.lock`) killed midway left.
+  clearLeftMoves(jobsDir(env), names);
   const jobs: JobRecord[] = [];
   for (const name of names) {
     try {

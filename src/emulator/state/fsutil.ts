@@ -2,6 +2,7 @@ import { readdirSync, renameSync, rmSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { writeWhole } from '../../internal/write-whole.js';
+import { clearLeftMoves } from '../../internal/lock-mark.js';
 import { failedWriteOf } from '../../internal/system-errors.js';
 
 /**
@@ -72,6 +73,8 @@ export function removeStaleTemps(path: string): void {
   } catch {
     return;
   }
+  // And what a release of `router serve`'s lock (serve.lock, in this folder) killed midway left.
+  clearLeftMoves(folder, names);
   for (const n of names) {
     const pid = Number(temp.exec(n)?.[1] ?? 0);
     if (!pid || pid === process.pid || running(pid)) continue;

@@ -12,6 +12,7 @@ import { readLocalText } from '../../internal/local-file.js';
 import { join } from 'node:path';
 import { stateHome } from '../../config/state-dir.js';
 import { describeHolder, leftBehind, takeLock } from '../../internal/file-lock.js';
+import { clearLeftMoves } from '../../internal/lock-mark.js';
 import { makeDir } from '../../internal/make-dir.js';
 import { processAlive, processStart } from '../../internal/process.js';
 import { randomHex } from '../../internal/random-hex.js';
@@ -102,8 +103,10 @@ export function heldByOthers(env: NodeJS.ProcessEnv, profile: string, mine?: Bud
   } catch {
     return held;
   }
+  clearLeftMoves(dir, names);
   for (const name of names) {
-    if (name === '.lock' || name.startsWith('.lock.')) continue;
+    // The lock, its mark and guards, and what a release killed midway left (clearLeftMoves's).
+    if (name.startsWith('.lock')) continue;
     const path = join(dir, name);
     if (path === mine?.path) continue;
     let rec: Partial<HoldRecord> & { batch_id?: string };
