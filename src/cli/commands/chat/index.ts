@@ -14,7 +14,7 @@ import { applyRoleFlag, blameRole } from '../../saved/roles.js';
 import { textOrFile } from '../../io/input.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import { boundNote, guardNext, guardSpend, limitFlagOf, loweredBy, SPEND_FLAGS } from '../../spend/spend-guard.js';
-import { keepConversation, openConversation, withSystem } from './conversation.js';
+import { checkContinueId, keepConversation, openConversation, withSystem } from './conversation.js';
 import { MessageAssembler, messageOf, type AssembledMessage } from '../../answers/answer-extras.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from '../../answers/request-extras.js';
 import { callsNotRun, chatCalls, imageInput, loadTools, mcpServers, openTools } from '../../tools/tool-runner.js';
@@ -63,6 +63,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
   } catch (err) {
     throw blameRole(err, role, ctx.cmd);
   }
+  checkContinueId(ctx);
   if (opts.interactive) {
     if (opts.maxCost !== undefined || opts.dryRun) throw usage(`${opts.dryRun ? '--dry-run' : '--max-cost'} applies to one call, not to chat -i`);
     const { runRepl } = await import('./repl.js');
