@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
@@ -15,4 +16,40 @@ it('chat -c -abc: -c takes no id; when conversation -abc is kept, the refusal na
   // A flag after -c is still a flag; -c goes on with the last conversation.
   expect(await run(['chat', '-c', '-mlocal/echo', 'again'], env)).toMatchObject({ code: 0, stdout: 'again\n' });
   expect((await run(['conversations', 'show', '--', '-abc'], env)).stdout).toBe('user: hi\n\nassistant: hi\n\nuser: again\n\nassistant: again\n');
+});
+
+/** The generation a streamed call made, as the service keeps it once its charge is settled. */
+async function generation(id: string): Promise<Record<string, unknown>> {
+  const { vi } = await import('vitest');
+  const { SETTLE } = await import('../support/until.js');
+  return vi.waitFor(async () => {
+    const got = await fetch(`${t.apiRoot}/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${t.apiKey}` } });
+    if (got.status !== 200) throw new Error(`no generation ${id} yet (${got.status})`);
+    return ((await got.json()) as { data: Record<string, unknown> }).data;
+  }, SETTLE);
+}
+
+const ledger = (state: string) =>
+  readFileSync(join(state, 'usage.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+it('a --jq that halts stops the stream there: the service charges what it wrote, the ledger keeps the id for --reconcile', async () => {
+  for (const command of ['chat', 'responses']) {
+    const state = join(t.dir, `halt-${command}`);
+    const r = await run([command, '-m', 'local/lorem', '--stream', '--json', '--jq', 'select(.id // .response.id) | (.id // .response.id), halt', '20000 words'], { ROUTER_STATE_DIR: state });
+    expect(r, command).toMatchObject({ code: 0, stderr: '' });
+    const id = r.stdout.trim();
+    expect(id).toMatch(/^(gen-|resp_)/);
+    // Was: streamed on to the answer's end (20,000 words through the halted filter), charged whole.
+    const g = await generation(id);
+    expect(g.cancelled, command).toBe(true);
+    expect(g.tokens_completion as number).toBeLessThan(20_000);
+    // One ledger line, with the id and no cost: usage --reconcile asks the service for it.
+    const lines = ledger(state);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ command, id });
+    expect(lines[0]!.cost).toBeUndefined();
+  }
 });
