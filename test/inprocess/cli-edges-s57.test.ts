@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
+import { runInProcess } from '../support/inprocess.js';
 
 // The CLI's small edges closing note 10 left ("CLI"): each said in one line, with the way out.
 let t: CliEnv;
@@ -52,4 +53,15 @@ it('a --jq that halts stops the stream there: the service charges what it wrote,
     expect(lines[0]).toMatchObject({ command, id });
     expect(lines[0]!.cost).toBeUndefined();
   }
+});
+
+it('router models whose words or filters match nothing says so on stderr, piped too, and exits 1 (as grep)', async () => {
+  // Was: nothing at all, exit 0 (piped); "no models match" on a terminal only.
+  expect(await run(['models', 'zzz'])).toMatchObject({ code: 1, stdout: '', stderr: 'error: no model matches "zzz"\n' });
+  expect(await run(['models', 'zzz', 'lorem', '--json'])).toMatchObject({ code: 1, stdout: '[]\n', stderr: 'error: no model matches "zzz" and "lorem"\n' });
+  expect(await run(['models', 'lorem', '--supports', 'tools'])).toMatchObject({ code: 1, stdout: '', stderr: 'error: no model matches "lorem" with --supports tools\n' });
+  expect(await runInProcess(['models', 'zzz'], { env: { ...t.env, NO_COLOR: '1' }, tty: { stdout: true } })).toMatchObject({ code: 1, stdout: '', stderr: 'error: no model matches "zzz"\n' });
+  // A match, and the whole list, as before.
+  expect(await run(['models', 'lorem'])).toMatchObject({ code: 0, stdout: 'local/lorem\tlocal/lorem\t524288\t0.50\t1.50\ttext->text\n' });
+  expect((await run(['models'])).code).toBe(0);
 });
