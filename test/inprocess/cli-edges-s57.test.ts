@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
@@ -64,4 +64,20 @@ it('router models whose words or filters match nothing says so on stderr, piped 
   // A match, and the whole list, as before.
   expect(await run(['models', 'lorem'])).toMatchObject({ code: 0, stdout: 'local/lorem\tlocal/lorem\t524288\t0.50\t1.50\ttext->text\n' });
   expect((await run(['models'])).code).toBe(0);
+});
+
+it('stdin of blank lines is said as such, not "stdin was empty"; -a - or a file of blank lines is refused as empty, nothing sent', async () => {
+  // Was: "stdin was empty" for any stdin of whitespace.
+  expect(await run(['chat', '-m', 'local/echo'], {}, '\n\n  \n')).toMatchObject({ code: 2, stdout: '', stderr: 'error: no prompt: stdin held only blank lines (echo hi | router chat, or give the prompt as arguments)\n' });
+  expect((await run(['chat', '-m', 'local/echo', '-'], {}, '   ')).stderr).toBe('error: no prompt: stdin held only spaces (echo hi | router chat, or give the prompt as arguments)\n');
+  expect((await run(['chat', '-m', 'local/echo'], {}, '')).stderr).toBe('error: no prompt: stdin was empty (echo hi | router chat, or give the prompt as arguments)\n');
+  expect((await run(['chat', '-m', 'local/echo', '-s', '@-', 'hi'], {}, '\n')).stderr).toBe('error: --system @-: stdin held only blank lines (pipe the text in, or give --system TEXT)\n');
+  expect((await run(['api', 'POST', '/v1/chat/completions', '--input', '-'], {}, '\r\n')).stderr).toBe('error: --input -: stdin held only blank lines (pipe the body in; a POST with no body is router api POST PATH)\n');
+  // Was: sent as a text file of blank lines (a model that takes none refused it, 400; one that does was asked about nothing).
+  const before = t.requests().length;
+  expect(await run(['chat', '-m', 'local/echo', '-a', '-', 'hi'], {}, '\n\n\n')).toMatchObject({ code: 2, stdout: '', stderr: 'error: --attach -: stdin held only blank lines\n' });
+  const blank = join(t.dir, 'blank.txt');
+  writeFileSync(blank, ' \n\t\n');
+  expect((await run(['chat', '-m', 'local/echo', '-a', blank, 'hi'])).stderr).toBe(`error: --attach ${blank}: the file holds only blank lines\n`);
+  expect(t.requests().length).toBe(before);
 });
