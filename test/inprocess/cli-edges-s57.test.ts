@@ -81,3 +81,25 @@ it('stdin of blank lines is said as such, not "stdin was empty"; -a - or a file 
   expect((await run(['chat', '-m', 'local/echo', '-a', blank, 'hi'])).stderr).toBe(`error: --attach ${blank}: the file holds only blank lines\n`);
   expect(t.requests().length).toBe(before);
 });
+
+it('an API root at localhost and one at 127.0.0.1 (or [::1]) are one service: a job made at one is taken up at the other', async () => {
+  const env = { ROUTER_STATE_DIR: join(t.dir, 'loopback') };
+  const file = join(t.dir, 'loopback.jsonl');
+  writeFileSync(file, JSON.stringify({ custom_id: 'l', body: { messages: [{ role: 'user', content: 'l' }] } }) + '\n');
+  const first = await run(['batch', 'run', file, '--model', 'local/echo', '--watch', '--interval', '0.05'], env);
+  expect(first.code, first.stderr).toBe(0);
+  const job = /job (job_\w+):/.exec(first.stderr)![1]!;
+  const localhost = { ...env, ROUTER_API_ROOT: t.apiRoot.replace('127.0.0.1', 'localhost') };
+  const before = t.requests().length;
+  // Was: a new job, every request sent again; --resume refused ("made at http://127.0.0.1:…").
+  const again = await run(['batch', 'run', file, '--model', 'local/echo', '--watch', '--interval', '0.05'], localhost);
+  expect(again.stderr).toMatch(new RegExp(`^resuming ${job}, made from this file`));
+  expect(t.requests().slice(before).filter((r) => r.method === 'POST')).toEqual([]);
+  expect((await run(['batch', 'run', '--resume', job, '--watch'], localhost)).code).toBe(0);
+  // Another port, another loopback address: other services.
+  const { sameRoot } = await import('../../src/batch/local-index.js');
+  expect(sameRoot('http://localhost:8080/api', 'http://127.0.0.1:8080/api')).toBe(true);
+  expect(sameRoot('http://[::1]:8080/api/', 'HTTP://LOCALHOST:8080/api')).toBe(true);
+  expect(sameRoot('http://localhost:8080/api', 'http://127.0.0.1:8081/api')).toBe(false);
+  expect(sameRoot('http://localhost:8080/api', 'http://127.0.0.2:8080/api')).toBe(false);
+});
