@@ -103,3 +103,12 @@ it('an API root at localhost and one at 127.0.0.1 (or [::1]) are one service: a 
   expect(sameRoot('http://localhost:8080/api', 'http://127.0.0.1:8081/api')).toBe(false);
   expect(sameRoot('http://localhost:8080/api', 'http://127.0.0.2:8080/api')).toBe(false);
 });
+
+it("commander's errors quote a long value cut and a control character escaped, as every error line does", async () => {
+  const long = `local/${'e'.repeat(5000)}`;
+  // Was: the 5,006 characters in full.
+  expect(await run(['chat', '--model', long, 'hi'])).toMatchObject({ code: 2, stdout: '', stderr: `error: option '-m, --model <id>' argument 'local/${'e'.repeat(94)}…' is invalid: it is 5006 characters long: a model id has at most 256; see "router chat --help"\n` });
+  // Was: ESC sent to the terminal as it is.
+  expect((await run(['models', '--sort', 'a\u001b[2Jb'])).stderr).toBe(`error: option '--sort <key>' argument 'a\\u001b[2Jb' is invalid: allowed choices are price, context, name; see "router models --help"\n`);
+  expect((await run(['models', '--sort', 'pric'])).stderr).toBe(`error: option '--sort <key>' argument 'pric' is invalid: allowed choices are price, context, name (Did you mean price?); see "router models --help"\n`);
+});
