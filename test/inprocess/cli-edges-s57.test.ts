@@ -112,3 +112,27 @@ it("commander's errors quote a long value cut and a control character escaped, a
   expect((await run(['models', '--sort', 'a\u001b[2Jb'])).stderr).toBe(`error: option '--sort <key>' argument 'a\\u001b[2Jb' is invalid: allowed choices are price, context, name; see "router models --help"\n`);
   expect((await run(['models', '--sort', 'pric'])).stderr).toBe(`error: option '--sort <key>' argument 'pric' is invalid: allowed choices are price, context, name (Did you mean price?); see "router models --help"\n`);
 });
+
+it('a library root with a user name and password: "is … the API root" and a redirect name it without them', async () => {
+  const { startFixtureServer } = await import('../support/fixture-server.js');
+  const { RouterClient } = await import('../../src/client/index.js');
+  const server = await startFixtureServer({
+    'GET /api/v1/credits': { status: 404, contentType: 'text/plain', body: 'nothing here' },
+    'GET /api/v1/models': { status: 301, headers: { location: '/elsewhere' } },
+    'GET /api/v1/key': { contentType: 'text/html', body: '<html></html>' },
+  });
+  const root = server.apiRoot.replace('http://', 'http://user:s3cret@');
+  const client = new RouterClient({ apiKey: 'sk-test-key-000000', apiRoot: root, maxRetries: 0 });
+  try {
+    const shown = server.apiRoot.replace('http://', 'http://***@');
+    // Was: http://user:s3cret@127.0.0.1:…/api in each message.
+    for (const call of [() => client.credits.get(), () => client.models.list(), () => client.keys.current()]) {
+      const err = (await call().catch((e: unknown) => e)) as Error & { request?: { url: string } };
+      expect(err.message).toContain(`is ${shown} the API root`);
+      expect(err.message).not.toContain('s3cret');
+      expect(err.request?.url ?? '').not.toContain('s3cret');
+    }
+  } finally {
+    await Promise.all([client.close(), server.close()]);
+  }
+});
