@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
@@ -135,4 +135,26 @@ it('a library root with a user name and password: "is … the API root" and a re
   } finally {
     await Promise.all([client.close(), server.close()]);
   }
+});
+
+it('completion never runs a key command on a Tab: batch ids from the local index, models from the kept list, no key hashes', async () => {
+  const config = join(t.dir, 'complete-commands');
+  const state = join(t.dir, 'complete-state');
+  const ran = join(t.dir, 'key-command-ran');
+  for (const field of ['api_key_command', 'management_key_command']) expect((await run(['config', 'set', field, `touch '${ran}'; echo ${t.env.ROUTER_API_KEY}`], { ROUTER_CONFIG_DIR: config })).code).toBe(0);
+  // Made with the key from the environment: in the local index, and the model list kept.
+  const requests = join(t.dir, 'complete.jsonl');
+  writeFileSync(requests, JSON.stringify({ custom_id: 'c', body: { model: 'local/echo', messages: [{ role: 'user', content: 'c' }] } }) + '\n');
+  const batch = JSON.parse((await run(['batch', 'create', requests, '--json'], { ROUTER_STATE_DIR: state })).stdout).id as string;
+  expect((await run(['models'], { ROUTER_STATE_DIR: state })).code).toBe(0);
+  const byCommand = { ROUTER_CONFIG_DIR: config, ROUTER_STATE_DIR: state, ROUTER_API_KEY: '', ROUTER_MANAGEMENT_KEY: '' };
+  // Was: the api_key_command ran on each Tab (a password manager may prompt there).
+  expect(await run(['__complete', 'batch-ids'], byCommand)).toMatchObject({ code: 0, stdout: `${batch}\n`, stderr: '' });
+  const models = await run(['__complete', 'models'], byCommand);
+  expect(models.stdout.split('\n')).toContain('local/lorem');
+  expect(await run(['__complete', 'key-hashes'], byCommand)).toMatchObject({ code: 0, stdout: '', stderr: '' });
+  expect(existsSync(ran)).toBe(false);
+  // A command that is not completion runs the key command as before.
+  expect((await run(['batch', 'get', batch, '--json'], byCommand)).code).toBe(0);
+  expect(existsSync(ran)).toBe(true);
 });
