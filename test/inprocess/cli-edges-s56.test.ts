@@ -89,7 +89,7 @@ it('conversations list and batch jobs: a table on a terminal, as keys list and u
   expect((await run(['batch', 'run', jsonl, '--model', 'local/echo'], env)).code).toBe(0);
   const lines = (await run(['batch', 'jobs'], env)).stdout;
   expect(lines).toMatch(/^job_\S+\t\S[^\t]*\t[01]\/1\t\d+\/\d+\/1\t\d+\.\d{6}\t\S+Z\t\S*jobs\.jsonl\n$/);
-  const table = (await onTerminal(['batch', 'jobs'], env)).stdout;
+  const table = (await runInProcess(['batch', 'jobs'], { env: { ...t.env, NO_COLOR: '1', ...env }, tty: { stdout: true }, columns: 160 })).stdout;
   expect(table).toMatch(/│ id +│ state +│ shards ended │ completed\/failed\/requests │ cost +│ created +│ input +│/);
   expect(table).toContain(lines.split('\t')[0]);
 });

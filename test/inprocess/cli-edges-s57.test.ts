@@ -158,3 +158,25 @@ it('completion never runs a key command on a Tab: batch ids from the local index
   expect((await run(['batch', 'get', batch, '--json'], byCommand)).code).toBe(0);
   expect(existsSync(ran)).toBe(true);
 });
+
+it('keys list and batch jobs on an 80-column terminal: each row a block of "column  value" lines, nothing cut, none wider', async () => {
+  const mgmt = { ROUTER_MANAGEMENT_KEY: t.managementKey };
+  const made = JSON.parse((await run(['keys', 'create', 'eighty', '--json'], mgmt)).stdout).data as { hash: string };
+  const at = async (columns: number, args: string[], env: Record<string, string> = {}) => (await runInProcess(args, { env: { ...t.env, NO_COLOR: '1', ...env }, tty: { stdout: true }, columns })).stdout;
+  // Was: a table of ~220 columns, each line wrapped.
+  const keys = await at(80, ['keys', 'list'], mgmt);
+  expect(Math.max(...keys.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80);
+  expect(keys).toContain(`hash     ${made.hash}\nname     eighty\n`);
+  expect(keys).toMatch(/^created  \S+Z$/m);
+  expect(keys).toMatch(/Z\n\nhash     [0-9a-f]{64}\n/);
+  // Wide enough, the table as before.
+  expect(await at(240, ['keys', 'list'], mgmt)).toMatch(/│ hash +│ name +│ label +│ state/);
+  const env = { ROUTER_STATE_DIR: join(t.dir, 'eighty') };
+  const jsonl = join(t.dir, 'eighty.jsonl');
+  writeFileSync(jsonl, '{"custom_id":"a","body":{"messages":[{"role":"user","content":"hi"}]}}\n');
+  expect((await run(['batch', 'run', jsonl, '--model', 'local/echo'], env)).code).toBe(0);
+  const jobs = await at(80, ['batch', 'jobs'], env);
+  expect(Math.max(...jobs.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80);
+  expect(jobs).toMatch(/^id                         job_\S+\nstate                      \S+/);
+  expect(jobs).toContain(`input                      ${jsonl}\n`);
+});
