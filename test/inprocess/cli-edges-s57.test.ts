@@ -180,3 +180,12 @@ it('keys list and batch jobs on an 80-column terminal: each row a block of "colu
   expect(jobs).toMatch(/^id                         job_\S+\nstate                      \S+/);
   expect(jobs).toContain(`input                      ${jsonl}\n`);
 });
+
+it('login --with-key checked against ROUTER_API_ROOT says the profile does not keep that root, piped too', async () => {
+  const env = { ROUTER_CONFIG_DIR: join(t.dir, 'login-piped'), ROUTER_API_KEY: '' };
+  // Was: said only when stderr is a terminal.
+  const r = await run(['login', '--with-key'], env, t.apiKey);
+  expect(r).toMatchObject({ code: 0, stdout: '' });
+  expect(r.stderr).toContain(`the key was checked against ${t.apiRoot} (ROUTER_API_ROOT), which profile "default" does not keep: give --api-root "$ROUTER_API_ROOT" to keep it\n`);
+  expect((await run(['login', '--with-key', '--api-root', t.apiRoot], env, t.apiKey)).stderr).not.toContain('does not keep');
+});
