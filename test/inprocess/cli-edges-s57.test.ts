@@ -189,3 +189,27 @@ it('login --with-key checked against ROUTER_API_ROOT says the profile does not k
   expect(r.stderr).toContain(`the key was checked against ${t.apiRoot} (ROUTER_API_ROOT), which profile "default" does not keep: give --api-root "$ROUTER_API_ROOT" to keep it\n`);
   expect((await run(['login', '--with-key', '--api-root', t.apiRoot], env, t.apiKey)).stderr).not.toContain('does not keep');
 });
+
+it('batch run --watch on a terminal of 0 columns says its lines: no spinner, which cleared lines without end there', async () => {
+  const { main } = await import('../../src/cli/main.js');
+  const { testStreams } = await import('../support/inprocess.js');
+  const jsonl = join(t.dir, 'zero-columns.jsonl');
+  writeFileSync(jsonl, '{"custom_id":"a","body":{"messages":[{"role":"user","content":"hi"}]}}\n');
+  const s = testStreams({ env: { ...t.env, NO_COLOR: '1', ROUTER_STATE_DIR: join(t.dir, 'zero-columns') }, tty: { stderr: true } });
+  // `script`'s pty, or a container's before it is sized. A flood is cut short here: it was a loop without end.
+  let written = 0;
+  const write = s.streams.stderr.write.bind(s.streams.stderr) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  Object.assign(s.streams.stderr, {
+    columns: 0,
+    isTTY: true,
+    write: (chunk: string | Buffer, ...rest: unknown[]) => {
+      written += chunk.length;
+      if (written > 1_000_000) throw new Error('stderr flooded');
+      return write(chunk, ...rest);
+    },
+  });
+  const code = await main(['node', 'router', 'batch', 'run', jsonl, '--model', 'local/echo', '--watch', '--interval', '0.05'], s.streams);
+  expect(code, s.stderr()).toBe(0);
+  expect(written).toBeLessThan(10_000);
+  expect(s.stderr()).not.toContain('\u001b[1A');
+});

@@ -13,7 +13,7 @@ import type { RunContext } from '../../run.js';
 import type { RunOpts } from './flags.js';
 import { describeJob } from './jobs.js';
 import { CutAnswers, logBatch, openResults, refuseResultsOverInput, sinkOf, type ResultsTarget } from './results.js';
-import { takeUpCommand } from './watch.js';
+import { drawsSpinner, takeUpCommand } from './watch.js';
 
 type Ctx = RunContext<RunOpts>;
 
@@ -94,7 +94,7 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
     if (opts.dryRun) return dryRun(ctx, file);
   }
   const waits = opts.watch || opts.results !== undefined;
-  const ora = waits && io.stderrTTY && !io.quiet ? (await import('ora')).default : undefined;
+  const ora = waits && drawsSpinner(io) ? (await import('ora')).default : undefined;
   let spinner: ReturnType<NonNullable<typeof ora>> | undefined;
   let lastLine = Date.now();
   const on: JobEvents = {
