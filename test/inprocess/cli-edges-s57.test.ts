@@ -210,6 +210,8 @@ it('batch run --watch on a terminal of 0 columns says its lines: no spinner, whi
   });
   const code = await main(['node', 'router', 'batch', 'run', jsonl, '--model', 'local/echo', '--watch', '--interval', '0.05'], s.streams);
   expect(code, s.stderr()).toBe(0);
+  // And one request is "1 request" (was: "1 requests").
+  expect(s.stderr()).toMatch(/^job job_\w+: 1 request in 1 shard\(s\)\n/);
   expect(written).toBeLessThan(10_000);
   expect(s.stderr()).not.toContain('\u001b[1A');
 });
