@@ -73,6 +73,25 @@ export function rootKey(root: string): string {
   return url.href.replace(/\/+$/, '');
 }
 
+/**
+ * Whether two API roots are one service: as rootKey spells them, the loopback names of this machine
+ * (localhost, 127.0.0.1, [::1]) being one host. `router serve` prints 127.0.0.1 and a user types
+ * localhost as often: taken for two services, a batch run of the same file sent every request again.
+ */
+export function sameRoot(a: string, b: string): boolean {
+  return serviceKey(a) === serviceKey(b);
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function serviceKey(root: string): string {
+  const key = rootKey(root);
+  if (!URL.canParse(key)) return key;
+  const url = new URL(key);
+  if (LOOPBACK.has(url.hostname)) url.hostname = 'localhost';
+  return url.href;
+}
+
 /** The API root each batch of the index was made at, by id. */
 export function indexedRoots(env: NodeJS.ProcessEnv): Map<string, string> {
   const roots = new Map<string, string>();
@@ -109,7 +128,7 @@ export function indexedBatches(env: NodeJS.ProcessEnv, apiRoot: string): Indexed
     } catch {
       continue;
     }
-    if (!isRecord(e) || typeof e.id !== 'string' || typeof e.api_root !== 'string' || rootKey(e.api_root) !== rootKey(apiRoot)) continue;
+    if (!isRecord(e) || typeof e.id !== 'string' || typeof e.api_root !== 'string' || !sameRoot(e.api_root, apiRoot)) continue;
     const had = byId.get(e.id);
     byId.delete(e.id);
     byId.set(e.id, { ...had, ...(e as unknown as IndexedBatch) });

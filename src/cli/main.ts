@@ -6,6 +6,7 @@ import { VERSION } from '../client/version.js';
 import { attachRuntime, type Runtime } from './run.js';
 import { IO, processStreams, type Streams } from './io/io.js';
 import { closest, didYouMean } from '../internal/did-you-mean.js';
+import { visible } from '../internal/visible.js';
 import { definitionOf, register, type AnyCommandDef, type GroupDef } from './define.js';
 import { installLastResort, report } from './last-resort.js';
 import type { JsonTarget } from './io/json-output.js';
@@ -191,7 +192,9 @@ export function usageLine(message: string, cmd: Command): string {
     .replace(/^command-argument value '([^']*)' is invalid for argument '([^']*)'\./, "argument '$2' value '$1' is invalid.")
     .replace(/ is invalid\. (\S)/, (_, c: string) => ` is invalid: ${c.toLowerCase()}`)
     .replace(/\.$/, '');
-  return `error: ${text}${choiceHint(text, cmd)}; see "${commandPath(cmd)} --help"\n`;
+  // The input it quotes as io.error shows it: control characters escaped, a long value (a model id of 5,000 characters) cut.
+  const shown = visible(text + choiceHint(text, cmd)).replace(/'([^']{101,})'/g, (_, v: string) => `'${[...v].slice(0, 100).join('')}…'`);
+  return `error: ${shown}; see "${commandPath(cmd)} --help"\n`;
 }
 
 /** Applies exitOverride and the runtime's streams to the whole tree: usage errors exit with EXIT.USAGE. */

@@ -3,8 +3,9 @@ import { closeIdle, createAgent, send, type ProxyOptions } from './transport.js'
 import { afterReason, APIError, ConnectionError, foreignErrorText, isErrorEnvelope, ProtocolError, ProxyRefusedError, type RouterError } from './errors.js';
 import { bodyError, toConnectionError } from './connection-errors.js';
 import { sleep } from '../internal/sleep.js';
+import { withoutUserinfo } from '../internal/userinfo.js';
 import type { AnswerBody } from './answer-body.js';
-import { unexpectedContent } from './content-type.js';
+import { redirected, unexpectedContent } from './content-type.js';
 import { checkClientNumbers, checkedApiRoot, checkHeaders, checkRelativePath, checkUnderRoot } from './request-checks.js';
 import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry.js';
 
@@ -149,7 +150,7 @@ export class HttpCore {
         if (opts.anyStatus && (attempt >= maxRetries || !(policy === 'unaccepted' ? UNACCEPTED_STATUS : RETRYABLE_STATUS).has(res.status))) return res;
         if (res.status >= 300 && res.status < 400) {
           await res.body.dump().catch(() => {});
-          throw redirected(res, url, this.apiRoot);
+          throw redirected(res.status, res.headers.location, url, this.apiRoot);
         }
         failure = await this.readError(res, url, opts.method);
         retryAfterMs = (failure as APIError).retryAfterMs;
@@ -246,7 +247,7 @@ export class HttpCore {
   }
 
   private async readError(res: RawResponse, url: string, method: string): Promise<APIError> {
-    const request = { method, url };
+    const request = { method, url: withoutUserinfo(url) };
     const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
     let text = '';
     try {
@@ -266,21 +267,9 @@ export class HttpCore {
     // A web page (another server's 405, a gateway's 502) says nothing a user can act on but where it came from.
     const page = res.status !== 404 && parsed === undefined && /^\s*</.test(text);
     const message =
-      res.status === 404 || page ? `${page ? 'a web page, ' : ''}not an API answer${said && parsed !== undefined ? ` (${said})` : ''}: is ${this.apiRoot} the API root (the URL before /v1)?` : said || `HTTP ${res.status}`;
+      res.status === 404 || page ? `${page ? 'a web page, ' : ''}not an API answer${said && parsed !== undefined ? ` (${said})` : ''}: is ${withoutUserinfo(this.apiRoot)} the API root (the URL before /v1)?` : said || `HTTP ${res.status}`;
     return new APIError(res.status, message, { requestId: res.requestId, retryAfterMs, body: parsed, request });
   }
-}
-
-/** A redirect is not followed (the key would go with it): it says where to, and asks about the API root. */
-function redirected(res: RawResponse, url: string, apiRoot: string): ProtocolError {
-  const location = [res.headers.location].flat()[0];
-  let to = '';
-  try {
-    if (location) to = ` to ${new URL(location, url).toString()}`;
-  } catch {
-    /* a Location that is no URL: the status says enough */
-  }
-  return new ProtocolError(`HTTP ${res.status} from ${url}: a redirect${to}, not followed (the key stays with the API root): is ${apiRoot} the API root (the URL before /v1)?`);
 }
 
 /** Iterates a response body, turning socket failures mid-body into ConnectionError. */

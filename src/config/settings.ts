@@ -53,10 +53,9 @@ export function httpUrl(value: string, from: string, example: string): URL {
   return url;
 }
 
-/** A URL as it may be shown: a user name and password in it replaced by ***. */
-export function withoutUserinfo(value: string): string {
-  return value.replace(/^([a-z][a-z0-9+.-]*:\/*)[^/?#]*@/i, '$1***@');
-}
+import { withoutUserinfo } from '../internal/userinfo.js';
+
+export { withoutUserinfo };
 
 export interface Settings {
   /** The keys when known as settings are read (environment, file); from a keychain or a command, undefined until loadKey (./key-source.ts). */

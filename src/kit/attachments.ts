@@ -5,6 +5,7 @@
 import { isUtf8 } from 'node:buffer';
 import { basename, extname } from 'node:path';
 import { readLocalFile } from '../internal/local-file.js';
+import { blankInput, onlyBlanks } from '../internal/blank.js';
 import { describeCode } from '../internal/system-errors.js';
 import { AttachmentError } from './errors.js';
 
@@ -93,7 +94,8 @@ export interface BytesOptions {
 export async function attachmentFromBytes(bytes: Uint8Array, opts: BytesOptions = {}): Promise<Attachment> {
   const source = opts.source ?? opts.filename ?? 'attachment';
   const data = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (data.length === 0) throw new AttachmentError('empty', source, source === '-' ? 'stdin was empty' : 'the file is empty');
+  // Blank lines are nothing to read either (a pipe from a command that printed no text).
+  if (onlyBlanks(data)) throw new AttachmentError('empty', source, source === '-' ? blankInput(data) : blankInput(data, 'the file'));
   if (data.length > MAX_ATTACHMENT_BYTES) throw tooLargeAttachment(source);
   const given = opts.mediaType ? (Object.values(BY_EXTENSION).find(([, m]) => m === opts.mediaType) ?? [opts.mediaType.startsWith('image/') ? 'image' : opts.mediaType.startsWith('audio/') ? 'audio' : 'file', opts.mediaType]) : undefined;
   const type = given ?? sniff(data) ?? (source === '-' ? undefined : BY_EXTENSION[extname(source).toLowerCase()]) ?? (isText(data) ? TEXT : undefined);

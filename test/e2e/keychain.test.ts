@@ -60,7 +60,8 @@ describe.runIf(process.platform === 'linux')('where there is no keychain', () =>
     const r = await runCli(['login', '--with-key'], { env, input: t.apiKey });
     expect(r.code).toBe(0);
     const path = join(env.ROUTER_CONFIG_DIR!, 'config.json');
-    expect(r.stderr).toMatch(new RegExp(`^saved the api_key of profile "default" in ${path.replace(/[.]/g, '\\.')} \\(a private 0600 file\\): no keychain to keep it in \\(.+\\)\\n$`));
+    // Then, as the key was checked against ROUTER_API_ROOT, that the profile does not keep that root.
+    expect(r.stderr).toMatch(new RegExp(`^saved the api_key of profile "default" in ${path.replace(/[.]/g, '\\.')} \\(a private 0600 file\\): no keychain to keep it in \\(.+\\)\\nthe key was checked against .+ \\(ROUTER_API_ROOT\\), which profile "default" does not keep: .+\\n$`));
     expect(JSON.parse(readFileSync(path, 'utf8')).profiles.default.api_key).toBe(t.apiKey);
     const dry = await runCli(['auth', 'migrate', '--dry-run', '--json'], { env });
     expect(dry.code).toBe(0);

@@ -89,7 +89,7 @@ it('conversations list and batch jobs: a table on a terminal, as keys list and u
   expect((await run(['batch', 'run', jsonl, '--model', 'local/echo'], env)).code).toBe(0);
   const lines = (await run(['batch', 'jobs'], env)).stdout;
   expect(lines).toMatch(/^job_\S+\t\S[^\t]*\t[01]\/1\t\d+\/\d+\/1\t\d+\.\d{6}\t\S+Z\t\S*jobs\.jsonl\n$/);
-  const table = (await onTerminal(['batch', 'jobs'], env)).stdout;
+  const table = (await runInProcess(['batch', 'jobs'], { env: { ...t.env, NO_COLOR: '1', ...env }, tty: { stdout: true }, columns: 160 })).stdout;
   expect(table).toMatch(/│ id +│ state +│ shards ended │ completed\/failed\/requests │ cost +│ created +│ input +│/);
   expect(table).toContain(lines.split('\t')[0]);
 });
@@ -172,7 +172,7 @@ it('key hashes complete in the shell (keys get, update, delete), with a manageme
   // Before: the command ran and its key was sent to /keys (refused there, nothing said).
   expect(existsSync(ran)).toBe(false);
   expect((await run(['__complete', 'batch-ids'], onlyApi)).code).toBe(0);
-  expect(existsSync(ran)).toBe(true); // the same profile's key command, where the API key is the one needed
+  expect(existsSync(ran)).toBe(false); // nor for batch ids (cli-edges-s57: no key command runs on a Tab)
   const bash = (await run(['completion', 'bash'])).stdout;
   for (const sub of ['get', 'update', 'delete']) expect(bash).toMatch(new RegExp(`'keys ${sub}'\\) subs=[^\\n]*arg='dynamic:key-hashes'`));
 });

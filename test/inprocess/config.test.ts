@@ -96,7 +96,7 @@ describe('profiles', () => {
     expect((await runInProcess(['config', 'use', 'one'], { env: { ...env, ROUTER_PROFILE: 'one' }, tty: terminal })).stderr).toBe('now using profile "one"\n');
   });
 
-  it('login checked against ROUTER_API_ROOT says (on a terminal) that the profile does not keep that root', async () => {
+  it('login checked against ROUTER_API_ROOT says that the profile does not keep that root', async () => {
     const env = { ...t.env, ROUTER_CONFIG_DIR: join(t.dir, 'login-env-root'), ROUTER_API_KEY: '' };
     const r = await runInProcess(['login', '--with-key'], { env, input: t.apiKey, tty: { stdin: false, stdout: false, stderr: true } });
     expect(r.code).toBe(0);

@@ -74,7 +74,7 @@ describe('router keys list and get', () => {
 
   it('on a terminal: a table with a header, and a description of one key', async () => {
     const made = await created('shown', '--limit', '4', '--limit-reset', 'monthly');
-    const tty = (args: string[]) => runInProcess(['keys', ...args], { env: { ...t.env, ...mgmt, NO_COLOR: '1' }, tty: { stdout: true, stderr: true }, columns: 200 });
+    const tty = (args: string[]) => runInProcess(['keys', ...args], { env: { ...t.env, ...mgmt, NO_COLOR: '1' }, tty: { stdout: true, stderr: true }, columns: 240 });
     const table = await tty(['list']);
     expect(table.stdout).toMatch(/hash\s+│\s+name\s+│\s+label\s+│\s+state/);
     expect(table.stdout).toContain('shown');

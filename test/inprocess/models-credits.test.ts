@@ -36,7 +36,7 @@ describe('router models', () => {
     const json = await run(['models', '--supports', 'tools', '--supports', 'seed', '--sort', 'name']);
     expect(json.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0])).toEqual(['local/tools']);
     expect((await run(['models', '--input-modality', 'image'])).stdout.split('\t')[0]).toBe('local/vision');
-    expect((await run(['models', '--input-modality', 'video'])).stdout).toBe('');
+    expect(await run(['models', '--input-modality', 'video'])).toMatchObject({ code: 1, stdout: '', stderr: 'error: --input-modality video: no model in the list takes it\n' });
   });
 
   it('is kept five minutes in the state folder: the second run fetches nothing, --refresh does', async () => {

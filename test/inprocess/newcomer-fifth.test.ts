@@ -134,7 +134,7 @@ it('a 400 that does not speak of a voice looks nothing up in the model list', as
 
 it('a prompt asked of an empty stdin says stdin was empty, not to pipe it', async () => {
   expect(await run(['chat', '--model', 'local/echo', '-'], {}, '')).toMatchObject({ code: 2, stdout: '', stderr: 'error: no prompt: stdin was empty (echo hi | router chat, or give the prompt as arguments)\n' });
-  expect((await run(['chat', '--model', 'local/echo'], {}, '\n')).stderr).toBe('error: no prompt: stdin was empty (echo hi | router chat, or give the prompt as arguments)\n');
+  expect((await run(['chat', '--model', 'local/echo'], {}, '\n')).stderr).toBe('error: no prompt: stdin held only blank lines (echo hi | router chat, or give the prompt as arguments)\n');
   expect((await run(['embed', '--model', 'local/embed', '-'], {}, '')).stderr).toBe('error: no input: stdin was empty (echo text | router embed --model local/embed, or give the input as arguments)\n');
   expect(t.requests()).toEqual([]);
 });

@@ -96,7 +96,7 @@ it('a mistyped --voice gets a guess from the model\'s voices, from the flag or f
 
 it('an empty stdin for a flag read from @- says stdin was empty, not that "-" is', async () => {
   expect(await run(['chat', '-s', '@-', '--model', 'local/echo', 'hi'], {}, '')).toMatchObject({ code: 2, stdout: '', stderr: 'error: --system @-: stdin was empty (pipe the text in, or give --system TEXT)\n' });
-  expect((await run(['responses', '--instructions', '@-', '--model', 'local/echo', 'hi'], {}, '\n')).stderr).toBe('error: --instructions @-: stdin was empty (pipe the text in, or give --instructions TEXT)\n');
+  expect((await run(['responses', '--instructions', '@-', '--model', 'local/echo', 'hi'], {}, '\n')).stderr).toBe('error: --instructions @-: stdin held only blank lines (pipe the text in, or give --instructions TEXT)\n');
   expect(t.requests().length).toBe(0);
 });
 

@@ -178,9 +178,8 @@ it('a transient failure given up on after retries says it was retried, and how t
 
 it('a search that finds nothing near a model says the one meant; a damaged conversation left out of the list is said piped', async () => {
   const typo = await run(['models', 'lorme']);
-  expect(typo).toMatchObject({ code: 0, stdout: '', stderr: 'note: no model matches "lorme" (did you mean local/lorem?)\n' });
-  expect(await run(['models', 'lorme', '--json'])).toMatchObject({ code: 0, stdout: '[]\n', stderr: 'note: no model matches "lorme" (did you mean local/lorem?)\n' });
-  expect(await run(['models', 'zzzzzzzzzz'])).toMatchObject({ code: 0, stdout: '', stderr: '' });
+  expect(typo).toMatchObject({ code: 1, stdout: '', stderr: 'error: no model matches "lorme" (did you mean local/lorem?)\n' });
+  expect(await run(['models', 'lorme', '--json'])).toMatchObject({ code: 1, stdout: '[]\n', stderr: 'error: no model matches "lorme" (did you mean local/lorem?)\n' });
   const state = join(t.dir, 'damaged-state');
   expect((await run(['chat', '--conversation', 'torn', '--model', 'local/echo', 'soon torn'], { ROUTER_STATE_DIR: state })).code).toBe(0);
   writeFileSync(join(state, 'conversations', 'torn.json'), '{"id":"torn"}\n');

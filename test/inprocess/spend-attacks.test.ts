@@ -133,7 +133,7 @@ describe('router models with a filter value no model has', () => {
   it('a typo of a value the list has is refused (exit 2) with the value meant; another just matches nothing', async () => {
     expect(await run(['models', '--supports', 'tool'])).toMatchObject({ code: 2, stdout: '', stderr: 'error: --supports tool: no model in the list supports it (Did you mean tools?)\n' });
     expect(await run(['models', '--input-modality', 'images'])).toMatchObject({ code: 2, stderr: 'error: --input-modality images: no model in the list takes it (Did you mean image?)\n' });
-    expect(await run(['models', '--input-modality', 'video'])).toMatchObject({ code: 0, stdout: '' });
+    expect(await run(['models', '--input-modality', 'video'])).toMatchObject({ code: 1, stdout: '' });
     expect(await run(['models', '--supports', 'tools'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^local\/tools\t/) });
   });
 });

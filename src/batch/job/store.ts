@@ -16,7 +16,7 @@ import { describeHolder, holdLockAsync, withFileLockAsync } from '../../internal
 import { clearLeftMoves } from '../../internal/lock-mark.js';
 import { makeDir } from '../../internal/make-dir.js';
 import { isFiniteNumber, isRecord } from '../../internal/shape.js';
-import { indexedRoots, rootKey } from '../local-index.js';
+import { indexedRoots, rootKey, sameRoot } from '../local-index.js';
 
 export interface RequestCounts {
   total: number;
@@ -286,7 +286,3 @@ export function madeAt(job: JobRecord, root: string, roots: () => Map<string, st
   return made === undefined || sameRoot(made, root);
 }
 
-/** One API root spelled two ways (HTTP://Host:80/api and http://host/api, one with a password) is one service. */
-export function sameRoot(a: string, b: string): boolean {
-  return rootKey(a) === rootKey(b);
-}

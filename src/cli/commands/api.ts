@@ -7,6 +7,7 @@ import { defineCommand } from '../define.js';
 import type { FlagValues } from '../flags/flags.js';
 import { utf8Text } from '../io/utf8.js';
 import { didYouMean } from '../../internal/did-you-mean.js';
+import { blankInput, onlyBlanks } from '../../internal/blank.js';
 import { collect } from '../flags/options.js';
 import { refusedKeyHint } from '../context.js';
 import { readFileFor, takeStdin } from '../io/input.js';
@@ -155,7 +156,7 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
   if (opts.input === '-') takeStdin(io, '--input -');
   if (opts.input !== undefined) body = opts.input === '-' ? await readAllBytes(io.stdin, signal) : await readFileFor('--input', opts.input, signal);
   // An empty stdin (a pipe from a command that failed) or file is a mistake, not a body to send.
-  if (body !== undefined && onlyBlanks(body)) throw usage(opts.input === '-' ? '--input -: stdin was empty (pipe the body in; a POST with no body is router api POST PATH)' : `--input: ${opts.input} is empty (a POST with no body is router api POST PATH)`);
+  if (body !== undefined && onlyBlanks(body)) throw usage(opts.input === '-' ? `--input -: ${blankInput(body)} (pipe the body in; a POST with no body is router api POST PATH)` : `--input: ${blankInput(body, opts.input)} (a POST with no body is router api POST PATH)`);
   const method = (opts.method?.toUpperCase() ?? (second !== undefined ? upper : (fields.length || body !== undefined) && !opts.paginate ? 'POST' : 'GET')) as Method;
   if (!METHODS.includes(method)) throw usage(`-X ${opts.method}${didYouMean(method, METHODS)}: use one of ${METHODS.join(', ')}`);
   if (opts.paginate && method !== 'GET') throw usage('--paginate goes with GET');
@@ -204,12 +205,6 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
   } finally {
     await client.close();
   }
-}
-
-/** No byte but spaces, tabs and line ends (an empty body too); looks no further than the first other byte. */
-function onlyBlanks(body: string | Buffer): boolean {
-  for (const b of typeof body === 'string' ? Buffer.from(body) : body) if (b !== 32 && (b < 9 || b > 13)) return false;
-  return true;
 }
 
 /** A 404 for "/api/v1/…" under a root that ends in /api: the root's part was given twice. */

@@ -9,6 +9,7 @@ import { collect, modelFlag, OPEN_USER_FLAG, OUTPUT_FLAGS, PROVIDER_FLAGS, SESSI
 import { usage } from '../exit-codes.js';
 import { boundNote, guardSpend, SPEND_FLAGS } from '../spend/spend-guard.js';
 import { providerFrom, readJsonFile, readTextFile } from '../io/input.js';
+import { blankInput } from '../../internal/blank.js';
 
 const FLAGS = {
   session: SESSION_FLAGS.session,
@@ -128,7 +129,7 @@ async function runDecide(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<voi
   let state: unknown = opts.stateText;
   if (stateFile !== undefined) {
     const text = await readTextFile('--state', stateFile, io);
-    if (!text.trim()) throw usage(opts.state === undefined ? 'no content: stdin was empty (give --state FILE or --state-text TEXT)' : '--state is empty');
+    if (!text.trim()) throw usage(opts.state === undefined ? `no content: ${blankInput(text)} (give --state FILE or --state-text TEXT)` : `--state: ${blankInput(text, opts.state === '-' ? 'stdin' : opts.state)}`);
     try {
       const parsed = JSON.parse(text);
       state = parsed && typeof parsed === 'object' ? parsed : text;

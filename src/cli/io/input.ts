@@ -5,7 +5,7 @@ import { usage } from '../exit-codes.js';
 import type { IO } from './io.js';
 import { readStdin, readStdinBytes } from '../run.js';
 import { describeCode, isSystemError } from '../../internal/system-errors.js';
-import { isBlank } from '../../internal/blank.js';
+import { blankInput, isBlank } from '../../internal/blank.js';
 import { utf8Text } from './utf8.js';
 import type { FlagValues } from '../flags/flags.js';
 import type { PROVIDER_FLAGS, ROUTING_FLAGS } from '../flags/options.js';
@@ -35,14 +35,15 @@ export async function textFromArgs(args: string[], io: IO, o: TextOptions = {}):
   const taken = stdinReaders.get(io);
   if (dash !== -1) takeStdin(io, `the ${what}`, `- (the ${what})`);
   const wantsStdin = dash !== -1 || (taken === undefined && (args.length === 0 || mergeStdin) && !io.stdinTTY && !io.noStdin);
-  const piped = wantsStdin ? (await stdinText(io, binary)).replace(/\s+$/, '') : '';
+  const raw = wantsStdin ? await stdinText(io, binary) : '';
+  const piped = raw.replace(/\s+$/, '');
   // Stdin stands where "-" does, a block of its own; a piped stdin without it comes first.
   const parts = dash === -1 ? [piped, args.join(' ')] : [args.slice(0, dash).join(' '), piped, args.slice(dash + 1).join(' ')];
   const text = parts.filter(Boolean).join('\n\n');
   if (!text.trim() && taken !== undefined) throw usage(`no ${what}: stdin was read by ${taken}; give the ${what} as arguments`);
   if (!text.trim() && io.noStdin) throw usage(`no ${what}: give it as arguments (stdin is not read: ${io.noStdin})`);
   // Asked for by "-" (or piped with nothing else given): the user did pipe, and what came was nothing.
-  if (!text.trim() && wantsStdin) throw usage(`no ${what}: stdin was empty (${example}, or give the ${what} as arguments)`);
+  if (!text.trim() && wantsStdin) throw usage(`no ${what}: ${blankInput(raw)} (${example}, or give the ${what} as arguments)`);
   if (!text.trim()) throw usage(`no ${what}: give it as arguments or on stdin (${example})${onTerminal && io.stdinTTY ? `; ${onTerminal}` : ''}`);
   return text;
 }
@@ -80,7 +81,7 @@ export async function textOrFile(flag: string, value: string | undefined, io: IO
   if (value.startsWith('@@')) return value.slice(1);
   if (value === '@-') takeStdin(io, flag, `${flag} @-`);
   const text = value === '@-' ? await readStdin(io, io.interrupt) : await readTextFile(flag, value.slice(1), io);
-  if (!text.trim()) throw usage(value === '@-' ? `${flag} @-: stdin was empty (pipe the text in, or give ${flag} TEXT)` : `${flag}: ${value.slice(1)} is empty`);
+  if (!text.trim()) throw usage(value === '@-' ? `${flag} @-: ${blankInput(text)} (pipe the text in, or give ${flag} TEXT)` : `${flag}: ${blankInput(text, value.slice(1))}`);
   return text;
 }
 

@@ -190,8 +190,11 @@ export class IO {
     const write = async (text: string) => {
       if (text && !this.out(text.endsWith('\n') ? text : `${text}\n`)) await this.drain();
     };
-    (this.jqQueue ??= new JqQueue(this.jsonShape.jq!, this.stdoutTTY, write, this.interrupt, (text) => this.err(text))).hold(this.shaped(value));
+    (this.jqQueue ??= new JqQueue(this.jsonShape.jq!, this.stdoutTTY, write, this.interrupt, (text) => this.err(text), () => this.jqDone.abort())).hold(this.shaped(value));
   }
+
+  /** Aborted once --jq halted (`halt`) or failed: it takes no more values, so a stream feeding it may stop. */
+  readonly jqDone = new AbortController();
 
   /** Runs --jq over the values held, in order, and waits for it; a --jq error (or Ctrl-C) met on the way is thrown. */
   async flushJq(): Promise<void> {

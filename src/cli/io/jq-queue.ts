@@ -19,6 +19,8 @@ export class JqQueue {
     private readonly signal?: AbortSignal,
     /** What jq says on stderr (`debug`, `stderr`, `halt_error`'s text). */
     private readonly say?: (text: string) => void,
+    /** The filter halted or failed: no value after it is wanted (a stream feeding it may stop). */
+    private readonly stopped?: () => void,
   ) {}
 
   hold(value: unknown): void {
@@ -42,10 +44,14 @@ export class JqQueue {
       try {
         const { runJqEach } = await import('./json-output.js');
         while (this.held.length && !this.halted) this.halted = await runJqEach(this.held.splice(0), this.expr, this.tty, this.write, this.signal, this.say);
-        if (this.halted) this.held.length = 0;
+        if (this.halted) {
+          this.held.length = 0;
+          this.stopped?.();
+        }
       } catch (err) {
         this.failed = { err };
         this.held.length = 0;
+        this.stopped?.();
       } finally {
         this.running = undefined;
       }

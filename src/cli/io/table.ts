@@ -6,6 +6,8 @@ import { textWidth } from '../markdown/runs.js';
  * A human table on a terminal (color only when the IO allows it); off one, tab-separated lines
  * without the header, as every list prints when piped. `fit`: the column of free text (a title, a
  * path) cut with "…" so the table is no wider than the terminal, which would wrap each line in two.
+ * A table still wider (a key's hash is 64 columns) is shown as psql's expanded display does: each row
+ * a block of "column  value" lines, nothing cut.
  */
 export function table(io: IO, head: string[], rows: (string | number)[][], fit?: number): string {
   if (!io.stdoutTTY) return rows.map((r) => `${r.join('\t')}\n`).join('');
@@ -17,14 +19,25 @@ export function table(io: IO, head: string[], rows: (string | number)[][], fit?:
   };
   let text = make();
   // The top border gives each column's width: ┌──┬────┐, one character a cell's (a wide one counts two there too).
-  const widths = text.slice(0, text.indexOf('\n')).replace(/\x1b\[[\d;]*m/g, '').slice(1, -1).split('┬').map((s) => s.length);
-  const over = widths.reduce((a, b) => a + b + 1, 1) - (io.columns ?? 80);
+  const widthsOf = (t: string) => t.slice(0, t.indexOf('\n')).replace(/\x1b\[[\d;]*m/g, '').slice(1, -1).split('┬').map((s) => s.length);
+  const overOf = (t: string) => widthsOf(t).reduce((a, b) => a + b + 1, 1) - (io.columns ?? 80);
+  const widths = widthsOf(text);
+  const over = overOf(text);
   if (fit !== undefined && over > 0 && widths[fit]! > FIT_MIN) {
     const colWidths: (number | null)[] = head.map(() => null);
     colWidths[fit] = Math.max(FIT_MIN, widths[fit]! - over);
     text = make(colWidths);
   }
+  if (overOf(text) > 0) return expanded(io, head, rows);
   return `${text}\n`;
+}
+
+/** Each row as a block of "column  value" lines (the column names in the table's head color), a blank line between. */
+function expanded(io: IO, head: string[], rows: (string | number)[][]): string {
+  const width = Math.max(...head.map((h) => textWidth(h)));
+  const name = (h: string) => `${h}${' '.repeat(width - textWidth(h))}`;
+  const shown = (h: string) => (io.color ? `\x1b[36m${name(h)}\x1b[39m` : name(h));
+  return rows.map((r) => r.map((c, i) => `${shown(head[i]!)}  ${c}\n`).join('')).join('\n');
 }
 
 /** The narrowest a fitted column is cut to (its padding included): past that the table wraps as it must. */

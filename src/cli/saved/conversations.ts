@@ -16,6 +16,7 @@ export const loadConversation = (env: NodeJS.ProcessEnv, id: string): Conversati
 export const lastConversation = (env: NodeJS.ProcessEnv): Conversation | null => store(env).last();
 export const saveConversation = (env: NodeJS.ProcessEnv, c: Conversation, basedOn: Conversation | undefined, turn: readonly ChatMessage[]): Conversation => store(env).save(c, basedOn, turn);
 export const findConversations = (env: NodeJS.ProcessEnv, keep?: (c: Conversation) => boolean) => store(env).find(keep);
+export const findConversationIds = (env: NodeJS.ProcessEnv): string[] => store(env).ids();
 export const conversationSummaries = (env: NodeJS.ProcessEnv, ids: readonly string[]): Generator<ConversationSummary> => store(env).summaries(ids);
 export const deleteConversation = (env: NodeJS.ProcessEnv, id: string): void => store(env).delete(id);
 

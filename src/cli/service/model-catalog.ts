@@ -40,14 +40,14 @@ function readCacheFile(path: string): string | undefined {
 
 const isModel = (m: unknown): m is Model => !!m && typeof m === 'object' && !Array.isArray(m) && typeof (m as Model).id === 'string';
 
-/** The cached list of this API root, if it is fresh and whole (an unreadable or damaged cache is no cache). */
-export function cachedModels(env: NodeJS.ProcessEnv, apiRoot: string, now = Date.now()): Model[] | undefined {
+/** The cached list of this API root, if it is fresh (kept less than `maxAgeMs`) and whole (an unreadable or damaged cache is no cache). */
+export function cachedModels(env: NodeJS.ProcessEnv, apiRoot: string, now = Date.now(), maxAgeMs = CATALOG_TTL_MS): Model[] | undefined {
   try {
     const text = readCacheFile(catalogPath(env, apiRoot));
     if (text === undefined) return undefined;
     const cached = JSON.parse(text) as CachedList;
     if (!cached || cached.api_root !== apiRoot || !Array.isArray(cached.models) || !cached.models.every(isModel)) return undefined;
-    if (!(now - cached.fetched_at >= 0 && now - cached.fetched_at < CATALOG_TTL_MS)) return undefined;
+    if (!(now - cached.fetched_at >= 0 && now - cached.fetched_at < maxAgeMs)) return undefined;
     return cached.models;
   } catch {
     return undefined;

@@ -13,7 +13,8 @@ import type { RunContext } from '../../run.js';
 import type { RunOpts } from './flags.js';
 import { describeJob } from './jobs.js';
 import { CutAnswers, logBatch, openResults, refuseResultsOverInput, sinkOf, type ResultsTarget } from './results.js';
-import { takeUpCommand } from './watch.js';
+import { drawsSpinner, takeUpCommand } from './watch.js';
+import { counted } from '../../../internal/counted.js';
 
 type Ctx = RunContext<RunOpts>;
 
@@ -80,7 +81,7 @@ async function dryRun(ctx: Ctx, file: string): Promise<void> {
   const estimate = connected && (await checkJobSpend(ctx, connected, job).finally(() => connected.client.close()));
   if (ctx.opts.json) ctx.io.json({ ...jobSummary(job), ...(estimate ? { cost_bound: estimateJson(estimate) } : {}) });
   else ctx.io.out(`${await describeJob(job, ctx.io)}${estimate ? `${estimateLine(estimate)}\n` : ''}`);
-  ctx.io.note(`dry run: ${job.requests} requests in ${job.shards.length} shard(s) checked; nothing was saved or sent`);
+  ctx.io.note(`dry run: ${counted(job.requests, 'request')} in ${job.shards.length} shard(s) checked; nothing was saved or sent`);
 }
 
 export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise<void> {
@@ -94,7 +95,7 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
     if (opts.dryRun) return dryRun(ctx, file);
   }
   const waits = opts.watch || opts.results !== undefined;
-  const ora = waits && io.stderrTTY && !io.quiet ? (await import('ora')).default : undefined;
+  const ora = waits && drawsSpinner(io) ? (await import('ora')).default : undefined;
   let spinner: ReturnType<NonNullable<typeof ora>> | undefined;
   let lastLine = Date.now();
   const on: JobEvents = {
@@ -104,7 +105,7 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
     resumed: (job) => io.note(`resuming ${job.id}, made from this file (--new starts another job)`),
     started: (job) => {
       // The id goes out first, whatever happens next: a run that is killed never loses it.
-      if (waits || opts.json) io.note(`job ${job.id}: ${job.requests} requests in ${job.shards.filter((s) => s.parent === undefined).length} shard(s)`);
+      if (waits || opts.json) io.note(`job ${job.id}: ${counted(job.requests, 'request')} in ${job.shards.filter((s) => s.parent === undefined).length} shard(s)`);
       else {
         io.made(`job ${job.id} was started (router batch job ${job.id}; router batch run --resume ${job.id} --watch)`);
         io.out(`${job.id}\n`);

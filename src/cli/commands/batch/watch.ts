@@ -42,12 +42,19 @@ export function resumeCommand(ctx: RunContext<WatchOpts>, id: string): string {
   return takeUpCommand(ctx.flags, words, opts.results, opts.json ? ['--json'] : []);
 }
 
+/**
+ * Whether a watch draws a spinner on stderr: a terminal that has a width, and no --quiet. ora divides
+ * by the width: on a pty of 0 columns (`script`'s, a container's before it is sized) it cleared lines
+ * without end, hundreds of MB in seconds, deaf to SIGTERM. There, the watch says its lines instead.
+ */
+export const drawsSpinner = (io: RunContext<unknown>['io']): boolean => io.stderrTTY && !io.quiet && io.stderr.columns !== 0;
+
 /** Polls until the batch ends; Ctrl-C stops polling (the batch keeps running) and prints how to resume. */
 export async function watch(ctx: RunContext<WatchOpts>, client: RouterClient, id: string, first?: Batch): Promise<Batch> {
   const { io, opts, signal } = ctx;
   const started = Date.now();
   let lastLine = started;
-  const spinner = io.stderrTTY && !io.quiet
+  const spinner = drawsSpinner(io)
     // discardStdin off: ora would put the terminal in raw mode, and Ctrl-C would never become SIGINT.
     ? (await import('ora')).default({ stream: io.stderr, isEnabled: true, discardStdin: false }).start(`${id}: starting`)
     : undefined;

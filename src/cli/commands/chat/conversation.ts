@@ -2,7 +2,7 @@
 import type { ChatMessage } from '../../../client/types.js';
 import { usage } from '../../exit-codes.js';
 import { ConversationError } from '../../../kit/errors.js';
-import { checkConversationId, lastConversation, loadConversation, nearConversation, newConversation, saveConversation, type Conversation } from '../../saved/conversations.js';
+import { checkConversationId, findConversationIds, lastConversation, loadConversation, nearConversation, newConversation, saveConversation, type Conversation } from '../../saved/conversations.js';
 import type { RunContext } from '../../run.js';
 import { describeSystemError, isSystemError } from '../../../internal/system-errors.js';
 import type { ChatOptions } from './flags.js';
@@ -23,6 +23,18 @@ export async function openConversation(ctx: RunContext<ChatOptions>): Promise<Co
     if (near) ctx.io.note(`note: no conversation ${opts.conversation} yet: this starts it${near}`);
     return undefined;
   }
+}
+
+/**
+ * `-c -abc` is -c, then -abc read as flags (-a bc): -c takes no id. When a kept conversation is named
+ * exactly that word, the id was meant: refused, naming the form that takes it.
+ */
+export function checkContinueId(ctx: RunContext<ChatOptions>): void {
+  if (!ctx.opts.continue) return;
+  const at = ctx.argv.findIndex((a) => a === '-c' || a === '--continue');
+  const next = ctx.argv[at + 1];
+  if (at < 0 || !next || !/^-[^-]/.test(next) || !findConversationIds(ctx.env).includes(next)) return;
+  throw usage(`-c continues the last conversation and takes no id: ${next} reads as flags; to go on with conversation ${next}, give --conversation ${next}`);
 }
 
 /** -s replaces the conversation's system message (or starts it). */

@@ -14,7 +14,7 @@ import { applyRoleFlag, blameRole } from '../../saved/roles.js';
 import { textOrFile } from '../../io/input.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import { boundNote, guardNext, guardSpend, limitFlagOf, loweredBy, SPEND_FLAGS } from '../../spend/spend-guard.js';
-import { keepConversation, openConversation, withSystem } from './conversation.js';
+import { checkContinueId, keepConversation, openConversation, withSystem } from './conversation.js';
 import { MessageAssembler, messageOf, type AssembledMessage } from '../../answers/answer-extras.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from '../../answers/request-extras.js';
 import { callsNotRun, chatCalls, imageInput, loadTools, mcpServers, openTools } from '../../tools/tool-runner.js';
@@ -63,6 +63,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
   } catch (err) {
     throw blameRole(err, role, ctx.cmd);
   }
+  checkContinueId(ctx);
   if (opts.interactive) {
     if (opts.maxCost !== undefined || opts.dryRun) throw usage(`${opts.dryRun ? '--dry-run' : '--max-cost'} applies to one call, not to chat -i`);
     const { runRepl } = await import('./repl.js');
@@ -109,6 +110,11 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     const spentLine = () => usageLine(u && { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens, cost: u.cost }, ['prompt', 'completion']) + boundNote(guard);
     let answer = await ask();
     noteAnsweredBy(io, opts, req.model ?? req.models?.[0], answer.model);
+    // --jq halted: the answer stops where the filter did; none of it is kept in a conversation or checked.
+    if (answer.halted) {
+      if (opts.usage) io.note(spentLine());
+      return;
+    }
     // Calls left to the caller end the command (exit 11) once --usage has counted what they cost.
     let notRun: CliError | undefined;
     try {
@@ -152,6 +158,8 @@ interface Answer {
   /** What the answer says about itself when it failed (printed first, then reported). */
   failure?: FailedAnswerError;
   message: AssembledMessage;
+  /** The stream was stopped once --jq halted (or failed): the rest of the answer was not wanted. */
+  halted?: boolean;
 }
 
 async function completeChat(io: IO, client: RouterClient, req: ChatCompletionRequest, opts: ChatOptions, call: Call): Promise<Answer> {
@@ -188,7 +196,10 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
     return true;
   };
   let forget: (() => void) | undefined;
-  const chunks = opts.json ? await client.chat.stream(req, call) : await client.chat.streamText(req, call);
+  // A --jq that halted wants no more chunks: the request stops there (the service charges what it wrote).
+  const jqStop = io.jsonShape.jq === undefined ? undefined : io.jqDone.signal;
+  const streamCall = jqStop ? { ...call, signal: AbortSignal.any([call.signal, jqStop]) } : call;
+  const chunks = opts.json ? await client.chat.stream(req, streamCall) : await client.chat.streamText(req, streamCall);
   // What one read of the network brought goes out in one write.
   async function* pieces() {
     for await (const batch of chunks.batches()) {
@@ -218,15 +229,19 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
     // The answer's last line ended; not for an answer of tool calls only, or one printed once checked.
     if (!opts.json && !opts.schema && !endsLine && (text || !assembler.message().tool_calls)) yield '\n';
   }
-  await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: false }).catch((err: unknown) => {
-    // A stream that broke ends with the text that came, an answer held back for --schema too.
-    if (opts.schema && !opts.json && text && !call.signal.aborted) io.out(text.endsWith('\n') ? text : `${text}\n`);
-    forget?.();
-    // Said when the user cut it (Ctrl-C); a broken stream's error line is the one line it prints.
-    if (keep() && !usage && call.signal.aborted) io.note(`note: the answer was cut before its cost came; it is in the usage ledger without one (router usage --reconcile asks the service)`);
-    throw err;
-  });
+  const halted = await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: false }).then(
+    () => false,
+    (err: unknown) => {
+      if (jqStop?.aborted && !call.signal.aborted) return true;
+      // A stream that broke ends with the text that came, an answer held back for --schema too.
+      if (opts.schema && !opts.json && text && !call.signal.aborted) io.out(text.endsWith('\n') ? text : `${text}\n`);
+      forget?.();
+      // Said when the user cut it (Ctrl-C); a broken stream's error line is the one line it prints.
+      if (keep() && !usage && call.signal.aborted) io.note(`note: the answer was cut before its cost came; it is in the usage ledger without one (router usage --reconcile asks the service)`);
+      throw err;
+    },
+  );
   forget?.();
   reasoning.end();
-  return { text, usage, model, id, message: assembler.message(), finish };
+  return { text, usage, model, id, message: assembler.message(), finish, halted };
 }

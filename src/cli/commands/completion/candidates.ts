@@ -21,11 +21,19 @@ export async function candidates(ctx: RunContext<unknown>, kind: DynamicKind): P
   const flags = { ...ctx.flags, timeout: TIMEOUT_S, maxRetries: 0 };
   const signal = AbortSignal.timeout(TIMEOUT_S * 1000);
   const { connect } = await import('../../context.js');
+  // Model ids: the configured ones, then the service's list.
+  const known = new Set([...(await profiles(ctx).catch(() => ({ models: [] as string[] }))).models, ...[fromEnv(ctx.env, 'ROUTER_MODEL')].filter((m): m is string => m !== undefined)]);
+  const settings = await ctx.settings().catch(() => undefined);
+  if (!settings) return kind === 'models' ? [...known] : [];
+  const { DEFAULT_API_ROOT } = await import('../../../client/core.js');
+  const root = settings.apiRoot ?? DEFAULT_API_ROOT;
+  // A key given by a command (a password manager's) is never run on a Tab: it may ask for a password, or
+  // take its time. What is known without the service completes instead.
+  const byCommand = (which: 'apiKey' | 'managementKey') => settings[which] === undefined && settings.from[which]?.kind === 'command';
   // The workspace's keys (a management key's): their hashes, of the first page as the service gives it.
   if (kind === 'key-hashes') {
-    const settings = await ctx.settings();
     // Without one, connect would send the API key (refused there): its key command run on a Tab, a wait for nothing.
-    if (!settings.from.managementKey) return [];
+    if (!settings.from.managementKey || byCommand('managementKey')) return [];
     const { client } = await connect(ctx.io, flags, settings, { management: true });
     try {
       return (await client.keys.list({}, { signal })).map((k) => k.hash);
@@ -33,26 +41,28 @@ export async function candidates(ctx: RunContext<unknown>, kind: DynamicKind): P
       await client.close();
     }
   }
+  const made = async () => (await import('../../../batch/local-index.js')).indexedBatches(ctx.env, root).slice(0, 50).map((b) => b.id);
+  if (kind === 'batch-ids' && byCommand('apiKey')) return made();
   if (kind === 'batch-ids') {
-    const { client } = await connect(ctx.io, flags, await ctx.settings());
+    const { client } = await connect(ctx.io, flags, settings);
     try {
       return (await client.batches.list({ limit: 50 }, { signal })).data.map((b) => b.id);
     } catch (err) {
       // No listing at this service: the batches made from this machine.
       if (!(await import('../../../client/resources/batches.js')).isNoListing(err)) throw err;
-      return (await import('../../../batch/local-index.js')).indexedBatches(ctx.env, client.core.apiRoot).slice(0, 50).map((b) => b.id);
+      return made();
     } finally {
       await client.close();
     }
   }
-  const known = new Set([...(await profiles(ctx).catch(() => ({ models: [] as string[] }))).models, ...[fromEnv(ctx.env, 'ROUTER_MODEL')].filter((m): m is string => m !== undefined)]);
+  const { cachedModels, modelCatalog } = await import('../../service/model-catalog.js');
+  // The list as last kept, however old.
+  if (byCommand('apiKey')) return [...known, ...(cachedModels(ctx.env, root, Date.now(), Infinity) ?? []).map((m) => m.id)];
   try {
-    const { client, settings } = await connect(ctx.io, flags, await ctx.settings());
+    const { client } = await connect(ctx.io, flags, settings);
     try {
       // The list `router models` keeps, fetched only when it is not fresh.
-      const { modelCatalog } = await import('../../service/model-catalog.js');
-      const { DEFAULT_API_ROOT } = await import('../../../client/core.js');
-      for (const m of await modelCatalog(client, { env: ctx.env, apiRoot: settings.apiRoot ?? DEFAULT_API_ROOT, signal })) known.add(m.id);
+      for (const m of await modelCatalog(client, { env: ctx.env, apiRoot: root, signal })) known.add(m.id);
     } finally {
       await client.close();
     }

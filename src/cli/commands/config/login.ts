@@ -46,9 +46,10 @@ async function runLogin({ io, opts, flags }: RunContext<FlagValues<typeof FLAGS>
   await sayStored(io, await saveKey(s, profile, 'api_key', key, io.env, io.interrupt), profile, 'api_key', s.get(profile));
   if (!s.names().includes(s.current())) s.use(profile);
   if (checked?.info) io.info(keySummary(checked.info));
-  // Checked against the environment's root, the key works with it; the profile alone would send it elsewhere.
+  // Checked against the environment's root, the key works with it; the profile alone would send it elsewhere:
+  // a fact the user needs, said piped too (a script's next run without ROUTER_API_ROOT would be refused).
   if (checked && envRoot && !s.get(profile)?.api_root) {
-    io.info(`the key was checked against ${withoutUserinfo(envRoot)} (ROUTER_API_ROOT), which profile "${profile}" does not keep: give --api-root "$ROUTER_API_ROOT" to keep it`);
+    io.note(`the key was checked against ${withoutUserinfo(envRoot)} (ROUTER_API_ROOT), which profile "${profile}" does not keep: give --api-root "$ROUTER_API_ROOT" to keep it`);
   }
 }
 

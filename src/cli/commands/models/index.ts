@@ -38,7 +38,8 @@ export const models = defineCommand({
   flags: FLAGS,
   notes: `Piped, one tab-separated line per model: id, name, context length, prompt and completion price in
 USD per million tokens, input->output modalities. The list is kept five minutes in
-$XDG_STATE_HOME/router/models/ (it also prices --max-cost and --dry-run).`,
+$XDG_STATE_HOME/router/models/ (it also prices --max-cost and --dry-run). Words or filters that
+match no model exit 1 (as grep), saying so on stderr.`,
   examples: ['router models', 'router models lorem', 'router models --output-modality text --sort price', "router models --json id,pricing --jq '.[].id'"],
   commands: [show],
   run: runModels,
@@ -62,23 +63,28 @@ async function runModels(ctx: RunContext<FlagValues<typeof FLAGS>>, search: stri
   // A value close to one the list has is a typo, refused; another (video, when no model takes it) just matches nothing.
   if (unknown?.typo) throw usage(unknown.line);
   const found = sortModels(filterModels(all, search, opts), opts.sort);
-  // Words that match nothing, close to a model's name: a typo, said however the list is printed.
-  if (!found.length && search.length) await guessSearch(io, all, search);
-  if (opts.json) return io.json(found);
-  const rows = found.map((m) => modelRow(m, io.stdoutTTY ? '-' : ''));
-  if (!io.stdoutTTY) return void io.out(rows.map((r) => `${r.join('\t')}\n`).join(''));
-  if (rows.length === 0) return io.info(unknown ? `no models match: ${unknown.line}` : 'no models match');
-  const chalk = io.color ? (await import('chalk')).default : undefined;
-  const fitted = fitColumns(rows, io.columns!);
-  io.out(renderTable(fitted.head, fitted.rows, io.columns!, chalk ? (s) => chalk.bold(s) : undefined));
+  // Nothing matched what was asked: said on stderr however the list is printed, exit 1 (as grep).
+  const none = !found.length && (search.length || unknown || opts.inputModality || opts.outputModality || opts.supports?.length) ? await noMatch(all, search, opts, unknown?.line) : undefined;
+  if (opts.json) io.json(found);
+  else if (!io.stdoutTTY) io.out(found.map((m) => `${modelRow(m, '').join('\t')}\n`).join(''));
+  else if (found.length) {
+    const chalk = io.color ? (await import('chalk')).default : undefined;
+    const fitted = fitColumns(found.map((m) => modelRow(m, '-')), io.columns!);
+    io.out(renderTable(fitted.head, fitted.rows, io.columns!, chalk ? (s) => chalk.bold(s) : undefined));
+  }
+  if (none) throw none;
 }
 
-async function guessSearch(io: RunContext<object>['io'], all: Model[], search: string[]): Promise<void> {
+/** "no model matches …": the words and filters asked, or the filter no model has; a near model's id when a word is a typo of one. */
+async function noMatch(all: Model[], search: string[], opts: FlagValues<typeof FLAGS>, unknownFilter: string | undefined): Promise<CliError> {
+  if (unknownFilter) return new CliError(unknownFilter, EXIT.FAILURE);
   const { closest } = await import('../../../internal/did-you-mean.js');
   const names = all.flatMap((m) => [m.id, m.id.split('/').pop()!]);
-  const near = search.map((w) => closest(w, names)).find((n) => n !== undefined);
+  // A typo is a word that alone matches no model ("zzz lorem": lorem matches; its guess would be itself).
+  const near = search.filter((w) => !filterModels(all, [w], {}).length).map((w) => closest(w, names)).find((n) => n !== undefined);
   const model = near && all.find((m) => m.id === near || m.id.endsWith(`/${near}`));
-  if (model) io.note(`note: no model matches ${search.map((w) => `"${w}"`).join(' and ')} (did you mean ${model.id}?)`);
+  const asked = [search.map((w) => `"${w}"`).join(' and '), opts.inputModality && `--input-modality ${opts.inputModality}`, opts.outputModality && `--output-modality ${opts.outputModality}`, ...(opts.supports ?? []).map((p) => `--supports ${p}`)];
+  return new CliError(`no model matches ${asked.filter(Boolean).join(' with ')}${model ? ` (did you mean ${model.id}?)` : ''}`, EXIT.FAILURE);
 }
 
 async function runShow(ctx: RunContext<{ refresh?: boolean }>, id: string): Promise<void> {

@@ -91,6 +91,11 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
       return got;
     };
     let final = await send(req);
+    // --jq halted: the answer stops where the filter did; none of it is checked.
+    if (final && 'halted' in final) {
+      if (opts.usage) io.note(usageLine(undefined));
+      return;
+    }
     if (toolSet) final = await responsesToolLoop(io, { set: toolSet, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal, timeout: opts.toolTimeout ?? ctx.flags.timeout, timeoutFlag: opts.toolTimeout === undefined ? '--timeout' : '--tool-timeout', takesImages: imageInput(client, io.env, settings.apiRoot, req.model, signal) }, req, final, send);
     if (opts.routerMetadata && !opts.json) noteRouting(io, final);
     noteAnsweredBy(io, opts, req.model ?? (req.models as string[] | undefined)?.[0], typeof final?.model === 'string' ? final.model || undefined : undefined);
@@ -160,7 +165,9 @@ async function streamResponse(io: IO, client: RouterClient, req: ResponsesReques
     return true;
   };
   let forget: (() => void) | undefined;
-  const events = await client.responses.stream(req, call);
+  // A --jq that halted wants no more events: the request stops there (the service charges what it wrote).
+  const jqStop = io.jsonShape.jq === undefined ? undefined : io.jqDone.signal;
+  const events = await client.responses.stream(req, jqStop ? { ...call, signal: AbortSignal.any([call.signal, jqStop]) } : call);
   const reasoning = reasoningPrinter(io, opts);
   // Whether the text so far ends a line, and whether there was any.
   let endsLine = false;
@@ -181,16 +188,21 @@ async function streamResponse(io: IO, client: RouterClient, req: ResponsesReques
   }
   // An answer held back for --schema: printed as received if the stream breaks.
   let withheld = '';
-  await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: false }).catch((err: unknown) => {
-    if (withheld && !call.signal.aborted) io.out(withheld.endsWith('\n') ? withheld : `${withheld}\n`);
-    forget?.();
-    // Said when the user cut it (Ctrl-C); a broken stream's error line is the one line it prints.
-    if (keep() && !final?.usage && call.signal.aborted) io.note(`note: the answer was cut before its cost came; it is in the usage ledger without one (router usage --reconcile asks the service)`);
-    throw err;
-  });
+  const halted = await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: false }).then(
+    () => false,
+    (err: unknown) => {
+      if (jqStop?.aborted && !call.signal.aborted) return true;
+      if (withheld && !call.signal.aborted) io.out(withheld.endsWith('\n') ? withheld : `${withheld}\n`);
+      forget?.();
+      // Said when the user cut it (Ctrl-C); a broken stream's error line is the one line it prints.
+      if (keep() && !final?.usage && call.signal.aborted) io.note(`note: the answer was cut before its cost came; it is in the usage ledger without one (router usage --reconcile asks the service)`);
+      throw err;
+    },
+  );
   forget?.();
   reasoning.end();
-  return final;
+  // Stopped for --jq: the response as it began (its id for the ledger), marked.
+  return halted ? ({ ...begun, halted } as ResponsesResult) : final;
 }
 
 /** The response a `response.created` event names (its id, its model). */
