@@ -6,7 +6,7 @@ import { defineCommand } from '../define.js';
 import type { FlagValues } from '../flags/flags.js';
 import { integerIn, modelFlag, nonEmpty, OPEN_USER_FLAG, OUTPUT_FLAGS, PROVIDER_FLAGS } from '../flags/options.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
-import { boundNote, guardSpend, SPEND_FLAGS } from '../spend/spend-guard.js';
+import { boundNote, guardSpend, FIXED_SPEND_FLAGS } from '../spend/spend-guard.js';
 import { providerFrom, readTextFile, textFromArgs } from '../io/input.js';
 import type { EmbeddingResponse } from '../../client/types.js';
 import { roundCost } from '../../internal/round-cost.js';
@@ -27,7 +27,7 @@ const FLAGS = {
   json: { flags: '--json', help: 'print the embedding response (the default)' },
   usage: OUTPUT_FLAGS.usage,
   jsonl: { flags: '--jsonl', help: 'print one {"index", "input", "embedding"} per line' },
-  ...SPEND_FLAGS,
+  ...FIXED_SPEND_FLAGS,
   perRequest: { flags: '--per-request <n>', help: 'inputs per request: more are sent as several requests, answered as one', parse: integerIn(1, 100_000), default: PER_REQUEST },
 } as const;
 

@@ -23,6 +23,12 @@ export const SPEND_FLAGS = {
   ignoreBudget: { flags: '--ignore-budget', help: 'do not hold this call to daily_budget / monthly_budget' },
 } satisfies FlagTable;
 
+/** The same flags for a call with no completion limit to lower (embed, speak, decide): over the cap it is refused. */
+export const FIXED_SPEND_FLAGS = {
+  ...SPEND_FLAGS,
+  maxCost: { ...SPEND_FLAGS.maxCost, help: 'the most this call may cost, from the model list\'s prices: a call that could cost more is refused (exit 4)' },
+} satisfies FlagTable;
+
 export type SpendOptions = FlagValues<typeof SPEND_FLAGS>;
 
 export interface GuardedCall extends SpendCall {

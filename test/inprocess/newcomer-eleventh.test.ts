@@ -1,0 +1,15 @@
+import { expect, it } from 'vitest';
+import { cliEnvPerFile } from '../support/cli-env.js';
+
+// Issue 46, round 11: a newcomer's hour with the installed tarball.
+const run = cliEnvPerFile(() => {});
+
+it('--max-cost help of embed, speak and decide says over the cap is refused: they have no max tokens to lower', async () => {
+  for (const cmd of ['embed', 'speak', 'decide']) {
+    const help = (await run([cmd, '--help'])).stdout.replace(/\s+/g, ' ');
+    expect(help, cmd).toContain('--max-cost <usd> the most this call may cost, from the model list\'s prices: a call that could cost more is refused (exit 4)');
+    expect(help, cmd).not.toContain('max tokens');
+  }
+  const chat = (await run(['chat', '--help'])).stdout.replace(/\s+/g, ' ');
+  expect(chat).toContain('the max tokens are lowered to fit, or the call is refused (exit 4)');
+});
