@@ -1,4 +1,6 @@
 import { expect, it } from 'vitest';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { cliEnvPerFile } from '../support/cli-env.js';
 
 // Issue 46, round 11: a newcomer's hour with the installed tarball.
@@ -13,3 +15,11 @@ it('--max-cost help of embed, speak and decide says over the cap is refused: the
   const chat = (await run(['chat', '--help'])).stdout.replace(/\s+/g, ' ');
   expect(chat).toContain('the max tokens are lowered to fit, or the call is refused (exit 4)');
 });
+
+it('an MCP server that crashes at start is named by its error, not by node\'s version line after the stack', async () => {
+  // node ends a crash with "Node.js v20…": that last line was all the error said of why.
+  const missing = join(tmpdir(), 'router-no-such-dir', 'server.js');
+  const r = await run(['chat', '--model', 'local/tools', '--mcp', `'${process.execPath}' '${missing}'`, 'hi']);
+  expect(r.code).toBe(12);
+  expect(r.stderr).toMatch(/^error: MCP server .*: ended before it answered; it said: Error: Cannot find module '.*server\.js'\n$/);
+}, 60_000);
