@@ -1,10 +1,12 @@
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cliEnvPerFile } from '../support/cli-env.js';
+import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
 
 // Issue 46, round 11: a newcomer's hour with the installed tarball.
-const run = cliEnvPerFile(() => {});
+let t: CliEnv;
+const run = cliEnvPerFile((env) => (t = env));
 
 it('--max-cost help of embed, speak and decide says over the cap is refused: they have no max tokens to lower', async () => {
   for (const cmd of ['embed', 'speak', 'decide']) {
@@ -23,3 +25,41 @@ it('an MCP server that crashes at start is named by its error, not by node\'s ve
   expect(r.code).toBe(12);
   expect(r.stderr).toMatch(/^error: MCP server .*: ended before it answered; it said: Error: Cannot find module '.*server\.js'\n$/);
 }, 60_000);
+
+describe('responses --tools under a cap: router runs the function tools, a round at a time, each bounded as chat bounds them', () => {
+  const toolsFile = (name: string, command: string) => {
+    const path = join(t.dir, `${name}.json`);
+    writeFileSync(path, JSON.stringify([{ type: 'function', name, parameters: { type: 'object', properties: {} }, command }]));
+    return path;
+  };
+
+  it('a loop that fits runs under a budget and under --max-cost (it was refused as unboundable, the way out it named refused too)', async () => {
+    const tools = toolsFile('sunny', 'echo sunny');
+    const budget = await run(['responses', '--model', 'local/tools', '--tools', tools, 'sunny'], { ROUTER_DAILY_BUDGET: '2' });
+    expect(budget.stderr).toBe('');
+    expect(budget).toMatchObject({ code: 0, stdout: 'From the tool results: sunny answered: sunny\n' });
+    const capped = await run(['responses', '--model', 'local/tools', '--tools', tools, '--max-cost', '0.01', '--usage', 'sunny']);
+    expect(capped.code, capped.stderr).toBe(0);
+    expect(capped.stderr).toMatch(/\nusage: .* \(bound \$\S+\)\n$/);
+  });
+
+  it('a later round the rest of the cap cannot pay for is refused (exit 4) before it is sent, with --usage saying what the first cost', async () => {
+    const tools = toolsFile('loud', "head -c 2000 /dev/zero | tr '\\0' a");
+    t.clearRequests();
+    const r = await run(['responses', '--model', 'local/tools', '--tools', tools, '--usage', '--max-cost', '0.001', 'loud']);
+    expect(r.code).toBe(4);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines.at(-2)).toMatch(/^usage: .*cost \$\S+ \(bound \$\S+\)$/);
+    expect(lines.at(-1)).toMatch(/^error: this call could cost up to \$\S+, over --max-cost \$0\.001000, less the \$\S+ this command already spent: not even one completion token fits/);
+    expect(t.requests().filter((q) => q.path.endsWith('/responses'))).toHaveLength(1);
+  });
+
+  it('the service\'s own tools (web_search) are still refused under a cap, naming how to let the call through', async () => {
+    const path = join(t.dir, 'search.json');
+    writeFileSync(path, JSON.stringify([{ type: 'web_search' }]));
+    const r = await run(['responses', '--model', 'local/echo', '--tools', path, 'hi'], { ROUTER_DAILY_BUDGET: '2' });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/^error: cannot bound the cost of this call for what is left of daily_budget .*--ignore-budget under a budget/);
+    expect((await run(['responses', '--model', 'local/echo', '--tools', path, '--ignore-budget', 'hi'], { ROUTER_DAILY_BUDGET: '2' })).code).toBe(0);
+  });
+});

@@ -108,7 +108,7 @@ describe('--max-cost', () => {
     writeFileSync(tools, JSON.stringify([{ type: 'web_search' }]));
     const r = await run(['responses', '--model', 'local/echo', '--tools', tools, '--max-cost', '1', 'hi']);
     expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(/^error: cannot bound the cost of this call for --max-cost \$1\.000000: with --tools the service runs a loop/);
+    expect(r.stderr).toMatch(/^error: cannot bound the cost of this call for --max-cost \$1\.000000: the service runs the tools of its own \(web_search, …\) in a loop .*\(let the call through: no --max-cost, and --ignore-budget under a budget; --stop-when max_cost=USD asks the service to stop it\)\n$/);
   });
 
   it('is refused with chat -i, where it would cap nothing', async () => {
