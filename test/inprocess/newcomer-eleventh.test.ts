@@ -63,3 +63,18 @@ describe('responses --tools under a cap: router runs the function tools, a round
     expect((await run(['responses', '--model', 'local/echo', '--tools', path, '--ignore-budget', 'hi'], { ROUTER_DAILY_BUDGET: '2' })).code).toBe(0);
   });
 });
+
+it('embed --file says when blank lines among the inputs were skipped: every later index is off its line number', async () => {
+  const file = join(t.dir, 'docs.txt');
+  writeFileSync(file, 'a\nb\n\nc\n\n');
+  const r = await run(['embed', '--file', file, '--model', 'local/embed']);
+  expect(r.code).toBe(0);
+  expect(r.stderr).toBe('note: 1 blank line skipped (line 3): an "index" counts the inputs, not the lines\n');
+  expect((JSON.parse(r.stdout) as { data: unknown[] }).data).toHaveLength(3);
+  // Blank lines after the last input (a file's last line end) shift nothing; --quiet keeps it quiet.
+  writeFileSync(file, 'a\nb\n\n\n');
+  expect((await run(['embed', '--file', file, '--model', 'local/embed'])).stderr).toBe('');
+  writeFileSync(file, '\na\n\nb\n');
+  expect((await run(['embed', '--file', file, '--model', 'local/embed', '--jsonl'])).stderr).toBe('note: 2 blank lines skipped (lines 1, 3): an "index" counts the inputs, not the lines\n');
+  expect((await run(['embed', '--file', file, '--model', 'local/embed', '--quiet'])).stderr).toBe('');
+});
