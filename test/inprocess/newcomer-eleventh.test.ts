@@ -78,3 +78,12 @@ it('embed --file says when blank lines among the inputs were skipped: every late
   expect((await run(['embed', '--file', file, '--model', 'local/embed', '--jsonl'])).stderr).toBe('note: 2 blank lines skipped (lines 1, 3): an "index" counts the inputs, not the lines\n');
   expect((await run(['embed', '--file', file, '--model', 'local/embed', '--quiet'])).stderr).toBe('');
 });
+
+it('usage --activity with nothing recorded says why: today\'s calls show tomorrow, and router usage counts them now', async () => {
+  expect((await run(['chat', '--model', 'local/echo', 'hi'])).code).toBe(0);
+  const r = await run(['usage', '--activity'], { ROUTER_MANAGEMENT_KEY: t.managementKey });
+  expect(r.code, r.stderr).toBe(0);
+  // Was: a total of zero calls, exit 0 and nothing said, right after a call.
+  expect(r.stdout).toBe('total\t0\t0\t0\t0\t$0.000000\n');
+  expect(r.stderr).toBe('note: the service recorded no activity in these days: it holds completed UTC days, so today\'s calls show tomorrow (router usage, without --activity, counts them now)\n');
+});
