@@ -87,3 +87,19 @@ it('usage --activity with nothing recorded says why: today\'s calls show tomorro
   expect(r.stdout).toBe('total\t0\t0\t0\t0\t$0.000000\n');
   expect(r.stderr).toBe('note: the service recorded no activity in these days: it holds completed UTC days, so today\'s calls show tomorrow (router usage, without --activity, counts them now)\n');
 });
+
+it('a tool script without its execute bit is said as not runnable (exit 126), not as a command not found', async () => {
+  const script = join(t.dir, 'weather.sh');
+  writeFileSync(script, '#!/bin/sh\necho rainy\n', { mode: 0o644 });
+  for (const command of [[script], script]) {
+    const tools = join(t.dir, 'weather.json');
+    writeFileSync(tools, JSON.stringify([{ type: 'function', name: 'weather', parameters: { type: 'object', properties: {} }, command }]));
+    const r = await run(['chat', '--model', 'local/tools', '--tools', tools, 'weather']);
+    expect(r.code).toBe(0);
+    // Was (argv form): "its command was not found (exit 127)" for a file that is there.
+    expect(r.stderr, JSON.stringify(command)).toBe('warning: tool weather: its command could not be run (exit 126): is it executable (chmod +x)?\n');
+  }
+  const tools = join(t.dir, 'weather.json');
+  writeFileSync(tools, JSON.stringify([{ type: 'function', name: 'weather', parameters: { type: 'object', properties: {} }, command: [script] }]));
+  expect((await run(['chat', '--model', 'local/tools', '--tools', tools, 'weather'])).stdout).toContain(`EACCES (${script} is not executable)`);
+});
