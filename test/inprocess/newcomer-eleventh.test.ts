@@ -103,3 +103,15 @@ it('a tool script without its execute bit is said as not runnable (exit 126), no
   writeFileSync(tools, JSON.stringify([{ type: 'function', name: 'weather', parameters: { type: 'object', properties: {} }, command: [script] }]));
   expect((await run(['chat', '--model', 'local/tools', '--tools', tools, 'weather'])).stdout).toContain(`EACCES (${script} is not executable)`);
 });
+
+it('a mistyped model under a budget or --max-cost is the usage error it is without one (exit 2, a guess), not a refusal of money', async () => {
+  t.clearRequests();
+  const budget = await run(['chat', '--model', 'local/lorme', 'hi'], { ROUTER_DAILY_BUDGET: '2' });
+  // Was: exit 4, "cannot bound the cost of this call for what is left of daily_budget …: local/lorme is not in the model list".
+  expect(budget).toMatchObject({ code: 2, stdout: '', stderr: 'error: local/lorme is not in the model list (did you mean local/lorem? the list: router models): nothing was sent\n' });
+  const capped = await run(['embed', '--model', 'local/embd', '--max-cost', '1', 'hi']);
+  expect(capped).toMatchObject({ code: 2, stderr: 'error: local/embd is not in the model list (did you mean local/embed? the list: router models): nothing was sent\n' });
+  expect(t.requests().filter((q) => q.method === 'POST')).toEqual([]);
+  // Without a cap the service says it: the same exit code.
+  expect((await run(['chat', '--model', 'local/lorme', 'hi'])).code).toBe(2);
+});
