@@ -51,6 +51,12 @@ export interface CommandRun {
   binary?: { stream: 'output' | 'stderr'; size: number }[];
 }
 
+/** A command that could not start, with a shell's code: 126 found but not runnable (no execute bit), 127 not found. */
+function notStarted(file: string, e: NodeJS.ErrnoException): CommandRun {
+  const code = e.code === 'EACCES' || e.code === 'ENOEXEC' ? 126 : 127;
+  return { code, output: `could not run the command: ${e.message}${code === 126 ? ` (${file} is not executable)` : ''}` };
+}
+
 /**
  * The result of one run: its stdout, or (on failure) its exit code and stderr, which go back to the
  * model as they are. On abort the group gets SIGTERM, and SIGKILL 2 s later if it still runs; the
@@ -106,7 +112,7 @@ export async function runCommand(command: string | string[], input: string, sign
     child.stderr.on('data', err.keep);
     child.stdin.on('error', () => {});
     child.stdin.end(input);
-    child.on('error', (e) => done() || resolve({ code: 127, output: `could not run the command: ${e.message}` }));
+    child.on('error', (e) => done() || resolve(notStarted(file, e)));
     // A process the command left running (an opener, a server) may hold its stdout open for ever: the
     // result is what came by a moment after the command exited, and that process is not waited for.
     let leftOpen: NodeJS.Timeout | undefined;

@@ -30,6 +30,19 @@ const isUrl = (spec: string) => /^https?:\/\//i.test(spec);
 /** setTimeout's largest delay: the SDK's own 60 s bound of a request is not the one router keeps. */
 const NO_BOUND = 2 ** 31 - 1;
 
+/** Lines that say nothing of why: a stack frame, node's version after a crash, a brace of an error's fields. */
+const NOISE = /^(at\s|Node\.js v\d|[{}[\]^]+$)/;
+const TELLS = /error|exception|panic|fatal|cannot|can't|could not|not found|denied|failed|no such/i;
+
+/**
+ * The line of a server's stderr that says why it ended: the last that reads as an error (node ends
+ * a crash with a stack and its version, which say nothing), else the last that is not noise.
+ */
+export function tellingLine(stderr: string): string | undefined {
+  const lines = stderr.split('\n').map((l) => l.trim()).filter((l) => l && !NOISE.test(l));
+  return [...lines].reverse().find((l) => TELLS.test(l)) ?? lines.at(-1);
+}
+
 /** An error as one line: fetch's "fetch failed" says why in its cause. */
 function describe(err: unknown): string {
   const e = err as { message?: string; code?: unknown; cause?: { code?: string; message?: string } };
@@ -57,7 +70,10 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
   }
   let ended = false;
   client.onclose = () => (ended = true);
-  const said = () => (stderr.trim() ? `; it said: ${stderr.trim().split('\n').slice(-1)[0]!.slice(0, 300)}` : '');
+  const said = () => {
+    const line = tellingLine(stderr);
+    return line ? `; it said: ${line.slice(0, 300)}` : '';
+  };
   const startMs = opts.startTimeoutMs ?? 30_000;
   const close = () => client.close().catch(() => {});
   let listed;

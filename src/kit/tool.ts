@@ -14,7 +14,7 @@ export interface ToolResult {
   text: string;
   /** False when the tool failed; the text then says how (the model reads it). */
   ok: boolean;
-  /** A command's exit code (127: not found), when the tool is a command. */
+  /** A command's exit code (127: not found; 126: not runnable), when the tool is a command. */
   code?: number;
   /** What was cut before it went to the model (a command's streams, an MCP result): the bytes kept of those that came. */
   outputCut?: { stream: 'output' | 'stderr' | 'result'; kept: number; size: number }[];

@@ -209,7 +209,8 @@ describe.skipIf(!HAS_TMUX)('router chat -i on a terminal', () => {
     await term.waitFor(/and now\?\nI received 1 attachment:\n\n?1\. image: image\/png, 75 bytes, 2x3 pixels\n>\s*$/m);
     term.run('/exit');
     expect(await term.lastExit()).toBe(0);
-    const sent = t.requests().map((q) => q.body.messages);
+    // /attach reads the model list (to say at once what the model cannot take): the chats are the POSTs.
+    const sent = t.requests().filter((q) => q.method === 'POST').map((q) => q.body.messages);
     expect(sent[0].at(-1).content[1].image_url.url).toMatch(/^data:image\/png;base64,/);
     expect(typeof sent[1].at(-1).content).toBe('string');
   });
@@ -221,13 +222,14 @@ describe.skipIf(!HAS_TMUX)('router chat -i on a terminal', () => {
     term.run(`${router} chat -i --model local/echo`);
     await term.waitFor(/^>\s*$/m);
     term.run(`/attach ${png}`);
-    await term.waitFor(/attached .*refused\.png/);
+    // Said at /attach, by the model list, before a message is typed for it.
+    await term.waitFor(/attached .*refused\.png.*\nnote: local\/echo takes text: the pending attachment refused\.png \(image\) would be refused; \/clear drops it, or \/model one that takes it\n>\s*$/m);
     term.run('what is it?');
-    await term.waitFor(/^error: .*local\/echo does not take image input.*\nits attachment was dropped \(\/attach again\)\n>\s*$/m);
+    await term.waitFor(/^error: .*local\/echo does not take image input.*\nits attachment was dropped \(\/model one that takes it, then \/attach again\)\n>\s*$/m);
     term.run('again');
     await term.waitFor(/^again\n>\s*$/m);
     term.run(`/attach ${png}`);
-    await term.waitFor(/attached .*refused\.png.*\n>\s*$/m);
+    await term.waitFor(/attached .*refused\.png.*\nnote: .*\n>\s*$/m);
     term.run('/clear');
     await term.waitFor(/^conversation cleared, the attachment too\n>\s*$/m);
     term.run('plain');

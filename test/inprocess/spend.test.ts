@@ -84,9 +84,9 @@ describe('--max-cost', () => {
     expect(quoted + 0.0000015).toBeGreaterThan(cap);
   });
 
-  it('refuses, saying why, when the model has no price in the list', async () => {
+  it('refuses a model not in the list as the service would, a usage error with the list named (exit 2), nothing sent', async () => {
     const r = await run(['chat', '--model', 'local/nothing', '--max-cost', '1', 'hi']);
-    expect(r).toMatchObject({ code: 4, stderr: 'error: cannot bound the cost of this call for --max-cost $1.000000: local/nothing is not in the model list\n' });
+    expect(r).toMatchObject({ code: 2, stderr: 'error: local/nothing is not in the model list (the list: router models): nothing was sent\n' });
   });
 
   it('caps responses, embed, speak and decide too', async () => {
@@ -108,7 +108,7 @@ describe('--max-cost', () => {
     writeFileSync(tools, JSON.stringify([{ type: 'web_search' }]));
     const r = await run(['responses', '--model', 'local/echo', '--tools', tools, '--max-cost', '1', 'hi']);
     expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(/^error: cannot bound the cost of this call for --max-cost \$1\.000000: with --tools the service runs a loop/);
+    expect(r.stderr).toMatch(/^error: cannot bound the cost of this call for --max-cost \$1\.000000: the service runs the tools of its own \(web_search, …\) in a loop .*\(let the call through: no --max-cost, and --ignore-budget under a budget; --stop-when max_cost=USD asks the service to stop it\)\n$/);
   });
 
   it('is refused with chat -i, where it would cap nothing', async () => {

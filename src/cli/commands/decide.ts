@@ -7,7 +7,7 @@ import { defineCommand } from '../define.js';
 import type { FlagValues } from '../flags/flags.js';
 import { collect, modelFlag, OPEN_USER_FLAG, OUTPUT_FLAGS, PROVIDER_FLAGS, SESSION_FLAGS } from '../flags/options.js';
 import { usage } from '../exit-codes.js';
-import { boundNote, guardSpend, SPEND_FLAGS } from '../spend/spend-guard.js';
+import { boundNote, guardSpend, FIXED_SPEND_FLAGS } from '../spend/spend-guard.js';
 import { providerFrom, readJsonFile, readTextFile } from '../io/input.js';
 import { blankInput } from '../../internal/blank.js';
 
@@ -28,7 +28,7 @@ const FLAGS = {
   ...PROVIDER_FLAGS,
   json: { flags: '--json', help: 'print the decision response' },
   usage: OUTPUT_FLAGS.usage,
-  ...SPEND_FLAGS,
+  ...FIXED_SPEND_FLAGS,
 } as const;
 
 export const decide = defineCommand({

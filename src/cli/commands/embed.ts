@@ -6,10 +6,11 @@ import { defineCommand } from '../define.js';
 import type { FlagValues } from '../flags/flags.js';
 import { integerIn, modelFlag, nonEmpty, OPEN_USER_FLAG, OUTPUT_FLAGS, PROVIDER_FLAGS } from '../flags/options.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
-import { boundNote, guardSpend, SPEND_FLAGS } from '../spend/spend-guard.js';
+import { boundNote, guardSpend, FIXED_SPEND_FLAGS } from '../spend/spend-guard.js';
 import { providerFrom, readTextFile, textFromArgs } from '../io/input.js';
 import type { EmbeddingResponse } from '../../client/types.js';
 import { roundCost } from '../../internal/round-cost.js';
+import { counted } from '../../internal/counted.js';
 
 /** Inputs per request: OpenAI's limit, and the emulator's. */
 const PER_REQUEST = 2048;
@@ -27,7 +28,7 @@ const FLAGS = {
   json: { flags: '--json', help: 'print the embedding response (the default)' },
   usage: OUTPUT_FLAGS.usage,
   jsonl: { flags: '--jsonl', help: 'print one {"index", "input", "embedding"} per line' },
-  ...SPEND_FLAGS,
+  ...FIXED_SPEND_FLAGS,
   perRequest: { flags: '--per-request <n>', help: 'inputs per request: more are sent as several requests, answered as one', parse: integerIn(1, 100_000), default: PER_REQUEST },
 } as const;
 
@@ -65,8 +66,11 @@ async function inputsFrom(opts: EmbedOpts, args: string[], io: RunContext<EmbedO
     text = await textFromArgs(args.includes('-') ? ['-'] : [], io, { what: 'input', example: 'echo text | router embed --model local/embed' });
   }
   const inputs: string[] = [];
+  const blanks: number[] = [];
+  let lastLine = 0;
   text.split(/\r?\n/).forEach((line, i) => {
-    if (!line.trim()) return;
+    if (!line.trim()) return void blanks.push(i + 1);
+    lastLine = i + 1;
     if (/^\s*[{"]/.test(line)) {
       let v: unknown;
       try {
@@ -81,6 +85,9 @@ async function inputsFrom(opts: EmbedOpts, args: string[], io: RunContext<EmbedO
     } else inputs.push(line);
   });
   if (!inputs.length) throw usage('no input to embed');
+  // A blank line among the inputs moves every later index off its line number: said, not done in silence.
+  const among = blanks.filter((n) => n < lastLine);
+  if (among.length && !io.quiet) io.note(`note: ${counted(among.length, 'blank line')} skipped (${among.length === 1 ? 'line' : 'lines'} ${among.slice(0, 5).join(', ')}${among.length > 5 ? ', …' : ''}): an "index" counts the inputs, not the lines`);
   return inputs;
 }
 

@@ -5,7 +5,7 @@ import { defineCommand } from '../define.js';
 import type { FlagValues } from '../flags/flags.js';
 import { anyNumber, collect, collectNonEmpty, modelFlag, nonEmpty, SESSION_FLAGS } from '../flags/options.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
-import { boundNote, guardSpend, SPEND_FLAGS } from '../spend/spend-guard.js';
+import { boundNote, guardSpend, FIXED_SPEND_FLAGS } from '../spend/spend-guard.js';
 import { readFileFor, readJsonFile, textFromArgs } from '../io/input.js';
 import type { Connected } from '../context.js';
 import { costText } from '../../internal/round-cost.js';
@@ -27,7 +27,7 @@ const FLAGS = {
   referenceText: { flags: '--reference-text <text>', help: 'transcript of the clip typed right before it (of a single clip: right before or after it), repeatable', parse: collectNonEmpty },
   referenceImage: { flags: '--reference-image <file>', help: 'one image for voice design' },
   json: { flags: '--json', help: 'with -o: print {"file", "bytes", "content_type"}' },
-  ...SPEND_FLAGS,
+  ...FIXED_SPEND_FLAGS,
   usage: { flags: '--usage', help: 'print the audio\'s size and cost to stderr (the cost from the service\'s record of the generation)' },
 } as const;
 

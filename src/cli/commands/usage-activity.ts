@@ -48,5 +48,7 @@ export async function activityTotals(ctx: RunContext<unknown>, from: number, by:
       t.cost += item.usage;
     }
   }
+  // Nothing recorded reads as "no calls": the usual reason is that today's are not in it yet.
+  if (!groups.size) ctx.io.note('note: the service recorded no activity in these days: it holds completed UTC days, so today\'s calls show tomorrow (router usage, without --activity, counts them now)');
   return { groups, total };
 }

@@ -12,6 +12,7 @@ import { BudgetHold } from './budget-hold.js';
 import { usdBound, type Pricing } from '../../kit/spend/cost-bound.js';
 import { HeldBack, SpendGuard, type Cap, type Checked, type SpendCall } from '../../kit/spend/spend-guard.js';
 import { pricesFrom } from '../../kit/spend/prices.js';
+import { usage } from '../exit-codes.js';
 import type { Held } from './budget-hold.js';
 
 export { HeldBack, type Cap };
@@ -21,6 +22,12 @@ export const SPEND_FLAGS = {
   maxCost: { flags: '--max-cost <usd>', help: 'the most this call may cost, from the model list\'s prices: the max tokens are lowered to fit, or the call is refused (exit 4)', parse: (v: string) => usdAmount(v, '--max-cost') },
   dryRun: { flags: '--dry-run', help: 'print the request body and its cost bound; send nothing' },
   ignoreBudget: { flags: '--ignore-budget', help: 'do not hold this call to daily_budget / monthly_budget' },
+} satisfies FlagTable;
+
+/** The same flags for a call with no completion limit to lower (embed, speak, decide): over the cap it is refused. */
+export const FIXED_SPEND_FLAGS = {
+  ...SPEND_FLAGS,
+  maxCost: { ...SPEND_FLAGS.maxCost, help: 'the most this call may cost, from the model list\'s prices: a call that could cost more is refused (exit 4)' },
 } satisfies FlagTable;
 
 export type SpendOptions = FlagValues<typeof SPEND_FLAGS>;
@@ -138,8 +145,19 @@ export async function pricesOf(ctx: RunContext<unknown>, client: Connected['clie
   const wanted = [...new Set(ids.filter((id): id is string => !!id))];
   if (wanted.length === 0) return 'no model is named (the service would choose one)';
   const { modelCatalog } = await import('../service/model-catalog.js');
-  return pricesFrom((fresh) => modelCatalog(client, { env: ctx.env, apiRoot, signal: ctx.signal, refresh: fresh }))(wanted, refresh);
+  const catalog = (fresh: boolean) => modelCatalog(client, { env: ctx.env, apiRoot, signal: ctx.signal, refresh: fresh });
+  const got = await pricesFrom(catalog)(wanted, refresh);
+  // A typo under a cap is what the service would refuse (400, exit 2, with a guess), not a refusal of money (exit 4).
+  // A variant (":free") may be served unlisted: it stays unbounded. The kept list may be minutes old: it is read afresh first.
+  const missing = typeof got === 'string' ? NOT_LISTED.exec(got)?.[1] : undefined;
+  if (!missing || missing.includes(':')) return got;
+  const models = await catalog(true);
+  if (models.some((m) => m.id === missing)) return pricesFrom(() => Promise.resolve(models))(wanted, true);
+  const near = (await import('../service/model-hint.js')).nearestModel(missing, models.map((m) => m.id));
+  throw usage(`${missing} is not in the model list (${near ? `did you mean ${near}? ` : ''}the list: router models): nothing was sent`);
 }
+
+const NOT_LISTED = /^(\S+) is not in the model list$/;
 
 /** --dry-run: the body on stdout, the bound on stderr; nothing is sent. */
 function dryRun(ctx: RunContext<SpendOptions>, call: GuardedCall, line: string): void {

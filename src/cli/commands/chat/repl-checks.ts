@@ -47,14 +47,14 @@ export async function checkReplModel(id: string, models: Model[] | undefined): P
 }
 
 /** The pending attachments a model cannot take (by its input modalities), named with the way out. */
-export function pendingNotTaken(io: IO, model: Model | undefined, attached: Attachment[]): void {
+export function pendingNotTaken(io: IO, model: Model | undefined, attached: Attachment[], wayOut = 'or switch back with /model'): void {
   const listed = (model?.architecture as { input_modalities?: unknown } | undefined)?.input_modalities;
   const takes = Array.isArray(listed) ? listed.filter((m): m is string => typeof m === 'string') : undefined;
   if (!model || !takes) return;
   const refused = attached.filter((a) => !takes.includes(a.kind));
   if (!refused.length) return;
   const names = refused.map((a) => `${a.filename} (${a.kind})`).join(', ');
-  io.err(`note: ${model.id} takes ${takes.join(', ')}: the pending ${refused.length === 1 ? 'attachment' : 'attachments'} ${names} would be refused; /clear drops ${refused.length === 1 ? 'it' : 'them'}, or switch back with /model\n`);
+  io.err(`note: ${model.id} takes ${takes.join(', ')}: the pending ${refused.length === 1 ? 'attachment' : 'attachments'} ${names} would be refused; /clear drops ${refused.length === 1 ? 'it' : 'them'}, ${wayOut}\n`);
 }
 
 /** The conversation as Markdown: a heading per message, its text as it was. */

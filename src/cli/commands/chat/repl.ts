@@ -74,6 +74,8 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
       });
       c.attached.push(a!);
       io.err(`attached ${arg} (${a!.mediaType}${a!.data ? `, ${a!.data.length} bytes` : ''}); it goes with the next message\n`);
+      // Said now, not as a refusal after the message is typed.
+      if (c.model) checks.pendingNotTaken(io, (await c.models())?.find((m) => m.id === c.model), [a!], 'or /model one that takes it');
     }
   } else if (cmd === '/tools') (await import('./repl-tools.js')).listTools(io, c.tools);
   else if (cmd === '/clear') {
@@ -243,7 +245,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
           const wayOut = boundWayOut(err, c.history);
           if (wayOut) io.err(wayOut);
         }
-        if (refused) io.err(`${extras.attachments.length === 1 ? 'its attachment was' : `its ${extras.attachments.length} attachments were`} dropped (/attach again)\n`);
+        if (refused) io.err(`${extras.attachments.length === 1 ? 'its attachment was' : `its ${extras.attachments.length} attachments were`} dropped (/model one that takes ${extras.attachments.length === 1 ? 'it' : 'them'}, then /attach again)\n`);
       } finally {
         keys.release();
       }

@@ -12,7 +12,7 @@ import { defineCommand } from '../../define.js';
 import type { FlagValues } from '../../flags/flags.js';
 import { applyRoleFlag, blameRole } from '../../saved/roles.js';
 import { roundCost } from '../../../internal/round-cost.js';
-import { boundNote, guardSpend, limitFlagOf, loweredBy, SPEND_FLAGS } from '../../spend/spend-guard.js';
+import { boundNote, guardNext, guardSpend, limitFlagOf, loweredBy, SPEND_FLAGS } from '../../spend/spend-guard.js';
 import { usage } from '../../exit-codes.js';
 import { checkMetadataFlags, readJsonFile, textOrFile } from '../../io/input.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from '../../answers/request-extras.js';
@@ -77,30 +77,41 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
   if (tools.length) req.tools = tools;
   try {
     const body = req as unknown as Record<string, unknown>;
-    const loop = !tools.length ? undefined : 'with --tools the service runs a loop of model calls whose inputs hold tool results, which no bound can foresee (--stop-when max_cost=USD asks the service to stop it)';
+    // Function tools (commands, MCP) run here, a round at a time, each bounded; server tools run in the service's own loop.
+    const loop = !extras.tools?.other.length ? undefined : 'the service runs the tools of its own (web_search, …) in a loop of model calls whose inputs hold their results, which no bound can foresee (let the call through: no --max-cost, and --ignore-budget under a budget; --stop-when max_cost=USD asks the service to stop it)';
     const asked = req.max_output_tokens;
-    const guard = await guardSpend(ctx, connected, { body, unboundable: loop, sentWith: (opts.stream ?? !opts.json) ? { stream: true } : undefined, models: [req.model, ...((req.models as string[] | undefined) ?? [])], limitField: 'max_output_tokens', limitFlag: limitFlagOf(ctx, 'maxOutputTokens', '--max-output-tokens'), explicitLimit: opts.maxOutputTokens !== undefined, completes: true });
+    const guarded = (b: Record<string, unknown>) => ({ body: b, unboundable: loop, sentWith: (opts.stream ?? !opts.json) ? { stream: true } : undefined, models: [req.model, ...((req.models as string[] | undefined) ?? [])], limitField: 'max_output_tokens', limitFlag: limitFlagOf(ctx, 'maxOutputTokens', '--max-output-tokens'), explicitLimit: opts.maxOutputTokens !== undefined, completes: true });
+    const guard = await guardSpend(ctx, connected, guarded(body));
     if (guard.dryRun) return;
     // Each round of a tool loop is a call the service charges: each is in the ledger, and --usage sums them.
     let u: ResponseUsage | undefined;
+    let spent: number | undefined;
     const send = async (r: ResponsesRequest) => {
+      // A later round's input holds the tool results: it is held to what the cap has left.
+      if (spent !== undefined) await guardNext(ctx, connected, guard, guarded(r as unknown as Record<string, unknown>), spent);
       const log = (got: Partial<ResponsesResult> | undefined) => ctx.logUsage({ endpoint: '/v1/responses', model: String(got?.model || req.model || ''), ...(got?.id ? { id: String(got.id) } : {}), ...usageFields(got?.usage as Record<string, unknown> | undefined) });
       const got = await ((opts.stream ?? !opts.json) ? streamResponse(io, client, r, opts, call, log) : createResponse(io, client, r, opts, call));
       log(got);
+      spent = (spent ?? 0) + (typeof got?.usage?.cost === 'number' ? got.usage.cost : (guard.bound ?? 0));
       u = summed(u, got?.usage ?? undefined);
       return got;
     };
+    const spentLine = () => usageLine(u ? { input: u.input_tokens, output: u.output_tokens, total: u.total_tokens, cost: u.cost } : undefined) + boundNote(guard);
     let final = await send(req);
     // --jq halted: the answer stops where the filter did; none of it is checked.
     if (final && 'halted' in final) {
       if (opts.usage) io.note(usageLine(undefined));
       return;
     }
-    if (toolSet) final = await responsesToolLoop(io, { set: toolSet, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal, timeout: opts.toolTimeout ?? ctx.flags.timeout, timeoutFlag: opts.toolTimeout === undefined ? '--timeout' : '--tool-timeout', takesImages: imageInput(client, io.env, settings.apiRoot, req.model, signal) }, req, final, send);
+    // A later round refused (--max-cost, a budget) or failed: what the rounds before it cost is still said.
+    if (toolSet) final = await responsesToolLoop(io, { set: toolSet, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal, timeout: opts.toolTimeout ?? ctx.flags.timeout, timeoutFlag: opts.toolTimeout === undefined ? '--timeout' : '--tool-timeout', takesImages: imageInput(client, io.env, settings.apiRoot, req.model, signal) }, req, final, send).catch((err: unknown) => {
+      if (opts.usage) io.note(spentLine());
+      throw err;
+    });
     if (opts.routerMetadata && !opts.json) noteRouting(io, final);
     noteAnsweredBy(io, opts, req.model ?? (req.models as string[] | undefined)?.[0], typeof final?.model === 'string' ? final.model || undefined : undefined);
     if (final?.status === 'incomplete') io.note(`note: the response is incomplete (${incompleteWhy(final, req.max_output_tokens, req.max_output_tokens !== asked ? loweredBy(guard) : undefined)})`);
-    if (opts.usage) io.note(usageLine(u ? { input: u.input_tokens, output: u.output_tokens, total: u.total_tokens, cost: u.cost } : undefined) + boundNote(guard));
+    if (opts.usage) io.note(spentLine());
     const failure = final && readResponse(final).failure;
     if (failure) throw failure;
     const calls = functionCalls(final).map(({ index: _index, ...c }) => c);
