@@ -25,7 +25,16 @@ function asGateway(response: unknown, c: Candidate): void {
  * first output are held: a stream that breaks, fails or errs there fails the candidate (the caller
  * sees nothing). After that a break ends the caller's stream with `response.failed`, never a clean end.
  */
-export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate, charge?: GatewayCharge, promptTokens?: () => number, hide: (text: string) => string = String): Promise<RelayOutcome> {
+export interface ResponsesRelay {
+  charge?: GatewayCharge;
+  promptTokens?: () => number;
+  hide?: (text: string) => string;
+  /** The metadata fields the caller opted in to, set on each event's response once the candidate answers. */
+  metadata?: () => Record<string, unknown>;
+}
+
+export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate, opts: ResponsesRelay = {}): Promise<RelayOutcome> {
+  const { charge, promptTokens, hide = String } = opts;
   const it = reply.events[Symbol.asyncIterator]();
   const held: Body[] = [];
   for (;;) {
@@ -61,11 +70,13 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
   let lastResponse: Body = {};
   const tokens = new RelayedTokens();
   let ended = false;
+  const metadata = opts.metadata?.();
   charge?.onHangUp(() => (ended ? 0 : owedOnHangUp(c, tokens, promptTokens, () => (final ? cost : undefined))));
   const frame = (event: Body): string => {
     last = event;
     if (event.response && typeof event.response === 'object') lastResponse = event.response as Body;
     asGateway(event.response, c);
+    if (metadata && event.response && typeof event.response === 'object') Object.assign(event.response, metadata);
     const type = String(event.type);
     // Text, reasoning and tool arguments alike, as a fake model's stream counts them (stream-bill.ts);
     // not audio's base64 bytes (`response.audio.delta`), which are no text.
