@@ -9,6 +9,7 @@ import { failing, type LocalUpstream } from '../support/upstreams.js';
 import type { OpenResponsesResult, StreamEvents } from '@openrouter/sdk/models';
 import type { EventStream } from '@openrouter/sdk/lib/event-streams.js';
 
+// Responses of an upstream model through a gateway, as the official packages see them over HTTP.
 // api.md: routing metadata "is surfaced on chat and Responses responses only when the opt-in header is
 // set". Through a gateway, Responses of an upstream model carried none (a fake model's did), whole or
 // streamed: seen by the official packages, `router_metadata` read through `openai` and the SDK's
@@ -92,5 +93,18 @@ describe('Responses through a gateway, routing metadata opted in', () => {
     const types: string[] = [];
     for await (const e of stream) if ('response' in e && (e.response as OpenResponsesResult).openrouterMetadata?.summary?.startsWith('responses: test/echo')) types.push(e.type);
     expect(types).toEqual(['response.created', 'response.in_progress', 'response.completed']);
+  });
+});
+
+describe("Responses through a gateway: the caller's end user", () => {
+  it('is echoed as the caller sent it, whole and streamed, not as the hashed identity the upstream was sent', async () => {
+    const asked = { model: 'test/echo', input: 'who', user: 'alice@example.com', safety_identifier: 'alice-42' };
+    const whole = await client.responses.create(asked);
+    expect([whole.user, whole.safety_identifier]).toEqual(['alice@example.com', 'alice-42']);
+    const streamed = await client.responses.stream(asked).finalResponse();
+    expect([streamed.user, streamed.safety_identifier]).toEqual(['alice@example.com', 'alice-42']);
+    // The upstream was sent (and kept) the hashed identity, never the raw one.
+    expect(upstream.store.generation(whole.id)).toBeDefined();
+    expect(JSON.stringify(upstream.store.generation(whole.id)!.data)).not.toContain('alice');
   });
 });

@@ -234,7 +234,7 @@ export class Gateway {
         const answer = this.answerOf(reply, c, passed, false);
         if (!answer) continue;
         remember();
-        const cost = wholeResponse(answer, c);
+        const cost = wholeResponse(answer, c, body);
         if (metadata) Object.assign(answer, metadata());
         charge(cost);
         ctx.send(200, new Serialized(JSON.stringify(answer)));
@@ -242,7 +242,7 @@ export class Gateway {
         return;
       }
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, cost: charge.charged ?? o.cost, finish: responseFinish(o.finish), streamed: true });
-      if (settled(await relayResponses(ctx, reply, c, { charge, promptTokens: () => promptCount(body), hide: this.hide, metadata }), reply, c, passed, remember, kept, this.hide)) return;
+      if (settled(await relayResponses(ctx, reply, c, { charge, promptTokens: () => promptCount(body), hide: this.hide, metadata, asked: body }), reply, c, passed, remember, kept, this.hide)) return;
     }
     throw allFailed(passed);
   }
@@ -281,7 +281,7 @@ export class Gateway {
       const got = await this.firstWhole(candidates, passed, ask, how.named);
       if (got) {
         if (how.named) priceUsage(got.answer.usage, got.c);
-        else wholeResponse(got.answer, got.c);
+        else wholeResponse(got.answer, got.c, asked);
         return got.answer;
       }
     }
