@@ -101,6 +101,16 @@ describe('the openai package through a gateway', () => {
     expect(final.choices[0]!.message.content).toBe('a b c');
   });
 
+  it('a stream ends with its usage chunk, priced, whether include_usage is asked, left out or false', async () => {
+    for (const stream_options of [{ include_usage: true }, undefined, { include_usage: false }]) {
+      const stream = await client.chat.completions.create({ model: 'test/echo', messages: user('one two'), stream: true, ...(stream_options && { stream_options }) });
+      const usages: (OpenAI.CompletionUsage & { cost?: number })[] = [];
+      for await (const c of stream) if (c.usage) usages.push(c.usage);
+      expect(usages).toHaveLength(1);
+      expect(usages[0]!.cost).toBeCloseTo(usages[0]!.prompt_tokens * 0.001 + usages[0]!.completion_tokens * 0.002, 12);
+    }
+  });
+
   it('tools: the call parsed from a whole answer and from a stream alike', async () => {
     const whole = await client.chat.completions.create({ model: 'test/tools', messages: user('Paris'), tools: weather });
     expect(whole.choices[0]!.finish_reason).toBe('tool_calls');

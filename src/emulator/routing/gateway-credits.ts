@@ -102,7 +102,7 @@ export function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, candidate
   if (bound === undefined) {
     chargeable(ctx);
     if (hold > 0) estimate = holdEstimate(ctx, hold);
-  } else held = holdUntilSettled(ctx, hold);
+  } else held = holdUntilSettled(ctx, hold, true);
   if (held || estimate) ctx.res.once('close', closed);
   return charge;
 }

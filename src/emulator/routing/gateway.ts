@@ -10,8 +10,7 @@ import { OpenAICompatible } from '../providers/openai-compatible.js';
 import { CassetteDeck, type CassetteMode } from '../providers/cassette.js';
 import type { ProviderAdapter, UpstreamReply } from '../providers/types.js';
 import { candidatesFor, modelChain, type Candidate, type Catalog } from './candidates.js';
-import { allFailed, gatewayMetadataFields, keyHider, passOver, pauseAfter, type Attempt } from './metadata.js';
-import { asksMetadata } from './routed.js';
+import { allFailed, keyHider, metadataFor, passOver, pauseAfter, type Attempt } from './metadata.js';
 import { callerGone, relayStream, streamOf, type RelayOutcome } from './relay.js';
 import { Sessions } from './sessions.js';
 import { priceUsage } from './usage.js';
@@ -104,14 +103,12 @@ export class Gateway {
     const candidates = candidatesFor(body, this.catalog, sticky);
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
     const charge = gatewayCredits(ctx, body, '/v1/chat/completions', candidates, this.estimates);
-    const requested = modelChain(body)[0] ?? candidates[0]!.model.id;
-    const startedAt = Date.now();
     const gone = callerGone(ctx);
     const passed: Attempt[] = [];
-    const ask = ctx.wantsRouterMetadata();
+    const metadataOf = metadataFor(ctx.wantsRouterMetadata(), body, candidates, passed, 'chat');
     for (const c of candidates) {
       if (gone.aborted) return;
-      const metadata = asksMetadata(ask) ? () => gatewayMetadataFields(ask, requested, candidates, c, passed, startedAt) : undefined;
+      const metadata = metadataOf?.(c);
       let reply;
       try {
         reply = await c.adapter.chat({ body: upstreamBody(body, c, stream), stream, signal: gone });
@@ -220,7 +217,9 @@ export class Gateway {
     const charge = gatewayCredits(ctx, body, '/v1/responses', candidates, this.estimates);
     const gone = callerGone(ctx);
     const passed: Attempt[] = [];
+    const metadataOf = metadataFor(ctx.wantsRouterMetadata(), body, candidates, passed, 'responses');
     for (const c of candidates) {
+      const metadata = metadataOf?.(c);
       let reply: UpstreamReply;
       try {
         reply = await c.adapter.responses!({ body: upstreamBody(body, c, false), stream, signal: gone });
@@ -235,14 +234,15 @@ export class Gateway {
         const answer = this.answerOf(reply, c, passed, false);
         if (!answer) continue;
         remember();
-        const cost = wholeResponse(answer, c);
+        const cost = wholeResponse(answer, c, body);
+        if (metadata) Object.assign(answer, metadata());
         charge(cost);
         ctx.send(200, new Serialized(JSON.stringify(answer)));
         keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, usage: answer.usage, cost: charge.charged ?? cost, finish: responseFinish(answer.status), streamed: false });
         return;
       }
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, cost: charge.charged ?? o.cost, finish: responseFinish(o.finish), streamed: true });
-      if (settled(await relayResponses(ctx, reply, c, charge, () => promptCount(body), this.hide), reply, c, passed, remember, kept, this.hide)) return;
+      if (settled(await relayResponses(ctx, reply, c, { charge, promptTokens: () => promptCount(body), hide: this.hide, metadata, asked: body }), reply, c, passed, remember, kept, this.hide)) return;
     }
     throw allFailed(passed);
   }
@@ -281,7 +281,7 @@ export class Gateway {
       const got = await this.firstWhole(candidates, passed, ask, how.named);
       if (got) {
         if (how.named) priceUsage(got.answer.usage, got.c);
-        else wholeResponse(got.answer, got.c);
+        else wholeResponse(got.answer, got.c, asked);
         return got.answer;
       }
     }

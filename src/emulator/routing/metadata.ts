@@ -1,5 +1,6 @@
 import type { Candidate } from './candidates.js';
-import type { MetadataAsk } from './routed.js';
+import { asksMetadata, type MetadataAsk } from './routed.js';
+import { modelChain } from './candidates.js';
 import { ProviderFailure } from '../providers/types.js';
 import { HttpError } from '../http/http.js';
 
@@ -60,8 +61,8 @@ function soonestRetry(passed: Attempt[]): string | undefined {
   return soonest?.value;
 }
 
-/** `router_metadata` of a gateway answer: the real attempts, the one that answered last. */
-export function gatewayMetadata(requested: string, candidates: Candidate[], chosen: Candidate, passed: Attempt[], startedAt: number) {
+/** `router_metadata` of a gateway answer (`api`: chat or responses): the real attempts, the one that answered last. */
+export function gatewayMetadata(requested: string, candidates: Candidate[], chosen: Candidate, passed: Attempt[], startedAt: number, api = 'chat') {
   const attempt = passed.length + 1;
   const skipped = passed.map((a) => `${a.provider} (${a.error})`).join(', ');
   return {
@@ -72,7 +73,7 @@ export function gatewayMetadata(requested: string, candidates: Candidate[], chos
     region: 'local',
     requested,
     strategy: attempt > 1 ? 'fallback' : 'direct',
-    summary: `chat: ${requested} -> ${chosen.model.id} via ${chosen.slug} (attempt ${attempt})${skipped ? `; passed over: ${skipped}` : ''}`,
+    summary: `${api}: ${requested} -> ${chosen.model.id} via ${chosen.slug} (attempt ${attempt})${skipped ? `; passed over: ${skipped}` : ''}`,
     attempts: [...passed.map((a) => ({ provider: a.provider, model: a.model, error: a.error, ok: false })), { provider: chosen.slug, model: chosen.model.id, ok: true }],
   };
 }
@@ -87,6 +88,17 @@ export function gatewayMetadataFields(ask: MetadataAsk, ...args: Parameters<type
     out.openrouter_metadata = { ...common, attempts: attempts.map((a) => ({ provider: a.provider, model: a.model, status: a.ok ? 200 : 502 })) };
   }
   return out;
+}
+
+/**
+ * For a caller that opted in: each candidate's metadata fields, made when it answers (the model
+ * requested, the attempts passed over by then, the time since the request came); else undefined.
+ */
+export function metadataFor(ask: MetadataAsk, body: Record<string, unknown>, candidates: Candidate[], passed: Attempt[], api: string): ((c: Candidate) => () => Record<string, unknown>) | undefined {
+  if (!asksMetadata(ask)) return undefined;
+  const requested = modelChain(body)[0] ?? candidates[0]!.model.id;
+  const startedAt = Date.now();
+  return (c) => () => gatewayMetadataFields(ask, requested, candidates, c, passed, startedAt, api);
 }
 
 /**

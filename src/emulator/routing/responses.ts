@@ -6,6 +6,7 @@ import { priceUsage } from './usage.js';
 import { cutByCaller, eventObject, Outgoing, owedOnHangUp, pump, type RelayOutcome } from './relay.js';
 import type { GatewayCharge } from './gateway-credits.js';
 import { RelayedTokens } from './hang-up.js';
+import { endUser } from './end-user.js';
 
 type Body = Record<string, unknown>;
 type StreamReply = Extract<UpstreamReply, { kind: 'stream' }>;
@@ -15,9 +16,18 @@ const FINAL = ['response.completed', 'response.incomplete'];
 /** An event that carries something of the answer: a delta of any kind, an output item, its end. */
 const hasOutput = (type: string) => type.endsWith('.delta') || type === 'response.output_item.done' || FINAL.includes(type);
 
-/** The response object of an event (or a whole answer) under the gateway's model id. */
-function asGateway(response: unknown, c: Candidate): void {
-  if (response && typeof response === 'object' && (response as Body).model !== undefined) (response as Body).model = c.model.id;
+/**
+ * The response object of an event (or a whole answer) under the gateway's model id, echoing the
+ * caller's own end user where the upstream echoed the hashed identity it was sent (upstream-body.ts).
+ */
+function asGateway(response: unknown, c: Candidate, asked?: Body): void {
+  if (!response || typeof response !== 'object') return;
+  const r = response as Body;
+  if (r.model !== undefined) r.model = c.model.id;
+  for (const k of ['user', 'safety_identifier']) {
+    const own = asked?.[k];
+    if (typeof own === 'string' && r[k] === endUser(own)) r[k] = own;
+  }
 }
 
 /**
@@ -25,7 +35,18 @@ function asGateway(response: unknown, c: Candidate): void {
  * first output are held: a stream that breaks, fails or errs there fails the candidate (the caller
  * sees nothing). After that a break ends the caller's stream with `response.failed`, never a clean end.
  */
-export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate, charge?: GatewayCharge, promptTokens?: () => number, hide: (text: string) => string = String): Promise<RelayOutcome> {
+export interface ResponsesRelay {
+  charge?: GatewayCharge;
+  promptTokens?: () => number;
+  hide?: (text: string) => string;
+  /** The metadata fields the caller opted in to, set on each event's response once the candidate answers. */
+  metadata?: () => Record<string, unknown>;
+  /** The caller's request, whose own end user the responses echo. */
+  asked?: Body;
+}
+
+export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate, opts: ResponsesRelay = {}): Promise<RelayOutcome> {
+  const { charge, promptTokens, hide = String } = opts;
   const it = reply.events[Symbol.asyncIterator]();
   const held: Body[] = [];
   for (;;) {
@@ -61,11 +82,13 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
   let lastResponse: Body = {};
   const tokens = new RelayedTokens();
   let ended = false;
+  const metadata = opts.metadata?.();
   charge?.onHangUp(() => (ended ? 0 : owedOnHangUp(c, tokens, promptTokens, () => (final ? cost : undefined))));
   const frame = (event: Body): string => {
     last = event;
     if (event.response && typeof event.response === 'object') lastResponse = event.response as Body;
-    asGateway(event.response, c);
+    asGateway(event.response, c, opts.asked);
+    if (metadata && event.response && typeof event.response === 'object') Object.assign(event.response, metadata);
     const type = String(event.type);
     // Text, reasoning and tool arguments alike, as a fake model's stream counts them (stream-bill.ts);
     // not audio's base64 bytes (`response.audio.delta`), which are no text.
@@ -105,8 +128,8 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
   return { cost: 0, whole: false };
 }
 
-/** A whole Responses answer as the caller gets it, under the gateway's model id; its cost, priced. */
-export function wholeResponse(answer: Body, c: Candidate): number {
-  asGateway(answer, c);
+/** A whole Responses answer as the caller gets it (`asked`: the caller's request), under the gateway's model id; its cost, priced. */
+export function wholeResponse(answer: Body, c: Candidate, asked?: Body): number {
+  asGateway(answer, c, asked);
   return priceUsage(answer.usage, c);
 }

@@ -73,12 +73,15 @@ export function reserve(ctx: Ctx, cost: number): { refund(): void } {
   return { refund };
 }
 
-/** The 402 of a cost the balance does not cover: what unbounded requests in flight hold of it said, as it is not left to spend. */
-function insufficient(ctx: Ctx, cost: number): HttpError {
+/**
+ * The 402 of a cost the balance does not cover (`upTo`: the most the request may cost, not what it
+ * costs): what unbounded requests in flight hold of it said, as it is not left to spend.
+ */
+function insufficient(ctx: Ctx, cost: number, upTo = false): HttpError {
   const balance = Math.max(0, ctx.store.balance(ctx.workspace));
   const held = Math.min(balance, estimated(ctx));
   const inFlight = held > 0 ? `, of which $${decimal(held)} is held by requests in flight` : '';
-  return new HttpError(402, `Insufficient credits: this request costs $${decimal(cost)}, the balance is $${decimal(balance)}${inFlight}. Add more credits to continue.`, 'payment_required');
+  return new HttpError(402, `Insufficient credits: this request ${upTo ? 'may cost up to' : 'costs'} $${decimal(cost)}, the balance is $${decimal(balance)}${inFlight}. Add more credits to continue.`, 'payment_required');
 }
 
 /**
@@ -95,13 +98,14 @@ function refuseUnsaved(ctx: Ctx, undo?: () => void): void {
 
 /**
  * Holds a request's most cost until `settle` says what it came to (the difference charged or given
- * back): 402 as `reserve`. A hold a crash left open is given back at the next start.
+ * back): 402 as `reserve` (`bound`: the cost is a bound, and said as one). A hold a crash left open
+ * is given back at the next start.
  */
-export function holdUntilSettled(ctx: Ctx, cost: number): { settle(cost: number): void } {
+export function holdUntilSettled(ctx: Ctx, cost: number, bound = false): { settle(cost: number): void } {
   if (cost > 0) refuseUnsaved(ctx);
   withinKeyLimit(ctx, cost);
   const hold = estimated(ctx) > 0 && balanceLeft(ctx) < cost ? 0 : ctx.store.holdRequest(ctx.workspace, cost);
-  if (!hold) throw insufficient(ctx, cost);
+  if (!hold) throw insufficient(ctx, cost, bound);
   holdOnKey(ctx.key, cost);
   let settled = false;
   const settle = (real: number) => {
