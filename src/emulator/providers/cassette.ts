@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ProviderFailure, type AudioReply, type ProviderAdapter, type ProviderModel, type StopSignal, type UpstreamChat, type UpstreamReply } from './types.js';
+import { ProviderFailure, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
 import { replayAudio, teeAudio } from './cassette-audio.js';
-import { parsed, Stopping, text, until, type Cassette } from './cassette-format.js';
+import { parsed, Stopping, type Cassette } from './cassette-format.js';
+import { failAgain, gone, replay } from './cassette-replay.js';
 import { differences, inOrder, matchKey, takesByRequest, type Endpoint, type Take } from './cassette-folder.js';
 
 export type { Cassette } from './cassette-format.js';
@@ -263,52 +264,4 @@ export class CassetteDeck {
     }
     return { ...reply, events: tee() };
   }
-}
-
-/**
- * A caller who has gone is answered by no cassette: it fails as a live upstream asked so does (the
- * gateway then asks no other provider, charges nothing), not replayed at once to nobody.
- */
-function gone(provider: string, signal: StopSignal): void {
-  if (signal.aborted) throw new ProviderFailure('broken', `${provider}: the caller went away`);
-}
-
-/** A recorded failure, again, when it came (times `timing`): the gateway passes this provider over as it did. */
-async function failAgain(c: Cassette, timing: number, signal: StopSignal, stopping: StopSignal): Promise<never> {
-  const started = performance.now();
-  const ms = c.response.after_ms;
-  await until(started + (typeof ms === 'number' && ms > 0 ? ms * timing : 0), signal, stopping);
-  gone(c.provider, signal);
-  if (stopping.aborted) throw new ProviderFailure('stopping', `${c.provider}: the gateway is stopping`);
-  const { reason, message, retry_after } = c.response.failure!;
-  throw new ProviderFailure(reason, message, c.response.status || undefined, retry_after);
-}
-
-/**
- * A recorded answer, as the upstream gave it and when: each chunk at its recorded time since the
- * request, times `timing`. A caller who goes while a whole answer waits gets none (nor is charged);
- * the gateway's stop fails the replay as it fails a live request (a stream ends with the error chunk).
- */
-async function replay(c: Cassette, timing: number, signal: StopSignal, stopping: StopSignal): Promise<UpstreamReply> {
-  const started = performance.now();
-  const due = (ms: unknown) => started + (typeof ms === 'number' && ms > 0 ? ms * timing : 0);
-  const stopped = () => {
-    if (stopping.aborted) throw new ProviderFailure('stopping', `${c.provider}: the gateway is stopping`);
-  };
-  const { status, headers, body, chunks, broken } = c.response;
-  if (!chunks) {
-    await until(due(c.response.after_ms), signal, stopping);
-    gone(c.provider, signal);
-    stopped();
-    return { kind: 'json', status, headers, text: text(body) };
-  }
-  async function* events(): AsyncGenerator<string> {
-    for (const chunk of chunks!) {
-      await until(due(chunk.after_ms), signal, stopping);
-      stopped();
-      yield text(chunk.data);
-    }
-    if (broken !== undefined) throw new ProviderFailure('broken', broken);
-  }
-  return { kind: 'stream', status, headers, events: events() };
 }
