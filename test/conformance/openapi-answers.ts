@@ -8,7 +8,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import { RouterClient } from '../../src/client/index.js';
 import { runInProcess } from '../support/inprocess.js';
 import type { TestEnv } from '../helpers.js';
-import { answerValidator, openApiDoc, violations } from './openapi-fixtures.js';
+import { answerValidator, exampleRequest, openApiDoc, requestValidator, violations } from './openapi-fixtures.js';
 import type { Row } from './checks.js';
 
 /** Emulator routes (under {api_root}) the OpenAPI describes, and where their answers are checked. */
@@ -36,6 +36,7 @@ export const CHECKED_ROUTES: Record<string, string> = {
   'POST /v1/generation/feedback': 'here',
   'GET /v1/endpoints/zdr': 'here',
   'GET /v1/analytics/meta': 'here',
+  'POST /v1/analytics/query': 'here (answers), test/inprocess/analytics-query.test.ts (what they say)',
 };
 
 /** Emulator routes the OpenAPI does not describe, and why they are served anyway. */
@@ -140,6 +141,20 @@ export async function accountAnswers(t: TestEnv, row: (operation: string, check:
   for (const e of zdr.data) e.provider_name = 'OpenAI';
   check(stored, violations(answerValidator('get', '/endpoints/zdr'), zdr), 'GET /v1/endpoints/zdr (200)');
   for (const k of [t.managementKey, t.apiKey]) await answer(stored, '/analytics/meta', '/v1/analytics/meta', k);
+  const analytics = row('analytics query', 'requests (the OpenAPI example and more) and answers (queryAnalytics 200, 400, 403)');
+  // Requests the OpenAPI allows (each checked against it too), then one it does not, one it allows that the emulator refuses, and a standard key.
+  const allowed = [
+    exampleRequest('post', '/analytics/query'),
+    { metrics: ['request_count', 'usage', 'latency'], dimensions: ['model', 'provider_name'], granularity: 'hour', filters: [{ field: 'model', operator: 'in', value: ['local/echo'] }], order_by: { field: 'usage', direction: 'desc' }, limit: 1 },
+    { metrics: ['prompt_tokens'], dimensions: ['api_key'], group_limit: 1 },
+  ];
+  for (const body of allowed) {
+    check(analytics, violations(requestValidator('post', '/analytics/query'), body), `request ${JSON.stringify(body).slice(0, 80)}`);
+    await answer(analytics, '/analytics/query', '/v1/analytics/query', t.managementKey, 'post', body);
+  }
+  for (const [k, body] of [[t.managementKey, { metrics: [] }], [t.managementKey, { metrics: ['request_count'], granularity: 'year' }], [t.apiKey, { metrics: ['request_count'] }]] as const) {
+    await answer(analytics, '/analytics/query', '/v1/analytics/query', k, 'post', body);
+  }
 
   // What the client sends: the model list's queries (paged) and the key check, as the OpenAPI's parameters allow.
   const sent = row('models, key, keys, activity', 'queries the client sends (OpenAPI parameters)');

@@ -94,6 +94,11 @@ export function exampleAnswer(method: Method, path: string, status = '200'): Jso
   return structuredClone(m.example ?? m.schema.example);
 }
 
+/** The operation's own example request body (a fresh copy). */
+export function exampleRequest(method: Method, path: string): Json {
+  return structuredClone(spec().doc.paths[path][method].requestBody.content['application/json'].example);
+}
+
 /** The example of a named component schema (a fresh copy). */
 export function exampleOf(name: string): Json {
   return structuredClone(spec().doc.components.schemas[name].example);

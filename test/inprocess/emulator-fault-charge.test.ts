@@ -48,3 +48,36 @@ it.each([
   expect(reconciled.stderr).toMatch(/^reconciled 1 call of profile "default": .*; none left$/m);
   expect(JSON.parse(reconciled.stdout)).toMatchObject({ reconciled: [expect.objectContaining({ id })], charged_cost: cost, not_found: [], pending: [] });
 });
+
+// A Responses stream cut after `response.created` (which carries the id the CLI keeps) and before any
+// text is free, and its generation is kept all the same (no tokens, nothing charged), so the CLI's
+// ledger line is settled at once. Was: no generation, the line "not known to the service yet" for an
+// hour, then "not found".
+it.each(['cut,after=1', 'error-chunk,after=2'])('responses broken by %s before any text: free, its generation kept, reconciled at once', async (fault) => {
+  const state = join(t.dir, `fault-before-text-${fault.split(',')[0]}`);
+  const env = { ROUTER_STATE_DIR: state, ROUTER_MANAGEMENT_KEY: t.managementKey };
+  const before = await usedCredits();
+  await t.admin('faults', { faults: [`${fault},times=1,path=/v1/responses`] });
+  try {
+    const r = await run(['responses', '--model', 'local/lorem', 'write 100 words'], env);
+    expect(r.code, r.stderr).not.toBe(0);
+  } finally {
+    await t.admin('faults', { faults: [] });
+  }
+  const [line, ...more] = readFileSync(join(state, 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  expect(more).toHaveLength(0);
+  expect(line).toMatchObject({ command: 'responses', id: expect.stringMatching(/^resp_/) });
+  expect(line).not.toHaveProperty('cost');
+  const id = line!.id as string;
+  const g = await generation(id);
+  expect(g.status).toBe(200);
+  expect(g.data).toMatchObject({ cancelled: false, finish_reason: 'error', streamed: true, tokens_completion: 0, total_cost: 0 });
+  expect(round((await usedCredits()) - before)).toBe(0);
+  const reconciled = await run(['usage', '--reconcile', '--json'], env);
+  expect(reconciled.stderr).toMatch(/^reconciled 1 call of profile "default": .*; none left$/m);
+  expect(JSON.parse(reconciled.stdout)).toMatchObject({ reconciled: [expect.objectContaining({ id })], charged_cost: 0, not_found: [], pending: [] });
+  // The CLI's own view: the call costs nothing and is waiting for nothing.
+  const usage = JSON.parse((await run(['usage', '--json'], env)).stdout);
+  expect(usage.total).toMatchObject({ calls: 1, cost: 0 });
+  expect(await run(['usage', '--reconcile'], env)).toMatchObject({ code: 0, stderr: expect.stringMatching(/^reconciled 0 calls of profile "default"; none left$/m) });
+});

@@ -62,7 +62,7 @@ it('a burst right after a restart holds the estimate the last run learned', asyn
   expect(second.store.balance('after-restart')).toBeCloseTo(0, 10);
 });
 
-it('a state file of an older version (no estimates) still loads; a bad table is named', async () => {
+it('a state file of an older version (no estimates) still loads; a bad entry is dropped, a table that is none named', async () => {
   for (const e of started.splice(0)) await e.close();
   const file = join(dir, 'state', 'state.json');
   const state = JSON.parse(readFileSync(file, 'utf8'));
@@ -72,8 +72,13 @@ it('a state file of an older version (no estimates) still loads; a bad table is 
   expect(e.store.estimates?.size).toBe(0);
   await e.close();
   started.length = 0;
-  writeFileSync(file, JSON.stringify({ ...state, estimates: { x: 'big' } }));
-  await expect(gateway()).rejects.toThrow(/"estimates" is not an object of numbers/);
+  writeFileSync(file, JSON.stringify({ ...state, estimates: { x: 'big', y: 0.25 } }));
+  const dropped = await gateway();
+  expect([...dropped.store.estimates!]).toEqual([['y', 0.25]]);
+  await dropped.close();
+  started.length = 0;
+  writeFileSync(file, JSON.stringify({ ...state, estimates: ['big'] }));
+  await expect(gateway()).rejects.toThrow(/"estimates" is not an object/);
 });
 
 it('a table longer than the 10,000 cap is cut to it at the start, the newest kept', async () => {

@@ -87,7 +87,7 @@ describe('a relayed stream', () => {
     expect(before - gateway.store.balance(gateway.store.findKey(key)!.workspace)).toBeCloseTo(0.5, 10);
   });
 
-  it('sends the tokens that came in one read with a broken event, then the error chunk, and charges nothing', async () => {
+  it('sends the tokens that came in one read with a broken event, then the error chunk (no prices: charged nothing)', async () => {
     const before = gateway.store.balance(gateway.store.findKey(key)!.workspace);
     const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/torn', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
     const datas = (await res.text()).split('\n\n').filter((e) => e.startsWith('data: ')).map((e) => e.slice(6));

@@ -108,7 +108,7 @@ describe('Responses through providers', () => {
     expect(text).toBe(expected);
   });
 
-  it('ends a stream broken after its first output with response.failed, never a clean end, and charges nothing', async () => {
+  it('ends a stream broken after its first output with response.failed, never a clean end (no prices: charged nothing)', async () => {
     const before = balance();
     const broken = await post(gateway, { model: 'test/late', input: 'hi', stream: true });
     expect(broken.status).toBe(200);

@@ -99,7 +99,7 @@ describe('speech through providers', () => {
     expect(((await res.json()) as any).error.message).toMatch(/^up: /);
   });
 
-  it('cuts the connection when the audio breaks after its first bytes, and charges nothing', async () => {
+  it('cuts the connection when the audio breaks after its first bytes (no prices: charged nothing)', async () => {
     const before = balance();
     const res = await speak(gateway, { model: 'test/cut', input });
     expect(res.status).toBe(200);

@@ -41,6 +41,10 @@ describe('GET /v1/generation in the emulator', () => {
       api_type: 'completions',
     });
     expect(body.data.latency).toBeGreaterThanOrEqual(0);
+    // The workspace's UUID, as /v1/key and /v1/keys name it. Was: null.
+    const key = (await (await fetch(`${t.apiRoot}/v1/key`, { headers: { authorization: `Bearer ${t.apiKey}` } })).json()) as { data: { workspace_id: string } };
+    expect(body.data.workspace_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(body.data.workspace_id).toBe(key.data.workspace_id);
   });
 
   it('streamed chat and Responses are kept too; another workspace, an unknown id: 404; no id: 400', async () => {

@@ -56,13 +56,28 @@ export function readCassettes(dir: string): { file: string; cassette: Cassette }
     });
 }
 
-/** The last take of each request of a folder (what replay answers once the others were), by file name: what --check-drift asks again. */
-export function lastTakes(dir: string): Take[] {
-  const last = new Map<string, Take>();
+/**
+ * Every request's takes in a folder, by match key, in the order they are replayed: of the newest
+ * recording run among them only (Cassette.run), so a folder a killed `--record` left with a new take
+ * beside older ones replays the new recording, never a mix of the two.
+ */
+export function takesByRequest(dir: string): { byKey: Map<string, Take[]>; stale: Map<string, Take[]> } {
+  const byKey = new Map<string, Take[]>();
+  const stale = new Map<string, Take[]>();
   for (const take of readCassettes(dir)) {
     const key = matchKey(take.cassette.provider, take.cassette.request.body, take.cassette.endpoint);
-    const had = last.get(key);
-    if (!had || inOrder(had, take) < 0) last.set(key, take);
+    byKey.set(key, [...(byKey.get(key) ?? []), take]);
   }
-  return [...last.values()].sort((a, b) => (a.file < b.file ? -1 : 1));
+  for (const [key, takes] of byKey) {
+    const newest = takes.reduce<string | undefined>((run, t) => (t.cassette.run !== undefined && (run === undefined || t.cassette.run > run) ? t.cassette.run : run), undefined);
+    byKey.set(key, takes.filter((t) => t.cassette.run === newest).sort(inOrder));
+    const older = takes.filter((t) => t.cassette.run !== newest);
+    if (older.length) stale.set(key, older);
+  }
+  return { byKey, stale };
+}
+
+/** The last take of each request of a folder (what replay answers once the others were), by file name: what --check-drift asks again. */
+export function lastTakes(dir: string): Take[] {
+  return [...takesByRequest(dir).byKey.values()].map((takes) => takes.at(-1)!).sort((a, b) => (a.file < b.file ? -1 : 1));
 }

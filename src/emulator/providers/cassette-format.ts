@@ -35,6 +35,12 @@ export interface Cassette {
    * again for any request after it (a retry after an error replays the error, then the answer).
    */
   take?: number;
+  /**
+   * The `--record` run that kept it (when that run started). A request's takes of more than one run
+   * (a run killed after writing its new takes, before removing the older ones) replay the newest
+   * run's only; takes without one (older versions', written by hand) count as the oldest run.
+   */
+  run?: string;
 }
 
 /** The gateway's stop, as replays hear it: a paced replay ends at once with the stop's failure. */

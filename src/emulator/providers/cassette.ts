@@ -1,10 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ProviderFailure, type AudioReply, type ProviderAdapter, type ProviderModel, type StopSignal, type UpstreamChat, type UpstreamReply } from './types.js';
+import { ProviderFailure, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
 import { replayAudio, teeAudio } from './cassette-audio.js';
-import { parsed, Stopping, text, until, type Cassette } from './cassette-format.js';
-import { differences, inOrder, matchKey, readCassettes, type Endpoint, type Take } from './cassette-folder.js';
+import { parsed, Stopping, type Cassette } from './cassette-format.js';
+import { failAgain, gone, replay } from './cassette-replay.js';
+import { differences, inOrder, matchKey, takesByRequest, type Endpoint, type Take } from './cassette-folder.js';
 
 export type { Cassette } from './cassette-format.js';
 export { CassetteFileError, lastTakes, ssePayloadsOf } from './cassette-folder.js';
@@ -19,7 +21,9 @@ type Live = ProviderAdapter & { url?: string; embeddingsUrl?: string; responsesU
 /** A folder of cassettes: loaded once, grown as exchanges are recorded. */
 export class CassetteDeck {
   /** Every request's takes, in the order they are replayed. */
-  private readonly byKey = new Map<string, Take[]>();
+  private readonly byKey: Map<string, Take[]>;
+  /** Takes of older runs than a request's newest (a killed `--record`'s leftovers): never replayed; `--record` removes them with its older takes. */
+  private readonly stale: Map<string, Take[]>;
   /** How many times each request was replayed (the next take), and recorded, in this run. */
   private readonly played = new Map<string, number>();
   private readonly recorded = new Map<string, number>();
@@ -27,6 +31,14 @@ export class CassetteDeck {
   private readonly written = new Set<string>();
   private readonly renewed = new Set<string>();
   private readonly stopping = new Stopping();
+  /** This run, as its cassettes name it (Cassette.run): when it started, and a few random characters. */
+  private readonly run = `${new Date().toISOString()}-${randomBytes(3).toString('hex')}`;
+  /**
+   * `--record`: failures of a request an older recording holds, kept until this run keeps an answer
+   * of it (or stops): written at once, the first would take the older take 1's file name, and a run
+   * killed while it retried would leave the failure alone in place of the older answer.
+   */
+  private readonly failuresHeld = new Map<string, (() => void)[]>();
   /** The cassettes still to write, one after another (a later one of the same file after the earlier). */
   private writes: Promise<void> = Promise.resolve();
 
@@ -40,11 +52,7 @@ export class CassetteDeck {
     private readonly timing = 1,
   ) {
     mkdirSync(dir, { recursive: true });
-    for (const take of readCassettes(dir)) {
-      const key = matchKey(take.cassette.provider, take.cassette.request.body, take.cassette.endpoint);
-      this.byKey.set(key, [...(this.byKey.get(key) ?? []), take]);
-    }
-    for (const takes of this.byKey.values()) takes.sort(inOrder);
+    ({ byKey: this.byKey, stale: this.stale } = takesByRequest(dir));
   }
 
   /** The gateway stops: replays under way end with its failure (a stream with the error chunk), as live ones do. */
@@ -71,6 +79,8 @@ export class CassetteDeck {
 
   /** Resolves once every cassette kept so far is on disk, those kept while it waits too (the gateway waits for it when it stops). */
   async flush(): Promise<void> {
+    // The run stops: failures held for an answer that never came are what it recorded.
+    for (const held of this.failuresHeld.values()) for (const save of held.splice(0)) save();
     for (let writes = this.writes; ; writes = this.writes) {
       await writes;
       if (writes === this.writes) return;
@@ -103,11 +113,16 @@ export class CassetteDeck {
     const takes = this.byKey.get(key) ?? [];
     if (this.mode !== 'record' || this.renewed.has(key)) return takes;
     this.renewed.add(key);
-    const older = takes.filter((t) => !this.written.has(t.file));
+    const older = [...takes, ...(this.stale.get(key) ?? [])].filter((t) => !this.written.has(t.file));
     for (const { file } of older) {
       this.writes = this.writes.then(() => rm(join(this.dir, file), { force: true }).catch((err: Error) => void process.stderr.write(`record: older cassette ${file} not removed: ${err.message}\n`)));
     }
     return takes.filter((t) => this.written.has(t.file));
+  }
+
+  /** Whether this request's next cassette would replace an older recording of it (`--record`, its first of this run). */
+  private replacing(key: string): boolean {
+    return this.mode === 'record' && !this.renewed.has(key) && (this.byKey.get(key) ?? []).some((t) => !this.written.has(t.file));
   }
 
   /** The adapter as this deck's mode has it: recording behind it, or answering for it. */
@@ -166,9 +181,12 @@ export class CassetteDeck {
   /** A cassette of this exchange, its answer still to come, and how it is kept (saved, and answering from then on). */
   private blank(live: Live, req: UpstreamChat, key: string, endpoint: Endpoint, reply: { status: number; headers: Record<string, string> }, started: number): { cassette: Cassette; save: () => void } {
     const url = { chat: live.url, embeddings: live.embeddingsUrl, responses: live.responsesUrl, speech: live.speechUrl }[endpoint];
+    // --record-missing adds takes to the run it found, so they are replayed with its takes.
+    const run = this.mode === 'record' || !this.byKey.get(key)?.length ? this.run : this.byKey.get(key)![0]!.cassette.run;
     const cassette: Cassette = {
       provider: live.name,
       recorded_at: new Date(started).toISOString(),
+      ...(run === undefined ? {} : { run }),
       ...(endpoint === 'chat' ? {} : { endpoint }),
       request: { method: 'POST', url: url ?? '', headers: { 'content-type': 'application/json' }, body: req.body },
       response: { status: reply.status, headers: reply.headers },
@@ -179,6 +197,8 @@ export class CassetteDeck {
     if (take > 1) cassette.take = take;
     const file = `${live.name}-${String(req.body.model).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60)}-${key.slice(0, 12)}${take > 1 ? `-${take}` : ''}.json`;
     const save = () => {
+      // Failures held until an answer came are this request's earlier takes: written first.
+      for (const held of this.failuresHeld.get(key)?.splice(0) ?? []) held();
       // An upstream that echoes the key it was sent (in a refusal) must not put it in a file people share.
       const text = `${JSON.stringify(cassette, null, 2)}\n`;
       this.write(join(this.dir, file), live.secret && live.secret.length >= 8 ? text.replaceAll(live.secret, '[provider key]') : text);
@@ -202,7 +222,8 @@ export class CassetteDeck {
         const { cassette, save } = this.blank(live, req, key, endpoint, { status: err.status ?? 0, headers: {} }, started);
         cassette.response.after_ms = Date.now() - started;
         cassette.response.failure = { reason: err.reason, message: err.message, ...(err.retryAfter === undefined ? {} : { retry_after: err.retryAfter }) };
-        save();
+        if (this.replacing(key)) this.failuresHeld.set(key, [...(this.failuresHeld.get(key) ?? []), save]);
+        else save();
       }
       throw err;
     }
@@ -243,52 +264,4 @@ export class CassetteDeck {
     }
     return { ...reply, events: tee() };
   }
-}
-
-/**
- * A caller who has gone is answered by no cassette: it fails as a live upstream asked so does (the
- * gateway then asks no other provider, charges nothing), not replayed at once to nobody.
- */
-function gone(provider: string, signal: StopSignal): void {
-  if (signal.aborted) throw new ProviderFailure('broken', `${provider}: the caller went away`);
-}
-
-/** A recorded failure, again, when it came (times `timing`): the gateway passes this provider over as it did. */
-async function failAgain(c: Cassette, timing: number, signal: StopSignal, stopping: StopSignal): Promise<never> {
-  const started = performance.now();
-  const ms = c.response.after_ms;
-  await until(started + (typeof ms === 'number' && ms > 0 ? ms * timing : 0), signal, stopping);
-  gone(c.provider, signal);
-  if (stopping.aborted) throw new ProviderFailure('stopping', `${c.provider}: the gateway is stopping`);
-  const { reason, message, retry_after } = c.response.failure!;
-  throw new ProviderFailure(reason, message, c.response.status || undefined, retry_after);
-}
-
-/**
- * A recorded answer, as the upstream gave it and when: each chunk at its recorded time since the
- * request, times `timing`. A caller who goes while a whole answer waits gets none (nor is charged);
- * the gateway's stop fails the replay as it fails a live request (a stream ends with the error chunk).
- */
-async function replay(c: Cassette, timing: number, signal: StopSignal, stopping: StopSignal): Promise<UpstreamReply> {
-  const started = performance.now();
-  const due = (ms: unknown) => started + (typeof ms === 'number' && ms > 0 ? ms * timing : 0);
-  const stopped = () => {
-    if (stopping.aborted) throw new ProviderFailure('stopping', `${c.provider}: the gateway is stopping`);
-  };
-  const { status, headers, body, chunks, broken } = c.response;
-  if (!chunks) {
-    await until(due(c.response.after_ms), signal, stopping);
-    gone(c.provider, signal);
-    stopped();
-    return { kind: 'json', status, headers, text: text(body) };
-  }
-  async function* events(): AsyncGenerator<string> {
-    for (const chunk of chunks!) {
-      await until(due(chunk.after_ms), signal, stopping);
-      stopped();
-      yield text(chunk.data);
-    }
-    if (broken !== undefined) throw new ProviderFailure('broken', broken);
-  }
-  return { kind: 'stream', status, headers, events: events() };
 }

@@ -1,7 +1,20 @@
 import type { Ctx } from '../http/http.js';
 import { defineRoutes } from '../http/routes.js';
+import { analyticsQuery, ARRAY_OPERATORS, DIMENSIONS, GRANULARITIES, METRICS, SCALAR_OPERATORS } from './analytics-query.js';
 
-const labelled = (names: [string, string][]) => names.map(([name, display_label]) => ({ name, display_label }));
+const LABELS: Record<string, string> = {
+  request_count: 'Request Count',
+  usage: 'Spend',
+  prompt_tokens: 'Prompt Tokens',
+  completion_tokens: 'Completion Tokens',
+  reasoning_tokens: 'Reasoning Tokens',
+  latency: 'Latency',
+  model: 'Model',
+  provider_name: 'Provider',
+  api_key: 'API Key',
+  workspace: 'Workspace',
+};
+const label = (name: string) => LABELS[name] ?? name[0]!.toUpperCase() + name.slice(1);
 
 /**
  * What an analytics query may ask, in the OpenAPI's `getAnalyticsMeta` shape: the metrics and
@@ -9,18 +22,14 @@ const labelled = (names: [string, string][]) => names.map(([name, display_label]
  * granularity the OpenAPI names.
  */
 const META = {
-  metrics: [
-    { name: 'request_count', display_label: 'Request Count', is_rate: false, display_format: 'number' },
-    { name: 'usage', display_label: 'Spend', is_rate: false, display_format: 'currency' },
-    { name: 'prompt_tokens', display_label: 'Prompt Tokens', is_rate: false, display_format: 'number' },
-    { name: 'completion_tokens', display_label: 'Completion Tokens', is_rate: false, display_format: 'number' },
-    { name: 'reasoning_tokens', display_label: 'Reasoning Tokens', is_rate: false, display_format: 'number' },
-    { name: 'latency', display_label: 'Latency', is_rate: true, display_format: 'latency' },
-  ],
-  dimensions: labelled([['model', 'Model'], ['provider_name', 'Provider'], ['api_key', 'API Key']]),
-  operators: [...['eq', 'neq', 'gt', 'gte', 'lt', 'lte'].map((name) => ({ name, value_type: 'scalar' })), ...['in', 'not_in'].map((name) => ({ name, value_type: 'array' }))],
-  granularities: labelled([['minute', 'Minute'], ['hour', 'Hour'], ['day', 'Day'], ['week', 'Week'], ['month', 'Month']]),
+  metrics: Object.entries(METRICS).map(([name, m]) => ({ name, display_label: label(name), is_rate: !!m.rate, display_format: m.cost ? 'currency' : m.rate ? 'latency' : 'number' })),
+  dimensions: Object.keys(DIMENSIONS).map((name) => ({ name, display_label: label(name) })),
+  operators: [...SCALAR_OPERATORS.map((name) => ({ name, value_type: 'scalar' })), ...ARRAY_OPERATORS.map((name) => ({ name, value_type: 'array' }))],
+  granularities: GRANULARITIES.map((name) => ({ name, display_label: label(name) })),
 };
 
-/** `GET /v1/analytics/meta` (management key). The query itself (`POST /v1/analytics/query`) is not served. */
-export const analyticsRoutes = defineRoutes(() => [{ method: 'GET', path: '/v1/analytics/meta', access: 'management', handler: async (ctx: Ctx) => ctx.send(200, { data: META }) }]);
+/** `GET /v1/analytics/meta` and `POST /v1/analytics/query` (analytics-query.ts), management key. */
+export const analyticsRoutes = defineRoutes(() => [
+  { method: 'GET', path: '/v1/analytics/meta', access: 'management', handler: async (ctx: Ctx) => ctx.send(200, { data: META }) },
+  { method: 'POST', path: '/v1/analytics/query', access: 'management', handler: async (ctx: Ctx) => ctx.send(200, { data: analyticsQuery(ctx, await ctx.json()) }) },
+]);

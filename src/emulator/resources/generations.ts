@@ -2,6 +2,7 @@ import type { Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
 import { defineRoutes } from '../http/routes.js';
 import { keyHash } from '../state/key-usage.js';
+import { workspaceUuid } from '../state/workspace-id.js';
 import type { KeyRecord } from '../state/store-api.js';
 import { activity } from './activity.js';
 
@@ -82,6 +83,7 @@ export function recordGeneration(ctx: Ctx, g: Served): void {
     user_agent: ctx.header('user-agent') ?? null,
     http_referer: ctx.header('http-referer') ?? null,
     data_region: 'global',
+    // Its workspace's UUID, given as it is read (one kept by an older version has null here).
     workspace_id: null,
     request_id: ctx.requestId,
     session_id: g.sessionId ?? null,
@@ -89,7 +91,7 @@ export function recordGeneration(ctx: Ctx, g: Served): void {
   ctx.store.keepGeneration(g.id, { workspace: ctx.workspace, key: ctx.key ? hashOf(ctx.key) : undefined, data });
 }
 
-/** `GET /v1/generation?id=`: a generation this workspace was served; 404 for any other. */
+/** `GET /v1/generation?id=`: a generation this workspace was served, under the workspace's UUID (as /v1/key names it); 404 for any other. */
 export const generationRoutes = defineRoutes(() => [
   {
     method: 'GET',
@@ -100,7 +102,7 @@ export const generationRoutes = defineRoutes(() => [
       if (!id) throw new HttpError(400, 'the id query parameter is required', 'invalid_request');
       const kept = ctx.store.generation(id);
       if (!kept || kept.workspace !== ctx.workspace) throw new HttpError(404, `Generation ${id} not found`, 'not_found');
-      ctx.send(200, { data: kept.data });
+      ctx.send(200, { data: { ...kept.data, workspace_id: workspaceUuid(kept.workspace) } });
     },
   },
   { method: 'GET', path: '/v1/activity', access: 'management', handler: async (ctx: Ctx) => ctx.send(200, { data: activity(ctx) }) },

@@ -20,8 +20,10 @@ export interface StreamBill {
   /**
    * The stream ended before its end: settles the hold at what the caller owes. After content, the
    * content written (at most the whole answer's), what it was charged, and whether the caller hung up
-   * (a cancelled generation) or a fault cut it (a generation that ended in error); with nothing
-   * written, the hold is given back whole and this is undefined.
+   * (a cancelled generation) or a fault cut it (a generation that ended in error). Events written
+   * without content (a Responses stream's `response.created`) carried the id: the hold is given back
+   * whole and the generation kept all the same, at no cost, so the caller's id is known to the
+   * service; with nothing written, the hold is given back whole and this is undefined.
    */
   cut(): { sent: number; cost: number; cancelled: boolean } | undefined;
 }
@@ -32,7 +34,7 @@ export interface StreamBill {
  * stream that ends early after content, the caller's hang-up or a fault's cut (as a provider's
  * stream broken mid-way is billed for what it generated), pays `owed(content written)`, the content
  * counted up to `most` (the whole answer's), never more than the hold (the rest given back); one
- * that ends before any content pays nothing.
+ * that ends before any content pays nothing (its generation kept when events went out).
  */
 export function streamBill(ctx: Ctx, cost: number, most: number, owed: (sent: number) => number, count?: EventTokens): StreamBill {
   const held = holdUntilSettled(ctx, cost);
@@ -47,7 +49,7 @@ export function streamBill(ctx: Ctx, cost: number, most: number, owed: (sent: nu
       const sent = Math.min(tokens.sent, most);
       const charged = sent > 0 ? Math.min(cost, owed(sent)) : 0;
       held.settle(charged);
-      return sent > 0 ? { sent, cost: charged, cancelled: progress.hungUp } : undefined;
+      return sent > 0 || progress.sent > 0 ? { sent, cost: charged, cancelled: progress.hungUp } : undefined;
     },
   };
 }

@@ -15,6 +15,12 @@ export interface GatewayCharge {
    * hang-up, capped at the bound when one was held), charged at once. Unset, a hang-up owes nothing.
    */
   onHangUp(owed: () => number): void;
+  /**
+   * Settles at `owed` (capped at the bound when one was held, at what is left of the balance past
+   * it), as a hang-up is: for a stream the upstream broke after content went out. Its own
+   * charge only when nothing settled it before.
+   */
+  cut(owed: number): void;
   /** What the hang-up was charged, once it came. */
   hungUp?: number;
   /** What was charged, once it was (less than the cost when an unbounded one found less credit left). */
@@ -84,15 +90,20 @@ export function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, candidate
     if (held) held.settle((charge.charged = upToBalance(cost)));
     else charge.charged = chargeUpToBalance(ctx, cost);
   }) as GatewayCharge;
-  const closed = () => {
-    if (!open) return;
+  /** Settles what a stream cut before its end owes; what was charged. */
+  const settleCut = (cut: number): number => {
     open = false;
-    const cut = owed ? owed() : 0;
-    charge.hungUp = bound === undefined ? cut : Math.min(bound, cut);
+    const capped = bound === undefined ? cut : Math.min(bound, cut);
     estimate?.release();
-    if (held) held.settle((charge.hungUp = upToBalance(charge.hungUp)));
-    else charge.hungUp = chargeUpToBalance(ctx, charge.hungUp);
-    charge.charged = charge.hungUp;
+    if (held) held.settle((charge.charged = upToBalance(capped)));
+    else charge.charged = chargeUpToBalance(ctx, capped);
+    return charge.charged;
+  };
+  const closed = () => {
+    if (open) charge.hungUp = settleCut(owed ? owed() : 0);
+  };
+  charge.cut = (cut) => {
+    if (open) settleCut(cut);
   };
   charge.onHangUp = (fn) => {
     // Nothing was held: a hang-up is heard only once it can owe something.

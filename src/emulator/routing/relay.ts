@@ -96,8 +96,12 @@ export class Outgoing {
   };
 }
 
-/** What a relayed stream came to: passed over before its first token, or answered (cost charged when whole; its id, usage, end kept). */
-export type RelayOutcome = { failed: ProviderFailure } | { cost: number; whole: boolean; id?: unknown; usage?: unknown; finish?: unknown; cancelled?: boolean };
+/**
+ * What a relayed stream came to: passed over before its first token, or answered (cost charged when
+ * whole; its id, usage, end kept), or cut after content went out: by the caller (`cancelled`) or by
+ * the upstream (`broken`).
+ */
+export type RelayOutcome = { failed: ProviderFailure } | { cost: number; whole: boolean; id?: unknown; usage?: unknown; finish?: unknown; cancelled?: boolean; broken?: boolean };
 
 /**
  * The relay's loop once the caller's stream is open: writes what `take()` gives (the frames of one
@@ -225,8 +229,10 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
       error: { code: 502, message: `Provider returned an error mid-stream: ${broken}`, metadata: { error_type: 'provider_unavailable' } },
       choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error', logprobs: null }],
     };
-    res.end(`${out.text}data: ${JSON.stringify(errorChunk)}\n\ndata: [DONE]\n\n`);
-    return { cost: 0, whole: false };
+    const rest = out.take();
+    const outcome = brokenAfterContent(opts.charge, c, held[0]!.id, tokens, opts.promptTokens, usage ? cost : undefined, usage);
+    res.end(`${rest}data: ${JSON.stringify(errorChunk)}\n\ndata: [DONE]\n\n`);
+    return outcome;
   }
   opts.charge?.(cost);
   res.end(`${out.text}data: [DONE]\n\n`);
@@ -238,6 +244,17 @@ export function cutByCaller(charge: GatewayCharge | undefined, id: unknown, toke
   const cost = charge?.hungUp ?? 0;
   if (tokens.sent <= 0) return { cost: 0, whole: false };
   return { cost, whole: false, cancelled: true, id, usage: usage ?? { prompt_tokens: promptTokens?.() ?? 0, completion_tokens: tokens.sent }, finish };
+}
+
+/**
+ * A stream the upstream broke after its first token (every frame before the error counted as
+ * written): charged what was relayed, as a caller's hang-up is (`owedOnHangUp`: the upstream's
+ * usage priced, `cost`, when it came), before the end is written; kept as ended in error, so its
+ * generation answers and the caller's ledger settles (docs/gateway.md).
+ */
+export function brokenAfterContent(charge: GatewayCharge | undefined, c: Candidate, id: unknown, tokens: RelayedTokens, promptTokens: (() => number) | undefined, cost: number | undefined, usage?: unknown): RelayOutcome {
+  charge?.cut(owedOnHangUp(c, tokens, promptTokens, () => cost));
+  return { cost: charge?.charged ?? 0, whole: false, broken: true, id, usage: usage ?? { prompt_tokens: promptTokens?.() ?? 0, completion_tokens: tokens.sent }, finish: 'error' };
 }
 
 /** A whole chat answer as the stream of it: its message in one delta, its end, its usage, [DONE]. */

@@ -3,7 +3,7 @@ import { openEventStream } from '../state/billing.js';
 import { ProviderFailure, type UpstreamReply } from '../providers/types.js';
 import type { Candidate } from './candidates.js';
 import { priceUsage } from './usage.js';
-import { cutByCaller, eventObject, Outgoing, owedOnHangUp, pump, type RelayOutcome } from './relay.js';
+import { brokenAfterContent, cutByCaller, eventObject, Outgoing, owedOnHangUp, pump, type RelayOutcome } from './relay.js';
 import type { GatewayCharge } from './gateway-credits.js';
 import { RelayedTokens } from './hang-up.js';
 import { endUser } from './end-user.js';
@@ -33,7 +33,8 @@ function asGateway(response: unknown, c: Candidate, asked?: Body): void {
 /**
  * Relays an upstream's Responses stream, each event under its own `event:` name. Events before the
  * first output are held: a stream that breaks, fails or errs there fails the candidate (the caller
- * sees nothing). After that a break ends the caller's stream with `response.failed`, never a clean end.
+ * sees nothing). After that a break ends the caller's stream with `response.failed`, never a clean end,
+ * and is charged what was relayed.
  */
 export interface ResponsesRelay {
   charge?: GatewayCharge;
@@ -124,8 +125,10 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
   }
   const pending = { ...lastResponse, model: c.model.id, status: 'failed', error: { code: 'server_error', message: `Provider returned an error mid-stream: ${broken ?? 'the stream ended before its final event'}` } };
   const failed = { type: 'response.failed', sequence_number: Number(last.sequence_number ?? 0) + 1, response: pending };
-  res.end(`${out.text}event: response.failed\ndata: ${JSON.stringify(failed)}\n\n`);
-  return { cost: 0, whole: false };
+  const rest = out.take();
+  const outcome = brokenAfterContent(charge, c, lastResponse.id ?? held[0]!.id, tokens, promptTokens, final ? cost : undefined, final ? lastResponse.usage : undefined);
+  res.end(`${rest}event: response.failed\ndata: ${JSON.stringify(failed)}\n\n`);
+  return outcome;
 }
 
 /** A whole Responses answer as the caller gets it (`asked`: the caller's request), under the gateway's model id; its cost, priced. */

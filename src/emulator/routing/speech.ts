@@ -23,11 +23,11 @@ function inputChars(input: unknown): number {
 /**
  * `POST /v1/audio/speech` through the upstreams that serve the model, in turn: one that refuses, times
  * out, answers 429/5xx or breaks before its first byte of audio is passed over. The audio is relayed as
- * it comes; a break after that cuts the caller's connection (audio has no error event) and is not
- * charged. An answer is charged its input's characters at the `prompt` price (the provider's, else the
- * model's listed one): whole, or cut by a caller who hangs up after audio was written to it (the
- * provider was asked to voice all of it, and which characters the bytes voice cannot be told; kept
- * `cancelled`); a hang-up before any audio is free. Kept for `GET /v1/generation` under the id sent in
+ * it comes; a break after that cuts the caller's connection (audio has no error event). An answer is
+ * charged its input's characters at the `prompt` price (the provider's, else the model's listed one):
+ * whole, or cut after audio was written by a caller who hangs up (kept `cancelled`) or by the upstream
+ * breaking (kept with finish_reason `error`), as the provider was asked to voice all of it and which
+ * characters the bytes voice cannot be told; a hang-up before any audio is free. Kept for `GET /v1/generation` under the id sent in
  * `x-generation-id` (audio has no body to carry one).
  */
 /** What a speech answer of this candidate costs: its input's characters at the `prompt` price (the provider's, else the model's listed one). */
@@ -85,21 +85,23 @@ async function relaySpeech(ctx: Ctx, body: Body, candidates: Candidate[], body$:
     const id = genId();
     ctx.head(200, { 'content-type': headers['content-type'] ?? 'application/octet-stream', 'transfer-encoding': 'chunked', 'x-generation-id': id });
     let wrote = false;
+    let broken = false;
     try {
       for (let piece: IteratorResult<Buffer> = first; !piece.done && !gone.aborted; piece = await rest.next()) {
         if (!res.write(piece.value) && !res.destroyed) await drainOrClose(res);
         wrote = true;
       }
     } catch {
-      // Broken after the first bytes: the caller's connection is cut, never a clean end.
-      if (!gone.aborted) return void res.destroy();
+      broken = !gone.aborted;
     }
     if (gone.aborted && !wrote) return;
-    if (!gone.aborted) res.end();
     const cost = speechCost(body, c);
     release();
     // The generation says what was charged (at most what was left of the balance), as chat's does.
-    keepUpstreamAnswer(ctx, c, asked, 'tts', { id, cost: chargeUpToBalance(ctx, cost), streamed: true, ownId: true, cancelled: gone.aborted });
+    keepUpstreamAnswer(ctx, c, asked, 'tts', { id, cost: chargeUpToBalance(ctx, cost), streamed: true, ownId: true, cancelled: gone.aborted, finish: broken ? 'error' : undefined });
+    // Broken after the first bytes: the caller's connection is cut, never a clean end.
+    if (broken) res.destroy();
+    else if (!gone.aborted) res.end();
     return;
   }
   throw allFailed(passed);

@@ -29,7 +29,37 @@ export function readState(file: string): StateFile {
   }
   const problem = stateProblem(state);
   if (problem) throw new Error(`${file} is not an emulator state (${problem}): fix it, or move it away to start with new keys`);
+  const dropped = dropBadEntries(state as StateFile);
+  if (dropped.length) process.stderr.write(`emulator: warning: ${file}: dropped ${dropped.length === 1 ? 'an entry' : `${dropped.length} entries`} that could not be read (${listed(dropped)}); the rest is loaded\n`);
   return state as StateFile;
+}
+
+/** The first few of `names`, and how many more. */
+const listed = (names: string[]) => (names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', '));
+
+/** A hold as a start gives it back: a whole-number id, a workspace of this state, a finite cost. */
+const isHold = (id: string, held: unknown, state: StateFile) => /^\d+$/.test(id) && isRecord(held) && typeof held.w === 'string' && Object.hasOwn(state.workspaces, held.w) && isFiniteNumber(held.c);
+
+/**
+ * Removes the entries of the per-entry tables (`estimates`, `charges`, `holds`: each entry stands on
+ * its own, and one lost costs at most that entry) whose value cannot be used, as `section["name"]`:
+ * one edited wrong stops nothing else from loading. Keys and workspaces are not dropped so: the next
+ * save would lose them for good (stateProblem names them instead).
+ */
+function dropBadEntries(state: StateFile): string[] {
+  const dropped: string[] = [];
+  const check = (section: 'estimates' | 'charges' | 'holds', good: (id: string, value: unknown) => boolean) => {
+    const table = state[section] as Record<string, unknown> | undefined;
+    for (const [id, value] of Object.entries(table ?? {})) {
+      if (good(id, value)) continue;
+      delete table![id];
+      dropped.push(`${section}[${JSON.stringify(id)}]`);
+    }
+  };
+  check('estimates', (_id, v) => isFiniteNumber(v));
+  check('charges', (_id, v) => isFiniteNumber(v));
+  check('holds', (id, v) => isHold(id, v, state));
+  return dropped;
 }
 
 /** What is wrong with the shape of a state file edited by hand, if anything (names places, never a key). */
@@ -46,7 +76,7 @@ function stateProblem(state: unknown): string | undefined {
   if (state.journal_seq !== undefined && !isFiniteNumber(state.journal_seq)) return '"journal_seq" is not a number';
   if (state.journal_segment !== undefined && !(isFiniteNumber(state.journal_segment) && Number.isInteger(state.journal_segment) && state.journal_segment >= 0)) return '"journal_segment" is not a whole number';
   if (state.holds !== undefined && !isRecord(state.holds)) return '"holds" is not an object';
-  if (state.estimates !== undefined && (!isRecord(state.estimates) || !Object.values(state.estimates).every(isFiniteNumber))) return '"estimates" is not an object of numbers';
-  if (state.charges !== undefined && (!isRecord(state.charges) || !Object.values(state.charges).every(isFiniteNumber))) return '"charges" is not an object of numbers';
+  if (state.estimates !== undefined && !isRecord(state.estimates)) return '"estimates" is not an object';
+  if (state.charges !== undefined && !isRecord(state.charges)) return '"charges" is not an object';
   return undefined;
 }

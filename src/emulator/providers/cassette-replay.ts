@@ -1,0 +1,51 @@
+/** Answering from a cassette: a recorded answer when it came, a recorded failure again, a caller gone. */
+import { text, until, type Cassette } from './cassette-format.js';
+import { ProviderFailure, type StopSignal, type UpstreamReply } from './types.js';
+
+/**
+ * A caller who has gone is answered by no cassette: it fails as a live upstream asked so does (the
+ * gateway then asks no other provider, charges nothing), not replayed at once to nobody.
+ */
+export function gone(provider: string, signal: StopSignal): void {
+  if (signal.aborted) throw new ProviderFailure('broken', `${provider}: the caller went away`);
+}
+
+/** A recorded failure, again, when it came (times `timing`): the gateway passes this provider over as it did. */
+export async function failAgain(c: Cassette, timing: number, signal: StopSignal, stopping: StopSignal): Promise<never> {
+  const started = performance.now();
+  const ms = c.response.after_ms;
+  await until(started + (typeof ms === 'number' && ms > 0 ? ms * timing : 0), signal, stopping);
+  gone(c.provider, signal);
+  if (stopping.aborted) throw new ProviderFailure('stopping', `${c.provider}: the gateway is stopping`);
+  const { reason, message, retry_after } = c.response.failure!;
+  throw new ProviderFailure(reason, message, c.response.status || undefined, retry_after);
+}
+
+/**
+ * A recorded answer, as the upstream gave it and when: each chunk at its recorded time since the
+ * request, times `timing`. A caller who goes while a whole answer waits gets none (nor is charged);
+ * the gateway's stop fails the replay as it fails a live request (a stream ends with the error chunk).
+ */
+export async function replay(c: Cassette, timing: number, signal: StopSignal, stopping: StopSignal): Promise<UpstreamReply> {
+  const started = performance.now();
+  const due = (ms: unknown) => started + (typeof ms === 'number' && ms > 0 ? ms * timing : 0);
+  const stopped = () => {
+    if (stopping.aborted) throw new ProviderFailure('stopping', `${c.provider}: the gateway is stopping`);
+  };
+  const { status, headers, body, chunks, broken } = c.response;
+  if (!chunks) {
+    await until(due(c.response.after_ms), signal, stopping);
+    gone(c.provider, signal);
+    stopped();
+    return { kind: 'json', status, headers, text: text(body) };
+  }
+  async function* events(): AsyncGenerator<string> {
+    for (const chunk of chunks!) {
+      await until(due(chunk.after_ms), signal, stopping);
+      stopped();
+      yield text(chunk.data);
+    }
+    if (broken !== undefined) throw new ProviderFailure('broken', broken);
+  }
+  return { kind: 'stream', status, headers, events: events() };
+}
