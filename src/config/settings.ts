@@ -17,8 +17,9 @@ export function maskKey(key: string | undefined): string {
  */
 export function checkApiRoot(value: string, from = 'api_root'): string {
   const url = httpUrl(value, from, 'http://127.0.0.1:8080/api');
-  // The client would drop them without a word (and they would show wherever the root is shown).
-  if (url.username || url.password) {
+  // The client would drop them without a word (and they would show wherever the root is shown). An @
+  // elsewhere is one too: http://me:/pass@host is a URL of host "me", the password in its path.
+  if (url.username || url.password || value.includes('@')) {
     throw new SettingsError(`${from} must not hold a user name or password ("${withoutUserinfo(value)}"): the API key goes in ROUTER_API_KEY or "router login"`);
   }
   // Every path goes after the root: a query or a fragment there would swallow it.
@@ -53,9 +54,13 @@ export function httpUrl(value: string, from: string, example: string): URL {
   return url;
 }
 
-/** A URL as it may be shown: a user name and password in it replaced by ***. */
+/**
+ * A URL as it may be shown: a user name and password in it replaced by ***. Everything up to the
+ * last @ goes: a password typed with a /, ? or # in it (not percent-encoded) makes no URL, and shown
+ * as it was given would be shown whole.
+ */
 export function withoutUserinfo(value: string): string {
-  return value.replace(/^([a-z][a-z0-9+.-]*:\/*)[^/?#]*@/i, '$1***@');
+  return value.replace(/^(\s*[a-z][a-z0-9+.-]*:\/*).*@/is, '$1***@');
 }
 
 export interface Settings {

@@ -69,6 +69,9 @@ describe('typos and unknown names', () => {
       await t.run(['chat', 'hi'], { env: { ...env, ROUTER_API_ROOT: withCreds } }),
       await t.run(['--api-root', `ftp://me:${secret}@host/api`, 'chat', 'hi'], { env }),
       await t.run(['--api-root', `http://me:${secret}@[bad/api`, 'chat', 'hi'], { env }),
+      // A password with a #, / or ? not percent-encoded makes no URL: still not shown.
+      ...(await Promise.all(['#', '/', '?'].map((c) => t.run(['chat', 'hi'], { env: { ...env, ROUTER_API_ROOT: withCreds.replace(secret, `${c}${secret}`) } })))),
+      await t.run(['chat', 'hi'], { env: { ...env, HTTPS_PROXY: `http://me:#${secret}@proxy.example:3128`, ROUTER_API_ROOT: 'https://example.com/api' } }),
       await t.run(['config', 'set', 'api_root', withCreds], { env }),
       await t.run(['login', '--with-key', '--no-verify', '--api-root', withCreds], { env, input: t.apiKey }),
     ];
