@@ -183,14 +183,40 @@ export class BudgetHold {
 
   /**
    * The call made a batch: its bound is held beyond this process, until the batch's cost is in the
-   * ledger (a `batch get` or a watch that sees it end), in a file of the batch's own.
+   * ledger (a `batch get` or a watch that sees it end), in a file of the batch's own. Never throws
+   * (the batch exists): where that file cannot be written (a full disk), this hold's own file is
+   * renamed to it, which takes no room; undefined, or why neither could be done.
    */
-  toBatch(env: NodeJS.ProcessEnv, batchId: string): void {
-    try {
-      writeFileSync(batchHoldPath(env, batchId), JSON.stringify({ profile: this.rec.profile, usd: this.rec.usd, batch_id: batchId, time: new Date().toISOString() }), { mode: 0o600 });
-    } finally {
-      this.release();
+  toBatch(env: NodeJS.ProcessEnv, batchId: string): string | undefined {
+    const why = this.share(env, batchId, this.rec.usd);
+    if (why && this.written) {
+      try {
+        renameSync(this.path, batchHoldPath(env, batchId));
+        this.written = false;
+        this.release();
+        return undefined;
+      } catch {
+        // Said as the write's failure.
+      }
     }
+    this.release();
+    return why;
+  }
+
+  /**
+   * `usd` of this hold moved to a batch it made (a shard of `batch run`): held in the batch's own
+   * file, as toBatch does, and no longer here. Undefined, or why it could not be (it then stays here).
+   */
+  share(env: NodeJS.ProcessEnv, batchId: string, usd: number): string | undefined {
+    const path = batchHoldPath(env, batchId);
+    try {
+      writeFileSync(path, JSON.stringify({ profile: this.rec.profile, usd, batch_id: batchId, time: new Date().toISOString() }), { mode: 0o600 });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException)?.code;
+      return `the budgets do not hold batch ${batchId} past this run: ${path} cannot be written (${code ? describeCode(code) : (err as Error).message})`;
+    }
+    this.set(this.rec.usd - usd);
+    return undefined;
   }
 
   /** A call's cost is in the ledger now: it is no longer held. */
@@ -206,6 +232,8 @@ export class BudgetHold {
 
   readonly release = (): void => {
     this.unplaced();
+    // A later set() (a cost logged after) must not write it again.
+    this.written = false;
     try {
       rmSync(this.path, { force: true });
     } catch {
