@@ -54,6 +54,12 @@ export function httpUrl(value: string, from: string, example: string): URL {
   return url;
 }
 
+/** A setting's value as `config get` and `config list` show it: a URL's user and password hidden (api_root, each line of mcp). */
+export function shownValue(field: string, value: string): string {
+  if (field === 'api_root') return withoutUserinfo(value);
+  return field === 'mcp' ? value.split('\n').map(withoutUserinfo).join('\n') : value;
+}
+
 /**
  * A URL as it may be shown: a user name and password in it replaced by ***. Everything up to the
  * last @ goes: a password typed with a /, ? or # in it (not percent-encoded) makes no URL, and shown
