@@ -9,7 +9,7 @@
  */
 import { closeSync, openSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { readLocalText } from '../../internal/local-file.js';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { stateHome } from '../../config/state-dir.js';
 import { describeHolder, leftBehind, takeLock } from '../../internal/file-lock.js';
 import { makeDir } from '../../internal/make-dir.js';
@@ -25,6 +25,9 @@ export const HOLD_MAX_AGE_MS = 24 * 3_600_000;
 /** A batch's hold lasts past its 24-hour window, until its cost is in the ledger (or this long). */
 export const BATCH_HOLD_MAX_AGE_MS = 48 * 3_600_000;
 
+/** The name's start of the hold of a call whose cost could not be written to the ledger. */
+const UNRECORDED = 'unrecorded-';
+
 export interface HoldRecord {
   profile: string;
   usd: number;
@@ -36,8 +39,14 @@ export interface HoldRecord {
 }
 
 export interface Held {
+  /** What calls under way hold (each ends with its process). */
   usd: number;
   calls: number;
+  /**
+   * What holds kept past their process hold: batches not yet seen ended, calls whose cost the ledger
+   * could not take. Waiting does not free it: it counts as spent.
+   */
+  kept?: number;
 }
 
 export function holdsDir(env: NodeJS.ProcessEnv): string {
@@ -115,11 +124,17 @@ export function heldByOthers(env: NodeJS.ProcessEnv, profile: string, mine?: Bud
       rec = {};
     }
     // A batch's hold belongs to no process: it holds until the batch's cost is recorded (ledger.ts removes it).
-    const stale = name.startsWith('batch-') ? typeof rec.usd !== 'number' || !(now - Date.parse(rec.time ?? '') <= BATCH_HOLD_MAX_AGE_MS) : !name.endsWith('.json') ? !processAlive(rec.pid ?? 0) : isStale(rec, now);
+    // So does one of a call whose cost the ledger could not take (unrecorded()): for a day.
+    const stale = name.startsWith('batch-') ? typeof rec.usd !== 'number' || !(now - Date.parse(rec.time ?? '') <= BATCH_HOLD_MAX_AGE_MS)
+      : name.startsWith(UNRECORDED) ? typeof rec.usd !== 'number' || !(now - Date.parse(rec.time ?? '') <= HOLD_MAX_AGE_MS)
+      : !name.endsWith('.json') ? !processAlive(rec.pid ?? 0) : isStale(rec, now);
     if (stale) rmSync(path, { force: true });
     else if (name.endsWith('.json') && rec.profile === profile) {
-      held.usd += rec.usd!;
-      held.calls++;
+      if (name.startsWith('batch-') || name.startsWith(UNRECORDED)) held.kept = (held.kept ?? 0) + rec.usd!;
+      else {
+        held.usd += rec.usd!;
+        held.calls++;
+      }
     }
   }
   return held;
@@ -217,6 +232,23 @@ export class BudgetHold {
     }
     this.set(this.rec.usd - usd);
     return undefined;
+  }
+
+  /**
+   * A call's cost that the ledger could not take (a full disk): unseen there, it would let the budgets
+   * spend it again. What it cost (its bound, when not known) is held instead, past this process, for a
+   * day: this hold's file is renamed, which takes no room. Whether it is held so.
+   */
+  unrecorded(cost: number | undefined): boolean {
+    if (!this.written) return false;
+    if (typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 && cost < this.rec.usd) this.set(cost);
+    try {
+      renameSync(this.path, join(dirname(this.path), `${UNRECORDED}${basename(this.path)}`));
+    } catch {
+      return false;
+    }
+    this.written = false;
+    return true;
   }
 
   /** A call's cost is in the ledger now: it is no longer held. */
