@@ -120,9 +120,14 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
       if (!logging()) return;
       if (!ledger) throw new Error(`router ${names.join(' ')} writes to the usage ledger, and its definition does not say logsUsage (this is a bug; please report it)`);
       const problem = ledger.appendUsage(runtime.streams.env, { time: new Date().toISOString(), profile: connected!.settings.profile, command: names.join(' '), ...record });
-      if (problem) io.info(`warning: ${problem}`);
+      // Under a budget the spend would go unseen: said whether piped or not, and held against the budgets instead.
+      if (problem) {
+        if (hold?.unrecorded(record.cost)) io.note(`warning: ${problem}: its cost is held against the budgets for a day instead`);
+        else io.info(`warning: ${problem}`);
+      }
       // Once in the ledger a cost is counted there: no longer held (what is left of the hold covers the command's further calls).
-      else hold?.spent(record.cost);
+      // A batch's bound was moved to a hold of its own when it was made (toBatch, holdShard), which its record removes.
+      else if (!record.batch_id) hold?.spent(record.cost);
     };
     // The ledger module is small and loaded with the command, never for --help.
     const ledger = facts.logsUsage ? await import('../kit/spend/ledger.js') : undefined;

@@ -1,4 +1,4 @@
-import { fromEnv, httpUrl } from './settings.js';
+import { fromEnv, httpUrl, SettingsError, withoutUserinfo } from './settings.js';
 
 /** What the client's `proxy` option takes. */
 export interface Proxies {
@@ -39,6 +39,10 @@ export function proxyFromEnv(env: NodeJS.ProcessEnv, apiRoot: string): Proxies |
   if (noProxy === '*') return undefined;
   const [value, name] = found;
   const proxy = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`;
-  httpUrl(proxy, name, 'http://proxy.example:3128');
+  const url = httpUrl(proxy, name, 'http://proxy.example:3128');
+  // undici takes none (its words: "invalid url"); a password with an unencoded /, ? or # ends up there.
+  if (url.pathname !== '/' || url.search || url.hash || /[?#]/.test(proxy)) {
+    throw new SettingsError(`${name} must be a proxy's address alone, http://[user:password@]host:port (a password's /, ? or # percent-encoded), got "${withoutUserinfo(proxy)}"`);
+  }
   return { [https ? 'httpsProxy' : 'httpProxy']: proxy, noProxy: [noProxy, ...LOOPBACK].filter(Boolean).join(',') };
 }

@@ -2,6 +2,7 @@ import { ATTRIBUTION_ENV, BATCHES_PATH_ENV, BUDGET_ENV, checkBatchesPath, DEFAUL
 import { didYouMean } from '../internal/did-you-mean.js';
 import { isBlank } from '../internal/blank.js';
 import { switchOn } from '../internal/env-switch.js';
+import { withoutUserinfo } from '../internal/userinfo.js';
 
 export { DEFAULT_PROFILE, PROFILE_FIELDS, SECRET_FIELDS, SettingsError, type Profile, type ProfileField } from './fields.js';
 
@@ -17,8 +18,9 @@ export function maskKey(key: string | undefined): string {
  */
 export function checkApiRoot(value: string, from = 'api_root'): string {
   const url = httpUrl(value, from, 'http://127.0.0.1:8080/api');
-  // The client would drop them without a word (and they would show wherever the root is shown).
-  if (url.username || url.password) {
+  // The client would drop them without a word (and they would show wherever the root is shown). An @
+  // elsewhere is one too: http://me:/pass@host is a URL of host "me", the password in its path.
+  if (url.username || url.password || value.includes('@')) {
     throw new SettingsError(`${from} must not hold a user name or password ("${withoutUserinfo(value)}"): the API key goes in ROUTER_API_KEY or "router login"`);
   }
   // Every path goes after the root: a query or a fragment there would swallow it.
@@ -53,9 +55,13 @@ export function httpUrl(value: string, from: string, example: string): URL {
   return url;
 }
 
-import { withoutUserinfo } from '../internal/userinfo.js';
-
 export { withoutUserinfo };
+
+/** A setting's value as `config get` and `config list` show it: a URL's user and password hidden (api_root, each line of mcp). */
+export function shownValue(field: string, value: string): string {
+  if (field === 'api_root') return withoutUserinfo(value);
+  return field === 'mcp' ? value.split('\n').map(withoutUserinfo).join('\n') : value;
+}
 
 export interface Settings {
   /** The keys when known as settings are read (environment, file); from a keychain or a command, undefined until loadKey (./key-source.ts). */

@@ -3,7 +3,7 @@
  * then ENOSPC on the next: what the short write left is cut off again, so that a later append
  * (once there is room) never glues its line onto a torn one.
  */
-import { closeSync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 
 /**
  * Writes all of `data` to `fd`, open for append, whose size before was `size`. On failure the file
@@ -24,12 +24,28 @@ export function appendAll(fd: number, data: Buffer, size: number): void {
   }
 }
 
-/** Appends `text` to the file at `path` (made with `mode`) whole, or throws leaving it as it was. */
-export function appendWhole(path: string, text: string, mode = 0o600): void {
-  const fd = openSync(path, 'a', mode);
+/**
+ * Appends `text` to the file at `path` (made with `mode`) whole, or throws leaving it as it was.
+ * `regular`: a file that is not a regular one is refused (ENOTFILE), opened without waiting (a FIFO
+ * no one reads would hold the command); /dev/null would take every line and keep none.
+ */
+export function appendWhole(path: string, text: string, mode = 0o600, regular = false): void {
+  const fd = regular ? openRegular(path, mode) : openSync(path, 'a', mode);
   try {
-    appendAll(fd, Buffer.from(text), fstatSync(fd).size);
+    const stat = fstatSync(fd);
+    if (regular && !stat.isFile()) throw Object.assign(new Error(`ENOTFILE: not a regular file, write '${path}'`), { code: 'ENOTFILE', syscall: 'write', path });
+    appendAll(fd, Buffer.from(text), stat.size);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** Opened to append without waiting; a FIFO no one reads (ENXIO) is, as any device, no regular file. */
+function openRegular(path: string, mode: number): number {
+  try {
+    return openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK, mode);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENXIO') throw err;
+    throw Object.assign(new Error(`ENOTFILE: not a regular file, write '${path}'`), { code: 'ENOTFILE', syscall: 'write', path });
   }
 }

@@ -1,4 +1,8 @@
-/** A URL as it may be shown: a user name and password in it replaced by ***. */
+/**
+ * A URL as it may be shown: a user name and password in it replaced by ***. Everything up to the
+ * last @ goes: a password typed with a /, ? or # in it (not percent-encoded) makes no URL, and shown
+ * as it was given would be shown whole.
+ */
 export function withoutUserinfo(value: string): string {
-  return value.replace(/^([a-z][a-z0-9+.-]*:\/*)[^/?#]*@/i, '$1***@');
+  return value.replace(/^(\s*[a-z][a-z0-9+.-]*:\/*).*@/is, '$1***@');
 }

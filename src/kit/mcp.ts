@@ -43,6 +43,29 @@ export function tellingLine(stderr: string): string | undefined {
   return [...lines].reverse().find((l) => TELLS.test(l)) ?? lines.at(-1);
 }
 
+/**
+ * A server as its failures name it: a URL without its user, password and query (where a token often
+ * goes), so that an error pasted into a report gives none away; a command line as it is.
+ */
+export function shownSpec(spec: string): string {
+  if (!isUrl(spec)) return spec;
+  try {
+    const u = new URL(spec);
+    return `${u.protocol}//${u.host}${u.pathname}${u.search ? '?…' : ''}`;
+  } catch {
+    return spec.replace(/^(https?:\/\/).*@/is, '$1***@').replace(/\?.*$/s, '?…');
+  }
+}
+
+/** A server's URL without a user and password (fetch refuses a URL holding them): they go as Basic authorization. */
+function httpTarget(spec: string): { url: URL; requestInit?: RequestInit } {
+  const url = new URL(spec);
+  if (!url.username && !url.password) return { url };
+  const basic = Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64');
+  url.username = url.password = '';
+  return { url, requestInit: { headers: { authorization: `Basic ${basic}` } } };
+}
+
 /** An error as one line: fetch's "fetch failed" says why in its cause. */
 function describe(err: unknown): string {
   const e = err as { message?: string; code?: unknown; cause?: { code?: string; message?: string } };
@@ -58,7 +81,13 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
   let transport: Transport;
   if (isUrl(spec)) {
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-    transport = new StreamableHTTPClientTransport(new URL(spec));
+    let target;
+    try {
+      target = httpTarget(spec);
+    } catch {
+      throw new ToolSourceError(`MCP server ${shownSpec(spec)}: not a URL`, 'invalid');
+    }
+    transport = new StreamableHTTPClientTransport(target.url, target.requestInit ? { requestInit: target.requestInit } : undefined);
   } else {
     const argv = splitCommandLine(spec);
     if (!argv.length) throw new ToolSourceError('--mcp: the server command is empty', 'invalid');
@@ -84,7 +113,8 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
     await close();
     if (opts.signal?.aborted) throw opts.signal.reason;
     const why = /timed out|timeout/i.test(String(err)) ? `did not answer within ${startMs / 1000} s` : (err as { code?: unknown }).code === -32000 ? 'ended before it answered' : `could not start: ${describe(err)}`;
-    throw new ToolSourceError(`MCP server ${spec}: ${why}${said()}`, 'start');
+    const shown = shownSpec(spec);
+    throw new ToolSourceError(`MCP server ${shown}: ${shown === spec ? why : why.replaceAll(spec, shown).replaceAll(httpTarget(spec).url.href, shown)}${said()}`, 'start');
   }
   // Router ending otherwise (Ctrl-C exits soon after the abort) ends a stdio server too: it may ignore both EOF and SIGTERM.
   const pid = (transport as { pid?: number | null }).pid;

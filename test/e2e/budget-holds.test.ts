@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEnv, type TestEnv } from '../helpers.js';
+import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
 import { until } from '../support/until.js';
 
 // What only processes show: separate `router` processes at once under one budget, and a process
@@ -51,5 +52,29 @@ describe('a budget across processes', () => {
     // All it says: its answer stops at --max-tokens (said, piped too).
     expect(r).toMatchObject({ code: 0, stderr: 'note: the answer was cut at its length limit (200 tokens)\n' });
     expect(holds(state)).toEqual([]);
+  }, 60_000);
+
+  it('a ledger that takes no more (a file-size limit): each cost is held for a day instead, said piped too, and the budget still stops the calls', async () => {
+    const state = join(t.dir, 'unrecorded');
+    mkdirSync(state, { recursive: true });
+    // A ledger past the size the process may write (ulimit -f 2: 2 KiB): every append fails (EFBIG), the small hold files do not.
+    const old = JSON.stringify({ time: '2020-01-01T00:00:00.000Z', profile: 'default', command: 'chat', endpoint: '/v1/chat/completions', cost: 0 });
+    writeFileSync(join(state, 'usage.jsonl'), `${old}\n`.repeat(40));
+    const env = { ...process.env, ...t.env, ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '0.001' };
+    t.clearRequests();
+    const codes: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const child = spawn('sh', ['-c', 'ulimit -f 2 && exec "$@"', 'sh', process.execPath, BIN, ...CALL], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (b: Buffer) => (stderr += b));
+      const code = await new Promise<number>((r) => child.on('close', (c) => r(c ?? -1)));
+      codes.push(code);
+      if (code === 0) expect(stderr).toContain(`warning: the usage ledger ${join(state, 'usage.jsonl')} could not be written (too large): its cost is held against the budgets for a day instead\n`);
+      else expect(stderr).toMatch(/^error: this call could cost up to \$0\.000354, over what is left of daily_budget \(\$0\.0000925, ROUTER_DAILY_BUDGET, after the \$0\.0009075 held by batches not yet seen ended or calls the ledger could not take\)/);
+    }
+    // Three calls of $0.0003025 fit $0.001; before, all five were sent ($0.0015), unseen.
+    expect(codes).toEqual([0, 0, 0, 4, 4]);
+    expect(chats()).toBe(3);
+    expect(holds(state).every((n) => n.startsWith('unrecorded-'))).toBe(true);
   }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
@@ -42,6 +42,30 @@ describe('batch create under a budget', () => {
     expect(readdirSync(join(state, 'budget-holds')).filter((f) => f.startsWith('batch-'))).toHaveLength(2);
     // One more, later: still refused while they hold.
     expect((await t.run(['batch', 'create', file, '--model', 'local/lorem'], { env })).code).toBe(4);
+  });
+
+  it('batch run without --watch: each shard submitted holds its own bound past the run, so three runs under a budget that fits two submit two', async () => {
+    // Files that differ (one the same as another's is that job resumed), each of the same bound.
+    const files = [1, 2, 3].map((k) => {
+      const path = join(t.dir, `run-${k}.jsonl`);
+      writeFileSync(path, Array.from({ length: 4 }, (_, i) => JSON.stringify({ custom_id: `r${i}`, body: { messages: [{ role: 'user', content: `write 500 words, ${k}` }], max_tokens: 200 } })).join('\n') + '\n');
+      return path;
+    });
+    const bound = await boundOf(files[0]!);
+    const state = join(t.dir, 'state-runs');
+    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: String(bound * 2.5) };
+    t.clearRequests();
+    const runs = [];
+    // Two shards of two requests each: each batch holds the bound of its own lines.
+    for (const file of files) runs.push(await t.run(['batch', 'run', file, '--model', 'local/lorem', '--max-requests', '2'], { env }));
+    expect(runs.map((r) => r.code), runs.map((r) => r.stderr).join('')).toEqual([0, 0, 4]);
+    expect(runs[2]!.stderr).toMatch(/^error: .*daily_budget.*nothing was submitted/);
+    expect(creates()).toBe(4);
+    const holds = readdirSync(join(state, 'budget-holds')).filter((f) => f.startsWith('batch-'));
+    expect(holds).toHaveLength(4);
+    const held = holds.reduce((sum, f) => sum + (JSON.parse(readFileSync(join(state, 'budget-holds', f), 'utf8')) as { usd: number }).usd, 0);
+    expect(held).toBeCloseTo(bound * 2, 9);
+    expect(readdirSync(join(state, 'budget-holds')).filter((f) => !f.startsWith('batch-') && f.endsWith('.json'))).toEqual([]);
   });
 
   it('once a batch\'s cost is in the ledger (batch get of it ended), its hold is gone', async () => {

@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -161,6 +162,25 @@ describe('--mcp over Streamable HTTP', () => {
   it('server-everything: chat answers from its echo tool', async () => {
     const r = await run(['chat', '--model', 'local/tools', '--mcp', url, 'please echo this']);
     expect(r).toMatchObject({ code: 0, stdout: 'From the tool results: echo answered: Echo: please echo this\n' });
+  });
+
+  it('a user and password in the URL go as Basic authorization; neither they nor a query token are ever shown', async () => {
+    const seen: (string | undefined)[] = [];
+    const refusing = createHttpServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"no"}');
+    });
+    await new Promise<void>((r) => refusing.listen(0, '127.0.0.1', r));
+    const port = (refusing.address() as { port: number }).port;
+    try {
+      const r = await run(['chat', '--model', 'local/tools', '--mcp', `http://me:pw%23mcp-secret@127.0.0.1:${port}/mcp?token=tok-mcp-secret`, 'hi']);
+      expect(r.code).toBe(12);
+      expect(r.stderr).toMatch(new RegExp(`^error: MCP server http://127\\.0\\.0\\.1:${port}/mcp\\?…: could not start: .*\n$`));
+      expect(r.stdout + r.stderr).not.toMatch(/mcp-secret/);
+      expect(seen[0]).toBe(`Basic ${Buffer.from('me:pw#mcp-secret').toString('base64')}`);
+    } finally {
+      refusing.close();
+    }
   });
 
   it('a URL where no server listens: one line, exit 12', async () => {

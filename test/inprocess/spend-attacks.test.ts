@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type Emulator } from '../../src/emulator/server.js';
@@ -190,6 +191,25 @@ describe('a ledger that is a folder', () => {
     const line = `error: cannot read ${join(stateDir, 'usage.jsonl')}: is a folder\n`;
     expect(await run(['usage'])).toMatchObject({ code: 2, stdout: '', stderr: line });
     expect(await run(['chat', '--model', 'local/echo', 'hi'], { env: { ROUTER_DAILY_BUDGET: '1' } })).toMatchObject({ code: 2, stderr: line });
+  });
+});
+
+describe('a ledger that is a device or a FIFO', () => {
+  it('is refused in one line under a budget, nothing sent (/dev/null kept no spend, /dev/zero spun for ever); without one the call goes and the ledger line is said lost', async () => {
+    const ledger = join(stateDir, 'usage.jsonl');
+    const line = `error: cannot read ${ledger}: not a regular file (a device, a FIFO or a socket)\n`;
+    for (const device of ['/dev/null', '/dev/zero', '/dev/full', 'fifo']) {
+      rmSync(ledger, { force: true });
+      if (device === 'fifo') execFileSync('mkfifo', [ledger]);
+      else symlinkSync(device, ledger);
+      const before = emu.requestLog.length;
+      expect(await run(['chat', '--model', 'local/echo', 'hi'], { env: { ROUTER_DAILY_BUDGET: '1' } }), device).toMatchObject({ code: 2, stdout: '', stderr: line });
+      expect(await run(['usage']), device).toMatchObject({ code: 2, stdout: '', stderr: line });
+      expect(emu.requestLog.length, device).toBe(before);
+      const free = await run(['--verbose', 'chat', '--model', 'local/echo', 'hi']);
+      expect(free, device).toMatchObject({ code: 0, stdout: 'hi\n' });
+      expect(free.stderr, device).toContain(`warning: the usage ledger ${ledger} could not be written (not a regular file (a device, a FIFO or a socket))`);
+    }
   });
 });
 

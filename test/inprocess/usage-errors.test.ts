@@ -69,6 +69,9 @@ describe('typos and unknown names', () => {
       await t.run(['chat', 'hi'], { env: { ...env, ROUTER_API_ROOT: withCreds } }),
       await t.run(['--api-root', `ftp://me:${secret}@host/api`, 'chat', 'hi'], { env }),
       await t.run(['--api-root', `http://me:${secret}@[bad/api`, 'chat', 'hi'], { env }),
+      // A password with a #, / or ? not percent-encoded makes no URL: still not shown.
+      ...(await Promise.all(['#', '/', '?'].map((c) => t.run(['chat', 'hi'], { env: { ...env, ROUTER_API_ROOT: withCreds.replace(secret, `${c}${secret}`) } })))),
+      await t.run(['chat', 'hi'], { env: { ...env, HTTPS_PROXY: `http://me:#${secret}@proxy.example:3128`, ROUTER_API_ROOT: 'https://example.com/api' } }),
       await t.run(['config', 'set', 'api_root', withCreds], { env }),
       await t.run(['login', '--with-key', '--no-verify', '--api-root', withCreds], { env, input: t.apiKey }),
     ];
@@ -80,11 +83,12 @@ describe('typos and unknown names', () => {
     expect(said[0]!.stderr).toMatch(/--api-root must not hold a user name or password/);
     // One stored by an older version is not shown either.
     mkdirSync(env.ROUTER_CONFIG_DIR, { recursive: true });
-    writeFileSync(join(env.ROUTER_CONFIG_DIR, 'config.json'), JSON.stringify({ current: 'default', profiles: { default: { api_root: withCreds } } }));
-    for (const args of [['config', 'list'], ['config', 'list', '--json'], ['config', 'get', 'api_root']]) {
+    // So is one in an MCP server's URL (each line of mcp).
+    writeFileSync(join(env.ROUTER_CONFIG_DIR, 'config.json'), JSON.stringify({ current: 'default', profiles: { default: { api_root: withCreds, mcp: `npx some-server\nhttps://me:${secret}@mcp.example/mcp` } } }));
+    for (const args of [['config', 'list'], ['config', 'list', '--json'], ['config', 'get', 'api_root'], ['config', 'get', 'mcp']]) {
       const r = await t.run(args, { env });
       expect(r.code).toBe(0);
-      expect(r.stdout).toContain('***@127.0.0.1');
+      expect(r.stdout).toContain(args[2] === 'mcp' ? 'npx some-server\nhttps://***@mcp.example/mcp' : '***@127.0.0.1');
       expect(r.stdout + r.stderr).not.toContain(secret);
     }
     expect(t.requests()).toHaveLength(before);

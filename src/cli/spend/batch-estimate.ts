@@ -11,7 +11,7 @@ import { BATCH_PRICE, callBound, countImages, imagesUnbounded, promptTokenBound,
 import { capOf, HeldBack, pricesOf, pricesOrWhy, type SpendOptions } from './spend-guard.js';
 import { roundCost } from '../../internal/round-cost.js';
 import type { BudgetHold, Held } from './budget-hold.js';
-import { isFinished, type JobRecord } from '../../batch/job/store.js';
+import { isFinished, type JobRecord, type ShardRecord } from '../../batch/job/store.js';
 import { counted } from '../../internal/counted.js';
 
 export interface BatchEstimate {
@@ -27,6 +27,8 @@ export interface BatchEstimate {
   maxCompletion?: number;
   /** Under a budget: the bound held from the check on (BudgetHold.toBatch keeps it past the process once the batch is made). */
   hold?: BudgetHold;
+  /** Under a budget: each request line's bound, so that a shard of `batch run` holds its own (shardBound). */
+  lineBounds?: Map<number, number>;
 }
 
 const LIMIT_FIELDS = ['max_completion_tokens', 'max_tokens', 'max_output_tokens'];
@@ -41,9 +43,9 @@ export function lineBound(p: Pricing, endpoint: string, body: Record<string, unk
   return { bound, unlimited: completes && limit === undefined };
 }
 
-/** Sums the bound of the file's request lines that `include` takes (all when absent). */
-export async function estimateFile(path: string, endpoint: string, p: Pricing, include?: (line: number) => boolean, signal?: AbortSignal): Promise<BatchEstimate> {
-  const e: BatchEstimate = { model: p.model, requests: 0, bound: 0, unlimited: 0, spent: 0 };
+/** Sums the bound of the file's request lines that `include` takes (all when absent); `perLine` keeps each line's. */
+export async function estimateFile(path: string, endpoint: string, p: Pricing, include?: (line: number) => boolean, signal?: AbortSignal, perLine = false): Promise<BatchEstimate> {
+  const e: BatchEstimate = { model: p.model, requests: 0, bound: 0, unlimited: 0, spent: 0, ...(perLine ? { lineBounds: new Map<number, number>() } : {}) };
   for await (const line of readLines(path)) {
     signal?.throwIfAborted();
     if (include && !include(line.number)) continue;
@@ -57,6 +59,7 @@ export async function estimateFile(path: string, endpoint: string, p: Pricing, i
     const { bound, unlimited } = lineBound(p, endpoint, item.body as Record<string, unknown>);
     e.requests++;
     e.bound += bound;
+    e.lineBounds?.set(line.number, bound);
     if (unlimited) e.unlimited++;
   }
   return e;
@@ -121,7 +124,7 @@ async function checkOnce(ctx: RunContext<SpendOptions>, { client, settings }: Co
     ctx.io.note(`cost bound: unknown (${prices})`);
     return undefined;
   }
-  const e = { ...(await estimateFile(b.path, b.endpoint, prices[0]!, b.include, ctx.signal)), spent: b.spent ?? 0, maxCompletion: prices[0]!.maxCompletion };
+  const e = { ...(await estimateFile(b.path, b.endpoint, prices[0]!, b.include, ctx.signal, held !== undefined)), spent: b.spent ?? 0, maxCompletion: prices[0]!.maxCompletion };
   // --max-cost caps the whole job, finished shards included; a budget only what is still to be spent.
   const whole = e.bound + (cap?.name.startsWith('--max-cost') ? e.spent : 0);
   if (cap && whole > cap.usd) throw new CliError(`this batch could cost up to ${usdBound(whole)} (${e.requests} requests to ${e.model} at the batch price), over ${cap.name}: nothing was submitted; ${fixOf(e, cap.name)}`, EXIT.PAYMENT);
@@ -140,6 +143,19 @@ export function pendingOfJob(job: JobRecord): { include: (line: number) => boole
   const spent = job.shards.filter(isFinished).reduce((sum, s) => sum + (s.usage?.cost ?? 0), 0);
   const include = (line: number) => open.some((s) => line >= s.first_line && line <= s.last_line && (!s.lines || s.lines.includes(line)));
   return { include, spent };
+}
+
+/**
+ * A shard of `batch run` just submitted, under a budget: its lines' bound moves from the run's hold to
+ * its batch's own, which holds past this process until the batch's cost is in the ledger (else a
+ * run that ends, or is killed, after submitting would let the budget go while its batches still spend).
+ */
+export function holdShard(e: BatchEstimate | undefined, env: NodeJS.ProcessEnv, shard: ShardRecord): string | undefined {
+  if (!e?.hold || !e.lineBounds || !shard.batch_id) return undefined;
+  let usd = 0;
+  const lines = shard.lines ? new Set(shard.lines) : undefined;
+  for (let n = shard.first_line; n <= shard.last_line; n++) if (!lines || lines.has(n)) usd += e.lineBounds.get(n) ?? 0;
+  return e.hold.share(env, shard.batch_id, usd);
 }
 
 /** The pre-submit check of `batch run`: the job's estimate against --max-cost and the budgets. */

@@ -9,7 +9,7 @@
  */
 import { closeSync, openSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { readLocalText } from '../../internal/local-file.js';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { stateHome } from '../../config/state-dir.js';
 import { describeHolder, leftBehind, takeLock } from '../../internal/file-lock.js';
 import { clearLeftMoves } from '../../internal/lock-mark.js';
@@ -26,6 +26,9 @@ export const HOLD_MAX_AGE_MS = 24 * 3_600_000;
 /** A batch's hold lasts past its 24-hour window, until its cost is in the ledger (or this long). */
 export const BATCH_HOLD_MAX_AGE_MS = 48 * 3_600_000;
 
+/** The name's start of the hold of a call whose cost could not be written to the ledger. */
+const UNRECORDED = 'unrecorded-';
+
 export interface HoldRecord {
   profile: string;
   usd: number;
@@ -37,8 +40,14 @@ export interface HoldRecord {
 }
 
 export interface Held {
+  /** What calls under way hold (each ends with its process). */
   usd: number;
   calls: number;
+  /**
+   * What holds kept past their process hold: batches not yet seen ended, calls whose cost the ledger
+   * could not take. Waiting does not free it: it counts as spent.
+   */
+  kept?: number;
 }
 
 export function holdsDir(env: NodeJS.ProcessEnv): string {
@@ -118,11 +127,17 @@ export function heldByOthers(env: NodeJS.ProcessEnv, profile: string, mine?: Bud
       rec = {};
     }
     // A batch's hold belongs to no process: it holds until the batch's cost is recorded (ledger.ts removes it).
-    const stale = name.startsWith('batch-') ? typeof rec.usd !== 'number' || !(now - Date.parse(rec.time ?? '') <= BATCH_HOLD_MAX_AGE_MS) : !name.endsWith('.json') ? !processAlive(rec.pid ?? 0) : isStale(rec, now);
+    // So does one of a call whose cost the ledger could not take (unrecorded()): for a day.
+    const stale = name.startsWith('batch-') ? typeof rec.usd !== 'number' || !(now - Date.parse(rec.time ?? '') <= BATCH_HOLD_MAX_AGE_MS)
+      : name.startsWith(UNRECORDED) ? typeof rec.usd !== 'number' || !(now - Date.parse(rec.time ?? '') <= HOLD_MAX_AGE_MS)
+      : !name.endsWith('.json') ? !processAlive(rec.pid ?? 0) : isStale(rec, now);
     if (stale) rmSync(path, { force: true });
     else if (name.endsWith('.json') && rec.profile === profile) {
-      held.usd += rec.usd!;
-      held.calls++;
+      if (name.startsWith('batch-') || name.startsWith(UNRECORDED)) held.kept = (held.kept ?? 0) + rec.usd!;
+      else {
+        held.usd += rec.usd!;
+        held.calls++;
+      }
     }
   }
   return held;
@@ -186,14 +201,57 @@ export class BudgetHold {
 
   /**
    * The call made a batch: its bound is held beyond this process, until the batch's cost is in the
-   * ledger (a `batch get` or a watch that sees it end), in a file of the batch's own.
+   * ledger (a `batch get` or a watch that sees it end), in a file of the batch's own. Never throws
+   * (the batch exists): where that file cannot be written (a full disk), this hold's own file is
+   * renamed to it, which takes no room; undefined, or why neither could be done.
    */
-  toBatch(env: NodeJS.ProcessEnv, batchId: string): void {
-    try {
-      writeFileSync(batchHoldPath(env, batchId), JSON.stringify({ profile: this.rec.profile, usd: this.rec.usd, batch_id: batchId, time: new Date().toISOString() }), { mode: 0o600 });
-    } finally {
-      this.release();
+  toBatch(env: NodeJS.ProcessEnv, batchId: string): string | undefined {
+    const why = this.share(env, batchId, this.rec.usd);
+    if (why && this.written) {
+      try {
+        renameSync(this.path, batchHoldPath(env, batchId));
+        this.written = false;
+        this.release();
+        return undefined;
+      } catch {
+        // Said as the write's failure.
+      }
     }
+    this.release();
+    return why;
+  }
+
+  /**
+   * `usd` of this hold moved to a batch it made (a shard of `batch run`): held in the batch's own
+   * file, as toBatch does, and no longer here. Undefined, or why it could not be (it then stays here).
+   */
+  share(env: NodeJS.ProcessEnv, batchId: string, usd: number): string | undefined {
+    const path = batchHoldPath(env, batchId);
+    try {
+      writeFileSync(path, JSON.stringify({ profile: this.rec.profile, usd, batch_id: batchId, time: new Date().toISOString() }), { mode: 0o600 });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException)?.code;
+      return `the budgets do not hold batch ${batchId} past this run: ${path} cannot be written (${code ? describeCode(code) : (err as Error).message})`;
+    }
+    this.set(this.rec.usd - usd);
+    return undefined;
+  }
+
+  /**
+   * A call's cost that the ledger could not take (a full disk): unseen there, it would let the budgets
+   * spend it again. What it cost (its bound, when not known) is held instead, past this process, for a
+   * day: this hold's file is renamed, which takes no room. Whether it is held so.
+   */
+  unrecorded(cost: number | undefined): boolean {
+    if (!this.written) return false;
+    if (typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 && cost < this.rec.usd) this.set(cost);
+    try {
+      renameSync(this.path, join(dirname(this.path), `${UNRECORDED}${basename(this.path)}`));
+    } catch {
+      return false;
+    }
+    this.written = false;
+    return true;
   }
 
   /** A call's cost is in the ledger now: it is no longer held. */
@@ -209,6 +267,8 @@ export class BudgetHold {
 
   readonly release = (): void => {
     this.unplaced();
+    // A later set() (a cost logged after) must not write it again.
+    this.written = false;
     try {
       rmSync(this.path, { force: true });
     } catch {

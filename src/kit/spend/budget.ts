@@ -133,7 +133,8 @@ export async function budgetsFor(env: NodeJS.ProcessEnv, settings: BudgetSetting
 }
 
 /** The line of a budget that is used up. */
-export function reachedLine(b: Budget): string {
+export function reachedLine(b: Budget, kept = 0): string {
   const period = b.name === 'daily_budget' ? 'today' : 'this month';
-  return `${b.name} of ${usd(b.limit)} reached (${b.from}): ${usd(b.spent)} spent ${period} (UTC); it resets at ${b.resets.toISOString()} (--ignore-budget for one call)`;
+  const held = kept > 0 ? ` and ${usd(kept)} held by batches not yet seen ended or calls the ledger could not take` : '';
+  return `${b.name} of ${usd(b.limit)} reached (${b.from}): ${usd(b.spent)} spent ${period} (UTC)${held}; it resets at ${b.resets.toISOString()} (--ignore-budget for one call)`;
 }

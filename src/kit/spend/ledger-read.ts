@@ -4,6 +4,7 @@
  * lines are handed over in one synchronous pass (no promise per line): a million lines make little
  * garbage.
  */
+import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { ledgerPath, type UsageRecord } from './ledger.js';
 
@@ -16,12 +17,16 @@ export async function eachLedgerRecord(env: NodeJS.ProcessEnv, each: (r: UsageRe
   const path = ledgerPath(env);
   let handle;
   try {
-    handle = await open(path, 'r');
+    // Without waiting: a FIFO no one writes to would hold the read.
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw Object.assign(err as Error, { syscall: 'read' });
   }
   try {
+    // A device gives no end (/dev/zero, /dev/full: the budget's check spun for ever) or nothing (/dev/null: no spend, ever).
+    const stat = await handle.stat();
+    if (!stat.isFile() && !stat.isDirectory()) throw Object.assign(new Error(`ENOTFILE: not a regular file, read '${path}'`), { code: 'ENOTFILE', syscall: 'read', path });
     await readRecords(handle, each, signal);
   } catch (err) {
     // A read's error names no file (a folder where the ledger goes: EISDIR): it is said with the ledger's path.

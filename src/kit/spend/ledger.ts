@@ -42,7 +42,7 @@ export function appendUsage(env: NodeJS.ProcessEnv, record: UsageRecord): string
     // Inside: a state folder that cannot be named (no home at all) is a ledger that cannot be written.
     path = ledgerPath(env);
     makeDir(dirname(path));
-    appendWhole(path, `${JSON.stringify(record)}\n`);
+    appendWhole(path, `${JSON.stringify(record)}\n`, 0o600, true);
     // A batch's cost is known once it is recorded ended: its hold on the budgets has done its work.
     if (record.batch_id && typeof record.cost === 'number') rmSync(batchHoldPath(env, record.batch_id), { force: true });
     return undefined;

@@ -174,19 +174,22 @@ export class SpendGuard {
     if (!ignoreBudget && settings) {
       const budgets = await budgetsFor(this.env, settings, { signal: this.opts.signal });
       if (budgets.length && this.opts.recorded === false) this.opts.on?.unkept?.(budgets.map((b) => b.name));
+      // Held past their processes (batches under way, costs the ledger could not take): as good as spent.
+      const kept = held?.kept ?? 0;
       for (const b of budgets) {
-        if (b.spent >= b.limit) {
+        if (b.spent + kept >= b.limit) {
           // A dry run sends nothing: it shows the call, and says the budget would refuse it.
-          if (!this.opts.estimate) throw new BudgetReached(reachedLine(b), b);
-          this.opts.on?.reached?.(reachedLine(b));
+          if (!this.opts.estimate) throw new BudgetReached(reachedLine(b, kept), b);
+          this.opts.on?.reached?.(reachedLine(b, kept));
           continue;
         }
-        const left = b.limit - b.spent;
+        const left = b.limit - b.spent - kept;
+        const from = kept ? `${b.from}, after the ${usd(kept)} held by batches not yet seen ended or calls the ledger could not take` : b.from;
         if (!held?.calls) {
-          caps.push({ usd: left, name: `what is left of ${b.name} (${usd(left)}, ${b.from})` });
+          caps.push({ usd: left, name: `what is left of ${b.name} (${usd(left)}, ${from})` });
           continue;
         }
-        const beside = `${b.name} (${usd(left)} left, ${b.from}) beside the ${usd(held.usd)} ${held.calls === 1 ? 'a call under way holds' : `${held.calls} calls under way hold`}`;
+        const beside = `${b.name} (${usd(left)} left, ${from}) beside the ${usd(held.usd)} ${held.calls === 1 ? 'a call under way holds' : `${held.calls} calls under way hold`}`;
         if (left <= held.usd) throw new HeldBack(`nothing is left of ${beside}`);
         caps.push({ usd: left - held.usd, name: `what is left of ${beside}`, held: held.usd });
       }

@@ -108,7 +108,8 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
     }
     const unindexed = (await import('../../../batch/local-index.js')).indexBatch(ctx.env, client.core.apiRoot, created, file === '-' ? 'stdin' : (await import('node:path')).resolve(file));
     if (unindexed) io.note(`warning: ${created.id} is not in this machine's batch index (${unindexed}): where the service lists no batches, batch list will not show it; keep its id`);
-    estimate?.hold?.toBatch(ctx.env, created.id);
+    const unheld = estimate?.hold?.toBatch(ctx.env, created.id);
+    if (unheld) io.note(`warning: ${unheld}`);
     if (!opts.watch) {
       await client.close();
       io.made(`batch ${created.id} was created (router batch get ${created.id})`);

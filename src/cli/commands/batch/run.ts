@@ -98,6 +98,9 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
   const ora = waits && drawsSpinner(io) ? (await import('ora')).default : undefined;
   let spinner: ReturnType<NonNullable<typeof ora>> | undefined;
   let lastLine = Date.now();
+  const spend = await import('../../spend/batch-estimate.js');
+  /** The last check's estimate: under a budget, its hold, which each shard submitted takes its part of. */
+  let estimate: Awaited<ReturnType<typeof spend.checkJobSpend>>;
   const on: JobEvents = {
     info: (text) => (spinner ? (spinner.text = text) : io.info(text)),
     // A failed poll that is tried again (--offline-timeout) is said piped too; other news only on a terminal.
@@ -112,7 +115,11 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
       }
     },
     retrying: (job, n) => io.note(n ? `retrying ${n} request(s) of ${job.id}` : `nothing of ${job.id} failed: no retry`),
-    submitted: (job, shard) => io.info(`${job.id}: shard ${shard.index + 1} of ${job.shards.length} is ${shard.batch_id}`),
+    submitted: (job, shard) => {
+      io.info(`${job.id}: shard ${shard.index + 1} of ${job.shards.length} is ${shard.batch_id}`);
+      const unheld = spend.holdShard(estimate, ctx.env, shard);
+      if (unheld) io.note(`warning: ${unheld}`);
+    },
     progress: (_job, line, phase, changed) => {
       if (phase === 'start') spinner = ora?.({ stream: io.stderr, isEnabled: true, discardStdin: false }).start(line);
       else if (phase === 'poll' && spinner) spinner.text = line;
@@ -147,7 +154,6 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
     connected = await ctx.connect();
     return connected.client;
   };
-  const spend = await import('../../spend/batch-estimate.js');
   const format: MergeFormat = opts.join ? 'joined' : opts.lineNumbers ? 'numbered' : 'results';
   const cut = new CutAnswers();
   try {
@@ -158,7 +164,7 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
       results: opts.results !== undefined ? { write: (chunk) => (cut.see(chunk), sinkOf(io, target!)(chunk)), format } : undefined,
       interval: opts.interval,
       offlineTimeout: opts.offlineTimeout,
-      checkSpend: async (job) => void (await spend.checkJobSpend(ctx, connected!, job)),
+      checkSpend: async (job) => void (estimate = await spend.checkJobSpend(ctx, connected!, job)),
       env: ctx.env,
       signal,
       on,

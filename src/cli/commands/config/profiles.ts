@@ -14,11 +14,11 @@ export const list = defineCommand({
   flags: jsonFlags('print the profiles as JSON'),
   notes: 'Piped, one tab-separated line per profile: * for the current one (else empty), profile, api key\n(masked), api root, model.',
   run: async ({ io, opts }) => {
-    const { maskKey, withoutUserinfo } = await import('../../../config/settings.js');
+    const { maskKey, shownValue } = await import('../../../config/settings.js');
     const s = await readStore(io);
     const current = s.current();
-    // Every setting a profile can hold: keys masked, an API root without its user info.
-    const shown = (field: ProfileField, value: string | undefined) => (value === undefined ? null : SECRET_FIELDS.includes(field) ? maskKey(value) || null : field === 'api_root' ? withoutUserinfo(value) : value);
+    // Every setting a profile can hold: keys masked, a URL (API root, MCP server) without its user info.
+    const shown = (field: ProfileField, value: string | undefined) => (value === undefined ? null : SECRET_FIELDS.includes(field) ? maskKey(value) || null : shownValue(field, value));
     const { keyPlace } = await import('../../../config/key-store.js');
     // A key kept in the keychain or given by a command is not read to be listed: where it is says enough.
     const rows = s.names().map((name) => {
