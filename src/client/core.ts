@@ -283,14 +283,21 @@ function redirected(res: RawResponse, url: string, apiRoot: string): ProtocolErr
   return new ProtocolError(`HTTP ${res.status} from ${url}: a redirect${to}, not followed (the key stays with the API root): is ${apiRoot} the API root (the URL before /v1)?`);
 }
 
-/** Iterates a response body, turning socket failures mid-body into ConnectionError. */
-export async function* bodyChunks(res: RawResponse, url = 'http://server/'): AsyncGenerator<Uint8Array> {
+/**
+ * Iterates a response body, turning socket failures mid-body into ConnectionError. Once `signal` (the
+ * caller's) is aborted, no chunk is handed out, not even one read before.
+ */
+export async function* bodyChunks(res: RawResponse, url = 'http://server/', signal?: AbortSignal): AsyncGenerator<Uint8Array> {
   const chunks = res.body;
   let ended = false;
   try {
-    for (let step = await chunks.next(); !step.done; step = await chunks.next()) yield step.value;
+    for (let step = await chunks.next(); !step.done; step = await chunks.next()) {
+      if (signal?.aborted) throw signal.reason;
+      yield step.value;
+    }
     ended = true;
   } catch (err) {
+    if (signal?.aborted) throw signal.reason;
     throw bodyError(err, url);
   } finally {
     // Left early or failed: the body is released.
