@@ -3,6 +3,8 @@
  * Sources: local commands (`command-tool.ts`), MCP servers (`mcp.ts`), functions in code.
  */
 
+import { untilAborted } from '../internal/abort-fanout.js';
+
 /** An image a tool answered with (base64), passed on to the model where the API takes it. */
 export interface ToolImage {
   mimeType: string;
@@ -66,7 +68,8 @@ export function functionTool(name: string, parameters: Record<string, unknown>, 
     description,
     source: 'code',
     run: async (args, signal) => {
-      const value = await fn(args, signal);
+      // Bounded by the call's timeout and the caller's abort though the function never looks at its signal.
+      const value = await untilAborted(new Promise((settle) => settle(fn(args, signal))), signal);
       return typeof value === 'string' ? value : JSON.stringify(value);
     },
   };
