@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { closeIdle, createAgent, send, type ProxyOptions } from './transport.js';
 import { afterReason, APIError, ConnectionError, foreignErrorText, isErrorEnvelope, ProtocolError, ProxyRefusedError, type RouterError } from './errors.js';
-import { bodyError, toConnectionError } from './connection-errors.js';
+import { toConnectionError } from './connection-errors.js';
 import { sleep } from '../internal/sleep.js';
 import type { AnswerBody } from './answer-body.js';
 import { unexpectedContent } from './content-type.js';
@@ -14,6 +14,7 @@ export const DEFAULT_API_ROOT = 'https://openrouter.ai/api';
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_RETRIES = 2;
 import { VERSION } from './version.js';
+import { noteCredentials } from './credentials.js';
 
 export interface RetryInfo {
   attempt: number;
@@ -102,6 +103,7 @@ export class HttpCore {
     this.maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
     this.userAgent = opts.userAgent ?? `router-cli/${VERSION} node/${process.versions.node}`;
     this.extraHeaders = opts.headers ?? {};
+    noteCredentials(this, opts.apiKey, this.extraHeaders);
     this.onRetry = opts.onRetry;
     this.ownsDispatcher = !opts.dispatcher;
     // As curl does: an https:// root goes through the HTTPS proxy only (undici would fall back on the HTTP one).
@@ -283,24 +285,3 @@ function redirected(res: RawResponse, url: string, apiRoot: string): ProtocolErr
   return new ProtocolError(`HTTP ${res.status} from ${url}: a redirect${to}, not followed (the key stays with the API root): is ${apiRoot} the API root (the URL before /v1)?`);
 }
 
-/**
- * Iterates a response body, turning socket failures mid-body into ConnectionError. Once `signal` (the
- * caller's) is aborted, no chunk is handed out, not even one read before.
- */
-export async function* bodyChunks(res: RawResponse, url = 'http://server/', signal?: AbortSignal): AsyncGenerator<Uint8Array> {
-  const chunks = res.body;
-  let ended = false;
-  try {
-    for (let step = await chunks.next(); !step.done; step = await chunks.next()) {
-      if (signal?.aborted) throw signal.reason;
-      yield step.value;
-    }
-    ended = true;
-  } catch (err) {
-    if (signal?.aborted) throw signal.reason;
-    throw bodyError(err, url);
-  } finally {
-    // Left early or failed: the body is released.
-    if (!ended) await chunks.return();
-  }
-}

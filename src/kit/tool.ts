@@ -32,6 +32,8 @@ export interface ToolCallInfo {
   timeoutMs?: number;
   /** What set that bound, as a message names it (the CLI: `--tool-timeout`, or `--timeout` when it stood in). */
   timeoutName?: string;
+  /** Values the tool's environment must not hold: the keys of the client the loop runs with. */
+  secrets?: string[];
 }
 
 export interface Tool {

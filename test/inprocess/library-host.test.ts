@@ -6,8 +6,9 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RouterClient } from '../../src/client/index.js';
 import { AnswerBody } from '../../src/client/answer-body.js';
-import { bodyChunks } from '../../src/client/core.js';
-import { commandTool, ResultBudget, runToolCall, ToolSet, toolEnv } from '../../src/kit/index.js';
+import { bodyChunks } from '../../src/client/body-chunks.js';
+import { chatModel, chatWithTools, commandTool, ResultBudget, runToolCall, ToolSet, toolEnv } from '../../src/kit/index.js';
+import { startEmulator } from '../../src/emulator/server.js';
 import { tempFolder } from '../support/temp-folder.js';
 import { until } from '../support/until.js';
 
@@ -88,6 +89,29 @@ describe('a host process', () => {
     } finally {
       if (saved === undefined) delete process.env.ROUTER_API_KEY;
       else process.env.ROUTER_API_KEY = saved;
+    }
+  });
+
+  it('a command tool run by a prompt or chatWithTools never sees the client\'s key, whatever variable the program read it from', async () => {
+    const emu = await startEmulator({ stateDir: join(dir(), 'emu-keys'), port: 0, batchDelayMs: 0 });
+    const { apiKey } = emu.store.firstKeys();
+    // The name a program of another service's habits keeps its key in: no router key variable.
+    process.env.L3_OTHER_APP_KEY = apiKey;
+    const client = new RouterClient({ apiKey: process.env.L3_OTHER_APP_KEY, apiRoot: emu.apiRoot });
+    try {
+      const tools = [commandTool({ name: 'showenv', parameters: { type: 'object', properties: {} } }, ['env'])];
+      const prompted = await chatModel(client, 'local/tools').prompt('please showenv', { tools });
+      const outcomes = prompted.toolCalls.map((c) => c.outcome);
+      await chatWithTools(client, { model: 'local/tools', messages: [{ role: 'user', content: 'please showenv' }] }, { tools: new Map(tools.map((t) => [t.name, t])), on: { call: (_, outcome) => outcomes.push(outcome) } });
+      expect(outcomes.length).toBe(2);
+      for (const { text } of outcomes) {
+        expect(text).toContain('PATH=');
+        expect(text).not.toContain(apiKey);
+      }
+    } finally {
+      delete process.env.L3_OTHER_APP_KEY;
+      await client.close();
+      await emu.close();
     }
   });
 

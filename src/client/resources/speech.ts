@@ -1,4 +1,4 @@
-import { bodyChunks } from '../core.js';
+import { bodyChunks } from '../body-chunks.js';
 import { Resource, callHeaders, type CallOptions } from './shared.js';
 
 export interface SpeechTurn {
