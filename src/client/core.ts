@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { closeIdle, createAgent, send, type ProxyOptions } from './transport.js';
 import { afterReason, APIError, ConnectionError, foreignErrorText, isErrorEnvelope, ProtocolError, ProxyRefusedError, type RouterError } from './errors.js';
-import { bodyError, toConnectionError } from './connection-errors.js';
+import { toConnectionError } from './connection-errors.js';
 import { sleep } from '../internal/sleep.js';
 import { withoutUserinfo } from '../internal/userinfo.js';
 import type { AnswerBody } from './answer-body.js';
@@ -15,6 +15,7 @@ export const DEFAULT_API_ROOT = 'https://openrouter.ai/api';
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_RETRIES = 2;
 import { VERSION } from './version.js';
+import { noteCredentials } from './credentials.js';
 
 export interface RetryInfo {
   attempt: number;
@@ -103,6 +104,7 @@ export class HttpCore {
     this.maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
     this.userAgent = opts.userAgent ?? `router-cli/${VERSION} node/${process.versions.node}`;
     this.extraHeaders = opts.headers ?? {};
+    noteCredentials(this, opts.apiKey, this.extraHeaders);
     this.onRetry = opts.onRetry;
     this.ownsDispatcher = !opts.dispatcher;
     // As curl does: an https:// root goes through the HTTPS proxy only (undici would fall back on the HTTP one).
@@ -272,17 +274,3 @@ export class HttpCore {
   }
 }
 
-/** Iterates a response body, turning socket failures mid-body into ConnectionError. */
-export async function* bodyChunks(res: RawResponse, url = 'http://server/'): AsyncGenerator<Uint8Array> {
-  const chunks = res.body;
-  let ended = false;
-  try {
-    for (let step = await chunks.next(); !step.done; step = await chunks.next()) yield step.value;
-    ended = true;
-  } catch (err) {
-    throw bodyError(err, url);
-  } finally {
-    // Left early or failed: the body is released.
-    if (!ended) await chunks.return();
-  }
-}

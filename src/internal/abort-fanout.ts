@@ -83,3 +83,31 @@ export function childSignal(parent: AbortSignal, timeoutMs?: number): { signal: 
     },
   };
 }
+
+/**
+ * `work`'s outcome, or `signal`'s reason as soon as it aborts: for work that may never look at its
+ * signal. Work left behind settles unwatched (its failure is nobody's).
+ */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  const leave = () => void work.catch(() => {});
+  if (signal.aborted) {
+    leave();
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const forget = whenAborted(signal, () => {
+      leave();
+      reject(signal.reason);
+    });
+    work.then(
+      (value) => {
+        forget();
+        resolve(value);
+      },
+      (err: unknown) => {
+        forget();
+        reject(err);
+      },
+    );
+  });
+}

@@ -135,14 +135,17 @@ export async function runCommand(command: string | string[], input: string, sign
 
 /**
  * A tool whose calls run `command`, with `env` (use `toolEnv()`: without router's keys). Without one,
- * this process's environment without the key variables: never all of it, keys and all.
+ * this process's environment without the key variables: never all of it, keys and all. Run by a
+ * prompt's loop, any variable holding its client's key is left out too.
  */
 export function commandTool(def: { name: string; description?: string; parameters?: Record<string, unknown> }, command: string | string[], env: Record<string, string> = toolEnv(process.env)): Tool {
   return {
     ...def,
     source: 'command',
     run: async (args, signal, call): Promise<ToolResult> => {
-      const { code, output, outputCut, binary } = await runCommand(command, call?.arguments ?? JSON.stringify(args), signal, env);
+      // The loop's client keys too, whatever variable a program read them from.
+      const callEnv = call?.secrets?.length ? toolEnv(env, call.secrets) : env;
+      const { code, output, outputCut, binary } = await runCommand(command, call?.arguments ?? JSON.stringify(args), signal, callEnv);
       return { ok: code === 0, code, text: output, ...(outputCut ? { outputCut } : {}), ...(binary ? { binary } : {}) };
     },
   };

@@ -48,6 +48,8 @@ export interface CallOptions {
   budget: ResultBudget;
   /** Asked before each call; false sends "declined" to the model instead of running the tool. */
   approve?: (call: ToolCallRequest) => Promise<boolean>;
+  /** Values no tool's environment may hold (the client's keys), passed to each tool with its call. */
+  secrets?: string[];
 }
 
 function parsedArguments(text: string): Record<string, unknown> {
@@ -68,7 +70,7 @@ export async function runToolCall(tools: Map<string, Tool>, call: ToolCallReques
   const own = childSignal(opts.signal, opts.timeoutMs);
   let result: ToolResult;
   try {
-    const r = await tool.run(parsedArguments(call.arguments), own.signal, { arguments: call.arguments, ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }), ...(opts.timeoutName === undefined ? {} : { timeoutName: opts.timeoutName }) });
+    const r = await tool.run(parsedArguments(call.arguments), own.signal, { arguments: call.arguments, ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }), ...(opts.timeoutName === undefined ? {} : { timeoutName: opts.timeoutName }), ...(opts.secrets?.length ? { secrets: opts.secrets } : {}) });
     result = typeof r === 'string' ? { ok: true, text: r } : r;
   } catch (err) {
     if (opts.signal.aborted || err instanceof ToolSourceError) throw err;

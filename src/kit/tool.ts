@@ -3,6 +3,8 @@
  * Sources: local commands (`command-tool.ts`), MCP servers (`mcp.ts`), functions in code.
  */
 
+import { untilAborted } from '../internal/abort-fanout.js';
+
 /** An image a tool answered with (base64), passed on to the model where the API takes it. */
 export interface ToolImage {
   mimeType: string;
@@ -30,6 +32,8 @@ export interface ToolCallInfo {
   timeoutMs?: number;
   /** What set that bound, as a message names it (the CLI: `--tool-timeout`, or `--timeout` when it stood in). */
   timeoutName?: string;
+  /** Values the tool's environment must not hold: the keys of the client the loop runs with. */
+  secrets?: string[];
 }
 
 export interface Tool {
@@ -66,7 +70,8 @@ export function functionTool(name: string, parameters: Record<string, unknown>, 
     description,
     source: 'code',
     run: async (args, signal) => {
-      const value = await fn(args, signal);
+      // Bounded by the call's timeout and the caller's abort though the function never looks at its signal.
+      const value = await untilAborted(new Promise((settle) => settle(fn(args, signal))), signal);
       return typeof value === 'string' ? value : JSON.stringify(value);
     },
   };

@@ -5,7 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RouterClient } from '../../src/client/index.js';
-import { commandTool, ResultBudget, runToolCall, ToolSet, toolEnv } from '../../src/kit/index.js';
+import { AnswerBody } from '../../src/client/answer-body.js';
+import { bodyChunks } from '../../src/client/body-chunks.js';
+import { chatModel, chatWithTools, commandTool, ResultBudget, runToolCall, ToolSet, toolEnv } from '../../src/kit/index.js';
+import { startEmulator } from '../../src/emulator/server.js';
 import { tempFolder } from '../support/temp-folder.js';
 import { until } from '../support/until.js';
 
@@ -89,6 +92,29 @@ describe('a host process', () => {
     }
   });
 
+  it('a command tool run by a prompt or chatWithTools never sees the client\'s key, whatever variable the program read it from', async () => {
+    const emu = await startEmulator({ stateDir: join(dir(), 'emu-keys'), port: 0, batchDelayMs: 0 });
+    const { apiKey } = emu.store.firstKeys();
+    // The name a program of another service's habits keeps its key in: no router key variable.
+    process.env.L3_OTHER_APP_KEY = apiKey;
+    const client = new RouterClient({ apiKey: process.env.L3_OTHER_APP_KEY, apiRoot: emu.apiRoot });
+    try {
+      const tools = [commandTool({ name: 'showenv', parameters: { type: 'object', properties: {} } }, ['env'])];
+      const prompted = await chatModel(client, 'local/tools').prompt('please showenv', { tools });
+      const outcomes = prompted.toolCalls.map((c) => c.outcome);
+      await chatWithTools(client, { model: 'local/tools', messages: [{ role: 'user', content: 'please showenv' }] }, { tools: new Map(tools.map((t) => [t.name, t])), on: { call: (_, outcome) => outcomes.push(outcome) } });
+      expect(outcomes.length).toBe(2);
+      for (const { text } of outcomes) {
+        expect(text).toContain('PATH=');
+        expect(text).not.toContain(apiKey);
+      }
+    } finally {
+      delete process.env.L3_OTHER_APP_KEY;
+      await client.close();
+      await emu.close();
+    }
+  });
+
   it('a stream the caller aborts mid-answer fails with the caller\'s reason, as one aborted before its head does', async () => {
     // A server that sends one event and holds the stream open: the abort comes mid-body.
     const chunk = { id: 'gen-1', object: 'chat.completion.chunk', model: 'local/echo', choices: [{ index: 0, delta: { content: 'hi' }, finish_reason: null }] };
@@ -114,6 +140,70 @@ describe('a host process', () => {
       await client.close();
       await new Promise((closed) => server.close(closed));
     }
+  });
+
+  it('a stream aborted mid-read hands out nothing more, not even the events one network read brought with the one read', async () => {
+    // Three events in one write (one network read), then the stream held open, or ended complete.
+    const chunk = (content: string) => ({ id: 'gen-1', object: 'chat.completion.chunk', model: 'local/echo', choices: [{ index: 0, delta: { content }, finish_reason: null }] });
+    const event = (type: string, extra: object) => ({ type, sequence_number: 1, ...extra });
+    const bodies: Record<string, string> = {
+      chat: ['one', 'two', 'three'].map((c) => `data: ${JSON.stringify(chunk(c))}\n\n`).join(''),
+      responses: ['one', 'two', 'three'].map((delta) => `data: ${JSON.stringify(event('response.output_text.delta', { item_id: 'msg_1', output_index: 0, content_index: 0, delta }))}\n\n`).join(''),
+    };
+    let ending = false;
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const body = bodies[req.url!.endsWith('/responses') ? 'responses' : 'chat']!;
+      if (ending) res.end(`${body}data: [DONE]\n\n`);
+      else res.write(body);
+    });
+    await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+    const client = new RouterClient({ apiKey: 'sk-test-12345678', apiRoot: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`, maxRetries: 0 });
+    const request = { model: 'local/echo', messages: [{ role: 'user' as const, content: 'hi' }] };
+    try {
+      for (const ended of [false, true]) {
+        ending = ended;
+        for (const open of [
+          (signal: AbortSignal) => client.chat.stream(request, { signal }),
+          (signal: AbortSignal) => client.chat.streamText(request, { signal }),
+          (signal: AbortSignal) => client.responses.stream({ model: 'local/echo', input: 'hi' }, { signal }),
+        ]) {
+          const stop = new AbortController();
+          const reason = new Error('the user moved on');
+          let seen = 0;
+          const read = (async () => {
+            for await (const _ of await open(stop.signal)) {
+              seen++;
+              stop.abort(reason);
+            }
+          })();
+          await expect(read).rejects.toBe(reason);
+          expect({ ended, seen }).toEqual({ ended, seen: 1 });
+        }
+      }
+    } finally {
+      server.closeAllConnections();
+      await client.close();
+      await new Promise((closed) => server.close(closed));
+    }
+  });
+
+  it('an audio body aborted mid-read hands out none of the chunks already come', async () => {
+    const body = new AnswerBody({ pause: () => {}, resume: () => {}, abort: () => {} });
+    for (const part of ['one', 'two', 'three']) body.push(Buffer.from(part));
+    body.end();
+    const stop = new AbortController();
+    const reason = new Error('the user moved on');
+    const seen: string[] = [];
+    const read = (async () => {
+      for await (const c of bodyChunks({ status: 200, headers: {}, body, requestId: undefined }, 'http://server/', stop.signal)) {
+        seen.push(Buffer.from(c).toString());
+        stop.abort(reason);
+      }
+    })();
+    await expect(read).rejects.toBe(reason);
+    expect(seen).toEqual(['one']);
   });
 
   it('command tools given one signal directly hold one listener on it, and an abort that comes while one starts ends it', async () => {

@@ -36,6 +36,18 @@ describe('src/kit', () => {
     expect(await runToolCall(set.tools, { id: '3', name: 'caller_runs', arguments: '{}' }, opts)).toMatchObject({ status: 'missing' });
   });
 
+  it('a function that never looks at its signal is still bounded: by the call\'s timeout, and by the caller\'s abort', async () => {
+    const tools = new Map([['stuck', functionTool('stuck', { type: 'object' }, () => new Promise(() => {}))]]);
+    const call = { id: '1', name: 'stuck', arguments: '{}' };
+    const timedOut = await runToolCall(tools, call, { signal: new AbortController().signal, budget: new ResultBudget(), timeoutMs: 20 });
+    expect(timedOut.status).toBe('timeout');
+    const stop = new AbortController();
+    const reason = new Error('the user moved on');
+    const running = runToolCall(tools, call, { signal: stop.signal, budget: new ResultBudget() });
+    stop.abort(reason);
+    await expect(running).rejects.toBe(reason);
+  }, 5_000);
+
   it('MCP results: text as text, images passed on, resources by their text, errors marked', () => {
     const r = mcpResult({
       content: [

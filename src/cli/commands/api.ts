@@ -1,5 +1,6 @@
 /** `router api [METHOD] PATH`: any endpoint, authenticated with the active profile (gh api). */
-import { bodyChunks, type RawResponse } from '../../client/core.js';
+import { bodyChunks } from '../../client/body-chunks.js';
+import type { RawResponse } from '../../client/core.js';
 import { afterReason, foreignErrorText, isErrorEnvelope, statusLine } from '../../client/errors.js';
 import { CliError, EXIT, exitCodeForStatus, usage } from '../exit-codes.js';
 import { readAllBytes, readStdin, type RunContext } from '../run.js';

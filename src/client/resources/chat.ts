@@ -53,6 +53,7 @@ export class Chat extends Resource {
     return new EventStream<ChatChunk>(res, this.core.url(path), {
       terminator: '[DONE]',
       fast,
+      signal: opts.signal,
       atEnd: () => {
         if (choices === 0) throw failedAnswer('the answer holds no choice (an empty answer)', undefined, undefined, res.requestId);
         if (open.size > 0) throw unfinished('no finish_reason');

@@ -74,6 +74,7 @@ export class Responses extends Resource {
     return new EventStream<ResponsesEvent>(res, this.core.url(path), {
       // Some services end with `[DONE]`, as chat does; before a final event, that is a cut stream.
       terminator: '[DONE]',
+      signal: opts.signal,
       atEnd: () => {
         throw unfinished('no response.completed');
       },

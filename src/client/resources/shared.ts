@@ -57,6 +57,8 @@ export interface EventStreamOptions<T> {
   isFinal?: (item: T) => boolean;
   /** A cheaper reading of events straight from the bytes, tried first (it declines what it cannot read). */
   fast?: FastPath<T>;
+  /** The caller's: once aborted, no item is handed out, not even one read before. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -114,6 +116,7 @@ export class EventStream<T> implements AsyncIterable<T> {
     let ended = false;
     try {
       for (;;) {
+        if (this.opts.signal?.aborted) await this.stopAborted();
         if (this.head < this.queue.length) {
           const batch = this.head === 0 ? this.queue : this.queue.slice(this.head);
           this.queue = [];
@@ -135,6 +138,7 @@ export class EventStream<T> implements AsyncIterable<T> {
 
   /** Whether an item waits in the queue, reading on until one does; false at the end. */
   private async ready(): Promise<boolean> {
+    if (this.opts.signal?.aborted) await this.stopAborted();
     while (this.head >= this.queue.length) {
       this.queue.length = 0;
       this.head = 0;
@@ -157,6 +161,14 @@ export class EventStream<T> implements AsyncIterable<T> {
       this.abort();
       throw err;
     }
+  }
+
+  /** The caller aborted: the items a network read brought with the ones handed out are not theirs to read. */
+  private async stopAborted(): Promise<never> {
+    this.queue = [];
+    this.head = 0;
+    await this.close();
+    throw this.opts.signal!.reason;
   }
 
   private async close(): Promise<void> {

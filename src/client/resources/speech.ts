@@ -1,4 +1,4 @@
-import { bodyChunks } from '../core.js';
+import { bodyChunks } from '../body-chunks.js';
 import { Resource, callHeaders, type CallOptions } from './shared.js';
 
 export interface SpeechTurn {
@@ -48,6 +48,6 @@ export class Speech extends Resource {
       timeoutMs: opts.timeoutMs,
     });
     const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
-    return { contentType: first(res.headers['content-type']) ?? 'application/octet-stream', requestId: res.requestId, generationId: first(res.headers['x-generation-id']) || undefined, chunks: bodyChunks(res, this.core.url(path)) };
+    return { contentType: first(res.headers['content-type']) ?? 'application/octet-stream', requestId: res.requestId, generationId: first(res.headers['x-generation-id']) || undefined, chunks: bodyChunks(res, this.core.url(path), opts.signal) };
   }
 }
