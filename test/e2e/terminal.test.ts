@@ -312,4 +312,24 @@ describe.skipIf(!HAS_TMUX)('prompts on a terminal', () => {
     expect(Object.keys(JSON.parse(shown.stdout).profiles ?? JSON.parse(shown.stdout))).not.toContain('other');
     expect(await term.screen()).not.toMatch(/^\s+at /m);
   });
+
+  it('config init asks again at once for an API key left empty, not after the questions that follow it', async () => {
+    const config = join(t.dir, 'empty-key-config');
+    term?.close();
+    term = new Terminal({ ...t.env, ROUTER_CONFIG_DIR: config, ROUTER_API_KEY: '', ROUTER_API_ROOT: t.apiRoot });
+    term.run(`${router} config init`);
+    await term.waitFor(/API root/);
+    term.run('');
+    await term.waitFor(/API key/);
+    term.run('');
+    await term.waitFor(/a profile needs an API key/);
+    expect(await term.screen()).not.toContain('Management key');
+    term.run(t.apiKey);
+    await term.waitFor(/Management key/);
+    term.run('');
+    await term.waitFor(/Default model/);
+    term.run('');
+    await term.waitFor(/saved profile "default"/);
+    expect(await term.lastExit()).toBe(0);
+  });
 });
