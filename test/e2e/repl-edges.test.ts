@@ -71,6 +71,21 @@ describe.skipIf(!HAS_TMUX)('router chat -i', () => {
     expect(await term.lastExit()).toBe(0);
   });
 
+  it('Ctrl-Z, then fg: the line typed so far is kept and the session goes on', async () => {
+    fresh();
+    term.run(`${router} chat -i --model local/echo`);
+    await term.waitFor(/^>\s*$/m);
+    term.type('before stop');
+    term.keys('C-z');
+    await term.waitFor(/Stopped.*\n\$\s*$/);
+    term.run('fg');
+    await term.waitFor(/^> before stop\s*$/m);
+    term.run(' and after');
+    await term.waitFor(/^before stop and after\n>\s*$/m);
+    term.run('/exit');
+    expect(await term.lastExit()).toBe(0);
+  });
+
   it('/save notes.md writes the conversation as Markdown; another name as JSON', async () => {
     const md = join(t.dir, 'notes.md');
     const json = join(t.dir, 'notes.json');

@@ -313,6 +313,31 @@ describe.skipIf(!HAS_TMUX)('prompts on a terminal', () => {
     expect(await term.screen()).not.toMatch(/^\s+at /m);
   });
 
+  it('config init goes on after Ctrl-Z and fg: the answer typed so far is kept', async () => {
+    const config = join(t.dir, 'stopped-config');
+    term?.close();
+    term = new Terminal({ ...t.env, ROUTER_CONFIG_DIR: config, ROUTER_API_KEY: '', ROUTER_API_ROOT: '' });
+    term.run(`${router} config init`);
+    await term.waitFor(/API root/);
+    term.keys('C-u');
+    term.type(t.apiRoot.slice(0, -3));
+    term.keys('C-z');
+    await term.waitFor(/Stopped.*\n\$\s*$/);
+    term.run('fg');
+    await term.waitFor(/^\$ fg\n.*config init\s*$/m);
+    term.run(t.apiRoot.slice(-3));
+    await term.waitFor(/API key/);
+    term.run(t.apiKey);
+    await term.waitFor(/Management key/);
+    term.run('');
+    await term.waitFor(/Default model/);
+    term.run('');
+    await term.waitFor(/saved profile "default"/);
+    expect(await term.lastExit()).toBe(0);
+    const shown = await t.run(['config', 'get', 'api_root'], { env: { ROUTER_CONFIG_DIR: config, ROUTER_API_ROOT: '' } });
+    expect(shown.stdout.trim()).toBe(t.apiRoot);
+  });
+
   it('config init asks again at once for an API key left empty, not after the questions that follow it', async () => {
     const config = join(t.dir, 'empty-key-config');
     term?.close();
