@@ -72,6 +72,29 @@ describe.skipIf(!HAS_TMUX)('Ctrl-C on a terminal', () => {
   }));
 });
 
+describe.skipIf(!HAS_TMUX)('Ctrl-Z on a terminal', () => {
+  it('stops the watch\'s spinner, so the shell has its cursor back; fg spins it again', () => held(async () => {
+    const file = join(t.dir, 'stopped.jsonl');
+    writeFileSync(file, lines(3));
+    fresh();
+    term.run(`${router} batch create ${file} --watch --interval 0.1`);
+    const before = await term.waitFor(/created (batch_\w+)/);
+    const id = /created (batch_\w+)/.exec(before)![1]!;
+    await term.waitFor(new RegExp(`${id} (validating|in_progress)`));
+    expect(await term.cursorVisible()).toBe(false);
+    term.keys('C-z');
+    await term.waitFor(/Stopped.*\n\$\s*$/);
+    expect(await term.cursorVisible()).toBe(true);
+    term.run('fg');
+    await term.waitFor(new RegExp(`\\$ fg\\n.*\\n.*${id} (validating|in_progress)`));
+    expect(await term.cursorVisible()).toBe(false);
+    term.keys('C-c');
+    await term.waitFor(/Resume with: /);
+    expect(await term.lastExit()).toBe(130);
+    expect(await term.cursorVisible()).toBe(true);
+  }));
+});
+
 describe.skipIf(!HAS_TMUX)('Ctrl-C while a create waits for its answer', () => {
   it('says the batch may exist and how to check (exit 130): the upload was sent', async () => {
     const file = join(t.dir, 'waiting.jsonl');

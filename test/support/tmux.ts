@@ -165,6 +165,13 @@ export class Terminal {
     }
   }
 
+  /** Whether the terminal shows its cursor now (a program can hide it, as a spinner does, and must show it again). */
+  async cursorVisible(): Promise<boolean> {
+    const flag = (await this.control.command("display-message -p -t t '#{cursor_flag}'")).trim();
+    if (this.failure) throw this.failure;
+    return flag === '1';
+  }
+
   /** Runs `echo EXIT:$?` in the shell and returns the code of the last command. */
   async lastExit(): Promise<number> {
     // The shell's prompt first: keys sent before it would go to the program that is still exiting.

@@ -94,7 +94,7 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
     if (opts.dryRun) return dryRun(ctx, file);
   }
   const waits = opts.watch || opts.results !== undefined;
-  const ora = waits && io.stderrTTY && !io.quiet ? (await import('ora')).default : undefined;
+  const ora = waits && io.stderrTTY && !io.quiet ? await (await import('../../io/spinner.js')).spinnerMaker(io) : undefined;
   let spinner: ReturnType<NonNullable<typeof ora>> | undefined;
   let lastLine = Date.now();
   const on: JobEvents = {
@@ -113,7 +113,7 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
     retrying: (job, n) => io.note(n ? `retrying ${n} request(s) of ${job.id}` : `nothing of ${job.id} failed: no retry`),
     submitted: (job, shard) => io.info(`${job.id}: shard ${shard.index + 1} of ${job.shards.length} is ${shard.batch_id}`),
     progress: (_job, line, phase, changed) => {
-      if (phase === 'start') spinner = ora?.({ stream: io.stderr, isEnabled: true, discardStdin: false }).start(line);
+      if (phase === 'start') spinner = ora?.(line);
       else if (phase === 'poll' && spinner) spinner.text = line;
       // Piped: a line on each change, and at least every 20 s, so a long run is never silent.
       else if (phase === 'poll' && (changed || Date.now() - lastLine >= PIPED_EVERY_MS)) {
