@@ -95,6 +95,23 @@ describe.skipIf(!HAS_TMUX)('Ctrl-Z on a terminal', () => {
   }));
 });
 
+describe.skipIf(!HAS_TMUX)('NO_COLOR on a terminal', () => {
+  it('the watch\'s spinner is drawn without color', () => held(async () => {
+    const file = join(t.dir, 'uncolored.jsonl');
+    writeFileSync(file, lines(3));
+    term?.close();
+    term = new Terminal({ ...t.env, ROUTER_MANAGEMENT_KEY: t.managementKey, NO_COLOR: '1' });
+    // Without CI in the environment, where chalk (ora's) would paint nothing anyway.
+    term.run(`env -u CI -u FORCE_COLOR ${router} batch create ${file} --watch --interval 0.1`);
+    const before = await term.waitFor(/created (batch_\w+)/);
+    const id = /created (batch_\w+)/.exec(before)![1]!;
+    await term.waitFor(new RegExp(`${id} (validating|in_progress)`));
+    expect(await term.screen(true)).not.toMatch(/\x1b\[3\dm/);
+    term.keys('C-c');
+    expect(await term.lastExit()).toBe(130);
+  }));
+});
+
 describe.skipIf(!HAS_TMUX)('Ctrl-C while a create waits for its answer', () => {
   it('says the batch may exist and how to check (exit 130): the upload was sent', async () => {
     const file = join(t.dir, 'waiting.jsonl');

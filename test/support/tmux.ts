@@ -141,8 +141,9 @@ export class Terminal {
     this.send(`resize-window -t t -x ${columns} -y ${rows}`);
   }
 
-  async screen(): Promise<string> {
-    const text = await this.control.command('capture-pane -p -J -t t -S -300');
+  /** The screen's text; `escapes`: with the sequences that set its colors and attributes. */
+  async screen(escapes = false): Promise<string> {
+    const text = await this.control.command(`capture-pane -p -J ${escapes ? '-e ' : ''}-t t -S -300`);
     if (this.failure) throw this.failure;
     return text;
   }
