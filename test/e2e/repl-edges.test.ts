@@ -56,6 +56,36 @@ describe.skipIf(!HAS_TMUX)('router chat -i', () => {
     expect(await term.lastExit()).toBe(0);
   });
 
+  it('Ctrl-C on the next line of a message (after \\) drops that message and stays; the next one goes alone', async () => {
+    fresh();
+    term.run(`${router} chat -i --model local/echo`);
+    await term.waitFor(/^>\s*$/m);
+    term.run('dropped part \\');
+    await term.waitFor(/^\.\s*$/m);
+    term.keys('C-c');
+    await term.waitFor(/^\(message dropped\)\n>\s*$/m);
+    term.run('kept');
+    await term.waitFor(/^kept\n>\s*$/m);
+    expect(await term.screen()).not.toMatch(/^dropped part\s*$/m);
+    term.run('/exit');
+    expect(await term.lastExit()).toBe(0);
+  });
+
+  it('Ctrl-Z, then fg: the line typed so far is kept and the session goes on', async () => {
+    fresh();
+    term.run(`${router} chat -i --model local/echo`);
+    await term.waitFor(/^>\s*$/m);
+    term.type('before stop');
+    term.keys('C-z');
+    await term.waitFor(/Stopped.*\n\$\s*$/);
+    term.run('fg');
+    await term.waitFor(/^> before stop\s*$/m);
+    term.run(' and after');
+    await term.waitFor(/^before stop and after\n>\s*$/m);
+    term.run('/exit');
+    expect(await term.lastExit()).toBe(0);
+  });
+
   it('/save notes.md writes the conversation as Markdown; another name as JSON', async () => {
     const md = join(t.dir, 'notes.md');
     const json = join(t.dir, 'notes.json');

@@ -72,6 +72,46 @@ describe.skipIf(!HAS_TMUX)('Ctrl-C on a terminal', () => {
   }));
 });
 
+describe.skipIf(!HAS_TMUX)('Ctrl-Z on a terminal', () => {
+  it('stops the watch\'s spinner, so the shell has its cursor back; fg spins it again', () => held(async () => {
+    const file = join(t.dir, 'stopped.jsonl');
+    writeFileSync(file, lines(3));
+    fresh();
+    term.run(`${router} batch create ${file} --watch --interval 0.1`);
+    const before = await term.waitFor(/created (batch_\w+)/);
+    const id = /created (batch_\w+)/.exec(before)![1]!;
+    await term.waitFor(new RegExp(`${id} (validating|in_progress)`));
+    expect(await term.cursorVisible()).toBe(false);
+    term.keys('C-z');
+    await term.waitFor(/Stopped.*\n\$\s*$/);
+    expect(await term.cursorVisible()).toBe(true);
+    term.run('fg');
+    await term.waitFor(new RegExp(`\\$ fg\\n.*\\n.*${id} (validating|in_progress)`));
+    expect(await term.cursorVisible()).toBe(false);
+    term.keys('C-c');
+    await term.waitFor(/Resume with: /);
+    expect(await term.lastExit()).toBe(130);
+    expect(await term.cursorVisible()).toBe(true);
+  }));
+});
+
+describe.skipIf(!HAS_TMUX)('NO_COLOR on a terminal', () => {
+  it('the watch\'s spinner is drawn without color', () => held(async () => {
+    const file = join(t.dir, 'uncolored.jsonl');
+    writeFileSync(file, lines(3));
+    term?.close();
+    term = new Terminal({ ...t.env, ROUTER_MANAGEMENT_KEY: t.managementKey, NO_COLOR: '1' });
+    // Without CI in the environment, where chalk (ora's) would paint nothing anyway.
+    term.run(`env -u CI -u FORCE_COLOR ${router} batch create ${file} --watch --interval 0.1`);
+    const before = await term.waitFor(/created (batch_\w+)/);
+    const id = /created (batch_\w+)/.exec(before)![1]!;
+    await term.waitFor(new RegExp(`${id} (validating|in_progress)`));
+    expect(await term.screen(true)).not.toMatch(/\x1b\[3\dm/);
+    term.keys('C-c');
+    expect(await term.lastExit()).toBe(130);
+  }));
+});
+
 describe.skipIf(!HAS_TMUX)('Ctrl-C while a create waits for its answer', () => {
   it('says the batch may exist and how to check (exit 130): the upload was sent', async () => {
     const file = join(t.dir, 'waiting.jsonl');
@@ -313,5 +353,50 @@ describe.skipIf(!HAS_TMUX)('prompts on a terminal', () => {
     const shown = await t.run(['config', 'list', '--json'], { env: { ROUTER_CONFIG_DIR: config } });
     expect(Object.keys(JSON.parse(shown.stdout).profiles ?? JSON.parse(shown.stdout))).not.toContain('other');
     expect(await term.screen()).not.toMatch(/^\s+at /m);
+  });
+
+  it('config init goes on after Ctrl-Z and fg: the answer typed so far is kept', async () => {
+    const config = join(t.dir, 'stopped-config');
+    term?.close();
+    term = new Terminal({ ...t.env, ROUTER_CONFIG_DIR: config, ROUTER_API_KEY: '', ROUTER_API_ROOT: '' });
+    term.run(`${router} config init`);
+    await term.waitFor(/API root/);
+    term.keys('C-u');
+    term.type(t.apiRoot.slice(0, -3));
+    term.keys('C-z');
+    await term.waitFor(/Stopped.*\n\$\s*$/);
+    term.run('fg');
+    await term.waitFor(/^\$ fg\n.*config init\s*$/m);
+    term.run(t.apiRoot.slice(-3));
+    await term.waitFor(/API key/);
+    term.run(t.apiKey);
+    await term.waitFor(/Management key/);
+    term.run('');
+    await term.waitFor(/Default model/);
+    term.run('');
+    await term.waitFor(/saved profile "default"/);
+    expect(await term.lastExit()).toBe(0);
+    const shown = await t.run(['config', 'get', 'api_root'], { env: { ROUTER_CONFIG_DIR: config, ROUTER_API_ROOT: '' } });
+    expect(shown.stdout.trim()).toBe(t.apiRoot);
+  });
+
+  it('config init asks again at once for an API key left empty, not after the questions that follow it', async () => {
+    const config = join(t.dir, 'empty-key-config');
+    term?.close();
+    term = new Terminal({ ...t.env, ROUTER_CONFIG_DIR: config, ROUTER_API_KEY: '', ROUTER_API_ROOT: t.apiRoot });
+    term.run(`${router} config init`);
+    await term.waitFor(/API root/);
+    term.run('');
+    await term.waitFor(/API key/);
+    term.run('');
+    await term.waitFor(/a profile needs an API key/);
+    expect(await term.screen()).not.toContain('Management key');
+    term.run(t.apiKey);
+    await term.waitFor(/Management key/);
+    term.run('');
+    await term.waitFor(/Default model/);
+    term.run('');
+    await term.waitFor(/saved profile "default"/);
+    expect(await term.lastExit()).toBe(0);
   });
 });

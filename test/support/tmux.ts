@@ -141,8 +141,9 @@ export class Terminal {
     this.send(`resize-window -t t -x ${columns} -y ${rows}`);
   }
 
-  async screen(): Promise<string> {
-    const text = await this.control.command('capture-pane -p -J -t t -S -300');
+  /** The screen's text; `escapes`: with the sequences that set its colors and attributes. */
+  async screen(escapes = false): Promise<string> {
+    const text = await this.control.command(`capture-pane -p -J ${escapes ? '-e ' : ''}-t t -S -300`);
     if (this.failure) throw this.failure;
     return text;
   }
@@ -163,6 +164,13 @@ export class Terminal {
       if (Date.now() > until) throw new Error(`timed out waiting for ${pattern} on the screen:\n${s}`);
       await this.control.outputOrTimeout(100);
     }
+  }
+
+  /** Whether the terminal shows its cursor now (a program can hide it, as a spinner does, and must show it again). */
+  async cursorVisible(): Promise<boolean> {
+    const flag = (await this.control.command("display-message -p -t t '#{cursor_flag}'")).trim();
+    if (this.failure) throw this.failure;
+    return flag === '1';
   }
 
   /** Runs `echo EXIT:$?` in the shell and returns the code of the last command. */

@@ -23,6 +23,10 @@ export async function ask<C extends { message: string }, R>(io: IO, prompt: (con
   // A terminal can stop delivering without an end (a pty's EOF read while paused between prompts): the process
   // then runs out of work with the question open, and that is the same end of input.
   process.on('beforeExit', onEnd);
+  // Ctrl-Z, then fg: readline pauses the terminal as the process comes back (after this listener: hence the next turn),
+  // and @inquirer/prompts does not resume it; paused, it would read as the input's end.
+  const onContinue = () => setImmediate(() => input.resume());
+  process.on('SIGCONT', onContinue);
   const signal = interrupt ? AbortSignal.any([interrupt, ended.signal]) : ended.signal;
   try {
     return await prompt(config, { input, output: unending(io.stderr), signal });
@@ -33,6 +37,7 @@ export async function ask<C extends { message: string }, R>(io: IO, prompt: (con
     input.off('end', onEnd);
     input.off('close', onEnd);
     process.off('beforeExit', onEnd);
+    process.off('SIGCONT', onContinue);
   }
 }
 

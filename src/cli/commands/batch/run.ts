@@ -95,7 +95,7 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
     if (opts.dryRun) return dryRun(ctx, file);
   }
   const waits = opts.watch || opts.results !== undefined;
-  const ora = waits && drawsSpinner(io) ? (await import('ora')).default : undefined;
+  const ora = waits && drawsSpinner(io) ? await (await import('../../io/spinner.js')).spinnerMaker(io) : undefined;
   let spinner: ReturnType<NonNullable<typeof ora>> | undefined;
   let lastLine = Date.now();
   const spend = await import('../../spend/batch-estimate.js');
@@ -121,7 +121,7 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
       if (unheld) io.note(`warning: ${unheld}`);
     },
     progress: (_job, line, phase, changed) => {
-      if (phase === 'start') spinner = ora?.({ stream: io.stderr, isEnabled: true, discardStdin: false }).start(line);
+      if (phase === 'start') spinner = ora?.(line);
       else if (phase === 'poll' && spinner) spinner.text = line;
       // Piped: a line on each change, and at least every 20 s, so a long run is never silent.
       else if (phase === 'poll' && (changed || Date.now() - lastLine >= PIPED_EVERY_MS)) {

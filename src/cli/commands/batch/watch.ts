@@ -54,10 +54,7 @@ export async function watch(ctx: RunContext<WatchOpts>, client: RouterClient, id
   const { io, opts, signal } = ctx;
   const started = Date.now();
   let lastLine = started;
-  const spinner = drawsSpinner(io)
-    // discardStdin off: ora would put the terminal in raw mode, and Ctrl-C would never become SIGINT.
-    ? (await import('ora')).default({ stream: io.stderr, isEnabled: true, discardStdin: false }).start(`${id}: starting`)
-    : undefined;
+  const spinner = drawsSpinner(io) ? (await (await import('../../io/spinner.js')).spinnerMaker(io))(`${id}: starting`) : undefined;
   const label = (b: Batch) => {
     const c = b.request_counts;
     return `${id} ${b.status}: ${c.completed} completed, ${c.failed} failed of ${c.total} (${Math.round((Date.now() - started) / 1000)}s)`;

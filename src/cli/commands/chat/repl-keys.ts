@@ -10,6 +10,8 @@ export function ask(io: IO, prompt: string, history: string[], historySize: numb
     const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true, history, historySize, prompt });
     let settled = false;
     rl.on('history', (h: string[]) => history.splice(0, history.length, ...h));
+    // Ctrl-Z, then fg: readline pauses the terminal as the process comes back, and a paused one reads as the input's end.
+    rl.on('SIGCONT', () => rl.resume());
     const done = (a: Asked) => {
       if (settled) return;
       settled = true;

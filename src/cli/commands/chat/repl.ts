@@ -133,6 +133,11 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         a = await ask(io, '. ', lines, more.HISTORY_LINES, fresh);
         line = `${line.slice(0, -1)}\n${'line' in a ? a.line : ''}`;
       }
+      // Ctrl-C on a message's next line drops that message, as a shell drops a command it was continuing: it does not exit.
+      if (line && 'end' in a && a.end === 'interrupt') {
+        io.err('(message dropped)\n');
+        continue;
+      }
       if ('end' in a) {
         if (a.end === 'interrupt') throw interrupted();
         return;

@@ -30,7 +30,9 @@ async function runInit({ io, opts, flags }: RunContext<FlagValues<typeof WRITTEN
   // The root of `router serve`'s exports, when they were pasted first: what this profile most likely wants.
   const envRoot = io.env.ROUTER_API_ROOT?.trim() || undefined;
   const apiRoot = await ask(io, input, { message: 'API root', default: current.api_root ?? envRoot ?? 'https://openrouter.ai/api', validate: (v) => { try { checkRoot(v); return true; } catch (e) { return (e as Error).message; } } });
-  const key = await ask(io, password, { message: current.api_key || current.api_key_keychain ? 'API key (empty keeps the stored one)' : 'API key', mask: '*', validate: (v) => !v.trim() || KEY_SYNTAX.test(v.trim()) || 'a key is printable ASCII with no spaces' });
+  const keyStored = Boolean(current.api_key || current.api_key_keychain);
+  // Asked again at once when empty with none stored: not refused after the questions that follow it.
+  const key = await ask(io, password, { message: keyStored ? 'API key (empty keeps the stored one)' : 'API key', mask: '*', validate: (v) => (v.trim() ? KEY_SYNTAX.test(v.trim()) || 'a key is printable ASCII with no spaces' : keyStored || 'a profile needs an API key') });
   const management = await ask(io, password, { message: current.management_key || current.management_key_keychain ? 'Management key, for speak and decide (empty keeps the stored one)' : 'Management key, for speak and decide (empty for none)', mask: '*', validate: (v) => !v.trim() || KEY_SYNTAX.test(v.trim()) || 'a key is printable ASCII with no spaces' });
   const listed = knownModels(io, checkRoot(apiRoot), key.trim() || current.api_key);
   const model = await ask(io, input, {
@@ -38,7 +40,6 @@ async function runInit({ io, opts, flags }: RunContext<FlagValues<typeof WRITTEN
     default: current.model ?? '',
     validate: async (v) => v === '' || (isModelId(v) ? await notListed(v, apiRoot, await listed) : `must look like ${MODEL_ID_SYNTAX}`) || true,
   });
-  if (!key.trim() && !current.api_key && !current.api_key_keychain) throw usage('no API key given');
   s.set(profile, 'api_root', checkRoot(apiRoot));
   const { saveKey } = await import('../../../config/key-store.js');
   if (key.trim()) sayStored(io, await saveKey(s, profile, 'api_key', key.trim(), io.env, io.interrupt), profile, 'api_key', s.get(profile));
