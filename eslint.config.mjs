@@ -3,7 +3,8 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'completions/', 'coverage/'] },
+  // The programs tests write into the package's folder for a moment (so that its name resolves to itself).
+  { ignores: ['dist/', 'node_modules/', 'completions/', 'coverage/', '.library-*', '.docs-example-*'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
