@@ -57,7 +57,7 @@ describe.skipIf(!HAS_TMUX)('router chat -i', () => {
       term.run('/exit');
       expect(await term.lastExit()).toBe(0);
     } finally {
-      term.close();
+      await term.close();
     }
     const chats = t.requests().filter((q) => q.path === '/v1/chat/completions');
     expect(chats).toHaveLength(2);
@@ -92,7 +92,7 @@ describe.skipIf(!HAS_TMUX)('router config init', () => {
       expect(await term.lastExit()).toBe(0);
       screen = await term.screen();
     } finally {
-      term.close();
+      await term.close();
     }
     expect(screen).not.toContain(t.apiKey);
     expect(screen).not.toContain(t.managementKey);

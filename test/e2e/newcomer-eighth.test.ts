@@ -12,7 +12,7 @@ beforeAll(async () => {
   t = await startTestEnv();
 });
 afterAll(async () => {
-  term?.close();
+  await term?.close();
   await t?.close();
 });
 

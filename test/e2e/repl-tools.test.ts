@@ -13,7 +13,7 @@ beforeAll(async () => {
   t = await startTestEnv();
 });
 afterAll(async () => {
-  term?.close();
+  await term?.close();
   await t.close();
 });
 

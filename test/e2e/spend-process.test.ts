@@ -26,7 +26,7 @@ async function repl(budget: string): Promise<string> {
     expect(await term.lastExit()).toBe(0);
     return await term.screen();
   } finally {
-    term.close();
+    await term.close();
   }
 }
 

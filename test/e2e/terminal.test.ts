@@ -33,7 +33,7 @@ beforeAll(async () => {
   t = await startTestEnv({ batchDelayMs: 300 });
 });
 afterAll(async () => {
-  term?.close();
+  await term?.close();
   await t.close();
 });
 

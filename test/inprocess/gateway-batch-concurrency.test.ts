@@ -10,16 +10,33 @@ import { localUpstream } from '../support/upstreams.js';
 const dir = mkdtempSync(join(tmpdir(), 'router-gateway-pool-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** An upstream that holds each answer until `bound` requests wait (or, for the last few, a moment), counting how many were in flight at once. */
-async function countingUpstream(bound: number) {
+/** How long the upstream waits, with the bound in flight, for a request beyond it before it answers one. */
+const QUIET_MS = 100;
+
+/**
+ * An upstream for a batch of `n` requests that answers none until as many are in flight as the gateway may send
+ * (`bound`, or all that are left) and then a moment passes with no more arriving; then it answers one, and waits so
+ * again. A gateway that sends more than the bound has them all in flight together: counted as the most at once.
+ */
+async function countingUpstream(bound: number, n: number) {
   let inFlight = 0;
   let most = 0;
   let asked = 0;
-  let waiting: (() => void)[] = [];
-  const releaseAll = () => {
-    const now = waiting;
-    waiting = [];
-    for (const go of now) go();
+  let answered = 0;
+  const waiting: (() => void)[] = [];
+  let quiet: NodeJS.Timeout | undefined;
+  const answerOneWhenQuiet = () => {
+    clearTimeout(quiet);
+    if (inFlight > bound) {
+      // Too many already: the rest answered at once, so that the batch ends and the test says so.
+      for (const go of waiting.splice(0)) go();
+      return;
+    }
+    if (inFlight < Math.min(bound, n - answered)) return;
+    quiet = setTimeout(() => {
+      waiting.shift()?.();
+      answerOneWhenQuiet();
+    }, QUIET_MS);
   };
   const up = await localUpstream((_req, res, body) => {
     asked++;
@@ -27,12 +44,11 @@ async function countingUpstream(bound: number) {
     most = Math.max(most, inFlight);
     waiting.push(() => {
       inFlight--;
+      answered++;
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ id: `c-${asked}`, object: 'chat.completion', created: 1, model: body.model, choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 2, completion_tokens: 1, total_tokens: 3 } }));
     });
-    if (waiting.length >= bound) releaseAll();
-    // The last requests of a batch never make up `bound`: they go after a pause.
-    else setTimeout(releaseAll, 200).unref();
+    answerOneWhenQuiet();
   });
   return { up, most: () => most, asked: () => asked };
 }
@@ -60,7 +76,7 @@ describe('a batch over providers at a bounded concurrency', () => {
     [3, 10],
     [1, 4],
   ])('batch_concurrency %i: that many requests in flight at once, never more; each answered once', async (bound, n) => {
-    const counting = await countingUpstream(bound);
+    const counting = await countingUpstream(bound, n);
     const config = parseProviders(`batch_concurrency: ${bound}\nproviders:\n  - { name: up, base_url: "${counting.up.baseUrl}", models: { test/chat: m } }\n`, {});
     const gateway = await startEmulator({ stateDir: join(dir, `g${bound}`), port: 0, batchDelayMs: 0, gateway: { config } });
     try {

@@ -1,11 +1,36 @@
 import { execFileSync, spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** tmux on this machine (installed by scripts/test-tools.sh); tests that need a terminal skip without it. */
 export const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
 
 /** A key tmux knows by name (Enter, C-c, Up, BSpace): passed as one word on a command line. */
 const KEY_NAME = /^[A-Za-z0-9-]+$/;
+
+/** How long close() waits for the shell and its children to finish before it kills what is left. */
+const CLOSE_WAIT_MS = 5000;
+
+/** The processes of session `sid` that still run (a zombie has finished: it writes nothing more); none where there is no /proc. */
+function sessionMembers(sid: number): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
+  } catch {
+    return [];
+  }
+  return entries.flatMap((pid) => {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      return [];
+    }
+    // "pid (comm) state ppid pgrp session ...": comm may hold spaces and parentheses, so the fields after the last ")".
+    const [state, , , session] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(session) === sid && state !== 'Z' ? [Number(pid)] : [];
+  });
+}
 
 /** The pause after each key command: about what starting a tmux process for it took. */
 const KEY_GAP_MS = 10;
@@ -104,13 +129,16 @@ class ControlClient {
 export class Terminal {
   private readonly socket = `router-test-${randomBytes(4).toString('hex')}`;
   private readonly control: ControlClient;
+  /** The shell's process id, which is also its session's (tmux starts each pane in a session of its own). */
+  private readonly shellPid: number;
   /** A key or resize tmux refused: thrown by the next look at the screen. */
   private failure: Error | undefined;
 
   constructor(env: Record<string, string>, shell: string[] = ['bash', '--norc', '--noprofile']) {
     const merged: Record<string, string> = {};
     for (const [k, v] of Object.entries({ ...process.env, ...env, PS1: '$ ', TERM: 'xterm-256color' })) if (v !== undefined) merged[k] = v;
-    execFileSync('tmux', ['-L', this.socket, '-f', '/dev/null', 'new-session', '-d', '-s', 't', '-x', '160', '-y', '50', ...shell], { env: merged });
+    const pid = execFileSync('tmux', ['-L', this.socket, '-f', '/dev/null', 'new-session', '-d', '-P', '-F', '#{pane_pid}', '-s', 't', '-x', '160', '-y', '50', ...shell], { env: merged });
+    this.shellPid = Number(pid.toString().trim());
     this.control = new ControlClient(this.socket);
   }
 
@@ -183,7 +211,25 @@ export class Terminal {
     return Number(new RegExp(`^${marker}:(\\d+)`, 'm').exec(s)![1]);
   }
 
-  close(): void {
+  /**
+   * Ends the terminal, and resolves once the shell and everything it started have exited: kill-server only hangs up
+   * on them, and a shell still writes its history ($HOME/.bash_history) as it goes, into a folder the caller may be
+   * removing next (ENOTEMPTY). No event tells that a process that is not this one's child exited: /proc is looked at.
+   */
+  async close(): Promise<void> {
     spawnSync('tmux', ['-L', this.socket, 'kill-server']);
+    for (const until = Date.now() + CLOSE_WAIT_MS; sessionMembers(this.shellPid).length > 0; ) {
+      if (Date.now() > until) {
+        for (const pid of sessionMembers(this.shellPid)) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            // Gone since it was looked at.
+          }
+        }
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
   }
 }
