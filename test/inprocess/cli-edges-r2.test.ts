@@ -1,0 +1,20 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
+
+// Neighbours of session 57's CLI edges, found by trying the packed CLI as a user.
+let t: CliEnv;
+const run = cliEnvPerFile((env) => (t = env));
+
+it('embed --file of blank lines (or empty) names the file and what it held, as stdin does; nothing sent', async () => {
+  const blank = join(t.dir, 'blank.txt');
+  writeFileSync(blank, '\n  \n');
+  const empty = join(t.dir, 'empty.txt');
+  writeFileSync(empty, '');
+  const before = t.requests().length;
+  // Was: "no input to embed", the file and what it held unsaid.
+  expect(await run(['embed', '--model', 'local/embed', '--file', blank])).toMatchObject({ code: 2, stdout: '', stderr: `error: no input to embed: --file ${blank} holds only blank lines\n` });
+  expect(await run(['embed', '--model', 'local/embed', '--file', empty])).toMatchObject({ code: 2, stdout: '', stderr: `error: no input to embed: --file ${empty} is empty\n` });
+  expect(t.requests().slice(before)).toEqual([]);
+});
