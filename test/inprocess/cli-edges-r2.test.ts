@@ -18,3 +18,16 @@ it('embed --file of blank lines (or empty) names the file and what it held, as s
   expect(await run(['embed', '--model', 'local/embed', '--file', empty])).toMatchObject({ code: 2, stdout: '', stderr: `error: no input to embed: --file ${empty} is empty\n` });
   expect(t.requests().slice(before)).toEqual([]);
 });
+
+it('a JSON file or stdin of blank lines (--schema, --tools, --input) is said as such, not "Unexpected end of JSON input"', async () => {
+  const blank = join(t.dir, 'blank.json');
+  writeFileSync(blank, '\n\n');
+  const before = t.requests().length;
+  // Was: "--schema: FILE is not valid JSON (Unexpected end of JSON input)", and so for each.
+  expect(await run(['chat', '-m', 'local/echo', '--schema', blank, 'hi'])).toMatchObject({ code: 2, stdout: '', stderr: `error: --schema: ${blank} holds only blank lines\n` });
+  expect((await run(['chat', '-m', 'local/tools', '--tools', blank, 'hi'])).stderr).toBe(`error: --tools: ${blank} holds only blank lines\n`);
+  expect((await run(['responses', '-m', 'local/echo', '--input', blank])).stderr).toBe(`error: --input: ${blank} holds only blank lines\n`);
+  expect((await run(['responses', '-m', 'local/echo', '--input', '-'], {}, '  ')).stderr).toBe('error: --input -: stdin held only spaces\n');
+  expect((await run(['chat', '-m', 'local/echo', '--schema', '-', 'hi'], {}, '')).stderr).toBe('error: --schema -: stdin was empty\n');
+  expect(t.requests().slice(before)).toEqual([]);
+});
