@@ -31,3 +31,17 @@ it('a JSON file or stdin of blank lines (--schema, --tools, --input) is said as 
   expect((await run(['chat', '-m', 'local/echo', '--schema', '-', 'hi'], {}, '')).stderr).toBe('error: --schema -: stdin was empty\n');
   expect(t.requests().slice(before)).toEqual([]);
 });
+
+it('api --jq with a body that asks for a stream is refused before it is sent, not after the whole stream was paid for', async () => {
+  const before = t.requests().length;
+  const fields = ['-F', 'model=local/lorem', '-f', 'messages[][role]=user', '-f', 'messages[][content]=5 words'];
+  const refusal = 'error: --jq filters a JSON answer, and this body asks for an event stream ("stream": true): nothing was sent; drop --jq, or "stream"\n';
+  // Was: the whole stream read, then "the answer is not JSON (… bytes): --paginate and --jq need JSON", exit 7.
+  expect(await run(['api', 'POST', '/v1/chat/completions', ...fields, '-F', 'stream=true', '--jq', '.id'])).toMatchObject({ code: 2, stdout: '', stderr: refusal });
+  const body = JSON.stringify({ model: 'local/lorem', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+  expect(await run(['api', 'POST', '/v1/chat/completions', '--input', '-', '--jq', '.id'], {}, body)).toMatchObject({ code: 2, stderr: refusal });
+  expect(t.requests().slice(before)).toEqual([]);
+  // Without stream, --jq filters the answer; with it and no --jq, the stream is printed as it came.
+  expect((await run(['api', 'POST', '/v1/chat/completions', ...fields, '--jq', '.object'])).stdout).toBe('chat.completion\n');
+  expect((await run(['api', 'POST', '/v1/chat/completions', ...fields, '-F', 'stream=true'])).stdout).toMatch(/^data: \{/m);
+});
