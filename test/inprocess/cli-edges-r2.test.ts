@@ -45,3 +45,17 @@ it('api --jq with a body that asks for a stream is refused before it is sent, no
   expect((await run(['api', 'POST', '/v1/chat/completions', ...fields, '--jq', '.object'])).stdout).toBe('chat.completion\n');
   expect((await run(['api', 'POST', '/v1/chat/completions', ...fields, '-F', 'stream=true'])).stdout).toMatch(/^data: \{/m);
 });
+
+it('a --jq that halts a chat named by --conversation (or -c) says the turn was not kept', async () => {
+  const env = { ROUTER_STATE_DIR: join(t.dir, 'halt-kept') };
+  const halting = ['--stream', '--json', '--jq', 'select(.id) | .id, halt', '20000 words'];
+  // Was: exit 0, nothing said, and no conversation "halted" to go on with.
+  const r = await run(['chat', '-m', 'local/lorem', '--conversation', 'halted', ...halting], env);
+  expect(r).toMatchObject({ code: 0, stderr: 'warning: this turn was not kept in conversation halted (--jq halted: the answer was cut there)\n' });
+  expect(r.stdout).toMatch(/^gen-/);
+  expect((await run(['conversations', 'show', 'halted'], env)).code).toBe(5);
+  expect((await run(['chat', '-m', 'local/echo', '--conversation', 'kept', 'hi'], env)).code).toBe(0);
+  expect((await run(['chat', '-m', 'local/lorem', '-c', ...halting], env)).stderr).toBe('warning: this turn was not kept in conversation kept (--jq halted: the answer was cut there)\n');
+  // Not named: nothing to say (a script's --jq halt is what it asked for).
+  expect((await run(['chat', '-m', 'local/lorem', ...halting], env)).stderr).toBe('');
+});
