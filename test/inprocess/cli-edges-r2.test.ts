@@ -59,3 +59,10 @@ it('a --jq that halts a chat named by --conversation (or -c) says the turn was n
   // Not named: nothing to say (a script's --jq halt is what it asked for).
   expect((await run(['chat', '-m', 'local/lorem', ...halting], env)).stderr).toBe('');
 });
+
+it('an --mcp server script without its execute bit is said as such (exit 12), as a tool script is (126)', async () => {
+  const script = join(t.dir, 'server.sh');
+  writeFileSync(script, '#!/bin/sh\nexit 0\n', { mode: 0o644 });
+  // Was: "could not start: spawn …/server.sh EACCES".
+  expect(await run(['chat', '-m', 'local/tools', '--mcp', script, 'hi'])).toMatchObject({ code: 12, stdout: '', stderr: `error: MCP server ${script}: could not start: the command is not executable (chmod +x it, or give its interpreter first: sh FILE)\n` });
+});
