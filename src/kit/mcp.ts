@@ -70,6 +70,8 @@ function httpTarget(spec: string): { url: URL; requestInit?: RequestInit } {
 function describe(err: unknown): string {
   const e = err as { message?: string; code?: unknown; cause?: { code?: string; message?: string } };
   if (e?.code === 'ENOENT') return 'the command was not found (install it, or give its full path)';
+  // As a tool's command (exit 126): found, but not a program this user may run.
+  if (e?.code === 'EACCES') return 'the command is not executable (chmod +x it, or give its interpreter first: sh FILE)';
   const cause = e?.cause?.code ?? e?.cause?.message;
   return `${e?.message ?? String(err)}${cause ? ` (${cause})` : ''}`;
 }

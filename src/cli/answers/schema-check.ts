@@ -1,5 +1,5 @@
 /** `--schema JSON|FILE`: the JSON schema an answer must follow (src/kit's), read from the flag and its answer printed. */
-import { readTextFile } from '../io/input.js';
+import { readTextFile, refuseBlankJson } from '../io/input.js';
 import type { IO } from '../io/io.js';
 import { answerSchema, checkAnswer, type AnswerSchema } from '../../kit/schema.js';
 
@@ -10,6 +10,7 @@ export async function loadSchema(value: string | undefined, io: IO): Promise<Ans
   if (value === undefined) return undefined;
   const inline = value.trimStart().startsWith('{');
   const text = inline ? value : await readTextFile('--schema', value, io);
+  if (!inline) refuseBlankJson('--schema', value, text);
   return answerSchema(text, inline ? undefined : value);
 }
 

@@ -171,6 +171,8 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
     for (const [k, v] of fields) setField(obj, k, v);
     body = JSON.stringify(obj);
   }
+  // An event stream is no JSON answer: --jq would fail on it once the whole stream was paid for.
+  if (opts.jq !== undefined && body !== undefined && asksForStream(body)) throw usage('--jq filters a JSON answer, and this body asks for an event stream ("stream": true): nothing was sent; drop --jq, or "stream"');
   // As speak: the speech route answers audio, which a terminal would take as control bytes (and it costs a call).
   if (io.stdoutTTY && method === 'POST' && /^\/v1\/audio\/speech\/?$/.test(pathOnly)) throw usage('refusing to write audio to a terminal: redirect stdout (router api POST /v1/audio/speech … > out.mp3)');
   const management = opts.management ?? /^\/(alpha\/|v1\/audio\/)/.test(pathOnly);
@@ -219,6 +221,15 @@ function statusAndHeaders(res: RawResponse): string {
   const lines = [`HTTP/1.1 ${res.status}`];
   for (const [k, v] of Object.entries(res.headers)) for (const one of Array.isArray(v) ? v : [v]) if (one !== undefined) lines.push(`${k}: ${one}`);
   return `${lines.join('\r\n')}\r\n\r\n`;
+}
+
+/** A JSON body with "stream": true (a chat completion, a response): its answer is an event stream. */
+function asksForStream(body: string | Buffer): boolean {
+  try {
+    return (JSON.parse(body.toString()) as { stream?: unknown } | null)?.stream === true;
+  } catch {
+    return false;
+  }
 }
 
 function parse(text: string): unknown {

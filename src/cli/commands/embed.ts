@@ -11,6 +11,7 @@ import { providerFrom, readTextFile, textFromArgs } from '../io/input.js';
 import type { EmbeddingResponse } from '../../client/types.js';
 import { roundCost } from '../../internal/round-cost.js';
 import { counted } from '../../internal/counted.js';
+import { blankInput } from '../../internal/blank.js';
 
 /** Inputs per request: OpenAI's limit, and the emulator's. */
 const PER_REQUEST = 2048;
@@ -84,7 +85,7 @@ async function inputsFrom(opts: EmbedOpts, args: string[], io: RunContext<EmbedO
       inputs.push(s);
     } else inputs.push(line);
   });
-  if (!inputs.length) throw usage('no input to embed');
+  if (!inputs.length) throw usage(opts.file !== undefined && opts.file !== '-' ? `no input to embed: --file ${blankInput(text, opts.file)}` : 'no input to embed');
   // A blank line among the inputs moves every later index off its line number: said, not done in silence.
   const among = blanks.filter((n) => n < lastLine);
   if (among.length && !io.quiet) io.note(`note: ${counted(among.length, 'blank line')} skipped (${among.length === 1 ? 'line' : 'lines'} ${among.slice(0, 5).join(', ')}${among.length > 5 ? ', …' : ''}): an "index" counts the inputs, not the lines`);

@@ -5,7 +5,7 @@ import { usage } from '../exit-codes.js';
 import type { IO } from './io.js';
 import { readStdin, readStdinBytes } from '../run.js';
 import { describeCode, isSystemError } from '../../internal/system-errors.js';
-import { blankInput, isBlank } from '../../internal/blank.js';
+import { blankInput, isBlank, onlyBlanks } from '../../internal/blank.js';
 import { utf8Text } from './utf8.js';
 import type { FlagValues } from '../flags/flags.js';
 import type { PROVIDER_FLAGS, ROUTING_FLAGS } from '../flags/options.js';
@@ -121,8 +121,14 @@ async function fifoStream(path: string): Promise<AsyncIterable<Buffer>> {
 }
 
 /** Reads a JSON file ("-" for stdin) with a one-line error naming the flag. */
+/** Nothing to parse (a file or pipe of blank lines) is said as such, not as JSON's "Unexpected end of JSON input". */
+export function refuseBlankJson(flag: string, path: string, text: string): void {
+  if (onlyBlanks(text)) throw usage(path === '-' ? `${flag} -: ${blankInput(text)}` : `${flag}: ${blankInput(text, path)}`);
+}
+
 export async function readJsonFile(flag: string, path: string, io: IO): Promise<unknown> {
   const text = await readTextFile(flag, path, io);
+  refuseBlankJson(flag, path, text);
   try {
     return JSON.parse(text);
   } catch (err) {

@@ -112,6 +112,8 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     noteAnsweredBy(io, opts, req.model ?? req.models?.[0], answer.model);
     // --jq halted: the answer stops where the filter did; none of it is kept in a conversation or checked.
     if (answer.halted) {
+      // Asked for by name or with -c, yet not kept: said, so that the next -c is no surprise.
+      if (opts.continue || opts.conversation) io.note(`warning: this turn was not kept in conversation ${earlier?.id ?? opts.conversation} (--jq halted: the answer was cut there)`);
       if (opts.usage) io.note(spentLine());
       return;
     }
