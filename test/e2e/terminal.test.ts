@@ -39,6 +39,14 @@ afterAll(async () => {
 
 const lines = (n: number) => Array.from({ length: n }, (_, i) => JSON.stringify({ custom_id: `r${i}`, body: { model: 'local/echo', messages: [{ role: 'user', content: `m${i}` }] } })).join('\n');
 
+/** Starts `batch create FILE --watch` (after `prefix`, such as env) on the terminal; the batch's id once its watch shows it. */
+async function watchStarted(file: string, prefix = ''): Promise<string> {
+  term.run(`${prefix}${router} batch create ${file} --watch --interval 0.1`);
+  const id = /created (batch_\w+)/.exec(await term.waitFor(/created (batch_\w+)/))![1]!;
+  await term.waitFor(new RegExp(`${id} (validating|in_progress)`));
+  return id;
+}
+
 describe.skipIf(!HAS_TMUX)('Ctrl-C on a terminal', () => {
   it('stops batch get --watch at once, prints the id and the exact resume command, exit 130', () => held(async () => {
     const file = join(t.dir, 'slow.jsonl');
@@ -62,10 +70,7 @@ describe.skipIf(!HAS_TMUX)('Ctrl-C on a terminal', () => {
     const file = join(t.dir, 'slow2.jsonl');
     writeFileSync(file, lines(40));
     fresh();
-    term.run(`${router} batch create ${file} --watch --interval 0.1`);
-    const before = await term.waitFor(/created (batch_\w+)/);
-    const id = /created (batch_\w+)/.exec(before)![1]!;
-    await term.waitFor(new RegExp(`${id} (validating|in_progress)`));
+    const id = await watchStarted(file);
     term.keys('C-c');
     await term.waitFor(new RegExp(`Resume with: router batch get ${id} --watch --interval 0.1`));
     expect(await term.lastExit()).toBe(130);
@@ -77,10 +82,7 @@ describe.skipIf(!HAS_TMUX)('Ctrl-Z on a terminal', () => {
     const file = join(t.dir, 'stopped.jsonl');
     writeFileSync(file, lines(3));
     fresh();
-    term.run(`${router} batch create ${file} --watch --interval 0.1`);
-    const before = await term.waitFor(/created (batch_\w+)/);
-    const id = /created (batch_\w+)/.exec(before)![1]!;
-    await term.waitFor(new RegExp(`${id} (validating|in_progress)`));
+    const id = await watchStarted(file);
     expect(await term.cursorVisible()).toBe(false);
     term.keys('C-z');
     await term.waitFor(/Stopped.*\n\$\s*$/);
@@ -102,10 +104,7 @@ describe.skipIf(!HAS_TMUX)('NO_COLOR on a terminal', () => {
     term?.close();
     term = new Terminal({ ...t.env, ROUTER_MANAGEMENT_KEY: t.managementKey, NO_COLOR: '1' });
     // Without CI in the environment, where chalk (ora's) would paint nothing anyway.
-    term.run(`env -u CI -u FORCE_COLOR ${router} batch create ${file} --watch --interval 0.1`);
-    const before = await term.waitFor(/created (batch_\w+)/);
-    const id = /created (batch_\w+)/.exec(before)![1]!;
-    await term.waitFor(new RegExp(`${id} (validating|in_progress)`));
+    await watchStarted(file, 'env -u CI -u FORCE_COLOR ');
     expect(await term.screen(true)).not.toMatch(/\x1b\[3\dm/);
     term.keys('C-c');
     expect(await term.lastExit()).toBe(130);
