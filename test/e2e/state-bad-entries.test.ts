@@ -69,6 +69,24 @@ it('drops the entries that cannot be read, says so in one line, and loads the re
   expect(after.holds ?? {}).toEqual({});
 }, 60_000);
 
+it('drops a negative hold or charge: given back at the start, it would have charged the workspace', async () => {
+  const saved = JSON.parse(readFileSync(file, 'utf8'));
+  const [workspace] = Object.keys(saved.workspaces).filter((w) => w !== 'operator');
+  const usage = saved.workspaces[workspace!].total_usage as number;
+  saved.holds = { '7': { w: workspace, c: -5 } };
+  saved.charges = { 'batch:neg:hold': -2 };
+  saved.estimates = { '/v1/chat/completions\ntest/neg': -1 };
+  writeFileSync(file, JSON.stringify(saved));
+
+  const s = await serve();
+  await stop(s.s);
+  // Before: the hold of -5 was settled at 0, a $5 charge ("gave back ... ($-5)"), and kept in silence.
+  expect(s.stderr()).toContain(`dropped 3 entries that could not be read (estimates["/v1/chat/completions\\ntest/neg"], charges["batch:neg:hold"], holds["7"])`);
+  expect(s.stderr()).not.toContain('gave back');
+  const after = JSON.parse(readFileSync(file, 'utf8'));
+  expect(after.workspaces[workspace!].total_usage).toBeCloseTo(usage, 10);
+}, 60_000);
+
 it('a key record that cannot be read still stops the start, named', async () => {
   const saved = JSON.parse(readFileSync(file, 'utf8'));
   writeFileSync(file, JSON.stringify({ ...saved, keys: [...saved.keys, { key: 7 }] }));
