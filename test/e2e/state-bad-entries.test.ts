@@ -1,7 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { BIN } from '../helpers.js';
 import { serveApi, spawnServe, type Serve } from '../support/serve-process.js';
 
 // One entry of state.json's per-entry tables (`estimates`, `charges`, `holds`) that cannot be read, a
@@ -92,3 +94,15 @@ it('a key record that cannot be read still stops the start, named', async () => 
   writeFileSync(file, JSON.stringify({ ...saved, keys: [...saved.keys, { key: 7 }] }));
   await expect(serve()).rejects.toThrow(/exited before it listened/);
 });
+
+it('a key of a workspace the file lacks stops the start, named, not as an internal error', async () => {
+  const saved = JSON.parse(readFileSync(file, 'utf8'));
+  const keys = saved.keys.filter((k: { key: string }) => typeof k.key === 'string');
+  keys[0] = { ...keys[0], workspace: 'no-such-workspace' };
+  writeFileSync(file, JSON.stringify({ ...saved, keys }));
+  // Before: "error: internal error: Cannot read properties of undefined (reading 'key')", and no exit.
+  const run = spawnSync(process.execPath, [BIN, 'serve', '--port', '0', '--state', state], { encoding: 'utf8', timeout: 30_000 });
+  expect(run.status).not.toBe(0);
+  expect(run.stderr).toContain('is not an emulator state (keys[0] names a workspace the file lacks)');
+  expect(run.stderr).not.toContain('internal error');
+}, 60_000);

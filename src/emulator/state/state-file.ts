@@ -76,6 +76,9 @@ function stateProblem(state: unknown): string | undefined {
   for (const [id, w] of Object.entries(state.workspaces)) {
     if (!isRecord(w) || !isFiniteNumber(w.total_credits) || !isFiniteNumber(w.total_usage)) return `workspace "${id}" is not a workspace record`;
   }
+  // The operator's key alone stands outside every workspace (OPERATOR_WORKSPACE).
+  const orphan = state.keys.findIndex((k) => k.kind !== 'operator' && !Object.hasOwn(state.workspaces as object, k.workspace as string));
+  if (orphan !== -1) return `keys[${orphan}] names a workspace the file lacks`;
   if (!isFiniteNumber(state.clock_offset_ms)) return '"clock_offset_ms" is not a number';
   if (state.journal_seq !== undefined && !isFiniteNumber(state.journal_seq)) return '"journal_seq" is not a number';
   if (state.journal_segment !== undefined && !(isFiniteNumber(state.journal_segment) && Number.isInteger(state.journal_segment) && state.journal_segment >= 0)) return '"journal_segment" is not a whole number';
