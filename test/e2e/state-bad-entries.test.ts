@@ -1,7 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { BIN } from '../helpers.js';
 import { serveApi, spawnServe, type Serve } from '../support/serve-process.js';
 
 // One entry of state.json's per-entry tables (`estimates`, `charges`, `holds`) that cannot be read, a
@@ -69,8 +71,38 @@ it('drops the entries that cannot be read, says so in one line, and loads the re
   expect(after.holds ?? {}).toEqual({});
 }, 60_000);
 
+it('drops a negative hold or charge: given back at the start, it would have charged the workspace', async () => {
+  const saved = JSON.parse(readFileSync(file, 'utf8'));
+  const [workspace] = Object.keys(saved.workspaces).filter((w) => w !== 'operator');
+  const usage = saved.workspaces[workspace!].total_usage as number;
+  saved.holds = { '7': { w: workspace, c: -5 } };
+  saved.charges = { 'batch:neg:hold': -2 };
+  saved.estimates = { '/v1/chat/completions\ntest/neg': -1 };
+  writeFileSync(file, JSON.stringify(saved));
+
+  const s = await serve();
+  await stop(s.s);
+  // Before: the hold of -5 was settled at 0, a $5 charge ("gave back ... ($-5)"), and kept in silence.
+  expect(s.stderr()).toContain(`dropped 3 entries that could not be read (estimates["/v1/chat/completions\\ntest/neg"], charges["batch:neg:hold"], holds["7"])`);
+  expect(s.stderr()).not.toContain('gave back');
+  const after = JSON.parse(readFileSync(file, 'utf8'));
+  expect(after.workspaces[workspace!].total_usage).toBeCloseTo(usage, 10);
+}, 60_000);
+
 it('a key record that cannot be read still stops the start, named', async () => {
   const saved = JSON.parse(readFileSync(file, 'utf8'));
   writeFileSync(file, JSON.stringify({ ...saved, keys: [...saved.keys, { key: 7 }] }));
   await expect(serve()).rejects.toThrow(/exited before it listened/);
 });
+
+it('a key of a workspace the file lacks stops the start, named, not as an internal error', async () => {
+  const saved = JSON.parse(readFileSync(file, 'utf8'));
+  const keys = saved.keys.filter((k: { key: string }) => typeof k.key === 'string');
+  keys[0] = { ...keys[0], workspace: 'no-such-workspace' };
+  writeFileSync(file, JSON.stringify({ ...saved, keys }));
+  // Before: "error: internal error: Cannot read properties of undefined (reading 'key')", and no exit.
+  const run = spawnSync(process.execPath, [BIN, 'serve', '--port', '0', '--state', state], { encoding: 'utf8', timeout: 30_000 });
+  expect(run.status).not.toBe(0);
+  expect(run.stderr).toContain('is not an emulator state (keys[0] names a workspace the file lacks)');
+  expect(run.stderr).not.toContain('internal error');
+}, 60_000);

@@ -69,3 +69,15 @@ it('refuses what it cannot answer with a 400 naming it; a standard key with a 40
   expect(await query({ metrics: ['usage'], classifier_dimensions: { classifier_id: '550e8400-e29b-41d4-a716-446655440000' } })).toMatchObject({ status: 400 });
   expect((await query({ metrics: ['usage'] }, t.apiKey)).status).toBe(403);
 });
+
+it('refuses names of Object.prototype as metrics, dimensions and filter fields with a 400', async () => {
+  // Were: metrics "constructor" a 500; dimensions "constructor" a 200 carrying each kept generation
+  // whole (its key's hash among it); a filter on "toString" a silent 200 of nothing.
+  for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+    expect(await query({ metrics: [name] })).toMatchObject({ status: 400, json: { error: { message: expect.stringContaining(`metrics: "${name}" is not one of`) } } });
+    expect(await query({ metrics: ['usage'], dimensions: [name] })).toMatchObject({ status: 400, json: { error: { message: expect.stringContaining(`dimensions: "${name}" is not one of`) } } });
+    expect(await query({ metrics: ['usage'], filters: [{ field: name, operator: 'eq', value: 'x' }] })).toMatchObject({ status: 400, json: { error: { message: expect.stringContaining('filters[0].field must be one of') } } });
+  }
+  // A group_limit is checked though no dimension is asked (was: "x" let through unread).
+  expect(await query({ metrics: ['usage'], group_limit: 'x' })).toMatchObject({ status: 400, json: { error: { message: 'group_limit must be a whole number of at least 1' } } });
+});

@@ -1,4 +1,6 @@
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
@@ -106,4 +108,32 @@ it('a run killed between writing its new take and removing the older ones replay
   expect(readdirSync(older)).toEqual([newFile]);
   expect(existsSync(join(older, newFile!.replace('.json', '-2.json')))).toBe(false);
   expect(await replayed(older, 'twice', 2)).toEqual([again, again]);
+}, 30_000);
+
+it('a run killed while writing the answer that came after a held 503 leaves a recording that answers', async () => {
+  const cassettes = join(dir, 'answer-first');
+  const [old] = await record(cassettes, 'slow disk', ['old answer']);
+  const [oldFile] = readdirSync(cassettes);
+  // The answer's file (take 2) as a pipe: its write waits there until this test reads it, as a
+  // kill -9 could find it, half-way through what the answer's save writes.
+  const pipe = join(cassettes, oldFile!.replace('.json', '-2.json.tmp'));
+  execFileSync('mkfifo', [pipe]);
+  const recorder = await gateway('answer-first-rec', cassettes, 'record');
+  try {
+    script.push('503', 'new answer');
+    expect((await ask(recorder, 'slow disk')).status).toBe(502);
+    const fresh = await ask(recorder, 'slow disk');
+    expect(fresh.text).toContain('new answer');
+    // Opened once the answer's write opens it: the folder as a kill at that moment leaves it.
+    const reading = await open(pipe, 'r');
+    const killedAt = join(dir, 'answer-first-killed');
+    mkdirSync(killedAt);
+    for (const f of readdirSync(cassettes).filter((f) => f.endsWith('.json'))) copyFileSync(join(cassettes, f), join(killedAt, f));
+    await reading.readFile();
+    await reading.close();
+    // Before: the 503 had been written over the older answer's file first: replay answered 502 for ever.
+    expect(await replayed(killedAt, 'slow disk', 1)).toEqual([old]);
+  } finally {
+    await recorder.close();
+  }
 }, 30_000);

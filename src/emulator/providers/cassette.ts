@@ -197,12 +197,14 @@ export class CassetteDeck {
     if (take > 1) cassette.take = take;
     const file = `${live.name}-${String(req.body.model).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60)}-${key.slice(0, 12)}${take > 1 ? `-${take}` : ''}.json`;
     const save = () => {
-      // Failures held until an answer came are this request's earlier takes: written first.
-      for (const held of this.failuresHeld.get(key)?.splice(0) ?? []) held();
       // An upstream that echoes the key it was sent (in a refusal) must not put it in a file people share.
       const text = `${JSON.stringify(cassette, null, 2)}\n`;
       this.write(join(this.dir, file), live.secret && live.secret.length >= 8 ? text.replaceAll(live.secret, '[provider key]') : text);
       this.written.add(file);
+      // Failures held until an answer came are this request's earlier takes, written after it: the
+      // first takes the older take 1's file, so a run killed between would leave it alone in place of
+      // the older answer; the other way round, the answer (the newest run's) is replayed.
+      for (const held of this.failuresHeld.get(key)?.splice(0) ?? []) held();
       this.byKey.set(key, [...this.renew(key).filter((t) => t.file !== file), { file, cassette }].sort(inOrder));
     };
     return { cassette, save };

@@ -54,7 +54,7 @@ const list = (body: Body, field: string, most: number, known: Record<string, unk
   const v = body[field] ?? [];
   if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) bad(`${field} must be a list of names`);
   if (v.length < least || v.length > most) bad(`${field} must have ${least ? `${least} to ` : 'at most '}${most} entries`);
-  for (const name of v as string[]) if (!(name in known)) bad(`${field}: ${JSON.stringify(name).slice(0, 80)} is not one of ${Object.keys(known).join(', ')} (GET /api/v1/analytics/meta)`);
+  for (const name of v as string[]) if (!Object.hasOwn(known, name)) bad(`${field}: ${JSON.stringify(name).slice(0, 80)} is not one of ${Object.keys(known).join(', ')} (GET /api/v1/analytics/meta)`);
   return v as string[];
 };
 
@@ -78,7 +78,7 @@ type Filter = { field: string; keep: (value: string) => boolean };
 function filterOf(f: unknown, i: number): Filter {
   if (!f || typeof f !== 'object' || Array.isArray(f)) bad(`filters[${i}] must be an object with field, operator and value`);
   const { field, operator, value } = f as Body;
-  if (typeof field !== 'string' || !(field in DIMENSIONS)) bad(`filters[${i}].field must be one of ${Object.keys(DIMENSIONS).join(', ')}`);
+  if (typeof field !== 'string' || !Object.hasOwn(DIMENSIONS, field)) bad(`filters[${i}].field must be one of ${Object.keys(DIMENSIONS).join(', ')}`);
   const scalar = (v: unknown): v is Value => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
   if (ARRAY_OPERATORS.includes(operator as string)) {
     if (!Array.isArray(value) || !value.every(scalar)) bad(`filters[${i}].value must be a list for ${String(operator)}`);
@@ -121,7 +121,8 @@ export function analyticsQuery(ctx: Ctx, body: Body): { data: Row[]; metadata: {
     if (start > end) bad('time_range.start must not be after time_range.end');
   }
   const limit = count(body, 'limit') ?? DEFAULT_LIMIT;
-  const groupLimit = dimensions.length ? count(body, 'group_limit') : undefined;
+  // Checked even when no dimension makes groups for it to cut.
+  const groupLimit = count(body, 'group_limit') !== undefined && dimensions.length ? (body.group_limit as number) : undefined;
   const dateColumn = granularity === undefined ? undefined : `date__${String(granularity)}`;
   const order = orderOf(body.order_by, metrics, dimensions, dateColumn);
 

@@ -37,8 +37,11 @@ export function readState(file: string): StateFile {
 /** The first few of `names`, and how many more. */
 const listed = (names: string[]) => (names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', '));
 
-/** A hold as a start gives it back: a whole-number id, a workspace of this state, a finite cost. */
-const isHold = (id: string, held: unknown, state: StateFile) => /^\d+$/.test(id) && isRecord(held) && typeof held.w === 'string' && Object.hasOwn(state.workspaces, held.w) && isFiniteNumber(held.c);
+/** An amount as the tables keep it: finite and not below zero (a hold or a charge never is). */
+const isAmount = (v: unknown) => isFiniteNumber(v) && v >= 0;
+
+/** A hold as a start gives it back: a whole-number id, a workspace of this state, an amount. */
+const isHold = (id: string, held: unknown, state: StateFile) => /^\d+$/.test(id) && isRecord(held) && typeof held.w === 'string' && Object.hasOwn(state.workspaces, held.w) && isAmount(held.c);
 
 /**
  * Removes the entries of the per-entry tables (`estimates`, `charges`, `holds`: each entry stands on
@@ -56,8 +59,9 @@ function dropBadEntries(state: StateFile): string[] {
       dropped.push(`${section}[${JSON.stringify(id)}]`);
     }
   };
-  check('estimates', (_id, v) => isFiniteNumber(v));
-  check('charges', (_id, v) => isFiniteNumber(v));
+  // A negative one would be given back as a charge: a hold of -5 settled at start took $5.
+  check('estimates', (_id, v) => isAmount(v));
+  check('charges', (_id, v) => isAmount(v));
   check('holds', (id, v) => isHold(id, v, state));
   return dropped;
 }
@@ -72,6 +76,9 @@ function stateProblem(state: unknown): string | undefined {
   for (const [id, w] of Object.entries(state.workspaces)) {
     if (!isRecord(w) || !isFiniteNumber(w.total_credits) || !isFiniteNumber(w.total_usage)) return `workspace "${id}" is not a workspace record`;
   }
+  // The operator's key alone stands outside every workspace (OPERATOR_WORKSPACE).
+  const orphan = state.keys.findIndex((k) => k.kind !== 'operator' && !Object.hasOwn(state.workspaces as object, k.workspace as string));
+  if (orphan !== -1) return `keys[${orphan}] names a workspace the file lacks`;
   if (!isFiniteNumber(state.clock_offset_ms)) return '"clock_offset_ms" is not a number';
   if (state.journal_seq !== undefined && !isFiniteNumber(state.journal_seq)) return '"journal_seq" is not a number';
   if (state.journal_segment !== undefined && !(isFiniteNumber(state.journal_segment) && Number.isInteger(state.journal_segment) && state.journal_segment >= 0)) return '"journal_segment" is not a whole number';
