@@ -322,6 +322,17 @@ describe.skipIf(!HAS_TMUX)('router chat -i on a terminal', () => {
   });
 });
 
+/** Answers config init's questions from the API key on (no management key), and waits for its profile to be saved. */
+async function answerFromKey(model: string, profile = 'default'): Promise<void> {
+  term.run(t.apiKey);
+  await term.waitFor(/Management key/);
+  term.run('');
+  await term.waitFor(/Default model/);
+  term.run(model);
+  await term.waitFor(new RegExp(`saved profile "${profile}"`));
+  expect(await term.lastExit()).toBe(0);
+}
+
 describe.skipIf(!HAS_TMUX)('prompts on a terminal', () => {
   it('config init asks on the terminal (the key hidden) and saves; Ctrl-C at a prompt of login exits 130 and saves nothing', async () => {
     const config = join(t.dir, 'prompt-config');
@@ -332,13 +343,7 @@ describe.skipIf(!HAS_TMUX)('prompts on a terminal', () => {
     term.keys('C-u');
     term.run(t.apiRoot);
     await term.waitFor(/API key/);
-    term.run(t.apiKey);
-    await term.waitFor(/Management key/);
-    term.run('');
-    await term.waitFor(/Default model/);
-    term.run('local/echo');
-    await term.waitFor(/saved profile "asked"/);
-    expect(await term.lastExit()).toBe(0);
+    await answerFromKey('local/echo', 'asked');
     expect(await term.screen()).not.toContain(t.apiKey);
     term.run(`${router} chat --profile asked "from the profile"`);
     await term.waitFor(/^from the profile$/m);
@@ -368,13 +373,7 @@ describe.skipIf(!HAS_TMUX)('prompts on a terminal', () => {
     await term.waitFor(/^\$ fg\n.*config init\s*$/m);
     term.run(t.apiRoot.slice(-3));
     await term.waitFor(/API key/);
-    term.run(t.apiKey);
-    await term.waitFor(/Management key/);
-    term.run('');
-    await term.waitFor(/Default model/);
-    term.run('');
-    await term.waitFor(/saved profile "default"/);
-    expect(await term.lastExit()).toBe(0);
+    await answerFromKey('');
     const shown = await t.run(['config', 'get', 'api_root'], { env: { ROUTER_CONFIG_DIR: config, ROUTER_API_ROOT: '' } });
     expect(shown.stdout.trim()).toBe(t.apiRoot);
   });
@@ -390,12 +389,6 @@ describe.skipIf(!HAS_TMUX)('prompts on a terminal', () => {
     term.run('');
     await term.waitFor(/a profile needs an API key/);
     expect(await term.screen()).not.toContain('Management key');
-    term.run(t.apiKey);
-    await term.waitFor(/Management key/);
-    term.run('');
-    await term.waitFor(/Default model/);
-    term.run('');
-    await term.waitFor(/saved profile "default"/);
-    expect(await term.lastExit()).toBe(0);
+    await answerFromKey('');
   });
 });
