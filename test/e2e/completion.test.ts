@@ -111,6 +111,15 @@ for (const [name, shell, setup] of SHELLS) {
         expect(await tab('router config set monthly_')).toBe('router config set monthly_budget ');
         expect(await tab('router chat --model local/ec')).toBe('router chat --model local/echo ');
       });
+
+      it('files after a flag that takes a file, none after one that takes a voice or a number', async () => {
+        // one.jsonl is the only file in t.dir starting "on".
+        term.run(`cd ${t.dir}`);
+        expect(await tab('router speak -o on')).toBe('router speak -o one.jsonl ');
+        expect(await tab('router chat --attach on')).toBe('router chat --attach one.jsonl ');
+        expect(await tab('router speak --voice on')).toBe('router speak --voice on');
+        expect(await tab('router chat --temperature on')).toBe('router chat --temperature on');
+      });
     });
   });
 }

@@ -1,5 +1,5 @@
 import type { Command } from '../../commander.js';
-import { argKind, commandTree, q } from './tree.js';
+import { argKind, commandTree, q, valueFlagNames } from './tree.js';
 
 export function bashScript(program: Command): string {
   const nodes = commandTree(program);
@@ -11,7 +11,7 @@ export function bashScript(program: Command): string {
         return `    ${q(`${n.path}|${name}`)}) COMPREPLY=( $(${words}) ); return ;;`;
       })),
   );
-  const valueFlags = [...new Set(nodes.flatMap((n) => n.flags.filter((f) => f.takesValue && !f.choices && !f.dynamic).flatMap((f) => [f.name, f.short].filter(Boolean) as string[])))];
+  const valueFlags = valueFlagNames(nodes);
   const pathCases = nodes.map(
     (n) => `    ${q(n.path)}) subs=${q(n.subcommands.map((s) => s.name).join(' '))}; flags=${q(n.flags.flatMap((f) => [f.name, f.short].filter(Boolean)).join(' '))}; arg=${q(argKind(n))} ;;`,
   );
@@ -52,7 +52,8 @@ ${nodes.filter((n) => n.path).map((n) => `      ${q(n.path)}) cmdpath="$cand" ;;
 ${flagValueCases.join('\n')}
   esac
   case "$prev" in
-    ${valueFlags.map(q).join('|')}) _router_files; return ;;
+    ${valueFlags.files.map(q).join('|')}) _router_files; return ;;
+    ${valueFlags.plain.map(q).join('|')}) COMPREPLY=(); return ;;
   esac
   case "$cmdpath" in
 ${pathCases.join('\n')}

@@ -13,7 +13,7 @@ export function fishScript(program: Command): string {
   for (const n of nodes) {
     for (const s of n.subcommands) lines.push(`complete -c router -n ${q(cond(n))} -a ${q(s.name)} -d ${q(s.summary)}`);
     for (const f of n.flags) {
-      const values = f.choices ? ` -x -a ${q(f.choices.join(' '))}` : f.dynamic ? ` -x -a ${q(`(router __complete ${f.dynamic} 2>/dev/null)`)}` : f.takesValue ? ' -r -F' : '';
+      const values = f.choices ? ` -x -a ${q(f.choices.join(' '))}` : f.dynamic ? ` -x -a ${q(`(router __complete ${f.dynamic} 2>/dev/null)`)}` : f.files ? ' -r -F' : f.takesValue ? ' -x' : '';
       const short = f.short ? ` -s ${f.short.slice(1)}` : '';
       lines.push(`complete -c router -n ${q(cond(n))}${short} -l ${f.name.slice(2)}${values} -d ${q(f.summary)}`);
     }

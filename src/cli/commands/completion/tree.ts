@@ -11,6 +11,19 @@ export interface Flag {
   takesValue: boolean;
   choices?: readonly string[];
   dynamic?: DynamicKind;
+  /** Its value names a file, folder or command (`<file>`, `<dir>`, `<path|url|->`, `<command|url>`): shells offer files. */
+  files?: boolean;
+}
+
+/** A value placeholder that names something on disk. */
+const FILE_VALUE = /<[^>]*\b(file|dir|path|command)\b[^>]*>/;
+
+/** The flag names that take a value no shell can guess (no choices, nothing asked of router, no file): plain, and with files. */
+export function valueFlagNames(nodes: Node[]): { files: string[]; plain: string[] } {
+  const names = (keep: (f: Flag) => boolean) => new Set(nodes.flatMap((n) => n.flags.filter((f) => f.takesValue && !f.choices && !f.dynamic && keep(f)).flatMap((f) => [f.name, f.short].filter(Boolean) as string[])));
+  const files = names((f) => !!f.files);
+  // A name that takes a file under any command is offered files under all (the scripts branch on the name alone).
+  return { files: [...files], plain: [...names((f) => !f.files)].filter((n) => !files.has(n)) };
 }
 
 export interface Node {
@@ -32,7 +45,7 @@ export function commandTree(program: Command): Node[] {
     const own = cmd === program ? [] : (cmd.options as readonly Option[]);
     const flags: Flag[] = [...own, ...globals]
       .filter((o) => o.long && !o.hidden)
-      .map((o) => ({ name: o.long!, short: o.short, summary: o.description, takesValue: o.required || o.optional, choices: valuesOf(o), dynamic: dynamicOf(o) }));
+      .map((o) => ({ name: o.long!, short: o.short, summary: o.description, takesValue: o.required || o.optional, choices: valuesOf(o), dynamic: dynamicOf(o), files: FILE_VALUE.test(o.flags) }));
     flags.push({ name: '--help', short: '-h', summary: 'display help', takesValue: false });
     const subs = cmd.commands.filter(visible).map((c) => ({ name: c.name(), summary: c.summary() || c.description() }));
     const first = (cmd.registeredArguments ?? [])[0];

@@ -1,5 +1,5 @@
 import type { Command } from '../../commander.js';
-import { argKind, commandTree, q, type Flag } from './tree.js';
+import { argKind, commandTree, q, valueFlagNames, type Flag } from './tree.js';
 
 /** A `name:description` entry for _describe (colons in the name escaped). */
 const entry = (name: string, summary: string) => q(`${name.replace(/:/g, '\\:')}:${summary.replace(/\s+/g, ' ')}`);
@@ -17,7 +17,7 @@ export function zshScript(program: Command): string {
       .filter((f) => f.takesValue && (f.choices || f.dynamic))
       .map((f) => `    (${[f.name, f.short].filter(Boolean).map((name) => q(`${n.path}|${name}`)).join('|')}) ${valueCompletion(f)}; return ;;`),
   );
-  const fileFlags = [...new Set(nodes.flatMap((n) => n.flags.filter((f) => f.takesValue && !f.choices && !f.dynamic).flatMap((f) => [f.name, f.short].filter(Boolean) as string[])))];
+  const valueFlags = valueFlagNames(nodes);
   const pathCases = nodes.map((n) => {
     const subs = n.subcommands.map((s) => entry(s.name, s.summary)).join(' ');
     const flags = n.flags.flatMap((f) => [f.name, f.short].filter(Boolean).map((name) => entry(name!, f.summary))).join(' ');
@@ -42,7 +42,8 @@ _router() {
 ${valueCases.join('\n')}
   esac
   case $prev in
-    (${fileFlags.map(q).join('|')}) _files; return ;;
+    (${valueFlags.files.map(q).join('|')}) _files; return ;;
+    (${valueFlags.plain.map(q).join('|')}) _message 'a value'; return ;;
   esac
   case $cmdpath in
 ${pathCases.join('\n')}
