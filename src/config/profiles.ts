@@ -1,7 +1,8 @@
 import Conf from 'conf';
-import { chmodSync, existsSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { FileLockTimeout, withFileLock } from '../internal/file-lock.js';
+import { clearLeftMoves } from '../internal/lock-mark.js';
 import { makeDir } from '../internal/make-dir.js';
 import { describeCode, failedWriteOf } from '../internal/system-errors.js';
 import { checkNewProfile, DEFAULT_PROFILE, SettingsError, type Profile, type ProfileField, type StoredField } from './fields.js';
@@ -113,12 +114,23 @@ export class ProfileStore {
     });
   }
 
+  /** What a release killed midway left beside the file: nothing else reads this folder, so a change (rare) does. */
+  private clearLeftLocks(): void {
+    const folder = dirname(this.conf.path);
+    try {
+      clearLeftMoves(folder, readdirSync(folder));
+    } catch {
+      // An unreadable folder: its leftovers stay, as they did.
+    }
+  }
+
   /** A read, change and write of the file, one process at a time (src/internal/file-lock.ts). */
   private write<T>(change: () => T): T {
     try {
       const result = withFileLock(this.conf.path, change);
       // conf's mode applies on creation; make sure an older file is private too.
       if (existsSync(this.conf.path)) chmodSync(this.conf.path, 0o600);
+      this.clearLeftLocks();
       return result;
     } catch (err) {
       throw (err as NodeJS.ErrnoException).code ? failedWriteOf(err, this.conf.path) : err;

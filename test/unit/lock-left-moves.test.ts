@@ -8,6 +8,7 @@ import { ConversationStore } from '../../src/kit/conversation-store.js';
 import { listJobs, jobsDir } from '../../src/batch/job/store.js';
 import { heldByOthers, holdsDir } from '../../src/kit/spend/budget-hold.js';
 import { StateStore } from '../../src/emulator/state/store.js';
+import { ProfileStore } from '../../src/config/profiles.js';
 
 // What a process killed between the rename and the unlink of a release (removeIf) leaves: its lock, its mark
 // (`<lock>.0`) or a guard moved to `…~PID`, a link of a few bytes. Through the lock code's seams (lockHooks: the
@@ -70,5 +71,15 @@ describe('what a killed release left is cleared where its folder is read anyway'
     new StateStore(serve);
     // Before: each left there for good.
     expect([left(jobs), left(holds), left(serve)]).toEqual([[], [], []]);
+  });
+
+  it('the config folder, when a profile is changed', () => {
+    const d = folder('config', [`config.json.lock.0~${dead}`, `config.json.lock~${dead}`]);
+    const store = new ProfileStore(d, {});
+    lockHooks.now = later(2 * 60_000);
+    expect(left(d)).toHaveLength(2);
+    store.use('work');
+    // Before: left there for good (nothing read the folder).
+    expect(left(d)).toEqual([]);
   });
 });
