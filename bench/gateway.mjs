@@ -254,12 +254,18 @@ export const gatewaySections = {
           }
           // Each side has its rate only in its own slices: half the time, with two sides.
           const sliced = SLICE_MS < SECONDS * 1000 ? ` in ${SLICE_MS} ms slices by turns with direct` : '';
-          const what = `gateway added latency, ${stream ? 'streamed' : 'not streamed'}, ${perSecond}/s${sliced}`;
+          // #43 states its goal at 500/s. At 100/s every process sleeps between requests (this VM's idle
+          // CPUs halt at once: cpuidle haltpoll, guest_halt_poll_ns 0) and each hop wakes one: on a quiet
+          // machine a direct call took 3.5x its 500/s time (0.86 vs 0.24 ms), and the CPU per request of
+          // code that is not the gateway's, the mock upstream's and the bare relay's, 2 to 4x theirs at
+          // 500/s (the gateway's 1.9 to 2.9x). The 100/s rows are shown; the goal is not applied to them.
+          const atGoalRate = perSecond === 500;
+          const what = `gateway added latency, ${stream ? 'streamed' : 'not streamed'}, ${perSecond}/s${sliced}${atGoalRate ? '' : ' (goal stated at 500/s)'}`;
           for (const [p, goal] of [[0.5, 1], [0.99, 3]]) {
             const a = added(via, direct, p);
             const label = `${what}: p${p * 100}`;
             const noise = a.low < -goal ? '; noise wider than the goal: not shown met' : '';
-            report(label, `${a.median.toFixed(2)} ms (${a.via.toFixed(2)} vs ${a.direct.toFixed(2)}; ${a.spread}${noise})`, `<= ${goal} ms`, a.median <= goal && !noise);
+            report(label, `${a.median.toFixed(2)} ms (${a.via.toFixed(2)} vs ${a.direct.toFixed(2)}; ${a.spread}${noise})`, atGoalRate ? `<= ${goal} ms` : 'info', a.median <= goal && !noise);
             if (before) {
               const b = added(viaBefore, direct, p);
               report(`  the same through BENCH_GATEWAY_BEFORE`, `${b.median.toFixed(2)} ms (${b.via.toFixed(2)}; ${b.spread})`, 'info');
