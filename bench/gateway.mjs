@@ -271,7 +271,8 @@ export const gatewaySections = {
               report(`  the same through BENCH_GATEWAY_BEFORE`, `${b.median.toFixed(2)} ms (${b.via.toFixed(2)}; ${b.spread})`, 'info');
             }
             const r = added(viaRelay, direct, p);
-            report(`  the same through a bare relay (bench/bare-relay.mjs)`, `${r.median.toFixed(2)} ms (${r.via.toFixed(2)}; ${r.spread})`, 'info');
+            const beyond = added(via, viaRelay, p).median;
+            report(`  the same through a bare relay (bench/bare-relay.mjs)`, `${r.median.toFixed(2)} ms (${r.via.toFixed(2)}; ${r.spread}); the gateway ${beyond.toFixed(2)} ms beyond it`, 'info');
           }
           if (retried.size) {
             const count = (t) => retried.get(t.api_root) ?? 0;
