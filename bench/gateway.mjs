@@ -15,6 +15,10 @@
 // median over the rounds of (through minus direct, that round's percentile of each) and their spread:
 // the difference of two percentiles, not the percentile of a per-request difference (there is none).
 // Each side sees its rate while its slice runs.
+// A third side, always: bench/bare-relay.mjs, the least a relay can do (node:http in front, undici
+// behind, nothing parsed): what one more process hop costs on this machine at that rate, so a row
+// tells the gateway's own cost from the machine's. Before the first row every gateway gets
+// BENCH_GATEWAY_WARM requests of each kind (default 3,000), 8 at a time: its code optimized.
 // `gateway-gc`: the young generation's collections in the gateway under that load (what a request leaves
 // alive sets how long each one pauses), from --trace-gc-nvp: counts and bytes, not timing.
 import { spawn } from 'node:child_process';
@@ -29,6 +33,8 @@ const BEFORE = process.env.BENCH_GATEWAY_BEFORE;
 const SECONDS = Number(process.env.BENCH_GATEWAY_SECONDS ?? 2);
 const SLICE_MS = Number(process.env.BENCH_GATEWAY_SLICE_MS ?? 200);
 const STREAMS = Number(process.env.BENCH_GATEWAY_STREAMS ?? 100_000);
+/** Requests of each kind (streamed, not) every gateway is sent before the first row, 8 at a time: its code optimized. */
+const WARM = Number(process.env.BENCH_GATEWAY_WARM ?? 3000);
 /** BENCH_GATEWAY_ROWS=streamed-500,plain-100: only those latency rows, and no CPU or memory run (an A/B of one row); `memory` among them: the memory run too. */
 const ROWS = process.env.BENCH_GATEWAY_ROWS?.split(',');
 const rowWanted = (stream, perSecond) => !ROWS || ROWS.includes(`${stream ? 'streamed' : 'plain'}-${perSecond}`);
@@ -212,8 +218,16 @@ export const gatewaySections = {
     report('upstream (direct and through the gateway alike)', UPSTREAM_WORDS, 'info');
     const gateway = await startGateway(upstream);
     const before = BEFORE ? await startGateway(upstream, BEFORE, 'gateway-before') : undefined;
+    const kinds = [false, true].filter((stream) => rowWanted(stream, 100) || rowWanted(stream, 500));
+    const relay = kinds.length ? await startGateway(upstream, join(ROOT, 'bench', 'bare-relay.mjs'), 'bare-relay') : undefined;
     const agent = new Agent({ connections: 256 });
     try {
+      // Code warm before the first row: V8 was still optimizing the gateway's hot path (--trace-opt: 75,
+      // 53, 53, 27, 28, 30, 9, 8 functions per 500 requests not streamed; 105, 45, 60, 29, 26, 15
+      // streamed), so the 100/s rows, first in the run, measured code the 500/s rows found optimized.
+      for (const target of [gateway, before, relay].filter(Boolean)) {
+        for (const stream of kinds) await closed(agent, target, JSON.stringify({ model: stream ? 'bench/lorem' : 'bench/echo', stream, messages: [{ role: 'user', content: stream ? 'write 20 words' : 'hi' }] }), 8, WARM);
+      }
       for (const stream of [false, true]) {
         for (const perSecond of [100, 500]) {
           if (!rowWanted(stream, perSecond)) continue;
@@ -221,12 +235,14 @@ export const gatewaySections = {
           const direct = [];
           const via = [];
           const viaBefore = [];
+          const viaRelay = [];
           const sides = [
             { into: direct, target: upstream, body: ask(stream ? 'local/lorem' : 'local/echo') },
             { into: via, target: gateway, body: ask(stream ? 'bench/lorem' : 'bench/echo') },
             ...(before ? [{ into: viaBefore, target: before, body: ask(stream ? 'bench/lorem' : 'bench/echo') }] : []),
+            { into: viaRelay, target: relay, body: ask(stream ? 'bench/lorem' : 'bench/echo') },
           ];
-          // One round unmeasured: connections opened, code warm (a first round measured seconds, not ms).
+          // One round unmeasured: connections opened (a first round measured seconds, not ms); code warm above.
           await openLoop(agent, sides, perSecond);
           for (let round = 0; round < ROUNDS; round++) {
             // Each round starts with the next side, every side in every place by turns. With a before side,
@@ -236,22 +252,29 @@ export const gatewaySections = {
             const times = await openLoop(agent, order, perSecond);
             order.forEach((side, i) => side.into.push(times[i]));
           }
-          // Each side has its rate only in its own slices: half the time, with two sides.
+          // Each side has its rate only in its own slices: a third of the time, with three sides.
           const sliced = SLICE_MS < SECONDS * 1000 ? ` in ${SLICE_MS} ms slices by turns with direct` : '';
-          const what = `gateway added latency, ${stream ? 'streamed' : 'not streamed'}, ${perSecond}/s${sliced}`;
+          // #43 states its goal at 500/s. At 100/s every process sleeps between requests and each hop
+          // wakes one: the whole path is slower, the direct call and the bare relay as much as the
+          // gateway (docs/gateway.md, Overhead). The 100/s rows are shown; the goal is not applied to them.
+          const atGoalRate = perSecond === 500;
+          const what = `gateway added latency, ${stream ? 'streamed' : 'not streamed'}, ${perSecond}/s${sliced}${atGoalRate ? '' : ' (goal stated at 500/s)'}`;
           for (const [p, goal] of [[0.5, 1], [0.99, 3]]) {
             const a = added(via, direct, p);
             const label = `${what}: p${p * 100}`;
             const noise = a.low < -goal ? '; noise wider than the goal: not shown met' : '';
-            report(label, `${a.median.toFixed(2)} ms (${a.via.toFixed(2)} vs ${a.direct.toFixed(2)}; ${a.spread}${noise})`, `<= ${goal} ms`, a.median <= goal && !noise);
+            report(label, `${a.median.toFixed(2)} ms (${a.via.toFixed(2)} vs ${a.direct.toFixed(2)}; ${a.spread}${noise})`, atGoalRate ? `<= ${goal} ms` : 'info', a.median <= goal && !noise);
             if (before) {
               const b = added(viaBefore, direct, p);
               report(`  the same through BENCH_GATEWAY_BEFORE`, `${b.median.toFixed(2)} ms (${b.via.toFixed(2)}; ${b.spread})`, 'info');
             }
+            const r = added(viaRelay, direct, p);
+            const beyond = added(via, viaRelay, p).median;
+            report(`  the same through a bare relay (bench/bare-relay.mjs)`, `${r.median.toFixed(2)} ms (${r.via.toFixed(2)}; ${r.spread}); the gateway ${beyond.toFixed(2)} ms beyond it`, 'info');
           }
           if (retried.size) {
             const count = (t) => retried.get(t.api_root) ?? 0;
-            report(`  asked again after a closed kept-alive connection (direct, gateway${before ? ', before' : ''})`, sides.map((s) => count(s.target)).join(', '), 'info');
+            report(`  asked again after a closed kept-alive connection (direct, gateway${before ? ', before' : ''}, bare relay)`, sides.map((s) => count(s.target)).join(', '), 'info');
             retried.clear();
           }
         }
@@ -307,6 +330,7 @@ export const gatewaySections = {
     } finally {
       await agent.close();
       await before?.stop();
+      await relay?.stop();
       await gateway.stop();
       await upstream.stop();
     }
