@@ -115,6 +115,15 @@ describe.each(TARGETS)('the AI SDK against router serve (%s)', (kind) => {
       expect(none.toolCalls).toEqual([]);
     });
 
+    it("a tool's output in content parts is read as their text, as the model reads a user's parts", async () => {
+      // The OpenRouter provider sends `toModelOutput` content as a tool message's array of text parts (the compatible
+      // one as a JSON string of them). Before: local/tools answered with that array's JSON for the first.
+      const parts = tool({ inputSchema: z.object({ city: z.string() }), execute: async () => 'unused', toModelOutput: () => ({ type: 'content', value: [{ type: 'text', text: 'sunny, ' }, { type: 'text', text: '21 C' }] }) });
+      const r = await generateText({ model: model('tools'), tools: { get_weather: parts }, prompt: 'use get_weather', stopWhen: stepCountIs(2), maxRetries: 0 });
+      const seen = flavour === 'openrouter' ? 'sunny, 21 C' : JSON.stringify([{ type: 'text', text: 'sunny, ' }, { type: 'text', text: '21 C' }]);
+      expect(r.text).toBe(`From the tool results: get_weather answered: ${seen}`);
+    });
+
     it('embeddings: embed and embedMany agree, with their usage', async () => {
       const m = providerFor(flavour, t).embedding(t.model('embed'));
       const one = await embed({ model: m, value: 'hello', maxRetries: 0 });
