@@ -18,8 +18,8 @@ describe.each(TARGETS)('LangChain ChatOpenAI against router serve (%s)', (kind) 
     await t?.close();
   });
 
-  const chat = (m: 'echo' | 'lorem' | 'tools' | 'thinker', more: { apiKey?: string; headers?: Record<string, string>; maxRetries?: number } = {}) =>
-    new ChatOpenAI({ model: t.model(m), apiKey: more.apiKey ?? t.apiKey, maxRetries: more.maxRetries ?? 0, configuration: { baseURL: t.baseURL, defaultHeaders: more.headers } });
+  const chat = (m: 'echo' | 'lorem' | 'tools' | 'thinker', more: { apiKey?: string; maxRetries?: number; useResponsesApi?: boolean } = {}) =>
+    new ChatOpenAI({ model: t.model(m), apiKey: more.apiKey ?? t.apiKey, maxRetries: more.maxRetries ?? 0, useResponsesApi: more.useResponsesApi, configuration: { baseURL: t.baseURL } });
 
   it('invoke: the content, usage_metadata and the response metadata; the generation kept has those tokens', async () => {
     const r = await chat('echo').invoke('hello there');
@@ -68,6 +68,32 @@ describe.each(TARGETS)('LangChain ChatOpenAI against router serve (%s)', (kind) 
     const answer = await model.invoke([new HumanMessage('Paris'), new AIMessage({ content: '', tool_calls: [call] }), new ToolMessage({ tool_call_id: call.id!, content: '{"celsius":21}' })]);
     expect(answer.content).toBe('From the tool results: get_weather answered: {"celsius":21}');
     expect(answer.tool_calls).toEqual([]);
+    // A ToolMessage's content blocks go out as the tool message's text parts, read as their text.
+    const blocks = await model.invoke([new HumanMessage('Paris'), new AIMessage({ content: '', tool_calls: [call] }), new ToolMessage({ tool_call_id: call.id!, content: [{ type: 'text', text: 'sunny' }] })]);
+    expect(blocks.content).toBe('From the tool results: get_weather answered: sunny');
+  });
+
+  it('useResponsesApi: invoke and stream with usage, reasoning apart, bindTools answered, withStructuredOutput', async () => {
+    const responses = { useResponsesApi: true };
+    const r = await chat('echo', responses).invoke('hi there');
+    expect([r.text, r.usage_metadata?.input_tokens, r.usage_metadata?.output_tokens]).toEqual(['hi there', 4, 2]);
+    let text = '';
+    let usage: AIMessageChunk['usage_metadata'];
+    for await (const c of await chat('lorem', responses).stream('write 12 words')) {
+      text += c.text;
+      usage = c.usage_metadata ?? usage;
+    }
+    expect(text).toBe((await chat('lorem').invoke('write 12 words')).content);
+    expect(usage!.output_tokens).toBeGreaterThan(0);
+    const thought = await chat('thinker', responses).invoke('think');
+    expect(thought.text).toBe('Having thought it over: think');
+    expect((thought.additional_kwargs.reasoning as { summary: { text: string }[] }).summary[0]!.text).toContain('"think"');
+    const model = chat('tools', responses).bindTools([weather]);
+    const first = await model.invoke('Paris');
+    expect(first.tool_calls!.map((c) => [c.name, c.args])).toEqual([['get_weather', { city: 'Paris' }]]);
+    const answer = await model.invoke([new HumanMessage('Paris'), first, new ToolMessage({ tool_call_id: first.tool_calls![0]!.id!, content: '{"celsius":21}' })]);
+    expect(answer.text).toBe('From the tool results: get_weather answered: {"celsius":21}');
+    expect(person.safeParse(await chat('echo', responses).withStructuredOutput(person, { name: 'person' }).invoke('a person')).success).toBe(true);
   });
 
   it('OpenAIEmbeddings: a query and documents, the same text the same vector; dimensions honoured', async () => {
