@@ -1,7 +1,8 @@
 import { randomHex } from '../http/ids.js';
 import { HttpError, errorBody, errorTypeFor } from '../http/http.js';
 import type { BatchRecord } from '../state/batch-store.js';
-import { chatCompletion, genId, planChat, textOf } from '../resources/chat.js';
+import { chatCompletion, genId, planChat } from '../resources/chat.js';
+import { textOf } from '../models/content-text.js';
 import { planEmbeddings } from '../resources/embeddings.js';
 import { planResponses } from '../resources/responses.js';
 import { bad, type Body } from './batch-rules.js';

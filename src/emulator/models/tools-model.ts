@@ -1,4 +1,5 @@
 /** `local/tools`: calls one of the given function tools with arguments that fit its parameters; given the results, answers in text from them. */
+import { textOf } from './content-text.js';
 import { instanceOf } from './json-schema-answer.js';
 import { prng, seedOf } from './models.js';
 import { randomHex } from '../http/ids.js';
@@ -75,8 +76,7 @@ export function toolResultsAnswer(messages: Body[]): string | undefined {
   const calls = ((messages[i - 1]?.tool_calls as ToolCall[] | undefined) ?? []).filter(Boolean);
   const lines = results.map((r) => {
     const name = calls.find((c) => c.id === r.tool_call_id)?.function?.name ?? 'a tool';
-    const content = typeof r.content === 'string' ? r.content : JSON.stringify(r.content);
-    return `${name} answered: ${content.trim()}`;
+    return `${name} answered: ${textOf(r.content).trim()}`;
   });
   return `From the tool results: ${lines.join('; ')}`;
 }

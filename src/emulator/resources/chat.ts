@@ -11,6 +11,7 @@ import { chatEventTokens, streamBill, tokensOwed } from './stream-bill.js';
 import { checkChatOptionTypes } from '../http/option-types.js';
 import { jsonTemplate, Serialized } from '../http/serialized.js';
 import { richAnswer, type RichMessage } from '../models/rich-answer.js';
+import { textOf } from '../models/content-text.js';
 import { completionDetails, fitAnswer, richDeltas, richMessage } from '../models/rich-chat.js';
 import { defineRoutes } from '../http/routes.js';
 import type { ChatGateway } from '../providers/types.js';
@@ -22,16 +23,6 @@ type Body = Record<string, unknown>;
 const ROLES = ['system', 'user', 'assistant', 'developer', 'tool'];
 const EFFORTS = ['max', 'xhigh', 'high', 'medium', 'low', 'minimal', 'none', null] as const;
 const SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priority', 'scale', 'ultrafast', null] as const;
-
-export function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    return content
-      .map((part) => (part && typeof part === 'object' && typeof (part as Body).text === 'string' ? ((part as Body).text as string) : ''))
-      .join('');
-  }
-  return '';
-}
 
 /** Checks a chat request against the spec's rules; throws HttpError(400) on the first violation. */
 export function validateChat(body: Body): void {
