@@ -10,6 +10,7 @@ import { appendWhole } from '../internal/append-whole.js';
 import { readLocalText } from '../internal/local-file.js';
 import { makeDir } from '../internal/make-dir.js';
 import { isRecord } from '../internal/shape.js';
+import { rootKey, sameRoot } from '../internal/api-root.js';
 
 /** The index is read whole: a line a batch, so this holds some 400,000 of them. */
 const MAX_INDEX_BYTES = 128 * 1024 * 1024;
@@ -62,35 +63,6 @@ export function indexBatch(env: NodeJS.ProcessEnv, apiRoot: string, b: Pick<Batc
   }
 }
 
-/**
- * An API root as it is kept and compared: without a user name or password (a library client's root may
- * hold them; never written down), spelled as WHATWG URLs read it (HTTP://Host:80/api is http://host/api).
- */
-export function rootKey(root: string): string {
-  if (!URL.canParse(root)) return root;
-  const url = new URL(root);
-  url.username = url.password = '';
-  return url.href.replace(/\/+$/, '');
-}
-
-/**
- * Whether two API roots are one service: as rootKey spells them, the loopback names of this machine
- * (localhost, 127.0.0.1, [::1]) being one host. `router serve` prints 127.0.0.1 and a user types
- * localhost as often: taken for two services, a batch run of the same file sent every request again.
- */
-export function sameRoot(a: string, b: string): boolean {
-  return serviceKey(a) === serviceKey(b);
-}
-
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-function serviceKey(root: string): string {
-  const key = rootKey(root);
-  if (!URL.canParse(key)) return key;
-  const url = new URL(key);
-  if (LOOPBACK.has(url.hostname)) url.hostname = 'localhost';
-  return url.href;
-}
 
 /** The API root each batch of the index was made at, by id. */
 export function indexedRoots(env: NodeJS.ProcessEnv): Map<string, string> {

@@ -6,6 +6,7 @@ import type { BudgetHold } from './spend/budget-hold.js';
 import type { Settings, Source } from '../config/settings.js';
 import { usage } from './exit-codes.js';
 import { utf8Text } from './io/utf8.js';
+import { rootKey } from '../internal/api-root.js';
 
 /** What a run of `router` gets from outside: streams, environment, arguments; tests pass their own. */
 export interface Runtime {
@@ -119,7 +120,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
     const logUsage = (record: Omit<UsageRecord, 'time' | 'profile' | 'command'>) => {
       if (!logging()) return;
       if (!ledger) throw new Error(`router ${names.join(' ')} writes to the usage ledger, and its definition does not say logsUsage (this is a bug; please report it)`);
-      const problem = ledger.appendUsage(runtime.streams.env, { time: new Date().toISOString(), profile: connected!.settings.profile, command: names.join(' '), ...record });
+      const problem = ledger.appendUsage(runtime.streams.env, { time: new Date().toISOString(), profile: connected!.settings.profile, command: names.join(' '), api_root: rootKey(connected!.client.core.apiRoot), ...record });
       // Under a budget the spend would go unseen: said whether piped or not, and held against the budgets instead.
       if (problem) {
         if (hold?.unrecorded(record.cost)) io.note(`warning: ${problem}: its cost is held against the budgets for a day instead`);

@@ -104,7 +104,7 @@ describe('record and replay', () => {
       const miss = await post(replaying, { ...REQUESTS[0], messages: [{ role: 'user', content: 'never asked' }] });
       expect(miss.status).toBe(404);
       const message = JSON.parse(miss.text).error.message as string;
-      expect(message).toMatch(/^replay: no cassette answers this request to up \(model local\/lorem\); the nearest is .*cassettes\/up-local_lorem-\w+\.json, which differs in messages$/);
+      expect(message).toMatch(/^replay: no cassette answers this request to up \(model local\/lorem\); the nearest is .*cassettes\/up-local_lorem-\w+\.json, which differs in messages; router serve --record-missing would ask up for it and keep its answer$/);
     } finally {
       await replaying.stop();
     }

@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,6 +66,21 @@ describe('the package', () => {
     expect(r.stderr).not.toMatch(/vitest/i);
     expect(r.stdout).toBe('started\n');
   });
+
+  // Issue 46, newcomer pass 12: the installed README, --help and error messages point at docs/*.md,
+  // which the tarball did not ship (an installed user found none of them).
+  it('the tarball ships every docs page the README, the docs and the CLI\'s own words name', () => {
+    const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    const packed = new Set((JSON.parse(r.stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path));
+    const named = new Set<string>();
+    const texts = [readFileSync(join(root, 'README.md'), 'utf8'), ...readdirSync(join(root, 'docs')).map((f) => readFileSync(join(root, 'docs', f), 'utf8'))];
+    const sources = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [readFileSync(join(dir, e.name), 'utf8')] : []));
+    for (const text of [...texts, ...sources(join(root, 'src', 'cli'))]) for (const m of text.matchAll(/docs\/[a-z-]+\.md/g)) named.add(m[0]);
+    for (const text of texts) for (const m of text.matchAll(/\]\(([a-z-]+\.md)[)#]/g)) named.add(`docs/${m[1]}`);
+    expect(named.size).toBeGreaterThan(10);
+    expect([...named].filter((p) => !packed.has(p))).toEqual([]);
+  }, 60_000);
 
   it('npm run dev runs the CLI from its sources', () => {
     const r = spawnSync(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'scripts/dev.ts', '--version'], { cwd: root, encoding: 'utf8' });

@@ -97,7 +97,7 @@ it('an API root at localhost and one at 127.0.0.1 (or [::1]) are one service: a 
   expect(t.requests().slice(before).filter((r) => r.method === 'POST')).toEqual([]);
   expect((await run(['batch', 'run', '--resume', job, '--watch'], localhost)).code).toBe(0);
   // Another port, another loopback address: other services.
-  const { sameRoot } = await import('../../src/batch/local-index.js');
+  const { sameRoot } = await import('../../src/internal/api-root.js');
   expect(sameRoot('http://localhost:8080/api', 'http://127.0.0.1:8080/api')).toBe(true);
   expect(sameRoot('http://[::1]:8080/api/', 'HTTP://LOCALHOST:8080/api')).toBe(true);
   expect(sameRoot('http://localhost:8080/api', 'http://127.0.0.1:8081/api')).toBe(false);

@@ -16,7 +16,8 @@ import { describeHolder, holdLockAsync, withFileLockAsync } from '../../internal
 import { clearLeftMoves } from '../../internal/lock-mark.js';
 import { makeDir } from '../../internal/make-dir.js';
 import { isFiniteNumber, isRecord } from '../../internal/shape.js';
-import { indexedRoots, rootKey, sameRoot } from '../local-index.js';
+import { indexedRoots } from '../local-index.js';
+import { rootKey, sameRoot } from '../../internal/api-root.js';
 
 export interface RequestCounts {
   total: number;

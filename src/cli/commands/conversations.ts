@@ -51,7 +51,7 @@ const show = defineCommand({
   name: 'show',
   jsonFields: ['id', 'title', 'model', 'created_at', 'updated_at', 'messages'],
   summary: 'print a conversation',
-  args: [{ name: '<id>', help: 'conversation id' }],
+  args: [{ name: '<id>', help: 'conversation id', complete: 'conversations' }],
   flags: { json: { flags: '--json', help: 'print the whole record' } },
   examples: ['router chat --conversation notes "remember: the door code is 4711" --model local/echo', 'router conversations show notes', 'router conversations show notes --json messages'],
   run: async ({ io, opts, env }, id) => {
@@ -73,7 +73,7 @@ function shownMessage(m: ChatMessage): string {
 const remove = defineCommand({
   name: 'delete',
   summary: 'delete a conversation',
-  args: [{ name: '<id>', help: 'conversation id' }],
+  args: [{ name: '<id>', help: 'conversation id', complete: 'conversations' }],
   examples: ['router chat --conversation scratch "hi" --model local/echo', 'router conversations delete scratch'],
   run: async ({ io, env }, id) => {
     await withGuess(env, id, () => deleteConversation(env, id), 'conversations delete');

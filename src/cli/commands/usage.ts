@@ -13,7 +13,7 @@ const FLAGS = {
   since: { flags: '--since <when>', help: 'from this long ago (30m, 12h, 7d) or this date (2026-11-01)', default: '30d' },
   by: { flags: '--by <key>', help: 'one row per', choices: ['day', 'model', 'command', 'profile'], default: 'day' },
   json: { flags: '--json', help: 'print {since, until, by, rows, total}; with --reconcile, what it checked' },
-  reconcile: { flags: '--reconcile', help: 'put the cost the service really charged (GET /v1/generation) into the ledger, for calls it has not checked yet' },
+  reconcile: { flags: '--reconcile', help: 'put the cost the service really charged (GET /v1/generation) into the ledger, for calls made at this API root it has not checked yet' },
   activity: { flags: '--activity', help: "what the service recorded instead (GET /v1/activity, a management key): its last 30 completed UTC days (today's calls show tomorrow); --by day or model" },
   key: { flags: '--key <hash>', help: 'with --activity: only the calls of this API key (its hash, as router keys list prints it)', goesWith: ['activity'], complete: 'key-hashes' },
   limit: { flags: '--limit <n>', help: 'with --reconcile: check at most this many calls this run (the next run goes on)', parse: integerIn(1, 10_000), default: 50, goesWith: ['reconcile'] },
@@ -39,8 +39,10 @@ a terminal also shows today's and this month's spend of the profile against them
 
 --reconcile asks the service what each call of the profile really cost (by the generation id the
 ledger keeps; oldest first, at most --limit a run) and adds a line per call to the ledger, so that
-totals and budgets count the charged cost. A later run goes on where one stopped; a call the
-service still does not know an hour after it ran is marked and not asked about again.
+totals and budgets count the charged cost. Only calls made at this API root are asked (the ledger
+keeps each call's): the others are counted, with the --api-root that reconciles them. A later run goes
+on where one stopped; a call the service still does not know an hour after it ran is marked and not
+asked about again.
 
 --activity sums what the service recorded of the whole workspace instead (GET /v1/activity, a
 management key; every machine's calls, by UTC day, over its last 30 completed days: today's calls

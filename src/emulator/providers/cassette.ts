@@ -175,7 +175,8 @@ export class CassetteDeck {
       if (!nearest || diff.length < nearest.diff.length) nearest = { file, diff };
     }
     const near = nearest ? `; the nearest is ${join(this.dir, nearest.file)}, which differs in ${nearest.diff.join(', ')}` : `; ${this.dir} holds none`;
-    return new ProviderFailure('missing', `replay: no cassette answers this request to ${provider} (model ${String(body.model)})${near}`, 404);
+    // The way out, for whoever reads it: the gateway's operator, or a caller who runs it too (a CI job).
+    return new ProviderFailure('missing', `replay: no cassette answers this request to ${provider} (model ${String(body.model)})${near}; router serve --record-missing would ask ${provider} for it and keep its answer`, 404);
   }
 
   /** A cassette of this exchange, its answer still to come, and how it is kept (saved, and answering from then on). */

@@ -24,6 +24,8 @@ export interface UsageRecord {
   total_tokens?: number;
   /** As the service reports it (speech: its generation's); absent where it said none (a call cut before its cost came). */
   cost?: number;
+  /** The API root the call went to, without credentials: `usage --reconcile` asks that service only. */
+  api_root?: string;
 }
 
 export function ledgerPath(env: NodeJS.ProcessEnv): string {

@@ -10,6 +10,7 @@ import { APIError } from '../../client/errors.js';
 import { appendUsage, type UsageRecord } from './ledger.js';
 import { eachLedgerRecord } from './ledger-read.js';
 import { roundCost } from '../../internal/round-cost.js';
+import { rootKey, sameRoot } from '../../internal/api-root.js';
 
 /** The endpoints whose answers are generations the service can describe. */
 const GENERATED = new Set(['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/audio/speech', '/alpha/decisions']);
@@ -32,8 +33,10 @@ export interface ReconcileReport {
   not_found: string[];
   /** Unknown to the service yet (too recent): asked about again next run. */
   pending: string[];
-  /** Calls of the ledger still to check after this run. */
+  /** Calls of the ledger still to check after this run (at this API root). */
   left: number;
+  /** Calls still to check that went to another API root (by root): that service is asked, not this one. */
+  elsewhere: Record<string, number>;
   /** Why the run stopped early (a network failure, a refused key), if it did. */
   stopped?: string;
   reported_cost: number;
@@ -42,8 +45,8 @@ export interface ReconcileReport {
 
 type Checked = UsageRecord & { reconciles?: string; real_cost?: number | null };
 
-/** The ledger's calls of `profile` with a generation id and no reconciling line yet, oldest first. */
-async function unreconciled(env: NodeJS.ProcessEnv, profile: string, signal: AbortSignal): Promise<UsageRecord[]> {
+/** The ledger's calls of `profile` with a generation id and no reconciling line yet, oldest first; a call that names no API root (an older ledger's) is taken as this one's. */
+async function unreconciled(env: NodeJS.ProcessEnv, profile: string, apiRoot: string, signal: AbortSignal): Promise<{ todo: UsageRecord[]; elsewhere: Record<string, number> }> {
   const open = new Map<string, UsageRecord>();
   const done = new Set<string>();
   await eachLedgerRecord(env, (r: Checked) => {
@@ -53,13 +56,19 @@ async function unreconciled(env: NodeJS.ProcessEnv, profile: string, signal: Abo
       open.delete(r.reconciles);
     } else if (typeof r.id === 'string' && r.id && !r.batch_id && GENERATED.has(r.endpoint) && !done.has(r.id)) open.set(r.id, r);
   }, signal);
-  return [...open.values()];
+  const todo: UsageRecord[] = [];
+  const elsewhere: Record<string, number> = {};
+  for (const r of open.values()) {
+    if (typeof r.api_root !== 'string' || sameRoot(r.api_root, apiRoot)) todo.push(r);
+    else elsewhere[rootKey(r.api_root)] = (elsewhere[rootKey(r.api_root)] ?? 0) + 1;
+  }
+  return { todo, elsewhere };
 }
 
 /** Checks up to `limit` calls; a failure that stops the run early is `failure` (after the report of what was done). */
 export async function reconcile(o: { env: NodeJS.ProcessEnv; profile: string; client: RouterClient; limit: number; signal: AbortSignal; now?: number }): Promise<{ report: ReconcileReport; failure?: unknown }> {
-  const todo = await unreconciled(o.env, o.profile, o.signal);
-  const report: ReconcileReport = { checked: 0, reconciled: [], not_found: [], pending: [], left: 0, reported_cost: 0, charged_cost: 0 };
+  const { todo, elsewhere } = await unreconciled(o.env, o.profile, o.client.core.apiRoot, o.signal);
+  const report: ReconcileReport = { checked: 0, reconciled: [], not_found: [], pending: [], left: 0, elsewhere, reported_cost: 0, charged_cost: 0 };
   const now = o.now ?? Date.now();
   const write = (r: UsageRecord, real: number | null) => {
     const reported = typeof r.cost === 'number' && Number.isFinite(r.cost) ? r.cost : 0;

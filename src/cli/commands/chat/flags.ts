@@ -35,7 +35,7 @@ export const CHAT_FLAGS = {
   usage: OUTPUT_FLAGS.usage,
   interactive: { flags: '-i, --interactive', help: 'conversation in a REPL (/exit, /model, /system, /save FILE)' },
   continue: { flags: '-c, --continue', help: 'continue the last conversation (each chat is kept unless --no-log)' },
-  conversation: { flags: '--conversation <id>', help: 'continue the conversation ID, or start one with that name' },
+  conversation: { flags: '--conversation <id>', help: 'continue the conversation ID, or start one with that name', complete: 'conversations' },
   ...ANSWER_FLAGS,
   ...TOOL_FLAGS,
   ...ROUTING_FLAGS,
