@@ -88,7 +88,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
   const batches = new BatchEngine(store, { delayMs: opts.batchDelayMs ?? 20, gateway, flavor: opts.flavor });
   const parts = { faults, log, batches, gateway, providers: opts.gateway?.config.providers };
   const routes = new Routes(TABLES.flatMap((table) => table(parts)));
-  const d = { store, routes, faults, log, logLimit, logBytes: { bytes: 0, entries: 0 }, bodies: new BodyBudget(opts.bodiesInFlightBytes), bodyIdleMs: opts.bodyIdleMs ?? BODY_IDLE_MS };
+  const d = { store, routes, faults, log, logLimit, logBytes: { bytes: 0, entries: 0 }, bodies: new BodyBudget(opts.bodiesInFlightBytes), bodyIdleMs: opts.bodyIdleMs ?? BODY_IDLE_MS, paths: new Map<string, string>() };
 
   const sockets = new Set<Socket>();
   const answering = new Set<ServerResponse>();

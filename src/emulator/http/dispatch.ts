@@ -23,6 +23,22 @@ export interface Dispatch {
   /** Bodies in memory across connections, and how long a body may send nothing. */
   bodies: BodyBudget;
   bodyIdleMs: number;
+  /** The paths the log has kept, each once (at most PATHS_KEPT of them). */
+  paths: Map<string, string>;
+}
+
+const PATHS_KEPT = 256;
+
+/**
+ * A path as the log keeps it: the one string already kept for it. Each entry's own (a slice of
+ * node's request target, which it held too) was ~70 bytes per request that every young collection
+ * copied and then promoted, as the log keeps a thousand.
+ */
+function keptPath(d: Dispatch, path: string): string {
+  const kept = d.paths.get(path);
+  if (kept !== undefined) return kept;
+  if (d.paths.size < PATHS_KEPT) d.paths.set(path, path);
+  return path;
 }
 
 function logEntry(d: Dispatch, req: IncomingMessage, path: string, search: URLSearchParams | undefined): LoggedRequest {
@@ -30,7 +46,7 @@ function logEntry(d: Dispatch, req: IncomingMessage, path: string, search: URLSe
   if (search) for (const [k, v] of search) ((query ??= {})[k] ??= []).push(v);
   // Emptied or filtered from outside (the admin route, a test): counted again, once.
   if (d.log.length !== d.logBytes.entries) d.logBytes.bytes = d.log.reduce((sum, e) => sum + (e.bodyBytes ?? 0), 0);
-  const entry = new LoggedRequest(req.method ?? 'GET', path, query, req.headers, Date.now(), d.logBytes);
+  const entry = new LoggedRequest(req.method ?? 'GET', keptPath(d, path), query, req.headers, Date.now(), d.logBytes);
   d.log.push(entry);
   // Bounded by count and by the bytes of the bodies kept.
   while (d.log.length > 1 && (d.log.length > d.logLimit || d.logBytes.bytes > LOG_BYTES)) d.logBytes.bytes -= d.log.shift()!.bodyBytes ?? 0;
