@@ -1,0 +1,20 @@
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
+
+// The CLI's small edges closing note 11 left ("CLI"): each said in one line, with the way out.
+let t: CliEnv;
+const run = cliEnvPerFile((env) => (t = env));
+
+it('-qc -abc: -c among switches run together takes no id either; the refusal names --conversation -abc', async () => {
+  const env = { ROUTER_STATE_DIR: join(t.dir, 'cluster-id') };
+  expect((await run(['chat', '-m', 'local/echo', '--conversation', '-abc', 'hi'], env)).code).toBe(0);
+  const before = t.requests().length;
+  // Was: -abc read as -a bc, "error: --attach: cannot read bc (no such file or folder)".
+  expect(await run(['chat', '-m', 'local/echo', '-qc', '-abc', 'again'], env)).toMatchObject({ code: 2, stdout: '', stderr: 'error: -c (in -qc) continues the last conversation and takes no id: -abc reads as flags; to go on with conversation -abc, give --conversation -abc\n' });
+  expect((await run(['chat', '-m', 'local/echo', '-cq', '-abc', 'again'], env)).code).toBe(2);
+  expect(t.requests().length).toBe(before);
+  // A value of a flag is no -c; a switch cluster without c is none either.
+  expect(await run(['chat', '-m', 'local/echo', '-qc', '-mlocal/echo', 'again'], env)).toMatchObject({ code: 0, stdout: 'again\n' });
+  expect((await run(['conversations', 'show', '--', '-abc'], env)).stdout).toBe('user: hi\n\nassistant: hi\n\nuser: again\n\nassistant: again\n');
+});
