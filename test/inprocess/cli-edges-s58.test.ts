@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
@@ -17,4 +18,17 @@ it('-qc -abc: -c among switches run together takes no id either; the refusal nam
   // A value of a flag is no -c; a switch cluster without c is none either.
   expect(await run(['chat', '-m', 'local/echo', '-qc', '-mlocal/echo', 'again'], env)).toMatchObject({ code: 0, stdout: 'again\n' });
   expect((await run(['conversations', 'show', '--', '-abc'], env)).stdout).toBe('user: hi\n\nassistant: hi\n\nuser: again\n\nassistant: again\n');
+});
+
+it('a tool whose command is a folder is said to be a folder, not "is it executable (chmod +x)?"', async () => {
+  const folder = join(t.dir, 'weather-tool');
+  mkdirSync(folder, { recursive: true });
+  const tools = join(t.dir, 'folder-tool.json');
+  for (const command of [[folder], `${folder} --today`]) {
+    writeFileSync(tools, JSON.stringify([{ type: 'function', name: 'weather', parameters: { type: 'object', properties: {} }, command }]));
+    const r = await run(['chat', '--model', 'local/tools', '--tools', tools, '--json', 'weather']);
+    expect(r.code, r.stderr).toBe(0);
+    // Was: "its command could not be run (exit 126): is it executable (chmod +x)?"
+    expect(r.stderr, JSON.stringify(command)).toBe(`warning: tool weather: its command could not be run (exit 126): ${folder} is a folder, not a program\n`);
+  }
 });

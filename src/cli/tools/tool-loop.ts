@@ -60,7 +60,7 @@ export async function runRound(io: IO, loop: ToolLoop, calls: ShownCall[], round
     const o = await runToolCall(loop.set.tools, call, { signal: loop.signal, timeoutMs, timeoutName, budget: loop.budget, approve: asker(io, loop) });
     io.info(`tool ${shownCall(call)} -> ${label(o, timeoutName)}`);
     if (o.code === 127) io.note(`warning: tool ${call.name}: its command was not found (exit 127)`);
-    else if (o.code === 126) io.note(`warning: tool ${call.name}: its command could not be run (exit 126): is it executable (chmod +x)?`);
+    else if (o.code === 126) io.note(`warning: tool ${call.name}: its command could not be run (exit 126): ${o.notRunnable ?? 'is it executable (chmod +x)?'}`);
     else if (o.status === 'failed') io.note(`warning: tool ${call.name} failed${o.code === undefined ? '' : ` (exit ${o.code})`}: what it said went to the model`);
     for (const b of o.binary ?? []) io.note(`warning: tool ${call.name}: its ${b.stream} is ${b.size} bytes of binary data, not text: the model was told so, not sent the bytes`);
     for (const c of o.outputCut ?? []) io.note(`warning: tool ${call.name}: its ${c.stream} was cut: the model got the first ${c.kept} bytes of ${c.size}`);
