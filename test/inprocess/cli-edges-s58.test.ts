@@ -32,3 +32,20 @@ it('a tool whose command is a folder is said to be a folder, not "is it executab
     expect(r.stderr, JSON.stringify(command)).toBe(`warning: tool weather: its command could not be run (exit 126): ${folder} is a folder, not a program\n`);
   }
 });
+
+it('a --jq that halts with --usage says the usage is not known yet and where it will be, not "usage: not reported"', async () => {
+  for (const command of ['chat', 'responses']) {
+    const env = { ROUTER_STATE_DIR: join(t.dir, `halt-usage-${command}`) };
+    const r = await run([command, '-m', 'local/lorem', '--stream', '--json', '--usage', '--jq', 'select(.id // .response.id) | (.id // .response.id), halt', '20000 words'], env);
+    expect(r.code, r.stderr).toBe(0);
+    const id = r.stdout.trim();
+    // Was: "usage: not reported".
+    expect(r.stderr, command).toBe(`usage: not known yet: --jq halted the stream before the service reported it; what ${id} was charged: router usage --reconcile puts it in the ledger\n`);
+    // And it does, once the service has settled the charge.
+    const { vi } = await import('vitest');
+    const { SETTLE } = await import('../support/until.js');
+    await vi.waitFor(async () => expect((await run(['usage', '--reconcile'], env)).stderr).toMatch(/^reconciled 1 call /), SETTLE);
+    const unlogged = await run([command, '-m', 'local/lorem', '--stream', '--json', '--usage', '--no-log', '--jq', 'select(.id // .response.id) | (.id // .response.id), halt', '20000 words'], env);
+    expect(unlogged.stderr).toContain(`what ${unlogged.stdout.trim()} was charged: router generation ${unlogged.stdout.trim()}\n`);
+  }
+});

@@ -5,7 +5,7 @@ import type { RouterClient } from '../../../client/index.js';
 import { deltaText } from '../../../client/resources/chat.js';
 import { readCompletion, type FailedAnswerError } from '../../../client/answer-reading.js';
 import type { IO } from '../../io/io.js';
-import { printText, shownPieces, shownText, streamToStdout, usageLine } from '../../io/output.js';
+import { haltedUsageLine, printText, shownPieces, shownText, streamToStdout, usageLine } from '../../io/output.js';
 import { buildChatRequest, validateChatOptions } from './request.js';
 import { CHAT_FLAGS, type ChatCommandOptions, type ChatOptions } from './flags.js';
 import type { RunContext } from '../../run.js';
@@ -114,7 +114,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     if (answer.halted) {
       // Asked for by name or with -c, yet not kept: said, so that the next -c is no surprise.
       if (opts.continue || opts.conversation) io.note(`warning: this turn was not kept in conversation ${earlier?.id ?? opts.conversation} (--jq halted: the answer was cut there)`);
-      if (opts.usage) io.note(spentLine());
+      if (opts.usage) io.note(u ? spentLine() : haltedUsageLine(answer.id, ctx.logging) + boundNote(guard));
       return;
     }
     // Calls left to the caller end the command (exit 11) once --usage has counted what they cost.

@@ -4,7 +4,7 @@ import { readResponse } from '../../../client/answer-reading.js';
 import { isFinalResponse, isTextDelta, type ResponsesEvent, type ResponsesRequest, type ResponsesResult } from '../../../client/resources/responses.js';
 import type { RouterClient } from '../../../client/index.js';
 import type { IO } from '../../io/io.js';
-import { printText, shownPieces, shownText, streamToStdout, usageLine } from '../../io/output.js';
+import { haltedUsageLine, printText, shownPieces, shownText, streamToStdout, usageLine } from '../../io/output.js';
 import { buildResponsesRequest, stopConditions } from './request.js';
 import { RESPONSES_FLAGS, type ResponsesOpts } from './flags.js';
 import type { RunContext } from '../../run.js';
@@ -100,7 +100,7 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
     let final = await send(req);
     // --jq halted: the answer stops where the filter did; none of it is checked.
     if (final && 'halted' in final) {
-      if (opts.usage) io.note(usageLine(undefined));
+      if (opts.usage) io.note(u ? spentLine() : haltedUsageLine(typeof final.id === 'string' ? final.id || undefined : undefined, ctx.logging) + boundNote(guard));
       return;
     }
     // A later round refused (--max-cost, a budget) or failed: what the rounds before it cost is still said.
