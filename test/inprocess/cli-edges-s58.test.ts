@@ -49,3 +49,15 @@ it('a --jq that halts with --usage says the usage is not known yet and where it 
     expect(unlogged.stderr).toContain(`what ${unlogged.stdout.trim()} was charged: router generation ${unlogged.stdout.trim()}\n`);
   }
 });
+
+it('--jq with input or inputs reads the values after its own, as `router … --json | jq FILTER` does', async () => {
+  const chunks = (await run(['chat', '-m', 'local/echo', '--stream', '--json', 'one two three'])).stdout.trim().split('\n');
+  expect(chunks.length).toBeGreaterThan(2);
+  const jq = async (filter: string) => (await run(['chat', '-m', 'local/echo', '--stream', '--jq', filter, 'one two three'])).stdout;
+  // Was: each value alone, where inputs is empty: "1" once a chunk, and nothing for first(inputs).
+  expect(await jq('[., inputs] | length')).toBe(`${chunks.length}\n`);
+  expect(await jq('[inputs] | length')).toBe(`${chunks.length - 1}\n`);
+  // Not jq -n: the first value is `.`, so first(inputs) is the second, then the fourth, ….
+  expect((await jq('first(inputs) | .choices[0].delta.content')).split('\n')[0]).toBe(' two');
+  expect((await jq('limit(1; inputs) | .choices[0].delta.content')).split('\n')[0]).toBe(' two');
+});
