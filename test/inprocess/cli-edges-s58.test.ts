@@ -61,3 +61,17 @@ it('--jq with input or inputs reads the values after its own, as `router … --j
   expect((await jq('first(inputs) | .choices[0].delta.content')).split('\n')[0]).toBe(' two');
   expect((await jq('limit(1; inputs) | .choices[0].delta.content')).split('\n')[0]).toBe(' two');
 });
+
+it('--schema with --jq filters the answer the schema asked for; with --json too, the completion as before', async () => {
+  const schema = join(t.dir, 'n.json');
+  writeFileSync(schema, JSON.stringify({ type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] }));
+  for (const command of ['chat', 'responses']) {
+    for (const stream of ['--stream', '--no-stream']) {
+      // Was: null (the completion has no .n).
+      const r = await run([command, '-m', 'local/lorem', '--schema', schema, stream, '--jq', '.n | type', 'a number']);
+      expect(r, `${command} ${stream}`).toMatchObject({ code: 0, stdout: 'number\n', stderr: '' });
+    }
+    expect((await run([command, '-m', 'local/lorem', '--schema', schema, '--json', '--jq', '.n', 'a number'])).stdout).toBe('null\n');
+    expect((await run([command, '-m', 'local/lorem', '--schema', schema, '--jq', '.n', '--', '--json'])).stdout).toMatch(/^\d+\n$/);
+  }
+});
