@@ -75,3 +75,14 @@ it('--schema with --jq filters the answer the schema asked for; with --json too,
     expect((await run([command, '-m', 'local/lorem', '--schema', schema, '--jq', '.n', '--', '--json'])).stdout).toMatch(/^\d+\n$/);
   }
 });
+
+it('roles show hides the password of an MCP server URL in a role, as config list does; the system prompt is as written', async () => {
+  const env = { ROUTER_CONFIG_DIR: join(t.dir, 'roles-mcp') };
+  const saved = await run(['roles', 'save', 'remote', '--system', 'mail me at a@b.example', '--mcp', 'http://me:s3cret@127.0.0.1:9/mcp', '--mcp', 'npx srv --url=https://u:p%40ss@h.example/x'], env);
+  expect(saved.code, saved.stderr).toBe(0);
+  const shown = await run(['roles', 'show', 'remote'], env);
+  // Was: the file as written, passwords and all.
+  expect(shown).toMatchObject({ code: 0, stdout: '---\nmcp:\n  - http://***@127.0.0.1:9/mcp\n  - npx srv --url=https://***@h.example/x\n---\nmail me at a@b.example\n' });
+  const json = JSON.parse((await run(['roles', 'show', 'remote', '--json'], env)).stdout) as { settings: { mcp: string[] } };
+  expect(json.settings.mcp).toEqual(['http://***@127.0.0.1:9/mcp', 'npx srv --url=https://***@h.example/x']);
+});
