@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
@@ -85,4 +85,20 @@ it('roles show hides the password of an MCP server URL in a role, as config list
   expect(shown).toMatchObject({ code: 0, stdout: '---\nmcp:\n  - http://***@127.0.0.1:9/mcp\n  - npx srv --url=https://***@h.example/x\n---\nmail me at a@b.example\n' });
   const json = JSON.parse((await run(['roles', 'show', 'remote', '--json'], env)).stdout) as { settings: { mcp: string[] } };
   expect(json.settings.mcp).toEqual(['http://***@127.0.0.1:9/mcp', 'npx srv --url=https://***@h.example/x']);
+});
+
+it('a ledger line that cannot be written is said on stderr without a budget and without --verbose, once', async () => {
+  const state = join(t.dir, 'ledger-device');
+  mkdirSync(state, { recursive: true });
+  const ledger = join(state, 'usage.jsonl');
+  symlinkSync('/dev/full', ledger);
+  const r = await run(['chat', '-m', 'local/echo', 'hi'], { ROUTER_STATE_DIR: state });
+  // Was: nothing said unless --verbose (usage then misses the call in silence).
+  expect(r).toMatchObject({ code: 0, stdout: 'hi\n', stderr: `warning: the usage ledger ${ledger} could not be written (not a regular file (a device, a FIFO or a socket)): router usage will not count this call\n` });
+  // Two calls (a tool's round and the answer): one line.
+  const tools = join(t.dir, 'ledger-tools.json');
+  writeFileSync(tools, JSON.stringify([{ type: 'function', name: 'weather', parameters: { type: 'object', properties: {} }, command: ['echo', 'sunny'] }]));
+  const looped = await run(['chat', '-m', 'local/tools', '--tools', tools, 'weather'], { ROUTER_STATE_DIR: state });
+  expect(looped.code, looped.stderr).toBe(0);
+  expect(looped.stderr.match(/could not be written/g)).toHaveLength(1);
 });
