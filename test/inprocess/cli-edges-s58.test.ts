@@ -102,3 +102,10 @@ it('a ledger line that cannot be written is said on stderr without a budget and 
   expect(looped.code, looped.stderr).toBe(0);
   expect(looped.stderr.match(/could not be written/g)).toHaveLength(1);
 });
+
+it('a proxy whose name does not resolve is named, not the API root it was to reach', async () => {
+  const proxies = { http_proxy: '', https_proxy: '', no_proxy: '', NO_PROXY: '', HTTP_PROXY: 'http://no-such-proxy.invalid:3128', HTTPS_PROXY: 'http://no-such-proxy.invalid:3128' };
+  const r = await run(['--max-retries', '0', 'chat', '-m', 'local/echo', 'hi'], { ...proxies, ROUTER_API_ROOT: 'http://router.invalid:8080/api' });
+  // Was: "host not reachable: router.invalid:8080 (the API root from ROUTER_API_ROOT)".
+  expect(r).toMatchObject({ code: 8, stdout: '', stderr: 'error: host not reachable: the proxy no-such-proxy.invalid:3128, on the way to router.invalid:8080\n' });
+});
