@@ -6,6 +6,7 @@ import type { ToolSet } from '../../kit/toolset.js';
 import { ResultBudget, runToolCall, type CallOutcome } from '../../kit/tool-calls.js';
 import { chatToolLoop } from '../../kit/tool-loop.js';
 import { approved, callsNotRun, DEFAULT_TOOL_TIMEOUT, shownCall, type ShownCall } from './tool-runner.js';
+import { counted } from '../../internal/counted.js';
 
 export interface ToolLoop {
   set: ToolSet;
@@ -32,8 +33,8 @@ export async function passedImages(io: IO, loop: ToolLoop, outcomes: CallOutcome
   const images = outcomes.flatMap((o) => o.images ?? []);
   if (!images.length || (loop.takesImages && (await loop.takesImages().catch(() => false)))) return images;
   const last = outcomes.at(-1)!;
-  last.text += `\n[router: ${images.length} image(s) from the tools not passed on: the model takes no image input]`;
-  io.note(`warning: ${images.length} image(s) from the tools not passed on: the model takes no image input`);
+  last.text += `\n[router: ${counted(images.length, 'image')} from the tools not passed on: the model takes no image input]`;
+  io.note(`warning: ${counted(images.length, 'image')} from the tools not passed on: the model takes no image input`);
   return [];
 }
 
