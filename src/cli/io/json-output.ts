@@ -70,8 +70,8 @@ export interface JsonShape {
 /** A guess for a mistyped field: the one it begins (`stat` is status), else the nearest. */
 function fieldHint(field: string, known: readonly string[]): string {
   const begun = field.length >= 2 ? known.filter((k) => k.startsWith(field.toLowerCase())) : [];
-  if (begun.length === 1) return ` (Did you mean ${begun[0]}?)`;
-  if (begun.length > 1) return ` (Did you mean one of ${begun.join(', ')}?)`;
+  if (begun.length === 1) return ` (did you mean ${begun[0]}?)`;
+  if (begun.length > 1) return ` (did you mean one of ${begun.join(', ')}?)`;
   return didYouMean(field, known);
 }
 
