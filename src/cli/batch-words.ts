@@ -1,6 +1,7 @@
 /** The batch engine's failures in the CLI's words: its flags and commands where the library names its options. */
 import { wordLines, type BatchError, type OptionWords } from '../batch/errors.js';
 import { withoutUserinfo } from '../config/settings.js';
+import { counted } from '../internal/counted.js';
 
 const FLAG_WORDS: OptionWords = { model: '--model', endpoint: '--endpoint', split: 'router batch run splits a file into as many batches as it needs' };
 
@@ -42,7 +43,7 @@ function batchMessage(err: BatchError): string {
     case 'no_job':
       return `no job ${d.job} (router batch jobs lists them)`;
     case 'shards_running':
-      return `${d.running} shard(s) of ${d.job} have not ended yet: follow it with --watch, then retry what failed`;
+      return `${counted(d.running, 'shard')} of ${d.job} ${d.running === 1 ? 'has' : 'have'} not ended yet: follow it with --watch, then retry what failed`;
     case 'input_changed': {
       const why = `the input of ${d.job}, ${d.input}, ${d.gone ? 'is gone' : 'changed since the job was planned'}`;
       if (!d.batches.length) return `${why}: put it back as it was, or run the file anew (router batch run FILE --new)`;

@@ -171,18 +171,18 @@ function choiceHint(text: string, cmd: Command): string {
     // Other tools' names for a flag (llm's and mods' --image is -a/--attach here).
     const alias = FLAG_ALIASES[flag[1]!.slice(2)];
     const known = alias && [...allOptions(cmd)].find((o) => o.long === `--${alias}`);
-    if (known) return ` (Did you mean ${known.flags.replace(/ <.*$/, '').replace(', ', '/')}?)`;
+    if (known) return ` (did you mean ${known.flags.replace(/ <.*$/, '').replace(', ', '/')}?)`;
     // Measured without the dashes: they are no part of the word the user may have mistyped.
     const meant = closest(flag[1]!.slice(2), flags);
-    return meant ? ` (Did you mean --${meant}?)` : '';
+    return meant ? ` (did you mean --${meant}?)` : '';
   }
   const command = /^unknown command '([^']+)'/.exec(text);
   const alias = command && COMMAND_ALIASES[command[1]!]?.find((a) => cmd.commands.some((c) => c.name() === a));
-  if (alias) return ` (Did you mean ${alias}?)`;
+  if (alias) return ` (did you mean ${alias}?)`;
   return command ? didYouMean(command[1]!, cmd.commands.map((c) => c.name())) : '';
 }
 
-/** Commander's message as one line (its "Did you mean …?" kept), then where to look. */
+/** Commander's message as one line (its "did you mean …?" kept), then where to look. */
 export function usageLine(message: string, cmd: Command): string {
   const [first, ...rest] = message.trim().split('\n').map((l) => l.trim()).filter(Boolean);
   // commander's "argument 'x' is invalid." joined to the parser's reason reads as one clause.
@@ -191,6 +191,8 @@ export function usageLine(message: string, cmd: Command): string {
     // An argument's bad value reads as an option's does.
     .replace(/^command-argument value '([^']*)' is invalid for argument '([^']*)'\./, "argument '$2' value '$1' is invalid.")
     .replace(/ is invalid\. (\S)/, (_, c: string) => ` is invalid: ${c.toLowerCase()}`)
+    // commander's guess, as every other guess is written: in lower case.
+    .replace(/\(Did you mean /g, '(did you mean ')
     .replace(/\.$/, '');
   // The input it quotes as io.error shows it: control characters escaped, a long value (a model id of 5,000 characters) cut.
   const shown = visible(text + choiceHint(text, cmd)).replace(/'([^']{101,})'/g, (_, v: string) => `'${[...v].slice(0, 100).join('')}…'`);

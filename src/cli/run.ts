@@ -117,14 +117,17 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
       if (hold !== next) hold?.release();
       hold = next;
     };
+    let toldLedger = false;
     const logUsage = (record: Omit<UsageRecord, 'time' | 'profile' | 'command'>) => {
       if (!logging()) return;
       if (!ledger) throw new Error(`router ${names.join(' ')} writes to the usage ledger, and its definition does not say logsUsage (this is a bug; please report it)`);
       const problem = ledger.appendUsage(runtime.streams.env, { time: new Date().toISOString(), profile: connected!.settings.profile, command: names.join(' '), api_root: rootKey(connected!.client.core.apiRoot), ...record });
-      // Under a budget the spend would go unseen: said whether piped or not, and held against the budgets instead.
+      // Said whether piped or not (once a command: a loop of calls has one ledger), as `usage` will miss the call;
+      // under a budget the spend would go unseen: held against the budgets instead.
       if (problem) {
-        if (hold?.unrecorded(record.cost)) io.note(`warning: ${problem}: its cost is held against the budgets for a day instead`);
-        else io.info(`warning: ${problem}`);
+        const held = hold?.unrecorded(record.cost);
+        if (held || !toldLedger) io.note(`warning: ${problem}${held ? ': its cost is held against the budgets for a day instead' : ': router usage will not count this call'}`);
+        toldLedger = true;
       }
       // Once in the ledger a cost is counted there: no longer held (what is left of the hold covers the command's further calls).
       // A batch's bound was moved to a hold of its own when it was made (toBatch, holdShard), which its record removes.

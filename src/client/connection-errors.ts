@@ -6,25 +6,30 @@ import { isCallerAbort } from './caller-aborts.js';
 
 const NOT_DELIVERED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 function errorCode(err: unknown): string | undefined {
-  let e: unknown = err;
-  for (let depth = 0; e && depth < 4; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
+  return (errnoOf(err) as { code?: string } | undefined)?.code;
 }
 
 function isAbort(err: unknown): boolean {
   return (err as { name?: string })?.name === 'AbortError' || errorCode(err) === 'ABORT_ERR' || isCallerAbort(err);
 }
 
-/** The proxy a failed connection was made to, when it was (its address and port are the proxy's). */
+/** The socket or resolver error under an undici failure (its code, address, port, hostname). */
+function errnoOf(err: unknown): { address?: unknown; port?: unknown; hostname?: unknown } | undefined {
+  let e: unknown = err;
+  for (let depth = 0; e && depth < 4; depth++) {
+    if (typeof (e as { code?: unknown }).code === 'string') return e as { address?: unknown; port?: unknown; hostname?: unknown };
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** The proxy a failed connection was made to, when it was: its address and port, or the name that did not resolve, are the proxy's. */
 function failedProxy(err: unknown, proxy: string | undefined): string | undefined {
   if (!proxy) return undefined;
-  const { address, port } = (err ?? {}) as { address?: unknown; port?: unknown };
+  const { address, port, hostname } = errnoOf(err) ?? {};
   const p = new URL(proxy);
   const proxyPort = Number(p.port || (p.protocol === 'https:' ? 443 : 80));
+  if (typeof hostname === 'string' && hostname.toLowerCase() === p.hostname.replace(/^\[|\]$/g, '').toLowerCase()) return p.host;
   return port === proxyPort && typeof address === 'string' ? p.host : undefined;
 }
 

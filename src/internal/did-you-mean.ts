@@ -36,8 +36,8 @@ export function closest(word: string, candidates: readonly string[], maxDistance
   return best;
 }
 
-/** " (Did you mean X?)" when a close candidate exists, else nothing. */
+/** " (did you mean X?)" when a close candidate exists, else nothing. */
 export function didYouMean(word: string, candidates: readonly string[]): string {
   const match = closest(word, candidates);
-  return match && match !== word ? ` (Did you mean ${match}?)` : '';
+  return match && match !== word ? ` (did you mean ${match}?)` : '';
 }

@@ -6,3 +6,8 @@
 export function withoutUserinfo(value: string): string {
   return value.replace(/^(\s*[a-z][a-z0-9+.-]*:\/*).*@/is, '$1***@');
 }
+
+/** Text with URLs in it (a role's front matter, a command line): each URL's user name and password replaced by ***. */
+export function urlsWithoutUserinfo(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s@]*(?:@[^\s@]*)*@/gi, '$1***@');
+}

@@ -134,6 +134,18 @@ export async function runCommand(command: string | string[], input: string, sign
 }
 
 /**
+ * A command's program that is a folder (EACCES from spawn, or the shell's "Permission denied", exit
+ * 126 both): said as such. The program of a shell line is its first word, when that is a plain path.
+ */
+async function folderProgram(command: string | string[]): Promise<string | undefined> {
+  const program = typeof command === 'string' ? /^\s*([^\s'"`$\\;&|<>()*?]*\/[^\s'"`$\\;&|<>()*?]*)(\s|$)/.exec(command)?.[1] : command[0];
+  if (!program) return undefined;
+  const { stat } = await import('node:fs/promises');
+  const isFolder = await stat(program).then((s) => s.isDirectory(), () => false);
+  return isFolder ? `${program} is a folder, not a program` : undefined;
+}
+
+/**
  * A tool whose calls run `command`, with `env` (use `toolEnv()`: without router's keys). Without one,
  * this process's environment without the key variables: never all of it, keys and all. Run by a
  * prompt's loop, any variable holding its client's key is left out too.
@@ -146,7 +158,9 @@ export function commandTool(def: { name: string; description?: string; parameter
       // The loop's client keys too, whatever variable a program read them from.
       const callEnv = call?.secrets?.length ? toolEnv(env, call.secrets) : env;
       const { code, output, outputCut, binary } = await runCommand(command, call?.arguments ?? JSON.stringify(args), signal, callEnv);
-      return { ok: code === 0, code, text: output, ...(outputCut ? { outputCut } : {}), ...(binary ? { binary } : {}) };
+      const notRunnable = code === 126 ? await folderProgram(command) : undefined;
+      const text = notRunnable ? `could not run the command: ${notRunnable}` : output;
+      return { ok: code === 0, code, text, ...(notRunnable ? { notRunnable } : {}), ...(outputCut ? { outputCut } : {}), ...(binary ? { binary } : {}) };
     },
   };
 }

@@ -18,6 +18,7 @@ import { ToolSet } from './toolset.js';
 import { chatToolLoop } from './tool-loop.js';
 import { guardedChat } from './spend/guarded-chat.js';
 import type { SpendGuard } from './spend/spend-guard.js';
+import { counted } from '../internal/counted.js';
 
 export interface PromptOptions {
   /** The model of this prompt, when it is not the conversation's (a conversation keeps attachments by reference, so any model reads it). */
@@ -154,7 +155,7 @@ async function ask(client: RouterClient, model: string, sent: ChatMessage[], pro
   };
   const images = async (outcomes: CallOutcome[]) => {
     const all = outcomes.flatMap((o) => o.images ?? []);
-    if (all.length && !opts.toolImages) outcomes.at(-1)!.text += `\n[router: ${all.length} image(s) from the tools not passed on]`;
+    if (all.length && !opts.toolImages) outcomes.at(-1)!.text += `\n[router: ${counted(all.length, 'image')} from the tools not passed on]`;
     return opts.toolImages ? all : [];
   };
   let answer;

@@ -4,6 +4,7 @@
  */
 import { ToolSourceError, type Tool, type ToolResult } from './tool.js';
 import { childSignal } from '../internal/abort-fanout.js';
+import { counted } from '../internal/counted.js';
 
 export interface ToolCallRequest {
   id: string;
@@ -83,5 +84,5 @@ export async function runToolCall(tools: Map<string, Tool>, call: ToolCallReques
   // Images count as the base64 text they are sent as; those past the bound are left out.
   const images = result.images?.filter((i) => !opts.budget.take(i.data).cut);
   const dropped = (result.images?.length ?? 0) - (images?.length ?? 0);
-  return { ...result, text: dropped ? `${text}\n[router: ${dropped} image(s) left out: past the bound of all tool results]` : text, images, cut: cut || dropped > 0, status: result.ok ? 'ok' : 'failed' };
+  return { ...result, text: dropped ? `${text}\n[router: ${counted(dropped, 'image')} left out: past the bound of all tool results]` : text, images, cut: cut || dropped > 0, status: result.ok ? 'ok' : 'failed' };
 }

@@ -18,6 +18,8 @@ export interface ToolResult {
   ok: boolean;
   /** A command's exit code (127: not found; 126: not runnable), when the tool is a command. */
   code?: number;
+  /** Why a command could not be run (exit 126), when router can tell: "FILE is a folder, not a program". */
+  notRunnable?: string;
   /** What was cut before it went to the model (a command's streams, an MCP result): the bytes kept of those that came. */
   outputCut?: { stream: 'output' | 'stderr' | 'result'; kept: number; size: number }[];
   /** A command's streams that were binary, not text: the model was sent a line naming them instead. */

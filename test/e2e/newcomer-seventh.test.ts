@@ -19,7 +19,7 @@ it('batch run --results FILE 2>&1 | head -1: the run finishes, its results writt
     let out = '';
     child.stdout.on('data', (c) => (out += c));
     await new Promise((done) => child.on('close', done));
-    expect(out).toMatch(/^job job_\w+: 30 requests in 1 shard\(s\)\n$/);
+    expect(out).toMatch(/^job job_\w+: 30 requests in 1 shard\n$/);
     expect(readFileSync(join(dir, 'code'), 'utf8')).toBe('0\n');
     expect(readFileSync(join(dir, 'out.jsonl'), 'utf8').trim().split('\n')).toHaveLength(30);
   } finally {

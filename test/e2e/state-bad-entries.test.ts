@@ -64,7 +64,7 @@ it('drops the entries that cannot be read, says so in one line, and loads the re
   expect(warnings).toEqual([
     `emulator: warning: ${file}: dropped 4 entries that could not be read (estimates["/v1/chat/completions\\ntest/bad"], charges["batch:bad:hold"], holds["2"] and 1 more); the rest is loaded`,
   ]);
-  expect(second.stderr()).toContain('gave back the holds of 1 request(s) in flight when it last stopped ($0.25)');
+  expect(second.stderr()).toContain('gave back the holds of 1 request in flight when it last stopped ($0.25)');
   const after = JSON.parse(readFileSync(file, 'utf8'));
   expect(after.estimates).toEqual({ '/v1/chat/completions\ntest/m': 0.4 });
   expect(after.charges).toEqual({ 'batch:good:hold': 0.5 });

@@ -21,7 +21,7 @@ it('a conversation id that starts with "-": taken as --conversation\'s value, na
   expect(await run(['conversations', 'show', 'abc'], env)).toMatchObject({ code: 5, stderr: 'error: no conversation abc (did you mean -abc? as in router conversations show -- -abc) (router conversations list shows them)\n' });
   expect((await run(['conversations', 'show', '--', '-abc'], env)).stdout).toBe('user: hi\n\nassistant: hi\n\nuser: again\n\nassistant: again\n');
   // A mistyped flag still gets its guess; a flag of the command still works.
-  expect((await run(['conversations', 'show', '--jsn', 'x'], env)).stderr).toBe('error: unknown option \'--jsn\' (Did you mean --json?); see "router conversations show --help"\n');
+  expect((await run(['conversations', 'show', '--jsn', 'x'], env)).stderr).toBe('error: unknown option \'--jsn\' (did you mean --json?); see "router conversations show --help"\n');
   expect((await run(['conversations', 'delete', '--', '-abc'], env)).code).toBe(0);
   expect((await run(['conversations', 'list'], env)).stdout).not.toMatch(/^-abc\t/m);
 });

@@ -110,7 +110,7 @@ it("commander's errors quote a long value cut and a control character escaped, a
   expect(await run(['chat', '--model', long, 'hi'])).toMatchObject({ code: 2, stdout: '', stderr: `error: option '-m, --model <id>' argument 'local/${'e'.repeat(94)}…' is invalid: it is 5006 characters long: a model id has at most 256; see "router chat --help"\n` });
   // Was: ESC sent to the terminal as it is.
   expect((await run(['models', '--sort', 'a\u001b[2Jb'])).stderr).toBe(`error: option '--sort <key>' argument 'a\\u001b[2Jb' is invalid: allowed choices are price, context, name; see "router models --help"\n`);
-  expect((await run(['models', '--sort', 'pric'])).stderr).toBe(`error: option '--sort <key>' argument 'pric' is invalid: allowed choices are price, context, name (Did you mean price?); see "router models --help"\n`);
+  expect((await run(['models', '--sort', 'pric'])).stderr).toBe(`error: option '--sort <key>' argument 'pric' is invalid: allowed choices are price, context, name (did you mean price?); see "router models --help"\n`);
 });
 
 it('a library root with a user name and password: "is … the API root" and a redirect name it without them', async () => {
@@ -210,8 +210,8 @@ it('batch run --watch on a terminal of 0 columns says its lines: no spinner, whi
   });
   const code = await main(['node', 'router', 'batch', 'run', jsonl, '--model', 'local/echo', '--watch', '--interval', '0.05'], s.streams);
   expect(code, s.stderr()).toBe(0);
-  // And one request is "1 request" (was: "1 requests").
-  expect(s.stderr()).toMatch(/^job job_\w+: 1 request in 1 shard\(s\)\n/);
+  // And one request is "1 request" (was: "1 requests"), one shard "1 shard" (was: "1 shard(s)").
+  expect(s.stderr()).toMatch(/^job job_\w+: 1 request in 1 shard\n/);
   expect(written).toBeLessThan(10_000);
   expect(s.stderr()).not.toContain('\u001b[1A');
 });

@@ -79,7 +79,7 @@ it('a bare router, or a group with no subcommand, prints its help on stdout, exi
 });
 
 it("another tool's name for a subcommand (ls, rm, show) gets ours as the guess", async () => {
-  const hint = (group: string, word: string, meant: string) => `error: unknown command '${word}' (Did you mean ${meant}?); see "router ${group} --help"\n`;
+  const hint = (group: string, word: string, meant: string) => `error: unknown command '${word}' (did you mean ${meant}?); see "router ${group} --help"\n`;
   expect(await run(['config', 'show'])).toMatchObject({ code: 2, stdout: '', stderr: hint('config', 'show', 'list') });
   expect((await run(['roles', 'ls'])).stderr).toBe(hint('roles', 'ls', 'list'));
   expect((await run(['conversations', 'rm', 'c_1'])).stderr).toBe(hint('conversations', 'rm', 'delete'));

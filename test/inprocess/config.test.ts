@@ -129,7 +129,7 @@ describe('profiles', () => {
     // Again: nothing to do, and said so on a terminal.
     expect(await runInProcess(['config', 'unset', 'daily_budget'], terminal)).toMatchObject({ code: 0, stderr: 'daily_budget was not set in profile "default"\n' });
     expect(await t.run(['config', 'unset', 'daily_budget'], { env })).toMatchObject({ code: 0, stdout: '', stderr: '' });
-    expect(await t.run(['config', 'unset', 'daily_budgt'], { env })).toMatchObject({ code: 2, stderr: expect.stringContaining('(Did you mean daily_budget?)') });
+    expect(await t.run(['config', 'unset', 'daily_budgt'], { env })).toMatchObject({ code: 2, stderr: expect.stringContaining('(did you mean daily_budget?)') });
     expect(await t.run(['config', 'unset', 'model', '--profile', 'zzzz'], { env })).toMatchObject({ code: 5, stderr: 'error: no profile "zzzz"; see router config list\n' });
   });
 

@@ -83,10 +83,10 @@ describe('rough edges', () => {
       const r = await runInProcess([...args]);
       expect(r.code).toBe(2);
       expect(r.stderr).not.toContain(bad);
-      expect(r.stderr).not.toMatch(/Did you mean/);
+      expect(r.stderr).not.toMatch(/did you mean/);
     }
-    expect((await runInProcess(['chat', '--modle', 'x'])).stderr).toMatch(/Did you mean --model\?/);
-    expect((await runInProcess(['chat', '--temprature', '1', 'x'])).stderr).toMatch(/Did you mean --temperature\?/);
+    expect((await runInProcess(['chat', '--modle', 'x'])).stderr).toMatch(/did you mean --model\?/);
+    expect((await runInProcess(['chat', '--temprature', '1', 'x'])).stderr).toMatch(/did you mean --temperature\?/);
   });
 
   it('a refusal names the flag the user typed, not the wire field', async () => {

@@ -22,10 +22,10 @@ async function embed(data: unknown[], flags: string[] = []) {
 
 describe('embed against an answer that does not hold one vector per input', () => {
   it.each([
-    ['no vector at all', [], /^error: the service answered 0 vector\(s\) for 2 input\(s\): none for input 1, 2\n$/],
-    ['one of two', [vector(0)], /^error: the service answered 1 vector\(s\) for 2 input\(s\): none for input 2\n$/],
-    ['the first input twice', [vector(0), vector(0)], /^error: the service answered 2 vector\(s\) for 2 input\(s\): none for input 2\n$/],
-    ['one too many', [vector(0), vector(1), vector(1)], /^error: the service answered 3 vector\(s\) for 2 input\(s\)\n$/],
+    ['no vector at all', [], /^error: the service answered 0 vectors for 2 inputs: none for input 1, 2\n$/],
+    ['one of two', [vector(0)], /^error: the service answered 1 vector for 2 inputs: none for input 2\n$/],
+    ['the first input twice', [vector(0), vector(0)], /^error: the service answered 2 vectors for 2 inputs: none for input 2\n$/],
+    ['one too many', [vector(0), vector(1), vector(1)], /^error: the service answered 3 vectors for 2 inputs\n$/],
   ])('%s: exit 7, nothing printed (JSON or --jsonl)', async (_, data, said) => {
     for (const flags of [[], ['--jsonl']]) {
       const r = await embed(data, flags);

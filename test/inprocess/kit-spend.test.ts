@@ -41,7 +41,7 @@ describe('budgets in the kit', () => {
     expect(err).toBeInstanceOf(SpendError);
     expect((err as BudgetReached).code).toBe('budget_reached');
     expect((err as BudgetReached).budget).toMatchObject({ name: 'daily_budget', limit: 0.5, spent: 0.6, from: 'ROUTER_DAILY_BUDGET' });
-    expect((err as Error).message).toMatch(/^daily_budget of \$0\.500000 reached \(ROUTER_DAILY_BUDGET\): \$0\.600000 spent today \(UTC\)/);
+    expect((err as Error).message).toMatch(/^daily_budget of \$0\.50 reached \(ROUTER_DAILY_BUDGET\): \$0\.600000 spent today \(UTC\)/);
     expect(chats().length).toBe(before);
   });
 
@@ -91,7 +91,7 @@ describe('a cost cap over the kit tool loop', () => {
     const e = err as CostCapExceeded;
     expect(e.code).toBe('cost_cap_exceeded');
     expect(e.bound).toBeGreaterThan(e.cap.usd);
-    expect(e.message).toMatch(/^this call could cost up to \$0\.2\d+, over --max-cost \$0\.010000, less the \$0\.0000\d+ this command already spent: not even one completion token fits/);
+    expect(e.message).toMatch(/^this call could cost up to \$0\.2\d+, over --max-cost \$0\.01, less the \$0\.0000\d+ this command already spent: not even one completion token fits/);
     // The first round was sent; the second, with the long result, was not.
     expect(chats().length).toBe(before + 1);
   });

@@ -42,7 +42,7 @@ it('speak: the ledger has the cost the service charged (its generation, named by
   // Counted by usage and the budgets: a daily budget of what it cost is reached.
   expect(JSON.parse((await run(['usage', '--json'], env)).stdout).total.cost).toBe(charged);
   const refused = await run(['speak', 'again', '--voice', 'alloy', '--model', 'local/tts', '-o', join(t.dir, 'again.mp3')], { ...env, ROUTER_DAILY_BUDGET: '0.00036' });
-  expect(refused).toMatchObject({ code: 4, stderr: expect.stringMatching(/^error: daily_budget of \$0\.000360 reached/) });
+  expect(refused).toMatchObject({ code: 4, stderr: expect.stringMatching(/^error: daily_budget of \$0\.00036 reached/) });
   // Reconciled, nothing changes: the ledger already agrees with what was charged.
   expect((await run(['usage', '--reconcile'], env)).stderr).toMatch(/^reconciled 1 call of profile "default": reported \$0\.000360, charged \$0\.000360/);
 });

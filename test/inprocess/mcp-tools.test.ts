@@ -125,9 +125,9 @@ describe('--mcp over stdio', () => {
   it('an image result: not passed on to a model that takes no image input, and said', async () => {
     const r = await run(['chat', '--model', 'local/tools', '--mcp', node(EVERYTHING, 'stdio'), 'get-tiny-image']);
     expect(r.code).toBe(0);
-    expect(r.stderr).toBe('warning: 1 image(s) from the tools not passed on: the model takes no image input\n');
+    expect(r.stderr).toBe('warning: 1 image from the tools not passed on: the model takes no image input\n');
     expect(r.stdout).toMatch(/^From the tool results: get-tiny-image answered: .*\[image image\/png\]/s);
-    expect(r.stdout).toMatch(/\[router: 1 image\(s\) from the tools not passed on: the model takes no image input\]\n$/);
+    expect(r.stdout).toMatch(/\[router: 1 image from the tools not passed on: the model takes no image input\]\n$/);
   });
 
   it('a server that floods: its result cut at 1 MiB with a line saying so', async () => {

@@ -76,7 +76,7 @@ describe('router models', () => {
     const before = emu.requestLog.length;
     const bad = await run(['models', 'show', 'local/echo', '--json=idd']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/^error: unknown JSON field "idd".*Did you mean id\?/);
+    expect(bad.stderr).toMatch(/^error: unknown JSON field "idd".*did you mean id\?/);
     expect(emu.requestLog.length).toBe(before);
     const kept = listCalls();
     expect((await run(['models', 'show', 'local/echo', '--refresh'])).code).toBe(0);
@@ -168,7 +168,7 @@ describe('batch estimates', () => {
     const before = emu.requestLog.filter((r) => r.path.endsWith('/batches')).length;
     const capped = await run(['batch', 'run', file, '--max-cost', '0.01']);
     expect(capped.code).toBe(4);
-    expect(capped.stderr).toMatch(/^error: this batch could cost up to \$\d+\.\d+ \(4 requests to local\/echo at the batch price\), over --max-cost \$0\.010000: nothing was submitted; (set|lower) max_tokens on its lines.*, or raise --max-cost\n$/);
+    expect(capped.stderr).toMatch(/^error: this batch could cost up to \$\d+\.\d+ \(4 requests to local\/echo at the batch price\), over --max-cost \$0\.01: nothing was submitted; (set|lower) max_tokens on its lines.*, or raise --max-cost\n$/);
     const budget = await run(['batch', 'run', file, '--new'], { env: { ROUTER_DAILY_BUDGET: '0.01' } });
     expect(budget.code).toBe(4);
     expect(budget.stderr).toMatch(/over what is left of daily_budget/);

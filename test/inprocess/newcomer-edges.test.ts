@@ -17,7 +17,7 @@ it('--model echo: did you mean local/echo (an emulator model by its slug); anoth
 
 it('--image: did you mean -a/--attach (llm\'s and mods\' name for it)', async () => {
   const r = await run(['chat', '--image', 'photo.png', 'hi']);
-  expect(r).toMatchObject({ code: 2, stderr: 'error: unknown option \'--image\' (Did you mean -a/--attach?); see "router chat --help"\n' });
+  expect(r).toMatchObject({ code: 2, stderr: 'error: unknown option \'--image\' (did you mean -a/--attach?); see "router chat --help"\n' });
   // Where there is no --attach, no such guess.
   expect((await run(['embed', '--image', 'x', 'hi'])).stderr).toBe('error: unknown option \'--image\'; see "router embed --help"\n');
 });
@@ -25,11 +25,11 @@ it('--image: did you mean -a/--attach (llm\'s and mods\' name for it)', async ()
 it('a --json field given as its beginning gets a guess', async () => {
   const r = await run(['batch', 'list', '--json', 'id,stat']);
   expect(r.code).toBe(2);
-  expect(r.stderr).toMatch(/^error: unknown JSON field "stat" \(Did you mean status\?\); fields of "batch list": /);
+  expect(r.stderr).toMatch(/^error: unknown JSON field "stat" \(did you mean status\?\); fields of "batch list": /);
   const two = await run(['batch', 'list', '--json', 'fi']);
-  expect(two.stderr).toMatch(/^error: unknown JSON field "fi" \(Did you mean finalized_at\?\)/);
+  expect(two.stderr).toMatch(/^error: unknown JSON field "fi" \(did you mean finalized_at\?\)/);
   const many = await run(['batch', 'list', '--json', 're']);
-  expect(many.stderr).toMatch(/^error: unknown JSON field "re" \(Did you mean one of request_counts, results\?\)/);
+  expect(many.stderr).toMatch(/^error: unknown JSON field "re" \(did you mean one of request_counts, results\?\)/);
 });
 
 it('every listing that prints tab-separated lines piped names its columns in --help', async () => {

@@ -33,7 +33,7 @@ it('a tool loop refused by --max-cost in a later round still says, with --usage,
   const r = await run(['chat', '--model', 'local/tools', '--tools', tools, '--usage', '--max-cost', '0.001', 'loud']);
   expect(r.code).toBe(4);
   const lines = r.stderr.trim().split('\n');
-  expect(lines.at(-1)).toMatch(/^error: this call could cost up to \$\S+, over --max-cost \$0\.001000, less the \$\S+ this command already spent: not even one completion token fits/);
+  expect(lines.at(-1)).toMatch(/^error: this call could cost up to \$\S+, over --max-cost \$0\.001, less the \$\S+ this command already spent: not even one completion token fits/);
   const usage = lines.find((l) => l.startsWith('usage: '));
   expect(usage).toMatch(/^usage: \d+ prompt \+ \d+ completion = \d+ tokens, cost \$\d\.\d+ \(bound \$\S+\)$/);
   // The cost said is what the emulator charged for that first round.

@@ -50,7 +50,7 @@ describe('responses --tools under a cap: router runs the function tools, a round
     expect(r.code).toBe(4);
     const lines = r.stderr.trim().split('\n');
     expect(lines.at(-2)).toMatch(/^usage: .*cost \$\S+ \(bound \$\S+\)$/);
-    expect(lines.at(-1)).toMatch(/^error: this call could cost up to \$\S+, over --max-cost \$0\.001000, less the \$\S+ this command already spent: not even one completion token fits/);
+    expect(lines.at(-1)).toMatch(/^error: this call could cost up to \$\S+, over --max-cost \$0\.001, less the \$\S+ this command already spent: not even one completion token fits/);
     expect(t.requests().filter((q) => q.path.endsWith('/responses'))).toHaveLength(1);
   });
 

@@ -118,8 +118,8 @@ it('router api with the root\'s /api given again: the 404 says the path to give'
 it('a mistyped role name gets a guess, as other names do', async () => {
   const roles = { ROUTER_CONFIG_DIR: join(t.dir, 'roles-config') };
   expect((await run(['roles', 'save', 'terse', '--system', 'Answer in one line.', '--model', 'local/echo'], roles)).code).toBe(0);
-  expect(await run(['chat', '--role', 'tesre', 'hi'], roles)).toMatchObject({ code: 2, stdout: '', stderr: 'error: no role "tesre" (Did you mean terse?); the roles are: terse\n' });
-  expect((await run(['roles', 'show', 'trese'], roles)).stderr).toBe('error: no role "trese" (Did you mean terse?); the roles are: terse\n');
+  expect(await run(['chat', '--role', 'tesre', 'hi'], roles)).toMatchObject({ code: 2, stdout: '', stderr: 'error: no role "tesre" (did you mean terse?); the roles are: terse\n' });
+  expect((await run(['roles', 'show', 'trese'], roles)).stderr).toBe('error: no role "trese" (did you mean terse?); the roles are: terse\n');
   expect((await run(['roles', 'show', 'zzzzzz'], roles)).stderr).toBe('error: no role "zzzzzz"; the roles are: terse\n');
 });
 

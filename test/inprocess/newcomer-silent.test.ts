@@ -19,9 +19,9 @@ it('--json with a mistyped field where the command takes words: refused with a g
   await run(['chat', '--model', 'local/echo', 'a turn for the list']);
   const list = await run(['conversations', 'list', '--json', 'id,tunrs']);
   expect(list).toMatchObject({ code: 2, stdout: '' });
-  expect(list.stderr).toMatch(/^error: unknown JSON field "tunrs" \(Did you mean turns\?\); fields of "conversations list": /);
+  expect(list.stderr).toMatch(/^error: unknown JSON field "tunrs" \(did you mean turns\?\); fields of "conversations list": /);
   const models = await run(['models', '--json', 'id,pric']);
-  expect(models.stderr).toMatch(/^error: unknown JSON field "pric" \(Did you mean pricing\?\)/);
+  expect(models.stderr).toMatch(/^error: unknown JSON field "pric" \(did you mean pricing\?\)/);
   // One word stays a search word (it may be one), and a note says how it was read.
   const one = await run(['conversations', 'list', '--json', 'idd']);
   expect(one).toMatchObject({ code: 0, stdout: '[]\n' });
@@ -65,8 +65,8 @@ it('a tool that fails, or whose output is cut, is said on stderr even piped, not
 });
 
 it('chat -i: a mistyped slash command gets a guess', () => {
-  expect(unknownReplCommand('/modle')).toBe('unknown command /modle (Did you mean /model?); /help lists the commands\n');
-  expect(unknownReplCommand('/atach')).toMatch(/Did you mean \/attach\?/);
+  expect(unknownReplCommand('/modle')).toBe('unknown command /modle (did you mean /model?); /help lists the commands\n');
+  expect(unknownReplCommand('/atach')).toMatch(/did you mean \/attach\?/);
   expect(unknownReplCommand('/frobnicate')).toBe('unknown command /frobnicate; /help lists the commands\n');
 });
 

@@ -26,7 +26,7 @@ it('max tokens that --max-cost lowered, and the answer cut there: both said, pip
   const r = await run(['chat', '--model', 'local/lorem', '--max-cost', '0.0001', 'write 500 words']);
   expect(r.code).toBe(0);
   const [lowered, cut] = r.stderr.trim().split('\n');
-  expect(lowered).toMatch(/^note: max tokens lowered to (\d+) to stay within --max-cost \$0\.000100$/);
+  expect(lowered).toMatch(/^note: max tokens lowered to (\d+) to stay within --max-cost \$0\.0001$/);
   const tokens = /lowered to (\d+)/.exec(lowered!)![1];
   expect(cut).toBe(`note: the answer was cut at its length limit (${tokens} tokens, lowered by --max-cost; raise --max-cost for more)`);
 });

@@ -196,9 +196,12 @@ describe('--jq over an answer that ends the command with an error', () => {
     expect(calls.code).toBe(11);
     expect(calls.stdout).toBe('lookup\n');
     const schema = JSON.stringify({ type: 'object', properties: { code: { type: 'string', pattern: '^[0-9]+$' } }, required: ['code'] });
-    const mismatch = await run(['chat', '--model', 'local/echo', '--schema', schema, '--jq', '.choices[0].message.content | fromjson | keys[0]', 'x']);
+    // --jq filters the answer (JSON that does not follow the schema); with --json, the completion.
+    const mismatch = await run(['chat', '--model', 'local/echo', '--schema', schema, '--jq', 'keys[0]', 'x']);
     expect(mismatch.code).toBe(10);
     expect(mismatch.stdout).toBe('code\n');
+    const completion = await run(['chat', '--model', 'local/echo', '--schema', schema, '--json', '--jq', '.choices[0].message.content | fromjson | keys[0]', 'x']);
+    expect(completion).toMatchObject({ code: 10, stdout: 'code\n' });
   });
 });
 

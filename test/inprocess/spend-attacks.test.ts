@@ -56,7 +56,7 @@ describe('--max-cost over a tool loop', () => {
     const before = sent('/chat/completions').length;
     const r = await run(['chat', '--model', 'local/tools', '--tools', tools("head -c 200000 /dev/zero | tr '\\0' a"), '--max-cost', '0.01', 'weather in Paris?']);
     expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(/^error: this call could cost up to \$0\.2\d+, over --max-cost \$0\.010000, less the \$0\.0000\d+ this command already spent: not even one completion token fits/m);
+    expect(r.stderr).toMatch(/^error: this call could cost up to \$0\.2\d+, over --max-cost \$0\.01, less the \$0\.0000\d+ this command already spent: not even one completion token fits/m);
     expect(sent('/chat/completions').length).toBe(before + 1);
   });
 
@@ -132,8 +132,8 @@ describe('router models on a narrow terminal', () => {
 
 describe('router models with a filter value no model has', () => {
   it('a typo of a value the list has is refused (exit 2) with the value meant; another just matches nothing', async () => {
-    expect(await run(['models', '--supports', 'tool'])).toMatchObject({ code: 2, stdout: '', stderr: 'error: --supports tool: no model in the list supports it (Did you mean tools?)\n' });
-    expect(await run(['models', '--input-modality', 'images'])).toMatchObject({ code: 2, stderr: 'error: --input-modality images: no model in the list takes it (Did you mean image?)\n' });
+    expect(await run(['models', '--supports', 'tool'])).toMatchObject({ code: 2, stdout: '', stderr: 'error: --supports tool: no model in the list supports it (did you mean tools?)\n' });
+    expect(await run(['models', '--input-modality', 'images'])).toMatchObject({ code: 2, stderr: 'error: --input-modality images: no model in the list takes it (did you mean image?)\n' });
     expect(await run(['models', '--input-modality', 'video'])).toMatchObject({ code: 1, stdout: '' });
     expect(await run(['models', '--supports', 'tools'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^local\/tools\t/) });
   });
@@ -145,7 +145,7 @@ describe('--max-cost and a role that sets max tokens', () => {
     expect((await run(['roles', 'save', 'short', '--system', 'be brief', '--max-tokens', '4000', '--model', 'local/lorem'], { env: config })).code).toBe(0);
     const r = await run(['chat', '--role', 'short', '--max-cost', '0.001', 'hi'], { env: config });
     expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(/over --max-cost \$0\.001000: role short's --max-tokens 4000 does not fit; \d+ or fewer would\n$/);
+    expect(r.stderr).toMatch(/over --max-cost \$0\.001: role short's --max-tokens 4000 does not fit; \d+ or fewer would\n$/);
     const typed = await run(['chat', '--role', 'short', '--max-tokens', '5000', '--max-cost', '0.001', 'hi'], { env: config });
     expect(typed.stderr).toMatch(/: --max-tokens 5000 does not fit/);
   });

@@ -68,7 +68,7 @@ describe('--max-cost', () => {
     const before = sent('/chat/completions').length;
     const explicit = await run(['chat', '--model', 'local/lorem', '--max-cost', '0.0005', '--max-tokens', '5000', 'hi']);
     expect(explicit.code).toBe(4);
-    expect(explicit.stderr).toMatch(/^error: this call could cost up to \$0\.00\d+, over --max-cost \$0\.000500: --max-tokens 5000 does not fit; \d+ or fewer would\n$/);
+    expect(explicit.stderr).toMatch(/^error: this call could cost up to \$0\.00\d+, over --max-cost \$0\.0005: --max-tokens 5000 does not fit; \d+ or fewer would\n$/);
     const tiny = await run(['chat', '--model', 'local/lorem', '--max-cost', '0.00001', 'hi']);
     expect(tiny.code).toBe(4);
     expect(tiny.stderr).toMatch(/not even one completion token fits/);
@@ -108,7 +108,7 @@ describe('--max-cost', () => {
     writeFileSync(tools, JSON.stringify([{ type: 'web_search' }]));
     const r = await run(['responses', '--model', 'local/echo', '--tools', tools, '--max-cost', '1', 'hi']);
     expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(/^error: cannot bound the cost of this call for --max-cost \$1\.000000: the service runs the tools of its own \(web_search, …\) in a loop .*\(let the call through: no --max-cost, and --ignore-budget under a budget; --stop-when max_cost=USD asks the service to stop it\)\n$/);
+    expect(r.stderr).toMatch(/^error: cannot bound the cost of this call for --max-cost \$1\.00: the service runs the tools of its own \(web_search, …\) in a loop .*\(let the call through: no --max-cost, and --ignore-budget under a budget; --stop-when max_cost=USD asks the service to stop it\)\n$/);
   });
 
   it('is refused with chat -i, where it would cap nothing', async () => {
@@ -155,7 +155,7 @@ describe('budgets', () => {
     const r = await run(['chat', '--model', 'local/echo', 'hi'], { env: { ROUTER_DAILY_BUDGET: '0.5' } });
     expect(r.code).toBe(4);
     const tomorrow = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() + 1)).toISOString();
-    expect(r.stderr).toBe(`error: daily_budget of $0.500000 reached (ROUTER_DAILY_BUDGET): $0.550000 spent today (UTC); it resets at ${tomorrow} (--ignore-budget for one call)\n`);
+    expect(r.stderr).toBe(`error: daily_budget of $0.50 reached (ROUTER_DAILY_BUDGET): $0.550000 spent today (UTC); it resets at ${tomorrow} (--ignore-budget for one call)\n`);
     expect(sent('/chat/completions').length).toBe(before);
     expect((await run(['chat', '--model', 'local/echo', '--ignore-budget', 'hi'], { env: { ROUTER_DAILY_BUDGET: '0.5' } })).code).toBe(0);
   });

@@ -17,11 +17,14 @@ describe('state and config folders that cannot be made', () => {
     const plain = await t.run(['chat', '--model', 'local/echo', 'hi'], { env });
     expect(plain.code, plain.stderr).toBe(0);
     expect(plain.stdout).toBe('hi\n');
-    expect(plain.stderr).toBe('');
+    // The ledger line that could not be written is said always (usage will miss the call); the turn, only when asked for.
+    const ledger = `warning: the usage ledger ${join(requests, 'router', 'usage.jsonl')} could not be written (a part of the path is not a folder): router usage will not count this call\n`;
+    expect(plain.stderr).toBe(ledger);
     const named = await t.run(['chat', '--conversation', 'kept', '--model', 'local/echo', 'hi'], { env });
     expect(named.code).toBe(0);
     expect(named.stdout).toBe('hi\n');
-    expect(named.stderr).toMatch(/^warning: this turn was not kept in conversation kept \(cannot use .+: a part of the path is not a folder\)\n$/);
+    expect(named.stderr.startsWith(ledger)).toBe(true);
+    expect(named.stderr.slice(ledger.length)).toMatch(/^warning: this turn was not kept in conversation kept \(cannot use .+: a part of the path is not a folder\)\n$/);
   });
 
   it('with logging off, -c or --conversation says the turn was not kept; a plain chat says nothing', async () => {

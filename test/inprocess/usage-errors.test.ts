@@ -12,37 +12,37 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('typos and unknown names', () => {
-  it('keeps "Did you mean" on one line and says where to look; help for an unknown command is exit 2', async () => {
+  it('keeps "did you mean" on one line and says where to look; help for an unknown command is exit 2', async () => {
     const cmd = await t.run(['chta', 'hi']);
     expect(cmd.code).toBe(2);
-    expect(cmd.stderr).toBe(`error: unknown command 'chta' (Did you mean chat?); see "router --help"\n`);
+    expect(cmd.stderr).toBe(`error: unknown command 'chta' (did you mean chat?); see "router --help"\n`);
     const flag = await t.run(['chat', '--modle', 'x', 'hi']);
     expect(flag.code).toBe(2);
-    expect(flag.stderr).toBe(`error: unknown option '--modle' (Did you mean --model?); see "router chat --help"\n`);
+    expect(flag.stderr).toBe(`error: unknown option '--modle' (did you mean --model?); see "router chat --help"\n`);
     const help = await t.run(['help', 'nope']);
     expect(help.code).toBe(2);
     expect(help.stdout).toBe('');
-    expect((await t.run(['help', 'chta'])).stderr).toBe(`error: unknown command 'chta' (Did you mean chat?); see "router --help"\n`);
+    expect((await t.run(['help', 'chta'])).stderr).toBe(`error: unknown command 'chta' (did you mean chat?); see "router --help"\n`);
   });
 
   it('a mistyped value of a closed set names the one it most likely meant, before anything is sent', async () => {
     expect((await t.run(['config', 'set', 'model', 'local/echo', '--profile', 'local'])).code).toBe(0);
     t.clearRequests();
     const cases: [string[], string, number][] = [
-      [['usage', '--by', 'modle'], `error: option '--by <key>' argument 'modle' is invalid: allowed choices are day, model, command, profile (Did you mean model?); see "router usage --help"`, 2],
-      [['batch', 'list', '--status', 'complete'], `error: option '--status <status>' argument 'complete' is invalid: allowed: validating, in_progress, completed, failed, expired, cancelled (Did you mean completed?); see "router batch list --help"`, 2],
-      [['completion', 'bsh'], `error: argument 'shell' value 'bsh' is invalid: allowed choices are bash, zsh, fish (Did you mean bash?); see "router completion --help"`, 2],
-      [['batch', 'create', requests, '--endpoint', '/v1/chat/completion'], `error: option '--endpoint <path>' argument '/v1/chat/completion' is invalid: allowed choices are /v1/chat/completions, /v1/responses, /v1/messages, /v1/embeddings (Did you mean /v1/chat/completions?); see "router batch create --help"`, 2],
-      [['config', 'get', 'api_kye'], 'error: unknown setting "api_kye" (Did you mean api_key?): use one of api_key, management_key, api_root, model, voice, speech_model, embed_model, log, daily_budget, monthly_budget, api_key_command, management_key_command, app_url, app_title, app_categories, batches_path, mcp', 2],
-      [['config', 'use', 'locla'], 'error: no profile "locla" (Did you mean local?); see router config list', 5],
-      [['batch', 'list', '--json', 'stauts'], 'error: unknown JSON field "stauts" (Did you mean status?); fields of "batch list": id, object, endpoint, model, completion_window, created_at, finalized_at, status, request_counts, error, results, usage', 2],
-      [['api', '-X', 'PSOT', '/v1/models'], 'error: -X PSOT (Did you mean POST?): use one of GET, POST, PUT, PATCH, DELETE', 2],
+      [['usage', '--by', 'modle'], `error: option '--by <key>' argument 'modle' is invalid: allowed choices are day, model, command, profile (did you mean model?); see "router usage --help"`, 2],
+      [['batch', 'list', '--status', 'complete'], `error: option '--status <status>' argument 'complete' is invalid: allowed: validating, in_progress, completed, failed, expired, cancelled (did you mean completed?); see "router batch list --help"`, 2],
+      [['completion', 'bsh'], `error: argument 'shell' value 'bsh' is invalid: allowed choices are bash, zsh, fish (did you mean bash?); see "router completion --help"`, 2],
+      [['batch', 'create', requests, '--endpoint', '/v1/chat/completion'], `error: option '--endpoint <path>' argument '/v1/chat/completion' is invalid: allowed choices are /v1/chat/completions, /v1/responses, /v1/messages, /v1/embeddings (did you mean /v1/chat/completions?); see "router batch create --help"`, 2],
+      [['config', 'get', 'api_kye'], 'error: unknown setting "api_kye" (did you mean api_key?): use one of api_key, management_key, api_root, model, voice, speech_model, embed_model, log, daily_budget, monthly_budget, api_key_command, management_key_command, app_url, app_title, app_categories, batches_path, mcp', 2],
+      [['config', 'use', 'locla'], 'error: no profile "locla" (did you mean local?); see router config list', 5],
+      [['batch', 'list', '--json', 'stauts'], 'error: unknown JSON field "stauts" (did you mean status?); fields of "batch list": id, object, endpoint, model, completion_window, created_at, finalized_at, status, request_counts, error, results, usage', 2],
+      [['api', '-X', 'PSOT', '/v1/models'], 'error: -X PSOT (did you mean POST?): use one of GET, POST, PUT, PATCH, DELETE', 2],
     ];
     for (const [args, line, code] of cases) expect(await t.run(args)).toMatchObject({ code, stdout: '', stderr: `${line}\n` });
     // Nothing close: no guess.
-    expect((await t.run(['usage', '--by', 'xyz'])).stderr).not.toMatch(/Did you mean/);
+    expect((await t.run(['usage', '--by', 'xyz'])).stderr).not.toMatch(/did you mean/);
     expect((await t.run(['config', 'get', 'zzzzzz'])).stderr).toBe('error: unknown setting "zzzzzz": use one of api_key, management_key, api_root, model, voice, speech_model, embed_model, log, daily_budget, monthly_budget, api_key_command, management_key_command, app_url, app_title, app_categories, batches_path, mcp\n');
-    expect((await t.run(['--profile', 'locla', 'chat', 'hi'])).stderr).toBe('error: no profile "locla" (Did you mean local?)\n');
+    expect((await t.run(['--profile', 'locla', 'chat', 'hi'])).stderr).toBe('error: no profile "locla" (did you mean local?)\n');
     expect(t.requests()).toHaveLength(0);
   });
 

@@ -11,6 +11,7 @@ import { backoffDelay } from '../../client/retry.js';
 import { sleep } from '../../internal/sleep.js';
 import { customIdOf, shardLines, TAG_BYTES, untaggedResult } from './shard-io.js';
 import { isFinished, type JobRecord, type ShardRecord } from './store.js';
+import { counted } from '../../internal/counted.js';
 
 export type MergeFormat = 'results' | 'numbered' | 'joined';
 const NEWLINE = Buffer.from('\n');
@@ -120,7 +121,7 @@ export async function writeMerged(write: ResultsSink, client: RouterClient, job:
  */
 export async function addRetryShards(client: RouterClient, job: JobRecord, signal: AbortSignal): Promise<number> {
   const running = job.shards.filter((s) => !isFinished(s));
-  if (running.length) throw invalid(`${running.length} shard(s) of ${job.id} have not ended yet: watch it, then retry what failed`, { about: 'shards_running', job: job.id, running: running.length });
+  if (running.length) throw invalid(`${counted(running.length, 'shard')} of ${job.id} ${running.length === 1 ? 'has' : 'have'} not ended yet: watch it, then retry what failed`, { about: 'shards_running', job: job.id, running: running.length });
   let added = 0;
   for (const p of originals(job)) {
     const outcomes = await finalOutcomes(client, job, p, signal);

@@ -16,7 +16,7 @@ export async function loadSchema(value: string | undefined, io: IO): Promise<Ans
 
 /**
  * Prints an answer that had to follow the schema: valid, as JSON (indented on a terminal, one line
- * when piped); not JSON or not valid, as received, then the kit's SchemaMismatchError (exit 10).
+ * when piped), through --jq if given; not JSON or not valid, as received (JSON through --jq), then the kit's SchemaMismatchError (exit 10).
  * With --json (`printed`), the answer was printed whole already: only checked.
  */
 export function printSchemaAnswer(io: IO, s: AnswerSchema, text: string, printed = false): void {
@@ -24,8 +24,36 @@ export function printSchemaAnswer(io: IO, s: AnswerSchema, text: string, printed
   try {
     value = checkAnswer(s, text);
   } catch (err) {
-    if (!printed) io.out(text.endsWith('\n') ? text : `${text}\n`);
+    if (!printed) printAsReceived(io, text);
     throw err;
   }
-  if (!printed) io.out(`${JSON.stringify(value, null, io.stdoutTTY ? 2 : undefined)}\n`);
+  // As JSON output is: through --jq when it is given (see jqOnSchemaAnswer).
+  if (!printed) io.json(value);
+}
+
+/** An answer that does not follow the schema: as received; through --jq when it is JSON at all (exit 10 follows). */
+function printAsReceived(io: IO, text: string): void {
+  if (io.jsonShape.jq !== undefined) {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      value = undefined;
+    }
+    if (value !== undefined) {
+      io.json(value);
+      return;
+    }
+  }
+  io.out(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+/**
+ * With --schema, what the command prints is the answer, a JSON value: a --jq given without --json
+ * filters it (`--schema s.json --jq .n`). With --json too, --jq filters the completion as before.
+ */
+export function jqOnSchemaAnswer(opts: { schema?: string; jq?: string; json?: boolean }, argv: readonly string[]): void {
+  const end = argv.indexOf('--');
+  const typed = (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--json' || a.startsWith('--json='));
+  if (opts.schema !== undefined && opts.jq !== undefined && !typed) opts.json = false;
 }

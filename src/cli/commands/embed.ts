@@ -152,7 +152,7 @@ function checkOneVectorEach(data: EmbeddingResponse['data'], inputs: number): vo
   const missing = Array.from({ length: inputs }, (_, i) => i).filter((i) => !seen.has(i));
   if (data.length === inputs && !missing.length) return;
   const which = missing.length ? `: none for input ${missing.slice(0, 3).map((i) => i + 1).join(', ')}${missing.length > 3 ? ', …' : ''}` : '';
-  throw new CliError(`the service answered ${data.length} vector(s) for ${inputs} input(s)${which}`, EXIT.SERVER);
+  throw new CliError(`the service answered ${counted(data.length, 'vector')} for ${counted(inputs, 'input')}${which}`, EXIT.SERVER);
 }
 
 /** Usage of several answers as one: numbers (tokens, cost) summed, anything else as the first gave it. */

@@ -7,7 +7,7 @@ import { defineCommand, defineGroup } from '../define.js';
 import type { FlagTable } from '../flags/flags.js';
 import type { RunContext } from '../run.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
-import { applyRole, inFolder, loadYaml, parseRole, readRole, roleNames, rolePath, rolesDir, unknownRole, type Role } from '../saved/roles.js';
+import { applyRole, inFolder, loadYaml, parseRole, readRole, roleNames, rolePath, rolesDir, shownRoleSettings, shownRoleText, unknownRole, type Role } from '../saved/roles.js';
 import { writeWhole } from '../../internal/write-whole.js';
 import { visible } from '../../internal/visible.js';
 import { textOrFile } from '../io/input.js';
@@ -58,9 +58,9 @@ const show = defineCommand({
   run: async ({ io, opts, env }, name) => {
     await loadYaml();
     const role = readRole(env, name, EXIT.NOT_FOUND);
-    if (opts.json) return io.json(role);
-    const text = readLocalText(role.path);
-    // On a terminal, escape sequences in it are shown, not obeyed; piped, it is the file as it is.
+    if (opts.json) return io.json({ ...role, settings: shownRoleSettings(role.settings) });
+    const text = shownRoleText(readLocalText(role.path));
+    // On a terminal, escape sequences in it are shown, not obeyed; piped, it is the file as it is (but a URL's password).
     io.out(io.stdoutTTY ? visible(text, '\n\t') : text);
   },
 });

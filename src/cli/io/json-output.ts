@@ -70,8 +70,8 @@ export interface JsonShape {
 /** A guess for a mistyped field: the one it begins (`stat` is status), else the nearest. */
 function fieldHint(field: string, known: readonly string[]): string {
   const begun = field.length >= 2 ? known.filter((k) => k.startsWith(field.toLowerCase())) : [];
-  if (begun.length === 1) return ` (Did you mean ${begun[0]}?)`;
-  if (begun.length > 1) return ` (Did you mean one of ${begun.join(', ')}?)`;
+  if (begun.length === 1) return ` (did you mean ${begun[0]}?)`;
+  if (begun.length > 1) return ` (did you mean one of ${begun.join(', ')}?)`;
   return didYouMean(field, known);
 }
 
@@ -140,13 +140,21 @@ export async function checkJq(expr: string, signal?: AbortSignal): Promise<void>
  * when jq ended in an error (`error`), that error. `halt_error(N)` ends the command with exit N; true
  * when the filter halted (`halt`, `halt_error(0)`): nothing after this value goes through jq.
  */
-export async function runJq(value: unknown, expr: string, tty: boolean, write: (text: string) => Promise<void>, signal?: AbortSignal, say: (text: string) => void = () => {}): Promise<boolean> {
+export function runJq(value: unknown, expr: string, tty: boolean, write: (text: string) => Promise<void>, signal?: AbortSignal, say?: (text: string) => void): Promise<boolean> {
+  return runJqOver(JSON.stringify(value), expr, tty, write, signal, say);
+}
+
+/**
+ * runJq over a stream of JSON texts (one a line), as `jq` reads its stdin: each value is `.` in turn,
+ * and `input`/`inputs` read the ones after it.
+ */
+export async function runJqOver(texts: string, expr: string, tty: boolean, write: (text: string) => Promise<void>, signal?: AbortSignal, say: (text: string) => void = () => {}): Promise<boolean> {
   const { runJqStream } = await import('./jq-run.js');
   let ran: Awaited<ReturnType<typeof runJqStream>>;
   // jq says nothing of a `halt` (exit 0): a mark said after the filter's outputs, which a halt never reaches, tells it.
   const halts = HALTS.test(expr);
   try {
-    ran = await runJqStream(JSON.stringify(value), halts ? `(${expr}\n), (${JSON.stringify(RAN_TO_END)} | stderr | empty)` : expr, tty ? ['-r'] : ['-r', '-c'], signal);
+    ran = await runJqStream(texts, halts ? `(${expr}\n), (${JSON.stringify(RAN_TO_END)} | stderr | empty)` : expr, tty ? ['-r'] : ['-r', '-c'], signal);
   } catch (err) {
     if (signal?.aborted) throw err;
     throw new CliError(`--jq: ${jqMessage(err)}`, EXIT.FAILURE);
@@ -167,8 +175,8 @@ export async function runJq(value: unknown, expr: string, tty: boolean, write: (
 const HALTS = /(?<![.$\w])halt(?:_error)?(?!\w)/;
 const RAN_TO_END = '\u001erouter: --jq ran to its end\u001e';
 
-/** A filter that looks past its own value (input, inputs, halt): it runs on each value alone, as it always did. */
-const SEES_OTHERS = /(?<![.$\w])(?:inputs?|input_line_number|halt|halt_error)(?!\w)/;
+/** A filter that looks past its own value (input_line_number, halt): it runs on each value alone. (One that reads input or inputs runs once over all: jq-queue.ts.) */
+const SEES_OTHERS = /(?<![.$\w])(?:input_line_number|halt|halt_error)(?!\w)/;
 /** The JSON text of the values one run of jq takes at most (a stream's chunks are a few hundred bytes each). */
 const RUN_CHARS = 4_000_000;
 

@@ -20,6 +20,16 @@ export function usageLine(u: TokenUsage | undefined, words: [string, string] = [
 }
 
 /**
+ * The --usage line of a stream --jq halted: the service reports usage at the stream's end, which never
+ * came. What it charged is known later: by `usage --reconcile` where the ledger kept the call's id.
+ */
+export function haltedUsageLine(id: string | undefined, logged: boolean): string {
+  const cut = 'usage: not known yet: --jq halted the stream before the service reported it';
+  if (!id) return `${cut}, and before it named the call`;
+  return `${cut}; what ${id} was charged: ${logged ? 'router usage --reconcile puts it in the ledger' : `router generation ${id}`}`;
+}
+
+/**
  * Writes streamed pieces to stdout as they arrive (text, or JSON lines). Text ends with a newline;
  * what arrived before a failure still reaches stdout before the failure is reported.
  */

@@ -7,6 +7,7 @@
 import { readdirSync } from 'node:fs';
 import { readLocalFile } from '../../internal/local-file.js';
 import { describeCode } from '../../internal/system-errors.js';
+import { urlsWithoutUserinfo } from '../../internal/userinfo.js';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Command, Option } from '../commander.js';
 import { profilesPath } from '../../config/profile-file.js';
@@ -73,6 +74,21 @@ export function readRole(env: NodeJS.ProcessEnv, name: string, missing: ExitCode
     throw usage(`role file ${path}: cannot read it (${code ? describeCode(code) : (err as Error).message})`);
   }
   return parseRole(name, path, text);
+}
+
+/** A role file as `roles show` prints it: a URL's user name and password in its front matter (an MCP server's) hidden. */
+export function shownRoleText(text: string): string {
+  const open = /^\uFEFF?---[ \t]*\r?\n/.exec(text);
+  const close = open && /^---[ \t]*$/m.exec(text.slice(open[0].length));
+  if (!open || !close) return text;
+  const end = open[0].length + close.index;
+  return text.slice(0, open[0].length) + urlsWithoutUserinfo(text.slice(open[0].length, end)) + text.slice(end);
+}
+
+/** A role's settings as `roles show --json` prints them: a URL's user name and password hidden. */
+export function shownRoleSettings(settings: Role['settings']): Role['settings'] {
+  const shown = (v: unknown): unknown => (typeof v === 'string' ? urlsWithoutUserinfo(v) : Array.isArray(v) ? v.map(shown) : v);
+  return Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, shown(v)]));
 }
 
 /** Parses a role file; a file that does not parse is one line naming the file and the position. */

@@ -1,6 +1,7 @@
 /** A key checked against the service (login, auth status), and what the service says of it, in words. */
 import type { KeyInfo, RouterClient } from '../../client/index.js';
 import { CliError, EXIT } from '../exit-codes.js';
+import { usdWritten } from '../../kit/spend/cost-bound.js';
 
 export interface KeyCheck {
   /** The call that accepted the key. */
@@ -32,10 +33,8 @@ export async function checkKey(client: RouterClient, outcome = ''): Promise<KeyC
   }
 }
 
-/** USD as the service reports it, to the cent or, below a cent, to its first digits. */
-export function dollars(n: number): string {
-  return n !== 0 && Math.abs(n) < 0.01 ? `$${Number(n.toPrecision(3))}` : `$${n.toFixed(2)}`;
-}
+/** USD as a person writes it: to the cent, or below a cent to its last digit (kit/spend/cost-bound.ts). */
+export const dollars = usdWritten;
 
 /** The key's spending limit in words: none, or the limit, what is left and when it resets. */
 export function limitText(info: KeyInfo): string {

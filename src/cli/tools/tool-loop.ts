@@ -6,6 +6,7 @@ import type { ToolSet } from '../../kit/toolset.js';
 import { ResultBudget, runToolCall, type CallOutcome } from '../../kit/tool-calls.js';
 import { chatToolLoop } from '../../kit/tool-loop.js';
 import { approved, callsNotRun, DEFAULT_TOOL_TIMEOUT, shownCall, type ShownCall } from './tool-runner.js';
+import { counted } from '../../internal/counted.js';
 
 export interface ToolLoop {
   set: ToolSet;
@@ -32,8 +33,8 @@ export async function passedImages(io: IO, loop: ToolLoop, outcomes: CallOutcome
   const images = outcomes.flatMap((o) => o.images ?? []);
   if (!images.length || (loop.takesImages && (await loop.takesImages().catch(() => false)))) return images;
   const last = outcomes.at(-1)!;
-  last.text += `\n[router: ${images.length} image(s) from the tools not passed on: the model takes no image input]`;
-  io.note(`warning: ${images.length} image(s) from the tools not passed on: the model takes no image input`);
+  last.text += `\n[router: ${counted(images.length, 'image')} from the tools not passed on: the model takes no image input]`;
+  io.note(`warning: ${counted(images.length, 'image')} from the tools not passed on: the model takes no image input`);
   return [];
 }
 
@@ -60,7 +61,7 @@ export async function runRound(io: IO, loop: ToolLoop, calls: ShownCall[], round
     const o = await runToolCall(loop.set.tools, call, { signal: loop.signal, timeoutMs, timeoutName, budget: loop.budget, approve: asker(io, loop) });
     io.info(`tool ${shownCall(call)} -> ${label(o, timeoutName)}`);
     if (o.code === 127) io.note(`warning: tool ${call.name}: its command was not found (exit 127)`);
-    else if (o.code === 126) io.note(`warning: tool ${call.name}: its command could not be run (exit 126): is it executable (chmod +x)?`);
+    else if (o.code === 126) io.note(`warning: tool ${call.name}: its command could not be run (exit 126): ${o.notRunnable ?? 'is it executable (chmod +x)?'}`);
     else if (o.status === 'failed') io.note(`warning: tool ${call.name} failed${o.code === undefined ? '' : ` (exit ${o.code})`}: what it said went to the model`);
     for (const b of o.binary ?? []) io.note(`warning: tool ${call.name}: its ${b.stream} is ${b.size} bytes of binary data, not text: the model was told so, not sent the bytes`);
     for (const c of o.outputCut ?? []) io.note(`warning: tool ${call.name}: its ${c.stream} was cut: the model got the first ${c.kept} bytes of ${c.size}`);

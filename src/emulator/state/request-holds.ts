@@ -1,5 +1,6 @@
 import { round } from '../models/models.js';
 import type { JournalEntry } from './charge-journal.js';
+import { counted } from '../../internal/counted.js';
 
 export type OpenHolds = Map<number, { w: string; c: number }>;
 
@@ -21,6 +22,6 @@ export function releaseDeadHolds(open: OpenHolds, saved: Record<string, { w: str
     settle(held.w, hold, 0);
     total = round(total + held.c);
   }
-  if (dead.length) process.stderr.write(`router serve: gave back the holds of ${dead.length} request(s) in flight when it last stopped ($${total})\n`);
+  if (dead.length) process.stderr.write(`router serve: gave back the holds of ${counted(dead.length, 'request')} in flight when it last stopped ($${total})\n`);
   return dead.length;
 }

@@ -6,7 +6,7 @@ import type { Source } from '../../config/settings.js';
 import { sourceName } from '../../config/settings.js';
 import type { UsageRecord } from './ledger.js';
 import { InvalidAmount, type Budget, type BudgetName } from './errors.js';
-import { usd } from './cost-bound.js';
+import { usd, usdWritten } from './cost-bound.js';
 import { roundCost } from '../../internal/round-cost.js';
 
 export type { Budget, BudgetName };
@@ -136,5 +136,5 @@ export async function budgetsFor(env: NodeJS.ProcessEnv, settings: BudgetSetting
 export function reachedLine(b: Budget, kept = 0): string {
   const period = b.name === 'daily_budget' ? 'today' : 'this month';
   const held = kept > 0 ? ` and ${usd(kept)} held by batches not yet seen ended or calls the ledger could not take` : '';
-  return `${b.name} of ${usd(b.limit)} reached (${b.from}): ${usd(b.spent)} spent ${period} (UTC)${held}; it resets at ${b.resets.toISOString()} (--ignore-budget for one call)`;
+  return `${b.name} of ${usdWritten(b.limit)} reached (${b.from}): ${usd(b.spent)} spent ${period} (UTC)${held}; it resets at ${b.resets.toISOString()} (--ignore-budget for one call)`;
 }

@@ -170,6 +170,16 @@ export function usd(n: number): string {
   return `$${costText(n)}`;
 }
 
+/**
+ * An amount set or kept in dollars (a --max-cost, a budget, a key's limit and usage) as a person
+ * writes it: to the cent, or below a cent to its last digit: $0.01, $2.00, $74.50, $0.000245.
+ */
+export function usdWritten(n: number): string {
+  if (!Number.isFinite(n)) return 'unbounded';
+  const [whole, cents = ''] = costText(n).replace(/0+$/, '').split('.');
+  return `$${whole}.${cents.padEnd(2, '0')}`;
+}
+
 /** A bound as a person reads it: rounded up, so that the amount shown is never below it. */
 export function usdBound(n: number): string {
   return usd(n >= 1e-6 ? Math.ceil(n * 1e6 - 1e-9) / 1e6 : n);

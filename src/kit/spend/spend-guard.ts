@@ -9,7 +9,7 @@
 import { budgetsFor, type BudgetSettings } from './budget.js';
 import { reachedLine } from './budget.js';
 import { BudgetHold, heldByOthers, holdNames, holdsChange, withBudgetLock, type Held } from './budget-hold.js';
-import { imagesUnbounded, usd, worstBound, type CallSize, type Pricing } from './cost-bound.js';
+import { imagesUnbounded, usd, usdWritten, worstBound, type CallSize, type Pricing } from './cost-bound.js';
 import { describeLimit, fitting, sizeOf, type SpendCall, type Cap } from './fit.js';
 import { BudgetReached, CostCapExceeded, CostUnbounded } from './errors.js';
 import { appendUsage, type UsageRecord } from './ledger.js';
@@ -170,7 +170,7 @@ export class SpendGuard {
   async cap(held?: Held, spent = 0): Promise<Cap | undefined> {
     const { maxCost, budgets: settings, ignoreBudget } = this.opts;
     const caps: Cap[] = [];
-    if (maxCost !== undefined) caps.push({ usd: maxCost - spent, name: `--max-cost ${usd(maxCost)}${spent ? `, less the ${usd(spent)} this command already spent` : ''}` });
+    if (maxCost !== undefined) caps.push({ usd: maxCost - spent, name: `--max-cost ${usdWritten(maxCost)}${spent ? `, less the ${usd(spent)} this command already spent` : ''}` });
     if (!ignoreBudget && settings) {
       const budgets = await budgetsFor(this.env, settings, { signal: this.opts.signal });
       if (budgets.length && this.opts.recorded === false) this.opts.on?.unkept?.(budgets.map((b) => b.name));

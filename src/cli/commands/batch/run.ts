@@ -81,7 +81,7 @@ async function dryRun(ctx: Ctx, file: string): Promise<void> {
   const estimate = connected && (await checkJobSpend(ctx, connected, job).finally(() => connected.client.close()));
   if (ctx.opts.json) ctx.io.json({ ...jobSummary(job), ...(estimate ? { cost_bound: estimateJson(estimate) } : {}) });
   else ctx.io.out(`${await describeJob(job, ctx.io)}${estimate ? `${estimateLine(estimate)}\n` : ''}`);
-  ctx.io.note(`dry run: ${counted(job.requests, 'request')} in ${job.shards.length} shard(s) checked; nothing was saved or sent`);
+  ctx.io.note(`dry run: ${counted(job.requests, 'request')} in ${counted(job.shards.length, 'shard')} checked; nothing was saved or sent`);
 }
 
 export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise<void> {
@@ -108,13 +108,13 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
     resumed: (job) => io.note(`resuming ${job.id}, made from this file (--new starts another job)`),
     started: (job) => {
       // The id goes out first, whatever happens next: a run that is killed never loses it.
-      if (waits || opts.json) io.note(`job ${job.id}: ${counted(job.requests, 'request')} in ${job.shards.filter((s) => s.parent === undefined).length} shard(s)`);
+      if (waits || opts.json) io.note(`job ${job.id}: ${counted(job.requests, 'request')} in ${counted(job.shards.filter((s) => s.parent === undefined).length, 'shard')}`);
       else {
         io.made(`job ${job.id} was started (router batch job ${job.id}; router batch run --resume ${job.id} --watch)`);
         io.out(`${job.id}\n`);
       }
     },
-    retrying: (job, n) => io.note(n ? `retrying ${n} request(s) of ${job.id}` : `nothing of ${job.id} failed: no retry`),
+    retrying: (job, n) => io.note(n ? `retrying ${counted(n, 'request')} of ${job.id}` : `nothing of ${job.id} failed: no retry`),
     submitted: (job, shard) => {
       io.info(`${job.id}: shard ${shard.index + 1} of ${job.shards.length} is ${shard.batch_id}`);
       const unheld = spend.holdShard(estimate, ctx.env, shard);
@@ -178,7 +178,7 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
     if (waits && failed > 0) io.note(`${job.id}: ${failed} of ${job.requests} requests failed (retry them: router batch run --resume ${job.id} --retry-failed --watch --results …)`);
     if (merged) cut.say(io, job.id, job.requests);
     if (opts.json) io.json(jobSummary(job));
-    if (waits && t.unsuccessful > 0) throw new CliError(`${t.unsuccessful} shard(s) of ${job.id} did not complete (see: router batch job ${job.id})`, EXIT.BATCH_FAILED);
+    if (waits && t.unsuccessful > 0) throw new CliError(`${counted(t.unsuccessful, 'shard')} of ${job.id} did not complete (see: router batch job ${job.id})`, EXIT.BATCH_FAILED);
   } finally {
     spinner?.stop();
     if (target && 'file' in target) target.file.abortSync();

@@ -4,6 +4,7 @@ import { usage } from '../../exit-codes.js';
 import { ConversationError } from '../../../kit/errors.js';
 import { checkConversationId, findConversationIds, lastConversation, loadConversation, nearConversation, newConversation, saveConversation, type Conversation } from '../../saved/conversations.js';
 import type { RunContext } from '../../run.js';
+import type { Command } from '../../commander.js';
 import { describeSystemError, isSystemError } from '../../../internal/system-errors.js';
 import type { ChatOptions } from './flags.js';
 
@@ -26,15 +27,38 @@ export async function openConversation(ctx: RunContext<ChatOptions>): Promise<Co
 }
 
 /**
- * `-c -abc` is -c, then -abc read as flags (-a bc): -c takes no id. When a kept conversation is named
- * exactly that word, the id was meant: refused, naming the form that takes it.
+ * `-c -abc` is -c, then -abc read as flags (-a bc): -c takes no id. So is `-qc -abc` (-c among switches
+ * run together). When a kept conversation is named exactly that word, the id was meant: refused,
+ * naming the form that takes it.
  */
 export function checkContinueId(ctx: RunContext<ChatOptions>): void {
   if (!ctx.opts.continue) return;
-  const at = ctx.argv.findIndex((a) => a === '-c' || a === '--continue');
-  const next = ctx.argv[at + 1];
-  if (at < 0 || !next || !/^-[^-]/.test(next) || !findConversationIds(ctx.env).includes(next)) return;
-  throw usage(`-c continues the last conversation and takes no id: ${next} reads as flags; to go on with conversation ${next}, give --conversation ${next}`);
+  const at = continueWords(ctx.cmd, ctx.argv);
+  const kept = at.length ? findConversationIds(ctx.env) : [];
+  for (const i of at) {
+    const [given, next] = [ctx.argv[i]!, ctx.argv[i + 1]];
+    if (!next || !/^-[^-]/.test(next) || !kept.includes(next)) continue;
+    const flag = given === '--continue' || given === '-c' ? given : `-c (in ${given})`;
+    throw usage(`${flag} continues the last conversation and takes no id: ${next} reads as flags; to go on with conversation ${next}, give --conversation ${next}`);
+  }
+}
+
+/** Where -c is in `argv`: as -c or --continue, or among short switches run together (-qc); never a flag's value. */
+function continueWords(cmd: Command, argv: readonly string[]): number[] {
+  const options = [...cmd.options, ...(cmd.parent?.options ?? [])];
+  const find = (flag: string) => options.find((o) => o.short === flag || o.long === flag);
+  const isSwitch = (flag: string) => {
+    const o = find(flag);
+    return o !== undefined && !o.required && !o.optional;
+  };
+  const found: number[] = [];
+  for (let i = 0; i < argv.length && argv[i] !== '--'; i++) {
+    const a = argv[i]!;
+    if (a === '--continue' || (/^-[a-zA-Z]+$/.test(a) && a.includes('c') && [...a.slice(1)].every((l) => isSwitch(`-${l}`)))) found.push(i);
+    // A flag that takes a value, given apart, takes the next word: -s -c is a system message "-c".
+    else if (/^-[a-zA-Z]$|^--[^=]+$/.test(a) && find(a)?.required) i++;
+  }
+  return found;
 }
 
 /** -s replaces the conversation's system message (or starts it). */

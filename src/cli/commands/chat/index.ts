@@ -5,7 +5,7 @@ import type { RouterClient } from '../../../client/index.js';
 import { deltaText } from '../../../client/resources/chat.js';
 import { readCompletion, type FailedAnswerError } from '../../../client/answer-reading.js';
 import type { IO } from '../../io/io.js';
-import { printText, shownPieces, shownText, streamToStdout, usageLine } from '../../io/output.js';
+import { haltedUsageLine, printText, shownPieces, shownText, streamToStdout, usageLine } from '../../io/output.js';
 import { buildChatRequest, validateChatOptions } from './request.js';
 import { CHAT_FLAGS, type ChatCommandOptions, type ChatOptions } from './flags.js';
 import type { RunContext } from '../../run.js';
@@ -17,6 +17,7 @@ import { boundNote, guardNext, guardSpend, limitFlagOf, loweredBy, SPEND_FLAGS }
 import { checkContinueId, keepConversation, openConversation, withSystem } from './conversation.js';
 import { MessageAssembler, messageOf, type AssembledMessage } from '../../answers/answer-extras.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from '../../answers/request-extras.js';
+import { jqOnSchemaAnswer } from '../../answers/schema-check.js';
 import { callsNotRun, chatCalls, imageInput, loadTools, mcpServers, openTools } from '../../tools/tool-runner.js';
 import { toolLoop } from '../../tools/tool-loop.js';
 import { atExit } from '../../../internal/exit-hooks.js';
@@ -64,6 +65,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     throw blameRole(err, role, ctx.cmd);
   }
   checkContinueId(ctx);
+  jqOnSchemaAnswer(opts, ctx.argv);
   if (opts.interactive) {
     if (opts.maxCost !== undefined || opts.dryRun) throw usage(`${opts.dryRun ? '--dry-run' : '--max-cost'} applies to one call, not to chat -i`);
     const { runRepl } = await import('./repl.js');
@@ -114,7 +116,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     if (answer.halted) {
       // Asked for by name or with -c, yet not kept: said, so that the next -c is no surprise.
       if (opts.continue || opts.conversation) io.note(`warning: this turn was not kept in conversation ${earlier?.id ?? opts.conversation} (--jq halted: the answer was cut there)`);
-      if (opts.usage) io.note(spentLine());
+      if (opts.usage) io.note(u ? spentLine() : haltedUsageLine(answer.id, ctx.logging) + boundNote(guard));
       return;
     }
     // Calls left to the caller end the command (exit 11) once --usage has counted what they cost.

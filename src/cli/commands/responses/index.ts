@@ -4,7 +4,7 @@ import { readResponse } from '../../../client/answer-reading.js';
 import { isFinalResponse, isTextDelta, type ResponsesEvent, type ResponsesRequest, type ResponsesResult } from '../../../client/resources/responses.js';
 import type { RouterClient } from '../../../client/index.js';
 import type { IO } from '../../io/io.js';
-import { printText, shownPieces, shownText, streamToStdout, usageLine } from '../../io/output.js';
+import { haltedUsageLine, printText, shownPieces, shownText, streamToStdout, usageLine } from '../../io/output.js';
 import { buildResponsesRequest, stopConditions } from './request.js';
 import { RESPONSES_FLAGS, type ResponsesOpts } from './flags.js';
 import type { RunContext } from '../../run.js';
@@ -16,6 +16,7 @@ import { boundNote, guardNext, guardSpend, limitFlagOf, loweredBy, SPEND_FLAGS }
 import { usage } from '../../exit-codes.js';
 import { checkMetadataFlags, readJsonFile, textOrFile } from '../../io/input.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from '../../answers/request-extras.js';
+import { jqOnSchemaAnswer } from '../../answers/schema-check.js';
 import { functionCalls, reasoningSummary, responseMessage } from '../../answers/answer-extras.js';
 import { callsNotRun, chatCalls, imageInput, loadTools, mcpServers, openTools } from '../../tools/tool-runner.js';
 import { responsesToolLoop } from './tool-loop.js';
@@ -61,6 +62,7 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
   } catch (err) {
     throw blameRole(err, role, ctx.cmd);
   }
+  jqOnSchemaAnswer(opts, ctx.argv);
   const extras = await prepareExtras(opts, io, 'responses', loadTools).catch((err: unknown) => Promise.reject(blameRole(err, role, ctx.cmd)));
   const input = await inputFrom(io, opts, args, extras);
   ctx.useCommandModel();
@@ -100,7 +102,7 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
     let final = await send(req);
     // --jq halted: the answer stops where the filter did; none of it is checked.
     if (final && 'halted' in final) {
-      if (opts.usage) io.note(usageLine(undefined));
+      if (opts.usage) io.note(u ? spentLine() : haltedUsageLine(typeof final.id === 'string' ? final.id || undefined : undefined, ctx.logging) + boundNote(guard));
       return;
     }
     // A later round refused (--max-cost, a budget) or failed: what the rounds before it cost is still said.
