@@ -16,6 +16,7 @@ import { noteReplDefault } from '../../answers/answered-by.js';
 import { ask, swallowKeys } from './repl-keys.js';
 import { modelShapeHint } from '../../flags/options.js';
 import { boundWayOut } from './repl-checks.js';
+import { waitingFor, waitingSpinner } from '../../io/spinner.js';
 
 /** Said when the session starts; /help lists the commands one a line (./repl-checks.ts). */
 const REPL_START = '/help lists the commands; /exit or Ctrl-D ends';
@@ -178,8 +179,9 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
       // An answer stopped once begun is charged for what was generated: kept in the ledger by its id, without a cost.
       let stopped: (() => void) | undefined;
       const md = await more.answerRenderer(io, opts);
+      const req = buildChatRequest([...c.history], opts, c.model);
+      const stopWaiting = waitingSpinner(io, waitingFor(req.model ?? req.models?.[0]));
       try {
-        const req = buildChatRequest([...c.history], opts, c.model);
         // Each turn is a call: held to the budgets (a reached one is this turn's error) and put in the ledger.
         const guarded = (body: typeof req) => ({ body, models: [req.model, ...(req.models ?? [])], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true });
         // The tools' declarations are sent with every round: the bound counts them.
@@ -252,6 +254,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         }
         if (refused) io.err(`${extras.attachments.length === 1 ? 'its attachment was' : `its ${extras.attachments.length} attachments were`} dropped (/model one that takes ${extras.attachments.length === 1 ? 'it' : 'them'}, then /attach again)\n`);
       } finally {
+        stopWaiting();
         keys.release();
       }
     }

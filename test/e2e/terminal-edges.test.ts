@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { HAS_TMUX, Terminal } from '../support/tmux.js';
+import { holdingUpstream, pricedGateway, sseChunk } from '../support/upstreams.js';
+
+// The edges of the CLI that only a real terminal (tmux) shows: what is drawn, cleared and refused there.
+let t: TestEnv;
+let term: Terminal | undefined;
+const router = `node ${BIN}`;
+
+beforeAll(async () => {
+  t = await startTestEnv();
+});
+afterAll(async () => {
+  await term?.close();
+  await t.close();
+});
+
+/** A fresh terminal with the test environment and `env` over it. */
+async function terminal(env: Record<string, string> = {}): Promise<Terminal> {
+  await term?.close();
+  return (term = new Terminal({ ...t.env, ...env }));
+}
+
+/** A gateway whose model `test/m` answers a request whose first message is "hold" only when the test says so. */
+async function heldGateway() {
+  const up = holdingUpstream(() => 2);
+  const gw = await pricedGateway(up.handler, 0.000001);
+  const env = { ROUTER_API_ROOT: gw.gateway.apiRoot, ROUTER_API_KEY: gw.gateway.store.firstKeys().apiKey };
+  /** Streams `text` as the answer to the request held next. */
+  const answer = (text: string) => {
+    const res = up.held.shift()!;
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(`${sseChunk(null)}${sseChunk(text)}${sseChunk(null, 'stop')}data: [DONE]\n\n`);
+  };
+  return { gw, up, env, answer };
+}
+
+describe.skipIf(!HAS_TMUX)('waiting for the first token on a terminal', () => {
+  it('chat shows a spinner on stderr until the answer comes, then clears it and shows the cursor', async () => {
+    const { gw, up, env, answer } = await heldGateway();
+    try {
+      const term = await terminal(env);
+      const arrived = up.next();
+      term.run(`${router} chat --model test/m hold`);
+      await arrived;
+      await term.waitFor(/waiting for test\/m/);
+      expect(await term.cursorVisible()).toBe(false);
+      answer('the answer came');
+      await term.waitFor(/^the answer came$/m);
+      expect(await term.lastExit()).toBe(0);
+      expect(await term.screen()).not.toMatch(/waiting for/);
+      expect(await term.cursorVisible()).toBe(true);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('Ctrl-C while it spins clears it: the error line alone, the cursor shown, exit 130', async () => {
+    const { gw, up, env } = await heldGateway();
+    try {
+      const term = await terminal(env);
+      const arrived = up.next();
+      term.run(`${router} chat --model test/m hold`);
+      await arrived;
+      await term.waitFor(/waiting for test\/m/);
+      term.keys('C-c');
+      await term.waitFor(/^error: interrupted/m);
+      expect(await term.lastExit()).toBe(130);
+      expect(await term.screen()).not.toMatch(/waiting for/);
+      expect(await term.cursorVisible()).toBe(true);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('an error while it spins is one line with no spinner left on it', async () => {
+    const { gw, up, env } = await heldGateway();
+    try {
+      const term = await terminal(env);
+      const arrived = up.next();
+      term.run(`${router} chat --model test/m hold`);
+      await arrived;
+      await term.waitFor(/waiting for test\/m/);
+      const res = up.held.shift()!;
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 400, message: 'upstream refuses' } }));
+      await term.waitFor(/^error: .*upstream refuses/m);
+      expect(await term.lastExit()).not.toBe(0);
+      expect(await term.screen()).not.toMatch(/waiting for/);
+      expect(await term.cursorVisible()).toBe(true);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('chat -i spins while a turn waits, and clears it before the answer and on Ctrl-C', async () => {
+    const { gw, up, env, answer } = await heldGateway();
+    try {
+      const term = await terminal(env);
+      term.run(`${router} chat -i --model test/m`);
+      await term.waitFor(/^>\s*$/m);
+      let arrived = up.next();
+      term.run('hold');
+      await arrived;
+      await term.waitFor(/waiting for test\/m/);
+      answer('first answer');
+      await term.waitFor(/^first answer\n>\s*$/m);
+      expect(await term.screen()).not.toMatch(/waiting for/);
+      expect(await term.cursorVisible()).toBe(true);
+      arrived = up.next();
+      term.run('hold');
+      await arrived;
+      await term.waitFor(/waiting for test\/m/);
+      term.keys('C-c');
+      await term.waitFor(/^\(answer stopped\)\n>\s*$/m);
+      expect(await term.screen()).not.toMatch(/waiting for/);
+      expect(await term.cursorVisible()).toBe(true);
+      term.keys('C-d');
+      expect(await term.lastExit()).toBe(0);
+    } finally {
+      await gw.close();
+    }
+  });
+});
