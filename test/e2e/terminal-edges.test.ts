@@ -123,3 +123,30 @@ describe.skipIf(!HAS_TMUX)('waiting for the first token on a terminal', () => {
     }
   });
 });
+
+describe.skipIf(!HAS_TMUX)('speak and a terminal', () => {
+  const speak = `${router} speak hi --voice alloy --model local/tts`;
+  const refusal = (named: string) => new RegExp(`^error: refusing to write audio to a terminal${named}: redirect stdout \\(> out\\.mp3\\) or give -o FILE \\(-o out\\.mp3\\)$`, 'm');
+
+  it('-o naming a terminal (/dev/tty, /dev/stdout on one) is refused in one line, exit 2, nothing sent', async () => {
+    const term = await terminal();
+    t.clearRequests();
+    for (const path of ['/dev/tty', '/dev/stdout']) {
+      term.run(`${speak} -o ${path}`);
+      await term.waitFor(refusal(` \\(-o ${path}\\)`));
+      expect(await term.lastExit()).toBe(2);
+    }
+    term.run(speak);
+    await term.waitFor(refusal(''));
+    expect(await term.lastExit()).toBe(2);
+    expect(t.requests().filter((r) => r.path === '/v1/audio/speech')).toEqual([]);
+  });
+
+  it('-o /dev/null, a device that is no terminal, is still written', async () => {
+    const term = await terminal({ ROUTER_MANAGEMENT_KEY: t.managementKey });
+    t.clearRequests();
+    term.run(`${speak} -o /dev/null`);
+    expect(await term.lastExit()).toBe(0);
+    expect(t.requests().filter((r) => r.path === '/v1/audio/speech')).toHaveLength(1);
+  });
+});
