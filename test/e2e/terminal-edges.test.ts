@@ -150,3 +150,22 @@ describe.skipIf(!HAS_TMUX)('speak and a terminal', () => {
     expect(t.requests().filter((r) => r.path === '/v1/audio/speech')).toHaveLength(1);
   });
 });
+
+describe.skipIf(!HAS_TMUX)('Ctrl-D in chat -i', () => {
+  it('on a ". " line sends the message typed so far and the session goes on; on an empty prompt it exits 0', async () => {
+    const term = await terminal();
+    t.clearRequests();
+    term.run(`${router} chat -i --model local/echo`);
+    await term.waitFor(/^>\s*$/m);
+    term.run('first line\\');
+    await term.waitFor(/^\.\s*$/m);
+    term.run('second line\\');
+    await term.waitFor(/^\. second line\\\n\.\s*$/m);
+    term.keys('C-d');
+    // local/echo answers with the message it got (Markdown joins its two lines on the screen).
+    await term.waitFor(/^first line\s+second line\n>\s*$/m);
+    expect(t.requests().filter((r) => r.path === '/v1/chat/completions').map((r) => r.body.messages.at(-1).content)).toEqual(['first line\nsecond line']);
+    term.keys('C-d');
+    expect(await term.lastExit()).toBe(0);
+  });
+});

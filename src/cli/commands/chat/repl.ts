@@ -139,7 +139,8 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         io.err('(message dropped)\n');
         continue;
       }
-      if ('end' in a) {
+      // Ctrl-D on a message's next line ends the message there: it is sent. On an empty prompt it ends the session.
+      if ('end' in a && !(line && a.end === 'eof')) {
         if (a.end === 'interrupt') throw interrupted();
         return;
       }
