@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
 import { HAS_TMUX, Terminal } from '../support/tmux.js';
@@ -167,5 +168,24 @@ describe.skipIf(!HAS_TMUX)('Ctrl-D in chat -i', () => {
     expect(t.requests().filter((r) => r.path === '/v1/chat/completions').map((r) => r.body.messages.at(-1).content)).toEqual(['first line\nsecond line']);
     term.keys('C-d');
     expect(await term.lastExit()).toBe(0);
+  });
+});
+
+describe.skipIf(!HAS_TMUX)('config init after Ctrl-Z and fg', () => {
+  it('draws the question again at once, with the answer typed so far, before any key', async () => {
+    const term = await terminal({ ROUTER_CONFIG_DIR: join(t.dir, 'redrawn-config'), ROUTER_API_KEY: '', ROUTER_API_ROOT: '' });
+    term.run(`${router} config init`);
+    await term.waitFor(/API root/);
+    term.keys('C-u');
+    term.type('http://half.typed');
+    await term.waitFor(/API root.*http:\/\/half\.typed/);
+    term.keys('C-z');
+    await term.waitFor(/Stopped.*\n\$\s*$/);
+    term.run('fg');
+    await term.waitFor(/^\$ fg\n.*config init\n.*API root.*http:\/\/half\.typed\s*$/m);
+    term.run('/api');
+    await term.waitFor(/API key/);
+    term.keys('C-c');
+    expect(await term.lastExit()).toBe(130);
   });
 });
