@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
@@ -187,5 +188,35 @@ describe.skipIf(!HAS_TMUX)('config init after Ctrl-Z and fg', () => {
     await term.waitFor(/API key/);
     term.keys('C-c');
     expect(await term.lastExit()).toBe(130);
+  });
+});
+
+describe.skipIf(!HAS_TMUX)('/save as Markdown', () => {
+  it('is titled with the models that answered, and names an attachment as it was given', async () => {
+    const png = join(t.dir, 'shot.png');
+    writeFileSync(png, Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAIAAAA2iEnWAAAAEklEQVR4nGP4z8DAwMDAAMMAAB7YAfxCnGlYAAAAAElFTkSuQmCC', 'base64'));
+    const md = join(t.dir, 'saved.md');
+    const term = await terminal();
+    term.run(`${router} chat -i --model local/echo`);
+    await term.waitFor(/^>\s*$/m);
+    term.run('plain');
+    await term.waitFor(/^plain\n>\s*$/m);
+    term.run('/model local/vision');
+    await term.waitFor(/^model: local\/vision\n>\s*$/m);
+    term.run(`/attach ${png}`);
+    await term.waitFor(/attached .*shot\.png/);
+    term.run('what is it?');
+    await term.waitFor(/2x3 pixels\n>\s*$/m);
+    // Switched to, never answered: not in the title.
+    term.run('/model local/lorem');
+    await term.waitFor(/^model: local\/lorem\n>\s*$/m);
+    term.run(`/save ${md}`);
+    await term.waitFor(/saved 4 messages/);
+    term.run('/exit');
+    expect(await term.lastExit()).toBe(0);
+    const saved = readFileSync(md, 'utf8');
+    expect(saved).toMatch(/^# Conversation with local\/echo, local\/vision\n/);
+    expect(saved).toMatch(/## user\n\nwhat is it\?\n\[attachment: shot\.png \(image\/png, 75 bytes, sha256:[0-9a-f]{64}\)\]\n/);
+    expect(saved).not.toMatch(/image_url/);
   });
 });

@@ -32,6 +32,8 @@ interface Conversation {
   models: () => Promise<Model[] | undefined>;
   /** --tools and --mcp: run in each turn. */
   tools?: ToolSet;
+  /** The models that answered, in the order they first did (/save's title). */
+  answered: string[];
 }
 
 /** A slash command; returns false for /exit. A failure prints one line and the conversation goes on. */
@@ -82,13 +84,14 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
   else if (cmd === '/clear') {
     c.history.splice(0, c.history.length, ...c.history.filter((m) => m.role === 'system'));
     const dropped = c.attached.splice(0).length;
+    c.answered.splice(0);
     io.err(`conversation cleared${dropped ? `, ${dropped === 1 ? 'the attachment' : `${dropped} attachments`} too` : ''}\n`);
   } else if (cmd === '/save') {
     if (!arg) io.err('usage: /save FILE\n');
     else {
       const { OutputFile } = await import('../../io/output-file.js');
       const f = OutputFile.open(arg);
-      await f.write(/\.(md|markdown)$/i.test(arg) ? checks.conversationMarkdown(c.model, c.history) : `${JSON.stringify({ model: c.model, messages: c.history }, null, 2)}\n`);
+      await f.write(/\.(md|markdown)$/i.test(arg) ? checks.conversationMarkdown(c.answered.length ? c.answered : [c.model], c.history.map((m) => c.recorded.get(m) ?? m)) : `${JSON.stringify({ model: c.model, messages: c.history }, null, 2)}\n`);
       await f.commit();
       io.err(`saved ${c.history.length} messages to ${arg}\n`);
     }
@@ -120,7 +123,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
     await client.close();
     throw err;
   });
-  const c: Conversation = { model: settings.model, history: withSystem(saved?.messages ?? [], opts.system), attached: await readAttachments(opts.attach, io), recorded: new WeakMap(), tools, models: () => (models ??= import('./repl-checks.js').then((m) => m.modelList(client, ctx.env, settings.apiRoot))) };
+  const c: Conversation = { model: settings.model, history: withSystem(saved?.messages ?? [], opts.system), attached: await readAttachments(opts.attach, io), recorded: new WeakMap(), tools, answered: [saved?.model ?? saved?.answered_by].filter((m) => m !== undefined), models: () => (models ??= import('./repl-checks.js').then((m) => m.modelList(client, ctx.env, settings.apiRoot))) };
   let kept = saved;
   if (saved) io.err(`continuing ${saved.id} (${saved.messages.filter((m) => m.role === 'user').length} turns)\n`);
   const lines: string[] = more.loadHistory(ctx.env);
@@ -224,6 +227,8 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         }
         io.out(md ? md.end() || '\n' : '\n');
         noteReplDefault(io, req.model ?? req.models?.[0], answered);
+        const by = answered ?? req.model;
+        if (by && !c.answered.includes(by)) c.answered.push(by);
         c.history.push(...added);
         // The turn's cost is in the ledger: it holds nothing of the budgets while the next is typed.
         turn.hold?.release();
