@@ -38,63 +38,50 @@ async function heldGateway() {
   return { gw, up, env, answer };
 }
 
+/**
+ * Runs `fn` with `router chat --model test/m hold` started on a terminal against a held gateway, its request arrived
+ * there and its spinner drawn; then checks what every end must leave: no spinner text on the screen, the cursor shown.
+ */
+async function whileSpinning(fn: (term: Terminal, held: Awaited<ReturnType<typeof heldGateway>>) => Promise<void>): Promise<void> {
+  const held = await heldGateway();
+  try {
+    const term = await terminal(held.env);
+    const arrived = held.up.next();
+    term.run(`${router} chat --model test/m hold`);
+    await arrived;
+    await term.waitFor(/waiting for test\/m/);
+    await fn(term, held);
+    expect(await term.screen()).not.toMatch(/waiting for/);
+    expect(await term.cursorVisible()).toBe(true);
+  } finally {
+    await held.gw.close();
+  }
+}
+
 describe.skipIf(!HAS_TMUX)('waiting for the first token on a terminal', () => {
-  it('chat shows a spinner on stderr until the answer comes, then clears it and shows the cursor', async () => {
-    const { gw, up, env, answer } = await heldGateway();
-    try {
-      const term = await terminal(env);
-      const arrived = up.next();
-      term.run(`${router} chat --model test/m hold`);
-      await arrived;
-      await term.waitFor(/waiting for test\/m/);
+  it('chat shows a spinner on stderr until the answer comes, then clears it and shows the cursor', () =>
+    whileSpinning(async (term, { answer }) => {
       expect(await term.cursorVisible()).toBe(false);
       answer('the answer came');
       await term.waitFor(/^the answer came$/m);
       expect(await term.lastExit()).toBe(0);
-      expect(await term.screen()).not.toMatch(/waiting for/);
-      expect(await term.cursorVisible()).toBe(true);
-    } finally {
-      await gw.close();
-    }
-  });
+    }));
 
-  it('Ctrl-C while it spins clears it: the error line alone, the cursor shown, exit 130', async () => {
-    const { gw, up, env } = await heldGateway();
-    try {
-      const term = await terminal(env);
-      const arrived = up.next();
-      term.run(`${router} chat --model test/m hold`);
-      await arrived;
-      await term.waitFor(/waiting for test\/m/);
+  it('Ctrl-C while it spins clears it: the error line alone, the cursor shown, exit 130', () =>
+    whileSpinning(async (term) => {
       term.keys('C-c');
       await term.waitFor(/^error: interrupted/m);
       expect(await term.lastExit()).toBe(130);
-      expect(await term.screen()).not.toMatch(/waiting for/);
-      expect(await term.cursorVisible()).toBe(true);
-    } finally {
-      await gw.close();
-    }
-  });
+    }));
 
-  it('an error while it spins is one line with no spinner left on it', async () => {
-    const { gw, up, env } = await heldGateway();
-    try {
-      const term = await terminal(env);
-      const arrived = up.next();
-      term.run(`${router} chat --model test/m hold`);
-      await arrived;
-      await term.waitFor(/waiting for test\/m/);
+  it('an error while it spins is one line with no spinner left on it', () =>
+    whileSpinning(async (term, { up }) => {
       const res = up.held.shift()!;
       res.writeHead(400, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { code: 400, message: 'upstream refuses' } }));
       await term.waitFor(/^error: .*upstream refuses/m);
       expect(await term.lastExit()).not.toBe(0);
-      expect(await term.screen()).not.toMatch(/waiting for/);
-      expect(await term.cursorVisible()).toBe(true);
-    } finally {
-      await gw.close();
-    }
-  });
+    }));
 
   it('chat -i spins while a turn waits, and clears it before the answer and on Ctrl-C', async () => {
     const { gw, up, env, answer } = await heldGateway();
