@@ -136,7 +136,10 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
   if (!opts.model) throw usage('no model: give --model (a speech model, e.g. local/tts), or set a default: router config set speech_model local/tts');
   if (!opts.voice) throw usage('no voice: give --voice (e.g. alloy), or set a default: router config set voice alloy');
   const toFile = opts.output !== undefined && opts.output !== '-';
-  if (!toFile && io.stdoutTTY && !opts.dryRun) throw usage('refusing to write audio to a terminal: use -o FILE or redirect stdout');
+  const { OutputFile, isTerminalPath, refuseOverInput } = await import('../io/output-file.js');
+  // A terminal named by -o (/dev/tty, /dev/stdout on one) is refused as stdout on one is, before anything is read or sent.
+  const onTerminal = toFile ? isTerminalPath(opts.output!) : io.stdoutTTY;
+  if (onTerminal && !opts.dryRun) throw usage(`refusing to write audio to a terminal${toFile ? ` (-o ${opts.output})` : ''}: redirect stdout (> out.mp3) or give -o FILE (-o out.mp3)`);
   if (opts.json && !toFile) throw usage(`${io.jsonFlag} goes with -o FILE (stdout carries the audio)`);
   const format = audioFormat(opts);
   let input: SpeechRequest['input'];
@@ -159,7 +162,6 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
   if (refs) req.input_references = refs;
   if (opts.session) req.session_id = opts.session;
   if (opts.user) req.user = opts.user;
-  const { OutputFile, refuseOverInput } = await import('../io/output-file.js');
   if (toFile) refuseOverInput('-o', opts.output!, [opts.turns, opts.referenceImage, ...(opts.referenceAudio ?? [])]);
   const file = toFile ? OutputFile.open(opts.output!) : undefined;
   const connected = await connect({ management: true }).catch((err) => {

@@ -23,13 +23,19 @@ export async function ask<C extends { message: string }, R>(io: IO, prompt: (con
   // A terminal can stop delivering without an end (a pty's EOF read while paused between prompts): the process
   // then runs out of work with the question open, and that is the same end of input.
   process.on('beforeExit', onEnd);
+  const screen = promptScreen(io.stderr);
   // Ctrl-Z, then fg: readline pauses the terminal as the process comes back (after this listener: hence the next turn),
-  // and @inquirer/prompts does not resume it; paused, it would read as the input's end.
-  const onContinue = () => setImmediate(() => input.resume());
+  // and @inquirer/prompts does not resume it; paused, it would read as the input's end. Nor does it draw the question
+  // again until a key changes it (readline's own redraw goes to its muted output): drawn here, at once.
+  const onContinue = () =>
+    setImmediate(() => {
+      input.resume();
+      screen.redraw();
+    });
   process.on('SIGCONT', onContinue);
   const signal = interrupt ? AbortSignal.any([interrupt, ended.signal]) : ended.signal;
   try {
-    return await prompt(config, { input, output: unending(io.stderr), signal });
+    return await prompt(config, { input, output: screen.stream, signal });
   } catch (err) {
     if (ended.signal.aborted && !interrupt?.aborted) throw ended.signal.reason;
     throw err;
@@ -41,17 +47,35 @@ export async function ask<C extends { message: string }, R>(io: IO, prompt: (con
   }
 }
 
-/** stderr as a prompt draws on it: @inquirer/prompts ends the stream it was given when done, and stderr outlives it. */
-function unending(out: OutStream): OutStream {
+/** A move of the cursor along its line: all a prompt writes when only the cursor moved. */
+const CURSOR_MOVE = /^\x1b\[\d+G$/;
+/** What a prompt writes when it is done: the cursor shown again. */
+const SHOW_CURSOR = '\x1b[?25h';
+/** What a prompt's drawing starts with: down to its last line, then up erasing the lines of the drawing before. */
+const ERASE_BEFORE = /^(\x1b\[\d+B)?(\x1b\[2K\x1b\[1A)*(\x1b\[2K\x1b\[G)?/;
+
+/**
+ * stderr as a prompt draws on it (@inquirer/prompts ends the stream it was given when done, and stderr outlives it), and
+ * what it drew last, to draw again where the cursor is now (after fg, below the shell's line): each of its drawings is one
+ * write, which erases the one before; a move of the cursor alone comes after it.
+ */
+function promptScreen(out: OutStream): { stream: OutStream; redraw: () => void } {
+  let drawn = '';
+  let cursor = '';
   const through = new Writable({
     write(chunk: Buffer, _encoding, done) {
+      const text = chunk.toString();
+      if (CURSOR_MOVE.test(text)) cursor = text;
+      else if (!text.includes(SHOW_CURSOR)) [drawn, cursor] = [text, ''];
       out.write(chunk);
       done();
     },
   });
-  return Object.defineProperties(through, {
+  const stream = Object.defineProperties(through, {
     isTTY: { get: () => out.isTTY },
     columns: { get: () => out.columns },
     rows: { get: () => (out as { rows?: number }).rows },
   });
+  // From the line's start, erasing what is below: the drawing's lines, however many it has.
+  return { stream, redraw: () => drawn && out.write(`\r\x1b[J${drawn.replace(ERASE_BEFORE, '')}${cursor}`) };
 }

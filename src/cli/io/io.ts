@@ -69,6 +69,8 @@ export class IO {
   private readonly secrets: string[] = [];
   /** Aborted by Ctrl-C (set by the command wrapper): a read of input ends on it. */
   interrupt?: AbortSignal;
+  /** Clears what is drawn on the terminal and is no output (a spinner): called before the next write to stdout or stderr. */
+  transient?: () => void;
 
   constructor(
     flags: GlobalFlags = {},
@@ -131,6 +133,7 @@ export class IO {
   }
 
   out(data: string | Uint8Array): boolean {
+    this.transient?.();
     if (this.stdoutTTY && data.length > 0) {
       const last = typeof data === 'string' ? data.charCodeAt(data.length - 1) : data[data.length - 1];
       this.openLine = last !== 10;
@@ -155,14 +158,12 @@ export class IO {
 
   /** `--json FIELDS` and `--jq`, set by the command runner. */
   jsonShape: { fields?: string[]; jq?: string; select?: (value: unknown, fields: string[]) => unknown } = {};
-
   /** The flag that asked for JSON, as a refusal names it: --jq implies --json. */
   get jsonFlag(): string {
     return this.jsonShape.jq === undefined ? '--json' : '--jq';
   }
   /** Values held for --jq, and its runs over them (jq-queue.ts). */
   private jqQueue?: JqQueue;
-
   private shaped(value: unknown): unknown {
     const { fields, select } = this.jsonShape;
     return fields && select ? select(value, fields) : value;
@@ -220,6 +221,7 @@ export class IO {
 
   /** Raw text to stderr; an open line of streamed text on the same terminal is ended first. */
   err(text: string): void {
+    this.transient?.();
     if (this.openLine && this.stderrTTY) {
       this.openLine = false;
       text = `\n${text}`;

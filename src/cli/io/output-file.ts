@@ -1,5 +1,6 @@
-import { createWriteStream, openSync, readdirSync, realpathSync, renameSync, rmSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, createWriteStream, openSync, readdirSync, realpathSync, renameSync, rmSync, statSync, type Stats } from 'node:fs';
 import { Socket } from 'node:net';
+import { isatty } from 'node:tty';
 import type { Writable } from 'node:stream';
 import { basename, dirname, join, resolve } from 'node:path';
 import { randomHex } from '../../internal/random-hex.js';
@@ -51,6 +52,21 @@ export function sameFile(a: string, b: string): boolean {
 export function refuseOverInput(flag: string, output: string, inputs: readonly (string | undefined)[]): void {
   const input = inputs.find((i) => i !== undefined && i !== '-' && sameFile(output, i));
   if (input !== undefined) throw new CliError(`${flag} ${output} is the input file ${input}: the output would replace it; give another file`, EXIT.USAGE);
+}
+
+/** Whether `path` names a terminal (/dev/tty, /dev/stdout or /dev/pts/N of one); a device that cannot be opened is none. */
+export function isTerminalPath(path: string): boolean {
+  if (!statOrUndefined(path)?.isCharacterDevice()) return false;
+  let fd: number | undefined;
+  try {
+    // O_NOCTTY: looking at a terminal never makes it this process's controlling one.
+    fd = openSync(path, constants.O_WRONLY | constants.O_NOCTTY);
+    return isatty(fd);
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /**

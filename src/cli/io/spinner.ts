@@ -2,6 +2,13 @@
 import type { Ora } from 'ora';
 import type { IO } from './io.js';
 
+/**
+ * Whether a spinner is drawn on stderr: a terminal that has a width and can move its cursor (not TERM=dumb), and no
+ * --quiet. ora divides by the width: on a pty of 0 columns (`script`'s, a container's before it is sized) it cleared
+ * lines without end, hundreds of MB in seconds, deaf to SIGTERM.
+ */
+export const drawsSpinner = (io: IO): boolean => io.stderrTTY && !io.quiet && io.stderr.columns !== 0 && io.env.TERM !== 'dumb';
+
 /** Every spinner made; those spinning when Ctrl-Z comes are stopped (the shell gets its cursor back) and spun again on fg. */
 const made = new Set<Ora>();
 let stopped: Ora[] = [];
@@ -31,4 +38,31 @@ export async function spinnerMaker(io: IO): Promise<(text: string) => Ora> {
     made.add(s);
     return s;
   };
+}
+
+/** The waiting spinner's words for an answer from `model`. */
+export const waitingFor = (model: string | undefined): string => `waiting for ${model ?? 'the answer'}`;
+
+/**
+ * A spinner while a request waits for its answer, where drawsSpinner allows one; returns what stops it. The IO's next
+ * write (the first token, a note, an error) clears it first. ora loads meanwhile: the request is not held for it.
+ */
+export function waitingSpinner(io: IO, text: string): () => void {
+  // ora clears its line only on a stream that is a terminal itself (not one a test says is).
+  if (!drawsSpinner(io) || !io.stderr.isTTY) return () => {};
+  let spinner: Ora | undefined;
+  let done = false;
+  const stop = () => {
+    if (done) return;
+    done = true;
+    if (io.transient === stop) io.transient = undefined;
+    if (!spinner) return;
+    spinner.stop();
+    made.delete(spinner);
+  };
+  io.transient = stop;
+  void spinnerMaker(io).then((make) => {
+    if (!done) spinner = make(text);
+  });
+  return stop;
 }

@@ -13,7 +13,8 @@ import type { RunContext } from '../../run.js';
 import type { RunOpts } from './flags.js';
 import { describeJob } from './jobs.js';
 import { CutAnswers, logBatch, openResults, refuseResultsOverInput, sinkOf, type ResultsTarget } from './results.js';
-import { drawsSpinner, takeUpCommand } from './watch.js';
+import { takeUpCommand } from './watch.js';
+import { drawsSpinner, spinnerMaker } from '../../io/spinner.js';
 import { counted } from '../../../internal/counted.js';
 
 type Ctx = RunContext<RunOpts>;
@@ -95,7 +96,7 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
     if (opts.dryRun) return dryRun(ctx, file);
   }
   const waits = opts.watch || opts.results !== undefined;
-  const ora = waits && drawsSpinner(io) ? await (await import('../../io/spinner.js')).spinnerMaker(io) : undefined;
+  const ora = waits && drawsSpinner(io) ? await spinnerMaker(io) : undefined;
   let spinner: ReturnType<NonNullable<typeof ora>> | undefined;
   let lastLine = Date.now();
   const spend = await import('../../spend/batch-estimate.js');

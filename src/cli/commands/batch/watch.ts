@@ -10,6 +10,7 @@ import type { RunContext } from '../../run.js';
 import type { CreateOpts, WATCH_FLAGS } from './flags.js';
 import { logBatch, openResults, writeResults, type ResultsTarget } from './results.js';
 import { describeBatch, tsvLine } from './format.js';
+import { drawsSpinner, spinnerMaker } from '../../io/spinner.js';
 
 /** What a watch reads of the command's options (batch create --watch, batch get --watch). */
 export type WatchOpts = FlagValues<typeof WATCH_FLAGS> & Pick<CreateOpts, 'results' | 'json'>;
@@ -42,19 +43,12 @@ export function resumeCommand(ctx: RunContext<WatchOpts>, id: string): string {
   return takeUpCommand(ctx.flags, words, opts.results, opts.json ? ['--json'] : []);
 }
 
-/**
- * Whether a watch draws a spinner on stderr: a terminal that has a width, and no --quiet. ora divides
- * by the width: on a pty of 0 columns (`script`'s, a container's before it is sized) it cleared lines
- * without end, hundreds of MB in seconds, deaf to SIGTERM. There, the watch says its lines instead.
- */
-export const drawsSpinner = (io: RunContext<unknown>['io']): boolean => io.stderrTTY && !io.quiet && io.stderr.columns !== 0;
-
 /** Polls until the batch ends; Ctrl-C stops polling (the batch keeps running) and prints how to resume. */
 export async function watch(ctx: RunContext<WatchOpts>, client: RouterClient, id: string, first?: Batch): Promise<Batch> {
   const { io, opts, signal } = ctx;
   const started = Date.now();
   let lastLine = started;
-  const spinner = drawsSpinner(io) ? (await (await import('../../io/spinner.js')).spinnerMaker(io))(`${id}: starting`) : undefined;
+  const spinner = drawsSpinner(io) ? (await spinnerMaker(io))(`${id}: starting`) : undefined;
   const label = (b: Batch) => {
     const c = b.request_counts;
     return `${id} ${b.status}: ${c.completed} completed, ${c.failed} failed of ${c.total} (${Math.round((Date.now() - started) / 1000)}s)`;

@@ -24,6 +24,7 @@ import { atExit } from '../../../internal/exit-hooks.js';
 import { noteRouting } from '../../answers/routing-note.js';
 import { noteAnsweredBy } from '../../answers/answered-by.js';
 import { addUsage } from '../../../kit/messages.js';
+import { waitingFor, waitingSpinner } from '../../io/spinner.js';
 
 /** The top-level fields of the JSON printed (for lists: of each item), for `--json FIELDS`. */
 const CHAT = ['id', 'object', 'created', 'model', 'choices', 'usage', 'system_fingerprint', 'provider', 'service_tier', 'router_metadata', 'openrouter_metadata', 'alignment', 'debug'];
@@ -101,7 +102,8 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     const ask = async () => {
       // Each round of a tool loop sends a longer prompt: it is held to what the cap has left.
       if (spent !== undefined) await guardNext(ctx, connected, guard, guarded, spent);
-      const a = streams ? await streamChat(io, client, req, opts, call, (id, model, got) => ctx.logUsage({ endpoint: '/v1/chat/completions', model: model ?? req.model ?? req.models?.[0], id, ...usageFields(got) })) : await completeChat(io, client, req, opts, call);
+      const stopWaiting = waitingSpinner(io, waitingFor(req.model ?? req.models?.[0]));
+      const a = await (streams ? streamChat(io, client, req, opts, call, (id, model, got) => ctx.logUsage({ endpoint: '/v1/chat/completions', model: model ?? req.model ?? req.models?.[0], id, ...usageFields(got) })) : completeChat(io, client, req, opts, call)).finally(stopWaiting);
       spent = (spent ?? 0) + (typeof a.usage?.cost === 'number' ? a.usage.cost : (guard.bound ?? 0));
       ctx.logUsage({ endpoint: '/v1/chat/completions', model: a.model ?? req.model ?? req.models?.[0], ...(a.id ? { id: a.id } : {}), ...usageFields(a.usage) });
       u = addUsage(u, a.usage);

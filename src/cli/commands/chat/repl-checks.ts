@@ -57,15 +57,19 @@ export function pendingNotTaken(io: IO, model: Model | undefined, attached: Atta
   io.err(`note: ${model.id} takes ${takes.join(', ')}: the pending ${refused.length === 1 ? 'attachment' : 'attachments'} ${names} would be refused; /clear drops ${refused.length === 1 ? 'it' : 'them'}, ${wayOut}\n`);
 }
 
-/** The conversation as Markdown: a heading per message, its text as it was. */
-export function conversationMarkdown(model: string | undefined, history: ChatMessage[]): string {
+/**
+ * The conversation as Markdown: a heading per message, its text as it was, attachments as the conversation keeps them
+ * (by name, type and size); titled with the models that answered in it (the one in use when none has yet).
+ */
+export function conversationMarkdown(models: (string | undefined)[], history: ChatMessage[]): string {
   const part = (p: unknown) => {
     const { type, text } = (p ?? {}) as { type?: unknown; text?: unknown };
     return typeof text === 'string' ? text : `[${String(type)}]`;
   };
   const text = (m: ChatMessage) => (typeof m.content === 'string' ? m.content : (m.content ?? []).map(part).join('\n'));
   const parts = history.map((m) => `## ${m.role}\n\n${text(m).trim()}\n`);
-  return `# Conversation${model ? ` with ${model}` : ''}\n\n${parts.join('\n')}`;
+  const named = models.filter((m) => m !== undefined);
+  return `# Conversation${named.length ? ` with ${named.join(', ')}` : ''}\n\n${parts.join('\n')}`;
 }
 
 /**

@@ -16,6 +16,7 @@ import { noteReplDefault } from '../../answers/answered-by.js';
 import { ask, swallowKeys } from './repl-keys.js';
 import { modelShapeHint } from '../../flags/options.js';
 import { boundWayOut } from './repl-checks.js';
+import { waitingFor, waitingSpinner } from '../../io/spinner.js';
 
 /** Said when the session starts; /help lists the commands one a line (./repl-checks.ts). */
 const REPL_START = '/help lists the commands; /exit or Ctrl-D ends';
@@ -31,6 +32,8 @@ interface Conversation {
   models: () => Promise<Model[] | undefined>;
   /** --tools and --mcp: run in each turn. */
   tools?: ToolSet;
+  /** The models that answered, in the order they first did (/save's title). */
+  answered: string[];
 }
 
 /** A slash command; returns false for /exit. A failure prints one line and the conversation goes on. */
@@ -81,13 +84,14 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
   else if (cmd === '/clear') {
     c.history.splice(0, c.history.length, ...c.history.filter((m) => m.role === 'system'));
     const dropped = c.attached.splice(0).length;
+    c.answered.splice(0);
     io.err(`conversation cleared${dropped ? `, ${dropped === 1 ? 'the attachment' : `${dropped} attachments`} too` : ''}\n`);
   } else if (cmd === '/save') {
     if (!arg) io.err('usage: /save FILE\n');
     else {
       const { OutputFile } = await import('../../io/output-file.js');
       const f = OutputFile.open(arg);
-      await f.write(/\.(md|markdown)$/i.test(arg) ? checks.conversationMarkdown(c.model, c.history) : `${JSON.stringify({ model: c.model, messages: c.history }, null, 2)}\n`);
+      await f.write(/\.(md|markdown)$/i.test(arg) ? checks.conversationMarkdown(c.answered.length ? c.answered : [c.model], c.history.map((m) => c.recorded.get(m) ?? m)) : `${JSON.stringify({ model: c.model, messages: c.history }, null, 2)}\n`);
       await f.commit();
       io.err(`saved ${c.history.length} messages to ${arg}\n`);
     }
@@ -119,7 +123,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
     await client.close();
     throw err;
   });
-  const c: Conversation = { model: settings.model, history: withSystem(saved?.messages ?? [], opts.system), attached: await readAttachments(opts.attach, io), recorded: new WeakMap(), tools, models: () => (models ??= import('./repl-checks.js').then((m) => m.modelList(client, ctx.env, settings.apiRoot))) };
+  const c: Conversation = { model: settings.model, history: withSystem(saved?.messages ?? [], opts.system), attached: await readAttachments(opts.attach, io), recorded: new WeakMap(), tools, answered: [saved?.model ?? saved?.answered_by].filter((m) => m !== undefined), models: () => (models ??= import('./repl-checks.js').then((m) => m.modelList(client, ctx.env, settings.apiRoot))) };
   let kept = saved;
   if (saved) io.err(`continuing ${saved.id} (${saved.messages.filter((m) => m.role === 'user').length} turns)\n`);
   const lines: string[] = more.loadHistory(ctx.env);
@@ -138,7 +142,8 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         io.err('(message dropped)\n');
         continue;
       }
-      if ('end' in a) {
+      // Ctrl-D on a message's next line ends the message there: it is sent. On an empty prompt it ends the session.
+      if ('end' in a && !(line && a.end === 'eof')) {
         if (a.end === 'interrupt') throw interrupted();
         return;
       }
@@ -178,8 +183,9 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
       // An answer stopped once begun is charged for what was generated: kept in the ledger by its id, without a cost.
       let stopped: (() => void) | undefined;
       const md = await more.answerRenderer(io, opts);
+      const req = buildChatRequest([...c.history], opts, c.model);
+      const stopWaiting = waitingSpinner(io, waitingFor(req.model ?? req.models?.[0]));
       try {
-        const req = buildChatRequest([...c.history], opts, c.model);
         // Each turn is a call: held to the budgets (a reached one is this turn's error) and put in the ledger.
         const guarded = (body: typeof req) => ({ body, models: [req.model, ...(req.models ?? [])], limitField: 'max_completion_tokens', limitFlag: '--max-tokens', explicitLimit: opts.maxTokens !== undefined, completes: true });
         // The tools' declarations are sent with every round: the bound counts them.
@@ -221,6 +227,8 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         }
         io.out(md ? md.end() || '\n' : '\n');
         noteReplDefault(io, req.model ?? req.models?.[0], answered);
+        const by = answered ?? req.model;
+        if (by && !c.answered.includes(by)) c.answered.push(by);
         c.history.push(...added);
         // The turn's cost is in the ledger: it holds nothing of the budgets while the next is typed.
         turn.hold?.release();
@@ -252,6 +260,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         }
         if (refused) io.err(`${extras.attachments.length === 1 ? 'its attachment was' : `its ${extras.attachments.length} attachments were`} dropped (/model one that takes ${extras.attachments.length === 1 ? 'it' : 'them'}, then /attach again)\n`);
       } finally {
+        stopWaiting();
         keys.release();
       }
     }
