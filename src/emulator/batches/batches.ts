@@ -30,8 +30,7 @@ export class BatchEngine {
   readonly store: BatchStorage;
   private readonly running = new Set<string>();
   private stopped = false;
-  /** How many times a batch met a disk that takes no more and waits to be driven again (a test waits for one). */
-  diskWaits = 0;
+  diskWaits = 0; // times a batch met a disk that takes no more and waits to be driven again (a test waits for one)
 
   constructor(
     private readonly state: Store,
