@@ -86,11 +86,11 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
 
   const gateway = opts.gateway ? new Gateway({ ...opts.gateway, now: () => store.now(), estimates: store.estimates }) : undefined;
   const batches = new BatchEngine(store, { delayMs: opts.batchDelayMs ?? 20, gateway, flavor: opts.flavor });
-  const parts = { faults, log, batches, gateway, providers: opts.gateway?.config.providers };
+  const sockets = new Set<Socket>();
+  const parts = { faults, log, batches, gateway, providers: opts.gateway?.config.providers, sockets };
   const routes = new Routes(TABLES.flatMap((table) => table(parts)));
   const d = { store, routes, faults, log, logLimit, logBytes: { bytes: 0, entries: 0 }, bodies: new BodyBudget(opts.bodiesInFlightBytes), bodyIdleMs: opts.bodyIdleMs ?? BODY_IDLE_MS, paths: new Map<string, string>() };
 
-  const sockets = new Set<Socket>();
   const answering = new Set<ServerResponse>();
   const server = createServer((req, res) => {
     answering.add(res);

@@ -52,8 +52,7 @@ describe('a stream the client does not read', () => {
       });
       const reader = res.body!.getReader();
       await reader.read();
-      // Long enough for the whole answer to be made, had nothing held the server back.
-      await new Promise((r) => setTimeout(r, 1500));
+      expect(await heldBack(info, 1)).toHaveLength(1);
       expect(rssMiB() - before).toBeLessThan(40);
       await reader.cancel();
     } finally {
@@ -68,6 +67,8 @@ describe('a stream the client does not read', () => {
     try {
       const info = await new Promise<any>((r) => child.stdout!.once('data', (c) => r(JSON.parse(String(c)))));
       const rssMiB = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024;
+      // Credits for all 40 answers at once: short of them, all but 12 were refused (402) and read nothing.
+      await fetch(`${info.api_root}/_emulator/credits`, { method: 'POST', headers: { authorization: `Bearer ${info.management_key}`, 'content-type': 'application/json' }, body: JSON.stringify({ amount: 1e6 }) });
       const before = rssMiB();
       const chat = JSON.stringify({ model: 'local/lorem', stream: true, max_tokens: 262_144, messages: [{ role: 'user', content: 'write 300000 words' }] });
       const responses = JSON.stringify({ model: 'local/lorem', stream: true, max_output_tokens: 262_144, input: 'write 300000 words' });
@@ -79,16 +80,35 @@ describe('a stream the client does not read', () => {
         socket.write(i % 2 ? request('/v1/responses', responses) : request('/v1/chat/completions', chat));
         sockets.push(socket);
       }
-      // Long enough for each stream to fill the kernel's buffers and then its own megabyte.
-      await new Promise((r) => setTimeout(r, 2500));
-      // Measured: 40 MB; 170 MB when each answer's pieces were made up front (150 chat readers: 843 MB).
-      expect(rssMiB() - before).toBeLessThan(90);
+      expect(await heldBack(info, 40)).toHaveLength(40);
+      // Measured: 66 MB; 2.1 GB when each answer's pieces were made up front (12 readers, the rest refused: 170 MB).
+      expect(rssMiB() - before).toBeLessThan(120);
     } finally {
       for (const s of sockets) s.destroy();
       await stop(child);
     }
-  });
+  }, 180_000);
 });
+
+/**
+ * Waits until `streams` connections of the serve at `info` hold a megabyte or more written and unsent, the same bytes
+ * at two looks in a row: each stream has filled the kernel's buffers and its own lookahead, and makes nothing more
+ * until its client reads. A server that made its answers regardless got to make them all meanwhile (had it written
+ * without waiting, its unsent bytes still grow at the second look). The unsent bytes of those connections.
+ */
+async function heldBack(info: { api_root: string; operator_key: string }, streams: number): Promise<number[]> {
+  let last: number[] = [];
+  // The bound only ends a wait for streams that never fill: 40 answers made whole at load 20 took over a minute.
+  for (const end = Date.now() + 150_000; Date.now() < end; ) {
+    const res = await fetch(`${info.api_root}/_emulator/connections`, { headers: { authorization: `Bearer ${info.operator_key}` } });
+    const held = ((await res.json()) as { data: { unsent_bytes: number }[] }).data.map((c) => c.unsent_bytes).filter((n) => n >= 1024 * 1024);
+    held.sort((a, b) => a - b);
+    if (held.length >= streams && held.join() === last.join()) return held;
+    last = held;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return last;
+}
 
 /** Stops an emulator and waits for it: it still writes its state folder as it ends. */
 async function stop(child: ChildProcess): Promise<void> {

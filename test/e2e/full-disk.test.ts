@@ -49,6 +49,7 @@ describe.skipIf(!mounted)('the emulator on a full disk', () => {
       // 300 ms sleep ended at load 30): each step of the batch waits 3 s until the disk is full, which the test fills
       // as soon as the batch runs (checked in this process, so the engine takes no step in between).
       expect(await until(() => emu.batches.store.get(id)?.status === 'in_progress', 45_000)).toBe(true);
+      const waited = emu.batches.diskWaits;
       fill();
       emu.batches.opts.delayMs = 20;
       // A paid chat whose charge the disk cannot take is refused, not answered unpaid (a kill -9 would lose
@@ -58,7 +59,8 @@ describe.skipIf(!mounted)('the emulator on a full disk', () => {
       expect(unpaid).toMatchObject({ code: 7, stdout: '', stderr: `error: POST /api/v1/chat/completions: ${words}` });
       const refused = await t.run(['batch', 'create', requests, '--model', 'local/echo'], { env });
       expect(refused).toMatchObject({ code: 7, stderr: `error: POST /api/v1/batches: ${words}` });
-      await new Promise((r) => setTimeout(r, 1500));
+      // The batch met the full disk (a result it could not write) and waits for room, still in progress.
+      expect(await until(() => emu.batches.diskWaits > waited || emu.batches.store.get(id)?.status !== 'in_progress', 45_000)).toBe(true);
       expect((await t.run(['batch', 'get', id, '--json'], { env })).stdout).toMatch(/"status":"in_progress"/);
       rmSync(join(disk, 'filler'));
       const watched = await t.run(['batch', 'get', id, '--watch', '--interval', '0.2'], { env });

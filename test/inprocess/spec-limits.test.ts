@@ -82,7 +82,7 @@ describe('pagination across status changes', () => {
       for (const c of ['a', 'b', 'c']) {
         const r = await post(t, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'local/echo', requests: [{ custom_id: c, body: { messages: [{ role: 'user', content: c }] } }] }, {}, key);
         ids.push(r.json.id);
-        await new Promise((r) => setTimeout(r, 1100)); // distinct created_at seconds
+        await t.admin('clock', { advance_seconds: 1 }); // distinct created_at seconds, on the emulator's clock
       }
       const list = async (after?: string) => {
         const res = await fetch(`${t.apiRoot}/v1/batches?status=validating&limit=1${after ? `&after=${after}` : ''}`, { headers: { authorization: `Bearer ${key}` } });

@@ -30,6 +30,7 @@ export class BatchEngine {
   readonly store: BatchStorage;
   private readonly running = new Set<string>();
   private stopped = false;
+  diskWaits = 0; // times a batch met a disk that takes no more and waits to be driven again (a test waits for one)
 
   constructor(
     private readonly state: Store,
@@ -200,6 +201,7 @@ export class BatchEngine {
       if (!why) throw err;
       // Its state cannot be written: the batch waits, as over a restart, and is driven again.
       reportStorage(why, 'batches wait and go on once it can');
+      this.diskWaits++;
       setTimeout(() => this.stopped || this.run(id), 1000).unref();
     };
     this.drive(id)

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
 import { parseFault, FaultSpecError, type FaultBoard } from '../http/faults.js';
@@ -24,8 +25,10 @@ const MAX_CLOCK_OFFSET_S = 100 * 365 * 86_400;
  *   POST clock       {advance_seconds} operator: move the emulator's clock forward
  *   POST workspaces  {credits?}        operator: a new workspace with its own API and management keys
  *   POST batches     {delay_ms}        operator: pause of the batch engine before each request
+ *   GET  connections                   operator: each open connection's bytes written and not yet sent
+ *                                      (a test waits for a reader that reads nothing to hold the server back)
  */
-export const adminRoutes = defineRoutes(({ faults, log, batches }: { faults: FaultBoard; log: LoggedRequest[]; batches: BatchEngine }) => {
+export const adminRoutes = defineRoutes(({ faults, log, batches, sockets }: { faults: FaultBoard; log: LoggedRequest[]; batches: BatchEngine; sockets: Set<Socket> }) => {
   const num = (v: unknown, name: string): number => {
     if (typeof v !== 'number' || !Number.isFinite(v)) throw new HttpError(400, `${name} must be a number`);
     return v;
@@ -93,6 +96,14 @@ export const adminRoutes = defineRoutes(({ faults, log, batches }: { faults: Fau
         const body = await ctx.json<{ delay_ms?: unknown }>();
         batches.opts.delayMs = num(body.delay_ms, 'delay_ms');
         ctx.send(200, { delay_ms: batches.opts.delayMs });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/_emulator/connections',
+      access: 'operator',
+      handler: async (ctx: Ctx) => {
+        ctx.send(200, { data: [...sockets].map((s) => ({ unsent_bytes: s.writableLength })) });
       },
     },
     {
