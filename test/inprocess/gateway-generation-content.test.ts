@@ -19,7 +19,7 @@ beforeAll(async () => {
   upstream = await startEmulator({ stateDir: join(dir, 'upstream'), port: 0 });
   late = await breaking(3);
   const yaml = `providers:
-  - { name: up, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, models: { test/echo: local/echo, test/thinker: local/thinker } }
+  - { name: up, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, responses: true, models: { test/echo: local/echo, test/thinker: local/thinker } }
   - { name: late, base_url: "${late.baseUrl}", models: { test/late: m } }
 `;
   gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config: parseProviders(yaml, { UP_KEY: upstream.store.firstKeys().apiKey }) } });
@@ -73,4 +73,19 @@ it('keeps a stream the provider broke with its error and no completion, as a fak
   expect(got.status, JSON.stringify(got.body)).toBe(200);
   expect(got.body.data.output).toEqual({ completion: null, reasoning: null });
   expect(got.body.data.error).toMatchObject({ message: 'Provider returned an error mid-stream', provider_name: 'late', status: 502 });
+});
+
+it('keeps a Responses answer’s input and text, whole and streamed, as the upstream kept them', async () => {
+  const ask = (stream: boolean) => fetch(`${gateway.apiRoot}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${gateway.store.firstKeys().apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/echo', input: 'say it back', stream }) });
+  const whole = (await (await ask(false)).json()) as any;
+  const got = await content(gateway, whole.id);
+  // Before: 404.
+  expect(got.status, JSON.stringify(got.body)).toBe(200);
+  expect(got.body.data).toEqual({ input: { prompt: 'say it back' }, output: (await content(upstream, whole.id)).body.data.output, error: null });
+  expect(got.body.data.output.completion).toBeTruthy();
+  const raw = await (await ask(true)).text();
+  const done = raw.split('\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6))).find((e) => e.type === 'response.completed');
+  const streamedGot = await content(gateway, done.response.id);
+  expect(streamedGot.status, JSON.stringify(streamedGot.body)).toBe(200);
+  expect(streamedGot.body.data.output).toEqual((await content(upstream, done.response.id)).body.data.output);
 });

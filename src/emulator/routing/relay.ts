@@ -1,4 +1,4 @@
-import { Transcript } from './transcript.js';
+import { Transcript, type AnswerText } from './transcript.js';
 import type { Ctx } from '../http/http.js';
 import { drainOrClose, openEventStream } from '../state/billing.js';
 import { ProviderFailure, type QueuedEvents, type StopSignal, type UpstreamReply } from '../providers/types.js';
@@ -102,7 +102,7 @@ export class Outgoing {
  * whole; its id, usage, end kept), or cut after content went out: by the caller (`cancelled`) or by
  * the upstream (`broken`).
  */
-export type RelayOutcome = { failed: ProviderFailure } | { cost: number; whole: boolean; id?: unknown; usage?: unknown; finish?: unknown; cancelled?: boolean; broken?: boolean; text?: Transcript };
+export type RelayOutcome = { failed: ProviderFailure } | { cost: number; whole: boolean; id?: unknown; usage?: unknown; finish?: unknown; cancelled?: boolean; broken?: boolean; text?: AnswerText };
 
 /**
  * The relay's loop once the caller's stream is open: writes what `take()` gives (the frames of one

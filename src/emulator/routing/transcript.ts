@@ -1,10 +1,15 @@
 import { CONTENT_BYTES } from '../resources/generation-content.js';
 
+/** An answer's text as generation content keeps it; undefined when it is too large to keep. */
+export interface AnswerText {
+  text(): { completion: string; reasoning: string | null } | undefined;
+}
+
 /**
  * The text a relayed stream carried, for `GET /v1/generation/content`: its content and its reasoning,
  * gathered as they pass, at most CONTENT_BYTES of them (more would not be stored: nothing is kept then).
  */
-export class Transcript {
+export class Transcript implements AnswerText {
   private readonly said: string[] = [];
   private readonly thought: string[] = [];
   private size = 0;
