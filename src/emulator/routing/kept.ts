@@ -20,7 +20,7 @@ export interface UpstreamAnswer {
   cancelled?: boolean;
   /** The upstream broke its stream after content went out. */
   broken?: boolean;
-  /** A chat answer's text, kept for `GET /v1/generation/content` as a fake model's is (undefined: too large to keep). */
+  /** A chat or Responses answer's text, kept for `GET /v1/generation/content` as a fake model's is. */
   text?: AnswerText;
 }
 
