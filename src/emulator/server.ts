@@ -22,13 +22,14 @@ import { decisionRoutes } from './resources/decisions.js';
 import { accountRoutes } from './resources/account.js';
 import { keyRoutes } from './resources/keys.js';
 import { modelEndpointRoutes } from './resources/model-endpoints.js';
+import { providerRoutes } from './resources/providers.js';
 import { generationContentRoutes } from './resources/generation-content.js';
 import { analyticsRoutes } from './resources/analytics.js';
 import { Gateway, type GatewayOptions } from './routing/gateway.js';
 import { generationRoutes } from './resources/generations.js';
 
 /** Every route the emulator serves: each resource's table, and nothing registered anywhere else. */
-const TABLES = [chatRoutes, responsesRoutes, embeddingsRoutes, speechRoutes, decisionRoutes, batchRoutes, accountRoutes, keyRoutes, modelEndpointRoutes, generationRoutes, generationContentRoutes, analyticsRoutes, adminRoutes];
+const TABLES = [chatRoutes, responsesRoutes, embeddingsRoutes, speechRoutes, decisionRoutes, batchRoutes, accountRoutes, keyRoutes, modelEndpointRoutes, providerRoutes, generationRoutes, generationContentRoutes, analyticsRoutes, adminRoutes];
 
 export interface EmulatorOptions {
   stateDir: string;

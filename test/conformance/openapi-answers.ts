@@ -37,6 +37,9 @@ export const CHECKED_ROUTES: Record<string, string> = {
   'GET /v1/endpoints/zdr': 'here',
   'GET /v1/analytics/meta': 'here',
   'POST /v1/analytics/query': 'here (answers), test/inprocess/analytics-query.test.ts (what they say)',
+  'GET /v1/providers': 'here',
+  'GET /v1/images/models': 'here',
+  'GET /v1/videos/models': 'here',
 };
 
 /** Emulator routes the OpenAPI does not describe, and why they are served anyway. */
@@ -45,6 +48,7 @@ export const NOT_IN_OPENAPI: Record<string, string> = {
   'GET /v1/batches': 'api.md: the batch list (not documented for the real service)',
   'GET /v1/batches/x': "api.md: a batch with its results",
   'POST /alpha/decisions': 'api.md and the SDK: decisions at {api_root}/alpha/decisions',
+  'GET /v1/models/x': "the openai SDK's models.retrieve(id) asks it (/v1/models/local%2Fecho)",
 };
 
 /** Every `METHOD /v1/path` the OpenAPI describes, with `x` for each path parameter. */
@@ -141,6 +145,8 @@ export async function accountAnswers(t: TestEnv, row: (operation: string, check:
   for (const e of zdr.data) e.provider_name = 'OpenAI';
   check(stored, violations(answerValidator('get', '/endpoints/zdr'), zdr), 'GET /v1/endpoints/zdr (200)');
   for (const k of [t.managementKey, t.apiKey]) await answer(stored, '/analytics/meta', '/v1/analytics/meta', k);
+  const lists = row('providers, image and video models', 'answers (listProviders, listImageModels, listVideosModels 200)');
+  for (const [opPath, path] of [['/providers', '/v1/providers'], ['/images/models', '/v1/images/models'], ['/videos/models', '/v1/videos/models']] as const) await answer(lists, opPath, path);
   const analytics = row('analytics query', 'requests (the OpenAPI example and more) and answers (queryAnalytics 200, 400, 403)');
   // Requests the OpenAPI allows (each checked against it too), then one it does not, one it allows that the emulator refuses, and a standard key.
   const allowed = [

@@ -5,7 +5,9 @@ import { chatCompletion, genId, planChat } from '../resources/chat.js';
 import { textOf } from '../models/content-text.js';
 import { planEmbeddings } from '../resources/embeddings.js';
 import { planResponses } from '../resources/responses.js';
-import { bad, type Body } from './batch-rules.js';
+import { bad, itemCharge, type Body } from './batch-rules.js';
+import { generationData } from '../resources/generations.js';
+import type { Store } from '../state/store-api.js';
 import type { BatchGateway } from '../providers/types.js';
 
 /** How many of a batch's requests run at once: several over providers (`batch_concurrency`; each result on disk as it arrives, in any order), else one. */
@@ -78,4 +80,41 @@ function messagesResult(body: Body, created: number): Body {
     container: null,
     input_transformations: [],
   };
+}
+
+const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
+
+/**
+ * Keeps a batch request's answer as a generation, found at `GET /v1/generation?id=` by the id its
+ * body carries (a chat result's `gen-batch-…`), as the service keeps a batch's generations: its
+ * model and provider, its tokens, what it is charged at the batch price, no session (a batch's
+ * generations are not grouped by one). A failed request, or a body without an id, is not kept.
+ */
+export function keepBatchGeneration(store: Store, record: BatchRecord, item: Body, startedAt: number, upstream: boolean): void {
+  const response = item.response as { body?: Body; request_id?: unknown } | undefined;
+  const body = response?.body;
+  if (item.error || !body || typeof body.id !== 'string' || !body.id) return;
+  const u = (body.usage && typeof body.usage === 'object' ? body.usage : {}) as Body;
+  const details = (u.completion_tokens_details ?? u.output_tokens_details) as Body | undefined;
+  const choice = (Array.isArray(body.choices) ? body.choices[0] : undefined) as Body | undefined;
+  const finish = choice?.finish_reason ?? body.stop_reason ?? (body.status === 'completed' ? 'stop' : null);
+  const data = generationData(
+    {
+      id: body.id,
+      upstreamId: upstream ? body.id : undefined,
+      model: typeof body.model === 'string' ? body.model : record.model,
+      provider: typeof body.provider === 'string' ? body.provider : '',
+      apiType: record.endpoint === '/v1/embeddings' ? 'embeddings' : 'completions',
+      promptTokens: count(u.prompt_tokens ?? u.input_tokens),
+      completionTokens: count(u.completion_tokens ?? u.output_tokens),
+      reasoningTokens: count(details?.reasoning_tokens),
+      cost: itemCharge(item),
+      streamed: false,
+      finishReason: typeof finish === 'string' ? finish : null,
+      startedAt,
+    },
+    store.now(),
+    { origin: '', userAgent: null, referer: null, requestId: typeof response?.request_id === 'string' ? response.request_id : '' },
+  );
+  store.keepGeneration(body.id, { workspace: record.workspace, key: record.key_hash, data });
 }

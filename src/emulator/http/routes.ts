@@ -1,6 +1,7 @@
 import { HttpError, type Access, type Ctx, type Handler } from './http.js';
 import type { Store } from '../state/store-api.js';
 import { keyRefusal } from '../state/key-usage.js';
+import { noRoute } from './openapi-unserved.js';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -60,7 +61,7 @@ export class Routes {
       return { handler: route.handler, access: route.access, params };
     }
     if (allowed.length) throw new HttpError(405, `Method ${method} not allowed on ${path}`, undefined, { allow: allowed.join(', ') });
-    throw new HttpError(404, `No route for ${method} ${path}`, 'not_found');
+    throw noRoute(method, path);
   }
 }
 

@@ -36,12 +36,25 @@ function hashOf(record: KeyRecord): string {
   return hash;
 }
 
+/** The request a generation answered, as its record names it: where it came from, and its id. */
+export interface AskedBy {
+  origin: string;
+  userAgent: string | null;
+  referer: string | null;
+  requestId: string;
+}
+
 /** Keeps a generation that was delivered, in the OpenAPI's GenerationResponse `data` shape. */
 export function recordGeneration(ctx: Ctx, g: Served): void {
-  const now = ctx.store.now();
+  const by = { origin: ctx.header('origin') ?? '', userAgent: ctx.header('user-agent') ?? null, referer: ctx.header('http-referer') ?? null, requestId: ctx.requestId };
+  ctx.store.keepGeneration(g.id, { workspace: ctx.workspace, key: ctx.key ? hashOf(ctx.key) : undefined, data: generationData(g, ctx.store.now(), by) });
+}
+
+/** A generation's record as `GET /v1/generation` answers it (`workspace_id` filled in as it is read), at `now` (the store's clock). */
+export function generationData(g: Served, now: number, by: AskedBy): Record<string, unknown> {
   const latency = Math.max(0, now - g.startedAt);
   const str = (v: unknown) => (typeof v === 'string' ? v : null);
-  const data = {
+  return {
     id: g.id,
     upstream_id: g.upstreamId ?? null,
     total_cost: g.cost,
@@ -71,7 +84,7 @@ export function recordGeneration(ctx: Ctx, g: Served): void {
     num_search_results: 0,
     num_fetches: 0,
     web_search_engine: null,
-    origin: ctx.header('origin') ?? '',
+    origin: by.origin,
     usage: g.cost,
     is_byok: false,
     native_finish_reason: g.finishReason,
@@ -80,15 +93,14 @@ export function recordGeneration(ctx: Ctx, g: Served): void {
     preset_id: null,
     router: null,
     provider_responses: null,
-    user_agent: ctx.header('user-agent') ?? null,
-    http_referer: ctx.header('http-referer') ?? null,
+    user_agent: by.userAgent,
+    http_referer: by.referer,
     data_region: 'global',
     // Its workspace's UUID, given as it is read (one kept by an older version has null here).
     workspace_id: null,
-    request_id: ctx.requestId,
+    request_id: by.requestId,
     session_id: g.sessionId ?? null,
   };
-  ctx.store.keepGeneration(g.id, { workspace: ctx.workspace, key: ctx.key ? hashOf(ctx.key) : undefined, data });
 }
 
 /** `GET /v1/generation?id=`: a generation this workspace was served, under the workspace's UUID (as /v1/key names it); 404 for any other. */

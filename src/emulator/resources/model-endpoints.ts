@@ -63,9 +63,9 @@ function upstreamEndpoints(providers: ProviderConfig[], id: string): Served[] {
   })));
 }
 
-/** The model a route's path names (`:author/:slug`), as the model list has it: the gateway's, else the fake models'. */
+/** The model a route's path names (`:author/:slug`, or `:id` with its slash encoded), as the model list has it: the gateway's, else the fake models'. */
 function listedOf(ctx: Ctx, gateway: ChatGateway | undefined) {
-  const id = `${ctx.params.author}/${ctx.params.slug}`;
+  const id = ctx.params.id ?? `${ctx.params.author}/${ctx.params.slug}`;
   return { id, listed: (gateway?.listing() ?? MODELS.map(listedModel)).find((m) => m.id === id) };
 }
 
@@ -86,6 +86,19 @@ export const modelEndpointRoutes = defineRoutes((parts: { gateway?: ChatGateway;
       ctx.send(200, { data: listed });
     },
   },
+  // Not in the OpenAPI, but the openai SDK's `models.retrieve(id)` asks it (`/models/local%2Fecho`): the
+  // model list's entry, with OpenAI's `object` and `owned_by` so both readers find theirs. After
+  // `/v1/models/user` and `/count` (account.ts), which the one-part path would otherwise take.
+  ...['/v1/models/:id', '/v1/models/:author/:slug'].map((path) => ({
+    method: 'GET' as const,
+    path,
+    access: 'any' as const,
+    handler: async (ctx: Ctx) => {
+      const { id, listed } = listedOf(ctx, parts.gateway);
+      if (!listed) throw new HttpError(404, `No model ${id} in the model list`, 'not_found');
+      ctx.send(200, { ...listed, object: 'model', owned_by: id.split('/')[0] });
+    },
+  })),
   {
     method: 'GET',
     path: '/v1/models/:author/:slug/endpoints',

@@ -21,7 +21,7 @@ import { relayResponses, wholeResponse } from './responses.js';
 import { speakThrough } from './speech.js';
 import { upstreamBody } from './upstream-body.js';
 import { refusalOf, wholeAnswer } from './answer-shape.js';
-import { finishOf, giveId, keepUpstreamAnswer, responseFinish, type Asked, type UpstreamAnswer } from './kept.js';
+import { answerText, finishOf, giveId, keepUpstreamAnswer, responseFinish, responseText, type Asked, type UpstreamAnswer } from './kept.js';
 
 type Body = Record<string, unknown>;
 
@@ -98,7 +98,7 @@ export class Gateway {
     validateChat(body);
     const session = ctx.sessionId(body);
     const stream = body.stream === true;
-    const asked: Asked = { startedAt: ctx.store.now(), user: body.user, sessionId: session };
+    const asked: Asked = { startedAt: ctx.store.now(), user: body.user, sessionId: session, body };
     const sticky = session === undefined ? undefined : (id: string) => this.sessions.get(`${ctx.workspace}\n${session}\n${id}`);
     const candidates = candidatesFor(body, this.catalog, sticky);
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
@@ -131,7 +131,7 @@ export class Gateway {
           remember();
           charge(cost);
           ctx.send(200, new Serialized(JSON.stringify(answer)));
-          keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, usage: answer.usage, cost: charge.charged ?? cost, finish: finishOf(answer), streamed: false });
+          keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, usage: answer.usage, cost: charge.charged ?? cost, finish: finishOf(answer), streamed: false, text: answerText(answer) });
           return;
         }
       }
@@ -209,7 +209,7 @@ export class Gateway {
   /** `POST /v1/responses` through the upstreams that have it, streamed or not, in turn as chat's. */
   async respond(ctx: Ctx, body: Body): Promise<void> {
     const session = ctx.sessionId(body);
-    const asked: Asked = { startedAt: ctx.store.now(), user: body.safety_identifier ?? body.user, sessionId: session };
+    const asked: Asked = { startedAt: ctx.store.now(), user: body.safety_identifier ?? body.user, sessionId: session, body };
     const stream = body.stream === true;
     const sticky = session === undefined ? undefined : (id: string) => this.sessions.get(`${ctx.workspace}\n${session}\n${id}`);
     const candidates = candidatesFor(body, this.catalog, sticky).filter((c) => c.adapter.responses);
@@ -238,7 +238,7 @@ export class Gateway {
         if (metadata) Object.assign(answer, metadata());
         charge(cost);
         ctx.send(200, new Serialized(JSON.stringify(answer)));
-        keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, usage: answer.usage, cost: charge.charged ?? cost, finish: responseFinish(answer.status), streamed: false });
+        keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, usage: answer.usage, cost: charge.charged ?? cost, finish: responseFinish(answer.status), streamed: false, text: responseText(answer) });
         return;
       }
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, cost: charge.charged ?? o.cost, finish: responseFinish(o.finish), streamed: true });

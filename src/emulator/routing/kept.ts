@@ -1,6 +1,8 @@
 import type { Ctx } from '../http/http.js';
 import { recordGeneration, type Served } from '../resources/generations.js';
-import { genId } from '../resources/chat.js';
+import { genId, textOf } from '../resources/chat.js';
+import { keepContent } from '../resources/generation-content.js';
+import type { AnswerText } from './transcript.js';
 import type { Candidate } from './candidates.js';
 
 type Body = Record<string, unknown>;
@@ -16,11 +18,17 @@ export interface UpstreamAnswer {
   ownId?: boolean;
   /** The caller hung up after part of it (charged that part). */
   cancelled?: boolean;
+  /** The upstream broke its stream after content went out. */
+  broken?: boolean;
+  /** A chat or Responses answer's text, kept for `GET /v1/generation/content` as a fake model's is. */
+  text?: AnswerText;
 }
 
 /** The request's facts a kept generation names: when it came in (the store's clock), its user and session. */
 export interface Asked {
   startedAt: number;
+  /** The request, whose messages a kept answer's content names. */
+  body?: Body;
   user?: unknown;
   sessionId?: string;
 }
@@ -49,8 +57,20 @@ export function keepUpstreamAnswer(ctx: Ctx, c: Candidate, asked: Asked, apiType
     streamed: got.streamed,
     finishReason: typeof got.finish === 'string' ? got.finish : null,
     cancelled: got.cancelled,
-    ...asked,
+    startedAt: asked.startedAt,
+    user: asked.user,
+    sessionId: asked.sessionId,
   });
+  const said = got.text?.text();
+  // As a fake model's (chat.ts): a cut answer's text is not stored, a broken one's error is.
+  if (asked.body && said) keepContent(ctx, got.id, asked.body, got.cancelled || got.broken ? null : said.completion, got.cancelled || got.broken ? null : said.reasoning, got.broken ? { provider: c.slug } : undefined);
+}
+
+/** A whole chat answer's text, as a stream's Transcript gives it: its first choice's content and reasoning. */
+export function answerText(answer: Body): AnswerText {
+  const message = ((answer.choices as Body[] | undefined)?.[0]?.message ?? {}) as Body;
+  const said = { completion: textOf(message.content ?? ''), reasoning: typeof message.reasoning === 'string' ? message.reasoning : null };
+  return { text: () => said };
 }
 
 /**
@@ -68,3 +88,11 @@ export const responseFinish = (status: unknown): unknown => (status === 'complet
 
 /** The finish reason of a whole chat answer's first choice. */
 export const finishOf = (answer: Body): unknown => (answer.choices as Body[] | undefined)?.[0]?.finish_reason;
+
+/** A Responses answer's text, as a fake model's is kept: its `output_text`, else its message items' `output_text` parts. */
+export function responseText(response: Body): AnswerText {
+  const items = (Array.isArray(response.output) ? response.output : []) as Body[];
+  const parts = items.flatMap((item) => (item?.type === 'message' && Array.isArray(item.content) ? (item.content as Body[]) : []));
+  const completion = typeof response.output_text === 'string' ? response.output_text : parts.filter((p) => p?.type === 'output_text' && typeof p.text === 'string').map((p) => p.text).join('');
+  return { text: () => ({ completion, reasoning: null }) };
+}

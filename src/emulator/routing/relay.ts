@@ -1,3 +1,4 @@
+import { Transcript, type AnswerText } from './transcript.js';
 import type { Ctx } from '../http/http.js';
 import { drainOrClose, openEventStream } from '../state/billing.js';
 import { ProviderFailure, type QueuedEvents, type StopSignal, type UpstreamReply } from '../providers/types.js';
@@ -101,7 +102,7 @@ export class Outgoing {
  * whole; its id, usage, end kept), or cut after content went out: by the caller (`cancelled`) or by
  * the upstream (`broken`).
  */
-export type RelayOutcome = { failed: ProviderFailure } | { cost: number; whole: boolean; id?: unknown; usage?: unknown; finish?: unknown; cancelled?: boolean; broken?: boolean };
+export type RelayOutcome = { failed: ProviderFailure } | { cost: number; whole: boolean; id?: unknown; usage?: unknown; finish?: unknown; cancelled?: boolean; broken?: boolean; text?: AnswerText };
 
 /**
  * The relay's loop once the caller's stream is open: writes what `take()` gives (the frames of one
@@ -178,6 +179,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   let last: Body = held[0]!;
   let first = true;
   const tokens = new RelayedTokens();
+  const text = new Transcript();
   let ended = false;
   opts.charge?.onHangUp(() => (ended ? 0 : owedOnHangUp(c, tokens, opts.promptTokens, () => (usage ? cost : undefined))));
   /** A parsed chunk's frame, relabelled; its usage priced, its end kept. */
@@ -191,6 +193,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     }
     const choice = (chunk.choices as Body[] | undefined)?.[0];
     finish = choice?.finish_reason ?? finish;
+    text.add(choice?.delta);
     chunkTokens(chunk, tokens);
     if (first && opts.metadata) Object.assign(chunk, opts.metadata());
     first = false;
@@ -205,6 +208,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     const plain = plainFrames!.frame(data);
     if (plain !== undefined) {
       tokens.add(plainFrames!.content);
+      text.addContent(plainFrames!.content);
       out.text += plain;
       return false;
     }
@@ -217,7 +221,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     return false;
   };
   if (!upstreamDone) broken = (await pump(res, closed, it, c, out.take, relayed)) ?? broken;
-  if (closed()) return cutByCaller(opts.charge, held[0]!.id, tokens, opts.promptTokens, usage, finish);
+  if (closed()) return { ...cutByCaller(opts.charge, held[0]!.id, tokens, opts.promptTokens, usage, finish), text };
   ended = true;
   if (broken !== undefined) {
     const errorChunk = {
@@ -230,13 +234,13 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
       choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error', logprobs: null }],
     };
     const rest = out.take();
-    const outcome = brokenAfterContent(opts.charge, c, held[0]!.id, tokens, opts.promptTokens, usage ? cost : undefined, usage);
+    const outcome = { ...brokenAfterContent(opts.charge, c, held[0]!.id, tokens, opts.promptTokens, usage ? cost : undefined, usage), text };
     res.end(`${rest}data: ${JSON.stringify(errorChunk)}\n\ndata: [DONE]\n\n`);
     return outcome;
   }
   opts.charge?.(cost);
   res.end(`${out.text}data: [DONE]\n\n`);
-  return { cost, whole: true, id: held[0]!.id, usage, finish };
+  return { cost, whole: true, id: held[0]!.id, usage, finish, text };
 }
 
 /** A stream the caller hung up on: what it was charged, kept as cancelled once content went out. */

@@ -1,0 +1,76 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator, type EmulatorOptions, type Flavor } from '../../src/emulator/server.js';
+import { parseProviders } from '../../src/emulator/providers/config.js';
+
+// A batch result's body carries the id of its generation (`gen-batch-…` for chat, as the deployed
+// service's), and the service keeps a batch's generations (they are "not grouped by session_id"):
+// `GET /v1/generation?id=` was a 404 for every one. Each answered request is kept, at the batch price.
+let dir: string;
+const started: Emulator[] = [];
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'router-batch-generations-'));
+});
+
+afterAll(async () => {
+  for (const e of started) await e.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function emulator(name: string, opts: Partial<EmulatorOptions> = {}): Promise<Emulator> {
+  const e = await startEmulator({ port: 0, batchDelayMs: 0, ...opts, stateDir: join(dir, name) });
+  started.push(e);
+  return e;
+}
+
+async function call(e: Emulator, path: string, body?: unknown, key = e.store.firstKeys().apiKey): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${e.apiRoot}${path}`, { method: body ? 'POST' : 'GET', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+  return { status: res.status, body: await res.json() };
+}
+
+async function runBatch(e: Emulator, flavor: Flavor, endpoint: string, model: string, bodies: Record<string, unknown>[]): Promise<any> {
+  const path = flavor === 'deployed' ? '/beta/batches' : '/v1/batches';
+  const created = await call(e, path, { endpoint, model, completion_window: '24h', requests: bodies.map((body, i) => ({ custom_id: `r${i}`, body })) });
+  expect(created.body.id, JSON.stringify(created.body)).toMatch(/^batch_/);
+  for (;;) {
+    const seen = (await call(e, `${path}/${created.body.id}`)).body;
+    if (seen.status === 'completed') return seen;
+    expect(seen.status).not.toBe('failed');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe.each(['spec', 'deployed'] as const)('a batch result’s generation (%s)', (flavor) => {
+  it('answers at /v1/generation by the id its body carries: model, provider, tokens, the batch price; another workspace’s is a 404', async () => {
+    const e = await emulator(flavor, { flavor });
+    const seen = await runBatch(e, flavor, '/v1/chat/completions', 'local/echo', [{ messages: [{ role: 'user', content: 'one' }] }, { messages: [{ role: 'user', content: 'two words' }] }]);
+    for (const result of seen.results) {
+      const body = result.response.body;
+      expect(body.id).toMatch(/^gen-batch-/);
+      const got = await call(e, `/v1/generation?id=${body.id}`);
+      // Before: 404 "Generation gen-batch-… not found".
+      expect(got.status, JSON.stringify(got.body)).toBe(200);
+      expect(got.body.data).toMatchObject({ id: body.id, model: 'local/echo', provider_name: body.provider, api_type: 'completions', streamed: false, cancelled: false, finish_reason: body.choices[0].finish_reason, tokens_prompt: body.usage.prompt_tokens, tokens_completion: body.usage.completion_tokens, session_id: null, request_id: result.response.request_id });
+      // Charged at the batch price, as the batch's usage sums it.
+      expect(got.body.data.total_cost).toBeCloseTo(body.usage.cost / 2, 10);
+    }
+    expect(seen.results.reduce((n: number, r: any) => n + r.response.body.usage.cost / 2, 0)).toBeCloseTo(seen.usage.cost, 10);
+    const other = e.store.createWorkspace('other', 1);
+    expect((await call(e, `/v1/generation?id=${seen.results[0].response.body.id}`, undefined, other.apiKey)).status).toBe(404);
+  });
+});
+
+it('a batch over a provider (another router serve): each answer’s generation at the gateway, named by the provider', async () => {
+  const upstream = await emulator('upstream');
+  const yaml = `providers:\n  - { name: up, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, models: { test/m: local/echo }, prices: { test/m: { prompt: 0.001, completion: 0.002 } } }\n`;
+  const gateway = await emulator('gateway', { gateway: { config: parseProviders(yaml, { UP_KEY: upstream.store.firstKeys().apiKey }) } });
+  const seen = await runBatch(gateway, 'spec', '/v1/chat/completions', 'test/m', [{ messages: [{ role: 'user', content: 'hello there' }] }]);
+  const body = seen.results[0].response.body;
+  const got = await call(gateway, `/v1/generation?id=${body.id}`);
+  expect(got.status, JSON.stringify(got.body)).toBe(200);
+  expect(got.body.data).toMatchObject({ id: body.id, upstream_id: body.id, model: 'test/m', provider_name: 'up', api_type: 'completions', tokens_prompt: body.usage.prompt_tokens, tokens_completion: body.usage.completion_tokens });
+  expect(got.body.data.total_cost).toBeCloseTo(seen.usage.cost, 10);
+});
