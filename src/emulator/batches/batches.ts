@@ -272,9 +272,7 @@ export class BatchEngine {
       this.transition(record, 'finalizing', { usage: finishUsage(usage) });
       await this.sleep();
     }
-    if (record.status === 'finalizing') {
-      this.transition(record, 'completed', { payment_due: this.charge(record) });
-    }
+    if (record.status === 'finalizing') this.transition(record, 'completed', { payment_due: this.charge(record) });
   }
 
   /** The checks a batch gets while `validating`: the first problem fails the whole batch. */

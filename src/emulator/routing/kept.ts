@@ -1,6 +1,7 @@
 import type { Ctx } from '../http/http.js';
 import { recordGeneration, type Served } from '../resources/generations.js';
-import { genId, textOf } from '../resources/chat.js';
+import { genId } from '../resources/chat.js';
+import { textOf } from '../models/content-text.js';
 import { keepContent } from '../resources/generation-content.js';
 import type { AnswerText } from './transcript.js';
 import type { Candidate } from './candidates.js';
