@@ -33,7 +33,9 @@ export class Transcript implements AnswerText {
   }
 
   private push(to: string[], text: string): void {
-    to.push(text);
+    // A copy: content the relay sliced from an event (13 characters or more) would keep the whole
+    // network read it came in alive, so a stream of large events held them all while it lasted.
+    to.push(text.length < 13 ? text : ` ${text}`.slice(1));
     this.size += text.length;
   }
 }
