@@ -58,6 +58,12 @@ describe.each(['spec', 'deployed'] as const)('a batch result’s generation (%s)
       expect(got.body.data.total_cost).toBeCloseTo(body.usage.cost / 2, 10);
     }
     expect(seen.results.reduce((n: number, r: any) => n + r.response.body.usage.cost / 2, 0)).toBeCloseTo(seen.usage.cost, 10);
+    // A Responses or messages answer names no provider in its body: its generation still names the one that served it.
+    for (const [endpoint, body] of [['/v1/responses', { input: 'three' }], ['/v1/messages', { max_tokens: 16, messages: [{ role: 'user', content: 'four' }] }]] as const) {
+      const other = await runBatch(e, flavor, endpoint, 'local/echo', [body]);
+      const kept = (await call(e, `/v1/generation?id=${other.results[0].response.body.id}`)).body.data;
+      expect(kept.provider_name, endpoint).toMatch(/^local-/);
+    }
     const other = e.store.createWorkspace('other', 1);
     expect((await call(e, `/v1/generation?id=${seen.results[0].response.body.id}`, undefined, other.apiKey)).status).toBe(404);
   });
@@ -73,4 +79,16 @@ it('a batch over a provider (another router serve): each answer’s generation a
   expect(got.status, JSON.stringify(got.body)).toBe(200);
   expect(got.body.data).toMatchObject({ id: body.id, upstream_id: body.id, model: 'test/m', provider_name: 'up', api_type: 'completions', tokens_prompt: body.usage.prompt_tokens, tokens_completion: body.usage.completion_tokens });
   expect(got.body.data.total_cost).toBeCloseTo(seen.usage.cost, 10);
+});
+
+it('a Responses batch over a provider: each answer’s generation names the provider that answered', async () => {
+  const upstream = await emulator('upstream-responses');
+  const yaml = `providers:\n  - { name: up, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, responses: true, models: { test/m: local/echo } }\n`;
+  const gateway = await emulator('gateway-responses', { gateway: { config: parseProviders(yaml, { UP_KEY: upstream.store.firstKeys().apiKey }) } });
+  const seen = await runBatch(gateway, 'spec', '/v1/responses', 'test/m', [{ input: 'hello there' }]);
+  const body = seen.results[0].response.body;
+  const got = await call(gateway, `/v1/generation?id=${body.id}`);
+  expect(got.status, JSON.stringify(got.body)).toBe(200);
+  // Before: provider_name "" (the body names none).
+  expect(got.body.data).toMatchObject({ id: body.id, model: 'test/m', provider_name: 'up' });
 });

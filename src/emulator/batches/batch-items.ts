@@ -22,24 +22,29 @@ export function itemBody(record: BatchRecord, rawBody: Body): Body {
   return body;
 }
 
-/** Runs one request of a batch: a result item with the response, or with the error a request would get. */
-export async function executeItem(record: BatchRecord, customId: string, rawBody: Body, created: number, gateway?: BatchGateway): Promise<Body> {
+/**
+ * Runs one request of a batch: a result item with the response, or with the error a request would get.
+ * `served.provider`: the provider that answered, where the answer's body does not name it (Responses, messages).
+ */
+export async function executeItem(record: BatchRecord, customId: string, rawBody: Body, created: number, gateway?: BatchGateway, served: { provider?: string } = {}): Promise<Body> {
   const body = itemBody(record, rawBody);
   const requestId = `req_${randomHex(10)}`;
   const id = `batch_req_${randomHex(12)}`;
   try {
     let response: Body;
     if (gateway?.serves(record.model, record.endpoint)) {
-      response = await gateway.complete(body, record.endpoint);
+      response = await gateway.complete(body, record.endpoint, served);
     } else if (record.endpoint === '/v1/chat/completions') {
       response = chatCompletion(body, planChat(body), created, { id: genId('gen-batch') });
     } else if (record.endpoint === '/v1/embeddings') {
       delete body.provider;
       response = (await planEmbeddings(body, { batch: true })).response;
     } else if (record.endpoint === '/v1/responses') {
-      response = planResponses(body, created).result;
+      const plan = planResponses(body, created);
+      served.provider = plan.routed.provider;
+      response = plan.result;
     } else {
-      response = messagesResult(body, created);
+      response = messagesResult(body, created, served);
     }
     return { id, custom_id: customId, response: { status_code: 200, request_id: requestId, body: response }, error: null };
   } catch (caught) {
@@ -56,7 +61,7 @@ export async function executeItem(record: BatchRecord, customId: string, rawBody
   }
 }
 
-function messagesResult(body: Body, created: number): Body {
+function messagesResult(body: Body, created: number, served: { provider?: string }): Body {
   if (!Array.isArray(body.messages) || body.messages.length === 0) bad('messages must be a non-empty array');
   if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1) bad('max_tokens is required (an integer >= 1)');
   // Only what the two formats share goes to chat: the rest (tools without a type, tool_choice as an
@@ -65,6 +70,7 @@ function messagesResult(body: Body, created: number): Body {
   const system = typeof body.system === 'string' ? [{ role: 'system', content: body.system }] : [];
   const chatBody: Body = { ...shared, ...(body.stop_sequences !== undefined ? { stop: body.stop_sequences } : {}), messages: [...system, ...(body.messages as Body[])] };
   const completion = chatCompletion(chatBody, planChat(chatBody), created);
+  served.provider = completion.provider as string;
   const choice = (completion.choices as Body[])[0]!;
   const usage = completion.usage as Body;
   return {
@@ -90,7 +96,7 @@ const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v 
  * model and provider, its tokens, what it is charged at the batch price, no session (a batch's
  * generations are not grouped by one). A failed request, or a body without an id, is not kept.
  */
-export function keepBatchGeneration(store: Store, record: BatchRecord, item: Body, startedAt: number, upstream: boolean): void {
+export function keepBatchGeneration(store: Store, record: BatchRecord, item: Body, served: { startedAt: number; provider?: string }, upstream: boolean): void {
   const response = item.response as { body?: Body; request_id?: unknown } | undefined;
   const body = response?.body;
   if (item.error || !body || typeof body.id !== 'string' || !body.id) return;
@@ -103,7 +109,7 @@ export function keepBatchGeneration(store: Store, record: BatchRecord, item: Bod
       id: body.id,
       upstreamId: upstream ? body.id : undefined,
       model: typeof body.model === 'string' ? body.model : record.model,
-      provider: typeof body.provider === 'string' ? body.provider : '',
+      provider: served.provider ?? (typeof body.provider === 'string' ? body.provider : ''),
       apiType: record.endpoint === '/v1/embeddings' ? 'embeddings' : 'completions',
       promptTokens: count(u.prompt_tokens ?? u.input_tokens),
       completionTokens: count(u.completion_tokens ?? u.output_tokens),
@@ -111,7 +117,7 @@ export function keepBatchGeneration(store: Store, record: BatchRecord, item: Bod
       cost: itemCharge(item),
       streamed: false,
       finishReason: typeof finish === 'string' ? finish : null,
-      startedAt,
+      startedAt: served.startedAt,
     },
     store.now(),
     { origin: '', userAgent: null, referer: null, requestId: typeof response?.request_id === 'string' ? response.request_id : '' },

@@ -246,11 +246,11 @@ export class BatchEngine {
           this.expireIfLate(record);
           if ((record.status as BatchStatus) === 'expired') return false;
           if ((short = credits?.hold(req.custom_id, req.body) || false)) return false;
-          const startedAt = this.state.now();
-          const item = await executeItem(record, req.custom_id, req.body, this.now(), this.opts.gateway);
+          const served: { startedAt: number; provider?: string } = { startedAt: this.state.now() };
+          const item = await executeItem(record, req.custom_id, req.body, this.now(), this.opts.gateway, served);
           if (this.stopped) return false; // its upstream was let go: the item may be that failure; a restart asks again
           writer.append(item);
-          keepBatchGeneration(this.state, record, item, startedAt, !!this.opts.gateway?.serves(record.model, record.endpoint));
+          keepBatchGeneration(this.state, record, item, served, !!this.opts.gateway?.serves(record.model, record.endpoint));
           answered.set(req.custom_id, item);
           credits?.settle(req.custom_id, item);
           countItem(record, item, usage);

@@ -107,7 +107,8 @@ export interface BatchGateway {
   serves(model: string, endpoint?: string): boolean;
   /** How many of one batch's requests are asked at once. */
   readonly batchConcurrency: number;
-  complete(body: Record<string, unknown>, endpoint?: string): Promise<Record<string, unknown>>;
+  /** One request's whole answer; `served.provider` is set to the provider that gave it. */
+  complete(body: Record<string, unknown>, endpoint?: string, served?: { provider?: string }): Promise<Record<string, unknown>>;
   /** The most one request can cost at full price (held before it is sent); undefined when nothing bounds it. */
   bound(body: Record<string, unknown>, endpoint?: string): number | undefined;
 }

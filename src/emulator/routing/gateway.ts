@@ -266,11 +266,10 @@ export class Gateway {
   }
 
   /**
-   * One request of a batch (chat, embeddings or Responses), not streamed: every candidate in turn, and
-   * the whole list again after a pause while all failed (up to RETRY_PAUSES_MS); usage priced, nothing
-   * charged (the batch is, at its end).
+   * One request of a batch (chat, embeddings or Responses), not streamed: every candidate in turn, then all
+   * again after a pause while all failed (RETRY_PAUSES_MS); usage priced, not charged (the batch is, at its end).
    */
-  async complete(body: Body, endpoint = '/v1/chat/completions'): Promise<Body> {
+  async complete(body: Body, endpoint = '/v1/chat/completions', served: { provider?: string } = {}): Promise<Body> {
     const { how, asked, candidates } = batchCandidates(body, endpoint, this.catalog);
     if (endpoint === '/v1/chat/completions') validateChat(body);
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
@@ -282,6 +281,7 @@ export class Gateway {
       if (got) {
         if (how.named) priceUsage(got.answer.usage, got.c);
         else wholeResponse(got.answer, got.c, asked);
+        served.provider = got.c.slug;
         return got.answer;
       }
     }
