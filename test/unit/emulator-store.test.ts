@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { StateStore } from '../../src/emulator/state/store.js';
 import { MemoryStore } from '../../src/emulator/state/memory-store.js';
 import type { Store } from '../../src/emulator/state/store-api.js';
+import { KEEP } from '../../src/emulator/state/generation-log.js';
 import type { BatchRecord } from '../../src/emulator/state/batch-store.js';
 
 // The contract of the emulator's Store (src/emulator/state/store-api.ts), run over each implementation:
@@ -146,6 +147,17 @@ describe.each([
     expect(other).not.toBe(hold);
     s.settleRequest('default', other, 1.5);
     expect(s.balance('default')).toBe(3);
+  });
+
+  it("keeps a batch's generations apart: a batch of more than it keeps never pushes out a call's", async () => {
+    const s = make();
+    s.keepGeneration('gen-call', { workspace: 'default', data: { id: 'gen-call' } });
+    for (let i = 0; i <= KEEP; i++) s.keepGeneration(`gen-batch-${i}`, { workspace: 'default', data: { id: `gen-batch-${i}` }, batch: 'batch_a' });
+    await new Promise((r) => setImmediate(r)); // the file store's write of the turn
+    expect(s.generation('gen-call')?.data).toEqual({ id: 'gen-call' });
+    expect(s.generation('gen-batch-0')).toBeUndefined();
+    expect(s.generation(`gen-batch-${KEEP}`)?.data).toEqual({ id: `gen-batch-${KEEP}` });
+    expect([...s.allGenerations()]).toHaveLength(KEEP + 1);
   });
 
   it('moves its clock forward', () => {

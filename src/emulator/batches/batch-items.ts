@@ -122,5 +122,5 @@ export function keepBatchGeneration(store: Store, record: BatchRecord, item: Bod
     store.now(),
     { origin: '', userAgent: null, referer: null, requestId: typeof response?.request_id === 'string' ? response.request_id : '' },
   );
-  store.keepGeneration(body.id, { workspace: record.workspace, key: record.key_hash, data });
+  store.keepGeneration(body.id, { workspace: record.workspace, key: record.key_hash, data, batch: record.id });
 }

@@ -72,9 +72,10 @@ export class GenerationFile {
 
   private ended = false;
 
-  constructor(dir: string, private readonly max = KEEP) {
-    this.file = join(dir, 'generations.jsonl');
-    this.old = join(dir, 'generations.old.jsonl');
+  /** `name`: the file's (`generations`; a batch's requests' in `batch-generations`). */
+  constructor(dir: string, private readonly max = KEEP, name = 'generations') {
+    this.file = join(dir, `${name}.jsonl`);
+    this.old = join(dir, `${name}.old.jsonl`);
     for (const path of [this.old, this.file]) {
       if (!existsSync(path)) continue;
       const buf = readFileSync(path);

@@ -23,3 +23,37 @@ export class GenerationLog {
     return this.kept.values();
   }
 }
+
+interface Generations {
+  keep(id: string, kept: KeptGeneration): void;
+  get(id: string): KeptGeneration | undefined;
+  all(): Iterable<KeptGeneration>;
+  end?(): void;
+}
+
+/**
+ * The generations of calls and those of batch requests (`kept.batch`), each kept and bounded on its own:
+ * a batch of 50,000 requests never pushes out the calls' generations that `router usage --reconcile`
+ * asks for.
+ */
+export class CallsAndBatches<G extends Generations> implements Generations {
+  constructor(private readonly calls: G, private readonly batched: G) {}
+
+  keep(id: string, kept: KeptGeneration): void {
+    (kept.batch ? this.batched : this.calls).keep(id, kept);
+  }
+
+  get(id: string): KeptGeneration | undefined {
+    return this.calls.get(id) ?? this.batched.get(id);
+  }
+
+  *all(): Iterable<KeptGeneration> {
+    yield* this.calls.all();
+    yield* this.batched.all();
+  }
+
+  end(): void {
+    this.calls.end?.();
+    this.batched.end?.();
+  }
+}

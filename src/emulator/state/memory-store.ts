@@ -1,7 +1,7 @@
 import { randomHex } from '../http/ids.js';
 import { round } from '../models/models.js';
 import { newestFirst, type BatchRecord } from './batch-store.js';
-import { GenerationLog } from './generation-log.js';
+import { CallsAndBatches, GenerationLog } from './generation-log.js';
 import { CreditRules } from './credits.js';
 import { applySettings, countUsage, newKey } from './key-usage.js';
 import { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type BatchStorage, type BatchUpload, type KeptGeneration, type KeyKind, type KeyRecord, type KeySettings, type ResultSink, type Store, type Workspace } from './store-api.js';
@@ -18,7 +18,7 @@ export class MemoryStore extends CreditRules implements Store {
   private readonly keys = new Map<string, KeyRecord>();
   private readonly workspaces = new Map<string, Workspace>();
   private readonly charges = new Map<string, number>();
-  private readonly generations = new GenerationLog();
+  private readonly generations = new CallsAndBatches(new GenerationLog(), new GenerationLog());
   private offsetMs = 0;
 
   constructor() {

@@ -196,6 +196,8 @@ export interface KeptGeneration {
   /** The SHA-256 of the key it was served to (`GET /v1/activity`'s `api_key_hash`). */
   key?: string;
   data: Record<string, unknown>;
+  /** The batch it answered a request of: kept apart from calls' generations (generation-log.ts). */
+  batch?: string;
 }
 
 export interface GenerationStore {

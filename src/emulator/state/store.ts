@@ -7,6 +7,7 @@ import { makeDir } from '../../internal/make-dir.js';
 import { reportStorage, storageFailure, storageSaved } from './storage-failure.js';
 import { BatchStore } from './batch-store.js';
 import { GenerationFile } from './generation-file.js';
+import { CallsAndBatches, KEEP } from './generation-log.js';
 import { CreditRules } from './credits.js';
 import { ChargeJournal } from './charge-journal.js';
 import { releaseDeadHolds } from './request-holds.js';
@@ -16,11 +17,11 @@ import { DEFAULT_CREDITS, ESTIMATES_KEPT, OPERATOR_WORKSPACE, type KeptGeneratio
 
 export { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type KeyKind, type KeyRecord, type Workspace };
 
-/** The file store: keys, workspaces, balances, the clock offset in `<dir>/state.json` (mode 0600); batches under `<dir>/batches/`; generations in `<dir>/generations.jsonl`. */
+/** The file store: keys, workspaces, balances, the clock offset in `<dir>/state.json` (mode 0600); batches under `<dir>/batches/`; generations in `<dir>/generations.jsonl` (a batch's requests' in `batch-generations.jsonl`). */
 export class StateStore extends CreditRules implements Store {
   readonly dir: string;
   private batchStore: BatchStore | undefined;
-  private readonly generations: GenerationFile;
+  private readonly generations: CallsAndBatches<GenerationFile>;
   private readonly file: string;
   private state: StateFile;
   /** The keys by their text: every request looks its key up. */
@@ -38,7 +39,7 @@ export class StateStore extends CreditRules implements Store {
     this.state = existsSync(file) ? readState(file) : { keys: [], workspaces: {}, clock_offset_ms: 0 };
     for (const record of this.state.keys) if (!this.byKey.has(record.key)) this.byKey.set(record.key, record);
     this.estimates = new Map(Object.entries(this.state.estimates ?? {}).filter(([, cost]) => cost > 0).slice(-ESTIMATES_KEPT));
-    this.generations = new GenerationFile(dir);
+    this.generations = new CallsAndBatches(new GenerationFile(dir), new GenerationFile(dir, KEEP, 'batch-generations'));
     this.journal = new ChargeJournal(dir, this.state.journal_seq ?? 0, this.state.journal_segment ?? 0);
     // Charges (and keys' usage) a kill -9 left in the journal only: made again, saved, and the segments read deleted.
     const unsaved = this.journal.unsaved().filter((e) => this.state.workspaces[e.w]);
@@ -54,7 +55,6 @@ export class StateStore extends CreditRules implements Store {
     return (this.batchStore ??= new BatchStore(this.dir));
   }
 
-  // Generations: the file's (generation-file.ts).
   keepGeneration(id: string, kept: KeptGeneration): void { this.generations.keep(id, kept); }
   generation(id: string): KeptGeneration | undefined { return this.generations.get(id); }
   allGenerations(): Iterable<KeptGeneration> { return this.generations.all(); }
