@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
@@ -105,6 +106,42 @@ describe.skipIf(!HAS_TMUX)('waiting for the first token on a terminal', () => {
       await term.waitFor(/^\(answer stopped\)\n>\s*$/m);
       expect(await term.screen()).not.toMatch(/waiting for/);
       expect(await term.cursorVisible()).toBe(true);
+      term.keys('C-d');
+      expect(await term.lastExit()).toBe(0);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe.skipIf(!HAS_TMUX)('the spinner and a question', () => {
+  it('chat -i --approve: the question to run a tool takes the spinner\'s place, answered as asked', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'router-approve-'));
+    const tools = join(dir, 'tools.json');
+    writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }, command: 'cat' }]));
+    const { gw, up, env, answer } = await heldGateway();
+    try {
+      const term = await terminal(env);
+      term.run(`${router} chat -i --model test/m --tools ${tools} --approve`);
+      await term.waitFor(/^>\s*$/m);
+      let arrived = up.next();
+      term.run('hold');
+      await arrived;
+      await term.waitFor(/waiting for test\/m/);
+      const call = { index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } };
+      const chunk = (delta: object, finish: string | null) => `data: ${JSON.stringify({ id: 'gen-local', object: 'chat.completion.chunk', created: 1, model: 'test/m', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      const res = up.held.shift()!;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`${chunk({ role: 'assistant', tool_calls: [call] }, null)}${chunk({}, 'tool_calls')}data: [DONE]\n\n`);
+      await term.waitFor(/Run get_weather \{"city":"Paris"\}\? \(Y\/n\)/);
+      // A spinner still running hides the cursor (and draws itself over the question between its writes).
+      expect(await term.cursorVisible()).toBe(true);
+      expect(await term.screen()).not.toMatch(/waiting for/);
+      arrived = up.next();
+      term.keys('Enter');
+      await arrived;
+      answer('sunny in Paris');
+      await term.waitFor(/^sunny in Paris\n>\s*$/m);
       term.keys('C-d');
       expect(await term.lastExit()).toBe(0);
     } finally {
