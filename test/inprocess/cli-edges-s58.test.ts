@@ -33,6 +33,15 @@ it('a tool whose command is a folder is said to be a folder, not "is it executab
   }
 });
 
+it('an MCP server command that is a folder is said to be a folder too, not "chmod +x it"', async () => {
+  const folder = join(t.dir, 'mcp-server-folder');
+  mkdirSync(folder, { recursive: true });
+  for (const spec of [folder, `${folder} --stdio`]) {
+    // Was: "could not start: the command is not executable (chmod +x it, or give its interpreter first: sh FILE)".
+    expect(await run(['chat', '-m', 'local/tools', '--mcp', spec, 'hi'])).toMatchObject({ code: 12, stdout: '', stderr: `error: MCP server ${spec}: could not start: ${folder} is a folder, not a program\n` });
+  }
+});
+
 it('a --jq that halts with --usage says the usage is not known yet and where it will be, not "usage: not reported"', async () => {
   for (const command of ['chat', 'responses']) {
     const env = { ROUTER_STATE_DIR: join(t.dir, `halt-usage-${command}`) };
