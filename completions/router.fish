@@ -249,7 +249,7 @@ complete -c router -n '__fish_seen_subcommand_from decide' -l no-stdin -d 'never
 complete -c router -n '__fish_seen_subcommand_from decide' -l no-log -d 'do not write this call to the local usage ledger (also ROUTER_NO_LOG=1, or: router config set log off)'
 complete -c router -n '__fish_seen_subcommand_from decide' -s h -l help -d 'display help'
 complete -c router -n '__fish_seen_subcommand_from roles; and not __fish_seen_subcommand_from list show save edit delete path' -a 'list' -d 'list the roles; piped, one tab-separated line each: name, model (empty if none), first line of the prompt'
-complete -c router -n '__fish_seen_subcommand_from roles; and not __fish_seen_subcommand_from list show save edit delete path' -a 'show' -d 'print a role file as it is'
+complete -c router -n '__fish_seen_subcommand_from roles; and not __fish_seen_subcommand_from list show save edit delete path' -a 'show' -d 'print a role file, a URL'\''s password as ***'
 complete -c router -n '__fish_seen_subcommand_from roles; and not __fish_seen_subcommand_from list show save edit delete path' -a 'save' -d 'write a role (replacing one of that name): its system prompt from --system or stdin, and any chat flag given'
 complete -c router -n '__fish_seen_subcommand_from roles; and not __fish_seen_subcommand_from list show save edit delete path' -a 'edit' -d 'open a role in $VISUAL or $EDITOR (a new one starts from a template); checked when the editor closes'
 complete -c router -n '__fish_seen_subcommand_from roles; and not __fish_seen_subcommand_from list show save edit delete path' -a 'delete' -d 'delete a role'
