@@ -84,6 +84,23 @@ describe.skipIf(!HAS_TMUX)('waiting for the first token on a terminal', () => {
       expect(await term.lastExit()).not.toBe(0);
     }));
 
+  it('responses spins as chat does, and Ctrl-C clears it: the cursor shown, exit 130', async () => {
+    await t.admin('faults', { faults: ['slow,delay_ms=600000,path=/v1/responses'] });
+    try {
+      const term = await terminal();
+      term.run(`${router} responses --model local/echo hold`);
+      await term.waitFor(/waiting for local\/echo/);
+      expect(await term.cursorVisible()).toBe(false);
+      term.keys('C-c');
+      await term.waitFor(/^error: interrupted/m);
+      expect(await term.lastExit()).toBe(130);
+      expect(await term.screen()).not.toMatch(/waiting for/);
+      expect(await term.cursorVisible()).toBe(true);
+    } finally {
+      await t.admin('faults', { faults: [] });
+    }
+  });
+
   it('chat -i spins while a turn waits, and clears it before the answer and on Ctrl-C', async () => {
     const { gw, up, env, answer } = await heldGateway();
     try {
