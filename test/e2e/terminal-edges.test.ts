@@ -75,6 +75,25 @@ describe.skipIf(!HAS_TMUX)('waiting for the first token on a terminal', () => {
       expect(await term.lastExit()).toBe(130);
     }));
 
+  it('SIGTERM while it spins ends the run at once, exit 143, the cursor shown (ora\'s exit hook takes no signal)', async () => {
+    const { gw, up, env } = await heldGateway();
+    try {
+      const term = await terminal(env);
+      const arrived = up.next();
+      term.run(`${router} chat --model test/m hold & echo "pid=$!"; wait $!; echo "exit=$?"`);
+      const pid = Number(/pid=(\d+)/.exec(await term.waitFor(/pid=\d+/))![1]);
+      await arrived;
+      await term.waitFor(/waiting for test\/m/);
+      // Was: ignored (the spinner's signal-exit listener made last-resort's handler step aside), the answer awaited.
+      process.kill(pid, 'SIGTERM');
+      await term.waitFor(/^exit=143$/m);
+      expect(await term.screen()).not.toMatch(/waiting for/);
+      expect(await term.cursorVisible()).toBe(true);
+    } finally {
+      await gw.close();
+    }
+  });
+
   it('an error while it spins is one line with no spinner left on it', () =>
     whileSpinning(async (term, { up }) => {
       const res = up.held.shift()!;
