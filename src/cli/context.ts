@@ -162,9 +162,15 @@ export function addVoiceHint(err: unknown, settings: Settings, typed: boolean): 
  * A root that cannot be reached (refused, unreachable), when it was not typed, is named by where it
  * came from: a variable exported long ago, a profile's api_root. A proxy's failure is the proxy's.
  */
-export function addRootHint(err: unknown, settings: Settings): void {
+export async function addRootHint(err: unknown, settings: Settings, env: NodeJS.ProcessEnv): Promise<void> {
+  // A proxy that failed is named by the variable that set it: the place to fix it.
+  if (err instanceof ConnectionError && err.message.includes('the proxy ')) {
+    const [{ DEFAULT_API_ROOT }, { proxyVariable }] = await Promise.all([import('../client/index.js'), import('../config/proxy.js')]);
+    const name = proxyVariable(env, new URL(settings.apiRoot ?? DEFAULT_API_ROOT))?.[1];
+    if (name) Object.defineProperty(err, 'message', { value: `${err.message} (the proxy from ${name})`, configurable: true, writable: true });
+    return;
+  }
   const from = settings.from.apiRoot;
   if (!from || from.kind === 'flag' || !(err instanceof ConnectionError) || err.maybeDelivered || err instanceof TimeoutError || err instanceof ProxyRefusedError) return;
-  if (err.message.includes('the proxy ')) return;
   Object.defineProperty(err, 'message', { value: `${err.message} (the API root from ${sourceName(from)})`, configurable: true, writable: true });
 }

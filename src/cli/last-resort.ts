@@ -9,6 +9,15 @@ export async function report(err: unknown, streams: Streams): Promise<number> {
   return reportError(err, new IO({}, streams));
 }
 
+/** The signal listeners of a command that handles the signal itself (serve's stop): the run is not ended for it. */
+const taken = new WeakSet<object>();
+
+/** Handles `sig` once with `handler` instead of ending the run (exit 143 or 129). */
+export function takeSignal(sig: 'SIGTERM' | 'SIGHUP', handler: () => void): void {
+  taken.add(handler);
+  process.once(sig, handler);
+}
+
 /**
  * The last-resort error path of the real process: a write to stdout that fails (a full disk, a
  * closed pipe) or anything thrown outside a command becomes one line and an exit code, never a
@@ -39,10 +48,11 @@ export function installLastResort(runtime: Runtime): void {
     if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') process.exit(runtime.exitCode || EXIT.FAILURE);
   });
   // A plain kill, or the terminal closing, ends the run as Ctrl-C would, so that exit handlers remove
-  // temp files and stop the tools run (serve has its own). Node dies of SIGHUP even under nohup.
+  // temp files and stop the tools run (serve has its own: takeSignal). Node dies of SIGHUP even under nohup.
+  // Other listeners only watch: ora's signal-exit (which restores the cursor) would otherwise keep the run going.
   for (const [sig, code] of [['SIGTERM', 143], ['SIGHUP', 129]] as const) {
     process.on(sig, () => {
-      if (process.listenerCount(sig) === 1) process.exit(code);
+      if (!process.listeners(sig).some((l) => taken.has(l))) process.exit(code);
     });
   }
   // No false success: a command whose work can no longer go on (nothing left to wake it) is a failure.

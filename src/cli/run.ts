@@ -168,7 +168,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
         hints.addKeyHint(err, connected.settings, connectedWith);
         hints.addTimeoutHint(err, flags, connected.client.core.timeoutMs);
         hints.addVoiceHint(err, connected.settings, cmd.getOptionValueSource('voice') === 'cli');
-        hints.addRootHint(err, connected.settings);
+        await hints.addRootHint(err, connected.settings, runtime.streams.env);
         hints.addRetryHint(err);
       }
       (await import('./flags/field-flags.js')).nameFlags(err, cmd, runtime.argv);

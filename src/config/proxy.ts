@@ -23,6 +23,11 @@ function firstSet(env: NodeJS.ProcessEnv, ...names: string[]): [string, string] 
   return undefined;
 }
 
+/** The variable that names the proxy for a root of this scheme, and its value: https_proxy or HTTPS_PROXY, http_proxy or HTTP_PROXY. */
+export function proxyVariable(env: NodeJS.ProcessEnv, root: URL): [string, string] | undefined {
+  return root.protocol === 'https:' ? firstSet(env, 'https_proxy', 'HTTPS_PROXY') : firstSet(env, 'http_proxy', 'HTTP_PROXY');
+}
+
 /**
  * The proxy the environment names for `apiRoot`, as curl reads it: https_proxy or HTTPS_PROXY for an
  * https:// root, http_proxy or HTTP_PROXY for an http:// one (a proxy without a scheme is http://),
@@ -33,7 +38,7 @@ export function proxyFromEnv(env: NodeJS.ProcessEnv, apiRoot: string): Proxies |
   const root = new URL(apiRoot);
   if (isLoopback(root.hostname)) return undefined;
   const https = root.protocol === 'https:';
-  const found = https ? firstSet(env, 'https_proxy', 'HTTPS_PROXY') : firstSet(env, 'http_proxy', 'HTTP_PROXY');
+  const found = proxyVariable(env, root);
   if (!found) return undefined;
   const noProxy = firstSet(env, 'no_proxy', 'NO_PROXY')?.[0];
   if (noProxy === '*') return undefined;

@@ -137,7 +137,7 @@ export async function runCommand(command: string | string[], input: string, sign
  * A command's program that is a folder (EACCES from spawn, or the shell's "Permission denied", exit
  * 126 both): said as such. The program of a shell line is its first word, when that is a plain path.
  */
-async function folderProgram(command: string | string[]): Promise<string | undefined> {
+export async function folderProgram(command: string | string[]): Promise<string | undefined> {
   const program = typeof command === 'string' ? /^\s*([^\s'"`$\\;&|<>()*?]*\/[^\s'"`$\\;&|<>()*?]*)(\s|$)/.exec(command)?.[1] : command[0];
   if (!program) return undefined;
   const { stat } = await import('node:fs/promises');

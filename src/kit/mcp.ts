@@ -8,6 +8,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolSourceError, type Tool, type ToolResult } from './tool.js';
 import { mcpResult } from './mcp-content.js';
 import { splitCommandLine } from './command-line.js';
+import { folderProgram } from './command-tool.js';
 import { atExit } from '../internal/exit-hooks.js';
 
 export interface McpOptions {
@@ -114,7 +115,9 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
   } catch (err) {
     await close();
     if (opts.signal?.aborted) throw opts.signal.reason;
-    const why = /timed out|timeout/i.test(String(err)) ? `did not answer within ${startMs / 1000} s` : (err as { code?: unknown }).code === -32000 ? 'ended before it answered' : `could not start: ${describe(err)}`;
+    // EACCES is also a folder's (no chmod runs that): said so.
+    const folder = (err as { code?: unknown }).code === 'EACCES' && !isUrl(spec) ? await folderProgram(splitCommandLine(spec)) : undefined;
+    const why = /timed out|timeout/i.test(String(err)) ? `did not answer within ${startMs / 1000} s` : (err as { code?: unknown }).code === -32000 ? 'ended before it answered' : `could not start: ${folder ?? describe(err)}`;
     const shown = shownSpec(spec);
     throw new ToolSourceError(`MCP server ${shown}: ${shown === spec ? why : why.replaceAll(spec, shown).replaceAll(httpTarget(spec).url.href, shown)}${said()}`, 'start');
   }

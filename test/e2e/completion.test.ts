@@ -117,6 +117,8 @@ for (const [name, shell, setup] of SHELLS) {
         term.run(`cd ${t.dir}`);
         expect(await tab('router speak -o on')).toBe('router speak -o one.jsonl ');
         expect(await tab('router chat --attach on')).toBe('router chat --attach one.jsonl ');
+        // A flag whose file is optional (--results [file]) too.
+        expect(await tab('router batch get x --results on')).toBe('router batch get x --results one.jsonl ');
         expect(await tab('router speak --voice on')).toBe('router speak --voice on');
         expect(await tab('router chat --temperature on')).toBe('router chat --temperature on');
       });

@@ -99,7 +99,7 @@ describe('a proxy that takes the connection and never answers', () => {
     let connections = held.length;
     const r = await run(['--timeout', '500ms', '--max-retries', '0', 'api', '/v1/models'], viaSilentProxy(), {});
     expect(r.code).toBe(8);
-    expect(r.stderr).toBe(`error: timed out waiting for the proxy ${new URL(proxyUrl).host} to open the way to router.invalid:9 (--timeout 500ms)\n`);
+    expect(r.stderr).toBe(`error: timed out waiting for the proxy ${new URL(proxyUrl).host} to open the way to router.invalid:9 (--timeout 500ms) (the proxy from HTTP_PROXY)\n`);
     expect(held.length - connections).toBe(1);
     // With its retries, each attempt is bounded the same way.
     connections = held.length;

@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
@@ -74,6 +75,25 @@ describe.skipIf(!HAS_TMUX)('waiting for the first token on a terminal', () => {
       expect(await term.lastExit()).toBe(130);
     }));
 
+  it('SIGTERM while it spins ends the run at once, exit 143, the cursor shown (ora\'s exit hook takes no signal)', async () => {
+    const { gw, up, env } = await heldGateway();
+    try {
+      const term = await terminal(env);
+      const arrived = up.next();
+      term.run(`${router} chat --model test/m hold & echo "pid=$!"; wait $!; echo "exit=$?"`);
+      const pid = Number(/pid=(\d+)/.exec(await term.waitFor(/pid=\d+/))![1]);
+      await arrived;
+      await term.waitFor(/waiting for test\/m/);
+      // Was: ignored (the spinner's signal-exit listener made last-resort's handler step aside), the answer awaited.
+      process.kill(pid, 'SIGTERM');
+      await term.waitFor(/^exit=143$/m);
+      expect(await term.screen()).not.toMatch(/waiting for/);
+      expect(await term.cursorVisible()).toBe(true);
+    } finally {
+      await gw.close();
+    }
+  });
+
   it('an error while it spins is one line with no spinner left on it', () =>
     whileSpinning(async (term, { up }) => {
       const res = up.held.shift()!;
@@ -82,6 +102,23 @@ describe.skipIf(!HAS_TMUX)('waiting for the first token on a terminal', () => {
       await term.waitFor(/^error: .*upstream refuses/m);
       expect(await term.lastExit()).not.toBe(0);
     }));
+
+  it('responses spins as chat does, and Ctrl-C clears it: the cursor shown, exit 130', async () => {
+    await t.admin('faults', { faults: ['slow,delay_ms=600000,path=/v1/responses'] });
+    try {
+      const term = await terminal();
+      term.run(`${router} responses --model local/echo hold`);
+      await term.waitFor(/waiting for local\/echo/);
+      expect(await term.cursorVisible()).toBe(false);
+      term.keys('C-c');
+      await term.waitFor(/^error: interrupted/m);
+      expect(await term.lastExit()).toBe(130);
+      expect(await term.screen()).not.toMatch(/waiting for/);
+      expect(await term.cursorVisible()).toBe(true);
+    } finally {
+      await t.admin('faults', { faults: [] });
+    }
+  });
 
   it('chat -i spins while a turn waits, and clears it before the answer and on Ctrl-C', async () => {
     const { gw, up, env, answer } = await heldGateway();
@@ -105,6 +142,42 @@ describe.skipIf(!HAS_TMUX)('waiting for the first token on a terminal', () => {
       await term.waitFor(/^\(answer stopped\)\n>\s*$/m);
       expect(await term.screen()).not.toMatch(/waiting for/);
       expect(await term.cursorVisible()).toBe(true);
+      term.keys('C-d');
+      expect(await term.lastExit()).toBe(0);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe.skipIf(!HAS_TMUX)('the spinner and a question', () => {
+  it('chat -i --approve: the question to run a tool takes the spinner\'s place, answered as asked', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'router-approve-'));
+    const tools = join(dir, 'tools.json');
+    writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }, command: 'cat' }]));
+    const { gw, up, env, answer } = await heldGateway();
+    try {
+      const term = await terminal(env);
+      term.run(`${router} chat -i --model test/m --tools ${tools} --approve`);
+      await term.waitFor(/^>\s*$/m);
+      let arrived = up.next();
+      term.run('hold');
+      await arrived;
+      await term.waitFor(/waiting for test\/m/);
+      const call = { index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } };
+      const chunk = (delta: object, finish: string | null) => `data: ${JSON.stringify({ id: 'gen-local', object: 'chat.completion.chunk', created: 1, model: 'test/m', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      const res = up.held.shift()!;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`${chunk({ role: 'assistant', tool_calls: [call] }, null)}${chunk({}, 'tool_calls')}data: [DONE]\n\n`);
+      await term.waitFor(/Run get_weather \{"city":"Paris"\}\? \(Y\/n\)/);
+      // A spinner still running hides the cursor (and draws itself over the question between its writes).
+      expect(await term.cursorVisible()).toBe(true);
+      expect(await term.screen()).not.toMatch(/waiting for/);
+      arrived = up.next();
+      term.keys('Enter');
+      await arrived;
+      answer('sunny in Paris');
+      await term.waitFor(/^sunny in Paris\n>\s*$/m);
       term.keys('C-d');
       expect(await term.lastExit()).toBe(0);
     } finally {

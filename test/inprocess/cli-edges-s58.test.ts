@@ -33,6 +33,15 @@ it('a tool whose command is a folder is said to be a folder, not "is it executab
   }
 });
 
+it('an MCP server command that is a folder is said to be a folder too, not "chmod +x it"', async () => {
+  const folder = join(t.dir, 'mcp-server-folder');
+  mkdirSync(folder, { recursive: true });
+  for (const spec of [folder, `${folder} --stdio`]) {
+    // Was: "could not start: the command is not executable (chmod +x it, or give its interpreter first: sh FILE)".
+    expect(await run(['chat', '-m', 'local/tools', '--mcp', spec, 'hi'])).toMatchObject({ code: 12, stdout: '', stderr: `error: MCP server ${spec}: could not start: ${folder} is a folder, not a program\n` });
+  }
+});
+
 it('a --jq that halts with --usage says the usage is not known yet and where it will be, not "usage: not reported"', async () => {
   for (const command of ['chat', 'responses']) {
     const env = { ROUTER_STATE_DIR: join(t.dir, `halt-usage-${command}`) };
@@ -85,6 +94,8 @@ it('roles show hides the password of an MCP server URL in a role, as config list
   expect(shown).toMatchObject({ code: 0, stdout: '---\nmcp:\n  - http://***@127.0.0.1:9/mcp\n  - npx srv --url=https://***@h.example/x\n---\nmail me at a@b.example\n' });
   const json = JSON.parse((await run(['roles', 'show', 'remote', '--json'], env)).stdout) as { settings: { mcp: string[] } };
   expect(json.settings.mcp).toEqual(['http://***@127.0.0.1:9/mcp', 'npx srv --url=https://***@h.example/x']);
+  // The help says so (it said "print a role file as it is").
+  expect((await run(['roles', '--help'], env)).stdout).toMatch(/show \[options\] <name> +print a role file, a URL's password as \*\*\*\n/);
 });
 
 it('a ledger line that cannot be written is said on stderr without a budget and without --verbose, once', async () => {
@@ -107,5 +118,8 @@ it('a proxy whose name does not resolve is named, not the API root it was to rea
   const proxies = { http_proxy: '', https_proxy: '', no_proxy: '', NO_PROXY: '', HTTP_PROXY: 'http://no-such-proxy.invalid:3128', HTTPS_PROXY: 'http://no-such-proxy.invalid:3128' };
   const r = await run(['--max-retries', '0', 'chat', '-m', 'local/echo', 'hi'], { ...proxies, ROUTER_API_ROOT: 'http://router.invalid:8080/api' });
   // Was: "host not reachable: router.invalid:8080 (the API root from ROUTER_API_ROOT)".
-  expect(r).toMatchObject({ code: 8, stdout: '', stderr: 'error: host not reachable: the proxy no-such-proxy.invalid:3128, on the way to router.invalid:8080\n' });
+  expect(r).toMatchObject({ code: 8, stdout: '', stderr: 'error: host not reachable: the proxy no-such-proxy.invalid:3128, on the way to router.invalid:8080 (the proxy from HTTP_PROXY)\n' });
+  // The variable that applies is named: https_proxy for an https root.
+  const https = await run(['--max-retries', '0', 'chat', '-m', 'local/echo', 'hi'], { ...proxies, HTTPS_PROXY: '', https_proxy: 'http://127.0.0.1:1', ROUTER_API_ROOT: 'https://router.invalid/api' });
+  expect(https).toMatchObject({ code: 8, stderr: 'error: connection refused: the proxy 127.0.0.1:1, on the way to router.invalid (the proxy from https_proxy)\n' });
 });

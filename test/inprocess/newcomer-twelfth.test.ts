@@ -35,7 +35,7 @@ it('usage --reconcile asks each call of the ledger of the service it went to, an
     const there = await run(['usage', '--reconcile'], { ...state, ROUTER_API_ROOT: other.apiRoot, ROUTER_API_KEY: other.apiKey });
     // Was: the other service asked for the first's generation, "1 not known to the service yet; 1 left: run router
     // usage --reconcile again" for an hour, then marked unknown and never reconciled where it was made.
-    expect(there.stderr).toBe(`reconciled 0 calls of profile "default"; none left; 1 call made at ${t.apiRoot}, not asked here (reconcile them there: router usage --reconcile --api-root ${t.apiRoot}, with its key)\n`);
+    expect(there.stderr).toBe(`reconciled 0 calls of profile "default"; none left; 1 call made at ${t.apiRoot}, not asked here (reconcile it there: router usage --reconcile --api-root ${t.apiRoot}, with its key)\n`);
     expect(other.requests().filter((r) => r.path.includes('/generation'))).toEqual([]);
     const here = await run(['usage', '--reconcile', '--json', '--jq', '[(.reconciled | length), .left, .elsewhere]'], state);
     expect(here.stderr).toMatch(/^reconciled 1 call of profile "default": .*; none left\n$/);

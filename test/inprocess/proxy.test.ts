@@ -70,12 +70,12 @@ describe('a proxy from the environment', () => {
 
   it('a proxy that is down, or that wants credentials, is named in one line (exit 8); a refusal is not retried', async () => {
     const down = await chat({ HTTP_PROXY: 'http://127.0.0.1:1' });
-    expect(down).toMatchObject({ code: 8, stderr: `error: connection refused: the proxy 127.0.0.1:1, on the way to router.invalid:${emulatorPort} (after 2 retries; --max-retries sets how many)\n` });
+    expect(down).toMatchObject({ code: 8, stderr: `error: connection refused: the proxy 127.0.0.1:1, on the way to router.invalid:${emulatorPort} (the proxy from HTTP_PROXY) (after 2 retries; --max-retries sets how many)\n` });
     answer = '407 Proxy Authentication Required';
     const refused = await chat({ HTTP_PROXY: proxyUrl });
     expect(refused.code).toBe(8);
     expect(refused.stderr).toBe(
-      `error: the proxy ${new URL(proxyUrl).host} refused the way to router.invalid:${emulatorPort} (HTTP 407): it asks for a user name and password (put them in the proxy URL: http://user:password@host:port)\n`,
+      `error: the proxy ${new URL(proxyUrl).host} refused the way to router.invalid:${emulatorPort} (HTTP 407): it asks for a user name and password (put them in the proxy URL: http://user:password@host:port) (the proxy from HTTP_PROXY)\n`,
     );
     expect(asked).toHaveLength(1);
   });

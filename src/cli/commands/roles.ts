@@ -51,7 +51,7 @@ const list = defineCommand({
 const show = defineCommand({
   name: 'show',
   jsonFields: ['name', 'path', 'settings', 'system'],
-  summary: 'print a role file as it is',
+  summary: "print a role file, a URL's password as ***",
   args: [ROLE_NAME],
   flags: { json: { flags: '--json', help: 'print it as JSON: name, path, settings, system' } },
   examples: ['router roles save reviewer --system "Review the diff: bugs first." --temperature 0.2', 'router roles show reviewer'],

@@ -7,6 +7,7 @@ import { collect, integerIn, numberIn } from '../flags/options.js';
 import { jsonFlags } from '../flags/setup-flags.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { isBlank } from '../../internal/blank.js';
+import { takeSignal } from '../last-resort.js';
 
 export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
   return `${stateHome(env)}/emulator`;
@@ -109,9 +110,9 @@ async function runServe({ io, opts, signal }: RunContext<FlagValues<typeof FLAGS
     const stop = () => resolve();
     const hangUp = () => ((hungUp = true), resolve());
     signal.addEventListener('abort', stop, { once: true });
-    process.once('SIGTERM', stop);
+    takeSignal('SIGTERM', stop);
     // The terminal closing (or `kill -HUP`): the same clean close as SIGTERM's, then exit 129 as any command.
-    process.once('SIGHUP', hangUp);
+    takeSignal('SIGHUP', hangUp);
   });
   try {
     await emu.close();

@@ -18,7 +18,7 @@ export async function runReconcile(ctx: RunContext<{ json?: boolean }>, limit: n
     if (report.pending.length) parts.push(`${report.pending.length} not known to the service yet`);
     parts.push(report.left ? `${report.left} left: run router usage --reconcile again` : 'none left');
     // Calls made at another service: asked of this one, they would be "not known yet", then given up on.
-    for (const [root, count] of Object.entries(report.elsewhere)) parts.push(`${counted(count, 'call')} made at ${root}, not asked here (reconcile them there: router usage --reconcile --api-root ${root}, with its key)`);
+    for (const [root, count] of Object.entries(report.elsewhere)) parts.push(`${counted(count, 'call')} made at ${root}, not asked here (reconcile ${count === 1 ? 'it' : 'them'} there: router usage --reconcile --api-root ${root}, with its key)`);
     io.note(parts.join('; '));
     // What stopped the run is the command's error line and exit code; what it did is kept.
     if (failure) throw failure;

@@ -13,6 +13,8 @@ export type PromptContext = { input: InStream; output: OutStream; signal: AbortS
  * `interrupt` is what else ends it (the run's Ctrl-C unless given: chat -i gives its turn's).
  */
 export async function ask<C extends { message: string }, R>(io: IO, prompt: (config: C, context: PromptContext) => Promise<R>, config: C, interrupt = io.interrupt): Promise<R> {
+  // A spinner still waiting (chat -i's, for the answer that asks --approve's question) would draw over the question.
+  io.transient?.();
   const input = io.stdin;
   const ended = new AbortController();
   const onEnd = () => ended.abort(usage(`input ended before an answer to "${config.message}"`));

@@ -11,12 +11,12 @@ export interface Flag {
   takesValue: boolean;
   choices?: readonly string[];
   dynamic?: DynamicKind;
-  /** Its value names a file, folder or command (`<file>`, `<dir>`, `<path|url|->`, `<command|url>`): shells offer files. */
+  /** Its value names a file, folder or command (`<file>`, `[file]`, `<dir>`, `<path|url|->`, `<command|url>`): shells offer files. */
   files?: boolean;
 }
 
-/** A value placeholder that names something on disk. */
-const FILE_VALUE = /<[^>]*\b(file|dir|path|command)\b[^>]*>/;
+/** A value placeholder, required (`<file>`) or optional (`[file]`), that names something on disk. */
+const FILE_VALUE = /[<[][^>\]]*\b(file|dir|path|command)\b[^>\]]*[>\]]/;
 
 /** The flag names that take a value no shell can guess (no choices, nothing asked of router, no file): plain, and with files. */
 export function valueFlagNames(nodes: Node[]): { files: string[]; plain: string[] } {

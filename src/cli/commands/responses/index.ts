@@ -23,6 +23,7 @@ import { responsesToolLoop } from './tool-loop.js';
 import { noteAnsweredBy } from '../../answers/answered-by.js';
 import { noteRouting } from '../../answers/routing-note.js';
 import { atExit } from '../../../internal/exit-hooks.js';
+import { waitingFor, waitingSpinner } from '../../io/spinner.js';
 
 /** The top-level fields of the JSON printed (for lists: of each item), for `--json FIELDS`. */
 const RESPONSE = ['id', 'object', 'created_at', 'completed_at', 'model', 'status', 'output', 'output_text', 'error', 'incomplete_details', 'instructions', 'metadata', 'temperature', 'top_p', 'max_output_tokens', 'max_tool_calls', 'tools', 'tool_choice', 'prompt', 'prompt_cache_key', 'prompt_cache_options', 'reasoning', 'service_tier', 'text', 'truncation', 'user', 'usage', 'router_metadata', 'openrouter_metadata'];
@@ -92,7 +93,8 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
       // A later round's input holds the tool results: it is held to what the cap has left.
       if (spent !== undefined) await guardNext(ctx, connected, guard, guarded(r as unknown as Record<string, unknown>), spent);
       const log = (got: Partial<ResponsesResult> | undefined) => ctx.logUsage({ endpoint: '/v1/responses', model: String(got?.model || req.model || ''), ...(got?.id ? { id: String(got.id) } : {}), ...usageFields(got?.usage as Record<string, unknown> | undefined) });
-      const got = await ((opts.stream ?? !opts.json) ? streamResponse(io, client, r, opts, call, log) : createResponse(io, client, r, opts, call));
+      const stopWaiting = waitingSpinner(io, waitingFor(r.model ?? (r.models as string[] | undefined)?.[0]));
+      const got = await ((opts.stream ?? !opts.json) ? streamResponse(io, client, r, opts, call, log) : createResponse(io, client, r, opts, call)).finally(stopWaiting);
       log(got);
       spent = (spent ?? 0) + (typeof got?.usage?.cost === 'number' ? got.usage.cost : (guard.bound ?? 0));
       u = summed(u, got?.usage ?? undefined);
