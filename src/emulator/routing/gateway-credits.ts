@@ -18,7 +18,7 @@ export interface GatewayCharge {
   /**
    * Settles at `owed` (capped at the bound when one was held, at what is left of the balance past
    * it), as a hang-up is: for a stream the upstream broke after content went out. Its own
-   * charge only when nothing settled it before; unbounded, it is noted in the estimates as a whole answer's cost is.
+   * charge only when nothing settled it before.
    */
   cut(owed: number): void;
   /** What the hang-up was charged, once it came. */
@@ -90,9 +90,14 @@ export function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, candidate
     if (held) held.settle((charge.charged = upToBalance(cost)));
     else charge.charged = chargeUpToBalance(ctx, cost);
   }) as GatewayCharge;
-  /** Settles what a stream cut before its end owes; what was charged. */
+  /**
+   * Settles what a stream cut before its end (by the caller or the upstream) owes; what was charged.
+   * Unbounded, the cut's cost is noted in the estimates as a whole answer's is: a model whose streams
+   * are cut learns an estimate too.
+   */
   const settleCut = (cut: number): number => {
     open = false;
+    if (bound === undefined) estimates?.note(seen, cut);
     const capped = bound === undefined ? cut : Math.min(bound, cut);
     estimate?.release();
     if (held) held.settle((charge.charged = upToBalance(capped)));
@@ -103,10 +108,7 @@ export function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, candidate
     if (open) charge.hungUp = settleCut(owed ? owed() : 0);
   };
   charge.cut = (cut) => {
-    if (!open) return;
-    // What a broken stream cost is spent as a whole answer's is: a model whose streams break learns an estimate too.
-    if (bound === undefined) estimates?.note(seen, cut);
-    settleCut(cut);
+    if (open) settleCut(cut);
   };
   charge.onHangUp = (fn) => {
     // Nothing was held: a hang-up is heard only once it can owe something.
