@@ -7,7 +7,8 @@ import { parseProviders } from '../../src/emulator/providers/config.js';
 
 // A batch result's body carries the id of its generation (`gen-batch-…` for chat, as the deployed
 // service's), and the service keeps a batch's generations (they are "not grouped by session_id"):
-// `GET /v1/generation?id=` was a 404 for every one. Each answered request is kept, at the batch price.
+// `GET /v1/generation?id=` was a 404 for every one. Each answered request is kept, at the batch price,
+// on the `batch` tier (the provider-reported tier of the yaml's AnthropicServiceTier; was null).
 let dir: string;
 const started: Emulator[] = [];
 
@@ -53,7 +54,7 @@ describe.each(['spec', 'deployed'] as const)('a batch result’s generation (%s)
       const got = await call(e, `/v1/generation?id=${body.id}`);
       // Before: 404 "Generation gen-batch-… not found".
       expect(got.status, JSON.stringify(got.body)).toBe(200);
-      expect(got.body.data).toMatchObject({ id: body.id, model: 'local/echo', provider_name: body.provider, api_type: 'completions', streamed: false, cancelled: false, finish_reason: body.choices[0].finish_reason, tokens_prompt: body.usage.prompt_tokens, tokens_completion: body.usage.completion_tokens, session_id: null, request_id: result.response.request_id });
+      expect(got.body.data).toMatchObject({ id: body.id, model: 'local/echo', provider_name: body.provider, api_type: 'completions', streamed: false, cancelled: false, finish_reason: body.choices[0].finish_reason, tokens_prompt: body.usage.prompt_tokens, tokens_completion: body.usage.completion_tokens, session_id: null, request_id: result.response.request_id, service_tier: 'batch' });
       // Charged at the batch price, as the batch's usage sums it.
       expect(got.body.data.total_cost).toBeCloseTo(body.usage.cost / 2, 10);
     }
@@ -63,6 +64,8 @@ describe.each(['spec', 'deployed'] as const)('a batch result’s generation (%s)
       const other = await runBatch(e, flavor, endpoint, 'local/echo', [body]);
       const kept = (await call(e, `/v1/generation?id=${other.results[0].response.body.id}`)).body.data;
       expect(kept.provider_name, endpoint).toMatch(/^local-/);
+      expect(kept.service_tier, endpoint).toBe('batch');
+      if (endpoint === '/v1/messages') expect(other.results[0].response.body.usage.service_tier).toBe('batch');
     }
     const other = e.store.createWorkspace('other', 1);
     expect((await call(e, `/v1/generation?id=${seen.results[0].response.body.id}`, undefined, other.apiKey)).status).toBe(404);
@@ -77,7 +80,7 @@ it('a batch over a provider (another router serve): each answer’s generation a
   const body = seen.results[0].response.body;
   const got = await call(gateway, `/v1/generation?id=${body.id}`);
   expect(got.status, JSON.stringify(got.body)).toBe(200);
-  expect(got.body.data).toMatchObject({ id: body.id, upstream_id: body.id, model: 'test/m', provider_name: 'up', api_type: 'completions', tokens_prompt: body.usage.prompt_tokens, tokens_completion: body.usage.completion_tokens });
+  expect(got.body.data).toMatchObject({ id: body.id, upstream_id: body.id, model: 'test/m', provider_name: 'up', api_type: 'completions', tokens_prompt: body.usage.prompt_tokens, tokens_completion: body.usage.completion_tokens, service_tier: 'batch' });
   expect(got.body.data.total_cost).toBeCloseTo(seen.usage.cost, 10);
 });
 

@@ -82,13 +82,26 @@ function messagesResult(body: Body, created: number, served: { provider?: string
     stop_reason: choice.finish_reason === 'length' ? 'max_tokens' : 'end_turn',
     stop_sequence: null,
     stop_details: null,
-    usage: { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens, cost: usage.cost },
+    // A batch's tier, as Anthropic's usage names it (AnthropicServiceTier: standard, priority, batch).
+    usage: { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens, cost: usage.cost, service_tier: 'batch' },
     container: null,
     input_transformations: [],
   };
 }
 
 const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
+
+/**
+ * The tier a batch request ran on: the one its answer reports (chat's `service_tier`, a messages
+ * result's `usage.service_tier`), else `batch`. The service hands batches to its providers' batch
+ * APIs at about half the price; the yaml's provider-reported tier (AnthropicServiceTier: standard,
+ * priority, batch) names that tier `batch`, and the generation's `service_tier` is the one "the
+ * upstream provider reported running this request on".
+ */
+function batchTier(body: Body, usage: Body): string {
+  const reported = body.service_tier ?? usage.service_tier;
+  return typeof reported === 'string' && reported ? reported : 'batch';
+}
 
 /**
  * Keeps a batch request's answer as a generation, found at `GET /v1/generation?id=` by the id its
@@ -118,6 +131,7 @@ export function keepBatchGeneration(store: Store, record: BatchRecord, item: Bod
       streamed: false,
       finishReason: typeof finish === 'string' ? finish : null,
       startedAt: served.startedAt,
+      serviceTier: batchTier(body, u),
     },
     store.now(),
     { origin: '', userAgent: null, referer: null, requestId: typeof response?.request_id === 'string' ? response.request_id : '' },

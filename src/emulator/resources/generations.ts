@@ -26,6 +26,8 @@ export interface Served {
   upstreamId?: string;
   /** The caller hung up mid-stream, after part of the answer (charged that part). */
   cancelled?: boolean;
+  /** The tier the request ran on, as the provider reported it (a batch's: `batch`); null when unknown. */
+  serviceTier?: string;
 }
 
 /** Each key's hash, made once per key record (not per request: the gateway's hot path records every answer). */
@@ -70,7 +72,7 @@ export function generationData(g: Served, now: number, by: AskedBy): Record<stri
     moderation_latency: null,
     generation_time: latency,
     finish_reason: g.finishReason,
-    service_tier: null,
+    service_tier: g.serviceTier ?? null,
     tokens_prompt: g.promptTokens,
     tokens_completion: g.completionTokens,
     native_tokens_prompt: g.promptTokens,
