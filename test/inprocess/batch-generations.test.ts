@@ -78,9 +78,14 @@ it('a batch over a provider (another router serve): each answer’s generation a
   const gateway = await emulator('gateway', { gateway: { config: parseProviders(yaml, { UP_KEY: upstream.store.firstKeys().apiKey }) } });
   const seen = await runBatch(gateway, 'spec', '/v1/chat/completions', 'test/m', [{ messages: [{ role: 'user', content: 'hello there' }] }]);
   const body = seen.results[0].response.body;
+  // Under an id of the batch's own, as a fake model's batch answer (before: the upstream's `gen-…`).
+  expect(body.id).toMatch(/^gen-batch-/);
   const got = await call(gateway, `/v1/generation?id=${body.id}`);
   expect(got.status, JSON.stringify(got.body)).toBe(200);
-  expect(got.body.data).toMatchObject({ id: body.id, upstream_id: body.id, model: 'test/m', provider_name: 'up', api_type: 'completions', tokens_prompt: body.usage.prompt_tokens, tokens_completion: body.usage.completion_tokens, service_tier: 'batch' });
+  // The upstream's id is its `upstream_id`: the upstream's own generation.
+  expect(got.body.data.upstream_id).not.toBe(body.id);
+  expect((await call(upstream, `/v1/generation?id=${got.body.data.upstream_id}`)).body.data).toMatchObject({ model: 'local/echo', tokens_prompt: body.usage.prompt_tokens });
+  expect(got.body.data).toMatchObject({ id: body.id, model: 'test/m', provider_name: 'up', api_type: 'completions', tokens_prompt: body.usage.prompt_tokens, tokens_completion: body.usage.completion_tokens, service_tier: 'batch' });
   expect(got.body.data.total_cost).toBeCloseTo(seen.usage.cost, 10);
 });
 

@@ -22,11 +22,25 @@ export function itemBody(record: BatchRecord, rawBody: Body): Body {
   return body;
 }
 
+/** What executeItem tells of a request's answer beyond its body. */
+export interface BatchServed {
+  /** The provider that answered, where the answer's body does not name it (Responses, messages). */
+  provider?: string;
+  /** The id a provider gave a chat answer the result now carries under a `gen-batch-…` id of its own. */
+  upstreamId?: string;
+}
+
 /**
- * Runs one request of a batch: a result item with the response, or with the error a request would get.
- * `served.provider`: the provider that answered, where the answer's body does not name it (Responses, messages).
+ * A provider's chat answer under a `gen-batch-…` id, as a fake model's batch answer and the
+ * service's carry (its own id kept in `served.upstreamId`, the generation's `upstream_id`).
  */
-export async function executeItem(record: BatchRecord, customId: string, rawBody: Body, created: number, gateway?: BatchGateway, served: { provider?: string } = {}): Promise<Body> {
+function batchChatId(answer: Body, served: BatchServed): Body {
+  if (typeof answer.id === 'string' && answer.id) served.upstreamId = answer.id;
+  return { ...answer, id: genId('gen-batch') };
+}
+
+/** Runs one request of a batch: a result item with the response, or with the error a request would get. */
+export async function executeItem(record: BatchRecord, customId: string, rawBody: Body, created: number, gateway?: BatchGateway, served: BatchServed = {}): Promise<Body> {
   const body = itemBody(record, rawBody);
   const requestId = `req_${randomHex(10)}`;
   const id = `batch_req_${randomHex(12)}`;
@@ -34,6 +48,7 @@ export async function executeItem(record: BatchRecord, customId: string, rawBody
     let response: Body;
     if (gateway?.serves(record.model, record.endpoint)) {
       response = await gateway.complete(body, record.endpoint, served);
+      if (record.endpoint === '/v1/chat/completions') response = batchChatId(response, served);
     } else if (record.endpoint === '/v1/chat/completions') {
       response = chatCompletion(body, planChat(body), created, { id: genId('gen-batch') });
     } else if (record.endpoint === '/v1/embeddings') {
@@ -109,7 +124,7 @@ function batchTier(body: Body, usage: Body): string {
  * model and provider, its tokens, what it is charged at the batch price, no session (a batch's
  * generations are not grouped by one). A failed request, or a body without an id, is not kept.
  */
-export function keepBatchGeneration(store: Store, record: BatchRecord, item: Body, served: { startedAt: number; provider?: string }, upstream: boolean): void {
+export function keepBatchGeneration(store: Store, record: BatchRecord, item: Body, served: BatchServed & { startedAt: number }, upstream: boolean): void {
   const response = item.response as { body?: Body; request_id?: unknown } | undefined;
   const body = response?.body;
   if (item.error || !body || typeof body.id !== 'string' || !body.id) return;
@@ -120,7 +135,7 @@ export function keepBatchGeneration(store: Store, record: BatchRecord, item: Bod
   const data = generationData(
     {
       id: body.id,
-      upstreamId: upstream ? body.id : undefined,
+      upstreamId: served.upstreamId ?? (upstream ? body.id : undefined),
       model: typeof body.model === 'string' ? body.model : record.model,
       provider: served.provider ?? (typeof body.provider === 'string' ? body.provider : ''),
       apiType: record.endpoint === '/v1/embeddings' ? 'embeddings' : 'completions',

@@ -4,7 +4,7 @@ import { TERMINAL, type BatchRecord, type BatchStatus } from '../state/batch-sto
 import type { BatchStorage, Store } from '../state/store-api.js';
 import { chargeable } from '../state/billing.js';
 import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, publicBatch, recount, chargeKey, settled } from './batch-rules.js';
-import { concurrencyOf, executeItem, keepBatchGeneration } from './batch-items.js';
+import { concurrencyOf, executeItem, keepBatchGeneration, type BatchServed } from './batch-items.js';
 import { countOnKey, creditsRanOut, HeldCredits, keyHash, owesRelease, releaseIfEnded, releaseUnsent, sentCount, type Unsent } from './batch-credits.js';
 import { inPool } from './batch-pool.js';
 import type { BatchGateway } from '../providers/types.js';
@@ -246,7 +246,7 @@ export class BatchEngine {
           this.expireIfLate(record);
           if ((record.status as BatchStatus) === 'expired') return false;
           if ((short = credits?.hold(req.custom_id, req.body) || false)) return false;
-          const served: { startedAt: number; provider?: string } = { startedAt: this.state.now() };
+          const served: BatchServed & { startedAt: number } = { startedAt: this.state.now() };
           const item = await executeItem(record, req.custom_id, req.body, this.now(), this.opts.gateway, served);
           if (this.stopped) return false; // its upstream was let go: the item may be that failure; a restart asks again
           writer.append(item);
