@@ -100,3 +100,30 @@ it('a Responses batch over a provider: each answer’s generation names the prov
   // Before: provider_name "" (the body names none).
   expect(got.body.data).toMatchObject({ id: body.id, model: 'test/m', provider_name: 'up' });
 });
+
+it('a fake-model batch awaiting payment (Get answers 402) is not in /v1/activity until it is paid, across a restart', async () => {
+  const e = await emulator('unpaid');
+  const poor = e.store.createWorkspace('poor', 1e-9);
+  const activity = async (on: Emulator) => (await call(on, '/v1/activity', undefined, poor.managementKey)).body.data as { requests: number; usage: number }[];
+  const path = '/v1/batches';
+  const created = await call(e, path, { endpoint: '/v1/chat/completions', model: 'local/echo', completion_window: '24h', requests: [{ custom_id: 'r0', body: { messages: [{ role: 'user', content: 'a few words to pay for' }] } }] }, poor.apiKey);
+  let got = await call(e, `${path}/${created.body.id}`, undefined, poor.apiKey);
+  while (got.status !== 402) {
+    expect(got.body.status).not.toBe('failed');
+    await new Promise((r) => setTimeout(r, 20));
+    got = await call(e, `${path}/${created.body.id}`, undefined, poor.apiKey);
+  }
+  e.store.advanceClock(86_400_000);
+  // Before: one request at the batch's cost, though nothing was charged.
+  expect(await activity(e)).toEqual([]);
+  await e.close();
+  started.splice(started.indexOf(e), 1);
+  const again = await emulator('unpaid');
+  expect(await activity(again)).toEqual([]);
+  again.store.topUp('poor', 1);
+  const paid = await call(again, `${path}/${created.body.id}`, undefined, poor.apiKey);
+  expect(paid.status).toBe(200);
+  const rows = await activity(again);
+  expect(rows.reduce((n, r) => n + r.requests, 0)).toBe(1);
+  expect(rows.reduce((n, r) => n + r.usage, 0)).toBeCloseTo(paid.body.usage.cost, 10);
+});

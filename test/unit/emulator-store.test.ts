@@ -158,6 +158,9 @@ describe.each([
     expect(s.generation('gen-batch-0')).toBeUndefined();
     expect(s.generation(`gen-batch-${KEEP}`)?.data).toEqual({ id: `gen-batch-${KEEP}` });
     expect([...s.allGenerations()]).toHaveLength(KEEP + 1);
+    // The batch each answered, for /v1/activity to count it only once the batch is paid (the file store left it out).
+    expect(s.generation(`gen-batch-${KEEP}`)?.batch).toBe('batch_a');
+    expect([...s.allGenerations()].at(-1)?.batch).toBe('batch_a');
   });
 
   it('moves its clock forward', () => {

@@ -150,3 +150,5 @@ export function recount(record: BatchRecord, done: Record<string, unknown>[]): B
 export const chargeKey = (record: BatchRecord) => `batch:${record.id}`;
 /** Ended and owing nothing, with that saved: its charge key is never asked again. */
 export const settled = (record: BatchRecord) => TERMINAL.includes(record.status) && record.payment_due === null;
+/** Whether what its requests cost was charged: each as it was answered (over providers), else all once it ended and was paid. */
+export const paidFor = (record: BatchRecord) => record.held === true || settled(record);

@@ -16,7 +16,7 @@ function keptOf(line: string, id?: string): { id: string; kept: KeptGeneration }
   }
   if (!isRecord(kept) || typeof kept.id !== 'string' || typeof kept.workspace !== 'string' || !isRecord(kept.data)) return undefined;
   if (id !== undefined && kept.id !== id) return undefined;
-  return { id: kept.id, kept: { workspace: kept.workspace, key: typeof kept.key === 'string' ? kept.key : undefined, data: kept.data } };
+  return { id: kept.id, kept: { workspace: kept.workspace, key: typeof kept.key === 'string' ? kept.key : undefined, data: kept.data, batch: typeof kept.batch === 'string' ? kept.batch : undefined } };
 }
 
 /** The line that starts at byte `at` of `path` (to its newline or the file's end); undefined when the file is gone. */
@@ -96,7 +96,7 @@ export class GenerationFile {
   keep(id: string, kept: KeptGeneration): void {
     // Kept without its newline: one flat string, whose byte length is read without copying it (a line
     // with `\n` appended was a second string that Buffer.byteLength copied whole, per request).
-    const line = JSON.stringify({ id, workspace: kept.workspace, key: kept.key, data: kept.data });
+    const line = JSON.stringify({ id, workspace: kept.workspace, key: kept.key, data: kept.data, batch: kept.batch });
     if (this.ended) return this.keepUnwritten(id, line);
     this.pending.delete(id);
     this.pending.set(id, line);
