@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../dist/emulator/server.js';
 import { BIN } from '../helpers.js';
+import { until } from '../support/until.js';
 
 // `router serve --providers --record / --replay / --record-missing`, the real binary: answers
 // recorded from an upstream emulator are replayed byte for byte once that upstream is gone.
@@ -17,16 +18,18 @@ interface Serve {
   child: ChildProcess;
   apiRoot: string;
   apiKey: string;
+  /** What it wrote to stderr so far. */
+  stderr(): string;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
 async function serve(args: string[], env: Record<string, string>, state = 'gateway-state'): Promise<Serve> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--state', join(dir, state), '--json', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  let err = '';
+  child.stderr!.on('data', (c) => (err += c));
   const ready = await new Promise<{ api_root: string; api_key: string }>((resolve, reject) => {
     let out = '';
-    let err = '';
-    child.stderr!.on('data', (c) => (err += c));
     child.stdout!.on('data', (c) => {
       out += c;
       const line = out.split('\n').find((l) => l.startsWith('{'));
@@ -38,6 +41,7 @@ async function serve(args: string[], env: Record<string, string>, state = 'gatew
     child,
     apiRoot: ready.api_root,
     apiKey: ready.api_key,
+    stderr: () => err,
     stop: async (signal = 'SIGTERM') => {
       child.kill(signal);
       return exited;
@@ -105,6 +109,9 @@ describe('record and replay', () => {
       expect(miss.status).toBe(404);
       const message = JSON.parse(miss.text).error.message as string;
       expect(message).toMatch(/^replay: no cassette answers this request to up \(model local\/lorem\); the nearest is .*cassettes\/up-local_lorem-\w+\.json, which differs in messages; router serve --record-missing would ask up for it and keep its answer$/);
+      // Said on the serve terminal too, one line (before: nothing there, only the caller knew).
+      expect(await until(() => replaying.stderr().includes('replay: no cassette'))).toBe(true);
+      expect(replaying.stderr().split('\n').filter((l) => l.startsWith('replay:'))).toEqual([message]);
     } finally {
       await replaying.stop();
     }

@@ -6,6 +6,7 @@ import { ProviderFailure, type AudioReply, type ProviderAdapter, type ProviderMo
 import { replayAudio, teeAudio } from './cassette-audio.js';
 import { parsed, Stopping, type Cassette } from './cassette-format.js';
 import { failAgain, gone, replay } from './cassette-replay.js';
+import { visible } from '../../internal/visible.js';
 import { differences, inOrder, matchKey, takesByRequest, type Endpoint, type Take } from './cassette-folder.js';
 
 export type { Cassette } from './cassette-format.js';
@@ -166,7 +167,8 @@ export class CassetteDeck {
 
   /**
    * A request no cassette holds: a failure of this provider, passed over like a dead one (a provider
-   * passed over while recording left no cassette); when every provider misses, the caller's 404.
+   * passed over while recording left no cassette); when every provider misses, the caller's 404. Said
+   * on the serve terminal too (stderr, as a cassette not written is), for whoever runs the gateway.
    */
   private miss(provider: string, body: Body): ProviderFailure {
     let nearest: { file: string; diff: string[] } | undefined;
@@ -176,7 +178,10 @@ export class CassetteDeck {
     }
     const near = nearest ? `; the nearest is ${join(this.dir, nearest.file)}, which differs in ${nearest.diff.join(', ')}` : `; ${this.dir} holds none`;
     // The way out, for whoever reads it: the gateway's operator, or a caller who runs it too (a CI job).
-    return new ProviderFailure('missing', `replay: no cassette answers this request to ${provider} (model ${String(body.model)})${near}; router serve --record-missing would ask ${provider} for it and keep its answer`, 404);
+    const why = `replay: no cassette answers this request to ${provider} (model ${String(body.model)})${near}; router serve --record-missing would ask ${provider} for it and keep its answer`;
+    // Its field names and model come from the request: escaped for the terminal, and cut at a line's worth.
+    process.stderr.write(`${visible(why.length > 1000 ? `${why.slice(0, 1000)}…` : why)}\n`);
+    return new ProviderFailure('missing', why, 404);
   }
 
   /** A cassette of this exchange, its answer still to come, and how it is kept (saved, and answering from then on). */
