@@ -32,3 +32,24 @@ describe('the 402 of a held bound', () => {
     expect(credits.data.total_usage).toBeCloseTo(0.005, 9);
   });
 });
+
+describe('one wording for every 402 of credits', () => {
+  it('an unbounded gateway request, a bounded one and a fake model say the request and the balance alike', async () => {
+    const { apiKey } = gw.gateway.store.createWorkspace('spent', 0);
+    const ask = async (body: Record<string, unknown>) => {
+      const res = await gw.call('POST', '/v1/chat/completions', apiKey, { messages: [{ role: 'user', content: 'hi' }], ...body });
+      expect(res.status).toBe(402);
+      return ((await res.json()) as { error: { message: string } }).error.message;
+    };
+    const worded = /^Insufficient credits: this request (needs a balance above \$0|may cost up to \$[\d.]+|costs \$[\d.]+), the balance is \$0\. Add more credits to continue\.$/;
+    // Unbounded (no max_tokens, the model no max_completion_tokens): its cost is not known before the answer.
+    // Before: "Insufficient credits. Add more credits to continue.", without the amounts the others say.
+    expect(await ask({ model: 'test/m' })).toBe('Insufficient credits: this request needs a balance above $0, the balance is $0. Add more credits to continue.');
+    expect(await ask({ model: 'test/m', max_tokens: 10 })).toMatch(worded);
+    expect(await ask({ model: 'local/echo' })).toMatch(worded);
+    // A batch, whose cost is known at its end only, is refused in the same words.
+    const batch = await gw.call('POST', '/v1/batches', apiKey, { endpoint: '/v1/chat/completions', model: 'local/echo', completion_window: '24h', requests: [{ custom_id: 'a', body: { messages: [{ role: 'user', content: 'hi' }] } }] });
+    expect(batch.status).toBe(402);
+    expect(((await batch.json()) as { error: { message: string } }).error.message).toMatch(worded);
+  });
+});

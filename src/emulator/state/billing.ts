@@ -53,9 +53,7 @@ export function keyLimitLeft(ctx: Ctx): number | null {
 export function chargeable(ctx: Ctx): void {
   refuseUnsaved(ctx);
   withinKeyLimit(ctx, 0);
-  if (balanceLeft(ctx) <= 0) {
-    throw new HttpError(402, 'Insufficient credits. Add more credits to continue.', 'payment_required');
-  }
+  if (balanceLeft(ctx) <= 0) throw insufficient(ctx);
 }
 
 /**
@@ -74,14 +72,16 @@ export function reserve(ctx: Ctx, cost: number): { refund(): void } {
 }
 
 /**
- * The 402 of a cost the balance does not cover (`upTo`: the most the request may cost, not what it
- * costs): what unbounded requests in flight hold of it said, as it is not left to spend.
+ * Every 402 for credits a request lacks, in one wording: what it costs (`upTo`: the most it may cost;
+ * no cost: one not known before the answer, which needs a balance above zero) and the balance, what
+ * unbounded requests in flight hold of it said, as it is not left to spend.
  */
-function insufficient(ctx: Ctx, cost: number, upTo = false): HttpError {
+function insufficient(ctx: Ctx, cost?: number, upTo = false): HttpError {
   const balance = Math.max(0, ctx.store.balance(ctx.workspace));
   const held = Math.min(balance, estimated(ctx));
   const inFlight = held > 0 ? `, of which $${decimal(held)} is held by requests in flight` : '';
-  return new HttpError(402, `Insufficient credits: this request ${upTo ? 'may cost up to' : 'costs'} $${decimal(cost)}, the balance is $${decimal(balance)}${inFlight}. Add more credits to continue.`, 'payment_required');
+  const needs = cost === undefined ? 'needs a balance above $0' : `${upTo ? 'may cost up to' : 'costs'} $${decimal(cost)}`;
+  return new HttpError(402, `Insufficient credits: this request ${needs}, the balance is $${decimal(balance)}${inFlight}. Add more credits to continue.`, 'payment_required');
 }
 
 /**
