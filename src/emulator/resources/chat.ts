@@ -94,24 +94,44 @@ export function checkOutputLimit(model: ModelSpec, asked: number | null | undefi
   }
 }
 
-/** Walks `model` then `models` (fallback), skipping models that are down or have no allowed provider. */
+/**
+ * Walks `model` then `models` (fallback), skipping models that are down or have no allowed provider,
+ * and ids that are no model here (as the gateway's candidatesFor: a 400 on the first only when none is).
+ */
 export function route(body: Body, kind: 'chat'): Routed {
   const requested = (body.model as string | undefined) ?? (Array.isArray(body.models) ? (body.models[0] as string) : undefined);
   const chain = [...new Set([requested, ...(Array.isArray(body.models) ? (body.models as string[]) : [])].filter((m): m is string => !!m))];
-  const candidates = chain.length ? chain.map((id) => resolveModel(id, kind)) : [resolveModel(undefined, kind, 'local/echo')];
+  const candidates = chain.length ? chain.map((id) => knownModel(id, kind)) : [resolveModel(undefined, kind, 'local/echo')];
+  const skipped = candidates.filter((m): m is Skipped => 'error' in m);
+  // None is a model here: the first one's 400, as a request naming it alone gets.
+  if (skipped.length === candidates.length) resolveModel(chain[0], kind);
   let noProvider = false;
   for (let i = 0; i < candidates.length; i++) {
     const model = candidates[i]!;
+    if ('error' in model) continue;
     const provider = pickProvider(model, body.provider);
     if (!provider) {
       noProvider = true;
       continue;
     }
     if (model.unavailable) continue;
-    return { model, provider, attempt: i + 1, requested: requested ?? model.id, tried: candidates.slice(0, i + 1) };
+    const before = candidates.slice(0, i + 1);
+    return { model, provider, attempt: i + 1, requested: requested ?? model.id, tried: before.filter((m): m is ModelSpec => !('error' in m)), skipped: before.filter((m): m is Skipped => 'error' in m) };
   }
   if (noProvider) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
   throw new HttpError(502, 'All providers for the requested models are unavailable', 'provider_unavailable');
+}
+
+type Skipped = NonNullable<Routed['skipped']>[number];
+
+/** The model an id of the chain names, or why it names none (a 400's words). */
+function knownModel(id: string, kind: 'chat'): ModelSpec | Skipped {
+  try {
+    return resolveModel(id, kind);
+  } catch (err) {
+    if (err instanceof HttpError && err.status === 400) return { model: id, error: err.message };
+    throw err;
+  }
 }
 
 export interface ChatPlan {

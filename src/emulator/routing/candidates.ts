@@ -2,6 +2,7 @@ import { bad } from '../http/validate.js';
 import { MODEL_ID_PATTERN, MODELS } from '../models/models.js';
 import type { LocalModels } from '../providers/local.js';
 import type { ProviderAdapter, ProviderModel } from '../providers/types.js';
+import type { Attempt } from './metadata.js';
 
 type Body = Record<string, unknown>;
 
@@ -82,9 +83,12 @@ export interface Catalog {
 /**
  * Every candidate for a request, in the order they are tried: its models in turn, and for each the
  * providers that serve it under `provider.only / ignore / order / sort / allow_fallbacks`; the
- * provider that last served the session (`sticky`) first where it is allowed.
+ * provider that last served the session (`sticky`) first where it is allowed. A model of the chain
+ * that is no model here (malformed, or served by nobody) is passed over as a failed attempt is, into
+ * `passed` (provider `none`, status 400), and the fallback list goes on to the next: the spec says only
+ * that `models` is "used for fallback". The request is a 400 on the first such model when none is one.
  */
-export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: string) => string | undefined, kind: 'chat' | 'embedding' | 'speech' = 'chat'): Candidate[] {
+export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: string) => string | undefined, kind: 'chat' | 'embedding' | 'speech' = 'chat', passed: Attempt[] = []): Candidate[] {
   const prefs = prefsOf(body.provider);
   let chain = modelChain(body);
   if (!chain.length) {
@@ -92,8 +96,13 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
     chain = ['local/echo'];
   }
   const out: Candidate[] = [];
+  const unknown: Attempt[] = [];
+  let known = 0;
   for (const id of chain) {
-    if (!MODEL_ID_PATTERN.test(id)) bad(`model must look like <author>/<slug>, got ${JSON.stringify(id)}`);
+    if (!MODEL_ID_PATTERN.test(id)) {
+      unknown.push({ provider: 'none', model: id, error: `model must look like <author>/<slug>, got ${JSON.stringify(id)}`, status: 400 });
+      continue;
+    }
     let offered: Candidate[] = [];
     for (const adapter of catalog.upstreams) for (const model of modelsOf(adapter, kind, id)) offered.push({ adapter, slug: adapter.name, model });
     if (!offered.length && catalog.local && kind === 'chat') {
@@ -104,7 +113,11 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
       const listed = offered[0]?.model.prices ?? FREE;
       for (const c of offered) c.listed = listed;
     }
-    if (!offered.length) bad(`${id} is not a valid model ID`);
+    if (!offered.length) {
+      unknown.push({ provider: 'none', model: id, error: `${id} is not a valid model ID`, status: 400 });
+      continue;
+    }
+    known++;
     let allowed = prefs.only || prefs.ignore.length ? offered.filter((c) => (!prefs.only || prefs.only.includes(c.slug)) && !prefs.ignore.includes(c.slug)) : offered;
     if (prefs.sort === 'price') allowed = [...allowed].sort((a, b) => priceOf(a) - priceOf(b));
     const rank = (c: Candidate) => {
@@ -119,5 +132,7 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
     if (!prefs.allowFallbacks) allowed = prefs.order.length ? allowed.filter((c) => prefs.order.includes(c.slug)) : allowed.slice(0, 1);
     out.push(...allowed);
   }
+  if (!known) bad(unknown[0]!.error);
+  passed.push(...unknown);
   return out;
 }

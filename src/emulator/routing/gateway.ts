@@ -100,11 +100,11 @@ export class Gateway {
     const stream = body.stream === true;
     const asked: Asked = { startedAt: ctx.store.now(), user: body.user, sessionId: session, body };
     const sticky = session === undefined ? undefined : (id: string) => this.sessions.get(`${ctx.workspace}\n${session}\n${id}`);
-    const candidates = candidatesFor(body, this.catalog, sticky);
+    const passed: Attempt[] = [];
+    const candidates = candidatesFor(body, this.catalog, sticky, 'chat', passed);
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
     const charge = gatewayCredits(ctx, body, '/v1/chat/completions', candidates, this.estimates);
     const gone = callerGone(ctx);
-    const passed: Attempt[] = [];
     const metadataOf = metadataFor(ctx.wantsRouterMetadata(), body, candidates, passed, 'chat');
     for (const c of candidates) {
       if (gone.aborted) return;
@@ -212,11 +212,11 @@ export class Gateway {
     const asked: Asked = { startedAt: ctx.store.now(), user: body.safety_identifier ?? body.user, sessionId: session, body };
     const stream = body.stream === true;
     const sticky = session === undefined ? undefined : (id: string) => this.sessions.get(`${ctx.workspace}\n${session}\n${id}`);
-    const candidates = candidatesFor(body, this.catalog, sticky).filter((c) => c.adapter.responses);
+    const passed: Attempt[] = [];
+    const candidates = candidatesFor(body, this.catalog, sticky, 'chat', passed).filter((c) => c.adapter.responses);
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
     const charge = gatewayCredits(ctx, body, '/v1/responses', candidates, this.estimates);
     const gone = callerGone(ctx);
-    const passed: Attempt[] = [];
     const metadataOf = metadataFor(ctx.wantsRouterMetadata(), body, candidates, passed, 'responses');
     for (const c of candidates) {
       const metadata = metadataOf?.(c);

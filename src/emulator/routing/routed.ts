@@ -7,6 +7,8 @@ export interface Routed {
   attempt: number;
   requested: string;
   tried: ModelSpec[];
+  /** Ids of the chain before the model chosen that name no model here, and why: passed over. */
+  skipped?: { model: string; error: string }[];
 }
 
 /**
@@ -43,7 +45,7 @@ export function routerMetadata(routed: Routed, api: string) {
     region: 'local',
     requested: routed.requested,
     strategy: routed.attempt > 1 ? 'fallback' : 'direct',
-    summary: `${api}: ${routed.requested} -> ${routed.model.id} via ${routed.provider} (attempt ${routed.attempt})`,
+    summary: `${api}: ${routed.requested} -> ${routed.model.id} via ${routed.provider} (attempt ${routed.attempt})${routed.skipped?.length ? `; passed over: ${routed.skipped.map((s) => `none (${s.error})`).join(', ')}` : ''}`,
   };
 }
 
@@ -53,7 +55,8 @@ export function routerMetadata(routed: Routed, api: string) {
  */
 export function openrouterMetadata(routed: Routed, api: string, body?: { plugins?: unknown }) {
   const { generation_time: _time, ...common } = routerMetadata(routed, api);
-  const attempts = routed.tried.map((m) => ({ provider: m === routed.model ? routed.provider : (m.providers[0] ?? 'none'), model: m.id, status: m === routed.model ? 200 : 503 }));
+  const skipped = (routed.skipped ?? []).map((s) => ({ provider: 'none', model: s.model, status: 400 }));
+  const attempts = [...skipped, ...routed.tried.map((m) => ({ provider: m === routed.model ? routed.provider : (m.providers[0] ?? 'none'), model: m.id, status: m === routed.model ? 200 : 503 }))];
   const plugins = Array.isArray(body?.plugins) ? (body.plugins as { id?: unknown }[]).filter((p) => typeof p?.id === 'string') : [];
   const pipeline = plugins.map((p) => ({ type: 'plugin', name: p.id as string, summary: `${p.id as string} plugin ran` }));
   return { ...common, attempts, ...(pipeline.length ? { pipeline } : {}) };

@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { parseProviders } from '../../src/emulator/providers/config.js';
+
+// `models` is "used for fallback" (api.md), and neither it nor the yaml says what an id that names no
+// model does there. A list whose first id was unknown (or malformed) was a 400 on it, though a later
+// one would answer: such an id is now passed over as a failed attempt is, and router_metadata names it.
+// A chain with no model at all is still the 400 of its first id.
+let dir: string;
+let upstream: Emulator;
+let gateway: Emulator;
+let emulator: Emulator;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'router-models-fallback-'));
+  emulator = await startEmulator({ stateDir: join(dir, 'emulator'), port: 0 });
+  upstream = await startEmulator({ stateDir: join(dir, 'upstream'), port: 0 });
+  const yaml = `providers:\n  - { name: up, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, responses: true, models: { test/m: local/echo } }\n`;
+  gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config: parseProviders(yaml, { UP_KEY: upstream.store.firstKeys().apiKey }) } });
+});
+
+afterAll(async () => {
+  for (const e of [gateway, upstream, emulator]) await e?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function ask(e: Emulator, body: Record<string, unknown>, path = '/v1/chat/completions'): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${e.apiRoot}${path}`, { method: 'POST', headers: { authorization: `Bearer ${e.store.firstKeys().apiKey}`, 'content-type': 'application/json', 'x-router-metadata': 'enabled' }, body: JSON.stringify(body) });
+  return { status: res.status, body: await res.json() };
+}
+
+const messages = [{ role: 'user', content: 'hi' }];
+
+describe('a fallback list whose first id names no model', () => {
+  it('the fake models: the next model answers, router_metadata names the one passed over', async () => {
+    const got = await ask(emulator, { models: ['nosuch/model', 'local/echo'], messages });
+    // Before: 400 "nosuch/model is not a valid model ID".
+    expect(got.status, JSON.stringify(got.body)).toBe(200);
+    expect(got.body.model).toBe('local/echo');
+    expect(got.body.router_metadata).toMatchObject({ requested: 'nosuch/model', attempt: 2, strategy: 'fallback' });
+    expect(got.body.router_metadata.summary).toContain('passed over: none (nosuch/model is not a valid model ID)');
+    // A malformed id is passed over alike; so is one in Responses.
+    expect((await ask(emulator, { model: 'no slash', models: ['local/echo'], messages })).status).toBe(200);
+    const responses = await ask(emulator, { model: 'nosuch/model', models: ['local/echo'], input: 'hi' }, '/v1/responses');
+    expect([responses.status, responses.body.model]).toEqual([200, 'local/echo']);
+  });
+
+  it('a gateway: the upstream model answers, its attempts name the id passed over', async () => {
+    const got = await ask(gateway, { model: 'nosuch/model', models: ['test/m'], messages });
+    expect(got.status, JSON.stringify(got.body)).toBe(200);
+    expect([got.body.model, got.body.provider]).toEqual(['test/m', 'up']);
+    expect(got.body.router_metadata.attempts).toEqual([
+      { provider: 'none', model: 'nosuch/model', error: 'nosuch/model is not a valid model ID', ok: false },
+      { provider: 'up', model: 'test/m', ok: true },
+    ]);
+    expect(got.body.router_metadata).toMatchObject({ requested: 'nosuch/model', attempt: 2, strategy: 'fallback' });
+    const responses = await ask(gateway, { model: 'nosuch/model', models: ['test/m'], input: 'hi' }, '/v1/responses');
+    expect([responses.status, responses.body.model]).toEqual([200, 'test/m']);
+  });
+
+  it('a chain with no model at all is the 400 of its first id, on both', async () => {
+    for (const e of [emulator, gateway]) {
+      const got = await ask(e, { models: ['nosuch/a', 'nosuch/b'], messages });
+      expect([got.status, got.body.error.message]).toEqual([400, 'nosuch/a is not a valid model ID']);
+    }
+    const alone = await ask(gateway, { model: 'nosuch/a', messages });
+    expect([alone.status, alone.body.error.message]).toEqual([400, 'nosuch/a is not a valid model ID']);
+  });
+});
