@@ -2,7 +2,7 @@ import { bad } from '../http/validate.js';
 import { MODEL_ID_PATTERN, MODELS } from '../models/models.js';
 import type { LocalModels } from '../providers/local.js';
 import type { ProviderAdapter, ProviderModel } from '../providers/types.js';
-import type { Attempt } from './metadata.js';
+import type { Attempt } from './attempt.js';
 
 type Body = Record<string, unknown>;
 

@@ -1,19 +1,11 @@
 import type { Candidate } from './candidates.js';
+import type { Attempt } from './attempt.js';
 import { asksMetadata, type MetadataAsk } from './routed.js';
 import { modelChain } from './candidates.js';
 import { ProviderFailure } from '../providers/types.js';
 import { HttpError } from '../http/http.js';
 
-/** A provider passed over, and why (its status and `Retry-After` when it answered one). */
-export interface Attempt {
-  provider: string;
-  model: string;
-  error: string;
-  status?: number;
-  retryAfter?: string;
-  /** On replay: no cassette held the request. */
-  missing?: true;
-}
+export type { Attempt } from './attempt.js';
 
 /**
  * A candidate that failed: a provider's failure is kept in `passed` (the next candidate is asked); any

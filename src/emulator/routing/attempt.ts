@@ -1,0 +1,13 @@
+/**
+ * A provider passed over, and why (its status and `Retry-After` when it answered one); or a model id
+ * that names no model here (provider `none`, status 400: candidates.ts).
+ */
+export interface Attempt {
+  provider: string;
+  model: string;
+  error: string;
+  status?: number;
+  retryAfter?: string;
+  /** On replay: no cassette held the request. */
+  missing?: true;
+}
