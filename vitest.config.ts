@@ -16,7 +16,7 @@ export default defineConfig({
     // idle core-seconds during the run: 6 workers leave 6-8 core-seconds idle, 8 leave 0-3, for about the same CPU
     // (71-79 s either way); the wall with the other users' CPU taken out: 6 workers 38-42 s, 7 37-41 s, 8 38-40 s.
     // Each worker loads src/ and the helpers once.
-    poolOptions: { forks: { maxForks: 8, minForks: 8 } },
+    maxWorkers: 8,
     reporters: ['default', './test/summary-reporter.ts'],
     include: ['test/**/*.test.ts'],
     setupFiles: ['test/support/quiet-node.ts'],

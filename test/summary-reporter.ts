@@ -1,24 +1,21 @@
-import type { Reporter, File, Task } from 'vitest';
+import type { Reporter, TestModule } from 'vitest/node';
 
 /** Ends the run with the plain line "N passed, N failed" that CI reads in any language. */
 export default class SummaryReporter implements Reporter {
-  onFinished(files: File[] = []): void {
+  onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
-    const walk = (tasks: Task[]) => {
-      for (const t of tasks) {
-        if (t.type === 'suite') walk(t.tasks);
-        else if (t.result?.state === 'pass') passed++;
-        else if (t.result?.state === 'fail') failed++;
+    for (const m of modules) {
+      const before = failed;
+      for (const t of m.children.allTests()) {
+        const state = t.result().state;
+        if (state === 'passed') passed++;
+        else if (state === 'failed') failed++;
         else skipped++;
       }
-    };
-    for (const f of files) {
-      const before = failed;
-      walk(f.tasks);
       // A file that failed outside its tests (a hook, its import) counts once.
-      if (f.result?.state === 'fail' && failed === before) failed++;
+      if (m.state() === 'failed' && failed === before) failed++;
     }
     process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
   }

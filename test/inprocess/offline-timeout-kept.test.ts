@@ -4,7 +4,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startInProcessEnv, type InProcessEnv } from '../support/inprocess-env.js';
 
 // --offline-timeout N gives up about N seconds after the first failed poll, not a whole doubled wait later
-// (polls 50 ms apart at first, doubling: 4 s used to be given up only at the poll of 6.35 s).
+// (polls 50 ms apart at first, doubling: 4 s used to be given up only at the poll of 6.35 s). Checked by the waits
+// it says it makes, not by the time it took, which a loaded machine stretches: they end by the timeout
+// (0+0+0+1+2+1 s; they were 0+0+0+1+2+3 s), and it gave up only once the timeout had passed.
 let t: InProcessEnv;
 beforeAll(async () => {
   t = await startInProcessEnv();
@@ -13,6 +15,9 @@ afterAll(() => t.close());
 afterEach(() => t.admin('faults', { faults: [] }));
 
 const gaveUpAfter = (stderr: string) => Number(/no answer from the service for (\d+)s/.exec(stderr)?.[1]);
+/** The seconds of the waits between failed polls, as said on stderr ("polling again in 1s"). */
+const waits = (stderr: string) => [...stderr.matchAll(/polling again in (\d+)s/g)].map((m) => Number(m[1]));
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
 describe('the offline timeout is kept', () => {
   it('batch run --watch: exit 8 once the timeout has passed, saying so', async () => {
@@ -24,7 +29,8 @@ describe('the offline timeout is kept', () => {
     const r = await t.run(['--max-retries', '0', 'batch', 'run', '--resume', started.stdout.trim(), '--watch', '--interval', '50ms', '--offline-timeout', '4']);
     expect(r.code, r.stderr).toBe(8);
     expect(gaveUpAfter(r.stderr)).toBeGreaterThanOrEqual(4);
-    expect(gaveUpAfter(r.stderr)).toBeLessThan(6);
+    expect(waits(r.stderr).length).toBeGreaterThan(0);
+    expect(sum(waits(r.stderr))).toBeLessThanOrEqual(4);
   });
 
   it('batch get --watch: the same', async () => {
@@ -37,6 +43,7 @@ describe('the offline timeout is kept', () => {
     const r = await t.run(['--max-retries', '0', 'batch', 'get', id, '--watch', '--interval', '50ms', '--offline-timeout', '4']);
     expect(r.code, r.stderr).toBe(8);
     expect(gaveUpAfter(r.stderr)).toBeGreaterThanOrEqual(4);
-    expect(gaveUpAfter(r.stderr)).toBeLessThan(6);
+    expect(waits(r.stderr).length).toBeGreaterThan(0);
+    expect(sum(waits(r.stderr))).toBeLessThanOrEqual(4);
   });
 });
