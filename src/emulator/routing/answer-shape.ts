@@ -32,3 +32,15 @@ export function refusalOf(answer: Body, status: number): string {
   const message = isObject(error) ? error.message : error ?? answer.message;
   return typeof message === 'string' && message ? message : `HTTP ${status}`;
 }
+
+/**
+ * A message's or delta's reasoning under the service's name (api.md: `reasoning`), in place: DeepSeek,
+ * vLLM, llama.cpp's server and aimock send it as `reasoning_content`, which the service's clients (ours,
+ * `--show-reasoning`, generation content) do not read. One that also has `reasoning` is left as it is.
+ */
+export function serviceReasoning(holder: unknown): void {
+  if (!isObject(holder) || typeof holder.reasoning_content !== 'string') return;
+  if (holder.reasoning !== undefined && holder.reasoning !== null) return;
+  holder.reasoning = holder.reasoning_content;
+  delete holder.reasoning_content;
+}

@@ -20,7 +20,7 @@ import { promptCount } from './hang-up.js';
 import { relayResponses, wholeResponse } from './responses.js';
 import { speakThrough } from './speech.js';
 import { upstreamBody } from './upstream-body.js';
-import { refusalOf, wholeAnswer } from './answer-shape.js';
+import { refusalOf, serviceReasoning, wholeAnswer } from './answer-shape.js';
 import { answerText, finishOf, giveId, keepUpstreamAnswer, responseFinish, responseText, type Asked, type UpstreamAnswer } from './kept.js';
 
 type Body = Record<string, unknown>;
@@ -171,6 +171,7 @@ export class Gateway {
     }
     if (answer.model !== undefined) answer.model = c.model.id;
     if (named) answer.provider = c.slug;
+    if (Array.isArray(answer.choices)) for (const choice of answer.choices as Body[]) serviceReasoning(choice?.message);
     return answer;
   }
 
