@@ -22,6 +22,9 @@ beforeAll(async () => {
     // aimock writes a chunk, and cuts the connection in the same turn as its last one: the chunks before it arrive.
     mock.onMessage('cut before the first token', { content: 'never seen' }, { truncateAfterChunks: 2, latency: 10 });
     mock.onMessage('cut after the first token', { content: 'one two three four' }, { chunkSize: 4, truncateAfterChunks: 3, latency: 10 });
+    // Paced as if recorded: the role-only chunk, then 20 s of silence; or the first token too, then the silence.
+    mock.onMessage('silent after the role', { content: 'never seen' }, { recordedTimings: { ttftMs: 0, interChunkDelaysMs: [20_000], totalDurationMs: 20_000 } });
+    mock.onMessage('silent after the first token', { content: 'one two three four' }, { chunkSize: 4, recordedTimings: { ttftMs: 0, interChunkDelaysMs: [0, 20_000], totalDurationMs: 20_000 } });
   });
   second = await startAimock((mock) => mock.onMessage(/./, { content: 'the second aimock answers' }));
   const a = `${first.url}/v1`;
@@ -30,7 +33,8 @@ beforeAll(async () => {
   gw = await aimockGateway(`providers:
   - { name: first, base_url: "${a}", models: { test/chat: gpt-4o }, prices: { test/chat: ${price} } }
   - { name: first-slow, base_url: "${a}", timeout_ms: 300, models: { test/stall: gpt-4o } }
-  - { name: second, base_url: "${b}", models: { test/chat: gpt-4o, test/stall: gpt-4o }, prices: { test/chat: ${price} } }
+  - { name: first-quiet, base_url: "${a}", first_event_timeout_ms: 300, idle_timeout_ms: 300, models: { test/quiet: gpt-4o } }
+  - { name: second, base_url: "${b}", models: { test/chat: gpt-4o, test/stall: gpt-4o, test/quiet: gpt-4o }, prices: { test/chat: ${price} } }
 local_models: false
 `);
 });
@@ -90,6 +94,18 @@ describe('aimock failing before its first token: the gateway asks the second pro
     }
   });
 
+  it('a stream silent after its role-only first chunk, past first_event_timeout_ms', async () => {
+    const res = await ask('silent after the role', true, 'test/quiet');
+    expect(res.status, res.text).toBe(200);
+    const { text, meta } = answer(res, true);
+    expect(text).toBe('the second aimock answers');
+    expect(meta.attempts.map((a: any) => [a.provider, a.ok])).toEqual([
+      ['first-quiet', false],
+      ['second', true],
+    ]);
+    expect(meta.attempts[0].error).toContain('first_event_timeout_ms');
+  });
+
   it('a stream cut after its role-only first chunk (content "")', async () => {
     const res = await ask('cut before the first token', true);
     expect(res.status, res.text).toBe(200);
@@ -121,5 +137,15 @@ describe('aimock cutting a stream after its first token', () => {
     const last = events.at(-2);
     expect(last.error.code).toBe(502);
     expect(last.choices[0].finish_reason).toBe('error');
+  });
+
+  it('silent after it past idle_timeout_ms: the same end, the silence named', async () => {
+    const res = await ask('silent after the first token', true, 'test/quiet');
+    expect(res.status).toBe(200);
+    const events = sseData(res.text);
+    expect(streamedText(res.text)).toBe('one ');
+    expect(events.at(-1)).toBe('[DONE]');
+    expect(events.at(-2).error).toMatchObject({ code: 502, message: expect.stringContaining('idle_timeout_ms') });
+    expect(events.at(-2).choices[0].finish_reason).toBe('error');
   });
 });
