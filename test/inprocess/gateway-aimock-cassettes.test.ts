@@ -66,6 +66,18 @@ describe('--record DIR, then --replay DIR with aimock gone', () => {
     expect(cut.response.broken).toBe('aimock: stream broken (UND_ERR_SOCKET)');
 
     const asked = mock.getRequests().length;
+    // aimock asked again, as recorded: the same shapes (ids and created differ, as they may).
+    const file = join(dir, 'providers.yaml');
+    writeFileSync(file, providers(mock.url));
+    const drift = await runCliInProcess(['serve', '--providers', file, '--check-drift', cassettes], { env: { ROUTER_STATE_DIR: join(dir, 'drift-state'), ROUTER_CONFIG_DIR: join(dir, 'drift-config') } });
+    expect([drift.code, drift.stdout.trim().split('\n').filter((l) => !l.startsWith('same '))]).toEqual([0, []]);
+    // aimock now cuts the streamed hello after its first piece: drift, not a failure to ask.
+    mock.prependFixture({ match: { userMessage: 'hello' }, response: { content: 'Hi there, from aimock, in several pieces.' }, chunkSize: 6, truncateAfterChunks: 3, latency: 10 });
+    const changed = await runCliInProcess(['serve', '--providers', file, '--check-drift', cassettes], { env: { ROUTER_STATE_DIR: join(dir, 'drift-state'), ROUTER_CONFIG_DIR: join(dir, 'drift-config') } });
+    expect(changed.code).toBe(1);
+    expect(changed.stdout).toMatch(/^drift {2}aimock-gpt-4o-\w+\.json\n( {2}- .*\n)* {2}- end: \[DONE\]\n {2}\+ end: broken\n/m);
+    expect(changed.stdout.split('\n').filter((l) => l.startsWith('same '))).toHaveLength(ASKED.length - 1);
+    mock.clearFixtures();
     const player = await aimockGateway(providers(mock.url), { cassettes: { dir: cassettes, mode: 'replay' } });
     await mock.stop();
     try {
@@ -78,6 +90,7 @@ describe('--record DIR, then --replay DIR with aimock gone', () => {
       mock = await startAimock(() => {});
     }
     expect(asked).toBe(ASKED.length);
+    expect(mock.getRequests()).toHaveLength(0);
   });
 });
 
