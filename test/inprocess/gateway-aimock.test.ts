@@ -28,12 +28,15 @@ beforeAll(async () => {
     m.on({ toolResultContains: 'sunny and 21' }, { content: 'It is sunny in Paris.' });
     m.onMessage('hello', { content: HELLO, usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } });
     m.onMessage('weather', { toolCalls: [WEATHER], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } });
+    m.onMessage('two cities', { content: 'Checking both.', toolCalls: [WEATHER, { name: 'get_weather', arguments: '{"city":"Oslo"}' }] });
     m.onMessage('priced upstream', { content: 'aimock priced this', usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, cost: 0.0042 } }, { openRouterProcessing: true });
+    m.onMessage('respond', { content: 'Hi from the Responses API', reasoning: 'A greeting.', usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 } });
     m.onEmbedding('embed me', { embedding: [0.25, -0.5, 1] });
   });
   gw = await aimockGateway(`providers:
   - name: aimock
     base_url: ${mock.url}/v1
+    responses: true
     models: { test/chat: gpt-4o }
     embedding_models: { test/embed: text-embedding-3-small }
     prices: { test/chat: { prompt: ${PRICE.prompt}, completion: ${PRICE.completion} }, test/embed: { prompt: 0.0001 } }
@@ -106,6 +109,15 @@ describe('a chat answer from aimock, whole and streamed', () => {
   });
 });
 
+describe('Responses from aimock', () => {
+  it('router responses, streamed and not: the text, the reasoning on stderr, usage at the file prices', async () => {
+    for (const how of ['--stream', '--no-stream']) {
+      const res = await cli(['responses', '-m', 'test/chat', how, '--usage', '--show-reasoning', 'respond']);
+      expect([res.code, res.stdout, res.stderr]).toEqual([0, 'Hi from the Responses API\n', 'A greeting.\nusage: 10 input + 5 output = 15 tokens, cost $0.020000\n']);
+    }
+  });
+});
+
 describe('tool calls from aimock, relayed', () => {
   it('whole and streamed: the call named, its arguments whole, finish_reason tool_calls', async () => {
     const whole: any = await client.chat.create({ model: 'test/chat', messages: messages('weather'), tools: TOOLS });
@@ -115,6 +127,15 @@ describe('tool calls from aimock, relayed', () => {
     expect(message.tool_calls).toEqual([{ index: 0, id: expect.any(String), type: 'function', function: WEATHER }]);
     expect(chunks.find((c) => c.choices[0]?.finish_reason)?.choices[0]?.finish_reason).toBe('tool_calls');
     expect(usage.cost).toBeCloseTo(0.02, 10);
+  });
+
+  it('text and two calls in one answer, streamed: each call whole under its index', async () => {
+    const { message } = await streamed('test/chat', 'two cities', { tools: TOOLS });
+    expect(message.content).toBe('Checking both.');
+    expect(message.tool_calls?.map((t: any) => [t.index, t.function.arguments])).toEqual([
+      [0, WEATHER.arguments],
+      [1, '{"city":"Oslo"}'],
+    ]);
   });
 
   it('router chat --tools: the call run, its result sent back, the answer to it printed (streamed and not)', async () => {
