@@ -20,7 +20,7 @@ import { promptCount } from './hang-up.js';
 import { relayResponses, wholeResponse } from './responses.js';
 import { speakThrough } from './speech.js';
 import { upstreamBody } from './upstream-body.js';
-import { refusalOf, serviceReasoning, wholeAnswer } from './answer-shape.js';
+import { refusalOf, wholeAnswer } from './answer-shape.js';
 import { answerText, finishOf, giveId, keepUpstreamAnswer, responseFinish, responseText, type Asked, type UpstreamAnswer } from './kept.js';
 
 type Body = Record<string, unknown>;
@@ -151,9 +151,8 @@ export class Gateway {
         passOver(err, c, passed, this.hide);
         continue;
       }
-      if (reply.kind !== 'json') continue;
-      const answer = this.answerOf(reply, c, passed, named);
-      if (answer) return { answer, c, ownId: reply.ownId };
+      const answer = reply.kind === 'json' ? this.answerOf(reply, c, passed, named) : undefined;
+      if (answer && reply.kind === 'json') return { answer, c, ownId: reply.ownId };
     }
     return undefined;
   }
@@ -172,7 +171,6 @@ export class Gateway {
     }
     if (answer.model !== undefined) answer.model = c.model.id;
     if (named) answer.provider = c.slug;
-    if (Array.isArray(answer.choices)) for (const choice of answer.choices as Body[]) serviceReasoning(choice?.message);
     return answer;
   }
 
