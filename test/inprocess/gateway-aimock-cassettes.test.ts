@@ -34,7 +34,6 @@ beforeAll(async () => {
     m.onMessage('hello', { content: 'Hi there, from aimock, in several pieces.' }, { chunkSize: 6 });
     m.onMessage('weather', { toolCalls: [WEATHER] });
     m.onMessage('cut after the first token', { content: 'one two three four' }, { chunkSize: 4, truncateAfterChunks: 3, latency: 10 });
-    m.onMessage(/^item /, { content: 'a batch answer' });
     m.onEmbedding('embed me', { embedding: [0.5, 0.25] });
   });
 });
@@ -90,7 +89,6 @@ describe('--record DIR, then --replay DIR with aimock gone', () => {
       mock = await startAimock(() => {});
     }
     expect(asked).toBe(ASKED.length);
-    expect(mock.getRequests()).toHaveLength(0);
   });
 });
 

@@ -33,7 +33,8 @@ beforeAll(async () => {
   gw = await aimockGateway(`providers:
   - { name: first, base_url: "${a}", models: { test/chat: gpt-4o }, prices: { test/chat: ${price} } }
   - { name: first-slow, base_url: "${a}", timeout_ms: 300, models: { test/stall: gpt-4o } }
-  - { name: first-quiet, base_url: "${a}", first_event_timeout_ms: 300, idle_timeout_ms: 300, models: { test/quiet: gpt-4o } }
+  - { name: first-quiet, base_url: "${a}", first_event_timeout_ms: 300, models: { test/quiet: gpt-4o } }
+  - { name: first-idle, base_url: "${a}", idle_timeout_ms: 300, models: { test/idle: gpt-4o } }
   - { name: second, base_url: "${b}", models: { test/chat: gpt-4o, test/stall: gpt-4o, test/quiet: gpt-4o }, prices: { test/chat: ${price} } }
 local_models: false
 `);
@@ -140,7 +141,7 @@ describe('aimock cutting a stream after its first token', () => {
   });
 
   it('silent after it past idle_timeout_ms: the same end, the silence named', async () => {
-    const res = await ask('silent after the first token', true, 'test/quiet');
+    const res = await ask('silent after the first token', true, 'test/idle');
     expect(res.status).toBe(200);
     const events = sseData(res.text);
     expect(streamedText(res.text)).toBe('one ');
