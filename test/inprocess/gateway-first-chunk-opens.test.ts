@@ -72,7 +72,8 @@ describe('a relayed stream opens to the caller at the first chunk with some of a
       const first = await it.next();
       expect(first.done).toBe(false);
       const got = first.value.choices[0]!.delta as unknown as Body;
-      expect(got[field]).toEqual(delta[field]);
+      // reasoning_content reaches the caller under the service's name (serviceReasoning).
+      expect(got[field === 'reasoning_content' ? 'reasoning' : field]).toEqual(delta[field]);
       expect(first.value.model).toBe(`test/${name}`);
       expect((first.value as unknown as Body).provider).toBe('held');
       rest.get(name)!();

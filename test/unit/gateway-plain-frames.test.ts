@@ -37,6 +37,8 @@ describe("the gateway's frames of plain chunks", () => {
       // A second model member (JSON.parse takes the last): text relabelling would leave it as it came.
       `${chunk({ role: 'assistant', content: 'a' }).slice(0, -1)},"model":"local/lorem"}`,
       chunk({ role: 'assistant', content: 'a' }, null, { x: { provider: 'local-alpha' } }),
+      // Reasoning beside text under DeepSeek's name: the parse path renames it `reasoning`.
+      chunk({ role: 'assistant', content: 'a', reasoning_content: 'hmm' }),
     ];
     for (const data of notPlain) expect(frames.frame(data), data).toBeUndefined();
     expect(frames.frame(plain)).toBeDefined();

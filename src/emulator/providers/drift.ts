@@ -41,6 +41,7 @@ function recordedShape(c: Cassette): Set<string> {
   if (!chunks) return shapeOf(body, 'body', out);
   for (const chunk of chunks) if (chunk.data !== '[DONE]') shapeOf(chunk.data, 'chunk', out);
   if (chunks.at(-1)?.data === '[DONE]') out.add('end: [DONE]');
+  if (c.response.broken !== undefined) out.add('end: broken');
   return out;
 }
 
@@ -64,9 +65,15 @@ async function askAnswer(cassette: Cassette, adapter: ProviderAdapter, live: Set
   live.add(`status: ${reply.status}`);
   if (reply.kind === 'json') shapeOf(parsed(reply.text), 'body', live);
   else {
-    for await (const data of ssePayloadsOf(reply.events)) {
-      if (data === '[DONE]') live.add('end: [DONE]');
-      else shapeOf(parsed(data), 'chunk', live);
+    try {
+      for await (const data of ssePayloadsOf(reply.events)) {
+        if (data === '[DONE]') live.add('end: [DONE]');
+        else shapeOf(parsed(data), 'chunk', live);
+      }
+    } catch (err) {
+      // Asked, and answered in part: a break is the stream's end, as a recording keeps it (`broken`).
+      if (!(err instanceof ProviderFailure)) throw err;
+      live.add('end: broken');
     }
   }
   return undefined;

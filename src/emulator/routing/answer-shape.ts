@@ -7,9 +7,9 @@ export type AnswerList = 'choices' | 'data' | 'output';
 const isObject = (v: unknown): v is Body => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /**
- * An upstream's whole answer, parsed. A 2xx that is not JSON, not an object, or has no `list` throws
- * (the provider is passed over: `{}`, `null`, an HTML page or `choices: []` is no answer); a refusal (4xx) is its
- * object, or `{}` when it has none.
+ * An upstream's whole answer, parsed, a chat answer's reasoning under the service's name (serviceReasoning). A 2xx
+ * that is not JSON, not an object, or has no `list` throws (the provider is passed over: `{}`, `null`, an HTML page
+ * or `choices: []` is no answer); a refusal (4xx) is its object, or `{}` when it has none.
  */
 export function wholeAnswer(text: string, status: number, list: AnswerList): Body {
   let answer: unknown;
@@ -23,6 +23,7 @@ export function wholeAnswer(text: string, status: number, list: AnswerList): Bod
   if (!Array.isArray(answer[list])) throw new Error(`an answer without ${list}: ${text.slice(0, 80)}`);
   // A chat completion without a single choice answers nothing (as a stream that ends before any token).
   if (list === 'choices' && !(answer.choices as unknown[]).length) throw new Error(`an answer with no choices: ${text.slice(0, 80)}`);
+  if (list === 'choices') for (const choice of answer.choices as unknown[]) serviceReasoning(isObject(choice) ? choice.message : undefined);
   return answer;
 }
 
@@ -31,4 +32,16 @@ export function refusalOf(answer: Body, status: number): string {
   const error = answer.error;
   const message = isObject(error) ? error.message : error ?? answer.message;
   return typeof message === 'string' && message ? message : `HTTP ${status}`;
+}
+
+/**
+ * A message's or delta's reasoning under the service's name (api.md: `reasoning`), in place: DeepSeek,
+ * vLLM, llama.cpp's server and aimock send it as `reasoning_content`, which the service's clients (ours,
+ * `--show-reasoning`, generation content) do not read. One that also has `reasoning` is left as it is.
+ */
+export function serviceReasoning(holder: unknown): void {
+  if (!isObject(holder) || typeof holder.reasoning_content !== 'string') return;
+  if (holder.reasoning !== undefined && holder.reasoning !== null) return;
+  holder.reasoning = holder.reasoning_content;
+  delete holder.reasoning_content;
 }

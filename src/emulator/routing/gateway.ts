@@ -142,7 +142,7 @@ export class Gateway {
   }
 
   /** The first whole answer of the candidates, each asked in turn; the ones that failed are added to `passed`. */
-  private async firstWhole(candidates: Candidate[], passed: Attempt[], ask: (c: Candidate) => Promise<UpstreamReply>, named = true): Promise<{ answer: Body; c: Candidate } | undefined> {
+  private async firstWhole(candidates: Candidate[], passed: Attempt[], ask: (c: Candidate) => Promise<UpstreamReply>, named = true): Promise<{ answer: Body; c: Candidate; ownId?: string } | undefined> {
     for (const c of candidates) {
       let reply: UpstreamReply;
       try {
@@ -152,7 +152,7 @@ export class Gateway {
         continue;
       }
       const answer = reply.kind === 'json' ? this.answerOf(reply, c, passed, named) : undefined;
-      if (answer) return { answer, c };
+      if (answer && reply.kind === 'json') return { answer, c, ownId: reply.ownId };
     }
     return undefined;
   }
@@ -192,7 +192,7 @@ export class Gateway {
     const got = await this.firstWhole(candidates, passed, (c) => c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: gone }));
     if (got) {
       const cost = priceUsage(got.answer.usage, got.c);
-      const ownId = giveId(got.answer, 'emb');
+      const ownId = giveId(got.answer, 'emb', got.ownId);
       charge(cost);
       ctx.send(200, new Serialized(JSON.stringify(got.answer)));
       keepUpstreamAnswer(ctx, got.c, asked, 'embeddings', { id: got.answer.id, usage: got.answer.usage, cost: charge.charged ?? cost, streamed: false, ownId });

@@ -76,11 +76,12 @@ export function answerText(answer: Body): AnswerText {
 
 /**
  * Gives a whole answer the gateway's own id when the upstream sent none (OpenAI's embeddings have
- * none; the spec's shape has `id`), so the caller can ask for its generation. True when it did.
+ * none; the spec's shape has `id`), so the caller can ask for its generation: `given` (its cassette's), else a
+ * new one. True when it did.
  */
-export function giveId(answer: Body, prefix: string): boolean {
+export function giveId(answer: Body, prefix: string, given?: string): boolean {
   if (typeof answer.id === 'string' && answer.id) return false;
-  answer.id = genId(prefix);
+  answer.id = given ?? genId(prefix);
   return true;
 }
 

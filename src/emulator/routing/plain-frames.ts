@@ -39,8 +39,9 @@ function relabeller(first: Body, c: Candidate): (data: string) => string | undef
   };
   return (data) => {
     // Parsed as before: the chunk that ends the answer (its finish_reason is kept), usage, an error, a
-    // tool call, reasoning or images (their tokens are counted for a hang-up), anything unusual.
-    if (!model || data.charCodeAt(0) !== 123 /* { */ || data.charCodeAt(data.length - 1) !== 125 /* } */ || data.includes('"usage"') || data.includes('"error"') || !data.includes('"finish_reason":null') || moreThanContent(data)) return undefined;
+    // tool call, reasoning or images (their tokens are counted for a hang-up), reasoning_content beside
+    // text (renamed: serviceReasoning), anything unusual.
+    if (!model || data.charCodeAt(0) !== 123 /* { */ || data.charCodeAt(data.length - 1) !== 125 /* } */ || data.includes('"usage"') || data.includes('"error"') || !data.includes('"finish_reason":null') || moreThanContent(data) || data.includes('"reasoning_content"')) return undefined;
     const at = once(data, model);
     if (at < 0) return undefined;
     // Built once from slices of `data`: a search in a string built by concatenation copied it whole first.

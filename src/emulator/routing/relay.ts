@@ -8,6 +8,7 @@ import type { GatewayCharge } from './gateway-credits.js';
 import { chunkTokens, hangUpCost, RelayedTokens } from './hang-up.js';
 import { answers } from '../providers/first-answer.js';
 import { PlainFrames } from './plain-frames.js';
+import { serviceReasoning } from './answer-shape.js';
 
 type Body = Record<string, unknown>;
 type StreamReply = Extract<UpstreamReply, { kind: 'stream' }>;
@@ -191,7 +192,9 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
       cost = priceUsage(chunk.usage, c);
       usage = chunk.usage;
     }
-    const choice = (chunk.choices as Body[] | undefined)?.[0];
+    const choices = chunk.choices as Body[] | undefined;
+    if (Array.isArray(choices)) for (const each of choices) serviceReasoning(each?.delta);
+    const choice = choices?.[0];
     finish = choice?.finish_reason ?? finish;
     text.add(choice?.delta);
     chunkTokens(chunk, tokens);
