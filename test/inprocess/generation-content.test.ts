@@ -103,4 +103,16 @@ describe('what generation content keeps', () => {
     expect(kept.status).toBe(200);
     expect(kept.body.data.input.messages[0].content).toHaveLength(9 * 1024 * 1024);
   });
+
+  it('one request larger than all it may keep is not kept, and pushes none of the others out', async () => {
+    const small = await chat('still kept after a huge one');
+    const res = await fetch(`${t.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'local/lorem', max_tokens: 1, messages: [{ role: 'user', content: 'x'.repeat(17 * 1024 * 1024) }] }) });
+    expect(res.status).toBe(200);
+    const huge = ((await res.json()) as { id: string }).id;
+    expect((await call(t.managementKey, `/generation/content?id=${huge}`)).status).toBe(404);
+    // Before: 404 too (every content was pushed out to make room, then the huge one as well).
+    const kept = await call(t.managementKey, `/generation/content?id=${small}`);
+    expect(kept.status).toBe(200);
+    expect(kept.body.data.input.messages).toEqual([{ role: 'user', content: 'still kept after a huge one' }]);
+  });
 });

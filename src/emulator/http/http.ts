@@ -101,6 +101,8 @@ export class Ctx {
   private bodyCache: Promise<Buffer> | undefined;
   /** The bytes of the body json() parsed (0 before): what keeping it costs, roughly. */
   bodyBytes = 0;
+  /** The JSON text json() parsed: what generation content keeps of the request (the request log keeps the same string). */
+  bodyText: string | undefined;
 
   constructor(
     readonly req: IncomingMessage,
@@ -153,6 +155,7 @@ export class Ctx {
       throw new HttpError(400, 'request body is not valid JSON');
     }
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new HttpError(400, 'request body must be a JSON object');
+    this.bodyText = text;
     // The text, not the tree: one string kept per logged request (parsed again only when the log is read).
     this.log?.keepBody({ text }, raw.length);
     return parsed as T;

@@ -253,7 +253,7 @@ async function handleChat(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
     const finishReason = plan.rich?.finishReason ?? plan.gen.finishReason;
     const { model, provider } = plan.routed;
     recordGeneration(ctx, { id, model: model.id, provider, apiType: 'completions', promptTokens: plan.gen.promptTokens, completionTokens: plan.gen.completionTokens, reasoningTokens, cost: plan.cost.cost, streamed, finishReason, startedAt, user: body.user, sessionId });
-    keepContent(ctx, id, body, plan.rich ? plan.rich.content : plan.gen.text, plan.rich?.reasoning ?? null);
+    keepContent(ctx, id, plan.rich ? plan.rich.content : plan.gen.text, plan.rich?.reasoning ?? null);
   };
   if (!bill) {
     ctx.send(200, new Serialized(chatCompletionText(body, plan, created, { routerMetadata: ctx.wantsRouterMetadata(), id })));
@@ -292,7 +292,7 @@ async function handleChat(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   const cut = bill.cut();
   if (!cut) return;
   recordGeneration(ctx, { id, model: plan.routed.model.id, provider: plan.routed.provider, apiType: 'completions', promptTokens: plan.gen.promptTokens, completionTokens: cut.sent, reasoningTokens: Math.min(reasoningTokens, cut.sent), cost: cut.cost, streamed: true, finishReason: cut.cancelled ? null : 'error', cancelled: cut.cancelled, startedAt, user: body.user, sessionId });
-  keepContent(ctx, id, body, null, null, cut.cancelled ? undefined : { provider: plan.routed.provider });
+  keepContent(ctx, id, null, null, cut.cancelled ? undefined : { provider: plan.routed.provider });
 }
 
 export const chatRoutes = defineRoutes((parts: { gateway?: ChatGateway }) => [{ method: 'POST', path: '/v1/chat/completions', access: 'any', handler: (ctx) => handleChat(ctx, parts.gateway) }]);

@@ -2,6 +2,7 @@ import type { Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
 import { defineRoutes } from '../http/routes.js';
 import { bad as badRequest } from '../http/validate.js';
+import { KeptContents, type KeptContent } from '../state/kept-contents.js';
 
 type Body = Record<string, unknown>;
 
@@ -16,37 +17,30 @@ export interface GenerationContent {
 const KEEP = 1_000;
 /** ...and in at most about this many bytes (the request's body and the answer's text): 1,000 bodies of 32 MiB were 32 GB. */
 export const CONTENT_BYTES = 16 * 1024 * 1024;
-interface Kept {
-  workspace: string;
-  content: GenerationContent;
-  bytes: number;
-}
-const contents = new WeakMap<object, { byId: Map<string, Kept>; bytes: number }>();
+const contents = new WeakMap<object, KeptContents>();
 
 /**
  * Keeps what a fake model's generation was asked and answered, for `GET /v1/generation/content`: the
- * request's messages (a chat's; a Responses input's items, or its text as `prompt`), the answer's text
- * and reasoning, and the error a fault's cut ended it with (its completion then not stored).
+ * request (the JSON text `ctx.json()` parsed), the answer's text and reasoning, and the error a
+ * fault's cut ended it with (its completion then not stored). Nothing is kept for a request whose
+ * body was not parsed.
  */
-export function keepContent(ctx: Ctx, id: string, asked: Body, completion: string | null, reasoning: string | null, failed?: { provider: string }): void {
+export function keepContent(ctx: Ctx, id: string, completion: string | null, reasoning: string | null, failed?: { provider: string }): void {
+  const asked = ctx.bodyText;
+  if (asked === undefined) return;
   let kept = contents.get(ctx.store);
-  if (!kept) contents.set(ctx.store, (kept = { byId: new Map(), bytes: 0 }));
+  if (!kept) contents.set(ctx.store, (kept = new KeptContents(KEEP, CONTENT_BYTES)));
+  const content = { workspace: ctx.workspace, asked, completion: failed ? null : completion, reasoning: failed ? null : reasoning, failedBy: failed?.provider };
+  kept.keep(id, content, ctx.bodyBytes + (content.completion?.length ?? 0) + (content.reasoning?.length ?? 0));
+}
+
+/** A kept content in the OpenAPI's shape: the request's messages (a chat's; a Responses input's items, or its text as `prompt`). */
+function contentData(kept: KeptContent): GenerationContent {
+  const asked = JSON.parse(kept.asked) as Body;
   const items = Array.isArray(asked.messages) ? asked.messages : Array.isArray(asked.input) ? asked.input : undefined;
   const input = items ? { messages: items } : { prompt: typeof asked.input === 'string' ? asked.input : '' };
-  const error = failed ? { message: 'Provider returned an error mid-stream', provider_name: failed.provider, raw: null, status: 502, previous_errors: [] } : null;
-  const output = { completion: failed ? null : completion, reasoning: failed ? null : reasoning };
-  const bytes = ctx.bodyBytes + (output.completion?.length ?? 0) + (output.reasoning?.length ?? 0);
-  const again = kept.byId.get(id);
-  if (again) kept.bytes -= again.bytes;
-  kept.byId.delete(id);
-  kept.byId.set(id, { workspace: ctx.workspace, content: { input, output, error }, bytes });
-  kept.bytes += bytes;
-  // The oldest go first; one larger than the budget alone is not kept either.
-  while (kept.byId.size > KEEP || kept.bytes > CONTENT_BYTES) {
-    const [oldest, was] = kept.byId.entries().next().value!;
-    kept.byId.delete(oldest);
-    kept.bytes -= was.bytes;
-  }
+  const error = kept.failedBy === undefined ? null : { message: 'Provider returned an error mid-stream', provider_name: kept.failedBy, raw: null, status: 502, previous_errors: [] };
+  return { input, output: { completion: kept.completion, reasoning: kept.reasoning }, error };
 }
 
 const CATEGORIES = ['latency', 'incoherence', 'incorrect_response', 'formatting', 'billing', 'api_error', 'other'];
@@ -67,9 +61,9 @@ export const generationContentRoutes = defineRoutes(() => [
     handler: async (ctx: Ctx) => {
       const id = ctx.url.searchParams.get('id');
       if (!id) throw new HttpError(400, 'the id query parameter is required', 'invalid_request');
-      const kept = contents.get(ctx.store)?.byId.get(id);
+      const kept = contents.get(ctx.store)?.get(id);
       if (!kept || kept.workspace !== ctx.workspace) throw new HttpError(404, `No stored content for generation ${id}`, 'not_found');
-      ctx.send(200, { data: kept.content });
+      ctx.send(200, { data: contentData(kept) });
     },
   },
   {

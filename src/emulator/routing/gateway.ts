@@ -98,7 +98,7 @@ export class Gateway {
     validateChat(body);
     const session = ctx.sessionId(body);
     const stream = body.stream === true;
-    const asked: Asked = { startedAt: ctx.store.now(), user: body.user, sessionId: session, body };
+    const asked: Asked = { startedAt: ctx.store.now(), user: body.user, sessionId: session, keepsContent: true };
     const sticky = session === undefined ? undefined : (id: string) => this.sessions.get(`${ctx.workspace}\n${session}\n${id}`);
     const passed: Attempt[] = [];
     const candidates = candidatesFor(body, this.catalog, sticky, 'chat', passed);
@@ -209,7 +209,7 @@ export class Gateway {
   /** `POST /v1/responses` through the upstreams that have it, streamed or not, in turn as chat's. */
   async respond(ctx: Ctx, body: Body): Promise<void> {
     const session = ctx.sessionId(body);
-    const asked: Asked = { startedAt: ctx.store.now(), user: body.safety_identifier ?? body.user, sessionId: session, body };
+    const asked: Asked = { startedAt: ctx.store.now(), user: body.safety_identifier ?? body.user, sessionId: session, keepsContent: true };
     const stream = body.stream === true;
     const sticky = session === undefined ? undefined : (id: string) => this.sessions.get(`${ctx.workspace}\n${session}\n${id}`);
     const passed: Attempt[] = [];

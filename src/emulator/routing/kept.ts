@@ -28,8 +28,8 @@ export interface UpstreamAnswer {
 /** The request's facts a kept generation names: when it came in (the store's clock), its user and session. */
 export interface Asked {
   startedAt: number;
-  /** The request, whose messages a kept answer's content names. */
-  body?: Body;
+  /** A chat or Responses request: its answer's content is kept (the body's text, as ctx.json() read it). */
+  keepsContent?: boolean;
   user?: unknown;
   sessionId?: string;
 }
@@ -64,7 +64,7 @@ export function keepUpstreamAnswer(ctx: Ctx, c: Candidate, asked: Asked, apiType
   });
   const said = got.text?.text();
   // As a fake model's (chat.ts): a cut answer's text is not stored, a broken one's error is.
-  if (asked.body && said) keepContent(ctx, got.id, asked.body, got.cancelled || got.broken ? null : said.completion, got.cancelled || got.broken ? null : said.reasoning, got.broken ? { provider: c.slug } : undefined);
+  if (asked.keepsContent && said) keepContent(ctx, got.id, got.cancelled || got.broken ? null : said.completion, got.cancelled || got.broken ? null : said.reasoning, got.broken ? { provider: c.slug } : undefined);
 }
 
 /** A whole chat answer's text, as a stream's Transcript gives it: its first choice's content and reasoning. */

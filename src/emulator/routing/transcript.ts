@@ -6,19 +6,54 @@ export interface AnswerText {
 }
 
 /**
+ * Text gathered piece by piece into one buffer, as UTF-16 code units (a surrogate pair split across
+ * two pieces joins again), made a string once at the end. A string per piece in an array was what a
+ * stream kept alive for every young collection to copy while it lasted; copied bytes also keep no
+ * network read alive, as a slice of an event's text would.
+ */
+class GatheredText {
+  private bytes: Buffer | undefined;
+  private used = 0;
+
+  add(text: string): void {
+    const need = this.used + 2 * text.length;
+    if (!this.bytes || need > this.bytes.length) {
+      // Never past what CONTENT_BYTES characters take (push adds nothing beyond them).
+      const grown = Buffer.allocUnsafe(Math.max(256, Math.min(2 * need, 2 * CONTENT_BYTES)));
+      this.bytes?.copy(grown, 0, 0, this.used);
+      this.bytes = grown;
+    }
+    this.used += this.bytes.write(text, this.used, 'utf16le');
+  }
+
+  get empty(): boolean {
+    return this.used === 0;
+  }
+
+  /** Room held for text: what the gathering costs. */
+  get capacity(): number {
+    return this.bytes?.length ?? 0;
+  }
+
+  toString(): string {
+    return this.bytes ? this.bytes.toString('utf16le', 0, this.used) : '';
+  }
+}
+
+/**
  * The text a relayed stream carried, for `GET /v1/generation/content`: its content and its reasoning,
  * gathered as they pass, at most CONTENT_BYTES of them (more would not be stored: nothing is kept then).
  */
 export class Transcript implements AnswerText {
-  private readonly said: string[] = [];
-  private readonly thought: string[] = [];
+  private readonly said = new GatheredText();
+  private thought: GatheredText | undefined;
   private size = 0;
 
   add(delta: unknown): void {
     if (!delta || typeof delta !== 'object' || this.size > CONTENT_BYTES) return;
     const { content, reasoning } = delta as { content?: unknown; reasoning?: unknown };
     if (typeof content === 'string' && content) this.push(this.said, content);
-    if (typeof reasoning === 'string' && reasoning) this.push(this.thought, reasoning);
+    if (typeof reasoning === 'string' && reasoning) this.push((this.thought ??= new GatheredText()), reasoning);
   }
 
   /** Content the relay's fast path took from a plain chunk. */
@@ -29,13 +64,16 @@ export class Transcript implements AnswerText {
   /** The text gathered; undefined when it grew past what is stored. */
   text(): { completion: string; reasoning: string | null } | undefined {
     if (this.size > CONTENT_BYTES) return undefined;
-    return { completion: this.said.join(''), reasoning: this.thought.length ? this.thought.join('') : null };
+    return { completion: this.said.toString(), reasoning: this.thought && !this.thought.empty ? this.thought.toString() : null };
   }
 
-  private push(to: string[], text: string): void {
-    // A copy: content the relay sliced from an event (13 characters or more) would keep the whole
-    // network read it came in alive, so a stream of large events held them all while it lasted.
-    to.push(text.length < 13 ? text : ` ${text}`.slice(1));
+  /** Bytes held for the text gathered so far. */
+  get held(): number {
+    return this.said.capacity + (this.thought?.capacity ?? 0);
+  }
+
+  private push(to: GatheredText, text: string): void {
     this.size += text.length;
+    if (this.size <= CONTENT_BYTES) to.add(text);
   }
 }

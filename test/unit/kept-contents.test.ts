@@ -1,0 +1,28 @@
+import { expect, it } from 'vitest';
+import { KeptContents, type KeptContent } from '../../src/emulator/state/kept-contents.js';
+
+const content = (completion: string): KeptContent => ({ workspace: 'w', asked: '{"messages":[]}', completion, reasoning: null, failedBy: undefined });
+
+it('keeps the newest `limit`, the oldest out first, and finds an id kept again as its newest keep', () => {
+  const kept = new KeptContents(3, 1000);
+  for (const id of ['a', 'b', 'c', 'd']) kept.keep(id, content(`text of ${id}`), 10);
+  expect(kept.get('a')).toBeUndefined();
+  expect(kept.get('b')?.completion).toBe('text of b');
+  expect(kept.get('d')).toEqual(content('text of d'));
+  kept.keep('b', { ...content('b again'), failedBy: 'up' }, 10);
+  expect(kept.get('b')).toMatchObject({ completion: 'b again', failedBy: 'up' });
+  kept.keep('e', content('text of e'), 10);
+  expect([kept.get('c'), kept.get('b')?.completion, kept.get('e')?.completion]).toEqual([undefined, 'b again', 'text of e']);
+});
+
+it('keeps at most `budget` bytes: the oldest go to make room; one larger than the budget is not kept and pushes none out', () => {
+  const kept = new KeptContents(10, 100);
+  kept.keep('a', content('a'), 40);
+  kept.keep('b', content('b'), 40);
+  kept.keep('huge', content('huge'), 101);
+  expect(kept.get('huge')).toBeUndefined();
+  expect(kept.get('a')).toBeDefined();
+  kept.keep('c', content('c'), 40);
+  expect(kept.get('a')).toBeUndefined();
+  expect([kept.get('b')?.completion, kept.get('c')?.completion]).toEqual(['b', 'c']);
+});
