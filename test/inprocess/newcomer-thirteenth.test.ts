@@ -1,7 +1,9 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
+import { runProcess } from '../support/run-process.js';
+import { BIN } from '../helpers.js';
 
 // Issue 46, round 13: a newcomer's hour with the installed tarball.
 let t: CliEnv;
@@ -22,4 +24,20 @@ it('auth migrate --dry-run in a fresh home writes no config file (it made one ho
   expect(r).toMatchObject({ code: 0, stdout: '' });
   expect(r.stderr).toMatch(/^would move the api_key of profile "default" into .+\n$/);
   expect(statSync(file).mtimeMs).toBe(before);
+});
+
+it('a while-read loop over a file without --no-stdin: the first call says that it took the rest of the list', async () => {
+  const dir = join(t.dir, 'loop');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'files.txt'), 'notes.txt\nreview.txt\n');
+  const loop = (flags: string) => runProcess('bash', ['-c', `while read f; do "$ROUTER" chat ${flags} --model local/echo "summarize $f"; done < files.txt`], { cwd: dir, env: { ...process.env, ...t.env, ROUTER: BIN } });
+  const r = await loop('');
+  // The README's trap: the second file went with the first prompt, and the loop ended. Was said nowhere.
+  expect(r).toMatchObject({ status: 0, stdout: 'review.txt\n\nsummarize notes.txt\n' });
+  expect(r.stderr).toBe('note: stdin is a file this call read from byte 10 of 21 on, as in a while-read loop over it: the rest went with the prompt, and the loop gets none of it; --no-stdin (or ROUTER_NO_STDIN=1) leaves stdin to the loop\n');
+  expect(await loop('--no-stdin')).toMatchObject({ status: 0, stdout: 'summarize notes.txt\nsummarize review.txt\n', stderr: '' });
+  expect((await loop('--quiet')).stderr).toBe('');
+  // A whole file as stdin (`< notes.txt`) or a pipe is what the user meant: nothing said.
+  const whole = await runProcess('bash', ['-c', `"$ROUTER" chat --model local/echo "summarize" < files.txt; printf 'a\\nb\\n' | (read x; "$ROUTER" chat --model local/echo "then")`], { cwd: dir, env: { ...process.env, ...t.env, ROUTER: BIN } });
+  expect(whole).toMatchObject({ status: 0, stdout: 'notes.txt\nreview.txt\n\nsummarize\nb\n\nthen\n', stderr: '' });
 });
