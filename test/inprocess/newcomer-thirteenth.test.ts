@@ -41,3 +41,9 @@ it('a while-read loop over a file without --no-stdin: the first call says that i
   const whole = await runProcess('bash', ['-c', `"$ROUTER" chat --model local/echo "summarize" < files.txt; printf 'a\\nb\\n' | (read x; "$ROUTER" chat --model local/echo "then")`], { cwd: dir, env: { ...process.env, ...t.env, ROUTER: BIN } });
   expect(whole).toMatchObject({ status: 0, stdout: 'notes.txt\nreview.txt\n\nsummarize\nb\n\nthen\n', stderr: '' });
 });
+
+it('roles edit with an editor that is not installed names it and what to set (was "exited with 127")', async () => {
+  const r = await run(['roles', 'edit', 'poet'], { EDITOR: 'no-such-editor-here' });
+  expect(r.code).toBe(1);
+  expect(r.stderr.split('\n').filter((l) => l.startsWith('error:'))).toEqual(['error: the editor (no-such-editor-here) was not found: set $VISUAL or $EDITOR to one that is installed (nano, vim, code --wait); role poet is not made']);
+});
