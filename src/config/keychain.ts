@@ -78,14 +78,22 @@ export async function keychainDelete(account: string, signal?: AbortSignal): Pro
   }
 }
 
-/** The library's message, innermost cause, on one line; a session bus that is not there said plainly. */
+/**
+ * Why the keychain cannot be used, on one line, in words a user can act on: the D-Bus library's and the
+ * Secret Service's own messages ("Using X11 for dbus-daemon autolaunch was disabled…", "no result found")
+ * say where to look only to who knows D-Bus. Their text follows in quotes.
+ */
 function why(err: unknown): string {
   let e = err as { cause?: unknown; message?: string } | undefined;
   while (e && typeof e === 'object' && e.cause && (e.cause as { message?: string }).message) e = e.cause as typeof e;
   const text = firstLine(e);
-  if (/DBUS_SESSION_BUS_ADDRESS|autolaunch|org\.freedesktop\.secrets|ServiceUnknown|was not provided by any \.service files/i.test(text)) {
-    return `no Secret Service on this D-Bus session (${text})`;
+  if (/autolaunch|set your DBUS_SESSION_BUS_ADDRESS/i.test(text)) return 'no D-Bus session: DBUS_SESSION_BUS_ADDRESS is not set';
+  if (/Failed to connect to socket/i.test(text)) return `no D-Bus session at DBUS_SESSION_BUS_ADDRESS ("${text}")`;
+  if (/org\.freedesktop\.secrets|ServiceUnknown|was not provided by any \.service files/i.test(text)) {
+    return `no Secret Service on this D-Bus session: no gnome-keyring or KeePassXC answers there ("${text}")`;
   }
+  // gnome-keyring started by D-Bus with no login keyring made or unlocked (a session without a desktop login).
+  if (/no result found/i.test(text)) return `the Secret Service has no default keyring unlocked ("${text}"): a desktop login unlocks one; else printf PASSWORD | gnome-keyring-daemon --unlock`;
   return text;
 }
 

@@ -77,6 +77,40 @@ function describe(err: unknown): string {
   return `${e?.message ?? String(err)}${cause ? ` (${cause})` : ''}`;
 }
 
+/**
+ * Why a server given by URL could not be spoken to, in words: fetch says "fetch failed" (the reason in its
+ * cause's code), the SDK "Streamable HTTP error: Error POSTing to endpoint: <the whole body>".
+ */
+function describeUrl(err: unknown, url: URL): string {
+  const e = err as { code?: unknown; message?: string; cause?: { code?: string; message?: string } };
+  const cause = e?.cause?.code;
+  // The fetch standard's blocked ports (1, 9, 25, 6000, …): fetch refuses them before connecting.
+  if (e?.cause?.message === 'bad port') return `could not connect: fetch never connects to port ${url.port} (a port the fetch standard blocks)`;
+  if (cause === 'ECONNREFUSED') return 'could not connect: nothing listens there (connection refused)';
+  if (cause === 'ENOTFOUND' || cause === 'EAI_AGAIN') return 'could not connect: its host name does not resolve';
+  if (typeof e?.code === 'number' && e.code >= 400) {
+    const said = bodyMessage((e.message ?? '').replace(/^Streamable HTTP error: Error POSTing to endpoint:\s*/, ''));
+    const answered = `answered HTTP ${e.code}${said ? ` (${said})` : ''}`;
+    if (e.code === 401 || e.code === 403) return `${answered}: it wants authorization (a user and password in the URL go as Basic)`;
+    return `${answered}: no MCP server answers at this URL${url.pathname.endsWith('/mcp') ? '' : ' (its endpoint is often …/mcp)'}`;
+  }
+  return cause ? `could not connect (${cause})` : describe(err);
+}
+
+/** An error body's message: a JSON error's (`{"error": {"message"}}`, `{"error": "…"}`, `{"message"}`), else the text; one line, short. */
+function bodyMessage(body: string): string {
+  let text = body;
+  try {
+    const j = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown };
+    const m = typeof j?.error === 'string' ? j.error : (j?.error?.message ?? j?.message);
+    if (typeof m === 'string') text = m;
+  } catch {
+    /* not JSON: the text itself */
+  }
+  text = text.replace(/\s+/g, ' ').trim();
+  return text.length > 120 ? `${text.slice(0, 120)}…` : text;
+}
+
 export async function connectMcp(spec: string, opts: McpOptions): Promise<McpServer> {
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
   const client: Client = new Client({ name: 'router', version: '1' });
@@ -117,7 +151,7 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
     if (opts.signal?.aborted) throw opts.signal.reason;
     // EACCES is also a folder's (no chmod runs that): said so.
     const folder = (err as { code?: unknown }).code === 'EACCES' && !isUrl(spec) ? await folderProgram(splitCommandLine(spec)) : undefined;
-    const why = /timed out|timeout/i.test(String(err)) ? `did not answer within ${startMs / 1000} s` : (err as { code?: unknown }).code === -32000 ? 'ended before it answered' : `could not start: ${folder ?? describe(err)}`;
+    const why = /timed out|timeout/i.test(String(err)) ? `did not answer within ${startMs / 1000} s` : (err as { code?: unknown }).code === -32000 ? 'ended before it answered' : isUrl(spec) ? describeUrl(err, httpTarget(spec).url) : `could not start: ${folder ?? describe(err)}`;
     const shown = shownSpec(spec);
     throw new ToolSourceError(`MCP server ${shown}: ${shown === spec ? why : why.replaceAll(spec, shown).replaceAll(httpTarget(spec).url.href, shown)}${said()}`, 'start');
   }

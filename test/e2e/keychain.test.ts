@@ -73,6 +73,34 @@ describe.runIf(process.platform === 'linux')('where there is no keychain', () =>
   });
 });
 
+describe.runIf(process.platform === 'linux')('why there is no keychain, in words (was the D-Bus library\'s own message)', () => {
+  const saved = (env: Record<string, string | undefined>) => `saved the api_key of profile "default" in ${join(env.ROUTER_CONFIG_DIR!, 'config.json')} (a private 0600 file): no keychain to keep it in (`;
+  it('no session bus: DBUS_SESSION_BUS_ADDRESS not set', async () => {
+    const env = ownHome('no-bus');
+    const r = await runCli(['config', 'set', 'api_key'], { env, input: 'sk-rt-v1-notreal0000' });
+    // Was: "(no Secret Service on this D-Bus session (Using X11 for dbus-daemon autolaunch was disabled at compile time, set your DBUS_SESSION_BUS_ADDRESS instead))".
+    expect(r).toMatchObject({ code: 0, stdout: '', stderr: `${saved(env)}no D-Bus session: DBUS_SESSION_BUS_ADDRESS is not set)\n` });
+  });
+  it('a session bus address where none listens', async () => {
+    const env = { ...ownHome('gone-bus'), DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus' };
+    const r = await runCli(['config', 'set', 'api_key'], { env, input: 'sk-rt-v1-notreal0000' });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(new RegExp(`^${saved(env).replace(/[.()]/g, '\\$&')}no D-Bus session at DBUS_SESSION_BUS_ADDRESS \\("Failed to connect to socket /nonexistent/bus: .+"\\)\\)\\n$`));
+  });
+  it.skipIf(!ready)('gnome-keyring started by D-Bus with no keyring unlocked', async () => {
+    const env = ownHome('locked');
+    const child = spawn('dbus-run-session', ['--', process.execPath, BIN, 'config', 'set', 'api_key'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin.end('sk-rt-v1-notreal0000');
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c));
+    expect(await new Promise((r) => child.on('close', r))).toBe(0);
+    // Was: "(Secret Service: no result found)". dbus-daemon's own lines (activating gnome-keyring) are around it.
+    expect(err.split('\n').filter((l) => l.startsWith('saved the'))).toEqual([
+      `${saved(env)}the Secret Service has no default keyring unlocked ("Secret Service: no result found"): a desktop login unlocks one; else printf PASSWORD | gnome-keyring-daemon --unlock)`,
+    ]);
+  });
+});
+
 describe.skipIf(!ready && !inCi)(`the Secret Service of gnome-keyring${ready ? '' : ` (${missing})`}`, () => {
   it('login stores there; auth status, chat, migrate, unset and delete use it; the key is printed nowhere', async () => {
     if (!ready) throw new Error(`CI is set but ${missing}`);

@@ -47,3 +47,18 @@ it('the README links every page whose examples run here, and stays under 3,000 w
   for (const page of PAGES.slice(1)) expect(readme).toContain(`](${page})`);
   expect(readme.split(/\s+/).filter(Boolean).length).toBeLessThan(3000);
 });
+
+it('every JSON file a page\'s example reads (--tools, --input, --turns, --questions) is written by a line before it on that page', () => {
+  // A newcomer has none of the files the tests make (test/support/examples.ts): tools.json, history.json and
+  // dialogue.json were named, never shown, so their shape was left to guess.
+  const unmade: string[] = [];
+  for (const page of [...PAGES, 'docs/tools.md']) {
+    const lines = pageExamples(page);
+    for (const [i, line] of lines.entries()) {
+      for (const [, file] of line.matchAll(/--(?:tools|input|turns|questions) ([\w.-]+\.json)\b/g)) {
+        if (!lines.slice(0, i).some((l) => l.includes(`> ${file}`))) unmade.push(`${page}: ${line}`);
+      }
+    }
+  }
+  expect(unmade).toEqual([]);
+});

@@ -175,7 +175,8 @@ describe('--mcp over Streamable HTTP', () => {
     try {
       const r = await run(['chat', '--model', 'local/tools', '--mcp', `http://me:pw%23mcp-secret@127.0.0.1:${port}/mcp?token=tok-mcp-secret`, 'hi']);
       expect(r.code).toBe(12);
-      expect(r.stderr).toMatch(new RegExp(`^error: MCP server http://127\\.0\\.0\\.1:${port}/mcp\\?…: could not start: .*\n$`));
+      // Was: "could not start: Streamable HTTP error: Error POSTing to endpoint: {"error":"no"}".
+      expect(r.stderr).toBe(`error: MCP server http://127.0.0.1:${port}/mcp?…: answered HTTP 401 (no): it wants authorization (a user and password in the URL go as Basic)\n`);
       expect(r.stdout + r.stderr).not.toMatch(/mcp-secret/);
       expect(seen[0]).toBe(`Basic ${Buffer.from('me:pw#mcp-secret').toString('base64')}`);
     } finally {
@@ -184,8 +185,25 @@ describe('--mcp over Streamable HTTP', () => {
   });
 
   it('a URL where no server listens: one line, exit 12', async () => {
-    const r = await run(['chat', '--model', 'local/tools', '--mcp', 'http://127.0.0.1:9/mcp', 'hi']);
+    const closed = createHttpServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((r) => closed.close(r));
+    const r = await run(['chat', '--model', 'local/tools', '--mcp', `http://127.0.0.1:${port}/mcp`, 'hi']);
     expect(r.code).toBe(12);
-    expect(r.stderr).toMatch(/^error: MCP server http:\/\/127\.0\.0\.1:9\/mcp: could not start: .*\n$/);
+    // Was: "could not start: fetch failed (ECONNREFUSED)": a URL's server is not started by router.
+    expect(r.stderr).toBe(`error: MCP server http://127.0.0.1:${port}/mcp: could not connect: nothing listens there (connection refused)\n`);
+    // Was: "could not start: fetch failed (bad port)".
+    const blocked = await run(['chat', '--model', 'local/tools', '--mcp', 'http://127.0.0.1:9/mcp', 'hi']);
+    expect(blocked).toMatchObject({ code: 12, stderr: 'error: MCP server http://127.0.0.1:9/mcp: could not connect: fetch never connects to port 9 (a port the fetch standard blocks)\n' });
+  });
+
+  it('a URL where an HTTP server that is no MCP server answers: its status and message, one line, exit 12', async () => {
+    const origin = new URL(env.ROUTER_API_ROOT!).origin;
+    const r = await run(['chat', '--model', 'local/tools', '--mcp', `${origin}/api/v1/models`, 'hi']);
+    // Was: "could not start: Streamable HTTP error: Error POSTing to endpoint: {"error":{"code":405,…}}" (the whole body).
+    expect(r).toMatchObject({ code: 12, stdout: '', stderr: `error: MCP server ${origin}/api/v1/models: answered HTTP 405 (Method POST not allowed on /v1/models): no MCP server answers at this URL (its endpoint is often …/mcp)\n` });
+    const at = await run(['chat', '--model', 'local/tools', '--mcp', `${origin}/mcp`, 'hi']);
+    expect(at.stderr).toMatch(/^error: MCP server .+\/mcp: answered HTTP 404 \(Not found: \/mcp; .+\): no MCP server answers at this URL\n$/);
   });
 });

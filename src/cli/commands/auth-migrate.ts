@@ -2,7 +2,7 @@
 import { defineCommand } from '../define.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { jsonFlags } from '../flags/setup-flags.js';
-import { noProfile, store } from './config/shared.js';
+import { noProfile, readStore, store } from './config/shared.js';
 import type { KeyField } from '../../config/fields.js';
 
 export const migrate = defineCommand({
@@ -20,7 +20,8 @@ export const migrate = defineCommand({
   run: async ({ io, opts, flags, signal }) => {
     const { keychainName, keychainOff } = await import('../../config/keychain.js');
     const { saveKey } = await import('../../config/key-store.js');
-    const s = await store(io);
+    // Read without writing: a dry run, or a file with no key in it, leaves the config file as it is (or absent).
+    const s = await readStore(io);
     const only = opts.profile || flags.profile;
     if (only && !s.get(only)) throw noProfile(only, s.names());
     const inFile = (only ? [only] : s.names()).flatMap((profile) => (['api_key', 'management_key'] as const).filter((key) => s.get(profile)?.[key] !== undefined).map((key) => ({ profile, key })));
@@ -30,8 +31,11 @@ export const migrate = defineCommand({
     if (off && !opts.dryRun) throw usage(OFF);
     // A dry run says what the run would do: with the keychain off, its refusal, not keys that "would move".
     if (off) io.note(`note: ${OFF}; no key would move (router auth migrate is refused, exit 2)`);
-    for (const { profile, key } of opts.dryRun ? [] : inFile) {
-      const saved = await saveKey(s, profile, key, s.get(profile)![key]!, io.env, signal);
+    // The store that writes (conf, which makes the file as it opens it) only when a key is to move.
+    const writable = opts.dryRun || !inFile.length ? undefined : await store(io);
+    for (const { profile, key } of inFile) {
+      if (!writable) break;
+      const saved = await saveKey(writable, profile, key, writable.get(profile)![key]!, io.env, signal);
       if (saved.where === 'file') {
         const done = moved.length ? ` (${moved.length} moved before it)` : '';
         throw new CliError(`cannot move the ${key} of profile "${profile}" into ${keychainName()}: ${saved.why}; it stays in ${s.path}${done}`, EXIT.FAILURE);

@@ -17,5 +17,7 @@ export async function editFile(io: IO, path: string): Promise<void> {
     child.once('error', reject);
     child.once('exit', (status, signal) => resolve(status ?? (signal ? 128 : 1)));
   });
+  // The shell's 127: no such program (the shell has said "vi: not found" above). Which one to set is the news.
+  if (code === 127) throw new CliError(`the editor (${editor}) was not found: set $VISUAL or $EDITOR to one that is installed (nano, vim, code --wait)`, EXIT.FAILURE);
   if (code !== 0) throw new CliError(`the editor (${editor}) exited with ${code}`, EXIT.FAILURE);
 }

@@ -1,4 +1,4 @@
-import { constants, createReadStream, openSync } from 'node:fs';
+import { constants, createReadStream, fstatSync, openSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { collectBounded, inputTooLarge, MAX_INPUT_BYTES } from './bounded-read.js';
 import { usage } from '../exit-codes.js';
@@ -35,8 +35,10 @@ export async function textFromArgs(args: string[], io: IO, o: TextOptions = {}):
   const taken = stdinReaders.get(io);
   if (dash !== -1) takeStdin(io, `the ${what}`, `- (the ${what})`);
   const wantsStdin = dash !== -1 || (taken === undefined && (args.length === 0 || mergeStdin) && !io.stdinTTY && !io.noStdin);
+  const fileSize = wantsStdin && dash === -1 && args.length ? regularFileSize(io) : undefined;
   const raw = wantsStdin ? await stdinText(io, binary) : '';
   const piped = raw.replace(/\s+$/, '');
+  if (fileSize !== undefined && piped && !io.quiet) noteLoopFile(io, fileSize - Buffer.byteLength(raw), fileSize);
   // Stdin stands where "-" does, a block of its own; a piped stdin without it comes first.
   const parts = dash === -1 ? [piped, args.join(' ')] : [args.slice(0, dash).join(' '), piped, args.slice(dash + 1).join(' ')];
   const text = parts.filter(Boolean).join('\n\n');
@@ -46,6 +48,26 @@ export async function textFromArgs(args: string[], io: IO, o: TextOptions = {}):
   if (!text.trim() && wantsStdin) throw usage(`no ${what}: ${blankInput(raw)} (${example}, or give the ${what} as arguments)`);
   if (!text.trim()) throw usage(`no ${what}: give it as arguments or on stdin (${example})${onTerminal && io.stdinTTY ? `; ${onTerminal}` : ''}`);
   return text;
+}
+
+/** The size of stdin when it is a regular file (`< list`), else undefined. */
+function regularFileSize(io: IO): number | undefined {
+  if (io.stdinFd === undefined) return undefined;
+  try {
+    const st = fstatSync(io.stdinFd);
+    return st.isFile() ? st.size : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Stdin a file read from its middle, with a prompt in the arguments: most likely a `while read` loop over
+ * that file, whose rest has just gone with this prompt (the loop then ends after this call), said, not done in silence.
+ */
+function noteLoopFile(io: IO, start: number, size: number): void {
+  if (start <= 0) return;
+  io.note(`note: stdin is a file this call read from byte ${start} of ${size} on, as in a while-read loop over it: the rest went with the prompt, and the loop gets none of it; --no-stdin (or ROUTER_NO_STDIN=1) leaves stdin to the loop`);
 }
 
 /** Stdin as the prompt's text; a file piped by mistake (an image, a PDF) is refused naming its type and `binary`, the way to attach it. */

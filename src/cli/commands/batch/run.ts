@@ -14,13 +14,27 @@ import type { RunOpts } from './flags.js';
 import { describeJob } from './jobs.js';
 import { CutAnswers, logBatch, openResults, refuseResultsOverInput, sinkOf, type ResultsTarget } from './results.js';
 import { takeUpCommand } from './watch.js';
-import { drawsSpinner, spinnerMaker } from '../../io/spinner.js';
+import { drawsSpinner, spinnerMaker, waitingSpinner } from '../../io/spinner.js';
 import { counted } from '../../../internal/counted.js';
 
 type Ctx = RunContext<RunOpts>;
 
 /** Piped, a follow prints a progress line at least this often. */
 const PIPED_EVERY_MS = 20_000;
+
+/** From this size on, reading and checking every line of the input takes long enough (~1 s a 50 MB) to be shown as it goes. */
+const CHECKING_SHOWN_FROM = 8 * 1024 * 1024;
+
+/**
+ * A spinner on a terminal while the input is read and checked line by line (then, under --dry-run, its cost bound
+ * taken): a file of millions of lines takes a minute with nothing else on the screen. Stopped by the next line said.
+ */
+async function checkingSpinner(ctx: Ctx, file: string): Promise<() => void> {
+  const { statSync } = await import('node:fs');
+  const size = statSync(file).size;
+  if (size < CHECKING_SHOWN_FROM) return () => {};
+  return waitingSpinner(ctx.io, `checking every line of ${file} (${(size / 1e6).toFixed(1)} MB)`);
+}
 
 function checkFlags(opts: RunOpts, file: string | undefined, jsonFlag: string): void {
   if (!file && !opts.resume) throw usage('give a JSONL file, or --resume JOB');
@@ -75,11 +89,13 @@ function planOptions(ctx: Ctx, file: string | undefined) {
 
 /** --dry-run: the plan and the cost bound of the file; nothing is saved or sent. */
 async function dryRun(ctx: Ctx, file: string): Promise<void> {
-  const job = await planInput(file, planOptions(ctx, file));
+  const checked = await checkingSpinner(ctx, file);
+  const job = await planInput(file, planOptions(ctx, file)).finally(checked);
   const { checkJobSpend, estimateJson, estimateLine } = await import('../../spend/batch-estimate.js');
   // The plan needs no key: without one (or without the model list) the bound is said to be unknown.
   const connected = await ctx.connect().catch((err: Error) => void ctx.io.note(`cost bound: unknown (${err.message})`));
-  const estimate = connected && (await checkJobSpend(ctx, connected, job).finally(() => connected.client.close()));
+  const bounded = connected ? await checkingSpinner(ctx, file) : () => {};
+  const estimate = connected && (await checkJobSpend(ctx, connected, job).finally(() => (bounded(), connected.client.close())));
   if (ctx.opts.json) ctx.io.json({ ...jobSummary(job), ...(estimate ? { cost_bound: estimateJson(estimate) } : {}) });
   else ctx.io.out(`${await describeJob(job, ctx.io)}${estimate ? `${estimateLine(estimate)}\n` : ''}`);
   ctx.io.note(`dry run: ${counted(job.requests, 'request')} in ${counted(job.shards.length, 'shard')} checked; nothing was saved or sent`);
@@ -146,7 +162,8 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
   // The file's job is one made at this API root: a job of the emulator is not taken up against the service.
   const [{ checkedApiRoot }, { DEFAULT_API_ROOT }] = await Promise.all([import('../../../client/request-checks.js'), import('../../../client/core.js')]);
   const apiRoot = checkedApiRoot((await ctx.settings()).apiRoot ?? DEFAULT_API_ROOT, DEFAULT_API_ROOT);
-  const held = await openJob({ ...planOptions(ctx, file), apiRoot, on });
+  const checked = file === undefined ? () => {} : await checkingSpinner(ctx, file);
+  const held = await openJob({ ...planOptions(ctx, file), apiRoot, on }).finally(checked);
   let target: ResultsTarget | undefined;
   let connected: Connected | undefined;
   // Results go to a file checked before anything is sent; the client is made once the job is held.
@@ -165,7 +182,10 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
       results: opts.results !== undefined ? { write: (chunk) => (cut.see(chunk), sinkOf(io, target!)(chunk)), format } : undefined,
       interval: opts.interval,
       offlineTimeout: opts.offlineTimeout,
-      checkSpend: async (job) => void (estimate = await spend.checkJobSpend(ctx, connected!, job)),
+      checkSpend: async (job) => {
+        const bounding = await checkingSpinner(ctx, job.input.path);
+        estimate = await spend.checkJobSpend(ctx, connected!, job).finally(bounding);
+      },
       env: ctx.env,
       signal,
       on,
