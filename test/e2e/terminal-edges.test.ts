@@ -150,6 +150,42 @@ describe.skipIf(!HAS_TMUX)('waiting for the first token on a terminal', () => {
   });
 });
 
+describe.skipIf(!HAS_TMUX)('the spinner in every round of a tool loop', () => {
+  it('chat -i --tools spins while each round waits on the service, not only the first', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'router-rounds-'));
+    const tools = join(dir, 'tools.json');
+    writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }, command: 'cat' }]));
+    const { gw, up, env, answer } = await heldGateway();
+    try {
+      const term = await terminal(env);
+      term.run(`${router} chat -i --model test/m --tools ${tools}`);
+      await term.waitFor(/^>\s*$/m);
+      let arrived = up.next();
+      term.run('hold');
+      await arrived;
+      await term.waitFor(/waiting for test\/m/);
+      const call = { index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } };
+      const chunk = (delta: object, finish: string | null) => `data: ${JSON.stringify({ id: 'gen-local', object: 'chat.completion.chunk', created: 1, model: 'test/m', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      arrived = up.next();
+      const res = up.held.shift()!;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`${chunk({ role: 'assistant', tool_calls: [call] }, null)}${chunk({}, 'tool_calls')}data: [DONE]\n\n`);
+      // The second round, the tool's result sent: was no spinner at all while it waited.
+      await arrived;
+      await term.waitFor(/get_weather[^\n]*\n[^\n]*waiting for test\/m/);
+      expect(await term.cursorVisible()).toBe(false);
+      answer('sunny in Paris');
+      await term.waitFor(/^sunny in Paris\n>\s*$/m);
+      expect(await term.screen()).not.toMatch(/waiting for/);
+      expect(await term.cursorVisible()).toBe(true);
+      term.keys('C-d');
+      expect(await term.lastExit()).toBe(0);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
 describe.skipIf(!HAS_TMUX)('the spinner and a question', () => {
   it('chat -i --approve: the question to run a tool takes the spinner\'s place, answered as asked', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'router-approve-'));

@@ -50,6 +50,8 @@ export const waitingFor = (model: string | undefined): string => `waiting for ${
 export function waitingSpinner(io: IO, text: string): () => void {
   // ora clears its line only on a stream that is a terminal itself (not one a test says is).
   if (!drawsSpinner(io) || !io.stderr.isTTY) return () => {};
+  // One at a time: a spinner still drawn (a turn's, through a tool round that said nothing) is cleared first.
+  io.transient?.();
   let spinner: Ora | undefined;
   let done = false;
   const stop = () => {
