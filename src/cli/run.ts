@@ -157,9 +157,11 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
       };
       await fn(ctx, ...args);
       await io.flushJq();
+      io.sayClosingNotes();
     } catch (err) {
       // What was printed before the failure (an answer that ends in exit 10 or 11) is printed through --jq too.
       if (!controller.signal.aborted) await io.flushJq().catch(() => {});
+      io.sayClosingNotes();
       const { reportError } = await import('./errors.js');
       // The command's client is closed by now: a model it was refused is looked up with a new one.
       if (!controller.signal.aborted && connected) await (await import('./service/model-hint.js')).addModelHint(err, () => connect(connectedWith), runtime.streams.env, { settings: connected.settings, typed: cmd.getOptionValueSource('model') === 'cli' });

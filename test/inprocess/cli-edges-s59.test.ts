@@ -1,5 +1,7 @@
 import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
 import { expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
 
 // The CLI's small edges closing note 12 left (task c5): each said in one line, with the way out.
@@ -20,4 +22,30 @@ it('-cq: short flags run together work wherever each is valid, the program\'s (-
   expect(sys.code, sys.stderr).toBe(0);
   // A letter no command on the way knows is still refused, by the word as given.
   expect(await run(['chat', '-cz', 'six'], env)).toMatchObject({ code: 2, stderr: "error: unknown option '-z'; see \"router chat --help\"\n" });
+});
+
+/** `router ARGS` with stdout and stderr on one terminal-like sink: what each wrote, in the order written. */
+async function interleaved(args: string[]): Promise<{ code: number; writes: string[] }> {
+  const writes: string[] = [];
+  const sink = (name: string) => Object.assign(new Writable({ write: (c: Buffer, _e, done) => (writes.push(`${name}: ${c.toString().trim()}`), done()) }), { columns: 80 });
+  const env: NodeJS.ProcessEnv = { ...process.env, ...t.env, FORCE_COLOR: undefined };
+  const code = await main(['node', 'router', ...args], { stdin: Readable.from([Buffer.alloc(0)]), stdout: sink('out'), stderr: sink('err'), env, tty: { stdin: false, stdout: false, stderr: false } });
+  return { code, writes: writes.filter((w) => !/: $/.test(w)) };
+}
+
+it('--usage is said after the answer it counts, --jq and --json alike (was: before it, on a shared terminal)', async () => {
+  const usage = /^err: usage: /;
+  for (const args of [
+    ['chat', '--model', 'local/echo', '--json', '--jq', '.choices[0].message.content', '--usage', 'hi'],
+    ['chat', '--model', 'local/echo', '--stream', '--json', '--jq', '.object', '--usage', 'hi'],
+    ['responses', '--model', 'local/echo', '--jq', '.output_text // .status', '--usage', 'hi'],
+    ['embed', '--model', 'local/embed', '--json', '--usage', 'hi'],
+    ['embed', '--model', 'local/embed', '--jq', '.model', '--usage', 'hi'],
+  ]) {
+    const { code, writes } = await interleaved(args);
+    expect(code, writes.join('\n')).toBe(0);
+    expect(writes.filter((w) => usage.test(w)).length, args.join(' ')).toBe(1);
+    expect(writes.at(-1), args.join(' ')).toMatch(usage);
+    expect(writes.some((w) => w.startsWith('out: ')), args.join(' ')).toBe(true);
+  }
 });
