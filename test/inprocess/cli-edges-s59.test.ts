@@ -49,3 +49,21 @@ it('--usage is said after the answer it counts, --jq and --json alike (was: befo
     expect(writes.some((w) => w.startsWith('out: ')), args.join(' ')).toBe(true);
   }
 });
+
+it('config list and get hide the password of a URL anywhere in a value, as roles show does (one function)', async () => {
+  const env = { ROUTER_CONFIG_DIR: join(t.dir, 'config-mcp-urls') };
+  const mcp = 'http://me:s3cret@127.0.0.1:9/mcp\nnpx srv --url=https://u:p%40ss@h.example/x';
+  expect((await run(['config', 'set', 'mcp', mcp], env)).code).toBe(0);
+  const shown = 'http://***@127.0.0.1:9/mcp\nnpx srv --url=https://***@h.example/x';
+  // Was: the second line as written, its password and all (hidden only where a line starts with a URL).
+  expect(await run(['config', 'get', 'mcp'], env)).toMatchObject({ code: 0, stdout: `${shown}\n` });
+  const list = await run(['config', 'list', '--json'], env);
+  expect(list.code, list.stderr).toBe(0);
+  expect(list.stdout).not.toMatch(/s3cret|p%40ss/);
+  expect(JSON.stringify(JSON.parse(list.stdout))).toContain(JSON.stringify(shown).slice(1, -1));
+  const text = await run(['config', 'list'], env);
+  expect(text.stdout).not.toMatch(/s3cret|p%40ss/);
+  const role = await run(['roles', 'save', 'remote', '--system', 'terse', '--mcp', 'http://me:s3cret@127.0.0.1:9/mcp', '--mcp', 'npx srv --url=https://u:p%40ss@h.example/x'], env);
+  expect(role.code, role.stderr).toBe(0);
+  expect((await run(['roles', 'show', 'remote'], env)).stdout).toContain('  - npx srv --url=https://***@h.example/x\n');
+});
