@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { expect, it } from 'vitest';
@@ -66,4 +67,25 @@ it('config list and get hide the password of a URL anywhere in a value, as roles
   const role = await run(['roles', 'save', 'remote', '--system', 'terse', '--mcp', 'http://me:s3cret@127.0.0.1:9/mcp', '--mcp', 'npx srv --url=https://u:p%40ss@h.example/x'], env);
   expect(role.code, role.stderr).toBe(0);
   expect((await run(['roles', 'show', 'remote'], env)).stdout).toContain('  - npx srv --url=https://***@h.example/x\n');
+});
+
+it('completion never reads a key from the keychain on a Tab: batch ids from the local index, models from the kept list, no key hashes', async () => {
+  const config = join(t.dir, 'complete-keychain');
+  const state = join(t.dir, 'complete-keychain-state');
+  mkdirSync(config, { recursive: true });
+  // Keys kept in the keychain (as login puts them where there is one): the file names only their accounts.
+  writeFileSync(join(config, 'config.json'), JSON.stringify({ current: 'default', profiles: { default: { api_root: t.apiRoot, api_key_keychain: 'router-test-nowhere-api', management_key_keychain: 'router-test-nowhere-mgmt' } } }));
+  const requests = join(t.dir, 'complete-keychain.jsonl');
+  writeFileSync(requests, JSON.stringify({ custom_id: 'c', body: { model: 'local/echo', messages: [{ role: 'user', content: 'c' }] } }) + '\n');
+  const batch = JSON.parse((await run(['batch', 'create', requests, '--json'], { ROUTER_STATE_DIR: state })).stdout).id as string;
+  expect((await run(['models'], { ROUTER_STATE_DIR: state })).code).toBe(0);
+  const inKeychain = { ROUTER_CONFIG_DIR: config, ROUTER_STATE_DIR: state, ROUTER_API_KEY: '', ROUTER_MANAGEMENT_KEY: '', ROUTER_API_ROOT: '', ROUTER_KEYCHAIN: '' };
+  const before = t.requests().length;
+  // Was: the keychain read on each Tab (a native call; a locked keyring prompts), and here, where it cannot be read, nothing completed.
+  expect(await run(['__complete', 'batch-ids'], inKeychain)).toMatchObject({ code: 0, stdout: `${batch}\n`, stderr: '' });
+  const models = await run(['__complete', 'models'], inKeychain);
+  expect(models).toMatchObject({ code: 0, stderr: '' });
+  expect(models.stdout.split('\n')).toContain('local/lorem');
+  expect(await run(['__complete', 'key-hashes'], inKeychain)).toMatchObject({ code: 0, stdout: '', stderr: '' });
+  expect(t.requests().length).toBe(before);
 });
