@@ -1,9 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
+import { PassThrough, Readable, Writable } from 'node:stream';
 import { expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
+import { testStreams } from '../support/inprocess.js';
+import { until } from '../support/until.js';
 
 // The CLI's small edges closing note 12 left (task c5): each said in one line, with the way out.
 let t: CliEnv;
@@ -88,4 +90,21 @@ it('completion never reads a key from the keychain on a Tab: batch ids from the 
   expect(models.stdout.split('\n')).toContain('local/lorem');
   expect(await run(['__complete', 'key-hashes'], inKeychain)).toMatchObject({ code: 0, stdout: '', stderr: '' });
   expect(t.requests().length).toBe(before);
+});
+
+it('/role with an unknown name is said as the REPL\'s other errors are, "error: /role: …", and the session goes on', async () => {
+  const env = { ...t.env, ROUTER_CONFIG_DIR: join(t.dir, 'repl-role'), NO_COLOR: '1' };
+  expect((await run(['roles', 'save', 'pirate', '--system', 'Talk like a pirate.'], env)).code).toBe(0);
+  const s = testStreams({ env, tty: { stdin: true, stdout: true, stderr: true } });
+  const keys = new PassThrough();
+  s.streams.stdin = keys;
+  const session = main(['node', 'router', 'chat', '-i', '--model', 'local/echo'], s.streams);
+  const prompts = () => (s.stderr().match(/> /g) ?? []).length;
+  expect(await until(() => prompts() > 0)).toBe(true);
+  keys.write('/role pirat\n');
+  expect(await until(() => prompts() > 1)).toBe(true);
+  keys.write('/exit\n');
+  expect(await session).toBe(0);
+  // Was: "error: no role "pirat" …", the command it came from not named.
+  expect(s.stderr()).toMatch(/^error: \/role: no role "pirat" \(did you mean pirate\?\); the roles are: pirate$/m);
 });

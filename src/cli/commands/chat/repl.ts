@@ -63,7 +63,12 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
   } else if (cmd === '/role') {
     if (!arg) io.err('usage: /role NAME (router roles list)\n');
     else {
-      await (await import('./repl-more.js')).switchRole(ctx, arg, c);
+      await (await import('./repl-more.js')).switchRole(ctx, arg, c).catch((caught: unknown) => {
+        // Said as the REPL's other errors are: the command first.
+        const err = cliErrorOf(caught) ?? caught;
+        if (err instanceof Error && !err.message.startsWith('/role')) err.message = `/role: ${err.message}`;
+        throw err;
+      });
       if (c.attached.length && c.model) checks.pendingNotTaken(io, (await c.models())?.find((m) => m.id === c.model), c.attached);
     }
   } else if (cmd === '/attach') {
