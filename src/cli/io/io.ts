@@ -212,20 +212,6 @@ export class IO {
     this.err(`${this.redact(text)}\n`);
   }
 
-  private readonly closingNotes: string[] = [];
-  /**
-   * A note on the output as a whole (--usage): held until the command's output is written (--jq's runs
-   * over it too), so that on a shared terminal it comes after the answer; said before any error line.
-   */
-  closingNote(text: string): void {
-    this.closingNotes.push(this.redact(text));
-  }
-
-  /** Says the closing notes held (run.ts: once the output is written, or before the error is reported). */
-  sayClosingNotes(): void {
-    for (const text of this.closingNotes.splice(0)) this.err(`${text}\n`);
-  }
-
   /** One line, whatever the input it quotes holds: control characters shown escaped, a long one cut. */
   error(text: string): void {
     let line = visible(this.redact(text));
