@@ -120,6 +120,25 @@ describe.skipIf(!HAS_TMUX)('waiting for the first token on a terminal', () => {
     }
   });
 
+  it('a retry\'s note clears the spinner and it is drawn again below it while the wait goes on', async () => {
+    // The first request fails (503: retried), the retry waits.
+    await t.admin('faults', { faults: ['503,times=1,path=/v1/chat/completions', 'slow,delay_ms=600000,path=/v1/chat/completions'] });
+    try {
+      const term = await terminal();
+      term.run(`${router} chat --model local/echo hold`);
+      // Was: the retry line, and below it nothing while the retry waited.
+      await term.waitFor(/^retry 1 in [\d.]+s: [^\n]*\n\S* ?waiting for local\/echo/m);
+      expect(await term.cursorVisible()).toBe(false);
+      term.keys('C-c');
+      await term.waitFor(/^error: interrupted/m);
+      expect(await term.lastExit()).toBe(130);
+      expect(await term.screen()).not.toMatch(/waiting for/);
+      expect(await term.cursorVisible()).toBe(true);
+    } finally {
+      await t.admin('faults', { faults: [] });
+    }
+  });
+
   it('chat -i spins while a turn waits, and clears it before the answer and on Ctrl-C', async () => {
     const { gw, up, env, answer } = await heldGateway();
     try {
