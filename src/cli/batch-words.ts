@@ -2,6 +2,7 @@
 import { wordLines, type BatchError, type OptionWords } from '../batch/errors.js';
 import { withoutUserinfo } from '../config/settings.js';
 import { counted } from '../internal/counted.js';
+import { withInstalledDocs } from './io/installed-docs.js';
 
 const FLAG_WORDS: OptionWords = { model: '--model', endpoint: '--endpoint', split: 'router batch run splits a file into as many batches as it needs' };
 
@@ -29,7 +30,7 @@ function batchMessage(err: BatchError): string {
     case 'lost_create':
       return `shard ${d.shard} of ${d.job}: the answer to its create was lost, and ${d.matches.length} batches match it: ${d.matches.join(', ')}. Its own is known by its results once it has ended: take the job up again then (router batch run --resume ${d.job})`;
     case 'lost_unlisted':
-      return `shard ${d.shard} of ${d.job} (${d.lines} of its input): the answer to its create, sent at ${d.sent_at}, was lost, and this service has no batch listing to find its batch by, so router does not send it again on its own. If no batch was made (see docs/real-service-batches.md), send it again knowingly, which may bill it twice: router batch run --resume ${d.job} --resubmit-lost --watch`;
+      return `shard ${d.shard} of ${d.job} (${d.lines} of its input): the answer to its create, sent at ${d.sent_at}, was lost, and this service has no batch listing to find its batch by, so router does not send it again on its own. If no batch was made (see ${withInstalledDocs('docs/real-service-batches.md')}), send it again knowingly, which may bill it twice: router batch run --resume ${d.job} --resubmit-lost --watch`;
     case 'not_its_batch':
       return `shard ${d.shard} of ${d.job}: ${d.batch}, taken for it after its create's answer was lost, is not its batch (its results carry other ids); it is set aside, and router batch run --resume ${d.job} looks for the shard's batch again`;
     case 'job_busy':

@@ -1,1 +1,1 @@
-export { Command, Option, Argument, InvalidArgumentError, CommanderError } from 'commander';
+export { Command, Option, Argument, InvalidArgumentError, CommanderError, Help } from 'commander';

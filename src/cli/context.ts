@@ -4,6 +4,7 @@ import { sourceName, type Settings } from '../config/settings.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { checkModel } from './flags/options.js';
 import type { GlobalFlags, IO } from './io/io.js';
+import { spinAgain } from './io/spinner.js';
 
 export interface Connected {
   client: RouterClient;
@@ -55,7 +56,11 @@ export async function connect(io: IO, flags: GlobalFlags, settings: Settings, op
     timeoutMs: flags.timeout !== undefined ? flags.timeout * 1000 : undefined,
     maxRetries: flags.maxRetries,
     proxy,
-    onRetry: ({ attempt, delayMs, reason }) => io.info(`retry ${attempt} in ${(delayMs / 1000).toFixed(1)}s: ${reason}`),
+    onRetry: ({ attempt, delayMs, reason }) => {
+      io.info(`retry ${attempt} in ${(delayMs / 1000).toFixed(1)}s: ${reason}`);
+      // Still waiting: the spinner the note cleared comes back below it.
+      spinAgain(io);
+    },
   });
   return { client, settings };
 }

@@ -37,7 +37,7 @@ export interface Dashed {
 }
 
 /** The command the words of an argv name (`batch` when the word after it is no subcommand). */
-function commandOf(program: Command, args: readonly string[], globalWithValue: ReadonlySet<string>): Command | undefined {
+export function commandOf(program: Command, args: readonly string[], globalWithValue: ReadonlySet<string>): Command | undefined {
   const words: string[] = [];
   for (let i = 0; i < args.length && words.length < 2; i++) {
     if (args[i] === '--') break;

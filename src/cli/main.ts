@@ -1,4 +1,4 @@
-import { Command, CommanderError } from './commander.js';
+import { Command, CommanderError, Help } from './commander.js';
 import { EXIT } from './exit-codes.js';
 import { addFlags, type FlagSpec, type FlagTable } from './flags/flags.js';
 import { GLOBAL_FLAGS } from './flags/global-flags.js';
@@ -9,6 +9,7 @@ import { closest, didYouMean } from '../internal/did-you-mean.js';
 import { visible } from '../internal/visible.js';
 import { definitionOf, register, type AnyCommandDef, type GroupDef } from './define.js';
 import { installLastResort, report } from './last-resort.js';
+import { withInstalledDocs } from './io/installed-docs.js';
 import type { JsonTarget } from './io/json-output.js';
 
 
@@ -211,6 +212,17 @@ function applyExit(cmd: Command, streams: Streams): void {
     writeErr: (str) => streams.stderr.write(str),
     outputError: (str, write) => write(usageLine(str, cmd)),
   });
+  // Help names docs pages (docs/keys.md): for its reader, files of the installed package, said by their paths (before wrapping).
+  cmd.configureHelp({
+    ...cmd.configureHelp(),
+    commandDescription: (c) => withInstalledDocs(Help.prototype.commandDescription.call(null, c)),
+    optionDescription: function (this: Help, o) {
+      return withInstalledDocs(Help.prototype.optionDescription.call(this, o));
+    },
+    argumentDescription: function (this: Help, a) {
+      return withInstalledDocs(Help.prototype.argumentDescription.call(this, a));
+    },
+  });
   for (const sub of cmd.commands) applyExit(sub, streams);
 }
 
@@ -259,7 +271,9 @@ export async function main(rawArgv: string[], streams: Streams = processStreams(
     streams.stderr.write(usageLine(`unknown option '${dashed.text}'`, dashed.cmd));
     return EXIT.USAGE;
   }
-  const argv = [...rawArgv.slice(0, 2), ...args];
+  // -cq: each short flag of a cluster where it is valid (the program's or the command's); runtime.argv keeps the words as given.
+  const flags = args.some((a) => /^-[^-]{2}/.test(a)) ? (await import('./short-flags.js')).splitShortFlags(program, args, GLOBAL_WITH_VALUE) : args;
+  const argv = [...rawArgv.slice(0, 2), ...flags];
   attachRuntime(program, runtime);
   applyExit(program, streams);
   const topic = unknownHelpTopic(program, args);

@@ -49,6 +49,11 @@ export interface RunContext<O> {
   logUsage(record: Omit<UsageRecord, 'time' | 'profile' | 'command'>): void;
   /** What the command holds of the budgets (./spend/budget-hold.ts): lessened by each call logged, released when it ends or holds anew. */
   holdBudget(hold: BudgetHold): void;
+  /**
+   * A note on the output as a whole (--usage): said once the command's output (and --jq's runs over it)
+   * is written, so that on a shared terminal it comes after the answer; before any error line.
+   */
+  closingNote(text: string): void;
 }
 
 const runtimes = new WeakMap<Command, Runtime>();
@@ -136,6 +141,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
     // The ledger module is small and loaded with the command, never for --help.
     const ledger = facts.logsUsage ? await import('../kit/spend/ledger.js') : undefined;
     runtime.running = (runtime.running ?? 0) + 1;
+    const closing: string[] = [];
     try {
       await shapeJson(names.join(' '), facts.jsonFields, opts as JsonOpts, io, runtime.argv);
       const ctx: RunContext<O> = {
@@ -151,15 +157,18 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
         connect,
         logUsage,
         holdBudget,
+        closingNote: (text) => void closing.push(text),
         get logging() {
           return logging();
         },
       };
       await fn(ctx, ...args);
       await io.flushJq();
+      for (const text of closing.splice(0)) io.note(text);
     } catch (err) {
       // What was printed before the failure (an answer that ends in exit 10 or 11) is printed through --jq too.
       if (!controller.signal.aborted) await io.flushJq().catch(() => {});
+      for (const text of closing.splice(0)) io.note(text);
       const { reportError } = await import('./errors.js');
       // The command's client is closed by now: a model it was refused is looked up with a new one.
       if (!controller.signal.aborted && connected) await (await import('./service/model-hint.js')).addModelHint(err, () => connect(connectedWith), runtime.streams.env, { settings: connected.settings, typed: cmd.getOptionValueSource('model') === 'cli' });

@@ -28,8 +28,11 @@ const WORDS: Record<string, string> = {
   EFBIG: 'too large',
 };
 
-/** Bad paths the user named: a usage problem (exit 2). The others are failures of the machine (exit 1). */
-const PATH_CODES = new Set(['ENOTFILE', 'EFBIG', 'EISDIR', 'ENOTDIR', 'ENOENT', 'EACCES', 'EPERM', 'EROFS', 'EEXIST', 'ENAMETOOLONG', 'ELOOP']);
+/**
+ * Bad paths the user named: a usage problem (exit 2). The others are failures of the machine (exit 1).
+ * ENXIO: a device that is not there, /dev/tty without a terminal (`speak -o /dev/tty` under setsid or nohup).
+ */
+const PATH_CODES = new Set(['ENOTFILE', 'EFBIG', 'EISDIR', 'ENOTDIR', 'ENOENT', 'EACCES', 'EPERM', 'EROFS', 'EEXIST', 'ENAMETOOLONG', 'ELOOP', 'ENXIO']);
 
 export interface SystemError {
   code: string;

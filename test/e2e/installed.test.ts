@@ -25,7 +25,7 @@ describe('the installed package (npm pack, npm install of the tarball)', () => {
     t = await startCliEnv();
     dir = mkdtempSync(join(tmpdir(), 'router-installed-'));
     const stage = join(dir, 'stage');
-    for (const part of ['bin', 'dist', 'completions', 'LICENSE', 'README.md', 'scripts/pack.mjs']) cpSync(join(ROOT, part), join(stage, part), { recursive: true });
+    for (const part of ['bin', 'dist', 'completions', 'docs', 'LICENSE', 'README.md', 'scripts/pack.mjs']) cpSync(join(ROOT, part), join(stage, part), { recursive: true });
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
     writeFileSync(join(stage, 'package.json'), JSON.stringify({ ...pkg, scripts: { ...pkg.scripts, build: 'node -e 0' } }, null, 2));
     mkdirSync(join(dir, 'packs'));
@@ -115,6 +115,22 @@ describe('the installed package (npm pack, npm install of the tarball)', () => {
     expect(r.stdout).toBe('serve\n');
     expect(r.stderr).toBe('');
     expect(readFileSync(join(dir, 'prefix', 'node_modules', 'jq-wasm', 'dist', 'build', 'jq.js'), 'utf8')).not.toMatch(/^\/\* router: linear jq IO/);
+  });
+
+  it('names the docs pages its help points to by their paths in the installed package', async () => {
+    const pkg = join(dir, 'prefix', 'node_modules', 'router-cli');
+    // Each a command whose help names a page (docs/keys.md, docs/tools.md, docs/gateway.md): a bundle chunk of its own.
+    for (const args of [['config', '--help'], ['login', '--help'], ['auth', 'migrate', '--help'], ['serve', '--help']]) {
+      const { stdout } = await router(args);
+      // Was "See docs/keys.md": a path that is nowhere for a user of the installed package.
+      expect(stdout, args.join(' ')).not.toMatch(/(?<![\w./-])docs\//);
+      const named = stdout.match(/\S+\/docs\/[\w-]+\.md/g) ?? [];
+      expect(named.length, args.join(' ')).toBeGreaterThan(0);
+      for (const page of named.map((p) => p.replace(/^\(/, ''))) {
+        expect(page.startsWith(join(pkg, 'docs') + '/'), page).toBe(true);
+        expect(readFileSync(page, 'utf8')).toMatch(/^# /m);
+      }
+    }
   });
 
   it('says when it starts from the modules: the checkout with a bundle of another build', () => {

@@ -103,4 +103,23 @@ describe.skipIf(!HAS_TMUX)('router chat -i', () => {
     expect(readFileSync(md, 'utf8')).toBe('# Conversation with local/echo\n\n## user\n\nfirst line\n\n## assistant\n\nfirst line\n');
     expect(JSON.parse(readFileSync(json, 'utf8')).messages).toHaveLength(2);
   });
+
+  it('/save over a file that exists keeps the file and says how to replace it: /save! FILE', async () => {
+    const file = join(t.dir, 'kept.json');
+    writeFileSync(file, 'another conversation\n');
+    fresh();
+    term.run(`${router} chat -i --model local/echo`);
+    await term.waitFor(/^>\s*$/m);
+    term.run('first line');
+    await term.waitFor(/^first line\n>\s*$/m);
+    // Was: "saved 2 messages to …", the file there replaced without a word.
+    term.run(`/save ${file}`);
+    await term.waitFor(/^error: \/save: \S*kept\.json exists: \/save! \S*kept\.json replaces it, or give another name\n>\s*$/m);
+    expect(readFileSync(file, 'utf8')).toBe('another conversation\n');
+    term.run(`/save! ${file}`);
+    await term.waitFor(/saved 2 messages to \S*kept\.json\n>\s*$/m);
+    term.run('/exit');
+    expect(await term.lastExit()).toBe(0);
+    expect(JSON.parse(readFileSync(file, 'utf8')).messages).toHaveLength(2);
+  });
 });

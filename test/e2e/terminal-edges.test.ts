@@ -120,6 +120,25 @@ describe.skipIf(!HAS_TMUX)('waiting for the first token on a terminal', () => {
     }
   });
 
+  it('a retry\'s note clears the spinner and it is drawn again below it while the wait goes on', async () => {
+    // The first request fails (503: retried), the retry waits.
+    await t.admin('faults', { faults: ['503,times=1,path=/v1/chat/completions', 'slow,delay_ms=600000,path=/v1/chat/completions'] });
+    try {
+      const term = await terminal();
+      term.run(`${router} chat --model local/echo hold`);
+      // Was: the retry line, and below it nothing while the retry waited.
+      await term.waitFor(/^retry 1 in [\d.]+s: [^\n]*\n\S* ?waiting for local\/echo/m);
+      expect(await term.cursorVisible()).toBe(false);
+      term.keys('C-c');
+      await term.waitFor(/^error: interrupted/m);
+      expect(await term.lastExit()).toBe(130);
+      expect(await term.screen()).not.toMatch(/waiting for/);
+      expect(await term.cursorVisible()).toBe(true);
+    } finally {
+      await t.admin('faults', { faults: [] });
+    }
+  });
+
   it('chat -i spins while a turn waits, and clears it before the answer and on Ctrl-C', async () => {
     const { gw, up, env, answer } = await heldGateway();
     try {
@@ -140,6 +159,42 @@ describe.skipIf(!HAS_TMUX)('waiting for the first token on a terminal', () => {
       await term.waitFor(/waiting for test\/m/);
       term.keys('C-c');
       await term.waitFor(/^\(answer stopped\)\n>\s*$/m);
+      expect(await term.screen()).not.toMatch(/waiting for/);
+      expect(await term.cursorVisible()).toBe(true);
+      term.keys('C-d');
+      expect(await term.lastExit()).toBe(0);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe.skipIf(!HAS_TMUX)('the spinner in every round of a tool loop', () => {
+  it('chat -i --tools spins while each round waits on the service, not only the first', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'router-rounds-'));
+    const tools = join(dir, 'tools.json');
+    writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }, command: 'cat' }]));
+    const { gw, up, env, answer } = await heldGateway();
+    try {
+      const term = await terminal(env);
+      term.run(`${router} chat -i --model test/m --tools ${tools}`);
+      await term.waitFor(/^>\s*$/m);
+      let arrived = up.next();
+      term.run('hold');
+      await arrived;
+      await term.waitFor(/waiting for test\/m/);
+      const call = { index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } };
+      const chunk = (delta: object, finish: string | null) => `data: ${JSON.stringify({ id: 'gen-local', object: 'chat.completion.chunk', created: 1, model: 'test/m', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      arrived = up.next();
+      const res = up.held.shift()!;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`${chunk({ role: 'assistant', tool_calls: [call] }, null)}${chunk({}, 'tool_calls')}data: [DONE]\n\n`);
+      // The second round, the tool's result sent: was no spinner at all while it waited.
+      await arrived;
+      await term.waitFor(/get_weather[^\n]*\n[^\n]*waiting for test\/m/);
+      expect(await term.cursorVisible()).toBe(false);
+      answer('sunny in Paris');
+      await term.waitFor(/^sunny in Paris\n>\s*$/m);
       expect(await term.screen()).not.toMatch(/waiting for/);
       expect(await term.cursorVisible()).toBe(true);
       term.keys('C-d');

@@ -83,7 +83,8 @@ describe('router auth status', () => {
   it("prints the key's label, limit and usage", async () => {
     const r = await status(await fixtures(KEY_ANSWER), 'sk-or-v1-abc');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('label     sk-or-v1-au7...890\nlimit     limit $100.00 (resets monthly), $74.50 left\nusage     $25.50\n');
+    // Was "limit     limit $100.00 …": the row's label said twice.
+    expect(r.stdout).toContain('label     sk-or-v1-au7...890\nlimit     $100.00 (resets monthly), $74.50 left\nusage     $25.50\n');
     expect(r.stdout).toContain('checked   accepted by GET /v1/key\n');
   });
 

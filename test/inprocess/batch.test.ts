@@ -451,7 +451,7 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
       await t.admin('faults', { faults: [] });
       expect(r.code).toBe(7);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(/the answer to the upload could not be read \(.+\); the batch may exist\. sent at \d{4}-[\d-]+T[\d:.]+Z; this service lists no batches, so it cannot be looked for: sending .+lost-create\.jsonl again may make \(and bill\) a second batch; see docs\/real-service-batches\.md\n$/);
+      expect(r.stderr).toMatch(/the answer to the upload could not be read \(.+\); the batch may exist\. sent at \d{4}-[\d-]+T[\d:.]+Z; this service lists no batches, so it cannot be looked for: sending .+lost-create\.jsonl again may make \(and bill\) a second batch; see \S+\/docs\/real-service-batches\.md\n$/);
       expect(batchPosts()).toHaveLength(1);
     });
 

@@ -159,7 +159,7 @@ async function runDecide(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<voi
     await client.close();
   }
   ctx.logUsage({ endpoint: '/alpha/decisions', model: res.model, id: res.id, ...usageFields(res.usage as unknown as Record<string, unknown>) });
-  if (opts.usage) io.note(usageLine(res.usage ? { input: res.usage.input_tokens, output: res.usage.output_tokens, total: res.usage.input_tokens + res.usage.output_tokens, cost: res.usage.cost } : undefined) + boundNote(guard));
+  if (opts.usage) ctx.closingNote(usageLine(res.usage ? { input: res.usage.input_tokens, output: res.usage.output_tokens, total: res.usage.input_tokens + res.usage.output_tokens, cost: res.usage.cost } : undefined) + boundNote(guard));
   if (opts.json) return io.json(res);
   const rows = Object.entries(res.answers).map(([key, a]) => {
     if (!a || typeof a !== 'object') return [key, '?', '', '', ''];

@@ -142,7 +142,7 @@ async function runEmbed(ctx: RunContext<EmbedOpts>, args: string[]): Promise<voi
     await client.close();
   }
   const u = (first!.usage ? used : undefined) as (EmbeddingResponse['usage'] & { cost?: number }) | undefined;
-  if (opts.usage) io.note(usageLine(u ? { input: u.prompt_tokens, total: u.total_tokens, cost: u.cost } : undefined) + boundNote(guard));
+  if (opts.usage) ctx.closingNote(usageLine(u ? { input: u.prompt_tokens, total: u.total_tokens, cost: u.cost } : undefined) + boundNote(guard));
   if (!opts.jsonl) io.json({ ...first!, data, usage: u });
 }
 

@@ -218,7 +218,7 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
       // Refused to this key, the lookup would be refused to usage --reconcile alike.
       : charged === 'forbidden' ? `; its cost is not known: this key may not read generations (403), nor can router usage --reconcile with it (router generation ${id} with a key that may)`
       : id ? '; its cost is not known yet (router usage --reconcile asks the service)' : '; the service reports no tokens or cost for speech';
-    if (opts.usage) io.note(`usage: ${bytes} bytes of audio for ${typeof input === 'string' ? input.length : input.reduce((n, t) => n + t.text.length, 0)} characters${costNote}${boundNote(guard)}`);
+    if (opts.usage) ctx.closingNote(`usage: ${bytes} bytes of audio for ${typeof input === 'string' ? input.length : input.reduce((n, t) => n + t.text.length, 0)} characters${costNote}${boundNote(guard)}`);
     if (file) {
       if (opts.json) io.json({ file: opts.output, bytes, content_type: audio.contentType });
       else io.info(`wrote ${bytes} bytes of ${audio.contentType} to ${opts.output}`);

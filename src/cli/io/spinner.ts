@@ -43,26 +43,48 @@ export async function spinnerMaker(io: IO): Promise<(text: string) => Ora> {
 /** The waiting spinner's words for an answer from `model`. */
 export const waitingFor = (model: string | undefined): string => `waiting for ${model ?? 'the answer'}`;
 
+/** Per IO, what draws its waiting spinner again while the wait goes on (a retry's note cleared it). */
+const waiting = new WeakMap<IO, () => void>();
+
+/** After a note said during a wait (a retry's): the waiting spinner, if any, drawn again below it. */
+export function spinAgain(io: IO): void {
+  waiting.get(io)?.();
+}
+
 /**
  * A spinner while a request waits for its answer, where drawsSpinner allows one; returns what stops it. The IO's next
- * write (the first token, a note, an error) clears it first. ora loads meanwhile: the request is not held for it.
+ * write (the first token, a note, an error) clears it first; spinAgain draws it again. ora loads meanwhile: the request
+ * is not held for it.
  */
 export function waitingSpinner(io: IO, text: string): () => void {
   // ora clears its line only on a stream that is a terminal itself (not one a test says is).
   if (!drawsSpinner(io) || !io.stderr.isTTY) return () => {};
+  // One at a time: a spinner still drawn (a turn's, through a tool round that said nothing) is cleared first.
+  io.transient?.();
   let spinner: Ora | undefined;
   let done = false;
-  const stop = () => {
-    if (done) return;
-    done = true;
-    if (io.transient === stop) io.transient = undefined;
+  const clear = () => {
+    if (io.transient === clear) io.transient = undefined;
     if (!spinner) return;
     spinner.stop();
     made.delete(spinner);
+    spinner = undefined;
   };
-  io.transient = stop;
-  void spinnerMaker(io).then((make) => {
-    if (!done) spinner = make(text);
-  });
-  return stop;
+  const draw = () => {
+    io.transient = clear;
+    void spinnerMaker(io).then((make) => {
+      if (!done && io.transient === clear && !spinner) spinner = make(text);
+    });
+  };
+  const again = () => {
+    if (!done && io.transient !== clear) draw();
+  };
+  waiting.set(io, again);
+  draw();
+  return () => {
+    if (done) return;
+    done = true;
+    clear();
+    if (waiting.get(io) === again) waiting.delete(io);
+  };
 }

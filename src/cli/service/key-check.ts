@@ -36,16 +36,17 @@ export async function checkKey(client: RouterClient, outcome = ''): Promise<KeyC
 /** USD as a person writes it: to the cent, or below a cent to its last digit (kit/spend/cost-bound.ts). */
 export const dollars = usdWritten;
 
-/** The key's spending limit in words: none, or the limit, what is left and when it resets. */
+/** The key's spending limit, as a "limit" row shows it: none, or the limit, when it resets and what is left. */
 export function limitText(info: KeyInfo): string {
   if (typeof info.limit !== 'number') return 'no spending limit';
   const left = typeof info.limit_remaining === 'number' ? `, ${dollars(info.limit_remaining)} left` : '';
   const reset = info.limit_reset ? ` (resets ${info.limit_reset})` : '';
-  return `limit ${dollars(info.limit)}${reset}${left}`;
+  return `${dollars(info.limit)}${reset}${left}`;
 }
 
 /** One line on the key: its label, limit and usage. */
 export function keySummary(info: KeyInfo): string {
   const kind = info.is_management_key ? 'management key' : 'key';
-  return `${kind} ${info.label}: ${limitText(info)}, ${dollars(info.usage)} used`;
+  const limit = typeof info.limit === 'number' ? `limit ${limitText(info)}` : limitText(info);
+  return `${kind} ${info.label}: ${limit}, ${dollars(info.usage)} used`;
 }

@@ -12,6 +12,7 @@ import { openResults, type ResultsTarget } from './results.js';
 import { watchAndFinish } from './watch.js';
 import { ask } from '../../io/ask.js';
 import { counted } from '../../../internal/counted.js';
+import { withInstalledDocs } from '../../io/installed-docs.js';
 
 const CONFIRM_BYTES = 50 * 1024 * 1024;
 /** How long a create whose answer was lost looks for its batch in the listing. */
@@ -74,7 +75,7 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
       return undefined;
     });
     // Where nothing lists batches, a batch a lost answer made can never be found (nor told from a second one).
-    const checkWith = () => (client.batches.hasListing === false ? `sent at ${new Date().toISOString()}; this service lists no batches, so it cannot be looked for: sending ${file} again may make (and bill) a second batch; see docs/real-service-batches.md` : `Check with: router batch list${after ? ` --created-after ${after.created_at - 1}` : ''}`);
+    const checkWith = () => (client.batches.hasListing === false ? `sent at ${new Date().toISOString()}; this service lists no batches, so it cannot be looked for: sending ${file} again may make (and bill) a second batch; see ${withInstalledDocs('docs/real-service-batches.md')}` : `Check with: router batch list${after ? ` --created-after ${after.created_at - 1}` : ''}`);
     let created: Batch;
     let uploaded = false;
     const requests = requestStream(scan);

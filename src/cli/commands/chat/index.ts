@@ -118,7 +118,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     if (answer.halted) {
       // Asked for by name or with -c, yet not kept: said, so that the next -c is no surprise.
       if (opts.continue || opts.conversation) io.note(`warning: this turn was not kept in conversation ${earlier?.id ?? opts.conversation} (--jq halted: the answer was cut there)`);
-      if (opts.usage) io.note(u ? spentLine() : haltedUsageLine(answer.id, ctx.logging) + boundNote(guard));
+      if (opts.usage) ctx.closingNote(u ? spentLine() : haltedUsageLine(answer.id, ctx.logging) + boundNote(guard));
       return;
     }
     // Calls left to the caller end the command (exit 11) once --usage has counted what they cost.
@@ -129,13 +129,13 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     } catch (err) {
       // A later round refused (--max-cost, a budget) or failed: what the rounds before it cost is still said.
       if (!(err instanceof CliError && err.exitCode === EXIT.TOOL_CALLS)) {
-        if (opts.usage) io.note(spentLine());
+        if (opts.usage) ctx.closingNote(spentLine());
         throw err;
       }
       notRun = err;
     }
     if (!notRun) keepConversation(ctx, earlier, req.model, messages.map((m) => (m === user ? recordedUser(prompt, extras) : m)), answer.text, prompt, answer.model);
-    if (opts.usage) io.note(spentLine());
+    if (opts.usage) ctx.closingNote(spentLine());
     if (notRun) throw notRun;
     // Last: an answer that does not follow --schema ends the command (exit 10), after it was kept and counted.
     finishAnswer(io, opts, extras, answer.message);

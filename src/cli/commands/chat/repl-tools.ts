@@ -4,6 +4,7 @@ import type { RouterClient } from '../../../client/index.js';
 import { deltaText } from '../../../client/resources/chat.js';
 import { MessageAssembler, type AssembledMessage } from '../../answers/answer-extras.js';
 import type { IO } from '../../io/io.js';
+import { waitingFor, waitingSpinner } from '../../io/spinner.js';
 import type { ToolSet } from '../../../kit/toolset.js';
 import { toolLoop, type ToolLoop } from '../../tools/tool-loop.js';
 import { approved, type ShownCall } from '../../tools/tool-runner.js';
@@ -30,16 +31,23 @@ export async function toolTurn(io: IO, client: RouterClient, req: ChatCompletion
     let id: string | undefined;
     let model: string | undefined;
     const body = { ...req, messages: msgs };
-    // The turn's first request was checked before it began; each further round (a longer prompt) is checked by `next`.
-    if (asked++ > 0) await next?.(body);
-    for await (const chunk of await client.chat.streamText(body, { signal: loop.signal })) {
-      assembler.add(chunk);
-      if (chunk.usage) usage = chunk.usage as unknown as Record<string, unknown>;
-      if (chunk.id) id ??= chunk.id;
-      if (chunk.model) model ??= chunk.model;
-      const piece = deltaText(chunk);
-      text += piece;
-      if (piece) print(piece);
+    // The turn's first request was checked before it began, its spinner started with it (repl.ts); each
+    // further round (a longer prompt) is checked by `next`, and waits with a spinner of its own.
+    const later = asked++ > 0;
+    if (later) await next?.(body);
+    const stopWaiting = later ? waitingSpinner(io, waitingFor(body.model ?? body.models?.[0])) : undefined;
+    try {
+      for await (const chunk of await client.chat.streamText(body, { signal: loop.signal })) {
+        assembler.add(chunk);
+        if (chunk.usage) usage = chunk.usage as unknown as Record<string, unknown>;
+        if (chunk.id) id ??= chunk.id;
+        if (chunk.model) model ??= chunk.model;
+        const piece = deltaText(chunk);
+        text += piece;
+        if (piece) print(piece);
+      }
+    } finally {
+      stopWaiting?.();
     }
     round(usage, id, model);
     return { message: assembler.message(), text };

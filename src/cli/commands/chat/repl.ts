@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import type { ChatMessage } from '../../../client/types.js';
 import { isModelId, MODEL_ID_SYNTAX } from '../../../client/facts.js';
 import { deltaText } from '../../../client/resources/chat.js';
@@ -62,7 +63,12 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
   } else if (cmd === '/role') {
     if (!arg) io.err('usage: /role NAME (router roles list)\n');
     else {
-      await (await import('./repl-more.js')).switchRole(ctx, arg, c);
+      await (await import('./repl-more.js')).switchRole(ctx, arg, c).catch((caught: unknown) => {
+        // Said as the REPL's other errors are: the command first.
+        const err = cliErrorOf(caught) ?? caught;
+        if (err instanceof Error && !err.message.startsWith('/role')) err.message = `/role: ${err.message}`;
+        throw err;
+      });
       if (c.attached.length && c.model) checks.pendingNotTaken(io, (await c.models())?.find((m) => m.id === c.model), c.attached);
     }
   } else if (cmd === '/attach') {
@@ -86,8 +92,10 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
     const dropped = c.attached.splice(0).length;
     c.answered.splice(0);
     io.err(`conversation cleared${dropped ? `, ${dropped === 1 ? 'the attachment' : `${dropped} attachments`} too` : ''}\n`);
-  } else if (cmd === '/save') {
-    if (!arg) io.err('usage: /save FILE\n');
+  } else if (cmd === '/save' || cmd === '/save!') {
+    if (!arg) io.err(`usage: ${cmd} FILE\n`);
+    // A file there stays unless /save! says to replace it (a typo in a name would lose another conversation).
+    else if (cmd === '/save' && statSync(arg, { throwIfNoEntry: false })?.isFile()) io.err(`error: /save: ${arg} exists: /save! ${arg} replaces it, or give another name\n`);
     else {
       const { OutputFile } = await import('../../io/output-file.js');
       const f = OutputFile.open(arg);

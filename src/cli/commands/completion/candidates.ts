@@ -28,13 +28,14 @@ export async function candidates(ctx: RunContext<unknown>, kind: DynamicKind): P
   if (!settings) return kind === 'models' ? [...known] : [];
   const { DEFAULT_API_ROOT } = await import('../../../client/core.js');
   const root = settings.apiRoot ?? DEFAULT_API_ROOT;
-  // A key given by a command (a password manager's) is never run on a Tab: it may ask for a password, or
-  // take its time. What is known without the service completes instead.
-  const byCommand = (which: 'apiKey' | 'managementKey') => settings[which] === undefined && settings.from[which]?.kind === 'command';
+  // A Tab never reads a key: one that is not at hand with the settings (a key command's, a password manager's;
+  // the keychain's, a native call that a locked keyring answers with a prompt) is left where it is, and what
+  // is known without the service completes instead. Only a key the settings already hold is sent.
+  const notAtHand = (which: 'apiKey' | 'managementKey') => settings[which] === undefined;
   // The workspace's keys (a management key's): their hashes, of the first page as the service gives it.
   if (kind === 'key-hashes') {
     // Without one, connect would send the API key (refused there): its key command run on a Tab, a wait for nothing.
-    if (!settings.from.managementKey || byCommand('managementKey')) return [];
+    if (!settings.from.managementKey || notAtHand('managementKey')) return [];
     const { client } = await connect(ctx.io, flags, settings, { management: true });
     try {
       return (await client.keys.list({}, { signal })).map((k) => k.hash);
@@ -43,7 +44,7 @@ export async function candidates(ctx: RunContext<unknown>, kind: DynamicKind): P
     }
   }
   const made = async () => (await import('../../../batch/local-index.js')).indexedBatches(ctx.env, root).slice(0, 50).map((b) => b.id);
-  if (kind === 'batch-ids' && byCommand('apiKey')) return made();
+  if (kind === 'batch-ids' && notAtHand('apiKey')) return made();
   if (kind === 'batch-ids') {
     const { client } = await connect(ctx.io, flags, settings);
     try {
@@ -58,7 +59,7 @@ export async function candidates(ctx: RunContext<unknown>, kind: DynamicKind): P
   }
   const { cachedModels, modelCatalog } = await import('../../service/model-catalog.js');
   // The list as last kept, however old.
-  if (byCommand('apiKey')) return [...known, ...(cachedModels(ctx.env, root, Date.now(), Infinity) ?? []).map((m) => m.id)];
+  if (notAtHand('apiKey')) return [...known, ...(cachedModels(ctx.env, root, Date.now(), Infinity) ?? []).map((m) => m.id)];
   try {
     const { client } = await connect(ctx.io, flags, settings);
     try {

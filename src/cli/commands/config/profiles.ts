@@ -18,7 +18,7 @@ export const list = defineCommand({
     const s = await readStore(io);
     const current = s.current();
     // Every setting a profile can hold: keys masked, a URL (API root, MCP server) without its user info.
-    const shown = (field: ProfileField, value: string | undefined) => (value === undefined ? null : SECRET_FIELDS.includes(field) ? maskKey(value) || null : shownValue(field, value));
+    const shown = (field: ProfileField, value: string | undefined) => (value === undefined ? null : SECRET_FIELDS.includes(field) ? maskKey(value) || null : shownValue(value));
     const { keyPlace } = await import('../../../config/key-store.js');
     // A key kept in the keychain or given by a command is not read to be listed: where it is says enough.
     const rows = s.names().map((name) => {

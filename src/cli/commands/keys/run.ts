@@ -54,7 +54,7 @@ function printKey(io: IO, k: ApiKey): void {
     ['hash', k.hash],
     ['label', visible(k.label)],
     ['state', k.disabled ? 'disabled' : 'enabled'],
-    ['limit', limitText(k as unknown as KeyInfo).replace(/^limit /, '') + (k.include_byok_in_limit ? ', BYOK usage counted' : '')],
+    ['limit', limitText(k as unknown as KeyInfo) + (k.include_byok_in_limit ? ', BYOK usage counted' : '')],
     ['usage', `${dollars(k.usage)} (today ${dollars(k.usage_daily)}, this week ${dollars(k.usage_weekly)}, this month ${dollars(k.usage_monthly)})`],
     ['expires', k.expires_at ?? 'never'],
     ['created', k.created_at],
@@ -140,7 +140,7 @@ export async function runCurrent(ctx: RunContext<{ management?: boolean; json?: 
   const rows: [string, string][] = [
     ['label', visible(info.label)],
     ['kind', info.is_management_key ? 'management key' : 'API key'],
-    ['limit', limitText(info).replace(/^limit /, '')],
+    ['limit', limitText(info)],
     ['usage', `${dollars(info.usage)}${typeof info.usage_daily === 'number' ? ` (today ${dollars(info.usage_daily)}, this week ${dollars(info.usage_weekly ?? 0)}, this month ${dollars(info.usage_monthly ?? 0)})` : ''}`],
     ['expires', info.expires_at ?? 'never'],
   ];

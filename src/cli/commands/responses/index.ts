@@ -104,18 +104,18 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
     let final = await send(req);
     // --jq halted: the answer stops where the filter did; none of it is checked.
     if (final && 'halted' in final) {
-      if (opts.usage) io.note(u ? spentLine() : haltedUsageLine(typeof final.id === 'string' ? final.id || undefined : undefined, ctx.logging) + boundNote(guard));
+      if (opts.usage) ctx.closingNote(u ? spentLine() : haltedUsageLine(typeof final.id === 'string' ? final.id || undefined : undefined, ctx.logging) + boundNote(guard));
       return;
     }
     // A later round refused (--max-cost, a budget) or failed: what the rounds before it cost is still said.
     if (toolSet) final = await responsesToolLoop(io, { set: toolSet, maxRounds: opts.maxToolRounds ?? 8, approve: !!opts.approve, json: !!opts.json, signal, timeout: opts.toolTimeout ?? ctx.flags.timeout, timeoutFlag: opts.toolTimeout === undefined ? '--timeout' : '--tool-timeout', takesImages: imageInput(client, io.env, settings.apiRoot, req.model, signal) }, req, final, send).catch((err: unknown) => {
-      if (opts.usage) io.note(spentLine());
+      if (opts.usage) ctx.closingNote(spentLine());
       throw err;
     });
     if (opts.routerMetadata && !opts.json) noteRouting(io, final);
     noteAnsweredBy(io, opts, req.model ?? (req.models as string[] | undefined)?.[0], typeof final?.model === 'string' ? final.model || undefined : undefined);
     if (final?.status === 'incomplete') io.note(`note: the response is incomplete (${incompleteWhy(final, req.max_output_tokens, req.max_output_tokens !== asked ? loweredBy(guard) : undefined)})`);
-    if (opts.usage) io.note(spentLine());
+    if (opts.usage) ctx.closingNote(spentLine());
     const failure = final && readResponse(final).failure;
     if (failure) throw failure;
     const calls = functionCalls(final).map(({ index: _index, ...c }) => c);
