@@ -26,6 +26,15 @@ async function terminal(env: Record<string, string> = {}): Promise<Terminal> {
 }
 
 /** A gateway whose model `test/m` answers a request whose first message is "hold" only when the test says so. */
+/** Ctrl-C while the spinner is drawn: the error line alone, exit 130, no spinner left, the cursor shown. */
+async function interruptClearsSpinner(term: Terminal): Promise<void> {
+  term.keys('C-c');
+  await term.waitFor(/^error: interrupted/m);
+  expect(await term.lastExit()).toBe(130);
+  expect(await term.screen()).not.toMatch(/waiting for/);
+  expect(await term.cursorVisible()).toBe(true);
+}
+
 async function heldGateway() {
   const up = holdingUpstream(() => 2);
   const gw = await pricedGateway(up.handler, 0.000001);
@@ -110,11 +119,7 @@ describe.skipIf(!HAS_TMUX)('waiting for the first token on a terminal', () => {
       term.run(`${router} responses --model local/echo hold`);
       await term.waitFor(/waiting for local\/echo/);
       expect(await term.cursorVisible()).toBe(false);
-      term.keys('C-c');
-      await term.waitFor(/^error: interrupted/m);
-      expect(await term.lastExit()).toBe(130);
-      expect(await term.screen()).not.toMatch(/waiting for/);
-      expect(await term.cursorVisible()).toBe(true);
+      await interruptClearsSpinner(term);
     } finally {
       await t.admin('faults', { faults: [] });
     }
@@ -129,11 +134,7 @@ describe.skipIf(!HAS_TMUX)('waiting for the first token on a terminal', () => {
       // Was: the retry line, and below it nothing while the retry waited.
       await term.waitFor(/^retry 1 in [\d.]+s: [^\n]*\n\S* ?waiting for local\/echo/m);
       expect(await term.cursorVisible()).toBe(false);
-      term.keys('C-c');
-      await term.waitFor(/^error: interrupted/m);
-      expect(await term.lastExit()).toBe(130);
-      expect(await term.screen()).not.toMatch(/waiting for/);
-      expect(await term.cursorVisible()).toBe(true);
+      await interruptClearsSpinner(term);
     } finally {
       await t.admin('faults', { faults: [] });
     }
