@@ -1,10 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { LLMock } from '@copilotkit/aimock';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MessageAssembler, RouterClient, type ChatChunk } from '../../src/client/index.js';
-import { runCliInProcess } from '../support/cli-env.js';
 import { aimockGateway, startAimock, type AimockGateway } from '../support/aimock.js';
 import { SETTLE } from '../support/until.js';
 
@@ -13,24 +9,20 @@ import { SETTLE } from '../support/until.js';
 let mock: LLMock;
 let gw: AimockGateway;
 let client: RouterClient;
-let home: string;
 
 beforeAll(async () => {
   mock = await startAimock((m) => m.onMessage('think', { content: 'It is 4.', reasoning: 'Two plus two is four.' }));
   gw = await aimockGateway(`providers:\n  - { name: aimock, base_url: "${mock.url}/v1", models: { test/chat: gpt-4o } }\n`);
   client = new RouterClient({ apiRoot: gw.gateway.apiRoot, apiKey: gw.key, maxRetries: 0 });
-  home = mkdtempSync(join(tmpdir(), 'router-aimock-reasoning-'));
 });
 
 afterAll(async () => {
   await client?.close();
   await gw?.close();
   await mock?.stop();
-  rmSync(home, { recursive: true, force: true });
 });
 
-const cli = (args: string[]) =>
-  runCliInProcess(args, { env: { ROUTER_API_ROOT: gw.gateway.apiRoot, ROUTER_API_KEY: gw.key, ROUTER_KEYCHAIN: 'off', ROUTER_PROFILE: '', ROUTER_MODEL: '', NO_COLOR: '', ROUTER_CONFIG_DIR: join(home, 'config'), ROUTER_STATE_DIR: join(home, 'state') } });
+const cli = (args: string[]) => gw.cli(args);
 const messages = (content: string) => [{ role: 'user' as const, content }];
 
 async function streamed(model: string, content: string) {

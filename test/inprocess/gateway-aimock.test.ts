@@ -1,10 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LLMock } from '@copilotkit/aimock';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MessageAssembler, RouterClient, type ChatChunk } from '../../src/client/index.js';
-import { runCliInProcess } from '../support/cli-env.js';
 import { aimockGateway, startAimock, type AimockGateway } from '../support/aimock.js';
 import { SETTLE } from '../support/until.js';
 
@@ -14,7 +12,6 @@ import { SETTLE } from '../support/until.js';
 let mock: LLMock;
 let gw: AimockGateway;
 let client: RouterClient;
-let home: string;
 
 const HELLO = 'Hi there, from aimock!';
 const WEATHER = { name: 'get_weather', arguments: '{"city":"Paris"}' };
@@ -43,18 +40,15 @@ beforeAll(async () => {
   - { name: aimock-or, base_url: "${mock.url}/api/v1", models: { test/or: openai/gpt-4o } }
 `);
   client = new RouterClient({ apiRoot: gw.gateway.apiRoot, apiKey: gw.key, maxRetries: 0 });
-  home = mkdtempSync(join(tmpdir(), 'router-aimock-cli-'));
 });
 
 afterAll(async () => {
   await client?.close();
   await gw?.close();
   await mock?.stop();
-  rmSync(home, { recursive: true, force: true });
 });
 
-const cli = (args: string[]) =>
-  runCliInProcess(args, { env: { ROUTER_API_ROOT: gw.gateway.apiRoot, ROUTER_API_KEY: gw.key, ROUTER_KEYCHAIN: 'off', ROUTER_PROFILE: '', ROUTER_MODEL: '', NO_COLOR: '', ROUTER_CONFIG_DIR: join(home, 'config'), ROUTER_STATE_DIR: join(home, 'state') } });
+const cli = (args: string[]) => gw.cli(args);
 const generation = (id: string) => vi.waitFor(() => client.generations.get(id), SETTLE);
 const messages = (content: string) => [{ role: 'user' as const, content }];
 
@@ -139,7 +133,7 @@ describe('tool calls from aimock, relayed', () => {
   });
 
   it('router chat --tools: the call run, its result sent back, the answer to it printed (streamed and not)', async () => {
-    const file = join(home, 'tools.json');
+    const file = join(gw.dir, 'tools.json');
     const run = [process.execPath, '-e', 'process.stdout.write("sunny and 21")'];
     writeFileSync(file, JSON.stringify([{ type: 'function', name: 'get_weather', parameters: TOOLS[0].function.parameters, command: run }]));
     for (const how of ['--stream', '--no-stream']) {

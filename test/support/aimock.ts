@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LLMock } from '@copilotkit/aimock';
+import { runCliInProcess, type CliResult } from './cli-env.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/server.js';
 
@@ -22,6 +23,8 @@ export interface AimockGateway {
   key: string;
   /** POST `path` under /v1 with the gateway's API key (and routing metadata asked for, unless `metadata` is false): status and text. */
   post(path: string, body: unknown, metadata?: boolean): Promise<{ status: number; text: string; headers: Headers }>;
+  /** `router ARGS` in this process against the gateway with its API key; config and state in `dir`. */
+  cli(args: string[]): Promise<CliResult>;
   close(): Promise<void>;
 }
 
@@ -45,6 +48,8 @@ export async function aimockGateway(providers: string, options: Partial<Emulator
       const res = await fetch(`${gateway.apiRoot}/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(metadata ? { 'x-router-metadata': 'enabled' } : {}) }, body: JSON.stringify(body) });
       return { status: res.status, text: await res.text(), headers: res.headers };
     },
+    cli: (args) =>
+      runCliInProcess(args, { env: { ROUTER_API_ROOT: gateway.apiRoot, ROUTER_API_KEY: key, ROUTER_KEYCHAIN: 'off', ROUTER_PROFILE: '', ROUTER_MODEL: '', NO_COLOR: '', ROUTER_CONFIG_DIR: join(dir, 'config'), ROUTER_STATE_DIR: join(dir, 'cli-state') } }),
     close: async () => {
       await gateway.close();
       rmSync(dir, { recursive: true, force: true });
