@@ -166,7 +166,7 @@ async function handleResponses(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   const { gen, routed } = plan;
   const reasoningTokens = (((plan.result.usage as Body).output_tokens_details as Body).reasoning_tokens as number) ?? 0;
   const served = (streamed: boolean, cut?: { sent: number; cost: number; cancelled: boolean }) => {
-    recordGeneration(ctx, { id: plan.result.id as string, model: routed.model.id, provider: routed.provider, apiType: 'completions', promptTokens: gen.promptTokens, completionTokens: cut?.sent ?? gen.completionTokens, reasoningTokens: Math.min(reasoningTokens, cut?.sent ?? reasoningTokens), cost: cut?.cost ?? plan.cost, streamed, finishReason: cut ? (cut.cancelled ? null : 'error') : gen.finishReason, cancelled: !!cut?.cancelled, startedAt, user: body.safety_identifier ?? body.user, sessionId });
+    recordGeneration(ctx, { id: plan.result.id as string, model: routed.model.id, provider: routed.provider, apiType: 'completions', promptTokens: gen.promptTokens, completionTokens: cut?.sent ?? gen.completionTokens, reasoningTokens: Math.min(reasoningTokens, cut?.sent ?? reasoningTokens), cost: cut?.cost ?? plan.cost, streamed, finishReason: cut ? (cut.cancelled ? null : 'error') : gen.finishReason, cancelled: !!cut?.cancelled, startedAt, user: body.safety_identifier ?? body.user, sessionId, serviceTier: servedTier(body.service_tier) });
     keepContent(ctx, plan.result.id as string, cut ? null : ((plan.result.output_text as string | undefined) ?? null), cut ? null : plan.reasoning, cut && !cut.cancelled ? { provider: routed.provider } : undefined);
   };
   if (body.stream !== true) {

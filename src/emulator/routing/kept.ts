@@ -23,6 +23,8 @@ export interface UpstreamAnswer {
   broken?: boolean;
   /** A chat or Responses answer's text, kept for `GET /v1/generation/content` as a fake model's is. */
   text?: AnswerText;
+  /** The tier the answer says it ran on (its `service_tier`; a messages answer's is in its usage). */
+  tier?: unknown;
 }
 
 /** The request's facts a kept generation names: when it came in (the store's clock), its user and session. */
@@ -33,6 +35,9 @@ export interface Asked {
   user?: unknown;
   sessionId?: string;
 }
+
+/** A tier as an answer reports it: a non-empty string, else unknown (null in the generation). */
+const reportedTier = (tier: unknown) => (typeof tier === 'string' && tier ? tier : null);
 
 const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
 
@@ -61,6 +66,7 @@ export function keepUpstreamAnswer(ctx: Ctx, c: Candidate, asked: Asked, apiType
     startedAt: asked.startedAt,
     user: asked.user,
     sessionId: asked.sessionId,
+    serviceTier: reportedTier(got.tier ?? u.service_tier),
   });
   const said = got.text?.text();
   // As a fake model's (chat.ts): a cut answer's text is not stored, a broken one's error is.
