@@ -6,6 +6,7 @@ import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, MAX_JSON_DEPTH, i
 import { nestedDeeperThan } from '../internal/json-depth.js';
 import { describeCode } from '../internal/system-errors.js';
 import { isBlank as isBlankName } from '../internal/blank.js';
+import { counted, grouped } from '../internal/counted.js';
 import { BatchError, invalid, LIBRARY_WORDS, term, wordLines } from './errors.js';
 
 export interface Scan {
@@ -135,7 +136,7 @@ export async function scanRequests(file: string, label: string, opts: { endpoint
   const total = bytes - 1 + wrapperBytes({ endpoint, model: model ?? 'x/'.padEnd(64, 'x'), completion_window: '24h' });
   // Only `batch create` has these bounds; `batch run` splits a file under them.
   const split = term('split');
-  if (count > maxRequests) problems.add(undefined, `${count} requests: a batch holds at most ${maxRequests} (${split})`);
+  if (count > maxRequests) problems.add(undefined, `${counted(count, 'request')}: a batch holds at most ${grouped(maxRequests)} (${split})`);
   if (total > maxBytes) problems.add(undefined, `the request body would be ${total} bytes (${(total / 1e6).toFixed(1)} MB), over the limit of ${maxBytes} bytes (${(maxBytes / 1e6).toFixed(0)} MB) (${split})`);
   if (!opts.model && state.models.size > 1) {
     const [[a, la], [b, lb]] = [...state.models.entries()];

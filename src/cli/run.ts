@@ -4,7 +4,7 @@ import type { Connected, ConnectOptions } from './context.js';
 import type { UsageRecord } from '../kit/spend/ledger.js';
 import type { BudgetHold } from './spend/budget-hold.js';
 import type { Settings, Source } from '../config/settings.js';
-import { usage } from './exit-codes.js';
+import { CliError, EXIT, usage } from './exit-codes.js';
 import { utf8Text } from './io/utf8.js';
 import { rootKey } from '../internal/api-root.js';
 
@@ -181,7 +181,9 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
         hints.addRetryHint(err);
       }
       (await import('./flags/field-flags.js')).nameFlags(err, cmd, runtime.argv);
-      runtime.exitCode = reportError(controller.signal.aborted ? controller.signal.reason : err, io);
+      // A command that said its own stop on Ctrl-C (serve) throws the interrupt's exit code itself.
+      const saidStop = err instanceof CliError && err.exitCode === EXIT.INTERRUPTED;
+      runtime.exitCode = reportError(controller.signal.aborted && !saidStop ? controller.signal.reason : err, io);
     } finally {
       hold?.release();
       runtime.running!--;

@@ -1,4 +1,9 @@
-/** A count with its noun, singular for one: `counted(1, 'request')` is "1 request", `counted(2, 'request')` "2 requests". */
+/** A whole number as a person reads it, thousands grouped: `grouped(3000)` is "3,000" (for messages, never for data). */
+export function grouped(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/** A count with its noun, singular for one: `counted(1, 'request')` is "1 request", `counted(3000, 'request')` "3,000 requests". */
 export function counted(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+  return `${grouped(n)} ${noun}${n === 1 ? '' : 's'}`;
 }

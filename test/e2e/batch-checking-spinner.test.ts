@@ -43,7 +43,7 @@ describe.skipIf(!HAS_TMUX)('batch run of a large file on a terminal', () => {
       await term.waitFor(/checking every line of \S*large\.jsonl \(\d+\.\d MB\)/);
       letGo = true;
       for (const res of held.splice(0)) await answer(res);
-      await term.waitFor(/dry run: 70000 requests in 14 shards checked; nothing was saved or sent/);
+      await term.waitFor(/dry run: 70,000 requests in 14 shards checked; nothing was saved or sent/);
       expect(await term.screen()).not.toMatch(/cost bound: unknown/);
       expect(await term.lastExit()).toBe(0);
       expect(await term.screen()).not.toMatch(/checking every line/);

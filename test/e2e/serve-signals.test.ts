@@ -8,7 +8,8 @@ import { tempFolder } from '../support/temp-folder.js';
 const dir = tempFolder('router-serve-signals-');
 
 it.each([
-  ['SIGINT', 130, 'error: interrupted\n'],
+  // Ctrl-C is the usual way to stop a server: said as a stop (it read "error: interrupted"), exit 130 kept.
+  ['SIGINT', 130, 'router serve: stopped (Ctrl-C)\n'],
   ['SIGTERM', 0, ''],
 ] as const)('serve stopped by %s exits %i, its state let go', async (signal, code, stderr) => {
   const state = join(dir(), `state-${signal}`);

@@ -55,10 +55,15 @@ describe.each(['spec', 'deployed'] as const)('a batch result’s generation (%s)
       // Before: 404 "Generation gen-batch-… not found".
       expect(got.status, JSON.stringify(got.body)).toBe(200);
       expect(got.body.data).toMatchObject({ id: body.id, model: 'local/echo', provider_name: body.provider, api_type: 'completions', streamed: false, cancelled: false, finish_reason: body.choices[0].finish_reason, tokens_prompt: body.usage.prompt_tokens, tokens_completion: body.usage.completion_tokens, session_id: null, request_id: result.response.request_id, service_tier: 'batch' });
-      // Charged at the batch price, as the batch's usage sums it.
-      expect(got.body.data.total_cost).toBeCloseTo(body.usage.cost / 2, 10);
+      // The result's usage.cost is what it is charged, at the batch price (the service's usage.cost is
+      // "the amount charged"): half the list price; the generation and the batch's usage say the same.
+      // Before: the result said the full price, its generation and the batch's usage half of it.
+      const list = body.usage.prompt_tokens * 1e-6 + body.usage.completion_tokens * 2e-6;
+      expect(body.usage.cost).toBeCloseTo(list / 2, 10);
+      expect(body.usage.cost_details.upstream_inference_prompt_cost + body.usage.cost_details.upstream_inference_completions_cost).toBeCloseTo(body.usage.cost, 10);
+      expect(got.body.data.total_cost).toBeCloseTo(body.usage.cost, 10);
     }
-    expect(seen.results.reduce((n: number, r: any) => n + r.response.body.usage.cost / 2, 0)).toBeCloseTo(seen.usage.cost, 10);
+    expect(seen.results.reduce((n: number, r: any) => n + r.response.body.usage.cost, 0)).toBeCloseTo(seen.usage.cost, 10);
     // A Responses or messages answer names no provider in its body: its generation still names the one that served it.
     for (const [endpoint, body] of [['/v1/responses', { input: 'three' }], ['/v1/messages', { max_tokens: 16, messages: [{ role: 'user', content: 'four' }] }]] as const) {
       const other = await runBatch(e, flavor, endpoint, 'local/echo', [body]);

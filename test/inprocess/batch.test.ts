@@ -150,7 +150,7 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
       const lines = Array.from({ length: 5001 }, (_, i) => line(`r${i}`, 'x'));
       const r = await t.run(['batch', 'create', file('big.jsonl', lines), '--model', 'local/echo']);
       expect(r.code).toBe(2);
-      expect(r.stderr).toBe(`error: ${join(t.dir, 'big.jsonl')}: 5001 requests: a batch holds at most 5000 (router batch run splits a file into as many batches as it needs)\n`);
+      expect(r.stderr).toBe(`error: ${join(t.dir, 'big.jsonl')}: 5,001 requests: a batch holds at most 5,000 (router batch run splits a file into as many batches as it needs)\n`);
       expect(t.requests()).toHaveLength(0);
     });
 

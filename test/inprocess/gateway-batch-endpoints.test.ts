@@ -68,7 +68,8 @@ describe('batches over providers beyond chat', () => {
       const direct = await call(upstream, '/v1/embeddings', { model: 'local/embed', input });
       expect(got[`r${i}`].data).toEqual(direct.data);
       expect([got[`r${i}`].model, got[`r${i}`].provider]).toEqual(['test/embed', 'up']);
-      expect(got[`r${i}`].usage.cost).toBeCloseTo(direct.usage.prompt_tokens * 0.0001, 10);
+      // At the batch price (half): a result's usage.cost is what it is charged.
+      expect(got[`r${i}`].usage.cost).toBeCloseTo(direct.usage.prompt_tokens * 0.0001 * 0.5, 10);
     }
     expect(seen.usage.prompt_tokens).toBe(Object.values(got).reduce((n: number, b: any) => n + b.usage.prompt_tokens, 0));
   });
@@ -84,7 +85,7 @@ describe('batches over providers beyond chat', () => {
       expect(got[`r${i}`].output).toEqual(direct.output.map((o: any) => ({ ...o, id: expect.any(String) })));
       expect(got[`r${i}`].model).toBe('test/resp');
       const u = got[`r${i}`].usage;
-      expect(u.cost).toBeCloseTo(u.input_tokens * 0.001 + u.output_tokens * 0.002, 10);
+      expect(u.cost).toBeCloseTo((u.input_tokens * 0.001 + u.output_tokens * 0.002) * 0.5, 10);
     }
   });
 

@@ -89,3 +89,17 @@ it('keeps a Responses answer’s input and text, whole and streamed, as the upst
   expect(streamedGot.status, JSON.stringify(streamedGot.body)).toBe(200);
   expect(streamedGot.body.data.output).toEqual((await content(upstream, done.response.id)).body.data.output);
 });
+
+it('keeps a Responses answer’s reasoning, whole and streamed, as a chat answer’s (gateway and fake model)', async () => {
+  const ask = (stream: boolean) => fetch(`${gateway.apiRoot}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${gateway.store.firstKeys().apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/thinker', input: 'think first', stream }) });
+  const summary = (answer: any) => answer.output.find((i: any) => i.type === 'reasoning').summary[0].text;
+  const whole = (await (await ask(false)).json()) as any;
+  expect(summary(whole)).toBeTruthy();
+  // Before: reasoning null, though the upstream sent a reasoning item.
+  expect((await content(gateway, whole.id)).body.data.output).toEqual({ completion: whole.output_text, reasoning: summary(whole) });
+  // A fake model's Responses answer keeps its reasoning too (was null), as its chat answer's does.
+  expect((await content(upstream, whole.id)).body.data.output).toEqual({ completion: whole.output_text, reasoning: summary(whole) });
+  const raw = await (await ask(true)).text();
+  const done = raw.split('\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6))).find((e) => e.type === 'response.completed');
+  expect((await content(gateway, done.response.id)).body.data.output.reasoning).toBe(summary(done.response));
+});

@@ -67,7 +67,7 @@ it('batch results with answers cut at their length limit say so on stderr, piped
   writeFileSync(responses, JSON.stringify({ custom_id: 'r', method: 'POST', url: '/v1/responses', body: { max_output_tokens: 16, input: 'write 50 words' } }));
   const resp = await run(['batch', 'create', responses, '--model', 'local/lorem', '--endpoint', '/v1/responses', '--watch', '--interval', '0.05', '--results', join(t.dir, 'cut-responses-out.jsonl')]);
   const rid = /created (batch_\w+)/.exec(resp.stderr)![1]!;
-  expect(resp.stderr).toContain(`note: ${rid}: 1 of 1 answers was cut at the length limit (status "incomplete" in the results; a larger max_output_tokens in its line lets it finish)\n`);
+  expect(resp.stderr).toContain(`note: ${rid}: 1 of 1 answer was cut at the length limit (status "incomplete" in the results; a larger max_output_tokens in its line lets it finish)\n`);
   // None cut: nothing said.
   const whole = join(t.dir, 'whole.jsonl');
   writeFileSync(whole, [line('a', 'first'), line('b', 'second')].join('\n'));

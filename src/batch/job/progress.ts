@@ -5,6 +5,7 @@ import { isFinished, type JobRecord } from './store.js';
 import { track } from './submit.js';
 import { isNoListing } from '../../client/resources/batches.js';
 import { costText, roundCost } from '../../internal/round-cost.js';
+import { grouped } from '../../internal/counted.js';
 
 /** Updates every unfinished shard from the listing; returns whether anything changed. */
 export async function refreshJob(client: RouterClient, job: JobRecord, signal: AbortSignal): Promise<boolean> {
@@ -80,5 +81,5 @@ export function progressLine(job: JobRecord, startedMs: number, firstDone: numbe
   const done = t.completed + t.failed;
   const rate = (done - firstDone) / Math.max(elapsed, 0.001);
   const eta = rate > 0 && done < t.requests ? ` · ETA ${clock((t.requests - done) / rate)}` : '';
-  return `${job.id}: shards ${t.finished}/${t.shards} · requests ${t.completed.toLocaleString('en-US')} completed, ${t.failed.toLocaleString('en-US')} failed of ${t.requests.toLocaleString('en-US')} · $${costText(t.cost)} · ${clock(elapsed)}${eta}`;
+  return `${job.id}: shards ${t.finished}/${t.shards} · requests ${grouped(t.completed)} completed, ${grouped(t.failed)} failed of ${grouped(t.requests)} · $${costText(t.cost)} · ${clock(elapsed)}${eta}`;
 }

@@ -119,9 +119,13 @@ async function runServe({ io, opts, signal }: RunContext<FlagValues<typeof FLAGS
   } finally {
     release();
   }
-  // Stopped cleanly either way; Ctrl-C is an interrupt as in every command (exit 130), SIGTERM serve's
-  // stop request (exit 0), SIGHUP a hang-up (exit 129, nothing said: the terminal may be gone).
-  if (signal.aborted) throw signal.reason;
+  // Stopped cleanly either way; Ctrl-C is the usual way to stop it, said as a stop, with the exit code of
+  // an interrupt as in every command (130); SIGTERM is serve's stop request (exit 0), SIGHUP a hang-up
+  // (exit 129, nothing said: the terminal may be gone).
+  if (signal.aborted) {
+    io.note('router serve: stopped (Ctrl-C)');
+    throw new CliError('stopped', EXIT.INTERRUPTED, undefined, []);
+  }
   if (hungUp) throw new CliError('hung up', EXIT.HANGUP, undefined, []);
 }
 

@@ -5,7 +5,7 @@ import { chatCompletion, genId, planChat } from '../resources/chat.js';
 import { textOf } from '../models/content-text.js';
 import { planEmbeddings } from '../resources/embeddings.js';
 import { planResponses } from '../resources/responses.js';
-import { bad, itemCharge, type Body } from './batch-rules.js';
+import { atBatchPrice, bad, itemCharge, type Body } from './batch-rules.js';
 import { generationData } from '../resources/generations.js';
 import type { Store } from '../state/store-api.js';
 import type { BatchGateway } from '../providers/types.js';
@@ -61,7 +61,7 @@ export async function executeItem(record: BatchRecord, customId: string, rawBody
     } else {
       response = messagesResult(body, created, served);
     }
-    return { id, custom_id: customId, response: { status_code: 200, request_id: requestId, body: response }, error: null };
+    return { id, custom_id: customId, response: { status_code: 200, request_id: requestId, body: atBatchPrice(response) }, error: null };
   } catch (caught) {
     // Whatever goes wrong with one item is that item's failure, never the batch's or the emulator's.
     const err = caught instanceof HttpError ? caught : new HttpError(500, `the request could not be run: ${(caught as Error)?.message ?? String(caught)}`, 'server');

@@ -100,12 +100,26 @@ export function countItem(record: BatchRecord, item: Body, usage: BatchUsage): v
   usage.cost += itemCharge(item);
 }
 
-/** What one result item is charged: its cost at the batch price, in whole units (a batch's cost is their sum); a failed item nothing. */
+/**
+ * A request's answer as its batch result carries it: `usage.cost` (and its `cost_details`) at the
+ * batch price, as the service's `usage.cost` is "the amount charged" (deployment notes).
+ */
+export function atBatchPrice(body: Body): Body {
+  const u = body.usage as Body | undefined;
+  if (!u || typeof u !== 'object' || typeof u.cost !== 'number' || !Number.isFinite(u.cost)) return body;
+  const usage: Body = { ...u, cost: round(u.cost * BATCH_DISCOUNT) };
+  if (u.cost_details && typeof u.cost_details === 'object') {
+    usage.cost_details = Object.fromEntries(Object.entries(u.cost_details as Body).map(([k, v]) => [k, typeof v === 'number' ? round(v * BATCH_DISCOUNT) : v]));
+  }
+  return { ...body, usage };
+}
+
+/** What one result item is charged: its `usage.cost`, already at the batch price (a batch's cost is their sum); a failed item nothing. */
 export function itemCharge(item: Body): number {
   const response = item.response as { body: Body } | null;
   if (item.error || !response) return 0;
   const cost = ((response.body.usage ?? {}) as Body).cost;
-  return typeof cost === 'number' && Number.isFinite(cost) ? round(cost * BATCH_DISCOUNT) : 0;
+  return typeof cost === 'number' && Number.isFinite(cost) ? round(cost) : 0;
 }
 
 export function emptyUsage(): BatchUsage {

@@ -252,7 +252,7 @@ async function handleChat(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   const served = (streamed: boolean) => {
     const finishReason = plan.rich?.finishReason ?? plan.gen.finishReason;
     const { model, provider } = plan.routed;
-    recordGeneration(ctx, { id, model: model.id, provider, apiType: 'completions', promptTokens: plan.gen.promptTokens, completionTokens: plan.gen.completionTokens, reasoningTokens, cost: plan.cost.cost, streamed, finishReason, startedAt, user: body.user, sessionId });
+    recordGeneration(ctx, { id, model: model.id, provider, apiType: 'completions', promptTokens: plan.gen.promptTokens, completionTokens: plan.gen.completionTokens, reasoningTokens, cost: plan.cost.cost, streamed, finishReason, startedAt, user: body.user, sessionId, serviceTier: servedTier(body.service_tier) });
     keepContent(ctx, id, plan.rich ? plan.rich.content : plan.gen.text, plan.rich?.reasoning ?? null);
   };
   if (!bill) {
@@ -291,7 +291,7 @@ async function handleChat(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   // Ended early after content (a hang-up, a fault): the content written is paid for (docs/emulator.md).
   const cut = bill.cut();
   if (!cut) return;
-  recordGeneration(ctx, { id, model: plan.routed.model.id, provider: plan.routed.provider, apiType: 'completions', promptTokens: plan.gen.promptTokens, completionTokens: cut.sent, reasoningTokens: Math.min(reasoningTokens, cut.sent), cost: cut.cost, streamed: true, finishReason: cut.cancelled ? null : 'error', cancelled: cut.cancelled, startedAt, user: body.user, sessionId });
+  recordGeneration(ctx, { id, model: plan.routed.model.id, provider: plan.routed.provider, apiType: 'completions', promptTokens: plan.gen.promptTokens, completionTokens: cut.sent, reasoningTokens: Math.min(reasoningTokens, cut.sent), cost: cut.cost, streamed: true, finishReason: cut.cancelled ? null : 'error', cancelled: cut.cancelled, startedAt, user: body.user, sessionId, serviceTier: servedTier(body.service_tier) });
   keepContent(ctx, id, null, null, cut.cancelled ? undefined : { provider: plan.routed.provider });
 }
 

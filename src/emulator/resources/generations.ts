@@ -27,7 +27,7 @@ export interface Served {
   /** The caller hung up mid-stream, after part of the answer (charged that part). */
   cancelled?: boolean;
   /** The tier the request ran on, as the provider reported it (a batch's: `batch`); null when unknown. */
-  serviceTier?: string;
+  serviceTier?: string | null;
 }
 
 /** Each key's hash, made once per key record (not per request: the gateway's hot path records every answer). */

@@ -131,7 +131,7 @@ export class Gateway {
           remember();
           charge(cost);
           ctx.send(200, new Serialized(JSON.stringify(answer)));
-          keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, usage: answer.usage, cost: charge.charged ?? cost, finish: finishOf(answer), streamed: false, text: answerText(answer) });
+          keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, usage: answer.usage, cost: charge.charged ?? cost, finish: finishOf(answer), streamed: false, text: answerText(answer), tier: answer.service_tier });
           return;
         }
       }
@@ -238,7 +238,7 @@ export class Gateway {
         if (metadata) Object.assign(answer, metadata());
         charge(cost);
         ctx.send(200, new Serialized(JSON.stringify(answer)));
-        keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, usage: answer.usage, cost: charge.charged ?? cost, finish: responseFinish(answer.status), streamed: false, text: responseText(answer) });
+        keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, usage: answer.usage, cost: charge.charged ?? cost, finish: responseFinish(answer.status), streamed: false, text: responseText(answer), tier: answer.service_tier });
         return;
       }
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, cost: charge.charged ?? o.cost, finish: responseFinish(o.finish), streamed: true });

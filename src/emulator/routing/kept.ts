@@ -23,6 +23,8 @@ export interface UpstreamAnswer {
   broken?: boolean;
   /** A chat or Responses answer's text, kept for `GET /v1/generation/content` as a fake model's is. */
   text?: AnswerText;
+  /** The tier the answer says it ran on (its `service_tier`; a messages answer's is in its usage). */
+  tier?: unknown;
 }
 
 /** The request's facts a kept generation names: when it came in (the store's clock), its user and session. */
@@ -33,6 +35,9 @@ export interface Asked {
   user?: unknown;
   sessionId?: string;
 }
+
+/** A tier as an answer reports it: a non-empty string, else unknown (null in the generation). */
+const reportedTier = (tier: unknown) => (typeof tier === 'string' && tier ? tier : null);
 
 const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
 
@@ -61,6 +66,7 @@ export function keepUpstreamAnswer(ctx: Ctx, c: Candidate, asked: Asked, apiType
     startedAt: asked.startedAt,
     user: asked.user,
     sessionId: asked.sessionId,
+    serviceTier: reportedTier(got.tier ?? u.service_tier),
   });
   const said = got.text?.text();
   // As a fake model's (chat.ts): a cut answer's text is not stored, a broken one's error is.
@@ -91,10 +97,18 @@ export const responseFinish = (status: unknown): unknown => (status === 'complet
 /** The finish reason of a whole chat answer's first choice. */
 export const finishOf = (answer: Body): unknown => (answer.choices as Body[] | undefined)?.[0]?.finish_reason;
 
-/** A Responses answer's text, as a fake model's is kept: its `output_text`, else its message items' `output_text` parts. */
+/** The text of the parts of `type` in a list an item holds (none when it is not a list). */
+const partsText = (parts: unknown, type: string): string =>
+  (Array.isArray(parts) ? (parts as Body[]) : []).filter((p) => p?.type === type && typeof p.text === 'string').map((p) => p.text).join('');
+
+/**
+ * A Responses answer's text, as a fake model's is kept: its `output_text`, else its message items'
+ * `output_text` parts; and its reasoning, as a chat answer's is kept: its reasoning items' text
+ * (`reasoning_text` content, else the `summary_text` summary), null when it has none.
+ */
 export function responseText(response: Body): AnswerText {
   const items = (Array.isArray(response.output) ? response.output : []) as Body[];
-  const parts = items.flatMap((item) => (item?.type === 'message' && Array.isArray(item.content) ? (item.content as Body[]) : []));
-  const completion = typeof response.output_text === 'string' ? response.output_text : parts.filter((p) => p?.type === 'output_text' && typeof p.text === 'string').map((p) => p.text).join('');
-  return { text: () => ({ completion, reasoning: null }) };
+  const completion = typeof response.output_text === 'string' ? response.output_text : items.map((item) => (item?.type === 'message' ? partsText(item.content, 'output_text') : '')).join('');
+  const reasoning = items.map((item) => (item?.type === 'reasoning' ? partsText(item.content, 'reasoning_text') || partsText(item.summary, 'summary_text') : '')).join('');
+  return { text: () => ({ completion, reasoning: reasoning || null }) };
 }

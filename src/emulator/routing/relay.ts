@@ -103,7 +103,7 @@ export class Outgoing {
  * whole; its id, usage, end kept), or cut after content went out: by the caller (`cancelled`) or by
  * the upstream (`broken`).
  */
-export type RelayOutcome = { failed: ProviderFailure } | { cost: number; whole: boolean; id?: unknown; usage?: unknown; finish?: unknown; cancelled?: boolean; broken?: boolean; text?: AnswerText };
+export type RelayOutcome = { failed: ProviderFailure } | { cost: number; whole: boolean; id?: unknown; usage?: unknown; finish?: unknown; cancelled?: boolean; broken?: boolean; text?: AnswerText; tier?: unknown };
 
 /**
  * The relay's loop once the caller's stream is open: writes what `take()` gives (the frames of one
@@ -176,6 +176,8 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   const closed = () => opened() || res.destroyed;
   let cost = 0;
   let usage: unknown;
+  /** The tier the stream's chunks report (`service_tier`). */
+  let tier: unknown;
   let finish: unknown;
   let last: Body = held[0]!;
   let first = true;
@@ -188,6 +190,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     last = chunk;
     if (chunk.model !== undefined) chunk.model = c.model.id;
     chunk.provider = c.slug;
+    if (chunk.service_tier != null) tier = chunk.service_tier;
     if (chunk.usage) {
       cost = priceUsage(chunk.usage, c);
       usage = chunk.usage;
@@ -224,7 +227,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     return false;
   };
   if (!upstreamDone) broken = (await pump(res, closed, it, c, out.take, relayed)) ?? broken;
-  if (closed()) return { ...cutByCaller(opts.charge, held[0]!.id, tokens, opts.promptTokens, usage, finish), text };
+  if (closed()) return { ...cutByCaller(opts.charge, held[0]!.id, tokens, opts.promptTokens, usage, finish), text, tier };
   ended = true;
   if (broken !== undefined) {
     const errorChunk = {
@@ -237,13 +240,13 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
       choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error', logprobs: null }],
     };
     const rest = out.take();
-    const outcome = { ...brokenAfterContent(opts.charge, c, held[0]!.id, tokens, opts.promptTokens, usage ? cost : undefined, usage), text };
+    const outcome = { ...brokenAfterContent(opts.charge, c, held[0]!.id, tokens, opts.promptTokens, usage ? cost : undefined, usage), text, tier };
     res.end(`${rest}data: ${JSON.stringify(errorChunk)}\n\ndata: [DONE]\n\n`);
     return outcome;
   }
   opts.charge?.(cost);
   res.end(`${out.text}data: [DONE]\n\n`);
-  return { cost, whole: true, id: held[0]!.id, usage, finish, text };
+  return { cost, whole: true, id: held[0]!.id, usage, finish, text, tier };
 }
 
 /** A stream the caller hung up on: what it was charged, kept as cancelled once content went out. */

@@ -117,17 +117,17 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
   };
   // Read to the upstream's end (a cassette is kept there), though nothing comes after the final event.
   broken = (await pump(res, closed, it, c, out.take, relayed)) ?? broken;
-  if (closed()) return { ...cutByCaller(charge, lastResponse.id ?? held[0]!.id, tokens, promptTokens, final ? lastResponse.usage : undefined, undefined), text: responseText(lastResponse) };
+  if (closed()) return { ...cutByCaller(charge, lastResponse.id ?? held[0]!.id, tokens, promptTokens, final ? lastResponse.usage : undefined, undefined), text: responseText(lastResponse), tier: lastResponse.service_tier };
   ended = true;
   if (broken === undefined && final) {
     charge?.(cost);
     res.end(out.text);
-    return { cost, whole: true, id: lastResponse.id, usage: lastResponse.usage, finish: lastResponse.status, text: responseText(lastResponse) };
+    return { cost, whole: true, id: lastResponse.id, usage: lastResponse.usage, finish: lastResponse.status, text: responseText(lastResponse), tier: lastResponse.service_tier };
   }
   const pending = { ...lastResponse, model: c.model.id, status: 'failed', error: { code: 'server_error', message: `Provider returned an error mid-stream: ${broken ?? 'the stream ended before its final event'}` } };
   const failed = { type: 'response.failed', sequence_number: Number(last.sequence_number ?? 0) + 1, response: pending };
   const rest = out.take();
-  const outcome = { ...brokenAfterContent(charge, c, lastResponse.id ?? held[0]!.id, tokens, promptTokens, final ? cost : undefined, final ? lastResponse.usage : undefined), text: responseText(lastResponse) };
+  const outcome = { ...brokenAfterContent(charge, c, lastResponse.id ?? held[0]!.id, tokens, promptTokens, final ? cost : undefined, final ? lastResponse.usage : undefined), text: responseText(lastResponse), tier: lastResponse.service_tier };
   res.end(`${rest}event: response.failed\ndata: ${JSON.stringify(failed)}\n\n`);
   return outcome;
 }

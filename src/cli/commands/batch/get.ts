@@ -8,6 +8,7 @@ import { describeBatch, tsvLine } from './format.js';
 import type { GetOpts } from './flags.js';
 import { logBatch, openResults, writeResults } from './results.js';
 import { watchAndFinish } from './watch.js';
+import { counted } from '../../../internal/counted.js';
 
 export async function runGet(ctx: RunContext<GetOpts>, id: string): Promise<void> {
   const { io, opts, signal } = ctx;
@@ -21,7 +22,7 @@ export async function runGet(ctx: RunContext<GetOpts>, id: string): Promise<void
     if (target) {
       const b = await writeResults(io, client, id, target, signal);
       logBatch(ctx, b);
-      io.info(`${b.request_counts.completed + b.request_counts.failed} results of ${id} (${b.status})`);
+      io.info(`${counted(b.request_counts.completed + b.request_counts.failed, 'result')} of ${id} (${b.status})`);
       return exitStatus(opts, b);
     }
     let b: Batch;

@@ -7,7 +7,7 @@ import type { IO } from '../../io/io.js';
 import { jobSummary, totals } from '../../../batch/job/progress.js';
 import { jobsDir, listJobs, loadJob, type JobRecord } from '../../../batch/job/store.js';
 import { visible } from '../../../internal/visible.js';
-import { counted } from '../../../internal/counted.js';
+import { counted, grouped } from '../../../internal/counted.js';
 
 function stateOf(job: JobRecord): string {
   const t = totals(job);
@@ -33,7 +33,7 @@ export async function describeJob(job: JobRecord, io: IO): Promise<string> {
   const { table } = await import('../../io/table.js');
   return [
     `${job.id}  ${stateOf(job)}  ${visible(job.input.path)}`,
-    `${counted(job.requests, 'request')} to ${job.endpoint} with ${job.model}; ${t.completed} completed, ${t.failed} failed; ${t.tokens} tokens, $${t.cost.toFixed(6)}`,
+    `${counted(job.requests, 'request')} to ${job.endpoint} with ${job.model}; ${grouped(t.completed)} completed, ${grouped(t.failed)} failed; ${counted(t.tokens, 'token')}, $${t.cost.toFixed(6)}`,
     '',
     table(io, ['shard', 'lines', 'requests', 'bytes', 'batch', 'status', 'done/failed/total', 'cost'], rows),
   ].join('\n');

@@ -8,6 +8,7 @@ import type { IO } from '../../io/io.js';
 import { sameFile, type OutputFile } from '../../io/output-file.js';
 import type { RunContext } from '../../run.js';
 import { usageFields } from '../../../kit/spend/ledger.js';
+import { counted, grouped } from '../../../internal/counted.js';
 
 /** Where results go: an output file opened (and checked) before anything is sent, or stdout. */
 export type ResultsTarget = { file: OutputFile } | { stdout: true };
@@ -32,7 +33,7 @@ export async function writeResults(io: IO, client: RouterClient, id: string, tar
     if (file) await file.commit();
     // Said whatever the terminal, as batch run says it: results written are not results that all succeeded.
     const { failed, total } = batch.request_counts ?? { failed: 0, total: 0 };
-    if (failed > 0) io.note(`${id}: ${failed} of ${total} requests failed: see their "error" in the results`);
+    if (failed > 0) io.note(`${id}: ${grouped(failed)} of ${counted(total, 'request')} failed: see their "error" in the results`);
     cut.say(io, id, total);
     return batch;
   } catch (err) {
@@ -72,7 +73,7 @@ export class CutAnswers {
     const n = this.chat + this.responses;
     if (n === 0) return;
     const [field, limit] = this.chat ? ['finish_reason "length"', 'max_tokens'] : ['status "incomplete"', 'max_output_tokens'];
-    io.note(`note: ${id}: ${n} of ${total} answers ${n === 1 ? 'was' : 'were'} cut at the length limit (${field} in the results; a larger ${limit} in ${n === 1 ? 'its line lets it' : 'their lines lets them'} finish)`);
+    io.note(`note: ${id}: ${grouped(n)} of ${counted(total, 'answer')} ${n === 1 ? 'was' : 'were'} cut at the length limit (${field} in the results; a larger ${limit} in ${n === 1 ? 'its line lets it' : 'their lines lets them'} finish)`);
   }
 }
 

@@ -15,7 +15,7 @@ import { describeJob } from './jobs.js';
 import { CutAnswers, logBatch, openResults, refuseResultsOverInput, sinkOf, type ResultsTarget } from './results.js';
 import { takeUpCommand } from './watch.js';
 import { drawsSpinner, spinnerMaker, waitingSpinner } from '../../io/spinner.js';
-import { counted } from '../../../internal/counted.js';
+import { counted, grouped } from '../../../internal/counted.js';
 
 type Ctx = RunContext<RunOpts>;
 
@@ -193,10 +193,10 @@ export async function runJobCommand(ctx: Ctx, file: string | undefined): Promise
     const { job, totals: t, failed, merged } = outcome;
     if (merged) {
       if (target && 'file' in target) await target.file.commit();
-      io.info(`${merged.lines} results in input order`);
+      io.info(`${counted(merged.lines, 'result')} in input order`);
     }
     // Said whether stderr is a terminal or not: with every batch completed, the exit code is 0.
-    if (waits && failed > 0) io.note(`${job.id}: ${failed} of ${job.requests} requests failed (retry them: router batch run --resume ${job.id} --retry-failed --watch --results …)`);
+    if (waits && failed > 0) io.note(`${job.id}: ${grouped(failed)} of ${counted(job.requests, 'request')} failed (retry them: router batch run --resume ${job.id} --retry-failed --watch --results …)`);
     if (merged) cut.say(io, job.id, job.requests);
     if (opts.json) io.json(jobSummary(job));
     if (waits && t.unsuccessful > 0) throw new CliError(`${counted(t.unsuccessful, 'shard')} of ${job.id} did not complete (see: router batch job ${job.id})`, EXIT.BATCH_FAILED);

@@ -11,6 +11,7 @@ import type { CreateOpts, WATCH_FLAGS } from './flags.js';
 import { logBatch, openResults, writeResults, type ResultsTarget } from './results.js';
 import { describeBatch, tsvLine } from './format.js';
 import { drawsSpinner, spinnerMaker } from '../../io/spinner.js';
+import { grouped } from '../../../internal/counted.js';
 
 /** What a watch reads of the command's options (batch create --watch, batch get --watch). */
 export type WatchOpts = FlagValues<typeof WATCH_FLAGS> & Pick<CreateOpts, 'results' | 'json'>;
@@ -51,7 +52,7 @@ export async function watch(ctx: RunContext<WatchOpts>, client: RouterClient, id
   const spinner = drawsSpinner(io) ? (await spinnerMaker(io))(`${id}: starting`) : undefined;
   const label = (b: Batch) => {
     const c = b.request_counts;
-    return `${id} ${b.status}: ${c.completed} completed, ${c.failed} failed of ${c.total} (${Math.round((Date.now() - started) / 1000)}s)`;
+    return `${id} ${b.status}: ${grouped(c.completed)} completed, ${grouped(c.failed)} failed of ${grouped(c.total)} (${Math.round((Date.now() - started) / 1000)}s)`;
   };
   try {
     const done = await watchBatch(client, id, {

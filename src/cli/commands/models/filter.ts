@@ -89,11 +89,16 @@ export function sortModels(models: Model[], by?: 'price' | 'context' | 'name'): 
   return out;
 }
 
-/** A price per token as USD per million tokens: "1.50", "0.02", `unknown` when the list gives none. */
+/**
+ * A price per token as USD per million tokens: "1.50", "0.02", "0.015", "0.0000001" (below 1, two
+ * significant digits: a price that is not 0 never reads as 0), `unknown` when the list gives none.
+ */
 export function perMillion(n: number, unknown = '-'): string {
   if (!Number.isFinite(n)) return unknown;
-  const m = Math.round(n * 1e6 * 1e6) / 1e6;
-  return m >= 0.01 || m === 0 ? m.toFixed(2) : String(m);
+  const m = n * 1e6;
+  if (m === 0 || Math.abs(m) >= 1) return m.toFixed(2);
+  const decimals = Math.min(100, Math.max(2, 1 - Math.floor(Math.log10(Math.abs(m)))));
+  return m.toFixed(decimals).replace(/(\.\d\d\d*?)0+$/, '$1');
 }
 
 /** A model's row; a field the list does not give is `unknown`: "-" on a terminal, empty piped (a field a script can test). */
