@@ -70,6 +70,16 @@ describe.each(['spec', 'deployed'] as const)('a batch result’s generation (%s)
     const other = e.store.createWorkspace('other', 1);
     expect((await call(e, `/v1/generation?id=${seen.results[0].response.body.id}`, undefined, other.apiKey)).status).toBe(404);
   });
+
+  it('says the batch tier of a fake model’s request that asked for another: its answer only says back the ask', async () => {
+    const e = await emulator(`${flavor}-asked-tier`, { flavor });
+    const seen = await runBatch(e, flavor, '/v1/chat/completions', 'local/echo', [{ service_tier: 'priority', messages: [{ role: 'user', content: 'fast please' }] }]);
+    const body = seen.results[0].response.body;
+    const kept = (await call(e, `/v1/generation?id=${body.id}`)).body.data;
+    // Before: "priority", for a request charged at the batch's half price.
+    expect(kept.service_tier).toBe('batch');
+    expect(kept.total_cost).toBeCloseTo(body.usage.cost / 2, 10);
+  });
 });
 
 it('a batch over a provider (another router serve): each answer’s generation at the gateway, named by the provider', async () => {
