@@ -52,4 +52,21 @@ describe('one wording for every 402 of credits', () => {
     expect(batch.status).toBe(402);
     expect(((await batch.json()) as { error: { message: string } }).error.message).toMatch(worded);
   });
+
+  it('Get a batch whose finalized cost the balance does not cover says the cost and the balance in plain decimals', async () => {
+    const { apiKey } = gw.gateway.store.createWorkspace('batch-owes', 1e-9);
+    const created = await gw.call('POST', '/v1/batches', apiKey, { endpoint: '/v1/embeddings', model: 'local/embed', completion_window: '24h', requests: [{ custom_id: 'a', body: { input: 'a few words to embed' } }] });
+    const { id } = (await created.json()) as { id: string };
+    let got = await gw.call('GET', `/v1/batches/${id}`, apiKey);
+    while (got.status === 200) {
+      const seen = (await got.json()) as { status: string };
+      expect(seen.status).not.toBe('failed');
+      await new Promise((r) => setTimeout(r, 20));
+      got = await gw.call('GET', `/v1/batches/${id}`, apiKey);
+    }
+    expect(got.status).toBe(402);
+    // Before: "The finalized cost of batch … ($5e-8) exceeds the available balance; …": no balance, an exponent.
+    expect(((await got.json()) as { error: { message: string } }).error.message).toMatch(new RegExp(`^Insufficient credits: the finalized cost of batch ${id} is \\$0\\.0000000\\d+, the balance is \\$0\\.000000001\\. Add more credits, then get it again\\.$`));
+  });
 });
+

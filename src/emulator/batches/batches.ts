@@ -3,6 +3,7 @@ import { HttpError } from '../http/http.js';
 import { TERMINAL, type BatchRecord, type BatchStatus } from '../state/batch-store.js';
 import type { BatchStorage, Store } from '../state/store-api.js';
 import { chargeable } from '../state/billing.js';
+import { decimal } from '../../internal/decimal.js';
 import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, publicBatch, recount, chargeKey, settled } from './batch-rules.js';
 import { concurrencyOf, executeItem, keepBatchGeneration, type BatchServed } from './batch-items.js';
 import { countOnKey, creditsRanOut, HeldCredits, keyHash, owesRelease, releaseIfEnded, releaseUnsent, sentCount, type Unsent } from './batch-credits.js';
@@ -126,7 +127,8 @@ export class BatchEngine {
       } else {
         // The batch metadata with results null; its `error` has the envelope's {code: 402, message}
         // (the batch's own reason, if it has one, is the message).
-        const message = record.error?.message ?? `The finalized cost of batch ${record.id} ($${record.payment_due}) exceeds the available balance; add credits and get it again`;
+        const balance = Math.max(0, ctx.store.balance(record.workspace));
+        const message = record.error?.message ?? `Insufficient credits: the finalized cost of batch ${record.id} is $${decimal(record.payment_due)}, the balance is $${decimal(balance)}. Add more credits, then get it again.`;
         ctx.send(402, { ...this.shown(record), error: { code: 402, message }, results: null });
         return;
       }
