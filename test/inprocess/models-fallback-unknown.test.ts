@@ -27,8 +27,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function ask(e: Emulator, body: Record<string, unknown>, path = '/v1/chat/completions'): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${e.apiRoot}${path}`, { method: 'POST', headers: { authorization: `Bearer ${e.store.firstKeys().apiKey}`, 'content-type': 'application/json', 'x-router-metadata': 'enabled' }, body: JSON.stringify(body) });
+async function ask(e: Emulator, body: Record<string, unknown>, path = '/v1/chat/completions', metadata = 'x-router-metadata'): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${e.apiRoot}${path}`, { method: 'POST', headers: { authorization: `Bearer ${e.store.firstKeys().apiKey}`, 'content-type': 'application/json', [metadata]: 'enabled' }, body: JSON.stringify(body) });
   return { status: res.status, body: await res.json() };
 }
 
@@ -57,6 +57,15 @@ describe('a fallback list whose first id names no model', () => {
       { provider: 'up', model: 'test/m', ok: true },
     ]);
     expect(got.body.router_metadata).toMatchObject({ requested: 'nosuch/model', attempt: 2, strategy: 'fallback' });
+    // openrouter_metadata says the id's 400, as the fake models' does (before: 502, as if a provider had failed).
+    expect((await ask(gateway, { model: 'nosuch/model', models: ['test/m'], messages }, '/v1/chat/completions', 'x-openrouter-metadata')).body.openrouter_metadata.attempts).toEqual([
+      { provider: 'none', model: 'nosuch/model', status: 400 },
+      { provider: 'up', model: 'test/m', status: 200 },
+    ]);
+    expect((await ask(emulator, { model: 'nosuch/model', models: ['local/echo'], messages }, '/v1/chat/completions', 'x-openrouter-metadata')).body.openrouter_metadata.attempts).toEqual([
+      { provider: 'none', model: 'nosuch/model', status: 400 },
+      { provider: 'local-alpha', model: 'local/echo', status: 200 },
+    ]);
     const responses = await ask(gateway, { model: 'nosuch/model', models: ['test/m'], input: 'hi' }, '/v1/responses');
     expect([responses.status, responses.body.model]).toEqual([200, 'test/m']);
   });

@@ -77,7 +77,9 @@ export function gatewayMetadataFields(ask: MetadataAsk, ...args: Parameters<type
   if (ask.router) out.router_metadata = meta;
   if (ask.openrouter) {
     const { generation_time: _time, attempts, ...common } = meta;
-    out.openrouter_metadata = { ...common, attempts: attempts.map((a) => ({ provider: a.provider, model: a.model, status: a.ok ? 200 : 502 })) };
+    // A failed attempt's status as its provider answered it (an id that names no model: 400), 502 when none did (a timeout, a break).
+    const passed = args[3];
+    out.openrouter_metadata = { ...common, attempts: attempts.map((a, i) => ({ provider: a.provider, model: a.model, status: a.ok ? 200 : (passed[i]?.status ?? 502) })) };
   }
   return out;
 }
