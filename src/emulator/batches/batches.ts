@@ -3,10 +3,9 @@ import { HttpError } from '../http/http.js';
 import { TERMINAL, type BatchRecord, type BatchStatus } from '../state/batch-store.js';
 import type { BatchStorage, Store } from '../state/store-api.js';
 import { chargeable } from '../state/billing.js';
-import { decimal } from '../../internal/decimal.js';
 import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, publicBatch, recount, chargeKey, settled } from './batch-rules.js';
 import { concurrencyOf, executeItem, keepBatchGeneration, type BatchServed } from './batch-items.js';
-import { countOnKey, creditsRanOut, HeldCredits, keyHash, owesRelease, releaseIfEnded, releaseUnsent, sentCount, type Unsent } from './batch-credits.js';
+import { countOnKey, creditsRanOut, HeldCredits, resultsOwed, keyHash, owesRelease, releaseIfEnded, releaseUnsent, sentCount, type Unsent } from './batch-credits.js';
 import { inPool } from './batch-pool.js';
 import type { BatchGateway } from '../providers/types.js';
 import { receiveRequests } from './batch-upload.js';
@@ -127,8 +126,7 @@ export class BatchEngine {
       } else {
         // The batch metadata with results null; its `error` has the envelope's {code: 402, message}
         // (the batch's own reason, if it has one, is the message).
-        const balance = Math.max(0, ctx.store.balance(record.workspace));
-        const message = record.error?.message ?? `Insufficient credits: the finalized cost of batch ${record.id} is $${decimal(record.payment_due)}, the balance is $${decimal(balance)}. Add more credits, then get it again.`;
+        const message = record.error?.message ?? resultsOwed(record.id, record.payment_due, ctx.store.balance(record.workspace));
         ctx.send(402, { ...this.shown(record), error: { code: 402, message }, results: null });
         return;
       }
