@@ -89,3 +89,14 @@ it('keeps a Responses answer’s input and text, whole and streamed, as the upst
   expect(streamedGot.status, JSON.stringify(streamedGot.body)).toBe(200);
   expect(streamedGot.body.data.output).toEqual((await content(upstream, done.response.id)).body.data.output);
 });
+
+it('keeps a Responses answer’s reasoning, whole and streamed, as the upstream kept it', async () => {
+  for (const stream of [false, true]) {
+    const res = await fetch(`${gateway.apiRoot}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${gateway.store.firstKeys().apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/thinker', input: 'why', stream }) });
+    const answer = stream ? (await res.text()).split('\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6))).find((e) => e.type === 'response.completed').response : ((await res.json()) as any);
+    const got = await content(gateway, answer.id);
+    // Before: reasoning null at both.
+    expect(got.body.data.output.reasoning).toBe(answer.output.find((i: { type: string }) => i.type === 'reasoning').summary[0].text);
+    expect(got.body.data.output).toEqual((await content(upstream, answer.id)).body.data.output);
+  }
+});

@@ -2,6 +2,7 @@ import type { Ctx } from '../http/http.js';
 import { recordGeneration, type Served } from '../resources/generations.js';
 import { genId } from '../resources/chat.js';
 import { textOf } from '../models/content-text.js';
+import { reasoningOf } from '../models/responses-reasoning.js';
 import { keepContent } from '../resources/generation-content.js';
 import type { AnswerText } from './transcript.js';
 import type { Candidate } from './candidates.js';
@@ -91,10 +92,10 @@ export const responseFinish = (status: unknown): unknown => (status === 'complet
 /** The finish reason of a whole chat answer's first choice. */
 export const finishOf = (answer: Body): unknown => (answer.choices as Body[] | undefined)?.[0]?.finish_reason;
 
-/** A Responses answer's text, as a fake model's is kept: its `output_text`, else its message items' `output_text` parts. */
+/** A Responses answer's text, as a fake model's is kept: its `output_text`, else its message items' `output_text` parts; its reasoning items' text. */
 export function responseText(response: Body): AnswerText {
   const items = (Array.isArray(response.output) ? response.output : []) as Body[];
   const parts = items.flatMap((item) => (item?.type === 'message' && Array.isArray(item.content) ? (item.content as Body[]) : []));
   const completion = typeof response.output_text === 'string' ? response.output_text : parts.filter((p) => p?.type === 'output_text' && typeof p.text === 'string').map((p) => p.text).join('');
-  return { text: () => ({ completion, reasoning: null }) };
+  return { text: () => ({ completion, reasoning: reasoningOf(response) }) };
 }
