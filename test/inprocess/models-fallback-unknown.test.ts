@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
+import { localUpstream } from '../support/upstreams.js';
 
 // `models` is "used for fallback" (api.md), and neither it nor the yaml says what an id that names no
 // model does there. A list whose first id was unknown (or malformed) was a 400 on it, though a later
@@ -79,3 +80,31 @@ describe('a fallback list whose first id names no model', () => {
     expect([alone.status, alone.body.error.message]).toEqual([400, 'nosuch/a is not a valid model ID']);
   });
 });
+
+describe('an unknown id passed over, when every provider asked failed', () => {
+  it('leaves the answer to what the providers said: a replay miss its 404, rate limits their 429 and Retry-After', async () => {
+    const cassettes = join(dir, 'none-recorded');
+    mkdirSync(cassettes);
+    const player = await startEmulator({ stateDir: join(dir, 'player'), port: 0, gateway: { config: parseProviders(`providers:\n  - { name: up, base_url: "http://127.0.0.1:9/v1", models: { test/m: m } }\n`, {}), cassettes: { dir: cassettes, mode: 'replay', timing: 0 } } });
+    const busy = await localUpstream((_req, res) => {
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '7' });
+      res.end(JSON.stringify({ error: { code: 429, message: 'slow down' } }));
+    });
+    const limited = await startEmulator({ stateDir: join(dir, 'limited'), port: 0, gateway: { config: parseProviders(`providers:\n  - { name: busy, base_url: "${busy.baseUrl}", models: { test/m: m } }\n`, {}) } });
+    try {
+      const missed = await ask(player, { models: ['nosuch/model', 'test/m'], messages });
+      // Before: 502 "All providers … unavailable: nosuch/model is not a valid model ID; replay: …".
+      expect(missed.status, JSON.stringify(missed.body)).toBe(404);
+      expect(missed.body.error.message).toMatch(/^replay: no cassette answers this request to up/);
+      const res = await fetch(`${limited.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${limited.store.firstKeys().apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ models: ['nosuch/model', 'test/m'], messages }) });
+      // Before: 502 without Retry-After, as if a provider had failed for good.
+      expect([res.status, res.headers.get('retry-after')]).toEqual([429, '7']);
+      expect(((await res.json()) as any).error.message).toContain('nosuch/model is not a valid model ID');
+    } finally {
+      await player.close();
+      await limited.close();
+      await busy.close();
+    }
+  });
+});
+
