@@ -19,7 +19,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'router-models-fallback-'));
   emulator = await startEmulator({ stateDir: join(dir, 'emulator'), port: 0 });
   upstream = await startEmulator({ stateDir: join(dir, 'upstream'), port: 0 });
-  const yaml = `providers:\n  - { name: up, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, responses: true, models: { test/m: local/echo } }\n`;
+  const yaml = `providers:\n  - { name: up, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, responses: true, models: { test/m: local/echo } }\n  - { name: gone, base_url: "http://127.0.0.1:9/v1", models: { test/down: m } }\n`;
   gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config: parseProviders(yaml, { UP_KEY: upstream.store.firstKeys().apiKey }) } });
 });
 
@@ -66,6 +66,20 @@ describe('a fallback list whose first id names no model', () => {
     expect((await ask(emulator, { model: 'nosuch/model', models: ['local/echo'], messages }, '/v1/chat/completions', 'x-openrouter-metadata')).body.openrouter_metadata.attempts).toEqual([
       { provider: 'none', model: 'nosuch/model', status: 400 },
       { provider: 'local-alpha', model: 'local/echo', status: 200 },
+    ]);
+    // In the list's order: an unknown id after a model that is down comes after it (before: first).
+    const ordered = await ask(emulator, { models: ['local/unavailable', 'nosuch/model', 'local/echo'], messages }, '/v1/chat/completions', 'x-openrouter-metadata');
+    expect(ordered.body.openrouter_metadata.attempts.map((a: { model: string; status: number }) => [a.model, a.status])).toEqual([
+      ['local/unavailable', 503],
+      ['nosuch/model', 400],
+      ['local/echo', 200],
+    ]);
+    // In the list's order on a gateway too: a provider that failed for the first model comes before the unknown id.
+    const downFirst = await ask(gateway, { models: ['test/down', 'nosuch/model', 'test/m'], messages }, '/v1/chat/completions', 'x-openrouter-metadata');
+    expect(downFirst.body.openrouter_metadata.attempts.map((a: { model: string; status: number }) => [a.model, a.status])).toEqual([
+      ['test/down', 502],
+      ['nosuch/model', 400],
+      ['test/m', 200],
     ]);
     const responses = await ask(gateway, { model: 'nosuch/model', models: ['test/m'], input: 'hi' }, '/v1/responses');
     expect([responses.status, responses.body.model]).toEqual([200, 'test/m']);

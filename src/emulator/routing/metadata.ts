@@ -92,9 +92,12 @@ export function gatewayMetadataFields(ask: MetadataAsk, ...args: Parameters<type
  */
 export function metadataFor(ask: MetadataAsk, body: Record<string, unknown>, candidates: Candidate[], passed: Attempt[], api: string): ((c: Candidate) => () => Record<string, unknown>) | undefined {
   if (!asksMetadata(ask)) return undefined;
-  const requested = modelChain(body)[0] ?? candidates[0]!.model.id;
+  const chain = modelChain(body);
+  const requested = chain[0] ?? candidates[0]!.model.id;
   const startedAt = Date.now();
-  return (c) => () => gatewayMetadataFields(ask, requested, candidates, c, passed, startedAt, api);
+  // In the chain's order: an id passed over before any provider was asked (candidates.ts) where the list names it.
+  const at = (a: Attempt) => chain.indexOf(a.model);
+  return (c) => () => gatewayMetadataFields(ask, requested, candidates, c, [...passed].sort((a, b) => at(a) - at(b)), startedAt, api);
 }
 
 /**
