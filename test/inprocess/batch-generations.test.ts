@@ -75,6 +75,17 @@ describe.each(['spec', 'deployed'] as const)('a batch result’s generation (%s)
     const other = e.store.createWorkspace('other', 1);
     expect((await call(e, `/v1/generation?id=${seen.results[0].response.body.id}`, undefined, other.apiKey)).status).toBe(404);
   });
+
+  it('says the batch tier of a fake model’s request that asked for another: its answer only says back the ask', async () => {
+    const e = await emulator(`${flavor}-asked-tier`, { flavor });
+    const seen = await runBatch(e, flavor, '/v1/chat/completions', 'local/echo', [{ service_tier: 'priority', messages: [{ role: 'user', content: 'fast please' }] }]);
+    const body = seen.results[0].response.body;
+    const kept = (await call(e, `/v1/generation?id=${body.id}`)).body.data;
+    // Before: "priority", for a request charged at the batch's half price.
+    expect(kept.service_tier).toBe('batch');
+    // Charged at the batch price, which the result’s usage.cost carries too.
+    expect(kept.total_cost).toBeCloseTo(body.usage.cost, 10);
+  });
 });
 
 it('a batch over a provider (another router serve): each answer’s generation at the gateway, named by the provider', async () => {
@@ -106,10 +117,11 @@ it('a Responses batch over a provider: each answer’s generation names the prov
   expect(got.body.data).toMatchObject({ id: body.id, model: 'test/m', provider_name: 'up' });
 });
 
-it('a fake-model batch awaiting payment (Get answers 402) is not in /v1/activity until it is paid, across a restart', async () => {
+it('a fake-model batch awaiting payment (Get answers 402) is not in /v1/activity or the analytics query until it is paid, across a restart', async () => {
   const e = await emulator('unpaid');
   const poor = e.store.createWorkspace('poor', 1e-9);
   const activity = async (on: Emulator) => (await call(on, '/v1/activity', undefined, poor.managementKey)).body.data as { requests: number; usage: number }[];
+  const analytics = async (on: Emulator) => (await call(on, '/v1/analytics/query', { metrics: ['request_count', 'usage'] }, poor.managementKey)).body.data.data as { request_count: number; usage: number }[];
   const path = '/v1/batches';
   const created = await call(e, path, { endpoint: '/v1/chat/completions', model: 'local/echo', completion_window: '24h', requests: [{ custom_id: 'r0', body: { messages: [{ role: 'user', content: 'a few words to pay for' }] } }] }, poor.apiKey);
   let got = await call(e, `${path}/${created.body.id}`, undefined, poor.apiKey);
@@ -121,6 +133,8 @@ it('a fake-model batch awaiting payment (Get answers 402) is not in /v1/activity
   e.store.advanceClock(86_400_000);
   // Before: one request at the batch's cost, though nothing was charged.
   expect(await activity(e)).toEqual([]);
+  // The analytics query sums the same (before this: the request at its cost, as activity did).
+  expect(await analytics(e)).toEqual([]);
   await e.close();
   started.splice(started.indexOf(e), 1);
   const again = await emulator('unpaid');
@@ -130,5 +144,6 @@ it('a fake-model batch awaiting payment (Get answers 402) is not in /v1/activity
   expect(paid.status).toBe(200);
   const rows = await activity(again);
   expect(rows.reduce((n, r) => n + r.requests, 0)).toBe(1);
+  expect(await analytics(again)).toEqual([{ request_count: 1, usage: expect.closeTo(paid.body.usage.cost, 10) }]);
   expect(rows.reduce((n, r) => n + r.usage, 0)).toBeCloseTo(paid.body.usage.cost, 10);
 });

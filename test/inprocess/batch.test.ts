@@ -312,7 +312,7 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
       expect(raw.status).toBe(402);
       const body = await raw.json();
       // api.md's envelope rule: the 402's {code, message} is the batch's error.
-      expect(body).toMatchObject({ id, status: 'completed', results: null, error: { code: 402, message: expect.stringContaining('exceeds the available balance') } });
+      expect(body).toMatchObject({ id, status: 'completed', results: null, error: { code: 402, message: expect.stringMatching(/^Insufficient credits: the finalized cost of batch batch_\w+ is \$[\d.]+, the balance is \$[\d.]+\. Add more credits, then get it again\.$/) } });
 
       await fetch(`${t.apiRoot}/_emulator/credits`, { method: 'POST', headers: { authorization: `Bearer ${ws.management_key}`, 'content-type': 'application/json' }, body: JSON.stringify({ amount: 1 }) });
       const ok = await t.run(['batch', 'get', id, '--results', join(t.dir, 'pay-out.jsonl')], { env });

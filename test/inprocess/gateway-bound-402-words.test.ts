@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answersHi, pricedGateway } from '../support/upstreams.js';
+import { answersHi, failing, localUpstream, pricedGateway, testGateway } from '../support/upstreams.js';
 
 // A gateway holds the most a priced request may cost (docs/gateway.md) and refuses with 402 when the
 // balance does not cover it. The refusal said "this request costs $X" of that bound, many times what
@@ -52,4 +52,43 @@ describe('one wording for every 402 of credits', () => {
     expect(batch.status).toBe(402);
     expect(((await batch.json()) as { error: { message: string } }).error.message).toMatch(worded);
   });
+
+  it('Get a batch whose finalized cost the balance does not cover says the cost and the balance in plain decimals', async () => {
+    const { apiKey } = gw.gateway.store.createWorkspace('batch-owes', 1e-9);
+    const created = await gw.call('POST', '/v1/batches', apiKey, { endpoint: '/v1/embeddings', model: 'local/embed', completion_window: '24h', requests: [{ custom_id: 'a', body: { input: 'a few words to embed' } }] });
+    const { id } = (await created.json()) as { id: string };
+    let got = await gw.call('GET', `/v1/batches/${id}`, apiKey);
+    while (got.status === 200) {
+      const seen = (await got.json()) as { status: string };
+      expect(seen.status).not.toBe('failed');
+      await new Promise((r) => setTimeout(r, 20));
+      got = await gw.call('GET', `/v1/batches/${id}`, apiKey);
+    }
+    expect(got.status).toBe(402);
+    // Before: "The finalized cost of batch … ($5e-8) exceeds the available balance; …": no balance, an exponent.
+    expect(((await got.json()) as { error: { message: string } }).error.message).toMatch(new RegExp(`^Insufficient credits: the finalized cost of batch ${id} is \\$0\\.0000000\\d+, the balance is \\$0\\.000000001\\. Add more credits, then get it again\\.$`));
+  });
 });
+
+describe("a provider's 402", () => {
+  it('is the gateway’s account at the provider, not the caller’s: the next provider answers; alone, a 502', async () => {
+    const spent = await failing(402);
+    const hi = await localUpstream(answersHi);
+    const gateway = await testGateway(`providers:\n  - { name: spent, base_url: "${spent.baseUrl}", models: { test/m: m, test/only: m } }\n  - { name: hi, base_url: "${hi.baseUrl}", models: { test/m: m } }\n`, 'provider-402');
+    try {
+      const ask = (model: string) => fetch(`${gateway.gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${gateway.gateway.store.firstKeys().apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }) });
+      const next = await ask('test/m');
+      // Before: the provider's 402 relayed as the caller's, "upstream says 402", though another provider could answer.
+      expect(next.status).toBe(200);
+      expect(((await next.json()) as any).provider).toBe('hi');
+      const alone = await ask('test/only');
+      expect(alone.status).toBe(502);
+      expect(((await alone.json()) as any).error.message).toMatch(/^All providers for the requested models are unavailable: spent: HTTP 402 .*upstream says 402/);
+    } finally {
+      await gateway.close();
+      await spent.close();
+      await hi.close();
+    }
+  });
+});
+

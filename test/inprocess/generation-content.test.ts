@@ -49,6 +49,17 @@ describe('GET /v1/generation/content', () => {
     expect((await admin.generations.content(id))).toMatchObject({ input: { prompt: 'say it' }, output: { completion: 'say it' }, error: null });
   });
 
+  it("a Responses generation's reasoning is kept as a chat's is, whole and streamed", async () => {
+    for (const stream of [false, true]) {
+      const res = await fetch(`${t.apiRoot}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'local/thinker', input: 'why', stream }) });
+      const answer = stream ? ((await res.text()).split('\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6))).find((e) => e.type === 'response.completed').response) : ((await res.json()) as any);
+      const summary = answer.output.find((i: { type: string }) => i.type === 'reasoning').summary[0].text;
+      expect(summary).toBeTruthy();
+      // Before: reasoning null, though the answer reasoned (a chat's reasoning was kept).
+      expect((await admin.generations.content(answer.id)).output).toEqual({ completion: answer.output_text, reasoning: summary });
+    }
+  });
+
   it("another workspace's generation is not found", async () => {
     const id = await chat('mine');
     const other = t.emu.store.createWorkspace('content-other', 1);

@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
+import { localUpstream } from '../support/upstreams.js';
 
 // `models` is "used for fallback" (api.md), and neither it nor the yaml says what an id that names no
 // model does there. A list whose first id was unknown (or malformed) was a 400 on it, though a later
@@ -18,7 +19,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'router-models-fallback-'));
   emulator = await startEmulator({ stateDir: join(dir, 'emulator'), port: 0 });
   upstream = await startEmulator({ stateDir: join(dir, 'upstream'), port: 0 });
-  const yaml = `providers:\n  - { name: up, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, responses: true, models: { test/m: local/echo } }\n`;
+  const yaml = `providers:\n  - { name: up, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, responses: true, models: { test/m: local/echo } }\n  - { name: gone, base_url: "http://127.0.0.1:9/v1", models: { test/down: m } }\n`;
   gateway = await startEmulator({ stateDir: join(dir, 'gateway'), port: 0, gateway: { config: parseProviders(yaml, { UP_KEY: upstream.store.firstKeys().apiKey }) } });
 });
 
@@ -27,8 +28,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function ask(e: Emulator, body: Record<string, unknown>, path = '/v1/chat/completions'): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${e.apiRoot}${path}`, { method: 'POST', headers: { authorization: `Bearer ${e.store.firstKeys().apiKey}`, 'content-type': 'application/json', 'x-router-metadata': 'enabled' }, body: JSON.stringify(body) });
+async function ask(e: Emulator, body: Record<string, unknown>, path = '/v1/chat/completions', metadata = 'x-router-metadata'): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${e.apiRoot}${path}`, { method: 'POST', headers: { authorization: `Bearer ${e.store.firstKeys().apiKey}`, 'content-type': 'application/json', [metadata]: 'enabled' }, body: JSON.stringify(body) });
   return { status: res.status, body: await res.json() };
 }
 
@@ -57,6 +58,29 @@ describe('a fallback list whose first id names no model', () => {
       { provider: 'up', model: 'test/m', ok: true },
     ]);
     expect(got.body.router_metadata).toMatchObject({ requested: 'nosuch/model', attempt: 2, strategy: 'fallback' });
+    // openrouter_metadata says the id's 400, as the fake models' does (before: 502, as if a provider had failed).
+    expect((await ask(gateway, { model: 'nosuch/model', models: ['test/m'], messages }, '/v1/chat/completions', 'x-openrouter-metadata')).body.openrouter_metadata.attempts).toEqual([
+      { provider: 'none', model: 'nosuch/model', status: 400 },
+      { provider: 'up', model: 'test/m', status: 200 },
+    ]);
+    expect((await ask(emulator, { model: 'nosuch/model', models: ['local/echo'], messages }, '/v1/chat/completions', 'x-openrouter-metadata')).body.openrouter_metadata.attempts).toEqual([
+      { provider: 'none', model: 'nosuch/model', status: 400 },
+      { provider: 'local-alpha', model: 'local/echo', status: 200 },
+    ]);
+    // In the list's order: an unknown id after a model that is down comes after it (before: first).
+    const ordered = await ask(emulator, { models: ['local/unavailable', 'nosuch/model', 'local/echo'], messages }, '/v1/chat/completions', 'x-openrouter-metadata');
+    expect(ordered.body.openrouter_metadata.attempts.map((a: { model: string; status: number }) => [a.model, a.status])).toEqual([
+      ['local/unavailable', 503],
+      ['nosuch/model', 400],
+      ['local/echo', 200],
+    ]);
+    // In the list's order on a gateway too: a provider that failed for the first model comes before the unknown id.
+    const downFirst = await ask(gateway, { models: ['test/down', 'nosuch/model', 'test/m'], messages }, '/v1/chat/completions', 'x-openrouter-metadata');
+    expect(downFirst.body.openrouter_metadata.attempts.map((a: { model: string; status: number }) => [a.model, a.status])).toEqual([
+      ['test/down', 502],
+      ['nosuch/model', 400],
+      ['test/m', 200],
+    ]);
     const responses = await ask(gateway, { model: 'nosuch/model', models: ['test/m'], input: 'hi' }, '/v1/responses');
     expect([responses.status, responses.body.model]).toEqual([200, 'test/m']);
   });
@@ -70,3 +94,31 @@ describe('a fallback list whose first id names no model', () => {
     expect([alone.status, alone.body.error.message]).toEqual([400, 'nosuch/a is not a valid model ID']);
   });
 });
+
+describe('an unknown id passed over, when every provider asked failed', () => {
+  it('leaves the answer to what the providers said: a replay miss its 404, rate limits their 429 and Retry-After', async () => {
+    const cassettes = join(dir, 'none-recorded');
+    mkdirSync(cassettes);
+    const player = await startEmulator({ stateDir: join(dir, 'player'), port: 0, gateway: { config: parseProviders(`providers:\n  - { name: up, base_url: "http://127.0.0.1:9/v1", models: { test/m: m } }\n`, {}), cassettes: { dir: cassettes, mode: 'replay', timing: 0 } } });
+    const busy = await localUpstream((_req, res) => {
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '7' });
+      res.end(JSON.stringify({ error: { code: 429, message: 'slow down' } }));
+    });
+    const limited = await startEmulator({ stateDir: join(dir, 'limited'), port: 0, gateway: { config: parseProviders(`providers:\n  - { name: busy, base_url: "${busy.baseUrl}", models: { test/m: m } }\n`, {}) } });
+    try {
+      const missed = await ask(player, { models: ['nosuch/model', 'test/m'], messages });
+      // Before: 502 "All providers … unavailable: nosuch/model is not a valid model ID; replay: …".
+      expect(missed.status, JSON.stringify(missed.body)).toBe(404);
+      expect(missed.body.error.message).toMatch(/^replay: no cassette answers this request to up/);
+      const res = await fetch(`${limited.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${limited.store.firstKeys().apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ models: ['nosuch/model', 'test/m'], messages }) });
+      // Before: 502 without Retry-After, as if a provider had failed for good.
+      expect([res.status, res.headers.get('retry-after')]).toEqual([429, '7']);
+      expect(((await res.json()) as any).error.message).toContain('nosuch/model is not a valid model ID');
+    } finally {
+      await player.close();
+      await limited.close();
+      await busy.close();
+    }
+  });
+});
+

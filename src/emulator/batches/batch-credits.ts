@@ -8,6 +8,7 @@ import type { BatchGateway } from '../providers/types.js';
 import { BATCH_DISCOUNT, itemCharge, type Body } from './batch-rules.js';
 import { itemBody } from './batch-items.js';
 import { heldOnKey, holdOnKey } from '../state/billing.js';
+import { decimal } from '../../internal/decimal.js';
 
 /**
  * The credits of a batch run over providers (`record.held`): a request's bound, at the batch price,
@@ -183,6 +184,11 @@ export function unsentItem(customId: string, status = 402, message = UNSENT, err
     response: { status_code: status, request_id: `req_${randomHex(10)}`, body: errorBody(status, message, errorType) },
     error: { type: 'api_error', message, param: null, error_type: errorType },
   };
+}
+
+/** The 402 of Get a batch whose finalized cost the balance does not cover, in billing.ts's words: the cost and the balance. */
+export function resultsOwed(id: string, due: number, balance: number): string {
+  return `Insufficient credits: the finalized cost of batch ${id} is $${decimal(due)}, the balance is $${decimal(Math.max(0, balance))}. Add more credits, then get it again.`;
 }
 
 /** The batch's `error` once its credits (or its key's limit: `why`) ran out: a 402's (403's) `{code, message}`. */

@@ -107,13 +107,15 @@ function messagesResult(body: Body, created: number, served: { provider?: string
 const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
 
 /**
- * The tier a batch request ran on: the one its answer reports (chat's `service_tier`, a messages
- * result's `usage.service_tier`), else `batch`. The service hands batches to its providers' batch
- * APIs at about half the price; the yaml's provider-reported tier (AnthropicServiceTier: standard,
- * priority, batch) names that tier `batch`, and the generation's `service_tier` is the one "the
- * upstream provider reported running this request on".
+ * The tier a batch request ran on: the one an upstream's answer reports (chat's `service_tier`, a
+ * messages result's `usage.service_tier`), else `batch`. The service hands batches to its providers'
+ * batch APIs at about half the price; the yaml's provider-reported tier (AnthropicServiceTier:
+ * standard, priority, batch) names that tier `batch`, and the generation's `service_tier` is the one
+ * "the upstream provider reported running this request on". A fake model's answer only says back the
+ * tier its request asked for (a batch at half price is no `priority`): `batch`.
  */
-function batchTier(body: Body, usage: Body): string {
+function batchTier(body: Body, usage: Body, upstream: boolean): string {
+  if (!upstream) return 'batch';
   const reported = body.service_tier ?? usage.service_tier;
   return typeof reported === 'string' && reported ? reported : 'batch';
 }
@@ -146,7 +148,7 @@ export function keepBatchGeneration(store: Store, record: BatchRecord, item: Bod
       streamed: false,
       finishReason: typeof finish === 'string' ? finish : null,
       startedAt: served.startedAt,
-      serviceTier: batchTier(body, u),
+      serviceTier: batchTier(body, u, upstream),
     },
     store.now(),
     { origin: '', userAgent: null, referer: null, requestId: typeof response?.request_id === 'string' ? response.request_id : '' },

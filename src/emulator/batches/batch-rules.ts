@@ -166,3 +166,21 @@ export const chargeKey = (record: BatchRecord) => `batch:${record.id}`;
 export const settled = (record: BatchRecord) => TERMINAL.includes(record.status) && record.payment_due === null;
 /** Whether what its requests cost was charged: each as it was answered (over providers), else all once it ended and was paid. */
 export const paidFor = (record: BatchRecord) => record.held === true || settled(record);
+
+/**
+ * For one pass over the kept generations (activity, analytics): whether one's cost was charged. A
+ * fake models' batch is charged once it ended and the balance covers it (Get answers 402 until then):
+ * its requests count from then. Each batch is looked up once.
+ */
+export function chargedGenerations(batches: { get(id: string): BatchRecord | undefined }): (g: { batch?: string }) => boolean {
+  const paid = new Map<string, boolean>();
+  return ({ batch }) => {
+    if (batch === undefined) return true;
+    let known = paid.get(batch);
+    if (known === undefined) {
+      const record = batches.get(batch);
+      paid.set(batch, (known = !record || paidFor(record)));
+    }
+    return known;
+  };
+}

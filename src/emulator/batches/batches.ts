@@ -5,7 +5,7 @@ import type { BatchStorage, Store } from '../state/store-api.js';
 import { chargeable } from '../state/billing.js';
 import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, publicBatch, recount, chargeKey, settled } from './batch-rules.js';
 import { concurrencyOf, executeItem, keepBatchGeneration, type BatchServed } from './batch-items.js';
-import { countOnKey, creditsRanOut, HeldCredits, keyHash, owesRelease, releaseIfEnded, releaseUnsent, sentCount, type Unsent } from './batch-credits.js';
+import { countOnKey, creditsRanOut, HeldCredits, resultsOwed, keyHash, owesRelease, releaseIfEnded, releaseUnsent, sentCount, type Unsent } from './batch-credits.js';
 import { inPool } from './batch-pool.js';
 import type { BatchGateway } from '../providers/types.js';
 import { receiveRequests } from './batch-upload.js';
@@ -126,7 +126,7 @@ export class BatchEngine {
       } else {
         // The batch metadata with results null; its `error` has the envelope's {code: 402, message}
         // (the batch's own reason, if it has one, is the message).
-        const message = record.error?.message ?? `The finalized cost of batch ${record.id} ($${record.payment_due}) exceeds the available balance; add credits and get it again`;
+        const message = record.error?.message ?? resultsOwed(record.id, record.payment_due, ctx.store.balance(record.workspace));
         ctx.send(402, { ...this.shown(record), error: { code: 402, message }, results: null });
         return;
       }

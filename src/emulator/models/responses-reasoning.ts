@@ -36,3 +36,18 @@ export function leadingItemEvents(item: Body, outputIndex: number): Body[] {
     { type: 'response.output_item.done', output_index: outputIndex, item },
   ];
 }
+
+/**
+ * What a Responses answer reasoned, as generation content keeps a chat answer's `reasoning`: its
+ * reasoning items' text (`reasoning_text` content, else the `summary_text` summary), null when none.
+ */
+export function reasoningOf(response: Body): string | null {
+  const items = (Array.isArray(response.output) ? response.output : []) as Body[];
+  const texts: string[] = [];
+  for (const item of items) {
+    if (item?.type !== 'reasoning') continue;
+    const parts = (Array.isArray(item.content) && item.content.length ? item.content : Array.isArray(item.summary) ? item.summary : []) as Body[];
+    for (const part of parts) if (typeof part?.text === 'string' && part.text) texts.push(part.text);
+  }
+  return texts.length ? texts.join('\n') : null;
+}

@@ -86,9 +86,12 @@ export class ProviderFailure extends Error {
   }
 }
 
-/** Statuses after which the next provider is tried; any other non-2xx is the caller's and goes back to them. */
+/**
+ * Statuses after which the next provider is tried; any other non-2xx is the caller's and goes back to them.
+ * A 402 is the gateway's own account at the provider out of credits, as a 401 is its key wrong: not the caller's.
+ */
 export function passesOver(status: number): boolean {
-  return status === 401 || status === 403 || status === 404 || status === 408 || status === 429 || status >= 500;
+  return status === 401 || status === 402 || status === 403 || status === 404 || status === 408 || status === 429 || status >= 500;
 }
 
 /** The hook chat.ts and the model list call (routing/gateway.ts): nothing else of the gateway is theirs. */

@@ -3,7 +3,7 @@ import { HttpError } from '../http/http.js';
 import { round } from '../models/models.js';
 import type { ActivityItem } from '../../client/resources/activity.js';
 import { namesWorkspace, workspaceUuid } from '../state/workspace-id.js';
-import { paidFor } from '../batches/batch-rules.js';
+import { chargedGenerations } from '../batches/batch-rules.js';
 
 /** Completed UTC days `GET /v1/activity` covers: the 30 before today; today's calls show tomorrow, as the service has it. */
 const DAYS = 30;
@@ -37,18 +37,9 @@ export function activity(ctx: Ctx): Row[] {
   if (workspace !== undefined && !namesWorkspace(workspace, ctx.workspace)) throw new HttpError(404, `No workspace ${workspace}`, 'not_found');
   const key = q.get('api_key_hash') ?? undefined;
   const rows = new Map<string, Row>();
-  // A fake models' batch is charged once it ended and the balance covers it (Get answers 402 until then): its requests count from then.
-  const paid = new Map<string, boolean>();
-  const charged = (batch: string): boolean => {
-    let known = paid.get(batch);
-    if (known === undefined) {
-      const record = ctx.store.batches.get(batch);
-      paid.set(batch, (known = !record || paidFor(record)));
-    }
-    return known;
-  };
+  const charged = chargedGenerations(ctx.store.batches);
   for (const g of ctx.store.allGenerations()) {
-    if (g.workspace !== ctx.workspace || (key !== undefined && g.key !== key) || (g.batch !== undefined && !charged(g.batch))) continue;
+    if (g.workspace !== ctx.workspace || (key !== undefined && g.key !== key) || !charged(g)) continue;
     const d = g.data;
     const day = String(d.created_at ?? '').slice(0, 10);
     if (day < first || day > last || (date !== undefined && day !== date)) continue;

@@ -3,6 +3,7 @@ import { bad } from '../http/validate.js';
 import { round } from '../models/models.js';
 import type { KeptGeneration } from '../state/store-api.js';
 import { workspaceUuid } from '../state/workspace-id.js';
+import { chargedGenerations } from '../batches/batch-rules.js';
 
 type Body = Record<string, unknown>;
 type Value = string | number;
@@ -127,8 +128,10 @@ export function analyticsQuery(ctx: Ctx, body: Body): { data: Row[]; metadata: {
   const order = orderOf(body.order_by, metrics, dimensions, dateColumn);
 
   const rows = new Map<string, { row: Row; sums: number[]; n: number }>();
+  // As /v1/activity: a fake models' batch counts once it is paid.
+  const charged = chargedGenerations(ctx.store.batches);
   for (const g of ctx.store.allGenerations()) {
-    if (g.workspace !== ctx.workspace) continue;
+    if (g.workspace !== ctx.workspace || !charged(g)) continue;
     const at = Date.parse(String(g.data.created_at ?? ''));
     if (!(at >= start && at < end)) continue;
     if (!filters.every((f) => f.keep(DIMENSIONS[f.field]!(g)))) continue;

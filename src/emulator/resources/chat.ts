@@ -2,7 +2,7 @@ import { randomHex } from '../http/ids.js';
 import type { BeforeParse, Ctx } from '../http/http.js';
 import { HttpError } from '../http/http.js';
 import { costOf, generate, outputLimit, pieces, piecesOf, seedOf, prng, type Generation, type ModelSpec } from '../models/models.js';
-import { asksMetadata, metadataFields, type MetadataAsk, type Routed } from '../routing/routed.js';
+import { asksMetadata, metadataFields, type MetadataAsk, type Routed, type Skipped } from '../routing/routed.js';
 
 export type { Routed };
 import { bad, checkMetadata, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, optString, pickProvider, resolveModel, servedTier } from '../http/validate.js';
@@ -115,14 +115,12 @@ export function route(body: Body, kind: 'chat'): Routed {
       continue;
     }
     if (model.unavailable) continue;
-    const before = candidates.slice(0, i + 1);
-    return { model, provider, attempt: i + 1, requested: requested ?? model.id, tried: before.filter((m): m is ModelSpec => !('error' in m)), skipped: before.filter((m): m is Skipped => 'error' in m) };
+    return { model, provider, attempt: i + 1, requested: requested ?? model.id, tried: candidates.slice(0, i + 1) };
   }
   if (noProvider) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
   throw new HttpError(502, 'All providers for the requested models are unavailable', 'provider_unavailable');
 }
 
-type Skipped = NonNullable<Routed['skipped']>[number];
 
 /** The model an id of the chain names, or why it names none (a 400's words). */
 function knownModel(id: string, kind: 'chat'): ModelSpec | Skipped {

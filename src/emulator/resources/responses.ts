@@ -11,7 +11,7 @@ import { checkResponsesOptionTypes } from '../http/option-types.js';
 import { jsonTemplate, Serialized } from '../http/serialized.js';
 import { richAnswer } from '../models/rich-answer.js';
 import { fitAnswer } from '../models/rich-chat.js';
-import { imageItem, leadingItemEvents, reasoningItem } from '../models/responses-reasoning.js';
+import { imageItem, leadingItemEvents, reasoningItem, reasoningOf } from '../models/responses-reasoning.js';
 import { defineRoutes } from '../http/routes.js';
 import { asChatMessages, functionCallEvents, functionCallItems } from '../models/responses-tools.js';
 import { keepContent } from './generation-content.js';
@@ -145,7 +145,7 @@ export function planResponses(body: Body, created: number, opts: { routerMetadat
     },
   };
   Object.assign(result, metadataFields(routed, 'responses', opts.routerMetadata, body));
-  return { result, cost: cost.cost, gen, messageId, calls, routed, reasoning: calls ? null : (rich?.reasoning ?? null) };
+  return { result, cost: cost.cost, gen, messageId, calls, routed };
 }
 
 /** A gateway model none of whose providers has the Responses API (`responses: true`): 400 saying so, not "not a valid model ID". */
@@ -167,7 +167,7 @@ async function handleResponses(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   const reasoningTokens = (((plan.result.usage as Body).output_tokens_details as Body).reasoning_tokens as number) ?? 0;
   const served = (streamed: boolean, cut?: { sent: number; cost: number; cancelled: boolean }) => {
     recordGeneration(ctx, { id: plan.result.id as string, model: routed.model.id, provider: routed.provider, apiType: 'completions', promptTokens: gen.promptTokens, completionTokens: cut?.sent ?? gen.completionTokens, reasoningTokens: Math.min(reasoningTokens, cut?.sent ?? reasoningTokens), cost: cut?.cost ?? plan.cost, streamed, finishReason: cut ? (cut.cancelled ? null : 'error') : gen.finishReason, cancelled: !!cut?.cancelled, startedAt, user: body.safety_identifier ?? body.user, sessionId, serviceTier: servedTier(body.service_tier) });
-    keepContent(ctx, plan.result.id as string, cut ? null : ((plan.result.output_text as string | undefined) ?? null), cut ? null : plan.reasoning, cut && !cut.cancelled ? { provider: routed.provider } : undefined);
+    keepContent(ctx, plan.result.id as string, cut ? null : ((plan.result.output_text as string | undefined) ?? null), cut ? null : reasoningOf(plan.result), cut && !cut.cancelled ? { provider: routed.provider } : undefined);
   };
   if (body.stream !== true) {
     reserve(ctx, plan.cost);

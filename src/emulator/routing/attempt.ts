@@ -10,4 +10,6 @@ export interface Attempt {
   retryAfter?: string;
   /** On replay: no cassette held the request. */
   missing?: true;
+  /** An id of the models list that names no model: no provider was asked (what the asked ones said decides the answer). */
+  unknown?: true;
 }

@@ -100,7 +100,7 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
   let known = 0;
   for (const id of chain) {
     if (!MODEL_ID_PATTERN.test(id)) {
-      unknown.push({ provider: 'none', model: id, error: `model must look like <author>/<slug>, got ${JSON.stringify(id)}`, status: 400 });
+      unknown.push({ provider: 'none', model: id, error: `model must look like <author>/<slug>, got ${JSON.stringify(id)}`, status: 400, unknown: true });
       continue;
     }
     let offered: Candidate[] = [];
@@ -114,7 +114,7 @@ export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: s
       for (const c of offered) c.listed = listed;
     }
     if (!offered.length) {
-      unknown.push({ provider: 'none', model: id, error: `${id} is not a valid model ID`, status: 400 });
+      unknown.push({ provider: 'none', model: id, error: `${id} is not a valid model ID`, status: 400, unknown: true });
       continue;
     }
     known++;

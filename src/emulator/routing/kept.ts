@@ -2,6 +2,7 @@ import type { Ctx } from '../http/http.js';
 import { recordGeneration, type Served } from '../resources/generations.js';
 import { genId } from '../resources/chat.js';
 import { textOf } from '../models/content-text.js';
+import { reasoningOf } from '../models/responses-reasoning.js';
 import { keepContent } from '../resources/generation-content.js';
 import type { AnswerText } from './transcript.js';
 import type { Candidate } from './candidates.js';
@@ -97,18 +98,10 @@ export const responseFinish = (status: unknown): unknown => (status === 'complet
 /** The finish reason of a whole chat answer's first choice. */
 export const finishOf = (answer: Body): unknown => (answer.choices as Body[] | undefined)?.[0]?.finish_reason;
 
-/** The text of the parts of `type` in a list an item holds (none when it is not a list). */
-const partsText = (parts: unknown, type: string): string =>
-  (Array.isArray(parts) ? (parts as Body[]) : []).filter((p) => p?.type === type && typeof p.text === 'string').map((p) => p.text).join('');
-
-/**
- * A Responses answer's text, as a fake model's is kept: its `output_text`, else its message items'
- * `output_text` parts; and its reasoning, as a chat answer's is kept: its reasoning items' text
- * (`reasoning_text` content, else the `summary_text` summary), null when it has none.
- */
+/** A Responses answer's text, as a fake model's is kept: its `output_text`, else its message items' `output_text` parts; its reasoning items' text. */
 export function responseText(response: Body): AnswerText {
   const items = (Array.isArray(response.output) ? response.output : []) as Body[];
-  const completion = typeof response.output_text === 'string' ? response.output_text : items.map((item) => (item?.type === 'message' ? partsText(item.content, 'output_text') : '')).join('');
-  const reasoning = items.map((item) => (item?.type === 'reasoning' ? partsText(item.content, 'reasoning_text') || partsText(item.summary, 'summary_text') : '')).join('');
-  return { text: () => ({ completion, reasoning: reasoning || null }) };
+  const parts = items.flatMap((item) => (item?.type === 'message' && Array.isArray(item.content) ? (item.content as Body[]) : []));
+  const completion = typeof response.output_text === 'string' ? response.output_text : parts.filter((p) => p?.type === 'output_text' && typeof p.text === 'string').map((p) => p.text).join('');
+  return { text: () => ({ completion, reasoning: reasoningOf(response) }) };
 }

@@ -25,18 +25,20 @@ export function passOver(err: unknown, c: Candidate, passed: Attempt[], hide: (t
  * found no cassette for any of them is a 404 naming the nearest cassette.
  */
 export function allFailed(passed: Attempt[]): HttpError {
+  // What the providers asked said decides it: an unknown id of the models list passed over is only named.
+  const asked = passed.filter((a) => !a.unknown);
   // On replay with no cassette for any of them: the request was never recorded, said as the first miss.
-  if (passed.length && passed.every((a) => a.missing)) return new HttpError(404, passed[0]!.error, 'not_found');
+  if (asked.length && asked.every((a) => a.missing)) return new HttpError(404, asked[0]!.error, 'not_found');
   const why = passed.map((a) => a.error).join('; ');
-  const retryAfter = soonestRetry(passed);
+  const retryAfter = soonestRetry(asked);
   const headers: Record<string, string> = retryAfter ? { 'retry-after': retryAfter } : {};
-  if (!passed.length || passed.some((a) => a.status !== 429)) return new HttpError(502, `All providers for the requested models are unavailable: ${why}`, 'provider_unavailable', headers);
+  if (!asked.length || asked.some((a) => a.status !== 429)) return new HttpError(502, `All providers for the requested models are unavailable: ${why}`, 'provider_unavailable', headers);
   return new HttpError(429, `All providers for the requested models are rate limited: ${why}`, undefined, headers);
 }
 
 /** Waits `ms` before all are asked again; false at once when every failure was a replay's miss (no cassette comes by waiting). */
 export async function pauseAfter(ms: number, passed: Attempt[]): Promise<boolean> {
-  if (passed.every((a) => a.missing)) return false;
+  if (passed.every((a) => a.missing || a.unknown)) return false;
   await new Promise((r) => setTimeout(r, ms).unref());
   return true;
 }
@@ -77,7 +79,9 @@ export function gatewayMetadataFields(ask: MetadataAsk, ...args: Parameters<type
   if (ask.router) out.router_metadata = meta;
   if (ask.openrouter) {
     const { generation_time: _time, attempts, ...common } = meta;
-    out.openrouter_metadata = { ...common, attempts: attempts.map((a) => ({ provider: a.provider, model: a.model, status: a.ok ? 200 : 502 })) };
+    // A failed attempt's status as its provider answered it (an id that names no model: 400), 502 when none did (a timeout, a break).
+    const passed = args[3];
+    out.openrouter_metadata = { ...common, attempts: attempts.map((a, i) => ({ provider: a.provider, model: a.model, status: a.ok ? 200 : (passed[i]?.status ?? 502) })) };
   }
   return out;
 }
@@ -88,9 +92,12 @@ export function gatewayMetadataFields(ask: MetadataAsk, ...args: Parameters<type
  */
 export function metadataFor(ask: MetadataAsk, body: Record<string, unknown>, candidates: Candidate[], passed: Attempt[], api: string): ((c: Candidate) => () => Record<string, unknown>) | undefined {
   if (!asksMetadata(ask)) return undefined;
-  const requested = modelChain(body)[0] ?? candidates[0]!.model.id;
+  const chain = modelChain(body);
+  const requested = chain[0] ?? candidates[0]!.model.id;
   const startedAt = Date.now();
-  return (c) => () => gatewayMetadataFields(ask, requested, candidates, c, passed, startedAt, api);
+  // In the chain's order: an id passed over before any provider was asked (candidates.ts) where the list names it.
+  const at = (a: Attempt) => chain.indexOf(a.model);
+  return (c) => () => gatewayMetadataFields(ask, requested, candidates, c, [...passed].sort((a, b) => at(a) - at(b)), startedAt, api);
 }
 
 /**

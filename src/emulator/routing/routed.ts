@@ -6,10 +6,17 @@ export interface Routed {
   provider: string;
   attempt: number;
   requested: string;
-  tried: ModelSpec[];
-  /** Ids of the chain before the model chosen that name no model here, and why: passed over. */
-  skipped?: { model: string; error: string }[];
+  /** The chain up to the model chosen, in its order: each model, or an id that names no model here and why (passed over). */
+  tried: (ModelSpec | Skipped)[];
 }
+
+/** An id of the models list that names no model here, and the 400's words why. */
+export interface Skipped {
+  model: string;
+  error: string;
+}
+
+const isSkipped = (m: ModelSpec | Skipped): m is Skipped => 'error' in m;
 
 /**
  * The fields a caller opted in to: `router_metadata` (api.md's legacy header, `X-Router-Metadata`)
@@ -45,7 +52,7 @@ export function routerMetadata(routed: Routed, api: string) {
     region: 'local',
     requested: routed.requested,
     strategy: routed.attempt > 1 ? 'fallback' : 'direct',
-    summary: `${api}: ${routed.requested} -> ${routed.model.id} via ${routed.provider} (attempt ${routed.attempt})${routed.skipped?.length ? `; passed over: ${routed.skipped.map((s) => `none (${s.error})`).join(', ')}` : ''}`,
+    summary: `${api}: ${routed.requested} -> ${routed.model.id} via ${routed.provider} (attempt ${routed.attempt})${passedOver(routed)}`,
   };
 }
 
@@ -55,9 +62,15 @@ export function routerMetadata(routed: Routed, api: string) {
  */
 export function openrouterMetadata(routed: Routed, api: string, body?: { plugins?: unknown }) {
   const { generation_time: _time, ...common } = routerMetadata(routed, api);
-  const skipped = (routed.skipped ?? []).map((s) => ({ provider: 'none', model: s.model, status: 400 }));
-  const attempts = [...skipped, ...routed.tried.map((m) => ({ provider: m === routed.model ? routed.provider : (m.providers[0] ?? 'none'), model: m.id, status: m === routed.model ? 200 : 503 }))];
+  // In the chain's order: an id passed over where the list names it, not before the models tried.
+  const attempts = routed.tried.map((m) => (isSkipped(m) ? { provider: 'none', model: m.model, status: 400 } : { provider: m === routed.model ? routed.provider : (m.providers[0] ?? 'none'), model: m.id, status: m === routed.model ? 200 : 503 }));
   const plugins = Array.isArray(body?.plugins) ? (body.plugins as { id?: unknown }[]).filter((p) => typeof p?.id === 'string') : [];
   const pipeline = plugins.map((p) => ({ type: 'plugin', name: p.id as string, summary: `${p.id as string} plugin ran` }));
   return { ...common, attempts, ...(pipeline.length ? { pipeline } : {}) };
+}
+
+/** The summary's words for the ids passed over, when there were any. */
+function passedOver(routed: Routed): string {
+  const skipped = routed.tried.filter(isSkipped);
+  return skipped.length ? `; passed over: ${skipped.map((s) => `none (${s.error})`).join(', ')}` : '';
 }
