@@ -40,6 +40,10 @@ it('a while-read loop over a file without --no-stdin: the first call says that i
   // A whole file as stdin (`< notes.txt`) or a pipe is what the user meant: nothing said.
   const whole = await runProcess('bash', ['-c', `"$ROUTER" chat --model local/echo "summarize" < files.txt; printf 'a\\nb\\n' | (read x; "$ROUTER" chat --model local/echo "then")`], { cwd: dir, env: { ...process.env, ...t.env, ROUTER: BIN } });
   expect(whole).toMatchObject({ status: 0, stdout: 'notes.txt\nreview.txt\n\nsummarize\nb\n\nthen\n', stderr: '' });
+  // A whole file saved with a byte-order mark (Notepad's UTF-8): the mark's 3 bytes are read and dropped, not left to a loop.
+  writeFileSync(join(dir, 'bom.txt'), '\uFEFFnotes.txt\n');
+  const bom = await runProcess('bash', ['-c', `"$ROUTER" chat --model local/echo "summarize" < bom.txt`], { cwd: dir, env: { ...process.env, ...t.env, ROUTER: BIN } });
+  expect(bom).toMatchObject({ status: 0, stdout: 'notes.txt\n\nsummarize\n', stderr: '' });
 });
 
 it('roles edit with an editor that is not installed names it and what to set (was "exited with 127")', async () => {
