@@ -126,8 +126,8 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
   const { usageFields } = await import('../../../kit/spend/ledger.js');
   const { reportError } = await import('../../errors.js');
   let models: Promise<Model[] | undefined> | undefined;
-  const { loadTools, mcpServers, openTools } = await import('../../tools/tool-runner.js');
-  const tools = await openTools({ local: await loadTools(opts.tools, io, 'chat'), mcp: mcpServers(io, opts.mcp, settings), env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
+  const { loadTools, mcpFrom, mcpServers, openTools } = await import('../../tools/tool-runner.js');
+  const tools = await openTools({ local: await loadTools(opts.tools, io, 'chat'), mcp: mcpServers(io, opts.mcp, settings), mcpFrom: mcpFrom(opts.mcp, settings), env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
     await client.close();
     throw err;
   });
