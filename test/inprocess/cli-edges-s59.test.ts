@@ -108,3 +108,22 @@ it('/role with an unknown name is said as the REPL\'s other errors are, "error: 
   // Was: "error: no role "pirat" …", the command it came from not named.
   expect(s.stderr()).toMatch(/^error: \/role: no role "pirat" \(did you mean pirate\?\); the roles are: pirate$/m);
 });
+
+it('/save that cannot write is said as the REPL\'s other errors are, "error: /save: …", and the session goes on', async () => {
+  const env = { ...t.env, ROUTER_CONFIG_DIR: join(t.dir, 'repl-save'), NO_COLOR: '1' };
+  const s = testStreams({ env, tty: { stdin: true, stdout: true, stderr: true } });
+  const keys = new PassThrough();
+  s.streams.stdin = keys;
+  const session = main(['node', 'router', 'chat', '-i', '--model', 'local/echo'], s.streams);
+  const prompts = () => (s.stderr().match(/> /g) ?? []).length;
+  expect(await until(() => prompts() > 0)).toBe(true);
+  keys.write(`/save ${t.dir}\n`);
+  expect(await until(() => prompts() > 1)).toBe(true);
+  keys.write(`/save! ${join(t.dir, 'no-such-folder', 'c.json')}\n`);
+  expect(await until(() => prompts() > 2)).toBe(true);
+  keys.write('/exit\n');
+  expect(await session).toBe(0);
+  // Was: "error: cannot write …", while /save's own refusal, /model's and /role's name the command.
+  const errors = s.stderr().split('\n').filter((l) => l.startsWith('error:'));
+  expect(errors).toEqual([`error: /save: cannot write ${t.dir}: is a folder`, `error: /save!: cannot write ${join(t.dir, 'no-such-folder', 'c.json')}: folder ${join(t.dir, 'no-such-folder')} does not exist`]);
+});

@@ -63,12 +63,7 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
   } else if (cmd === '/role') {
     if (!arg) io.err('usage: /role NAME (router roles list)\n');
     else {
-      await (await import('./repl-more.js')).switchRole(ctx, arg, c).catch((caught: unknown) => {
-        // Said as the REPL's other errors are: the command first.
-        const err = cliErrorOf(caught) ?? caught;
-        if (err instanceof Error && !err.message.startsWith('/role')) err.message = `/role: ${err.message}`;
-        throw err;
-      });
+      await (await import('./repl-more.js')).switchRole(ctx, arg, c).catch(namedBy('/role'));
       if (c.attached.length && c.model) checks.pendingNotTaken(io, (await c.models())?.find((m) => m.id === c.model), c.attached);
     }
   } else if (cmd === '/attach') {
@@ -98,14 +93,23 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
     else if (cmd === '/save' && statSync(arg, { throwIfNoEntry: false })?.isFile()) io.err(`error: /save: ${arg} exists: /save! ${arg} replaces it, or give another name\n`);
     else {
       const { OutputFile } = await import('../../io/output-file.js');
-      const f = OutputFile.open(arg);
-      await f.write(/\.(md|markdown)$/i.test(arg) ? checks.conversationMarkdown(c.answered.length ? c.answered : [c.model], c.history.map((m) => c.recorded.get(m) ?? m)) : `${JSON.stringify({ model: c.model, messages: c.history }, null, 2)}\n`);
-      await f.commit();
+      await (async () => {
+        const f = OutputFile.open(arg);
+        await f.write(/\.(md|markdown)$/i.test(arg) ? checks.conversationMarkdown(c.answered.length ? c.answered : [c.model], c.history.map((m) => c.recorded.get(m) ?? m)) : `${JSON.stringify({ model: c.model, messages: c.history }, null, 2)}\n`);
+        await f.commit();
+      })().catch(namedBy(cmd));
       io.err(`saved ${c.history.length} messages to ${arg}\n`);
     }
   } else io.err(checks.unknownReplCommand(cmd));
   return true;
 }
+
+/** An error of a slash command said as the REPL's others are, the command first: "error: /save: cannot write …". */
+const namedBy = (cmd: string) => (caught: unknown): never => {
+  const err = cliErrorOf(caught) ?? caught;
+  if (err instanceof Error && !err.message.startsWith(cmd)) err.message = `${cmd}: ${err.message}`;
+  throw err;
+};
 
 /**
  * `router chat -i`: a conversation that keeps its history, streaming each answer.
