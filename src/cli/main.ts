@@ -10,6 +10,7 @@ import { visible } from '../internal/visible.js';
 import { definitionOf, register, type AnyCommandDef, type GroupDef } from './define.js';
 import { installLastResort, report } from './last-resort.js';
 import { withInstalledDocs } from './io/installed-docs.js';
+import { takesNextWord } from './flags/value-word.js';
 import type { JsonTarget } from './io/json-output.js';
 
 
@@ -59,7 +60,7 @@ export const GLOBAL_WITH_VALUE = new Set(
 export function invokedCommand(args: string[]): string | undefined {
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    if (GLOBAL_WITH_VALUE.has(a)) {
+    if (takesNextWord(a, GLOBAL_WITH_VALUE)) {
       i++;
       continue;
     }

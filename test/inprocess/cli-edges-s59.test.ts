@@ -27,6 +27,17 @@ it('-cq: short flags run together work wherever each is valid, the program\'s (-
   expect(await run(['chat', '-cz', 'six'], env)).toMatchObject({ code: 2, stderr: "error: unknown option '-z'; see \"router chat --help\"\n" });
 });
 
+it('-qp work: global flags run together, the last taking a value, go before the command as apart (-q -p work)', async () => {
+  const env = { ROUTER_CONFIG_DIR: join(t.dir, 'qp'), ROUTER_MODEL: '' };
+  expect((await run(['config', 'set', 'model', 'local/echo', '--profile', 'work'], env)).code).toBe(0);
+  // Was: exit 2, "unknown option '-m'" (work was read as the command, chat left undefined).
+  expect(await run(['-qp', 'work', 'chat', '-m', 'local/echo', 'one'], env)).toMatchObject({ code: 0, stdout: 'one\n', stderr: '' });
+  expect(await run(['-qp', 'work', 'chat', 'two'], env)).toMatchObject({ code: 0, stdout: 'two\n', stderr: '' });
+  expect(await run(['-qp', 'work', 'config', 'get', 'model', '--json'], env)).toMatchObject({ code: 0, stdout: '{"profile":"work","setting":"model","value":"local/echo"}\n' });
+  // -pq is -p with the value "q", as ever.
+  expect((await run(['-pq', 'chat', 'three'], env)).stderr).toMatch(/profile "q"/);
+});
+
 /** `router ARGS` with stdout and stderr on one terminal-like sink: what each wrote, in the order written. */
 async function interleaved(args: string[]): Promise<{ code: number; writes: string[] }> {
   const writes: string[] = [];
