@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { expect, it } from 'vitest';
@@ -137,4 +137,23 @@ it('/save that cannot write is said as the REPL\'s other errors are, "error: /sa
   // Was: "error: cannot write …", while /save's own refusal, /model's and /role's name the command.
   const errors = s.stderr().split('\n').filter((l) => l.startsWith('error:'));
   expect(errors).toEqual([`error: /save: cannot write ${t.dir}: is a folder`, `error: /save!: cannot write ${join(t.dir, 'no-such-folder', 'c.json')}: folder ${join(t.dir, 'no-such-folder')} does not exist`]);
+});
+
+it('/save ~/FILE in chat -i saves in the home folder, as a shell would take ~ (no shell reads that line)', async () => {
+  const home = join(t.dir, 'tilde-home');
+  mkdirSync(home);
+  const env = { ...t.env, HOME: home, ROUTER_CONFIG_DIR: join(t.dir, 'repl-tilde'), NO_COLOR: '1' };
+  const s = testStreams({ env, tty: { stdin: true, stdout: true, stderr: true } });
+  const keys = new PassThrough();
+  s.streams.stdin = keys;
+  const session = main(['node', 'router', 'chat', '-i', '--model', 'local/echo'], s.streams);
+  const prompts = () => (s.stderr().match(/> /g) ?? []).length;
+  expect(await until(() => prompts() > 0)).toBe(true);
+  keys.write('/save ~/talk.json\n');
+  expect(await until(() => prompts() > 1)).toBe(true);
+  keys.write('/exit\n');
+  expect(await session).toBe(0);
+  // Was: "error: cannot write ~/talk.json: folder ~ does not exist".
+  expect(s.stderr()).toMatch(/^saved 0 messages to ~\/talk\.json$/m);
+  expect(JSON.parse(readFileSync(join(home, 'talk.json'), 'utf8'))).toMatchObject({ model: 'local/echo', messages: [] });
 });

@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import type { ChatMessage } from '../../../client/types.js';
 import { isModelId, MODEL_ID_SYNTAX } from '../../../client/facts.js';
 import { deltaText } from '../../../client/resources/chat.js';
@@ -42,6 +43,8 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
   const io = ctx.io;
   const [cmd, ...rest] = text.split(/\s+/);
   const arg = rest.join(' ');
+  // A file named here (/save, /attach) as a shell would take it: no shell expands a leading ~ on this line.
+  const path = arg.replace(/^~(?=\/|$)/, () => io.env.HOME ?? homedir());
   if (cmd === '/exit' || cmd === '/quit') return false;
   const checks = await import('./repl-checks.js');
   if (cmd === '/help') io.err(`${checks.REPL_COMMANDS}\n`);
@@ -70,7 +73,7 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
     if (!arg) io.err('usage: /attach PATH|URL\n');
     else if (arg === '-') io.err('error: /attach -: stdin is this terminal; attach a file (/attach PATH)\n');
     else {
-      const [a] = await readAttachments([arg], io).catch((caught: unknown) => {
+      const [a] = await readAttachments([path], io).catch((caught: unknown) => {
         // Said as typed here: /attach, not the flag.
         const err = cliErrorOf(caught) ?? caught;
         if (err instanceof Error) err.message = err.message.replace(/^--attach\b/, '/attach');
@@ -90,12 +93,12 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
   } else if (cmd === '/save' || cmd === '/save!') {
     if (!arg) io.err(`usage: ${cmd} FILE\n`);
     // A file there stays unless /save! says to replace it (a typo in a name would lose another conversation).
-    else if (cmd === '/save' && statSync(arg, { throwIfNoEntry: false })?.isFile()) io.err(`error: /save: ${arg} exists: /save! ${arg} replaces it, or give another name\n`);
+    else if (cmd === '/save' && statSync(path, { throwIfNoEntry: false })?.isFile()) io.err(`error: /save: ${arg} exists: /save! ${arg} replaces it, or give another name\n`);
     else {
       const { OutputFile } = await import('../../io/output-file.js');
       await (async () => {
-        const f = OutputFile.open(arg);
-        await f.write(/\.(md|markdown)$/i.test(arg) ? checks.conversationMarkdown(c.answered.length ? c.answered : [c.model], c.history.map((m) => c.recorded.get(m) ?? m)) : `${JSON.stringify({ model: c.model, messages: c.history }, null, 2)}\n`);
+        const f = OutputFile.open(path);
+        await f.write(/\.(md|markdown)$/i.test(path) ? checks.conversationMarkdown(c.answered.length ? c.answered : [c.model], c.history.map((m) => c.recorded.get(m) ?? m)) : `${JSON.stringify({ model: c.model, messages: c.history }, null, 2)}\n`);
         await f.commit();
       })().catch(namedBy(cmd));
       io.err(`saved ${c.history.length} messages to ${arg}\n`);
