@@ -11,6 +11,7 @@
  * apostrophe is refused for the same reason ("-it's" would give -t "'s").
  */
 import type { Command, Option } from './commander.js';
+import { takesNextWord } from './flags/value-word.js';
 
 function* optionsOf(cmd: Command): Generator<Option> {
   for (let c: Command | null = cmd; c; c = c.parent) yield* c.options;
@@ -41,7 +42,7 @@ export function commandOf(program: Command, args: readonly string[], globalWithV
   const words: string[] = [];
   for (let i = 0; i < args.length && words.length < 2; i++) {
     if (args[i] === '--') break;
-    if (globalWithValue.has(args[i]!)) i++;
+    if (takesNextWord(args[i]!, globalWithValue)) i++;
     else if (!args[i]!.startsWith('-')) words.push(args[i]!);
   }
   const top = program.commands.find((c) => c.name() === words[0]);

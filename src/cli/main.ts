@@ -1,4 +1,4 @@
-import { Command, CommanderError, Help } from './commander.js';
+import { Command, CommanderError } from './commander.js';
 import { EXIT } from './exit-codes.js';
 import { addFlags, type FlagSpec, type FlagTable } from './flags/flags.js';
 import { GLOBAL_FLAGS } from './flags/global-flags.js';
@@ -9,7 +9,8 @@ import { closest, didYouMean } from '../internal/did-you-mean.js';
 import { visible } from '../internal/visible.js';
 import { definitionOf, register, type AnyCommandDef, type GroupDef } from './define.js';
 import { installLastResort, report } from './last-resort.js';
-import { withInstalledDocs } from './io/installed-docs.js';
+import { docsInHelp } from './io/installed-docs.js';
+import { takesNextWord } from './flags/value-word.js';
 import type { JsonTarget } from './io/json-output.js';
 
 
@@ -59,7 +60,7 @@ export const GLOBAL_WITH_VALUE = new Set(
 export function invokedCommand(args: string[]): string | undefined {
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    if (GLOBAL_WITH_VALUE.has(a)) {
+    if (takesNextWord(a, GLOBAL_WITH_VALUE)) {
       i++;
       continue;
     }
@@ -212,17 +213,8 @@ function applyExit(cmd: Command, streams: Streams): void {
     writeErr: (str) => streams.stderr.write(str),
     outputError: (str, write) => write(usageLine(str, cmd)),
   });
-  // Help names docs pages (docs/keys.md): for its reader, files of the installed package, said by their paths (before wrapping).
-  cmd.configureHelp({
-    ...cmd.configureHelp(),
-    commandDescription: (c) => withInstalledDocs(Help.prototype.commandDescription.call(null, c)),
-    optionDescription: function (this: Help, o) {
-      return withInstalledDocs(Help.prototype.optionDescription.call(this, o));
-    },
-    argumentDescription: function (this: Help, a) {
-      return withInstalledDocs(Help.prototype.argumentDescription.call(this, a));
-    },
-  });
+  // Help names docs pages (docs/keys.md): for its reader, files of the installed package, said by their paths.
+  cmd.configureHelp({ ...cmd.configureHelp(), ...docsInHelp });
   for (const sub of cmd.commands) applyExit(sub, streams);
 }
 

@@ -133,6 +133,20 @@ describe('the installed package (npm pack, npm install of the tarball)', () => {
     }
   });
 
+  it('keeps a page\'s path whole on one line of help when the package\'s folder has a space (a home under "John Smith")', async () => {
+    const spaced = join(dir, 'John Smith', 'prefix');
+    cpSync(join(dir, 'prefix'), spaced, { recursive: true });
+    const pkg = join(spaced, 'node_modules', 'router-cli');
+    for (const args of [['config', '--help'], ['login', '--help'], ['serve', '--help']]) {
+      const { stdout } = await run(process.execPath, [join(pkg, 'bin', 'router'), ...args], { encoding: 'utf8', env: { ...process.env, ...t.env, COLUMNS: '80' } });
+      // Was "See /tmp/…/John" at the end of a line and "Smith/prefix/…/docs/keys.md" on the next: wrapped at the space.
+      const named = stdout.match(/\/[^\n]*?\/docs\/[\w-]+\.md/g)?.map((p) => p.slice(p.lastIndexOf(' /') + 1)) ?? [];
+      expect(named.length, args.join(' ')).toBeGreaterThan(0);
+      for (const page of named) expect(page.startsWith(join(pkg, 'docs') + '/'), `${args.join(' ')}: ${page}`).toBe(true);
+      expect(stdout, args.join(' ')).not.toMatch(/\ue000/);
+    }
+  });
+
   it('says when it starts from the modules: the checkout with a bundle of another build', () => {
     const copy = join(dir, 'checkout');
     cpSync(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });

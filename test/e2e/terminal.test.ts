@@ -216,7 +216,7 @@ describe.skipIf(!HAS_TMUX)('router chat -i on a terminal', () => {
     term.run(`${router} chat -i --model local/echo`);
     await term.waitFor(/^>\s*$/m);
     term.run(`/save ${join(t.dir, 'no-such-folder', 'x.json')}`);
-    await term.waitFor(/error: cannot write .*no-such-folder.*does not exist/);
+    await term.waitFor(/error: \/save: cannot write .*no-such-folder.*does not exist/);
     // A 402 and a dropped connection: one line each, and the conversation goes on.
     await t.admin('faults', { faults: ['402,times=1,path=/v1/chat/completions', 'reset,times=3,path=/v1/chat/completions'] });
     term.run('this one is refused');

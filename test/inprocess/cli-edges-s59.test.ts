@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { expect, it } from 'vitest';
@@ -25,6 +25,17 @@ it('-cq: short flags run together work wherever each is valid, the program\'s (-
   expect(sys.code, sys.stderr).toBe(0);
   // A letter no command on the way knows is still refused, by the word as given.
   expect(await run(['chat', '-cz', 'six'], env)).toMatchObject({ code: 2, stderr: "error: unknown option '-z'; see \"router chat --help\"\n" });
+});
+
+it('-qp work: global flags run together, the last taking a value, go before the command as apart (-q -p work)', async () => {
+  const env = { ROUTER_CONFIG_DIR: join(t.dir, 'qp'), ROUTER_MODEL: '' };
+  expect((await run(['config', 'set', 'model', 'local/echo', '--profile', 'work'], env)).code).toBe(0);
+  // Was: exit 2, "unknown option '-m'" (work was read as the command, chat left undefined).
+  expect(await run(['-qp', 'work', 'chat', '-m', 'local/echo', 'one'], env)).toMatchObject({ code: 0, stdout: 'one\n', stderr: '' });
+  expect(await run(['-qp', 'work', 'chat', 'two'], env)).toMatchObject({ code: 0, stdout: 'two\n', stderr: '' });
+  expect(await run(['-qp', 'work', 'config', 'get', 'model', '--json'], env)).toMatchObject({ code: 0, stdout: '{"profile":"work","setting":"model","value":"local/echo"}\n' });
+  // -pq is -p with the value "q", as ever.
+  expect((await run(['-pq', 'chat', 'three'], env)).stderr).toMatch(/profile "q"/);
 });
 
 /** `router ARGS` with stdout and stderr on one terminal-like sink: what each wrote, in the order written. */
@@ -107,4 +118,42 @@ it('/role with an unknown name is said as the REPL\'s other errors are, "error: 
   expect(await session).toBe(0);
   // Was: "error: no role "pirat" …", the command it came from not named.
   expect(s.stderr()).toMatch(/^error: \/role: no role "pirat" \(did you mean pirate\?\); the roles are: pirate$/m);
+});
+
+it('/save that cannot write is said as the REPL\'s other errors are, "error: /save: …", and the session goes on', async () => {
+  const env = { ...t.env, ROUTER_CONFIG_DIR: join(t.dir, 'repl-save'), NO_COLOR: '1' };
+  const s = testStreams({ env, tty: { stdin: true, stdout: true, stderr: true } });
+  const keys = new PassThrough();
+  s.streams.stdin = keys;
+  const session = main(['node', 'router', 'chat', '-i', '--model', 'local/echo'], s.streams);
+  const prompts = () => (s.stderr().match(/> /g) ?? []).length;
+  expect(await until(() => prompts() > 0)).toBe(true);
+  keys.write(`/save ${t.dir}\n`);
+  expect(await until(() => prompts() > 1)).toBe(true);
+  keys.write(`/save! ${join(t.dir, 'no-such-folder', 'c.json')}\n`);
+  expect(await until(() => prompts() > 2)).toBe(true);
+  keys.write('/exit\n');
+  expect(await session).toBe(0);
+  // Was: "error: cannot write …", while /save's own refusal, /model's and /role's name the command.
+  const errors = s.stderr().split('\n').filter((l) => l.startsWith('error:'));
+  expect(errors).toEqual([`error: /save: cannot write ${t.dir}: is a folder`, `error: /save!: cannot write ${join(t.dir, 'no-such-folder', 'c.json')}: folder ${join(t.dir, 'no-such-folder')} does not exist`]);
+});
+
+it('/save ~/FILE in chat -i saves in the home folder, as a shell would take ~ (no shell reads that line)', async () => {
+  const home = join(t.dir, 'tilde-home');
+  mkdirSync(home);
+  const env = { ...t.env, HOME: home, ROUTER_CONFIG_DIR: join(t.dir, 'repl-tilde'), NO_COLOR: '1' };
+  const s = testStreams({ env, tty: { stdin: true, stdout: true, stderr: true } });
+  const keys = new PassThrough();
+  s.streams.stdin = keys;
+  const session = main(['node', 'router', 'chat', '-i', '--model', 'local/echo'], s.streams);
+  const prompts = () => (s.stderr().match(/> /g) ?? []).length;
+  expect(await until(() => prompts() > 0)).toBe(true);
+  keys.write('/save ~/talk.json\n');
+  expect(await until(() => prompts() > 1)).toBe(true);
+  keys.write('/exit\n');
+  expect(await session).toBe(0);
+  // Was: "error: cannot write ~/talk.json: folder ~ does not exist".
+  expect(s.stderr()).toMatch(/^saved 0 messages to ~\/talk\.json$/m);
+  expect(JSON.parse(readFileSync(join(home, 'talk.json'), 'utf8'))).toMatchObject({ model: 'local/echo', messages: [] });
 });

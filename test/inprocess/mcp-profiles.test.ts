@@ -84,4 +84,14 @@ describe('mcp in a profile and in ROUTER_MCP', () => {
     expect(r.stderr).toMatch(/^note: --schema takes no tools: the MCP servers of mcp of profile "default" are left out$/m);
     expect(toolNames()).toEqual([]);
   });
+  it('a server of the profile or ROUTER_MCP that does not start is said with where it is set and how to leave it out', async () => {
+    expect((await run(['config', 'set', 'mcp', 'no-such-mcp-server-here --stdio'])).code).toBe(0);
+    const fromProfile = 'error: MCP server no-such-mcp-server-here --stdio: could not start: the command was not found (install it, or give its full path); it is in the mcp of profile "default" (router config unset mcp leaves it out; --mcp gives servers in its place)\n';
+    for (const command of ['chat', 'responses']) expect(await run([command, '--model', 'local/tools', 'hi'])).toMatchObject({ code: 12, stdout: '', stderr: fromProfile });
+    const fromEnv = await run(['chat', '--model', 'local/tools', 'hi'], { env: { ROUTER_MCP: 'no-such-mcp-server-here --env' } });
+    expect(fromEnv).toMatchObject({ code: 12, stderr: 'error: MCP server no-such-mcp-server-here --env: could not start: the command was not found (install it, or give its full path); it is in ROUTER_MCP (unset it to leave it out; --mcp gives servers in its place)\n' });
+    // Typed, the server is the user's own word: nothing to add.
+    const typed = await run(['chat', '--model', 'local/tools', '--mcp', 'no-such-mcp-server-here --typed', 'hi']);
+    expect(typed).toMatchObject({ code: 12, stderr: 'error: MCP server no-such-mcp-server-here --typed: could not start: the command was not found (install it, or give its full path)\n' });
+  });
 });

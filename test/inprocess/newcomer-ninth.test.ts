@@ -47,7 +47,7 @@ it('auth migrate --dry-run says which keys would move when piped, as every --dry
   expect(r.stdout).toBe('');
   expect(r.stderr).toMatch(/^would move the api_key of profile "work" into .+\n$/);
   const none = await run(['auth', 'migrate', '--dry-run'], { ...off, ROUTER_CONFIG_DIR: join(t.dir, 'empty-config') });
-  expect(none.stderr).toMatch(/^no key left in .+ to move\n$/);
+  expect(none.stderr).toMatch(/^no key to move: there is no config file \(.+\) yet; router login keeps a key\n$/);
 });
 
 it('auth migrate --dry-run with ROUTER_KEYCHAIN=off says the run is refused, not keys that "would move"', async () => {

@@ -15,6 +15,8 @@ it('auth migrate --dry-run in a fresh home writes no config file (it made one ho
     const r = await run(args, { ROUTER_KEYCHAIN: '', ROUTER_CONFIG_DIR: config });
     expect(r.code).toBe(0);
     expect(existsSync(config)).toBe(false);
+    // Was "no key left in …/config.json to move": a file that is not there.
+    if (args.join(' ') === 'auth migrate --dry-run') expect(r.stderr).toBe(`no key to move: there is no config file (${join(config, 'config.json')}) yet; router login keeps a key\n`);
   }
   // With a key to move, the dry run still writes nothing to the file it reads.
   expect((await run(['login', '--with-key', '--no-verify'], { ROUTER_CONFIG_DIR: config }, 'sk-rt-v1-notreal0000')).code).toBe(0);
@@ -40,6 +42,10 @@ it('a while-read loop over a file without --no-stdin: the first call says that i
   // A whole file as stdin (`< notes.txt`) or a pipe is what the user meant: nothing said.
   const whole = await runProcess('bash', ['-c', `"$ROUTER" chat --model local/echo "summarize" < files.txt; printf 'a\\nb\\n' | (read x; "$ROUTER" chat --model local/echo "then")`], { cwd: dir, env: { ...process.env, ...t.env, ROUTER: BIN } });
   expect(whole).toMatchObject({ status: 0, stdout: 'notes.txt\nreview.txt\n\nsummarize\nb\n\nthen\n', stderr: '' });
+  // A whole file saved with a byte-order mark (Notepad's UTF-8): the mark's 3 bytes are read and dropped, not left to a loop.
+  writeFileSync(join(dir, 'bom.txt'), '\uFEFFnotes.txt\n');
+  const bom = await runProcess('bash', ['-c', `"$ROUTER" chat --model local/echo "summarize" < bom.txt`], { cwd: dir, env: { ...process.env, ...t.env, ROUTER: BIN } });
+  expect(bom).toMatchObject({ status: 0, stdout: 'notes.txt\n\nsummarize\n', stderr: '' });
 });
 
 it('roles edit with an editor that is not installed names it and what to set (was "exited with 127")', async () => {

@@ -1,4 +1,5 @@
 /** `router auth migrate`: the keys kept in the config file moved into the operating system's keychain. */
+import { existsSync } from 'node:fs';
 import { defineCommand } from '../define.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { jsonFlags } from '../flags/setup-flags.js';
@@ -47,7 +48,8 @@ export const migrate = defineCommand({
     // What a dry run finds is its answer: said piped too, as every --dry-run does.
     const say = opts.dryRun ? io.note.bind(io) : io.info.bind(io);
     if (opts.dryRun && !off) for (const { profile, key } of inFile) say(`would move the ${key} of profile "${profile}" into ${keychainName()}`);
-    if (!inFile.length) say(`no key left in ${s.path} to move${only ? ` (profile "${only}")` : ''}`);
+    // No file at all (a fresh home) is said as such: "left in" a file that is not there would send one looking for it.
+    if (!inFile.length) say(existsSync(s.path) ? `no key left in ${s.path} to move${only ? ` (profile "${only}")` : ''}` : `no key to move: there is no config file (${s.path}) yet; router login keeps a key`);
     else if (!opts.dryRun) io.info(`${s.path} now holds no key of ${only ? `profile "${only}"` : 'any profile'}, only where each is kept`);
   },
 });

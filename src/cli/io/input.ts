@@ -1,4 +1,4 @@
-import { constants, createReadStream, fstatSync, openSync } from 'node:fs';
+import { constants, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { collectBounded, inputTooLarge, MAX_INPUT_BYTES } from './bounded-read.js';
 import { usage } from '../exit-codes.js';
@@ -66,8 +66,19 @@ function regularFileSize(io: IO): number | undefined {
  * that file, whose rest has just gone with this prompt (the loop then ends after this call), said, not done in silence.
  */
 function noteLoopFile(io: IO, start: number, size: number): void {
-  if (start <= 0) return;
+  // A whole file that opens with a byte-order mark: its 3 bytes were read, then dropped from the text.
+  if (start <= 0 || (start === 3 && startsWithBom(io.stdinFd!))) return;
   io.note(`note: stdin is a file this call read from byte ${start} of ${size} on, as in a while-read loop over it: the rest went with the prompt, and the loop gets none of it; --no-stdin (or ROUTER_NO_STDIN=1) leaves stdin to the loop`);
+}
+
+/** Whether the file at `fd` opens with a UTF-8 byte-order mark (read at its start: the file's offset stays where it is). */
+function startsWithBom(fd: number): boolean {
+  const head = Buffer.alloc(3);
+  try {
+    return readSync(fd, head, 0, 3, 0) === 3 && head.equals(Buffer.from([0xef, 0xbb, 0xbf]));
+  } catch {
+    return false;
+  }
 }
 
 /** Stdin as the prompt's text; a file piped by mistake (an image, a PDF) is refused naming its type and `binary`, the way to attach it. */

@@ -6,6 +6,7 @@
  */
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Help } from '../commander.js';
 
 let root: string | undefined;
 
@@ -22,3 +23,29 @@ function packageFolder(): string {
 export function withInstalledDocs(text: string): string {
   return text.replace(/(?<![\w./-])docs\/([\w-]+\.md)\b/g, (_, page: string) => join(packageFolder(), 'docs', page));
 }
+
+/**
+ * Stands for a space of a page's path while help is wrapped (wrapped at whitespace, a path under "John Smith" would be
+ * cut): a character of private use, which no text of help holds and which is no whitespace (U+00A0 is, to a regex's \s).
+ */
+const HELD_SPACE = '\ue000';
+
+/** withInstalledDocs for text help wraps: the spaces of each path held as one word, until unheldSpaces. */
+const unbrokenDocs = (text: string): string => withInstalledDocs(text.replace(/(?<![\w./-])docs\/[\w-]+\.md\b/g, (page) => `\0${page}\0`)).replace(/\0([^\0]*)\0/g, (_, path: string) => path.replaceAll(' ', HELD_SPACE));
+
+/** Help as wrapped, with the spaces unbrokenDocs held given back. */
+const unheldSpaces = (text: string): string => text.replaceAll(HELD_SPACE, ' ');
+
+/** Help's settings that name docs pages by their paths (before wrapping, each path one word), for configureHelp. */
+export const docsInHelp: Partial<Help> = {
+  commandDescription: (c) => unbrokenDocs(Help.prototype.commandDescription.call(null, c)),
+  optionDescription: function (this: Help, o) {
+    return unbrokenDocs(Help.prototype.optionDescription.call(this, o));
+  },
+  argumentDescription: function (this: Help, a) {
+    return unbrokenDocs(Help.prototype.argumentDescription.call(this, a));
+  },
+  formatHelp: function (this: Help, c, helper) {
+    return unheldSpaces(Help.prototype.formatHelp.call(this, c, helper));
+  },
+};

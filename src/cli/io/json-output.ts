@@ -5,6 +5,7 @@
 import type { Command, Option } from '../commander.js';
 import { CliError, EXIT, usage, type ExitCode } from '../exit-codes.js';
 import { didYouMean } from '../../internal/did-you-mean.js';
+import { takesNextWord } from '../flags/value-word.js';
 
 /** What `--json FIELDS` is checked against: the command's path and its definition's fields. */
 export interface JsonTarget {
@@ -19,7 +20,7 @@ export function commandWords(args: string[], withValue: Set<string>): string[] {
   const words: string[] = [];
   for (let i = 0; i < args.length && words.length < 2; i++) {
     const a = args[i]!;
-    if (withValue.has(a)) i++;
+    if (takesNextWord(a, withValue)) i++;
     else if (!a.startsWith('-')) words.push(a);
   }
   return words;

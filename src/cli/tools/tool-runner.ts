@@ -67,6 +67,8 @@ export interface ToolSources {
   secrets: (string | undefined)[];
   signal: AbortSignal;
   timeoutSeconds?: number;
+  /** Where the MCP servers were set when no --mcp gave them (mcpFrom): a server that fails to start is said with it. */
+  mcpFrom?: string;
 }
 
 /**
@@ -80,13 +82,21 @@ export function mcpServers(io: IO, flag: string[] | undefined, settings: Setting
   return undefined;
 }
 
+/** Where the servers mcpServers gives were set, when a variable or the profile gave them, as a failure to start names it with the way to leave them out. */
+export function mcpFrom(flag: string[] | undefined, settings: Settings): string | undefined {
+  const from = flag?.length || !settings.mcp ? undefined : settings.from.mcp;
+  if (!from) return undefined;
+  if (from.kind === 'profile') return `it is in the mcp of profile "${from.name}" (router config unset mcp${from.name === settings.profile ? '' : ` --profile ${from.name}`} leaves it out; --mcp gives servers in its place)`;
+  return `it is in ${sourceName(from)} (unset it to leave it out; --mcp gives servers in its place)`;
+}
+
 /** Starts the MCP servers and makes the local tools runnable; undefined when there are no function tools. */
 export async function openTools(src: ToolSources): Promise<ToolSet | undefined> {
   if (!src.local?.functions.length && !src.mcp?.length) return undefined;
   const [{ ToolSet }, { commandTool }, { toolEnv }] = await Promise.all([import('../../kit/toolset.js'), import('../../kit/command-tool.js'), import('../../kit/tool-env.js')]);
   const env = toolEnv(src.env, src.secrets);
   const fns = src.local?.functions ?? [];
-  return ToolSet.open({
+  const open = ToolSet.open({
     declared: fns.filter((f) => f.command === undefined).map((f) => f.decl),
     tools: fns.filter((f) => f.command !== undefined).map((f) => commandTool(f.decl, f.command!, env)),
     mcp: src.mcp,
@@ -94,6 +104,10 @@ export async function openTools(src: ToolSources): Promise<ToolSet | undefined> 
     // A server may take a while to start (npx fetching it, a loaded machine): 30 s, or a longer --tool-timeout.
     startTimeoutMs: Math.max(30, src.timeoutSeconds ?? 0) * 1000,
     signal: src.signal,
+  });
+  const { ToolSourceError } = await import('../../kit/tool.js');
+  return open.catch((err: unknown) => {
+    throw err instanceof ToolSourceError && err.kind === 'start' && src.mcpFrom ? new ToolSourceError(`${err.message}; ${src.mcpFrom}`, err.kind) : err;
   });
 }
 

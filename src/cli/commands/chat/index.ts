@@ -18,7 +18,7 @@ import { checkContinueId, keepConversation, openConversation, withSystem } from 
 import { MessageAssembler, messageOf, type AssembledMessage } from '../../answers/answer-extras.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from '../../answers/request-extras.js';
 import { jqOnSchemaAnswer } from '../../answers/schema-check.js';
-import { callsNotRun, chatCalls, imageInput, loadTools, mcpServers, openTools } from '../../tools/tool-runner.js';
+import { callsNotRun, chatCalls, imageInput, loadTools, mcpFrom, mcpServers, openTools } from '../../tools/tool-runner.js';
 import { toolLoop } from '../../tools/tool-loop.js';
 import { atExit } from '../../../internal/exit-hooks.js';
 import { noteRouting } from '../../answers/routing-note.js';
@@ -84,7 +84,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
   const req = buildChatRequest(messages, opts, settings.model);
   applyExtras(req, opts, extras, 'chat');
   const call = { signal, routerMetadata: opts.routerMetadata };
-  const toolSet = await openTools({ local: extras.tools, mcp: mcpServers(io, opts.mcp, settings, !!extras.schema), env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
+  const toolSet = await openTools({ local: extras.tools, mcp: mcpServers(io, opts.mcp, settings, !!extras.schema), mcpFrom: mcpFrom(opts.mcp, settings), env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
     await client.close();
     throw err;
   });

@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import type { ChatMessage } from '../../../client/types.js';
 import { isModelId, MODEL_ID_SYNTAX } from '../../../client/facts.js';
 import { deltaText } from '../../../client/resources/chat.js';
@@ -42,6 +43,8 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
   const io = ctx.io;
   const [cmd, ...rest] = text.split(/\s+/);
   const arg = rest.join(' ');
+  // A file named here (/save, /attach) as a shell would take it: no shell expands a leading ~ on this line.
+  const path = arg.replace(/^~(?=\/|$)/, () => io.env.HOME ?? homedir());
   if (cmd === '/exit' || cmd === '/quit') return false;
   const checks = await import('./repl-checks.js');
   if (cmd === '/help') io.err(`${checks.REPL_COMMANDS}\n`);
@@ -63,19 +66,14 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
   } else if (cmd === '/role') {
     if (!arg) io.err('usage: /role NAME (router roles list)\n');
     else {
-      await (await import('./repl-more.js')).switchRole(ctx, arg, c).catch((caught: unknown) => {
-        // Said as the REPL's other errors are: the command first.
-        const err = cliErrorOf(caught) ?? caught;
-        if (err instanceof Error && !err.message.startsWith('/role')) err.message = `/role: ${err.message}`;
-        throw err;
-      });
+      await (await import('./repl-more.js')).switchRole(ctx, arg, c).catch(namedBy('/role'));
       if (c.attached.length && c.model) checks.pendingNotTaken(io, (await c.models())?.find((m) => m.id === c.model), c.attached);
     }
   } else if (cmd === '/attach') {
     if (!arg) io.err('usage: /attach PATH|URL\n');
     else if (arg === '-') io.err('error: /attach -: stdin is this terminal; attach a file (/attach PATH)\n');
     else {
-      const [a] = await readAttachments([arg], io).catch((caught: unknown) => {
+      const [a] = await readAttachments([path], io).catch((caught: unknown) => {
         // Said as typed here: /attach, not the flag.
         const err = cliErrorOf(caught) ?? caught;
         if (err instanceof Error) err.message = err.message.replace(/^--attach\b/, '/attach');
@@ -95,17 +93,26 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
   } else if (cmd === '/save' || cmd === '/save!') {
     if (!arg) io.err(`usage: ${cmd} FILE\n`);
     // A file there stays unless /save! says to replace it (a typo in a name would lose another conversation).
-    else if (cmd === '/save' && statSync(arg, { throwIfNoEntry: false })?.isFile()) io.err(`error: /save: ${arg} exists: /save! ${arg} replaces it, or give another name\n`);
+    else if (cmd === '/save' && statSync(path, { throwIfNoEntry: false })?.isFile()) io.err(`error: /save: ${arg} exists: /save! ${arg} replaces it, or give another name\n`);
     else {
       const { OutputFile } = await import('../../io/output-file.js');
-      const f = OutputFile.open(arg);
-      await f.write(/\.(md|markdown)$/i.test(arg) ? checks.conversationMarkdown(c.answered.length ? c.answered : [c.model], c.history.map((m) => c.recorded.get(m) ?? m)) : `${JSON.stringify({ model: c.model, messages: c.history }, null, 2)}\n`);
-      await f.commit();
+      await (async () => {
+        const f = OutputFile.open(path);
+        await f.write(/\.(md|markdown)$/i.test(path) ? checks.conversationMarkdown(c.answered.length ? c.answered : [c.model], c.history.map((m) => c.recorded.get(m) ?? m)) : `${JSON.stringify({ model: c.model, messages: c.history }, null, 2)}\n`);
+        await f.commit();
+      })().catch(namedBy(cmd));
       io.err(`saved ${c.history.length} messages to ${arg}\n`);
     }
   } else io.err(checks.unknownReplCommand(cmd));
   return true;
 }
+
+/** An error of a slash command said as the REPL's others are, the command first: "error: /save: cannot write …". */
+const namedBy = (cmd: string) => (caught: unknown): never => {
+  const err = cliErrorOf(caught) ?? caught;
+  if (err instanceof Error && !err.message.startsWith(cmd)) err.message = `${cmd}: ${err.message}`;
+  throw err;
+};
 
 /**
  * `router chat -i`: a conversation that keeps its history, streaming each answer.
@@ -126,8 +133,8 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
   const { usageFields } = await import('../../../kit/spend/ledger.js');
   const { reportError } = await import('../../errors.js');
   let models: Promise<Model[] | undefined> | undefined;
-  const { loadTools, mcpServers, openTools } = await import('../../tools/tool-runner.js');
-  const tools = await openTools({ local: await loadTools(opts.tools, io, 'chat'), mcp: mcpServers(io, opts.mcp, settings), env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
+  const { loadTools, mcpFrom, mcpServers, openTools } = await import('../../tools/tool-runner.js');
+  const tools = await openTools({ local: await loadTools(opts.tools, io, 'chat'), mcp: mcpServers(io, opts.mcp, settings), mcpFrom: mcpFrom(opts.mcp, settings), env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
     await client.close();
     throw err;
   });

@@ -18,7 +18,7 @@ import { checkMetadataFlags, readJsonFile, textOrFile } from '../../io/input.js'
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from '../../answers/request-extras.js';
 import { jqOnSchemaAnswer } from '../../answers/schema-check.js';
 import { functionCalls, reasoningSummary, responseMessage } from '../../answers/answer-extras.js';
-import { callsNotRun, chatCalls, imageInput, loadTools, mcpServers, openTools } from '../../tools/tool-runner.js';
+import { callsNotRun, chatCalls, imageInput, loadTools, mcpFrom, mcpServers, openTools } from '../../tools/tool-runner.js';
 import { responsesToolLoop } from './tool-loop.js';
 import { noteAnsweredBy } from '../../answers/answered-by.js';
 import { noteRouting } from '../../answers/routing-note.js';
@@ -72,7 +72,7 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
   const req = buildResponsesRequest(input, opts, settings.model);
   applyExtras(req, opts, extras, 'responses');
   const call = { signal, routerMetadata: opts.routerMetadata };
-  const toolSet = await openTools({ local: extras.tools, mcp: mcpServers(io, opts.mcp, settings), env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
+  const toolSet = await openTools({ local: extras.tools, mcp: mcpServers(io, opts.mcp, settings), mcpFrom: mcpFrom(opts.mcp, settings), env: io.env, secrets: [settings.apiKey, settings.managementKey], signal, timeoutSeconds: opts.toolTimeout ?? ctx.flags.timeout }).catch(async (err: unknown) => {
     await client.close();
     throw err;
   });
