@@ -11,6 +11,23 @@ import { until } from '../support/until.js';
 let t: CliEnv;
 const run = cliEnvPerFile((env) => (t = env));
 
+/** `router chat -i --model local/echo` on a terminal: each line typed once the prompt before it shows, then /exit (exit 0); its stderr. */
+async function replSession(env: Record<string, string | undefined>, lines: string[]): Promise<string> {
+  const s = testStreams({ env, tty: { stdin: true, stdout: true, stderr: true } });
+  const keys = new PassThrough();
+  s.streams.stdin = keys;
+  const session = main(['node', 'router', 'chat', '-i', '--model', 'local/echo'], s.streams);
+  const prompts = () => (s.stderr().match(/> /g) ?? []).length;
+  for (const [i, line] of lines.entries()) {
+    expect(await until(() => prompts() > i)).toBe(true);
+    keys.write(`${line}\n`);
+  }
+  expect(await until(() => prompts() > lines.length)).toBe(true);
+  keys.write('/exit\n');
+  expect(await session).toBe(0);
+  return s.stderr();
+}
+
 it('-cq: short flags run together work wherever each is valid, the program\'s (-q) or the command\'s (-c, -m)', async () => {
   const env = { ROUTER_STATE_DIR: join(t.dir, 'clusters') };
   expect((await run(['chat', '-m', 'local/echo', '--conversation', 'clus', 'hi'], env)).code).toBe(0);
@@ -106,36 +123,16 @@ it('completion never reads a key from the keychain on a Tab: batch ids from the 
 it('/role with an unknown name is said as the REPL\'s other errors are, "error: /role: …", and the session goes on', async () => {
   const env = { ...t.env, ROUTER_CONFIG_DIR: join(t.dir, 'repl-role'), NO_COLOR: '1' };
   expect((await run(['roles', 'save', 'pirate', '--system', 'Talk like a pirate.'], env)).code).toBe(0);
-  const s = testStreams({ env, tty: { stdin: true, stdout: true, stderr: true } });
-  const keys = new PassThrough();
-  s.streams.stdin = keys;
-  const session = main(['node', 'router', 'chat', '-i', '--model', 'local/echo'], s.streams);
-  const prompts = () => (s.stderr().match(/> /g) ?? []).length;
-  expect(await until(() => prompts() > 0)).toBe(true);
-  keys.write('/role pirat\n');
-  expect(await until(() => prompts() > 1)).toBe(true);
-  keys.write('/exit\n');
-  expect(await session).toBe(0);
+  const stderr = await replSession(env, ['/role pirat']);
   // Was: "error: no role "pirat" …", the command it came from not named.
-  expect(s.stderr()).toMatch(/^error: \/role: no role "pirat" \(did you mean pirate\?\); the roles are: pirate$/m);
+  expect(stderr).toMatch(/^error: \/role: no role "pirat" \(did you mean pirate\?\); the roles are: pirate$/m);
 });
 
 it('/save that cannot write is said as the REPL\'s other errors are, "error: /save: …", and the session goes on', async () => {
   const env = { ...t.env, ROUTER_CONFIG_DIR: join(t.dir, 'repl-save'), NO_COLOR: '1' };
-  const s = testStreams({ env, tty: { stdin: true, stdout: true, stderr: true } });
-  const keys = new PassThrough();
-  s.streams.stdin = keys;
-  const session = main(['node', 'router', 'chat', '-i', '--model', 'local/echo'], s.streams);
-  const prompts = () => (s.stderr().match(/> /g) ?? []).length;
-  expect(await until(() => prompts() > 0)).toBe(true);
-  keys.write(`/save ${t.dir}\n`);
-  expect(await until(() => prompts() > 1)).toBe(true);
-  keys.write(`/save! ${join(t.dir, 'no-such-folder', 'c.json')}\n`);
-  expect(await until(() => prompts() > 2)).toBe(true);
-  keys.write('/exit\n');
-  expect(await session).toBe(0);
+  const stderr = await replSession(env, [`/save ${t.dir}`, `/save! ${join(t.dir, 'no-such-folder', 'c.json')}`]);
   // Was: "error: cannot write …", while /save's own refusal, /model's and /role's name the command.
-  const errors = s.stderr().split('\n').filter((l) => l.startsWith('error:'));
+  const errors = stderr.split('\n').filter((l) => l.startsWith('error:'));
   expect(errors).toEqual([`error: /save: cannot write ${t.dir}: is a folder`, `error: /save!: cannot write ${join(t.dir, 'no-such-folder', 'c.json')}: folder ${join(t.dir, 'no-such-folder')} does not exist`]);
 });
 
@@ -143,17 +140,8 @@ it('/save ~/FILE in chat -i saves in the home folder, as a shell would take ~ (n
   const home = join(t.dir, 'tilde-home');
   mkdirSync(home);
   const env = { ...t.env, HOME: home, ROUTER_CONFIG_DIR: join(t.dir, 'repl-tilde'), NO_COLOR: '1' };
-  const s = testStreams({ env, tty: { stdin: true, stdout: true, stderr: true } });
-  const keys = new PassThrough();
-  s.streams.stdin = keys;
-  const session = main(['node', 'router', 'chat', '-i', '--model', 'local/echo'], s.streams);
-  const prompts = () => (s.stderr().match(/> /g) ?? []).length;
-  expect(await until(() => prompts() > 0)).toBe(true);
-  keys.write('/save ~/talk.json\n');
-  expect(await until(() => prompts() > 1)).toBe(true);
-  keys.write('/exit\n');
-  expect(await session).toBe(0);
+  const stderr = await replSession(env, ['/save ~/talk.json']);
   // Was: "error: cannot write ~/talk.json: folder ~ does not exist".
-  expect(s.stderr()).toMatch(/^saved 0 messages to ~\/talk\.json$/m);
+  expect(stderr).toMatch(/^saved 0 messages to ~\/talk\.json$/m);
   expect(JSON.parse(readFileSync(join(home, 'talk.json'), 'utf8'))).toMatchObject({ model: 'local/echo', messages: [] });
 });
