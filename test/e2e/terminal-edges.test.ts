@@ -26,6 +26,13 @@ async function terminal(env: Record<string, string> = {}): Promise<Terminal> {
 }
 
 /** A gateway whose model `test/m` answers a request whose first message is "hold" only when the test says so. */
+/** A tools file with one tool, get_weather, whose command (`cat`) answers with its arguments. */
+function weatherTools(prefix: string): string {
+  const tools = join(mkdtempSync(join(tmpdir(), prefix)), 'tools.json');
+  writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }, command: 'cat' }]));
+  return tools;
+}
+
 /** Ctrl-C while the spinner is drawn: the error line alone, exit 130, no spinner left, the cursor shown. */
 async function interruptClearsSpinner(term: Terminal): Promise<void> {
   term.keys('C-c');
@@ -172,9 +179,7 @@ describe.skipIf(!HAS_TMUX)('waiting for the first token on a terminal', () => {
 
 describe.skipIf(!HAS_TMUX)('the spinner in every round of a tool loop', () => {
   it('chat -i --tools spins while each round waits on the service, not only the first', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'router-rounds-'));
-    const tools = join(dir, 'tools.json');
-    writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }, command: 'cat' }]));
+    const tools = weatherTools('router-rounds-');
     const { gw, up, env, answer } = await heldGateway();
     try {
       const term = await terminal(env);
@@ -208,9 +213,7 @@ describe.skipIf(!HAS_TMUX)('the spinner in every round of a tool loop', () => {
 
 describe.skipIf(!HAS_TMUX)('the spinner and a question', () => {
   it('chat -i --approve: the question to run a tool takes the spinner\'s place, answered as asked', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'router-approve-'));
-    const tools = join(dir, 'tools.json');
-    writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }, command: 'cat' }]));
+    const tools = weatherTools('router-approve-');
     const { gw, up, env, answer } = await heldGateway();
     try {
       const term = await terminal(env);
