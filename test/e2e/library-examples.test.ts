@@ -4,12 +4,14 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
 
-// docs/library.md: every program on the page runs as written (js and cjs with node, ts with tsx), importing the
-// built package by its name, against the emulator; each `// → …` comment is a line it prints, in order.
+// docs/library.md and the README: every program on the pages runs as written (js and cjs with node, ts with
+// tsx), importing the built package by its name, against the emulator; each `// → …` comment is a line it
+// prints, in order.
 const ROOT = resolve(import.meta.dirname, '..', '..');
-const PAGE = readFileSync(join(ROOT, 'docs', 'library.md'), 'utf8');
+const programsOf = (page: string) =>
+  [...readFileSync(join(ROOT, page), 'utf8').matchAll(/```(js|cjs|ts)\n([\s\S]*?)```/g)].map((m) => ({ page, lang: m[1]!, code: m[2]! }));
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
-const blocks = [...PAGE.matchAll(/```(js|cjs|ts)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1]!, code: m[2]! }));
+const blocks = ['docs/library.md', 'README.md'].flatMap(programsOf);
 
 let t: CliEnv;
 let work: string;
@@ -47,17 +49,18 @@ function unprinted(code: string, stdout: string): string[] {
   return missing;
 }
 
-it('every program of docs/library.md runs as written and prints what its comments say', async () => {
-  expect(blocks.length).toBeGreaterThanOrEqual(8);
+it('every program of docs/library.md and the README runs as written and prints what its comments say', async () => {
+  expect(blocks.filter((b) => b.page === 'README.md').length).toBeGreaterThanOrEqual(1);
+  expect(blocks.length).toBeGreaterThanOrEqual(9);
   const failures: string[] = [];
-  for (const [i, { lang, code }] of blocks.entries()) {
+  for (const [i, { page, lang, code }] of blocks.entries()) {
     // Inside the package, so that its name resolves to itself (as it does where it is installed).
     const file = join(ROOT, `.library-example-${process.pid}-${i}.${{ ts: 'mts', cjs: 'cjs' }[lang] ?? 'mjs'}`);
     writeFileSync(file, code);
     try {
       const r = await runProgram(file, lang);
       const missing = unprinted(code, r.stdout);
-      if (r.code !== 0 || missing.length) failures.push(`example ${i + 1} (${code.split('\n').find((l) => l.includes('router-cli'))}): exit ${r.code}, missing ${JSON.stringify(missing)}\n${r.stdout}${r.stderr}`);
+      if (r.code !== 0 || missing.length) failures.push(`${page} example ${i + 1} (${code.split('\n').find((l) => l.includes('router-cli'))}): exit ${r.code}, missing ${JSON.stringify(missing)}\n${r.stdout}${r.stderr}`);
     } finally {
       rmSync(file, { force: true });
     }
