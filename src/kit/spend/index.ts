@@ -1,5 +1,5 @@
 /** The spend guard, budgets and holds, the ledger and cost bounds: `router-cli/kit`'s part for money. */
-export { SpendGuard, type SpendGuardOptions, type SpendCall, type SpendEvents, type Checked, type Cap } from './spend-guard.js';
+export { SpendGuard, PROGRAM_WORDS, type SpendGuardOptions, type SpendWords, type SpendCall, type SpendEvents, type Checked, type Cap } from './spend-guard.js';
 export { SpendError, BudgetReached, CostCapExceeded, CostUnbounded, BudgetUnkept, BudgetBusy, InvalidAmount, type SpendErrorCode, type Budget, type BudgetName } from './errors.js';
 export { budgetsFor, budgetLimits, spentBy, usdAmount, type BudgetSettings, type Spent } from './budget.js';
 export { BudgetHold, withBudgetLock, heldByOthers, type Held } from './budget-hold.js';
