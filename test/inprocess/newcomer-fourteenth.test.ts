@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { RouterClient } from '../../src/client/index.js';
-import { BudgetReached, budgetLimits, chatModel, CostCapExceeded, serviceListPrices, SpendGuard, ToolSet, toolEnv, ToolSourceError } from '../../src/kit/index.js';
+import { BudgetReached, budgetLimits, chatModel, CostCapExceeded, KitError, serviceListPrices, SpendGuard, ToolSet, toolEnv, ToolSourceError } from '../../src/kit/index.js';
 import { emulatorPerFile } from '../support/inprocess-env.js';
 
 // Issue 46, round 14: a programmer using router-cli as a library. What its errors say names the
@@ -57,4 +57,12 @@ it("an MCP server that does not answer a prompt's call in time: the error names 
   } finally {
     await tools.close();
   }
+});
+
+it('a ToolSourceError is a KitError, as the kit errors table says: one instanceof catches them all', async () => {
+  const err = await ToolSet.open({ mcp: [`'${process.execPath}' -e 'process.exit(3)'`], env: toolEnv(process.env) }).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(ToolSourceError);
+  // Was an Error only: `instanceof KitError` missed the failures of MCP servers.
+  expect(err).toBeInstanceOf(KitError);
+  expect(err).toMatchObject({ name: 'ToolSourceError', code: 'start', kind: 'start' });
 });
