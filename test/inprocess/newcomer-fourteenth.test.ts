@@ -66,3 +66,14 @@ it('a ToolSourceError is a KitError, as the kit errors table says: one instanceo
   expect(err).toBeInstanceOf(KitError);
   expect(err).toMatchObject({ name: 'ToolSourceError', code: 'start', kind: 'start' });
 });
+
+it('a budget not reached but with less left than a call may cost: a CostCapExceeded naming the budget, as docs/library.md says', async () => {
+  writeFileSync(join(stateDir, 'usage.jsonl'), `${JSON.stringify({ time: new Date().toISOString(), profile: 'my-app', command: 'my-app', endpoint: '/v1/chat/completions', cost: 0.49999 })}\n`);
+  const guard = new SpendGuard({ prices: serviceListPrices(client), env: { ROUTER_STATE_DIR: stateDir }, budgets: budgetLimits({ profile: 'my-app', daily: 0.5 }) });
+  const before = chats();
+  const err = await chatModel(client, 'local/echo').prompt('hi', { guard }).catch((e: unknown) => e);
+  guard.release();
+  expect(err).toBeInstanceOf(CostCapExceeded);
+  expect((err as CostCapExceeded).cap.name).toBe('what is left of daily_budget ($0.000010, budgets.daily)');
+  expect(chats()).toBe(before);
+});
