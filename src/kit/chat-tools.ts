@@ -70,7 +70,7 @@ export async function chatWithTools(client: RouterClient, request: ChatCompletio
     if (round > maxRounds) throw new ToolCallsError('max_rounds', calls, `${maxRounds} rounds of tool calls reached`);
     const outcomes: CallOutcome[] = [];
     for (const call of calls) {
-      const outcome = await runToolCall(tools, call, { signal, timeoutMs: opts.timeoutMs, budget: results, approve: opts.approve, secrets: credentialsOf(client.core) });
+      const outcome = await runToolCall(tools, call, { signal, timeoutMs: opts.timeoutMs, timeoutName: 'timeoutMs', budget: results, approve: opts.approve, secrets: credentialsOf(client.core) });
       opts.on?.call?.(call, outcome);
       outcomes.push(outcome);
     }

@@ -1,6 +1,6 @@
 /** `router-cli/kit`: the features as a library: models, conversations, attachments, schemas, tools and MCP servers (no terminal IO, no exit codes). */
 export { ToolSourceError, functionTool, type Tool, type ToolResult, type ToolImage, type ToolCallInfo } from './tool.js';
-export { commandTool, runCommand, MAX_RESULT_BYTES } from './command-tool.js';
+export { commandTool, runCommand, MAX_RESULT_BYTES, type CommandRun } from './command-tool.js';
 export { toolEnv } from './tool-env.js';
 export * from './spend/index.js';
 export { chatWithTools, type ChatToolsOptions, type ChatToolsResult } from './chat-tools.js';

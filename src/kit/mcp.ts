@@ -186,7 +186,7 @@ export async function connectMcp(spec: string, opts: McpOptions): Promise<McpSer
         }
         if (signal.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError') {
           await closeAll();
-          throw new ToolSourceError(`MCP server ${name} did not answer a call of ${t.name} in time (${call?.timeoutName ?? '--tool-timeout'}${call?.timeoutMs === undefined ? '' : ` ${call.timeoutMs / 1000}s`})`, 'hung');
+          throw new ToolSourceError(`MCP server ${name} did not answer a call of ${t.name} in time (${call?.timeoutName ?? 'the timeout'}${call?.timeoutMs === undefined ? '' : ` ${call.timeoutMs / 1000}s`})`, 'hung');
         }
         if (signal.aborted) throw signal.reason;
         return { ok: false, text: `the MCP server refused the call: ${err instanceof Error ? err.message : String(err)}` };

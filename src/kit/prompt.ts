@@ -146,7 +146,7 @@ async function ask(client: RouterClient, model: string, sent: ChatMessage[], pro
     }
     const outcomes: CallOutcome[] = [];
     for (const call of calls) {
-      const outcome = await runToolCall(set!.tools, call, { signal, timeoutMs: opts.toolTimeoutMs ?? 300_000, budget, approve: opts.approve, secrets: credentialsOf(client.core) });
+      const outcome = await runToolCall(set!.tools, call, { signal, timeoutMs: opts.toolTimeoutMs ?? 300_000, timeoutName: 'toolTimeoutMs', budget, approve: opts.approve, secrets: credentialsOf(client.core) });
       toolCalls.push({ call, outcome });
       opts.onToolCall?.(call, outcome);
       outcomes.push(outcome);

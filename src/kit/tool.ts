@@ -4,6 +4,7 @@
  */
 
 import { untilAborted } from '../internal/abort-fanout.js';
+import { KitError } from './errors.js';
 
 /** An image a tool answered with (base64), passed on to the model where the API takes it. */
 export interface ToolImage {
@@ -47,20 +48,11 @@ export interface Tool {
   run(args: Record<string, unknown>, signal: AbortSignal, call?: ToolCallInfo): Promise<ToolResult | string>;
 }
 
-/** What went wrong with a source of tools (not with one call): the loop cannot go on. */
-export class ToolSourceError extends Error {
-  constructor(
-    message: string,
-    /** `start`: did not start or list its tools; `ended`: ended during a call; `hung`: no answer in time; `invalid`: a tools file or name clash. */
-    readonly kind: 'start' | 'ended' | 'hung' | 'invalid',
-  ) {
-    super(message);
-    this.name = 'ToolSourceError';
-  }
-
-  /** The kind, as the other errors of the kit name theirs. */
-  get code(): ToolSourceError['kind'] {
-    return this.kind;
+/** What went wrong with a source of tools (not with one call): the loop cannot go on. `start`: did not start or list its tools; `ended`: ended during a call; `hung`: no answer in time; `invalid`: a tools file or name clash. */
+export class ToolSourceError extends KitError<'start' | 'ended' | 'hung' | 'invalid'> {
+  /** The code, by the name it had first. */
+  get kind(): ToolSourceError['code'] {
+    return this.code;
   }
 }
 

@@ -32,7 +32,12 @@ const r = await chatModel(client, 'local/tools').prompt('call year', { tools, gu
 seen.push(r.toolCalls.map((c) => c.call.name).join());
 await tools.close();
 writeFileSync('host-requests.jsonl', JSON.stringify({ custom_id: 'one', body: { messages: [{ role: 'user', content: 'first' }] } }) + '\\n');
-seen.push((await runJob(client, { input: 'host-requests.jsonl', model: 'local/echo', fresh: true, interval: 0.05 })).failed);
+// While the job's lock is held: the listeners added to the program's process, as docs/library.md says (one 'exit').
+const listeners = EVENTS.map((e) => process.listenerCount(e));
+const added = new Set();
+const progress = () => added.add(EVENTS.map((e, i) => process.listenerCount(e) - listeners[i]).join());
+seen.push((await runJob(client, { input: 'host-requests.jsonl', model: 'local/echo', fresh: true, interval: 0.05, on: { started: progress, submitted: progress } })).failed);
+seen.push([...added]);
 const caught = async (fn) => fn().then(() => 'no error', (e) => e);
 seen.push((await caught(() => new RouterClient({ apiKey: 'sk-not-a-key', apiRoot: process.env.ROUTER_API_ROOT }).key.get())) instanceof APIError);
 seen.push((await caught(() => new RouterClient({ apiRoot: 'http://127.0.0.1:9/api', maxRetries: 0 }).models.list())) instanceof ConnectionError);
@@ -66,7 +71,7 @@ it('a program using the library keeps its flags, listeners, globals and output, 
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as { seen: unknown[]; written: string[]; importChanged: boolean; useChanged: boolean; before: string; afterUse: string };
-    expect(report.seen).toEqual(['year', 0, true, true, true, true]);
+    expect(report.seen).toEqual(['year', 0, ['1,0,0,0,0,0,0'], true, true, true, true]);
     expect(report.written).toEqual([]);
     expect(report.importChanged).toBe(false);
     expect(report.afterUse).toBe(report.before);

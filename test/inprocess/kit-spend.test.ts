@@ -91,7 +91,7 @@ describe('a cost cap over the kit tool loop', () => {
     const e = err as CostCapExceeded;
     expect(e.code).toBe('cost_cap_exceeded');
     expect(e.bound).toBeGreaterThan(e.cap.usd);
-    expect(e.message).toMatch(/^this call could cost up to \$0\.2\d+, over --max-cost \$0\.01, less the \$0\.0000\d+ this command already spent: not even one completion token fits/);
+    expect(e.message).toMatch(/^this call could cost up to \$0\.2\d+, over maxCost \$0\.01, less the \$0\.0000\d+ this guard's calls already spent: not even one completion token fits/);
     // The first round was sent; the second, with the long result, was not.
     expect(chats().length).toBe(before + 1);
   });

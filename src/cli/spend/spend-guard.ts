@@ -59,6 +59,7 @@ export function spendGuard(ctx: RunContext<SpendOptions>, { client, settings }: 
     estimate: !!opts.dryRun,
     signal: ctx.signal,
     newHold: (env, profile, usd) => new BudgetHold(env, profile, usd),
+    words: { maxCost: '--max-cost', ignoreBudget: '--ignore-budget', spender: 'this command' },
     on: {
       lowered: (tokens, cap) => {
         if (seen) seen.cap = cap;

@@ -133,8 +133,8 @@ export async function budgetsFor(env: NodeJS.ProcessEnv, settings: BudgetSetting
 }
 
 /** The line of a budget that is used up. */
-export function reachedLine(b: Budget, kept = 0): string {
+export function reachedLine(b: Budget, kept = 0, ignoreBudget = '--ignore-budget'): string {
   const period = b.name === 'daily_budget' ? 'today' : 'this month';
   const held = kept > 0 ? ` and ${usd(kept)} held by batches not yet seen ended or calls the ledger could not take` : '';
-  return `${b.name} of ${usdWritten(b.limit)} reached (${b.from}): ${usd(b.spent)} spent ${period} (UTC)${held}; it resets at ${b.resets.toISOString()} (--ignore-budget for one call)`;
+  return `${b.name} of ${usdWritten(b.limit)} reached (${b.from}): ${usd(b.spent)} spent ${period} (UTC)${held}; it resets at ${b.resets.toISOString()} (${ignoreBudget} for one call)`;
 }

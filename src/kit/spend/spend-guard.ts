@@ -65,7 +65,19 @@ export interface SpendGuardOptions {
   on?: SpendEvents;
   /** Makes the holds (the CLI's also go at the process's exit). */
   newHold?: (env: NodeJS.ProcessEnv, profile: string, usd: number) => BudgetHold;
+  /** How refusals name what was set: the program's options by default, the CLI's flags from the CLI. */
+  words?: SpendWords;
 }
+
+/** The names a refusal gives the cap, the way past a budget, and whose calls spent what is taken off the cap. */
+export interface SpendWords {
+  maxCost: string;
+  ignoreBudget: string;
+  spender: string;
+}
+
+/** A program's words: the options it gave the guard. */
+export const PROGRAM_WORDS: SpendWords = { maxCost: 'maxCost', ignoreBudget: 'ignoreBudget: true', spender: "this guard's calls" };
 
 /** A bound at the kept prices this near the cap (a share of it) is checked again at fresh prices. */
 const NEAR_LINE = 0.5;
@@ -75,12 +87,14 @@ export class HeldBack extends Error {}
 
 export class SpendGuard {
   private readonly env: NodeJS.ProcessEnv;
+  private readonly words: SpendWords;
   private first?: Checked;
   /** What the calls checked so far cost (their reported cost, else their bound). */
   spent = 0;
 
   constructor(readonly opts: SpendGuardOptions) {
     this.env = opts.env ?? process.env;
+    this.words = opts.words ?? PROGRAM_WORDS;
   }
 
   /** Whether the calls hold what they may cost against the budgets while they run. */
@@ -136,7 +150,7 @@ export class SpendGuard {
     if (!cap || !prices) return;
     const again = async (held?: Held) => {
       // Under a budget the ledger has the earlier calls by now: the budgets are read again, beside the holds of other calls.
-      const left = held ? (await this.cap(held, spent))! : { usd: cap.usd - spent, name: `${cap.name}, less the ${usd(spent)} this command already spent` };
+      const left = held ? (await this.cap(held, spent))! : { usd: cap.usd - spent, name: `${cap.name}, ${this.spentOff(spent)}` };
       this.fit(call, prices, left);
       checked.bound = worstBound(prices, sizeOf(call)).bound;
       return checked;
@@ -170,7 +184,7 @@ export class SpendGuard {
   async cap(held?: Held, spent = 0): Promise<Cap | undefined> {
     const { maxCost, budgets: settings, ignoreBudget } = this.opts;
     const caps: Cap[] = [];
-    if (maxCost !== undefined) caps.push({ usd: maxCost - spent, name: `--max-cost ${usdWritten(maxCost)}${spent ? `, less the ${usd(spent)} this command already spent` : ''}` });
+    if (maxCost !== undefined) caps.push({ usd: maxCost - spent, name: `${this.words.maxCost} ${usdWritten(maxCost)}${spent ? `, ${this.spentOff(spent)}` : ''}` });
     if (!ignoreBudget && settings) {
       const budgets = await budgetsFor(this.env, settings, { signal: this.opts.signal });
       if (budgets.length && this.opts.recorded === false) this.opts.on?.unkept?.(budgets.map((b) => b.name));
@@ -179,8 +193,8 @@ export class SpendGuard {
       for (const b of budgets) {
         if (b.spent + kept >= b.limit) {
           // A dry run sends nothing: it shows the call, and says the budget would refuse it.
-          if (!this.opts.estimate) throw new BudgetReached(reachedLine(b, kept), b);
-          this.opts.on?.reached?.(reachedLine(b, kept));
+          if (!this.opts.estimate) throw new BudgetReached(reachedLine(b, kept, this.words.ignoreBudget), b);
+          this.opts.on?.reached?.(reachedLine(b, kept, this.words.ignoreBudget));
           continue;
         }
         const left = b.limit - b.spent - kept;
@@ -195,6 +209,10 @@ export class SpendGuard {
       }
     }
     return caps.reduce<Cap | undefined>((low, c) => (!low || c.usd < low.usd ? c : low), undefined);
+  }
+
+  private spentOff(spent: number): string {
+    return `less the ${usd(spent)} ${this.words.spender} already spent`;
   }
 
   /**
