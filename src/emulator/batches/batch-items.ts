@@ -7,6 +7,8 @@ import { planEmbeddings } from '../resources/embeddings.js';
 import { planResponses } from '../resources/responses.js';
 import { atBatchPrice, bad, itemCharge, type Body } from './batch-rules.js';
 import { generationData } from '../resources/generations.js';
+import { keepBatchContent } from '../resources/generation-content.js';
+import { reasoningOf } from '../models/responses-reasoning.js';
 import type { Store } from '../state/store-api.js';
 import type { BatchGateway } from '../providers/types.js';
 
@@ -124,9 +126,10 @@ function batchTier(body: Body, usage: Body, upstream: boolean): string {
  * Keeps a batch request's answer as a generation, found at `GET /v1/generation?id=` by the id its
  * body carries (a chat result's `gen-batch-…`), as the service keeps a batch's generations: its
  * model and provider, its tokens, what it is charged at the batch price, no session (a batch's
- * generations are not grouped by one). A failed request, or a body without an id, is not kept.
+ * generations are not grouped by one), and its content for `GET /v1/generation/content` (the service
+ * keeps a batch's inputs and results). A failed request, or a body without an id, is not kept.
  */
-export function keepBatchGeneration(store: Store, record: BatchRecord, item: Body, served: BatchServed & { startedAt: number }, upstream: boolean): void {
+export function keepBatchGeneration(store: Store, record: BatchRecord, asked: Body, item: Body, served: BatchServed & { startedAt: number }, upstream: boolean): void {
   const response = item.response as { body?: Body; request_id?: unknown } | undefined;
   const body = response?.body;
   if (item.error || !body || typeof body.id !== 'string' || !body.id) return;
@@ -154,4 +157,18 @@ export function keepBatchGeneration(store: Store, record: BatchRecord, item: Bod
     { origin: '', userAgent: null, referer: null, requestId: typeof response?.request_id === 'string' ? response.request_id : '' },
   );
   store.keepGeneration(body.id, { workspace: record.workspace, key: record.key_hash, data, batch: record.id });
+  const said = answerSaid(body);
+  keepBatchContent(store, record.workspace, body.id, itemBody(record, asked), said.completion, said.reasoning);
+}
+
+/** A batch answer's text and reasoning, as generation content keeps them: chat's message, a Responses answer's output, a messages answer's text blocks. */
+function answerSaid(body: Body): { completion: string | null; reasoning: string | null } {
+  const message = ((Array.isArray(body.choices) ? body.choices[0] : undefined) as Body | undefined)?.message as Body | undefined;
+  if (message) return { completion: message.content == null ? null : textOf(message.content), reasoning: typeof message.reasoning === 'string' ? message.reasoning : null };
+  if (Array.isArray(body.output)) {
+    const parts = (body.output as Body[]).filter((item) => item?.type === 'message').flatMap((item) => (Array.isArray(item.content) ? (item.content as Body[]) : []));
+    return { completion: typeof body.output_text === 'string' ? body.output_text : textOf(parts), reasoning: reasoningOf(body) };
+  }
+  if (body.type === 'message' && Array.isArray(body.content)) return { completion: textOf(body.content), reasoning: null };
+  return { completion: null, reasoning: null };
 }

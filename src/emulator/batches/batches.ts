@@ -250,7 +250,7 @@ export class BatchEngine {
           const item = await executeItem(record, req.custom_id, req.body, this.now(), this.opts.gateway, served);
           if (this.stopped) return false; // its upstream was let go: the item may be that failure; a restart asks again
           writer.append(item);
-          keepBatchGeneration(this.state, record, item, served, !!this.opts.gateway?.serves(record.model, record.endpoint));
+          keepBatchGeneration(this.state, record, req.body, item, served, !!this.opts.gateway?.serves(record.model, record.endpoint));
           answered.set(req.custom_id, item);
           credits?.settle(req.custom_id, item);
           countItem(record, item, usage);
