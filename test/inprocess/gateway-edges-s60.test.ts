@@ -1,9 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions, type Flavor } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
+import { round } from '../../src/emulator/models/models.js';
+import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { SETTLE } from '../support/until.js';
 
 // The gateway's edges left at stop 59, each over real HTTP to an in-process `router serve`.
 let dir: string;
@@ -60,5 +63,70 @@ describe.each(['spec', 'deployed'] as const)('a batch result’s content (%s)', 
       expect(content.status, endpoint).toBe(200);
       expect(content.body.data.output.completion, endpoint).toBe(endpoint === '/v1/responses' ? result.output_text : result.content[0].text);
     }
+  });
+});
+
+describe('a hang-up on a gateway model without prices, before the upstream’s usage came', () => {
+  // Before: charged $0 whatever the upstream had charged for its answers (the model is listed at 0).
+  // Now: at the per-token prices the upstream's last answer reported (its cost_details over its tokens);
+  // with none reported yet, nothing is known: $0, the generation kept with its tokens.
+  const PROMPT = 2e-6;
+  const COMPLETION = 3e-5;
+  const SENT = 4;
+  let answered = 0;
+  const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) => `data: ${JSON.stringify({ id: `gen-up-${answered}`, object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: null }], ...extra })}\n\n`;
+  let upstream: LocalUpstream;
+  let gateway: Emulator;
+
+  beforeAll(async () => {
+    upstream = await localUpstream((_req, res, body) => {
+      answered++;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(chunk({ role: 'assistant' }));
+      for (let i = 0; i < SENT; i++) res.write(chunk({ content: `word${i} ` }));
+      if ((body.messages as { content: string }[])[0]!.content !== 'whole') return; // then nothing: the caller hangs up
+      const usage = { prompt_tokens: 10, completion_tokens: SENT, total_tokens: 10 + SENT, cost: 10 * PROMPT + SENT * COMPLETION, cost_details: { upstream_inference_cost: null, upstream_inference_prompt_cost: 10 * PROMPT, upstream_inference_completions_cost: SENT * COMPLETION } };
+      res.end(`${chunk({}, { choices: [], usage })}data: [DONE]\n\n`);
+    });
+    const yaml = `providers:\n  - { name: up, base_url: "${upstream.baseUrl}", models: { test/unpriced: m, test/other: m } }\n`;
+    gateway = await emulator('unpriced-hang-up', { gateway: { config: parseProviders(yaml, {}) } });
+  });
+
+  afterAll(async () => {
+    await upstream?.close();
+  });
+
+  async function hangUp(ws: string, model: string): Promise<{ key: string; id: string }> {
+    const { managementKey: key } = gateway.store.createWorkspace(ws, 1);
+    const caller = new AbortController();
+    const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', signal: caller.signal, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'part' }] }) });
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!text.includes(`word${SENT - 1}`)) text += Buffer.from((await reader.read()).value!).toString();
+    caller.abort();
+    return { key, id: /"id":"(gen-up-\d+)"/.exec(text)![1]! };
+  }
+
+  const generation = (key: string, id: string) =>
+    vi.waitFor(async () => {
+      const got = await call(gateway, `/v1/generation?id=${id}`, undefined, key);
+      expect(got.status).toBe(200);
+      return got.body.data;
+    }, SETTLE);
+
+  it('nothing reported yet: nothing charged, the generation kept as cancelled with the tokens relayed', async () => {
+    const { key, id } = await hangUp('unpriced-first', 'test/other');
+    // "user: part" is 3 tokens as the emulator counts; SENT words of one token each.
+    expect(await generation(key, id)).toMatchObject({ cancelled: true, tokens_prompt: 3, tokens_completion: SENT, total_cost: 0 });
+    expect(gateway.store.balance('unpriced-first')).toBe(1);
+  });
+
+  it('after an answer whose usage reported its cost: the prompt and the tokens relayed at the prices it reported', async () => {
+    const whole = await fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${gateway.store.firstKeys().apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/unpriced', stream: true, messages: [{ role: 'user', content: 'whole' }] }) });
+    expect(await whole.text()).toContain('"upstream_inference_prompt_cost"');
+    const { key, id } = await hangUp('unpriced-cut', 'test/unpriced');
+    const owed = round(round(3 * PROMPT) + round(SENT * COMPLETION));
+    await vi.waitFor(() => expect(gateway.store.balance('unpriced-cut')).toBeCloseTo(1 - owed, 10), SETTLE);
+    expect(await generation(key, id)).toMatchObject({ cancelled: true, tokens_prompt: 3, tokens_completion: SENT, total_cost: owed });
   });
 });

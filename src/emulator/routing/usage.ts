@@ -29,8 +29,31 @@ export function priceUsage(usage: unknown, c: Candidate): number {
       : { upstream_inference_cost: null, upstream_inference_prompt_cost: prompt, upstream_inference_completions_cost: completion };
   } else {
     cost = typeof u.cost === 'number' && Number.isFinite(u.cost) && u.cost > 0 ? round(u.cost) : 0;
+    if (cost > 0) learnPrices(u, c);
   }
   u.cost = cost;
   u.is_byok = false;
   return cost;
+}
+
+/** A per-token price from a cost and its tokens: undefined unless both are positive finite numbers. */
+function perToken(cost: unknown, count: unknown): number | undefined {
+  if (typeof cost !== 'number' || !(cost >= 0) || !Number.isFinite(cost)) return undefined;
+  const n = tokens(count);
+  return n > 0 ? cost / n : undefined;
+}
+
+/**
+ * Keeps the prices an unpriced model's upstream charged its answer at, from the split its
+ * `cost_details` gives (an OpenRouter-shaped upstream's, another `router serve`'s): a hang-up before
+ * the next answer's usage came is charged at them (hang-up.ts) instead of nothing. An answer without
+ * the split (or without tokens on a side) teaches nothing.
+ */
+function learnPrices(u: Body, c: Candidate): void {
+  const details = u.cost_details as Body | undefined;
+  if (!details || typeof details !== 'object') return;
+  const responses = u.input_tokens !== undefined && u.prompt_tokens === undefined;
+  const prompt = perToken(details.upstream_inference_prompt_cost ?? details.upstream_inference_input_cost, responses ? u.input_tokens : u.prompt_tokens);
+  const completion = perToken(details.upstream_inference_completions_cost ?? details.upstream_inference_output_cost, responses ? u.output_tokens : u.completion_tokens);
+  if (prompt !== undefined && completion !== undefined) c.model.reported = { prompt, completion };
 }
