@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions, type Flavor } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { round } from '../../src/emulator/models/models.js';
-import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+import { deadPort, localUpstream, type LocalUpstream } from '../support/upstreams.js';
 import { SETTLE } from '../support/until.js';
 
 // The gateway's edges left at stop 59, each over real HTTP to an in-process `router serve`.
@@ -128,5 +128,48 @@ describe('a hang-up on a gateway model without prices, before the upstream’s u
     const owed = round(round(3 * PROMPT) + round(SENT * COMPLETION));
     await vi.waitFor(() => expect(gateway.store.balance('unpriced-cut')).toBeCloseTo(1 - owed, 10), SETTLE);
     expect(await generation(key, id)).toMatchObject({ cancelled: true, tokens_prompt: 3, tokens_completion: SENT, total_cost: owed });
+  });
+});
+
+describe('a cassette recorded before stop 59 holding a provider’s 402', () => {
+  // A provider's 402 is the gateway's own account at it out of credits: passed over live since stop 59.
+  // A cassette recorded before kept it as an answer, and replay relayed it as the caller's 402 ("Insufficient
+  // credits" of the gateway's account). Now its take is a failure passed over, then the next provider's take.
+  it('replays as that provider passed over: the next provider’s answer, the 402 named in router_metadata', async () => {
+    const answer = (content: string) => ({ id: `gen-${content}`, object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+    const busy = await localUpstream((_req, res) => {
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 503, message: 'busy' } }));
+    });
+    const other = await localUpstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(answer('from b')));
+    });
+    const cassettes = join(dir, 'cassettes-402');
+    const config = (a: string, b: string) => parseProviders(`providers:\n  - { name: a, base_url: "${a}", models: { t/m: m } }\n  - { name: b, base_url: "${b}", models: { t/m: m } }\n`, {});
+    const ask = async (e: Emulator) => {
+      const res = await fetch(`${e.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${e.store.firstKeys().apiKey}`, 'content-type': 'application/json', 'x-router-metadata': 'enabled' }, body: JSON.stringify({ model: 't/m', provider: { order: ['a', 'b'] }, messages: [{ role: 'user', content: 'hi' }] }) });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const recorder = await emulator('record-402', { gateway: { config: config(busy.baseUrl, other.baseUrl), cassettes: { dir: cassettes, mode: 'record' } } });
+    expect((await ask(recorder)).body.choices[0].message.content).toBe('from b');
+    await recorder.close();
+    started.splice(started.indexOf(recorder), 1);
+    await Promise.all([busy.close(), other.close()]);
+    // Provider a's take as a build before stop 59 recorded a 402: an answer, no `failure`.
+    const files = readdirSync(cassettes).filter((f) => JSON.parse(readFileSync(join(cassettes, f), 'utf8')).provider === 'a');
+    expect(files).toHaveLength(1);
+    const old = JSON.parse(readFileSync(join(cassettes, files[0]!), 'utf8'));
+    delete old.response.failure;
+    old.response = { ...old.response, status: 402, headers: { 'content-type': 'application/json' }, body: { error: { code: 402, message: 'Insufficient credits: this request costs $3.86, the balance is $1.63' } } };
+    writeFileSync(join(cassettes, files[0]!), JSON.stringify(old, null, 2));
+
+    const dead = `http://127.0.0.1:${await deadPort()}/v1`;
+    const player = await emulator('replay-402', { gateway: { config: config(dead, dead), cassettes: { dir: cassettes, mode: 'replay', timing: 0 } } });
+    const replayed = await ask(player);
+    // Before: 402 "Insufficient credits: this request costs $3.86, the balance is $1.63".
+    expect(replayed.status, JSON.stringify(replayed.body)).toBe(200);
+    expect(replayed.body.choices[0].message.content).toBe('from b');
+    expect(JSON.stringify(replayed.body.router_metadata)).toContain('402');
   });
 });
