@@ -173,3 +173,26 @@ describe('a cassette recorded before stop 59 holding a provider’s 402', () => 
     expect(JSON.stringify(replayed.body.router_metadata)).toContain('402');
   });
 });
+
+describe('a models (fallback) list longer than the service takes', () => {
+  // The spec and the OpenAPI give `models` no bound; the service answers more than 3 with a 400 "'models'
+  // array must have 3 items or fewer.". Before: any length, each id an attempt and a line of router_metadata.
+  it('is a 400 naming the bound, on the fake models and the gateway, chat and Responses; 3 are taken', async () => {
+    const upstream = await emulator('models-bound-upstream');
+    const yaml = `providers:\n  - { name: up, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, responses: true, models: { test/m: local/echo } }\n`;
+    const gateway = await emulator('models-bound-gateway', { gateway: { config: parseProviders(yaml, { UP_KEY: upstream.store.firstKeys().apiKey }) } });
+    const many = Array.from({ length: 500 }, (_, i) => `nobody/model-${i}`);
+    for (const [model, path, asked] of [
+      ['local/echo', '/v1/chat/completions', { messages: [{ role: 'user', content: 'hi' }] }],
+      ['test/m', '/v1/chat/completions', { messages: [{ role: 'user', content: 'hi' }] }],
+      ['local/echo', '/v1/responses', { input: 'hi' }],
+      ['test/m', '/v1/responses', { input: 'hi' }],
+    ] as const) {
+      const refused = await call(gateway, path, { model, models: [model, ...many.slice(0, 3)], ...asked });
+      expect(refused.status, `${model} ${path}: ${JSON.stringify(refused.body).slice(0, 300)}`).toBe(400);
+      expect(refused.body.error.message).toContain("'models' array must have 3 items or fewer");
+      const taken = await call(gateway, path, { model, models: [model, ...many.slice(0, 2)], ...asked });
+      expect(taken.status, `${model} ${path}: ${JSON.stringify(taken.body).slice(0, 300)}`).toBe(200);
+    }
+  });
+});

@@ -1,6 +1,7 @@
 import { HttpError, type Ctx } from '../http/http.js';
 import { chargeable } from '../state/billing.js';
 import { validateChat } from '../resources/chat.js';
+import { checkModelsList } from '../http/validate.js';
 import { listedModel } from '../resources/model-list.js';
 import { MODELS } from '../models/models.js';
 import { Serialized } from '../http/serialized.js';
@@ -208,6 +209,7 @@ export class Gateway {
 
   /** `POST /v1/responses` through the upstreams that have it, streamed or not, in turn as chat's. */
   async respond(ctx: Ctx, body: Body): Promise<void> {
+    checkModelsList(body);
     const session = ctx.sessionId(body);
     const asked: Asked = { startedAt: ctx.store.now(), user: body.safety_identifier ?? body.user, sessionId: session, keepsContent: true };
     const stream = body.stream === true;
