@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions, type Flavor } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { round } from '../../src/emulator/models/models.js';
+import { decimal } from '../../src/internal/decimal.js';
 import { deadPort, localUpstream, type LocalUpstream } from '../support/upstreams.js';
 import { SETTLE } from '../support/until.js';
 
@@ -194,5 +195,32 @@ describe('a models (fallback) list longer than the service takes', () => {
       const taken = await call(gateway, path, { model, models: [model, ...many.slice(0, 2)], ...asked });
       expect(taken.status, `${model} ${path}: ${JSON.stringify(taken.body).slice(0, 300)}`).toBe(200);
     }
+  });
+});
+
+describe('a batch over providers stopped by the credits', () => {
+  // Before: "Insufficient credits: the batch stopped after 3 of 10 requests; …", no amounts, where every
+  // other 402 (billing.ts) says what the request costs and the balance.
+  it('names what its next request may cost and the balance, in the other 402s’ words', async () => {
+    const PRICE = 0.001;
+    const HOLD = 4 * PRICE * 0.5;
+    const upstream = await emulator('batch-short-upstream');
+    const yaml = `batch_concurrency: 1\nproviders:\n  - { name: up, base_url: "${upstream.apiRoot}/v1", api_key_env: UP_KEY, models: { test/chat: local/lorem }, prices: { test/chat: { prompt: 0, completion: ${PRICE} } } }\n`;
+    const gateway = await emulator('batch-short-gateway', { gateway: { config: parseProviders(yaml, { UP_KEY: upstream.store.firstKeys().apiKey }) } });
+    const { apiKey } = gateway.store.createWorkspace('short', 3.5 * HOLD);
+    const requests = Array.from({ length: 10 }, (_, i) => ({ custom_id: `r${i}`, body: { max_tokens: 4, messages: [{ role: 'user', content: `tell me about ${i}` }] } }));
+    const created = await call(gateway, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'test/chat', completion_window: '24h', requests }, apiKey);
+    let seen = await call(gateway, `/v1/batches/${created.body.id}`, undefined, apiKey);
+    while (!['completed', 'failed'].includes(seen.body.status)) {
+      await new Promise((r) => setTimeout(r, 20));
+      seen = await call(gateway, `/v1/batches/${created.body.id}`, undefined, apiKey);
+    }
+    expect(seen.body.status).toBe('failed');
+    const balance = gateway.store.balance('short');
+    expect(balance).toBeLessThan(HOLD);
+    expect(seen.body.error).toEqual({
+      code: 402,
+      message: `Insufficient credits: the batch's next request may cost up to $${decimal(HOLD)}, the balance is $${decimal(balance)}: the batch stopped after 3 of 10 requests; the other 7 were not sent and are not charged (add credits and submit them again)`,
+    });
   });
 });
