@@ -224,3 +224,19 @@ describe('a batch over providers stopped by the credits', () => {
     });
   });
 });
+
+describe.each(['spec', 'deployed'] as const)('a fake model’s batch request that asked for a tier (%s)', (flavor) => {
+  // Before: the chat result's body said "priority" (the tier asked, said back) while its generation said
+  // "batch" and it was charged the batch price. A chat result's service_tier is "the service tier used by
+  // the upstream provider" (ChatResult, any string): `batch`, as its generation. A Responses body's tier list
+  // (ServiceTier) has no `batch`: it says none, not the tier asked.
+  it('says the batch tier in its chat body as its generation does; a Responses body says none', async () => {
+    const e = await emulator(`asked-tier-${flavor}`, { flavor });
+    const chat = (await runBatch(e, flavor, '/v1/chat/completions', 'local/echo', [{ service_tier: 'priority', messages: [{ role: 'user', content: 'fast please' }] }])).results[0].response.body;
+    expect(chat.service_tier).toBe('batch');
+    expect((await call(e, `/v1/generation?id=${chat.id}`)).body.data.service_tier).toBe(chat.service_tier);
+    const responses = (await runBatch(e, flavor, '/v1/responses', 'local/echo', [{ service_tier: 'priority', input: 'fast please' }])).results[0].response.body;
+    expect(responses.service_tier).toBeNull();
+    expect((await call(e, `/v1/generation?id=${responses.id}`)).body.data.service_tier).toBe('batch');
+  });
+});

@@ -34,11 +34,13 @@ export interface BatchServed {
 
 /**
  * A provider's chat answer under a `gen-batch-…` id, as a fake model's batch answer and the
- * service's carry (its own id kept in `served.upstreamId`, the generation's `upstream_id`).
+ * service's carry (its own id kept in `served.upstreamId`, the generation's `upstream_id`), on the
+ * tier it reports, else `batch`, as its generation says (batchTier). A chat result's `service_tier`
+ * is "the service tier used by the upstream provider", any string (ChatResult), unlike the request's list.
  */
 function batchChatId(answer: Body, served: BatchServed): Body {
   if (typeof answer.id === 'string' && answer.id) served.upstreamId = answer.id;
-  return { ...answer, id: genId('gen-batch') };
+  return { ...answer, id: genId('gen-batch'), service_tier: answer.service_tier ?? 'batch' };
 }
 
 /** Runs one request of a batch: a result item with the response, or with the error a request would get. */
@@ -52,14 +54,15 @@ export async function executeItem(record: BatchRecord, customId: string, rawBody
       response = await gateway.complete(body, record.endpoint, served);
       if (record.endpoint === '/v1/chat/completions') response = batchChatId(response, served);
     } else if (record.endpoint === '/v1/chat/completions') {
-      response = chatCompletion(body, planChat(body), created, { id: genId('gen-batch') });
+      response = { ...chatCompletion(body, planChat(body), created, { id: genId('gen-batch') }), service_tier: 'batch' };
     } else if (record.endpoint === '/v1/embeddings') {
       delete body.provider;
       response = (await planEmbeddings(body, { batch: true })).response;
     } else if (record.endpoint === '/v1/responses') {
       const plan = planResponses(body, created);
       served.provider = plan.routed.provider;
-      response = plan.result;
+      // Its tier's list (ServiceTier) has no `batch`, and the tier asked is not the one it ran on: none said.
+      response = { ...plan.result, service_tier: null };
     } else {
       response = messagesResult(body, created, served);
     }
@@ -113,8 +116,8 @@ const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v 
  * messages result's `usage.service_tier`), else `batch`. The service hands batches to its providers'
  * batch APIs at about half the price; the yaml's provider-reported tier (AnthropicServiceTier:
  * standard, priority, batch) names that tier `batch`, and the generation's `service_tier` is the one
- * "the upstream provider reported running this request on". A fake model's answer only says back the
- * tier its request asked for (a batch at half price is no `priority`): `batch`.
+ * "the upstream provider reported running this request on". A fake model's runs on `batch` (a batch
+ * at half price is no `priority`), as its chat answer says too (executeItem).
  */
 function batchTier(body: Body, usage: Body, upstream: boolean): string {
   if (!upstream) return 'batch';
