@@ -240,3 +240,39 @@ describe.each(['spec', 'deployed'] as const)('a fake model’s batch request tha
     expect((await call(e, `/v1/generation?id=${responses.id}`)).body.data.service_tier).toBe('batch');
   });
 });
+
+describe('a batch saved mid-run by a build whose results carried the list price', () => {
+  // Builds before stop 59 saved a result's usage.cost at the list price and charged half of it (its
+  // generation's total_cost). Driven on after a restart by this build, those results were re-counted at
+  // the list price: the batch's usage.cost (its charge) came to 1.5 times what its requests cost.
+  it('counts them at the batch price after the restart: usage.cost is half the list price of every request', async () => {
+    const e = await emulator('older-build', { batchDelayMs: 20 });
+    const requests = Array.from({ length: 4 }, (_, i) => ({ custom_id: `r${i}`, body: { messages: [{ role: 'user', content: `request number ${i} of four` }] } }));
+    const created = await call(e, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'local/echo', completion_window: '24h', requests });
+    const id = created.body.id as string;
+    await vi.waitFor(() => expect(e.batches.store.get(id)?.request_counts.completed ?? 0).toBeGreaterThanOrEqual(2), SETTLE);
+    e.batches.opts.delayMs = 600_000;
+    await e.close();
+    started.splice(started.indexOf(e), 1);
+    // The results as the older build wrote them: usage.cost (and cost_details) at the list price.
+    const file = join(dir, 'older-build', 'batches', id, 'results.jsonl');
+    const saved = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(saved.length).toBeGreaterThanOrEqual(2);
+    for (const item of saved) {
+      const u = item.response.body.usage;
+      u.cost *= 2;
+      for (const k of Object.keys(u.cost_details)) if (typeof u.cost_details[k] === 'number') u.cost_details[k] *= 2;
+    }
+    writeFileSync(file, saved.map((item) => `${JSON.stringify(item)}\n`).join(''));
+    const again = await emulator('older-build');
+    let seen = await call(again, `/v1/batches/${id}`);
+    while (seen.body.status !== 'completed') {
+      expect(seen.body.status).not.toBe('failed');
+      await new Promise((r) => setTimeout(r, 20));
+      seen = await call(again, `/v1/batches/${id}`);
+    }
+    const list = seen.body.results.reduce((n: number, r: any) => n + r.response.body.usage.prompt_tokens * 1e-6 + r.response.body.usage.completion_tokens * 2e-6, 0);
+    // Before: the saved results at their list price, the others at half (1.25 to 1.5 times this).
+    expect(seen.body.usage.cost).toBeCloseTo(list / 2, 10);
+  });
+});

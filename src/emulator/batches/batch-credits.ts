@@ -2,10 +2,10 @@ import { randomHex } from '../http/ids.js';
 import { errorBody } from '../http/http.js';
 import { round } from '../models/models.js';
 import { TERMINAL, type BatchRecord } from '../state/batch-store.js';
-import type { BatchStorage, ClockStore, CreditStore, KeyRecord, KeyStore } from '../state/store-api.js';
+import type { BatchStorage, ClockStore, CreditStore, GenerationStore, KeyRecord, KeyStore } from '../state/store-api.js';
 import { keyHash, limitRemaining } from '../state/key-usage.js';
 import type { BatchGateway } from '../providers/types.js';
-import { BATCH_DISCOUNT, itemCharge, type Body } from './batch-rules.js';
+import { asCharged, BATCH_DISCOUNT, itemCharge, type Body } from './batch-rules.js';
 import { itemBody } from './batch-items.js';
 import { creditsShort, heldOnKey, holdOnKey } from '../state/billing.js';
 import { decimal } from '../../internal/decimal.js';
@@ -138,10 +138,10 @@ const holdKey = (record: BatchRecord, customId: string) => `batch:${record.id}:$
  * request's at its item's charge, any other's at nothing. A key already settled moves nothing, so
  * a crash mid-way and a second pass are harmless; the record says so once it is done.
  */
-export async function releaseIfEnded(state: CreditStore & KeyCount & { batches: BatchStorage }, id: string, stopped: () => boolean): Promise<void> {
+export async function releaseIfEnded(state: CreditStore & KeyCount & Pick<GenerationStore, 'generation'> & { batches: BatchStorage }, id: string, stopped: () => boolean): Promise<void> {
   const record = state.batches.get(id);
   if (!record || stopped() || !owesRelease(record)) return;
-  const answered = new Map(state.batches.completedResults(id).map((r) => [r.custom_id as string, r]));
+  const answered = new Map(asCharged(state, state.batches.completedResults(id)).map((r) => [r.custom_id as string, r]));
   for await (const req of state.batches.requests(id)) {
     if (stopped()) return;
     const item = answered.get(req.custom_id);

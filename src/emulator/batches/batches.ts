@@ -3,7 +3,7 @@ import { HttpError } from '../http/http.js';
 import { TERMINAL, type BatchRecord, type BatchStatus } from '../state/batch-store.js';
 import type { BatchStorage, Store } from '../state/store-api.js';
 import { chargeable } from '../state/billing.js';
-import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, publicBatch, recount, chargeKey, settled } from './batch-rules.js';
+import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, asCharged, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, publicBatch, recount, chargeKey, settled } from './batch-rules.js';
 import { concurrencyOf, executeItem, keepBatchGeneration, type BatchServed } from './batch-items.js';
 import { countOnKey, creditsRanOut, HeldCredits, resultsOwed, keyHash, owesRelease, releaseIfEnded, releaseUnsent, sentCount, type Unsent } from './batch-credits.js';
 import { inPool } from './batch-pool.js';
@@ -155,7 +155,7 @@ export class BatchEngine {
    * none, so its usage is zero. The charge is keyed by batch id, as for a completed batch.
    */
   private settle(record: BatchRecord): void {
-    record.usage = finishUsage(recount(record, this.store.completedResults(record.id)));
+    record.usage = finishUsage(recount(record, asCharged(this.state, this.store.completedResults(record.id))));
     record.payment_due = this.charge(record);
   }
 
@@ -228,7 +228,7 @@ export class BatchEngine {
       this.transition(record, 'in_progress');
     }
     if (record.status === 'in_progress') {
-      const done = this.store.completedResults(id);
+      const done = asCharged(this.state, this.store.completedResults(id));
       const answered = new Map(done.map((r) => [r.custom_id as string, r]));
       const usage = recount(record, done);
       const writer = this.store.openResults(id);
