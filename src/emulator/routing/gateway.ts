@@ -14,7 +14,7 @@ import { candidatesFor, modelChain, type Candidate, type Catalog } from './candi
 import { allFailed, keyHider, metadataFor, passOver, pauseAfter, type Attempt } from './metadata.js';
 import { callerGone, relayStream, streamOf, type RelayOutcome } from './relay.js';
 import { Sessions } from './sessions.js';
-import { priceUsage } from './usage.js';
+import { embeddingsUsage, priceUsage } from './usage.js';
 import { BATCHED, batchBound, batchCandidates } from './batch-bound.js';
 import { Estimates, gatewayCredits } from './gateway-credits.js';
 import { promptCount } from './hang-up.js';
@@ -192,6 +192,7 @@ export class Gateway {
     const gone = callerGone(ctx);
     const got = await this.firstWhole(candidates, passed, (c) => c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: gone }));
     if (got) {
+      embeddingsUsage(got.answer, body.input);
       const cost = priceUsage(got.answer.usage, got.c);
       const ownId = giveId(got.answer, 'emb', got.ownId);
       charge(cost);
@@ -281,6 +282,7 @@ export class Gateway {
       const ask = (c: Candidate) => how.call(c.adapter)!.call(c.adapter, { body: upstreamBody(asked, c, false), stream: false, signal: AbortSignal.timeout(10 * 60_000) });
       const got = await this.firstWhole(candidates, passed, ask, how.named);
       if (got) {
+        if (endpoint === '/v1/embeddings') embeddingsUsage(got.answer, asked.input);
         if (how.named) priceUsage(got.answer.usage, got.c);
         else wholeResponse(got.answer, got.c, asked);
         served.provider = got.c.slug;

@@ -1,6 +1,7 @@
 import { round } from '../models/models.js';
 import { HttpError } from '../http/http.js';
 import type { Candidate } from './candidates.js';
+import { inputTokens } from '../resources/embeddings.js';
 
 type Body = Record<string, unknown>;
 
@@ -56,4 +57,21 @@ function learnPrices(u: Body, c: Candidate): void {
   const prompt = perToken(details.upstream_inference_prompt_cost ?? details.upstream_inference_input_cost, responses ? u.input_tokens : u.prompt_tokens);
   const completion = perToken(details.upstream_inference_completions_cost ?? details.upstream_inference_output_cost, responses ? u.output_tokens : u.completion_tokens);
   if (prompt !== undefined && completion !== undefined) c.model.reported = { prompt, completion };
+}
+
+/**
+ * An embeddings answer's usage when the upstream reports none (no usage, or no prompt tokens for an
+ * input that has some, as aimock's 0): the input's tokens counted as the emulator counts its own
+ * (local/embed), so the answer is priced at the file's `prompt` price instead of nothing.
+ */
+export function embeddingsUsage(answer: Record<string, unknown>, input: unknown): void {
+  const u = (answer.usage && typeof answer.usage === 'object' ? answer.usage : {}) as Body;
+  if (tokens(u.prompt_tokens) > 0) return;
+  let counted: number;
+  try {
+    counted = inputTokens(input);
+  } catch {
+    return;
+  }
+  if (counted > 0) answer.usage = { ...u, prompt_tokens: counted, total_tokens: counted };
 }
