@@ -276,3 +276,32 @@ describe('a batch saved mid-run by a build whose results carried the list price'
     expect(seen.body.usage.cost).toBeCloseTo(list / 2, 10);
   });
 });
+
+describe('an unpriced model’s usage: cost and cost_details agree', () => {
+  // Without prices the gateway charges the upstream's usage.cost, but passed its cost_details on verbatim:
+  // a split of another sum, or of a cost it did not charge (no usage.cost: charged $0, details of $0.3).
+  // The yaml's usage (ChatUsage, CostDetails): cost_details are the cost's prompt and completion sides.
+  it('keeps the upstream’s when they split its cost, null when they do not, zeros when nothing is charged', async () => {
+    const usages: Record<string, Record<string, unknown>> = {
+      split: { cost: 0.003, cost_details: { upstream_inference_cost: null, upstream_inference_prompt_cost: 0.001, upstream_inference_completions_cost: 0.002 } },
+      other: { cost: 0.003, cost_details: { upstream_inference_cost: null, upstream_inference_prompt_cost: 0.02, upstream_inference_completions_cost: 0.05 } },
+      uncosted: { cost_details: { upstream_inference_cost: null, upstream_inference_prompt_cost: 0.1, upstream_inference_completions_cost: 0.2 } },
+    };
+    const upstream = await localUpstream((_req, res, body) => {
+      const which = (body.messages as { content: string }[])[0]!.content;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: `gen-${which}`, object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4, ...usages[which] } }));
+    });
+    const gateway = await emulator('cost-details', { gateway: { config: parseProviders(`providers:\n  - { name: up, base_url: "${upstream.baseUrl}", models: { test/unpriced: m } }\n`, {}) } });
+    const ask = async (which: string) => (await call(gateway, '/v1/chat/completions', { model: 'test/unpriced', messages: [{ role: 'user', content: which }] })).body.usage;
+    try {
+      expect(await ask('split')).toMatchObject({ cost: 0.003, cost_details: usages.split!.cost_details });
+      // Before: cost 0.003 with details summing to 0.07.
+      expect(await ask('other')).toMatchObject({ cost: 0.003, cost_details: null });
+      // Before: cost 0 with details summing to 0.3.
+      expect(await ask('uncosted')).toMatchObject({ cost: 0, cost_details: { upstream_inference_cost: null, upstream_inference_prompt_cost: 0, upstream_inference_completions_cost: 0 } });
+    } finally {
+      await upstream.close();
+    }
+  });
+});
