@@ -8,6 +8,8 @@ import { round } from '../../src/emulator/models/models.js';
 import { decimal } from '../../src/internal/decimal.js';
 import { deadPort, localUpstream, type LocalUpstream } from '../support/upstreams.js';
 import { SETTLE } from '../support/until.js';
+import { startFixtureServer } from '../support/fixture-server.js';
+import { runInProcess } from '../support/inprocess.js';
 
 // The gateway's edges left at stop 59, each over real HTTP to an in-process `router serve`.
 let dir: string;
@@ -302,6 +304,29 @@ describe('an unpriced model’s usage: cost and cost_details agree', () => {
       expect(await ask('uncosted')).toMatchObject({ cost: 0, cost_details: { upstream_inference_cost: null, upstream_inference_prompt_cost: 0, upstream_inference_completions_cost: 0 } });
     } finally {
       await upstream.close();
+    }
+  });
+});
+
+describe('router models with a router priced -1 (its price is the model it picks)', () => {
+  // The service lists openrouter/auto at prompt and completion "-1". Before: the table said -1000000.00, and
+  // --sort price put it first as the cheapest.
+  it('shows "varies" in the table and piped lines, sorts it last by price, and --json gives the list’s -1', async () => {
+    const model = (id: string, prompt: string, completion: string) => ({ id, name: id, context_length: 1000, pricing: { prompt, completion }, architecture: { input_modalities: ['text'], output_modalities: ['text'] } });
+    const server = await startFixtureServer({ 'GET /api/v1/models': { body: { data: [model('openrouter/auto', '-1', '-1'), model('some/cheap', '0.000001', '0.000002')] } } });
+    const stateDir = mkdtempSync(join(dir, 'models-state-'));
+    const env = { ROUTER_API_ROOT: server.apiRoot, ROUTER_API_KEY: 'sk-test-key-000000', ROUTER_CONFIG_DIR: '/nonexistent-router-config', ROUTER_PROFILE: '', ROUTER_MODEL: '', ROUTER_NO_LOG: '1', ROUTER_STATE_DIR: stateDir };
+    try {
+      const piped = await runInProcess(['models', '--sort', 'price'], { env });
+      expect(piped).toMatchObject({ code: 0, stdout: 'some/cheap\tsome/cheap\t1000\t1.00\t2.00\ttext->text\nopenrouter/auto\topenrouter/auto\t1000\tvaries\tvaries\ttext->text\n' });
+      const table = await runInProcess(['models', 'auto'], { env, tty: { stdout: true }, columns: 120 });
+      expect(table.code).toBe(0);
+      expect(table.stdout).toMatch(/openrouter\/auto.*varies.*varies/);
+      expect(table.stdout).not.toContain('-1000000');
+      const json = await runInProcess(['models', 'auto', '--json', 'id,pricing'], { env });
+      expect(JSON.parse(json.stdout)).toEqual([{ id: 'openrouter/auto', pricing: { prompt: '-1', completion: '-1' } }]);
+    } finally {
+      await server.close();
     }
   });
 });
