@@ -1,7 +1,6 @@
 import { HttpError, type Ctx } from '../http/http.js';
 import { chargeable } from '../state/billing.js';
 import { validateChat } from '../resources/chat.js';
-import { checkModelsList } from '../http/validate.js';
 import { listedModel } from '../resources/model-list.js';
 import { MODELS } from '../models/models.js';
 import { Serialized } from '../http/serialized.js';
@@ -192,8 +191,7 @@ export class Gateway {
     const gone = callerGone(ctx);
     const got = await this.firstWhole(candidates, passed, (c) => c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: gone }));
     if (got) {
-      embeddingsUsage(got.answer, body.input);
-      const cost = priceUsage(got.answer.usage, got.c);
+      const cost = priceUsage(embeddingsUsage(got.answer, body.input), got.c);
       const ownId = giveId(got.answer, 'emb', got.ownId);
       charge(cost);
       ctx.send(200, new Serialized(JSON.stringify(got.answer)));
@@ -210,7 +208,6 @@ export class Gateway {
 
   /** `POST /v1/responses` through the upstreams that have it, streamed or not, in turn as chat's. */
   async respond(ctx: Ctx, body: Body): Promise<void> {
-    checkModelsList(body);
     const session = ctx.sessionId(body);
     const asked: Asked = { startedAt: ctx.store.now(), user: body.safety_identifier ?? body.user, sessionId: session, keepsContent: true };
     const stream = body.stream === true;
@@ -282,8 +279,7 @@ export class Gateway {
       const ask = (c: Candidate) => how.call(c.adapter)!.call(c.adapter, { body: upstreamBody(asked, c, false), stream: false, signal: AbortSignal.timeout(10 * 60_000) });
       const got = await this.firstWhole(candidates, passed, ask, how.named);
       if (got) {
-        if (endpoint === '/v1/embeddings') embeddingsUsage(got.answer, asked.input);
-        if (how.named) priceUsage(got.answer.usage, got.c);
+        if (how.named) priceUsage(endpoint === '/v1/embeddings' ? embeddingsUsage(got.answer, asked.input) : got.answer.usage, got.c);
         else wholeResponse(got.answer, got.c, asked);
         served.provider = got.c.slug;
         return got.answer;

@@ -83,16 +83,17 @@ function learnPrices(u: Body, c: Candidate): void {
 /**
  * An embeddings answer's usage when the upstream reports none (no usage, or no prompt tokens for an
  * input that has some, as aimock's 0): the input's tokens counted as the emulator counts its own
- * (local/embed), so the answer is priced at the file's `prompt` price instead of nothing.
+ * (local/embed), so the answer is priced at the file's `prompt` price instead of nothing. Its usage, to price.
  */
-export function embeddingsUsage(answer: Record<string, unknown>, input: unknown): void {
+export function embeddingsUsage(answer: Record<string, unknown>, input: unknown): unknown {
   const u = (answer.usage && typeof answer.usage === 'object' ? answer.usage : {}) as Body;
-  if (tokens(u.prompt_tokens) > 0) return;
+  if (tokens(u.prompt_tokens) > 0) return answer.usage;
   let counted: number;
   try {
     counted = inputTokens(input);
   } catch {
-    return;
+    return answer.usage;
   }
   if (counted > 0) answer.usage = { ...u, prompt_tokens: counted, total_tokens: counted };
+  return answer.usage;
 }
