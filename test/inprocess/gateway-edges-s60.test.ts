@@ -1,8 +1,7 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startEmulator, type Emulator, type EmulatorOptions, type Flavor } from '../../src/emulator/server.js';
+import type { Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { round } from '../../src/emulator/models/models.js';
 import { decimal } from '../../src/internal/decimal.js';
@@ -10,42 +9,11 @@ import { deadPort, localUpstream, type LocalUpstream } from '../support/upstream
 import { SETTLE } from '../support/until.js';
 import { startFixtureServer } from '../support/fixture-server.js';
 import { runInProcess } from '../support/inprocess.js';
+import { call, emulatorFolder, runBatch } from '../support/emulator-folder.js';
 
 // The gateway's edges left at stop 59, each over real HTTP to an in-process `router serve`.
-let dir: string;
-const started: Emulator[] = [];
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'router-gateway-edges-s60-'));
-});
-
-afterAll(async () => {
-  for (const e of started) await e.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-async function emulator(name: string, opts: Partial<EmulatorOptions> = {}): Promise<Emulator> {
-  const e = await startEmulator({ port: 0, batchDelayMs: 0, ...opts, stateDir: join(dir, name) });
-  started.push(e);
-  return e;
-}
-
-async function call(e: Emulator, path: string, body?: unknown, key = e.store.firstKeys().apiKey): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${e.apiRoot}${path}`, { method: body ? 'POST' : 'GET', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
-  return { status: res.status, body: await res.json() };
-}
-
-async function runBatch(e: Emulator, flavor: Flavor, endpoint: string, model: string, bodies: Record<string, unknown>[]): Promise<any> {
-  const path = flavor === 'deployed' ? '/beta/batches' : '/v1/batches';
-  const created = await call(e, path, { endpoint, model, completion_window: '24h', requests: bodies.map((body, i) => ({ custom_id: `r${i}`, body })) });
-  expect(created.body.id, JSON.stringify(created.body)).toMatch(/^batch_/);
-  for (;;) {
-    const seen = (await call(e, `${path}/${created.body.id}`)).body;
-    if (seen.status === 'completed') return seen;
-    expect(seen.status).not.toBe('failed');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const folder = emulatorFolder('router-gateway-edges-s60-');
+const emulator = folder.start;
 
 describe.each(['spec', 'deployed'] as const)('a batch result’s content (%s)', (flavor) => {
   // The deployed notes: a batch's "inputs/results kept 30 days"; its generations answered
@@ -148,7 +116,7 @@ describe('a cassette recorded before stop 59 holding a provider’s 402', () => 
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(answer('from b')));
     });
-    const cassettes = join(dir, 'cassettes-402');
+    const cassettes = join(folder.dir, 'cassettes-402');
     const config = (a: string, b: string) => parseProviders(`providers:\n  - { name: a, base_url: "${a}", models: { t/m: m } }\n  - { name: b, base_url: "${b}", models: { t/m: m } }\n`, {});
     const ask = async (e: Emulator) => {
       const res = await fetch(`${e.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${e.store.firstKeys().apiKey}`, 'content-type': 'application/json', 'x-router-metadata': 'enabled' }, body: JSON.stringify({ model: 't/m', provider: { order: ['a', 'b'] }, messages: [{ role: 'user', content: 'hi' }] }) });
@@ -156,8 +124,7 @@ describe('a cassette recorded before stop 59 holding a provider’s 402', () => 
     };
     const recorder = await emulator('record-402', { gateway: { config: config(busy.baseUrl, other.baseUrl), cassettes: { dir: cassettes, mode: 'record' } } });
     expect((await ask(recorder)).body.choices[0].message.content).toBe('from b');
-    await recorder.close();
-    started.splice(started.indexOf(recorder), 1);
+    await folder.stop(recorder);
     await Promise.all([busy.close(), other.close()]);
     // Provider a's take as a build before stop 59 recorded a 402: an answer, no `failure`.
     const files = readdirSync(cassettes).filter((f) => JSON.parse(readFileSync(join(cassettes, f), 'utf8')).provider === 'a');
@@ -254,10 +221,9 @@ describe('a batch saved mid-run by a build whose results carried the list price'
     const id = created.body.id as string;
     await vi.waitFor(() => expect(e.batches.store.get(id)?.request_counts.completed ?? 0).toBeGreaterThanOrEqual(2), SETTLE);
     e.batches.opts.delayMs = 600_000;
-    await e.close();
-    started.splice(started.indexOf(e), 1);
+    await folder.stop(e);
     // The results as the older build wrote them: usage.cost (and cost_details) at the list price.
-    const file = join(dir, 'older-build', 'batches', id, 'results.jsonl');
+    const file = join(folder.dir, 'older-build', 'batches', id, 'results.jsonl');
     const saved = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(saved.length).toBeGreaterThanOrEqual(2);
     for (const item of saved) {
@@ -314,7 +280,8 @@ describe('router models with a router priced -1 (its price is the model it picks
   it('shows "varies" in the table and piped lines, sorts it last by price, and --json gives the list’s -1', async () => {
     const model = (id: string, prompt: string, completion: string) => ({ id, name: id, context_length: 1000, pricing: { prompt, completion }, architecture: { input_modalities: ['text'], output_modalities: ['text'] } });
     const server = await startFixtureServer({ 'GET /api/v1/models': { body: { data: [model('openrouter/auto', '-1', '-1'), model('some/cheap', '0.000001', '0.000002')] } } });
-    const stateDir = mkdtempSync(join(dir, 'models-state-'));
+    const stateDir = join(folder.dir, 'models-state');
+    mkdirSync(stateDir);
     const env = { ROUTER_API_ROOT: server.apiRoot, ROUTER_API_KEY: 'sk-test-key-000000', ROUTER_CONFIG_DIR: '/nonexistent-router-config', ROUTER_PROFILE: '', ROUTER_MODEL: '', ROUTER_NO_LOG: '1', ROUTER_STATE_DIR: stateDir };
     try {
       const piped = await runInProcess(['models', '--sort', 'price'], { env });
