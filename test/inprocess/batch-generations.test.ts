@@ -1,48 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator, type EmulatorOptions, type Flavor } from '../../src/emulator/server.js';
+import { describe, expect, it } from 'vitest';
+import type { Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
+import { call, emulatorFolder, runBatch } from '../support/emulator-folder.js';
 
 // A batch result's body carries the id of its generation (`gen-batch-…` for chat, as the deployed
 // service's), and the service keeps a batch's generations (they are "not grouped by session_id"):
 // `GET /v1/generation?id=` was a 404 for every one. Each answered request is kept, at the batch price,
 // on the `batch` tier (the provider-reported tier of the yaml's AnthropicServiceTier; was null).
-let dir: string;
-const started: Emulator[] = [];
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'router-batch-generations-'));
-});
-
-afterAll(async () => {
-  for (const e of started) await e.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-async function emulator(name: string, opts: Partial<EmulatorOptions> = {}): Promise<Emulator> {
-  const e = await startEmulator({ port: 0, batchDelayMs: 0, ...opts, stateDir: join(dir, name) });
-  started.push(e);
-  return e;
-}
-
-async function call(e: Emulator, path: string, body?: unknown, key = e.store.firstKeys().apiKey): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${e.apiRoot}${path}`, { method: body ? 'POST' : 'GET', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
-  return { status: res.status, body: await res.json() };
-}
-
-async function runBatch(e: Emulator, flavor: Flavor, endpoint: string, model: string, bodies: Record<string, unknown>[]): Promise<any> {
-  const path = flavor === 'deployed' ? '/beta/batches' : '/v1/batches';
-  const created = await call(e, path, { endpoint, model, completion_window: '24h', requests: bodies.map((body, i) => ({ custom_id: `r${i}`, body })) });
-  expect(created.body.id, JSON.stringify(created.body)).toMatch(/^batch_/);
-  for (;;) {
-    const seen = (await call(e, `${path}/${created.body.id}`)).body;
-    if (seen.status === 'completed') return seen;
-    expect(seen.status).not.toBe('failed');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const folder = emulatorFolder('router-batch-generations-');
+const emulator = folder.start;
 
 describe.each(['spec', 'deployed'] as const)('a batch result’s generation (%s)', (flavor) => {
   it('answers at /v1/generation by the id its body carries: model, provider, tokens, the batch price; another workspace’s is a 404', async () => {
@@ -135,8 +101,7 @@ it('a fake-model batch awaiting payment (Get answers 402) is not in /v1/activity
   expect(await activity(e)).toEqual([]);
   // The analytics query sums the same (before this: the request at its cost, as activity did).
   expect(await analytics(e)).toEqual([]);
-  await e.close();
-  started.splice(started.indexOf(e), 1);
+  await folder.stop(e);
   const again = await emulator('unpaid');
   expect(await activity(again)).toEqual([]);
   again.store.topUp('poor', 1);

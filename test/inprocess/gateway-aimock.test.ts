@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MessageAssembler, RouterClient, type ChatChunk } from '../../src/client/index.js';
 import { aimockGateway, startAimock, type AimockGateway } from '../support/aimock.js';
 import { SETTLE } from '../support/until.js';
+import { countTokens, round } from '../../src/emulator/models/models.js';
 
 // `router serve --providers` over an upstream we did not write that streams: aimock (`@copilotkit/aimock`),
 // as an OpenAI-compatible server (`/v1`) priced in the providers file, and as an OpenRouter-shaped one
@@ -154,5 +155,16 @@ describe('embeddings from aimock', () => {
     const out = await cli(['embed', '-m', 'test/embed', '--jsonl', 'embed me']);
     expect(out.code).toBe(0);
     expect(JSON.parse(out.stdout)).toEqual({ index: 0, input: 'embed me', embedding: [0.25, -0.5, 1] });
+  });
+
+  it('aimock reports 0 prompt tokens: the input counted as the emulator counts it, charged at the file’s price', async () => {
+    const before = gw.gateway.store.balance('default');
+    const res: any = await client.embeddings.create({ model: 'test/embed', input: 'embed me' });
+    const tokens = countTokens('embed me');
+    expect(tokens).toBeGreaterThan(0);
+    // Before: usage {prompt_tokens: 0, total_tokens: 0, cost: 0}, the generation 0 tokens at $0.
+    expect(res.usage).toMatchObject({ prompt_tokens: tokens, total_tokens: tokens, cost: round(tokens * 0.0001) });
+    expect(await generation(res.id)).toMatchObject({ tokens_prompt: tokens, total_cost: round(tokens * 0.0001) });
+    expect(gw.gateway.store.balance('default')).toBeCloseTo(before - round(tokens * 0.0001), 10);
   });
 });

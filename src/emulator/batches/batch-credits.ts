@@ -2,12 +2,12 @@ import { randomHex } from '../http/ids.js';
 import { errorBody } from '../http/http.js';
 import { round } from '../models/models.js';
 import { TERMINAL, type BatchRecord } from '../state/batch-store.js';
-import type { BatchStorage, ClockStore, CreditStore, KeyRecord, KeyStore } from '../state/store-api.js';
+import type { BatchStorage, ClockStore, CreditStore, GenerationStore, KeyRecord, KeyStore } from '../state/store-api.js';
 import { keyHash, limitRemaining } from '../state/key-usage.js';
 import type { BatchGateway } from '../providers/types.js';
-import { BATCH_DISCOUNT, itemCharge, type Body } from './batch-rules.js';
+import { asCharged, BATCH_DISCOUNT, itemCharge, type Body } from './batch-rules.js';
 import { itemBody } from './batch-items.js';
-import { heldOnKey, holdOnKey } from '../state/billing.js';
+import { creditsShort, heldOnKey, holdOnKey } from '../state/billing.js';
 import { decimal } from '../../internal/decimal.js';
 
 /**
@@ -41,6 +41,8 @@ export type Unsent = 'credits' | 'key';
 export class HeldCredits {
   /** The largest charge of a request of this batch answered so far: what one with no bound holds. */
   private largest = 0;
+  /** The request the credits did not cover: what it would have held (none when unbounded) and the balance then. */
+  shortBy: CreditsShort | undefined;
   /**
    * What each request of this batch in flight holds (this run), and on which key: held on the key in
    * memory as its own requests' holds are (billing.ts), so its live requests and its other batches see
@@ -97,7 +99,10 @@ export class HeldCredits {
     // The creating key's limit, as it stands now (other requests of the key spend it too): checked as each request goes.
     const key = this.creator();
     if (!this.withinKeyLimit(key, cost)) return 'key';
-    if (!this.state.holdOnce(this.record.workspace, cost, this.key(customId))) return 'credits';
+    if (!this.state.holdOnce(this.record.workspace, cost, this.key(customId))) {
+      this.shortBy = { cost: cost > 0 ? cost : undefined, balance: this.state.balance(this.record.workspace) };
+      return 'credits';
+    }
     this.inFlight.set(customId, { key, cost });
     if (key) holdOnKey(key, cost);
     return undefined;
@@ -133,10 +138,10 @@ const holdKey = (record: BatchRecord, customId: string) => `batch:${record.id}:$
  * request's at its item's charge, any other's at nothing. A key already settled moves nothing, so
  * a crash mid-way and a second pass are harmless; the record says so once it is done.
  */
-export async function releaseIfEnded(state: CreditStore & KeyCount & { batches: BatchStorage }, id: string, stopped: () => boolean): Promise<void> {
+export async function releaseIfEnded(state: CreditStore & KeyCount & Pick<GenerationStore, 'generation'> & { batches: BatchStorage }, id: string, stopped: () => boolean): Promise<void> {
   const record = state.batches.get(id);
   if (!record || stopped() || !owesRelease(record)) return;
-  const answered = new Map(state.batches.completedResults(id).map((r) => [r.custom_id as string, r]));
+  const answered = new Map(asCharged(state, state.batches.completedResults(id)).map((r) => [r.custom_id as string, r]));
   for await (const req of state.batches.requests(id)) {
     if (stopped()) return;
     const item = answered.get(req.custom_id);
@@ -191,10 +196,20 @@ export function resultsOwed(id: string, due: number, balance: number): string {
   return `Insufficient credits: the finalized cost of batch ${id} is $${decimal(due)}, the balance is $${decimal(Math.max(0, balance))}. Add more credits, then get it again.`;
 }
 
-/** The batch's `error` once its credits (or its key's limit: `why`) ran out: a 402's (403's) `{code, message}`. */
-export function creditsRanOut(record: BatchRecord, sent: number, why: Unsent = 'credits', keyWords = ''): { code: number; message: string } {
+/** What the credits did not cover when a batch over providers stopped: the next request's hold (none: unbounded) and the balance. */
+export interface CreditsShort {
+  cost: number | undefined;
+  balance: number;
+}
+
+/**
+ * The batch's `error` once its credits (or its key's limit: `why`) ran out: a 402's (403's) `{code,
+ * message}`; a 402's in billing.ts's words, with what the next request may cost and the balance.
+ */
+export function creditsRanOut(record: BatchRecord, sent: number, why: Unsent = 'credits', keyWords = '', short?: CreditsShort): { code: number; message: string } {
   const left = record.request_counts.total - sent;
   const after = `the batch stopped after ${sent} of ${record.request_counts.total} requests; the other ${left} were not sent and are not charged`;
   if (why === 'key') return { code: 403, message: `${keyWords.replace(/\. Manage it.*$/, '')}: ${after} (raise the key's limit, or use another key, and submit them again)` };
-  return { code: 402, message: `Insufficient credits: ${after} (add credits and submit them again)` };
+  const words = short ? creditsShort("the batch's next request", short.cost, true, short.balance) : 'Insufficient credits';
+  return { code: 402, message: `${words}: ${after} (add credits and submit them again)` };
 }

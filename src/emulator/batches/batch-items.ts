@@ -7,6 +7,8 @@ import { planEmbeddings } from '../resources/embeddings.js';
 import { planResponses } from '../resources/responses.js';
 import { atBatchPrice, bad, itemCharge, type Body } from './batch-rules.js';
 import { generationData } from '../resources/generations.js';
+import { keepBatchContent } from '../resources/generation-content.js';
+import { reasoningOf } from '../models/responses-reasoning.js';
 import type { Store } from '../state/store-api.js';
 import type { BatchGateway } from '../providers/types.js';
 
@@ -32,11 +34,13 @@ export interface BatchServed {
 
 /**
  * A provider's chat answer under a `gen-batch-…` id, as a fake model's batch answer and the
- * service's carry (its own id kept in `served.upstreamId`, the generation's `upstream_id`).
+ * service's carry (its own id kept in `served.upstreamId`, the generation's `upstream_id`), on the
+ * tier it reports, else `batch`, as its generation says (batchTier). A chat result's `service_tier`
+ * is "the service tier used by the upstream provider", any string (ChatResult), unlike the request's list.
  */
 function batchChatId(answer: Body, served: BatchServed): Body {
   if (typeof answer.id === 'string' && answer.id) served.upstreamId = answer.id;
-  return { ...answer, id: genId('gen-batch') };
+  return { ...answer, id: genId('gen-batch'), service_tier: answer.service_tier ?? 'batch' };
 }
 
 /** Runs one request of a batch: a result item with the response, or with the error a request would get. */
@@ -50,14 +54,15 @@ export async function executeItem(record: BatchRecord, customId: string, rawBody
       response = await gateway.complete(body, record.endpoint, served);
       if (record.endpoint === '/v1/chat/completions') response = batchChatId(response, served);
     } else if (record.endpoint === '/v1/chat/completions') {
-      response = chatCompletion(body, planChat(body), created, { id: genId('gen-batch') });
+      response = { ...chatCompletion(body, planChat(body), created, { id: genId('gen-batch') }), service_tier: 'batch' };
     } else if (record.endpoint === '/v1/embeddings') {
       delete body.provider;
       response = (await planEmbeddings(body, { batch: true })).response;
     } else if (record.endpoint === '/v1/responses') {
       const plan = planResponses(body, created);
       served.provider = plan.routed.provider;
-      response = plan.result;
+      // Its tier's list (ServiceTier) has no `batch`, and the tier asked is not the one it ran on: none said.
+      response = { ...plan.result, service_tier: null };
     } else {
       response = messagesResult(body, created, served);
     }
@@ -111,8 +116,8 @@ const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v 
  * messages result's `usage.service_tier`), else `batch`. The service hands batches to its providers'
  * batch APIs at about half the price; the yaml's provider-reported tier (AnthropicServiceTier:
  * standard, priority, batch) names that tier `batch`, and the generation's `service_tier` is the one
- * "the upstream provider reported running this request on". A fake model's answer only says back the
- * tier its request asked for (a batch at half price is no `priority`): `batch`.
+ * "the upstream provider reported running this request on". A fake model's runs on `batch` (a batch
+ * at half price is no `priority`), as its chat answer says too (executeItem).
  */
 function batchTier(body: Body, usage: Body, upstream: boolean): string {
   if (!upstream) return 'batch';
@@ -124,9 +129,10 @@ function batchTier(body: Body, usage: Body, upstream: boolean): string {
  * Keeps a batch request's answer as a generation, found at `GET /v1/generation?id=` by the id its
  * body carries (a chat result's `gen-batch-…`), as the service keeps a batch's generations: its
  * model and provider, its tokens, what it is charged at the batch price, no session (a batch's
- * generations are not grouped by one). A failed request, or a body without an id, is not kept.
+ * generations are not grouped by one), and its content for `GET /v1/generation/content` (the service
+ * keeps a batch's inputs and results). A failed request, or a body without an id, is not kept.
  */
-export function keepBatchGeneration(store: Store, record: BatchRecord, item: Body, served: BatchServed & { startedAt: number }, upstream: boolean): void {
+export function keepBatchGeneration(store: Store, record: BatchRecord, asked: Body, item: Body, served: BatchServed & { startedAt: number }, upstream: boolean): void {
   const response = item.response as { body?: Body; request_id?: unknown } | undefined;
   const body = response?.body;
   if (item.error || !body || typeof body.id !== 'string' || !body.id) return;
@@ -154,4 +160,18 @@ export function keepBatchGeneration(store: Store, record: BatchRecord, item: Bod
     { origin: '', userAgent: null, referer: null, requestId: typeof response?.request_id === 'string' ? response.request_id : '' },
   );
   store.keepGeneration(body.id, { workspace: record.workspace, key: record.key_hash, data, batch: record.id });
+  const said = answerSaid(body);
+  keepBatchContent(store, record.workspace, body.id, itemBody(record, asked), said.completion, said.reasoning);
+}
+
+/** A batch answer's text and reasoning, as generation content keeps them: chat's message, a Responses answer's output, a messages answer's text blocks. */
+function answerSaid(body: Body): { completion: string | null; reasoning: string | null } {
+  const message = ((Array.isArray(body.choices) ? body.choices[0] : undefined) as Body | undefined)?.message as Body | undefined;
+  if (message) return { completion: message.content == null ? null : textOf(message.content), reasoning: typeof message.reasoning === 'string' ? message.reasoning : null };
+  if (Array.isArray(body.output)) {
+    const parts = (body.output as Body[]).filter((item) => item?.type === 'message').flatMap((item) => (Array.isArray(item.content) ? (item.content as Body[]) : []));
+    return { completion: typeof body.output_text === 'string' ? body.output_text : textOf(parts), reasoning: reasoningOf(body) };
+  }
+  if (body.type === 'message' && Array.isArray(body.content)) return { completion: textOf(body.content), reasoning: null };
+  return { completion: null, reasoning: null };
 }

@@ -4,6 +4,7 @@ import { TERMINAL, type BatchRecord, type BatchUsage } from '../state/batch-stor
 import { findModel, MODEL_ID_PATTERN, round } from '../models/models.js';
 import { knownProvider } from '../http/validate.js';
 import type { BatchGateway } from '../providers/types.js';
+import type { KeptGeneration } from '../state/store-api.js';
 
 /*
  * The batch rules as the emulator states them itself (apart from the client's facts.ts: it is the
@@ -120,6 +121,25 @@ export function itemCharge(item: Body): number {
   if (item.error || !response) return 0;
   const cost = ((response.body.usage ?? {}) as Body).cost;
   return typeof cost === 'number' && Number.isFinite(cost) ? round(cost) : 0;
+}
+
+/**
+ * Stored results as they were charged. A build before results carried the batch price (stop 59)
+ * saved each result's `usage.cost` at the list price and charged half of it, as the request's kept
+ * generation says (`total_cost`); a batch it saved mid-run, driven on by this build, had those counted
+ * at the list price. A result whose generation was charged half its `usage.cost` is taken repriced, as
+ * a result is written now (atBatchPrice); one whose generation is no longer kept is taken as saved.
+ */
+export function asCharged(kept: { generation(id: string): KeptGeneration | undefined }, items: Body[]): Body[] {
+  return items.map((item) => {
+    const response = item.response as { body?: Body } | null;
+    const body = response?.body;
+    const cost = itemCharge(item);
+    if (!body || cost <= 0 || typeof body.id !== 'string') return item;
+    const charged = kept.generation(body.id)?.data.total_cost;
+    if (typeof charged !== 'number' || charged >= cost || Math.abs(charged - cost * BATCH_DISCOUNT) > 1e-10) return item;
+    return { ...item, response: { ...response, body: atBatchPrice(body) } };
+  });
 }
 
 export function emptyUsage(): BatchUsage {

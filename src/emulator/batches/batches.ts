@@ -3,7 +3,7 @@ import { HttpError } from '../http/http.js';
 import { TERMINAL, type BatchRecord, type BatchStatus } from '../state/batch-store.js';
 import type { BatchStorage, Store } from '../state/store-api.js';
 import { chargeable } from '../state/billing.js';
-import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, publicBatch, recount, chargeKey, settled } from './batch-rules.js';
+import { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, RETENTION_SECONDS, WINDOW_SECONDS, asCharged, checkBatchFields, countItem, emptyUsage, finishUsage, newBatchId, publicBatch, recount, chargeKey, settled } from './batch-rules.js';
 import { concurrencyOf, executeItem, keepBatchGeneration, type BatchServed } from './batch-items.js';
 import { countOnKey, creditsRanOut, HeldCredits, resultsOwed, keyHash, owesRelease, releaseIfEnded, releaseUnsent, sentCount, type Unsent } from './batch-credits.js';
 import { inPool } from './batch-pool.js';
@@ -155,7 +155,7 @@ export class BatchEngine {
    * none, so its usage is zero. The charge is keyed by batch id, as for a completed batch.
    */
   private settle(record: BatchRecord): void {
-    record.usage = finishUsage(recount(record, this.store.completedResults(record.id)));
+    record.usage = finishUsage(recount(record, asCharged(this.state, this.store.completedResults(record.id))));
     record.payment_due = this.charge(record);
   }
 
@@ -228,7 +228,7 @@ export class BatchEngine {
       this.transition(record, 'in_progress');
     }
     if (record.status === 'in_progress') {
-      const done = this.store.completedResults(id);
+      const done = asCharged(this.state, this.store.completedResults(id));
       const answered = new Map(done.map((r) => [r.custom_id as string, r]));
       const usage = recount(record, done);
       const writer = this.store.openResults(id);
@@ -250,7 +250,7 @@ export class BatchEngine {
           const item = await executeItem(record, req.custom_id, req.body, this.now(), this.opts.gateway, served);
           if (this.stopped) return false; // its upstream was let go: the item may be that failure; a restart asks again
           writer.append(item);
-          keepBatchGeneration(this.state, record, item, served, !!this.opts.gateway?.serves(record.model, record.endpoint));
+          keepBatchGeneration(this.state, record, req.body, item, served, !!this.opts.gateway?.serves(record.model, record.endpoint));
           answered.set(req.custom_id, item);
           credits?.settle(req.custom_id, item);
           countItem(record, item, usage);
@@ -263,7 +263,7 @@ export class BatchEngine {
         };
         // Stopped short: each request not sent is a failed item (any hold a crash left is given back).
         if (credits && short && !this.stopped) await releaseUnsent(this.store.requests(id), answered, credits, add, short);
-        if (short && !this.stopped) return this.transition(record, 'failed', { error: creditsRanOut(record, sentCount(answered), short, credits?.keyLimitWords()), usage: finishUsage(usage), payment_due: null });
+        if (short && !this.stopped) return this.transition(record, 'failed', { error: creditsRanOut(record, sentCount(answered), short, credits?.keyLimitWords(), credits?.shortBy), usage: finishUsage(usage), payment_due: null });
       } finally {
         writer.close();
         credits?.close();

@@ -118,6 +118,22 @@ function checkStopCondition(c: Body, i: number): void {
   }
 }
 
+/**
+ * The most `models` (fallbacks) a request may list. Neither the spec nor the OpenAPI (`ChatModelNames`)
+ * gives a bound; the service answers a longer list with a 400 "'models' array must have 3 items or
+ * fewer." (its answer, as clients report it), so the emulator takes the same 3: without a bound, each
+ * id was an attempt and a line of `router_metadata`, however many were sent.
+ */
+export const MAX_FALLBACK_MODELS = 3;
+
+/** `models` (chat and Responses): an array of model ids, at most MAX_FALLBACK_MODELS of them. */
+export function checkModelsList(body: Body): void {
+  const models = body.models;
+  if (models === undefined) return;
+  if (!Array.isArray(models) || models.some((m) => typeof m !== 'string')) bad('models must be an array of model identifiers');
+  if (models.length > MAX_FALLBACK_MODELS) bad(`'models' array must have ${MAX_FALLBACK_MODELS} items or fewer (it has ${models.length})`);
+}
+
 /** The enumerated options chat and Responses share: the deprecated route alias and output modalities. */
 export function checkRouteAndModalities(body: Body, modalities: readonly string[]): void {
   optEnum(body, 'route', ['fallback', 'sort', null]);

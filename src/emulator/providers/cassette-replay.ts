@@ -1,6 +1,7 @@
 /** Answering from a cassette: a recorded answer when it came, a recorded failure again, a caller gone. */
 import { text, until, type Cassette } from './cassette-format.js';
-import { ProviderFailure, type StopSignal, type UpstreamReply } from './types.js';
+import { ProviderFailure, passesOver, type StopSignal, type UpstreamReply } from './types.js';
+import { statusFailure } from './bounded.js';
 
 /**
  * A caller who has gone is answered by no cassette: it fails as a live upstream asked so does (the
@@ -10,15 +11,23 @@ export function gone(provider: string, signal: StopSignal): void {
   if (signal.aborted) throw new ProviderFailure('broken', `${provider}: the caller went away`);
 }
 
-/** A recorded failure, again, when it came (times `timing`): the gateway passes this provider over as it did. */
+/**
+ * Whether a take is a failure: one recorded as one, or an answer whose status the gateway passes over
+ * now but relayed when it was recorded (a provider's 402, before stop 59: its own account at the
+ * provider, never the caller's).
+ */
+export const failed = (c: Cassette): boolean => !!c.response.failure || (!c.response.chunks && !c.response.audio && passesOver(c.response.status));
+
+/** A recorded failure, again, when it came (times `timing`): the gateway passes this provider over as it did (or as it would now). */
 export async function failAgain(c: Cassette, timing: number, signal: StopSignal, stopping: StopSignal): Promise<never> {
   const started = performance.now();
   const ms = c.response.after_ms;
   await until(started + (typeof ms === 'number' && ms > 0 ? ms * timing : 0), signal, stopping);
   gone(c.provider, signal);
   if (stopping.aborted) throw new ProviderFailure('stopping', `${c.provider}: the gateway is stopping`);
-  const { reason, message, retry_after } = c.response.failure!;
-  throw new ProviderFailure(reason, message, c.response.status || undefined, retry_after);
+  const { status, failure, body, headers } = c.response;
+  if (!failure) throw statusFailure(c.provider, status, text(body ?? ''), headers?.['retry-after']);
+  throw new ProviderFailure(failure.reason, failure.message, status || undefined, failure.retry_after);
 }
 
 /**

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ProviderFailure, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
 import { replayAudio, teeAudio } from './cassette-audio.js';
 import { parsed, Stopping, type Cassette } from './cassette-format.js';
-import { failAgain, gone, replay } from './cassette-replay.js';
+import { failAgain, failed, gone, replay } from './cassette-replay.js';
 import { visible } from '../../internal/visible.js';
 import { differences, inOrder, matchKey, takesByRequest, type Endpoint, type Take } from './cassette-folder.js';
 import { genId } from '../resources/chat.js';
@@ -74,7 +74,7 @@ export class CassetteDeck {
     const takes = this.byKey.get(key);
     if (!takes?.length) return undefined;
     const n = this.played.get(key) ?? 0;
-    if (this.mode === 'replay-record' && n >= takes.length && takes.at(-1)!.cassette.response.failure) {
+    if (this.mode === 'replay-record' && n >= takes.length && failed(takes.at(-1)!.cassette)) {
       this.recorded.set(key, Math.max(this.recorded.get(key) ?? 0, Math.max(...takes.map((t) => t.cassette.take ?? 1))));
       return undefined;
     }
@@ -147,7 +147,7 @@ export class CassetteDeck {
     if (this.mode !== 'record') {
       gone(live.name, req.signal);
       const found = this.next(key);
-      if (found?.response.failure) return failAgain(found, this.timing, req.signal, this.stopping);
+      if (found && failed(found)) return failAgain(found, this.timing, req.signal, this.stopping);
       if (found) return replayAudio(found, this.timing, req.signal, this.stopping);
       if (this.mode === 'replay') throw this.miss(live.name, req.body);
     }
@@ -162,7 +162,7 @@ export class CassetteDeck {
     if (this.mode !== 'record') {
       gone(live.name, req.signal);
       const found = this.next(key);
-      if (found?.response.failure) return failAgain(found, this.timing, req.signal, this.stopping);
+      if (found && failed(found)) return failAgain(found, this.timing, req.signal, this.stopping);
       if (found) return replay(found, this.timing, req.signal, this.stopping);
       if (this.mode === 'replay') throw this.miss(live.name, req.body);
     }

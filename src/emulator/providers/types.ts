@@ -13,6 +13,11 @@ export interface ProviderModel {
   upstream: string;
   /** USD per token; without them the upstream's own `usage.cost` is charged (0 when it has none). */
   prices?: { prompt: number; completion: number };
+  /**
+   * Without `prices`: the per-token prices the upstream's last answer reported (its `usage.cost_details`
+   * over its tokens), what a hang-up before the next answer's usage is charged at (routing/usage.ts).
+   */
+  reported?: { prompt: number; completion: number };
   /** The most completion tokens one answer of it holds (`max_completion_tokens`): a request without a limit is bounded by it. */
   maxCompletionTokens?: number;
 }

@@ -5,7 +5,7 @@ import { costOf, generate, outputLimit, pieces, piecesOf, seedOf, prng, type Gen
 import { asksMetadata, metadataFields, type MetadataAsk, type Routed, type Skipped } from '../routing/routed.js';
 
 export type { Routed };
-import { bad, checkMetadata, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, optString, pickProvider, resolveModel, servedTier } from '../http/validate.js';
+import { bad, checkMetadata, checkModelsList, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, optString, pickProvider, resolveModel, servedTier } from '../http/validate.js';
 import { reserve, writeSSE } from '../state/billing.js';
 import { chatEventTokens, streamBill, tokensOwed } from './stream-bill.js';
 import { checkChatOptionTypes } from '../http/option-types.js';
@@ -37,9 +37,7 @@ export function validateChat(body: Body): void {
       bad(`messages[${i}].content must be a string or an array of parts`);
     }
   });
-  if (body.models !== undefined && (!Array.isArray(body.models) || body.models.some((m) => typeof m !== 'string'))) {
-    bad('models must be an array of model identifiers');
-  }
+  checkModelsList(body);
   optNumber(body, 'temperature', 0, 2);
   optNumber(body, 'top_p', 0, 1);
   // Provider-dependent in the spec: no range is the API's to set, only the type.

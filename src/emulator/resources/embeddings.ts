@@ -45,7 +45,7 @@ function inputsOf(input: unknown, strict: boolean): string[] {
 const isTokenArray = (x: unknown): x is number[] => Array.isArray(x) && x.every((id) => typeof id === 'number');
 
 /** The prompt tokens of an (already checked) input: a token array is its ids, a text as the tokenizer counts it. */
-function inputTokens(input: unknown): number {
+export function inputTokens(input: unknown): number {
   const items = typeof input === 'string' || isTokenArray(input) ? [input] : (input as unknown[]);
   return items.reduce<number>((n, item) => n + (isTokenArray(item) ? item.length : countTokens(typeof item === 'string' ? item : JSON.stringify(item))), 0);
 }

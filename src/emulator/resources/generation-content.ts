@@ -3,6 +3,7 @@ import { HttpError } from '../http/http.js';
 import { defineRoutes } from '../http/routes.js';
 import { bad as badRequest } from '../http/validate.js';
 import { KeptContents, type KeptContent } from '../state/kept-contents.js';
+import type { Store } from '../state/store-api.js';
 
 type Body = Record<string, unknown>;
 
@@ -28,10 +29,23 @@ const contents = new WeakMap<object, KeptContents>();
 export function keepContent(ctx: Ctx, id: string, completion: string | null, reasoning: string | null, failed?: { provider: string }): void {
   const asked = ctx.bodyText;
   if (asked === undefined) return;
-  let kept = contents.get(ctx.store);
-  if (!kept) contents.set(ctx.store, (kept = new KeptContents(KEEP, CONTENT_BYTES)));
-  const content = { workspace: ctx.workspace, asked, completion: failed ? null : completion, reasoning: failed ? null : reasoning, failedBy: failed?.provider };
-  kept.keep(id, content, ctx.bodyBytes + (content.completion?.length ?? 0) + (content.reasoning?.length ?? 0));
+  keepIn(ctx.store, id, { workspace: ctx.workspace, asked, completion: failed ? null : completion, reasoning: failed ? null : reasoning, failedBy: failed?.provider }, ctx.bodyBytes);
+}
+
+/**
+ * Keeps what a batch request was asked (its body as run) and answered, under its generation's id, in
+ * the same bounds as calls' contents: the service keeps a batch's inputs and results (30 days, the
+ * deployed notes say), and its generations answer `GET /v1/generation`.
+ */
+export function keepBatchContent(store: Store, workspace: string, id: string, body: Record<string, unknown>, completion: string | null, reasoning: string | null): void {
+  const asked = JSON.stringify(body);
+  keepIn(store, id, { workspace, asked, completion, reasoning, failedBy: undefined }, Buffer.byteLength(asked));
+}
+
+function keepIn(store: Store, id: string, content: KeptContent, askedBytes: number): void {
+  let kept = contents.get(store);
+  if (!kept) contents.set(store, (kept = new KeptContents(KEEP, CONTENT_BYTES)));
+  kept.keep(id, content, askedBytes + (content.completion?.length ?? 0) + (content.reasoning?.length ?? 0));
 }
 
 /** A kept content in the OpenAPI's shape: the request's messages (a chat's; a Responses input's items, or its text as `prompt`). */

@@ -4,7 +4,7 @@ import { costOf, countTokens, findModel, generate, outputLimit, piecesOf, type G
 import { metadataFields, type MetadataAsk } from '../routing/routed.js';
 import { METADATA_BEFORE_PARSE, checkOutputLimit, route } from './chat.js';
 import { textOf } from '../models/content-text.js';
-import { bad, checkMetadata, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, servedTier } from '../http/validate.js';
+import { bad, checkMetadata, checkModelsList, checkRouteAndModalities, checkSessionAndUser, checkStopConditions, optEnum, optNumber, servedTier } from '../http/validate.js';
 import { reserve, writeSSE } from '../state/billing.js';
 import { responsesEventTokens, streamBill, tokensOwed } from './stream-bill.js';
 import { checkResponsesOptionTypes } from '../http/option-types.js';
@@ -24,6 +24,7 @@ const SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priority', 'scale', n
 const INCLUDES = ['file_search_call.results', 'message.input_image.image_url', 'computer_call_output.output.image_url', 'reasoning.encrypted_content', 'code_interpreter_call.outputs'];
 
 export function validateResponses(body: Body): void {
+  checkModelsList(body);
   const input = body.input;
   if (typeof input !== 'string' && !Array.isArray(input)) bad('input must be a string or an array of input items');
   if (Array.isArray(input)) {

@@ -1,4 +1,4 @@
-import { bad } from '../http/validate.js';
+import { bad, checkModelsList } from '../http/validate.js';
 import { MODEL_ID_PATTERN, MODELS } from '../models/models.js';
 import type { LocalModels } from '../providers/local.js';
 import type { ProviderAdapter, ProviderModel } from '../providers/types.js';
@@ -86,9 +86,11 @@ export interface Catalog {
  * provider that last served the session (`sticky`) first where it is allowed. A model of the chain
  * that is no model here (malformed, or served by nobody) is passed over as a failed attempt is, into
  * `passed` (provider `none`, status 400), and the fallback list goes on to the next: the spec says only
- * that `models` is "used for fallback". The request is a 400 on the first such model when none is one.
+ * that `models` is "used for fallback". The request is a 400 on the first such model when none is one,
+ * and on a `models` list longer than the service takes (checkModelsList).
  */
 export function candidatesFor(body: Body, catalog: Catalog, sticky?: (modelId: string) => string | undefined, kind: 'chat' | 'embedding' | 'speech' = 'chat', passed: Attempt[] = []): Candidate[] {
+  checkModelsList(body);
   const prefs = prefsOf(body.provider);
   let chain = modelChain(body);
   if (!chain.length) {

@@ -13,7 +13,7 @@ import { candidatesFor, modelChain, type Candidate, type Catalog } from './candi
 import { allFailed, keyHider, metadataFor, passOver, pauseAfter, type Attempt } from './metadata.js';
 import { callerGone, relayStream, streamOf, type RelayOutcome } from './relay.js';
 import { Sessions } from './sessions.js';
-import { priceUsage } from './usage.js';
+import { embeddingsUsage, priceUsage } from './usage.js';
 import { BATCHED, batchBound, batchCandidates } from './batch-bound.js';
 import { Estimates, gatewayCredits } from './gateway-credits.js';
 import { promptCount } from './hang-up.js';
@@ -191,7 +191,7 @@ export class Gateway {
     const gone = callerGone(ctx);
     const got = await this.firstWhole(candidates, passed, (c) => c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: gone }));
     if (got) {
-      const cost = priceUsage(got.answer.usage, got.c);
+      const cost = priceUsage(embeddingsUsage(got.answer, body.input), got.c);
       const ownId = giveId(got.answer, 'emb', got.ownId);
       charge(cost);
       ctx.send(200, new Serialized(JSON.stringify(got.answer)));
@@ -279,7 +279,7 @@ export class Gateway {
       const ask = (c: Candidate) => how.call(c.adapter)!.call(c.adapter, { body: upstreamBody(asked, c, false), stream: false, signal: AbortSignal.timeout(10 * 60_000) });
       const got = await this.firstWhole(candidates, passed, ask, how.named);
       if (got) {
-        if (how.named) priceUsage(got.answer.usage, got.c);
+        if (how.named) priceUsage(endpoint === '/v1/embeddings' ? embeddingsUsage(got.answer, asked.input) : got.answer.usage, got.c);
         else wholeResponse(got.answer, got.c, asked);
         served.provider = got.c.slug;
         return got.answer;

@@ -69,11 +69,11 @@ export interface RelayOptions {
 /**
  * What a caller who hangs up after content was relayed owes (docs/gateway.md): the upstream's usage
  * priced when it came, else the prompt's estimate and the content tokens written to it so far, at the
- * provider's prices (without them, at the prices the model is listed at).
+ * provider's prices (without them, those its upstream last reported, else the prices the model is listed at).
  */
 export function owedOnHangUp(c: Candidate, tokens: RelayedTokens, promptTokens: (() => number) | undefined, priced: () => number | undefined): number {
   if (tokens.sent <= 0) return 0;
-  return priced() ?? hangUpCost(c.model.prices ?? c.listed, promptTokens?.() ?? 0, tokens.sent);
+  return priced() ?? hangUpCost(c.model.prices ?? c.model.reported ?? c.listed, promptTokens?.() ?? 0, tokens.sent);
 }
 
 /** An upstream event that must be parsed, parsed; a break when it is not a JSON object. */

@@ -77,11 +77,20 @@ export function reserve(ctx: Ctx, cost: number): { refund(): void } {
  * unbounded requests in flight hold of it said, as it is not left to spend.
  */
 function insufficient(ctx: Ctx, cost?: number, upTo = false): HttpError {
-  const balance = Math.max(0, ctx.store.balance(ctx.workspace));
-  const held = Math.min(balance, estimated(ctx));
+  const balance = ctx.store.balance(ctx.workspace);
+  return new HttpError(402, `${creditsShort('this request', cost, upTo, balance, estimated(ctx))}. Add more credits to continue.`, 'payment_required');
+}
+
+/**
+ * The one wording of credits a request lacks (this file's 402s; a batch over providers stopped short,
+ * batch-credits.ts): `what` and what it costs, the balance, and what requests in flight hold of it.
+ */
+export function creditsShort(what: string, cost: number | undefined, upTo: boolean, balance: number, heldInFlight = 0): string {
+  const left = Math.max(0, balance);
+  const held = Math.min(left, heldInFlight);
   const inFlight = held > 0 ? `, of which $${decimal(held)} is held by requests in flight` : '';
   const needs = cost === undefined ? 'needs a balance above $0' : `${upTo ? 'may cost up to' : 'costs'} $${decimal(cost)}`;
-  return new HttpError(402, `Insufficient credits: this request ${needs}, the balance is $${decimal(balance)}${inFlight}. Add more credits to continue.`, 'payment_required');
+  return `Insufficient credits: ${what} ${needs}, the balance is $${decimal(left)}${inFlight}`;
 }
 
 /**

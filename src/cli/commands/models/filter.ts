@@ -78,9 +78,9 @@ export function unknownFilter(models: Model[], f: Filters): { line: string; typo
   return undefined;
 }
 
-/** price: cheapest first (prompt, then completion); context: largest first; name: by name. Unknowns last. */
+/** price: cheapest first (prompt, then completion); context: largest first; name: by name. Unknowns (and prices that vary) last. */
 export function sortModels(models: Model[], by?: 'price' | 'context' | 'name'): Model[] {
-  const last = (n: number) => (Number.isFinite(n) ? n : Infinity);
+  const last = (n: number) => (Number.isFinite(n) && n >= 0 ? n : Infinity);
   const out = [...models];
   if (by === 'price') out.sort((a, b) => last(perToken(a, 'prompt')) - last(perToken(b, 'prompt')) || last(perToken(a, 'completion')) - last(perToken(b, 'completion')));
   const context = (m: Model) => (typeof m.context_length === 'number' ? m.context_length : -1);
@@ -91,10 +91,13 @@ export function sortModels(models: Model[], by?: 'price' | 'context' | 'name'): 
 
 /**
  * A price per token as USD per million tokens: "1.50", "0.02", "0.015", "0.0000001" (below 1, two
- * significant digits: a price that is not 0 never reads as 0), `unknown` when the list gives none.
+ * significant digits: a price that is not 0 never reads as 0), `unknown` when the list gives none,
+ * "varies" for a negative one: the service lists a router (openrouter/auto) at "-1", its price being
+ * that of the model it picks (`--json` gives the list's "-1" as it is).
  */
 export function perMillion(n: number, unknown = '-'): string {
   if (!Number.isFinite(n)) return unknown;
+  if (n < 0) return 'varies';
   const m = n * 1e6;
   if (m === 0 || Math.abs(m) >= 1) return m.toFixed(2);
   const decimals = Math.min(100, Math.max(2, 1 - Math.floor(Math.log10(Math.abs(m)))));
