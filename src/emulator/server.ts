@@ -68,14 +68,38 @@ export interface Emulator {
   close(): Promise<void>;
 }
 
-/** Resolves once every response of `open` has closed, or after `ms`, whichever comes first. */
-function ended(open: Set<ServerResponse>, ms: number): Promise<void> {
-  if (!open.size) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    const check = () => open.size || (clearTimeout(timer), resolve());
-    for (const res of open) res.once('close', check);
-  });
+/**
+ * The responses not closed yet, counted, not kept. A Set that every request added its response to
+ * and took it from again rehashed its table every few requests, and V8 keeps an obsolete table's
+ * entries and a link to the next table (for iterators): once one of them was in the old generation,
+ * each table after it, every response in them and all a response reaches (its request, its
+ * listeners, a relayed stream's state) outlived every young collection until the next full one.
+ */
+class OpenAnswers {
+  private open = 0;
+  private idle: (() => void) | undefined;
+  private readonly closed = () => {
+    if (--this.open === 0) this.idle?.();
+  };
+
+  opened(res: ServerResponse): void {
+    this.open++;
+    res.once('close', this.closed);
+  }
+
+  /** Resolves once every response open has closed, or after `ms`, whichever comes first. */
+  ended(ms: number): Promise<void> {
+    if (!this.open) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        this.idle = undefined;
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.idle = done;
+    });
+  }
 }
 
 export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
@@ -92,10 +116,9 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
   const routes = new Routes(TABLES.flatMap((table) => table(parts)));
   const d = { store, routes, faults, log, logLimit, logBytes: { bytes: 0, entries: 0 }, bodies: new BodyBudget(opts.bodiesInFlightBytes), bodyIdleMs: opts.bodyIdleMs ?? BODY_IDLE_MS, paths: new Map<string, string>() };
 
-  const answering = new Set<ServerResponse>();
+  const answering = new OpenAnswers();
   const server = createServer((req, res) => {
-    answering.add(res);
-    res.once('close', () => answering.delete(res));
+    answering.opened(res);
     dispatch(d, req, res).catch((err) => {
       // A state file that cannot be written (a full disk): the request fails in words, the server goes on.
       const why = storageFailure(err);
@@ -137,7 +160,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
         // Upstream requests in flight are let go first: a stream relayed ends with the error chunk and
         // [DONE], never cut bare; a batch request's answer is not kept (the restart asks again).
         await gateway.close();
-        await ended(answering, 1000);
+        await answering.ended(1000);
         // Again: a cassette kept by an answer that ended meanwhile is written too (closing twice is safe).
         await gateway.close();
       }
