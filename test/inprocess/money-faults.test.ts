@@ -1,0 +1,43 @@
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+
+// Money under faults after a call went out: a retry must not be charged twice, and a budget must count
+// what the service may have charged for a call whose answer said no cost (cut, lost), until reconciled.
+let t: CliEnv;
+beforeAll(async () => {
+  t = await startCliEnv();
+});
+afterAll(() => t.close());
+afterEach(() => t.admin('faults', { faults: [] }));
+
+// local/lorem at --max-tokens 200: bound $0.000354, cost $0.0003025.
+const CALL = ['chat', '--model', 'local/lorem', '--max-tokens', '200', 'write 500 words'];
+const posts = () => t.requests().filter((r) => r.path === '/v1/chat/completions' && r.method === 'POST').length;
+let states = 0;
+const freshState = () => join(t.dir, `money-faults-${++states}`);
+const spent = async () => ((await (await fetch(`${t.apiRoot}/v1/credits`, { headers: { authorization: `Bearer ${t.managementKey}` } })).json()) as { data: { total_usage: number } }).data.total_usage;
+
+describe('a paid call whose answer is lost after it was carried out', () => {
+  for (const stream of [true, false]) {
+    it(`is not retried (${stream ? 'streamed' : '--no-stream'}): charged once, exit 8, saying why`, async () => {
+      await t.admin('faults', { faults: ['lost,times=1,path=/v1/chat/completions'] });
+      t.clearRequests();
+      const before = await spent();
+      const r = await t.run([...CALL, ...(stream ? [] : ['--no-stream'])], { env: { ROUTER_STATE_DIR: freshState() } });
+      expect(r.code).toBe(8);
+      expect(r.stderr).toMatch(/^error: connection to 127\.0\.0\.1:\d+ failed: .* \(not retried: the service may have carried it out, and a retry would be charged again\)\n$/);
+      // Before: retried, and charged twice ($0.000605) for the one answer the ledger kept.
+      expect(posts()).toBe(1);
+      expect(await spent()).toBeCloseTo(before + 0.0003025, 10);
+    });
+  }
+
+  it('an error answer (503) is still retried: it was not charged', async () => {
+    await t.admin('faults', { faults: ['503,times=2,path=/v1/chat/completions'] });
+    t.clearRequests();
+    const r = await t.run(CALL, { env: { ROUTER_STATE_DIR: freshState() } });
+    expect(r.code).toBe(0);
+    expect(posts()).toBe(3);
+  });
+});
