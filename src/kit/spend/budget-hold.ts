@@ -21,7 +21,7 @@ import { sleep } from '../../internal/sleep.js';
 import { BudgetBusy, BudgetUnkept } from './errors.js';
 import { describeCode } from '../../internal/system-errors.js';
 import { batchHoldPath, ledgerPath } from './ledger.js';
-import { BATCH_HOLD_MAX_AGE_MS, HOLD_MAX_AGE_MS, UNRECORDED, isStale, orphaned, type HoldCall, type HoldRecord } from './hold-record.js';
+import { BATCH_HOLD_MAX_AGE_MS, HOLD_MAX_AGE_MS, UNRECORDED, UNSETTLED, boundCost, isStale, orphaned, type HoldCall, type HoldRecord } from './hold-record.js';
 
 export { BATCH_HOLD_MAX_AGE_MS, HOLD_MAX_AGE_MS, isStale, type HoldCall, type HoldRecord };
 
@@ -140,8 +140,10 @@ export class BudgetHold {
   readonly path: string;
   private readonly rec: HoldRecord;
   private written = false;
+  private readonly env: NodeJS.ProcessEnv;
 
   constructor(env: NodeJS.ProcessEnv, profile: string, usd: number, call: HoldCall = {}) {
+    this.env = env;
     this.path = join(holdsDir(env), `${process.pid}-${randomHex(6)}.json`);
     this.rec = { profile, usd, pid: process.pid, started: processStart(process.pid), time: new Date().toISOString(), ...call };
     try {
@@ -233,6 +235,26 @@ export class BudgetHold {
     }
     this.written = false;
     return true;
+  }
+
+  /** The cost a ledger line gives a call under way whose answer said none: its bound, until reconciled. */
+  get unknownCost(): { cost: number; unsettled: string } {
+    return { cost: boundCost(this.rec.usd), unsettled: UNSETTLED };
+  }
+
+  /** Whether the call held for has its cost (or a line saying it has none) in the ledger: nothing of it is under way. */
+  get settled(): boolean {
+    return !!this.rec.settled;
+  }
+
+  /**
+   * The call failed where the service may have carried it out (its answer lost, cut or timed out, or
+   * Ctrl-C while it ran), and no ledger line says what it cost: its bound goes to the ledger as a
+   * process killed then would leave it (hold-record.ts), and the hold is released.
+   */
+  countUnknown(): void {
+    if (this.written && !this.rec.settled) orphaned(this.env, this.path, this.rec, Date.now());
+    this.release();
   }
 
   /** A call's cost is in the ledger now: it is no longer held. */

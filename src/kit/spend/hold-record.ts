@@ -59,10 +59,9 @@ export function orphaned(env: NodeJS.ProcessEnv, path: string, rec: Partial<Hold
     command: typeof rec.command === 'string' ? rec.command : 'unknown',
     endpoint: 'unknown',
     ...(typeof rec.model === 'string' ? { model: rec.model } : {}),
-    // Up to the service's ten decimals, never below the bound.
-    cost: Math.ceil(rec.usd * 1e10 - 1e-6) / 1e10,
+    cost: boundCost(rec.usd),
     ...(typeof rec.api_root === 'string' ? { api_root: rec.api_root } : {}),
-    unsettled: 'its process ended before the cost of its call was known: counted at its bound',
+    unsettled: UNSETTLED,
   };
   if (appendUsage(env, line) === undefined) return 0;
   try {
@@ -72,4 +71,12 @@ export function orphaned(env: NodeJS.ProcessEnv, path: string, rec: Partial<Hold
     // Removed with the other stale holds: nothing more can be kept of it.
     return 0;
   }
+}
+
+/** What a ledger line counted at its call's bound says (`usage --reconcile` puts the cost charged beside it where it has an id). */
+export const UNSETTLED = 'the cost of this call was not known when it ended: counted at its bound';
+
+/** A bound as a ledger cost: up to the service's ten decimals, never below it. */
+export function boundCost(usd: number): number {
+  return Math.ceil(usd * 1e10 - 1e-6) / 1e10;
 }
