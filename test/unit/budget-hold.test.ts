@@ -59,6 +59,8 @@ describe('holds on the budgets', () => {
     record(`${dead}-aaaaaaaaaaaa.json`, { profile: 'default', usd: 0.25, pid: dead, time: now(), command: 'chat', model: 'local/lorem', api_root: 'http://127.0.0.1:1/api' });
     // Its cost already in the ledger, killed between two rounds of a tool loop: what it still held was spent by nothing.
     record(`${dead}-bbbbbbbbbbbb.json`, { profile: 'default', usd: 0.5, pid: dead, time: now(), settled: true });
+    // Batches not yet made (each one made is held apart, and found again by its job): nothing spent.
+    record(`${dead}-cccccccccccc.json`, { profile: 'default', usd: 0.75, pid: dead, time: now(), command: 'batch run', batch: true });
     expect(heldByOthers(env, 'default')).toEqual({ usd: 0, calls: 0 });
     expect(readdirSync(holdsDir(env))).toEqual([]);
     const lines = readFileSync(ledgerPath(env), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);

@@ -244,7 +244,7 @@ export class BudgetHold {
 
   /** Whether the call held for has its cost (or a line saying it has none) in the ledger: nothing of it is under way. */
   get settled(): boolean {
-    return !!this.rec.settled;
+    return !!(this.rec.settled || this.rec.batch);
   }
 
   /**
@@ -253,7 +253,7 @@ export class BudgetHold {
    * process killed then would leave it (hold-record.ts), and the hold is released.
    */
   countUnknown(): void {
-    if (this.written && !this.rec.settled) orphaned(this.env, this.path, this.rec, Date.now());
+    if (this.written) orphaned(this.env, this.path, this.rec, Date.now());
     this.release();
   }
 

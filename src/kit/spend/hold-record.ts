@@ -20,6 +20,12 @@ export interface HoldCall {
   command?: string;
   model?: string;
   api_root?: string;
+  /**
+   * Held for batches not yet made: each made is held apart (toBatch, share) and its cost recorded once
+   * seen ended, and a create whose answer was lost is found by the job that sent it, so a killed
+   * process's hold of them is let go, not counted.
+   */
+  batch?: boolean;
 }
 
 export interface HoldRecord extends HoldCall {
@@ -52,7 +58,7 @@ export function isStale(rec: Partial<HoldRecord>, now = Date.now()): boolean {
  * in the ledger), is only removed.
  */
 export function orphaned(env: NodeJS.ProcessEnv, path: string, rec: Partial<HoldRecord>, now: number): number {
-  if (rec.settled || typeof rec.usd !== 'number' || !(rec.usd > 0) || typeof rec.profile !== 'string' || !(now - Date.parse(rec.time ?? '') <= HOLD_MAX_AGE_MS)) return 0;
+  if (rec.settled || rec.batch || typeof rec.usd !== 'number' || !(rec.usd > 0) || typeof rec.profile !== 'string' || !(now - Date.parse(rec.time ?? '') <= HOLD_MAX_AGE_MS)) return 0;
   const line: UsageRecord & { unsettled: string } = {
     time: rec.time!,
     profile: rec.profile,
