@@ -44,9 +44,12 @@ export type Base = 'v1' | 'alpha' | 'root';
 /**
  * always: retry every transient failure (idempotent calls, and POSTs that create nothing lasting).
  * unaccepted: retry only when the server cannot have acted on the request (refused connection, 429, 503).
+ * paid: a call the service charges for (chat, responses, embeddings, speech, decisions): retried on
+ * an error answer (it is not charged), never once it may have been carried out with its answer lost
+ * (a connection cut or a timeout after the request went out): a retry would be charged again.
  * never: a single attempt.
  */
-export type RetryPolicy = 'always' | 'unaccepted' | 'never';
+export type RetryPolicy = 'always' | 'unaccepted' | 'paid' | 'never';
 
 export type Query = Record<string, string | number | boolean | string[] | undefined>;
 
@@ -162,6 +165,7 @@ export class HttpCore {
         if (!(failure instanceof ConnectionError)) throw failure;
         // A proxy's own refusal (it wants credentials, or forbids the host) stays one on a retry.
         retryable = (policy === 'always' || !failure.maybeDelivered) && !(failure instanceof ProxyRefusedError && failure.status < 500);
+        if (policy === 'paid' && failure.maybeDelivered && attempt < maxRetries && !opts.signal?.aborted) failure.message += ' (not retried: the service may have carried it out, and a retry would be charged again)';
       }
       if (!retryable || attempt >= maxRetries) {
         if (retryable && attempt > 0) (failure as RouterError).retries = attempt;

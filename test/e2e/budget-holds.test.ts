@@ -32,9 +32,9 @@ describe('a budget across processes', () => {
     expect(holds(state)).toEqual([]);
   }, 60_000);
 
-  it('kill -9 while a call holds the budget: the next call is not held back by it', async () => {
+  it('kill -9 while a call holds the budget: the next call is not held back by it, and the killed call counts at its bound', async () => {
     const state = join(t.dir, 'killed');
-    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '0.0005' };
+    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '0.0008' };
     // Held until the kill, however long a loaded machine takes to start the call (the hold, not the time, is waited for).
     await t.admin('faults', { faults: ['slow,delay_ms=600000,path=/chat/completions'] });
     try {
@@ -47,11 +47,21 @@ describe('a budget across processes', () => {
     } finally {
       await t.admin('faults', { faults: [] });
     }
-    // The budget fits one bound: the dead process's hold would refuse (or stall) this call.
+    // The budget fits two bounds: the dead process's hold, kept beside its line, would refuse (or stall) this call.
     const r = await t.run(CALL, { env });
     // All it says: its answer stops at --max-tokens (said, piped too).
     expect(r).toMatchObject({ code: 0, stderr: 'note: the answer was cut at its length limit (200 tokens)\n' });
     expect(holds(state)).toEqual([]);
+    // The service may have charged what the killed call streamed before the kill: its bound is in the ledger, so a
+    // loop of killed calls cannot spend past the budget unseen (before, it was dropped: 30 calls killed mid-stream spent $0.2 under a $0.1 budget).
+    const lines = readFileSync(join(state, 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { cost: number; command: string; model?: string; unsettled?: string });
+    expect(lines).toEqual([
+      expect.objectContaining({ command: 'chat', model: 'local/lorem', cost: 0.000354, unsettled: expect.stringMatching(/counted at its bound$/) }),
+      expect.objectContaining({ command: 'chat', cost: 0.0003025 }),
+    ]);
+    const again = await t.run(CALL, { env });
+    expect(again.code).toBe(4);
+    expect(again.stderr).toMatch(/^error: this call could cost up to \$0\.000354, over what is left of daily_budget \(\$0\.0001435/);
   }, 60_000);
 
   it('a ledger that takes no more (a file-size limit): each cost is held for a day instead, said piped too, and the budget still stops the calls', async () => {

@@ -61,16 +61,21 @@ describe('concurrent calls under a budget', () => {
     expect(ledgerCost(state)).toBeLessThanOrEqual(0.00068);
   });
 
-  it('a hold left by a process killed with -9 does not hold the budget: it is removed', async () => {
+  it('a hold left by a process killed with -9 does not hold the budget: it is removed, and an unsettled one is counted at its bound', async () => {
     const state = freshState();
     const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
     mkdirSync(join(state, 'budget-holds'), { recursive: true });
-    const stale = `${dead}-0123456789ab.json`;
-    writeFileSync(join(state, 'budget-holds', stale), JSON.stringify({ profile: 'default', usd: 5, pid: dead, time: new Date().toISOString() }));
+    // Killed between two calls of its command (its cost in the ledger): what it held was never spent.
+    const settled = `${dead}-0123456789ab.json`;
+    writeFileSync(join(state, 'budget-holds', settled), JSON.stringify({ profile: 'default', usd: 5, pid: dead, time: new Date().toISOString(), settled: true }));
+    // Killed mid-call: the service may have charged what it streamed.
+    const midCall = `${dead}-ba9876543210.json`;
+    writeFileSync(join(state, 'budget-holds', midCall), JSON.stringify({ profile: 'default', usd: 0.25, pid: dead, time: new Date().toISOString(), command: 'chat' }));
     const r = await t.run(CALL, { env: { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '1' } });
     expect(r.stderr).toBe(CUT);
     expect(r.code).toBe(0);
-    expect(readdirSync(join(state, 'budget-holds'))).not.toContain(stale);
+    expect(readdirSync(join(state, 'budget-holds'))).toEqual([]);
+    expect(ledgerCost(state)).toBeCloseTo(0.25 + 0.0003025, 10);
   });
 
   it("a tool loop's rounds are each checked beside the other calls' holds, never against the command's own", async () => {

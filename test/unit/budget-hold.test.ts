@@ -1,10 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BudgetHold, HOLD_MAX_AGE_MS, heldByOthers, holdsDir, isStale, withBudgetLock } from '../../src/cli/spend/budget-hold.js';
 import { processStart } from '../../src/internal/process.js';
+import { ledgerPath } from '../../src/kit/spend/ledger.js';
+import { spentBy } from '../../src/kit/spend/budget.js';
 import { linkThere } from '../support/link-there.js';
 
 let dir: string;
@@ -50,6 +52,29 @@ describe('holds on the budgets', () => {
     record(live, { profile: 'default', usd: 0.5, pid: process.pid, started: processStart(process.pid), time: now() });
     expect(heldByOthers(env, 'default')).toEqual({ usd: 0.5, calls: 1 });
     expect(readdirSync(holdsDir(env))).toEqual([live]);
+  });
+
+  it('the hold of a process killed mid-call goes to the ledger at its bound (the service may have charged it); a settled one does not', async () => {
+    const dead = deadPid();
+    record(`${dead}-aaaaaaaaaaaa.json`, { profile: 'default', usd: 0.25, pid: dead, time: now(), command: 'chat', model: 'local/lorem', api_root: 'http://127.0.0.1:1/api' });
+    // Its cost already in the ledger, killed between two rounds of a tool loop: what it still held was spent by nothing.
+    record(`${dead}-bbbbbbbbbbbb.json`, { profile: 'default', usd: 0.5, pid: dead, time: now(), settled: true });
+    // Batches not yet made (each one made is held apart, and found again by its job): nothing spent.
+    record(`${dead}-cccccccccccc.json`, { profile: 'default', usd: 0.75, pid: dead, time: now(), command: 'batch run', batch: true });
+    expect(heldByOthers(env, 'default')).toEqual({ usd: 0, calls: 0 });
+    expect(readdirSync(holdsDir(env))).toEqual([]);
+    const lines = readFileSync(ledgerPath(env), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toEqual([expect.objectContaining({ profile: 'default', command: 'chat', model: 'local/lorem', cost: 0.25, api_root: 'http://127.0.0.1:1/api', unsettled: expect.stringMatching(/counted at its bound/) })]);
+    expect(await spentBy(env, 'default')).toEqual({ today: 0.25, month: 0.25 });
+  });
+
+  it('the hold of a killed process whose bound the ledger cannot take is held for a day instead', () => {
+    mkdirSync(ledgerPath(env));
+    const dead = deadPid();
+    record(`${dead}-aaaaaaaaaaaa.json`, { profile: 'default', usd: 0.25, pid: dead, time: now() });
+    expect(heldByOthers(env, 'default')).toEqual({ usd: 0, calls: 0, kept: 0.25 });
+    expect(heldByOthers(env, 'default')).toEqual({ usd: 0, calls: 0, kept: 0.25 });
+    expect(readdirSync(holdsDir(env))).toEqual([`unrecorded-${dead}-aaaaaaaaaaaa.json`]);
   });
 
   it('isStale: a live process of the same start holds; anything else does not', () => {

@@ -8,7 +8,8 @@ import { CliError, EXIT } from '../exit-codes.js';
 import { DEFAULT_API_ROOT } from '../../client/core.js';
 import { readLines } from '../../internal/jsonl.js';
 import { BATCH_PRICE, callBound, countImages, imagesUnbounded, promptTokenBound, searchesOf, usd, usdBound, type Pricing } from '../../kit/spend/cost-bound.js';
-import { capOf, HeldBack, pricesOf, pricesOrWhy, type SpendOptions } from './spend-guard.js';
+import { capOf, commandPath, HeldBack, pricesOf, pricesOrWhy, type SpendOptions } from './spend-guard.js';
+import { rootKey } from '../../internal/api-root.js';
 import { roundCost } from '../../internal/round-cost.js';
 import type { BudgetHold, Held } from './budget-hold.js';
 import { isFinished, type JobRecord, type ShardRecord } from '../../batch/job/store.js';
@@ -110,7 +111,7 @@ export async function checkBatchSpend(ctx: RunContext<SpendOptions>, connected: 
     const e = await checkOnce(ctx, connected, b, heldByOthers(ctx.env, settings.profile)).catch((err: unknown) => {
       throw err instanceof HeldBack ? new CliError(`${err.message}: nothing was submitted`, EXIT.PAYMENT) : err;
     });
-    if (e) ctx.holdBudget((e.hold = new BudgetHold(ctx.env, settings.profile, e.bound)));
+    if (e) ctx.holdBudget((e.hold = new BudgetHold(ctx.env, settings.profile, e.bound, { command: commandPath(ctx), api_root: rootKey(settings.apiRoot ?? DEFAULT_API_ROOT), batch: true })));
     return e;
   });
 }

@@ -13,6 +13,7 @@ import { usdBound, type Pricing } from '../../kit/spend/cost-bound.js';
 import { HeldBack, SpendGuard, type Cap, type Checked, type SpendCall } from '../../kit/spend/spend-guard.js';
 import { pricesFrom } from '../../kit/spend/prices.js';
 import { usage } from '../exit-codes.js';
+import { rootKey } from '../../internal/api-root.js';
 import type { Held } from './budget-hold.js';
 
 export { HeldBack, type Cap };
@@ -58,7 +59,7 @@ export function spendGuard(ctx: RunContext<SpendOptions>, { client, settings }: 
     recorded: ctx.logging,
     estimate: !!opts.dryRun,
     signal: ctx.signal,
-    newHold: (env, profile, usd) => new BudgetHold(env, profile, usd),
+    newHold: (env, profile, usd, call) => new BudgetHold(env, profile, usd, { command: commandPath(ctx), api_root: rootKey(settings.apiRoot ?? DEFAULT_API_ROOT), ...call }),
     words: { maxCost: '--max-cost', ignoreBudget: '--ignore-budget', spender: 'this command' },
     on: {
       lowered: (tokens, cap) => {
@@ -112,6 +113,13 @@ export async function guardNext(_ctx: RunContext<SpendOptions>, _connected: Conn
  */
 export async function capOf(ctx: RunContext<SpendOptions>, settings: Connected['settings'], held?: Held, spent = 0): Promise<Cap | undefined> {
   return spendGuard(ctx, { settings } as Connected).cap(held, spent);
+}
+
+/** The command as the ledger names it ("batch run"). */
+export function commandPath(ctx: RunContext<unknown>): string {
+  const names: string[] = [];
+  for (let c: RunContext<unknown>['cmd'] | null = ctx.cmd; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
 }
 
 /** Where the warning that logging off cannot keep a budget was given: it is said once a command (a REPL asks many times). */

@@ -16,7 +16,7 @@ export function deltaText(chunk: ChatChunk): string {
 
 export class Chat extends Resource {
   create(params: ChatCompletionRequest, opts: CallOptions = {}): Promise<ChatCompletion> {
-    return this.request('POST', '/chat/completions', opts, { body: { ...params, stream: false } }, SHAPES.chatCompletion);
+    return this.request('POST', '/chat/completions', opts, { body: { ...params, stream: false }, retry: 'paid' }, SHAPES.chatCompletion);
   }
 
   /**

@@ -23,6 +23,6 @@ export function decodeEmbedding(value: number[] | string): number[] {
 
 export class Embeddings extends Resource {
   create(params: EmbeddingsRequest, opts: CallOptions = {}): Promise<EmbeddingResponse> {
-    return this.request('POST', '/embeddings', { signal: opts.signal, timeoutMs: opts.timeoutMs, headers: opts.headers }, { body: params }, SHAPES.embeddings);
+    return this.request('POST', '/embeddings', { signal: opts.signal, timeoutMs: opts.timeoutMs, headers: opts.headers }, { body: params, retry: 'paid' }, SHAPES.embeddings);
   }
 }

@@ -64,7 +64,7 @@ const FINAL = new Set(['response.completed', 'response.incomplete', 'response.fa
 
 export class Responses extends Resource {
   create(params: ResponsesRequest, opts: CallOptions = {}): Promise<ResponsesResult> {
-    return this.request('POST', '/responses', opts, { body: { ...params, stream: false } }, SHAPES.response);
+    return this.request('POST', '/responses', opts, { body: { ...params, stream: false }, retry: 'paid' }, SHAPES.response);
   }
 
   /** Typed events; `response.failed` and `error` are thrown as StreamError. */

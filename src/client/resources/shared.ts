@@ -40,7 +40,7 @@ export abstract class Resource {
 
   /** A POST that answers with an event stream (sent with `accept: text/event-stream`). */
   protected postStream(path: string, body: unknown, opts: CallOptions): Promise<RawResponse> {
-    return this.core.send({ method: 'POST', path, body, headers: callHeaders(opts), accept: 'text/event-stream', signal: opts.signal, timeoutMs: opts.timeoutMs });
+    return this.core.send({ method: 'POST', path, body, headers: callHeaders(opts), accept: 'text/event-stream', signal: opts.signal, timeoutMs: opts.timeoutMs, retry: 'paid' });
   }
 }
 

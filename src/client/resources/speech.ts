@@ -35,7 +35,7 @@ export interface SpeechStream {
 }
 
 export class Speech extends Resource {
-  /** Starts synthesis; the audio is streamed, never buffered whole. Retried only before the first byte. */
+  /** Starts synthesis; the audio is streamed, never buffered whole. Retried on an error answer, never once it may have been carried out. */
   async create(params: SpeechRequest, opts: CallOptions = {}): Promise<SpeechStream> {
     const path = '/audio/speech';
     const res = await this.core.send({
@@ -46,6 +46,7 @@ export class Speech extends Resource {
       accept: 'audio/*',
       signal: opts.signal,
       timeoutMs: opts.timeoutMs,
+      retry: 'paid',
     });
     const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
     return { contentType: first(res.headers['content-type']) ?? 'application/octet-stream', requestId: res.requestId, generationId: first(res.headers['x-generation-id']) || undefined, chunks: bodyChunks(res, this.core.url(path), opts.signal) };

@@ -4,7 +4,8 @@
  * ledger: concurrent `router` processes never let go together more than a budget has left. The
  * check and the hold are made under one lock (`budget-holds/.lock`). The hold of a process that
  * is gone (kill -9; its id now another process's), or older than a day, is stale: the next check
- * removes it. While a budget is in force, a call that cannot be held and recorded (a state folder
+ * removes it, writing to the ledger the bound of a call killed before its cost was known
+ * (hold-record.ts). While a budget is in force, a call that cannot be held and recorded (a state folder
  * read-only or full) is refused: sent, it would spend beside the budget, unseen by other calls.
  */
 import { closeSync, openSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,24 +21,9 @@ import { sleep } from '../../internal/sleep.js';
 import { BudgetBusy, BudgetUnkept } from './errors.js';
 import { describeCode } from '../../internal/system-errors.js';
 import { batchHoldPath, ledgerPath } from './ledger.js';
+import { BATCH_HOLD_MAX_AGE_MS, HOLD_MAX_AGE_MS, UNRECORDED, UNSETTLED, boundCost, isStale, orphaned, type HoldCall, type HoldRecord } from './hold-record.js';
 
-/** A hold older than this is stale whatever its process: a call does not run for a day. */
-export const HOLD_MAX_AGE_MS = 24 * 3_600_000;
-/** A batch's hold lasts past its 24-hour window, until its cost is in the ledger (or this long). */
-export const BATCH_HOLD_MAX_AGE_MS = 48 * 3_600_000;
-
-/** The name's start of the hold of a call whose cost could not be written to the ledger. */
-const UNRECORDED = 'unrecorded-';
-
-export interface HoldRecord {
-  profile: string;
-  usd: number;
-  pid: number;
-  /** The process's start (processStart), where it can be read. */
-  started?: string;
-  /** ISO 8601, when the hold was placed. */
-  time: string;
-}
+export { BATCH_HOLD_MAX_AGE_MS, HOLD_MAX_AGE_MS, isStale, type HoldCall, type HoldRecord };
 
 export interface Held {
   /** What calls under way hold (each ends with its process). */
@@ -92,16 +78,6 @@ export async function withBudgetLock<T>(env: NodeJS.ProcessEnv, signal: AbortSig
   }
 }
 
-/** Whether a hold no longer holds anything: its process is gone, or it is older than a day. */
-export function isStale(rec: Partial<HoldRecord>, now = Date.now()): boolean {
-  if (typeof rec.pid !== 'number' || typeof rec.usd !== 'number' || typeof rec.time !== 'string') return true;
-  const age = now - Date.parse(rec.time);
-  if (!(age <= HOLD_MAX_AGE_MS)) return true;
-  if (!processAlive(rec.pid)) return true;
-  const started = processStart(rec.pid);
-  return rec.started !== undefined && started !== undefined && started !== rec.started;
-}
-
 /** What the holds of other calls keep of this profile's budgets; stale holds are removed. Call it holding the lock. */
 export function heldByOthers(env: NodeJS.ProcessEnv, profile: string, mine?: BudgetHold, now = Date.now()): Held {
   const dir = holdsDir(env);
@@ -131,8 +107,11 @@ export function heldByOthers(env: NodeJS.ProcessEnv, profile: string, mine?: Bud
     const stale = name.startsWith('batch-') ? typeof rec.usd !== 'number' || !(now - Date.parse(rec.time ?? '') <= BATCH_HOLD_MAX_AGE_MS)
       : name.startsWith(UNRECORDED) ? typeof rec.usd !== 'number' || !(now - Date.parse(rec.time ?? '') <= HOLD_MAX_AGE_MS)
       : !name.endsWith('.json') ? !processAlive(rec.pid ?? 0) : isStale(rec, now);
-    if (stale) rmSync(path, { force: true });
-    else if (name.endsWith('.json') && rec.profile === profile) {
+    if (stale) {
+      const kept = name.endsWith('.json') && !name.startsWith('batch-') && !name.startsWith(UNRECORDED) ? orphaned(env, path, rec, now) : 0;
+      if (kept && rec.profile === profile) held.kept = (held.kept ?? 0) + kept;
+      rmSync(path, { force: true });
+    } else if (name.endsWith('.json') && rec.profile === profile) {
       if (name.startsWith('batch-') || name.startsWith(UNRECORDED)) held.kept = (held.kept ?? 0) + rec.usd!;
       else {
         held.usd += rec.usd!;
@@ -161,10 +140,12 @@ export class BudgetHold {
   readonly path: string;
   private readonly rec: HoldRecord;
   private written = false;
+  private readonly env: NodeJS.ProcessEnv;
 
-  constructor(env: NodeJS.ProcessEnv, profile: string, usd: number) {
+  constructor(env: NodeJS.ProcessEnv, profile: string, usd: number, call: HoldCall = {}) {
+    this.env = env;
     this.path = join(holdsDir(env), `${process.pid}-${randomHex(6)}.json`);
-    this.rec = { profile, usd, pid: process.pid, started: processStart(process.pid), time: new Date().toISOString() };
+    this.rec = { profile, usd, pid: process.pid, started: processStart(process.pid), time: new Date().toISOString(), ...call };
     try {
       writeFileSync(this.path, JSON.stringify(this.rec), { flag: 'wx', mode: 0o600 });
       this.written = true;
@@ -187,8 +168,10 @@ export class BudgetHold {
   }
 
   /** Holds `usd` from now on (a further call of the command). Written whole: a reader sees the old or the new. */
-  set(usd: number): void {
+  set(usd: number, settled = false): void {
     this.rec.usd = Math.max(0, usd);
+    if (settled) this.rec.settled = true;
+    else delete this.rec.settled;
     if (!this.written) return;
     const part = `${this.path.slice(0, -'.json'.length)}.part`;
     try {
@@ -254,9 +237,29 @@ export class BudgetHold {
     return true;
   }
 
+  /** The cost a ledger line gives a call under way whose answer said none: its bound, until reconciled. */
+  get unknownCost(): { cost: number; unsettled: string } {
+    return { cost: boundCost(this.rec.usd), unsettled: UNSETTLED };
+  }
+
+  /** Whether the call held for has its cost (or a line saying it has none) in the ledger: nothing of it is under way. */
+  get settled(): boolean {
+    return !!(this.rec.settled || this.rec.batch);
+  }
+
+  /**
+   * The call failed where the service may have carried it out (its answer lost, cut or timed out, or
+   * Ctrl-C while it ran), and no ledger line says what it cost: its bound goes to the ledger as a
+   * process killed then would leave it (hold-record.ts), and the hold is released.
+   */
+  countUnknown(): void {
+    if (this.written) orphaned(this.env, this.path, this.rec, Date.now());
+    this.release();
+  }
+
   /** A call's cost is in the ledger now: it is no longer held. */
   spent(cost: number | undefined): void {
-    if (typeof cost === 'number' && Number.isFinite(cost) && cost > 0) this.set(this.rec.usd - cost);
+    this.set(typeof cost === 'number' && Number.isFinite(cost) && cost > 0 ? this.rec.usd - cost : this.rec.usd, true);
   }
 
   /** Called once the hold is written (and before its ledger is checked). */

@@ -26,6 +26,8 @@ export interface UsageRecord {
   cost?: number;
   /** The API root the call went to, without credentials: `usage --reconcile` asks that service only. */
   api_root?: string;
+  /** Set where `cost` is the call's bound, its cost not known when it ended (a cut, a kill): why. */
+  unsettled?: string;
 }
 
 export function ledgerPath(env: NodeJS.ProcessEnv): string {

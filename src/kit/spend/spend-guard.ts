@@ -8,7 +8,7 @@
  */
 import { budgetsFor, type BudgetSettings } from './budget.js';
 import { reachedLine } from './budget.js';
-import { BudgetHold, heldByOthers, holdNames, holdsChange, withBudgetLock, type Held } from './budget-hold.js';
+import { BudgetHold, heldByOthers, holdNames, holdsChange, withBudgetLock, type Held, type HoldCall } from './budget-hold.js';
 import { imagesUnbounded, usd, usdWritten, worstBound, type CallSize, type Pricing } from './cost-bound.js';
 import { describeLimit, fitting, sizeOf, type SpendCall, type Cap } from './fit.js';
 import { BudgetReached, CostCapExceeded, CostUnbounded } from './errors.js';
@@ -63,8 +63,8 @@ export interface SpendGuardOptions {
   estimate?: boolean;
   signal?: AbortSignal;
   on?: SpendEvents;
-  /** Makes the holds (the CLI's also go at the process's exit). */
-  newHold?: (env: NodeJS.ProcessEnv, profile: string, usd: number) => BudgetHold;
+  /** Makes the holds (the CLI's also go at the process's exit); `call` says what is held for, should its process be killed. */
+  newHold?: (env: NodeJS.ProcessEnv, profile: string, usd: number, call: HoldCall) => BudgetHold;
   /** How refusals name what was set: the program's options by default, the CLI's flags from the CLI. */
   words?: SpendWords;
 }
@@ -135,7 +135,7 @@ export class SpendGuard {
       await this.next(this.first, call, this.spent);
       return this.first;
     }
-    this.first = this.holds ? await this.underLock((held) => this.once(call, held)) : await this.once(call);
+    this.first = this.holds ? await this.underLock((held) => this.once(call, held), undefined, call.models.find((m) => !!m)) : await this.once(call);
     return this.first;
   }
 
@@ -233,7 +233,7 @@ export class SpendGuard {
    * the bound until its cost is in the ledger. One that would fit once those calls end waits for
    * them; one that would not is refused.
    */
-  private async underLock(attempt: (held: Held) => Promise<Checked>, hold?: BudgetHold): Promise<Checked> {
+  private async underLock(attempt: (held: Held) => Promise<Checked>, hold?: BudgetHold, model?: string): Promise<Checked> {
     const { env } = this;
     const profile = this.opts.budgets!.profile;
     const signal = this.opts.signal ?? new AbortController().signal;
@@ -248,7 +248,8 @@ export class SpendGuard {
           if (checked.bound === undefined) return checked;
           if (hold) hold.set(checked.bound);
           else {
-            checked.hold = this.opts.newHold ? this.opts.newHold(env, profile, checked.bound) : new BudgetHold(env, profile, checked.bound);
+            const call: HoldCall = model ? { model } : {};
+            checked.hold = this.opts.newHold ? this.opts.newHold(env, profile, checked.bound, call) : new BudgetHold(env, profile, checked.bound, call);
             this.opts.on?.hold?.(checked.hold);
           }
           return checked;

@@ -1,0 +1,88 @@
+/**
+ * A hold's record on disk (budget-hold.ts), and what becomes of the hold of a process that is gone:
+ * stale, and where its call may have been charged, a line in the ledger.
+ */
+import { renameSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { processAlive, processStart } from '../../internal/process.js';
+import { appendUsage, type UsageRecord } from './ledger.js';
+
+/** A hold older than this is stale whatever its process: a call does not run for a day. */
+export const HOLD_MAX_AGE_MS = 24 * 3_600_000;
+/** A batch's hold lasts past its 24-hour window, until its cost is in the ledger (or this long). */
+export const BATCH_HOLD_MAX_AGE_MS = 48 * 3_600_000;
+
+/** The name's start of the hold of a call whose cost could not be written to the ledger. */
+export const UNRECORDED = 'unrecorded-';
+
+/** What a hold says of its call, for the ledger line it becomes if its process is killed before the call's cost is known. */
+export interface HoldCall {
+  command?: string;
+  model?: string;
+  api_root?: string;
+  /**
+   * Held for batches not yet made: each made is held apart (toBatch, share) and its cost recorded once
+   * seen ended, and a create whose answer was lost is found by the job that sent it, so a killed
+   * process's hold of them is let go, not counted.
+   */
+  batch?: boolean;
+}
+
+export interface HoldRecord extends HoldCall {
+  profile: string;
+  usd: number;
+  /** The call's cost is in the ledger: what is held is only kept for the command's further calls. */
+  settled?: boolean;
+  pid: number;
+  /** The process's start (processStart), where it can be read. */
+  started?: string;
+  /** ISO 8601, when the hold was placed. */
+  time: string;
+}
+
+/** Whether a hold no longer holds anything: its process is gone, or it is older than a day. */
+export function isStale(rec: Partial<HoldRecord>, now = Date.now()): boolean {
+  if (typeof rec.pid !== 'number' || typeof rec.usd !== 'number' || typeof rec.time !== 'string') return true;
+  const age = now - Date.parse(rec.time);
+  if (!(age <= HOLD_MAX_AGE_MS)) return true;
+  if (!processAlive(rec.pid)) return true;
+  const started = processStart(rec.pid);
+  return rec.started !== undefined && started !== undefined && started !== rec.started;
+}
+
+/**
+ * The hold of a process killed (kill -9) while its call was under way: the service may have charged
+ * what the call streamed before the kill, which no ledger line says. Its bound, the most it could
+ * have cost, goes to the ledger (unsettled), so the budgets count it; where the ledger takes no line,
+ * it is held for a day instead (what is so held is returned). A hold a day old, or settled (its cost is
+ * in the ledger), is only removed.
+ */
+export function orphaned(env: NodeJS.ProcessEnv, path: string, rec: Partial<HoldRecord>, now: number): number {
+  if (rec.settled || rec.batch || typeof rec.usd !== 'number' || !(rec.usd > 0) || typeof rec.profile !== 'string' || !(now - Date.parse(rec.time ?? '') <= HOLD_MAX_AGE_MS)) return 0;
+  const line: UsageRecord & { unsettled: string } = {
+    time: rec.time!,
+    profile: rec.profile,
+    command: typeof rec.command === 'string' ? rec.command : 'unknown',
+    endpoint: 'unknown',
+    ...(typeof rec.model === 'string' ? { model: rec.model } : {}),
+    cost: boundCost(rec.usd),
+    ...(typeof rec.api_root === 'string' ? { api_root: rec.api_root } : {}),
+    unsettled: UNSETTLED,
+  };
+  if (appendUsage(env, line) === undefined) return 0;
+  try {
+    renameSync(path, join(dirname(path), `${UNRECORDED}${basename(path)}`));
+    return rec.usd;
+  } catch {
+    // Removed with the other stale holds: nothing more can be kept of it.
+    return 0;
+  }
+}
+
+/** What a ledger line counted at its call's bound says (`usage --reconcile` puts the cost charged beside it where it has an id). */
+export const UNSETTLED = 'the cost of this call was not known when it ended: counted at its bound';
+
+/** A bound as a ledger cost: up to the service's ten decimals, never below it. */
+export function boundCost(usd: number): number {
+  return Math.ceil(usd * 1e10 - 1e-6) / 1e10;
+}

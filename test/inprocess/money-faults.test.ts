@@ -1,0 +1,77 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+
+// Money under faults after a call went out: a retry must not be charged twice, and a budget must count
+// what the service may have charged for a call whose answer said no cost (cut, lost), until reconciled.
+let t: CliEnv;
+beforeAll(async () => {
+  t = await startCliEnv();
+});
+afterAll(() => t.close());
+afterEach(() => t.admin('faults', { faults: [] }));
+
+// local/lorem at --max-tokens 200: bound $0.000354, cost $0.0003025.
+const CALL = ['chat', '--model', 'local/lorem', '--max-tokens', '200', 'write 500 words'];
+const posts = () => t.requests().filter((r) => r.path === '/v1/chat/completions' && r.method === 'POST').length;
+let states = 0;
+const freshState = () => join(t.dir, `money-faults-${++states}`);
+type Line = { cost?: number; id?: string; endpoint: string; unsettled?: string; reconciles?: string; real_cost?: number };
+const ledger = (state: string): Line[] => (existsSync(join(state, 'usage.jsonl')) ? readFileSync(join(state, 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Line) : []);
+const spent = async () => ((await (await fetch(`${t.apiRoot}/v1/credits`, { headers: { authorization: `Bearer ${t.managementKey}` } })).json()) as { data: { total_usage: number } }).data.total_usage;
+const holds = (state: string) => (existsSync(join(state, 'budget-holds')) ? readdirSync(join(state, 'budget-holds')).filter((n) => n.endsWith('.json')) : []);
+
+describe('a paid call whose answer is lost after it was carried out', () => {
+  for (const stream of [true, false]) {
+    it(`is not retried (${stream ? 'streamed' : '--no-stream'}): charged once, exit 8, saying why`, async () => {
+      await t.admin('faults', { faults: ['lost,times=1,path=/v1/chat/completions'] });
+      t.clearRequests();
+      const before = await spent();
+      const r = await t.run([...CALL, ...(stream ? [] : ['--no-stream'])], { env: { ROUTER_STATE_DIR: freshState() } });
+      expect(r.code).toBe(8);
+      expect(r.stderr).toMatch(/^error: connection to 127\.0\.0\.1:\d+ failed: .* \(not retried: the service may have carried it out, and a retry would be charged again\)\n$/);
+      // Before: retried, and charged twice ($0.000605) for the one answer the ledger kept.
+      expect(posts()).toBe(1);
+      expect(await spent()).toBeCloseTo(before + 0.0003025, 10);
+    });
+  }
+
+  it('an error answer (503) is still retried: it was not charged', async () => {
+    await t.admin('faults', { faults: ['503,times=2,path=/v1/chat/completions'] });
+    t.clearRequests();
+    const r = await t.run(CALL, { env: { ROUTER_STATE_DIR: freshState() } });
+    expect(r.code).toBe(0);
+    expect(posts()).toBe(3);
+  });
+});
+
+describe('under a budget, a call whose cost its answer did not say', () => {
+  it('lost with no answer at all: its bound is in the ledger and counts against the budget', async () => {
+    const state = freshState();
+    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '0.0008' };
+    await t.admin('faults', { faults: ['lost,times=1,path=/v1/chat/completions'] });
+    expect((await t.run([...CALL, '--no-stream'], { env })).code).toBe(8);
+    // Before: no line, and the budget took the charge as never made.
+    expect(ledger(state)).toEqual([expect.objectContaining({ endpoint: 'unknown', cost: 0.000354, unsettled: expect.stringMatching(/counted at its bound/) })]);
+    expect(holds(state)).toEqual([]);
+    expect((await t.run(CALL, { env })).code).toBe(0);
+    const third = await t.run(CALL, { env });
+    expect(third.code).toBe(4);
+    expect(third.stderr).toMatch(/over what is left of daily_budget \(\$0\.0001435/);
+  });
+
+  it('a stream cut mid-answer: its line holds the bound until `usage --reconcile` puts the charge beside it', async () => {
+    const state = freshState();
+    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '0.0008' };
+    await t.admin('faults', { faults: ['cut,after=3,times=1,path=/v1/chat/completions'] });
+    expect((await t.run(CALL, { env })).code).toBe(8);
+    // Before: the line had no cost, so the budget counted nothing of what the cut stream was charged.
+    const [cut] = ledger(state);
+    expect(cut).toMatchObject({ endpoint: '/v1/chat/completions', id: expect.stringMatching(/^gen-/), cost: 0.000354, unsettled: expect.any(String) });
+    expect((await t.run(['usage', '--reconcile'], { env })).code).toBe(0);
+    const settled = ledger(state).find((l) => l.reconciles === cut!.id)!;
+    expect(settled.real_cost).toBeGreaterThan(0);
+    expect(settled.cost).toBeCloseTo(settled.real_cost! - 0.000354, 10);
+  });
+});
