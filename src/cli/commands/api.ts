@@ -14,6 +14,7 @@ import { refusedKeyHint } from '../context.js';
 import { readFileFor, takeStdin } from '../io/input.js';
 import type { IO } from '../io/io.js';
 import { checkHeaders } from '../../client/request-checks.js';
+import { counted } from '../../internal/counted.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
@@ -236,7 +237,7 @@ function parse(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new CliError(`the answer is not JSON (${text.length} bytes): --paginate and --jq need JSON`, EXIT.SERVER);
+    throw new CliError(`the answer is not JSON (${counted(text.length, 'byte')}): --paginate and --jq need JSON`, EXIT.SERVER);
   }
 }
 
