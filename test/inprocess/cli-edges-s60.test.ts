@@ -1,0 +1,41 @@
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
+
+// The CLI's edges closing note 13 left (task c6): each said in one line, with the way out.
+let t: CliEnv;
+const run = cliEnvPerFile((env) => (t = env));
+
+it('config get, config list and roles show hide only the secret parts of an mcp line (one function)', async () => {
+  const env = { ROUTER_CONFIG_DIR: join(t.dir, 'config-mcp-secrets') };
+  const token = 'a1b2c3d4e5f6a7b8c9d0e1f2';
+  const mcp = [
+    `https://me:s3cret@mcp.example/mcp?session=s3ssion&page=2&sig=${token}`,
+    'npx mcp-remote https://mcp.example/sse --header "Authorization: Bearer sk-abcdef123456"',
+    'env GITHUB_TOKEN=ghp_0123456789 npx -y @modelcontextprotocol/server-github',
+    `https://mcp.example/x?q=${token}`,
+  ].join('\n');
+  const shown = [
+    'https://***@mcp.example/mcp?session=***&page=2&sig=***',
+    'npx mcp-remote https://mcp.example/sse --header "Authorization: Bearer ***"',
+    'env GITHUB_TOKEN=*** npx -y @modelcontextprotocol/server-github',
+    'https://mcp.example/x?q=***',
+  ].join('\n');
+  expect((await run(['config', 'set', 'mcp', mcp], env)).code).toBe(0);
+  // Was: the query's session and token, the header's bearer token and the variable's token as stored.
+  expect(await run(['config', 'get', 'mcp'], env)).toMatchObject({ code: 0, stdout: `${shown}\n` });
+  const list = await run(['config', 'list', '--json'], env);
+  expect(list.code, list.stderr).toBe(0);
+  expect(JSON.parse(list.stdout).profiles[0].mcp).toBe(shown);
+  const overridden = await run(['config', 'get', 'mcp', '--verbose'], { ...env, ROUTER_MCP: 'npx srv --header X-Api-Key:k3y' });
+  expect(overridden.stderr).toContain('ROUTER_MCP is set (npx srv --header X-Api-Key:***) and goes before this setting');
+  const role = await run(['roles', 'save', 'remote', '--system', 'terse', '--max-tokens', '100', '--mcp', mcp.split('\n')[1]!], env);
+  expect(role.code, role.stderr).toBe(0);
+  // The file's text: its long line folded (the token on the next line), the max-tokens key no header.
+  const text = (await run(['roles', 'show', 'remote'], env)).stdout;
+  expect(text).toMatch(/--header "Authorization: Bearer\s+\*\*\*"/);
+  expect(text).toContain('max-tokens: 100\n');
+  expect(text).not.toContain('sk-abcdef');
+  const json = JSON.parse((await run(['roles', 'show', 'remote', '--json'], env)).stdout);
+  expect(json.settings.mcp).toEqual([shown.split('\n')[1]]);
+});
