@@ -39,3 +39,19 @@ it('config get, config list and roles show hide only the secret parts of an mcp 
   const json = JSON.parse((await run(['roles', 'show', 'remote', '--json'], env)).stdout);
   expect(json.settings.mcp).toEqual([shown.split('\n')[1]]);
 });
+
+it('every command\'s help shows the global options (commander\'s showGlobalOptions reaches subcommands)', async () => {
+  const { buildProgram } = await import('../../src/cli/main.js');
+  const { commandTree } = await import('../../src/cli/commands/completion/tree.js');
+  const paths = commandTree(await buildProgram()).filter((n) => n.path).map((n) => n.path.split(' '));
+  expect(paths.length).toBeGreaterThan(40);
+  for (const path of paths) {
+    const r = await run([...path, '--help']);
+    expect(r.code, path.join(' ')).toBe(0);
+    // Was: only `router --help` had them; `router chat --help` said nothing of -p or --api-root.
+    const globals = r.stdout.split('\nGlobal Options:\n')[1];
+    expect(globals, path.join(' ')).toBeDefined();
+    expect(globals).toMatch(/^ {2}-p, --profile <name> /m);
+    expect(globals).toMatch(/^ {2}--api-root <url> /m);
+  }
+});
