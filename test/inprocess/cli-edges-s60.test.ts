@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
+import { runProcess } from '../support/run-process.js';
+import { BIN } from '../helpers.js';
 
 // The CLI's edges closing note 13 left (task c6): each said in one line, with the way out.
 let t: CliEnv;
@@ -54,4 +56,15 @@ it('every command\'s help shows the global options (commander\'s showGlobalOptio
     expect(globals).toMatch(/^ {2}-p, --profile <name> /m);
     expect(globals).toMatch(/^ {2}--api-root <url> /m);
   }
+});
+
+it('an editor that is not installed: our one line on stderr, not the shell\'s "not found" above it (a process shows it)', async () => {
+  const env = { ...process.env, ...t.env, ROUTER_CONFIG_DIR: join(t.dir, 'config-no-editor'), VISUAL: '', EDITOR: 'no-such-editor-here --wait' };
+  const r = await runProcess(process.execPath, [BIN, 'roles', 'edit', 'poet'], { env });
+  // Was: "sh: 1: no-such-editor-here: not found" first.
+  expect(r).toMatchObject({ status: 1, stdout: '', stderr: 'error: the editor (no-such-editor-here --wait) was not found: set $VISUAL or $EDITOR to one that is installed (nano, vim, code --wait); role poet is not made\n' });
+  // One that is there still runs through the shell (its words, a redirection).
+  const made = await runProcess(process.execPath, [BIN, 'roles', 'edit', 'poet'], { env: { ...env, EDITOR: 'echo You are terse. >' } });
+  expect(made.stderr).not.toMatch(/error/);
+  expect(made.status).toBe(0);
 });
