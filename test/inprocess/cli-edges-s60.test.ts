@@ -3,6 +3,7 @@ import { expect, it } from 'vitest';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
 import { runProcess } from '../support/run-process.js';
 import { BIN } from '../helpers.js';
+import { startFixtureServer } from '../support/fixture-server.js';
 
 // The CLI's edges closing note 13 left (task c6): each said in one line, with the way out.
 let t: CliEnv;
@@ -67,4 +68,25 @@ it('an editor that is not installed: our one line on stderr, not the shell\'s "n
   const made = await runProcess(process.execPath, [BIN, 'roles', 'edit', 'poet'], { env: { ...env, EDITOR: 'echo You are terse. >' } });
   expect(made.stderr).not.toMatch(/error/);
   expect(made.status).toBe(0);
+});
+
+it('config set api_root with no path: one warning naming the root with /api, unless the root answers as the API; set either way', async () => {
+  const env = { ROUTER_CONFIG_DIR: join(t.dir, 'config-pathless') };
+  const bare = t.apiRoot.replace(/\/api$/, '');
+  // router serve's root without its /api: every route is under /api/v1.
+  const r = await run(['config', 'set', 'api_root', bare], env);
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stderr).toBe(`warning: api_root ${bare} has no path and ${bare}/v1/models does not answer: an API root is most often the URL before /v1, such as ${bare}/api as router serve prints it; set all the same\n`);
+  expect((await run(['config', 'get', 'api_root'], env)).stdout).toBe(`${bare}\n`);
+  // A gateway mounted at the root path answers there (here a 401 of its own: no key given): nothing said.
+  const gateway = await startFixtureServer({ 'GET /v1/models': { status: 401, body: { error: { code: 401, message: 'no key' } } } });
+  try {
+    const root = gateway.apiRoot.replace(/\/api$/, '');
+    expect(await run(['config', 'set', 'api_root', root], env)).toMatchObject({ code: 0, stderr: '' });
+    expect(gateway.requests.map((q) => `${q.method} ${q.url}`)).toEqual(['GET /v1/models?output_modalities=all']);
+  } finally {
+    await gateway.close();
+  }
+  // A root with a path is not asked.
+  expect(await run(['config', 'set', 'api_root', t.apiRoot], env)).toMatchObject({ code: 0, stderr: '' });
 });
