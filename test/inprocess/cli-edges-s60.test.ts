@@ -1,4 +1,6 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { startEmulator } from '../../src/emulator/server.js';
 import { expect, it } from 'vitest';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
 import { runProcess } from '../support/run-process.js';
@@ -89,4 +91,30 @@ it('config set api_root with no path: one warning naming the root with /api, unl
   }
   // A root with a path is not asked.
   expect(await run(['config', 'set', 'api_root', t.apiRoot], env)).toMatchObject({ code: 0, stderr: '' });
+});
+
+it('usage --reconcile after serve restarted with a new state on the same root: its calls unknown there said once, not "not known yet" for an hour', async () => {
+  const state = join(t.dir, 'reconcile-reset-cli');
+  const first = await startEmulator({ stateDir: join(t.dir, 'reconcile-reset-a'), port: 0, batchDelayMs: 0 });
+  const env = (emu: typeof first) => ({ ROUTER_API_ROOT: emu.apiRoot, ROUTER_API_KEY: emu.store.firstKeys().apiKey, ROUTER_STATE_DIR: state });
+  for (const word of ['one', 'two']) expect((await run(['chat', '--model', 'local/echo', word], env(first))).code).toBe(0);
+  const port = first.port;
+  await first.close();
+  const second = await startEmulator({ stateDir: join(t.dir, 'reconcile-reset-b'), port, batchDelayMs: 0 });
+  try {
+    // The old calls made ten minutes before the restart (their ledger lines say so).
+    const ledger = join(state, 'usage.jsonl');
+    const before = new Date(Date.now() - 10 * 60 * 1000).toISOString();
+    writeFileSync(ledger, readFileSync(ledger, 'utf8').replace(/"time":"[^"]+"/g, `"time":"${before}"`));
+    expect((await run(['chat', '--model', 'local/echo', 'three'], env(second))).code).toBe(0);
+    const r = await run(['usage', '--reconcile', '--json'], env(second));
+    expect(r.code, r.stderr).toBe(0);
+    // Was: "reconciled 1 call …; 2 not known to the service yet; 2 left", and so on each run for an hour.
+    expect(r.stderr).toMatch(/^reconciled 1 call of profile "default": .*; unknown to this server: 2 calls made before others it knows, probably at an emulator whose state was reset \(marked, not asked again\); none left$/m);
+    expect(JSON.parse(r.stdout)).toMatchObject({ unknown_here: [expect.stringMatching(/^gen-/), expect.stringMatching(/^gen-/)], pending: [], left: 0 });
+    // Said once.
+    expect((await run(['usage', '--reconcile'], env(second))).stderr).toMatch(/^reconciled 0 calls of profile "default"; none left$/m);
+  } finally {
+    await second.close();
+  }
 });
