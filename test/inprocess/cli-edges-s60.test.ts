@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startEmulator } from '../../src/emulator/server.js';
 import { expect, it } from 'vitest';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
@@ -117,4 +118,15 @@ it('usage --reconcile after serve restarted with a new state on the same root: i
   } finally {
     await second.close();
   }
+});
+
+it('a route of the service router serve does not serve: its 404 names the route, the CLI adds where the emulator page is', async () => {
+  // What any HTTP client reads: the route and that router serve does not serve it, no path of this package's docs.
+  const res = await fetch(`${t.apiRoot}/v1/rerank`, { method: 'POST', headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json' }, body: '{}' });
+  expect([res.status, ((await res.json()) as { error: { message: string } }).error.message]).toEqual([404, "No route for POST /v1/rerank: the service's OpenAPI has it; router serve does not serve it"]);
+  // Was: "(docs/emulator.md lists what it serves)", a path no HTTP client (nor an installed package's user) can open.
+  const page = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'docs', 'emulator.md');
+  const r = await run(['api', '/v1/rerank', '-X', 'POST', '-f', 'query=x']);
+  expect(r.code).toBe(5);
+  expect(r.stderr).toBe(`error: POST /api/v1/rerank: 404 Not Found: No route for POST /v1/rerank: the service's OpenAPI has it; router serve does not serve it (what it serves: ${page})\n`);
 });
