@@ -8,5 +8,10 @@ export function grouped(n: number): string {
  * `counted(2, 'batch', 'batches')` for a noun whose plural is not its singular and an s.
  */
 export function counted(n: number, noun: string, plural = `${noun}s`): string {
-  return `${grouped(n)} ${n === 1 ? noun : plural}`;
+  return `${grouped(n)} ${nounFor(n, noun, plural)}`;
+}
+
+/** The noun for a count, singular for one, where the count is written apart (`usage: 1 input token`, digits ungrouped). */
+export function nounFor(n: number, noun: string, plural = `${noun}s`): string {
+  return n === 1 ? noun : plural;
 }
