@@ -22,63 +22,29 @@ _router() {
   return 0
 }
 _router_complete() {
-  local cmdpath="" w cand i subs flags arg
+  local cmdpath="" w cand i j skip="" subs flags arg
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
-    [[ $w == -* ]] && continue
-    cand="${cmdpath:+$cmdpath }$w"
-    case "$cand" in
-      'chat') cmdpath="$cand" ;;
-      'responses') cmdpath="$cand" ;;
-      'embed') cmdpath="$cand" ;;
-      'speak') cmdpath="$cand" ;;
-      'decide') cmdpath="$cand" ;;
-      'roles') cmdpath="$cand" ;;
-      'roles list') cmdpath="$cand" ;;
-      'roles show') cmdpath="$cand" ;;
-      'roles save') cmdpath="$cand" ;;
-      'roles edit') cmdpath="$cand" ;;
-      'roles delete') cmdpath="$cand" ;;
-      'roles path') cmdpath="$cand" ;;
-      'conversations') cmdpath="$cand" ;;
-      'conversations list') cmdpath="$cand" ;;
-      'conversations show') cmdpath="$cand" ;;
-      'conversations delete') cmdpath="$cand" ;;
-      'batch') cmdpath="$cand" ;;
-      'batch create') cmdpath="$cand" ;;
-      'batch list') cmdpath="$cand" ;;
-      'batch get') cmdpath="$cand" ;;
-      'batch run') cmdpath="$cand" ;;
-      'batch jobs') cmdpath="$cand" ;;
-      'batch job') cmdpath="$cand" ;;
-      'api') cmdpath="$cand" ;;
-      'models') cmdpath="$cand" ;;
-      'models show') cmdpath="$cand" ;;
-      'credits') cmdpath="$cand" ;;
-      'keys') cmdpath="$cand" ;;
-      'keys list') cmdpath="$cand" ;;
-      'keys create') cmdpath="$cand" ;;
-      'keys get') cmdpath="$cand" ;;
-      'keys update') cmdpath="$cand" ;;
-      'keys delete') cmdpath="$cand" ;;
-      'keys current') cmdpath="$cand" ;;
-      'generation') cmdpath="$cand" ;;
-      'usage') cmdpath="$cand" ;;
-      'login') cmdpath="$cand" ;;
-      'auth') cmdpath="$cand" ;;
-      'auth status') cmdpath="$cand" ;;
-      'auth migrate') cmdpath="$cand" ;;
-      'config') cmdpath="$cand" ;;
-      'config init') cmdpath="$cand" ;;
-      'config set') cmdpath="$cand" ;;
-      'config get') cmdpath="$cand" ;;
-      'config unset') cmdpath="$cand" ;;
-      'config list') cmdpath="$cand" ;;
-      'config use') cmdpath="$cand" ;;
-      'config delete') cmdpath="$cand" ;;
-      'config path') cmdpath="$cand" ;;
-      'serve') cmdpath="$cand" ;;
-      'completion') cmdpath="$cand" ;;
+    [[ $w == '=' && $skip == 1 ]] && continue
+    if [[ $skip == 1 ]]; then skip=""; continue; fi
+    if [[ $skip == optional ]]; then skip=""; [[ $w == -* ]] || continue; fi
+    case $w in
+      (--) break ;;
+      (--*=*) ;;
+      ('--profile'|'--api-root'|'--timeout'|'--max-retries'|'--model'|'--models'|'--temperature'|'--top-p'|'--role'|'--system'|'--max-tokens'|'--top-k'|'--min-p'|'--top-a'|'--frequency-penalty'|'--presence-penalty'|'--repetition-penalty'|'--seed'|'--stop'|'--top-logprobs'|'--logit-bias'|'--response-format'|'--reasoning-effort'|'--service-tier'|'--conversation'|'--attach'|'--schema'|'--modalities'|'--save-images'|'--tools'|'--mcp'|'--max-tool-rounds'|'--tool-timeout'|'--session'|'--user'|'--metadata'|'--provider-only'|'--provider-order'|'--provider-ignore'|'--max-cost'|'--jq'|'--input'|'--instructions'|'--max-output-tokens'|'--tool-choice'|'--reasoning-summary'|'--text-format'|'--verbosity'|'--max-tool-calls'|'--stop-when'|'--previous-response-id'|'--file'|'--dimensions'|'--encoding-format'|'--input-type'|'--per-request'|'--voice'|'--format'|'--speed'|'--output'|'--turns'|'--reference-audio'|'--reference-text'|'--reference-image'|'--state'|'--state-text'|'--questions'|'--noul'|'--true'|'--false'|'--choice'|'--option'|'--score'|'--level'|'--limit'|'--endpoint'|'--completion-window'|'--interval'|'--offline-timeout'|'--after'|'--status'|'--created-after'|'--created-before'|'--max-requests'|'--max-bytes'|'--resume'|'--method'|'--header'|'--raw-field'|'--field'|'--input-modality'|'--output-modality'|'--supports'|'--sort'|'--offset'|'--limit-reset'|'--expires-at'|'--name'|'--since'|'--by'|'--key'|'--port'|'--host'|'--fault'|'--providers'|'--record'|'--replay'|'--check-drift'|'--replay-timing'|'--flavor'|'--batch-delay-ms') skip=1 ;;
+      ('--plugin'|'--results') skip=optional ;;
+      (-[!-]*)
+        for ((j = 1; j < ${#w}; j++)); do
+          case "-${w:$j:1}" in
+            ('-p'|'-m'|'-t'|'-s'|'-a'|'-o'|'-X'|'-H'|'-f'|'-F') ((j + 1 == ${#w})) && skip=1; break ;;
+          esac
+        done ;;
+      (-*) ;;
+      (*)
+        cand="${cmdpath:+$cmdpath }$w"
+        case $cand in
+          ('chat'|'responses'|'embed'|'speak'|'decide'|'roles'|'roles list'|'roles show'|'roles save'|'roles edit'|'roles delete'|'roles path'|'conversations'|'conversations list'|'conversations show'|'conversations delete'|'batch'|'batch create'|'batch list'|'batch get'|'batch run'|'batch jobs'|'batch job'|'api'|'models'|'models show'|'credits'|'keys'|'keys list'|'keys create'|'keys get'|'keys update'|'keys delete'|'keys current'|'generation'|'usage'|'login'|'auth'|'auth status'|'auth migrate'|'config'|'config init'|'config set'|'config get'|'config unset'|'config list'|'config use'|'config delete'|'config path'|'serve'|'completion') cmdpath=$cand ;;
+        esac ;;
     esac
   done
   case "$cmdpath|$prev" in

@@ -33,7 +33,7 @@ it('every route of the OpenAPI it does not serve is listed as such, and answers 
     const [method, path] = route.split(' ') as [string, string];
     const res = await fetch(`${t.apiRoot}${path}`, { method, headers: { authorization: `Bearer ${t.managementKey}` } });
     // Before: a bare "No route for GET /v1/providers".
-    expect([res.status, ((await res.json()) as { error: { message: string } }).error.message], route).toEqual([404, `No route for ${route}: the service's OpenAPI has it, router serve does not serve it (docs/emulator.md lists what it serves)`]);
+    expect([res.status, ((await res.json()) as { error: { message: string } }).error.message], route).toEqual([404, `No route for ${route}: the service's OpenAPI has it; router serve does not serve it`]);
   }
   // Any other path is the bare 404 it was.
   const other = await fetch(`${t.apiRoot}/v1/nothing/here`, { headers: { authorization: `Bearer ${t.managementKey}` } });

@@ -28,7 +28,7 @@ function batchMessage(err: BatchError): string {
     case 'no_model':
       return 'no model: the bodies name none; give --model (or set a default: router config set model …)';
     case 'lost_create':
-      return `shard ${d.shard} of ${d.job}: the answer to its create was lost, and ${d.matches.length} batches match it: ${d.matches.join(', ')}. Its own is known by its results once it has ended: take the job up again then (router batch run --resume ${d.job})`;
+      return `shard ${d.shard} of ${d.job}: the answer to its create was lost, and ${counted(d.matches.length, 'batch', 'batches')} ${d.matches.length === 1 ? 'matches' : 'match'} it: ${d.matches.join(', ')}. Its own is known by its results once it has ended: take the job up again then (router batch run --resume ${d.job})`;
     case 'lost_unlisted':
       return `shard ${d.shard} of ${d.job} (${d.lines} of its input): the answer to its create, sent at ${d.sent_at}, was lost, and this service has no batch listing to find its batch by, so router does not send it again on its own. If no batch was made (see ${withInstalledDocs('docs/real-service-batches.md')}), send it again knowingly, which may bill it twice: router batch run --resume ${d.job} --resubmit-lost --watch`;
     case 'not_its_batch':

@@ -6,13 +6,21 @@ import { CliError, EXIT, exitCodeForStatus, type ExitCode } from './exit-codes.j
 import type { IO } from './io/io.js';
 import { batchLines } from './batch-words.js';
 import { describeSystemError, isPathProblem, isSystemError } from '../internal/system-errors.js';
+import { withInstalledDocs } from './io/installed-docs.js';
 
 const isAbort = (err: unknown) => (err as { name?: string })?.name === 'AbortError' || (err as { code?: string })?.code === 'ABORT_ERR';
+
+/** The emulator's 404 for a route of the service it does not have: where its page (installed with router) says what it serves. */
+export function unservedRouteHint(status: number, message: string): string {
+  return status === 404 && /router serve does not serve it$/.test(message) ? ` (what it serves: ${withInstalledDocs('docs/emulator.md')})` : '';
+}
 
 function apiHint(err: APIError): string {
   const hint = (err as { hint?: unknown }).hint;
   if (typeof hint === 'string') return hint;
   if (err.status === 401) return ' (check the API key: router config get api_key, or ROUTER_API_KEY)';
+  const unserved = unservedRouteHint(err.status, err.message);
+  if (unserved) return unserved;
   if (err.status === 403 && /management key/i.test(err.message)) {
     return ' (set one: export ROUTER_MANAGEMENT_KEY=…, or printf %s "$KEY" | router config set management_key; router serve prints one)';
   }

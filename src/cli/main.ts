@@ -93,6 +93,16 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 payment, 5 not found/gone,
 6 rate limited, 7 server, 8 network, 9 batch failed, 10 not the --schema,
 11 tool calls not run, 12 MCP server failed, 129 hung up, 130 interrupted.`,
     );
+  // Before the commands: each one made by .command() takes these settings over (copyInheritedSettings), so that
+  // every command's help shows the global options too.
+  program.configureHelp({
+    sortSubcommands: false,
+    showGlobalOptions: true,
+    subcommandTerm: (cmd) => {
+      const usage = listedUsage(cmd);
+      return `${cmd.name()}${usage ? ` ${usage}` : ''}`;
+    },
+  });
   // Without a command (the root help) every definition is loaded; with one, the others are names that commander can tell apart.
   const full = only === undefined || only === null;
   for (const entry of COMMANDS) {
@@ -105,14 +115,6 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 payment, 5 not found/gone,
     const [{ Option }, { addJsonFlags }] = await Promise.all([import('./commander.js'), import('./io/json-output.js')]);
     addJsonFlags(program, Option);
   }
-  program.configureHelp({
-    sortSubcommands: false,
-    showGlobalOptions: true,
-    subcommandTerm: (cmd) => {
-      const usage = listedUsage(cmd);
-      return `${cmd.name()}${usage ? ` ${usage}` : ''}`;
-    },
-  });
   return program;
 }
 

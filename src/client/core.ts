@@ -16,6 +16,7 @@ export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_RETRIES = 2;
 import { VERSION } from './version.js';
 import { noteCredentials } from './credentials.js';
+import { counted } from '../internal/counted.js';
 
 export interface RetryInfo {
   attempt: number;
@@ -191,7 +192,7 @@ export class HttpCore {
     try {
       return { data: JSON.parse(text) as T, requestId: res.requestId, headers: res.headers };
     } catch {
-      throw new ProtocolError(`server sent malformed JSON (${text.length} bytes): ${text.slice(0, 80)}`);
+      throw new ProtocolError(`server sent malformed JSON (${counted(text.length, 'byte')}): ${text.slice(0, 80)}`);
     }
   }
 

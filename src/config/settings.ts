@@ -2,7 +2,7 @@ import { ATTRIBUTION_ENV, BATCHES_PATH_ENV, BUDGET_ENV, checkBatchesPath, DEFAUL
 import { didYouMean } from '../internal/did-you-mean.js';
 import { isBlank } from '../internal/blank.js';
 import { switchOn } from '../internal/env-switch.js';
-import { urlsWithoutUserinfo, withoutUserinfo } from '../internal/userinfo.js';
+import { secretsHidden, withoutUserinfo } from '../internal/userinfo.js';
 
 export { DEFAULT_PROFILE, PROFILE_FIELDS, SECRET_FIELDS, SettingsError, type Profile, type ProfileField } from './fields.js';
 
@@ -58,12 +58,11 @@ export function httpUrl(value: string, from: string, example: string): URL {
 export { withoutUserinfo };
 
 /**
- * A setting's value as `config get` and `config list` show it: the user and password of any URL in it hidden,
- * wherever it stands (api_root; an mcp line that is a command given a URL, `npx mcp-remote https://u:p@host/sse`),
- * as `roles show` hides them in a role.
+ * A setting's value as `config get` and `config list` show it: its secrets hidden wherever they stand (a URL's
+ * password, a token in its query, an Authorization header of an mcp line), as `roles show` hides them in a role.
  */
 export function shownValue(value: string): string {
-  return urlsWithoutUserinfo(value);
+  return secretsHidden(value);
 }
 
 export interface Settings {

@@ -11,3 +11,21 @@ export function withoutUserinfo(value: string): string {
 export function urlsWithoutUserinfo(text: string): string {
   return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s@]*(?:@[^\s@]*)*@/gi, '$1***@');
 }
+
+/** A name whose value is a secret (a token, key, password, signature, session or authorization of any kind), of `word` characters. */
+const secretName = (word: string) => String.raw`${word}*(?:token|secret|passw(?:or)?d|pwd|auth\w*|credential\w*|session\w*|signature|cookie)${word}*|${word}*(?:key|sig)`;
+
+/**
+ * Text as a setting or role may be shown (an API root; an mcp line, `npx mcp-remote https://u:p@host/sse --header
+ * "Authorization: Bearer sk-…"`): the secret parts replaced by ***, the rest as it is so that it can be told apart.
+ * Hidden: a URL's user name and password, the value of a query parameter, `NAME=value` or header (`Name: value`)
+ * whose name says secret (token, key, password, auth…), and a query value that looks like a token (long, letters
+ * and digits) under any name.
+ */
+export function secretsHidden(text: string): string {
+  return urlsWithoutUserinfo(text)
+    .replace(new RegExp(String.raw`(^|[\s?&;"'])(${secretName(String.raw`[\w.-]`)})=([^\s&#;"']+)`, 'gi'), '$1$2=***')
+    .replace(/([?&][^=&#\s"']+=)(?=[^&#\s"']*\d)(?=[^&#\s"']*[a-z])[\w.~+/=-]{20,}/gi, '$1***')
+    // A header is a word of a line (after another, or quoted): a line's first word and colon is a key (YAML's max_tokens:).
+    .replace(new RegExp(String.raw`(?<=\S[ \t]+|["'])(${secretName(String.raw`[\w-]`)})(\s*:\s*)((?:bearer|basic|token)\s+)?[^\s"']+`, 'gi'), (_, name: string, colon: string, scheme?: string) => `${name}${colon}${scheme ?? ''}***`);
+}

@@ -16,6 +16,7 @@ import { chatToolLoop } from './tool-loop.js';
 import { ToolCallsError } from './errors.js';
 import type { AssembledMessage } from '../client/message-assembler.js';
 import type { SpendGuard } from './spend/spend-guard.js';
+import { counted } from '../internal/counted.js';
 
 export interface ChatToolsOptions {
   /** The tools the model may call: a ToolSet, or tools by name. */
@@ -67,7 +68,7 @@ export async function chatWithTools(client: RouterClient, request: ChatCompletio
     return { completion, message: (completion.choices[0]?.message ?? { role: 'assistant', content: null }) as AssembledMessage };
   };
   const run = async (calls: ToolCallRequest[], round: number): Promise<CallOutcome[]> => {
-    if (round > maxRounds) throw new ToolCallsError('max_rounds', calls, `${maxRounds} rounds of tool calls reached`);
+    if (round > maxRounds) throw new ToolCallsError('max_rounds', calls, `${counted(maxRounds, 'round')} of tool calls reached`);
     const outcomes: CallOutcome[] = [];
     for (const call of calls) {
       const outcome = await runToolCall(tools, call, { signal, timeoutMs: opts.timeoutMs, timeoutName: 'timeoutMs', budget: results, approve: opts.approve, secrets: credentialsOf(client.core) });

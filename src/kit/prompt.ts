@@ -141,7 +141,7 @@ async function ask(client: RouterClient, model: string, sent: ChatMessage[], pro
     const missing = calls.find((c) => !set?.tools.has(c.name));
     if (missing || round > maxRounds) {
       const declared = missing && set?.declared.some((d) => d.name === missing.name);
-      const why = !missing ? `${maxRounds} rounds of tool calls reached` : declared ? `${missing.name} is declared, not run here` : `there is no tool named ${missing.name}`;
+      const why = !missing ? `${counted(maxRounds, 'round')} of tool calls reached` : declared ? `${missing.name} is declared, not run here` : `there is no tool named ${missing.name}`;
       throw new ToolCallsError(!missing ? 'max_rounds' : declared ? 'declared' : 'missing', calls, why);
     }
     const outcomes: CallOutcome[] = [];

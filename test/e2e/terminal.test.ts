@@ -310,7 +310,7 @@ describe.skipIf(!HAS_TMUX)('router chat -i on a terminal', () => {
     term = new Terminal({ ...t.env, ROUTER_STATE_DIR: state });
     t.clearRequests();
     term.run(`${router} chat -i -c`);
-    await term.waitFor(/continuing c_\w+ \(1 turns\)/);
+    await term.waitFor(/continuing c_\w+ \(1 turn\)/);
     await term.waitFor(/^>\s*$/m);
     term.run('and now?');
     await term.waitFor(/^and now\?\n>\s*$/m);

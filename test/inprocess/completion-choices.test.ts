@@ -34,11 +34,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const sorted = (v: readonly string[]) => [...v].sort();
 
 /** One shell run for every case: each case's offers on one line, tab-separated. */
-function offers(shell: string, script: (c: Case) => string, prelude: string): string[][] {
-  const body = `${prelude}\n${cases.map(script).join('\n')}\n`;
+function offers<C = Case>(shell: string, script: (c: C) => string, prelude: string, all: C[] = cases as C[]): string[][] {
+  const body = `${prelude}\n${all.map(script).join('\n')}\n`;
   const r = spawnSync(shell, shell === 'bash' ? ['--norc', '--noprofile', '-c', body] : shell === 'zsh' ? ['-f', '-c', body] : ['--no-config', '-c', body], { cwd: dir, encoding: 'utf8' });
   expect(r.stderr).toBe('');
-  return r.stdout.split('\n').slice(0, cases.length).map((l) => (l ? l.split('\t').filter(Boolean) : []));
+  return r.stdout.split('\n').slice(0, all.length).map((l) => (l ? l.split('\t').filter(Boolean) : []));
 }
 
 const quoted = (w: string[]) => w.map((x) => `'${x}'`).join(' ');
@@ -66,5 +66,56 @@ describe('completion of values', () => {
   it.skipIf(!has('fish'))('fish offers the values', () => {
     const got = offers('fish', (c) => `echo (complete -C ${JSON.stringify(`${c.words.join(' ')} `)} | string replace -r '\\t.*' '' | string join \\t)`, `source ${join(dir, 'fish')}`);
     cases.forEach((c, i) => expect({ words: c.words, offers: sorted(got[i]!) }).toEqual({ words: c.words, offers: sorted(c.values) }));
+  });
+});
+
+// A global flag's value is no subcommand: `router -p NAME <Tab>` offers the commands, `router -p NAME chat --<Tab>` chat's
+// flags (fish's __fish_use_subcommand took NAME for the command), and a value named like a command is still a value.
+describe('completion after a global flag and its value', () => {
+  interface After {
+    words: string[];
+    cur: string;
+    path: string;
+    /** How bash hands the words over (COMP_WORDBREAKS splits at "="). */
+    bashWords?: string[];
+  }
+  const afters: After[] = [
+    { words: ['router', '-p', 'NAME'], cur: '', path: '' },
+    { words: ['router', '--profile', 'NAME', 'chat'], cur: '--', path: 'chat' },
+    { words: ['router', '-qp', 'NAME'], cur: '', path: '' },
+    { words: ['router', '--timeout', '3s', 'config'], cur: '', path: 'config' },
+    { words: ['router', '-p', 'chat'], cur: '', path: '' },
+    { words: ['router', '--profile=chat'], cur: '', path: '', bashWords: ['router', '--profile', '=', 'chat'] },
+    { words: ['router', '-pchat', 'config'], cur: '', path: 'config' },
+  ];
+  let expected: string[][];
+  beforeAll(async () => {
+    const nodes = commandTree(await buildProgram());
+    expected = afters.map((a) => {
+      const n = nodes.find((x) => x.path === a.path)!;
+      const names = a.cur ? n.flags.flatMap((f) => [f.name, f.short].filter(Boolean) as string[]) : n.subcommands.map((s) => s.name);
+      return sorted(names.filter((x) => x.startsWith(a.cur) && (a.cur !== '--' || x.startsWith('--'))));
+    });
+  });
+  const check = (got: string[][], keep: (x: string, a: After) => boolean = () => true) =>
+    afters.forEach((a, i) => expect({ words: a.words, offers: sorted(got[i]!.filter((x) => keep(x, a))) }).toEqual({ words: a.words, offers: expected[i] }));
+
+  it.skipIf(!has('fish'))('fish', () => {
+    check(offers('fish', (a: After) => `echo (complete -C ${JSON.stringify(`${a.words.join(' ')} ${a.cur}`)} | string replace -r '\\t.*' '' | string join \\t)`, `source ${join(dir, 'fish')}`, afters));
+  });
+
+  it.skipIf(!has('bash'))('bash', () => {
+    const script = (a: After) => {
+      const w = a.bashWords ?? a.words;
+      return `COMP_WORDS=(${quoted(w)} '${a.cur}'); COMP_CWORD=${w.length}; COMP_LINE=${JSON.stringify(`${a.words.join(' ')} ${a.cur}`)}; COMP_POINT=\${#COMP_LINE}; COMPREPLY=(); _router; (IFS=$'\\t'; echo "\${COMPREPLY[*]}")`;
+    };
+    check(offers('bash', script, `source ${join(dir, 'bash')}`, afters), (x, a) => a.cur !== '--' || x.startsWith('--'));
+  });
+
+  it.skipIf(!has('zsh'))('zsh', () => {
+    // _describe prints the names it is given (the real one leaves matching the word to compadd).
+    const stubs = `_describe() { local -a a; local n=\${@[-1]}; a=("\${(@P)n}"); a=("\${(@)a%%:*}"); print -rn -- "\${(pj:\\t:)a}"; }; _files() { print -rn -- FILES; }; compdef() { :; }`;
+    const got = offers('zsh', (a: After) => `words=(${quoted(a.words)} '${a.cur}'); CURRENT=${a.words.length + 1}; _router; print`, `${stubs}\nsource ${join(dir, 'zsh')}`, afters);
+    check(got, (x, a) => x.startsWith(a.cur) && (a.cur !== '--' || x.startsWith('--')));
   });
 });

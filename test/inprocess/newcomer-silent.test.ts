@@ -58,10 +58,10 @@ it('a tool that fails, or whose output is cut, is said on stderr even piped, not
   expect(failing).toMatchObject({ code: 0, stderr: 'warning: tool failing failed (exit 3): what it said went to the model\n' });
   expect(failing.stdout).toMatch(/failing answered: the command exited with code 3; stderr:\s+no network/);
   const loud = await run(['chat', '--model', 'local/tools', '--tools', tools('loud', "cat >/dev/null; head -c 3000000 /dev/zero | tr '\\0' a"), 'loud']);
-  expect(loud).toMatchObject({ code: 0, stderr: 'warning: tool loud: its output was cut: the model got the first 1048576 bytes of 3000000\n' });
+  expect(loud).toMatchObject({ code: 0, stderr: 'warning: tool loud: its output was cut: the model got the first 1,048,576 bytes of 3,000,000\n' });
   const both = await run(['responses', '--model', 'local/tools', '--tools', tools('both', "cat >/dev/null; yes | head -c 1500000 >&2; yes | head -c 1200000; exit 4"), 'both']);
   // (local/tools answers with its results: a 2 MB answer past its length limit, said after these.)
-  expect(both.stderr).toContain('warning: tool both failed (exit 4): what it said went to the model\nwarning: tool both: its stderr was cut: the model got the first 1048576 bytes of 1500000\nwarning: tool both: its output was cut: the model got the first 1048576 bytes of 1200000\n');
+  expect(both.stderr).toContain('warning: tool both failed (exit 4): what it said went to the model\nwarning: tool both: its stderr was cut: the model got the first 1,048,576 bytes of 1,500,000\nwarning: tool both: its output was cut: the model got the first 1,048,576 bytes of 1,200,000\n');
 });
 
 it('chat -i: a mistyped slash command gets a guess', () => {

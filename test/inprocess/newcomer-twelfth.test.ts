@@ -20,7 +20,7 @@ it('conversation ids complete on TAB for chat --conversation, conversations show
   expect(zsh).toContain(`('chat|--conversation') compadd -- \${(f)"$(router __complete conversations 2>/dev/null)"}; return ;;`);
   const fish = (await run(['completion', 'fish'])).stdout;
   expect(fish).toContain(`-l conversation -x -a '(router __complete conversations 2>/dev/null)'`);
-  expect(fish).toMatch(/__fish_seen_subcommand_from conversations; and __fish_seen_subcommand_from show' -a '\(router __complete conversations 2>\/dev\/null\)'/);
+  expect(fish).toContain(`-n '__router_at conversations show' -a '(router __complete conversations 2>/dev/null)'`);
 });
 
 it('usage --reconcile asks each call of the ledger of the service it went to, and names the others\' roots', async () => {

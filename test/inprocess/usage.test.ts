@@ -25,7 +25,7 @@ describe('cost you can see and sum', () => {
     const runs: [string[], RegExp][] = [
       [['chat', '--model', 'local/echo', 'hi', '--usage'], /^usage: \d+ prompt \+ \d+ completion = \d+ tokens, cost \$0\.\d+$/m],
       [['responses', '--model', 'local/echo', 'hi', '--usage'], /^usage: \d+ input \+ \d+ output = \d+ tokens, cost \$/m],
-      [['embed', 'hi', '--model', 'local/embed', '--usage'], /^usage: \d+ input tokens, cost \$0\.0+\d+$/m],
+      [['embed', 'hi', '--model', 'local/embed', '--usage'], /^usage: \d+ input tokens?, cost \$0\.0+\d+$/m],
       [['decide', '--model', 'local/judge', '--state-text', 'x', '--noul', 'q', 'ok?', '--usage'], /^usage: \d+ input \+ \d+ output = \d+ tokens, cost \$/m],
       [['speak', 'hi', '--voice', 'alloy', '--model', 'local/tts', '-o', join(t.dir, 'u.mp3'), '--usage'], /^usage: \d+ bytes of audio for 2 characters, cost \$0\.000030$/m],
     ];

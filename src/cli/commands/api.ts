@@ -2,6 +2,7 @@
 import { bodyChunks } from '../../client/body-chunks.js';
 import type { RawResponse } from '../../client/core.js';
 import { afterReason, foreignErrorText, isErrorEnvelope, statusLine } from '../../client/errors.js';
+import { unservedRouteHint } from '../errors.js';
 import { CliError, EXIT, exitCodeForStatus, usage } from '../exit-codes.js';
 import { readAllBytes, readStdin, type RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
@@ -14,6 +15,7 @@ import { refusedKeyHint } from '../context.js';
 import { readFileFor, takeStdin } from '../io/input.js';
 import type { IO } from '../io/io.js';
 import { checkHeaders } from '../../client/request-checks.js';
+import { counted } from '../../internal/counted.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type Method = (typeof METHODS)[number];
@@ -236,7 +238,7 @@ function parse(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new CliError(`the answer is not JSON (${text.length} bytes): --paginate and --jq need JSON`, EXIT.SERVER);
+    throw new CliError(`the answer is not JSON (${counted(text.length, 'byte')}): --paginate and --jq need JSON`, EXIT.SERVER);
   }
 }
 
@@ -269,6 +271,7 @@ function failWith(ctx: RunContext<ApiOpts>, request: string, status: number, tex
     // The service's envelope, or what another JSON error says (a gateway's problem+json title and detail).
     const m = isErrorEnvelope(body) ? body.error.message : afterReason(status, foreignErrorText(body));
     if (m) message += `: ${m}`;
+    hint ||= unservedRouteHint(status, m ?? '');
   } catch {
     /* not JSON: the status says it */
   }

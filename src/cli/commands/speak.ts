@@ -10,6 +10,7 @@ import { readFileFor, readJsonFile, textFromArgs } from '../io/input.js';
 import type { Connected } from '../context.js';
 import { costText } from '../../internal/round-cost.js';
 import { atExit } from '../../internal/exit-hooks.js';
+import { counted, nounFor } from '../../internal/counted.js';
 
 const AUDIO_TYPES: Record<string, string> = { '.wav': 'audio/wav', '.mp3': 'audio/mpeg', '.ogg': 'audio/ogg', '.flac': 'audio/flac', '.m4a': 'audio/mp4', '.pcm': 'audio/pcm' };
 const IMAGE_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp', '.gif': 'image/gif' };
@@ -218,10 +219,11 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
       // Refused to this key, the lookup would be refused to usage --reconcile alike.
       : charged === 'forbidden' ? `; its cost is not known: this key may not read generations (403), nor can router usage --reconcile with it (router generation ${id} with a key that may)`
       : id ? '; its cost is not known yet (router usage --reconcile asks the service)' : '; the service reports no tokens or cost for speech';
-    if (opts.usage) ctx.closingNote(`usage: ${bytes} bytes of audio for ${typeof input === 'string' ? input.length : input.reduce((n, t) => n + t.text.length, 0)} characters${costNote}${boundNote(guard)}`);
+    const characters = typeof input === 'string' ? input.length : input.reduce((n, t) => n + t.text.length, 0);
+    if (opts.usage) ctx.closingNote(`usage: ${bytes} ${nounFor(bytes, 'byte')} of audio for ${characters} ${nounFor(characters, 'character')}${costNote}${boundNote(guard)}`);
     if (file) {
       if (opts.json) io.json({ file: opts.output, bytes, content_type: audio.contentType });
-      else io.info(`wrote ${bytes} bytes of ${audio.contentType} to ${opts.output}`);
+      else io.info(`wrote ${counted(bytes, 'byte')} of ${audio.contentType} to ${opts.output}`);
     }
   } catch (err) {
     file?.abortSync();

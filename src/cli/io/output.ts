@@ -1,5 +1,6 @@
 import type { IO } from './io.js';
 import { costText } from '../../internal/round-cost.js';
+import { nounFor } from '../../internal/counted.js';
 
 /** Tokens and the cost the service reported, whatever the operation calls them. */
 export interface TokenUsage {
@@ -15,8 +16,9 @@ export function usageLine(u: TokenUsage | undefined, words: [string, string] = [
   if (!u) return 'usage: not reported';
   // As reported, to the last digit the service gives (a cost of $0.00000002 is not $0.000000).
   const cost = typeof u.cost === 'number' ? `, cost $${costText(u.cost)}` : '';
-  if (u.output === undefined) return `usage: ${u.input} ${words[0]} tokens${cost}`;
-  return `usage: ${u.input} ${words[0]} + ${u.output} ${words[1]} = ${u.total} tokens${cost}`;
+  // Digits ungrouped, as scripts read them.
+  if (u.output === undefined) return `usage: ${u.input} ${nounFor(u.input, `${words[0]} token`)}${cost}`;
+  return `usage: ${u.input} ${words[0]} + ${u.output} ${words[1]} = ${u.total} ${nounFor(u.total, 'token')}${cost}`;
 }
 
 /**

@@ -7,7 +7,7 @@
 import { readdirSync } from 'node:fs';
 import { readLocalFile } from '../../internal/local-file.js';
 import { describeCode } from '../../internal/system-errors.js';
-import { urlsWithoutUserinfo } from '../../internal/userinfo.js';
+import { secretsHidden } from '../../internal/userinfo.js';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Command, Option } from '../commander.js';
 import { profilesPath } from '../../config/profile-file.js';
@@ -82,12 +82,12 @@ export function shownRoleText(text: string): string {
   const close = open && /^---[ \t]*$/m.exec(text.slice(open[0].length));
   if (!open || !close) return text;
   const end = open[0].length + close.index;
-  return text.slice(0, open[0].length) + urlsWithoutUserinfo(text.slice(open[0].length, end)) + text.slice(end);
+  return text.slice(0, open[0].length) + secretsHidden(text.slice(open[0].length, end)) + text.slice(end);
 }
 
 /** A role's settings as `roles show --json` prints them: a URL's user name and password hidden. */
 export function shownRoleSettings(settings: Role['settings']): Role['settings'] {
-  const shown = (v: unknown): unknown => (typeof v === 'string' ? urlsWithoutUserinfo(v) : Array.isArray(v) ? v.map(shown) : v);
+  const shown = (v: unknown): unknown => (typeof v === 'string' ? secretsHidden(v) : Array.isArray(v) ? v.map(shown) : v);
   return Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, shown(v)]));
 }
 

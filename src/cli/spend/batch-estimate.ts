@@ -128,7 +128,7 @@ async function checkOnce(ctx: RunContext<SpendOptions>, { client, settings }: Co
   const e = { ...(await estimateFile(b.path, b.endpoint, prices[0]!, b.include, ctx.signal, held !== undefined)), spent: b.spent ?? 0, maxCompletion: prices[0]!.maxCompletion };
   // --max-cost caps the whole job, finished shards included; a budget only what is still to be spent.
   const whole = e.bound + (cap?.name.startsWith('--max-cost') ? e.spent : 0);
-  if (cap && whole > cap.usd) throw new CliError(`this batch could cost up to ${usdBound(whole)} (${e.requests} requests to ${e.model} at the batch price), over ${cap.name}: nothing was submitted; ${fixOf(e, cap.name)}`, EXIT.PAYMENT);
+  if (cap && whole > cap.usd) throw new CliError(`this batch could cost up to ${usdBound(whole)} (${counted(e.requests, 'request')} to ${e.model} at the batch price), over ${cap.name}: nothing was submitted; ${fixOf(e, cap.name)}`, EXIT.PAYMENT);
   return e;
 }
 

@@ -15,6 +15,7 @@ import { pricesFrom } from '../../kit/spend/prices.js';
 import { usage } from '../exit-codes.js';
 import { rootKey } from '../../internal/api-root.js';
 import type { Held } from './budget-hold.js';
+import { counted } from '../../internal/counted.js';
 
 export { HeldBack, type Cap };
 export { reachedLine } from '../../kit/spend/budget.js';
@@ -85,8 +86,9 @@ export async function guardSpend(ctx: RunContext<SpendOptions>, connected: Conne
   const kit = spendGuard(ctx, connected, lowered);
   const checked = await kit.check(call);
   if (ctx.opts.dryRun) {
-    const limit = call.completes ? `, completion ≤ ${checked.completionMost} tokens` : '';
-    const line = checked.unknown !== undefined ? `cost bound: unknown (${checked.unknown})` : checked.bound !== undefined ? `cost bound: ${usdBound(checked.bound)} (prompt ≤ ${checked.size!.promptTokens} tokens${limit}, at the prices of ${checked.boundModel})` : undefined;
+    const most = checked.completionMost;
+    const limit = call.completes ? `, completion ≤ ${most === 'unbounded' || most === undefined ? `${most} tokens` : counted(Number(most), 'token')}` : '';
+    const line = checked.unknown !== undefined ? `cost bound: unknown (${checked.unknown})` : checked.bound !== undefined ? `cost bound: ${usdBound(checked.bound)} (prompt ≤ ${counted(checked.size!.promptTokens, 'token')}${limit}, at the prices of ${checked.boundModel})` : undefined;
     if (line) dryRun(ctx, call, line);
   }
   return Object.assign(checked, { dryRun: !!ctx.opts.dryRun, kit, lowered });

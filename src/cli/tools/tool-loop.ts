@@ -6,7 +6,7 @@ import type { ToolSet } from '../../kit/toolset.js';
 import { ResultBudget, runToolCall, type CallOutcome } from '../../kit/tool-calls.js';
 import { chatToolLoop } from '../../kit/tool-loop.js';
 import { approved, callsNotRun, DEFAULT_TOOL_TIMEOUT, shownCall, type ShownCall } from './tool-runner.js';
-import { counted } from '../../internal/counted.js';
+import { counted, grouped } from '../../internal/counted.js';
 
 export interface ToolLoop {
   set: ToolSet;
@@ -63,8 +63,8 @@ export async function runRound(io: IO, loop: ToolLoop, calls: ShownCall[], round
     if (o.code === 127) io.note(`warning: tool ${call.name}: its command was not found (exit 127)`);
     else if (o.code === 126) io.note(`warning: tool ${call.name}: its command could not be run (exit 126): ${o.notRunnable ?? 'is it executable (chmod +x)?'}`);
     else if (o.status === 'failed') io.note(`warning: tool ${call.name} failed${o.code === undefined ? '' : ` (exit ${o.code})`}: what it said went to the model`);
-    for (const b of o.binary ?? []) io.note(`warning: tool ${call.name}: its ${b.stream} is ${b.size} bytes of binary data, not text: the model was told so, not sent the bytes`);
-    for (const c of o.outputCut ?? []) io.note(`warning: tool ${call.name}: its ${c.stream} was cut: the model got the first ${c.kept} bytes of ${c.size}`);
+    for (const b of o.binary ?? []) io.note(`warning: tool ${call.name}: its ${b.stream} is ${counted(b.size, 'byte')} of binary data, not text: the model was told so, not sent the bytes`);
+    for (const c of o.outputCut ?? []) io.note(`warning: tool ${call.name}: its ${c.stream} was cut: the model got the first ${counted(c.kept, 'byte')} of ${grouped(c.size)}`);
     if (o.status === 'timeout') io.note(`warning: tool ${call.name} ran past ${timeoutName} ${timeoutMs / 1000}s and was stopped`);
     if (o.cut) io.note(`warning: the result of ${call.name} was cut: the tool results of one chat keep at most ${loop.budget.limit / 1024 / 1024} MiB together`);
     out.push(o);

@@ -5,6 +5,7 @@ import { ArraySplitter, JSONSplitError } from '../../internal/json-split.js';
 import { bodyError, toConnectionError } from '../connection-errors.js';
 import { Resource, type CallOptions } from './shared.js';
 import type { HttpCore, RawResponse, RequestOptions } from '../core.js';
+import { counted } from '../../internal/counted.js';
 
 /** Where batches live, under the API root: api.md's `{base_url}/batches`, then the deployed service's. */
 export const BATCH_PATHS = ['/v1/batches', '/beta/batches'] as const;
@@ -105,7 +106,7 @@ export class Batches extends Resource {
     try {
       return JSON.parse(text) as T;
     } catch {
-      throw new ProtocolError(`server sent malformed JSON (${text.length} bytes): ${text.slice(0, 80)}`);
+      throw new ProtocolError(`server sent malformed JSON (${counted(text.length, 'byte')}): ${text.slice(0, 80)}`);
     }
   }
 

@@ -62,6 +62,7 @@ const patterns = Object.entries(NOT_SERVED).map(([path, methods]) => ({ pattern:
 /** The 404 for a route the emulator does not have: one of the OpenAPI's said as such, else a bare "No route". */
 export function noRoute(method: string, path: string): HttpError {
   const known = patterns.some((p) => p.methods.includes(method) && p.pattern.test(path));
-  const why = known ? ': the service\'s OpenAPI has it, router serve does not serve it (docs/emulator.md lists what it serves)' : '';
+  // Read by any HTTP client: no path of this package's docs (the CLI adds where its emulator page is).
+  const why = known ? ': the service\'s OpenAPI has it; router serve does not serve it' : '';
   return new HttpError(404, `No route for ${method} ${path}${why}`, 'not_found');
 }

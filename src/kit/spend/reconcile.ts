@@ -16,6 +16,12 @@ import { rootKey, sameRoot } from '../../internal/api-root.js';
 const GENERATED = new Set(['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/audio/speech', '/alpha/decisions']);
 /** A generation still unknown this long after its call is taken as one the service will not describe (another key's, a lost one). */
 const GIVE_UP_MS = 60 * 60 * 1000;
+/**
+ * A generation unknown to a service that knows one made this long after it will not be known there: the service
+ * describes generations in the order it made them, a little late at most. Most often a call of an emulator whose
+ * state was reset (router serve restarted with another --state on the same root).
+ */
+const KNOWN_LATER_MS = 2 * 60 * 1000;
 
 export interface Reconciled {
   id: string;
@@ -31,6 +37,8 @@ export interface ReconcileReport {
   reconciled: Reconciled[];
   /** Unknown to the service past GIVE_UP_MS: marked, and not asked about again. */
   not_found: string[];
+  /** Unknown to a service that knows calls made later (KNOWN_LATER_MS): marked, and not asked about again. */
+  unknown_here: string[];
   /** Unknown to the service yet (too recent): asked about again next run. */
   pending: string[];
   /** Calls of the ledger still to check after this run (at this API root). */
@@ -68,7 +76,7 @@ async function unreconciled(env: NodeJS.ProcessEnv, profile: string, apiRoot: st
 /** Checks up to `limit` calls; a failure that stops the run early is `failure` (after the report of what was done). */
 export async function reconcile(o: { env: NodeJS.ProcessEnv; profile: string; client: RouterClient; limit: number; signal: AbortSignal; now?: number }): Promise<{ report: ReconcileReport; failure?: unknown }> {
   const { todo, elsewhere } = await unreconciled(o.env, o.profile, o.client.core.apiRoot, o.signal);
-  const report: ReconcileReport = { checked: 0, reconciled: [], not_found: [], pending: [], left: 0, elsewhere, reported_cost: 0, charged_cost: 0 };
+  const report: ReconcileReport = { checked: 0, reconciled: [], not_found: [], unknown_here: [], pending: [], left: 0, elsewhere, reported_cost: 0, charged_cost: 0 };
   const now = o.now ?? Date.now();
   const write = (r: UsageRecord, real: number | null) => {
     const reported = typeof r.cost === 'number' && Number.isFinite(r.cost) ? r.cost : 0;
@@ -78,6 +86,8 @@ export async function reconcile(o: { env: NodeJS.ProcessEnv; profile: string; cl
   };
   let failure: unknown;
   let i = 0;
+  let newestKnown = -Infinity;
+  const unknownYet: UsageRecord[] = [];
   for (; i < todo.length && report.checked < o.limit; i++) {
     const r = todo[i]!;
     report.checked++;
@@ -88,12 +98,13 @@ export async function reconcile(o: { env: NodeJS.ProcessEnv; profile: string; cl
       report.reconciled.push({ id: r.id!, time: r.time, ...(r.model ? { model: r.model } : {}), reported, charged: g.total_cost });
       report.reported_cost += reported ?? 0;
       report.charged_cost += g.total_cost;
+      newestKnown = Math.max(newestKnown, Date.parse(r.time));
     } catch (err) {
       if (err instanceof APIError && err.status === 404) {
         if (now - Date.parse(r.time) > GIVE_UP_MS) {
           write(r, null);
           report.not_found.push(r.id!);
-        } else report.pending.push(r.id!);
+        } else unknownYet.push(r);
         continue;
       }
       if (o.signal.aborted) throw err;
@@ -105,6 +116,14 @@ export async function reconcile(o: { env: NodeJS.ProcessEnv; profile: string; cl
       break;
     }
   }
+  const yet: string[] = [];
+  for (const r of unknownYet) {
+    if (Date.parse(r.time) < newestKnown - KNOWN_LATER_MS) {
+      write(r, null);
+      report.unknown_here.push(r.id!);
+    } else yet.push(r.id!);
+  }
+  report.pending.unshift(...yet);
   report.left = todo.length - i + report.pending.length;
   report.reported_cost = roundCost(report.reported_cost);
   report.charged_cost = roundCost(report.charged_cost);

@@ -101,7 +101,7 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
       const found = after === undefined ? undefined : await findCreated(client, { after, endpoint: scan.endpoint, model, count: scan.count }, look).catch(() => undefined);
       if (found?.length !== 1) {
         await client.close();
-        const which = found?.length ? `; ${found.length} batches match it: ${found.map((b) => b.id).join(', ')}` : '; the batch may exist';
+        const which = found?.length ? `; ${counted(found.length, 'batch', 'batches')} ${found.length === 1 ? 'matches' : 'match'} it: ${found.map((b) => b.id).join(', ')}` : '; the batch may exist';
         throw new CliError(`${what}${which}. ${checkWith()}`, unreadable ? EXIT.SERVER : EXIT.NETWORK);
       }
       created = found[0]!;

@@ -25,6 +25,7 @@ import { noteRouting } from '../../answers/routing-note.js';
 import { noteAnsweredBy } from '../../answers/answered-by.js';
 import { addUsage } from '../../../kit/messages.js';
 import { waitingFor, waitingSpinner } from '../../io/spinner.js';
+import { counted } from '../../../internal/counted.js';
 
 /** The top-level fields of the JSON printed (for lists: of each item), for `--json FIELDS`. */
 const CHAT = ['id', 'object', 'created', 'model', 'choices', 'usage', 'system_fingerprint', 'provider', 'service_tier', 'router_metadata', 'openrouter_metadata', 'alignment', 'debug'];
@@ -149,7 +150,7 @@ type Call = { signal: AbortSignal; routerMetadata?: boolean };
 /** The limit an answer was cut at, for the note that says so: the tokens, and what lowered them (--max-cost, a budget). */
 function lengthLimit(limit: number | undefined, asked: number | undefined, lowered: string): string {
   if (limit === undefined) return " (the model's most output tokens)";
-  return ` (${limit} tokens${limit !== asked ? `, ${lowered}` : ''})`;
+  return ` (${counted(limit, 'token')}${limit !== asked ? `, ${lowered}` : ''})`;
 }
 
 interface Answer {

@@ -19,6 +19,7 @@ import { ask, swallowKeys } from './repl-keys.js';
 import { modelShapeHint } from '../../flags/options.js';
 import { boundWayOut } from './repl-checks.js';
 import { waitingFor, waitingSpinner } from '../../io/spinner.js';
+import { counted } from '../../../internal/counted.js';
 
 /** Said when the session starts; /help lists the commands one a line (./repl-checks.ts). */
 const REPL_START = '/help lists the commands; /exit or Ctrl-D ends';
@@ -80,7 +81,7 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
         throw err;
       });
       c.attached.push(a!);
-      io.err(`attached ${arg} (${a!.mediaType}${a!.data ? `, ${a!.data.length} bytes` : ''}); it goes with the next message\n`);
+      io.err(`attached ${arg} (${a!.mediaType}${a!.data ? `, ${counted(a!.data.length, 'byte')}` : ''}); it goes with the next message\n`);
       // Said now, not as a refusal after the message is typed.
       if (c.model) checks.pendingNotTaken(io, (await c.models())?.find((m) => m.id === c.model), [a!], 'or /model one that takes it');
     }
@@ -101,7 +102,7 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
         await f.write(/\.(md|markdown)$/i.test(path) ? checks.conversationMarkdown(c.answered.length ? c.answered : [c.model], c.history.map((m) => c.recorded.get(m) ?? m)) : `${JSON.stringify({ model: c.model, messages: c.history }, null, 2)}\n`);
         await f.commit();
       })().catch(namedBy(cmd));
-      io.err(`saved ${c.history.length} messages to ${arg}\n`);
+      io.err(`saved ${counted(c.history.length, 'message')} to ${arg}\n`);
     }
   } else io.err(checks.unknownReplCommand(cmd));
   return true;
@@ -140,7 +141,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
   });
   const c: Conversation = { model: settings.model, history: withSystem(saved?.messages ?? [], opts.system), attached: await readAttachments(opts.attach, io), recorded: new WeakMap(), tools, answered: [saved?.model ?? saved?.answered_by].filter((m) => m !== undefined), models: () => (models ??= import('./repl-checks.js').then((m) => m.modelList(client, ctx.env, settings.apiRoot))) };
   let kept = saved;
-  if (saved) io.err(`continuing ${saved.id} (${saved.messages.filter((m) => m.role === 'user').length} turns)\n`);
+  if (saved) io.err(`continuing ${saved.id} (${counted(saved.messages.filter((m) => m.role === 'user').length, 'turn')})\n`);
   const lines: string[] = more.loadHistory(ctx.env);
   const fresh: string[] = [];
   io.err(`router chat${c.model ? ` with ${c.model}` : ''}. ${REPL_START}\n`);

@@ -1,5 +1,5 @@
 import type { Command } from '../../commander.js';
-import { argKind, commandTree, q, valueFlagNames } from './tree.js';
+import { argKind, commandTree, q, shellPathWalk, valueFlagNames } from './tree.js';
 
 export function bashScript(program: Command): string {
   const nodes = commandTree(program);
@@ -39,14 +39,10 @@ _router() {
   return 0
 }
 _router_complete() {
-  local cmdpath="" w cand i subs flags arg
+  local cmdpath="" w cand i j skip="" subs flags arg
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="\${COMP_WORDS[i]}"
-    [[ $w == -* ]] && continue
-    cand="\${cmdpath:+$cmdpath }$w"
-    case "$cand" in
-${nodes.filter((n) => n.path).map((n) => `      ${q(n.path)}) cmdpath="$cand" ;;`).join('\n')}
-    esac
+${shellPathWalk(nodes)}
   done
   case "$cmdpath|$prev" in
 ${flagValueCases.join('\n')}

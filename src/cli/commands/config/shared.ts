@@ -2,7 +2,7 @@ import { readAll } from '../../run.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import type { IO } from '../../io/io.js';
 import { didYouMean } from '../../../internal/did-you-mean.js';
-import { checkApiRoot, fromEnv, KEY_SYNTAX, profileName, withoutUserinfo } from '../../../config/settings.js';
+import { checkApiRoot, fromEnv, KEY_SYNTAX, profileName, shownValue } from '../../../config/settings.js';
 import { ATTRIBUTION_ENV, BATCHES_PATH_ENV, BUDGET_ENV, DEFAULT_ENV, MCP_ENV, PROFILE_FIELDS as FIELDS, SECRET_FIELDS, shownName, type KeyField, type Profile, type ProfileField as Field } from '../../../config/fields.js';
 import type { SavedKey } from '../../../config/key-store.js';
 import { ask } from '../../io/ask.js';
@@ -89,7 +89,7 @@ export function sayOverridden(io: IO, f: Field): void {
   const name = ENV_OF[f];
   const value = name === undefined ? undefined : fromEnv(io.env, name);
   if (value === undefined) return;
-  io.info(`${name} is set${SECRET.includes(f) ? '' : ` (${withoutUserinfo(value)})`} and goes before this setting`);
+  io.info(`${name} is set${SECRET.includes(f) ? '' : ` (${shownValue(value)})`} and goes before this setting`);
 }
 
 /** The profile a config command reads (`get`, `unset`): one named on purpose (--profile, ROUTER_PROFILE) must exist. */

@@ -24,6 +24,7 @@ import { noteAnsweredBy } from '../../answers/answered-by.js';
 import { noteRouting } from '../../answers/routing-note.js';
 import { atExit } from '../../../internal/exit-hooks.js';
 import { waitingFor, waitingSpinner } from '../../io/spinner.js';
+import { counted } from '../../../internal/counted.js';
 
 /** The top-level fields of the JSON printed (for lists: of each item), for `--json FIELDS`. */
 const RESPONSE = ['id', 'object', 'created_at', 'completed_at', 'model', 'status', 'output', 'output_text', 'error', 'incomplete_details', 'instructions', 'metadata', 'temperature', 'top_p', 'max_output_tokens', 'max_tool_calls', 'tools', 'tool_choice', 'prompt', 'prompt_cache_key', 'prompt_cache_options', 'reasoning', 'service_tier', 'text', 'truncation', 'user', 'usage', 'router_metadata', 'openrouter_metadata'];
@@ -231,7 +232,7 @@ function incompleteWhy(final: Record<string, unknown>, limit: unknown, lowered: 
   const reason = (final.incomplete_details as { reason?: unknown } | null | undefined)?.reason;
   const cut = reason === undefined || reason === 'max_output_tokens';
   if (!cut) return String(reason);
-  return `cut at its length limit${typeof limit === 'number' ? `, ${limit} output tokens` : ''}${lowered ? `, ${lowered}` : ''}`;
+  return `cut at its length limit${typeof limit === 'number' ? `, ${counted(limit, 'output token')}` : ''}${lowered ? `, ${lowered}` : ''}`;
 }
 
 type ResponseUsage = NonNullable<NonNullable<ResponsesResult>['usage']>;
