@@ -2,9 +2,10 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    // A guard against a hang, not a speed goal: generous, as a loaded machine runs a spawned CLI 3x slower.
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // A guard against a hang, not a speed goal: generous, as a loaded machine runs a spawned CLI 3x slower, and at
+    // load 60-78 on two cores tests that pass alone in seconds took past 60 s (a spawned process, a serve started).
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
     pool: 'forks',
     // Workers are reused from file to file, with src/ and the helpers loaded once per worker. Each file
     // starts its own emulator in its own folder, and restores the working folder and environment it

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../dist/emulator/server.js';
 import { spawnServe, type Serve } from '../support/serve-process.js';
 import { localUpstream, sseChunk } from '../support/upstreams.js';
+import { until } from '../support/until.js';
 
 // A caller who got an answer is charged for it even when `router serve` is killed with -9 right
 // after: each per-request charge goes to the charges journal before the answer is sent, and a restart
@@ -117,7 +118,7 @@ describe('charges over a kill -9', () => {
         ids.push(((await res.json()) as any).id);
       }
       // Written within a turn of the event loop after the answer (not before it, as a charge is): until then.
-      for (const end = Date.now() + 20_000; Date.now() < end && !(existsSync(file) && readFileSync(file, 'utf8').includes(ids[2]!)); ) await new Promise((r) => setTimeout(r, 20));
+      expect(await until(() => existsSync(file) && readFileSync(file, 'utf8').includes(ids[2]!))).toBe(true);
     } finally {
       await killed(first);
     }

@@ -3,43 +3,58 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { BIN, startTestEnv } from '../helpers.js';
 import { runProcess } from '../support/run-process.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 
+/**
+ * The test's own bound on a demo run, a backstop against a hang: a run is ten processes started one after another
+ * (the emulator, eight steps, a tool), about 2.5 s of CPU, and at load 30 on two cores it took 66 s.
+ */
+const DEMO_MS = 240_000;
+
+/** The environment of this process, less the ROUTER_ and XDG_ variables: the demo's are its own. */
+function demoEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('ROUTER_') && !k.startsWith('XDG_')) env[k] = v;
+  return env;
+}
+
+/** One whole run of `npm run demo`, with a HOME of its own, for the tests that read what it did. */
+const home = mkdtempSync(join(tmpdir(), 'router-demo-home-'));
+let run: ReturnType<typeof runProcess> | undefined;
+const demoRun = () => (run ??= runProcess(process.execPath, [join(root, 'scripts', 'demo.mjs')], { env: { ...demoEnv(), HOME: home }, timeoutMs: DEMO_MS }));
+afterAll(async () => {
+  await run;
+  rmSync(home, { recursive: true, force: true });
+});
+
 // Issue 34, rough edge 2: the demo's chats, ledger lines and config stay in its own temporary folders.
 it('npm run demo leaves no trace in the user\'s state or config', async () => {
-  const home = mkdtempSync(join(tmpdir(), 'router-demo-home-'));
-  try {
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('ROUTER_') && !k.startsWith('XDG_')) env[k] = v;
-    env.HOME = home;
-    const r = await runProcess(process.execPath, [join(root, 'scripts', 'demo.mjs')], { env, timeoutMs: 60_000 });
-    expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/q1: /);
-    expect(readdirSync(home)).toEqual([]);
-  } finally {
-    rmSync(home, { recursive: true, force: true });
-  }
-}, 70_000);
+  const r = await demoRun();
+  expect(r.status, r.stderr).toBe(0);
+  expect(r.stdout).toMatch(/q1: /);
+  expect(readdirSync(home)).toEqual([]);
+}, DEMO_MS + 10_000);
 
 it('Ctrl-C in the middle of npm run demo stops the emulator and removes its folder (exit 130)', async () => {
   const tmp = mkdtempSync(join(tmpdir(), 'router-demo-tmp-'));
   try {
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('ROUTER_') && !k.startsWith('XDG_')) env[k] = v;
-    env.TMPDIR = tmp;
+    const env = { ...demoEnv(), TMPDIR: tmp };
     // Its own process group, as a shell gives it: Ctrl-C goes to the demo, the emulator and the step running.
     const demo = spawn(process.execPath, [join(root, 'scripts', 'demo.mjs')], { env, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
     const exited = new Promise<number | null>((r) => demo.once('exit', (code) => r(code)));
     let stderr = '';
-    const apiRoot = await new Promise<string>((resolve) => demo.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      const m = /emulator running at (\S+)/.exec(stderr);
-      if (m) resolve(m[1]!);
-    }));
+    const apiRoot = await new Promise<string>((resolve, reject) => {
+      demo.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        const m = /emulator running at (\S+)/.exec(stderr);
+        if (m) resolve(m[1]!);
+      });
+      demo.once('exit', (code) => reject(new Error(`the demo exited with ${code} before its emulator ran: ${stderr}`)));
+    });
     process.kill(-demo.pid!, 'SIGINT');
     expect(await exited).toBe(130);
     expect(readdirSync(tmp)).toEqual([]);
@@ -48,14 +63,12 @@ it('Ctrl-C in the middle of npm run demo stops the emulator and removes its fold
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
-}, 60_000);
+}, DEMO_MS);
 
 // Issue 46: the commands the demo prints paste and run as shown (a pipe for its stdin, the --schema
 // JSON quoted), and it ends with the next step.
 it('the demo\'s printed commands run as a shell reads them, and it ends with the next step', async () => {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('ROUTER_') && !k.startsWith('XDG_')) env[k] = v;
-  const demo = await runProcess(process.execPath, [join(root, 'scripts', 'demo.mjs')], { env, timeoutMs: 60_000 });
+  const demo = await demoRun();
   expect(demo.status, demo.stderr).toBe(0);
   const printed = [...demo.stderr.matchAll(/^\$ (.+)$/gm)].map((m) => m[1]!);
   expect(printed.length).toBeGreaterThan(6);
@@ -84,4 +97,4 @@ it('the demo\'s printed commands run as a shell reads them, and it ends with the
     rmSync(dir, { recursive: true, force: true });
     await t.close();
   }
-}, 90_000);
+}, DEMO_MS + 60_000);

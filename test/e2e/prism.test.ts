@@ -36,7 +36,7 @@ function freePort(): Promise<number> {
 }
 
 async function waitForPrism(port: number): Promise<void> {
-  for (let i = 0; i < 600; i++) {
+  for (let i = 0; i < 3000; i++) {
     const up = await new Promise<boolean>((ok) => {
       const r = request({ host: '127.0.0.1', port, path: '/credits', headers: { authorization: 'Bearer x' } }, (res) => {
         res.resume();
@@ -47,7 +47,7 @@ async function waitForPrism(port: number): Promise<void> {
     });
     if (up) return;
     if (prism.exitCode !== null) throw new Error(`prism exited with ${prism.exitCode}`);
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error('prism did not start');
 }

@@ -104,8 +104,7 @@ describe('--mcp over stdio', () => {
     const r = await run(['chat', '--model', 'local/tools', '--tool-timeout', '1', '--mcp', node(FIXTURE, 'hang', pidFile), 'hang']);
     expect(r).toMatchObject({ code: 12, stderr: 'error: MCP server fixture-hang did not answer a call of hang in time (--tool-timeout 1s)\n' });
     const pid = Number(readFileSync(pidFile, 'utf8'));
-    await until(() => !running(pid), 5000);
-    expect(running(pid)).toBe(false);
+    expect(await until(() => !running(pid))).toBe(true);
   }, 60_000);
 
   it('a server that never answers at start, or a command not found: one line, exit 12, nothing sent', async () => {
@@ -118,8 +117,7 @@ describe('--mcp over stdio', () => {
     expect(missing).toMatchObject({ code: 12, stderr: 'error: MCP server no-such-mcp-server-here --flag: could not start: the command was not found (install it, or give its full path)\n' });
     expect(emu.requestLog.slice(before).filter((e) => e.path.endsWith('/chat/completions'))).toEqual([]);
     const pid = Number(readFileSync(pidFile, 'utf8'));
-    await until(() => !running(pid), 5000);
-    expect(running(pid)).toBe(false);
+    expect(await until(() => !running(pid))).toBe(true);
   }, 120_000);
 
   it('an image result: not passed on to a model that takes no image input, and said', async () => {
