@@ -50,7 +50,7 @@ export function installLastResort(runtime: Runtime): void {
   // A plain kill, or the terminal closing, ends the run as Ctrl-C would, so that exit handlers remove
   // temp files and stop the tools run (serve has its own: takeSignal). Node dies of SIGHUP even under nohup.
   // Other listeners only watch: ora's signal-exit (which restores the cursor) would otherwise keep the run going.
-  for (const [sig, code] of [['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+  for (const [sig, code] of [['SIGTERM', EXIT.TERMINATED], ['SIGHUP', EXIT.HANGUP]] as const) {
     process.on(sig, () => {
       if (!process.listeners(sig).some((l) => taken.has(l))) process.exit(code);
     });

@@ -91,7 +91,8 @@ Examples:
 
 Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 payment, 5 not found/gone,
 6 rate limited, 7 server, 8 network, 9 batch failed, 10 not the --schema,
-11 tool calls not run, 12 MCP server failed, 129 hung up, 130 interrupted.`,
+11 tool calls not run, 12 MCP server failed, 129 hung up, 130 interrupted,
+143 terminated.`,
     );
   // Without a command (the root help) every definition is loaded; with one, the others are names that commander can tell apart.
   const full = only === undefined || only === null;
