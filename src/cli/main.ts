@@ -150,6 +150,8 @@ function commandPath(cmd: Command): string {
 const FLAG_ALIASES: Record<string, string> = { image: 'attach', images: 'attach', img: 'attach', attachment: 'attach' };
 /** Other tools' names for a subcommand (gh's and docker's ls, rm), where the group has none of that name. */
 const COMMAND_ALIASES: Record<string, string[]> = { ls: ['list'], rm: ['delete'], remove: ['delete'], del: ['delete'], view: ['show', 'list'], show: ['list'], cat: ['show'], new: ['create', 'save'], add: ['save', 'create'] };
+/** A subcommand other tools have that is a flag here, by group and word (OpenAI's batch results, batch output). */
+const FLAG_COMMANDS: Record<string, string> = { 'batch results': 'get ID --results FILE', 'batch output': 'get ID --results FILE' };
 
 function* allOptions(cmd: Command) {
   for (let c: Command | null = cmd; c; c = c.parent) yield* c.options;
@@ -180,7 +182,7 @@ function choiceHint(text: string, cmd: Command): string {
     return meant ? ` (did you mean --${meant}?)` : '';
   }
   const command = /^unknown command '([^']+)'/.exec(text);
-  const alias = command && COMMAND_ALIASES[command[1]!]?.find((a) => cmd.commands.some((c) => c.name() === a));
+  const alias = command && (FLAG_COMMANDS[`${cmd.name()} ${command[1]!}`] ?? COMMAND_ALIASES[command[1]!]?.find((a) => cmd.commands.some((c) => c.name() === a)));
   if (alias) return ` (did you mean ${alias}?)`;
   return command ? didYouMean(command[1]!, cmd.commands.map((c) => c.name())) : '';
 }
