@@ -19,6 +19,23 @@ export function takeSignal(sig: 'SIGTERM' | 'SIGHUP', handler: () => void): void
 }
 
 /**
+ * A running command's SIGTERM (`timeout`, `kill`): the command is stopped as Ctrl-C stops it (a watch
+ * says how to resume, a cut answer is kept in the ledger), then exits 143; unless a command took
+ * the signal for itself (serve's stop). A command still running a second later is ended there.
+ * Returns the function that removes the handler.
+ */
+export function stopOnSigterm(stop: () => void): () => void {
+  const handler = () => {
+    if (process.listeners('SIGTERM').some((l) => l !== handler && taken.has(l))) return;
+    stop();
+    setTimeout(() => process.exit(EXIT.TERMINATED), 1000).unref();
+  };
+  taken.add(handler);
+  process.on('SIGTERM', handler);
+  return () => process.removeListener('SIGTERM', handler);
+}
+
+/**
  * The last-resort error path of the real process: a write to stdout that fails (a full disk, a
  * closed pipe) or anything thrown outside a command becomes one line and an exit code, never a
  * stack trace.

@@ -287,6 +287,6 @@ export async function main(rawArgv: string[], streams: Streams = processStreams(
   }
   // Interrupted with output still waiting for a reader that does not read (a pipe, a FIFO): that
   // write would hold the process open, maybe for ever, and it is not wanted any more.
-  if (real && runtime.exitCode === EXIT.INTERRUPTED) setTimeout(() => process.exit(EXIT.INTERRUPTED), 100).unref();
+  if (real && (runtime.exitCode === EXIT.INTERRUPTED || runtime.exitCode === EXIT.TERMINATED)) setTimeout(() => process.exit(runtime.exitCode), 100).unref();
   return runtime.exitCode;
 }

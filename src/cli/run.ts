@@ -7,6 +7,7 @@ import type { Settings, Source } from '../config/settings.js';
 import { CliError, EXIT, usage } from './exit-codes.js';
 import { utf8Text } from './io/utf8.js';
 import { rootKey } from '../internal/api-root.js';
+import { stopOnSigterm } from './last-resort.js';
 
 /** What a run of `router` gets from outside: streams, environment, arguments; tests pass their own. */
 export interface Runtime {
@@ -72,6 +73,11 @@ export function interrupted(): Error {
   return Object.assign(new Error('interrupted'), { name: 'AbortError' });
 }
 
+/** The stop of a SIGTERM: an interrupt whose exit code is 143. */
+function terminated(): Error {
+  return Object.assign(new Error('terminated'), { name: 'AbortError', exitCode: EXIT.TERMINATED });
+}
+
 /**
  * Wraps a command implementation: builds the IO from the global flags, turns Ctrl-C into an abort,
  * and turns any failure into one `error:` line and the table's exit code.
@@ -89,6 +95,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
     const onSigint = () => controller.abort(interrupted());
     io.interrupt = controller.signal;
     if (runtime.interrupts) process.on('SIGINT', onSigint);
+    const offSigterm = runtime.interrupts ? stopOnSigterm(() => controller.abort(terminated())) : undefined;
     let resolved: Promise<Settings> | undefined;
     let commandModel: { model: string; from: Source } | undefined;
     const settings = async (): Promise<Settings> => {
@@ -188,6 +195,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
       hold?.release();
       runtime.running!--;
       if (runtime.interrupts) process.removeListener('SIGINT', onSigint);
+      offSigterm?.();
     }
   };
 }
