@@ -2,37 +2,12 @@
 import { EXIT } from './exit-codes.js';
 import type { Runtime } from './run.js';
 import { IO, type Streams } from './io/io.js';
+import { signalTaken } from './signals.js';
 
 /** A failure outside any command's own handling: one line and its exit code. */
 export async function report(err: unknown, streams: Streams): Promise<number> {
   const { reportError } = await import('./errors.js');
   return reportError(err, new IO({}, streams));
-}
-
-/** The signal listeners of a command that handles the signal itself (serve's stop): the run is not ended for it. */
-const taken = new WeakSet<object>();
-
-/** Handles `sig` once with `handler` instead of ending the run (exit 143 or 129). */
-export function takeSignal(sig: 'SIGTERM' | 'SIGHUP', handler: () => void): void {
-  taken.add(handler);
-  process.once(sig, handler);
-}
-
-/**
- * A running command's SIGTERM (`timeout`, `kill`): the command is stopped as Ctrl-C stops it (a watch
- * says how to resume, a cut answer is kept in the ledger), then exits 143; unless a command took
- * the signal for itself (serve's stop). A command still running a second later is ended there.
- * Returns the function that removes the handler.
- */
-export function stopOnSigterm(stop: () => void): () => void {
-  const handler = () => {
-    if (process.listeners('SIGTERM').some((l) => l !== handler && taken.has(l))) return;
-    stop();
-    setTimeout(() => process.exit(EXIT.TERMINATED), 1000).unref();
-  };
-  taken.add(handler);
-  process.on('SIGTERM', handler);
-  return () => process.removeListener('SIGTERM', handler);
 }
 
 /**
@@ -69,7 +44,7 @@ export function installLastResort(runtime: Runtime): void {
   // Other listeners only watch: ora's signal-exit (which restores the cursor) would otherwise keep the run going.
   for (const [sig, code] of [['SIGTERM', EXIT.TERMINATED], ['SIGHUP', EXIT.HANGUP]] as const) {
     process.on(sig, () => {
-      if (!process.listeners(sig).some((l) => taken.has(l))) process.exit(code);
+      if (!signalTaken(sig)) process.exit(code);
     });
   }
   // No false success: a command whose work can no longer go on (nothing left to wake it) is a failure.

@@ -7,7 +7,7 @@ import type { Settings, Source } from '../config/settings.js';
 import { CliError, EXIT, usage } from './exit-codes.js';
 import { utf8Text } from './io/utf8.js';
 import { rootKey } from '../internal/api-root.js';
-import { stopOnSigterm } from './last-resort.js';
+import { stopOnSigterm, terminated } from './signals.js';
 
 /** What a run of `router` gets from outside: streams, environment, arguments; tests pass their own. */
 export interface Runtime {
@@ -71,11 +71,6 @@ export function runtimeOf(cmd: Command): Runtime {
 
 export function interrupted(): Error {
   return Object.assign(new Error('interrupted'), { name: 'AbortError' });
-}
-
-/** The stop of a SIGTERM: an interrupt whose exit code is 143. */
-function terminated(): Error {
-  return Object.assign(new Error('terminated'), { name: 'AbortError', exitCode: EXIT.TERMINATED });
 }
 
 /**

@@ -237,16 +237,14 @@ export class IO {
    * Streamed text for stdout: pieces that arrive together go out in one write, on the next turn of
    * the event loop, so a person still sees each token at once; but no sooner than
    * STREAM_WRITE_GAP_MS after the last write, so that a fast stream is a few writes, not one per
-   * network read (each wakes the reader on the pipe). Off a terminal only whole lines go out (all at
-   * the end, or once 64 KiB wait). Honors backpressure.
+   * network read (each wakes the reader on the pipe). Off a terminal whole lines (the rest at the end,
+   * or at 64 KiB). Honors backpressure.
    */
   streamWriter(): { write(text: string): Promise<void>; end(): Promise<void> } {
     let pending = '';
     let scheduled = false;
     let lastWrite = -Infinity;
-    // Off a terminal a line goes out whole, in one write: the answers of `xargs -P 8 router chat`
-    // on one pipe or file then never break into each other's lines (its open end waits for the rest).
-    const whole = !this.stdoutTTY;
+    const whole = !this.stdoutTTY; // `xargs -P 8 router chat > f`: each line in one write, never two answers in one
     const flush = (all: boolean) => {
       scheduled = false;
       const upTo = all || !whole ? pending.length : pending.lastIndexOf('\n') + 1;
@@ -274,10 +272,7 @@ export class IO {
     };
   }
 
-  /**
-   * Waits until stdout has flushed (for large outputs before exit), or fails with its error, or
-   * with Ctrl-C: a reader that stopped reading never holds the command past it.
-   */
+  /** Waits until stdout has flushed, or fails with its error, or with Ctrl-C: a reader that stopped reading never holds the command past it. */
   drain(): Promise<void> {
     const out = this.stdout;
     const interrupt = this.interrupt;
