@@ -45,7 +45,7 @@ export function reportError(err: unknown, io: IO): ExitCode {
   const code = describeError(err, io);
   // What exists already (a batch just created) is named after any failure that follows, so that its
   // id is never lost; a failure of stdout names it on its own line (below), and Ctrl-C says how to go on.
-  if (code !== EXIT.OK && code !== EXIT.INTERRUPTED && !(isSystemError(err) && err.path === 'stdout')) for (const made of io.madeSoFar) io.note(made);
+  if (code !== EXIT.OK && code !== EXIT.INTERRUPTED && code !== EXIT.TERMINATED && !(isSystemError(err) && err.path === 'stdout')) for (const made of io.madeSoFar) io.note(made);
   return code;
 }
 
@@ -61,6 +61,10 @@ function describeError(err: unknown, io: IO): ExitCode {
     return BATCH_EXIT[err.reason];
   }
   // Ctrl-C as a key inside a prompt (ExitPromptError) is the same Ctrl-C as a SIGINT.
+  if (isAbort(err) && (err as { exitCode?: unknown }).exitCode === EXIT.TERMINATED) {
+    io.error('terminated');
+    return EXIT.TERMINATED;
+  }
   if (isAbort(err) || (err as { name?: string })?.name === 'ExitPromptError') {
     io.error('interrupted');
     return EXIT.INTERRUPTED;

@@ -29,6 +29,8 @@ export const EXIT = {
   HANGUP: 129,
   /** Ctrl-C. */
   INTERRUPTED: 130,
+  /** SIGTERM (`kill`, `timeout`): any command but `router serve`, whose stop request it is. */
+  TERMINATED: 143,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -2,20 +2,12 @@
 import { EXIT } from './exit-codes.js';
 import type { Runtime } from './run.js';
 import { IO, type Streams } from './io/io.js';
+import { signalTaken } from './signals.js';
 
 /** A failure outside any command's own handling: one line and its exit code. */
 export async function report(err: unknown, streams: Streams): Promise<number> {
   const { reportError } = await import('./errors.js');
   return reportError(err, new IO({}, streams));
-}
-
-/** The signal listeners of a command that handles the signal itself (serve's stop): the run is not ended for it. */
-const taken = new WeakSet<object>();
-
-/** Handles `sig` once with `handler` instead of ending the run (exit 143 or 129). */
-export function takeSignal(sig: 'SIGTERM' | 'SIGHUP', handler: () => void): void {
-  taken.add(handler);
-  process.once(sig, handler);
 }
 
 /**
@@ -50,9 +42,9 @@ export function installLastResort(runtime: Runtime): void {
   // A plain kill, or the terminal closing, ends the run as Ctrl-C would, so that exit handlers remove
   // temp files and stop the tools run (serve has its own: takeSignal). Node dies of SIGHUP even under nohup.
   // Other listeners only watch: ora's signal-exit (which restores the cursor) would otherwise keep the run going.
-  for (const [sig, code] of [['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+  for (const [sig, code] of [['SIGTERM', EXIT.TERMINATED], ['SIGHUP', EXIT.HANGUP]] as const) {
     process.on(sig, () => {
-      if (!process.listeners(sig).some((l) => taken.has(l))) process.exit(code);
+      if (!signalTaken(sig)) process.exit(code);
     });
   }
   // No false success: a command whose work can no longer go on (nothing left to wake it) is a failure.

@@ -91,7 +91,8 @@ Examples:
 
 Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 payment, 5 not found/gone,
 6 rate limited, 7 server, 8 network, 9 batch failed, 10 not the --schema,
-11 tool calls not run, 12 MCP server failed, 129 hung up, 130 interrupted.`,
+11 tool calls not run, 12 MCP server failed, 129 hung up, 130 interrupted,
+143 terminated.`,
     );
   // Before the commands: each one made by .command() takes these settings over (copyInheritedSettings), so that
   // every command's help shows the global options too.
@@ -151,6 +152,8 @@ function commandPath(cmd: Command): string {
 const FLAG_ALIASES: Record<string, string> = { image: 'attach', images: 'attach', img: 'attach', attachment: 'attach' };
 /** Other tools' names for a subcommand (gh's and docker's ls, rm), where the group has none of that name. */
 const COMMAND_ALIASES: Record<string, string[]> = { ls: ['list'], rm: ['delete'], remove: ['delete'], del: ['delete'], view: ['show', 'list'], show: ['list'], cat: ['show'], new: ['create', 'save'], add: ['save', 'create'] };
+/** A subcommand other tools have that is a flag here, by group and word (OpenAI's batch results, batch output). */
+const FLAG_COMMANDS: Record<string, string> = { 'batch results': 'get ID --results FILE', 'batch output': 'get ID --results FILE' };
 
 function* allOptions(cmd: Command) {
   for (let c: Command | null = cmd; c; c = c.parent) yield* c.options;
@@ -181,7 +184,7 @@ function choiceHint(text: string, cmd: Command): string {
     return meant ? ` (did you mean --${meant}?)` : '';
   }
   const command = /^unknown command '([^']+)'/.exec(text);
-  const alias = command && COMMAND_ALIASES[command[1]!]?.find((a) => cmd.commands.some((c) => c.name() === a));
+  const alias = command && (FLAG_COMMANDS[`${cmd.name()} ${command[1]!}`] ?? COMMAND_ALIASES[command[1]!]?.find((a) => cmd.commands.some((c) => c.name() === a)));
   if (alias) return ` (did you mean ${alias}?)`;
   return command ? didYouMean(command[1]!, cmd.commands.map((c) => c.name())) : '';
 }
@@ -286,6 +289,6 @@ export async function main(rawArgv: string[], streams: Streams = processStreams(
   }
   // Interrupted with output still waiting for a reader that does not read (a pipe, a FIFO): that
   // write would hold the process open, maybe for ever, and it is not wanted any more.
-  if (real && runtime.exitCode === EXIT.INTERRUPTED) setTimeout(() => process.exit(EXIT.INTERRUPTED), 100).unref();
+  if (real && (runtime.exitCode === EXIT.INTERRUPTED || runtime.exitCode === EXIT.TERMINATED)) setTimeout(() => process.exit(runtime.exitCode), 100).unref();
   return runtime.exitCode;
 }

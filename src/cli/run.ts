@@ -7,6 +7,7 @@ import type { Settings, Source } from '../config/settings.js';
 import { CliError, EXIT, usage } from './exit-codes.js';
 import { utf8Text } from './io/utf8.js';
 import { rootKey } from '../internal/api-root.js';
+import { stopOnSigterm, terminated } from './signals.js';
 
 /** What a run of `router` gets from outside: streams, environment, arguments; tests pass their own. */
 export interface Runtime {
@@ -89,6 +90,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
     const onSigint = () => controller.abort(interrupted());
     io.interrupt = controller.signal;
     if (runtime.interrupts) process.on('SIGINT', onSigint);
+    const offSigterm = runtime.interrupts ? stopOnSigterm(() => controller.abort(terminated())) : undefined;
     let resolved: Promise<Settings> | undefined;
     let commandModel: { model: string; from: Source } | undefined;
     const settings = async (): Promise<Settings> => {
@@ -192,6 +194,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
       hold?.release();
       runtime.running!--;
       if (runtime.interrupts) process.removeListener('SIGINT', onSigint);
+      offSigterm?.();
     }
   };
 }

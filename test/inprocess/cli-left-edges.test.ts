@@ -86,4 +86,8 @@ it("another tool's name for a subcommand (ls, rm, show) gets ours as the guess",
   // A close typo is guessed as before; a word like none gets no guess.
   expect((await run(['config', 'lst'])).stderr).toBe(hint('config', 'lst', 'list'));
   expect((await run(['config', 'frobnicate'])).stderr).toBe('error: unknown command \'frobnicate\'; see "router config --help"\n');
+  // A batch's results are a flag of get (batch results ID > out.jsonl is what a script writes first).
+  expect(await run(['batch', 'results', 'batch_abc'])).toMatchObject({ code: 2, stdout: '', stderr: hint('batch', 'results', 'get ID --results FILE') });
+  expect((await run(['keys', 'results'])).stderr).toBe('error: unknown command \'results\'; see "router keys --help"\n');
+  expect(t.requests()).toEqual([]);
 });

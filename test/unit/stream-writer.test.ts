@@ -5,8 +5,8 @@ import { testStreams } from '../support/inprocess.js';
 const turn = () => new Promise((r) => setImmediate(r));
 
 describe('streamed text to stdout', () => {
-  it('sends a piece on the next turn of the event loop', async () => {
-    const t = testStreams();
+  it('sends a piece on the next turn of the event loop on a terminal', async () => {
+    const t = testStreams({ tty: { stdout: true } });
     const writer = new IO({}, t.streams).streamWriter();
     await writer.write('first');
     await turn();
@@ -30,5 +30,24 @@ describe('streamed text to stdout', () => {
     await turn();
     expect(t.stdout()).toBe(want);
     expect(writes).toBeLessThan(200);
+  });
+
+  // xargs -P 8 -n 1 router chat … > out.txt: eight answers on one file, each line in one write, none cut into another.
+  it('sends whole lines off a terminal, each in one write, the open end with the rest of its line', async () => {
+    const t = testStreams();
+    const writes: string[] = [];
+    t.streams.stdout.on('data', (c: Buffer) => writes.push(c.toString()));
+    const writer = new IO({}, t.streams).streamWriter();
+    for (const piece of ['prompt number 147', '\n', 'two\nthr', 'ee', '\n', 'open end']) {
+      await writer.write(piece);
+      await turn();
+      await turn();
+    }
+    await writer.end();
+    await turn();
+    expect(writes.join('')).toBe('prompt number 147\ntwo\nthree\nopen end');
+    // Pieces close together may share a write; no write but the last ends mid-line.
+    expect(writes.slice(0, -1).filter((w) => !w.endsWith('\n'))).toEqual([]);
+    expect(writes[0]).toBe('prompt number 147\n');
   });
 });

@@ -7,7 +7,7 @@ import { collect, integerIn, numberIn } from '../flags/options.js';
 import { jsonFlags } from '../flags/setup-flags.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { isBlank } from '../../internal/blank.js';
-import { takeSignal } from '../last-resort.js';
+import { takeSignal } from '../signals.js';
 
 export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
   return `${stateHome(env)}/emulator`;

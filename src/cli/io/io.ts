@@ -237,42 +237,42 @@ export class IO {
    * Streamed text for stdout: pieces that arrive together go out in one write, on the next turn of
    * the event loop, so a person still sees each token at once; but no sooner than
    * STREAM_WRITE_GAP_MS after the last write, so that a fast stream is a few writes, not one per
-   * network read (each wakes the reader on the pipe). Honors backpressure.
+   * network read (each wakes the reader on the pipe). Off a terminal whole lines (the rest at the end,
+   * or at 64 KiB). Honors backpressure.
    */
   streamWriter(): { write(text: string): Promise<void>; end(): Promise<void> } {
     let pending = '';
     let scheduled = false;
     let lastWrite = -Infinity;
-    const flush = () => {
+    const whole = !this.stdoutTTY; // `xargs -P 8 router chat > f`: each line in one write, never two answers in one
+    const flush = (all: boolean) => {
       scheduled = false;
-      if (!pending) return true;
+      const upTo = all || !whole ? pending.length : pending.lastIndexOf('\n') + 1;
+      if (upTo === 0) return true;
       lastWrite = now();
-      const ok = this.out(pending);
-      pending = '';
+      const ok = this.out(pending.slice(0, upTo));
+      pending = pending.slice(upTo);
       return ok;
     };
     return {
       write: async (text: string) => {
         pending += text;
         if (pending.length >= 65_536) {
-          if (!flush()) await this.drain();
-        } else if (!scheduled) {
+          if (!flush(true)) await this.drain();
+        } else if (!scheduled && (!whole || text.includes('\n'))) {
           scheduled = true;
           const wait = lastWrite + STREAM_WRITE_GAP_MS - now();
-          if (wait <= 0) setImmediate(flush);
-          else setTimeout(flush, wait).unref();
+          if (wait <= 0) setImmediate(() => flush(false));
+          else setTimeout(() => flush(false), wait).unref();
         }
       },
       end: async () => {
-        if (!flush()) await this.drain();
+        if (!flush(true)) await this.drain();
       },
     };
   }
 
-  /**
-   * Waits until stdout has flushed (for large outputs before exit), or fails with its error, or
-   * with Ctrl-C: a reader that stopped reading never holds the command past it.
-   */
+  /** Waits until stdout has flushed, or fails with its error, or with Ctrl-C: a reader that stopped reading never holds the command past it. */
   drain(): Promise<void> {
     const out = this.stdout;
     const interrupt = this.interrupt;

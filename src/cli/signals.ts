@@ -1,0 +1,38 @@
+/** SIGTERM and SIGHUP: who ends the run on them (the last resort's exit, a running command's stop, serve's own). */
+import { EXIT } from './exit-codes.js';
+
+/** The signal listeners of a command that handles the signal itself (serve's stop): the run is not ended for it. */
+const taken = new WeakSet<object>();
+
+/** Handles `sig` once with `handler` instead of ending the run (exit 143 or 129). */
+export function takeSignal(sig: 'SIGTERM' | 'SIGHUP', handler: () => void): void {
+  taken.add(handler);
+  process.once(sig, handler);
+}
+
+/**
+ * A running command's SIGTERM (`timeout`, `kill`): the command is stopped as Ctrl-C stops it (a watch
+ * says how to resume, a cut answer is kept in the ledger), then exits 143; unless a command took
+ * the signal for itself (serve's stop). A command still running a second later is ended there.
+ * Returns the function that removes the handler.
+ */
+export function stopOnSigterm(stop: () => void): () => void {
+  const handler = () => {
+    if (signalTaken('SIGTERM', handler)) return;
+    stop();
+    setTimeout(() => process.exit(EXIT.TERMINATED), 1000).unref();
+  };
+  taken.add(handler);
+  process.on('SIGTERM', handler);
+  return () => process.removeListener('SIGTERM', handler);
+}
+
+/** Whether a listener other than `except` took `sig` for itself. */
+export function signalTaken(sig: 'SIGTERM' | 'SIGHUP', except?: () => void): boolean {
+  return process.listeners(sig).some((l) => l !== except && taken.has(l));
+}
+
+/** The stop of a SIGTERM: an interrupt whose exit code is 143. */
+export function terminated(): Error {
+  return Object.assign(new Error('terminated'), { name: 'AbortError', exitCode: EXIT.TERMINATED });
+}
