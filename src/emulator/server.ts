@@ -144,6 +144,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
   const { port } = server.address() as AddressInfo;
   batches.resumeAll();
   const host = opts.host ?? '127.0.0.1';
+  let closing: Promise<void> | undefined;
   return {
     server,
     requestLog: log,
@@ -153,23 +154,27 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
     bodies: d.bodies,
     port,
     apiRoot: `http://${host.includes(':') ? `[${host}]` : host}:${port}/api`,
-    close: async () => {
-      batches.stop();
-      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      if (gateway) {
-        // Upstream requests in flight are let go first: a stream relayed ends with the error chunk and
-        // [DONE], never cut bare; a batch request's answer is not kept (the restart asks again).
-        await gateway.close();
-        await answering.ended(1000);
-        // Again: a cassette kept by an answer that ended meanwhile is written too (closing twice is safe).
-        await gateway.close();
-      }
-      for (const s of sockets) s.destroy();
-      await stopped;
-      // Last, so that a save that fails (a full disk) is said but never keeps the server listening.
-      await store.idle();
-      store.close();
-    },
+    // Once: a second stop (a finally after a stop, two signals) is the first one. Two stops each waiting on
+    // the open answers left the first to its 1 s bound, its wake-up taken by the second.
+    close: () => (closing ??= stop()),
   };
+
+  async function stop(): Promise<void> {
+    batches.stop();
+    const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+    if (gateway) {
+      // Upstream requests in flight are let go first: a stream relayed ends with the error chunk and
+      // [DONE], never cut bare; a batch request's answer is not kept (the restart asks again).
+      await gateway.close();
+      await answering.ended(1000);
+      // Again: a cassette kept by an answer that ended meanwhile is written too (closing twice is safe).
+      await gateway.close();
+    }
+    for (const s of sockets) s.destroy();
+    await stopped;
+    // Last, so that a save that fails (a full disk) is said but never keeps the server listening.
+    await store.idle();
+    store.close();
+  }
 }
 
