@@ -247,6 +247,22 @@ export class BudgetHold {
     return !!(this.rec.settled || this.rec.batch);
   }
 
+  /** A ledger line of the call held for: where its answer said no cost, the bound (`unsettled`), until reconciled. A batch's line is as given. */
+  priced<R extends { cost?: number; batch_id?: string }>(record: R): R {
+    return record.cost === undefined && !record.batch_id && !this.settled && this.rec.usd > 0 ? { ...record, ...this.unknownCost } : record;
+  }
+
+  /**
+   * The call held for failed with `err`, or was `stopped` (Ctrl-C, an answer stopped) while it ran:
+   * where the service may have carried it out (`maybeDelivered`: its answer lost, cut or timed out) and
+   * no ledger line says what it cost, its bound is counted (countUnknown). Whether it was.
+   */
+  failed(err: unknown, stopped = false): boolean {
+    if (this.settled || !(stopped || (err as { maybeDelivered?: unknown } | undefined)?.maybeDelivered === true)) return false;
+    this.countUnknown();
+    return true;
+  }
+
   /**
    * The call failed where the service may have carried it out (its answer lost, cut or timed out, or
    * Ctrl-C while it ran), and no ledger line says what it cost: its bound goes to the ledger as a

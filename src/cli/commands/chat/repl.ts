@@ -257,6 +257,8 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         }
       } catch (err) {
         stopped?.();
+        // Lost, cut or stopped with no line yet: the turn's bound is counted, as a one-shot chat's is (run.ts).
+        turn?.hold?.failed(err, signal.aborted || answerStop.signal.aborted);
         turn?.hold?.release();
         // The exchange is dropped; its attachments wait for the next message, unless the service refused
         // the message itself (a model that takes no images): sent again, they would be refused again.
