@@ -49,6 +49,8 @@ export interface RunContext<O> {
   logUsage(record: Omit<UsageRecord, 'time' | 'profile' | 'command'>): void;
   /** What the command holds of the budgets (./spend/budget-hold.ts): lessened by each call logged, released when it ends or holds anew. */
   holdBudget(hold: BudgetHold): void;
+  /** The answer of the call under way began, with this generation id: its hold keeps it (a kill leaves a line that can be reconciled). */
+  answering(id: string, endpoint: string): void;
   /**
    * A note on the output as a whole (--usage): said once the command's output (and --jq's runs over it)
    * is written, so that on a shared terminal it comes after the answer; before any error line.
@@ -159,6 +161,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
         connect,
         logUsage,
         holdBudget,
+        answering: (id, endpoint) => hold?.answering(id, endpoint),
         closingNote: (text) => void closing.push(text),
         get logging() {
           return logging();

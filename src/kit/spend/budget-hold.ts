@@ -172,6 +172,24 @@ export class BudgetHold {
     this.rec.usd = Math.max(0, usd);
     if (settled) this.rec.settled = true;
     else delete this.rec.settled;
+    // A call logged, or a further one held for: the id said no longer names a call under way.
+    delete this.rec.id;
+    delete this.rec.endpoint;
+    this.write();
+  }
+
+  /**
+   * The answer of the call held for began: its generation `id` (the first chunk's, or an answer
+   * header's) is kept in the hold, so that the line a kill leaves (hold-record.ts) can be reconciled.
+   */
+  answering(id: string, endpoint: string): void {
+    if (this.rec.id === id || this.settled) return;
+    this.rec.id = id;
+    this.rec.endpoint = endpoint;
+    this.write();
+  }
+
+  private write(): void {
     if (!this.written) return;
     const part = `${this.path.slice(0, -'.json'.length)}.part`;
     try {

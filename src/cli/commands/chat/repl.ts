@@ -231,7 +231,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
           let id: string | undefined;
           for await (const chunk of await client.chat.streamText(req, { signal: turnSignal })) {
             if (chunk.usage) used = chunk.usage as unknown as Record<string, unknown>;
-            if (chunk.id) id ??= chunk.id;
+            if (chunk.id && !id) ctx.answering((id = chunk.id), '/v1/chat/completions');
             if (id && !stopped) stopped = () => log(used, id);
             if (chunk.model) answered ??= chunk.model;
             const piece = deltaText(chunk);
