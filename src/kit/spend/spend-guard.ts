@@ -114,11 +114,24 @@ export class SpendGuard {
    * the ledger could not be written, if it could not (the call is not failed for it).
    */
   record(entry: Omit<UsageRecord, 'time' | 'profile'>): string | undefined {
+    // Under a budget an answer that said no cost (a stream cut) may still have been charged: its bound counts until reconciled.
+    if (this.hold) entry = this.hold.priced(entry);
     this.paid(entry.cost);
     if (!(this.opts.recorded ?? !!this.opts.budgets)) return undefined;
     const problem = appendUsage(this.env, { time: new Date().toISOString(), profile: this.opts.budgets?.profile ?? 'default', ...entry });
     if (!problem) this.hold?.spent(entry.cost);
     return problem;
+  }
+
+  /**
+   * A checked call failed with `err` before its usage was recorded. Where the service may have carried
+   * it out (`maybeDelivered`: its answer lost, cut or timed out) or the guard's signal stopped it, its
+   * bound counts against the cap and, under a budget, goes to the ledger (`unsettled`), as the CLI counts it.
+   */
+  failed(err: unknown): void {
+    const stopped = !!this.opts.signal?.aborted;
+    if (!stopped && (err as { maybeDelivered?: unknown } | undefined)?.maybeDelivered !== true) return;
+    if (this.hold ? this.hold.failed(err, stopped) : this.first?.bound !== undefined) this.paid(undefined);
   }
 
   /** Ends the work: what it holds of the budgets is let go. */
