@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
@@ -74,7 +74,18 @@ describe('budgets in the kit', () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BudgetUnkept);
     expect((err as BudgetUnkept).code).toBe('budget_unkept');
+    // The way past it is named as the program gives it, not the CLI's flag (before: "--ignore-budget sends it anyway").
+    expect((err as BudgetUnkept).message).toMatch(/nothing was sent \(ignoreBudget: true sends it anyway\)$/);
     expect(chats().length).toBe(before);
+  });
+
+  it('a ledger that cannot be opened (a link to a folder not there) is a BudgetUnkept that names the program\'s option', async () => {
+    symlinkSync(join(stateDir, 'gone', 'usage.jsonl'), join(stateDir, 'usage.jsonl'));
+    const err = await guard({ budgets: daily('1'), words: { maxCost: 'cap', ignoreBudget: 'unguarded()', spender: 'my calls' } })
+      .check({ body: ask('hi'), models: ['local/tools'], completes: true, limitField: 'max_completion_tokens' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BudgetUnkept);
+    expect((err as BudgetUnkept).message).toMatch(/usage\.jsonl cannot be written .*nothing was sent \(unguarded\(\) sends it anyway\)$/);
   });
 
   it('an amount that is not one is an InvalidAmount', () => {

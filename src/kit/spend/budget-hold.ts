@@ -40,18 +40,21 @@ export function holdsDir(env: NodeJS.ProcessEnv): string {
   return join(stateHome(env), 'budget-holds');
 }
 
-/** The refusal of a call under a budget whose hold or ledger line cannot be written (the CLI's exit 4, as a budget reached). */
-export function budgetUnkept(path: string, err: unknown): BudgetUnkept {
+/**
+ * The refusal of a call under a budget whose hold or ledger line cannot be written (the CLI's exit 4, as a budget
+ * reached); `ignoreBudget` names the way past it (the guard's words: a program's option, the CLI's flag).
+ */
+export function budgetUnkept(path: string, err: unknown, ignoreBudget = '--ignore-budget'): BudgetUnkept {
   const code = (err as NodeJS.ErrnoException)?.code;
   const why = code ? describeCode(code) : ((err as Error)?.message ?? String(err));
-  return new BudgetUnkept(`the budgets cannot be kept: ${path} cannot be written (${why}), so this call could be neither held nor recorded; nothing was sent (--ignore-budget sends it anyway)`, path);
+  return new BudgetUnkept(`the budgets cannot be kept: ${path} cannot be written (${why}), so this call could be neither held nor recorded; nothing was sent (${ignoreBudget} sends it anyway)`, path);
 }
 
 /**
  * Runs `check` holding the budgets' lock, so that what it reads (the ledger, the holds) stays
  * true until the hold it places is written. Waits for another process's check, Ctrl-C included.
  */
-export async function withBudgetLock<T>(env: NodeJS.ProcessEnv, signal: AbortSignal, check: () => Promise<T>, waitMs = 60_000): Promise<T> {
+export async function withBudgetLock<T>(env: NodeJS.ProcessEnv, signal: AbortSignal, check: () => Promise<T>, waitMs = 60_000, ignoreBudget?: string): Promise<T> {
   const dir = holdsDir(env);
   const lock = join(dir, '.lock');
   const until = Date.now() + waitMs;
@@ -62,7 +65,7 @@ export async function withBudgetLock<T>(env: NodeJS.ProcessEnv, signal: AbortSig
       makeDir(dir);
       taken = takeLock(lock);
     } catch (err) {
-      throw budgetUnkept(dir, err);
+      throw budgetUnkept(dir, err, ignoreBudget);
     }
     if ('release' in taken) {
       try {
@@ -142,7 +145,8 @@ export class BudgetHold {
   private written = false;
   private readonly env: NodeJS.ProcessEnv;
 
-  constructor(env: NodeJS.ProcessEnv, profile: string, usd: number, call: HoldCall = {}) {
+  /** `ignoreBudget`: how a refusal (a BudgetUnkept) names the way past the budgets. */
+  constructor(env: NodeJS.ProcessEnv, profile: string, usd: number, call: HoldCall = {}, ignoreBudget?: string) {
     this.env = env;
     this.path = join(holdsDir(env), `${process.pid}-${randomHex(6)}.json`);
     this.rec = { profile, usd, pid: process.pid, started: processStart(process.pid), time: new Date().toISOString(), ...call };
@@ -150,7 +154,7 @@ export class BudgetHold {
       writeFileSync(this.path, JSON.stringify(this.rec), { flag: 'wx', mode: 0o600 });
       this.written = true;
     } catch (err) {
-      throw budgetUnkept(this.path, err);
+      throw budgetUnkept(this.path, err, ignoreBudget);
     }
     this.placed();
     // The call's cost goes to the ledger: one that cannot be opened to append would leave it unseen.
@@ -159,7 +163,7 @@ export class BudgetHold {
       closeSync(openSync(ledger, 'a', 0o600));
     } catch (err) {
       this.release();
-      throw budgetUnkept(ledger, err);
+      throw budgetUnkept(ledger, err, ignoreBudget);
     }
   }
 

@@ -63,8 +63,11 @@ export interface SpendGuardOptions {
   estimate?: boolean;
   signal?: AbortSignal;
   on?: SpendEvents;
-  /** Makes the holds (the CLI's also go at the process's exit); `call` says what is held for, should its process be killed. */
-  newHold?: (env: NodeJS.ProcessEnv, profile: string, usd: number, call: HoldCall) => BudgetHold;
+  /**
+   * Makes the holds (the CLI's also go at the process's exit); `call` says what is held for, should its process be killed;
+   * `ignoreBudget` (the guard's words) is how the hold's refusal names the way past the budgets.
+   */
+  newHold?: (env: NodeJS.ProcessEnv, profile: string, usd: number, call: HoldCall, ignoreBudget: string) => BudgetHold;
   /** How refusals name what was set: the program's options by default, the CLI's flags from the CLI. */
   words?: SpendWords;
 }
@@ -262,7 +265,7 @@ export class SpendGuard {
           if (hold) hold.set(checked.bound);
           else {
             const call: HoldCall = model ? { model } : {};
-            checked.hold = this.opts.newHold ? this.opts.newHold(env, profile, checked.bound, call) : new BudgetHold(env, profile, checked.bound, call);
+            checked.hold = this.opts.newHold ? this.opts.newHold(env, profile, checked.bound, call, this.words.ignoreBudget) : new BudgetHold(env, profile, checked.bound, call, this.words.ignoreBudget);
             this.opts.on?.hold?.(checked.hold);
           }
           return checked;
@@ -270,7 +273,7 @@ export class SpendGuard {
           if (err instanceof HeldBack) return err;
           throw err;
         }
-      });
+      }, undefined, this.words.ignoreBudget);
       if (!(out instanceof HeldBack)) return out;
       // A call that waits holds nothing (its earlier calls are in the ledger): two tool loops never wait for each other.
       hold?.set(0);
