@@ -222,7 +222,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         if (c.tools) {
           const tt = await import('./repl-tools.js');
           const loop = { set: c.tools, maxRounds: opts.maxToolRounds ?? 8, approve: opts.approve ? tt.replApprover(io, turnSignal, { pause: () => keys.release(), resume: () => void (keys.release = swallowKeys(io, stop)) }, stop) : false, json: false, signal: turnSignal, timeout: opts.toolTimeout ?? ctx.flags.timeout, timeoutFlag: opts.toolTimeout === undefined ? '--timeout' : '--tool-timeout' };
-          const t = await tt.toolTurn(io, client, req, loop, print, log, (body) => guardNext(ctx, connected, guard, guarded(body), spent));
+          const t = await tt.toolTurn(io, client, req, loop, print, log, (body) => guardNext(ctx, connected, guard, guarded(body), spent), (id) => ctx.answering(id, '/v1/chat/completions'));
           added = t.added;
           // What the model said before its calls was shown; the answer kept is its last, after them.
           answer = t.text;
