@@ -11,19 +11,16 @@
 import { closeSync, openSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { readLocalText } from '../../internal/local-file.js';
 import { basename, dirname, join } from 'node:path';
-import { stateHome } from '../../config/state-dir.js';
-import { describeHolder, leftBehind, takeLock } from '../../internal/file-lock.js';
 import { clearLeftMoves } from '../../internal/lock-mark.js';
-import { makeDir } from '../../internal/make-dir.js';
 import { processAlive, processStart } from '../../internal/process.js';
 import { randomHex } from '../../internal/random-hex.js';
-import { sleep } from '../../internal/sleep.js';
-import { BudgetBusy, BudgetUnkept } from './errors.js';
-import { describeCode } from '../../internal/system-errors.js';
 import { batchHoldPath, ledgerPath } from './ledger.js';
+import { budgetUnkept, holdsDir } from './budget-lock.js';
+import { describeCode } from '../../internal/system-errors.js';
 import { BATCH_HOLD_MAX_AGE_MS, HOLD_MAX_AGE_MS, UNRECORDED, UNSETTLED, boundCost, isStale, orphaned, type HoldCall, type HoldRecord } from './hold-record.js';
 
 export { BATCH_HOLD_MAX_AGE_MS, HOLD_MAX_AGE_MS, isStale, type HoldCall, type HoldRecord };
+export { budgetUnkept, holdNames, holdsChange, holdsDir, withBudgetLock } from './budget-lock.js';
 
 export interface Held {
   /** What calls under way hold (each ends with its process). */
@@ -34,51 +31,6 @@ export interface Held {
    * could not take. Waiting does not free it: it counts as spent.
    */
   kept?: number;
-}
-
-export function holdsDir(env: NodeJS.ProcessEnv): string {
-  return join(stateHome(env), 'budget-holds');
-}
-
-/**
- * The refusal of a call under a budget whose hold or ledger line cannot be written (the CLI's exit 4, as a budget
- * reached); `ignoreBudget` names the way past it (the guard's words: a program's option, the CLI's flag).
- */
-export function budgetUnkept(path: string, err: unknown, ignoreBudget = '--ignore-budget'): BudgetUnkept {
-  const code = (err as NodeJS.ErrnoException)?.code;
-  const why = code ? describeCode(code) : ((err as Error)?.message ?? String(err));
-  return new BudgetUnkept(`the budgets cannot be kept: ${path} cannot be written (${why}), so this call could be neither held nor recorded; nothing was sent (${ignoreBudget} sends it anyway)`, path);
-}
-
-/**
- * Runs `check` holding the budgets' lock, so that what it reads (the ledger, the holds) stays
- * true until the hold it places is written. Waits for another process's check, Ctrl-C included.
- */
-export async function withBudgetLock<T>(env: NodeJS.ProcessEnv, signal: AbortSignal, check: () => Promise<T>, waitMs = 60_000, ignoreBudget?: string): Promise<T> {
-  const dir = holdsDir(env);
-  const lock = join(dir, '.lock');
-  const until = Date.now() + waitMs;
-  const left = leftBehind();
-  for (;;) {
-    let taken: ReturnType<typeof takeLock>;
-    try {
-      makeDir(dir);
-      taken = takeLock(lock);
-    } catch (err) {
-      throw budgetUnkept(dir, err, ignoreBudget);
-    }
-    if ('release' in taken) {
-      try {
-        return await check();
-      } finally {
-        taken.release();
-      }
-    }
-    // One of another machine or pid namespace, left by a process killed while holding it: taken over.
-    if (left(lock, taken)) continue;
-    if (Date.now() > until) throw new BudgetBusy(`the budgets are being checked by ${describeHolder({ pid: taken.holder, host: taken.host, elsewhere: taken.elsewhere })} for over ${waitMs / 1000} s: try again, or remove ${lock} if no router runs`, String(taken.holder));
-    await sleep(10, signal);
-  }
 }
 
 /** What the holds of other calls keep of this profile's budgets; stale holds are removed. Call it holding the lock. */
@@ -123,15 +75,6 @@ export function heldByOthers(env: NodeJS.ProcessEnv, profile: string, mine?: Bud
     }
   }
   return held;
-}
-
-/** Names of the holds there are: a change says that a call under way has ended (or begun). */
-export function holdNames(env: NodeJS.ProcessEnv): string {
-  try {
-    return readdirSync(holdsDir(env)).filter((n) => n.endsWith('.json')).sort().join('\n');
-  } catch {
-    return '';
-  }
 }
 
 /**
@@ -318,10 +261,3 @@ export class BudgetHold {
   };
 }
 
-/**
- * Waits until the holds differ from `seen` (a call under way ended), for a check that did not fit
- * beside them; at most a few seconds, as a hold lessened (a cost in the ledger) keeps its name.
- */
-export async function holdsChange(env: NodeJS.ProcessEnv, signal: AbortSignal, seen: string): Promise<void> {
-  for (let i = 0; i < 40 && holdNames(env) === seen; i++) await sleep(50, signal);
-}
