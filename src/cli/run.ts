@@ -50,6 +50,8 @@ export interface RunContext<O> {
   logUsage(record: Omit<UsageRecord, 'time' | 'profile' | 'command'>): void;
   /** What the command holds of the budgets (./spend/budget-hold.ts): lessened by each call logged, released when it ends or holds anew. */
   holdBudget(hold: BudgetHold): void;
+  /** The answer of the call under way began, with this generation id: its hold keeps it (a kill leaves a line that can be reconciled). */
+  answering(id: string, endpoint: string): void;
   /**
    * A note on the output as a whole (--usage): said once the command's output (and --jq's runs over it)
    * is written, so that on a shared terminal it comes after the answer; before any error line.
@@ -129,7 +131,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
       if (!logging()) return;
       if (!ledger) throw new Error(`router ${names.join(' ')} writes to the usage ledger, and its definition does not say logsUsage (this is a bug; please report it)`);
       // Under a budget a call whose answer said no cost (a stream cut, an error mid-stream) may still have been charged: its bound counts until `usage --reconcile` settles it.
-      if (record.cost === undefined && !record.batch_id && hold && !hold.settled && hold.usd > 0) record = { ...record, ...hold.unknownCost };
+      if (hold) record = hold.priced(record);
       const problem = ledger.appendUsage(runtime.streams.env, { time: new Date().toISOString(), profile: connected!.settings.profile, command: names.join(' '), api_root: rootKey(connected!.client.core.apiRoot), ...record });
       // Said whether piped or not (once a command: a loop of calls has one ledger), as `usage` will miss the call;
       // under a budget the spend would go unseen: held against the budgets instead.
@@ -161,6 +163,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
         connect,
         logUsage,
         holdBudget,
+        answering: (id, endpoint) => hold?.answering(id, endpoint),
         closingNote: (text) => void closing.push(text),
         get logging() {
           return logging();
@@ -171,7 +174,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
       for (const text of closing.splice(0)) io.note(text);
     } catch (err) {
       // Its answer lost, cut or timed out after it was sent, or Ctrl-C while it ran: the service may have charged a call no ledger line has.
-      if (hold && !hold.settled && (controller.signal.aborted || (err as { maybeDelivered?: unknown })?.maybeDelivered === true)) hold.countUnknown();
+      hold?.failed(err, controller.signal.aborted);
       // What was printed before the failure (an answer that ends in exit 10 or 11) is printed through --jq too.
       if (!controller.signal.aborted) await io.flushJq().catch(() => {});
       for (const text of closing.splice(0)) io.note(text);

@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { closeIdle, createAgent, send, type ProxyOptions } from './transport.js';
-import { afterReason, APIError, ConnectionError, foreignErrorText, isErrorEnvelope, ProtocolError, ProxyRefusedError, type RouterError } from './errors.js';
+import { afterReason, APIError, ConnectionError, foreignErrorText, isErrorEnvelope, ProtocolError, ProxyRefusedError, ValidationError, type RouterError } from './errors.js';
 import { toConnectionError } from './connection-errors.js';
 import { sleep } from '../internal/sleep.js';
 import { withoutUserinfo } from '../internal/userinfo.js';
@@ -85,6 +85,9 @@ export interface RawResponse {
   timeoutMs?: number;
 }
 
+/** Whether headers carry credentials of their own (an `authorization` header a program set). */
+const hasAuthorization = (headers: Record<string, string | undefined> | undefined) => Object.entries(headers ?? {}).some(([k, v]) => !!v && k.toLowerCase() === 'authorization');
+
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 524, 529]);
 const UNACCEPTED_STATUS = new Set([429, 503]);
 export class HttpCore {
@@ -139,6 +142,8 @@ export class HttpCore {
     if (this.closing && this.ownsDispatcher) throw new ConnectionError('this client is closed (its close() was called): nothing sent; make a new one to send more');
     const url = opts.url ?? this.url(opts.path, opts.base, opts.query);
     if (opts.headers) checkHeaders(opts.headers);
+    // Every endpoint of the service needs a key: without one the call is refused here, not sent for a 401.
+    if (!this.apiKey && !hasAuthorization(this.extraHeaders) && !hasAuthorization(opts.headers)) throw new ValidationError('no API key was given: pass apiKey to new RouterClient({ apiKey }) (every call to the service needs one): nothing was sent');
     const policy = opts.retry ?? 'always';
     const maxRetries = policy === 'never' ? 0 : this.maxRetries;
     for (let attempt = 0; ; attempt++) {

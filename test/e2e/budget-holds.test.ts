@@ -64,6 +64,29 @@ describe('a budget across processes', () => {
     expect(again.stderr).toMatch(/^error: this call could cost up to \$0\.000354, over what is left of daily_budget \(\$0\.0001435/);
   }, 60_000);
 
+  it('kill -9 once the answer began: the bound counted carries its id, and `usage --reconcile` settles it to the charge', async () => {
+    const state = join(t.dir, 'killed-answering');
+    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '5' };
+    // Without --max-tokens (a bound of cents); its stdout never read, the call stops mid-answer once the pipes are full.
+    const child = t.spawn(['chat', '--model', 'local/lorem', 'write 100000 words'], env);
+    const held = () => holds(state).map((n) => JSON.parse(readFileSync(join(state, 'budget-holds', n), 'utf8')) as { id?: string });
+    expect(await until(() => held().some((h) => h.id !== undefined), 45_000)).toBe(true);
+    child.kill('SIGKILL');
+    await new Promise((r) => child.on('close', r));
+    const id = held()[0]!.id!;
+    expect(id).toMatch(/^gen-/);
+    // The next call lets the dead process's hold go: its bound goes to the ledger, by its id (before: no id, never settled).
+    expect((await t.run(['chat', '--model', 'local/lorem', '--max-tokens', '5', 'hi'], { env })).code).toBe(0);
+    expect((await t.run(['usage', '--reconcile'], { env })).code).toBe(0);
+    type Line = { cost: number; id?: string; endpoint: string; unsettled?: string; reconciles?: string; real_cost?: number };
+    const lines = readFileSync(join(state, 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Line);
+    const bound = lines.find((l) => l.unsettled)!;
+    expect(bound).toMatchObject({ id, endpoint: '/v1/chat/completions' });
+    const settled = lines.find((l) => l.reconciles === id)!;
+    expect(settled.real_cost).toBeGreaterThan(0);
+    expect(settled.cost).toBeCloseTo(settled.real_cost! - bound.cost, 10);
+  }, 60_000);
+
   it('a ledger that takes no more (a file-size limit): each cost is held for a day instead, said piped too, and the budget still stops the calls', async () => {
     const state = join(t.dir, 'unrecorded');
     mkdirSync(state, { recursive: true });

@@ -40,7 +40,7 @@ seen.push((await runJob(client, { input: 'host-requests.jsonl', model: 'local/ec
 seen.push([...added]);
 const caught = async (fn) => fn().then(() => 'no error', (e) => e);
 seen.push((await caught(() => new RouterClient({ apiKey: 'sk-not-a-key', apiRoot: process.env.ROUTER_API_ROOT }).key.get())) instanceof APIError);
-seen.push((await caught(() => new RouterClient({ apiRoot: 'http://127.0.0.1:9/api', maxRetries: 0 }).models.list())) instanceof ConnectionError);
+seen.push((await caught(() => new RouterClient({ apiKey: 'sk-not-a-key', apiRoot: 'http://127.0.0.1:9/api', maxRetries: 0 }).models.list())) instanceof ConnectionError);
 seen.push((await caught(() => chatModel(client, 'local/echo').prompt('hi', { guard: new SpendGuard({ prices: serviceListPrices(client), maxCost: 1e-9 }) }))) instanceof CostCapExceeded);
 seen.push((await caught(() => runJob(client, { input: 'host-requests.jsonl', fresh: true }))) instanceof BatchError);
 await client.close();

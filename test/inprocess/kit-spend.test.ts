@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { RouterClient } from '../../src/client/index.js';
 import { emulatorPerFile } from '../support/inprocess-env.js';
+import { parseFault } from '../../src/emulator/http/faults.js';
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import { testStreams } from '../support/inprocess.js';
@@ -28,7 +29,7 @@ afterEach(() => client.close());
 const chats = () => emu.requestLog.filter((r) => r.path.endsWith('/chat/completions'));
 const daily = (usd: string): BudgetSettings => ({ profile: 'app', dailyBudget: usd, from: { dailyBudget: { kind: 'env', name: 'ROUTER_DAILY_BUDGET' } } });
 const guard = (o: Partial<ConstructorParameters<typeof SpendGuard>[0]> = {}) => new SpendGuard({ prices: serviceListPrices(client), env: { ROUTER_STATE_DIR: stateDir }, ...o });
-const ledger = () => (existsSync(join(stateDir, 'usage.jsonl')) ? readFileSync(join(stateDir, 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>) : []);
+const ledger = () => (existsSync(join(stateDir, 'usage.jsonl')) ? readFileSync(join(stateDir, 'usage.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : []);
 const ask = (content: string) => ({ model: 'local/tools', messages: [{ role: 'user' as const, content }] });
 const weather = (answer: string) => functionTool('weather', { type: 'object', properties: { city: { type: 'string' } } }, () => answer);
 
@@ -73,7 +74,18 @@ describe('budgets in the kit', () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BudgetUnkept);
     expect((err as BudgetUnkept).code).toBe('budget_unkept');
+    // The way past it is named as the program gives it, not the CLI's flag (before: "--ignore-budget sends it anyway").
+    expect((err as BudgetUnkept).message).toMatch(/nothing was sent \(ignoreBudget: true sends it anyway\)$/);
     expect(chats().length).toBe(before);
+  });
+
+  it('a ledger that cannot be opened (a link to a folder not there) is a BudgetUnkept that names the program\'s option', async () => {
+    symlinkSync(join(stateDir, 'gone', 'usage.jsonl'), join(stateDir, 'usage.jsonl'));
+    const err = await guard({ budgets: daily('1'), words: { maxCost: 'cap', ignoreBudget: 'unguarded()', spender: 'my calls' } })
+      .check({ body: ask('hi'), models: ['local/tools'], completes: true, limitField: 'max_completion_tokens' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BudgetUnkept);
+    expect((err as BudgetUnkept).message).toMatch(/usage\.jsonl cannot be written .*nothing was sent \(unguarded\(\) sends it anyway\)$/);
   });
 
   it('an amount that is not one is an InvalidAmount', () => {
@@ -146,5 +158,22 @@ describe('the CLI over the kit guard', () => {
     expect(chats().length).toBe(before + 1);
     expect(ledger()).toHaveLength(1);
     expect(readdirSync(join(stateDir, 'budget-holds')).filter((n) => n.endsWith('.json'))).toEqual([]);
+  });
+});
+
+describe('the kit under a budget, a call whose answer is lost after it went out', () => {
+  it('counts its bound in the ledger (unsettled) and in guard.spent, as the CLI does', async () => {
+    const g = guard({ budgets: daily('1') });
+    emu.faults.set([parseFault('lost,times=1,path=/v1/chat/completions')]);
+    const err = await chatWithTools(client, { model: 'local/lorem', max_completion_tokens: 200, messages: [{ role: 'user', content: 'write 500 words' }] }, { tools: new Map([['weather', weather('sunny')]]), guard: g })
+      .catch((e: unknown) => e)
+      .finally(() => emu.faults.set([]));
+    expect(err).toMatchObject({ maybeDelivered: true });
+    // Before: no line and nothing spent, so the budget took a call the service charged as never made.
+    const [line] = ledger();
+    expect(line).toMatchObject({ profile: 'app', endpoint: 'unknown', unsettled: expect.stringMatching(/counted at its bound/) });
+    expect(line!.cost).toBeGreaterThan(0);
+    expect(g.spent).toBe(line!.cost);
+    expect(existsSync(join(stateDir, 'budget-holds')) ? readdirSync(join(stateDir, 'budget-holds')).filter((n) => n.endsWith('.json')) : []).toEqual([]);
   });
 });

@@ -2,6 +2,10 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { PassThrough } from 'node:stream';
+import { main } from '../../src/cli/main.js';
+import { testStreams } from '../support/inprocess.js';
+import { until } from '../support/until.js';
 
 // Money under faults after a call went out: a retry must not be charged twice, and a budget must count
 // what the service may have charged for a call whose answer said no cost (cut, lost), until reconciled.
@@ -18,7 +22,7 @@ const posts = () => t.requests().filter((r) => r.path === '/v1/chat/completions'
 let states = 0;
 const freshState = () => join(t.dir, `money-faults-${++states}`);
 type Line = { cost?: number; id?: string; endpoint: string; unsettled?: string; reconciles?: string; real_cost?: number };
-const ledger = (state: string): Line[] => (existsSync(join(state, 'usage.jsonl')) ? readFileSync(join(state, 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Line) : []);
+const ledger = (state: string): Line[] => (existsSync(join(state, 'usage.jsonl')) ? readFileSync(join(state, 'usage.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line) : []);
 const spent = async () => ((await (await fetch(`${t.apiRoot}/v1/credits`, { headers: { authorization: `Bearer ${t.managementKey}` } })).json()) as { data: { total_usage: number } }).data.total_usage;
 const holds = (state: string) => (existsSync(join(state, 'budget-holds')) ? readdirSync(join(state, 'budget-holds')).filter((n) => n.endsWith('.json')) : []);
 
@@ -73,5 +77,24 @@ describe('under a budget, a call whose cost its answer did not say', () => {
     const settled = ledger(state).find((l) => l.reconciles === cut!.id)!;
     expect(settled.real_cost).toBeGreaterThan(0);
     expect(settled.cost).toBeCloseTo(settled.real_cost! - 0.000354, 10);
+  });
+});
+
+describe('chat -i under a budget, a turn whose answer is lost before any id came', () => {
+  it('writes its bound to the ledger as one-shot chat does, and the conversation goes on', async () => {
+    const state = freshState();
+    const s = testStreams({ env: { ...t.env, ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '0.0008', NO_COLOR: '1' }, tty: { stdin: true, stdout: true, stderr: true } });
+    const keys = new PassThrough();
+    s.streams.stdin = keys;
+    await t.admin('faults', { faults: ['lost,times=1,path=/v1/chat/completions'] });
+    const repl = main(['node', 'router', 'chat', '-i', ...CALL.slice(1, -1)], s.streams);
+    keys.write('write 500 words\n');
+    await until(() => /error:/.test(s.stderr()), 45_000);
+    keys.write('/exit\n');
+    expect(await repl).toBe(0);
+    expect(s.stderr()).toMatch(/error: connection to 127\.0\.0\.1:\d+ failed: .*\(not retried/);
+    // Before: no line, and the budget took the charge as never made.
+    expect(ledger(state)).toEqual([expect.objectContaining({ command: 'chat', endpoint: 'unknown', cost: 0.000354, unsettled: expect.stringMatching(/counted at its bound/) })]);
+    expect(holds(state)).toEqual([]);
   });
 });

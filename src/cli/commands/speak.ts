@@ -197,7 +197,10 @@ async function runSpeak(ctx: RunContext<SpeakOpts>, args: string[]): Promise<voi
       await addVoiceGuess(err, client, { env: io.env, settings: connected.settings, model: req.model, voices, typed: ctx.cmd.getOptionValueSource('voice') === 'cli' }).catch(() => {});
       throw err;
     });
-    if ((begun = audio.generationId)) forget = atExit(keep);
+    if ((begun = audio.generationId)) {
+      forget = atExit(keep);
+      ctx.answering(begun, SPEECH);
+    }
     for await (const chunk of audio.chunks) {
       bytes += chunk.length;
       if (file) await file.write(chunk);

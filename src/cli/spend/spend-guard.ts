@@ -60,7 +60,7 @@ export function spendGuard(ctx: RunContext<SpendOptions>, { client, settings }: 
     recorded: ctx.logging,
     estimate: !!opts.dryRun,
     signal: ctx.signal,
-    newHold: (env, profile, usd, call) => new BudgetHold(env, profile, usd, { command: commandPath(ctx), api_root: rootKey(settings.apiRoot ?? DEFAULT_API_ROOT), ...call }),
+    newHold: (env, profile, usd, call, ignoreBudget) => new BudgetHold(env, profile, usd, { command: commandPath(ctx), api_root: rootKey(settings.apiRoot ?? DEFAULT_API_ROOT), ...call }, ignoreBudget),
     words: { maxCost: '--max-cost', ignoreBudget: '--ignore-budget', spender: 'this command' },
     on: {
       lowered: (tokens, cap) => {

@@ -11,19 +11,16 @@
 import { closeSync, openSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { readLocalText } from '../../internal/local-file.js';
 import { basename, dirname, join } from 'node:path';
-import { stateHome } from '../../config/state-dir.js';
-import { describeHolder, leftBehind, takeLock } from '../../internal/file-lock.js';
 import { clearLeftMoves } from '../../internal/lock-mark.js';
-import { makeDir } from '../../internal/make-dir.js';
 import { processAlive, processStart } from '../../internal/process.js';
 import { randomHex } from '../../internal/random-hex.js';
-import { sleep } from '../../internal/sleep.js';
-import { BudgetBusy, BudgetUnkept } from './errors.js';
-import { describeCode } from '../../internal/system-errors.js';
 import { batchHoldPath, ledgerPath } from './ledger.js';
+import { budgetUnkept, holdsDir } from './budget-lock.js';
+import { describeCode } from '../../internal/system-errors.js';
 import { BATCH_HOLD_MAX_AGE_MS, HOLD_MAX_AGE_MS, UNRECORDED, UNSETTLED, boundCost, isStale, orphaned, type HoldCall, type HoldRecord } from './hold-record.js';
 
 export { BATCH_HOLD_MAX_AGE_MS, HOLD_MAX_AGE_MS, isStale, type HoldCall, type HoldRecord };
+export { budgetUnkept, holdNames, holdsChange, holdsDir, withBudgetLock } from './budget-lock.js';
 
 export interface Held {
   /** What calls under way hold (each ends with its process). */
@@ -34,48 +31,6 @@ export interface Held {
    * could not take. Waiting does not free it: it counts as spent.
    */
   kept?: number;
-}
-
-export function holdsDir(env: NodeJS.ProcessEnv): string {
-  return join(stateHome(env), 'budget-holds');
-}
-
-/** The refusal of a call under a budget whose hold or ledger line cannot be written (the CLI's exit 4, as a budget reached). */
-export function budgetUnkept(path: string, err: unknown): BudgetUnkept {
-  const code = (err as NodeJS.ErrnoException)?.code;
-  const why = code ? describeCode(code) : ((err as Error)?.message ?? String(err));
-  return new BudgetUnkept(`the budgets cannot be kept: ${path} cannot be written (${why}), so this call could be neither held nor recorded; nothing was sent (--ignore-budget sends it anyway)`, path);
-}
-
-/**
- * Runs `check` holding the budgets' lock, so that what it reads (the ledger, the holds) stays
- * true until the hold it places is written. Waits for another process's check, Ctrl-C included.
- */
-export async function withBudgetLock<T>(env: NodeJS.ProcessEnv, signal: AbortSignal, check: () => Promise<T>, waitMs = 60_000): Promise<T> {
-  const dir = holdsDir(env);
-  const lock = join(dir, '.lock');
-  const until = Date.now() + waitMs;
-  const left = leftBehind();
-  for (;;) {
-    let taken: ReturnType<typeof takeLock>;
-    try {
-      makeDir(dir);
-      taken = takeLock(lock);
-    } catch (err) {
-      throw budgetUnkept(dir, err);
-    }
-    if ('release' in taken) {
-      try {
-        return await check();
-      } finally {
-        taken.release();
-      }
-    }
-    // One of another machine or pid namespace, left by a process killed while holding it: taken over.
-    if (left(lock, taken)) continue;
-    if (Date.now() > until) throw new BudgetBusy(`the budgets are being checked by ${describeHolder({ pid: taken.holder, host: taken.host, elsewhere: taken.elsewhere })} for over ${waitMs / 1000} s: try again, or remove ${lock} if no router runs`, String(taken.holder));
-    await sleep(10, signal);
-  }
 }
 
 /** What the holds of other calls keep of this profile's budgets; stale holds are removed. Call it holding the lock. */
@@ -122,15 +77,6 @@ export function heldByOthers(env: NodeJS.ProcessEnv, profile: string, mine?: Bud
   return held;
 }
 
-/** Names of the holds there are: a change says that a call under way has ended (or begun). */
-export function holdNames(env: NodeJS.ProcessEnv): string {
-  try {
-    return readdirSync(holdsDir(env)).filter((n) => n.endsWith('.json')).sort().join('\n');
-  } catch {
-    return '';
-  }
-}
-
 /**
  * One call's hold: placed under the lock; lessened by what the ledger has of it; released when the
  * command ends. It sets no process-wide hook: a hold whose process is gone is stale all the same (a
@@ -142,7 +88,8 @@ export class BudgetHold {
   private written = false;
   private readonly env: NodeJS.ProcessEnv;
 
-  constructor(env: NodeJS.ProcessEnv, profile: string, usd: number, call: HoldCall = {}) {
+  /** `ignoreBudget`: how a refusal (a BudgetUnkept) names the way past the budgets. */
+  constructor(env: NodeJS.ProcessEnv, profile: string, usd: number, call: HoldCall = {}, ignoreBudget?: string) {
     this.env = env;
     this.path = join(holdsDir(env), `${process.pid}-${randomHex(6)}.json`);
     this.rec = { profile, usd, pid: process.pid, started: processStart(process.pid), time: new Date().toISOString(), ...call };
@@ -150,7 +97,7 @@ export class BudgetHold {
       writeFileSync(this.path, JSON.stringify(this.rec), { flag: 'wx', mode: 0o600 });
       this.written = true;
     } catch (err) {
-      throw budgetUnkept(this.path, err);
+      throw budgetUnkept(this.path, err, ignoreBudget);
     }
     this.placed();
     // The call's cost goes to the ledger: one that cannot be opened to append would leave it unseen.
@@ -159,7 +106,7 @@ export class BudgetHold {
       closeSync(openSync(ledger, 'a', 0o600));
     } catch (err) {
       this.release();
-      throw budgetUnkept(ledger, err);
+      throw budgetUnkept(ledger, err, ignoreBudget);
     }
   }
 
@@ -172,6 +119,24 @@ export class BudgetHold {
     this.rec.usd = Math.max(0, usd);
     if (settled) this.rec.settled = true;
     else delete this.rec.settled;
+    // A call logged, or a further one held for: the id said no longer names a call under way.
+    delete this.rec.id;
+    delete this.rec.endpoint;
+    this.write();
+  }
+
+  /**
+   * The answer of the call held for began: its generation `id` (the first chunk's, or an answer
+   * header's) is kept in the hold, so that the line a kill leaves (hold-record.ts) can be reconciled.
+   */
+  answering(id: string, endpoint: string): void {
+    if (this.rec.id === id || this.settled) return;
+    this.rec.id = id;
+    this.rec.endpoint = endpoint;
+    this.write();
+  }
+
+  private write(): void {
     if (!this.written) return;
     const part = `${this.path.slice(0, -'.json'.length)}.part`;
     try {
@@ -247,6 +212,22 @@ export class BudgetHold {
     return !!(this.rec.settled || this.rec.batch);
   }
 
+  /** A ledger line of the call held for: where its answer said no cost, the bound (`unsettled`), until reconciled. A batch's line is as given. */
+  priced<R extends { cost?: number; batch_id?: string }>(record: R): R {
+    return record.cost === undefined && !record.batch_id && !this.settled && this.rec.usd > 0 ? { ...record, ...this.unknownCost } : record;
+  }
+
+  /**
+   * The call held for failed with `err`, or was `stopped` (Ctrl-C, an answer stopped) while it ran:
+   * where the service may have carried it out (`maybeDelivered`: its answer lost, cut or timed out) and
+   * no ledger line says what it cost, its bound is counted (countUnknown). Whether it was.
+   */
+  failed(err: unknown, stopped = false): boolean {
+    if (this.settled || !(stopped || (err as { maybeDelivered?: unknown } | undefined)?.maybeDelivered === true)) return false;
+    this.countUnknown();
+    return true;
+  }
+
   /**
    * The call failed where the service may have carried it out (its answer lost, cut or timed out, or
    * Ctrl-C while it ran), and no ledger line says what it cost: its bound goes to the ledger as a
@@ -280,10 +261,3 @@ export class BudgetHold {
   };
 }
 
-/**
- * Waits until the holds differ from `seen` (a call under way ended), for a check that did not fit
- * beside them; at most a few seconds, as a hold lessened (a cost in the ledger) keeps its name.
- */
-export async function holdsChange(env: NodeJS.ProcessEnv, signal: AbortSignal, seen: string): Promise<void> {
-  for (let i = 0; i < 40 && holdNames(env) === seen; i++) await sleep(50, signal);
-}

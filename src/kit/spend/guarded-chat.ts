@@ -10,7 +10,10 @@ import type { SpendGuard } from './spend-guard.js';
 export async function guardedChat<T extends ChatCompletion>(guard: SpendGuard | undefined, req: ChatCompletionRequest, explicitLimit: boolean, command: string, send: () => Promise<T>): Promise<T> {
   if (!guard) return send();
   await guard.check({ body: req, models: [req.model, ...(req.models ?? [])], limitField: 'max_completion_tokens', limitFlag: 'max_completion_tokens', explicitLimit, completes: true });
-  const completion = await send();
+  const completion = await send().catch((err: unknown) => {
+    guard.failed(err);
+    throw err;
+  });
   guard.record({ command, endpoint: '/v1/chat/completions', model: completion.model || req.model, ...(completion.id ? { id: completion.id } : {}), ...usageFields(completion.usage as unknown as Record<string, unknown>) });
   return completion;
 }

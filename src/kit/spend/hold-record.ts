@@ -38,6 +38,9 @@ export interface HoldRecord extends HoldCall {
   started?: string;
   /** ISO 8601, when the hold was placed. */
   time: string;
+  /** The generation id of the call under way, once its answer began, and its endpoint: a killed call's line can be reconciled by them. */
+  id?: string;
+  endpoint?: string;
 }
 
 /** Whether a hold no longer holds anything: its process is gone, or it is older than a day. */
@@ -63,7 +66,8 @@ export function orphaned(env: NodeJS.ProcessEnv, path: string, rec: Partial<Hold
     time: rec.time!,
     profile: rec.profile,
     command: typeof rec.command === 'string' ? rec.command : 'unknown',
-    endpoint: 'unknown',
+    endpoint: typeof rec.endpoint === 'string' && typeof rec.id === 'string' ? rec.endpoint : 'unknown',
+    ...(typeof rec.id === 'string' && typeof rec.endpoint === 'string' ? { id: rec.id } : {}),
     ...(typeof rec.model === 'string' ? { model: rec.model } : {}),
     cost: boundCost(rec.usd),
     ...(typeof rec.api_root === 'string' ? { api_root: rec.api_root } : {}),

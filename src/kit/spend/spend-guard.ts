@@ -63,8 +63,11 @@ export interface SpendGuardOptions {
   estimate?: boolean;
   signal?: AbortSignal;
   on?: SpendEvents;
-  /** Makes the holds (the CLI's also go at the process's exit); `call` says what is held for, should its process be killed. */
-  newHold?: (env: NodeJS.ProcessEnv, profile: string, usd: number, call: HoldCall) => BudgetHold;
+  /**
+   * Makes the holds (the CLI's also go at the process's exit); `call` says what is held for, should its process be killed;
+   * `ignoreBudget` (the guard's words) is how the hold's refusal names the way past the budgets.
+   */
+  newHold?: (env: NodeJS.ProcessEnv, profile: string, usd: number, call: HoldCall, ignoreBudget: string) => BudgetHold;
   /** How refusals name what was set: the program's options by default, the CLI's flags from the CLI. */
   words?: SpendWords;
 }
@@ -114,11 +117,24 @@ export class SpendGuard {
    * the ledger could not be written, if it could not (the call is not failed for it).
    */
   record(entry: Omit<UsageRecord, 'time' | 'profile'>): string | undefined {
+    // Under a budget an answer that said no cost (a stream cut) may still have been charged: its bound counts until reconciled.
+    if (this.hold) entry = this.hold.priced(entry);
     this.paid(entry.cost);
     if (!(this.opts.recorded ?? !!this.opts.budgets)) return undefined;
     const problem = appendUsage(this.env, { time: new Date().toISOString(), profile: this.opts.budgets?.profile ?? 'default', ...entry });
     if (!problem) this.hold?.spent(entry.cost);
     return problem;
+  }
+
+  /**
+   * A checked call failed with `err` before its usage was recorded. Where the service may have carried
+   * it out (`maybeDelivered`: its answer lost, cut or timed out) or the guard's signal stopped it, its
+   * bound counts against the cap and, under a budget, goes to the ledger (`unsettled`), as the CLI counts it.
+   */
+  failed(err: unknown): void {
+    const stopped = !!this.opts.signal?.aborted;
+    if (!stopped && (err as { maybeDelivered?: unknown } | undefined)?.maybeDelivered !== true) return;
+    if (this.hold ? this.hold.failed(err, stopped) : this.first?.bound !== undefined) this.paid(undefined);
   }
 
   /** Ends the work: what it holds of the budgets is let go. */
@@ -249,7 +265,7 @@ export class SpendGuard {
           if (hold) hold.set(checked.bound);
           else {
             const call: HoldCall = model ? { model } : {};
-            checked.hold = this.opts.newHold ? this.opts.newHold(env, profile, checked.bound, call) : new BudgetHold(env, profile, checked.bound, call);
+            checked.hold = this.opts.newHold ? this.opts.newHold(env, profile, checked.bound, call, this.words.ignoreBudget) : new BudgetHold(env, profile, checked.bound, call, this.words.ignoreBudget);
             this.opts.on?.hold?.(checked.hold);
           }
           return checked;
@@ -257,7 +273,7 @@ export class SpendGuard {
           if (err instanceof HeldBack) return err;
           throw err;
         }
-      });
+      }, undefined, this.words.ignoreBudget);
       if (!(out instanceof HeldBack)) return out;
       // A call that waits holds nothing (its earlier calls are in the ledger): two tool loops never wait for each other.
       hold?.set(0);

@@ -104,7 +104,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
       // Each round of a tool loop sends a longer prompt: it is held to what the cap has left.
       if (spent !== undefined) await guardNext(ctx, connected, guard, guarded, spent);
       const stopWaiting = waitingSpinner(io, waitingFor(req.model ?? req.models?.[0]));
-      const a = await (streams ? streamChat(io, client, req, opts, call, (id, model, got) => ctx.logUsage({ endpoint: '/v1/chat/completions', model: model ?? req.model ?? req.models?.[0], id, ...usageFields(got) })) : completeChat(io, client, req, opts, call)).finally(stopWaiting);
+      const a = await (streams ? streamChat(io, client, req, opts, call, (id, model, got) => ctx.logUsage({ endpoint: '/v1/chat/completions', model: model ?? req.model ?? req.models?.[0], id, ...usageFields(got) }), (id) => ctx.answering(id, '/v1/chat/completions')) : completeChat(io, client, req, opts, call)).finally(stopWaiting);
       spent = (spent ?? 0) + (typeof a.usage?.cost === 'number' ? a.usage.cost : (guard.bound ?? 0));
       ctx.logUsage({ endpoint: '/v1/chat/completions', model: a.model ?? req.model ?? req.models?.[0], ...(a.id ? { id: a.id } : {}), ...usageFields(a.usage) });
       u = addUsage(u, a.usage);
@@ -183,7 +183,7 @@ async function completeChat(io: IO, client: RouterClient, req: ChatCompletionReq
 }
 
 /** Text deltas (or, with --json, every chunk as a JSON line) to stdout as they arrive. */
-async function streamChat(io: IO, client: RouterClient, req: ChatCompletionRequest, opts: ChatOptions, call: Call, cut: (id: string, model?: string, usage?: ChatUsage) => void): Promise<Answer> {
+async function streamChat(io: IO, client: RouterClient, req: ChatCompletionRequest, opts: ChatOptions, call: Call, cut: (id: string, model?: string, usage?: ChatUsage) => void, answering: (id: string) => void): Promise<Answer> {
   let usage: ChatUsage | undefined;
   let model: string | undefined;
   let id: string | undefined;
@@ -214,9 +214,10 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
       for (const chunk of batch) {
         if (chunk.usage) usage = chunk.usage;
         if (chunk.model) model ??= chunk.model;
-        if (chunk.id) {
-          id ??= chunk.id;
+        if (chunk.id && !id) {
+          id = chunk.id;
           forget ??= atExit(keep);
+          answering(id);
         }
         finish = chunk.choices?.[0]?.finish_reason ?? finish;
         const content = deltaText(chunk);

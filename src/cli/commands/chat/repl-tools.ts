@@ -18,10 +18,10 @@ export interface TurnAnswer {
 /**
  * One turn with tools: the answer streamed (`print` gets each piece of text), the calls it asks for
  * run, and asked again until it answers in text. `round` is told each request's usage, id and the model
- * that answered; `next`
+ * that answered, `answering` each request's id as its answer begins; `next`
  * checks each further round before it is sent (the spend guard).
  */
-export async function toolTurn(io: IO, client: RouterClient, req: ChatCompletionRequest, loop: ToolLoop, print: (piece: string) => void, round: (usage: Record<string, unknown> | undefined, id: string | undefined, model: string | undefined) => void, next?: (body: ChatCompletionRequest) => Promise<void>): Promise<TurnAnswer> {
+export async function toolTurn(io: IO, client: RouterClient, req: ChatCompletionRequest, loop: ToolLoop, print: (piece: string) => void, round: (usage: Record<string, unknown> | undefined, id: string | undefined, model: string | undefined) => void, next?: (body: ChatCompletionRequest) => Promise<void>, answering?: (id: string) => void): Promise<TurnAnswer> {
   const messages = [...req.messages];
   let asked = 0;
   const ask = async (msgs: ChatMessage[]): Promise<{ message: AssembledMessage; text: string }> => {
@@ -40,7 +40,7 @@ export async function toolTurn(io: IO, client: RouterClient, req: ChatCompletion
       for await (const chunk of await client.chat.streamText(body, { signal: loop.signal })) {
         assembler.add(chunk);
         if (chunk.usage) usage = chunk.usage as unknown as Record<string, unknown>;
-        if (chunk.id) id ??= chunk.id;
+        if (chunk.id && !id) answering?.((id = chunk.id));
         if (chunk.model) model ??= chunk.model;
         const piece = deltaText(chunk);
         text += piece;

@@ -223,7 +223,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         if (c.tools) {
           const tt = await import('./repl-tools.js');
           const loop = { set: c.tools, maxRounds: opts.maxToolRounds ?? 8, approve: opts.approve ? tt.replApprover(io, turnSignal, { pause: () => keys.release(), resume: () => void (keys.release = swallowKeys(io, stop)) }, stop) : false, json: false, signal: turnSignal, timeout: opts.toolTimeout ?? ctx.flags.timeout, timeoutFlag: opts.toolTimeout === undefined ? '--timeout' : '--tool-timeout' };
-          const t = await tt.toolTurn(io, client, req, loop, print, log, (body) => guardNext(ctx, connected, guard, guarded(body), spent));
+          const t = await tt.toolTurn(io, client, req, loop, print, log, (body) => guardNext(ctx, connected, guard, guarded(body), spent), (id) => ctx.answering(id, '/v1/chat/completions'));
           added = t.added;
           // What the model said before its calls was shown; the answer kept is its last, after them.
           answer = t.text;
@@ -232,7 +232,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
           let id: string | undefined;
           for await (const chunk of await client.chat.streamText(req, { signal: turnSignal })) {
             if (chunk.usage) used = chunk.usage as unknown as Record<string, unknown>;
-            if (chunk.id) id ??= chunk.id;
+            if (chunk.id && !id) ctx.answering((id = chunk.id), '/v1/chat/completions');
             if (id && !stopped) stopped = () => log(used, id);
             if (chunk.model) answered ??= chunk.model;
             const piece = deltaText(chunk);
@@ -258,6 +258,8 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         }
       } catch (err) {
         stopped?.();
+        // Lost, cut or stopped with no line yet: the turn's bound is counted, as a one-shot chat's is (run.ts).
+        turn?.hold?.failed(err, signal.aborted || answerStop.signal.aborted);
         turn?.hold?.release();
         // The exchange is dropped; its attachments wait for the next message, unless the service refused
         // the message itself (a model that takes no images): sent again, they would be refused again.
