@@ -151,7 +151,7 @@ export class StateStore extends CreditRules implements Store {
   private snapshot(): [number, number] {
     const segment = (this.state.journal_segment = this.journal.next());
     this.state.journal_seq = this.journal.seq;
-    this.state.holds = this.openHolds.size ? Object.fromEntries(this.openHolds) : undefined;
+    this.state.holds = this.openHolds.size ? this.openHolds.record() : undefined;
     this.state.estimates = this.estimates.size ? Object.fromEntries(this.estimates) : undefined;
     return [segment, this.journal.seq];
   }
