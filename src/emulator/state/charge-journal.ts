@@ -20,7 +20,8 @@
  * Segments below it are leftovers of a kill before their deletion, skipped and deleted by the save
  * the start makes. A line cut short (a crash, a full disk) is skipped and never joins the next.
  */
-import { closeSync, fstatSync, ftruncateSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeSync } from 'node:fs';
+import { close, closeSync, fstatSync, ftruncateSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { failedWriteOf } from '../../internal/system-errors.js';
 import { isFiniteNumber, isRecord } from '../../internal/shape.js';
@@ -130,9 +131,11 @@ export class ChargeJournal {
     try {
       if (storageHooks.full) failWriteForTests(this.file());
       if (this.fd === undefined) {
+        // A segment not on disk yet is new (a process starts above any on disk, a switch goes one up): empty.
+        const fresh = !this.onDisk.has(this.segment);
         this.onDisk.add(this.segment);
         this.fd = openSync(this.file(), 'a+', 0o600);
-        this.bytes = fstatSync(this.fd).size;
+        this.bytes = fresh ? 0 : fstatSync(this.fd).size;
         // A line a failed write left torn: the first write starts a line of its own, not joining it.
         if (this.bytes > 0 && lastByte(this.fd, this.bytes) !== 0x0a) line = `\n${line}`;
       }
@@ -162,7 +165,11 @@ export class ChargeJournal {
    */
   next(): number {
     if (this.fd !== undefined || this.onDisk.has(this.segment)) {
-      this.close();
+      // Closed off the event loop: every line in it was written (write(2) returned) before its answer went.
+      const fd = this.fd;
+      this.fd = undefined;
+      this.bytes = 0;
+      if (fd !== undefined) close(fd, () => {});
       this.segment++;
     }
     return this.segment;
@@ -170,10 +177,7 @@ export class ChargeJournal {
 
   /** A state file holding every segment below `segment`, and every entry up to `seq`, is on disk, and no older one can land over it: those go. */
   saved(segment: number, seq: number): void {
-    if (this.failed && this.failed.seq <= seq) this.failed = undefined;
-    this.floor = Math.max(this.floor, segment);
-    for (const n of this.onDisk) {
-      if (n >= this.floor) continue;
+    for (const n of this.held(segment, seq)) {
       try {
         rmSync(join(this.dir, segmentName(n)), { force: true });
         this.onDisk.delete(n);
@@ -181,6 +185,27 @@ export class ChargeJournal {
         // Kept: its entries are all at or below the state file's journal_seq, so never applied twice.
       }
     }
+  }
+
+  /**
+   * As `saved`, the segments removed off the event loop (the timer's save, ~10 a second under load):
+   * settles once they are gone. A kill -9 before leaves segments below the state file's, which the
+   * next start skips and deletes.
+   */
+  async savedLater(segment: number, seq: number): Promise<void> {
+    await Promise.all(
+      this.held(segment, seq).map((n) => {
+        this.onDisk.delete(n);
+        return rm(join(this.dir, segmentName(n)), { force: true }).catch(() => this.onDisk.add(n)); // kept, as in saved(): the next save tries again
+      }),
+    );
+  }
+
+  /** The segments on disk a state file holding those below `segment`, and every entry up to `seq`, holds. */
+  private held(segment: number, seq: number): number[] {
+    if (this.failed && this.failed.seq <= seq) this.failed = undefined;
+    this.floor = Math.max(this.floor, segment);
+    return [...this.onDisk].filter((n) => n < this.floor);
   }
 
   close(): void {

@@ -1,5 +1,6 @@
 /** The credit rules both stores keep alike: a balance is credits less usage; a hold takes the cost at once or not at all. */
 import { round } from '../models/models.js';
+import { OpenHolds } from './open-holds.js';
 import type { Workspace } from './store-api.js';
 
 export abstract class CreditRules {
@@ -10,7 +11,7 @@ export abstract class CreditRules {
   abstract refund(id: string, cost: number, key?: string): void;
   abstract keyUsed(key: string, cost: number): void;
   /** Requests' holds not yet settled, by id. */
-  protected readonly openHolds = new Map<number, { w: string; c: number }>();
+  protected readonly openHolds = new OpenHolds();
   private holdsMade = 0;
 
   balance(id: string): number {
@@ -33,16 +34,15 @@ export abstract class CreditRules {
   holdRequest(id: string, cost: number): number {
     if (this.short(id, cost)) return 0;
     const hold = this.nextHoldId();
-    this.openHolds.set(hold, { w: id, c: cost });
+    this.openHolds.set(hold, id, cost);
     this.moveHeld(id, cost, { h: hold });
     return hold;
   }
 
   settleRequest(id: string, hold: number, cost: number, key?: string): void {
-    const held = this.openHolds.get(hold);
-    if (!held) return;
-    this.openHolds.delete(hold);
-    this.moveHeld(id, round(cost - held.c), { r: hold }, key === undefined ? undefined : { key, cost });
+    const held = this.openHolds.take(hold);
+    if (held === undefined) return;
+    this.moveHeld(id, round(cost - held), { r: hold }, key === undefined ? undefined : { key, cost });
   }
 
   protected nextHoldId(): number {

@@ -1,8 +1,7 @@
 import { round } from '../models/models.js';
 import type { JournalEntry } from './charge-journal.js';
 import { counted } from '../../internal/counted.js';
-
-export type OpenHolds = Map<number, { w: string; c: number }>;
+import type { OpenHolds } from './open-holds.js';
 
 /**
  * At start: the requests' holds open at the last save, and those the journal took or settled since.
@@ -11,15 +10,15 @@ export type OpenHolds = Map<number, { w: string; c: number }>;
  * Returns how many.
  */
 export function releaseDeadHolds(open: OpenHolds, saved: Record<string, { w: string; c: number }> | undefined, unsaved: JournalEntry[], settle: (workspace: string, hold: number, cost: number) => void): number {
-  for (const [hold, held] of Object.entries(saved ?? {})) open.set(Number(hold), held);
+  for (const [hold, held] of Object.entries(saved ?? {})) open.set(Number(hold), held.w, held.c);
   for (const e of unsaved) {
-    if (e.h !== undefined) open.set(e.h, { w: e.w, c: e.c });
-    if (e.r !== undefined) open.delete(e.r);
+    if (e.h !== undefined) open.set(e.h, e.w, e.c);
+    if (e.r !== undefined) open.take(e.r);
   }
-  const dead = [...open];
+  const dead = Object.entries(open.record());
   let total = 0;
   for (const [hold, held] of dead) {
-    settle(held.w, hold, 0);
+    settle(held.w, Number(hold), 0);
     total = round(total + held.c);
   }
   if (dead.length) process.stderr.write(`router serve: gave back the holds of ${counted(dead.length, 'request')} in flight when it last stopped ($${total})\n`);

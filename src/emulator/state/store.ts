@@ -84,13 +84,14 @@ export class StateStore extends CreditRules implements Store {
     crashPoint('journal-switched');
     // A save at once made while this one is under way goes to disk after it, or its rename moves that save's data.
     this.saving = writeFileAtomicLater(this.file, JSON.stringify(this.state, null, 2), () => version === this.version)
-      .then(() => {
+      .then(async () => {
         // Dropped for a save at once, this one says nothing: that save said it, or failed.
         if (version === this.version) storageSaved();
         this.saves.later++;
         crashPoint('state-renamed');
         // Dropped for (or overtaken by) a save begun since: that one deleted what it holds, if it got to disk; if it failed, the state.json on disk may be older than this one, and holds none of these segments.
-        if (version === this.version) this.journal.saved(segment, seq);
+        // Removed off the event loop, while this save is still under way (idle() waits for them).
+        if (version === this.version) await this.journal.savedLater(segment, seq);
         crashPoint('segments-removed');
       }, (err: unknown) => {
         const why = storageFailure(err);
@@ -150,7 +151,7 @@ export class StateStore extends CreditRules implements Store {
   private snapshot(): [number, number] {
     const segment = (this.state.journal_segment = this.journal.next());
     this.state.journal_seq = this.journal.seq;
-    this.state.holds = this.openHolds.size ? Object.fromEntries(this.openHolds) : undefined;
+    this.state.holds = this.openHolds.size ? this.openHolds.record() : undefined;
     this.state.estimates = this.estimates.size ? Object.fromEntries(this.estimates) : undefined;
     return [segment, this.journal.seq];
   }
