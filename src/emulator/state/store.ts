@@ -89,8 +89,7 @@ export class StateStore extends CreditRules implements Store {
         if (version === this.version) storageSaved();
         this.saves.later++;
         crashPoint('state-renamed');
-        // Dropped for (or overtaken by) a save begun since: that one deleted what it holds, if it got to disk; if it failed, the state.json on disk may be older than this one, and holds none of these segments.
-        // Removed off the event loop, while this save is still under way (idle() waits for them).
+        // Dropped for (or overtaken by) a save begun since: that one deleted what it holds, if it got to disk; if it failed, the state.json on disk may be older than this one, and holds none of these segments. They go off the event loop, while this save is still under way (idle() waits for them).
         if (version === this.version) await this.journal.savedLater(segment, seq);
         crashPoint('segments-removed');
       }, (err: unknown) => {
