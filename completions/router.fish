@@ -851,7 +851,7 @@ complete -c router -n '__router_at generation' -l no-log -d 'do not write this c
 complete -c router -n '__router_at generation' -s h -l help -d 'display help'
 complete -c router -n '__router_at usage' -l since -x -d 'from this long ago (30m, 12h, 7d) or this date (2026-11-01)'
 complete -c router -n '__router_at usage' -l by -x -a 'day model command profile' -d 'one row per'
-complete -c router -n '__router_at usage' -l json -d 'print {since, until, by, rows, total}; with --reconcile, what it checked; --json=FIELDS (comma-separated) keeps only those fields'
+complete -c router -n '__router_at usage' -l json -d 'print {since, until, by, rows, total, budgets, unsettled}; with --reconcile, what it checked; --json=FIELDS (comma-separated) keeps only those fields'
 complete -c router -n '__router_at usage' -l reconcile -d 'put the cost the service really charged (GET /v1/generation) into the ledger, for calls made at this API root it has not checked yet'
 complete -c router -n '__router_at usage' -l activity -d 'what the service recorded instead (GET /v1/activity, a management key): its last 30 completed UTC days (today'\''s calls show tomorrow); --by day or model'
 complete -c router -n '__router_at usage' -l key -x -a '(router __complete key-hashes 2>/dev/null)' -d 'with --activity: only the calls of this API key (its hash, as router keys list prints it)'

@@ -21,7 +21,7 @@ const LONG = ['chat', '--model', 'local/lorem', '--max-tokens', '200000', 'write
 it('Ctrl-C mid-stream: exit 130, the call in the ledger with its id; reconciled, the ledger agrees with the credits', async () => {
   const { code, stderr } = await interruptedMidStream(t, LONG);
   expect(code).toBe(130);
-  expect(stderr).toContain('note: the answer was cut before its cost came; it is in the usage ledger without one (router usage --reconcile asks the service)\n');
+  expect(stderr).toContain('note: the answer was cut before its cost came; it is in the usage ledger without it, counted at its bound where a budget holds (router usage --reconcile asks the service)\n');
   const [line] = ledger(t);
   expect(line).toMatchObject({ command: 'chat', endpoint: '/v1/chat/completions', model: 'local/lorem', id: expect.stringMatching(/^gen-/) });
   expect(line).not.toHaveProperty('cost');

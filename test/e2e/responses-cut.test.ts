@@ -18,7 +18,7 @@ const LONG = ['responses', '--model', 'local/lorem', '--max-output-tokens', '200
 it('Ctrl-C mid-stream: exit 130, the response in the ledger with its id; reconciled, the ledger agrees with the credits', async () => {
   const { code, stderr } = await interruptedMidStream(t, LONG);
   expect(code).toBe(130);
-  expect(stderr).toContain('note: the answer was cut before its cost came; it is in the usage ledger without one (router usage --reconcile asks the service)\n');
+  expect(stderr).toContain('note: the answer was cut before its cost came; it is in the usage ledger without it, counted at its bound where a budget holds (router usage --reconcile asks the service)\n');
   const [line] = ledger(t);
   expect(line).toMatchObject({ command: 'responses', endpoint: '/v1/responses', model: 'local/lorem', id: expect.stringMatching(/^resp_/) });
   expect(line).not.toHaveProperty('cost');

@@ -339,3 +339,17 @@ describe.skipIf(!HAS_TMUX)('/save as Markdown', () => {
     expect(saved).not.toMatch(/image_url/);
   });
 });
+
+describe.skipIf(!HAS_TMUX)('chat -i and SIGTERM', () => {
+  it('at the prompt: the prompt\'s line ends, "error: terminated", exit 143 at once (before: the 1 s fallback, nothing said)', async () => {
+    const pidFile = join(mkdtempSync(join(tmpdir(), 'repl-sigterm-')), 'pid');
+    const term = await terminal();
+    term.run(`bash -c 'echo $$ > ${pidFile}; exec ${router} chat -i --model local/echo'`);
+    await term.waitFor(/^>\s*$/m);
+    term.run('hello');
+    await term.waitFor(/^hello\n>\s*$/m);
+    process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGTERM');
+    await term.waitFor(/^hello\n>\s*\nerror: terminated\n/m);
+    expect(await term.lastExit()).toBe(143);
+  });
+});

@@ -90,6 +90,17 @@ it('config set api_root with no path: one warning naming the root with /api, unl
   } finally {
     await gateway.close();
   }
+  // A web server's own error page there is no answer of the API. Before: a 500 or 401 of HTML was taken for one, nothing said.
+  for (const status of [500, 401]) {
+    const site = await startFixtureServer({ 'GET /v1/models': { status, contentType: 'text/html', body: `<html><body>${status}</body></html>` } });
+    try {
+      const root = site.apiRoot.replace(/\/api$/, '');
+      const r2 = await run(['config', 'set', 'api_root', root], env);
+      expect({ code: r2.code, stderr: r2.stderr }).toEqual({ code: 0, stderr: expect.stringMatching(new RegExp(`^warning: api_root ${root} has no path and ${root}/v1/models does not answer: .*; set all the same\n$`)) });
+    } finally {
+      await site.close();
+    }
+  }
   // A root with a path is not asked.
   expect(await run(['config', 'set', 'api_root', t.apiRoot], env)).toMatchObject({ code: 0, stderr: '' });
 });

@@ -119,3 +119,35 @@ describe('completion after a global flag and its value', () => {
     check(got, (x, a) => x.startsWith(a.cur) && (a.cur !== '--' || x.startsWith('--')));
   });
 });
+
+// `--flag=` then Tab: the flag's values, as after `--flag ` (bash hands "=" over as a word of its own; zsh the whole word).
+describe('completion of a value after --flag=', () => {
+  const BY = ['command', 'day', 'model', 'profile'];
+  const lines = [
+    { line: 'router usage --by=', bashWords: ['router', 'usage', '--by', '='], offers: BY },
+    { line: 'router usage --by=mo', bashWords: ['router', 'usage', '--by', '=', 'mo'], offers: ['model'] },
+    { line: 'router --quiet usage --since 7d --by=', bashWords: ['router', '--quiet', 'usage', '--since', '7d', '--by', '='], offers: BY },
+  ];
+
+  it.skipIf(!has('bash'))('bash', () => {
+    const script = (c: (typeof lines)[number]) =>
+      `COMP_WORDS=(${quoted(c.bashWords)}); COMP_CWORD=${c.bashWords.length - 1}; COMP_LINE=${JSON.stringify(c.line)}; COMP_POINT=\${#COMP_LINE}; COMPREPLY=(); _router; (IFS=$'\\t'; echo "\${COMPREPLY[*]}")`;
+    const got = offers('bash', script, `source ${join(dir, 'bash')}`, lines);
+    lines.forEach((c, i) => expect({ line: c.line, offers: sorted(got[i]!) }).toEqual({ line: c.line, offers: c.offers }));
+  });
+
+  it.skipIf(!has('zsh'))('zsh', () => {
+    // compset -P moves "--by=" out of the word compadd matches against; the stub keeps what is left to match in $cur.
+    const stubs = `compadd() { [[ $1 == -- ]] && shift; print -rn -- "\${(pj:\\t:)@}"; }; compset() { :; }; _files() { print -rn -- FILES; }; _describe() { print -rn -- DESCRIBE; }; _message() { print -rn -- MESSAGE; }; compdef() { :; }`;
+    const got = offers('zsh', (c: (typeof lines)[number]) => `words=(${c.line.split(' ').map((w) => `'${w}'`).join(' ')}); CURRENT=${c.line.split(' ').length}; _router; print`, `${stubs}\nsource ${join(dir, 'zsh')}`, lines);
+    lines.forEach((c, i) => {
+      const cur = c.line.split('=').pop()!;
+      expect({ line: c.line, offers: sorted(got[i]!.filter((x) => x.startsWith(cur))) }).toEqual({ line: c.line, offers: c.offers });
+    });
+  });
+
+  it.skipIf(!has('fish'))('fish', () => {
+    const got = offers('fish', (c: (typeof lines)[number]) => `echo (complete -C ${JSON.stringify(c.line)} | string replace -r '\\t.*' '' | string join \\t)`, `source ${join(dir, 'fish')}`, lines);
+    lines.forEach((c, i) => expect({ line: c.line, offers: sorted(got[i]!.map((x) => x.replace(/^--by=/, ''))) }).toEqual({ line: c.line, offers: c.offers }));
+  });
+});

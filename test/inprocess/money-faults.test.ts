@@ -73,7 +73,14 @@ describe('under a budget, a call whose cost its answer did not say', () => {
     // Before: the line had no cost, so the budget counted nothing of what the cut stream was charged.
     const [cut] = ledger(state);
     expect(cut).toMatchObject({ endpoint: '/v1/chat/completions', id: expect.stringMatching(/^gen-/), cost: 0.000354, unsettled: expect.any(String) });
+    // `router usage` says the total holds a bound, not a charge. Before: nothing said it, piped, on a terminal or in --json.
+    const before = await t.run(['usage', '--json'], { env });
+    expect(JSON.parse(before.stdout)).toMatchObject({ total: { calls: 1, cost: 0.000354 }, unsettled: { calls: 1, cost: 0.000354 } });
+    expect(before.stderr).toBe('note: 1 call counted at its bound ($0.000354 of the cost), not known when it ended (cut or killed): router usage --reconcile puts the charge beside those the service knows\n');
     expect((await t.run(['usage', '--reconcile'], { env })).code).toBe(0);
+    const after = await t.run(['usage', '--json', '--by', 'model'], { env });
+    expect(JSON.parse(after.stdout)).toMatchObject({ unsettled: { calls: 0, cost: 0 } });
+    expect(after.stderr).toBe('');
     const settled = ledger(state).find((l) => l.reconciles === cut!.id)!;
     expect(settled.real_cost).toBeGreaterThan(0);
     expect(settled.cost).toBeCloseTo(settled.real_cost! - 0.000354, 10);

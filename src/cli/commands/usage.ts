@@ -8,11 +8,18 @@ import { eachLedgerRecord } from '../../kit/spend/ledger-read.js';
 import { integerIn } from '../flags/options.js';
 import { costText, roundCost } from '../../internal/round-cost.js';
 import type { Totals } from './usage-activity.js';
+import { counted } from '../../internal/counted.js';
+
+/** Calls counted at their bound (a ledger line's `unsettled`: a cut, a kill) that no --reconcile line has settled yet. */
+interface Unsettled {
+  calls: number;
+  cost: number;
+}
 
 const FLAGS = {
   since: { flags: '--since <when>', help: 'from this long ago (30m, 12h, 7d) or this date (2026-11-01)', default: '30d' },
   by: { flags: '--by <key>', help: 'one row per', choices: ['day', 'model', 'command', 'profile'], default: 'day' },
-  json: { flags: '--json', help: 'print {since, until, by, rows, total}; with --reconcile, what it checked' },
+  json: { flags: '--json', help: 'print {since, until, by, rows, total, budgets, unsettled}; with --reconcile, what it checked' },
   reconcile: { flags: '--reconcile', help: 'put the cost the service really charged (GET /v1/generation) into the ledger, for calls made at this API root it has not checked yet' },
   activity: { flags: '--activity', help: "what the service recorded instead (GET /v1/activity, a management key): its last 30 completed UTC days (today's calls show tomorrow); --by day or model" },
   key: { flags: '--key <hash>', help: 'with --activity: only the calls of this API key (its hash, as router keys list prints it)', goesWith: ['activity'], complete: 'key-hashes' },
@@ -32,7 +39,9 @@ Every call (chat, responses, embed, speak, decide, and each batch once it ends) 
 $XDG_STATE_HOME/router/usage.jsonl: time, profile, command, endpoint, model, id or batch_id,
 tokens and the cost the service reported. --no-log (or ROUTER_NO_LOG=1, or
 router config set log off) leaves a call out. A batch counts once, on the day it was first seen
-ended, at its latest figures.
+ended, at its latest figures. A call whose cost was not known when it ended (a stream cut, a process
+killed) under a budget is counted at its bound until --reconcile settles it: stderr says how many
+(--json: unsettled {calls, cost}).
 
 With daily_budget or monthly_budget set (router config set daily_budget 2, or ROUTER_DAILY_BUDGET),
 a terminal also shows today's and this month's spend of the profile against them (--json: budgets).
@@ -79,10 +88,17 @@ function add(t: Totals, r: UsageRecord): void {
 }
 
 /** The ledger's records since `from`, summed per group as they are read: no record is held but a batch's latest. */
-async function totalsSince(env: NodeJS.ProcessEnv, from: number, keyOf: (r: UsageRecord) => string, alsoTo: ((r: UsageRecord) => void) | undefined, signal: AbortSignal): Promise<{ groups: Map<string, Totals>; total: Totals }> {
+async function totalsSince(env: NodeJS.ProcessEnv, from: number, keyOf: (r: UsageRecord) => string, alsoTo: ((r: UsageRecord) => void) | undefined, signal: AbortSignal): Promise<{ groups: Map<string, Totals>; total: Totals; unsettled: Unsettled }> {
   const groups = new Map<string, Totals>();
   const total = zero();
+  // Bounds counted, by the call's id (a call with none, lost before its answer, can never be settled).
+  const bounds = new Map<string, number>();
+  let unreconcilable: Unsettled = { calls: 0, cost: 0 };
   const count = (r: UsageRecord) => {
+    if (r.unsettled !== undefined) {
+      if (r.id) bounds.set(r.id, amount(r.cost));
+      else unreconcilable = { calls: unreconcilable.calls + 1, cost: unreconcilable.cost + amount(r.cost) };
+    }
     const key = keyOf(r);
     let group = groups.get(key);
     if (!group) groups.set(key, (group = zero()));
@@ -94,12 +110,15 @@ async function totalsSince(env: NodeJS.ProcessEnv, from: number, keyOf: (r: Usag
   const batches = new Map<string, UsageRecord>();
   await eachLedgerRecord(env, (r) => {
     alsoTo?.(r);
+    const settles = (r as { reconciles?: unknown }).reconciles;
+    if (typeof settles === 'string') bounds.delete(settles);
     const first = r.batch_id ? batches.get(r.batch_id) : undefined;
     if (r.batch_id) return void batches.set(r.batch_id, first ? { ...r, time: first.time } : r);
     if (Date.parse(r.time) >= from) count(r); // a time that is no date is no record
   }, signal);
   for (const r of batches.values()) if (Date.parse(r.time) >= from) count(r);
-  return { groups, total };
+  const unsettled = { calls: unreconcilable.calls + bounds.size, cost: roundCost(unreconcilable.cost + [...bounds.values()].reduce((a, b) => a + b, 0)) };
+  return { groups, total, unsettled };
 }
 
 async function runUsage(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<void> {
@@ -118,9 +137,10 @@ async function runUsage(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<void
   const settings = await ctx.settings();
   const now = new Date();
   const spend = settings.dailyBudget !== undefined || settings.monthlyBudget !== undefined ? spendCounter(settings.profile, now) : undefined;
-  const { groups, total } = await totalsSince(ctx.env, from, keyOf, spend?.add, ctx.signal);
+  const { groups, total, unsettled } = await totalsSince(ctx.env, from, keyOf, spend?.add, ctx.signal);
   const budgets = (await budgetsFor(ctx.env, settings, { now, known: spend?.total() })).map((b) => ({ name: b.name, profile: settings.profile, limit: b.limit, spent: b.spent, left: roundCost(Math.max(0, b.limit - b.spent)), resets: b.resets.toISOString() }));
-  return printTotals(ctx, { from, now, groups, total, budgets });
+  if (unsettled.calls) ctx.io.note(`note: ${counted(unsettled.calls, 'call')} counted at ${unsettled.calls === 1 ? 'its' : 'their'} bound ($${costText(unsettled.cost)} of the cost), not known when ${unsettled.calls === 1 ? 'it' : 'they'} ended (cut or killed): router usage --reconcile puts the charge beside those the service knows`);
+  return printTotals(ctx, { from, now, groups, total, budgets, unsettled });
 }
 
 interface Budget {
@@ -132,11 +152,11 @@ interface Budget {
 }
 
 /** The totals, the ledger's or the service's (--activity): a table, tab-separated lines, or --json. */
-async function printTotals(ctx: RunContext<FlagValues<typeof FLAGS>>, { from, now, groups, total, budgets }: { from: number; now: Date; groups: Map<string, Totals>; total: Totals; budgets: Budget[] }): Promise<void> {
+async function printTotals(ctx: RunContext<FlagValues<typeof FLAGS>>, { from, now, groups, total, budgets, unsettled }: { from: number; now: Date; groups: Map<string, Totals>; total: Totals; budgets: Budget[]; unsettled?: Unsettled }): Promise<void> {
   const { io, opts } = ctx;
   const rows = [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, t]) => ({ key, ...t, cost: roundCost(t.cost) }));
   const summed = { ...total, cost: roundCost(total.cost) };
-  if (opts.json) return io.json({ since: new Date(from).toISOString(), until: now.toISOString(), by: opts.by, rows: rows.map((r) => ({ ...r, key: r.key || null })), total: summed, budgets });
+  if (opts.json) return io.json({ since: new Date(from).toISOString(), until: now.toISOString(), by: opts.by, rows: rows.map((r) => ({ ...r, key: r.key || null })), total: summed, budgets, ...(unsettled ? { unsettled } : {}) });
   const lines = [...rows, { key: 'total', ...summed }].map((r) => [r.key || (io.stdoutTTY ? '-' : ''), String(r.calls), String(r.prompt_tokens), String(r.completion_tokens), String(r.total_tokens), `$${costText(r.cost)}`]);
   if (!io.stdoutTTY) return void io.out(`${lines.map((r) => r.join('\t')).join('\n')}\n`);
   const { table } = await import('../io/table.js');

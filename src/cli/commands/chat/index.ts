@@ -245,7 +245,7 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
       if (opts.schema && !opts.json && text && !call.signal.aborted) io.out(text.endsWith('\n') ? text : `${text}\n`);
       forget?.();
       // Said when the user cut it (Ctrl-C); a broken stream's error line is the one line it prints.
-      if (keep() && !usage && call.signal.aborted) io.note(`note: the answer was cut before its cost came; it is in the usage ledger without one (router usage --reconcile asks the service)`);
+      if (keep() && !usage && call.signal.aborted) io.note(`note: the answer was cut before its cost came; it is in the usage ledger without it, counted at its bound where a budget holds (router usage --reconcile asks the service)`);
       throw err;
     },
   );

@@ -5,16 +5,22 @@ import type { IO } from '../../io/io.js';
 export type Asked = { line: string } | { end: 'eof' | 'interrupt' };
 
 /** One prompt with its own readline: the terminal is in its hands only while the user types. */
-export function ask(io: IO, prompt: string, history: string[], historySize: number, fresh: string[]): Promise<Asked> {
+export function ask(io: IO, prompt: string, history: string[], historySize: number, fresh: string[], signal: AbortSignal): Promise<Asked> {
   return new Promise((resolve) => {
     const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true, history, historySize, prompt });
     let settled = false;
+    // The run stopped while the prompt waits (SIGTERM): the prompt's line is ended and the session with it.
+    const stopped = () => {
+      io.err('\n');
+      done({ end: 'interrupt' });
+    };
     rl.on('history', (h: string[]) => history.splice(0, history.length, ...h));
     // Ctrl-Z, then fg: readline pauses the terminal as the process comes back, and a paused one reads as the input's end.
     rl.on('SIGCONT', () => rl.resume());
     const done = (a: Asked) => {
       if (settled) return;
       settled = true;
+      signal.removeEventListener('abort', stopped);
       rl.close();
       resolve(a);
     };
@@ -38,6 +44,8 @@ export function ask(io: IO, prompt: string, history: string[], historySize: numb
       if (!settled) io.err('\n');
       done({ end: 'eof' });
     });
+    if (signal.aborted) return stopped();
+    signal.addEventListener('abort', stopped, { once: true });
     rl.prompt();
   });
 }

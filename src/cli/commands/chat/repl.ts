@@ -147,12 +147,13 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
   io.err(`router chat${c.model ? ` with ${c.model}` : ''}. ${REPL_START}\n`);
   try {
     for (;;) {
-      let a = await ask(io, '> ', lines, more.HISTORY_LINES, fresh);
+      let a = await ask(io, '> ', lines, more.HISTORY_LINES, fresh, signal);
       let line = 'line' in a ? a.line : '';
       while ('line' in a && line.endsWith('\\')) {
-        a = await ask(io, '. ', lines, more.HISTORY_LINES, fresh);
+        a = await ask(io, '. ', lines, more.HISTORY_LINES, fresh, signal);
         line = `${line.slice(0, -1)}\n${'line' in a ? a.line : ''}`;
       }
+      if (signal.aborted) throw signal.reason;
       // Ctrl-C on a message's next line drops that message, as a shell drops a command it was continuing: it does not exit.
       if (line && 'end' in a && a.end === 'interrupt') {
         io.err('(message dropped)\n');

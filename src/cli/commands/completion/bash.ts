@@ -24,16 +24,19 @@ _router() {
   # again to be completed, and each candidate given back without what comes before its last ":".
   line="\${COMP_LINE:0:COMP_POINT}"
   line="\${line##*[[:space:]]}"
+  [[ $line == --*=* ]] && line="\${line#*=}"
+  k=$COMP_CWORD
   if [[ $COMP_WORDBREAKS == *:* && $line == *:* ]]; then
-    k=$COMP_CWORD
     cur=""
     while ((k > 0)); do
       cur="\${COMP_WORDS[k]}$cur"
       [[ $cur == "$line" ]] && break
       ((k--))
     done
-    if ((k > 0)); then prev="\${COMP_WORDS[k-1]}"; colon="\${cur%"\${cur##*:}"}"; else cur="\${COMP_WORDS[COMP_CWORD]}"; fi
+    if ((k > 0)); then prev="\${COMP_WORDS[k-1]}"; colon="\${cur%"\${cur##*:}"}"; else k=$COMP_CWORD; cur="\${COMP_WORDS[COMP_CWORD]}"; fi
   fi
+  # It splits --flag=value at "=" too: the value is completed as after "--flag value".
+  if [[ $cur == = ]]; then cur=""; elif [[ $prev == = ]] && ((k > 1)); then prev="\${COMP_WORDS[k-2]}"; fi
   _router_complete
   [[ -n $colon ]] && COMPREPLY=("\${COMPREPLY[@]#"$colon"}")
   return 0

@@ -30,6 +30,8 @@ _router() {
   local -a subs flags
   cur=\${words[CURRENT]}
   prev=\${words[CURRENT-1]}
+  # --flag=value: the value is completed as after "--flag value".
+  if [[ $cur == --*=* ]]; then prev=\${cur%%=*}; cur=\${cur#*=}; compset -P '*='; fi
   for (( i = 2; i < CURRENT; i++ )); do
     w=\${words[i]}
 ${shellPathWalk(nodes)}

@@ -211,7 +211,7 @@ async function streamResponse(io: IO, client: RouterClient, req: ResponsesReques
       if (withheld && !call.signal.aborted) io.out(withheld.endsWith('\n') ? withheld : `${withheld}\n`);
       forget?.();
       // Said when the user cut it (Ctrl-C); a broken stream's error line is the one line it prints.
-      if (keep() && !final?.usage && call.signal.aborted) io.note(`note: the answer was cut before its cost came; it is in the usage ledger without one (router usage --reconcile asks the service)`);
+      if (keep() && !final?.usage && call.signal.aborted) io.note(`note: the answer was cut before its cost came; it is in the usage ledger without it, counted at its bound where a budget holds (router usage --reconcile asks the service)`);
       throw err;
     },
   );
