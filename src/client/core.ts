@@ -26,6 +26,8 @@ export interface RetryInfo {
 
 export interface ClientOptions {
   apiKey?: string;
+  /** Calls go without a key on purpose (a probe of whether an API answers at a root): not refused for want of one. */
+  keyless?: boolean;
   /** Root of the HTTP API; `{api_root}/v1` and `{api_root}/alpha` are derived from it. */
   apiRoot?: string;
   timeoutMs?: number;
@@ -95,6 +97,7 @@ export class HttpCore {
   readonly timeoutMs: number;
   readonly maxRetries: number;
   private readonly apiKey: string | undefined;
+  private readonly keyless: boolean;
   private readonly userAgent: string;
   private readonly extraHeaders: Record<string, string>;
   private readonly onRetry: ((info: RetryInfo) => void) | undefined;
@@ -104,6 +107,7 @@ export class HttpCore {
 
   constructor(opts: ClientOptions = {}) {
     this.apiKey = opts.apiKey;
+    this.keyless = opts.keyless === true;
     this.apiRoot = checkedApiRoot(opts.apiRoot ?? DEFAULT_API_ROOT, DEFAULT_API_ROOT);
     checkClientNumbers(opts);
     checkHeaders({ ...opts.headers, authorization: opts.apiKey === undefined ? undefined : `Bearer ${opts.apiKey}`, 'user-agent': opts.userAgent });
@@ -143,7 +147,7 @@ export class HttpCore {
     const url = opts.url ?? this.url(opts.path, opts.base, opts.query);
     if (opts.headers) checkHeaders(opts.headers);
     // Every endpoint of the service needs a key: without one the call is refused here, not sent for a 401.
-    if (!this.apiKey && !hasAuthorization(this.extraHeaders) && !hasAuthorization(opts.headers)) throw new ValidationError('no API key was given: pass apiKey to new RouterClient({ apiKey }) (every call to the service needs one): nothing was sent');
+    if (!this.apiKey && !this.keyless && !hasAuthorization(this.extraHeaders) && !hasAuthorization(opts.headers)) throw new ValidationError('no API key was given: pass apiKey to new RouterClient({ apiKey }) (every call to the service needs one): nothing was sent');
     const policy = opts.retry ?? 'always';
     const maxRetries = policy === 'never' ? 0 : this.maxRetries;
     for (let attempt = 0; ; attempt++) {

@@ -32,4 +32,13 @@ describe('a client without an API key', () => {
     expect(answer.choices[0]?.message.content).toBe('hi');
     await client.close();
   });
+
+  it('sends without a key when made keyless on purpose (a probe of whether an API answers at a root)', async () => {
+    const client = new RouterClient({ apiRoot: emu.apiRoot, keyless: true });
+    const before = emu.requestLog.length;
+    const err = await client.models.list().then(() => 'answered', (e: unknown) => e);
+    expect(err).toMatchObject({ status: 401 });
+    expect(emu.requestLog.length).toBe(before + 1);
+    await client.close();
+  });
 });

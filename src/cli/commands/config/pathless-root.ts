@@ -9,7 +9,7 @@ export async function sayPathlessRoot(io: IO, root: string, from = 'api_root'): 
   const url = new URL(root);
   if (url.pathname !== '/' && url.pathname !== '') return;
   const [{ RouterClient, APIError }, { proxyFromEnv }, { withoutUserinfo }] = await Promise.all([import('../../../client/index.js'), import('../../../config/proxy.js'), import('../../../internal/userinfo.js')]);
-  const client = new RouterClient({ apiRoot: root, maxRetries: 0, timeoutMs: 3000, proxy: proxyFromEnv(io.env, root) });
+  const client = new RouterClient({ apiRoot: root, keyless: true, maxRetries: 0, timeoutMs: 3000, proxy: proxyFromEnv(io.env, root) });
   // Any answer of the API's own but a 404 (a 401 for no key too) says the root is one; a web server's
   // own error page (a 500 or 401 of HTML, no error.code) does not.
   const answers = await client.models.list({ signal: io.interrupt }).then(
