@@ -1,6 +1,7 @@
 /** Finds the batch a create whose answer was lost may have made, in the service's listing. */
 import type { RouterClient } from '../client/index.js';
 import type { Batch } from '../client/types.js';
+import { isNoListing } from '../client/resources/batches.js';
 
 /** The newest batch the service lists: what a create's batch will be newer than. */
 export type Watermark = { id: string; created_at: number } | null;
@@ -8,6 +9,17 @@ export type Watermark = { id: string; created_at: number } | null;
 export async function newestBatch(client: RouterClient, signal?: AbortSignal): Promise<Watermark> {
   const first = (await client.batches.list({ limit: 1 }, { signal })).data[0];
   return first ? { id: first.id, created_at: first.created_at } : null;
+}
+
+/** The newest listed batch before a create; 'unlisted': the service has no listing (its lost create could never be found). */
+export async function watermark(client: RouterClient, signal?: AbortSignal): Promise<Watermark | 'unlisted'> {
+  if (client.batches.hasListing === false) return 'unlisted';
+  try {
+    return await newestBatch(client, signal);
+  } catch (err) {
+    if (isNoListing(err)) return 'unlisted';
+    throw err;
+  }
 }
 
 export interface CreatedQuery {

@@ -451,8 +451,18 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
       await t.admin('faults', { faults: [] });
       expect(r.code).toBe(7);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(/the answer to the upload could not be read \(.+\); the batch may exist\. sent at \d{4}-[\d-]+T[\d:.]+Z; this service lists no batches, so it cannot be looked for: sending .+lost-create\.jsonl again may make \(and bill\) a second batch; see \S+\/docs\/real-service-batches\.md\n$/);
+      expect(r.stderr).toMatch(/the answer to the upload could not be read \(.+\); the batch may exist\. sent at \d{4}-[\d-]+T[\d:.]+Z; this service lists no batches, so it cannot be looked for: sending .+lost-create\.jsonl again is refused \(exit 8\) unless --new, which may make \(and bill\) a second batch; see \S+\/docs\/real-service-batches\.md\n$/);
       expect(batchPosts()).toHaveLength(1);
+      // Run again as it was: refused in one line, nothing sent; --new sends it knowingly.
+      const again = await t.run(['batch', 'create', f, '--model', 'local/echo'], { env: { ROUTER_STATE_DIR: join(t.dir, 'lost-create-state') } });
+      expect(again.code).toBe(8);
+      expect(again.stdout).toBe('');
+      expect(again.stderr).toMatch(/^error: an earlier create of .+lost-create\.jsonl with these options, sent at \d{4}-[\d-]+T[\d:.]+Z, was never answered, and this service lists no batches to find its batch by; to send it anyway \(it may be billed twice\): --new; see \S+\/docs\/real-service-batches\.md\n$/);
+      expect(batchPosts()).toHaveLength(1);
+      const sent = await t.run(['batch', 'create', f, '--model', 'local/echo', '--new'], { env: { ROUTER_STATE_DIR: join(t.dir, 'lost-create-state') } });
+      expect(sent.code, sent.stderr).toBe(0);
+      expect(sent.stdout).toMatch(/^batch_\w+\n$/);
+      expect(batchPosts()).toHaveLength(2);
     });
 
     it('batches_path (profile) and ROUTER_BATCHES_PATH name the place outright: never looked for elsewhere', async () => {

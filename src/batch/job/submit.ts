@@ -6,13 +6,12 @@
  */
 import type { RouterClient } from '../../client/index.js';
 import { APIError, ConnectionError } from '../../client/errors.js';
-import { isNoListing } from '../../client/resources/batches.js';
 import { isTerminalBatchStatus } from '../../client/facts.js';
 import type { Batch } from '../../client/types.js';
 import { sleep } from '../../internal/sleep.js';
 import { indexBatch } from '../local-index.js';
 import { BatchError } from '../errors.js';
-import { findCreated, newestBatch } from '../find-created.js';
+import { findCreated, watermark } from '../find-created.js';
 import { newTag, shardRequests, untaggedResult } from './shard-io.js';
 import { isFinished, listJobs, saveJob, type JobRecord, type ShardRecord } from './store.js';
 
@@ -117,17 +116,6 @@ export async function proveAdopted(c: SubmitContext, job: JobRecord): Promise<vo
   }
 }
 
-/** The newest listed batch before a create; 'unlisted': the service has no listing (its lost create could never be found). */
-async function watermark(c: SubmitContext): Promise<Batch | null | 'unlisted' | { id: string; created_at: number }> {
-  if (c.client.batches.hasListing === false) return 'unlisted';
-  try {
-    return await newestBatch(c.client, c.signal);
-  } catch (err) {
-    if (isNoListing(err)) return 'unlisted';
-    throw err;
-  }
-}
-
 /**
  * A shard whose create's answer was lost where nothing lists batches: its batch, if one was made,
  * can never be found and proven its own, so it is never sent again on its own (exit 8); the caller
@@ -163,7 +151,7 @@ async function submitOne(c: SubmitContext, job: JobRecord, shard: ShardRecord): 
       }
     }
     const tag = job.tagged ? newTag() : undefined;
-    const after = await watermark(c);
+    const after = await watermark(c.client, c.signal);
     // Stopped before the create is sent: nothing to look for (nor, without a listing, to stop on).
     c.signal.throwIfAborted();
     const sent_at = new Date().toISOString();

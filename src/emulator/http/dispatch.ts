@@ -72,6 +72,13 @@ async function applyFault(fault: FaultRule | undefined, req: IncomingMessage, re
     }) as typeof res.end;
     return false;
   }
+  if (fault?.kind === 'held') {
+    // Carried out in full; the answer is never sent, and the connection stays open until the client goes.
+    res.writeHead = (() => res) as typeof res.writeHead;
+    res.write = (() => true) as typeof res.write;
+    res.end = (() => res) as typeof res.end;
+    return false;
+  }
   if (fault?.kind === 'status') {
     const headers: Record<string, string> = {};
     if (fault.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;

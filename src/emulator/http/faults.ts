@@ -4,9 +4,10 @@
  *
  * Spec syntax: `KIND[,key=value...]`, e.g. `429,retry_after=1`, `503,times=2`, `slow,delay_ms=800`,
  * `cut,after=3`, `error-chunk,after=2`, `malformed`, `reset`, and `lost` (the request is carried out
- * in full, then its answer is lost: the connection is reset instead).
+ * in full, then its answer is lost: the connection is reset instead), and `held` (carried out in full, its
+ * answer never sent while the connection stays open: a client killed before it heard).
  */
-export type FaultKind = 'status' | 'slow' | 'cut' | 'error-chunk' | 'malformed' | 'reset' | 'lost';
+export type FaultKind = 'status' | 'slow' | 'cut' | 'error-chunk' | 'malformed' | 'reset' | 'lost' | 'held';
 
 export interface FaultRule {
   kind: FaultKind;
@@ -43,8 +44,8 @@ export function parseFault(spec: string): FaultRule {
   const [head, ...opts] = spec.split(',').map((s) => s.trim());
   let rule: FaultRule;
   if (head && /^[45]\d\d$/.test(head)) rule = { kind: 'status', status: Number(head) };
-  else if (head === 'slow' || head === 'cut' || head === 'error-chunk' || head === 'malformed' || head === 'reset' || head === 'lost') rule = { kind: head };
-  else throw new FaultSpecError(`unknown fault "${head}": use a 4xx/5xx status, slow, cut, error-chunk, malformed, reset or lost`);
+  else if (head === 'slow' || head === 'cut' || head === 'error-chunk' || head === 'malformed' || head === 'reset' || head === 'lost' || head === 'held') rule = { kind: head };
+  else throw new FaultSpecError(`unknown fault "${head}": use a 4xx/5xx status, slow, cut, error-chunk, malformed, reset, lost or held`);
   for (const opt of opts) {
     const [k, v = ''] = opt.split('=');
     if (k === 'retry_after') rule.retryAfter = retryAfter(v);

@@ -1,7 +1,10 @@
 /** `router batch create`: check a file, create one batch from it (a lost answer found in the listing), maybe watch it. */
 import type { Batch } from '../../../client/types.js';
 import { ProtocolError } from '../../../client/errors.js';
-import { findCreated, newestBatch } from '../../../batch/find-created.js';
+import { findCreated, watermark } from '../../../batch/find-created.js';
+import { clearCreate, createKey, recordCreate, type PendingCreate } from '../../../batch/pending-create.js';
+import { earlierCreate } from './earlier-create.js';
+import { createHash } from 'node:crypto';
 import { checkInputFile, scanRequests } from '../../../batch/scan.js';
 import { requestStream } from '../../../batch/upload.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
@@ -44,7 +47,8 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
   const { path, cleanup } = await checkedPath(ctx, file);
   let target: ResultsTarget | undefined;
   try {
-    const scan = await scanRequests(path, file === '-' ? 'stdin' : file, { endpoint: opts.endpoint, model: opts.model });
+    const hash = createHash('sha256');
+    const scan = await scanRequests(path, file === '-' ? 'stdin' : file, { endpoint: opts.endpoint, model: opts.model, onRead: (bytes) => hash.update(bytes) });
     if (opts.results !== undefined) target = await openResults(opts.results, file === '-' ? undefined : path);
     const connected = await ctx.connect();
     const { client, settings } = connected;
@@ -68,18 +72,29 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
     if (opts.providerOnly) provider.only = opts.providerOnly;
     if (opts.fallbacks === false) provider.allow_fallbacks = false;
     const head = { endpoint: scan.endpoint, model, completion_window: '24h' as const, ...(Object.keys(provider).length ? { provider } : {}) };
+    const key = createKey(client.core.apiRoot, hash.digest('hex'), head);
+    const earlier = await earlierCreate(ctx, client, key, { file, endpoint: scan.endpoint, model, count: scan.count }).catch(async (err) => {
+      await client.close();
+      throw err;
+    });
     // What the batch will be newer than, in the service's listing (a lost answer is looked for
     // there). Unknown (the listing failed): a lost answer is not looked for.
-    const after = client.batches.hasListing === false ? undefined : await newestBatch(client, signal).catch((err: unknown) => {
+    const mark = earlier ? undefined : await watermark(client, signal).catch((err: unknown) => {
       if (signal.aborted) throw err;
-      return undefined;
+      return 'unknown' as const;
     });
+    const after = mark === 'unlisted' || mark === 'unknown' ? undefined : mark;
     // Where nothing lists batches, a batch a lost answer made can never be found (nor told from a second one).
-    const checkWith = () => (client.batches.hasListing === false ? `sent at ${new Date().toISOString()}; this service lists no batches, so it cannot be looked for: sending ${file} again may make (and bill) a second batch; see ${withInstalledDocs('docs/real-service-batches.md')}` : `Check with: router batch list${after ? ` --created-after ${after.created_at - 1}` : ''}`);
+    const checkWith = () => (client.batches.hasListing === false ? `sent at ${new Date().toISOString()}; this service lists no batches, so it cannot be looked for: sending ${file} again is refused (exit 8) unless --new, which may make (and bill) a second batch; see ${withInstalledDocs('docs/real-service-batches.md')}` : `Check with: router batch list${after ? ` --created-after ${after.created_at - 1}` : ''}`);
     let created: Batch;
+    let record: PendingCreate | undefined;
     let uploaded = false;
     const requests = requestStream(scan);
-    try {
+    if (earlier) created = earlier;
+    else try {
+      signal.throwIfAborted();
+      record = { sent_at: new Date().toISOString(), after: mark!, input: file === '-' ? 'stdin' : file };
+      recordCreate(ctx.env, key, record);
       created = await client.batches.createStreaming(head, async function* () {
         uploaded = false;
         yield* requests();
@@ -90,6 +105,8 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
       // Sent, but no readable answer: the service may have stored it, so it is not sent again.
       const unreadable = err instanceof ProtocolError;
       if (signal.aborted || !(unreadable || (err as { maybeDelivered?: boolean }).maybeDelivered)) {
+        // Never delivered (or refused): nothing was made, nothing is to be looked for.
+        if (!(signal.aborted && uploaded)) clearCreate(ctx.env, key);
         await client.close();
         throw err;
       }
@@ -107,6 +124,7 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
       created = found[0]!;
       io.info(`${what}; found its batch in the listing: ${created.id}`);
     }
+    if (record) recordCreate(ctx.env, key, { ...record, batch_id: created.id });
     const unindexed = (await import('../../../batch/local-index.js')).indexBatch(ctx.env, client.core.apiRoot, created, file === '-' ? 'stdin' : (await import('node:path')).resolve(file));
     if (unindexed) io.note(`warning: ${created.id} is not in this machine's batch index (${unindexed}): where the service lists no batches, batch list will not show it; keep its id`);
     const unheld = estimate?.hold?.toBatch(ctx.env, created.id);
@@ -116,11 +134,13 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
       io.made(`batch ${created.id} was created (router batch get ${created.id})`);
       if (opts.json) io.json(created);
       else io.out(`${created.id}\n`);
+      clearCreate(ctx.env, key);
       io.info(`created ${created.id}: ${counted(scan.count, 'request')} to ${scan.endpoint} with ${model} (${created.status})`);
       return;
     }
     // The id goes out at once, whatever happens next: a watch that is killed never loses it.
     io.note(`created ${created.id}: ${counted(scan.count, 'request')} to ${scan.endpoint} with ${model}`);
+    clearCreate(ctx.env, key);
     await watchAndFinish(ctx, client, created.id, created, target);
   } finally {
     if (target && 'file' in target) target.file.abortSync();

@@ -1,0 +1,53 @@
+/** A `batch create` run again after its answer was never heard (killed, or the answer lost): its batch, never a second one unasked. */
+import type { RouterClient } from '../../../client/index.js';
+import type { Batch } from '../../../client/types.js';
+import { findCreated } from '../../../batch/find-created.js';
+import { indexedBatches } from '../../../batch/local-index.js';
+import { clearCreate, pendingCreate } from '../../../batch/pending-create.js';
+import { counted } from '../../../internal/counted.js';
+import { CliError, EXIT } from '../../exit-codes.js';
+import { withInstalledDocs } from '../../io/installed-docs.js';
+import type { RunContext } from '../../run.js';
+import type { CreateOpts } from './flags.js';
+
+export interface CreateShape {
+  file: string;
+  endpoint: string;
+  model: string;
+  count: number;
+}
+
+/**
+ * The batch an unanswered earlier create of the same file and options made, found where the
+ * service can be asked; undefined: none was made (or --new), so this create is sent. Where it
+ * cannot be asked (no listing), exit 8 naming --new.
+ */
+export async function earlierCreate(ctx: RunContext<CreateOpts>, client: RouterClient, key: string, shape: CreateShape): Promise<Batch | undefined> {
+  const prior = pendingCreate(ctx.env, key);
+  if (!prior) return undefined;
+  const name = shape.file === '-' ? 'these requests' : shape.file;
+  const earlier = `an earlier create of ${name} with these options, sent at ${prior.sent_at}, was never answered`;
+  if (ctx.opts.new) {
+    ctx.io.note(`${earlier}; sent again as asked (--new): if it made a batch, both are billed`);
+    clearCreate(ctx.env, key);
+    return undefined;
+  }
+  if (prior.batch_id) {
+    ctx.io.note(`${earlier} before its id was printed: its batch is ${prior.batch_id}; not sent again`);
+    return client.batches.get(prior.batch_id, { signal: ctx.signal });
+  }
+  const refuse = (why: string) => new CliError(`${earlier}, and ${why}; to send it anyway (it may be billed twice): --new; see ${withInstalledDocs('docs/real-service-batches.md')}`, EXIT.NETWORK);
+  if (prior.after === 'unlisted' || client.batches.hasListing === false) throw refuse('this service lists no batches to find its batch by');
+  if (prior.after === 'unknown') throw refuse('the listing could not be read before it, so its batch cannot be told');
+  // Batches of this machine's index were answered to their create: not the unanswered one's.
+  const skip = new Set(indexedBatches(ctx.env, client.core.apiRoot).map((b) => b.id));
+  const found = await findCreated(client, { after: prior.after, endpoint: shape.endpoint, model: shape.model, count: shape.count, skip }, ctx.signal);
+  if (found.length > 1) throw refuse(`${counted(found.length, 'batch', 'batches')} match it: ${found.map((b) => b.id).join(', ')}`);
+  if (found[0]) {
+    ctx.io.note(`${earlier}; found its batch in the listing: ${found[0].id}; not sent again`);
+    return found[0];
+  }
+  ctx.io.note(`${earlier}; the listing shows it made no batch: sending it`);
+  clearCreate(ctx.env, key);
+  return undefined;
+}
