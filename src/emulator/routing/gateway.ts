@@ -22,9 +22,7 @@ import { speakThrough } from './speech.js';
 import { upstreamBody } from './upstream-body.js';
 import { refusalOf, wholeAnswer } from './answer-shape.js';
 import { answerText, finishOf, ownId, keepUpstreamAnswer, responseFinish, responseText, type Asked, type UpstreamAnswer } from './kept.js';
-
 type Body = Record<string, unknown>;
-
 const RETRY_PAUSES_MS = [500, 2_000]; // a batch request whose every provider failed is tried again after these
 
 /** A relayed stream's end: broken before its first token, the candidate is passed over (false); else it answered, kept once whole or cut after content (true; charged by the relay before its end went out). Its upstream is let go either way (left at an error event, it generates for nobody). */
@@ -128,9 +126,9 @@ export class Gateway {
         else {
           const cost = priceUsage(answer.usage, c);
           if (metadata) Object.assign(answer, metadata());
-          const upstreamId = ownId(answer);
           remember();
           charge(cost);
+          const upstreamId = ownId(answer);
           ctx.send(200, new Serialized(JSON.stringify(answer)));
           keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, upstreamId, usage: answer.usage, cost: charge.charged ?? cost, finish: finishOf(answer), streamed: false, text: answerText(answer), tier: answer.service_tier });
           return;
@@ -193,8 +191,8 @@ export class Gateway {
     const got = await this.firstWhole(candidates, passed, (c) => c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: gone }));
     if (got) {
       const cost = priceUsage(embeddingsUsage(got.answer, body.input), got.c);
-      const upstreamId = ownId(got.answer, 'emb');
       charge(cost);
+      const upstreamId = ownId(got.answer, 'emb');
       ctx.send(200, new Serialized(JSON.stringify(got.answer)));
       keepUpstreamAnswer(ctx, got.c, asked, 'embeddings', { id: got.answer.id, upstreamId, usage: got.answer.usage, cost: charge.charged ?? cost, streamed: false });
       return;
