@@ -60,11 +60,15 @@ it('a relayed stream of large events holds its text while it lasts, not every ne
   const decoder = new TextDecoder();
   let seen = 0;
   let tail = '';
+  let id = '';
   // Every event relayed: the gateway has read them all and holds whatever it keeps of them.
   while (seen < EVENTS) {
     const { value, done } = await reader.read();
     if (done) break;
-    const parts = (tail + decoder.decode(value, { stream: true })).split('word number');
+    const read = tail + decoder.decode(value, { stream: true });
+    // The gateway's id for the stream (not the upstream's), in its first chunk.
+    id ||= /"id":"(gen-\d+-[0-9a-f]+)"/.exec(read)?.[1] ?? '';
+    const parts = read.split('word number');
     seen += parts.length - 1;
     tail = parts.at(-1)!.slice(-16);
   }
@@ -74,7 +78,7 @@ it('a relayed stream of large events holds its text while it lasts, not every ne
   release();
   while (!(await reader.read()).done);
   // The text gathered is still the stream's, whole.
-  const content = await serveApi(gateway, '/v1/generation/content?id=gen-up-big', undefined, gateway.info.management_key);
+  const content = await serveApi(gateway, `/v1/generation/content?id=${id}`, undefined, gateway.info.management_key);
   expect(content.status).toBe(200);
   expect(content.json.data.output.completion).toBe(Array.from({ length: EVENTS }, (_, i) => word(i)).join(''));
 }, 120_000);

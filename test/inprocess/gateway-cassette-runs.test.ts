@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import type { Cassette } from '../../src/emulator/providers/cassette.js';
-import { deadPort, localUpstream, sseChunk, type LocalUpstream } from '../support/upstreams.js';
+import { deadPort, localUpstream, sseChunk, withoutGatewayIds, type LocalUpstream } from '../support/upstreams.js';
 import { SETTLE } from '../support/until.js';
 
 // `--record` into a folder holding an older recording of a request replaces it, and a run killed
@@ -31,7 +31,7 @@ const replayed = async (cassettes: string, content: string, times: number) => {
   const player = await gateway(`play-${Math.random()}`, cassettes, 'replay', `http://127.0.0.1:${await deadPort()}/v1`);
   try {
     const out: string[] = [];
-    for (let i = 0; i < times; i++) out.push((await ask(player, content)).text);
+    for (let i = 0; i < times; i++) out.push(withoutGatewayIds((await ask(player, content)).text));
     return out;
   } finally {
     await player.close();
@@ -42,7 +42,7 @@ const record = async (cassettes: string, content: string, answers: string[]) => 
   try {
     script.push(...answers);
     const out: string[] = [];
-    for (let i = 0; i < answers.length; i++) out.push((await ask(recorder, content)).text);
+    for (let i = 0; i < answers.length; i++) out.push(withoutGatewayIds((await ask(recorder, content)).text));
     return out;
   } finally {
     await recorder.close();

@@ -75,7 +75,7 @@ describe('a hang-up on a gateway model without prices, before the upstream’s u
     let text = '';
     while (!text.includes(`word${SENT - 1}`)) text += Buffer.from((await reader.read()).value!).toString();
     caller.abort();
-    return { key, id: /"id":"(gen-up-\d+)"/.exec(text)![1]! };
+    return { key, id: /"id":"(gen-\d+-[0-9a-f]+)"/.exec(text)![1]! };
   }
 
   const generation = (key: string, id: string) =>

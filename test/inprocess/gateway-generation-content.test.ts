@@ -9,6 +9,9 @@ import { breaking, type LocalUpstream } from '../support/upstreams.js';
 // `GET /v1/generation/content` of an answer from a provider was a 404 (only the fake models' were
 // kept): a gateway keeps what it relayed as the fake models keep theirs (the request's messages, the
 // answer's text and reasoning, the error of a stream broken mid-way), in the same bounded memory.
+/** The id the upstream gave an answer the caller knows by the gateway's id (the generation's `upstream_id`). */
+const upstreamIdOf = (id: string): string => gateway.store.generation(id)!.data.upstream_id as string;
+
 let dir: string;
 let upstream: Emulator;
 let gateway: Emulator;
@@ -51,7 +54,7 @@ it('keeps a whole answer’s messages and text, as the upstream kept them', asyn
   // Before: 404 "No stored content for generation gen-…".
   expect(got.status, JSON.stringify(got.body)).toBe(200);
   expect(got.body.data).toEqual({ input: { messages }, output: { completion: answer.choices[0].message.content, reasoning: null }, error: null });
-  expect(got.body.data.output).toEqual((await content(upstream, answer.id)).body.data.output);
+  expect(got.body.data.output).toEqual((await content(upstream, upstreamIdOf(answer.id))).body.data.output);
 });
 
 it('keeps a stream’s text as the caller got it, and its reasoning', async () => {
@@ -63,7 +66,7 @@ it('keeps a stream’s text as the caller got it, and its reasoning', async () =
   const thought = await streamed({ model: 'test/thinker', messages: [{ role: 'user', content: 'think first' }] });
   const kept = (await content(gateway, thought.id)).body.data.output;
   expect(kept.reasoning).toBeTruthy();
-  expect(kept).toEqual((await content(upstream, thought.id)).body.data.output);
+  expect(kept).toEqual((await content(upstream, upstreamIdOf(thought.id))).body.data.output);
 });
 
 it('keeps a stream the provider broke with its error and no completion, as a fake model’s cut by a fault', async () => {
@@ -81,13 +84,13 @@ it('keeps a Responses answer’s input and text, whole and streamed, as the upst
   const got = await content(gateway, whole.id);
   // Before: 404.
   expect(got.status, JSON.stringify(got.body)).toBe(200);
-  expect(got.body.data).toEqual({ input: { prompt: 'say it back' }, output: (await content(upstream, whole.id)).body.data.output, error: null });
+  expect(got.body.data).toEqual({ input: { prompt: 'say it back' }, output: (await content(upstream, upstreamIdOf(whole.id))).body.data.output, error: null });
   expect(got.body.data.output.completion).toBeTruthy();
   const raw = await (await ask(true)).text();
   const done = raw.split('\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6))).find((e) => e.type === 'response.completed');
   const streamedGot = await content(gateway, done.response.id);
   expect(streamedGot.status, JSON.stringify(streamedGot.body)).toBe(200);
-  expect(streamedGot.body.data.output).toEqual((await content(upstream, done.response.id)).body.data.output);
+  expect(streamedGot.body.data.output).toEqual((await content(upstream, upstreamIdOf(done.response.id))).body.data.output);
 });
 
 it('keeps a Responses answer’s reasoning, whole and streamed, as the upstream kept it', async () => {
@@ -97,6 +100,6 @@ it('keeps a Responses answer’s reasoning, whole and streamed, as the upstream 
     const got = await content(gateway, answer.id);
     // Before: reasoning null at both.
     expect(got.body.data.output.reasoning).toBe(answer.output.find((i: { type: string }) => i.type === 'reasoning').summary[0].text);
-    expect(got.body.data.output).toEqual((await content(upstream, answer.id)).body.data.output);
+    expect(got.body.data.output).toEqual((await content(upstream, upstreamIdOf(answer.id))).body.data.output);
   }
 });

@@ -69,7 +69,7 @@ describe('generations answered by an upstream through the gateway', () => {
     expect(violations(answerValidator('get', '/generation'), got.body)).toBe('');
     expect(got.body.data).toMatchObject({
       id: answer.id,
-      upstream_id: answer.id,
+      upstream_id: expect.not.stringMatching(answer.id),
       model: 'test/chat',
       provider_name: 'up',
       total_cost: priced(answer.usage),
@@ -83,7 +83,7 @@ describe('generations answered by an upstream through the gateway', () => {
     expect(got.body.data.total_cost).toBe(answer.usage.cost);
     expect(got.body.data.latency).toBeGreaterThanOrEqual(0);
     // The upstream kept its own record under its own model and price; the gateway's is the caller's.
-    const upstreamKept = await fetch(`${t.apiRoot}/v1/generation?id=${answer.id}`, { headers: { authorization: `Bearer ${t.apiKey}` } });
+    const upstreamKept = await fetch(`${t.apiRoot}/v1/generation?id=${got.body.data.upstream_id}`, { headers: { authorization: `Bearer ${t.apiKey}` } });
     expect(((await upstreamKept.json()) as any).data.model).toBe('local/echo');
   });
 
@@ -122,7 +122,7 @@ describe('generations answered by an upstream through the gateway', () => {
     const got = await generation(answer.id);
     expect(got.status).toBe(200);
     expect(violations(answerValidator('get', '/generation'), got.body)).toBe('');
-    expect(got.body.data).toMatchObject({ id: answer.id, upstream_id: answer.id, model: 'test/embed', provider_name: 'up', api_type: 'embeddings', native_tokens_prompt: answer.usage.prompt_tokens, native_tokens_completion: 0, total_cost: answer.usage.cost, streamed: false, external_user: 'u-emb' });
+    expect(got.body.data).toMatchObject({ id: answer.id, upstream_id: expect.not.stringMatching(answer.id), model: 'test/embed', provider_name: 'up', api_type: 'embeddings', native_tokens_prompt: answer.usage.prompt_tokens, native_tokens_completion: 0, total_cost: answer.usage.cost, streamed: false, external_user: 'u-emb' });
     expect(answer.usage.cost).toBe(Math.round(answer.usage.prompt_tokens * 0.0001 * 1e10) / 1e10);
     expect(got.body.data.latency).toBeGreaterThanOrEqual(0);
   });

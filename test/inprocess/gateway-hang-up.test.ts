@@ -138,6 +138,6 @@ describe('a caller who hangs up on a gateway stream', () => {
     const promptTokens = 3;
     const owed = round(round(promptTokens * PROMPT_PRICE) + round(SENT * COMPLETION_PRICE));
     await vi.waitFor(() => expect(gateway.store.balance('resp-cut')).toBeCloseTo(1 - owed, 10), SETTLE);
-    await vi.waitFor(async () => expect(await generation('resp-cut', 'resp-cut')).toMatchObject({ cancelled: true, tokens_completion: SENT, total_cost: owed }), SETTLE);
+    await vi.waitFor(async () => expect(await generation('resp-cut', /"id":"(gen-\d+-[0-9a-f]+)"/.exec(text)![1]!)).toMatchObject({ cancelled: true, tokens_completion: SENT, total_cost: owed }), SETTLE);
   });
 });

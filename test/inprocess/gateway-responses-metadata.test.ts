@@ -104,7 +104,8 @@ describe("Responses through a gateway: the caller's end user", () => {
     const streamed = await client.responses.stream(asked).finalResponse();
     expect([streamed.user, streamed.safety_identifier]).toEqual(['alice@example.com', 'alice-42']);
     // The upstream was sent (and kept) the hashed identity, never the raw one.
-    expect(upstream.store.generation(whole.id)).toBeDefined();
-    expect(JSON.stringify(upstream.store.generation(whole.id)!.data)).not.toContain('alice');
+    const upstreamId = gateway.store.generation(whole.id)!.data.upstream_id as string;
+    expect(upstream.store.generation(upstreamId)).toBeDefined();
+    expect(JSON.stringify(upstream.store.generation(upstreamId)!.data)).not.toContain('alice');
   });
 });

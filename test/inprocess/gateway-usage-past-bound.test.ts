@@ -49,7 +49,7 @@ describe('an upstream usage larger than the request allowed', () => {
     // The answer's usage still says its full cost.
     expect(text).toContain('"cost":100.005');
     expect(gateway.store.balance(ws)).toBe(0);
-    const id = stream ? 'gen-big' : (JSON.parse(text) as { id: string }).id;
+    const id = (stream ? (JSON.parse(text.split('data: ')[1]!.split('\n')[0]!) as { id: string }) : (JSON.parse(text) as { id: string })).id;
     const generation = await vi.waitFor(async () => {
       const r = await fetch(`${gateway.apiRoot}/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${apiKey}` } });
       expect(r.status).toBe(200);

@@ -154,3 +154,6 @@ export async function pricedGateway(answer: Parameters<typeof localUpstream>[0],
     },
   };
 }
+
+/** An answer's text with the gateway's own ids (`gen-…`, `emb-…`, new on every call, replays too) as one: what a replay must repeat byte for byte. */
+export const withoutGatewayIds = (text: string): string => text.replace(/\b(gen|emb)-\d+-[0-9a-f]{20}\b/g, '$1-ID');

@@ -3,6 +3,8 @@ import type { Candidate } from '../../src/emulator/routing/candidates.js';
 import { PlainFrames, topLevel } from '../../src/emulator/routing/plain-frames.js';
 
 const candidate = { slug: 'up', model: { id: 'bench/lorem' } } as unknown as Candidate;
+/** The gateway's id for the stream's chunks (an upstream may repeat one id over all its answers). */
+const ID = 'gen-9-own';
 type Body = Record<string, unknown>;
 
 /** An emulator-like chunk: the members before `choices`, one choice, and what `extra` adds after it. */
@@ -10,14 +12,14 @@ function chunk(delta: Body, finish: string | null = null, extra: Body = {}, head
   return JSON.stringify({ ...head, choices: [{ index: 0, delta, finish_reason: finish, native_finish_reason: finish, logprobs: null }], ...extra });
 }
 
-/** What the parse path makes of a chunk: the same members under the gateway's model and provider. */
-const relabelled = (data: string) => ({ ...(JSON.parse(data) as Body), model: 'bench/lorem', provider: 'up' });
+/** What the parse path makes of a chunk: the same members under the gateway's model, provider and id. */
+const relabelled = (data: string) => ({ ...(JSON.parse(data) as Body), model: 'bench/lorem', provider: 'up', id: ID });
 
 describe("the gateway's frames of plain chunks", () => {
   it('frames each plain chunk as the parse path would, its content counted, once the pattern is kept too', () => {
     const texts = ['Garden', ' open', ' "usage"', ' {"error":1}', '"finish_reason":null', ' é\u00e9 🙂', ' back\\slash\nline', '', ' "model":"local/lorem"', 'usage', 'error'];
     const first = JSON.parse(chunk({ role: 'assistant', content: 'Hi' })) as Body;
-    const frames = new PlainFrames(first, candidate);
+    const frames = new PlainFrames(first, candidate, ID);
     for (const content of [...texts, ...texts]) {
       const data = chunk({ role: 'assistant', content });
       const out = frames.frame(data);
@@ -28,7 +30,7 @@ describe("the gateway's frames of plain chunks", () => {
   });
 
   it('leaves to the parse path what is not plain, before and after a pattern is kept', () => {
-    const frames = new PlainFrames(JSON.parse(chunk({ role: 'assistant', content: 'Hi' })) as Body, candidate);
+    const frames = new PlainFrames(JSON.parse(chunk({ role: 'assistant', content: 'Hi' })) as Body, candidate, ID);
     const plain = chunk({ role: 'assistant', content: 'a' });
     const notPlain = [
       chunk({ role: 'assistant', content: '' }, 'stop'),
@@ -53,7 +55,7 @@ describe("the gateway's frames of plain chunks", () => {
 
   it('adds the provider to chunks of an upstream that names none', () => {
     const head = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'local/lorem', system_fingerprint: 'fp' };
-    const frames = new PlainFrames(JSON.parse(chunk({ role: 'assistant', content: '' }, null, {}, head)) as Body, candidate);
+    const frames = new PlainFrames(JSON.parse(chunk({ role: 'assistant', content: '' }, null, {}, head)) as Body, candidate, ID);
     for (const content of ['one', ' two', ' three']) {
       const data = chunk({ content }, null, {}, head);
       const out = frames.frame(data)!;
@@ -62,9 +64,24 @@ describe("the gateway's frames of plain chunks", () => {
     }
   });
 
+  it("gives plain chunks the gateway's id, adds it to an upstream's that have none, and parses one with another id", () => {
+    const frames = new PlainFrames(JSON.parse(chunk({ role: 'assistant', content: '' })) as Body, candidate, ID);
+    for (const content of ['one', ' two']) expect(frames.frame(chunk({ content }))!.startsWith(`data: {"id":"${ID}",`)).toBe(true);
+    const other = { id: 'gen-2-other', object: 'chat.completion.chunk', created: 1, model: 'local/lorem', provider: 'local-alpha' };
+    expect(frames.frame(chunk({ content: 'x' }, null, {}, other))).toBeUndefined();
+    const none = { object: 'chat.completion.chunk', created: 1, model: 'local/lorem', provider: 'local-alpha' };
+    const bare = new PlainFrames(JSON.parse(chunk({ role: 'assistant', content: '' }, null, {}, none)) as Body, candidate, ID);
+    for (const content of ['one', ' two']) {
+      const data = chunk({ content }, null, {}, none);
+      const out = bare.frame(data)!;
+      expect(JSON.parse(out.slice(6))).toEqual(relabelled(data));
+      expect(out.endsWith(`,"id":"${ID}"}\n\n`)).toBe(true);
+    }
+  });
+
   it("relabels only the chunk's own model, never one in an object inside it, and keeps llama.cpp's order on the fast path", () => {
     const first = JSON.parse(chunk({ role: 'assistant', content: 'Hi' })) as Body;
-    const frames = new PlainFrames(first, candidate);
+    const frames = new PlainFrames(first, candidate, ID);
     expect(frames.frame(chunk({ content: 'a' }))).toBeDefined();
     // No model of its own, one nested (the same text as the first chunk's model member): parsed, the nested one kept.
     const nested = chunk({ content: 'b' }, null, { tool: { model: 'local/lorem' } }, { id: 'gen-1-abc', object: 'chat.completion.chunk', created: 1, provider: 'local-alpha' });
@@ -73,7 +90,7 @@ describe("the gateway's frames of plain chunks", () => {
     expect(frames.frame(inArray)).toBeUndefined();
     // llama.cpp: `choices` first, then the chunk's members; a brace and a bracket in the content too.
     const llama = (content: string) => JSON.stringify({ choices: [{ finish_reason: null, index: 0, delta: { content } }], created: 1, id: 'chatcmpl-1', model: 'local/lorem', system_fingerprint: 'b1', object: 'chat.completion.chunk' });
-    const frames2 = new PlainFrames(JSON.parse(llama('')) as Body, candidate);
+    const frames2 = new PlainFrames(JSON.parse(llama('')) as Body, candidate, ID);
     for (const content of ['one', ' {two]', ' "three"}', ' four']) {
       const data = llama(content);
       const out = frames2.frame(data);

@@ -15,8 +15,6 @@ export interface Cassette {
     headers: Record<string, string>;
     /** A whole answer: its JSON (or its text when it is not JSON). */
     body?: unknown;
-    /** Embeddings without an `id` (OpenAI's, aimock's): the id the gateway gave them, given again on replay. */
-    own_id?: string;
     /** A whole answer: the milliseconds it took (replayed as a wait, scaled by --replay-timing). */
     after_ms?: number;
     /** A stream: each event's data, parsed when it is JSON, with the milliseconds since the request. */

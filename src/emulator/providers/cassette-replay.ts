@@ -46,7 +46,7 @@ export async function replay(c: Cassette, timing: number, signal: StopSignal, st
     await until(due(c.response.after_ms), signal, stopping);
     gone(c.provider, signal);
     stopped();
-    return { kind: 'json', status, headers, text: text(body), ...(c.response.own_id === undefined ? {} : { ownId: c.response.own_id }) };
+    return { kind: 'json', status, headers, text: text(body) };
   }
   async function* events(): AsyncGenerator<string> {
     for (const chunk of chunks!) {

@@ -8,15 +8,11 @@ import { parsed, Stopping, type Cassette } from './cassette-format.js';
 import { failAgain, failed, gone, replay } from './cassette-replay.js';
 import { visible } from '../../internal/visible.js';
 import { differences, inOrder, matchKey, takesByRequest, type Endpoint, type Take } from './cassette-folder.js';
-import { genId } from '../resources/chat.js';
 
 export type { Cassette } from './cassette-format.js';
 export { CassetteFileError, lastTakes, ssePayloadsOf } from './cassette-folder.js';
 
 type Body = Record<string, unknown>;
-
-/** An answer object the gateway gives an id of its own (routing/kept.ts giveId). */
-const withoutId = (body: unknown): boolean => !!body && typeof body === 'object' && !Array.isArray(body) && !(typeof (body as Body).id === 'string' && (body as Body).id);
 
 /** `record`: every exchange kept; `replay`: answers from cassettes only; `replay-record`: the missing ones asked and kept. */
 export type CassetteMode = 'record' | 'replay' | 'replay-record';
@@ -247,11 +243,9 @@ export class CassetteDeck {
     const { cassette, save } = this.blank(live, req, key, endpoint, reply, started);
     if (reply.kind === 'json') {
       cassette.response.after_ms = Date.now() - started;
-      const body = (cassette.response.body = parsed(reply.text));
-      // Given here, not by the gateway after: the cassette keeps it for a replay byte for byte.
-      const ownId = endpoint === 'embeddings' && reply.status < 300 && withoutId(body) ? (cassette.response.own_id = genId('emb')) : undefined;
+      cassette.response.body = parsed(reply.text);
       save();
-      return ownId === undefined ? reply : { ...reply, ownId };
+      return reply;
     }
     const chunks: { after_ms: number; data: unknown }[] = (cassette.response.chunks = []);
     const source = reply.events;

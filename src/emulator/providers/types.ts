@@ -41,11 +41,8 @@ export interface UpstreamChat {
 }
 
 export type UpstreamReply =
-  /**
-   * A whole answer: any status the gateway does not pass over (2xx, and the caller's own 4xx). `ownId`:
-   * the id to give it when it has none (OpenAI's embeddings), as its cassette keeps it, so a replay gives the same.
-   */
-  | { kind: 'json'; status: number; headers: Record<string, string>; text: string; ownId?: string }
+  /** A whole answer: any status the gateway does not pass over (2xx, and the caller's own 4xx). */
+  | { kind: 'json'; status: number; headers: Record<string, string>; text: string }
   /** A 200 event stream: each `data:` payload as text, `[DONE]` included; throws where it breaks. */
   | { kind: 'stream'; status: number; headers: Record<string, string>; events: AsyncIterable<string> };
 

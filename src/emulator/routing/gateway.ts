@@ -21,10 +21,8 @@ import { relayResponses, wholeResponse } from './responses.js';
 import { speakThrough } from './speech.js';
 import { upstreamBody } from './upstream-body.js';
 import { refusalOf, wholeAnswer } from './answer-shape.js';
-import { answerText, finishOf, giveId, keepUpstreamAnswer, responseFinish, responseText, type Asked, type UpstreamAnswer } from './kept.js';
-
+import { answerText, finishOf, ownId, keepUpstreamAnswer, responseFinish, responseText, type Asked, type UpstreamAnswer } from './kept.js';
 type Body = Record<string, unknown>;
-
 const RETRY_PAUSES_MS = [500, 2_000]; // a batch request whose every provider failed is tried again after these
 
 /** A relayed stream's end: broken before its first token, the candidate is passed over (false); else it answered, kept once whole or cut after content (true; charged by the relay before its end went out). Its upstream is let go either way (left at an error event, it generates for nobody). */
@@ -130,8 +128,9 @@ export class Gateway {
           if (metadata) Object.assign(answer, metadata());
           remember();
           charge(cost);
+          const upstreamId = ownId(answer);
           ctx.send(200, new Serialized(JSON.stringify(answer)));
-          keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, usage: answer.usage, cost: charge.charged ?? cost, finish: finishOf(answer), streamed: false, text: answerText(answer), tier: answer.service_tier });
+          keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, upstreamId, usage: answer.usage, cost: charge.charged ?? cost, finish: finishOf(answer), streamed: false, text: answerText(answer), tier: answer.service_tier });
           return;
         }
       }
@@ -142,7 +141,7 @@ export class Gateway {
   }
 
   /** The first whole answer of the candidates, each asked in turn; the ones that failed are added to `passed`. */
-  private async firstWhole(candidates: Candidate[], passed: Attempt[], ask: (c: Candidate) => Promise<UpstreamReply>, named = true): Promise<{ answer: Body; c: Candidate; ownId?: string } | undefined> {
+  private async firstWhole(candidates: Candidate[], passed: Attempt[], ask: (c: Candidate) => Promise<UpstreamReply>, named = true): Promise<{ answer: Body; c: Candidate } | undefined> {
     for (const c of candidates) {
       let reply: UpstreamReply;
       try {
@@ -152,7 +151,7 @@ export class Gateway {
         continue;
       }
       const answer = reply.kind === 'json' ? this.answerOf(reply, c, passed, named) : undefined;
-      if (answer && reply.kind === 'json') return { answer, c, ownId: reply.ownId };
+      if (answer) return { answer, c };
     }
     return undefined;
   }
@@ -192,10 +191,10 @@ export class Gateway {
     const got = await this.firstWhole(candidates, passed, (c) => c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: gone }));
     if (got) {
       const cost = priceUsage(embeddingsUsage(got.answer, body.input), got.c);
-      const ownId = giveId(got.answer, 'emb', got.ownId);
       charge(cost);
+      const upstreamId = ownId(got.answer, 'emb');
       ctx.send(200, new Serialized(JSON.stringify(got.answer)));
-      keepUpstreamAnswer(ctx, got.c, asked, 'embeddings', { id: got.answer.id, usage: got.answer.usage, cost: charge.charged ?? cost, streamed: false, ownId });
+      keepUpstreamAnswer(ctx, got.c, asked, 'embeddings', { id: got.answer.id, upstreamId, usage: got.answer.usage, cost: charge.charged ?? cost, streamed: false });
       return;
     }
     throw allFailed(passed);
@@ -236,9 +235,10 @@ export class Gateway {
         remember();
         const cost = wholeResponse(answer, c, body);
         if (metadata) Object.assign(answer, metadata());
+        const upstreamId = ownId(answer);
         charge(cost);
         ctx.send(200, new Serialized(JSON.stringify(answer)));
-        keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, usage: answer.usage, cost: charge.charged ?? cost, finish: responseFinish(answer.status), streamed: false, text: responseText(answer), tier: answer.service_tier });
+        keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, upstreamId, usage: answer.usage, cost: charge.charged ?? cost, finish: responseFinish(answer.status), streamed: false, text: responseText(answer), tier: answer.service_tier });
         return;
       }
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, cost: charge.charged ?? o.cost, finish: responseFinish(o.finish), streamed: true });

@@ -9,15 +9,15 @@ import type { Candidate } from './candidates.js';
 
 type Body = Record<string, unknown>;
 
-/** An upstream's answer as the caller got it: the id it carries, its usage (priced), its end. */
+/** An upstream's answer as the caller got it: the gateway's id it carries, the upstream's own, its usage (priced), its end. */
 export interface UpstreamAnswer {
   id?: unknown;
+  /** The id the upstream gave its answer (none when it gave none): the generation's `upstream_id`. */
+  upstreamId?: unknown;
   usage?: unknown;
   cost: number;
   finish?: unknown;
   streamed: boolean;
-  /** The id was the gateway's own (an upstream answer without one): no `upstream_id`. */
-  ownId?: boolean;
   /** The caller hung up after part of it (charged that part). */
   cancelled?: boolean;
   /** The upstream broke its stream after content went out. */
@@ -45,7 +45,8 @@ const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v 
 /**
  * Keeps an answer delivered by an upstream for `GET /v1/generation`, as a fake model's is kept: the
  * gateway's model id, the provider that answered, its tokens, the cost charged, the latency. Found
- * by the id the caller saw (the upstream's); an answer without one cannot be asked for, so is not kept.
+ * by the id the caller saw (the gateway's own: an upstream may give every answer the same id); an
+ * answer without one cannot be asked for, so is not kept.
  */
 export function keepUpstreamAnswer(ctx: Ctx, c: Candidate, asked: Asked, apiType: Served['apiType'], got: UpstreamAnswer): void {
   if (typeof got.id !== 'string' || !got.id) return;
@@ -53,7 +54,7 @@ export function keepUpstreamAnswer(ctx: Ctx, c: Candidate, asked: Asked, apiType
   const details = (u.completion_tokens_details ?? u.output_tokens_details) as Body | undefined;
   recordGeneration(ctx, {
     id: got.id,
-    upstreamId: got.ownId ? undefined : got.id,
+    upstreamId: typeof got.upstreamId === 'string' && got.upstreamId ? got.upstreamId : undefined,
     model: c.model.id,
     provider: c.slug,
     apiType,
@@ -82,14 +83,13 @@ export function answerText(answer: Body): AnswerText {
 }
 
 /**
- * Gives a whole answer the gateway's own id when the upstream sent none (OpenAI's embeddings have
- * none; the spec's shape has `id`), so the caller can ask for its generation: `given` (its cassette's), else a
- * new one. True when it did.
+ * Gives a whole answer the gateway's own id, as the caller's generation is named (an upstream may
+ * repeat one id, or send none: OpenAI's embeddings), and returns the upstream's.
  */
-export function giveId(answer: Body, prefix: string, given?: string): boolean {
-  if (typeof answer.id === 'string' && answer.id) return false;
-  answer.id = given ?? genId(prefix);
-  return true;
+export function ownId(answer: Body, prefix = 'gen'): unknown {
+  const upstream = answer.id;
+  answer.id = genId(prefix);
+  return upstream;
 }
 
 /** A Responses answer's status as a finish reason: completed is stop, incomplete is length. */

@@ -21,17 +21,19 @@ export function topLevel(data: string, at: number): boolean {
 }
 
 /**
- * A chunk's text under the gateway's model and provider, without parsing it, when it is a plain one
- * like the first (the same upstream `model` and `provider` members once each, no usage, no error);
+ * A chunk's text under the gateway's model, provider and id, without parsing it, when it is a plain one
+ * like the first (the same upstream `model`, `provider` and `id` members once each, no usage, no error);
  * undefined when it must be parsed. Most of a stream's chunks are plain: one parse and one
  * stringify less for each.
  */
-function relabeller(first: Body, c: Candidate): (data: string) => string | undefined {
+function relabeller(first: Body, c: Candidate, id: string): (data: string) => string | undefined {
   const member = (name: string, value: unknown) => (typeof value === 'string' ? `"${name}":${JSON.stringify(value)}` : undefined);
   const model = member('model', first.model);
   const provider = member('provider', first.provider);
+  const upstreamId = member('id', first.id);
   const modelTo = member('model', c.model.id)!;
   const providerTo = member('provider', c.slug)!;
+  const idTo = member('id', id)!;
   /** Where `text` is in `data`, when it is there once and a member of the chunk itself (not of an object in it). */
   const once = (data: string, text: string) => {
     const at = data.indexOf(text);
@@ -44,13 +46,28 @@ function relabeller(first: Body, c: Candidate): (data: string) => string | undef
     if (!model || data.charCodeAt(0) !== 123 /* { */ || data.charCodeAt(data.length - 1) !== 125 /* } */ || data.includes('"usage"') || data.includes('"error"') || !data.includes('"finish_reason":null') || moreThanContent(data) || data.includes('"reasoning_content"')) return undefined;
     const at = once(data, model);
     if (at < 0) return undefined;
+    // Members the first chunk had are replaced where they are; one it had not (`provider`, `id`) is added at the end.
+    const swaps: [number, string, string][] = [[at, model, modelTo]];
+    let added = '';
+    for (const [name, was, to] of [['"provider"', provider, providerTo], ['"id"', upstreamId, idTo]] as const) {
+      if (!was) {
+        if (data.includes(name)) return undefined;
+        added += `,${to}`;
+        continue;
+      }
+      const where = once(data, was);
+      if (where < 0) return undefined;
+      swaps.push([where, was, to]);
+    }
+    swaps.sort((a, b) => a[0] - b[0]);
     // Built once from slices of `data`: a search in a string built by concatenation copied it whole first.
-    if (!provider) return data.includes('"provider"') ? undefined : `${data.slice(0, at)}${modelTo}${data.slice(at + model.length, -1)},${providerTo}}`;
-    const p = once(data, provider);
-    if (p < 0) return undefined;
-    return p > at
-      ? `${data.slice(0, at)}${modelTo}${data.slice(at + model.length, p)}${providerTo}${data.slice(p + provider.length)}`
-      : `${data.slice(0, p)}${providerTo}${data.slice(p + provider.length, at)}${modelTo}${data.slice(at + model.length)}`;
+    let out = '';
+    let from = 0;
+    for (const [where, was, to] of swaps) {
+      out += `${data.slice(from, where)}${to}`;
+      from = where + was.length;
+    }
+    return added ? `${out}${data.slice(from, -1)}${added}}` : `${out}${data.slice(from)}`;
   };
 }
 
@@ -73,9 +90,9 @@ export class PlainFrames {
 
   private readonly relabel: (data: string) => string | undefined;
 
-  /** `first`: the stream's first chunk, parsed. */
-  constructor(first: Body, c: Candidate) {
-    this.relabel = relabeller(first, c);
+  /** `first`: the stream's first chunk, parsed; `id`: the caller's id for every chunk. */
+  constructor(first: Body, c: Candidate, id: string) {
+    this.relabel = relabeller(first, c, id);
   }
 
   /** A plain chunk's `data: …` frame under the gateway's model and provider; undefined when it must be parsed. */

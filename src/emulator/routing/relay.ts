@@ -9,6 +9,7 @@ import { chunkTokens, hangUpCost, RelayedTokens } from './hang-up.js';
 import { answers } from '../providers/first-answer.js';
 import { PlainFrames } from './plain-frames.js';
 import { serviceReasoning } from './answer-shape.js';
+import { genId } from '../resources/chat.js';
 
 type Body = Record<string, unknown>;
 type StreamReply = Extract<UpstreamReply, { kind: 'stream' }>;
@@ -100,10 +101,10 @@ export class Outgoing {
 
 /**
  * What a relayed stream came to: passed over before its first token, or answered (cost charged when
- * whole; its id, usage, end kept), or cut after content went out: by the caller (`cancelled`) or by
+ * whole; the gateway's id and the upstream's, usage, end kept), or cut after content went out: by the caller (`cancelled`) or by
  * the upstream (`broken`).
  */
-export type RelayOutcome = { failed: ProviderFailure } | { cost: number; whole: boolean; id?: unknown; usage?: unknown; finish?: unknown; cancelled?: boolean; broken?: boolean; text?: AnswerText; tier?: unknown };
+export type RelayOutcome = { failed: ProviderFailure } | { cost: number; whole: boolean; id?: unknown; upstreamId?: unknown; usage?: unknown; finish?: unknown; cancelled?: boolean; broken?: boolean; text?: AnswerText; tier?: unknown };
 
 /**
  * The relay's loop once the caller's stream is open: writes what `take()` gives (the frames of one
@@ -140,6 +141,8 @@ export async function pump(res: Ctx['res'], closed: () => boolean, it: AsyncIter
 export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, opts: RelayOptions): Promise<RelayOutcome> {
   const it = reply.events[Symbol.asyncIterator]();
   const held: Body[] = [];
+  // The caller's id for every chunk: an upstream may give all its answers one id (docs/gateway.md).
+  const id = genId();
   let plainFrames: PlainFrames | undefined;
   let upstreamDone = false;
   for (;;) {
@@ -163,7 +166,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     }
     if (!chunk || typeof chunk !== 'object' || Array.isArray(chunk)) return { failed: new ProviderFailure('broken', `${c.slug}: a stream event that is not a JSON object`) };
     if (chunk.error) return { failed: new ProviderFailure('broken', `${c.slug}: error before the first token: ${JSON.stringify(chunk.error).slice(0, 200)}`) };
-    plainFrames ??= new PlainFrames(chunk, c);
+    plainFrames ??= new PlainFrames(chunk, c, id);
     held.push(chunk);
     // One rule for both: the chunk that stops first_event_timeout_ms's timer opens the caller's stream.
     if (answers(chunk)) break;
@@ -189,6 +192,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   const frame = (chunk: Body): string => {
     last = chunk;
     if (chunk.model !== undefined) chunk.model = c.model.id;
+    chunk.id = id;
     chunk.provider = c.slug;
     if (chunk.service_tier != null) tier = chunk.service_tier;
     if (chunk.usage) {
@@ -206,6 +210,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     return `data: ${JSON.stringify(chunk)}\n\n`;
   };
   const out = new Outgoing(': ROUTER PROCESSING\n\n', tokens);
+  const upstreamId = held[0]!.id;
   for (const chunk of held) out.text += frame(chunk);
   let broken: string | undefined;
   /** Adds one upstream event to `out`; true when the stream is over (its [DONE], an error). */
@@ -227,11 +232,11 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     return false;
   };
   if (!upstreamDone) broken = (await pump(res, closed, it, c, out.take, relayed)) ?? broken;
-  if (closed()) return { ...cutByCaller(opts.charge, held[0]!.id, tokens, opts.promptTokens, usage, finish), text, tier };
+  if (closed()) return { ...cutByCaller(opts.charge, id, tokens, opts.promptTokens, usage, finish), upstreamId, text, tier };
   ended = true;
   if (broken !== undefined) {
     const errorChunk = {
-      id: last.id,
+      id,
       object: 'chat.completion.chunk',
       created: last.created,
       model: c.model.id,
@@ -240,13 +245,13 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
       choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error', logprobs: null }],
     };
     const rest = out.take();
-    const outcome = { ...brokenAfterContent(opts.charge, c, held[0]!.id, tokens, opts.promptTokens, usage ? cost : undefined, usage), text, tier };
+    const outcome = { ...brokenAfterContent(opts.charge, c, id, tokens, opts.promptTokens, usage ? cost : undefined, usage), upstreamId, text, tier };
     res.end(`${rest}data: ${JSON.stringify(errorChunk)}\n\ndata: [DONE]\n\n`);
     return outcome;
   }
   opts.charge?.(cost);
   res.end(`${out.text}data: [DONE]\n\n`);
-  return { cost, whole: true, id: held[0]!.id, usage, finish, text, tier };
+  return { cost, whole: true, id, upstreamId, usage, finish, text, tier };
 }
 
 /** A stream the caller hung up on: what it was charged, kept as cancelled once content went out. */

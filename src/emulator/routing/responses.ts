@@ -8,6 +8,7 @@ import type { GatewayCharge } from './gateway-credits.js';
 import { RelayedTokens } from './hang-up.js';
 import { endUser } from './end-user.js';
 import { responseText } from './kept.js';
+import { genId } from '../resources/chat.js';
 
 type Body = Record<string, unknown>;
 type StreamReply = Extract<UpstreamReply, { kind: 'stream' }>;
@@ -18,13 +19,14 @@ const FINAL = ['response.completed', 'response.incomplete'];
 const hasOutput = (type: string) => type.endsWith('.delta') || type === 'response.output_item.done' || FINAL.includes(type);
 
 /**
- * The response object of an event (or a whole answer) under the gateway's model id, echoing the
+ * The response object of an event (or a whole answer) under the gateway's model id (and `id`, when given), echoing the
  * caller's own end user where the upstream echoed the hashed identity it was sent (upstream-body.ts).
  */
-function asGateway(response: unknown, c: Candidate, asked?: Body): void {
+function asGateway(response: unknown, c: Candidate, asked?: Body, id?: string): void {
   if (!response || typeof response !== 'object') return;
   const r = response as Body;
   if (r.model !== undefined) r.model = c.model.id;
+  if (id !== undefined) r.id = id;
   for (const k of ['user', 'safety_identifier']) {
     const own = asked?.[k];
     if (typeof own === 'string' && r[k] === endUser(own)) r[k] = own;
@@ -85,11 +87,17 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
   const tokens = new RelayedTokens();
   let ended = false;
   const metadata = opts.metadata?.();
+  // The caller's id for the response: an upstream may give all its answers one id (docs/gateway.md).
+  const id = genId();
+  let upstreamId: unknown;
   charge?.onHangUp(() => (ended ? 0 : owedOnHangUp(c, tokens, promptTokens, () => (final ? cost : undefined))));
   const frame = (event: Body): string => {
     last = event;
-    if (event.response && typeof event.response === 'object') lastResponse = event.response as Body;
-    asGateway(event.response, c, opts.asked);
+    if (event.response && typeof event.response === 'object') {
+      lastResponse = event.response as Body;
+      upstreamId ??= lastResponse.id;
+    }
+    asGateway(event.response, c, opts.asked, id);
     if (metadata && event.response && typeof event.response === 'object') Object.assign(event.response, metadata);
     const type = String(event.type);
     // Text, reasoning and tool arguments alike, as a fake model's stream counts them (stream-bill.ts);
@@ -117,17 +125,17 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
   };
   // Read to the upstream's end (a cassette is kept there), though nothing comes after the final event.
   broken = (await pump(res, closed, it, c, out.take, relayed)) ?? broken;
-  if (closed()) return { ...cutByCaller(charge, lastResponse.id ?? held[0]!.id, tokens, promptTokens, final ? lastResponse.usage : undefined, undefined), text: responseText(lastResponse), tier: lastResponse.service_tier };
+  if (closed()) return { ...cutByCaller(charge, id, tokens, promptTokens, final ? lastResponse.usage : undefined, undefined), upstreamId, text: responseText(lastResponse), tier: lastResponse.service_tier };
   ended = true;
   if (broken === undefined && final) {
     charge?.(cost);
     res.end(out.text);
-    return { cost, whole: true, id: lastResponse.id, usage: lastResponse.usage, finish: lastResponse.status, text: responseText(lastResponse), tier: lastResponse.service_tier };
+    return { cost, whole: true, id, upstreamId, usage: lastResponse.usage, finish: lastResponse.status, text: responseText(lastResponse), tier: lastResponse.service_tier };
   }
   const pending = { ...lastResponse, model: c.model.id, status: 'failed', error: { code: 'server_error', message: `Provider returned an error mid-stream: ${broken ?? 'the stream ended before its final event'}` } };
   const failed = { type: 'response.failed', sequence_number: Number(last.sequence_number ?? 0) + 1, response: pending };
   const rest = out.take();
-  const outcome = { ...brokenAfterContent(charge, c, lastResponse.id ?? held[0]!.id, tokens, promptTokens, final ? cost : undefined, final ? lastResponse.usage : undefined), text: responseText(lastResponse), tier: lastResponse.service_tier };
+  const outcome = { ...brokenAfterContent(charge, c, id, tokens, promptTokens, final ? cost : undefined, final ? lastResponse.usage : undefined), upstreamId, text: responseText(lastResponse), tier: lastResponse.service_tier };
   res.end(`${rest}event: response.failed\ndata: ${JSON.stringify(failed)}\n\n`);
   return outcome;
 }

@@ -98,7 +98,7 @@ async function relaySpeech(ctx: Ctx, body: Body, candidates: Candidate[], body$:
     const cost = speechCost(body, c);
     release();
     // The generation says what was charged (at most what was left of the balance), as chat's does.
-    keepUpstreamAnswer(ctx, c, asked, 'tts', { id, cost: chargeUpToBalance(ctx, cost), streamed: true, ownId: true, cancelled: gone.aborted, finish: broken ? 'error' : undefined });
+    keepUpstreamAnswer(ctx, c, asked, 'tts', { id, cost: chargeUpToBalance(ctx, cost), streamed: true, cancelled: gone.aborted, finish: broken ? 'error' : undefined });
     // Broken after the first bytes: the caller's connection is cut, never a clean end.
     if (broken) res.destroy();
     else if (!gone.aborted) res.end();
