@@ -15,7 +15,7 @@ export const DEFAULT_API_ROOT = 'https://openrouter.ai/api';
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_RETRIES = 2;
 import { VERSION } from './version.js';
-import { noteCredentials } from './credentials.js';
+import { authorizationOf, noteCredentials } from './credentials.js';
 import { counted } from '../internal/counted.js';
 
 export interface RetryInfo {
@@ -88,7 +88,7 @@ export interface RawResponse {
 }
 
 /** Whether headers carry credentials of their own (an `authorization` header a program set). */
-const hasAuthorization = (headers: Record<string, string | undefined> | undefined) => Object.entries(headers ?? {}).some(([k, v]) => !!v && k.toLowerCase() === 'authorization');
+const hasAuthorization = (headers: Record<string, string | undefined> | undefined) => !!authorizationOf(headers);
 
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 524, 529]);
 const UNACCEPTED_STATUS = new Set([429, 503]);

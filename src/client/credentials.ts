@@ -5,8 +5,13 @@
 
 const sent = new WeakMap<object, string[]>();
 
+/** The `authorization` header among headers a program gave, whatever its case. */
+export function authorizationOf(headers: Record<string, string | undefined> | undefined): string | undefined {
+  return Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === 'authorization')?.[1];
+}
+
 export function noteCredentials(core: object, apiKey: string | undefined, headers: Record<string, string>): void {
-  const authorization = Object.entries(headers).find(([name]) => name.toLowerCase() === 'authorization')?.[1];
+  const authorization = authorizationOf(headers);
   sent.set(core, [apiKey, authorization?.replace(/^Bearer\s+/i, '')].filter((s): s is string => !!s));
 }
 
