@@ -12,13 +12,13 @@ export type Flavor = (typeof FLAVORS)[number];
 /** Where batches are, under the API root. */
 export const batchesPath = (flavor: Flavor) => (flavor === 'deployed' ? '/beta/batches' : '/v1/batches');
 
-/** The first request that the batch cannot run: a body.model that is not the batch's, a part that is not text. */
+/** The first request that the batch cannot run: a body.model that is not the batch's, a part that is not text, embeddings options batches lack. */
 export function requestProblem(record: Pick<BatchRecord, 'endpoint' | 'model'>, custom_id: string, body: Body): string | undefined {
   if (body.model !== undefined && body.model !== record.model) {
     return `request ${custom_id}: body.model ${JSON.stringify(body.model)} does not equal the batch model "${record.model}"`;
   }
   const nonText = nonTextPart(record.endpoint, body);
-  if (nonText) return `request ${custom_id}: ${nonText}; batches are text only`;
+  if (nonText) return `request ${custom_id}: ${nonText}${record.endpoint === '/v1/embeddings' ? '' : '; batches are text only'}`;
   return undefined;
 }
 

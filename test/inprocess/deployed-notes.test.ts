@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startInProcessEnv, type InProcessEnv } from '../support/inprocess-env.js';
+import { FLAVORS, batchesPathOf } from '../support/batch-jobs.js';
+import { SETTLE } from '../support/until.js';
+
+// Statements of the deployment notes (shared/reference/openrouter-notes-not-in-spec.md) that the
+// deployed flavour answers as written, and the spec flavour as api.md has it where the two differ.
+describe.each(FLAVORS)('%s flavour', (flavor) => {
+  let t: InProcessEnv;
+  beforeAll(async () => {
+    t = await startInProcessEnv({ flavor });
+  });
+  afterAll(() => t.close());
+
+  const deployed = flavor === 'deployed';
+  const batches = batchesPathOf(flavor);
+
+  /** The batch once `done` holds of it. */
+  async function batchWhen(id: string, done: (b: any) => boolean): Promise<any> {
+    let got: any;
+    await vi.waitFor(async () => {
+      got = (await t.call('GET', `${batches}/${id}`)).json;
+      expect(done(got)).toBe(true);
+    }, SETTLE);
+    return got;
+  }
+
+  /** A batch of one request: the deployed service refuses it at once (400); api.md's fails it in validation. */
+  async function refusedBatch(endpoint: string, model: string, body: object, why: RegExp): Promise<void> {
+    const made = await t.call('POST', batches, { endpoint, model, requests: [{ custom_id: 'r1', body }] });
+    if (deployed) {
+      expect(made.status).toBe(400);
+      expect(made.json.error).toMatchObject({ code: 400, message: expect.stringMatching(why) });
+      return;
+    }
+    expect(made.status).toBe(202);
+    const ended = await batchWhen(made.json.id, (b) => b.status !== 'validating');
+    expect(ended).toMatchObject({ status: 'failed', error: { message: expect.stringMatching(why) } });
+  }
+
+  describe('batches: text only, embeddings without input_type or provider', () => {
+    it('an embeddings request with its own provider is refused, as one with input_type is', async () => {
+      await refusedBatch('/v1/embeddings', 'local/embed', { input: 'hi', provider: { only: ['local-alpha'] } }, /^request r1: provider is not supported in batches$/);
+      await refusedBatch('/v1/embeddings', 'local/embed', { input: 'hi', input_type: 'query' }, /^request r1: input_type is not supported in batches$/);
+    });
+
+    it('an embeddings input that is not strings or token ids is refused', async () => {
+      await refusedBatch('/v1/embeddings', 'local/embed', { input: ['a', { type: 'image_url', image_url: { url: 'https://x/y.png' } }] }, /^request r1: input\[1\] must be a string or an array of token ids$/);
+    });
+
+    it('a Responses input_image or input_file given as an input item of its own is refused', async () => {
+      await refusedBatch('/v1/responses', 'local/echo', { input: [{ type: 'input_image', image_url: 'https://x/y.png' }] }, /input_image" is not allowed; batches are text only/);
+      await refusedBatch('/v1/responses', 'local/echo', { input: [{ type: 'input_file', file_url: 'https://x/y.pdf' }] }, /input_file" is not allowed/);
+    });
+
+    it('text embeddings and token ids still run', async () => {
+      const made = await t.call('POST', batches, { endpoint: '/v1/embeddings', model: 'local/embed', requests: [{ custom_id: 'a', body: { input: ['hi', [1, 2]] } }, { custom_id: 'b', body: { input: [3, 4] } }] });
+      expect(made.status).toBe(202);
+      const ended = await batchWhen(made.json.id, (b) => b.status === 'completed');
+      expect(ended.request_counts).toEqual({ total: 2, completed: 2, failed: 0 });
+    });
+  });
+});
