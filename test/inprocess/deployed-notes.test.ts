@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startInProcessEnv, type InProcessEnv } from '../support/inprocess-env.js';
 import { FLAVORS, batchesPathOf } from '../support/batch-jobs.js';
@@ -58,6 +60,61 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
       expect(made.status).toBe(202);
       const ended = await batchWhen(made.json.id, (b) => b.status === 'completed');
       expect(ended.request_counts).toEqual({ total: 2, completed: 2, failed: 0 });
+    });
+  });
+
+  describe('decisions: instructions and criteria', () => {
+    const rich = {
+      c: { type: 'choice', instructions: { ask: 'which colour' }, criteria: { blue: null, red: ['warm', 'bright'] } },
+      s: { type: 'score', instructions: ['how blue', 'lowest first'], criteria: [{ level: 'none' }, 'very'] },
+      n: { type: 'noul', instructions: 'blue?', criteria: { true: { is: 'blue' }, false: 'not blue' } },
+    };
+
+    it('a JSON object or array, and a choice option without a description: deployed takes them (its SDK too), api.md a string', async () => {
+      const res = await t.call('POST', '/alpha/decisions', { model: 'local/judge', state: 'The sky is blue.', questions: rich }, t.managementKey);
+      if (!deployed) {
+        expect(res).toMatchObject({ status: 400, json: { error: { code: 400, message: 'questions.c.instructions must be a string' } } });
+        return;
+      }
+      expect(res.status).toBe(200);
+      expect(res.json.answers.s.legend).toEqual({ '0': { level: 'none' }, '1': 'very' });
+      const { OpenRouter } = await import('@openrouter/sdk');
+      const sdk = new OpenRouter({ apiKey: t.managementKey, serverURL: `${t.emu.apiRoot}/v1`, retryConfig: { strategy: 'none' } });
+      const origin = t.emu.apiRoot.replace(/\/api$/, '');
+      const answer = await sdk.alpha.decisions.create({ decisionsRequest: { model: 'local/judge', state: 'The sky is blue.', questions: rich as never } }, { serverURL: origin });
+      // The SDK parses the answer (its schemas are strict); its questions' keys may go in another order.
+      expect(answer.answers).toMatchObject({ c: { type: 'choice', choice: expect.stringMatching(/^(blue|red)$/) }, s: { type: 'score', legend: { '0': { level: 'none' }, '1': 'very' } }, n: { type: 'noul' } });
+    });
+
+    it('router decide --questions sends them, and shows a JSON level as JSON', async () => {
+      const file = join(t.dir, `rich-${flavor}.json`);
+      writeFileSync(file, JSON.stringify({ s: rich.s }));
+      const r = await t.run(['decide', '--model', 'local/judge', '--state-text', 'The sky is blue.', '--questions', file]);
+      const asked = t.emu.requestLog.at(-1)!;
+      expect(asked.path).toBe('/alpha/decisions');
+      expect((asked.body as { questions: unknown }).questions).toEqual({ s: rich.s });
+      if (!deployed) {
+        expect(r.stderr).toMatch(/questions.s.instructions must be a string/);
+        expect(r.code).not.toBe(0);
+        return;
+      }
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^s\tscore\t\d\.\d\d \((\{"level":"none"\}|very)\)\t/);
+    });
+
+    it('POST /v1/systemone: the same request and answer, deployed only (the SDK\'s systemOne)', async () => {
+      const body = { model: 'local/judge', state: 'x', questions: { q: { type: 'noul', instructions: 'yes?' } } };
+      const res = await t.call('POST', '/v1/systemone', body, t.managementKey);
+      if (!deployed) {
+        expect(res.status).toBe(404);
+        return;
+      }
+      expect(res.status).toBe(200);
+      expect(res.json.answers.q).toEqual((await t.call('POST', '/alpha/decisions', body, t.managementKey)).json.answers.q);
+      const { OpenRouter } = await import('@openrouter/sdk');
+      const sdk = new OpenRouter({ apiKey: t.managementKey, serverURL: `${t.emu.apiRoot}/v1`, retryConfig: { strategy: 'none' } });
+      const answer = await sdk.systemOne.create({ decisionsRequest: body as never });
+      expect(answer.answers.q).toEqual(res.json.answers.q);
     });
   });
 });
