@@ -1,9 +1,11 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startInProcessEnv, type InProcessEnv } from '../support/inprocess-env.js';
 import { FLAVORS, batchesPathOf } from '../support/batch-jobs.js';
 import { SETTLE } from '../support/until.js';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { parseProviders } from '../../src/emulator/providers/config.js';
 
 // Statements of the deployment notes (shared/reference/openrouter-notes-not-in-spec.md) that the
 // deployed flavour answers as written, and the spec flavour as api.md has it where the two differ.
@@ -60,6 +62,70 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
       expect(made.status).toBe(202);
       const ended = await batchWhen(made.json.id, (b) => b.status === 'completed');
       expect(ended.request_counts).toEqual({ total: 2, completed: 2, failed: 0 });
+    });
+  });
+
+  describe('batches of a Google model: one response_format for all requests', () => {
+    let gateway: Emulator;
+    beforeAll(async () => {
+      const yaml = `providers:\n  - { name: up, base_url: "${t.emu.apiRoot}/v1", api_key_env: UP_KEY, models: { google/gemini-test: local/echo, test/other: local/echo } }\n`;
+      gateway = await startEmulator({ stateDir: join(t.dir, 'gateway'), port: 0, batchDelayMs: 0, flavor, gateway: { config: parseProviders(yaml, { UP_KEY: t.apiKey }) } });
+    });
+    afterAll(() => gateway.close());
+
+    const schema = (order: 'ab' | 'ba') => ({ type: 'json_schema', json_schema: order === 'ab' ? { name: 'x', schema: { type: 'object' } } : { schema: { type: 'object' }, name: 'x' } });
+    const ask = (response_format?: object) => ({ messages: [{ role: 'user', content: 'hi' }], ...(response_format ? { response_format } : {}) });
+    async function submit(model: string, bodies: object[]): Promise<{ status: number; json: any }> {
+      const res = await fetch(`${gateway.apiRoot}${batches}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${gateway.store.firstKeys().apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ endpoint: '/v1/chat/completions', model, requests: bodies.map((body, i) => ({ custom_id: `r${i + 1}`, body })) }),
+      });
+      return { status: res.status, json: await res.json() };
+    }
+    async function validated(made: { status: number; json: any }): Promise<any> {
+      let got: any;
+      await vi.waitFor(async () => {
+        const res = await fetch(`${gateway.apiRoot}${batches}/${made.json.id}`, { headers: { authorization: `Bearer ${gateway.store.firstKeys().apiKey}` } });
+        got = await res.json();
+        expect(got.status).not.toBe('validating');
+      }, SETTLE);
+      return got;
+    }
+
+    it('a request whose response_format differs from the first is refused, naming both', async () => {
+      const made = await submit('google/gemini-test', [ask(), ask(), ask({ type: 'json_object' })]);
+      const why = 'request r3: its response_format differs from that of request r1; a batch of a Google model needs one response_format for all its requests';
+      if (deployed) expect(made).toMatchObject({ status: 400, json: { error: { code: 400, message: why } } });
+      else expect(await validated(made)).toMatchObject({ status: 'failed', error: { message: why } });
+    });
+
+    it('the same json_schema (its keys in any order) is one format; another model may mix them', async () => {
+      for (const made of [await submit('google/gemini-test', [ask(schema('ab')), ask(schema('ba'))]), await submit('test/other', [ask(), ask({ type: 'json_object' })])]) {
+        expect(made.status, JSON.stringify(made.json)).toBe(202);
+        expect((await validated(made)).status).not.toBe('failed');
+      }
+    });
+  });
+
+  describe('batch results: a failed request', () => {
+    it('deployed: exactly one of response and error is non-null; api.md: response an object always; batch run counts it failed', async () => {
+      const lines = [{ custom_id: 'ok', body: { messages: [{ role: 'user', content: 'hi' }] } }, { custom_id: 'bad', body: { messages: [{ role: 'user', content: 'hi' }], temperature: 9 } }];
+      const made = await t.call('POST', batches, { endpoint: '/v1/chat/completions', model: 'local/echo', requests: lines });
+      const ended = await batchWhen(made.json.id, (b) => b.status === 'completed');
+      const [ok, bad] = ended.results;
+      expect(ok).toMatchObject({ custom_id: 'ok', response: { status_code: 200 }, error: null });
+      expect(bad).toMatchObject({ custom_id: 'bad', error: { type: 'invalid_request_error', message: 'temperature must be between 0 and 2' } });
+      if (deployed) expect(bad.response).toBeNull();
+      else expect(bad.response).toMatchObject({ status_code: 400, body: { error: { code: 400 } } });
+
+      const file = join(t.dir, `one-failed-${flavor}.jsonl`);
+      const out = join(t.dir, `one-failed-${flavor}.out.jsonl`);
+      writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+      const run = await t.run(['batch', 'run', file, '--model', 'local/echo', '--interval', '0.05', '--results', out]);
+      expect(run.stderr).toMatch(/1 of 2 requests failed/);
+      const merged = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      expect(merged.map((r) => [r.custom_id, r.error === null])).toEqual([['ok', true], ['bad', false]]);
     });
   });
 
