@@ -1070,7 +1070,7 @@ complete -c router -n '__router_at serve' -l replay -r -F -d 'answer upstream mo
 complete -c router -n '__router_at serve' -l check-drift -r -F -d 'send the requests recorded in <dir> to their upstreams again, say whose answers changed shape, and exit (1 when any did)'
 complete -c router -n '__router_at serve' -l record-missing -d 'with --replay: ask the upstream for what no cassette holds, and keep it'
 complete -c router -n '__router_at serve' -l replay-timing -x -d 'with --replay: the recorded waits (first chunk, between chunks, whole answers) times <ratio>: 1 as recorded (default), 0.5 half as long, 0 none'
-complete -c router -n '__router_at serve' -l flavor -x -a 'spec deployed' -d 'shape of the batch resource: spec (api.md: /v1/batches, listed) or deployed (as the real service runs: /beta/batches, no listing, results only when completed)'
+complete -c router -n '__router_at serve' -l flavor -x -a 'spec deployed' -d 'shape of the service: spec (api.md: /v1/batches, listed) or deployed (as the real service runs: /beta/batches, no listing, results only when completed; decisions also at /v1/systemone, with JSON instructions)'
 complete -c router -n '__router_at serve' -l batch-delay-ms -x -d 'pause of the batch engine before each request'
 complete -c router -n '__router_at serve' -l json -d 'print {api_root, api_key, management_key, operator_key, state_dir, pid} as one JSON line; --json=FIELDS (comma-separated) keeps only those fields'
 complete -c router -n '__router_at serve' -l jq -x -d 'filter the JSON output with a jq expression (implies --json; strings print raw)'

@@ -217,15 +217,18 @@ export interface DecisionAnswerScore {
   type: 'score';
   score: number;
   confidence: number;
-  legend: Record<string, string>;
+  legend: Record<string, DecisionText>;
   probabilities: Record<string, number>;
 }
 export type DecisionAnswer = DecisionAnswerNoul | DecisionAnswerChoice | DecisionAnswerScore;
 
+/** Instructions or a criterion: api.md has a string; the deployed service also takes a JSON object or an array. */
+export type DecisionText = string | JSONObject | unknown[];
+
 export type DecisionQuestion =
-  | { type: 'noul'; instructions: string; criteria?: { true: string; false: string } }
-  | { type: 'choice'; instructions: string; criteria: Record<string, string | null> }
-  | { type: 'score'; instructions: string; criteria: string[] };
+  | { type: 'noul'; instructions: DecisionText; criteria?: { true: DecisionText; false: DecisionText } }
+  | { type: 'choice'; instructions: DecisionText; criteria: Record<string, DecisionText | null> }
+  | { type: 'score'; instructions: DecisionText; criteria: DecisionText[] };
 
 export interface DecisionRequest {
   model: string;

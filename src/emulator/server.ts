@@ -41,7 +41,7 @@ export interface EmulatorOptions {
   logLimit?: number;
   /** Pause of the batch engine before each request and state change (default 20 ms). */
   batchDelayMs?: number;
-  /** The shape of the batch resource: `spec` (api.md's, the default) or `deployed` (as the real service runs it). */
+  /** The shape of the service (batches, decisions): `spec` (api.md's, the default) or `deployed` (as the real service runs it). */
   flavor?: Flavor;
   /** Bytes of request bodies held in memory at once, across connections (default 96 MiB): past it, 503. */
   bodiesInFlightBytes?: number;
@@ -112,7 +112,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
   const gateway = opts.gateway ? new Gateway({ ...opts.gateway, now: () => store.now(), estimates: store.estimates }) : undefined;
   const batches = new BatchEngine(store, { delayMs: opts.batchDelayMs ?? 20, gateway, flavor: opts.flavor });
   const sockets = new Set<Socket>();
-  const parts = { faults, log, batches, gateway, providers: opts.gateway?.config.providers, sockets };
+  const parts = { faults, log, batches, gateway, providers: opts.gateway?.config.providers, sockets, flavor: opts.flavor ?? 'spec' };
   const routes = new Routes(TABLES.flatMap((table) => table(parts)));
   const d = { store, routes, faults, log, logLimit, logBytes: { bytes: 0, entries: 0 }, bodies: new BodyBudget(opts.bodiesInFlightBytes), bodyIdleMs: opts.bodyIdleMs ?? BODY_IDLE_MS, paths: new Map<string, string>() };
 

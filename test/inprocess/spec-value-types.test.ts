@@ -186,11 +186,11 @@ describe('the CLI agrees, before sending', () => {
     expect(sent()).toBe(before);
   });
 
-  it('decide --questions: instructions and criteria descriptions that are not strings are refused before sending', async () => {
-    // spec: decisions.questions
+  it('decide --questions: instructions and criteria that are neither text nor JSON are refused before sending', async () => {
+    // spec: decisions.questions (the deployed service also takes a JSON object or array: deployed-notes.test.ts)
     const file = join(t.dir, 'questions.json');
     const before = sent();
-    for (const [q, why] of [[{ type: 'noul', instructions: 5 }, /instructions must be a string/], [{ type: 'choice', instructions: 'i', criteria: { a: { text: 'A' } } }, /criteria must be a description string/], [{ type: 'score', instructions: 'i', criteria: ['low', null] }, /criteria must be a description string/]] as const) {
+    for (const [q, why] of [[{ type: 'noul', instructions: 5 }, /instructions must be a string, a JSON object or an array/], [{ type: 'choice', instructions: 'i', criteria: { a: 7 } }, /criteria must be a string, a JSON object or an array/], [{ type: 'score', instructions: 'i', criteria: ['low', null] }, /criteria must be a string, a JSON object or an array/]] as const) {
       writeFileSync(file, JSON.stringify({ q }));
       const r = await t.run(['decide', '--model', 'local/judge', '--state-text', 'x', '--questions', file]);
       expect(r.code).toBe(2);

@@ -102,18 +102,26 @@ export function questionsFromArgv(argv: string[]): Record<string, DecisionQuesti
   return out;
 }
 
-/** A question of --questions: a known type, its instructions a string, each of its criteria a description string (the spec's types), none blank. */
+/**
+ * A question of --questions: a known type, its instructions and each criterion a string, a JSON object
+ * or an array (the deployed service takes all three; api.md shows strings, and its service says so
+ * itself), a choice's option perhaps null (no description); no text blank.
+ */
 function checkFileQuestion(key: string, q: unknown): void {
   const { type, instructions, criteria } = (q && typeof q === 'object' ? q : {}) as { type?: unknown; instructions?: unknown; criteria?: unknown };
   if (type !== 'noul' && type !== 'choice' && type !== 'score') throw usage(`--questions: "${key}": type must be noul, choice or score`);
-  if (typeof instructions !== 'string') throw usage(`--questions: "${key}": instructions must be a string`);
+  if (!isDecisionText(instructions)) throw usage(`--questions: "${key}": instructions must be a string, a JSON object or an array`);
   // Blank texts are refused as the flags refuse them (--noul KEY " ").
-  if (instructions.trim() === '') throw usage(`--questions: "${key}": the instructions are blank`);
-  const descriptions = criteria && typeof criteria === 'object' ? Object.entries(criteria) : [];
-  if (descriptions.some(([, d]) => typeof d !== 'string')) throw usage(`--questions: "${key}": each of its criteria must be a description string`);
-  const blank = descriptions.find(([, d]) => (d as string).trim() === '');
+  if (typeof instructions === 'string' && instructions.trim() === '') throw usage(`--questions: "${key}": the instructions are blank`);
+  const descriptions = criteria && typeof criteria === 'object' ? Object.entries(criteria).filter(([, d]) => !(type === 'choice' && d === null)) : [];
+  if (descriptions.some(([, d]) => !isDecisionText(d))) throw usage(`--questions: "${key}": each of its criteria must be a string, a JSON object or an array`);
+  const blank = descriptions.find(([, d]) => typeof d === 'string' && d.trim() === '');
   if (blank) throw usage(`--questions: "${key}": criterion "${blank[0]}" has a blank description`);
 }
+
+const isDecisionText = (v: unknown) => typeof v === 'string' || (!!v && typeof v === 'object');
+/** A criterion as one line: a string as it is, a JSON one as JSON. */
+const criterionText = (c: unknown) => (c === undefined ? '' : typeof c === 'string' ? c : JSON.stringify(c));
 
 /** A probability or score with two decimals; '?' for an answer that lacks it. */
 const fmt = (p: unknown) => (typeof p === 'number' ? p.toFixed(2) : '?');
@@ -166,7 +174,7 @@ async function runDecide(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<voi
     if (a.type === 'noul') return [key, 'noul', `P(yes) ${fmt(a.noul)}`, '', ''];
     const probs = Object.entries(a.probabilities ?? {}).map(([k, p]) => `${k}=${fmt(p)}`).join(' ');
     if (a.type === 'choice') return [key, 'choice', a.choice, fmt(a.confidence), probs];
-    return [key, 'score', `${fmt(a.score)} (${a.legend?.[String(Math.round(a.score))] ?? ''})`, fmt(a.confidence), probs];
+    return [key, 'score', `${fmt(a.score)} (${criterionText(a.legend?.[String(Math.round(a.score))])})`, fmt(a.confidence), probs];
   });
   if (io.stdoutTTY) {
     const { table } = await import('../io/table.js');

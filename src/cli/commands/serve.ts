@@ -24,7 +24,7 @@ const FLAGS = {
   checkDrift: { flags: '--check-drift <dir>', help: 'send the requests recorded in <dir> to their upstreams again, say whose answers changed shape, and exit (1 when any did)' },
   recordMissing: { flags: '--record-missing', help: 'with --replay: ask the upstream for what no cassette holds, and keep it' },
   replayTiming: { flags: '--replay-timing <ratio>', help: 'with --replay: the recorded waits (first chunk, between chunks, whole answers) times <ratio>: 1 as recorded (default), 0.5 half as long, 0 none', parse: numberIn(0, 1000) },
-  flavor: { flags: '--flavor <shape>', help: 'shape of the batch resource: spec (api.md: /v1/batches, listed) or deployed (as the real service runs: /beta/batches, no listing, results only when completed)', choices: ['spec', 'deployed'] as const, default: 'spec' },
+  flavor: { flags: '--flavor <shape>', help: 'shape of the service: spec (api.md: /v1/batches, listed) or deployed (as the real service runs: /beta/batches, no listing, results only when completed; decisions also at /v1/systemone, with JSON instructions)', choices: ['spec', 'deployed'] as const, default: 'spec' },
   batchDelayMs: { flags: '--batch-delay-ms <ms>', help: 'pause of the batch engine before each request', parse: integerIn(0, 600_000), default: 20 },
   ...jsonFlags('print {api_root, api_key, management_key, operator_key, state_dir, pid} as one JSON line'),
 } as const;

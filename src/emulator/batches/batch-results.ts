@@ -3,8 +3,8 @@ import type { BatchRecord } from '../state/batch-store.js';
 import { publicBatch } from './batch-rules.js';
 import { cuttableWriter } from '../state/billing.js';
 
-/** The batch object with its results, streamed from the store (results can be hundreds of MB). */
-export async function streamWithResults(ctx: Ctx, record: BatchRecord, results: AsyncIterable<string>): Promise<void> {
+/** The batch object with its results, streamed from the store (results can be hundreds of MB), each line as `shown` has it. */
+export async function streamWithResults(ctx: Ctx, record: BatchRecord, results: AsyncIterable<string>, shown?: (line: string) => string): Promise<void> {
   const res = ctx.res;
   const head = JSON.stringify(publicBatch(record));
   ctx.head(200, { 'content-type': 'application/json' });
@@ -23,7 +23,8 @@ export async function streamWithResults(ctx: Ctx, record: BatchRecord, results: 
       continue;
     }
     carry = text.slice(end + 1);
-    const body = text.slice(0, end).split('\n').filter(Boolean).join(',');
+    const lines = text.slice(0, end).split('\n').filter(Boolean);
+    const body = (shown ? lines.map(shown) : lines).join(',');
     if (body && malformed) {
       // The answer ends, complete as HTTP, in the middle of an item: JSON no reader can finish.
       res.end(body.slice(0, Math.ceil(body.length / 2)));

@@ -5,6 +5,7 @@ import { findModel, MODEL_ID_PATTERN, round } from '../models/models.js';
 import { knownProvider } from '../http/validate.js';
 import type { BatchGateway } from '../providers/types.js';
 import type { KeptGeneration } from '../state/store-api.js';
+import { batchEmbeddingsProblem } from '../resources/embedding-input.js';
 
 /*
  * The batch rules as the emulator states them itself (apart from the client's facts.ts: it is the
@@ -160,9 +161,11 @@ const NON_TEXT_PARTS = ['image_url', 'input_audio', 'file', 'input_image', 'inpu
 export function nonTextPart(endpoint: string, body: Body): string | undefined {
   const partsOf = (list: unknown): unknown[] =>
     Array.isArray(list) ? list.flatMap((m) => (m && typeof m === 'object' && Array.isArray((m as Body).content) ? ((m as Body).content as unknown[]) : [])) : [];
-  const parts = endpoint === '/v1/responses' ? partsOf(body.input) : partsOf(body.messages);
+  // A Responses input item may be a part itself (`{type: "input_image", …}`), not in a message.
+  const parts = endpoint === '/v1/responses' ? [...partsOf(body.input), ...(Array.isArray(body.input) ? body.input : [])] : partsOf(body.messages);
   const found = parts.find((p) => p && typeof p === 'object' && NON_TEXT_PARTS.includes((p as Body).type as string));
   if (found) return `content part of type "${(found as Body).type}" is not allowed`;
+  if (endpoint === '/v1/embeddings') return batchEmbeddingsProblem(body);
   if (endpoint === '/v1/chat/completions') {
     const mods = body.modalities;
     if (Array.isArray(mods) && mods.some((m) => m !== 'text')) return 'modalities other than text are not allowed';

@@ -13,7 +13,7 @@ import { listBatches } from './batch-list.js';
 import { streamWithResults } from './batch-results.js';
 import { defineRoutes } from '../http/routes.js';
 import { reportStorage, storageFailure } from '../state/storage-failure.js';
-import { batchesPath, refuseBadRequests, requestProblem, shownBatch, type Flavor } from './batch-flavor.js';
+import { batchesPath, firstProblem, refuseBadRequests, shownBatch, shownResult, type Flavor } from './batch-flavor.js';
 
 export { BATCH_ENDPOINTS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, publicBatch };
 
@@ -136,7 +136,7 @@ export class BatchEngine {
       ctx.send(200, this.shown(record));
       return;
     }
-    await streamWithResults(ctx, record, this.store.results(record.id));
+    await streamWithResults(ctx, record, this.store.results(record.id), shownResult(this.flavor));
   }
 
   private expireIfLate(record: BatchRecord): void {
@@ -276,12 +276,8 @@ export class BatchEngine {
   }
 
   /** The checks a batch gets while `validating`: the first problem fails the whole batch. */
-  private async validateRequests(record: BatchRecord): Promise<string | undefined> {
-    for await (const { custom_id, body } of this.store.requests(record.id)) {
-      const problem = requestProblem(record, custom_id, body);
-      if (problem) return problem;
-    }
-    return undefined;
+  private validateRequests(record: BatchRecord): Promise<string | undefined> {
+    return firstProblem(this.store.requests(record.id), record);
   }
 }
 

@@ -7,6 +7,7 @@ import { reserve } from '../state/billing.js';
 import { optObject } from '../http/option-types.js';
 import { defineRoutes } from '../http/routes.js';
 import { recordGeneration } from './generations.js';
+import type { Flavor } from '../batches/batch-flavor.js';
 
 type Body = Record<string, unknown>;
 
@@ -35,12 +36,26 @@ function distribution(seed: number, k: number): number[] {
 const MAX_QUESTIONS = 1000;
 const MAX_OPTIONS = 100;
 
-function checkQuestion(key: string, q: unknown): Body {
+/**
+ * What a question's instructions and each criterion may be. api.md: a string. The deployed service
+ * (its SDK's schemas, the deployment notes): a string, a JSON object or an array, and a choice's
+ * option may have no description (null).
+ */
+type Check = (v: unknown) => boolean;
+const isText: Check = (v) => typeof v === 'string';
+const isRich: Check = (v) => typeof v === 'string' || (!!v && typeof v === 'object');
+const TEXTS = {
+  spec: { instructions: isText, criterion: isText, option: isText, words: 'a string', criterionWords: 'a description string' },
+  deployed: { instructions: isRich, criterion: isRich, option: (v: unknown) => v === null || isRich(v), words: 'a string, a JSON object or an array', criterionWords: 'a string, a JSON object or an array' },
+};
+
+function checkQuestion(key: string, q: unknown, flavor: Flavor): Body {
+  const texts = TEXTS[flavor];
   if (!q || typeof q !== 'object' || Array.isArray(q)) bad(`questions.${key} must be an object`);
   const { type, instructions, criteria } = q as Body;
-  if (typeof instructions !== 'string') bad(`questions.${key}.instructions must be a string`);
-  const descriptions = (entries: [string, unknown][]) => {
-    for (const [k, v] of entries) if (typeof v !== 'string') bad(`questions.${key}.criteria${/^\d+$/.test(k) && Array.isArray(criteria) ? `[${k}]` : `.${k}`} must be a description string`);
+  if (!texts.instructions(instructions)) bad(`questions.${key}.instructions must be ${texts.words}`);
+  const descriptions = (entries: [string, unknown][], ok: Check = texts.criterion) => {
+    for (const [k, v] of entries) if (!ok(v)) bad(`questions.${key}.criteria${/^\d+$/.test(k) && Array.isArray(criteria) ? `[${k}]` : `.${k}`} must be ${texts.criterionWords}`);
   };
   if (type === 'noul') {
     // The criteria of a yes/no question may be left out (the spec shows no rule for it): yes and no need no description.
@@ -54,7 +69,7 @@ function checkQuestion(key: string, q: unknown): Body {
     const entries = Object.entries(criteria as Body);
     if (entries.length < 1) bad(`questions.${key}.criteria needs at least 1 option`);
     if (entries.length > MAX_OPTIONS) bad(`questions.${key}.criteria: at most ${MAX_OPTIONS} options, not ${entries.length}`);
-    descriptions(entries);
+    descriptions(entries, texts.option);
   } else if (type === 'score') {
     if (!Array.isArray(criteria) || criteria.length < 1) bad(`questions.${key}.criteria of a score question is an ordered array of levels`);
     if (criteria.length > MAX_OPTIONS) bad(`questions.${key}.criteria: at most ${MAX_OPTIONS} levels, not ${criteria.length}`);
@@ -65,7 +80,7 @@ function checkQuestion(key: string, q: unknown): Body {
   return q as Body;
 }
 
-export function planDecision(body: Body) {
+export function planDecision(body: Body, flavor: Flavor = 'spec') {
   const model = resolveModel(body.model, 'decision');
   const state = body.state;
   if (state === undefined || state === null || !(typeof state === 'string' || typeof state === 'object')) bad('state is required: a string, or a JSON object or array');
@@ -82,7 +97,7 @@ export function planDecision(body: Body) {
   const stateSeed = seedOf(stateText);
   const answers: Record<string, Body> = {};
   for (const [key, raw] of Object.entries(questions as Body)) {
-    const q = checkQuestion(key, raw);
+    const q = checkQuestion(key, raw, flavor);
     const seed = seedOf(stateSeed, key, q.instructions, q.criteria ?? null);
     if (q.type === 'noul') {
       answers[key] = { type: 'noul', noul: distribution(seed, 2)[0]! };
@@ -118,15 +133,19 @@ export function planDecision(body: Body) {
   };
 }
 
-async function handleDecision(ctx: Ctx): Promise<void> {
+async function handleDecision(ctx: Ctx, flavor: Flavor): Promise<void> {
   const startedAt = ctx.store.now();
   const body = await ctx.json();
   const sessionId = ctx.sessionId(body);
-  const plan = planDecision(body);
+  const plan = planDecision(body, flavor);
   reserve(ctx, plan.cost);
   ctx.send(200, plan.response);
   const { id, model, provider, usage } = plan.response;
   recordGeneration(ctx, { id, model, provider: String(provider), apiType: 'completions', promptTokens: usage.input_tokens, completionTokens: usage.output_tokens, cost: plan.cost, streamed: false, finishReason: 'stop', startedAt, user: body.user, sessionId });
 }
 
-export const decisionRoutes = defineRoutes(() => [{ method: 'POST', path: '/alpha/decisions', access: 'management', handler: handleDecision }]);
+/** Deployed, also at `/v1/systemone` (the SDK's System One call: the same request and answer). */
+export const decisionRoutes = defineRoutes(({ flavor }: { flavor: Flavor }) => [
+  { method: 'POST', path: '/alpha/decisions', access: 'management', handler: (ctx) => handleDecision(ctx, flavor) },
+  ...(flavor === 'deployed' ? [{ method: 'POST' as const, path: '/v1/systemone', access: 'management' as const, handler: (ctx: Ctx) => handleDecision(ctx, flavor) }] : []),
+]);

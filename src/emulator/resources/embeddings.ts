@@ -8,6 +8,7 @@ import { Serialized } from '../http/serialized.js';
 import { defineRoutes } from '../http/routes.js';
 import type { ChatGateway } from '../providers/types.js';
 import { recordGeneration } from './generations.js';
+import { batchEmbeddingsProblem, inputsOf } from './embedding-input.js';
 
 type Body = Record<string, unknown>;
 
@@ -25,21 +26,6 @@ export function embedText(text: string, dims: number): number[] {
   norm = Math.sqrt(norm);
   for (let i = 0; i < dims; i++) v[i] = v[i]! / norm;
   return v;
-}
-
-function inputsOf(input: unknown, strict: boolean): string[] {
-  if (typeof input === 'string') return [input];
-  if (Array.isArray(input)) {
-    if (input.length === 0) bad('input must not be empty');
-    if (input.every((x) => typeof x === 'number')) return [JSON.stringify(input)];
-    return input.map((item, i) => {
-      if (typeof item === 'string') return item;
-      if (Array.isArray(item) && item.every((x) => typeof x === 'number')) return JSON.stringify(item);
-      if (!strict && item && typeof item === 'object') return JSON.stringify(item);
-      return bad(`input[${i}] must be a string or an array of token ids`);
-    });
-  }
-  return bad('input is required: a string, an array of strings or token arrays');
 }
 
 const isTokenArray = (x: unknown): x is number[] => Array.isArray(x) && x.every((id) => typeof id === 'number');
@@ -67,7 +53,8 @@ function checkEmbeddings(body: Body, opts: { batch?: boolean }) {
   optString(body, 'user');
   optString(body, 'session_id', 256);
   if (body.input_type !== undefined && typeof body.input_type !== 'string') bad('input_type must be a string');
-  if (opts.batch && (body.input_type !== undefined || body.provider !== undefined)) bad('input_type and provider are not supported in batches');
+  const batchProblem = opts.batch && batchEmbeddingsProblem(body);
+  if (batchProblem) bad(batchProblem);
   const inputs = inputsOf(body.input, !!opts.batch);
   if (inputs.length > MAX_INPUTS) bad(`${model.id} takes at most ${MAX_INPUTS} inputs per request, not ${inputs.length}`);
   if (inputs.length * dims > MAX_NUMBERS) {
