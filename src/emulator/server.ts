@@ -4,6 +4,7 @@ import { answerError, type LoggedRequest } from './http/http.js';
 import { Routes } from './http/routes.js';
 import { dispatch } from './http/dispatch.js';
 import { BODY_IDLE_MS, BodyBudget } from './http/body.js';
+import { closeWhenConnectionCloses } from './http/queued-answer.js';
 import { storageFailure } from './state/storage-failure.js';
 
 export type { Access, Handler } from './http/http.js';
@@ -119,6 +120,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
   const answering = new OpenAnswers();
   const server = createServer((req, res) => {
     answering.opened(res);
+    closeWhenConnectionCloses(req, res);
     dispatch(d, req, res).catch((err) => {
       // A state file that cannot be written (a full disk): the request fails in words, the server goes on.
       const why = storageFailure(err);

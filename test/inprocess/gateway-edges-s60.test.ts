@@ -232,6 +232,12 @@ describe('a batch saved mid-run by a build whose results carried the list price'
       for (const k of Object.keys(u.cost_details)) if (typeof u.cost_details[k] === 'number') u.cost_details[k] *= 2;
     }
     writeFileSync(file, saved.map((item) => `${JSON.stringify(item)}\n`).join(''));
+    // Its record as the older build saved it: without the mark of results at the batch price.
+    const meta = join(folder.dir, 'older-build', 'batches', id, 'meta.json');
+    const record = JSON.parse(readFileSync(meta, 'utf8'));
+    expect(record.priced_results).toBe(true);
+    delete record.priced_results;
+    writeFileSync(meta, JSON.stringify(record));
     const again = await emulator('older-build');
     let seen = await call(again, `/v1/batches/${id}`);
     while (seen.body.status !== 'completed') {
@@ -242,6 +248,16 @@ describe('a batch saved mid-run by a build whose results carried the list price'
     const list = seen.body.results.reduce((n: number, r: any) => n + r.response.body.usage.prompt_tokens * 1e-6 + r.response.body.usage.completion_tokens * 2e-6, 0);
     // Before: the saved results at their list price, the others at half (1.25 to 1.5 times this).
     expect(seen.body.usage.cost).toBeCloseTo(list / 2, 10);
+    // Each result says what it cost, as the batch's usage does. Before: the saved ones said their list price.
+    for (const r of seen.body.results) {
+      const u = r.response.body.usage;
+      expect(u.cost).toBeCloseTo((u.prompt_tokens * 1e-6 + u.completion_tokens * 2e-6) / 2, 10);
+      expect(u.cost_details.upstream_inference_prompt_cost + u.cost_details.upstream_inference_completions_cost).toBeCloseTo(u.cost, 10);
+    }
+    expect(seen.body.results.reduce((n: number, r: any) => n + r.response.body.usage.cost, 0)).toBeCloseTo(seen.body.usage.cost, 10);
+    // Written once so: the file now holds them at the batch price, the record says so.
+    expect(readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l).response.body.usage.cost)).toEqual(seen.body.results.map((r: any) => r.response.body.usage.cost));
+    expect(JSON.parse(readFileSync(meta, 'utf8')).priced_results).toBe(true);
   });
 });
 

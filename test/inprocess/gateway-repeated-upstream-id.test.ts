@@ -126,6 +126,17 @@ describe('an upstream that gives every answer the same id', () => {
     }, /^gen-/);
   });
 
+  // docs/gateway.md: a caller sends items back as the next turn's input, to the provider that made them.
+  it("Responses output items and the events naming them keep the provider's item ids", async () => {
+    const whole = (await (await post('/responses', { model: 'test/chat', input: 'x' })).json()) as Body;
+    expect((whole.output as Body[]).map((o) => o.id)).toEqual(['msg_1']);
+    const streamed = events(await (await post('/responses', { model: 'test/chat', input: 'x', stream: true })).text());
+    expect(streamed.filter((e) => 'item_id' in e).map((e) => e.item_id)).toEqual(['msg_1']);
+    const done = streamed.find((e) => e.type === 'response.completed')!.response as Body;
+    expect(done.id).toMatch(/^gen-/);
+    expect((done.output as Body[]).map((o) => o.id)).toEqual(['msg_1']);
+  });
+
   it('embeddings carry the gateway id', async () => {
     await twoGenerations(async (said) => ((await (await post('/embeddings', { model: 'test/embed', input: said })).json()) as Body).id as string, /^emb-/, false);
   });

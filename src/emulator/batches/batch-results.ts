@@ -1,7 +1,23 @@
 import type { Ctx } from '../http/http.js';
 import type { BatchRecord } from '../state/batch-store.js';
-import { publicBatch } from './batch-rules.js';
+import type { BatchStorage, Store } from '../state/store-api.js';
+import { asCharged, publicBatch } from './batch-rules.js';
 import { cuttableWriter } from '../state/billing.js';
+
+/**
+ * A batch saved by a build before results carried the batch price (stop 59): its results, written
+ * again once as they were charged (asCharged), so that each item's `usage.cost` says what it cost as
+ * the batch's own usage does. Results are streamed from the file as saved, unparsed, on every read.
+ */
+export function priceSavedResults(store: BatchStorage, kept: Store, record: BatchRecord): BatchRecord {
+  if (record.priced_results) return record;
+  const saved = store.completedResults(record.id);
+  const charged = asCharged(kept, saved);
+  if (charged.some((item, i) => item !== saved[i])) store.replaceResults(record.id, charged);
+  record.priced_results = true;
+  store.save(record);
+  return record;
+}
 
 /** The batch object with its results, streamed from the store (results can be hundreds of MB), each line as `shown` has it. */
 export async function streamWithResults(ctx: Ctx, record: BatchRecord, results: AsyncIterable<string>, shown?: (line: string) => string): Promise<void> {

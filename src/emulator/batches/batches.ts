@@ -10,7 +10,7 @@ import { inPool } from './batch-pool.js';
 import type { BatchGateway } from '../providers/types.js';
 import { receiveRequests } from './batch-upload.js';
 import { listBatches } from './batch-list.js';
-import { streamWithResults } from './batch-results.js';
+import { priceSavedResults, streamWithResults } from './batch-results.js';
 import { defineRoutes } from '../http/routes.js';
 import { reportStorage, storageFailure } from '../state/storage-failure.js';
 import { batchesPath, firstProblem, refuseBadRequests, shownBatch, shownResult, type Flavor } from './batch-flavor.js';
@@ -88,7 +88,7 @@ export class BatchEngine {
         error: null,
         usage: null,
         payment_due: null,
-        results_deleted: false,
+        results_deleted: false, priced_results: true,
         ...(this.opts.gateway?.serves(fields.model, fields.endpoint) ? { held: true } : {}),
       };
       this.store.commit(record, upload);
@@ -136,7 +136,7 @@ export class BatchEngine {
       ctx.send(200, this.shown(record));
       return;
     }
-    await streamWithResults(ctx, record, this.store.results(record.id), shownResult(this.flavor));
+    await streamWithResults(ctx, priceSavedResults(this.store, this.state, record), this.store.results(record.id), shownResult(this.flavor));
   }
 
   private expireIfLate(record: BatchRecord): void {

@@ -159,6 +159,10 @@ export class BatchStore implements BatchStorage {
     return new ResultWriter(this.path(id, 'results.jsonl'));
   }
 
+  replaceResults(id: string, items: Record<string, unknown>[]): void {
+    writeFileAtomicSync(this.path(id, 'results.jsonl'), items.map((item) => `${JSON.stringify(item)}\n`).join(''));
+  }
+
   resultsSize(id: string): number {
     const f = this.path(id, 'results.jsonl');
     return existsSync(f) ? statSync(f).size : 0;

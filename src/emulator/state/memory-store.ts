@@ -214,6 +214,10 @@ class MemoryBatches implements BatchStorage {
     return { append: (item) => lines.push(JSON.stringify(item)), close: () => {} };
   }
 
+  replaceResults(id: string, items: Record<string, unknown>[]): void {
+    this.outputs.set(id, items.map((item) => JSON.stringify(item)));
+  }
+
   async *results(id: string): AsyncGenerator<string> {
     for (const line of this.outputs.get(id) ?? []) yield `${line}\n`;
   }

@@ -151,6 +151,8 @@ export interface BatchRecord extends Omit<Batch, 'object' | 'results' | 'usage' 
   holds_released?: boolean;
   /** The SHA-256 of the key that created it: what it is charged counts on that key (none in older records). */
   key_hash?: string;
+  /** Its saved results' `usage.cost` is at the batch price: made by this build, or repriced once (priceSavedResults). */
+  priced_results?: boolean;
 }
 
 /** A batch's requests as they are uploaded, before the batch exists. */
@@ -184,6 +186,8 @@ export interface BatchStorage {
   /** The results written so far (after a restart: each request answered once). */
   completedResults(id: string): Record<string, unknown>[];
   openResults(id: string): ResultSink;
+  /** Writes these results in place of those saved (whole or not at all). */
+  replaceResults(id: string, items: Record<string, unknown>[]): void;
   /** The results as JSON lines, in pieces of any size (a piece may end mid-line, never mid-character). */
   results(id: string): AsyncIterable<string>;
   /** Drops the requests and results (kept 30 days), and marks the record so. */
