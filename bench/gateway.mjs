@@ -20,7 +20,9 @@
 // tells the gateway's own cost from the machine's. Before the first row every gateway gets
 // BENCH_GATEWAY_WARM requests of each kind (default 3,000), 8 at a time: its code optimized.
 // `gateway-gc`: the young generation's collections in the gateway under that load (what a request leaves
-// alive sets how long each one pauses), from --trace-gc-nvp: counts and bytes, not timing.
+// alive sets how long each one pauses), from --trace-gc-nvp: counts and bytes, not timing; with the
+// bytes a request allocates (fewer: fewer scavenges), mark-compacts, and the connections the gateway
+// opened to the mock upstream per 1,000 requests (a request that waits for one pays a connect).
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -168,6 +170,29 @@ async function closed(agent, target, body, width, n) {
   }));
 }
 
+/** Connections a chat request came on at the mock upstream so far (undefined for a `router serve` upstream). */
+async function upstreamConnections(upstream) {
+  if (UPSTREAM !== 'mock') return undefined;
+  return (await (await fetch(`${upstream.api_root}/_mock/stats`)).json()).chat_connections;
+}
+
+/** Every collection of `--trace-gc-nvp` lines: bytes allocated since the one before, and the mark-compacts' count and pause. */
+function collections(lines) {
+  let allocated = 0;
+  let compacts = 0;
+  let compactPause = 0;
+  for (const line of lines) {
+    const kind = /\bgc=(\w+)/.exec(line)?.[1];
+    if (!kind) continue;
+    allocated += Number(/\ballocated=(\d+)/.exec(line)?.[1] ?? 0);
+    if (kind === 'mc' || kind === 'ms') {
+      compacts++;
+      compactPause += Number(/\bpause=([\d.]+)/.exec(line)?.[1] ?? 0);
+    }
+  }
+  return { allocated, compacts, compactPause };
+}
+
 /** The scavenges of `--trace-gc-nvp` lines: each one's pause (ms) and bytes survived (copied in the young generation, `new_space_survived` in node 20, or promoted). */
 function scavenges(lines) {
   const out = [];
@@ -233,13 +258,18 @@ export const gatewaySections = {
         const run = (count) => (load === 500 ? paced(agent, gateway, body, 500, count) : closed(agent, gateway, body, load, count));
         await run(2000);
         const from = gateway.trace.length;
+        const connected = await upstreamConnections(upstream);
         await run(n);
+        const opened = connected === undefined ? undefined : (await upstreamConnections(upstream)) - connected;
         const s = scavenges(gateway.trace.slice(from));
+        const all = collections(gateway.trace.slice(from));
         const per10k = 10_000 / n;
         const kb = s.map((x) => x.survived / 1024);
         const what = `gateway scavenges, ${stream ? 'streamed' : 'not streamed'}, ${load === 500 ? '500/s' : `${load} at a time`}`;
         report(`${what}: count, pause per 10,000 requests`, `${(s.length * per10k).toFixed(0)}, ${(s.reduce((a, x) => a + x.pause, 0) * per10k).toFixed(1)} ms (longest ${Math.max(0, ...s.map((x) => x.pause)).toFixed(2)} ms)`, 'info', true);
         report(`${what}: KB survived per scavenge (median, max), per request`, `${med(kb)?.toFixed(0)}, ${Math.max(0, ...kb).toFixed(0)}; ${(kb.reduce((a, x) => a + x, 0) / n * 1024).toFixed(0)} B (${(s.reduce((a, x) => a + x.promoted, 0) / n).toFixed(0)} B promoted)`, 'info', true);
+        report(`${what}: KB allocated per request; mark-compacts per 10,000 requests, their pause`, `${(all.allocated / n / 1024).toFixed(1)}; ${(all.compacts * per10k).toFixed(1)}, ${(all.compactPause * per10k).toFixed(1)} ms`, 'info', true);
+        if (opened !== undefined) report(`${what}: upstream connections opened per 1,000 requests`, (opened * 1000 / n).toFixed(1), 'info', true);
       }
     } finally {
       await agent.close();

@@ -8,6 +8,8 @@
 //   turn of the event loop (setImmediate) between them, as the emulator's writeSSE does for short streams.
 // Ids and `created` are made per request, in the emulator's shape and length. The answer does not
 // depend on anything but `model`, `stream` and the last message: what it costs is what the wire costs.
+// `GET /_mock/stats`: `{"chat_connections": n}`, the connections a chat request came on so far (a
+// caller that waits for a new connection to its upstream pays a connect in its latency).
 import { createServer } from 'node:http';
 import { randomBytes } from 'node:crypto';
 
@@ -23,6 +25,8 @@ const FINISH_TAIL = '{"role":"assistant","content":""},"finish_reason":"stop","n
 const CORS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'x-request-id, x-generation-id, retry-after, allow, accept-encoding' };
 
 let serial = 0;
+let chatConnections = 0;
+const counted = new WeakSet();
 /** 20 hex digits, unique per process: the emulator's id length. */
 const hex20 = (prefix) => `${prefix}${(serial++).toString(16).padStart(20 - prefix.length, '0')}`;
 const salt = randomBytes(4).toString('hex');
@@ -70,6 +74,14 @@ function answer(req, res, body) {
 }
 
 const server = createServer({ keepAliveTimeout: 5000 }, (req, res) => {
+  if (req.method === 'GET' && req.url === '/_mock/stats') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    return res.end(JSON.stringify({ chat_connections: chatConnections }));
+  }
+  if (!counted.has(req.socket)) {
+    counted.add(req.socket);
+    chatConnections++;
+  }
   if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) {
     res.writeHead(404, { 'content-type': 'application/json', ...CORS });
     return res.end('{"error":{"code":404,"message":"mock upstream: only POST /v1/chat/completions"}}');

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
@@ -25,4 +25,42 @@ it("the timer's save removes the segments it holds off the event loop, and the n
   journal.saved(journal.next(), journal.seq);
   expect(readdirSync(dir)).toEqual([]);
   journal.close();
+});
+
+it("a timer's switch opens the segment it moves to, and the next, off the event loop: their first lines go there", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'router-journal-'));
+  dirs.push(dir);
+  const journal = new ChargeJournal(dir, 0);
+  journal.append('default', 0.25);
+  expect(journal.next(true)).toBe(2);
+  await journal.opening;
+  // Created before any line came (before, the first line opened its segment, on the event loop).
+  expect(readdirSync(dir).sort()).toEqual(['charges.1.jsonl', 'charges.2.jsonl', 'charges.3.jsonl']);
+  expect(readFileSync(join(dir, 'charges.2.jsonl'), 'utf8')).toBe('');
+  journal.append('default', 0.5);
+  expect(readFileSync(join(dir, 'charges.2.jsonl'), 'utf8')).toBe('{"s":2,"w":"default","c":0.5}\n');
+  expect(journal.next(true)).toBe(3);
+  journal.append('default', 1);
+  expect(readFileSync(join(dir, 'charges.3.jsonl'), 'utf8')).toBe('{"s":3,"w":"default","c":1}\n');
+  await journal.opening;
+  journal.close();
+  // The one opened after it, never written, is gone.
+  expect(readdirSync(dir).sort()).toEqual(['charges.1.jsonl', 'charges.2.jsonl', 'charges.3.jsonl']);
+});
+
+it('a segment opened ahead that no line came to is gone at the close, opened or still opening', async () => {
+  for (const waited of [true, false]) {
+    const dir = mkdtempSync(join(tmpdir(), 'router-journal-'));
+    dirs.push(dir);
+    const journal = new ChargeJournal(dir, 0);
+    journal.append('default', 0.25);
+    journal.next(true);
+    if (waited) await journal.opening;
+    // No line since the switch: the next save does not switch again (nor open another).
+    expect(journal.next(true)).toBe(2);
+    journal.saved(2, journal.seq);
+    journal.close();
+    await journal.opening;
+    expect(readdirSync(dir)).toEqual([]);
+  }
 });

@@ -20,7 +20,7 @@
  * Segments below it are leftovers of a kill before their deletion, skipped and deleted by the save
  * the start makes. A line cut short (a crash, a full disk) is skipped and never joins the next.
  */
-import { close, closeSync, fstatSync, ftruncateSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeSync } from 'node:fs';
+import { close, closeSync, fstatSync, ftruncateSync, open, openSync, readdirSync, readFileSync, readSync, rmSync, writeSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { failedWriteOf } from '../../internal/system-errors.js';
@@ -76,6 +76,17 @@ export class ChargeJournal {
   seq: number;
   /** The last entry a write failed for, and why: in memory only until a state file holding it lands. */
   private failed: { why: string; seq: number } | undefined;
+  /**
+   * Segments opened (created) off the event loop at a timer's switch (`next(true)`): the one it moved
+   * to and the one after, by number, each with its file open for its first line to take, with no
+   * open(2) on the loop. Creating a file there, ~10 times a second under load, took over 1 ms in 12
+   * of 140 switches on a busy machine (108 ms once), every open answer waiting; opened only at the
+   * switch, the first charge after it still came first in about half of them.
+   */
+  private readonly ahead = new Map<number, number | 'opening'>();
+  /** Settles once the segments being opened ahead are open (or failed to be: a first line opens its own then, as before). */
+  opening: Promise<void> = Promise.resolve();
+  private closed = false;
 
   constructor(dir: string, savedSeq: number, savedSegment = 0) {
     this.dir = dir;
@@ -133,8 +144,10 @@ export class ChargeJournal {
       if (this.fd === undefined) {
         // A segment not on disk yet is new (a process starts above any on disk, a switch goes one up): empty.
         const fresh = !this.onDisk.has(this.segment);
+        const ready = this.ahead.get(this.segment);
+        if (typeof ready === 'number') this.ahead.delete(this.segment);
         this.onDisk.add(this.segment);
-        this.fd = openSync(this.file(), 'a+', 0o600);
+        this.fd = typeof ready === 'number' ? ready : openSync(this.file(), 'a+', 0o600);
         this.bytes = fresh ? 0 : fstatSync(this.fd).size;
         // A line a failed write left torn: the first write starts a line of its own, not joining it.
         if (this.bytes > 0 && lastByte(this.fd, this.bytes) !== 0x0a) line = `\n${line}`;
@@ -163,7 +176,7 @@ export class ChargeJournal {
    * For a save about to snapshot the state: appends go to a new segment from now on (unless the
    * current one is still unwritten). Returns the first segment the snapshot does not hold.
    */
-  next(): number {
+  next(ahead = false): number {
     if (this.fd !== undefined || this.onDisk.has(this.segment)) {
       // Closed off the event loop: every line in it was written (write(2) returned) before its answer went.
       const fd = this.fd;
@@ -171,8 +184,30 @@ export class ChargeJournal {
       this.bytes = 0;
       if (fd !== undefined) close(fd, () => {});
       this.segment++;
+      if (ahead) for (const n of [this.segment, this.segment + 1]) this.openAhead(n);
     }
     return this.segment;
+  }
+
+  /** Opens (creates) `segment` off the event loop, for its first line to take, unless it is open or opening; one no line came to by the close goes. */
+  private openAhead(segment: number): void {
+    if (this.ahead.has(segment) || this.onDisk.has(segment)) return;
+    this.ahead.set(segment, 'opening');
+    const path = join(this.dir, segmentName(segment));
+    const opened = new Promise<void>((resolve) =>
+      open(path, 'a+', 0o600, (err, fd) => {
+        resolve();
+        if (this.ahead.get(segment) === 'opening') this.ahead.delete(segment);
+        if (err) return;
+        // Still to come, or come and not yet written: its first line takes it.
+        if (!this.closed && (segment > this.segment || (segment === this.segment && this.fd === undefined))) this.ahead.set(segment, fd);
+        else {
+          close(fd, () => {});
+          if (!this.onDisk.has(segment)) removeQuietly(path);
+        }
+      }),
+    );
+    this.opening = Promise.all([this.opening, opened]).then(() => {});
   }
 
   /** A state file holding every segment below `segment`, and every entry up to `seq`, is on disk, and no older one can land over it: those go. */
@@ -209,8 +244,25 @@ export class ChargeJournal {
   }
 
   close(): void {
+    this.closed = true;
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
     this.bytes = 0;
+    // Opened ahead and never written: no empty segment is left behind (one still opening goes when it is open).
+    for (const [n, fd] of this.ahead) {
+      if (fd === 'opening') continue;
+      closeSync(fd);
+      if (!this.onDisk.has(n)) removeQuietly(join(this.dir, segmentName(n)));
+    }
+    this.ahead.clear();
+  }
+}
+
+/** Removes a file; one that cannot be removed stays (an empty segment: a start reads nothing from it, and its save removes it). */
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // kept
   }
 }

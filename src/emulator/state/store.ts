@@ -80,7 +80,7 @@ export class StateStore extends CreditRules implements Store {
     if (this.closed) return;
     if (this.saving) return this.saveSoon();
     const version = ++this.version;
-    const [segment, seq] = this.snapshot();
+    const [segment, seq] = this.snapshot(true);
     crashPoint('journal-switched');
     // A save at once made while this one is under way goes to disk after it, or its rename moves that save's data.
     this.saving = writeFileAtomicLater(this.file, JSON.stringify(this.state, null, 2), () => version === this.version)
@@ -108,7 +108,7 @@ export class StateStore extends CreditRules implements Store {
 
   /** Settles once the timer's save under way, if any, is on disk (or failed). */
   async idle(): Promise<void> {
-    await this.saving;
+    await Promise.all([this.saving, this.journal.opening]);
   }
 
   /** Writes what is pending; from then on nothing is written (the state folder may be removed). */
@@ -146,9 +146,9 @@ export class StateStore extends CreditRules implements Store {
     this.journal.saved(segment, seq);
   }
 
-  /** Readies a save: charges go to a new journal segment, the state says where the journal stands (and the holds open); returns the first segment it lacks, and its last entry. */
-  private snapshot(): [number, number] {
-    const segment = (this.state.journal_segment = this.journal.next());
+  /** Readies a save: charges go to a new journal segment (opened off the event loop for the timer's: `ahead`), the state says where the journal stands (and the holds open); returns the first segment it lacks, and its last entry. */
+  private snapshot(ahead = false): [number, number] {
+    const segment = (this.state.journal_segment = this.journal.next(ahead));
     this.state.journal_seq = this.journal.seq;
     this.state.holds = this.openHolds.size ? this.openHolds.record() : undefined;
     this.state.estimates = this.estimates.size ? Object.fromEntries(this.estimates) : undefined;
