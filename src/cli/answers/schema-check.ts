@@ -1,17 +1,40 @@
-/** `--schema JSON|FILE`: the JSON schema an answer must follow (src/kit's), read from the flag and its answer printed. */
+/** `--schema JSON|FIELDS|FILE`: the JSON schema an answer must follow (src/kit's), read from the flag and its answer printed. */
+import { existsSync } from 'node:fs';
 import { readTextFile, refuseBlankJson } from '../io/input.js';
 import type { IO } from '../io/io.js';
 import { answerSchema, checkAnswer, type AnswerSchema } from '../../kit/schema.js';
+import { conciseSchema, looksConcise } from '../../kit/schema-dsl.js';
+import { SchemaError } from '../../kit/errors.js';
+import { usage } from '../exit-codes.js';
 
 export { chatResponseFormat, parametersProblem, responsesTextFormat, type AnswerSchema } from '../../kit/schema.js';
 
-/** The schema of --schema: inline JSON when it starts with "{", else a file ("-" for stdin); one ajv cannot compile is refused before sending. */
+/**
+ * The schema of --schema: inline JSON when it starts with "{", llm's concise fields ("name, age int")
+ * when no file has that name, else a file ("-" for stdin); one ajv cannot compile is refused before sending.
+ */
 export async function loadSchema(value: string | undefined, io: IO): Promise<AnswerSchema | undefined> {
   if (value === undefined) return undefined;
+  if (isConcise(value)) return answerSchema(conciseOrUsage(value));
   const inline = value.trimStart().startsWith('{');
+  if (!inline && value !== '-' && /^[A-Za-z_][\w-]*$/.test(value) && !existsSync(value)) {
+    throw usage(`--schema: cannot read ${value} (no such file or folder); a schema of one text field is written "${value} str"`);
+  }
   const text = inline ? value : await readTextFile('--schema', value, io);
   if (!inline) refuseBlankJson('--schema', value, text);
   return answerSchema(text, inline ? undefined : value);
+}
+
+/** Whether --schema's value is llm's concise field list: written as one, and no file has that name. */
+export const isConcise = (value: string): boolean => looksConcise(value) && !existsSync(value);
+
+function conciseOrUsage(value: string): Record<string, unknown> {
+  try {
+    return conciseSchema(value);
+  } catch (err) {
+    if (err instanceof SchemaError) throw usage(`--schema: ${err.why}`);
+    throw err;
+  }
 }
 
 /**

@@ -1,0 +1,53 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { emulatorUsers, type User } from '../support/users.js';
+
+// A user of Simon Willison's llm CLI, doing their everyday things with router.
+const users = emulatorUsers('router-llm-habits-');
+const user = (): User => users.user();
+
+describe("--schema in llm's concise syntax", () => {
+  it('"name, age int" is a schema of those fields, sent strict and the answer checked', async () => {
+    const u = user();
+    const r = await u.run(['chat', '--model', 'local/lorem', '--schema', 'name, age int, good bool: is it a good dog', 'invent a dog']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const dog = JSON.parse(r.stdout);
+    expect(Object.keys(dog)).toEqual(['name', 'age', 'good']);
+    expect(typeof dog.name).toBe('string');
+    expect(Number.isInteger(dog.age)).toBe(true);
+    expect(typeof dog.good).toBe('boolean');
+    const sent = await u.run(['chat', '--dry-run', '--model', 'local/lorem', '--schema', 'name\nbio: a bio, short\nweight float', 'a dog']);
+    const format = JSON.parse(sent.stdout.slice(0, sent.stdout.lastIndexOf('}') + 1)).response_format;
+    expect(format.json_schema.strict).toBe(true);
+    expect(format.json_schema.schema).toEqual({
+      type: 'object',
+      properties: { name: { type: 'string' }, bio: { type: 'string', description: 'a bio, short' }, weight: { type: 'number' } },
+      required: ['name', 'bio', 'weight'],
+      additionalProperties: false,
+    });
+  });
+
+  it('a file of that name is still read as the file; a bad type or a bare missing name is one line, exit 2', async () => {
+    const u = user();
+    const file = join(u.home, 'city, country');
+    writeFileSync(file, JSON.stringify({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }));
+    const r = await u.run(['chat', '--model', 'local/lorem', '--schema', file, 'a city']);
+    expect(Object.keys(JSON.parse(r.stdout))).toEqual(['city']);
+    const bad = await u.run(['chat', '--model', 'local/lorem', '--schema', 'name, age integer', 'a dog']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('error: --schema: field age: unknown type "integer" (str, int, float or bool)\n');
+    const bare = await u.run(['chat', '--model', 'local/lorem', '--schema', 'dog', 'a dog']);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toBe('error: --schema: cannot read dog (no such file or folder); a schema of one text field is written "dog str"\n');
+  });
+
+  it('a role keeps concise fields as they are, and chat --role uses them from any folder', async () => {
+    const u = user();
+    expect((await u.run(['roles', 'save', 'dog', '--system', 'Invent a dog.', '--model', 'local/lorem', '--schema', 'name, age int'])).code).toBe(0);
+    const r = await u.run(['chat', '--role', 'dog', 'go']);
+    expect(r.stderr).toBe('');
+    expect(Object.keys(JSON.parse(r.stdout))).toEqual(['name', 'age']);
+  });
+});
