@@ -51,3 +51,19 @@ describe("--schema in llm's concise syntax", () => {
     expect(Object.keys(JSON.parse(r.stdout))).toEqual(['name', 'age']);
   });
 });
+
+describe('conversations show with no id: the last one, as llm logs -c', () => {
+  it('shows the conversation chat -c goes on with; with none yet, one line and exit 5', async () => {
+    const u = user();
+    const none = await u.run(['conversations', 'show']);
+    expect(none.code).toBe(5);
+    expect(none.stderr).toBe('error: no conversations yet: router chat keeps each one (unless --no-log)\n');
+    await u.run(['chat', '--model', 'local/echo', 'first one']);
+    await u.run(['chat', '--model', 'local/echo', 'second one']);
+    const last = await u.run(['conversations', 'show']);
+    expect(last.stderr).toBe('');
+    expect(last.stdout).toBe('user: second one\n\nassistant: second one\n');
+    const json = await u.run(['conversations', 'show', '--json', 'messages']);
+    expect(JSON.parse(json.stdout).messages).toHaveLength(2);
+  });
+});
