@@ -67,3 +67,34 @@ describe('conversations show with no id: the last one, as llm logs -c', () => {
     expect(JSON.parse(json.stdout).messages).toHaveLength(2);
   });
 });
+
+describe('--extract and --extract-last: only the code of a fenced block, as llm -x and --xl', () => {
+  const answer = 'Here it is:\n\n```python\nprint(1)\n```\n\nand another:\n\n~~~\necho 2\n~~~\n';
+
+  it('chat and responses, streamed or not: the first block or the last; none: the whole answer and a note', async () => {
+    const u = user();
+    for (const cmd of ['chat', 'responses']) {
+      for (const stream of ['--stream', '--no-stream']) {
+        if (cmd === 'responses' && stream === '--no-stream') continue;
+        const first = await u.run([cmd, '--model', 'local/echo', stream, '-x', answer]);
+        expect(first.stderr).toBe('');
+        expect(first.stdout).toBe('print(1)\n');
+        const last = await u.run([cmd, '--model', 'local/echo', stream, '--extract-last', answer]);
+        expect(last.stdout).toBe('echo 2\n');
+      }
+    }
+    const none = await u.run(['chat', '--model', 'local/echo', '--extract', 'no code here']);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe('no code here\n');
+    expect(none.stderr).toBe('note: the answer holds no fenced code block: printed whole (--extract)\n');
+  });
+
+  it('with --json or --schema it is refused before sending, exit 2', async () => {
+    const u = user();
+    const json = await u.run(['chat', '--model', 'local/echo', '--extract', '--json', 'hi']);
+    expect(json.code).toBe(2);
+    expect(json.stderr).toBe('error: give one of --extract and --json\n');
+    const schema = await u.run(['chat', '--model', 'local/echo', '--extract-last', '--schema', 'name, age int', 'hi']);
+    expect(schema.stderr).toBe('error: give one of --extract-last and --schema\n');
+  });
+});
