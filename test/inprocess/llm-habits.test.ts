@@ -98,3 +98,19 @@ describe('--extract and --extract-last: only the code of a fenced block, as llm 
     expect(schema.stderr).toBe('error: give one of --extract-last and --schema\n');
   });
 });
+
+describe("--verbose shows each tool's result, as llm's --td", () => {
+  it('the call, then what went back to the model on one line (a long one cut at 200 characters)', async () => {
+    const u = user();
+    const tools = (command: string) => JSON.stringify([{ type: 'function', function: { name: 'get_weather', description: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }, command }]);
+    writeFileSync(join(u.home, 'tools.json'), tools('printf "18C\\nand sunny"'));
+    const r = await u.run(['chat', '--verbose', '--model', 'local/tools', '--tools', join(u.home, 'tools.json'), 'weather in Paris']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('tool get_weather {"city":"weather in Paris"} -> exit 0\n  result: 18C\\nand sunny\n');
+    writeFileSync(join(u.home, 'long.json'), tools('printf "%0300d" 0'));
+    const long = await u.run(['chat', '--verbose', '--model', 'local/tools', '--tools', join(u.home, 'long.json'), 'weather in Paris']);
+    expect(long.stderr).toContain(`  result: ${'0'.repeat(200)}… (300 characters)\n`);
+    const quiet = await u.run(['chat', '--model', 'local/tools', '--tools', join(u.home, 'tools.json'), 'weather in Paris']);
+    expect(quiet.stderr).toBe('');
+  });
+});
