@@ -32,5 +32,8 @@ export function conciseSchema(text: string, multi = false): Record<string, unkno
   }
   if (!Object.keys(properties).length) throw new SchemaError('invalid_schema', 'no field is named');
   const one = { type: 'object', properties, required: Object.keys(properties), additionalProperties: false };
-  return multi ? { type: 'object', properties: { items: { type: 'array', items: one } }, required: ['items'], additionalProperties: false } : one;
+  return multi ? itemsOf(one) : one;
 }
+
+/** An object holding an `items` array of the schema's values (llm's --schema-multi). */
+export const itemsOf = (schema: Record<string, unknown>): Record<string, unknown> => ({ type: 'object', properties: { items: { type: 'array', items: schema } }, required: ['items'], additionalProperties: false });

@@ -114,3 +114,33 @@ describe("--verbose shows each tool's result, as llm's --td", () => {
     expect(quiet.stderr).toBe('');
   });
 });
+
+describe('--schema-multi: several values of a schema, as llm --schema-multi', () => {
+  it('concise fields or a JSON schema become {"items": [...]} of them; with --schema too, refused', async () => {
+    const u = user();
+    const r = await u.run(['chat', '--model', 'local/lorem', '--schema-multi', 'name, age int', 'invent 3 dogs']);
+    expect(r.stderr).toBe('');
+    const { items } = JSON.parse(r.stdout);
+    expect(Array.isArray(items)).toBe(true);
+    for (const dog of items) expect(Object.keys(dog)).toEqual(['name', 'age']);
+    writeFileSync(join(u.home, 'city.json'), JSON.stringify({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }));
+    const sent = await u.run(['responses', '--dry-run', '--model', 'local/lorem', '--schema-multi', join(u.home, 'city.json'), 'cities']);
+    const format = JSON.parse(sent.stdout.slice(0, sent.stdout.lastIndexOf('}') + 1)).text.format;
+    expect(format.schema).toEqual({ type: 'object', properties: { items: { type: 'array', items: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }, required: ['items'], additionalProperties: false });
+    const both = await u.run(['chat', '--model', 'local/lorem', '--schema', 'name', '--schema-multi', 'name, age int', 'dogs']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toBe('error: give one of --schema and --schema-multi\n');
+    const bad = await u.run(['chat', '--model', 'local/lorem', '--schema-multi', 'name, age number', 'dogs']);
+    expect(bad.stderr).toBe('error: --schema-multi: field age: unknown type "number" (str, int, float or bool)\n');
+  });
+
+  it('a role keeps it', async () => {
+    const u = user();
+    const saved = await u.run(['roles', 'save', 'dogs', '--system', 'Invent dogs.', '--model', 'local/lorem', '--schema-multi', 'name, bio']);
+    expect(saved.stderr).toBe('');
+    expect(saved.code).toBe(0);
+    const r = await u.run(['chat', '--role', 'dogs', 'two dogs']);
+    expect(r.stderr).toBe('');
+    for (const dog of JSON.parse(r.stdout).items) expect(Object.keys(dog)).toEqual(['name', 'bio']);
+  });
+});

@@ -56,7 +56,7 @@ export async function prepareExtras<T>(opts: ExtraOpts, io: IO, api: Api, loadTo
   if (extract && (opts.json || opts.schema !== undefined)) throw usage(`give one of ${extract} and ${opts.json ? '--json' : '--schema'}`);
   if (opts.extract && opts.extractLast) throw usage('give one of --extract and --extract-last');
   const plugins = pluginsFrom(opts.plugin, opts.web);
-  const schema = await loadSchema(opts.schema, io);
+  const schema = await loadSchema(opts.schema, io, opts.schemaMulti !== undefined);
   const tools = await loadTools(opts.tools, io, api);
   if (api === 'chat' && schema && (tools || opts.mcp?.length)) throw usage(`give one of --schema and ${tools ? '--tools' : '--mcp'}`);
   if (schema && (opts.responseFormat || opts.textFormat)) throw usage(`give one of --schema and ${opts.responseFormat ? '--response-format' : '--text-format'}`);

@@ -184,7 +184,7 @@ function optionValue(role: Role, key: string, option: Option, value: unknown): u
     return value;
   }
   // A schema written as YAML is the schema itself (as inline JSON is on the command line).
-  if (option.long === '--schema' && isRecord(value)) return option.parseArg ? option.parseArg(JSON.stringify(value), undefined) : JSON.stringify(value);
+  if (option.long?.startsWith('--schema') && isRecord(value)) return option.parseArg ? option.parseArg(JSON.stringify(value), undefined) : JSON.stringify(value);
   if (isRecord(value) && Object.values(value).some((v) => v === null || typeof v === 'object')) throw bad('each key takes a text or a number');
   const items = Array.isArray(value) ? value : isRecord(value) ? Object.entries(value).map(([k, v]) => `${k}=${v}`) : [value];
   let parsed: unknown;
@@ -202,7 +202,7 @@ function optionValue(role: Role, key: string, option: Option, value: unknown): u
 }
 
 /** Flags that name a file or folder: in a role, a relative one is taken from the role's folder. */
-const PATH_FLAGS = new Set(['--tools', '--schema', '--attach', '--save-images']);
+const PATH_FLAGS = new Set(['--tools', '--schema', '--schema-multi', '--attach', '--save-images']);
 
 /**
  * A path a role holds, resolved against `folder` (the roles folder when read; the working
@@ -211,7 +211,7 @@ const PATH_FLAGS = new Set(['--tools', '--schema', '--attach', '--save-images'])
  */
 export function inFolder(option: Option, value: string, folder: string): string {
   if (!PATH_FLAGS.has(option.long ?? '') || value === '' || value === '-' || isAbsolute(value) || /^[a-z][\w+.-]*:/i.test(value)) return value;
-  if (option.long === '--schema' && (value.trimStart().startsWith('{') || (looksConcise(value) && !existsSync(resolve(folder, value))))) return value;
+  if (option.long?.startsWith('--schema') && (value.trimStart().startsWith('{') || (looksConcise(value) && !existsSync(resolve(folder, value))))) return value;
   return resolve(folder, value);
 }
 
