@@ -155,6 +155,7 @@ describe("llm's words for what router spells otherwise: one line naming router's
       [['keys', 'set', 'openai'], `error: unknown command 'set' (to keep the API key router calls with: router login; router keys manages the workspace's keys); see "router keys --help"\n`],
       [['chat', '-o', 'temperature', '0.5', 'hi'], `error: unknown option '-o' (llm's -o KEY VALUE is a flag of its own here: --temperature 0.5, --max-tokens 100); see "router chat --help"\n`],
       [['chat', '-T', 'simple_eval', 'hi'], `error: unknown option '-T' (tools come from a file here: --tools FILE, each with its command; or --mcp SERVER); see "router chat --help"\n`],
+      [['chat', '-t', 'summarize', 'hi'], `error: option '-t, --temperature <t>' argument 'summarize' is invalid: not a number (llm's -t TEMPLATE is --role NAME here; -t is --temperature); see "router chat --help"\n`],
       [['chat', '-n', 'hi'], `error: unknown option '-n' (llm's -n is --no-log here); see "router chat --help"\n`],
       [['chat', '--cid', 'trip', 'hi'], `error: unknown option '--cid' (llm's --cid is --conversation ID here; router conversations list shows them); see "router chat --help"\n`],
       [['chat', '--key', 'sk-x', 'hi'], `error: unknown option '--key' (a key is never an argument: ROUTER_API_KEY, or router login --profile NAME and then --profile NAME); see "router chat --help"\n`],
@@ -164,6 +165,8 @@ describe("llm's words for what router spells otherwise: one line naming router's
       expect(r.stderr).toBe(line);
       expect(r.code).toBe(2);
     }
+    // A number out of range is no template name.
+    expect((await u.run(['chat', '-t', '5', 'hi'])).stderr).not.toContain('--role');
     // Other misspellings keep their guess.
     expect((await u.run(['keys', 'lst'])).stderr).toContain('(did you mean list?)');
   });

@@ -12,8 +12,10 @@ const COMMANDS: Record<string, string> = {
   'router keys set': 'to keep the API key router calls with: router login; router keys manages the workspace\'s keys',
 };
 
-/** By the command's path and the flag it does not take. */
+/** By the command's path and the flag it does not take (or takes a value of another kind). */
 const FLAGS: Record<string, string> = {
+  'router chat -t': "llm's -t TEMPLATE is --role NAME here; -t is --temperature",
+  'router responses -t': "llm's -t TEMPLATE is --role NAME here; -t is --temperature",
   'router chat -o': "llm's -o KEY VALUE is a flag of its own here: --temperature 0.5, --max-tokens 100",
   'router responses -o': "llm's -o KEY VALUE is a flag of its own here: --temperature 0.5, --max-output-tokens 100",
   'router chat -T': 'tools come from a file here: --tools FILE, each with its command; or --mcp SERVER',
