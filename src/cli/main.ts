@@ -11,6 +11,7 @@ import { definitionOf, register, type AnyCommandDef, type GroupDef } from './def
 import { installLastResort, report } from './last-resort.js';
 import { docsInHelp } from './io/installed-docs.js';
 import { takesNextWord } from './flags/value-word.js';
+import { otherToolsHint } from './flags/other-tools-words.js';
 import type { JsonTarget } from './io/json-output.js';
 
 
@@ -166,6 +167,10 @@ function* allOptions(cmd: Command) {
 function choiceHint(text: string, cmd: Command): string {
   const m = /'([^']*)' is invalid.*[Aa]llowed(?: choices are|:) (.+)$/.exec(text);
   if (m) return didYouMean(m[1]!, m[2]!.split(/,\s*/));
+  // A word of llm's (router logs, chat -o): where router has it, rather than a guess.
+  const foreign = /^unknown (?:command|option) '([^']+)'|^option '(-\w), [^']*' argument '[A-Za-z_]/.exec(text);
+  const instead = foreign && otherToolsHint(commandPath(cmd), (foreign[1] ?? foreign[2])!);
+  if (instead) return ` (${instead})`;
   // No flag has a space in it or starts with a digit: text meant as a prompt or an argument, where the command takes one.
   const words = /^unknown option '(-.*)'$/.exec(text);
   if (words && /[\s']|^-\d/.test(words[1]!) && cmd.registeredArguments.length) return ` (text that starts with "-" goes after --, as in ${commandPath(cmd)} -- '${words[1]!.replace(/'/g, "'\\''")}')`;

@@ -11,6 +11,7 @@ export { splitCommandLine } from './command-line.js';
 export { KitError, AttachmentError, SchemaError, SchemaMismatchError, ConversationError, ToolCallsError } from './errors.js';
 export { readAttachment, attachmentFromBytes, attachmentFromUrl, chatParts, responsesParts, attachmentReference, MAX_ATTACHMENT_BYTES, type Attachment, type AttachmentKind, type BytesOptions } from './attachments.js';
 export { answerSchema, checkAnswer, chatResponseFormat, responsesTextFormat, type AnswerSchema } from './schema.js';
+export { conciseSchema } from './schema-dsl.js';
 export { ConversationStore, type ConversationRecord, type ConversationSummary, type StoreOptions } from './conversation-store.js';
 export { ChatModel, chatModel, Conversation, type ConversationOptions } from './conversation.js';
 export { runPrompt, type PromptOptions, type PromptResponse } from './prompt.js';

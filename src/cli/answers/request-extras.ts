@@ -52,8 +52,11 @@ export async function prepareExtras<T>(opts: ExtraOpts, io: IO, api: Api, loadTo
   const fromStdin = [opts.attach?.includes('-') && '--attach -', opts.schema === '-' && '--schema -', opts.tools === '-' && '--tools -'].filter(Boolean);
   if (fromStdin.length > 1) throw usage(`stdin can be read once: give a file to all but one of ${fromStdin.join(', ')}`);
   checkImagesDir(opts.saveImages);
+  const extract = opts.extract ? '--extract' : opts.extractLast ? '--extract-last' : undefined;
+  if (extract && (opts.json || opts.schema !== undefined)) throw usage(`give one of ${extract} and ${opts.json ? '--json' : '--schema'}`);
+  if (opts.extract && opts.extractLast) throw usage('give one of --extract and --extract-last');
   const plugins = pluginsFrom(opts.plugin, opts.web);
-  const schema = await loadSchema(opts.schema, io);
+  const schema = await loadSchema(opts.schema, io, opts.schemaMulti !== undefined);
   const tools = await loadTools(opts.tools, io, api);
   if (api === 'chat' && schema && (tools || opts.mcp?.length)) throw usage(`give one of --schema and ${tools ? '--tools' : '--mcp'}`);
   if (schema && (opts.responseFormat || opts.textFormat)) throw usage(`give one of --schema and ${opts.responseFormat ? '--response-format' : '--text-format'}`);

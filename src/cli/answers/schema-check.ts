@@ -1,17 +1,50 @@
-/** `--schema JSON|FILE`: the JSON schema an answer must follow (src/kit's), read from the flag and its answer printed. */
+/** `--schema JSON|FIELDS|FILE`: the JSON schema an answer must follow (src/kit's), read from the flag and its answer printed. */
+import { existsSync } from 'node:fs';
 import { readTextFile, refuseBlankJson } from '../io/input.js';
 import type { IO } from '../io/io.js';
 import { answerSchema, checkAnswer, type AnswerSchema } from '../../kit/schema.js';
+import { conciseSchema, itemsOf, looksConcise } from '../../kit/schema-dsl.js';
+import { SchemaError } from '../../kit/errors.js';
+import { usage } from '../exit-codes.js';
 
 export { chatResponseFormat, parametersProblem, responsesTextFormat, type AnswerSchema } from '../../kit/schema.js';
 
-/** The schema of --schema: inline JSON when it starts with "{", else a file ("-" for stdin); one ajv cannot compile is refused before sending. */
-export async function loadSchema(value: string | undefined, io: IO): Promise<AnswerSchema | undefined> {
+/**
+ * The schema of --schema: inline JSON when it starts with "{", llm's concise fields ("name, age int")
+ * when no file has that name, else a file ("-" for stdin); one ajv cannot compile is refused before sending.
+ * `multi` (--schema-multi): an object holding an `items` array of such values.
+ */
+export async function loadSchema(value: string | undefined, io: IO, multi = false): Promise<AnswerSchema | undefined> {
   if (value === undefined) return undefined;
+  const flag = multi ? '--schema-multi' : '--schema';
+  if (isConcise(value)) return answerSchema(conciseOrUsage(flag, value, multi));
   const inline = value.trimStart().startsWith('{');
-  const text = inline ? value : await readTextFile('--schema', value, io);
-  if (!inline) refuseBlankJson('--schema', value, text);
-  return answerSchema(text, inline ? undefined : value);
+  if (!inline && value !== '-' && /^[A-Za-z_][\w-]*$/.test(value) && !existsSync(value)) {
+    throw usage(`${flag}: cannot read ${value} (no such file or folder); a schema of one text field is written "${value} str"`);
+  }
+  const text = inline ? value : await readTextFile(flag, value, io);
+  if (!inline) refuseBlankJson(flag, value, text);
+  const one = await answerSchema(text, inline ? undefined : value);
+  return multi ? answerSchema(itemsOf(one.schema)) : one;
+}
+
+/** --schema-multi X is --schema X for an `items` array of them (llm's); the two are one flag's choice. */
+export function takeSchemaMulti(opts: { schema?: string; schemaMulti?: string }): void {
+  if (opts.schemaMulti === undefined) return;
+  if (opts.schema !== undefined) throw usage('give one of --schema and --schema-multi');
+  opts.schema = opts.schemaMulti;
+}
+
+/** Whether --schema's value is llm's concise field list: written as one, and no file has that name. */
+export const isConcise = (value: string): boolean => looksConcise(value) && !existsSync(value);
+
+function conciseOrUsage(flag: string, value: string, multi: boolean): Record<string, unknown> {
+  try {
+    return conciseSchema(value, multi);
+  } catch (err) {
+    if (err instanceof SchemaError) throw usage(`${flag}: ${err.why}`);
+    throw err;
+  }
 }
 
 /**

@@ -2,7 +2,8 @@
 import { defineCommand, defineGroup } from '../define.js';
 import { integerIn } from '../flags/options.js';
 import { visible } from '../../internal/visible.js';
-import { conversationSummaries, deleteConversation, findConversations, loadConversation, withGuess, type Conversation, type ConversationSummary } from '../saved/conversations.js';
+import { CliError, EXIT } from '../exit-codes.js';
+import { conversationSummaries, deleteConversation, findConversations, lastConversation, loadConversation, withGuess, type Conversation, type ConversationSummary } from '../saved/conversations.js';
 import type { ChatMessage } from '../../client/types.js';
 
 const JSON_FLAG = { flags: '--json', help: 'print them as JSON' } as const;
@@ -51,11 +52,13 @@ const show = defineCommand({
   name: 'show',
   jsonFields: ['id', 'title', 'model', 'created_at', 'updated_at', 'messages'],
   summary: 'print a conversation',
-  args: [{ name: '<id>', help: 'conversation id', complete: 'conversations' }],
+  args: [{ name: '[id]', help: 'conversation id (left out: the last one, which chat -c goes on with)', complete: 'conversations' }],
   flags: { json: { flags: '--json', help: 'print the whole record' } },
-  examples: ['router chat --conversation notes "remember: the door code is 4711" --model local/echo', 'router conversations show notes', 'router conversations show notes --json messages'],
+  examples: ['router chat --conversation notes "remember: the door code is 4711" --model local/echo', 'router conversations show notes', 'router conversations show notes --json messages', 'router conversations show            # the last one'],
   run: async ({ io, opts, env }, id) => {
-    const c = await withGuess(env, id, () => loadConversation(env, id), 'conversations show');
+    // As `llm logs -c`: with no id, the conversation `chat -c` would take up.
+    const c = id === undefined ? lastConversation(env) : await withGuess(env, id, () => loadConversation(env, id), 'conversations show');
+    if (!c) throw new CliError('no conversations yet: router chat keeps each one (unless --no-log)', EXIT.NOT_FOUND);
     if (opts.json) return io.json(c);
     const text = `${c.messages.map((m) => `${m.role}: ${shownMessage(m)}`).join('\n\n')}\n`;
     // On a terminal, escape sequences in it are shown, not obeyed; piped, it is the text as kept.

@@ -159,6 +159,7 @@ async function checkFiles(opts: Record<string, unknown>, io: RunContext<unknown>
   const { checkImagesDir } = await import('../answers/save-images.js');
   await loadTools(file(opts.tools), io, 'chat');
   await loadSchema(file(opts.schema), io);
+  await loadSchema(file(opts.schemaMulti), io, true);
   await readAttachments(Array.isArray(opts.attach) ? opts.attach.filter((a) => a !== '-') : undefined, io);
   checkImagesDir(file(opts.saveImages));
 }

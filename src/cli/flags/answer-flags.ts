@@ -4,11 +4,14 @@ import type { FlagTable } from './flags.js';
 /** The flags `chat` and `responses` share for what goes beyond text: attachments, a schema, plugins, output modalities, reasoning, images. */
 export const ANSWER_FLAGS = {
   attach: { flags: '-a, --attach <path|url|->', help: 'attach an image (PNG, JPEG, WebP, GIF), a PDF or document, audio (WAV, MP3), an http(s) URL, or stdin ("-"); repeatable', parse: collect },
-  schema: { flags: '--schema <json|file>', help: 'answer as JSON that follows this JSON schema (checked locally; exit 10 when it does not)', oneCall: true },
+  schema: { flags: '--schema <json|file>', help: 'answer as JSON that follows this JSON schema, or fields as "name, age int" (checked locally; exit 10 when it does not)', oneCall: true },
+  schemaMulti: { flags: '--schema-multi <json|file>', help: 'answer as {"items": [...]} of values that follow this schema (as --schema takes it)', oneCall: true },
   plugin: { flags: '--plugin <id[,key=value...]>', help: 'a plugin of the service, with its settings (repeatable), e.g. web,max_results=3', parse: collect, oneCall: true },
   web: { flags: '--web', help: 'search the web (the web plugin); citations listed on stderr on a terminal', oneCall: true },
   modalities: { flags: '--modalities <list>', help: 'output modalities, e.g. text,image', parse: commaList, oneCall: true },
   showReasoning: { flags: '--show-reasoning', help: "print the model's reasoning to stderr", oneCall: true },
+  extract: { flags: '-x, --extract', help: "print only the answer's first fenced code block (the whole answer when it has none)", oneCall: true },
+  extractLast: { flags: '--extract-last', help: "print only the answer's last fenced code block", oneCall: true },
   saveImages: { flags: '--save-images <dir>', help: 'write generated images into DIR (paths on stderr)', oneCall: true },
 } as const satisfies FlagTable;
 

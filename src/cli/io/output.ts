@@ -60,15 +60,29 @@ export function rendersMarkdown(io: IO, opts: { raw?: boolean; json?: boolean })
   return io.stdoutTTY && !opts.raw && !opts.json && io.env.TERM !== 'dumb';
 }
 
-/** Streamed text as stdout shows it: rendered on a terminal, else exactly as received. */
-export async function shownPieces(io: IO, pieces: AsyncIterable<string>, opts: { raw?: boolean; json?: boolean }): Promise<AsyncIterable<string>> {
+type ShownOpts = { raw?: boolean; json?: boolean; extract?: boolean; extractLast?: boolean };
+
+/** Streamed text as stdout shows it: rendered on a terminal, else exactly as received; with --extract, only its code block, as written. */
+export async function shownPieces(io: IO, pieces: AsyncIterable<string>, opts: ShownOpts): Promise<AsyncIterable<string>> {
+  if (extracts(opts)) return (await import('./fenced-code.js')).extractedPieces(pieces, !!opts.extractLast, () => noBlock(io, opts));
   if (!rendersMarkdown(io, opts)) return pieces;
   return (await import('../markdown/index.js')).renderPieces(io, pieces);
 }
 
 /** A whole answer as stdout shows it (see shownPieces). */
-export async function shownText(io: IO, text: string, opts: { raw?: boolean; json?: boolean }): Promise<string> {
+export async function shownText(io: IO, text: string, opts: ShownOpts): Promise<string> {
+  if (extracts(opts)) {
+    const code = (await import('./fenced-code.js')).fencedCode(text, !!opts.extractLast);
+    if (code === undefined && text) noBlock(io, opts);
+    return code ?? text;
+  }
   if (!rendersMarkdown(io, opts)) return text;
   const md = (await import('../markdown/index.js')).terminalMarkdown(io);
   return md.push(text) + md.end();
+}
+
+const extracts = (opts: ShownOpts): boolean => !opts.json && !!(opts.extract || opts.extractLast);
+
+function noBlock(io: IO, opts: ShownOpts): void {
+  io.note(`note: the answer holds no fenced code block: printed whole (${opts.extract ? '--extract' : '--extract-last'})`);
 }

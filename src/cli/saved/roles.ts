@@ -4,7 +4,7 @@
  * and the system prompt as its body. Flags given on the command line win over the role; the role wins
  * over the profile.
  */
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { readLocalFile } from '../../internal/local-file.js';
 import { describeCode } from '../../internal/system-errors.js';
 import { secretsHidden } from '../../internal/userinfo.js';
@@ -15,6 +15,7 @@ import { CliError, EXIT, usage, type ExitCode } from '../exit-codes.js';
 import { cliErrorOf } from '../kit-words.js';
 import { utf8Text } from '../io/utf8.js';
 import { isRecord } from '../../internal/shape.js';
+import { looksConcise } from '../../kit/schema-dsl.js';
 import { didYouMean } from '../../internal/did-you-mean.js';
 import type { IO } from '../io/io.js';
 import { checkGoesWithRole, type FlagSpec } from '../flags/flags.js';
@@ -183,7 +184,7 @@ function optionValue(role: Role, key: string, option: Option, value: unknown): u
     return value;
   }
   // A schema written as YAML is the schema itself (as inline JSON is on the command line).
-  if (option.long === '--schema' && isRecord(value)) return option.parseArg ? option.parseArg(JSON.stringify(value), undefined) : JSON.stringify(value);
+  if (option.long?.startsWith('--schema') && isRecord(value)) return option.parseArg ? option.parseArg(JSON.stringify(value), undefined) : JSON.stringify(value);
   if (isRecord(value) && Object.values(value).some((v) => v === null || typeof v === 'object')) throw bad('each key takes a text or a number');
   const items = Array.isArray(value) ? value : isRecord(value) ? Object.entries(value).map(([k, v]) => `${k}=${v}`) : [value];
   let parsed: unknown;
@@ -201,16 +202,16 @@ function optionValue(role: Role, key: string, option: Option, value: unknown): u
 }
 
 /** Flags that name a file or folder: in a role, a relative one is taken from the role's folder. */
-const PATH_FLAGS = new Set(['--tools', '--schema', '--attach', '--save-images']);
+const PATH_FLAGS = new Set(['--tools', '--schema', '--schema-multi', '--attach', '--save-images']);
 
 /**
  * A path a role holds, resolved against `folder` (the roles folder when read; the working
  * folder when `roles save` writes it): a role then works from any folder. A URL, "-" (stdin) and
- * an inline schema are left as they are.
+ * an inline schema (JSON, or llm's concise fields) are left as they are.
  */
 export function inFolder(option: Option, value: string, folder: string): string {
   if (!PATH_FLAGS.has(option.long ?? '') || value === '' || value === '-' || isAbsolute(value) || /^[a-z][\w+.-]*:/i.test(value)) return value;
-  if (option.long === '--schema' && value.trimStart().startsWith('{')) return value;
+  if (option.long?.startsWith('--schema') && (value.trimStart().startsWith('{') || (looksConcise(value) && !existsSync(resolve(folder, value))))) return value;
   return resolve(folder, value);
 }
 

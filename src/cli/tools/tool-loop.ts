@@ -7,6 +7,7 @@ import { ResultBudget, runToolCall, type CallOutcome } from '../../kit/tool-call
 import { chatToolLoop } from '../../kit/tool-loop.js';
 import { approved, callsNotRun, DEFAULT_TOOL_TIMEOUT, shownCall, type ShownCall } from './tool-runner.js';
 import { counted, grouped } from '../../internal/counted.js';
+import { visible } from '../../internal/visible.js';
 
 export interface ToolLoop {
   set: ToolSet;
@@ -40,6 +41,14 @@ export async function passedImages(io: IO, loop: ToolLoop, outcomes: CallOutcome
 
 const label = (o: CallOutcome, flag: string) => (o.status === 'ok' ? (o.code === undefined ? 'ok' : 'exit 0') : o.status === 'failed' ? (o.code === undefined ? 'failed' : `exit ${o.code}`) : o.status === 'timeout' ? `stopped at ${flag}` : o.status);
 
+const PREVIEW = 200;
+
+/** A tool's result on one line: control characters (line ends too) escaped, the first 200 characters and its length past them. */
+function resultPreview(text: string): string {
+  const line = visible(text.length > PREVIEW ? text.slice(0, PREVIEW) : text);
+  return text.length > PREVIEW ? `${line}… (${grouped(text.length)} characters)` : line;
+}
+
 const asker = (io: IO, loop: ToolLoop) => (typeof loop.approve === 'function' ? loop.approve : loop.approve ? (c: ShownCall) => approved(io, c) : undefined);
 
 /**
@@ -60,6 +69,8 @@ export async function runRound(io: IO, loop: ToolLoop, calls: ShownCall[], round
   for (const call of calls) {
     const o = await runToolCall(loop.set.tools, call, { signal: loop.signal, timeoutMs, timeoutName, budget: loop.budget, approve: asker(io, loop) });
     io.info(`tool ${shownCall(call)} -> ${label(o, timeoutName)}`);
+    // As llm's --td: with --verbose, what went back to the model, on one line.
+    if (io.verbose) io.info(`  result: ${resultPreview(o.text)}`);
     if (o.code === 127) io.note(`warning: tool ${call.name}: its command was not found (exit 127)`);
     else if (o.code === 126) io.note(`warning: tool ${call.name}: its command could not be run (exit 126): ${o.notRunnable ?? 'is it executable (chmod +x)?'}`);
     else if (o.status === 'failed') io.note(`warning: tool ${call.name} failed${o.code === undefined ? '' : ` (exit ${o.code})`}: what it said went to the model`);

@@ -17,7 +17,7 @@ import { boundNote, guardNext, guardSpend, limitFlagOf, loweredBy, SPEND_FLAGS }
 import { checkContinueId, keepConversation, openConversation, withSystem } from './conversation.js';
 import { MessageAssembler, messageOf, type AssembledMessage } from '../../answers/answer-extras.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, recordedUser, userContent } from '../../answers/request-extras.js';
-import { jqOnSchemaAnswer } from '../../answers/schema-check.js';
+import { jqOnSchemaAnswer, takeSchemaMulti } from '../../answers/schema-check.js';
 import { callsNotRun, chatCalls, imageInput, loadTools, mcpFrom, mcpServers, openTools } from '../../tools/tool-runner.js';
 import { toolLoop } from '../../tools/tool-loop.js';
 import { atExit } from '../../../internal/exit-hooks.js';
@@ -67,6 +67,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     throw blameRole(err, role, ctx.cmd);
   }
   checkContinueId(ctx);
+  takeSchemaMulti(opts);
   jqOnSchemaAnswer(opts, ctx.argv);
   if (opts.interactive) {
     if (opts.maxCost !== undefined || opts.dryRun) throw usage(`${opts.dryRun ? '--dry-run' : '--max-cost'} applies to one call, not to chat -i`);

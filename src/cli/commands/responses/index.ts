@@ -16,7 +16,7 @@ import { boundNote, guardNext, guardSpend, limitFlagOf, loweredBy, SPEND_FLAGS }
 import { usage } from '../../exit-codes.js';
 import { checkMetadataFlags, readJsonFile, textOrFile } from '../../io/input.js';
 import { applyExtras, finishAnswer, prepareExtras, promptWith, reasoningPrinter, userContent, type Extras } from '../../answers/request-extras.js';
-import { jqOnSchemaAnswer } from '../../answers/schema-check.js';
+import { jqOnSchemaAnswer, takeSchemaMulti } from '../../answers/schema-check.js';
 import { functionCalls, reasoningSummary, responseMessage } from '../../answers/answer-extras.js';
 import { callsNotRun, chatCalls, imageInput, loadTools, mcpFrom, mcpServers, openTools } from '../../tools/tool-runner.js';
 import { responsesToolLoop } from './tool-loop.js';
@@ -64,6 +64,7 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
   } catch (err) {
     throw blameRole(err, role, ctx.cmd);
   }
+  takeSchemaMulti(opts);
   jqOnSchemaAnswer(opts, ctx.argv);
   const extras = await prepareExtras(opts, io, 'responses', loadTools).catch((err: unknown) => Promise.reject(blameRole(err, role, ctx.cmd)));
   const input = await inputFrom(io, opts, args, extras);

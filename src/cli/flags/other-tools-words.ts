@@ -1,0 +1,33 @@
+/**
+ * What a user of llm (or aichat) types that router spells otherwise, and where to go instead: said in
+ * place of a guess after "unknown command" or "unknown option" (a guess there would mislead: `router keys
+ * set` is no `keys get`).
+ */
+
+/** By the command's path and the word that is no subcommand of it. */
+const COMMANDS: Record<string, string> = {
+  'router logs': 'the chats kept are router conversations list and show; their cost, router usage',
+  'router templates': 'a saved prompt is a role here: router roles list, router roles save NAME --system TEXT',
+  'router aliases': 'no model aliases here: a role can name a model, router roles save NAME --model ID --system TEXT',
+  'router keys set': 'to keep the API key router calls with: router login; router keys manages the workspace\'s keys',
+};
+
+/** By the command's path and the flag it does not take (or takes a value of another kind). */
+const FLAGS: Record<string, string> = {
+  'router chat -t': "llm's -t TEMPLATE is --role NAME here; -t is --temperature",
+  'router responses -t': "llm's -t TEMPLATE is --role NAME here; -t is --temperature",
+  'router chat -o': "llm's -o KEY VALUE is a flag of its own here: --temperature 0.5, --max-tokens 100",
+  'router responses -o': "llm's -o KEY VALUE is a flag of its own here: --temperature 0.5, --max-output-tokens 100",
+  'router chat -T': 'tools come from a file here: --tools FILE, each with its command; or --mcp SERVER',
+  'router chat --td': 'with --verbose each tool call and its result are shown on stderr',
+  'router chat -n': "llm's -n is --no-log here",
+  'router chat --cid': "llm's --cid is --conversation ID here; router conversations list shows them",
+  'router chat -f': 'attach a file with -a FILE (a URL is sent as a URL), or pipe it in: cat FILE | router chat "explain"',
+  'router chat --key': 'a key is never an argument: ROUTER_API_KEY, or router login --profile NAME and then --profile NAME',
+  'router chat --save': 'a saved prompt is a role here: router roles save NAME --system TEXT',
+};
+
+/** Where to go instead of a command or flag of another tool (`path`: the command it was given to). */
+export function otherToolsHint(path: string, word: string): string | undefined {
+  return word.startsWith('-') ? FLAGS[`${path} ${word}`] : COMMANDS[`${path} ${word}`];
+}
