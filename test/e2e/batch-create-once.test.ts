@@ -73,7 +73,7 @@ describe.each(FLAVORS)('batch create killed before its id was printed (%s flavou
     expect(onPurpose.code, onPurpose.stderr).toBe(0);
     expect(onPurpose.stderr).not.toMatch(/never answered/);
     expect(await batchesOf(t, s)).toHaveLength(before + 1);
-  }, 120_000);
+  });
 
   it('other options are another create: sent, and the unanswered one is still looked for', async () => {
     const { s, file, made } = await killedAfterMade('other');
@@ -84,5 +84,5 @@ describe.each(FLAVORS)('batch create killed before its id was printed (%s flavou
     if (flavor === 'spec') expect(again.stdout.trim(), again.stderr).toBe(made);
     else expect(again.code, again.stderr).toBe(8);
     expect(await batchesOf(t, s)).toHaveLength(2);
-  }, 120_000);
+  });
 });

@@ -60,7 +60,7 @@ describe('charges over a kill -9', () => {
     } finally {
       await stopped(third);
     }
-  }, 60_000);
+  });
 
   // Points of a save (store.ts) where the process kills itself (ROUTER_EMULATOR_CRASH_AT), the Nth time
   // it gets there, while answers come one after another: after the journal moved to a new segment and
@@ -105,7 +105,7 @@ describe('charges over a kill -9', () => {
         await killed(again);
       }
     }
-  }, 60_000);
+  });
 
   it('generations served are found by GET /v1/generation after a kill -9', async () => {
     const state = join(dir, 'generations');
@@ -132,7 +132,7 @@ describe('charges over a kill -9', () => {
     } finally {
       await stopped(second);
     }
-  }, 60_000);
+  });
 
   it('a stream relayed from an upstream: charged after a kill -9 right after its [DONE]', async () => {
     const upstream = await startEmulator({ stateDir: join(dir, 'upstream'), port: 0 });
@@ -162,7 +162,7 @@ describe('charges over a kill -9', () => {
     } finally {
       await upstream.close();
     }
-  }, 60_000);
+  });
 
   it('a bounded request in flight at a kill -9: its hold given back at the restart, once; a settled one kept', async () => {
     const usage = { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 };
@@ -207,7 +207,7 @@ describe('charges over a kill -9', () => {
     } finally {
       await upstream.close();
     }
-  }, 60_000);
+  });
 
   it('a fake model stream in flight at a kill -9: its hold given back at the restart', async () => {
     const state = join(dir, 'local-held');
@@ -227,5 +227,5 @@ describe('charges over a kill -9', () => {
     } finally {
       await stopped(second);
     }
-  }, 60_000);
+  });
 });

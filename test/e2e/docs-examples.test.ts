@@ -24,7 +24,7 @@ it('every sh example of docs/tools.md runs verbatim', async () => {
     .filter((l) => l && !l.startsWith('#') && !INTERACTIVE.test(l));
   expect(examples.length).toBeGreaterThan(8);
   expect(await runExamples(examples)).toEqual([]);
-}, 180_000);
+});
 
 it('the program of docs/tools.md runs as written, importing router-cli/kit', async () => {
   const [program] = blocks('js');
@@ -38,4 +38,4 @@ it('the program of docs/tools.md runs as written, importing router-cli/kit', asy
   } finally {
     rmSync(file, { force: true });
   }
-}, 90_000);
+});

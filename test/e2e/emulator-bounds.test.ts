@@ -87,7 +87,7 @@ describe('a stream the client does not read', () => {
       for (const s of sockets) s.destroy();
       await stop(child);
     }
-  }, 180_000);
+  });
 });
 
 /**

@@ -70,5 +70,5 @@ describe('the holds of a batch over an upstream', () => {
       await fetch(`${upstream.apiRoot}/_emulator/faults`, { method: 'POST', headers: { authorization: `Bearer ${upstream.store.operatorKey()}`, 'content-type': 'application/json' }, body: JSON.stringify({ faults: [] }) });
       await upstream.close();
     }
-  }, 90_000);
+  });
 });

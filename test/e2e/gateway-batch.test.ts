@@ -82,5 +82,5 @@ describe('a batch over an upstream provider', () => {
     } finally {
       await upstream.close();
     }
-  }, 60_000);
+  });
 });

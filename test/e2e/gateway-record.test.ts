@@ -116,7 +116,7 @@ describe('record and replay', () => {
     } finally {
       await replaying.stop();
     }
-  }, 60_000);
+  });
 
   it('--record-missing asks the upstream only for what no cassette holds', async () => {
     const upstream = await startEmulator({ stateDir: join(dir, 'upstream-2'), port: 0 });
@@ -137,7 +137,7 @@ describe('record and replay', () => {
     } finally {
       await upstream.close();
     }
-  }, 60_000);
+  });
 
   it('writes cassettes off the event loop: answers go on while a cassette cannot be written yet', async () => {
     const upstream = await startEmulator({ stateDir: join(dir, 'upstream-3'), port: 0 });
@@ -164,7 +164,7 @@ describe('record and replay', () => {
       gateway.child.kill('SIGKILL');
       await upstream.close();
     }
-  }, 90_000);
+  });
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`a gateway stopped by ${signal} right after its answers has every cassette on disk, whole, replayed byte for byte`, async () => {
@@ -193,6 +193,6 @@ describe('record and replay', () => {
       } finally {
         await replaying.stop();
       }
-    }, 90_000);
+    });
   }
 });

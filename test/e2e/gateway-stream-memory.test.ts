@@ -81,4 +81,4 @@ it('a relayed stream of large events holds its text while it lasts, not every ne
   const content = await serveApi(gateway, `/v1/generation/content?id=${id}`, undefined, gateway.info.management_key);
   expect(content.status).toBe(200);
   expect(content.json.data.output.completion).toBe(Array.from({ length: EVENTS }, (_, i) => word(i)).join(''));
-}, 120_000);
+});

@@ -1,40 +1,33 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers.js';
+import { installedPackage } from '../support/installed-package.js';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
 
 /** A cache folder with nothing in it: what the trace says is the build's caches' doing, whatever this machine kept (bin/launch.cjs reads its own first). */
 const NO_OWN_CACHE = join(tmpdir(), `router-no-own-cache-${process.pid}`);
 
 // Issue 46: the package users install starts as the checkout does, from the bundle and its code cache.
-// `npm pack` as it runs in the checkout (prepack takes `prepare` out) from a copy of the built package
-// whose build is a no-op (dist is built), then `npm install` of the tarball into a folder of its own.
+// installedPackage(): `npm pack` as it runs in the checkout, `npm install` of the tarball; made once a build.
 const ROOT = resolve(BIN, '..', '..');
 const run = promisify(execFile);
 
 describe('the installed package (npm pack, npm install of the tarball)', () => {
   let dir: string;
+  let prefix: string;
   let installed: string;
   let installLog: string;
   let t: CliEnv;
   beforeAll(async () => {
     t = await startCliEnv();
     dir = mkdtempSync(join(tmpdir(), 'router-installed-'));
-    const stage = join(dir, 'stage');
-    for (const part of ['bin', 'dist', 'completions', 'docs', 'LICENSE', 'README.md', 'scripts/pack.mjs']) cpSync(join(ROOT, part), join(stage, part), { recursive: true });
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-    writeFileSync(join(stage, 'package.json'), JSON.stringify({ ...pkg, scripts: { ...pkg.scripts, build: 'node -e 0' } }, null, 2));
-    mkdirSync(join(dir, 'packs'));
-    await run('npm', ['pack', '--silent', '--pack-destination', join(dir, 'packs')], { cwd: stage });
-    const tarball = join(dir, 'packs', readdirSync(join(dir, 'packs')).find((name) => name.endsWith('.tgz'))!);
-    const prefix = join(dir, 'prefix');
-    const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--prefix', prefix, tarball], { cwd: dir });
-    installLog = install.stdout + install.stderr;
+    ({ prefix, installLog } = await installedPackage(ROOT));
     installed = join(prefix, 'node_modules', 'router-cli', 'bin', 'router');
+    // A pack and an install the first time for a build: minutes on a loaded machine.
   }, 240_000);
   afterAll(async () => {
     await t.close();
@@ -99,13 +92,16 @@ describe('the installed package (npm pack, npm install of the tarball)', () => {
     const work = join(dir, 'program');
     mkdirSync(work);
     writeFileSync(join(work, 'photo.png'), Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64'));
-    // Beside the installed node_modules: `router-cli` is the tarball's; server-everything from this checkout's PATH.
-    const file = join(dir, 'prefix', 'conversation.mjs');
+    // Beside the installed node_modules (linked: the installed prefix is kept for other runs, never written): `router-cli`
+    // is the tarball's; server-everything from this checkout's PATH.
+    mkdirSync(join(dir, 'beside'));
+    symlinkSync(join(prefix, 'node_modules'), join(dir, 'beside', 'node_modules'));
+    const file = join(dir, 'beside', 'conversation.mjs');
     writeFileSync(file, program);
     const env = { ...process.env, ...t.env, PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH}` };
     const r = await run(process.execPath, [file], { cwd: work, encoding: 'utf8', env, timeout: 60_000 });
     expect(r.stdout).toBe('echo,today string true\n');
-  }, 90_000);
+  });
 
   // `router serve`, and any call with a "serve" among its words, starts from the modules, whose --jq
   // worker loaded node_modules/jq-wasm: as npm unpacked it, without the run() the build adds in a
@@ -114,11 +110,11 @@ describe('the installed package (npm pack, npm install of the tarball)', () => {
     const r = await router(['chat', '--model', 'local/echo', '--json', '--jq', '.choices[0].message.content', 'serve']);
     expect(r.stdout).toBe('serve\n');
     expect(r.stderr).toBe('');
-    expect(readFileSync(join(dir, 'prefix', 'node_modules', 'jq-wasm', 'dist', 'build', 'jq.js'), 'utf8')).not.toMatch(/^\/\* router: linear jq IO/);
+    expect(readFileSync(join(prefix, 'node_modules', 'jq-wasm', 'dist', 'build', 'jq.js'), 'utf8')).not.toMatch(/^\/\* router: linear jq IO/);
   });
 
   it('names the docs pages its help points to by their paths in the installed package', async () => {
-    const pkg = join(dir, 'prefix', 'node_modules', 'router-cli');
+    const pkg = join(prefix, 'node_modules', 'router-cli');
     // Each a command whose help names a page (docs/keys.md, docs/tools.md, docs/gateway.md): a bundle chunk of its own.
     for (const args of [['config', '--help'], ['login', '--help'], ['auth', 'migrate', '--help'], ['serve', '--help']]) {
       const { stdout } = await router(args);
@@ -135,7 +131,7 @@ describe('the installed package (npm pack, npm install of the tarball)', () => {
 
   it('keeps a page\'s path whole on one line of help when the package\'s folder has a space (a home under "John Smith")', async () => {
     const spaced = join(dir, 'John Smith', 'prefix');
-    cpSync(join(dir, 'prefix'), spaced, { recursive: true });
+    cpSync(prefix, spaced, { recursive: true });
     const pkg = join(spaced, 'node_modules', 'router-cli');
     for (const args of [['config', '--help'], ['login', '--help'], ['serve', '--help']]) {
       const { stdout } = await run(process.execPath, [join(pkg, 'bin', 'router'), ...args], { encoding: 'utf8', env: { ...process.env, ...t.env, COLUMNS: '80' } });

@@ -78,4 +78,4 @@ it('a program using the library keeps its flags, listeners, globals and output, 
   } finally {
     rmSync(file, { force: true });
   }
-}, 90_000);
+});

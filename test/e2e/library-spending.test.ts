@@ -49,7 +49,7 @@ it('the tool loop under a cost cap runs as written: it answers within the cap, a
   expect(r.stdout).toMatch(/^From the tool results: weather answered: sunny in .+\n1 true\ncost_cap_exceeded\n$/);
   // Two rounds for the answer; the refused loop sent nothing.
   expect(emu.requestLog.filter((q) => q.path.endsWith('/chat/completions')).length - before).toBe(2);
-}, 90_000);
+});
 
 it('the budgets program runs as written: the call recorded in the ledger; a second run past the budget is BudgetReached', async () => {
   const state = mkdtempSync(join(dir, 'state-'));
@@ -63,4 +63,4 @@ it('the budgets program runs as written: the call recorded in the ledger; a seco
   const again = await runProgram(programs[1]!, state);
   expect(again.stderr).toBe('');
   expect(again.stdout).toBe('daily_budget reached: 0.75 spent\ntrue\n');
-}, 90_000);
+});

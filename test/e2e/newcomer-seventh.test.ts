@@ -26,4 +26,4 @@ it('batch run --results FILE 2>&1 | head -1: the run finishes, its results writt
     rmSync(dir, { recursive: true, force: true });
     await t.close();
   }
-}, 60_000);
+});

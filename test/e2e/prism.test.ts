@@ -73,7 +73,7 @@ beforeAll(async () => {
     ROUTER_CONFIG_DIR: join(home, 'config'),
     ROUTER_STATE_DIR: join(home, 'state'),
   };
-}, 180_000);
+});
 
 afterAll(() => {
   prism?.kill('SIGKILL');

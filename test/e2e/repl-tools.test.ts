@@ -31,7 +31,7 @@ describe.skipIf(!HAS_TMUX)('router chat -i --mcp on a terminal', () => {
     expect(await term.lastExit()).toBe(0);
     const screen = await term.screen();
     expect(screen).not.toContain(t.env.ROUTER_API_KEY);
-  }, 60_000);
+  });
 
   it('--approve asks before an MCP tool too; a refusal goes back to the model, the tool never runs', async () => {
     term?.close();
@@ -43,7 +43,7 @@ describe.skipIf(!HAS_TMUX)('router chat -i --mcp on a terminal', () => {
     expect(await term.lastExit()).toBe(0);
     // The hang tool writes this file when called: it was not.
     expect(existsSync(join(t.dir, 'approve.pid.called'))).toBe(false);
-  }, 60_000);
+  });
   it('chat -i --approve asks before each local and MCP tool: yes runs it, no tells the model, Ctrl-C stops the answer', async () => {
     term?.close();
     const ran = join(t.dir, 'weather.ran');
@@ -71,5 +71,5 @@ describe.skipIf(!HAS_TMUX)('router chat -i --mcp on a terminal', () => {
     // Run once (the yes); the no and the Ctrl-C ran nothing: the hang tool writes its file when called.
     expect(readFileSync(ran, 'utf8')).toBe('ran\n');
     expect(existsSync(join(t.dir, 'repl-approve.pid.called'))).toBe(false);
-  }, 60_000);
+  });
 });

@@ -74,7 +74,7 @@ describe('router serve --providers hung up (SIGHUP) mid-stream', () => {
     const gone = once(again.child, 'exit');
     again.child.kill('SIGTERM');
     expect((await gone)[0]).toBe(0);
-  }, 60_000);
+  });
 });
 
 describe('router serve --replay stopped (SIGTERM) while a replayed stream waits', () => {
@@ -96,5 +96,5 @@ describe('router serve --replay stopped (SIGTERM) while a replayed stream waits'
     endsWithStopChunk(events);
     expect(events.join('\n')).not.toContain('world');
     expect(code).toBe(0);
-  }, 60_000);
+  });
 });

@@ -70,7 +70,7 @@ describe('two router serve on one state folder at once', () => {
     } finally {
       rmSync(state, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 });
 
 describe('a router serve whose lock was taken over', () => {
@@ -94,5 +94,5 @@ describe('a router serve whose lock was taken over', () => {
     } finally {
       rmSync(state, { recursive: true, force: true });
     }
-  }, 30_000);
+  });
 });

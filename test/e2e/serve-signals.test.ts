@@ -26,4 +26,4 @@ it.each([
   const gone = once(again.child, 'exit');
   again.child.kill('SIGTERM');
   expect((await gone)[0]).toBe(0);
-}, 120_000); // a backstop: two serves started one after another, seconds each at load 30
+});

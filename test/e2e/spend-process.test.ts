@@ -43,7 +43,7 @@ describe.skipIf(!HAS_TMUX)('budgets in chat -i', () => {
     const reached = await repl('0.000001');
     expect(reached).toMatch(/error: daily_budget of \$0\.000001 reached \(ROUTER_DAILY_BUDGET\)/);
     expect(chats()).toHaveLength(1);
-  }, 60_000);
+  });
 });
 
 describe('Ctrl-C while a long ledger is read', () => {
@@ -66,5 +66,5 @@ describe('Ctrl-C while a long ledger is read', () => {
     child.kill('SIGINT');
     const code = await new Promise((done) => child.on('close', done));
     expect({ code, stdout, stderr }).toEqual({ code: 130, stdout: '', stderr: 'error: interrupted\n' });
-  }, 60_000);
+  });
 });

@@ -106,7 +106,7 @@ describe('a proxy that takes the connection and never answers', () => {
     const chat = await run(['--timeout', '500ms', '--max-retries', '1', 'chat', '--model', 'local/echo', 'hi'], viaSilentProxy());
     expect(chat.code).toBe(8);
     expect(held.length - connections).toBe(2);
-  }, 90_000);
+  });
 
   it('Ctrl-C ends the wait for the proxy at once (exit 130)', async () => {
     for (const args of [['api', '/v1/models'], ['chat', '--model', 'local/echo', 'hi']]) {
@@ -115,7 +115,7 @@ describe('a proxy that takes the connection and never answers', () => {
       expect(r.code).toBe(130);
       expect(r.stderr).toBe('error: interrupted\n');
     }
-  }, 90_000);
+  });
 });
 
 describe('a --jq filter that never ends', () => {
@@ -141,7 +141,7 @@ describe('a --jq filter that never ends', () => {
     child.kill('SIGTERM');
     // A filter that SIGTERM does not end runs for ever: past the test's timeout.
     expect(await closed).toBe(143);
-  }, 120_000);
+  });
 });
 
 describe('a --jq filter that kills jq (a stack overflow aborts its runtime)', () => {

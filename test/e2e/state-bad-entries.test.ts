@@ -69,7 +69,7 @@ it('drops the entries that cannot be read, says so in one line, and loads the re
   expect(after.estimates).toEqual({ '/v1/chat/completions\ntest/m': 0.4 });
   expect(after.charges).toEqual({ 'batch:good:hold': 0.5 });
   expect(after.holds ?? {}).toEqual({});
-}, 60_000);
+});
 
 it('drops a negative hold or charge: given back at the start, it would have charged the workspace', async () => {
   const saved = JSON.parse(readFileSync(file, 'utf8'));
@@ -87,7 +87,7 @@ it('drops a negative hold or charge: given back at the start, it would have char
   expect(s.stderr()).not.toContain('gave back');
   const after = JSON.parse(readFileSync(file, 'utf8'));
   expect(after.workspaces[workspace!].total_usage).toBeCloseTo(usage, 10);
-}, 60_000);
+});
 
 it('a key record that cannot be read still stops the start, named', async () => {
   const saved = JSON.parse(readFileSync(file, 'utf8'));
@@ -105,4 +105,4 @@ it('a key of a workspace the file lacks stops the start, named, not as an intern
   expect(run.status).not.toBe(0);
   expect(run.stderr).toContain('is not an emulator state (keys[0] names a workspace the file lacks)');
   expect(run.stderr).not.toContain('internal error');
-}, 60_000);
+});

@@ -25,7 +25,6 @@ async function terminal(env: Record<string, string> = {}): Promise<Terminal> {
   return (term = new Terminal({ ...t.env, ...env }));
 }
 
-/** A gateway whose model `test/m` answers a request whose first message is "hold" only when the test says so. */
 /** A tools file with one tool, get_weather, whose command (`cat`) answers with its arguments. */
 function weatherTools(prefix: string): string {
   const tools = join(mkdtempSync(join(tmpdir(), prefix)), 'tools.json');
@@ -42,6 +41,7 @@ async function interruptClearsSpinner(term: Terminal): Promise<void> {
   expect(await term.cursorVisible()).toBe(true);
 }
 
+/** A gateway whose model `test/m` answers a request whose first message is "hold" only when the test says so. */
 async function heldGateway() {
   const up = holdingUpstream(() => 2);
   const gw = await pricedGateway(up.handler, 0.000001);
@@ -53,6 +53,26 @@ async function heldGateway() {
     res.end(`${sseChunk(null)}${sseChunk(text)}${sseChunk(null, 'stop')}data: [DONE]\n\n`);
   };
   return { gw, up, env, answer };
+}
+
+/**
+ * Starts `command` (chat -i with weatherTools) and sends "hold": once its spinner is drawn, the held round is
+ * answered with a call of get_weather. Gives the arrival of the next round (asked for before the answer).
+ */
+async function roundCallsWeather(term: Terminal, up: Awaited<ReturnType<typeof heldGateway>>['up'], command: string): Promise<{ next: Promise<unknown> }> {
+  term.run(command);
+  await term.waitFor(/^>\s*$/m);
+  const arrived = up.next();
+  term.run('hold');
+  await arrived;
+  await term.waitFor(/waiting for test\/m/);
+  const call = { index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } };
+  const chunk = (delta: object, finish: string | null) => `data: ${JSON.stringify({ id: 'gen-local', object: 'chat.completion.chunk', created: 1, model: 'test/m', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const next = up.next();
+  const res = up.held.shift()!;
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.end(`${chunk({ role: 'assistant', tool_calls: [call] }, null)}${chunk({}, 'tool_calls')}data: [DONE]\n\n`);
+  return { next };
 }
 
 /**
@@ -183,20 +203,9 @@ describe.skipIf(!HAS_TMUX)('the spinner in every round of a tool loop', () => {
     const { gw, up, env, answer } = await heldGateway();
     try {
       const term = await terminal(env);
-      term.run(`${router} chat -i --model test/m --tools ${tools}`);
-      await term.waitFor(/^>\s*$/m);
-      let arrived = up.next();
-      term.run('hold');
-      await arrived;
-      await term.waitFor(/waiting for test\/m/);
-      const call = { index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } };
-      const chunk = (delta: object, finish: string | null) => `data: ${JSON.stringify({ id: 'gen-local', object: 'chat.completion.chunk', created: 1, model: 'test/m', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-      arrived = up.next();
-      const res = up.held.shift()!;
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.end(`${chunk({ role: 'assistant', tool_calls: [call] }, null)}${chunk({}, 'tool_calls')}data: [DONE]\n\n`);
+      const { next } = await roundCallsWeather(term, up, `${router} chat -i --model test/m --tools ${tools}`);
       // The second round, the tool's result sent: was no spinner at all while it waited.
-      await arrived;
+      await next;
       await term.waitFor(/get_weather[^\n]*\n[^\n]*waiting for test\/m/);
       expect(await term.cursorVisible()).toBe(false);
       answer('sunny in Paris');
@@ -217,24 +226,13 @@ describe.skipIf(!HAS_TMUX)('the spinner and a question', () => {
     const { gw, up, env, answer } = await heldGateway();
     try {
       const term = await terminal(env);
-      term.run(`${router} chat -i --model test/m --tools ${tools} --approve`);
-      await term.waitFor(/^>\s*$/m);
-      let arrived = up.next();
-      term.run('hold');
-      await arrived;
-      await term.waitFor(/waiting for test\/m/);
-      const call = { index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } };
-      const chunk = (delta: object, finish: string | null) => `data: ${JSON.stringify({ id: 'gen-local', object: 'chat.completion.chunk', created: 1, model: 'test/m', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-      const res = up.held.shift()!;
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.end(`${chunk({ role: 'assistant', tool_calls: [call] }, null)}${chunk({}, 'tool_calls')}data: [DONE]\n\n`);
+      const { next } = await roundCallsWeather(term, up, `${router} chat -i --model test/m --tools ${tools} --approve`);
       await term.waitFor(/Run get_weather \{"city":"Paris"\}\? \(Y\/n\)/);
       // A spinner still running hides the cursor (and draws itself over the question between its writes).
       expect(await term.cursorVisible()).toBe(true);
       expect(await term.screen()).not.toMatch(/waiting for/);
-      arrived = up.next();
       term.keys('Enter');
-      await arrived;
+      await next;
       answer('sunny in Paris');
       await term.waitFor(/^sunny in Paris\n>\s*$/m);
       term.keys('C-d');

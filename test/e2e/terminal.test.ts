@@ -159,7 +159,7 @@ describe.skipIf(!HAS_TMUX)('batch run on a terminal', () => {
     await t.admin('batches', { delay_ms: 0 });
     const resumed = await t.run(['batch', 'run', '--resume', id, '--watch', '--interval', '0.1', '--results', out]);
     expect(resumed.code, resumed.stderr).toBe(0);
-  }, 120_000);
+  });
 });
 
 describe.skipIf(!HAS_TMUX)('errors on a terminal', () => {

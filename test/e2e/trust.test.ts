@@ -215,7 +215,7 @@ describe('--watch and batch ids', () => {
     } finally {
       await s.close();
     }
-  }, 120_000);
+  });
 
   it('serve on an address other than loopback warns that it is no secure server', async () => {
     const child = t.spawn(['serve', '--port', '0', '--host', '0.0.0.0', '--state', join(t.dir, 'open-state')]);

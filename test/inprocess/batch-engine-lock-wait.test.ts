@@ -62,7 +62,7 @@ describe("runJob and a lock left by another namespace's run", () => {
     expect(await meanwhile).toBe(left);
     expect(outcome.totals).toMatchObject({ finished: 1, completed: 2 });
     expect(() => readlinkSync(lock)).toThrow(/ENOENT/);
-  }, 30_000);
+  });
 
   it('the lock of the jobs list (picking the input\'s job): the same', async () => {
     const jobs = join(env.ROUTER_STATE_DIR!, 'jobs');
@@ -75,5 +75,5 @@ describe("runJob and a lock left by another namespace's run", () => {
     expect(await meanwhile).toBe(left);
     expect(outcome.totals).toMatchObject({ finished: 1, completed: 2 });
     expect(() => readlinkSync(lock)).toThrow(/ENOENT/);
-  }, 30_000);
+  });
 });

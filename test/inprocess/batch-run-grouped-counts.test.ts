@@ -37,4 +37,4 @@ it('batch run says 1,200 in every line it writes for a person; its JSON says 120
   expect(r.stderr).toMatch(/^1,200 results in input order$/m);
   expect(r.stderr).not.toMatch(/\b1200\b/);
   expectMerged(out, 1200);
-}, 120_000);
+});

@@ -114,7 +114,7 @@ describe('concurrent calls under a budget', () => {
     const runs = await Promise.race([Promise.all([loop(), loop()]), stuck]);
     expect(runs).not.toBe('stuck');
     expect((runs as { code: number }[]).map((r) => r.code)).toEqual([0, 0]);
-  }, 60_000);
+  });
 
   it('--ignore-budget, --dry-run and --no-log hold nothing', async () => {
     const state = freshState();

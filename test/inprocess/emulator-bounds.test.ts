@@ -168,7 +168,5 @@ describe('JSON bombs', () => {
     } finally {
       await roomy.close();
     }
-    // CPU work of its own (three 11 MB bombs sent and a 20 MB body echoed, in this process: 9 s at load 12, over 60 s on
-    // one core shared with three busy loops): the guard is against a hang, not a speed goal.
-  }, 120_000);
+  });
 });

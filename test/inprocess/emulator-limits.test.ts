@@ -60,19 +60,17 @@ describe('bounded resources', () => {
     expect(t.emu.store.generation(id)?.data.tokens_completion).toBe(262_144);
     expect(text).toMatch(/"finish_reason":"length"/);
     expect((await chat('hi', { max_tokens: 300_000 })).status).toBe(400);
-    // CPU work of its own (262,144 tokens made and read in this process: 6 s at load 12, 68 s on one core shared with
-    // three busy loops): the guard is against a stream that never ends, not a speed goal.
-  }, 120_000);
+  });
 
   it('an enormous ask in a batch is a result cut at the model maximum, never a crash (no poison batch)', async () => {
     const created = await post(t, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'local/lorem', requests: [{ custom_id: 'huge', body: { messages: [{ role: 'user', content: 'write 9999999 words' }] } }] });
     expect(created.status).toBe(202);
-    // Its 262,144 tokens take a while on a loaded machine: waited for as long as the test's own bound.
-    expect(await until(() => ['completed', 'failed'].includes(t.emu.batches.store.get(created.json.id)!.status), 60_000)).toBe(true);
+    // Its 262,144 tokens take a while on a loaded machine: waited for until the test's bound (the default's).
+    expect(await until(() => ['completed', 'failed'].includes(t.emu.batches.store.get(created.json.id)!.status), Infinity)).toBe(true);
     const batch = (await get(`/v1/batches/${created.json.id}`, t.apiKey)).json;
     expect(batch.status).toBe('completed');
     expect(batch.results[0].response.body.choices[0].finish_reason).toBe('length');
-  }, 120_000);
+  });
 
   it('a speech at a speed near 0 is refused before any audio is made; range errors read as words', async () => {
     // Made, its audio would be endless: the post, which reads the answer whole, would never end.

@@ -83,5 +83,5 @@ describe('charges the disk cannot take', () => {
     } finally {
       process.stderr.write = stderr;
     }
-  }, 30_000);
+  });
 });

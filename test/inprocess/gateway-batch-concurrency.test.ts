@@ -90,7 +90,7 @@ describe('a batch over providers at a bounded concurrency', () => {
       await gateway.close();
       await counting.up.close();
     }
-  }, 30_000);
+  });
 
   it('is 8 unless the file says; the file says a whole number from 1', () => {
     const file = (extra: string) => `${extra}providers:\n  - { name: up, base_url: "http://127.0.0.1:1/v1", models: { test/chat: m } }\n`;

@@ -113,7 +113,7 @@ describe('a batch over providers pays each request before it is sent', () => {
     } finally {
       await gateway.close();
     }
-  }, 60_000);
+  });
 
   it('credits for all: every request sent, completed, charged the sum of its items and no more', async () => {
     const gateway = await gatewayWith('enough', 4);
@@ -131,7 +131,7 @@ describe('a batch over providers pays each request before it is sent', () => {
     } finally {
       await gateway.close();
     }
-  }, 60_000);
+  });
 
   it.each([1, 3])('no bound (no prices, no max_tokens; concurrency %i): sent while the balance is above zero, never charged below it', async (concurrency) => {
     const gateway = await gatewayWith(`unbounded-${concurrency}`, concurrency, false);
@@ -153,7 +153,7 @@ describe('a batch over providers pays each request before it is sent', () => {
     } finally {
       await gateway.close();
     }
-  }, 60_000);
+  });
 
   it('an internal failure mid-batch lets every hold go: charged the answered items, nothing held after', async () => {
     const gateway = await gatewayWith('internal', 2);
@@ -179,5 +179,5 @@ describe('a batch over providers pays each request before it is sent', () => {
     } finally {
       await gateway.close();
     }
-  }, 60_000);
+  });
 });

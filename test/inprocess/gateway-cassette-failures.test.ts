@@ -90,7 +90,7 @@ describe('a failure passed over while recording', () => {
     } finally {
       await player.close();
     }
-  }, 30_000);
+  });
 });
 
 describe('--record-missing over a request whose last take is a failure', () => {
@@ -135,5 +135,5 @@ describe('--record-missing over a request whose last take is a failure', () => {
     } finally {
       await flaky.close();
     }
-  }, 30_000);
+  });
 });

@@ -90,7 +90,7 @@ it('a run killed while the caller retried after a 503 leaves the older recording
   }
   // A run that stops (not killed) keeps what it recorded: the 503 replaces the older recording.
   expect((await replayed(cassettes, 'flaky', 1))[0]).not.toBe(old);
-}, 30_000);
+});
 
 it('a run killed between writing its new take and removing the older ones replays the new recording only', async () => {
   const older = join(dir, 'older');
@@ -108,7 +108,7 @@ it('a run killed between writing its new take and removing the older ones replay
   expect(readdirSync(older)).toEqual([newFile]);
   expect(existsSync(join(older, newFile!.replace('.json', '-2.json')))).toBe(false);
   expect(await replayed(older, 'twice', 2)).toEqual([again, again]);
-}, 30_000);
+});
 
 it('a run killed while writing the answer that came after a held 503 leaves a recording that answers', async () => {
   const cassettes = join(dir, 'answer-first');
@@ -136,4 +136,4 @@ it('a run killed while writing the answer that came after a held 503 leaves a re
   } finally {
     await recorder.close();
   }
-}, 30_000);
+});

@@ -65,7 +65,7 @@ describe('one request recorded twice with different answers', () => {
     } finally {
       await player.close();
     }
-  }, 20_000);
+  });
 });
 
 describe('a request recorded again with --record, into a folder holding a longer recording of it', () => {
@@ -94,5 +94,5 @@ describe('a request recorded again with --record, into a folder holding a longer
     } finally {
       await player.close();
     }
-  }, 20_000);
+  });
 });

@@ -65,5 +65,5 @@ describe('a hang-up while the stream is held', () => {
     const lines = existsSync(kept) ? readFileSync(kept, 'utf8').split('\n').filter(Boolean) : [];
     expect(lines.filter((l) => l.includes('held-cut'))).toEqual([]);
     expect(gateway.store.balance('held-cut')).toBe(100);
-  }, 15_000);
+  });
 });

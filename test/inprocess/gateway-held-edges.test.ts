@@ -112,7 +112,7 @@ describe('a caller who hangs up while the stream is held', () => {
     } finally {
       await player.close();
     }
-  }, 30_000);
+  });
 
   it('Responses: nothing opened, no generation kept', async () => {
     const event = (type: string, n: number, extra: object) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: n, ...extra })}\n\n`;
@@ -134,5 +134,5 @@ describe('a caller who hangs up while the stream is held', () => {
     } finally {
       await player.close();
     }
-  }, 30_000);
+  });
 });

@@ -53,7 +53,7 @@ beforeAll(async () => {
   }
   const dead = `http://127.0.0.1:${await deadPort()}/v1`;
   player = await startEmulator({ stateDir: join(dir, 'play'), port: 0, gateway: { config: yaml(dead), cassettes: { dir: cassettes, mode: 'replay' } } });
-}, 30_000);
+});
 
 afterAll(async () => {
   vi.restoreAllMocks();
@@ -76,7 +76,7 @@ describe('a replayed whole answer the caller hangs up on while it waits', () => 
     await handled.mock.results[0]!.value;
     handled.mockRestore();
     expect(player!.store.balance(`cut-${stream}`)).toBe(100);
-  }, 20_000);
+  });
 });
 
 describe('a gateway stopped while it replays a stream', () => {
@@ -96,7 +96,7 @@ describe('a gateway stopped while it replays a stream', () => {
     expect(last.error.message).toBe('Provider returned an error mid-stream: up: the gateway is stopping');
     expect(last.choices[0].finish_reason).toBe('error');
     expect(text).not.toContain('world');
-  }, 20_000);
+  });
 });
 
 describe('a gateway stopped while replayed speech waits for its first audio', () => {
@@ -124,6 +124,6 @@ describe('a gateway stopped while replayed speech waits for its first audio', ()
     // Before: the request waited until the sockets were cut (a TypeError: fetch failed).
     expect(await res).toMatchObject({ status: 502 });
     expect((await res as { text: string }).text).toContain('up: the gateway is stopping');
-  }, 20_000);
+  });
 });
 

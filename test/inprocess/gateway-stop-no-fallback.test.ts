@@ -50,5 +50,5 @@ describe('a gateway stopping while an upstream has not answered', () => {
     expect(status).toBe(502);
     expect(text).toContain('up: the gateway is stopping');
     expect(text).not.toContain('local/echo');
-  }, 15_000);
+  });
 });

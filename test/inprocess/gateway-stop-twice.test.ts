@@ -64,5 +64,5 @@ describe('an in-process gateway closed twice with streams open', () => {
       expect(text).toContain('hello');
       expect(text).toMatch(/"finish_reason":"error".*\n\ndata: \[DONE\]\n\n$/);
     }
-  }, 15_000);
+  });
 });

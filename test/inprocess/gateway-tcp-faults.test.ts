@@ -66,23 +66,27 @@ let upstream: Emulator;
 let gateway: Emulator;
 let client: OpenAI;
 const proxies: Proxy[] = [];
+// Each case's bound counts only from what the proxy lets through, never from the upstream's own pace (a loaded
+// machine can take past 400 ms for the upstream's head or first token: a timeout_ms then passed the provider
+// over before the cut, and a token case's stream ended cleanly). A stall before any token meets timeout_ms;
+// a stall after the first token meets idle_timeout_ms, counted from that token; a reset needs no short bound.
 const CASES = [
-  ['head-stall', 'nothing', 'stall'],
-  ['body-stall', 'head', 'stall'],
-  ['token-stall', 'first-token', 'stall'],
-  ['head-reset', 'nothing', 'reset'],
-  ['token-reset', 'first-token', 'reset'],
+  ['head-stall', 'nothing', 'stall', 'timeout_ms: 400'],
+  ['body-stall', 'head', 'stall', 'timeout_ms: 400'],
+  ['token-stall', 'first-token', 'stall', 'idle_timeout_ms: 400'],
+  ['head-reset', 'nothing', 'reset', ''],
+  ['token-reset', 'first-token', 'reset', ''],
 ] as const;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'router-gateway-tcp-'));
   upstream = await startEmulator({ stateDir: join(dir, 'upstream'), port: 0 });
   const lines: string[] = [];
-  for (const [name, cut, then] of CASES) {
+  for (const [name, cut, then, bound] of CASES) {
     const p = await proxy(upstream.port, cut, then);
     proxies.push(p);
     // Each faulty provider is first for its model; `good` (the upstream itself) is the fallback.
-    lines.push(`  - { name: ${name}, base_url: "${p.url}", api_key_env: UP, timeout_ms: 400, responses: true, models: { test/${name}: local/lorem }, embedding_models: { test/${name}-embed: local/embed } }`);
+    lines.push(`  - { name: ${name}, base_url: "${p.url}", api_key_env: UP, ${bound ? `${bound}, ` : ''}responses: true, models: { test/${name}: local/lorem }, embedding_models: { test/${name}-embed: local/embed } }`);
   }
   const all = CASES.map(([name]) => `test/${name}: local/lorem`).join(', ');
   const embeds = CASES.map(([name]) => `test/${name}-embed: local/embed`).join(', ');
@@ -136,7 +140,7 @@ describe('a provider behind a TCP proxy that stalls or resets', () => {
   });
 
   it.each([
-    ['token-stall', 'timed out'],
+    ['token-stall', 'no event within idle_timeout_ms \\(400 ms\\)'],
     ['token-reset', 'stream broken'],
   ])('%s: a stream cut after its first token ends with the error chunk, never cleanly', async (name, why) => {
     const { text, error } = await streamed(`test/${name}`);

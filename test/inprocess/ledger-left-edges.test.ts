@@ -75,7 +75,7 @@ it('speak: a cost the service holds back is given up within seconds; the audio a
   } finally {
     await t.admin('faults', { faults: [] });
   }
-}, 60_000);
+});
 
 it("the generation of a fake model's answer gives the reasoning tokens its usage said (chat, streamed or not, and Responses)", async () => {
   const generation = async (id: string) => (await (await fetch(`${t.apiRoot}/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${t.apiKey}` } })).json()).data;

@@ -105,7 +105,7 @@ describe('--mcp over stdio', () => {
     expect(r).toMatchObject({ code: 12, stderr: 'error: MCP server fixture-hang did not answer a call of hang in time (--tool-timeout 1s)\n' });
     const pid = Number(readFileSync(pidFile, 'utf8'));
     expect(await until(() => !running(pid))).toBe(true);
-  }, 60_000);
+  });
 
   it('a server that never answers at start, or a command not found: one line, exit 12, nothing sent', async () => {
     const before = emu.requestLog.length;
@@ -118,7 +118,7 @@ describe('--mcp over stdio', () => {
     expect(emu.requestLog.slice(before).filter((e) => e.path.endsWith('/chat/completions'))).toEqual([]);
     const pid = Number(readFileSync(pidFile, 'utf8'));
     expect(await until(() => !running(pid))).toBe(true);
-  }, 120_000);
+  });
 
   it('an image result: not passed on to a model that takes no image input, and said', async () => {
     const r = await run(['chat', '--model', 'local/tools', '--mcp', node(EVERYTHING, 'stdio'), 'get-tiny-image']);

@@ -24,7 +24,7 @@ it('an MCP server that crashes at start is named by its error, not by node\'s ve
   const r = await run(['chat', '--model', 'local/tools', '--mcp', `'${process.execPath}' '${missing}'`, 'hi']);
   expect(r.code).toBe(12);
   expect(r.stderr).toMatch(/^error: MCP server .*: ended before it answered; it said: Error: Cannot find module '.*server\.js'\n$/);
-}, 60_000);
+});
 
 describe('responses --tools under a cap: router runs the function tools, a round at a time, each bounded as chat bounds them', () => {
   const toolsFile = (name: string, command: string) => {

@@ -79,7 +79,7 @@ it('an MCP server that does not answer in time: the error names the --tool-timeo
     }
   };
   expect(await until(() => !running(), 5000)).toBe(true);
-}, 60_000);
+});
 
 it('batch run --resume with a job that is not there is a usage error (2), as docs/reliability.md says of a name a flag gives', async () => {
   const r = await run(['batch', 'run', '--resume', 'job_nope', '--model', 'local/echo']);

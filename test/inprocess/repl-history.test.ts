@@ -40,14 +40,14 @@ describe('repl-history', () => {
     const kept = saved();
     expect(kept).toHaveLength(160);
     for (const lines of sessions) expect(kept.filter((l) => lines.includes(l))).toEqual(lines);
-  }, 60_000);
+  });
 
   it('a later session sees them, and adds its own after them', async () => {
     await session(['/later-one']);
     const kept = saved();
     expect(kept).toHaveLength(161);
     expect(kept.at(-1)).toBe('/later-one');
-  }, 60_000);
+  });
 
   it('stays bounded: past 256 KiB it is cut back to its last 1,000 lines', async () => {
     writeFileSync(join(state, 'repl-history'), Array.from({ length: 2000 }, (_, i) => `${JSON.stringify(`/old-${i}-${'x'.repeat(200)}`)}\n`).join(''));
@@ -56,5 +56,5 @@ describe('repl-history', () => {
     // Cut to 1,000 as /bounded was added, then /exit appended.
     expect(kept).toHaveLength(1001);
     expect(kept.slice(-2).map((l) => JSON.parse(l))).toEqual(['/bounded', '/exit']);
-  }, 60_000);
+  });
 });

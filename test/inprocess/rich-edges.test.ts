@@ -322,7 +322,7 @@ describe('a tool command that leaves a process running (an opener, a server it s
     expect(r).toMatchObject({ code: 0, stdout: 'From the tool results: starter answered: started\n' });
     // Ended while the process it left still runs (not timed): the defect waits for the sleep, past the test's timeout.
     expect(processAlive(Number(readFileSync(pidFile, 'utf8')))).toBe(true);
-  }, 90_000);
+  });
 });
 
 describe('a tool call as the terminal shows it', () => {

@@ -1,8 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, lutimesSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
 
 // A pid is known only in its process namespace: two containers on one state volume with the same
@@ -15,6 +16,19 @@ import { startCliEnv, type CliEnv } from '../support/cli-env.js';
 const root = spawnSync('id', ['-u'], { encoding: 'utf8' }).stdout.trim() === '0';
 const unshare = root && spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']).status === 0;
 const bin = resolve('bin/router');
+
+/**
+ * A serve in a pid namespace of its own, waited for until it says it listens (its lock is taken before):
+ * never for a time, as a loaded machine took past 20 s to start one and a wait so bounded then failed.
+ */
+async function serveElsewhere(state: string): Promise<{ child: ChildProcess; stderr: () => string }> {
+  const child = spawn('unshare', ['--pid', '--fork', '--mount-proc', '--kill-child=SIGKILL', process.execPath, bin, 'serve', '--port', '0', '--json', '--state', state], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (c) => (stderr += c));
+  const [listening] = await Promise.race([once(child.stdout!, 'data'), once(child, 'exit').then(() => [undefined])]);
+  if (listening === undefined) throw new Error(`the serve in a pid namespace of its own did not start: ${stderr}`);
+  return { child, stderr: () => stderr };
+}
 
 let t: CliEnv;
 beforeAll(async () => {
@@ -29,8 +43,8 @@ describe('serve and a lock of a serve in another process namespace on this machi
     const lock = join(state, 'serve.lock');
     let other: ChildProcess | undefined;
     try {
-      other = spawn('unshare', ['--pid', '--fork', '--mount-proc', '--kill-child=SIGKILL', process.execPath, bin, 'serve', '--port', '0', '--state', state], { stdio: 'ignore' });
-      const text = await vi.waitFor(() => readlinkSync(lock), { timeout: 20_000, interval: 50 });
+      other = (await serveElsewhere(state)).child;
+      const text = readlinkSync(lock);
       // The other serve is pid 1 of its namespace; here that pid is another process (or none).
       expect(text).toMatch(/^1:\d+@/);
       const r = await t.run(['serve', '--port', '0', '--state', state]);
@@ -40,18 +54,17 @@ describe('serve and a lock of a serve in another process namespace on this machi
       other?.kill('SIGKILL');
       if (other && other.exitCode === null) await new Promise((r) => other!.on('close', r));
     }
-  }, 60_000);
+  });
 
   it.skipIf(!unshare || !existsSync(resolve('dist')))('a serve paused past the watch, its lock taken over, stops once it runs again: never two at once', async () => {
     const state = join(t.dir, 'paused');
     mkdirSync(state);
     const lock = join(state, 'serve.lock');
-    const first = spawn('unshare', ['--pid', '--fork', '--mount-proc', '--kill-child=SIGKILL', process.execPath, bin, 'serve', '--port', '0', '--state', state], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let firstErr = '';
-    first.stderr!.on('data', (c) => (firstErr += c));
+    const { child: first, stderr: firstErr } = await serveElsewhere(state);
+    const firstExit = once(first, 'exit');
     let second: ChildProcess | undefined;
     try {
-      const text = await vi.waitFor(() => readlinkSync(lock), { timeout: 20_000, interval: 50 });
+      const text = readlinkSync(lock);
       // The serve itself: unshare's forked child (pid 1 in its namespace), paused as `docker pause` would.
       const serve = Number(readFileSync(`/proc/${first.pid}/task/${first.pid}/children`, 'utf8').trim().split(' ')[0]);
       process.kill(serve, 'SIGSTOP');
@@ -62,8 +75,8 @@ describe('serve and a lock of a serve in another process namespace on this machi
       expect(taken).toMatch(new RegExp(`^${second.pid}:`));
       process.kill(serve, 'SIGCONT');
       // Before: the first went on serving and saving beside the second, and removed its lock when stopped.
-      await vi.waitFor(() => expect(first.exitCode).toBe(1), { timeout: 15_000, interval: 100 });
-      expect(firstErr).toContain(`error: ${lock} was taken over by ${taken}`);
+      expect((await firstExit)[0]).toBe(1);
+      expect(firstErr()).toContain(`error: ${lock} was taken over by ${taken}`);
       expect(readlinkSync(lock)).toBe(taken);
       expect(second.exitCode).toBeNull();
     } finally {
@@ -73,7 +86,7 @@ describe('serve and a lock of a serve in another process namespace on this machi
         await new Promise((r) => second!.on('close', r));
       }
     }
-  }, 60_000);
+  });
 
   it('a lock of another namespace that is no longer refreshed is taken over (a restarted container)', async () => {
     const state = join(t.dir, 'restarted-ns');
@@ -104,5 +117,5 @@ describe('serve and a lock of a serve in another process namespace on this machi
     expect(r).toMatchObject({ code: 1, stderr: `error: ${join(state, 'state.json')} is not an emulator state (not a JSON object): fix it, or move it away to start with new keys\n` });
     expect(existsSync(lock)).toBe(false);
     expect(existsSync(`${lock}.${dead}`)).toBe(false);
-  }, 30_000);
+  });
 });

@@ -100,7 +100,7 @@ describe('402 on Get a batch', () => {
     } finally {
       await t.admin('batches', { delay_ms: 0 });
     }
-  }, 60_000);
+  });
 });
 
 describe('finalizing and cancelling are listed as in_progress', () => {
@@ -127,7 +127,7 @@ describe('finalizing and cancelling are listed as in_progress', () => {
     } finally {
       await t.admin('batches', { delay_ms: 0 });
     }
-  }, 60_000);
+  });
 });
 
 describe('the 200 MB of a batch is 200,000,000 bytes', () => {

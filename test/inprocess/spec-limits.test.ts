@@ -101,7 +101,7 @@ describe('pagination across status changes', () => {
     } finally {
       await t.admin('batches', { delay_ms: 0 });
     }
-  }, 60_000);
+  });
 });
 
 describe('credit: insufficient balance is a 402, and the balance never goes below zero', () => {
@@ -213,5 +213,5 @@ describe('batch usage when a batch does not complete', () => {
     } finally {
       await t.admin('batches', { delay_ms: 0 });
     }
-  }, 60_000);
+  });
 });

@@ -27,7 +27,7 @@ it('an MCP server that does not answer within --timeout (no --tool-timeout): the
   const r = await run(['chat', '--model', 'local/tools', '--timeout', '1', '--mcp', mcp, 'hang']);
   expect(r).toMatchObject({ code: 12, stderr: 'error: MCP server fixture-hang did not answer a call of hang in time (--timeout 1s)\n' });
   expect(await until(() => !running(Number(readFileSync(pidFile, 'utf8'))), 5000)).toBe(true);
-}, 60_000);
+});
 
 it('a tool command stopped at --timeout (no --tool-timeout): the warning names --timeout; with both, --tool-timeout', async () => {
   const file = join(t.dir, 'tools.json');
@@ -38,4 +38,4 @@ it('a tool command stopped at --timeout (no --tool-timeout): the warning names -
   const both = await run(['responses', '--model', 'local/tools', '--tools', file, '--timeout', '30', '--tool-timeout', '1', 'slow']);
   expect(both.code, both.stderr).toBe(0);
   expect(both.stderr).toBe('warning: tool slow ran past --tool-timeout 1s and was stopped\n');
-}, 60_000);
+});

@@ -129,5 +129,5 @@ describe('the lock on the budgets', () => {
     // Before: held until removed by hand (BudgetBusy at the end of every wait).
     expect(await withBudgetLock(env, new AbortController().signal, async () => 'checked', 20_000)).toBe('checked');
     expect(linkThere(lock)).toBe(false);
-  }, 30_000);
+  });
 });

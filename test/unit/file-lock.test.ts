@@ -92,7 +92,7 @@ describe('a lock of another pid namespace or machine, told alive by its refreshe
     // Before: held until someone removed it by hand (FileLockTimeout after 10 s).
     expect(withFileLock(file, () => 42)).toBe(42);
     expect(linkThere(`${file}.lock`)).toBe(false);
-  }, 20_000);
+  });
 });
 
 describe('a guard of another namespace left behind (its process killed while it removed a stale lock)', () => {
@@ -110,7 +110,7 @@ describe('a guard of another namespace left behind (its process killed while it 
     expect(readlinkSync(lock)).toMatch(new RegExp(`^${process.pid}:`));
     expect(linkThere(`${lock}.7`)).toBe(false);
     release();
-  }, 30_000);
+  });
 
   it('in front of a stale lock of this machine: withFileLock takes it after the watch', () => {
     const file = join(dir, 'guarded.json');
@@ -119,7 +119,7 @@ describe('a guard of another namespace left behind (its process killed while it 
     // Before: FileLockTimeout after 10 s, naming process 1.
     expect(withFileLock(file, () => 42)).toBe(42);
     expect(linkThere(`${file}.lock.${dead}`)).toBe(false);
-  }, 20_000);
+  });
 });
 
 describe('a held lock taken over from its holder (paused past the watch), or removed by hand', () => {
@@ -137,7 +137,7 @@ describe('a held lock taken over from its holder (paused past the watch), or rem
     await vi.waitFor(() => expect(lost).toHaveBeenCalledWith(other), { timeout: 10_000, interval: 100 });
     release();
     expect(readlinkSync(lock)).toBe(other);
-  }, 15_000);
+  });
 
   it('removed by hand while held, it is made again (a second holder cannot start beside this one)', async () => {
     const lock = join(dir, 'removed.lock');
@@ -149,5 +149,5 @@ describe('a held lock taken over from its holder (paused past the watch), or rem
     release();
     expect(linkThere(lock)).toBe(false);
     expect(lost).not.toHaveBeenCalled();
-  }, 15_000);
+  });
 });

@@ -36,5 +36,5 @@ describe('a job whose run lock is taken over while held (batch is a library: no 
     release();
     // The taker's lock is left to it.
     expect(readlinkSync(lock)).toBe('4242:1@another-machine#1');
-  }, 30_000);
+  });
 });

@@ -46,7 +46,7 @@ describe('src/kit', () => {
     const running = runToolCall(tools, call, { signal: stop.signal, budget: new ResultBudget() });
     stop.abort(reason);
     await expect(running).rejects.toBe(reason);
-  }, 5_000);
+  });
 
   it('MCP results: text as text, images passed on, resources by their text, errors marked', () => {
     const r = mcpResult({

@@ -144,7 +144,7 @@ describe('a lock of this router and the routers before it, on one state folder',
     release();
     expect(linkThere(lock)).toBe(false);
     expect(linkThere(`${lock}.0`)).toBe(false);
-  }, 15_000);
+  });
 
   it('a lock this router left (its process killed) is taken over by the old one, and by this one', () => {
     const lock = join(dir, 'left-by-new.lock');
