@@ -15,17 +15,15 @@ afterAll(() => t.close());
 const content = Array.from({ length: 15_000 }, (_, i) => `line ${i}: "café" ✓ ${'x'.repeat(200)}`).join('\n');
 
 describe('--jq over a JSON document of several MB', () => {
-  it('reads it in and writes it out whole, promptly', async () => {
+  // The old glue took minutes here: past the test's bound. scripts/jq-glue.mjs fails the build loudly if
+  // its rewrite no longer applies; no wall-clock assertion (timing belongs in npm run bench).
+  it('reads it in and writes it out whole', async () => {
     const body = JSON.stringify({ model: 'local/echo', messages: [{ role: 'user', content }] });
     expect(body.length).toBeGreaterThan(3_000_000);
-    const started = Date.now();
     const r = await t.run(['api', 'POST', '/v1/chat/completions', '--input', '-', '--jq', '.choices[0].message.content'], { input: body });
-    const seconds = (Date.now() - started) / 1000;
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(`${content}\n`);
     expect(r.stderr).toBe('');
-    // Before: minutes. A generous bound for a shared, slow machine.
-    expect(seconds).toBeLessThan(60);
   });
 
   it('many outputs, compact, and an error about the input still named as jq names it', async () => {
