@@ -13,9 +13,7 @@ export const generation = defineCommand({
     'What the service recorded of one generation once it ran: the cost it charged, the native token counts of the provider that served it, and how long it took. The id is the "id" of a chat or Responses answer (router chat --json prints it; the usage ledger keeps it).',
   args: [{ name: '<id>', help: 'the generation id (gen-…)' }],
   flags: { json: { flags: '--json', help: "print the service's record as it is (total_cost, native_tokens_*, provider_name, latency, …)" } },
-  notes: `The service may need a moment after a call before it knows the generation: a 404 right
-after one means "not yet" as often as "no such id". router usage --reconcile puts these costs
-into the usage ledger.`,
+  notes: `The service may need a moment after a call before it knows the generation: a 404 right after one means "not yet" as often as "no such id". router usage --reconcile puts these costs into the usage ledger.`,
   examples: [
     'router generation "$(router chat --no-stream --json --jq .id --model local/echo hi)"',
     'router generation "$(router chat --no-stream --json --jq .id --model local/lorem "write 9 words")" --json --jq .total_cost',
