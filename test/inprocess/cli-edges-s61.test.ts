@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { buildProgram, main } from '../../src/cli/main.js';
 import { testStreams } from '../support/inprocess.js';
@@ -44,3 +47,18 @@ it("every command's help fits the terminal (80 and 60 columns) and, piped, 80 co
     }
   }
 }, 120_000);
+
+it('an editor not found is named by its program and where it came from ($VISUAL, $EDITOR, or vi as the default)', async () => {
+  const config = mkdtempSync(join(tmpdir(), 'router-c7-editor-'));
+  const edit = async (env: Record<string, string>, tty = false) => {
+    const t = testStreams({ env: { ROUTER_CONFIG_DIR: config, VISUAL: '', EDITOR: '', ...env }, tty: { stdin: tty, stdout: tty } });
+    expect(await main(['node', 'router', 'roles', 'edit', 'poet'], t.streams)).toBe(1);
+    return t.stderr();
+  };
+  const after = ': set $VISUAL or $EDITOR to one that is installed (nano, vim, code --wait); role poet is not made\n';
+  // Was: "the editor (nosuchedit --wait) was not found", the whole command where the program was meant.
+  expect(await edit({ EDITOR: 'nosuchedit --wait' })).toBe(`error: the editor nosuchedit (from $EDITOR: nosuchedit --wait) was not found${after}`);
+  expect(await edit({ VISUAL: 'nosuchedit', EDITOR: 'nano' })).toBe(`error: the editor nosuchedit (from $VISUAL) was not found${after}`);
+  expect(await edit({ EDITOR: 'FOO=1 nosuchedit' })).toBe(`error: the editor command (from $EDITOR: FOO=1 nosuchedit) was not found${after}`);
+  expect(await edit({ PATH: config }, true)).toBe(`error: the editor vi (tried as neither $VISUAL nor $EDITOR is set) was not found${after}`);
+});
