@@ -1,11 +1,16 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { buildProgram, main } from '../../src/cli/main.js';
 import { testStreams } from '../support/inprocess.js';
+import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
+import { attachmentFromBytes, attachmentReference } from '../../src/kit/attachments.js';
+import { runCommand } from '../../src/kit/command-tool.js';
 
 // The CLI's edges closing note 14 left (task c7): each said in one line, with the way out.
+let t: CliEnv;
+const run = cliEnvPerFile((env) => (t = env));
 
 /** Every command's words, as `router WORDS --help` takes them (the root's too). */
 async function commandPaths(): Promise<string[][]> {
@@ -61,4 +66,28 @@ it('an editor not found is named by its program and where it came from ($VISUAL,
   expect(await edit({ VISUAL: 'nosuchedit', EDITOR: 'nano' })).toBe(`error: the editor nosuchedit (from $VISUAL) was not found${after}`);
   expect(await edit({ EDITOR: 'FOO=1 nosuchedit' })).toBe(`error: the editor command (from $EDITOR: FOO=1 nosuchedit) was not found${after}`);
   expect(await edit({ PATH: config }, true)).toBe(`error: the editor vi (tried as neither $VISUAL nor $EDITOR is set) was not found${after}`);
+});
+
+it('counts read in the singular for one: requests with no max_tokens, an attachment of 1 byte, 1 more problem, binary output', async () => {
+  const line = (id: string, extra: Record<string, unknown> = {}) => JSON.stringify({ custom_id: id, body: { messages: [{ role: 'user', content: id }], ...extra } });
+  const bound = async (lines: string[]) => {
+    const file = join(t.dir, `unbounded-${lines.length}.jsonl`);
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const r = await run(['batch', 'create', file, '--model', 'local/echo', '--dry-run']);
+    expect(r.code, r.stderr).toBe(0);
+    return r.stdout;
+  };
+  // Was: "; 1 set no max_tokens, each bounded by …".
+  expect(await bound([line('a'), line('b', { max_tokens: 5 })])).toMatch(/; 1 request sets no max_tokens, so it is bounded by the model's \d+ tokens\n/);
+  expect(await bound([line('a'), line('b')])).toMatch(/; 2 requests set no max_tokens, each bounded by the model's \d+ tokens\n/);
+  // Was: "(text/plain, 1 bytes, …)" in the reference the model is sent when a conversation is taken up.
+  expect(attachmentReference(await attachmentFromBytes(Buffer.from('x'), { source: 'x.txt' }))).toMatch(/^\[attachment: x\.txt \(text\/plain, 1 byte, sha256:/);
+  // Was: "… and 1 more problems" under the 20 shown.
+  const bad = join(t.dir, 'bad-21.jsonl');
+  writeFileSync(bad, Array.from({ length: 21 }, () => 'not json').join('\n') + '\n');
+  const refused = await run(['batch', 'create', bad, '--model', 'local/echo', '--dry-run']);
+  expect(refused.stderr).toMatch(/… and 1 more problem\n/);
+  // Was: "the output is 1 bytes of binary data".
+  const out = await runCommand(['sh', '-c', "printf '\\377'"], '', new AbortController().signal);
+  expect(out.output).toBe('[router: the output is 1 byte of binary data, not UTF-8 text: not sent]');
 });
