@@ -91,3 +91,23 @@ it('counts read in the singular for one: requests with no max_tokens, an attachm
   const out = await runCommand(['sh', '-c', "printf '\\377'"], '', new AbortController().signal);
   expect(out.output).toBe('[router: the output is 1 byte of binary data, not UTF-8 text: not sent]');
 });
+
+it('usage --reconcile asks --limit calls a run, and says how many are left and how to ask them all', async () => {
+  const env = { ROUTER_STATE_DIR: join(t.dir, 'state-reconcile-120') };
+  for (let i = 0; i < 120; i++) expect((await run(['chat', '--model', 'local/echo', `call ${i}`], env)).code).toBe(0);
+  const asked = () => t.requests().filter((q) => /\/v1\/generation\b/.test(q.path)).length;
+  t.clearRequests();
+  const first = await run(['usage', '--reconcile'], env);
+  expect(first.code, first.stderr).toBe(0);
+  expect(asked()).toBe(50);
+  // Was: "70 left: run router usage --reconcile again", which asks 50 of them, then 20.
+  expect(first.stderr).toMatch(/; 70 left, 50 a run: run router usage --reconcile --limit 70 to ask them all, or again as it is to ask the next 50\n$/);
+  t.clearRequests();
+  const second = await run(['usage', '--reconcile', '--limit', '30'], env);
+  expect(asked()).toBe(30);
+  expect(second.stderr).toMatch(/; 40 left, 30 a run: run router usage --reconcile --limit 40 to ask them all/);
+  t.clearRequests();
+  const last = await run(['usage', '--reconcile', '--limit', '40'], env);
+  expect(asked()).toBe(40);
+  expect(last.stderr).toMatch(/^reconciled 40 calls .*; none left\n$/);
+}, 120_000);

@@ -124,7 +124,7 @@ async function runUsage(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<void
   const spend = settings.dailyBudget !== undefined || settings.monthlyBudget !== undefined ? spendCounter(settings.profile, now) : undefined;
   const { groups, total, unsettled } = await totalsSince(ctx.env, from, keyOf, spend?.add, ctx.signal);
   const budgets = (await budgetsFor(ctx.env, settings, { now, known: spend?.total() })).map((b) => ({ name: b.name, profile: settings.profile, limit: b.limit, spent: b.spent, left: roundCost(Math.max(0, b.limit - b.spent)), resets: b.resets.toISOString() }));
-  if (unsettled.calls) ctx.io.note(`note: ${counted(unsettled.calls, 'call')} counted at ${unsettled.calls === 1 ? 'its' : 'their'} bound ($${costText(unsettled.cost)} of the cost), not known when ${unsettled.calls === 1 ? 'it' : 'they'} ended (cut or killed): router usage --reconcile puts the charge beside those the service knows`);
+  if (unsettled.calls) ctx.io.note(`note: ${counted(unsettled.calls, 'call')} counted at ${unsettled.calls === 1 ? 'its' : 'their'} bound ($${costText(unsettled.cost)} of the cost), not known when ${unsettled.calls === 1 ? 'it' : 'they'} ended (cut or killed): ${unsettled.calls > FLAGS.limit.default ? `router usage --reconcile --limit ${Math.min(unsettled.calls, 10_000)} (${FLAGS.limit.default} a run without it)` : 'router usage --reconcile'} puts the charge beside those the service knows`);
   return printTotals(ctx, { from, now, groups, total, budgets, unsettled });
 }
 
