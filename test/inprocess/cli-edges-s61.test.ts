@@ -111,3 +111,19 @@ it('usage --reconcile asks --limit calls a run, and says how many are left and h
   expect(asked()).toBe(40);
   expect(last.stderr).toMatch(/^reconciled 40 calls .*; none left\n$/);
 }, 120_000);
+
+it('piped listings give amounts as plain numbers: no currency sign, no thousands separator, no padding', async () => {
+  const env = { ROUTER_STATE_DIR: join(t.dir, 'state-piped'), ROUTER_MANAGEMENT_KEY: t.managementKey };
+  const chat = await run(['chat', '--model', 'local/echo', 'hi', '--json'], env);
+  expect(chat.code, chat.stderr).toBe(0);
+  const id = JSON.parse(chat.stdout).id as string;
+  const listings = [['usage'], ['usage', '--by', 'model'], ['usage', '--activity'], ['generation', id], ['credits'], ['keys', 'list'], ['keys', 'current'], ['models'], ['conversations', 'list'], ['batch', 'list']];
+  for (const args of listings) {
+    const r = await run(args, env);
+    expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+    // Was: usage's cost "$0.000008", generation's "cost\t$0.000008".
+    for (const line of r.stdout.trim().split('\n')) {
+      for (const cell of line.split('\t')) expect(cell, `${args.join(' ')}: ${line}`).not.toMatch(/^\$|^\d{1,3}(,\d{3})+(\.\d+)?$|^\s|\s$/);
+    }
+  }
+});

@@ -142,7 +142,7 @@ async function printTotals(ctx: RunContext<FlagValues<typeof FLAGS>>, { from, no
   const rows = [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, t]) => ({ key, ...t, cost: roundCost(t.cost) }));
   const summed = { ...total, cost: roundCost(total.cost) };
   if (opts.json) return io.json({ since: new Date(from).toISOString(), until: now.toISOString(), by: opts.by, rows: rows.map((r) => ({ ...r, key: r.key || null })), total: summed, budgets, ...(unsettled ? { unsettled } : {}) });
-  const lines = [...rows, { key: 'total', ...summed }].map((r) => [r.key || (io.stdoutTTY ? '-' : ''), String(r.calls), String(r.prompt_tokens), String(r.completion_tokens), String(r.total_tokens), `$${costText(r.cost)}`]);
+  const lines = [...rows, { key: 'total', ...summed }].map((r) => [r.key || (io.stdoutTTY ? '-' : ''), String(r.calls), String(r.prompt_tokens), String(r.completion_tokens), String(r.total_tokens), `${io.stdoutTTY ? '$' : ''}${costText(r.cost)}`]);
   if (!io.stdoutTTY) return void io.out(`${lines.map((r) => r.join('\t')).join('\n')}\n`);
   const { table } = await import('../io/table.js');
   io.out(table(io, [opts.by, 'calls', 'prompt', 'completion', 'total tokens', 'cost'], lines));
