@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -126,4 +126,25 @@ it('piped listings give amounts as plain numbers: no currency sign, no thousands
       for (const cell of line.split('\t')) expect(cell, `${args.join(' ')}: ${line}`).not.toMatch(/^\$|^\d{1,3}(,\d{3})+(\.\d+)?$|^\s|\s$/);
     }
   }
+});
+
+it('speak -o and batch get --results keep an existing file until the new one is whole; a folder as FILE is one line; help says so', async () => {
+  const dir = join(t.dir, 'replace');
+  mkdirSync(dir);
+  const audio = join(dir, 'old.mp3');
+  writeFileSync(audio, 'the old audio');
+  const env = { ROUTER_MANAGEMENT_KEY: t.managementKey, ROUTER_STATE_DIR: join(t.dir, 'state-replace') };
+  await t.admin('faults', { faults: ['cut,after=2,times=1,path=/v1/audio/speech'] });
+  const cut = await run(['speak', 'a sentence long enough to be cut in the middle of it', '--voice', 'alloy', '--model', 'local/tts', '-o', audio], env);
+  expect(cut.code).toBe(8);
+  expect(readFileSync(audio, 'utf8')).toBe('the old audio');
+  expect(readdirSync(dir)).toEqual(['old.mp3']);
+  const whole = await run(['speak', 'hello', '--voice', 'alloy', '--model', 'local/tts', '-o', audio], env);
+  expect(whole.code, whole.stderr).toBe(0);
+  expect(readFileSync(audio, 'utf8')).not.toBe('the old audio');
+  expect(await run(['speak', 'hello', '--voice', 'alloy', '--model', 'local/tts', '-o', dir], env)).toMatchObject({ code: 2, stderr: `error: cannot write ${dir}: is a folder\n` });
+  expect(await run(['batch', 'get', 'batch_x', '--results', dir], env)).toMatchObject({ code: 2, stderr: `error: cannot write ${dir}: is a folder\n` });
+  // Was: "write the audio here (atomically)": nothing said of a file there already.
+  expect((await run(['speak', '--help'])).stdout.replace(/\s+/g, ' ')).toContain('an existing FILE is replaced once the audio is whole (kept on an error or Ctrl-C)');
+  expect((await run(['batch', 'get', '--help'])).stdout.replace(/\s+/g, ' ')).toContain('an existing FILE is replaced once they are whole (kept on an error or Ctrl-C)');
 });
