@@ -148,3 +148,26 @@ it('speak -o and batch get --results keep an existing file until the new one is 
   expect((await run(['speak', '--help'])).stdout.replace(/\s+/g, ' ')).toContain('an existing FILE is replaced once the audio is whole (kept on an error or Ctrl-C)');
   expect((await run(['batch', 'get', '--help'])).stdout.replace(/\s+/g, ' ')).toContain('an existing FILE is replaced once they are whole (kept on an error or Ctrl-C)');
 });
+
+it('stdin from a file is read into one buffer of its size, whole whether the file grew or was read from its middle', async () => {
+  const { readFdBounded } = await import('../../src/cli/io/bounded-read.js');
+  const { openSync, closeSync, readSync } = await import('node:fs');
+  const file = join(t.dir, 'stdin-file.txt');
+  const text = 'x'.repeat(3 * 1024 * 1024 + 17);
+  writeFileSync(file, text);
+  const read = async (expected: number, skip = 0) => {
+    const fd = openSync(file, 'r');
+    try {
+      if (skip) readSync(fd, Buffer.alloc(skip), 0, skip, null);
+      return (await readFdBounded(fd, 'stdin', false, undefined, undefined, expected))!.toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+  };
+  expect(await read(text.length)).toBe(text);
+  // Grown since its size was taken: the rest follows.
+  expect(await read(1000)).toBe(text);
+  // Read from its middle (a while-read loop's file): what is left.
+  expect(await read(text.length, 5)).toBe(text.slice(5));
+  expect(await read(0)).toBe(text);
+});
