@@ -8,6 +8,7 @@ import { describeCode } from '../internal/system-errors.js';
 import { isBlank as isBlankName } from '../internal/blank.js';
 import { counted, grouped } from '../internal/counted.js';
 import { BatchError, invalid, LIBRARY_WORDS, term, wordLines } from './errors.js';
+import { nounFor } from '../internal/counted.js';
 
 export interface Scan {
   file: string;
@@ -69,7 +70,7 @@ class Problems {
   throwIfAny(): void {
     if (this.count === 0) return;
     const more = this.count - this.shown.length;
-    const lines = more > 0 ? [...this.shown, `… and ${more} more problems`] : this.shown;
+    const lines = more > 0 ? [...this.shown, `… and ${more} more ${nounFor(more, 'problem')}`] : this.shown;
     const worded = wordLines(lines, LIBRARY_WORDS);
     throw new BatchError(worded.join('\n'), 'invalid', worded, { about: 'bad_lines', templates: lines });
   }

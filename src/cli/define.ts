@@ -7,7 +7,7 @@ import { Argument, type Command } from './commander.js';
 import { addFlags, checkGoesWith, type DynamicKind, type FlagTable, type FlagValues } from './flags/flags.js';
 import { action, type RunContext } from './run.js';
 import type { Settings } from '../config/settings.js';
-import { withInstalledDocs } from './io/installed-docs.js';
+import { helpAfterText } from './io/installed-docs.js';
 
 /** A positional argument: `<name>` (required), `[name]` (optional), `...` for the rest of them. */
 export interface ArgSpec {
@@ -105,7 +105,7 @@ export function register(parent: Command, def: AnyCommandDef | GroupDef, inGroup
   definitions.set(cmd, def);
   const logsUsage = def.logsUsage ?? inGroup.logsUsage;
   const after = helpAfter(def.notes, def.examples);
-  if (after) cmd.addHelpText('after', () => withInstalledDocs(after));
+  if (after) cmd.addHelpText('after', ({ command }) => helpAfterText(after, command));
   if (!('run' in def)) {
     for (const sub of def.commands) register(cmd, sub, { logsUsage });
     return cmd;

@@ -9,7 +9,7 @@ import { closest, didYouMean } from '../internal/did-you-mean.js';
 import { visible } from '../internal/visible.js';
 import { definitionOf, register, type AnyCommandDef, type GroupDef } from './define.js';
 import { installLastResort, report } from './last-resort.js';
-import { docsInHelp } from './io/installed-docs.js';
+import { docsInHelp, helpAfterText, helpWidth } from './io/installed-docs.js';
 import { takesNextWord } from './flags/value-word.js';
 import { otherToolsHint } from './flags/other-tools-words.js';
 import type { JsonTarget } from './io/json-output.js';
@@ -72,6 +72,15 @@ export function invokedCommand(args: string[]): string | undefined {
   return undefined;
 }
 
+const ROOT_HELP_AFTER = `
+Examples:
+  $ router serve --port 8080                        # local emulator, prints a key
+  $ echo "hi" | router chat --model local/echo
+  $ router batch create requests.jsonl --model local/echo --watch
+  $ router speak "hello" --voice alloy --model local/tts -o hello.mp3
+
+Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 payment, 5 not found/gone, 6 rate limited, 7 server, 8 network, 9 batch failed, 10 not the --schema, 11 tool calls not run, 12 MCP server failed, 129 hung up, 130 interrupted, 143 terminated.`;
+
 /**
  * The command tree. With `only`, just that command is defined in full and the others are
  * stand-ins that show in help; without it, the whole tree (for completions).
@@ -83,23 +92,15 @@ export async function buildProgram(only?: string | null): Promise<Command> {
   addFlags(program, GLOBAL_FLAGS)
     .addHelpText(
       'after',
-      `
-Examples:
-  $ router serve --port 8080                        # local emulator, prints a key
-  $ echo "hi" | router chat --model local/echo
-  $ router batch create requests.jsonl --model local/echo --watch
-  $ router speak "hello" --voice alloy --model local/tts -o hello.mp3
-
-Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 payment, 5 not found/gone,
-6 rate limited, 7 server, 8 network, 9 batch failed, 10 not the --schema,
-11 tool calls not run, 12 MCP server failed, 129 hung up, 130 interrupted,
-143 terminated.`,
+      ({ command }) => helpAfterText(ROOT_HELP_AFTER, command),
     );
   // Before the commands: each one made by .command() takes these settings over (copyInheritedSettings), so that
   // every command's help shows the global options too.
   program.configureHelp({
     sortSubcommands: false,
     showGlobalOptions: true,
+    // commander leaves a description unwrapped in less than 40 columns: on a 60-column terminal, every option's.
+    minWidthToWrap: 20,
     subcommandTerm: (cmd) => {
       const usage = listedUsage(cmd);
       return `${cmd.name()}${usage ? ` ${usage}` : ''}`;
@@ -221,6 +222,8 @@ function applyExit(cmd: Command, streams: Streams): void {
   cmd.configureOutput({
     writeOut: (str) => streams.stdout.write(str),
     writeErr: (str) => streams.stderr.write(str),
+    getOutHelpWidth: () => helpWidth(streams.stdout, streams.tty?.stdout ?? !!streams.stdout.isTTY),
+    getErrHelpWidth: () => helpWidth(streams.stderr, streams.tty?.stderr ?? !!streams.stderr.isTTY),
     outputError: (str, write) => write(usageLine(str, cmd)),
   });
   // Help names docs pages (docs/keys.md): for its reader, files of the installed package, said by their paths.

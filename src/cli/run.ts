@@ -280,7 +280,7 @@ export async function readStdinBytes(io: IO, signal?: AbortSignal): Promise<Buff
     if (st?.isDirectory()) throw usage('cannot read stdin: it is a folder');
     if (st && (st.isFile() || st.isCharacterDevice()) && !io.stdinTTY) {
       const devNull = st.isCharacterDevice() && st.rdev === stat(() => statSync('/dev/null'))?.rdev;
-      const bytes = await (await import('./io/bounded-read.js')).readFdBounded(fd, 'stdin', !st.isFile() && !devNull, signal);
+      const bytes = await (await import('./io/bounded-read.js')).readFdBounded(fd, 'stdin', !st.isFile() && !devNull, signal, undefined, st.isFile() ? st.size : 0);
       if (bytes) return bytes;
     }
   }

@@ -240,7 +240,8 @@ export class HttpCore {
       body = opts.bodyFactory() as Dispatcher.DispatchOptions['body'];
     } else if (opts.body !== undefined) {
       headers['content-type'] = 'application/json';
-      body = JSON.stringify(opts.body);
+      // As bytes: a string body is turned into bytes again as it is written (a 50 MB prompt, one copy more at once).
+      body = Buffer.from(JSON.stringify(opts.body));
     }
     for (const [k, v] of Object.entries(opts.headers ?? {})) if (v !== undefined) headers[k.toLowerCase()] = v;
     const timeout = opts.timeoutMs ?? this.timeoutMs;

@@ -8,6 +8,7 @@ import { readLocalFile } from '../internal/local-file.js';
 import { blankInput, onlyBlanks } from '../internal/blank.js';
 import { describeCode } from '../internal/system-errors.js';
 import { AttachmentError } from './errors.js';
+import { nounFor } from '../internal/counted.js';
 
 /**
  * The largest attachment sent (before base64): 20 MiB, the image size OpenAI-compatible
@@ -152,5 +153,5 @@ export function responsesParts(attachments: Attachment[]): Record<string, unknow
  */
 export function attachmentReference(a: Attachment): string {
   if (!a.data) return `[attachment: ${a.source}]`;
-  return `[attachment: ${JSON.stringify(a.filename).slice(1, -1)} (${a.mediaType}, ${a.data.length} bytes, sha256:${a.sha256})]`;
+  return `[attachment: ${JSON.stringify(a.filename).slice(1, -1)} (${a.mediaType}, ${a.data.length} ${nounFor(a.data.length, 'byte')}, sha256:${a.sha256})]`;
 }

@@ -7,6 +7,7 @@ import type { Tool, ToolResult } from './tool.js';
 import { atExit } from '../internal/exit-hooks.js';
 import { whenAborted } from '../internal/abort-fanout.js';
 import { toolEnv } from './tool-env.js';
+import { counted } from '../internal/counted.js';
 
 /** The most of one stream of a command's output sent back to the model. */
 export const MAX_RESULT_BYTES = 1024 * 1024;
@@ -24,7 +25,7 @@ function keptOutput(name: string) {
     /** Bytes that are not UTF-8 text (an image, a compressed file): named in one line, not sent as mangled text. */
     binary: () => !isText(Buffer.concat(kept)),
     text: () => {
-      if (o.binary()) return `[router: the ${name} is ${o.size} bytes of binary data, not UTF-8 text: not sent]`;
+      if (o.binary()) return `[router: the ${name} is ${counted(o.size, 'byte')} of binary data, not UTF-8 text: not sent]`;
       return Buffer.concat(kept).toString('utf8') + (o.size > MAX_RESULT_BYTES ? `\n[router: the ${name} was cut at ${MAX_RESULT_BYTES / 1024 / 1024} MiB of ${o.size} bytes]` : '');
     },
   };

@@ -154,7 +154,7 @@ describe('router keys and usage --activity against Prism (OpenAPI API Keys, getU
   it('usage --activity sums the example row (a day of 2025: --since reaches it, the last 30 days do not)', async () => {
     const old = await runCli(['usage', '--activity', '--by', 'model', '--since', '2025-08-01', '--key', HASH], { env: managed() });
     expect(old.stderr).toBe('');
-    expect(old.stdout).toBe('openai/gpt-4.1\t5\t50\t125\t175\t$0.015000\ntotal\t5\t50\t125\t175\t$0.015000\n');
+    expect(old.stdout).toBe('openai/gpt-4.1\t5\t50\t125\t175\t0.015000\ntotal\t5\t50\t125\t175\t0.015000\n');
     expect(old.code).toBe(0);
     const recent = await runCli(['usage', '--activity', '--json'], { env: managed() });
     expect(recent.code, recent.stderr).toBe(0);

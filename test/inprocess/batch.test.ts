@@ -171,7 +171,7 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
       const f = file('budget.jsonl', [line('a', 'x'), line('b', 'y', { max_tokens: 5 })]);
       const r = await t.run(['batch', 'create', f, '--model', 'local/echo'], { env: { ROUTER_DAILY_BUDGET: '0.001', ROUTER_STATE_DIR: join(t.dir, `budget-${flavor}`) } });
       expect(r.code).toBe(4);
-      expect(r.stderr).toMatch(/nothing was submitted; set max_tokens on its lines \(1 set none, so each is bounded by the model's \d+ tokens\), or pass --ignore-budget\n$/);
+      expect(r.stderr).toMatch(/nothing was submitted; set max_tokens on its lines \(1 request sets none, so it is bounded by the model's \d+ tokens\), or pass --ignore-budget\n$/);
       expect(batchPosts()).toHaveLength(0);
     });
 

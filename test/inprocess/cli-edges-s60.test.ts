@@ -66,7 +66,7 @@ it('an editor that is not installed: our one line on stderr, not the shell\'s "n
   const env = { ...process.env, ...t.env, ROUTER_CONFIG_DIR: join(t.dir, 'config-no-editor'), VISUAL: '', EDITOR: 'no-such-editor-here --wait' };
   const r = await runProcess(process.execPath, [BIN, 'roles', 'edit', 'poet'], { env });
   // Was: "sh: 1: no-such-editor-here: not found" first.
-  expect(r).toMatchObject({ status: 1, stdout: '', stderr: 'error: the editor (no-such-editor-here --wait) was not found: set $VISUAL or $EDITOR to one that is installed (nano, vim, code --wait); role poet is not made\n' });
+  expect(r).toMatchObject({ status: 1, stdout: '', stderr: 'error: the editor no-such-editor-here (from $EDITOR: no-such-editor-here --wait) was not found: set $VISUAL or $EDITOR to one that is installed (nano, vim, code --wait); role poet is not made\n' });
   // One that is there still runs through the shell (its words, a redirection).
   const made = await runProcess(process.execPath, [BIN, 'roles', 'edit', 'poet'], { env: { ...env, EDITOR: 'echo You are terse. >' } });
   expect(made.stderr).not.toMatch(/error/);

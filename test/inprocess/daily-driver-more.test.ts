@@ -60,7 +60,7 @@ describe('roles edit when the editor fails, is missing, or the edit does not par
     const u = user();
     const failing = await u.run(['roles', 'edit', 'poet'], { env: { EDITOR: 'false', VISUAL: '' } });
     expect(failing.code).toBe(1);
-    expect(failing.stderr).toBe('error: the editor (false) exited with 1; role poet is not made\n');
+    expect(failing.stderr).toBe('error: the editor false (from $EDITOR) exited with 1; role poet is not made\n');
     const none = await u.run(['roles', 'edit', 'poet'], { env: { EDITOR: '', VISUAL: '' } });
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/^error: no editor: set \$VISUAL or \$EDITOR/);

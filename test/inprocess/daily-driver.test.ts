@@ -277,7 +277,7 @@ describe('roles edit, a broken role in the list, completion of role names', () =
     expect(bad.stderr).toMatch(/^error: role file .*poet\.md: line \d+, column \d+: /);
     const failing = await u.run(['roles', 'edit', 'poet'], { env: { EDITOR: 'false', VISUAL: '' } });
     expect(failing.code).toBe(1);
-    expect(failing.stderr).toMatch(/the editor \(false\) exited with 1/);
+    expect(failing.stderr).toMatch(/the editor false \(from \$EDITOR\) exited with 1/);
   });
 
   it('roles list shows the good roles and warns about a broken one; role names complete', async () => {

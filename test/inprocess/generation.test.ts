@@ -70,7 +70,7 @@ describe('router generation ID', () => {
     const text = await t.run(['generation', id]);
     expect(text.code).toBe(0);
     const rows = Object.fromEntries(text.stdout.trim().split('\n').map((l) => l.split('\t')));
-    expect(rows).toMatchObject({ id, model: 'local/echo', provider: expect.stringMatching(/^local-/), cost: expect.stringMatching(/^\$\d+\.\d{6}/), finish: 'stop', streamed: 'no' });
+    expect(rows).toMatchObject({ id, model: 'local/echo', provider: expect.stringMatching(/^local-/), cost: expect.stringMatching(/^\d+\.\d+$/), finish: 'stop', streamed: 'no' });
     expect(rows.tokens).toMatch(/^prompt \d+, completion 3$/);
     expect(rows.latency).toMatch(/^\d+ ms \(generation \d+ ms\)$/);
     const json = await t.run(['generation', id, '--json', 'total_cost,native_tokens_completion']);
@@ -111,7 +111,7 @@ describe('router usage --reconcile', () => {
     const r1 = JSON.parse(first.stdout);
     expect(r1.checked).toBe(2);
     expect(r1.left).toBeGreaterThan(0);
-    expect(first.stderr).toMatch(/^reconciled \d calls? of profile "default".*; \d+ left: run router usage --reconcile again\n$/);
+    expect(first.stderr).toMatch(/^reconciled \d calls? of profile "default".*; \d+ left(: run router usage --reconcile again|, 2 a run: run router usage --reconcile --limit \d+ to ask them all, or again as it is to ask the next 2)\n$/);
 
     let last = r1;
     for (let i = 0; i < 10 && last.left > 0; i++) last = JSON.parse((await t.run(['usage', '--reconcile', '--limit', '2', '--json'])).stdout);

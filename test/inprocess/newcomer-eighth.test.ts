@@ -53,7 +53,7 @@ it('--usage and the usage table give a cost to its last digit, as the emulator c
   // Was $0.000006: the half a millionth the emulator charged was not shown.
   expect(half.stderr).toMatch(/^usage: 7 prompt \+ 2 completion = 9 tokens, cost \$0\.0000065$/m);
   const table = await run(['usage'], state);
-  expect(table.stdout.trim().split('\n').at(-1)).toBe('total\t2\t14\t3\t17\t$0.0000115');
+  expect(table.stdout.trim().split('\n').at(-1)).toBe('total\t2\t14\t3\t17\t0.0000115');
 });
 
 it('--model on the command line: no note that the environment goes before the profile for the model', async () => {

@@ -76,7 +76,7 @@ it('batch run --dry-run piped prints a tab-separated line per shard, and its --h
   const r = await run(['batch', 'run', file, '--model', 'local/echo', '--dry-run']);
   expect(r.code).toBe(0);
   expect(r.stdout.split('\n')[0]!.split('\t')).toHaveLength(8);
-  expect((await run(['batch', 'run', '--help'])).stdout).toMatch(/piped, one tab-separated line per\s+shard: shard, lines, requests, bytes, batch, status, completed\/failed\/total, cost/);
+  expect((await run(['batch', 'run', '--help'])).stdout.replace(/\s+/g, ' ')).toMatch(/piped, one tab-separated line per shard: shard, lines, requests, bytes, batch, status, completed\/failed\/total, cost/);
 });
 
 it('a conversation id close to a kept one: chat says it starts a new one, show and delete guess', async () => {

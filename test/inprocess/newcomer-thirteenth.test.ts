@@ -51,5 +51,5 @@ it('a while-read loop over a file without --no-stdin: the first call says that i
 it('roles edit with an editor that is not installed names it and what to set (was "exited with 127")', async () => {
   const r = await run(['roles', 'edit', 'poet'], { EDITOR: 'no-such-editor-here' });
   expect(r.code).toBe(1);
-  expect(r.stderr.split('\n').filter((l) => l.startsWith('error:'))).toEqual(['error: the editor (no-such-editor-here) was not found: set $VISUAL or $EDITOR to one that is installed (nano, vim, code --wait); role poet is not made']);
+  expect(r.stderr.split('\n').filter((l) => l.startsWith('error:'))).toEqual(['error: the editor no-such-editor-here (from $EDITOR) was not found: set $VISUAL or $EDITOR to one that is installed (nano, vim, code --wait); role poet is not made']);
 });

@@ -37,9 +37,9 @@ describe('router usage over an odd ledger', () => {
     expect(out.budgets[0]!.spent).toBe(2.5000015);
     const piped = await run(['usage', '--by', 'command']);
     const [row, edit, total] = piped.stdout.trim().split('\n').map((l) => l.split('\t'));
-    expect(row!.slice(1)).toEqual(['3', '3', '6', '9', '$2.5000015']);
-    expect(edit).toEqual(['edited', '1', '0', '2', '3', '$0.000000']);
-    expect(total).toEqual(['total', '4', '3', '8', '12', '$2.5000015']);
+    expect(row!.slice(1)).toEqual(['3', '3', '6', '9', '2.5000015']);
+    expect(edit).toEqual(['edited', '1', '0', '2', '3', '0.000000']);
+    expect(total).toEqual(['total', '4', '3', '8', '12', '2.5000015']);
   });
 });
 

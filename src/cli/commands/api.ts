@@ -50,8 +50,7 @@ export const api = defineCommand({
     { name: '[path]', help: 'path relative to the API root, e.g. /v1/batches or /alpha/decisions' },
   ],
   flags: FLAGS,
-  notes: `The exit code follows the HTTP status (see "Exit codes" in router --help); the body is printed
-whatever the status.`,
+  notes: `The exit code follows the HTTP status (see "Exit codes" in router --help); the body is printed whatever the status.`,
   examples: [
     'router api /v1/batches',
     "router api /v1/batches -f limit=2 --paginate --jq '.data[].id'",

@@ -4,6 +4,7 @@ import { usage } from '../exit-codes.js';
 import type { RunContext } from '../run.js';
 import { defineCommand } from '../define.js';
 import { usd } from '../../kit/spend/cost-bound.js';
+import { decimal } from '../../internal/decimal.js';
 
 export const generation = defineCommand({
   name: 'generation',
@@ -13,9 +14,8 @@ export const generation = defineCommand({
     'What the service recorded of one generation once it ran: the cost it charged, the native token counts of the provider that served it, and how long it took. The id is the "id" of a chat or Responses answer (router chat --json prints it; the usage ledger keeps it).',
   args: [{ name: '<id>', help: 'the generation id (gen-…)' }],
   flags: { json: { flags: '--json', help: "print the service's record as it is (total_cost, native_tokens_*, provider_name, latency, …)" } },
-  notes: `The service may need a moment after a call before it knows the generation: a 404 right
-after one means "not yet" as often as "no such id". router usage --reconcile puts these costs
-into the usage ledger.`,
+  notes: `The service may need a moment after a call before it knows the generation: a 404 right after one means "not yet" as often as "no such id". router usage --reconcile puts these costs into the usage ledger.
+Piped, one tab-separated line per field: name, value (the cost in USD as a plain number).`,
   examples: [
     'router generation "$(router chat --no-stream --json --jq .id --model local/echo hi)"',
     'router generation "$(router chat --no-stream --json --jq .id --model local/lorem "write 9 words")" --json --jq .total_cost',
@@ -30,7 +30,7 @@ async function runGeneration(ctx: RunContext<{ json?: boolean }>, id: string): P
   try {
     const g = await client.generations.get(id, { signal: ctx.signal });
     if (opts.json) return io.json(g);
-    const rows = describe(g);
+    const rows = describe(g, io.stdoutTTY);
     if (!io.stdoutTTY) return void io.out(rows.map(([k, v]) => `${k}\t${v}\n`).join(''));
     const width = Math.max(...rows.map(([k]) => k.length));
     io.out(rows.map(([k, v]) => `${k.padEnd(width)}  ${v}\n`).join(''));
@@ -43,12 +43,13 @@ const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : u
 const ms = (v: unknown) => (num(v) === undefined ? '-' : `${Math.round(num(v)!)} ms`);
 const count = (v: unknown) => (num(v) === undefined ? '-' : String(v));
 
-function describe(g: Generation): [string, string][] {
+/** A generation's fields, a line each; piped, the cost a plain number (as every piped listing gives amounts). */
+function describe(g: Generation, terminal: boolean): [string, string][] {
   return [
     ['id', g.id],
     ['model', g.model],
     ['provider', g.provider_name ?? '-'],
-    ['cost', num(g.total_cost) === undefined ? '-' : usd(g.total_cost)],
+    ['cost', num(g.total_cost) === undefined ? '-' : terminal ? usd(g.total_cost) : decimal(g.total_cost)],
     ['tokens', `prompt ${count(g.tokens_prompt)}, completion ${count(g.tokens_completion)}`],
     ['native tokens', `prompt ${count(g.native_tokens_prompt)}, completion ${count(g.native_tokens_completion)}, reasoning ${count(g.native_tokens_reasoning)}, cached ${count(g.native_tokens_cached)}`],
     ['latency', `${ms(g.latency)} (generation ${ms(g.generation_time)})`],

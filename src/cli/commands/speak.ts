@@ -22,7 +22,7 @@ const FLAGS = {
   format: { flags: '--format <format>', help: "audio format (default: from -o's extension, else mp3)", choices: ['mp3', 'pcm'] },
   speed: { flags: '--speed <x>', help: 'speaking speed, 1 = normal (honored by models with speed control; the others accept only 1)', parse: anyNumber },
   instructions: { flags: '--instructions <text>', help: 'delivery instructions: tone, pacing, emotion', parse: nonEmpty },
-  output: { flags: '-o, --output <file>', help: 'write the audio here (atomically) instead of stdout' },
+  output: { flags: '-o, --output <file>', help: 'write the audio to FILE instead of stdout; an existing FILE is replaced once the audio is whole (kept on an error or Ctrl-C)' },
   turns: { flags: '--turns <file>', help: 'multi-speaker input: JSON array of {"text", "voice"?, "instructions"?}' },
   referenceAudio: { flags: '--reference-audio <file>', help: 'voice-cloning clip, repeatable (1 to 3)', parse: collect },
   referenceText: { flags: '--reference-text <text>', help: 'transcript of the clip typed right before it (of a single clip: right before or after it), repeatable', parse: collectNonEmpty },

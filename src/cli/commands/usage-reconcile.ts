@@ -2,7 +2,7 @@
 import type { RunContext } from '../run.js';
 import { reconcile } from '../../kit/spend/reconcile.js';
 import { usd } from '../../kit/spend/cost-bound.js';
-import { counted } from '../../internal/counted.js';
+import { counted, grouped } from '../../internal/counted.js';
 
 export async function runReconcile(ctx: RunContext<{ json?: boolean }>, limit: number): Promise<void> {
   const { io } = ctx;
@@ -17,7 +17,7 @@ export async function runReconcile(ctx: RunContext<{ json?: boolean }>, limit: n
     if (report.not_found.length) parts.push(`${report.not_found.length} unknown to the service (marked, not asked again)`);
     if (report.unknown_here.length) parts.push(`unknown to this server: ${counted(report.unknown_here.length, 'call')} made before others it knows, probably at an emulator whose state was reset (marked, not asked again)`);
     if (report.pending.length) parts.push(`${report.pending.length} not known to the service yet`);
-    parts.push(report.left ? `${report.left} left: run router usage --reconcile again` : 'none left');
+    parts.push(leftWords(report.left, limit));
     // Calls made at another service: asked of this one, they would be "not known yet", then given up on.
     for (const [root, count] of Object.entries(report.elsewhere)) parts.push(`${counted(count, 'call')} made at ${root}, not asked here (reconcile ${count === 1 ? 'it' : 'them'} there: router usage --reconcile --api-root ${root}, with its key)`);
     io.note(parts.join('; '));
@@ -26,4 +26,11 @@ export async function runReconcile(ctx: RunContext<{ json?: boolean }>, limit: n
   } finally {
     await client.close();
   }
+}
+
+/** What is left to reconcile and how to go on: a run asks at most --limit calls, and the next run the next ones. */
+function leftWords(left: number, limit: number): string {
+  if (!left) return 'none left';
+  if (left <= limit) return `${left} left: run router usage --reconcile again`;
+  return `${grouped(left)} left, ${grouped(limit)} a run: run router usage --reconcile --limit ${Math.min(left, 10_000)} to ask ${left > 10_000 ? '10,000 of them' : 'them all'}, or again as it is to ask the next ${grouped(limit)}`;
 }

@@ -32,30 +32,15 @@ export const usageCommand = defineCommand({
   summary: 'totals of tokens and cost from the local usage ledger',
   description: "Totals of what this machine's router calls used and cost, from the local usage ledger (rows: tab-separated; --json for one object).",
   flags: FLAGS,
-  notes: `Piped, one tab-separated line per row, then one for the total: the --by key (day, model, …),
-calls, prompt tokens, completion tokens, total tokens, cost (USD).
+  notes: `Piped, one tab-separated line per row, then one for the total: the --by key (day, model, …), calls, prompt tokens, completion tokens, total tokens, cost (USD).
 
-Every call (chat, responses, embed, speak, decide, and each batch once it ends) is one JSON line in
-$XDG_STATE_HOME/router/usage.jsonl: time, profile, command, endpoint, model, id or batch_id,
-tokens and the cost the service reported. --no-log (or ROUTER_NO_LOG=1, or
-router config set log off) leaves a call out. A batch counts once, on the day it was first seen
-ended, at its latest figures. A call whose cost was not known when it ended (a stream cut, a process
-killed) under a budget is counted at its bound until --reconcile settles it: stderr says how many
-(--json: unsettled {calls, cost}).
+Every call (chat, responses, embed, speak, decide, and each batch once it ends) is one JSON line in $XDG_STATE_HOME/router/usage.jsonl: time, profile, command, endpoint, model, id or batch_id, tokens and the cost the service reported. --no-log (or ROUTER_NO_LOG=1, or router config set log off) leaves a call out. A batch counts once, on the day it was first seen ended, at its latest figures. A call whose cost was not known when it ended (a stream cut, a process killed) under a budget is counted at its bound until --reconcile settles it: stderr says how many (--json: unsettled {calls, cost}).
 
-With daily_budget or monthly_budget set (router config set daily_budget 2, or ROUTER_DAILY_BUDGET),
-a terminal also shows today's and this month's spend of the profile against them (--json: budgets).
+With daily_budget or monthly_budget set (router config set daily_budget 2, or ROUTER_DAILY_BUDGET), a terminal also shows today's and this month's spend of the profile against them (--json: budgets).
 
---reconcile asks the service what each call of the profile really cost (by the generation id the
-ledger keeps; oldest first, at most --limit a run) and adds a line per call to the ledger, so that
-totals and budgets count the charged cost. Only calls made at this API root are asked (the ledger
-keeps each call's): the others are counted, with the --api-root that reconciles them. A later run goes
-on where one stopped; a call the service still does not know an hour after it ran is marked and not
-asked about again.
+--reconcile asks the service what each call of the profile really cost (by the generation id the ledger keeps; oldest first, at most --limit a run) and adds a line per call to the ledger, so that totals and budgets count the charged cost. Only calls made at this API root are asked (the ledger keeps each call's): the others are counted, with the --api-root that reconciles them. A later run goes on where one stopped; a call the service still does not know an hour after it ran is marked and not asked about again.
 
---activity sums what the service recorded of the whole workspace instead (GET /v1/activity, a
-management key; every machine's calls, by UTC day, over its last 30 completed days: today's calls
-show tomorrow), in the same rows and columns; --key HASH keeps one API key's calls.`,
+--activity sums what the service recorded of the whole workspace instead (GET /v1/activity, a management key; every machine's calls, by UTC day, over its last 30 completed days: today's calls show tomorrow), in the same rows and columns; --key HASH keeps one API key's calls.`,
   examples: ['router usage', 'router usage --since 7d --by model', "router usage --json --jq '.total.cost'", "router usage --json --jq '.budgets'", 'router usage --reconcile --limit 20', "router usage --reconcile --json --jq '.charged_cost'", 'router usage --activity --by model'],
   run: runUsage,
 });
@@ -139,7 +124,7 @@ async function runUsage(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<void
   const spend = settings.dailyBudget !== undefined || settings.monthlyBudget !== undefined ? spendCounter(settings.profile, now) : undefined;
   const { groups, total, unsettled } = await totalsSince(ctx.env, from, keyOf, spend?.add, ctx.signal);
   const budgets = (await budgetsFor(ctx.env, settings, { now, known: spend?.total() })).map((b) => ({ name: b.name, profile: settings.profile, limit: b.limit, spent: b.spent, left: roundCost(Math.max(0, b.limit - b.spent)), resets: b.resets.toISOString() }));
-  if (unsettled.calls) ctx.io.note(`note: ${counted(unsettled.calls, 'call')} counted at ${unsettled.calls === 1 ? 'its' : 'their'} bound ($${costText(unsettled.cost)} of the cost), not known when ${unsettled.calls === 1 ? 'it' : 'they'} ended (cut or killed): router usage --reconcile puts the charge beside those the service knows`);
+  if (unsettled.calls) ctx.io.note(`note: ${counted(unsettled.calls, 'call')} counted at ${unsettled.calls === 1 ? 'its' : 'their'} bound ($${costText(unsettled.cost)} of the cost), not known when ${unsettled.calls === 1 ? 'it' : 'they'} ended (cut or killed): ${unsettled.calls > FLAGS.limit.default ? `router usage --reconcile --limit ${Math.min(unsettled.calls, 10_000)} (${FLAGS.limit.default} a run without it)` : 'router usage --reconcile'} puts the charge beside those the service knows`);
   return printTotals(ctx, { from, now, groups, total, budgets, unsettled });
 }
 
@@ -157,7 +142,7 @@ async function printTotals(ctx: RunContext<FlagValues<typeof FLAGS>>, { from, no
   const rows = [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, t]) => ({ key, ...t, cost: roundCost(t.cost) }));
   const summed = { ...total, cost: roundCost(total.cost) };
   if (opts.json) return io.json({ since: new Date(from).toISOString(), until: now.toISOString(), by: opts.by, rows: rows.map((r) => ({ ...r, key: r.key || null })), total: summed, budgets, ...(unsettled ? { unsettled } : {}) });
-  const lines = [...rows, { key: 'total', ...summed }].map((r) => [r.key || (io.stdoutTTY ? '-' : ''), String(r.calls), String(r.prompt_tokens), String(r.completion_tokens), String(r.total_tokens), `$${costText(r.cost)}`]);
+  const lines = [...rows, { key: 'total', ...summed }].map((r) => [r.key || (io.stdoutTTY ? '-' : ''), String(r.calls), String(r.prompt_tokens), String(r.completion_tokens), String(r.total_tokens), `${io.stdoutTTY ? '$' : ''}${costText(r.cost)}`]);
   if (!io.stdoutTTY) return void io.out(`${lines.map((r) => r.join('\t')).join('\n')}\n`);
   const { table } = await import('../io/table.js');
   io.out(table(io, [opts.by, 'calls', 'prompt', 'completion', 'total tokens', 'cost'], lines));

@@ -66,22 +66,31 @@ export async function collectBounded(source: AsyncIterable<Buffer | string>, wha
  * thread pool costs ~1.5 ms). undefined when the descriptor cannot be read that way (a
  * non-blocking one): the caller reads it as a stream.
  */
-export async function readFdBounded(fd: number, what: string, blocking: boolean, signal?: AbortSignal, max = MAX_INPUT_BYTES): Promise<Buffer | undefined> {
+export async function readFdBounded(fd: number, what: string, blocking: boolean, signal?: AbortSignal, max = MAX_INPUT_BYTES, expected = 0): Promise<Buffer | undefined> {
   const { read, readSync } = await import('node:fs');
   const chunks: Buffer[] = [];
   let size = 0;
+  // A file of known size is read into one buffer of that size: chunks joined at the end would hold it twice at once.
+  let whole = expected > 0 && expected <= max ? Buffer.allocUnsafe(expected) : undefined;
   for (;;) {
-    const buf = Buffer.allocUnsafe(64 * 1024);
+    const buf = whole ?? Buffer.allocUnsafe(64 * 1024);
+    const at = whole ? size : 0;
+    const room = Math.min(buf.length - at, 1024 * 1024);
     let n: number;
     try {
-      n = blocking ? await untilInterrupted(new Promise<number>((resolve, reject) => read(fd, buf, 0, buf.length, null, (err, bytes) => (err ? reject(err) : resolve(bytes)))), signal) : readSync(fd, buf, 0, buf.length, null);
+      n = blocking ? await untilInterrupted(new Promise<number>((resolve, reject) => read(fd, buf, at, room, null, (err, bytes) => (err ? reject(err) : resolve(bytes)))), signal) : readSync(fd, buf, at, room, null);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EAGAIN' && size === 0) return undefined;
       throw err;
     }
-    if (n === 0) return Buffer.concat(chunks);
+    if (n === 0) return whole ? whole.subarray(0, size) : Buffer.concat(chunks);
     size += n;
     if (size > max) throw inputTooLarge(what, max);
-    chunks.push(n === buf.length ? buf : buf.subarray(0, n));
+    if (!whole) chunks.push(n === buf.length ? buf : buf.subarray(0, n));
+    else if (size === whole.length) {
+      // The file grew while it was read: the rest in chunks, after it.
+      chunks.push(whole);
+      whole = undefined;
+    }
   }
 }

@@ -6,7 +6,7 @@
  */
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Help } from '../commander.js';
+import { Help, type Command } from '../commander.js';
 
 let root: string | undefined;
 
@@ -49,3 +49,17 @@ export const docsInHelp: Partial<Help> = {
     return unheldSpaces(Help.prototype.formatHelp.call(this, c, helper));
   },
 };
+
+/** The width help is wrapped to: a terminal's, else (piped, rendered at build) 80 columns. */
+export const helpWidth = (out: { columns?: number }, tty: boolean): number => (tty && out.columns) || 80;
+
+/**
+ * A command's notes and examples after its help, as `command` writes its help: each line of prose (a paragraph, one
+ * line in the source) wrapped to the help's width, an indented line (an example, one command a line) kept whole.
+ */
+export function helpAfterText(text: string, command: Command): string {
+  const width = command.configureOutput().getOutHelpWidth?.() ?? 80;
+  const help = new Help();
+  const lines = unbrokenDocs(text).split('\n').map((line) => (/^\s/.test(line) ? line : help.boxWrap(line, width)));
+  return unheldSpaces(lines.join('\n'));
+}

@@ -81,9 +81,12 @@ export function estimateJson(e: BatchEstimate) {
   };
 }
 
+/** The requests that set no max_tokens, as the subject of a clause: "1 request sets", "2 requests set". */
+const unlimited = (e: BatchEstimate): string => `${counted(e.unlimited, 'request')} ${e.unlimited === 1 ? 'sets' : 'set'}`;
+
 /** How an estimate reads: one line per model. */
 export function estimateLine(e: BatchEstimate): string {
-  const open = e.unlimited ? `; ${e.unlimited} set no max_tokens, each bounded by the model's ${e.maxCompletion ?? 'maximum'} tokens` : '';
+  const open = e.unlimited ? `; ${unlimited(e)} no max_tokens, ${e.unlimited === 1 ? 'so it is' : 'each'} bounded by the model's ${e.maxCompletion ?? 'maximum'} tokens` : '';
   const spent = e.spent ? `, plus ${usd(e.spent)} its finished shards cost` : '';
   return `cost bound: ${e.model}: ${counted(e.requests, 'request')}, at most ${usdBound(e.bound)} at the batch price (half)${spent}${open}`;
 }
@@ -134,7 +137,7 @@ async function checkOnce(ctx: RunContext<SpendOptions>, { client, settings }: Co
 
 /** How a refused batch can be sent: a lower max_tokens per line bounds it lower; past that, the cap. */
 function fixOf(e: BatchEstimate, cap: string): string {
-  const lines = e.unlimited ? `set max_tokens on its lines (${e.unlimited} set none, so each is bounded by the model's ${e.maxCompletion ?? 'maximum'} tokens)` : 'lower max_tokens on its lines';
+  const lines = e.unlimited ? `set max_tokens on its lines (${unlimited(e)} none, so ${e.unlimited === 1 ? 'it' : 'each'} is bounded by the model's ${e.maxCompletion ?? 'maximum'} tokens)` : 'lower max_tokens on its lines';
   return `${lines}, or ${cap.startsWith('--max-cost') ? 'raise --max-cost' : 'pass --ignore-budget'}`;
 }
 

@@ -9,6 +9,7 @@ import { asCharged, BATCH_DISCOUNT, itemCharge, type Body } from './batch-rules.
 import { itemBody } from './batch-items.js';
 import { creditsShort, heldOnKey, holdOnKey } from '../state/billing.js';
 import { decimal } from '../../internal/decimal.js';
+import { counted } from '../../internal/counted.js';
 
 /**
  * The credits of a batch run over providers (`record.held`): a request's bound, at the batch price,
@@ -208,7 +209,7 @@ export interface CreditsShort {
  */
 export function creditsRanOut(record: BatchRecord, sent: number, why: Unsent = 'credits', keyWords = '', short?: CreditsShort): { code: number; message: string } {
   const left = record.request_counts.total - sent;
-  const after = `the batch stopped after ${sent} of ${record.request_counts.total} requests; the other ${left} were not sent and are not charged`;
+  const after = `the batch stopped after ${sent} of ${counted(record.request_counts.total, 'request')}; ${left === 1 ? 'the other 1 was not sent and is' : `the other ${left} were not sent and are`} not charged`;
   if (why === 'key') return { code: 403, message: `${keyWords.replace(/\. Manage it.*$/, '')}: ${after} (raise the key's limit, or use another key, and submit them again)` };
   const words = short ? creditsShort("the batch's next request", short.cost, true, short.balance) : 'Insufficient credits';
   return { code: 402, message: `${words}: ${after} (add credits and submit them again)` };

@@ -2,7 +2,7 @@ import { HttpError } from '../http/http.js';
 import type { ModelSpec } from './models.js';
 import { imageDimensions } from './png.js';
 import { bad } from '../http/validate.js';
-import { counted } from '../../internal/counted.js';
+import { counted, nounFor } from '../../internal/counted.js';
 
 type Body = Record<string, unknown>;
 
@@ -81,7 +81,7 @@ export function describeParts(parts: MediaPart[]): string {
     if (p.url) return `${i + 1}. ${p.modality}${name}: a URL, ${p.url}`;
     const size = imageDimensions(p.data!);
     const pixels = p.modality === 'image' ? (size ? `, ${size.width}x${size.height} pixels` : ', dimensions unreadable') : '';
-    return `${i + 1}. ${p.modality}${name}: ${p.mediaType ?? 'application/octet-stream'}, ${n(p.data!.length)} bytes${pixels}`;
+    return `${i + 1}. ${p.modality}${name}: ${p.mediaType ?? 'application/octet-stream'}, ${n(p.data!.length)} ${nounFor(p.data!.length, 'byte')}${pixels}`;
   });
   return `I received ${counted(parts.length, 'attachment')}:\n${lines.join('\n')}`;
 }

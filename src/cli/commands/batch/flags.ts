@@ -40,7 +40,7 @@ export const CREATE_FLAGS = {
   ...TARGET_FLAGS,
   completionWindow: { flags: '--completion-window <w>', help: 'completion window', choices: ['24h'], default: '24h' },
   watch: { flags: '-w, --watch', help: 'follow the batch until it ends (exit 9 if it fails or expires)' },
-  results: { flags: '--results [file]', help: 'with --watch: write the results as JSONL (stdout when no file)', parse: fileOrStdout },
+  results: { flags: '--results [file]', help: 'with --watch: write the results as JSONL (stdout when no file); an existing file is replaced once they are whole', parse: fileOrStdout },
   json: { flags: '--json', help: 'print the batch object' },
   yes: { flags: '-y, --yes', help: 'do not ask for confirmation of a large file' },
   dryRun: { flags: '--dry-run', help: 'check every line and print the cost bound of the file at the batch price; send nothing' },
@@ -52,7 +52,7 @@ export const CREATE_FLAGS = {
 
 export const GET_FLAGS = {
   watch: { flags: '-w, --watch', help: 'poll with backoff until the batch ends (exit 9 if it fails or expires)' },
-  results: { flags: '--results [file]', help: 'write the results as JSONL to FILE (atomically) or stdout', parse: fileOrStdout },
+  results: { flags: '--results [file]', help: 'write the results as JSONL to FILE or stdout; an existing FILE is replaced once they are whole (kept on an error or Ctrl-C)', parse: fileOrStdout },
   exitStatus: { flags: '--exit-status', help: 'exit 9 when the batch ended failed, expired or cancelled' },
   json: { flags: '--json', help: 'print the batch object as the service sends it (results included)' },
   ...WATCH_FLAGS,
@@ -93,7 +93,7 @@ export const RUN_FLAGS = {
   retryFailed: { flags: '--retry-failed', help: 'with --resume: submit again only the requests that failed or never ran', goesWith: ['resume'] },
   resubmitLost: { flags: '--resubmit-lost', help: "with --resume: send again a shard whose create's answer was lost where the service lists no batches (a batch it made is then billed too)", goesWith: ['resume'] },
   watch: { flags: '-w, --watch', help: 'follow the job until every batch ends (exit 9 if one fails or expires)' },
-  results: { flags: '--results [file]', help: 'wait, then write every result in input order as JSONL (stdout when no file)', parse: fileOrStdout },
+  results: { flags: '--results [file]', help: 'wait, then write every result in input order as JSONL (stdout when no file); an existing file is replaced once they are whole', parse: fileOrStdout },
   lineNumbers: { flags: '--line-numbers', help: 'with --results: add "line" (the input line number) to each result', goesWith: ['results'] },
   join: { flags: '--join', help: 'with --results: write {"line", "request", "result"} for each input line', goesWith: ['results'] },
   // A job's poll is one listing for all its batches: it starts slower than a watch of one batch.

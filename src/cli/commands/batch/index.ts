@@ -13,9 +13,7 @@ const create = defineCommand({
   summary: 'create a batch from a JSONL file: one {"custom_id", "body"} (or {"custom_id", "method", "url", "body"}) per line',
   args: [{ name: '<file>', help: 'JSONL file, or - for stdin', complete: 'files' }],
   flags: CREATE_FLAGS,
-  notes: `Limits: at most ${BATCH_MAX_REQUESTS} requests and 200 MB (200,000,000 bytes) of request body. Every line is checked
-before anything is sent. The new batch id is always printed (on stderr with --watch). With --watch and
-no --results, the batch once it ends: piped, one tab-separated line as batch list prints it.`,
+  notes: `Limits: at most ${BATCH_MAX_REQUESTS} requests and 200 MB (200,000,000 bytes) of request body. Every line is checked before anything is sent. The new batch id is always printed (on stderr with --watch). With --watch and no --results, the batch once it ends: piped, one tab-separated line as batch list prints it.`,
   examples: [
     'router batch create requests.jsonl --model local/echo',
     'router batch create requests.jsonl --model local/echo --watch --results results.jsonl',
@@ -53,16 +51,9 @@ const run = defineCommand({
   summary: 'run a JSONL file of any size as a job: split into batches, submit each once, follow, merge results in input order',
   args: [{ name: '[file]', help: 'JSONL file, as for batch create', complete: 'files' }],
   flags: RUN_FLAGS,
-  notes: `A job lives in $XDG_STATE_HOME/router/jobs/<id> (job.json, written atomically before each create
-and after each answer). Batches are created one at a time and run on the service in parallel.
-A run that is interrupted (Ctrl-C, kill, network down) is taken up with --resume JOB or by running
-the same command again (on the file under any name, or a copy; at the same API root): a create
-whose answer was lost is found in the batch listing and proven its own by its results (each
-create's custom_ids carry a tag of its own, taken off at merge), never sent twice. Requests that
-failed are counted on stderr.
-On stdout: the job's id; with --watch or --results, only the results of --results with no file (the
-id is then on stderr). --dry-run prints the plan as batch job does (piped, one tab-separated line per
-shard: shard, lines, requests, bytes, batch, status, completed/failed/total, cost), then the cost bound.`,
+  notes: `A job lives in $XDG_STATE_HOME/router/jobs/<id> (job.json, written atomically before each create and after each answer). Batches are created one at a time and run on the service in parallel.
+A run that is interrupted (Ctrl-C, kill, network down) is taken up with --resume JOB or by running the same command again (on the file under any name, or a copy; at the same API root): a create whose answer was lost is found in the batch listing and proven its own by its results (each create's custom_ids carry a tag of its own, taken off at merge), never sent twice. Requests that failed are counted on stderr.
+On stdout: the job's id; with --watch or --results, only the results of --results with no file (the id is then on stderr). --dry-run prints the plan as batch job does (piped, one tab-separated line per shard: shard, lines, requests, bytes, batch, status, completed/failed/total, cost), then the cost bound.`,
   examples: ['router batch run requests.jsonl --model local/echo --dry-run', 'router batch run requests.jsonl --model local/echo --watch --results results.jsonl', 'router batch jobs'],
   run: async (ctx, file) => (await import('./run.js')).runJobCommand(ctx, file),
 });
@@ -83,7 +74,7 @@ const job = defineCommand({
   summary: 'show one job of batch run: its shards, their batches, counts and cost',
   args: [{ name: '<id>', help: 'job id (router batch jobs lists them)', complete: 'job-ids' }],
   flags: JOB_FLAGS,
-  notes: 'On a terminal, a table of shards; piped, one tab-separated line per shard: shard, lines, requests,\nbytes, batch, status, completed/failed/total, cost.',
+  notes: 'On a terminal, a table of shards; piped, one tab-separated line per shard: shard, lines, requests, bytes, batch, status, completed/failed/total, cost.',
   examples: ['job=$(router batch run requests.jsonl --model local/echo)', 'router batch job "$job"', 'router batch job "$job" --json'],
   run: async (ctx, id) => (await import('./jobs.js')).runJobShow(ctx, id),
 });
@@ -94,5 +85,5 @@ export const batch = defineGroup({
   summary: 'create, list and follow asynchronous batches',
   description: 'Asynchronous batches of requests against one endpoint: create from JSONL, list, get, watch; run files of any size as jobs.',
   commands: [create, list, get, run, jobs, job],
-  notes: 'Piped (not a terminal), list, get and get --watch print one tab-separated line per batch:\nid, status, endpoint, model, completed/failed/total, created. --json prints JSON.',
+  notes: 'Piped (not a terminal), list, get and get --watch print one tab-separated line per batch: id, status, endpoint, model, completed/failed/total, created. --json prints JSON.',
 });

@@ -12,7 +12,7 @@ export const list = defineCommand({
   jsonFields: ['current', 'path', 'profiles'],
   summary: 'list profiles (keys masked); * marks the current one',
   flags: jsonFlags('print the profiles as JSON'),
-  notes: 'Piped, one tab-separated line per profile: * for the current one (else empty), profile, api key\n(masked), api root, model.',
+  notes: 'Piped, one tab-separated line per profile: * for the current one (else empty), profile, api key (masked), api root, model.',
   run: async ({ io, opts }) => {
     const { maskKey, shownValue } = await import('../../../config/settings.js');
     const s = await readStore(io);

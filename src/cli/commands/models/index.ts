@@ -36,10 +36,7 @@ export const models = defineCommand({
   description: 'List the models the service routes to: a table on a terminal (id, name, context, $ per million prompt/completion tokens, modalities), tab-separated lines piped.',
   args: [{ name: '[search...]', help: 'words that the id or name must all hold (case-insensitive)' }],
   flags: FLAGS,
-  notes: `Piped, one tab-separated line per model: id, name, context length, prompt and completion price in
-USD per million tokens ("varies" for a router's, which the list gives as -1), input->output modalities. The list is kept five minutes in
-$XDG_STATE_HOME/router/models/ (it also prices --max-cost and --dry-run). Words or filters that
-match no model exit 1 (as grep), saying so on stderr.`,
+  notes: `Piped, one tab-separated line per model: id, name, context length, prompt and completion price in USD per million tokens ("varies" for a router's, which the list gives as -1), input->output modalities. The list is kept five minutes in $XDG_STATE_HOME/router/models/ (it also prices --max-cost and --dry-run). Words or filters that match no model exit 1 (as grep), saying so on stderr.`,
   examples: ['router models', 'router models lorem', 'router models --output-modality text --sort price', "router models --json id,pricing --jq '.[].id'"],
   commands: [show],
   run: runModels,
