@@ -87,6 +87,33 @@ describe('a budget across processes', () => {
     expect(settled.cost).toBeCloseTo(settled.real_cost! - bound.cost, 10);
   }, 60_000);
 
+  it('kill -9 while a whole answer (--no-stream) comes: its head gave the id, and `usage --reconcile` settles it', async () => {
+    const state = join(t.dir, 'killed-whole');
+    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '5' };
+    // Carried out and charged; its head (with x-generation-id) is sent, its body never: the kill comes after the headers.
+    await t.admin('faults', { faults: ['held,after=0,path=/chat/completions,times=1'] });
+    const child = t.spawn(['chat', '--no-stream', '--model', 'local/lorem', '--max-tokens', '200', 'write 500 words'], env);
+    const held = () => holds(state).map((n) => JSON.parse(readFileSync(join(state, 'budget-holds', n), 'utf8')) as { id?: string });
+    try {
+      // Before, a whole answer's hold got its id only from the body: a kill before it left a line no reconcile could settle.
+      expect(await until(() => held().some((h) => h.id !== undefined), 45_000)).toBe(true);
+    } finally {
+      child.kill('SIGKILL');
+      await new Promise((r) => child.on('close', r));
+      await t.admin('faults', { faults: [] });
+    }
+    const id = held()[0]!.id!;
+    expect(id).toMatch(/^gen-/);
+    expect((await t.run(['chat', '--model', 'local/lorem', '--max-tokens', '5', 'hi'], { env })).code).toBe(0);
+    expect((await t.run(['usage', '--reconcile'], { env })).code).toBe(0);
+    type Line = { cost: number; id?: string; endpoint: string; unsettled?: string; reconciles?: string; real_cost?: number };
+    const lines = readFileSync(join(state, 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Line);
+    const bound = lines.find((l) => l.unsettled)!;
+    expect(bound).toMatchObject({ id, endpoint: '/v1/chat/completions', cost: 0.000354 });
+    // local/lorem's 200 tokens: what the service charged, the bound's difference put beside it.
+    expect(lines.find((l) => l.reconciles === id)).toMatchObject({ real_cost: 0.0003025 });
+  }, 60_000);
+
   it('a ledger that takes no more (a file-size limit): each cost is held for a day instead, said piped too, and the budget still stops the calls', async () => {
     const state = join(t.dir, 'unrecorded');
     mkdirSync(state, { recursive: true });
