@@ -126,6 +126,22 @@ describe.each(FLAVORS)('batch create killed before its id was printed (%s flavou
     expect(await batchesOf(t, s)).toHaveLength(1);
   }, 120_000);
 
+  it('a rerun under a budget that finds the batch made before holds its bound, as the create that made it would have', async () => {
+    // The batch still runs when the rerun finds it (an ended one's cost is what `batch get` records: nothing to hold).
+    await t.admin('batches', { delay_ms: 60_000 });
+    const { s, file, made } = await killedAfterMade('held').finally(() => t.admin('batches', { delay_ms: 5 }));
+    const again = await t.run(create(file), { env: { ...s.env, ROUTER_DAILY_BUDGET: '5' } });
+    const holds = existsSync(join(s.state, 'budget-holds')) ? readdirSync(join(s.state, 'budget-holds')).filter((n) => n.startsWith('batch-')) : [];
+    if (flavor === 'spec') {
+      expect(again.code, again.stderr).toBe(0);
+      // The killed create's hold was let go (a create's is, its batch being found by its rerun): without this one, the batch ran unheld.
+      expect(holds).toEqual([`batch-${made}.json`]);
+    } else {
+      expect(again.code, again.stderr).toBe(8);
+      expect(holds).toEqual([]);
+    }
+  }, 120_000);
+
   it('a record older than the 30 days a batch is kept is dropped when a create finishes; a younger one stays', async () => {
     const s = await newSpace(t, `create-${flavor}`);
     const creates = join(s.state, 'creates');

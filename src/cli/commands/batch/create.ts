@@ -56,7 +56,7 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
     const { client, settings } = connected;
     const model = scan.model ?? settings.model;
     if (!model) throw usage('no model: the bodies name none; give --model (or set a default: router config set model …)');
-    const { checkBatchSpend, estimateJson, estimateLine } = await import('../../spend/batch-estimate.js');
+    const { checkBatchSpend, estimateJson, estimateLine, holdFoundBatch } = await import('../../spend/batch-estimate.js');
     const closing = async (err: unknown): Promise<never> => {
       await client.close();
       throw err;
@@ -136,7 +136,7 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
     if (record) recordCreate(ctx.env, key, { ...record, batch_id: created.id });
     const unindexed = (await import('../../../batch/local-index.js')).indexBatch(ctx.env, client.core.apiRoot, created, file === '-' ? 'stdin' : (await import('node:path')).resolve(file));
     if (unindexed) io.note(`warning: ${created.id} is not in this machine's batch index (${unindexed}): where the service lists no batches, batch list will not show it; keep its id`);
-    const unheld = estimate?.hold?.toBatch(ctx.env, created.id);
+    const unheld = earlier ? await holdFoundBatch(ctx, connected, { path, endpoint: scan.endpoint, model }, created).catch((err: unknown) => `the budgets do not hold batch ${created.id}: ${(err as Error).message}`) : estimate?.hold?.toBatch(ctx.env, created.id);
     if (unheld) io.note(`warning: ${unheld}`);
     if (!opts.watch) {
       await client.close();
