@@ -2,13 +2,17 @@
  * The creates of `router batch create` whose answer has not been heard yet: one record per create
  * (its API root, file content and options), written before it is sent and removed once its batch
  * id is out. A record left behind (the CLI killed, the answer lost) is what a rerun of the same
- * create finds: its batch is looked for, never sent again unknowingly.
+ * create finds: its batch is looked for, never sent again unknowingly. Records older than the 30
+ * days the service keeps a batch are dropped; identical creates at once take turns (lockCreate).
  */
 import { createHash } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { stateHome } from '../config/state-dir.js';
 import { readLocalText } from '../internal/local-file.js';
+import { holdLockAsync, type LockHolder } from '../internal/file-lock.js';
+import { makeDir } from '../internal/make-dir.js';
+import { sleep } from '../internal/sleep.js';
 import { writeWhole } from '../internal/write-whole.js';
 import { rootKey } from '../internal/api-root.js';
 import { isRecord } from '../internal/shape.js';
@@ -29,7 +33,40 @@ export function createKey(apiRoot: string, sha256: string, head: object): string
   return createHash('sha256').update(JSON.stringify([rootKey(apiRoot), sha256, head])).digest('hex').slice(0, 32);
 }
 
-const recordPath = (env: NodeJS.ProcessEnv, key: string) => join(stateHome(env), 'creates', `${key}.json`);
+const createsDir = (env: NodeJS.ProcessEnv) => join(stateHome(env), 'creates');
+const recordPath = (env: NodeJS.ProcessEnv, key: string) => join(createsDir(env), `${key}.json`);
+
+/**
+ * How long a record is kept: the service keeps a batch's inputs and results 30 days (the deployed
+ * service's notes), so a rerun after that could neither print nor find the batch an earlier create made.
+ */
+export const CREATE_RECORD_MAX_AGE_MS = 30 * 24 * 3_600_000;
+
+class Busy extends Error {
+  constructor(readonly holder: LockHolder) {
+    super('busy');
+  }
+}
+
+/**
+ * Holds the lock of one create (`creates/KEY.lock`) until the function returned is called (or this
+ * process ends): two identical creates at once take turns, as if run one after the other. While another
+ * process holds it, `waiting` is told once who, and the wait goes on until it is free (or `signal` aborts).
+ */
+export async function lockCreate(env: NodeJS.ProcessEnv, key: string, waiting: (holder: LockHolder) => void, signal?: AbortSignal): Promise<() => void> {
+  makeDir(createsDir(env));
+  let told = false;
+  for (;;) {
+    try {
+      return await holdLockAsync(join(createsDir(env), `${key}.lock`), (holder) => new Busy(holder), () => {});
+    } catch (err) {
+      if (!(err instanceof Busy)) throw err;
+      if (!told) waiting(err.holder);
+      told = true;
+      await sleep(200, signal);
+    }
+  }
+}
 
 export function pendingCreate(env: NodeJS.ProcessEnv, key: string): PendingCreate | undefined {
   let value: unknown;
@@ -46,6 +83,24 @@ export function recordCreate(env: NodeJS.ProcessEnv, key: string, record: Pendin
   writeWhole(recordPath(env, key), `${JSON.stringify(record)}\n`, true);
 }
 
-export function clearCreate(env: NodeJS.ProcessEnv, key: string): void {
+/** Forgets a create (its id is out, or it is sent anew), and the records older than CREATE_RECORD_MAX_AGE_MS. */
+export function clearCreate(env: NodeJS.ProcessEnv, key: string, now = Date.now()): void {
   rmSync(recordPath(env, key), { force: true });
+  let names: string[];
+  try {
+    names = readdirSync(createsDir(env));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.endsWith('.json')) continue;
+    const path = join(createsDir(env), name);
+    try {
+      // A record that cannot be read is no record (pendingCreate): its age is its file's.
+      const sent = Date.parse(pendingCreate(env, name.slice(0, -'.json'.length))?.sent_at ?? '') || statSync(path).mtimeMs;
+      if (now - sent > CREATE_RECORD_MAX_AGE_MS) rmSync(path, { force: true });
+    } catch {
+      // Gone meanwhile, or not ours to remove: left.
+    }
+  }
 }

@@ -75,6 +75,8 @@ export interface RequestOptions {
   accept?: string;
   /** Resolve with any answer (after the retries of transient ones), not only a 2xx. */
   anyStatus?: boolean;
+  /** json(): called with the answer's headers once they arrive, before its body is read. */
+  onHead?: (headers: RawResponse['headers']) => void;
 }
 
 export interface RawResponse {
@@ -195,6 +197,7 @@ export class HttpCore {
   /** Sends a JSON request and parses the JSON answer. */
   async json<T>(opts: RequestOptions): Promise<{ data: T; requestId: string | undefined; headers: RawResponse['headers'] }> {
     const res = await this.send(opts);
+    opts.onHead?.(res.headers);
     const text = await res.body.text().catch((err) => {
       throw toConnectionError(err, this.url(opts.path, opts.base));
     });

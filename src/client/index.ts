@@ -25,7 +25,7 @@ export type { CallOptions, EventStream } from './resources/shared.js';
 export type { Batches, BatchListQuery, BatchHead } from './resources/batches.js';
 export type { Responses, ResponsesRequest, ResponsesResult, ResponsesEvent, ResponseLifecycleEvent, ResponseTextDeltaEvent, ResponseErrorEvent, ResponseOtherEvent } from './resources/responses.js';
 export { decodeEmbedding, type Embeddings, type EmbeddingsRequest } from './resources/embeddings.js';
-export { deltaText, type Chat } from './resources/chat.js';
+export { deltaText, type Chat, type ChatCreateOptions } from './resources/chat.js';
 export { contentText, FailedAnswerError, outputText, readCompletion, readResponse, type AnswerReading } from './answer-reading.js';
 export { MessageAssembler, messageOf, type AssembledMessage, type ToolCall } from './message-assembler.js';
 export type { Model, Models } from './resources/models.js';

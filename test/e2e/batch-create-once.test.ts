@@ -3,6 +3,9 @@
  * printed, then run again: the script gets that batch (spec: found in the listing), or a refusal
  * naming --new (deployed: nothing lists batches), never a second batch sent in silence.
  */
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchesOf, batchesPathOf, FLAVORS, newSpace, requestsFile, setFaults } from '../support/batch-jobs.js';
 import { startTestEnv, type TestEnv } from '../helpers.js';
@@ -24,26 +27,29 @@ describe.each(FLAVORS)('batch create killed before its id was printed (%s flavou
   afterAll(() => t.close());
 
   const create = (file: string, ...more: string[]) => ['batch', 'create', file, '--model', 'local/echo', ...more];
+  const killed = (child: ChildProcess) =>
+    new Promise<void>((done) => {
+      if (child.exitCode !== null) return done();
+      child.on('exit', () => done());
+      child.kill('SIGKILL');
+    });
 
-  /** A create whose batch the service made, its answer held until the CLI was killed. */
-  async function killedAfterMade(name: string) {
+  /** A create whose batch the service made, its answer held (until the CLI is killed, unless `alive`). */
+  async function heldAfterMade(name: string, alive = false) {
     const s = await newSpace(t, `create-${flavor}`);
-    const file = requestsFile(t.dir, `${flavor}-${name}.jsonl`, 3, (i) => ({ messages: [{ role: 'user', content: `line ${i}` }] }));
+    const file = requestsFile(t.dir, `${flavor}-${name}.jsonl`, 3, (i) => ({ messages: [{ role: 'user', content: `line ${i}` }], max_tokens: 10 }));
     // The create is carried out, its answer never sent: the CLI waits for it until killed.
     await setFaults(t, s, [`held,times=1,path=${batchesPathOf(flavor)},method=POST`]);
     const child = t.spawn(create(file), s.env);
     let stdout = '';
     child.stdout!.on('data', (c) => (stdout += c));
     await waitFor(async () => (await batchesOf(t, s)).length === 1, 'the batch to be made');
-    await new Promise<void>((done) => {
-      if (child.exitCode !== null) return done();
-      child.on('exit', () => done());
-      child.kill('SIGKILL');
-    });
+    if (!alive) await killed(child);
     expect(stdout).toBe('');
     await setFaults(t, s, []);
-    return { s, file, made: (await batchesOf(t, s))[0].id as string };
+    return { s, file, made: (await batchesOf(t, s))[0].id as string, child };
   }
+  const killedAfterMade = (name: string) => heldAfterMade(name);
 
   it('run again: never a second batch unasked; a create that was answered and is run again makes a new one', async () => {
     const { s, file, made } = await killedAfterMade('again');
@@ -84,5 +90,71 @@ describe.each(FLAVORS)('batch create killed before its id was printed (%s flavou
     if (flavor === 'spec') expect(again.stdout.trim(), again.stderr).toBe(made);
     else expect(again.code, again.stderr).toBe(8);
     expect(await batchesOf(t, s)).toHaveLength(2);
+  });
+
+  it('two identical creates at once: the second waits for the first, then goes on as a rerun (never a second batch unasked)', async () => {
+    const { s, file, made, child } = await heldAfterMade('twice', true);
+    // --verbose: the wait is said on a terminal, or with it (as a budget's wait for calls under way).
+    const second = t.spawn(['--verbose', ...create(file)], s.env);
+    let [stdout, stderr] = ['', ''];
+    second.stdout!.on('data', (c) => (stdout += c));
+    second.stderr!.on('data', (c) => (stderr += c));
+    const code = new Promise<number | null>((done) => second.on('close', (c) => done(c)));
+    // Before, it did not wait: it read the first's record as one never answered (deployed: refused, exit 8).
+    await waitFor(async () => /waiting for an identical create of .* under way \(process \d+\) to end/.test(stderr) || second.exitCode !== null, 'the second to wait');
+    expect(stderr).toMatch(/waiting for an identical create/);
+    expect(second.exitCode).toBeNull();
+    await killed(child);
+    if (flavor === 'spec') {
+      expect(await code, stderr).toBe(0);
+      expect(stdout.trim()).toBe(made);
+    } else {
+      expect(await code, stderr).toBe(8);
+      expect(stderr).toMatch(/lists no batches.*--new/);
+    }
+    expect(await batchesOf(t, s)).toHaveLength(1);
+  });
+
+  it('a rerun that finds the batch made before sends nothing: no budget refuses it', async () => {
+    const { s, file, made } = await killedAfterMade('budget');
+    // A budget the batch's bound does not fit: before, checked ahead of the lookup, the rerun was refused (exit 4).
+    const again = await t.run(create(file), { env: { ...s.env, ROUTER_DAILY_BUDGET: '0.0000001' } });
+    if (flavor === 'spec') {
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout.trim()).toBe(made);
+    } else expect(again.code, again.stderr).toBe(8);
+    expect(await batchesOf(t, s)).toHaveLength(1);
+  });
+
+  it('a rerun under a budget that finds the batch made before holds its bound, as the create that made it would have', async () => {
+    // The batch still runs when the rerun finds it (an ended one's cost is what `batch get` records: nothing to hold).
+    await t.admin('batches', { delay_ms: 60_000 });
+    const { s, file, made } = await killedAfterMade('held').finally(() => t.admin('batches', { delay_ms: 5 }));
+    const again = await t.run(create(file), { env: { ...s.env, ROUTER_DAILY_BUDGET: '5' } });
+    const holds = existsSync(join(s.state, 'budget-holds')) ? readdirSync(join(s.state, 'budget-holds')).filter((n) => n.startsWith('batch-')) : [];
+    if (flavor === 'spec') {
+      expect(again.code, again.stderr).toBe(0);
+      // The killed create's hold was let go (a create's is, its batch being found by its rerun): without this one, the batch ran unheld.
+      expect(holds).toEqual([`batch-${made}.json`]);
+    } else {
+      expect(again.code, again.stderr).toBe(8);
+      expect(holds).toEqual([]);
+    }
+  });
+
+  it('a record older than the 30 days a batch is kept is dropped when a create finishes; a younger one stays', async () => {
+    const s = await newSpace(t, `create-${flavor}`);
+    const creates = join(s.state, 'creates');
+    mkdirSync(creates, { recursive: true });
+    const old = new Date(Date.now() - 31 * 86_400_000);
+    writeFileSync(join(creates, 'a'.repeat(32) + '.json'), JSON.stringify({ sent_at: old.toISOString(), after: 'unlisted', input: 'old.jsonl' }));
+    writeFileSync(join(creates, 'b'.repeat(32) + '.json'), 'not json');
+    utimesSync(join(creates, 'b'.repeat(32) + '.json'), old, old);
+    writeFileSync(join(creates, 'c'.repeat(32) + '.json'), JSON.stringify({ sent_at: new Date(Date.now() - 29 * 86_400_000).toISOString(), after: 'unlisted', input: 'young.jsonl' }));
+    const file = requestsFile(t.dir, `${flavor}-prune.jsonl`, 2, (i) => ({ messages: [{ role: 'user', content: `line ${i}` }] }));
+    const r = await t.run(create(file), { env: s.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readdirSync(creates).filter((n) => n.endsWith('.json'))).toEqual(['c'.repeat(32) + '.json']);
+    expect(existsSync(join(creates, 'a'.repeat(32) + '.json'))).toBe(false);
   });
 });

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
 import { until } from '../support/until.js';
+import { HAS_TMUX, Terminal } from '../support/tmux.js';
+import { processAlive } from '../../src/internal/process.js';
 
 // What only processes show: separate `router` processes at once under one budget, and a process
 // killed with -9 while its call is under way (its hold must not keep the budget).
@@ -86,6 +88,64 @@ describe('a budget across processes', () => {
     expect(settled.real_cost).toBeGreaterThan(0);
     expect(settled.cost).toBeCloseTo(settled.real_cost! - bound.cost, 10);
   });
+
+  it('kill -9 while a whole answer (--no-stream) comes: its head gave the id, and `usage --reconcile` settles it', async () => {
+    const state = join(t.dir, 'killed-whole');
+    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '5' };
+    // Carried out and charged; its head (with x-generation-id) is sent, its body never: the kill comes after the headers.
+    await t.admin('faults', { faults: ['held,after=0,path=/chat/completions,times=1'] });
+    const child = t.spawn(['chat', '--no-stream', '--model', 'local/lorem', '--max-tokens', '200', 'write 500 words'], env);
+    const held = () => holds(state).map((n) => JSON.parse(readFileSync(join(state, 'budget-holds', n), 'utf8')) as { id?: string });
+    try {
+      // Before, a whole answer's hold got its id only from the body: a kill before it left a line no reconcile could settle.
+      expect(await until(() => held().some((h) => h.id !== undefined), 45_000)).toBe(true);
+    } finally {
+      child.kill('SIGKILL');
+      await new Promise((r) => child.on('close', r));
+      await t.admin('faults', { faults: [] });
+    }
+    const id = held()[0]!.id!;
+    expect(id).toMatch(/^gen-/);
+    expect((await t.run(['chat', '--model', 'local/lorem', '--max-tokens', '5', 'hi'], { env })).code).toBe(0);
+    expect((await t.run(['usage', '--reconcile'], { env })).code).toBe(0);
+    type Line = { cost: number; id?: string; endpoint: string; unsettled?: string; reconciles?: string; real_cost?: number };
+    const lines = readFileSync(join(state, 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Line);
+    const bound = lines.find((l) => l.unsettled)!;
+    expect(bound).toMatchObject({ id, endpoint: '/v1/chat/completions', cost: 0.000354 });
+    // local/lorem's 200 tokens: what the service charged, the bound's difference put beside it.
+    expect(lines.find((l) => l.reconciles === id)).toMatchObject({ real_cost: 0.0003025 });
+  }, 60_000);
+
+  it.skipIf(!HAS_TMUX)('a `chat -i` turn killed -9 mid-answer: its hold had the id, and `usage --reconcile` settles it', async () => {
+    const state = join(t.dir, 'killed-repl');
+    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '5' };
+    // The turn's head and first KiB (its first chunks, with the id) are sent; the rest is held: the turn is mid-answer until killed.
+    await t.admin('faults', { faults: ['held,after=1,path=/chat/completions,times=1'] });
+    const term = new Terminal({ ...t.env, ...env });
+    const held = () => holds(state).map((n) => JSON.parse(readFileSync(join(state, 'budget-holds', n), 'utf8')) as { id?: string; command?: string; pid: number });
+    try {
+      term.run(`node ${BIN} chat -i --model local/lorem`);
+      await term.waitFor(/^>\s*$/m);
+      term.run('write 500 words');
+      expect(await until(() => held().some((h) => h.id !== undefined), 45_000)).toBe(true);
+      process.kill(held()[0]!.pid, 'SIGKILL');
+      await until(() => !processAlive(held()[0]!.pid), 45_000);
+    } finally {
+      await term.close();
+      await t.admin('faults', { faults: [] });
+    }
+    const [hold] = held();
+    expect(hold).toMatchObject({ id: expect.stringMatching(/^gen-/), command: 'chat' });
+    expect((await t.run(['chat', '--model', 'local/lorem', '--max-tokens', '5', 'hi'], { env })).code).toBe(0);
+    expect((await t.run(['usage', '--reconcile'], { env })).code).toBe(0);
+    type Line = { cost: number; id?: string; endpoint: string; unsettled?: string; reconciles?: string; real_cost?: number };
+    const lines = readFileSync(join(state, 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Line);
+    const bound = lines.find((l) => l.unsettled)!;
+    expect(bound).toMatchObject({ id: hold!.id, endpoint: '/v1/chat/completions' });
+    const settled = lines.find((l) => l.reconciles === hold!.id)!;
+    expect(settled.real_cost).toBeGreaterThan(0);
+    expect(settled.cost).toBeCloseTo(settled.real_cost! - bound.cost, 10);
+  }, 90_000);
 
   it('a ledger that takes no more (a file-size limit): each cost is held for a day instead, said piped too, and the budget still stops the calls', async () => {
     const state = join(t.dir, 'unrecorded');

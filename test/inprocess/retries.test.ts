@@ -176,10 +176,11 @@ describe('retries', () => {
   it('a lost answer that two batches made after the newest one before it could be is not guessed: both ids, exit 8', async () => {
     const f = join(t.dir, 'pair.jsonl');
     writeFileSync(f, ['p', 'q'].map((id) => JSON.stringify({ custom_id: id, body: { messages: [{ role: 'user', content: id }] } })).join('\n'));
-    // Two creates of one shape at once: both read the listing before either sends; one answer is
-    // lost, and its look in the listing (held as well) comes once the other create is in.
+    // Two creates of one shape at once from two machines (two state folders: one machine's take turns):
+    // both read the listing before either sends; one answer is lost, and its look in the listing (held
+    // as well) comes once the other create is in.
     await faults('slow,delay_ms=800,times=3,path=/v1/batches,method=GET', 'lost,times=1,path=/v1/batches,method=POST');
-    const both = await Promise.all([1, 2].map(() => run(['batch', 'create', f, '--model', 'local/echo'])));
+    const both = await Promise.all([1, 2].map((i) => run(['batch', 'create', f, '--model', 'local/echo'], { ROUTER_STATE_DIR: join(t.dir, `pair-state-${i}`) })));
     const made = both.find((r) => r.code === 0)!;
     const lost = both.find((r) => r.code !== 0)!;
     expect(lost.code).toBe(8);

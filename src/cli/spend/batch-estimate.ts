@@ -14,6 +14,9 @@ import { roundCost } from '../../internal/round-cost.js';
 import type { BudgetHold, Held } from './budget-hold.js';
 import { isFinished, type JobRecord, type ShardRecord } from '../../batch/job/store.js';
 import { counted } from '../../internal/counted.js';
+import { existsSync } from 'node:fs';
+import { batchHoldPath } from '../../kit/spend/ledger.js';
+import { isTerminalBatchStatus } from '../../client/facts.js';
 
 export interface BatchEstimate {
   model: string;
@@ -116,6 +119,27 @@ export async function checkBatchSpend(ctx: RunContext<SpendOptions>, connected: 
     });
     if (e) ctx.holdBudget((e.hold = new BudgetHold(ctx.env, settings.profile, e.bound, { command: commandPath(ctx), api_root: rootKey(settings.apiRoot ?? DEFAULT_API_ROOT), batch: true })));
     return e;
+  });
+}
+
+/**
+ * A batch an earlier create made, found by its rerun: nothing is sent, so no budget refuses it; under a
+ * budget its bound is held past this process (as a create's is: BudgetHold.toBatch) until its cost is in
+ * the ledger, unless it has ended or is held already (the earlier create got that far). Why it could not be.
+ */
+export async function holdFoundBatch(ctx: RunContext<SpendOptions>, { client, settings }: Connected, b: BatchSpend, batch: { id: string; status: string }): Promise<string | undefined> {
+  const budgeted = (settings.dailyBudget !== undefined || settings.monthlyBudget !== undefined) && !ctx.opts.ignoreBudget && ctx.logging;
+  if (!budgeted || isTerminalBatchStatus(batch.status) || existsSync(batchHoldPath(ctx.env, batch.id))) return undefined;
+  const prices = await pricesOf(ctx, client, settings.apiRoot ?? DEFAULT_API_ROOT, [b.model]);
+  if (typeof prices === 'string') return `the budgets do not hold batch ${batch.id}: its cost cannot be bounded (${prices})`;
+  const e = await estimateFile(b.path, b.endpoint, prices[0]!, undefined, ctx.signal);
+  const { BudgetHold, withBudgetLock } = await import('./budget-hold.js');
+  return withBudgetLock(ctx.env, ctx.signal, async () => {
+    try {
+      return new BudgetHold(ctx.env, settings.profile, e.bound, { command: commandPath(ctx), api_root: rootKey(settings.apiRoot ?? DEFAULT_API_ROOT), batch: true }).toBatch(ctx.env, batch.id);
+    } catch (err) {
+      return `the budgets do not hold batch ${batch.id}: ${(err as Error).message}`;
+    }
   });
 }
 

@@ -14,9 +14,22 @@ export function deltaText(chunk: ChatChunk): string {
   return typeof delta?.refusal === 'string' ? delta.refusal : '';
 }
 
+export interface ChatCreateOptions extends CallOptions {
+  /**
+   * Called with the answer's generation id as its head arrives (an `x-generation-id` header, which
+   * `router serve` sends), before its body: a caller killed while the body comes can still be reconciled by it.
+   */
+  answering?: (generationId: string) => void;
+}
+
 export class Chat extends Resource {
-  create(params: ChatCompletionRequest, opts: CallOptions = {}): Promise<ChatCompletion> {
-    return this.request('POST', '/chat/completions', opts, { body: { ...params, stream: false }, retry: 'paid' }, SHAPES.chatCompletion);
+  create(params: ChatCompletionRequest, opts: ChatCreateOptions = {}): Promise<ChatCompletion> {
+    const { answering, ...call } = opts;
+    const onHead = answering && ((headers: Record<string, string | string[] | undefined>) => {
+      const id = [headers['x-generation-id']].flat()[0];
+      if (id) answering(id);
+    });
+    return this.request('POST', '/chat/completions', call, { body: { ...params, stream: false }, retry: 'paid', ...(onHead ? { onHead } : {}) }, SHAPES.chatCompletion);
   }
 
   /**

@@ -73,10 +73,23 @@ async function applyFault(fault: FaultRule | undefined, req: IncomingMessage, re
     return false;
   }
   if (fault?.kind === 'held') {
-    // Carried out in full; the answer is never sent, and the connection stays open until the client goes.
-    res.writeHead = (() => res) as typeof res.writeHead;
-    res.write = (() => true) as typeof res.write;
-    res.end = (() => res) as typeof res.end;
+    // Carried out in full; the answer is never sent (with `after=N`, only its head and N KiB of it), and the connection stays open until the client goes.
+    if (fault.after === undefined) res.writeHead = (() => res) as typeof res.writeHead;
+    let room = (fault.after ?? 0) * 1024;
+    const write = res.write.bind(res) as (bytes: Buffer) => boolean;
+    const pass = (chunk: unknown) => {
+      if (typeof chunk !== 'string' && !(chunk instanceof Uint8Array)) return;
+      const bytes = Buffer.from(chunk).subarray(0, room);
+      room -= bytes.length;
+      if (bytes.length) write(bytes);
+    };
+    res.write = ((chunk: unknown) => (fault.after !== undefined && pass(chunk), true)) as typeof res.write;
+    res.end = ((chunk: unknown) => {
+      if (fault.after === undefined) return res;
+      res.flushHeaders();
+      if (typeof chunk !== 'function') pass(chunk);
+      return res;
+    }) as typeof res.end;
     return false;
   }
   if (fault?.kind === 'status') {

@@ -252,7 +252,7 @@ async function handleChat(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
     keepContent(ctx, id, plan.rich ? plan.rich.content : plan.gen.text, plan.rich?.reasoning ?? null);
   };
   if (!bill) {
-    ctx.send(200, new Serialized(chatCompletionText(body, plan, created, { routerMetadata: ctx.wantsRouterMetadata(), id })));
+    ctx.send(200, new Serialized(chatCompletionText(body, plan, created, { routerMetadata: ctx.wantsRouterMetadata(), id })), { 'x-generation-id': id });
     served(false);
     return;
   }

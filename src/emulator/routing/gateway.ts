@@ -129,7 +129,7 @@ export class Gateway {
           remember();
           charge(cost);
           const upstreamId = ownId(answer);
-          ctx.send(200, new Serialized(JSON.stringify(answer)));
+          ctx.send(200, new Serialized(JSON.stringify(answer)), { 'x-generation-id': answer.id as string });
           keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, upstreamId, usage: answer.usage, cost: charge.charged ?? cost, finish: finishOf(answer), streamed: false, text: answerText(answer), tier: answer.service_tier });
           return;
         }

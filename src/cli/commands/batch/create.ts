@@ -2,7 +2,8 @@
 import type { Batch } from '../../../client/types.js';
 import { ProtocolError } from '../../../client/errors.js';
 import { findCreated, watermark } from '../../../batch/find-created.js';
-import { clearCreate, createKey, recordCreate, type PendingCreate } from '../../../batch/pending-create.js';
+import { clearCreate, createKey, lockCreate, recordCreate, type PendingCreate } from '../../../batch/pending-create.js';
+import { describeHolder } from '../../../internal/file-lock.js';
 import { earlierCreate } from './earlier-create.js';
 import { createHash } from 'node:crypto';
 import { checkInputFile, scanRequests } from '../../../batch/scan.js';
@@ -46,6 +47,7 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
   if (opts.results !== undefined && !opts.watch) throw usage('--results goes with --watch (or use: router batch get ID --results)');
   const { path, cleanup } = await checkedPath(ctx, file);
   let target: ResultsTarget | undefined;
+  let unlockCreate: (() => void) | undefined;
   try {
     const hash = createHash('sha256');
     const scan = await scanRequests(path, file === '-' ? 'stdin' : file, { endpoint: opts.endpoint, model: opts.model, onRead: (bytes) => hash.update(bytes) });
@@ -54,12 +56,13 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
     const { client, settings } = connected;
     const model = scan.model ?? settings.model;
     if (!model) throw usage('no model: the bodies name none; give --model (or set a default: router config set model …)');
-    const { checkBatchSpend, estimateJson, estimateLine } = await import('../../spend/batch-estimate.js');
-    const estimate = await checkBatchSpend(ctx, connected, { path, endpoint: scan.endpoint, model }).catch(async (err) => {
+    const { checkBatchSpend, estimateJson, estimateLine, holdFoundBatch } = await import('../../spend/batch-estimate.js');
+    const closing = async (err: unknown): Promise<never> => {
       await client.close();
       throw err;
-    });
+    };
     if (opts.dryRun) {
+      const estimate = await checkBatchSpend(ctx, connected, { path, endpoint: scan.endpoint, model }).catch(closing);
       await client.close();
       if (opts.json) io.json({ requests: scan.count, endpoint: scan.endpoint, model, cost_bound: estimate ? estimateJson(estimate) : null });
       else if (estimate) io.out(`${estimateLine(estimate)}\n`);
@@ -67,16 +70,22 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
       io.note(`dry run: ${counted(scan.count, 'request')} to ${scan.endpoint} with ${model} checked; nothing was sent`);
       return;
     }
-    if (file !== '-') await confirmLarge(ctx, scan.count, scan.bytes);
     const provider: { only?: string[]; allow_fallbacks?: boolean } = {};
     if (opts.providerOnly) provider.only = opts.providerOnly;
     if (opts.fallbacks === false) provider.allow_fallbacks = false;
     const head = { endpoint: scan.endpoint, model, completion_window: '24h' as const, ...(Object.keys(provider).length ? { provider } : {}) };
     const key = createKey(client.core.apiRoot, hash.digest('hex'), head);
-    const earlier = await earlierCreate(ctx, client, key, { file, endpoint: scan.endpoint, model, count: scan.count }).catch(async (err) => {
-      await client.close();
-      throw err;
-    });
+    // An identical create under way (a script that runs it twice at once): this one waits for it, then goes
+    // on as a rerun would (its id printed, this one makes a new batch; killed before, its batch is found).
+    unlockCreate = await lockCreate(ctx.env, key, (holder) => io.info(`waiting for an identical create of ${file === '-' ? 'these requests' : file} under way (${describeHolder(holder)}) to end`), signal).catch(closing);
+    const unlock = () => {
+      unlockCreate?.();
+      unlockCreate = undefined;
+    };
+    const earlier = await earlierCreate(ctx, client, key, { file, endpoint: scan.endpoint, model, count: scan.count }).catch(closing);
+    // Checked only where something is to be sent: a rerun that finds its earlier batch sends nothing.
+    const estimate = earlier ? undefined : await checkBatchSpend(ctx, connected, { path, endpoint: scan.endpoint, model }).catch(closing);
+    if (!earlier && file !== '-') await confirmLarge(ctx, scan.count, scan.bytes);
     // What the batch will be newer than, in the service's listing (a lost answer is looked for
     // there). Unknown (the listing failed): a lost answer is not looked for.
     const mark = earlier ? undefined : await watermark(client, signal).catch((err: unknown) => {
@@ -127,7 +136,7 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
     if (record) recordCreate(ctx.env, key, { ...record, batch_id: created.id });
     const unindexed = (await import('../../../batch/local-index.js')).indexBatch(ctx.env, client.core.apiRoot, created, file === '-' ? 'stdin' : (await import('node:path')).resolve(file));
     if (unindexed) io.note(`warning: ${created.id} is not in this machine's batch index (${unindexed}): where the service lists no batches, batch list will not show it; keep its id`);
-    const unheld = estimate?.hold?.toBatch(ctx.env, created.id);
+    const unheld = earlier ? await holdFoundBatch(ctx, connected, { path, endpoint: scan.endpoint, model }, created).catch((err: unknown) => `the budgets do not hold batch ${created.id}: ${(err as Error).message}`) : estimate?.hold?.toBatch(ctx.env, created.id);
     if (unheld) io.note(`warning: ${unheld}`);
     if (!opts.watch) {
       await client.close();
@@ -135,14 +144,17 @@ export async function runCreate(ctx: RunContext<CreateOpts>, file: string): Prom
       if (opts.json) io.json(created);
       else io.out(`${created.id}\n`);
       clearCreate(ctx.env, key);
+      unlock();
       io.info(`created ${created.id}: ${counted(scan.count, 'request')} to ${scan.endpoint} with ${model} (${created.status})`);
       return;
     }
     // The id goes out at once, whatever happens next: a watch that is killed never loses it.
     io.note(`created ${created.id}: ${counted(scan.count, 'request')} to ${scan.endpoint} with ${model}`);
     clearCreate(ctx.env, key);
+    unlock();
     await watchAndFinish(ctx, client, created.id, created, target);
   } finally {
+    unlockCreate?.();
     if (target && 'file' in target) target.file.abortSync();
     cleanup();
   }

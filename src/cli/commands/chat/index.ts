@@ -2,7 +2,7 @@
 import { usageFields } from '../../../kit/spend/ledger.js';
 import type { ChatCompletionRequest, ChatMessage, ChatUsage } from '../../../client/types.js';
 import type { RouterClient } from '../../../client/index.js';
-import { deltaText } from '../../../client/resources/chat.js';
+import { deltaText, type ChatCreateOptions } from '../../../client/resources/chat.js';
 import { readCompletion, type FailedAnswerError } from '../../../client/answer-reading.js';
 import type { IO } from '../../io/io.js';
 import { haltedUsageLine, printText, shownPieces, shownText, streamToStdout, usageLine } from '../../io/output.js';
@@ -105,7 +105,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
       // Each round of a tool loop sends a longer prompt: it is held to what the cap has left.
       if (spent !== undefined) await guardNext(ctx, connected, guard, guarded, spent);
       const stopWaiting = waitingSpinner(io, waitingFor(req.model ?? req.models?.[0]));
-      const a = await (streams ? streamChat(io, client, req, opts, call, (id, model, got) => ctx.logUsage({ endpoint: '/v1/chat/completions', model: model ?? req.model ?? req.models?.[0], id, ...usageFields(got) }), (id) => ctx.answering(id, '/v1/chat/completions')) : completeChat(io, client, req, opts, call)).finally(stopWaiting);
+      const a = await (streams ? streamChat(io, client, req, opts, call, (id, model, got) => ctx.logUsage({ endpoint: '/v1/chat/completions', model: model ?? req.model ?? req.models?.[0], id, ...usageFields(got) }), (id) => ctx.answering(id, '/v1/chat/completions')) : completeChat(io, client, req, opts, { ...call, answering: (id) => ctx.answering(id, '/v1/chat/completions') })).finally(stopWaiting);
       spent = (spent ?? 0) + (typeof a.usage?.cost === 'number' ? a.usage.cost : (guard.bound ?? 0));
       ctx.logUsage({ endpoint: '/v1/chat/completions', model: a.model ?? req.model ?? req.models?.[0], ...(a.id ? { id: a.id } : {}), ...usageFields(a.usage) });
       u = addUsage(u, a.usage);
@@ -170,7 +170,7 @@ interface Answer {
   halted?: boolean;
 }
 
-async function completeChat(io: IO, client: RouterClient, req: ChatCompletionRequest, opts: ChatOptions, call: Call): Promise<Answer> {
+async function completeChat(io: IO, client: RouterClient, req: ChatCompletionRequest, opts: ChatOptions, call: ChatCreateOptions): Promise<Answer> {
   const completion = await client.chat.create(req, call);
   const { text, failure } = readCompletion(completion);
   const message = messageOf(completion.choices[0]?.message);
