@@ -14,7 +14,6 @@ import { takesNextWord } from './flags/value-word.js';
 import { otherToolsHint } from './flags/other-tools-words.js';
 import type { JsonTarget } from './io/json-output.js';
 
-
 interface Entry {
   name: string;
   /** Where `router --help` lists it. */
@@ -89,11 +88,7 @@ export async function buildProgram(only?: string | null): Promise<Command> {
   const program = new Command('router')
     .description('Command line for the Model Routing Service: chat, batches, responses, embeddings, speech and decisions.')
     .version(VERSION, '-V, --version');
-  addFlags(program, GLOBAL_FLAGS)
-    .addHelpText(
-      'after',
-      ({ command }) => helpAfterText(ROOT_HELP_AFTER, command),
-    );
+  addFlags(program, GLOBAL_FLAGS).addHelpText('after', ({ command }) => helpAfterText(ROOT_HELP_AFTER, command));
   // Before the commands: each one made by .command() takes these settings over (copyInheritedSettings), so that
   // every command's help shows the global options too.
   program.configureHelp({

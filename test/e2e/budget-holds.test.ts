@@ -114,7 +114,7 @@ describe('a budget across processes', () => {
     expect(bound).toMatchObject({ id, endpoint: '/v1/chat/completions', cost: 0.000354 });
     // local/lorem's 200 tokens: what the service charged, the bound's difference put beside it.
     expect(lines.find((l) => l.reconciles === id)).toMatchObject({ real_cost: 0.0003025 });
-  }, 60_000);
+  });
 
   it.skipIf(!HAS_TMUX)('a `chat -i` turn killed -9 mid-answer: its hold had the id, and `usage --reconcile` settles it', async () => {
     const state = join(t.dir, 'killed-repl');
@@ -145,7 +145,7 @@ describe('a budget across processes', () => {
     const settled = lines.find((l) => l.reconciles === hold!.id)!;
     expect(settled.real_cost).toBeGreaterThan(0);
     expect(settled.cost).toBeCloseTo(settled.real_cost! - bound.cost, 10);
-  }, 90_000);
+  });
 
   it('a ledger that takes no more (a file-size limit): each cost is held for a day instead, said piped too, and the budget still stops the calls', async () => {
     const state = join(t.dir, 'unrecorded');

@@ -51,7 +51,7 @@ it("every command's help fits the terminal (80 and 60 columns) and, piped, 80 co
       for (const line of examples) expect(line, at).toMatch(/^ {2}\$ .*router .*[^\\]$/);
     }
   }
-}, 120_000);
+});
 
 it('an editor not found is named by its program and where it came from ($VISUAL, $EDITOR, or vi as the default)', async () => {
   const config = mkdtempSync(join(tmpdir(), 'router-c7-editor-'));
@@ -110,7 +110,7 @@ it('usage --reconcile asks --limit calls a run, and says how many are left and h
   const last = await run(['usage', '--reconcile', '--limit', '40'], env);
   expect(asked()).toBe(40);
   expect(last.stderr).toMatch(/^reconciled 40 calls .*; none left\n$/);
-}, 120_000);
+});
 
 it('piped listings give amounts as plain numbers: no currency sign, no thousands separator, no padding', async () => {
   const env = { ROUTER_STATE_DIR: join(t.dir, 'state-piped'), ROUTER_MANAGEMENT_KEY: t.managementKey };
