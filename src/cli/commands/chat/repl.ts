@@ -147,25 +147,25 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
   io.err(`router chat${c.model ? ` with ${c.model}` : ''}. ${REPL_START}\n`);
   try {
     for (;;) {
-      let a = await ask(io, '> ', lines, more.HISTORY_LINES, fresh, signal);
-      let line = 'line' in a ? a.line : '';
-      while ('line' in a && line.endsWith('\\')) {
-        a = await ask(io, '. ', lines, more.HISTORY_LINES, fresh, signal);
-        line = `${line.slice(0, -1)}\n${'line' in a ? a.line : ''}`;
-      }
+      const a = await ask(io, lines, more.HISTORY_LINES, fresh, signal);
       if (signal.aborted) throw signal.reason;
-      // Ctrl-C on a message's next line drops that message, as a shell drops a command it was continuing: it does not exit.
-      if (line && 'end' in a && a.end === 'interrupt') {
-        io.err('(message dropped)\n');
-        continue;
+      if ('end' in a) {
+        // Ctrl-C or Ctrl-D on an empty prompt ends the session.
+        if (a.typed === undefined) {
+          if (a.end === 'interrupt') throw interrupted();
+          return;
+        }
+        // Ctrl-C on a message's next line drops that message, as a shell drops a command it was continuing: it does not exit.
+        if (a.end === 'interrupt') {
+          io.err('(message dropped)\n');
+          continue;
+        }
       }
-      // Ctrl-D on a message's next line ends the message there: it is sent. On an empty prompt it ends the session.
-      if ('end' in a && !(line && a.end === 'eof')) {
-        if (a.end === 'interrupt') throw interrupted();
-        return;
-      }
+      // Ctrl-D on a message's next line ends the message there: it is sent.
+      const line = 'end' in a ? a.typed! : a.line;
       more.saveHistory(ctx.env, fresh, ctx.logging);
-      let text = line.trim();
+      // A message of several lines keeps its first line's indent (pasted code); its blank lines around go.
+      let text = line.includes('\n') ? line.replace(/^([ \t]*\n)+/, '').trimEnd() : line.trim();
       if (!text) continue;
       if (text === '/edit') {
         try {
@@ -179,7 +179,8 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
           continue;
         }
         io.err(`${text}\n`);
-      } else if (text.startsWith('/')) {
+      } else if (text.startsWith('/') && !text.includes('\n')) {
+        // A slash command is one line: text of more (a paste starting with a path or a // comment) is a message.
         try {
           if (!(await slash(ctx, text, c))) return;
         } catch (err) {
