@@ -46,9 +46,11 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
   const arg = rest.join(' ');
   // A file named here (/save, /attach) as a shell would take it: no shell expands a leading ~ on this line.
   const path = arg.replace(/^~(?=\/|$)/, () => io.env.HOME ?? homedir());
-  if (cmd === '/exit' || cmd === '/quit') return false;
   const checks = await import('./repl-checks.js');
-  if (cmd === '/help') io.err(`${checks.REPL_COMMANDS}\n`);
+  // "/clear all", "/exit now": refused in one line, nothing done, rather than done as if the word were not there.
+  if (arg && checks.NO_ARGUMENT.has(cmd!)) io.err(`usage: ${cmd} takes no argument\n`);
+  else if (cmd === '/exit' || cmd === '/quit') return false;
+  else if (cmd === '/help') io.err(`${checks.REPL_COMMANDS}\n`);
   else if (cmd === '/model') {
     if (!arg) io.err(`usage: /model ${MODEL_ID_SYNTAX}\n`);
     // As --model says it: a bare slug of the emulator's gets its guess.
