@@ -73,3 +73,17 @@ describe.skipIf(!HAS_TMUX)('pasting into chat -i', () => {
     expect(await term.lastExit()).toBe(0);
   });
 });
+
+describe.skipIf(!HAS_TMUX)('reasoning in chat -i', () => {
+  it('--show-reasoning shows each turn\'s reasoning (dimmed, on stderr) before its answer', async () => {
+    await term?.close();
+    term = new Terminal(t.env);
+    term.run(`${router} chat -i --model local/thinker --show-reasoning`);
+    await term.waitFor(/^>\s*$/m);
+    term.run('why is the sky blue');
+    await term.waitFor(/^The question is about "why is the sky blue"\. .*\nHaving thought it over: why is the sky blue\n>\s*$/m);
+    expect(await term.screen(true)).toMatch(/\x1b\[2mThe question is about/);
+    term.keys('C-d');
+    expect(await term.lastExit()).toBe(0);
+  });
+});

@@ -151,17 +151,15 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
     for (;;) {
       const a = await ask(io, lines, more.HISTORY_LINES, fresh, signal);
       if (signal.aborted) throw signal.reason;
-      if ('end' in a) {
-        // Ctrl-C or Ctrl-D on an empty prompt ends the session.
-        if (a.typed === undefined) {
-          if (a.end === 'interrupt') throw interrupted();
-          return;
-        }
-        // Ctrl-C on a message's next line drops that message, as a shell drops a command it was continuing: it does not exit.
-        if (a.end === 'interrupt') {
-          io.err('(message dropped)\n');
-          continue;
-        }
+      // Ctrl-C or Ctrl-D on an empty prompt ends the session.
+      if ('end' in a && a.typed === undefined) {
+        if (a.end === 'interrupt') throw interrupted();
+        return;
+      }
+      // Ctrl-C on a message's next line drops that message, as a shell drops a command it was continuing: it does not exit.
+      if ('end' in a && a.end === 'interrupt') {
+        io.err('(message dropped)\n');
+        continue;
       }
       // Ctrl-D on a message's next line ends the message there: it is sent.
       const line = 'end' in a ? a.typed! : a.line;
@@ -203,6 +201,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
       // An answer stopped once begun is charged for what was generated: kept in the ledger by its id, without a cost.
       let stopped: (() => void) | undefined;
       const md = await more.answerRenderer(io, opts);
+      const reasoning = (await import('../../answers/request-extras.js')).reasoningPrinter(io, opts);
       const req = buildChatRequest([...c.history], opts, c.model);
       const stopWaiting = waitingSpinner(io, waitingFor(req.model ?? req.models?.[0]));
       try {
@@ -215,6 +214,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         let spent = 0;
         let added: ChatMessage[] = [];
         const print = (piece: string) => {
+          reasoning.end();
           answer += piece;
           io.out(md ? md.push(piece) : piece);
         };
@@ -227,24 +227,27 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         if (c.tools) {
           const tt = await import('./repl-tools.js');
           const loop = { set: c.tools, maxRounds: opts.maxToolRounds ?? 8, approve: opts.approve ? tt.replApprover(io, turnSignal, { pause: () => keys.release(), resume: () => void (keys.release = swallowKeys(io, stop)) }, stop) : false, json: false, signal: turnSignal, timeout: opts.toolTimeout ?? ctx.flags.timeout, timeoutFlag: opts.toolTimeout === undefined ? '--timeout' : '--tool-timeout' };
-          const t = await tt.toolTurn(io, client, req, loop, print, log, (body) => guardNext(ctx, connected, guard, guarded(body), spent), (id) => ctx.answering(id, '/v1/chat/completions'));
+          const t = await tt.toolTurn(io, client, req, loop, print, log, (body) => guardNext(ctx, connected, guard, guarded(body), spent), (id) => ctx.answering(id, '/v1/chat/completions'), (text) => reasoning.write(text));
           added = t.added;
           // What the model said before its calls was shown; the answer kept is its last, after them.
           answer = t.text;
         } else {
           let used: Record<string, unknown> | undefined;
           let id: string | undefined;
+          const assembler = new (await import('../../answers/answer-extras.js')).MessageAssembler();
           for await (const chunk of await client.chat.streamText(req, { signal: turnSignal })) {
             if (chunk.usage) used = chunk.usage as unknown as Record<string, unknown>;
             if (chunk.id && !id) ctx.answering((id = chunk.id), '/v1/chat/completions');
             if (id && !stopped) stopped = () => log(used, id);
             if (chunk.model) answered ??= chunk.model;
+            reasoning.write(assembler.add(chunk));
             const piece = deltaText(chunk);
             if (piece) print(piece);
           }
           stopped = undefined;
           log(used, id);
         }
+        reasoning.end();
         io.out(md ? md.end() || '\n' : '\n');
         noteReplDefault(io, req.model ?? req.models?.[0], answered);
         const by = answered ?? req.model;
@@ -262,6 +265,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         }
       } catch (err) {
         stopped?.();
+        reasoning.end();
         // Lost, cut or stopped with no line yet: the turn's bound is counted, as a one-shot chat's is (run.ts).
         turn?.hold?.failed(err, signal.aborted || answerStop.signal.aborted);
         turn?.hold?.release();
