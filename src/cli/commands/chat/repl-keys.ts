@@ -23,7 +23,8 @@ export function ask(io: IO, history: string[], historySize: number, fresh: strin
   return new Promise((resolve) => {
     // readline adds every line it reads to the array it is given: a copy, so that a paste's lines stay out of ours.
     const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true, history: [...history], historySize, prompt: '> ' });
-    const bracketed = io.stderrTTY && io.env.TERM !== 'dumb';
+    // Only on a stream that is a terminal itself (not one a test says is): the sequences mean nothing elsewhere.
+    const bracketed = !!io.stderr.isTTY && io.env.TERM !== 'dumb';
     const parts: string[] = [];
     let pasting = false;
     /** Whether part of the message was pasted: its lines are not the history's. */
