@@ -211,7 +211,6 @@ describe('chat -i and the flags of a one-shot chat', () => {
     const cases: [string[], string][] = [
       [['--schema', '{"type":"object"}'], '--schema'],
       [['--web'], '--web'],
-      [['--show-reasoning'], '--show-reasoning'],
       [['--save-images', dir], '--save-images'],
       [['--modalities', 'text,image'], '--modalities'],
       [['--jq', '.'], '--jq'],

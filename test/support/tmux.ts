@@ -1,6 +1,8 @@
 import { execFileSync, spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** tmux on this machine (installed by scripts/test-tools.sh); tests that need a terminal skip without it. */
 export const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
@@ -150,6 +152,17 @@ export class Terminal {
   type(text: string): void {
     // As bytes in hexadecimal: no quoting of tmux's command language to get right.
     this.send(`send-keys -t t -H ${[...Buffer.from(text)].map((b) => b.toString(16).padStart(2, '0')).join(' ')}`);
+  }
+
+  /**
+   * Pastes text as a terminal does (its newlines as Enter), in bracketed paste's markers when the program
+   * asked for them (ESC[?2004h), as tmux's paste-buffer -p does.
+   */
+  paste(text: string): void {
+    const file = join(mkdtempSync(join(tmpdir(), 'router-paste-')), 'text');
+    writeFileSync(file, text);
+    this.send(`load-buffer -b paste ${file}`);
+    this.send('paste-buffer -p -d -b paste -t t');
   }
 
   /** Sends named keys: Enter, C-c, C-d, Tab. */

@@ -9,7 +9,7 @@ export const ANSWER_FLAGS = {
   plugin: { flags: '--plugin <id[,key=value...]>', help: 'a plugin of the service, with its settings (repeatable), e.g. web,max_results=3', parse: collect, oneCall: true },
   web: { flags: '--web', help: 'search the web (the web plugin); citations listed on stderr on a terminal', oneCall: true },
   modalities: { flags: '--modalities <list>', help: 'output modalities, e.g. text,image', parse: commaList, oneCall: true },
-  showReasoning: { flags: '--show-reasoning', help: "print the model's reasoning to stderr", oneCall: true },
+  showReasoning: { flags: '--show-reasoning', help: "print the model's reasoning to stderr" },
   extract: { flags: '-x, --extract', help: "print only the answer's first fenced code block (the whole answer when it has none)", oneCall: true },
   extractLast: { flags: '--extract-last', help: "print only the answer's last fenced code block", oneCall: true },
   saveImages: { flags: '--save-images <dir>', help: 'write generated images into DIR (paths on stderr)', oneCall: true },

@@ -9,22 +9,27 @@ import { didYouMean } from '../../../internal/did-you-mean.js';
 import { CostCapExceeded } from '../../../kit/spend/errors.js';
 import { counted } from '../../../internal/counted.js';
 
-/** /help: one command a line. */
+/** /help: one command a line, each within 80 columns. */
 export const REPL_COMMANDS = [
   '/model ID         switch the model (checked against router models)',
   '/system TEXT      set the system message (none: clear it)',
   '/role NAME        take a role\'s model and system message (router roles list)',
   '/attach PATH|URL  add a file to the next message',
   '/edit             write the message in $VISUAL or $EDITOR',
-  '/save FILE        save the conversation: Markdown for a .md FILE, else JSON (a new file)',
+  '/save FILE        save the conversation to a new FILE (.md: Markdown, else JSON)',
   '/save! FILE       save it over a file that exists',
   '/clear            clear the conversation and the pending attachments',
   '/tools            list the tools of --tools and --mcp',
   '/help             this list',
   '/exit             end the session (Ctrl-D too)',
-  'A line ending in \\ goes on in the next. Up-arrow recalls earlier lines, of earlier sessions too.',
-  'Ctrl-C stops an answer (the exchange is dropped) or clears the line; on an empty line it exits (130).',
+  'A line ending in \\ goes on in the next; a paste is one message, sent by Enter.',
+  'Up-arrow recalls earlier lines, of earlier sessions too.',
+  'Ctrl-C stops an answer (the exchange is dropped) or clears the line;',
+  'on an empty line it exits (130).',
 ].join('\n');
+
+/** The commands of /help that take no argument: one given is refused rather than ignored. */
+export const NO_ARGUMENT = new Set(['/edit', '/clear', '/tools', '/help', '/exit', '/quit']);
 
 /** A slash command that is none of /help's, with the one it most likely meant. */
 export function unknownReplCommand(cmd: string): string {

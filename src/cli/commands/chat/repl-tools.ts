@@ -17,11 +17,11 @@ export interface TurnAnswer {
 
 /**
  * One turn with tools: the answer streamed (`print` gets each piece of text), the calls it asks for
- * run, and asked again until it answers in text. `round` is told each request's usage, id and the model
+ * run, and asked again until it answers in text (its reasoning to `reasoning`, piece by piece). `round` is told each request's usage, id and the model
  * that answered, `answering` each request's id as its answer begins; `next`
  * checks each further round before it is sent (the spend guard).
  */
-export async function toolTurn(io: IO, client: RouterClient, req: ChatCompletionRequest, loop: ToolLoop, print: (piece: string) => void, round: (usage: Record<string, unknown> | undefined, id: string | undefined, model: string | undefined) => void, next?: (body: ChatCompletionRequest) => Promise<void>, answering?: (id: string) => void): Promise<TurnAnswer> {
+export async function toolTurn(io: IO, client: RouterClient, req: ChatCompletionRequest, loop: ToolLoop, print: (piece: string) => void, round: (usage: Record<string, unknown> | undefined, id: string | undefined, model: string | undefined) => void, next?: (body: ChatCompletionRequest) => Promise<void>, answering?: (id: string) => void, reasoning?: (text: string) => void): Promise<TurnAnswer> {
   const messages = [...req.messages];
   let asked = 0;
   const ask = async (msgs: ChatMessage[]): Promise<{ message: AssembledMessage; text: string }> => {
@@ -38,7 +38,7 @@ export async function toolTurn(io: IO, client: RouterClient, req: ChatCompletion
     const stopWaiting = later ? waitingSpinner(io, waitingFor(body.model ?? body.models?.[0])) : undefined;
     try {
       for await (const chunk of await client.chat.streamText(body, { signal: loop.signal })) {
-        assembler.add(chunk);
+        reasoning?.(assembler.add(chunk));
         if (chunk.usage) usage = chunk.usage as unknown as Record<string, unknown>;
         if (chunk.id && !id) answering?.((id = chunk.id));
         if (chunk.model) model ??= chunk.model;

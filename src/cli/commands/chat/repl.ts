@@ -46,9 +46,11 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
   const arg = rest.join(' ');
   // A file named here (/save, /attach) as a shell would take it: no shell expands a leading ~ on this line.
   const path = arg.replace(/^~(?=\/|$)/, () => io.env.HOME ?? homedir());
-  if (cmd === '/exit' || cmd === '/quit') return false;
   const checks = await import('./repl-checks.js');
-  if (cmd === '/help') io.err(`${checks.REPL_COMMANDS}\n`);
+  // "/clear all", "/exit now": refused in one line, nothing done, rather than done as if the word were not there.
+  if (arg && checks.NO_ARGUMENT.has(cmd!)) io.err(`usage: ${cmd} takes no argument\n`);
+  else if (cmd === '/exit' || cmd === '/quit') return false;
+  else if (cmd === '/help') io.err(`${checks.REPL_COMMANDS}\n`);
   else if (cmd === '/model') {
     if (!arg) io.err(`usage: /model ${MODEL_ID_SYNTAX}\n`);
     // As --model says it: a bare slug of the emulator's gets its guess.
@@ -147,25 +149,23 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
   io.err(`router chat${c.model ? ` with ${c.model}` : ''}. ${REPL_START}\n`);
   try {
     for (;;) {
-      let a = await ask(io, '> ', lines, more.HISTORY_LINES, fresh, signal);
-      let line = 'line' in a ? a.line : '';
-      while ('line' in a && line.endsWith('\\')) {
-        a = await ask(io, '. ', lines, more.HISTORY_LINES, fresh, signal);
-        line = `${line.slice(0, -1)}\n${'line' in a ? a.line : ''}`;
-      }
+      const a = await ask(io, lines, more.HISTORY_LINES, fresh, signal);
       if (signal.aborted) throw signal.reason;
-      // Ctrl-C on a message's next line drops that message, as a shell drops a command it was continuing: it does not exit.
-      if (line && 'end' in a && a.end === 'interrupt') {
-        io.err('(message dropped)\n');
-        continue;
-      }
-      // Ctrl-D on a message's next line ends the message there: it is sent. On an empty prompt it ends the session.
-      if ('end' in a && !(line && a.end === 'eof')) {
+      // Ctrl-C or Ctrl-D on an empty prompt ends the session.
+      if ('end' in a && a.typed === undefined) {
         if (a.end === 'interrupt') throw interrupted();
         return;
       }
+      // Ctrl-C on a message's next line drops that message, as a shell drops a command it was continuing: it does not exit.
+      if ('end' in a && a.end === 'interrupt') {
+        io.err('(message dropped)\n');
+        continue;
+      }
+      // Ctrl-D on a message's next line ends the message there: it is sent.
+      const line = 'end' in a ? a.typed! : a.line;
       more.saveHistory(ctx.env, fresh, ctx.logging);
-      let text = line.trim();
+      // A message of several lines keeps its first line's indent (pasted code); its blank lines around go.
+      let text = line.includes('\n') ? line.replace(/^([ \t]*\n)+/, '').trimEnd() : line.trim();
       if (!text) continue;
       if (text === '/edit') {
         try {
@@ -179,7 +179,8 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
           continue;
         }
         io.err(`${text}\n`);
-      } else if (text.startsWith('/')) {
+      } else if (text.startsWith('/') && !text.includes('\n')) {
+        // A slash command is one line: text of more (a paste starting with a path or a // comment) is a message.
         try {
           if (!(await slash(ctx, text, c))) return;
         } catch (err) {
@@ -200,6 +201,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
       // An answer stopped once begun is charged for what was generated: kept in the ledger by its id, without a cost.
       let stopped: (() => void) | undefined;
       const md = await more.answerRenderer(io, opts);
+      const reasoning = (await import('../../answers/request-extras.js')).reasoningPrinter(io, opts);
       const req = buildChatRequest([...c.history], opts, c.model);
       const stopWaiting = waitingSpinner(io, waitingFor(req.model ?? req.models?.[0]));
       try {
@@ -212,6 +214,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         let spent = 0;
         let added: ChatMessage[] = [];
         const print = (piece: string) => {
+          reasoning.end();
           answer += piece;
           io.out(md ? md.push(piece) : piece);
         };
@@ -224,24 +227,27 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         if (c.tools) {
           const tt = await import('./repl-tools.js');
           const loop = { set: c.tools, maxRounds: opts.maxToolRounds ?? 8, approve: opts.approve ? tt.replApprover(io, turnSignal, { pause: () => keys.release(), resume: () => void (keys.release = swallowKeys(io, stop)) }, stop) : false, json: false, signal: turnSignal, timeout: opts.toolTimeout ?? ctx.flags.timeout, timeoutFlag: opts.toolTimeout === undefined ? '--timeout' : '--tool-timeout' };
-          const t = await tt.toolTurn(io, client, req, loop, print, log, (body) => guardNext(ctx, connected, guard, guarded(body), spent), (id) => ctx.answering(id, '/v1/chat/completions'));
+          const t = await tt.toolTurn(io, client, req, loop, print, log, (body) => guardNext(ctx, connected, guard, guarded(body), spent), (id) => ctx.answering(id, '/v1/chat/completions'), (text) => reasoning.write(text));
           added = t.added;
           // What the model said before its calls was shown; the answer kept is its last, after them.
           answer = t.text;
         } else {
           let used: Record<string, unknown> | undefined;
           let id: string | undefined;
+          const assembler = new (await import('../../answers/answer-extras.js')).MessageAssembler();
           for await (const chunk of await client.chat.streamText(req, { signal: turnSignal })) {
             if (chunk.usage) used = chunk.usage as unknown as Record<string, unknown>;
             if (chunk.id && !id) ctx.answering((id = chunk.id), '/v1/chat/completions');
             if (id && !stopped) stopped = () => log(used, id);
             if (chunk.model) answered ??= chunk.model;
+            reasoning.write(assembler.add(chunk));
             const piece = deltaText(chunk);
             if (piece) print(piece);
           }
           stopped = undefined;
           log(used, id);
         }
+        reasoning.end();
         io.out(md ? md.end() || '\n' : '\n');
         noteReplDefault(io, req.model ?? req.models?.[0], answered);
         const by = answered ?? req.model;
@@ -259,6 +265,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         }
       } catch (err) {
         stopped?.();
+        reasoning.end();
         // Lost, cut or stopped with no line yet: the turn's bound is counted, as a one-shot chat's is (run.ts).
         turn?.hold?.failed(err, signal.aborted || answerStop.signal.aborted);
         turn?.hold?.release();

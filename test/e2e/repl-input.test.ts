@@ -1,0 +1,89 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { HAS_TMUX, Terminal } from '../support/tmux.js';
+
+// What is typed and pasted at chat -i's prompt, on a real terminal (tmux): a paste of many lines is one
+// message, sent by the Enter typed after it, not by its first newline.
+let t: TestEnv;
+let term: Terminal | undefined;
+const router = `node ${BIN}`;
+
+beforeAll(async () => {
+  t = await startTestEnv();
+});
+afterAll(async () => {
+  await term?.close();
+  await t.close();
+});
+
+const sent = () => t.requests().filter((r) => r.path === '/v1/chat/completions').map((r) => r.body.messages.at(-1).content as string);
+const history = () => {
+  const file = join(t.env.ROUTER_STATE_DIR!, 'repl-history');
+  return existsSync(file) ? readFileSync(file, 'utf8') : '';
+};
+
+describe.skipIf(!HAS_TMUX)('pasting into chat -i', () => {
+  it('200 lines pasted are one message, sent by the Enter after them; the history keeps none of them', async () => {
+    await term?.close();
+    term = new Terminal(t.env);
+    t.clearRequests();
+    term.run(`${router} chat -i --model local/echo --raw`);
+    await term.waitFor(/^>\s*$/m);
+    const block = Array.from({ length: 200 }, (_, i) => `    pasted_${i + 1} = ${i + 1}  # a line \\`);
+    term.paste(`${block.join('\n')}\n`);
+    await term.waitFor(/^ {4}pasted_200 = 200 {2}# a line \\$/m);
+    // Nothing is sent at the paste's newlines: the message waits for Enter.
+    expect(sent()).toEqual([]);
+    term.keys('Enter');
+    await term.waitFor(/^>\s*$/m);
+    // As pasted: every line, each ending in its backslash (a paste's lines are not joined as typed ones are).
+    expect(sent()).toEqual([block.join('\n')]);
+    // Text pasted after a line typed in part, then Enter: one message again, and the prompt is back.
+    term.type('look at ');
+    term.paste('this\nand that');
+    await term.waitFor(/^and that$/m);
+    term.keys('Enter');
+    await term.waitFor(/^and that\n(.*\n)*>\s*$/m);
+    expect(sent().at(-1)).toBe('look at this\nand that');
+    term.run('/exit');
+    expect(await term.lastExit()).toBe(0);
+    expect(history()).not.toContain('pasted_');
+    expect(history()).not.toContain('and that');
+    expect(history()).toContain('"/exit"');
+  });
+
+  it('keys that come in one read with a line\'s end (typed ahead, or a terminal without bracketed paste) are not lost', async () => {
+    await term?.close();
+    term = new Terminal(t.env);
+    t.clearRequests();
+    term.run(`${router} chat -i --model local/echo --raw`);
+    await term.waitFor(/^>\s*$/m);
+    // One read: a line ending in \ and the lines that follow it, then Enter.
+    term.type('# Title\\\r```js\\\rconst x = 1;\\\r```\r');
+    await term.waitFor(/^```\n>\s*$/m);
+    expect(sent()).toEqual(['# Title\n```js\nconst x = 1;\n```']);
+    // A slash command is one line: a message of more that starts with a slash (a path) is sent as one.
+    term.run('/tmp is full\\');
+    term.run('why?');
+    await term.waitFor(/^why\?\n>\s*$/m);
+    expect(sent().at(-1)).toBe('/tmp is full\nwhy?');
+    term.run('/exit');
+    expect(await term.lastExit()).toBe(0);
+  });
+});
+
+describe.skipIf(!HAS_TMUX)('reasoning in chat -i', () => {
+  it('--show-reasoning shows each turn\'s reasoning (dimmed, on stderr) before its answer', async () => {
+    await term?.close();
+    term = new Terminal(t.env);
+    term.run(`${router} chat -i --model local/thinker --show-reasoning`);
+    await term.waitFor(/^>\s*$/m);
+    term.run('why is the sky blue');
+    await term.waitFor(/^The question is about "why is the sky blue"\. .*\nHaving thought it over: why is the sky blue\n>\s*$/m);
+    expect(await term.screen(true)).toMatch(/\x1b\[2mThe question is about/);
+    term.keys('C-d');
+    expect(await term.lastExit()).toBe(0);
+  });
+});
