@@ -171,3 +171,10 @@ describe("llm's words for what router spells otherwise: one line naming router's
     expect((await u.run(['keys', 'lst'])).stderr).toContain('(did you mean list?)');
   });
 });
+
+describe("llm's `models default`: the default model is a setting here", () => {
+  it('router models default matches no model and names config get/set model, exit 1', async () => {
+    const r = await user().run(['models', 'default']);
+    expect(r).toMatchObject({ code: 1, stdout: '', stderr: 'error: no model matches "default" (the default model is a setting: router config get model; router config set model ID)\n' });
+  });
+});

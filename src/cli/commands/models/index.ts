@@ -81,7 +81,9 @@ async function noMatch(all: Model[], search: string[], opts: FlagValues<typeof F
   const near = search.filter((w) => !filterModels(all, [w], {}).length).map((w) => closest(w, names)).find((n) => n !== undefined);
   const model = near && all.find((m) => m.id === near || m.id.endsWith(`/${near}`));
   const asked = [search.map((w) => `"${w}"`).join(' and '), opts.inputModality && `--input-modality ${opts.inputModality}`, opts.outputModality && `--output-modality ${opts.outputModality}`, ...(opts.supports ?? []).map((p) => `--supports ${p}`)];
-  return new CliError(`no model matches ${asked.filter(Boolean).join(' with ')}${model ? ` (did you mean ${model.id}?)` : ''}`, EXIT.FAILURE);
+  // llm's `models default`: here the default model is a setting.
+  const hint = model ? ` (did you mean ${model.id}?)` : search.includes('default') ? ' (the default model is a setting: router config get model; router config set model ID)' : '';
+  return new CliError(`no model matches ${asked.filter(Boolean).join(' with ')}${hint}`, EXIT.FAILURE);
 }
 
 async function runShow(ctx: RunContext<{ refresh?: boolean }>, id: string): Promise<void> {
