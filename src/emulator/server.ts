@@ -134,6 +134,10 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
       process.stderr.write(why ? `emulator: ${why} (answered 500 to ${req.method} ${req.url})\n` : `emulator: internal error on ${req.method} ${req.url}: ${e?.message ?? String(err)}\n`);
     });
   });
+  // An idle connection kept 65 s, as services behind load balancers keep theirs (node's default is 5 s).
+  // A close crossing a request on the wire fails that request, and a paid one is not sent again: with
+  // 5 s, calls a few seconds apart (a script's loop, `chat -i`, tests on a loaded machine) met it.
+  server.keepAliveTimeout = 65_000;
   server.on('connection', (s) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
