@@ -64,8 +64,9 @@ describe('charges over a kill -9', () => {
 
   // Points of a save (store.ts) where the process kills itself (ROUTER_EMULATOR_CRASH_AT), the Nth time
   // it gets there, while answers come one after another: after the journal moved to a new segment and
-  // before the snapshot is written; after its rename, before the segments it holds are deleted; after.
-  it.each(['journal-switched:1', 'journal-switched:3', 'state-renamed:2', 'segments-removed:2'])('a kill -9 at %s of a save under steady load: after restarts, exactly what was answered is charged', async (point) => {
+  // before the snapshot is written; after its rename, before the segments it holds are deleted; after;
+  // once a segment opened ahead is open (an empty file on disk), and once a first line took one, before it is written.
+  it.each(['journal-switched:1', 'journal-switched:3', 'state-renamed:2', 'segments-removed:2', 'segment-opened-ahead:1', 'segment-opened-ahead:4', 'segment-ahead-taken:1', 'segment-ahead-taken:3'])('a kill -9 at %s of a save under steady load: after restarts, exactly what was answered is charged', async (point) => {
     const state = join(dir, `point-${point.replace(':', '-')}`);
     const first = await serve(state, [], { ROUTER_EMULATOR_CRASH_AT: point });
     let cost = 0;
