@@ -8,6 +8,8 @@ import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
 import { SETTLE } from '../support/until.js';
+import type { LLMock } from '@copilotkit/aimock';
+import { aimockGateway, startAimock, streamedText, type AimockGateway } from '../support/aimock.js';
 
 // Attacks on daa2cab0 (an answer queued behind another on a pipelined connection, closed when its
 // client goes): three pipelined, cut at each place; a connection reused; a stop with them open.
@@ -130,5 +132,44 @@ describe('pipelined attacks', () => {
     expect(answers[0]).toMatch(/"finish_reason":"error"[^\n]*\n\ndata: \[DONE\]/);
     expect(answers[1]).toMatch(/"finish_reason":"error"[^\n]*\n\ndata: \[DONE\]|^HTTP\/1\.1 502[\s\S]*"error":/);
     await vi.waitFor(() => expect(upstreamOpen).toBe(0), SETTLE);
+  });
+});
+
+// The same over aimock (an upstream we did not write): a long stream paced by aimock, three pipelined.
+describe('pipelined attacks through aimock', () => {
+  let mock: LLMock;
+  let gw: AimockGateway;
+  beforeAll(async () => {
+    mock = await startAimock((m) => m.onMessage('long', { content: 'one two three four five six seven eight nine ten '.repeat(5) }, { chunkSize: 4, latency: 20 }));
+    gw = await aimockGateway(`providers:\n  - { name: mock, base_url: "${mock.url}/v1", models: { test/chat: gpt-4o }, prices: { test/chat: { prompt: 0.001, completion: 0.002 } } }\nlocal_models: false\n`);
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await mock?.stop();
+  });
+
+  it('three pipelined, cut during the first: each closed; the next request on a new connection answers whole', async () => {
+    const closed: boolean[] = [];
+    gw.gateway.server.on('request', (_req, res: ServerResponse) => {
+      const at = closed.push(false) - 1;
+      res.once('close', () => (closed[at] = true));
+    });
+    const body = JSON.stringify({ model: 'test/chat', stream: true, messages: [{ role: 'user', content: 'long' }] });
+    const one = `POST /api/v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${gw.key}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const socket = connect(gw.gateway.port, '127.0.0.1');
+    socket.on('error', () => {});
+    let seen = '';
+    const words = new Promise<void>((resolve) =>
+      socket.on('data', (d: Buffer) => {
+        seen += d.toString();
+        if (seen.split('"content":"').length > 5) resolve();
+      }),
+    );
+    socket.write(one + one + one);
+    await words;
+    socket.destroy();
+    await vi.waitFor(() => expect(closed).toEqual([true, true, true]), SETTLE);
+    const whole = await gw.post('/chat/completions', { model: 'test/chat', stream: true, messages: [{ role: 'user', content: 'long' }] });
+    expect(streamedText(whole.text)).toBe('one two three four five six seven eight nine ten '.repeat(5));
   });
 });
