@@ -111,6 +111,32 @@ describe('pipelined attacks', () => {
     const res = await fetch(`${gateway.apiRoot}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'test/m', stream: true, messages: [{ role: 'user', content: 'done' }] }) });
     expect(await res.text()).toContain('[DONE]');
   });
+  it('thirty pipelined on one connection: answered, and no listener warning (one close listener a connection)', async () => {
+    const { apiKey } = gateway.store.firstKeys();
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    let listeners = 0;
+    const count = (req: { socket: { listenerCount(e: string): number } }) => (listeners = Math.max(listeners, req.socket.listenerCount('close')));
+    gateway.server.on('request', count);
+    try {
+      const body = JSON.stringify({ model: 'local/echo', messages: [{ role: 'user', content: 'hi' }] });
+      const one = `POST /api/v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${apiKey}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+      const socket = connect(gateway.port, '127.0.0.1');
+      let seen = '';
+      socket.on('data', (d: Buffer) => (seen += d.toString()));
+      socket.write(one.repeat(30));
+      await vi.waitFor(() => expect(seen.split('HTTP/1.1 200').length - 1).toBe(30), SETTLE);
+      socket.destroy();
+      // Before: each answer waiting its turn added a `close` listener to the socket (node warned at eleven).
+      expect(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning'))).toEqual([]);
+      expect(listeners).toBeLessThan(5);
+    } finally {
+      gateway.server.off('request', count);
+      process.off('warning', onWarning);
+    }
+  });
+
   it('a stop with pipelined streams open ends them and closes', async () => {
     const { apiKey } = gateway.store.firstKeys();
     const all = Promise.all([0, 1].map(() => new Promise<void>((r) => arrived.push(r))));
