@@ -57,6 +57,15 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
       await refusedBatch('/v1/responses', 'local/echo', { input: [{ type: 'input_file', file_url: 'https://x/y.pdf' }] }, /input_file" is not allowed/);
     });
 
+    it('an image or file in a tool\'s output is refused: a Responses function_call_output, an Anthropic tool_result', async () => {
+      const call = { type: 'function_call', call_id: 'c1', name: 'look', arguments: '{}' };
+      await refusedBatch('/v1/responses', 'local/echo', { input: [call, { type: 'function_call_output', call_id: 'c1', output: [{ type: 'input_image', image_url: 'https://x/y.png' }] }] }, /input_image" is not allowed; batches are text only/);
+      await refusedBatch('/v1/responses', 'local/echo', { input: [call, { type: 'function_call_output', call_id: 'c1', output: [{ type: 'input_file', file_url: 'https://x/y.pdf' }] }] }, /input_file" is not allowed/);
+      const use = { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'look', input: {} }] };
+      const result = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'image', source: { type: 'url', url: 'https://x/y.png' } }] }] };
+      await refusedBatch('/v1/messages', 'local/echo', { max_tokens: 10, messages: [{ role: 'user', content: 'look' }, use, result] }, /image" is not allowed; batches are text only/);
+    });
+
     it('text embeddings and token ids still run', async () => {
       const made = await t.call('POST', batches, { endpoint: '/v1/embeddings', model: 'local/embed', requests: [{ custom_id: 'a', body: { input: ['hi', [1, 2]] } }, { custom_id: 'b', body: { input: [3, 4] } }] });
       expect(made.status).toBe(202);

@@ -159,12 +159,15 @@ export function finishUsage(u: BatchUsage): BatchUsage {
 const NON_TEXT_PARTS = ['image_url', 'input_audio', 'file', 'input_image', 'input_file', 'image', 'document', 'video_url'];
 
 export function nonTextPart(endpoint: string, body: Body): string | undefined {
-  const partsOf = (list: unknown): unknown[] =>
-    Array.isArray(list) ? list.flatMap((m) => (m && typeof m === 'object' && Array.isArray((m as Body).content) ? ((m as Body).content as unknown[]) : [])) : [];
+  const list = (v: unknown): Body[] => (Array.isArray(v) ? v.filter((x): x is Body => !!x && typeof x === 'object') : []);
+  // A tool's output may hold parts too: an Anthropic tool_result's content, a Responses function_call_output's output.
+  const withToolParts = (parts: Body[]): Body[] => [...parts, ...parts.flatMap((p) => (p.type === 'tool_result' ? list(p.content) : []))];
+  const partsOf = (items: unknown): Body[] => withToolParts(list(items).flatMap((m) => list(m.content)));
   // A Responses input item may be a part itself (`{type: "input_image", …}`), not in a message.
-  const parts = endpoint === '/v1/responses' ? [...partsOf(body.input), ...(Array.isArray(body.input) ? body.input : [])] : partsOf(body.messages);
-  const found = parts.find((p) => p && typeof p === 'object' && NON_TEXT_PARTS.includes((p as Body).type as string));
-  if (found) return `content part of type "${(found as Body).type}" is not allowed`;
+  const items = list(body.input);
+  const parts = endpoint === '/v1/responses' ? [...partsOf(items), ...items, ...items.flatMap((i) => (i.type === 'function_call_output' ? list(i.output) : []))] : partsOf(body.messages);
+  const found = parts.find((p) => NON_TEXT_PARTS.includes(p.type as string));
+  if (found) return `content part of type "${found.type}" is not allowed`;
   if (endpoint === '/v1/embeddings') return batchEmbeddingsProblem(body);
   if (endpoint === '/v1/chat/completions') {
     const mods = body.modalities;

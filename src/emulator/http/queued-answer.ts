@@ -1,4 +1,8 @@
+import type { Socket } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** The answers of each connection still waiting their turn: one `close` listener a connection, not one an answer (node warns at eleven). */
+const waiting = new WeakMap<Socket, Set<ServerResponse>>();
 
 /**
  * Closes an answer waiting its turn on a connection when that connection closes. Node gives the second
@@ -10,12 +14,23 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 export function closeWhenConnectionCloses(req: IncomingMessage, res: ServerResponse): void {
   if (res.socket) return;
   const socket = req.socket;
-  const gone = () => {
-    // Its turn came (the socket's own `close` now reaches it) or it ended: nothing to do.
-    if (res.socket || res.writableFinished || res.closed) return;
-    res.destroy();
-    res.emit('close');
-  };
-  socket.once('close', gone);
-  res.once('close', () => socket.removeListener('close', gone));
+  let queued = waiting.get(socket);
+  if (!queued) {
+    const answers = new Set<ServerResponse>();
+    waiting.set(socket, answers);
+    socket.once('close', () => {
+      for (const answer of [...answers]) gone(answer);
+      answers.clear();
+    });
+    queued = answers;
+  }
+  queued.add(res);
+  res.once('close', () => queued.delete(res));
+}
+
+function gone(res: ServerResponse): void {
+  // Its turn came (the socket's own `close` now reaches it) or it ended: nothing to do.
+  if (res.socket || res.writableFinished || res.closed) return;
+  res.destroy();
+  res.emit('close');
 }

@@ -25,7 +25,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { failedWriteOf } from '../../internal/system-errors.js';
 import { isFiniteNumber, isRecord } from '../../internal/shape.js';
-import { failWriteForTests, storageHooks } from './fsutil.js';
+import { crashPoint, failWriteForTests, storageHooks } from './fsutil.js';
 import { reportStorage, storageFailure } from './storage-failure.js';
 
 /** The last byte of an open file of `size` bytes. */
@@ -148,6 +148,7 @@ export class ChargeJournal {
         if (typeof ready === 'number') this.ahead.delete(this.segment);
         this.onDisk.add(this.segment);
         this.fd = typeof ready === 'number' ? ready : openSync(this.file(), 'a+', 0o600);
+        if (typeof ready === 'number') crashPoint('segment-ahead-taken');
         this.bytes = fresh ? 0 : fstatSync(this.fd).size;
         // A line a failed write left torn: the first write starts a line of its own, not joining it.
         if (this.bytes > 0 && lastByte(this.fd, this.bytes) !== 0x0a) line = `\n${line}`;
@@ -200,8 +201,10 @@ export class ChargeJournal {
         if (this.ahead.get(segment) === 'opening') this.ahead.delete(segment);
         if (err) return;
         // Still to come, or come and not yet written: its first line takes it.
-        if (!this.closed && (segment > this.segment || (segment === this.segment && this.fd === undefined))) this.ahead.set(segment, fd);
-        else {
+        if (!this.closed && (segment > this.segment || (segment === this.segment && this.fd === undefined))) {
+          this.ahead.set(segment, fd);
+          crashPoint('segment-opened-ahead');
+        } else {
           close(fd, () => {});
           if (!this.onDisk.has(segment)) removeQuietly(path);
         }

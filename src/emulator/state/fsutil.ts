@@ -20,7 +20,7 @@ export function durableWriteDone(): void {
 
 /**
  * Test hook: with ROUTER_EMULATOR_CRASH_AT=POINT:N the process kills itself (SIGKILL) the Nth time
- * it passes the named point of a save (store.ts names them). Never set outside tests.
+ * it passes the named point of a save (store.ts and charge-journal.ts name them). Never set outside tests.
  */
 const [crashPointName, crashPointAt] = (process.env.ROUTER_EMULATOR_CRASH_AT ?? '').split(':');
 let crashPointsPassed = 0;
