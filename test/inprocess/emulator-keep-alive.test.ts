@@ -22,7 +22,7 @@ it('keeps an idle connection 65 s and says so in the Keep-Alive hint', async () 
   const hint = await new Promise<string | undefined>((resolve, reject) => {
     get(`${emu.apiRoot}/v1/models`, (res) => {
       res.resume();
-      res.on('end', () => resolve(res.headers['keep-alive']));
+      res.on('end', () => resolve(res.headers['keep-alive'] as string | undefined));
     }).on('error', reject);
   });
   expect(hint).toBe('timeout=65');
