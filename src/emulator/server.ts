@@ -1,4 +1,5 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
+import { answersAfterCharges } from './http/answer-after-charges.js';
 import type { AddressInfo, Socket } from 'node:net';
 import { answerError, type LoggedRequest } from './http/http.js';
 import { Routes } from './http/routes.js';
@@ -118,7 +119,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
   const d = { store, routes, faults, log, logLimit, logBytes: { bytes: 0, entries: 0 }, bodies: new BodyBudget(opts.bodiesInFlightBytes), bodyIdleMs: opts.bodyIdleMs ?? BODY_IDLE_MS, paths: new Map<string, string>() };
 
   const answering = new OpenAnswers();
-  const server = createServer((req, res) => {
+  const server = createServer({ ServerResponse: answersAfterCharges(() => store.chargesUnwritten?.()) }, (req, res) => {
     answering.opened(res);
     closeWhenConnectionCloses(req, res);
     dispatch(d, req, res).catch((err) => {

@@ -9,13 +9,14 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-it('a charge after a line a crash left torn goes to a segment of its own, and both are replayed', () => {
+it('a charge after a line a crash left torn goes to a segment of its own, and both are replayed', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'router-journal-'));
   dirs.push(dir);
   writeFileSync(join(dir, 'charges.1.jsonl'), '{"s":1,"w":"default","c":0.25}\n{"s":2,"w":"def');
   const journal = new ChargeJournal(dir, 0);
   expect(journal.unsaved().map((e) => e.c)).toEqual([0.25]); // as a start does, before any charge
   journal.append('default', 0.5);
+  await journal.unwritten(); // written off the event loop, as a stop waits for it (store.idle())
   journal.close();
   expect(readFileSync(join(dir, 'charges.2.jsonl'), 'utf8')).toMatch(/^\{"s":2,"w":"default","c":0.5\}\n$/);
   const replayed = new ChargeJournal(dir, 0).unsaved();

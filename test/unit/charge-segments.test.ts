@@ -55,6 +55,7 @@ describe('the charges journal in segments', () => {
     expect(store.saves.atOnce).toBe(atOnce);
     // At most the segment being written and the one a save under way holds: about 2 of the 10 saves' worth.
     expect(most).toBeLessThan(charges / 2);
+    await store.chargesUnwritten(); // what the last answer's end waits for (server.ts)
     expect(afterKill(dir).workspace('default').total_usage).toBeCloseTo(charges * 0.0001, 10);
   });
 
@@ -141,6 +142,8 @@ describe('the charges journal in segments', () => {
       expect(said.join('')).toMatch(/saved again/);
       expect(afterKill(dir).workspace('default').total_usage).toBe(0.375 + 0.75);
       store.debit('default', 1);
+      // Written off the event loop: what an answer's end waits for (server.ts).
+      await store.chargesUnwritten();
       expect(afterKill(dir).workspace('default').total_usage).toBe(1.375 + 0.75);
     } finally {
       process.stderr.write = stderr;

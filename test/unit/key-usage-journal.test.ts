@@ -13,7 +13,7 @@ import { limitRemaining } from '../../src/emulator/state/key-usage.js';
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-it("a kill -9 before the timed save keeps a key's usage, on its day", () => {
+it("a kill -9 before the timed save keeps a key's usage, on its day", async () => {
   dir = mkdtempSync(join(tmpdir(), 'router-key-journal-'));
   const store = new StateStore(dir);
   const key = store.addKey('default', 'standard', 'capped', { limit: 1, limit_reset: 'daily' });
@@ -21,6 +21,8 @@ it("a kill -9 before the timed save keeps a key's usage, on its day", () => {
   store.keyUsed(key, 0.25);
   store.keyUsed(key, 0.5);
   store.keyUsed(key, -0.5);
+  // Written off the event loop: what an answer's end waits for (server.ts).
+  await store.chargesUnwritten();
   const killed = new StateStore(dir);
   try {
     expect(killed.workspace('default').total_usage).toBe(0.25);

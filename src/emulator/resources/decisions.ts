@@ -138,7 +138,7 @@ async function handleDecision(ctx: Ctx, flavor: Flavor): Promise<void> {
   const body = await ctx.json();
   const sessionId = ctx.sessionId(body);
   const plan = planDecision(body, flavor);
-  reserve(ctx, plan.cost);
+  await reserve(ctx, plan.cost);
   ctx.send(200, plan.response);
   const { id, model, provider, usage } = plan.response;
   recordGeneration(ctx, { id, model, provider: String(provider), apiType: 'completions', promptTokens: usage.input_tokens, completionTokens: usage.output_tokens, cost: plan.cost, streamed: false, finishReason: 'stop', startedAt, user: body.user, sessionId });

@@ -103,7 +103,7 @@ async function handleEmbeddings(ctx: Ctx, gateway?: ChatGateway): Promise<void> 
   if (gateway?.takesEmbeddings(body)) return gateway.embed(ctx, body);
   const sessionId = ctx.sessionId(body);
   const plan = checkEmbeddings(body, {});
-  reserve(ctx, plan.cost);
+  await reserve(ctx, plan.cost);
   const head = answer(plan, 0);
   const [before, after] = JSON.stringify(head).split('"data":0');
   const data = await perInput(plan, (i) => JSON.stringify(item(plan, i)));

@@ -171,13 +171,13 @@ async function handleResponses(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
     keepContent(ctx, plan.result.id as string, cut ? null : ((plan.result.output_text as string | undefined) ?? null), cut ? null : reasoningOf(plan.result), cut && !cut.cancelled ? { provider: routed.provider } : undefined);
   };
   if (body.stream !== true) {
-    reserve(ctx, plan.cost);
+    await reserve(ctx, plan.cost);
     ctx.send(200, plan.result);
     served(false);
     return;
   }
   // Held until its end; a caller who hangs up after content pays for what was written (stream-bill.ts).
-  const bill = streamBill(ctx, plan.cost, gen.completionTokens, tokensOwed(routed.model, gen.promptTokens), responsesEventTokens);
+  const bill = await streamBill(ctx, plan.cost, gen.completionTokens, tokensOwed(routed.model, gen.promptTokens), responsesEventTokens);
   const ended = (delivered: boolean) => {
     if (delivered) return served(true);
     const cut = bill.cut();

@@ -136,7 +136,7 @@ async function handleSpeech(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   const chars = plan.turns.reduce((n, t) => n + t.text.length, 0);
   const cost = costOf(plan.model, chars, 0).cost;
   // A caller who hangs up pays for the characters voiced in the audio written to it (stream-bill.ts).
-  const bill = streamBill(ctx, cost, chars, (voiced) => costOf(plan.model, voiced, 0).cost);
+  const bill = await streamBill(ctx, cost, chars, (voiced) => costOf(plan.model, voiced, 0).cost);
   const res = ctx.res;
   // Audio has no body to carry an id: the header names the generation (`GET /v1/generation?id=`).
   const id = genId();

@@ -36,8 +36,9 @@ export interface StreamBill {
  * counted up to `most` (the whole answer's), never more than the hold (the rest given back); one
  * that ends before any content pays nothing (its generation kept when events went out).
  */
-export function streamBill(ctx: Ctx, cost: number, most: number, owed: (sent: number) => number, count?: EventTokens): StreamBill {
+export async function streamBill(ctx: Ctx, cost: number, most: number, owed: (sent: number) => number, count?: EventTokens): Promise<StreamBill> {
   const held = holdUntilSettled(ctx, cost);
+  await held.written;
   const tokens = new RelayedTokens();
   const progress: StreamProgress = { sent: 0, hungUp: false, beforeEnd: () => held.settle(cost), written: () => tokens.written() };
   if (count) progress.count = (event) => count(event, tokens);

@@ -68,7 +68,7 @@ export class Estimates {
  * memory while it runs when there is one (Estimates; one journal line, the charge), and the real cost
  * charged up to what is left.
  */
-export function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, candidates: Candidate[], estimates?: Estimates): GatewayCharge {
+export async function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, candidates: Candidate[], estimates?: Estimates): Promise<GatewayCharge> {
   const bound = batchBound(body, endpoint, candidates);
   // Unbounded: the largest cost of this model's answers so far is held while it runs (never charged as such).
   const seen = `${endpoint}\n${candidates[0]?.model.id ?? ''}`;
@@ -76,7 +76,7 @@ export function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, candidate
   const hold = bound ?? Math.max(0, Math.min(estimates?.get(seen) ?? 0, balanceLeft(ctx), keyLimitLeft(ctx) ?? Infinity));
   let open = true;
   let owed: (() => number) | undefined;
-  let held: { settle(cost: number): void } | undefined;
+  let held: ReturnType<typeof holdUntilSettled> | undefined;
   let estimate: { release(): void } | undefined;
   // What a held request may be charged: past its hold, only what is left of the balance (never below zero).
   const upToBalance = (cost: number) => Math.min(cost, round(hold + Math.max(0, ctx.store.balance(ctx.workspace))));
@@ -120,5 +120,6 @@ export function gatewayCredits(ctx: Ctx, body: Body, endpoint: string, candidate
     if (hold > 0) estimate = holdEstimate(ctx, hold);
   } else held = holdUntilSettled(ctx, hold, true);
   if (held || estimate) ctx.res.once('close', closed);
+  await held?.written;
   return charge;
 }

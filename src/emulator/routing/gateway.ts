@@ -101,7 +101,7 @@ export class Gateway {
     const passed: Attempt[] = [];
     const candidates = candidatesFor(body, this.catalog, sticky, 'chat', passed);
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
-    const charge = gatewayCredits(ctx, body, '/v1/chat/completions', candidates, this.estimates);
+    const charge = await gatewayCredits(ctx, body, '/v1/chat/completions', candidates, this.estimates);
     const gone = callerGone(ctx);
     const metadataOf = metadataFor(ctx.wantsRouterMetadata(), body, candidates, passed, 'chat');
     for (const c of candidates) {
@@ -185,7 +185,7 @@ export class Gateway {
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
     const asked: Asked = { startedAt: ctx.store.now(), user: body.user, sessionId: ctx.sessionId(body) };
     if (asked.sessionId && asked.sessionId.length > 256) throw new HttpError(400, 'session_id must be at most 256 characters', 'invalid_request');
-    const charge = gatewayCredits(ctx, body, '/v1/embeddings', candidates, this.estimates);
+    const charge = await gatewayCredits(ctx, body, '/v1/embeddings', candidates, this.estimates);
     const passed: Attempt[] = [];
     const gone = callerGone(ctx);
     const got = await this.firstWhole(candidates, passed, (c) => c.adapter.embeddings!({ body: upstreamBody(body, c, false), stream: false, signal: gone }));
@@ -214,7 +214,7 @@ export class Gateway {
     const passed: Attempt[] = [];
     const candidates = candidatesFor(body, this.catalog, sticky, 'chat', passed).filter((c) => c.adapter.responses);
     if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
-    const charge = gatewayCredits(ctx, body, '/v1/responses', candidates, this.estimates);
+    const charge = await gatewayCredits(ctx, body, '/v1/responses', candidates, this.estimates);
     const gone = callerGone(ctx);
     const metadataOf = metadataFor(ctx.wantsRouterMetadata(), body, candidates, passed, 'responses');
     for (const c of candidates) {

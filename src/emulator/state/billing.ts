@@ -4,6 +4,7 @@ import { Serialized } from '../http/serialized.js';
 import { decimal } from '../../internal/decimal.js';
 import { round } from '../models/models.js';
 import { limitRemaining } from './key-usage.js';
+import { chargeWritten, refuseUnsaved } from './unsaved-charges.js';
 import type { KeyRecord } from './store-api.js';
 
 /** What each key's requests in flight hold and have not settled yet (in memory: a crash's holds are given back). */
@@ -61,13 +62,16 @@ export function chargeable(ctx: Ctx): void {
  * (less what unbounded gateway requests in flight hold) does not cover it, so the balance never goes
  * below zero, concurrent requests included. `refund` gives it back (a request not answered).
  */
-export function reserve(ctx: Ctx, cost: number): { refund(): void } {
+export async function reserve(ctx: Ctx, cost: number): Promise<{ refund(): void }> {
   if (cost > 0) refuseUnsaved(ctx);
   withinKeyLimit(ctx, cost);
   // What unbounded gateway requests in flight hold is not the balance's to give (as holdUntilSettled).
   if ((estimated(ctx) > 0 && balanceLeft(ctx) < cost) || !ctx.store.hold(ctx.workspace, cost, ctx.key.key)) throw insufficient(ctx, cost);
   const refund = () => ctx.store.refund(ctx.workspace, cost, ctx.key.key);
-  if (cost > 0) refuseUnsaved(ctx, refund);
+  if (cost > 0) {
+    refuseUnsaved(ctx, refund);
+    await chargeWritten(ctx, refund);
+  }
   return { refund };
 }
 
@@ -94,23 +98,11 @@ export function creditsShort(what: string, cost: number | undefined, upTo: boole
 }
 
 /**
- * 503 while charges are in memory only (their disk takes no more: a kill -9 would lose them), until a
- * save holding them lands: no answer is given that might never be paid. `undo` gives back the charge
- * just made, when it is the one that could not be written.
- */
-function refuseUnsaved(ctx: Ctx, undo?: () => void): void {
-  if (ctx.store.chargesUnsaved?.() === undefined) return;
-  undo?.();
-  // Why (a path, the disk's state) is the operator's, said on stderr: not the caller's.
-  throw new HttpError(503, 'The emulator cannot save charges to its disk now; paid requests are refused until it can, so that none is answered unpaid', undefined, { 'retry-after': '1' });
-}
-
-/**
  * Holds a request's most cost until `settle` says what it came to (the difference charged or given
  * back): 402 as `reserve` (`bound`: the cost is a bound, and said as one). A hold a crash left open
  * is given back at the next start.
  */
-export function holdUntilSettled(ctx: Ctx, cost: number, bound = false): { settle(cost: number): void } {
+export function holdUntilSettled(ctx: Ctx, cost: number, bound = false): { settle(cost: number): void; written: Promise<void> | undefined } {
   if (cost > 0) refuseUnsaved(ctx);
   withinKeyLimit(ctx, cost);
   const hold = estimated(ctx) > 0 && balanceLeft(ctx) < cost ? 0 : ctx.store.holdRequest(ctx.workspace, cost);
@@ -124,7 +116,8 @@ export function holdUntilSettled(ctx: Ctx, cost: number, bound = false): { settl
     ctx.store.settleRequest(ctx.workspace, hold, real, ctx.key.key);
   };
   if (cost > 0) refuseUnsaved(ctx, () => settle(0));
-  return { settle };
+  // To be awaited before the answer begins (a 503 when the hold could not be written).
+  return { settle, written: cost > 0 ? chargeWritten(ctx, () => settle(0)) : undefined };
 }
 
 /**
@@ -252,8 +245,8 @@ export async function writeSSE(ctx: Ctx, events: Iterable<unknown>, count: numbe
   await flush();
   if (closed) return hungUp(progress);
   progress?.beforeEnd?.();
-  if (terminator) res.write(`data: ${terminator}\n\n`);
-  res.end();
+  // With the end: it waits for the charge just made to be written (server.ts), and so does [DONE].
+  res.end(terminator ? `data: ${terminator}\n\n` : undefined);
   return !closed;
 }
 

@@ -16,7 +16,6 @@ import { readState, type StateFile } from './state-file.js';
 import { DEFAULT_CREDITS, ESTIMATES_KEPT, OPERATOR_WORKSPACE, type KeptGeneration, type KeyKind, type KeyRecord, type KeySettings, type Store, type Workspace } from './store-api.js';
 
 export { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type KeyKind, type KeyRecord, type Workspace };
-
 /** The file store: keys, workspaces, balances, the clock offset in `<dir>/state.json` (mode 0600); batches under `<dir>/batches/`; generations in `<dir>/generations.jsonl` (a batch's requests' in `batch-generations.jsonl`). */
 export class StateStore extends CreditRules implements Store {
   readonly dir: string;
@@ -108,7 +107,7 @@ export class StateStore extends CreditRules implements Store {
 
   /** Settles once the timer's save under way, if any, is on disk (or failed). */
   async idle(): Promise<void> {
-    await Promise.all([this.saving, this.journal.opening]);
+    await Promise.all([this.saving, this.journal.opening, this.journal.unwritten()]);
   }
 
   /** Writes what is pending; from then on nothing is written (the state folder may be removed). */
@@ -243,6 +242,7 @@ export class StateStore extends CreditRules implements Store {
   }
 
   readonly chargesUnsaved = (): string | undefined => this.journal.failing;
+  readonly chargesUnwritten = (): Promise<void> | undefined => this.journal.unwritten();
   /** A per-request charge: in the journal before its answer is sent, in state.json within 100 ms; `use`, the calling key's usage, in the same line (one write(2)). */
   private journaled(id: string, cost: number, mark?: { h?: number; r?: number }, use?: { key: string; cost: number }): void {
     this.charge(id, cost);
