@@ -80,7 +80,7 @@ export function ask(io: IO, p: Prompting, signal: AbortSignal): Promise<Asked> {
         rl.setPrompt('');
       }
     };
-    // Alt-Enter that readline took for no line's end (it does so but in TERM=dumb's minimal mode): made one here.
+    // readline ends no line at Alt-Enter (but in TERM=dumb's minimal mode, which does): the line is ended here.
     const afterReadline = (_s: string | undefined, key: Keypress[1]) => {
       if (newline && !settled && key?.name === 'return') rl.write(null, { name: 'return' });
     };
