@@ -74,6 +74,74 @@ describe.skipIf(!HAS_TMUX)('pasting into chat -i', () => {
   });
 });
 
+describe.skipIf(!HAS_TMUX)('keys of chat -i', () => {
+  it('Ctrl-J and Alt-Enter start a new line of the message; Enter sends it; the start-up line says so', async () => {
+    await term?.close();
+    term = new Terminal(t.env);
+    t.clearRequests();
+    term.run(`${router} chat -i --model local/echo --raw`);
+    await term.waitFor(/Alt-Enter or Ctrl-J: a new line[^\n]*\n>\s*$/m);
+    term.type('first line');
+    term.keys('C-j');
+    await term.waitFor(/^\. $/m);
+    term.type('second');
+    term.keys('M-Enter');
+    await term.waitFor(/^\. second\n\. $/m);
+    term.run('third');
+    await term.waitFor(/^third\n>\s*$/m);
+    expect(sent()).toEqual(['first line\nsecond\nthird']);
+    // An LF that ends a line written at once (as expect sends "hi\n") is that line's end, not Ctrl-J.
+    term.type('sent by its LF\n');
+    await term.waitFor(/^sent by its LF\n>\s*$/m);
+    expect(sent().at(-1)).toBe('sent by its LF');
+    term.run('/exit');
+    expect(await term.lastExit()).toBe(0);
+  });
+
+  it('slash commands sent at once run one by one, and a message typed after them is sent alone', async () => {
+    await term?.close();
+    term = new Terminal(t.env);
+    t.clearRequests();
+    term.run(`${router} chat -i --model local/echo --raw`);
+    await term.waitFor(/^>\s*$/m);
+    // One read, as tmux send-keys or an expect script sends it; bracketed paste is on, so this was typed, not pasted.
+    term.type('/system be brief\r/model local/echo\rhello\rwho');
+    await term.waitFor(/^> who$/m);
+    const s = await term.screen();
+    expect(s).toMatch(/^> \/system be brief\nsystem message set\n> \/model local\/echo\nmodel: local\/echo\n> hello\n/m);
+    expect(sent()).toEqual(['hello']);
+    expect(t.requests().at(-1)!.body.messages[0]).toEqual({ role: 'system', content: 'be brief' });
+    term.keys('Enter');
+    await term.waitFor(/^who\n>\s*$/m);
+    expect(sent()).toEqual(['hello', 'who']);
+    term.run('/exit');
+    expect(await term.lastExit()).toBe(0);
+  });
+
+  it('without bracketed paste (TERM=dumb), lines that come in one read are taken for a paste: one message', async () => {
+    await term?.close();
+    term = new Terminal(t.env);
+    t.clearRequests();
+    term.run(`TERM=dumb ${router} chat -i --model local/echo --raw`);
+    await term.waitFor(/^>\s*$/m);
+    term.type('pasted one\rpasted two\r');
+    await term.waitFor(/^pasted one\npasted two\n(.*\n)*>\s*$/m);
+    expect(sent()).toEqual(['pasted one\npasted two']);
+    // readline's minimal mode ends a line at Alt-Enter itself: the message still goes on, once.
+    term.type('one');
+    term.keys('M-Enter');
+    await term.waitFor(/^\. $/m);
+    term.type('two');
+    term.keys('C-j');
+    await term.waitFor(/^\. two\n\. $/m);
+    term.run('three');
+    await term.waitFor(/^three\n(.*\n)*>\s*$/m);
+    expect(sent()).toEqual(['pasted one\npasted two', 'one\ntwo\nthree']);
+    term.run('/exit');
+    expect(await term.lastExit()).toBe(0);
+  });
+});
+
 describe.skipIf(!HAS_TMUX)('reasoning in chat -i', () => {
   it('--show-reasoning shows each turn\'s reasoning (dimmed, on stderr) before its answer', async () => {
     await term?.close();

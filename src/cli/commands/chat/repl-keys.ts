@@ -12,15 +12,37 @@ export type Asked = { line: string } | { end: 'eof' | 'interrupt'; typed?: strin
 const PASTE_ON = '\x1b[?2004h';
 const PASTE_OFF = '\x1b[?2004l';
 
+/** A key as readline's keypress event gives it. */
+type Keypress = [sequence: string | undefined, key: { name?: string; meta?: boolean } | undefined];
+
+/** What the prompts of one session share: the history (newest first), the lines typed since it was saved, and keys typed ahead. */
+export interface Prompting {
+  history: string[];
+  historySize: number;
+  /** Lines typed in this session, for the history file. */
+  fresh: string[];
+  /** Keys that came after a message's end in the same read: they are the next prompt's, typed ahead. */
+  ahead: Keypress[];
+}
+
+/**
+ * Alt-Enter (ESC CR) or Ctrl-J (LF, which a terminal sends apart from Enter's CR): a new line in the message, not its
+ * end. An LF is Ctrl-J only when it comes alone: one that ends a line written at once ("hi\n", as `expect` or a
+ * program sends it) ends the line, as it always did.
+ */
+const isNewlineKey = (key: Keypress[1], read: string | undefined) => (key?.name === 'enter' && (key.meta || read === '\n')) || (key?.name === 'return' && !!key.meta);
+
 /**
  * One message, with its own readline: the terminal is in its hands only while the user types.
- * A line ending in \ goes on in the next (prompt ". "). A paste is part of the message whatever it
- * holds: its newlines end no message (bracketed paste; where the terminal has none, lines that
- * come in one read with more keys after them), and Enter typed after it sends the whole.
- * Only typed lines go in the history, not each line of a paste.
+ * A line ending in \ or Ctrl-J or Alt-Enter goes on in the next (prompt ". "). A paste is part of the
+ * message whatever it holds: its newlines end no message, and Enter typed after it sends the whole.
+ * Where bracketed paste is on, keys after a message's end in the same read were typed ahead: they go to
+ * the next prompt (three slash commands sent at once run one by one). Where it is off (TERM=dumb), such
+ * keys are taken for a paste: they join the message. Only typed lines go in the history, not a paste's.
  */
-export function ask(io: IO, history: string[], historySize: number, fresh: string[], signal: AbortSignal): Promise<Asked> {
+export function ask(io: IO, p: Prompting, signal: AbortSignal): Promise<Asked> {
   return new Promise((resolve) => {
+    const { history, historySize, fresh } = p;
     // readline adds every line it reads to the array it is given: a copy, so that a paste's lines stay out of ours.
     const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true, history: [...history], historySize, prompt: '> ' });
     // Only on a stream that is a terminal itself (not one a test says is): the sequences mean nothing elsewhere.
@@ -29,7 +51,9 @@ export function ask(io: IO, history: string[], historySize: number, fresh: strin
     let pasting = false;
     /** Whether part of the message was pasted: its lines are not the history's. */
     let pasted = false;
-    /** A line that ended with more keys of the same read still to come: the end of a message or a paste's. */
+    /** The line being ended was ended by Ctrl-J or Alt-Enter: the message goes on. */
+    let newline = false;
+    /** Without bracketed paste: a line that ended with more keys of the same read still to come: the end of a message or a paste's. */
     let ended: string | undefined;
     let settled = false;
     const typed = () => (parts.length ? parts.join('\n') : undefined);
@@ -44,9 +68,10 @@ export function ask(io: IO, history: string[], historySize: number, fresh: strin
       if (history[0] !== line) history.unshift(line);
       history.splice(historySize);
     };
-    const onKey = (_s: string | undefined, key: { name?: string } | undefined) => {
+    const onKey = (_s: string | undefined, key: Keypress[1]) => {
       if (key?.name === 'paste-start') pasting = pasted = true;
       else if (key?.name === 'paste-end') pasting = false;
+      newline = !pasting && isNewlineKey(key, read);
       // Keys after a line's end in the same read: no one types that fast, so it was pasted.
       if (ended !== undefined) {
         parts.push(ended);
@@ -55,8 +80,17 @@ export function ask(io: IO, history: string[], historySize: number, fresh: strin
         rl.setPrompt('');
       }
     };
-    // Before readline's own listener: a key's meaning is settled before readline acts on it.
+    // readline ends no line at Alt-Enter (but in TERM=dumb's minimal mode, which does): the line is ended here.
+    const afterReadline = (_s: string | undefined, key: Keypress[1]) => {
+      if (newline && !settled && key?.name === 'return') rl.write(null, { name: 'return' });
+    };
+    /** The read the keys come from now (undefined for keys typed ahead, given again). */
+    let read: string | undefined;
+    const onRead = (d: Buffer | string) => void (read = d.toString());
+    // Before readline's own listeners: the read is known before its keys are, and a key's meaning before readline acts on it.
+    io.stdin.prependListener('data', onRead);
     io.stdin.prependListener('keypress', onKey);
+    io.stdin.on('keypress', afterReadline);
     // Ctrl-Z, then fg: readline pauses the terminal as the process comes back, and a paused one reads as the input's end.
     rl.on('SIGCONT', () => rl.resume());
     const done = (a: Asked) => {
@@ -64,8 +98,11 @@ export function ask(io: IO, history: string[], historySize: number, fresh: strin
       settled = true;
       signal.removeEventListener('abort', stopped);
       io.stdin.off('keypress', onKey);
+      io.stdin.off('data', onRead);
+      io.stdin.off('keypress', afterReadline);
       if (bracketed) io.stderr.write(PASTE_OFF);
       rl.close();
+      if ('line' in a) keepTypedAhead(io, p.ahead);
       resolve(a);
     };
     rl.on('SIGINT', () => {
@@ -84,14 +121,20 @@ export function ask(io: IO, history: string[], historySize: number, fresh: strin
         rl.setPrompt('');
         return;
       }
-      if (line.endsWith('\\')) {
+      if (newline || line.endsWith('\\')) {
         if (!pasted) keep(line);
-        parts.push(line.slice(0, -1));
+        parts.push(newline ? line : line.slice(0, -1));
+        newline = false;
         rl.setPrompt('. ');
         return rl.prompt();
       }
       // Enter right after a paste that ended with a newline sends it as it is.
       if (!line && parts.length && rl.getPrompt() === '') return done({ line: parts.join('\n') });
+      if (bracketed) {
+        if (!pasted) keep(line);
+        parts.push(line);
+        return done({ line: parts.join('\n') });
+      }
       ended = line;
       queueMicrotask(() => {
         if (ended === undefined) return;
@@ -109,7 +152,22 @@ export function ask(io: IO, history: string[], historySize: number, fresh: strin
     signal.addEventListener('abort', stopped, { once: true });
     if (bracketed) io.stderr.write(PASTE_ON);
     rl.prompt();
+    // Typed ahead: given to this prompt as they came, each to both listeners.
+    for (const [s, key] of p.ahead.splice(0)) io.stdin.emit('keypress', s, key);
   });
+}
+
+/**
+ * Keeps the keys that follow a message's end in the same read (they come at once, before any promise settles)
+ * for the next prompt; not an LF right after the CR that ended the line (a terminal's Enter sent as CR LF).
+ */
+function keepTypedAhead(io: IO, ahead: Keypress[]): void {
+  const capture = (s: string | undefined, key: Keypress[1]) => {
+    if (!ahead.length && key?.name === 'enter' && !key.meta) return;
+    ahead.push([s, key]);
+  };
+  io.stdin.on('keypress', capture);
+  queueMicrotask(() => io.stdin.off('keypress', capture));
 }
 
 /**

@@ -15,14 +15,14 @@ import type { Model } from '../../../client/resources/models.js';
 import type { ToolSet } from '../../../kit/toolset.js';
 import { cliErrorOf } from '../../kit-words.js';
 import { noteReplDefault } from '../../answers/answered-by.js';
-import { ask, swallowKeys } from './repl-keys.js';
+import { ask, swallowKeys, type Prompting } from './repl-keys.js';
 import { modelShapeHint } from '../../flags/options.js';
 import { boundWayOut } from './repl-checks.js';
 import { waitingFor, waitingSpinner } from '../../io/spinner.js';
 import { counted } from '../../../internal/counted.js';
 
 /** Said when the session starts; /help lists the commands one a line (./repl-checks.ts). */
-const REPL_START = '/help lists the commands; /exit or Ctrl-D ends';
+const REPL_START = 'Alt-Enter or Ctrl-J: a new line; /help lists the commands; /exit or Ctrl-D ends';
 
 interface Conversation {
   model: string | undefined;
@@ -144,12 +144,11 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
   const c: Conversation = { model: settings.model, history: withSystem(saved?.messages ?? [], opts.system), attached: await readAttachments(opts.attach, io), recorded: new WeakMap(), tools, answered: [saved?.model ?? saved?.answered_by].filter((m) => m !== undefined), models: () => (models ??= import('./repl-checks.js').then((m) => m.modelList(client, ctx.env, settings.apiRoot))) };
   let kept = saved;
   if (saved) io.err(`continuing ${saved.id} (${counted(saved.messages.filter((m) => m.role === 'user').length, 'turn')})\n`);
-  const lines: string[] = more.loadHistory(ctx.env);
-  const fresh: string[] = [];
+  const prompting: Prompting = { history: more.loadHistory(ctx.env), historySize: more.HISTORY_LINES, fresh: [], ahead: [] };
   io.err(`router chat${c.model ? ` with ${c.model}` : ''}. ${REPL_START}\n`);
   try {
     for (;;) {
-      const a = await ask(io, lines, more.HISTORY_LINES, fresh, signal);
+      const a = await ask(io, prompting, signal);
       if (signal.aborted) throw signal.reason;
       // Ctrl-C or Ctrl-D on an empty prompt ends the session.
       if ('end' in a && a.typed === undefined) {
@@ -163,7 +162,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
       }
       // Ctrl-D on a message's next line ends the message there: it is sent.
       const line = 'end' in a ? a.typed! : a.line;
-      more.saveHistory(ctx.env, fresh, ctx.logging);
+      more.saveHistory(ctx.env, prompting.fresh, ctx.logging);
       // A message of several lines keeps its first line's indent (pasted code); its blank lines around go.
       let text = line.includes('\n') ? line.replace(/^([ \t]*\n)+/, '').trimEnd() : line.trim();
       if (!text) continue;
