@@ -90,13 +90,16 @@ export function ask(io: IO, history: string[], historySize: number, fresh: strin
         rl.setPrompt('. ');
         return rl.prompt();
       }
-      // Enter right after a paste that ended with a newline sends it as it is.
-      if (!line && parts.length && rl.getPrompt() === '') return done({ line: parts.join('\n') });
       ended = line;
       queueMicrotask(() => {
         if (ended === undefined) return;
-        if (!pasted) keep(ended);
-        parts.push(ended);
+        // Enter right after a paste that ended with a newline sends it as it is; an empty line with keys
+        // after it in the same read is a blank line of a paste (onKey kept it).
+        const afterPaste = !ended && parts.length && rl.getPrompt() === '';
+        if (!afterPaste) {
+          if (!pasted) keep(ended);
+          parts.push(ended);
+        }
         done({ line: parts.join('\n') });
       });
     });
