@@ -41,6 +41,10 @@ describe("--schema in llm's concise syntax", () => {
     const bare = await u.run(['chat', '--model', 'local/lorem', '--schema', 'dog', 'a dog']);
     expect(bare.code).toBe(2);
     expect(bare.stderr).toBe('error: --schema: cannot read dog (no such file or folder); a schema of one text field is written "dog str"\n');
+    // Was: "cannot read name str extra (no such file or folder)", words taken for a path.
+    const words = await u.run(['chat', '--model', 'local/lorem', '--schema', 'name str extra', 'a dog']);
+    expect(words.code).toBe(2);
+    expect(words.stderr).toBe('error: --schema: "name str extra" is not a field: write NAME [TYPE][: description], as "age int: their age"\n');
   });
 
   it('a role keeps concise fields as they are, and chat --role uses them from any folder', async () => {
@@ -96,6 +100,9 @@ describe('--extract and --extract-last: only the code of a fenced block, as llm 
     expect(json.stderr).toBe('error: give one of --extract and --json\n');
     const schema = await u.run(['chat', '--model', 'local/echo', '--extract-last', '--schema', 'name, age int', 'hi']);
     expect(schema.stderr).toBe('error: give one of --extract-last and --schema\n');
+    // Was: "give one of --extract and --schema", a flag not typed.
+    const multi = await u.run(['chat', '--model', 'local/echo', '-x', '--schema-multi', 'name, age int', 'hi']);
+    expect(multi.stderr).toBe('error: give one of --extract and --schema-multi\n');
   });
 });
 
