@@ -165,6 +165,9 @@ describe("llm's words for what router spells otherwise: one line naming router's
       [['chat', '-t', 'summarize', 'hi'], `error: option '-t, --temperature <t>' argument 'summarize' is invalid: not a number (llm's -t TEMPLATE is --role NAME here; -t is --temperature); see "router chat --help"\n`],
       [['chat', '-n', 'hi'], `error: unknown option '-n' (llm's -n is --no-log here); see "router chat --help"\n`],
       [['chat', '--cid', 'trip', 'hi'], `error: unknown option '--cid' (llm's --cid is --conversation ID here; router conversations list shows them); see "router chat --help"\n`],
+      // Was: unknown option '--xl', no word of where to go (n6 added --extract-last, llm's --xl).
+      [['chat', '--xl', 'hi'], `error: unknown option '--xl' (llm's --xl is --extract-last here); see "router chat --help"\n`],
+      [['responses', '--xl', 'hi'], `error: unknown option '--xl' (llm's --xl is --extract-last here); see "router responses --help"\n`],
       [['chat', '--key', 'sk-x', 'hi'], `error: unknown option '--key' (a key is never an argument: ROUTER_API_KEY, or router login --profile NAME and then --profile NAME); see "router chat --help"\n`],
     ];
     for (const [args, line] of cases) {
