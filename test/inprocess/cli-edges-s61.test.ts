@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -144,6 +144,11 @@ it('speak -o and batch get --results keep an existing file until the new one is 
   const whole = await run(['speak', 'hello', '--voice', 'alloy', '--model', 'local/tts', '-o', audio], env);
   expect(whole.code, whole.stderr).toBe(0);
   expect(readFileSync(audio, 'utf8')).not.toBe('the old audio');
+  // A link to a file not made yet: the file is made, as the shell's > makes it. Was: the link replaced by a file.
+  symlinkSync('made.mp3', join(dir, 'link.mp3'));
+  expect((await run(['speak', 'hello', '--voice', 'alloy', '--model', 'local/tts', '-o', join(dir, 'link.mp3')], env)).code).toBe(0);
+  expect(lstatSync(join(dir, 'link.mp3')).isSymbolicLink()).toBe(true);
+  expect(readFileSync(join(dir, 'made.mp3')).length).toBeGreaterThan(100);
   expect(await run(['speak', 'hello', '--voice', 'alloy', '--model', 'local/tts', '-o', dir], env)).toMatchObject({ code: 2, stderr: `error: cannot write ${dir}: is a folder\n` });
   expect(await run(['batch', 'get', 'batch_x', '--results', dir], env)).toMatchObject({ code: 2, stderr: `error: cannot write ${dir}: is a folder\n` });
   // Was: "write the audio here (atomically)": nothing said of a file there already.
