@@ -54,6 +54,22 @@ describe("--schema in llm's concise syntax", () => {
     expect(r.stderr).toBe('');
     expect(Object.keys(JSON.parse(r.stdout))).toEqual(['name', 'age']);
   });
+
+  it("flags given with --role win over the role's that they cannot go with (its -x, --schema, --schema-multi)", async () => {
+    const u = user();
+    expect((await u.run(['roles', 'save', 'coder', '--system', 'Code.', '--model', 'local/echo', '-x'])).code).toBe(0);
+    expect((await u.run(['roles', 'save', 'dogs', '--system', 'Dogs.', '--model', 'local/lorem', '--schema-multi', 'name, age int'])).code).toBe(0);
+    // Was: "give one of --extract and --json", of a flag not typed, exit 2.
+    const json = await u.run(['chat', '--role', 'coder', '--json', 'hi']);
+    expect(json.stderr).toBe('');
+    expect(JSON.parse(json.stdout).choices[0].message.content).toBe('hi');
+    const last = await u.run(['chat', '--role', 'coder', '--extract-last', '```\na\n```\n```\nb\n```']);
+    expect(last.stdout).toBe('b\n');
+    const one = await u.run(['chat', '--role', 'dogs', '--schema', 'city str', 'go']);
+    expect(Object.keys(JSON.parse(one.stdout))).toEqual(['city']);
+    const code = await u.run(['chat', '--role', 'dogs', '--model', 'local/echo', '-x', '```\nx\n```']);
+    expect(code.stdout).toBe('x\n');
+  });
 });
 
 describe('conversations show with no id: the last one, as llm logs -c', () => {
