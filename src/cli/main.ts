@@ -10,6 +10,7 @@ import { visible } from '../internal/visible.js';
 import { definitionOf, register, type AnyCommandDef, type GroupDef } from './define.js';
 import { installLastResort, report } from './last-resort.js';
 import { docsInHelp, helpAfterText, helpWidth } from './io/installed-docs.js';
+import { narrowItems } from './io/narrow-help.js';
 import { takesNextWord } from './flags/value-word.js';
 import { otherToolsHint } from './flags/other-tools-words.js';
 import type { JsonTarget } from './io/json-output.js';
@@ -222,7 +223,7 @@ function applyExit(cmd: Command, streams: Streams): void {
     outputError: (str, write) => write(usageLine(str, cmd)),
   });
   // Help names docs pages (docs/keys.md): for its reader, files of the installed package, said by their paths.
-  cmd.configureHelp({ ...cmd.configureHelp(), ...docsInHelp });
+  cmd.configureHelp({ ...cmd.configureHelp(), ...docsInHelp, ...narrowItems });
   for (const sub of cmd.commands) applyExit(sub, streams);
 }
 

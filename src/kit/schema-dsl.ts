@@ -12,7 +12,7 @@ const FIELD = /^([A-Za-z_][\w-]*)(?:\s+(\S+))?$/;
 export function looksConcise(text: string): boolean {
   const t = text.trim();
   if (!t || t.startsWith('{') || /[/\\]|\.json$|\.ya?ml$/i.test(t)) return false;
-  return /[,:\n]/.test(t) || /^[A-Za-z_][\w-]*\s+\S+$/.test(t);
+  return /[,:\n]/.test(t) || /^[A-Za-z_][\w-]*\s+\S/.test(t);
 }
 
 /** The JSON schema of a concise field list; `multi`: an object holding an `items` array of them (llm's --schema-multi). */

@@ -64,6 +64,11 @@ describe.skipIf(!HAS_TMUX)('pasting into chat -i', () => {
     term.type('# Title\\\r```js\\\rconst x = 1;\\\r```\r');
     await term.waitFor(/^```\n>\s*$/m);
     expect(sent()).toEqual(['# Title\n```js\nconst x = 1;\n```']);
+    // A blank line among them (two paragraphs pasted where there is no bracketed paste) ends nothing.
+    // Was: the first paragraph sent alone at the blank line, the second lost.
+    term.type('para one\r\rpara two\r');
+    await term.waitFor(/^para two\n>\s*$/m);
+    expect(sent().at(-1)).toBe('para one\n\npara two');
     // A slash command is one line: a message of more that starts with a slash (a path) is sent as one.
     term.run('/tmp is full\\');
     term.run('why?');

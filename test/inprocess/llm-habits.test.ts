@@ -41,6 +41,10 @@ describe("--schema in llm's concise syntax", () => {
     const bare = await u.run(['chat', '--model', 'local/lorem', '--schema', 'dog', 'a dog']);
     expect(bare.code).toBe(2);
     expect(bare.stderr).toBe('error: --schema: cannot read dog (no such file or folder); a schema of one text field is written "dog str"\n');
+    // Was: "cannot read name str extra (no such file or folder)", words taken for a path.
+    const words = await u.run(['chat', '--model', 'local/lorem', '--schema', 'name str extra', 'a dog']);
+    expect(words.code).toBe(2);
+    expect(words.stderr).toBe('error: --schema: "name str extra" is not a field: write NAME [TYPE][: description], as "age int: their age"\n');
   });
 
   it('a role keeps concise fields as they are, and chat --role uses them from any folder', async () => {
@@ -49,6 +53,22 @@ describe("--schema in llm's concise syntax", () => {
     const r = await u.run(['chat', '--role', 'dog', 'go']);
     expect(r.stderr).toBe('');
     expect(Object.keys(JSON.parse(r.stdout))).toEqual(['name', 'age']);
+  });
+
+  it("flags given with --role win over the role's that they cannot go with (its -x, --schema, --schema-multi)", async () => {
+    const u = user();
+    expect((await u.run(['roles', 'save', 'coder', '--system', 'Code.', '--model', 'local/echo', '-x'])).code).toBe(0);
+    expect((await u.run(['roles', 'save', 'dogs', '--system', 'Dogs.', '--model', 'local/lorem', '--schema-multi', 'name, age int'])).code).toBe(0);
+    // Was: "give one of --extract and --json", of a flag not typed, exit 2.
+    const json = await u.run(['chat', '--role', 'coder', '--json', 'hi']);
+    expect(json.stderr).toBe('');
+    expect(JSON.parse(json.stdout).choices[0].message.content).toBe('hi');
+    const last = await u.run(['chat', '--role', 'coder', '--extract-last', '```\na\n```\n```\nb\n```']);
+    expect(last.stdout).toBe('b\n');
+    const one = await u.run(['chat', '--role', 'dogs', '--schema', 'city str', 'go']);
+    expect(Object.keys(JSON.parse(one.stdout))).toEqual(['city']);
+    const code = await u.run(['chat', '--role', 'dogs', '--model', 'local/echo', '-x', '```\nx\n```']);
+    expect(code.stdout).toBe('x\n');
   });
 });
 
@@ -96,6 +116,9 @@ describe('--extract and --extract-last: only the code of a fenced block, as llm 
     expect(json.stderr).toBe('error: give one of --extract and --json\n');
     const schema = await u.run(['chat', '--model', 'local/echo', '--extract-last', '--schema', 'name, age int', 'hi']);
     expect(schema.stderr).toBe('error: give one of --extract-last and --schema\n');
+    // Was: "give one of --extract and --schema", a flag not typed.
+    const multi = await u.run(['chat', '--model', 'local/echo', '-x', '--schema-multi', 'name, age int', 'hi']);
+    expect(multi.stderr).toBe('error: give one of --extract and --schema-multi\n');
   });
 });
 
@@ -158,6 +181,9 @@ describe("llm's words for what router spells otherwise: one line naming router's
       [['chat', '-t', 'summarize', 'hi'], `error: option '-t, --temperature <t>' argument 'summarize' is invalid: not a number (llm's -t TEMPLATE is --role NAME here; -t is --temperature); see "router chat --help"\n`],
       [['chat', '-n', 'hi'], `error: unknown option '-n' (llm's -n is --no-log here); see "router chat --help"\n`],
       [['chat', '--cid', 'trip', 'hi'], `error: unknown option '--cid' (llm's --cid is --conversation ID here; router conversations list shows them); see "router chat --help"\n`],
+      // Was: unknown option '--xl', no word of where to go (n6 added --extract-last, llm's --xl).
+      [['chat', '--xl', 'hi'], `error: unknown option '--xl' (llm's --xl is --extract-last here); see "router chat --help"\n`],
+      [['responses', '--xl', 'hi'], `error: unknown option '--xl' (llm's --xl is --extract-last here); see "router responses --help"\n`],
       [['chat', '--key', 'sk-x', 'hi'], `error: unknown option '--key' (a key is never an argument: ROUTER_API_KEY, or router login --profile NAME and then --profile NAME); see "router chat --help"\n`],
     ];
     for (const [args, line] of cases) {

@@ -13,8 +13,9 @@ afterAll(() => rmSync(home, { recursive: true, force: true }));
 const env = { ROUTER_STATE_DIR: join(home, 'state'), ROUTER_CONFIG_DIR: join(home, 'config'), ROUTER_API_KEY: 'sk-test-key-000000', ROUTER_API_ROOT: 'http://127.0.0.1:9/api', ROUTER_PROFILE: '', ROUTER_MODEL: 'x/y', NO_COLOR: '1' };
 
 /** One `chat -i` session that types `lines` (then /exit, unless one ended it); its exit code and stderr. */
-async function session(lines: string[]): Promise<{ code: number; stderr: string }> {
+async function session(lines: string[], columns?: number): Promise<{ code: number; stderr: string }> {
   const t = testStreams({ env, tty: { stdin: true, stdout: true, stderr: true } });
+  if (columns) Object.assign(t.streams.stderr, { columns });
   const keys = new PassThrough();
   t.streams.stdin = keys;
   const run = main(['node', 'router', 'chat', '-i'], t.streams);
@@ -42,5 +43,14 @@ describe('chat -i slash commands', () => {
     const help = stderr.slice(stderr.indexOf('/model ID'), stderr.lastIndexOf('\n> '));
     expect(help.split('\n').length).toBeGreaterThan(10);
     for (const line of help.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+  });
+
+  it('/help and the greeting fit a 40-column terminal too, broken between words', async () => {
+    const { stderr } = await session(['/help'], 40);
+    const shown = stderr.slice(0, stderr.lastIndexOf('\n> '));
+    // Was: each line of 80 broken by the terminal at its 40th column, mid-word ("(chec" / "ked against").
+    for (const line of shown.split('\n')) expect(line.length, line).toBeLessThanOrEqual(40);
+    expect(shown).toContain('\n/model ID         switch the model\n                  (checked against\n');
+    expect(stderr).toMatch(/^router chat with x\/y\. \/help lists the\ncommands; /);
   });
 });

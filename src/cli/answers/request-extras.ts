@@ -53,7 +53,7 @@ export async function prepareExtras<T>(opts: ExtraOpts, io: IO, api: Api, loadTo
   if (fromStdin.length > 1) throw usage(`stdin can be read once: give a file to all but one of ${fromStdin.join(', ')}`);
   checkImagesDir(opts.saveImages);
   const extract = opts.extract ? '--extract' : opts.extractLast ? '--extract-last' : undefined;
-  if (extract && (opts.json || opts.schema !== undefined)) throw usage(`give one of ${extract} and ${opts.json ? '--json' : '--schema'}`);
+  if (extract && (opts.json || opts.schema !== undefined)) throw usage(`give one of ${extract} and ${opts.json ? '--json' : opts.schemaMulti !== undefined ? '--schema-multi' : '--schema'}`);
   if (opts.extract && opts.extractLast) throw usage('give one of --extract and --extract-last');
   const plugins = pluginsFrom(opts.plugin, opts.web);
   const schema = await loadSchema(opts.schema, io, opts.schemaMulti !== undefined);

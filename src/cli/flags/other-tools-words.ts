@@ -19,6 +19,8 @@ const FLAGS: Record<string, string> = {
   'router chat -o': "llm's -o KEY VALUE is a flag of its own here: --temperature 0.5, --max-tokens 100",
   'router responses -o': "llm's -o KEY VALUE is a flag of its own here: --temperature 0.5, --max-output-tokens 100",
   'router chat -T': 'tools come from a file here: --tools FILE, each with its command; or --mcp SERVER',
+  'router chat --xl': "llm's --xl is --extract-last here",
+  'router responses --xl': "llm's --xl is --extract-last here",
   'router chat --td': 'with --verbose each tool call and its result are shown on stderr',
   'router chat -n': "llm's -n is --no-log here",
   'router chat --cid': "llm's --cid is --conversation ID here; router conversations list shows them",

@@ -7,6 +7,7 @@
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Help, type Command } from '../commander.js';
+import { wrapped } from './narrow-help.js';
 
 let root: string | undefined;
 
@@ -59,7 +60,6 @@ export const helpWidth = (out: { columns?: number }, tty: boolean): number => (t
  */
 export function helpAfterText(text: string, command: Command): string {
   const width = command.configureOutput().getOutHelpWidth?.() ?? 80;
-  const help = new Help();
-  const lines = unbrokenDocs(text).split('\n').map((line) => (/^\s/.test(line) ? line : help.boxWrap(line, width)));
+  const lines = unbrokenDocs(text).split('\n').map((line) => (/^\s/.test(line) ? line : wrapped(line, width)));
   return unheldSpaces(lines.join('\n'));
 }

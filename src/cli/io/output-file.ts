@@ -1,4 +1,4 @@
-import { closeSync, constants, createWriteStream, openSync, readdirSync, realpathSync, renameSync, rmSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, createWriteStream, openSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, type Stats } from 'node:fs';
 import { Socket } from 'node:net';
 import { isatty } from 'node:tty';
 import type { Writable } from 'node:stream';
@@ -16,6 +16,20 @@ function failure(err: unknown, path: string): Error {
   if (err instanceof CliError) return err;
   if (isSystemError(err)) return new CliError(`cannot write ${path}: ${describeCode(err.code)}`, isPathProblem(err.code) ? EXIT.USAGE : EXIT.FAILURE);
   return err as Error;
+}
+
+/** Where a path that names no file is made: the file a dangling link names (as the shell's `>` makes it), else the path. */
+function linkTarget(path: string): string {
+  let target = path;
+  // A loop of links never comes here (stat refused it: ELOOP); 40 hops is the kernel's bound too.
+  for (let hops = 0; hops < 40; hops++) {
+    try {
+      target = resolve(dirname(target), readlinkSync(target));
+    } catch {
+      return target;
+    }
+  }
+  return target;
 }
 
 function statOrUndefined(path: string): Stats | undefined {
@@ -101,7 +115,7 @@ export class OutputFile {
       this.target = path;
       fd = openSync(path, 'w');
     } else {
-      this.target = st ? realpathSync(path) : path;
+      this.target = st ? realpathSync(path) : linkTarget(path);
       const targetDir = dirname(this.target);
       sweepStale(targetDir);
       this.tempPath = join(targetDir, `${TEMP_PREFIX}${basename(this.target)}.${process.pid}.${randomHex(3)}`);

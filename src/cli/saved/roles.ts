@@ -150,9 +150,17 @@ function optionFor(cmd: Command, key: string, value: unknown): Option | undefine
 /** Keys a role file may not set: they are about the run, not the role. */
 const NOT_IN_ROLES = new Set(['role', 'json', 'jq', 'interactive', 'continue', 'conversation', 'help']);
 
+/** What the answer is printed as: a role's setting is left out where the command line gives one it cannot go with. */
+const CANNOT_GO_WITH: Record<string, string[]> = {
+  extract: ['extractLast', 'schema', 'schemaMulti', 'json', 'jq'],
+  extractLast: ['extract', 'schema', 'schemaMulti', 'json', 'jq'],
+  schema: ['schemaMulti', 'extract', 'extractLast'],
+  schemaMulti: ['schema', 'extract', 'extractLast'],
+};
+
 /**
  * The role's settings as the command's options, checked as the flags are (each value through the
- * flag's own parser), set only where the command line gave none.
+ * flag's own parser), set only where the command line gave none, nor one the setting cannot go with.
  */
 export function applyRole(role: Role, cmd: Command, opts: Record<string, unknown>): string[] {
   const fromCli = (attr: string) => ['cli', 'env'].includes(cmd.getOptionValueSource(attr) ?? '');
@@ -166,7 +174,7 @@ export function applyRole(role: Role, cmd: Command, opts: Record<string, unknown
     }
     if (!option) throw usage(`role file ${role.path}: "${key}" is not a flag of router ${cmd.name()}`);
     const attr = option.attributeName();
-    if (fromCli(attr)) continue;
+    if (fromCli(attr) || CANNOT_GO_WITH[attr]?.some(fromCli)) continue;
     // `no-fallbacks: true` names the flag as typed: the attribute (fallbacks) is its opposite.
     const asTyped = option.negate && option.long === `--${kebab(key)}` && typeof value === 'boolean';
     opts[attr] = optionValue(role, key, option, asTyped ? !value : value);

@@ -8,8 +8,9 @@ import { usage } from '../../exit-codes.js';
 import { didYouMean } from '../../../internal/did-you-mean.js';
 import { CostCapExceeded } from '../../../kit/spend/errors.js';
 import { counted } from '../../../internal/counted.js';
+import { termAndDescription, wrapped } from '../../io/narrow-help.js';
 
-/** /help: one command a line, each within 80 columns. */
+/** /help: one command a line (see replHelp), each within 80 columns. */
 export const REPL_COMMANDS = [
   '/model ID         switch the model (checked against router models)',
   '/system TEXT      set the system message (none: clear it)',
@@ -28,6 +29,17 @@ export const REPL_COMMANDS = [
   'Ctrl-C stops an answer (the exchange is dropped) or clears the line;',
   'on an empty line it exits (130).',
 ].join('\n');
+
+/** Said when the session starts, wrapped to the terminal. */
+export const replStart = (model: string | undefined, width: number): string =>
+  `${wrapped(`router chat${model ? ` with ${model}` : ''}. Alt-Enter or Ctrl-J: a new line; /help lists the commands; /exit or Ctrl-D ends`, width)}\n`;
+
+/** /help as the terminal shows it: each command's description beside it, wrapped, or under it where it is narrow. */
+export function replHelp(width: number): string {
+  return REPL_COMMANDS.split('\n')
+    .map((line) => (line.startsWith('/') ? termAndDescription(line.slice(0, 18), 18, line.slice(18), width, 20) : wrapped(line, width)))
+    .join('\n');
+}
 
 /** The commands of /help that take no argument: one given is refused rather than ignored. */
 export const NO_ARGUMENT = new Set(['/edit', '/clear', '/tools', '/help', '/exit', '/quit']);

@@ -128,9 +128,9 @@ export function ask(io: IO, p: Prompting, signal: AbortSignal): Promise<Asked> {
         rl.setPrompt('. ');
         return rl.prompt();
       }
-      // Enter right after a paste that ended with a newline sends it as it is.
-      if (!line && parts.length && rl.getPrompt() === '') return done({ line: parts.join('\n') });
       if (bracketed) {
+        // Enter right after a paste that ended with a newline sends it as it is.
+        if (!line && parts.length && rl.getPrompt() === '') return done({ line: parts.join('\n') });
         if (!pasted) keep(line);
         parts.push(line);
         return done({ line: parts.join('\n') });
@@ -138,8 +138,13 @@ export function ask(io: IO, p: Prompting, signal: AbortSignal): Promise<Asked> {
       ended = line;
       queueMicrotask(() => {
         if (ended === undefined) return;
-        if (!pasted) keep(ended);
-        parts.push(ended);
+        // Enter right after a paste that ended with a newline sends it as it is; an empty line with keys
+        // after it in the same read is a blank line of a paste (onKey kept it).
+        const afterPaste = !ended && parts.length && rl.getPrompt() === '';
+        if (!afterPaste) {
+          if (!pasted) keep(ended);
+          parts.push(ended);
+        }
         done({ line: parts.join('\n') });
       });
     });

@@ -17,12 +17,10 @@ import { cliErrorOf } from '../../kit-words.js';
 import { noteReplDefault } from '../../answers/answered-by.js';
 import { ask, swallowKeys, type Prompting } from './repl-keys.js';
 import { modelShapeHint } from '../../flags/options.js';
-import { boundWayOut } from './repl-checks.js';
+import { boundWayOut, replStart } from './repl-checks.js';
 import { waitingFor, waitingSpinner } from '../../io/spinner.js';
 import { counted } from '../../../internal/counted.js';
-
-/** Said when the session starts; /help lists the commands one a line (./repl-checks.ts). */
-const REPL_START = 'Alt-Enter or Ctrl-J: a new line; /help lists the commands; /exit or Ctrl-D ends';
+import { helpWidth } from '../../io/installed-docs.js';
 
 interface Conversation {
   model: string | undefined;
@@ -50,7 +48,7 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
   // "/clear all", "/exit now": refused in one line, nothing done, rather than done as if the word were not there.
   if (arg && checks.NO_ARGUMENT.has(cmd!)) io.err(`usage: ${cmd} takes no argument\n`);
   else if (cmd === '/exit' || cmd === '/quit') return false;
-  else if (cmd === '/help') io.err(`${checks.REPL_COMMANDS}\n`);
+  else if (cmd === '/help') io.err(`${checks.replHelp(helpWidth(io.stderr, io.stderrTTY))}\n`);
   else if (cmd === '/model') {
     if (!arg) io.err(`usage: /model ${MODEL_ID_SYNTAX}\n`);
     // As --model says it: a bare slug of the emulator's gets its guess.
@@ -145,7 +143,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
   let kept = saved;
   if (saved) io.err(`continuing ${saved.id} (${counted(saved.messages.filter((m) => m.role === 'user').length, 'turn')})\n`);
   const prompting: Prompting = { history: more.loadHistory(ctx.env), historySize: more.HISTORY_LINES, fresh: [], ahead: [] };
-  io.err(`router chat${c.model ? ` with ${c.model}` : ''}. ${REPL_START}\n`);
+  io.err(replStart(c.model, helpWidth(io.stderr, io.stderrTTY)));
   try {
     for (;;) {
       const a = await ask(io, prompting, signal);
