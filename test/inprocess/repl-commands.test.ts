@@ -51,6 +51,6 @@ describe('chat -i slash commands', () => {
     // Was: each line of 80 broken by the terminal at its 40th column, mid-word ("(chec" / "ked against").
     for (const line of shown.split('\n')) expect(line.length, line).toBeLessThanOrEqual(40);
     expect(shown).toContain('\n/model ID         switch the model\n                  (checked against\n');
-    expect(stderr).toMatch(/^router chat with x\/y\. \/help lists the\ncommands; /);
+    expect(stderr).toMatch(/^router chat with x\/y\. Alt-Enter or\nCtrl-J: a new line; \/help lists the\ncommands; /);
   });
 });
