@@ -13,6 +13,7 @@ import { readLocalText } from '../internal/local-file.js';
 import { makeDir } from '../internal/make-dir.js';
 import { randomHex } from '../internal/random-hex.js';
 import { readTextReusing } from '../internal/read-many.js';
+import { firstWords } from '../internal/first-words.js';
 import { isRecord } from '../internal/shape.js';
 import { writeWhole } from '../internal/write-whole.js';
 import { ConversationError } from './errors.js';
@@ -54,7 +55,7 @@ export function newConversationRecord(model: string | undefined, first: string, 
   const now = new Date().toISOString();
   return {
     id: id === undefined ? `c_${now.slice(0, 10).replace(/-/g, '')}_${randomHex(3)}` : checkConversationId(id),
-    title: first.replace(/\s+/g, ' ').trim().slice(0, 60),
+    title: firstWords(first, 60),
     model,
     created_at: now,
     updated_at: now,
