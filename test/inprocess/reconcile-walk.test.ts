@@ -20,16 +20,21 @@ it('three runs at --limit 50 settle all 60 known of 120 calls, each call asked o
   for (let i = 0; i < 60; i++) expect((await run(['chat', '--model', 'local/echo', `call ${i}`], env)).code).toBe(0);
   t.clearRequests();
   const reports = [];
+  const said: string[] = [];
   for (let i = 0; i < 3; i++) {
     const r = await run(['usage', '--reconcile', '--json'], env);
     expect(r.code, r.stderr).toBe(0);
     reports.push(JSON.parse(r.stdout));
+    said.push(r.stderr);
   }
   // Was: each run asked the same 50 (40 gone, 10 late: "not known yet"), and none of the 60 known was ever reached.
   expect(reports.map((r) => r.reconciled.length)).toEqual([0, 40, 20]);
   expect(reports.flatMap((r) => r.unknown_here).sort()).toEqual([...gone].sort());
   expect(reports[2]).toMatchObject({ pending: [], left: 0 });
   expect(reports[2].waiting.sort()).toEqual([...late].sort());
+  // The run that asked the late ones says when they are asked again.
+  expect(reports[1].pending.sort()).toEqual([...late.slice(10)].sort());
+  expect(said[1]).toMatch(/; 10 not known to the service yet \(asked again in 5 minutes\); 10 calls not known to the service when asked in the last 5 minutes, not asked again before; 20 left: run router usage --reconcile again\n$/);
   const asks = new Map<string, number>();
   for (const q of t.requests().filter((q) => /\/v1\/generation$/.test(q.path))) asks.set(q.query.id![0]!, (asks.get(q.query.id![0]!) ?? 0) + 1);
   expect(asks.size).toBe(120);

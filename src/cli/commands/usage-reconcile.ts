@@ -16,7 +16,7 @@ export async function runReconcile(ctx: RunContext<{ json?: boolean }>, limit: n
     const parts = [`reconciled ${counted(n, 'call')} of profile "${settings.profile}"${n ? `: reported ${usd(report.reported_cost)}, charged ${usd(report.charged_cost)} (${sign}${usd(Math.abs(diff))})` : ''}`];
     if (report.not_found.length) parts.push(`${report.not_found.length} unknown to the service (marked, not asked again)`);
     if (report.unknown_here.length) parts.push(`unknown to this server: ${counted(report.unknown_here.length, 'call')} made before others it knows, probably at an emulator whose state was reset (marked, not asked again)`);
-    if (report.pending.length) parts.push(`${report.pending.length} not known to the service yet`);
+    if (report.pending.length) parts.push(`${report.pending.length} not known to the service yet (asked again in ${ASK_AGAIN_MS / 60_000} minutes)`);
     if (report.waiting.length) parts.push(`${counted(report.waiting.length, 'call')} not known to the service when asked in the last ${ASK_AGAIN_MS / 60_000} minutes, not asked again before`);
     parts.push(leftWords(report.left, limit));
     // Calls made at another service: asked of this one, they would be "not known yet", then given up on.
