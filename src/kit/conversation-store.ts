@@ -13,6 +13,8 @@ import { readLocalText } from '../internal/local-file.js';
 import { makeDir } from '../internal/make-dir.js';
 import { randomHex } from '../internal/random-hex.js';
 import { readTextReusing } from '../internal/read-many.js';
+import { firstWords } from '../internal/first-words.js';
+import { writeJsonLine } from '../internal/json-pieces.js';
 import { isRecord } from '../internal/shape.js';
 import { writeWhole } from '../internal/write-whole.js';
 import { ConversationError } from './errors.js';
@@ -54,7 +56,7 @@ export function newConversationRecord(model: string | undefined, first: string, 
   const now = new Date().toISOString();
   return {
     id: id === undefined ? `c_${now.slice(0, 10).replace(/-/g, '')}_${randomHex(3)}` : checkConversationId(id),
-    title: first.replace(/\s+/g, ' ').trim().slice(0, 60),
+    title: firstWords(first, 60),
     model,
     created_at: now,
     updated_at: now,
@@ -160,7 +162,8 @@ export class ConversationStore {
     // Strictly later than what it replaces, so that the next reader can tell a change even within one millisecond.
     const now = new Date().toISOString();
     saved.updated_at = stored && now <= stored.updated_at ? new Date(Date.parse(stored.updated_at) + 1).toISOString() : now;
-    writeWhole(file, `${JSON.stringify(saved)}\n`);
+    // In pieces: a conversation of a very large prompt is not held again whole as JSON text, nor as its bytes.
+    writeWhole(file, (fd) => writeJsonLine(fd, saved));
     writeWhole(join(this.dir, 'LAST'), `${c.id}\n`);
     return saved;
   }

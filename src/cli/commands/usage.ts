@@ -28,7 +28,7 @@ const FLAGS = {
 
 export const usageCommand = defineCommand({
   name: 'usage',
-  jsonFields: ['since', 'until', 'by', 'rows', 'total', 'budgets', 'checked', 'reconciled', 'not_found', 'unknown_here', 'pending', 'left', 'stopped', 'reported_cost', 'charged_cost'],
+  jsonFields: ['since', 'until', 'by', 'rows', 'total', 'budgets', 'checked', 'reconciled', 'not_found', 'unknown_here', 'pending', 'waiting', 'left', 'stopped', 'reported_cost', 'charged_cost'],
   summary: 'totals of tokens and cost from the local usage ledger',
   description: "Totals of what this machine's router calls used and cost, from the local usage ledger (rows: tab-separated; --json for one object).",
   flags: FLAGS,

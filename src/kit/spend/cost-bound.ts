@@ -2,6 +2,7 @@
  * The upper bound of what one call can cost, from the prices the model list gives (USD per token,
  * per image, per request, as strings). Every estimate here may be high, never low.
  */
+import { jsonByteLength } from '../../internal/json-byte-length.js';
 import { costText } from '../../internal/round-cost.js';
 
 /** A model's prices, read: USD per prompt token, per completion token, per input image, per request. */
@@ -130,7 +131,7 @@ export function completionWithin(prices: Pricing[], size: Omit<CallSize, 'comple
  * tokens than a text has bytes, and the JSON's keys and quotes stand for the per-message overhead.
  */
 export function promptTokenBound(body: unknown): number {
-  return Buffer.byteLength(JSON.stringify(body) ?? '', 'utf8');
+  return jsonByteLength(body);
 }
 
 /** Input images in a request (chat `image_url` parts, Responses `input_image` parts), at any depth. */

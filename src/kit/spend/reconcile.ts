@@ -3,7 +3,8 @@
  * into the usage ledger for calls it recorded with their generation id. The ledger is only appended
  * to: each call checked gets one line that names it (`reconciles`), at the call's own time, whose
  * `cost` is the difference from what the answer reported; totals and budgets sum it as they read.
- * A run checks at most `limit` calls, oldest first, and a later run goes on where it stopped.
+ * A run checks at most `limit` calls, oldest first, and a later run goes on where it stopped: a call the service did
+ * not know yet is asked again only ASK_AGAIN_MS later, and one it will never know not at all.
  */
 import type { RouterClient } from '../../client/index.js';
 import { APIError } from '../../client/errors.js';
@@ -11,6 +12,7 @@ import { appendUsage, type UsageRecord } from './ledger.js';
 import { eachLedgerRecord } from './ledger-read.js';
 import { roundCost } from '../../internal/round-cost.js';
 import { rootKey, sameRoot } from '../../internal/api-root.js';
+import { readAsked, saveAsked } from './reconcile-asked.js';
 
 /** The endpoints whose answers are generations the service can describe. */
 const GENERATED = new Set(['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/audio/speech', '/alpha/decisions']);
@@ -22,6 +24,8 @@ const GIVE_UP_MS = 60 * 60 * 1000;
  * state was reset (router serve restarted with another --state on the same root).
  */
 const KNOWN_LATER_MS = 2 * 60 * 1000;
+/** A call the service did not know yet is asked about again this long after (reconcile-asked.ts keeps when). */
+export const ASK_AGAIN_MS = 5 * 60 * 1000;
 
 export interface Reconciled {
   id: string;
@@ -39,9 +43,11 @@ export interface ReconcileReport {
   not_found: string[];
   /** Unknown to a service that knows calls made later (KNOWN_LATER_MS): marked, and not asked about again. */
   unknown_here: string[];
-  /** Unknown to the service yet (too recent): asked about again next run. */
+  /** Unknown to the service yet (too recent): asked about again after ASK_AGAIN_MS. */
   pending: string[];
-  /** Calls of the ledger still to check after this run (at this API root). */
+  /** Unknown to the service when asked less than ASK_AGAIN_MS ago: not asked in this run. */
+  waiting: string[];
+  /** Calls of the ledger still to ask about after this run (at this API root), past the limit or a failure; pending and waiting apart. */
   left: number;
   /** Calls still to check that went to another API root (by root): that service is asked, not this one. */
   elsewhere: Record<string, number>;
@@ -76,7 +82,7 @@ async function unreconciled(env: NodeJS.ProcessEnv, profile: string, apiRoot: st
 /** Checks up to `limit` calls; a failure that stops the run early is `failure` (after the report of what was done). */
 export async function reconcile(o: { env: NodeJS.ProcessEnv; profile: string; client: RouterClient; limit: number; signal: AbortSignal; now?: number }): Promise<{ report: ReconcileReport; failure?: unknown }> {
   const { todo, elsewhere } = await unreconciled(o.env, o.profile, o.client.core.apiRoot, o.signal);
-  const report: ReconcileReport = { checked: 0, reconciled: [], not_found: [], unknown_here: [], pending: [], left: 0, elsewhere, reported_cost: 0, charged_cost: 0 };
+  const report: ReconcileReport = { checked: 0, reconciled: [], not_found: [], unknown_here: [], pending: [], waiting: [], left: 0, elsewhere, reported_cost: 0, charged_cost: 0 };
   const now = o.now ?? Date.now();
   const write = (r: UsageRecord, real: number | null) => {
     const reported = typeof r.cost === 'number' && Number.isFinite(r.cost) ? r.cost : 0;
@@ -84,12 +90,24 @@ export async function reconcile(o: { env: NodeJS.ProcessEnv; profile: string; cl
     const problem = appendUsage(o.env, line);
     if (problem) throw Object.assign(new Error(problem), { ledger: true });
   };
+  const key = `${o.profile} ${rootKey(o.client.core.apiRoot)}`;
+  const asked = readAsked(o.env, key);
+  const stillUnknown = new Map<string, number>();
   let failure: unknown;
-  let i = 0;
-  let newestKnown = -Infinity;
   const unknownYet: UsageRecord[] = [];
-  for (; i < todo.length && report.checked < o.limit; i++) {
-    const r = todo[i]!;
+  const askedBefore: UsageRecord[] = [];
+  for (const r of todo) {
+    const before = asked.unknown.get(r.id!);
+    // Not known a moment ago: asked again once it can have changed, so that a run walks on to calls not asked yet.
+    if (before !== undefined && now - before < ASK_AGAIN_MS) {
+      askedBefore.push(r);
+      continue;
+    }
+    if (report.checked >= o.limit || failure) {
+      if (before !== undefined) stillUnknown.set(r.id!, before);
+      report.left++;
+      continue;
+    }
     report.checked++;
     try {
       const g = await o.client.generations.get(r.id!, { signal: o.signal });
@@ -98,7 +116,7 @@ export async function reconcile(o: { env: NodeJS.ProcessEnv; profile: string; cl
       report.reconciled.push({ id: r.id!, time: r.time, ...(r.model ? { model: r.model } : {}), reported, charged: g.total_cost });
       report.reported_cost += reported ?? 0;
       report.charged_cost += g.total_cost;
-      newestKnown = Math.max(newestKnown, Date.parse(r.time));
+      asked.newestKnown = Math.max(asked.newestKnown, Date.parse(r.time));
     } catch (err) {
       if (err instanceof APIError && err.status === 404) {
         if (now - Date.parse(r.time) > GIVE_UP_MS) {
@@ -111,20 +129,32 @@ export async function reconcile(o: { env: NodeJS.ProcessEnv; profile: string; cl
       // Anything else (the network, a refused key, a limit): what is done is kept; the rest waits for the next run.
       report.stopped = (err as Error).message;
       failure = err;
-      i++;
-      report.pending.push(r.id!);
-      break;
+      if (before !== undefined) stillUnknown.set(r.id!, before);
+      report.left++;
     }
   }
-  const yet: string[] = [];
+  const madeBeforeKnown = (r: UsageRecord) => Date.parse(r.time) < asked.newestKnown - KNOWN_LATER_MS;
   for (const r of unknownYet) {
-    if (Date.parse(r.time) < newestKnown - KNOWN_LATER_MS) {
+    if (madeBeforeKnown(r)) {
       write(r, null);
       report.unknown_here.push(r.id!);
-    } else yet.push(r.id!);
+    } else {
+      report.pending.push(r.id!);
+      stillUnknown.set(r.id!, now);
+    }
   }
-  report.pending.unshift(...yet);
-  report.left = todo.length - i + report.pending.length;
+  // Unknown when asked well after it was made, and made before a call the service knows: that answer is final.
+  for (const r of askedBefore) {
+    const at = asked.unknown.get(r.id!)!;
+    if (at - Date.parse(r.time) >= KNOWN_LATER_MS && madeBeforeKnown(r)) {
+      write(r, null);
+      report.unknown_here.push(r.id!);
+    } else {
+      report.waiting.push(r.id!);
+      stillUnknown.set(r.id!, at);
+    }
+  }
+  if (report.checked || stillUnknown.size !== asked.unknown.size) saveAsked(o.env, key, { newestKnown: asked.newestKnown, unknown: stillUnknown });
   report.reported_cost = roundCost(report.reported_cost);
   report.charged_cost = roundCost(report.charged_cost);
   return { report, failure };
