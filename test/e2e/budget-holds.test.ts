@@ -20,6 +20,23 @@ const CALL = ['chat', '--model', 'local/lorem', '--max-tokens', '200', 'write 50
 const chats = () => t.requests().filter((r) => r.path === '/v1/chat/completions').length;
 const holds = (state: string) => (existsSync(join(state, 'budget-holds')) ? readdirSync(join(state, 'budget-holds')).filter((n) => n.endsWith('.json')) : []);
 
+type LedgerLine = { cost: number; id?: string; endpoint: string; unsettled?: string; reconciles?: string; real_cost?: number };
+
+/**
+ * After a call killed -9 under a budget: the next call lets its hold go (its bound to the ledger, by its id),
+ * then `usage --reconcile` settles it. The ledger's line of the bound, and the line settling it.
+ */
+async function settledAfterKill(state: string, env: Record<string, string>, id: string): Promise<{ bound: LedgerLine; settled: LedgerLine }> {
+  expect((await t.run(['chat', '--model', 'local/lorem', '--max-tokens', '5', 'hi'], { env })).code).toBe(0);
+  expect((await t.run(['usage', '--reconcile'], { env })).code).toBe(0);
+  const lines = readFileSync(join(state, 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as LedgerLine);
+  const bound = lines.find((l) => l.unsettled)!;
+  expect(bound).toMatchObject({ id, endpoint: '/v1/chat/completions' });
+  const settled = lines.find((l) => l.reconciles === id)!;
+  expect(settled).toBeDefined();
+  return { bound, settled };
+}
+
 describe('a budget across processes', () => {
   it('five `router chat` at once under a daily budget that fits two: at most two are sent, the others exit 4', async () => {
     const state = join(t.dir, 'five');
@@ -78,13 +95,7 @@ describe('a budget across processes', () => {
     const id = held()[0]!.id!;
     expect(id).toMatch(/^gen-/);
     // The next call lets the dead process's hold go: its bound goes to the ledger, by its id (before: no id, never settled).
-    expect((await t.run(['chat', '--model', 'local/lorem', '--max-tokens', '5', 'hi'], { env })).code).toBe(0);
-    expect((await t.run(['usage', '--reconcile'], { env })).code).toBe(0);
-    type Line = { cost: number; id?: string; endpoint: string; unsettled?: string; reconciles?: string; real_cost?: number };
-    const lines = readFileSync(join(state, 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Line);
-    const bound = lines.find((l) => l.unsettled)!;
-    expect(bound).toMatchObject({ id, endpoint: '/v1/chat/completions' });
-    const settled = lines.find((l) => l.reconciles === id)!;
+    const { bound, settled } = await settledAfterKill(state, env, id);
     expect(settled.real_cost).toBeGreaterThan(0);
     expect(settled.cost).toBeCloseTo(settled.real_cost! - bound.cost, 10);
   });
@@ -106,14 +117,10 @@ describe('a budget across processes', () => {
     }
     const id = held()[0]!.id!;
     expect(id).toMatch(/^gen-/);
-    expect((await t.run(['chat', '--model', 'local/lorem', '--max-tokens', '5', 'hi'], { env })).code).toBe(0);
-    expect((await t.run(['usage', '--reconcile'], { env })).code).toBe(0);
-    type Line = { cost: number; id?: string; endpoint: string; unsettled?: string; reconciles?: string; real_cost?: number };
-    const lines = readFileSync(join(state, 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Line);
-    const bound = lines.find((l) => l.unsettled)!;
-    expect(bound).toMatchObject({ id, endpoint: '/v1/chat/completions', cost: 0.000354 });
+    const { bound, settled } = await settledAfterKill(state, env, id);
+    expect(bound.cost).toBe(0.000354);
     // local/lorem's 200 tokens: what the service charged, the bound's difference put beside it.
-    expect(lines.find((l) => l.reconciles === id)).toMatchObject({ real_cost: 0.0003025 });
+    expect(settled).toMatchObject({ real_cost: 0.0003025 });
   });
 
   it.skipIf(!HAS_TMUX)('a `chat -i` turn killed -9 mid-answer: its hold had the id, and `usage --reconcile` settles it', async () => {
@@ -136,13 +143,7 @@ describe('a budget across processes', () => {
     }
     const [hold] = held();
     expect(hold).toMatchObject({ id: expect.stringMatching(/^gen-/), command: 'chat' });
-    expect((await t.run(['chat', '--model', 'local/lorem', '--max-tokens', '5', 'hi'], { env })).code).toBe(0);
-    expect((await t.run(['usage', '--reconcile'], { env })).code).toBe(0);
-    type Line = { cost: number; id?: string; endpoint: string; unsettled?: string; reconciles?: string; real_cost?: number };
-    const lines = readFileSync(join(state, 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Line);
-    const bound = lines.find((l) => l.unsettled)!;
-    expect(bound).toMatchObject({ id: hold!.id, endpoint: '/v1/chat/completions' });
-    const settled = lines.find((l) => l.reconciles === hold!.id)!;
+    const { bound, settled } = await settledAfterKill(state, env, hold!.id!);
     expect(settled.real_cost).toBeGreaterThan(0);
     expect(settled.cost).toBeCloseTo(settled.real_cost! - bound.cost, 10);
   });
