@@ -17,6 +17,7 @@ export const DEFAULT_MAX_RETRIES = 2;
 import { VERSION } from './version.js';
 import { authorizationOf, noteCredentials } from './credentials.js';
 import { counted } from '../internal/counted.js';
+import { firstWords } from '../internal/first-words.js';
 
 export interface RetryInfo {
   attempt: number;
@@ -283,7 +284,7 @@ export class HttpCore {
     }
     if (isErrorEnvelope(parsed)) return APIError.fromBody(res.status, parsed, res.requestId, retryAfterMs, request);
     // Not the service's error: a 404 then most likely means an API root that is not one.
-    const said = afterReason(res.status, parsed === undefined ? text.replace(/\s+/g, ' ').trim().slice(0, 120) : foreignErrorText(parsed));
+    const said = afterReason(res.status, parsed === undefined ? firstWords(text, 120) : foreignErrorText(parsed));
     // A web page (another server's 405, a gateway's 502) says nothing a user can act on but where it came from.
     const page = res.status !== 404 && parsed === undefined && /^\s*</.test(text);
     const message =

@@ -1,3 +1,5 @@
+import { firstWords } from '../internal/first-words.js';
+
 /** Base class of every error the client throws. */
 export class RouterError extends Error {
   override name = 'RouterError';
@@ -109,7 +111,7 @@ export function isErrorEnvelope(body: unknown): body is { error: ErrorEnvelope }
 export function foreignErrorText(body: unknown): string {
   if (!body || typeof body !== 'object') return typeof body === 'string' ? body.slice(0, 200) : '';
   const b = body as Record<string, unknown>;
-  const words = (v: unknown) => (typeof v === 'string' ? v.replace(/\s+/g, ' ').trim().slice(0, 200) : '');
+  const words = (v: unknown) => (typeof v === 'string' ? firstWords(v, 200) : '');
   const title = words(b.title);
   const detail = words(b.detail);
   if (title || detail) return title && detail && title !== detail ? `${title}: ${detail}` : title || detail;

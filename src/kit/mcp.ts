@@ -10,6 +10,7 @@ import { mcpResult } from './mcp-content.js';
 import { splitCommandLine } from './command-line.js';
 import { folderProgram } from './command-tool.js';
 import { atExit } from '../internal/exit-hooks.js';
+import { firstWords } from '../internal/first-words.js';
 
 export interface McpOptions {
   /** The environment of a stdio server (use `toolEnv()`). */
@@ -107,8 +108,8 @@ function bodyMessage(body: string): string {
   } catch {
     /* not JSON: the text itself */
   }
-  text = text.replace(/\s+/g, ' ').trim();
-  return text.length > 120 ? `${text.slice(0, 120)}…` : text;
+  const words = firstWords(text, 121);
+  return words.length > 120 ? `${words.slice(0, 120)}…` : words;
 }
 
 export async function connectMcp(spec: string, opts: McpOptions): Promise<McpServer> {

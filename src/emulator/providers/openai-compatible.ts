@@ -4,6 +4,7 @@ import { failureOf, publicHeaders, upstreamCall } from './upstream-call.js';
 import { answerText, DEFAULT_MAX_ANSWER_BYTES, headBytes, headText, statusFailure } from './bounded.js';
 import { CODED_ERROR_BYTES } from './coded-refusal.js';
 import { ProviderFailure, passesOver, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
+import { firstWords } from '../../internal/first-words.js';
 
 /** A Responses stream has no [DONE]: it ends with its final event. */
 const endsResponse = (data: string) => data === '[DONE]' || /"type":\s*"(response\.(completed|incomplete|failed)|error)"/.test(data.slice(0, 80));
@@ -35,7 +36,7 @@ function notTheApi(name: string, status: number, headers: Record<string, string>
   }
   if (expected === 'JSON' && (JSON_START.test(text) || isJson(text))) return undefined;
   const type = headers['content-type']?.split(';')[0] || 'no content-type';
-  const words = text.replace(/\s+/g, ' ').trim().slice(0, 80);
+  const words = firstWords(text, 80);
   const hint = status >= 200 && status < 300 ? ": is base_url the API's (for Ollama, vLLM and OpenAI it ends in /v1)?" : '';
   return new ProviderFailure('status', `${name}: HTTP ${status} ${type}, not ${expected}${words ? ` (${words})` : ''}${hint}`, status);
 }
