@@ -3,6 +3,7 @@ import { closeIdle, createAgent, send, type ProxyOptions } from './transport.js'
 import { afterReason, APIError, ConnectionError, foreignErrorText, isErrorEnvelope, ProtocolError, ProxyRefusedError, ValidationError, type RouterError } from './errors.js';
 import { toConnectionError } from './connection-errors.js';
 import { sleep } from '../internal/sleep.js';
+import { KEEP_ALIVE } from '../internal/keep-alive.js';
 import { withoutUserinfo } from '../internal/userinfo.js';
 import type { AnswerBody } from './answer-body.js';
 import { redirected, unexpectedContent } from './content-type.js';
@@ -124,7 +125,7 @@ export class HttpCore {
     // As curl does: an https:// root goes through the HTTPS proxy only (undici would fall back on the HTTP one).
     const proxy = opts.proxy && (this.apiRoot.startsWith('https:') ? { ...opts.proxy, httpProxy: undefined } : { ...opts.proxy, httpsProxy: undefined });
     this.proxy = opts.dispatcher ? undefined : proxy;
-    this.dispatcher = opts.dispatcher ?? createAgent({ keepAliveTimeout: 10_000, connect: { timeout: Math.min(10_000, this.timeoutMs) } }, proxy, this.timeoutMs);
+    this.dispatcher = opts.dispatcher ?? createAgent({ ...KEEP_ALIVE, connect: { timeout: Math.min(10_000, this.timeoutMs) } }, proxy, this.timeoutMs);
   }
 
   /** The proxy a request to `url` is sent through, as far as its scheme says (NO_PROXY aside). */

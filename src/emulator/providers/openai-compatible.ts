@@ -5,6 +5,7 @@ import { answerText, DEFAULT_MAX_ANSWER_BYTES, headBytes, headText, statusFailur
 import { CODED_ERROR_BYTES } from './coded-refusal.js';
 import { ProviderFailure, passesOver, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
 import { firstWords } from '../../internal/first-words.js';
+import { KEEP_ALIVE } from '../../internal/keep-alive.js';
 
 /** A Responses stream has no [DONE]: it ends with its final event. */
 const endsResponse = (data: string) => data === '[DONE]' || /"type":\s*"(response\.(completed|incomplete|failed)|error)"/.test(data.slice(0, 80));
@@ -99,7 +100,7 @@ export class OpenAICompatible implements ProviderAdapter {
 
   constructor(private readonly config: ProviderConfig) {
     this.name = config.name;
-    this.agent = new Agent({ headersTimeout: config.timeoutMs, bodyTimeout: config.timeoutMs, connectTimeout: config.timeoutMs });
+    this.agent = new Agent({ ...KEEP_ALIVE, headersTimeout: config.timeoutMs, bodyTimeout: config.timeoutMs, connectTimeout: config.timeoutMs });
     if (config.responses) this.responses = (req) => this.post(this.responsesUrl, req, endsResponse);
   }
 
