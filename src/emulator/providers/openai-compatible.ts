@@ -1,4 +1,4 @@
-import { Agent, request, type Dispatcher } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import type { ProviderConfig } from './config.js';
 import { failureOf, publicHeaders, upstreamCall } from './upstream-call.js';
 import { answerText, DEFAULT_MAX_ANSWER_BYTES, headBytes, headText, statusFailure } from './bounded.js';
@@ -6,6 +6,7 @@ import { CODED_ERROR_BYTES } from './coded-refusal.js';
 import { ProviderFailure, passesOver, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
 import { firstWords } from '../../internal/first-words.js';
 import { KEEP_ALIVE } from '../../internal/keep-alive.js';
+import { OriginPools } from './origin-pools.js';
 
 /** A Responses stream has no [DONE]: it ends with its final event. */
 const endsResponse = (data: string) => data === '[DONE]' || /"type":\s*"(response\.(completed|incomplete|failed)|error)"/.test(data.slice(0, 80));
@@ -94,13 +95,13 @@ function doneAtEnd(agent: Dispatcher, last: () => string, oneChoice: boolean): D
  */
 export class OpenAICompatible implements ProviderAdapter {
   readonly name: string;
-  private readonly agent: Agent;
+  private readonly agent: OriginPools;
   private readonly targets = new Map<string, URL>();
   readonly responses?: (req: UpstreamChat) => Promise<UpstreamReply>;
 
   constructor(private readonly config: ProviderConfig) {
     this.name = config.name;
-    this.agent = new Agent({ ...KEEP_ALIVE, headersTimeout: config.timeoutMs, bodyTimeout: config.timeoutMs, connectTimeout: config.timeoutMs });
+    this.agent = new OriginPools({ ...KEEP_ALIVE, headersTimeout: config.timeoutMs, bodyTimeout: config.timeoutMs, connectTimeout: config.timeoutMs });
     if (config.responses) this.responses = (req) => this.post(this.responsesUrl, req, endsResponse);
   }
 
