@@ -191,5 +191,17 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
       const answer = await sdk.systemOne.create({ decisionsRequest: body as never });
       expect(answer.answers.q).toEqual(res.json.answers.q);
     });
+
+    it('POST /v1/systemone takes a bare id as TypeSafe\'s (jev-1.13 is typesafe/jev-1.13); /alpha/decisions does not', async () => {
+      const body = { model: 'jev-1.13', state: 'x', questions: { q: { type: 'noul', instructions: 'yes?' } } };
+      const res = await t.call('POST', '/v1/systemone', body, t.managementKey);
+      if (!deployed) return expect(res.status).toBe(404);
+      // The emulator has no TypeSafe model: what it names is the id the bare one maps to.
+      expect([res.status, res.json.error.message]).toEqual([400, 'typesafe/jev-1.13 is not a valid model ID']);
+      const alpha = await t.call('POST', '/alpha/decisions', body, t.managementKey);
+      expect([alpha.status, alpha.json.error.message]).toEqual([400, 'model must look like <author>/<slug>, got "jev-1.13"']);
+      const local = await t.call('POST', '/v1/systemone', { ...body, model: 'local/judge' }, t.managementKey);
+      expect(local.status).toBe(200);
+    });
   });
 });

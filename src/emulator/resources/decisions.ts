@@ -133,9 +133,15 @@ export function planDecision(body: Body, flavor: Flavor = 'spec') {
   };
 }
 
-async function handleDecision(ctx: Ctx, flavor: Flavor): Promise<void> {
+/** The deployment notes: on `/v1/systemone`, a bare model id such as `jev-1.13` is TypeSafe's, `typesafe/jev-1.13`. */
+function systemOneModel(body: Body): Body {
+  return typeof body.model === 'string' && body.model !== '' && !body.model.includes('/') ? { ...body, model: `typesafe/${body.model}` } : body;
+}
+
+async function handleDecision(ctx: Ctx, flavor: Flavor, systemOne = false): Promise<void> {
   const startedAt = ctx.store.now();
-  const body = await ctx.json();
+  const asked = await ctx.json();
+  const body = systemOne ? systemOneModel(asked) : asked;
   const sessionId = ctx.sessionId(body);
   const plan = planDecision(body, flavor);
   await reserve(ctx, plan.cost);
@@ -147,5 +153,5 @@ async function handleDecision(ctx: Ctx, flavor: Flavor): Promise<void> {
 /** Deployed, also at `/v1/systemone` (the SDK's System One call: the same request and answer). */
 export const decisionRoutes = defineRoutes(({ flavor }: { flavor: Flavor }) => [
   { method: 'POST', path: '/alpha/decisions', access: 'management', handler: (ctx) => handleDecision(ctx, flavor) },
-  ...(flavor === 'deployed' ? [{ method: 'POST' as const, path: '/v1/systemone', access: 'management' as const, handler: (ctx: Ctx) => handleDecision(ctx, flavor) }] : []),
+  ...(flavor === 'deployed' ? [{ method: 'POST' as const, path: '/v1/systemone', access: 'management' as const, handler: (ctx: Ctx) => handleDecision(ctx, flavor, true) }] : []),
 ]);
