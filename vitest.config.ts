@@ -1,11 +1,11 @@
 import { defineConfig } from 'vitest/config';
+import { TEST_BOUND_MS } from './test/support/test-bound.js';
 
 export default defineConfig({
   test: {
-    // A guard against a hang, not a speed goal: generous, as a loaded machine runs a spawned CLI 3x slower, and at
-    // load 60-78 on two cores tests that pass alone in seconds took past 60 s (a spawned process, a serve started).
-    testTimeout: 180_000,
-    hookTimeout: 180_000,
+    // A guard against a hang, not a speed goal; the waits inside a test end with it (waitBound in test/support/until.ts).
+    testTimeout: TEST_BOUND_MS,
+    hookTimeout: TEST_BOUND_MS,
     pool: 'forks',
     // Workers are reused from file to file, with src/ and the helpers loaded once per worker. Each file
     // starts its own emulator in its own folder, and restores the working folder and environment it

@@ -3,6 +3,7 @@ import { closeSync, openSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startCliEnv, type CliEnv } from './support/cli-env.js';
+import { waitBound } from './support/until.js';
 
 export const BIN = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', 'bin', 'router');
 
@@ -41,7 +42,7 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult
     const err: Buffer[] = [];
     child.stdout?.on('data', (c) => out.push(c));
     child.stderr!.on('data', (c) => err.push(c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? waitBound());
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);

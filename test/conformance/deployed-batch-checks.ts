@@ -27,15 +27,16 @@ const common = {
   error: {},
 };
 const usage = { type: 'object', required: ['prompt_tokens', 'completion_tokens', 'total_tokens', 'cost', 'is_byok'], properties: { prompt_tokens: { type: 'integer' }, completion_tokens: { type: 'integer' }, total_tokens: { type: 'integer' }, cost: { type: 'number' }, is_byok: { type: 'boolean' } } };
+const answered = { type: 'object', required: ['status_code', 'request_id', 'body'], properties: { status_code: { type: 'integer' }, request_id: { type: 'string' }, body: { type: 'object' } } };
+// Exactly one of response and error is non-null; a non-null error's shape is not documented.
 const resultItem = {
   type: 'object',
   required: ['id', 'custom_id', 'response', 'error'],
-  properties: {
-    id: { type: 'string' },
-    custom_id: { type: 'string' },
-    response: { type: 'object', required: ['status_code', 'request_id', 'body'], properties: { status_code: { type: 'integer' }, request_id: { type: 'string' }, body: { type: 'object' } } },
-    error: { type: 'null' },
-  },
+  properties: { id: { type: 'string' }, custom_id: { type: 'string' } },
+  oneOf: [
+    { properties: { response: answered, error: { type: 'null' } } },
+    { properties: { response: { type: 'null' }, error: { not: { type: 'null' } } } },
+  ],
 };
 const shape = (extra: Record<string, unknown>) => ({ type: 'object', required: [...Object.keys(common), 'usage', 'results'], properties: { ...common, ...extra } });
 
@@ -48,7 +49,9 @@ export async function deployedBatchChecks(t: TestEnv, row: RowMaker): Promise<vo
   const open = ajv.compile(shape({ status: { enum: STATUSES.filter((s) => s !== 'completed') }, usage: { type: 'null' }, results: { type: 'null' } }));
   const done = ajv.compile(shape({ status: { const: 'completed' }, usage, results: { type: 'array', items: resultItem } }));
   const file = join(t.dir, 'deployed-conformance.jsonl');
-  writeFileSync(file, ['a', 'b'].map((c) => JSON.stringify({ custom_id: c, body: { messages: [{ role: 'user', content: c }] } })).join('\n'));
+  // Two answered requests and one the service refuses (temperature past 2): a failed result has `response: null`.
+  const lines = [...['a', 'b'].map((c) => ({ custom_id: c, body: { messages: [{ role: 'user', content: c }] } })), { custom_id: 'refused', body: { messages: [{ role: 'user', content: 'c' }], temperature: 9 } }];
+  writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n'));
   const get = async (id: string) => (await fetch(`${t.apiRoot}/beta/batches/${id}`, { headers: { authorization: `Bearer ${t.apiKey}` } })).json() as Promise<unknown>;
   let id = '';
 
@@ -65,11 +68,12 @@ export async function deployedBatchChecks(t: TestEnv, row: RowMaker): Promise<vo
     const b = await get(id);
     must(open(b) || done(b), JSON.stringify(open.errors ?? []).slice(0, 300));
   });
-  await attemptRow(row('batch get', 'deployed: completed: usage with cost, results inline'), async () => {
+  await attemptRow(row('batch get', 'deployed: completed: usage with cost, results inline, a failed one null'), async () => {
     const w = await t.run(['batch', 'get', id, '--watch', '--interval', '0.05']);
     must(w.code === 0, `watch exit ${w.code}: ${w.stderr}`);
-    const b = await get(id);
+    const b = (await get(id)) as { results?: { custom_id: string; response: unknown }[] };
     must(done(b), JSON.stringify(done.errors ?? []).slice(0, 300));
+    must(b.results?.find((r) => r.custom_id === 'refused')?.response === null, `no failed result among ${JSON.stringify(b.results).slice(0, 300)}`);
   });
   await attemptRow(row('batch list', 'deployed: no listing; router lists its own'), async () => {
     const listing = await fetch(`${t.apiRoot}/beta/batches`, { headers: { authorization: `Bearer ${t.apiKey}` } });

@@ -6,7 +6,7 @@
  * send, not only on what the emulator sends.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +16,8 @@ import standalone from 'ajv/dist/standalone/index.js';
 
 const SPEC = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..', 'shared', 'reference', 'openrouter-openapi.yaml');
 
-const CACHE = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'node_modules', '.cache', 'router-tests');
+/** Where parsed and compiled forms are kept between runs; ROUTER_TEST_OPENAPI_CACHE for a test of that keeping. */
+const CACHE = process.env.ROUTER_TEST_OPENAPI_CACHE ?? resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'node_modules', '.cache', 'router-tests');
 
 type Method = 'get' | 'post' | 'patch' | 'delete';
 type Validate = ((v: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
@@ -25,24 +26,36 @@ type Json = Record<string, any>;
 let loaded: { doc: Json; ajv: InstanceType<typeof Ajv2020.default> } | undefined;
 
 /**
+ * Keeps `text` as `file` under CACHE (through a file of this process's, renamed into place), and removes what was
+ * kept there for another YAML: the files named by `prefix` that `current` does not match. Unkept, the next process
+ * makes it again.
+ */
+function keep(file: string, text: string, prefix: string, current: (name: string) => boolean): void {
+  try {
+    mkdirSync(CACHE, { recursive: true });
+    const temp = `${file}.${process.pid}`;
+    writeFileSync(temp, text);
+    renameSync(temp, file);
+    for (const name of readdirSync(CACHE)) if (name.startsWith(prefix) && !current(name)) rmSync(join(CACHE, name), { force: true });
+  } catch {
+    // Not kept, or not yet pruned: the next process tries again.
+  }
+}
+
+/**
  * The OpenAPI YAML (1.3 MB) takes ~0.6 s of CPU to parse, in every worker of a run: it is parsed once
  * and kept as JSON (~10 ms to read) under node_modules/.cache, named by the YAML's size and time.
  */
 function parsedSpec(): Json {
   const { size, mtimeMs } = statSync(SPEC);
-  const cache = join(CACHE, `openapi-${size}-${Math.trunc(mtimeMs)}.json`);
+  const name = `openapi-${size}-${Math.trunc(mtimeMs)}.json`;
+  const cache = join(CACHE, name);
   try {
     return JSON.parse(readFileSync(cache, 'utf8')) as Json;
   } catch {
     const doc = YAML.parse(readFileSync(SPEC, 'utf8')) as Json;
-    try {
-      mkdirSync(CACHE, { recursive: true });
-      const temp = `${cache}.${process.pid}`;
-      writeFileSync(temp, JSON.stringify(doc));
-      renameSync(temp, cache);
-    } catch {
-      // No cache: the next run parses the YAML again.
-    }
+    // A file of another process's being written (name.json.PID) is left to it.
+    keep(cache, JSON.stringify(doc), 'openapi-', (kept) => kept.startsWith(name));
     return doc;
   }
 }
@@ -88,14 +101,7 @@ const once = (key: string, compile: () => Validate): Validate => {
     validate = createRequire(file)(file) as Validate;
   } catch {
     validate = compile();
-    try {
-      mkdirSync(CACHE, { recursive: true });
-      const temp = `${file}.${process.pid}`;
-      writeFileSync(temp, standaloneCode(spec().ajv, validate as Parameters<typeof standaloneCode>[1]));
-      renameSync(temp, file);
-    } catch {
-      // Not kept: the next process compiles it again.
-    }
+    keep(file, standaloneCode(spec().ajv, validate as Parameters<typeof standaloneCode>[1]), 'validator-', (kept) => kept.startsWith(`validator-${validatorsKey}-`));
   }
   compiled.set(key, validate);
   return validate;

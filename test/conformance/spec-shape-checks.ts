@@ -6,6 +6,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import { post, type TestEnv } from '../helpers.js';
 import type { Row } from './checks.js';
+import { waitBound } from '../support/until.js';
 
 const int = { type: 'integer' };
 const str = { type: 'string' };
@@ -83,7 +84,7 @@ export async function specShapeChecks(t: TestEnv, row: (op: string, check: strin
   };
   const settle = async (id: string, key?: string) => {
     // Until it ends (300 looks, 6 s, can be too few on a loaded machine).
-    for (const end = Date.now() + 45_000; Date.now() < end; ) {
+    for (const end = Date.now() + waitBound(); Date.now() < end; ) {
       const b = await get(`/v1/batches/${id}`, key);
       if (b.status !== 200 || ['completed', 'failed', 'expired', 'cancelled'].includes(b.json.status!)) return b;
       await new Promise((r) => setTimeout(r, 20));

@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchesOf, batchesPathOf, FLAVORS, newSpace, requestsFile, setFaults } from '../support/batch-jobs.js';
 import { startTestEnv, type TestEnv } from '../helpers.js';
+import { waitBound } from '../support/until.js';
 
 /** Waits for a state; the bound only ends a wait for one that never comes (generous: a loaded machine takes seconds). */
-async function waitFor(check: () => Promise<boolean>, what: string, ms = 45_000): Promise<void> {
+async function waitFor(check: () => Promise<boolean>, what: string, ms = waitBound()): Promise<void> {
   const end = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);

@@ -7,6 +7,7 @@ import { expectExactlyOnce as expectExactlyOnceIn, expectMerged, jobsIn, newSpac
 import { mkdirSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestEnv, type TestEnv } from '../helpers.js';
+import { waitBound } from '../support/until.js';
 
 let t: TestEnv;
 beforeAll(async () => {
@@ -29,7 +30,7 @@ const readlinkSafe = (p: string) => {
 };
 
 /** Waits for a state; the bound only ends a wait for one that never comes (generous: a loaded machine takes seconds). */
-async function waitFor(check: () => boolean | Promise<boolean>, what: string, ms = 45_000): Promise<void> {
+async function waitFor(check: () => boolean | Promise<boolean>, what: string, ms = waitBound()): Promise<void> {
   const end = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);

@@ -1,37 +1,24 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
-import { HAS_TMUX, Terminal } from '../support/tmux.js';
+import { describe, expect, it } from 'vitest';
+import type { TestEnv } from '../helpers.js';
+import { ROUTER as router, terminalsOnEmulator } from '../support/terminal-file.js';
+import { HAS_TMUX } from '../support/tmux.js';
 
 // Issue 34 on a real terminal (tmux): the REPL's history, /edit and /role.
 let t: TestEnv;
-let term: Terminal | undefined;
-const router = `node ${BIN}`;
-const fresh = (env: Record<string, string> = {}) => {
-  term?.close();
-  term = new Terminal({ ...t.env, ...env });
-  return term;
-};
-
-beforeAll(async () => {
-  t = await startTestEnv();
-});
-afterAll(async () => {
-  await term?.close();
-  await t.close();
-});
+const terminal = terminalsOnEmulator((started) => (t = started));
 
 describe.skipIf(!HAS_TMUX)('router chat -i: history, /edit, /role', () => {
   it('Up-arrow recalls a line typed in an earlier session', async () => {
-    let s = fresh();
+    let s = await terminal();
     s.run(`${router} chat -i --model local/echo`);
     await s.waitFor(/^>\s*$/m);
     s.run('remember the otters');
     await s.waitFor(/^remember the otters\n>\s*$/m);
     s.keys('C-d');
     expect(await s.lastExit()).toBe(0);
-    s = fresh();
+    s = await terminal();
     s.run(`${router} chat -i --model local/echo`);
     await s.waitFor(/^>\s*$/m);
     s.keys('Up');
@@ -47,7 +34,7 @@ describe.skipIf(!HAS_TMUX)('router chat -i: history, /edit, /role', () => {
     writeFileSync(editor, '#!/bin/sh\nprintf "written in the editor\\nover two lines\\n" > "$1"\n');
     chmodSync(editor, 0o755);
     expect((await t.run(['roles', 'save', 'pirate', '--system', 'Talk like a pirate.', '--model', 'local/echo'])).code).toBe(0);
-    const s = fresh({ EDITOR: editor });
+    const s = await terminal({ EDITOR: editor });
     s.run(`${router} chat -i --model local/lorem`);
     await s.waitFor(/^>\s*$/m);
     let before = t.requests().length;
@@ -75,7 +62,7 @@ describe.skipIf(!HAS_TMUX)('router chat -i: /role after /role', () => {
   it('a second /role replaces the first: its settings do not linger; the command line\'s stay', async () => {
     expect((await t.run(['roles', 'save', 'warm', '--system', 'Be warm.', '--temperature', '1.5', '--stop', 'END', '--max-tokens', '50'])).code).toBe(0);
     expect((await t.run(['roles', 'save', 'plain', '--system', 'Be plain.', '--model', 'local/echo'])).code).toBe(0);
-    const s = fresh();
+    const s = await terminal();
     s.run(`${router} chat -i --model local/echo --max-tokens 40`);
     await s.waitFor(/^>\s*$/m);
     s.run('/role warm');
@@ -102,7 +89,7 @@ describe.skipIf(!HAS_TMUX)('router chat -i: /role with attachments', () => {
     const notes = join(t.dir, 'notes.md');
     writeFileSync(notes, '# Notes\nthe door code is 4711\n');
     expect((await t.run(['roles', 'save', 'withdoc', '--system', 'Answer from the notes.', '--model', 'local/echo', '-a', notes])).code).toBe(0);
-    const s = fresh();
+    const s = await terminal();
     s.run(`${router} chat -i --model local/echo`);
     await s.waitFor(/^>\s*$/m);
     s.run('/role withdoc');
@@ -127,7 +114,7 @@ describe.skipIf(!HAS_TMUX)('router chat -i: the history file', () => {
     mkdirSync(t.env.ROUTER_STATE_DIR!, { recursive: true });
     const earlier = Array.from({ length: 200 }, (_, i) => JSON.stringify(`line ${i}`));
     writeFileSync(file, `${earlier.slice(0, 100).join('\n')}\nnot json\n${earlier.slice(100).join('\n')}\n`);
-    let s = fresh();
+    let s = await terminal();
     s.run(`${router} chat -i --model local/echo`);
     await s.waitFor(/^>\s*$/m);
     s.run('the newest');
@@ -137,7 +124,7 @@ describe.skipIf(!HAS_TMUX)('router chat -i: the history file', () => {
     const kept = readFileSync(file, 'utf8');
     // The new line is appended (sessions at once each keep theirs); the damaged line stays unread.
     expect(kept).toBe(`${earlier.slice(0, 100).join('\n')}\nnot json\n${[...earlier.slice(100), JSON.stringify('the newest')].join('\n')}\n`);
-    s = fresh();
+    s = await terminal();
     s.run(`${router} chat -i --no-log --model local/echo`);
     await s.waitFor(/^>\s*$/m);
     s.run('a secret');
@@ -151,7 +138,7 @@ describe.skipIf(!HAS_TMUX)('router chat -i: the history file', () => {
 describe.skipIf(!HAS_TMUX)('Markdown on a real terminal', () => {
   it('a streamed answer is rendered at the width of the window, and again after a resize', async () => {
     const md = `# Rivers\\n\\nThe **Danube** flows ${'through many lands '.repeat(8)}to the sea.\\n\\n| river | km |\\n|---|--:|\\n| Danube | 2850 |`;
-    const s = fresh({ NO_COLOR: '1' });
+    const s = await terminal({ NO_COLOR: '1' });
     s.run(`${router} chat --model local/echo "$(printf '${md}')"; echo DONE1`);
     let screen = await s.waitFor(/^DONE1$/m);
     const all = screen.split('\n');

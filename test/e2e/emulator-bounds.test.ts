@@ -4,7 +4,7 @@ import { connect, type Socket } from 'node:net';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { SETTLE } from '../support/until.js';
+import { SETTLE, waitBound } from '../support/until.js';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
 
 // No request can take the emulator down: what needs a serve process (SIGTERM, a reader that
@@ -99,7 +99,7 @@ describe('a stream the client does not read', () => {
 async function heldBack(info: { api_root: string; operator_key: string }, streams: number): Promise<number[]> {
   let last: number[] = [];
   // The bound only ends a wait for streams that never fill: 40 answers made whole at load 20 took over a minute.
-  for (const end = Date.now() + 150_000; Date.now() < end; ) {
+  for (const end = Date.now() + waitBound(); Date.now() < end; ) {
     const res = await fetch(`${info.api_root}/_emulator/connections`, { headers: { authorization: `Bearer ${info.operator_key}` } });
     const held = ((await res.json()) as { data: { unsent_bytes: number }[] }).data.map((c) => c.unsent_bytes).filter((n) => n >= 1024 * 1024);
     held.sort((a, b) => a - b);

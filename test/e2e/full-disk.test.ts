@@ -48,7 +48,7 @@ describe.skipIf(!mounted)('the emulator on a full disk', () => {
       // Running, and not done before the disk is full however slow the machine (100 items of 20 ms were done before a
       // 300 ms sleep ended at load 30): each step of the batch waits 3 s until the disk is full, which the test fills
       // as soon as the batch runs (checked in this process, so the engine takes no step in between).
-      expect(await until(() => emu.batches.store.get(id)?.status === 'in_progress', 45_000)).toBe(true);
+      expect(await until(() => emu.batches.store.get(id)?.status === 'in_progress')).toBe(true);
       const waited = emu.batches.diskWaits;
       fill();
       emu.batches.opts.delayMs = 20;
@@ -60,7 +60,7 @@ describe.skipIf(!mounted)('the emulator on a full disk', () => {
       const refused = await t.run(['batch', 'create', requests, '--model', 'local/echo'], { env });
       expect(refused).toMatchObject({ code: 7, stderr: `error: POST /api/v1/batches: ${words}` });
       // The batch met the full disk (a result it could not write) and waits for room, still in progress.
-      expect(await until(() => emu.batches.diskWaits > waited || emu.batches.store.get(id)?.status !== 'in_progress', 45_000)).toBe(true);
+      expect(await until(() => emu.batches.diskWaits > waited || emu.batches.store.get(id)?.status !== 'in_progress')).toBe(true);
       expect((await t.run(['batch', 'get', id, '--json'], { env })).stdout).toMatch(/"status":"in_progress"/);
       rmSync(join(disk, 'filler'));
       const watched = await t.run(['batch', 'get', id, '--watch', '--interval', '0.2'], { env });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../dist/emulator/server.js';
 import { serveApi, spawnServe } from '../support/serve-process.js';
+import { waitBound } from '../support/until.js';
 
 // A batch over an upstream holds each request's credits before it is sent. However the batch ends,
 // and whether or not the gateway was killed with -9 while requests were in flight, every hold is
@@ -35,7 +36,7 @@ describe('the holds of a batch over an upstream', () => {
         const created = await api(first, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'test/chat', completion_window: '24h', requests: ['a', 'b', 'c', 'd'].map((c) => ({ custom_id: c, body: { messages: [{ role: 'user', content: `about ${c}` }], max_tokens: 40 } })) });
         expect(created.status).toBe(202);
         id = created.json.id;
-        for (const end = Date.now() + 45_000; Date.now() < end && asked() < 2; ) await new Promise((r) => setTimeout(r, 25));
+        for (const end = Date.now() + waitBound(); Date.now() < end && asked() < 2; ) await new Promise((r) => setTimeout(r, 25));
         expect(asked()).toBe(2);
         const held = (await api(first, '/v1/credits', undefined, first.info.management_key)).json.data.total_usage;
         expect(held).toBeGreaterThan(0);
@@ -51,7 +52,7 @@ describe('the holds of a batch over an upstream', () => {
       try {
         // Before: an ended batch was never run again, so its two holds stayed taken for good.
         let usage = -1;
-        for (const end = Date.now() + 45_000; Date.now() < end; ) {
+        for (const end = Date.now() + waitBound(); Date.now() < end; ) {
           usage = (await api(second, '/v1/credits', undefined, second.info.management_key)).json.data.total_usage;
           if (usage === 0) break;
           await new Promise((r) => setTimeout(r, 50));

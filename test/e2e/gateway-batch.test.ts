@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../dist/emulator/server.js';
 import { serveApi, spawnServe } from '../support/serve-process.js';
+import { waitBound } from '../support/until.js';
 
 // A batch whose model lives on an upstream (no batch API asked of it): its requests run through the
 // gateway, its progress on disk; a gateway killed with -9 mid-batch goes on after a restart.
@@ -34,7 +35,7 @@ describe('a batch over an upstream provider', () => {
         created = await api(first, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'test/chat', completion_window: '24h', requests: ids.map((id) => ({ custom_id: id, body: { messages: [{ role: 'user', content: `write 10 words about ${id}` }], max_tokens: 40 } })) });
         expect(created.status).toBe(202);
         let seen: any;
-        for (const end = Date.now() + 45_000; Date.now() < end; ) {
+        for (const end = Date.now() + waitBound(); Date.now() < end; ) {
           seen = (await api(first, `/v1/batches/${created.json.id}`)).json;
           if (seen.request_counts?.completed >= 2) break;
           await new Promise((r) => setTimeout(r, 25));
@@ -42,7 +43,7 @@ describe('a batch over an upstream provider', () => {
         expect(seen.request_counts.completed).toBeGreaterThanOrEqual(2);
         expect(seen.request_counts.completed).toBeLessThan(ids.length);
         // Two more sent (each held before it was): the kill catches them in flight.
-        for (const end = Date.now() + 45_000; Date.now() < end && upstream.requestLog.filter((r) => r.path === '/v1/chat/completions').length < 4; ) await new Promise((r) => setTimeout(r, 25));
+        for (const end = Date.now() + waitBound(); Date.now() < end && upstream.requestLog.filter((r) => r.path === '/v1/chat/completions').length < 4; ) await new Promise((r) => setTimeout(r, 25));
       } finally {
         first.child.kill('SIGKILL');
         await first.exited;
@@ -56,7 +57,7 @@ describe('a batch over an upstream provider', () => {
       try {
         let done: any;
         // Until it is done (400 looks can be too few on a loaded machine).
-        for (const end = Date.now() + 45_000; Date.now() < end; ) {
+        for (const end = Date.now() + waitBound(); Date.now() < end; ) {
           done = (await api(second, `/v1/batches/${created.json.id}`)).json;
           if (done.status === 'completed') break;
           await new Promise((r) => setTimeout(r, 50));

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../dist/emulator/server.js';
 import { BIN } from '../helpers.js';
-import { until } from '../support/until.js';
+import { until, waitBound } from '../support/until.js';
 import { withoutGatewayIds } from '../support/upstreams.js';
 
 // `router serve --providers --record / --replay / --record-missing`, the real binary: answers
@@ -67,9 +67,9 @@ async function post(g: Serve, body: unknown, signal?: AbortSignal) {
   return { status: res.status, text: withoutGatewayIds(await res.text()) };
 }
 
-/** Waits (bounded: 30 s, for a loaded machine) until `dir` holds `n` cassettes. */
+/** Waits (bounded by the rest of the test's bound) until `dir` holds `n` cassettes. */
 async function cassettesIn(where: string, n: number): Promise<string[]> {
-  for (const end = Date.now() + 30_000; Date.now() < end; ) {
+  for (const end = Date.now() + waitBound(); Date.now() < end; ) {
     const files = readdirSync(where).filter((f) => f.endsWith('.json'));
     if (files.length >= n) return files;
     await new Promise((r) => setTimeout(r, 25));

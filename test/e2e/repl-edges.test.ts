@@ -1,30 +1,18 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
-import { HAS_TMUX, Terminal } from '../support/tmux.js';
+import { describe, expect, it } from 'vitest';
+import type { TestEnv } from '../helpers.js';
+import { ROUTER as router, terminalsOnEmulator } from '../support/terminal-file.js';
+import { HAS_TMUX } from '../support/tmux.js';
 
 // Issue 46: the REPL's edges, on a real terminal (tmux).
 let t: TestEnv;
-let term: Terminal;
-const fresh = () => {
-  term?.close();
-  term = new Terminal({ ...t.env, ROUTER_NO_LOG: '1' });
-};
-const router = `node ${BIN}`;
+const terminal = terminalsOnEmulator((started) => (t = started));
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAIAAAA2iEnWAAAAEklEQVR4nGP4z8DAwMDAAMMAAB7YAfxCnGlYAAAAAElFTkSuQmCC', 'base64');
-
-beforeAll(async () => {
-  t = await startTestEnv();
-});
-afterAll(async () => {
-  await term?.close();
-  await t.close();
-});
 
 describe.skipIf(!HAS_TMUX)('router chat -i', () => {
   it('/help lists one command a line; /model checks the id against the model list and keeps the model on a miss', async () => {
-    fresh();
+    const term = await terminal({ ROUTER_NO_LOG: '1' });
     term.run(`${router} chat -i --model local/echo`);
     await term.waitFor(/\/help lists the commands[^\n]*\n>\s*$/m);
     term.run('/help');
@@ -43,7 +31,7 @@ describe.skipIf(!HAS_TMUX)('router chat -i', () => {
   it('/attach errors name /attach; a pending image the new model cannot take is named with /clear', async () => {
     const png = join(t.dir, 'pending.png');
     writeFileSync(png, PNG);
-    fresh();
+    const term = await terminal({ ROUTER_NO_LOG: '1' });
     term.run(`${router} chat -i --model local/vision`);
     await term.waitFor(/^>\s*$/m);
     term.run(`/attach ${join(t.dir, 'missing.png')}`);
@@ -57,7 +45,7 @@ describe.skipIf(!HAS_TMUX)('router chat -i', () => {
   });
 
   it('Ctrl-C on the next line of a message (after \\) drops that message and stays; the next one goes alone', async () => {
-    fresh();
+    const term = await terminal({ ROUTER_NO_LOG: '1' });
     term.run(`${router} chat -i --model local/echo`);
     await term.waitFor(/^>\s*$/m);
     term.run('dropped part \\');
@@ -72,7 +60,7 @@ describe.skipIf(!HAS_TMUX)('router chat -i', () => {
   });
 
   it('Ctrl-Z, then fg: the line typed so far is kept and the session goes on', async () => {
-    fresh();
+    const term = await terminal({ ROUTER_NO_LOG: '1' });
     term.run(`${router} chat -i --model local/echo`);
     await term.waitFor(/^>\s*$/m);
     term.type('before stop');
@@ -89,7 +77,7 @@ describe.skipIf(!HAS_TMUX)('router chat -i', () => {
   it('/save notes.md writes the conversation as Markdown; another name as JSON', async () => {
     const md = join(t.dir, 'notes.md');
     const json = join(t.dir, 'notes.json');
-    fresh();
+    const term = await terminal({ ROUTER_NO_LOG: '1' });
     term.run(`${router} chat -i --model local/echo`);
     await term.waitFor(/^>\s*$/m);
     term.run('first line');
@@ -107,7 +95,7 @@ describe.skipIf(!HAS_TMUX)('router chat -i', () => {
   it('/save over a file that exists keeps the file and says how to replace it: /save! FILE', async () => {
     const file = join(t.dir, 'kept.json');
     writeFileSync(file, 'another conversation\n');
-    fresh();
+    const term = await terminal({ ROUTER_NO_LOG: '1' });
     term.run(`${router} chat -i --model local/echo`);
     await term.waitFor(/^>\s*$/m);
     term.run('first line');

@@ -1,22 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
-import { HAS_TMUX, Terminal } from '../support/tmux.js';
+import { describe, expect, it } from 'vitest';
+import type { TestEnv } from '../helpers.js';
+import { ROUTER as router, terminalsOnEmulator } from '../support/terminal-file.js';
+import { HAS_TMUX } from '../support/tmux.js';
 
 // What is typed and pasted at chat -i's prompt, on a real terminal (tmux): a paste of many lines is one
 // message, sent by the Enter typed after it, not by its first newline.
 let t: TestEnv;
-let term: Terminal | undefined;
-const router = `node ${BIN}`;
-
-beforeAll(async () => {
-  t = await startTestEnv();
-});
-afterAll(async () => {
-  await term?.close();
-  await t.close();
-});
+const terminal = terminalsOnEmulator((started) => (t = started));
 
 const sent = () => t.requests().filter((r) => r.path === '/v1/chat/completions').map((r) => r.body.messages.at(-1).content as string);
 const history = () => {
@@ -26,8 +18,7 @@ const history = () => {
 
 describe.skipIf(!HAS_TMUX)('pasting into chat -i', () => {
   it('200 lines pasted are one message, sent by the Enter after them; the history keeps none of them', async () => {
-    await term?.close();
-    term = new Terminal(t.env);
+    const term = await terminal();
     t.clearRequests();
     term.run(`${router} chat -i --model local/echo --raw`);
     await term.waitFor(/^>\s*$/m);
@@ -55,8 +46,7 @@ describe.skipIf(!HAS_TMUX)('pasting into chat -i', () => {
   });
 
   it('keys that come in one read with a line\'s end in a terminal without bracketed paste are not lost', async () => {
-    await term?.close();
-    term = new Terminal(t.env);
+    const term = await terminal();
     t.clearRequests();
     // Where bracketed paste is on, lines typed ahead in one read run one by one (the test below).
     term.run(`TERM=dumb ${router} chat -i --model local/echo --raw`);
@@ -82,8 +72,7 @@ describe.skipIf(!HAS_TMUX)('pasting into chat -i', () => {
 
 describe.skipIf(!HAS_TMUX)('keys of chat -i', () => {
   it('Ctrl-J and Alt-Enter start a new line of the message; Enter sends it; the start-up line says so', async () => {
-    await term?.close();
-    term = new Terminal(t.env);
+    const term = await terminal();
     t.clearRequests();
     term.run(`${router} chat -i --model local/echo --raw`);
     await term.waitFor(/Alt-Enter or Ctrl-J: a new line[^\n]*\n>\s*$/m);
@@ -105,8 +94,7 @@ describe.skipIf(!HAS_TMUX)('keys of chat -i', () => {
   });
 
   it('slash commands sent at once run one by one, and a message typed after them is sent alone', async () => {
-    await term?.close();
-    term = new Terminal(t.env);
+    const term = await terminal();
     t.clearRequests();
     term.run(`${router} chat -i --model local/echo --raw`);
     await term.waitFor(/^>\s*$/m);
@@ -125,8 +113,7 @@ describe.skipIf(!HAS_TMUX)('keys of chat -i', () => {
   });
 
   it('without bracketed paste (TERM=dumb), lines that come in one read are taken for a paste: one message', async () => {
-    await term?.close();
-    term = new Terminal(t.env);
+    const term = await terminal();
     t.clearRequests();
     term.run(`TERM=dumb ${router} chat -i --model local/echo --raw`);
     await term.waitFor(/^>\s*$/m);
@@ -150,8 +137,7 @@ describe.skipIf(!HAS_TMUX)('keys of chat -i', () => {
 
 describe.skipIf(!HAS_TMUX)('reasoning in chat -i', () => {
   it('--show-reasoning shows each turn\'s reasoning (dimmed, on stderr) before its answer', async () => {
-    await term?.close();
-    term = new Terminal(t.env);
+    const term = await terminal();
     term.run(`${router} chat -i --model local/thinker --show-reasoning`);
     await term.waitFor(/^>\s*$/m);
     term.run('why is the sky blue');

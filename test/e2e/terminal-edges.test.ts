@@ -1,29 +1,15 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
-import { HAS_TMUX, Terminal } from '../support/tmux.js';
+import { describe, expect, it } from 'vitest';
+import type { TestEnv } from '../helpers.js';
+import { ROUTER as router, terminalsOnEmulator } from '../support/terminal-file.js';
+import { HAS_TMUX, type Terminal } from '../support/tmux.js';
 import { holdingUpstream, pricedGateway, sseChunk } from '../support/upstreams.js';
 
 // The edges of the CLI that only a real terminal (tmux) shows: what is drawn, cleared and refused there.
 let t: TestEnv;
-let term: Terminal | undefined;
-const router = `node ${BIN}`;
-
-beforeAll(async () => {
-  t = await startTestEnv();
-});
-afterAll(async () => {
-  await term?.close();
-  await t.close();
-});
-
-/** A fresh terminal with the test environment and `env` over it. */
-async function terminal(env: Record<string, string> = {}): Promise<Terminal> {
-  await term?.close();
-  return (term = new Terminal({ ...t.env, ...env }));
-}
+const terminal = terminalsOnEmulator((started) => (t = started));
 
 /** A tools file with one tool, get_weather, whose command (`cat`) answers with its arguments. */
 function weatherTools(prefix: string): string {

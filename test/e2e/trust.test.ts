@@ -200,12 +200,12 @@ describe('--watch and batch ids', () => {
       const exited = new Promise<number | null>((r) => child.on('close', r));
       // Down while it watches (the create answered, the batch polled): on a loaded machine that can take a while. Before:
       // 200 looks 50 ms apart, after which the emulator went down under a create not yet answered (--max-retries 0: exit 7).
-      expect(await until(() => /created batch_/.test(stderr), 45_000)).toBe(true);
+      expect(await until(() => /created batch_/.test(stderr))).toBe(true);
       const id = /created (batch_\w+)/.exec(stderr)![1]!;
-      expect(await until(() => s.requests().some((r) => r.method === 'GET' && r.path === `/v1/batches/${id}`), 45_000)).toBe(true);
+      expect(await until(() => s.requests().some((r) => r.method === 'GET' && r.path === `/v1/batches/${id}`))).toBe(true);
       // Up again once the watch has found it down (a poll failed, another is due), not after a time it may not poll in.
       const offline = new RegExp(`${id}: .*; polling again in \\d+s`);
-      await s.restart({ down: () => until(() => offline.test(stderr) || child.exitCode !== null, 45_000) });
+      await s.restart({ down: () => until(() => offline.test(stderr) || child.exitCode !== null) });
       expect(stderr).toMatch(offline);
       expect(await exited).toBe(0);
       expect(stderr).toMatch(/created batch_\w+/);

@@ -8,6 +8,7 @@ import { batchesOf as batchesOfSpace, jobsIn, newSpace, requestsFile, setFaults,
 import { cpSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { waitBound } from '../support/until.js';
 
 let t: CliEnv;
 beforeAll(async () => {
@@ -87,7 +88,7 @@ describe('a lost create is never taken for another batch of the same shape', () 
     const own = await create((i) => `${tag}c${i}`, 'fate');
     const foreign2 = await create((i) => `c${i}`, 'foreign');
     // All three ended (their results can show whose they are): on a loaded machine 300 ms was not always enough.
-    for (const end = Date.now() + 45_000; Date.now() < end && !(await batchesOf(s)).every((b) => ['completed', 'failed', 'expired', 'cancelled'].includes(b.status)); ) await new Promise((r) => setTimeout(r, 50));
+    for (const end = Date.now() + waitBound(); Date.now() < end && !(await batchesOf(s)).every((b) => ['completed', 'failed', 'expired', 'cancelled'].includes(b.status)); ) await new Promise((r) => setTimeout(r, 50));
     const r = await t.run(['batch', 'run', '--resume', job.id, '--watch', '--interval', '0.05', '--results', out], { env: s.env });
     expect(r.code, r.stderr).toBe(0);
     expect(jobs(s)[0].shards[0].batch_id).toBe(own);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { post, startCliEnv, type CliEnv } from '../support/cli-env.js';
 import { batchesPathOf, FLAVORS } from '../support/batch-jobs.js';
-import { until } from '../support/until.js';
+import { until, waitBound } from '../support/until.js';
 
 let t: CliEnv;
 /** Where the flavour under test keeps batches (every test here runs against both flavours). */
@@ -264,7 +264,7 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
       // Once the five have ended (the emulator runs them meanwhile): every one listed by its status. After a fixed
       // pause, none might have, and an empty list passed.
       const statuses = async () => ((await (await fetch(`${t.apiRoot}/v1/batches?limit=100`, { headers: { authorization: `Bearer ${ws.api_key}` } })).json()) as any).data.map((b: any) => b.status);
-      for (const end = Date.now() + 45_000; Date.now() < end && !(await statuses()).every((s: string) => s === 'completed' || s === 'failed'); ) await new Promise((r) => setTimeout(r, 20));
+      for (const end = Date.now() + waitBound(); Date.now() < end && !(await statuses()).every((s: string) => s === 'completed' || s === 'failed'); ) await new Promise((r) => setTimeout(r, 20));
       const done = JSON.parse((await t.run(['batch', 'list', '--status', 'completed', '--status', 'failed', '--json', '--limit', '100'], { env })).stdout);
       expect(done.data.map((b: any) => b.id).sort()).toEqual([...ids].sort());
       expect(done.data.every((b: any) => b.status === 'completed')).toBe(true);
@@ -353,7 +353,7 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
       // Two done, then the rest held (checked in this process, so the engine takes no step in between): the batch still
       // runs when it is looked at and restarted, however slow the machine (a poll through the CLI can take longer than
       // the 8 items of 150 ms). The restarted emulator goes at its usual pace.
-      expect(await until(() => (s.emu.batches.store.get(id)?.request_counts.completed ?? 0) >= 2, 45_000)).toBe(true);
+      expect(await until(() => (s.emu.batches.store.get(id)?.request_counts.completed ?? 0) >= 2)).toBe(true);
       s.emu.batches.opts.delayMs = 600_000;
       const seen = JSON.parse((await s.run(['batch', 'get', id, '--json'])).stdout);
       expect(seen.request_counts.completed).toBeGreaterThanOrEqual(2);

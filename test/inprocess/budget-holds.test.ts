@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { waitBound } from '../support/until.js';
 
 // Budgets across calls under way: each call holds its cost bound from the check that lets it go
 // until its cost is in the ledger, so calls at once never spend together more than is left.
@@ -110,7 +111,7 @@ describe('concurrent calls under a budget', () => {
     const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '0.0008' };
     const loop = () => t.run(['chat', '--model', 'local/tools', '--max-tokens', '50', '--tools', tools, 'weather in Paris'], { env });
     // The defect is a wait without end; two chats with a tool round take seconds on a loaded machine.
-    const stuck = new Promise<'stuck'>((r) => setTimeout(() => r('stuck'), 45_000).unref());
+    const stuck = new Promise<'stuck'>((r) => setTimeout(() => r('stuck'), waitBound()).unref());
     const runs = await Promise.race([Promise.all([loop(), loop()]), stuck]);
     expect(runs).not.toBe('stuck');
     expect((runs as { code: number }[]).map((r) => r.code)).toEqual([0, 0]);

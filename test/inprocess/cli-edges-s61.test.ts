@@ -36,6 +36,7 @@ it("every command's help fits the terminal (80, 60 and 40 columns) and, piped, 8
   const paths = await commandPaths();
   expect(paths.length).toBeGreaterThan(40);
   // 40: was each option's description unwrapped beside its term (fewer than 20 columns left), broken mid-word.
+  const decideExamples: string[] = [];
   for (const [tty, columns] of [[true, 80], [true, 60], [true, 40], [false, 60]] as const) {
     const width = tty ? columns : 80;
     for (const path of paths) {
@@ -51,8 +52,11 @@ it("every command's help fits the terminal (80, 60 and 40 columns) and, piped, 8
         }
       // Was: decide's example in two lines (a backslash, then the rest of the command).
       for (const line of examples) expect(line, at).toMatch(/^ {2}\$ .*router .*[^\\]$/);
+      if (path.join(' ') === 'decide') decideExamples.push(...examples);
     }
   }
+  // The examples above were found: decide's at each width.
+  expect(decideExamples.length).toBeGreaterThanOrEqual(4);
 });
 
 it('an editor not found is named by its program and where it came from ($VISUAL, $EDITOR, or vi as the default)', async () => {

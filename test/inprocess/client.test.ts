@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from 'undici';
 import { APIError, ConnectionError, RouterClient, StreamError, ValidationError } from '../../src/client/index.js';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { waitBound } from '../support/until.js';
 
 // The exported library, as a program that imports it would use it.
 let emu: Emulator;
@@ -59,7 +60,7 @@ describe('RouterClient', () => {
     const requests = ['a', 'b', 'c'].map((id) => ({ custom_id: id, body: { messages: user(id) } }));
     let batch = await client.batches.create({ endpoint: '/v1/chat/completions', model: 'local/echo', completion_window: '24h', requests });
     // Until it is done (200 looks, 4 s, can be too few on a loaded machine).
-    for (const end = Date.now() + 45_000; batch.status !== 'completed' && Date.now() < end; ) {
+    for (const end = Date.now() + waitBound(); batch.status !== 'completed' && Date.now() < end; ) {
       await new Promise((r) => setTimeout(r, 20));
       batch = await client.batches.get(batch.id);
     }

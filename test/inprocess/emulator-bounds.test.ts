@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { until } from '../support/until.js';
+import { until, waitBound } from '../support/until.js';
 
 // The emulator under hostile clients (#31), with small bounds so that the tests stay fast.
 const MiB = 1024 * 1024;
@@ -49,7 +49,7 @@ describe('request bodies in flight', () => {
     const small = await chat({ model: 'local/echo', messages: [{ role: 'user', content: 'still there?' }] });
     expect(small.status).toBe(200);
     // The stalled bodies send nothing more: each is answered 408 and its connection closed, which frees their bytes.
-    await Promise.race([Promise.all(stalled.map((s) => s.closed)), new Promise((r) => setTimeout(r, 30_000).unref())]);
+    await Promise.race([Promise.all(stalled.map((s) => s.closed)), new Promise((r) => setTimeout(r, waitBound()).unref())]);
     for (const s of stalled) {
       expect(s.socket.destroyed || s.socket.readableEnded).toBe(true);
       expect(s.received()).toMatch(/^HTTP\/1\.1 408 /);
@@ -81,7 +81,7 @@ describe('request bodies in flight', () => {
     const huge = stalledChat(33 * MiB, 1000);
     expect(await until(() => huge.received().length > 0)).toBe(true);
     expect(huge.received()).toMatch(/^HTTP\/1\.1 413 /);
-    await Promise.race([huge.closed, new Promise((r) => setTimeout(r, 30_000).unref())]);
+    await Promise.race([huge.closed, new Promise((r) => setTimeout(r, waitBound()).unref())]);
     expect(huge.socket.destroyed || huge.socket.readableEnded).toBe(true);
   });
   it('a body whose bytes came in time is not cut when the whole process was paused past the bound', async () => {
@@ -124,7 +124,7 @@ describe('batch uploads', () => {
     expect(large.received().toLowerCase()).not.toMatch(/\r\nretry-after:/);
     expect(large.received()).toMatch(/requests\[0\] alone \(\d+ bytes so far\) is larger than one request of a batch may be/);
     const small = stalledBatch(100 * MiB, 64 * 1024);
-    await Promise.race([Promise.all([large.closed, small.closed]), new Promise((r) => setTimeout(r, 30_000).unref())]);
+    await Promise.race([Promise.all([large.closed, small.closed]), new Promise((r) => setTimeout(r, waitBound()).unref())]);
     expect(small.received()).toMatch(/^HTTP\/1\.1 408 /);
     expect(large.socket.destroyed || large.socket.readableEnded).toBe(true);
     expect(await until(() => emu.bodies.held === 0)).toBe(true);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { StateStore } from '../../src/emulator/state/store.js';
+import { waitBound } from '../support/until.js';
 
 // The emulator's per-request work does not grow with its history (#32: capacity must not drift).
 let dir: string;
@@ -30,7 +31,7 @@ async function runBatches(e: Emulator, count: number): Promise<string[]> {
     ids.push(created.json.id);
   }
   // Until they are done (200 looks, 4 s, can be too few on a loaded machine).
-  for (const end = Date.now() + 45_000; Date.now() < end; ) {
+  for (const end = Date.now() + waitBound(); Date.now() < end; ) {
     const list = await api(e, '/v1/batches?limit=100', apiKey);
     if (list.json.data.every((b: { status: string }) => b.status === 'completed')) return ids;
     await new Promise((r) => setTimeout(r, 20));

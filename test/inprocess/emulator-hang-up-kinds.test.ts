@@ -4,13 +4,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { costOf, findModel, round } from '../../src/emulator/models/models.js';
+import { SETTLE } from '../support/until.js';
 
 // A caller who hangs up on a fake model's stream pays for what it was written, whatever the stream:
 // Responses text, tool calls (chat and Responses), speech. Before, these were given back whole.
 let dir: string;
 let emulator: Emulator;
-/** How long the server may take to hear the hang-up on a busy machine (vi.waitFor's default is 1 s). */
-const WAIT = { timeout: 30_000 };
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'router-emu-hang-up-kinds-'));
@@ -45,7 +44,7 @@ async function hangUp(ws: string, path: string, body: unknown, enough: (text: st
     const got = await fetch(`${emulator.apiRoot}/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${apiKey}` } });
     if (got.status !== 200) throw new Error(`no generation kept yet (${got.status})`);
     return ((await got.json()) as { data: Record<string, number | boolean> }).data;
-  }, WAIT);
+  }, SETTLE);
 }
 
 /** The generation kept is cancelled, charged its prompt and the tokens it says were written (less than `full`), and so is the balance. */
@@ -57,7 +56,7 @@ async function chargedForWhatWasSent(ws: string, g: Record<string, number | bool
   expect(sent).toBeLessThanOrEqual(fullCompletion);
   const owed = round(round((g.tokens_prompt as number) * m.promptPrice) + round(sent * m.completionPrice));
   expect(g.total_cost).toBe(owed);
-  await vi.waitFor(() => expect(emulator.store.balance(ws)).toBeCloseTo(1 - owed, 10), WAIT);
+  await vi.waitFor(() => expect(emulator.store.balance(ws)).toBeCloseTo(1 - owed, 10), SETTLE);
   return owed;
 }
 
@@ -98,7 +97,7 @@ describe('a caller who hangs up on a fake model stream of another kind', () => {
     expect(g.total_cost).toBeLessThan(full);
     // A whole number of characters at the per-character price.
     expect(Number.isInteger(round((g.total_cost as number) / tts.promptPrice))).toBe(true);
-    await vi.waitFor(() => expect(emulator.store.balance('tts-cut')).toBeCloseTo(1 - (g.total_cost as number), 10), WAIT);
+    await vi.waitFor(() => expect(emulator.store.balance('tts-cut')).toBeCloseTo(1 - (g.total_cost as number), 10), SETTLE);
   });
 
   it('a speech stream read to its end: charged in full, not cancelled', async () => {
@@ -108,6 +107,6 @@ describe('a caller who hangs up on a fake model stream of another kind', () => {
     expect(res.status).toBe(200);
     await res.arrayBuffer();
     const full = costOf(findModel('local/tts')!, input.length, 0).cost;
-    await vi.waitFor(() => expect(emulator.store.balance('tts-whole')).toBeCloseTo(1 - full, 10), WAIT);
+    await vi.waitFor(() => expect(emulator.store.balance('tts-whole')).toBeCloseTo(1 - full, 10), SETTLE);
   });
 });

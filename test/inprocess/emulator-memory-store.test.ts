@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { MemoryStore } from '../../src/emulator/state/memory-store.js';
+import { waitBound } from '../support/until.js';
 
 // The emulator over another Store than its files: every route keeps and reads its state through
 // the interface, so over the memory store it serves chat, credits, generations and batches and
@@ -43,7 +44,7 @@ describe('an emulator over the memory store', () => {
     expect(created.status).toBe(202);
     let seen: any;
     // Until it is over (400 looks can be too few on a loaded machine).
-    for (const end = Date.now() + 45_000; Date.now() < end; ) {
+    for (const end = Date.now() + waitBound(); Date.now() < end; ) {
       seen = (await call('GET', `/v1/batches/${created.json.id}`)).json;
       if (seen.status === 'completed' || seen.status === 'failed') break;
       await new Promise((r) => setTimeout(r, 10));

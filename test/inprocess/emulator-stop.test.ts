@@ -16,7 +16,7 @@ describe('an emulator closed while it drives a batch', () => {
     await call('POST', '/_emulator/credits', managementKey, { amount: 100 });
     const created = await call('POST', '/v1/batches', apiKey, { endpoint: '/v1/chat/completions', model: 'local/echo', completion_window: '24h', requests: [{ custom_id: 'a', body: { messages: [{ role: 'user', content: 'hi' }] } }] });
     // A state, not 2 s of polls (too few on a loaded machine): the engine in this process cannot step past it between polls.
-    expect(await until(() => emu.batches.store.get(created.id)?.status === status, 45_000)).toBe(true);
+    expect(await until(() => emu.batches.store.get(created.id)?.status === status)).toBe(true);
     await emu.close();
     rmSync(dir, { recursive: true, force: true });
     // Until the engine has let the batch go (its drive returned from the pause it was in), not for a time that a loaded

@@ -2,12 +2,19 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { fullDiskPerFile, mounted } from '../support/full-disk.js';
+import { SETTLE } from '../support/until.js';
 import { startEmulator } from '../../src/emulator/server.js';
 
 // A real full file system: a small tmpfs, filled up (test/support/full-disk.ts). The charges journal
 // must never hold a torn line: a line the disk had room for only in part would join the next one,
 // and a kill -9 would lose both charges. A charge it cannot take is not made: its request is refused.
 const { disk, fill } = fullDiskPerFile();
+
+/** The lines of the journal's segments in `state`, in order (charge-journal.ts). */
+function journalLines(state: string): string[] {
+  const segments = readdirSync(state).filter((n) => /^charges\.\d+\.jsonl$/.test(n)).sort((a, b) => parseInt(a.slice(8)) - parseInt(b.slice(8)));
+  return segments.flatMap((n) => readFileSync(join(state, n), 'utf8').split('\n').filter(Boolean));
+}
 
 describe.skipIf(!mounted)('the charges journal on a full disk', () => {
   it('a charge it cannot take refuses its request; what is on disk (state.json and the journal after its journal_seq) equals what was charged', async () => {
@@ -31,16 +38,18 @@ describe.skipIf(!mounted)('the charges journal on a full disk', () => {
       // (200s while the journal's last page has room, if it has any.)
       expect(statuses.has(503)).toBe(true);
       expect([...statuses].filter((s) => s !== 200 && s !== 503)).toEqual([]);
+      // Every line the journal holds while the disk is full is whole (before: a line cut where the disk was full, then
+      // the next one joined to it). Read now: the save that lands once there is room removes these segments.
+      const whileFull = journalLines(state);
+      expect(whileFull.length).toBeGreaterThan(0);
+      for (const line of whileFull) expect(() => JSON.parse(line), line).not.toThrow();
       rmSync(join(disk, 'filler'), { force: true });
       // Room again: the save retried each second lands, and requests are answered.
-      await vi.waitFor(async () => expect(await chat(151)).toBe(200), { timeout: 10_000, interval: 100 });
+      await vi.waitFor(async () => expect(await chat(151)).toBe(200), { ...SETTLE, interval: 100 });
       const charged = emu.store.workspace('default').total_usage;
       // As a kill -9 now would leave it: state.json first (a save landing meanwhile only raises journal_seq).
       const saved = JSON.parse(readFileSync(join(state, 'state.json'), 'utf8'));
-      // The journal's segments, in order (charge-journal.ts).
-      const segments = readdirSync(state).filter((n) => /^charges\.\d+\.jsonl$/.test(n)).sort((a, b) => parseInt(a.slice(8)) - parseInt(b.slice(8)));
-      const lines = segments.flatMap((n) => readFileSync(join(state, n), 'utf8').split('\n').filter(Boolean));
-      // Before: a line cut where the disk was full, then the next one joined to it.
+      const lines = journalLines(state);
       for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
       emu.store.close();
       // The generations file alike: every line whole (a torn one would lose the next as well).

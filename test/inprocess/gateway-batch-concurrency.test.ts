@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders, ProvidersFileError } from '../../src/emulator/providers/config.js';
 import { localUpstream } from '../support/upstreams.js';
+import { waitBound } from '../support/until.js';
 
 // A batch over an upstream runs `batch_concurrency` of its requests at once, never more.
 const dir = mkdtempSync(join(tmpdir(), 'router-gateway-pool-'));
@@ -63,7 +64,7 @@ async function runBatch(gateway: Emulator, n: number) {
   const created = await call('/v1/batches', { endpoint: '/v1/chat/completions', model: 'test/chat', completion_window: '24h', requests: ids.map((custom_id) => ({ custom_id, body: { messages: [{ role: 'user', content: custom_id }] } })) });
   let seen: any;
   // Until it is over (a loaded machine can take more than 400 looks); the bound ends only a batch that never is.
-  for (const end = Date.now() + 45_000; Date.now() < end; ) {
+  for (const end = Date.now() + waitBound(); Date.now() < end; ) {
     seen = await call(`/v1/batches/${created.id}`);
     if (seen.status === 'completed' || seen.status === 'failed') break;
     await new Promise((r) => setTimeout(r, 25));

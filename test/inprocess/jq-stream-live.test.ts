@@ -5,6 +5,7 @@ import { startCliEnv, type CliEnv } from '../support/cli-env.js';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
 import { localUpstream, sseChunk, type LocalUpstream } from '../support/upstreams.js';
+import { waitBound } from '../support/until.js';
 
 // `chat --stream --json --jq FILTER` printed nothing until the stream had ended: the values were held
 // for one run of jq at the command's end. jq now runs over what has come whenever it is free. The
@@ -26,7 +27,7 @@ beforeAll(async () => {
     res.write(sseChunk('one'));
     // Only ends a wait the defect makes endless (a CLI that prints nothing until the stream ends): a loaded machine can
     // take seconds to bring the CLI and its jq up before it prints 'one'.
-    const fallback = setTimeout(() => release('timer'), 30_000);
+    const fallback = setTimeout(() => release('timer'), waitBound());
     release = (by) => {
       if (releasedBy) return;
       releasedBy = by;

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RouterClient } from '../../src/client/index.js';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import {
@@ -12,7 +12,6 @@ import { runInProcess } from '../support/inprocess.js';
 
 // Issue 44: conversations, attachments and schemas from src/kit, over real HTTP against the emulator;
 // a conversation the library keeps is one the CLI shows and continues.
-vi.setConfig({ testTimeout: 60_000 });
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');

@@ -1,13 +1,12 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
 
 // MCP servers kept in a profile (`router config set mcp …`) and in ROUTER_MCP: the environment goes
 // before the profile, --mcp before both (issue 44). Over server-everything, a server not written here.
-vi.setConfig({ testTimeout: 60_000 });
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const FIXTURE = join(ROOT, 'test/support/mcp-fixture-server.mjs');

@@ -4,15 +4,14 @@ import { createServer } from 'node:net';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
 import { until } from '../support/until.js';
 
 // Tools from MCP servers (issue 44) over stdio and Streamable HTTP: servers not written here
 // (server-everything, server-filesystem) and a fixture that crashes, hangs, floods and reads its environment.
-// Each run starts a server (node and the SDK loaded): slow on a loaded machine.
-vi.setConfig({ testTimeout: 60_000 });
+// Each run starts a server (node and the SDK loaded): slow on a loaded machine, within the bound of every test.
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const FILESYSTEM = join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');

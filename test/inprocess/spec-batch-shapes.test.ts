@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APIError, RouterClient } from '../../src/client/index.js';
 import { startInProcessEnv, type InProcessEnv } from '../support/inprocess-env.js';
+import { waitBound } from '../support/until.js';
 
 // Batch shapes as api.md's tables give them: an `object` row is never null; the 402 body of Get a
 // batch is the batch metadata (its own `error` among it) with results null.
@@ -16,7 +17,7 @@ const create = (requests: unknown[], key?: string, model = 'local/echo') => t.ca
 
 async function until(id: string, done: (b: any) => boolean, key?: string): Promise<{ status: number; json: any }> {
   // Until it gets there (500 looks, 5 s, can be too few on a loaded machine).
-  for (const end = Date.now() + 45_000; Date.now() < end; ) {
+  for (const end = Date.now() + waitBound(); Date.now() < end; ) {
     const got = await t.call('GET', `/v1/batches/${id}`, undefined, key);
     if (done(got.json) || got.status !== 200) return got;
     await new Promise((r) => setTimeout(r, 10));

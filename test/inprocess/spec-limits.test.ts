@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { post, startCliEnv, type CliEnv } from '../support/cli-env.js';
-import { until } from '../support/until.js';
+import { until, waitBound } from '../support/until.js';
 
 // Values the spec allows (it calls them provider-dependent, or sets no limit) are accepted by the
 // CLI and the emulator alike; a model may still answer with its own limit, named in the message.
@@ -186,7 +186,7 @@ describe('batch usage when a batch does not complete', () => {
       const created = await post(t, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'local/echo', requests }, {}, key);
       // Some done, the rest held (checked in this process, so the engine takes no step in between): part done when its
       // window ends, however slow the machine (after a 1.2 s sleep none was done, or all, at load 30).
-      expect(await until(() => (t.emu.batches.store.get(created.json.id)?.request_counts.completed ?? 0) >= 3, 45_000)).toBe(true);
+      expect(await until(() => (t.emu.batches.store.get(created.json.id)?.request_counts.completed ?? 0) >= 3)).toBe(true);
       t.emu.batches.opts.delayMs = 600_000;
       await t.admin('clock', { advance_seconds: 25 * 3600 });
       const batch = await fetch(`${t.apiRoot}/v1/batches/${created.json.id}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json() as any);
@@ -204,7 +204,7 @@ describe('batch usage when a batch does not complete', () => {
       const failed = await post(t, '/v1/batches', { endpoint: '/v1/chat/completions', model: 'local/echo', requests: [{ custom_id: 'x', body: { model: 'other/model', messages: [] } }] }, {}, key);
       let f: any;
       // Until it has failed (40 looks, 4 s, can be too few on a loaded machine).
-      for (const end = Date.now() + 45_000; f?.status !== 'failed' && Date.now() < end; ) {
+      for (const end = Date.now() + waitBound(); f?.status !== 'failed' && Date.now() < end; ) {
         await new Promise((r) => setTimeout(r, 100));
         f = await fetch(`${t.apiRoot}/v1/batches/${failed.json.id}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json());
       }

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { post, startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { waitBound } from '../support/until.js';
 
 let t: CliEnv;
 beforeAll(async () => {
@@ -254,7 +255,7 @@ describe('batch rules of the spec', () => {
   };
   const settle = async (id: string, key = t.apiKey) => {
     // Until it is over, not 200 looks (4 s, too few on a loaded machine); the bound ends only a batch that never does.
-    for (const end = Date.now() + 45_000; Date.now() < end; ) {
+    for (const end = Date.now() + waitBound(); Date.now() < end; ) {
       const b = await get(`/v1/batches/${id}`, key);
       if (!['validating', 'in_progress', 'finalizing'].includes(b.json.status)) return b;
       await new Promise((r) => setTimeout(r, 20));

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitBound } from './until.js';
 
 /** tmux on this machine (installed by scripts/test-tools.sh); tests that need a terminal skip without it. */
 export const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
@@ -192,9 +193,10 @@ export class Terminal {
   /**
    * Looks at the screen each time the pane prints (and every 100 ms) until `pattern` is on it; returns that screen once
    * the pane has been quiet for a moment (SETTLE_MS, at most SETTLE_MAX_MS): a program that printed a line is usually
-   * still drawing what follows it (a prompt), and keys sent before it is drawn can land on no prompt at all.
+   * still drawing what follows it (a prompt), and keys sent before it is drawn can land on no prompt at all. Bounded
+   * by the rest of the test's bound.
    */
-  async waitFor(pattern: RegExp, timeoutMs = 30_000): Promise<string> {
+  async waitFor(pattern: RegExp, timeoutMs = waitBound()): Promise<string> {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const s = await this.screen();

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { StateStore } from '../../src/emulator/state/store.js';
 import { storageHooks } from '../../src/emulator/state/fsutil.js';
+import { SETTLE } from '../support/until.js';
 
 // The charges journal in segments (charge-journal.ts): a save never empties a file in place, so a
 // steady stream of charges needs no save on the event loop; and what a kill -9 leaves at the
@@ -182,7 +183,7 @@ describe('the charges journal in segments', () => {
       expect(said.join('')).not.toMatch(/saved again/);
       // Room again: the top-up reaches disk by itself (before, only with whatever save came next).
       delete storageHooks.full;
-      await vi.waitFor(() => expect(said.join('')).toMatch(/saved again/), { timeout: 10_000 });
+      await vi.waitFor(() => expect(said.join('')).toMatch(/saved again/), SETTLE);
       await store.idle();
       expect(afterKill(dir).workspace('default')).toEqual(store.workspace('default'));
       expect(store.workspace('default').total_usage).toBe(0.25);

@@ -7,6 +7,7 @@ import { describeHolder, holdLock, removeStale, takeLock, withFileLock } from '.
 import { processStart } from '../../src/internal/process.js';
 import { lockHost } from '../../src/internal/lock-text.js';
 import { linkThere } from '../support/link-there.js';
+import { SETTLE } from '../support/until.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'router-lock-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -134,7 +135,7 @@ describe('a held lock taken over from its holder (paused past the watch), or rem
     rmSync(lock);
     symlinkSync(other, lock);
     // Before: the holder went on unaware (two at work on one state), and its release removed the taker's lock.
-    await vi.waitFor(() => expect(lost).toHaveBeenCalledWith(other), { timeout: 10_000, interval: 100 });
+    await vi.waitFor(() => expect(lost).toHaveBeenCalledWith(other), { ...SETTLE, interval: 100 });
     release();
     expect(readlinkSync(lock)).toBe(other);
   });
@@ -144,7 +145,7 @@ describe('a held lock taken over from its holder (paused past the watch), or rem
     const lost = vi.fn();
     const release = holdLock(lock, () => new Error('busy'), lost);
     rmSync(lock);
-    await vi.waitFor(() => expect(readlinkSync(lock)).toMatch(own), { timeout: 10_000, interval: 100 });
+    await vi.waitFor(() => expect(readlinkSync(lock)).toMatch(own), { ...SETTLE, interval: 100 });
     expect(() => holdLock(lock, () => new Error('busy'))).toThrow('busy');
     release();
     expect(linkThere(lock)).toBe(false);
