@@ -175,6 +175,10 @@ export async function addRootHint(err: unknown, settings: Settings, env: NodeJS.
     if (name) Object.defineProperty(err, 'message', { value: `${err.message} (the proxy from ${name})`, configurable: true, writable: true });
     return;
   }
+  // The emulator's root, with the emulator gone (killed mid-loop, never started): the way out named.
+  if (err instanceof ConnectionError && /^connection refused: (127\.[\d.]+|localhost|\[::1\]):\d+$/.test(err.message)) {
+    Object.defineProperty(err, 'message', { value: `${err.message}, on this machine: is router serve running?`, configurable: true, writable: true });
+  }
   const from = settings.from.apiRoot;
   if (!from || from.kind === 'flag' || !(err instanceof ConnectionError) || err.maybeDelivered || err instanceof TimeoutError || err instanceof ProxyRefusedError) return;
   Object.defineProperty(err, 'message', { value: `${err.message} (the API root from ${sourceName(from)})`, configurable: true, writable: true });

@@ -7,7 +7,7 @@ import type { Settings, Source } from '../config/settings.js';
 import { CliError, EXIT, usage } from './exit-codes.js';
 import { utf8Text } from './io/utf8.js';
 import { rootKey } from '../internal/api-root.js';
-import { stopOnSigterm, terminated } from './signals.js';
+import { stopOnSigint, stopOnSigterm, terminated } from './signals.js';
 
 /** What a run of `router` gets from outside: streams, environment, arguments; tests pass their own. */
 export interface Runtime {
@@ -89,9 +89,8 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
     const flags = cmd.optsWithGlobals() as GlobalFlags;
     const io = new IO(flags, runtime.streams);
     const controller = new AbortController();
-    const onSigint = () => controller.abort(interrupted());
     io.interrupt = controller.signal;
-    if (runtime.interrupts) process.on('SIGINT', onSigint);
+    const offSigint = runtime.interrupts ? stopOnSigint(() => controller.abort(interrupted())) : undefined;
     const offSigterm = runtime.interrupts ? stopOnSigterm(() => controller.abort(terminated())) : undefined;
     let resolved: Promise<Settings> | undefined;
     let commandModel: { model: string; from: Source } | undefined;
@@ -196,7 +195,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
     } finally {
       hold?.release();
       runtime.running!--;
-      if (runtime.interrupts) process.removeListener('SIGINT', onSigint);
+      offSigint?.();
       offSigterm?.();
     }
   };

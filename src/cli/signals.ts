@@ -32,6 +32,44 @@ export function signalTaken(sig: 'SIGTERM' | 'SIGHUP', except?: () => void): boo
   return process.listeners(sig).some((l) => l !== except && taken.has(l));
 }
 
+/** A running command's Ctrl-C: `stop` it, and the process dies of the signal (below). Returns the function that removes the handler. */
+export function stopOnSigint(stop: () => void): () => void {
+  const handler = () => {
+    dieOfSigintAtExit();
+    stop();
+  };
+  process.on('SIGINT', handler);
+  return () => process.removeListener('SIGINT', handler);
+}
+
+/**
+ * Ctrl-C's end of a run: a process that exits 130 because it got SIGINT dies of SIGINT once its exit
+ * listeners ran (temp files removed, tools stopped), as the shell's convention has it. bash reads an
+ * exit(130) as a command that handled Ctrl-C itself and goes on: `for f in *.txt; do router chat …; done`
+ * ran its next call, and `xargs` the rest. `$?` is 130 either way.
+ */
+function dieOfSigintAtExit(): void {
+  if (sigintAtExit) return;
+  sigintAtExit = true;
+  const onExit = (code: number) => {
+    if (code !== EXIT.INTERRUPTED) return;
+    // The listeners after this one run first: the signal ends the process where it is.
+    const all = process.rawListeners('exit');
+    for (const later of all.slice(all.indexOf(onExit) + 1)) {
+      try {
+        (later as (code: number) => void).call(process, code);
+      } catch {
+        // One that fails leaves the others to run, as node's own exit does.
+      }
+    }
+    // With no listener node's handler goes too: the default action, the end of the process.
+    process.removeAllListeners('SIGINT');
+    process.kill(process.pid, 'SIGINT');
+  };
+  process.on('exit', onExit);
+}
+let sigintAtExit = false;
+
 /** The stop of a SIGTERM: an interrupt whose exit code is 143. */
 export function terminated(): Error {
   return Object.assign(new Error('terminated'), { name: 'AbortError', exitCode: EXIT.TERMINATED });

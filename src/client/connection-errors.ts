@@ -1,4 +1,4 @@
-import { ConnectionError, ProxyRefusedError, RouterError, TimeoutError } from './errors.js';
+import { ConnectionError, ProxyRefusedError, RouterError, TimeoutError, TlsError } from './errors.js';
 import { PROXY_TIMEOUT } from './transport.js';
 import { isCallerAbort } from './caller-aborts.js';
 
@@ -59,8 +59,25 @@ export function toConnectionError(err: unknown, url: string, proxy?: string): Er
     const what = code === 'ECONNREFUSED' ? 'connection refused' : code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connect timed out' : 'host not reachable';
     return new ConnectionError(`${what}: ${host}`, { cause: err, maybeDelivered: false });
   }
+  const tls = tlsFailure(err, code, host);
+  if (tls) return tls;
   const detail = (err as Error)?.message || code || 'connection failed';
   return new ConnectionError(`connection to ${host} failed: ${detail}`, { cause: err, maybeDelivered: true });
+}
+
+/** node's codes of a failed TLS handshake: its ERR_TLS_* and ERR_SSL_*, and OpenSSL's verify errors of a certificate. */
+const TLS_CODES = /^(?:ERR_TLS_|ERR_SSL_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_)|CERT/;
+
+/** A failed TLS handshake, in words (OpenSSL's own text names its source file and line): nothing was sent. */
+function tlsFailure(err: unknown, code: string | undefined, host: string): TlsError | undefined {
+  if (!code || !TLS_CODES.test(code)) return undefined;
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG' || code === 'ERR_SSL_HTTP_REQUEST') {
+    return new TlsError(`https to ${host} failed: the server there does not speak TLS (is its URL http://, not https://?); nothing was sent`, { cause: err });
+  }
+  const { reason, message } = errnoOf(err) as { reason?: unknown; message?: unknown };
+  const said = typeof reason === 'string' ? reason : typeof message === 'string' && !message.includes(':error:') ? message : code;
+  if (!/CERT|UNABLE_TO_|SELF_SIGNED/.test(code)) return new TlsError(`the TLS handshake with ${host} failed (${said}); nothing was sent`, { cause: err });
+  return new TlsError(`the TLS certificate of ${host} was not accepted (${said}); nothing was sent (a certificate authority of your own: NODE_EXTRA_CA_CERTS=FILE.pem)`, { cause: err });
 }
 
 /** A body that fails after its head arrived: cut mid-answer (part may have been used), or timed out. */

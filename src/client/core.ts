@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { closeIdle, createAgent, send, type ProxyOptions } from './transport.js';
-import { afterReason, APIError, ConnectionError, foreignErrorText, isErrorEnvelope, ProtocolError, ProxyRefusedError, ValidationError, type RouterError } from './errors.js';
+import { afterReason, APIError, ConnectionError, foreignErrorText, isErrorEnvelope, ProtocolError, ProxyRefusedError, TlsError, ValidationError, type RouterError } from './errors.js';
 import { toConnectionError } from './connection-errors.js';
 import { sleep } from '../internal/sleep.js';
 import { KEEP_ALIVE } from '../internal/keep-alive.js';
@@ -178,7 +178,7 @@ export class HttpCore {
         failure = toConnectionError(err, url, this.proxyFor(url));
         if (!(failure instanceof ConnectionError)) throw failure;
         // A proxy's own refusal (it wants credentials, or forbids the host) stays one on a retry.
-        retryable = (policy === 'always' || !failure.maybeDelivered) && !(failure instanceof ProxyRefusedError && failure.status < 500);
+        retryable = (policy === 'always' || !failure.maybeDelivered) && !(failure instanceof ProxyRefusedError && failure.status < 500) && !(failure instanceof TlsError);
         if (policy === 'paid' && failure.maybeDelivered && attempt < maxRetries && !opts.signal?.aborted) failure.message += ' (not retried: the service may have carried it out, and a retry would be charged again)';
       }
       if (!retryable || attempt >= maxRetries) {

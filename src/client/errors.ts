@@ -150,6 +150,14 @@ export class ProxyRefusedError extends ConnectionError {
   }
 }
 
+/** The TLS handshake failed (a certificate not trusted, a server that speaks no TLS): nothing was sent, and a retry meets the same. */
+export class TlsError extends ConnectionError {
+  override name = 'TlsError';
+  constructor(message: string, opts: { cause?: unknown } = {}) {
+    super(message, { cause: opts.cause, maybeDelivered: false });
+  }
+}
+
 /** The server's answer could not be understood (bad JSON, wrong content type). */
 export class ProtocolError extends RouterError {
   override name = 'ProtocolError';

@@ -37,6 +37,8 @@ export const KEY_SYNTAX = /^[\x21-\x7e]+$/;
 export function checkKey(value: string | undefined, from: string): string | undefined {
   const key = value?.trim();
   if (!key) return undefined;
+  // Copied with its header's word, as curl's -H "Authorization: Bearer …" has it.
+  if (/^bearer\s/i.test(key)) throw new SettingsError(`${from} starts with "Bearer ": give the key alone (router sends it as "Authorization: Bearer KEY" itself)`);
   if (!KEY_SYNTAX.test(key)) throw new SettingsError(`${from} holds a character no key has (a space, a line break or a non-ASCII letter): set it again`);
   return key;
 }

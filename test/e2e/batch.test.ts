@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from '../helpers.js';
 import { until } from '../support/until.js';
+import { closedStatus } from '../support/run-process.js';
 
 let t: TestEnv;
 beforeAll(async () => {
@@ -34,7 +35,7 @@ describe('clock, expiry, retention and restarts', () => {
     // Watching: it has asked for the batch twice.
     expect(await until(() => s.requests().filter((r) => r.path === `/v1/batches/${id}`).length >= 2)).toBe(true);
     child.kill('SIGINT');
-    const code = await new Promise((r) => child.on('close', r));
+    const code = await closedStatus(child);
     expect(code).toBe(130);
     expect(stderr).toMatch(new RegExp(`stopped watching; ${id} keeps running. Resume with: router batch get ${id} --watch`));
     const after = JSON.parse((await s.run(['batch', 'get', id, '--json'])).stdout);

@@ -8,6 +8,7 @@ import { startEmulator, type Emulator } from '../../dist/emulator/server.js';
 import { BIN } from '../helpers.js';
 import { until, waitBound } from '../support/until.js';
 import { withoutGatewayIds } from '../support/upstreams.js';
+import { shellStatus } from '../support/run-process.js';
 
 // `router serve --providers --record / --replay / --record-missing`, the real binary: answers
 // recorded from an upstream emulator are replayed byte for byte once that upstream is gone.
@@ -26,7 +27,7 @@ interface Serve {
 
 async function serve(args: string[], env: Record<string, string>, state = 'gateway-state'): Promise<Serve> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--state', join(dir, state), '--json', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code, signal) => r(shellStatus(code, signal))));
   let err = '';
   child.stderr!.on('data', (c) => (err += c));
   const ready = await new Promise<{ api_root: string; api_key: string }>((resolve, reject) => {

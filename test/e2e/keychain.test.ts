@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runCli, startTestEnv, type TestEnv } from '../helpers.js';
 import { until } from '../support/until.js';
 import { processAlive } from '../../src/internal/process.js';
+import { closedStatus } from '../support/run-process.js';
 
 // Keys in the keychain for real (issue 45, item 11): gnome-keyring's Secret Service on a D-Bus session
 // of its own (dbus-run-session), unlocked without a prompt, in a home folder of its own. scripts/test-tools.sh
@@ -44,7 +45,7 @@ describe.runIf(process.platform === 'linux')('a key command that hangs', () => {
     const pidFile = join(home, 'hang.pid');
     expect((await runCli(['config', 'set', 'api_key_command', `echo $$ > '${pidFile}'; exec sleep 60`], { env })).code).toBe(0);
     const child = t.spawn(['chat', '-m', 'local/echo', 'hi'], env as Record<string, string>);
-    const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+    const exited = closedStatus(child);
     expect(await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n'))).toBe(true);
     const pid = Number(readFileSync(pidFile, 'utf8'));
     child.kill('SIGINT');

@@ -42,9 +42,16 @@ it('every example of the README and its docs/ pages runs verbatim', async () => 
   expect(await runExamples(examples)).toEqual([]);
 }, 240_000);
 
+// Apart, for its own time: its MCP examples start a server each (mcp-server-everything, a dependency of the tests).
+it('every example of docs/tools.md runs verbatim', async () => {
+  const examples = pageExamples('docs/tools.md');
+  expect(examples.length).toBeGreaterThan(10);
+  expect(await runExamples(examples)).toEqual([]);
+}, 240_000);
+
 it('the README links every page whose examples run here, and stays under 3,000 words', () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  for (const page of PAGES.slice(1)) expect(readme).toContain(`](${page})`);
+  for (const page of [...PAGES.slice(1), 'docs/tools.md']) expect(readme).toContain(`](${page})`);
   expect(readme.split(/\s+/).filter(Boolean).length).toBeLessThan(3000);
 });
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from '../helpers.js';
 import { until } from '../support/until.js';
+import { closedStatus } from '../support/run-process.js';
 
 let t: TestEnv;
 beforeAll(async () => {
@@ -23,7 +24,7 @@ describe('interruption', () => {
     const text = Array.from({ length: 4000 }, (_, i) => `word${i % 50}`).join(' ');
     await t.admin('credits', { amount: 10 });
     const child = t.spawn(['speak', text, '--voice', 'alloy', '--model', 'local/tts', '--format', 'pcm', '-o', out], { ROUTER_MANAGEMENT_KEY: t.managementKey });
-    const exited = new Promise((r) => child.on('exit', r));
+    const exited = closedStatus(child);
     const env = child as unknown as { stderr: NodeJS.ReadableStream };
     let stderr = '';
     env.stderr.on('data', (c) => (stderr += c));

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { spawnServe, serveApi } from '../support/serve-process.js';
 import { tempFolder } from '../support/temp-folder.js';
+import { closedStatus } from '../support/run-process.js';
 
 // Ctrl-C is an interrupt for serve as for every command (130); SIGTERM is its stop request (0).
 const dir = tempFolder('router-serve-signals-');
@@ -17,9 +18,9 @@ it.each([
   let err = '';
   serve.child.stderr!.setEncoding('utf8').on('data', (c: string) => (err += c));
   expect((await serveApi(serve, '/v1/models')).status).toBe(200);
-  const exit = once(serve.child, 'close');
+  const exit = closedStatus(serve.child);
   serve.child.kill(signal);
-  expect((await exit)[0]).toBe(code);
+  expect(await exit).toBe(code);
   expect(err).toBe(stderr);
   // The state folder is free for the next serve.
   const again = await spawnServe(['--state', state]);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from '../helpers.js';
 import { until } from '../support/until.js';
+import { closedStatus } from '../support/run-process.js';
 
 // speak asks the service what the audio cost (GET /v1/generation) once the audio is in: a lookup that is
 // slow and then interrupted must lose neither the audio nor the ledger's record of a call that was charged.
@@ -24,7 +25,7 @@ it('Ctrl-C while the cost is asked: the audio is in its file, the ledger has the
   const child = t.spawn(['speak', 'a sentence whose audio arrives in full', '--voice', 'alloy', '--model', 'local/tts', '-o', out], { ROUTER_STATE_DIR: state, ROUTER_MANAGEMENT_KEY: t.managementKey });
   let stderr = '';
   child.stderr!.on('data', (c) => (stderr += c));
-  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const closed = closedStatus(child);
   try {
     // The audio is all in once its cost is asked.
     expect(await until(() => t.requests().some((r) => r.path.endsWith('/generation')))).toBe(true);

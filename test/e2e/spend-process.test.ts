@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
 import { hasOpen, until } from '../support/until.js';
 import { HAS_TMUX, Terminal } from '../support/tmux.js';
+import { closedStatus } from '../support/run-process.js';
 
 // What only a process shows: chat -i in a real terminal (tmux), Ctrl-C while the ledger is read.
 let t: TestEnv;
@@ -64,7 +65,7 @@ describe('Ctrl-C while a long ledger is read', () => {
     // Once the ledger is open, the command is reading it (its Ctrl-C handling is up since it started).
     expect(await until(() => hasOpen(child.pid!, join(state, 'usage.jsonl')))).toBe(true);
     child.kill('SIGINT');
-    const code = await new Promise((done) => child.on('close', done));
+    const code = await closedStatus(child);
     expect({ code, stdout, stderr }).toEqual({ code: 130, stdout: '', stderr: 'error: interrupted\n' });
   });
 });

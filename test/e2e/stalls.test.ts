@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
 import { until } from '../support/until.js';
+import { shellStatus } from '../support/run-process.js';
 
 // Stalls obey --timeout and Ctrl-C: a proxy that takes the connection and never answers, and a
 // reader of stdout (or of -o) that stops reading.
@@ -54,9 +55,9 @@ function started(args: string[], env: Record<string, string>, stdout: 'ignore' |
   let stderr = '';
   child.stderr!.on('data', (c) => (stderr += c));
   const closed = new Promise<number | null>((resolve) =>
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
       running.delete(child);
-      resolve(code);
+      resolve(shellStatus(code, signal));
     }),
   );
   return { child, stderr: () => stderr, closed };

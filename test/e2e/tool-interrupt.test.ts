@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from '../helpers.js';
 import { until } from '../support/until.js';
+import { closedStatus } from '../support/run-process.js';
 
 let t: TestEnv;
 beforeAll(async () => {
@@ -30,7 +31,7 @@ describe.skipIf(process.platform !== 'linux')('Ctrl-C during a tool run', () => 
     const child = t.spawn(['chat', '--model', 'local/tools', '--tools', tools, 'weather']);
     let stderr = '';
     child.stderr!.on('data', (c: Buffer) => (stderr += c));
-    const exited = new Promise<number | null>((r) => child.on('close', r));
+    const exited = closedStatus(child);
     const written = (f: string) => existsSync(f) && readFileSync(f, 'utf8').endsWith('\n');
     // A state, not a time: on a loaded machine the tool may start only after many seconds.
     expect(await until(() => written(pids) && written(`${pids}.child`))).toBe(true);
@@ -53,7 +54,7 @@ describe.skipIf(process.platform !== 'linux')('Ctrl-C during a tool run', () => 
     const command = `sleep 60 & echo $! > ${pids}.child; echo $$ > ${pids}; wait`;
     writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: {} } }, command }]));
     const child = t.spawn(['chat', '--model', 'local/tools', '--tools', tools, 'weather']);
-    const exited = new Promise<number | null>((r) => child.on('close', r));
+    const exited = closedStatus(child);
     const written = (f: string) => existsSync(f) && readFileSync(f, 'utf8').endsWith('\n');
     // A state, not a time: on a loaded machine the tool may start only after many seconds.
     expect(await until(() => written(pids) && written(`${pids}.child`))).toBe(true);
@@ -71,7 +72,7 @@ describe.skipIf(process.platform !== 'linux')('Ctrl-C during a tool run', () => 
     const pidFile = join(t.dir, `mcp-hang-${signal}.pid`);
     const fixture = join(import.meta.dirname, '..', 'support', 'mcp-fixture-server.mjs');
     const child = t.spawn(['chat', '--model', 'local/tools', '--mcp', `node ${fixture} hang ${pidFile}`, 'hang']);
-    const exited = new Promise<number | null>((r) => child.on('close', r));
+    const exited = closedStatus(child);
     expect(await until(() => existsSync(`${pidFile}.called`))).toBe(true);
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
     expect(running(pid)).toBe(true);

@@ -120,9 +120,9 @@ describe('settings record where each value came from', () => {
   it('an API root that cannot be reached is named by where it came from, when it was not typed', async () => {
     const down = 'http://127.0.0.1:9/api';
     const env = await t.run(['--max-retries', '0', 'chat', '--model', 'local/echo', 'hi'], { env: { ROUTER_API_ROOT: down } });
-    expect(env).toMatchObject({ code: 8, stderr: 'error: connection refused: 127.0.0.1:9 (the API root from ROUTER_API_ROOT)\n' });
+    expect(env).toMatchObject({ code: 8, stderr: 'error: connection refused: 127.0.0.1:9, on this machine: is router serve running? (the API root from ROUTER_API_ROOT)\n' });
     // Typed on the command line, the root is the user's own.
     const typed = await t.run(['--api-root', down, '--max-retries', '0', 'chat', '--model', 'local/echo', 'hi']);
-    expect(typed.stderr).toBe('error: connection refused: 127.0.0.1:9\n');
+    expect(typed.stderr).toBe('error: connection refused: 127.0.0.1:9, on this machine: is router serve running?\n');
   });
 });

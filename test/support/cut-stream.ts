@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { expect, vi } from 'vitest';
 import { BIN, type TestEnv } from '../helpers.js';
 import { SETTLE } from './until.js';
+import { closedStatus } from './run-process.js';
 
 /**
  * The steps of a streamed answer cut by its user (Ctrl-C, `| head`), for any streaming command
@@ -23,7 +24,7 @@ export async function interruptedMidStream(t: TestEnv, args: string[]): Promise<
   let stderr = '';
   child.stderr!.on('data', (c) => (stderr += c));
   child.stdout!.once('data', () => child.kill('SIGINT'));
-  const code = await new Promise((done) => child.on('close', done));
+  const code = await closedStatus(child);
   return { code, stderr };
 }
 

@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { constants } from 'node:os';
 
 /**
  * spawnSync's result, without blocking this worker while the child runs: a worker blocked past 60 s
@@ -19,4 +20,17 @@ export function runProcess(command: string, args: string[], opts: { env?: NodeJS
       resolve({ status, signal, stdout, stderr });
     });
   });
+}
+
+/**
+ * A child's status as a shell's `$?` shows it: its exit code, or 128 + the number of the signal that ended
+ * it (router dies of the SIGINT that stopped it, as the shell's convention has it: `$?` is 130).
+ */
+export function shellStatus(code: number | null, signal: NodeJS.Signals | null): number | null {
+  return code ?? (signal ? 128 + constants.signals[signal] : null);
+}
+
+/** `child`'s shellStatus once it has closed. */
+export function closedStatus(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => child.on('close', (code, signal) => resolve(shellStatus(code, signal))));
 }
