@@ -44,12 +44,14 @@ async function settledAfterKill(state: string, env: Record<string, string>, id: 
 async function killedAnswering(state: string, env: Record<string, string>, path: string, after: number, args: string[]): Promise<string> {
   await t.admin('faults', { faults: [`held,after=${after},path=${path},times=1`] });
   const child = t.spawn(args, env);
+  // Heard from the start: a call that ends by itself (the fault missed it) must fail the wait, not hang the test.
+  const closed = new Promise((r) => child.on('close', r));
   const held = () => holds(state).map((n) => JSON.parse(readFileSync(join(state, 'budget-holds', n), 'utf8')) as { id?: string });
   try {
     expect(await until(() => held().some((h) => h.id !== undefined), 45_000)).toBe(true);
   } finally {
     child.kill('SIGKILL');
-    await new Promise((r) => child.on('close', r));
+    await closed;
     await t.admin('faults', { faults: [] });
   }
   return held()[0]!.id!;
@@ -165,6 +167,15 @@ describe('a budget across processes', () => {
     const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '5' };
     const id = await killedAnswering(state, env, '/embeddings', 0, ['embed', '--model', 'local/embed', 'a sentence to embed']);
     const { settled } = await settledAfterKill(state, env, id, '/v1/embeddings');
+    expect(settled.real_cost).toBeGreaterThan(0);
+  });
+
+  it('`router decide` killed -9 after its answer\'s head: the head gave the id, and `usage --reconcile` settles it', async () => {
+    const state = join(t.dir, 'killed-decide');
+    // Decisions take a management key.
+    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '5', ROUTER_MANAGEMENT_KEY: t.managementKey };
+    const id = await killedAnswering(state, env, '/decisions', 0, ['decide', '--model', 'local/judge', '--state-text', 'the food was cold', '--noul', 'spam', 'Is this spam?']);
+    const { settled } = await settledAfterKill(state, env, id, '/alpha/decisions');
     expect(settled.real_cost).toBeGreaterThan(0);
   });
 
