@@ -21,7 +21,7 @@ export { DEFAULT_API_ROOT, HttpCore, parseRetryAfter, type Base, type ClientOpti
 export type { AnswerBody } from './answer-body.js';
 export type { AnswerShape } from './answer-shape.js';
 export { parseSSE, type SSEEvent } from './sse.js';
-export type { CallOptions, EventStream } from './resources/shared.js';
+export type { AnsweringOptions, CallOptions, EventStream } from './resources/shared.js';
 export type { Batches, BatchListQuery, BatchHead } from './resources/batches.js';
 export type { Responses, ResponsesRequest, ResponsesResult, ResponsesEvent, ResponseLifecycleEvent, ResponseTextDeltaEvent, ResponseErrorEvent, ResponseOtherEvent } from './resources/responses.js';
 export { decodeEmbedding, type Embeddings, type EmbeddingsRequest } from './resources/embeddings.js';

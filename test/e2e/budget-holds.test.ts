@@ -26,15 +26,35 @@ type LedgerLine = { cost: number; id?: string; endpoint: string; unsettled?: str
  * After a call killed -9 under a budget: the next call lets its hold go (its bound to the ledger, by its id),
  * then `usage --reconcile` settles it. The ledger's line of the bound, and the line settling it.
  */
-async function settledAfterKill(state: string, env: Record<string, string>, id: string): Promise<{ bound: LedgerLine; settled: LedgerLine }> {
+async function settledAfterKill(state: string, env: Record<string, string>, id: string, endpoint = '/v1/chat/completions'): Promise<{ bound: LedgerLine; settled: LedgerLine }> {
   expect((await t.run(['chat', '--model', 'local/lorem', '--max-tokens', '5', 'hi'], { env })).code).toBe(0);
   expect((await t.run(['usage', '--reconcile'], { env })).code).toBe(0);
   const lines = readFileSync(join(state, 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as LedgerLine);
   const bound = lines.find((l) => l.unsettled)!;
-  expect(bound).toMatchObject({ id, endpoint: '/v1/chat/completions' });
+  expect(bound).toMatchObject({ id, endpoint });
   const settled = lines.find((l) => l.reconciles === id)!;
   expect(settled).toBeDefined();
   return { bound, settled };
+}
+
+/**
+ * `router ARGS` under a budget, the emulator holding back what follows the first `after` KiB of its answer (0: the
+ * head alone) on `path`, killed -9 once its hold names the answer: the generation id its hold kept.
+ */
+async function killedAnswering(state: string, env: Record<string, string>, path: string, after: number, args: string[]): Promise<string> {
+  await t.admin('faults', { faults: [`held,after=${after},path=${path},times=1`] });
+  const child = t.spawn(args, env);
+  // Heard from the start: a call that ends by itself (the fault missed it) must fail the wait, not hang the test.
+  const closed = new Promise((r) => child.on('close', r));
+  const held = () => holds(state).map((n) => JSON.parse(readFileSync(join(state, 'budget-holds', n), 'utf8')) as { id?: string });
+  try {
+    expect(await until(() => held().some((h) => h.id !== undefined), 45_000)).toBe(true);
+  } finally {
+    child.kill('SIGKILL');
+    await closed;
+    await t.admin('faults', { faults: [] });
+  }
+  return held()[0]!.id!;
 }
 
 describe('a budget across processes', () => {
@@ -121,6 +141,42 @@ describe('a budget across processes', () => {
     expect(bound.cost).toBe(0.000354);
     // local/lorem's 200 tokens: what the service charged, the bound's difference put beside it.
     expect(settled).toMatchObject({ real_cost: 0.0003025 });
+  });
+
+  it('`router responses` killed -9 mid-answer: response.created gave its hold the id, and `usage --reconcile` settles it', async () => {
+    const state = join(t.dir, 'killed-responses');
+    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '5' };
+    // Before, the hold never got the id: the kill left a line with `"endpoint": "unknown"` that no reconcile could settle.
+    const id = await killedAnswering(state, env, '/responses', 1, ['responses', '--model', 'local/lorem', '--max-output-tokens', '200', 'write 500 words']);
+    const { bound, settled } = await settledAfterKill(state, env, id, '/v1/responses');
+    expect(bound.cost).toBeGreaterThan(0);
+    expect(settled).toMatchObject({ real_cost: 0.0003025 });
+  });
+
+  it('a whole `router responses` (--json) killed -9 after its head: the head gave the id, and `usage --reconcile` settles it', async () => {
+    const state = join(t.dir, 'killed-responses-whole');
+    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '5' };
+    const id = await killedAnswering(state, env, '/responses', 0, ['responses', '--json', '--model', 'local/lorem', '--max-output-tokens', '200', 'write 500 words']);
+    expect(id).toMatch(/^resp_/);
+    const { settled } = await settledAfterKill(state, env, id, '/v1/responses');
+    expect(settled).toMatchObject({ real_cost: 0.0003025 });
+  });
+
+  it('`router embed` killed -9 after its answer\'s head: the head gave the id, and `usage --reconcile` settles it', async () => {
+    const state = join(t.dir, 'killed-embed');
+    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '5' };
+    const id = await killedAnswering(state, env, '/embeddings', 0, ['embed', '--model', 'local/embed', 'a sentence to embed']);
+    const { settled } = await settledAfterKill(state, env, id, '/v1/embeddings');
+    expect(settled.real_cost).toBeGreaterThan(0);
+  });
+
+  it('`router decide` killed -9 after its answer\'s head: the head gave the id, and `usage --reconcile` settles it', async () => {
+    const state = join(t.dir, 'killed-decide');
+    // Decisions take a management key.
+    const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '5', ROUTER_MANAGEMENT_KEY: t.managementKey };
+    const id = await killedAnswering(state, env, '/decisions', 0, ['decide', '--model', 'local/judge', '--state-text', 'the food was cold', '--noul', 'spam', 'Is this spam?']);
+    const { settled } = await settledAfterKill(state, env, id, '/alpha/decisions');
+    expect(settled.real_cost).toBeGreaterThan(0);
   });
 
   it.skipIf(!HAS_TMUX)('a `chat -i` turn killed -9 mid-answer: its hold had the id, and `usage --reconcile` settles it', async () => {

@@ -189,7 +189,8 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
       for await (const c of bodyChunks(res, client.core.url(pathOnly, 'root'))) chunks.push(Buffer.from(c));
       const bytes = Buffer.concat(chunks);
       // After the body is in: a stdout that fails on the head must not stop the read of what was made.
-      if (opts.include) io.out(statusAndHeaders(res));
+      // The keys in use never go out, not even echoed by the server (a header, an error's body).
+      if (opts.include) io.out(io.redact(statusAndHeaders(res)));
       if (res.status < 200 || res.status >= 300) return failWith(ctx, `${method} ${new URL(client.core.url(pathOnly, 'root')).pathname}`, res.status, bytes.toString('utf8'), res.status === 401 ? (headers.authorization !== undefined ? ' (the Authorization header given with -H)' : refusedKeyHint(settings, { management })) : rootTwiceHint(res.status, pathOnly, client.core.apiRoot));
       if (method !== 'GET') recordMade(ctx, method, pathOnly, bytes);
       if (!opts.paginate) return print(ctx, bytes, res);
@@ -263,7 +264,8 @@ function print(ctx: RunContext<ApiOpts>, bytes: Buffer, res: RawResponse): void 
 }
 
 function failWith(ctx: RunContext<ApiOpts>, request: string, status: number, text: string, hint: string): never {
-  if (text) ctx.io.out(text.endsWith('\n') ? text : `${text}\n`);
+  const shown = ctx.io.redact(text);
+  if (shown) ctx.io.out(shown.endsWith('\n') ? shown : `${shown}\n`);
   let message = `${request}: ${statusLine(status)}`;
   try {
     const body = JSON.parse(text) as unknown;

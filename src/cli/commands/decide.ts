@@ -161,7 +161,7 @@ async function runDecide(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<voi
     const body = { model: opts.model, state: state as string, questions, ...(provider ? { provider } : {}), ...(opts.session ? { session_id: opts.session } : {}), ...(opts.user ? { user: opts.user } : {}) };
     guard = await guardSpend(ctx, connected, { body, models: [body.model], completes: true });
     if (guard.dryRun) return;
-    res = await client.decisions.create(body, { signal });
+    res = await client.decisions.create(body, { signal, answering: (id) => ctx.answering(id, '/alpha/decisions') });
   } finally {
     await client.close();
   }

@@ -126,7 +126,7 @@ async function runEmbed(ctx: RunContext<EmbedOpts>, args: string[]): Promise<voi
   try {
     for (let from = 0; from < inputs.length; from += opts.perRequest) {
       const part = inputs.slice(from, from + opts.perRequest);
-      const res = await client.embeddings.create(bodyOf(part), { signal });
+      const res = await client.embeddings.create(bodyOf(part), { signal, answering: (id) => ctx.answering(id, '/v1/embeddings') });
       ctx.logUsage({ endpoint: '/v1/embeddings', model: res.model ?? opts.model, ...(res.id ? { id: res.id } : {}), ...usageFields(res.usage as unknown as Record<string, unknown>) });
       checkOneVectorEach(res.data, part.length);
       for (const d of res.data) {

@@ -1,6 +1,6 @@
 import type { ChatChunk, ChatCompletion, ChatCompletionRequest } from '../types.js';
 import { StreamError } from '../errors.js';
-import { EventStream, Resource, type CallOptions } from './shared.js';
+import { answeringHead, EventStream, Resource, type AnsweringOptions, type CallOptions } from './shared.js';
 import { TextDeltaReader } from '../fast-delta.js';
 import { checkShape, SHAPES } from '../answer-shape.js';
 import { chunkFailure, failedAnswer } from '../answer-reading.js';
@@ -14,22 +14,12 @@ export function deltaText(chunk: ChatChunk): string {
   return typeof delta?.refusal === 'string' ? delta.refusal : '';
 }
 
-export interface ChatCreateOptions extends CallOptions {
-  /**
-   * Called with the answer's generation id as its head arrives (an `x-generation-id` header, which
-   * `router serve` sends), before its body: a caller killed while the body comes can still be reconciled by it.
-   */
-  answering?: (generationId: string) => void;
-}
+export type ChatCreateOptions = AnsweringOptions;
 
 export class Chat extends Resource {
   create(params: ChatCompletionRequest, opts: ChatCreateOptions = {}): Promise<ChatCompletion> {
-    const { answering, ...call } = opts;
-    const onHead = answering && ((headers: Record<string, string | string[] | undefined>) => {
-      const id = [headers['x-generation-id']].flat()[0];
-      if (id) answering(id);
-    });
-    return this.request('POST', '/chat/completions', call, { body: { ...params, stream: false }, retry: 'paid', ...(onHead ? { onHead } : {}) }, SHAPES.chatCompletion);
+    const [call, head] = answeringHead(opts);
+    return this.request('POST', '/chat/completions', call, { body: { ...params, stream: false }, retry: 'paid', ...head }, SHAPES.chatCompletion);
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { EmbeddingResponse, ProviderPreferences } from '../types.js';
-import { Resource, type CallOptions } from './shared.js';
+import { answeringHead, Resource, type AnsweringOptions } from './shared.js';
 import { SHAPES } from '../answer-shape.js';
 
 export interface EmbeddingsRequest {
@@ -22,7 +22,9 @@ export function decodeEmbedding(value: number[] | string): number[] {
 }
 
 export class Embeddings extends Resource {
-  create(params: EmbeddingsRequest, opts: CallOptions = {}): Promise<EmbeddingResponse> {
-    return this.request('POST', '/embeddings', { signal: opts.signal, timeoutMs: opts.timeoutMs, headers: opts.headers }, { body: params, retry: 'paid' }, SHAPES.embeddings);
+  /** `answering`: as chat.create's, the answer's generation id as its head arrives. */
+  create(params: EmbeddingsRequest, opts: AnsweringOptions = {}): Promise<EmbeddingResponse> {
+    const [call, head] = answeringHead(opts);
+    return this.request('POST', '/embeddings', { signal: call.signal, timeoutMs: call.timeoutMs, headers: call.headers }, { body: params, retry: 'paid', ...head }, SHAPES.embeddings);
   }
 }

@@ -1,6 +1,6 @@
 import type { JSONObject } from '../types.js';
 import { StreamError } from '../errors.js';
-import { EventStream, Resource, type CallOptions } from './shared.js';
+import { answeringHead, EventStream, Resource, type AnsweringOptions, type CallOptions } from './shared.js';
 import { checkShape, SHAPES } from '../answer-shape.js';
 import { unfinished } from '../connection-errors.js';
 
@@ -63,8 +63,10 @@ export const isFinalResponse = (ev: ResponsesEvent): ev is ResponseLifecycleEven
 const FINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
 
 export class Responses extends Resource {
-  create(params: ResponsesRequest, opts: CallOptions = {}): Promise<ResponsesResult> {
-    return this.request('POST', '/responses', opts, { body: { ...params, stream: false }, retry: 'paid' }, SHAPES.response);
+  /** `answering`: as chat.create's, the answer's generation id as its head arrives. */
+  create(params: ResponsesRequest, opts: AnsweringOptions = {}): Promise<ResponsesResult> {
+    const [call, head] = answeringHead(opts);
+    return this.request('POST', '/responses', call, { body: { ...params, stream: false }, retry: 'paid', ...head }, SHAPES.response);
   }
 
   /** Typed events; `response.failed` and `error` are thrown as StreamError. */

@@ -19,6 +19,25 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
+/** Options of a call the service charges whose answer comes whole. */
+export interface AnsweringOptions extends CallOptions {
+  /**
+   * Called with the answer's generation id as its head arrives (an `x-generation-id` header, which
+   * `router serve` sends), before its body: a caller killed while the body comes can still be reconciled by it.
+   */
+  answering?: (generationId: string) => void;
+}
+
+/** The call options less `answering`, and the request's `onHead` that hands `answering` the head's generation id. */
+export function answeringHead(opts: AnsweringOptions): [CallOptions, Partial<RequestOptions>] {
+  const { answering, ...call } = opts;
+  if (!answering) return [call, {}];
+  return [call, { onHead: (headers) => {
+    const id = [headers['x-generation-id']].flat()[0];
+    if (id) answering(id);
+  } }];
+}
+
 export function callHeaders(opts: CallOptions = {}): Record<string, string | undefined> {
   return {
     'x-session-id': opts.sessionId,

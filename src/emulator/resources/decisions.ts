@@ -145,7 +145,7 @@ async function handleDecision(ctx: Ctx, flavor: Flavor, systemOne = false): Prom
   const sessionId = ctx.sessionId(body);
   const plan = planDecision(body, flavor);
   await reserve(ctx, plan.cost);
-  ctx.send(200, plan.response);
+  ctx.send(200, plan.response, { 'x-generation-id': plan.response.id });
   const { id, model, provider, usage } = plan.response;
   recordGeneration(ctx, { id, model, provider: String(provider), apiType: 'completions', promptTokens: usage.input_tokens, completionTokens: usage.output_tokens, cost: plan.cost, streamed: false, finishReason: 'stop', startedAt, user: body.user, sessionId });
 }

@@ -107,7 +107,7 @@ async function handleEmbeddings(ctx: Ctx, gateway?: ChatGateway): Promise<void> 
   const head = answer(plan, 0);
   const [before, after] = JSON.stringify(head).split('"data":0');
   const data = await perInput(plan, (i) => JSON.stringify(item(plan, i)));
-  ctx.send(200, new Serialized(`${before}"data":[${data.join(',')}]${after}`));
+  ctx.send(200, new Serialized(`${before}"data":[${data.join(',')}]${after}`), { 'x-generation-id': head.id });
   recordGeneration(ctx, { id: head.id, model: plan.model.id, provider: plan.provider, apiType: 'embeddings', promptTokens: plan.tokens, completionTokens: 0, cost: plan.cost, streamed: false, finishReason: null, startedAt, user: body.user, sessionId });
 }
 

@@ -172,7 +172,7 @@ async function handleResponses(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   };
   if (body.stream !== true) {
     await reserve(ctx, plan.cost);
-    ctx.send(200, plan.result);
+    ctx.send(200, plan.result, { 'x-generation-id': plan.result.id as string });
     served(false);
     return;
   }

@@ -193,7 +193,7 @@ export class Gateway {
       const cost = priceUsage(embeddingsUsage(got.answer, body.input), got.c);
       charge(cost);
       const upstreamId = ownId(got.answer, 'emb');
-      ctx.send(200, new Serialized(JSON.stringify(got.answer)));
+      ctx.send(200, new Serialized(JSON.stringify(got.answer)), { 'x-generation-id': got.answer.id as string });
       keepUpstreamAnswer(ctx, got.c, asked, 'embeddings', { id: got.answer.id, upstreamId, usage: got.answer.usage, cost: charge.charged ?? cost, streamed: false });
       return;
     }
@@ -237,7 +237,7 @@ export class Gateway {
         if (metadata) Object.assign(answer, metadata());
         const upstreamId = ownId(answer);
         charge(cost);
-        ctx.send(200, new Serialized(JSON.stringify(answer)));
+        ctx.send(200, new Serialized(JSON.stringify(answer)), { 'x-generation-id': answer.id as string });
         keepUpstreamAnswer(ctx, c, asked, 'completions', { id: answer.id, upstreamId, usage: answer.usage, cost: charge.charged ?? cost, finish: responseFinish(answer.status), streamed: false, text: responseText(answer), tier: answer.service_tier });
         return;
       }

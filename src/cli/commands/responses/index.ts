@@ -3,6 +3,7 @@ import { usageFields } from '../../../kit/spend/ledger.js';
 import { readResponse } from '../../../client/answer-reading.js';
 import { isFinalResponse, isTextDelta, type ResponsesEvent, type ResponsesRequest, type ResponsesResult } from '../../../client/resources/responses.js';
 import type { RouterClient } from '../../../client/index.js';
+import type { AnsweringOptions } from '../../../client/resources/shared.js';
 import type { IO } from '../../io/io.js';
 import { haltedUsageLine, printText, shownPieces, shownText, streamToStdout, usageLine } from '../../io/output.js';
 import { buildResponsesRequest, stopConditions } from './request.js';
@@ -96,7 +97,7 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
       if (spent !== undefined) await guardNext(ctx, connected, guard, guarded(r as unknown as Record<string, unknown>), spent);
       const log = (got: Partial<ResponsesResult> | undefined) => ctx.logUsage({ endpoint: '/v1/responses', model: String(got?.model || req.model || ''), ...(got?.id ? { id: String(got.id) } : {}), ...usageFields(got?.usage as Record<string, unknown> | undefined) });
       const stopWaiting = waitingSpinner(io, waitingFor(r.model ?? (r.models as string[] | undefined)?.[0]));
-      const got = await ((opts.stream ?? !opts.json) ? streamResponse(io, client, r, opts, call, log) : createResponse(io, client, r, opts, call)).finally(stopWaiting);
+      const got = await ((opts.stream ?? !opts.json) ? streamResponse(io, client, r, opts, call, log, (id) => ctx.answering(id, '/v1/responses')) : createResponse(io, client, r, opts, { ...call, answering: (id) => ctx.answering(id, '/v1/responses') })).finally(stopWaiting);
       log(got);
       spent = (spent ?? 0) + (typeof got?.usage?.cost === 'number' ? got.usage.cost : (guard.bound ?? 0));
       u = summed(u, got?.usage ?? undefined);
@@ -157,7 +158,7 @@ function checkInputItem(item: unknown, i: number): void {
 
 type Call = { signal: AbortSignal; routerMetadata?: boolean };
 
-async function createResponse(io: IO, client: RouterClient, req: ResponsesRequest, opts: ResponsesOpts, call: Call): Promise<ResponsesResult> {
+async function createResponse(io: IO, client: RouterClient, req: ResponsesRequest, opts: ResponsesOpts, call: AnsweringOptions): Promise<ResponsesResult> {
   const r = await client.responses.create(req, call);
   const { text, failure } = readResponse(r);
   const reasoning = reasoningPrinter(io, opts);
@@ -169,7 +170,7 @@ async function createResponse(io: IO, client: RouterClient, req: ResponsesReques
 }
 
 /** Text deltas (or, with --json, every event as a JSON line) to stdout; returns the final response. */
-async function streamResponse(io: IO, client: RouterClient, req: ResponsesRequest, opts: ResponsesOpts, call: Call, cut: (begun: Partial<ResponsesResult>) => void): Promise<ResponsesResult | undefined> {
+async function streamResponse(io: IO, client: RouterClient, req: ResponsesRequest, opts: ResponsesOpts, call: Call, cut: (begun: Partial<ResponsesResult>) => void, answering: (id: string) => void): Promise<ResponsesResult | undefined> {
   let final: ResponsesResult | undefined;
   // Begun (response.created named it), then cut (Ctrl-C, a reader gone, a broken stream): the service
   // charges what was generated. The ledger keeps the call without the cost it never got (usage --reconcile asks for it).
@@ -192,7 +193,11 @@ async function streamResponse(io: IO, client: RouterClient, req: ResponsesReques
   async function* pieces() {
     for await (const ev of events) {
       if (isFinalResponse(ev)) final = ev.response;
-      else if (!begun && (begun = createdBy(ev))) forget = atExit(keep);
+      else if (!begun && (begun = createdBy(ev))) {
+        forget = atExit(keep);
+        // Named in the budget hold: a kill -9 from here on leaves a line `usage --reconcile` can settle.
+        answering(begun.id!);
+      }
       if (ev.type === 'response.reasoning_summary_text.delta') reasoning.write(String(ev.delta ?? ''));
       else if (isTextDelta(ev)) reasoning.end();
       if (isTextDelta(ev) && ev.delta) [texted, endsLine] = [true, ev.delta.endsWith('\n')];

@@ -1,0 +1,34 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runCliInProcess } from '../support/cli-env.js';
+import { localUpstream, type LocalUpstream } from '../support/upstreams.js';
+
+// `router api` prints an error's body and, with -i, the answer's headers as they came: a server that
+// echoes the key it was sent (a refusal's message, a WWW-Authenticate header) must not have it printed.
+const KEY = 'sk-or-v1-echoed-0123456789abcdef0123456789';
+let service: LocalUpstream;
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'router-api-echo-'));
+  service = await localUpstream((req, res) => {
+    const key = String(req.headers.authorization).slice('Bearer '.length);
+    res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': `Bearer error="invalid_token", key="${key}"` });
+    res.end(JSON.stringify({ error: { code: 401, message: `Invalid key: ${key}` } }));
+  });
+});
+afterAll(async () => {
+  await service.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+it.each([[[]], [['-i']]])('router api %j: the echoed key is hidden on stdout and stderr alike, the refusal still shown', async (flags) => {
+  // runCliInProcess itself fails a run whose output holds the key: before, the body went to stdout as it came.
+  const r = await runCliInProcess(['api', ...flags, 'GET', '/v1/key'], { env: { ROUTER_API_ROOT: service.baseUrl.replace(/\/v1$/, '/api'), ROUTER_API_KEY: KEY, ROUTER_CONFIG_DIR: join(dir, 'config'), ROUTER_STATE_DIR: join(dir, 'state') } });
+  expect(r.code).toBe(3);
+  expect(r.stdout).toContain('"message":"Invalid key: ****"');
+  if (flags.length) expect(r.stdout).toContain('www-authenticate: Bearer error="invalid_token", key="****"');
+  expect(r.stderr).toMatch(/^error: GET \/api\/v1\/key: 401 Unauthorized: Invalid key: \*\*\*\*/);
+});
