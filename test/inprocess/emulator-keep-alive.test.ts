@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 
-// With node's 5 s, a client reusing a connection 4-5 s idle (undici keeps one for the hint less 1 s; later on a
-// loaded machine) could send as the server closed it: the request fails, and a paid one is never sent again.
+// With node's 5 s, a client reusing a connection 3-5 s idle (undici keeps one for the hint less 2 s, on a timer up
+// to 1 s late; later on a loaded machine) could send as the server closed it: the request fails, and a paid one is
+// never sent again. Our own client keeps one at most 30 s (src/internal/keep-alive.ts); other clients need the 65 s.
 let dir: string;
 let emu: Emulator;
 beforeAll(async () => {
