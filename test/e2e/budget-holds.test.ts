@@ -46,9 +46,13 @@ async function killedAnswering(state: string, env: Record<string, string>, path:
   const child = t.spawn(args, env);
   // Heard from the start: a call that ends by itself (the fault missed it) must fail the wait, not hang the test.
   const closed = new Promise((r) => child.on('close', r));
-  const held = () => holds(state).map((n) => JSON.parse(readFileSync(join(state, 'budget-holds', n), 'utf8')) as { id?: string });
+  // Read without the CLI's lock: a hold being written reads as empty (the CLI itself reads under the lock).
+  const held = () => holds(state).flatMap((n) => {
+    const text = readFileSync(join(state, 'budget-holds', n), 'utf8');
+    return text ? [JSON.parse(text) as { id?: string }] : [];
+  });
   try {
-    expect(await until(() => held().some((h) => h.id !== undefined), 45_000)).toBe(true);
+    expect(await until(() => held().some((h) => h.id !== undefined))).toBe(true);
   } finally {
     child.kill('SIGKILL');
     await closed;
@@ -108,7 +112,11 @@ describe('a budget across processes', () => {
     const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '5' };
     // Without --max-tokens (a bound of cents); its stdout never read, the call stops mid-answer once the pipes are full.
     const child = t.spawn(['chat', '--model', 'local/lorem', 'write 100000 words'], env);
-    const held = () => holds(state).map((n) => JSON.parse(readFileSync(join(state, 'budget-holds', n), 'utf8')) as { id?: string });
+    // Read without the CLI's lock: a hold being written reads as empty (the CLI itself reads under the lock).
+  const held = () => holds(state).flatMap((n) => {
+    const text = readFileSync(join(state, 'budget-holds', n), 'utf8');
+    return text ? [JSON.parse(text) as { id?: string }] : [];
+  });
     expect(await until(() => held().some((h) => h.id !== undefined))).toBe(true);
     child.kill('SIGKILL');
     await new Promise((r) => child.on('close', r));
@@ -126,7 +134,11 @@ describe('a budget across processes', () => {
     // Carried out and charged; its head (with x-generation-id) is sent, its body never: the kill comes after the headers.
     await t.admin('faults', { faults: ['held,after=0,path=/chat/completions,times=1'] });
     const child = t.spawn(['chat', '--no-stream', '--model', 'local/lorem', '--max-tokens', '200', 'write 500 words'], env);
-    const held = () => holds(state).map((n) => JSON.parse(readFileSync(join(state, 'budget-holds', n), 'utf8')) as { id?: string });
+    // Read without the CLI's lock: a hold being written reads as empty (the CLI itself reads under the lock).
+  const held = () => holds(state).flatMap((n) => {
+    const text = readFileSync(join(state, 'budget-holds', n), 'utf8');
+    return text ? [JSON.parse(text) as { id?: string }] : [];
+  });
     try {
       // Before, a whole answer's hold got its id only from the body: a kill before it left a line no reconcile could settle.
       expect(await until(() => held().some((h) => h.id !== undefined))).toBe(true);
