@@ -409,6 +409,10 @@ describe.each(FLAVORS)('%s flavour', (flavor) => {
       const list = await t.run(['batch', 'list', '--json'], { env });
       expect(list.code, list.stderr).toBe(0);
       expect(list.stderr).toMatch(/lists no batches: these are the ones made from this machine/);
+      // --quiet in a script: the same list, no note.
+      const quiet = await t.run(['batch', 'list', '--json', '--quiet'], { env });
+      expect(quiet.stderr).toBe('');
+      expect(quiet.stdout).toBe(list.stdout);
       const page = JSON.parse(list.stdout);
       expect(page.data.map((b: any) => b.id)).toEqual([idB, idA]);
       expect(page.data[1]).toMatchObject({ id: idA, input: f, model: 'local/echo', endpoint: '/v1/chat/completions', status: 'completed', request_counts: { total: 2, completed: 2, failed: 0 } });

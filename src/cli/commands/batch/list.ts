@@ -38,7 +38,7 @@ export async function runList(ctx: RunContext<ListOpts>): Promise<void> {
       const { localPage } = await import('../../../batch/local-index.js');
       pages.length = 0;
       pages.push(localPage(ctx.env, client.core.apiRoot, query, opts.all));
-      io.note(`${client.core.apiRoot} lists no batches: these are the ones made from this machine, each as last seen (router batch get ID asks the service)`);
+      if (!io.quiet) io.note(`${client.core.apiRoot} lists no batches: these are the ones made from this machine, each as last seen (router batch get ID asks the service)`);
     }
     const items = pages.flatMap((p) => p.data);
     const last = pages.at(-1)!;
