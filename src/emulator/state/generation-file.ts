@@ -155,23 +155,26 @@ export class GenerationFile {
         this.fd = openSync(this.file, 'a', 0o600);
         this.size = fstatSync(this.fd).size;
       }
-      let text = this.torn ? '\n' : '';
-      let bytes = text.length;
+      // The lines' bytes written one after another into one buffer: joined into one string, the
+      // lines were copied once more, whole, on the young generation, when written.
+      let size = this.torn ? 1 : 0;
+      for (const line of lines.values()) size += Buffer.byteLength(line) + 1;
+      const bytes = Buffer.allocUnsafe(size);
+      let used = this.torn ? bytes.write('\n') : 0;
+      const starts: number[] = [];
       for (const line of lines.values()) {
-        text += `${line}\n`;
-        bytes += Buffer.byteLength(line) + 1;
+        starts.push(used);
+        used += bytes.write(line, used);
+        bytes[used++] = 0x0a;
       }
-      const written = writeSync(this.fd, text);
+      const written = writeSync(this.fd, bytes, 0, used);
       // Taken in part (a full disk): cut back to the last whole line, or the next would join a torn one.
-      if (written < bytes) {
+      if (written < used) {
         ftruncateSync(this.fd, this.size);
         throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
       }
-      let at = this.size + (this.torn ? 1 : 0);
-      for (const [id, line] of lines) {
-        this.index(this.current, id, at);
-        at += Buffer.byteLength(line) + 1;
-      }
+      let i = 0;
+      for (const id of lines.keys()) this.index(this.current, id, this.size + starts[i++]!);
       this.size += written;
       this.lines += lines.size;
       this.torn = false;
