@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Outgoing } from '../../src/emulator/routing/relay.js';
+import { Outgoing } from '../../src/emulator/routing/outgoing.js';
 import { RelayedTokens } from '../../src/emulator/routing/hang-up.js';
 
 describe('Outgoing: what a relay still has to write, as UTF-8 bytes', () => {

@@ -1,4 +1,5 @@
-import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readFileSync, readSync, renameSync, write, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readFileSync, renameSync, write, writeSync } from 'node:fs';
+import { lineAt } from './line-at.js';
 import { join } from 'node:path';
 import { failedWriteOf } from '../../internal/system-errors.js';
 import { isRecord } from '../../internal/shape.js';
@@ -24,30 +25,6 @@ function keptOf(line: string, id?: string): { id: string; kept: KeptGeneration }
   if (!isRecord(kept) || typeof kept.id !== 'string' || typeof kept.workspace !== 'string' || !isRecord(kept.data)) return undefined;
   if (id !== undefined && kept.id !== id) return undefined;
   return { id: kept.id, kept: { workspace: kept.workspace, key: typeof kept.key === 'string' ? kept.key : undefined, data: kept.data, batch: typeof kept.batch === 'string' ? kept.batch : undefined } };
-}
-
-/** The line that starts at byte `at` of `path` (to its newline or the file's end); undefined when the file is gone. */
-function lineAt(path: string, at: number): string | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return undefined;
-  }
-  try {
-    let buf = Buffer.allocUnsafe(4096);
-    let got = 0;
-    for (;;) {
-      const n = readSync(fd, buf, got, buf.length - got, at + got);
-      const nl = buf.subarray(got, got + n).indexOf(10);
-      if (nl >= 0) return buf.toString('utf8', 0, got + nl);
-      got += n;
-      if (n === 0) return buf.toString('utf8', 0, got);
-      if (got === buf.length) buf = Buffer.concat([buf, Buffer.allocUnsafe(buf.length)]);
-    }
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /**

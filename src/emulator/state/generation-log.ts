@@ -64,4 +64,9 @@ export class CallsAndBatches<G extends Generations> implements Generations {
     const batched = this.batched.idle?.();
     return calls || batched ? Promise.all([calls, batched]).then(() => {}) : undefined;
   }
+
+  /** Settles once every generation kept so far is written, those kept meanwhile too (a write's end may start the next). */
+  async written(): Promise<void> {
+    for (let writing = this.idle(); writing; writing = this.idle()) await writing;
+  }
 }

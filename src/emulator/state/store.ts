@@ -107,9 +107,7 @@ export class StateStore extends CreditRules implements Store {
 
   /** Settles once the timer's save under way, if any, is on disk (or failed), and the charges and generations kept so far are written. */
   async idle(): Promise<void> {
-    await Promise.all([this.saving, this.journal.opening, this.journal.unwritten()]);
-    // The generations kept meanwhile too (each write's end may start the next).
-    for (let writing = this.generations.idle(); writing; writing = this.generations.idle()) await writing;
+    await Promise.all([this.saving, this.journal.opening, this.journal.unwritten(), this.generations.written()]);
   }
 
   /** Writes what is pending; from then on nothing is written (the state folder may be removed). */
