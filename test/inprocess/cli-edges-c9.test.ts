@@ -47,3 +47,30 @@ it('--schema that ajv cannot compile: one line at the first place it breaks the 
   expect((await run(['chat', '-m', 'local/echo', '--schema', '{"type": "string", "pattern": "("}', 'hi'])).stderr).toMatch(/^error: --schema: \{.*\} is not a valid JSON schema: Invalid regular expression: .*\n$/);
   expect(t.requests()).toEqual([]);
 });
+
+it('-x takes an indented fence (a block in a list item) and takes its indent off each line, as Markdown reads it', async () => {
+  const answer = '1. Run:\n\n   ```sh\n   echo hi\n     two more\n   ```\n2. Done.\n';
+  // Was: the whole answer printed and "the answer holds no fenced code block" (llm skips such fences too).
+  expect(await run(['chat', '-m', 'local/echo', '-x'], {}, answer)).toMatchObject({ code: 0, stdout: 'echo hi\n  two more\n', stderr: '' });
+  // A longer fence is closed only by as long a one of its kind; --extract-last takes the last.
+  const two = 'a\n```\none\n```\nb\n~~~~ text\ntwo ```\n~~~\n~~~~~\n';
+  expect(await run(['chat', '-m', 'local/echo', '--extract-last'], {}, two)).toMatchObject({ code: 0, stdout: 'two ```\n~~~\n', stderr: '' });
+});
+
+it('-x on an answer cut inside its code block prints the code that came and says the block was never closed', async () => {
+  const answer = 'Here:\n```py\nprint(1)\nprint(2)\nprint(3)\n```\n';
+  for (const stream of ['--stream', '--no-stream']) {
+    // Was: "Here:\n```py\nprint(1\n" printed whole and "the answer holds no fenced code block".
+    expect(await run(['chat', '-m', 'local/echo', stream, '--max-tokens', '9', '-x'], {}, answer)).toMatchObject({
+      code: 0,
+      stdout: 'print(1\n',
+      stderr: 'note: the answer ended inside its code block, never closed: printed what came of it (--extract)\nnote: the answer was cut at its length limit (9 tokens)\n',
+    });
+  }
+  // Cut at the fence itself: nothing of the code, and said so.
+  expect(await run(['chat', '-m', 'local/echo', '--max-tokens', '5', '--extract-last'], {}, answer)).toMatchObject({
+    code: 0,
+    stdout: '',
+    stderr: expect.stringMatching(/^note: the answer ended inside its code block, never closed: none of its code came \(--extract-last\)\n/),
+  });
+});
