@@ -18,6 +18,8 @@ import { VERSION } from './version.js';
 import { authorizationOf, noteCredentials } from './credentials.js';
 import { counted } from '../internal/counted.js';
 import { firstWords } from '../internal/first-words.js';
+import { jsonByteLength } from '../internal/json-byte-length.js';
+import { holdsLongString, jsonPieces } from '../internal/json-pieces.js';
 
 export interface RetryInfo {
   attempt: number;
@@ -244,8 +246,12 @@ export class HttpCore {
       body = opts.bodyFactory() as Dispatcher.DispatchOptions['body'];
     } else if (opts.body !== undefined) {
       headers['content-type'] = 'application/json';
-      // As bytes: a string body is turned into bytes again as it is written (a 50 MB prompt, one copy more at once).
-      body = Buffer.from(JSON.stringify(opts.body));
+      // As bytes: a string body is turned into bytes again as it is written (a 50 MB prompt, one copy more at once);
+      // one holding a long string as pieces made while it is sent, its length counted first.
+      if (holdsLongString(opts.body)) {
+        headers['content-length'] = String(jsonByteLength(opts.body));
+        body = jsonPieces(opts.body) as unknown as Dispatcher.DispatchOptions['body'];
+      } else body = Buffer.from(JSON.stringify(opts.body));
     }
     for (const [k, v] of Object.entries(opts.headers ?? {})) if (v !== undefined) headers[k.toLowerCase()] = v;
     const timeout = opts.timeoutMs ?? this.timeoutMs;
