@@ -43,14 +43,16 @@ export async function startEmulator(stateDir = join(WORK, 'state')) {
  * Runs a command to completion; resolves with wall time (ms), stdout byte count, peak RSS (KiB), CPU
  * time (user + system, ms: on a loaded machine steadier than wall time) and minor page faults (each a
  * fresh page of memory: steadier still, and ~20 us each on the bench's VM), the last three from /usr/bin/time.
- * stdout 'null': straight to /dev/null (nothing counted, no reader process).
+ * stdout 'null': straight to /dev/null (nothing counted, no reader process). stdinFile: stdin is that file (`< FILE`).
  */
-export function timed(cmd, args, { env = process.env, input, stdout = 'count' } = {}) {
+export function timed(cmd, args, { env = process.env, input, stdinFile, stdout = 'count' } = {}) {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
     const out = stdout === 'null' ? openSync('/dev/null', 'w') : 'pipe';
-    const child = spawn('/usr/bin/time', ['-f', '%M %U %S %R', cmd, ...args], { env, stdio: [input ? 'pipe' : 'ignore', out, 'pipe'] });
+    const stdin = stdinFile ? openSync(stdinFile, 'r') : input ? 'pipe' : 'ignore';
+    const child = spawn('/usr/bin/time', ['-f', '%M %U %S %R', cmd, ...args], { env, stdio: [stdin, out, 'pipe'] });
     if (typeof out === 'number') closeSync(out);
+    if (typeof stdin === 'number') closeSync(stdin);
     let bytes = 0;
     let err = '';
     child.stdout?.on('data', (c) => (bytes += c.length));

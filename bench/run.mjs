@@ -329,6 +329,33 @@ sections.localState = async () => {
   const list = await timed(process.execPath, [BIN, 'conversations', 'list'], { env });
   report('router conversations list over 50,000: peak RSS', `${(list.rssKiB / 1024).toFixed(0)} MB (${(list.ms / 1000).toFixed(1)} s)`, '<= 100 MB', list.rssKiB / 1024 <= 100);
 };
+/**
+ * A 50 MB prompt with no budget (`router chat < FILE`, and piped): peak RSS against the prompt's size. A server
+ * here takes the body whole and answers a line (the emulator refuses a body over 32 MiB).
+ */
+sections.largePrompt = async () => {
+  const { createServer } = await import('node:http');
+  const { writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const server = createServer((req, res) => {
+    req.resume().on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'gen-bench', object: 'chat.completion', created: 1, model: 'local/echo', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'ok' } }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } })));
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  try {
+    const file = join(WORK, 'prompt-50mb.txt');
+    const words = 'lorem ipsum "dolor" sit amet, consectetur adipiscing elit\n';
+    writeFileSync(file, words.repeat(Math.ceil(50e6 / words.length)).slice(0, 50e6));
+    const env = { ...process.env, ROUTER_API_ROOT: `http://127.0.0.1:${server.address().port}/api`, ROUTER_API_KEY: 'sk-bench', ROUTER_STATE_DIR: join(WORK, 'large-prompt-state') };
+    const args = [BIN, 'chat', '--model', 'local/echo', '--no-stream'];
+    const fromFile = [];
+    for (let i = 0; i < 3; i++) fromFile.push((await timed(process.execPath, args, { env, stdinFile: file })).rssKiB / 1024);
+    const piped = (await timed('/bin/sh', ['-c', 'cat "$0" | "$@"', file, process.execPath, ...args], { env })).rssKiB / 1024;
+    const ratio = median(fromFile) / 50;
+    report('chat < 50 MB prompt, no budget: peak RSS / prompt', `${ratio.toFixed(2)} (${median(fromFile).toFixed(0)} MB; piped ${piped.toFixed(0)} MB)`, '<= 3', ratio <= 3);
+  } finally {
+    server.close();
+  }
+};
 Object.assign(sections, hostileSections, driftSections, jqSections, gatewaySections);
 
 const emu = await startEmulator();

@@ -22,7 +22,8 @@ function words(err: KitError): [string, ExitCode] {
   if (err instanceof AttachmentError) return [`--attach ${err.source}: ${err.why}`, EXIT.USAGE];
   if (err instanceof SchemaError) {
     if (err.code === 'not_json') return [`--schema: ${err.source ?? 'the value'} is not valid JSON (${err.why})`, EXIT.USAGE];
-    return [err.code === 'not_object' ? '--schema must be a JSON schema object' : `--schema: not a valid JSON schema (${err.why})`, EXIT.USAGE];
+    if (err.code === 'invalid_schema') return [`--schema: ${err.source ?? 'the value'} is not a valid JSON schema: ${err.why}`, EXIT.USAGE];
+    return [`--schema: ${err.message}`, EXIT.USAGE];
   }
   if (err instanceof SchemaMismatchError) {
     if (err.code === 'not_json') return [`the answer is not JSON, so it does not follow --schema (${err.why})`, EXIT.SCHEMA_MISMATCH];

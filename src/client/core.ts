@@ -19,6 +19,7 @@ import { VERSION } from './version.js';
 import { authorizationOf, noteCredentials } from './credentials.js';
 import { counted } from '../internal/counted.js';
 import { firstWords } from '../internal/first-words.js';
+import { jsonBody } from '../internal/json-pieces.js';
 
 export interface RetryInfo {
   attempt: number;
@@ -245,8 +246,10 @@ export class HttpCore {
       body = opts.bodyFactory() as Dispatcher.DispatchOptions['body'];
     } else if (opts.body !== undefined) {
       headers['content-type'] = 'application/json';
-      // As bytes: a string body is turned into bytes again as it is written (a 50 MB prompt, one copy more at once).
-      body = Buffer.from(JSON.stringify(opts.body));
+      // As bytes (a string body is made bytes again as it is written), or pieces made while sent (see jsonBody).
+      const json = jsonBody(opts.body);
+      if (json.length !== undefined) headers['content-length'] = String(json.length);
+      body = json.bytes as unknown as Dispatcher.DispatchOptions['body'];
     }
     for (const [k, v] of Object.entries(opts.headers ?? {})) if (v !== undefined) headers[k.toLowerCase()] = v;
     const timeout = opts.timeoutMs ?? this.timeoutMs;

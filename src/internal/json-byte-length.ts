@@ -1,25 +1,30 @@
-/** Strings longer than this are measured a slice at a time (or whole, when nothing in them is escaped). */
-const SLICE = 1 << 20;
+/** Strings longer than this are measured (and written, json-pieces.ts) a slice at a time, or whole when nothing in them is escaped. */
+export const LONG_STRING = 1 << 20;
 /** What JSON escapes, or writes other than as its UTF-8 (a lone surrogate). */
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
-const isPlain = (v: object) => {
+/** Objects JSON walks as they are: not a class's instance (a Date, a Map) that has its own way. */
+export const isPlain = (v: object) => {
   const proto = Object.getPrototypeOf(v) as unknown;
   return proto === Object.prototype || proto === null || proto === Array.prototype;
 };
 
-function stringBytes(s: string): number {
-  if (s.length <= SLICE) return Buffer.byteLength(JSON.stringify(s));
-  if (!ESCAPED.test(s)) return Buffer.byteLength(s) + 2;
-  let n = 2;
+/** A long string in slices of about `size` characters, never cut between the two halves of a surrogate pair (each alone would be escaped). */
+export function* stringSlices(s: string, size = LONG_STRING): Generator<string> {
   for (let i = 0; i < s.length; ) {
-    let end = Math.min(i + SLICE, s.length);
-    // Never between the two halves of a surrogate pair: each alone would be escaped.
+    let end = Math.min(i + size, s.length);
     const last = s.charCodeAt(end - 1);
     if (end < s.length && last >= 0xd800 && last <= 0xdbff) end++;
-    n += Buffer.byteLength(JSON.stringify(s.slice(i, end))) - 2;
+    yield s.slice(i, end);
     i = end;
   }
+}
+
+function stringBytes(s: string): number {
+  if (s.length <= LONG_STRING) return Buffer.byteLength(JSON.stringify(s));
+  if (!ESCAPED.test(s)) return Buffer.byteLength(s) + 2;
+  let n = 2;
+  for (const slice of stringSlices(s)) n += Buffer.byteLength(JSON.stringify(slice)) - 2;
   return n;
 }
 

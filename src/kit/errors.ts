@@ -26,17 +26,18 @@ export class AttachmentError extends KitError<'unreadable' | 'empty' | 'too_larg
   }
 }
 
-/** A schema that cannot be used: not JSON, not an object, not a JSON schema ajv compiles. */
-export class SchemaError extends KitError<'not_json' | 'not_object' | 'invalid_schema'> {
+/** A schema refused: `not_json`; `not_object` (an array, a string…); `not_schema`, an object using no JSON Schema word (`{"a": 1}`, `{}`); `invalid_schema`, one ajv cannot compile. */
+export class SchemaError extends KitError<'not_json' | 'not_object' | 'not_schema' | 'invalid_schema'> {
   constructor(
     code: SchemaError['code'],
-    /** Why, in words (for `not_json` and `invalid_schema`, the parser's or ajv's message). */
+    /** Why, in words (for `not_json` and `invalid_schema`, the parser's or ajv's first problem). */
     readonly why: string,
     /** The file the schema was read from, when it was. */
     readonly source?: string,
   ) {
     const what = source ?? 'the schema';
-    super(code === 'not_object' ? `${what} must be a JSON schema object` : code === 'not_json' ? `${what} is not valid JSON (${why})` : `${what} is not a valid JSON schema (${why})`, code);
+    const said = { not_object: `${what} ${why}`, not_json: `${what} is not valid JSON (${why})`, not_schema: `${what} is no JSON schema (${why})`, invalid_schema: `${what} is not a valid JSON schema (${why})` };
+    super(said[code], code);
   }
 }
 

@@ -2,6 +2,16 @@
 import { SchemaError, SchemaMismatchError } from './errors.js';
 
 type Validate = ((value: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
+type AjvProblem = { instancePath: string; message?: string; params?: { allowedValues?: unknown[] } };
+
+/** The words of JSON Schema (drafts 7 to 2020-12): an object using none of them is no schema, though ajv takes it as `{}`. */
+const KEYWORDS = new Set(
+  ('type properties items prefixItems additionalItems additionalProperties patternProperties propertyNames required enum const ' +
+    'anyOf oneOf allOf not if then else $ref $dynamicRef $recursiveRef $defs definitions $schema $id $anchor $comment title description default examples ' +
+    'minimum maximum exclusiveMinimum exclusiveMaximum multipleOf minLength maxLength pattern format contentMediaType contentEncoding ' +
+    'minItems maxItems uniqueItems contains minContains maxContains minProperties maxProperties dependentRequired dependentSchemas dependencies ' +
+    'unevaluatedItems unevaluatedProperties nullable readOnly writeOnly deprecated').split(' '),
+);
 
 export interface AnswerSchema {
   /** The format's name: the schema's title, made a name, else "answer". */
@@ -10,11 +20,22 @@ export interface AnswerSchema {
   validate: Validate;
 }
 
+/** The validator of a schema; an Error saying the first place it breaks the rules of schemas (ajv's own list is three lines for one typo). */
 async function compile(schema: Record<string, unknown>): Promise<Validate> {
   const ajv = await import('ajv');
   // CommonJS seen from ESM: the class is the default export's default.
   const Ajv = ((ajv.default as unknown as { default?: unknown }).default ?? ajv.default) as unknown as typeof ajv.Ajv;
-  return new Ajv({ strict: false, validateFormats: false, allErrors: false }).compile(schema) as Validate;
+  const checker = new Ajv({ strict: false, validateFormats: false, allErrors: false });
+  if (!checker.validateSchema(schema)) throw new Error(firstProblem(checker.errors as AjvProblem[] | null | undefined));
+  return checker.compile(schema) as Validate;
+}
+
+function firstProblem(errors: AjvProblem[] | null | undefined): string {
+  const first = errors?.[0];
+  if (!first) return 'it breaks the rules of JSON Schema';
+  const allowed = first.params?.allowedValues;
+  const message = allowed ? `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}` : (first.message ?? 'is not allowed');
+  return `${first.instancePath || 'the top'} ${message}`;
 }
 
 /** A schema made ready: an object ajv compiles, or JSON text of one (a `SchemaError` otherwise; `source`: the file it came from). */
@@ -27,7 +48,9 @@ export async function answerSchema(schema: Record<string, unknown> | string, sou
       throw new SchemaError('not_json', (err as Error).message, source);
     }
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new SchemaError('not_object', 'must be a JSON schema object', source);
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new SchemaError('not_object', `is ${kindOf(value)}, not a JSON schema object`, source);
+  const keys = Object.keys(value);
+  if (!keys.some((k) => KEYWORDS.has(k))) throw new SchemaError('not_schema', keys.length ? 'it has no "type", "properties" or other JSON Schema keyword' : 'it is empty', source);
   let validate: Validate;
   try {
     validate = await compile(value as Record<string, unknown>);
@@ -38,6 +61,8 @@ export async function answerSchema(schema: Record<string, unknown> | string, sou
   const name = title.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 64) || 'answer';
   return { name, schema: value as Record<string, unknown>, validate };
 }
+
+const kindOf = (v: unknown): string => (Array.isArray(v) ? 'an array' : v === null ? 'null' : typeof v === 'string' ? 'a string' : `a ${typeof v}`);
 
 /** Why a tool's `parameters` is not a JSON schema object (undefined when it is one). */
 export async function parametersProblem(parameters: unknown): Promise<string | undefined> {

@@ -86,6 +86,7 @@ describe('schemas', () => {
     await expect(answerSchema('{"type":')).rejects.toMatchObject({ code: 'not_json' });
     await expect(answerSchema({ type: 'nonsense' })).rejects.toBeInstanceOf(SchemaError);
     await expect(answerSchema('[1]')).rejects.toMatchObject({ code: 'not_object' });
+    await expect(answerSchema({ a: 1 })).rejects.toMatchObject({ code: 'not_schema' });
   });
 });
 

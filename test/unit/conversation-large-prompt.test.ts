@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { newConversationRecord } from '../../src/kit/conversation-store.js';
-import { writeJsonLine } from '../../src/internal/json-pieces.js';
+import { jsonPieces, writeJsonLine } from '../../src/internal/json-pieces.js';
+import { jsonByteLength } from '../../src/internal/json-byte-length.js';
 import { writeWhole } from '../../src/internal/write-whole.js';
 
 // A conversation started by a very large prompt (task c8): kept without copies of it many times over.
@@ -54,5 +55,9 @@ it('what is written in pieces is the bytes JSON.stringify gives, escapes and sur
     const file = join(dir, `${i}.json`);
     writeWhole(file, (fd) => writeJsonLine(fd, value));
     expect(readFileSync(file, 'utf8'), String(i)).toBe(`${JSON.stringify(value)}\n`);
+    // A request's body in pieces (src/client/core.ts): the same bytes, as many as its content-length says.
+    const sent = Buffer.concat([...jsonPieces(value)]);
+    expect(sent.toString('utf8'), String(i)).toBe(JSON.stringify(value) ?? '');
+    expect(jsonByteLength(value), String(i)).toBe(sent.length);
   });
 });

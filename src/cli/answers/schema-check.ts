@@ -18,14 +18,31 @@ export async function loadSchema(value: string | undefined, io: IO, multi = fals
   if (value === undefined) return undefined;
   const flag = multi ? '--schema-multi' : '--schema';
   if (isConcise(value)) return answerSchema(conciseOrUsage(flag, value, multi));
-  const inline = value.trimStart().startsWith('{');
+  const inline = /^\s*\{/.test(value) || (/^\s*(["[]|-?\d)/.test(value) && !existsSync(value));
   if (!inline && value !== '-' && /^[A-Za-z_][\w-]*$/.test(value) && !existsSync(value)) {
     throw usage(`${flag}: cannot read ${value} (no such file or folder); a schema of one text field is written "${value} str"`);
   }
   const text = inline ? value : await readTextFile(flag, value, io);
   if (!inline) refuseBlankJson(flag, value, text);
-  const one = await answerSchema(text, inline ? undefined : value);
-  return multi ? answerSchema(itemsOf(one.schema)) : one;
+  try {
+    const one = await answerSchema(text, inline ? undefined : value);
+    return multi ? answerSchema(itemsOf(one.schema)) : one;
+  } catch (err) {
+    if (err instanceof SchemaError) throw usage(schemaWords(flag, inline ? value : value === '-' ? 'stdin' : value, err, inline));
+    throw err;
+  }
+}
+
+/** What a schema looks like, said when the one given is none. */
+const looks = (flag: string) => `write one as {"type": "object", "properties": {"a": {"type": "string"}}}, or fields as ${flag} 'a, b int'`;
+
+/** A refused schema in one line: the flag, the value (when short) or file, why, and for one that is no schema what one looks like. */
+function schemaWords(flag: string, given: string, err: SchemaError, inline: boolean): string {
+  const what = !inline ? given : given.length <= 40 && !given.includes('\n') ? given.trim() : 'the value';
+  if (err.code === 'not_json') return `${flag}: ${what} is not valid JSON (${err.why})`;
+  if (err.code === 'invalid_schema') return `${flag}: ${what} is not a valid JSON schema: ${err.why}`;
+  if (err.code === 'not_object') return `${flag}: ${what} ${err.why}; ${looks(flag)}`;
+  return `${flag}: ${what} is no JSON schema (${err.why}); ${looks(flag)}`;
 }
 
 /** --schema-multi X is --schema X for an `items` array of them (llm's); the two are one flag's choice. */

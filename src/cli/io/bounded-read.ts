@@ -83,7 +83,8 @@ export async function readFdBounded(fd: number, what: string, blocking: boolean,
       if ((err as NodeJS.ErrnoException).code === 'EAGAIN' && size === 0) return undefined;
       throw err;
     }
-    if (n === 0) return whole ? whole.subarray(0, size) : Buffer.concat(chunks);
+    // Read to its known size and no further: that one buffer (Buffer.concat would copy it whole).
+    if (n === 0) return whole ? whole.subarray(0, size) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
     size += n;
     if (size > max) throw inputTooLarge(what, max);
     if (!whole) chunks.push(n === buf.length ? buf : buf.subarray(0, n));

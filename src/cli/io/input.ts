@@ -37,7 +37,7 @@ export async function textFromArgs(args: string[], io: IO, o: TextOptions = {}):
   const wantsStdin = dash !== -1 || (taken === undefined && (args.length === 0 || mergeStdin) && !io.stdinTTY && !io.noStdin);
   const fileSize = wantsStdin && dash === -1 && args.length ? regularFileSize(io) : undefined;
   const raw = wantsStdin ? await stdinText(io, binary) : '';
-  const piped = raw.replace(/\s+$/, '');
+  const piped = trimEnd(raw);
   if (fileSize !== undefined && piped && !io.quiet) noteLoopFile(io, fileSize - Buffer.byteLength(raw), fileSize);
   // Stdin stands where "-" does, a block of its own; a piped stdin without it comes first.
   const parts = dash === -1 ? [piped, args.join(' ')] : [args.slice(0, dash).join(' '), piped, args.slice(dash + 1).join(' ')];
@@ -48,6 +48,13 @@ export async function textFromArgs(args: string[], io: IO, o: TextOptions = {}):
   if (!text.trim() && wantsStdin) throw usage(`no ${what}: ${blankInput(raw)} (${example}, or give the ${what} as arguments)`);
   if (!text.trim()) throw usage(`no ${what}: give it as arguments or on stdin (${example})${onTerminal && io.stdinTTY ? `; ${onTerminal}` : ''}`);
   return text;
+}
+
+/** The text without the white space at its end, as replace(/\s+$/, '') and trimEnd() give it, and the text itself (not a copy of a 50 MB prompt) when it has none. */
+function trimEnd(text: string): string {
+  let end = text.length;
+  while (end > 0 && /\s/.test(text[end - 1]!)) end--;
+  return end === text.length ? text : text.slice(0, end);
 }
 
 /** The size of stdin when it is a regular file (`< list`), else undefined. */

@@ -1,4 +1,5 @@
 import type { IO } from './io.js';
+import type { FencedCode } from './fenced-code.js';
 import { costText } from '../../internal/round-cost.js';
 import { nounFor } from '../../internal/counted.js';
 
@@ -64,7 +65,7 @@ type ShownOpts = { raw?: boolean; json?: boolean; extract?: boolean; extractLast
 
 /** Streamed text as stdout shows it: rendered on a terminal, else exactly as received; with --extract, only its code block, as written. */
 export async function shownPieces(io: IO, pieces: AsyncIterable<string>, opts: ShownOpts): Promise<AsyncIterable<string>> {
-  if (extracts(opts)) return (await import('./fenced-code.js')).extractedPieces(pieces, !!opts.extractLast, () => noBlock(io, opts));
+  if (extracts(opts)) return (await import('./fenced-code.js')).extractedPieces(pieces, !!opts.extractLast, (block) => sayExtracted(io, opts, block));
   if (!rendersMarkdown(io, opts)) return pieces;
   return (await import('../markdown/index.js')).renderPieces(io, pieces);
 }
@@ -72,9 +73,9 @@ export async function shownPieces(io: IO, pieces: AsyncIterable<string>, opts: S
 /** A whole answer as stdout shows it (see shownPieces). */
 export async function shownText(io: IO, text: string, opts: ShownOpts): Promise<string> {
   if (extracts(opts)) {
-    const code = (await import('./fenced-code.js')).fencedCode(text, !!opts.extractLast);
-    if (code === undefined && text) noBlock(io, opts);
-    return code ?? text;
+    const block = (await import('./fenced-code.js')).fencedCode(text, !!opts.extractLast);
+    if (text) sayExtracted(io, opts, block);
+    return block ? block.code : text;
   }
   if (!rendersMarkdown(io, opts)) return text;
   const md = (await import('../markdown/index.js')).terminalMarkdown(io);
@@ -83,6 +84,9 @@ export async function shownText(io: IO, text: string, opts: ShownOpts): Promise<
 
 const extracts = (opts: ShownOpts): boolean => !opts.json && !!(opts.extract || opts.extractLast);
 
-function noBlock(io: IO, opts: ShownOpts): void {
-  io.note(`note: the answer holds no fenced code block: printed whole (${opts.extract ? '--extract' : '--extract-last'})`);
+/** What stderr says of an extracted block: none (the answer printed whole), or one the answer ended inside (a cut answer's). */
+function sayExtracted(io: IO, opts: ShownOpts, block: FencedCode | undefined): void {
+  const flag = opts.extract ? '--extract' : '--extract-last';
+  if (!block) io.note(`note: the answer holds no fenced code block: printed whole (${flag})`);
+  else if (block.open) io.note(`note: the answer ended inside its code block, never closed: ${block.code ? 'printed what came of it' : 'none of its code came'} (${flag})`);
 }
