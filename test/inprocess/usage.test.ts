@@ -63,7 +63,19 @@ describe('cost you can see and sum', () => {
     mkdirSync(state, { recursive: true });
     const record = (cost: number) => JSON.stringify({ time: new Date().toISOString(), profile: 'default', command: 'chat', model: 'local/echo', cost });
     writeFileSync(join(state, 'usage.jsonl'), `${record(0.25)}\n${record(0.5).slice(0, 40)}${record(1)}\n${record(2)}\n`);
-    const report = parse((await t.run(['usage', '--json'], { env: { ROUTER_STATE_DIR: state } })).stdout) as any;
-    expect(report.total).toMatchObject({ calls: 3, cost: 3.25 });
+    const r = await t.run(['usage', '--json'], { env: { ROUTER_STATE_DIR: state } });
+    expect((parse(r.stdout) as any).total).toMatchObject({ calls: 3, cost: 3.25 });
+    // The torn record's cost is not known: said, not dropped unseen (before, stderr was empty).
+    expect(r.stderr).toBe(`warning: 1 line of the usage ledger ${join(state, 'usage.jsonl')} is damaged (torn or overwritten) and skipped: what it cost is not counted here, nor by the budgets\n`);
+  });
+
+  it('lines no record can be read from (overwritten, over 64 KiB) are counted in one warning; blank lines are no damage', async () => {
+    const state = join(t.dir, 'damaged-ledger');
+    mkdirSync(state, { recursive: true });
+    const record = JSON.stringify({ time: new Date().toISOString(), profile: 'default', command: 'chat', model: 'local/echo', cost: 0.5 });
+    writeFileSync(join(state, 'usage.jsonl'), `${record}\n\n\u0000\u0000garbage\n${'x'.repeat(70_000)}\n[1]\n${record}\n`);
+    const r = await t.run(['usage', '--json'], { env: { ROUTER_STATE_DIR: state } });
+    expect((parse(r.stdout) as any).total).toMatchObject({ calls: 2, cost: 1 });
+    expect(r.stderr).toMatch(/^warning: 3 lines of the usage ledger .* are damaged \(torn or overwritten\) and skipped: what they cost is not counted here, nor by the budgets\n$/);
   });
 });

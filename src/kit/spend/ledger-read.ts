@@ -12,22 +12,25 @@ import { ledgerPath, type UsageRecord } from './ledger.js';
 const MAX_RECORD_BYTES = 64 * 1024;
 const BUFFER_BYTES = 256 * 1024;
 
-/** Calls `each` with every well-formed record of the ledger (an object with a `time`), in order; other lines are skipped. Ctrl-C (`signal`) stops the read. */
-export async function eachLedgerRecord(env: NodeJS.ProcessEnv, each: (r: UsageRecord) => void, signal?: AbortSignal): Promise<void> {
+/**
+ * Calls `each` with every well-formed record of the ledger (an object with a `time`), in order; other lines are skipped.
+ * Ctrl-C (`signal`) stops the read. Resolves to how many lines were damaged (not blank, yet no record whole: torn, overwritten).
+ */
+export async function eachLedgerRecord(env: NodeJS.ProcessEnv, each: (r: UsageRecord) => void, signal?: AbortSignal): Promise<number> {
   const path = ledgerPath(env);
   let handle;
   try {
     // Without waiting: a FIFO no one writes to would hold the read.
     handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
     throw Object.assign(err as Error, { syscall: 'read' });
   }
   try {
     // A device gives no end (/dev/zero, /dev/full: the budget's check spun for ever) or nothing (/dev/null: no spend, ever).
     const stat = await handle.stat();
     if (!stat.isFile() && !stat.isDirectory()) throw Object.assign(new Error(`ENOTFILE: not a regular file, read '${path}'`), { code: 'ENOTFILE', syscall: 'read', path });
-    await readRecords(handle, each, signal);
+    return await readRecords(handle, each, signal);
   } catch (err) {
     // A read's error names no file (a folder where the ledger goes: EISDIR): it is said with the ledger's path.
     const e = err as NodeJS.ErrnoException;
@@ -38,10 +41,11 @@ export async function eachLedgerRecord(env: NodeJS.ProcessEnv, each: (r: UsageRe
   }
 }
 
-async function readRecords(handle: FileHandle, each: (r: UsageRecord) => void, signal: AbortSignal | undefined): Promise<void> {
+async function readRecords(handle: FileHandle, each: (r: UsageRecord) => void, signal: AbortSignal | undefined): Promise<number> {
   const buf = Buffer.allocUnsafe(BUFFER_BYTES + MAX_RECORD_BYTES);
   let held = 0;
   let skipping = false;
+  let damaged = 0;
   for (;;) {
     signal?.throwIfAborted();
     const { bytesRead } = await handle.read(buf, held, buf.length - held, null);
@@ -49,26 +53,28 @@ async function readRecords(handle: FileHandle, each: (r: UsageRecord) => void, s
     const filled = buf.subarray(0, end);
     let start = 0;
     for (let nl = filled.indexOf(10); nl !== -1; nl = filled.indexOf(10, start)) {
-      if (!skipping && nl - start <= MAX_RECORD_BYTES) parse(buf, start, nl, each);
-      skipping = false;
+      if (skipping) skipping = false;
+      else damaged += nl - start <= MAX_RECORD_BYTES ? parse(buf, start, nl, each) : 1;
       start = nl + 1;
     }
     if (bytesRead === 0) {
-      if (!skipping && start < end && end - start <= MAX_RECORD_BYTES) parse(buf, start, end, each);
-      return;
+      if (!skipping && start < end && end - start <= MAX_RECORD_BYTES) damaged += parse(buf, start, end, each);
+      return damaged;
     }
     held = end - start;
     // A line longer than any record: dropped as it is read, until its end.
     if (held > MAX_RECORD_BYTES) {
+      if (!skipping) damaged++;
       skipping = true;
       held = 0;
     } else buf.copyWithin(0, start, end);
   }
 }
 
-function parse(buf: Buffer, start: number, end: number, each: (r: UsageRecord) => void): void {
+/** Hands `each` the line's record; 1 when the line was damaged (a record torn, or none whole), else 0. */
+function parse(buf: Buffer, start: number, end: number, each: (r: UsageRecord) => void): number {
   if (end > start && buf[end - 1] === 0x0d) end--;
-  if (end <= start) return;
+  if (end <= start) return 0;
   let r: UsageRecord;
   const text = buf.toString('utf8', start, end);
   try {
@@ -76,12 +82,16 @@ function parse(buf: Buffer, start: number, end: number, each: (r: UsageRecord) =
   } catch {
     // A line torn by a full disk, with the next record appended to it: that record is kept.
     const next = text.lastIndexOf('{"time":');
-    if (next <= 0) return;
+    if (next <= 0) return 1;
     try {
       r = JSON.parse(text.slice(next)) as UsageRecord;
     } catch {
-      return;
+      return 1;
     }
+    if (r && typeof r === 'object' && typeof r.time === 'string') each(r);
+    return 1;
   }
   if (r && typeof r === 'object' && typeof r.time === 'string') each(r);
+  else return 1;
+  return 0;
 }
