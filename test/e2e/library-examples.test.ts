@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
+import { waitBound } from '../support/until.js';
 
 // docs/library.md and the README: every program on the pages runs as written (js and cjs with node, ts with
 // tsx), importing the built package by its name, against the emulator; each `// → …` comment is a line it
@@ -27,7 +28,7 @@ function runProgram(file: string, lang: string): Promise<{ code: number | null; 
   const command = lang === 'ts' ? [join(ROOT, 'node_modules', '.bin', 'tsx'), file] : [process.execPath, file];
   const env = { ...process.env, ...t.env, PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH}` };
   return new Promise((done) => {
-    const child = spawn(command[0]!, command.slice(1), { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+    const child = spawn(command[0]!, command.slice(1), { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: waitBound() });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d));

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers.js';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { parseProviders } from '../../src/emulator/providers/config.js';
+import { waitBound } from '../support/until.js';
 
 // router against a service we did not write: Stoplight Prism serving the official OpenAPI of the
 // deployed service, which answers each route with the OpenAPI's own example and refuses (422) a
@@ -36,7 +37,7 @@ function freePort(): Promise<number> {
 }
 
 async function waitForPrism(port: number): Promise<void> {
-  for (let i = 0; i < 3000; i++) {
+  for (const end = Date.now() + waitBound(); Date.now() < end; ) {
     const up = await new Promise<boolean>((ok) => {
       const r = request({ host: '127.0.0.1', port, path: '/credits', headers: { authorization: 'Bearer x' } }, (res) => {
         res.resume();
@@ -49,7 +50,7 @@ async function waitForPrism(port: number): Promise<void> {
     if (prism.exitCode !== null) throw new Error(`prism exited with ${prism.exitCode}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error('prism did not start');
+  throw new Error('prism did not start within the hook\'s bound');
 }
 
 beforeAll(async () => {

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
@@ -12,12 +12,15 @@ it('three runs at --limit 50 settle all 60 known of 120 calls, each call asked o
   mkdirSync(state, { recursive: true });
   const env = { ROUTER_STATE_DIR: state };
   const line = (id: string, agoMs: number) => JSON.stringify({ time: new Date(Date.now() - agoMs).toISOString(), profile: 'default', command: 'chat', endpoint: '/v1/chat/completions', model: 'local/echo', id, cost: 0 });
-  // First in the ledger: 40 calls of half an hour ago this server never made (a reset emulator's), 20 of a minute
-  // ago it does not know yet; then 60 it knows.
   const gone = Array.from({ length: 40 }, (_, i) => `gen-gone-${i}`);
   const late = Array.from({ length: 20 }, (_, i) => `gen-late-${i}`);
-  writeFileSync(join(state, 'usage.jsonl'), [...gone.map((id) => line(id, 30 * 60_000)), ...late.map((id) => line(id, 60_000))].join('\n') + '\n');
   for (let i = 0; i < 60; i++) expect((await run(['chat', '--model', 'local/echo', `call ${i}`], env)).code).toBe(0);
+  // First in the ledger: 40 calls of half an hour ago this server never made (a reset emulator's), 20 of a minute
+  // ago it does not know yet; then the 60 it knows. Put in front once the 60 are made: a late call is one made less
+  // than 2 minutes before the newest the service knows (KNOWN_LATER_MS), and at load the 60 took past a minute
+  // (the late ones, dated before them, were taken for gone).
+  const known = readFileSync(join(state, 'usage.jsonl'), 'utf8');
+  writeFileSync(join(state, 'usage.jsonl'), [...gone.map((id) => line(id, 30 * 60_000)), ...late.map((id) => line(id, 60_000))].join('\n') + '\n' + known);
   t.clearRequests();
   const reports = [];
   const said: string[] = [];

@@ -59,7 +59,8 @@ describe('tool commands', () => {
     expect(r).toMatchObject({ code: 0, stdout: 'From the tool results: stubborn answered: the tool did not end within 1 s and was stopped\n' });
     expect(r.stderr).toBe('warning: tool stubborn ran past --tool-timeout 1s and was stopped\n');
     const started = [readFileSync(pids, 'utf8'), readFileSync(`${pids}.child`, 'utf8')].map((p) => Number(p.trim()));
-    await until(() => !started.some(running), 2000);
+    // What was left behind runs on for its minute; what was stopped is gone at once, given the seconds a loaded machine takes.
+    await until(() => !started.some(running), 10_000);
     expect(started.filter(running)).toEqual([]);
   });
 

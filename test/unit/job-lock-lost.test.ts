@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { holdJob, saveJob, type JobRecord } from '../../src/batch/job/store.js';
 import { BatchError } from '../../src/batch/errors.js';
+import { waitBound } from '../support/until.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'router-job-lock-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -22,7 +23,7 @@ describe('a job whose run lock is taken over while held (batch is a library: no 
     symlinkSync('4242:1@another-machine#1', lock);
     // The holder sees it at its next refresh (every 2 s). Before: process.exit(1) from the refresh timer.
     let refused: unknown;
-    for (let waited = 0; !refused && waited < 20_000; waited += 100) {
+    for (const end = Date.now() + waitBound(); !refused && Date.now() < end; ) {
       await new Promise((r) => setTimeout(r, 100));
       try {
         saveJob(env, job);
