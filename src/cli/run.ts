@@ -261,11 +261,7 @@ export async function readAllBytes(stream: NodeJS.ReadableStream, signal?: Abort
   return collectBounded(stream as AsyncIterable<Buffer | string>, 'stdin', signal);
 }
 
-/**
- * All of stdin as bytes: a file, a device or a pipe (`< file`, `< /dev/null`, `echo hi |`) read
- * straight from its descriptor, anything else (a socket, a test's stream) as a stream. A pipe as
- * process.stdin would build a socket and its stream modules: ~2% of a one-shot chat's instructions.
- */
+/** All of stdin as bytes: a file, device or pipe (`< file`, `echo hi |`) from its descriptor (process.stdin costs a one-shot ~2%), else a stream. */
 export async function readStdinBytes(io: IO, signal?: AbortSignal): Promise<Buffer> {
   const fd = io.stdinFd;
   if (fd !== undefined) {
@@ -284,7 +280,7 @@ export async function readStdinBytes(io: IO, signal?: AbortSignal): Promise<Buff
       const { MAX_INPUT_BYTES, collectBounded, inputTooLarge, readFdBounded } = await import('./io/bounded-read.js');
       const read = await readFdBounded(fd, 'stdin', !st.isFile() && !devNull, signal, undefined, st.isFile() ? st.size : 0);
       if (read && !read.more) return read.bytes;
-      // A non-blocking pipe (shared with a parent that made it so) with no more yet: the rest as a stream.
+      // A non-blocking pipe with no more yet: the rest as a stream.
       if (read) return Buffer.concat([read.bytes, await collectBounded(io.stdin as AsyncIterable<Buffer>, 'stdin', signal, MAX_INPUT_BYTES - read.bytes.length, () => inputTooLarge('stdin'))]);
     }
   }
