@@ -170,7 +170,7 @@ it('stdin from a file is read into one buffer of its size, whole whether the fil
     const fd = openSync(file, 'r');
     try {
       if (skip) readSync(fd, Buffer.alloc(skip), 0, skip, null);
-      return (await readFdBounded(fd, 'stdin', false, undefined, undefined, expected))!.toString('utf8');
+      return (await readFdBounded(fd, 'stdin', false, undefined, undefined, expected))!.bytes.toString('utf8');
     } finally {
       closeSync(fd);
     }

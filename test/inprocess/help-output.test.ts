@@ -17,6 +17,16 @@ describe('help and output conventions', () => {
     expect([...listed.matchAll(/(?:^|, )(\d+) /g)].map((m) => Number(m[1]))).toEqual(Object.values(EXIT));
   });
 
+  it('router --help before a command word is the root help, every command with its summary', async () => {
+    const root = await t.run(['--help']);
+    for (const args of [['--help', 'chat'], ['-h', 'batch', 'list']]) {
+      const r = await t.run(args);
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(r.stdout, args.join(' ')).toBe(root.stdout);
+    }
+    expect(root.stdout).toMatch(/\n {2}responses \[options\] \[prompt\.\.\.\] +generate/);
+  });
+
   it('every command has a description, and leaf commands show examples', async () => {
     const { buildProgram } = await import('../../src/cli/main.js');
     const leaves: string[][] = [];

@@ -59,14 +59,20 @@ export async function collectBounded(source: AsyncIterable<Buffer | string>, wha
   return Buffer.concat(chunks);
 }
 
+/** What readFdBounded read: all of it, or (`more`) what a non-blocking descriptor had so far, its rest for a stream to read. */
+export interface FdRead {
+  bytes: Buffer;
+  more: boolean;
+}
+
 /**
- * All of an open file or device (stdin given `< file` or `< /dev/null`), up to `max` bytes, read
- * without a stream. `blocking`: a device that may make a read wait (anything but a file or
+ * All of an open file, device or pipe (stdin given `< file`, `< /dev/null`, `echo hi |`), up to `max`
+ * bytes, read without a stream. `blocking`: one that may make a read wait (anything but a file or
  * /dev/null) is read in the thread pool, Ctrl-C ending the wait; the others at once (starting the
- * thread pool costs ~1.5 ms). undefined when the descriptor cannot be read that way (a
- * non-blocking one): the caller reads it as a stream.
+ * thread pool costs ~1.5 ms). undefined when the descriptor cannot be read that way (a non-blocking
+ * one with nothing yet), and `more` when it had no more yet: the caller reads the rest as a stream.
  */
-export async function readFdBounded(fd: number, what: string, blocking: boolean, signal?: AbortSignal, max = MAX_INPUT_BYTES, expected = 0): Promise<Buffer | undefined> {
+export async function readFdBounded(fd: number, what: string, blocking: boolean, signal?: AbortSignal, max = MAX_INPUT_BYTES, expected = 0): Promise<FdRead | undefined> {
   const { read, readSync } = await import('node:fs');
   const chunks: Buffer[] = [];
   let size = 0;
@@ -80,11 +86,11 @@ export async function readFdBounded(fd: number, what: string, blocking: boolean,
     try {
       n = blocking ? await untilInterrupted(new Promise<number>((resolve, reject) => read(fd, buf, at, room, null, (err, bytes) => (err ? reject(err) : resolve(bytes)))), signal) : readSync(fd, buf, at, room, null);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EAGAIN' && size === 0) return undefined;
-      throw err;
+      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
+      return size === 0 ? undefined : { bytes: whole ? whole.subarray(0, size) : Buffer.concat(chunks), more: true };
     }
     // Read to its known size and no further: that one buffer (Buffer.concat would copy it whole).
-    if (n === 0) return whole ? whole.subarray(0, size) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    if (n === 0) return { bytes: whole ? whole.subarray(0, size) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), more: false };
     size += n;
     if (size > max) throw inputTooLarge(what, max);
     if (!whole) chunks.push(n === buf.length ? buf : buf.subarray(0, n));
