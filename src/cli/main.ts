@@ -33,6 +33,7 @@ export const COMMANDS: readonly Entry[] = [
   { name: 'speak', group: 'Generate:', load: async () => (await import('./commands/speak.js')).speak },
   { name: 'decide', group: 'Generate:', load: async () => (await import('./commands/decide.js')).decide },
   { name: 'roles', group: 'Generate:', load: async () => (await import('./commands/roles.js')).roles },
+  { name: 'aliases', group: 'Generate:', load: async () => (await import('./commands/aliases.js')).aliases },
   { name: 'conversations', group: 'Generate:', load: async () => (await import('./commands/conversations.js')).conversations },
   { name: 'batch', group: 'Batches:', load: async () => (await import('./commands/batch/index.js')).batch },
   { name: 'api', group: 'Scripting:', load: async () => (await import('./commands/api.js')).api },

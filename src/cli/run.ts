@@ -37,10 +37,7 @@ export interface RunContext<O> {
   signal: AbortSignal;
   /** The run's settings (flags > env > profile), read once on first use; each value with where it came from. */
   settings(): Promise<Settings>;
-  /**
-   * The model the command itself names goes before the environment's and the profile's: its --model
-   * (typed, or set by its role), else the model of the conversation it goes on with.
-   */
+  /** The model the command names goes before the environment's and the profile's: its --model (typed, or its role's), else its conversation's. */
   useCommandModel(conversation?: { id: string; model?: string }): void;
   /** Builds the client from settings(); call it only after the command's own input is checked. */
   connect(opts?: ConnectOptions): Promise<Connected>;
@@ -98,10 +95,10 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
     const settings = async (): Promise<Settings> => {
       resolved ??= import('../config/settings.js').then((m) => m.resolveSettings({ profile: flags.profile, apiRoot: flags.apiRoot }, io.env));
       const s = await resolved;
-      if (!commandModel) return s;
-      // The environment's model is not used either: no note that it goes before the profile's.
-      const overridden = s.overridden?.filter((o) => o.field !== 'model');
-      return { ...s, model: commandModel.model, from: { ...s.from, model: commandModel.from }, overridden: overridden?.length ? overridden : undefined };
+      // The environment's model is not used either: no note that it goes before the profile's. A model without a slash may be an alias.
+      const overridden = commandModel && s.overridden?.filter((o) => o.field !== 'model');
+      const all = commandModel ? { ...s, model: commandModel.model, from: { ...s.from, model: commandModel.from }, overridden: overridden?.length ? overridden : undefined } : s;
+      return [all.model, all.speechModel, all.embedModel].every((m) => m?.includes('/') ?? true) ? all : (await import('./flags/model-alias.js')).settingsWithAliases(all, io.env);
     };
     const useCommandModel = (conversation?: { id: string; model?: string }) => {
       const { model, role } = opts as { model?: unknown; role?: unknown };
@@ -169,6 +166,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
           return logging();
         },
       };
+      if (!((opts as { model?: unknown }).model ?? '/').toString().includes('/')) (await import('./flags/model-alias.js')).resolveModelFlags(cmd, opts as Record<string, unknown>, io.env, `router ${names.join(' ')}`);
       await fn(ctx, ...args);
       await io.flushJq();
       for (const text of closing.splice(0)) io.note(text);

@@ -97,6 +97,11 @@ export function modelId(value: string): string {
   return value;
 }
 
+/** A model id, or what may be an alias (no slash): an alias is looked up as the command runs (./model-alias.ts). */
+export function modelOrAlias(value: string): string {
+  return /^[A-Za-z0-9][\w.:-]{0,63}$/.test(value) ? value : modelId(value);
+}
+
 /** Comma-separated model ids, also repeatable. */
 export function modelList(value: string, previous: string[] = []): string[] {
   const ids = commaList(value, []);
@@ -158,7 +163,7 @@ export function textUpTo(n: number) {
 
 /** `-m, --model`, in the words of the command (what kind of model it takes, where its default comes from). */
 export function modelFlag<const H extends string>(help: H) {
-  return { flags: '-m, --model <id>', help, parse: modelId, complete: 'models' } as const;
+  return { flags: '-m, --model <id>', help, parse: modelOrAlias, complete: 'models' } as const;
 }
 
 /** --session and --user, with the spec's 256-character limits (chat, responses, speech). */
