@@ -273,8 +273,8 @@ export async function main(rawArgv: string[], streams: Streams = processStreams(
     streams.stderr.write(usageLine(`unknown option '${dashed.text}'`, dashed.cmd));
     return EXIT.USAGE;
   }
-  // -cq: each short flag of a cluster where it is valid (the program's or the command's); runtime.argv keeps the words as given.
-  const flags = args.some((a) => /^-[^-]{2}/.test(a)) ? (await import('./short-flags.js')).splitShortFlags(program, args, GLOBAL_WITH_VALUE) : args;
+  // -cq: each short flag of a cluster where it is valid (and llm's --param NAME VALUE as one word) (the program's or the command's); runtime.argv keeps the words as given.
+  const flags = args.some((a) => /^-[^-]{2}|^--(param|default)$/.test(a)) ? (await import('./short-flags.js')).splitShortFlags(program, args, GLOBAL_WITH_VALUE) : args;
   const argv = [...rawArgv.slice(0, 2), ...flags];
   attachRuntime(program, runtime);
   applyExit(program, streams);

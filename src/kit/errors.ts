@@ -105,3 +105,13 @@ export class ConfigFileError extends KitError<'damaged' | 'unreadable'> {
     super(`${path} ${code === 'damaged' ? `is damaged (${why}): fix it or move it away` : `cannot be read (${why})`}`, code);
   }
 }
+
+/** Placeholders of a saved prompt with no value given (src/kit/placeholders.ts): `missing` names them; `of`, what holds them (a role). */
+export class PlaceholderError extends KitError<'missing'> {
+  constructor(
+    readonly missing: string[],
+    readonly of?: string,
+  ) {
+    super(`${of ? `${of}: ` : ''}no value for ${missing.map((n) => `$${n}`).join(', ')}`, 'missing');
+  }
+}

@@ -8,7 +8,7 @@ export { connectMcp, type McpServer, type McpOptions } from './mcp.js';
 export { ToolSet, type ToolDeclaration, type ToolSetOptions } from './toolset.js';
 export { runToolCall, ResultBudget, DEFAULT_RESULTS_BYTES, type ToolCallRequest, type CallOutcome, type CallOptions } from './tool-calls.js';
 export { splitCommandLine } from './command-line.js';
-export { KitError, AliasError, ConfigFileError, AttachmentError, SchemaError, SchemaMismatchError, ConversationError, ToolCallsError } from './errors.js';
+export { KitError, AliasError, ConfigFileError, PlaceholderError, AttachmentError, SchemaError, SchemaMismatchError, ConversationError, ToolCallsError } from './errors.js';
 export { readAttachment, attachmentFromBytes, attachmentFromUrl, chatParts, responsesParts, attachmentReference, MAX_ATTACHMENT_BYTES, type Attachment, type AttachmentKind, type BytesOptions } from './attachments.js';
 export { answerSchema, checkAnswer, chatResponseFormat, responsesTextFormat, type AnswerSchema } from './schema.js';
 export { conciseSchema } from './schema-dsl.js';
@@ -16,3 +16,4 @@ export { ConversationStore, type ConversationRecord, type ConversationSummary, t
 export { ChatModel, chatModel, Conversation, type ConversationOptions } from './conversation.js';
 export { runPrompt, type PromptOptions, type PromptResponse } from './prompt.js';
 export { aliasesPath, isAliasName, readAliases, setAlias, removeAlias, resolveModel } from './model-aliases.js';
+export { fillPlaceholders, fillPrompt, placeholderNames } from './placeholders.js';

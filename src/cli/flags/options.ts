@@ -137,6 +137,13 @@ export function keyValue(value: string, previous: Record<string, string> = {}): 
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
 }
 
+/** Repeatable `name=value` of a placeholder (`$name`): llm's `--param name value` is made this word by ../short-flags.ts. */
+export function paramValue(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const eq = value.indexOf('=');
+  if (!/^[A-Za-z_]\w*$/.test(value.slice(0, eq))) throw new InvalidArgumentError('expected NAME VALUE (or NAME=VALUE), NAME as in $NAME: letters, digits and _.');
+  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+}
+
 /** A text that says something: empty or only spaces is refused (an unset shell variable, a slip). */
 export function nonEmpty(value: string): string {
   if (value.trim() === '') throw new InvalidArgumentError('must not be empty.');
