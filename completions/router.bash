@@ -46,7 +46,7 @@ _router_complete() {
       (*)
         cand="${cmdpath:+$cmdpath }$w"
         case $cand in
-          ('chat'|'responses'|'embed'|'speak'|'decide'|'roles'|'roles list'|'roles show'|'roles save'|'roles edit'|'roles delete'|'roles path'|'aliases'|'aliases list'|'aliases set'|'aliases remove'|'aliases path'|'conversations'|'conversations list'|'conversations show'|'conversations delete'|'batch'|'batch create'|'batch list'|'batch get'|'batch run'|'batch jobs'|'batch job'|'api'|'models'|'models show'|'credits'|'keys'|'keys list'|'keys create'|'keys get'|'keys update'|'keys delete'|'keys current'|'generation'|'usage'|'login'|'auth'|'auth status'|'auth migrate'|'config'|'config init'|'config set'|'config get'|'config unset'|'config list'|'config use'|'config delete'|'config path'|'serve'|'completion') cmdpath=$cand ;;
+          ('chat'|'responses'|'embed'|'speak'|'decide'|'roles'|'roles list'|'roles show'|'roles save'|'roles edit'|'roles delete'|'roles path'|'aliases'|'aliases list'|'aliases set'|'aliases remove'|'aliases path'|'conversations'|'conversations list'|'conversations show'|'conversations delete'|'batch'|'batch create'|'batch list'|'batch get'|'batch run'|'batch jobs'|'batch job'|'api'|'models'|'models show'|'models options'|'models options list'|'models options show'|'models options set'|'models options clear'|'credits'|'keys'|'keys list'|'keys create'|'keys get'|'keys update'|'keys delete'|'keys current'|'generation'|'usage'|'login'|'auth'|'auth status'|'auth migrate'|'config'|'config init'|'config set'|'config get'|'config unset'|'config list'|'config use'|'config delete'|'config path'|'serve'|'completion') cmdpath=$cand ;;
         esac ;;
     esac
   done
@@ -159,6 +159,16 @@ _router_complete() {
     'models|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'models show|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'models show|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'models options|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'models options|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'models options list|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'models options list|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'models options show|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'models options show|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'models options set|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'models options set|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'models options clear|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
+    'models options clear|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'credits|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'credits|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'keys|--profile') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
@@ -263,8 +273,13 @@ _router_complete() {
     'batch jobs') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
     'batch job') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='dynamic:job-ids' ;;
     'api') subs=''; flags='--method -X --header -H --raw-field -f --field -F --input --paginate --include -i --management --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
-    'models') subs='show'; flags='--input-modality --output-modality --supports --sort --refresh --json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
+    'models') subs='show options'; flags='--input-modality --output-modality --supports --sort --refresh --json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
     'models show') subs=''; flags='--refresh --json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
+    'models options') subs='list show set clear'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
+    'models options list') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
+    'models options show') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='dynamic:models' ;;
+    'models options set') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='dynamic:models' ;;
+    'models options clear') subs=''; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='dynamic:models' ;;
     'credits') subs=''; flags='--json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
     'keys') subs='list create get update delete current'; flags='--version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;
     'keys list') subs=''; flags='--offset --include-disabled --json --jq --version -V --profile -p --api-root --timeout --max-retries --no-color --quiet -q --verbose --no-input --no-stdin --no-log --help -h'; arg='' ;;

@@ -202,16 +202,16 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
 
 /**
  * Commander gives a flag typed after a subcommand to its parent when the parent has a flag of the
- * same name (`models show ID --refresh`, `--jq`): the subcommand takes the values of its own flags back.
+ * same name (`models show ID --refresh`, `--jq`; `models options show ID --json`, a grandparent's): the subcommand takes its own back.
  */
 function takeBackOwnFlags(cmd: Command, opts: Record<string, unknown>): void {
-  const parent = cmd.parent;
-  if (!parent?.parent) return;
-  for (const own of cmd.options) {
-    const key = own.attributeName();
-    const theirs = parent.options.find((o) => o.long === own.long);
-    if (!theirs || cmd.getOptionValueSource(key) === 'cli' || parent.getOptionValueSource(theirs.attributeName()) !== 'cli') continue;
-    opts[key] = parent.getOptionValue(theirs.attributeName());
+  for (let parent = cmd.parent; parent?.parent; parent = parent.parent) {
+    for (const own of cmd.options) {
+      const key = own.attributeName();
+      const theirs = parent.options.find((o) => o.long === own.long);
+      if (!theirs || cmd.getOptionValueSource(key) === 'cli' || parent.getOptionValueSource(theirs.attributeName()) !== 'cli') continue;
+      opts[key] = parent.getOptionValue(theirs.attributeName());
+    }
   }
 }
 

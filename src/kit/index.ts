@@ -17,3 +17,4 @@ export { ChatModel, chatModel, Conversation, type ConversationOptions } from './
 export { runPrompt, type PromptOptions, type PromptResponse } from './prompt.js';
 export { aliasesPath, isAliasName, readAliases, setAlias, removeAlias, resolveModel } from './model-aliases.js';
 export { fillPlaceholders, fillPrompt, placeholderNames } from './placeholders.js';
+export { clearModelOptions, modelOptionsPath, optionsOf, readModelOptions, setModelOption, type ModelOptions } from './model-options.js';

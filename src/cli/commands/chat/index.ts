@@ -12,6 +12,7 @@ import type { RunContext } from '../../run.js';
 import { defineCommand } from '../../define.js';
 import { applyRoleFlag, blameRole } from '../../saved/roles.js';
 import { fillRole } from '../../saved/role-params.js';
+import { applyModelOptions } from '../../saved/model-options.js';
 import { textOrFile } from '../../io/input.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import { boundNote, guardNext, guardSpend, limitFlagOf, loweredBy, SPEND_FLAGS } from '../../spend/spend-guard.js';
@@ -80,6 +81,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
   const prompt = fillRole(ctx.cmd, opts, role, await promptWith(args, io, extras, 'echo hi | router chat', { onTerminal: 'to talk, router chat -i', binary: 'attach it with -a - (cat photo.png | router chat -a - "what is this?")' }), io)!;
   const earlier = await openConversation(ctx);
   ctx.useCommandModel(earlier);
+  applyModelOptions(ctx.cmd, opts, (await ctx.settings()).model, io.env);
   const connected = await connect();
   const { client, settings } = connected;
   const messages: ChatMessage[] = withSystem(earlier?.messages ?? [], opts.system);

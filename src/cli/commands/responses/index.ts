@@ -12,6 +12,7 @@ import { defineCommand } from '../../define.js';
 import type { FlagValues } from '../../flags/flags.js';
 import { applyRoleFlag, blameRole } from '../../saved/roles.js';
 import { fillRole } from '../../saved/role-params.js';
+import { applyModelOptions } from '../../saved/model-options.js';
 import { roundCost } from '../../../internal/round-cost.js';
 import { boundNote, guardNext, guardSpend, limitFlagOf, loweredBy, SPEND_FLAGS } from '../../spend/spend-guard.js';
 import { usage } from '../../exit-codes.js';
@@ -70,6 +71,7 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
   const extras = await prepareExtras(opts, io, 'responses', loadTools).catch((err: unknown) => Promise.reject(blameRole(err, role, ctx.cmd)));
   const input = await inputFrom(io, opts, args, extras, (prompt) => fillRole(ctx.cmd, opts, role, prompt, io));
   ctx.useCommandModel();
+  applyModelOptions(ctx.cmd, opts, (await ctx.settings()).model, io.env);
   const connected = await connect();
   const { client, settings } = connected;
   const req = buildResponsesRequest(input, opts, settings.model);
