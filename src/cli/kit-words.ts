@@ -2,7 +2,7 @@
  * src/kit's typed errors in the CLI's words: the flag they came through named, the exit code from
  * the table (docs/reliability.md). The one place where a kit error becomes a CliError.
  */
-import { AttachmentError, ConversationError, KitError, SchemaError, SchemaMismatchError, ToolCallsError } from '../kit/errors.js';
+import { AliasError, AttachmentError, PlaceholderError, ConversationError, KitError, SchemaError, SchemaMismatchError, ToolCallsError } from '../kit/errors.js';
 import { ToolSourceError } from '../kit/tool.js';
 import { SpendError, type SpendErrorCode } from '../kit/spend/errors.js';
 import { CliError, EXIT, type ExitCode } from './exit-codes.js';
@@ -35,6 +35,12 @@ function words(err: KitError): [string, ExitCode] {
     return [err.message, EXIT.USAGE];
   }
   if (err instanceof ToolCallsError) return [err.message, EXIT.TOOL_CALLS];
+  if (err instanceof PlaceholderError) {
+    const [first] = err.missing;
+    const how = first === 'input' ? '$input is the prompt: give one' : `give --param ${first} VALUE${err.missing.length > 1 ? ' for each' : ''}`;
+    return [`${err.message} (${how}; $$ writes a literal $)`, EXIT.USAGE];
+  }
+  if (err instanceof AliasError) return [err.message, err.code === 'not_found' ? EXIT.NOT_FOUND : EXIT.USAGE];
   return [err.message, EXIT.FAILURE];
 }
 

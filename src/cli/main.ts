@@ -33,6 +33,7 @@ export const COMMANDS: readonly Entry[] = [
   { name: 'speak', group: 'Generate:', load: async () => (await import('./commands/speak.js')).speak },
   { name: 'decide', group: 'Generate:', load: async () => (await import('./commands/decide.js')).decide },
   { name: 'roles', group: 'Generate:', load: async () => (await import('./commands/roles.js')).roles },
+  { name: 'aliases', group: 'Generate:', load: async () => (await import('./commands/aliases.js')).aliases },
   { name: 'conversations', group: 'Generate:', load: async () => (await import('./commands/conversations.js')).conversations },
   { name: 'batch', group: 'Batches:', load: async () => (await import('./commands/batch/index.js')).batch },
   { name: 'api', group: 'Scripting:', load: async () => (await import('./commands/api.js')).api },
@@ -273,8 +274,8 @@ export async function main(rawArgv: string[], streams: Streams = processStreams(
     streams.stderr.write(usageLine(`unknown option '${dashed.text}'`, dashed.cmd));
     return EXIT.USAGE;
   }
-  // -cq: each short flag of a cluster where it is valid (the program's or the command's); runtime.argv keeps the words as given.
-  const flags = args.some((a) => /^-[^-]{2}/.test(a)) ? (await import('./short-flags.js')).splitShortFlags(program, args, GLOBAL_WITH_VALUE) : args;
+  // -cq: each short flag of a cluster where it is valid (and llm's --param NAME VALUE as one word) (the program's or the command's); runtime.argv keeps the words as given.
+  const flags = args.some((a) => /^-[^-]{2}|^--(param|default)$/.test(a)) ? (await import('./short-flags.js')).splitShortFlags(program, args, GLOBAL_WITH_VALUE) : args;
   const argv = [...rawArgv.slice(0, 2), ...flags];
   attachRuntime(program, runtime);
   applyExit(program, streams);

@@ -37,10 +37,7 @@ export interface RunContext<O> {
   signal: AbortSignal;
   /** The run's settings (flags > env > profile), read once on first use; each value with where it came from. */
   settings(): Promise<Settings>;
-  /**
-   * The model the command itself names goes before the environment's and the profile's: its --model
-   * (typed, or set by its role), else the model of the conversation it goes on with.
-   */
+  /** The model the command names goes before the environment's and the profile's: its --model (typed, or its role's), else its conversation's. */
   useCommandModel(conversation?: { id: string; model?: string }): void;
   /** Builds the client from settings(); call it only after the command's own input is checked. */
   connect(opts?: ConnectOptions): Promise<Connected>;
@@ -97,10 +94,10 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
     const settings = async (): Promise<Settings> => {
       resolved ??= import('../config/settings.js').then((m) => m.resolveSettings({ profile: flags.profile, apiRoot: flags.apiRoot }, io.env));
       const s = await resolved;
-      if (!commandModel) return s;
-      // The environment's model is not used either: no note that it goes before the profile's.
-      const overridden = s.overridden?.filter((o) => o.field !== 'model');
-      return { ...s, model: commandModel.model, from: { ...s.from, model: commandModel.from }, overridden: overridden?.length ? overridden : undefined };
+      // The environment's model is not used either: no note that it goes before the profile's. A model without a slash may be an alias.
+      const overridden = commandModel && s.overridden?.filter((o) => o.field !== 'model');
+      const all = commandModel ? { ...s, model: commandModel.model, from: { ...s.from, model: commandModel.from }, overridden: overridden?.length ? overridden : undefined } : s;
+      return [all.model, all.speechModel, all.embedModel].every((m) => m?.includes('/') ?? true) ? all : (await import('./flags/model-alias.js')).settingsWithAliases(all, io.env);
     };
     const useCommandModel = (conversation?: { id: string; model?: string }) => {
       const { model, role } = opts as { model?: unknown; role?: unknown };
@@ -168,6 +165,7 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
           return logging();
         },
       };
+      if (!((opts as { model?: unknown }).model ?? '/').toString().includes('/')) (await import('./flags/model-alias.js')).resolveModelFlags(cmd, opts as Record<string, unknown>, io.env, `router ${names.join(' ')}`);
       await fn(ctx, ...args);
       await io.flushJq();
       for (const text of closing.splice(0)) io.note(text);
@@ -203,16 +201,16 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
 
 /**
  * Commander gives a flag typed after a subcommand to its parent when the parent has a flag of the
- * same name (`models show ID --refresh`, `--jq`): the subcommand takes the values of its own flags back.
+ * same name (`models show ID --refresh`, `--jq`; `models options show ID --json`, a grandparent's): the subcommand takes its own back.
  */
 function takeBackOwnFlags(cmd: Command, opts: Record<string, unknown>): void {
-  const parent = cmd.parent;
-  if (!parent?.parent) return;
-  for (const own of cmd.options) {
-    const key = own.attributeName();
-    const theirs = parent.options.find((o) => o.long === own.long);
-    if (!theirs || cmd.getOptionValueSource(key) === 'cli' || parent.getOptionValueSource(theirs.attributeName()) !== 'cli') continue;
-    opts[key] = parent.getOptionValue(theirs.attributeName());
+  for (let parent = cmd.parent; parent?.parent; parent = parent.parent) {
+    for (const own of cmd.options) {
+      const key = own.attributeName();
+      const theirs = parent.options.find((o) => o.long === own.long);
+      if (!theirs || cmd.getOptionValueSource(key) === 'cli' || parent.getOptionValueSource(theirs.attributeName()) !== 'cli') continue;
+      opts[key] = parent.getOptionValue(theirs.attributeName());
+    }
   }
 }
 

@@ -7,6 +7,7 @@
  */
 import type { Command, Option } from './commander.js';
 import { commandOf } from './dashed-text.js';
+import { paramValue } from './flags/options.js';
 
 export function splitShortFlags(program: Command, args: readonly string[], globalWithValue: ReadonlySet<string>): string[] {
   const options: Option[] = [];
@@ -24,6 +25,8 @@ export function splitShortFlags(program: Command, args: readonly string[], globa
     // A flag that takes a value, given apart (last in its cluster, or alone), takes the next word whatever it is.
     const last = split ? split.taker : /^-[^-]$|^--[^=]+$/.test(a) ? find(a) : undefined;
     if (last?.required && i + 1 < args.length) out.push(args[++i]!);
+    // llm's --param NAME VALUE: two words, made the one NAME=VALUE --param takes.
+    if (last?.parseArg === paramValue && !out[out.length - 1]!.includes('=') && i + 1 < args.length) out.push(`${out.pop()!}=${args[++i]!}`);
   }
   return out;
 }

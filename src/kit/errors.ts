@@ -84,3 +84,35 @@ export class ToolCallsError extends KitError<'declared' | 'missing' | 'max_round
     super(`the model asked for ${calls.length === 1 ? 'a tool call' : `${calls.length} tool calls`} that ${calls.length === 1 ? 'was' : 'were'} not run (${why})`, code);
   }
 }
+
+/** A model alias that cannot be set or removed: a name with a slash (a model id's), a target that is no model id, none of that name. */
+export class AliasError extends KitError<'invalid_name' | 'invalid_model' | 'not_found'> {
+  constructor(
+    code: AliasError['code'],
+    readonly alias: string,
+    why: string,
+  ) {
+    super(why, code);
+  }
+}
+
+/** A file of the config folder that cannot be used: not JSON, or not the object it should hold. */
+export class ConfigFileError extends KitError<'damaged' | 'unreadable'> {
+  constructor(
+    code: ConfigFileError['code'],
+    readonly path: string,
+    readonly why: string,
+  ) {
+    super(`${path} ${code === 'damaged' ? `is damaged (${why}): fix it or move it away` : `cannot be read (${why})`}`, code);
+  }
+}
+
+/** Placeholders of a saved prompt with no value given (src/kit/placeholders.ts): `missing` names them; `of`, what holds them (a role). */
+export class PlaceholderError extends KitError<'missing'> {
+  constructor(
+    readonly missing: string[],
+    readonly of?: string,
+  ) {
+    super(`${of ? `${of}: ` : ''}no value for ${missing.map((n) => `$${n}`).join(', ')}`, 'missing');
+  }
+}

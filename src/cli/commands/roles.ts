@@ -12,11 +12,15 @@ import { writeWhole } from '../../internal/write-whole.js';
 import { visible } from '../../internal/visible.js';
 import { textOrFile } from '../io/input.js';
 import { CHAT_FLAGS } from './chat/flags.js';
+import { nonEmpty, paramValue } from '../flags/options.js';
+import { placeholderNames } from '../../kit/placeholders.js';
 
-/** What a role may hold that `roles save` takes as flags: chat's generation flags. */
-const SAVE_FLAGS: FlagTable = Object.fromEntries(
-  Object.entries(CHAT_FLAGS).filter(([k]) => !['role', 'json', 'interactive', 'continue', 'conversation'].includes(k)),
-);
+/** What a role may hold that `roles save` takes as flags: chat's generation flags, a prompt text and its placeholders' defaults. */
+const SAVE_FLAGS: FlagTable = {
+  ...Object.fromEntries(Object.entries(CHAT_FLAGS).filter(([k]) => !['role', 'param', 'json', 'interactive', 'continue', 'conversation'].includes(k))),
+  prompt: { flags: '--prompt <text>', help: 'the prompt sent, $input where the prompt given goes (default: the prompt as given)', parse: nonEmpty },
+  default: { flags: '--default <name=value>', help: "a default for the role's $NAME, repeatable: --default lang French (or lang=French)", parse: paramValue },
+};
 
 const kebab = (attr: string) => attr.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
@@ -124,8 +128,10 @@ async function runSave(ctx: RunContext<Record<string, unknown>>, name: string): 
     if (attr === 'system' || cmd.getOptionValueSource(attr) !== 'cli') continue;
     const option = cmd.options.find((o) => o.attributeName() === attr);
     const absolute = (v: unknown) => (option && typeof v === 'string' ? inFolder(option, v, process.cwd()) : v);
-    settings[kebab(attr)] = Array.isArray(value) ? value.map(absolute) : absolute(value);
+    settings[attr === 'default' ? 'defaults' : kebab(attr)] = Array.isArray(value) ? value.map(absolute) : absolute(value);
   }
+  const needs = placeholderNames(system, settings.prompt as string | undefined).filter((n) => n !== 'input' && !Object.hasOwn((settings.defaults ?? {}) as object, n));
+  if (needs.length) io.note(`note: role ${name} takes ${needs.map((n) => `--param ${n} VALUE`).join(', ')} (its ${needs.map((n) => `$${n}`).join(', ')}; $$ writes a literal $)`);
   await checkFiles(opts, io);
   const { stringify } = await loadYaml();
   // A prompt that starts with a "---" line would be read as front matter: an empty one goes before it.

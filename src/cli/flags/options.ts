@@ -97,6 +97,11 @@ export function modelId(value: string): string {
   return value;
 }
 
+/** A model id, or what may be an alias (no slash): an alias is looked up as the command runs (./model-alias.ts). */
+export function modelOrAlias(value: string): string {
+  return /^[A-Za-z0-9][\w.:-]{0,63}$/.test(value) ? value : modelId(value);
+}
+
 /** Comma-separated model ids, also repeatable. */
 export function modelList(value: string, previous: string[] = []): string[] {
   const ids = commaList(value, []);
@@ -132,6 +137,13 @@ export function keyValue(value: string, previous: Record<string, string> = {}): 
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
 }
 
+/** Repeatable `name=value` of a placeholder (`$name`): llm's `--param name value` is made this word by ../short-flags.ts. */
+export function paramValue(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const eq = value.indexOf('=');
+  if (!/^[A-Za-z_]\w*$/.test(value.slice(0, eq))) throw new InvalidArgumentError('expected NAME VALUE (or NAME=VALUE), NAME as in $NAME: letters, digits and _.');
+  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+}
+
 /** A text that says something: empty or only spaces is refused (an unset shell variable, a slip). */
 export function nonEmpty(value: string): string {
   if (value.trim() === '') throw new InvalidArgumentError('must not be empty.');
@@ -158,7 +170,7 @@ export function textUpTo(n: number) {
 
 /** `-m, --model`, in the words of the command (what kind of model it takes, where its default comes from). */
 export function modelFlag<const H extends string>(help: H) {
-  return { flags: '-m, --model <id>', help, parse: modelId, complete: 'models' } as const;
+  return { flags: '-m, --model <id>', help, parse: modelOrAlias, complete: 'models' } as const;
 }
 
 /** --session and --user, with the spec's 256-character limits (chat, responses, speech). */

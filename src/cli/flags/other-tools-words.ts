@@ -8,7 +8,6 @@
 const COMMANDS: Record<string, string> = {
   'router logs': 'the chats kept are router conversations list and show; their cost, router usage',
   'router templates': 'a saved prompt is a role here: router roles list, router roles save NAME --system TEXT',
-  'router aliases': 'no model aliases here: a role can name a model, router roles save NAME --model ID --system TEXT',
   'router keys set': 'to keep the API key router calls with: router login; router keys manages the workspace\'s keys',
 };
 

@@ -148,7 +148,7 @@ function optionFor(cmd: Command, key: string, value: unknown): Option | undefine
 }
 
 /** Keys a role file may not set: they are about the run, not the role. */
-const NOT_IN_ROLES = new Set(['role', 'json', 'jq', 'interactive', 'continue', 'conversation', 'help']);
+const NOT_IN_ROLES = new Set(['role', 'param', 'json', 'jq', 'interactive', 'continue', 'conversation', 'help']);
 
 /** What the answer is printed as: a role's setting is left out where the command line gives one it cannot go with. */
 const CANNOT_GO_WITH: Record<string, string[]> = {
@@ -166,6 +166,11 @@ export function applyRole(role: Role, cmd: Command, opts: Record<string, unknown
   const fromCli = (attr: string) => ['cli', 'env'].includes(cmd.getOptionValueSource(attr) ?? '');
   const skipped: string[] = [];
   for (const [key, value] of Object.entries(role.settings)) {
+    // A role's own keys, no flag: its prompt text and its placeholders' defaults (./role-params.ts).
+    if (key === 'prompt' || key === 'defaults') {
+      roleTexts(role);
+      continue;
+    }
     const option = NOT_IN_ROLES.has(kebab(key)) ? undefined : optionFor(cmd, key, value);
     // One role serves chat and responses: a flag of the other command is left out, not an error.
     if (!option && GENERATION_FLAGS.has(`--${kebab(key)}`)) {
@@ -264,6 +269,15 @@ export async function applyRoleFlag(cmd: Command, opts: Record<string, unknown>,
   }
   if (skipped.length) io.info(`role ${name}: ${skipped.join(', ')} left out (not a flag of router ${cmd.name()})`);
   return role;
+}
+
+/** A role's prompt text (`$input` the prompt) and the defaults of its placeholders, checked. */
+export function roleTexts(role: Role): { prompt?: string; defaults: Record<string, string> } {
+  const { prompt, defaults = {} } = role.settings;
+  if (prompt !== undefined && typeof prompt !== 'string') throw usage(`role file ${role.path}: prompt: a text (the prompt sent, $input where the prompt given goes)`);
+  const scalar = (v: unknown) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+  if (!isRecord(defaults) || !Object.values(defaults).every(scalar)) throw usage(`role file ${role.path}: defaults: "name: value" lines, a value for each $name`);
+  return { ...(prompt === undefined ? {} : { prompt }), defaults: Object.fromEntries(Object.entries(defaults).map(([k, v]) => [k, String(v)])) };
 }
 
 /** The flags of chat and responses, the commands a role serves. */

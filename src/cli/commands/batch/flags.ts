@@ -3,7 +3,7 @@ import { BATCH_ENDPOINTS, BATCH_MAX_BYTES, BATCH_MAX_REQUESTS, LISTABLE_BATCH_ST
 import { InvalidArgumentError } from '../../commander.js';
 import { usage } from '../../exit-codes.js';
 import type { FlagTable, FlagValues } from '../../flags/flags.js';
-import { bytesIn, integerIn, modelId, ROUTING_FLAGS, secondsIn } from '../../flags/options.js';
+import { bytesIn, integerIn, modelOrAlias, ROUTING_FLAGS, secondsIn } from '../../flags/options.js';
 import { usdAmount } from '../../../kit/spend/budget.js';
 
 /** `--results [file]`: the file, or true (stdout) when none is given. */
@@ -12,7 +12,7 @@ const fileOrStdout = (value: string): string | true => value;
 /** Where the requests of a file go (batch create, batch run). */
 export const TARGET_FLAGS = {
   endpoint: { flags: '--endpoint <path>', help: "target endpoint (default: the lines' url, else /v1/chat/completions)", choices: BATCH_ENDPOINTS },
-  model: { flags: '-m, --model <id>', help: "batch model (default: the model the bodies agree on, else the profile's)", parse: modelId, complete: 'models' },
+  model: { flags: '-m, --model <id>', help: "batch model (default: the model the bodies agree on, else the profile's)", parse: modelOrAlias, complete: 'models' },
   providerOnly: ROUTING_FLAGS.providerOnly,
   fallbacks: ROUTING_FLAGS.fallbacks,
   // chat's --schema has no batch form: the bodies go as they are.

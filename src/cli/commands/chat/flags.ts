@@ -1,4 +1,4 @@
-import { anyNumber, GENERATION_FLAGS, integerIn, keyValue, nonEmpty, numberIn, OUTPUT_FLAGS, REASONING_EFFORT_FLAG, ROUTING_FLAGS, stopSequence } from '../../flags/options.js';
+import { anyNumber, GENERATION_FLAGS, integerIn, keyValue, nonEmpty, paramValue, numberIn, OUTPUT_FLAGS, REASONING_EFFORT_FLAG, ROUTING_FLAGS, stopSequence } from '../../flags/options.js';
 import type { FlagTable, FlagValues } from '../../flags/flags.js';
 import { ANSWER_FLAGS, TOOL_FLAGS } from '../../flags/answer-flags.js';
 import type { SpendOptions } from '../../spend/spend-guard.js';
@@ -9,6 +9,7 @@ const SERVICE_TIERS = ['auto', 'default', 'fast', 'flex', 'priority', 'scale', '
 export const CHAT_FLAGS = {
   ...GENERATION_FLAGS,
   role: { flags: '--role <name>', help: 'apply a role: its settings and system prompt (router roles list); flags given here win', parse: nonEmpty, complete: 'roles' },
+  param: { flags: '--param <name=value>', help: "a value for the role's $NAME, repeatable: --param lang French (or lang=French)", parse: paramValue },
   system: { flags: '-s, --system <text>', help: 'system message; @FILE reads it from a file, @- from stdin (@@ for a leading @)', parse: nonEmpty },
   maxTokens: { flags: '--max-tokens <n>', help: 'maximum completion tokens (>= 1)', parse: integerIn(1) },
   // Provider-dependent in the spec: the CLI checks the type only.

@@ -11,6 +11,8 @@ import { CHAT_FLAGS, type ChatCommandOptions, type ChatOptions } from './flags.j
 import type { RunContext } from '../../run.js';
 import { defineCommand } from '../../define.js';
 import { applyRoleFlag, blameRole } from '../../saved/roles.js';
+import { fillRole } from '../../saved/role-params.js';
+import { applyModelOptions } from '../../saved/model-options.js';
 import { textOrFile } from '../../io/input.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import { boundNote, guardNext, guardSpend, limitFlagOf, loweredBy, SPEND_FLAGS } from '../../spend/spend-guard.js';
@@ -70,14 +72,16 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
   takeSchemaMulti(opts);
   jqOnSchemaAnswer(opts, ctx.argv);
   if (opts.interactive) {
+    fillRole(ctx.cmd, opts, role, undefined, io);
     if (opts.maxCost !== undefined || opts.dryRun) throw usage(`${opts.dryRun ? '--dry-run' : '--max-cost'} applies to one call, not to chat -i`);
     const { runRepl } = await import('./repl.js');
     return runRepl(ctx);
   }
   const extras = await prepareExtras(opts, io, 'chat', loadTools).catch((err: unknown) => Promise.reject(blameRole(err, role, ctx.cmd)));
-  const prompt = await promptWith(args, io, extras, 'echo hi | router chat', { onTerminal: 'to talk, router chat -i', binary: 'attach it with -a - (cat photo.png | router chat -a - "what is this?")' });
+  const prompt = fillRole(ctx.cmd, opts, role, await promptWith(args, io, extras, 'echo hi | router chat', { onTerminal: 'to talk, router chat -i', binary: 'attach it with -a - (cat photo.png | router chat -a - "what is this?")' }), io)!;
   const earlier = await openConversation(ctx);
   ctx.useCommandModel(earlier);
+  applyModelOptions(ctx.cmd, opts, (await ctx.settings()).model, io.env);
   const connected = await connect();
   const { client, settings } = connected;
   const messages: ChatMessage[] = withSystem(earlier?.messages ?? [], opts.system);

@@ -8,6 +8,7 @@ import { usage } from '../../exit-codes.js';
 import { didYouMean } from '../../../internal/did-you-mean.js';
 import { CostCapExceeded } from '../../../kit/spend/errors.js';
 import { counted } from '../../../internal/counted.js';
+import { resolveModel } from '../../../kit/model-aliases.js';
 import { termAndDescription, wrapped } from '../../io/narrow-help.js';
 
 /** /help: one command a line (see replHelp), each within 80 columns. */
@@ -99,4 +100,14 @@ export function boundWayOut(err: unknown, history: ChatMessage[]): string | unde
   const earlier = history.filter((m) => m.role !== 'system').length;
   if (!(err instanceof CostCapExceeded) || earlier === 0) return undefined;
   return `the ${counted(earlier, 'earlier message')} of this conversation go with every turn and count in its bound: /clear starts afresh (/save FILE first keeps them), /model can take a cheaper model, or chat -i --ignore-budget leaves the budget out\n`;
+}
+
+/** A model named in chat -i (/model, a role's): an alias's model id; anything else as it is, for the checks after. */
+export function aliasedModel(value: string, env: NodeJS.ProcessEnv): string {
+  if (!value || value.includes('/')) return value;
+  try {
+    return resolveModel(value, env) ?? value;
+  } catch {
+    return value;
+  }
 }

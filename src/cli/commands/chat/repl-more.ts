@@ -122,7 +122,7 @@ export async function switchRole(ctx: RunContext<ChatOptions>, name: string, c: 
     c.attached.push(...(await readAttachments(ctx.opts.attach?.filter((a) => a !== '-'), ctx.io)));
   }
   const model = role?.settings.model;
-  if (typeof model === 'string') c.model = model;
+  if (typeof model === 'string') c.model = (await import('./repl-checks.js')).aliasedModel(model, ctx.env);
   if (role?.system) {
     c.history.splice(0, c.history.length, ...c.history.filter((m) => m.role !== 'system'));
     c.history.unshift({ role: 'system', content: role.system });

@@ -50,14 +50,15 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
   else if (cmd === '/exit' || cmd === '/quit') return false;
   else if (cmd === '/help') io.err(`${checks.replHelp(helpWidth(io.stderr, io.stderrTTY))}\n`);
   else if (cmd === '/model') {
+    const id = checks.aliasedModel(arg, io.env);
     if (!arg) io.err(`usage: /model ${MODEL_ID_SYNTAX}\n`);
     // As --model says it: a bare slug of the emulator's gets its guess.
-    else if (!isModelId(arg)) io.err(`error: /model: ${arg} must look like ${MODEL_ID_SYNTAX}${modelShapeHint(arg)}; the model stays\n`);
+    else if (!isModelId(id)) io.err(`error: /model: ${arg} must look like ${MODEL_ID_SYNTAX}${modelShapeHint(arg)}; the model stays\n`);
     else {
       const models = await c.models();
-      await checks.checkReplModel(arg, models);
-      io.err(`model: ${(c.model = arg)}\n`);
-      checks.pendingNotTaken(io, models?.find((m) => m.id === arg), c.attached);
+      await checks.checkReplModel(id, models);
+      io.err(`model: ${(c.model = id)}\n`);
+      checks.pendingNotTaken(io, models?.find((m) => m.id === id), c.attached);
     }
   } else if (cmd === '/system') {
     const at = c.history.findIndex((m) => m.role === 'system');
@@ -128,6 +129,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
   if (opts.attach?.includes('-')) throw usage('--attach -: stdin is the terminal chat -i reads; attach a file');
   const saved = await openConversation(ctx);
   ctx.useCommandModel(saved);
+  (await import('../../saved/model-options.js')).applyModelOptions(ctx.cmd, opts, (await ctx.settings()).model, io.env);
   const connected = await ctx.connect();
   const { client, settings } = connected;
   const { guardNext, guardSpend } = await import('../../spend/spend-guard.js');

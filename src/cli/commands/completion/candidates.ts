@@ -17,6 +17,7 @@ export async function candidates(ctx: RunContext<unknown>, kind: DynamicKind): P
   if (kind === 'settings') return [...PROFILE_FIELDS];
   if (kind === 'profiles') return (await profiles(ctx)).names;
   if (kind === 'roles') return (await import('../../saved/roles.js')).roleNames(ctx.env);
+  if (kind === 'aliases') return Object.keys((await import('../../../kit/model-aliases.js')).readAliases(ctx.env)).sort();
   if (kind === 'conversations') return (await import('../../saved/conversations.js')).findConversationIds(ctx.env).sort();
   if (kind === 'job-ids') return (await import('../../../batch/job/store.js')).listJobs(ctx.env).map((j) => j.id);
   const flags = { ...ctx.flags, timeout: TIMEOUT_S, maxRetries: 0 };

@@ -23,7 +23,7 @@ export const completion = defineCommand({
   },
 });
 
-const KINDS: readonly DynamicKind[] = ['batch-ids', 'job-ids', 'key-hashes', 'profiles', 'settings', 'models', 'roles', 'conversations'];
+const KINDS: readonly DynamicKind[] = ['batch-ids', 'job-ids', 'key-hashes', 'profiles', 'settings', 'models', 'roles', 'conversations', 'aliases'];
 
 /** The values a completion script offers, one per line; never an error on stderr (so no choices: a wrong KIND prints nothing). */
 export const complete = defineCommand({

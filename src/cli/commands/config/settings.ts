@@ -2,6 +2,7 @@
 import { defineCommand } from '../../define.js';
 import { CliError, EXIT, usage } from '../../exit-codes.js';
 import { MODEL_FIELDS } from '../../../config/fields.js';
+import { readAliases } from '../../../kit/model-aliases.js';
 import { checkModel } from '../../flags/options.js';
 import { usdText } from '../../../kit/spend/budget.js';
 import { jsonFlags, PROFILE_FLAGS } from '../../flags/setup-flags.js';
@@ -25,7 +26,7 @@ export const set = defineCommand({
     if (!SECRET.includes(f)) value = value?.trim();
     // Most often an unset "$VAR": say how to remove a setting, which an empty one is not.
     if (value === '') throw usage(`${f} must not be empty (an unset variable?); router config unset ${f} removes it`);
-    if (MODEL_FIELDS.includes(f) && value !== undefined) checkModel(value, f);
+    if (MODEL_FIELDS.includes(f) && value !== undefined && (value.includes('/') || !Object.hasOwn(readAliases(io.env), value))) checkModel(value, f);
     if (value !== undefined && !SECRET.includes(f)) checkText(f, value);
     if (f === 'api_root' && value !== undefined) value = checkRoot(value);
     if (f === 'log' && value !== undefined && value !== 'on' && value !== 'off') throw usage(`log is on or off, got "${value}"`);

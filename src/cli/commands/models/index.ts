@@ -6,6 +6,7 @@ import type { FlagTable, FlagValues } from '../../flags/flags.js';
 import { renderTable } from '../batch/format.js';
 import { FILTER_FLAGS, filterModels, fitColumns, modelRow, sortModels, unknownFilter } from './filter.js';
 import type { Model } from '../../../client/resources/models.js';
+import { options } from './options.js';
 
 /** The top-level fields of the JSON printed (for lists: of each item), for `--json FIELDS`. */
 const MODEL = ['id', 'canonical_slug', 'hugging_face_id', 'name', 'created', 'description', 'context_length', 'architecture', 'pricing', 'top_provider', 'per_request_limits', 'supported_parameters', 'default_parameters', 'supported_voices', 'reasoning', 'links', 'expiration_date', 'knowledge_cutoff'];
@@ -38,7 +39,7 @@ export const models = defineCommand({
   flags: FLAGS,
   notes: `Piped, one tab-separated line per model: id, name, context length, prompt and completion price in USD per million tokens ("varies" for a router's, which the list gives as -1), input->output modalities. The list is kept five minutes in $XDG_STATE_HOME/router/models/ (it also prices --max-cost and --dry-run). Words or filters that match no model exit 1 (as grep), saying so on stderr.`,
   examples: ['router models', 'router models lorem', 'router models --output-modality text --sort price', "router models --json id,pricing --jq '.[].id'"],
-  commands: [show],
+  commands: [show, options],
   run: runModels,
 });
 

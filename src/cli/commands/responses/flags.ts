@@ -1,4 +1,4 @@
-import { collect, GENERATION_FLAGS, integerIn, nonEmpty, OUTPUT_FLAGS, REASONING_EFFORT_FLAG, ROUTING_FLAGS } from '../../flags/options.js';
+import { collect, GENERATION_FLAGS, integerIn, nonEmpty, paramValue, OUTPUT_FLAGS, REASONING_EFFORT_FLAG, ROUTING_FLAGS } from '../../flags/options.js';
 import type { FlagTable, FlagValues } from '../../flags/flags.js';
 import { ANSWER_FLAGS, TOOL_FLAGS } from '../../flags/answer-flags.js';
 
@@ -7,6 +7,7 @@ export const RESPONSES_FLAGS = {
   ...GENERATION_FLAGS,
   role: { flags: '--role <name>', help: 'apply a role: its settings and system prompt as instructions (router roles list); flags given here win', parse: nonEmpty, complete: 'roles' },
   input: { flags: '--input <file>', help: 'input from a JSON file: a string or an array of input items ("-" for stdin)' },
+  param: { flags: '--param <name=value>', help: "a value for the role's $NAME, repeatable: --param lang French (or lang=French)", parse: paramValue },
   instructions: { flags: '--instructions <text>', help: 'system instructions; @FILE reads them from a file, @- from stdin (@@ for a leading @)', parse: nonEmpty },
   maxOutputTokens: { flags: '--max-output-tokens <n>', help: 'maximum output tokens (>= 1)', parse: integerIn(1) },
   tools: { flags: '--tools <file>', help: 'tools (a JSON array, chat\'s or the flat form); a function tool with a "command" is run when called' },

@@ -12,6 +12,8 @@ import type { RunContext } from '../../run.js';
 import { defineCommand } from '../../define.js';
 import type { FlagValues } from '../../flags/flags.js';
 import { applyRoleFlag, blameRole } from '../../saved/roles.js';
+import { fillRole } from '../../saved/role-params.js';
+import { applyModelOptions } from '../../saved/model-options.js';
 import { roundCost } from '../../../internal/round-cost.js';
 import { boundNote, guardNext, guardSpend, limitFlagOf, loweredBy, SPEND_FLAGS } from '../../spend/spend-guard.js';
 import { usage } from '../../exit-codes.js';
@@ -68,8 +70,9 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
   takeSchemaMulti(opts);
   jqOnSchemaAnswer(opts, ctx.argv);
   const extras = await prepareExtras(opts, io, 'responses', loadTools).catch((err: unknown) => Promise.reject(blameRole(err, role, ctx.cmd)));
-  const input = await inputFrom(io, opts, args, extras);
+  const input = await inputFrom(io, opts, args, extras, (prompt) => fillRole(ctx.cmd, opts, role, prompt, io));
   ctx.useCommandModel();
+  applyModelOptions(ctx.cmd, opts, (await ctx.settings()).model, io.env);
   const connected = await connect();
   const { client, settings } = connected;
   const req = buildResponsesRequest(input, opts, settings.model);
@@ -130,13 +133,15 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
   }
 }
 
-async function inputFrom(io: IO, opts: ResponsesOpts, args: string[], extras: Extras): Promise<ResponsesRequest['input']> {
+/** `fill`: a role's placeholders filled (src/cli/saved/role-params.ts), given the prompt if there is one. */
+async function inputFrom(io: IO, opts: ResponsesOpts, args: string[], extras: Extras, fill: (prompt?: string) => string | undefined): Promise<ResponsesRequest['input']> {
   if (opts.input === undefined) {
-    const prompt = await promptWith(args, io, extras, 'echo hi | router responses', { binary: 'attach it with -a - (cat photo.png | router responses -a - "what is this?")' });
+    const prompt = fill(await promptWith(args, io, extras, 'echo hi | router responses', { binary: 'attach it with -a - (cat photo.png | router responses -a - "what is this?")' }))!;
     const content = userContent(prompt, extras, 'responses');
     return typeof content === 'string' ? content : [{ role: 'user', content }];
   }
   if (extras.attachments.length) throw usage('--attach goes with a prompt, not with --input (put the parts in the input items)');
+  fill();
   if (args.length) throw usage('give the prompt either as arguments or with --input, not both');
   const parsed = await readJsonFile('--input', opts.input, io);
   if (typeof parsed !== 'string' && !Array.isArray(parsed)) throw usage('--input must hold a string or an array of input items');

@@ -1,0 +1,94 @@
+/** `router models options list|show|set|clear`: a model's default options (llm's `models options`), used when it is chosen. */
+import { defineCommand, defineGroup } from '../../define.js';
+import { CliError, EXIT } from '../../exit-codes.js';
+import { modelOrAlias } from '../../flags/options.js';
+import { visible } from '../../../internal/visible.js';
+import { clearModelOptions, optionsOf, readModelOptions, setModelOption } from '../../../kit/model-options.js';
+import type { Command } from '../../commander.js';
+
+const MODEL = { name: '<model>', help: 'the model id (or an alias: router aliases list)', parse: modelOrAlias, complete: 'models' } as const;
+
+/** A model given as an alias is kept by its id; an unknown alias is refused as a malformed id is. */
+async function modelIdOf(env: NodeJS.ProcessEnv, value: string): Promise<string> {
+  if (value.includes('/')) return value;
+  const { resolveModel } = await import('../../../kit/model-aliases.js');
+  const id = resolveModel(value, env);
+  if (!id) throw new CliError(`"${visible(value)}" is neither a model id (<author>/<slug>) nor an alias (router aliases list)`, EXIT.USAGE);
+  return id;
+}
+
+const lines = (model: string, options: Record<string, string>) => Object.entries(options).map(([k, v]) => `${visible(model)}\t${visible(k)}\t${visible(v)}`);
+
+const list = defineCommand({
+  name: 'list',
+  jsonFields: ['model', 'option', 'value'],
+  summary: 'every model\'s options; piped, one tab-separated line each: model, option, value',
+  flags: { json: { flags: '--json', help: 'print them as JSON: [{ model, option, value }]' } },
+  examples: ['router models options list'],
+  run: async ({ io, opts, env }) => {
+    const all = readModelOptions(env);
+    if (opts.json) return io.json(Object.entries(all).flatMap(([model, o]) => Object.entries(o).map(([option, value]) => ({ model, option, value }))));
+    if (!Object.keys(all).length) return io.info('no model options yet: router models options set MODEL OPTION VALUE');
+    io.out(`${Object.entries(all).flatMap(([m, o]) => lines(m, o)).join('\n')}\n`);
+  },
+});
+
+const show = defineCommand({
+  name: 'show',
+  jsonFields: ['option', 'value'],
+  summary: 'one model\'s options; piped, one tab-separated line each: option, value',
+  args: [MODEL],
+  flags: { json: { flags: '--json', help: 'print them as JSON: [{ option, value }]' } },
+  examples: ['router models options set local/echo temperature 0.5', 'router models options show local/echo'],
+  run: async ({ io, opts, env }, model) => {
+    const options = optionsOf(await modelIdOf(env, model), env);
+    if (opts.json) return io.json(Object.entries(options).map(([option, value]) => ({ option, value })));
+    if (!Object.keys(options).length) return io.info(`no options kept for ${model}`);
+    io.out(`${Object.entries(options).map(([k, v]) => `${visible(k)}\t${visible(v)}`).join('\n')}\n`);
+  },
+});
+
+const set = defineCommand({
+  name: 'set',
+  summary: 'keep an option of a model, used by chat and responses when it is chosen (a flag or a role goes over it)',
+  args: [MODEL, { name: '<option>', help: 'a generation flag without its dashes: temperature, max-tokens, top-p, seed, …' }, { name: '<value>', help: 'its value, as the flag takes it' }],
+  examples: ['router models options set local/echo temperature 0.5', 'router models options set local/echo max-tokens 200'],
+  run: async ({ io, env }, model, option, value) => {
+    const { checkOptionKey, checkOptionValue } = await import('../../saved/model-options.js');
+    const key = checkOptionKey(option);
+    checkOptionValue(await flagTables(), key, value);
+    const id = await modelIdOf(env, model);
+    const before = setModelOption(id, key, value, env);
+    if (before !== undefined && before !== value) io.note(`note: ${key} of ${id} was ${before}; now ${value}`);
+    else io.info(`${id}: ${key} ${value}`);
+  },
+});
+
+const clear = defineCommand({
+  name: 'clear',
+  summary: 'clear one option of a model, or all of them',
+  args: [MODEL, { name: '[option]', help: 'the option (all of them when left out)' }],
+  examples: ['router models options set local/echo seed 7', 'router models options clear local/echo seed'],
+  run: async ({ io, env }, model, option) => {
+    const id = await modelIdOf(env, model);
+    const key = option === undefined ? undefined : (await import('../../saved/model-options.js')).checkOptionKey(option);
+    if (!clearModelOptions(id, key, env)) throw new CliError(`no ${key === undefined ? 'options' : `option ${key}`} kept for ${id}`, EXIT.NOT_FOUND);
+    io.info(`cleared ${key ?? 'the options'} of ${id}`);
+  },
+});
+
+/** chat's and responses' flags, where an option's value is checked. */
+async function flagTables(): Promise<Command[]> {
+  const { Command } = await import('../../commander.js');
+  const { addFlags } = await import('../../flags/flags.js');
+  const { CHAT_FLAGS } = await import('../chat/flags.js');
+  const { RESPONSES_FLAGS } = await import('../responses/flags.js');
+  return [addFlags(new Command('chat'), CHAT_FLAGS), addFlags(new Command('responses'), RESPONSES_FLAGS)];
+}
+
+export const options = defineGroup({
+  name: 'options',
+  summary: 'default options of a model (temperature, max-tokens, …), used when it is chosen',
+  description: 'Default options of a model (llm\'s models options), kept in model-options.json in the config folder and used by chat and responses when that model is chosen: flags given go over them, and a role\'s settings too.',
+  commands: [list, show, set, clear],
+});

@@ -1,0 +1,32 @@
+/**
+ * A role's placeholders (llm's template parameters, src/kit/placeholders.ts): the `$name`s of its system
+ * prompt and of its `prompt` text filled from --param NAME VALUE, else the role's `defaults`; `$input`
+ * is the prompt given. A missing value is one error naming each (exit 2 in cli/kit-words.ts), before anything is sent.
+ */
+import type { Command } from '../commander.js';
+import { fillPrompt, placeholderNames } from '../../kit/placeholders.js';
+import { usage } from '../exit-codes.js';
+import type { IO } from '../io/io.js';
+import { roleTexts, type Role } from './roles.js';
+
+/**
+ * The prompt to send (the role's `prompt` text filled, else `input` as given), the role's system text in
+ * the command's option (chat's `system`, responses' `instructions`) filled unless the command line gave
+ * its own. `input` undefined: there is no prompt text (chat -i, responses --input).
+ */
+export function fillRole(cmd: Command, opts: Record<string, unknown>, role: Role | undefined, input: string | undefined, io: IO): string | undefined {
+  const params = (opts.param ?? {}) as Record<string, string>;
+  if (!role) {
+    if (Object.keys(params).length) throw usage(`--param gives a role's $NAME its value: give --role NAME (router roles list)`);
+    return input;
+  }
+  const field = cmd.options.some((o) => o.long === '--system') ? 'system' : 'instructions';
+  const system = cmd.getOptionValueSource(field) !== 'cli' && typeof opts[field] === 'string' ? (opts[field] as string) : undefined;
+  const { prompt, defaults } = roleTexts(role);
+  const filled = fillPrompt({ system, prompt }, input, params, { defaults, of: `role ${role.name}` });
+  const used = new Set(placeholderNames(system, prompt));
+  const unused = Object.keys(params).filter((n) => !used.has(n));
+  if (unused.length) io.note(`warning: role ${role.name} has no ${unused.map((n) => `$${n}`).join(', ')}: --param ${unused.join(', ')} left unused`);
+  if (filled.system !== undefined) opts[field] = filled.system;
+  return filled.prompt;
+}
