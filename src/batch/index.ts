@@ -4,6 +4,7 @@
  * nothing of a command line; it takes an AbortSignal, says what happens through the events it is
  * given, and throws the client's errors or a BatchError.
  */
+export { FileLockTimeout } from '../internal/lock-timeout.js';
 export { BatchError, wordLines, type BatchErrorData, type BatchErrorReason, type OptionWords } from './errors.js';
 export { checkInputFile, scanRequests, type Scan, type ScanHooks, type ScanLimits } from './scan.js';
 export { requestStream } from './upload.js';

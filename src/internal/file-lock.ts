@@ -3,15 +3,13 @@ import { describeHolder, holds, linkLock, lockText, readLock, touched, type Lock
 import { markFirst, markForOlder, releaseOwn, remarkForOlder, removeIf, unmarkForOlder } from './lock-mark.js';
 import { sleep } from './sleep.js';
 import { atExit } from './exit-hooks.js';
+import { FileLockTimeout } from './lock-timeout.js';
 
 export { describeHolder, type LockHolder } from './lock-text.js';
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
-/** Another process kept the lock past the wait: a failure to say in words, not a system error. */
-export class FileLockTimeout extends Error {
-  override name = 'FileLockTimeout';
-}
+export { FileLockTimeout };
 
 /**
  * Who holds a lock takeLock could not take. `refreshed`: its holder, on another machine or pid

@@ -9,6 +9,7 @@ export { ToolSet, type ToolDeclaration, type ToolSetOptions } from './toolset.js
 export { runToolCall, ResultBudget, DEFAULT_RESULTS_BYTES, type ToolCallRequest, type CallOutcome, type CallOptions } from './tool-calls.js';
 export { splitCommandLine } from './command-line.js';
 export { KitError, AliasError, ConfigFileError, PlaceholderError, AttachmentError, SchemaError, SchemaMismatchError, ConversationError, ToolCallsError } from './errors.js';
+export { FileLockTimeout } from '../internal/lock-timeout.js';
 export { readAttachment, attachmentFromBytes, attachmentFromUrl, chatParts, responsesParts, attachmentReference, MAX_ATTACHMENT_BYTES, type Attachment, type AttachmentKind, type BytesOptions } from './attachments.js';
 export { answerSchema, checkAnswer, chatResponseFormat, responsesTextFormat, type AnswerSchema } from './schema.js';
 export { conciseSchema } from './schema-dsl.js';

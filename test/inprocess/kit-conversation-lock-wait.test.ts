@@ -6,7 +6,8 @@ import type { ChatMessage } from '../../src/client/types.js';
 import { RouterClient } from '../../src/client/index.js';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { takeLock } from '../../src/internal/file-lock.js';
-import { ConversationStore, chatModel, type ConversationRecord } from '../../src/kit/index.js';
+import { ConversationStore, FileLockTimeout, chatModel, type ConversationRecord } from '../../src/kit/index.js';
+import * as batch from '../../src/batch/index.js';
 
 // A store's save waits for the lock beside the conversation's file. In a program of its own
 // (router chat) a blocking wait is fine; in a host program it froze the event loop for the whole
@@ -81,5 +82,25 @@ describe('a conversation store waiting for its lock', () => {
     release();
     expect((await asking).text).toBe('remember 4711');
     expect(store.load('talk').messages.map((m) => m.content)).toEqual(['remember 4711', 'remember 4711']);
+  });
+
+  // A program that keeps conversations gets this failure from saveAsync, save and prompt (and runJob
+  // from its jobs' lock): before, its class was in no entry point, so a program could not tell it
+  // apart but by its name. The wait is the store's own 10 s: the lock is let go only after.
+  it('a lock held past the wait is a FileLockTimeout the program imports, with a code', async () => {
+    const store = new ConversationStore({ dir: join(dir, 'held') });
+    const turn: ChatMessage[] = [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }];
+    const now = new Date().toISOString();
+    const record: ConversationRecord = { id: 'held', title: 'hi', model: 'local/echo', created_at: now, updated_at: now, messages: turn };
+    const release = holdLockOf(store, 'held');
+    try {
+      const err = await store.saveAsync(record, undefined, turn).then(() => undefined, (e: unknown) => e);
+      expect(err).toBeInstanceOf(FileLockTimeout);
+      expect(err).toBeInstanceOf(batch.FileLockTimeout);
+      expect(err).toMatchObject({ name: 'FileLockTimeout', code: 'lock_timeout' });
+      expect((err as Error).message).toContain('held.json');
+    } finally {
+      release();
+    }
   });
 });
