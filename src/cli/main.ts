@@ -90,8 +90,7 @@ export async function buildProgram(only?: string | null): Promise<Command> {
     .description('Command line for the Model Routing Service: chat, batches, responses, embeddings, speech and decisions.')
     .version(VERSION, '-V, --version');
   addFlags(program, GLOBAL_FLAGS).addHelpText('after', ({ command }) => helpAfterText(ROOT_HELP_AFTER, command));
-  // Before the commands: each one made by .command() takes these settings over (copyInheritedSettings), so that
-  // every command's help shows the global options too.
+  // Before the commands: each made by .command() takes these over (copyInheritedSettings): global options in every help.
   program.configureHelp({
     sortSubcommands: false,
     showGlobalOptions: true,
