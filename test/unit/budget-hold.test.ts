@@ -77,6 +77,19 @@ describe('holds on the budgets', () => {
     expect(readdirSync(holdsDir(env))).toEqual([`unrecorded-${dead}-aaaaaaaaaaaa.json`]);
   });
 
+  it('read without tidying (router usage, a dry run): nothing removed or written, a killed call counted at its bound as the next check would', () => {
+    const dead = deadPid();
+    record(`${dead}-aaaaaaaaaaaa.json`, { profile: 'default', usd: 0.25, pid: dead, time: now() });
+    record(`unrecorded-${dead}-bbbbbbbbbbbb.json`, { profile: 'default', usd: 0.5, pid: dead, time: now() });
+    record('batch-b1.json', { profile: 'default', usd: 0.125, batch_id: 'b1', time: now() });
+    const before = readdirSync(holdsDir(env)).sort();
+    expect(heldByOthers(env, 'default', undefined, Date.now(), false)).toEqual({ usd: 0, calls: 0, kept: 0.875 });
+    expect(readdirSync(holdsDir(env)).sort()).toEqual(before);
+    expect(() => readFileSync(ledgerPath(env))).toThrow(/ENOENT/);
+    // Tidied, the same is counted: the killed call's bound in the ledger, the others kept.
+    expect(heldByOthers(env, 'default')).toEqual({ usd: 0, calls: 0, kept: 0.625 });
+  });
+
   it('isStale: a live process of the same start holds; anything else does not', () => {
     const rec = { profile: 'p', usd: 1, pid: process.pid, started: processStart(process.pid), time: now() };
     expect(isStale(rec)).toBe(false);

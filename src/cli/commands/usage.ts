@@ -36,7 +36,7 @@ export const usageCommand = defineCommand({
 
 Every call (chat, responses, embed, speak, decide, and each batch once it ends) is one JSON line in $XDG_STATE_HOME/router/usage.jsonl: time, profile, command, endpoint, model, id or batch_id, tokens and the cost the service reported. --no-log (or ROUTER_NO_LOG=1, or router config set log off) leaves a call out. A batch counts once, on the day it was first seen ended, at its latest figures. A call whose cost was not known when it ended (a stream cut, a process killed) under a budget is counted at its bound until --reconcile settles it: stderr says how many (--json: unsettled {calls, cost}).
 
-With daily_budget or monthly_budget set (router config set daily_budget 2, or ROUTER_DAILY_BUDGET), a terminal also shows today's and this month's spend of the profile against them (--json: budgets).
+With daily_budget or monthly_budget set (router config set daily_budget 2, or ROUTER_DAILY_BUDGET), a terminal also shows today's and this month's spend of the profile against them, as the budgets' checks count it: with what batches not yet seen ended and calls the ledger could not take hold, said apart (--json: budgets, each with spent and its unrecorded part).
 
 --reconcile asks the service what each call of the profile really cost (by the generation id the ledger keeps; oldest first, at most --limit a run) and adds a line per call to the ledger, so that totals and budgets count the charged cost. Only calls made at this API root are asked (the ledger keeps each call's): the others are counted, with the --api-root that reconciles them. A later run goes on where one stopped; a call the service still does not know an hour after it ran is marked and not asked about again.
 
@@ -125,7 +125,8 @@ async function runUsage(ctx: RunContext<FlagValues<typeof FLAGS>>): Promise<void
   const { groups, total, unsettled, damaged } = await totalsSince(ctx.env, from, keyOf, spend?.add, ctx.signal);
   // A line no record can be read from may have held a cost: said, never dropped unseen.
   if (damaged) ctx.io.note(`warning: ${counted(damaged, 'line')} of the usage ledger ${ledgerPath(ctx.env)} ${damaged === 1 ? 'is' : 'are'} damaged (torn or overwritten) and skipped: what ${damaged === 1 ? 'it' : 'they'} cost is not counted here, nor by the budgets`);
-  const budgets = (await budgetsFor(ctx.env, settings, { now, known: spend?.total() })).map((b) => ({ name: b.name, profile: settings.profile, limit: b.limit, spent: b.spent, left: roundCost(Math.max(0, b.limit - b.spent)), resets: b.resets.toISOString() }));
+  // Spent as the budgets' checks count it: the ledger's, and what holds keep past their processes (`unrecorded`: not in the ledger).
+  const budgets = (await budgetsFor(ctx.env, settings, { now, known: spend?.total() })).map((b) => ({ name: b.name, profile: settings.profile, limit: b.limit, spent: b.spent, unrecorded: b.kept, left: roundCost(Math.max(0, b.limit - b.spent)), resets: b.resets.toISOString() }));
   if (unsettled.calls) ctx.io.note(`note: ${counted(unsettled.calls, 'call')} counted at ${unsettled.calls === 1 ? 'its' : 'their'} bound ($${costText(unsettled.cost)} of the cost), not known when ${unsettled.calls === 1 ? 'it' : 'they'} ended (cut or killed): ${unsettled.calls > FLAGS.limit.default ? `router usage --reconcile --limit ${Math.min(unsettled.calls, 10_000)} (${FLAGS.limit.default} a run without it)` : 'router usage --reconcile'} puts the charge beside those the service knows`);
   return printTotals(ctx, { from, now, groups, total, budgets, unsettled });
 }
@@ -134,6 +135,7 @@ interface Budget {
   name: string;
   limit: number;
   spent: number;
+  unrecorded: number;
   left: number;
   resets: string;
 }
@@ -148,5 +150,6 @@ async function printTotals(ctx: RunContext<FlagValues<typeof FLAGS>>, { from, no
   if (!io.stdoutTTY) return void io.out(`${lines.map((r) => r.join('\t')).join('\n')}\n`);
   const { table } = await import('../io/table.js');
   io.out(table(io, [opts.by, 'calls', 'prompt', 'completion', 'total tokens', 'cost'], lines));
-  for (const b of budgets) io.out(`${b.name}: $${costText(b.spent)} of $${costText(b.limit)} spent ${b.name === 'daily_budget' ? 'today' : 'this month'} (UTC), $${costText(b.left)} left; resets ${b.resets}\n`);
+  const keptPart = budgets.length ? (await import('../../kit/spend/budget.js')).keptPart : undefined;
+  for (const b of budgets) io.out(`${b.name}: $${costText(b.spent)} of $${costText(b.limit)} spent ${b.name === 'daily_budget' ? 'today' : 'this month'} (UTC)${keptPart!({ kept: b.unrecorded })}, $${costText(b.left)} left; resets ${b.resets}\n`);
 }

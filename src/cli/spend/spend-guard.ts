@@ -76,6 +76,11 @@ export function spendGuard(ctx: RunContext<SpendOptions>, { client, settings }: 
         warnedNoLog.add(io);
         io.note(`warning: with logging off this call is not in the usage ledger, so ${names.join(' and ')} cannot be kept`);
       },
+      damaged: (lines, ledger) => {
+        if (warnedDamaged.has(io)) return;
+        warnedDamaged.add(io);
+        io.note(`warning: ${counted(lines, 'line')} of the usage ledger ${ledger} ${lines === 1 ? 'is' : 'are'} damaged (torn or overwritten): the budgets cannot count what ${lines === 1 ? 'it' : 'they'} cost (router usage shows the ledger)`);
+      },
     },
   });
 }
@@ -126,6 +131,7 @@ export function commandPath(ctx: RunContext<unknown>): string {
 
 /** Where the warning that logging off cannot keep a budget was given: it is said once a command (a REPL asks many times). */
 const warnedNoLog = new WeakSet<object>();
+const warnedDamaged = new WeakSet<object>();
 
 /** How a refusal names the completion limit: the flag as typed, or the role that set it ("role short's --max-tokens"). */
 export function limitFlagOf(ctx: RunContext<unknown>, attr: string, flag: string): string {

@@ -17,7 +17,7 @@ import { randomHex } from '../../internal/random-hex.js';
 import { batchHoldPath, ledgerPath } from './ledger.js';
 import { budgetUnkept, holdsDir } from './budget-lock.js';
 import { describeCode } from '../../internal/system-errors.js';
-import { BATCH_HOLD_MAX_AGE_MS, HOLD_MAX_AGE_MS, UNRECORDED, UNSETTLED, boundCost, isStale, orphaned, type HoldCall, type HoldRecord } from './hold-record.js';
+import { BATCH_HOLD_MAX_AGE_MS, HOLD_MAX_AGE_MS, UNRECORDED, UNSETTLED, boundCost, isStale, orphanBound, orphaned, type HoldCall, type HoldRecord } from './hold-record.js';
 
 export { BATCH_HOLD_MAX_AGE_MS, HOLD_MAX_AGE_MS, isStale, type HoldCall, type HoldRecord };
 export { budgetUnkept, holdNames, holdsChange, holdsDir, withBudgetLock } from './budget-lock.js';
@@ -33,8 +33,12 @@ export interface Held {
   kept?: number;
 }
 
-/** What the holds of other calls keep of this profile's budgets; stale holds are removed. Call it holding the lock. */
-export function heldByOthers(env: NodeJS.ProcessEnv, profile: string, mine?: BudgetHold, now = Date.now()): Held {
+/**
+ * What the holds of other calls keep of this profile's budgets; stale holds are removed. Call it holding the lock.
+ * `tidy` false (`router usage`, a dry run: no lock, nothing written): nothing is removed, and the bound of a call
+ * whose process is gone counts as kept, as the next check would count it once it has put it in the ledger.
+ */
+export function heldByOthers(env: NodeJS.ProcessEnv, profile: string, mine?: BudgetHold, now = Date.now(), tidy = true): Held {
   const dir = holdsDir(env);
   const held: Held = { usd: 0, calls: 0 };
   let names: string[];
@@ -43,7 +47,7 @@ export function heldByOthers(env: NodeJS.ProcessEnv, profile: string, mine?: Bud
   } catch {
     return held;
   }
-  clearLeftMoves(dir, names);
+  if (tidy) clearLeftMoves(dir, names);
   for (const name of names) {
     // The lock, its mark and guards, and what a release killed midway left (clearLeftMoves's).
     if (name.startsWith('.lock')) continue;
@@ -63,7 +67,12 @@ export function heldByOthers(env: NodeJS.ProcessEnv, profile: string, mine?: Bud
       : name.startsWith(UNRECORDED) ? typeof rec.usd !== 'number' || !(now - Date.parse(rec.time ?? '') <= HOLD_MAX_AGE_MS)
       : !name.endsWith('.json') ? !processAlive(rec.pid ?? 0) : isStale(rec, now);
     if (stale) {
-      const kept = name.endsWith('.json') && !name.startsWith('batch-') && !name.startsWith(UNRECORDED) ? orphaned(env, path, rec, now) : 0;
+      const orphan = name.endsWith('.json') && !name.startsWith('batch-') && !name.startsWith(UNRECORDED);
+      if (!tidy) {
+        if (orphan && rec.profile === profile && orphanBound(rec, now)) held.kept = (held.kept ?? 0) + boundCost(rec.usd!);
+        continue;
+      }
+      const kept = orphan ? orphaned(env, path, rec, now) : 0;
       if (kept && rec.profile === profile) held.kept = (held.kept ?? 0) + kept;
       rmSync(path, { force: true });
     } else if (name.endsWith('.json') && rec.profile === profile) {

@@ -4,7 +4,7 @@
  */
 import type { Source } from '../../config/settings.js';
 import { sourceName } from '../../config/settings.js';
-import type { UsageRecord } from './ledger.js';
+import { ledgerPath, type UsageRecord } from './ledger.js';
 import { InvalidAmount, type Budget, type BudgetName } from './errors.js';
 import { usd, usdWritten } from './cost-bound.js';
 import { roundCost } from '../../internal/round-cost.js';
@@ -63,6 +63,8 @@ export function startOfMonth(now: Date): Date {
 export interface Spent {
   today: number;
   month: number;
+  /** Lines of the ledger no record could be read from (torn, overwritten): what they cost is not counted. */
+  damaged?: number;
 }
 
 /**
@@ -101,8 +103,8 @@ export async function spentBy(env: NodeJS.ProcessEnv, profile: string, now = new
   const counter = spendCounter(profile, now);
   // Loaded only where a budget is set: a plain call reads no ledger.
   const { eachLedgerRecord } = await import('./ledger-read.js');
-  await eachLedgerRecord(env, counter.add, signal);
-  return counter.total();
+  const damaged = await eachLedgerRecord(env, counter.add, signal);
+  return { ...counter.total(), ...(damaged ? { damaged } : {}) };
 }
 
 export interface BudgetRead {
@@ -111,10 +113,14 @@ export interface BudgetRead {
   known?: Spent;
   /** Ctrl-C: stops the read of the ledger. */
   signal?: AbortSignal;
+  /** What holds keep past their process (Held.kept), read under the budgets' lock; else read here, nothing removed. */
+  kept?: number;
+  /** The ledger has damaged lines, whose cost is not counted (docs/config.md says why). */
+  damaged?: (lines: number, ledger: string) => void;
 }
 
 /** The budgets the settings set, with what was spent against each. */
-export async function budgetsFor(env: NodeJS.ProcessEnv, settings: BudgetSettings, { now = new Date(), known, signal }: BudgetRead = {}): Promise<Budget[]> {
+export async function budgetsFor(env: NodeJS.ProcessEnv, settings: BudgetSettings, { now = new Date(), known, signal, kept, damaged }: BudgetRead = {}): Promise<Budget[]> {
   const set: [BudgetName, 'dailyBudget' | 'monthlyBudget'][] = [
     ['daily_budget', 'dailyBudget'],
     ['monthly_budget', 'monthlyBudget'],
@@ -122,19 +128,26 @@ export async function budgetsFor(env: NodeJS.ProcessEnv, settings: BudgetSetting
   const given = set.filter(([, key]) => settings[key] !== undefined);
   if (given.length === 0) return [];
   const spent = known ?? (await spentBy(env, settings.profile, now, signal));
+  if (spent.damaged) damaged?.(spent.damaged, ledgerPath(env));
+  // Held past their processes (batches under way, costs the ledger could not take): as good as spent.
+  const held = roundCost(kept ?? (await import('./budget-hold.js')).heldByOthers(env, settings.profile, undefined, now.getTime(), false).kept ?? 0);
   return given.map(([name, key]) => {
     const value = settings[key]!;
     const from = sourceName(settings.from[key]!);
     const daily = name === 'daily_budget';
     const start = daily ? startOfDay(now) : startOfMonth(now);
     const resets = daily ? new Date(start.getTime() + 86_400_000) : new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1));
-    return { name, from, limit: usdAmount(value, from), spent: daily ? spent.today : spent.month, resets };
+    return { name, from, limit: usdAmount(value, from), spent: roundCost((daily ? spent.today : spent.month) + held), kept: held, resets };
   });
 }
 
 /** The line of a budget that is used up. */
-export function reachedLine(b: Budget, kept = 0, ignoreBudget = '--ignore-budget'): string {
+export function reachedLine(b: Budget, ignoreBudget = '--ignore-budget'): string {
   const period = b.name === 'daily_budget' ? 'today' : 'this month';
-  const held = kept > 0 ? ` and ${usd(kept)} held by batches not yet seen ended or calls the ledger could not take` : '';
-  return `${b.name} of ${usdWritten(b.limit)} reached (${b.from}): ${usd(b.spent)} spent ${period} (UTC)${held}; it resets at ${b.resets.toISOString()} (${ignoreBudget} for one call)`;
+  return `${b.name} of ${usdWritten(b.limit)} reached (${b.from}): ${usd(b.spent)} spent ${period} (UTC)${keptPart(b)}; it resets at ${b.resets.toISOString()} (${ignoreBudget} for one call)`;
+}
+
+/** How a budget's spend says the part of it not in the ledger, if any: `router usage` and the checks say it alike. */
+export function keptPart(b: Pick<Budget, 'kept'>): string {
+  return b.kept > 0 ? `, ${usd(b.kept)} of it held by batches not yet seen ended or calls the ledger could not take` : '';
 }

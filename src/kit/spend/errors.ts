@@ -15,7 +15,10 @@ export interface Budget {
   /** Where it was set: the environment variable or the profile's setting. */
   from: string;
   limit: number;
+  /** What the ledger holds of the period, and what holds keep past their process (`kept`): as good as spent. */
   spent: number;
+  /** The part of `spent` not in the ledger: batches not yet seen ended, calls the ledger could not take (budget-hold.ts). */
+  kept: number;
   /** When the period ends and the spend counts from zero again. */
   resets: Date;
 }

@@ -53,6 +53,11 @@ export function isStale(rec: Partial<HoldRecord>, now = Date.now()): boolean {
   return rec.started !== undefined && started !== undefined && started !== rec.started;
 }
 
+/** Whether a stale hold's bound is counted (orphaned()): its call may have been charged, and no ledger line says so. */
+export function orphanBound(rec: Partial<HoldRecord>, now: number): rec is Partial<HoldRecord> & { usd: number; profile: string } {
+  return !rec.settled && !rec.batch && typeof rec.usd === 'number' && rec.usd > 0 && typeof rec.profile === 'string' && now - Date.parse(rec.time ?? '') <= HOLD_MAX_AGE_MS;
+}
+
 /**
  * The hold of a process killed (kill -9) while its call was under way: the service may have charged
  * what the call streamed before the kill, which no ledger line says. Its bound, the most it could
@@ -61,7 +66,7 @@ export function isStale(rec: Partial<HoldRecord>, now = Date.now()): boolean {
  * in the ledger), is only removed.
  */
 export function orphaned(env: NodeJS.ProcessEnv, path: string, rec: Partial<HoldRecord>, now: number): number {
-  if (rec.settled || rec.batch || typeof rec.usd !== 'number' || !(rec.usd > 0) || typeof rec.profile !== 'string' || !(now - Date.parse(rec.time ?? '') <= HOLD_MAX_AGE_MS)) return 0;
+  if (!orphanBound(rec, now)) return 0;
   const line: UsageRecord & { unsettled: string } = {
     time: rec.time!,
     profile: rec.profile,

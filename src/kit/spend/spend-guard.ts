@@ -13,6 +13,7 @@ import { imagesUnbounded, usd, usdWritten, worstBound, type CallSize, type Prici
 import { describeLimit, fitting, sizeOf, type SpendCall, type Cap } from './fit.js';
 import { BudgetReached, CostCapExceeded, CostUnbounded } from './errors.js';
 import { appendUsage, type UsageRecord } from './ledger.js';
+import { roundCost } from '../../internal/round-cost.js';
 
 export type { SpendCall };
 
@@ -43,6 +44,8 @@ export interface SpendEvents {
   unkept?(budgets: string[]): void;
   /** A hold on the budgets was placed for this work (release it when the work ends). */
   hold?(hold: BudgetHold): void;
+  /** The ledger has `lines` damaged lines (torn, overwritten), whose cost the budgets cannot count (said on each check). */
+  damaged?(lines: number, ledger: string): void;
   /** An estimate (a dry run) under a budget already reached: the call would be refused with this line (a BudgetReached). */
   reached?(line: string): void;
 }
@@ -202,19 +205,18 @@ export class SpendGuard {
     const caps: Cap[] = [];
     if (maxCost !== undefined) caps.push({ usd: maxCost - spent, name: `${this.words.maxCost} ${usdWritten(maxCost)}${spent ? `, ${this.spentOff(spent)}` : ''}` });
     if (!ignoreBudget && settings) {
-      const budgets = await budgetsFor(this.env, settings, { signal: this.opts.signal });
+      // Spent is what the ledger holds and what holds keep past their processes, as `router usage` shows it.
+      const budgets = await budgetsFor(this.env, settings, { signal: this.opts.signal, kept: held ? (held.kept ?? 0) : undefined, damaged: (lines, ledger) => this.opts.on?.damaged?.(lines, ledger) });
       if (budgets.length && this.opts.recorded === false) this.opts.on?.unkept?.(budgets.map((b) => b.name));
-      // Held past their processes (batches under way, costs the ledger could not take): as good as spent.
-      const kept = held?.kept ?? 0;
       for (const b of budgets) {
-        if (b.spent + kept >= b.limit) {
+        if (b.spent >= b.limit) {
           // A dry run sends nothing: it shows the call, and says the budget would refuse it.
-          if (!this.opts.estimate) throw new BudgetReached(reachedLine(b, kept, this.words.ignoreBudget), b);
-          this.opts.on?.reached?.(reachedLine(b, kept, this.words.ignoreBudget));
+          if (!this.opts.estimate) throw new BudgetReached(reachedLine(b, this.words.ignoreBudget), b);
+          this.opts.on?.reached?.(reachedLine(b, this.words.ignoreBudget));
           continue;
         }
-        const left = b.limit - b.spent - kept;
-        const from = kept ? `${b.from}, after the ${usd(kept)} held by batches not yet seen ended or calls the ledger could not take` : b.from;
+        const left = roundCost(b.limit - b.spent);
+        const from = b.kept ? `${b.from}, after the ${usd(b.kept)} held by batches not yet seen ended or calls the ledger could not take` : b.from;
         if (!held?.calls) {
           caps.push({ usd: left, name: `what is left of ${b.name} (${usd(left)}, ${from})` });
           continue;

@@ -1,0 +1,71 @@
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { runInProcess, type InProcessOptions } from '../support/inprocess.js';
+import { emulatorPerFile } from '../support/inprocess-env.js';
+
+// One state of the budgets, seen by every place that says what was spent or is left: the same number.
+let dir: string;
+let env: Record<string, string>;
+let stateDir: string;
+
+emulatorPerFile('router-spend-agree-', (f) => ({ dir, env } = f));
+
+const run = (args: string[], o: InProcessOptions = {}) => runInProcess(args, { ...o, env: { ...env, ROUTER_STATE_DIR: stateDir, ...o.env } });
+
+/**
+ * Today: a settled call ($0.0002), one counted at its bound ($0.0003, unsettled), a torn line, a
+ * call whose cost the ledger could not take ($0.0001, an `unrecorded-` hold) and a batch not yet
+ * seen ended ($0.00005, its hold): $0.00065 spent, $0.00015 of it not in the ledger.
+ */
+function buildState(): void {
+  const time = new Date().toISOString();
+  const line = (o: object) => JSON.stringify({ time, profile: 'default', command: 'chat', endpoint: '/v1/chat/completions', model: 'local/echo', ...o });
+  const torn = line({ id: 'gen-torn', cost: 0.0009 }).slice(0, 40);
+  writeFileSync(join(stateDir, 'usage.jsonl'), [line({ id: 'gen-a', cost: 0.0002 }), line({ id: 'gen-b', cost: 0.0003, unsettled: 'cut' }), torn, ''].join('\n'));
+  const holds = join(stateDir, 'budget-holds');
+  mkdirSync(holds);
+  writeFileSync(join(holds, 'unrecorded-999999-abcdef.json'), JSON.stringify({ profile: 'default', usd: 0.0001, pid: 999999, time }));
+  writeFileSync(join(holds, 'batch-batch_1.json'), JSON.stringify({ profile: 'default', usd: 0.00005, batch_id: 'batch_1', time }));
+}
+
+beforeEach(() => {
+  stateDir = join(dir, `state-${Math.random().toString(36).slice(2)}`);
+  mkdirSync(stateDir);
+  buildState();
+});
+
+const KEPT = '\\$0\\.000150 of it held by batches not yet seen ended or calls the ledger could not take';
+const DAMAGED = /warning: 1 line of the usage ledger .*usage\.jsonl is damaged \(torn or overwritten\): the budgets cannot count what it cost \(router usage shows the ledger\)\n/g;
+
+describe('spent and left, one number for one state', () => {
+  it('router usage counts what the checks count, and says the part not in the ledger', async () => {
+    const json = await run(['usage', '--json', '--jq', '.budgets[0]'], { env: { ROUTER_DAILY_BUDGET: '0.001' } });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ name: 'daily_budget', spent: 0.00065, unrecorded: 0.00015, left: 0.00035 });
+    const tty = await run(['usage'], { env: { ROUTER_DAILY_BUDGET: '0.001' }, tty: { stdout: true } });
+    expect(tty.stdout).toMatch(new RegExp(`daily_budget: \\$0\\.000650 of \\$0\\.001000 spent today \\(UTC\\), ${KEPT}, \\$0\\.000350 left;`));
+  });
+
+  it('a refused chat, a dry run and a batch estimate say the same spent and left, and the damaged line once', async () => {
+    const reached = `daily_budget of \\$0\\.00065 reached \\(ROUTER_DAILY_BUDGET\\): \\$0\\.000650 spent today \\(UTC\\), ${KEPT};`;
+    const refused = await run(['chat', '--model', 'local/echo', 'hello'], { env: { ROUTER_DAILY_BUDGET: '0.00065' } });
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toMatch(new RegExp(`error: ${reached}`));
+    expect(refused.stderr.match(DAMAGED)).toHaveLength(1);
+    // A dry run reads the holds too, and removes none.
+    const dry = await run(['chat', '--model', 'local/echo', '--dry-run', 'hello'], { env: { ROUTER_DAILY_BUDGET: '0.00065' } });
+    expect(dry.stderr).toMatch(new RegExp(`note: ${reached}.*would be refused`));
+    expect(dry.stderr.match(DAMAGED)).toHaveLength(1);
+    expect(readdirSync(join(stateDir, 'budget-holds')).sort()).toEqual(['batch-batch_1.json', 'unrecorded-999999-abcdef.json']);
+    const left = `what is left of daily_budget \\(\\$0\\.000350, ROUTER_DAILY_BUDGET, after the \\$0\\.000150 held by batches not yet seen ended or calls the ledger could not take\\)`;
+    const capped = await run(['chat', '--model', 'local/echo', '--max-tokens', '100000', 'hello'], { env: { ROUTER_DAILY_BUDGET: '0.001' } });
+    expect(capped.code).toBe(4);
+    expect(capped.stderr).toMatch(new RegExp(`over ${left}: --max-tokens 100000 does not fit`));
+    const file = join(stateDir, 'r.jsonl');
+    writeFileSync(file, `${JSON.stringify({ custom_id: 'q0', body: { model: 'local/echo', messages: [{ role: 'user', content: 'q' }], max_tokens: 100000 } })}\n`);
+    const batch = await run(['batch', 'create', file, '--dry-run'], { env: { ROUTER_DAILY_BUDGET: '0.001' } });
+    expect(batch.code).toBe(4);
+    expect(batch.stderr).toMatch(new RegExp(`over ${left}: nothing was submitted`));
+  });
+});
