@@ -132,22 +132,8 @@ describe('a budget across processes', () => {
     const state = join(t.dir, 'killed-whole');
     const env = { ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '5' };
     // Carried out and charged; its head (with x-generation-id) is sent, its body never: the kill comes after the headers.
-    await t.admin('faults', { faults: ['held,after=0,path=/chat/completions,times=1'] });
-    const child = t.spawn(['chat', '--no-stream', '--model', 'local/lorem', '--max-tokens', '200', 'write 500 words'], env);
-    // Read without the CLI's lock: a hold being written reads as empty (the CLI itself reads under the lock).
-  const held = () => holds(state).flatMap((n) => {
-    const text = readFileSync(join(state, 'budget-holds', n), 'utf8');
-    return text ? [JSON.parse(text) as { id?: string }] : [];
-  });
-    try {
-      // Before, a whole answer's hold got its id only from the body: a kill before it left a line no reconcile could settle.
-      expect(await until(() => held().some((h) => h.id !== undefined))).toBe(true);
-    } finally {
-      child.kill('SIGKILL');
-      await new Promise((r) => child.on('close', r));
-      await t.admin('faults', { faults: [] });
-    }
-    const id = held()[0]!.id!;
+    // Before, a whole answer's hold got its id only from the body: a kill before it left a line no reconcile could settle.
+    const id = await killedAnswering(state, env, '/chat/completions', 0, ['chat', '--no-stream', '--model', 'local/lorem', '--max-tokens', '200', 'write 500 words']);
     expect(id).toMatch(/^gen-/);
     const { bound, settled } = await settledAfterKill(state, env, id);
     expect(bound.cost).toBe(0.000354);

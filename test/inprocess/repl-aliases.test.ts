@@ -1,11 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { testStreams } from '../support/inprocess.js';
-import { until } from '../support/until.js';
+import { typedRepl } from '../support/typed-repl.js';
 
 // chat -i takes a model alias as --model does: /model NAME and a role's model (nothing is sent here).
 const home = mkdtempSync(join(tmpdir(), 'router-repl-aliases-'));
@@ -16,18 +13,9 @@ writeFileSync(join(home, 'config', 'aliases.json'), '{"fast": "local/echo", "wor
 writeFileSync(join(home, 'config', 'roles', 'quick.md'), '---\nmodel: wordy\n---\nBe terse.\n');
 
 async function session(lines: string[]): Promise<string> {
-  const t = testStreams({ env, tty: { stdin: true, stdout: true, stderr: true } });
-  const keys = new PassThrough();
-  t.streams.stdin = keys;
-  const run = main(['node', 'router', 'chat', '-i'], t.streams);
-  const read = () => t.stderr().replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
-  const prompts = () => (read().match(/^> /gm) ?? []).length;
-  for (const [i, line] of [...lines, '/exit'].entries()) {
-    await until(() => prompts() > i);
-    keys.write(`${line}\r`);
-  }
-  expect(await run).toBe(0);
-  return read();
+  const { code, stderr } = await typedRepl(env, lines);
+  expect(code).toBe(0);
+  return stderr;
 }
 
 it('/model NAME and /role NAME take an alias as its model id', async () => {

@@ -1,11 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { testStreams } from '../support/inprocess.js';
-import { until } from '../support/until.js';
+import { typedRepl } from '../support/typed-repl.js';
 
 // chat -i's slash commands, typed one a line; none of these sends anything (the API root answers nothing).
 const home = mkdtempSync(join(tmpdir(), 'router-repl-commands-'));
@@ -13,21 +10,7 @@ afterAll(() => rmSync(home, { recursive: true, force: true }));
 const env = { ROUTER_STATE_DIR: join(home, 'state'), ROUTER_CONFIG_DIR: join(home, 'config'), ROUTER_API_KEY: 'sk-test-key-000000', ROUTER_API_ROOT: 'http://127.0.0.1:9/api', ROUTER_PROFILE: '', ROUTER_MODEL: 'x/y', NO_COLOR: '1' };
 
 /** One `chat -i` session that types `lines` (then /exit, unless one ended it); its exit code and stderr. */
-async function session(lines: string[], columns?: number): Promise<{ code: number; stderr: string }> {
-  const t = testStreams({ env, tty: { stdin: true, stdout: true, stderr: true } });
-  if (columns) Object.assign(t.streams.stderr, { columns });
-  const keys = new PassThrough();
-  t.streams.stdin = keys;
-  const run = main(['node', 'router', 'chat', '-i'], t.streams);
-  // The prompt's terminal sequences (the cursor put back, bracketed paste on and off) are not what a person reads.
-  const read = () => t.stderr().replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
-  const prompts = () => (read().match(/^> /gm) ?? []).length;
-  for (const [i, line] of [...lines, '/exit'].entries()) {
-    await until(() => prompts() > i);
-    keys.write(`${line}\r`);
-  }
-  return { code: await run, stderr: read() };
-}
+const session = (lines: string[], columns?: number) => typedRepl(env, lines, columns);
 
 describe('chat -i slash commands', () => {
   it('a command that takes no argument refuses one in one line and does nothing; the session goes on', async () => {
