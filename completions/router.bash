@@ -55,7 +55,7 @@ _router_complete() {
     '|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'chat|--model') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
     'chat|-m') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
-    'chat|--models') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
+    'chat|--models') COMPREPLY=( $(compgen -W "$(router __complete model-ids 2>/dev/null)" -- "$cur") ); return ;;
     'chat|--role') COMPREPLY=( $(compgen -W "$(router __complete roles 2>/dev/null)" -- "$cur") ); return ;;
     'chat|--response-format') COMPREPLY=( $(compgen -W 'text json_object' -- "$cur") ); return ;;
     'chat|--reasoning-effort') COMPREPLY=( $(compgen -W 'max xhigh high medium low minimal none' -- "$cur") ); return ;;
@@ -65,7 +65,7 @@ _router_complete() {
     'chat|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'responses|--model') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
     'responses|-m') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
-    'responses|--models') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
+    'responses|--models') COMPREPLY=( $(compgen -W "$(router __complete model-ids 2>/dev/null)" -- "$cur") ); return ;;
     'responses|--role') COMPREPLY=( $(compgen -W "$(router __complete roles 2>/dev/null)" -- "$cur") ); return ;;
     'responses|--tool-choice') COMPREPLY=( $(compgen -W 'auto none required' -- "$cur") ); return ;;
     'responses|--reasoning-effort') COMPREPLY=( $(compgen -W 'max xhigh high medium low minimal none' -- "$cur") ); return ;;
@@ -97,7 +97,7 @@ _router_complete() {
     'roles show|-p') COMPREPLY=( $(compgen -W "$(router __complete profiles 2>/dev/null)" -- "$cur") ); return ;;
     'roles save|--model') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
     'roles save|-m') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
-    'roles save|--models') COMPREPLY=( $(compgen -W "$(router __complete models 2>/dev/null)" -- "$cur") ); return ;;
+    'roles save|--models') COMPREPLY=( $(compgen -W "$(router __complete model-ids 2>/dev/null)" -- "$cur") ); return ;;
     'roles save|--response-format') COMPREPLY=( $(compgen -W 'text json_object' -- "$cur") ); return ;;
     'roles save|--reasoning-effort') COMPREPLY=( $(compgen -W 'max xhigh high medium low minimal none' -- "$cur") ); return ;;
     'roles save|--service-tier') COMPREPLY=( $(compgen -W 'auto default fast flex priority scale ultrafast' -- "$cur") ); return ;;

@@ -93,7 +93,7 @@ describe('a budget across processes', () => {
     // The budget fits two bounds: the dead process's hold, kept beside its line, would refuse (or stall) this call.
     const r = await t.run(CALL, { env });
     // All it says: its answer stops at --max-tokens (said, piped too).
-    expect(r).toMatchObject({ code: 0, stderr: 'note: the answer was cut at its length limit (200 tokens)\n' });
+    expect(r).toMatchObject({ code: 0, stderr: 'note: the answer was cut at its length limit (200 tokens; --max-tokens N raises it)\n' });
     expect(holds(state)).toEqual([]);
     // The service may have charged what the killed call streamed before the kill: its bound is in the ledger, so a
     // loop of killed calls cannot spend past the budget unseen (before, it was dropped: 30 calls killed mid-stream spent $0.2 under a $0.1 budget).

@@ -16,7 +16,7 @@ afterAll(() => t.close());
 // local/lorem at --max-tokens 200: bound $0.000354 (108 prompt-token bound + 200), cost $0.000302 (5 + 200).
 const CALL = ['chat', '--model', 'local/lorem', '--max-tokens', '200', 'write 500 words'];
 /** All CALL says on stderr: its answer stops at --max-tokens. */
-const CUT = 'note: the answer was cut at its length limit (200 tokens)\n';
+const CUT = 'note: the answer was cut at its length limit (200 tokens; --max-tokens N raises it)\n';
 const chats = () => t.requests().filter((r) => r.path === '/v1/chat/completions').length;
 let states = 0;
 const freshState = () => join(t.dir, `state-${++states}`);

@@ -64,7 +64,7 @@ it('-x on an answer cut inside its code block prints the code that came and says
     expect(await run(['chat', '-m', 'local/echo', stream, '--max-tokens', '9', '-x'], {}, answer)).toMatchObject({
       code: 0,
       stdout: 'print(1\n',
-      stderr: 'note: the answer ended inside its code block, never closed: printed what came of it (--extract)\nnote: the answer was cut at its length limit (9 tokens)\n',
+      stderr: 'note: the answer ended inside its code block, never closed: printed what came of it (--extract)\nnote: the answer was cut at its length limit (9 tokens; --max-tokens N raises it)\n',
     });
   }
   // Cut at the fence itself: nothing of the code, and said so.

@@ -12,8 +12,8 @@ afterAll(() => t.close());
 it.each([
   [['embed', 'a', '--model', 'local/embed', '--usage'], /^usage: 1 input token, cost \$/m],
   [['chat', '--model', 'local/lorem', '--max-tokens', '1', 'write 20 words', '--dry-run'], /, completion ≤ 1 token, at the prices/],
-  [['chat', '--model', 'local/lorem', '--max-tokens', '1', 'write 20 words'], /cut at its length limit \(1 token\)/],
-  [['responses', '--model', 'local/lorem', '--max-output-tokens', '1', 'write 20 words'], /cut at its length limit, 1 output token\)/],
+  [['chat', '--model', 'local/lorem', '--max-tokens', '1', 'write 20 words'], /cut at its length limit \(1 token; --max-tokens N raises it\)/],
+  [['responses', '--model', 'local/lorem', '--max-output-tokens', '1', 'write 20 words'], /cut at its length limit, 1 output token; --max-output-tokens N raises it\)/],
 ])('%j', async (args, said) => {
   const r = await t.run(args);
   expect(r.code, r.stderr).toBe(0);

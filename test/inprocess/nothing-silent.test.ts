@@ -11,13 +11,13 @@ it('a streamed answer cut at --max-tokens says so on stderr, piped', async () =>
   const r = await run(['chat', '--model', 'local/lorem', '--max-tokens', '5', 'write 50 words']);
   expect(r.code).toBe(0);
   expect(r.stdout.trim().split(/\s+/)).toHaveLength(5);
-  expect(r.stderr).toBe('note: the answer was cut at its length limit (5 tokens)\n');
+  expect(r.stderr).toBe('note: the answer was cut at its length limit (5 tokens; --max-tokens N raises it)\n');
 });
 
 it('a --json answer cut at its limit says so too, and one that ends by itself says nothing', async () => {
   const cut = await run(['chat', '--json', '--model', 'local/lorem', '--max-tokens', '5', 'write 50 words']);
   expect(JSON.parse(cut.stdout).choices[0].finish_reason).toBe('length');
-  expect(cut.stderr).toBe('note: the answer was cut at its length limit (5 tokens)\n');
+  expect(cut.stderr).toBe('note: the answer was cut at its length limit (5 tokens; --max-tokens N raises it)\n');
   const whole = await run(['chat', '--model', 'local/lorem', 'write 5 words']);
   expect(whole.stderr).toBe('');
 });
@@ -34,7 +34,7 @@ it('max tokens that --max-cost lowered, and the answer cut there: both said, pip
 it('a response cut at --max-output-tokens says so on stderr, piped', async () => {
   const r = await run(['responses', '--model', 'local/lorem', '--max-output-tokens', '16', 'write 50 words']);
   expect(r.code).toBe(0);
-  expect(r.stderr).toBe('note: the response is incomplete (cut at its length limit, 16 output tokens)\n');
+  expect(r.stderr).toBe('note: the response is incomplete (cut at its length limit, 16 output tokens; --max-output-tokens N raises it)\n');
 });
 
 it('--no-stdin and ROUTER_NO_STDIN: a piped stdin is not read; the prompt is the arguments', async () => {

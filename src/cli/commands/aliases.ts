@@ -30,12 +30,18 @@ const list = defineCommand({
 const set = defineCommand({
   name: 'set',
   summary: 'name a model: the alias then works wherever a model id is taken (--model, a role, config set model)',
-  args: [ALIAS_NAME, { name: '<model>', help: 'the model id, <author>/<slug>', parse: modelId, complete: 'models' }],
+  args: [ALIAS_NAME, { name: '<model>', help: 'the model id, <author>/<slug>', parse: modelId, complete: 'model-ids' }],
   examples: ['router aliases set fast local/echo', 'router chat -m fast "hello"'],
-  run: async ({ io, env }, name, model) => {
+  run: async (ctx, name, model) => {
+    const { io, env } = ctx;
     const before = setAlias(name, model, env);
     if (before !== undefined && before !== model) io.note(`note: alias ${name} was ${before}; now ${model}`);
     else io.info(`alias ${name}: ${model}`);
+    // Said from the model list `router models` keeps, when fresh: a Tab's worth of cost, nothing sent.
+    const settings = await ctx.settings().catch(() => undefined);
+    const { DEFAULT_API_ROOT } = await import('../../client/core.js');
+    const note = settings && (await (await import('../service/model-hint.js')).unlistedNote(env, model, settings.apiRoot ?? DEFAULT_API_ROOT));
+    if (note) io.note(note);
   },
 });
 

@@ -201,7 +201,7 @@ export const ROUTING_FLAGS = {
 /** Generation: the model and the sampling flags chat and responses share. */
 export const GENERATION_FLAGS = {
   model: modelFlag("model, <author>/<slug> (default: the profile's model)"),
-  models: { flags: '--models <ids>', help: 'fallback models, comma-separated, tried in order', parse: modelList, complete: 'models' },
+  models: { flags: '--models <ids>', help: 'fallback models, comma-separated, tried in order', parse: modelList, complete: 'model-ids' },
   temperature: { flags: '-t, --temperature <t>', help: 'sampling temperature, 0 to 2', parse: numberIn(0, 2) },
   topP: { flags: '--top-p <p>', help: 'nucleus sampling, 0 to 1', parse: numberIn(0, 1) },
 } as const satisfies FlagTable;

@@ -45,3 +45,12 @@ export function applyModelOptions(cmd: Command, opts: Record<string, unknown>, m
   for (const attr of set) opts[attr] = given[attr];
   return set;
 }
+
+/**
+ * chat -i's switch of model (/model, /role): the options `from` set for the model before (those still as
+ * set) go, and `model`'s are set where nothing else gave one; returns those set, by attribute, for the next switch.
+ */
+export function switchModelOptions(cmd: Command, opts: Record<string, unknown>, from: Readonly<Record<string, unknown>>, model: string | undefined, env: NodeJS.ProcessEnv): Record<string, unknown> {
+  for (const [attr, value] of Object.entries(from)) if (opts[attr] === value) delete opts[attr];
+  return Object.fromEntries(applyModelOptions(cmd, opts, model, env).map((attr) => [attr, opts[attr]]));
+}

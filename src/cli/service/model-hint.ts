@@ -11,6 +11,17 @@ export function nearestModel(id: string, known: string[]): string | undefined {
 }
 
 /**
+ * A model id the model list of `root` does not hold, said with the nearest id and "set all the same": read from
+ * the copy `router models` keeps, only when it is fresh (nothing is sent; without one, nothing is said).
+ */
+export async function unlistedNote(env: NodeJS.ProcessEnv, id: string, root: string): Promise<string | undefined> {
+  const ids = (await import('./model-catalog.js')).cachedModels(env, root)?.map((m) => m.id);
+  if (!ids || ids.includes(id)) return undefined;
+  const near = nearestModel(id, ids);
+  return `note: ${id} is not in the model list of ${root}${near ? ` (did you mean ${near}?)` : ''}; set all the same`;
+}
+
+/**
  * A refused model id gets a suggestion from the service's model list ("did you mean …?"), the copy
  * `router models` keeps when fresh; looked up only after the refusal, briefly; without an answer the error stays as it was.
  */

@@ -155,7 +155,7 @@ type Call = { signal: AbortSignal; routerMetadata?: boolean };
 /** The limit an answer was cut at, for the note that says so: the tokens, and what lowered them (--max-cost, a budget). */
 function lengthLimit(limit: number | undefined, asked: number | undefined, lowered: string): string {
   if (limit === undefined) return " (the model's most output tokens)";
-  return ` (${counted(limit, 'token')}${limit !== asked ? `, ${lowered}` : ''})`;
+  return ` (${counted(limit, 'token')}${limit !== asked ? `, ${lowered}` : '; --max-tokens N raises it'})`;
 }
 
 interface Answer {

@@ -106,15 +106,39 @@ export async function editMessage(io: IO): Promise<string> {
   }
 }
 
+/** What /model and /role change: the model, and the options it keeps (../../saved/model-options.ts) that are in use. */
+export interface ModelInUse {
+  model: string | undefined;
+  modelOptions: Record<string, unknown>;
+}
+
+/** Takes `model` with its kept options in place of the last one's (flags and a role's settings stay); returns it. */
+export async function useModel(ctx: RunContext<ChatOptions>, c: ModelInUse, model: string | undefined): Promise<string | undefined> {
+  const { switchModelOptions } = await import('../../saved/model-options.js');
+  c.modelOptions = switchModelOptions(ctx.cmd, ctx.opts as Record<string, unknown>, c.modelOptions, model, ctx.env);
+  return (c.model = model);
+}
+
 /**
  * `/role NAME`: the role's model and system prompt replace those in use (as /model and /system would);
- * its other settings apply where the command line set none.
+ * its other settings apply where the command line set none. Its placeholders are filled from the
+ * --param values chat -i was given, else its defaults; one without a value leaves the role as it was.
  */
-export async function switchRole(ctx: RunContext<ChatOptions>, name: string, c: { model: string | undefined; history: ChatMessage[]; attached: Attachment[] }): Promise<void> {
-  const { applyRoleFlag } = await import('../../saved/roles.js');
+export async function switchRole(ctx: RunContext<ChatOptions>, name: string, c: ModelInUse & { history: ChatMessage[]; attached: Attachment[] }): Promise<void> {
+  const { applyRoleFlag, loadYaml, readRole, roleTexts } = await import('../../saved/roles.js');
+  const { fillPrompt } = await import('../../../kit/placeholders.js');
+  await loadYaml();
+  const next = readRole(ctx.env, name);
+  const { system } = fillPrompt({ system: next.system }, undefined, (ctx.opts as { param?: Record<string, string> }).param ?? {}, { defaults: roleTexts(next).defaults, of: `role ${name}` });
   const opts = ctx.opts as Record<string, unknown>;
+  // The last model's options go first, so that the role's settings are taken as the role's, not over them.
+  const { switchModelOptions } = await import('../../saved/model-options.js');
+  c.modelOptions = switchModelOptions(ctx.cmd, opts, c.modelOptions, undefined, ctx.env);
   opts.role = name;
-  const role = await applyRoleFlag(ctx.cmd, opts, ctx.io, async () => ({ mcp: (await ctx.settings()).mcp }));
+  const role = await applyRoleFlag(ctx.cmd, opts, ctx.io, async () => ({ mcp: (await ctx.settings()).mcp })).catch(async (err: unknown) => {
+    await useModel(ctx, c, c.model);
+    throw err;
+  });
   replOptions(ctx);
   // The role's attachments go with the next message, as those of -a given with -i do.
   if (role?.settings.attach !== undefined && ctx.cmd.getOptionValueSource('attach') !== 'cli') {
@@ -122,12 +146,13 @@ export async function switchRole(ctx: RunContext<ChatOptions>, name: string, c: 
     c.attached.push(...(await readAttachments(ctx.opts.attach?.filter((a) => a !== '-'), ctx.io)));
   }
   const model = role?.settings.model;
-  if (typeof model === 'string') c.model = (await import('./repl-checks.js')).aliasedModel(model, ctx.env);
-  if (role?.system) {
+  await useModel(ctx, c, typeof model === 'string' ? (await import('./repl-checks.js')).aliasedModel(model, ctx.env) : c.model);
+  if (system) {
     c.history.splice(0, c.history.length, ...c.history.filter((m) => m.role !== 'system'));
-    c.history.unshift({ role: 'system', content: role.system });
+    c.history.unshift({ role: 'system', content: system });
   }
-  ctx.io.err(`role ${name}${c.model ? ` (model ${c.model})` : ''}\n`);
+  ctx.io.err(`role ${name}${c.model ? ` (model ${c.model})` : ''}
+`);
 }
 
 /** The REPL's answers on a terminal are Markdown rendered as they stream, as chat's (not with --raw). */

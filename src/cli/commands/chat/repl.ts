@@ -18,12 +18,12 @@ import { noteReplDefault } from '../../answers/answered-by.js';
 import { ask, swallowKeys, type Prompting } from './repl-keys.js';
 import { modelShapeHint } from '../../flags/options.js';
 import { boundWayOut, replStart } from './repl-checks.js';
+import type { ModelInUse } from './repl-more.js';
 import { waitingFor, waitingSpinner } from '../../io/spinner.js';
 import { counted } from '../../../internal/counted.js';
 import { helpWidth } from '../../io/installed-docs.js';
 
-interface Conversation {
-  model: string | undefined;
+interface Conversation extends ModelInUse {
   history: ChatMessage[];
   /** Attachments for the next message (/attach, or -a given with -i). */
   attached: Attachment[];
@@ -57,7 +57,7 @@ async function slash(ctx: RunContext<ChatOptions>, text: string, c: Conversation
     else {
       const models = await c.models();
       await checks.checkReplModel(id, models);
-      io.err(`model: ${(c.model = id)}\n`);
+      io.err(`model: ${await (await import('./repl-more.js')).useModel(ctx, c, id)}\n`);
       checks.pendingNotTaken(io, models?.find((m) => m.id === id), c.attached);
     }
   } else if (cmd === '/system') {
@@ -129,7 +129,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
   if (opts.attach?.includes('-')) throw usage('--attach -: stdin is the terminal chat -i reads; attach a file');
   const saved = await openConversation(ctx);
   ctx.useCommandModel(saved);
-  (await import('../../saved/model-options.js')).applyModelOptions(ctx.cmd, opts, (await ctx.settings()).model, io.env);
+  const modelOptions = (await import('../../saved/model-options.js')).switchModelOptions(ctx.cmd, opts, {}, (await ctx.settings()).model, io.env);
   const connected = await ctx.connect();
   const { client, settings } = connected;
   const { guardNext, guardSpend } = await import('../../spend/spend-guard.js');
@@ -141,7 +141,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
     await client.close();
     throw err;
   });
-  const c: Conversation = { model: settings.model, history: withSystem(saved?.messages ?? [], opts.system), attached: await readAttachments(opts.attach, io), recorded: new WeakMap(), tools, answered: [saved?.model ?? saved?.answered_by].filter((m) => m !== undefined), models: () => (models ??= import('./repl-checks.js').then((m) => m.modelList(client, ctx.env, settings.apiRoot))) };
+  const c: Conversation = { model: settings.model, history: withSystem(saved?.messages ?? [], opts.system), attached: await readAttachments(opts.attach, io), recorded: new WeakMap(), tools, modelOptions, answered: [saved?.model ?? saved?.answered_by].filter((m) => m !== undefined), models: () => (models ??= import('./repl-checks.js').then((m) => m.modelList(client, ctx.env, settings.apiRoot))) };
   let kept = saved;
   if (saved) io.err(`continuing ${saved.id} (${counted(saved.messages.filter((m) => m.role === 'user').length, 'turn')})\n`);
   const prompting: Prompting = { history: more.loadHistory(ctx.env), historySize: more.HISTORY_LINES, fresh: [], ahead: [] };

@@ -17,16 +17,17 @@ export async function candidates(ctx: RunContext<unknown>, kind: DynamicKind): P
   if (kind === 'settings') return [...PROFILE_FIELDS];
   if (kind === 'profiles') return (await profiles(ctx)).names;
   if (kind === 'roles') return (await import('../../saved/roles.js')).roleNames(ctx.env);
-  if (kind === 'aliases') return Object.keys((await import('../../../kit/model-aliases.js')).readAliases(ctx.env)).sort();
+  const aliases = async () => Object.keys((await import('../../../kit/model-aliases.js')).readAliases(ctx.env)).sort();
+  if (kind === 'aliases') return aliases();
   if (kind === 'conversations') return (await import('../../saved/conversations.js')).findConversationIds(ctx.env).sort();
   if (kind === 'job-ids') return (await import('../../../batch/job/store.js')).listJobs(ctx.env).map((j) => j.id);
   const flags = { ...ctx.flags, timeout: TIMEOUT_S, maxRetries: 0 };
   const signal = AbortSignal.timeout(TIMEOUT_S * 1000);
   const { connect } = await import('../../context.js');
-  // Model ids: the configured ones, then the service's list.
-  const known = new Set([...(await profiles(ctx).catch(() => ({ models: [] as string[] }))).models, ...[fromEnv(ctx.env, 'ROUTER_MODEL')].filter((m): m is string => m !== undefined)]);
+  // Models: the aliases (read from their file, never from the service; not where only an id is taken), the configured ids, then the service's list.
+  const known = new Set([...(kind === 'models' ? await aliases().catch(() => []) : []), ...(await profiles(ctx).catch(() => ({ models: [] as string[] }))).models, ...[fromEnv(ctx.env, 'ROUTER_MODEL')].filter((m): m is string => m !== undefined)]);
   const settings = await ctx.settings().catch(() => undefined);
-  if (!settings) return kind === 'models' ? [...known] : [];
+  if (!settings) return kind === 'models' || kind === 'model-ids' ? [...known] : [];
   const { DEFAULT_API_ROOT } = await import('../../../client/core.js');
   const root = settings.apiRoot ?? DEFAULT_API_ROOT;
   // A Tab never reads a key: one that is not at hand with the settings (a key command's, a password manager's;

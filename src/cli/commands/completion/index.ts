@@ -6,7 +6,7 @@ import type { DynamicKind } from './tree.js';
 export const completion = defineCommand({
   name: 'completion',
   summary: 'print a shell completion script',
-  description: 'Print the completion script for bash, zsh or fish, generated from the command tree. Batch ids, key hashes (with a management key), profiles, settings and models are looked up as you press Tab.',
+  description: 'Print the completion script for bash, zsh or fish, generated from the command tree. Batch ids, key hashes (with a management key), profiles, settings and models (aliases too, from their file) are looked up as you press Tab.',
   args: [{ name: '<shell>', help: 'shell', choices: ['bash', 'zsh', 'fish'] }],
   examples: [
     // The folders may not be there yet (a fresh home has none of them).
@@ -23,7 +23,7 @@ export const completion = defineCommand({
   },
 });
 
-const KINDS: readonly DynamicKind[] = ['batch-ids', 'job-ids', 'key-hashes', 'profiles', 'settings', 'models', 'roles', 'conversations', 'aliases'];
+const KINDS: readonly DynamicKind[] = ['batch-ids', 'job-ids', 'key-hashes', 'profiles', 'settings', 'models', 'model-ids', 'roles', 'conversations', 'aliases'];
 
 /** The values a completion script offers, one per line; never an error on stderr (so no choices: a wrong KIND prints nothing). */
 export const complete = defineCommand({

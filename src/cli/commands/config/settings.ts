@@ -62,14 +62,11 @@ export const set = defineCommand({
   },
 });
 
-/** A model the kept model list (of `router models`, when fresh) does not hold: set all the same, with the nearest id said. */
+/** A model the kept model list does not hold: set all the same, with the nearest id said. */
 async function sayUnlisted(io: IO, id: string, profileRoot: string | undefined): Promise<void> {
-  const [{ cachedModels }, { nearestModel }, { DEFAULT_API_ROOT }] = await Promise.all([import('../../service/model-catalog.js'), import('../../service/model-hint.js'), import('../../../client/core.js')]);
-  const root = profileRoot ?? (io.env.ROUTER_API_ROOT?.trim() || DEFAULT_API_ROOT);
-  const ids = cachedModels(io.env, root)?.map((m) => m.id);
-  if (!ids || ids.includes(id)) return;
-  const near = nearestModel(id, ids);
-  io.note(`note: ${id} is not in the model list of ${root}${near ? ` (did you mean ${near}?)` : ''}; set all the same`);
+  const [{ unlistedNote }, { DEFAULT_API_ROOT }] = await Promise.all([import('../../service/model-hint.js'), import('../../../client/core.js')]);
+  const note = await unlistedNote(io.env, id, profileRoot ?? (io.env.ROUTER_API_ROOT?.trim() || DEFAULT_API_ROOT));
+  if (note) io.note(note);
 }
 
 /** What no setting holds: a control character (mcp's servers go one a line), or more text than any needs. */

@@ -8,13 +8,17 @@ import type { Command } from '../../commander.js';
 
 const MODEL = { name: '<model>', help: 'the model id (or an alias: router aliases list)', parse: modelOrAlias, complete: 'models' } as const;
 
-/** A model given as an alias is kept by its id; an unknown alias is refused as a malformed id is. */
-async function modelIdOf(env: NodeJS.ProcessEnv, value: string): Promise<string> {
-  if (value.includes('/')) return value;
+/**
+ * A model given as an alias is its model's id: options belong to the model, so set, show and clear through
+ * an alias act on the model it names now (and stay with that model when the alias is later pointed elsewhere).
+ * `said` names both. An unknown alias is refused as a malformed id is.
+ */
+async function modelIdOf(env: NodeJS.ProcessEnv, value: string): Promise<{ id: string; said: string }> {
+  if (value.includes('/')) return { id: value, said: value };
   const { resolveModel } = await import('../../../kit/model-aliases.js');
   const id = resolveModel(value, env);
   if (!id) throw new CliError(`"${visible(value)}" is neither a model id (<author>/<slug>) nor an alias (router aliases list)`, EXIT.USAGE);
-  return id;
+  return { id, said: `${id} (alias ${value})` };
 }
 
 const lines = (model: string, options: Record<string, string>) => Object.entries(options).map(([k, v]) => `${visible(model)}\t${visible(k)}\t${visible(v)}`);
@@ -41,9 +45,11 @@ const show = defineCommand({
   flags: { json: { flags: '--json', help: 'print them as JSON: [{ option, value }]' } },
   examples: ['router models options set local/echo temperature 0.5', 'router models options show local/echo'],
   run: async ({ io, opts, env }, model) => {
-    const options = optionsOf(await modelIdOf(env, model), env);
+    const { id, said } = await modelIdOf(env, model);
+    const options = optionsOf(id, env);
     if (opts.json) return io.json(Object.entries(options).map(([option, value]) => ({ option, value })));
-    if (!Object.keys(options).length) return io.info(`no options kept for ${model}`);
+    if (!Object.keys(options).length) return io.info(`no options kept for ${said}`);
+    if (id !== model) io.info(`the options of ${said}`);
     io.out(`${Object.entries(options).map(([k, v]) => `${visible(k)}\t${visible(v)}`).join('\n')}\n`);
   },
 });
@@ -57,10 +63,10 @@ const set = defineCommand({
     const { checkOptionKey, checkOptionValue } = await import('../../saved/model-options.js');
     const key = checkOptionKey(option);
     checkOptionValue(await flagTables(), key, value);
-    const id = await modelIdOf(env, model);
+    const { id, said } = await modelIdOf(env, model);
     const before = setModelOption(id, key, value, env);
-    if (before !== undefined && before !== value) io.note(`note: ${key} of ${id} was ${before}; now ${value}`);
-    else io.info(`${id}: ${key} ${value}`);
+    if (before !== undefined && before !== value) io.note(`note: ${key} of ${said} was ${before}; now ${value}`);
+    else io.info(`${said}: ${key} ${value}`);
   },
 });
 
@@ -70,10 +76,10 @@ const clear = defineCommand({
   args: [MODEL, { name: '[option]', help: 'the option (all of them when left out)' }],
   examples: ['router models options set local/echo seed 7', 'router models options clear local/echo seed'],
   run: async ({ io, env }, model, option) => {
-    const id = await modelIdOf(env, model);
+    const { id, said } = await modelIdOf(env, model);
     const key = option === undefined ? undefined : (await import('../../saved/model-options.js')).checkOptionKey(option);
-    if (!clearModelOptions(id, key, env)) throw new CliError(`no ${key === undefined ? 'options' : `option ${key}`} kept for ${id}`, EXIT.NOT_FOUND);
-    io.info(`cleared ${key ?? 'the options'} of ${id}`);
+    if (!clearModelOptions(id, key, env)) throw new CliError(`no ${key === undefined ? 'options' : `option ${key}`} kept for ${said}`, EXIT.NOT_FOUND);
+    io.info(`cleared ${key ?? 'the options'} of ${said}`);
   },
 });
 

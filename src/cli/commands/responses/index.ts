@@ -243,7 +243,8 @@ function incompleteWhy(final: Record<string, unknown>, limit: unknown, lowered: 
   const reason = (final.incomplete_details as { reason?: unknown } | null | undefined)?.reason;
   const cut = reason === undefined || reason === 'max_output_tokens';
   if (!cut) return String(reason);
-  return `cut at its length limit${typeof limit === 'number' ? `, ${counted(limit, 'output token')}` : ''}${lowered ? `, ${lowered}` : ''}`;
+  if (typeof limit !== 'number') return 'cut at its length limit';
+  return `cut at its length limit, ${counted(limit, 'output token')}${lowered ? `, ${lowered}` : '; --max-output-tokens N raises it'}`;
 }
 
 type ResponseUsage = NonNullable<NonNullable<ResponsesResult>['usage']>;
