@@ -102,6 +102,11 @@ describe('an alias works wherever a model id is taken', () => {
     expect(await t.run(['chat', '--role', 'typo', 'hi'])).toMatchObject({ code: 2, stderr: expect.stringContaining('role typo: model "fsat"') });
   });
 
+  it('a model setting naming an alias no longer there says an alias was a way to name it', async () => {
+    const r = await t.run(['chat', 'hi'], { env: { ROUTER_MODEL: 'gone' } });
+    expect(r).toMatchObject({ code: 2, stdout: '', stderr: 'error: ROUTER_MODEL must look like <author>/<slug> or name an alias, got "gone" (router aliases list)\n' });
+  });
+
   it('an alias written by hand to name no model id (another alias, a typo) is refused, nothing sent', async () => {
     const path = join(t.dir, 'config', 'aliases.json');
     const kept = readFileSync(path);

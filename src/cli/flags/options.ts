@@ -85,7 +85,7 @@ function localGuess(value: string): string | undefined {
 /** A model id that came from elsewhere (a setting, the environment): a usage error names where. */
 export function checkModel(value: string, from: string): string {
   if (value.length > MODEL_ID_MAX) throw usage(`${from} is ${value.length} characters long: a model id (${MODEL_ID_SYNTAX}) has at most ${MODEL_ID_MAX}`);
-  if (!isModelId(value)) throw usage(`${from} must look like ${MODEL_ID_SYNTAX}, got "${visible(value)}"${localGuess(value) ?? ''}`);
+  if (!isModelId(value)) throw usage(`${from} must look like ${MODEL_ID_SYNTAX}${value.includes('/') ? '' : ' or name an alias'}, got "${visible(value)}"${localGuess(value) ?? (value.includes('/') ? '' : ' (router aliases list)')}`);
   return value;
 }
 
