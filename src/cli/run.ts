@@ -7,7 +7,7 @@ import type { Settings, Source } from '../config/settings.js';
 import { CliError, EXIT, usage } from './exit-codes.js';
 import { utf8Text } from './io/utf8.js';
 import { rootKey } from '../internal/api-root.js';
-import { stopOnSigint, stopOnSigterm, terminated } from './signals.js';
+import { dieOfSigintAtExit, stopOnSigint, stopOnSigterm, terminated } from './signals.js';
 
 /** What a run of `router` gets from outside: streams, environment, arguments; tests pass their own. */
 export interface Runtime {
@@ -190,6 +190,8 @@ export function action<O, A extends unknown[] = []>(fn: (ctx: RunContext<O>, ...
       // A command that said its own stop on Ctrl-C (serve) throws the interrupt's exit code itself.
       const saidStop = err instanceof CliError && err.exitCode === EXIT.INTERRUPTED;
       runtime.exitCode = reportError(controller.signal.aborted && !saidStop ? controller.signal.reason : err, io);
+      // Ctrl-C read as a key (a prompt's raw mode: no SIGINT reached the shell) ends a shell loop too.
+      if (runtime.interrupts && runtime.exitCode === EXIT.INTERRUPTED) dieOfSigintAtExit();
     } finally {
       hold?.release();
       runtime.running!--;

@@ -48,7 +48,7 @@ export function stopOnSigint(stop: () => void): () => void {
  * exit(130) as a command that handled Ctrl-C itself and goes on: `for f in *.txt; do router chat …; done`
  * ran its next call, and `xargs` the rest. `$?` is 130 either way.
  */
-function dieOfSigintAtExit(): void {
+export function dieOfSigintAtExit(): void {
   if (sigintAtExit) return;
   sigintAtExit = true;
   const onExit = (code: number) => {

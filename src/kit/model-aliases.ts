@@ -55,6 +55,16 @@ export function removeAlias(name: string, env: NodeJS.ProcessEnv = process.env):
 export function resolveModel(value: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (isModelId(value)) return value;
   if (!isAliasName(value)) return undefined;
-  const aliases = readAliases(env);
-  return Object.hasOwn(aliases, value) ? aliases[value] : undefined;
+  return aliasedModel(readAliases(env), value, env);
+}
+
+/**
+ * The model of alias `name` among `aliases` (as readAliases gave them), undefined for no such alias. One
+ * written by hand to name no model id (another alias, a typo) is an AliasError (`invalid_model`), never sent.
+ */
+export function aliasedModel(aliases: Readonly<Record<string, string>>, name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (!Object.hasOwn(aliases, name)) return undefined;
+  const model = aliases[name]!;
+  if (!isModelId(model)) throw new AliasError('invalid_model', name, `alias ${name} in ${aliasesPath(env)} names "${model}", not a model id (${MODEL_ID_SYNTAX}): router aliases set ${name} MODEL`);
+  return model;
 }

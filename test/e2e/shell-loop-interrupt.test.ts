@@ -1,7 +1,10 @@
 // Ctrl-C in a shell loop of router calls stops the loop, as it stops a loop of `sleep` or `curl`.
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
+import { HAS_TMUX, Terminal } from '../support/tmux.js';
 
 let t: TestEnv;
 beforeAll(async () => {
@@ -27,4 +30,23 @@ it('Ctrl-C during a call in a bash for loop ends the loop: router dies of SIGINT
   expect(stdout).not.toContain('after');
   expect({ code, signal }).toEqual({ code: null, signal: 'SIGINT' });
   expect(t.requests().filter((r) => r.path === '/v1/chat/completions')).toHaveLength(1);
+});
+
+it.skipIf(!HAS_TMUX)('Ctrl-C read as a key at an --approve prompt in a bash loop ends the loop too', async () => {
+  const tools = join(t.dir, 'loop-approve-tools.json');
+  writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }, command: 'echo sunny' }]));
+  const term = new Terminal(t.env);
+  try {
+    // The prompt reads the terminal raw: Ctrl-C is a key router reads, no SIGINT reaches bash.
+    term.run(`for n in 1 2; do node ${BIN} chat --model local/tools --tools ${tools} --approve "weather in Rome $n"; echo "after $n: $?"; done`);
+    await term.waitFor(/Run get_weather \{"city":"weather in Rome 1"\}\?/);
+    term.keys('C-c');
+    // The shell's prompt back (the loop ended), or the next call's question (it went on).
+    const screen = await term.waitFor(/error: interrupted\n(.|\n)*(\$\s*$|Rome 2"\}\?)/);
+    expect(screen).not.toContain('after 1:');
+    expect(screen).not.toContain('Rome 2"}?');
+    expect(await term.lastExit()).toBe(130);
+  } finally {
+    await term.close();
+  }
 });

@@ -134,7 +134,7 @@ describe('bad input is refused before any request', () => {
     t.clearRequests();
     const r = await t.run(['chat', 'x'], { env: { ROUTER_MODEL: 'gpt-4o' } });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('error: ROUTER_MODEL must look like <author>/<slug>, got "gpt-4o"\n');
+    expect(r.stderr).toBe('error: ROUTER_MODEL must look like <author>/<slug> or name an alias, got "gpt-4o" (router aliases list)\n');
     expect(t.requests()).toHaveLength(0);
   });
 

@@ -163,10 +163,10 @@ describe('profiles', () => {
     // A model of the wrong shape is refused where it is set, and named where it comes from when used.
     t.clearRequests();
     const badSet = await t.run(['config', 'set', 'speech_model', 'tts'], { env });
-    expect(badSet).toMatchObject({ code: 2, stderr: 'error: speech_model must look like <author>/<slug>, got "tts": did you mean local/tts?\n' });
+    expect(badSet).toMatchObject({ code: 2, stderr: 'error: speech_model must look like <author>/<slug> or name an alias, got "tts": did you mean local/tts?\n' });
     expect((await t.run(['config', 'set', 'voice', ''], { env })).stderr).toBe('error: voice must not be empty (an unset variable?); router config unset voice removes it\n');
     const badEnv = await t.run(['embed', 'hello'], { env: { ...env, ROUTER_EMBED_MODEL: 'embed' } });
-    expect(badEnv).toMatchObject({ code: 2, stderr: 'error: ROUTER_EMBED_MODEL must look like <author>/<slug>, got "embed": did you mean local/embed?\n' });
+    expect(badEnv).toMatchObject({ code: 2, stderr: 'error: ROUTER_EMBED_MODEL must look like <author>/<slug> or name an alias, got "embed": did you mean local/embed?\n' });
     expect(t.requests()).toHaveLength(0);
   });
 

@@ -102,6 +102,27 @@ describe('an alias works wherever a model id is taken', () => {
     expect(await t.run(['chat', '--role', 'typo', 'hi'])).toMatchObject({ code: 2, stderr: expect.stringContaining('role typo: model "fsat"') });
   });
 
+  it('a model setting naming an alias no longer there says an alias was a way to name it', async () => {
+    const r = await t.run(['chat', 'hi'], { env: { ROUTER_MODEL: 'gone' } });
+    expect(r).toMatchObject({ code: 2, stdout: '', stderr: 'error: ROUTER_MODEL must look like <author>/<slug> or name an alias, got "gone" (router aliases list)\n' });
+  });
+
+  it('an alias written by hand to name no model id (another alias, a typo) is refused, nothing sent', async () => {
+    const path = join(t.dir, 'config', 'aliases.json');
+    const kept = readFileSync(path);
+    writeFileSync(path, JSON.stringify({ loop: 'back', back: 'loop', typo: 'echo' }));
+    try {
+      for (const args of [['chat', '-m', 'loop', 'hi'], ['chat', '-m', 'typo', '--dry-run', 'hi'], ['models', 'options', 'set', 'typo', 'seed', '1']]) {
+        const r = await t.run(args);
+        expect(r, args.join(' ')).toMatchObject({ code: 2, stdout: '' });
+        expect(r.stderr).toMatch(/^error: alias (loop|typo) in .*aliases\.json names "(back|echo)", not a model id/);
+      }
+      expect((await t.run(['aliases', 'remove', 'typo'])).code).toBe(0);
+    } finally {
+      writeFileSync(path, kept);
+    }
+  });
+
   it('a damaged aliases.json is one line naming it, nothing sent', async () => {
     const path = join(t.dir, 'config', 'aliases.json');
     const kept = readFileSync(path);

@@ -117,6 +117,9 @@ it('config set model: an id the kept model list does not hold is set, with the n
   const typo = await run(['config', 'set', 'model', 'local/lorme', '--profile', 'typo']);
   expect(typo).toMatchObject({ code: 0, stderr: `note: local/lorme is not in the model list of ${t.apiRoot} (did you mean local/lorem?); set all the same\n` });
   expect((await run(['config', 'set', 'model', 'local/lorem', '--profile', 'typo'])).stderr).toBe('');
+  // An alias of a listed model is checked by its model, not by its own name.
+  expect((await run(['aliases', 'set', 'lor', 'local/lorem'])).code).toBe(0);
+  expect(await run(['config', 'set', 'model', 'lor', '--profile', 'typo'])).toMatchObject({ code: 0, stderr: '' });
 });
 
 it('text in another encoding is refused naming the byte, where it is and the way to convert it', async () => {

@@ -77,6 +77,28 @@ describe('chat --role with placeholders', () => {
     expect(await t.run(['chat', '--param', 'lang', 'x', '--model', 'local/echo', 'hi'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--param gives a role') });
   });
 
+  it('--param NAME as the last word is refused, not read as $NAM', async () => {
+    const r = await t.run(['chat', '--role', 'speak', '--dry-run', 'hi', '--param', 'lang']);
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toContain('lang has no value');
+  });
+
+  it('$input is the prompt: --param input and --default input are refused, not dropped', async () => {
+    const r = await t.run(['chat', '--role', 'speak', '--param', 'lang', 'x', '--param', 'input', 'X', '--dry-run', 'hi']);
+    expect(r).toMatchObject({ code: 2, stdout: '', stderr: expect.stringContaining('$input is the prompt given') });
+    const saved = await t.run(['roles', 'save', 'inputdefault', '--system', 'S', '--prompt', 'Q: $input', '--default', 'input', 'zzz']);
+    expect(saved).toMatchObject({ code: 2, stderr: expect.stringContaining('$input is the prompt given') });
+    expect((await t.run(['roles', 'list'])).stdout).not.toContain('inputdefault');
+  });
+
+  it('a prompt text without $input says the prompt given is not sent', async () => {
+    expect((await t.run(['roles', 'save', 'fixed', '--system', 'S', '--prompt', 'Say hi', '--model', 'local/echo'])).code).toBe(0);
+    const r = await t.run(['chat', '--role', 'fixed', '--dry-run', 'my question']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('warning: role fixed has no $input: the prompt given is not sent');
+    expect((await t.run(['chat', '--role', 'translate', '--dry-run', 'hello'])).stderr).not.toContain('no $input');
+  });
+
   it('a --system typed goes over the role and is not filled', async () => {
     expect((await messages(['chat', '--role', 'speak', '--system', 'Pay $5', 'hi']))[0]).toEqual({ role: 'system', content: 'Pay $5' });
   });

@@ -42,7 +42,7 @@ describe('settings record where each value came from', () => {
     try {
       t.clearRequests();
       const chat = await t.run(['chat', 'x', '--profile', 'work']);
-      expect(chat).toMatchObject({ code: 2, stdout: '', stderr: 'error: the model of profile "work" must look like <author>/<slug>, got "gpt-4o"\n' });
+      expect(chat).toMatchObject({ code: 2, stdout: '', stderr: 'error: the model of profile "work" must look like <author>/<slug> or name an alias, got "gpt-4o" (router aliases list)\n' });
       expect(t.requests()).toHaveLength(0);
       // The flag goes before the profile: its model is used and the profile's is not checked.
       const flagged = await t.run(['chat', 'x', '--no-stream', '--profile', 'work', '--model', 'local/echo']);
@@ -58,7 +58,7 @@ describe('settings record where each value came from', () => {
     const more = await t.run(['chat', '-c', '--no-stream', 'again'], { env: { ROUTER_MODEL: 'gpt-4o' } });
     expect(more).toMatchObject({ code: 0, stdout: 'again\n' });
     const fresh = await t.run(['chat', '--no-stream', 'new'], { env: { ROUTER_MODEL: 'gpt-4o' } });
-    expect(fresh.stderr).toBe('error: ROUTER_MODEL must look like <author>/<slug>, got "gpt-4o"\n');
+    expect(fresh.stderr).toBe('error: ROUTER_MODEL must look like <author>/<slug> or name an alias, got "gpt-4o" (router aliases list)\n');
   });
 
   it("a role's model goes before the environment's", async () => {

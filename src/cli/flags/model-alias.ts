@@ -8,7 +8,7 @@ import { isModelId, MODEL_ID_SYNTAX } from '../../client/facts.js';
 import { sourceName, type Settings } from '../../config/settings.js';
 import { didYouMean } from '../../internal/did-you-mean.js';
 import { visible } from '../../internal/visible.js';
-import { readAliases } from '../../kit/model-aliases.js';
+import { aliasedModel, readAliases } from '../../kit/model-aliases.js';
 import { usage } from '../exit-codes.js';
 import { cliErrorOf } from '../kit-words.js';
 import { modelOrAlias, modelShapeHint } from './options.js';
@@ -16,6 +16,14 @@ import { modelOrAlias, modelShapeHint } from './options.js';
 function aliases(env: NodeJS.ProcessEnv): Record<string, string> {
   try {
     return readAliases(env);
+  } catch (err) {
+    throw cliErrorOf(err) ?? err;
+  }
+}
+
+function modelOf(all: Record<string, string>, name: string, env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    return aliasedModel(all, name, env);
   } catch (err) {
     throw cliErrorOf(err) ?? err;
   }
@@ -35,8 +43,9 @@ export function resolveModelFlags(cmd: Command, opts: Record<string, unknown>, e
     const value = opts[attr];
     if (o.parseArg !== modelOrAlias || typeof value !== 'string' || isModelId(value)) continue;
     const all = aliases(env);
-    if (!Object.hasOwn(all, value)) throw usage(`option '${o.flags}' argument '${visible(value)}' is invalid: ${unknownWhy(value, all)}; see "${path} --help"`);
-    opts[attr] = all[value];
+    const model = modelOf(all, value, env);
+    if (model === undefined) throw usage(`option '${o.flags}' argument '${visible(value)}' is invalid: ${unknownWhy(value, all)}; see "${path} --help"`);
+    opts[attr] = model;
   }
 }
 
@@ -53,7 +62,8 @@ export function settingsWithAliases(s: Settings, env: NodeJS.ProcessEnv): Settin
     const value = s[key];
     const from = s.from[key];
     if (value === undefined || isModelId(value)) continue;
-    if (Object.hasOwn(all, value)) out[key] = all[value];
+    const model = modelOf(all, value, env);
+    if (model !== undefined) out[key] = model;
     else if (from?.kind === 'role') throw usage(`${sourceName(from)}: model "${visible(value)}" ${unknownWhy(value, all)}`);
   }
   return out;

@@ -85,7 +85,7 @@ function localGuess(value: string): string | undefined {
 /** A model id that came from elsewhere (a setting, the environment): a usage error names where. */
 export function checkModel(value: string, from: string): string {
   if (value.length > MODEL_ID_MAX) throw usage(`${from} is ${value.length} characters long: a model id (${MODEL_ID_SYNTAX}) has at most ${MODEL_ID_MAX}`);
-  if (!isModelId(value)) throw usage(`${from} must look like ${MODEL_ID_SYNTAX}, got "${visible(value)}"${localGuess(value) ?? ''}`);
+  if (!isModelId(value)) throw usage(`${from} must look like ${MODEL_ID_SYNTAX}${value.includes('/') ? '' : ' or name an alias'}, got "${visible(value)}"${localGuess(value) ?? (value.includes('/') ? '' : ' (router aliases list)')}`);
   return value;
 }
 
@@ -140,8 +140,11 @@ export function keyValue(value: string, previous: Record<string, string> = {}): 
 /** Repeatable `name=value` of a placeholder (`$name`): llm's `--param name value` is made this word by ../short-flags.ts. */
 export function paramValue(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const eq = value.indexOf('=');
-  if (!/^[A-Za-z_]\w*$/.test(value.slice(0, eq))) throw new InvalidArgumentError('expected NAME VALUE (or NAME=VALUE), NAME as in $NAME: letters, digits and _.');
-  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+  const name = eq < 0 ? value : value.slice(0, eq);
+  if (!/^[A-Za-z_]\w*$/.test(name)) throw new InvalidArgumentError('expected NAME VALUE (or NAME=VALUE), NAME as in $NAME: letters, digits and _.');
+  if (eq < 0) throw new InvalidArgumentError(`expected NAME VALUE (or NAME=VALUE): ${name} has no value.`);
+  if (name === 'input') throw new InvalidArgumentError('$input is the prompt given: it takes no value of its own.');
+  return { ...previous, [name]: value.slice(eq + 1) };
 }
 
 /** A text that says something: empty or only spaces is refused (an unset shell variable, a slip). */

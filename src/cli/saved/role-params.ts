@@ -26,6 +26,7 @@ export function fillRole(cmd: Command, opts: Record<string, unknown>, role: Role
   const filled = fillPrompt({ system, prompt }, input, params, { defaults, of: `role ${role.name}` });
   const used = new Set(placeholderNames(system, prompt));
   const unused = Object.keys(params).filter((n) => !used.has(n));
+  if (prompt !== undefined && input?.trim() && !used.has('input')) io.note(`warning: role ${role.name} has no $input: the prompt given is not sent (its prompt text is)`);
   if (unused.length) io.note(`warning: role ${role.name} has no ${unused.map((n) => `$${n}`).join(', ')}: --param ${unused.join(', ')} left unused`);
   if (filled.system !== undefined) opts[field] = filled.system;
   return filled.prompt;

@@ -55,7 +55,7 @@ export const set = defineCommand({
     } else {
       s.set(profile, f, value!);
       io.info(`set ${f} of profile "${profile}"`);
-      if (MODEL_FIELDS.includes(f)) await sayUnlisted(io, value!, s.get(profile)?.api_root);
+      if (MODEL_FIELDS.includes(f)) await sayUnlisted(io, value!.includes('/') ? value! : readAliases(io.env)[value!]!, s.get(profile)?.api_root);
       if (f === 'api_root') await (await import('./pathless-root.js')).sayPathlessRoot(io, value!);
     }
     sayOverridden(io, f);
