@@ -1,6 +1,8 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { parseProviders } from '../../src/emulator/providers/config.js';
+import { OpenAICompatible } from '../../src/emulator/providers/openai-compatible.js';
 import { sseChunk, testGateway } from '../support/upstreams.js';
 
 // A stream cut on the way costs the connection it was on, and nothing more. With undici 7's Agent, the pool
@@ -52,4 +54,18 @@ it('streams the caller hangs up on, and whole ones, in turn: one connection for 
   }
   // hold (1, let go), whole (2), hold on 2, whole (3), hold on 3, whole (4).
   expect(connections).toBe(4);
+});
+
+// The gateway's stop destroys each provider's pools, then waits up to 1 s for the answers still open: a request
+// that reaches a provider only then (its body still coming, say) was given a new pool and sent upstream when its
+// provider had not been asked before (undici's Agent, once destroyed, sends nothing more).
+it('a provider stopped sends nothing more, to an origin it was never sent to either', async () => {
+  const before = connections;
+  const config = parseProviders(`providers:\n  - { name: later, base_url: "http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1", models: { test/m: m } }\n`, {});
+  const provider = new OpenAICompatible(config.providers[0]!);
+  await provider.close();
+  const asked = provider.chat({ body: { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, stream: false, signal: new AbortController().signal });
+  await expect(asked).rejects.toMatchObject({ reason: 'stopping' });
+  await expect(provider.speech({ body: { model: 'm', input: 'hi' }, stream: false, signal: new AbortController().signal })).rejects.toMatchObject({ reason: 'stopping' });
+  expect(connections).toBe(before);
 });
