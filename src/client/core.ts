@@ -148,7 +148,7 @@ export class HttpCore {
 
   /** Sends a request, retrying per policy; resolves only for a 2xx answer. */
   async send(opts: RequestOptions): Promise<RawResponse> {
-    if (this.closing && this.ownsDispatcher) throw new ConnectionError('this client is closed (its close() was called): nothing sent; make a new one to send more');
+    if (this.closing && this.ownsDispatcher) throw new ConnectionError('this client is closed (its close() was called): nothing sent; make a new one to send more', { code: 'closed' });
     const url = opts.url ?? this.url(opts.path, opts.base, opts.query);
     if (opts.headers) checkHeaders(opts.headers);
     // Every endpoint of the service needs a key: without one the call is refused here, not sent for a 401.

@@ -123,47 +123,80 @@ export class StreamError extends APIError {
   override name = 'StreamError';
 }
 
-/** No HTTP answer: connection refused or reset, DNS failure, malformed answer. */
+/**
+ * What went wrong below HTTP, for a program to switch on (the system's own code, when there was one, is
+ * the `cause`'s): each class's own are listed on it, and in docs/library.md.
+ */
+export type ConnectionErrorCode =
+  | 'refused'
+  | 'unreachable'
+  | 'connect_timeout'
+  | 'failed'
+  | 'cut'
+  | 'closed'
+  | TimeoutError['code']
+  | ProxyRefusedError['code']
+  | TlsError['code'];
+
+/**
+ * No HTTP answer: `refused` (nothing listens there), `unreachable` (no such host, no route),
+ * `connect_timeout`, `failed` (reset or closed, a malformed answer), `cut` (a stream ended before it was
+ * complete), `closed` (this client's close() was called).
+ */
 export class ConnectionError extends RouterError {
   override name = 'ConnectionError';
+  readonly code: ConnectionErrorCode;
   /** True when the request body may have reached the server (it may have acted on it). */
   readonly maybeDelivered: boolean;
-  constructor(message: string, opts: { cause?: unknown; maybeDelivered?: boolean } = {}) {
+  constructor(message: string, opts: { cause?: unknown; maybeDelivered?: boolean; code?: ConnectionErrorCode } = {}) {
     super(message, { cause: opts.cause });
     this.maybeDelivered = opts.maybeDelivered ?? false;
+    this.code = opts.code ?? 'failed';
   }
 }
 
+/** No answer, or no event of a stream, within the client's `timeoutMs` (`timeout`); a proxy that did not open the way in time (`proxy_timeout`). */
 export class TimeoutError extends ConnectionError {
   override name = 'TimeoutError';
+  declare readonly code: 'timeout' | 'proxy_timeout';
+  constructor(message: string, opts: { cause?: unknown; maybeDelivered?: boolean; code?: TimeoutError['code'] } = {}) {
+    super(message, { ...opts, code: opts.code ?? 'timeout' });
+  }
 }
 
-/** A proxy that would not open the way to the service: its HTTP status (407: it wants credentials). */
+/** A proxy that would not open the way to the service (`proxy_refused`): its HTTP status (407: it wants credentials). */
 export class ProxyRefusedError extends ConnectionError {
   override name = 'ProxyRefusedError';
+  declare readonly code: 'proxy_refused';
   constructor(
     message: string,
     readonly status: number,
     opts: { cause?: unknown } = {},
   ) {
-    super(message, { cause: opts.cause, maybeDelivered: false });
+    super(message, { cause: opts.cause, maybeDelivered: false, code: 'proxy_refused' });
   }
 }
 
-/** The TLS handshake failed (a certificate not trusted, a server that speaks no TLS): nothing was sent, and a retry meets the same. */
+/**
+ * The TLS handshake failed: `not_tls` (the server there speaks no TLS), `tls_certificate` (its
+ * certificate was not trusted), `tls_handshake` (another failure). Nothing was sent, and a retry meets the same.
+ */
 export class TlsError extends ConnectionError {
   override name = 'TlsError';
-  constructor(message: string, opts: { cause?: unknown } = {}) {
-    super(message, { cause: opts.cause, maybeDelivered: false });
+  declare readonly code: 'not_tls' | 'tls_certificate' | 'tls_handshake';
+  constructor(message: string, opts: { cause?: unknown; code?: TlsError['code'] } = {}) {
+    super(message, { cause: opts.cause, maybeDelivered: false, code: opts.code ?? 'tls_handshake' });
   }
 }
 
 /** The server's answer could not be understood (bad JSON, wrong content type). */
 export class ProtocolError extends RouterError {
   override name = 'ProtocolError';
+  readonly code = 'invalid_answer';
 }
 
 /** A request was refused before sending because its parameters are invalid. */
 export class ValidationError extends RouterError {
   override name = 'ValidationError';
+  readonly code = 'invalid_request';
 }

@@ -207,7 +207,7 @@ export class EventStream<T> implements AsyncIterable<T> {
     if (chunks === null) {
       this.eventSeen();
       this.events.end(this.onEvent);
-      if (!this.finished) throw new ConnectionError('the stream ended before it was complete', { maybeDelivered: true });
+      if (!this.finished) throw new ConnectionError('the stream ended before it was complete', { maybeDelivered: true, code: 'cut' });
       return true;
     }
     for (const chunk of chunks) {
