@@ -153,7 +153,7 @@ describe.each([
     const s = make();
     s.keepGeneration('gen-call', { workspace: 'default', data: { id: 'gen-call' } });
     for (let i = 0; i <= KEEP; i++) s.keepGeneration(`gen-batch-${i}`, { workspace: 'default', data: { id: `gen-batch-${i}` }, batch: 'batch_a' });
-    await new Promise((r) => setImmediate(r)); // the file store's write of the turn
+    await s.idle(); // the file store's write of the turn, done (off the event loop)
     expect(s.generation('gen-call')?.data).toEqual({ id: 'gen-call' });
     expect(s.generation('gen-batch-0')).toBeUndefined();
     expect(s.generation(`gen-batch-${KEEP}`)?.data).toEqual({ id: `gen-batch-${KEEP}` });
@@ -247,8 +247,8 @@ describe.each([
     const s = make();
     s.keepGeneration('gen-a', { workspace: 'default', key: 'h1', data: { id: 'gen-a' } });
     s.keepGeneration('gen-b', { workspace: 'other', data: { id: 'gen-b' } });
-    // Written (the file store writes on the next turn), then one more still pending.
-    await new Promise((r) => setImmediate(r));
+    // Written (the file store writes after the turn, off the event loop), then one more still pending.
+    await s.idle();
     s.keepGeneration('gen-c', { workspace: 'default', key: 'h2', data: { id: 'gen-c' } });
     expect([...s.allGenerations()]).toEqual([
       { workspace: 'default', key: 'h1', data: { id: 'gen-a' } },

@@ -73,4 +73,23 @@ describe('the generations file', () => {
     expect(log.get('gen-2')).toEqual({ workspace: 'default', data: { id: 'gen-22', total_cost: 33 } });
     log.end();
   });
+  it('writes off the event loop: a generation is found while its write is under way, on disk once idle() settles, and an end during it ends after it', async () => {
+    const folder = mkdtempSync(join(dir, 'later-'));
+    const file = join(folder, 'generations.jsonl');
+    const log = new GenerationFile(folder, 10);
+    log.keep('gen-1', kept(1));
+    const writing = log.idle();
+    // Before: written with writeSync at the turn's end, every open answer waiting for it.
+    expect(writing).toBeInstanceOf(Promise);
+    expect(log.get('gen-1')).toEqual(kept(1));
+    expect([...log.all()]).toEqual([{ ...kept(1), key: undefined, batch: undefined }]);
+    log.keep('gen-2', kept(2));
+    log.end();
+    await writing;
+    expect(readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line).id)).toEqual(['gen-1', 'gen-2']);
+    const again = new GenerationFile(folder, 10);
+    expect([again.get('gen-1'), again.get('gen-2')]).toEqual([kept(1), kept(2)]);
+    expect(again.idle()).toBeUndefined();
+    again.end();
+  });
 });

@@ -97,20 +97,36 @@ export class PlainFrames {
 
   /** A plain chunk's `data: …` frame under the gateway's model and provider; undefined when it must be parsed. */
   frame(data: string): string | undefined {
+    let frame = '';
+    return this.frameTo(data, (text) => (frame += text)) ? frame : undefined;
+  }
+
+  /**
+   * A plain chunk's frame given to `add` in pieces (false, nothing given, when it must be parsed): the
+   * pattern's two ends and a slice of `data`, never joined into a string of their own (written to the
+   * caller's bytes as they are, where a joined frame was copied once more, flat, when written).
+   */
+  frameTo(data: string, add: (text: string) => void): boolean {
     const head = this.head;
     // Compared as slices: startsWith and endsWith took ten times as long (a loop over the characters).
     if (head && data.slice(0, head.length) === head) {
       const end = stringEnd(data, head.length);
       if (end >= 0 && data.slice(end) === this.tail) {
         this.content = stringText(data, head.length, end);
-        return `${this.headTo}${data.slice(head.length, end)}${this.tailTo}`;
+        add(this.headTo);
+        add(data.slice(head.length, end));
+        add(this.tailTo);
+        return true;
       }
     }
     const plain = this.relabel(data);
-    if (plain === undefined) return undefined;
+    if (plain === undefined) return false;
     this.content = contentOf(data);
     this.learn(data, plain);
-    return `data: ${plain}\n\n`;
+    add('data: ');
+    add(plain);
+    add('\n\n');
+    return true;
   }
 
   /** Keeps a plain chunk as the pattern: relabelling left its content string as it was (no member is in a string). */

@@ -6,6 +6,7 @@ import type { Candidate } from './candidates.js';
 import { priceUsage } from './usage.js';
 import type { GatewayCharge } from './gateway-credits.js';
 import { chunkTokens, hangUpCost, RelayedTokens } from './hang-up.js';
+import { Outgoing } from './outgoing.js';
 import { answers } from '../providers/first-answer.js';
 import { PlainFrames } from './plain-frames.js';
 import { serviceReasoning } from './answer-shape.js';
@@ -84,21 +85,6 @@ export function eventObject(data: string, c: Candidate): Body {
   return event;
 }
 
-/** What is still to be written to the caller: the events of one network read go out in one write (`take`), their tokens then sent. */
-export class Outgoing {
-  constructor(
-    public text: string,
-    private readonly tokens: RelayedTokens,
-  ) {}
-
-  readonly take = (): string => {
-    const ready = this.text;
-    this.text = '';
-    this.tokens.written();
-    return ready;
-  };
-}
-
 /**
  * What a relayed stream came to: passed over before its first token, or answered (cost charged when
  * whole; the gateway's id and the upstream's, usage, end kept), or cut after content went out: by the caller (`cancelled`) or by
@@ -113,7 +99,7 @@ export type RelayOutcome = { failed: ProviderFailure } | { cost: number; whole: 
  * Returns the break in words when reading or relaying threw: one the adapter names, or an event that
  * is not a JSON object (its parse or use threw).
  */
-export async function pump(res: Ctx['res'], closed: () => boolean, it: AsyncIterator<string>, c: Candidate, take: () => string, relayed: (data: string) => boolean): Promise<string | undefined> {
+export async function pump(res: Ctx['res'], closed: () => boolean, it: AsyncIterator<string>, c: Candidate, take: () => Buffer | undefined, relayed: (data: string) => boolean): Promise<string | undefined> {
   const queued = (it as Partial<QueuedEvents>).takeQueued?.bind(it);
   try {
     for (;;) {
@@ -188,8 +174,8 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   const text = new Transcript();
   let ended = false;
   opts.charge?.onHangUp(() => (ended ? 0 : owedOnHangUp(c, tokens, opts.promptTokens, () => (usage ? cost : undefined))));
-  /** A parsed chunk's frame, relabelled; its usage priced, its end kept. */
-  const frame = (chunk: Body): string => {
+  /** Adds a parsed chunk's frame, relabelled; its usage priced, its end kept. */
+  const frame = (chunk: Body): void => {
     last = chunk;
     if (chunk.model !== undefined) chunk.model = c.model.id;
     chunk.id = id;
@@ -207,20 +193,20 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     chunkTokens(chunk, tokens);
     if (first && opts.metadata) Object.assign(chunk, opts.metadata());
     first = false;
-    return `data: ${JSON.stringify(chunk)}\n\n`;
+    out.add('data: ');
+    out.add(JSON.stringify(chunk));
+    out.add('\n\n');
   };
   const out = new Outgoing(': ROUTER PROCESSING\n\n', tokens);
   const upstreamId = held[0]!.id;
-  for (const chunk of held) out.text += frame(chunk);
+  for (const chunk of held) frame(chunk);
   let broken: string | undefined;
   /** Adds one upstream event to `out`; true when the stream is over (its [DONE], an error). */
   const relayed = (data: string): boolean => {
     if (data === '[DONE]') return true;
-    const plain = plainFrames!.frame(data);
-    if (plain !== undefined) {
+    if (plainFrames!.frameTo(data, out.add)) {
       tokens.add(plainFrames!.content);
       text.addContent(plainFrames!.content);
-      out.text += plain;
       return false;
     }
     const chunk = eventObject(data, c);
@@ -228,7 +214,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
       broken = (opts.hide ?? String)(JSON.stringify(chunk.error)).slice(0, 200);
       return true;
     }
-    out.text += frame(chunk);
+    frame(chunk);
     return false;
   };
   if (!upstreamDone) broken = (await pump(res, closed, it, c, out.take, relayed)) ?? broken;
@@ -244,13 +230,16 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
       error: { code: 502, message: `Provider returned an error mid-stream: ${broken}`, metadata: { error_type: 'provider_unavailable' } },
       choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error', logprobs: null }],
     };
-    const rest = out.take();
+    // Every frame before the error counts as written (brokenAfterContent), as the end writes them.
+    tokens.written();
     const outcome = { ...brokenAfterContent(opts.charge, c, id, tokens, opts.promptTokens, usage ? cost : undefined, usage), upstreamId, text, tier };
-    res.end(`${rest}data: ${JSON.stringify(errorChunk)}\n\ndata: [DONE]\n\n`);
+    out.add(`data: ${JSON.stringify(errorChunk)}\n\ndata: [DONE]\n\n`);
+    res.end(out.rest());
     return outcome;
   }
   opts.charge?.(cost);
-  res.end(`${out.text}data: [DONE]\n\n`);
+  out.add('data: [DONE]\n\n');
+  res.end(out.rest());
   return { cost, whole: true, id, upstreamId, usage, finish, text, tier };
 }
 

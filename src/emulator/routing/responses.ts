@@ -3,7 +3,8 @@ import { openEventStream } from '../state/billing.js';
 import { ProviderFailure, type UpstreamReply } from '../providers/types.js';
 import type { Candidate } from './candidates.js';
 import { priceUsage } from './usage.js';
-import { brokenAfterContent, cutByCaller, eventObject, Outgoing, owedOnHangUp, pump, type RelayOutcome } from './relay.js';
+import { brokenAfterContent, cutByCaller, eventObject, owedOnHangUp, pump, type RelayOutcome } from './relay.js';
+import { Outgoing } from './outgoing.js';
 import type { GatewayCharge } from './gateway-credits.js';
 import { RelayedTokens } from './hang-up.js';
 import { endUser } from './end-user.js';
@@ -110,7 +111,7 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
     return `event: ${type}\ndata: ${JSON.stringify(event)}\n\n`;
   };
   const out = new Outgoing('', tokens);
-  for (const event of held) out.text += frame(event);
+  for (const event of held) out.add(frame(event));
   let broken: string | undefined;
   /** Adds one upstream event to `out`; true when the stream is over. */
   const relayed = (data: string): boolean => {
@@ -120,7 +121,7 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
       broken = hide(JSON.stringify(event.error ?? (event.response as Body | undefined)?.error ?? {})).slice(0, 200);
       return true;
     }
-    out.text += frame(event);
+    out.add(frame(event));
     return false;
   };
   // Read to the upstream's end (a cassette is kept there), though nothing comes after the final event.
@@ -129,14 +130,15 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
   ended = true;
   if (broken === undefined && final) {
     charge?.(cost);
-    res.end(out.text);
+    res.end(out.rest());
     return { cost, whole: true, id, upstreamId, usage: lastResponse.usage, finish: lastResponse.status, text: responseText(lastResponse), tier: lastResponse.service_tier };
   }
   const pending = { ...lastResponse, model: c.model.id, status: 'failed', error: { code: 'server_error', message: `Provider returned an error mid-stream: ${broken ?? 'the stream ended before its final event'}` } };
   const failed = { type: 'response.failed', sequence_number: Number(last.sequence_number ?? 0) + 1, response: pending };
-  const rest = out.take();
+  tokens.written();
   const outcome = { ...brokenAfterContent(charge, c, id, tokens, promptTokens, final ? cost : undefined, final ? lastResponse.usage : undefined), upstreamId, text: responseText(lastResponse), tier: lastResponse.service_tier };
-  res.end(`${rest}event: response.failed\ndata: ${JSON.stringify(failed)}\n\n`);
+  out.add(`event: response.failed\ndata: ${JSON.stringify(failed)}\n\n`);
+  res.end(out.rest());
   return outcome;
 }
 

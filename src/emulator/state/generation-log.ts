@@ -29,6 +29,8 @@ interface Generations {
   get(id: string): KeptGeneration | undefined;
   all(): Iterable<KeptGeneration>;
   end?(): void;
+  /** Settles once the generations kept so far are written; undefined when none is to be. */
+  idle?(): Promise<void> | undefined;
 }
 
 /**
@@ -55,5 +57,16 @@ export class CallsAndBatches<G extends Generations> implements Generations {
   end(): void {
     this.calls.end?.();
     this.batched.end?.();
+  }
+
+  idle(): Promise<void> | undefined {
+    const calls = this.calls.idle?.();
+    const batched = this.batched.idle?.();
+    return calls || batched ? Promise.all([calls, batched]).then(() => {}) : undefined;
+  }
+
+  /** Settles once every generation kept so far is written, those kept meanwhile too (a write's end may start the next). */
+  async written(): Promise<void> {
+    for (let writing = this.idle(); writing; writing = this.idle()) await writing;
   }
 }

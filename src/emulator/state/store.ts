@@ -105,9 +105,9 @@ export class StateStore extends CreditRules implements Store {
     this.pending ??= setTimeout(() => this.saveWhenDue(), 1000).unref();
   }
 
-  /** Settles once the timer's save under way, if any, is on disk (or failed). */
+  /** Settles once the timer's save under way, if any, is on disk (or failed), and the charges and generations kept so far are written. */
   async idle(): Promise<void> {
-    await Promise.all([this.saving, this.journal.opening, this.journal.unwritten()]);
+    await Promise.all([this.saving, this.journal.opening, this.journal.unwritten(), this.generations.written()]);
   }
 
   /** Writes what is pending; from then on nothing is written (the state folder may be removed). */

@@ -1,0 +1,54 @@
+import type { RelayedTokens } from './hang-up.js';
+
+/**
+ * What is still to be written to the caller, as its UTF-8 bytes: the events of one network read go out
+ * in one write (`take`), their tokens then sent. Each frame's text is written into the bytes as it is
+ * made, in the pieces it is made of: frames joined into one string were copied once more, whole and
+ * flat, when written (~7 KB a stream's, on the young generation), and each join left a node behind.
+ */
+export class Outgoing {
+  private bytes: Buffer | undefined;
+  private used = 0;
+
+  constructor(
+    first: string,
+    private readonly tokens: RelayedTokens,
+  ) {
+    this.add(first);
+  }
+
+  /** Adds text to what is to be written. */
+  readonly add = (text: string): void => {
+    let bytes = this.bytes;
+    // At most 3 bytes a UTF-16 unit: counted only when that may not fit.
+    if (!bytes || bytes.length - this.used < 3 * text.length) bytes = this.room(Buffer.byteLength(text));
+    this.used += bytes.write(text, this.used);
+  };
+
+  /** What was added since the last take, its tokens now sent (undefined: nothing). */
+  readonly take = (): Buffer | undefined => {
+    this.tokens.written();
+    return this.rest();
+  };
+
+  /** What was added since the last take (undefined: nothing), to end the stream with. */
+  rest(): Buffer | undefined {
+    const bytes = this.bytes;
+    if (!bytes || !this.used) return undefined;
+    const ready = bytes.subarray(0, this.used);
+    // The room after it is written to next: the bytes given out are never touched again.
+    this.bytes = bytes.length - this.used >= 512 ? bytes.subarray(this.used) : undefined;
+    this.used = 0;
+    return ready;
+  }
+
+  /** Bytes with room for `need` more after those added. */
+  private room(need: number): Buffer {
+    const bytes = this.bytes;
+    if (bytes && bytes.length - this.used >= need) return bytes;
+    // Under 4 KB, a slice of node's shared pool: no allocation of its own.
+    const grown = Buffer.allocUnsafe(Math.max(2048, 2 * (this.used + need)));
+    bytes?.copy(grown, 0, 0, this.used);
+    return (this.bytes = grown);
+  }
+}
