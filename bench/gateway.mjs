@@ -30,8 +30,9 @@ import { createInterface } from 'node:readline';
 import { Agent } from 'undici';
 import { BIN, ROOT, WORK, startEmulator, report } from './lib.mjs';
 
-const ROUNDS = Number(process.env.BENCH_GATEWAY_ROUNDS ?? 5);
 const BEFORE = process.env.BENCH_GATEWAY_BEFORE;
+/** With a before side, an even count: each build in each place as often. */
+const ROUNDS = Number(process.env.BENCH_GATEWAY_ROUNDS ?? (BEFORE ? 6 : 5));
 const SECONDS = Number(process.env.BENCH_GATEWAY_SECONDS ?? 2);
 const SLICE_MS = Number(process.env.BENCH_GATEWAY_SLICE_MS ?? 200);
 const STREAMS = Number(process.env.BENCH_GATEWAY_STREAMS ?? 100_000);
@@ -313,7 +314,10 @@ export const gatewaySections = {
             // Each round starts with the next side, every side in every place by turns. With a before side,
             // reversing the order in odd rounds never let the gateway start a round; in one run with the two
             // builds swapped, the worse p99s moved with the place, not the build (4 rows of 4).
-            const order = sides.map((_, i) => sides[(i + round) % sides.length]);
+            // And the two builds swap places every other round: each follows direct, and precedes the
+            // relay, as often as the other (an A/A run, one build in both, then differs only by noise).
+            const placed = before && round % 2 ? [sides[0], sides[2], sides[1], ...sides.slice(3)] : sides;
+            const order = placed.map((_, i) => placed[(i + round) % placed.length]);
             const times = await openLoop(agent, order, perSecond);
             order.forEach((side, i) => side.into.push(times[i]));
           }
