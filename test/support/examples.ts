@@ -71,6 +71,7 @@ function writeExampleFiles(work: string, apiKey: string): void {
     'history.json': JSON.stringify([{ role: 'user', content: 'hello' }]),
     'dialogue.json': JSON.stringify([{ text: 'Hi there', voice: 'alloy' }, { text: 'Hello', voice: 'sage' }]),
     'docs.txt': 'first document\nsecond document\n',
+    'items.jsonl': [{ id: 'one', content: 'the first item' }, { id: 'two', content: 'the second item', metadata: { n: 2 } }, { id: 'three', content: 'something else' }].map((i) => JSON.stringify(i)).join('\n'),
     'key.txt': apiKey,
     'tools.json': JSON.stringify([{ type: 'function', function: { name: 'get_weather', description: 'the weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }, command: 'echo 18C and sunny' }]),
   };
