@@ -37,7 +37,7 @@ export const embedMulti = defineCommand({
   examples: [
     'router embed-multi items items.jsonl --model local/embed --store',
     'router embed-multi items items.jsonl                     # again: nothing is sent',
-    'router embed-multi notes --files . \'*.txt\' --model local/embed --prefix notes/',
+    'router embed-multi notes --files notes \'**/*.md\' --model local/embed --prefix notes/',
     'cat items.jsonl | router embed-multi items - --format jsonl',
   ],
   run: async (ctx, name, source) => {
