@@ -71,4 +71,9 @@ it('under a SpendGuard: a cap the whole run would pass is refused before anythin
   expect(await embedInto(c, items(6), { client, model: 'local/embed', guard, command: 'my-app', batchSize: 4 })).toEqual({ embedded: 6, unchanged: 0 });
   guard.release();
   expect(ledger().map((r) => [r.command, r.endpoint])).toEqual([['my-app', '/v1/embeddings'], ['my-app', '/v1/embeddings']]);
+  // A run the guard refuses changes nothing kept, not even the metadata of texts it would not send again.
+  const again = [{ id: 'k0', content: 'text 0', metadata: { new: true } }, ...items(12).slice(6)];
+  await expect(embedInto(c, again, { client, guard: new SpendGuard({ prices: serviceListPrices(client), env: { ROUTER_STATE_DIR: stateDir }, maxCost: 0.00000001 }) })).rejects.toBeInstanceOf(CostCapExceeded);
+  expect(c.entries().entries.get('k0')!.metadata).toBeUndefined();
+  expect(c.entries().entries.size).toBe(6);
 });

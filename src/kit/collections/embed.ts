@@ -102,12 +102,12 @@ export function embedBody(plan: Pick<EmbedPlan, 'model' | 'dimensions'>, input: 
  * starting; those under way are kept as they end, then the failure is thrown.
  */
 export async function runPlan(collection: Collection, plan: EmbedPlan, opts: SendOptions): Promise<number> {
-  await collection.add(plan.model, plan.dimensions, plan.relabel);
   const size = opts.batchSize ?? DEFAULT_BATCH_SIZE;
   const batches: EmbedItem[][] = [];
   for (let i = 0; i < plan.send.length; i += size) batches.push(plan.send.slice(i, i + size));
+  if (batches.length) await opts.guard?.check({ body: embedBody(plan, plan.send.map((s) => s.content), opts.body) as unknown as Record<string, unknown>, models: [plan.model], completes: false, requests: batches.length });
+  await collection.add(plan.model, plan.dimensions, plan.relabel);
   if (!batches.length) return 0;
-  await opts.guard?.check({ body: embedBody(plan, plan.send.map((s) => s.content), opts.body) as unknown as Record<string, unknown>, models: [plan.model], completes: false, requests: batches.length });
   let next = 0;
   let embedded = 0;
   let failure: { err: unknown } | undefined;
