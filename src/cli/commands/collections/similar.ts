@@ -21,7 +21,7 @@ export const similar = defineCommand({
   ],
   flags: {
     id: { flags: '--id <id>', help: 'compare with this kept entry instead (nothing is sent; the entry itself is left out)', parse: nonEmpty },
-    number: { flags: '-n, --number <n>', help: 'how many to print (default 10)', parse: integerIn(1), default: 10 },
+    number: { flags: '-n, --number <n>', help: 'how many to print', parse: integerIn(1), default: 10 },
     prefix: { flags: '--prefix <text>', help: 'only entries whose id starts with this', parse: nonEmpty },
     plain: { flags: '--plain', help: 'print "id (score)" lines instead of JSON' },
     ...FLAGS_TO_SEND,
