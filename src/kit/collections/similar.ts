@@ -18,12 +18,12 @@ export interface SimilarOptions {
   skipId?: string;
 }
 
-/** The `number` entries most like `vector`, best first (ties by id). */
-export function similarTo(collection: Collection, vector: ArrayLike<number>, opts: SimilarOptions = {}): SimilarHit[] {
+/** The `number` entries most like `vector`, best first (ties by id); `rows`: the collection's vectors, when already read. */
+export function similarTo(collection: Collection, vector: ArrayLike<number>, opts: SimilarOptions = {}, rows?: Float32Array): SimilarHit[] {
   const meta = collection.meta();
   if (!meta) throw new CollectionError('not_found', collection.name, `no collection ${collection.name}`);
   if (vector.length !== meta.length) throw new CollectionError('length_mismatch', collection.name, `collection ${collection.name} keeps vectors of ${meta.length} numbers, not ${vector.length}`);
-  const rows = collection.vectors();
+  rows ??= collection.vectors();
   const qNorm = Math.sqrt(dot(vector, vector, 0, meta.length));
   const scored: { e: CollectionEntry; score: number }[] = [];
   for (const e of collection.entries().entries.values()) {
@@ -45,7 +45,8 @@ export function similarToId(collection: Collection, id: string, opts: Omit<Simil
   const entry = collection.entries().entries.get(id);
   if (!entry) throw new CollectionError('no_entry', collection.name, `collection ${collection.name} has no entry ${JSON.stringify(id)}`);
   const at = entry.row * meta.length;
-  return similarTo(collection, collection.vectors().subarray(at, at + meta.length), { ...opts, skipId: id });
+  const rows = collection.vectors();
+  return similarTo(collection, rows.subarray(at, at + meta.length), { ...opts, skipId: id }, rows);
 }
 
 function dot(a: ArrayLike<number>, b: ArrayLike<number>, from: number, length: number): number {
