@@ -2,7 +2,7 @@
  * src/kit's typed errors in the CLI's words: the flag they came through named, the exit code from
  * the table (docs/reliability.md). The one place where a kit error becomes a CliError.
  */
-import { AliasError, AttachmentError, PlaceholderError, ConversationError, KitError, SchemaError, SchemaMismatchError, ToolCallsError } from '../kit/errors.js';
+import { AliasError, AttachmentError, CollectionError, PlaceholderError, ConversationError, KitError, SchemaError, SchemaMismatchError, ToolCallsError } from '../kit/errors.js';
 import { ToolSourceError } from '../kit/tool.js';
 import { SpendError, type SpendErrorCode } from '../kit/spend/errors.js';
 import { CliError, EXIT, type ExitCode } from './exit-codes.js';
@@ -34,6 +34,7 @@ function words(err: KitError): [string, ExitCode] {
     if (err.code === 'damaged') return [`${err.message} (router conversations delete ${err.id} removes it)`, EXIT.FAILURE];
     return [err.message, EXIT.USAGE];
   }
+  if (err instanceof CollectionError) return collectionWords(err);
   if (err instanceof ToolCallsError) return [err.message, EXIT.TOOL_CALLS];
   if (err instanceof PlaceholderError) {
     const [first] = err.missing;
@@ -42,6 +43,17 @@ function words(err: KitError): [string, ExitCode] {
   }
   if (err instanceof AliasError) return [err.message, err.code === 'not_found' ? EXIT.NOT_FOUND : EXIT.USAGE];
   return [err.message, EXIT.FAILURE];
+}
+
+function collectionWords(err: CollectionError): [string, ExitCode] {
+  const list = ' (router collections list shows them)';
+  if (err.code === 'not_found') return [`${err.message}${list}`, EXIT.NOT_FOUND];
+  if (err.code === 'no_entry') return [err.message, EXIT.NOT_FOUND];
+  if (err.code === 'model_mismatch') return [`${err.message}: give --model ${err.model} (or none), or use another collection`, EXIT.USAGE];
+  if (err.code === 'no_model') return [`${err.message}: give --model (an embedding model, e.g. local/embed), or set a default: router config set embed_model local/embed`, EXIT.USAGE];
+  if (err.code === 'length_mismatch' && err.message.includes(', not ')) return [`${err.message}: give its --dimensions (or none)`, EXIT.USAGE];
+  if (err.code === 'incomplete_answer' || err.code === 'length_mismatch') return [err.message, EXIT.SERVER];
+  return [err.message, EXIT.USAGE];
 }
 
 /** The CliError a kit error is reported as; undefined for any other error. */

@@ -15,12 +15,8 @@ import { takesNextWord } from './flags/value-word.js';
 import { otherToolsHint } from './flags/other-tools-words.js';
 import type { JsonTarget } from './io/json-output.js';
 
-interface Entry {
-  name: string;
-  /** Where `router --help` lists it. */
-  group: string;
-  load: () => Promise<AnyCommandDef | GroupDef>;
-}
+/** A command: its name, its group in `router --help`, and its loader. */
+type Entry = { name: string; group: string; load: () => Promise<AnyCommandDef | GroupDef> };
 
 /**
  * Every command by name, loaded only when it runs: all else of a command (summary, usage, flags, JSON fields)
@@ -30,6 +26,9 @@ export const COMMANDS: readonly Entry[] = [
   { name: 'chat', group: 'Generate:', load: async () => (await import('./commands/chat/index.js')).chat },
   { name: 'responses', group: 'Generate:', load: async () => (await import('./commands/responses/index.js')).responses },
   { name: 'embed', group: 'Generate:', load: async () => (await import('./commands/embed.js')).embed },
+  { name: 'embed-multi', group: 'Generate:', load: async () => (await import('./commands/collections/embed-multi.js')).embedMulti },
+  { name: 'similar', group: 'Generate:', load: async () => (await import('./commands/collections/similar.js')).similar },
+  { name: 'collections', group: 'Generate:', load: async () => (await import('./commands/collections/index.js')).collections },
   { name: 'speak', group: 'Generate:', load: async () => (await import('./commands/speak.js')).speak },
   { name: 'decide', group: 'Generate:', load: async () => (await import('./commands/decide.js')).decide },
   { name: 'roles', group: 'Generate:', load: async () => (await import('./commands/roles.js')).roles },

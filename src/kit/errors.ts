@@ -116,3 +116,20 @@ export class PlaceholderError extends KitError<'missing'> {
     super(`${of ? `${of}: ` : ''}no value for ${missing.map((n) => `$${n}`).join(', ')}`, 'missing');
   }
 }
+
+/**
+ * An embedding collection that cannot be used as asked: a bad name or id, none of that name (or no
+ * entry of that id), a model or a vector length other than the collection's, items that cannot be read.
+ */
+export class CollectionError extends KitError<'invalid_name' | 'invalid_id' | 'not_found' | 'no_entry' | 'no_model' | 'model_mismatch' | 'length_mismatch' | 'invalid_items' | 'incomplete_answer'> {
+  constructor(
+    code: CollectionError['code'],
+    /** The collection's name. */
+    readonly collection: string,
+    message: string,
+    /** For `model_mismatch`: the model the collection keeps. */
+    readonly model?: string,
+  ) {
+    super(message, code);
+  }
+}

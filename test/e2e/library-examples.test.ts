@@ -5,14 +5,14 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
 import { waitBound } from '../support/until.js';
 
-// docs/library.md and the README: every program on the pages runs as written (js and cjs with node, ts with
+// docs/library.md, docs/collections.md and the README: every program on the pages runs as written (js and cjs with node, ts with
 // tsx), importing the built package by its name, against the emulator; each `// → …` comment is a line it
 // prints, in order.
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const programsOf = (page: string) =>
   [...readFileSync(join(ROOT, page), 'utf8').matchAll(/```(js|cjs|ts)\n([\s\S]*?)```/g)].map((m) => ({ page, lang: m[1]!, code: m[2]! }));
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
-const blocks = ['docs/library.md', 'README.md'].flatMap(programsOf);
+const blocks = ['docs/library.md', 'docs/collections.md', 'README.md'].flatMap(programsOf);
 
 let t: CliEnv;
 let work: string;
@@ -50,7 +50,7 @@ function unprinted(code: string, stdout: string): string[] {
   return missing;
 }
 
-it('every program of docs/library.md and the README runs as written and prints what its comments say', async () => {
+it('every program of docs/library.md, docs/collections.md and the README runs as written and prints what its comments say', async () => {
   expect(blocks.filter((b) => b.page === 'README.md').length).toBeGreaterThanOrEqual(1);
   expect(blocks.length).toBeGreaterThanOrEqual(9);
   const failures: string[] = [];

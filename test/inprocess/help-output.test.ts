@@ -55,8 +55,9 @@ describe('help and output conventions', () => {
     const readings = new Map<string, Map<string, string[]>>();
     for (const name of commands) {
       for (const o of program.commands.find((c) => c.name() === name)!.options) {
-        // Another meaning, in its own words: what speech reports (the audio's size and cost); base64 vectors kept.
-        if (!o.long || !shared.includes(o.long) || ['speak --usage', 'embed --raw'].includes(`${name} ${o.long}`)) continue;
+        // Another meaning, in its own words: what speech reports (the audio's size and cost); base64 vectors kept;
+        // a collection entry's metadata, a JSON object as llm's `embed --metadata` takes it (no request carries it).
+        if (!o.long || !shared.includes(o.long) || ['speak --usage', 'embed --raw', 'embed --metadata'].includes(`${name} ${o.long}`)) continue;
         // A cap over a call with no completion limit to lower refuses it instead: one reading of its own, shared by the three.
         const fixed = o.long === '--max-cost' && ['embed', 'speak', 'decide'].includes(name) ? ' (no completion limit)' : '';
         const reading = `${o.flags}${fixed} | ${o.description} | ${o.argChoices?.join(',') ?? ''}`;

@@ -71,10 +71,15 @@ function writeExampleFiles(work: string, apiKey: string): void {
     'history.json': JSON.stringify([{ role: 'user', content: 'hello' }]),
     'dialogue.json': JSON.stringify([{ text: 'Hi there', voice: 'alloy' }, { text: 'Hello', voice: 'sage' }]),
     'docs.txt': 'first document\nsecond document\n',
+    'items.jsonl': [{ id: 'one', content: 'the first item' }, { id: 'two', content: 'the second item', metadata: { n: 2 } }, { id: 'three', content: 'something else' }].map((i) => JSON.stringify(i)).join('\n'),
     'key.txt': apiKey,
     'tools.json': JSON.stringify([{ type: 'function', function: { name: 'get_weather', description: 'the weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }, command: 'echo 18C and sunny' }]),
   };
   for (const [name, text] of Object.entries(files)) writeFileSync(join(work, name), text);
+  // A folder of notes for embed-multi --files.
+  mkdirSync(join(work, 'notes', 'old'), { recursive: true });
+  writeFileSync(join(work, 'notes', 'groceries.md'), 'milk, eggs, bread\n');
+  writeFileSync(join(work, 'notes', 'old', 'trip.md'), 'a week by the sea\n');
   // A 2x3 PNG for the attachment examples.
   writeFileSync(join(work, 'photo.png'), Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAIAAAA2iEnWAAAAEklEQVR4nGP4z8DAwMDAAMMAAB7YAfxCnGlYAAAAAElFTkSuQmCC', 'base64'));
   // A tiny valid WAV clip for the voice-cloning example.

@@ -58,7 +58,7 @@ describe('lists derived from the command definitions', () => {
   it('the commands that write the usage ledger say so (a group for its commands)', async () => {
     const program = await buildProgram();
     const logs = program.commands.filter((c) => definitionOf(c)?.logsUsage).map((c) => c.name());
-    expect(logs).toEqual(['chat', 'responses', 'embed', 'speak', 'decide', 'batch']);
+    expect(logs).toEqual(['chat', 'responses', 'embed', 'embed-multi', 'similar', 'speak', 'decide', 'batch']);
   });
 
   it('the global flags that take a value come from their table', () => {

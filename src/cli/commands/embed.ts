@@ -30,6 +30,10 @@ const FLAGS = {
   usage: OUTPUT_FLAGS.usage,
   jsonl: { flags: '--jsonl', help: 'print one {"index", "input", "embedding"} per line' },
   ...FIXED_SPEND_FLAGS,
+  collection: { flags: '-c, --collection <name>', help: 'keep the vector in this collection (per profile), under --id; prints nothing', complete: 'collections' },
+  id: { flags: '--id <id>', help: 'with --collection: the entry\'s id (the same id and text again sends nothing)', parse: nonEmpty },
+  metadata: { flags: '--metadata <json>', help: 'with --collection: a JSON object kept with the entry (router similar prints it)' },
+  store: { flags: '--store', help: 'with --collection: keep the text too (router similar prints it)' },
   perRequest: { flags: '--per-request <n>', help: 'inputs per request: more are sent as several requests, answered as one', parse: integerIn(1, 100_000), default: PER_REQUEST },
 } as const;
 
@@ -47,6 +51,7 @@ export const embed = defineCommand({
     'router embed "first text" "second text" --model local/embed --dimensions 8',
     'router embed --file docs.txt --model local/embed --jsonl > vectors.jsonl',
     'router embed "first text" --model local/embed --dry-run',
+    'router embed "my happy hound" -c phrases --id hound --model local/embed --store --metadata \'{"name": "Hound"}\'',
   ],
   run: runEmbed,
 });
@@ -94,6 +99,9 @@ async function inputsFrom(opts: EmbedOpts, args: string[], io: RunContext<EmbedO
 
 async function runEmbed(ctx: RunContext<EmbedOpts>, args: string[]): Promise<void> {
   const { io, opts, signal, connect } = ctx;
+  if (opts.collection !== undefined) return (await import('./collections/embed-one.js')).embedOne(ctx, args);
+  const lone = (['id', 'metadata', 'store'] as const).find((k) => opts[k] !== undefined);
+  if (lone) throw usage(`--${lone} goes with --collection (-c NAME)`);
   if (opts.json && opts.jsonl) throw usage(`${io.jsonFlag} and --jsonl cannot be combined`);
   if (opts.raw && opts.encodingFormat !== 'base64') throw usage('--raw goes with --encoding-format base64');
   const { checkedDefault } = await import('../context.js');

@@ -2,7 +2,7 @@ import { Option, type Command } from '../commander.js';
 import { usage } from '../exit-codes.js';
 
 /** Values a shell asks `router __complete KIND` for at completion time. */
-export type DynamicKind = 'batch-ids' | 'job-ids' | 'key-hashes' | 'profiles' | 'settings' | 'models' | 'model-ids' | 'roles' | 'conversations' | 'aliases';
+export type DynamicKind = 'batch-ids' | 'job-ids' | 'key-hashes' | 'profiles' | 'settings' | 'models' | 'model-ids' | 'roles' | 'conversations' | 'aliases' | 'collections';
 
 /** One flag: commander's flags string and help, and a parser (whose result is the flag's type) or choices. */
 export interface FlagSpec {

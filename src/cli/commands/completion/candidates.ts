@@ -19,6 +19,7 @@ export async function candidates(ctx: RunContext<unknown>, kind: DynamicKind): P
   if (kind === 'roles') return (await import('../../saved/roles.js')).roleNames(ctx.env);
   const aliases = async () => Object.keys((await import('../../../kit/model-aliases.js')).readAliases(ctx.env)).sort();
   if (kind === 'aliases') return aliases();
+  if (kind === 'collections') return (await (await import('../collections/send.js')).collectionsOf(ctx)).list().map((c) => c.name);
   if (kind === 'conversations') return (await import('../../saved/conversations.js')).findConversationIds(ctx.env).sort();
   if (kind === 'job-ids') return (await import('../../../batch/job/store.js')).listJobs(ctx.env).map((j) => j.id);
   const flags = { ...ctx.flags, timeout: TIMEOUT_S, maxRetries: 0 };

@@ -23,7 +23,7 @@ export const completion = defineCommand({
   },
 });
 
-const KINDS: readonly DynamicKind[] = ['batch-ids', 'job-ids', 'key-hashes', 'profiles', 'settings', 'models', 'model-ids', 'roles', 'conversations', 'aliases'];
+const KINDS: readonly DynamicKind[] = ['batch-ids', 'job-ids', 'key-hashes', 'profiles', 'settings', 'models', 'model-ids', 'roles', 'conversations', 'aliases', 'collections'];
 
 /** The values a completion script offers, one per line; never an error on stderr (so no choices: a wrong KIND prints nothing). */
 export const complete = defineCommand({
