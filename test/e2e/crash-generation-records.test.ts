@@ -91,10 +91,12 @@ describe('a charge always has a generation record, over kill -9', () => {
     { path: '/v1/chat/completions', body: { model: 'test/chat', messages: [{ role: 'user', content: 'write 30 words' }] } },
     { path: '/v1/chat/completions', body: { model: 'test/chat', stream: true, messages: [{ role: 'user', content: 'write 40 words' }] } },
   ];
+  // 12 rounds each (alone, ~1.5 s a round; the old code failed in round 1 and round 4): ROUTER_CRASH_ROUNDS for more.
+  const ROUNDS = Number(process.env.ROUTER_CRASH_ROUNDS ?? 12);
   it.each([
     ['fake models (whole, streamed, embeddings)', false],
     ['a priced gateway (whole, streamed)', true],
-  ])('25 rounds of kill -9 under 8 callers at once, %s: every charge explained by a record, every whole answer found', async (name, gateway) => {
+  ])(`${ROUNDS} rounds of kill -9 under 8 callers at once, %s: every charge explained by a record, every whole answer found`, async (name, gateway) => {
     const state = join(dir, `rounds-${gateway}`);
     const upstream = gateway ? await startEmulator({ stateDir: join(dir, 'upstream'), port: 0 }) : undefined;
     const args = ['--state', state];
@@ -106,7 +108,7 @@ describe('a charge always has a generation record, over kill -9', () => {
     const asks = gateway ? GATEWAY : ASKS;
     let answeredAll = 0;
     try {
-      for (let round = 1; round <= 25; round++) {
+      for (let round = 1; round <= ROUNDS; round++) {
         const g = await spawnServe(args, { UP_KEY: upstream?.store.firstKeys().apiKey ?? '' });
         const answered: string[] = [];
         // Killed after a few whole answers, at a moment the loops do not choose.
@@ -129,6 +131,6 @@ describe('a charge always has a generation record, over kill -9', () => {
     } finally {
       await upstream?.close();
     }
-    expect(answeredAll).toBeGreaterThan(25);
-  }, 300_000);
+    expect(answeredAll).toBeGreaterThan(ROUNDS);
+  }, 600_000);
 });
