@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../dist/emulator/server.js';
 import { spawnServe, type Serve } from '../support/serve-process.js';
 
@@ -11,11 +11,21 @@ import { spawnServe, type Serve } from '../support/serve-process.js';
 // left a charge whose `GET /v1/generation?id=` was a 404.
 const dir = mkdtempSync(join(tmpdir(), 'router-crash-records-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// A test that fails before its kill leaves no server running.
+const started: Serve[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map(killed));
+});
+const serving = async (args: string[], env: Record<string, string> = {}) => {
+  const g = await spawnServe(args, env);
+  started.push(g);
+  return g;
+};
 
 const round = (n: number) => Math.round(n * 1e10) / 1e10;
 
 async function killed(g: Serve): Promise<void> {
-  g.child.kill('SIGKILL');
+  if (g.child.exitCode === null && g.child.signalCode === null) g.child.kill('SIGKILL');
   await g.exited;
 }
 
@@ -65,7 +75,7 @@ describe('a charge always has a generation record, over kill -9', () => {
     ['an embeddings answer charged, killed before it was made', 2, 'journal-line-written:2'],
   ])('%s: the next start makes the record its charge lacks', async (_name, which, point) => {
     const state = join(dir, `point-${which}`);
-    const g = await spawnServe(['--state', state], { ROUTER_EMULATOR_CRASH_AT: point });
+    const g = await serving(['--state', state], { ROUTER_EMULATOR_CRASH_AT: point });
     const answered: string[] = [];
     for (let i = 0; i < 50; i++) {
       const id = await asked(g, ASKS[which]!);
@@ -109,7 +119,7 @@ describe('a charge always has a generation record, over kill -9', () => {
     let answeredAll = 0;
     try {
       for (let round = 1; round <= ROUNDS; round++) {
-        const g = await spawnServe(args, { UP_KEY: upstream?.store.firstKeys().apiKey ?? '' });
+        const g = await serving(args, { UP_KEY: upstream?.store.firstKeys().apiKey ?? '' });
         const answered: string[] = [];
         // Killed after a few whole answers, at a moment the loops do not choose.
         const killAfter = 2 + Math.floor(Math.random() * 20);
