@@ -103,6 +103,8 @@ export class Ctx {
   bodyBytes = 0;
   /** The JSON text json() parsed: what generation content keeps of the request (the request log keeps the same string). */
   bodyText: string | undefined;
+  /** The id of the generation this request's charges pay for, once it is made: a file store journals it with them. */
+  generation: string | undefined;
 
   constructor(
     readonly req: IncomingMessage,

@@ -239,10 +239,10 @@ async function handleChat(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   if (gateway?.takes(body)) return gateway.chat(ctx, body);
   const sessionId = ctx.sessionId(body);
   const plan = planChat(body);
+  const id = (ctx.generation = genId());
   // A stream's hold is settled at its end (given back after a kill -9 mid-stream); a whole answer's is its charge.
   const bill = body.stream === true ? await streamBill(ctx, plan.cost.cost, plan.gen.completionTokens, tokensOwed(plan.routed.model, plan.gen.promptTokens), chatEventTokens) : (await reserve(ctx, plan.cost.cost)) && undefined;
   const created = Math.floor(ctx.store.now() / 1000);
-  const id = genId();
   // The answer's reasoning tokens (local/thinker's), as its usage says them: the generation says the same.
   const reasoningTokens = plan.rich ? completionDetails(plan.rich).reasoning_tokens : 0;
   const served = (streamed: boolean) => {

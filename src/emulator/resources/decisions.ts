@@ -144,6 +144,7 @@ async function handleDecision(ctx: Ctx, flavor: Flavor, systemOne = false): Prom
   const body = systemOne ? systemOneModel(asked) : asked;
   const sessionId = ctx.sessionId(body);
   const plan = planDecision(body, flavor);
+  ctx.generation = plan.response.id;
   await reserve(ctx, plan.cost);
   ctx.send(200, plan.response, { 'x-generation-id': plan.response.id });
   const { id, model, provider, usage } = plan.response;

@@ -103,8 +103,9 @@ async function handleEmbeddings(ctx: Ctx, gateway?: ChatGateway): Promise<void> 
   if (gateway?.takesEmbeddings(body)) return gateway.embed(ctx, body);
   const sessionId = ctx.sessionId(body);
   const plan = checkEmbeddings(body, {});
-  await reserve(ctx, plan.cost);
   const head = answer(plan, 0);
+  ctx.generation = head.id;
+  await reserve(ctx, plan.cost);
   const [before, after] = JSON.stringify(head).split('"data":0');
   const data = await perInput(plan, (i) => JSON.stringify(item(plan, i)));
   ctx.send(200, new Serialized(`${before}"data":[${data.join(',')}]${after}`), { 'x-generation-id': head.id });

@@ -165,6 +165,7 @@ async function handleResponses(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   const created = Math.floor(ctx.store.now() / 1000);
   const plan = planResponses(body, created, { routerMetadata: ctx.wantsRouterMetadata(), stream: body.stream === true });
   const { gen, routed } = plan;
+  ctx.generation = plan.result.id as string;
   const reasoningTokens = (((plan.result.usage as Body).output_tokens_details as Body).reasoning_tokens as number) ?? 0;
   const served = (streamed: boolean, cut?: { sent: number; cost: number; cancelled: boolean }) => {
     recordGeneration(ctx, { id: plan.result.id as string, model: routed.model.id, provider: routed.provider, apiType: 'completions', promptTokens: gen.promptTokens, completionTokens: cut?.sent ?? gen.completionTokens, reasoningTokens: Math.min(reasoningTokens, cut?.sent ?? reasoningTokens), cost: cut?.cost ?? plan.cost, streamed, finishReason: cut ? (cut.cancelled ? null : 'error') : gen.finishReason, cancelled: !!cut?.cancelled, startedAt, user: body.safety_identifier ?? body.user, sessionId, serviceTier: servedTier(body.service_tier) });

@@ -135,11 +135,11 @@ async function handleSpeech(ctx: Ctx, gateway?: ChatGateway): Promise<void> {
   const plan = planSpeech(body);
   const chars = plan.turns.reduce((n, t) => n + t.text.length, 0);
   const cost = costOf(plan.model, chars, 0).cost;
+  // Audio has no body to carry an id: the header names the generation (`GET /v1/generation?id=`).
+  const id = (ctx.generation = genId());
   // A caller who hangs up pays for the characters voiced in the audio written to it (stream-bill.ts).
   const bill = await streamBill(ctx, cost, chars, (voiced) => costOf(plan.model, voiced, 0).cost);
   const res = ctx.res;
-  // Audio has no body to carry an id: the header names the generation (`GET /v1/generation?id=`).
-  const id = genId();
   ctx.head(200, { 'content-type': plan.format === 'mp3' ? 'audio/mpeg' : 'audio/pcm', 'transfer-encoding': 'chunked', 'x-generation-id': id });
   const writer = cuttableWriter(ctx, 4);
   // A fault's cut closes the connection too: that is not the caller hanging up.

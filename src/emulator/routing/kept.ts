@@ -84,11 +84,11 @@ export function answerText(answer: Body): AnswerText {
 
 /**
  * Gives a whole answer the gateway's own id, as the caller's generation is named (an upstream may
- * repeat one id, or send none: OpenAI's embeddings), and returns the upstream's.
+ * repeat one id, or send none: OpenAI's embeddings), and the request's charge (made next) names it; returns the upstream's.
  */
-export function ownId(answer: Body, prefix = 'gen'): unknown {
+export function ownId(ctx: Ctx, answer: Body, prefix = 'gen'): unknown {
   const upstream = answer.id;
-  answer.id = genId(prefix);
+  answer.id = ctx.generation = genId(prefix);
   return upstream;
 }
 

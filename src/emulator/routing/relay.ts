@@ -128,7 +128,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
   const it = reply.events[Symbol.asyncIterator]();
   const held: Body[] = [];
   // The caller's id for every chunk: an upstream may give all its answers one id (docs/gateway.md).
-  const id = genId();
+  const id = (ctx.generation = genId());
   let plainFrames: PlainFrames | undefined;
   let upstreamDone = false;
   for (;;) {

@@ -89,7 +89,7 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
   let ended = false;
   const metadata = opts.metadata?.();
   // The caller's id for the response: an upstream may give all its answers one id (docs/gateway.md).
-  const id = genId();
+  const id = (ctx.generation = genId());
   let upstreamId: unknown;
   charge?.onHangUp(() => (ended ? 0 : owedOnHangUp(c, tokens, promptTokens, () => (final ? cost : undefined))));
   const frame = (event: Body): string => {

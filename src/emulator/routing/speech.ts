@@ -82,7 +82,7 @@ async function relaySpeech(ctx: Ctx, body: Body, candidates: Candidate[], body$:
       continue;
     }
     const res = ctx.res;
-    const id = genId();
+    const id = (ctx.generation = genId());
     ctx.head(200, { 'content-type': headers['content-type'] ?? 'application/octet-stream', 'transfer-encoding': 'chunked', 'x-generation-id': id });
     let wrote = false;
     let broken = false;

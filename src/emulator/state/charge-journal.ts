@@ -1,7 +1,8 @@
 /**
  * The charges journal's files, in the state folder (beside state.json, store.ts):
  * - `charges.<n>.jsonl`, n = 1, 2, …: segments, one JSON line an entry (`JournalEntry`: `s` its
- *   sequence number, `w` workspace, `c` cost, `h`/`r` a request's hold taken/settled, `kh`/`kc`/`t`
+ *   sequence number, `w` workspace, `c` cost, `h`/`r` a request's hold taken/settled, `g` the
+ *   generation it pays for, `kh`/`kc`/`t`
  *   the calling key's usage, in the same line and write(2) as its charge). Lines go to the
  *   newest segment only; a process starts one above any on disk, so never appends to a file a crash
  *   may have left torn.
@@ -49,12 +50,14 @@ export interface JournalEntry {
   kh?: string;
   kc?: number;
   t?: number;
+  /** The generation the charge pays for: a start makes its record again when a kill -9 lost it (store.ts). */
+  g?: string;
   /** A line of a key's usage only, charging nothing (`c` its cost; `k` the key's hash): a batch's, and every paid request's in older versions. */
   k?: string;
 }
 
 /** What a line carries beside its charge: a hold's mark, a key's usage. */
-export type JournalMark = Pick<JournalEntry, 'h' | 'r' | 'kh' | 'kc' | 't'>;
+export type JournalMark = Pick<JournalEntry, 'h' | 'r' | 'g' | 'kh' | 'kc' | 't'>;
 
 /** A segment's file name: `charges.<n>.jsonl`; 0 is the single `charges.jsonl` of older versions. */
 const segmentName = (n: number) => (n === 0 ? 'charges.jsonl' : `charges.${n}.jsonl`);

@@ -5,7 +5,7 @@ import type { Workspace } from './store-api.js';
 
 export abstract class CreditRules {
   abstract workspace(id: string): Workspace;
-  abstract debit(id: string, cost: number, key?: string): void;
+  abstract debit(id: string, cost: number, key?: string, generation?: string): void;
   abstract charged(key: string): boolean;
   abstract debitOnce(id: string, cost: number, key: string): boolean;
   abstract refund(id: string, cost: number, key?: string): void;
@@ -25,9 +25,9 @@ export abstract class CreditRules {
     return balance <= 0 || balance < cost;
   }
 
-  hold(id: string, cost: number, key?: string): boolean {
+  hold(id: string, cost: number, key?: string, generation?: string): boolean {
     if (this.short(id, cost)) return false;
-    this.debit(id, cost, key);
+    this.debit(id, cost, key, generation);
     return true;
   }
 
@@ -39,10 +39,10 @@ export abstract class CreditRules {
     return hold;
   }
 
-  settleRequest(id: string, hold: number, cost: number, key?: string): void {
+  settleRequest(id: string, hold: number, cost: number, key?: string, generation?: string): void {
     const held = this.openHolds.take(hold);
     if (held === undefined) return;
-    this.moveHeld(id, round(cost - held), { r: hold }, key === undefined ? undefined : { key, cost });
+    this.moveHeld(id, round(cost - held), generation === undefined ? { r: hold } : { r: hold, g: generation }, key === undefined ? undefined : { key, cost });
   }
 
   protected nextHoldId(): number {
@@ -50,7 +50,7 @@ export abstract class CreditRules {
   }
 
   /** Moves a hold's cost (`h`: taken by hold h; `r`: hold r settled), and counts `use` on its key. The file store journals the mark and the use with it, in one line. */
-  protected moveHeld(id: string, cost: number, _mark: { h?: number; r?: number }, use?: { key: string; cost: number }): void {
+  protected moveHeld(id: string, cost: number, _mark: { h?: number; r?: number; g?: string }, use?: { key: string; cost: number }): void {
     if (cost > 0) this.debit(id, cost);
     else if (cost < 0) this.refund(id, -cost);
     if (use) this.keyUsed(use.key, use.cost);

@@ -1,5 +1,6 @@
 import { close, ftruncateSync, write } from 'node:fs';
 import { failedWriteOf } from '../../internal/system-errors.js';
+import { crashPoint } from './fsutil.js';
 import { storageFailure } from './storage-failure.js';
 
 /** Lines for one file, written together with one write(2). */
@@ -83,6 +84,7 @@ export class LineWriter {
         throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
       }
       this.end += written;
+      crashPoint('journal-line-written');
     } catch (e) {
       // One not a disk's refusal (none is known) is said all the same, its lines kept in memory as for one.
       this.failed(storageFailure(failedWriteOf(e, lines.path)) ?? (e instanceof Error ? e.message : String(e)), lines.last);

@@ -2,6 +2,14 @@ import { readFileSync } from 'node:fs';
 import { isFiniteNumber, isRecord } from '../../internal/shape.js';
 import type { KeyRecord, Workspace } from './store-api.js';
 
+/** A charge for a generation whose record may not be on disk yet: its workspace, what it came to, the key's hash and when (ms). */
+export interface Unrecorded {
+  w: string;
+  c: number;
+  kh?: string;
+  t?: number;
+}
+
 /** What `<state>/state.json` holds. */
 export interface StateFile {
   keys: KeyRecord[];
@@ -14,6 +22,8 @@ export interface StateFile {
   journal_segment?: number;
   /** Requests' holds open at this save, by id: a start gives back those the journal does not settle. */
   holds?: Record<string, { w: string; c: number }>;
+  /** Generations charged for whose records were not yet known written at this save, by id: a start makes those it lacks (store.ts). */
+  unrecorded?: Record<string, Unrecorded>;
   /** The gateway's estimates of unbounded requests, by endpoint and model, at this save (Store.estimates). */
   estimates?: Record<string, number>;
 }
@@ -51,7 +61,7 @@ const isHold = (id: string, held: unknown, state: StateFile) => /^\d+$/.test(id)
  */
 function dropBadEntries(state: StateFile): string[] {
   const dropped: string[] = [];
-  const check = (section: 'estimates' | 'charges' | 'holds', good: (id: string, value: unknown) => boolean) => {
+  const check = (section: 'estimates' | 'charges' | 'holds' | 'unrecorded', good: (id: string, value: unknown) => boolean) => {
     const table = state[section] as Record<string, unknown> | undefined;
     for (const [id, value] of Object.entries(table ?? {})) {
       if (good(id, value)) continue;
@@ -63,6 +73,7 @@ function dropBadEntries(state: StateFile): string[] {
   check('estimates', (_id, v) => isAmount(v));
   check('charges', (_id, v) => isAmount(v));
   check('holds', (id, v) => isHold(id, v, state));
+  check('unrecorded', (_id, v) => isRecord(v) && typeof v.w === 'string' && Object.hasOwn(state.workspaces, v.w) && isAmount(v.c));
   return dropped;
 }
 
@@ -85,5 +96,6 @@ function stateProblem(state: unknown): string | undefined {
   if (state.holds !== undefined && !isRecord(state.holds)) return '"holds" is not an object';
   if (state.estimates !== undefined && !isRecord(state.estimates)) return '"estimates" is not an object';
   if (state.charges !== undefined && !isRecord(state.charges)) return '"charges" is not an object';
+  if (state.unrecorded !== undefined && !isRecord(state.unrecorded)) return '"unrecorded" is not an object';
   return undefined;
 }

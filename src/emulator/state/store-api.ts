@@ -81,19 +81,23 @@ export interface KeyStore {
  */
 export interface CreditStore {
   balance(workspace: string): number;
-  /** Takes `cost` only when the balance is above zero and covers it, in one step: false (nothing taken) otherwise. */
-  hold(workspace: string, cost: number, key?: string): boolean;
+  /**
+   * Takes `cost` only when the balance is above zero and covers it, in one step: false (nothing taken) otherwise.
+   * `generation`, on this and the charges below: the id of the generation the charge pays for, whose
+   * record a file store keeps (or, lost to a kill -9, makes again at its start) for every charge.
+   */
+  hold(workspace: string, cost: number, key?: string, generation?: string): boolean;
   /**
    * A hold for one request, settled by `settleRequest`: its id (0, nothing taken, as `hold` refuses).
    * One still open when the process died is given back at the next start (a file store's).
    */
   holdRequest(workspace: string, cost: number): number;
   /** Ends a request's hold at its real `cost` (the difference charged or given back); once. */
-  settleRequest(workspace: string, hold: number, cost: number, key?: string): void;
+  settleRequest(workspace: string, hold: number, cost: number, key?: string, generation?: string): void;
   /** Charges a cost known once the answer is made (may take the balance below zero). */
-  debit(workspace: string, cost: number, key?: string): void;
+  debit(workspace: string, cost: number, key?: string, generation?: string): void;
   /** Gives back what a hold took and was not used (a stream not delivered). */
-  refund(workspace: string, cost: number, key?: string): void;
+  refund(workspace: string, cost: number, key?: string, generation?: string): void;
   /** Charges `cost` once under `chargeKey`: false, and nothing charged, if that key was charged before. */
   debitOnce(workspace: string, cost: number, chargeKey: string): boolean;
   charged(chargeKey: string): boolean;

@@ -9,7 +9,8 @@ import { BatchStore } from './batch-store.js';
 import { GenerationFile } from './generation-file.js';
 import { CallsAndBatches, KEEP } from './generation-log.js';
 import { CreditRules } from './credits.js';
-import { ChargeJournal } from './charge-journal.js';
+import { ChargeJournal, type JournalMark } from './charge-journal.js';
+import { ChargedGenerations, paying } from './charged-generations.js';
 import { releaseDeadHolds } from './request-holds.js';
 import { applySettings, countUsage, newKey, replayKeyUsage, withUsage } from './key-usage.js';
 import { readState, type StateFile } from './state-file.js';
@@ -20,7 +21,7 @@ export { DEFAULT_CREDITS, OPERATOR_WORKSPACE, type KeyKind, type KeyRecord, type
 export class StateStore extends CreditRules implements Store {
   readonly dir: string;
   private batchStore: BatchStore | undefined;
-  private readonly generations: CallsAndBatches<GenerationFile>;
+  private readonly generations: ChargedGenerations;
   private readonly file: string;
   private state: StateFile;
   /** The keys by their text: every request looks its key up. */
@@ -38,13 +39,14 @@ export class StateStore extends CreditRules implements Store {
     this.state = existsSync(file) ? readState(file) : { keys: [], workspaces: {}, clock_offset_ms: 0 };
     for (const record of this.state.keys) if (!this.byKey.has(record.key)) this.byKey.set(record.key, record);
     this.estimates = new Map(Object.entries(this.state.estimates ?? {}).filter(([, cost]) => cost > 0).slice(-ESTIMATES_KEPT));
-    this.generations = new CallsAndBatches(new GenerationFile(dir), new GenerationFile(dir, KEEP, 'batch-generations'));
+    this.generations = new ChargedGenerations(new CallsAndBatches(new GenerationFile(dir), new GenerationFile(dir, KEEP, 'batch-generations')), () => this.journal.unwritten());
     this.journal = new ChargeJournal(dir, this.state.journal_seq ?? 0, this.state.journal_segment ?? 0);
     // Charges (and keys' usage) a kill -9 left in the journal only: made again, saved, and the segments read deleted.
     const unsaved = this.journal.unsaved().filter((e) => this.state.workspaces[e.w]);
     replayKeyUsage(this.state.keys, unsaved, (e) => this.charge(e.w, e.c));
     const dead = releaseDeadHolds(this.openHolds, this.state.holds, unsaved, (w, hold, cost) => this.settleRequest(w, hold, cost));
-    if (unsaved.length || dead || this.journal.leftovers) this.save();
+    // Charges whose generations' records a kill -9 lost (charged-generations.ts): made again, first.
+    if (this.generations.recover(this.state.unrecorded, unsaved, (w) => this.state.workspaces[w] !== undefined, this.now()) || unsaved.length || dead || this.journal.leftovers) this.save();
     if (this.state.keys.length === 0) this.createWorkspace('default');
     if (!this.state.keys.some((k) => k.kind === 'operator')) this.addKey(OPERATOR_WORKSPACE, 'operator', 'operator');
   }
@@ -150,6 +152,7 @@ export class StateStore extends CreditRules implements Store {
     const segment = (this.state.journal_segment = this.journal.next(ahead));
     this.state.journal_seq = this.journal.seq;
     this.state.holds = this.openHolds.size ? this.openHolds.record() : undefined;
+    this.state.unrecorded = this.generations.unrecorded();
     this.state.estimates = this.estimates.size ? Object.fromEntries(this.estimates) : undefined;
     return [segment, this.journal.seq];
   }
@@ -159,7 +162,7 @@ export class StateStore extends CreditRules implements Store {
     return this.journal.seq + 1;
   }
 
-  protected override moveHeld(id: string, cost: number, mark: { h?: number; r?: number }, use?: { key: string; cost: number }): void {
+  protected override moveHeld(id: string, cost: number, mark: { h?: number; r?: number; g?: string }, use?: { key: string; cost: number }): void {
     this.journaled(id, cost, mark, use);
   }
 
@@ -237,23 +240,21 @@ export class StateStore extends CreditRules implements Store {
     return ws;
   }
 
-  debit(id: string, cost: number, key?: string): void {
-    if (cost > 0) this.journaled(id, cost, undefined, key === undefined ? undefined : { key, cost });
-  }
+  debit(id: string, cost: number, key?: string, generation?: string): void { if (cost > 0) this.journaled(id, cost, paying(generation), key === undefined ? undefined : { key, cost }); }
 
   readonly chargesUnsaved = (): string | undefined => this.journal.failing;
   readonly chargesUnwritten = (): Promise<void> | undefined => this.journal.unwritten();
-  /** A per-request charge: in the journal before its answer is sent, in state.json within 100 ms; `use`, the calling key's usage, in the same line (one write(2)). */
-  private journaled(id: string, cost: number, mark?: { h?: number; r?: number }, use?: { key: string; cost: number }): void {
+  /** A per-request charge: in the journal before its answer is sent, in state.json within 100 ms; `use`, the calling key's usage, in the same line (one write(2)); `g`, its generation, kept as unrecorded until its record is written (a settlement's whole cost, `use`'s). */
+  private journaled(id: string, cost: number, mark?: { h?: number; r?: number; g?: string }, use?: { key: string; cost: number }): void {
     this.charge(id, cost);
     const record = use && this.byKey.get(use.key);
-    this.journal.append(id, cost, use && record ? withUsage(mark, record, use.cost, this.now()) : mark);
+    const line: JournalMark | undefined = use && record ? withUsage(mark, record, use.cost, this.now()) : mark;
+    this.journal.append(id, cost, line);
+    if (mark?.g !== undefined) this.generations.charged(mark.g, id, use?.cost ?? cost, line?.kh, line?.t);
     this.saveSoon();
   }
 
-  charged(key: string): boolean {
-    return key in (this.state.charges ?? {});
-  }
+  charged(key: string): boolean { return key in (this.state.charges ?? {}); }
 
   /** Debits `cost` once for `key`: the charge and its record go to disk in one atomic write, so a crash on either side of it can neither lose the charge nor make it twice. False if already made. */
   debitOnce(id: string, cost: number, key: string): boolean {
@@ -280,9 +281,7 @@ export class StateStore extends CreditRules implements Store {
   }
 
   /** Gives back a reserved cost not used (a stream not delivered). */
-  refund(id: string, cost: number, key?: string): void {
-    if (cost > 0) this.journaled(id, -cost, undefined, key === undefined ? undefined : { key, cost: -cost });
-  }
+  refund(id: string, cost: number, key?: string, generation?: string): void { if (cost > 0) this.journaled(id, -cost, paying(generation), key === undefined ? undefined : { key, cost: -cost }); }
 
   /** Usage moves by whole units of 1e-10 USD: sums of costs carry no float noise. */
   private charge(id: string, cost: number): void {

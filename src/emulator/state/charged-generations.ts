@@ -1,0 +1,140 @@
+import { counted } from '../../internal/counted.js';
+import { round } from '../models/models.js';
+import { generationData } from '../resources/generations.js';
+import type { GenerationFile } from './generation-file.js';
+import { KEEP, type CallsAndBatches } from './generation-log.js';
+import type { JournalEntry } from './charge-journal.js';
+import type { Unrecorded } from './state-file.js';
+import type { KeptGeneration } from './store-api.js';
+
+/** A charge's journal mark naming the generation it pays for, if it names one. */
+export const paying = (generation: string | undefined): { g: string } | undefined => (generation === undefined ? undefined : { g: generation });
+
+/**
+ * The file store's generations, kept so that a kill -9 at any instant leaves every charge explained
+ * by a record, and no record of a charge not made. A charge's journal line names its generation
+ * (`g`); its record is written by another write, the generations file's. So:
+ * - a record is handed to that file only once the charges made before it are written: it never lands
+ *   before the charge it explains (a kill between gave back the hold of a stream its record said was paid);
+ * - a charge is kept here (`charged`) until its record is written, every save of the state holds
+ *   those kept (`unrecorded`), and a start makes a record, marked `recovered`, at the cost charged, for
+ *   each charge (saved so, or in the journal since) whose generation it cannot find. Before, 4 in 25
+ *   rounds of kill -9 of a busy gateway left a charge whose `GET /v1/generation?id=` was a 404.
+ */
+export class ChargedGenerations {
+  /** Charges whose records are not known written, by generation id. */
+  private readonly charges = new Map<string, Unrecorded>();
+  /** Records waiting for the charges made before them to be written. */
+  private readonly waiting = new Map<string, KeptGeneration>();
+  /** Generations kept since the last check, whose records are being written. */
+  private keptIds: string[] = [];
+  private checking: Promise<void> | undefined;
+
+  /** `chargesUnwritten`: settles once the charges made so far are written (undefined: they are). */
+  constructor(private readonly generations: CallsAndBatches<GenerationFile>, private readonly chargesUnwritten: () => Promise<void> | undefined) {}
+
+  keep(id: string, kept: KeptGeneration): void {
+    const charges = this.chargesUnwritten();
+    if (!charges) return this.write(id, kept);
+    this.waiting.set(id, kept);
+    void charges.then(() => this.waited(id, kept));
+  }
+
+  private waited(id: string, kept: KeptGeneration): void {
+    if (this.waiting.get(id) !== kept) return;
+    this.waiting.delete(id);
+    this.write(id, kept);
+  }
+
+  private write(id: string, kept: KeptGeneration): void {
+    this.generations.keep(id, kept);
+    if (!this.charges.has(id)) return;
+    this.keptIds.push(id);
+    this.checking ??= this.letGoWritten();
+  }
+
+  get(id: string): KeptGeneration | undefined {
+    return this.waiting.get(id) ?? this.generations.get(id);
+  }
+
+  *all(): Iterable<KeptGeneration> {
+    yield* this.generations.all();
+    yield* this.waiting.values();
+  }
+
+  /** A charge of `cost` (negative: given back) for generation `id`, just journaled: kept while the sum is above zero. */
+  charged(id: string, workspace: string, cost: number, keyHash?: string, at?: number): void {
+    const c = round((this.charges.get(id)?.c ?? 0) + cost);
+    this.charges.delete(id);
+    if (c > 0) this.charges.set(id, { w: workspace, c, kh: keyHash, t: at });
+    if (this.charges.size > KEEP) this.charges.delete(this.charges.keys().next().value!);
+  }
+
+  private async letGoWritten(): Promise<void> {
+    // After the turn: its records go in one write, started by the generations' own timer.
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.keptIds.length) {
+      const ids = this.keptIds;
+      this.keptIds = [];
+      // Twice: the write under way may hold none of them; the next holds them all.
+      await this.generations.idle();
+      await this.generations.idle();
+      for (const id of ids) this.charges.delete(id);
+    }
+    this.checking = undefined;
+  }
+
+  /** For the state file: the charges whose records are not known written, if any. */
+  unrecorded(): Record<string, Unrecorded> | undefined {
+    return this.charges.size ? Object.fromEntries(this.charges) : undefined;
+  }
+
+  /**
+   * At start: makes a record (`recovered`) for each charge a save left unrecorded, or the journal made
+   * since, whose generation is not found (of a workspace that `exists`); says how many.
+   */
+  recover(saved: Record<string, Unrecorded> | undefined, unsaved: JournalEntry[], exists: (workspace: string) => boolean, now: number): number {
+    let made = 0;
+    for (const [id, charge] of chargesToRecord(saved, unsaved)) {
+      if (!exists(charge.w) || this.get(id)) continue;
+      this.charged(id, charge.w, charge.c, charge.kh, charge.t);
+      this.write(id, recoveredGeneration(id, charge, now));
+      made++;
+    }
+    if (made) process.stderr.write(`router serve: made again the records of ${counted(made, 'generation')} charged for that a kill -9 lost ("recovered": true)\n`);
+    return made;
+  }
+
+  /** Settles once the records kept so far are written (or failed to be), those waiting for charges too. */
+  async written(): Promise<void> {
+    await this.chargesUnwritten();
+    await this.generations.written();
+  }
+
+  /** Writes what is pending, the records waiting too; nothing is written after. */
+  end(): void {
+    for (const [id, kept] of this.waiting) this.write(id, kept);
+    this.waiting.clear();
+    this.generations.end();
+  }
+}
+
+/** The charges a save left unrecorded, and those the journal made since, summed by generation. */
+function chargesToRecord(saved: Record<string, Unrecorded> | undefined, unsaved: JournalEntry[]): Map<string, Unrecorded> {
+  const charges = new Map(Object.entries(saved ?? {}));
+  for (const e of unsaved) {
+    if (e.g === undefined) continue;
+    const before = charges.get(e.g);
+    charges.set(e.g, { w: e.w, c: round((before?.c ?? 0) + (e.kc ?? e.c)), kh: e.kh ?? before?.kh, t: e.t ?? before?.t });
+  }
+  for (const [id, charge] of charges) if (!(charge.c > 0)) charges.delete(id);
+  return charges;
+}
+
+/** A generation's record made again at start from its charge: what it cost, when, to which key; the rest unknown. */
+function recoveredGeneration(id: string, charge: Unrecorded, now: number): KeptGeneration {
+  const at = charge.t ?? now;
+  const served = { id, model: 'unknown', provider: 'unknown', apiType: 'completions' as const, promptTokens: 0, completionTokens: 0, cost: charge.c, streamed: false, finishReason: null, startedAt: at };
+  const data = generationData(served, at, { origin: '', userAgent: null, referer: null, requestId: '' });
+  return { workspace: charge.w, key: charge.kh, data: { ...data, provider_name: null, request_id: null, recovered: true } };
+}
