@@ -68,8 +68,9 @@ function withoutBundle(why) {
 const home = mkdtempSync(join(tmpdir(), 'router-bundle-'));
 const { startEmulator } = await import(pathToFileURL(join(dist, 'emulator/server.js')).href);
 const emu = await startEmulator({ stateDir: join(home, 'state'), port: 0 });
-const call = async (args, mode, stderr = 'inherit', terminal = false) => {
-  const env = { PATH: process.env.PATH, HOME: home, ROUTER_CONFIG_DIR: join(home, 'config'), ROUTER_STATE_DIR: join(home, 'cli-state'), ROUTER_NO_LOG: '1', ROUTER_API_KEY: emu.store.firstKeys().apiKey, ROUTER_API_ROOT: emu.apiRoot, ROUTER_TRAIN_CODE_CACHE: mode };
+const call = async (args, mode, stderr = 'inherit', terminal = false, more = {}) => {
+  const env = { PATH: process.env.PATH, HOME: home, ROUTER_NO_LOG: '1', ROUTER_API_KEY: emu.store.firstKeys().apiKey, ROUTER_API_ROOT: emu.apiRoot, ROUTER_TRAIN_CODE_CACHE: mode, ...more };
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
   const argv = [process.execPath, bin, ...args];
   // On a terminal (util-linux script gives the call one), chat renders its markdown: chunks of their own.
   const [cmd, ...rest] = terminal ? ['script', '-qec', argv.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' '), '/dev/null'] : argv;
@@ -77,8 +78,10 @@ const call = async (args, mode, stderr = 'inherit', terminal = false) => {
   const [code] = await Promise.race([once(child, 'exit'), once(child, 'error').then(() => [-1])]);
   return code;
 };
-const train = async (args) => {
-  const code = await call(args, '1');
+// A one-shot as users run it: its ledger line and conversation kept, its config and state where HOME puts
+// them (their code is then in the pack's code cache, not compiled from its source at every call).
+const train = async (args, more) => {
+  const code = await call(args, '1', 'inherit', false, { ROUTER_NO_LOG: undefined, ...more });
   if (code !== 0) withoutBundle(`the training call of the CLI bundle (router ${args.join(' ')}) failed (exit ${code})`);
   return code === 0;
 };
