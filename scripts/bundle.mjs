@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { cliPlugins } from './bundle-plugins.mjs';
-import { ENTRY, packChunks, splitBundle, writeChunks } from './bundle-split.mjs';
+import { ENTRY, lazyImports, packChunks, splitBundle, topLevelOnly, writeChunks } from './bundle-split.mjs';
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 const bin = fileURLToPath(new URL('../bin/router', import.meta.url));
@@ -29,7 +29,7 @@ removeBundle();
 // cache: V8 itself checks only that the source has the length the cache was made from.
 const buildId = (file) => /^\/\* router build (\w+) \*\//.exec(readFileSync(file, 'latin1'))?.[1];
 const id = buildId(join(dist, 'cli/main.js')) ?? randomBytes(8).toString('hex');
-const split = await splitBundle({
+let split = await splitBundle({
   entry: join(dist, 'cli/main.js'),
   // jq (1.3 MB: its WebAssembly inlined) is dist/jq.cjs (linearJq). yaml (roles) is loaded from
   // node_modules only by the runs that read a role: in the bundle it would cost every start. The keychain
@@ -63,8 +63,10 @@ function withoutBundle(why) {
 }
 
 // The training calls: a one-shot streamed chat against the emulator, as `router chat` runs most often.
-// The first, with every chunk but the entry a file, finds the chunks it loads (bin/launch.cjs writes
-// each one's code cache when training); those go in the pack, and the second records the pack's code cache.
+// The first, with every chunk but the entry a file, finds under V8's coverage the chunks of which it
+// runs only the top level: their imports become lazy (lazyImports()). The second finds the chunks
+// it still loads (bin/launch.cjs writes each one's code cache when training); those go in the pack,
+// and the third records the pack's code cache.
 const home = mkdtempSync(join(tmpdir(), 'router-bundle-'));
 const { startEmulator } = await import(pathToFileURL(join(dist, 'emulator/server.js')).href);
 const emu = await startEmulator({ stateDir: join(home, 'state'), port: 0 });
@@ -100,10 +102,20 @@ const CHUNK_TRAINING = [
 ];
 const cached = () => new Set(readdirSync(chunks).filter((name) => name.endsWith('.cache')).map((name) => name.replace(/\.cjs\..*$/, '.js')));
 let trained;
-try {
+const coverage = join(home, 'coverage');
+const unpacked = () => {
+  rmSync(chunks, { recursive: true, force: true });
   writeFileSync(bundle, packChunks(id, split, [ENTRY]), 'latin1');
   writeChunks(chunks, id, split, new Set([ENTRY]));
-  trained = await train(oneShot);
+};
+try {
+  unpacked();
+  trained = await train(oneShot, { NODE_V8_COVERAGE: coverage });
+  if (trained) {
+    split = lazyImports(split, topLevelOnly(coverage, chunks));
+    unpacked();
+    trained = await train(oneShot);
+  }
   if (trained) {
     const packed = new Set([ENTRY, ...cached()]);
     rmSync(chunks, { recursive: true, force: true });
