@@ -216,7 +216,9 @@ function loadBundle(argv = []) {
 function chunkLoader(packed, id, foreign) {
   const loaded = new Map();
   const compiled = [];
-  const url = require('node:url').pathToFileURL(file).href;
+  // A path with no character to escape is its URL as it reads: node's pathToFileURL (URL's code, compiled
+  // at every call that runs it) only for the others (a space, a Windows path, ...).
+  const url = /^[\w/.-]+$/.test(file) ? `file://${file}` : require('node:url').pathToFileURL(file).href;
   const training = process.env.ROUTER_TRAIN_CODE_CACHE === '1';
   function fromFile(name) {
     const path = join(dist, 'cli.chunks', name.replace(/\.js$/, '.cjs'));

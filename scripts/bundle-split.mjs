@@ -3,8 +3,9 @@
 // __bundleUrl). The chunks a one-shot chat loads go in one script, the pack (dist/cli.bundle.cjs, one
 // file read, one code cache); every other chunk is a file of its own under dist/cli.chunks/, read and
 // compiled only by the run that loads it (a command's, a flag's). bin/launch.cjs links them.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { build, transform } from 'esbuild';
 
 /** The entry chunk's name: the pack always holds it. */
@@ -107,4 +108,51 @@ export function writeChunks(dir, id, chunks, packed) {
   for (const [name, fn] of chunks) {
     if (!packed.has(name)) writeFileSync(join(dir, name.replace(/\.js$/, '.cjs')), `/* router ${id} */ (${fn})`, 'latin1');
   }
+}
+
+/** esbuild's helpers atop a chunk (and ours): a chunk's top level runs them whatever else it does. */
+const HELPERS = new Set(['__export', '__copyProps', '__toCommonJS', '__nodeNamespace']);
+
+/**
+ * The chunks of `dir` whose top level alone ran in the call that left V8's coverage in `coverageDir`
+ * (NODE_V8_COVERAGE): besides the helpers and the getters of their exports, none of their functions
+ * ran. Their importers need them only if a later call uses them (lazyImports()).
+ */
+export function topLevelOnly(coverageDir, dir) {
+  const folder = `${pathToFileURL(dir).href}/`;
+  const names = new Set();
+  for (const file of readdirSync(coverageDir)) {
+    for (const { url, functions } of JSON.parse(readFileSync(join(coverageDir, file), 'utf8')).result) {
+      if (!url.startsWith(folder) || !url.endsWith('.cjs')) continue;
+      const source = readFileSync(new URL(url), 'latin1');
+      // The largest two: the script, then the chunk's function (its top level).
+      const [, chunk, ...inner] = functions.map(({ functionName, ranges: [r] }) => ({ functionName, ...r })).sort((a, b) => b.endOffset - b.startOffset - (a.endOffset - a.startOffset));
+      const getter = (f) => /^\(\)=>[\w$]+$/.test(source.slice(f.startOffset, f.endOffset));
+      if (chunk?.count > 0 && !inner.some((f) => f.count > 0 && !HELPERS.has(f.functionName) && !getter(f))) names.add(basename(url).replace(/\.cjs$/, '.js'));
+    }
+  }
+  return names;
+}
+
+/**
+ * The chunks with each import of a chunk of `lazy` made lazy: `import_x=require("./x")` becomes a bare
+ * `import_x`, and each use of import_x `(import_x??=require("./x"))`, so the chunk is required where
+ * one of its exports is first read, not where it is imported. A one-shot chat ran only the top level
+ * of ~45 chunks (attachments, tool calls, budget holds, schemas, cost bounds...): ~70 KB that every
+ * call read, deserialised and ran. Their top level then runs later, or never: it must only declare
+ * (test/e2e/bundle.test.ts checks that it has no statement of its own beyond esbuild's).
+ */
+export function lazyImports(chunks, lazy) {
+  const out = new Map();
+  for (const [name, fn] of chunks) {
+    let code = fn;
+    for (const [, local, target] of fn.matchAll(/(import_[\w$]+)=require\("\.\/([^"]+)"\)/g)) {
+      if (!lazy.has(target)) continue;
+      const uses = new RegExp(`(?<![\\w$])${local.replaceAll('$', '\\$')}(?![\\w$])`, 'g');
+      // The declaration, set aside while its uses are rewritten, is a bare name again.
+      code = code.replace(`${local}=require("./${target}")`, '\0').replace(uses, () => `(${local}??=require("./${target}"))`).replace('\0', local);
+    }
+    out.set(name, code);
+  }
+  return out;
 }

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { cliPlugins } from './bundle-plugins.mjs';
-import { ENTRY, packChunks, splitBundle, writeChunks } from './bundle-split.mjs';
+import { ENTRY, lazyImports, packChunks, splitBundle, topLevelOnly, writeChunks } from './bundle-split.mjs';
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 const bin = fileURLToPath(new URL('../bin/router', import.meta.url));
@@ -29,7 +29,7 @@ removeBundle();
 // cache: V8 itself checks only that the source has the length the cache was made from.
 const buildId = (file) => /^\/\* router build (\w+) \*\//.exec(readFileSync(file, 'latin1'))?.[1];
 const id = buildId(join(dist, 'cli/main.js')) ?? randomBytes(8).toString('hex');
-const split = await splitBundle({
+let split = await splitBundle({
   entry: join(dist, 'cli/main.js'),
   // jq (1.3 MB: its WebAssembly inlined) is dist/jq.cjs (linearJq). yaml (roles) is loaded from
   // node_modules only by the runs that read a role: in the bundle it would cost every start. The keychain
@@ -63,13 +63,16 @@ function withoutBundle(why) {
 }
 
 // The training calls: a one-shot streamed chat against the emulator, as `router chat` runs most often.
-// The first, with every chunk but the entry a file, finds the chunks it loads (bin/launch.cjs writes
-// each one's code cache when training); those go in the pack, and the second records the pack's code cache.
+// The first, with every chunk but the entry a file, finds under V8's coverage the chunks of which it
+// runs only the top level: their imports become lazy (lazyImports()). The second finds the chunks
+// it still loads (bin/launch.cjs writes each one's code cache when training); those go in the pack,
+// and the third records the pack's code cache.
 const home = mkdtempSync(join(tmpdir(), 'router-bundle-'));
 const { startEmulator } = await import(pathToFileURL(join(dist, 'emulator/server.js')).href);
 const emu = await startEmulator({ stateDir: join(home, 'state'), port: 0 });
-const call = async (args, mode, stderr = 'inherit', terminal = false) => {
-  const env = { PATH: process.env.PATH, HOME: home, ROUTER_CONFIG_DIR: join(home, 'config'), ROUTER_STATE_DIR: join(home, 'cli-state'), ROUTER_NO_LOG: '1', ROUTER_API_KEY: emu.store.firstKeys().apiKey, ROUTER_API_ROOT: emu.apiRoot, ROUTER_TRAIN_CODE_CACHE: mode };
+const call = async (args, mode, stderr = 'inherit', terminal = false, more = {}) => {
+  const env = { PATH: process.env.PATH, HOME: home, ROUTER_NO_LOG: '1', ROUTER_API_KEY: emu.store.firstKeys().apiKey, ROUTER_API_ROOT: emu.apiRoot, ROUTER_TRAIN_CODE_CACHE: mode, ...more };
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
   const argv = [process.execPath, bin, ...args];
   // On a terminal (util-linux script gives the call one), chat renders its markdown: chunks of their own.
   const [cmd, ...rest] = terminal ? ['script', '-qec', argv.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' '), '/dev/null'] : argv;
@@ -77,8 +80,10 @@ const call = async (args, mode, stderr = 'inherit', terminal = false) => {
   const [code] = await Promise.race([once(child, 'exit'), once(child, 'error').then(() => [-1])]);
   return code;
 };
-const train = async (args) => {
-  const code = await call(args, '1');
+// A one-shot as users run it: its ledger line and conversation kept, its config and state where HOME puts
+// them (their code is then in the pack's code cache, not compiled from its source at every call).
+const train = async (args, more) => {
+  const code = await call(args, '1', 'inherit', false, { ROUTER_NO_LOG: undefined, ...more });
   if (code !== 0) withoutBundle(`the training call of the CLI bundle (router ${args.join(' ')}) failed (exit ${code})`);
   return code === 0;
 };
@@ -97,10 +102,20 @@ const CHUNK_TRAINING = [
 ];
 const cached = () => new Set(readdirSync(chunks).filter((name) => name.endsWith('.cache')).map((name) => name.replace(/\.cjs\..*$/, '.js')));
 let trained;
-try {
+const coverage = join(home, 'coverage');
+const unpacked = () => {
+  rmSync(chunks, { recursive: true, force: true });
   writeFileSync(bundle, packChunks(id, split, [ENTRY]), 'latin1');
   writeChunks(chunks, id, split, new Set([ENTRY]));
-  trained = await train(oneShot);
+};
+try {
+  unpacked();
+  trained = await train(oneShot, { NODE_V8_COVERAGE: coverage });
+  if (trained) {
+    split = lazyImports(split, topLevelOnly(coverage, chunks));
+    unpacked();
+    trained = await train(oneShot);
+  }
   if (trained) {
     const packed = new Set([ENTRY, ...cached()]);
     rmSync(chunks, { recursive: true, force: true });

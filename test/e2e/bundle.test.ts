@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
 
@@ -62,6 +63,12 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     const chat = await t.run(['chat', '--model', 'local/echo', 'packed'], { env: trace });
     expect(chat.stdout).toBe('packed\n');
     expect(chat.stderr).toBe('router: started from the bundle and its code cache\n');
+    // As users run it: its ledger line and conversation kept, its folders found from HOME.
+    const home = { HOME: join(dir, 'user-home'), ROUTER_NO_LOG: undefined, ROUTER_CONFIG_DIR: undefined, ROUTER_STATE_DIR: undefined, XDG_CONFIG_HOME: undefined, XDG_STATE_HOME: undefined };
+    const logged = await t.run(['chat', '--model', 'local/echo', 'logged'], { env: { ...trace, ...home } });
+    expect(logged.stdout).toBe('logged\n');
+    expect(logged.stderr).toBe('router: started from the bundle and its code cache\n');
+    expect(readdirSync(join(dir, 'user-home', '.local', 'state', 'router'))).toEqual(expect.arrayContaining(['conversations', 'usage.jsonl']));
     const models = await t.run(['models'], { env: trace });
     expect(models.code).toBe(0);
     const [first, ...loaded] = models.stderr.trim().split('\n');
@@ -78,6 +85,32 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
     const missing = await models2();
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^error: \S+models-\w+\.cjs is missing, unlike \S+cli\.bundle\.cjs: run "npm run build" in the package's folder\n$/);
+  });
+
+  it('packs no code of which a one-shot chat runs only the top level: such a chunk is required where first used, and its top level only declares', () => {
+    const pack = readFileSync(join(ROOT, 'dist', 'cli.bundle.cjs'), 'latin1');
+    // Attachments, tool calls, budget holds: a one-shot chat without them ran only these modules' top level.
+    for (const deferred of ['MAX_ATTACHMENT_BYTES=', 'DEFAULT_RESULTS_BYTES=', 'HOLD_MAX_AGE_MS=']) expect(pack).not.toContain(deferred);
+    const chunks = join(ROOT, 'dist', 'cli.chunks');
+    const lazy = new Set([pack, ...readdirSync(chunks).filter((name) => name.endsWith('.cjs')).map((name) => readFileSync(join(chunks, name), 'latin1'))].flatMap((code) => [...code.matchAll(/\(import_[\w$]+\?\?=require\("\.\/([^"]+)\.js"\)\)/g)].map((m) => m[1]!)));
+    expect(lazy.size).toBeGreaterThan(10);
+    // Deferred, a chunk's top level runs later or never: it must do nothing a caller could miss (a listener, a registration).
+    const effects = [...lazy].flatMap((name) => {
+      const file = join(chunks, `${name}.cjs`);
+      let code: string;
+      try {
+        code = readFileSync(file, 'latin1');
+      } catch {
+        return []; // loaded by a one-shot all the same: in the pack
+      }
+      const source = ts.createSourceFile(file, code, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
+      const wrapper = (source.statements[0] as ts.ExpressionStatement).expression as ts.ParenthesizedExpression;
+      const body = (wrapper.expression as ts.FunctionExpression).body.statements;
+      const plumbing = /^("use strict"|__export\(|module\.exports=)/;
+      const declares = (st: ts.Statement) => ts.isVariableStatement(st) || ts.isFunctionDeclaration(st) || ts.isClassDeclaration(st) || (ts.isExpressionStatement(st) && plumbing.test(st.getText(source)));
+      return body.filter((st) => !declares(st)).map((st) => `${name}: ${st.getText(source).slice(0, 80)}`);
+    });
+    expect(effects).toEqual([]);
   });
 
   it('runs a one-shot chat without loading what the CLI defers: HTTP/2, child processes, crypto, node:module', async () => {
