@@ -59,7 +59,14 @@ function relabeller(first: Body, c: Candidate, id: string): (data: string) => st
       if (where < 0) return undefined;
       swaps.push([where, was, to]);
     }
-    swaps.sort((a, b) => a[0] - b[0]);
+    // In place, by where each is (at most three: Array.prototype.sort made a work copy and its state, per stream).
+    for (let i = 1; i < swaps.length; i++) {
+      for (let j = i; j > 0 && swaps[j - 1]![0] > swaps[j]![0]; j--) {
+        const later = swaps[j - 1]!;
+        swaps[j - 1] = swaps[j]!;
+        swaps[j] = later;
+      }
+    }
     // Built once from slices of `data`: a search in a string built by concatenation copied it whole first.
     let out = '';
     let from = 0;
