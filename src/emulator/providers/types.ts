@@ -48,7 +48,7 @@ export type UpstreamReply =
 
 /** A stream's events that can hand over, without waiting, those already arrived after the one next() gave. */
 export interface QueuedEvents {
-  takeQueued(): string[];
+  takeQueued(): readonly string[];
   /** What `data` parsed to when the stream judged it (first_event_timeout_ms), given once (it may be changed then); undefined when it was not. */
   takeParsed?(data: string): unknown;
 }

@@ -17,6 +17,8 @@ export function failureOf(err: unknown, name: string, started: boolean): Provide
 
 /** Events that may wait unread before the upstream's socket is paused. */
 const HIGH_WATER = 64;
+/** takeQueued() when nothing is queued: one empty list, never changed. */
+const NONE: readonly string[] = Object.freeze([]);
 
 /**
  * An upstream's event stream as undici's raw handler hands it over: split into payloads as bytes
@@ -26,8 +28,14 @@ const HIGH_WATER = 64;
  * event grew past `maxEvent` characters (the upstream is then let go).
  */
 export class UpstreamEvents implements AsyncIterableIterator<string> {
-  private queue: string[] = [];
+  /**
+   * The payloads not yet read: `queue[head]` to `queue[tail - 1]`. The array is kept, its slots emptied as
+   * they are read: one made anew each time it emptied (one per event, as a stream's reader keeps up)
+   * was ~185 bytes an event on the young generation.
+   */
+  private queue: (string | undefined)[] = [];
   private head = 0;
+  private tail = 0;
   private ended = false;
   private sawEnd = false;
   private failure: ProviderFailure | undefined;
@@ -45,7 +53,9 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
   private parsedData: string | undefined;
   private parsedEvent: unknown;
   private readonly add = (data: string) => {
-    this.queue.push(data);
+    if (this.tail < this.queue.length) this.queue[this.tail] = data;
+    else this.queue.push(data);
+    this.tail++;
     if (!this.sawEnd && this.ends(data)) this.sawEnd = true;
     // Parsed only until the first answer: first_event_timeout_ms's timer is let go once, then unset.
     if (!this.answered && (this.firstEvent || this.idleMs !== undefined) && this.carriesAnswer(data)) {
@@ -101,7 +111,7 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
       this.controller.abort(err as Error);
       return;
     }
-    if (!this.paused && this.queue.length - this.head >= HIGH_WATER) {
+    if (!this.paused && this.tail - this.head >= HIGH_WATER) {
       this.paused = true;
       this.controller.pause();
     }
@@ -120,7 +130,7 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
     }
     const check = () => {
       if (this.ended) return;
-      if (this.paused || this.head < this.queue.length) {
+      if (this.paused || this.head < this.tail) {
         this.idleTimer!.refresh();
         return;
       }
@@ -150,18 +160,18 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
   }
 
   next(): Promise<IteratorResult<string>> {
-    if (this.head < this.queue.length) return Promise.resolve({ value: this.shift(), done: false });
+    if (this.head < this.tail) return Promise.resolve({ value: this.shift(), done: false });
     if (this.failure) return Promise.reject(this.failure);
     if (this.ended) return Promise.resolve({ value: undefined, done: true });
     return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));
   }
 
   /** The payloads already here, taken at once (empty when none). */
-  takeQueued(): string[] {
-    if (this.head >= this.queue.length) return [];
-    const out = this.head ? this.queue.slice(this.head) : this.queue;
-    this.queue = [];
-    this.head = 0;
+  takeQueued(): readonly string[] {
+    if (this.head >= this.tail) return NONE;
+    const out = this.queue.slice(this.head, this.tail) as string[];
+    this.queue.fill(undefined, this.head, this.tail);
+    this.head = this.tail = 0;
     this.resumeIfPaused();
     return out;
   }
@@ -172,22 +182,20 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
     if (!this.ended && !this.sawEnd) this.controller.abort(new Error('the reader stopped'));
     this.ended = true;
     this.queue = [];
-    this.head = 0;
+    this.head = this.tail = 0;
     return Promise.resolve({ value: undefined, done: true });
   }
 
   private shift(): string {
-    const value = this.queue[this.head++]!;
-    if (this.head === this.queue.length) {
-      this.queue = [];
-      this.head = 0;
-    }
+    const value = this.queue[this.head]!;
+    this.queue[this.head++] = undefined;
+    if (this.head === this.tail) this.head = this.tail = 0;
     this.resumeIfPaused();
     return value;
   }
 
   private resumeIfPaused(): void {
-    if (this.paused && this.queue.length - this.head < HIGH_WATER / 2) {
+    if (this.paused && this.tail - this.head < HIGH_WATER / 2) {
       this.paused = false;
       this.controller.resume();
     }
@@ -197,7 +205,7 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
   private wakeUp(): void {
     const waiter = this.waiter;
     if (!waiter) return;
-    if (this.head < this.queue.length) {
+    if (this.head < this.tail) {
       this.waiter = undefined;
       waiter.resolve({ value: this.shift(), done: false });
     } else if (this.failure) {
