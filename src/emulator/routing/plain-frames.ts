@@ -115,10 +115,11 @@ export class PlainFrames {
    */
   frameTo(data: string, add: (text: string) => void): boolean {
     const head = this.head;
-    // Compared as slices: startsWith and endsWith took ten times as long (a loop over the characters).
+    // The head compared as a slice: startsWith took ten times as long (a loop over the characters). The
+    // tail with endsWith, as fast as a slice's comparison and no string made (~33 bytes a chunk).
     if (head && data.slice(0, head.length) === head) {
       const end = stringEnd(data, head.length);
-      if (end >= 0 && data.slice(end) === this.tail) {
+      if (end >= 0 && data.length - end === this.tail.length && data.endsWith(this.tail)) {
         this.content = stringText(data, head.length, end);
         add(this.headTo);
         add(data.slice(head.length, end));
