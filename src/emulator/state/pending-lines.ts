@@ -3,6 +3,9 @@ import type { KeptGeneration } from './store-api.js';
 /** What JSON.stringify escapes in a string: a quote, a backslash, a control character, a surrogate (escaped when lone). */
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
+/** Pieces up to this long are copied character by character (while ASCII), not with a Buffer.write. */
+const SHORT = 64;
+
 /** `"name":` for each member name seen, made once: a generation's record has the same ~45 names each time. */
 const names = new Map<string, string>();
 function nameOf(name: string): string {
@@ -169,6 +172,21 @@ export class PendingLines {
         this.bytes = bytes = grown;
       }
     }
-    this.used += bytes.write(text, this.used);
+    // A short piece copied here while it is ASCII: a Buffer.write each (~135 a line) took ~12 us a line.
+    let at = this.used;
+    if (text.length <= SHORT) {
+      let i = 0;
+      for (; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (c >= 0x80) break;
+        bytes[at++] = c;
+      }
+      if (i === text.length) {
+        this.used = at;
+        return;
+      }
+      text = text.slice(i);
+    }
+    this.used = at + bytes.write(text, at);
   }
 }
