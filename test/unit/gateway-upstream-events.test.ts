@@ -27,6 +27,19 @@ describe("an upstream's events as undici's raw handler hands them over", () => {
     expect(await events.next()).toEqual({ value: undefined, done: true });
   });
 
+  it('gives the parse of the events it judged for first_event_timeout_ms once, to the relay, which parses them no more', async () => {
+    const events = new UpstreamEvents(controller(), 'up', done, Infinity, 60_000);
+    const role = '{"choices":[{"delta":{"role":"assistant"}}]}';
+    const content = '{"choices":[{"delta":{"content":"hi"}}]}';
+    events.push(frames(role, content, '{"choices":[{"delta":{"content":" there"}}]}', '[DONE]'));
+    events.end();
+    // The last judged: the first with some of the answer (those after it are not parsed here).
+    expect(events.takeParsed(role)).toBeUndefined();
+    expect(events.takeParsed(content)).toEqual(JSON.parse(content));
+    expect(events.takeParsed(content)).toBeUndefined();
+    expect(events.takeParsed('{"choices":[{"delta":{"content":" there"}}]}')).toBeUndefined();
+  });
+
   it('answers a reader already waiting: with the first event of a read, the end, or the break', async () => {
     const events = new UpstreamEvents(controller(), 'up', done);
     const first = events.next();

@@ -13,15 +13,16 @@ const some = (v: unknown) => (typeof v === 'string' ? v !== '' : Array.isArray(v
  * usage (a `{"type":"ping"}`), `response.created`: not yet. An event
  * that is not a JSON object counts (the relay then judges it). `responses`: the stream is a Responses
  * one (its events judged by their `type`); else a chat stream (its chunks by their choices, whatever
- * `type` they carry).
+ * `type` they carry). `parsed`: told what the event parsed to (the relay takes it: parsed once).
  */
-export function carriesAnswer(data: string, responses = false): boolean {
+export function carriesAnswer(data: string, responses = false, parsed?: (event: unknown) => void): boolean {
   let event: unknown;
   try {
     event = JSON.parse(data);
   } catch {
     return true;
   }
+  parsed?.(event);
   if (!event || typeof event !== 'object' || Array.isArray(event)) return true;
   return answers(event as Body, responses);
 }

@@ -96,13 +96,17 @@ function doneAtEnd(agent: Dispatcher, last: () => string, oneChoice: boolean): D
 export class OpenAICompatible implements ProviderAdapter {
   readonly name: string;
   private readonly agent: OriginPools;
-  private readonly targets = new Map<string, URL>();
+  /** Each URL posted to, as undici is given it; and the headers of a stream's call and of a whole answer's: made once, not per request. */
+  private readonly targets = new Map<string, { origin: string; path: string }>();
+  private readonly headers: Record<'stream' | 'whole', Record<string, string>>;
   readonly responses?: (req: UpstreamChat) => Promise<UpstreamReply>;
 
   constructor(private readonly config: ProviderConfig) {
     this.name = config.name;
     this.agent = new OriginPools({ ...KEEP_ALIVE, headersTimeout: config.timeoutMs, bodyTimeout: config.timeoutMs, connectTimeout: config.timeoutMs });
     if (config.responses) this.responses = (req) => this.post(this.responsesUrl, req, endsResponse);
+    const headers = (accept: string): Record<string, string> => ({ 'content-type': 'application/json', accept, 'accept-encoding': 'identity', ...(config.apiKey && { authorization: `Bearer ${config.apiKey}` }) });
+    this.headers = { stream: Object.freeze(headers('text/event-stream')), whole: Object.freeze(headers('application/json')) };
   }
 
   models(): ProviderModel[] {
@@ -188,12 +192,13 @@ export class OpenAICompatible implements ProviderAdapter {
   }
 
   private post(url: string, { body, stream, signal }: UpstreamChat, ends: (data: string) => boolean = (data) => data === '[DONE]', agent: Dispatcher = this.agent): Promise<UpstreamReply> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json', 'accept-encoding': 'identity' };
-    if (this.config.apiKey) headers.authorization = `Bearer ${this.config.apiKey}`;
     let target = this.targets.get(url);
-    if (!target) this.targets.set(url, (target = new URL(url)));
+    if (!target) {
+      const parsed = new URL(url);
+      this.targets.set(url, (target = { origin: parsed.origin, path: parsed.pathname + parsed.search }));
+    }
     const maxAnswer = this.config.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
-    return upstreamCall(agent, { origin: target.origin, path: target.pathname + target.search, headers, body: JSON.stringify(body), signal, name: this.name, stream, ends, maxAnswer, firstEventMs: this.config.firstEventMs, idleMs: this.config.idleMs, responses: ends === endsResponse }).then(this.noAnswer);
+    return upstreamCall(agent, { origin: target.origin, path: target.path, headers: stream ? this.headers.stream : this.headers.whole, body: JSON.stringify(body), signal, name: this.name, stream, ends, maxAnswer, firstEventMs: this.config.firstEventMs, idleMs: this.config.idleMs, responses: ends === endsResponse }).then(this.noAnswer);
   }
 
   /** A whole answer that is no API's answer (notTheApi), or any answer in a content-coding, fails the provider in words. */

@@ -57,7 +57,8 @@ export class SseSplitter {
     }
     let end: number;
     while ((end = text.indexOf('\n\n', start)) >= 0) {
-      const data = dataOf(text.slice(start, end));
+      // One `data: …` line (most events): its payload sliced once, not the event and then its payload.
+      const data = text.startsWith('data: ', start) && text.indexOf('\n', start) === end ? text.slice(start + 6, end) : dataOf(text.slice(start, end));
       start = end + 2;
       if (data !== undefined) each(data);
     }

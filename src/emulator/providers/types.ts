@@ -48,7 +48,9 @@ export type UpstreamReply =
 
 /** A stream's events that can hand over, without waiting, those already arrived after the one next() gave. */
 export interface QueuedEvents {
-  takeQueued(): string[];
+  takeQueued(): readonly string[];
+  /** What `data` parsed to when the stream judged it (first_event_timeout_ms), given once (it may be changed then); undefined when it was not. */
+  takeParsed?(data: string): unknown;
 }
 
 /** An upstream's spoken answer: a 2xx with its audio as it comes (throws ProviderFailure where it breaks), or the caller's own 4xx. */

@@ -17,6 +17,8 @@ export function failureOf(err: unknown, name: string, started: boolean): Provide
 
 /** Events that may wait unread before the upstream's socket is paused. */
 const HIGH_WATER = 64;
+/** takeQueued() when nothing is queued: one empty list, never changed. */
+const NONE: readonly string[] = Object.freeze([]);
 
 /**
  * An upstream's event stream as undici's raw handler hands it over: split into payloads as bytes
@@ -26,8 +28,14 @@ const HIGH_WATER = 64;
  * event grew past `maxEvent` characters (the upstream is then let go).
  */
 export class UpstreamEvents implements AsyncIterableIterator<string> {
-  private queue: string[] = [];
+  /**
+   * The payloads not yet read: `queue[head]` to `queue[tail - 1]`. The array is kept, its slots emptied as
+   * they are read: one made anew each time it emptied (one per event, as a stream's reader keeps up)
+   * was ~185 bytes an event on the young generation.
+   */
+  private queue: (string | undefined)[] = [];
   private head = 0;
+  private tail = 0;
   private ended = false;
   private sawEnd = false;
   private failure: ProviderFailure | undefined;
@@ -37,16 +45,20 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
   private readonly splitter: SseSplitter;
   /** Told once, at the first event with some of an answer (`first_event_timeout_ms`: not pings, not a role-only chunk). */
   firstEvent: (() => void) | undefined;
-  /** When the last event came (performance.now()), and the timer that checks it against `idleMs`. */
-  private lastAt = 0;
+  /** The timer that fires `idleMs` after the last event. */
   private idleTimer: NodeJS.Timeout | undefined;
   /** Whether an event with some of an answer came: the idle timer runs from then (a model thinks silently before it). */
   private answered = false;
+  /** The last event parsed to judge it, and what it parsed to: the relay parses a stream's first events too (once is enough). */
+  private parsedData: string | undefined;
+  private parsedEvent: unknown;
   private readonly add = (data: string) => {
-    this.queue.push(data);
+    if (this.tail < this.queue.length) this.queue[this.tail] = data;
+    else this.queue.push(data);
+    this.tail++;
     if (!this.sawEnd && this.ends(data)) this.sawEnd = true;
     // Parsed only until the first answer: first_event_timeout_ms's timer is let go once, then unset.
-    if (!this.answered && (this.firstEvent || this.idleMs !== undefined) && carriesAnswer(data, this.responses)) {
+    if (!this.answered && (this.firstEvent || this.idleMs !== undefined) && this.carriesAnswer(data)) {
       this.answered = true;
       if (this.firstEvent) this.firstEvent = void this.firstEvent();
     }
@@ -65,6 +77,25 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
     this.splitter = new SseSplitter(maxEvent);
   }
 
+  /** carriesAnswer(), the event kept as parsed for the relay's own parse of it (takeParsed). */
+  private carriesAnswer(data: string): boolean {
+    this.parsedData = data;
+    this.parsedEvent = undefined;
+    return carriesAnswer(data, this.responses, this.keepParsed);
+  }
+
+  private readonly keepParsed = (event: unknown) => {
+    this.parsedEvent = event;
+  };
+
+  /** What `data` parsed to when carriesAnswer judged it, given once; undefined when it was not the last judged. */
+  takeParsed(data: string): unknown {
+    if (this.parsedData !== data) return undefined;
+    const event = this.parsedEvent;
+    this.parsedData = this.parsedEvent = undefined;
+    return event;
+  }
+
   [Symbol.asyncIterator](): this {
     return this;
   }
@@ -80,7 +111,7 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
       this.controller.abort(err as Error);
       return;
     }
-    if (!this.paused && this.queue.length - this.head >= HIGH_WATER) {
+    if (!this.paused && this.tail - this.head >= HIGH_WATER) {
       this.paused = true;
       this.controller.pause();
     }
@@ -88,17 +119,19 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
   }
 
   /**
-   * An event came: one timer per stream, armed at the first and checked when it fires (not set again
-   * per event). A wait while events sit unread or the upstream is paused (a slow caller) is no silence.
+   * An event came: one timer per stream, armed at the first and moved on at each (refresh(): the loop's
+   * clock, nothing allocated; performance.now() per event made an array each, ~1.8 KB a stream). A wait
+   * while events sit unread or the upstream is paused (a slow caller) is no silence.
    */
   private stamp(ms: number): void {
-    this.lastAt = performance.now();
-    if (this.idleTimer) return;
+    if (this.idleTimer) {
+      this.idleTimer.refresh();
+      return;
+    }
     const check = () => {
-      const left = this.lastAt + ms - performance.now();
       if (this.ended) return;
-      if (left > 0 || this.paused || this.head < this.queue.length) {
-        this.idleTimer = setTimeout(check, Math.max(1, Math.ceil(left > 0 ? left : ms))).unref();
+      if (this.paused || this.head < this.tail) {
+        this.idleTimer!.refresh();
         return;
       }
       const idle = new ProviderFailure('timeout', `${this.name}: no event within idle_timeout_ms (${ms} ms)`);
@@ -127,18 +160,18 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
   }
 
   next(): Promise<IteratorResult<string>> {
-    if (this.head < this.queue.length) return Promise.resolve({ value: this.shift(), done: false });
+    if (this.head < this.tail) return Promise.resolve({ value: this.shift(), done: false });
     if (this.failure) return Promise.reject(this.failure);
     if (this.ended) return Promise.resolve({ value: undefined, done: true });
     return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));
   }
 
   /** The payloads already here, taken at once (empty when none). */
-  takeQueued(): string[] {
-    if (this.head >= this.queue.length) return [];
-    const out = this.head ? this.queue.slice(this.head) : this.queue;
-    this.queue = [];
-    this.head = 0;
+  takeQueued(): readonly string[] {
+    if (this.head >= this.tail) return NONE;
+    const out = this.queue.slice(this.head, this.tail) as string[];
+    this.queue.fill(undefined, this.head, this.tail);
+    this.head = this.tail = 0;
     this.resumeIfPaused();
     return out;
   }
@@ -149,22 +182,20 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
     if (!this.ended && !this.sawEnd) this.controller.abort(new Error('the reader stopped'));
     this.ended = true;
     this.queue = [];
-    this.head = 0;
+    this.head = this.tail = 0;
     return Promise.resolve({ value: undefined, done: true });
   }
 
   private shift(): string {
-    const value = this.queue[this.head++]!;
-    if (this.head === this.queue.length) {
-      this.queue = [];
-      this.head = 0;
-    }
+    const value = this.queue[this.head]!;
+    this.queue[this.head++] = undefined;
+    if (this.head === this.tail) this.head = this.tail = 0;
     this.resumeIfPaused();
     return value;
   }
 
   private resumeIfPaused(): void {
-    if (this.paused && this.queue.length - this.head < HIGH_WATER / 2) {
+    if (this.paused && this.tail - this.head < HIGH_WATER / 2) {
       this.paused = false;
       this.controller.resume();
     }
@@ -174,7 +205,7 @@ export class UpstreamEvents implements AsyncIterableIterator<string> {
   private wakeUp(): void {
     const waiter = this.waiter;
     if (!waiter) return;
-    if (this.head < this.queue.length) {
+    if (this.head < this.tail) {
       this.waiter = undefined;
       waiter.resolve({ value: this.shift(), done: false });
     } else if (this.failure) {

@@ -59,7 +59,14 @@ function relabeller(first: Body, c: Candidate, id: string): (data: string) => st
       if (where < 0) return undefined;
       swaps.push([where, was, to]);
     }
-    swaps.sort((a, b) => a[0] - b[0]);
+    // In place, by where each is (at most three: Array.prototype.sort made a work copy and its state, per stream).
+    for (let i = 1; i < swaps.length; i++) {
+      for (let j = i; j > 0 && swaps[j - 1]![0] > swaps[j]![0]; j--) {
+        const later = swaps[j - 1]!;
+        swaps[j - 1] = swaps[j]!;
+        swaps[j] = later;
+      }
+    }
     // Built once from slices of `data`: a search in a string built by concatenation copied it whole first.
     let out = '';
     let from = 0;
@@ -108,10 +115,11 @@ export class PlainFrames {
    */
   frameTo(data: string, add: (text: string) => void): boolean {
     const head = this.head;
-    // Compared as slices: startsWith and endsWith took ten times as long (a loop over the characters).
+    // The head compared as a slice: startsWith took ten times as long (a loop over the characters). The
+    // tail with endsWith, as fast as a slice's comparison and no string made (~33 bytes a chunk).
     if (head && data.slice(0, head.length) === head) {
       const end = stringEnd(data, head.length);
-      if (end >= 0 && data.slice(end) === this.tail) {
+      if (end >= 0 && data.length - end === this.tail.length && data.endsWith(this.tail)) {
         this.content = stringText(data, head.length, end);
         add(this.headTo);
         add(data.slice(head.length, end));

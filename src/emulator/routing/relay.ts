@@ -126,6 +126,8 @@ export async function pump(res: Ctx['res'], closed: () => boolean, it: AsyncIter
  */
 export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, opts: RelayOptions): Promise<RelayOutcome> {
   const it = reply.events[Symbol.asyncIterator]();
+  // The stream judged its first events for first_event_timeout_ms: their parse, taken, not made again.
+  const parsedOf = (it as Partial<QueuedEvents>).takeParsed?.bind(it);
   const held: Body[] = [];
   // The caller's id for every chunk: an upstream may give all its answers one id (docs/gateway.md).
   const id = (ctx.generation = genId());
@@ -146,7 +148,7 @@ export async function relayStream(ctx: Ctx, reply: StreamReply, c: Candidate, op
     }
     let chunk: Body;
     try {
-      chunk = JSON.parse(next.value) as Body;
+      chunk = (parsedOf?.(next.value) ?? JSON.parse(next.value)) as Body;
     } catch {
       return { failed: new ProviderFailure('broken', `${c.slug}: a stream event that is not JSON`) };
     }

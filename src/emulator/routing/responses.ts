@@ -1,6 +1,6 @@
 import type { Ctx } from '../http/http.js';
 import { openEventStream } from '../state/billing.js';
-import { ProviderFailure, type UpstreamReply } from '../providers/types.js';
+import { ProviderFailure, type QueuedEvents, type UpstreamReply } from '../providers/types.js';
 import type { Candidate } from './candidates.js';
 import { priceUsage } from './usage.js';
 import { brokenAfterContent, cutByCaller, eventObject, owedOnHangUp, pump, type RelayOutcome } from './relay.js';
@@ -53,6 +53,8 @@ export interface ResponsesRelay {
 export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate, opts: ResponsesRelay = {}): Promise<RelayOutcome> {
   const { charge, promptTokens, hide = String } = opts;
   const it = reply.events[Symbol.asyncIterator]();
+  // The stream judged its first events for first_event_timeout_ms: their parse, taken, not made again.
+  const parsedOf = (it as Partial<QueuedEvents>).takeParsed?.bind(it);
   const held: Body[] = [];
   for (;;) {
     let next: IteratorResult<string>;
@@ -65,7 +67,7 @@ export async function relayResponses(ctx: Ctx, reply: StreamReply, c: Candidate,
     if (next.done || next.value === '[DONE]') return { failed: new ProviderFailure('broken', `${c.slug}: the stream ended before any output`) };
     let event: Body;
     try {
-      event = JSON.parse(next.value) as Body;
+      event = (parsedOf?.(next.value) ?? JSON.parse(next.value)) as Body;
     } catch {
       return { failed: new ProviderFailure('broken', `${c.slug}: a stream event that is not JSON`) };
     }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { failedWriteOf } from '../../internal/system-errors.js';
 import { isRecord } from '../../internal/shape.js';
 import { KEEP } from './generation-log.js';
+import { PendingLines } from './pending-lines.js';
 import { reportStorage, storageFailure } from './storage-failure.js';
 import type { KeptGeneration } from './store-api.js';
 
@@ -47,12 +48,12 @@ export class GenerationFile {
   private current = new Map<string, number>();
   private older = new Map<string, number>();
   /** Lines kept since the last write, by id. */
-  private pending = new Map<string, string>();
+  private pending = new PendingLines();
   /** Lines a write failed to keep (a full disk), or kept once ended: in memory only, the newest `max`. */
   private readonly unwritten = new Map<string, string>();
   private flushing: NodeJS.Immediate | undefined;
   /** Lines being written (off the event loop), by id: found here until they are. */
-  private writing: Map<string, string> | undefined;
+  private writing: PendingLines | undefined;
   /** What idle() gave: settled once the write under way is done. */
   private wrote: { done: Promise<void>; settle: () => void } | undefined;
   /** The file ends in a line cut short (a crash, a full disk): the next write begins a line of its own. */
@@ -84,12 +85,8 @@ export class GenerationFile {
   }
 
   keep(id: string, kept: KeptGeneration): void {
-    // Kept without its newline: one flat string, whose byte length is read without copying it (a line
-    // with `\n` appended was a second string that Buffer.byteLength copied whole, per request).
-    const line = JSON.stringify({ id, workspace: kept.workspace, key: kept.key, data: kept.data, batch: kept.batch });
-    if (this.ended) return this.keepUnwritten(id, line);
-    this.pending.delete(id);
-    this.pending.set(id, line);
+    if (this.ended) return this.keepUnwritten(id, JSON.stringify({ id, workspace: kept.workspace, key: kept.key, data: kept.data, batch: kept.batch }));
+    this.pending.add(id, kept);
     this.flushing ??= setImmediate(() => this.flushLater());
   }
 
@@ -120,8 +117,8 @@ export class GenerationFile {
         if (got) yield got.kept;
       }
     }
-    const writing = [...(this.writing ?? [])].filter(([id]) => !this.pending.has(id)).map(([, line]) => line);
-    for (const line of [...this.unwritten.values(), ...writing, ...this.pending.values()]) {
+    const writing = [...(this.writing?.entries() ?? [])].filter(([id]) => !this.pending.has(id)).map(([, line]) => line);
+    for (const line of [...this.unwritten.values(), ...writing, ...[...this.pending.entries()].map(([, line]) => line)]) {
       const got = keptOf(line);
       if (got) yield got.kept;
     }
@@ -137,7 +134,7 @@ export class GenerationFile {
     this.flushing = undefined;
     if (this.writing || !this.pending.size) return;
     const lines = this.pending;
-    this.pending = new Map();
+    this.pending = new PendingLines(lines.used);
     try {
       const out = this.bytesOf(lines);
       this.landed(lines, out, writeSync(this.fd!, out.bytes, 0, out.used));
@@ -156,7 +153,7 @@ export class GenerationFile {
     this.flushing = undefined;
     if (this.writing || !this.pending.size) return;
     const lines = this.pending;
-    this.pending = new Map();
+    this.pending = new PendingLines(lines.used);
     let out: Bytes;
     try {
       out = this.bytesOf(lines);
@@ -193,7 +190,7 @@ export class GenerationFile {
   }
 
   /** The bytes of `lines`, one after another, and where each starts in them; the file turned over or opened first. */
-  private bytesOf(lines: Map<string, string>): Bytes {
+  private bytesOf(lines: PendingLines): Bytes {
     if (this.lines >= this.max) {
       this.close();
       renameSync(this.file, this.old);
@@ -205,40 +202,28 @@ export class GenerationFile {
       this.fd = openSync(this.file, 'a', 0o600);
       this.size = fstatSync(this.fd).size;
     }
-    // Written one after another into one buffer: joined into one string, the lines were copied once
-    // more, whole, on the young generation, when written.
-    let size = this.torn ? 1 : 0;
-    for (const line of lines.values()) size += Buffer.byteLength(line) + 1;
-    const bytes = Buffer.allocUnsafe(size);
-    let used = this.torn ? bytes.write('\n') : 0;
-    const starts: number[] = [];
-    for (const line of lines.values()) {
-      starts.push(used);
-      used += bytes.write(line, used);
-      bytes[used++] = 0x0a;
-    }
-    return { bytes, used, starts };
+    return lines.take(this.torn);
   }
 
   /** `lines` written (`written` bytes of them): each found where it starts; taken in part, cut back and refused. */
-  private landed(lines: Map<string, string>, out: Bytes, written: number): void {
+  private landed(lines: PendingLines, out: Bytes, written: number): void {
     // Taken in part (a full disk): cut back to the last whole line, or the next would join a torn one.
     if (written < out.used) {
       ftruncateSync(this.fd!, this.size);
       throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
     }
     let i = 0;
-    for (const id of lines.keys()) this.index(this.current, id, this.size + out.starts[i++]!);
+    for (const id of lines.ids()) this.index(this.current, id, this.size + out.starts[i++]!);
     this.size += written;
     this.lines += lines.size;
     this.torn = false;
   }
 
   /** `lines` not written: kept in memory only, said once (a failure that is not the disk's is thrown). */
-  private failed(lines: Map<string, string>, err: unknown): void {
+  private failed(lines: PendingLines, err: unknown): void {
     const why = storageFailure(failedWriteOf(err, this.file));
     if (!why) throw err;
-    for (const [id, line] of lines) this.keepUnwritten(id, line);
+    for (const [id, line] of lines.entries()) this.keepUnwritten(id, line);
     reportStorage(why, 'generations are kept in memory only');
   }
 
