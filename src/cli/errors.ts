@@ -93,7 +93,7 @@ function describeError(err: unknown, io: IO): ExitCode {
     return EXIT.USAGE;
   }
   if (isSystemError(err)) {
-    if (err.code === 'EPIPE') return EXIT.OK;
+    if (err.code === 'EPIPE') return io.exitSoFar;
     const made = err.path === 'stdout' ? io.madeSoFar.join('; ') : '';
     io.error(`${describeSystemError(err)}${made ? `; ${made}` : ''}`);
     return isPathProblem(err.code) ? EXIT.USAGE : EXIT.FAILURE;

@@ -27,9 +27,9 @@ export function installLastResort(runtime: Runtime): void {
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     // A closed pipe (router chat | head -1) is not an error of ours; an id it did not take is still said.
     if (err.code === 'EPIPE') {
-      const made = new IO({}, runtime.streams).madeSoFar;
-      if (made.length) runtime.streams.stderr.write(`${made.join('\n')}\n`);
-      process.exit(runtime.exitCode);
+      const io = new IO({}, runtime.streams);
+      if (io.madeSoFar.length) runtime.streams.stderr.write(`${io.madeSoFar.join('\n')}\n`);
+      process.exit(runtime.exitCode || io.exitSoFar);
     }
     void fail(Object.assign(err, { path: 'stdout' }));
   });

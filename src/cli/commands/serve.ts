@@ -136,6 +136,8 @@ async function checkDrift(io: RunContext<FlagValues<typeof FLAGS>>['io'], dir: s
   if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw usage(`--check-drift ${dir}: no such folder`);
   const { checkDriftAll } = await import('../../emulator/providers/drift.js');
   const reports = await checkDriftAll(dir, gateway.config, (r) => {
+    // `--check-drift DIR | head`: a reader gone after a drift line ends it with exit 1 all the same.
+    if (r.error || r.changes.length) io.failsWith(EXIT.FAILURE);
     if (r.error) io.out(`error  ${r.file}: ${r.error}\n`);
     else io.out(`${r.changes.length ? 'drift' : 'same '}  ${r.file}\n${r.changes.map((c) => `  ${c}\n`).join('')}`);
   }).catch((err: unknown) => {
