@@ -8,6 +8,7 @@ import { jsonFlags } from '../flags/setup-flags.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { isBlank } from '../../internal/blank.js';
 import { takeSignal } from '../signals.js';
+import type { GatewayConfig } from '../../emulator/providers/config.js';
 
 export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
   return `${stateHome(env)}/emulator`;
@@ -100,7 +101,7 @@ async function runServe({ io, opts, signal }: RunContext<FlagValues<typeof FLAGS
         '',
         'Paste into a shell (speech and decisions need the management key):',
         `  export ROUTER_API_ROOT=${emu.apiRoot} ROUTER_API_KEY=${apiKey} ROUTER_MANAGEMENT_KEY=${managementKey}`,
-        '  router chat --model local/lorem "write 12 words"',
+        ...firstTry(gateway?.config),
         '',
       ].join('\n'),
     );
@@ -127,6 +128,13 @@ async function runServe({ io, opts, signal }: RunContext<FlagValues<typeof FLAGS
     throw new CliError('stopped', EXIT.INTERRUPTED, undefined, []);
   }
   if (hungUp) throw new CliError('hung up', EXIT.HANGUP, undefined, []);
+}
+
+/** The command printed to try it: a model of the gateway's, whose operator came for those (and may have turned the fake ones off). */
+function firstTry(config: GatewayConfig | undefined): string[] {
+  const chat = config?.providers.flatMap((p) => p.models).find((m) => m.kind === undefined);
+  if (chat) return [`  router chat --model ${chat.id} "hello"`];
+  return !config || config.localModels ? ['  router chat --model local/lorem "write 12 words"'] : [];
 }
 
 /** `--check-drift DIR`: one line a cassette on stdout (`same`, `drift` and its changes, `error`); exit 1 when any is not `same`. */
