@@ -2,6 +2,7 @@
 import { EXIT } from './exit-codes.js';
 import type { Runtime } from './run.js';
 import { IO, type Streams } from './io/io.js';
+import { exitSoFar } from './io/exit-so-far.js';
 import { signalTaken } from './signals.js';
 
 /** A failure outside any command's own handling: one line and its exit code. */
@@ -27,9 +28,9 @@ export function installLastResort(runtime: Runtime): void {
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     // A closed pipe (router chat | head -1) is not an error of ours; an id it did not take is still said.
     if (err.code === 'EPIPE') {
-      const io = new IO({}, runtime.streams);
-      if (io.madeSoFar.length) runtime.streams.stderr.write(`${io.madeSoFar.join('\n')}\n`);
-      process.exit(runtime.exitCode || io.exitSoFar);
+      const made = new IO({}, runtime.streams).madeSoFar;
+      if (made.length) runtime.streams.stderr.write(`${made.join('\n')}\n`);
+      process.exit(runtime.exitCode || exitSoFar(runtime.streams.stdout));
     }
     void fail(Object.assign(err, { path: 'stdout' }));
   });

@@ -8,6 +8,7 @@ import { jsonFlags } from '../flags/setup-flags.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { isBlank } from '../../internal/blank.js';
 import { takeSignal } from '../signals.js';
+import { failsWith } from '../io/exit-so-far.js';
 import type { GatewayConfig } from '../../emulator/providers/config.js';
 
 export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -145,7 +146,7 @@ async function checkDrift(io: RunContext<FlagValues<typeof FLAGS>>['io'], dir: s
   const { checkDriftAll } = await import('../../emulator/providers/drift.js');
   const reports = await checkDriftAll(dir, gateway.config, (r) => {
     // `--check-drift DIR | head`: a reader gone after a drift line ends it with exit 1 all the same.
-    if (r.error || r.changes.length) io.failsWith(EXIT.FAILURE);
+    if (r.error || r.changes.length) failsWith(io.stdout, EXIT.FAILURE);
     if (r.error) io.out(`error  ${r.file}: ${r.error}\n`);
     else io.out(`${r.changes.length ? 'drift' : 'same '}  ${r.file}\n${r.changes.map((c) => `  ${c}\n`).join('')}`);
   }).catch((err: unknown) => {

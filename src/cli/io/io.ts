@@ -5,7 +5,6 @@ import type { GLOBAL_FLAGS } from '../flags/global-flags.js';
 import { visible } from '../../internal/visible.js';
 import { switchOn } from '../../internal/env-switch.js';
 import { JqQueue } from './jq-queue.js';
-import type { ExitCode } from '../exit-codes.js';
 
 /** The shortest time between two writes of streamed text to stdout (a person sees no delay under ~15 ms). */
 const STREAM_WRITE_GAP_MS = 10;
@@ -46,9 +45,6 @@ const now = () => Number(process.hrtime.bigint()) / 1e6;
 
 /** What commands made on the service, by the stdout that was to carry its id (see IO.made). */
 const madeThings = new WeakMap<object, string[]>();
-
-/** The exit code a command has already earned (a drift found), by its stdout: a reader gone (`| head`) ends it with that. */
-const exitsSoFar = new WeakMap<object, ExitCode>();
 
 /** Longest `error:` line: an input quoted whole (a 10,000-letter id) would bury the words around it. */
 const MAX_ERROR_LINE = 1000;
@@ -158,16 +154,6 @@ export class IO {
   /** The things recorded with made() by any IO on this stdout. */
   get madeSoFar(): readonly string[] {
     return madeThings.get(this.stdout) ?? [];
-  }
-
-  /** Records the exit code the command will end with whatever comes next, as `| head` may end it before it says so. */
-  failsWith(code: ExitCode): void {
-    exitsSoFar.set(this.stdout, code);
-  }
-
-  /** The exit code recorded with failsWith() by any IO on this stdout, 0 when none. */
-  get exitSoFar(): ExitCode {
-    return exitsSoFar.get(this.stdout) ?? 0;
   }
 
   /** `--json FIELDS` and `--jq`, set by the command runner. */
