@@ -170,7 +170,10 @@ async function gatewayOptions(opts: FlagValues<typeof FLAGS>, env: NodeJS.Proces
     return undefined;
   }
   const { readFileSync, statSync } = await import('node:fs');
-  if (opts.replay !== undefined && !statSync(opts.replay, { throwIfNoEntry: false })?.isDirectory()) throw usage(`--replay ${opts.replay}: no such folder`);
+  const flag = opts.record !== undefined ? 'record' : 'replay';
+  const found = dir === undefined ? undefined : statSync(dir, { throwIfNoEntry: false });
+  if (found && !found.isDirectory()) throw usage(`--${flag} ${dir} is a file, not a folder`);
+  if (opts.replay !== undefined && !found) throw usage(`--replay ${opts.replay}: no such folder`);
   let text: string;
   try {
     text = readFileSync(opts.providers, 'utf8');
