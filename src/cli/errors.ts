@@ -7,6 +7,7 @@ import type { IO } from './io/io.js';
 import { batchLines } from './batch-words.js';
 import { describeSystemError, isPathProblem, isSystemError } from '../internal/system-errors.js';
 import { withInstalledDocs } from './io/installed-docs.js';
+import { exitSoFar } from './io/exit-so-far.js';
 
 const isAbort = (err: unknown) => (err as { name?: string })?.name === 'AbortError' || (err as { code?: string })?.code === 'ABORT_ERR';
 
@@ -93,7 +94,7 @@ function describeError(err: unknown, io: IO): ExitCode {
     return EXIT.USAGE;
   }
   if (isSystemError(err)) {
-    if (err.code === 'EPIPE') return EXIT.OK;
+    if (err.code === 'EPIPE') return exitSoFar(io.stdout);
     const made = err.path === 'stdout' ? io.madeSoFar.join('; ') : '';
     io.error(`${describeSystemError(err)}${made ? `; ${made}` : ''}`);
     return isPathProblem(err.code) ? EXIT.USAGE : EXIT.FAILURE;

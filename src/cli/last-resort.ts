@@ -2,6 +2,7 @@
 import { EXIT } from './exit-codes.js';
 import type { Runtime } from './run.js';
 import { IO, type Streams } from './io/io.js';
+import { exitSoFar } from './io/exit-so-far.js';
 import { signalTaken } from './signals.js';
 
 /** A failure outside any command's own handling: one line and its exit code. */
@@ -29,7 +30,7 @@ export function installLastResort(runtime: Runtime): void {
     if (err.code === 'EPIPE') {
       const made = new IO({}, runtime.streams).madeSoFar;
       if (made.length) runtime.streams.stderr.write(`${made.join('\n')}\n`);
-      process.exit(runtime.exitCode);
+      process.exit(runtime.exitCode || exitSoFar(runtime.streams.stdout));
     }
     void fail(Object.assign(err, { path: 'stdout' }));
   });

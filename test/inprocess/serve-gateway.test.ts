@@ -40,6 +40,9 @@ describe('serve --providers, --record, --replay: refused in words before anythin
     mkdirSync(join(t.dir, 'cas'), { recursive: true });
     expect(await serve('--providers', good, '--record', 'cas', '--replay', 'cas')).toMatchObject({ code: 2, stderr: 'error: --record and --replay go one at a time (--replay DIR --record-missing records what is missing)\n' });
     expect(await serve('--providers', good, '--replay', join(t.dir, 'nowhere'))).toMatchObject({ code: 2, stderr: `error: --replay ${join(t.dir, 'nowhere')}: no such folder\n` });
+    // Before: "error: cannot use good.yaml: already exists" (--record), "no such folder" (--replay): neither named the flag or the file.
+    expect(await serve('--providers', good, '--record', good)).toMatchObject({ code: 2, stdout: '', stderr: `error: --record ${good} is a file, not a folder\n` });
+    expect(await serve('--providers', good, '--replay', good)).toMatchObject({ code: 2, stdout: '', stderr: `error: --replay ${good} is a file, not a folder\n` });
   });
 });
 

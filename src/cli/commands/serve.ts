@@ -8,6 +8,8 @@ import { jsonFlags } from '../flags/setup-flags.js';
 import { CliError, EXIT, usage } from '../exit-codes.js';
 import { isBlank } from '../../internal/blank.js';
 import { takeSignal } from '../signals.js';
+import { failsWith } from '../io/exit-so-far.js';
+import type { GatewayConfig } from '../../emulator/providers/config.js';
 
 export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
   return `${stateHome(env)}/emulator`;
@@ -100,7 +102,7 @@ async function runServe({ io, opts, signal }: RunContext<FlagValues<typeof FLAGS
         '',
         'Paste into a shell (speech and decisions need the management key):',
         `  export ROUTER_API_ROOT=${emu.apiRoot} ROUTER_API_KEY=${apiKey} ROUTER_MANAGEMENT_KEY=${managementKey}`,
-        '  router chat --model local/lorem "write 12 words"',
+        ...firstTry(gateway?.config),
         '',
       ].join('\n'),
     );
@@ -129,6 +131,13 @@ async function runServe({ io, opts, signal }: RunContext<FlagValues<typeof FLAGS
   if (hungUp) throw new CliError('hung up', EXIT.HANGUP, undefined, []);
 }
 
+/** The command printed to try it: a model of the gateway's, whose operator came for those (and may have turned the fake ones off). */
+function firstTry(config: GatewayConfig | undefined): string[] {
+  const chat = config?.providers.flatMap((p) => p.models).find((m) => m.kind === undefined);
+  if (chat) return [`  router chat --model ${chat.id} "hello"`];
+  return !config || config.localModels ? ['  router chat --model local/lorem "write 12 words"'] : [];
+}
+
 /** `--check-drift DIR`: one line a cassette on stdout (`same`, `drift` and its changes, `error`); exit 1 when any is not `same`. */
 async function checkDrift(io: RunContext<FlagValues<typeof FLAGS>>['io'], dir: string, gateway: Awaited<ReturnType<typeof gatewayOptions>>): Promise<void> {
   if (!gateway) throw usage('--check-drift needs --providers FILE: the upstreams to ask again');
@@ -136,6 +145,8 @@ async function checkDrift(io: RunContext<FlagValues<typeof FLAGS>>['io'], dir: s
   if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw usage(`--check-drift ${dir}: no such folder`);
   const { checkDriftAll } = await import('../../emulator/providers/drift.js');
   const reports = await checkDriftAll(dir, gateway.config, (r) => {
+    // `--check-drift DIR | head`: a reader gone after a drift line ends it with exit 1 all the same.
+    if (r.error || r.changes.length) failsWith(io.stdout, EXIT.FAILURE);
     if (r.error) io.out(`error  ${r.file}: ${r.error}\n`);
     else io.out(`${r.changes.length ? 'drift' : 'same '}  ${r.file}\n${r.changes.map((c) => `  ${c}\n`).join('')}`);
   }).catch((err: unknown) => {
@@ -159,7 +170,10 @@ async function gatewayOptions(opts: FlagValues<typeof FLAGS>, env: NodeJS.Proces
     return undefined;
   }
   const { readFileSync, statSync } = await import('node:fs');
-  if (opts.replay !== undefined && !statSync(opts.replay, { throwIfNoEntry: false })?.isDirectory()) throw usage(`--replay ${opts.replay}: no such folder`);
+  const flag = opts.record !== undefined ? 'record' : 'replay';
+  const found = dir === undefined ? undefined : statSync(dir, { throwIfNoEntry: false });
+  if (found && !found.isDirectory()) throw usage(`--${flag} ${dir} is a file, not a folder`);
+  if (opts.replay !== undefined && !found) throw usage(`--replay ${opts.replay}: no such folder`);
   let text: string;
   try {
     text = readFileSync(opts.providers, 'utf8');

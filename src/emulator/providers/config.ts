@@ -38,6 +38,8 @@ const MAX_BATCH_CONCURRENCY = 256;
 export class ProvidersFileError extends Error {}
 
 const SLUG = /^[a-z0-9][a-z0-9._-]*$/;
+/** The paths the gateway adds to a provider's base_url: a base_url ending in one was copied from an endpoint's docs. */
+const ENDPOINT_PATHS = ['/chat/completions', '/embeddings', '/responses', '/audio/speech'];
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 
@@ -73,6 +75,8 @@ function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, { warn = ()
   if (baseUrl.username || baseUrl.password) throw new ProvidersFileError(`${where}: base_url holds a user or password: keys never go in the file; name an environment variable with api_key_env`);
   // The paths (/chat/completions, …) go at its end: after a query they would be part of it.
   if (/[?#]/.test(String(raw.base_url))) throw new ProvidersFileError(`${where}: base_url must end in its path, without ?query or #fragment (/chat/completions and the others are added at its end)`);
+  const endpoint = ENDPOINT_PATHS.find((path) => baseUrl.pathname.replace(/\/+$/, '').endsWith(path));
+  if (endpoint) throw new ProvidersFileError(`${where}: base_url ends in ${endpoint}, which the gateway adds itself: give the root before it, ${String(raw.base_url).replace(/\/+$/, '').slice(0, -endpoint.length)}`);
   let apiKey: string | undefined;
   if (raw.api_key_env !== undefined) {
     if (typeof raw.api_key_env !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(raw.api_key_env)) throw new ProvidersFileError(`${where}: api_key_env must name an environment variable`);
