@@ -11,7 +11,7 @@ export { splitCommandLine } from './command-line.js';
 export { KitError, AliasError, ConfigFileError, PlaceholderError, AttachmentError, SchemaError, SchemaMismatchError, ConversationError, ToolCallsError } from './errors.js';
 export { FileLockTimeout } from '../internal/lock-timeout.js';
 export { readAttachment, attachmentFromBytes, attachmentFromUrl, chatParts, responsesParts, attachmentReference, MAX_ATTACHMENT_BYTES, type Attachment, type AttachmentKind, type BytesOptions } from './attachments.js';
-export { answerSchema, checkAnswer, chatResponseFormat, responsesTextFormat, type AnswerSchema } from './schema.js';
+export { answerSchema, checkAnswer, chatResponseFormat, responsesTextFormat, type AnswerSchema, type SchemaValidator } from './schema.js';
 export { conciseSchema } from './schema-dsl.js';
 export { ConversationStore, type ConversationRecord, type ConversationSummary, type StoreOptions } from './conversation-store.js';
 export { ChatModel, chatModel, Conversation, type ConversationOptions } from './conversation.js';
