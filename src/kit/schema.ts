@@ -76,6 +76,16 @@ export async function parametersProblem(parameters: unknown): Promise<string | u
   }
 }
 
+/** Where arguments break a tool's parameters (`/a must be number`), compiled once; parameters ajv cannot compile check nothing. */
+export function argumentsCheck(parameters: Record<string, unknown>): (args: unknown) => Promise<string | undefined> {
+  let validator: Promise<SchemaValidator | undefined> | undefined;
+  return async (args) => {
+    validator ??= compile(parameters).catch(() => undefined);
+    const validate = await validator;
+    return !validate || validate(args) ? undefined : firstProblem(validate.errors);
+  };
+}
+
 /** Chat's `response_format` for the schema (strict). */
 export const chatResponseFormat = (s: AnswerSchema) => ({ type: 'json_schema', json_schema: { name: s.name, schema: s.schema, strict: true } });
 
