@@ -36,7 +36,7 @@ it('a call checked while another of the guard is under way is held to what the c
   const checked = g.check(second);
   // Old code: the second call was let go at once, the two together bound to 2× the bound, over the cap of 1.5×.
   expect(await Promise.race([said, checked.then(() => 'checked')])).toBe('waiting');
-  expect(waited).toMatch(/^calls of this guard under way may cost what is left of maxCost \$/);
+  expect(waited).toMatch(/^calls of this guard under way: beside them this call would pass maxCost \$/);
   g.record({ command: 'test', endpoint: '/v1/chat/completions', cost: bound / 10 });
   await checked;
   expect(second.body.max_completion_tokens).toBe(64);

@@ -104,7 +104,7 @@ export class SpendGuard {
     const first = await this.firstCheck;
     // A call that fits as it is only once calls under way end waits for them, rather than be cut to fit beside them.
     for (let said = false; this.crowded(first, call); said = true) {
-      if (!said) this.opts.on?.waiting?.(`calls of this guard under way may cost what is left of ${first.cap!.name}`);
+      if (!said) this.opts.on?.waiting?.(`calls of this guard under way: beside them this call would pass ${first.cap!.name}`);
       await this.underway.ended(this.opts.signal);
     }
     this.underway.add(await this.next(first, call, this.spent + this.underway.total));
