@@ -16,7 +16,7 @@ export { answerSchema, checkAnswer, chatResponseFormat, responsesTextFormat, typ
 export { conciseSchema } from './schema-dsl.js';
 export { ConversationStore, type ConversationRecord, type ConversationSummary, type StoreOptions } from './conversation-store.js';
 export { ChatModel, chatModel, Conversation, type ConversationOptions } from './conversation.js';
-export { runPrompt, type PromptOptions, type PromptResponse } from './prompt.js';
+export { runPrompt, type PromptOptions, type PromptResponse, type SchemaAnswer } from './prompt.js';
 export { aliasesPath, isAliasName, readAliases, setAlias, removeAlias, resolveModel } from './model-aliases.js';
 export { fillPlaceholders, fillPrompt, placeholderNames } from './placeholders.js';
 export { clearModelOptions, modelOptionsPath, optionsOf, readModelOptions, setModelOption, type ModelOptions } from './model-options.js';

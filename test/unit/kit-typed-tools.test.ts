@@ -5,6 +5,7 @@ import { functionTool, ResultBudget, runToolCall } from '../../src/kit/index.js'
 
 // functionTool types its function's arguments by its parameters (a JSON schema written as a literal), as
 // openai-node's zodFunction does with zod, and holds it to them: arguments that break them go back to the model.
+// A prompt's schema written in the call types the answer's `json` the same way.
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
 /** The errors `tsc --strict` reports for a program importing router-cli/kit (its src). */
@@ -21,10 +22,10 @@ function strictErrors(program: string): string[] {
   return ts.getPreEmitDiagnostics(checked).filter((d) => d.file?.fileName === file).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 }
 
-describe('functionTool under strict', () => {
-  it('a handler destructures its arguments typed by the parameters; a wrong use is an error', () => {
+describe('functionTool and prompt under strict', () => {
+  it('a handler destructures its arguments typed by the parameters, a schema answer is typed by its schema; a wrong use is an error', () => {
     const errors = strictErrors(`
-import { functionTool } from 'router-cli/kit';
+import { functionTool, type ChatModel } from 'router-cli/kit';
 const add = functionTool('add', { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] }, ({ a, b }) => a + b);
 const greet = functionTool('greet', { type: 'object', properties: { name: { type: 'string' }, times: { type: 'integer' }, tone: { enum: ['warm', 'dry'] }, tags: { type: 'array', items: { type: 'string' } } }, required: ['name'] } as const,
   ({ name, times, tone, tags }) => name.repeat(times ?? 1) + (tone === 'warm' ? '!' : '.') + (tags ?? []).map((t) => t.toUpperCase()).join());
@@ -34,8 +35,20 @@ const unknownShape = functionTool('unknown', shape, (args) => String(args.anythi
 const wrong = functionTool('wrong', { type: 'object', properties: { a: { type: 'number' } }, required: ['a'] }, ({ a }) => a.toUpperCase());
 const missing = functionTool('missing', { type: 'object', properties: { a: { type: 'number' } } }, ({ a }) => a.toFixed());
 export const tools = [add, greet, loose, unknownShape, wrong, missing];
+declare const model: ChatModel;
+const city = await model.prompt('a city', { schema: { type: 'object', properties: { name: { type: 'string' }, people: { type: 'integer' } }, required: ['name'] } });
+export const named: string = city.json.name.toUpperCase() + (city.json.people ?? 0).toFixed();
+const plain = await model.prompt('no schema');
+export const untyped: unknown = plain.json;
+const talk = model.conversation();
+const turn = await talk.prompt('again', { schema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } as const });
+export const n: string = turn.json.n;
 `);
-    expect(errors).toEqual([expect.stringMatching(/toUpperCase.*does not exist on type 'number'/), expect.stringMatching(/'a' is possibly 'undefined'/)]);
+    expect(errors).toEqual([
+      expect.stringMatching(/toUpperCase.*does not exist on type 'number'/),
+      expect.stringMatching(/'a' is possibly 'undefined'/),
+      expect.stringMatching(/Type 'number' is not assignable to type 'string'/),
+    ]);
   }, 300_000);
 
   it('arguments that break the parameters go back to the model as a failed call; the function is not run', async () => {
