@@ -1,6 +1,7 @@
 import { ProtocolError } from './errors.js';
 
-type Kind = 'string' | 'number' | 'object' | 'array' | 'array|string';
+/** What a field of an answer must be (`array|string`: either). */
+export type FieldKind = 'string' | 'number' | 'object' | 'array' | 'array|string';
 
 /**
  * What an answer must hold for the code that reads it (anything more is the service's own): paths
@@ -9,11 +10,11 @@ type Kind = 'string' | 'number' | 'object' | 'array' | 'array|string';
 export interface AnswerShape {
   /** What the answer is, in words ("a chat completion"). */
   what: string;
-  fields: Record<string, Kind>;
+  fields: Record<string, FieldKind>;
 }
 
-const CHOICES: Record<string, Kind> = { choices: 'array', 'choices[]': 'object' };
-const BATCH: Record<string, Kind> = { id: 'string', status: 'string', request_counts: 'object', 'request_counts.total': 'number', 'request_counts.completed': 'number', 'request_counts.failed': 'number', created_at: 'number' };
+const CHOICES: Record<string, FieldKind> = { choices: 'array', 'choices[]': 'object' };
+const BATCH: Record<string, FieldKind> = { id: 'string', status: 'string', request_counts: 'object', 'request_counts.total': 'number', 'request_counts.completed': 'number', 'request_counts.failed': 'number', created_at: 'number' };
 
 export const SHAPES = {
   chatCompletion: { what: 'a chat completion', fields: CHOICES },
@@ -31,7 +32,7 @@ export const SHAPES = {
   feedback: { what: 'a feedback receipt', fields: { data: 'object' } },
 } satisfies Record<string, AnswerShape>;
 
-function isKind(value: unknown, kind: Kind): boolean {
+function isKind(value: unknown, kind: FieldKind): boolean {
   if (kind === 'array') return Array.isArray(value);
   if (kind === 'array|string') return Array.isArray(value) || typeof value === 'string';
   if (kind === 'object') return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -40,7 +41,7 @@ function isKind(value: unknown, kind: Kind): boolean {
 }
 
 /** The first path of `shape` whose value is missing or of another kind, or undefined. */
-function firstMismatch(data: unknown, fields: Record<string, Kind>): string | undefined {
+function firstMismatch(data: unknown, fields: Record<string, FieldKind>): string | undefined {
   for (const [path, kind] of Object.entries(fields)) {
     // Every value the path reaches: a `[]` step fans out over the array's elements.
     let values: unknown[] = [data];

@@ -1,8 +1,6 @@
 /** A chat answer's message, assembled from its stream: text, reasoning, tool calls (by index), images, annotations. */
-import type { ChatChunk } from './types.js';
+import type { ChatChunk, JSONObject } from './types.js';
 import { contentText } from './answer-reading.js';
-
-type Body = Record<string, unknown>;
 
 export interface ToolCall {
   id: string;
@@ -15,10 +13,10 @@ export interface AssembledMessage {
   role: 'assistant';
   content: string | null;
   reasoning?: string;
-  reasoning_details?: Body[];
+  reasoning_details?: JSONObject[];
   tool_calls?: (ToolCall & { index: number })[];
   images?: { type: 'image_url'; image_url: { url: string } }[];
-  annotations?: Body[];
+  annotations?: JSONObject[];
 }
 
 /**
@@ -29,26 +27,26 @@ export interface AssembledMessage {
 export class MessageAssembler {
   private content: string | null = null;
   private reasoning: string | undefined;
-  private readonly details = new Map<number, Body>();
+  private readonly details = new Map<number, JSONObject>();
   private readonly calls = new Map<number, ToolCall & { index: number }>();
   private readonly images: NonNullable<AssembledMessage['images']> = [];
-  private readonly annotations: Body[] = [];
+  private readonly annotations: JSONObject[] = [];
 
   /** Adds one chunk; returns the reasoning text it brought ('' for none). */
   add(chunk: ChatChunk): string {
-    const delta = chunk.choices?.[0]?.delta as Body | undefined;
+    const delta = chunk.choices?.[0]?.delta as JSONObject | undefined;
     if (!delta) return '';
     if (typeof delta.content === 'string' && delta.content) this.content = (this.content ?? '') + delta.content;
     const reasoning = typeof delta.reasoning === 'string' ? delta.reasoning : '';
     if (reasoning) this.reasoning = (this.reasoning ?? '') + reasoning;
-    if (Array.isArray(delta.reasoning_details)) this.addDetails(delta.reasoning_details as Body[]);
-    if (Array.isArray(delta.tool_calls)) this.addCalls(delta.tool_calls as Body[]);
+    if (Array.isArray(delta.reasoning_details)) this.addDetails(delta.reasoning_details as JSONObject[]);
+    if (Array.isArray(delta.tool_calls)) this.addCalls(delta.tool_calls as JSONObject[]);
     if (Array.isArray(delta.images)) this.images.push(...(delta.images as AssembledMessage['images'] & object));
-    if (Array.isArray(delta.annotations)) this.annotations.push(...(delta.annotations as Body[]));
+    if (Array.isArray(delta.annotations)) this.annotations.push(...(delta.annotations as JSONObject[]));
     return reasoning;
   }
 
-  private addDetails(details: Body[]): void {
+  private addDetails(details: JSONObject[]): void {
     for (const d of details) {
       const at = typeof d?.index === 'number' ? d.index : this.details.size;
       const known = this.details.get(at);
@@ -57,10 +55,10 @@ export class MessageAssembler {
     }
   }
 
-  private addCalls(calls: Body[]): void {
+  private addCalls(calls: JSONObject[]): void {
     for (const c of calls) {
       const index = typeof c.index === 'number' ? c.index : this.calls.size;
-      const fn = (c.function ?? {}) as Body;
+      const fn = (c.function ?? {}) as JSONObject;
       const call = this.calls.get(index) ?? { index, id: '', type: 'function' as const, function: { name: '', arguments: '' } };
       if (typeof c.id === 'string' && c.id) call.id = c.id;
       if (typeof fn.name === 'string' && fn.name) call.function.name = fn.name;
@@ -82,13 +80,13 @@ export class MessageAssembler {
 }
 
 /** The fields of a non-streamed answer's message that the CLI reads. */
-export function messageOf(raw: Body | undefined): AssembledMessage {
+export function messageOf(raw: JSONObject | undefined): AssembledMessage {
   const m = raw ?? {};
   const out: AssembledMessage = { role: 'assistant', content: typeof m.content === 'string' || Array.isArray(m.content) ? contentText(m.content) : null };
   if (typeof m.reasoning === 'string') out.reasoning = m.reasoning;
-  if (Array.isArray(m.reasoning_details)) out.reasoning_details = m.reasoning_details as Body[];
+  if (Array.isArray(m.reasoning_details)) out.reasoning_details = m.reasoning_details as JSONObject[];
   if (Array.isArray(m.tool_calls)) out.tool_calls = m.tool_calls as AssembledMessage['tool_calls'];
   if (Array.isArray(m.images)) out.images = m.images as AssembledMessage['images'];
-  if (Array.isArray(m.annotations)) out.annotations = m.annotations as Body[];
+  if (Array.isArray(m.annotations)) out.annotations = m.annotations as JSONObject[];
   return out;
 }

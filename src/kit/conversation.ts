@@ -7,7 +7,7 @@ import type { RouterClient } from '../client/index.js';
 import type { ChatMessage } from '../client/types.js';
 import { ConversationStore, newConversationRecord, type ConversationRecord } from './conversation-store.js';
 import { ConversationError } from './errors.js';
-import { promptTurn, runPrompt, type PromptOptions, type PromptResponse } from './prompt.js';
+import { promptTurn, runPrompt, type PromptOptions, type PromptResponse, type SchemaAnswer } from './prompt.js';
 
 export interface ConversationOptions {
   /** Where the conversation is kept after each turn (none: held in memory only). */
@@ -25,7 +25,9 @@ export class ChatModel {
     readonly id: string,
   ) {}
 
-  /** One exchange: the prompt, the tool calls the model asks for run, the answer. */
+  /** One exchange: the prompt, the tool calls the model asks for run, the answer (with a schema written in the call, `json` typed by it). */
+  prompt<const S extends Record<string, unknown>>(text: string, opts: PromptOptions & { schema: S }): Promise<SchemaAnswer<S>>;
+  prompt(text: string, opts?: PromptOptions): Promise<PromptResponse>;
   prompt(text: string, opts?: PromptOptions): Promise<PromptResponse> {
     return runPrompt(this.client, this.id, [], text, opts);
   }
@@ -81,6 +83,8 @@ export class Conversation {
    * The prompt after the messages so far; the turn is kept (in the store, when there is one) before
    * the answer is checked against a schema, so that an answer that does not follow it is kept too.
    */
+  prompt<const S extends Record<string, unknown>>(text: string, opts: PromptOptions & { schema: S }): Promise<SchemaAnswer<S>>;
+  prompt(text: string, opts?: PromptOptions): Promise<PromptResponse>;
   async prompt(text: string, opts: PromptOptions = {}): Promise<PromptResponse> {
     const earlier = this.record;
     const { response, check } = await promptTurn(this.model.client, this.model.id, [...this.messages], text, opts);

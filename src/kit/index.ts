@@ -1,5 +1,6 @@
 /** `router-cli/kit`: the features as a library: models, conversations, attachments, schemas, tools and MCP servers (no terminal IO, no exit codes). */
 export { ToolSourceError, functionTool, type Tool, type ToolResult, type ToolImage, type ToolCallInfo } from './tool.js';
+export type { SchemaValue, ToolArguments } from './schema-type.js';
 export { commandTool, runCommand, MAX_RESULT_BYTES, type CommandRun } from './command-tool.js';
 export { toolEnv } from './tool-env.js';
 export * from './spend/index.js';
@@ -12,11 +13,11 @@ export { KitError, AliasError, ConfigFileError, PlaceholderError, AttachmentErro
 export * from './collections/index.js';
 export { FileLockTimeout } from '../internal/lock-timeout.js';
 export { readAttachment, attachmentFromBytes, attachmentFromUrl, chatParts, responsesParts, attachmentReference, MAX_ATTACHMENT_BYTES, type Attachment, type AttachmentKind, type BytesOptions } from './attachments.js';
-export { answerSchema, checkAnswer, chatResponseFormat, responsesTextFormat, type AnswerSchema } from './schema.js';
+export { answerSchema, checkAnswer, chatResponseFormat, responsesTextFormat, type AnswerSchema, type SchemaValidator } from './schema.js';
 export { conciseSchema } from './schema-dsl.js';
 export { ConversationStore, type ConversationRecord, type ConversationSummary, type StoreOptions } from './conversation-store.js';
 export { ChatModel, chatModel, Conversation, type ConversationOptions } from './conversation.js';
-export { runPrompt, type PromptOptions, type PromptResponse } from './prompt.js';
+export { runPrompt, type PromptOptions, type PromptResponse, type SchemaAnswer } from './prompt.js';
 export { aliasesPath, isAliasName, readAliases, setAlias, removeAlias, resolveModel } from './model-aliases.js';
 export { fillPlaceholders, fillPrompt, placeholderNames } from './placeholders.js';
 export { clearModelOptions, modelOptionsPath, optionsOf, readModelOptions, setModelOption, type ModelOptions } from './model-options.js';

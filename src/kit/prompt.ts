@@ -18,6 +18,7 @@ import { ToolSet } from './toolset.js';
 import { chatToolLoop } from './tool-loop.js';
 import { guardedChat } from './spend/guarded-chat.js';
 import type { SpendGuard } from './spend/spend-guard.js';
+import type { SchemaValue } from './schema-type.js';
 import { counted } from '../internal/counted.js';
 
 export interface PromptOptions {
@@ -89,6 +90,9 @@ async function streamed(client: RouterClient, req: ChatCompletionRequest, signal
   const message = assembler.message();
   return { id: done.id ?? '', object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: done.model ?? '', system_fingerprint: null, choices: [{ index: 0, message, finish_reason: done.finish ?? null }], usage: done.usage! } as ChatCompletion;
 }
+
+/** The response to a prompt with a schema written in the call: `json` is the answer's value, typed by the schema. */
+export type SchemaAnswer<S> = PromptResponse & { json: SchemaValue<S> };
 
 /**
  * Sends `prompt` after `history` to `model` and runs the tool calls it asks for until it answers

@@ -1,7 +1,8 @@
 /** JSON schemas an answer must follow: compiled with ajv, sent as the API's format, the answer checked. */
 import { SchemaError, SchemaMismatchError } from './errors.js';
 
-type Validate = ((value: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
+/** A compiled schema's check: true when `value` follows it; `errors` then says where it does not. */
+export type SchemaValidator = ((value: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
 type AjvProblem = { instancePath: string; message?: string; params?: { allowedValues?: unknown[] } };
 
 /** The words of JSON Schema (drafts 7 to 2020-12): an object using none of them is no schema, though ajv takes it as `{}`. */
@@ -17,17 +18,17 @@ export interface AnswerSchema {
   /** The format's name: the schema's title, made a name, else "answer". */
   name: string;
   schema: Record<string, unknown>;
-  validate: Validate;
+  validate: SchemaValidator;
 }
 
 /** The validator of a schema; an Error saying the first place it breaks the rules of schemas (ajv's own list is three lines for one typo). */
-async function compile(schema: Record<string, unknown>): Promise<Validate> {
+async function compile(schema: Record<string, unknown>): Promise<SchemaValidator> {
   const ajv = await import('ajv');
   // CommonJS seen from ESM: the class is the default export's default.
   const Ajv = ((ajv.default as unknown as { default?: unknown }).default ?? ajv.default) as unknown as typeof ajv.Ajv;
   const checker = new Ajv({ strict: false, validateFormats: false, allErrors: false });
   if (!checker.validateSchema(schema)) throw new Error(firstProblem(checker.errors as AjvProblem[] | null | undefined));
-  return checker.compile(schema) as Validate;
+  return checker.compile(schema) as SchemaValidator;
 }
 
 function firstProblem(errors: AjvProblem[] | null | undefined): string {
@@ -51,7 +52,7 @@ export async function answerSchema(schema: Record<string, unknown> | string, sou
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw new SchemaError('not_object', `is ${kindOf(value)}, not a JSON schema object`, source);
   const keys = Object.keys(value);
   if (!keys.some((k) => KEYWORDS.has(k))) throw new SchemaError('not_schema', keys.length ? 'it has no "type", "properties" or other JSON Schema keyword' : 'it is empty', source);
-  let validate: Validate;
+  let validate: SchemaValidator;
   try {
     validate = await compile(value as Record<string, unknown>);
   } catch (err) {
@@ -73,6 +74,16 @@ export async function parametersProblem(parameters: unknown): Promise<string | u
   } catch (err) {
     return `are not a valid JSON schema (${(err as Error).message})`;
   }
+}
+
+/** Where arguments break a tool's parameters (`/a must be number`), compiled once; parameters ajv cannot compile check nothing. */
+export function argumentsCheck(parameters: Record<string, unknown>): (args: unknown) => Promise<string | undefined> {
+  let validator: Promise<SchemaValidator | undefined> | undefined;
+  return async (args) => {
+    validator ??= compile(parameters).catch(() => undefined);
+    const validate = await validator;
+    return !validate || validate(args) ? undefined : firstProblem(validate.errors);
+  };
 }
 
 /** Chat's `response_format` for the schema (strict). */

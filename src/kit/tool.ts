@@ -5,6 +5,8 @@
 
 import { untilAborted } from '../internal/abort-fanout.js';
 import { KitError } from './errors.js';
+import { argumentsCheck } from './schema.js';
+import type { ToolArguments } from './schema-type.js';
 
 /** An image a tool answered with (base64), passed on to the model where the API takes it. */
 export interface ToolImage {
@@ -56,16 +58,23 @@ export class ToolSourceError extends KitError<'start' | 'ended' | 'hung' | 'inva
   }
 }
 
-/** A tool from a function in code. */
-export function functionTool(name: string, parameters: Record<string, unknown>, fn: (args: Record<string, unknown>, signal: AbortSignal) => Promise<unknown> | unknown, description?: string): Tool {
+/**
+ * A tool from a function in code. Its parameters written as a literal (a JSON schema) type the function's
+ * arguments: `functionTool('add', { type: 'object', properties: { a: { type: 'number' } }, required: ['a'] }, ({ a }) => a + 1)`.
+ */
+export function functionTool<const S extends Record<string, unknown>>(name: string, parameters: S, fn: (args: ToolArguments<S>, signal: AbortSignal) => Promise<unknown> | unknown, description?: string): Tool {
+  const problem = argumentsCheck(parameters);
   return {
     name,
     parameters,
     description,
     source: 'code',
     run: async (args, signal) => {
+      // The function's arguments are typed by its parameters: arguments that break them go back to the model, which may try again.
+      const broken = await problem(args);
+      if (broken) return { ok: false, text: `the arguments do not follow the parameters of ${name}: ${broken}` };
       // Bounded by the call's timeout and the caller's abort though the function never looks at its signal.
-      const value = await untilAborted(new Promise((settle) => settle(fn(args, signal))), signal);
+      const value = await untilAborted(new Promise((settle) => settle(fn(args as ToolArguments<S>, signal))), signal);
       return typeof value === 'string' ? value : JSON.stringify(value);
     },
   };

@@ -7,7 +7,8 @@ import { waitBound } from '../support/until.js';
 
 // docs/library.md, docs/collections.md and the README: every program on the pages runs as written (js and cjs with node, ts with
 // tsx), importing the built package by its name, against the emulator; each `// → …` comment is a line it
-// prints, in order.
+// prints, in order. The ts programs also pass `tsc --strict` against the package's types (its src, as the
+// declarations are made from it).
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const programsOf = (page: string) =>
   [...readFileSync(join(ROOT, page), 'utf8').matchAll(/```(js|cjs|ts)\n([\s\S]*?)```/g)].map((m) => ({ page, lang: m[1]!, code: m[2]! }));
@@ -68,3 +69,26 @@ it('every program of docs/library.md, docs/collections.md and the README runs as
   }
   expect(failures).toEqual([]);
 }, 300_000);
+
+it('every ts program of docs/library.md passes tsc --strict, as a program that installed the package checks it', async () => {
+  const programs = blocks.filter((b) => b.lang === 'ts');
+  expect(programs.length).toBeGreaterThanOrEqual(1);
+  const files = programs.map((_, i) => `.library-example-types-${process.pid}-${i}.mts`);
+  const config = join(ROOT, `.library-example-types-${process.pid}.json`);
+  const paths = { 'router-cli': ['./src/client/index.ts'], 'router-cli/kit': ['./src/kit/index.ts'], 'router-cli/batch': ['./src/batch/index.ts'] };
+  writeFileSync(config, JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, types: ['node'], paths }, files }));
+  programs.forEach((p, i) => writeFileSync(join(ROOT, files[i]!), p.code));
+  try {
+    const r = await new Promise<{ code: number | null; out: string }>((done) => {
+      const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', config], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d));
+      child.stderr.on('data', (d: Buffer) => (out += d));
+      child.on('close', (code) => done({ code, out }));
+    });
+    expect(r.out).toBe('');
+    expect(r.code).toBe(0);
+  } finally {
+    for (const f of [config, ...files.map((f) => join(ROOT, f))]) rmSync(f, { force: true });
+  }
+}, 600_000);

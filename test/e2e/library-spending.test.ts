@@ -36,10 +36,10 @@ async function runProgram(text: string, stateDir: string): Promise<{ stdout: str
   }
 }
 
-it('the Spending section is at the end of docs/library.md and has its two programs', () => {
+it('the Spending section is at the end of docs/library.md and has its three programs', () => {
   expect(SECTION.length).toBeGreaterThan(100);
   expect(SECTION.slice(1)).not.toMatch(/\n## /);
-  expect(programs).toHaveLength(2);
+  expect(programs).toHaveLength(3);
 });
 
 it('the tool loop under a cost cap runs as written: it answers within the cap, and a cap too small is a typed refusal', async () => {
@@ -51,16 +51,24 @@ it('the tool loop under a cost cap runs as written: it answers within the cap, a
   expect(emu.requestLog.filter((q) => q.path.endsWith('/chat/completions')).length - before).toBe(2);
 });
 
+it('the batch of prompts under one guard runs as written: every prompt answered, together within the cap', async () => {
+  const before = emu.requestLog.filter((r) => r.path.endsWith('/chat/completions')).length;
+  const r = await runProgram(programs[1]!, mkdtempSync(join(dir, 'state-')));
+  expect(r.stderr).toBe('');
+  expect(r.stdout).toBe('one two three four five six true\n');
+  expect(emu.requestLog.filter((q) => q.path.endsWith('/chat/completions')).length - before).toBe(6);
+});
+
 it('the budgets program runs as written: the call recorded in the ledger; a second run past the budget is BudgetReached', async () => {
   const state = mkdtempSync(join(dir, 'state-'));
-  const r = await runProgram(programs[1]!, state);
+  const r = await runProgram(programs[2]!, state);
   expect(r.stderr).toBe('');
   expect(r.stdout).toBe('hi\ntrue\n');
   const line = JSON.parse(readFileSync(join(state, 'usage.jsonl'), 'utf8').trim()) as Record<string, unknown>;
   expect(line).toMatchObject({ profile: 'my-app', command: 'my-app', endpoint: '/v1/chat/completions', model: 'local/echo' });
   // The day's spend past the budget: the same program is refused before it sends.
   writeFileSync(join(state, 'usage.jsonl'), `${JSON.stringify({ time: new Date().toISOString(), profile: 'my-app', command: 'my-app', endpoint: '/v1/chat/completions', cost: 0.75 })}\n`);
-  const again = await runProgram(programs[1]!, state);
+  const again = await runProgram(programs[2]!, state);
   expect(again.stderr).toBe('');
   expect(again.stdout).toBe('daily_budget reached: 0.75 spent\ntrue\n');
 });

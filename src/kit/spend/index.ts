@@ -7,4 +7,4 @@ export { appendUsage, ledgerPath, usageFields, type UsageRecord } from './ledger
 export { eachLedgerRecord } from './ledger-read.js';
 export { reconcile, type Reconciled, type ReconcileReport } from './reconcile.js';
 export { readPricing, worstBound, usd, usdBound, type Pricing, type CallSize } from './cost-bound.js';
-export { pricesFrom, serviceListPrices } from './prices.js';
+export { pricesFrom, serviceListPrices, type ListedModel } from './prices.js';

@@ -2,10 +2,16 @@
 import type { RouterClient } from '../../client/index.js';
 import { readPricing, type Pricing } from './cost-bound.js';
 
-type Listed = { id: string; pricing?: unknown; top_provider?: unknown; context_length?: unknown };
+/** A model as a list gives it: the fields prices are read from (a `Model` of `client.models.list()` is one). */
+export interface ListedModel {
+  id: string;
+  pricing?: unknown;
+  top_provider?: unknown;
+  context_length?: unknown;
+}
 
 /** The prices of models from a list; a model not in it, or one without prices, is the sentence saying so. */
-export function pricesFrom(list: (refresh: boolean) => Promise<Listed[]>): (models: string[], refresh: boolean) => Promise<Pricing[] | string> {
+export function pricesFrom(list: (refresh: boolean) => Promise<ListedModel[]>): (models: string[], refresh: boolean) => Promise<Pricing[] | string> {
   return async (ids, refresh) => {
     const models = await list(refresh);
     const prices: Pricing[] = [];

@@ -6,84 +6,22 @@
  * together more than a budget has left. A further call of the same work (a tool loop's next round)
  * is held to what is left once the earlier calls' cost is taken off.
  */
-import { budgetsFor, type BudgetSettings } from './budget.js';
+import { budgetsFor } from './budget.js';
+import { PROGRAM_WORDS, type Checked, type SpendGuardOptions, type SpendWords } from './spend-guard-options.js';
 import { reachedLine } from './budget.js';
 import { BudgetHold, heldByOthers, holdNames, holdsChange, withBudgetLock, type Held, type HoldCall } from './budget-hold.js';
-import { imagesUnbounded, usd, usdWritten, worstBound, type CallSize, type Pricing } from './cost-bound.js';
+import { imagesUnbounded, usd, usdWritten, worstBound, type Pricing } from './cost-bound.js';
 import { describeLimit, fitting, sizeOf, type SpendCall, type Cap } from './fit.js';
 import { BudgetReached, CostCapExceeded, CostUnbounded } from './errors.js';
 import { appendUsage, type UsageRecord } from './ledger.js';
 import { roundCost } from '../../internal/round-cost.js';
+import { Underway } from './underway.js';
 
 export type { SpendCall };
 
 export type { Cap };
 
-/** What a check found: the bound of the call as it will be sent, and what held it. */
-export interface Checked {
-  bound?: number;
-  /** The model whose prices make the bound, and the call's size then (its prompt, its completion limit). */
-  boundModel?: string;
-  size?: CallSize;
-  /** The most completion tokens the call may produce, as a person reads it ("512", "unbounded"). */
-  completionMost?: string;
-  /** Why no bound could be made (only without a cap: under one that is a CostUnbounded). */
-  unknown?: string;
-  cap?: Cap;
-  prices?: Pricing[];
-  /** What the call holds of the budgets while it runs (released when its cost is in the ledger). */
-  hold?: BudgetHold;
-}
-
-export interface SpendEvents {
-  /** The completion limit was lowered to fit the cap. */
-  lowered?(tokens: number, cap: Cap): void;
-  /** The call fits only once calls under way end: it waits for them (said once a check). */
-  waiting?(why: string): void;
-  /** Budgets are set but calls are not recorded: they cannot be kept. */
-  unkept?(budgets: string[]): void;
-  /** A hold on the budgets was placed for this work (release it when the work ends). */
-  hold?(hold: BudgetHold): void;
-  /** The ledger has `lines` damaged lines (torn, overwritten), whose cost the budgets cannot count (said on each check). */
-  damaged?(lines: number, ledger: string): void;
-  /** An estimate (a dry run) under a budget already reached: the call would be refused with this line (a BudgetReached). */
-  reached?(line: string): void;
-}
-
-export interface SpendGuardOptions {
-  /** The prices of these models, or a sentence saying why there are none; `refresh` asks for the list afresh. */
-  prices: (models: string[], refresh: boolean) => Promise<Pricing[] | string>;
-  /** Where the ledger and the holds live (ROUTER_STATE_DIR, XDG_STATE_HOME); the process's environment if absent. */
-  env?: NodeJS.ProcessEnv;
-  /** The most the work may cost, in USD. */
-  maxCost?: number;
-  /** The daily and monthly budgets and the profile they count for (the ledger's records of it). */
-  budgets?: BudgetSettings;
-  ignoreBudget?: boolean;
-  /** Whether this work's calls go to the ledger (`record`); by default when budgets are given. False: the budgets cannot be kept, and nothing is held. */
-  recorded?: boolean;
-  /** Bound the call even without a cap (a dry run): nothing is held then. */
-  estimate?: boolean;
-  signal?: AbortSignal;
-  on?: SpendEvents;
-  /**
-   * Makes the holds (the CLI's also go at the process's exit); `call` says what is held for, should its process be killed;
-   * `ignoreBudget` (the guard's words) is how the hold's refusal names the way past the budgets.
-   */
-  newHold?: (env: NodeJS.ProcessEnv, profile: string, usd: number, call: HoldCall, ignoreBudget: string) => BudgetHold;
-  /** How refusals name what was set: the program's options by default, the CLI's flags from the CLI. */
-  words?: SpendWords;
-}
-
-/** The names a refusal gives the cap, the way past a budget, and whose calls spent what is taken off the cap. */
-export interface SpendWords {
-  maxCost: string;
-  ignoreBudget: string;
-  spender: string;
-}
-
-/** A program's words: the options it gave the guard. */
-export const PROGRAM_WORDS: SpendWords = { maxCost: 'maxCost', ignoreBudget: 'ignoreBudget: true', spender: "this guard's calls" };
+export { PROGRAM_WORDS, type Checked, type SpendEvents, type SpendGuardOptions, type SpendWords } from './spend-guard-options.js';
 
 /** A bound at the kept prices this near the cap (a share of it) is checked again at fresh prices. */
 const NEAR_LINE = 0.5;
@@ -95,6 +33,9 @@ export class SpendGuard {
   private readonly env: NodeJS.ProcessEnv;
   private readonly words: SpendWords;
   private first?: Checked;
+  private firstCheck?: Promise<Checked>;
+  /** Calls checked and not yet answered: concurrent calls of one guard are held to the cap together. */
+  private readonly underway = new Underway();
   /** What the calls checked so far cost (their reported cost, else their bound). */
   spent = 0;
 
@@ -122,6 +63,7 @@ export class SpendGuard {
   record(entry: Omit<UsageRecord, 'time' | 'profile'>): string | undefined {
     // Under a budget an answer that said no cost (a stream cut) may still have been charged: its bound counts until reconciled.
     if (this.hold) entry = this.hold.priced(entry);
+    this.underway.settle();
     this.paid(entry.cost);
     if (!(this.opts.recorded ?? !!this.opts.budgets)) return undefined;
     const problem = appendUsage(this.env, { time: new Date().toISOString(), profile: this.opts.budgets?.profile ?? 'default', ...entry });
@@ -136,6 +78,7 @@ export class SpendGuard {
    */
   failed(err: unknown): void {
     const stopped = !!this.opts.signal?.aborted;
+    this.underway.settle();
     if (!stopped && (err as { maybeDelivered?: unknown } | undefined)?.maybeDelivered !== true) return;
     if (this.hold ? this.hold.failed(err, stopped) : this.first?.bound !== undefined) this.paid(undefined);
   }
@@ -146,16 +89,32 @@ export class SpendGuard {
   }
 
   /**
-   * Checks a call; may lower its completion limit in `call.body`. The first call is held to the
-   * whole cap, each later one to what is left of it once `spent` is taken off.
+   * Checks a call; may lower its completion limit in `call.body`. The first call is held to the whole cap, each later
+   * one to what is left of it once `spent` and the bounds of calls under way (checked, not yet recorded or failed) are
+   * taken off; one that fits as it is only once those end waits for them.
    */
   async check(call: SpendCall): Promise<Checked> {
-    if (this.first) {
-      await this.next(this.first, call, this.spent);
+    if (!this.firstCheck) {
+      this.firstCheck = this.holds ? this.underLock((held) => this.once(call, held), undefined, call.models.find((m) => !!m)) : this.once(call);
+      this.firstCheck.catch(() => (this.firstCheck = undefined));
+      this.first = await this.firstCheck;
+      this.underway.add(this.first.bound);
       return this.first;
     }
-    this.first = this.holds ? await this.underLock((held) => this.once(call, held), undefined, call.models.find((m) => !!m)) : await this.once(call);
-    return this.first;
+    const first = await this.firstCheck;
+    // A call that fits as it is only once calls under way end waits for them, rather than be cut to fit beside them.
+    for (let said = false; this.crowded(first, call); said = true) {
+      if (!said) this.opts.on?.waiting?.(`calls of this guard under way: beside them this call would pass ${first.cap!.name}`);
+      await this.underway.ended(this.opts.signal);
+    }
+    this.underway.add(await this.next(first, call, this.spent + this.underway.total));
+    return first;
+  }
+
+  /** Whether calls under way leave the cap too little for this call as it is. */
+  private crowded(first: Checked, call: SpendCall): boolean {
+    const { cap, prices } = first;
+    return !!this.underway.count && !!cap && !!prices && worstBound(prices, sizeOf(call)).bound > cap.usd - this.spent - this.underway.total;
   }
 
   /** Counts what a checked call cost (undefined: its bound, the most it could have). */
@@ -163,18 +122,20 @@ export class SpendGuard {
     this.spent += typeof cost === 'number' && Number.isFinite(cost) ? cost : (this.first?.bound ?? 0);
   }
 
-  /** A further call, held to what is left of the first check's cap once `spent` is taken off. */
-  async next(checked: Checked, call: SpendCall, spent: number): Promise<void> {
+  /** A further call, held to what is left of the first check's cap once `spent` is taken off; resolves with its bound. */
+  async next(checked: Checked, call: SpendCall, spent: number): Promise<number | undefined> {
     const { cap, prices } = checked;
-    if (!cap || !prices) return;
+    if (!cap || !prices) return undefined;
+    let bound: number | undefined;
     const again = async (held?: Held) => {
       // Under a budget the ledger has the earlier calls by now: the budgets are read again, beside the holds of other calls.
       const left = held ? (await this.cap(held, spent))! : { usd: cap.usd - spent, name: `${cap.name}, ${this.spentOff(spent)}` };
       this.fit(call, prices, left);
-      checked.bound = worstBound(prices, sizeOf(call)).bound;
+      checked.bound = bound = worstBound(prices, sizeOf(call)).bound;
       return checked;
     };
     await (checked.hold ? this.underLock(again, checked.hold) : again());
+    return bound;
   }
 
   private async once(call: SpendCall, held?: Held): Promise<Checked> {

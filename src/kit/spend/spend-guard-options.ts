@@ -1,0 +1,71 @@
+/** What a spend guard takes (its options, the events it tells of, the words of its refusals) and what a check finds. */
+import type { BudgetSettings } from './budget.js';
+import type { BudgetHold, HoldCall } from './budget-hold.js';
+import type { CallSize, Pricing } from './cost-bound.js';
+import type { Cap } from './fit.js';
+
+/** What a check found: the bound of the call as it will be sent, and what held it. */
+export interface Checked {
+  bound?: number;
+  /** The model whose prices make the bound, and the call's size then (its prompt, its completion limit). */
+  boundModel?: string;
+  size?: CallSize;
+  /** The most completion tokens the call may produce, as a person reads it ("512", "unbounded"). */
+  completionMost?: string;
+  /** Why no bound could be made (only without a cap: under one that is a CostUnbounded). */
+  unknown?: string;
+  cap?: Cap;
+  prices?: Pricing[];
+  /** What the call holds of the budgets while it runs (released when its cost is in the ledger). */
+  hold?: BudgetHold;
+}
+
+export interface SpendEvents {
+  /** The completion limit was lowered to fit the cap. */
+  lowered?(tokens: number, cap: Cap): void;
+  /** The call fits only once calls under way end: it waits for them (said once a check). */
+  waiting?(why: string): void;
+  /** Budgets are set but calls are not recorded: they cannot be kept. */
+  unkept?(budgets: string[]): void;
+  /** A hold on the budgets was placed for this work (release it when the work ends). */
+  hold?(hold: BudgetHold): void;
+  /** The ledger has `lines` damaged lines (torn, overwritten), whose cost the budgets cannot count (said on each check). */
+  damaged?(lines: number, ledger: string): void;
+  /** An estimate (a dry run) under a budget already reached: the call would be refused with this line (a BudgetReached). */
+  reached?(line: string): void;
+}
+
+export interface SpendGuardOptions {
+  /** The prices of these models, or a sentence saying why there are none; `refresh` asks for the list afresh. */
+  prices: (models: string[], refresh: boolean) => Promise<Pricing[] | string>;
+  /** Where the ledger and the holds live (ROUTER_STATE_DIR, XDG_STATE_HOME); the process's environment if absent. */
+  env?: NodeJS.ProcessEnv;
+  /** The most the work may cost, in USD. */
+  maxCost?: number;
+  /** The daily and monthly budgets and the profile they count for (the ledger's records of it). */
+  budgets?: BudgetSettings;
+  ignoreBudget?: boolean;
+  /** Whether this work's calls go to the ledger (`record`); by default when budgets are given. False: the budgets cannot be kept, and nothing is held. */
+  recorded?: boolean;
+  /** Bound the call even without a cap (a dry run): nothing is held then. */
+  estimate?: boolean;
+  signal?: AbortSignal;
+  on?: SpendEvents;
+  /**
+   * Makes the holds (the CLI's also go at the process's exit); `call` says what is held for, should its process be killed;
+   * `ignoreBudget` (the guard's words) is how the hold's refusal names the way past the budgets.
+   */
+  newHold?: (env: NodeJS.ProcessEnv, profile: string, usd: number, call: HoldCall, ignoreBudget: string) => BudgetHold;
+  /** How refusals name what was set: the program's options by default, the CLI's flags from the CLI. */
+  words?: SpendWords;
+}
+
+/** The names a refusal gives the cap, the way past a budget, and whose calls spent what is taken off the cap. */
+export interface SpendWords {
+  maxCost: string;
+  ignoreBudget: string;
+  spender: string;
+}
+
+/** A program's words: the options it gave the guard. */
+export const PROGRAM_WORDS: SpendWords = { maxCost: 'maxCost', ignoreBudget: 'ignoreBudget: true', spender: "this guard's calls" };
