@@ -14,6 +14,8 @@ import { fetchFragment } from '../../src/kit/fragment-sources.js';
 import { FragmentError } from '../../src/kit/errors.js';
 import { ConversationStore } from '../../src/kit/conversation-store.js';
 import { queryLog } from '../../src/kit/conversation-log.js';
+import { chatModel } from '../../src/kit/conversation.js';
+import { RouterClient } from '../../src/client/index.js';
 
 let t: CliEnv;
 let web: Server;
@@ -82,6 +84,13 @@ describe('chat -f and --sf', () => {
     t.clearRequests();
     expect((await u.run(['chat', '-f', '-', '--model', 'local/echo'], 'only this'))).toMatchObject({ code: 0, stdout: 'only this\n' });
     expect(chatBodies()[0].messages).toEqual([{ role: 'user', content: 'only this' }]);
+    // An empty stdin beside a prompt adds nothing, as the prompt's own stdin (a grep before it that found nothing).
+    t.clearRequests();
+    expect(await u.run(['chat', '-f', '-', 'alone', '--model', 'local/echo'], '')).toMatchObject({ code: 0, stdout: 'alone\n' });
+    expect(chatBodies()[0].messages).toEqual([{ role: 'user', content: 'alone' }]);
+    const twice = await u.run(['chat', '-f', '-', '--sf', '-', 'x', '--model', 'local/echo'], 'a');
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toMatch(/stdin was read by --fragment; it can be read once/);
   });
 
   it('fetches a URL without the key (redirects followed); a failed one is one line, nothing sent', async () => {
@@ -143,6 +152,22 @@ describe('router fragments', () => {
     const bad = await u.run(['fragments', 'set', 'a/b', `${webRoot}/doc.txt`]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^error: fragment a\/b: an alias is 1 to 64 letters/);
+  });
+
+  it("the library's Conversation takes up a conversation kept with fragments, sending their text", async () => {
+    const u = user();
+    await u.run(['chat', '--conversation', 'lib', '-f', 'notes.txt', 'code?', '--model', 'local/echo']);
+    const client = new RouterClient({ apiKey: t.apiKey, apiRoot: t.apiRoot });
+    try {
+      t.clearRequests();
+      const c = chatModel(client, 'local/echo').conversation({ store: new ConversationStore({ env: u.env }), id: 'lib' });
+      expect((await c.prompt('again')).text).toBe('again');
+      expect(chatBodies()[0].messages.slice(0, 1)).toEqual([{ role: 'user', content: 'The door code is 4711.\ncode?' }]);
+      // Kept as it was: by hash.
+      expect((c.kept!.messages[0] as { fragments?: string[] }).fragments).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
   });
 
   it('the library keeps a text once and expands messages that name it', () => {
