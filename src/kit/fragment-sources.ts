@@ -14,6 +14,8 @@ import { MAX_FRAGMENT_BYTES, type Fragment, type FragmentStore } from './fragmen
 export interface FragmentSourceOptions {
   /** Each wait of a URL's fetch: to connect, for the answer, for each next piece (default 120 s). */
   timeoutMs?: number;
+  /** Retries of a URL's transient failures (default 2). */
+  maxRetries?: number;
   /** The most bytes a fragment holds (default MAX_FRAGMENT_BYTES). */
   maxBytes?: number;
   signal?: AbortSignal;
@@ -57,7 +59,7 @@ export async function fetchFragment(url: string, opts: FragmentSourceOptions = {
   let at = url;
   for (let hop = 0; ; hop++) {
     const target = new URL(at);
-    const core = new HttpCore({ keyless: true, apiRoot: target.origin, timeoutMs: opts.timeoutMs, maxRetries: 2, proxy: proxyFromEnv(opts.env ?? process.env, target.origin) });
+    const core = new HttpCore({ keyless: true, apiRoot: target.origin, timeoutMs: opts.timeoutMs, maxRetries: opts.maxRetries ?? 2, proxy: proxyFromEnv(opts.env ?? process.env, target.origin) });
     try {
       const res = await core.send({ method: 'GET', path: '', url: at, anyStatus: true, signal: opts.signal, accept: '*/*' }).catch((err: unknown) => {
         throw new FragmentError('fetch_failed', url, err instanceof ConnectionError || err instanceof RouterError ? err.message : String(err));

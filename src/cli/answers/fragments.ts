@@ -9,7 +9,6 @@ import { loadFragment } from '../../kit/fragment-sources.js';
 import { withSystem } from '../../kit/messages.js';
 import { readTextFile } from '../io/input.js';
 import type { IO } from '../io/io.js';
-import { usage } from '../exit-codes.js';
 
 export interface FragmentOpts {
   fragment?: string[];
@@ -23,17 +22,17 @@ export interface ReadFragments {
   stdin: boolean;
 }
 
-/** Reads the fragments of the flags, in order; stdin once. `timeoutSeconds`: each wait of a URL's fetch. */
-export async function readFragments(opts: FragmentOpts, io: IO, timeoutSeconds: number | undefined): Promise<ReadFragments> {
+/** Reads the fragments of the flags, in order; stdin once. A URL is fetched within the run's --timeout and --max-retries. */
+export async function readFragments(opts: FragmentOpts, io: IO, flags: { timeout?: number; maxRetries?: number }): Promise<ReadFragments> {
   const store = new FragmentStore({ env: io.env });
   const read = async (flag: string, refs: string[] | undefined) => {
     const out: Fragment[] = [];
     for (const ref of refs ?? []) {
       if (ref === '-') {
         const text = await readTextFile(flag, '-', io);
-        if (!text.trim()) throw usage(`${flag} -: stdin was empty`);
-        out.push(store.put(text, '-'));
-      } else out.push(await loadFragment(ref, store, { env: io.env, signal: io.interrupt, timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000 }));
+        // Empty piped stdin beside a prompt is no mistake (a grep before it found nothing), as for the prompt's stdin.
+        if (text.trim()) out.push(store.put(text, '-'));
+      } else out.push(await loadFragment(ref, store, { env: io.env, signal: io.interrupt, timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000, maxRetries: flags.maxRetries }));
     }
     return out;
   };

@@ -50,7 +50,7 @@ const set = defineCommand({
     const store = new FragmentStore({ env });
     // Checked before a URL is fetched: bad input costs nothing.
     checkFragmentAlias(alias);
-    const f = await loadFragment(ref, store, { env, signal: io.interrupt, timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000 });
+    const f = await loadFragment(ref, store, { env, signal: io.interrupt, timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000, maxRetries: flags.maxRetries });
     const before = store.aliasHash(alias);
     store.setAlias(alias, f.hash);
     if (before && before !== f.hash) io.note(`note: alias ${alias} was ${before}; now ${f.hash}`);

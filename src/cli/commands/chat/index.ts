@@ -79,7 +79,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     return runRepl(ctx);
   }
   const extras = await prepareExtras(opts, io, 'chat', loadTools).catch((err: unknown) => Promise.reject(blameRole(err, role, ctx.cmd)));
-  const fragments = await readFragments(opts, io, ctx.flags.timeout);
+  const fragments = await readFragments(opts, io, ctx.flags);
   // As llm: fragments alone are a prompt (a piped stdin beside them still is the prompt).
   const fragmentsAlone = (fragments.user.length || fragments.system.length) && !args.length && (fragments.stdin || io.stdinTTY || !!io.noStdin);
   const prompt = fillRole(ctx.cmd, opts, role, fragmentsAlone ? '' : await promptWith(args, io, extras, 'echo hi | router chat', { onTerminal: 'to talk, router chat -i', binary: 'attach it with -a - (cat photo.png | router chat -a - "what is this?")' }), io)!;
