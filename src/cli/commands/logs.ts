@@ -6,6 +6,7 @@ import { ConversationStore } from '../../kit/conversation-store.js';
 import { queryLog, truncated, type LogEntry } from '../../kit/conversation-log.js';
 import { resolveModel } from '../../kit/model-aliases.js';
 import { checkConversationId } from '../saved/conversations.js';
+import type { IO } from '../io/io.js';
 
 const FIELDS = ['id', 'conversation_id', 'conversation_title', 'model', 'updated_at', 'turn', 'system', 'prompt', 'response', 'fragments', 'system_fragments'] as const;
 
@@ -41,7 +42,8 @@ export const logs = defineCommand({
     const { entries, damaged } = queryLog(new ConversationStore({ env }), { count: opts.count ?? 3, query, model, conversation: opts.conversation });
     for (const id of damaged) io.note(`warning: the conversation file of ${id} is damaged (router conversations delete ${id} removes it)`);
     const cut = (e: LogEntry): LogEntry => (opts.truncate ? { ...e, prompt: truncated(e.prompt), response: truncated(e.response), system: e.system === null ? null : truncated(e.system) } : e);
-    if (opts.json) return io.json([...entries].map(cut));
+    // Piped, the array is written as it is read: the whole log as one string would pass V8's longest (a 600 MB log did).
+    if (opts.json) return io.jsonShape.jq !== undefined || io.stdoutTTY ? io.json([...entries].map(cut)) : jsonArray(io, entries, cut);
     let chunk = '';
     let any = false;
     for (const e of entries) {
@@ -55,6 +57,20 @@ export const logs = defineCommand({
     if (!any) io.info(query ? `no kept turn holds ${query}` : 'no conversations yet: router chat keeps each one (unless --no-log)');
   },
 });
+
+/** The entries as one JSON array (as JSON.stringify writes it), in pieces of 64 KB. */
+async function jsonArray(io: IO, entries: Iterable<LogEntry>, cut: (e: LogEntry) => LogEntry): Promise<void> {
+  let chunk = '[';
+  let first = true;
+  for (const e of entries) {
+    chunk += `${first ? '' : ','}${io.jsonLine(cut(e)).slice(0, -1)}`;
+    first = false;
+    if (chunk.length < 65_536) continue;
+    if (!io.out(chunk)) await io.drain();
+    chunk = '';
+  }
+  io.out(`${chunk}]\n`);
+}
 
 /** A turn as Markdown, as llm logs prints one: a heading, the model, then prompt, system and response. */
 function shown(e: LogEntry, after: boolean): string {
