@@ -207,6 +207,8 @@ describe('router logs', () => {
     expect(await ids('names', 'pet', '-n', '0')).toEqual(['pets#1']);
     expect(await ids('-m', 'local/lorem')).toEqual(['trip#1']);
     expect(await ids('--conversation', 'pets', '-n', '0')).toEqual(['pets#1', 'pets#2']);
+    expect(await ids('-c', '-n', '0')).toEqual(['code#1']);
+    expect((await u.run(['logs', '-c', '--conversation', 'pets'])).code).toBe(2);
     // The prompt typed beside a fragment is searched (its text, as llm's, is not: the echo's answer holds it here).
     expect(await ids('-q', 'door')).toEqual(['code#1']);
     const none = await u.run(['logs', '-q', 'zebra']);

@@ -5,7 +5,8 @@ import { visible } from '../../internal/visible.js';
 import { ConversationStore } from '../../kit/conversation-store.js';
 import { queryLog, truncated, type LogEntry } from '../../kit/conversation-log.js';
 import { resolveModel } from '../../kit/model-aliases.js';
-import { checkConversationId } from '../saved/conversations.js';
+import { checkConversationId, lastConversation } from '../saved/conversations.js';
+import { usage } from '../exit-codes.js';
 import type { IO } from '../io/io.js';
 
 const FIELDS = ['id', 'conversation_id', 'conversation_title', 'model', 'updated_at', 'turn', 'system', 'prompt', 'response', 'fragments', 'system_fragments'] as const;
@@ -22,6 +23,7 @@ export const logs = defineCommand({
     query: { flags: '--query <text>', help: 'words (or "quoted phrases") that must all be in the prompt or the answer; -q TEXT as in llm', parse: nonEmpty },
     model: { flags: '-m, --model <id>', help: 'only turns of this model (an alias too)', parse: nonEmpty, complete: 'models' },
     conversation: { flags: '--conversation <id>', help: 'only turns of this conversation', complete: 'conversations' },
+    current: { flags: '-c, --current', help: 'only turns of the last conversation, the one chat -c goes on with (llm logs -c)' },
     truncate: { flags: '-t, --truncate', help: 'cut each prompt, system message and answer to 100 characters on one line' },
     json: { flags: '--json', help: 'print them as JSON: [{ id, conversation_id, model, prompt, response, fragments, … }]' },
   },
@@ -34,12 +36,15 @@ export const logs = defineCommand({
     'router logs --query "pet pelican" --json | jq -r \'.[].response\'',
     'router logs --conversation pets -n 0 --json id,prompt',
     'router logs -m local/echo -n 1',
+    'router logs -c                  # the turns of the last conversation',
   ],
   run: async ({ io, opts, env }, search) => {
     if (opts.conversation !== undefined) checkConversationId(opts.conversation);
+    if (opts.current && opts.conversation !== undefined) throw usage('give one of -c/--current and --conversation ID');
+    const conversation = opts.current ? (lastConversation(env)?.id ?? '') : opts.conversation;
     const model = opts.model === undefined ? undefined : (resolveModel(opts.model, env) ?? opts.model);
     const query = [opts.query, ...search].filter(Boolean).join(' ');
-    const { entries, damaged } = queryLog(new ConversationStore({ env }), { count: opts.count ?? 3, query, model, conversation: opts.conversation });
+    const { entries, damaged } = queryLog(new ConversationStore({ env }), { count: opts.count ?? 3, query, model, conversation });
     for (const id of damaged) io.note(`warning: the conversation file of ${id} is damaged (router conversations delete ${id} removes it)`);
     const cut = (e: LogEntry): LogEntry => (opts.truncate ? { ...e, prompt: truncated(e.prompt), response: truncated(e.response), system: e.system === null ? null : truncated(e.system) } : e);
     // Piped, the array is written as it is read: the whole log as one string would pass V8's longest (a 600 MB log did).
