@@ -2,7 +2,7 @@
  * src/kit's typed errors in the CLI's words: the flag they came through named, the exit code from
  * the table (docs/reliability.md). The one place where a kit error becomes a CliError.
  */
-import { AliasError, AttachmentError, CollectionError, PlaceholderError, ConversationError, KitError, SchemaError, SchemaMismatchError, ToolCallsError } from '../kit/errors.js';
+import { AliasError, AttachmentError, CollectionError, FragmentError, PlaceholderError, ConversationError, KitError, SchemaError, SchemaMismatchError, ToolCallsError } from '../kit/errors.js';
 import { ToolSourceError } from '../kit/tool.js';
 import { SpendError, type SpendErrorCode } from '../kit/spend/errors.js';
 import { CliError, EXIT, type ExitCode } from './exit-codes.js';
@@ -15,6 +15,17 @@ const SPEND_EXIT: Record<SpendErrorCode, ExitCode> = {
   budget_unkept: EXIT.PAYMENT,
   budget_busy: EXIT.FAILURE,
   invalid_amount: EXIT.USAGE,
+};
+
+/** A fragment none has is exit 5, a URL that failed a network failure, a damaged file a failure; the rest bad input. */
+const FRAGMENT_EXIT: Record<FragmentError['code'], ExitCode> = {
+  not_found: EXIT.NOT_FOUND,
+  fetch_failed: EXIT.NETWORK,
+  damaged: EXIT.FAILURE,
+  invalid_alias: EXIT.USAGE,
+  not_text: EXIT.USAGE,
+  too_large: EXIT.USAGE,
+  unreadable: EXIT.USAGE,
 };
 
 function words(err: KitError): [string, ExitCode] {
@@ -42,6 +53,7 @@ function words(err: KitError): [string, ExitCode] {
     return [`${err.message} (${how}; $$ writes a literal $)`, EXIT.USAGE];
   }
   if (err instanceof AliasError) return [err.message, err.code === 'not_found' ? EXIT.NOT_FOUND : EXIT.USAGE];
+  if (err instanceof FragmentError) return [err.message, FRAGMENT_EXIT[err.code]];
   return [err.message, EXIT.FAILURE];
 }
 

@@ -15,8 +15,8 @@ import { takesNextWord } from './flags/value-word.js';
 import { otherToolsHint } from './flags/other-tools-words.js';
 import type { JsonTarget } from './io/json-output.js';
 
-/** A command: its name, its group in `router --help`, and its loader. */
-type Entry = { name: string; group: string; load: () => Promise<AnyCommandDef | GroupDef> };
+/** A command: `group`, where `router --help` lists it. */
+interface Entry { name: string; group: string; load: () => Promise<AnyCommandDef | GroupDef> }
 
 /**
  * Every command by name, loaded only when it runs: all else of a command (summary, usage, flags, JSON fields)
@@ -34,6 +34,8 @@ export const COMMANDS: readonly Entry[] = [
   { name: 'roles', group: 'Generate:', load: async () => (await import('./commands/roles.js')).roles },
   { name: 'aliases', group: 'Generate:', load: async () => (await import('./commands/aliases.js')).aliases },
   { name: 'conversations', group: 'Generate:', load: async () => (await import('./commands/conversations.js')).conversations },
+  { name: 'logs', group: 'Generate:', load: async () => (await import('./commands/logs.js')).logs },
+  { name: 'fragments', group: 'Generate:', load: async () => (await import('./commands/fragments.js')).fragments },
   { name: 'batch', group: 'Batches:', load: async () => (await import('./commands/batch/index.js')).batch },
   { name: 'api', group: 'Scripting:', load: async () => (await import('./commands/api.js')).api },
   { name: 'models', group: 'Scripting:', load: async () => (await import('./commands/models/index.js')).models },

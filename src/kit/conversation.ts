@@ -7,6 +7,8 @@ import type { RouterClient } from '../client/index.js';
 import type { ChatMessage } from '../client/types.js';
 import { ConversationStore, newConversationRecord, type ConversationRecord } from './conversation-store.js';
 import { ConversationError } from './errors.js';
+import { FragmentStore } from './fragments.js';
+import { dirname, join } from 'node:path';
 import { promptTurn, runPrompt, type PromptOptions, type PromptResponse, type SchemaAnswer } from './prompt.js';
 
 export interface ConversationOptions {
@@ -79,6 +81,12 @@ export class Conversation {
     return this.record;
   }
 
+  /** The messages so far as sent: fragments a turn of `router chat -f` kept by hash, as their text (from the store's sibling `fragments`). */
+  private sentMessages(): ChatMessage[] {
+    if (!this.messages.some((m) => 'fragments' in m)) return [...this.messages];
+    return new FragmentStore({ dir: join(dirname(this.store!.dir), 'fragments') }).expand(this.messages);
+  }
+
   /**
    * The prompt after the messages so far; the turn is kept (in the store, when there is one) before
    * the answer is checked against a schema, so that an answer that does not follow it is kept too.
@@ -87,7 +95,7 @@ export class Conversation {
   prompt(text: string, opts?: PromptOptions): Promise<PromptResponse>;
   async prompt(text: string, opts: PromptOptions = {}): Promise<PromptResponse> {
     const earlier = this.record;
-    const { response, check } = await promptTurn(this.model.client, this.model.id, [...this.messages], text, opts);
+    const { response, check } = await promptTurn(this.model.client, this.model.id, this.sentMessages(), text, opts);
     const model = opts.model ?? this.model.id;
     const base = earlier ?? newConversationRecord(model, text, this.newId);
     const system = opts.system === undefined ? [] : [{ role: 'system' as const, content: opts.system }];

@@ -73,6 +73,22 @@ export class ConversationError extends KitError<'invalid_id' | 'not_found' | 'da
   }
 }
 
+/**
+ * A fragment that cannot be had: `not_found` (no URL, file, alias or hash of that name), `invalid_alias`,
+ * `not_text` (binary or not UTF-8), `too_large`, `unreadable` (a file), `fetch_failed` (a URL), `damaged` (a kept one).
+ */
+export class FragmentError extends KitError<'not_found' | 'invalid_alias' | 'not_text' | 'too_large' | 'unreadable' | 'fetch_failed' | 'damaged'> {
+  constructor(
+    code: FragmentError['code'],
+    /** The path, URL, alias or hash it was given as. */
+    readonly source: string,
+    /** Why, in words, without the source. */
+    readonly why: string,
+  ) {
+    super(`fragment ${source}: ${why}`, code);
+  }
+}
+
 /** Tool calls the model asked for that were not run: a tool with no `run`, an unknown name, the round limit reached. */
 export class ToolCallsError extends KitError<'declared' | 'missing' | 'max_rounds'> {
   constructor(

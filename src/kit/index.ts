@@ -9,7 +9,7 @@ export { connectMcp, type McpServer, type McpOptions } from './mcp.js';
 export { ToolSet, type ToolDeclaration, type ToolSetOptions } from './toolset.js';
 export { runToolCall, ResultBudget, DEFAULT_RESULTS_BYTES, type ToolCallRequest, type CallOutcome, type CallOptions } from './tool-calls.js';
 export { splitCommandLine } from './command-line.js';
-export { KitError, AliasError, ConfigFileError, PlaceholderError, AttachmentError, SchemaError, SchemaMismatchError, ConversationError, ToolCallsError, CollectionError } from './errors.js';
+export { KitError, AliasError, ConfigFileError, FragmentError, PlaceholderError, AttachmentError, SchemaError, SchemaMismatchError, ConversationError, ToolCallsError, CollectionError } from './errors.js';
 export * from './collections/index.js';
 export { FileLockTimeout } from '../internal/lock-timeout.js';
 export { readAttachment, attachmentFromBytes, attachmentFromUrl, chatParts, responsesParts, attachmentReference, MAX_ATTACHMENT_BYTES, type Attachment, type AttachmentKind, type BytesOptions } from './attachments.js';
@@ -17,6 +17,9 @@ export { answerSchema, checkAnswer, chatResponseFormat, responsesTextFormat, typ
 export { conciseSchema } from './schema-dsl.js';
 export { ConversationStore, type ConversationRecord, type ConversationSummary, type StoreOptions } from './conversation-store.js';
 export { ChatModel, chatModel, Conversation, type ConversationOptions } from './conversation.js';
+export { FragmentStore, fragmentHash, isFragmentAlias, checkFragmentAlias, MAX_FRAGMENT_BYTES, type Fragment, type FragmentSummary, type FragmentStoreOptions, type KeptMessage } from './fragments.js';
+export { loadFragment, fetchFragment, fragmentText, isFragmentUrl, type FragmentSourceOptions } from './fragment-sources.js';
+export { queryLog, conversationTurns, searchTerms, truncated, type LogEntry, type LogQuery } from './conversation-log.js';
 export { runPrompt, type PromptOptions, type PromptResponse, type SchemaAnswer } from './prompt.js';
 export { aliasesPath, isAliasName, readAliases, setAlias, removeAlias, resolveModel } from './model-aliases.js';
 export { fillPlaceholders, fillPrompt, placeholderNames } from './placeholders.js';

@@ -79,7 +79,7 @@ describe('rough edges', () => {
   it('did-you-mean only when close: unrelated flags and commands get no guess', async () => {
     // --image is another tool's name for -a/--attach (test/inprocess/newcomer-edges.test.ts), never --usage.
     expect((await runInProcess(['chat', '--image', 'x'])).stderr).not.toContain('--usage');
-    for (const [args, bad] of [[['chat', '--schema', 'x'], '--stream'], [['chat', '--role', 'x'], '--profile'], [['logs'], 'login']] as const) {
+    for (const [args, bad] of [[['chat', '--schema', 'x'], '--stream'], [['chat', '--role', 'x'], '--profile'], [['history'], 'login']] as const) {
       const r = await runInProcess([...args]);
       expect(r.code).toBe(2);
       expect(r.stderr).not.toContain(bad);

@@ -169,10 +169,9 @@ describe('--schema-multi: several values of a schema, as llm --schema-multi', ()
 });
 
 describe("llm's words for what router spells otherwise: one line naming router's", () => {
-  it('logs, templates, keys set, -o and -T say where to go, exit 2, nothing sent', async () => {
+  it('templates, keys set, -o and -T say where to go, exit 2, nothing sent', async () => {
     const u = user();
     const cases: [string[], string][] = [
-      [['logs'], `error: unknown command 'logs' (the chats kept are router conversations list and show; their cost, router usage); see "router --help"\n`],
       [['templates'], `error: unknown command 'templates' (a saved prompt is a role here: router roles list, router roles save NAME --system TEXT); see "router --help"\n`],
       [['keys', 'set', 'openai'], `error: unknown command 'set' (to keep the API key router calls with: router login; router keys manages the workspace's keys); see "router keys --help"\n`],
       [['chat', '-o', 'temperature', '0.5', 'hi'], `error: unknown option '-o' (llm's -o KEY VALUE is a flag of its own here: --temperature 0.5, --max-tokens 100); see "router chat --help"\n`],

@@ -6,7 +6,6 @@
 
 /** By the command's path and the word that is no subcommand of it. */
 const COMMANDS: Record<string, string> = {
-  'router logs': 'the chats kept are router conversations list and show; their cost, router usage',
   'router templates': 'a saved prompt is a role here: router roles list, router roles save NAME --system TEXT',
   'router keys set': 'to keep the API key router calls with: router login; router keys manages the workspace\'s keys',
 };
@@ -23,7 +22,6 @@ const FLAGS: Record<string, string> = {
   'router chat --td': 'with --verbose each tool call and its result are shown on stderr',
   'router chat -n': "llm's -n is --no-log here",
   'router chat --cid': "llm's --cid is --conversation ID here; router conversations list shows them",
-  'router chat -f': 'attach a file with -a FILE (a URL is sent as a URL), or pipe it in: cat FILE | router chat "explain"',
   'router chat --key': 'a key is never an argument: ROUTER_API_KEY, or router login --profile NAME and then --profile NAME',
   'router chat --save': 'a saved prompt is a role here: router roles save NAME --system TEXT',
 };

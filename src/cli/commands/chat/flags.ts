@@ -1,4 +1,4 @@
-import { anyNumber, GENERATION_FLAGS, integerIn, keyValue, nonEmpty, paramValue, numberIn, OUTPUT_FLAGS, REASONING_EFFORT_FLAG, ROUTING_FLAGS, stopSequence } from '../../flags/options.js';
+import { anyNumber, collect, GENERATION_FLAGS, integerIn, keyValue, nonEmpty, paramValue, numberIn, OUTPUT_FLAGS, REASONING_EFFORT_FLAG, ROUTING_FLAGS, stopSequence } from '../../flags/options.js';
 import type { FlagTable, FlagValues } from '../../flags/flags.js';
 import { ANSWER_FLAGS, TOOL_FLAGS } from '../../flags/answer-flags.js';
 import type { SpendOptions } from '../../spend/spend-guard.js';
@@ -11,6 +11,8 @@ export const CHAT_FLAGS = {
   role: { flags: '--role <name>', help: 'apply a role: its settings and system prompt (router roles list); flags given here win', parse: nonEmpty, complete: 'roles' },
   param: { flags: '--param <name=value>', help: "a value for the role's $NAME, repeatable: --param lang French (or lang=French)", parse: paramValue },
   system: { flags: '-s, --system <text>', help: 'system message; @FILE reads it from a file, @- from stdin (@@ for a leading @)', parse: nonEmpty },
+  fragment: { flags: '-f, --fragment <source>', help: 'put a file, an http(s) URL, a kept fragment (alias or hash) or stdin ("-") before the prompt, kept once by hash (router fragments); repeatable', parse: collect, oneCall: true },
+  systemFragment: { flags: '--sf, --system-fragment <source>', help: 'the same, before the system message', parse: collect, oneCall: true },
   maxTokens: { flags: '--max-tokens <n>', help: 'maximum completion tokens (>= 1)', parse: integerIn(1) },
   // Provider-dependent in the spec: the CLI checks the type only.
   topK: { flags: '--top-k <k>', help: 'top-k sampling (provider-dependent)', parse: integerIn(Number.MIN_SAFE_INTEGER) },

@@ -78,14 +78,20 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     return runRepl(ctx);
   }
   const extras = await prepareExtras(opts, io, 'chat', loadTools).catch((err: unknown) => Promise.reject(blameRole(err, role, ctx.cmd)));
-  const prompt = fillRole(ctx.cmd, opts, role, await promptWith(args, io, extras, 'echo hi | router chat', { onTerminal: 'to talk, router chat -i', binary: 'attach it with -a - (cat photo.png | router chat -a - "what is this?")' }), io)!;
+  // Loaded only when used: a one-shot chat loads no node:crypto.
+  const fragments = opts.fragment || opts.systemFragment ? await (await import('../../answers/fragments.js')).readFragments(opts, io, ctx.flags) : undefined;
+  // As llm: fragments alone are a prompt (a piped stdin beside them still is the prompt).
+  const fragmentsAlone = fragments && (fragments.user.length || fragments.system.length) && !args.length && (fragments.stdin || io.stdinTTY || !!io.noStdin);
+  const prompt = fillRole(ctx.cmd, opts, role, fragmentsAlone ? '' : await promptWith(args, io, extras, 'echo hi | router chat', { onTerminal: 'to talk, router chat -i', binary: 'attach it with -a - (cat photo.png | router chat -a - "what is this?")' }), io)!;
   const earlier = await openConversation(ctx);
   ctx.useCommandModel(earlier);
   applyModelOptions(ctx.cmd, opts, (await ctx.settings()).model, io.env);
   const connected = await connect();
   const { client, settings } = connected;
-  const messages: ChatMessage[] = withSystem(earlier?.messages ?? [], opts.system);
-  const user: ChatMessage = { role: 'user', content: userContent(prompt, extras, 'chat') };
+  const recorded = new Map<ChatMessage, ChatMessage>();
+  const f = fragments || earlier?.messages.some((m) => 'fragments' in m) ? await import('../../answers/fragments.js') : undefined;
+  const messages: ChatMessage[] = f ? f.sentHistory(io.env, earlier?.messages ?? [], opts.system, fragments, recorded) : withSystem(earlier?.messages ?? [], opts.system);
+  const user: ChatMessage = { role: 'user', content: userContent(f && fragments ? f.fragmentedPrompt(prompt, fragments) : prompt, extras, 'chat') };
   messages.push(user);
   const req = buildChatRequest(messages, opts, settings.model);
   applyExtras(req, opts, extras, 'chat');
@@ -140,7 +146,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
       }
       notRun = err;
     }
-    if (!notRun) keepConversation(ctx, earlier, req.model, messages.map((m) => (m === user ? recordedUser(prompt, extras) : m)), answer.text, prompt, answer.model);
+    if (!notRun) keepConversation(ctx, earlier, req.model, messages.map((m) => (m === user ? (f && fragments ? f.keptWithFragments(recordedUser(prompt, extras), fragments) : recordedUser(prompt, extras)) : (recorded.get(m) ?? m))), answer.text, prompt || fragments?.user[0]?.source || fragments?.system[0]?.source || '', answer.model);
     if (opts.usage) ctx.closingNote(spentLine());
     if (notRun) throw notRun;
     // Last: an answer that does not follow --schema ends the command (exit 10), after it was kept and counted.

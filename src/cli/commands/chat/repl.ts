@@ -4,7 +4,7 @@ import type { ChatMessage } from '../../../client/types.js';
 import { isModelId, MODEL_ID_SYNTAX } from '../../../client/facts.js';
 import { deltaText } from '../../../client/resources/chat.js';
 import { interrupted, type RunContext } from '../../run.js';
-import { keepConversation, openConversation, withSystem } from './conversation.js';
+import { keepConversation, openConversation } from './conversation.js';
 import { buildChatRequest, type ChatOptions } from './request.js';
 import { EXIT, exitCodeForStatus, usage } from '../../exit-codes.js';
 import { APIError } from '../../../client/errors.js';
@@ -141,7 +141,8 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
     await client.close();
     throw err;
   });
-  const c: Conversation = { model: settings.model, history: withSystem(saved?.messages ?? [], opts.system), attached: await readAttachments(opts.attach, io), recorded: new WeakMap(), tools, modelOptions, answered: [saved?.model ?? saved?.answered_by].filter((m) => m !== undefined), models: () => (models ??= import('./repl-checks.js').then((m) => m.modelList(client, ctx.env, settings.apiRoot))) };
+  const recorded = new WeakMap<ChatMessage, ChatMessage>();
+  const c: Conversation = { model: settings.model, history: (await import('../../answers/fragments.js')).sentHistory(io.env, saved?.messages ?? [], opts.system, undefined, recorded), attached: await readAttachments(opts.attach, io), recorded, tools, modelOptions, answered: [saved?.model ?? saved?.answered_by].filter((m) => m !== undefined), models: () => (models ??= import('./repl-checks.js').then((m) => m.modelList(client, ctx.env, settings.apiRoot))) };
   let kept = saved;
   if (saved) io.err(`continuing ${saved.id} (${counted(saved.messages.filter((m) => m.role === 'user').length, 'turn')})\n`);
   const prompting: Prompting = { history: more.loadHistory(ctx.env), historySize: more.HISTORY_LINES, fresh: [], ahead: [] };

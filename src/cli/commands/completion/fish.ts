@@ -70,7 +70,8 @@ export function fishScript(program: Command): string {
     for (const s of n.subcommands) lines.push(`complete -c router -n ${cond(n)} -a ${q(s.name)} -d ${q(s.summary)}`);
     for (const f of n.flags) {
       const values = f.choices ? ` -x -a ${q(f.choices.join(' '))}` : f.dynamic ? ` -x -a ${q(`(router __complete ${f.dynamic} 2>/dev/null)`)}` : f.files ? ' -r -F' : f.takesValue ? ' -x' : '';
-      const short = f.short ? ` -s ${f.short.slice(1)}` : '';
+      // A second long name in the short's place (chat's --sf) is one more -l: fish's -s takes one letter.
+      const short = !f.short ? '' : f.short.startsWith('--') ? ` -l ${f.short.slice(2)}` : ` -s ${f.short.slice(1)}`;
       lines.push(`complete -c router -n ${cond(n)}${short} -l ${f.name.slice(2)}${values} -d ${q(f.summary)}`);
     }
     if (n.arg?.dynamic) lines.push(`complete -c router -n ${cond(n)} -a ${q(`(router __complete ${n.arg.dynamic} 2>/dev/null)`)}`);

@@ -1,0 +1,89 @@
+/** `router logs`: the turns of the conversations chat keeps, as `llm logs` shows its log (src/kit/conversation-log.ts). */
+import { defineCommand } from '../define.js';
+import { integerIn, nonEmpty } from '../flags/options.js';
+import { visible } from '../../internal/visible.js';
+import { ConversationStore } from '../../kit/conversation-store.js';
+import { queryLog, truncated, type LogEntry } from '../../kit/conversation-log.js';
+import { resolveModel } from '../../kit/model-aliases.js';
+import { checkConversationId, lastConversation } from '../saved/conversations.js';
+import { usage } from '../exit-codes.js';
+import type { IO } from '../io/io.js';
+
+const FIELDS = ['id', 'conversation_id', 'conversation_title', 'model', 'updated_at', 'turn', 'system', 'prompt', 'response', 'fragments', 'system_fragments'] as const;
+
+export const logs = defineCommand({
+  name: 'logs',
+  jsonFields: FIELDS,
+  summary: 'show the prompts and answers chat kept, newest last: the last N, a search, a model, a conversation',
+  description:
+    'The turns of the conversations router chat keeps (unless --no-log), as llm logs shows them: the last 3, newest last; -n N the last N (0: all). Words after the flags (or -q/--query TEXT) keep the turns whose prompt or answer holds every word or "quoted phrase", in any case. A turn is placed by its conversation\'s last update: the turns of a conversation stay together, in their order.',
+  args: [{ name: '[search...]', help: 'words that must be in the prompt or the answer (as --query)' }],
+  flags: {
+    count: { flags: '-n, --count <n>', help: 'the last N turns, newest last (default 3; 0: all)', parse: integerIn(0) },
+    query: { flags: '--query <text>', help: 'words (or "quoted phrases") that must all be in the prompt or the answer; -q TEXT as in llm', parse: nonEmpty },
+    model: { flags: '-m, --model <id>', help: 'only turns of this model (an alias too)', parse: nonEmpty, complete: 'models' },
+    conversation: { flags: '--conversation <id>', help: 'only turns of this conversation', complete: 'conversations' },
+    current: { flags: '-c, --current', help: 'only turns of the last conversation, the one chat -c goes on with (llm logs -c)' },
+    truncate: { flags: '-t, --truncate', help: 'cut each prompt, system message and answer to 100 characters on one line' },
+    json: { flags: '--json', help: 'print them as JSON: [{ id, conversation_id, model, prompt, response, fragments, … }]' },
+  },
+  notes: 'Fragments (chat -f, --sf) are listed by hash: router fragments show HASH prints one. The global -q (--quiet) leaves the words after it as the search, so llm\'s `logs -q TEXT` reads the same here.',
+  examples: [
+    'router chat --conversation pets "ten names for a pet pelican" --model local/echo',
+    'router logs',
+    'router logs -n 10 --truncate',
+    'router logs -q pelican',
+    'router logs --query "pet pelican" --json | jq -r \'.[].response\'',
+    'router logs --conversation pets -n 0 --json id,prompt',
+    'router logs -m local/echo -n 1',
+    'router logs -c                  # the turns of the last conversation',
+  ],
+  run: async ({ io, opts, env }, search) => {
+    if (opts.conversation !== undefined) checkConversationId(opts.conversation);
+    if (opts.current && opts.conversation !== undefined) throw usage('give one of -c/--current and --conversation ID');
+    const conversation = opts.current ? (lastConversation(env)?.id ?? '') : opts.conversation;
+    const model = opts.model === undefined ? undefined : (resolveModel(opts.model, env) ?? opts.model);
+    const query = [opts.query, ...search].filter(Boolean).join(' ');
+    const { entries, damaged } = queryLog(new ConversationStore({ env }), { count: opts.count ?? 3, query, model, conversation });
+    for (const id of damaged) io.note(`warning: the conversation file of ${id} is damaged (router conversations delete ${id} removes it)`);
+    const cut = (e: LogEntry): LogEntry => (opts.truncate ? { ...e, prompt: truncated(e.prompt), response: truncated(e.response), system: e.system === null ? null : truncated(e.system) } : e);
+    // Piped, the array is written as it is read: the whole log as one string would pass V8's longest (a 600 MB log did).
+    if (opts.json) return io.jsonShape.jq !== undefined || io.stdoutTTY ? io.json([...entries].map(cut)) : jsonArray(io, entries, cut);
+    let chunk = '';
+    let any = false;
+    for (const e of entries) {
+      chunk += shown(cut(e), any);
+      any = true;
+      if (chunk.length < 65_536) continue;
+      if (!io.out(io.stdoutTTY ? visible(chunk, '\n\t') : chunk)) await io.drain();
+      chunk = '';
+    }
+    if (chunk) io.out(io.stdoutTTY ? visible(chunk, '\n\t') : chunk);
+    if (!any) io.info(query ? `no kept turn holds ${query}` : 'no conversations yet: router chat keeps each one (unless --no-log)');
+  },
+});
+
+/** The entries as one JSON array (as JSON.stringify writes it), in pieces of 64 KB. */
+async function jsonArray(io: IO, entries: Iterable<LogEntry>, cut: (e: LogEntry) => LogEntry): Promise<void> {
+  let chunk = '[';
+  let first = true;
+  for (const e of entries) {
+    chunk += `${first ? '' : ','}${io.jsonLine(cut(e)).slice(0, -1)}`;
+    first = false;
+    if (chunk.length < 65_536) continue;
+    if (!io.out(chunk)) await io.drain();
+    chunk = '';
+  }
+  io.out(`${chunk}]\n`);
+}
+
+/** A turn as Markdown, as llm logs prints one: a heading, the model, then prompt, system and response. */
+function shown(e: LogEntry, after: boolean): string {
+  const lines = [`${after ? '\n' : ''}# ${e.updated_at}    id: ${e.id}`, '', `Model: **${e.model ?? 'default'}**`, ''];
+  if (e.fragments.length) lines.push('## Fragments', '', ...e.fragments.map((h) => `- ${h}`), '');
+  lines.push('## Prompt', '', e.prompt.replace(/\n+$/, ''), '');
+  if (e.system) lines.push('## System', '', e.system.replace(/\n+$/, ''), '');
+  if (e.system_fragments.length) lines.push('## System fragments', '', ...e.system_fragments.map((h) => `- ${h}`), '');
+  lines.push('## Response', '', e.response.replace(/\n+$/, ''), '');
+  return lines.join('\n');
+}
