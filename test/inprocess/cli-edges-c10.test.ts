@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
 
@@ -12,4 +14,26 @@ it('a refused loopback root is told by the error code, not its words: one on the
     expect(r).toMatchObject({ code: 8, stdout: '', stderr: `error: connection refused: ${new URL(root).host}, on this machine: is router serve running?\n` });
   }
   expect(t.requests()).toEqual([]);
+});
+
+it('--schema, --tools and -a take @FILE as -s @FILE does (curl, router api -F); @- is stdin; ./@name a file named so', async () => {
+  const schema = join(t.dir, 'city.json');
+  writeFileSync(schema, '{"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}');
+  // Was: "--schema: cannot read @…/city.json (no such file or folder)" (a file literally named "@…").
+  const atFile = await run(['chat', '-m', 'local/echo', '--schema', `@${schema}`, 'hi']);
+  expect(atFile).toMatchObject({ code: 0, stderr: '' });
+  expect(JSON.parse(atFile.stdout)).toEqual({ city: expect.any(String) });
+  expect((await run(['chat', '-m', 'local/echo', '--schema', '@-', 'hi'], {}, readFileSync(schema, 'utf8'))).code).toBe(0);
+  const tools = join(t.dir, 'tools.json');
+  writeFileSync(tools, JSON.stringify([{ type: 'function', name: 'now', parameters: { type: 'object', properties: {} }, command: 'echo noon' }]));
+  expect(await run(['chat', '-m', 'local/tools', '--tools', `@${tools}`, 'now'])).toMatchObject({ code: 0, stdout: expect.stringContaining('noon') });
+  const note = join(t.dir, 'note.txt');
+  writeFileSync(note, 'attached words');
+  expect(await run(['chat', '-m', 'local/vision', '-a', `@${note}`, 'read'])).toMatchObject({ code: 0, stderr: '' });
+  // A role saved with @FILE keeps the file's path, which works from any folder.
+  expect((await run(['roles', 'save', 'city', '--system', 'Name a city.', '--schema', `@${schema}`])).code).toBe(0);
+  expect((await run(['roles', 'show', 'city'])).stdout).toContain(`schema: ${schema}\n`);
+  expect(await run(['chat', '-m', 'local/echo', '--schema', '@nope.json', 'hi'])).toMatchObject({ code: 2, stderr: 'error: --schema: cannot read nope.json (no such file or folder)\n' });
+  writeFileSync(join(t.dir, '@odd.json'), readFileSync(schema));
+  expect((await run(['chat', '-m', 'local/echo', '--schema', join(t.dir, '@odd.json'), 'hi'])).code).toBe(0);
 });
