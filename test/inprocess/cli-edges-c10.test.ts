@@ -37,3 +37,35 @@ it('--schema, --tools and -a take @FILE as -s @FILE does (curl, router api -F); 
   writeFileSync(join(t.dir, '@odd.json'), readFileSync(schema));
   expect((await run(['chat', '-m', 'local/echo', '--schema', join(t.dir, '@odd.json'), 'hi'])).code).toBe(0);
 });
+
+it('-x on an answer cut at its length limit inside its code block prints none of it and exits 1 (`| sh` would run part of it)', async () => {
+  const answer = 'Here:\n```py\nprint(1)\nprint(2)\nprint(3)\n```\n';
+  const error = (flag: string) => `error: ${flag}: the answer was cut at its length limit inside its code block: none of it was printed, as part of a program could run\n`;
+  for (const stream of ['--stream', '--no-stream']) {
+    // Was: "print(1\n" printed, exit 0.
+    expect(await run(['chat', '-m', 'local/echo', stream, '--max-tokens', '9', '-x'], {}, answer)).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: `note: the answer was cut at its length limit (9 tokens; --max-tokens N raises it)\n${error('--extract')}`,
+    });
+    expect(await run(['responses', '-m', 'local/echo', stream, '--max-output-tokens', '9', '--extract-last'], {}, answer)).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: `note: the response is incomplete (cut at its length limit, 9 output tokens; --max-output-tokens N raises it)\n${error('--extract-last')}`,
+    });
+  }
+  // A block closed before the cut is whole: printed, exit 0.
+  const closed = await run(['chat', '-m', 'local/echo', '--max-tokens', '24', '-x'], {}, answer + 'and more words after it\n');
+  expect(closed).toMatchObject({ code: 0, stdout: 'print(1)\nprint(2)\nprint(3)\n' });
+});
+
+it('-x takes off the \\r of CRLF lines, and takes a fence inside a blockquote, its markers off', async () => {
+  // Was: "echo 1\r\n" (sh reads "1\r"), and a quoted fence skipped: the answer printed whole.
+  expect(await run(['chat', '-m', 'local/echo', '-x'], {}, 'Run:\r\n```sh\r\necho 1\r\n```\r\n')).toMatchObject({ code: 0, stdout: 'echo 1\n', stderr: '' });
+  expect(await run(['chat', '-m', 'local/echo', '-x'], {}, 'Quote:\n> ```py\n> print(1)\n>     x = 2\n>\n> ```\nafter\n')).toMatchObject({ code: 0, stdout: 'print(1)\n    x = 2\n\n', stderr: '' });
+  // A quote nested twice, and a quote that ends ends its block (as Markdown closes a block with its container).
+  expect((await run(['chat', '-m', 'local/echo', '-x'], {}, '> > ```\n> > a\n> > > b\n> > ```\n')).stdout).toBe('a\n> b\n');
+  expect(await run(['chat', '-m', 'local/echo', '-x'], {}, '> ```\n> a\n\nnot code\n')).toMatchObject({ code: 0, stdout: 'a\n', stderr: '' });
+  // Code lines that start with ">" in a block outside any quote keep it.
+  expect((await run(['chat', '-m', 'local/echo', '-x'], {}, '```\n> a\n```\n')).stdout).toBe('> a\n');
+});

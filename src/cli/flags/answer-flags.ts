@@ -10,7 +10,7 @@ export const ANSWER_FLAGS = {
   web: { flags: '--web', help: 'search the web (the web plugin); citations listed on stderr on a terminal', oneCall: true },
   modalities: { flags: '--modalities <list>', help: 'output modalities, e.g. text,image', parse: commaList, oneCall: true },
   showReasoning: { flags: '--show-reasoning', help: "print the model's reasoning to stderr" },
-  extract: { flags: '-x, --extract', help: "print only the code of the answer's first fenced block, indented or not (none: the whole answer; a cut answer's open block: what came, said on stderr)", oneCall: true },
+  extract: { flags: '-x, --extract', help: "print only the code of the answer's first fenced block, indented, quoted or not (none: the whole answer; an open block: what came, said on stderr; a block cut at the length limit: none of it, exit 1)", oneCall: true },
   extractLast: { flags: '--extract-last', help: "print only the answer's last fenced code block", oneCall: true },
   saveImages: { flags: '--save-images <dir>', help: 'write generated images into DIR (paths on stderr)', oneCall: true },
 } as const satisfies FlagTable;
