@@ -2,6 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
+import { runProcess } from '../support/run-process.js';
+import { BIN } from '../helpers.js';
 
 // Session 63's CLI edges (issue 46: nothing cut or refused in silence).
 let t: CliEnv;
@@ -68,4 +70,21 @@ it('-x takes off the \\r of CRLF lines, and takes a fence inside a blockquote, i
   expect(await run(['chat', '-m', 'local/echo', '-x'], {}, '> ```\n> a\n\nnot code\n')).toMatchObject({ code: 0, stdout: 'a\n', stderr: '' });
   // Code lines that start with ">" in a block outside any quote keep it.
   expect((await run(['chat', '-m', 'local/echo', '-x'], {}, '```\n> a\n```\n')).stdout).toBe('> a\n');
+});
+
+it.runIf(process.platform === 'linux')('a while-read loop over a pipe: the first call says it took the rest of the list, as one over a file does', async () => {
+  const sh = (script: string) => runProcess('bash', ['-c', script], { cwd: t.dir, env: { ...process.env, ...t.env, ROUTER: BIN } });
+  const note = 'note: stdin is a pipe the shell that ran this command reads too, as a while-read loop over it does: what was left of it went with the prompt, and the loop gets none of it; --no-stdin (or ROUTER_NO_STDIN=1) leaves stdin to the loop, and a "-" among the words takes it as meant, without this note\n';
+  // Was: the same answer, and nothing said.
+  const loop = (flags: string) => `printf 'a.txt\\nb.txt\\nc.txt\\n' | while read f; do "$ROUTER" chat ${flags} --model local/echo "about $f"; done`;
+  expect(await sh(loop(''))).toMatchObject({ status: 0, stdout: 'b.txt\nc.txt\n\nabout a.txt\n', stderr: note });
+  // Process substitution is a pipe too.
+  expect((await sh(`while read f; do "$ROUTER" chat --model local/echo "about $f"; done < <(printf 'a\\nb\\n')`)).stderr).toBe(note);
+  expect(await sh(loop('--no-stdin'))).toMatchObject({ status: 0, stdout: 'about a.txt\nabout b.txt\nabout c.txt\n', stderr: '' });
+  expect((await sh(loop('--quiet'))).stderr).toBe('');
+  // A pipe to this command alone is what the user meant: nothing said.
+  expect(await sh(`echo notes | "$ROUTER" chat --model local/echo summarise`)).toMatchObject({ status: 0, stdout: 'notes\n\nsummarise\n', stderr: '' });
+  // A script that hands its piped stdin on (its shell holds the pipe too) says so with "-".
+  writeFileSync(join(t.dir, 'summarise.sh'), '"$ROUTER" chat --model local/echo summarise -\necho done\n');
+  expect(await sh('echo notes | bash summarise.sh')).toMatchObject({ status: 0, stdout: 'summarise\n\nnotes\ndone\n', stderr: '' });
 });
