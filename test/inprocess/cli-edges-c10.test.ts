@@ -88,3 +88,22 @@ it.runIf(process.platform === 'linux')('a while-read loop over a pipe: the first
   writeFileSync(join(t.dir, 'summarise.sh'), '"$ROUTER" chat --model local/echo summarise -\necho done\n');
   expect(await sh('echo notes | bash summarise.sh')).toMatchObject({ status: 0, stdout: 'summarise\n\nnotes\ndone\n', stderr: '' });
 });
+
+it('roles save keeps a --model alias as the alias, warns of a --default the role has no place for; models options set names the model meant', async () => {
+  expect((await run(['aliases', 'set', 'quick', 'local/echo'])).code).toBe(0);
+  expect((await run(['roles', 'save', 'brief', '--system', 'Be brief.', '--model', 'quick'])).code).toBe(0);
+  // Was "model: local/echo": pointing the alias elsewhere left the role behind.
+  expect((await run(['roles', 'show', 'brief'])).stdout).toBe('---\nmodel: quick\n---\nBe brief.\n');
+  expect((await run(['aliases', 'set', 'quick', 'local/lorem'])).code).toBe(0);
+  expect((await run(['chat', '--role', 'brief', '--json', 'hi'])).stdout).toContain('"model":"local/lorem"');
+  // An alias that is none is refused, as --model refuses it anywhere.
+  expect((await run(['roles', 'save', 'brief2', '--system', 'x', '--model', 'quik'])).code).toBe(2);
+  // Was: saved without a word.
+  const typo = await run(['roles', 'save', 'tr', '--system', 'Translate to $lang.', '--default', 'lnag=French']);
+  expect(typo).toMatchObject({ code: 0, stderr: 'warning: role tr has no $lnag: --default lnag left unused\nnote: role tr takes --param lang VALUE (its $lang; $$ writes a literal $)\n' });
+  expect((await run(['roles', 'save', 'tr', '--system', 'Translate to $lang.', '--default', 'lang=French'])).stderr).not.toMatch(/warning/);
+  // Was: kept without a word for a model no list has.
+  expect((await run(['models'])).code).toBe(0);
+  expect(await run(['models', 'options', 'set', 'local/ecko', 'temperature', '0.5'])).toMatchObject({ code: 0, stderr: `note: local/ecko is not in the model list of ${t.apiRoot} (did you mean local/echo?); set all the same\n` });
+  expect((await run(['models', 'options', 'set', 'local/echo', 'temperature', '0.5'])).stderr).toBe('');
+});
