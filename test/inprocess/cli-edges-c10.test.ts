@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
@@ -106,4 +107,28 @@ it('roles save keeps a --model alias as the alias, warns of a --default the role
   expect((await run(['models'])).code).toBe(0);
   expect(await run(['models', 'options', 'set', 'local/ecko', 'temperature', '0.5'])).toMatchObject({ code: 0, stderr: `note: local/ecko is not in the model list of ${t.apiRoot} (did you mean local/echo?); set all the same\n` });
   expect((await run(['models', 'options', 'set', 'local/echo', 'temperature', '0.5'])).stderr).toBe('');
+});
+
+it('stdin of unknown size read from its descriptor past its first MiB: every byte once, and the bound still holds', async () => {
+  const { readFdBounded } = await import('../../src/cli/io/bounded-read.js');
+  const sent = Buffer.alloc(3 * 1024 * 1024 + 17, 'abcdefghij');
+  const source = join(t.dir, 'big.txt');
+  writeFileSync(source, sent);
+  // A named pipe a writer fills (blocking, as a shell's pipe is): its size is not known.
+  const piped = async (max?: number) => {
+    const fifo = join(t.dir, `fifo-${max ?? 'all'}`);
+    execFileSync('mkfifo', [fifo]);
+    const writer = spawn('sh', ['-c', 'cat "$0" > "$1"', source, fifo], { stdio: 'ignore' });
+    const fd = openSync(fifo, 'r');
+    try {
+      return await readFdBounded(fd, 'stdin', true, undefined, max);
+    } finally {
+      closeSync(fd);
+      writer.kill();
+    }
+  };
+  const read = await piped();
+  expect(read?.more).toBe(false);
+  expect(read?.bytes.equals(sent)).toBe(true);
+  await expect(piped(2 * 1024 * 1024)).rejects.toThrow('stdin holds more than 2.097152 MB');
 });
