@@ -1,7 +1,11 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { testStreams } from '../support/inprocess.js';
+import { until } from '../support/until.js';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
 import { runProcess } from '../support/run-process.js';
 import { BIN } from '../helpers.js';
@@ -131,4 +135,34 @@ it('stdin of unknown size read from its descriptor past its first MiB: every byt
   expect(read?.more).toBe(false);
   expect(read?.bytes.equals(sent)).toBe(true);
   await expect(piped(2 * 1024 * 1024)).rejects.toThrow('stdin holds more than 2.097152 MB');
+});
+
+/** `router chat -i ARGS` on a terminal: each line typed once the prompt before it shows, then /exit (exit 0); its stdout and stderr. */
+async function replSession(env: Record<string, string | undefined>, args: string[], lines: string[]): Promise<{ stdout: string; stderr: string }> {
+  const s = testStreams({ env: { ...t.env, ...env, NO_COLOR: '1' }, tty: { stdin: true, stdout: false, stderr: true } });
+  const keys = new PassThrough();
+  s.streams.stdin = keys;
+  const session = main(['node', 'router', 'chat', '-i', ...args], s.streams);
+  const prompts = () => (s.stderr().match(/> /g) ?? []).length;
+  for (const [i, line] of lines.entries()) {
+    expect(await until(() => prompts() > i)).toBe(true);
+    keys.write(`${line}\n`);
+  }
+  expect(await until(() => prompts() > lines.length)).toBe(true);
+  keys.write('/exit\n');
+  expect(await session).toBe(0);
+  return { stdout: s.stdout(), stderr: s.stderr() };
+}
+
+it('chat -i: /role NAME key=value fills a placeholder the role lacks a value for, and a role\'s prompt text takes each message', async () => {
+  const env = { ROUTER_CONFIG_DIR: join(t.dir, 'repl-roles'), ROUTER_STATE_DIR: join(t.dir, 'repl-roles-state') };
+  expect((await run(['roles', 'save', 'tr', '--system', 'Be exact.', '--prompt', 'Translate to $lang: $input', '--model', 'local/echo'], env)).code).toBe(0);
+  const r = await replSession(env, ['--model', 'local/echo'], ['/role tr', '/role tr lang="Low German"', 'good morning']);
+  // Was: "give --param lang VALUE" (a flag of the command, so a restart), and the message sent as typed.
+  expect(r.stderr).toMatch(/^error: \/role: role tr: no value for \$lang \(give it: \/role tr lang=VALUE; \$\$ writes a literal \$\)$/m);
+  expect(r.stderr).toMatch(/^role tr \(model local\/echo\)$/m);
+  expect(r.stdout).toBe('Translate to Low German: good morning\n');
+  // Taken with --role and --param at the start, the same.
+  const started = await replSession(env, ['--role', 'tr', '--param', 'lang', 'French'], ['good night']);
+  expect(started.stdout).toBe('Translate to French: good night\n');
 });

@@ -75,7 +75,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     fillRole(ctx.cmd, opts, role, undefined, io);
     if (opts.maxCost !== undefined || opts.dryRun) throw usage(`${opts.dryRun ? '--dry-run' : '--max-cost'} applies to one call, not to chat -i`);
     const { runRepl } = await import('./repl.js');
-    return runRepl(ctx);
+    return runRepl(ctx, role);
   }
   const extras = await prepareExtras(opts, io, 'chat', loadTools).catch((err: unknown) => Promise.reject(blameRole(err, role, ctx.cmd)));
   const prompt = fillRole(ctx.cmd, opts, role, await promptWith(args, io, extras, 'echo hi | router chat', { onTerminal: 'to talk, router chat -i', binary: 'attach it with -a - (cat photo.png | router chat -a - "what is this?")' }), io)!;
