@@ -85,12 +85,13 @@ function noteLoopFile(io: IO, start: number, size: number): void {
  * this call. A pipe given to this command alone (`echo x | router chat "summarise"`) is the shell's to no one.
  */
 function pipeSharedWithParent(io: IO): boolean {
-  const { stdinFd: fd, parentPid } = io;
-  if (fd === undefined || parentPid === undefined || process.platform !== 'linux') return false;
+  // stdinFd is set for the process's own stdin only (not a test's streams): its parent is process.ppid.
+  const fd = io.stdinFd;
+  if (fd === undefined || process.platform !== 'linux') return false;
   try {
     const ours = fstatSync(fd);
     if (!ours.isFIFO()) return false;
-    const theirs = statSync(`/proc/${parentPid}/fd/0`);
+    const theirs = statSync(`/proc/${process.ppid}/fd/0`);
     return theirs.ino === ours.ino && theirs.dev === ours.dev;
   } catch {
     return false;

@@ -25,8 +25,6 @@ export interface Streams {
   tty?: { stdin?: boolean; stdout?: boolean; stderr?: boolean };
   /** stdin's file descriptor when it is the process's own: looked at, and a file read, without building the stream. */
   stdinFd?: number;
-  /** The process that started this one (a shell, a while-read loop), when stdin is the process's own: is its stdin ours? */
-  parentPid?: number;
 }
 
 export function processStreams(): Streams {
@@ -39,7 +37,6 @@ export function processStreams(): Streams {
     stderr: process.stderr,
     env: process.env,
     stdinFd: 0,
-    parentPid: process.ppid,
   };
 }
 
@@ -111,10 +108,6 @@ export class IO {
 
   get stdinFd(): number | undefined {
     return this.streams.stdinFd;
-  }
-
-  get parentPid(): number | undefined {
-    return this.streams.parentPid;
   }
 
   /** Prompts are allowed: stdin is a terminal and neither --no-input nor ROUTER_NO_INPUT says otherwise. */

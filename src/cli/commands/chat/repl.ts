@@ -19,7 +19,6 @@ import { ask, swallowKeys, type Prompting } from './repl-keys.js';
 import { modelShapeHint } from '../../flags/options.js';
 import { boundWayOut, replStart } from './repl-checks.js';
 import type { ModelInUse } from './repl-more.js';
-import type { Role } from '../../saved/roles.js';
 import { waitingFor, waitingSpinner } from '../../io/spinner.js';
 import { counted } from '../../../internal/counted.js';
 import { helpWidth } from '../../io/installed-docs.js';
@@ -121,7 +120,7 @@ const namedBy = (cmd: string) => (caught: unknown): never => {
  * `router chat -i`: a conversation that keeps its history, streaming each answer.
  * Needs a terminal on stdin: it never prompts otherwise.
  */
-export async function runRepl(ctx: RunContext<ChatCommandOptions>, role?: Role): Promise<void> {
+export async function runRepl(ctx: RunContext<ChatCommandOptions>, role?: import('../../saved/roles.js').Role): Promise<void> {
   const { io, opts, signal } = ctx;
   if (!io.stdinTTY) throw usage('--interactive needs a terminal on stdin; pipe the prompt instead (echo hi | router chat)');
   if (!io.canPrompt) throw usage('--interactive asks for input, and --no-input (or ROUTER_NO_INPUT) forbids it: pipe the prompt instead');
@@ -142,8 +141,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>, role?: Role):
     await client.close();
     throw err;
   });
-  const { rolePrompt } = await import('../../saved/role-params.js');
-  const c: Conversation = { template: rolePrompt(role, opts.param ?? {}), model: settings.model, history: withSystem(saved?.messages ?? [], opts.system), attached: await readAttachments(opts.attach, io), recorded: new WeakMap(), tools, modelOptions, answered: [saved?.model ?? saved?.answered_by].filter((m) => m !== undefined), models: () => (models ??= import('./repl-checks.js').then((m) => m.modelList(client, ctx.env, settings.apiRoot))) };
+  const c: Conversation = { template: (await import('../../saved/role-params.js')).rolePrompt(role, opts.param ?? {}), model: settings.model, history: withSystem(saved?.messages ?? [], opts.system), attached: await readAttachments(opts.attach, io), recorded: new WeakMap(), tools, modelOptions, answered: [saved?.model ?? saved?.answered_by].filter((m) => m !== undefined), models: () => (models ??= import('./repl-checks.js').then((m) => m.modelList(client, ctx.env, settings.apiRoot))) };
   let kept = saved;
   if (saved) io.err(`continuing ${saved.id} (${counted(saved.messages.filter((m) => m.role === 'user').length, 'turn')})\n`);
   const prompting: Prompting = { history: more.loadHistory(ctx.env), historySize: more.HISTORY_LINES, fresh: [], ahead: [] };
@@ -190,8 +188,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>, role?: Role):
         continue;
       }
       const extras = { attachments: c.attached.splice(0) };
-      // A role's prompt text, as chat --role sends it: the message is its $input.
-      if (c.template) text = c.template(text);
+      if (c.template) text = c.template(text); // a role's prompt text, the message its $input (as chat --role sends it)
       const user: ChatMessage = { role: 'user', content: userContent(text, extras, 'chat') };
       if (extras.attachments.length) c.recorded.set(user, recordedUser(text, extras));
       c.history.push(user);
