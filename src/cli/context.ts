@@ -176,8 +176,10 @@ export async function addRootHint(err: unknown, settings: Settings, env: NodeJS.
     return;
   }
   // The emulator's root, with the emulator gone (killed mid-loop, never started): the way out named.
-  if (err instanceof ConnectionError && /^connection refused: (127\.[\d.]+|localhost|\[::1\]):\d+$/.test(err.message)) {
-    Object.defineProperty(err, 'message', { value: `${err.message}, on this machine: is router serve running?`, configurable: true, writable: true });
+  // A loopback root is never reached through a proxy (see config/proxy), so what refused is this machine.
+  if (err instanceof ConnectionError && err.code === 'refused') {
+    const [{ DEFAULT_API_ROOT }, { isLoopback }] = await Promise.all([import('../client/index.js'), import('../config/proxy.js')]);
+    if (isLoopback(new URL(settings.apiRoot ?? DEFAULT_API_ROOT).hostname)) Object.defineProperty(err, 'message', { value: `${err.message}, on this machine: is router serve running?`, configurable: true, writable: true });
   }
   const from = settings.from.apiRoot;
   if (!from || from.kind === 'flag' || !(err instanceof ConnectionError) || err.maybeDelivered || err instanceof TimeoutError || err instanceof ProxyRefusedError) return;

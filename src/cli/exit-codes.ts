@@ -1,7 +1,7 @@
 /** The one exit-code table of `router` (also in docs/reliability.md). */
 export const EXIT = {
   OK: 0,
-  /** Anything not listed below. */
+  /** Anything not listed below (also `-x` of an answer cut inside its code block). */
   FAILURE: 1,
   /** Bad flags, arguments or input files; the server's 400/413/422. Nothing was sent, or the server refused it. */
   USAGE: 2,

@@ -18,10 +18,8 @@ import type { JsonTarget } from './io/json-output.js';
 /** A command: `group`, where `router --help` lists it. */
 interface Entry { name: string; group: string; load: () => Promise<AnyCommandDef | GroupDef> }
 
-/**
- * Every command by name, loaded only when it runs: all else of a command (summary, usage, flags, JSON fields)
- * is its definition's. The root help loads them all (off a terminal it is rendered at build: src/cli/quick.ts).
- */
+// Every command by name, loaded only when it runs: all else of a command (summary, usage, flags, JSON fields)
+// is its definition's. The root help loads them all (off a terminal it is rendered at build: src/cli/quick.ts).
 export const COMMANDS: readonly Entry[] = [
   { name: 'chat', group: 'Generate:', load: async () => (await import('./commands/chat/index.js')).chat },
   { name: 'responses', group: 'Generate:', load: async () => (await import('./commands/responses/index.js')).responses },

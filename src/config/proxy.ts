@@ -10,7 +10,7 @@ export interface Proxies {
 /** This machine: never through a proxy (as Go's and gh's ProxyFromEnvironment do), whatever NO_PROXY says. */
 const LOOPBACK = ['localhost', '127.0.0.1', '::1', '[::1]'];
 
-function isLoopback(hostname: string): boolean {
+export function isLoopback(hostname: string): boolean {
   return LOOPBACK.includes(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }
 

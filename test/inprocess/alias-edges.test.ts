@@ -71,7 +71,7 @@ describe('chat -i', () => {
     expect(sent.map((b) => b.messages[0])).toEqual([{ role: 'system', content: 'Be plain.' }, ...Array(2).fill({ role: 'system', content: 'Answer in French, short; costs $5.' })]);
     expect(sent.map((b) => b.temperature)).toEqual([0.5, 0.9, 0.9]);
     expect(stderr).toContain('role tr (model local/lorem)\n');
-    expect(stderr).toMatch(/\nerror: \/role: role needs: no value for \$who \(give --param who VALUE; \$\$ writes a literal \$\)\n/);
+    expect(stderr).toMatch(/\nerror: \/role: role needs: no value for \$who \(give it: \/role needs who=VALUE; \$\$ writes a literal \$\)\n/);
     expect(stderr).not.toContain('role needs (model');
   });
 });

@@ -124,13 +124,19 @@ async function runSave(ctx: RunContext<Record<string, unknown>>, name: string): 
   if (system === undefined && !io.stdinTTY && !io.noStdin) system = (await (await import('../run.js')).readAll(io.stdin, io.interrupt)).trim();
   if (!system) throw usage(`no system prompt for role ${name}: give --system TEXT or pipe it (echo "You are terse." | router roles save ${name})`);
   const settings: Record<string, unknown> = {};
+  const { typedAlias } = await import('../flags/model-alias.js');
   for (const [attr, value] of Object.entries(opts)) {
     if (attr === 'system' || cmd.getOptionValueSource(attr) !== 'cli') continue;
     const option = cmd.options.find((o) => o.attributeName() === attr);
     const absolute = (v: unknown) => (option && typeof v === 'string' ? inFolder(option, v, process.cwd()) : v);
-    settings[attr === 'default' ? 'defaults' : kebab(attr)] = Array.isArray(value) ? value.map(absolute) : absolute(value);
+    // A model given as an alias is kept as the alias: the role follows where the alias points.
+    settings[attr === 'default' ? 'defaults' : kebab(attr)] = typedAlias(opts, attr) ?? (Array.isArray(value) ? value.map(absolute) : absolute(value));
   }
-  const needs = placeholderNames(system, settings.prompt as string | undefined).filter((n) => n !== 'input' && !Object.hasOwn((settings.defaults ?? {}) as object, n));
+  const names = placeholderNames(system, settings.prompt as string | undefined);
+  const needs = names.filter((n) => n !== 'input' && !Object.hasOwn((settings.defaults ?? {}) as object, n));
+  // A default for a placeholder the role does not have (a typo, a prompt edited since): as chat says of --param.
+  const unused = Object.keys((settings.defaults ?? {}) as object).filter((n) => !names.includes(n));
+  if (unused.length) io.note(`warning: role ${name} has no ${unused.map((n) => `$${n}`).join(', ')}: --default ${unused.join(', ')} left unused`);
   if (needs.length) io.note(`note: role ${name} takes ${needs.map((n) => `--param ${n} VALUE`).join(', ')} (its ${needs.map((n) => `$${n}`).join(', ')}; $$ writes a literal $)`);
   await checkFiles(opts, io);
   const { stringify } = await loadYaml();

@@ -36,6 +36,9 @@ function unknownWhy(value: string, all: Record<string, string>): string {
   return `must look like ${MODEL_ID_SYNTAX}${modelShapeHint(value) || ''}${Object.keys(all).length ? '; no alias of that name either (router aliases list)' : ''}`;
 }
 
+/** The aliases a command's flags were given as, by attribute (see resolveModelFlags), keyed by its options object. */
+const typedAliases = new WeakMap<object, Record<string, string>>();
+
 /** Each --model given as an alias becomes its model id; an unknown one is refused as a malformed id is. */
 export function resolveModelFlags(cmd: Command, opts: Record<string, unknown>, env: NodeJS.ProcessEnv, path: string): void {
   for (const o of cmd.options) {
@@ -46,7 +49,13 @@ export function resolveModelFlags(cmd: Command, opts: Record<string, unknown>, e
     const model = modelOf(all, value, env);
     if (model === undefined) throw usage(`option '${o.flags}' argument '${visible(value)}' is invalid: ${unknownWhy(value, all)}; see "${path} --help"`);
     opts[attr] = model;
+    typedAliases.set(opts, { ...typedAliases.get(opts), [attr]: value });
   }
+}
+
+/** The alias a flag was given as, before resolveModelFlags made it the model id (`roles save` keeps the alias, as llm's templates do). */
+export function typedAlias(opts: object, attr: string): string | undefined {
+  return typedAliases.get(opts)?.[attr];
 }
 
 const MODEL_SETTINGS = ['model', 'speechModel', 'embedModel'] as const;

@@ -117,6 +117,19 @@ export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
+/**
+ * A file flag's value (--schema, --tools, --attach): PATH, or "@PATH" as `-s @FILE`, `router api -F` and curl
+ * name a file ("@-": stdin). One "@" is taken off: a file whose name starts with "@" is given as ./@name.
+ */
+export function fileArg(value: string): string {
+  return value.length > 1 && value.startsWith('@') ? value.slice(1) : value;
+}
+
+/** A repeatable file flag (--attach): each value as fileArg takes it. */
+export function collectFiles(value: string, previous: string[] = []): string[] {
+  return collect(fileArg(value), previous);
+}
+
 /** Repeatable stop sequence: a space or a line break is one, nothing is not. */
 export function stopSequence(value: string, previous: string[] = []): string[] {
   if (value === '') throw new InvalidArgumentError('must not be empty.');

@@ -74,30 +74,44 @@ export interface FdRead {
  */
 export async function readFdBounded(fd: number, what: string, blocking: boolean, signal?: AbortSignal, max = MAX_INPUT_BYTES, expected = 0): Promise<FdRead | undefined> {
   const { read, readSync } = await import('node:fs');
-  const chunks: Buffer[] = [];
-  let size = 0;
-  // A file of known size is read into one buffer of that size: chunks joined at the end would hold it twice at once.
-  let whole = expected > 0 && expected <= max ? Buffer.allocUnsafe(expected) : undefined;
+  // A file of known size is read into one buffer of that size; anything else into a first MiB, then into
+  // room for all the bound allows: joined chunks held a 50 MB pipe twice at once (see roomFor).
+  const sized = expected > 0 && expected <= max;
+  let buf: Buffer = Buffer.allocUnsafe(sized ? expected : Math.min(FIRST_ROOM, max + 1));
+  // A file that grew while it was read: the buffer of its known size, the rest after it.
+  let grewFrom: Buffer | undefined;
+  let at = 0;
+  // Read to its known size and no further: that one buffer (Buffer.concat would copy it whole).
+  const bytes = () => (!grewFrom ? buf.subarray(0, at) : at === 0 ? grewFrom : Buffer.concat([grewFrom, buf.subarray(0, at)]));
   for (;;) {
-    const buf = whole ?? Buffer.allocUnsafe(64 * 1024);
-    const at = whole ? size : 0;
+    if (at === buf.length) {
+      if (sized && !grewFrom) [grewFrom, buf, at] = [buf, Buffer.allocUnsafe(Math.min(FIRST_ROOM, max + 1 - buf.length)), 0];
+      else buf = roomFor(buf, max + 1 - (grewFrom?.length ?? 0));
+    }
     const room = Math.min(buf.length - at, 1024 * 1024);
     let n: number;
     try {
-      n = blocking ? await untilInterrupted(new Promise<number>((resolve, reject) => read(fd, buf, at, room, null, (err, bytes) => (err ? reject(err) : resolve(bytes)))), signal) : readSync(fd, buf, at, room, null);
+      n = blocking ? await untilInterrupted(new Promise<number>((resolve, reject) => read(fd, buf, at, room, null, (err, got) => (err ? reject(err) : resolve(got)))), signal) : readSync(fd, buf, at, room, null);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
-      return size === 0 ? undefined : { bytes: whole ? whole.subarray(0, size) : Buffer.concat(chunks), more: true };
+      return at === 0 && !grewFrom ? undefined : { bytes: bytes(), more: true };
     }
-    // Read to its known size and no further: that one buffer (Buffer.concat would copy it whole).
-    if (n === 0) return { bytes: whole ? whole.subarray(0, size) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), more: false };
-    size += n;
-    if (size > max) throw inputTooLarge(what, max);
-    if (!whole) chunks.push(n === buf.length ? buf : buf.subarray(0, n));
-    else if (size === whole.length) {
-      // The file grew while it was read: the rest in chunks, after it.
-      chunks.push(whole);
-      whole = undefined;
-    }
+    if (n === 0) return { bytes: bytes(), more: false };
+    at += n;
+    if (at + (grewFrom?.length ?? 0) > max) throw inputTooLarge(what, max);
   }
+}
+
+/** The first buffer of input of unknown size: a prompt piped in mostly fits. */
+const FIRST_ROOM = 1024 * 1024;
+
+/**
+ * A full buffer's bytes moved into room for `most` bytes, the bound: memory only where bytes are
+ * written (the system gives a large allocation's pages as they are first touched), so a 50 MB pipe
+ * costs 50 MB, read once and copied never after its first MiB.
+ */
+function roomFor(full: Buffer, most: number): Buffer {
+  const room = Buffer.allocUnsafe(Math.max(most, full.length + 1));
+  full.copy(room);
+  return room;
 }

@@ -1,4 +1,4 @@
-import { constants, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
+import { constants, createReadStream, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { collectBounded, inputTooLarge, MAX_INPUT_BYTES } from './bounded-read.js';
 import { usage } from '../exit-codes.js';
@@ -39,6 +39,7 @@ export async function textFromArgs(args: string[], io: IO, o: TextOptions = {}):
   const raw = wantsStdin ? await stdinText(io, binary) : '';
   const piped = trimEnd(raw);
   if (fileSize !== undefined && piped && !io.quiet) noteLoopFile(io, fileSize - Buffer.byteLength(raw), fileSize);
+  else if (wantsStdin && dash === -1 && args.length && piped && !io.quiet && pipeSharedWithParent(io)) noteLoopPipe(io);
   // Stdin stands where "-" does, a block of its own; a piped stdin without it comes first.
   const parts = dash === -1 ? [piped, args.join(' ')] : [args.slice(0, dash).join(' '), piped, args.slice(dash + 1).join(' ')];
   const text = parts.filter(Boolean).join('\n\n');
@@ -76,6 +77,30 @@ function noteLoopFile(io: IO, start: number, size: number): void {
   // A whole file that opens with a byte-order mark: its 3 bytes were read, then dropped from the text.
   if (start <= 0 || (start === 3 && startsWithBom(io.stdinFd!))) return;
   io.note(`note: stdin is a file this call read from byte ${start} of ${size} on, as in a while-read loop over it: the rest went with the prompt, and the loop gets none of it; --no-stdin (or ROUTER_NO_STDIN=1) leaves stdin to the loop`);
+}
+
+/**
+ * Whether stdin is a pipe that the process which started this one holds as its stdin too (Linux's /proc
+ * tells): a `while read` loop's (`cat list | while read f; do …; done`), whose shell reads the pipe after
+ * this call. A pipe given to this command alone (`echo x | router chat "summarise"`) is the shell's to no one.
+ */
+function pipeSharedWithParent(io: IO): boolean {
+  // stdinFd is set for the process's own stdin only (not a test's streams): its parent is process.ppid.
+  const fd = io.stdinFd;
+  if (fd === undefined || process.platform !== 'linux') return false;
+  try {
+    const ours = fstatSync(fd);
+    if (!ours.isFIFO()) return false;
+    const theirs = statSync(`/proc/${process.ppid}/fd/0`);
+    return theirs.ino === ours.ino && theirs.dev === ours.dev;
+  } catch {
+    return false;
+  }
+}
+
+/** Stdin a pipe the calling shell reads too, with a prompt in the arguments: most likely a `while read` loop's list, said as noteLoopFile says a file's. */
+function noteLoopPipe(io: IO): void {
+  io.note('note: stdin is a pipe the shell that ran this command reads too, as a while-read loop over it does: what was left of it went with the prompt, and the loop gets none of it; --no-stdin (or ROUTER_NO_STDIN=1) leaves stdin to the loop, and a "-" among the words takes it as meant, without this note');
 }
 
 /** Whether the file at `fd` opens with a UTF-8 byte-order mark (read at its start: the file's offset stays where it is). */

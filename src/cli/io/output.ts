@@ -2,6 +2,7 @@ import type { IO } from './io.js';
 import type { FencedCode } from './fenced-code.js';
 import { costText } from '../../internal/round-cost.js';
 import { nounFor } from '../../internal/counted.js';
+import { CliError, EXIT } from '../exit-codes.js';
 
 /** Tokens and the cost the service reported, whatever the operation calls them. */
 export interface TokenUsage {
@@ -64,18 +65,19 @@ export function rendersMarkdown(io: IO, opts: { raw?: boolean; json?: boolean })
 type ShownOpts = { raw?: boolean; json?: boolean; extract?: boolean; extractLast?: boolean };
 
 /** Streamed text as stdout shows it: rendered on a terminal, else exactly as received; with --extract, only its code block, as written. */
-export async function shownPieces(io: IO, pieces: AsyncIterable<string>, opts: ShownOpts): Promise<AsyncIterable<string>> {
-  if (extracts(opts)) return (await import('./fenced-code.js')).extractedPieces(pieces, !!opts.extractLast, (block) => sayExtracted(io, opts, block));
+export async function shownPieces(io: IO, pieces: AsyncIterable<string>, opts: ShownOpts, cut: () => boolean = () => false): Promise<AsyncIterable<string>> {
+  if (extracts(opts)) return (await import('./fenced-code.js')).extractedPieces(pieces, !!opts.extractLast, (block) => sayExtracted(io, opts, block, cut()), cut);
   if (!rendersMarkdown(io, opts)) return pieces;
   return (await import('../markdown/index.js')).renderPieces(io, pieces);
 }
 
 /** A whole answer as stdout shows it (see shownPieces). */
-export async function shownText(io: IO, text: string, opts: ShownOpts): Promise<string> {
+export async function shownText(io: IO, text: string, opts: ShownOpts, cut = false): Promise<string> {
   if (extracts(opts)) {
-    const block = (await import('./fenced-code.js')).fencedCode(text, !!opts.extractLast);
-    if (text) sayExtracted(io, opts, block);
-    return block ? block.code : text;
+    const { fencedCode, shownCode } = await import('./fenced-code.js');
+    const block = fencedCode(text, !!opts.extractLast);
+    if (text) sayExtracted(io, opts, block, cut);
+    return shownCode(text, block, cut);
   }
   if (!rendersMarkdown(io, opts)) return text;
   const md = (await import('../markdown/index.js')).terminalMarkdown(io);
@@ -84,9 +86,21 @@ export async function shownText(io: IO, text: string, opts: ShownOpts): Promise<
 
 const extracts = (opts: ShownOpts): boolean => !opts.json && !!(opts.extract || opts.extractLast);
 
-/** What stderr says of an extracted block: none (the answer printed whole), or one the answer ended inside (a cut answer's). */
-function sayExtracted(io: IO, opts: ShownOpts, block: FencedCode | undefined): void {
-  const flag = opts.extract ? '--extract' : '--extract-last';
-  if (!block) io.note(`note: the answer holds no fenced code block: printed whole (${flag})`);
-  else if (block.open) io.note(`note: the answer ended inside its code block, never closed: ${block.code ? 'printed what came of it' : 'none of its code came'} (${flag})`);
+const extractFlag = (opts: ShownOpts): string => (opts.extract ? '--extract' : '--extract-last');
+
+/** What stderr says of an extracted block: none (the answer printed whole), or one the answer ended inside, never closed. A cut answer's is said by cutBlock. */
+function sayExtracted(io: IO, opts: ShownOpts, block: FencedCode | undefined, cut: boolean): void {
+  if (!block) io.note(`note: the answer holds no fenced code block: printed whole (${extractFlag(opts)})`);
+  else if (block.open && !cut) io.note(`note: the answer ended inside its code block, never closed: ${block.code ? 'printed what came of it' : 'none of its code came'} (${extractFlag(opts)})`);
+}
+
+/**
+ * With --extract, an answer cut at its length limit inside the block taken: none of its code was printed
+ * (`router chat -x … | sh` would run part of a program), and the command ends with this error (exit 1),
+ * once the answer is kept and counted (the note of the cut before it says how to raise the limit).
+ */
+export async function cutBlock(opts: ShownOpts, text: string, cut: boolean): Promise<CliError | undefined> {
+  if (!cut || !extracts(opts)) return undefined;
+  if (!(await import('./fenced-code.js')).fencedCode(text, !!opts.extractLast)?.open) return undefined;
+  return new CliError(`${extractFlag(opts)}: the answer was cut at its length limit inside its code block: none of it was printed, as part of a program could run`, EXIT.FAILURE);
 }

@@ -23,11 +23,22 @@ export function fillRole(cmd: Command, opts: Record<string, unknown>, role: Role
   const field = cmd.options.some((o) => o.long === '--system') ? 'system' : 'instructions';
   const system = cmd.getOptionValueSource(field) !== 'cli' && typeof opts[field] === 'string' ? (opts[field] as string) : undefined;
   const { prompt, defaults } = roleTexts(role);
-  const filled = fillPrompt({ system, prompt }, input, params, { defaults, of: `role ${role.name}` });
+  // chat -i (no input): the prompt text is filled for each message (rolePrompt); its other placeholders are checked now.
+  const filled = fillPrompt({ system, prompt }, input ?? (prompt === undefined ? undefined : ''), params, { defaults, of: `role ${role.name}` });
   const used = new Set(placeholderNames(system, prompt));
   const unused = Object.keys(params).filter((n) => !used.has(n));
   if (prompt !== undefined && input?.trim() && !used.has('input')) io.note(`warning: role ${role.name} has no $input: the prompt given is not sent (its prompt text is)`);
   if (unused.length) io.note(`warning: role ${role.name} has no ${unused.map((n) => `$${n}`).join(', ')}: --param ${unused.join(', ')} left unused`);
   if (filled.system !== undefined) opts[field] = filled.system;
-  return filled.prompt;
+  return input === undefined ? undefined : filled.prompt;
+}
+
+/**
+ * A role's `prompt` text as chat -i sends each message: filled with the message as `$input` and `params`
+ * over its defaults (checked when the role was taken). undefined for a role without one: the message is sent as typed.
+ */
+export function rolePrompt(role: Role | undefined, params: Readonly<Record<string, string>>): ((message: string) => string) | undefined {
+  const { prompt, defaults } = role ? roleTexts(role) : { prompt: undefined, defaults: {} };
+  if (!role || prompt === undefined) return undefined;
+  return (message) => fillPrompt({ prompt }, message, params, { defaults, of: `role ${role.name}` }).prompt!;
 }

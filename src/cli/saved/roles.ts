@@ -19,6 +19,7 @@ import { looksConcise } from '../../kit/schema-dsl.js';
 import { didYouMean } from '../../internal/did-you-mean.js';
 import type { IO } from '../io/io.js';
 import { checkGoesWithRole, type FlagSpec } from '../flags/flags.js';
+import { fileArg } from '../flags/options.js';
 import { CHAT_FLAGS } from '../commands/chat/flags.js';
 import { RESPONSES_FLAGS } from '../commands/responses/flags.js';
 
@@ -222,7 +223,9 @@ const PATH_FLAGS = new Set(['--tools', '--schema', '--schema-multi', '--attach',
  * folder when `roles save` writes it): a role then works from any folder. A URL, "-" (stdin) and
  * an inline schema (JSON, or llm's concise fields) are left as they are.
  */
-export function inFolder(option: Option, value: string, folder: string): string {
+export function inFolder(option: Option, given: string, folder: string): string {
+  // As the flag takes it: "@PATH" is PATH (see fileArg); a folder to write into (--save-images) takes none.
+  const value = option.long === '--save-images' ? given : fileArg(given);
   if (!PATH_FLAGS.has(option.long ?? '') || value === '' || value === '-' || isAbsolute(value) || /^[a-z][\w+.-]*:/i.test(value)) return value;
   if (option.long?.startsWith('--schema') && (value.trimStart().startsWith('{') || (looksConcise(value) && !existsSync(resolve(folder, value))))) return value;
   return resolve(folder, value);

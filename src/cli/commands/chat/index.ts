@@ -5,7 +5,7 @@ import type { RouterClient } from '../../../client/index.js';
 import { deltaText, type ChatCreateOptions } from '../../../client/resources/chat.js';
 import { readCompletion, type FailedAnswerError } from '../../../client/answer-reading.js';
 import type { IO } from '../../io/io.js';
-import { haltedUsageLine, printText, shownPieces, shownText, streamToStdout, usageLine } from '../../io/output.js';
+import { cutBlock, haltedUsageLine, printText, shownPieces, shownText, streamToStdout, usageLine } from '../../io/output.js';
 import { buildChatRequest, validateChatOptions } from './request.js';
 import { CHAT_FLAGS, type ChatCommandOptions, type ChatOptions } from './flags.js';
 import type { RunContext } from '../../run.js';
@@ -75,7 +75,7 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     fillRole(ctx.cmd, opts, role, undefined, io);
     if (opts.maxCost !== undefined || opts.dryRun) throw usage(`${opts.dryRun ? '--dry-run' : '--max-cost'} applies to one call, not to chat -i`);
     const { runRepl } = await import('./repl.js');
-    return runRepl(ctx);
+    return runRepl(ctx, role);
   }
   const extras = await prepareExtras(opts, io, 'chat', loadTools).catch((err: unknown) => Promise.reject(blameRole(err, role, ctx.cmd)));
   // Loaded only when used: a one-shot chat loads no node:crypto.
@@ -151,6 +151,8 @@ async function runChat(ctx: RunContext<ChatCommandOptions>, args: string[]): Pro
     if (notRun) throw notRun;
     // Last: an answer that does not follow --schema ends the command (exit 10), after it was kept and counted.
     finishAnswer(io, opts, extras, answer.message);
+    const cut = await cutBlock(opts, answer.text, answer.finish === 'length');
+    if (cut) throw cut;
   } finally {
     await Promise.all([client.close(), toolSet?.close()]);
   }
@@ -188,7 +190,11 @@ async function completeChat(io: IO, client: RouterClient, req: ChatCompletionReq
   reasoning.write(message.reasoning ?? '');
   reasoning.end();
   if (opts.json) io.json(completion);
-  else if (!opts.schema && (text || (!failure && !message.tool_calls))) printText(io, await shownText(io, text, opts));
+  else if (!opts.schema && (text || (!failure && !message.tool_calls))) {
+    const shown = await shownText(io, text, opts, completion.choices[0]?.finish_reason === 'length');
+    // With --extract, nothing to show is no line (a cut block held back, an empty one).
+    if (shown || !(opts.extract || opts.extractLast)) printText(io, shown);
+  }
   if (opts.routerMetadata && !opts.json) noteRouting(io, completion);
   return { text, usage: completion.usage, model: completion.model || undefined, id: completion.id || undefined, failure, message, finish: completion.choices[0]?.finish_reason };
 }
@@ -248,7 +254,7 @@ async function streamChat(io: IO, client: RouterClient, req: ChatCompletionReque
     // The answer's last line ended; not for an answer of tool calls only, or one printed once checked.
     if (!opts.json && !opts.schema && !endsLine && (text || !assembler.message().tool_calls)) yield '\n';
   }
-  const halted = await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: false }).then(
+  const halted = await streamToStdout(io, await shownPieces(io, pieces(), opts, () => finish === 'length'), { endLine: false }).then(
     () => false,
     (err: unknown) => {
       if (jqStop?.aborted && !call.signal.aborted) return true;

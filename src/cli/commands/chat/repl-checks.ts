@@ -15,7 +15,7 @@ import { termAndDescription, wrapped } from '../../io/narrow-help.js';
 export const REPL_COMMANDS = [
   '/model ID         switch the model (checked against router models)',
   '/system TEXT      set the system message (none: clear it)',
-  '/role NAME        take a role\'s model and system message (router roles list)',
+  '/role NAME [k=v]  take a role (router roles list); k=v fills its $k',
   '/attach PATH|URL  add a file to the next message',
   '/edit             write the message in $VISUAL or $EDITOR',
   '/save FILE        save the conversation to a new FILE (.md: Markdown, else JSON)',

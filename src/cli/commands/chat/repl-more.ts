@@ -110,6 +110,8 @@ export async function editMessage(io: IO): Promise<string> {
 export interface ModelInUse {
   model: string | undefined;
   modelOptions: Record<string, unknown>;
+  /** The prompt text of the role in use: each message filled into it (see rolePrompt); none, sent as typed. */
+  template?: (message: string) => string;
 }
 
 /** Takes `model` with its kept options in place of the last one's (flags and a role's settings stay); returns it. */
@@ -120,16 +122,29 @@ export async function useModel(ctx: RunContext<ChatOptions>, c: ModelInUse, mode
 }
 
 /**
- * `/role NAME`: the role's model and system prompt replace those in use (as /model and /system would);
- * its other settings apply where the command line set none. Its placeholders are filled from the
- * --param values chat -i was given, else its defaults; one without a value leaves the role as it was.
+ * `/role NAME [key=value …]`: the role's model and system prompt replace those in use (as /model and /system
+ * would); its other settings apply where the command line set none, and its prompt text takes each message
+ * after. Its placeholders are filled from the values given here, over the --param values chat -i was given,
+ * else its defaults; one without a value leaves the role as it was, saying how to give it.
  */
-export async function switchRole(ctx: RunContext<ChatOptions>, name: string, c: ModelInUse & { history: ChatMessage[]; attached: Attachment[] }): Promise<void> {
+export async function switchRole(ctx: RunContext<ChatOptions>, arg: string, c: ModelInUse & { history: ChatMessage[]; attached: Attachment[] }): Promise<void> {
   const { applyRoleFlag, loadYaml, readRole, roleTexts } = await import('../../saved/roles.js');
-  const { fillPrompt } = await import('../../../kit/placeholders.js');
+  const { fillPrompt, placeholderNames } = await import('../../../kit/placeholders.js');
+  const { PlaceholderError } = await import('../../../kit/errors.js');
+  const { name, values } = roleArguments(arg);
   await loadYaml();
   const next = readRole(ctx.env, name);
-  const { system } = fillPrompt({ system: next.system }, undefined, (ctx.opts as { param?: Record<string, string> }).param ?? {}, { defaults: roleTexts(next).defaults, of: `role ${name}` });
+  const params = { ...(ctx.opts as { param?: Record<string, string> }).param, ...values };
+  const { prompt, defaults } = roleTexts(next);
+  let system: string | undefined;
+  try {
+    ({ system } = fillPrompt({ system: next.system, prompt }, prompt === undefined ? undefined : '', params, { defaults, of: `role ${name}` }));
+  } catch (err) {
+    if (!(err instanceof PlaceholderError)) throw err;
+    throw usage(`${err.message} (give ${err.missing.length > 1 ? 'each' : 'it'}: /role ${name} ${err.missing.map((n) => `${n}=VALUE`).join(' ')}; $$ writes a literal $)`);
+  }
+  const unused = Object.keys(values).filter((n) => !placeholderNames(next.system, prompt).includes(n));
+  if (unused.length) ctx.io.err(`warning: role ${name} has no ${unused.map((n) => `$${n}`).join(', ')}: ${unused.join(', ')} left unused\n`);
   const opts = ctx.opts as Record<string, unknown>;
   // The last model's options go first, so that the role's settings are taken as the role's, not over them.
   const { switchModelOptions } = await import('../../saved/model-options.js');
@@ -151,8 +166,21 @@ export async function switchRole(ctx: RunContext<ChatOptions>, name: string, c: 
     c.history.splice(0, c.history.length, ...c.history.filter((m) => m.role !== 'system'));
     c.history.unshift({ role: 'system', content: system });
   }
+  c.template = (await import('../../saved/role-params.js')).rolePrompt(next, params);
   ctx.io.err(`role ${name}${c.model ? ` (model ${c.model})` : ''}
 `);
+}
+
+/** `/role NAME key=value …`: the name, and the values of its placeholders ("key=two words" quoted, as a shell reads it). */
+function roleArguments(arg: string): { name: string; values: Record<string, string> } {
+  const [name = '', ...rest] = arg.match(/(?:[^\s"']+|"[^"]*"|'[^']*')+/g) ?? [];
+  const values: Record<string, string> = {};
+  for (const word of rest) {
+    const eq = word.indexOf('=');
+    if (eq <= 0) throw usage(`"${word}" is not key=value: /role ${name} key=value gives the role's $key its value`);
+    values[word.slice(0, eq)] = word.slice(eq + 1).replace(/"([^"]*)"|'([^']*)'/g, (_, a: string | undefined, b: string | undefined) => a ?? b ?? '');
+  }
+  return { name, values };
 }
 
 /** The REPL's answers on a terminal are Markdown rendered as they stream, as chat's (not with --raw). */

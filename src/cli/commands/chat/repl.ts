@@ -33,8 +33,7 @@ interface Conversation extends ModelInUse {
   models: () => Promise<Model[] | undefined>;
   /** --tools and --mcp: run in each turn. */
   tools?: ToolSet;
-  /** The models that answered, in the order they first did (/save's title). */
-  answered: string[];
+  answered: string[]; // the models that answered, in the order they first did (/save's title)
 }
 
 /** A slash command; returns false for /exit. A failure prints one line and the conversation goes on. */
@@ -120,7 +119,7 @@ const namedBy = (cmd: string) => (caught: unknown): never => {
  * `router chat -i`: a conversation that keeps its history, streaming each answer.
  * Needs a terminal on stdin: it never prompts otherwise.
  */
-export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void> {
+export async function runRepl(ctx: RunContext<ChatCommandOptions>, role?: import('../../saved/roles.js').Role): Promise<void> {
   const { io, opts, signal } = ctx;
   if (!io.stdinTTY) throw usage('--interactive needs a terminal on stdin; pipe the prompt instead (echo hi | router chat)');
   if (!io.canPrompt) throw usage('--interactive asks for input, and --no-input (or ROUTER_NO_INPUT) forbids it: pipe the prompt instead');
@@ -142,7 +141,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
     throw err;
   });
   const recorded = new WeakMap<ChatMessage, ChatMessage>();
-  const c: Conversation = { model: settings.model, history: (await import('../../answers/fragments.js')).sentHistory(io.env, saved?.messages ?? [], opts.system, undefined, recorded), attached: await readAttachments(opts.attach, io), recorded, tools, modelOptions, answered: [saved?.model ?? saved?.answered_by].filter((m) => m !== undefined), models: () => (models ??= import('./repl-checks.js').then((m) => m.modelList(client, ctx.env, settings.apiRoot))) };
+  const c: Conversation = { template: (await import('../../saved/role-params.js')).rolePrompt(role, opts.param ?? {}), model: settings.model, history: (await import('../../answers/fragments.js')).sentHistory(io.env, saved?.messages ?? [], opts.system, undefined, recorded), attached: await readAttachments(opts.attach, io), recorded, tools, modelOptions, answered: [saved?.model ?? saved?.answered_by].filter((m) => m !== undefined), models: () => (models ??= import('./repl-checks.js').then((m) => m.modelList(client, ctx.env, settings.apiRoot))) };
   let kept = saved;
   if (saved) io.err(`continuing ${saved.id} (${counted(saved.messages.filter((m) => m.role === 'user').length, 'turn')})\n`);
   const prompting: Prompting = { history: more.loadHistory(ctx.env), historySize: more.HISTORY_LINES, fresh: [], ahead: [] };
@@ -189,6 +188,7 @@ export async function runRepl(ctx: RunContext<ChatCommandOptions>): Promise<void
         continue;
       }
       const extras = { attachments: c.attached.splice(0) };
+      if (c.template) text = c.template(text); // a role's prompt text, the message its $input (as chat --role sends it)
       const user: ChatMessage = { role: 'user', content: userContent(text, extras, 'chat') };
       if (extras.attachments.length) c.recorded.set(user, recordedUser(text, extras));
       c.history.push(user);

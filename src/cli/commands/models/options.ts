@@ -59,7 +59,8 @@ const set = defineCommand({
   summary: 'keep an option of a model, used by chat and responses when it is chosen (a flag or a role goes over it)',
   args: [MODEL, { name: '<option>', help: 'a generation flag without its dashes: temperature, max-tokens, top-p, seed, …' }, { name: '<value>', help: 'its value, as the flag takes it' }],
   examples: ['router models options set local/echo temperature 0.5', 'router models options set local/echo max-tokens 200'],
-  run: async ({ io, env }, model, option, value) => {
+  run: async (ctx, model, option, value) => {
+    const { io, env } = ctx;
     const { checkOptionKey, checkOptionValue } = await import('../../saved/model-options.js');
     const key = checkOptionKey(option);
     checkOptionValue(await flagTables(), key, value);
@@ -67,6 +68,11 @@ const set = defineCommand({
     const before = setModelOption(id, key, value, env);
     if (before !== undefined && before !== value) io.note(`note: ${key} of ${said} was ${before}; now ${value}`);
     else io.info(`${said}: ${key} ${value}`);
+    // As aliases set and config set model say it: from the model list `router models` keeps, when fresh; nothing sent.
+    const settings = await ctx.settings().catch(() => undefined);
+    const { DEFAULT_API_ROOT } = await import('../../../client/core.js');
+    const note = settings && (await (await import('../../service/model-hint.js')).unlistedNote(env, id, settings.apiRoot ?? DEFAULT_API_ROOT));
+    if (note) io.note(note);
   },
 });
 

@@ -5,7 +5,7 @@ import { isFinalResponse, isTextDelta, type ResponsesEvent, type ResponsesReques
 import type { RouterClient } from '../../../client/index.js';
 import type { AnsweringOptions } from '../../../client/resources/shared.js';
 import type { IO } from '../../io/io.js';
-import { haltedUsageLine, printText, shownPieces, shownText, streamToStdout, usageLine } from '../../io/output.js';
+import { cutBlock, haltedUsageLine, printText, shownPieces, shownText, streamToStdout, usageLine } from '../../io/output.js';
 import { buildResponsesRequest, stopConditions } from './request.js';
 import { RESPONSES_FLAGS, type ResponsesOpts } from './flags.js';
 import type { RunContext } from '../../run.js';
@@ -128,6 +128,8 @@ async function runResponses(ctx: RunContext<FlagValues<typeof FLAGS>>, args: str
     if (calls.length) throw callsNotRun(io, chatCalls(calls), 'no --tools or --mcp was given', !!opts.json);
     // Last: an answer that does not follow --schema ends the command (exit 10), after it was counted.
     if (final) finishAnswer(io, opts, extras, responseMessage(final));
+    const cut = final && (await cutBlock(opts, readResponse(final).text, cutAtLimit(final)));
+    if (cut) throw cut;
   } finally {
     await Promise.all([client.close(), toolSet?.close()]);
   }
@@ -170,7 +172,11 @@ async function createResponse(io: IO, client: RouterClient, req: ResponsesReques
   reasoning.write(reasoningSummary(r));
   reasoning.end();
   if (opts.json) io.json(r);
-  else if (!opts.schema && (text || (!failure && !functionCalls(r).length))) printText(io, await shownText(io, text, opts));
+  else if (!opts.schema && (text || (!failure && !functionCalls(r).length))) {
+    const shown = await shownText(io, text, opts, cutAtLimit(r));
+    // With --extract, nothing to show is no line (a cut block held back, an empty one).
+    if (shown || !(opts.extract || opts.extractLast)) printText(io, shown);
+  }
   return r;
 }
 
@@ -215,7 +221,7 @@ async function streamResponse(io: IO, client: RouterClient, req: ResponsesReques
   }
   // An answer held back for --schema: printed as received if the stream breaks.
   let withheld = '';
-  const halted = await streamToStdout(io, await shownPieces(io, pieces(), opts), { endLine: false }).then(
+  const halted = await streamToStdout(io, await shownPieces(io, pieces(), opts, () => cutAtLimit(final)), { endLine: false }).then(
     () => false,
     (err: unknown) => {
       if (jqStop?.aborted && !call.signal.aborted) return true;
@@ -230,6 +236,11 @@ async function streamResponse(io: IO, client: RouterClient, req: ResponsesReques
   reasoning.end();
   // Stopped for --jq: the response as it began (its id for the ledger), marked.
   return halted ? ({ ...begun, halted } as ResponsesResult) : final;
+}
+
+/** A response cut at its length limit (max_output_tokens). */
+function cutAtLimit(r: ResponsesResult | undefined): boolean {
+  return r?.status === 'incomplete' && (r.incomplete_details as { reason?: unknown } | null | undefined)?.reason === 'max_output_tokens';
 }
 
 /** The response a `response.created` event names (its id, its model). */
