@@ -1,11 +1,8 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { testStreams } from '../support/inprocess.js';
-import { until } from '../support/until.js';
+import { typedRepl } from '../support/typed-repl.js';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
 import { runProcess } from '../support/run-process.js';
 import { BIN } from '../helpers.js';
@@ -137,21 +134,11 @@ it('stdin of unknown size read from its descriptor past its first MiB: every byt
   await expect(piped(2 * 1024 * 1024)).rejects.toThrow('stdin holds more than 2.097152 MB');
 });
 
-/** `router chat -i ARGS` on a terminal: each line typed once the prompt before it shows, then /exit (exit 0); its stdout and stderr. */
+/** `router chat -i ARGS`, stdout piped: each line typed once the prompt before it shows, then /exit (exit 0). */
 async function replSession(env: Record<string, string | undefined>, args: string[], lines: string[]): Promise<{ stdout: string; stderr: string }> {
-  const s = testStreams({ env: { ...t.env, ...env, NO_COLOR: '1' }, tty: { stdin: true, stdout: false, stderr: true } });
-  const keys = new PassThrough();
-  s.streams.stdin = keys;
-  const session = main(['node', 'router', 'chat', '-i', ...args], s.streams);
-  const prompts = () => (s.stderr().match(/> /g) ?? []).length;
-  for (const [i, line] of lines.entries()) {
-    expect(await until(() => prompts() > i)).toBe(true);
-    keys.write(`${line}\n`);
-  }
-  expect(await until(() => prompts() > lines.length)).toBe(true);
-  keys.write('/exit\n');
-  expect(await session).toBe(0);
-  return { stdout: s.stdout(), stderr: s.stderr() };
+  const r = await typedRepl({ ...t.env, ...env, NO_COLOR: '1' }, lines, { args, stdoutPiped: true });
+  expect(r.code).toBe(0);
+  return r;
 }
 
 it('chat -i: /role NAME key=value fills a placeholder the role lacks a value for, and a role\'s prompt text takes each message', async () => {

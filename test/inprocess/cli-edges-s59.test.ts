@@ -1,11 +1,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough, Readable, Writable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { cliEnvPerFile, type CliEnv } from '../support/cli-env.js';
-import { testStreams } from '../support/inprocess.js';
-import { until } from '../support/until.js';
+import { typedRepl } from '../support/typed-repl.js';
 
 // The CLI's small edges closing note 12 left (task c5): each said in one line, with the way out.
 let t: CliEnv;
@@ -13,19 +12,9 @@ const run = cliEnvPerFile((env) => (t = env));
 
 /** `router chat -i --model local/echo` on a terminal: each line typed once the prompt before it shows, then /exit (exit 0); its stderr. */
 async function replSession(env: Record<string, string | undefined>, lines: string[]): Promise<string> {
-  const s = testStreams({ env, tty: { stdin: true, stdout: true, stderr: true } });
-  const keys = new PassThrough();
-  s.streams.stdin = keys;
-  const session = main(['node', 'router', 'chat', '-i', '--model', 'local/echo'], s.streams);
-  const prompts = () => (s.stderr().match(/> /g) ?? []).length;
-  for (const [i, line] of lines.entries()) {
-    expect(await until(() => prompts() > i)).toBe(true);
-    keys.write(`${line}\n`);
-  }
-  expect(await until(() => prompts() > lines.length)).toBe(true);
-  keys.write('/exit\n');
-  expect(await session).toBe(0);
-  return s.stderr();
+  const r = await typedRepl(env, lines, { args: ['--model', 'local/echo'] });
+  expect(r.code).toBe(0);
+  return r.stderr;
 }
 
 it('-cq: short flags run together work wherever each is valid, the program\'s (-q) or the command\'s (-c, -m)', async () => {

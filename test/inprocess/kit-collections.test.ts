@@ -1,25 +1,17 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { RouterClient } from '../../src/client/index.js';
-import { emulatorPerFile } from '../support/inprocess-env.js';
+import { kitPerTest } from '../support/inprocess-env.js';
 import { Collections, CostCapExceeded, embedInto, serviceListPrices, similarTo, SpendGuard, type BudgetSettings } from '../../src/kit/index.js';
 
 // Collections as a program uses them (router-cli/kit), over real HTTP to the emulator.
 let emu: Emulator;
-let dir: string;
-let env: Record<string, string>;
 let stateDir: string;
 let client: RouterClient;
 
-emulatorPerFile('router-kit-coll-', (f) => ({ emu, dir, env } = f));
-beforeEach(() => {
-  stateDir = join(dir, `state-${Math.random().toString(36).slice(2)}`);
-  mkdirSync(stateDir);
-  client = new RouterClient({ apiKey: env.ROUTER_API_KEY, apiRoot: emu.apiRoot });
-});
-afterEach(() => client.close());
+kitPerTest('router-kit-coll-', (f) => ({ emu, stateDir, client } = f));
 
 const embeddings = () => emu.requestLog.filter((r) => r.path.endsWith('/embeddings'));
 const ledger = () => (existsSync(join(stateDir, 'usage.jsonl')) ? readFileSync(join(stateDir, 'usage.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : []);

@@ -1,26 +1,16 @@
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { Emulator } from '../../src/emulator/server.js';
+import { expect, it } from 'vitest';
 import { RouterClient } from '../../src/client/index.js';
-import { emulatorPerFile } from '../support/inprocess-env.js';
+import { kitPerTest } from '../support/inprocess-env.js';
 import { budgetLimits, serviceListPrices, SpendGuard, type SpendCall } from '../../src/kit/index.js';
 
 // One SpendGuard shared by a program's concurrent calls (a pool of prompts): the calls under way are held
 // to the cap together, and the first checks made at once hold the budgets once.
-let emu: Emulator;
-let dir: string;
-let env: Record<string, string>;
 let stateDir: string;
 let client: RouterClient;
 
-emulatorPerFile('router-kit-spend-concurrent-', (f) => ({ emu, dir, env } = f));
-beforeEach(() => {
-  stateDir = join(dir, `state-${Math.random().toString(36).slice(2)}`);
-  mkdirSync(stateDir);
-  client = new RouterClient({ apiKey: env.ROUTER_API_KEY, apiRoot: emu.apiRoot });
-});
-afterEach(() => client.close());
+kitPerTest('router-kit-spend-concurrent-', (f) => ({ stateDir, client } = f));
 
 const call = (): SpendCall => ({ body: { model: 'local/echo', messages: [{ role: 'user', content: 'hi' }], max_completion_tokens: 64 }, models: ['local/echo'], limitField: 'max_completion_tokens', completes: true });
 const guard = (o: Partial<ConstructorParameters<typeof SpendGuard>[0]> = {}) => new SpendGuard({ prices: serviceListPrices(client), env: { ROUTER_STATE_DIR: stateDir }, ...o });

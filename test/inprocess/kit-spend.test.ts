@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { RouterClient } from '../../src/client/index.js';
-import { emulatorPerFile } from '../support/inprocess-env.js';
+import { kitPerTest } from '../support/inprocess-env.js';
 import { parseFault } from '../../src/emulator/http/faults.js';
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main.js';
@@ -18,13 +18,7 @@ let env: Record<string, string>;
 let stateDir: string;
 let client: RouterClient;
 
-emulatorPerFile('router-kit-spend-', (f) => ({ emu, dir, env } = f));
-beforeEach(() => {
-  stateDir = join(dir, `state-${Math.random().toString(36).slice(2)}`);
-  mkdirSync(stateDir);
-  client = new RouterClient({ apiKey: env.ROUTER_API_KEY, apiRoot: emu.apiRoot });
-});
-afterEach(() => client.close());
+kitPerTest('router-kit-spend-', (f) => ({ emu, dir, env, stateDir, client } = f));
 
 const chats = () => emu.requestLog.filter((r) => r.path.endsWith('/chat/completions'));
 const daily = (usd: string): BudgetSettings => ({ profile: 'app', dailyBudget: usd, from: { dailyBudget: { kind: 'env', name: 'ROUTER_DAILY_BUDGET' } } });

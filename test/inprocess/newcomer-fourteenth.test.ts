@@ -1,27 +1,19 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { RouterClient } from '../../src/client/index.js';
 import { BudgetReached, budgetLimits, chatModel, CostCapExceeded, KitError, serviceListPrices, SpendGuard, ToolSet, toolEnv, ToolSourceError } from '../../src/kit/index.js';
-import { emulatorPerFile } from '../support/inprocess-env.js';
+import { kitPerTest } from '../support/inprocess-env.js';
 
 // Issue 46, round 14: a programmer using router-cli as a library. What its errors say names the
 // program's own options (maxCost, ignoreBudget, toolTimeoutMs), never the CLI's flags it never gave.
 const ROOT = resolve(import.meta.dirname, '..', '..');
 let emu: Emulator;
-let dir: string;
-let env: Record<string, string>;
 let stateDir: string;
 let client: RouterClient;
 
-emulatorPerFile('router-newcomer-14-', (f) => ({ emu, dir, env } = f));
-beforeEach(() => {
-  stateDir = join(dir, `state-${Math.random().toString(36).slice(2)}`);
-  mkdirSync(stateDir);
-  client = new RouterClient({ apiKey: env.ROUTER_API_KEY, apiRoot: emu.apiRoot });
-});
-afterEach(() => client.close());
+kitPerTest('router-newcomer-14-', (f) => ({ emu, stateDir, client } = f));
 
 const chats = () => emu.requestLog.filter((r) => r.path.endsWith('/chat/completions')).length;
 

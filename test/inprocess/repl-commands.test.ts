@@ -10,7 +10,7 @@ afterAll(() => rmSync(home, { recursive: true, force: true }));
 const env = { ROUTER_STATE_DIR: join(home, 'state'), ROUTER_CONFIG_DIR: join(home, 'config'), ROUTER_API_KEY: 'sk-test-key-000000', ROUTER_API_ROOT: 'http://127.0.0.1:9/api', ROUTER_PROFILE: '', ROUTER_MODEL: 'x/y', NO_COLOR: '1' };
 
 /** One `chat -i` session that types `lines` (then /exit, unless one ended it); its exit code and stderr. */
-const session = (lines: string[], columns?: number) => typedRepl(env, lines, columns);
+const session = (lines: string[], columns?: number) => typedRepl(env, lines, { columns });
 
 describe('chat -i slash commands', () => {
   it('a command that takes no argument refuses one in one line and does nothing; the session goes on', async () => {

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { RouterClient } from '../../src/client/index.js';
 import { startCliEnv } from './cli-env.js';
 import { runInProcess, type InProcessOptions, type InProcessResult } from './inprocess.js';
 
@@ -77,4 +78,25 @@ export function emulatorPerFile(prefix: string, set: (f: FileEmulator) => void, 
     await file?.emu.close();
     if (file) rmSync(file.dir, { recursive: true, force: true });
   });
+}
+
+export interface KitTest extends FileEmulator {
+  /** A fresh state folder of this test's own. */
+  stateDir: string;
+  /** A client on the emulator with its key, closed after the test. */
+  client: RouterClient;
+}
+
+/** emulatorPerFile for a kit test file: each test also gets a state folder of its own and a client. */
+export function kitPerTest(prefix: string, set: (f: KitTest) => void): void {
+  let file: FileEmulator;
+  let client: RouterClient | undefined;
+  emulatorPerFile(prefix, (f) => (file = f));
+  beforeEach(() => {
+    const stateDir = join(file.dir, `state-${Math.random().toString(36).slice(2)}`);
+    mkdirSync(stateDir);
+    client = new RouterClient({ apiKey: file.env.ROUTER_API_KEY, apiRoot: file.emu.apiRoot });
+    set({ ...file, stateDir, client });
+  });
+  afterEach(() => client?.close());
 }
