@@ -5,7 +5,8 @@ import { visible } from '../../internal/visible.js';
 import { ConversationStore } from '../../kit/conversation-store.js';
 import { queryLog, truncated, type LogEntry } from '../../kit/conversation-log.js';
 import { resolveModel } from '../../kit/model-aliases.js';
-import { checkConversationId, lastConversation } from '../saved/conversations.js';
+import { checkConversationId, findConversationIds, lastConversation, withGuess } from '../saved/conversations.js';
+import { ConversationError } from '../../kit/errors.js';
 import { usage } from '../exit-codes.js';
 import type { IO } from '../io/io.js';
 
@@ -39,7 +40,13 @@ export const logs = defineCommand({
     'router logs -c                  # the turns of the last conversation',
   ],
   run: async ({ io, opts, env }, search) => {
-    if (opts.conversation !== undefined) checkConversationId(opts.conversation);
+    if (opts.conversation !== undefined) {
+      const id = checkConversationId(opts.conversation);
+      // A mistyped id is exit 5 with the nearest, as conversations show says, not an empty log.
+      await withGuess(env, id, () => {
+        if (!findConversationIds(env).includes(id)) throw new ConversationError('not_found', id);
+      });
+    }
     if (opts.current && opts.conversation !== undefined) throw usage('give one of -c/--current and --conversation ID');
     const conversation = opts.current ? (lastConversation(env)?.id ?? '') : opts.conversation;
     const model = opts.model === undefined ? undefined : (resolveModel(opts.model, env) ?? opts.model);
