@@ -30,6 +30,7 @@ beforeAll(async () => {
     if (req.url === '/big') return res.end('x'.repeat(5000));
     if (req.url === '/binary') return res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2]));
     if (req.url === '/stall') return; // never answers
+    if (req.url === '/half') return res.writeHead(200).write('the first words'); // its head, then nothing
     res.writeHead(404).end('no such page');
   });
   await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
@@ -116,6 +117,12 @@ describe('chat -f and --sf', () => {
     expect(stalled.code).toBe(8);
     expect(stalled.stderr).toMatch(/^error: fragment .*\/stall: .*timed out/);
     expect(chatBodies()).toEqual([]);
+  });
+
+  it('a body that stops coming is a timeout in words, as the head that never comes', async () => {
+    const stopped = await fetchFragment(`${webRoot}/half`, { timeoutMs: 200, maxRetries: 0 }).catch((err: Error) => err);
+    expect(stopped).toMatchObject({ code: 'fetch_failed' });
+    expect((stopped as Error).message).toMatch(/: timed out waiting for 127\.0\.0\.1:\d+$/);
   });
 
   it('a URL larger than the bound is refused (the library\'s maxBytes)', async () => {
