@@ -222,11 +222,11 @@ describe('router logs', () => {
     expect(none).toMatchObject({ code: 0, stdout: '' });
   });
 
-  it('--conversation naming none kept is exit 5 with the nearest, not an empty log', async () => {
+  it('--conversation naming none kept is a usage error with the nearest, not an empty log', async () => {
     const u = await seeded();
     const typo = await u.run(['logs', '--conversation', 'pest']);
-    expect(typo).toMatchObject({ code: 5, stdout: '' });
-    expect(typo.stderr).toBe('error: no conversation pest (did you mean pets?) (router conversations list shows them)\n');
+    expect(typo).toMatchObject({ code: 2, stdout: '' });
+    expect(typo.stderr).toBe('error: --conversation pest: no conversation has that id (did you mean pets?) (router conversations list shows them)\n');
   });
 
   it('Markdown by default, the fragments by hash; -t cuts to 100 characters on one line', async () => {

@@ -21,7 +21,7 @@ export const conversationSummaries = (env: NodeJS.ProcessEnv, ids: readonly stri
 export const deleteConversation = (env: NodeJS.ProcessEnv, id: string): void => store(env).delete(id);
 
 /** Runs a load or a delete; an id no conversation has gets the guess (`hint`, worded by cli/kit-words.ts). */
-export async function withGuess<T>(env: NodeJS.ProcessEnv, id: string, fn: () => T, command?: string): Promise<T> {
+export async function withGuess<T>(env: NodeJS.ProcessEnv, id: string, fn: () => T, command: string): Promise<T> {
   try {
     return fn();
   } catch (err) {
