@@ -6,6 +6,7 @@ import { isUtf8 } from 'node:buffer';
 import { resolve } from 'node:path';
 import { HttpCore } from '../client/core.js';
 import { ConnectionError, RouterError } from '../client/errors.js';
+import { bodyError } from '../client/connection-errors.js';
 import { proxyFromEnv } from '../config/proxy.js';
 import { readLocalFile } from '../internal/local-file.js';
 import { FragmentError } from './errors.js';
@@ -94,7 +95,8 @@ export async function fetchFragment(url: string, opts: FragmentSourceOptions = {
         }
       } catch (err) {
         if (err instanceof FragmentError) throw err;
-        throw new FragmentError('fetch_failed', url, (err as Error).message);
+        // undici's own words ("Body Timeout Error", "other side closed") as the service's answers word them.
+        throw new FragmentError('fetch_failed', url, bodyError(err, at).message);
       }
       return fragmentText(Buffer.concat(pieces, size), url);
     } finally {

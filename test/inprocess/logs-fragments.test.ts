@@ -30,6 +30,7 @@ beforeAll(async () => {
     if (req.url === '/big') return res.end('x'.repeat(5000));
     if (req.url === '/binary') return res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2]));
     if (req.url === '/stall') return; // never answers
+    if (req.url === '/half') return res.writeHead(200).write('the first words'); // its head, then nothing
     res.writeHead(404).end('no such page');
   });
   await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
@@ -116,6 +117,12 @@ describe('chat -f and --sf', () => {
     expect(stalled.code).toBe(8);
     expect(stalled.stderr).toMatch(/^error: fragment .*\/stall: .*timed out/);
     expect(chatBodies()).toEqual([]);
+  });
+
+  it('a body that stops coming is a timeout in words, as the head that never comes', async () => {
+    const stopped = await fetchFragment(`${webRoot}/half`, { timeoutMs: 200, maxRetries: 0 }).catch((err: Error) => err);
+    expect(stopped).toMatchObject({ code: 'fetch_failed' });
+    expect((stopped as Error).message).toMatch(/: timed out waiting for 127\.0\.0\.1:\d+$/);
   });
 
   it('a URL larger than the bound is refused (the library\'s maxBytes)', async () => {
@@ -213,6 +220,13 @@ describe('router logs', () => {
     expect(await ids('-q', 'door')).toEqual(['code#1']);
     const none = await u.run(['logs', '-q', 'zebra']);
     expect(none).toMatchObject({ code: 0, stdout: '' });
+  });
+
+  it('--conversation naming none kept is a usage error with the nearest, not an empty log', async () => {
+    const u = await seeded();
+    const typo = await u.run(['logs', '--conversation', 'pest']);
+    expect(typo).toMatchObject({ code: 2, stdout: '' });
+    expect(typo.stderr).toBe('error: --conversation pest: no conversation has that id (did you mean pets?) (router conversations list shows them)\n');
   });
 
   it('Markdown by default, the fragments by hash; -t cuts to 100 characters on one line', async () => {

@@ -5,7 +5,7 @@ import { visible } from '../../internal/visible.js';
 import { ConversationStore } from '../../kit/conversation-store.js';
 import { queryLog, truncated, type LogEntry } from '../../kit/conversation-log.js';
 import { resolveModel } from '../../kit/model-aliases.js';
-import { checkConversationId, lastConversation } from '../saved/conversations.js';
+import { checkConversationId, findConversationIds, lastConversation, nearConversation } from '../saved/conversations.js';
 import { usage } from '../exit-codes.js';
 import type { IO } from '../io/io.js';
 
@@ -39,7 +39,11 @@ export const logs = defineCommand({
     'router logs -c                  # the turns of the last conversation',
   ],
   run: async ({ io, opts, env }, search) => {
-    if (opts.conversation !== undefined) checkConversationId(opts.conversation);
+    if (opts.conversation !== undefined) {
+      const id = checkConversationId(opts.conversation);
+      // A mistyped id is said with the nearest, not an empty log; a flag naming none is a usage error (docs/reliability.md).
+      if (!findConversationIds(env).includes(id)) throw usage(`--conversation ${id}: no conversation has that id${await nearConversation(env, id)} (router conversations list shows them)`);
+    }
     if (opts.current && opts.conversation !== undefined) throw usage('give one of -c/--current and --conversation ID');
     const conversation = opts.current ? (lastConversation(env)?.id ?? '') : opts.conversation;
     const model = opts.model === undefined ? undefined : (resolveModel(opts.model, env) ?? opts.model);
