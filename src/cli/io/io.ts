@@ -49,6 +49,8 @@ const madeThings = new WeakMap<object, string[]>();
 /** Longest `error:` line: an input quoted whole (a 10,000-letter id) would bury the words around it. */
 const MAX_ERROR_LINE = 1000;
 
+const STARS = Buffer.from('****');
+
 export class IO {
   readonly stdout: OutStream;
   readonly stderr: OutStream;
@@ -123,6 +125,24 @@ export class IO {
   redact(text: string): string {
     let out = text;
     for (const s of this.secrets) out = out.split(s).join('****');
+    return out;
+  }
+
+  /** Bytes with each secret's UTF-8 bytes replaced by `****`, whatever the rest is (text in another encoding, a body too large for a string). */
+  redactBytes(bytes: Buffer): Buffer {
+    let out = bytes;
+    for (const s of this.secrets) {
+      const secret = Buffer.from(s);
+      if (out.indexOf(secret) < 0) continue;
+      const parts: Buffer[] = [];
+      let from = 0;
+      for (let at = out.indexOf(secret); at >= 0; at = out.indexOf(secret, from)) {
+        parts.push(out.subarray(from, at), STARS);
+        from = at + secret.length;
+      }
+      parts.push(out.subarray(from));
+      out = Buffer.concat(parts);
+    }
     return out;
   }
 
