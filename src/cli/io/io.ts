@@ -49,8 +49,6 @@ const madeThings = new WeakMap<object, string[]>();
 /** Longest `error:` line: an input quoted whole (a 10,000-letter id) would bury the words around it. */
 const MAX_ERROR_LINE = 1000;
 
-const STARS = Buffer.from('****');
-
 export class IO {
   readonly stdout: OutStream;
   readonly stderr: OutStream;
@@ -68,7 +66,7 @@ export class IO {
   readonly errColor: boolean;
   /** Text went to stdout on a terminal and its last line is still open (an error must start a new one). */
   private openLine = false;
-  private readonly secrets: string[] = [];
+  readonly secrets: string[] = [];
   /** Aborted by Ctrl-C (set by the command wrapper): a read of input ends on it. */
   interrupt?: AbortSignal;
   /** Clears what is drawn on the terminal and is no output (a spinner): called before the next write to stdout or stderr. */
@@ -125,24 +123,6 @@ export class IO {
   redact(text: string): string {
     let out = text;
     for (const s of this.secrets) out = out.split(s).join('****');
-    return out;
-  }
-
-  /** Bytes with each secret's UTF-8 bytes replaced by `****`, whatever the rest is (text in another encoding, a body too large for a string). */
-  redactBytes(bytes: Buffer): Buffer {
-    let out = bytes;
-    for (const s of this.secrets) {
-      const secret = Buffer.from(s);
-      if (out.indexOf(secret) < 0) continue;
-      const parts: Buffer[] = [];
-      let from = 0;
-      for (let at = out.indexOf(secret); at >= 0; at = out.indexOf(secret, from)) {
-        parts.push(out.subarray(from, at), STARS);
-        from = at + secret.length;
-      }
-      parts.push(out.subarray(from));
-      out = Buffer.concat(parts);
-    }
     return out;
   }
 

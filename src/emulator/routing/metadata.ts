@@ -6,6 +6,7 @@ import { ProviderFailure } from '../providers/types.js';
 import { HttpError } from '../http/http.js';
 
 export type { Attempt } from './attempt.js';
+export { noEndpoints } from './no-endpoints.js';
 
 /**
  * A candidate that failed: a provider's failure is kept in `passed` (the next candidate is asked); any

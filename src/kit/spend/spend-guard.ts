@@ -151,7 +151,7 @@ export class SpendGuard {
    * A further call, held to what is left of the first check's cap once `spent` is taken off; resolves with its bound.
    * Under a budget, the calls `beside` it (this guard's under way) are held with it, in one hold.
    */
-  async next(checked: Checked, call: SpendCall, spent: number, beside?: Underway): Promise<number | undefined> {
+  async next(checked: Checked, call: SpendCall, spent: number, beside?: { total: number; count: number }): Promise<number | undefined> {
     const { cap, prices } = checked;
     if (!cap || !prices) return undefined;
     let bound: number | undefined;
