@@ -16,9 +16,11 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'router-api-echo-'));
   service = await localUpstream((req, res) => {
     const key = String(req.headers.authorization).slice('Bearer '.length);
-    // 2xx answers that echo it: JSON (a key's label), plain text, and a binary body (not UTF-8: passed through).
+    // 2xx answers that echo it: JSON (a key's label), plain text, and a binary body (without the key: passed through).
     if (req.url?.includes('/echo-json')) return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [{ id: 'a', label: `made with ${key}` }], has_more: false, last_id: 'a' }));
     if (req.url?.includes('/echo-text')) return res.writeHead(200, { 'content-type': 'text/plain' }).end(`your key: ${key}\n`);
+    // Text in Latin-1 (not UTF-8: "clé"): the key is found as bytes all the same.
+    if (req.url?.includes('/latin1')) return res.writeHead(200, { 'content-type': 'text/plain; charset=iso-8859-1' }).end(Buffer.concat([Buffer.from([0x63, 0x6c, 0xe9, 0x3a, 0x20]), Buffer.from(key), Buffer.from('\n')]));
     if (req.url?.includes('/binary')) return res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(BINARY);
     res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': `Bearer error="invalid_token", key="${key}"` });
     res.end(JSON.stringify({ error: { code: 401, message: `Invalid key: ${key}` } }));
@@ -58,4 +60,11 @@ it('router api: a binary 2xx body (not UTF-8 text) is printed byte for byte', as
   const r = await runCliInProcess(['api', '/v1/binary'], { env: envOf() });
   expect(r.code, r.stderr).toBe(0);
   expect(r.stdoutBytes.equals(BINARY)).toBe(true);
+});
+
+it('router api: a 2xx body not UTF-8 (Latin-1 text) that echoes the key has it hidden, the rest as it came', async () => {
+  // Before: not UTF-8, it was printed as it came, the key with it (runCliInProcess fails a run that prints it).
+  const r = await runCliInProcess(['api', '/v1/latin1'], { env: envOf() });
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stdoutBytes.equals(Buffer.from([0x63, 0x6c, 0xe9, 0x3a, 0x20, ...Buffer.from('****\n')]))).toBe(true);
 });

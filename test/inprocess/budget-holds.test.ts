@@ -1,9 +1,13 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
 import { waitBound } from '../support/until.js';
+import { closedStatus } from '../support/run-process.js';
+import { BIN } from '../helpers.js';
+import { RouterClient } from '../../src/client/index.js';
+import { budgetLimits, serviceListPrices, SpendGuard } from '../../src/kit/index.js';
 
 // Budgets across calls under way: each call holds its cost bound from the check that lets it go
 // until its cost is in the ledger, so calls at once never spend together more than is left.
@@ -60,6 +64,33 @@ describe('concurrent calls under a budget', () => {
     expect(waited.length, runs.map((r) => r.stderr).join('')).toBeGreaterThanOrEqual(1);
     expect(waited[0]!.stderr, waited[0]!.stderr).toMatch(/left, ROUTER_DAILY_BUDGET\) beside the \$0\.000354 a call under way holds: (--max-tokens 200 does not fit|not even one completion token fits)/);
     expect(ledgerCost(state)).toBeLessThanOrEqual(0.00068);
+  });
+
+  it("a program's pool of calls under way holds their sum: a router process beside them under the budget waits for them", async () => {
+    const state = freshState();
+    const client = new RouterClient({ apiKey: t.apiKey, apiRoot: t.apiRoot });
+    const guard = new SpendGuard({ prices: serviceListPrices(client), env: { ROUTER_STATE_DIR: state }, budgets: budgetLimits({ profile: 'default', daily: 0.0008 }) });
+    const body = () => ({ model: 'local/lorem', messages: [{ role: 'user', content: 'write 500 words' }], max_completion_tokens: 200 });
+    // Two calls of the program checked (its prompts at once), $0.000354 each: $0.000708 of the $0.0008 is held.
+    await Promise.all([1, 2].map(() => guard.check({ body: body(), models: ['local/lorem'], limitField: 'max_completion_tokens', explicitLimit: true, completes: true })));
+    t.clearRequests();
+    const cli = spawn(process.execPath, [BIN, '--verbose', ...CALL], { env: { ...process.env, ...t.env, ROUTER_STATE_DIR: state, ROUTER_DAILY_BUDGET: '0.0008' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    const closed = closedStatus(cli);
+    const waiting = new Promise<'waiting'>((resolve) => cli.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c).includes('waiting for calls under way') && resolve('waiting')));
+    try {
+      // Old code: the hold was one call's bound, and the CLI's call was sent beside the two: $0.001062 under way.
+      expect(await Promise.race([waiting, closed]), stderr).toBe('waiting');
+      expect(chats()).toBe(0);
+      for (let i = 0; i < 2; i++) guard.record({ command: 'kit', endpoint: '/v1/chat/completions', cost: 0.00001 });
+      guard.release();
+      expect(await closed, stderr).toBe(0);
+      expect(chats()).toBe(1);
+      expect(ledgerCost(state)).toBeLessThanOrEqual(0.0008);
+    } finally {
+      cli.kill('SIGKILL');
+      client.close();
+    }
   });
 
   it('a hold left by a process killed with -9 does not hold the budget: it is removed, and an unsettled one is counted at its bound', async () => {

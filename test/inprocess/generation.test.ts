@@ -135,3 +135,24 @@ describe('router usage --reconcile', () => {
     expect(await t.run(['usage', '--limit', '5'])).toMatchObject({ code: 2, stderr: 'error: --limit goes with --reconcile\n' });
   });
 });
+
+describe('router generation of a record router serve made again after a kill -9', () => {
+  it('says it was recovered, and that only its cost and time are known', async () => {
+    const id = await chatId(['--model', 'local/echo', 'hi']);
+    // The record as a start makes it from a charge left unrecorded (charged-generations.ts): the fields it could not know zeroed.
+    const file = join(t.dir, 'state', 'generations.jsonl');
+    await t.restart({
+      down: async () => {
+        const line = JSON.parse(readFileSync(file, 'utf8').trim().split('\n').find((l) => l.includes(id))!);
+        line.id = line.data.id = `${id}x`;
+        Object.assign(line.data, { model: 'unknown', provider_name: null, tokens_prompt: 0, tokens_completion: 0, latency: 0, generation_time: 0, recovered: true });
+        appendFileSync(file, `${JSON.stringify(line)}\n`);
+      },
+    });
+    const r = await t.run(['generation', `${id}x`]);
+    expect(r.code, r.stderr).toBe(0);
+    // Old code: a line like any other generation's, 0 tokens and 0 ms said as if measured.
+    expect(r.stdout).toContain('recovered\tyes: made again from its charge after router serve was killed; only its cost and time are known\n');
+    expect((await t.run(['generation', id])).stdout).not.toContain('recovered');
+  });
+});

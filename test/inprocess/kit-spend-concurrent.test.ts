@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { RouterClient } from '../../src/client/index.js';
@@ -44,6 +44,43 @@ it('first checks made at once under a budget make one hold, let go by release()'
   await Promise.all([g.check(call()), g.check(call()), g.check(call())]);
   const holds = () => (existsSync(join(stateDir, 'budget-holds')) ? readdirSync(join(stateDir, 'budget-holds')).filter((n) => n.endsWith('.json')) : []);
   expect(holds().length).toBe(1);
+  for (let i = 0; i < 3; i++) g.record({ command: 'test', endpoint: '/v1/chat/completions', cost: 0 });
   g.release();
   expect(holds()).toEqual([]);
+});
+
+const holdsUsd = () => {
+  const d = join(stateDir, 'budget-holds');
+  return existsSync(d) ? readdirSync(d).filter((n) => n.endsWith('.json')).map((n) => (JSON.parse(readFileSync(join(d, n), 'utf8')) as { usd: number }).usd) : [];
+};
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
+it("a guard's calls under way hold the budget together: another guard (as another process would) is let go only beside their sum", async () => {
+  const b = (await guard({ estimate: true }).check(call())).bound!;
+  const budgets = budgetLimits({ profile: 'app', daily: b * 2.5 });
+  const g = guard({ budgets });
+  await Promise.all([g.check(call()), g.check(call())]);
+  // Old code: the hold was the latest call's bound alone, b, with 2b under way.
+  expect(sum(holdsUsd())).toBeCloseTo(2 * b, 12);
+  const third = call();
+  const checked = await guard({ budgets }).check(third);
+  // Old code: let go as it was (64 tokens), 3b under way under a budget of 2.5b. Now cut to what is left beside the 2b.
+  expect(third.body.max_completion_tokens).toBeLessThan(64);
+  expect(2 * b + checked.bound!).toBeLessThanOrEqual(b * 2.5 + 1e-12);
+  for (let i = 0; i < 2; i++) g.record({ command: 'test', endpoint: '/v1/chat/completions', cost: 0 });
+  g.release();
+});
+
+it('a prompt of a pool ending (release) while another runs keeps that call held until it ends too', async () => {
+  const b = (await guard({ estimate: true }).check(call())).bound!;
+  const g = guard({ budgets: budgetLimits({ profile: 'app', daily: 1 }) });
+  await Promise.all([g.check(call()), g.check(call())]);
+  g.record({ command: 'test', endpoint: '/v1/chat/completions', cost: b / 10 });
+  g.release();
+  // Old code: released, the call still under way held nothing.
+  expect(sum(holdsUsd())).toBeCloseTo(b, 12);
+  g.failed(Object.assign(new Error('cut'), { maybeDelivered: true }));
+  expect(holdsUsd()).toEqual([]);
+  const ledger = readFileSync(join(stateDir, 'usage.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { cost: number; unsettled?: string });
+  expect(ledger.map((l) => [l.cost, !!l.unsettled])).toEqual([[b / 10, false], [expect.closeTo(b, 12), true]]);
 });

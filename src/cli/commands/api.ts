@@ -1,4 +1,5 @@
 /** `router api [METHOD] PATH`: any endpoint, authenticated with the active profile (gh api). */
+import { redactBytes } from '../../internal/redact-bytes.js';
 import { bodyChunks } from '../../client/body-chunks.js';
 import type { RawResponse } from '../../client/core.js';
 import { afterReason, foreignErrorText, isErrorEnvelope, statusLine } from '../../client/errors.js';
@@ -188,7 +189,7 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
       const chunks: Buffer[] = [];
       for await (const c of bodyChunks(res, client.core.url(pathOnly, 'root'))) chunks.push(Buffer.from(c));
       // The keys in use never go out, not even echoed by the server (a header, a body, 2xx or not).
-      const bytes = withoutKeys(io, Buffer.concat(chunks));
+      const bytes = redactBytes(Buffer.concat(chunks), io.secrets);
       // After the body is in: a stdout that fails on the head must not stop the read of what was made.
       if (opts.include) io.out(io.redact(statusAndHeaders(res)));
       if (res.status < 200 || res.status >= 300) return failWith(ctx, `${method} ${new URL(client.core.url(pathOnly, 'root')).pathname}`, res.status, bytes.toString('utf8'), res.status === 401 ? (headers.authorization !== undefined ? ' (the Authorization header given with -H)' : refusedKeyHint(settings, { management })) : rootTwiceHint(res.status, pathOnly, client.core.apiRoot));
@@ -210,18 +211,6 @@ async function runApi(ctx: RunContext<ApiOpts>, first: string | undefined, secon
   } finally {
     await client.close();
   }
-}
-
-/** A body with the keys in use hidden (`****`) when it is UTF-8 text; one that is not (audio, an image) as it came: a change would break it. */
-function withoutKeys(io: IO, bytes: Buffer): Buffer {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return bytes;
-  }
-  const shown = io.redact(text);
-  return shown === text ? bytes : Buffer.from(shown);
 }
 
 /** A 404 for "/api/v1/…" under a root that ends in /api: the root's part was given twice. */

@@ -56,5 +56,7 @@ function describe(g: Generation, terminal: boolean): [string, string][] {
     ['finish', g.finish_reason ?? '-'],
     ['streamed', g.streamed === null || g.streamed === undefined ? '-' : g.streamed ? 'yes' : 'no'],
     ['created', g.created_at],
+    // `router serve`'s own field: a record lost to a kill -9 of the gateway and made again from its charge at start.
+    ...((g as { recovered?: unknown }).recovered === true ? [['recovered', 'yes: made again from its charge after router serve was killed; only its cost and time are known'] as [string, string]] : []),
   ];
 }

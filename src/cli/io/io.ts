@@ -66,7 +66,7 @@ export class IO {
   readonly errColor: boolean;
   /** Text went to stdout on a terminal and its last line is still open (an error must start a new one). */
   private openLine = false;
-  private readonly secrets: string[] = [];
+  readonly secrets: string[] = [];
   /** Aborted by Ctrl-C (set by the command wrapper): a read of input ends on it. */
   interrupt?: AbortSignal;
   /** Clears what is drawn on the terminal and is no output (a spinner): called before the next write to stdout or stderr. */

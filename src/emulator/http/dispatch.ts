@@ -143,6 +143,6 @@ export async function dispatch(d: Dispatch, req: IncomingMessage, res: ServerRes
   } catch (err) {
     if (!(err instanceof HttpError)) throw err;
     req.resume();
-    ctx.error(err.status, err.message, err.errorType, err.headers);
+    ctx.error(err.status, err.message, err.errorType, err.headers, err.fields);
   }
 }

@@ -14,6 +14,8 @@ export class HttpError extends Error {
     message: string,
     readonly errorType?: string,
     readonly headers: Record<string, string> = {},
+    /** Fields beside `error` in the answer's body (a gateway's `router_metadata`). */
+    readonly fields?: Record<string, unknown>,
   ) {
     super(message);
   }
@@ -181,12 +183,12 @@ export class Ctx {
     answerJson(this.res, status, text, this.requestId, headers);
   }
 
-  error(status: number, message: string, errorType?: string, headers: Record<string, string> = {}): void {
+  error(status: number, message: string, errorType?: string, headers: Record<string, string> = {}, fields?: Record<string, unknown>): void {
     if (this.res.headersSent) {
       this.res.destroy();
       return;
     }
-    answerJson(this.res, status, JSON.stringify(errorBody(status, message, errorType)), this.requestId, headers);
+    answerJson(this.res, status, JSON.stringify({ ...errorBody(status, message, errorType), ...fields }), this.requestId, headers);
   }
 
   /** Resolves the session id: the body's `session_id` wins over the `x-session-id` header. */

@@ -9,9 +9,20 @@ export const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 /** How much of a refusal's body is kept for its words; the rest is let go. */
 export const REFUSAL_BYTES = 4096;
 
-/** A status the gateway passes over, in words: its body's first bytes, its `Retry-After`. */
-export function statusFailure(name: string, status: number, text: string, retryAfter: string | undefined): ProviderFailure {
-  return new ProviderFailure('status', `${name}: HTTP ${status}${text ? ` ${text.slice(0, 200)}` : ''}`, status, retryAfter);
+/**
+ * A status the gateway passes over, in words: its body's first bytes, its `Retry-After`; for a 401 or
+ * 403, `keyHint` (keyHint()): the key it was sent is the first thing to look at.
+ */
+export function statusFailure(name: string, status: number, text: string, retryAfter: string | undefined, keyHint = ''): ProviderFailure {
+  const hint = keyHint && (status === 401 || status === 403) ? keyHint : undefined;
+  return new ProviderFailure('status', `${name}: HTTP ${status}${text ? ` ${text.slice(0, 200)}` : ''}`, status, retryAfter, hint);
+}
+
+/** What to check when a provider refuses the gateway's key (or its lack of one): the providers file's `api_key_env`. */
+export function keyHint(config: { keyEnv?: string; apiKey?: string }): string {
+  if (!config.keyEnv) return "it was sent no key: name the variable that holds its key with api_key_env in the providers file";
+  if (!config.apiKey) return `it was sent no key: ${config.keyEnv} (its api_key_env) is not set`;
+  return `is ${config.keyEnv} (its api_key_env) a key this provider takes?`;
 }
 
 /** The first `max` bytes of a body as text (a refusal's words), the rest let go; '' when it cannot be read. */

@@ -8,6 +8,8 @@ export interface ProviderConfig {
   name: string;
   baseUrl: string;
   apiKey?: string;
+  /** `api_key_env`: the variable named for its key (never the key), for the words of a refusal. */
+  keyEnv?: string;
   models: ProviderModel[];
   /** Whether the upstream answers `POST /responses` (the OpenAI Responses API): then Responses for its models go there. */
   responses?: boolean;
@@ -116,7 +118,7 @@ function providerOf(raw: unknown, i: number, env: NodeJS.ProcessEnv, { warn = ()
   const maxMb = raw.max_answer_mb ?? DEFAULT_MAX_ANSWER_BYTES / 2 ** 20;
   if (typeof maxMb !== 'number' || !Number.isFinite(maxMb) || maxMb <= 0 || maxMb > 4096) throw new ProvidersFileError(`${where}: max_answer_mb must be a number of MiB, more than 0 and at most 4096`);
   if (raw.responses !== undefined && typeof raw.responses !== 'boolean') throw new ProvidersFileError(`${where}: responses must be true or false`);
-  return { name, baseUrl: baseUrl.href.replace(/\/+$/, ''), apiKey, models, timeoutMs, ...(firstEventMs !== undefined && { firstEventMs }), idleMs, maxAnswerBytes: Math.round(maxMb * 2 ** 20), responses: raw.responses === true };
+  return { name, baseUrl: baseUrl.href.replace(/\/+$/, ''), apiKey, ...(typeof raw.api_key_env === 'string' && { keyEnv: raw.api_key_env }), models, timeoutMs, ...(firstEventMs !== undefined && { firstEventMs }), idleMs, maxAnswerBytes: Math.round(maxMb * 2 ** 20), responses: raw.responses === true };
 }
 
 /** `max_completion_tokens`: a chat model's most tokens per answer, set on its entry in `models`. */

@@ -1,7 +1,7 @@
 import { request, type Dispatcher } from 'undici';
 import type { ProviderConfig } from './config.js';
 import { failureOf, publicHeaders, upstreamCall } from './upstream-call.js';
-import { answerText, DEFAULT_MAX_ANSWER_BYTES, headBytes, headText, statusFailure } from './bounded.js';
+import { answerText, DEFAULT_MAX_ANSWER_BYTES, headBytes, headText, keyHint, statusFailure } from './bounded.js';
 import { CODED_ERROR_BYTES } from './coded-refusal.js';
 import { ProviderFailure, passesOver, type AudioReply, type ProviderAdapter, type ProviderModel, type UpstreamChat, type UpstreamReply } from './types.js';
 import { firstWords } from '../../internal/first-words.js';
@@ -100,9 +100,11 @@ export class OpenAICompatible implements ProviderAdapter {
   private readonly targets = new Map<string, { origin: string; path: string }>();
   private readonly headers: Record<'stream' | 'whole', Record<string, string>>;
   readonly responses?: (req: UpstreamChat) => Promise<UpstreamReply>;
+  private readonly keyHint: string;
 
   constructor(private readonly config: ProviderConfig) {
     this.name = config.name;
+    this.keyHint = keyHint(config);
     this.agent = new OriginPools({ ...KEEP_ALIVE, headersTimeout: config.timeoutMs, bodyTimeout: config.timeoutMs, connectTimeout: config.timeoutMs });
     if (config.responses) this.responses = (req) => this.post(this.responsesUrl, req, endsResponse);
     const headers = (accept: string): Record<string, string> => ({ 'content-type': 'application/json', accept, 'accept-encoding': 'identity', ...(config.apiKey && { authorization: `Bearer ${config.apiKey}` }) });
@@ -161,7 +163,7 @@ export class OpenAICompatible implements ProviderAdapter {
     const codedError = res.statusCode >= 400 && !!coded(this.name, kept);
     const errorText = async () => (codedError ? answerText(res.statusCode, kept, await headBytes(res.body, CODED_ERROR_BYTES + 1)) : headText(res.body));
     if (passesOver(res.statusCode)) {
-      throw statusFailure(this.name, res.statusCode, await errorText(), res.headers['retry-after']?.toString());
+      throw statusFailure(this.name, res.statusCode, await errorText(), res.headers['retry-after']?.toString(), this.keyHint);
     }
     if (codedError) {
       const text = await errorText();
@@ -198,7 +200,7 @@ export class OpenAICompatible implements ProviderAdapter {
       this.targets.set(url, (target = { origin: parsed.origin, path: parsed.pathname + parsed.search }));
     }
     const maxAnswer = this.config.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
-    return upstreamCall(agent, { origin: target.origin, path: target.path, headers: stream ? this.headers.stream : this.headers.whole, body: JSON.stringify(body), signal, name: this.name, stream, ends, maxAnswer, firstEventMs: this.config.firstEventMs, idleMs: this.config.idleMs, responses: ends === endsResponse }).then(this.noAnswer);
+    return upstreamCall(agent, { origin: target.origin, path: target.path, headers: stream ? this.headers.stream : this.headers.whole, body: JSON.stringify(body), signal, name: this.name, keyHint: this.keyHint, stream, ends, maxAnswer, firstEventMs: this.config.firstEventMs, idleMs: this.config.idleMs, responses: ends === endsResponse }).then(this.noAnswer);
   }
 
   /** A whole answer that is no API's answer (notTheApi), or any answer in a content-coding, fails the provider in words. */

@@ -85,6 +85,8 @@ export class ProviderFailure extends Error {
     readonly status?: number,
     /** The upstream's `Retry-After` with a 429 or 503. */
     readonly retryAfter?: string,
+    /** What to check, said after the upstream's words once they are rid of its key (a cut key is found at their end). */
+    readonly hint?: string,
   ) {
     super(message);
   }

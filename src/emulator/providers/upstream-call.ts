@@ -35,6 +35,8 @@ export interface UpstreamCall {
   signal: StopSignal;
   /** The provider's slug, for failures' words. */
   name: string;
+  /** What a 401 or 403 says to check (bounded.ts keyHint). */
+  keyHint?: string;
   /** Whether an event stream was asked for (a 200 event stream is then relayed as it comes). */
   stream: boolean;
   /** The event that ends a stream ([DONE], a Responses final event). */
@@ -73,7 +75,7 @@ export function upstreamCall(agent: Dispatcher, call: UpstreamCall): Promise<Ups
       clearTimeout(firstEventTimer);
     };
     /** A status passed over, in words: its body's first bytes, its `Retry-After`. */
-    const refused = () => statusFailure(name, status, answerText(status, kept, Buffer.concat(whole ?? [])), kept['retry-after']);
+    const refused = () => statusFailure(name, status, answerText(status, kept, Buffer.concat(whole ?? [])), kept['retry-after'], call.keyHint);
     /** Settles before the body's end (too large, or enough of a refusal read), and lets the upstream go. */
     const giveUp = (c: Controller, failure: ProviderFailure) => {
       settled = true;

@@ -10,7 +10,7 @@ import { OpenAICompatible } from '../providers/openai-compatible.js';
 import { CassetteDeck, type CassetteMode } from '../providers/cassette.js';
 import type { ProviderAdapter, UpstreamReply } from '../providers/types.js';
 import { candidatesFor, modelChain, type Candidate, type Catalog } from './candidates.js';
-import { allFailed, keyHider, metadataFor, passOver, pauseAfter, type Attempt } from './metadata.js';
+import { allFailed, keyHider, metadataFor, noEndpoints, passOver, pauseAfter, type Attempt } from './metadata.js';
 import { callerGone, relayStream, streamOf, type RelayOutcome } from './relay.js';
 import { Sessions } from './sessions.js';
 import { embeddingsUsage, priceUsage } from './usage.js';
@@ -100,7 +100,7 @@ export class Gateway {
     const sticky = session === undefined ? undefined : (id: string) => this.sessions.get(`${ctx.workspace}\n${session}\n${id}`);
     const passed: Attempt[] = [];
     const candidates = candidatesFor(body, this.catalog, sticky, 'chat', passed);
-    if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
+    if (!candidates.length) throw noEndpoints(body, this.catalog, 'chat');
     const charge = await gatewayCredits(ctx, body, '/v1/chat/completions', candidates, this.estimates);
     const gone = callerGone(ctx);
     const metadataOf = metadataFor(ctx.wantsRouterMetadata(), body, candidates, passed, 'chat');
@@ -137,7 +137,7 @@ export class Gateway {
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, cost: charge.charged ?? o.cost, streamed: true });
       if (settled(await relayStream(ctx, streamed!, c, { metadata, charge, hide: this.hide, promptTokens: () => promptCount(body) }), streamed!, c, passed, remember, kept, this.hide)) return;
     }
-    throw allFailed(passed);
+    throw allFailed(passed, metadataOf?.(undefined)());
   }
 
   /** The first whole answer of the candidates, each asked in turn; the ones that failed are added to `passed`. */
@@ -182,7 +182,7 @@ export class Gateway {
   async embed(ctx: Ctx, body: Body): Promise<void> {
     if (body.input === undefined || body.input === null) throw new HttpError(400, 'input is required', 'invalid_request');
     const candidates = candidatesFor(body, this.catalog, undefined, 'embedding').filter((c) => c.adapter.embeddings);
-    if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
+    if (!candidates.length) throw noEndpoints(body, this.catalog, 'embedding', (c) => !!c.adapter.embeddings);
     const asked: Asked = { startedAt: ctx.store.now(), user: body.user, sessionId: ctx.sessionId(body) };
     if (asked.sessionId && asked.sessionId.length > 256) throw new HttpError(400, 'session_id must be at most 256 characters', 'invalid_request');
     const charge = await gatewayCredits(ctx, body, '/v1/embeddings', candidates, this.estimates);
@@ -213,7 +213,7 @@ export class Gateway {
     const sticky = session === undefined ? undefined : (id: string) => this.sessions.get(`${ctx.workspace}\n${session}\n${id}`);
     const passed: Attempt[] = [];
     const candidates = candidatesFor(body, this.catalog, sticky, 'chat', passed).filter((c) => c.adapter.responses);
-    if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
+    if (!candidates.length) throw noEndpoints(body, this.catalog, 'chat', (c) => !!c.adapter.responses);
     const charge = await gatewayCredits(ctx, body, '/v1/responses', candidates, this.estimates);
     const gone = callerGone(ctx);
     const metadataOf = metadataFor(ctx.wantsRouterMetadata(), body, candidates, passed, 'responses');
@@ -244,7 +244,7 @@ export class Gateway {
       const kept = (o: Omit<UpstreamAnswer, 'streamed'>) => keepUpstreamAnswer(ctx, c, asked, 'completions', { ...o, cost: charge.charged ?? o.cost, finish: responseFinish(o.finish), streamed: true });
       if (settled(await relayResponses(ctx, reply, c, { charge, promptTokens: () => promptCount(body), hide: this.hide, metadata, asked: body }), reply, c, passed, remember, kept, this.hide)) return;
     }
-    throw allFailed(passed);
+    throw allFailed(passed, metadataOf?.(undefined)());
   }
 
   /** Whether a speech request is the gateway's: it names an upstream speech model. */
@@ -255,7 +255,7 @@ export class Gateway {
   async speak(ctx: Ctx, body: Body): Promise<void> {
     const asked: Asked = { startedAt: ctx.store.now(), user: body.user, sessionId: ctx.sessionId(body) };
     const candidates = candidatesFor(body, this.catalog, undefined, 'speech').filter((c) => c.adapter.speech);
-    if (!candidates.length) throw new HttpError(404, 'No endpoints found matching your provider preferences', 'not_found');
+    if (!candidates.length) throw noEndpoints(body, this.catalog, 'speech', (c) => !!c.adapter.speech);
     chargeable(ctx);
     await speakThrough(ctx, body, candidates, (c) => upstreamBody(body, c, false), asked, this.hide);
   }

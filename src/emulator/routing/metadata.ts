@@ -6,6 +6,7 @@ import { ProviderFailure } from '../providers/types.js';
 import { HttpError } from '../http/http.js';
 
 export type { Attempt } from './attempt.js';
+export { noEndpoints } from './no-endpoints.js';
 
 /**
  * A candidate that failed: a provider's failure is kept in `passed` (the next candidate is asked); any
@@ -14,7 +15,7 @@ export type { Attempt } from './attempt.js';
  */
 export function passOver(err: unknown, c: Candidate, passed: Attempt[], hide: (text: string) => string = (t) => t): void {
   if (!(err instanceof ProviderFailure)) throw err;
-  passed.push({ provider: c.slug, model: c.model.id, error: hide(err.message), status: err.status, retryAfter: err.retryAfter, ...(err.reason === 'missing' && { missing: true as const }) });
+  passed.push({ provider: c.slug, model: c.model.id, error: `${hide(err.message)}${err.hint ? `: ${err.hint}` : ''}`, status: err.status, retryAfter: err.retryAfter, ...(err.reason === 'missing' && { missing: true as const }) });
   if (err.reason === 'stopping') throw allFailed(passed);
 }
 
@@ -24,7 +25,7 @@ export function passOver(err: unknown, c: Candidate, passed: Attempt[], hide: (t
  * seconds or as an HTTP date), the answer says the soonest, in that provider's words. A replay that
  * found no cassette for any of them is a 404 naming the nearest cassette.
  */
-export function allFailed(passed: Attempt[]): HttpError {
+export function allFailed(passed: Attempt[], fields?: Record<string, unknown>): HttpError {
   // What the providers asked said decides it: an unknown id of the models list passed over is only named.
   const asked = passed.filter((a) => !a.unknown);
   // On replay with no cassette for any of them: the request was never recorded, said as the first miss.
@@ -32,8 +33,8 @@ export function allFailed(passed: Attempt[]): HttpError {
   const why = passed.map((a) => a.error).join('; ');
   const retryAfter = soonestRetry(asked);
   const headers: Record<string, string> = retryAfter ? { 'retry-after': retryAfter } : {};
-  if (!asked.length || asked.some((a) => a.status !== 429)) return new HttpError(502, `All providers for the requested models are unavailable: ${why}`, 'provider_unavailable', headers);
-  return new HttpError(429, `All providers for the requested models are rate limited: ${why}`, undefined, headers);
+  if (!asked.length || asked.some((a) => a.status !== 429)) return new HttpError(502, `All providers for the requested models are unavailable: ${why}`, 'provider_unavailable', headers, fields);
+  return new HttpError(429, `All providers for the requested models are rate limited: ${why}`, undefined, headers, fields);
 }
 
 /** Waits `ms` before all are asked again; false at once when every failure was a replay's miss (no cassette comes by waiting). */
@@ -55,10 +56,14 @@ function soonestRetry(passed: Attempt[]): string | undefined {
   return soonest?.value;
 }
 
-/** `router_metadata` of a gateway answer (`api`: chat or responses): the real attempts, the one that answered last. */
-export function gatewayMetadata(requested: string, candidates: Candidate[], chosen: Candidate, passed: Attempt[], startedAt: number, api = 'chat') {
-  const attempt = passed.length + 1;
+/**
+ * `router_metadata` of a gateway answer (`api`: chat or responses): the real attempts, the one that answered
+ * last; with no `chosen`, of the answer when every candidate failed (allFailed).
+ */
+export function gatewayMetadata(requested: string, candidates: Candidate[], chosen: Candidate | undefined, passed: Attempt[], startedAt: number, api = 'chat') {
+  const attempt = passed.length + (chosen ? 1 : 0);
   const skipped = passed.map((a) => `${a.provider} (${a.error})`).join(', ');
+  const answered = chosen ? `${chosen.model.id} via ${chosen.slug} (attempt ${attempt})${skipped ? `; passed over: ${skipped}` : ''}` : `every candidate failed: ${skipped}`;
   return {
     attempt,
     endpoints: { available: candidates.map((c) => ({ model: c.model.id, provider: c.slug, selected: c === chosen })), total: candidates.length },
@@ -67,8 +72,8 @@ export function gatewayMetadata(requested: string, candidates: Candidate[], chos
     region: 'local',
     requested,
     strategy: attempt > 1 ? 'fallback' : 'direct',
-    summary: `${api}: ${requested} -> ${chosen.model.id} via ${chosen.slug} (attempt ${attempt})${skipped ? `; passed over: ${skipped}` : ''}`,
-    attempts: [...passed.map((a) => ({ provider: a.provider, model: a.model, error: a.error, ok: false })), { provider: chosen.slug, model: chosen.model.id, ok: true }],
+    summary: `${api}: ${requested} -> ${answered}`,
+    attempts: [...passed.map((a) => ({ provider: a.provider, model: a.model, error: a.error, ok: false })), ...(chosen ? [{ provider: chosen.slug, model: chosen.model.id, ok: true }] : [])],
   };
 }
 
@@ -90,7 +95,7 @@ export function gatewayMetadataFields(ask: MetadataAsk, ...args: Parameters<type
  * For a caller that opted in: each candidate's metadata fields, made when it answers (the model
  * requested, the attempts passed over by then, the time since the request came); else undefined.
  */
-export function metadataFor(ask: MetadataAsk, body: Record<string, unknown>, candidates: Candidate[], passed: Attempt[], api: string): ((c: Candidate) => () => Record<string, unknown>) | undefined {
+export function metadataFor(ask: MetadataAsk, body: Record<string, unknown>, candidates: Candidate[], passed: Attempt[], api: string): ((c: Candidate | undefined) => () => Record<string, unknown>) | undefined {
   if (!asksMetadata(ask)) return undefined;
   const chain = modelChain(body);
   const requested = chain[0] ?? candidates[0]!.model.id;

@@ -106,14 +106,22 @@ export async function runPlan(collection: Collection, plan: EmbedPlan, opts: Sen
   const batches: EmbedItem[][] = [];
   for (let i = 0; i < plan.send.length; i += size) batches.push(plan.send.slice(i, i + size));
   if (batches.length) await opts.guard?.check({ body: embedBody(plan, plan.send.map((s) => s.content), opts.body) as unknown as Record<string, unknown>, models: [plan.model], completes: false, requests: batches.length });
-  await collection.add(plan.model, plan.dimensions, plan.relabel);
-  if (!batches.length) return 0;
-  let next = 0;
+  const taken = { next: 0 };
+  try {
+    await collection.add(plan.model, plan.dimensions, plan.relabel);
+    return batches.length ? await sendBatches(collection, plan, opts, batches, taken) : 0;
+  } finally {
+    // Checked as one call: if no request went, it is under way no longer (the guard's hold can go).
+    if (batches.length && !taken.next) opts.guard?.unsent();
+  }
+}
+
+async function sendBatches(collection: Collection, plan: EmbedPlan, opts: SendOptions, batches: EmbedItem[][], taken: { next: number }): Promise<number> {
   let embedded = 0;
   let failure: { err: unknown } | undefined;
   const worker = async () => {
-    while (!failure && next < batches.length && !opts.signal?.aborted) {
-      const batch = batches[next++]!;
+    while (!failure && taken.next < batches.length && !opts.signal?.aborted) {
+      const batch = batches[taken.next++]!;
       try {
         const vectors = await embedTexts(plan, batch.map((b) => b.content), opts, batch);
         await collection.add(plan.model, plan.dimensions, batch.map((item, i) => entryOf(item, vectors[i]!, plan.store)));

@@ -14,10 +14,10 @@ import { basename, dirname, join } from 'node:path';
 import { clearLeftMoves } from '../../internal/lock-mark.js';
 import { processAlive, processStart } from '../../internal/process.js';
 import { randomHex } from '../../internal/random-hex.js';
-import { batchHoldPath, ledgerPath } from './ledger.js';
+import { appendUsage, batchHoldPath, ledgerPath } from './ledger.js';
 import { budgetUnkept, holdsDir } from './budget-lock.js';
 import { describeCode } from '../../internal/system-errors.js';
-import { BATCH_HOLD_MAX_AGE_MS, HOLD_MAX_AGE_MS, UNRECORDED, UNSETTLED, boundCost, isStale, orphanBound, orphaned, type HoldCall, type HoldRecord } from './hold-record.js';
+import { BATCH_HOLD_MAX_AGE_MS, HOLD_MAX_AGE_MS, UNRECORDED, UNSETTLED, boundCost, isStale, orphanBound, orphaned, unsettledLine, type HoldCall, type HoldRecord } from './hold-record.js';
 
 export { BATCH_HOLD_MAX_AGE_MS, HOLD_MAX_AGE_MS, isStale, type HoldCall, type HoldRecord };
 export { budgetUnkept, holdNames, holdsChange, holdsDir, withBudgetLock } from './budget-lock.js';
@@ -245,6 +245,22 @@ export class BudgetHold {
   countUnknown(): void {
     if (this.written) orphaned(this.env, this.path, this.rec, Date.now());
     this.release();
+  }
+
+  /**
+   * One of several calls held for together failed as countUnknown() says, the others still under way: `usd`
+   * (its bound) goes to the ledger and the hold keeps `left` for them. Whether the line was written (if not, it stays held).
+   */
+  countUnknownOf(usd: number, left: number): boolean {
+    const { id: _id, endpoint: _endpoint, ...rec } = this.rec;
+    if (usd > 0 && appendUsage(this.env, unsettledLine({ ...rec, usd })) !== undefined) return false;
+    this.set(left);
+    return true;
+  }
+
+  /** Whether the hold is still placed: not released, nor moved to a batch or kept past the process. */
+  get live(): boolean {
+    return this.written;
   }
 
   /** A call's cost is in the ledger now: it is no longer held. */

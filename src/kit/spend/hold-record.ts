@@ -67,7 +67,19 @@ export function orphanBound(rec: Partial<HoldRecord>, now: number): rec is Parti
  */
 export function orphaned(env: NodeJS.ProcessEnv, path: string, rec: Partial<HoldRecord>, now: number): number {
   if (!orphanBound(rec, now)) return 0;
-  const line: UsageRecord & { unsettled: string } = {
+  if (appendUsage(env, unsettledLine(rec)) === undefined) return 0;
+  try {
+    renameSync(path, join(dirname(path), `${UNRECORDED}${basename(path)}`));
+    return rec.usd;
+  } catch {
+    // Removed with the other stale holds: nothing more can be kept of it.
+    return 0;
+  }
+}
+
+/** The ledger line of a call held for that ended (or was killed) before its cost was known: its bound, unsettled. */
+export function unsettledLine(rec: Partial<HoldRecord> & { usd: number; profile: string }): UsageRecord & { unsettled: string } {
+  return {
     time: rec.time!,
     profile: rec.profile,
     command: typeof rec.command === 'string' ? rec.command : 'unknown',
@@ -78,14 +90,6 @@ export function orphaned(env: NodeJS.ProcessEnv, path: string, rec: Partial<Hold
     ...(typeof rec.api_root === 'string' ? { api_root: rec.api_root } : {}),
     unsettled: UNSETTLED,
   };
-  if (appendUsage(env, line) === undefined) return 0;
-  try {
-    renameSync(path, join(dirname(path), `${UNRECORDED}${basename(path)}`));
-    return rec.usd;
-  } catch {
-    // Removed with the other stale holds: nothing more can be kept of it.
-    return 0;
-  }
 }
 
 /** What a ledger line counted at its call's bound says (`usage --reconcile` puts the cost charged beside it where it has an id). */

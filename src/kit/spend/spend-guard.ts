@@ -38,6 +38,8 @@ export class SpendGuard {
   private readonly underway = new Underway();
   /** What the calls checked so far cost (their reported cost, else their bound). */
   spent = 0;
+  /** release() was called while calls of the guard were under way: the hold goes once the last ends. */
+  private releaseWanted = false;
 
   constructor(readonly opts: SpendGuardOptions) {
     this.env = opts.env ?? process.env;
@@ -65,9 +67,11 @@ export class SpendGuard {
     if (this.hold) entry = this.hold.priced(entry);
     this.underway.settle();
     this.paid(entry.cost);
-    if (!(this.opts.recorded ?? !!this.opts.budgets)) return undefined;
-    const problem = appendUsage(this.env, { time: new Date().toISOString(), profile: this.opts.budgets?.profile ?? 'default', ...entry });
-    if (!problem) this.hold?.spent(entry.cost);
+    const problem = this.opts.recorded ?? !!this.opts.budgets ? appendUsage(this.env, { time: new Date().toISOString(), profile: this.opts.budgets?.profile ?? 'default', ...entry }) : undefined;
+    // The hold covers the calls still under way; with none, what this one did not cost is kept for the work's next call.
+    if (!problem && this.underway.count) this.hold?.set(this.underway.total);
+    else if (!problem) this.hold?.spent(entry.cost);
+    this.endedOne();
     return problem;
   }
 
@@ -78,13 +82,34 @@ export class SpendGuard {
    */
   failed(err: unknown): void {
     const stopped = !!this.opts.signal?.aborted;
+    // Which call failed is not known: it may have cost the largest bound, and the hold keeps the rest beside it.
+    const most = this.underway.largest;
     this.underway.settle();
-    if (!stopped && (err as { maybeDelivered?: unknown } | undefined)?.maybeDelivered !== true) return;
-    if (this.hold ? this.hold.failed(err, stopped) : this.first?.bound !== undefined) this.paid(undefined);
+    const delivered = stopped || (err as { maybeDelivered?: unknown } | undefined)?.maybeDelivered === true;
+    if (delivered) {
+      const { hold } = this;
+      const counted = !hold?.live ? this.first?.bound !== undefined : this.underway.count ? hold.countUnknownOf(most, this.underway.total) : hold.failed(err, stopped);
+      if (counted) this.paid(undefined);
+    } else if (this.hold?.live && this.underway.count) this.hold.set(this.underway.total);
+    this.endedOne();
   }
 
-  /** Ends the work: what it holds of the budgets is let go. */
+  /** A checked call was not sent after all (the work stopped first): it is no longer under way, and costs nothing. */
+  unsent(): void {
+    this.underway.settle();
+    if (this.hold?.live && this.underway.count) this.hold.set(this.underway.total);
+    this.endedOne();
+  }
+
+  /** Ends the work: what it holds of the budgets is let go, once no call of the guard is under way (a pool of prompts ends one by one). */
   release(): void {
+    this.releaseWanted = true;
+    this.endedOne();
+  }
+
+  private endedOne(): void {
+    if (!this.releaseWanted || this.underway.count) return;
+    this.releaseWanted = false;
     this.first?.hold?.release();
   }
 
@@ -107,7 +132,7 @@ export class SpendGuard {
       if (!said) this.opts.on?.waiting?.(`calls of this guard under way: beside them this call would pass ${first.cap!.name}`);
       await this.underway.ended(this.opts.signal);
     }
-    this.underway.add(await this.next(first, call, this.spent + this.underway.total));
+    this.underway.add(await this.next(first, call, this.spent + this.underway.total, this.underway));
     return first;
   }
 
@@ -122,19 +147,24 @@ export class SpendGuard {
     this.spent += typeof cost === 'number' && Number.isFinite(cost) ? cost : (this.first?.bound ?? 0);
   }
 
-  /** A further call, held to what is left of the first check's cap once `spent` is taken off; resolves with its bound. */
-  async next(checked: Checked, call: SpendCall, spent: number): Promise<number | undefined> {
+  /**
+   * A further call, held to what is left of the first check's cap once `spent` is taken off; resolves with its bound.
+   * Under a budget, the calls `beside` it (this guard's under way) are held with it, in one hold.
+   */
+  async next(checked: Checked, call: SpendCall, spent: number, beside?: { total: number; count: number }): Promise<number | undefined> {
     const { cap, prices } = checked;
     if (!cap || !prices) return undefined;
     let bound: number | undefined;
     const again = async (held?: Held) => {
-      // Under a budget the ledger has the earlier calls by now: the budgets are read again, beside the holds of other calls.
+      // Under a budget the ledger has the earlier calls by now: the budgets are read again, beside the holds of other calls and this guard's calls under way.
+      if (held && beside?.count) held = { ...held, usd: held.usd + beside.total, calls: held.calls + beside.count };
       const left = held ? (await this.cap(held, spent))! : { usd: cap.usd - spent, name: `${cap.name}, ${this.spentOff(spent)}` };
       this.fit(call, prices, left);
       checked.bound = bound = worstBound(prices, sizeOf(call)).bound;
       return checked;
     };
-    await (checked.hold ? this.underLock(again, checked.hold) : again());
+    // A hold released (the work ended, then went on) is placed anew.
+    await (checked.hold ? this.underLock(again, checked.hold.live ? checked.hold : undefined, undefined, beside?.total) : again());
     return bound;
   }
 
@@ -212,7 +242,7 @@ export class SpendGuard {
    * the bound until its cost is in the ledger. One that would fit once those calls end waits for
    * them; one that would not is refused.
    */
-  private async underLock(attempt: (held: Held) => Promise<Checked>, hold?: BudgetHold, model?: string): Promise<Checked> {
+  private async underLock(attempt: (held: Held) => Promise<Checked>, hold?: BudgetHold, model?: string, beside = 0): Promise<Checked> {
     const { env } = this;
     const profile = this.opts.budgets!.profile;
     const signal = this.opts.signal ?? new AbortController().signal;
@@ -225,10 +255,12 @@ export class SpendGuard {
         try {
           const checked = await attempt(held);
           if (checked.bound === undefined) return checked;
-          if (hold) hold.set(checked.bound);
+          // One hold covers all of the guard's calls under way.
+          if (hold) hold.set(checked.bound + beside);
           else {
             const call: HoldCall = model ? { model } : {};
-            checked.hold = this.opts.newHold ? this.opts.newHold(env, profile, checked.bound, call, this.words.ignoreBudget) : new BudgetHold(env, profile, checked.bound, call, this.words.ignoreBudget);
+            const usd = checked.bound + beside;
+            checked.hold = this.opts.newHold ? this.opts.newHold(env, profile, usd, call, this.words.ignoreBudget) : new BudgetHold(env, profile, usd, call, this.words.ignoreBudget);
             this.opts.on?.hold?.(checked.hold);
           }
           return checked;
@@ -239,7 +271,7 @@ export class SpendGuard {
       }, undefined, this.words.ignoreBudget);
       if (!(out instanceof HeldBack)) return out;
       // A call that waits holds nothing (its earlier calls are in the ledger): two tool loops never wait for each other.
-      hold?.set(0);
+      hold?.set(beside);
       if (!said) this.opts.on?.waiting?.(out.message);
       await holdsChange(env, signal, seen);
     }

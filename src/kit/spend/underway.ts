@@ -21,6 +21,11 @@ export class Underway {
     for (const wake of this.waiters.splice(0)) wake();
   }
 
+  /** The largest bound under way, 0 if none: what a call that ended unknown (which one is not known) may have cost at most. */
+  get largest(): number {
+    return this.bounds.length ? Math.max(...this.bounds) : 0;
+  }
+
   /** Resolves once a call ends; rejects with the signal's reason once it is aborted. */
   ended(signal: AbortSignal | undefined): Promise<void> {
     return new Promise((resolve, reject) => {
