@@ -29,7 +29,7 @@ function installedBin() {
 
 /**
  * A second copy of the installed package whose build caches are of another node's version: what a user
- * whose node is not the build's runs (bin/launch.cjs then makes caches of its own, in XDG_CACHE_HOME).
+ * whose node is not the build's runs (bin/router then makes caches of its own, in XDG_CACHE_HOME).
  */
 function otherNodeBin(installed) {
   const pkg = join(dirname(installed), '..');

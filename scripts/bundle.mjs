@@ -24,7 +24,7 @@ const removeBundle = () => {
 };
 removeBundle();
 
-// The build id scripts/build-js.mjs wrote atop the modules: bin/launch.cjs runs a bundle only when its
+// The build id scripts/build-js.mjs wrote atop the modules: bin/router runs a bundle only when its
 // id is the modules' (a bare tsc since writes modules without one). It also names the bundle's code
 // cache: V8 itself checks only that the source has the length the cache was made from.
 const buildId = (file) => /^\/\* router build (\w+) \*\//.exec(readFileSync(file, 'latin1'))?.[1];
@@ -65,7 +65,7 @@ function withoutBundle(why) {
 // The training calls: a one-shot streamed chat against the emulator, as `router chat` runs most often.
 // The first, with every chunk but the entry a file, finds under V8's coverage the chunks of which it
 // runs only the top level: their imports become lazy (lazyImports()). The second finds the chunks
-// it still loads (bin/launch.cjs writes each one's code cache when training); those go in the pack,
+// it still loads (bin/router writes each one's code cache when training); those go in the pack,
 // and the third records the pack's code cache.
 const home = mkdtempSync(join(tmpdir(), 'router-bundle-'));
 const { startEmulator } = await import(pathToFileURL(join(dist, 'emulator/server.js')).href);
@@ -139,6 +139,6 @@ try {
 }
 // A fresh start must take the cache, or every call would compile the whole bundle again.
 if (trained) {
-  const taken = execFileSync(process.execPath, ['-e', `process.stdout.write(String(require(${JSON.stringify(join(dist, '../bin/launch.cjs'))}).loadBundle()?.script.cachedDataRejected))`], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+  const taken = execFileSync(process.execPath, ['-e', `process.stdout.write(String(require(${JSON.stringify(join(dist, '../bin/router'))}).loadBundle()?.script.cachedDataRejected))`], { encoding: 'utf8', env: { PATH: process.env.PATH } });
   if (taken !== 'false') withoutBundle(`V8 did not take the code cache of the CLI bundle (rejected: ${taken})`);
 }

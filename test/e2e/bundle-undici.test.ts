@@ -57,7 +57,7 @@ describe('undici in the CLI bundle', () => {
   it('reads the parser with SIMD from the file beside the bundle, the bytes undici keeps as base64 (parserFile)', () => {
     expect(pack()).toContain('"llhttp-simd.wasm"');
     const undiciParser = createRequire(join(ROOT, 'package.json'))('undici/lib/llhttp/llhttp_simd-wasm.js') as Buffer;
-    // The same bytes: V8 keeps one module per bytes, so the one bin/launch.cjs compiles is undici's.
+    // The same bytes: V8 keeps one module per bytes, so the one bin/router compiles is undici's.
     expect(readFileSync(join(ROOT, 'dist', 'llhttp-simd.wasm')).equals(undiciParser)).toBe(true);
   });
 

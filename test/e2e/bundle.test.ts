@@ -12,9 +12,9 @@ import { BIN, startTestEnv, type TestEnv } from '../helpers.js';
 const ROOT = resolve(BIN, '..', '..');
 const require = createRequire(import.meta.url);
 
-/** What loadBundle() of a checkout's bin/launch.cjs gives, seen from a fresh node. */
+/** What loadBundle() of a checkout's bin/router gives, seen from a fresh node. */
 function loadBundle(root: string): { main: string; rejected: boolean | null } {
-  const code = `const b = require(${JSON.stringify(join(root, 'bin', 'launch.cjs'))}).loadBundle();
+  const code = `const b = require(${JSON.stringify(join(root, 'bin', 'router'))}).loadBundle();
     process.stdout.write(JSON.stringify({ main: typeof b?.main, rejected: b ? b.script.cachedDataRejected : null }));`;
   return JSON.parse(execFileSync(process.execPath, ['-e', code], { encoding: 'utf8', env: { PATH: process.env.PATH } }));
 }
@@ -28,7 +28,7 @@ function copyCheckout(copy: string): string {
   return copy;
 }
 
-describe('the CLI bundle (scripts/bundle.mjs, bin/launch.cjs)', () => {
+describe('the CLI bundle (scripts/bundle.mjs, bin/router)', () => {
   let t: TestEnv;
   let dir: string;
   beforeAll(async () => {

@@ -8,7 +8,7 @@ import { BIN } from '../helpers.js';
 import { installedPackage } from '../support/installed-package.js';
 import { startCliEnv, type CliEnv } from '../support/cli-env.js';
 
-/** A cache folder with nothing in it: what the trace says is the build's caches' doing, whatever this machine kept (bin/launch.cjs reads its own first). */
+/** A cache folder with nothing in it: what the trace says is the build's caches' doing, whatever this machine kept (bin/router reads its own first). */
 const NO_OWN_CACHE = join(tmpdir(), `router-no-own-cache-${process.pid}`);
 
 // Issue 46: the package users install starts as the checkout does, from the bundle and its code cache.
