@@ -9,8 +9,8 @@ const ROUNDS = 15;
 const spread = (ratios) => `spread ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`;
 
 /**
- * bin/router of the package installed from a tarball of this checkout (BENCH_BIN's, when set).
- * BENCH_INSTALLED_BIN: an installed package's bin/router already there (a before/after).
+ * bin/router.cjs of the package installed from a tarball of this checkout (BENCH_BIN's, when set).
+ * BENCH_INSTALLED_BIN: an installed package's bin/router.cjs already there (a before/after).
  */
 function installedBin() {
   if (process.env.BENCH_INSTALLED_BIN) return process.env.BENCH_INSTALLED_BIN;
@@ -22,14 +22,14 @@ function installedBin() {
   const tarball = join(packs, readdirSync(packs).find((name) => name.endsWith('.tgz')));
   const prefix = join(WORK, 'installed');
   execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', '--prefix', prefix, tarball], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const bin = join(prefix, 'node_modules', 'router-cli', 'bin', 'router');
+  const bin = join(prefix, 'node_modules', 'router-cli', 'bin', 'router.cjs');
   if (!existsSync(bin)) throw new Error(`the installed package has no ${bin}`);
   return bin;
 }
 
 /**
  * A second copy of the installed package whose build caches are of another node's version: what a user
- * whose node is not the build's runs (bin/router then makes caches of its own, in XDG_CACHE_HOME).
+ * whose node is not the build's runs (bin/router.cjs then makes caches of its own, in XDG_CACHE_HOME).
  */
 function otherNodeBin(installed) {
   const pkg = join(dirname(installed), '..');
@@ -39,7 +39,7 @@ function otherNodeBin(installed) {
   for (const folder of [join(copy, 'dist'), join(copy, 'dist', 'cli.chunks')]) {
     for (const name of readdirSync(folder).filter((n) => n.endsWith(`.${process.version}.cache`))) renameSync(join(folder, name), join(folder, name.replace(process.version, 'v0.0.0')));
   }
-  return join(copy, 'bin', 'router');
+  return join(copy, 'bin', 'router.cjs');
 }
 
 export const installedSections = {
@@ -61,7 +61,7 @@ export const installedSections = {
     const node = [], checkout = [], pkg = [], pkgLogged = [], pkgHelp = [], help = [], pkgModels = [];
     const cpu = { node: [], pkg: [], pkgLogged: [], pkgModels: [], before: [] };
     const faults = { node: [], pkg: [], pkgLogged: [], before: [] };
-    // BENCH_BEFORE_INSTALLED_BIN: another build's installed bin/router, timed in the same rounds (a before/after).
+    // BENCH_BEFORE_INSTALLED_BIN: another build's installed bin/router.cjs, timed in the same rounds (a before/after).
     const before = process.env.BENCH_BEFORE_INSTALLED_BIN;
     const beforeChat = [];
     const time = async (list, cpuList, args, opts, faultList) => {

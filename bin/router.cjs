@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 'use strict';
-// CommonJS (see bin/package.json): node's ES module loader is only started when a command needs it.
+// CommonJS by its name (.cjs: node reads no package.json to tell; 0.6 M instructions a call): node's
+// ES module loader is only started when a command needs it. The command is `router` (package.json's "bin").
 // Starts the CLI from dist/cli.bundle.cjs with the code V8 compiled for it in a training call
 // (scripts/bundle.mjs makes both): one file read instead of fifty modules, little parsing. What a
 // one-shot chat does not run is in chunks under dist/cli.chunks/, each read when a run needs it.
