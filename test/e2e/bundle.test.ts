@@ -113,10 +113,13 @@ describe('the CLI bundle (scripts/bundle.mjs, bin/router.cjs)', () => {
     expect(effects).toEqual([]);
   });
 
-  it('runs a one-shot chat without loading what the CLI defers: HTTP/2, child processes, crypto, node:module', async () => {
+  it('runs a one-shot chat without loading what the CLI defers: HTTP/2, child processes, crypto, node:module; no TextDecoder', async () => {
     const preload = join(dir, 'modules.cjs');
     const list = join(dir, 'modules.json');
-    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify(process.moduleLoadList)));`);
+    // TextDecoder's module is loaded by node itself: its class, taken, says so on stderr.
+    const told = `const d = Object.getOwnPropertyDescriptor(globalThis, 'TextDecoder');
+Object.defineProperty(globalThis, 'TextDecoder', { configurable: true, get() { process.stderr.write('TextDecoder taken\\n'); return d.get ? d.get.call(this) : d.value; } });`;
+    writeFileSync(preload, `${told}\nprocess.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify(process.moduleLoadList)));`);
     const r = await t.run(['chat', '--model', 'local/echo', 'hi there'], { env: { NODE_OPTIONS: `--require ${preload}`, ROUTER_NO_LOG: '1' } });
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('hi there\n');
